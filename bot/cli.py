@@ -1,0 +1,113 @@
+"""The `gpu-advise` command line. Every command builds Settings once and passes it down."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+import yaml
+from pydantic import ValidationError
+from rich.console import Console
+
+from bot.cli_advise import emit, run_advise
+from bot.settings import Settings
+from rules.errors import PolicyError
+from rules.messages import Lang
+from rules.policy import Policy, load_policy
+
+app = typer.Typer(add_completion=False, no_args_is_help=True,
+                  help="GPU Advisor: dedicated card, shared slice or spot, and what each costs.")
+policy_app = typer.Typer(no_args_is_help=True, help="Show or check the policy (every threshold the rules use).")
+app.add_typer(policy_app, name="policy")
+
+PolicyOpt = Annotated[Path | None, typer.Option("--policy", help="Policy YAML file (default: bundled).")]
+LangOpt = Annotated[Lang | None, typer.Option("--lang", help="Reply language: zh or en.")]
+DbOpt = Annotated[Path | None, typer.Option("--db", help="SQLite database file (GPU_ADVISOR_DB).")]
+
+
+def fail(message: str, code: int = 2) -> typer.Exit:
+    Console(stderr=True, soft_wrap=True).print(message, markup=False, highlight=False)
+    return typer.Exit(code)
+
+
+def load_settings(**overrides: object) -> Settings:
+    try:
+        settings = Settings()
+    except ValidationError as exc:
+        problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
+        raise fail(f"bad configuration (GPU_ADVISOR_* environment or .env): {problems}") from None
+    given = {k: v for k, v in overrides.items() if v is not None}
+    return settings.model_copy(update=given) if given else settings
+
+
+def load_effective_policy(settings: Settings) -> Policy:
+    try:
+        return load_policy(settings.policy)
+    except PolicyError as exc:
+        raise fail(f"policy error: {exc}") from None
+
+
+@app.command()
+def advise(
+    duration: Annotated[str | None, typer.Option(help="Single-run duration: 10h, 45 min, 3天, short/medium/long.")] = None,
+    memory_peak: Annotated[str | None, typer.Option(help="Memory peak vs one card: yes/no, 70/80, 70 GB of 80, 85%.")] = None,
+    model_parallel: Annotated[str | None, typer.Option(help="Needs 2+ cards of model parallelism: yes/no, 是/否.")] = None,
+    frequency: Annotated[str | None, typer.Option(help="Run frequency: daily, 3 times a week, 每周两次, high/low.")] = None,
+    can_resume: Annotated[str | None, typer.Option(help="Can resume quickly after an interruption: yes/no, 能/不能.")] = None,
+    workload: Annotated[str | None, typer.Option(help="pretrain, full-finetune, lora, qlora, hpo, inference, debug, other.")] = None,
+    phase: Annotated[str | None, typer.Option(help="exploration, stable or deployment.")] = None,
+    qps: Annotated[str | None, typer.Option(help="Inference: peak QPS.")] = None,
+    p99_ms: Annotated[str | None, typer.Option(help="Inference: P99 latency target, e.g. 40ms.")] = None,
+    checkpointing: Annotated[str | None, typer.Option(help="Does the job checkpoint: yes/no.")] = None,
+    model_size: Annotated[str | None, typer.Option(help="Model size: 7b, 13B, 70亿.")] = None,
+    gpu: Annotated[str | None, typer.Option(help="GPU model (default A100-80GB).")] = None,
+    cards: Annotated[str | None, typer.Option(help="Number of cards (default 1).")] = None,
+    schedule: Annotated[str | None, typer.Option(help="Hours a day x days, e.g. 4x14.")] = None,
+    yearly_gpu_hours: Annotated[str | None, typer.Option(help="GPU-hours a year, for rent vs buy.")] = None,
+    lang: LangOpt = None,
+    policy: PolicyOpt = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the decision as one JSON object.")] = False,
+    interactive: Annotated[bool | None, typer.Option(
+        "--interactive/--no-interactive",
+        help="Ask for missing answers (default: only when stdin is a terminal).")] = None,
+) -> None:
+    """Recommend a dedicated card or a shared slice for a training or inference job."""
+    settings = load_settings(lang=lang, policy=policy)
+    effective = load_effective_policy(settings)
+    raw = {"duration": duration, "memory": memory_peak, "model_parallel": model_parallel, "frequency": frequency,
+           "can_resume": can_resume, "workload": workload, "phase": phase, "qps": qps, "p99_ms": p99_ms,
+           "checkpointing": checkpointing, "model_size_b": model_size, "gpu": gpu, "cards": cards,
+           "schedule": schedule, "yearly_gpu_hours": yearly_gpu_hours}
+    ask = sys.stdin.isatty() if interactive is None else interactive
+    console = Console(stderr=as_json)  # questions go to stderr when stdout carries JSON
+    code, data = run_advise(raw, policy=effective, lang=settings.lang, as_json=as_json, interactive=ask,
+                            console=console, err=Console(stderr=True, soft_wrap=True))
+    if data is None:
+        raise typer.Exit(code)
+    emit(data, as_json=as_json, lang=settings.lang, console=Console())
+
+
+@policy_app.command("show")
+def policy_show(policy: PolicyOpt = None) -> None:
+    """Print the effective policy as YAML."""
+    settings = load_settings(policy=policy)
+    effective = load_effective_policy(settings)
+    origin = str(settings.policy) if settings.policy else "bundled policy"
+    sys.stdout.write(f"# effective policy ({origin})\n")
+    sys.stdout.write(yaml.safe_dump(effective.model_dump(mode="json"), sort_keys=False, allow_unicode=True))
+
+
+@policy_app.command("check")
+def policy_check(file: Annotated[Path, typer.Argument(help="Policy YAML file to validate.")]) -> None:
+    """Validate a policy file and say what is wrong with it."""
+    try:
+        load_policy(file)
+    except PolicyError as exc:
+        raise fail(f"policy error: {exc}") from None
+    sys.stdout.write(f"{file}: ok\n")
+
+
+def main() -> None:
+    app()

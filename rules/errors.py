@@ -1,0 +1,39 @@
+"""Errors raised by the decision logic.
+
+    RulesError
+    ├── ParseError    a typed answer that none of a question's accepted forms matches
+    ├── PolicyError   a policy file that is missing, not YAML, or fails validation
+    └── UnknownGPU    a GPU name that the catalogue does not know
+"""
+
+from __future__ import annotations
+
+
+class RulesError(Exception):
+    """Base of every error this package raises on bad input."""
+
+
+class ParseError(RulesError, ValueError):
+    """An answer could not be read. `accepted` lists the forms the question takes."""
+
+    def __init__(self, question: str, text: str, accepted: list[str], problem: str | None = None) -> None:
+        self.question = question
+        self.text = text
+        self.accepted = accepted
+        self.problem = problem
+        shown = text if len(text) <= 60 else text[:57] + "..."
+        why = problem or "not understood"
+        super().__init__(f"{question}: {shown!r}: {why}. Accepted: {', '.join(accepted)}")
+
+
+class PolicyError(RulesError):
+    """A policy file could not be used. The message names the file, the field and the problem."""
+
+
+class UnknownGPU(RulesError, ValueError):
+    """A GPU model name not in the catalogue; the message lists the known models."""
+
+    def __init__(self, name: str, known: list[str]) -> None:
+        self.name = name
+        self.known = known
+        super().__init__(f"unknown GPU model {name!r}. Known models: {', '.join(known)}")

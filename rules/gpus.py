@@ -1,0 +1,113 @@
+"""The GPU catalogue: canonical model names, memory, MIG profiles, and the alias table.
+
+MIG profiles are NVIDIA's published ones (domain.md, "Facts from public documentation").
+A model with `mig=()` does not support MIG: it can only be shared by time-slicing or vGPU.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from rules.errors import UnknownGPU
+
+
+@dataclass(frozen=True)
+class MigProfile:
+    name: str  # e.g. "3g.40gb"
+    compute_slices: int  # of 7
+    memory_gb: float
+    max_count: int
+
+
+@dataclass(frozen=True)
+class GPUModel:
+    name: str  # canonical, e.g. "A100-80GB"
+    memory_gb: float
+    mig: tuple[MigProfile, ...] = ()
+
+
+def _profiles(*rows: tuple[str, int, float, int]) -> tuple[MigProfile, ...]:
+    return tuple(MigProfile(name, g, mem, n) for name, g, mem, n in rows)
+
+
+_MIG_80 = _profiles(
+    ("1g.10gb", 1, 10, 7), ("1g.20gb", 1, 20, 4), ("2g.20gb", 2, 20, 3),
+    ("3g.40gb", 3, 40, 2), ("4g.40gb", 4, 40, 1), ("7g.80gb", 7, 80, 1),
+)
+_MIG_40 = _profiles(
+    ("1g.5gb", 1, 5, 7), ("1g.10gb", 1, 10, 4), ("2g.10gb", 2, 10, 3),
+    ("3g.20gb", 3, 20, 2), ("4g.20gb", 4, 20, 1), ("7g.40gb", 7, 40, 1),
+)
+_MIG_141 = _profiles(
+    ("1g.18gb", 1, 18, 7), ("1g.35gb", 1, 35, 4), ("2g.35gb", 2, 35, 3),
+    ("3g.71gb", 3, 71, 2), ("4g.71gb", 4, 71, 1), ("7g.141gb", 7, 141, 1),
+)
+
+CATALOGUE: dict[str, GPUModel] = {
+    m.name: m
+    for m in (
+        GPUModel("A100-80GB", 80, _MIG_80),
+        GPUModel("A100-40GB", 40, _MIG_40),
+        GPUModel("A800-80GB", 80, _MIG_80),
+        GPUModel("H100-80GB", 80, _MIG_80),
+        GPUModel("H800-80GB", 80, _MIG_80),
+        GPUModel("H200-141GB", 141, _MIG_141),
+        GPUModel("L40S-48GB", 48),
+        GPUModel("L20-48GB", 48),
+        GPUModel("L4-24GB", 24),
+        GPUModel("A10-24GB", 24),
+        GPUModel("RTX4090-24GB", 24),
+        GPUModel("V100-32GB", 32),
+        GPUModel("T4-16GB", 16),
+    )
+}
+
+DEFAULT_GPU = "A100-80GB"
+
+# Extra spellings, after normalisation (see _key), that do not follow "<model><memory>G".
+_EXTRA_ALIASES = {
+    "A100": "A100-80GB",
+    "A800": "A800-80GB",
+    "H100": "H100-80GB",
+    "H800": "H800-80GB",
+    "H200": "H200-141GB",
+    "L40S": "L40S-48GB",
+    "L20": "L20-48GB",
+    "L4": "L4-24GB",
+    "A10": "A10-24GB",
+    "4090": "RTX4090-24GB",
+    "RTX4090": "RTX4090-24GB",
+    "V100": "V100-32GB",
+    "T4": "T4-16GB",
+}
+
+_NOISE = re.compile(r"NVIDIA|TESLA|GEFORCE|SXM\d?|PCIE|NVL|HBM\d?E?|[^A-Z0-9]")
+
+
+def _key(name: str) -> str:
+    key = _NOISE.sub("", name.upper())
+    return re.sub(r"(\d+)GB?$", r"\1G", key)
+
+
+ALIASES: dict[str, str] = {_key(name): name for name in CATALOGUE} | _EXTRA_ALIASES
+
+
+def canonical_gpu(name: str) -> str:
+    """Map a vendor or user spelling ("A100 80GB PCIe", "h100-sxm5-80gb", "4090") to a canonical name."""
+    found = ALIASES.get(_key(name))
+    if found is None:
+        raise UnknownGPU(name, sorted(CATALOGUE))
+    return found
+
+
+def gpu_model(name: str) -> GPUModel:
+    return CATALOGUE[canonical_gpu(name)]
+
+
+def smallest_mig_profile(gpu: GPUModel, memory_gb: float) -> MigProfile | None:
+    """The MIG profile with the least memory (then fewest compute slices) that holds `memory_gb`."""
+    fitting = [p for p in gpu.mig if p.memory_gb >= memory_gb]
+    if not fitting:
+        return None
+    return min(fitting, key=lambda p: (p.memory_gb, p.compute_slices))

@@ -1,0 +1,59 @@
+"""Reading numbers the way people type them: digits, Chinese numerals, a few English words."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+_CN_DIGITS = {"零": 0, "〇": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5,
+              "六": 6, "七": 7, "八": 8, "九": 9}
+_CN_UNITS = {"十": 10, "百": 100, "千": 1000}
+_EN_WORDS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
+             "seven": 7, "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12,
+             "half": 0.5, "once": 1, "twice": 2, "thrice": 3, "few": 3, "几": 3}
+
+# A number as it may appear inside a longer answer; use with number_value().
+NUMBER = r"\d+(?:\.\d+)?|[零〇一二两三四五六七八九十百千]+|半|几|" + "|".join(
+    rf"\b{w}\b" for w in sorted(_EN_WORDS, key=len, reverse=True) if w.isascii()
+)
+
+
+def chinese_int(text: str) -> int:
+    """Chinese numerals up to the thousands: 十二 -> 12, 二十四 -> 24, 两百 -> 200."""
+    total, current = 0, 0
+    for char in text:
+        if char in _CN_DIGITS:
+            current = _CN_DIGITS[char]
+        elif char in _CN_UNITS:
+            total += (current or 1) * _CN_UNITS[char]
+            current = 0
+        else:
+            raise ValueError(f"not a Chinese numeral: {text!r}")
+    return total + current
+
+
+def number_value(token: str) -> float:
+    token = token.strip()
+    if token in ("半",):
+        return 0.5
+    if token in _EN_WORDS:
+        return float(_EN_WORDS[token])
+    if re.fullmatch(r"\d+(?:\.\d+)?", token):
+        return float(token)
+    return float(chinese_int(token))
+
+
+_TRAILING = re.compile(r"[\s.。!！?？~～,，;；]+$")
+_FILLERS = re.compile(
+    r"\b(?:about|around|approx\.?|approximately|roughly|usually|typically|each run|per run)\b"
+    r"|大约|大概|约|左右|差不多|上下|一般|通常|单次|每次"
+)
+
+
+def normalise(text: str) -> str:
+    """NFKC (full-width to ASCII), lower case, fillers and trailing punctuation removed."""
+    text = unicodedata.normalize("NFKC", text).lower().strip()
+    text = _FILLERS.sub(" ", text)
+    text = re.sub(r"^[~≈]\s*", "", text)
+    text = _TRAILING.sub("", text)
+    return re.sub(r"\s+", " ", text).strip()

@@ -1,0 +1,366 @@
+"""One parser per question, for answers typed in the terminal or in a Slack thread.
+
+Every parser takes arbitrary text and either returns an answer or raises ParseError, whose
+`accepted` lists the forms the question takes. Nothing else escapes (property-tested).
+"""
+
+from __future__ import annotations
+
+import re
+
+from rules.errors import ParseError, UnknownGPU
+from rules.gpus import canonical_gpu
+from rules.numbers import NUMBER, normalise, number_value
+from rules.profile import (
+    DurationAnswer,
+    DurationBucket,
+    FrequencyAnswer,
+    FrequencyLevel,
+    MemoryAnswer,
+    Phase,
+    Schedule,
+    Workload,
+)
+
+ACCEPTED = {
+    "duration": ["45 min", "3h", "3.5 hours", "2 days", "3 weeks", "半小时", "两小时", "10小时", "3天",
+                 "short/medium/long", "短/中/长", "<1h", "1-8h", ">8h"],
+    "yes_no": ["yes/no", "y/n", "true/false", "是/否", "能/不能", "可以/不可以", "需要/不需要"],
+    "memory": ["yes/no", "70GB", "70 GB of 80", "70/80", "70G/80G", "85%", "是/否"],
+    "frequency": ["daily", "every day", "3 times a week", "weekly", "high/low", "每天", "每周两次", "高频/低频"],
+    "workload": [w.value for w in Workload] + ["预训练", "全参微调", "超参搜索", "推理", "调试"],
+    "phase": ["exploration", "stable", "deployment", "探索", "稳定", "部署"],
+    "model_size": ["7b", "13B", "72 billion", "70亿"],
+    "qps": ["300", "300 qps", "300/s"],
+    "p99": ["40ms", "40", "0.04s"],
+    "schedule": ["4x14", "4h x 14d", "4 hours a day for 14 days", "每天4小时14天"],
+    "cards": ["1", "2", "8"],
+}
+
+_MAX_TEXT = 200  # answers longer than this are not answers
+
+
+def _prepare(question: str, text: object) -> str:
+    if not isinstance(text, str):
+        raise ParseError(question, repr(text), ACCEPTED[_accept_key(question)], "expected text")
+    norm = normalise(text)
+    if not norm:
+        raise ParseError(question, text, ACCEPTED[_accept_key(question)], "empty answer")
+    if len(norm) > _MAX_TEXT:
+        raise ParseError(question, text, ACCEPTED[_accept_key(question)], "too long for an answer")
+    return norm
+
+
+def _accept_key(question: str) -> str:
+    return {"model_parallel": "yes_no", "can_resume": "yes_no", "checkpointing": "yes_no"}.get(question, question)
+
+
+# --- duration ----------------------------------------------------------------------------------
+
+_UNIT_HOURS = [
+    (r"minutes|minute|mins|min|分钟|分|m", 1 / 60),
+    (r"hours|hour|hrs|hr|小时|钟头|h", 1.0),
+    (r"days|day|天|日|d", 24.0),
+    (r"weeks|week|wks|wk|个星期|星期|周|w", 24.0 * 7),
+]
+_UNIT = "|".join(f"(?P<u{i}>{pattern})" for i, (pattern, _) in enumerate(_UNIT_HOURS))
+_PART = re.compile(rf"(?P<num>{NUMBER})\s*(?:个)?(?P<half>半)?\s*(?:{_UNIT})(?![a-z])")
+_JOINERS = re.compile(r"\b(?:and|a|an|run|runs|per|each)\b|和|又|零|,|，|\s")
+_BUCKETS = {
+    "short": DurationBucket.SHORT, "短": DurationBucket.SHORT, "<1h": DurationBucket.SHORT,
+    "medium": DurationBucket.MEDIUM, "中": DurationBucket.MEDIUM, "1-8h": DurationBucket.MEDIUM,
+    "long": DurationBucket.LONG, "长": DurationBucket.LONG, ">8h": DurationBucket.LONG,
+}
+_ABOVE = re.compile(r"^(?:>|more than|over|longer than|超过|大于|多于)\s*(?P<rest>.+)$|^(?P<rest2>.+?)\s*(?:以上|多|\+)$")
+_BELOW = re.compile(r"^(?:<|less than|under|shorter than|不到|少于|小于)\s*(?P<rest>.+)$|^(?P<rest2>.+?)\s*(?:以内|以下|之内)$")
+_RANGE = re.compile(rf"^(?P<low>{NUMBER})\s*(?:-|~|to|到|至)\s*(?P<high>.+)$")
+
+
+def _sum_parts(text: str) -> float | None:
+    total, end = 0.0, 0
+    leftovers = []
+    for match in _PART.finditer(text):
+        leftovers.append(text[end:match.start()])
+        end = match.end()
+        unit = next(i for i in range(len(_UNIT_HOURS)) if match.group(f"u{i}"))
+        value = number_value(match.group("num")) + (0.5 if match.group("half") else 0.0)
+        total += value * _UNIT_HOURS[unit][1]
+    leftovers.append(text[end:])
+    if end == 0 or _JOINERS.sub("", "".join(leftovers)):
+        return None
+    return total
+
+
+def parse_duration(text: str) -> DurationAnswer:
+    """A single run's length: '45 min', '3.5 hours', '两个半小时', 'long', '>8h' ..."""
+    norm = _prepare("duration", text)
+    compact = norm.replace(" ", "")
+    for key in (norm, compact, compact.removesuffix("ours").removesuffix("our")):
+        if key in _BUCKETS:
+            return DurationAnswer(bucket=_BUCKETS[key])
+    norm = norm.replace("half an hour", "0.5h").replace("half a day", "0.5d")
+    above = False
+    for pattern in (_ABOVE, _BELOW):
+        match = pattern.match(norm)
+        if match:
+            norm = (match.group("rest") or match.group("rest2")).strip()
+            above = pattern is _ABOVE
+            break
+    range_match = _RANGE.match(norm)
+    if range_match:  # "2-3h", "2到3小时": plan for the upper end
+        norm = range_match.group("high")
+    hours = _sum_parts(norm)
+    if hours is None:
+        raise ParseError("duration", text, ACCEPTED["duration"])
+    if hours <= 0:
+        raise ParseError("duration", text, ACCEPTED["duration"], "a run must last more than zero")
+    if hours > 24 * 366:
+        raise ParseError("duration", text, ACCEPTED["duration"], "longer than a year")
+    return DurationAnswer(hours=round(hours, 6), above=above)
+
+
+# --- yes / no ----------------------------------------------------------------------------------
+
+_YES = {"yes", "y", "yeah", "yep", "yup", "true", "sure", "ok", "okay", "1",
+        "是", "是的", "对", "对的", "能", "可以", "需要", "要", "有", "会", "行", "嗯"}
+_NO = {"no", "n", "nope", "nah", "false", "0", "not really",
+       "否", "不", "不是", "不能", "不可以", "不需要", "不要", "不用", "没有", "无", "不会", "不行", "没"}
+_EN_FIRST = re.compile(r"^([a-z]+)\b")
+_CN_PREFIX_NO = ("不能", "不可以", "不需要", "不要", "不用", "不会", "不是", "不行", "没有", "否")
+_CN_PREFIX_YES = ("可以", "需要", "能", "是", "会", "要")
+
+
+def read_yes_no(norm: str) -> bool | None:
+    """True/False for a recognised yes or no, None otherwise. `norm` is normalised text."""
+    if norm in _NO:
+        return False
+    if norm in _YES:
+        return True
+    first = _EN_FIRST.match(norm)
+    if first and first.group(1) in _NO - {"0"}:
+        return False
+    if first and first.group(1) in _YES - {"1"} and first.group(1) not in ("ok", "okay", "sure"):
+        return True
+    for prefix, value in [(p, False) for p in _CN_PREFIX_NO] + [(p, True) for p in _CN_PREFIX_YES]:
+        if norm.startswith(prefix) and re.match(r"^[\s,，.。;；!！]", norm[len(prefix):] or " "):
+            return value
+    return None
+
+
+def parse_yes_no(text: str, question: str = "yes_no") -> bool:
+    norm = _prepare(question, text)
+    value = read_yes_no(norm)
+    if value is None:
+        raise ParseError(question, text, ACCEPTED["yes_no"])
+    return value
+
+
+# --- memory ------------------------------------------------------------------------------------
+
+_GB = r"\s*(?:gib|gb|g)?"
+_NUM = r"\d+(?:\.\d+)?"
+_PEAK_OF_CARD = re.compile(
+    rf"^(?:peak\s*|峰值\s*)?(?P<peak>{_NUM}){_GB}\s*(?:/|of|out of|of a|of an|,|，|共|中的|in)\s*"
+    rf"(?P<card>{_NUM}){_GB}(?:\s*(?:card|gpu|卡))?$"
+)
+_PEAK = re.compile(rf"^(?:peak\s*|峰值\s*)?(?P<peak>{_NUM})\s*(?:gib|gb|g)$")
+_PERCENT = re.compile(rf"^(?:peak\s*|峰值\s*)?(?P<pct>{_NUM})\s*%$|^百分之(?P<cn>{NUMBER})$")
+
+
+def parse_memory(text: str) -> MemoryAnswer:
+    """Memory peak against one card: 'yes', '70GB', '70 GB of 80', '70/80', '85%' ..."""
+    norm = _prepare("memory", text)
+    yes_no = read_yes_no(norm)
+    if yes_no is not None:
+        return MemoryAnswer(tight=yes_no)
+    compact = norm.replace(" ", "")
+    match = _PEAK_OF_CARD.match(norm) or _PEAK_OF_CARD.match(compact)
+    if match:
+        peak, card = float(match.group("peak")), float(match.group("card"))
+        if peak <= 0 or card <= 0:
+            raise ParseError("memory", text, ACCEPTED["memory"], "memory figures must be above zero")
+        if card > 4096:
+            raise ParseError("memory", text, ACCEPTED["memory"], "no single card has that much memory")
+        return MemoryAnswer(peak_gb=peak, card_gb=card)
+    match = _PERCENT.match(compact)
+    if match:
+        pct = float(match.group("pct")) if match.group("pct") else number_value(match.group("cn"))
+        if not 0 < pct <= 1000:
+            raise ParseError("memory", text, ACCEPTED["memory"], "a percentage must be above 0")
+        return MemoryAnswer(fraction=pct / 100)
+    match = _PEAK.match(compact)
+    if match:
+        peak = float(match.group("peak"))
+        if not 0 < peak <= 4096:
+            raise ParseError("memory", text, ACCEPTED["memory"], "memory peak must be above zero")
+        return MemoryAnswer(peak_gb=peak)
+    if re.fullmatch(_NUM, compact):
+        raise ParseError("memory", text, ACCEPTED["memory"], "a bare number: say GB (70GB) or % (85%)")
+    raise ParseError("memory", text, ACCEPTED["memory"])
+
+
+# --- frequency ---------------------------------------------------------------------------------
+
+_LEVELS = {"high": FrequencyLevel.HIGH, "高": FrequencyLevel.HIGH, "高频": FrequencyLevel.HIGH,
+           "frequent": FrequencyLevel.HIGH, "often": FrequencyLevel.HIGH, "频繁": FrequencyLevel.HIGH,
+           "经常": FrequencyLevel.HIGH,
+           "low": FrequencyLevel.LOW, "低": FrequencyLevel.LOW, "低频": FrequencyLevel.LOW,
+           "rare": FrequencyLevel.LOW, "rarely": FrequencyLevel.LOW, "occasionally": FrequencyLevel.LOW,
+           "偶尔": FrequencyLevel.LOW, "很少": FrequencyLevel.LOW}
+_PER = {"day": 7.0, "daily": 7.0, "天": 7.0, "日": 7.0,
+        "week": 1.0, "weekly": 1.0, "周": 1.0, "星期": 1.0, "礼拜": 1.0,
+        "month": 12 / 52, "monthly": 12 / 52, "月": 12 / 52, "个月": 12 / 52}
+_PERIOD = r"(?P<per>day|week|month|天|日|周|星期|礼拜|个月|月)"
+_TIMES = rf"(?P<n>{NUMBER})\s*(?:times|time|x|次|回)?"
+_FREQ_FORMS = [
+    re.compile(rf"^(?:every|each)\s+{_PERIOD}$|^(?P<word>daily|weekly|monthly|everyday)$"),
+    re.compile(rf"^(?:每|每个|一)\s*{_PERIOD}$|^天天$"),
+    re.compile(rf"^{_TIMES}\s*(?:a|an|per|each|every|/)\s*{_PERIOD}$"),
+    re.compile(rf"^(?:每|每个|一)\s*{_PERIOD}\s*(?P<n>{NUMBER})\s*(?:次|回)$"),
+    re.compile(rf"^(?P<n>{NUMBER})\s*(?:次|回)\s*(?:/|每)\s*{_PERIOD}$"),
+    re.compile(rf"^(?:once|twice|thrice)\s+(?:a|an|per|every)\s+{_PERIOD}$"),
+    re.compile(rf"^(?:a\s+)?few\s+times\s+(?:a|per)\s+{_PERIOD}$"),
+]
+_EVERY_N_DAYS = re.compile(rf"^every\s+(?P<n>{NUMBER})\s+days$|^每\s*(?P<cn>{NUMBER})\s*天(?:一次)?$")
+
+
+def parse_frequency(text: str) -> FrequencyAnswer:
+    """How often the job runs: 'daily', '3 times a week', '每周两次', 'high' ..."""
+    norm = _prepare("frequency", text)
+    compact = norm.replace(" ", "") if re.search(r"[\u4e00-\u9fff]", norm) else norm
+    if compact in _LEVELS:
+        return FrequencyAnswer(level=_LEVELS[compact])
+    match = _EVERY_N_DAYS.match(compact)
+    if match:
+        n = number_value(match.group("n") or match.group("cn"))
+        if n <= 0:
+            raise ParseError("frequency", text, ACCEPTED["frequency"], "the interval must be above zero")
+        return FrequencyAnswer(runs_per_week=7 / n)
+    for form in _FREQ_FORMS:
+        match = form.match(compact)
+        if not match:
+            continue
+        groups = match.groupdict()
+        per_key = groups.get("per") or {"daily": "day", "everyday": "day", "weekly": "week",
+                                        "monthly": "month"}.get(groups.get("word") or "", "day")
+        word = compact.split()[0]
+        if groups.get("n"):
+            count = number_value(groups["n"])
+        elif word in ("once", "twice", "thrice", "few", "a"):
+            count = number_value("few" if word == "a" else word)
+        else:
+            count = 1.0
+        if count <= 0:
+            raise ParseError("frequency", text, ACCEPTED["frequency"], "runs must be more than zero")
+        return FrequencyAnswer(runs_per_week=count * _PER[per_key])
+    raise ParseError("frequency", text, ACCEPTED["frequency"])
+
+
+# --- context ------------------------------------------------------------------------------------
+
+_WORKLOADS = {
+    "pretrain": Workload.PRETRAIN, "pre-train": Workload.PRETRAIN, "pretraining": Workload.PRETRAIN,
+    "pre-training": Workload.PRETRAIN, "预训练": Workload.PRETRAIN,
+    "full-finetune": Workload.FULL_FINETUNE, "full finetune": Workload.FULL_FINETUNE,
+    "full fine-tune": Workload.FULL_FINETUNE, "full fine-tuning": Workload.FULL_FINETUNE,
+    "finetune": Workload.FULL_FINETUNE, "fine-tune": Workload.FULL_FINETUNE,
+    "全参微调": Workload.FULL_FINETUNE, "全量微调": Workload.FULL_FINETUNE,
+    "lora": Workload.LORA, "qlora": Workload.QLORA,
+    "hpo": Workload.HPO, "hyperparameter search": Workload.HPO, "hyper-parameter search": Workload.HPO,
+    "超参搜索": Workload.HPO, "超参数搜索": Workload.HPO,
+    "inference": Workload.INFERENCE, "serving": Workload.INFERENCE, "推理": Workload.INFERENCE,
+    "debug": Workload.DEBUG, "debugging": Workload.DEBUG, "调试": Workload.DEBUG,
+    "other": Workload.OTHER, "其他": Workload.OTHER,
+}
+_PHASES = {"exploration": Phase.EXPLORATION, "explore": Phase.EXPLORATION, "探索": Phase.EXPLORATION,
+           "早期探索期": Phase.EXPLORATION, "探索期": Phase.EXPLORATION,
+           "stable": Phase.STABLE, "稳定": Phase.STABLE, "中期稳定期": Phase.STABLE, "稳定期": Phase.STABLE,
+           "deployment": Phase.DEPLOYMENT, "deploy": Phase.DEPLOYMENT, "部署": Phase.DEPLOYMENT,
+           "后期部署期": Phase.DEPLOYMENT, "部署期": Phase.DEPLOYMENT}
+
+
+def parse_workload(text: str) -> Workload:
+    norm = _prepare("workload", text)
+    if norm in _WORKLOADS:
+        return _WORKLOADS[norm]
+    raise ParseError("workload", text, ACCEPTED["workload"])
+
+
+def parse_phase(text: str) -> Phase:
+    norm = _prepare("phase", text)
+    if norm in _PHASES:
+        return _PHASES[norm]
+    raise ParseError("phase", text, ACCEPTED["phase"])
+
+
+def parse_gpu(text: str) -> str:
+    norm = _prepare("gpu", text) if isinstance(text, str) and text.strip() else ""
+    try:
+        return canonical_gpu(norm)
+    except UnknownGPU as exc:
+        raise ParseError("gpu", text, exc.known, "unknown GPU model") from None
+
+
+ACCEPTED["gpu"] = []  # filled from the catalogue in parse_gpu's error
+
+
+def parse_model_size(text: str) -> float:
+    """Model size in billions of parameters: '7b', '13B', '72 billion', '70亿'."""
+    norm = _prepare("model_size", text).replace(" ", "")
+    match = re.fullmatch(rf"(?P<n>{_NUM})(?P<unit>b|billion|bn|亿|m|million)?(?:params|parameters|参数)?", norm)
+    if not match or not match.group("unit"):
+        raise ParseError("model_size", text, ACCEPTED["model_size"])
+    value = float(match.group("n"))
+    value = {"亿": value / 10, "m": value / 1000, "million": value / 1000}.get(match.group("unit"), value)
+    if not 0 < value <= 10_000:
+        raise ParseError("model_size", text, ACCEPTED["model_size"], "size must be above zero")
+    return value
+
+
+def _positive(question: str, text: str, pattern: str, scale: dict[str, float]) -> float:
+    norm = _prepare(question, text).replace(" ", "")
+    match = re.fullmatch(pattern, norm)
+    if not match:
+        raise ParseError(question, text, ACCEPTED[question])
+    value = float(match.group("n")) * scale.get(match.group("unit") or "", 1.0)
+    if value <= 0:
+        raise ParseError(question, text, ACCEPTED[question], "must be above zero")
+    return value
+
+
+def parse_qps(text: str) -> float:
+    return _positive("qps", text, rf"(?P<n>{_NUM})(?P<unit>qps|rps|/s|req/s)?", {})
+
+
+def parse_p99(text: str) -> float:
+    """P99 latency target in milliseconds: '40ms', '40', '0.04s'."""
+    return _positive("p99", text, rf"(?:p99)?(?P<n>{_NUM})(?P<unit>ms|毫秒|s|秒)?", {"s": 1000.0, "秒": 1000.0})
+
+
+def parse_cards(text: str) -> int:
+    value = _positive("cards", text, r"(?P<n>\d+)(?P<unit>cards?|gpus?|张|卡|张卡)?", {})
+    if value > 1024:
+        raise ParseError("cards", text, ACCEPTED["cards"], "at most 1024 cards")
+    return int(value)
+
+
+_SCHEDULE_FORMS = [
+    re.compile(rf"^(?P<h>{_NUM})\s*(?:h|hours?|小时)?\s*(?:x|\*|×)\s*(?P<d>{_NUM})\s*(?:d|days?|天)?$"),
+    re.compile(rf"^(?P<h>{_NUM})\s*(?:h|hours?)\s*(?:a|per|/)\s*day\s*(?:for|,|x)?\s*(?P<d>{_NUM})\s*days?$"),
+    re.compile(rf"^每天\s*(?P<h>{_NUM})\s*(?:个)?小时\s*[,，]?\s*(?:共|连续|跑)?\s*(?P<d>{_NUM})\s*天$"),
+]
+
+
+def parse_schedule(text: str) -> Schedule:
+    """Hours a day and days: '4x14', '4h x 14d', '4 hours a day for 14 days', '每天4小时，14天'."""
+    norm = _prepare("schedule", text)
+    for form in _SCHEDULE_FORMS:
+        match = form.match(norm)
+        if match:
+            hours, days = float(match.group("h")), float(match.group("d"))
+            if hours > 24:
+                raise ParseError("schedule", text, ACCEPTED["schedule"], "a day has at most 24 hours")
+            if hours <= 0 or days <= 0:
+                raise ParseError("schedule", text, ACCEPTED["schedule"], "hours and days must be above zero")
+            return Schedule(hours_per_day=hours, days=days)
+    raise ParseError("schedule", text, ACCEPTED["schedule"])

@@ -1,0 +1,127 @@
+"""The policy: every threshold of the rules, as data, validated on load."""
+
+from __future__ import annotations
+
+from importlib import resources
+from pathlib import Path
+from typing import Self
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from rules.errors import PolicyError
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class TwoOfFour(_Section):
+    long_run_hours: float = Field(gt=0)
+    short_run_hours: float = Field(gt=0)
+    memory_tight_fraction: float = Field(gt=0, le=1)
+    hits_for_dedicated: int = Field(ge=1, le=4)
+
+    @model_validator(mode="after")
+    def _ordered(self) -> Self:
+        if self.short_run_hours > self.long_run_hours:
+            raise ValueError("short_run_hours must not exceed long_run_hours")
+        return self
+
+
+class Frequency(_Section):
+    high_min_runs_per_week: float = Field(gt=0)
+
+
+class Inference(_Section):
+    high_qps: float = Field(gt=0)
+    p99_ms_below: float = Field(gt=0)
+
+
+class _Range(_Section):
+    @model_validator(mode="after")
+    def _ordered(self) -> Self:
+        names = [n for n in type(self).model_fields if n.endswith("_min")]
+        for low in names:
+            high = low[: -len("_min")] + "_max"
+            if getattr(self, low) > getattr(self, high):
+                raise ValueError(f"{low} must not exceed {high}")
+        return self
+
+
+class Shared(_Range):
+    efficiency_min: float = Field(gt=0, le=1)
+    efficiency_max: float = Field(gt=0, le=1)
+    market_price_fraction_min: float = Field(gt=0, le=1)
+    market_price_fraction_max: float = Field(gt=0, le=1)
+
+
+class Spot(_Range):
+    price_fraction_min: float = Field(gt=0, le=1)
+    price_fraction_max: float = Field(gt=0, le=1)
+    checkpoint_savings_min: float = Field(ge=0, lt=1)
+    checkpoint_savings_max: float = Field(ge=0, lt=1)
+
+
+class RentVsBuy(_Section):
+    gpu_hours_per_year: float = Field(gt=0)
+
+
+class Regions(_Range):
+    inland_discount_min: float = Field(ge=0, lt=1)
+    inland_discount_max: float = Field(ge=0, lt=1)
+
+
+class MemoryEstimates(_Section):
+    full_finetune_bytes_per_param: float = Field(gt=0)
+    lora_bytes_per_param: float = Field(gt=0)
+    qlora_bytes_per_param: float = Field(gt=0)
+    activation_overhead: float = Field(ge=0)
+
+
+class Policy(_Section):
+    version: int = Field(ge=1, le=1)
+    two_of_four: TwoOfFour
+    frequency: Frequency
+    inference: Inference
+    shared: Shared
+    spot: Spot
+    rent_vs_buy: RentVsBuy
+    regions: Regions
+    memory_estimates: MemoryEstimates
+
+
+BUNDLED = "policy.yaml"
+
+
+def _describe(error: ValidationError) -> str:
+    lines = []
+    for item in error.errors():
+        where = ".".join(str(p) for p in item["loc"]) or "(top level)"
+        lines.append(f"{where}: {item['msg']}")
+    return "; ".join(lines)
+
+
+def parse_policy(text: str, origin: str) -> Policy:
+    """Validate policy YAML. Errors name `origin`, the field path and the problem."""
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        raise PolicyError(f"{origin}: not valid YAML: {exc}") from exc
+    if not isinstance(data, dict):
+        raise PolicyError(f"{origin}: expected a mapping of sections at the top level")
+    try:
+        return Policy.model_validate(data)
+    except ValidationError as exc:
+        raise PolicyError(f"{origin}: {_describe(exc)}") from exc
+
+
+def load_policy(path: Path | None = None) -> Policy:
+    """The policy from `path`, or the bundled one when `path` is None."""
+    if path is None:
+        return parse_policy(resources.files("rules").joinpath(BUNDLED).read_text("utf-8"), BUNDLED)
+    try:
+        text = path.read_text("utf-8")
+    except OSError as exc:
+        raise PolicyError(f"{path}: cannot read the policy file: {exc.strerror or exc}") from exc
+    return parse_policy(text, str(path))
