@@ -142,7 +142,9 @@ def _billing(profile: TaskProfile, policy: Policy, choice: Choice) -> tuple[list
     return out, spot and profile.workload is not Workload.INFERENCE
 
 
-def _isolation(choice: Choice, card: GPUModel, peak: float | None, tight: bool) -> tuple[list[Advice], str | None, float]:
+def _isolation(
+    choice: Choice, card: GPUModel, peak: float | None, tight: bool
+) -> tuple[list[Advice], str | None, float]:
     """Advice on how to share, the MIG profile that fits, and the share of a card to quote."""
     if choice is Choice.DEDICATED:
         return [], None, 1.0
@@ -182,8 +184,9 @@ def _costs(profile: TaskProfile, policy: Policy) -> list[Advice]:
         rule_id = "rent_not_buy" if profile.yearly_gpu_hours < limit else "consider_buying"
         out.append(_advice(Topic.COST, rule_id, hours=profile.yearly_gpu_hours, threshold=limit))
     if profile.workload is not Workload.INFERENCE:
-        out.append(_advice(Topic.COST, "region_inland", low_pct=round(policy.regions.inland_discount_min * 100),
-                           high_pct=round(policy.regions.inland_discount_max * 100)))
+        regions = policy.regions
+        out.append(_advice(Topic.COST, "region_inland", low_pct=round(regions.inland_discount_min * 100),
+                           high_pct=round(regions.inland_discount_max * 100)))
     return out
 
 

@@ -71,8 +71,10 @@ _BUCKETS = {
     "medium": DurationBucket.MEDIUM, "中": DurationBucket.MEDIUM, "1-8h": DurationBucket.MEDIUM,
     "long": DurationBucket.LONG, "长": DurationBucket.LONG, ">8h": DurationBucket.LONG,
 }
-_ABOVE = re.compile(r"^(?:>|more than|over|longer than|超过|大于|多于)\s*(?P<rest>.+)$|^(?P<rest2>.+?)\s*(?:以上|多|\+)$")
-_BELOW = re.compile(r"^(?:<|less than|under|shorter than|不到|少于|小于)\s*(?P<rest>.+)$|^(?P<rest2>.+?)\s*(?:以内|以下|之内)$")
+_ABOVE = re.compile(r"^(?:>|more than|over|longer than|超过|大于|多于)\s*(?P<rest>.+)$"
+                    r"|^(?P<rest2>.+?)\s*(?:以上|多|\+)$")
+_BELOW = re.compile(r"^(?:<|less than|under|shorter than|不到|少于|小于)\s*(?P<rest>.+)$"
+                    r"|^(?P<rest2>.+?)\s*(?:以内|以下|之内)$")
 _RANGE = re.compile(rf"^(?P<low>{NUMBER})\s*(?:-|~|to|到|至)\s*(?P<high>.+)$")
 
 

@@ -1,0 +1,113 @@
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pexpect
+import pytest
+
+from tests.cli_helpers import ROOT, run_cli
+
+FLAGS = ["--duration", "10h", "--memory-peak", "70/80", "--model-parallel", "no", "--frequency", "daily",
+         "--can-resume", "no"]
+
+
+def test_json_decision(tmp_path: Path) -> None:
+    result = run_cli("advise", *FLAGS, "--workload", "lora", "--json", "--lang", "en", tmp=tmp_path)
+    assert result.returncode == 0, result.stderr
+    data = json.loads(result.stdout)
+    assert data["choice"] == "dedicated"
+    assert data["hits"] == ["long_run", "memory_tight", "no_interruption"]
+    assert any("87.5%" in r for r in data["reasons"])
+    assert {"scenario_lora", "scenario_conflict", "billing_dedicated_monthly"} <= {a["id"] for a in data["advice"]}
+
+
+def test_plain_output_in_chinese_by_default(tmp_path: Path) -> None:
+    result = run_cli("advise", "--duration", "3小时", "--memory-peak", "否", "--model-parallel", "不需要",
+                     "--frequency", "每周两次", "--can-resume", "能", tmp=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert "共享卡" in result.stdout
+    assert "命中 0 项" in result.stdout
+
+
+def test_bad_flag_names_the_flag_and_the_accepted_forms(tmp_path: Path) -> None:
+    result = run_cli("advise", *FLAGS[:-2], "--can-resume", "perhaps", "--memory-peak", "70", "--lang", "en",
+                     tmp=tmp_path)
+    assert result.returncode == 2
+    assert "--can-resume: Could not read 'perhaps'" in result.stderr
+    assert "能/不能" in result.stderr
+    assert "--memory-peak: Could not read '70': a bare number" in result.stderr
+
+
+def test_missing_answers_without_a_terminal_exit_2_and_are_named(tmp_path: Path) -> None:
+    result = run_cli("advise", "--duration", "3h", tmp=tmp_path)
+    assert result.returncode == 2
+    assert "--memory-peak (memory)" in result.stderr
+    assert "--can-resume (can resume)" in result.stderr
+    assert result.stdout == ""
+
+
+def test_inference_needs_only_qps_and_p99(tmp_path: Path) -> None:
+    result = run_cli("advise", "--workload", "inference", "--qps", "300", "--p99-ms", "40ms", "--json",
+                     tmp=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)["choice"] == "dedicated"
+
+
+def test_interactive_through_stdin_reasks_a_bad_answer(tmp_path: Path) -> None:
+    answers = "about 10 hours\nsoonish\n70 GB of 80\nno\n每天\n不能\nlora\n\n\n\n"
+    result = run_cli("advise", "--interactive", "--lang", "en", stdin=answers, tmp=tmp_path)
+    assert result.returncode == 0, result.stderr
+    out = result.stdout
+    assert "Question 1/5" in out and "Question 5/5" in out
+    assert "Could not read 'soonish'" in out  # the memory question, re-asked
+    assert "Recommendation: Dedicated card" in out
+    assert "Long run: 10 h is more than 8 h" in out
+
+
+def test_interactive_input_ending_early_exits_2(tmp_path: Path) -> None:
+    result = run_cli("advise", "--interactive", "--lang", "en", stdin="10h\n", tmp=tmp_path)
+    assert result.returncode == 2
+    assert "input ended before the question --memory-peak was answered" in result.stderr
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="needs a pseudo-terminal")
+def test_terminal_session_asks_without_flags(tmp_path: Path) -> None:
+    child = pexpect.spawn(sys.executable, ["-m", "bot", "advise", "--lang", "en"], cwd=str(ROOT),
+                          env={"GPU_ADVISOR_DB": str(tmp_path / "a.db"), "COLUMNS": "200", "TERM": "dumb",
+                               "PATH": "/usr/bin:/bin", "NO_COLOR": "1"},
+                          encoding="utf-8", timeout=30)
+    try:
+        for pattern, answer in [("single training run", "3h"), ("memory peak", "no"), ("model", "no"),
+                                ("How often", "weekly"), ("resume", "yes"), ("workload", "hpo"),
+                                ("phase", ""), ("GPU model", ""), ("Hours a day", "")]:
+            child.expect(pattern)
+            child.expect("> ")
+            child.sendline(answer)
+        child.expect("Recommendation: Shared card")
+        child.expect(pexpect.EOF)
+    finally:
+        child.close()
+    assert child.exitstatus == 0
+
+
+def test_policy_show_prints_the_effective_policy(tmp_path: Path) -> None:
+    result = run_cli("policy", "show", tmp=tmp_path)
+    assert result.returncode == 0
+    assert "long_run_hours: 8.0" in result.stdout
+    assert "bundled policy" in result.stdout
+
+
+def test_bad_policy_file_fails_at_start_up(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("version: 1\ntwo_of_four: {long_run_hours: -1}\n")
+    result = run_cli("advise", *FLAGS, "--policy", str(bad), tmp=tmp_path)
+    assert result.returncode == 2
+    assert "two_of_four.long_run_hours: Input should be greater than 0" in result.stderr
+
+
+def test_bad_setting_in_environment(tmp_path: Path) -> None:
+    result = run_cli("advise", *FLAGS, env={"GPU_ADVISOR_LANG": "fr"}, tmp=tmp_path)
+    assert result.returncode == 2
+    assert "bad configuration" in result.stderr and "lang" in result.stderr

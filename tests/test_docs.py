@@ -1,0 +1,48 @@
+"""The README stays honest: its commands are the ones CI runs, and every CLI command and flag is in it."""
+
+from __future__ import annotations
+
+import re
+
+import typer.main
+
+from bot.cli import app
+from tests.cli_helpers import ROOT
+
+README = (ROOT / "README.md").read_text("utf-8")
+
+
+def _commands() -> dict[str, list[str]]:
+    """Every leaf command path ('advise', 'policy show', ...) with its long options."""
+    group = typer.main.get_command(app)
+    found: dict[str, list[str]] = {}
+
+    def walk(cmd: object, path: list[str]) -> None:
+        sub = getattr(cmd, "commands", None)
+        if sub:
+            for name, child in sub.items():
+                walk(child, [*path, name])
+            return
+        opts = [o for p in getattr(cmd, "params", []) for o in p.opts + p.secondary_opts if o.startswith("--")]
+        found[" ".join(path)] = opts
+
+    walk(group, [])
+    return found
+
+
+def test_ci_runs_the_readme_test_command() -> None:
+    blocks = re.findall(r"```sh\n(.+?)\n```", README, flags=re.S)
+    test_command = next(b for b in blocks if "pytest" in b)
+    assert test_command in (ROOT / ".ci" / "run").read_text("utf-8")
+
+
+def test_every_command_is_documented() -> None:
+    for path in _commands():
+        assert f"gpu-advise {path}" in README, path
+
+
+def test_every_advise_flag_is_documented() -> None:
+    for flag in _commands()["advise"]:
+        if flag in ("--no-interactive", "--help"):
+            continue
+        assert f"`{flag}" in README, flag

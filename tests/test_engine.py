@@ -1,0 +1,230 @@
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from rules.answers import build_profile, parse_answers
+from rules.decision import Choice, HitRule
+from rules.engine import evaluate
+from rules.policy import Policy
+from rules.profile import TaskProfile
+
+BASE = {"duration": "3h", "memory": "20/80", "model_parallel": "no", "frequency": "weekly", "can_resume": "yes"}
+
+
+def decide(policy: Policy, **answers: str) -> Any:
+    profile = build_profile(parse_answers(BASE | answers))
+    return evaluate(profile, policy)
+
+
+def hit_rules(decision: Any) -> list[str]:
+    return [c.rule.value for c in decision.hits]
+
+
+def test_no_hits_gives_shared(policy: Policy) -> None:
+    decision = decide(policy)
+    assert decision.choice is Choice.SHARED
+    assert hit_rules(decision) == []
+
+
+def test_eight_hours_is_not_a_long_run(policy: Policy) -> None:
+    assert hit_rules(decide(policy, duration="8h")) == []
+
+
+def test_just_over_eight_hours_is_a_long_run(policy: Policy) -> None:
+    assert hit_rules(decide(policy, duration="8.5 hours")) == ["long_run"]
+
+
+def test_more_than_eight_hours_counts_as_long(policy: Policy) -> None:
+    assert hit_rules(decide(policy, duration="超过8小时")) == ["long_run"]
+    assert hit_rules(decide(policy, duration=">8h")) == ["long_run"]
+
+
+def test_sixty_four_of_eighty_is_not_tight(policy: Policy) -> None:
+    assert hit_rules(decide(policy, memory="64 GB of 80")) == []
+
+
+def test_sixty_five_of_eighty_is_tight(policy: Policy) -> None:
+    assert hit_rules(decide(policy, memory="65/80")) == ["memory_tight"]
+
+
+def test_eighty_percent_is_not_tight_but_81_is(policy: Policy) -> None:
+    assert hit_rules(decide(policy, memory="80%")) == []
+    assert hit_rules(decide(policy, memory="81%")) == ["memory_tight"]
+
+
+def test_peak_without_card_size_uses_the_profile_gpu(policy: Policy) -> None:
+    assert hit_rules(decide(policy, memory="70GB")) == ["memory_tight"]  # of the default 80 GB
+    assert hit_rules(decide(policy, memory="70GB", gpu="H200")) == []  # 70 of 141 GB
+
+
+def test_exactly_two_hits_gives_dedicated(policy: Policy) -> None:
+    decision = decide(policy, duration="10h", can_resume="不能")
+    assert decision.choice is Choice.DEDICATED
+    assert hit_rules(decision) == ["long_run", "no_interruption"]
+
+
+def test_one_hit_gives_shared(policy: Policy) -> None:
+    decision = decide(policy, model_parallel="yes")
+    assert decision.choice is Choice.SHARED
+    assert hit_rules(decision) == ["model_parallel"]
+
+
+def test_frequency_is_never_a_hit(policy: Policy) -> None:
+    decision = decide(policy, frequency="daily", duration="10h")
+    assert decision.choice is Choice.SHARED
+    assert hit_rules(decision) == ["long_run"]
+
+
+def test_all_four_hits(policy: Policy) -> None:
+    decision = decide(policy, duration="2 days", memory="yes", model_parallel="需要", can_resume="no")
+    assert decision.choice is Choice.DEDICATED
+    assert set(hit_rules(decision)) == {r.value for r in HitRule}
+
+
+def test_hit_carries_the_answer_and_threshold(policy: Policy) -> None:
+    decision = decide(policy, memory="70 GB of 80")
+    (hit,) = decision.hits
+    assert hit.params == {"peak_gb": 70.0, "card_gb": 80.0, "pct": 87.5, "threshold_pct": 80}
+
+
+def test_policy_threshold_changes_the_decision(policy: Policy) -> None:
+    stricter = policy.model_copy(update={"two_of_four": policy.two_of_four.model_copy(update={"long_run_hours": 12})})
+    assert hit_rules(decide(stricter, duration="10h")) == []
+
+
+def test_missing_questions_are_reported(policy: Policy) -> None:
+    profile = build_profile(parse_answers({"duration": "10h", "can_resume": "no"}))
+    decision = evaluate(profile, policy)
+    assert decision.choice is Choice.DEDICATED
+    assert [q.value for q in decision.missing] == ["memory", "model_parallel", "frequency"]
+
+
+# --- scenarios (domain.md) ---------------------------------------------------------------------
+
+def advice_ids(decision: Any) -> list[str]:
+    return [a.id for a in decision.advice]
+
+
+def test_pretraining_profile_is_dedicated_with_nvlink_advice(policy: Policy) -> None:
+    decision = decide(policy, duration="3 weeks", memory="78/80", model_parallel="yes", frequency="daily",
+                      can_resume="yes", workload="pretrain", cards="8")
+    assert decision.choice is Choice.DEDICATED
+    assert {"scenario_pretrain", "comm_model_parallel", "billing_dedicated_monthly"} <= set(advice_ids(decision))
+
+
+def test_lora_7b_fits_a_quarter_slice(policy: Policy) -> None:
+    decision = decide(policy, workload="lora", model_size_b="7b", memory="no")
+    assert decision.choice is Choice.SHARED
+    # 7B x 2 bytes x 1.2 = 16.8 GB: the smallest A100 80 GB slice holding it is 1g.20gb, a quarter card
+    assert decision.memory_peak_gb == pytest.approx(16.8)
+    assert decision.mig_profile == "1g.20gb"
+    assert decision.share_fraction == pytest.approx(0.25)
+    assert "scenario_lora" in advice_ids(decision)
+
+
+def test_memory_answer_wins_over_the_estimate(policy: Policy) -> None:
+    decision = decide(policy, workload="lora", model_size_b="7b", memory="35GB")
+    assert decision.mig_profile == "3g.40gb"
+    assert "memory_estimate" not in advice_ids(decision)
+
+
+def test_hpo_is_shared(policy: Policy) -> None:
+    decision = decide(policy, workload="hpo")
+    assert decision.choice is Choice.SHARED
+    assert "scenario_hpo" in advice_ids(decision)
+
+
+def test_lora_answers_that_say_dedicated_are_flagged(policy: Policy) -> None:
+    decision = decide(policy, workload="qlora", duration="10h", can_resume="no")
+    assert decision.choice is Choice.DEDICATED
+    assert "scenario_conflict" in advice_ids(decision)
+
+
+def test_gpu_without_mig_is_time_sliced(policy: Policy) -> None:
+    decision = decide(policy, gpu="RTX 4090")
+    assert decision.mig_profile is None
+    assert "isolation_no_mig" in advice_ids(decision)
+
+
+def test_memory_hungry_shared_job_is_warned_off_time_slicing(policy: Policy) -> None:
+    decision = decide(policy, memory="60/80")
+    assert decision.choice is Choice.SHARED
+    assert "timeslice_warning" in advice_ids(decision)
+    # 60 GB fits no slice smaller than the whole card
+    assert decision.share_fraction == 1.0
+    assert "isolation_whole_card" in advice_ids(decision)
+
+
+# --- inference --------------------------------------------------------------------------------
+
+def inference(policy: Policy, qps: float, p99: float) -> Any:
+    return evaluate(TaskProfile(workload="inference", qps=qps, p99_ms=p99), policy)
+
+
+def test_high_qps_and_strict_p99_is_dedicated(policy: Policy) -> None:
+    decision = inference(policy, 300, 40)
+    assert decision.choice is Choice.DEDICATED
+    assert decision.basis.value == "inference"
+    assert decision.missing == []
+
+
+def test_high_qps_with_loose_p99_is_shared(policy: Policy) -> None:
+    assert inference(policy, 300, 50).choice is Choice.SHARED  # 50 ms is not below 50 ms
+
+
+def test_low_qps_with_strict_p99_is_shared(policy: Policy) -> None:
+    assert inference(policy, 99, 20).choice is Choice.SHARED
+    assert inference(policy, 100, 20).choice is Choice.DEDICATED  # 100 is high
+
+
+def test_inference_without_qps_falls_back_to_two_of_four(policy: Policy) -> None:
+    decision = evaluate(TaskProfile(workload="inference"), policy)
+    assert decision.basis.value == "two_of_four"
+    assert "inference_needs_qps" in advice_ids(decision)
+
+
+# --- phase, billing, rent vs buy ----------------------------------------------------------------
+
+@pytest.mark.parametrize(("phase", "advice_id"), [
+    ("exploration", "phase_exploration"), ("stable", "phase_stable"), ("deployment", "phase_deployment"),
+    ("探索", "phase_exploration"), ("部署", "phase_deployment"),
+])
+def test_phase_advice(policy: Policy, phase: str, advice_id: str) -> None:
+    assert advice_id in advice_ids(decide(policy, phase=phase))
+
+
+def test_dedicated_and_daily_bills_by_month(policy: Policy) -> None:
+    ids = advice_ids(decide(policy, duration="10h", can_resume="no", frequency="每天"))
+    assert "billing_dedicated_monthly" in ids
+
+
+def test_dedicated_and_rare_bills_by_hour(policy: Policy) -> None:
+    ids = advice_ids(decide(policy, duration="10h", can_resume="no", frequency="3 times a week"))
+    assert "billing_dedicated_hourly" in ids
+
+
+def test_resumable_job_gets_spot_advice(policy: Policy) -> None:
+    decision = decide(policy, checkpointing="yes")
+    assert decision.spot_suitable
+    assert "billing_spot" in advice_ids(decision)
+
+
+def test_job_that_cannot_resume_is_told_to_checkpoint(policy: Policy) -> None:
+    decision = decide(policy, can_resume="no")
+    assert not decision.spot_suitable
+    assert "checkpoint_first" in advice_ids(decision)
+
+
+def test_rent_vs_buy(policy: Policy) -> None:
+    assert "rent_not_buy" in advice_ids(decide(policy, yearly_gpu_hours="1999"))
+    assert "consider_buying" in advice_ids(decide(policy, yearly_gpu_hours="2000"))
+
+
+def test_data_parallel_on_several_cards_is_fine_on_pcie(policy: Policy) -> None:
+    assert "comm_data_parallel" in advice_ids(decide(policy, cards="4"))
+
+
+def test_evaluate_is_deterministic(policy: Policy) -> None:
+    assert decide(policy, duration="10h") == decide(policy, duration="10h")

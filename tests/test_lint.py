@@ -1,0 +1,18 @@
+"""ruff and mypy stay clean on the packages: part of the suite so CI keeps them so."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+from tests.cli_helpers import ROOT
+
+
+def test_ruff_is_clean() -> None:
+    result = subprocess.run([sys.executable, "-m", "ruff", "check", "."], cwd=ROOT, capture_output=True, text=True)
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_mypy_is_clean() -> None:
+    result = subprocess.run([sys.executable, "-m", "mypy"], cwd=ROOT, capture_output=True, text=True)
+    assert result.returncode == 0, result.stdout + result.stderr
