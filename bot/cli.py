@@ -8,46 +8,20 @@ from typing import Annotated
 
 import typer
 import yaml
-from pydantic import ValidationError
 from rich.console import Console
 
 from bot.cli_advise import emit, run_advise
-from bot.settings import Settings
+from bot.cli_common import DbOpt, LangOpt, PolicyOpt, fail, load_effective_policy, load_settings
+from bot.cli_prices import prices_app, print_quote, quote, quote_decision
 from rules.errors import PolicyError
-from rules.messages import Lang
-from rules.policy import Policy, load_policy
+from rules.policy import load_policy
 
 app = typer.Typer(add_completion=False, no_args_is_help=True,
                   help="GPU Advisor: dedicated card, shared slice or spot, and what each costs.")
 policy_app = typer.Typer(no_args_is_help=True, help="Show or check the policy (every threshold the rules use).")
 app.add_typer(policy_app, name="policy")
-
-PolicyOpt = Annotated[Path | None, typer.Option("--policy", help="Policy YAML file (default: bundled).")]
-LangOpt = Annotated[Lang | None, typer.Option("--lang", help="Reply language: zh or en.")]
-DbOpt = Annotated[Path | None, typer.Option("--db", help="SQLite database file (GPU_ADVISOR_DB).")]
-
-
-def fail(message: str, code: int = 2) -> typer.Exit:
-    Console(stderr=True, soft_wrap=True).print(message, markup=False, highlight=False)
-    return typer.Exit(code)
-
-
-def load_settings(**overrides: object) -> Settings:
-    try:
-        settings = Settings()
-    except ValidationError as exc:
-        problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
-        raise fail(f"bad configuration (GPU_ADVISOR_* environment or .env): {problems}") from None
-    given = {k: v for k, v in overrides.items() if v is not None}
-    return settings.model_copy(update=given) if given else settings
-
-
-def load_effective_policy(settings: Settings) -> Policy:
-    try:
-        return load_policy(settings.policy)
-    except PolicyError as exc:
-        raise fail(f"policy error: {exc}") from None
-
+app.add_typer(prices_app, name="prices")
+app.command()(quote)
 
 HELP = {
     "duration": "Single-run duration: 10h, 45 min, 3天, short/medium/long.",
@@ -88,12 +62,15 @@ def advise(
     lang: LangOpt = None,
     policy: PolicyOpt = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the decision as one JSON object.")] = False,
+    with_quote: Annotated[bool, typer.Option("--quote", help="Add each option's cost (needs --schedule).")] = False,
+    currency: Annotated[str | None, typer.Option(help="CNY or USD, for --quote.")] = None,
+    db: DbOpt = None,
     interactive: Annotated[bool | None, typer.Option(
         "--interactive/--no-interactive",
         help="Ask for missing answers (default: only when stdin is a terminal).")] = None,
 ) -> None:
     """Recommend a dedicated card or a shared slice for a training or inference job."""
-    settings = load_settings(lang=lang, policy=policy)
+    settings = load_settings(lang=lang, policy=policy, db=db)
     effective = load_effective_policy(settings)
     raw = {"duration": duration, "memory": memory_peak, "model_parallel": model_parallel, "frequency": frequency,
            "can_resume": can_resume, "workload": workload, "phase": phase, "qps": qps, "p99_ms": p99_ms,
@@ -105,7 +82,15 @@ def advise(
                             console=console, err=Console(stderr=True, soft_wrap=True))
     if data is None:
         raise typer.Exit(code)
-    emit(data, as_json=as_json, lang=settings.lang, console=Console())
+    if not with_quote:
+        emit(data, as_json=as_json, lang=settings.lang, console=Console())
+        return
+    result = quote_decision(settings, effective, data, currency)
+    if as_json:
+        emit(data | {"quote": result.model_dump(mode="json")}, as_json=True, lang=settings.lang, console=Console())
+        return
+    emit(data, as_json=False, lang=settings.lang, console=Console())
+    print_quote(result, effective, settings.lang, Console())
 
 
 @policy_app.command("show")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from datetime import date
 from pathlib import Path
 
 from pydantic import AliasChoices, Field, SecretStr
@@ -26,6 +27,27 @@ class Settings(BaseSettings):
     policy: Path | None = Field(default=None, description="a policy YAML file; the bundled one when unset")
     currency: str = Field(default="CNY", pattern="^(CNY|USD)$", description="currency of quotes")
 
+    # price sources
+    rate_cards: str = Field(default="", description="team rate-card files (CSV/JSON), comma-separated")
+    feed: str | None = Field(default=None, description="generic price feed: a CSV/JSON file path or URL")
+    azure_enabled: bool = True
+    azure_base_url: str = "https://prices.azure.com/api/retail/prices"
+    azure_regions: str = Field(default="", description="armRegionName values, comma-separated; empty: all")
+    azure_page_cap: int = Field(default=50, ge=1, le=1000)
+    ecb_enabled: bool = True
+    ecb_url: str = "https://www.ecb.europa.eu/stats/eurofxref/eurofxref-daily.xml"
+    usd_cny: float | None = Field(default=None, gt=0, description="a fixed USD->CNY rate; wins over the ECB")
+    usd_cny_date: date | None = Field(default=None, description="the date of the fixed rate")
+    http_timeout_s: float = Field(default=20, gt=0, le=300)
+    refresh_ratecard_hours: float = Field(default=24, gt=0)
+    refresh_azure_hours: float = Field(default=6, gt=0)
+    refresh_feed_hours: float = Field(default=6, gt=0)
+    refresh_ecb_hours: float = Field(default=24, gt=0)
+    ttl_ratecard_days: float = Field(default=365, gt=0, description="reference prices age from their quote date")
+    ttl_azure_hours: float = Field(default=24, gt=0)
+    ttl_feed_hours: float = Field(default=48, gt=0)
+    ttl_ecb_hours: float = Field(default=72, gt=0)
+
     slack_bot_token: SecretStr | None = Field(
         default=None, validation_alias=AliasChoices("SLACK_BOT_TOKEN", "GPU_ADVISOR_SLACK_BOT_TOKEN"))
     slack_signing_secret: SecretStr | None = Field(
@@ -34,3 +56,9 @@ class Settings(BaseSettings):
         default=None, validation_alias=AliasChoices("SLACK_APP_TOKEN", "GPU_ADVISOR_SLACK_APP_TOKEN"))
     slack_api_url: str = Field(
         default="https://slack.com/api/", validation_alias=AliasChoices("SLACK_API_URL", "GPU_ADVISOR_SLACK_API_URL"))
+
+    def rate_card_paths(self) -> list[Path]:
+        return [Path(p.strip()) for p in self.rate_cards.split(",") if p.strip()]
+
+    def azure_region_list(self) -> tuple[str, ...]:
+        return tuple(r.strip() for r in self.azure_regions.split(",") if r.strip())

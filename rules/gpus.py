@@ -39,6 +39,10 @@ _MIG_40 = _profiles(
     ("1g.5gb", 1, 5, 7), ("1g.10gb", 1, 10, 4), ("2g.10gb", 2, 10, 3),
     ("3g.20gb", 3, 20, 2), ("4g.20gb", 4, 20, 1), ("7g.40gb", 7, 40, 1),
 )
+_MIG_94 = _profiles(
+    ("1g.12gb", 1, 12, 7), ("1g.24gb", 1, 24, 4), ("2g.24gb", 2, 24, 3),
+    ("3g.47gb", 3, 47, 2), ("4g.47gb", 4, 47, 1), ("7g.94gb", 7, 94, 1),
+)
 _MIG_141 = _profiles(
     ("1g.18gb", 1, 18, 7), ("1g.35gb", 1, 35, 4), ("2g.35gb", 2, 35, 3),
     ("3g.71gb", 3, 71, 2), ("4g.71gb", 4, 71, 1), ("7g.141gb", 7, 141, 1),
@@ -52,6 +56,7 @@ CATALOGUE: dict[str, GPUModel] = {
         GPUModel("A800-80GB", 80, _MIG_80),
         GPUModel("H100-80GB", 80, _MIG_80),
         GPUModel("H800-80GB", 80, _MIG_80),
+        GPUModel("H100-94GB", 94, _MIG_94),  # H100 NVL
         GPUModel("H200-141GB", 141, _MIG_141),
         GPUModel("L40S-48GB", 48),
         GPUModel("L20-48GB", 48),

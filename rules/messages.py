@@ -242,6 +242,8 @@ _PROBLEMS_ZH = {
     "at most 1024 cards": "最多 1024 张卡",
     "a day has at most 24 hours": "一天最多 24 小时",
     "hours and days must be above zero": "小时数和天数必须大于零",
+    "not a MIG profile of this GPU": "不是该 GPU 的 MIG 规格",
+    "a share must be above 0 and at most one card": "份额必须大于 0 且不超过一张卡",
 }
 
 

@@ -366,3 +366,31 @@ def parse_schedule(text: str) -> Schedule:
                 raise ParseError("schedule", text, ACCEPTED["schedule"], "hours and days must be above zero")
             return Schedule(hours_per_day=hours, days=days)
     raise ParseError("schedule", text, ACCEPTED["schedule"])
+
+
+ACCEPTED["share"] = ["1/2", "0.5", "50%", "half", "quarter", "一半", "四分之一", "3g.40gb"]
+_SHARE_WORDS = {"half": 0.5, "quarter": 0.25, "whole": 1.0, "一半": 0.5, "半卡": 0.5, "四分之一": 0.25,
+                "整卡": 1.0, "三分之一": 1 / 3}
+
+
+def parse_share(text: str, gpu: str | None = None) -> float:
+    """The slice of one card: '1/2', '0.5', '50%', 'half', '一半', or a MIG profile such as '3g.40gb'."""
+    from rules.gpus import gpu_model  # local: the catalogue is only needed for MIG names
+
+    norm = _prepare("share", text).replace(" ", "")
+    value: float | None = _SHARE_WORDS.get(norm)
+    if value is None and (match := re.fullmatch(r"(\d+)/(\d+)", norm)):
+        value = int(match.group(1)) / int(match.group(2)) if int(match.group(2)) else 0.0
+    elif value is None and (match := re.fullmatch(rf"({_NUM})(%?)", norm)):
+        value = float(match.group(1)) / (100 if match.group(2) else 1)
+    elif value is None and re.fullmatch(r"\dg\.\d+gb", norm):
+        card = gpu_model(gpu) if gpu else None
+        profile = next((p for p in card.mig if p.name == norm), None) if card else None
+        if profile is None or card is None:
+            raise ParseError("share", text, ACCEPTED["share"], "not a MIG profile of this GPU")
+        value = profile.memory_gb / card.memory_gb
+    if value is None:
+        raise ParseError("share", text, ACCEPTED["share"])
+    if not 0 < value <= 1:
+        raise ParseError("share", text, ACCEPTED["share"], "a share must be above 0 and at most one card")
+    return value

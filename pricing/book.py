@@ -1,0 +1,32 @@
+"""Quotes from the cache: load the GPU's prices, age them, pick an exchange rate, compute."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from datetime import UTC, datetime
+
+from sqlite_utils import Database
+
+from pricing import cache
+from pricing.fx import FALLBACK_DATE, FALLBACK_USD_CNY, FxRate
+from pricing.offers import Freshness, as_offers
+from pricing.quote import Quote, QuoteRequest, quote
+from rules.policy import Policy
+
+
+def pick_fx(db: Database, configured: FxRate | None) -> FxRate:
+    """The configured rate, else the newest fetched one, else the bundled fallback (dated, so quotes say so)."""
+    if configured is not None:
+        return configured
+    fetched = cache.load_fx(db)
+    if fetched:
+        return fetched[0]
+    return FxRate(rate=FALLBACK_USD_CNY, rate_date=FALLBACK_DATE, source="bundled fallback")
+
+
+def quote_from_cache(db: Database, req: QuoteRequest, policy: Policy, freshness: Mapping[str, Freshness], *,
+                     configured_fx: FxRate | None = None, now: datetime | None = None,
+                     default_share: float = 0.5) -> Quote:
+    at = now or datetime.now(UTC)
+    offers = as_offers(cache.load_prices(db), freshness, at)
+    return quote(req, offers, policy, fx=pick_fx(db, configured_fx), default_share=default_share)

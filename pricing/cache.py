@@ -1,0 +1,150 @@
+"""The SQLite price cache: prices by source, exchange rates, and a log of every refresh attempt."""
+
+from __future__ import annotations
+
+import itertools
+import sqlite3
+from collections.abc import Iterable, Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from sqlite_utils import Database
+
+from pricing.fx import FxRate
+from pricing.records import PriceRecord
+
+PRICES = "prices"
+RUNS = "refresh_runs"
+FX = "fx_rates"
+CHUNK = 2000
+
+_PRICE_COLUMNS = {
+    "source": str, "provider": str, "region": str, "region_class": str, "instance_type": str, "gpu": str,
+    "gpu_count": float, "gpu_memory_gb": float, "sharing": str, "mig_profile": str, "pricing_model": str,
+    "amount": float, "currency": str, "unit": str, "fetched_at": str, "effective_date": str,
+    "provenance": str, "basis": str, "flags": str, "per_gpu_hour": float,
+}
+
+
+def open_db(path: Path | str) -> Database:
+    """Open (creating if needed) the database at `path` (":memory:" for tests) with the schema in place."""
+    if str(path) == ":memory:":
+        db = Database(memory=True)
+    else:
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
+        db = Database(sqlite3.connect(str(path), check_same_thread=False, timeout=30))
+        db.enable_wal()
+    ensure_schema(db)
+    return db
+
+
+def ensure_schema(db: Database) -> None:
+    prices, runs, fx = db.table(PRICES), db.table(RUNS), db.table(FX)
+    if not prices.exists():
+        prices.create(_PRICE_COLUMNS, not_null={"source", "gpu", "amount"})
+        prices.create_index(["source"])
+        prices.create_index(["gpu", "sharing", "pricing_model"])
+    if not runs.exists():
+        runs.create({"id": int, "source": str, "started_at": str, "finished_at": str, "rows": int,
+                     "status": str, "error": str}, pk="id")
+        runs.create_index(["source", "started_at"])
+    if not fx.exists():
+        fx.create({"source": str, "base": str, "quote": str, "rate": float, "rate_date": str, "fetched_at": str},
+                  pk="source")
+
+
+def now_utc() -> datetime:
+    return datetime.now(UTC)
+
+
+def _row(record: PriceRecord) -> dict[str, Any]:
+    row = record.model_dump(mode="json")
+    row["per_gpu_hour"] = record.per_gpu_hour
+    return row
+
+
+def replace_source(db: Database, source: str, records: Iterable[PriceRecord]) -> int:
+    """Replace every cached price of `source` with `records`, all or nothing.
+
+    Records are streamed into the table in chunks inside one transaction: if reading or validating
+    any of them raises, the transaction rolls back and the previous prices stay as they were.
+    Returns the number of rows written.
+    """
+    count = 0
+    table = db.table(PRICES)
+    with db.atomic():
+        db.execute(f"DELETE FROM {PRICES} WHERE source = ?", [source])
+        iterator: Iterator[PriceRecord] = iter(records)
+        while chunk := list(itertools.islice(iterator, CHUNK)):
+            for record in chunk:
+                if record.source != source:
+                    raise ValueError(f"record of source {record.source!r} in a refresh of {source!r}")
+            table.insert_all((_row(r) for r in chunk), batch_size=CHUNK)
+            count += len(chunk)
+        _flag_spot_above_on_demand(db, source)
+    return count
+
+
+def _flag_spot_above_on_demand(db: Database, source: str) -> None:
+    db.execute(
+        f"""UPDATE {PRICES} SET flags = 'spot_above_on_demand'
+            WHERE source = :s AND pricing_model = 'spot' AND EXISTS (
+              SELECT 1 FROM {PRICES} o WHERE o.source = :s AND o.pricing_model = 'on-demand'
+                AND o.instance_type = {PRICES}.instance_type AND o.region = {PRICES}.region
+                AND o.currency = {PRICES}.currency AND o.amount < {PRICES}.amount)""",
+        {"s": source},
+    )
+
+
+def count_prices(db: Database, source: str | None = None) -> int:
+    where, args = ("source = ?", [source]) if source else (None, None)
+    return int(db.table(PRICES).count_where(where, args) if where else db.table(PRICES).count)
+
+
+def load_prices(db: Database, gpu: str | None = None, source: str | None = None) -> list[PriceRecord]:
+    clauses, args = [], []
+    if gpu:
+        clauses.append("gpu = ?")
+        args.append(gpu)
+    if source:
+        clauses.append("source = ?")
+        args.append(source)
+    rows = db.table(PRICES).rows_where(" AND ".join(clauses) or None, args or None,
+                                       order_by="gpu, sharing, pricing_model, per_gpu_hour")
+    fields = set(PriceRecord.model_fields)
+    return [PriceRecord.model_validate({k: v for k, v in row.items() if k in fields and v is not None})
+            for row in rows]
+
+
+def start_run(db: Database, source: str, started: datetime) -> int:
+    with db.atomic():
+        db.table(RUNS).insert({"source": source, "started_at": started.isoformat(), "status": "running"})
+    return int(db.execute("SELECT last_insert_rowid()").fetchone()[0])
+
+
+def finish_run(db: Database, run_id: int, finished: datetime, *, rows: int, error: str | None) -> None:
+    with db.atomic():
+        db.table(RUNS).update(run_id, {"finished_at": finished.isoformat(), "rows": rows,
+                                       "status": "failed" if error else "ok", "error": error})
+
+
+def runs(db: Database, source: str | None = None, limit: int = 20) -> list[dict[str, Any]]:
+    where, args = ("source = ?", [source]) if source else (None, None)
+    return list(db.table(RUNS).rows_where(where, args, order_by="id desc", limit=limit))
+
+
+def last_run(db: Database, source: str, status: str | None = None) -> dict[str, Any] | None:
+    where = "source = ?" + (" AND status = ?" if status else "")
+    args = [source, status] if status else [source]
+    found = list(db.table(RUNS).rows_where(where, args, order_by="id desc", limit=1))
+    return found[0] if found else None
+
+
+def save_fx(db: Database, rate: FxRate) -> None:
+    with db.atomic():
+        db.table(FX).upsert(rate.model_dump(mode="json"), pk="source")
+
+
+def load_fx(db: Database) -> list[FxRate]:
+    return [FxRate.model_validate(row) for row in db.table(FX).rows_where(order_by="rate_date desc")]

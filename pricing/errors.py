@@ -1,0 +1,44 @@
+"""Errors raised by the pricing package.
+
+    PricingError
+    ├── SourceError         a price source could not be read (network, HTTP status, malformed data)
+    │   └── TransientSourceError   worth retrying: timeout, connection error, HTTP 429 or 5xx
+    ├── RecordError         a price row failed validation; names the origin, row and field
+    ├── RefreshFailed       a refresh ended without replacing the cached prices
+    └── QuoteError          a quote cannot be made (no price for the GPU, bad schedule, ...)
+"""
+
+from __future__ import annotations
+
+
+class PricingError(Exception):
+    """Base of every error in this package."""
+
+
+class SourceError(PricingError):
+    """A source could not be read."""
+
+
+class TransientSourceError(SourceError):
+    """A source failed in a way that may pass: retry later. `retry_after` is in seconds, when the server said."""
+
+    def __init__(self, message: str, retry_after: float | None = None) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after
+
+
+class RecordError(PricingError):
+    """A price row is invalid: `origin` (file or URL), `row` (1-based data row) and `field` say where."""
+
+    def __init__(self, origin: str, row: int | None, field: str | None, problem: str) -> None:
+        self.origin, self.row, self.field, self.problem = origin, row, field, problem
+        where = origin + (f", row {row}" if row is not None else "") + (f", field {field!r}" if field else "")
+        super().__init__(f"{where}: {problem}")
+
+
+class RefreshFailed(PricingError):
+    """A refresh of one source failed; the previous prices are untouched."""
+
+
+class QuoteError(PricingError):
+    """A quote cannot be computed; the message says why and what is accepted."""

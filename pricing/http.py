@@ -1,0 +1,30 @@
+"""Fetching with an injected httpx.Client: status and transport errors become SourceErrors."""
+
+from __future__ import annotations
+
+import httpx
+
+from pricing.errors import SourceError, TransientSourceError
+
+
+def _retry_after(response: httpx.Response) -> float | None:
+    value = response.headers.get("Retry-After")
+    try:
+        return max(0.0, float(value)) if value is not None else None
+    except ValueError:
+        return None
+
+
+def get(client: httpx.Client, url: str | httpx.URL, params: dict[str, str] | None = None) -> httpx.Response:
+    """GET `url`; raise TransientSourceError for timeouts, connection errors, 429 and 5xx, SourceError otherwise."""
+    try:
+        response = client.get(url, params=params)
+    except httpx.TimeoutException as exc:
+        raise TransientSourceError(f"timed out fetching {url}: {type(exc).__name__}") from None
+    except httpx.TransportError as exc:
+        raise TransientSourceError(f"could not reach {url}: {exc}") from None
+    if response.status_code == 429 or response.status_code >= 500:
+        raise TransientSourceError(f"HTTP {response.status_code} from {url}", _retry_after(response))
+    if response.status_code >= 400:
+        raise SourceError(f"HTTP {response.status_code} from {url}")
+    return response

@@ -1,0 +1,77 @@
+"""Refreshing one source into the cache: retries with back-off, a refresh-runs record, never a crash."""
+
+from __future__ import annotations
+
+import logging
+import time
+import uuid
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from datetime import datetime
+
+from sqlite_utils import Database
+
+from pricing import cache
+from pricing.errors import PricingError, TransientSourceError
+from pricing.sources import Source
+
+log = logging.getLogger(__name__)
+
+MAX_BACKOFF_S = 60.0
+
+
+@dataclass(frozen=True)
+class RefreshResult:
+    source: str
+    ok: bool
+    rows: int
+    attempts: int
+    error: str | None = None
+
+
+def refresh(db: Database, source: Source, *, now: Callable[[], datetime] = cache.now_utc,
+            sleep: Callable[[float], None] = time.sleep, backoff_s: float = 2.0) -> RefreshResult:
+    """Refresh `source` once. Transient failures (timeout, 429, 5xx) are retried `source.retries` times
+    with exponential back-off (or the server's Retry-After). On any failure the cached prices of the
+    source stay as they were and the run is recorded as failed with its error."""
+    run_id = cache.start_run(db, source.name, now())
+    attempts = 0
+    while True:
+        attempts += 1
+        try:
+            rows = _load(db, source, now())
+        except TransientSourceError as exc:
+            if attempts <= source.retries:
+                delay = exc.retry_after if exc.retry_after is not None else backoff_s * 2 ** (attempts - 1)
+                log.warning("refresh of %s failed (%s); retrying in %.1fs", source.name, exc, delay)
+                sleep(min(delay, MAX_BACKOFF_S))
+                continue
+            return _failed(db, run_id, source, attempts, str(exc), now)
+        except PricingError as exc:
+            return _failed(db, run_id, source, attempts, str(exc), now)
+        except Exception as exc:  # a bug must not take the scheduler or the server down
+            ref = uuid.uuid4().hex[:8]
+            log.exception("refresh of %s crashed (error id %s)", source.name, ref)
+            return _failed(db, run_id, source, attempts, f"internal error {ref}: {type(exc).__name__}: {exc}", now)
+        cache.finish_run(db, run_id, now(), rows=rows, error=None)
+        log.info("refreshed %s: %d rows", source.name, rows)
+        return RefreshResult(source.name, True, rows, attempts)
+
+
+def _load(db: Database, source: Source, at: datetime) -> int:
+    if source.fetch_fx is not None:
+        cache.save_fx(db, source.fetch_fx(at))
+        return 1
+    assert source.fetch is not None
+    return cache.replace_source(db, source.name, source.fetch(at))
+
+
+def _failed(db: Database, run_id: int, source: Source, attempts: int, error: str,
+            now: Callable[[], datetime]) -> RefreshResult:
+    log.warning("refresh of %s failed after %d attempt(s): %s", source.name, attempts, error)
+    cache.finish_run(db, run_id, now(), rows=0, error=error)
+    return RefreshResult(source.name, False, 0, attempts, error)
+
+
+def refresh_all(db: Database, sources: Iterable[Source], **kwargs: object) -> list[RefreshResult]:
+    return [refresh(db, s, **kwargs) for s in sources]  # type: ignore[arg-type]

@@ -1,0 +1,89 @@
+"""The price sources: each has a name, a time-to-live, a refresh interval and a fetch function.
+
+Sources take their HTTP client and paths as arguments; nothing here reads settings or globals.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from importlib import resources
+from pathlib import Path
+
+import httpx
+
+from pricing import azure, fx
+from pricing.errors import RecordError, SourceError
+from pricing.feed import format_of, parse_text
+from pricing.http import get
+from pricing.records import PriceRecord
+
+BUNDLED_RATE_CARD = "data/ratecard.csv"
+
+
+@dataclass(frozen=True)
+class Source:
+    name: str
+    ttl: timedelta  # prices older than this are stale
+    interval: timedelta  # how often the scheduler refreshes it
+    fetch: Callable[[datetime], Iterable[PriceRecord]] | None = None
+    fetch_fx: Callable[[datetime], fx.FxRate] | None = None
+    description: str = ""
+    age_from_effective_date: bool = False  # reference prices age from the date they were quoted
+    retries: int = field(default=2)
+
+
+def _read_file(path: Path, origin: str, source: str, now: datetime) -> Iterator[PriceRecord]:
+    fmt = format_of(path.name)
+    try:
+        text = path.read_text("utf-8")
+    except OSError as exc:
+        raise RecordError(origin, None, None, f"cannot read the file: {exc.strerror or exc}") from None
+    yield from parse_text(text, fmt=fmt, origin=origin, source=source, fetched_at=now)
+
+
+def rate_card_records(team_files: Iterable[Path], now: datetime, source: str = "ratecard") -> Iterator[PriceRecord]:
+    """The bundled reference prices, then each team rate-card file."""
+    bundled = resources.files("pricing").joinpath(BUNDLED_RATE_CARD)
+    yield from parse_text(bundled.read_text("utf-8"), fmt="csv", origin=f"pricing/{BUNDLED_RATE_CARD}",
+                          source=source, fetched_at=now)
+    for path in team_files:
+        yield from _read_file(Path(path), str(path), source, now)
+
+
+def rate_card_source(team_files: Iterable[Path], *, ttl: timedelta, interval: timedelta) -> Source:
+    files = tuple(team_files)
+    return Source("ratecard", ttl, interval, fetch=lambda now: rate_card_records(files, now),
+                  description="bundled reference prices and team rate cards", age_from_effective_date=True,
+                  retries=0)
+
+
+def feed_records(location: str, client: httpx.Client, now: datetime, source: str = "feed") -> Iterator[PriceRecord]:
+    if location.startswith(("http://", "https://")):
+        response = get(client, location)
+        fmt = format_of(location, response.headers.get("content-type", ""))
+        text = response.text
+        yield from parse_text(text, fmt=fmt, origin=location, source=source, fetched_at=now)
+    else:
+        yield from _read_file(Path(location), location, source, now)
+
+
+def feed_source(location: str, client: httpx.Client, *, ttl: timedelta, interval: timedelta) -> Source:
+    return Source("feed", ttl, interval, fetch=lambda now: feed_records(location, client, now),
+                  description=f"generic price feed {location}")
+
+
+def azure_source(client: httpx.Client, config: azure.AzureConfig, *, ttl: timedelta, interval: timedelta) -> Source:
+    return Source("azure", ttl, interval, fetch=lambda now: azure.fetch(client, config, now),
+                  description=f"Azure Retail Prices API ({config.base_url})")
+
+
+def ecb_source(client: httpx.Client, url: str, *, ttl: timedelta, interval: timedelta) -> Source:
+    return Source("ecb", ttl, interval, fetch_fx=lambda now: fx.fetch_ecb(client, url, now),
+                  description=f"ECB daily reference rates ({url})")
+
+
+def check(source: Source) -> None:
+    if (source.fetch is None) == (source.fetch_fx is None):
+        raise SourceError(f"source {source.name} must have exactly one fetch function")
