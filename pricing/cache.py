@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 import sqlite3
 from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -40,6 +41,12 @@ def open_db(path: Path | str) -> Database:
 
 
 def ensure_schema(db: Database) -> None:
+    """Create missing tables, under the write lock so two processes or threads starting at once agree."""
+    with writing(db):
+        _create_tables(db)
+
+
+def _create_tables(db: Database) -> None:
     prices, runs, fx = db.table(PRICES), db.table(RUNS), db.table(FX)
     if not prices.exists():
         prices.create(_PRICE_COLUMNS, not_null={"source", "gpu", "amount"})
@@ -52,6 +59,23 @@ def ensure_schema(db: Database) -> None:
     if not fx.exists():
         fx.create({"source": str, "base": str, "quote": str, "rate": float, "rate_date": str, "fetched_at": str},
                   pk="source")
+
+
+@contextmanager
+def writing(db: Database) -> Iterator[Database]:
+    """A write transaction that takes the write lock up front (BEGIN IMMEDIATE), so concurrent writers wait
+    for each other (busy timeout) instead of failing when a read snapshot cannot be upgraded."""
+    if db.conn.in_transaction:
+        with db.atomic():
+            yield db
+        return
+    db.conn.execute("BEGIN IMMEDIATE")
+    try:
+        yield db
+    except BaseException:
+        db.conn.execute("ROLLBACK")
+        raise
+    db.conn.execute("COMMIT")
 
 
 def now_utc() -> datetime:
@@ -73,7 +97,7 @@ def replace_source(db: Database, source: str, records: Iterable[PriceRecord]) ->
     """
     count = 0
     table = db.table(PRICES)
-    with db.atomic():
+    with writing(db):
         db.execute(f"DELETE FROM {PRICES} WHERE source = ?", [source])
         iterator: Iterator[PriceRecord] = iter(records)
         while chunk := list(itertools.islice(iterator, CHUNK)):
@@ -118,13 +142,13 @@ def load_prices(db: Database, gpu: str | None = None, source: str | None = None)
 
 
 def start_run(db: Database, source: str, started: datetime) -> int:
-    with db.atomic():
+    with writing(db):
         db.table(RUNS).insert({"source": source, "started_at": started.isoformat(), "status": "running"})
     return int(db.execute("SELECT last_insert_rowid()").fetchone()[0])
 
 
 def finish_run(db: Database, run_id: int, finished: datetime, *, rows: int, error: str | None) -> None:
-    with db.atomic():
+    with writing(db):
         db.table(RUNS).update(run_id, {"finished_at": finished.isoformat(), "rows": rows,
                                        "status": "failed" if error else "ok", "error": error})
 
@@ -142,7 +166,7 @@ def last_run(db: Database, source: str, status: str | None = None) -> dict[str, 
 
 
 def save_fx(db: Database, rate: FxRate) -> None:
-    with db.atomic():
+    with writing(db):
         db.table(FX).upsert(rate.model_dump(mode="json"), pk="source")
 
 

@@ -41,8 +41,9 @@ def test_every_command_is_documented() -> None:
         assert f"gpu-advise {path}" in README, path
 
 
-def test_every_advise_flag_is_documented() -> None:
-    for flag in _commands()["advise"]:
-        if flag in ("--no-interactive", "--help"):
-            continue
-        assert f"`{flag}" in README, flag
+def test_every_flag_is_documented() -> None:
+    for path, flags in _commands().items():
+        for flag in flags:
+            if flag in ("--no-interactive", "--help"):
+                continue
+            assert re.search(rf"(?<![\w-]){re.escape(flag)}(?![\w-])", README), (path, flag)

@@ -1,0 +1,51 @@
+"""The background scheduler of the serving process: one refresh job per price source (and, later, reminders)."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
+
+from apscheduler.schedulers.background import BackgroundScheduler
+from apscheduler.triggers.interval import IntervalTrigger
+from sqlite_utils import Database
+
+from pricing.refresh import RefreshResult, refresh
+from pricing.sources import Source
+
+log = logging.getLogger(__name__)
+
+JOB_DEFAULTS = {
+    "coalesce": True,  # runs missed while the process slept collapse into one
+    "max_instances": 1,  # never two refreshes of one source at once
+    "misfire_grace_time": 3600,
+}
+MAX_JITTER_S = 300
+
+
+def refresh_job(open_db: Callable[[], Database], source: Source) -> RefreshResult:
+    """One scheduled refresh, on its own connection (APScheduler runs jobs on worker threads)."""
+    db = open_db()
+    try:
+        return refresh(db, source)
+    finally:
+        db.close()
+
+
+def jitter_for(source: Source) -> int:
+    return int(min(source.interval.total_seconds() * 0.1, MAX_JITTER_S))
+
+
+def build_scheduler(sources: list[Source], open_db: Callable[[], Database], *,
+                    first_run_in: timedelta = timedelta(seconds=5), now: datetime | None = None) -> BackgroundScheduler:
+    """A scheduler (not started) with a refresh job per source, each on its own interval with jitter."""
+    scheduler = BackgroundScheduler(timezone=UTC, job_defaults=JOB_DEFAULTS)
+    start = (now or datetime.now(UTC)) + first_run_in
+    for source in sources:
+        scheduler.add_job(
+            refresh_job, IntervalTrigger(seconds=int(source.interval.total_seconds()), jitter=jitter_for(source),
+                                         timezone=UTC),
+            args=[open_db, source], id=f"refresh:{source.name}", name=f"refresh {source.name}",
+            next_run_time=start, replace_existing=True, **JOB_DEFAULTS,
+        )
+    return scheduler

@@ -1,0 +1,81 @@
+"""A small real HTTP server on 127.0.0.1 for tests: routes by path, records every request, stops itself."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from urllib.parse import urlsplit
+
+Reply = tuple[int, dict[str, str], bytes]
+Route = Reply | list[Reply] | Callable[["Request"], Reply]
+
+
+@dataclass
+class Request:
+    method: str
+    path: str
+    query: str
+    headers: dict[str, str]
+    body: bytes
+
+
+@dataclass
+class Server:
+    base_url: str
+    routes: dict[str, Route]
+    requests: list[Request] = field(default_factory=list)
+
+    def hits(self, path: str) -> list[Request]:
+        return [r for r in self.requests if r.path == path]
+
+
+def _handler(server: Server) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        def _serve(self) -> None:
+            parts = urlsplit(self.path)
+            length = int(self.headers.get("Content-Length") or 0)
+            request = Request(self.command, parts.path, parts.query, dict(self.headers.items()),
+                              self.rfile.read(length) if length else b"")
+            server.requests.append(request)
+            route = server.routes.get(parts.path)
+            if route is None:
+                status, headers, body = 404, {"Content-Type": "text/plain"}, b"not found"
+            elif callable(route):
+                status, headers, body = route(request)
+            elif isinstance(route, list):
+                status, headers, body = route.pop(0) if len(route) > 1 else route[0]
+            else:
+                status, headers, body = route
+            self.send_response(status)
+            for name, value in headers.items():
+                self.send_header(name, value)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        do_GET = _serve
+        do_POST = _serve
+
+        def log_message(self, *args: object) -> None:  # keep test output clean
+            return
+
+    return Handler
+
+
+@contextmanager
+def serve(routes: dict[str, Route]) -> Iterator[Server]:
+    """Serve `routes` on 127.0.0.1 at a free port for the duration of the block."""
+    server = Server("", routes)
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), _handler(server))
+    httpd.daemon_threads = True
+    server.base_url = f"http://127.0.0.1:{httpd.server_address[1]}"
+    thread = threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+    thread.start()
+    try:
+        yield server
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
