@@ -50,7 +50,7 @@ def _create_tables(db: Database) -> None:
     prices, runs, fx = db.table(PRICES), db.table(RUNS), db.table(FX)
     if not prices.exists():
         prices.create(_PRICE_COLUMNS, not_null={"source", "gpu", "amount"})
-        prices.create_index(["source"])
+        prices.create_index(["source", "instance_type", "region", "pricing_model"])
         prices.create_index(["gpu", "sharing", "pricing_model"])
     if not runs.exists():
         runs.create({"id": int, "source": str, "started_at": str, "finished_at": str, "rows": int,

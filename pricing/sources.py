@@ -5,6 +5,8 @@ Sources take their HTTP client and paths as arguments; nothing here reads settin
 
 from __future__ import annotations
 
+import csv
+
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
@@ -15,7 +17,7 @@ import httpx
 
 from pricing import azure, fx
 from pricing.errors import RecordError, SourceError
-from pricing.feed import format_of, parse_text
+from pricing.feed import format_of, parse_text, read_rows
 from pricing.http import get
 from pricing.records import PriceRecord
 
@@ -35,12 +37,17 @@ class Source:
 
 
 def _read_file(path: Path, origin: str, source: str, now: datetime) -> Iterator[PriceRecord]:
+    """Rows of a CSV or JSON file; a CSV is streamed, so memory does not grow with its size."""
     fmt = format_of(path.name)
     try:
-        text = path.read_text("utf-8")
+        handle = path.open(encoding="utf-8", newline="")
     except OSError as exc:
         raise RecordError(origin, None, None, f"cannot read the file: {exc.strerror or exc}") from None
-    yield from parse_text(text, fmt=fmt, origin=origin, source=source, fetched_at=now)
+    with handle:
+        if fmt == "csv":
+            yield from read_rows(csv.DictReader(handle), origin=origin, source=source, fetched_at=now)
+        else:
+            yield from parse_text(handle.read(), fmt=fmt, origin=origin, source=source, fetched_at=now)
 
 
 def rate_card_records(team_files: Iterable[Path], now: datetime, source: str = "ratecard") -> Iterator[PriceRecord]:
