@@ -17,7 +17,6 @@ import random
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 GPUS = [("A100-80GB", 1.2), ("H100-80GB", 2.2), ("H800-80GB", 2.0), ("L40S-48GB", 0.9), ("RTX4090-24GB", 0.4)]

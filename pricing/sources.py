@@ -6,7 +6,6 @@ Sources take their HTTP client and paths as arguments; nothing here reads settin
 from __future__ import annotations
 
 import csv
-
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
