@@ -43,7 +43,8 @@ else:
     import sqlite3
     rows = sqlite3.connect(db_path).execute("select count(*) from prices").fetchone()[0]
 elapsed = time.perf_counter() - start
-print(json.dumps({"rows": rows, "seconds": elapsed, "max_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
+peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+print(json.dumps({"rows": rows, "seconds": elapsed, "max_rss_mb": peak}))
 """
 
 
