@@ -13,6 +13,7 @@ from rich.console import Console
 from bot.cli_advise import emit, run_advise
 from bot.cli_common import DbOpt, LangOpt, PolicyOpt, fail, load_effective_policy, load_settings
 from bot.cli_prices import prices_app, print_quote, quote, quote_decision
+from bot.serve import serve
 from rules.errors import PolicyError
 from rules.policy import load_policy
 
@@ -22,6 +23,7 @@ policy_app = typer.Typer(no_args_is_help=True, help="Show or check the policy (e
 app.add_typer(policy_app, name="policy")
 app.add_typer(prices_app, name="prices")
 app.command()(quote)
+app.command()(serve)
 
 HELP = {
     "duration": "Single-run duration: 10h, 45 min, 3天, short/medium/long.",

@@ -48,6 +48,9 @@ class Settings(BaseSettings):
     ttl_feed_hours: float = Field(default=48, gt=0)
     ttl_ecb_hours: float = Field(default=72, gt=0)
 
+    conversation_ttl_hours: float = Field(default=24, gt=0, description="a profile left unanswered this long expires")
+    locale_cache_hours: float = Field(default=24, gt=0)
+
     slack_bot_token: SecretStr | None = Field(
         default=None, validation_alias=AliasChoices("SLACK_BOT_TOKEN", "GPU_ADVISOR_SLACK_BOT_TOKEN"))
     slack_signing_secret: SecretStr | None = Field(

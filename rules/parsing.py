@@ -303,7 +303,7 @@ def parse_gpu(text: str) -> str:
         raise ParseError("gpu", text, exc.known, "unknown GPU model") from None
 
 
-ACCEPTED["gpu"] = []  # filled from the catalogue in parse_gpu's error
+ACCEPTED["gpu"] = ["A100-80GB", "H100", "H800", "4090", "L40S"]
 
 
 def parse_model_size(text: str) -> float:

@@ -1,0 +1,41 @@
+"""Every Slack identifier the app uses, in one place: templates and listeners both import these."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+COMMAND = "/gpu-advise"
+
+# Events the app subscribes to (kept in step with manifest.yml by a test).
+EVENTS = ("app_home_opened", "message.channels", "message.groups", "message.im", "message.mpim")
+
+# Bot scopes the app uses, and why.
+SCOPES = {
+    "commands": "the /gpu-advise slash command",
+    "chat:write": "post questions and recommendations, update answered questions, ephemeral notes",
+    "im:write": "open a DM when the bot cannot post in the channel",
+    "users:read": "users.info: the user's locale and time zone",
+    "channels:history": "thread replies in public channels",
+    "groups:history": "thread replies in private channels",
+    "im:history": "thread replies in DMs",
+    "mpim:history": "thread replies in group DMs",
+}
+
+
+class Action(StrEnum):
+    ANSWER = "answer"  # prefix: answer:<n>, one per button
+    SKIP = "skip"
+    CHANGE = "change_answers"
+    RESTART = "start_over"
+    NEW_PROFILE = "new_profile"
+
+
+class Callback(StrEnum):
+    PROFILE_FORM = "profile_form"
+
+
+class SubCommand(StrEnum):
+    HELP = "help"
+    FORM = "form"
+    PRICES = "prices"
+    QUOTE = "quote"

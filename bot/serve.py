@@ -1,0 +1,67 @@
+"""`gpu-advise serve`: the Slack app (Socket Mode or HTTP) and the price refresh scheduler, in one process."""
+
+from __future__ import annotations
+
+import logging
+import signal
+import sys
+from types import FrameType
+from typing import Annotated
+
+import typer
+
+from bot.app import MissingSlackSettings, create_app
+from bot.cli_common import DbOpt, fail, load_settings
+from bot.http_server import EVENTS_PATH, build_server
+from bot.scheduler import build_scheduler
+from bot.wiring import build_sources, http_client
+from pricing import cache
+
+log = logging.getLogger("bot.serve")
+
+
+def serve(
+    port: Annotated[int, typer.Option(help="HTTP port (HTTP mode).")] = 3000,
+    host: Annotated[str, typer.Option(help="Address to listen on (HTTP mode).")] = "0.0.0.0",
+    no_scheduler: Annotated[bool, typer.Option("--no-scheduler", help="Do not refresh prices in this process.")]
+    = False,
+    db: DbOpt = None,
+) -> None:
+    """Run the Slack bot: Socket Mode when SLACK_APP_TOKEN is set, else HTTP at /slack/events."""
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    settings = load_settings(db=db)
+    try:
+        app = create_app(settings)
+    except MissingSlackSettings as exc:
+        raise fail(str(exc)) from None
+    scheduler = None
+    if not no_scheduler:
+        scheduler = build_scheduler(build_sources(settings, http_client(settings)),
+                                    lambda: cache.open_db(settings.db))
+        scheduler.start()
+    app_token = settings.slack_app_token.get_secret_value() if settings.slack_app_token else ""
+    try:
+        if app_token:
+            from slack_bolt.adapter.socket_mode import SocketModeHandler
+
+            log.info("starting in Socket Mode")
+            SocketModeHandler(app, app_token).start()  # type: ignore[no-untyped-call]
+        else:
+            server = build_server(app, host, port)
+
+            def stop(signum: int, frame: FrameType | None) -> None:
+                log.info("signal %s: stopping", signum)
+                server.shutdown()
+
+            signal.signal(signal.SIGTERM, stop)
+            log.info("listening on http://%s:%s%s", host, server.server_address[1], EVENTS_PATH)
+            sys.stdout.flush()
+            try:
+                server.serve_forever(poll_interval=0.2)
+            except KeyboardInterrupt:
+                pass
+            finally:
+                server.server_close()
+    finally:
+        if scheduler is not None:
+            scheduler.shutdown(wait=False)

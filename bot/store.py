@@ -1,0 +1,182 @@
+"""Bot state in SQLite: conversations, processed Slack events, cached user locales, past recommendations.
+
+One connection per thread (bolt runs listeners on worker threads); every write takes the write lock
+up front, so state acknowledged to a user is on disk before the reply goes out.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+CONVERSATIONS = "advisor_conversations"
+EVENTS = "advisor_events"
+LOCALES = "advisor_user_locales"
+RECOMMENDATIONS = "advisor_recommendations"
+
+SCHEMA = f"""
+CREATE TABLE IF NOT EXISTS {CONVERSATIONS} (
+    id TEXT PRIMARY KEY, team TEXT NOT NULL, channel TEXT NOT NULL, thread_ts TEXT, user TEXT NOT NULL,
+    lang TEXT NOT NULL, answers TEXT NOT NULL DEFAULT '{{}}', step INTEGER NOT NULL DEFAULT 0,
+    status TEXT NOT NULL DEFAULT 'active', question_ts TEXT, note TEXT, warned_others INTEGER NOT NULL DEFAULT 0,
+    created_at TEXT NOT NULL, updated_at TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS {CONVERSATIONS}_thread ON {CONVERSATIONS} (team, channel, thread_ts);
+CREATE TABLE IF NOT EXISTS {EVENTS} (event_id TEXT PRIMARY KEY, received_at TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS {LOCALES} (
+    user TEXT PRIMARY KEY, locale TEXT, tz TEXT, fetched_at TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS {RECOMMENDATIONS} (
+    id INTEGER PRIMARY KEY, team TEXT, user TEXT NOT NULL, choice TEXT NOT NULL, summary TEXT NOT NULL,
+    data TEXT NOT NULL, created_at TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS {RECOMMENDATIONS}_user ON {RECOMMENDATIONS} (user, created_at);
+"""
+
+
+@dataclass
+class Conversation:
+    id: str
+    team: str
+    channel: str
+    thread_ts: str | None
+    user: str
+    lang: str
+    answers: dict[str, str] = field(default_factory=dict)
+    step: int = 0
+    status: str = "active"
+    question_ts: str | None = None
+    note: str | None = None
+    warned_others: bool = False
+    created_at: str = ""
+    updated_at: str = ""
+
+    @classmethod
+    def from_row(cls, row: sqlite3.Row) -> Conversation:
+        data = dict(row)
+        data["answers"] = json.loads(data["answers"])
+        data["warned_others"] = bool(data["warned_others"])
+        return cls(**data)
+
+
+class Store:
+    def __init__(self, path: Path | str, *, now: Any = None) -> None:
+        self.path = str(path)
+        self._local = threading.local()
+        self._locks: dict[str, threading.Lock] = {}
+        self._locks_guard = threading.Lock()
+        self.now = now or (lambda: datetime.now(UTC))
+        Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+        if self.path == ":memory:":
+            raise ValueError("the bot store needs a database file: each thread opens its own connection")
+        self._conn().executescript(SCHEMA)
+
+    def lock(self, convo_id: str) -> threading.Lock:
+        """An in-process lock per conversation, so two quick clicks cannot both take one question."""
+        with self._locks_guard:
+            return self._locks.setdefault(convo_id, threading.Lock())
+
+    def _conn(self) -> sqlite3.Connection:
+        conn = getattr(self._local, "conn", None)
+        if conn is None:
+            conn = sqlite3.connect(self.path, timeout=30, isolation_level=None)
+            conn.row_factory = sqlite3.Row
+            conn.execute("PRAGMA journal_mode=WAL")
+            self._local.conn = conn
+        return conn
+
+    @contextmanager
+    def writing(self) -> Iterator[sqlite3.Connection]:
+        conn = self._conn()
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            yield conn
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        conn.execute("COMMIT")
+
+    def _stamp(self) -> str:
+        return str(self.now().isoformat())
+
+    # --- events ---------------------------------------------------------------------------------
+
+    def first_time_seen(self, event_id: str) -> bool:
+        """Record `event_id`; False when it was already processed (a Slack retry)."""
+        with self.writing() as conn:
+            cursor = conn.execute(f"INSERT OR IGNORE INTO {EVENTS} (event_id, received_at) VALUES (?, ?)",
+                                  (event_id, self._stamp()))
+            return cursor.rowcount == 1
+
+    # --- conversations --------------------------------------------------------------------------
+
+    def create(self, *, team: str, channel: str, user: str, lang: str, answers: dict[str, str] | None = None,
+               status: str = "active") -> Conversation:
+        stamp = self._stamp()
+        convo = Conversation(id=uuid.uuid4().hex, team=team, channel=channel, thread_ts=None, user=user, lang=lang,
+                             answers=answers or {}, status=status, created_at=stamp, updated_at=stamp)
+        with self.writing() as conn:
+            conn.execute(
+                f"INSERT INTO {CONVERSATIONS} (id, team, channel, thread_ts, user, lang, answers, step, status, "
+                "created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (convo.id, team, channel, None, user, lang, json.dumps(convo.answers, ensure_ascii=False), 0, status,
+                 stamp, stamp))
+        return convo
+
+    def save(self, convo: Conversation) -> None:
+        convo.updated_at = self._stamp()
+        with self.writing() as conn:
+            conn.execute(
+                f"UPDATE {CONVERSATIONS} SET channel=?, thread_ts=?, lang=?, answers=?, step=?, status=?, "
+                "question_ts=?, note=?, warned_others=?, updated_at=? WHERE id=?",
+                (convo.channel, convo.thread_ts, convo.lang, json.dumps(convo.answers, ensure_ascii=False),
+                 convo.step, convo.status, convo.question_ts, convo.note, int(convo.warned_others),
+                 convo.updated_at, convo.id))
+
+    def get(self, convo_id: str) -> Conversation | None:
+        row = self._conn().execute(f"SELECT * FROM {CONVERSATIONS} WHERE id = ?", (convo_id,)).fetchone()
+        return Conversation.from_row(row) if row else None
+
+    def by_thread(self, team: str, channel: str, thread_ts: str) -> Conversation | None:
+        row = self._conn().execute(
+            f"SELECT * FROM {CONVERSATIONS} WHERE team = ? AND channel = ? AND thread_ts = ? "
+            "ORDER BY created_at DESC LIMIT 1", (team, channel, thread_ts)).fetchone()
+        return Conversation.from_row(row) if row else None
+
+    def is_expired(self, convo: Conversation, ttl: timedelta) -> bool:
+        return self.now() - datetime.fromisoformat(convo.updated_at) > ttl
+
+    # --- locales --------------------------------------------------------------------------------
+
+    def cached_locale(self, user: str, ttl: timedelta) -> tuple[str | None, str | None] | None:
+        row = self._conn().execute(f"SELECT * FROM {LOCALES} WHERE user = ?", (user,)).fetchone()
+        if row is None or self.now() - datetime.fromisoformat(row["fetched_at"]) > ttl:
+            return None
+        return row["locale"], row["tz"]
+
+    def cache_locale(self, user: str, locale: str | None, tz: str | None) -> None:
+        with self.writing() as conn:
+            conn.execute(f"INSERT OR REPLACE INTO {LOCALES} (user, locale, tz, fetched_at) VALUES (?, ?, ?, ?)",
+                         (user, locale, tz, self._stamp()))
+
+    # --- recommendations ------------------------------------------------------------------------
+
+    def add_recommendation(self, team: str, user: str, choice: str, summary: str, data: dict[str, Any]) -> None:
+        with self.writing() as conn:
+            conn.execute(f"INSERT INTO {RECOMMENDATIONS} (team, user, choice, summary, data, created_at) "
+                         "VALUES (?, ?, ?, ?, ?, ?)",
+                         (team, user, choice, summary, json.dumps(data, ensure_ascii=False), self._stamp()))
+
+    def recent_recommendations(self, user: str, limit: int = 5) -> list[dict[str, Any]]:
+        rows = self._conn().execute(
+            f"SELECT choice, summary, created_at FROM {RECOMMENDATIONS} WHERE user = ? "
+            "ORDER BY id DESC LIMIT ?", (user, limit)).fetchall()
+        return [dict(r) for r in rows]
