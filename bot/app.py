@@ -14,7 +14,7 @@ from bot import listeners
 from bot.deps import Deps
 from bot.settings import Settings
 from bot.store import Store
-from bot.wiring import build_sources, http_client
+from bot.wiring import build_sources, http_client, open_cache
 from rules.policy import load_policy
 
 
@@ -63,7 +63,10 @@ def create_app(settings: Settings, *, client: WebClient | None = None,
     app = App(client=client, signing_secret=secret, logger=logging.getLogger("bot.slack"),
               request_verification_enabled=secret is not None)
     http = http_client(settings)
-    deps = Deps(settings=settings, policy=load_policy(settings.policy), store=Store(settings.db),
-                sources=build_sources(settings, http), http=http, now=now or (lambda: datetime.now(UTC)))
+    clock = now or (lambda: datetime.now(UTC))
+    sources = build_sources(settings, http)
+    open_cache(settings, sources).close()  # the bundled rate card on first start, so quotes work at once
+    deps = Deps(settings=settings, policy=load_policy(settings.policy), store=Store(settings.db, now=clock),
+                sources=sources, http=http, now=clock)
     listeners.register(app, deps)
     return app

@@ -20,7 +20,8 @@ def default_db_path() -> Path:
 class Settings(BaseSettings):
     """Every setting reads GPU_ADVISOR_<NAME>; the Slack ones read Slack's usual variable names."""
 
-    model_config = SettingsConfigDict(env_prefix="GPU_ADVISOR_", env_file=".env", extra="ignore")
+    model_config = SettingsConfigDict(env_prefix="GPU_ADVISOR_", env_file=".env", extra="ignore",
+                                      populate_by_name=True)
 
     db: Path = Field(default_factory=default_db_path, description="SQLite file for prices and conversations")
     lang: Lang = Field(default=Lang.ZH, description="default reply language: zh or en")

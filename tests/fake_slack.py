@@ -1,0 +1,194 @@
+"""A fake Slack Web API on 127.0.0.1 that records every call, plus helpers to send signed requests to the app."""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import itertools
+import json
+import threading
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+from urllib.parse import parse_qsl, urlencode
+
+JSON_FIELDS = ("blocks", "view", "attachments")
+
+
+@dataclass
+class Call:
+    method: str
+    args: dict[str, Any]
+
+
+@dataclass
+class FakeSlack:
+    base_url: str = ""
+    calls: list[Call] = field(default_factory=list)
+    refuse_channels: dict[str, str] = field(default_factory=dict)  # channel -> error (e.g. not_in_channel)
+    rate_limit_once: set[str] = field(default_factory=set)  # methods answered 429 the first time
+    locales: dict[str, str] = field(default_factory=dict)
+    _ts: Iterator[int] = field(default_factory=lambda: itertools.count(1))
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    @property
+    def api_url(self) -> str:
+        return f"{self.base_url}/api/"
+
+    def response_url(self, name: str = "1") -> str:
+        return f"{self.base_url}/response/{name}"
+
+    def of(self, method: str) -> list[dict[str, Any]]:
+        return [c.args for c in self.calls if c.method == method]
+
+    def methods(self) -> list[str]:
+        return [c.method for c in self.calls]
+
+    def wait_for(self, predicate: Callable[[], Any], timeout: float = 10.0) -> Any:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            value = predicate()
+            if value:
+                return value
+            time.sleep(0.02)
+        raise AssertionError(f"timed out; calls so far: {self.methods()}")
+
+    def answer(self, method: str, args: dict[str, Any]) -> tuple[int, dict[str, str], dict[str, Any]]:
+        with self._lock:
+            if method in self.rate_limit_once:
+                self.rate_limit_once.discard(method)
+                return 429, {"Retry-After": "1"}, {"ok": False, "error": "ratelimited"}
+            ts = f"1700000000.{next(self._ts):06d}"
+        channel = str(args.get("channel", ""))
+        if method == "auth.test":
+            return 200, {}, {"ok": True, "user_id": "UBOT", "bot_id": "BBOT", "team_id": "T1", "user": "gpu-advisor"}
+        if method in ("chat.postMessage", "chat.postEphemeral") and channel in self.refuse_channels:
+            return 200, {}, {"ok": False, "error": self.refuse_channels[channel]}
+        if method == "chat.postMessage":
+            return 200, {}, {"ok": True, "channel": channel, "ts": ts, "message": {"ts": ts, "text": args.get("text")}}
+        if method == "chat.postEphemeral":
+            return 200, {}, {"ok": True, "message_ts": ts}
+        if method == "chat.update":
+            return 200, {}, {"ok": True, "channel": channel, "ts": args.get("ts")}
+        if method in ("views.open", "views.publish", "views.update"):
+            return 200, {}, {"ok": True, "view": {"id": "V" + ts.replace(".", "")}}
+        if method == "users.info":
+            user = str(args.get("user"))
+            return 200, {}, {"ok": True, "user": {"id": user, "locale": self.locales.get(user, "en-US"),
+                                                  "tz": "Asia/Shanghai"}}
+        if method == "conversations.open":
+            return 200, {}, {"ok": True, "channel": {"id": "D" + str(args.get("users", "")).split(",")[0]}}
+        return 200, {}, {"ok": False, "error": "unknown_method"}
+
+
+def _parse_body(raw: bytes, content_type: str) -> dict[str, Any]:
+    if "json" in content_type:
+        data: dict[str, Any] = json.loads(raw or b"{}")
+    else:
+        data = dict(parse_qsl(raw.decode("utf-8"), keep_blank_values=True))
+    for key in JSON_FIELDS:
+        if isinstance(data.get(key), str):
+            data[key] = json.loads(data[key])
+    return data
+
+
+@contextmanager
+def fake_slack() -> Iterator[FakeSlack]:
+    fake = FakeSlack()
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            length = int(self.headers.get("Content-Length") or 0)
+            args = _parse_body(self.rfile.read(length), self.headers.get("Content-Type", ""))
+            if self.path.startswith("/response/"):
+                fake.calls.append(Call("response_url", args | {"_path": self.path}))
+                status, headers, body = 200, {}, {"ok": True}
+            else:
+                method = self.path.removeprefix("/api/").split("?")[0]
+                fake.calls.append(Call(method, args))
+                status, headers, body = fake.answer(method, args)
+                if body.get("ts"):
+                    args["_ts"] = body["ts"]
+            payload = json.dumps(body).encode()
+            self.send_response(status)
+            for name, value in headers.items():
+                self.send_header(name, value)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(payload)))
+            self.end_headers()
+            self.wfile.write(payload)
+
+        def log_message(self, *args: object) -> None:
+            return
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    server.daemon_threads = True
+    fake.base_url = f"http://127.0.0.1:{server.server_address[1]}"
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+    thread.start()
+    try:
+        yield fake
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def sign(secret: str, timestamp: str, body: bytes) -> str:
+    base = b"v0:" + timestamp.encode() + b":" + body
+    return "v0=" + hmac.new(secret.encode(), base, hashlib.sha256).hexdigest()
+
+
+@dataclass
+class SlackSender:
+    """Sends real signed HTTP requests to the app, as Slack does."""
+
+    url: str
+    secret: str
+
+    def post(self, body: bytes, content_type: str, *, timestamp: str | None = None, signature: str | None = None,
+             headers: dict[str, str] | None = None) -> tuple[int, str]:
+        ts = timestamp or str(int(time.time()))
+        request = urllib.request.Request(self.url, data=body, method="POST", headers={
+            "Content-Type": content_type, "X-Slack-Request-Timestamp": ts,
+            "X-Slack-Signature": signature or sign(self.secret, ts, body), **(headers or {})})
+        try:
+            with urllib.request.urlopen(request, timeout=10) as response:
+                return response.status, response.read().decode()
+        except urllib.error.HTTPError as exc:
+            return exc.code, exc.read().decode()
+
+    def command(self, text: str, *, user: str = "U1", channel: str = "C1", response_url: str = "",
+                trigger_id: str = "111.222.abc", **kwargs: Any) -> tuple[int, str]:
+        form = {"token": "legacy", "team_id": "T1", "team_domain": "acme", "channel_id": channel,
+                "channel_name": "gpu", "user_id": user, "user_name": user.lower(), "command": "/gpu-advise",
+                "text": text, "api_app_id": "A1", "response_url": response_url, "trigger_id": trigger_id}
+        return self.post(urlencode(form).encode(), "application/x-www-form-urlencoded", **kwargs)
+
+    def interaction(self, payload: dict[str, Any], **kwargs: Any) -> tuple[int, str]:
+        body = urlencode({"payload": json.dumps(payload)}).encode()
+        return self.post(body, "application/x-www-form-urlencoded", **kwargs)
+
+    def event(self, event: dict[str, Any], event_id: str, **kwargs: Any) -> tuple[int, str]:
+        envelope = {"token": "legacy", "team_id": "T1", "api_app_id": "A1", "event": event, "type": "event_callback",
+                    "event_id": event_id, "event_time": int(time.time()),
+                    "authorizations": [{"team_id": "T1", "user_id": "UBOT", "is_bot": True}]}
+        return self.post(json.dumps(envelope).encode(), "application/json", **kwargs)
+
+    def click(self, message: dict[str, Any], action_id: str, *, user: str = "U1",
+              response_url: str = "") -> tuple[int, str]:
+        """Press the button `action_id` of a message the bot posted (as recorded by the fake)."""
+        button = next(e for b in message["blocks"] if b["type"] == "actions" for e in b["elements"]
+                      if e["action_id"] == action_id)
+        return self.interaction({
+            "type": "block_actions", "user": {"id": user, "team_id": "T1"}, "team": {"id": "T1"},
+            "api_app_id": "A1", "channel": {"id": message["channel"]}, "trigger_id": "333.444.def",
+            "container": {"type": "message", "message_ts": message.get("_ts", ""), "channel_id": message["channel"]},
+            "response_url": response_url,
+            "actions": [{"action_id": action_id, "block_id": "answers", "type": "button", "value": button["value"],
+                         "action_ts": str(time.time())}],
+        })

@@ -1,0 +1,72 @@
+"""The app served on 127.0.0.1 against the fake Slack, with a clock the test can move."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from bot.app import create_app
+from bot.http_server import EVENTS_PATH, build_server
+from bot.settings import Settings
+from tests.fake_slack import FakeSlack, SlackSender, fake_slack
+
+SECRET = "8f742231b10e8888abcd99yyyzzz85a5"
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = datetime.now(UTC)
+
+    def __call__(self) -> datetime:
+        return self.now
+
+    def advance(self, **delta: float) -> None:
+        self.now += timedelta(**delta)
+
+
+@dataclass
+class Harness:
+    fake: FakeSlack
+    send: SlackSender
+    clock: Clock
+    settings: Settings
+
+    def posts(self, **match: Any) -> list[dict[str, Any]]:
+        return [c for c in self.fake.of("chat.postMessage") if all(c.get(k) == v for k, v in match.items())]
+
+    def wait_posts(self, count: int, **match: Any) -> list[dict[str, Any]]:
+        return self.fake.wait_for(lambda: (p := self.posts(**match)) and len(p) >= count and p)  # type: ignore[no-any-return]
+
+    def texts(self, message: dict[str, Any]) -> str:
+        """All text of a recorded message, blocks included."""
+        parts = [str(message.get("text", ""))]
+        for block in message.get("blocks") or []:
+            parts.append(str(block))
+        return "\n".join(parts)
+
+
+def settings_for(tmp_path: Path, fake: FakeSlack, **extra: Any) -> Settings:
+    return Settings(db=tmp_path / "bot.db", slack_bot_token="xoxb-test-token", slack_signing_secret=SECRET,
+                    slack_api_url=fake.api_url, azure_enabled=False, ecb_enabled=False, lang="zh", **extra)
+
+
+@contextmanager
+def running_app(tmp_path: Path, **extra: Any) -> Iterator[Harness]:
+    with fake_slack() as fake:
+        settings = settings_for(tmp_path, fake, **extra)
+        clock = Clock()
+        app = create_app(settings, now=clock)
+        server = build_server(app, "127.0.0.1", 0)
+        thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+        thread.start()
+        try:
+            url = f"http://127.0.0.1:{server.server_address[1]}{EVENTS_PATH}"
+            yield Harness(fake, SlackSender(url, SECRET), clock, settings)
+        finally:
+            server.shutdown()
+            server.server_close()

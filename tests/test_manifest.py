@@ -1,0 +1,41 @@
+"""manifest.yml, manifest.socket-mode.yml, the README and the registered listeners stay in step."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+import yaml
+
+from bot.ids import COMMAND, EVENTS, SCOPES, SubCommand
+from tests.cli_helpers import ROOT
+
+README = (ROOT / "README.md").read_text("utf-8")
+LISTENERS = (ROOT / "bot" / "listeners.py").read_text("utf-8")
+
+
+@pytest.mark.parametrize("name", ["manifest.yml", "manifest.socket-mode.yml"])
+def test_manifest_lists_exactly_what_the_app_uses(name: str) -> None:
+    manifest = yaml.safe_load((ROOT / name).read_text("utf-8"))
+    assert [c["command"] for c in manifest["features"]["slash_commands"]] == [COMMAND]
+    assert tuple(manifest["settings"]["event_subscriptions"]["bot_events"]) == EVENTS
+    assert set(manifest["oauth_config"]["scopes"]["bot"]) == set(SCOPES)
+    assert manifest["settings"]["interactivity"]["is_enabled"] is True
+    assert manifest["features"]["app_home"]["home_tab_enabled"] is True
+    assert manifest["settings"]["socket_mode_enabled"] is (name == "manifest.socket-mode.yml")
+
+
+def test_registered_listeners_match_the_subscribed_events() -> None:
+    registered = set(re.findall(r'app\.event\("([\w.]+)"\)', LISTENERS))
+    assert registered == {event.split(".")[0] for event in EVENTS}
+    assert "app.command(COMMAND)" in LISTENERS
+
+
+def test_readme_documents_the_command_its_subcommands_events_and_scopes() -> None:
+    assert COMMAND in README
+    for sub in SubCommand:
+        assert f"{COMMAND} {sub.value}" in README, sub
+    for event in EVENTS:
+        assert f"`{event}`" in README, event
+    for scope in SCOPES:
+        assert f"`{scope}`" in README, scope
