@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime
 
 from slack_bolt import App
@@ -16,6 +17,8 @@ from bot.settings import Settings
 from bot.store import Store
 from bot.wiring import build_sources, http_client, open_cache
 from rules.policy import load_policy
+
+LAZY_WORKERS = 4
 
 
 class MissingSlackSettings(RuntimeError):
@@ -60,8 +63,11 @@ def create_app(settings: Settings, *, client: WebClient | None = None,
     check_tokens(settings)
     client = client or web_client(settings)
     secret = settings.slack_signing_secret.get_secret_value() if settings.slack_signing_secret else None
+    # Acknowledge in the request thread (every ack function is trivial) and run the work in lazy
+    # listeners on a pool of their own: acks never queue behind slow work, and never poll for it.
     app = App(client=client, signing_secret=secret, logger=logging.getLogger("bot.slack"),
-              request_verification_enabled=secret is not None)
+              request_verification_enabled=secret is not None, process_before_response=True,
+              listener_executor=ThreadPoolExecutor(max_workers=LAZY_WORKERS, thread_name_prefix="lazy"))
     http = http_client(settings)
     clock = now or (lambda: datetime.now(UTC))
     sources = build_sources(settings, http)

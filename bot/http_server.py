@@ -14,6 +14,7 @@ EVENTS_PATH = "/slack/events"
 
 class ThreadingWSGIServer(ThreadingMixIn, WSGIServer):
     daemon_threads = True
+    request_queue_size = 128  # the default 5 drops bursts: a dropped SYN costs the client a 1 s retransmit
 
 
 class QuietHandler(WSGIRequestHandler):

@@ -106,7 +106,7 @@ def register(app: App, deps: Deps) -> None:
                 if active(client, convo, channel, user):
                     conversation.typed_answer(client, deps, convo, event.get("text") or "", user)
 
-    app.event("message")(on_message)
+    app.event("message")(ack=ack_now, lazy=[on_message])
 
     def on_change(body: dict[str, Any], client: WebClient) -> None:
         user, channel = body["user"]["id"], (body.get("channel") or {}).get("id")
@@ -174,7 +174,7 @@ def register(app: App, deps: Deps) -> None:
             client.views_publish(user_id=user, view=slack_views.home(deps.store.recent_recommendations(user),
                                                                      states, lang))
 
-    app.event("app_home_opened")(on_home)
+    app.event("app_home_opened")(ack=ack_now, lazy=[on_home])
 
     @app.error
     def on_error(error: Exception, body: dict[str, Any], client: WebClient) -> None:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import logging
 import signal
 import sys
-from types import FrameType
 from typing import Annotated
 
 import typer
@@ -48,18 +47,13 @@ def serve(
             SocketModeHandler(app, app_token).start()  # type: ignore[no-untyped-call]
         else:
             server = build_server(app, host, port)
-
-            def stop(signum: int, frame: FrameType | None) -> None:
-                log.info("signal %s: stopping", signum)
-                server.shutdown()
-
-            signal.signal(signal.SIGTERM, stop)
+            signal.signal(signal.SIGTERM, signal.default_int_handler)  # stop like Ctrl-C: finish, then exit
             log.info("listening on http://%s:%s%s", host, server.server_address[1], EVENTS_PATH)
             sys.stdout.flush()
             try:
                 server.serve_forever(poll_interval=0.2)
             except KeyboardInterrupt:
-                pass
+                log.info("stopping")
             finally:
                 server.server_close()
     finally:

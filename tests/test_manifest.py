@@ -26,7 +26,7 @@ def test_manifest_lists_exactly_what_the_app_uses(name: str) -> None:
 
 
 def test_registered_listeners_match_the_subscribed_events() -> None:
-    registered = set(re.findall(r'app\.event\("([\w.]+)"\)', LISTENERS))
+    registered = set(re.findall(r'app\.event\("([\w.]+)"\)\(', LISTENERS))
     assert registered == {event.split(".")[0] for event in EVENTS}
     assert "app.command(COMMAND)" in LISTENERS
 

@@ -1,0 +1,154 @@
+"""Acknowledgement latency of `/gpu-advise` over HTTP, beside a bare bolt app that only acknowledges.
+
+Both apps are served by the same threaded WSGI server on 127.0.0.1, each in its own process, against
+a local fake Slack in a third process, and receive the same signed slash commands. The real app does
+its work (a conversation started, questions posted) in lazy listeners after the acknowledgement, so
+that work competes for the CPU as it would.
+
+    python bench/ack_latency.py [--requests 300] [--concurrency 1 8]
+
+Sequential requests show the acknowledgement path itself; a burst of concurrent ones shows it while
+the background work of earlier commands shares the CPU.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
+from pathlib import Path
+
+ROOT = Path(__file__).parents[1]
+sys.path.insert(0, str(ROOT))
+
+from bot.http_server import EVENTS_PATH  # noqa: E402
+from tests.fake_slack import SlackSender  # noqa: E402
+from tests.slack_harness import SECRET  # noqa: E402
+
+FAKE_SLACK = """
+import sys, time
+from tests.fake_slack import fake_slack
+with fake_slack() as fake:
+    print(fake.api_url, flush=True)
+    sys.stdin.read()
+"""
+
+BARE_APP = """
+import sys
+from slack_bolt import App
+from slack_sdk import WebClient
+from bot.http_server import build_server
+api_url, secret = sys.argv[1:3]
+app = App(client=WebClient(token="xoxb-bench", base_url=api_url), signing_secret=secret)
+
+@app.command("/gpu-advise")
+def only_ack(ack):
+    ack()
+
+server = build_server(app, "127.0.0.1", 0)
+print(server.server_address[1], flush=True)
+server.serve_forever()
+"""
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def wait_healthy(port: int) -> None:
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=1):
+                return
+        except OSError:
+            time.sleep(0.1)
+    raise RuntimeError("the app did not start")
+
+
+@contextmanager
+def process(args: list[str], env: dict[str, str] | None = None) -> Iterator[subprocess.Popen[str]]:
+    proc = subprocess.Popen(args, cwd=ROOT, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.DEVNULL, text=True)
+    try:
+        yield proc
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+
+
+def measure(sender: SlackSender, text: str, requests: int, concurrency: int) -> dict[str, float]:
+    latencies: list[float] = []
+
+    def one(i: int) -> None:
+        start = time.perf_counter()
+        status, _ = sender.command(text, user=f"U{i % 50}", channel=f"C{i % 10}")
+        latencies.append(time.perf_counter() - start)
+        if status != 200:
+            raise RuntimeError(f"HTTP {status}")
+
+    for i in range(10):  # warm up
+        one(i)
+    latencies.clear()
+    began = time.perf_counter()
+    with ThreadPoolExecutor(concurrency) as pool:
+        list(pool.map(one, range(requests)))
+    elapsed = time.perf_counter() - began
+    ordered = sorted(latencies)
+    return {"p50_ms": statistics.median(ordered) * 1000, "p99_ms": ordered[int(len(ordered) * 0.99) - 1] * 1000,
+            "max_ms": ordered[-1] * 1000, "rps": requests / elapsed}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--requests", type=int, default=300)
+    parser.add_argument("--concurrency", type=int, nargs="+", default=[1, 8])
+    args = parser.parse_args()
+    results = {}
+    with tempfile.TemporaryDirectory() as tmp, process([sys.executable, "-c", FAKE_SLACK]) as fake:
+        assert fake.stdout is not None
+        api_url = fake.stdout.readline().strip()
+        with process([sys.executable, "-c", BARE_APP, api_url, SECRET]) as bare:
+            assert bare.stdout is not None
+            port = int(bare.stdout.readline())
+            wait_healthy(port)
+            url = f"http://127.0.0.1:{port}{EVENTS_PATH}"
+            for level in args.concurrency:
+                results[("bare bolt app (ack only)", level)] = measure(SlackSender(url, SECRET), "",
+                                                                       args.requests, level)
+        port = free_port()
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("GPU_ADVISOR_", "SLACK_"))} | {
+            "SLACK_BOT_TOKEN": "xoxb-bench", "SLACK_SIGNING_SECRET": SECRET, "SLACK_API_URL": api_url,
+            "GPU_ADVISOR_DB": str(Path(tmp) / "bench.db"), "GPU_ADVISOR_AZURE_ENABLED": "false",
+            "GPU_ADVISOR_ECB_ENABLED": "false"}
+        with process([sys.executable, "-m", "bot", "serve", "--host", "127.0.0.1", "--port", str(port),
+                      "--no-scheduler"], env=env):
+            wait_healthy(port)
+            for level in args.concurrency:
+                sender = SlackSender(f"http://127.0.0.1:{port}{EVENTS_PATH}", SECRET)
+                results[("gpu-advisor", level)] = measure(sender, "", args.requests, level)
+    print(f"{args.requests} signed /gpu-advise commands per run; each app in its own process")
+    print(f"{'app':<28}{'at once':>8}{'p50 ms':>9}{'p99 ms':>9}{'max ms':>9}{'req/s':>9}")
+    for (name, level), r in results.items():
+        print(f"{name:<28}{level:>8}{r['p50_ms']:>9.1f}{r['p99_ms']:>9.1f}{r['max_ms']:>9.1f}{r['rps']:>9.1f}")
+    print()
+    for level in args.concurrency:
+        bare, ours = results[("bare bolt app (ack only)", level)], results[("gpu-advisor", level)]
+        print(f"{level} at once: p99 ratio {ours['p99_ms'] / bare['p99_ms']:.2f}x (target <= 1.5x), "
+              f"p50 ratio {ours['p50_ms'] / bare['p50_ms']:.2f}x, slowest ack {ours['max_ms']:.0f} ms "
+              f"({'well inside' if ours['max_ms'] < 1000 else 'NOT inside'} Slack's 3 s)")
+
+
+if __name__ == "__main__":
+    main()
