@@ -84,6 +84,8 @@ def advise(
                             console=console, err=Console(stderr=True, soft_wrap=True))
     if data is None:
         raise typer.Exit(code)
+    if ask and data["profile"].get("schedule"):
+        with_quote = True  # a schedule given at the prompt asks for the costs
     if not with_quote:
         emit(data, as_json=as_json, lang=settings.lang, console=Console())
         return

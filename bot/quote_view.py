@@ -89,7 +89,14 @@ def notes(quote: Quote, lang: Lang) -> list[str]:
     out = []
     names = {"shared": t("option.shared", lang, share=share_text(quote.share)), "spot": t("option.spot", lang)}
     for kind, pct in quote.savings_pct.items():
-        out.append(t("savings" if pct >= 0 else "savings.more", lang, option=names[kind], pct=abs(pct)))
+        low, high = quote.savings_range_pct[kind]
+        if kind == "spot" and low != high:  # an estimate: the range is the figure
+            out.append(t("savings.range", lang, option=names[kind], low=low, high=high))
+            continue
+        line = t("savings" if pct >= 0 else "savings.more", lang, option=names[kind], pct=abs(pct))
+        if kind == "shared" and (low, high) != (pct, pct):
+            line += t("savings.adjusted", lang, low=low, high=high)
+        out.append(line)
     even = quote.break_even_hours_per_day
     if even is not None:
         if even["adjusted_max"] is None:

@@ -4,31 +4,36 @@ from __future__ import annotations
 
 from typing import Any
 
-from rich.console import Console
+from rich.console import Console, Group, RenderableType
 from rich.panel import Panel
+from rich.table import Table
 from rich.text import Text
 
 from rules.messages import Lang, ui
 
 
+def _bullets(rows: list[tuple[str, str, str | None]]) -> Table:
+    """Marks and texts in two columns, so wrapped lines stay under their text."""
+    grid = Table.grid(padding=(0, 1))
+    grid.add_column(width=2, justify="right")
+    grid.add_column(ratio=1, overflow="fold")
+    for mark, text, style in rows:
+        grid.add_row(Text(mark, style=style or ""), Text(text, style=(style or "") if mark == "→" else ""))
+    return grid
+
+
 def print_decision(console: Console, data: dict[str, Any], lang: Lang) -> None:
     style = "bold magenta" if data["choice"] == "dedicated" else "bold green"
     title = Text(f"{ui('recommendation', lang)}: ", style="bold") + Text(data["choice_text"], style=style)
-    body = Text()
-    body.append(f"{ui('why', lang)}\n", style="bold")
-    for check in data["checks"]:
-        mark, mark_style = ("✔", "magenta") if check["fired"] else ("·", "dim")
-        body.append(f"  {mark} ", style=mark_style)
-        body.append(check["text"] + "\n")
-    for reason in data["reasons"][len(data["hits"]):]:
-        body.append(f"  → {reason}\n", style="bold")
+    why: list[tuple[str, str, str | None]] = [
+        ("✔", c["text"], "magenta") if c["fired"] else ("·", c["text"], "dim") for c in data["checks"]]
+    why += [("→", reason, "bold") for reason in data["reasons"][len(data["hits"]):]]
     if data["missing"]:
-        body.append(f"  {ui('missing', lang)}: {', '.join(data['missing'])}\n", style="yellow")
-    topic = None
+        why.append(("?", f"{ui('missing', lang)}: {', '.join(data['missing'])}", "yellow"))
+    parts: list[RenderableType] = [Text(ui("why", lang), style="bold"), _bullets(why)]
+    topics: dict[str, list[tuple[str, str, str | None]]] = {}
     for advice in data["advice"]:
-        if advice["topic"] != topic:
-            topic = advice["topic"]
-            body.append(f"\n{ui('topic.' + topic, lang)}\n", style="bold")
-        body.append(f"  • {advice['text']}\n")
-    body.rstrip()
-    console.print(Panel(body, title=title, title_align="left", expand=False))
+        topics.setdefault(advice["topic"], []).append(("•", advice["text"], None))
+    for topic, rows in topics.items():
+        parts += [Text(""), Text(ui("topic." + topic, lang), style="bold"), _bullets(rows)]
+    console.print(Panel(Group(*parts), title=title, title_align="left"))

@@ -36,6 +36,8 @@ TEXTS: dict[str, dict[Lang, str]] = {
     "note.flag.spot_above_on_demand": {Lang.EN: "this spot price is above on-demand",
                                        Lang.ZH: "该抢占式价格高于按需价格"},
     "savings": {Lang.EN: "{option} costs {pct}% less than dedicated", Lang.ZH: "{option}比独占卡便宜 {pct}%"},
+    "savings.range": {Lang.EN: "{option} costs {low}–{high}% less than dedicated", Lang.ZH: "{option}比独占卡便宜 {low}–{high}%"},
+    "savings.adjusted": {Lang.EN: " ({low}–{high}% counting shared speed)", Lang.ZH: "（计入共享效率为 {low}–{high}%）"},
     "savings.more": {Lang.EN: "{option} costs {pct}% more than dedicated", Lang.ZH: "{option}比独占卡贵 {pct}%"},
     "break_even": {Lang.EN: "Dedicated becomes cheaper above {nominal} h/day of use ({low}–{high} h counting "
                    "shared speed)",

@@ -103,7 +103,8 @@ class Quote(BaseModel):
     dedicated: Option | None
     shared: Option | None
     spot: Option | None
-    savings_pct: dict[str, float]
+    savings_pct: dict[str, float]  # nominal: 1 - option / dedicated, in percent
+    savings_range_pct: dict[str, tuple[float, float]]  # over the option's min..max (efficiency, estimates)
     break_even_hours_per_day: dict[str, float | None] | None
     rent_vs_buy: dict[str, float | str]
     fx: dict[str, str | float] | None
@@ -257,10 +258,23 @@ def _break_even(per_day: float | None, slice_hour: float | None, policy: Policy)
             "adjusted_max": hours(policy.shared.efficiency_max)}
 
 
-def _savings(dedicated: Option | None, other: Option | None) -> float | None:
-    if dedicated is None or other is None or dedicated.amount == 0:
-        return None
-    return round((1 - other.amount / dedicated.amount) * 100, 1)
+def _saving(dedicated: Option, amount: float) -> float:
+    return round((1 - amount / dedicated.amount) * 100, 1)
+
+
+Savings = tuple[dict[str, float], dict[str, tuple[float, float]]]
+
+
+def _savings(dedicated: Option | None, others: dict[str, Option | None]) -> Savings:
+    nominal: dict[str, float] = {}
+    ranges: dict[str, tuple[float, float]] = {}
+    if dedicated is None or dedicated.amount == 0:
+        return nominal, ranges
+    for kind, option in others.items():
+        if option is not None:
+            nominal[kind] = _saving(dedicated, option.amount)
+            ranges[kind] = (_saving(dedicated, option.amount_max), _saving(dedicated, option.amount_min))
+    return nominal, ranges
 
 
 def quote(req: QuoteRequest, offers: Sequence[Offer], policy: Policy, *, fx: FxRate | None = None,
@@ -277,15 +291,15 @@ def quote(req: QuoteRequest, offers: Sequence[Offer], policy: Policy, *, fx: FxR
     dedicated, per_day = _dedicated(usable, req, money)
     shared, slice_hour = _shared(usable, req, share, policy, money)
     spot = _spot(usable, req, policy, money)
-    savings = {k: v for k, v in {"shared": _savings(dedicated, shared), "spot": _savings(dedicated, spot)}.items()
-               if v is not None}
+    savings, savings_range = _savings(dedicated, {"shared": shared, "spot": spot})
     yearly = req.daily_hours * 365 * req.cards
     threshold = policy.rent_vs_buy.gpu_hours_per_year
     chosen = [o for o in (dedicated, shared, spot) if o is not None]
     return Quote(
         gpu=gpu, cards=req.cards, currency=req.currency, hours_per_day=req.daily_hours, days=req.period_days,
         gpu_hours=round(req.used_hours_per_card * req.cards, 2), share=share, dedicated=dedicated, shared=shared,
-        spot=spot, savings_pct=savings, break_even_hours_per_day=_break_even(per_day, slice_hour, policy),
+        spot=spot, savings_pct=savings, savings_range_pct=savings_range,
+        break_even_hours_per_day=_break_even(per_day, slice_hour, policy),
         rent_vs_buy={"yearly_gpu_hours_at_this_pace": yearly, "threshold": threshold,
                      "advice": "rent" if yearly < threshold else "consider_buying"},
         fx=({"rate": fx.rate, "date": fx.rate_date.isoformat(), "source": fx.source, "pair": f"{fx.base}/{fx.quote}"}

@@ -81,6 +81,8 @@ class FakeSlack:
             user = str(args.get("user"))
             return 200, {}, {"ok": True, "user": {"id": user, "locale": self.locales.get(user, "en-US"),
                                                   "tz": "Asia/Shanghai"}}
+        if method == "apps.connections.open":  # Socket Mode: a WebSocket URL nobody listens on
+            return 200, {}, {"ok": True, "url": "ws://127.0.0.1:9/link"}
         if method == "conversations.open":
             return 200, {}, {"ok": True, "channel": {"id": "D" + str(args.get("users", "")).split(",")[0]}}
         return 200, {}, {"ok": False, "error": "unknown_method"}
@@ -110,6 +112,7 @@ def fake_slack() -> Iterator[FakeSlack]:
                 status, headers, body = 200, {}, {"ok": True}
             else:
                 method = self.path.removeprefix("/api/").split("?")[0]
+                args["_auth"] = self.headers.get("Authorization", "")
                 fake.calls.append(Call(method, args))
                 status, headers, body = fake.answer(method, args)
                 if body.get("ts"):

@@ -111,3 +111,12 @@ def test_bad_setting_in_environment(tmp_path: Path) -> None:
     result = run_cli("advise", *FLAGS, env={"GPU_ADVISOR_LANG": "fr"}, tmp=tmp_path)
     assert result.returncode == 2
     assert "bad configuration" in result.stderr and "lang" in result.stderr
+
+
+def test_interactive_schedule_adds_the_cost_quote(tmp_path: Path) -> None:
+    answers = "3h\n20GB\nno\nweekly\nyes\nhpo\n\n\n4x14\n"
+    result = run_cli("advise", "--interactive", "--lang", "en", stdin=answers,
+                     env={"GPU_ADVISOR_AZURE_ENABLED": "false", "GPU_ADVISOR_ECB_ENABLED": "false"}, tmp=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert "Recommendation: Shared card" in result.stdout
+    assert "Cost for A100-80GB" in result.stdout and "¥5,600" in result.stdout

@@ -24,13 +24,17 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-@contextmanager
-def bot_process(tmp_path: Path, fake: FakeSlack) -> Iterator[SlackSender]:
-    port = free_port()
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("GPU_ADVISOR_", "SLACK_"))} | {
+def bot_env(tmp_path: Path, fake: FakeSlack) -> dict[str, str]:
+    return {k: v for k, v in os.environ.items() if not k.startswith(("GPU_ADVISOR_", "SLACK_"))} | {
         "SLACK_BOT_TOKEN": "xoxb-test-token", "SLACK_SIGNING_SECRET": SECRET, "SLACK_API_URL": fake.api_url,
         "GPU_ADVISOR_DB": str(tmp_path / "bot.db"), "GPU_ADVISOR_AZURE_ENABLED": "false",
         "GPU_ADVISOR_ECB_ENABLED": "false", "GPU_ADVISOR_LANG": "en"}
+
+
+@contextmanager
+def bot_process(tmp_path: Path, fake: FakeSlack) -> Iterator[SlackSender]:
+    port = free_port()
+    env = bot_env(tmp_path, fake)
     proc = subprocess.Popen([sys.executable, "-m", "bot", "serve", "--host", "127.0.0.1", "--port", str(port),
                              "--no-scheduler"], cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     try:
@@ -89,3 +93,19 @@ def test_serve_with_a_wrong_kind_of_token(tmp_path: Path) -> None:
     assert result.returncode == 2
     assert "must be a bot token starting with xoxb-" in result.stderr
     assert "xoxp-user-token" not in result.stderr  # never echo a token
+
+
+def test_socket_mode_when_an_app_token_is_set(tmp_path: Path) -> None:
+    with fake_slack() as fake:
+        env = bot_env(tmp_path, fake) | {"SLACK_APP_TOKEN": "xapp-test-token"}
+        proc = subprocess.Popen([sys.executable, "-m", "bot", "serve", "--no-scheduler"], cwd=ROOT, env=env,
+                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+        try:
+            opened = fake.wait_for(lambda: fake.of("apps.connections.open"), timeout=20)
+        finally:
+            proc.kill()
+            output = (proc.communicate(timeout=10)[0] or b"").decode()
+    assert opened[0]["_auth"] == "Bearer xapp-test-token"  # through SLACK_API_URL, with the app-level token
+    assert fake.of("auth.test")[0]["_auth"] == "Bearer xoxb-test-token"
+    assert "starting in Socket Mode" in output
+    assert "xapp-test-token" not in output and "xoxb-test-token" not in output  # tokens never logged
