@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from pydantic import ValidationError
 from slack_sdk import WebClient
 
 from bot import conversation, inline, slack_views
@@ -131,17 +132,23 @@ def _quote(deps: Deps, args: list[str], respond: Respond, lang: Lang) -> None:
                                   "currency": raw.get("currency", deps.settings.currency).upper(),
                                   "region": raw.get("region")}
         if "cards" in raw:
-            fields["cards"] = int(raw["cards"]) if raw["cards"].isdigit() else -1
+            if not raw["cards"].isdigit():
+                raise inline.InlineError(f"cards={raw['cards']!r}: a whole number of cards; use share=1/2 for a slice")
+            fields["cards"] = int(raw["cards"])
         if "share" in raw:
             fields["share"] = parse_share(raw["share"], gpu)
-        request = QuoteRequest.model_validate(fields)
+        try:
+            request = QuoteRequest.model_validate(fields)
+        except ValidationError as exc:
+            raise inline.InlineError("; ".join(f"{'.'.join(map(str, e['loc'])) or 'hours'}: {e['msg']}"
+                                               for e in exc.errors())) from None
         db = deps.price_db()
         try:
             quote = quote_from_cache(db, request, deps.policy, freshness(deps.sources),
                                      configured_fx=configured_fx(deps.settings), now=deps.now())
         finally:
             db.close()
-    except (inline.InlineError, ParseError, QuoteError, ValueError) as exc:
+    except (inline.InlineError, ParseError, QuoteError) as exc:
         _error(respond, lang, str(exc))
         return
     respond(response_type="in_channel", text=t("quote.title", lang, gpu=quote.gpu, cards=quote.cards,

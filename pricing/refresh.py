@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 import time
 import uuid
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -71,7 +71,3 @@ def _failed(db: Database, run_id: int, source: Source, attempts: int, error: str
     log.warning("refresh of %s failed after %d attempt(s): %s", source.name, attempts, error)
     cache.finish_run(db, run_id, now(), rows=0, error=error)
     return RefreshResult(source.name, False, 0, attempts, error)
-
-
-def refresh_all(db: Database, sources: Iterable[Source], **kwargs: object) -> list[RefreshResult]:
-    return [refresh(db, s, **kwargs) for s in sources]  # type: ignore[arg-type]

@@ -15,7 +15,7 @@ from pathlib import Path
 import httpx
 
 from pricing import azure, fx
-from pricing.errors import RecordError, SourceError
+from pricing.errors import RecordError
 from pricing.feed import format_of, parse_text, read_rows
 from pricing.http import get
 from pricing.records import PriceRecord
@@ -88,8 +88,3 @@ def azure_source(client: httpx.Client, config: azure.AzureConfig, *, ttl: timede
 def ecb_source(client: httpx.Client, url: str, *, ttl: timedelta, interval: timedelta) -> Source:
     return Source("ecb", ttl, interval, fetch_fx=lambda now: fx.fetch_ecb(client, url, now),
                   description=f"ECB daily reference rates ({url})")
-
-
-def check(source: Source) -> None:
-    if (source.fetch is None) == (source.fetch_fx is None):
-        raise SourceError(f"source {source.name} must have exactly one fetch function")

@@ -42,17 +42,22 @@ _MAX_TEXT = 200  # answers longer than this are not answers
 
 def _prepare(question: str, text: object) -> str:
     if not isinstance(text, str):
-        raise ParseError(question, repr(text), ACCEPTED[_accept_key(question)], "expected text")
+        raise ParseError(question, repr(text), accepted_for(question), "expected text")
     norm = normalise(text)
     if not norm:
-        raise ParseError(question, text, ACCEPTED[_accept_key(question)], "empty answer")
+        raise ParseError(question, text, accepted_for(question), "empty answer")
     if len(norm) > _MAX_TEXT:
-        raise ParseError(question, text, ACCEPTED[_accept_key(question)], "too long for an answer")
+        raise ParseError(question, text, accepted_for(question), "too long for an answer")
     return norm
 
 
-def _accept_key(question: str) -> str:
-    return {"model_parallel": "yes_no", "can_resume": "yes_no", "checkpointing": "yes_no"}.get(question, question)
+_ACCEPTED_ALIASES = {"model_parallel": "yes_no", "can_resume": "yes_no", "checkpointing": "yes_no",
+                     "p99_ms": "p99"}
+
+
+def accepted_for(question: str) -> list[str]:
+    """The accepted forms of a question (or answer field), listed in its ParseError."""
+    return ACCEPTED[_ACCEPTED_ALIASES.get(question, question)]
 
 
 # --- duration ----------------------------------------------------------------------------------

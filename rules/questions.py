@@ -37,8 +37,7 @@ class Ask:
         return self.zh if lang is Lang.ZH else self.en
 
     def accepted(self) -> list[str]:
-        aliases = {"model_parallel": "yes_no", "can_resume": "yes_no", "p99_ms": "p99"}
-        return parsing.ACCEPTED[aliases.get(self.key, self.key)]
+        return parsing.accepted_for(self.key)
 
 
 def _yes_no(key: str) -> Callable[[str], bool]:

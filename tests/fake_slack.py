@@ -13,9 +13,11 @@ import urllib.request
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 from urllib.parse import parse_qsl, urlencode
+
+from tests.servers import running
 
 JSON_FIELDS = ("blocks", "view", "attachments")
 
@@ -129,16 +131,9 @@ def fake_slack() -> Iterator[FakeSlack]:
         def log_message(self, *args: object) -> None:
             return
 
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    server.daemon_threads = True
-    fake.base_url = f"http://127.0.0.1:{server.server_address[1]}"
-    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
-    thread.start()
-    try:
+    with running(Handler) as base_url:
+        fake.base_url = base_url
         yield fake
-    finally:
-        server.shutdown()
-        server.server_close()
 
 
 def sign(secret: str, timestamp: str, body: bytes) -> str:

@@ -66,16 +66,23 @@ def _handler(server: Server) -> type[BaseHTTPRequestHandler]:
 
 
 @contextmanager
-def serve(routes: dict[str, Route]) -> Iterator[Server]:
-    """Serve `routes` on 127.0.0.1 at a free port for the duration of the block."""
-    server = Server("", routes)
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), _handler(server))
+def running(handler: type[BaseHTTPRequestHandler]) -> Iterator[str]:
+    """Run `handler` on 127.0.0.1 at a free port for the duration of the block; yields the base URL."""
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
     httpd.daemon_threads = True
-    server.base_url = f"http://127.0.0.1:{httpd.server_address[1]}"
     thread = threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
     thread.start()
     try:
-        yield server
+        yield f"http://127.0.0.1:{httpd.server_address[1]}"
     finally:
         httpd.shutdown()
         httpd.server_close()
+
+
+@contextmanager
+def serve(routes: dict[str, Route]) -> Iterator[Server]:
+    """Serve `routes` for the duration of the block, recording every request."""
+    server = Server("", routes)
+    with running(_handler(server)) as base_url:
+        server.base_url = base_url
+        yield server

@@ -187,3 +187,14 @@ def test_app_home_shows_recent_recommendations_and_sources(tmp_path: Path) -> No
         home_button = {"blocks": published["view"]["blocks"], "channel": "D1"}
         h.send.click(home_button, "new_profile")
         h.fake.wait_for(lambda: [p for p in h.posts(channel="DU1") if "5 questions" in str(p.get("text"))])
+
+
+def test_quote_subcommand_errors_are_specific(tmp_path: Path) -> None:
+    with running_app(tmp_path) as h:
+        h.send.command("quote gpu=A100 hours=4x14 cards=1.5", response_url=h.fake.response_url("cards"))
+        h.send.command("quote gpu=B300 hours=4x14", response_url=h.fake.response_url("gpu"))
+        h.send.command("quote gpu=A100 hours=30x2", response_url=h.fake.response_url("hours"))
+        replies = {r["_path"]: r["text"] for r in h.fake.wait_for(lambda: len(responses(h)) == 3 and responses(h))}
+        assert "a whole number of cards; use share=1/2" in replies["/response/cards"]
+        assert "unknown GPU model 'B300'. Known models:" in replies["/response/gpu"]
+        assert "a day has at most 24 hours" in replies["/response/hours"]
