@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime
@@ -74,5 +75,6 @@ def create_app(settings: Settings, *, client: WebClient | None = None,
     open_cache(settings, sources).close()  # the bundled rate card on first start, so quotes work at once
     deps = Deps(settings=settings, policy=load_policy(settings.policy), store=Store(settings.db, now=clock),
                 sources=sources, http=http, now=clock)
-    listeners.register(app, deps)
+    replay_pending = listeners.register(app, deps)
+    threading.Thread(target=replay_pending, args=(client,), name="replay", daemon=True).start()
     return app

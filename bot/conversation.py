@@ -42,15 +42,23 @@ def ask_next(client: WebClient, deps: Deps, convo: Conversation) -> None:
     deps.store.save(convo)
 
 
-def take_answer(client: WebClient, deps: Deps, convo: Conversation, key: str, text: str | None, user: str) -> None:
+def take_answer(client: WebClient, deps: Deps, convo: Conversation, key: str, text: str | None, user: str,
+                input_key: str | None = None) -> None:
     """Record an answer to the open question `key` (None skips it), mark it answered, go on.
 
-    Raises ParseError (nothing recorded) when the text does not parse."""
+    `input_key` names the request that carried the answer: when it was already applied (the work is
+    redone after a crash), only the steps after recording are finished. Raises ParseError (nothing
+    recorded) when the text does not parse."""
+    if input_key is not None and convo.last_input == input_key:
+        if convo.question_ts is None and convo.status == "active":
+            ask_next(client, deps, convo)  # crashed between recording the answer and asking on
+        return
     nxt = flow.current(convo)
     if nxt is None or nxt[1].key != key:
         return  # a second click on an old button: nothing to do
     number, ask = nxt
     flow.record(convo, ask, text)
+    convo.last_input = input_key
     answered_ts = convo.question_ts
     convo.question_ts = None
     deps.store.save(convo)  # the answer is on disk before anything is said about it
@@ -62,8 +70,12 @@ def take_answer(client: WebClient, deps: Deps, convo: Conversation, key: str, te
     ask_next(client, deps, convo)
 
 
-def typed_answer(client: WebClient, deps: Deps, convo: Conversation, text: str, user: str) -> None:
+def typed_answer(client: WebClient, deps: Deps, convo: Conversation, text: str, user: str,
+                 input_key: str | None = None) -> None:
     """A reply typed in the thread: parse it for the open question; on failure say what is accepted."""
+    if input_key is not None and convo.last_input == input_key:
+        take_answer(client, deps, convo, "", None, user, input_key)  # a redo: finish what was started
+        return
     nxt = flow.current(convo)
     if nxt is None:
         return
@@ -73,7 +85,7 @@ def typed_answer(client: WebClient, deps: Deps, convo: Conversation, text: str, 
     if not ask.required and answer and answer.lower() in SKIP_WORDS:
         answer = None
     try:
-        take_answer(client, deps, convo, ask.key, answer, user)
+        take_answer(client, deps, convo, ask.key, answer, user, input_key)
     except ParseError as exc:
         client.chat_postMessage(channel=convo.channel, thread_ts=convo.thread_ts,
                                 text=parse_error_text(exc.text, exc.problem, exc.accepted, lang))

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 CONVERSATIONS = "advisor_conversations"
-EVENTS = "advisor_events"
+INBOX = "advisor_inbox"
 LOCALES = "advisor_user_locales"
 RECOMMENDATIONS = "advisor_recommendations"
 
@@ -27,10 +27,13 @@ CREATE TABLE IF NOT EXISTS {CONVERSATIONS} (
     id TEXT PRIMARY KEY, team TEXT NOT NULL, channel TEXT NOT NULL, thread_ts TEXT, user TEXT NOT NULL,
     lang TEXT NOT NULL, answers TEXT NOT NULL DEFAULT '{{}}', step INTEGER NOT NULL DEFAULT 0,
     status TEXT NOT NULL DEFAULT 'active', question_ts TEXT, note TEXT, warned_others INTEGER NOT NULL DEFAULT 0,
-    created_at TEXT NOT NULL, updated_at TEXT NOT NULL
+    last_input TEXT, created_at TEXT NOT NULL, updated_at TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS {CONVERSATIONS}_thread ON {CONVERSATIONS} (team, channel, thread_ts);
-CREATE TABLE IF NOT EXISTS {EVENTS} (event_id TEXT PRIMARY KEY, received_at TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS {INBOX} (
+    key TEXT PRIMARY KEY, kind TEXT NOT NULL, body TEXT NOT NULL, received_at TEXT NOT NULL, done_at TEXT
+);
+CREATE INDEX IF NOT EXISTS {INBOX}_pending ON {INBOX} (done_at, received_at);
 CREATE TABLE IF NOT EXISTS {LOCALES} (
     user TEXT PRIMARY KEY, locale TEXT, tz TEXT, fetched_at TEXT NOT NULL
 );
@@ -56,6 +59,7 @@ class Conversation:
     question_ts: str | None = None
     note: str | None = None
     warned_others: bool = False
+    last_input: str | None = None  # the inbox key of the last answer applied (so a redo does not apply it twice)
     created_at: str = ""
     updated_at: str = ""
 
@@ -90,6 +94,7 @@ class Store:
             conn = sqlite3.connect(self.path, timeout=30, isolation_level=None)
             conn.row_factory = sqlite3.Row
             conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute("PRAGMA synchronous=NORMAL")  # WAL: durable across a process crash, fewer fsyncs
             self._local.conn = conn
         return conn
 
@@ -107,14 +112,27 @@ class Store:
     def _stamp(self) -> str:
         return str(self.now().isoformat())
 
-    # --- events ---------------------------------------------------------------------------------
+    # --- the inbox: every request is on disk before it is acknowledged ----------------------------
 
-    def first_time_seen(self, event_id: str) -> bool:
-        """Record `event_id`; False when it was already processed (a Slack retry)."""
+    def enqueue(self, key: str, kind: str, body: dict[str, Any]) -> bool:
+        """Keep a request until its work is done. False when `key` was seen before (a Slack retry)."""
         with self.writing() as conn:
-            cursor = conn.execute(f"INSERT OR IGNORE INTO {EVENTS} (event_id, received_at) VALUES (?, ?)",
-                                  (event_id, self._stamp()))
+            cursor = conn.execute(
+                f"INSERT OR IGNORE INTO {INBOX} (key, kind, body, received_at) VALUES (?, ?, ?, ?)",
+                (key, kind, json.dumps(body, ensure_ascii=False), self._stamp()))
             return cursor.rowcount == 1
+
+    def done(self, key: str) -> None:
+        with self.writing() as conn:
+            conn.execute(f"UPDATE {INBOX} SET done_at = ? WHERE key = ? AND done_at IS NULL", (self._stamp(), key))
+
+    def pending(self, max_age: timedelta) -> list[tuple[str, str, dict[str, Any]]]:
+        """Acknowledged requests whose work never finished (the process stopped), oldest first."""
+        since = (self.now() - max_age).isoformat()
+        rows = self._conn().execute(
+            f"SELECT key, kind, body FROM {INBOX} WHERE done_at IS NULL AND received_at >= ? ORDER BY received_at",
+            (since,)).fetchall()
+        return [(r["key"], r["kind"], json.loads(r["body"])) for r in rows]
 
     # --- conversations --------------------------------------------------------------------------
 
@@ -136,10 +154,10 @@ class Store:
         with self.writing() as conn:
             conn.execute(
                 f"UPDATE {CONVERSATIONS} SET channel=?, thread_ts=?, lang=?, answers=?, step=?, status=?, "
-                "question_ts=?, note=?, warned_others=?, updated_at=? WHERE id=?",
+                "question_ts=?, note=?, warned_others=?, last_input=?, updated_at=? WHERE id=?",
                 (convo.channel, convo.thread_ts, convo.lang, json.dumps(convo.answers, ensure_ascii=False),
                  convo.step, convo.status, convo.question_ts, convo.note, int(convo.warned_others),
-                 convo.updated_at, convo.id))
+                 convo.last_input, convo.updated_at, convo.id))
 
     def get(self, convo_id: str) -> Conversation | None:
         row = self._conn().execute(f"SELECT * FROM {CONVERSATIONS} WHERE id = ?", (convo_id,)).fetchone()

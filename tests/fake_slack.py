@@ -35,6 +35,7 @@ class FakeSlack:
     refuse_channels: dict[str, str] = field(default_factory=dict)  # channel -> error (e.g. not_in_channel)
     rate_limit_once: set[str] = field(default_factory=set)  # methods answered 429 the first time
     locales: dict[str, str] = field(default_factory=dict)
+    delays: dict[str, float] = field(default_factory=dict)  # method -> seconds to wait before answering
     _ts: Iterator[int] = field(default_factory=lambda: itertools.count(1))
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -61,6 +62,8 @@ class FakeSlack:
         raise AssertionError(f"timed out; calls so far: {self.methods()}")
 
     def answer(self, method: str, args: dict[str, Any]) -> tuple[int, dict[str, str], dict[str, Any]]:
+        if method in self.delays:
+            time.sleep(self.delays[method])
         with self._lock:
             if method in self.rate_limit_once:
                 self.rate_limit_once.discard(method)

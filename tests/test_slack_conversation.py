@@ -1,10 +1,12 @@
 from __future__ import annotations
 
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
 from slack_sdk.models.blocks import Block
 
+from bot.store import Store
 from tests.slack_harness import Harness, running_app
 
 
@@ -61,6 +63,9 @@ def test_whole_conversation_by_buttons(tmp_path: Path) -> None:
         assert len(updates) == 9
         assert "answered by <@U1>" in h.texts(updates[0])
         assert "_skipped_ by <@U1>" in h.texts(updates[-1])
+        # every acknowledged request's work is marked done, so a restart redoes nothing
+        store = Store(h.settings.db)
+        h.fake.wait_for(lambda: store.pending(timedelta(hours=1)) == [])
         # the users.info locale was looked up once and cached
         assert len(h.fake.of("users.info")) == 1 and h.fake.of("users.info")[0]["include_locale"] in ("1", "true")
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import socket
@@ -11,8 +12,10 @@ import time
 import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
+from datetime import timedelta
 from pathlib import Path
 
+from bot.store import Store
 from tests.cli_helpers import ROOT, run_cli
 from tests.fake_slack import FakeSlack, SlackSender, fake_slack
 from tests.slack_harness import SECRET
@@ -109,3 +112,26 @@ def test_socket_mode_when_an_app_token_is_set(tmp_path: Path) -> None:
     assert fake.of("auth.test")[0]["_auth"] == "Bearer xoxb-test-token"
     assert "starting in Socket Mode" in output
     assert "xapp-test-token" not in output and "xoxb-test-token" not in output  # tokens never logged
+
+
+def test_work_cut_short_by_a_crash_is_finished_on_the_next_start(tmp_path: Path) -> None:
+    with fake_slack() as fake:
+        with bot_process(tmp_path, fake) as send:
+            send.command("", response_url=fake.response_url())
+            root = fake.wait_for(lambda: [p for p in fake.of("chat.postMessage") if "_ts" in p])[0]
+            thread = str(root["_ts"])
+            fake.wait_for(lambda: questions(fake, thread))
+            fake.delays["chat.update"] = 5  # Slack is slow: the process dies while the answer is being shown
+            status, _ = send.event({"type": "message", "channel": "C1", "user": "U1", "text": "10 hours",
+                                    "ts": "1700000010.1", "thread_ts": thread}, event_id="EvCrash")
+            assert status == 200  # acknowledged
+            fake.wait_for(lambda: fake.of("chat.update"))
+        fake.delays.clear()
+        assert len(questions(fake, thread)) == 1  # question 2 was never asked
+        with bot_process(tmp_path, fake):
+            fake.wait_for(lambda: len(questions(fake, thread)) >= 2)
+    assert "Question 2/5" in str(questions(fake, thread)[1]["blocks"])
+    store = Store(tmp_path / "bot.db")
+    assert store.pending(timedelta(hours=1)) == []
+    (convo_row,) = store._conn().execute("SELECT answers FROM advisor_conversations").fetchall()
+    assert json.loads(convo_row["answers"]) == {"duration": "10 hours"}  # applied once, to question 1 only
