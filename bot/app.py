@@ -73,8 +73,9 @@ def create_app(settings: Settings, *, client: WebClient | None = None,
     clock = now or (lambda: datetime.now(UTC))
     sources = build_sources(settings, http)
     open_cache(settings, sources).close()  # the bundled rate card on first start, so quotes work at once
-    deps = Deps(settings=settings, policy=load_policy(settings.policy), store=Store(settings.db, now=clock),
-                sources=sources, http=http, now=clock)
+    store = Store(settings.state_db_path(), now=clock)
+    deps = Deps(settings=settings, policy=load_policy(settings.policy), store=store, sources=sources, http=http,
+                now=clock)
     replay_pending = listeners.register(app, deps)
     threading.Thread(target=replay_pending, args=(client,), name="replay", daemon=True).start()
     return app

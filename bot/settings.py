@@ -23,7 +23,9 @@ class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="GPU_ADVISOR_", env_file=".env", extra="ignore",
                                       populate_by_name=True)
 
-    db: Path = Field(default_factory=default_db_path, description="SQLite file for prices and conversations")
+    db: Path = Field(default_factory=default_db_path, description="SQLite file of the price cache")
+    state_db: Path | None = Field(default=None, description="SQLite file of the Slack bot's state; "
+                                  "default: beside the price cache, <name>.state.db")
     lang: Lang = Field(default=Lang.ZH, description="default reply language: zh or en")
     policy: Path | None = Field(default=None, description="a policy YAML file; the bundled one when unset")
     currency: str = Field(default="CNY", pattern="^(CNY|USD)$", description="currency of quotes")
@@ -66,3 +68,6 @@ class Settings(BaseSettings):
 
     def azure_region_list(self) -> tuple[str, ...]:
         return tuple(r.strip() for r in self.azure_regions.split(",") if r.strip())
+
+    def state_db_path(self) -> Path:
+        return self.state_db or self.db.with_name(f"{self.db.stem}.state{self.db.suffix or '.db'}")

@@ -1,7 +1,8 @@
-"""Bot state in SQLite: conversations, processed Slack events, cached user locales, past recommendations.
+"""Bot state in SQLite: the request inbox, conversations, cached user locales, past recommendations.
 
-One connection per thread (bolt runs listeners on worker threads); every write takes the write lock
-up front, so state acknowledged to a user is on disk before the reply goes out.
+It lives in its own database file, apart from the price cache, so a long price refresh never holds
+the write lock that an acknowledgement waits for. One connection per thread (bolt runs listeners on
+worker threads); state acknowledged to a user is on disk before the reply goes out.
 """
 
 from __future__ import annotations
@@ -77,6 +78,7 @@ class Store:
         self._local = threading.local()
         self._locks: dict[str, threading.Lock] = {}
         self._locks_guard = threading.Lock()
+        self._write_lock = threading.Lock()
         self.now = now or (lambda: datetime.now(UTC))
         Path(self.path).parent.mkdir(parents=True, exist_ok=True)
         if self.path == ":memory:":
@@ -100,14 +102,17 @@ class Store:
 
     @contextmanager
     def writing(self) -> Iterator[sqlite3.Connection]:
+        """A write transaction. Threads of this process queue on a Python lock, which hands over at once,
+        rather than on SQLite's busy handler, which sleeps in growing steps (long tails under load)."""
         conn = self._conn()
-        conn.execute("BEGIN IMMEDIATE")
-        try:
-            yield conn
-        except BaseException:
-            conn.execute("ROLLBACK")
-            raise
-        conn.execute("COMMIT")
+        with self._write_lock:
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield conn
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+            conn.execute("COMMIT")
 
     def _stamp(self) -> str:
         return str(self.now().isoformat())

@@ -131,7 +131,7 @@ def test_work_cut_short_by_a_crash_is_finished_on_the_next_start(tmp_path: Path)
         with bot_process(tmp_path, fake):
             fake.wait_for(lambda: len(questions(fake, thread)) >= 2)
     assert "Question 2/5" in str(questions(fake, thread)[1]["blocks"])
-    store = Store(tmp_path / "bot.db")
+    store = Store(tmp_path / "bot.state.db")
     assert store.pending(timedelta(hours=1)) == []
     (convo_row,) = store._conn().execute("SELECT answers FROM advisor_conversations").fetchall()
     assert json.loads(convo_row["answers"]) == {"duration": "10 hours"}  # applied once, to question 1 only
