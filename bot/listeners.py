@@ -35,6 +35,7 @@ log = logging.getLogger(__name__)
 
 # Work older than this is not redone after a restart (response URLs last 30 minutes).
 REPLAY_WINDOW = timedelta(minutes=30)
+INBOX_KEPT = timedelta(days=7)  # finished requests are kept this long, then pruned at start-up
 ANSWER_ACTION = re.compile(rf"^{Action.ANSWER}:\d+$")
 
 
@@ -236,6 +237,7 @@ def register(app: App, deps: Deps) -> Callable[[WebClient], int]:
 
     def replay_pending(client: WebClient) -> int:
         """Do the work of requests acknowledged before a crash or restart. Returns how many were redone."""
+        deps.store.prune(INBOX_KEPT)
         redone = 0
         for key, kind, body in deps.store.pending(REPLAY_WINDOW):
             handler = handler_for(kind, body)

@@ -131,6 +131,13 @@ class Store:
         with self.writing() as conn:
             conn.execute(f"UPDATE {INBOX} SET done_at = ? WHERE key = ? AND done_at IS NULL", (self._stamp(), key))
 
+    def prune(self, older_than: timedelta) -> int:
+        """Forget finished inbox items older than `older_than` (they only guard against retries)."""
+        before = (self.now() - older_than).isoformat()
+        with self.writing() as conn:
+            return conn.execute(f"DELETE FROM {INBOX} WHERE done_at IS NOT NULL AND received_at < ?",
+                                (before,)).rowcount
+
     def pending(self, max_age: timedelta) -> list[tuple[str, str, dict[str, Any]]]:
         """Acknowledged requests whose work never finished (the process stopped), oldest first."""
         since = (self.now() - max_age).isoformat()
