@@ -31,15 +31,12 @@ mode, csv_path, db_path = sys.argv[1:4]
 start = time.perf_counter()
 if mode == "ours":
     from pricing import cache
-    from pricing.sources import _read_file
+    from pricing.sources import read_price_file
     db = cache.open_db(db_path)
-    rows = cache.replace_source(db, "feed", _read_file(Path(csv_path), csv_path, "feed", datetime.now(UTC)))
+    rows = cache.replace_source(db, "feed", read_price_file(Path(csv_path), csv_path, "feed", datetime.now(UTC)))
 else:
     from sqlite_utils.cli import cli
-    try:
-        cli.main(["insert", db_path, "prices", csv_path, "--csv"], standalone_mode=False)
-    finally:
-        pass
+    cli.main(["insert", db_path, "prices", csv_path, "--csv"], standalone_mode=False)
     import sqlite3
     rows = sqlite3.connect(db_path).execute("select count(*) from prices").fetchone()[0]
 elapsed = time.perf_counter() - start

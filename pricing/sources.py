@@ -35,7 +35,7 @@ class Source:
     retries: int = field(default=2)
 
 
-def _read_file(path: Path, origin: str, source: str, now: datetime) -> Iterator[PriceRecord]:
+def read_price_file(path: Path, origin: str, source: str, now: datetime) -> Iterator[PriceRecord]:
     """Rows of a CSV or JSON file; a CSV is streamed, so memory does not grow with its size."""
     fmt = format_of(path.name)
     try:
@@ -55,7 +55,7 @@ def rate_card_records(team_files: Iterable[Path], now: datetime, source: str = "
     yield from parse_text(bundled.read_text("utf-8"), fmt="csv", origin=f"pricing/{BUNDLED_RATE_CARD}",
                           source=source, fetched_at=now)
     for path in team_files:
-        yield from _read_file(Path(path), str(path), source, now)
+        yield from read_price_file(Path(path), str(path), source, now)
 
 
 def rate_card_source(team_files: Iterable[Path], *, ttl: timedelta, interval: timedelta) -> Source:
@@ -72,7 +72,7 @@ def feed_records(location: str, client: httpx.Client, now: datetime, source: str
         text = response.text
         yield from parse_text(text, fmt=fmt, origin=location, source=source, fetched_at=now)
     else:
-        yield from _read_file(Path(location), location, source, now)
+        yield from read_price_file(Path(location), location, source, now)
 
 
 def feed_source(location: str, client: httpx.Client, *, ttl: timedelta, interval: timedelta) -> Source:

@@ -62,12 +62,19 @@ def questions(fake: FakeSlack, thread: str) -> list[dict[str, object]]:
             and "Question" in str(p.get("blocks"))]
 
 
+def start_profile(fake: FakeSlack, send: SlackSender) -> str:
+    """/gpu-advise, then wait for question 1; returns the conversation's thread."""
+    send.command("", response_url=fake.response_url())
+    root = fake.wait_for(lambda: [p for p in fake.of("chat.postMessage") if "_ts" in p])[0]
+    thread = str(root["_ts"])
+    fake.wait_for(lambda: questions(fake, thread))
+    return thread
+
+
 def test_a_restart_between_answers_loses_nothing(tmp_path: Path) -> None:
     with fake_slack() as fake:
         with bot_process(tmp_path, fake) as send:
-            send.command("", response_url=fake.response_url())
-            root = fake.wait_for(lambda: [p for p in fake.of("chat.postMessage") if "_ts" in p])[0]
-            thread = str(root["_ts"])
+            thread = start_profile(fake, send)
             for n, reply in enumerate(["10 hours", "70/80"], 1):
                 fake.wait_for(lambda n=n: len(questions(fake, thread)) >= n)
                 send.event({"type": "message", "channel": "C1", "user": "U1", "text": reply,
@@ -117,10 +124,7 @@ def test_socket_mode_when_an_app_token_is_set(tmp_path: Path) -> None:
 def test_work_cut_short_by_a_crash_is_finished_on_the_next_start(tmp_path: Path) -> None:
     with fake_slack() as fake:
         with bot_process(tmp_path, fake) as send:
-            send.command("", response_url=fake.response_url())
-            root = fake.wait_for(lambda: [p for p in fake.of("chat.postMessage") if "_ts" in p])[0]
-            thread = str(root["_ts"])
-            fake.wait_for(lambda: questions(fake, thread))
+            thread = start_profile(fake, send)
             fake.delays["chat.update"] = 5  # Slack is slow: the process dies while the answer is being shown
             status, _ = send.event({"type": "message", "channel": "C1", "user": "U1", "text": "10 hours",
                                     "ts": "1700000010.1", "thread_ts": thread}, event_id="EvCrash")
