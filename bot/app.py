@@ -7,9 +7,12 @@ import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime
+from urllib.error import URLError
 
 from slack_bolt import App
+from slack_bolt.error import BoltError
 from slack_sdk import WebClient
+from slack_sdk.errors import SlackApiError
 from slack_sdk.http_retry.builtin_handlers import RateLimitErrorRetryHandler
 
 from bot import listeners
@@ -20,6 +23,10 @@ from bot.wiring import build_sources, http_client, open_cache
 from rules.policy import load_policy
 
 LAZY_WORKERS = 4
+
+
+class SlackUnreachable(RuntimeError):
+    """auth.test failed at start-up: Slack unreachable, or the token rejected."""
 
 
 class MissingSlackSettings(RuntimeError):
@@ -60,22 +67,31 @@ def web_client(settings: Settings) -> WebClient:
 
 def create_app(settings: Settings, *, client: WebClient | None = None,
                now: Callable[[], datetime] | None = None) -> App:
-    """Build the bolt app with every listener registered. Raises MissingSlackSettings without tokens."""
+    """Build the bolt app with every listener registered.
+
+    Local problems are found before Slack is contacted: MissingSlackSettings without tokens,
+    CacheUnavailable or StoreUnavailable for an unusable database, PolicyError for a bad policy.
+    SlackUnreachable when Slack (SLACK_API_URL) cannot be reached or rejects the token."""
     check_tokens(settings)
-    client = client or web_client(settings)
-    secret = settings.slack_signing_secret.get_secret_value() if settings.slack_signing_secret else None
-    # Acknowledge in the request thread (every ack function is trivial) and run the work in lazy
-    # listeners on a pool of their own: acks never queue behind slow work, and never poll for it.
-    app = App(client=client, signing_secret=secret, logger=logging.getLogger("bot.slack"),
-              request_verification_enabled=secret is not None, process_before_response=True,
-              listener_executor=ThreadPoolExecutor(max_workers=LAZY_WORKERS, thread_name_prefix="lazy"))
+    policy = load_policy(settings.policy)
     http = http_client(settings)
     clock = now or (lambda: datetime.now(UTC))
     sources = build_sources(settings, http)
     open_cache(settings, sources).close()  # the bundled rate card on first start, so quotes work at once
     store = Store(settings.state_db_path(), now=clock)
-    deps = Deps(settings=settings, policy=load_policy(settings.policy), store=store, sources=sources, http=http,
-                now=clock)
+    client = client or web_client(settings)
+    secret = settings.slack_signing_secret.get_secret_value() if settings.slack_signing_secret else None
+    try:
+        # Acknowledge in the request thread (every ack function is trivial) and run the work in lazy
+        # listeners on a pool of their own: acks never queue behind slow work, and never poll for it.
+        app = App(client=client, signing_secret=secret, logger=logging.getLogger("bot.slack"),
+                  request_verification_enabled=secret is not None, process_before_response=True,
+                  listener_executor=ThreadPoolExecutor(max_workers=LAZY_WORKERS, thread_name_prefix="lazy"))
+    except (BoltError, SlackApiError, URLError, OSError) as exc:
+        reason = exc.response.get("error") if isinstance(exc, SlackApiError) else str(exc)
+        raise SlackUnreachable(f"Slack did not accept the bot token at {settings.slack_api_url} (auth.test): "
+                               f"{reason}. Check SLACK_BOT_TOKEN and SLACK_API_URL") from None
+    deps = Deps(settings=settings, policy=policy, store=store, sources=sources, http=http, now=clock)
     replay_pending = listeners.register(app, deps)
     threading.Thread(target=replay_pending, args=(client,), name="replay", daemon=True).start()
     return app

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
@@ -14,6 +15,7 @@ from pydantic import ValidationError
 from rich.console import Console
 from rich.progress import Progress, SpinnerColumn, TextColumn
 from rich.table import Table
+from sqlite_utils import Database
 
 from bot import quote_view
 from bot.cli_common import DbOpt, LangOpt, PolicyOpt, fail, load_effective_policy, load_settings
@@ -22,12 +24,14 @@ from bot.texts import age_text, t
 from bot.wiring import build_sources, configured_fx, freshness, http_client, open_cache
 from pricing import cache
 from pricing.book import quote_from_cache
-from pricing.errors import QuoteError
+from pricing.errors import CacheUnavailable, QuoteError
+from pricing.offers import as_offers
 from pricing.quote import Quote, QuoteRequest
 from pricing.refresh import refresh
 from pricing.sources import Source
 from pricing.status import source_status
-from rules.errors import ParseError
+from rules.errors import ParseError, UnknownGPU
+from rules.gpus import canonical_gpu
 from rules.messages import Lang
 from rules.parsing import parse_share
 from rules.policy import Policy
@@ -36,11 +40,15 @@ prices_app = typer.Typer(no_args_is_help=True, help="The price cache: refresh, l
 
 
 @contextmanager
-def _session(db: Path | None, **overrides: object) -> Any:
+def _session(db: Path | None, **overrides: object) -> Iterator[tuple[Settings, list[Source], Database]]:
+    """Settings, the price sources and the cache (the bundled rate card loaded on first use)."""
     settings = load_settings(db=db, **overrides)
     with http_client(settings) as client:
         sources = build_sources(settings, client)
-        database = open_cache(settings, sources)
+        try:
+            database = open_cache(settings, sources)
+        except CacheUnavailable as exc:
+            raise fail(str(exc)) from None
         try:
             yield settings, sources, database
         finally:
@@ -83,10 +91,6 @@ def prices_list(
     db: DbOpt = None,
 ) -> None:
     """List cached prices with their source and age."""
-    from pricing.offers import as_offers
-    from rules.errors import UnknownGPU
-    from rules.gpus import canonical_gpu
-
     try:
         wanted = canonical_gpu(gpu) if gpu else None
     except UnknownGPU as exc:

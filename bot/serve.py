@@ -9,12 +9,15 @@ from typing import Annotated
 
 import typer
 
-from bot.app import MissingSlackSettings, create_app
+from bot.app import MissingSlackSettings, SlackUnreachable, create_app
 from bot.cli_common import DbOpt, fail, load_settings
 from bot.http_server import EVENTS_PATH, build_server
 from bot.scheduler import build_scheduler
+from bot.store import StoreUnavailable
 from bot.wiring import build_sources, http_client
 from pricing import cache
+from pricing.errors import CacheUnavailable
+from rules.errors import PolicyError
 
 log = logging.getLogger("bot.serve")
 
@@ -31,7 +34,7 @@ def serve(
     settings = load_settings(db=db)
     try:
         app = create_app(settings)
-    except MissingSlackSettings as exc:
+    except (MissingSlackSettings, SlackUnreachable, CacheUnavailable, StoreUnavailable, PolicyError) as exc:
         raise fail(str(exc)) from None
     scheduler = None
     if not no_scheduler:

@@ -72,6 +72,10 @@ class Conversation:
         return cls(**data)
 
 
+class StoreUnavailable(RuntimeError):
+    """The bot's state database cannot be used; the message names the file and the reason."""
+
+
 class Store:
     def __init__(self, path: Path | str, *, now: Any = None) -> None:
         self.path = str(path)
@@ -80,10 +84,15 @@ class Store:
         self._locks_guard = threading.Lock()
         self._write_lock = threading.Lock()
         self.now = now or (lambda: datetime.now(UTC))
-        Path(self.path).parent.mkdir(parents=True, exist_ok=True)
         if self.path == ":memory:":
             raise ValueError("the bot store needs a database file: each thread opens its own connection")
-        self._conn().executescript(SCHEMA)
+        try:
+            Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+            self._conn().executescript(SCHEMA)
+        except (OSError, sqlite3.DatabaseError) as exc:
+            reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+            raise StoreUnavailable(f"cannot use the state database {path}: {reason}. Set GPU_ADVISOR_STATE_DB "
+                                   "to a writable SQLite file") from None
 
     def lock(self, convo_id: str) -> threading.Lock:
         """An in-process lock per conversation, so two quick clicks cannot both take one question."""

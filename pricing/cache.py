@@ -12,6 +12,7 @@ from typing import Any
 
 from sqlite_utils import Database
 
+from pricing.errors import CacheUnavailable
 from pricing.fx import FxRate
 from pricing.records import PriceRecord
 
@@ -29,14 +30,22 @@ _PRICE_COLUMNS = {
 
 
 def open_db(path: Path | str) -> Database:
-    """Open (creating if needed) the database at `path` (":memory:" for tests) with the schema in place."""
+    """Open (creating if needed) the database at `path` (":memory:" for tests) with the schema in place.
+
+    Raises CacheUnavailable, naming the file, when it cannot be created or is not an SQLite database."""
     if str(path) == ":memory:":
         db = Database(memory=True)
-    else:
+        ensure_schema(db)
+        return db
+    try:
         Path(path).parent.mkdir(parents=True, exist_ok=True)
         db = Database(sqlite3.connect(str(path), check_same_thread=False, timeout=30))
         db.enable_wal()
-    ensure_schema(db)
+        ensure_schema(db)
+    except (OSError, sqlite3.DatabaseError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        raise CacheUnavailable(f"cannot use the database {path}: {reason}. Set --db or GPU_ADVISOR_DB to a "
+                               "writable SQLite file") from None
     return db
 
 

@@ -4,6 +4,7 @@
     ├── SourceError         a price source could not be read (network, HTTP status, malformed data)
     │   └── TransientSourceError   worth retrying: timeout, connection error, HTTP 429 or 5xx
     ├── RecordError         a price row failed validation; names the origin, row and field
+    ├── CacheUnavailable    the SQLite file cannot be opened or is not a database
     ├── RefreshFailed       a refresh ended without replacing the cached prices
     └── QuoteError          a quote cannot be made (no price for the GPU, bad schedule, ...)
 """
@@ -34,6 +35,10 @@ class RecordError(PricingError):
         self.origin, self.row, self.field, self.problem = origin, row, field, problem
         where = origin + (f", row {row}" if row is not None else "") + (f", field {field!r}" if field else "")
         super().__init__(f"{where}: {problem}")
+
+
+class CacheUnavailable(PricingError):
+    """The price cache's database file cannot be used; the message names the file and the reason."""
 
 
 class RefreshFailed(PricingError):

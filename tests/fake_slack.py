@@ -36,6 +36,7 @@ class FakeSlack:
     rate_limit_once: set[str] = field(default_factory=set)  # methods answered 429 the first time
     locales: dict[str, str] = field(default_factory=dict)
     delays: dict[str, float] = field(default_factory=dict)  # method -> seconds to wait before answering
+    auth_error: str | None = None  # auth.test answers this error (e.g. invalid_auth)
     _ts: Iterator[int] = field(default_factory=lambda: itertools.count(1))
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -70,6 +71,8 @@ class FakeSlack:
                 return 429, {"Retry-After": "1"}, {"ok": False, "error": "ratelimited"}
             ts = f"1700000000.{next(self._ts):06d}"
         channel = str(args.get("channel", ""))
+        if method == "auth.test" and self.auth_error:
+            return 200, {}, {"ok": False, "error": self.auth_error}
         if method == "auth.test":
             return 200, {}, {"ok": True, "user_id": "UBOT", "bot_id": "BBOT", "team_id": "T1", "user": "gpu-advisor"}
         if method in ("chat.postMessage", "chat.postEphemeral") and channel in self.refuse_channels:

@@ -139,3 +139,12 @@ def test_unknown_source(tmp_path: Path) -> None:
     result = run_cli("prices", "refresh", "--source", "aws", env=OFFLINE, tmp=tmp_path)
     assert result.returncode == 2
     assert "unknown source 'aws'. Configured sources: ratecard" in result.stderr
+
+
+def test_a_file_that_is_not_a_database_is_named(tmp_path: Path) -> None:
+    bad = tmp_path / "notes.db"
+    bad.write_text("these are my notes, not a database")
+    result = run_cli("quote", "--hours-per-day", "4", "--days", "14", "--db", str(bad), env=OFFLINE, tmp=tmp_path)
+    assert result.returncode == 2
+    assert f"cannot use the database {bad}: file is not a database" in result.stderr
+    assert bad.read_text() == "these are my notes, not a database"  # untouched

@@ -139,3 +139,22 @@ def test_work_cut_short_by_a_crash_is_finished_on_the_next_start(tmp_path: Path)
     assert store.pending(timedelta(hours=1)) == []
     (convo_row,) = store._conn().execute("SELECT answers FROM advisor_conversations").fetchall()
     assert json.loads(convo_row["answers"]) == {"duration": "10 hours"}  # applied once, to question 1 only
+
+
+def test_serve_with_an_unusable_state_database(tmp_path: Path) -> None:
+    bad = tmp_path / "state.db"
+    bad.write_text("not sqlite")
+    result = run_cli("serve", "--no-scheduler", tmp=tmp_path, env={
+        "SLACK_BOT_TOKEN": "xoxb-test-token", "SLACK_SIGNING_SECRET": "s", "GPU_ADVISOR_STATE_DB": str(bad),
+        "GPU_ADVISOR_AZURE_ENABLED": "false", "GPU_ADVISOR_ECB_ENABLED": "false"})
+    assert result.returncode == 2
+    assert f"cannot use the state database {bad}: file is not a database" in result.stderr
+
+
+def test_serve_when_slack_rejects_the_token(tmp_path: Path) -> None:
+    with fake_slack() as fake:
+        fake.auth_error = "invalid_auth"
+        result = run_cli("serve", "--no-scheduler", tmp=tmp_path, env=bot_env(tmp_path, fake))
+    assert result.returncode == 2
+    assert "Slack did not accept the bot token" in result.stderr and "invalid_auth" in result.stderr
+    assert "xoxb-test-token" not in result.stderr
