@@ -198,3 +198,16 @@ def test_quote_subcommand_errors_are_specific(tmp_path: Path) -> None:
         assert "a whole number of cards; use share=1/2" in replies["/response/cards"]
         assert "unknown GPU model 'B300'. Known models:" in replies["/response/gpu"]
         assert "a day has at most 24 hours" in replies["/response/hours"]
+
+
+def test_inline_with_chinese_keys_and_values_for_a_chinese_user(tmp_path: Path) -> None:
+    with running_app(tmp_path) as h:
+        h.fake.locales["U8"] = "zh-CN"
+        h.send.command("时长=10小时 显存=70G/80G 并行=否 频率=每周两次 恢复=能 类型=超参搜索",
+                       user="U8", response_url=h.fake.response_url())
+        h.send.command("help", user="U8", response_url=h.fake.response_url("help"))
+        (rec,) = h.fake.wait_for(lambda: header_posts(h))
+        assert rec["blocks"][0]["text"]["text"] == "建议: 独占卡"  # long run + memory tight
+        assert "超参数搜索" in h.texts(rec) and "低频运行" in h.texts(rec)
+        (helped,) = h.fake.wait_for(lambda: responses(h))
+        assert "在帖子里回答 5 个问题" in helped["text"]
