@@ -70,7 +70,8 @@ def register(app: App, deps: Deps) -> Callable[[WebClient], int]:
         try:
             yield
         except Exception as exc:
-            report(exc, client, channel=channel, user=user, lang=deps.settings.lang)
+            lang = lang_for(client, deps, user) if client is not None and user else deps.settings.lang
+            report(exc, client, channel=channel, user=user, lang=lang)
         finally:
             if context.get("inbox_key"):
                 deps.store.done(context["inbox_key"])

@@ -31,8 +31,9 @@ def lang_for(client: WebClient, deps: Deps, user: str) -> Lang:
             profile = info.get("user") or {}
             cached = (profile.get("locale"), profile.get("tz"))
             deps.store.cache_locale(user, *cached)
-        except SlackApiError as exc:
-            log.warning("users.info for %s failed: %s; using the default language", user, exc.response.get("error"))
+        except (SlackApiError, OSError) as exc:  # OSError: Slack unreachable
+            error = exc.response.get("error") if isinstance(exc, SlackApiError) else type(exc).__name__
+            log.warning("users.info for %s failed: %s; using the default language", user, error)
             cached = (None, None)
     locale = (cached[0] or "").lower()
     if locale.startswith("zh"):

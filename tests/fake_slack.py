@@ -37,6 +37,7 @@ class FakeSlack:
     locales: dict[str, str] = field(default_factory=dict)
     delays: dict[str, float] = field(default_factory=dict)  # method -> seconds to wait before answering
     auth_error: str | None = None  # auth.test answers this error (e.g. invalid_auth)
+    errors: dict[str, str] = field(default_factory=dict)  # method -> the Slack error it answers
     _ts: Iterator[int] = field(default_factory=lambda: itertools.count(1))
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -71,6 +72,8 @@ class FakeSlack:
                 return 429, {"Retry-After": "1"}, {"ok": False, "error": "ratelimited"}
             ts = f"1700000000.{next(self._ts):06d}"
         channel = str(args.get("channel", ""))
+        if method in self.errors:
+            return 200, {}, {"ok": False, "error": self.errors[method]}
         if method == "auth.test" and self.auth_error:
             return 200, {}, {"ok": False, "error": self.auth_error}
         if method == "auth.test":

@@ -184,3 +184,14 @@ def test_start_over_opens_a_new_profile(tmp_path: Path) -> None:
         h.send.click(rec, "start_over")
         root = h.fake.wait_for(lambda: [p for p in h.posts() if "5 questions" in str(p.get("text"))])[0]
         wait_question(h, root["_ts"], 1)
+
+
+def test_a_slack_api_error_is_told_to_the_user_with_an_error_id(tmp_path: Path) -> None:
+    with running_app(tmp_path) as h:
+        thread = start(h)["_ts"]
+        question = wait_question(h, thread, 1)
+        h.fake.errors["chat.update"] = "message_not_found"
+        h.send.click(question, button(question, "Over 8 h"))
+        (note,) = h.fake.wait_for(lambda: h.fake.of("chat.postEphemeral"))
+        assert note["user"] == "U1"
+        assert "Slack refused a request (`message_not_found`, error id `" in note["text"]
