@@ -91,7 +91,7 @@ def create_app(settings: Settings, *, client: WebClient | None = None,
         reason = exc.response.get("error") if isinstance(exc, SlackApiError) else str(exc)
         raise SlackUnreachable(f"Slack did not accept the bot token at {settings.slack_api_url} (auth.test): "
                                f"{reason}. Check SLACK_BOT_TOKEN and SLACK_API_URL") from None
-    deps = Deps(settings=settings, policy=policy, store=store, sources=sources, http=http, now=clock)
+    deps = Deps(settings=settings, policy=policy, store=store, sources=sources, now=clock)
     replay_pending = listeners.register(app, deps)
     threading.Thread(target=replay_pending, args=(client,), name="replay", daemon=True).start()
     return app

@@ -13,10 +13,7 @@ from jinja2 import Environment, PackageLoader, StrictUndefined
 from slack_sdk.models.blocks import Block
 from slack_sdk.models.views import View
 
-SECTION_TEXT = 3000
-BUTTON_TEXT = 75
-HEADER_TEXT = 150
-BUTTON_VALUE = 2000
+SECTION_TEXT = 3000  # the templates pass the other limits to `j`: button text 75, header 150, value 2000
 METADATA = 3000
 MAX_BLOCKS_MESSAGE = 50
 MAX_BLOCKS_VIEW = 100

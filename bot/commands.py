@@ -15,9 +15,8 @@ from bot.ids import SubCommand
 from bot.slack_io import lang_for
 from bot.texts import age_text, t
 from bot.usage import USAGE
-from bot.wiring import configured_fx, freshness
+from bot.wiring import freshness
 from pricing import cache
-from pricing.book import quote_from_cache
 from pricing.errors import QuoteError
 from pricing.offers import as_offers
 from pricing.quote import QuoteRequest
@@ -142,12 +141,7 @@ def _quote(deps: Deps, args: list[str], respond: Respond, lang: Lang) -> None:
         except ValidationError as exc:
             raise inline.InlineError("; ".join(f"{'.'.join(map(str, e['loc'])) or 'hours'}: {e['msg']}"
                                                for e in exc.errors())) from None
-        db = deps.price_db()
-        try:
-            quote = quote_from_cache(db, request, deps.policy, freshness(deps.sources),
-                                     configured_fx=configured_fx(deps.settings), now=deps.now())
-        finally:
-            db.close()
+        quote = deps.quote(request)
     except (inline.InlineError, ParseError, QuoteError) as exc:
         _error(respond, lang, str(exc))
         return

@@ -7,8 +7,6 @@ from typing import Any
 
 from bot.deps import Deps
 from bot.present import decision_data
-from bot.wiring import configured_fx, freshness
-from pricing.book import quote_from_cache
 from pricing.errors import QuoteError
 from pricing.quote import Quote, QuoteRequest
 from rules.answers import build_profile, parse_answers
@@ -34,13 +32,8 @@ def recommend(answers: dict[str, str], deps: Deps, lang: Lang) -> Recommendation
     share = decision.share_fraction if decision.choice.value == "shared" else 0.5
     request = QuoteRequest(gpu=decision.gpu, cards=profile.cards, hours_per_day=schedule.hours_per_day,
                            days=schedule.days, share=share, currency=deps.settings.currency)
-    db = deps.price_db()
     try:
-        quote = quote_from_cache(db, request, deps.policy, freshness(deps.sources),
-                                 configured_fx=configured_fx(deps.settings), now=deps.now())
-        error = None
+        quote, error = deps.quote(request), None
     except QuoteError as exc:
         quote, error = None, str(exc)
-    finally:
-        db.close()
     return Recommendation(data, quote, error, profile.schedule is None)

@@ -5,7 +5,6 @@
     │   └── TransientSourceError   worth retrying: timeout, connection error, HTTP 429 or 5xx
     ├── RecordError         a price row failed validation; names the origin, row and field
     ├── CacheUnavailable    the SQLite file cannot be opened or is not a database
-    ├── RefreshFailed       a refresh ended without replacing the cached prices
     └── QuoteError          a quote cannot be made (no price for the GPU, bad schedule, ...)
 """
 
@@ -39,10 +38,6 @@ class RecordError(PricingError):
 
 class CacheUnavailable(PricingError):
     """The price cache's database file cannot be used; the message names the file and the reason."""
-
-
-class RefreshFailed(PricingError):
-    """A refresh of one source failed; the previous prices are untouched."""
 
 
 class QuoteError(PricingError):
