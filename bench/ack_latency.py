@@ -30,7 +30,7 @@ from pathlib import Path
 ROOT = Path(__file__).parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bot.http_server import EVENTS_PATH  # noqa: E402
+from bot.slack.http import EVENTS_PATH  # noqa: E402
 from tests.fake_slack import SlackSender  # noqa: E402
 from tests.slack_harness import SECRET  # noqa: E402
 
@@ -46,7 +46,7 @@ BARE_APP = """
 import sys
 from slack_bolt import App
 from slack_sdk import WebClient
-from bot.http_server import build_server
+from bot.slack.http import build_server
 api_url, secret = sys.argv[1:3]
 app = App(client=WebClient(token="xoxb-bench", base_url=api_url), signing_secret=secret)
 

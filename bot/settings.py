@@ -9,7 +9,7 @@ from pathlib import Path
 from pydantic import AliasChoices, Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from rules.messages import Lang
+from bot.text.lang import Lang
 
 
 def default_db_path() -> Path:
@@ -26,6 +26,8 @@ class Settings(BaseSettings):
     db: Path = Field(default_factory=default_db_path, description="SQLite file of the price cache")
     state_db: Path | None = Field(default=None, description="SQLite file of the Slack bot's state; "
                                   "default: beside the price cache, <name>.state.db")
+    database_url: str | None = Field(default=None, description="SQLAlchemy URL of the bot's state database; "
+                                     "default: sqlite:/// of the state file (GPU_ADVISOR_STATE_DB)")
     lang: Lang = Field(default=Lang.ZH, description="default reply language: zh or en")
     policy: Path | None = Field(default=None, description="a policy YAML file; the bundled one when unset")
     currency: str = Field(default="CNY", pattern="^(CNY|USD)$", description="currency of quotes")
@@ -42,6 +44,8 @@ class Settings(BaseSettings):
     usd_cny: float | None = Field(default=None, gt=0, description="a fixed USD->CNY rate; wins over the ECB")
     usd_cny_date: date | None = Field(default=None, description="the date of the fixed rate")
     http_timeout_s: float = Field(default=20, gt=0, le=300)
+    refresh_backoff_s: float = Field(default=2, ge=0, le=60, description="first retry wait of a failed refresh; "
+                                     "it doubles with each retry")
     refresh_ratecard_hours: float = Field(default=24, gt=0)
     refresh_azure_hours: float = Field(default=6, gt=0)
     refresh_feed_hours: float = Field(default=6, gt=0)
@@ -71,3 +75,7 @@ class Settings(BaseSettings):
 
     def state_db_path(self) -> Path:
         return self.state_db or self.db.with_name(f"{self.db.stem}.state{self.db.suffix or '.db'}")
+
+    def state_url(self) -> str:
+        """The bot's state database: GPU_ADVISOR_DATABASE_URL, else the SQLite file."""
+        return self.database_url or f"sqlite:///{self.state_db_path()}"

@@ -25,8 +25,7 @@ def pick_fx(db: Database, configured: FxRate | None) -> FxRate:
 
 
 def quote_from_cache(db: Database, req: QuoteRequest, policy: Policy, freshness: Mapping[str, Freshness], *,
-                     configured_fx: FxRate | None = None, now: datetime | None = None,
-                     default_share: float = 0.5) -> Quote:
+                     configured_fx: FxRate | None = None, now: datetime | None = None) -> Quote:
     at = now or datetime.now(UTC)
     offers = as_offers(cache.load_prices(db), freshness, at)
-    return quote(req, offers, policy, fx=pick_fx(db, configured_fx), default_share=default_share)
+    return quote(req, offers, policy, fx=pick_fx(db, configured_fx))

@@ -41,4 +41,12 @@ class CacheUnavailable(PricingError):
 
 
 class QuoteError(PricingError):
-    """A quote cannot be computed; the message says why and what is accepted."""
+    """A quote cannot be computed; the message says why and what is accepted (in English, for logs).
+
+    `code` (`no_price`, `no_region_price`, `unknown_gpu`, `no_fx`) and `params` let a front end say
+    the same in the user's language."""
+
+    def __init__(self, code: str, message: str, **params: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.params = params

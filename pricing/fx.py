@@ -9,11 +9,9 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 from datetime import date, datetime
 
-import httpx
 from pydantic import BaseModel, ConfigDict, Field
 
 from pricing.errors import SourceError
-from pricing.http import get
 
 ECB_URL = "https://www.ecb.europa.eu/stats/eurofxref/eurofxref-daily.xml"
 
@@ -50,10 +48,6 @@ def parse_ecb(xml_text: str, fetched_at: datetime, source: str = "ecb") -> FxRat
     if usd <= 0 or cny <= 0:
         raise SourceError("ECB rates must be positive")
     return FxRate(rate=round(cny / usd, 6), rate_date=when, source=source, fetched_at=fetched_at)
-
-
-def fetch_ecb(client: httpx.Client, url: str, now: datetime) -> FxRate:
-    return parse_ecb(get(client, url).text, now)
 
 
 def convert(amount: float, from_currency: str, to_currency: str, rate: FxRate) -> float:

@@ -129,7 +129,8 @@ class _Money:
         if from_currency == self.currency:
             return amount
         if self.fx is None:
-            raise QuoteError(f"no exchange rate to convert {from_currency} to {self.currency}")
+            raise QuoteError("no_fx", f"no exchange rate to convert {from_currency} to {self.currency}",
+                             source=from_currency, target=self.currency)
         self.used = True
         return convert(amount, from_currency, self.currency, self.fx)
 
@@ -138,15 +139,18 @@ def _filter(offers: Sequence[Offer], req: QuoteRequest) -> list[Offer]:
     gpu = [o for o in offers if o.record.gpu == req.gpu]
     if not gpu:
         priced = sorted({o.record.gpu for o in offers})
-        raise QuoteError(f"no cached price for {req.gpu}. GPUs with prices: {', '.join(priced) or 'none'}; "
-                         "run `gpu-advise prices refresh` or add a rate card")
+        raise QuoteError("no_price", f"no cached price for {req.gpu}. GPUs with prices: {', '.join(priced) or 'none'}; "
+                         "run `gpu-advise prices refresh` or add a rate card", gpu=req.gpu,
+                         priced=", ".join(priced) or "-")
     if req.region is None:
         return gpu
     region = req.region.lower()
     matched = [o for o in gpu if region in (o.record.region.lower(), o.record.region_class.value)]
     if not matched:
         known = sorted({o.record.region for o in gpu} | {o.record.region_class.value for o in gpu})
-        raise QuoteError(f"no price for {req.gpu} in region {req.region!r}. Regions with prices: {', '.join(known)}")
+        raise QuoteError("no_region_price",
+                         f"no price for {req.gpu} in region {req.region!r}. Regions with prices: {', '.join(known)}",
+                         gpu=req.gpu, region=req.region, known=", ".join(known))
     return matched
 
 
@@ -277,17 +281,18 @@ def _savings(dedicated: Option | None, others: dict[str, Option | None]) -> Savi
     return nominal, ranges
 
 
-def quote(req: QuoteRequest, offers: Sequence[Offer], policy: Policy, *, fx: FxRate | None = None,
-          default_share: float = 0.5) -> Quote:
+def quote(req: QuoteRequest, offers: Sequence[Offer], policy: Policy, *, fx: FxRate | None = None) -> Quote:
     """Cost of each option for `req` from `offers` (cached prices with their freshness)."""
     try:
         gpu = canonical_gpu(req.gpu)
     except UnknownGPU:
-        raise QuoteError(f"unknown GPU model {req.gpu!r}. Known models: {', '.join(sorted(CATALOGUE))}") from None
+        known = ", ".join(sorted(CATALOGUE))
+        raise QuoteError("unknown_gpu", f"unknown GPU model {req.gpu!r}. Known models: {known}",
+                         gpu=req.gpu, known=known) from None
     req = req.model_copy(update={"gpu": gpu})
     usable = _filter(offers, req)
     money = _Money(req.currency, fx)
-    share = req.share or default_share
+    share = req.share or policy.shared.default_share
     dedicated, per_day = _dedicated(usable, req, money)
     shared, slice_hour = _shared(usable, req, share, policy, money)
     spot = _spot(usable, req, policy, money)

@@ -30,7 +30,7 @@ class RefreshResult:
 
 
 def refresh(db: Database, source: Source, *, now: Callable[[], datetime] = cache.now_utc,
-            sleep: Callable[[float], None] = time.sleep, backoff_s: float = 2.0) -> RefreshResult:
+            sleep: Callable[[float], None] = time.sleep) -> RefreshResult:
     """Refresh `source` once. Transient failures (timeout, 429, 5xx) are retried `source.retries` times
     with exponential back-off (or the server's Retry-After). On any failure the cached prices of the
     source stay as they were and the run is recorded as failed with its error."""
@@ -42,7 +42,7 @@ def refresh(db: Database, source: Source, *, now: Callable[[], datetime] = cache
             rows = _load(db, source, now())
         except TransientSourceError as exc:
             if attempts <= source.retries:
-                delay = exc.retry_after if exc.retry_after is not None else backoff_s * 2 ** (attempts - 1)
+                delay = exc.retry_after if exc.retry_after is not None else source.backoff_s * 2 ** (attempts - 1)
                 log.warning("refresh of %s failed (%s); retrying in %.1fs", source.name, exc, delay)
                 sleep(min(delay, MAX_BACKOFF_S))
                 continue

@@ -33,6 +33,7 @@ class Source:
     description: str = ""
     age_from_effective_date: bool = False  # reference prices age from the date they were quoted
     retries: int = field(default=2)
+    backoff_s: float = 2.0  # the first retry's wait; it doubles with each retry (unless Retry-After says)
 
 
 def read_price_file(path: Path, origin: str, source: str, now: datetime) -> Iterator[PriceRecord]:
@@ -86,5 +87,5 @@ def azure_source(client: httpx.Client, config: azure.AzureConfig, *, ttl: timede
 
 
 def ecb_source(client: httpx.Client, url: str, *, ttl: timedelta, interval: timedelta) -> Source:
-    return Source("ecb", ttl, interval, fetch_fx=lambda now: fx.fetch_ecb(client, url, now),
+    return Source("ecb", ttl, interval, fetch_fx=lambda now: fx.parse_ecb(get(client, url).text, now),
                   description=f"ECB daily reference rates ({url})")

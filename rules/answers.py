@@ -2,29 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 from pydantic import ValidationError
 
-from rules import parsing
 from rules.errors import ParseError
 from rules.profile import TaskProfile
 from rules.questions import BY_KEY
-
-
-def _yearly(text: str) -> float:
-    return parsing._positive("yearly_gpu_hours", text, r"(?P<n>\d+(?:\.\d+)?)(?P<unit>h|hours|gpu-hours|小时)?", {})
-
-
-parsing.ACCEPTED["yearly_gpu_hours"] = ["1500", "3000h"]
-
-PARSERS: dict[str, Callable[[str], Any]] = {key: ask.parse for key, ask in BY_KEY.items()} | {
-    "checkpointing": lambda text: parsing.parse_yes_no(text, "checkpointing"),
-    "model_size_b": parsing.parse_model_size,
-    "cards": parsing.parse_cards,
-    "yearly_gpu_hours": _yearly,
-}
 
 
 class AnswersError(ValueError):
@@ -42,10 +27,8 @@ def parse_answers(raw: Mapping[str, str | None]) -> dict[str, Any]:
     for key, text in raw.items():
         if text is None or not str(text).strip():
             continue
-        if key not in PARSERS:
-            raise KeyError(key)
         try:
-            parsed[key] = PARSERS[key](text)
+            parsed[key] = BY_KEY[key].parse(text)
         except ParseError as exc:
             errors[key] = exc
     if errors:
@@ -59,3 +42,14 @@ def build_profile(parsed: Mapping[str, Any]) -> TaskProfile:
         return TaskProfile.model_validate(dict(parsed))
     except ValidationError as exc:  # pragma: no cover - parsers guarantee valid values
         raise ValueError(f"inconsistent answers: {exc}") from exc
+
+
+def dump_answers(parsed: Mapping[str, Any]) -> dict[str, Any]:
+    """Parsed answers as JSON-ready data (to keep them, parsed once, in a database)."""
+    return build_profile(parsed).model_dump(mode="json", include=set(parsed))
+
+
+def load_answers(data: Mapping[str, Any]) -> dict[str, Any]:
+    """The parsed answers dump_answers() kept: validated back into their types, not parsed again."""
+    profile = TaskProfile.model_validate(dict(data))
+    return {key: getattr(profile, key) for key in data}

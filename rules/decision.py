@@ -1,6 +1,6 @@
 """What the engine returns: a choice and the structured reasons behind it.
 
-Reasons carry a rule id and parameters, never prose: rules/messages.py renders them in zh or en,
+Reasons carry a rule id and parameters, never prose: the bot's text catalogue (bot/text/) renders them in zh or en,
 so the terminal and Slack say the same thing.
 """
 
@@ -79,3 +79,13 @@ class Decision(BaseModel):
     @property
     def hits(self) -> list[Check]:
         return [c for c in self.checks if c.fired]
+
+    @property
+    def verdict(self) -> list[Advice]:
+        """Why this choice: the rule that decided it (two of four, or the inference rule)."""
+        return [a for a in self.advice if a.topic is Topic.DECISION]
+
+    @property
+    def guidance(self) -> list[Advice]:
+        """Everything else it advises (scenario, phase, billing, isolation, ...), in order."""
+        return [a for a in self.advice if a.topic is not Topic.DECISION]

@@ -143,17 +143,19 @@ def _billing(profile: TaskProfile, policy: Policy, choice: Choice) -> tuple[list
 
 
 def _isolation(
-    choice: Choice, card: GPUModel, peak: float | None, tight: bool
+    choice: Choice, card: GPUModel, peak: float | None, tight: bool, default_share: float
 ) -> tuple[list[Advice], str | None, float]:
     """Advice on how to share, the MIG profile that fits, and the share of a card to quote."""
     if choice is Choice.DEDICATED:
         return [], None, 1.0
     out: list[Advice] = []
-    profile_name, fraction = None, 0.5
+    profile_name, fraction = None, default_share
     if not card.mig:
-        out.append(_advice(Topic.ISOLATION, "isolation_no_mig", gpu=card.name))
+        out.append(_advice(Topic.ISOLATION, "isolation_no_mig", gpu=card.name,
+                           share_pct=round(default_share * 100)))
     elif peak is None:
-        out.append(_advice(Topic.ISOLATION, "isolation_unknown_peak", gpu=card.name))
+        out.append(_advice(Topic.ISOLATION, "isolation_unknown_peak", gpu=card.name,
+                           share_pct=round(default_share * 100)))
     else:
         fit = smallest_mig_profile(card, peak)
         if fit is None or fit.compute_slices == 7:
@@ -221,7 +223,7 @@ def evaluate(profile: TaskProfile, policy: Policy) -> Decision:
     billing, spot = _billing(profile, policy, choice)
     advice += billing
     tight = any(c.fired for c in checks if c.rule is HitRule.MEMORY_TIGHT)
-    isolation, mig_profile, fraction = _isolation(choice, card, peak, tight)
+    isolation, mig_profile, fraction = _isolation(choice, card, peak, tight, policy.shared.default_share)
     advice += isolation
     advice += _communication(profile)
     advice += _costs(profile, policy)

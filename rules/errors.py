@@ -14,7 +14,10 @@ class RulesError(Exception):
 
 
 class ParseError(RulesError, ValueError):
-    """An answer could not be read. `accepted` lists the forms the question takes."""
+    """An answer could not be read. `accepted` lists the forms the question takes.
+
+    `problem` is a code (`duration_over_a_year`, `bare_number`, ...; None: not understood) that the
+    bot's text catalogue turns into a sentence in the user's language (`parse.problem.<code>`)."""
 
     def __init__(self, question: str, text: str, accepted: list[str], problem: str | None = None) -> None:
         self.question = question
@@ -22,7 +25,7 @@ class ParseError(RulesError, ValueError):
         self.accepted = accepted
         self.problem = problem
         shown = text if len(text) <= 60 else text[:57] + "..."
-        why = problem or "not understood"
+        why = problem or "not_understood"
         super().__init__(f"{question}: {shown!r}: {why}. Accepted: {', '.join(accepted)}")
 
 

@@ -35,6 +35,7 @@ ACCEPTED = {
     "p99": ["40ms", "40", "0.04s"],
     "schedule": ["4x14", "4h x 14d", "4 hours a day for 14 days", "每天4小时14天"],
     "cards": ["1", "2", "8"],
+    "yearly_gpu_hours": ["1500", "3000h"],
 }
 
 _MAX_TEXT = 200  # answers longer than this are not answers
@@ -42,17 +43,17 @@ _MAX_TEXT = 200  # answers longer than this are not answers
 
 def _prepare(question: str, text: object) -> str:
     if not isinstance(text, str):
-        raise ParseError(question, repr(text), accepted_for(question), "expected text")
+        raise ParseError(question, repr(text), accepted_for(question), "expected_text")
     norm = normalise(text)
     if not norm:
-        raise ParseError(question, text, accepted_for(question), "empty answer")
+        raise ParseError(question, text, accepted_for(question), "empty")
     if len(norm) > _MAX_TEXT:
-        raise ParseError(question, text, accepted_for(question), "too long for an answer")
+        raise ParseError(question, text, accepted_for(question), "too_long")
     return norm
 
 
 _ACCEPTED_ALIASES = {"model_parallel": "yes_no", "can_resume": "yes_no", "checkpointing": "yes_no",
-                     "p99_ms": "p99"}
+                     "p99_ms": "p99", "model_size_b": "model_size"}
 
 
 def accepted_for(question: str) -> list[str]:
@@ -120,9 +121,9 @@ def parse_duration(text: str) -> DurationAnswer:
     if hours is None:
         raise ParseError("duration", text, ACCEPTED["duration"])
     if hours <= 0:
-        raise ParseError("duration", text, ACCEPTED["duration"], "a run must last more than zero")
+        raise ParseError("duration", text, ACCEPTED["duration"], "duration_not_positive")
     if hours > 24 * 366:
-        raise ParseError("duration", text, ACCEPTED["duration"], "longer than a year")
+        raise ParseError("duration", text, ACCEPTED["duration"], "duration_over_a_year")
     return DurationAnswer(hours=round(hours, 6), above=above)
 
 
@@ -185,24 +186,24 @@ def parse_memory(text: str) -> MemoryAnswer:
     if match:
         peak, card = float(match.group("peak")), float(match.group("card"))
         if peak <= 0 or card <= 0:
-            raise ParseError("memory", text, ACCEPTED["memory"], "memory figures must be above zero")
+            raise ParseError("memory", text, ACCEPTED["memory"], "memory_not_positive")
         if card > 4096:
-            raise ParseError("memory", text, ACCEPTED["memory"], "no single card has that much memory")
+            raise ParseError("memory", text, ACCEPTED["memory"], "card_too_large")
         return MemoryAnswer(peak_gb=peak, card_gb=card)
     match = _PERCENT.match(compact)
     if match:
         pct = float(match.group("pct")) if match.group("pct") else number_value(match.group("cn"))
         if not 0 < pct <= 1000:
-            raise ParseError("memory", text, ACCEPTED["memory"], "a percentage must be above 0")
+            raise ParseError("memory", text, ACCEPTED["memory"], "percent_not_positive")
         return MemoryAnswer(fraction=pct / 100)
     match = _PEAK.match(compact)
     if match:
         peak = float(match.group("peak"))
         if not 0 < peak <= 4096:
-            raise ParseError("memory", text, ACCEPTED["memory"], "memory peak must be above zero")
+            raise ParseError("memory", text, ACCEPTED["memory"], "peak_not_positive")
         return MemoryAnswer(peak_gb=peak)
     if re.fullmatch(_NUM, compact):
-        raise ParseError("memory", text, ACCEPTED["memory"], "a bare number: say GB (70GB) or % (85%)")
+        raise ParseError("memory", text, ACCEPTED["memory"], "bare_number")
     raise ParseError("memory", text, ACCEPTED["memory"])
 
 
@@ -241,7 +242,7 @@ def parse_frequency(text: str) -> FrequencyAnswer:
     if match:
         n = number_value(match.group("n") or match.group("cn"))
         if n <= 0:
-            raise ParseError("frequency", text, ACCEPTED["frequency"], "the interval must be above zero")
+            raise ParseError("frequency", text, ACCEPTED["frequency"], "interval_not_positive")
         return FrequencyAnswer(runs_per_week=7 / n)
     for form in _FREQ_FORMS:
         match = form.match(compact)
@@ -258,7 +259,7 @@ def parse_frequency(text: str) -> FrequencyAnswer:
         else:
             count = 1.0
         if count <= 0:
-            raise ParseError("frequency", text, ACCEPTED["frequency"], "runs must be more than zero")
+            raise ParseError("frequency", text, ACCEPTED["frequency"], "runs_not_positive")
         return FrequencyAnswer(runs_per_week=count * _PER[per_key])
     raise ParseError("frequency", text, ACCEPTED["frequency"])
 
@@ -305,7 +306,7 @@ def parse_gpu(text: str) -> str:
     try:
         return canonical_gpu(norm)
     except UnknownGPU as exc:
-        raise ParseError("gpu", text, exc.known, "unknown GPU model") from None
+        raise ParseError("gpu", text, exc.known, "unknown_gpu") from None
 
 
 ACCEPTED["gpu"] = ["A100-80GB", "H100", "H800", "4090", "L40S"]
@@ -320,7 +321,7 @@ def parse_model_size(text: str) -> float:
     value = float(match.group("n"))
     value = {"亿": value / 10, "m": value / 1000, "million": value / 1000}.get(match.group("unit"), value)
     if not 0 < value <= 10_000:
-        raise ParseError("model_size", text, ACCEPTED["model_size"], "size must be above zero")
+        raise ParseError("model_size", text, ACCEPTED["model_size"], "size_not_positive")
     return value
 
 
@@ -331,7 +332,7 @@ def _positive(question: str, text: str, pattern: str, scale: dict[str, float]) -
         raise ParseError(question, text, ACCEPTED[question])
     value = float(match.group("n")) * scale.get(match.group("unit") or "", 1.0)
     if value <= 0:
-        raise ParseError(question, text, ACCEPTED[question], "must be above zero")
+        raise ParseError(question, text, ACCEPTED[question], "not_positive")
     return value
 
 
@@ -344,10 +345,15 @@ def parse_p99(text: str) -> float:
     return _positive("p99", text, rf"(?:p99)?(?P<n>{_NUM})(?P<unit>ms|毫秒|s|秒)?", {"s": 1000.0, "秒": 1000.0})
 
 
+def parse_yearly_gpu_hours(text: str) -> float:
+    """GPU-hours a year, for the rent-vs-buy hint: '1500', '3000h'."""
+    return _positive("yearly_gpu_hours", text, rf"(?P<n>{_NUM})(?P<unit>h|hours|gpu-hours|小时)?", {})
+
+
 def parse_cards(text: str) -> int:
     value = _positive("cards", text, r"(?P<n>\d+)(?P<unit>cards?|gpus?|张|卡|张卡)?", {})
     if value > 1024:
-        raise ParseError("cards", text, ACCEPTED["cards"], "at most 1024 cards")
+        raise ParseError("cards", text, ACCEPTED["cards"], "too_many_cards")
     return int(value)
 
 
@@ -366,9 +372,9 @@ def parse_schedule(text: str) -> Schedule:
         if match:
             hours, days = float(match.group("h")), float(match.group("d"))
             if hours > 24:
-                raise ParseError("schedule", text, ACCEPTED["schedule"], "a day has at most 24 hours")
+                raise ParseError("schedule", text, ACCEPTED["schedule"], "day_over_24h")
             if hours <= 0 or days <= 0:
-                raise ParseError("schedule", text, ACCEPTED["schedule"], "hours and days must be above zero")
+                raise ParseError("schedule", text, ACCEPTED["schedule"], "schedule_not_positive")
             return Schedule(hours_per_day=hours, days=days)
     raise ParseError("schedule", text, ACCEPTED["schedule"])
 
@@ -392,10 +398,10 @@ def parse_share(text: str, gpu: str | None = None) -> float:
         card = gpu_model(gpu) if gpu else None
         profile = next((p for p in card.mig if p.name == norm), None) if card else None
         if profile is None or card is None:
-            raise ParseError("share", text, ACCEPTED["share"], "not a MIG profile of this GPU")
+            raise ParseError("share", text, ACCEPTED["share"], "not_mig_profile")
         value = profile.memory_gb / card.memory_gb
     if value is None:
         raise ParseError("share", text, ACCEPTED["share"])
     if not 0 < value <= 1:
-        raise ParseError("share", text, ACCEPTED["share"], "a share must be above 0 and at most one card")
+        raise ParseError("share", text, ACCEPTED["share"], "share_out_of_range")
     return value

@@ -54,6 +54,7 @@ class Shared(_Range):
     efficiency_max: float = Field(gt=0, le=1)
     market_price_fraction_min: float = Field(gt=0, le=1)
     market_price_fraction_max: float = Field(gt=0, le=1)
+    default_share: float = Field(default=0.5, gt=0, le=1)  # the slice quoted when no memory peak picks one
 
 
 class Spot(_Range):

@@ -10,9 +10,9 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from bot.app import create_app
-from bot.http_server import EVENTS_PATH, build_server
 from bot.settings import Settings
+from bot.slack.app import build_deps, create_app
+from bot.slack.http import EVENTS_PATH, build_server
 from tests.fake_slack import FakeSlack, SlackSender, fake_slack
 
 SECRET = "8f742231b10e8888abcd99yyyzzz85a5"
@@ -60,7 +60,7 @@ def running_app(tmp_path: Path, **extra: Any) -> Iterator[Harness]:
     with fake_slack() as fake:
         settings = settings_for(tmp_path, fake, **extra)
         clock = Clock()
-        app = create_app(settings, now=clock)
+        app = create_app(build_deps(settings, now=clock))
         server = build_server(app, "127.0.0.1", 0)
         thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
         thread.start()

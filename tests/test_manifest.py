@@ -2,16 +2,14 @@
 
 from __future__ import annotations
 
-import re
-
 import pytest
 import yaml
 
-from bot.ids import COMMAND, EVENTS, SCOPES, SubCommand
+from bot.slack.ids import COMMAND, EVENTS, SCOPES, SubCommand
+from bot.slack.routes import ROUTES, Kind
 from tests.cli_helpers import ROOT
 
 README = (ROOT / "README.md").read_text("utf-8")
-LISTENERS = (ROOT / "bot" / "listeners.py").read_text("utf-8")
 
 
 @pytest.mark.parametrize("name", ["manifest.yml", "manifest.socket-mode.yml"])
@@ -26,9 +24,9 @@ def test_manifest_lists_exactly_what_the_app_uses(name: str) -> None:
 
 
 def test_registered_listeners_match_the_subscribed_events() -> None:
-    registered = set(re.findall(r'app\.event\("([\w.]+)"\)\(', LISTENERS))
+    registered = {str(route.match) for route in ROUTES if route.kind is Kind.EVENT}
     assert registered == {event.split(".")[0] for event in EVENTS}
-    assert "app.command(COMMAND)" in LISTENERS
+    assert [route.match for route in ROUTES if route.kind is Kind.COMMAND] == [COMMAND]
 
 
 def test_readme_documents_the_command_its_subcommands_events_and_scopes() -> None:

@@ -4,9 +4,9 @@ import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+from bot.prices import build_sources, http_client
 from bot.scheduler import build_scheduler, refresh_job
 from bot.settings import Settings
-from bot.wiring import build_sources, http_client
 from pricing import cache
 
 NOW = datetime(2026, 11, 30, tzinfo=UTC)

@@ -1,0 +1,90 @@
+"""The advice use case: parsed answers -> profile -> decision -> quote, as one typed result.
+
+Both front ends call advise() and render the Advice it returns: the Slack views and the terminal
+print the same decision, and `--json` is Advice.to_json(). The quote is made through a `quoter`
+the caller passes in (the price cache, or nothing in a test), so this module does no I/O.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from bot.text.lang import Lang
+from bot.text.reasons import choice_text, render
+from pricing.errors import QuoteError
+from pricing.quote import Quote, QuoteRequest
+from rules.answers import build_profile
+from rules.decision import Choice, Decision
+from rules.engine import evaluate
+from rules.policy import Policy
+from rules.profile import Schedule, TaskProfile
+from rules.schedule import assumed_schedule
+
+Quoter = Callable[[QuoteRequest], Quote]
+
+
+@dataclass(frozen=True)
+class Advice:
+    profile: TaskProfile
+    decision: Decision
+    quote: Quote | None = None
+    quote_error: QuoteError | None = None
+    schedule_assumed: bool = False  # the quote's schedule was derived from the answers, not given
+
+    def to_json(self, lang: Lang) -> dict[str, Any]:
+        """The decision as plain data (what `advise --json` prints), with `quote` when one was made."""
+        decision = self.decision
+        data: dict[str, Any] = {
+            "choice": decision.choice.value,
+            "choice_text": choice_text(decision.choice, lang),
+            "basis": decision.basis.value,
+            "hits": [c.rule.value for c in decision.hits],
+            "hits_needed": decision.hits_needed,
+            "checks": [{"rule": c.rule.value, "fired": c.fired, "id": c.id, "params": c.params,
+                        "text": render(c, lang)} for c in decision.checks],
+            "reasons": [render(r, lang) for r in [*decision.hits, *decision.verdict]],
+            "advice": [{"topic": a.topic.value, "id": a.id, "params": a.params, "text": render(a, lang)}
+                       for a in decision.guidance],
+            "missing": [q.value for q in decision.missing],
+            "gpu": decision.gpu,
+            "memory_peak_gb": decision.memory_peak_gb,
+            "mig_profile": decision.mig_profile,
+            "share_fraction": round(decision.share_fraction, 4),
+            "spot_suitable": decision.spot_suitable,
+            "profile": self.profile.model_dump(mode="json", exclude_none=True),
+            "lang": lang.value,
+        }
+        if self.quote is not None:
+            data["quote"] = self.quote.model_dump(mode="json")
+        return data
+
+
+def quote_request(profile: TaskProfile, decision: Decision, policy: Policy, schedule: Schedule,
+                  currency: str) -> QuoteRequest:
+    """What to price for a decision: its GPU and cards, and the slice it recommends (or the policy's
+    default slice, to compare a dedicated decision with sharing)."""
+    share = decision.share_fraction if decision.choice is Choice.SHARED else policy.shared.default_share
+    return QuoteRequest(gpu=decision.gpu, cards=profile.cards, hours_per_day=schedule.hours_per_day,
+                        days=schedule.days, share=share, currency=currency)
+
+
+def advise(parsed: Mapping[str, Any], policy: Policy, *, quoter: Quoter | None = None, currency: str = "CNY",
+           assume_schedule: bool = False) -> Advice:
+    """Decide for parsed answers (rules/answers.parse_answers) and, with a quoter, price the decision.
+
+    The quote needs a schedule: the one answered, else (with `assume_schedule`) one derived from the
+    run length and frequency. A quote that cannot be made is kept as `quote_error`, not raised."""
+    profile = build_profile(parsed)
+    decision = evaluate(profile, policy)
+    schedule = profile.schedule
+    if schedule is None and assume_schedule:
+        schedule = assumed_schedule(profile, policy)
+    if quoter is None or schedule is None:
+        return Advice(profile, decision)
+    try:
+        made = quoter(quote_request(profile, decision, policy, schedule, currency))
+    except QuoteError as exc:
+        return Advice(profile, decision, quote_error=exc, schedule_assumed=profile.schedule is None)
+    return Advice(profile, decision, quote=made, schedule_assumed=profile.schedule is None)

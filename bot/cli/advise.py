@@ -1,0 +1,167 @@
+"""`gpu-advise advise`: the terminal advisor, interactive or from flags.
+
+Its answer flags come from the one table of fields (bot/fields.py): one option per field, taking
+what that field's parser takes. The price cache is opened only for `--quote`, so a plain answer
+loads no HTTP client, database or Slack module.
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+import sys
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+
+from bot.advice import Advice, advise
+from bot.cli.common import DbOpt, LangOpt, PolicyOpt, fail, load_effective_policy, load_settings
+from bot.cli.terminal import print_decision, print_quote
+from bot.fields import FIELDS, flag
+from bot.settings import Settings
+from bot.text import Lang, t
+from bot.text.errors import parse_error_text
+from rules.answers import AnswersError, parse_answers
+from rules.errors import ParseError
+from rules.policy import Policy
+from rules.questions import FIVE, Ask, Stage, is_inference, missing
+
+
+class InputEnded(Exception):
+    """Standard input closed before every required question was answered."""
+
+
+def _ask(console: Console, ask: Ask, lang: Lang, number: str) -> Any:
+    console.print(f"\n[bold]{number}[/bold] {t(f'question.{ask.key}', lang)}")
+    if ask.options:
+        labels = [(value, t(f"answer.{ask.key}.{value}", lang)) for value in ask.options]
+        usual = " · ".join(f"{value} ({label})" if value != label else value for value, label in labels)
+        console.print(f"  [dim]{t('ask.usual', lang)}: {usual}[/dim]")
+    console.print(f"  [dim]{t('ask.or_type', lang)} {', '.join(ask.accepted()[:6])}[/dim]")
+    if not ask.required:
+        console.print(f"  [dim]({t('ask.optional', lang)})[/dim]")
+    while True:
+        try:
+            text = console.input("> ")
+        except EOFError:
+            raise InputEnded(ask.key) from None
+        if not text.strip() and not ask.required:
+            return None
+        try:
+            return ask.parse(text)
+        except ParseError as exc:
+            console.print(f"  [red]{parse_error_text(exc, lang)}[/red]")
+
+
+def _interview(console: Console, parsed: dict[str, Any], lang: Lang) -> None:
+    """Ask, in order, every question that the flags did not answer."""
+    context = [f.ask for f in FIELDS if f.ask.stage is Stage.CONTEXT and f.key not in parsed]
+    if not is_inference(parsed):
+        for n, ask in enumerate(FIVE, 1):
+            if ask.key not in parsed:
+                parsed[ask.key] = _ask(console, ask, lang, t("ask.question", lang, n=n, total=len(FIVE)))
+    for ask in context:
+        value = _ask(console, ask, lang, "+")
+        if value is not None:
+            parsed[ask.key] = value
+        if ask.key == "workload" and is_inference(parsed):
+            for inf in (f.ask for f in FIELDS if f.ask.stage is Stage.INFERENCE and f.key not in parsed):
+                if (value := _ask(console, inf, lang, "+")) is not None:
+                    parsed[inf.key] = value
+
+
+def read_answers(raw: dict[str, str | None], lang: Lang, *, interactive: bool, console: Console,
+                 err: Console) -> dict[str, Any] | None:
+    """Parse the flags, ask for what is missing (interactive), check the required set. None: exit 2
+    (what was wrong is already on stderr)."""
+    try:
+        parsed = parse_answers(raw)
+    except AnswersError as exc:
+        for key, error in exc.errors.items():
+            err.print(f"{flag(key)}: {parse_error_text(error, lang)}", markup=False, highlight=False)
+        return None
+    if interactive:
+        try:
+            _interview(console, parsed, lang)
+        except InputEnded as exc:
+            err.print(t("cli.input_ended", lang, flag=flag(str(exc))), markup=False)
+            return None
+    absent = missing(parsed)
+    if absent:
+        names = ", ".join(f"{flag(k)} ({k.replace('_', ' ')})" for k in absent)
+        err.print(t("cli.missing_answers", lang, names=names), markup=False, highlight=False)
+        return None
+    return parsed
+
+
+def _priced(settings: Settings, policy: Policy, parsed: dict[str, Any], currency: str | None) -> Advice:
+    """The decision and its quote from the price cache (opened here only: the plain path stays light)."""
+    from bot.cli.prices import price_book
+
+    if "schedule" not in parsed:
+        raise fail(t("cli.quote_needs_schedule", settings.lang))
+    with price_book(settings, policy) as book:
+        advice = advise(parsed, policy, quoter=book.quote, currency=(currency or settings.currency).upper())
+    if advice.quote_error is not None:
+        from bot.text.errors import error_text
+
+        raise fail(t("cli.cannot_quote", settings.lang, error=error_text(advice.quote_error, settings.lang)))
+    return advice
+
+
+def run(answers: dict[str, str | None], *, lang: Lang | None, policy: Path | None, as_json: bool,
+        with_quote: bool, currency: str | None, db: Path | None, interactive: bool | None) -> None:
+    settings = load_settings(lang=lang, policy=policy, db=db)
+    effective = load_effective_policy(settings)
+    ask = sys.stdin.isatty() if interactive is None else interactive
+    console = Console(stderr=as_json)  # questions go to stderr when stdout carries JSON
+    parsed = read_answers(answers, settings.lang, interactive=ask, console=console,
+                          err=Console(stderr=True, soft_wrap=True))
+    if parsed is None:
+        raise typer.Exit(2)
+    with_quote = with_quote or (ask and "schedule" in parsed)  # a schedule given at the prompt asks for costs
+    advice = _priced(settings, effective, parsed, currency) if with_quote else advise(parsed, effective)
+    if as_json:
+        sys.stdout.write(json.dumps(advice.to_json(settings.lang), ensure_ascii=False, indent=2) + "\n")
+        return
+    out = Console()
+    print_decision(out, advice, settings.lang)
+    if advice.quote is not None:
+        print_quote(advice.quote, effective, settings.lang, out)
+
+
+def _options(
+    lang: LangOpt = None,
+    policy: PolicyOpt = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the decision as one JSON object.")] = False,
+    with_quote: Annotated[bool, typer.Option("--quote", help="Add each option's cost (needs --schedule).")] = False,
+    currency: Annotated[str | None, typer.Option(help="CNY or USD, for --quote.")] = None,
+    db: DbOpt = None,
+    interactive: Annotated[bool | None, typer.Option(
+        "--interactive/--no-interactive",
+        help="Ask for missing answers (default: only when stdin is a terminal).")] = None,
+) -> None:
+    """The options of `advise` beside the answer flags (a template: only its signature is used)."""
+
+
+def _answer_options() -> list[inspect.Parameter]:
+    params = []
+    for field in FIELDS:
+        examples = ", ".join(field.ask.accepted()[:5])
+        help_text = f"{t(f'question.{field.key}', Lang.EN)} E.g. {examples}."
+        params.append(inspect.Parameter(field.option_name, inspect.Parameter.KEYWORD_ONLY, default=None,
+                                        annotation=Annotated[str | None, typer.Option(field.flag, help=help_text)]))
+    return params
+
+
+def advise_command(**options: Any) -> None:
+    """Recommend a dedicated card or a shared slice for a training or inference job."""
+    answers = {field.key: options.pop(field.option_name) for field in FIELDS}
+    run(answers, **options)
+
+
+advise_command.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
+    _answer_options() + [p.replace(kind=inspect.Parameter.KEYWORD_ONLY)
+                         for p in inspect.signature(_options, eval_str=True).parameters.values()])

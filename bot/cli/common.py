@@ -1,0 +1,44 @@
+"""What every CLI command shares: option types, settings and policy loading, clean failure."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from pydantic import ValidationError
+from rich.console import Console
+
+from bot.settings import Settings
+from bot.text import Lang, t
+from rules.errors import PolicyError
+from rules.policy import Policy, load_policy
+
+PolicyOpt = Annotated[Path | None, typer.Option("--policy", help="Policy YAML file (default: bundled).")]
+LangOpt = Annotated[Lang | None, typer.Option("--lang", help="Reply language: zh or en.")]
+DbOpt = Annotated[Path | None, typer.Option("--db", help="SQLite database file (GPU_ADVISOR_DB).")]
+
+
+def fail(message: str, code: int = 2) -> typer.Exit:
+    """Print `message` on stderr and return the Exit to raise."""
+    Console(stderr=True, soft_wrap=True).print(message, markup=False, highlight=False)
+    return typer.Exit(code)
+
+
+def load_settings(**overrides: object) -> Settings:
+    """Settings from the environment and .env, with the command's flags on top; exit 2 on a bad setting."""
+    try:
+        settings = Settings()
+    except ValidationError as exc:
+        problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
+        lang = overrides.get("lang")
+        raise fail(t("cli.bad_config", lang if isinstance(lang, Lang) else Lang.EN, problems=problems)) from None
+    given = {k: v for k, v in overrides.items() if v is not None}
+    return settings.model_copy(update=given) if given else settings
+
+
+def load_effective_policy(settings: Settings) -> Policy:
+    try:
+        return load_policy(settings.policy)
+    except PolicyError as exc:
+        raise fail(t("cli.policy_error", settings.lang, error=str(exc))) from None

@@ -1,0 +1,192 @@
+"""`gpu-advise prices ...` and `gpu-advise quote`: the price cache and cost quotes from the terminal.
+
+The price side (HTTP client, sources, SQLite cache) is imported inside price_book(), not at the
+top: every command module is loaded to build the CLI, and `advise` should not pay for it.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+from pydantic import ValidationError
+from rich.console import Console
+from rich.table import Table
+
+from bot.cli.common import DbOpt, LangOpt, PolicyOpt, fail, load_effective_policy, load_settings
+from bot.cli.terminal import print_quote
+from bot.settings import Settings
+from bot.text import t
+from bot.text.errors import error_text
+from bot.text.quote import age_text
+from pricing.errors import QuoteError
+from pricing.quote import QuoteRequest
+from rules.errors import ParseError, UnknownGPU
+from rules.gpus import canonical_gpu
+from rules.parsing import parse_share
+from rules.policy import Policy, load_policy
+
+if TYPE_CHECKING:
+    from bot.prices import PriceBook
+
+prices_app = typer.Typer(no_args_is_help=True, help="The price cache: refresh, list, status.")
+
+
+@contextmanager
+def price_book(settings: Settings, policy: Policy | None = None) -> Iterator[PriceBook]:
+    """The sources and the cache (the bundled rate card loaded on first use); exit 2 if the cache is unusable."""
+    from bot.prices import PriceBook, http_client
+    from pricing.errors import CacheUnavailable
+
+    with http_client(settings) as client:
+        try:
+            yield PriceBook.open(settings, policy or load_policy(settings.policy), client)
+        except CacheUnavailable as exc:
+            raise fail(str(exc)) from None
+
+
+@prices_app.command("refresh")
+def prices_refresh(
+    source: Annotated[str | None, typer.Option("--source", help="Refresh only this source.")] = None,
+    db: DbOpt = None,
+) -> None:
+    """Fetch prices from each source into the cache (a failed source keeps its previous prices)."""
+    from rich.progress import Progress, SpinnerColumn, TextColumn
+
+    from pricing.refresh import refresh
+
+    settings = load_settings(db=db)
+    lang = settings.lang
+    with price_book(settings) as book:
+        chosen = [s for s in book.sources if source in (None, s.name)]
+        if not chosen:
+            raise fail(t("cli.unknown_source", lang, source=source or "",
+                         sources=", ".join(s.name for s in book.sources)))
+        results = []
+        database = book.db()
+        try:
+            with Progress(SpinnerColumn(), TextColumn("{task.description}"), console=Console(stderr=True),
+                          transient=True) as bar:
+                for item in chosen:
+                    task = bar.add_task(t("cli.refreshing", lang, source=item.name, what=item.description))
+                    results.append(refresh(database, item))
+                    bar.remove_task(task)
+        finally:
+            database.close()
+    out = Console(soft_wrap=True)
+    for result in results:
+        if result.ok:
+            out.print("[green]✔[/green] " + t("cli.refreshed", lang, source=result.source, rows=result.rows))
+        else:
+            out.print("[red]✘[/red] " + t("cli.refresh_failed", lang, source=result.source,
+                                          attempts=result.attempts, error=result.error or ""), highlight=False)
+    if not all(r.ok for r in results):
+        raise typer.Exit(1)
+
+
+@prices_app.command("list")
+def prices_list(
+    gpu: Annotated[str | None, typer.Option("--gpu", help="Only this GPU model, e.g. A100-80GB.")] = None,
+    source: Annotated[str | None, typer.Option("--source", help="Only this source.")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+    db: DbOpt = None,
+) -> None:
+    """List cached prices with their source and age."""
+    settings = load_settings(db=db)
+    lang = settings.lang
+    try:
+        wanted = canonical_gpu(gpu) if gpu else None
+    except UnknownGPU as exc:
+        raise fail(f"--gpu: {error_text(exc, lang)}") from None
+    with price_book(settings) as book:
+        offers = book.offers(gpu=wanted, source=source)
+    if as_json:
+        data = [o.record.model_dump(mode="json") | {"per_gpu_hour": round(o.record.per_gpu_hour, 4),
+                                                     "as_of": o.as_of.isoformat(), "age_days": o.age_days,
+                                                     "stale": o.stale} for o in offers]
+        sys.stdout.write(json.dumps(data, ensure_ascii=False, indent=2) + "\n")
+        return
+    table = Table(*t("cli.prices_columns", lang).split("|"))
+    stale = f" [red]{t('stale', lang)}[/red]"
+    for o in offers:
+        r = o.record
+        table.add_row(r.gpu, r.instance_type, r.sharing + (f" {r.mig_profile}" if r.mig_profile else ""),
+                      r.pricing_model, f"{r.amount:g} {r.currency}/{r.unit}", f"{r.per_gpu_hour:.3g}", r.region,
+                      r.source, o.as_of.date().isoformat(), age_text(o.age_days, lang) + (stale if o.stale else ""))
+    Console().print(table if offers else t("cli.no_prices", lang))
+
+
+@prices_app.command("status")
+def prices_status(
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+    db: DbOpt = None,
+) -> None:
+    """Each source: last success, rows, age, last error."""
+    settings = load_settings(db=db)
+    lang = settings.lang
+    with price_book(settings) as book:
+        states = book.status()
+    if as_json:
+        sys.stdout.write(json.dumps([s.model_dump(mode="json") for s in states], indent=2) + "\n")
+        return
+    table = Table(*t("cli.status_columns", lang).split("|"))
+    for s in states:
+        state = f"[red]{t('stale', lang)}[/red]" if s.stale else f"[green]{t('slack.fresh', lang)}[/green]"
+        if s.last_success is None:
+            state = f"[yellow]{t('cli.never_loaded', lang)}[/yellow]"
+        table.add_row(s.source, str(s.rows), s.last_success.isoformat(timespec="seconds") if s.last_success else "-",
+                      age_text(s.age_days, lang) if s.age_days is not None else "-",
+                      f"{s.ttl_hours:g} h", state, s.last_error or "")
+    Console().print(table)
+
+
+def _request(settings: Settings, fields: dict[str, Any], share: str | None) -> QuoteRequest:
+    lang = settings.lang
+    if share is not None:
+        try:
+            fields["share"] = parse_share(share, fields["gpu"])
+        except ParseError as exc:
+            raise fail(f"--share: {error_text(exc, lang)}") from None
+    try:
+        return QuoteRequest.model_validate(fields)
+    except ValidationError as exc:
+        problems = "; ".join(f"{'.'.join(map(str, e['loc'])) or 'schedule'}: {e['msg']}" for e in exc.errors())
+        raise fail(t("cli.bad_quote_request", lang, problems=problems)) from None
+
+
+def quote(
+    gpu: Annotated[str, typer.Option(help="GPU model, e.g. A100-80GB, H100, 4090.")] = "A100-80GB",
+    hours_per_day: Annotated[float | None, typer.Option(help="Hours of use a day.")] = None,
+    days: Annotated[float | None, typer.Option(help="Days in the period.")] = None,
+    gpu_hours: Annotated[float | None, typer.Option(help="Total GPU-hours, instead of hours a day x days.")] = None,
+    cards: Annotated[str, typer.Option(help="Whole cards (use --share for a slice).")] = "1",
+    share: Annotated[str | None, typer.Option(help="Shared slice: 1/2, 0.25, 3g.40gb.")] = None,
+    region: Annotated[str | None, typer.Option(help="Region name or class (tier1, inland, cloud).")] = None,
+    currency: Annotated[str | None, typer.Option(help="CNY or USD (default: GPU_ADVISOR_CURRENCY).")] = None,
+    lang: LangOpt = None,
+    policy: PolicyOpt = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the quote as JSON.")] = False,
+    db: DbOpt = None,
+) -> None:
+    """What dedicated, shared and spot cost for a schedule, from the price cache."""
+    settings = load_settings(db=db, lang=lang, policy=policy)
+    if not cards.strip().isdigit():
+        raise fail(t("cli.whole_cards", settings.lang, cards=cards))
+    effective = load_effective_policy(settings)
+    fields: dict[str, Any] = {"gpu": gpu, "cards": int(cards), "hours_per_day": hours_per_day, "days": days,
+                              "gpu_hours": gpu_hours, "region": region,
+                              "currency": (currency or settings.currency).upper()}
+    request = _request(settings, fields, share)
+    with price_book(settings, effective) as book:
+        try:
+            result = book.quote(request)
+        except QuoteError as exc:
+            raise fail(t("cli.cannot_quote", settings.lang, error=error_text(exc, settings.lang))) from None
+    if as_json:
+        sys.stdout.write(result.model_dump_json(indent=2) + "\n")
+    else:
+        print_quote(result, effective, settings.lang, Console())

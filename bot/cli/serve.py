@@ -1,0 +1,72 @@
+"""`gpu-advise serve`: the Slack app (Socket Mode or HTTP) and the price refresh scheduler, in one process.
+
+Slack and the scheduler are imported when serve runs, not when the CLI loads.
+"""
+
+from __future__ import annotations
+
+import logging
+import signal
+import sys
+import threading
+from typing import Annotated
+
+import typer
+
+from bot.cli.common import DbOpt, fail, load_settings
+
+log = logging.getLogger("bot.serve")
+
+
+def serve(
+    port: Annotated[int, typer.Option(help="HTTP port (HTTP mode).")] = 3000,
+    host: Annotated[str, typer.Option(help="Address to listen on (HTTP mode).")] = "0.0.0.0",
+    no_scheduler: Annotated[bool, typer.Option("--no-scheduler", help="Do not refresh prices in this process.")]
+    = False,
+    db: DbOpt = None,
+) -> None:
+    """Run the Slack bot: Socket Mode when SLACK_APP_TOKEN is set, else HTTP at /slack/events."""
+    from bot.scheduler import build_scheduler
+    from bot.slack.app import MissingSlackSettings, SlackUnreachable, build_deps, check_tokens, create_app
+    from bot.slack.http import EVENTS_PATH, build_server
+    from bot.slack.inbox import replay_pending
+    from bot.state import StoreUnavailable
+    from pricing import cache
+    from pricing.errors import CacheUnavailable
+    from rules.errors import PolicyError
+
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    settings = load_settings(db=db)
+    try:
+        check_tokens(settings)
+        deps = build_deps(settings)
+        app = create_app(deps)
+    except (MissingSlackSettings, SlackUnreachable, CacheUnavailable, StoreUnavailable, PolicyError) as exc:
+        raise fail(str(exc)) from None
+    # Finish the work of requests acknowledged before the last stop, beside the new requests.
+    threading.Thread(target=replay_pending, args=(deps, app.client), name="replay", daemon=True).start()
+    scheduler = None
+    if not no_scheduler:
+        scheduler = build_scheduler(deps.prices.sources, lambda: cache.open_db(settings.db))
+        scheduler.start()
+    app_token = settings.slack_app_token.get_secret_value() if settings.slack_app_token else ""
+    try:
+        if app_token:
+            from slack_bolt.adapter.socket_mode import SocketModeHandler
+
+            log.info("starting in Socket Mode")
+            SocketModeHandler(app, app_token).start()  # type: ignore[no-untyped-call]
+        else:
+            server = build_server(app, host, port)
+            signal.signal(signal.SIGTERM, signal.default_int_handler)  # stop like Ctrl-C: finish, then exit
+            log.info("listening on http://%s:%s%s", host, server.server_address[1], EVENTS_PATH)
+            sys.stdout.flush()
+            try:
+                server.serve_forever(poll_interval=0.2)
+            except KeyboardInterrupt:
+                log.info("stopping")
+            finally:
+                server.server_close()
+    finally:
+        if scheduler is not None:
+            scheduler.shutdown(wait=False)

@@ -1,0 +1,58 @@
+"""Printing advice and quotes in the terminal with rich: the same Advice the Slack views render."""
+
+from __future__ import annotations
+
+from rich.console import Console, Group, RenderableType
+from rich.panel import Panel
+from rich.table import Table
+from rich.text import Text
+
+from bot.advice import Advice
+from bot.text import Lang, t
+from bot.text.quote import notes, rows, title
+from bot.text.reasons import render
+from pricing.quote import Quote
+from rules.decision import Choice
+from rules.policy import Policy
+
+Bullet = tuple[str, str, str | None]
+
+
+def _bullets(items: list[Bullet]) -> Table:
+    """Marks and texts in two columns, so wrapped lines stay under their text."""
+    grid = Table.grid(padding=(0, 1))
+    grid.add_column(width=2, justify="right")
+    grid.add_column(ratio=1, overflow="fold")
+    for mark, text, style in items:
+        grid.add_row(Text(mark, style=style or ""), Text(text, style=(style or "") if mark == "→" else ""))
+    return grid
+
+
+def print_decision(console: Console, advice: Advice, lang: Lang) -> None:
+    decision = advice.decision
+    style = "bold magenta" if decision.choice is Choice.DEDICATED else "bold green"
+    heading = Text(f"{t('recommendation', lang)}: ", style="bold") + Text(t(f"choice.{decision.choice.value}", lang),
+                                                                           style=style)
+    why: list[Bullet] = [("✔", render(c, lang), "magenta") if c.fired else ("·", render(c, lang), "dim")
+                         for c in decision.checks]
+    why += [("→", render(reason, lang), "bold") for reason in decision.verdict]
+    if decision.missing:
+        why.append(("?", f"{t('missing', lang)}: {', '.join(q.value for q in decision.missing)}", "yellow"))
+    parts: list[RenderableType] = [Text(t("why", lang), style="bold"), _bullets(why)]
+    topics: dict[str, list[Bullet]] = {}
+    for item in decision.guidance:
+        topics.setdefault(item.topic.value, []).append(("•", render(item, lang), None))
+    for topic, items in topics.items():
+        parts += [Text(""), Text(t("topic." + topic, lang), style="bold"), _bullets(items)]
+    console.print(Panel(Group(*parts), title=heading, title_align="left"))
+
+
+def print_quote(quote: Quote, policy: Policy, lang: Lang, console: Console) -> None:
+    table = Table(title=title(quote, lang), title_justify="left", show_lines=True)
+    for key in ("col.option", "col.cost", "col.billing", "col.source"):
+        table.add_column(t(key, lang), overflow="fold")
+    for row in rows(quote, policy, lang):
+        table.add_row(row.option, row.cost, row.billing, row.source, style="yellow" if row.stale else None)
+    console.print(table)
+    for line in notes(quote, lang):
+        console.print(f"• {line}", highlight=False)

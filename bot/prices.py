@@ -1,0 +1,117 @@
+"""The price side, built from Settings: the HTTP client, the sources, the cache, and quotes from it.
+
+`PriceBook` is the one way the Slack app and the CLI reach prices: each call opens its own
+connection to the cache (listeners and scheduled jobs run on worker threads).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from datetime import UTC, datetime, timedelta
+
+import httpx
+from sqlite_utils import Database
+
+from bot.settings import Settings
+from pricing import cache
+from pricing.azure import AzureConfig
+from pricing.book import quote_from_cache
+from pricing.fx import FxRate
+from pricing.offers import Freshness, Offer, as_offers
+from pricing.quote import Quote, QuoteRequest
+from pricing.refresh import refresh
+from pricing.sources import Source, azure_source, ecb_source, feed_source, rate_card_source
+from pricing.status import SourceState, source_status
+from rules.policy import Policy
+
+USER_AGENT = "gpu-advisor/0.1"
+
+
+def http_client(settings: Settings) -> httpx.Client:
+    return httpx.Client(timeout=settings.http_timeout_s, headers={"User-Agent": USER_AGENT},
+                        follow_redirects=True)
+
+
+def build_sources(settings: Settings, client: httpx.Client) -> list[Source]:
+    hours = timedelta(hours=1)
+    sources = [rate_card_source(settings.rate_card_paths(), ttl=timedelta(days=settings.ttl_ratecard_days),
+                                interval=settings.refresh_ratecard_hours * hours)]
+    if settings.azure_enabled:
+        config = AzureConfig(base_url=settings.azure_base_url, regions=settings.azure_region_list(),
+                             page_cap=settings.azure_page_cap)
+        sources.append(azure_source(client, config, ttl=settings.ttl_azure_hours * hours,
+                                    interval=settings.refresh_azure_hours * hours))
+    if settings.feed:
+        sources.append(feed_source(settings.feed, client, ttl=settings.ttl_feed_hours * hours,
+                                   interval=settings.refresh_feed_hours * hours))
+    if settings.ecb_enabled:
+        sources.append(ecb_source(client, settings.ecb_url, ttl=settings.ttl_ecb_hours * hours,
+                                  interval=settings.refresh_ecb_hours * hours))
+    return [replace(s, backoff_s=settings.refresh_backoff_s) for s in sources]
+
+
+def freshness(sources: list[Source]) -> dict[str, Freshness]:
+    return {s.name: Freshness(s.ttl, s.age_from_effective_date) for s in sources}
+
+
+def configured_fx(settings: Settings) -> FxRate | None:
+    if settings.usd_cny is None:
+        return None
+    when = settings.usd_cny_date
+    return FxRate(rate=settings.usd_cny, rate_date=when or cache.now_utc().date(),
+                  source="configured (GPU_ADVISOR_USD_CNY)" + ("" if when else ", undated"))
+
+
+def open_cache(settings: Settings, sources: list[Source]) -> Database:
+    """Open the database; on first use load the bundled rate card (local, no network) so quotes work at once."""
+    db = cache.open_db(settings.db)
+    if cache.count_prices(db) == 0 and cache.last_run(db, "ratecard", "ok") is None:
+        refresh(db, next(s for s in sources if s.name == "ratecard"))
+    return db
+
+
+@dataclass
+class PriceBook:
+    """Quotes, cached offers and source status for one set of settings and sources."""
+
+    settings: Settings
+    policy: Policy
+    sources: list[Source]
+    now: Callable[[], datetime] = lambda: datetime.now(UTC)
+
+    @classmethod
+    def open(cls, settings: Settings, policy: Policy, client: httpx.Client, *,
+             now: Callable[[], datetime] | None = None) -> PriceBook:
+        """Build the sources and make sure the cache is usable (CacheUnavailable if not), loading the
+        bundled rate card on first use."""
+        book = cls(settings, policy, build_sources(settings, client), now or (lambda: datetime.now(UTC)))
+        open_cache(settings, book.sources).close()
+        return book
+
+    def db(self) -> Database:
+        """A connection for this call (callers run on different threads)."""
+        return cache.open_db(self.settings.db)
+
+    def quote(self, request: QuoteRequest) -> Quote:
+        """The quote for `request` from the price cache; raises QuoteError when none can be made."""
+        db = self.db()
+        try:
+            return quote_from_cache(db, request, self.policy, freshness(self.sources),
+                                    configured_fx=configured_fx(self.settings), now=self.now())
+        finally:
+            db.close()
+
+    def offers(self, gpu: str | None = None, source: str | None = None) -> list[Offer]:
+        db = self.db()
+        try:
+            return as_offers(cache.load_prices(db, gpu=gpu, source=source), freshness(self.sources), self.now())
+        finally:
+            db.close()
+
+    def status(self) -> list[SourceState]:
+        db = self.db()
+        try:
+            return source_status(db, self.sources, self.now())
+        finally:
+            db.close()

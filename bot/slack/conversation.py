@@ -1,0 +1,173 @@
+"""The profiling conversation in Slack: start it, ask each question, take answers, post the result.
+
+Each answer is parsed once, when it is given: the conversation keeps the text (to show it and to
+pre-fill the form) and the parsed value (to decide), so a restart reads the same answers back.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from slack_sdk import WebClient
+
+from bot.advice import Advice, advise
+from bot.slack import access, blocks
+from bot.slack.access import Gate
+from bot.slack.deps import Deps
+from bot.slack.replies import post_or_dm
+from bot.state import Conversation
+from bot.text import Lang, t
+from bot.text.errors import parse_error_text
+from rules.answers import dump_answers, load_answers, parse_answers
+from rules.errors import ParseError
+from rules.questions import Ask, conversation
+
+SKIP_WORDS = {"skip", "pass", "-", "跳过", "略过", "不填"}
+
+
+def parsed(convo: Conversation) -> dict[str, Any]:
+    """The answers given so far, as parsed values (skipped ones left out)."""
+    given = {k: v for k, v in convo.answers.items() if v}
+    if set(given) <= set(convo.values):
+        return load_answers({k: convo.values[k] for k in given})
+    return parse_answers(given)  # a conversation kept before parsed values were stored
+
+
+def set_answers(convo: Conversation, answers: dict[str, str], values: dict[str, Any]) -> None:
+    """Replace every answer: the texts, and their parsed values (parse_answers of the same texts)."""
+    convo.answers = dict(answers)
+    convo.values = dump_answers(values)
+
+
+def current(convo: Conversation) -> tuple[int, Ask] | None:
+    """(1-based number, question) of the first unanswered question, or None when all are answered."""
+    for number, ask in enumerate(conversation(parsed(convo)), 1):
+        if ask.key not in convo.answers:
+            return number, ask
+    return None
+
+
+def record(convo: Conversation, ask: Ask, text: str | None) -> None:
+    """Keep an answer (None skips an optional question). Raises ParseError and keeps nothing if unreadable."""
+    if text is None:
+        if ask.required:
+            raise ValueError(f"{ask.key} cannot be skipped")
+        convo.answers[ask.key] = ""
+        return
+    value = ask.parse(text)
+    convo.answers[ask.key] = text.strip()
+    convo.values = {**convo.values, **dump_answers({ask.key: value})}
+
+
+def start(deps: Deps, client: WebClient, *, team: str, channel: str, user: str, lang: Lang) -> Conversation:
+    """Post the root message (in a DM if the channel refuses) and ask question 1 in its thread."""
+    convo = deps.store.create(team=team, channel=channel, user=user, lang=lang.value)
+    posted = post_or_dm(client, channel=channel, user=user, blocks=blocks.root(user, lang),
+                        text=t("slack.root", lang, user=user), lang=lang)
+    convo.channel, convo.thread_ts = posted.channel, posted.ts
+    convo.note = posted.moved_because
+    deps.store.save(convo)
+    ask_next(deps, client, convo)
+    return convo
+
+
+def admit(deps: Deps, client: WebClient, convo: Conversation, channel: str, user: str) -> bool:
+    """Does an answer from `user` count (access.gate)? If not, say why: ephemerally, or in the thread."""
+    lang = Lang(convo.lang)
+    verdict = access.gate(convo, user, deps.now(), deps.conversation_ttl)
+    if verdict is Gate.NOT_STARTER:
+        client.chat_postEphemeral(channel=channel, user=user, text=t("slack.only_starter", lang, user=convo.user))
+    elif verdict is Gate.EXPIRED:
+        if convo.status != "expired":
+            convo.status = "expired"
+            deps.store.save(convo)
+        client.chat_postMessage(channel=convo.channel, thread_ts=convo.thread_ts,
+                                text=t("slack.expired", lang, hours=deps.settings.conversation_ttl_hours))
+    return verdict is Gate.OPEN
+
+
+def ask_next(deps: Deps, client: WebClient, convo: Conversation) -> None:
+    """Post the next open question, or the recommendation when none is left."""
+    nxt = current(convo)
+    if nxt is None:
+        finish(deps, client, convo)
+        return
+    number, ask = nxt
+    lang = Lang(convo.lang)
+    reply = client.chat_postMessage(channel=convo.channel, thread_ts=convo.thread_ts,
+                                    blocks=blocks.question(convo.id, number, ask, lang),
+                                    text=t(f"question.{ask.key}", lang))
+    convo.question_ts, convo.step = reply["ts"], number
+    deps.store.save(convo)
+
+
+def take_answer(deps: Deps, client: WebClient, convo: Conversation, key: str, text: str | None, user: str,
+                input_key: str | None = None) -> None:
+    """Record an answer to the open question `key` (None skips it), mark it answered, go on.
+
+    `input_key` names the request that carried the answer: when it was already applied (the work is
+    redone after a crash), only the steps after recording are finished. Raises ParseError (nothing
+    recorded) when the text does not parse."""
+    if input_key is not None and convo.last_input == input_key:
+        if convo.question_ts is None and convo.status == "active":
+            ask_next(deps, client, convo)  # crashed between recording the answer and asking on
+        return
+    nxt = current(convo)
+    if nxt is None or nxt[1].key != key:
+        return  # a second click on an old button: nothing to do
+    number, ask = nxt
+    record(convo, ask, text)
+    convo.last_input = input_key
+    answered_ts = convo.question_ts
+    convo.question_ts = None
+    deps.store.save(convo)  # the answer is on disk before anything is said about it
+    lang = Lang(convo.lang)
+    if answered_ts:
+        client.chat_update(channel=convo.channel, ts=answered_ts,
+                           blocks=blocks.answered(number, ask, text, user, lang),
+                           text=f"{t(f'question.{ask.key}', lang)} {text or ''}")
+    ask_next(deps, client, convo)
+
+
+def typed_answer(deps: Deps, client: WebClient, convo: Conversation, text: str, user: str,
+                 input_key: str | None = None) -> None:
+    """A reply typed in the thread: parse it for the open question; on failure say what is accepted."""
+    if input_key is not None and convo.last_input == input_key:
+        take_answer(deps, client, convo, "", None, user, input_key)  # a redo: finish what was started
+        return
+    nxt = current(convo)
+    if nxt is None:
+        return
+    _, ask = nxt
+    answer: str | None = text.strip()
+    if not ask.required and answer and answer.lower() in SKIP_WORDS:
+        answer = None
+    try:
+        take_answer(deps, client, convo, ask.key, answer, user, input_key)
+    except ParseError as exc:
+        client.chat_postMessage(channel=convo.channel, thread_ts=convo.thread_ts,
+                                text=parse_error_text(exc, Lang(convo.lang)))
+
+
+def recommend(deps: Deps, convo: Conversation) -> Advice:
+    """The decision for the conversation's answers, priced (on a schedule assumed when none was given)."""
+    return advise(parsed(convo), deps.policy, quoter=deps.prices.quote, currency=deps.settings.currency,
+                  assume_schedule=True)
+
+
+def finish(deps: Deps, client: WebClient, convo: Conversation) -> None:
+    """Post the recommendation in the conversation's thread (or as a message) and remember it."""
+    lang = Lang(convo.lang)
+    advice = recommend(deps, convo)
+    message = blocks.recommendation(advice, convo.id, deps.policy, lang)
+    text = f"{t('recommendation', lang)}: {t(f'choice.{advice.decision.choice.value}', lang)}"
+    if convo.thread_ts:
+        client.chat_postMessage(channel=convo.channel, thread_ts=convo.thread_ts, blocks=message, text=text)
+    else:
+        posted = post_or_dm(client, channel=convo.channel, user=convo.user, blocks=message, text=text, lang=lang)
+        convo.channel, convo.thread_ts = posted.channel, posted.ts
+    convo.status = "done"
+    deps.store.save(convo)
+    summary = " · ".join(convo.answers[k] for k in ("duration", "memory", "workload", "gpu") if convo.answers.get(k))
+    deps.store.add_recommendation(convo.team, convo.user, advice.decision.choice.value, summary,
+                                  advice.to_json(lang))

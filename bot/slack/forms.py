@@ -1,0 +1,52 @@
+"""The profile modal: what it carries in private_metadata, reading its values, and inline errors."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict
+
+from bot.fields import FORM_FIELDS
+from bot.text import Lang, t
+from bot.text.errors import parse_error_text
+from rules.answers import AnswersError, parse_answers
+from rules.questions import missing
+
+
+class FormMeta(BaseModel):
+    """private_metadata of the modal: the conversation it edits (if any), the channel, the language."""
+
+    model_config = ConfigDict(frozen=True)
+
+    c: str | None = None
+    ch: str | None = None
+    lang: str = Lang.ZH.value
+
+
+def form_answers(view: dict[str, Any]) -> dict[str, str]:
+    """The texts typed in the modal, by answer key (blank fields left out)."""
+    values = (view.get("state") or {}).get("values") or {}
+    out = {}
+    for field in FORM_FIELDS:
+        text = ((values.get(field.key) or {}).get("value") or {}).get("value")
+        if text and text.strip():
+            out[field.key] = text.strip()
+    return out
+
+
+def read_form(view: dict[str, Any], lang: Lang) -> tuple[dict[str, str], dict[str, Any], dict[str, str]]:
+    """(texts, parsed answers, {block_id: error}) of a submitted modal.
+
+    An error for every answer that does not parse, and for every required answer left blank
+    (the same required set as everywhere: inference needs only QPS and P99)."""
+    answers = form_answers(view)
+    errors: dict[str, str] = {}
+    try:
+        values = parse_answers(answers)
+    except AnswersError as exc:
+        errors = {key: parse_error_text(error, lang)[:150] for key, error in exc.errors.items()}
+        values = parse_answers({k: v for k, v in answers.items() if k not in exc.errors})
+    for key in missing(values):
+        if key not in answers:
+            errors[key] = t("slack.required", lang)
+    return answers, values, errors

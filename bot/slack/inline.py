@@ -1,0 +1,53 @@
+"""`/gpu-advise 10h mem=70/80 mp=no freq=daily resume=no ...`: every answer in the command text.
+
+The answer keys come from the one table of fields (bot/fields.py); errors carry a catalogue id
+(`error.inline.<code>`) so they reach the user in their language.
+"""
+
+from __future__ import annotations
+
+import shlex
+import unicodedata
+
+from bot.fields import BY_INLINE_KEY
+
+KEYS: dict[str, str] = {name: field.key for name, field in BY_INLINE_KEY.items()}
+QUOTE_KEYS = {"gpu": "gpu", "hours": "schedule", "schedule": "schedule", "share": "share", "cards": "cards",
+              "region": "region", "currency": "currency", "卡型": "gpu", "计划": "schedule", "卡数": "cards"}
+
+
+class InlineError(ValueError):
+    """The command text could not be split into answers: `code` and `params` say why (error.inline.<code>)."""
+
+    def __init__(self, code: str, **params: str) -> None:
+        super().__init__(f"{code}: {params}")
+        self.code = code
+        self.params = params
+
+
+def split(text: str) -> list[str]:
+    norm = unicodedata.normalize("NFKC", text).replace("“", '"').replace("”", '"')
+    try:
+        return shlex.split(norm)
+    except ValueError:
+        raise InlineError("unclosed_quote") from None
+
+
+def parse_pairs(tokens: list[str], keys: dict[str, str], *, positional: str | None = None) -> dict[str, str]:
+    """`key=value` tokens (and one bare token for `positional`) into {field: text}."""
+    out: dict[str, str] = {}
+    known = ", ".join(sorted(set(keys)))
+    for token in tokens:
+        key, sep, value = token.partition("=")
+        if not sep:
+            if positional and positional not in out:
+                out[positional] = token
+                continue
+            raise InlineError("not_a_pair", token=token, keys=known)
+        field = keys.get(key.strip().lower())
+        if field is None:
+            raise InlineError("unknown_key", key=key, keys=known)
+        if field in out:
+            raise InlineError("twice", key=key)
+        out[field] = value.strip()
+    return out

@@ -1,0 +1,1 @@
+"""Slack listeners as plain functions `handler(deps, request)`, one module per kind; routes.py wires them."""

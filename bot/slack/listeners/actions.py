@@ -1,0 +1,52 @@
+"""Button presses: an answer, Skip, Change an answer, Start over, New profile."""
+
+from __future__ import annotations
+
+from bot.slack import blocks, conversation
+from bot.slack.blocks import ButtonValue
+from bot.slack.deps import Deps
+from bot.slack.forms import FormMeta
+from bot.slack.replies import lang_for
+from bot.slack.request import SlackRequest
+from bot.text import Lang
+
+
+def _value(request: SlackRequest) -> ButtonValue:
+    return ButtonValue.model_validate_json(request.action["value"])
+
+
+def on_answer(deps: Deps, request: SlackRequest) -> None:
+    """A usual-answer button, or Skip: the answer to the open question, if the presser may answer."""
+    user = request.body["user"]["id"]
+    value = _value(request)
+    with deps.store.lock(value.c):
+        convo = deps.store.get(value.c)
+        if convo is None or not conversation.admit(deps, request.client, convo, request.channel or convo.channel,
+                                                   user):
+            return
+        conversation.take_answer(deps, request.client, convo, value.k, value.v, user, request.inbox_key)
+
+
+def on_change(deps: Deps, request: SlackRequest) -> None:
+    """Change an answer: the profile form, pre-filled with the answers given, opened for the presser."""
+    convo = deps.store.get(_value(request).c)
+    if convo is None:
+        return
+    lang = Lang(convo.lang)
+    meta = FormMeta(c=convo.id, ch=convo.channel, lang=lang.value).model_dump_json()
+    request.client.views_open(trigger_id=request.body["trigger_id"], view=blocks.form(convo.answers, meta, lang))
+
+
+def on_restart(deps: Deps, request: SlackRequest) -> None:
+    """Start over: a new profile for the presser, in the same channel."""
+    user = request.body["user"]["id"]
+    conversation.start(deps, request.client, team=request.team, channel=request.channel or user, user=user,
+                       lang=lang_for(request.client, deps, user))
+
+
+def on_new_profile(deps: Deps, request: SlackRequest) -> None:
+    """New profile (App Home): a new profile in a DM with the presser."""
+    user = request.body["user"]["id"]
+    dm = request.client.conversations_open(users=user)["channel"]["id"]
+    conversation.start(deps, request.client, team=request.team, channel=dm, user=user,
+                       lang=lang_for(request.client, deps, user))

@@ -1,0 +1,149 @@
+"""`/gpu-advise [help | form | prices [gpu] | quote ... | <answers>]`: the slash command and its sub-commands."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import ValidationError
+
+from bot.fields import inline_key
+from bot.slack import blocks, conversation, inline
+from bot.slack.deps import Deps
+from bot.slack.forms import FormMeta
+from bot.slack.ids import SubCommand
+from bot.slack.replies import lang_for
+from bot.slack.request import SlackRequest
+from bot.text import Lang, t
+from bot.text.errors import error_text
+from bot.text.quote import age_text
+from pricing.errors import QuoteError
+from pricing.quote import QuoteRequest
+from rules.answers import AnswersError, dump_answers, parse_answers
+from rules.errors import ParseError, UnknownGPU
+from rules.gpus import canonical_gpu
+from rules.parsing import parse_duration, parse_schedule, parse_share
+from rules.questions import missing
+
+
+class CommandError(Exception):
+    """A sub-command's input was wrong: the text, already in the user's language."""
+
+
+def _error(request: SlackRequest, lang: Lang, message: str) -> None:
+    usage = t("slack.usage", lang)
+    request.respond(response_type="ephemeral", text=message, blocks=blocks.text(message, usage))
+
+
+def on_command(deps: Deps, request: SlackRequest) -> None:
+    """Start a profile, or run the sub-command the text names; bad input gets an ephemeral error with the usage."""
+    body, client = request.body, request.client
+    user, channel = body["user_id"], body["channel_id"]
+    lang = lang_for(client, deps, user)
+    try:
+        tokens = inline.split(body.get("text") or "")
+        if not tokens:
+            convo = conversation.start(deps, client, team=request.team, channel=channel, user=user, lang=lang)
+            if convo.note:  # moved to a DM: say so where the command was typed
+                request.respond(response_type="ephemeral", text=t("slack.moved_to_dm", lang))
+            return
+        _dispatch(deps, request, tokens, lang)
+    except inline.InlineError as exc:
+        _error(request, lang, t(f"error.inline.{exc.code}", lang, **exc.params))
+    except CommandError as exc:
+        _error(request, lang, str(exc))
+
+
+def _dispatch(deps: Deps, request: SlackRequest, tokens: list[str], lang: Lang) -> None:
+    head = tokens[0].lower()
+    if head == SubCommand.HELP:
+        usage = t("slack.usage", lang)
+        request.respond(response_type="ephemeral", text=usage, blocks=blocks.text(usage))
+    elif head == SubCommand.FORM:
+        meta = FormMeta(ch=request.body["channel_id"], lang=lang.value).model_dump_json()
+        request.client.views_open(trigger_id=request.body["trigger_id"], view=blocks.form({}, meta, lang))
+    elif head == SubCommand.PRICES:
+        _prices(deps, request, tokens[1:], lang)
+    elif head == SubCommand.QUOTE:
+        _quote(deps, request, tokens[1:], lang)
+    elif "=" in tokens[0] or _is_duration(tokens[0]):
+        _inline(deps, request, tokens, lang)
+    else:
+        raise CommandError(t("error.unknown_subcommand", lang, name=tokens[0]))
+
+
+def _is_duration(token: str) -> bool:
+    try:
+        parse_duration(token)
+    except ParseError:
+        return False
+    return True
+
+
+def _inline(deps: Deps, request: SlackRequest, tokens: list[str], lang: Lang) -> None:
+    """Every answer in the command text: the recommendation at once."""
+    raw = inline.parse_pairs(tokens, inline.KEYS, positional="duration")
+    try:
+        values = parse_answers(raw)
+    except AnswersError as exc:
+        raise CommandError("\n".join(f"`{inline_key(key)}`: {error_text(error, lang)}"
+                                     for key, error in exc.errors.items())) from None
+    absent = missing(values)
+    if absent:
+        raise CommandError(t("slack.missing", lang, keys=", ".join(f"`{inline_key(k)}`" for k in absent)))
+    convo = deps.store.create(team=request.team, channel=request.body["channel_id"], user=request.body["user_id"],
+                              lang=lang.value, answers=raw, values=dump_answers(values))
+    conversation.finish(deps, request.client, convo)
+    if convo.note:
+        request.respond(response_type="ephemeral", text=t("slack.moved_to_dm", lang))
+
+
+def _prices(deps: Deps, request: SlackRequest, args: list[str], lang: Lang) -> None:
+    gpu = None
+    if args:
+        try:
+            gpu = canonical_gpu(" ".join(args))
+        except UnknownGPU as exc:
+            raise CommandError(error_text(exc, lang)) from None
+    offers = deps.prices.offers(gpu=gpu)
+    lines = [t("slack.prices_title", lang, gpu=f" — {gpu}" if gpu else "")]
+    for o in offers[:40]:
+        r = o.record
+        stale = f" *{t('stale', lang)}*" if o.stale else ""
+        lines.append(f"• {r.gpu} · {r.instance_type} · {r.sharing} · {r.pricing_model} · "
+                     f"{r.amount:g} {r.currency}/{r.unit} · `{r.source}` {o.as_of.date()} "
+                     f"({age_text(o.age_days, lang)}){stale}")
+    if not offers:
+        lines.append(t("slack.no_prices", lang))
+    request.respond(response_type="ephemeral", text=lines[0], blocks=blocks.text("\n".join(lines)))
+
+
+def _quote_request(deps: Deps, raw: dict[str, str], lang: Lang) -> QuoteRequest:
+    if "schedule" not in raw:
+        raise CommandError(t("error.quote_needs_schedule", lang))
+    schedule = parse_schedule(raw["schedule"])
+    gpu = raw.get("gpu", "A100-80GB")
+    fields: dict[str, Any] = {"gpu": gpu, "hours_per_day": schedule.hours_per_day, "days": schedule.days,
+                              "currency": raw.get("currency", deps.settings.currency).upper(),
+                              "region": raw.get("region")}
+    if "cards" in raw:
+        if not raw["cards"].isdigit():
+            raise CommandError(t("error.whole_cards", lang, cards=raw["cards"]))
+        fields["cards"] = int(raw["cards"])
+    if "share" in raw:
+        fields["share"] = parse_share(raw["share"], gpu)
+    try:
+        return QuoteRequest.model_validate(fields)
+    except ValidationError as exc:
+        problems = "; ".join(f"{'.'.join(map(str, e['loc'])) or 'hours'}: {e['msg']}" for e in exc.errors())
+        raise CommandError(t("error.bad_quote_request", lang, problems=problems)) from None
+
+
+def _quote(deps: Deps, request: SlackRequest, args: list[str], lang: Lang) -> None:
+    try:
+        made = deps.prices.quote(_quote_request(deps, inline.parse_pairs(args, inline.QUOTE_KEYS), lang))
+    except (ParseError, QuoteError) as exc:
+        raise CommandError(error_text(exc, lang)) from None
+    request.respond(response_type="in_channel", text=t("quote.title", lang, gpu=made.gpu, cards=made.cards,
+                                                       hours=made.hours_per_day, days=made.days,
+                                                       gpu_hours=made.gpu_hours),
+                    blocks=blocks.quote_message(made, deps.policy, lang))

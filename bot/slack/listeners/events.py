@@ -1,0 +1,46 @@
+"""Events: replies typed in a profile's thread, and App Home opened."""
+
+from __future__ import annotations
+
+from bot.slack import blocks, conversation
+from bot.slack.deps import Deps
+from bot.slack.replies import lang_for
+from bot.slack.request import SlackRequest
+from bot.text import Lang, t
+
+
+def on_message(deps: Deps, request: SlackRequest) -> None:
+    """A message in a profile's thread: the starter's reply answers the open question; others are
+    ignored, and the starter is told once (ephemerally) that someone else replied."""
+    event = request.event
+    if event.get("subtype") or event.get("bot_id") or not event.get("user"):
+        return  # edits, joins, bots (our own messages are dropped by bolt already)
+    thread_ts, channel, user = event.get("thread_ts"), event.get("channel", ""), event["user"]
+    if not thread_ts or thread_ts == event.get("ts"):
+        return
+    found = deps.store.by_thread(request.team, channel, thread_ts)
+    if found is None:
+        return
+    with deps.store.lock(found.id):
+        convo = deps.store.get(found.id) or found
+        if user != convo.user:
+            if not convo.warned_others and convo.status == "active":
+                request.client.chat_postEphemeral(channel=channel, user=convo.user, thread_ts=thread_ts,
+                                                  text=t("slack.not_yours", Lang(convo.lang), other=user))
+                convo.warned_others = True
+                deps.store.save(convo)
+            return
+        if conversation.admit(deps, request.client, convo, channel, user):
+            conversation.typed_answer(deps, request.client, convo, event.get("text") or "", user,
+                                      request.inbox_key)
+
+
+def on_home(deps: Deps, request: SlackRequest) -> None:
+    """App Home: the user's recent recommendations, a New profile button, and the price sources' status."""
+    event = request.event
+    if event.get("tab") != "home":
+        return
+    user = event["user"]
+    lang = lang_for(request.client, deps, user)
+    view = blocks.home(deps.store.recent_recommendations(user), deps.prices.status(), lang)
+    request.client.views_publish(user_id=user, view=view)

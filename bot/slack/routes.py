@@ -1,0 +1,123 @@
+"""The table of Slack listeners: what each command, button, form and event does, in one place.
+
+Every row names what Slack sends (a kind and an id), the handler that does the work, and the
+acknowledgement. register() wires the table into the bolt app; the inbox's replay (inbox.py) finds
+the same handler for a request acknowledged before a crash. Handlers are plain functions
+`handler(deps, request)` in bot/slack/listeners/, so a test can call one directly.
+
+The acknowledgement runs in the request thread (every ack is trivial, and the request is already
+in the inbox); the handler runs afterwards as a bolt lazy listener, on a pool of its own.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any
+
+from slack_bolt import Ack, App, BoltContext
+from slack_sdk import WebClient
+
+from bot.slack.deps import Deps
+from bot.slack.ids import COMMAND, Action, Callback
+from bot.slack.listeners import actions, commands, events, views
+from bot.slack.replies import lang_for, report
+from bot.slack.request import SlackRequest
+
+Handler = Callable[[Deps, SlackRequest], None]
+AckHandler = Callable[[Deps, Ack, SlackRequest], None]
+
+
+class Kind(StrEnum):
+    COMMAND = "command"
+    ACTION = "action"
+    VIEW = "view"
+    EVENT = "event"
+
+
+def ack_now(_deps: Deps, ack: Ack, _request: SlackRequest) -> None:
+    ack()
+
+
+@dataclass(frozen=True)
+class Route:
+    kind: Kind
+    match: str | re.Pattern[str]  # the command, action_id, callback_id or event type
+    handler: Handler
+    what: str  # what it does, for the reader
+    ack: AckHandler = ack_now
+
+    def matches(self, value: str) -> bool:
+        return bool(self.match.fullmatch(value)) if isinstance(self.match, re.Pattern) else self.match == value
+
+
+ANSWER_ACTION = re.compile(rf"{Action.ANSWER}:\d+")
+
+ROUTES: tuple[Route, ...] = (
+    Route(Kind.COMMAND, COMMAND, commands.on_command, "/gpu-advise: start a profile, or a sub-command"),
+    Route(Kind.ACTION, ANSWER_ACTION, actions.on_answer, "a button answering the open question"),
+    Route(Kind.ACTION, Action.SKIP, actions.on_answer, "Skip: leave an optional question unanswered"),
+    Route(Kind.ACTION, Action.CHANGE, actions.on_change, "Change an answer: open the profile form, pre-filled"),
+    Route(Kind.ACTION, Action.RESTART, actions.on_restart, "Start over: a new profile where this one was"),
+    Route(Kind.ACTION, Action.NEW_PROFILE, actions.on_new_profile, "New profile (App Home): a profile in a DM"),
+    Route(Kind.VIEW, Callback.PROFILE_FORM, views.on_form, "the profile form submitted: the recommendation",
+          ack=views.check_form),
+    Route(Kind.EVENT, "message", events.on_message, "a reply typed in a profile's thread"),
+    Route(Kind.EVENT, "app_home_opened", events.on_home, "App Home opened: recent advice and price sources"),
+)
+
+
+def route_for(kind: str, body: dict[str, Any]) -> Route | None:
+    """The route of a kept request (`kind` as the inbox records it), or None when nothing handles it."""
+    if kind == "command":
+        wanted, value = Kind.COMMAND, str(body.get("command", ""))
+    elif kind == "event":
+        wanted, value = Kind.EVENT, str((body.get("event") or {}).get("type", ""))
+    elif kind == "view_submission":
+        wanted, value = Kind.VIEW, str((body.get("view") or {}).get("callback_id", ""))
+    elif kind == "block_actions":
+        wanted, value = Kind.ACTION, str((body.get("actions") or [{}])[0].get("action_id", ""))
+    else:
+        return None
+    return next((r for r in ROUTES if r.kind is wanted and r.matches(value)), None)
+
+
+def run(handler: Handler, deps: Deps, request: SlackRequest) -> None:
+    """The one place a handler's work ends: an error is logged with an id the user is told, and the
+    inbox item is marked done either way (a request that failed is not retried forever)."""
+    try:
+        handler(deps, request)
+    except Exception as exc:
+        user = request.user
+        lang = lang_for(request.client, deps, user) if user else deps.settings.lang
+        report(exc, request.client, channel=request.channel, user=user, lang=lang)
+    finally:
+        if request.inbox_key:
+            deps.store.done(request.inbox_key)
+
+
+def _lazy(route: Route, deps: Deps) -> Callable[..., None]:
+    def work(body: dict[str, Any], client: WebClient, context: BoltContext) -> None:
+        run(route.handler, deps, SlackRequest(body, client, context.get("inbox_key")))
+
+    work.__name__ = route.handler.__name__
+    return work
+
+
+def _ack(route: Route, deps: Deps) -> Callable[..., None]:
+    def acknowledge(ack: Ack, body: dict[str, Any], client: WebClient, context: BoltContext) -> None:
+        route.ack(deps, ack, SlackRequest(body, client, context.get("inbox_key")))
+
+    return acknowledge
+
+
+def register(app: App, deps: Deps) -> None:
+    """Wire every route into `app`."""
+    for route in ROUTES:
+        match = route.match.pattern if isinstance(route.match, re.Pattern) else str(route.match)
+        target = re.compile(f"^{match}$") if isinstance(route.match, re.Pattern) else match
+        listen = {Kind.COMMAND: app.command, Kind.ACTION: app.action, Kind.VIEW: app.view,
+                  Kind.EVENT: app.event}[route.kind]
+        listen(target)(ack=_ack(route, deps), lazy=[_lazy(route, deps)])

@@ -1,0 +1,5 @@
+"""The bot's state: SQLAlchemy Core tables, Alembic migrations, and the Store that reads and writes them."""
+
+from bot.state.store import Conversation, Store, StoreUnavailable
+
+__all__ = ["Conversation", "Store", "StoreUnavailable"]

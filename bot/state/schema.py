@@ -1,0 +1,95 @@
+"""The bot's state as SQLAlchemy Core tables: portable SQL for SQLite (the default) and PostgreSQL.
+
+The tables are created and changed only by the Alembic migrations beside this module (run at
+start-up); this metadata is what the code queries and what the migrations are checked against.
+Times are stored in UTC: ISO-8601 text on SQLite (so they sort as text), `timestamptz` elsewhere.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import JSON, Boolean, Column, DateTime, Dialect, Index, Integer, MetaData, String, Table, Text
+from sqlalchemy.types import TypeDecorator, TypeEngine
+
+metadata = MetaData(naming_convention={"ix": "ix_%(table_name)s_%(column_0_N_name)s",
+                                       "pk": "pk_%(table_name)s"})
+
+
+class UtcDateTime(TypeDecorator[datetime]):
+    """An aware UTC datetime in, an aware UTC datetime out, on every database."""
+
+    impl = String(40)
+    cache_ok = True
+
+    def load_dialect_impl(self, dialect: Dialect) -> TypeEngine[Any]:
+        if dialect.name == "sqlite":
+            return dialect.type_descriptor(String(40))
+        return dialect.type_descriptor(DateTime(timezone=True))
+
+    def process_bind_param(self, value: datetime | None, dialect: Dialect) -> Any:
+        if value is None:
+            return None
+        if value.tzinfo is None:
+            raise ValueError("naive datetime: the state database stores aware UTC times only")
+        value = value.astimezone(UTC)
+        return value.isoformat(timespec="microseconds") if dialect.name == "sqlite" else value
+
+    def process_result_value(self, value: Any, dialect: Dialect) -> datetime | None:
+        if value is None:
+            return None
+        parsed = datetime.fromisoformat(value) if isinstance(value, str) else value
+        return parsed.replace(tzinfo=UTC) if parsed.tzinfo is None else parsed.astimezone(UTC)
+
+
+conversations = Table(
+    "advisor_conversations", metadata,
+    Column("id", String(32), primary_key=True),
+    Column("team", String(32), nullable=False),
+    Column("channel", String(32), nullable=False),
+    Column("thread_ts", String(32)),
+    Column("user", String(32), nullable=False),
+    Column("lang", String(8), nullable=False),
+    Column("answers", JSON, nullable=False),  # {key: the text given}; "" means skipped
+    Column("answer_values", JSON),  # {key: the parsed answer as JSON}: parsed once, when given
+    Column("step", Integer, nullable=False, server_default="0"),
+    Column("status", String(16), nullable=False, server_default="active"),
+    Column("question_ts", String(32)),
+    Column("note", Text),
+    Column("warned_others", Boolean, nullable=False, server_default="0"),
+    Column("last_input", String(200)),  # the inbox key of the last answer applied
+    Column("created_at", UtcDateTime, nullable=False),
+    Column("updated_at", UtcDateTime, nullable=False),
+    Index(None, "team", "channel", "thread_ts"),
+)
+
+inbox = Table(
+    "advisor_inbox", metadata,
+    Column("key", String(200), primary_key=True),
+    Column("kind", String(32), nullable=False),
+    Column("body", JSON, nullable=False),
+    Column("received_at", UtcDateTime, nullable=False),
+    Column("done_at", UtcDateTime),
+    Index(None, "done_at", "received_at"),
+)
+
+locales = Table(
+    "advisor_user_locales", metadata,
+    Column("user", String(32), primary_key=True),
+    Column("locale", String(32)),
+    Column("tz", String(64)),
+    Column("fetched_at", UtcDateTime, nullable=False),
+)
+
+recommendations = Table(
+    "advisor_recommendations", metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("team", String(32)),
+    Column("user", String(32), nullable=False),
+    Column("choice", String(16), nullable=False),
+    Column("summary", Text, nullable=False),
+    Column("data", JSON, nullable=False),
+    Column("created_at", UtcDateTime, nullable=False),
+    Index(None, "user", "created_at"),
+)

@@ -1,0 +1,234 @@
+"""The bot's state through SQLAlchemy Core: the request inbox, conversations, user locales, recommendations.
+
+The database is a URL (GPU_ADVISOR_DATABASE_URL): a SQLite file by default, apart from the price
+cache, so a long price refresh never holds the lock an acknowledgement waits for. The schema comes
+from the Alembic migrations, run when the store opens. State acknowledged to a user is committed
+before the reply goes out.
+
+On SQLite, writers of this process queue on a Python lock, which hands over at once, rather than
+on SQLite's busy handler, which sleeps in growing steps (long tails under load); a write
+transaction starts with BEGIN IMMEDIATE, so it never fails half-way on a lock another process took.
+"""
+
+from __future__ import annotations
+
+import threading
+import uuid
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import Connection, Engine, create_engine, delete, event, insert, select, update
+from sqlalchemy.engine import make_url
+from sqlalchemy.exc import IntegrityError, SQLAlchemyError
+
+from bot.state import migrate
+from bot.state.schema import conversations, inbox, locales, recommendations
+
+Clock = Callable[[], datetime]
+
+
+@dataclass
+class Conversation:
+    id: str
+    team: str
+    channel: str
+    thread_ts: str | None
+    user: str
+    lang: str
+    answers: dict[str, str] = field(default_factory=dict)  # the text given; "" means skipped
+    values: dict[str, Any] = field(default_factory=dict)  # the parsed answers, as JSON
+    step: int = 0
+    status: str = "active"
+    question_ts: str | None = None
+    note: str | None = None
+    warned_others: bool = False
+    last_input: str | None = None  # the inbox key of the last answer applied (so a redo does not apply it twice)
+    created_at: datetime = field(default_factory=lambda: datetime.now(UTC))
+    updated_at: datetime = field(default_factory=lambda: datetime.now(UTC))
+
+    @classmethod
+    def from_row(cls, row: Any) -> Conversation:
+        data = dict(row._mapping)
+        data["values"] = data.pop("answer_values") or {}
+        data["warned_others"] = bool(data["warned_others"])
+        return cls(**data)
+
+    def row(self) -> dict[str, Any]:
+        return {"id": self.id, "team": self.team, "channel": self.channel, "thread_ts": self.thread_ts,
+                "user": self.user, "lang": self.lang, "answers": self.answers, "answer_values": self.values,
+                "step": self.step, "status": self.status, "question_ts": self.question_ts, "note": self.note,
+                "warned_others": self.warned_others, "last_input": self.last_input,
+                "created_at": self.created_at, "updated_at": self.updated_at}
+
+
+class StoreUnavailable(RuntimeError):
+    """The bot's state database cannot be used; the message names it and the reason."""
+
+
+def _sqlite_engine(url: str) -> Engine:
+    path = make_url(url).database
+    if not path or path == ":memory:":
+        raise ValueError("the bot store needs a database file: each thread opens its own connection")
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    engine = create_engine(url, connect_args={"timeout": 30, "check_same_thread": False}, pool_size=8,
+                           max_overflow=24)
+
+    @event.listens_for(engine, "connect")
+    def _connect(dbapi_connection: Any, _record: Any) -> None:
+        dbapi_connection.isolation_level = None  # SQLAlchemy's "begin" event below says how each transaction starts
+        cursor = dbapi_connection.cursor()
+        cursor.execute("PRAGMA journal_mode=WAL")
+        cursor.execute("PRAGMA synchronous=NORMAL")  # WAL: durable across a process crash, fewer fsyncs
+        cursor.close()
+
+    @event.listens_for(engine, "begin")
+    def _begin(conn: Connection) -> None:
+        conn.exec_driver_sql("BEGIN IMMEDIATE" if conn.get_execution_options().get("writing") else "BEGIN")
+
+    return engine
+
+
+def make_engine(url: str) -> Engine:
+    return _sqlite_engine(url) if url.startswith("sqlite") else create_engine(url, pool_pre_ping=True)
+
+
+def as_url(target: str | Path) -> str:
+    """A database URL as given, or a SQLite file's path turned into one."""
+    text = str(target)
+    return text if "://" in text else f"sqlite:///{text}"
+
+
+class Store:
+    def __init__(self, target: str | Path, *, now: Clock | None = None) -> None:
+        """`target`: a database URL (sqlite:///state.db, postgresql://...) or a SQLite file's path."""
+        url = self.url = as_url(target)
+        self.now = now or (lambda: datetime.now(UTC))
+        self._locks: dict[str, threading.Lock] = {}
+        self._locks_guard = threading.Lock()
+        self._write_lock = threading.Lock()
+        try:
+            self.engine = make_engine(url)
+            with self.writing() as conn:
+                migrate.upgrade(conn)
+        except (OSError, SQLAlchemyError) as exc:
+            reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(getattr(exc, "orig", exc))
+            parsed = make_url(url)
+            shown = parsed.database if parsed.drivername.startswith("sqlite") else parsed.render_as_string()
+            raise StoreUnavailable(f"cannot use the state database {shown}: {reason}. Set GPU_ADVISOR_STATE_DB "
+                                   "to a writable SQLite file, or GPU_ADVISOR_DATABASE_URL") from None
+
+    def close(self) -> None:
+        self.engine.dispose()
+
+    def lock(self, convo_id: str) -> threading.Lock:
+        """An in-process lock per conversation, so two quick clicks cannot both take one question."""
+        with self._locks_guard:
+            return self._locks.setdefault(convo_id, threading.Lock())
+
+    @contextmanager
+    def writing(self) -> Iterator[Connection]:
+        """A write transaction, committed on leaving, rolled back on an error."""
+        with self._write_lock, self.engine.connect() as conn:
+            conn.execution_options(writing=True)
+            with conn.begin():
+                yield conn
+
+    @contextmanager
+    def reading(self) -> Iterator[Connection]:
+        with self.engine.connect() as conn:
+            yield conn
+
+    # --- the inbox: every request is on disk before it is acknowledged ----------------------------
+
+    def enqueue(self, key: str, kind: str, body: dict[str, Any]) -> bool:
+        """Keep a request until its work is done. False when `key` was seen before (a Slack retry)."""
+        try:
+            with self.writing() as conn:
+                conn.execute(insert(inbox).values(key=key, kind=kind, body=body, received_at=self.now()))
+        except IntegrityError:
+            return False
+        return True
+
+    def done(self, key: str) -> None:
+        with self.writing() as conn:
+            conn.execute(update(inbox).where(inbox.c.key == key, inbox.c.done_at.is_(None))
+                         .values(done_at=self.now()))
+
+    def prune(self, older_than: timedelta) -> int:
+        """Forget finished inbox items older than `older_than` (they only guard against retries)."""
+        with self.writing() as conn:
+            result = conn.execute(delete(inbox).where(inbox.c.done_at.is_not(None),
+                                                      inbox.c.received_at < self.now() - older_than))
+            return int(result.rowcount)
+
+    def pending(self, max_age: timedelta) -> list[tuple[str, str, dict[str, Any]]]:
+        """Acknowledged requests whose work never finished (the process stopped), oldest first."""
+        query = (select(inbox.c.key, inbox.c.kind, inbox.c.body)
+                 .where(inbox.c.done_at.is_(None), inbox.c.received_at >= self.now() - max_age)
+                 .order_by(inbox.c.received_at))
+        with self.reading() as conn:
+            return [(r.key, r.kind, r.body) for r in conn.execute(query)]
+
+    # --- conversations --------------------------------------------------------------------------
+
+    def create(self, *, team: str, channel: str, user: str, lang: str, answers: dict[str, str] | None = None,
+               values: dict[str, Any] | None = None, status: str = "active") -> Conversation:
+        stamp = self.now()
+        convo = Conversation(id=uuid.uuid4().hex, team=team, channel=channel, thread_ts=None, user=user, lang=lang,
+                             answers=answers or {}, values=values or {}, status=status, created_at=stamp,
+                             updated_at=stamp)
+        with self.writing() as conn:
+            conn.execute(insert(conversations).values(**convo.row()))
+        return convo
+
+    def save(self, convo: Conversation) -> None:
+        convo.updated_at = self.now()
+        row = convo.row()
+        del row["id"], row["created_at"]
+        with self.writing() as conn:
+            conn.execute(update(conversations).where(conversations.c.id == convo.id).values(**row))
+
+    def get(self, convo_id: str) -> Conversation | None:
+        with self.reading() as conn:
+            row = conn.execute(select(conversations).where(conversations.c.id == convo_id)).first()
+        return Conversation.from_row(row) if row else None
+
+    def by_thread(self, team: str, channel: str, thread_ts: str) -> Conversation | None:
+        query = (select(conversations)
+                 .where(conversations.c.team == team, conversations.c.channel == channel,
+                        conversations.c.thread_ts == thread_ts)
+                 .order_by(conversations.c.created_at.desc()).limit(1))
+        with self.reading() as conn:
+            row = conn.execute(query).first()
+        return Conversation.from_row(row) if row else None
+
+    # --- locales --------------------------------------------------------------------------------
+
+    def cached_locale(self, user: str, ttl: timedelta) -> tuple[str | None, str | None] | None:
+        with self.reading() as conn:
+            row = conn.execute(select(locales).where(locales.c.user == user)).first()
+        if row is None or self.now() - row.fetched_at > ttl:
+            return None
+        return row.locale, row.tz
+
+    def cache_locale(self, user: str, locale: str | None, tz: str | None) -> None:
+        with self.writing() as conn:
+            conn.execute(delete(locales).where(locales.c.user == user))
+            conn.execute(insert(locales).values(user=user, locale=locale, tz=tz, fetched_at=self.now()))
+
+    # --- recommendations ------------------------------------------------------------------------
+
+    def add_recommendation(self, team: str, user: str, choice: str, summary: str, data: dict[str, Any]) -> None:
+        with self.writing() as conn:
+            conn.execute(insert(recommendations).values(team=team, user=user, choice=choice, summary=summary,
+                                                        data=data, created_at=self.now()))
+
+    def recent_recommendations(self, user: str, limit: int = 5) -> list[dict[str, Any]]:
+        query = (select(recommendations.c.choice, recommendations.c.summary, recommendations.c.created_at)
+                 .where(recommendations.c.user == user).order_by(recommendations.c.id.desc()).limit(limit))
+        with self.reading() as conn:
+            return [dict(r._mapping) for r in conn.execute(query)]

@@ -1,0 +1,63 @@
+"""The text catalogue: every sentence a user can see, in Chinese and English, keyed by id.
+
+The catalogue is the YAML files beside this module (one per area: decision, questions, quote,
+slack, cli, errors), merged into one table; a key may appear in one file only. `t(key, lang,
+**params)` is the one formatter: numbers go through `show` (no trailing zeros, thousands
+separators), and a string parameter that names a word of the catalogue (`word.<value>`) is
+translated, so `{workload}` reads 全参微调 in Chinese.
+"""
+
+from __future__ import annotations
+
+import string
+from functools import cache
+from importlib import resources
+
+import yaml
+
+from bot.text.format import show
+from bot.text.lang import Lang
+
+FILES = ("decision", "questions", "quote", "slack", "cli", "errors")
+_Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+class CatalogueError(RuntimeError):
+    """A catalogue file is broken (a bug: the tests load every file)."""
+
+
+@cache
+def entries() -> dict[str, dict[Lang, str]]:
+    """Every key of every catalogue file, with its text in each language."""
+    table: dict[str, dict[Lang, str]] = {}
+    for name in FILES:
+        text = resources.files("bot.text").joinpath(f"{name}.yaml").read_text("utf-8")
+        for key, texts in (yaml.load(text, Loader=_Loader) or {}).items():
+            if key in table:
+                raise CatalogueError(f"{name}.yaml: {key!r} is defined twice")
+            if not isinstance(texts, dict) or set(texts) != {"en", "zh"}:
+                raise CatalogueError(f"{name}.yaml: {key!r} needs exactly en and zh")
+            table[key] = {Lang(lang): str(value) for lang, value in texts.items()}
+    return table
+
+
+def placeholders(text: str) -> set[str]:
+    return {name for _, name, _, _ in string.Formatter().parse(text) if name}
+
+
+def has(key: str) -> bool:
+    return key in entries()
+
+
+def _param(value: object, lang: Lang, table: dict[str, dict[Lang, str]]) -> str:
+    if isinstance(value, str):
+        word = table.get(f"word.{value}")
+        return word[lang] if word else value
+    return show(value)  # type: ignore[arg-type]
+
+
+def t(key: str, lang: Lang, /, **params: object) -> str:
+    """The text of `key` in `lang`, with `params` filled in. KeyError for an unknown key (a bug)."""
+    table = entries()
+    template = table[key][lang]
+    return template.format(**{name: _param(value, lang, table) for name, value in params.items()})

@@ -1,0 +1,24 @@
+"""Domain errors in the user's language: each error carries a code and parameters, never prose to translate."""
+
+from __future__ import annotations
+
+from bot.text.catalogue import t
+from bot.text.lang import Lang
+from pricing.errors import QuoteError
+from rules.errors import ParseError, UnknownGPU
+
+
+def parse_error_text(exc: ParseError, lang: Lang) -> str:
+    """'Could not read "x": why. Accepted: a, b, c' for an answer that did not parse."""
+    shown = exc.text if len(exc.text) <= 60 else exc.text[:57] + "..."
+    problem = t(f"parse.problem.{exc.problem or 'not_understood'}", lang)
+    return t("ask.parse_error", lang, text=shown, problem=problem, accepted=", ".join(exc.accepted))
+
+
+def error_text(exc: ParseError | UnknownGPU | QuoteError, lang: Lang) -> str:
+    """The sentence a user sees for a bad answer, an unknown GPU, or a quote that cannot be made."""
+    if isinstance(exc, ParseError):
+        return parse_error_text(exc, lang)
+    if isinstance(exc, UnknownGPU):
+        return t("error.unknown_gpu", lang, gpu=exc.name, known=", ".join(exc.known))
+    return t(f"error.quote.{exc.code}", lang, **exc.params)

@@ -1,0 +1,29 @@
+"""How numbers, money, ages and slices read, in both languages."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+Number = str | float | int | bool | None
+
+
+def show(value: Number) -> str:
+    """Numbers without trailing zeros: 10.0 -> '10', 87.5 -> '87.5', 5600.0 -> '5,600'."""
+    if isinstance(value, bool) or value is None:
+        return str(value)
+    if isinstance(value, int | float):
+        if abs(value - round(value)) < 1e-9:
+            return f"{round(value):,}"
+        return f"{value:,.2f}".rstrip("0").rstrip(".")
+    return str(value)
+
+
+def money(amount: float, currency: str) -> str:
+    symbol = {"CNY": "¥", "USD": "$"}.get(currency, "")
+    return f"{symbol}{show(round(amount, 2))}" if symbol else f"{show(round(amount, 2))} {currency}"
+
+
+def share_text(share: float) -> str:
+    """A slice of one card as a fraction: 0.5 -> '1/2', 1.0 -> '1'."""
+    fraction = Fraction(share).limit_denominator(8)
+    return f"{fraction.numerator}/{fraction.denominator}" if fraction.denominator != 1 else "1"

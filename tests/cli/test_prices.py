@@ -1,0 +1,162 @@
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from urllib.parse import unquote
+
+from tests.cli_helpers import run_cli
+from tests.servers import serve
+
+DATA = Path(__file__).parents[1] / "data"
+OFFLINE = {"GPU_ADVISOR_AZURE_ENABLED": "false", "GPU_ADVISOR_ECB_ENABLED": "false", "GPU_ADVISOR_LANG": "en",
+           "GPU_ADVISOR_REFRESH_BACKOFF_S": "0.01"}
+
+
+def test_quote_json_is_the_worked_example(tmp_path: Path) -> None:
+    result = run_cli("quote", "--gpu", "A100-80GB", "--hours-per-day", "4", "--days", "14", "--share", "1/2",
+                     "--json", env=OFFLINE, tmp=tmp_path)
+    assert result.returncode == 0, result.stderr
+    data = json.loads(result.stdout)
+    assert data["dedicated"]["amount"] == 5600 and data["dedicated"]["billing"] == "daily"
+    assert data["shared"]["amount"] == 784
+    assert (data["shared"]["amount_min"], data["shared"]["amount_max"]) == (980, 1120)
+    assert (data["shared"]["days_min"], data["shared"]["days_max"]) == (17.5, 20)
+    assert data["dedicated"]["price"]["source"] == "ratecard"
+    assert data["dedicated"]["price"]["stale"] is True
+    assert data["spot"]["estimate"] is True
+
+
+def test_quote_table_shows_source_age_and_stale_label(tmp_path: Path) -> None:
+    result = run_cli("quote", "--gpu", "A100", "--hours-per-day", "4", "--days", "14", "--lang", "en",
+                     env=OFFLINE, tmp=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert "¥5,600" in result.stdout and "¥784" in result.stdout
+    assert "as of 2024-06-01" in result.stdout
+    assert "STALE" in result.stdout
+    assert "past their refresh window" in result.stdout
+
+
+def test_fractional_cards_are_refused_with_the_way_out(tmp_path: Path) -> None:
+    result = run_cli("quote", "--gpu", "A100", "--hours-per-day", "4", "--days", "14", "--cards", "1.5",
+                     env=OFFLINE, tmp=tmp_path)
+    assert result.returncode == 2
+    assert "not a whole number of cards; use --share 1/2" in result.stderr
+
+
+def test_zero_days_is_refused(tmp_path: Path) -> None:
+    result = run_cli("quote", "--gpu", "A100", "--hours-per-day", "4", "--days", "0", env=OFFLINE, tmp=tmp_path)
+    assert result.returncode == 2
+    assert "days: Input should be greater than 0" in result.stderr
+
+
+def test_unknown_gpu_lists_known_models(tmp_path: Path) -> None:
+    result = run_cli("quote", "--gpu", "B300", "--hours-per-day", "4", "--days", "14", env=OFFLINE, tmp=tmp_path)
+    assert result.returncode == 2
+    assert "unknown GPU model 'B300'. Known models: A10-24GB" in result.stderr
+
+
+def test_bad_share(tmp_path: Path) -> None:
+    result = run_cli("quote", "--hours-per-day", "4", "--days", "14", "--share", "3g.99gb", env=OFFLINE,
+                     tmp=tmp_path)
+    assert result.returncode == 2
+    assert "--share" in result.stderr and "not a MIG profile of this GPU" in result.stderr
+
+
+def test_advise_with_quote(tmp_path: Path) -> None:
+    result = run_cli("advise", "--duration", "4h", "--memory-peak", "35GB", "--model-parallel", "no",
+                     "--frequency", "daily", "--can-resume", "yes", "--workload", "lora", "--schedule", "4x14",
+                     "--quote", "--json", env=OFFLINE, tmp=tmp_path)
+    assert result.returncode == 0, result.stderr
+    data = json.loads(result.stdout)
+    assert data["choice"] == "shared" and data["mig_profile"] == "3g.40gb"
+    assert data["quote"]["shared"]["amount"] == 784  # the 3g.40gb half slice
+    assert data["quote"]["dedicated"]["amount"] == 5600
+
+
+def test_advise_quote_needs_a_schedule(tmp_path: Path) -> None:
+    result = run_cli("advise", "--duration", "4h", "--memory-peak", "no", "--model-parallel", "no",
+                     "--frequency", "daily", "--can-resume", "yes", "--quote", env=OFFLINE, tmp=tmp_path)
+    assert result.returncode == 2
+    assert "--quote needs the schedule: add --schedule 4x14" in result.stderr
+
+
+def test_refresh_from_local_sources_then_list_status_and_quote_in_usd(tmp_path: Path) -> None:
+    page1 = json.loads((DATA / "azure_page1.json").read_text())
+    page2 = (DATA / "azure_page2.json").read_bytes()
+    feed = (DATA / "team_ratecard.csv").read_bytes()
+    routes = {
+        "/ecb.xml": (200, {"Content-Type": "text/xml"}, (DATA / "ecb.xml").read_bytes()),
+        "/feed.csv": (200, {"Content-Type": "text/csv"}, feed.replace(b"acme-cloud", b"feed-co")),
+        "/azure/page2": (200, {"Content-Type": "application/json"}, page2),
+    }
+    with serve(routes) as server:
+        page1["NextPageLink"] = f"{server.base_url}/azure/page2?$skip=100"
+        routes["/azure"] = (200, {"Content-Type": "application/json"}, json.dumps(page1).encode())
+        env = {"GPU_ADVISOR_AZURE_BASE_URL": f"{server.base_url}/azure", "GPU_ADVISOR_ECB_URL":
+               f"{server.base_url}/ecb.xml", "GPU_ADVISOR_FEED": f"{server.base_url}/feed.csv",
+               "GPU_ADVISOR_LANG": "en"}
+        refreshed = run_cli("prices", "refresh", env=env, tmp=tmp_path)
+        assert refreshed.returncode == 0, refreshed.stdout + refreshed.stderr
+        assert "azure: 4 rows" in refreshed.stdout and "feed: 3 rows" in refreshed.stdout
+        assert "ecb: 1 rows" in refreshed.stdout
+        assert "$filter=serviceName eq 'Virtual Machines'" in unquote(server.hits("/azure")[0].query)
+        listed = json.loads(run_cli("prices", "list", "--gpu", "A100", "--json", env=env, tmp=tmp_path).stdout)
+        assert {p["source"] for p in listed} == {"ratecard", "azure"}
+        status = json.loads(run_cli("prices", "status", "--json", env=env, tmp=tmp_path).stdout)
+        assert {s["source"]: s["rows"] for s in status} == {"ratecard": 4, "azure": 4, "feed": 3, "ecb": 1}
+        assert all(s["last_error"] is None and not s["stale"] for s in status)
+        quoted = run_cli("quote", "--gpu", "A100", "--hours-per-day", "4", "--days", "14", "--currency", "USD",
+                         "--region", "eastus", "--json", env=env, tmp=tmp_path)
+    data = json.loads(quoted.stdout)
+    assert data["dedicated"]["price"]["source"] == "azure"
+    assert data["dedicated"]["amount"] == round(56 * 3.673, 2)
+    assert data["spot"]["amount"] == round(56 * 0.8815, 2) and data["spot"]["estimate"] is False
+    assert data["stale"] is False
+
+
+def test_failed_source_keeps_its_prices_and_the_command_says_why(tmp_path: Path) -> None:
+    good = (DATA / "team_ratecard.csv").read_bytes()
+    with serve({"/feed.csv": [(200, {}, good), (500, {}, b"down"), (500, {}, b"down"), (500, {}, b"down")]}) as server:
+        env = OFFLINE | {"GPU_ADVISOR_FEED": f"{server.base_url}/feed.csv"}
+        assert run_cli("prices", "refresh", "--source", "feed", env=env, tmp=tmp_path).returncode == 0
+        failed = run_cli("prices", "refresh", "--source", "feed", env=env, tmp=tmp_path)
+    assert failed.returncode == 1
+    assert "feed: failed after 3 attempt(s): HTTP 500" in failed.stdout
+    assert "previous prices kept" in failed.stdout
+    status = json.loads(run_cli("prices", "status", "--json", env=env, tmp=tmp_path).stdout)
+    feed = next(s for s in status if s["source"] == "feed")
+    assert feed["rows"] == 3 and "HTTP 500" in feed["last_error"]
+
+
+def test_malformed_team_rate_card_names_file_row_and_field(tmp_path: Path) -> None:
+    bad = tmp_path / "ours.csv"
+    bad.write_text((DATA / "team_ratecard.csv").read_text().replace("650,CNY", "-650,CNY"))
+    result = run_cli("prices", "refresh", "--source", "ratecard", env=OFFLINE | {"GPU_ADVISOR_RATE_CARDS": str(bad)},
+                     tmp=tmp_path)
+    assert result.returncode == 1
+    assert f"{bad}, row 2, field 'amount': Input should be greater than 0" in result.stdout
+
+
+def test_unknown_source(tmp_path: Path) -> None:
+    result = run_cli("prices", "refresh", "--source", "aws", env=OFFLINE, tmp=tmp_path)
+    assert result.returncode == 2
+    assert "unknown source 'aws'. Configured sources: ratecard" in result.stderr
+
+
+def test_errors_speak_the_configured_language(tmp_path: Path) -> None:
+    result = run_cli("prices", "refresh", "--source", "aws", env=OFFLINE | {"GPU_ADVISOR_LANG": "zh"}, tmp=tmp_path)
+    assert result.returncode == 2
+    assert "未知的价格来源“aws”。已配置的来源：ratecard" in result.stderr
+    quoted = run_cli("quote", "--gpu", "B300", "--hours-per-day", "4", "--days", "14", "--lang", "zh", env=OFFLINE,
+                     tmp=tmp_path)
+    assert quoted.returncode == 2
+    assert "未知的 GPU 型号“B300”" in quoted.stderr
+
+
+def test_a_file_that_is_not_a_database_is_named(tmp_path: Path) -> None:
+    bad = tmp_path / "notes.db"
+    bad.write_text("these are my notes, not a database")
+    result = run_cli("quote", "--hours-per-day", "4", "--days", "14", "--db", str(bad), env=OFFLINE, tmp=tmp_path)
+    assert result.returncode == 2
+    assert f"cannot use the database {bad}: file is not a database" in result.stderr
+    assert bad.read_text() == "these are my notes, not a database"  # untouched

@@ -1,0 +1,166 @@
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import httpx
+import pytest
+from sqlite_utils import Database
+
+from pricing import cache
+from pricing.errors import RecordError, SourceError, TransientSourceError
+from pricing.fx import FxRate
+from pricing.records import PriceRecord
+from pricing.refresh import refresh
+from pricing.sources import Source, ecb_source, rate_card_records
+from pricing.status import source_status
+
+NOW = datetime(2026, 11, 30, 12, tzinfo=UTC)
+DATA = Path(__file__).parents[1] / "data"
+
+
+@pytest.fixture
+def db() -> Iterator[Database]:
+    database = cache.open_db(":memory:")
+    yield database
+    database.close()
+
+
+def record(amount: float, *, model: str = "on-demand", source: str = "feed", instance: str = "x1") -> PriceRecord:
+    return PriceRecord(source=source, provider="acme", instance_type=instance, gpu="A100-80GB", gpu_count=1,
+                       pricing_model=model, amount=amount, currency="CNY", unit="hour", fetched_at=NOW,
+                       provenance="test")
+
+
+def feed(*records: PriceRecord) -> Source:
+    return Source("feed", timedelta(hours=48), timedelta(hours=6), fetch=lambda now: list(records))
+
+
+def test_replace_source_swaps_only_that_source(db: Database) -> None:
+    cache.replace_source(db, "ratecard", rate_card_records([], NOW))
+    cache.replace_source(db, "feed", [record(12), record(13, instance="x2")])
+    cache.replace_source(db, "feed", [record(11)])
+    assert [r.amount for r in cache.load_prices(db, source="feed")] == [11]
+    assert cache.count_prices(db, "ratecard") == 4
+
+
+def test_refresh_failing_half_way_keeps_previous_prices(db: Database) -> None:
+    cache.replace_source(db, "feed", [record(12), record(13, instance="x2")])
+
+    def broken(now: datetime) -> Iterator[PriceRecord]:
+        yield record(20)
+        yield record(21, instance="x2")
+        raise RecordError("feed.csv", 3, "amount", "required value is missing")
+
+    result = refresh(db, Source("feed", timedelta(hours=1), timedelta(hours=1), fetch=broken, retries=0))
+    assert not result.ok
+    assert "feed.csv, row 3" in (result.error or "")
+    assert sorted(r.amount for r in cache.load_prices(db, source="feed")) == [12, 13]
+
+
+def test_failure_after_many_chunks_rolls_back_all_of_them(db: Database, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(cache, "CHUNK", 2)
+    cache.replace_source(db, "feed", [record(12)])
+
+    def long_then_broken(now: datetime) -> Iterator[PriceRecord]:
+        for i in range(7):
+            yield record(10 + i, instance=f"x{i}")
+        raise SourceError("connection dropped")
+
+    refresh(db, Source("feed", timedelta(hours=1), timedelta(hours=1), fetch=long_then_broken, retries=0))
+    assert [r.amount for r in cache.load_prices(db, source="feed")] == [12]
+
+
+def test_spot_above_on_demand_is_flagged(db: Database) -> None:
+    cache.replace_source(db, "feed", [record(10), record(12, model="spot"), record(3, model="spot", instance="x2"),
+                                      record(9, instance="x2")])
+    flags = {(r.instance_type, r.pricing_model): r.flags for r in cache.load_prices(db)}
+    assert flags[("x1", "spot")] == "spot_above_on_demand"
+    assert flags[("x2", "spot")] == ""
+
+
+def test_every_attempt_is_recorded(db: Database) -> None:
+    refresh(db, feed(record(12)), now=lambda: NOW)
+    refresh(db, Source("feed", timedelta(hours=1), timedelta(hours=1),
+                       fetch=lambda now: (_ for _ in ()).throw(SourceError("HTTP 404 from x")), retries=0),
+            now=lambda: NOW)
+    runs = cache.runs(db, "feed")
+    assert [(r["status"], r["rows"], r["error"]) for r in runs] == [("failed", 0, "HTTP 404 from x"), ("ok", 1, None)]
+    assert all(r["started_at"] and r["finished_at"] for r in runs)
+
+
+def test_transient_failures_are_retried_with_backoff(db: Database) -> None:
+    calls, sleeps = [], []
+
+    def flaky(now: datetime) -> list[PriceRecord]:
+        calls.append(now)
+        if len(calls) < 3:
+            raise TransientSourceError("HTTP 503", retry_after=None if len(calls) == 1 else 5)
+        return [record(12)]
+
+    result = refresh(db, Source("feed", timedelta(hours=1), timedelta(hours=1), fetch=flaky, retries=2,
+                            backoff_s=2), sleep=sleeps.append)
+    assert result.ok and result.attempts == 3
+    assert sleeps == [2, 5]  # back-off first, then the server's Retry-After
+
+
+def test_retries_give_up_and_keep_prices(db: Database) -> None:
+    cache.replace_source(db, "feed", [record(12)])
+
+    def down(now: datetime) -> list[PriceRecord]:
+        raise TransientSourceError("HTTP 429", retry_after=1)
+
+    result = refresh(db, Source("feed", timedelta(hours=1), timedelta(hours=1), fetch=down, retries=2),
+                     sleep=lambda s: None)
+    assert (result.ok, result.attempts) == (False, 3)
+    assert cache.count_prices(db, "feed") == 1
+
+
+def test_a_bug_in_a_source_is_recorded_not_raised(db: Database) -> None:
+    def buggy(now: datetime) -> list[PriceRecord]:
+        raise KeyError("oops")
+
+    result = refresh(db, Source("feed", timedelta(hours=1), timedelta(hours=1), fetch=buggy))
+    assert not result.ok
+    assert "internal error" in (result.error or "") and "KeyError" in (result.error or "")
+
+
+def test_ecb_refresh_stores_the_rate(db: Database) -> None:
+    xml = (DATA / "ecb.xml").read_text()
+    client = httpx.Client(transport=httpx.MockTransport(lambda r: httpx.Response(200, text=xml)))
+    result = refresh(db, ecb_source(client, "https://ecb.test/rates.xml", ttl=timedelta(days=3),
+                                    interval=timedelta(days=1)))
+    assert result.ok
+    (rate,) = cache.load_fx(db)
+    assert rate.rate == pytest.approx(7.5296 / 1.04)
+    assert rate.rate_date.isoformat() == "2026-11-27"
+
+
+def test_status_reports_age_rows_and_last_error(db: Database) -> None:
+    source = feed(record(12))
+    refresh(db, source, now=lambda: NOW - timedelta(hours=50))
+    failing = Source("feed", timedelta(hours=48), timedelta(hours=6),
+                     fetch=lambda now: (_ for _ in ()).throw(SourceError("HTTP 500 from feed")), retries=0)
+    refresh(db, failing, now=lambda: NOW)
+    (state,) = source_status(db, [source], NOW)
+    assert state.rows == 1
+    assert state.stale  # last success 50 h ago, TTL 48 h
+    assert state.age_days == pytest.approx(50 / 24, abs=0.01)
+    assert state.last_error == "HTTP 500 from feed"
+
+
+def test_save_fx_replaces_that_sources_rate(db: Database) -> None:
+    cache.save_fx(db, FxRate(rate=7.1, rate_date=NOW.date(), source="ecb"))
+    cache.save_fx(db, FxRate(rate=7.2, rate_date=NOW.date(), source="ecb"))
+    assert [r.rate for r in cache.load_fx(db)] == [7.2]
+
+
+def test_file_database_survives_reopening(tmp_path: Path) -> None:
+    path = tmp_path / "sub" / "prices.db"
+    first = cache.open_db(path)
+    cache.replace_source(first, "feed", [record(12)])
+    first.close()
+    again = cache.open_db(path)
+    assert cache.count_prices(again, "feed") == 1
+    again.close()

@@ -1,0 +1,174 @@
+from __future__ import annotations
+
+from datetime import UTC, date, datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+from pricing.errors import QuoteError
+from pricing.fx import FxRate
+from pricing.offers import Freshness, Offer, as_offers
+from pricing.quote import QuoteRequest, quote
+from pricing.records import PriceRecord
+from pricing.sources import rate_card_records
+from rules.policy import Policy
+
+NOW = datetime(2026, 11, 30, tzinfo=UTC)
+DATA = Path(__file__).parents[1] / "data"
+RATECARD = {"ratecard": Freshness(timedelta(days=365), from_effective_date=True)}
+
+
+def bundled(now: datetime = NOW) -> list[Offer]:
+    return as_offers(rate_card_records([DATA / "team_ratecard.csv"], now), RATECARD, now)
+
+
+def azure_like(*rows: tuple[str, str, float, float], fetched: datetime = NOW) -> list[Offer]:
+    records = [PriceRecord(source="azure", provider="azure", region="eastus", region_class="cloud",
+                           instance_type=sku, gpu="A100-80GB", gpu_count=count, pricing_model=model, amount=amount,
+                           currency="USD", unit="hour", fetched_at=fetched, provenance="test")
+               for sku, model, count, amount in rows]
+    return as_offers(records, {"azure": Freshness(timedelta(hours=24))}, NOW)
+
+
+def test_worked_example_comes_out_exactly(policy: Policy) -> None:
+    q = quote(QuoteRequest(gpu="A100-80GB", hours_per_day=4, days=14, share=0.5), bundled(), policy)
+    assert q.dedicated is not None and q.shared is not None
+    assert q.dedicated.amount == 5600
+    assert q.dedicated.billing == "daily"
+    assert q.dedicated.alternatives == {"monthly": 11500}
+    assert q.shared.amount == 784
+    # 70-80% of dedicated speed: 784 / 0.8 .. 784 / 0.7, and 14 days stretched to 17.5 .. 20
+    assert (q.shared.amount_min, q.shared.amount_max) == (980, 1120)
+    assert (q.shared.days_min, q.shared.days_max) == (17.5, 20)
+    assert q.savings_pct["shared"] == 86.0
+
+
+def test_reference_prices_are_labelled_stale_with_their_age(policy: Policy) -> None:
+    q = quote(QuoteRequest(gpu="A100", hours_per_day=4, days=14), bundled(), policy)
+    assert q.stale
+    assert q.dedicated is not None and q.dedicated.price is not None
+    assert q.dedicated.price.as_of == "2024-06-01"
+    assert q.dedicated.price.age_days == (NOW.date() - date(2024, 6, 1)).days
+    fresh = quote(QuoteRequest(gpu="A100", hours_per_day=4, days=14), bundled(datetime(2024, 7, 1, tzinfo=UTC)),
+                  policy)
+    assert not fresh.stale
+
+
+def test_long_period_picks_monthly_billing(policy: Policy) -> None:
+    q = quote(QuoteRequest(gpu="A100", hours_per_day=20, days=60), bundled(), policy)
+    assert q.dedicated is not None
+    assert (q.dedicated.billing, q.dedicated.amount) == ("monthly", 23000)
+    assert q.dedicated.alternatives == {"daily": 24000}
+
+
+def test_spot_without_a_cached_price_is_an_estimate_from_the_policy_range(policy: Policy) -> None:
+    q = quote(QuoteRequest(gpu="A100", hours_per_day=4, days=14), bundled(), policy)
+    assert q.spot is not None and q.spot.estimate
+    card_hour = 400 / 24
+    assert q.spot.amount_min == pytest.approx(56 * card_hour * 0.2, abs=0.01)
+    assert q.spot.amount_max == pytest.approx(56 * card_hour * 0.5, abs=0.01)
+
+
+def test_cached_spot_price_is_used(policy: Policy) -> None:
+    q = quote(QuoteRequest(gpu="H800", hours_per_day=10, days=3), bundled(), policy)
+    assert q.spot is not None and not q.spot.estimate
+    assert q.spot.amount == 30 * 9.5
+
+
+def test_no_slice_price_estimates_shared_from_the_card(policy: Policy) -> None:
+    q = quote(QuoteRequest(gpu="H800", hours_per_day=4, days=10, share=0.25), bundled(), policy)
+    assert q.shared is not None and q.shared.estimate
+    assert "estimated_proportional_to_slice" in q.shared.notes
+    # the cheapest reference card-hour is the daily price, 650 / 24
+    assert q.shared.amount == pytest.approx(40 * 650 / 24 * 0.25, abs=0.01)
+
+
+def test_quarter_slice_uses_its_own_price(policy: Policy) -> None:
+    q = quote(QuoteRequest(gpu="A100", hours_per_day=4, days=14, share=0.25), bundled(), policy)
+    assert q.shared is not None and q.shared.amount == 56 * 7
+
+
+def test_other_slice_sizes_are_scaled(policy: Policy) -> None:
+    q = quote(QuoteRequest(gpu="A100", hours_per_day=4, days=14, share=1 / 8), bundled(), policy)
+    assert q.shared is not None
+    assert "scaled_from_other_slice" in q.shared.notes
+    assert q.shared.amount == pytest.approx(56 * 28 / 8)  # from the quarter slice: 28 per card-hour
+
+
+def test_hourly_dedicated_is_billed_per_hour_used(policy: Policy) -> None:
+    offers = azure_like(("NC24", "on-demand", 1, 3.673), ("NC24", "spot", 1, 0.88))
+    q = quote(QuoteRequest(gpu="A100", hours_per_day=4, days=14, currency="USD"), offers, policy)
+    assert q.dedicated is not None
+    assert q.dedicated.billing == "hourly"
+    assert q.dedicated.amount == pytest.approx(56 * 3.673, abs=0.01)
+    assert "release_between_runs" in q.dedicated.notes
+    assert q.break_even_hours_per_day is None  # no card billed by the day to compare with
+
+
+def test_currency_conversion_uses_the_rate_and_says_so(policy: Policy) -> None:
+    offers = azure_like(("NC24", "on-demand", 1, 3.5))
+    rate = FxRate(rate=7.0, rate_date=date(2026, 11, 27), source="ecb")
+    q = quote(QuoteRequest(gpu="A100", hours_per_day=1, days=10, currency="CNY"), offers, policy, fx=rate)
+    assert q.dedicated is not None and q.dedicated.amount == pytest.approx(10 * 3.5 * 7)
+    assert q.fx == {"rate": 7.0, "date": "2026-11-27", "source": "ecb", "pair": "USD/CNY"}
+
+
+def test_conversion_without_a_rate_is_an_error(policy: Policy) -> None:
+    with pytest.raises(QuoteError, match="no exchange rate"):
+        quote(QuoteRequest(gpu="A100", hours_per_day=1, days=10), azure_like(("NC24", "on-demand", 1, 3.5)), policy)
+
+
+def test_break_even_hours(policy: Policy) -> None:
+    q = quote(QuoteRequest(gpu="A100", hours_per_day=4, days=14, share=0.5), bundled(), policy)
+    # 400 RMB/day vs 14 RMB/h: never at nominal speed; 400 x 0.7 / 14 = 20 h, 400 x 0.8 / 14 = 22.86 h
+    assert q.break_even_hours_per_day == {"nominal": None, "adjusted_min": 20.0, "adjusted_max": 22.86}
+
+
+def test_rent_vs_buy_at_this_pace(policy: Policy) -> None:
+    light = quote(QuoteRequest(gpu="A100", hours_per_day=4, days=14), bundled(), policy)
+    heavy = quote(QuoteRequest(gpu="A100", hours_per_day=8, days=14), bundled(), policy)
+    assert light.rent_vs_buy["advice"] == "rent"  # 1,460 GPU-hours a year
+    assert heavy.rent_vs_buy["advice"] == "consider_buying"  # 2,920
+
+
+def test_total_gpu_hours_instead_of_a_schedule(policy: Policy) -> None:
+    q = quote(QuoteRequest(gpu="A100", gpu_hours=96, cards=2), bundled(), policy)
+    assert (q.days, q.gpu_hours) == (2, 96)
+    assert q.dedicated is not None and q.dedicated.amount == 2 * 2 * 400
+
+
+def test_several_cards(policy: Policy) -> None:
+    q = quote(QuoteRequest(gpu="A100", hours_per_day=4, days=14, cards=4, share=0.5), bundled(), policy)
+    assert q.dedicated is not None and q.dedicated.amount == 4 * 5600
+    assert q.shared is not None and q.shared.amount == 4 * 784
+
+
+def test_region_filter(policy: Policy) -> None:
+    q = quote(QuoteRequest(gpu="H800", hours_per_day=4, days=10, region="inland"), bundled(), policy)
+    assert q.dedicated is not None and q.dedicated.price is not None
+    assert q.dedicated.price.region == "guizhou"
+    with pytest.raises(QuoteError, match="Regions with prices: beijing, guizhou, inland, tier1"):
+        quote(QuoteRequest(gpu="H800", hours_per_day=4, days=10, region="shanghai"), bundled(), policy)
+
+
+def test_unknown_gpu_lists_known_models(policy: Policy) -> None:
+    with pytest.raises(QuoteError, match=r"unknown GPU model 'B300'. Known models: A10-24GB, A100-40GB"):
+        quote(QuoteRequest(gpu="B300", hours_per_day=4, days=14), bundled(), policy)
+
+
+def test_gpu_without_prices_says_which_have_them(policy: Policy) -> None:
+    with pytest.raises(QuoteError, match=r"no cached price for L40S-48GB\. GPUs with prices: A100-80GB, H800-80GB"):
+        quote(QuoteRequest(gpu="L40S", hours_per_day=4, days=14), bundled(), policy)
+
+
+@pytest.mark.parametrize("fields", [
+    {"hours_per_day": 4, "days": 0},
+    {"hours_per_day": 0, "days": 14},
+    {"hours_per_day": 25, "days": 14},
+    {"hours_per_day": 4},
+    {"hours_per_day": 4, "days": 14, "share": 1.5},
+    {"hours_per_day": 4, "days": 14, "cards": 0},
+])
+def test_bad_requests_are_rejected(fields: dict[str, float]) -> None:
+    with pytest.raises(ValueError):
+        QuoteRequest(gpu="A100", **fields)

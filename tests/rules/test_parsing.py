@@ -1,0 +1,146 @@
+from __future__ import annotations
+
+import contextlib
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from rules import parsing
+from rules.errors import ParseError
+from rules.profile import DurationBucket, FrequencyLevel, Phase, Workload
+
+
+@pytest.mark.parametrize(("text", "hours"), [
+    ("45 min", 0.75), ("3h", 3), ("3.5 hours", 3.5), ("2 days", 48), ("3 weeks", 504),
+    ("半小时", 0.5), ("两小时", 2), ("10小时", 10), ("3天", 72), ("about 10 hours", 10),
+    ("两个半小时", 2.5), ("1h30m", 1.5), ("1 hour 30 minutes", 1.5), ("十二小时", 12),
+    ("大约10个小时", 10), ("１０ｈ", 10), ("half an hour", 0.5), ("2-3h", 3), ("an hour", 1),
+])
+def test_durations(text: str, hours: float) -> None:
+    assert parsing.parse_duration(text).hours == pytest.approx(hours)
+
+
+@pytest.mark.parametrize(("text", "bucket"), [
+    ("short", DurationBucket.SHORT), ("medium", DurationBucket.MEDIUM), ("long", DurationBucket.LONG),
+    ("短", DurationBucket.SHORT), ("中", DurationBucket.MEDIUM), ("长", DurationBucket.LONG),
+    ("<1h", DurationBucket.SHORT), ("1-8h", DurationBucket.MEDIUM), (">8h", DurationBucket.LONG),
+    ("> 8 h", DurationBucket.LONG), ("LONG", DurationBucket.LONG),
+])
+def test_duration_buckets(text: str, bucket: DurationBucket) -> None:
+    assert parsing.parse_duration(text).bucket is bucket
+
+
+def test_more_than_is_marked_as_a_lower_bound() -> None:
+    answer = parsing.parse_duration("8小时以上")
+    assert (answer.hours, answer.above) == (8, True)
+
+
+@pytest.mark.parametrize("text", ["", "   ", "soon", "10", "0h", "-3h", "10 parsecs", "1000 weeks", "h"])
+def test_bad_durations_list_the_accepted_forms(text: str) -> None:
+    with pytest.raises(ParseError) as caught:
+        parsing.parse_duration(text)
+    assert "3.5 hours" in str(caught.value)
+    assert caught.value.accepted == parsing.ACCEPTED["duration"]
+
+
+@pytest.mark.parametrize(("text", "value"), [
+    ("yes", True), ("no", False), ("y", True), ("n", False), ("true", True), ("false", False),
+    ("是", True), ("否", False), ("能", True), ("不能", False), ("可以", True), ("不可以", False),
+    ("需要", True), ("不需要", False), ("Yes.", True), ("不能，要从头跑", False), ("no, never", False),
+])
+def test_yes_no(text: str, value: bool) -> None:
+    assert parsing.parse_yes_no(text) is value
+
+
+@pytest.mark.parametrize("text", ["maybe", "不确定", "能不能", "perhaps yes"])
+def test_unclear_yes_no_is_rejected(text: str) -> None:
+    with pytest.raises(ParseError, match="yes/no"):
+        parsing.parse_yes_no(text)
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("yes", {"tight": True}), ("no", {"tight": False}), ("是", {"tight": True}),
+    ("70GB", {"peak_gb": 70}), ("70 GB of 80", {"peak_gb": 70, "card_gb": 80}),
+    ("70/80", {"peak_gb": 70, "card_gb": 80}), ("70G/80G", {"peak_gb": 70, "card_gb": 80}),
+    ("85%", {"fraction": 0.85}), ("85 ％", {"fraction": 0.85}), ("百分之85", {"fraction": 0.85}),
+    ("70 GB out of 80 GB", {"peak_gb": 70, "card_gb": 80}),
+])
+def test_memory(text: str, expected: dict[str, float]) -> None:
+    answer = parsing.parse_memory(text).model_dump(exclude_none=True)
+    assert answer == pytest.approx(expected)
+
+
+def test_bare_memory_number_asks_for_a_unit() -> None:
+    with pytest.raises(ParseError, match="bare_number"):
+        parsing.parse_memory("70")
+
+
+@pytest.mark.parametrize("text", ["0/80", "70/0", "lots", "0%", "70 TB"])
+def test_bad_memory(text: str) -> None:
+    with pytest.raises(ParseError):
+        parsing.parse_memory(text)
+
+
+@pytest.mark.parametrize(("text", "runs"), [
+    ("daily", 7), ("every day", 7), ("3 times a week", 3), ("weekly", 1), ("每天", 7), ("每周两次", 2),
+    ("twice a week", 2), ("3x/week", 3), ("一周三次", 3), ("every 2 days", 3.5), ("每两天一次", 3.5),
+    ("2 times a day", 14), ("once a month", 12 / 52),
+])
+def test_frequency_runs(text: str, runs: float) -> None:
+    assert parsing.parse_frequency(text).runs_per_week == pytest.approx(runs)
+
+
+@pytest.mark.parametrize(("text", "level"), [
+    ("high", FrequencyLevel.HIGH), ("low", FrequencyLevel.LOW), ("高频", FrequencyLevel.HIGH),
+    ("低频", FrequencyLevel.LOW), ("偶尔", FrequencyLevel.LOW),
+])
+def test_frequency_levels(text: str, level: FrequencyLevel) -> None:
+    assert parsing.parse_frequency(text).level is level
+
+
+@pytest.mark.parametrize("text", ["sometimes?", "0 times a week", "every 0 days", "3"])
+def test_bad_frequency(text: str) -> None:
+    with pytest.raises(ParseError, match="daily"):
+        parsing.parse_frequency(text)
+
+
+def test_context_parsers() -> None:
+    assert parsing.parse_workload("LoRA") is Workload.LORA
+    assert parsing.parse_workload("预训练") is Workload.PRETRAIN
+    assert parsing.parse_phase("部署") is Phase.DEPLOYMENT
+    assert parsing.parse_gpu("nvidia h100 sxm5 80gb") == "H100-80GB"
+    assert parsing.parse_model_size("70亿") == pytest.approx(7)
+    assert parsing.parse_model_size("13B") == 13
+    assert parsing.parse_p99("0.04s") == pytest.approx(40)
+    assert parsing.parse_qps("300 qps") == 300
+    schedule = parsing.parse_schedule("每天4小时，14天")
+    assert (schedule.hours_per_day, schedule.days) == (4, 14)
+
+
+def test_unknown_gpu_lists_known_models() -> None:
+    with pytest.raises(ParseError) as caught:
+        parsing.parse_gpu("B300")
+    assert "A100-80GB" in caught.value.accepted
+
+
+def test_schedule_over_24_hours_a_day() -> None:
+    with pytest.raises(ParseError, match="day_over_24h"):
+        parsing.parse_schedule("25x3")
+
+
+PARSERS = [parsing.parse_duration, parsing.parse_yes_no, parsing.parse_memory, parsing.parse_frequency,
+           parsing.parse_workload, parsing.parse_phase, parsing.parse_gpu, parsing.parse_model_size,
+           parsing.parse_qps, parsing.parse_p99, parsing.parse_schedule, parsing.parse_cards]
+
+answer_like = st.one_of(
+    st.text(max_size=80),
+    st.from_regex(r"[0-9一二两三十半]{1,4}\s?(h|小时|天|%|GB|/|of|x|次|周)?\s?[0-9]{0,3}", fullmatch=True),
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=answer_like, which=st.sampled_from(PARSERS))
+def test_arbitrary_text_raises_only_parse_error(text: str, which: object) -> None:
+    with contextlib.suppress(ParseError):
+        which(text)  # type: ignore[operator]

@@ -1,0 +1,213 @@
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+from slack_sdk.models.views import View
+
+from tests.fake_slack import sign
+from tests.slack_harness import SECRET, Harness, running_app
+
+
+def header_posts(h: Harness) -> list[dict[str, Any]]:
+    return [p for p in h.posts() if (p.get("blocks") or [{}])[0].get("type") == "header"]
+
+
+def responses(h: Harness) -> list[dict[str, Any]]:
+    return h.fake.of("response_url")
+
+
+def submit(h: Harness, view: dict[str, Any], values: dict[str, str], user: str = "U1") -> tuple[int, str]:
+    state = {key: {"value": {"type": "plain_text_input", "value": text}} for key, text in values.items()}
+    return h.send.interaction({
+        "type": "view_submission", "team": {"id": "T1"}, "user": {"id": user, "team_id": "T1"}, "api_app_id": "A1",
+        "trigger_id": "555.666.xyz",
+        "view": {"id": "V1", "type": "modal", "callback_id": view["callback_id"],
+                 "private_metadata": view["private_metadata"], "state": {"values": state}},
+    })
+
+
+def test_inline_answers_give_the_recommendation_at_once(tmp_path: Path) -> None:
+    with running_app(tmp_path) as h:
+        status, body = h.send.command("10h mem=70/80 mp=no freq=daily resume=不能 workload=lora hours=4x14",
+                                      response_url=h.fake.response_url())
+        assert (status, body) == (200, "")
+        (rec,) = h.fake.wait_for(lambda: header_posts(h))
+        text = h.texts(rec)
+        assert rec["channel"] == "C1"
+        assert rec["blocks"][0]["text"]["text"] == "Recommendation: Dedicated card"
+        assert "¥5,600" in text and "¥784" in text
+        assert "Assumed from your answers" not in text  # hours=4x14 was given
+
+
+def test_inline_with_a_bad_value_answers_ephemerally_with_usage(tmp_path: Path) -> None:
+    with running_app(tmp_path) as h:
+        h.send.command("10h mem=lots mp=no freq=daily resume=no", response_url=h.fake.response_url())
+        (reply,) = h.fake.wait_for(lambda: responses(h))
+        assert reply["response_type"] == "ephemeral"
+        assert "`mem`: Could not read 'lots'" in reply["text"] and "70 GB of 80" in reply["text"]
+        assert "keys:" in h.texts(reply)  # the usage is attached
+        assert header_posts(h) == []
+
+
+def test_inline_with_missing_answers_names_them(tmp_path: Path) -> None:
+    with running_app(tmp_path) as h:
+        h.send.command("10h mem=70/80", response_url=h.fake.response_url())
+        (reply,) = h.fake.wait_for(lambda: responses(h))
+        assert "Missing answers: `mp`, `freq`, `resume`" in reply["text"]
+
+
+def test_unknown_subcommand_and_unknown_key(tmp_path: Path) -> None:
+    with running_app(tmp_path) as h:
+        h.send.command("bananas", response_url=h.fake.response_url("a"))
+        h.send.command("10h color=blue", response_url=h.fake.response_url("b"))
+        replies = h.fake.wait_for(lambda: len(responses(h)) == 2 and responses(h))
+        by_path = {r["_path"]: r["text"] for r in replies}
+        assert "unknown sub-command 'bananas'" in by_path["/response/a"]
+        assert "unknown key 'color'; keys:" in by_path["/response/b"]
+
+
+def test_help_prices_and_quote(tmp_path: Path) -> None:
+    with running_app(tmp_path) as h:
+        h.send.command("help", response_url=h.fake.response_url("help"))
+        h.send.command("prices A100", response_url=h.fake.response_url("prices"))
+        h.send.command("quote gpu=A100 hours=4x14 share=1/2", response_url=h.fake.response_url("quote"))
+        h.send.command("quote gpu=A100", response_url=h.fake.response_url("badquote"))
+        replies = {r["_path"]: r for r in h.fake.wait_for(lambda: len(responses(h)) == 4 and responses(h))}
+        assert "`form`" in replies["/response/help"]["text"]
+        prices = h.texts(replies["/response/prices"])
+        assert "A100-80GB" in prices and "400 CNY/day" in prices and "ratecard" in prices
+        quote = replies["/response/quote"]
+        assert quote["response_type"] == "in_channel"
+        assert "¥5,600" in h.texts(quote) and "¥784" in h.texts(quote)
+        assert "give the schedule: hours=4x14" in replies["/response/badquote"]["text"]
+
+
+def test_modal_shows_errors_inline_then_posts_the_recommendation(tmp_path: Path) -> None:
+    with running_app(tmp_path) as h:
+        h.send.command("form", trigger_id="999.888.form", response_url=h.fake.response_url())
+        (opened,) = h.fake.wait_for(lambda: h.fake.of("views.open"))
+        assert opened["trigger_id"] == "999.888.form"
+        view = opened["view"]
+        View(**view).validate_json()
+        status, body = submit(h, view, {"duration": "forever-ish", "memory": "70/80", "model_parallel": "no"})
+        assert status == 200
+        errors = json.loads(body)
+        assert errors["response_action"] == "errors"
+        assert set(errors["errors"]) == {"duration", "frequency", "can_resume"}
+        assert "Could not read" in errors["errors"]["duration"]
+        assert errors["errors"]["frequency"] == "This question needs an answer."
+        assert header_posts(h) == []
+        status, body = submit(h, view, {"duration": "3h", "memory": "20GB", "model_parallel": "no",
+                                        "frequency": "weekly", "can_resume": "yes", "workload": "hpo"})
+        assert (status, body) == (200, "")
+        (rec,) = h.fake.wait_for(lambda: header_posts(h))
+        assert rec["channel"] == "C1"
+        assert "Shared card" in rec["blocks"][0]["text"]["text"]
+        assert "Hyper-parameter search" in h.texts(rec)
+
+
+def test_change_an_answer_opens_the_modal_prefilled(tmp_path: Path) -> None:
+    with running_app(tmp_path) as h:
+        h.send.command("10h mem=70/80 mp=no freq=daily resume=no", response_url=h.fake.response_url())
+        (rec,) = h.fake.wait_for(lambda: header_posts(h))
+        h.send.click(rec, "change_answers")
+        (opened,) = h.fake.wait_for(lambda: h.fake.of("views.open"))
+        blocks = {b["block_id"]: b for b in opened["view"]["blocks"]}
+        assert blocks["duration"]["element"]["initial_value"] == "10h"
+        assert blocks["memory"]["element"]["initial_value"] == "70/80"
+        submit(h, opened["view"], {"duration": "2h", "memory": "70/80", "model_parallel": "no",
+                                   "frequency": "daily", "can_resume": "yes"})
+        second = h.fake.wait_for(lambda: len(header_posts(h)) == 2 and header_posts(h))[1]
+        assert "Shared card" in second["blocks"][0]["text"]["text"]  # 2 h and resumable: one hit left
+        assert second["thread_ts"] == rec["_ts"]  # posted under the recommendation it changes
+
+
+def test_bad_signature_and_stale_timestamp_are_refused(tmp_path: Path) -> None:
+    with running_app(tmp_path) as h:
+        before = list(h.fake.methods())
+        status, _ = h.send.command("", signature="v0=" + "0" * 64)
+        assert status == 401
+        old = str(int(time.time()) - 6 * 60)
+        body = b"token=x&team_id=T1&user_id=U1&channel_id=C1&command=%2Fgpu-advise&text="
+        status, _ = h.send.post(body, "application/x-www-form-urlencoded", timestamp=old,
+                                signature=sign(SECRET, old, body))
+        assert status == 401
+        time.sleep(0.3)
+        assert h.fake.methods() == before  # nothing reached Slack
+
+
+def test_signing_matches_slacks_documented_example() -> None:
+    body = (b"token=xyzz0WbapA4vBCDEFasx0q6G&team_id=T1DC2JH3J&team_domain=testteamnow&channel_id=G8PSS9T3V"
+            b"&channel_name=foobar&user_id=U2CERLKJA&user_name=roadrunner&command=%2Fwebhook-collect&text="
+            b"&response_url=https%3A%2F%2Fhooks.slack.com%2Fcommands%2FT1DC2JH3J%2F397700885554%2F96rGlfmibIGlgcZRskXaIFfN"
+            b"&trigger_id=398738663015.47445629121.803a0bc887a14d10d2c447fce8b6703c")
+    assert sign("8f742231b10e8888abcd99yyyzzz85a5", "1531420618", body) == (
+        "v0=a2114d57b48eac39b9ad189dd8316235a7b4a8d21a10bd27519666489c69b503")
+
+
+def test_not_in_channel_continues_in_a_dm(tmp_path: Path) -> None:
+    with running_app(tmp_path) as h:
+        h.fake.refuse_channels["CPRIV"] = "not_in_channel"
+        h.send.command("", channel="CPRIV", response_url=h.fake.response_url())
+        root = h.fake.wait_for(lambda: h.posts(channel="DU1"))[0]
+        assert "not_in_channel" in h.texts(root) and "<#CPRIV>" in h.texts(root)
+        assert h.fake.of("conversations.open")[0]["users"] == "U1"
+        question = h.fake.wait_for(lambda: h.posts(channel="DU1", thread_ts=root["_ts"]))
+        assert "Question 1/5" in h.texts(question[0])
+        (note,) = h.fake.wait_for(lambda: responses(h))
+        assert note["response_type"] == "ephemeral" and "DM" in note["text"]
+
+
+def test_rate_limited_call_is_retried_after_retry_after(tmp_path: Path) -> None:
+    with running_app(tmp_path) as h:
+        h.fake.rate_limit_once.add("chat.postMessage")
+        started = time.monotonic()
+        h.send.command("", response_url=h.fake.response_url())
+        root = h.fake.wait_for(lambda: [p for p in h.posts() if "_ts" in p])[0]
+        assert time.monotonic() - started >= 0.9  # waited for Retry-After: 1
+        attempts = [c for c in h.fake.of("chat.postMessage") if c.get("text") == root["text"]]
+        assert len(attempts) == 2  # the 429, then the success
+        h.fake.wait_for(lambda: h.posts(thread_ts=root["_ts"]))
+
+
+def test_app_home_shows_recent_recommendations_and_sources(tmp_path: Path) -> None:
+    with running_app(tmp_path) as h:
+        h.send.command("10h mem=70/80 mp=no freq=daily resume=no", response_url=h.fake.response_url())
+        h.fake.wait_for(lambda: header_posts(h))
+        h.send.event({"type": "app_home_opened", "user": "U1", "channel": "D1", "tab": "home"}, event_id="EvHome")
+        (published,) = h.fake.wait_for(lambda: h.fake.of("views.publish"))
+        assert published["user_id"] == "U1"
+        View(**published["view"]).validate_json()
+        text = json.dumps(published["view"], ensure_ascii=False)
+        assert "Dedicated card" in text and "10h" in text
+        assert "`ratecard` fresh" in text and "4 rows" in text
+        home_button = {"blocks": published["view"]["blocks"], "channel": "D1"}
+        h.send.click(home_button, "new_profile")
+        h.fake.wait_for(lambda: [p for p in h.posts(channel="DU1") if "5 questions" in str(p.get("text"))])
+
+
+def test_quote_subcommand_errors_are_specific(tmp_path: Path) -> None:
+    with running_app(tmp_path) as h:
+        h.send.command("quote gpu=A100 hours=4x14 cards=1.5", response_url=h.fake.response_url("cards"))
+        h.send.command("quote gpu=B300 hours=4x14", response_url=h.fake.response_url("gpu"))
+        h.send.command("quote gpu=A100 hours=30x2", response_url=h.fake.response_url("hours"))
+        replies = {r["_path"]: r["text"] for r in h.fake.wait_for(lambda: len(responses(h)) == 3 and responses(h))}
+        assert "a whole number of cards; use share=1/2" in replies["/response/cards"]
+        assert "unknown GPU model 'B300'. Known models:" in replies["/response/gpu"]
+        assert "a day has at most 24 hours" in replies["/response/hours"]
+
+
+def test_inline_with_chinese_keys_and_values_for_a_chinese_user(tmp_path: Path) -> None:
+    with running_app(tmp_path) as h:
+        h.fake.locales["U8"] = "zh-CN"
+        h.send.command("时长=10小时 显存=70G/80G 并行=否 频率=每周两次 恢复=能 类型=超参搜索",
+                       user="U8", response_url=h.fake.response_url())
+        h.send.command("help", user="U8", response_url=h.fake.response_url("help"))
+        (rec,) = h.fake.wait_for(lambda: header_posts(h))
+        assert rec["blocks"][0]["text"]["text"] == "建议: 独占卡"  # long run + memory tight
+        assert "超参数搜索" in h.texts(rec) and "低频运行" in h.texts(rec)
+        (helped,) = h.fake.wait_for(lambda: responses(h))
+        assert "在帖子里回答 5 个问题" in helped["text"]

@@ -1,0 +1,163 @@
+"""The bot as a real process: restart mid-conversation, and a clear message without tokens."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import timedelta
+from pathlib import Path
+
+from sqlalchemy import select
+
+from bot.state import Store
+from bot.state.schema import conversations
+from tests.cli_helpers import ROOT, run_cli
+from tests.fake_slack import FakeSlack, SlackSender, fake_slack
+from tests.slack_harness import SECRET
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def bot_env(tmp_path: Path, fake: FakeSlack) -> dict[str, str]:
+    return {k: v for k, v in os.environ.items() if not k.startswith(("GPU_ADVISOR_", "SLACK_"))} | {
+        "SLACK_BOT_TOKEN": "xoxb-test-token", "SLACK_SIGNING_SECRET": SECRET, "SLACK_API_URL": fake.api_url,
+        "GPU_ADVISOR_DB": str(tmp_path / "bot.db"), "GPU_ADVISOR_AZURE_ENABLED": "false",
+        "GPU_ADVISOR_ECB_ENABLED": "false", "GPU_ADVISOR_LANG": "en"}
+
+
+@contextmanager
+def bot_process(tmp_path: Path, fake: FakeSlack) -> Iterator[SlackSender]:
+    port = free_port()
+    env = bot_env(tmp_path, fake)
+    proc = subprocess.Popen([sys.executable, "-m", "bot", "serve", "--host", "127.0.0.1", "--port", str(port),
+                             "--no-scheduler"], cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    try:
+        deadline = time.monotonic() + 20
+        while True:
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=1):
+                    break
+            except OSError:
+                if proc.poll() is not None or time.monotonic() > deadline:
+                    raise AssertionError((proc.stdout.read() if proc.stdout else b"").decode()) from None
+                time.sleep(0.1)
+        yield SlackSender(f"http://127.0.0.1:{port}/slack/events", SECRET)
+    finally:
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGKILL)  # as a crash would: no clean shutdown
+        proc.wait(timeout=10)
+
+
+def questions(fake: FakeSlack, thread: str) -> list[dict[str, object]]:
+    return [p for p in fake.of("chat.postMessage") if p.get("thread_ts") == thread
+            and "Question" in str(p.get("blocks"))]
+
+
+def start_profile(fake: FakeSlack, send: SlackSender) -> str:
+    """/gpu-advise, then wait for question 1; returns the conversation's thread."""
+    send.command("", response_url=fake.response_url())
+    root = fake.wait_for(lambda: [p for p in fake.of("chat.postMessage") if "_ts" in p])[0]
+    thread = str(root["_ts"])
+    fake.wait_for(lambda: questions(fake, thread))
+    return thread
+
+
+def test_a_restart_between_answers_loses_nothing(tmp_path: Path) -> None:
+    with fake_slack() as fake:
+        with bot_process(tmp_path, fake) as send:
+            thread = start_profile(fake, send)
+            for n, reply in enumerate(["10 hours", "70/80"], 1):
+                fake.wait_for(lambda n=n: len(questions(fake, thread)) >= n)
+                send.event({"type": "message", "channel": "C1", "user": "U1", "text": reply,
+                            "ts": f"1700000009.{n}", "thread_ts": thread}, event_id=f"EvR{n}")
+            fake.wait_for(lambda: len(questions(fake, thread)) >= 3)
+        # the process is gone (killed); a new one picks the conversation up from the database
+        with bot_process(tmp_path, fake) as send:
+            send.event({"type": "message", "channel": "C1", "user": "U1", "text": "no", "ts": "1700000009.3",
+                        "thread_ts": thread}, event_id="EvR3")
+            fake.wait_for(lambda: len(questions(fake, thread)) >= 4)
+    assert "Question 4/5" in str(questions(fake, thread)[3]["blocks"])
+    updates = fake.of("chat.update")
+    assert len(updates) == 3 and "no" in str(updates[-1]["blocks"]).lower()
+
+
+def test_serve_without_tokens_says_what_to_set(tmp_path: Path) -> None:
+    result = run_cli("serve", "--no-scheduler", tmp=tmp_path)
+    assert result.returncode == 2
+    assert "SLACK_BOT_TOKEN is not set" in result.stderr
+    assert "OAuth & Permissions" in result.stderr
+    assert "gpu-advise advise" in result.stderr
+
+
+def test_serve_with_a_wrong_kind_of_token(tmp_path: Path) -> None:
+    result = run_cli("serve", env={"SLACK_BOT_TOKEN": "xoxp-user-token", "SLACK_SIGNING_SECRET": "s"}, tmp=tmp_path)
+    assert result.returncode == 2
+    assert "must be a bot token starting with xoxb-" in result.stderr
+    assert "xoxp-user-token" not in result.stderr  # never echo a token
+
+
+def test_socket_mode_when_an_app_token_is_set(tmp_path: Path) -> None:
+    with fake_slack() as fake:
+        env = bot_env(tmp_path, fake) | {"SLACK_APP_TOKEN": "xapp-test-token"}
+        proc = subprocess.Popen([sys.executable, "-m", "bot", "serve", "--no-scheduler"], cwd=ROOT, env=env,
+                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+        try:
+            opened = fake.wait_for(lambda: fake.of("apps.connections.open"), timeout=20)
+        finally:
+            proc.kill()
+            output = (proc.communicate(timeout=10)[0] or b"").decode()
+    assert opened[0]["_auth"] == "Bearer xapp-test-token"  # through SLACK_API_URL, with the app-level token
+    assert fake.of("auth.test")[0]["_auth"] == "Bearer xoxb-test-token"
+    assert "starting in Socket Mode" in output
+    assert "xapp-test-token" not in output and "xoxb-test-token" not in output  # tokens never logged
+
+
+def test_work_cut_short_by_a_crash_is_finished_on_the_next_start(tmp_path: Path) -> None:
+    with fake_slack() as fake:
+        with bot_process(tmp_path, fake) as send:
+            thread = start_profile(fake, send)
+            fake.delays["chat.update"] = 5  # Slack is slow: the process dies while the answer is being shown
+            status, _ = send.event({"type": "message", "channel": "C1", "user": "U1", "text": "10 hours",
+                                    "ts": "1700000010.1", "thread_ts": thread}, event_id="EvCrash")
+            assert status == 200  # acknowledged
+            fake.wait_for(lambda: fake.of("chat.update"))
+        fake.delays.clear()
+        assert len(questions(fake, thread)) == 1  # question 2 was never asked
+        with bot_process(tmp_path, fake):
+            fake.wait_for(lambda: len(questions(fake, thread)) >= 2)
+    assert "Question 2/5" in str(questions(fake, thread)[1]["blocks"])
+    store = Store(tmp_path / "bot.state.db")
+    assert store.pending(timedelta(hours=1)) == []
+    with store.reading() as conn:
+        (answers,) = conn.execute(select(conversations.c.answers)).one()
+    assert answers == {"duration": "10 hours"}  # applied once, to question 1 only
+
+
+def test_serve_with_an_unusable_state_database(tmp_path: Path) -> None:
+    bad = tmp_path / "state.db"
+    bad.write_text("not sqlite")
+    result = run_cli("serve", "--no-scheduler", tmp=tmp_path, env={
+        "SLACK_BOT_TOKEN": "xoxb-test-token", "SLACK_SIGNING_SECRET": "s", "GPU_ADVISOR_STATE_DB": str(bad),
+        "GPU_ADVISOR_AZURE_ENABLED": "false", "GPU_ADVISOR_ECB_ENABLED": "false"})
+    assert result.returncode == 2
+    assert f"cannot use the state database {bad}: file is not a database" in result.stderr
+
+
+def test_serve_when_slack_rejects_the_token(tmp_path: Path) -> None:
+    with fake_slack() as fake:
+        fake.auth_error = "invalid_auth"
+        result = run_cli("serve", "--no-scheduler", tmp=tmp_path, env=bot_env(tmp_path, fake))
+    assert result.returncode == 2
+    assert "Slack did not accept the bot token" in result.stderr and "invalid_auth" in result.stderr
+    assert "xoxb-test-token" not in result.stderr

@@ -1,0 +1,68 @@
+"""The text catalogue: both languages for every key, and a sentence for every id the code emits."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from bot.text import Lang, t
+from bot.text.catalogue import FILES, entries, placeholders
+from bot.text.format import show
+from rules.questions import ASKS
+
+ROOT = Path(__file__).parents[2]
+ENGINE = (ROOT / "rules" / "engine.py").read_text("utf-8")
+
+
+def test_every_key_has_both_languages_with_the_same_placeholders() -> None:
+    table = entries()
+    assert len(table) > 200
+    for key, texts in table.items():
+        assert set(texts) == {Lang.EN, Lang.ZH}, key
+        assert placeholders(texts[Lang.EN]) == placeholders(texts[Lang.ZH]), key
+
+
+def test_every_catalogue_file_is_loaded() -> None:
+    on_disk = {p.stem for p in (ROOT / "bot" / "text").glob("*.yaml")}
+    assert on_disk == set(FILES)
+
+
+def test_every_advice_id_the_engine_emits_has_a_message() -> None:
+    emitted = set(re.findall(r'Topic\.\w+, "(\w+)"', ENGINE))
+    emitted |= {"two_of_four_dedicated", "two_of_four_shared", "inference_dedicated", "inference_shared"}
+    assert len(emitted) > 20, "the engine's advice ids were not found"
+    assert {f"advice.{rule}" for rule in emitted} <= set(entries())
+
+
+def test_every_question_and_usual_answer_has_words() -> None:
+    for ask in ASKS:
+        assert t(f"question.{ask.key}", Lang.ZH) and t(f"question.{ask.key}", Lang.EN)
+        for value in ask.options:
+            assert t(f"answer.{ask.key}.{value}", Lang.ZH)
+
+
+@pytest.mark.parametrize("source", ["rules/parsing.py", "pricing/quote.py", "bot/slack/inline.py"])
+def test_every_error_code_raised_has_a_sentence(source: str) -> None:
+    code = (ROOT / source).read_text("utf-8")
+    prefixes = {"rules/parsing.py": "parse.problem.", "pricing/quote.py": "error.quote.",
+                "bot/slack/inline.py": "error.inline."}
+    found = set(re.findall(r'(?:ParseError\([^\n]*, |QuoteError\(|InlineError\()"(\w+)"', code))
+    assert found, f"no error codes found in {source}"
+    for name in found:
+        assert f"{prefixes[source]}{name}" in entries(), name
+
+
+def test_words_in_parameters_are_translated() -> None:
+    assert "全参微调" in t("advice.scenario_conflict", Lang.ZH, workload="full-finetune", expected="dedicated")
+    assert "独占" in t("advice.scenario_conflict", Lang.ZH, workload="full-finetune", expected="dedicated")
+    assert "full fine-tuning" in t("advice.scenario_conflict", Lang.EN, workload="full-finetune", expected="dedicated")
+
+
+def test_numbers_are_shown_without_trailing_zeros() -> None:
+    assert show(10.0) == "10"
+    assert show(87.5) == "87.5"
+    assert show(5600.0) == "5,600"
+    assert show(0.25) == "0.25"
+    assert show(3) == "3"
