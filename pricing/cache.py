@@ -44,8 +44,7 @@ def open_db(path: Path | str) -> Database:
         ensure_schema(db)
     except (OSError, sqlite3.DatabaseError) as exc:
         reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-        raise CacheUnavailable(f"cannot use the database {path}: {reason}. Set --db or GPU_ADVISOR_DB to a "
-                               "writable SQLite file") from None
+        raise CacheUnavailable(str(path), reason) from None
     return db
 
 

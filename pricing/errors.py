@@ -39,6 +39,11 @@ class RecordError(PricingError):
 class CacheUnavailable(PricingError):
     """The price cache's database file cannot be used; the message names the file and the reason."""
 
+    def __init__(self, path: str, reason: str) -> None:
+        super().__init__(f"cannot use the database {path}: {reason}. Set --db or GPU_ADVISOR_DB to a writable "
+                         "SQLite file")
+        self.path, self.reason = path, reason
+
 
 class QuoteError(PricingError):
     """A quote cannot be computed; the message says why and what is accepted (in English, for logs).

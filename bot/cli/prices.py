@@ -46,7 +46,7 @@ def price_book(settings: Settings, policy: Policy | None = None) -> Iterator[Pri
         try:
             yield PriceBook.open(settings, policy or load_policy(settings.policy), client)
         except CacheUnavailable as exc:
-            raise fail(str(exc)) from None
+            raise fail(t("cli.cache_unavailable", settings.lang, path=exc.path, reason=exc.reason)) from None
 
 
 @prices_app.command("refresh")

@@ -14,6 +14,7 @@ from typing import Annotated
 import typer
 
 from bot.cli.common import DbOpt, fail, load_settings
+from bot.text import t
 
 log = logging.getLogger("bot.serve")
 
@@ -41,8 +42,14 @@ def serve(
         check_tokens(settings)
         deps = build_deps(settings)
         app = create_app(deps)
-    except (MissingSlackSettings, SlackUnreachable, CacheUnavailable, StoreUnavailable, PolicyError) as exc:
+    except (MissingSlackSettings, SlackUnreachable) as exc:
         raise fail(str(exc)) from None
+    except StoreUnavailable as exc:
+        raise fail(t("cli.state_unavailable", settings.lang, target=exc.target, reason=exc.reason)) from None
+    except CacheUnavailable as exc:
+        raise fail(t("cli.cache_unavailable", settings.lang, path=exc.path, reason=exc.reason)) from None
+    except PolicyError as exc:
+        raise fail(t("cli.policy_error", settings.lang, error=str(exc))) from None
     # Finish the work of requests acknowledged before the last stop, beside the new requests.
     threading.Thread(target=replay_pending, args=(deps, app.client), name="replay", daemon=True).start()
     scheduler = None

@@ -23,6 +23,7 @@ from bot.slack.inbox import keep_in_inbox
 from bot.slack.replies import report
 from bot.slack.request import SlackRequest
 from bot.state import Store
+from bot.text import t
 from rules.policy import load_policy
 
 LAZY_WORKERS = 4
@@ -36,27 +37,23 @@ class MissingSlackSettings(RuntimeError):
     """Slack tokens are not configured; the message says what to set, where to find it, and the way out."""
 
 
-HELP_TOKENS = """Slack is not configured: {missing}.
-  SLACK_BOT_TOKEN       the Bot User OAuth Token (xoxb-...): your app's page at api.slack.com/apps > OAuth & Permissions
-  SLACK_SIGNING_SECRET  Basic Information > App Credentials > Signing Secret (HTTP mode)
-  SLACK_APP_TOKEN       for Socket Mode: Basic Information > App-Level Tokens, scope connections:write (xapp-...)
-Create the app from manifest.yml (see the README). Without Slack, `gpu-advise advise` works in the terminal."""
-
-
 def check_tokens(settings: Settings) -> None:
+    """MissingSlackSettings, saying what to set and where to find it, unless the tokens look usable."""
     missing = []
     token = settings.slack_bot_token.get_secret_value() if settings.slack_bot_token else ""
     if not token:
-        missing.append("SLACK_BOT_TOKEN is not set")
+        missing.append("bot_token_unset")
     elif not token.startswith("xoxb-"):
-        missing.append("SLACK_BOT_TOKEN must be a bot token starting with xoxb-")
+        missing.append("bot_token_not_xoxb")
     app_token = settings.slack_app_token.get_secret_value() if settings.slack_app_token else ""
     if app_token and not app_token.startswith("xapp-"):
-        missing.append("SLACK_APP_TOKEN must be an app-level token starting with xapp-")
+        missing.append("app_token_not_xapp")
     if not app_token and not (settings.slack_signing_secret and settings.slack_signing_secret.get_secret_value()):
-        missing.append("SLACK_SIGNING_SECRET is not set (needed in HTTP mode; or set SLACK_APP_TOKEN for Socket Mode)")
+        missing.append("signing_secret_unset")
     if missing:
-        raise MissingSlackSettings(HELP_TOKENS.format(missing="; ".join(missing)))
+        lang = settings.lang
+        problems = "; ".join(t(f"serve.missing.{code}", lang) for code in missing)
+        raise MissingSlackSettings(t("serve.not_configured", lang, problems=problems))
 
 
 def web_client(settings: Settings) -> WebClient:
@@ -93,8 +90,8 @@ def create_app(deps: Deps, *, client: WebClient | None = None) -> App:
                   listener_executor=ThreadPoolExecutor(max_workers=LAZY_WORKERS, thread_name_prefix="lazy"))
     except (BoltError, SlackApiError, URLError, OSError) as exc:
         reason = exc.response.get("error") if isinstance(exc, SlackApiError) else str(exc)
-        raise SlackUnreachable(f"Slack did not accept the bot token at {settings.slack_api_url} (auth.test): "
-                               f"{reason}. Check SLACK_BOT_TOKEN and SLACK_API_URL") from None
+        raise SlackUnreachable(t("serve.slack_unreachable", settings.lang, url=settings.slack_api_url,
+                                 reason=str(reason))) from None
     app.middleware(keep_in_inbox(deps))
     routes.register(app, deps)
 

@@ -66,7 +66,12 @@ class Conversation:
 
 
 class StoreUnavailable(RuntimeError):
-    """The bot's state database cannot be used; the message names it and the reason."""
+    """The bot's state database cannot be used: `target` (a file, or a URL without its password) and `reason`."""
+
+    def __init__(self, target: str, reason: str) -> None:
+        super().__init__(f"cannot use the state database {target}: {reason}. Set GPU_ADVISOR_STATE_DB to a "
+                         "writable SQLite file, or GPU_ADVISOR_DATABASE_URL")
+        self.target, self.reason = target, reason
 
 
 def _sqlite_engine(url: str) -> Engine:
@@ -118,8 +123,7 @@ class Store:
             reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(getattr(exc, "orig", exc))
             parsed = make_url(url)
             shown = parsed.database if parsed.drivername.startswith("sqlite") else parsed.render_as_string()
-            raise StoreUnavailable(f"cannot use the state database {shown}: {reason}. Set GPU_ADVISOR_STATE_DB "
-                                   "to a writable SQLite file, or GPU_ADVISOR_DATABASE_URL") from None
+            raise StoreUnavailable(str(shown), reason) from None
 
     def close(self) -> None:
         self.engine.dispose()

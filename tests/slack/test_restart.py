@@ -93,15 +93,22 @@ def test_a_restart_between_answers_loses_nothing(tmp_path: Path) -> None:
 
 
 def test_serve_without_tokens_says_what_to_set(tmp_path: Path) -> None:
-    result = run_cli("serve", "--no-scheduler", tmp=tmp_path)
+    result = run_cli("serve", "--no-scheduler", tmp=tmp_path, env={"GPU_ADVISOR_LANG": "en"})
     assert result.returncode == 2
     assert "SLACK_BOT_TOKEN is not set" in result.stderr
     assert "OAuth & Permissions" in result.stderr
     assert "gpu-advise advise" in result.stderr
 
 
+def test_serve_says_what_to_set_in_chinese_by_default(tmp_path: Path) -> None:
+    result = run_cli("serve", "--no-scheduler", tmp=tmp_path)
+    assert result.returncode == 2
+    assert "Slack 尚未配置：未设置 SLACK_BOT_TOKEN" in result.stderr
+
+
 def test_serve_with_a_wrong_kind_of_token(tmp_path: Path) -> None:
-    result = run_cli("serve", env={"SLACK_BOT_TOKEN": "xoxp-user-token", "SLACK_SIGNING_SECRET": "s"}, tmp=tmp_path)
+    result = run_cli("serve", env={"SLACK_BOT_TOKEN": "xoxp-user-token", "SLACK_SIGNING_SECRET": "s",
+                                   "GPU_ADVISOR_LANG": "en"}, tmp=tmp_path)
     assert result.returncode == 2
     assert "must be a bot token starting with xoxb-" in result.stderr
     assert "xoxp-user-token" not in result.stderr  # never echo a token
@@ -149,7 +156,7 @@ def test_serve_with_an_unusable_state_database(tmp_path: Path) -> None:
     bad.write_text("not sqlite")
     result = run_cli("serve", "--no-scheduler", tmp=tmp_path, env={
         "SLACK_BOT_TOKEN": "xoxb-test-token", "SLACK_SIGNING_SECRET": "s", "GPU_ADVISOR_STATE_DB": str(bad),
-        "GPU_ADVISOR_AZURE_ENABLED": "false", "GPU_ADVISOR_ECB_ENABLED": "false"})
+        "GPU_ADVISOR_AZURE_ENABLED": "false", "GPU_ADVISOR_ECB_ENABLED": "false", "GPU_ADVISOR_LANG": "en"})
     assert result.returncode == 2
     assert f"cannot use the state database {bad}: file is not a database" in result.stderr
 

@@ -1,12 +1,21 @@
 from __future__ import annotations
 
+import sqlite3
+import subprocess
+import sys
 import threading
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
+from alembic.autogenerate import compare_metadata
+from alembic.runtime.migration import MigrationContext
+from alembic.script import ScriptDirectory
 
-from bot.state import Store
+import bot.state
+from bot.state import Store, StoreUnavailable
+from bot.state.schema import metadata
+from tests.cli_helpers import ROOT
 
 
 class Clock:
@@ -66,3 +75,81 @@ def test_concurrent_writers_all_land(tmp_path: Path) -> None:
 def test_memory_database_is_refused() -> None:
     with pytest.raises(ValueError, match="needs a database file"):
         Store(":memory:")
+
+
+OLD_SCHEMA = """
+CREATE TABLE advisor_conversations (
+    id TEXT PRIMARY KEY, team TEXT NOT NULL, channel TEXT NOT NULL, thread_ts TEXT, user TEXT NOT NULL,
+    lang TEXT NOT NULL, answers TEXT NOT NULL DEFAULT '{}', step INTEGER NOT NULL DEFAULT 0,
+    status TEXT NOT NULL DEFAULT 'active', question_ts TEXT, note TEXT, warned_others INTEGER NOT NULL DEFAULT 0,
+    last_input TEXT, created_at TEXT NOT NULL, updated_at TEXT NOT NULL);
+CREATE TABLE advisor_inbox (key TEXT PRIMARY KEY, kind TEXT NOT NULL, body TEXT NOT NULL, received_at TEXT NOT NULL,
+    done_at TEXT);
+CREATE TABLE advisor_user_locales (user TEXT PRIMARY KEY, locale TEXT, tz TEXT, fetched_at TEXT NOT NULL);
+CREATE TABLE advisor_recommendations (id INTEGER PRIMARY KEY, team TEXT, user TEXT NOT NULL, choice TEXT NOT NULL,
+    summary TEXT NOT NULL, data TEXT NOT NULL, created_at TEXT NOT NULL);
+INSERT INTO advisor_conversations (id, team, channel, thread_ts, user, lang, answers, created_at, updated_at)
+    VALUES ('c1', 'T1', 'C1', '1.2', 'U1', 'en', '{"duration": "10h"}', '2026-11-29T08:00:00.000001+00:00',
+            '2026-11-29T08:00:00.000001+00:00');
+INSERT INTO advisor_inbox (key, kind, body, received_at) VALUES ('command:abc', 'command', '{"text": ""}',
+    '2026-11-29T08:00:00.000001+00:00');
+"""
+
+
+def test_a_state_file_from_before_the_migrations_is_taken_over(tmp_path: Path) -> None:
+    path = tmp_path / "old.state.db"
+    with sqlite3.connect(path) as conn:
+        conn.executescript(OLD_SCHEMA)
+    clock = Clock()
+    store = Store(path, now=clock)
+    convo = store.by_thread("T1", "C1", "1.2")
+    assert convo is not None and convo.answers == {"duration": "10h"} and convo.values == {}
+    assert convo.updated_at == datetime(2026, 11, 29, 8, 0, 0, 1, tzinfo=UTC)
+    assert [k for k, _, _ in store.pending(timedelta(days=2))] == ["command:abc"]
+    convo.values = {"duration": {"hours": 10.0, "bucket": None, "above": False}}
+    store.save(convo)
+    assert store.get("c1").values["duration"]["hours"] == 10.0  # type: ignore[union-attr]
+
+
+def test_the_migrations_build_exactly_the_schema_the_code_queries(tmp_path: Path) -> None:
+    store = Store(tmp_path / "s.db")
+    with store.reading() as conn:
+        differences = compare_metadata(MigrationContext.configure(conn), metadata)
+        version = conn.exec_driver_sql("SELECT version_num FROM alembic_version").scalar()
+    assert differences == []
+    assert version == ScriptDirectory(str(Path(bot.state.__file__).parent / "migrations")).get_current_head()
+
+
+def test_a_database_url_and_a_path_name_the_same_store(tmp_path: Path) -> None:
+    by_path = Store(tmp_path / "s.db")
+    by_path.enqueue("k", "command", {})
+    by_url = Store(f"sqlite:///{tmp_path / 's.db'}")
+    assert [k for k, _, _ in by_url.pending(timedelta(hours=1))] == ["k"]
+
+
+def test_an_unusable_database_is_named_with_the_reason(tmp_path: Path) -> None:
+    bad = tmp_path / "notes.db"
+    bad.write_text("not a database")
+    with pytest.raises(StoreUnavailable, match=f"cannot use the state database {bad}: file is not a database"):
+        Store(bad)
+
+
+WRITER = """
+import sys
+from bot.state import Store
+store = Store(sys.argv[1])
+for i in range(60):
+    store.enqueue(f"{sys.argv[2]}-{i}", "command", {"i": i})
+    store.done(f"{sys.argv[2]}-{i}")
+"""
+
+
+def test_two_processes_writing_at_once_both_land(tmp_path: Path) -> None:
+    Store(tmp_path / "s.db")  # migrated once, as serve does at start-up
+    writers = [subprocess.Popen([sys.executable, "-c", WRITER, str(tmp_path / "s.db"), name], cwd=ROOT,
+                                stderr=subprocess.PIPE, text=True) for name in ("a", "b")]
+    errors = [w.communicate(timeout=60)[1] for w in writers]
+    assert [w.returncode for w in writers] == [0, 0], errors
+    store = Store(tmp_path / "s.db")
+    with store.reading() as conn:
+        assert conn.exec_driver_sql("SELECT count(*) FROM advisor_inbox WHERE done_at IS NOT NULL").scalar() == 120

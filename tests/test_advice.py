@@ -1,0 +1,79 @@
+"""The advice use case: one typed result from parsed answers, the quote made for the slice the decision names."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+from bot.advice import advise
+from bot.text import Lang
+from pricing.errors import QuoteError
+from pricing.offers import Freshness, as_offers
+from pricing.quote import Quote, QuoteRequest, quote
+from pricing.sources import rate_card_records
+from rules.answers import parse_answers
+from rules.policy import Policy
+
+NOW = datetime(2026, 11, 30, tzinfo=UTC)
+SHARED = {"duration": "4h", "memory": "35GB", "model_parallel": "no", "frequency": "daily", "can_resume": "yes",
+          "workload": "lora"}
+
+
+class Quoter:
+    """Prices from the bundled rate card, remembering what it was asked."""
+
+    def __init__(self, policy: Policy) -> None:
+        self.policy = policy
+        self.asked: list[QuoteRequest] = []
+        self.offers = as_offers(rate_card_records([], NOW), {"ratecard": Freshness(timedelta(days=365), True)}, NOW)
+
+    def __call__(self, request: QuoteRequest) -> Quote:
+        self.asked.append(request)
+        return quote(request, self.offers, self.policy)
+
+
+def test_without_a_quoter_it_only_decides(policy: Policy) -> None:
+    advice = advise(parse_answers(SHARED), policy)
+    assert advice.quote is None and advice.quote_error is None
+    assert advice.decision.choice.value == "shared"
+
+
+def test_a_shared_decision_is_priced_for_the_slice_that_holds_the_peak(policy: Policy) -> None:
+    quoter = Quoter(policy)
+    advice = advise(parse_answers(SHARED | {"schedule": "4x14"}), policy, quoter=quoter)
+    assert advice.decision.mig_profile == "3g.40gb"
+    assert quoter.asked[0].share == 0.5 and advice.quote is not None and advice.quote.shared is not None
+    assert advice.quote.shared.amount == 784 and not advice.schedule_assumed
+
+
+def test_a_dedicated_decision_is_compared_with_the_policys_default_slice(policy: Policy) -> None:
+    quoter = Quoter(policy)
+    answers = {"duration": "10h", "memory": "70/80", "model_parallel": "no", "frequency": "daily", "can_resume": "no",
+               "schedule": "4x14"}
+    advice = advise(parse_answers(answers), policy, quoter=quoter)
+    assert advice.decision.choice.value == "dedicated"
+    assert quoter.asked[0].share == policy.shared.default_share
+
+
+def test_no_schedule_means_no_quote_unless_one_may_be_assumed(policy: Policy) -> None:
+    quoter = Quoter(policy)
+    assert advise(parse_answers(SHARED), policy, quoter=quoter).quote is None
+    assumed = advise(parse_answers(SHARED), policy, quoter=quoter, assume_schedule=True)
+    assert assumed.quote is not None and assumed.schedule_assumed
+
+
+def test_a_quote_that_cannot_be_made_is_kept_as_the_reason(policy: Policy) -> None:
+    def refuse(request: QuoteRequest) -> Quote:
+        raise QuoteError("no_price", "no cached price", gpu=request.gpu, priced="-")
+
+    advice = advise(parse_answers(SHARED | {"schedule": "4x14"}), policy, quoter=refuse)
+    assert advice.quote is None and advice.quote_error is not None and advice.quote_error.code == "no_price"
+
+
+def test_json_keeps_the_documented_fields_and_reasons_in_order(policy: Policy) -> None:
+    advice = advise(parse_answers(SHARED | {"schedule": "4x14"}), policy, quoter=Quoter(policy))
+    data = advice.to_json(Lang.EN)
+    assert {"choice", "choice_text", "basis", "hits", "hits_needed", "checks", "reasons", "advice", "missing", "gpu",
+            "memory_peak_gb", "mig_profile", "share_fraction", "spot_suitable", "profile", "lang", "quote"} == set(data)
+    assert data["reasons"][-1].startswith("0 of the 4 dedicated signals")
+    assert all(item["topic"] != "decision" for item in data["advice"])
+    assert data["quote"]["shared"]["amount"] == 784

@@ -1,0 +1,31 @@
+"""One table of answer fields: the CLI flags, the inline keys and the modal fields all come from it."""
+
+from __future__ import annotations
+
+import typer.main
+
+from bot.cli import app
+from bot.fields import BY_INLINE_KEY, FIELDS, FORM_FIELDS
+from bot.slack.inline import KEYS
+from rules.questions import ASKS, Stage
+
+
+def test_every_answer_has_a_field() -> None:
+    assert [f.key for f in FIELDS] == [a.key for a in ASKS]
+
+
+def test_advise_takes_exactly_the_tables_flags() -> None:
+    command = typer.main.get_command(app).commands["advise"]  # type: ignore[attr-defined]
+    options = {opt for param in command.params for opt in param.opts}
+    assert {f.flag for f in FIELDS} <= options
+    assert len(options - {f.flag for f in FIELDS}) == 7  # --lang --policy --json --quote --currency --db --interactive
+
+
+def test_inline_keys_are_unique_and_name_their_field() -> None:
+    names = [name for f in FIELDS for name in f.keys + f.keys_zh]
+    assert len(names) == len(set(names))
+    assert KEYS["mem"] == "memory" and KEYS["显存"] == "memory" and BY_INLINE_KEY["p99"].key == "p99_ms"
+
+
+def test_the_modal_asks_what_a_conversation_asks() -> None:
+    assert [f.key for f in FORM_FIELDS] == [a.key for a in ASKS if a.stage is not Stage.EXTRA]
