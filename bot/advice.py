@@ -9,12 +9,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from bot.text.lang import Lang
 from bot.text.reasons import choice_text, render
 from pricing.errors import QuoteError
-from pricing.quote import Quote, QuoteRequest
 from rules.answers import build_profile
 from rules.decision import Choice, Decision
 from rules.engine import evaluate
@@ -22,7 +21,10 @@ from rules.policy import Policy
 from rules.profile import Schedule, TaskProfile
 from rules.schedule import assumed_schedule
 
-Quoter = Callable[[QuoteRequest], Quote]
+if TYPE_CHECKING:  # the quote models load with the quote, not with every decision
+    from pricing.quote import Quote, QuoteRequest
+
+Quoter = Callable[["QuoteRequest"], "Quote"]
 
 
 @dataclass(frozen=True)
@@ -65,6 +67,8 @@ def quote_request(profile: TaskProfile, decision: Decision, policy: Policy, sche
                   currency: str) -> QuoteRequest:
     """What to price for a decision: its GPU and cards, and the slice it recommends (or the policy's
     default slice, to compare a dedicated decision with sharing)."""
+    from pricing.quote import QuoteRequest
+
     share = decision.share_fraction if decision.choice is Choice.SHARED else policy.shared.default_share
     return QuoteRequest(gpu=decision.gpu, cards=profile.cards, hours_per_day=schedule.hours_per_day,
                         days=schedule.days, share=share, currency=currency)

@@ -11,14 +11,12 @@ import inspect
 import json
 import sys
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rich.console import Console
 
 from bot.advice import Advice, advise
-from bot.cli.common import DbOpt, LangOpt, PolicyOpt, fail, load_effective_policy, load_settings
-from bot.cli.terminal import print_decision, print_quote
+from bot.cli.common import DbOpt, LangOpt, PolicyOpt, fail, load_effective_policy, load_settings, say
 from bot.fields import FIELDS, flag
 from bot.settings import Settings
 from bot.text import Lang, t
@@ -27,6 +25,9 @@ from rules.answers import AnswersError, parse_answers
 from rules.errors import ParseError
 from rules.policy import Policy
 from rules.questions import FIVE, Ask, Stage, is_inference, missing
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 
 class InputEnded(Exception):
@@ -72,26 +73,25 @@ def _interview(console: Console, parsed: dict[str, Any], lang: Lang) -> None:
                     parsed[inf.key] = value
 
 
-def read_answers(raw: dict[str, str | None], lang: Lang, *, interactive: bool, console: Console,
-                 err: Console) -> dict[str, Any] | None:
-    """Parse the flags, ask for what is missing (interactive), check the required set. None: exit 2
-    (what was wrong is already on stderr)."""
+def read_answers(raw: dict[str, str | None], lang: Lang, *, console: Console | None) -> dict[str, Any] | None:
+    """Parse the flags, ask for what is missing (when given a console to ask on), check the required set.
+    None: exit 2 (what was wrong is already on stderr)."""
     try:
         parsed = parse_answers(raw)
     except AnswersError as exc:
         for key, error in exc.errors.items():
-            err.print(f"{flag(key)}: {parse_error_text(error, lang)}", markup=False, highlight=False)
+            say(f"{flag(key)}: {parse_error_text(error, lang)}")
         return None
-    if interactive:
+    if console is not None:
         try:
             _interview(console, parsed, lang)
         except InputEnded as exc:
-            err.print(t("cli.input_ended", lang, flag=flag(str(exc))), markup=False)
+            say(t("cli.input_ended", lang, flag=flag(str(exc))))
             return None
     absent = missing(parsed)
     if absent:
         names = ", ".join(f"{flag(k)} ({k.replace('_', ' ')})" for k in absent)
-        err.print(t("cli.missing_answers", lang, names=names), markup=False, highlight=False)
+        say(t("cli.missing_answers", lang, names=names))
         return None
     return parsed
 
@@ -116,9 +116,12 @@ def run(answers: dict[str, str | None], *, lang: Lang | None, policy: Path | Non
     settings = load_settings(lang=lang, policy=policy, db=db)
     effective = load_effective_policy(settings)
     ask = sys.stdin.isatty() if interactive is None else interactive
-    console = Console(stderr=as_json)  # questions go to stderr when stdout carries JSON
-    parsed = read_answers(answers, settings.lang, interactive=ask, console=console,
-                          err=Console(stderr=True, soft_wrap=True))
+    console = None
+    if ask:
+        from rich.console import Console
+
+        console = Console(stderr=as_json)  # questions go to stderr when stdout carries JSON
+    parsed = read_answers(answers, settings.lang, console=console)
     if parsed is None:
         raise typer.Exit(2)
     with_quote = with_quote or (ask and "schedule" in parsed)  # a schedule given at the prompt asks for costs
@@ -126,10 +129,9 @@ def run(answers: dict[str, str | None], *, lang: Lang | None, policy: Path | Non
     if as_json:
         sys.stdout.write(json.dumps(advice.to_json(settings.lang), ensure_ascii=False, indent=2) + "\n")
         return
-    out = Console()
-    print_decision(out, advice, settings.lang)
-    if advice.quote is not None:
-        print_quote(advice.quote, effective, settings.lang, out)
+    from bot.cli.terminal import print_advice  # rich loads here, for a person reading
+
+    print_advice(advice, effective, settings.lang)
 
 
 def _options(

@@ -7,7 +7,6 @@ from typing import Annotated
 
 import typer
 from pydantic import ValidationError
-from rich.console import Console
 
 from bot.settings import Settings
 from bot.text import Lang, t
@@ -19,9 +18,16 @@ LangOpt = Annotated[Lang | None, typer.Option("--lang", help="Reply language: zh
 DbOpt = Annotated[Path | None, typer.Option("--db", help="SQLite database file (GPU_ADVISOR_DB).")]
 
 
+def say(message: str) -> None:
+    """Print `message` on stderr, as it is (no markup)."""
+    from rich.console import Console  # rich loads when there is something to print: not on the --json path
+
+    Console(stderr=True, soft_wrap=True).print(message, markup=False, highlight=False)
+
+
 def fail(message: str, code: int = 2) -> typer.Exit:
     """Print `message` on stderr and return the Exit to raise."""
-    Console(stderr=True, soft_wrap=True).print(message, markup=False, highlight=False)
+    say(message)
     return typer.Exit(code)
 
 

@@ -1,7 +1,8 @@
 """`gpu-advise prices ...` and `gpu-advise quote`: the price cache and cost quotes from the terminal.
 
-The price side (HTTP client, sources, SQLite cache) is imported inside price_book(), not at the
-top: every command module is loaded to build the CLI, and `advise` should not pay for it.
+The price side (HTTP client, sources, SQLite cache) and rich's tables are imported inside the
+commands, not at the top: every command module is loaded to build the CLI, and `advise --json`
+should not pay for them.
 """
 
 from __future__ import annotations
@@ -14,17 +15,13 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from pydantic import ValidationError
-from rich.console import Console
-from rich.table import Table
 
 from bot.cli.common import DbOpt, LangOpt, PolicyOpt, fail, load_effective_policy, load_settings
-from bot.cli.terminal import print_quote
 from bot.settings import Settings
 from bot.text import t
 from bot.text.errors import error_text
 from bot.text.quote import age_text
 from pricing.errors import QuoteError
-from pricing.quote import QuoteRequest
 from rules.errors import ParseError, UnknownGPU
 from rules.gpus import canonical_gpu
 from rules.parsing import parse_share
@@ -32,6 +29,7 @@ from rules.policy import Policy, load_policy
 
 if TYPE_CHECKING:
     from bot.prices import PriceBook
+    from pricing.quote import QuoteRequest
 
 prices_app = typer.Typer(no_args_is_help=True, help="The price cache: refresh, list, status.")
 
@@ -55,6 +53,7 @@ def prices_refresh(
     db: DbOpt = None,
 ) -> None:
     """Fetch prices from each source into the cache (a failed source keeps its previous prices)."""
+    from rich.console import Console
     from rich.progress import Progress, SpinnerColumn, TextColumn
 
     from pricing.refresh import refresh
@@ -96,6 +95,9 @@ def prices_list(
     db: DbOpt = None,
 ) -> None:
     """List cached prices with their source and age."""
+    from rich.console import Console
+    from rich.table import Table
+
     settings = load_settings(db=db)
     lang = settings.lang
     try:
@@ -126,6 +128,9 @@ def prices_status(
     db: DbOpt = None,
 ) -> None:
     """Each source: last success, rows, age, last error."""
+    from rich.console import Console
+    from rich.table import Table
+
     settings = load_settings(db=db)
     lang = settings.lang
     with price_book(settings) as book:
@@ -145,6 +150,8 @@ def prices_status(
 
 
 def _request(settings: Settings, fields: dict[str, Any], share: str | None) -> QuoteRequest:
+    from pricing.quote import QuoteRequest
+
     lang = settings.lang
     if share is not None:
         try:
@@ -188,5 +195,9 @@ def quote(
             raise fail(t("cli.cannot_quote", settings.lang, error=error_text(exc, settings.lang))) from None
     if as_json:
         sys.stdout.write(result.model_dump_json(indent=2) + "\n")
-    else:
-        print_quote(result, effective, settings.lang, Console())
+        return
+    from rich.console import Console
+
+    from bot.cli.terminal import print_quote
+
+    print_quote(result, effective, settings.lang, Console())

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from rich.console import Console, Group, RenderableType
 from rich.panel import Panel
 from rich.table import Table
@@ -11,9 +13,11 @@ from bot.advice import Advice
 from bot.text import Lang, t
 from bot.text.quote import notes, rows, title
 from bot.text.reasons import render
-from pricing.quote import Quote
 from rules.decision import Choice
 from rules.policy import Policy
+
+if TYPE_CHECKING:
+    from pricing.quote import Quote
 
 Bullet = tuple[str, str, str | None]
 
@@ -45,6 +49,14 @@ def print_decision(console: Console, advice: Advice, lang: Lang) -> None:
     for topic, items in topics.items():
         parts += [Text(""), Text(t("topic." + topic, lang), style="bold"), _bullets(items)]
     console.print(Panel(Group(*parts), title=heading, title_align="left"))
+
+
+def print_advice(advice: Advice, policy: Policy, lang: Lang) -> None:
+    """The decision, then its quote when one was made, on stdout."""
+    console = Console()
+    print_decision(console, advice, lang)
+    if advice.quote is not None:
+        print_quote(advice.quote, policy, lang, console)
 
 
 def print_quote(quote: Quote, policy: Policy, lang: Lang, console: Console) -> None:

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from bot.text.catalogue import t
 from bot.text.format import money, share_text
 from bot.text.lang import Lang
-from pricing.quote import Option, Quote
 from rules.policy import Policy
+
+if TYPE_CHECKING:  # only read here: the quote models load with the quote
+    from pricing.quote import Option, Quote
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,65 @@
+"""Start-up benchmark: `gpu-advise advise ... --json` beside importing the CLI's own libraries.
+
+Each round runs, in fresh processes and in turn, the baseline `python -c "import typer, pydantic,
+yaml, jinja2, rich"`, a second floor that also defines one pydantic model and builds one
+pydantic-settings object (what any CLI on those libraries pays before its own code), and the
+advisor answering from flags as JSON. The figure is the median of the per-round ratios (advise /
+baseline), so a noisy moment slows both sides of a pair. Goal: at most 1.5x.
+
+    python bench/cli_startup.py [--rounds 30]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).parents[1]
+GOAL = 1.5
+BASELINE = "import typer, pydantic, yaml, jinja2, rich"
+PYDANTIC_FLOOR = (BASELINE + "\nfrom pydantic import BaseModel\nfrom pydantic_settings import BaseSettings\n"
+                  "class Answer(BaseModel):\n    hours: float\n"
+                  "class Settings(BaseSettings):\n    lang: str = 'zh'\nSettings(); Answer(hours=3)")
+ADVISE = ["-m", "bot", "advise", "--duration", "3h", "--memory-peak", "no", "--model-parallel", "no",
+          "--frequency", "daily", "--can-resume", "yes", "--workload", "lora", "--json"]
+
+
+def timed(args: list[str], env: dict[str, str]) -> float:
+    start = time.perf_counter()
+    subprocess.run([sys.executable, *args], cwd=ROOT, env=env, check=True, stdout=subprocess.DEVNULL,
+                   stdin=subprocess.DEVNULL)
+    return time.perf_counter() - start
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=30)
+    rounds = parser.parse_args().rounds
+    with tempfile.TemporaryDirectory() as tmp:
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("GPU_ADVISOR_", "SLACK_"))}
+        env["GPU_ADVISOR_DB"] = str(Path(tmp) / "bench.db")
+        timed(ADVISE, env)  # warm the file cache and write the bytecode once, outside the figures
+        base, floor, advise = [], [], []
+        for _ in range(rounds):
+            base.append(timed(["-c", BASELINE], env))
+            floor.append(timed(["-c", PYDANTIC_FLOOR], env))
+            advise.append(timed(ADVISE, env))
+    ratios = [a / b for a, b in zip(advise, base, strict=True)]
+    floor_ratios = [f / b for f, b in zip(floor, base, strict=True)]
+    ratio = statistics.median(ratios)
+    print(f"rounds: {rounds}")
+    print(f"baseline  ({BASELINE}): median {statistics.median(base) * 1000:.0f} ms")
+    print(f"floor     (+ one pydantic model and one pydantic-settings object): median "
+          f"{statistics.median(floor) * 1000:.0f} ms, {statistics.median(floor_ratios):.2f}x the baseline")
+    print(f"advise --json: median {statistics.median(advise) * 1000:.0f} ms, {ratio:.2f}x the baseline "
+          f"(goal at most {GOAL}x: {'met' if ratio <= GOAL else 'not met'})")
+
+
+if __name__ == "__main__":
+    main()
