@@ -4,7 +4,7 @@ import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from bot.prices import build_sources, http_client
+from bot.price_book import build_sources, http_client
 from bot.scheduler import build_scheduler, refresh_job
 from bot.settings import Settings
 from pricing import cache

@@ -28,7 +28,7 @@ from rules.parsing import parse_share
 from rules.policy import Policy, load_policy
 
 if TYPE_CHECKING:
-    from bot.prices import PriceBook
+    from bot.price_book import PriceBook
     from pricing.quote import QuoteRequest
 
 prices_app = typer.Typer(no_args_is_help=True, help="The price cache: refresh, list, status.")
@@ -37,7 +37,7 @@ prices_app = typer.Typer(no_args_is_help=True, help="The price cache: refresh, l
 @contextmanager
 def price_book(settings: Settings, policy: Policy | None = None) -> Iterator[PriceBook]:
     """The sources and the cache (the bundled rate card loaded on first use); exit 2 if the cache is unusable."""
-    from bot.prices import PriceBook, http_client
+    from bot.price_book import PriceBook, http_client
     from pricing.errors import CacheUnavailable
 
     with http_client(settings) as client:

@@ -15,7 +15,7 @@ from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError
 from slack_sdk.http_retry.builtin_handlers import RateLimitErrorRetryHandler
 
-from bot.prices import PriceBook, http_client
+from bot.price_book import PriceBook, http_client
 from bot.settings import Settings
 from bot.slack import routes
 from bot.slack.deps import Deps

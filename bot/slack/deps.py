@@ -6,7 +6,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from bot.prices import PriceBook
+from bot.price_book import PriceBook
 from bot.settings import Settings
 from bot.state import Store
 from rules.policy import Policy

@@ -10,7 +10,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import JSON, Boolean, Column, DateTime, Dialect, Index, Integer, MetaData, String, Table, Text
+from sqlalchemy import JSON, Boolean, Column, DateTime, Dialect, Index, Integer, MetaData, String, Table, Text, false
 from sqlalchemy.types import TypeDecorator, TypeEngine
 
 metadata = MetaData(naming_convention={"ix": "ix_%(table_name)s_%(column_0_N_name)s",
@@ -57,7 +57,7 @@ conversations = Table(
     Column("status", String(16), nullable=False, server_default="active"),
     Column("question_ts", String(32)),
     Column("note", Text),
-    Column("warned_others", Boolean, nullable=False, server_default="0"),
+    Column("warned_others", Boolean, nullable=False, server_default=false()),
     Column("last_input", String(200)),  # the inbox key of the last answer applied
     Column("created_at", UtcDateTime, nullable=False),
     Column("updated_at", UtcDateTime, nullable=False),

@@ -39,7 +39,7 @@ def upgrade() -> None:
             sa.Column("status", sa.String(16), nullable=False, server_default="active"),
             sa.Column("question_ts", sa.String(32)),
             sa.Column("note", sa.Text),
-            sa.Column("warned_others", sa.Boolean, nullable=False, server_default="0"),
+            sa.Column("warned_others", sa.Boolean, nullable=False, server_default=sa.false()),
             sa.Column("last_input", sa.String(200)),
             sa.Column("created_at", UtcDateTime, nullable=False),
             sa.Column("updated_at", UtcDateTime, nullable=False),
