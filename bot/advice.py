@@ -12,10 +12,10 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from bot.text.lang import Lang
-from bot.text.reasons import choice_text, render
+from bot.text.reasons import headline, render
 from pricing.errors import QuoteError
 from rules.answers import build_profile
-from rules.decision import Choice, Decision
+from rules.decision import Decision
 from rules.engine import evaluate
 from rules.policy import Policy
 from rules.profile import Schedule, TaskProfile
@@ -40,7 +40,7 @@ class Advice:
         decision = self.decision
         data: dict[str, Any] = {
             "choice": decision.choice.value,
-            "choice_text": choice_text(decision.choice, lang),
+            "choice_text": headline(decision, lang),
             "basis": decision.basis.value,
             "hits": [c.rule.value for c in decision.hits],
             "hits_needed": decision.hits_needed,
@@ -55,6 +55,11 @@ class Advice:
             "mig_profile": decision.mig_profile,
             "share_fraction": round(decision.share_fraction, 4),
             "spot_suitable": decision.spot_suitable,
+            "spot_reason": decision.spot_reason,
+            "cards": decision.cards,
+            "shared_option": decision.shared.model_dump(mode="json") if decision.shared else None,
+            "warnings": [{"id": w.id, "params": w.params, "text": render(w, lang)} for w in decision.warnings],
+            "yearly_gpu_hours": decision.yearly_gpu_hours,
             "profile": self.profile.model_dump(mode="json", exclude_none=True),
             "lang": lang.value,
         }
@@ -65,13 +70,16 @@ class Advice:
 
 def quote_request(profile: TaskProfile, decision: Decision, policy: Policy, schedule: Schedule,
                   currency: str) -> QuoteRequest:
-    """What to price for a decision: its GPU and cards, and the slice it recommends (or the policy's
-    default slice, to compare a dedicated decision with sharing)."""
+    """What to price for a decision: its GPU and the cards it needs, the shared option that holds the
+    peak (none when no shared option does), and spot only where spot suits the job."""
     from pricing.quote import QuoteRequest
 
-    share = decision.share_fraction if decision.choice is Choice.SHARED else policy.shared.default_share
-    return QuoteRequest(gpu=decision.gpu, cards=profile.cards, hours_per_day=schedule.hours_per_day,
-                        days=schedule.days, share=share, currency=currency)
+    omit = {} if decision.shared is not None else {"shared": "peak_above_card"}
+    if not decision.spot_suitable and decision.spot_reason:
+        omit["spot"] = decision.spot_reason
+    return QuoteRequest(gpu=decision.gpu, cards=decision.cards, hours_per_day=schedule.hours_per_day,
+                        days=schedule.days, share=decision.shared.share if decision.shared else None,
+                        currency=currency, omit=omit, yearly_gpu_hours=decision.yearly_gpu_hours)
 
 
 def advise(parsed: Mapping[str, Any], policy: Policy, *, quoter: Quoter | None = None, currency: str = "CNY",

@@ -13,7 +13,7 @@ from pricing.fx import FxRate, convert
 from pricing.offers import Offer
 from pricing.records import Currency, PricingModel, Sharing, Unit
 from rules.errors import UnknownGPU
-from rules.gpus import CATALOGUE, canonical_gpu
+from rules.gpus import CATALOGUE, canonical_gpu, gpu_model
 from rules.policy import Policy
 
 
@@ -34,6 +34,9 @@ class QuoteRequest(BaseModel):
     share: float | None = Field(default=None, gt=0, le=1)
     region: str | None = None
     currency: Currency = Currency.CNY
+    yearly_gpu_hours: float | None = Field(default=None, ge=0)  # for rent vs buy; default: this pace all year
+    # Options not to price, each with the reason the caller gives (e.g. {"shared": "peak_above_card"}).
+    omit: dict[str, str] = Field(default_factory=dict)
 
     @model_validator(mode="after")
     def _schedule(self) -> QuoteRequest:
@@ -88,6 +91,7 @@ class Option(BaseModel):
     days_min: float | None = None  # the period, stretched by shared efficiency
     days_max: float | None = None
     share: float | None = None
+    memory_gb: float | None = None  # the GPU memory the option gives, all cards together
     notes: list[str] = Field(default_factory=list)
     alternatives: dict[str, float] = Field(default_factory=dict)
 
@@ -109,6 +113,7 @@ class Quote(BaseModel):
     rent_vs_buy: dict[str, float | str]
     fx: dict[str, str | float] | None
     stale: bool
+    omitted: dict[str, str] = Field(default_factory=dict)  # options left out on purpose, with the reason
 
 
 def _price(offer: Offer, currency: Currency, fx: FxRate | None, unit_price: float, unit: str) -> PriceUsed:
@@ -201,6 +206,9 @@ def _shared(offers: list[Offer], req: QuoteRequest, share: float, policy: Policy
     """Shared option, and its price per slice-hour (for break-even)."""
     slices = [o for o in offers if o.record.sharing is not Sharing.DEDICATED
               and o.record.pricing_model is not PricingModel.SPOT]
+    if share >= 1:  # a whole card by the hour: an on-demand card is that offer
+        slices += [o for o in offers if o.record.sharing is Sharing.DEDICATED and o.record.unit is Unit.HOUR
+                   and o.record.pricing_model is not PricingModel.SPOT]
     notes: list[str] = []
     estimate = False
     if slices:
@@ -218,13 +226,15 @@ def _shared(offers: list[Offer], req: QuoteRequest, share: float, policy: Policy
         hourly, estimate = card_hour * share, True
         notes.append("estimated_proportional_to_slice")
     nominal = req.used_hours_per_card * hourly * req.cards
-    eff = policy.shared
     days = req.period_days
+    # A slice runs at 70-80% of a dedicated card's speed (policy); a whole card by the hour at full speed.
+    eff_min, eff_max = (1.0, 1.0) if share >= 1 else (policy.shared.efficiency_min, policy.shared.efficiency_max)
     return Option(
-        kind="shared", amount=round(nominal, 2), amount_min=round(nominal / eff.efficiency_max, 2),
-        amount_max=round(nominal / eff.efficiency_min, 2), billing=Billing.HOURLY, estimate=estimate,
+        kind="shared", amount=round(nominal, 2), amount_min=round(nominal / eff_max, 2),
+        amount_max=round(nominal / eff_min, 2), billing=Billing.HOURLY, estimate=estimate,
         price=_price(offer, req.currency, money.fx, hourly, "hour"), share=share,
-        days_min=round(days / eff.efficiency_max, 2), days_max=round(days / eff.efficiency_min, 2), notes=notes,
+        days_min=round(days / eff_max, 2), days_max=round(days / eff_min, 2), notes=notes,
+        memory_gb=round(gpu_model(req.gpu).memory_gb * share, 1) * req.cards,
     ), hourly
 
 
@@ -294,10 +304,13 @@ def quote(req: QuoteRequest, offers: Sequence[Offer], policy: Policy, *, fx: FxR
     money = _Money(req.currency, fx)
     share = req.share or policy.shared.default_share
     dedicated, per_day = _dedicated(usable, req, money)
-    shared, slice_hour = _shared(usable, req, share, policy, money)
-    spot = _spot(usable, req, policy, money)
+    shared, slice_hour = (None, None) if "shared" in req.omit else _shared(usable, req, share, policy, money)
+    spot = None if "spot" in req.omit else _spot(usable, req, policy, money)
+    whole = {"memory_gb": gpu_model(gpu).memory_gb * req.cards}
+    dedicated = dedicated.model_copy(update=whole) if dedicated else None
+    spot = spot.model_copy(update=whole) if spot else None
     savings, savings_range = _savings(dedicated, {"shared": shared, "spot": spot})
-    yearly = req.daily_hours * 365 * req.cards
+    yearly = req.yearly_gpu_hours if req.yearly_gpu_hours is not None else req.daily_hours * 365 * req.cards
     threshold = policy.rent_vs_buy.gpu_hours_per_year
     chosen = [o for o in (dedicated, shared, spot) if o is not None]
     return Quote(
@@ -306,8 +319,8 @@ def quote(req: QuoteRequest, offers: Sequence[Offer], policy: Policy, *, fx: FxR
         spot=spot, savings_pct=savings, savings_range_pct=savings_range,
         break_even_hours_per_day=_break_even(per_day, slice_hour, policy),
         rent_vs_buy={"yearly_gpu_hours_at_this_pace": yearly, "threshold": threshold,
-                     "advice": "rent" if yearly < threshold else "consider_buying"},
+                     "advice": "rent" if yearly <= threshold else "consider_buying"},
         fx=({"rate": fx.rate, "date": fx.rate_date.isoformat(), "source": fx.source, "pair": f"{fx.base}/{fx.quote}"}
             if fx is not None and money.used else None),
-        stale=any(o.price is not None and o.price.stale for o in chosen),
+        stale=any(o.price is not None and o.price.stale for o in chosen), omitted=dict(req.omit),
     )

@@ -10,6 +10,7 @@ from enum import StrEnum
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from rules.fit import SharedOption
 from rules.profile import Question
 
 Param = str | float | int | bool | None
@@ -23,6 +24,7 @@ class Choice(StrEnum):
 class Basis(StrEnum):
     TWO_OF_FOUR = "two_of_four"
     INFERENCE = "inference"
+    MEMORY = "memory"  # the peak is above one card: no shared option holds it
 
 
 class HitRule(StrEnum):
@@ -34,6 +36,7 @@ class HitRule(StrEnum):
 
 class Topic(StrEnum):
     DECISION = "decision"
+    WARNING = "warning"  # answers that disagree with each other; shown beside the decision
     SCENARIO = "scenario"
     PHASE = "phase"
     BILLING = "billing"
@@ -75,6 +78,10 @@ class Decision(BaseModel):
     mig_profile: str | None = None
     share_fraction: float = Field(gt=0, le=1)  # the slice of one card a shared option would take
     spot_suitable: bool = False
+    spot_reason: str | None = None  # why not: latency_critical, cannot_resume, resume_unknown
+    yearly_gpu_hours: float | None = None  # as answered, or from run length x runs a week
+    shared: SharedOption | None = None  # the smallest shared option that holds the peak; None: none does
+    cards: int = Field(default=1, ge=1)  # cards the job needs (more than asked when the peak needs them)
 
     @property
     def hits(self) -> list[Check]:
@@ -86,6 +93,11 @@ class Decision(BaseModel):
         return [a for a in self.advice if a.topic is Topic.DECISION]
 
     @property
+    def warnings(self) -> list[Advice]:
+        """Answers that disagree with each other or with the estimate, shown beside the decision."""
+        return [a for a in self.advice if a.topic is Topic.WARNING]
+
+    @property
     def guidance(self) -> list[Advice]:
         """Everything else it advises (scenario, phase, billing, isolation, ...), in order."""
-        return [a for a in self.advice if a.topic is not Topic.DECISION]
+        return [a for a in self.advice if a.topic not in (Topic.DECISION, Topic.WARNING)]

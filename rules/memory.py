@@ -1,9 +1,13 @@
-"""Training memory rules of thumb (domain.md): bytes per parameter, plus activations."""
+"""Memory: the training estimate from model size (domain.md's bytes per parameter, plus activations),
+and the memory a job must be given, from the user's answer and that estimate together."""
 
 from __future__ import annotations
 
-from rules.policy import MemoryEstimates
-from rules.profile import Workload
+from dataclasses import dataclass
+
+from rules.gpus import GPUModel
+from rules.policy import MemoryEstimates, Policy
+from rules.profile import TaskProfile, Workload
 
 
 def estimate_training_gb(model_size_b: float, workload: Workload | None, rules: MemoryEstimates) -> float | None:
@@ -20,3 +24,52 @@ def estimate_training_gb(model_size_b: float, workload: Workload | None, rules: 
     if per_param is None:
         return None
     return round(model_size_b * per_param * (1 + rules.activation_overhead), 1)
+
+
+@dataclass(frozen=True)
+class MemoryNeed:
+    """What the job needs: `peak_gb` when a figure is known (answered or estimated; the larger of the
+    two), `hold_gb` the memory an option must give (a bare "yes, above 80%" means more than 80% of
+    the card), `estimate_gb` the model-size estimate, and whether it disagrees with the answer."""
+
+    peak_gb: float | None
+    hold_gb: float | None
+    estimate_gb: float | None
+    answered_tight: bool | None
+    estimate_tight: bool | None
+
+    @property
+    def disagrees(self) -> bool:
+        return None not in (self.answered_tight, self.estimate_tight) and self.answered_tight != self.estimate_tight
+
+
+def answered_peak_gb(profile: TaskProfile, card: GPUModel) -> tuple[float | None, float]:
+    """(peak GB the answer gives, if any; the card size the answer refers to)."""
+    answer = profile.memory
+    card_gb = (answer.card_gb if answer and answer.card_gb else None) or card.memory_gb
+    if answer is None:
+        return None, card_gb
+    if answer.peak_gb is not None:
+        return answer.peak_gb, card_gb
+    if answer.fraction is not None:
+        return round(answer.fraction * card_gb, 2), card_gb
+    return None, card_gb
+
+
+def memory_need(profile: TaskProfile, card: GPUModel, policy: Policy) -> MemoryNeed:
+    limit = policy.two_of_four.memory_tight_fraction
+    answered, card_gb = answered_peak_gb(profile, card)
+    answered_tight: bool | None = None
+    if answered is not None:
+        answered_tight = answered / card_gb > limit
+    elif profile.memory is not None:
+        answered_tight = profile.memory.tight
+    estimate = None
+    if profile.model_size_b and profile.workload is not None:
+        estimate = estimate_training_gb(profile.model_size_b, profile.workload, policy.memory_estimates)
+    estimate_tight = None if estimate is None else estimate / card.memory_gb > limit
+    peak = max((v for v in (answered, estimate) if v is not None), default=None)
+    hold = peak
+    if answered_tight and answered is None:  # "yes, above 80%" with no figure: more than that share of the card
+        hold = max(peak or 0.0, round(card.memory_gb * limit, 2) + 0.01)
+    return MemoryNeed(peak, hold, estimate, answered_tight, estimate_tight)

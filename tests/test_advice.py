@@ -45,12 +45,21 @@ def test_a_shared_decision_is_priced_for_the_slice_that_holds_the_peak(policy: P
     assert advice.quote.shared.amount == 784 and not advice.schedule_assumed
 
 
-def test_a_dedicated_decision_is_compared_with_the_policys_default_slice(policy: Policy) -> None:
+def test_a_dedicated_decision_is_compared_with_the_shared_option_that_holds_its_peak(policy: Policy) -> None:
     quoter = Quoter(policy)
     answers = {"duration": "10h", "memory": "70/80", "model_parallel": "no", "frequency": "daily", "can_resume": "no",
                "schedule": "4x14"}
     advice = advise(parse_answers(answers), policy, quoter=quoter)
     assert advice.decision.choice.value == "dedicated"
+    assert quoter.asked[0].share == 1.0  # no slice smaller than the card holds 70 GB
+    assert quoter.asked[0].omit == {"spot": "cannot_resume"}
+    assert advice.quote is not None and advice.quote.spot is None and advice.quote.shared is not None
+    assert advice.quote.shared.memory_gb == 80
+
+
+def test_without_a_known_peak_the_policys_default_slice_is_quoted(policy: Policy) -> None:
+    quoter = Quoter(policy)
+    advise(parse_answers(SHARED | {"memory": "no", "schedule": "4x14"}), policy, quoter=quoter)
     assert quoter.asked[0].share == policy.shared.default_share
 
 
@@ -73,7 +82,8 @@ def test_json_keeps_the_documented_fields_and_reasons_in_order(policy: Policy) -
     advice = advise(parse_answers(SHARED | {"schedule": "4x14"}), policy, quoter=Quoter(policy))
     data = advice.to_json(Lang.EN)
     assert {"choice", "choice_text", "basis", "hits", "hits_needed", "checks", "reasons", "advice", "missing", "gpu",
-            "memory_peak_gb", "mig_profile", "share_fraction", "spot_suitable", "profile", "lang", "quote"} == set(data)
+            "memory_peak_gb", "mig_profile", "share_fraction", "spot_suitable", "spot_reason", "cards", "shared_option",
+            "warnings", "yearly_gpu_hours", "profile", "lang", "quote"} == set(data)
     assert data["reasons"][-1].startswith("0 of the 4 dedicated signals")
     assert all(item["topic"] != "decision" for item in data["advice"])
     assert data["quote"]["shared"]["amount"] == 784

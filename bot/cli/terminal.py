@@ -12,7 +12,7 @@ from rich.text import Text
 from bot.advice import Advice
 from bot.text import Lang, t
 from bot.text.quote import notes, rows, title
-from bot.text.reasons import render
+from bot.text.reasons import headline, render
 from rules.decision import Choice
 from rules.policy import Policy
 
@@ -35,11 +35,11 @@ def _bullets(items: list[Bullet]) -> Table:
 def print_decision(console: Console, advice: Advice, lang: Lang) -> None:
     decision = advice.decision
     style = "bold magenta" if decision.choice is Choice.DEDICATED else "bold green"
-    heading = Text(f"{t('recommendation', lang)}: ", style="bold") + Text(t(f"choice.{decision.choice.value}", lang),
-                                                                           style=style)
+    heading = Text(f"{t('recommendation', lang)}: ", style="bold") + Text(headline(decision, lang), style=style)
     why: list[Bullet] = [("✔", render(c, lang), "magenta") if c.fired else ("·", render(c, lang), "dim")
                          for c in decision.checks]
     why += [("→", render(reason, lang), "bold") for reason in decision.verdict]
+    why += [("!", render(warning, lang), "yellow") for warning in decision.warnings]
     if decision.missing:
         why.append(("?", f"{t('missing', lang)}: {', '.join(q.value for q in decision.missing)}", "yellow"))
     parts: list[RenderableType] = [Text(t("why", lang), style="bold"), _bullets(why)]

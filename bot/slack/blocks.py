@@ -14,7 +14,7 @@ from bot.text import Lang, t
 from bot.text.errors import error_text
 from bot.text.format import show
 from bot.text.quote import age_text, notes, rows, title
-from bot.text.reasons import render
+from bot.text.reasons import headline, render
 from pricing.errors import QuoteError
 from pricing.quote import Quote
 from pricing.status import SourceState
@@ -86,6 +86,7 @@ def _why(advice: Advice, lang: Lang) -> str:
     why = [t("slack.why", lang)]
     why += [("✅ " if check.fired else "▫️ ") + render(check, lang) for check in decision.checks]
     why += [f"→ {render(reason, lang)}" for reason in decision.verdict]
+    why += [f"⚠️ {render(warning, lang)}" for warning in decision.warnings]
     if decision.missing:
         why.append(f"_{t('missing', lang)}: {', '.join(q.value for q in decision.missing)}_")
     return "\n".join(why)
@@ -96,7 +97,7 @@ def recommendation(advice: Advice, convo_id: str, policy: Policy, lang: Lang) ->
     for item in advice.decision.guidance:
         groups.setdefault(item.topic.value, []).append(f"• {render(item, lang)}")
     sections = [f"*{t('topic.' + topic, lang)}*\n" + "\n".join(lines) for topic, lines in groups.items()]
-    choice = t(f"choice.{advice.decision.choice.value}", lang)
+    choice = headline(advice.decision, lang)
     return templating.message(
         "recommendation.json.j2",
         header=f"{t('recommendation', lang)}: {choice}", why=_why(advice, lang), advice=sections,

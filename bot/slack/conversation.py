@@ -18,6 +18,7 @@ from bot.slack.replies import post_or_dm
 from bot.state import Conversation
 from bot.text import Lang, t
 from bot.text.errors import parse_error_text
+from bot.text.reasons import headline
 from rules.answers import dump_answers, load_answers, parse_answers
 from rules.errors import ParseError
 from rules.questions import Ask, conversation
@@ -160,7 +161,7 @@ def finish(deps: Deps, client: WebClient, convo: Conversation) -> None:
     lang = Lang(convo.lang)
     advice = recommend(deps, convo)
     message = blocks.recommendation(advice, convo.id, deps.policy, lang)
-    text = f"{t('recommendation', lang)}: {t(f'choice.{advice.decision.choice.value}', lang)}"
+    text = f"{t('recommendation', lang)}: {headline(advice.decision, lang)}"
     if convo.thread_ts:
         client.chat_postMessage(channel=convo.channel, thread_ts=convo.thread_ts, blocks=message, text=text)
     else:

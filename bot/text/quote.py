@@ -78,6 +78,8 @@ def rows(quote: Quote, policy: Policy, lang: Lang) -> list[Row]:
         if option is None:
             continue
         name = t(f"option.{option.kind}", lang, share=share_text(option.share or quote.share))
+        if option.memory_gb:
+            name += " · " + t("option.memory", lang, memory_gb=option.memory_gb)
         billing = t(f"billing.{option.billing}", lang)
         extra = _notes(option, policy, lang)
         if extra:
@@ -93,7 +95,7 @@ def title(quote: Quote, lang: Lang) -> str:
 
 
 def notes(quote: Quote, lang: Lang) -> list[str]:
-    out = []
+    out = [t(f"omitted.{kind}.{reason}", lang) for kind, reason in quote.omitted.items()]
     names = {"shared": t("option.shared", lang, share=share_text(quote.share)), "spot": t("option.spot", lang)}
     for kind, pct in quote.savings_pct.items():
         low, high = quote.savings_range_pct[kind]

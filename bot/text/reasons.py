@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from bot.text.catalogue import t
 from bot.text.lang import Lang
-from rules.decision import Check, Choice, Reason
+from rules.decision import Check, Choice, Decision, Reason
+from rules.fit import FitKind
 
 
 def render(reason: Reason, lang: Lang) -> str:
@@ -13,5 +14,18 @@ def render(reason: Reason, lang: Lang) -> str:
     return t(f"advice.{reason.id}", lang, **reason.params)
 
 
-def choice_text(choice: Choice, lang: Lang) -> str:
-    return t(f"choice.{choice.value}", lang)
+def headline(decision: Decision, lang: Lang) -> str:
+    """The choice in a few words, naming what it rents: "Shared: MIG 3g.40gb of an A100-80GB (40 GB)"."""
+    if decision.choice is Choice.DEDICATED:
+        if decision.cards > 1:
+            return t("headline.dedicated_cards", lang, cards=decision.cards, gpu=decision.gpu)
+        return t("headline.dedicated", lang, gpu=decision.gpu)
+    option = decision.shared
+    if option is None:  # the engine never shares without an option that holds the peak
+        return t("choice.shared", lang)
+    params = {"gpu": option.gpu, "memory_gb": option.memory_gb, "profile": option.mig_profile or "",
+              "share_pct": round(option.share * 100)}
+    if option.kind is FitKind.ASSUMED and not option.mig_profile:
+        return t("headline.shared.fraction", lang, **params)
+    kind = "slice" if option.kind is FitKind.ASSUMED else option.kind.value
+    return t(f"headline.shared.{kind}", lang, **params)

@@ -62,7 +62,7 @@ def test_interactive_through_stdin_reasks_a_bad_answer(tmp_path: Path) -> None:
     out = result.stdout
     assert "Question 1/5" in out and "Question 5/5" in out
     assert "Could not read 'soonish'" in out  # the memory question, re-asked
-    assert "Recommendation: Dedicated card" in out
+    assert "Recommendation: Dedicated card: A100-80GB" in out
     assert "Long run: 10 h is more than 8 h" in out
 
 

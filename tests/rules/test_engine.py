@@ -124,10 +124,10 @@ def test_lora_7b_fits_a_quarter_slice(policy: Policy) -> None:
     assert "scenario_lora" in advice_ids(decision)
 
 
-def test_memory_answer_wins_over_the_estimate(policy: Policy) -> None:
-    decision = decide(policy, workload="lora", model_size_b="7b", memory="35GB")
+def test_the_larger_of_answer_and_estimate_picks_the_slice(policy: Policy) -> None:
+    decision = decide(policy, workload="lora", model_size_b="7b", memory="35GB")  # estimate 16.8 GB
     assert decision.mig_profile == "3g.40gb"
-    assert "memory_estimate" not in advice_ids(decision)
+    assert decision.warnings == []  # both say "not tight": no disagreement
 
 
 def test_hpo_is_shared(policy: Policy) -> None:
@@ -142,9 +142,15 @@ def test_lora_answers_that_say_dedicated_are_flagged(policy: Policy) -> None:
     assert "scenario_conflict" in advice_ids(decision)
 
 
-def test_gpu_without_mig_is_time_sliced(policy: Policy) -> None:
-    decision = decide(policy, gpu="RTX 4090")
-    assert decision.mig_profile is None
+def test_gpu_without_mig_is_shared_by_a_fraction(policy: Policy) -> None:
+    decision = decide(policy, gpu="RTX 4090", memory="10GB")
+    assert decision.mig_profile is None and decision.shared is not None
+    assert (decision.shared.kind.value, decision.shared.share, decision.shared.memory_gb) == ("fraction", 0.5, 12)
+    assert "isolation_fraction" in advice_ids(decision)
+
+
+def test_gpu_without_mig_and_no_peak_assumes_the_default_share(policy: Policy) -> None:
+    decision = decide(policy, gpu="RTX 4090", memory="no")
     assert "isolation_no_mig" in advice_ids(decision)
 
 
@@ -213,13 +219,21 @@ def test_resumable_job_gets_spot_advice(policy: Policy) -> None:
 
 def test_job_that_cannot_resume_is_told_to_checkpoint(policy: Policy) -> None:
     decision = decide(policy, can_resume="no")
-    assert not decision.spot_suitable
-    assert "checkpoint_first" in advice_ids(decision)
+    assert not decision.spot_suitable and decision.spot_reason == "cannot_resume"
+    assert "spot_not.cannot_resume" in advice_ids(decision) and "billing_spot" not in advice_ids(decision)
 
 
-def test_rent_vs_buy(policy: Policy) -> None:
-    assert "rent_not_buy" in advice_ids(decide(policy, yearly_gpu_hours="1999"))
-    assert "consider_buying" in advice_ids(decide(policy, yearly_gpu_hours="2000"))
+def test_rent_vs_buy_at_2000_hours_a_year_is_rent(policy: Policy) -> None:
+    # seed 004: "年使用时长在2000小时以内" includes 2,000
+    assert "rent_not_buy" in advice_ids(decide(policy, yearly_gpu_hours="2000"))
+    assert "consider_buying" in advice_ids(decide(policy, yearly_gpu_hours="2001"))
+
+
+def test_yearly_hours_come_from_run_length_and_frequency(policy: Policy) -> None:
+    decision = decide(policy, duration="3h", frequency="3 times a week")
+    assert decision.yearly_gpu_hours == 3 * 3 * 52
+    rent = next(a for a in decision.advice if a.id == "rent_not_buy")
+    assert rent.params["hours"] == 468
 
 
 def test_data_parallel_on_several_cards_is_fine_on_pcie(policy: Policy) -> None:

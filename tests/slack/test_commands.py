@@ -37,8 +37,10 @@ def test_inline_answers_give_the_recommendation_at_once(tmp_path: Path) -> None:
         (rec,) = h.fake.wait_for(lambda: header_posts(h))
         text = h.texts(rec)
         assert rec["channel"] == "C1"
-        assert rec["blocks"][0]["text"]["text"] == "Recommendation: Dedicated card"
-        assert "¥5,600" in text and "¥784" in text
+        assert rec["blocks"][0]["text"]["text"] == "Recommendation: Dedicated card: A100-80GB"
+        # a 70 GB peak holds on no slice smaller than the card: the shared row is a whole card by the hour
+        assert "¥5,600" in text and "¥1,568" in text and "¥784" not in text
+        assert "No spot: the job cannot resume" in text
         assert "Assumed from your answers" not in text  # hours=4x14 was given
 
 
@@ -207,7 +209,7 @@ def test_inline_with_chinese_keys_and_values_for_a_chinese_user(tmp_path: Path) 
                        user="U8", response_url=h.fake.response_url())
         h.send.command("help", user="U8", response_url=h.fake.response_url("help"))
         (rec,) = h.fake.wait_for(lambda: header_posts(h))
-        assert rec["blocks"][0]["text"]["text"] == "建议: 独占卡"  # long run + memory tight
+        assert rec["blocks"][0]["text"]["text"] == "建议: 独占卡：A100-80GB"  # long run + memory tight
         assert "超参数搜索" in h.texts(rec) and "低频运行" in h.texts(rec)
         (helped,) = h.fake.wait_for(lambda: responses(h))
         assert "在帖子里回答 5 个问题" in helped["text"]

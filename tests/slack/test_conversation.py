@@ -53,10 +53,11 @@ def test_whole_conversation_by_buttons(tmp_path: Path) -> None:
         result = h.fake.wait_for(lambda: [p for p in h.posts(thread_ts=thread) if is_header(p)])
         recommendation = result[0]
         validate(recommendation)
-        assert recommendation["blocks"][0]["text"]["text"] == "Recommendation: Dedicated card"  # en-US locale
+        header = recommendation["blocks"][0]["text"]["text"]
+        assert header == "Recommendation: Dedicated card: A100-80GB"  # en-US locale
         text = h.texts(recommendation)
         assert "Long run" in text and "Memory tight" in text and "Cannot tolerate interruption" in text
-        assert "Dedicated" in text and "Shared" in text and "Spot" in text  # the cost table
+        assert "Dedicated" in text and "Shared" in text and "No spot: the job cannot resume" in text  # the costs
         assert "STALE" in text and "as of 2024-06-01" in text
         assert "Assumed from your answers" in text
         updates = h.fake.of("chat.update")
@@ -84,10 +85,10 @@ def test_conversation_by_typed_replies_in_chinese(tmp_path: Path) -> None:
             assert status == 200
         result = h.fake.wait_for(lambda: [p for p in h.posts(thread_ts=thread) if is_header(p)])
         text = h.texts(result[0])
-        assert result[0]["blocks"][0]["text"]["text"] == "建议: 独占卡"
+        assert result[0]["blocks"][0]["text"]["text"] == "建议: 独占卡：A100-80GB"
         assert "长时任务：单次 10 小时" in text and "显存紧张" in text
         assert "中期稳定期" in text
-        assert "¥5,600" in text and "¥784" in text  # 4 h x 14 days, dedicated vs half card
+        assert "¥5,600" in text and "¥1,568" in text  # 4 h x 14 days, dedicated vs a whole card by the hour
         assert "注意：LoRA 通常适合共享卡" in text
 
 

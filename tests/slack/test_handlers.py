@@ -94,7 +94,7 @@ def test_command_help_answers_through_the_response_url(world: World) -> None:
 def test_command_with_every_answer_posts_the_recommendation(world: World) -> None:
     commands.on_command(world.deps, world.request(command(world.fake, "10h mem=70/80 mp=no freq=daily resume=no")))
     (posted,) = world.fake.of("chat.postMessage")
-    assert posted["blocks"][0]["text"]["text"] == "Recommendation: Dedicated card"
+    assert posted["blocks"][0]["text"]["text"] == "Recommendation: Dedicated card: A100-80GB"
 
 
 def test_command_error_is_in_the_users_language(world: World) -> None:

@@ -13,7 +13,7 @@ from bot.text.format import show
 from rules.questions import ASKS
 
 ROOT = Path(__file__).parents[2]
-ENGINE = (ROOT / "rules" / "engine.py").read_text("utf-8")
+RULES = "\n".join(p.read_text("utf-8") for p in (ROOT / "rules").glob("*.py"))
 
 
 def test_every_key_has_both_languages_with_the_same_placeholders() -> None:
@@ -30,8 +30,10 @@ def test_every_catalogue_file_is_loaded() -> None:
 
 
 def test_every_advice_id_the_engine_emits_has_a_message() -> None:
-    emitted = set(re.findall(r'Topic\.\w+, "(\w+)"', ENGINE))
-    emitted |= {"two_of_four_dedicated", "two_of_four_shared", "inference_dedicated", "inference_shared"}
+    emitted = set(re.findall(r'Topic\.\w+, "(\w+)"', RULES))
+    emitted |= {"two_of_four_dedicated", "two_of_four_shared", "inference_dedicated", "inference_shared",
+                "two_of_four_overruled", "inference_overruled"}
+    emitted |= {f"spot_not.{reason}" for reason in re.findall(r'return False, "(\w+)"', RULES)}
     assert len(emitted) > 20, "the engine's advice ids were not found"
     assert {f"advice.{rule}" for rule in emitted} <= set(entries())
 

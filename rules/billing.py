@@ -1,0 +1,112 @@
+"""How to pay: billing, spot, rent vs buy, regions and platforms (both seed articles; domain.md).
+
+An inference service runs all day: it is billed as a service, never told to release its instance
+when "the job ends", and never put on spot when its latency matters. Spot is offered only to jobs
+that can resume from a checkpoint.
+"""
+
+from __future__ import annotations
+
+from rules.decision import Advice, Basis, Choice, Param, Topic
+from rules.policy import Policy
+from rules.profile import DurationBucket, FrequencyLevel, TaskProfile, Workload
+
+WEEKS_A_YEAR = 52
+_LONG_BATCH = {Workload.PRETRAIN, Workload.FULL_FINETUNE}
+
+
+def _advice(topic: Topic, rule_id: str, **params: Param) -> Advice:
+    return Advice(topic=topic, id=rule_id, params=params)
+
+
+def spot_fit(profile: TaskProfile, choice: Choice, basis: Basis) -> tuple[bool, str | None]:
+    """(spot suits the job, why not): never for a latency-critical service or a job that cannot resume."""
+    if profile.workload is Workload.INFERENCE and (basis is Basis.INFERENCE and choice is Choice.DEDICATED):
+        return False, "latency_critical"
+    if profile.can_resume is False or profile.checkpointing is False:
+        return False, "cannot_resume"
+    if profile.can_resume is None and profile.checkpointing is None:
+        return False, "resume_unknown"
+    return True, None
+
+
+def frequency_high(profile: TaskProfile, policy: Policy) -> bool | None:
+    answer = profile.frequency
+    if answer is None:
+        return None
+    if answer.level is not None:
+        return answer.level is FrequencyLevel.HIGH
+    return (answer.runs_per_week or 0) >= policy.frequency.high_min_runs_per_week
+
+
+def _spot_advice(policy: Policy, spot_ok: bool, reason: str | None) -> list[Advice]:
+    if spot_ok:
+        return [_advice(Topic.BILLING, "billing_spot", low_pct=round(policy.spot.price_fraction_min * 100),
+                        high_pct=round(policy.spot.price_fraction_max * 100),
+                        save_low_pct=round(policy.spot.checkpoint_savings_min * 100),
+                        save_high_pct=round(policy.spot.checkpoint_savings_max * 100))]
+    return [_advice(Topic.BILLING, f"spot_not.{reason}")] if reason else []
+
+
+def _service_billing(choice: Choice) -> list[Advice]:
+    rule = "billing_service_dedicated" if choice is Choice.DEDICATED else "billing_service_shared"
+    return [_advice(Topic.BILLING, rule)]
+
+
+def _batch_billing(profile: TaskProfile, policy: Policy, choice: Choice) -> list[Advice]:
+    out: list[Advice] = []
+    high = frequency_high(profile, policy)
+    runs = profile.frequency.runs_per_week if profile.frequency else None
+    if choice is Choice.DEDICATED:
+        if high is True:
+            out += [_advice(Topic.BILLING, "billing_dedicated_monthly", runs_per_week=runs),
+                    _advice(Topic.BILLING, "domestic_cuda_check")]
+        elif high is False:
+            out.append(_advice(Topic.BILLING, "billing_dedicated_hourly", runs_per_week=runs))
+        return out
+    out.append(_advice(Topic.BILLING, "billing_shared_hourly"))
+    hours = profile.duration.hours if profile.duration else None
+    short = (hours is not None and hours <= 2) or (profile.duration is not None
+                                                    and profile.duration.bucket is DurationBucket.SHORT)
+    if runs is not None and runs >= 14 and short:
+        out.append(_advice(Topic.BILLING, "shared_suits_gaps", runs_per_week=runs))
+    out.append(_advice(Topic.BILLING, "shared_offpeak"))
+    return out
+
+
+def billing_advice(profile: TaskProfile, policy: Policy, choice: Choice, spot: tuple[bool, str | None]) -> list[Advice]:
+    if profile.workload is Workload.INFERENCE:
+        return _service_billing(choice) + _spot_advice(policy, *spot)
+    out = _batch_billing(profile, policy, choice) + _spot_advice(policy, *spot)
+    out.append(_advice(Topic.BILLING, "release_when_done"))
+    return out
+
+
+def yearly_gpu_hours(profile: TaskProfile, cards: int) -> float | None:
+    """GPU-hours a year: as answered, else one run's hours x runs a week x 52 weeks x cards."""
+    if profile.yearly_gpu_hours is not None:
+        return profile.yearly_gpu_hours
+    hours = profile.duration.hours if profile.duration else None
+    runs = profile.frequency.runs_per_week if profile.frequency else None
+    if hours is None or runs is None:
+        return None
+    return round(hours * runs * WEEKS_A_YEAR * cards, 1)
+
+
+def cost_advice(profile: TaskProfile, policy: Policy, cards: int) -> list[Advice]:
+    out: list[Advice] = []
+    yearly = yearly_gpu_hours(profile, cards)
+    if yearly is not None:
+        limit = policy.rent_vs_buy.gpu_hours_per_year
+        rule = "rent_not_buy" if yearly <= limit else "consider_buying"  # "2,000 hours or less": rent
+        out.append(_advice(Topic.COST, rule, hours=yearly, threshold=limit))
+    if profile.workload is Workload.INFERENCE:
+        return out
+    long_run = profile.duration is not None and (profile.duration.bucket is DurationBucket.LONG or (
+        profile.duration.hours or 0) > policy.two_of_four.long_run_hours)
+    if long_run or profile.workload in _LONG_BATCH:
+        regions = policy.regions
+        out.append(_advice(Topic.COST, "region_inland", low_pct=round(regions.inland_discount_min * 100),
+                           high_pct=round(regions.inland_discount_max * 100)))
+    out.append(_advice(Topic.COST, "compare_platforms"))
+    return out

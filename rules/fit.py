@@ -1,0 +1,82 @@
+"""What holds a memory peak: the smallest shared option of a card, a bigger card's slice, or several cards.
+
+Shared options, smallest first (domain.md): a MIG slice smaller than the card (A100 80 GB: 1g.10gb
+up to 4g.40gb; H200 141 GB: up to 4g.71gb); on a card without MIG, a time-sliced or vGPU fraction
+(1/4, 1/2); else the whole card rented by the hour on a shared platform. A peak above one card
+holds on no shared option: it needs several cards (model parallelism) or a bigger card.
+"""
+
+from __future__ import annotations
+
+import math
+from enum import StrEnum
+
+from pydantic import BaseModel, ConfigDict
+
+from rules.gpus import CATALOGUE, GPUModel, MigProfile, smallest_mig_profile
+
+FRACTIONS = (0.25, 0.5)  # vGPU / time-sliced fractions sold for cards without MIG
+
+
+class FitKind(StrEnum):
+    SLICE = "slice"  # a MIG slice smaller than the card
+    FRACTION = "fraction"  # a vGPU or time-sliced fraction of a card without MIG
+    WHOLE_CARD = "whole_card"  # no smaller slice holds the peak: a whole card, by the hour, on a shared platform
+    ASSUMED = "assumed"  # no peak known: the policy's default slice
+
+
+class SharedOption(BaseModel):
+    """The shared option to quote: which card, which part of it, and the memory it gives."""
+
+    model_config = ConfigDict(frozen=True)
+
+    kind: FitKind
+    gpu: str
+    share: float  # of one card
+    memory_gb: float
+    mig_profile: str | None = None
+
+
+def _mig_at(card: GPUModel, share: float) -> str | None:
+    return next((p.name for p in card.mig if p.memory_gb == round(card.memory_gb * share, 1)
+                 and p.compute_slices < 7), None)
+
+
+def shared_option(card: GPUModel, peak_gb: float | None, default_share: float) -> SharedOption | None:
+    """The smallest shared option of `card` that holds `peak_gb`; None when the peak is above the card."""
+    if peak_gb is None:
+        return SharedOption(kind=FitKind.ASSUMED, gpu=card.name, share=default_share,
+                            memory_gb=round(card.memory_gb * default_share, 1),
+                            mig_profile=_mig_at(card, default_share))
+    if peak_gb > card.memory_gb:
+        return None
+    if card.mig:
+        fit = smallest_mig_profile(card, peak_gb)
+        if fit is not None and fit.memory_gb < card.memory_gb:
+            return SharedOption(kind=FitKind.SLICE, gpu=card.name, share=round(fit.memory_gb / card.memory_gb, 4),
+                                memory_gb=fit.memory_gb, mig_profile=fit.name)
+    else:
+        fraction = next((f for f in FRACTIONS if f * card.memory_gb >= peak_gb), None)
+        if fraction is not None:
+            return SharedOption(kind=FitKind.FRACTION, gpu=card.name, share=fraction,
+                                memory_gb=round(card.memory_gb * fraction, 1))
+    return SharedOption(kind=FitKind.WHOLE_CARD, gpu=card.name, share=1.0, memory_gb=card.memory_gb)
+
+
+def bigger_card_slice(card: GPUModel, peak_gb: float) -> tuple[GPUModel, MigProfile] | None:
+    """A slice smaller than a whole card, of a card with more memory than `card`, that holds the peak
+    (a 70 GB peak: H200 3g.71gb); the one with the least memory."""
+    found = [(other, fit) for other in CATALOGUE.values() if other.memory_gb > card.memory_gb
+             if (fit := smallest_mig_profile(other, peak_gb)) is not None and fit.memory_gb < other.memory_gb]
+    return min(found, key=lambda pair: (pair[1].memory_gb, pair[0].memory_gb)) if found else None
+
+
+def cards_needed(card: GPUModel, peak_gb: float) -> int:
+    """How many of `card` a peak spreads over (model parallelism) when one card does not hold it."""
+    return max(1, math.ceil(peak_gb / card.memory_gb))
+
+
+def bigger_card(card: GPUModel, peak_gb: float) -> GPUModel | None:
+    """The card with the least memory above `card`'s that holds the whole peak alone, if any."""
+    found = [m for m in CATALOGUE.values() if m.memory_gb >= peak_gb and m.memory_gb > card.memory_gb]
+    return min(found, key=lambda m: m.memory_gb) if found else None

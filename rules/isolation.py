@@ -1,0 +1,74 @@
+"""How to share, given what holds the memory: the advice that goes with the shared option (fit.py),
+and the verdict when no shared option holds the peak. The header, this advice and the quote all read
+the same SharedOption, so they cannot disagree."""
+
+from __future__ import annotations
+
+from rules.decision import Advice, Param, Topic
+from rules.fit import FitKind, SharedOption, bigger_card, bigger_card_slice, cards_needed
+from rules.gpus import GPUModel
+from rules.memory import MemoryNeed
+from rules.policy import Policy
+from rules.profile import TaskProfile
+
+
+def _advice(topic: Topic, rule_id: str, **params: Param) -> Advice:
+    return Advice(topic=topic, id=rule_id, params=params)
+
+
+def isolation_advice(option: SharedOption, card: GPUModel, need: MemoryNeed, policy: Policy) -> list[Advice]:
+    """What the shared option is and how it isolates; the OOM warning for memory-hungry jobs."""
+    peak = need.peak_gb
+    share_pct = round(policy.shared.default_share * 100)
+    out: list[Advice] = []
+    if option.kind is FitKind.SLICE:
+        profile = next(p for p in card.mig if p.name == option.mig_profile)
+        out.append(_advice(Topic.ISOLATION, "isolation_mig", gpu=card.name, profile=profile.name, peak_gb=peak,
+                           slice_gb=profile.memory_gb, max_count=profile.max_count))
+    elif option.kind is FitKind.FRACTION:
+        out.append(_advice(Topic.ISOLATION, "isolation_fraction", gpu=card.name, share_pct=round(option.share * 100),
+                           slice_gb=option.memory_gb, peak_gb=peak))
+    elif option.kind is FitKind.WHOLE_CARD:
+        if peak is not None:
+            out.append(_advice(Topic.ISOLATION, "isolation_whole_card", gpu=card.name, peak_gb=peak))
+        else:
+            out.append(_advice(Topic.ISOLATION, "isolation_whole_card_tight", gpu=card.name,
+                               threshold_pct=round(policy.two_of_four.memory_tight_fraction * 100)))
+        other = bigger_card_slice(card, need.hold_gb or card.memory_gb)
+        if other is not None:
+            out.append(_advice(Topic.ISOLATION, "isolation_bigger_slice", gpu=other[0].name, profile=other[1].name,
+                               slice_gb=other[1].memory_gb))
+    elif card.mig:
+        out.append(_advice(Topic.ISOLATION, "isolation_unknown_peak", gpu=card.name, share_pct=share_pct))
+    else:
+        out.append(_advice(Topic.ISOLATION, "isolation_no_mig", gpu=card.name, share_pct=share_pct))
+    hungry = need.answered_tight or need.estimate_tight or (need.hold_gb or 0) > card.memory_gb / 2
+    out.append(_advice(Topic.ISOLATION, "timeslice_warning" if hungry else "timeslice_fit"))
+    out.append(_advice(Topic.ISOLATION, "isolation_confirm"))
+    return out
+
+
+def beyond_one_card(card: GPUModel, need: MemoryNeed, profile: TaskProfile) -> tuple[int, list[Advice]]:
+    """(cards the peak needs, the verdict) when no single card holds the peak."""
+    hold = need.hold_gb or card.memory_gb
+    cards = max(profile.cards, cards_needed(card, hold))
+    out = [_advice(Topic.DECISION, "memory_exceeds_card", peak_gb=hold, gpu=card.name, card_gb=card.memory_gb,
+                   cards=cards)]
+    alone = bigger_card(card, hold)
+    if alone is not None:
+        out.append(_advice(Topic.DECISION, "memory_bigger_card", gpu=alone.name, card_gb=alone.memory_gb))
+    if profile.model_parallel is False:
+        out.append(_advice(Topic.WARNING, "model_parallel_needed", cards=cards))
+    return cards, out
+
+
+def memory_warnings(profile: TaskProfile, card: GPUModel, need: MemoryNeed) -> list[Advice]:
+    """The model-size estimate beside the answer: shown when it disagrees (the larger figure is used)."""
+    if need.estimate_gb is None:
+        return []
+    params: dict[str, Param] = {"model_size_b": profile.model_size_b, "workload": str(profile.workload),
+                                "estimate_gb": need.estimate_gb, "card_gb": card.memory_gb}
+    if need.disagrees:
+        rule = "memory_estimate_above_answer" if need.estimate_tight else "memory_estimate_below_answer"
+        return [_advice(Topic.WARNING, rule, **params)]
+    return [_advice(Topic.MEMORY, "memory_estimate", **params)]
