@@ -18,7 +18,7 @@ from rules.answers import build_profile
 from rules.decision import Decision
 from rules.engine import evaluate
 from rules.policy import Policy
-from rules.profile import Schedule, TaskProfile
+from rules.profile import Schedule, TaskProfile, Workload
 from rules.schedule import assumed_schedule
 
 if TYPE_CHECKING:  # the quote models load with the quote, not with every decision
@@ -79,7 +79,8 @@ def quote_request(profile: TaskProfile, decision: Decision, policy: Policy, sche
         omit["spot"] = decision.spot_reason
     return QuoteRequest(gpu=decision.gpu, cards=decision.cards, hours_per_day=schedule.hours_per_day,
                         days=schedule.days, share=decision.shared.share if decision.shared else None,
-                        currency=currency, omit=omit, yearly_gpu_hours=decision.yearly_gpu_hours)
+                        currency=currency, omit=omit, yearly_gpu_hours=decision.yearly_gpu_hours,
+                        service=profile.workload is Workload.INFERENCE)
 
 
 def advise(parsed: Mapping[str, Any], policy: Policy, *, quoter: Quoter | None = None, currency: str = "CNY",
@@ -91,8 +92,8 @@ def advise(parsed: Mapping[str, Any], policy: Policy, *, quoter: Quoter | None =
     profile = build_profile(parsed)
     decision = evaluate(profile, policy)
     schedule = profile.schedule
-    if schedule is None and assume_schedule:
-        schedule = assumed_schedule(profile, policy)
+    if schedule is None and (assume_schedule or profile.workload is Workload.INFERENCE):
+        schedule = assumed_schedule(profile, policy)  # a service runs the hours it serves, every day
     if quoter is None or schedule is None:
         return Advice(profile, decision)
     try:

@@ -46,6 +46,7 @@ _NAMES: dict[str, tuple[str, tuple[str, ...], tuple[str, ...]]] = {
     "schedule": ("--schedule", ("hours", "schedule"), ("计划",)),
     "qps": ("--qps", ("qps",), ()),
     "p99_ms": ("--p99-ms", ("p99",), ()),
+    "serving_hours": ("--serving-hours", ("serving", "serve"), ("在线时长",)),
     "checkpointing": ("--checkpointing", ("ckpt", "checkpointing"), ("检查点",)),
     "model_size_b": ("--model-size", ("size", "model_size"), ("模型",)),
     "cards": ("--cards", ("cards",), ("卡数",)),

@@ -35,6 +35,7 @@ class QuoteRequest(BaseModel):
     region: str | None = None
     currency: Currency = Currency.CNY
     yearly_gpu_hours: float | None = Field(default=None, ge=0)  # for rent vs buy; default: this pace all year
+    service: bool = False  # an always-on service: a slice serves less throughput, its days do not stretch
     # Options not to price, each with the reason the caller gives (e.g. {"shared": "peak_above_card"}).
     omit: dict[str, str] = Field(default_factory=dict)
 
@@ -114,6 +115,7 @@ class Quote(BaseModel):
     fx: dict[str, str | float] | None
     stale: bool
     omitted: dict[str, str] = Field(default_factory=dict)  # options left out on purpose, with the reason
+    service: bool = False  # priced as an always-on service
 
 
 def _price(offer: Offer, currency: Currency, fx: FxRate | None, unit_price: float, unit: str) -> PriceUsed:
@@ -227,8 +229,12 @@ def _shared(offers: list[Offer], req: QuoteRequest, share: float, policy: Policy
         notes.append("estimated_proportional_to_slice")
     nominal = req.used_hours_per_card * hourly * req.cards
     days = req.period_days
-    # A slice runs at 70-80% of a dedicated card's speed (policy); a whole card by the hour at full speed.
-    eff_min, eff_max = (1.0, 1.0) if share >= 1 else (policy.shared.efficiency_min, policy.shared.efficiency_max)
+    # A slice runs at 70-80% of a dedicated card's speed (policy), so a batch job's days stretch; a whole
+    # card by the hour runs at full speed; a service's days do not stretch (it serves less throughput).
+    stretch = share < 1 and not req.service
+    eff_min, eff_max = (policy.shared.efficiency_min, policy.shared.efficiency_max) if stretch else (1.0, 1.0)
+    if req.service and share < 1:
+        notes.append("service_throughput")
     return Option(
         kind="shared", amount=round(nominal, 2), amount_min=round(nominal / eff_max, 2),
         amount_max=round(nominal / eff_min, 2), billing=Billing.HOURLY, estimate=estimate,
@@ -323,4 +329,5 @@ def quote(req: QuoteRequest, offers: Sequence[Offer], policy: Policy, *, fx: FxR
         fx=({"rate": fx.rate, "date": fx.rate_date.isoformat(), "source": fx.source, "pair": f"{fx.base}/{fx.quote}"}
             if fx is not None and money.used else None),
         stale=any(o.price is not None and o.price.stale for o in chosen), omitted=dict(req.omit),
+        service=req.service,
     )

@@ -36,6 +36,7 @@ ACCEPTED = {
     "schedule": ["4x14", "4h x 14d", "4 hours a day for 14 days", "每天4小时14天"],
     "cards": ["1", "2", "8"],
     "yearly_gpu_hours": ["1500", "3000h"],
+    "serving_hours": ["24/7", "always", "8h a day", "12 hours", "一直运行", "每天8小时"],
 }
 
 _MAX_TEXT = 200  # answers longer than this are not answers
@@ -348,6 +349,29 @@ def parse_p99(text: str) -> float:
 def parse_yearly_gpu_hours(text: str) -> float:
     """GPU-hours a year, for the rent-vs-buy hint: '1500', '3000h'."""
     return _positive("yearly_gpu_hours", text, rf"(?P<n>{_NUM})(?P<unit>h|hours|gpu-hours|小时)?", {})
+
+
+_ALWAYS = re.compile(r"^(?:24\s*[/x×*]\s*7|7\s*[/x×*]\s*24|always(?: on| running)?|all day|around the clock|"
+                     r"round the clock|non-?stop|24\s*(?:h|hours?)(?: a day| per day|/day)?|一直运行|一直在线|一直跑|"
+                     r"全天(?:候)?|全天运行|常驻|不间断|24\s*小时(?:运行|在线)?)$")
+_HOURS_A_DAY = re.compile(rf"^(?:每天|每日)?\s*(?P<n>{_NUM})\s*(?:h|hrs?|hours?|个?小时)\s*"
+                          r"(?:a day|per day|/day|/d|daily|每天|一天)?$")
+
+
+def parse_serving_hours(text: str) -> float:
+    """Hours a day an inference service serves: '24/7', 'always', '一直运行' (24), '8h a day', '每天12小时'."""
+    norm = _prepare("serving_hours", text)
+    if _ALWAYS.match(norm):
+        return 24.0
+    match = _HOURS_A_DAY.match(norm)
+    if not match:
+        raise ParseError("serving_hours", text, ACCEPTED["serving_hours"])
+    hours = float(match.group("n"))
+    if hours > 24:
+        raise ParseError("serving_hours", text, ACCEPTED["serving_hours"], "day_over_24h")
+    if hours <= 0:
+        raise ParseError("serving_hours", text, ACCEPTED["serving_hours"], "not_positive")
+    return hours
 
 
 def parse_cards(text: str) -> int:

@@ -117,6 +117,7 @@ class TaskProfile(Frozen):
     model_size_b: float | None = Field(default=None, gt=0, le=10_000)
     schedule: Schedule | None = None
     yearly_gpu_hours: float | None = Field(default=None, ge=0)
+    serving_hours: float | None = Field(default=None, gt=0, le=24)  # inference: hours a day the service runs
 
     @field_validator("gpu")
     @classmethod

@@ -19,9 +19,10 @@ from rules.profile import Workload
 
 
 class Stage(StrEnum):
-    PROFILE = "profile"  # the five questions of the task profile
+    KIND = "kind"  # the kind of work: asked first, it decides which questions follow
+    PROFILE = "profile"  # the five questions of the task profile (training and other batch work)
     CONTEXT = "context"  # optional questions asked after them
-    INFERENCE = "inference"  # optional, asked only when the workload is inference
+    INFERENCE = "inference"  # asked only when the workload is inference
     EXTRA = "extra"  # never asked in a conversation: flags and inline keys only
 
 
@@ -34,7 +35,7 @@ class Ask:
 
     @property
     def required(self) -> bool:
-        """Required to decide a training job (inference needs only QPS and P99: see missing())."""
+        """Required to decide a training job (inference needs only QPS and P99: see required_in())."""
         return self.stage is Stage.PROFILE
 
     def accepted(self) -> list[str]:
@@ -46,18 +47,19 @@ def _yes_no(key: str) -> Callable[[str], bool]:
 
 
 ASKS: tuple[Ask, ...] = (
+    Ask("workload", parsing.parse_workload,
+        ("pretrain", "full-finetune", "lora", "qlora", "hpo", "inference", "debug"), Stage.KIND),
     Ask("duration", parsing.parse_duration, ("<1h", "1-8h", ">8h")),
     Ask("memory", parsing.parse_memory, ("yes", "no")),
     Ask("model_parallel", _yes_no("model_parallel"), ("yes", "no")),
     Ask("frequency", parsing.parse_frequency, ("daily", "low")),
     Ask("can_resume", _yes_no("can_resume"), ("yes", "no")),
-    Ask("workload", parsing.parse_workload,
-        ("pretrain", "full-finetune", "lora", "qlora", "hpo", "inference", "debug"), Stage.CONTEXT),
     Ask("phase", parsing.parse_phase, ("exploration", "stable", "deployment"), Stage.CONTEXT),
     Ask("gpu", parsing.parse_gpu, ("A100-80GB", "H100-80GB", "RTX4090-24GB"), Stage.CONTEXT),
     Ask("schedule", parsing.parse_schedule, (), Stage.CONTEXT),
     Ask("qps", parsing.parse_qps, (), Stage.INFERENCE),
     Ask("p99_ms", parsing.parse_p99, (), Stage.INFERENCE),
+    Ask("serving_hours", parsing.parse_serving_hours, ("24/7", "12h a day", "8h a day"), Stage.INFERENCE),
     Ask("checkpointing", _yes_no("checkpointing"), ("yes", "no"), Stage.EXTRA),
     Ask("model_size_b", parsing.parse_model_size, (), Stage.EXTRA),
     Ask("cards", parsing.parse_cards, (), Stage.EXTRA),
@@ -73,14 +75,45 @@ def is_inference(parsed: Mapping[str, Any]) -> bool:
     return parsed.get("workload") is Workload.INFERENCE
 
 
+# Inference is a service: after its QPS, P99 and serving hours, the memory of the served model (optional).
+_SERVICE = ("qps", "p99_ms", "serving_hours", "memory", "phase", "gpu")
+
+
 def conversation(parsed: Mapping[str, Any]) -> list[Ask]:
-    """The questions a conversation asks, in order: the five, the context, then QPS and P99 for inference."""
-    stages = [Stage.PROFILE, Stage.CONTEXT] + ([Stage.INFERENCE] if is_inference(parsed) else [])
+    """The questions a conversation asks, in order: the kind of work first, then what matters for it
+    (a service: QPS, P99, hours a day it serves, memory; other work: the five questions and the context)."""
+    if is_inference(parsed):
+        return [BY_KEY["workload"]] + [BY_KEY[key] for key in _SERVICE]
+    stages = (Stage.KIND, Stage.PROFILE, Stage.CONTEXT)
     return [a for stage in stages for a in ASKS if a.stage is stage]
 
 
+@dataclass(frozen=True)
+class Step:
+    """A question as a conversation asks it: required or not, and its place among the required ones."""
+
+    ask: Ask
+    required: bool
+    number: int  # 1-based among the required questions (0 for an optional one)
+    total: int  # how many questions are required
+
+
+def steps(parsed: Mapping[str, Any]) -> list[Step]:
+    """conversation() with each question's place: "Question 2/5", or optional."""
+    required = required_in(parsed)
+    out, number = [], 0
+    for ask in conversation(parsed):
+        is_required = ask.key in required
+        number += is_required
+        out.append(Step(ask, is_required, number if is_required else 0, len(required)))
+    return out
+
+
+def required_in(parsed: Mapping[str, Any]) -> tuple[str, ...]:
+    """The answers a decision needs: QPS and P99 for inference, else the five questions'."""
+    return INFERENCE_KEYS if is_inference(parsed) else tuple(a.key for a in FIVE)
+
+
 def missing(parsed: Mapping[str, Any]) -> list[str]:
-    """The required answers not yet given: none for inference with QPS and P99, else the five questions'."""
-    if is_inference(parsed) and all(key in parsed for key in INFERENCE_KEYS):
-        return []
-    return [a.key for a in FIVE if a.key not in parsed]
+    """The required answers not yet given (inference: QPS and P99; other work: the five questions)."""
+    return [key for key in required_in(parsed) if key not in parsed]

@@ -24,7 +24,7 @@ from bot.text.errors import parse_error_text
 from rules.answers import AnswersError, parse_answers
 from rules.errors import ParseError
 from rules.policy import Policy
-from rules.questions import FIVE, Ask, Stage, is_inference, missing
+from rules.questions import Step, is_inference, missing, steps
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -34,21 +34,23 @@ class InputEnded(Exception):
     """Standard input closed before every required question was answered."""
 
 
-def _ask(console: Console, ask: Ask, lang: Lang, number: str) -> Any:
+def _ask(console: Console, step: Step, lang: Lang) -> Any:
+    ask = step.ask
+    number = t("ask.question", lang, n=step.number, total=step.total) if step.required else "+"
     console.print(f"\n[bold]{number}[/bold] {t(f'question.{ask.key}', lang)}")
     if ask.options:
         labels = [(value, t(f"answer.{ask.key}.{value}", lang)) for value in ask.options]
         usual = " · ".join(f"{value} ({label})" if value != label else value for value, label in labels)
         console.print(f"  [dim]{t('ask.usual', lang)}: {usual}[/dim]")
     console.print(f"  [dim]{t('ask.or_type', lang)} {', '.join(ask.accepted()[:6])}[/dim]")
-    if not ask.required:
+    if not step.required:
         console.print(f"  [dim]({t('ask.optional', lang)})[/dim]")
     while True:
         try:
             text = console.input("> ")
         except EOFError:
             raise InputEnded(ask.key) from None
-        if not text.strip() and not ask.required:
+        if not text.strip() and not step.required:
             return None
         try:
             return ask.parse(text)
@@ -57,20 +59,17 @@ def _ask(console: Console, ask: Ask, lang: Lang, number: str) -> Any:
 
 
 def _interview(console: Console, parsed: dict[str, Any], lang: Lang) -> None:
-    """Ask, in order, every question that the flags did not answer."""
-    context = [f.ask for f in FIELDS if f.ask.stage is Stage.CONTEXT and f.key not in parsed]
-    if not is_inference(parsed):
-        for n, ask in enumerate(FIVE, 1):
-            if ask.key not in parsed:
-                parsed[ask.key] = _ask(console, ask, lang, t("ask.question", lang, n=n, total=len(FIVE)))
-    for ask in context:
-        value = _ask(console, ask, lang, "+")
-        if value is not None:
-            parsed[ask.key] = value
-        if ask.key == "workload" and is_inference(parsed):
-            for inf in (f.ask for f in FIELDS if f.ask.stage is Stage.INFERENCE and f.key not in parsed):
-                if (value := _ask(console, inf, lang, "+")) is not None:
-                    parsed[inf.key] = value
+    """Ask, in the conversation's order (the kind of work first), every question the flags did not answer."""
+    skipped: set[str] = set()
+    while True:
+        step = next((s for s in steps(parsed) if s.ask.key not in parsed and s.ask.key not in skipped), None)
+        if step is None:
+            return
+        value = _ask(console, step, lang)
+        if value is None:
+            skipped.add(step.ask.key)
+        else:
+            parsed[step.ask.key] = value
 
 
 def read_answers(raw: dict[str, str | None], lang: Lang, *, console: Console | None) -> dict[str, Any] | None:
@@ -100,7 +99,7 @@ def _priced(settings: Settings, policy: Policy, parsed: dict[str, Any], currency
     """The decision and its quote from the price cache (opened here only: the plain path stays light)."""
     from bot.cli.prices import price_book
 
-    if "schedule" not in parsed:
+    if "schedule" not in parsed and not is_inference(parsed):  # a service is quoted for the hours it serves
         raise fail(t("cli.quote_needs_schedule", settings.lang))
     with price_book(settings, policy) as book:
         advice = advise(parsed, policy, quoter=book.quote, currency=(currency or settings.currency).upper())

@@ -19,7 +19,7 @@ from pricing.errors import QuoteError
 from pricing.quote import Quote
 from pricing.status import SourceState
 from rules.policy import Policy
-from rules.questions import FIVE, Ask
+from rules.questions import INFERENCE_KEYS, Ask, Step
 
 
 class ButtonValue(BaseModel):
@@ -36,10 +36,10 @@ def root(user: str, lang: Lang, note: str | None = None) -> list[dict[str, Any]]
     return templating.message("root.json.j2", text=t("slack.root", lang, user=user), note=note)
 
 
-def _title(number: int, ask: Ask, lang: Lang) -> str:
-    text = t(f"question.{ask.key}", lang)
-    if ask.required:
-        return t("slack.question", lang, n=number, total=len(FIVE), text=text)
+def _title(step: Step, lang: Lang) -> str:
+    text = t(f"question.{step.ask.key}", lang)
+    if step.required:
+        return t("slack.question", lang, n=step.number, total=step.total, text=text)
     return t("slack.follow_up", lang, text=text)
 
 
@@ -47,25 +47,27 @@ def _label(ask: Ask, value: str, lang: Lang) -> str:
     return t(f"answer.{ask.key}.{value}", lang)
 
 
-def question(convo_id: str, number: int, ask: Ask, lang: Lang) -> list[dict[str, Any]]:
+def question(convo_id: str, step: Step, lang: Lang) -> list[dict[str, Any]]:
+    ask = step.ask
     buttons = [{"action_id": f"{Action.ANSWER}:{i}", "label": _label(ask, value, lang), "primary": False,
                 "value": ButtonValue(c=convo_id, k=ask.key, v=value).model_dump_json()}
                for i, value in enumerate(ask.options)]
-    if not ask.required:
+    if not step.required:
         buttons.append({"action_id": Action.SKIP.value, "label": t("slack.skip", lang), "primary": False,
                         "value": ButtonValue(c=convo_id, k=ask.key, v=None).model_dump_json()})
     examples = ", ".join(f"`{templating.escape(a)}`" for a in ask.accepted()[:5])
     hint = t("slack.type_hint", lang, examples=examples)
-    return templating.message("question.json.j2", title=_title(number, ask, lang), buttons=buttons, hint=hint)
+    return templating.message("question.json.j2", title=_title(step, lang), buttons=buttons, hint=hint)
 
 
-def answered(number: int, ask: Ask, answer: str | None, user: str, lang: Lang) -> list[dict[str, Any]]:
+def answered(step: Step, answer: str | None, user: str, lang: Lang) -> list[dict[str, Any]]:
+    ask = step.ask
     label = _label(ask, answer, lang) if answer and answer in ask.options else answer
     if answer:
         text = t("slack.answered", lang, answer=templating.escape(label), user=user)
     else:
         text = t("slack.skipped", lang, user=user)
-    return templating.message("answered.json.j2", title=_title(number, ask, lang), answer=text)
+    return templating.message("answered.json.j2", title=_title(step, lang), answer=text)
 
 
 def costs(quote: Quote | None, error: QuoteError | None, policy: Policy, lang: Lang,
@@ -76,7 +78,8 @@ def costs(quote: Quote | None, error: QuoteError | None, policy: Policy, lang: L
                 "rows": [], "notes": ""}
     heading = f"{t('slack.costs', lang)}  {title(quote, lang)}"
     if assumed:
-        heading += "\n_" + t("slack.assumed_schedule", lang, hours=quote.hours_per_day, days=quote.days) + "_"
+        key = "slack.assumed_service" if quote.service else "slack.assumed_schedule"
+        heading += "\n_" + t(key, lang, hours=quote.hours_per_day, days=quote.days) + "_"
     lines = [f"*{row.option}*  {row.cost}\n{row.billing}\n_{row.source}_" for row in rows(quote, policy, lang)]
     return {"title": heading, "rows": lines, "notes": "\n".join(notes(quote, lang))}
 
@@ -120,9 +123,11 @@ def form(answers: dict[str, str], metadata: str, lang: Lang) -> dict[str, Any]:
     fields = []
     for field in FORM_FIELDS:
         ask = field.ask
-        fields.append({"key": ask.key, "label": t(f"question.{ask.key}", lang), "required": ask.required,
-                       "hint": ", ".join(ask.accepted()[:6]), "placeholder": ask.accepted()[0],
-                       "initial": answers.get(ask.key, "")})
+        hint = ", ".join(ask.accepted()[:6])
+        if ask.required or ask.key in INFERENCE_KEYS:  # which ones depends on the workload: checked on submit
+            hint = t("slack.form_required_for", lang, work=t(f"slack.form_for.{ask.stage.value}", lang)) + hint
+        fields.append({"key": ask.key, "label": t(f"question.{ask.key}", lang), "required": False,
+                       "hint": hint, "placeholder": ask.accepted()[0], "initial": answers.get(ask.key, "")})
     return templating.view("form.json.j2", callback_id=Callback.PROFILE_FORM.value, metadata=metadata,
                            title=t("slack.form_title", lang), submit=t("slack.form_submit", lang),
                            cancel=t("slack.form_cancel", lang), fields=fields)

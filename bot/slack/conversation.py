@@ -21,7 +21,7 @@ from bot.text.errors import parse_error_text
 from bot.text.reasons import headline
 from rules.answers import dump_answers, load_answers, parse_answers
 from rules.errors import ParseError
-from rules.questions import Ask, conversation
+from rules.questions import Step, steps
 
 SKIP_WORDS = {"skip", "pass", "-", "跳过", "略过", "不填"}
 
@@ -40,24 +40,22 @@ def set_answers(convo: Conversation, answers: dict[str, str], values: dict[str, 
     convo.values = dump_answers(values)
 
 
-def current(convo: Conversation) -> tuple[int, Ask] | None:
-    """(1-based number, question) of the first unanswered question, or None when all are answered."""
-    for number, ask in enumerate(conversation(parsed(convo)), 1):
-        if ask.key not in convo.answers:
-            return number, ask
-    return None
+def current(convo: Conversation) -> Step | None:
+    """The first unanswered question of this conversation, or None when all are answered."""
+    return next((step for step in steps(parsed(convo)) if step.ask.key not in convo.answers), None)
 
 
-def record(convo: Conversation, ask: Ask, text: str | None) -> None:
+def record(convo: Conversation, step: Step, text: str | None) -> None:
     """Keep an answer (None skips an optional question). Raises ParseError and keeps nothing if unreadable."""
+    key = step.ask.key
     if text is None:
-        if ask.required:
-            raise ValueError(f"{ask.key} cannot be skipped")
-        convo.answers[ask.key] = ""
+        if step.required:
+            raise ValueError(f"{key} cannot be skipped")
+        convo.answers[key] = ""
         return
-    value = ask.parse(text)
-    convo.answers[ask.key] = text.strip()
-    convo.values = {**convo.values, **dump_answers({ask.key: value})}
+    value = step.ask.parse(text)
+    convo.answers[key] = text.strip()
+    convo.values = {**convo.values, **dump_answers({key: value})}
 
 
 def start(deps: Deps, client: WebClient, *, team: str, channel: str, user: str, lang: Lang) -> Conversation:
@@ -89,16 +87,15 @@ def admit(deps: Deps, client: WebClient, convo: Conversation, channel: str, user
 
 def ask_next(deps: Deps, client: WebClient, convo: Conversation) -> None:
     """Post the next open question, or the recommendation when none is left."""
-    nxt = current(convo)
-    if nxt is None:
+    step = current(convo)
+    if step is None:
         finish(deps, client, convo)
         return
-    number, ask = nxt
     lang = Lang(convo.lang)
     reply = client.chat_postMessage(channel=convo.channel, thread_ts=convo.thread_ts,
-                                    blocks=blocks.question(convo.id, number, ask, lang),
-                                    text=t(f"question.{ask.key}", lang))
-    convo.question_ts, convo.step = reply["ts"], number
+                                    blocks=blocks.question(convo.id, step, lang),
+                                    text=t(f"question.{step.ask.key}", lang))
+    convo.question_ts, convo.step = reply["ts"], len(convo.answers) + 1
     deps.store.save(convo)
 
 
@@ -113,20 +110,18 @@ def take_answer(deps: Deps, client: WebClient, convo: Conversation, key: str, te
         if convo.question_ts is None and convo.status == "active":
             ask_next(deps, client, convo)  # crashed between recording the answer and asking on
         return
-    nxt = current(convo)
-    if nxt is None or nxt[1].key != key:
+    step = current(convo)
+    if step is None or step.ask.key != key:
         return  # a second click on an old button: nothing to do
-    number, ask = nxt
-    record(convo, ask, text)
+    record(convo, step, text)
     convo.last_input = input_key
     answered_ts = convo.question_ts
     convo.question_ts = None
     deps.store.save(convo)  # the answer is on disk before anything is said about it
     lang = Lang(convo.lang)
     if answered_ts:
-        client.chat_update(channel=convo.channel, ts=answered_ts,
-                           blocks=blocks.answered(number, ask, text, user, lang),
-                           text=f"{t(f'question.{ask.key}', lang)} {text or ''}")
+        client.chat_update(channel=convo.channel, ts=answered_ts, blocks=blocks.answered(step, text, user, lang),
+                           text=f"{t(f'question.{key}', lang)} {text or ''}")
     ask_next(deps, client, convo)
 
 
@@ -136,15 +131,14 @@ def typed_answer(deps: Deps, client: WebClient, convo: Conversation, text: str, 
     if input_key is not None and convo.last_input == input_key:
         take_answer(deps, client, convo, "", None, user, input_key)  # a redo: finish what was started
         return
-    nxt = current(convo)
-    if nxt is None:
+    step = current(convo)
+    if step is None:
         return
-    _, ask = nxt
     answer: str | None = text.strip()
-    if not ask.required and answer and answer.lower() in SKIP_WORDS:
+    if not step.required and answer and answer.lower() in SKIP_WORDS:
         answer = None
     try:
-        take_answer(deps, client, convo, ask.key, answer, user, input_key)
+        take_answer(deps, client, convo, step.ask.key, answer, user, input_key)
     except ParseError as exc:
         client.chat_postMessage(channel=convo.channel, thread_ts=convo.thread_ts,
                                 text=parse_error_text(exc, Lang(convo.lang)))

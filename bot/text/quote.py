@@ -34,7 +34,7 @@ def age_text(days: float, lang: Lang) -> str:
 
 def _cost(option: Option, quote: Quote, policy: Policy, lang: Lang) -> str:
     cur = quote.currency
-    if option.kind == "shared":
+    if option.kind == "shared" and option.amount_min != option.amount_max:  # a batch job's days stretch
         text = money(option.amount, cur)
         text += "; " + t("shared.adjusted", lang, low=money(option.amount_min, cur), high=money(option.amount_max, cur),
                         eff_low=round(policy.shared.efficiency_min * 100),
@@ -66,7 +66,9 @@ def _notes(option: Option, policy: Policy, lang: Lang) -> list[str]:
         if note == "billed_whole_period":
             continue
         out.append(t(f"note.{note}", lang, low=round(policy.spot.price_fraction_min * 100),
-                     high=round(policy.spot.price_fraction_max * 100)))
+                     high=round(policy.spot.price_fraction_max * 100),
+                     eff_low=round(policy.shared.efficiency_min * 100),
+                     eff_high=round(policy.shared.efficiency_max * 100)))
     if option.price and option.price.flags:
         out += [t(f"note.flag.{flag}", lang) for flag in option.price.flags.split(",") if flag]
     return out

@@ -9,6 +9,8 @@ import pytest
 
 from tests.cli_helpers import ROOT, run_cli
 
+OFFLINE = {"GPU_ADVISOR_AZURE_ENABLED": "false", "GPU_ADVISOR_ECB_ENABLED": "false"}
+
 FLAGS = ["--duration", "10h", "--memory-peak", "70/80", "--model-parallel", "no", "--frequency", "daily",
          "--can-resume", "no"]
 
@@ -56,7 +58,7 @@ def test_inference_needs_only_qps_and_p99(tmp_path: Path) -> None:
 
 
 def test_interactive_through_stdin_reasks_a_bad_answer(tmp_path: Path) -> None:
-    answers = "about 10 hours\nsoonish\n70 GB of 80\nno\n每天\n不能\nlora\n\n\n\n"
+    answers = "lora\nabout 10 hours\nsoonish\n70 GB of 80\nno\n每天\n不能\n\n\n\n"
     result = run_cli("advise", "--interactive", "--lang", "en", stdin=answers, tmp=tmp_path)
     assert result.returncode == 0, result.stderr
     out = result.stdout
@@ -67,7 +69,7 @@ def test_interactive_through_stdin_reasks_a_bad_answer(tmp_path: Path) -> None:
 
 
 def test_interactive_input_ending_early_exits_2(tmp_path: Path) -> None:
-    result = run_cli("advise", "--interactive", "--lang", "en", stdin="10h\n", tmp=tmp_path)
+    result = run_cli("advise", "--interactive", "--lang", "en", stdin="\n10h\n", tmp=tmp_path)
     assert result.returncode == 2
     assert "input ended before the question --memory-peak was answered" in result.stderr
 
@@ -79,8 +81,8 @@ def test_terminal_session_asks_without_flags(tmp_path: Path) -> None:
                                "PATH": "/usr/bin:/bin", "NO_COLOR": "1"},
                           encoding="utf-8", timeout=30)
     try:
-        for pattern, answer in [("single training run", "3h"), ("memory peak", "no"), ("model", "no"),
-                                ("How often", "weekly"), ("resume", "yes"), ("workload", "hpo"),
+        for pattern, answer in [("workload", "hpo"), ("single training run", "3h"), ("memory peak", "no"),
+                                ("model", "no"), ("How often", "weekly"), ("resume", "yes"),
                                 ("phase", ""), ("GPU model", ""), ("Hours a day", "")]:
             child.expect(pattern)
             child.expect("> ")
@@ -114,9 +116,34 @@ def test_bad_setting_in_environment(tmp_path: Path) -> None:
 
 
 def test_interactive_schedule_adds_the_cost_quote(tmp_path: Path) -> None:
-    answers = "3h\n20GB\nno\nweekly\nyes\nhpo\n\n\n4x14\n"
+    answers = "hpo\n3h\n20GB\nno\nweekly\nyes\n\n\n4x14\n"
     result = run_cli("advise", "--interactive", "--lang", "en", stdin=answers,
                      env={"GPU_ADVISOR_AZURE_ENABLED": "false", "GPU_ADVISOR_ECB_ENABLED": "false"}, tmp=tmp_path)
     assert result.returncode == 0, result.stderr
     assert "Recommendation: Shared card" in result.stdout
     assert "Cost for A100-80GB" in result.stdout and "¥5,600" in result.stdout
+
+
+def test_a_service_is_quoted_around_the_clock_without_spot_or_release_advice(tmp_path: Path) -> None:
+    result = run_cli("advise", "--workload", "inference", "--qps", "300", "--p99-ms", "40ms", "--quote", "--json",
+                     "--lang", "en", env=OFFLINE, tmp=tmp_path)
+    assert result.returncode == 0, result.stderr
+    data = json.loads(result.stdout)
+    quote = data["quote"]
+    assert (quote["hours_per_day"], quote["days"]) == (24, 30)
+    assert quote["spot"] is None and quote["omitted"] == {"spot": "latency_critical"}
+    assert not data["spot_suitable"] and data["spot_reason"] == "latency_critical"
+    assert quote["dedicated"]["billing"] == "monthly"
+    ids = [a["id"] for a in data["advice"]]
+    assert "billing_service_dedicated" in ids and "release_when_done" not in ids and "billing_spot" not in ids
+    shared = quote["shared"]
+    assert shared["amount_min"] == shared["amount_max"] == shared["amount"]  # a service's days do not stretch
+
+
+def test_a_service_runs_the_hours_given(tmp_path: Path) -> None:
+    result = run_cli("advise", "--workload", "inference", "--qps", "20", "--p99-ms", "200", "--serving-hours",
+                     "每天8小时", "--can-resume", "yes", "--quote", "--json", env=OFFLINE, tmp=tmp_path)
+    assert result.returncode == 0, result.stderr
+    data = json.loads(result.stdout)
+    assert data["choice"] == "shared" and data["quote"]["hours_per_day"] == 8
+    assert "service_throughput" in data["quote"]["shared"]["notes"]

@@ -19,7 +19,8 @@ from pricing.sources import rate_card_records
 from pricing.status import SourceState
 from rules.answers import parse_answers
 from rules.policy import Policy
-from rules.questions import ASKS, FIVE, Stage
+from rules.profile import Workload
+from rules.questions import ASKS, Stage, steps
 
 NOW = datetime(2026, 11, 30, tzinfo=UTC)
 LANGS = [Lang.EN, Lang.ZH]
@@ -44,10 +45,13 @@ def recommendation(policy: Policy, **answers: str) -> Advice:
 
 @pytest.mark.parametrize("lang", LANGS)
 def test_every_question_renders(lang: Lang) -> None:
-    for number, ask in enumerate([a for a in ASKS if a.stage is not Stage.EXTRA], 1):
-        valid(slack_views.question("c" * 32, number, ask, lang))
-        valid(slack_views.answered(number, ask, "some answer", "U1", lang))
-        valid(slack_views.answered(number, ask, None, "U1", lang))
+    training, service = steps({}), steps({"workload": Workload.INFERENCE})
+    assert {s.ask.key for s in training + service} == {a.key for a in ASKS if a.stage is not Stage.EXTRA}
+    for step in training + service:
+        valid(slack_views.question("c" * 32, step, lang))
+        valid(slack_views.answered(step, "some answer", "U1", lang))
+        valid(slack_views.answered(step, None, "U1", lang))
+    assert ("Question 1/2" if lang is Lang.EN else "问题 1/2") in str(slack_views.question("c", service[1], lang))
 
 
 @pytest.mark.parametrize("lang", LANGS)
@@ -88,7 +92,7 @@ def test_long_text_is_cut_to_slacks_limits() -> None:
     message = slack_views.text(huge)
     valid(message)
     assert len(message[0]["text"]["text"]) == blocks.SECTION_TEXT  # type: ignore[index]
-    answered = slack_views.answered(1, FIVE[0], "x" * 4000, "U1", Lang.EN)
+    answered = slack_views.answered(steps({})[1], "x" * 4000, "U1", Lang.EN)
     valid(answered)
     form = slack_views.form({"duration": "y" * 5000}, "m" * 5000, Lang.EN)
     View(**form).validate_json()
@@ -97,7 +101,7 @@ def test_long_text_is_cut_to_slacks_limits() -> None:
 
 def test_user_text_cannot_break_the_json_or_the_markup() -> None:
     nasty = 'a "quote" \\ back\nslash <!channel> & {{ braces }} </script>'
-    message = slack_views.answered(1, FIVE[0], nasty, "U1", Lang.EN)
+    message = slack_views.answered(steps({})[1], nasty, "U1", Lang.EN)
     valid(message)
     shown = message[1]["elements"][0]["text"]  # type: ignore[index]
     assert "&lt;!channel&gt;" in shown and "&amp;" in shown  # no @channel ping, no broken markup

@@ -158,7 +158,7 @@ def test_not_in_channel_continues_in_a_dm(tmp_path: Path) -> None:
         assert "not_in_channel" in h.texts(root) and "<#CPRIV>" in h.texts(root)
         assert h.fake.of("conversations.open")[0]["users"] == "U1"
         question = h.fake.wait_for(lambda: h.posts(channel="DU1", thread_ts=root["_ts"]))
-        assert "Question 1/5" in h.texts(question[0])
+        assert question[0]["text"] == "What kind of workload is it?"
         (note,) = h.fake.wait_for(lambda: responses(h))
         assert note["response_type"] == "ephemeral" and "DM" in note["text"]
 
@@ -188,7 +188,7 @@ def test_app_home_shows_recent_recommendations_and_sources(tmp_path: Path) -> No
         assert "`ratecard` fresh" in text and "4 rows" in text
         home_button = {"blocks": published["view"]["blocks"], "channel": "D1"}
         h.send.click(home_button, "new_profile")
-        h.fake.wait_for(lambda: [p for p in h.posts(channel="DU1") if "5 questions" in str(p.get("text"))])
+        h.fake.wait_for(lambda: [p for p in h.posts(channel="DU1") if "a few questions" in str(p.get("text"))])
 
 
 def test_quote_subcommand_errors_are_specific(tmp_path: Path) -> None:
@@ -212,4 +212,14 @@ def test_inline_with_chinese_keys_and_values_for_a_chinese_user(tmp_path: Path) 
         assert rec["blocks"][0]["text"]["text"] == "建议: 独占卡：A100-80GB"  # long run + memory tight
         assert "超参数搜索" in h.texts(rec) and "低频运行" in h.texts(rec)
         (helped,) = h.fake.wait_for(lambda: responses(h))
-        assert "在帖子里回答 5 个问题" in helped["text"]
+        assert "在帖子里回答问题（先说任务类型）" in helped["text"]
+
+
+def test_inline_inference_needs_only_qps_and_p99(tmp_path: Path) -> None:
+    with running_app(tmp_path) as h:
+        h.send.command("workload=inference qps=300 p99=40ms", response_url=h.fake.response_url())
+        (rec,) = h.fake.wait_for(lambda: header_posts(h))
+        text = h.texts(rec)
+        assert rec["blocks"][0]["text"]["text"] == "Recommendation: Dedicated card: A100-80GB"
+        assert "24 h/day × 30 days" in text and "No spot: a latency-critical service" in text
+        assert "Release instances" not in text

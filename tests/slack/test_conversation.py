@@ -19,19 +19,31 @@ def is_header(post: dict[str, Any]) -> bool:
     return bool((post.get("blocks") or [{}])[0].get("type") == "header")
 
 
-def question_posts(h: Harness, thread_ts: str) -> list[dict[str, Any]]:
+KIND_QUESTIONS = {"What kind of workload is it?", "任务类型是什么？"}
+
+
+def question_posts(h: Harness, thread_ts: str, *, kind: bool = False) -> list[dict[str, Any]]:
+    """The questions posted in the thread; the kind-of-work question (asked first) only when `kind`."""
     return [p for p in h.posts(thread_ts=thread_ts)
-            if any(b.get("block_id") == "question" for b in p.get("blocks") or [])]
+            if any(b.get("block_id") == "question" for b in p.get("blocks") or [])
+            and (kind or p.get("text") not in KIND_QUESTIONS)]
 
 
 def wait_question(h: Harness, thread_ts: str, count: int) -> dict[str, Any]:
     return h.fake.wait_for(lambda: len(qs := question_posts(h, thread_ts)) >= count and qs[count - 1])  # type: ignore[no-any-return]
 
 
-def start(h: Harness, **kwargs: Any) -> dict[str, Any]:
+def start(h: Harness, *, skip_kind: bool = True, **kwargs: Any) -> dict[str, Any]:
+    """Start a profile; unless told otherwise, skip the first question (the kind of work), so the
+    five questions of a training profile follow."""
     status, body = h.send.command("", response_url=h.fake.response_url(), **kwargs)
     assert (status, body) == (200, "")
-    return h.wait_posts(1)[0]  # the root message
+    root = h.wait_posts(1)[0]  # the root message
+    if skip_kind:
+        kind = h.fake.wait_for(lambda: question_posts(h, root["_ts"], kind=True))[0]
+        assert h.send.click(kind, button(kind, "Skip"), user=kwargs.get("user", "U1"))[0] == 200
+        h.fake.wait_for(lambda: h.fake.of("chat.update"))
+    return root
 
 
 def button(message: dict[str, Any], label: str) -> str:
@@ -44,7 +56,7 @@ def test_whole_conversation_by_buttons(tmp_path: Path) -> None:
         root = start(h)
         assert "<@U1>" in h.texts(root)
         thread = root["_ts"]
-        clicks = ["Over 8 h", "Yes", "No", "Daily", "No, it starts over", "Skip", "Skip", "Skip", "Skip"]
+        clicks = ["Over 8 h", "Yes", "No", "Daily", "No, it starts over", "Skip", "Skip", "Skip"]
         for n, label in enumerate(clicks, 1):
             question = wait_question(h, thread, n)
             validate(question)
@@ -62,7 +74,8 @@ def test_whole_conversation_by_buttons(tmp_path: Path) -> None:
         assert "Assumed from your answers" in text
         updates = h.fake.of("chat.update")
         assert len(updates) == 9
-        assert "answered by <@U1>" in h.texts(updates[0])
+        assert "_skipped_ by <@U1>" in h.texts(updates[0])  # the kind of work, skipped in start()
+        assert "answered by <@U1>" in h.texts(updates[1])
         assert "_skipped_ by <@U1>" in h.texts(updates[-1])
         # every acknowledged request's work is marked done, so a restart redoes nothing
         store = Store(h.settings.state_db_path())
@@ -74,9 +87,12 @@ def test_whole_conversation_by_buttons(tmp_path: Path) -> None:
 def test_conversation_by_typed_replies_in_chinese(tmp_path: Path) -> None:
     with running_app(tmp_path) as h:
         h.fake.locales["U7"] = "zh-CN"
-        root = start(h, user="U7")
+        root = start(h, user="U7", skip_kind=False)
         thread = root["_ts"]
-        replies = ["大约10个小时", "70G/80G", "不需要", "每天", "不能", "lora", "稳定", "跳过", "每天4小时，14天"]
+        h.fake.wait_for(lambda: question_posts(h, thread, kind=True))
+        h.send.event({"type": "message", "channel": "C1", "user": "U7", "text": "lora", "ts": "1700000001.000000",
+                      "thread_ts": thread, "channel_type": "channel"}, event_id="EvKind")
+        replies = ["大约10个小时", "70G/80G", "不需要", "每天", "不能", "稳定", "跳过", "每天4小时，14天"]
         for n, reply in enumerate(replies, 1):
             wait_question(h, thread, n)
             status, _ = h.send.event({"type": "message", "channel": "C1", "user": "U7", "text": reply,
@@ -120,7 +136,7 @@ def test_other_users_replies_are_ignored_and_the_starter_told_once(tmp_path: Pat
         wait_question(h, thread, 2)
         assert len(h.fake.of("chat.postEphemeral")) == 1
         assert notes[0]["user"] == "U1" and "<@U2>" in notes[0]["text"]
-        assert "2 h" in h.texts(h.fake.of("chat.update")[0]) or "2h" in h.texts(h.fake.of("chat.update")[0])
+        assert "2h" in h.texts(h.fake.of("chat.update")[1])  # [0] is the skipped kind of work
 
 
 def test_another_user_pressing_a_button_is_told_only_the_starter_can_answer(tmp_path: Path) -> None:
@@ -130,7 +146,7 @@ def test_another_user_pressing_a_button_is_told_only_the_starter_can_answer(tmp_
         h.send.click(question, button(question, "Over 8 h"), user="U9")
         note = h.fake.wait_for(lambda: h.fake.of("chat.postEphemeral"))
         assert note[0]["user"] == "U9" and "Only <@U1>" in note[0]["text"]
-        assert h.fake.of("chat.update") == []
+        assert len(h.fake.of("chat.update")) == 1  # only the kind of work, skipped in start()
 
 
 def test_bot_and_own_messages_are_ignored(tmp_path: Path) -> None:
@@ -146,7 +162,7 @@ def test_bot_and_own_messages_are_ignored(tmp_path: Path) -> None:
         h.send.event({"type": "message", "channel": "C1", "user": "U1", "text": "1h", "ts": "1700000003.4",
                       "thread_ts": thread}, event_id="EvReal")
         wait_question(h, thread, 2)
-        assert len(h.fake.of("chat.update")) == 1
+        assert len(h.fake.of("chat.update")) == 2  # the skipped kind of work, then 1h
 
 
 def test_retried_event_is_answered_once(tmp_path: Path) -> None:
@@ -163,7 +179,7 @@ def test_retried_event_is_answered_once(tmp_path: Path) -> None:
         h.send.event({"type": "message", "channel": "C1", "user": "U1", "text": "yes", "ts": "1700000004.2",
                       "thread_ts": thread}, event_id="EvNext")
         wait_question(h, thread, 3)
-        assert len(h.fake.of("chat.update")) == 2  # 10h once, then yes
+        assert len(h.fake.of("chat.update")) == 3  # the skipped kind of work, 10h once, then yes
 
 
 def test_expired_conversation_says_so(tmp_path: Path) -> None:
@@ -174,7 +190,7 @@ def test_expired_conversation_says_so(tmp_path: Path) -> None:
         h.send.click(question, button(question, "Over 8 h"))
         note = h.fake.wait_for(lambda: [p for p in h.posts(thread_ts=thread) if "expired" in str(p.get("text"))])
         assert "24 h" in note[0]["text"]
-        assert h.fake.of("chat.update") == []
+        assert len(h.fake.of("chat.update")) == 1  # only the kind of work, skipped before it expired
 
 
 def test_start_over_opens_a_new_profile(tmp_path: Path) -> None:
@@ -183,8 +199,9 @@ def test_start_over_opens_a_new_profile(tmp_path: Path) -> None:
         assert status == 200
         rec = h.fake.wait_for(lambda: [p for p in h.posts() if is_header(p)])[0]
         h.send.click(rec, "start_over")
-        root = h.fake.wait_for(lambda: [p for p in h.posts() if "5 questions" in str(p.get("text"))])[0]
-        wait_question(h, root["_ts"], 1)
+        root = h.fake.wait_for(lambda: [p for p in h.posts() if "a few questions" in str(p.get("text"))])[0]
+        first = h.fake.wait_for(lambda: question_posts(h, root["_ts"], kind=True))[0]
+        assert first["text"] == "What kind of workload is it?"  # the kind of work comes first
 
 
 def test_a_slack_api_error_is_told_to_the_user_with_an_error_id(tmp_path: Path) -> None:

@@ -36,8 +36,11 @@ class World:
     def request(self, body: dict[str, Any]) -> SlackRequest:
         return SlackRequest(body, self.client)
 
-    def started(self, user: str = "U1", channel: str = "C1") -> Conversation:
-        return conversation.start(self.deps, self.client, team="T1", channel=channel, user=user, lang=Lang.EN)
+    def started(self, user: str = "U1", channel: str = "C1", kind: str | None = None) -> Conversation:
+        """A profile with its first question (the kind of work) answered: skipped unless `kind` says."""
+        convo = conversation.start(self.deps, self.client, team="T1", channel=channel, user=user, lang=Lang.EN)
+        conversation.take_answer(self.deps, self.client, convo, "workload", kind, user)
+        return convo
 
 
 @pytest.fixture
@@ -82,7 +85,8 @@ def test_command_without_text_starts_a_profile(world: World) -> None:
     commands.on_command(world.deps, world.request(command(world.fake, "")))
     root, question = world.fake.of("chat.postMessage")
     assert "<@U1>" in root["text"] and question["thread_ts"] == root["_ts"]
-    assert "Question 1/5" in json.dumps(question["blocks"])
+    assert question["text"] == "What kind of workload is it?"  # the kind of work first, optional
+    assert "*Optional*" in json.dumps(question["blocks"])
 
 
 def test_command_help_answers_through_the_response_url(world: World) -> None:
@@ -108,10 +112,20 @@ def test_answer_button_records_the_answer_and_asks_the_next_question(world: Worl
     convo = world.started()
     actions.on_answer(world.deps, world.request(click("answer:2", ButtonValue(c=convo.id, k="duration", v=">8h"))))
     kept = world.deps.store.get(convo.id)
-    assert kept is not None and kept.answers == {"duration": ">8h"}
+    assert kept is not None and kept.answers == {"workload": "", "duration": ">8h"}
     assert kept.values["duration"]["bucket"] == "long"  # parsed once, kept parsed
     assert world.fake.of("chat.update")
     assert "Question 2/5" in json.dumps(world.fake.of("chat.postMessage")[-1]["blocks"])
+
+
+def test_inference_asks_only_what_a_service_needs(world: World) -> None:
+    convo = world.started(kind="inference")
+    asked = [world.fake.of("chat.postMessage")[-1]["text"]]
+    for key, text in (("qps", "300"), ("p99_ms", "40ms"), ("serving_hours", "24/7")):
+        conversation.take_answer(world.deps, world.client, world.deps.store.get(convo.id), key, text, "U1")  # type: ignore[arg-type]
+        asked.append(world.fake.of("chat.postMessage")[-1]["text"])
+    assert asked == ["Peak QPS?", "P99 latency target (ms)?", "How many hours a day does the service run?",
+                     "Does the memory peak exceed 80% of one card?"]
 
 
 def test_answer_button_from_someone_else_is_refused_ephemerally(world: World) -> None:
@@ -120,12 +134,12 @@ def test_answer_button_from_someone_else_is_refused_ephemerally(world: World) ->
                                                       user="U2")))
     (refusal,) = world.fake.of("chat.postEphemeral")
     assert refusal["user"] == "U2" and "<@U1>" in refusal["text"]
-    assert world.deps.store.get(convo.id).answers == {}  # type: ignore[union-attr]
+    assert world.deps.store.get(convo.id).answers == {"workload": ""}  # type: ignore[union-attr]
 
 
 def test_change_an_answer_opens_the_form_prefilled(world: World) -> None:
     convo = world.started()
-    conversation.take_answer(world.deps, world.client, convo, "duration", "10h", "U1")
+    conversation.take_answer(world.deps, world.client, world.deps.store.get(convo.id), "duration", "10h", "U1")  # type: ignore[arg-type]
     actions.on_change(world.deps, world.request(click(Action.CHANGE.value, ButtonValue(c=convo.id))))
     (opened,) = world.fake.of("views.open")
     duration = next(b for b in opened["view"]["blocks"] if b["block_id"] == "duration")
@@ -157,14 +171,14 @@ def message(convo: Conversation, text: str, user: str = "U1") -> dict[str, Any]:
 def test_a_reply_in_the_thread_answers_the_open_question(world: World) -> None:
     convo = world.started()
     events.on_message(world.deps, world.request(message(convo, "about 10 hours")))
-    assert world.deps.store.get(convo.id).answers == {"duration": "about 10 hours"}  # type: ignore[union-attr]
+    assert world.deps.store.get(convo.id).answers == {"workload": "", "duration": "about 10 hours"}  # type: ignore[union-attr]
 
 
 def test_an_unreadable_reply_says_what_is_accepted_and_keeps_nothing(world: World) -> None:
     convo = world.started()
     events.on_message(world.deps, world.request(message(convo, "soonish")))
     assert "Could not read 'soonish'" in world.fake.of("chat.postMessage")[-1]["text"]
-    assert world.deps.store.get(convo.id).answers == {}  # type: ignore[union-attr]
+    assert world.deps.store.get(convo.id).answers == {"workload": ""}  # type: ignore[union-attr]
 
 
 def test_a_reply_from_someone_else_warns_the_starter_once(world: World) -> None:

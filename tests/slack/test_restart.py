@@ -65,10 +65,13 @@ def questions(fake: FakeSlack, thread: str) -> list[dict[str, object]]:
 
 
 def start_profile(fake: FakeSlack, send: SlackSender) -> str:
-    """/gpu-advise, then wait for question 1; returns the conversation's thread."""
+    """/gpu-advise, skip the kind of work (asked first), wait for question 1; returns the thread."""
     send.command("", response_url=fake.response_url())
     root = fake.wait_for(lambda: [p for p in fake.of("chat.postMessage") if "_ts" in p])[0]
     thread = str(root["_ts"])
+    fake.wait_for(lambda: [p for p in fake.of("chat.postMessage") if p.get("thread_ts") == thread])
+    send.event({"type": "message", "channel": "C1", "user": "U1", "text": "skip", "ts": "1700000008.1",
+                "thread_ts": thread}, event_id="EvSkipKind")
     fake.wait_for(lambda: questions(fake, thread))
     return thread
 
@@ -89,7 +92,7 @@ def test_a_restart_between_answers_loses_nothing(tmp_path: Path) -> None:
             fake.wait_for(lambda: len(questions(fake, thread)) >= 4)
     assert "Question 4/5" in str(questions(fake, thread)[3]["blocks"])
     updates = fake.of("chat.update")
-    assert len(updates) == 3 and "no" in str(updates[-1]["blocks"]).lower()
+    assert len(updates) == 4 and "no" in str(updates[-1]["blocks"]).lower()  # the kind of work, then 3 answers
 
 
 def test_serve_without_tokens_says_what_to_set(tmp_path: Path) -> None:
@@ -148,7 +151,7 @@ def test_work_cut_short_by_a_crash_is_finished_on_the_next_start(tmp_path: Path)
     assert store.pending(timedelta(hours=1)) == []
     with store.reading() as conn:
         (answers,) = conn.execute(select(conversations.c.answers)).one()
-    assert answers == {"duration": "10 hours"}  # applied once, to question 1 only
+    assert answers == {"workload": "", "duration": "10 hours"}  # applied once, to question 1 only
 
 
 def test_serve_with_an_unusable_state_database(tmp_path: Path) -> None:
