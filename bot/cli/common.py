@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Annotated
 
@@ -14,7 +16,8 @@ from rules.errors import PolicyError
 from rules.policy import Policy, load_policy
 
 PolicyOpt = Annotated[Path | None, typer.Option("--policy", help="Policy YAML file (default: bundled).")]
-LangOpt = Annotated[Lang | None, typer.Option("--lang", help="Reply language: zh or en.")]
+LangOpt = Annotated[Lang | None, typer.Option(
+    "--lang", help="Language of every message: zh or en (default: GPU_ADVISOR_LANG, else the locale).")]
 DbOpt = Annotated[Path | None, typer.Option("--db", help="SQLite database file (GPU_ADVISOR_DB).")]
 
 
@@ -31,15 +34,33 @@ def fail(message: str, code: int = 2) -> typer.Exit:
     return typer.Exit(code)
 
 
-def load_settings(**overrides: object) -> Settings:
-    """Settings from the environment and .env, with the command's flags on top; exit 2 on a bad setting."""
+def locale_lang(environ: Mapping[str, str] | None = None) -> Lang:
+    """The terminal's language from its locale (LC_ALL, then LC_MESSAGES, then LANG): zh_* is Chinese,
+    anything else English."""
+    env = os.environ if environ is None else environ
+    locale = next((env[name] for name in ("LC_ALL", "LC_MESSAGES", "LANG") if env.get(name)), "")
+    return Lang.ZH if locale.lower().startswith("zh") else Lang.EN
+
+
+def terminal_lang(settings: Settings) -> Lang:
+    """GPU_ADVISOR_LANG when set, else the terminal's locale (Slack's default stays zh: see Settings)."""
+    return settings.lang if "lang" in settings.model_fields_set else locale_lang()
+
+
+def load_settings(*, terminal: bool = True, **overrides: object) -> Settings:
+    """Settings from the environment and .env, with the command's flags on top; exit 2 on a bad setting.
+
+    For the terminal (`terminal`), the language is --lang, else GPU_ADVISOR_LANG, else the locale, so
+    every message of one run is in one language."""
+    lang = overrides.get("lang")
     try:
         settings = Settings()
     except ValidationError as exc:
         problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
-        lang = overrides.get("lang")
-        raise fail(t("cli.bad_config", lang if isinstance(lang, Lang) else Lang.EN, problems=problems)) from None
+        raise fail(t("cli.bad_config", lang if isinstance(lang, Lang) else locale_lang(), problems=problems)) from None
     given = {k: v for k, v in overrides.items() if v is not None}
+    if terminal and lang is None:
+        given["lang"] = terminal_lang(settings)
     return settings.model_copy(update=given) if given else settings
 
 

@@ -13,7 +13,7 @@ from typing import Annotated
 
 import typer
 
-from bot.cli.common import DbOpt, fail, load_settings
+from bot.cli.common import DbOpt, fail, load_settings, terminal_lang
 from bot.text import t
 
 log = logging.getLogger("bot.serve")
@@ -37,19 +37,20 @@ def serve(
     from rules.errors import PolicyError
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    settings = load_settings(db=db)
+    settings = load_settings(db=db, terminal=False)  # Slack's default language is GPU_ADVISOR_LANG, else zh
+    lang = terminal_lang(settings)  # what this terminal is told
     try:
-        check_tokens(settings)
+        check_tokens(settings, lang)
         deps = build_deps(settings)
-        app = create_app(deps)
+        app = create_app(deps, lang=lang)
     except (MissingSlackSettings, SlackUnreachable) as exc:
         raise fail(str(exc)) from None
     except StoreUnavailable as exc:
-        raise fail(t("cli.state_unavailable", settings.lang, target=exc.target, reason=exc.reason)) from None
+        raise fail(t("cli.state_unavailable", lang, target=exc.target, reason=exc.reason)) from None
     except CacheUnavailable as exc:
-        raise fail(t("cli.cache_unavailable", settings.lang, path=exc.path, reason=exc.reason)) from None
+        raise fail(t("cli.cache_unavailable", lang, path=exc.path, reason=exc.reason)) from None
     except PolicyError as exc:
-        raise fail(t("cli.policy_error", settings.lang, error=str(exc))) from None
+        raise fail(t("cli.policy_error", lang, error=str(exc))) from None
     # Finish the work of requests acknowledged before the last stop, beside the new requests.
     threading.Thread(target=replay_pending, args=(deps, app.client), name="replay", daemon=True).start()
     scheduler = None

@@ -23,7 +23,7 @@ from bot.slack.inbox import keep_in_inbox
 from bot.slack.replies import report
 from bot.slack.request import SlackRequest
 from bot.state import Store
-from bot.text import t
+from bot.text import Lang, t
 from rules.policy import load_policy
 
 LAZY_WORKERS = 4
@@ -37,8 +37,8 @@ class MissingSlackSettings(RuntimeError):
     """Slack tokens are not configured; the message says what to set, where to find it, and the way out."""
 
 
-def check_tokens(settings: Settings) -> None:
-    """MissingSlackSettings, saying what to set and where to find it, unless the tokens look usable."""
+def check_tokens(settings: Settings, lang: Lang | None = None) -> None:
+    """MissingSlackSettings, saying what to set and where to find it (in `lang`), unless the tokens look usable."""
     missing = []
     token = settings.slack_bot_token.get_secret_value() if settings.slack_bot_token else ""
     if not token:
@@ -51,7 +51,7 @@ def check_tokens(settings: Settings) -> None:
     if not app_token and not (settings.slack_signing_secret and settings.slack_signing_secret.get_secret_value()):
         missing.append("signing_secret_unset")
     if missing:
-        lang = settings.lang
+        lang = lang or settings.lang
         problems = "; ".join(t(f"serve.missing.{code}", lang) for code in missing)
         raise MissingSlackSettings(t("serve.not_configured", lang, problems=problems))
 
@@ -75,13 +75,13 @@ def build_deps(settings: Settings, *, now: Callable[[], datetime] | None = None)
     return Deps(settings=settings, policy=policy, store=store, prices=prices, now=clock)
 
 
-def create_app(deps: Deps, *, client: WebClient | None = None) -> App:
+def create_app(deps: Deps, *, client: WebClient | None = None, lang: Lang | None = None) -> App:
     """The bolt app with every route of routes.py registered behind the inbox.
 
     MissingSlackSettings without tokens; SlackUnreachable when Slack (SLACK_API_URL) cannot be
     reached or rejects the token. Nothing is replayed here: serve starts inbox.replay_pending."""
     settings = deps.settings
-    check_tokens(settings)
+    check_tokens(settings, lang)
     client = client or web_client(settings)
     secret = settings.slack_signing_secret.get_secret_value() if settings.slack_signing_secret else None
     try:
@@ -90,7 +90,7 @@ def create_app(deps: Deps, *, client: WebClient | None = None) -> App:
                   listener_executor=ThreadPoolExecutor(max_workers=LAZY_WORKERS, thread_name_prefix="lazy"))
     except (BoltError, SlackApiError, URLError, OSError) as exc:
         reason = exc.response.get("error") if isinstance(exc, SlackApiError) else str(exc)
-        raise SlackUnreachable(t("serve.slack_unreachable", settings.lang, url=settings.slack_api_url,
+        raise SlackUnreachable(t("serve.slack_unreachable", lang or settings.lang, url=settings.slack_api_url,
                                  reason=str(reason))) from None
     app.middleware(keep_in_inbox(deps))
     routes.register(app, deps)

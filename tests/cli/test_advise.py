@@ -25,9 +25,9 @@ def test_json_decision(tmp_path: Path) -> None:
     assert {"scenario_lora", "scenario_conflict", "billing_dedicated_monthly"} <= {a["id"] for a in data["advice"]}
 
 
-def test_plain_output_in_chinese_by_default(tmp_path: Path) -> None:
+def test_a_chinese_locale_gets_chinese(tmp_path: Path) -> None:
     result = run_cli("advise", "--duration", "3小时", "--memory-peak", "否", "--model-parallel", "不需要",
-                     "--frequency", "每周两次", "--can-resume", "能", tmp=tmp_path)
+                     "--frequency", "每周两次", "--can-resume", "能", env={"LANG": "zh_CN.UTF-8"}, tmp=tmp_path)
     assert result.returncode == 0, result.stderr
     assert "共享卡" in result.stdout
     assert "命中 0 项" in result.stdout
@@ -147,3 +147,20 @@ def test_a_service_runs_the_hours_given(tmp_path: Path) -> None:
     data = json.loads(result.stdout)
     assert data["choice"] == "shared" and data["quote"]["hours_per_day"] == 8
     assert "service_throughput" in data["quote"]["shared"]["notes"]
+
+
+def test_an_english_locale_gets_english_and_the_setting_and_flag_win(tmp_path: Path) -> None:
+    flags = ["advise", "--duration", "3h", "--memory-peak", "no", "--model-parallel", "no", "--frequency", "daily",
+             "--can-resume", "yes"]
+    assert "Recommendation: Shared card" in run_cli(*flags, tmp=tmp_path).stdout  # C.UTF-8
+    assert "建议: 共享卡" in run_cli(*flags, env={"LANG": "en_US.UTF-8", "GPU_ADVISOR_LANG": "zh"},
+                                    tmp=tmp_path).stdout
+    assert "建议: 共享卡" in run_cli(*flags, env={"LC_ALL": "zh_CN.UTF-8", "LANG": "en_US.UTF-8"}, tmp=tmp_path).stdout
+    assert "Recommendation" in run_cli(*flags, "--lang", "en", env={"GPU_ADVISOR_LANG": "zh"}, tmp=tmp_path).stdout
+
+
+def test_every_message_of_a_run_is_in_one_language(tmp_path: Path) -> None:
+    result = run_cli("advise", "--duration", "3h", "--can-resume", "也许", env={"LANG": "zh_CN.UTF-8"}, tmp=tmp_path)
+    assert result.returncode == 2
+    assert "--can-resume：" in result.stderr or "--can-resume: 无法识别" in result.stderr
+    assert "Could not read" not in result.stderr and "missing answers" not in result.stderr

@@ -103,8 +103,8 @@ def test_serve_without_tokens_says_what_to_set(tmp_path: Path) -> None:
     assert "gpu-advise advise" in result.stderr
 
 
-def test_serve_says_what_to_set_in_chinese_by_default(tmp_path: Path) -> None:
-    result = run_cli("serve", "--no-scheduler", tmp=tmp_path)
+def test_serve_says_what_to_set_in_the_terminals_language(tmp_path: Path) -> None:
+    result = run_cli("serve", "--no-scheduler", env={"LANG": "zh_CN.UTF-8"}, tmp=tmp_path)
     assert result.returncode == 2
     assert "Slack 尚未配置：未设置 SLACK_BOT_TOKEN" in result.stderr
 
