@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from importlib import resources
 from pathlib import Path
-from typing import Self
+from typing import Any, Self
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
@@ -105,14 +105,31 @@ def _describe(error: ValidationError) -> str:
     return "; ".join(lines)
 
 
-def parse_policy(text: str, origin: str) -> Policy:
-    """Validate policy YAML. Errors name `origin`, the field path and the problem."""
+def _read(text: str, origin: str) -> dict[str, Any]:
     try:
         data = yaml.load(text, Loader=_Loader)
     except yaml.YAMLError as exc:
         raise PolicyError(f"{origin}: not valid YAML: {exc}") from exc
     if not isinstance(data, dict):
         raise PolicyError(f"{origin}: expected a mapping of sections at the top level")
+    return data
+
+
+def _on_top_of(base: dict[str, Any], changes: dict[str, Any]) -> dict[str, Any]:
+    """`base` with each section's values replaced by those `changes` gives (a section given as a mapping
+    is merged key by key; anything else replaces, and validation says if it is wrong)."""
+    merged = dict(base)
+    for section, values in changes.items():
+        old = merged.get(section)
+        merged[section] = {**old, **values} if isinstance(old, dict) and isinstance(values, dict) else values
+    return merged
+
+
+def parse_policy(text: str, origin: str, base: dict[str, Any] | None = None) -> Policy:
+    """Validate policy YAML (on top of `base`, when given). Errors name `origin`, the field path and the problem."""
+    data = _read(text, origin)
+    if base is not None:
+        data = _on_top_of(base, data)
     try:
         return Policy.model_validate(data)
     except ValidationError as exc:
@@ -120,11 +137,12 @@ def parse_policy(text: str, origin: str) -> Policy:
 
 
 def load_policy(path: Path | None = None) -> Policy:
-    """The policy from `path`, or the bundled one when `path` is None."""
+    """The bundled policy, with the thresholds the file at `path` changes (it may hold only those)."""
+    bundled = resources.files("rules").joinpath(BUNDLED).read_text("utf-8")
     if path is None:
-        return parse_policy(resources.files("rules").joinpath(BUNDLED).read_text("utf-8"), BUNDLED)
+        return parse_policy(bundled, BUNDLED)
     try:
         text = path.read_text("utf-8")
     except OSError as exc:
         raise PolicyError(f"{path}: cannot read the policy file: {exc.strerror or exc}") from exc
-    return parse_policy(text, str(path))
+    return parse_policy(text, str(path), base=_read(bundled, BUNDLED))

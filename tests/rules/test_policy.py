@@ -71,3 +71,18 @@ def test_not_a_mapping() -> None:
 def test_missing_file(tmp_path: Path) -> None:
     with pytest.raises(PolicyError, match="cannot read the policy file"):
         load_policy(tmp_path / "nope.yaml")
+
+
+def test_a_team_file_may_hold_only_what_it_changes(tmp_path: Path) -> None:
+    path = tmp_path / "team.yaml"
+    path.write_text("two_of_four:\n  long_run_hours: 12\ninference:\n  high_qps: 500\n")
+    policy = load_policy(path)
+    assert policy.two_of_four.long_run_hours == 12 and policy.inference.high_qps == 500
+    assert policy.two_of_four.memory_tight_fraction == 0.8 and policy.spot.price_fraction_min == 0.2  # bundled
+
+
+def test_a_partial_file_is_still_checked(tmp_path: Path) -> None:
+    path = tmp_path / "team.yaml"
+    path.write_text("two_of_four:\n  long_run_hourz: 12\n")
+    with pytest.raises(PolicyError, match=r"two_of_four\.long_run_hourz: Extra inputs are not permitted"):
+        load_policy(path)
