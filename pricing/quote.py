@@ -142,6 +142,20 @@ class _Money:
         return convert(amount, from_currency, self.currency, self.fx)
 
 
+def _is_reference(offer: Offer) -> bool:
+    return "reference" in offer.record.flags.split(",")
+
+
+def prefer_own_prices(offers: Sequence[Offer]) -> list[Offer]:
+    """A team's rate card (or any live source) wins over the bundled reference price for the same GPU,
+    sharing and billing: a team's own price is the truth for that team."""
+    def key(o: Offer) -> tuple[str, str, str, str]:
+        return o.record.gpu, o.record.sharing.value, o.record.pricing_model.value, o.record.unit.value
+
+    own = {key(o) for o in offers if not _is_reference(o)}
+    return [o for o in offers if not (_is_reference(o) and key(o) in own)]
+
+
 def _filter(offers: Sequence[Offer], req: QuoteRequest) -> list[Offer]:
     gpu = [o for o in offers if o.record.gpu == req.gpu]
     if not gpu:
@@ -306,7 +320,7 @@ def quote(req: QuoteRequest, offers: Sequence[Offer], policy: Policy, *, fx: FxR
         raise QuoteError("unknown_gpu", f"unknown GPU model {req.gpu!r}. Known models: {known}",
                          gpu=req.gpu, known=known) from None
     req = req.model_copy(update={"gpu": gpu})
-    usable = _filter(offers, req)
+    usable = prefer_own_prices(_filter(offers, req))
     money = _Money(req.currency, fx)
     share = req.share or policy.shared.default_share
     dedicated, per_day = _dedicated(usable, req, money)

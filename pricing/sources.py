@@ -21,6 +21,7 @@ from pricing.http import get
 from pricing.records import PriceRecord
 
 BUNDLED_RATE_CARD = "data/ratecard.csv"
+REFERENCE = "reference"  # the flag of a bundled reference price: a team's own price for the same offer wins
 
 
 @dataclass(frozen=True)
@@ -53,8 +54,9 @@ def read_price_file(path: Path, origin: str, source: str, now: datetime) -> Iter
 def rate_card_records(team_files: Iterable[Path], now: datetime, source: str = "ratecard") -> Iterator[PriceRecord]:
     """The bundled reference prices, then each team rate-card file."""
     bundled = resources.files("pricing").joinpath(BUNDLED_RATE_CARD)
-    yield from parse_text(bundled.read_text("utf-8"), fmt="csv", origin=f"pricing/{BUNDLED_RATE_CARD}",
-                          source=source, fetched_at=now)
+    for record in parse_text(bundled.read_text("utf-8"), fmt="csv", origin=f"pricing/{BUNDLED_RATE_CARD}",
+                             source=source, fetched_at=now):
+        yield record.model_copy(update={"flags": ",".join(filter(None, (record.flags, REFERENCE)))})
     for path in team_files:
         yield from read_price_file(Path(path), str(path), source, now)
 

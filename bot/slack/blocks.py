@@ -73,7 +73,7 @@ def answered(step: Step, answer: str | None, user: str, lang: Lang) -> list[dict
 def costs(quote: Quote | None, error: QuoteError | None, policy: Policy, lang: Lang,
           assumed: bool = False) -> dict[str, Any]:
     if quote is None:
-        reason = error_text(error, lang) if error is not None else "?"
+        reason = error_text(error, lang, where="slack") if error is not None else "?"
         return {"title": t("slack.costs", lang) + "\n" + t("slack.no_quote", lang, reason=reason),
                 "rows": [], "notes": ""}
     heading = f"{t('slack.costs', lang)}  {title(quote, lang)}"

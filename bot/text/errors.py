@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from bot.text.catalogue import t
+from bot.text.catalogue import has, t
 from bot.text.lang import Lang
 from pricing.errors import QuoteError
 from rules.errors import ParseError, UnknownGPU
@@ -15,10 +15,14 @@ def parse_error_text(exc: ParseError, lang: Lang) -> str:
     return t("ask.parse_error", lang, text=shown, problem=problem, accepted=", ".join(exc.accepted))
 
 
-def error_text(exc: ParseError | UnknownGPU | QuoteError, lang: Lang) -> str:
-    """The sentence a user sees for a bad answer, an unknown GPU, or a quote that cannot be made."""
+def error_text(exc: ParseError | UnknownGPU | QuoteError, lang: Lang, *, where: str = "cli") -> str:
+    """The sentence a user sees for a bad answer, an unknown GPU, or a quote that cannot be made.
+
+    `where` ("cli" or "slack") picks the way out a quote error offers: a terminal user can run a
+    command; a Slack user is told what their admin can do."""
     if isinstance(exc, ParseError):
         return parse_error_text(exc, lang)
     if isinstance(exc, UnknownGPU):
         return t("error.unknown_gpu", lang, gpu=exc.name, known=", ".join(exc.known))
-    return t(f"error.quote.{exc.code}", lang, **exc.params)
+    key = f"error.quote.{exc.code}"
+    return t(f"{key}.{where}" if has(f"{key}.{where}") else key, lang, **exc.params)

@@ -4,6 +4,7 @@ import json
 from pathlib import Path
 from urllib.parse import unquote
 
+from tests.bundled import BUNDLED_ROWS
 from tests.cli_helpers import run_cli
 from tests.servers import serve
 
@@ -103,7 +104,7 @@ def test_refresh_from_local_sources_then_list_status_and_quote_in_usd(tmp_path: 
         listed = json.loads(run_cli("prices", "list", "--gpu", "A100", "--json", env=env, tmp=tmp_path).stdout)
         assert {p["source"] for p in listed} == {"ratecard", "azure"}
         status = json.loads(run_cli("prices", "status", "--json", env=env, tmp=tmp_path).stdout)
-        assert {s["source"]: s["rows"] for s in status} == {"ratecard": 4, "azure": 4, "feed": 3, "ecb": 1}
+        assert {s["source"]: s["rows"] for s in status} == {"ratecard": BUNDLED_ROWS, "azure": 4, "feed": 3, "ecb": 1}
         assert all(s["last_error"] is None and not s["stale"] for s in status)
         quoted = run_cli("quote", "--gpu", "A100", "--hours-per-day", "4", "--days", "14", "--currency", "USD",
                          "--region", "eastus", "--json", env=env, tmp=tmp_path)

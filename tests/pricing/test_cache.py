@@ -15,6 +15,7 @@ from pricing.records import PriceRecord
 from pricing.refresh import refresh
 from pricing.sources import Source, ecb_source, rate_card_records
 from pricing.status import source_status
+from tests.bundled import BUNDLED_ROWS
 
 NOW = datetime(2026, 11, 30, 12, tzinfo=UTC)
 DATA = Path(__file__).parents[1] / "data"
@@ -42,7 +43,7 @@ def test_replace_source_swaps_only_that_source(db: Database) -> None:
     cache.replace_source(db, "feed", [record(12), record(13, instance="x2")])
     cache.replace_source(db, "feed", [record(11)])
     assert [r.amount for r in cache.load_prices(db, source="feed")] == [11]
-    assert cache.count_prices(db, "ratecard") == 4
+    assert cache.count_prices(db, "ratecard") == BUNDLED_ROWS
 
 
 def test_refresh_failing_half_way_keeps_previous_prices(db: Database) -> None:

@@ -12,6 +12,7 @@ from pricing.quote import QuoteRequest, quote
 from pricing.records import PriceRecord
 from pricing.sources import rate_card_records
 from rules.policy import Policy
+from rules.questions import BY_KEY
 
 NOW = datetime(2026, 11, 30, tzinfo=UTC)
 DATA = Path(__file__).parents[1] / "data"
@@ -157,7 +158,7 @@ def test_unknown_gpu_lists_known_models(policy: Policy) -> None:
 
 
 def test_gpu_without_prices_says_which_have_them(policy: Policy) -> None:
-    with pytest.raises(QuoteError, match=r"no cached price for L40S-48GB\. GPUs with prices: A100-80GB, H800-80GB"):
+    with pytest.raises(QuoteError, match=r"no cached price for L40S-48GB\. GPUs with prices: A100-40GB, A100-80GB"):
         quote(QuoteRequest(gpu="L40S", hours_per_day=4, days=14), bundled(), policy)
 
 
@@ -172,3 +173,21 @@ def test_gpu_without_prices_says_which_have_them(policy: Policy) -> None:
 def test_bad_requests_are_rejected(fields: dict[str, float]) -> None:
     with pytest.raises(ValueError):
         QuoteRequest(gpu="A100", **fields)
+
+
+def test_a_team_price_wins_over_the_bundled_reference_for_the_same_offer(policy: Policy) -> None:
+    team = PriceRecord(source="ratecard", provider="our-cloud", instance_type="A100 daily", gpu="A100-80GB",
+                       gpu_count=1, pricing_model="daily", amount=300, currency="CNY", unit="day",
+                       provenance="team.csv", fetched_at=NOW, effective_date=NOW.date())
+    offers = as_offers([*rate_card_records([], NOW), team], {"ratecard": Freshness(timedelta(days=365), True)}, NOW)
+    made = quote(QuoteRequest(gpu="A100", hours_per_day=4, days=14), offers, policy)
+    assert made.dedicated is not None and made.dedicated.amount == 14 * 300
+    assert made.dedicated.price is not None and made.dedicated.price.provider == "our-cloud"
+
+
+def test_every_gpu_the_product_offers_as_a_button_has_a_bundled_price(policy: Policy) -> None:
+    for gpu in BY_KEY["gpu"].options:
+        rate = FxRate(rate=7.1, rate_date=NOW.date(), source="test")
+        made = quote(QuoteRequest(gpu=gpu, hours_per_day=4, days=14), bundled(), policy, fx=rate)
+        assert made.dedicated is not None and made.dedicated.price is not None
+        assert "reference" in made.dedicated.price.flags and made.dedicated.price.basis

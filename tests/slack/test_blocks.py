@@ -70,7 +70,8 @@ def test_recommendation_without_a_quote_says_why(lang: Lang, policy: Policy) -> 
     message = slack_views.recommendation(Advice(rec.profile, rec.decision, quote_error=error), "c", policy, lang)
     valid(message)
     assert "L40S-48GB" in str(message) and "A100-80GB" in str(message)
-    assert ("no cached price" if lang is Lang.EN else "没有 L40S-48GB 的缓存价格") in str(message)
+    assert ("Your GPU Advisor admin can add" if lang is Lang.EN else "可请 GPU 选型助手的管理员") in str(message)
+    assert "gpu-advise prices refresh" not in str(message)  # a Slack user is not told to run a command
 
 
 @pytest.mark.parametrize("lang", LANGS)

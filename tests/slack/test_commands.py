@@ -7,6 +7,7 @@ from typing import Any
 
 from slack_sdk.models.views import View
 
+from tests.bundled import BUNDLED_ROWS
 from tests.fake_slack import sign
 from tests.slack_harness import SECRET, Harness, running_app
 
@@ -185,7 +186,7 @@ def test_app_home_shows_recent_recommendations_and_sources(tmp_path: Path) -> No
         View(**published["view"]).validate_json()
         text = json.dumps(published["view"], ensure_ascii=False)
         assert "Dedicated card" in text and "10h" in text
-        assert "`ratecard` fresh" in text and "4 rows" in text
+        assert "`ratecard` fresh" in text and f"{BUNDLED_ROWS} rows" in text
         home_button = {"blocks": published["view"]["blocks"], "channel": "D1"}
         h.send.click(home_button, "new_profile")
         h.fake.wait_for(lambda: [p for p in h.posts(channel="DU1") if "a few questions" in str(p.get("text"))])

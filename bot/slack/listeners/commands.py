@@ -142,7 +142,7 @@ def _quote(deps: Deps, request: SlackRequest, args: list[str], lang: Lang) -> No
     try:
         made = deps.prices.quote(_quote_request(deps, inline.parse_pairs(args, inline.QUOTE_KEYS), lang))
     except (ParseError, QuoteError) as exc:
-        raise CommandError(error_text(exc, lang)) from None
+        raise CommandError(error_text(exc, lang, where="slack")) from None
     request.respond(response_type="in_channel", text=t("quote.title", lang, gpu=made.gpu, cards=made.cards,
                                                        hours=made.hours_per_day, days=made.days,
                                                        gpu_hours=made.gpu_hours),
