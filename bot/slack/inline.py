@@ -33,15 +33,18 @@ def split(text: str) -> list[str]:
         raise InlineError("unclosed_quote") from None
 
 
-def parse_pairs(tokens: list[str], keys: dict[str, str], *, positional: str | None = None) -> dict[str, str]:
-    """`key=value` tokens (and one bare token for `positional`) into {field: text}."""
+def parse_pairs(tokens: list[str], keys: dict[str, str], *,
+                positional: str | None = None) -> tuple[dict[str, str], dict[str, str]]:
+    """`key=value` tokens (and one bare token for `positional`) into ({field: text}, {field: the key as
+    typed}), so an error can name the key the user wrote."""
     out: dict[str, str] = {}
+    typed: dict[str, str] = {}
     known = ", ".join(sorted(set(keys)))
     for token in tokens:
         key, sep, value = token.partition("=")
         if not sep:
             if positional and positional not in out:
-                out[positional] = token
+                out[positional], typed[positional] = token, token
                 continue
             raise InlineError("not_a_pair", token=token, keys=known)
         field = keys.get(key.strip().lower())
@@ -49,5 +52,5 @@ def parse_pairs(tokens: list[str], keys: dict[str, str], *, positional: str | No
             raise InlineError("unknown_key", key=key, keys=known)
         if field in out:
             raise InlineError("twice", key=key)
-        out[field] = value.strip()
-    return out
+        out[field], typed[field] = value.strip(), key.strip()
+    return out, typed

@@ -45,13 +45,18 @@ def test_inline_answers_give_the_recommendation_at_once(tmp_path: Path) -> None:
         assert "Assumed from your answers" not in text  # hours=4x14 was given
 
 
-def test_inline_with_a_bad_value_answers_ephemerally_with_usage(tmp_path: Path) -> None:
+def test_inline_with_a_bad_value_names_the_key_typed_and_points_to_help(tmp_path: Path) -> None:
     with running_app(tmp_path) as h:
-        h.send.command("10h mem=lots mp=no freq=daily resume=no", response_url=h.fake.response_url())
-        (reply,) = h.fake.wait_for(lambda: responses(h))
-        assert reply["response_type"] == "ephemeral"
-        assert "`mem`: Could not read 'lots'" in reply["text"] and "70 GB of 80" in reply["text"]
-        assert "keys:" in h.texts(reply)  # the usage is attached
+        h.fake.locales["U2"] = "zh-CN"
+        h.send.command("10h memory=lots mp=no freq=daily resume=no", response_url=h.fake.response_url("en"))
+        h.send.command("10h 显存=很多 mp=no freq=daily resume=no", user="U2", response_url=h.fake.response_url("zh"))
+        replies = {r["_path"]: r for r in h.fake.wait_for(lambda: len(responses(h)) == 2 and responses(h))}
+        english, chinese = replies["/response/en"], replies["/response/zh"]
+        assert english["response_type"] == "ephemeral"
+        assert "`memory`: Could not read 'lots'" in english["text"] and "70 GB of 80" in english["text"]
+        assert "`/gpu-advise help` lists every key" in h.texts(english)
+        assert "`form`" not in h.texts(english)  # the whole usage is not repeated
+        assert "`显存`：无法识别“很多”" in chinese["text"] or "`显存`: 无法识别“很多”" in chinese["text"]
         assert header_posts(h) == []
 
 

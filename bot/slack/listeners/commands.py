@@ -30,8 +30,8 @@ class CommandError(Exception):
 
 
 def _error(request: SlackRequest, lang: Lang, message: str) -> None:
-    usage = t("slack.usage", lang)
-    request.respond(response_type="ephemeral", text=message, blocks=blocks.text(message, usage))
+    """What was wrong, and where the usage is (not the whole usage again)."""
+    request.respond(response_type="ephemeral", text=message, blocks=blocks.text(message, t("slack.see_help", lang)))
 
 
 def on_command(deps: Deps, request: SlackRequest) -> None:
@@ -81,11 +81,11 @@ def _is_duration(token: str) -> bool:
 
 def _inline(deps: Deps, request: SlackRequest, tokens: list[str], lang: Lang) -> None:
     """Every answer in the command text: the recommendation at once."""
-    raw = inline.parse_pairs(tokens, inline.KEYS, positional="duration")
+    raw, typed = inline.parse_pairs(tokens, inline.KEYS, positional="duration")
     try:
         values = parse_answers(raw)
     except AnswersError as exc:
-        raise CommandError("\n".join(f"`{inline_key(key)}`: {error_text(error, lang)}"
+        raise CommandError("\n".join(f"`{typed.get(key, inline_key(key))}`: {error_text(error, lang)}"
                                      for key, error in exc.errors.items())) from None
     absent = missing(values)
     if absent:
@@ -140,7 +140,7 @@ def _quote_request(deps: Deps, raw: dict[str, str], lang: Lang) -> QuoteRequest:
 
 def _quote(deps: Deps, request: SlackRequest, args: list[str], lang: Lang) -> None:
     try:
-        made = deps.prices.quote(_quote_request(deps, inline.parse_pairs(args, inline.QUOTE_KEYS), lang))
+        made = deps.prices.quote(_quote_request(deps, inline.parse_pairs(args, inline.QUOTE_KEYS)[0], lang))
     except (ParseError, QuoteError) as exc:
         raise CommandError(error_text(exc, lang, where="slack")) from None
     request.respond(response_type="in_channel", text=t("quote.title", lang, gpu=made.gpu, cards=made.cards,
