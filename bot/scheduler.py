@@ -39,6 +39,9 @@ def jitter_for(source: Source) -> int:
 def build_scheduler(sources: list[Source], open_db: Callable[[], Database], *,
                     first_run_in: timedelta = timedelta(seconds=5), now: datetime | None = None) -> BackgroundScheduler:
     """A scheduler (not started) with a refresh job per source, each on its own interval with jitter."""
+    # APScheduler says a job "executed successfully" whenever it returns, a failed refresh included:
+    # refresh() logs each run's real outcome, so the executor's own lines are left to warnings.
+    logging.getLogger("apscheduler.executors").setLevel(logging.WARNING)
     scheduler = BackgroundScheduler(timezone=UTC, job_defaults=JOB_DEFAULTS)
     start = (now or datetime.now(UTC)) + first_run_in
     for source in sources:

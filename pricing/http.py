@@ -15,16 +15,23 @@ def _retry_after(response: httpx.Response) -> float | None:
         return None
 
 
+def short(url: str | httpx.URL) -> str:
+    """The URL without its query, for messages: a price API's filter can run to a thousand characters."""
+    parsed = httpx.URL(str(url))
+    return str(parsed.copy_with(query=None, fragment=None)) + ("?…" if parsed.query else "")
+
+
 def get(client: httpx.Client, url: str | httpx.URL, params: dict[str, str] | None = None) -> httpx.Response:
     """GET `url`; raise TransientSourceError for timeouts, connection errors, 429 and 5xx, SourceError otherwise."""
+    where = short(url)
     try:
         response = client.get(url, params=params)
     except httpx.TimeoutException as exc:
-        raise TransientSourceError(f"timed out fetching {url}: {type(exc).__name__}") from None
+        raise TransientSourceError(f"timed out fetching {where}: {type(exc).__name__}") from None
     except httpx.TransportError as exc:
-        raise TransientSourceError(f"could not reach {url}: {exc}") from None
+        raise TransientSourceError(f"could not reach {where}: {exc}") from None
     if response.status_code == 429 or response.status_code >= 500:
-        raise TransientSourceError(f"HTTP {response.status_code} from {url}", _retry_after(response))
+        raise TransientSourceError(f"HTTP {response.status_code} from {where}", _retry_after(response))
     if response.status_code >= 400:
-        raise SourceError(f"HTTP {response.status_code} from {url}")
+        raise SourceError(f"HTTP {response.status_code} from {where}")
     return response

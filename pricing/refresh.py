@@ -43,7 +43,7 @@ def refresh(db: Database, source: Source, *, now: Callable[[], datetime] = cache
         except TransientSourceError as exc:
             if attempts <= source.retries:
                 delay = exc.retry_after if exc.retry_after is not None else source.backoff_s * 2 ** (attempts - 1)
-                log.warning("refresh of %s failed (%s); retrying in %.1fs", source.name, exc, delay)
+                log.info("refresh of %s failed (%s); retrying in %.1fs", source.name, exc, delay)
                 sleep(min(delay, MAX_BACKOFF_S))
                 continue
             return _failed(db, run_id, source, attempts, str(exc), now)

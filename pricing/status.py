@@ -9,6 +9,7 @@ from pydantic import BaseModel
 from sqlite_utils import Database
 
 from pricing import cache
+from pricing.offers import Freshness, as_offers
 from pricing.sources import Source
 
 
@@ -19,7 +20,8 @@ class SourceState(BaseModel):
     last_success: datetime | None
     age_days: float | None
     ttl_hours: float
-    stale: bool
+    stale: bool  # never loaded, past its TTL, or holding rows past theirs
+    stale_rows: int = 0  # rows past their TTL (reference prices age from the date they were quoted)
     last_error: str | None
     last_attempt: datetime | None
 
@@ -32,10 +34,13 @@ def source_status(db: Database, sources: Iterable[Source], now: datetime) -> lis
         success = datetime.fromisoformat(ok["finished_at"]) if ok else None
         age = (now - success).total_seconds() / 86400 if success else None
         rows = len(cache.load_fx(db)) if source.fetch_fx else cache.count_prices(db, source.name)
+        stale_rows = 0 if source.fetch_fx else sum(o.stale for o in as_offers(
+            cache.load_prices(db, source=source.name), {source.name: Freshness(source.ttl,
+                                                                               source.age_from_effective_date)}, now))
         states.append(SourceState(
             source=source.name, description=source.description, rows=rows, last_success=success,
             age_days=round(age, 3) if age is not None else None, ttl_hours=source.ttl.total_seconds() / 3600,
-            stale=success is None or (now - success) > source.ttl,
+            stale=success is None or (now - success) > source.ttl or stale_rows > 0, stale_rows=stale_rows,
             last_error=last["error"] if last and last["status"] == "failed" else None,
             last_attempt=datetime.fromisoformat(last["started_at"]) if last else None,
         ))

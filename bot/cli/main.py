@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import sys
 from pathlib import Path
 from typing import Annotated
@@ -19,6 +20,12 @@ from rules.policy import load_policy
 
 app = typer.Typer(add_completion=False, no_args_is_help=True,
                   help="GPU Advisor: dedicated card, shared slice or spot, and what each costs.")
+
+
+@app.callback()
+def _quiet_logs() -> None:
+    """A command prints what a person needs to know; the libraries' logs are for `serve` (which sets its own)."""
+    logging.basicConfig(level=logging.ERROR, format="%(message)s")
 policy_app = typer.Typer(no_args_is_help=True, help="Show or check the policy (every threshold the rules use).")
 app.command("advise")(advise_command)
 app.command()(quote)

@@ -20,7 +20,7 @@ from bot.cli.common import DbOpt, LangOpt, PolicyOpt, fail, load_effective_polic
 from bot.settings import Settings
 from bot.text import t
 from bot.text.errors import error_text
-from bot.text.quote import age_text
+from bot.text.quote import age_text, stale_text
 from pricing.errors import QuoteError
 from rules.errors import ParseError, UnknownGPU
 from rules.gpus import canonical_gpu
@@ -140,7 +140,7 @@ def prices_status(
         return
     table = Table(*t("cli.status_columns", lang).split("|"))
     for s in states:
-        state = f"[red]{t('stale', lang)}[/red]" if s.stale else f"[green]{t('slack.fresh', lang)}[/green]"
+        state = f"[red]{stale_text(s, lang)}[/red]" if s.stale else f"[green]{t('slack.fresh', lang)}[/green]"
         if s.last_success is None:
             state = f"[yellow]{t('cli.never_loaded', lang)}[/yellow]"
         table.add_row(s.source, str(s.rows), s.last_success.isoformat(timespec="seconds") if s.last_success else "-",

@@ -36,7 +36,7 @@ def serve(
     from pricing.errors import CacheUnavailable
     from rules.errors import PolicyError
 
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s", force=True)
     settings = load_settings(db=db, terminal=False)  # Slack's default language is GPU_ADVISOR_LANG, else zh
     lang = terminal_lang(settings)  # what this terminal is told
     try:

@@ -13,7 +13,7 @@ from bot.slack.ids import Action, Callback
 from bot.text import Lang, t
 from bot.text.errors import error_text
 from bot.text.format import show
-from bot.text.quote import age_text, notes, rows, title
+from bot.text.quote import age_text, notes, rows, stale_text, title
 from bot.text.reasons import headline, render
 from pricing.errors import QuoteError
 from pricing.quote import Quote
@@ -142,7 +142,7 @@ def home(recent: list[dict[str, Any]], sources: list[SourceState], lang: Lang) -
         recent_text = t("slack.home_recent", lang) + "\n" + t("slack.home_none", lang)
     source_lines = []
     for s in sources:
-        state = t("stale", lang) if s.stale else t("slack.fresh", lang)
+        state = stale_text(s, lang) if s.stale else t("slack.fresh", lang)
         when = (age_text(s.age_days, lang) if s.age_days is not None else t("slack.never", lang))
         error = f" · ⚠️ {s.last_error}" if s.last_error else ""
         source_lines.append(t("slack.source_line", lang, source=s.source, state=state, rows=show(s.rows), when=when,

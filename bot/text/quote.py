@@ -12,6 +12,7 @@ from rules.policy import Policy
 
 if TYPE_CHECKING:  # only read here: the quote models load with the quote
     from pricing.quote import Option, Quote
+    from pricing.status import SourceState
 
 
 @dataclass(frozen=True)
@@ -21,6 +22,13 @@ class Row:
     billing: str
     source: str
     stale: bool
+
+
+def stale_text(state: SourceState, lang: Lang) -> str:
+    """STALE, and how many rows are, when a source holds rows past their TTL (as `prices list` marks them)."""
+    if state.stale_rows and state.last_success is not None:
+        return t("stale.rows", lang, stale=state.stale_rows, rows=state.rows)
+    return t("stale", lang)
 
 
 def age_text(days: float, lang: Lang) -> str:

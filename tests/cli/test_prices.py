@@ -105,7 +105,10 @@ def test_refresh_from_local_sources_then_list_status_and_quote_in_usd(tmp_path: 
         assert {p["source"] for p in listed} == {"ratecard", "azure"}
         status = json.loads(run_cli("prices", "status", "--json", env=env, tmp=tmp_path).stdout)
         assert {s["source"]: s["rows"] for s in status} == {"ratecard": BUNDLED_ROWS, "azure": 4, "feed": 3, "ecb": 1}
-        assert all(s["last_error"] is None and not s["stale"] for s in status)
+        assert all(s["last_error"] is None for s in status)
+        assert [s["source"] for s in status if s["stale"]] == ["ratecard"]  # its 2023-2024 reference rows
+        every = json.loads(run_cli("prices", "list", "--source", "ratecard", "--json", env=env, tmp=tmp_path).stdout)
+        assert status[0]["stale_rows"] == sum(p["stale"] for p in every) > 0  # status and list agree
         quoted = run_cli("quote", "--gpu", "A100", "--hours-per-day", "4", "--days", "14", "--currency", "USD",
                          "--region", "eastus", "--json", env=env, tmp=tmp_path)
     data = json.loads(quoted.stdout)
