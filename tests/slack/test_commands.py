@@ -191,7 +191,7 @@ def test_app_home_shows_recent_recommendations_and_sources(tmp_path: Path) -> No
         View(**published["view"]).validate_json()
         text = json.dumps(published["view"], ensure_ascii=False)
         assert "Dedicated card" in text and "10h" in text
-        assert "`ratecard` STALE: 6 of" in text and f"{BUNDLED_ROWS} rows" in text  # as `prices status` says
+        assert "`ratecard` STALE: " in text and f"of {BUNDLED_ROWS} rows" in text  # as `prices status` says
         home_button = {"blocks": published["view"]["blocks"], "channel": "D1"}
         h.send.click(home_button, "new_profile")
         h.fake.wait_for(lambda: [p for p in h.posts(channel="DU1") if "a few questions" in str(p.get("text"))])
