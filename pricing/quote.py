@@ -279,8 +279,10 @@ def _spot(offers: list[Offer], req: QuoteRequest, policy: Policy, money: _Money)
                   notes=["estimated_from_policy_range", "needs_checkpoints"])
 
 
-def _break_even(per_day: float | None, slice_hour: float | None, policy: Policy) -> dict[str, float | None] | None:
-    """Hours a day of use at which a card billed by the day costs the same as the shared slice."""
+def _break_even(per_day: float | None, slice_hour: float | None, policy: Policy,
+                stretch: bool = True) -> dict[str, float | None] | None:
+    """Hours a day of use at which a card billed by the day costs the same as the shared slice (counting
+    the slice's 70-80% speed when `stretch`: a whole card by the hour, or a service, runs at full speed)."""
     if per_day is None or not slice_hour:
         return None
 
@@ -288,6 +290,8 @@ def _break_even(per_day: float | None, slice_hour: float | None, policy: Policy)
         value = per_day * efficiency / slice_hour
         return round(value, 2) if value <= 24 else None  # None: shared stays cheaper all day
 
+    if not stretch:
+        return {"nominal": hours(1.0), "adjusted_min": hours(1.0), "adjusted_max": hours(1.0)}
     return {"nominal": hours(1.0), "adjusted_min": hours(policy.shared.efficiency_min),
             "adjusted_max": hours(policy.shared.efficiency_max)}
 
@@ -337,7 +341,7 @@ def quote(req: QuoteRequest, offers: Sequence[Offer], policy: Policy, *, fx: FxR
         gpu=gpu, cards=req.cards, currency=req.currency, hours_per_day=req.daily_hours, days=req.period_days,
         gpu_hours=round(req.used_hours_per_card * req.cards, 2), share=share, dedicated=dedicated, shared=shared,
         spot=spot, savings_pct=savings, savings_range_pct=savings_range,
-        break_even_hours_per_day=_break_even(per_day, slice_hour, policy),
+        break_even_hours_per_day=_break_even(per_day, slice_hour, policy, share < 1 and not req.service),
         rent_vs_buy={"yearly_gpu_hours_at_this_pace": yearly, "threshold": threshold,
                      "advice": "rent" if yearly <= threshold else "consider_buying"},
         fx=({"rate": fx.rate, "date": fx.rate_date.isoformat(), "source": fx.source, "pair": f"{fx.base}/{fx.quote}"}

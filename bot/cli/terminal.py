@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from rich.cells import cell_len
 from rich.console import Console, Group, RenderableType
 from rich.panel import Panel
 from rich.table import Table
@@ -61,9 +62,12 @@ def print_advice(advice: Advice, policy: Policy, lang: Lang) -> None:
 
 def print_quote(quote: Quote, policy: Policy, lang: Lang, console: Console) -> None:
     table = Table(title=title(quote, lang), title_justify="left", show_lines=True)
+    lines = rows(quote, policy, lang)
+    # A figure is never folded: the cost column is at least as wide as its longest word (¥980–¥1,120).
+    widest = max((cell_len(word) for row in lines for word in row.cost.split()), default=8)
     for key in ("col.option", "col.cost", "col.billing", "col.source"):
-        table.add_column(t(key, lang), overflow="fold")
-    for row in rows(quote, policy, lang):
+        table.add_column(t(key, lang), overflow="fold", min_width=widest if key == "col.cost" else None)
+    for row in lines:
         table.add_row(row.option, row.cost, row.billing, row.source, style="yellow" if row.stale else None)
     console.print(table)
     for line in notes(quote, lang):

@@ -9,6 +9,7 @@ translated, so `{workload}` reads 全参微调 in Chinese.
 
 from __future__ import annotations
 
+import re
 import string
 from functools import cache
 from importlib import resources
@@ -56,8 +57,15 @@ def _param(value: object, lang: Lang, table: dict[str, dict[Lang, str]]) -> str:
     return show(value)  # type: ignore[arg-type]
 
 
+_CJK = "\u3000-\u303f\u4e00-\u9fff\uff00-\uffef"  # CJK punctuation, ideographs, full-width forms
+_CJK_GAP = re.compile(f"(?<=[{_CJK}])[ ]+(?=[{_CJK}])")
+
+
 def t(key: str, lang: Lang, /, **params: object) -> str:
-    """The text of `key` in `lang`, with `params` filled in. KeyError for an unknown key (a bug)."""
+    """The text of `key` in `lang`, with `params` filled in. KeyError for an unknown key (a bug).
+
+    In Chinese, a space left between two Chinese characters (a template's space beside a word put in,
+    such as 全参微调) is dropped; spaces beside Latin letters and digits stay."""
     table = entries()
-    template = table[key][lang]
-    return template.format(**{name: _param(value, lang, table) for name, value in params.items()})
+    text = table[key][lang].format(**{name: _param(value, lang, table) for name, value in params.items()})
+    return _CJK_GAP.sub("", text) if lang is Lang.ZH else text

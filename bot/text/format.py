@@ -19,8 +19,10 @@ def show(value: Number) -> str:
 
 
 def money(amount: float, currency: str) -> str:
+    """Money reads like money: whole units from 100 up (¥187, ¥5,600), cents below (¥7.5, $0.29)."""
+    value = round(amount) if abs(amount) >= 100 else round(amount, 2)
     symbol = {"CNY": "¥", "USD": "$"}.get(currency, "")
-    return f"{symbol}{show(round(amount, 2))}" if symbol else f"{show(round(amount, 2))} {currency}"
+    return f"{symbol}{show(value)}" if symbol else f"{show(value)} {currency}"
 
 
 def share_text(share: float) -> str:

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from bot.text.catalogue import t
-from bot.text.format import money, share_text
+from bot.text.format import money, share_text, show
 from bot.text.lang import Lang
 from rules.policy import Policy
 
@@ -47,7 +47,7 @@ def _cost(option: Option, quote: Quote, policy: Policy, lang: Lang) -> str:
         text += "; " + t("shared.adjusted", lang, low=money(option.amount_min, cur), high=money(option.amount_max, cur),
                         eff_low=round(policy.shared.efficiency_min * 100),
                         eff_high=round(policy.shared.efficiency_max * 100),
-                        days_low=option.days_min or 0, days_high=option.days_max or 0)
+                        days_low=round(option.days_min or 0, 1), days_high=round(option.days_max or 0, 1))
     elif option.amount_min != option.amount_max:
         text = f"{money(option.amount_min, cur)}–{money(option.amount_max, cur)}"
     else:
@@ -87,45 +87,74 @@ def rows(quote: Quote, policy: Policy, lang: Lang) -> list[Row]:
     for option in (quote.dedicated, quote.shared, quote.spot):
         if option is None:
             continue
-        name = t(f"option.{option.kind}", lang, share=share_text(option.share or quote.share))
+        whole = option.kind == "shared" and (option.share or quote.share) >= 1
+        name = t("option.shared_whole" if whole else f"option.{option.kind}", lang,
+                 share=share_text(option.share or quote.share))
         if option.memory_gb:
             name += " · " + t("option.memory", lang, memory_gb=option.memory_gb)
         billing = t(f"billing.{option.billing}", lang)
         extra = _notes(option, policy, lang)
         if extra:
-            billing += "; " + "; ".join(extra)
+            sep = t("list.sep", lang)
+            billing += sep + sep.join(extra)
         out.append(Row(name, _cost(option, quote, policy, lang), billing, _source(option, lang),
                        bool(option.price and option.price.stale)))
     return out
 
 
 def title(quote: Quote, lang: Lang) -> str:
-    return t("quote.title", lang, gpu=quote.gpu, cards=quote.cards, hours=quote.hours_per_day, days=quote.days,
-             gpu_hours=quote.gpu_hours)
+    return t("quote.title", lang, gpu=quote.gpu, cards=quote.cards, hours=round(quote.hours_per_day, 1),
+             days=round(quote.days, 1), gpu_hours=round(quote.gpu_hours, 1))
 
 
-def notes(quote: Quote, lang: Lang) -> list[str]:
-    out = [t(f"omitted.{kind}.{reason}", lang) for kind, reason in quote.omitted.items()]
+def change(low: float, high: float, lang: Lang) -> str:
+    """A saving as words: "12% less", "10–20% less", "5% more", "between 5% more and 10% less"."""
+    low, high = sorted((round(low, 1), round(high, 1)))
+    if low == high:
+        return t("change.less" if low >= 0 else "change.more", lang, pct=abs(low))
+    if low >= 0:
+        return t("change.less_range", lang, low=low, high=high)
+    if high <= 0:
+        return t("change.more_range", lang, low=-high, high=-low)
+    return t("change.mixed", lang, more=-low, less=high)
+
+
+def _hours(value: float | None) -> str:
+    return show(round(value, 1)) if value is not None else ">24"
+
+
+def _savings(quote: Quote, lang: Lang) -> list[str]:
+    out = []
     names = {"shared": t("option.shared", lang, share=share_text(quote.share)), "spot": t("option.spot", lang)}
     for kind, pct in quote.savings_pct.items():
         low, high = quote.savings_range_pct[kind]
         if kind == "spot" and low != high:  # an estimate: the range is the figure
-            out.append(t("savings.range", lang, option=names[kind], low=low, high=high))
+            out.append(t("savings", lang, option=names[kind], change=change(low, high, lang)))
             continue
-        line = t("savings" if pct >= 0 else "savings.more", lang, option=names[kind], pct=abs(pct))
+        line = t("savings", lang, option=names[kind], change=change(pct, pct, lang))
         if kind == "shared" and (low, high) != (pct, pct):
-            line += t("savings.adjusted", lang, low=low, high=high)
+            line += t("savings.adjusted", lang, change=change(low, high, lang))
         out.append(line)
+    return out
+
+
+def _break_even(quote: Quote, lang: Lang) -> list[str]:
     even = quote.break_even_hours_per_day
-    if even is not None:
-        if even["adjusted_max"] is None:
-            out.append(t("break_even.never", lang))
-        elif even["nominal"] is None:
-            out.append(t("break_even.adjusted", lang, low=even["adjusted_min"] or ">24", high=even["adjusted_max"]))
-        else:
-            out.append(t("break_even", lang, nominal=even["nominal"] if even["nominal"] is not None else ">24",
-                         low=even["adjusted_min"] if even["adjusted_min"] is not None else ">24",
-                         high=even["adjusted_max"] if even["adjusted_max"] is not None else ">24"))
+    if even is None:
+        return []
+    if even["adjusted_max"] is None:
+        return [t("break_even.never", lang)]
+    low, high = _hours(even["adjusted_min"]), _hours(even["adjusted_max"])
+    if even["nominal"] is None:
+        return [t("break_even.adjusted", lang, low=low, high=high)]
+    if low == high == _hours(even["nominal"]):  # no speed to count: a whole card, or a service
+        return [t("break_even.plain", lang, nominal=low)]
+    return [t("break_even", lang, nominal=_hours(even["nominal"]), low=low, high=high)]
+
+
+def notes(quote: Quote, lang: Lang) -> list[str]:
+    out = [t(f"omitted.{kind}.{reason}", lang) for kind, reason in quote.omitted.items()]
+    out += _savings(quote, lang) + _break_even(quote, lang)
     rvb = quote.rent_vs_buy
     out.append(t(str(rvb["advice"]), lang, hours=rvb["yearly_gpu_hours_at_this_pace"], threshold=rvb["threshold"]))
     if quote.fx:

@@ -164,3 +164,21 @@ def test_a_file_that_is_not_a_database_is_named(tmp_path: Path) -> None:
     assert result.returncode == 2
     assert f"cannot use the database {bad}: file is not a database" in result.stderr
     assert bad.read_text() == "these are my notes, not a database"  # untouched
+
+
+def test_money_reads_like_money_and_no_figure_is_folded(tmp_path: Path) -> None:
+    flags = ["quote", "--gpu", "A100", "--hours-per-day", "4", "--days", "14"]
+    data = json.loads(run_cli(*flags, "--json", env=OFFLINE, tmp=tmp_path).stdout)
+    table = run_cli(*flags, env=OFFLINE | {"COLUMNS": "72"}, tmp=tmp_path).stdout
+    spot = data["spot"]
+    low, high = round(spot["amount_min"]), round(spot["amount_max"])
+    assert f"¥{low}–¥{high}" in table  # ¥187–¥467, not ¥186.67–¥466.67, on one line
+    assert "¥980–¥1,120" in table and "17.5–20 days" in table
+    assert "costs 91.7–96.7% less than dedicated" in table
+
+
+def test_a_saving_below_zero_is_said_as_costing_more(tmp_path: Path) -> None:
+    result = run_cli("quote", "--gpu", "A100", "--hours-per-day", "24", "--days", "30", "--share", "1",
+                     env=OFFLINE | {"COLUMNS": "200"}, tmp=tmp_path)
+    assert "costs" in result.stdout and "% more than dedicated" in result.stdout
+    assert "-" not in result.stdout.split("more than dedicated")[0].split("costs")[-1]

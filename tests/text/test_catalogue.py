@@ -69,3 +69,21 @@ def test_numbers_are_shown_without_trailing_zeros() -> None:
     assert show(5600.0) == "5,600"
     assert show(0.25) == "0.25"
     assert show(3) == "3"
+
+
+def test_chinese_has_no_stray_space_around_a_word_put_in() -> None:
+    text = t("advice.scenario_conflict", Lang.ZH, workload="full-finetune", expected="dedicated")
+    assert "全参微调通常适合独占卡" in text
+    assert "13B 模型全参微调的显存峰值" in t("advice.memory_estimate", Lang.ZH, model_size_b=13,
+                                          workload="full-finetune", peak_gb=250, card_gb=80)
+    assert "训练训练" not in t("advice.memory_estimate", Lang.ZH, model_size_b=7, workload="pretrain",
+                              peak_gb=130, card_gb=80)
+
+
+def test_no_english_article_before_a_number() -> None:
+    for key, texts in entries().items():
+        assert not re.search(r"\b[aA] \{(card_gb|peak_gb|memory_gb)\}", texts[Lang.EN]), key
+
+
+def test_the_articles_term_for_the_rule() -> None:
+    assert "四项命中两项" in t("advice.phase_stable", Lang.ZH)
