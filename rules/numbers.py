@@ -13,13 +13,20 @@ _EN_WORDS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five":
              "half": 0.5, "once": 1, "twice": 2, "thrice": 3, "few": 3, "几": 3}
 
 # A number as it may appear inside a longer answer; use with number_value().
-NUMBER = r"\d+(?:\.\d+)?|[零〇一二两三四五六七八九十百千]+|半|几|" + "|".join(
+CHINESE_NUMERAL = "[零〇一二两三四五六七八九十百千万]+"
+NUMBER = r"\d+(?:\.\d+)?|" + CHINESE_NUMERAL + "|半|几|" + "|".join(
     rf"\b{w}\b" for w in sorted(_EN_WORDS, key=len, reverse=True) if w.isascii()
 )
 
 
 def chinese_int(text: str) -> int:
-    """Chinese numerals up to the thousands: 十二 -> 12, 二十四 -> 24, 两百 -> 200."""
+    """Chinese numerals: 十二 -> 12, 二十四 -> 24, 三百 -> 300, 两千五百 -> 2500, 一万二 -> 12000."""
+    if "万" in text:
+        high, _, low = text.partition("万")
+        rest = chinese_int(low) if low else 0
+        if low and len(low) == 1 and low in _CN_DIGITS:  # 一万二: the digit after 万 counts thousands
+            rest *= 1000
+        return (chinese_int(high) if high else 1) * 10000 + rest
     total, current = 0, 0
     for char in text:
         if char in _CN_DIGITS:

@@ -10,7 +10,7 @@ import re
 
 from rules.errors import ParseError, UnknownGPU
 from rules.gpus import canonical_gpu
-from rules.numbers import NUMBER, normalise, number_value
+from rules.numbers import CHINESE_NUMERAL, NUMBER, chinese_int, normalise, number_value
 from rules.profile import (
     DurationAnswer,
     DurationBucket,
@@ -26,6 +26,9 @@ ACCEPTED = {
     "duration": ["45 min", "3h", "3.5 hours", "2 days", "3 weeks", "半小时", "两小时", "10小时", "3天",
                  "short/medium/long", "短/中/长", "<1h", "1-8h", ">8h"],
     "yes_no": ["yes/no", "y/n", "true/false", "是/否", "能/不能", "可以/不可以", "需要/不需要"],
+    "model_parallel": ["yes/no", "y/n", "需要/不需要", "是/否", "要/不要"],
+    "can_resume": ["yes/no", "y/n", "能/不能", "可以/不可以", "是/否"],
+    "checkpointing": ["yes/no", "y/n", "有/没有", "是/否"],
     "memory": ["yes/no", "70GB", "70 GB of 80", "70/80", "70G/80G", "85%", "是/否"],
     "frequency": ["daily", "every day", "3 times a week", "weekly", "high/low", "每天", "每周两次", "高频/低频"],
     "workload": [w.value for w in Workload] + ["预训练", "全参微调", "超参搜索", "推理", "调试"],
@@ -48,13 +51,14 @@ def _prepare(question: str, text: object) -> str:
     norm = normalise(text)
     if not norm:
         raise ParseError(question, text, accepted_for(question), "empty")
+    if re.match(r"^-\s*\d", norm):
+        raise ParseError(question, text, accepted_for(question), "negative")
     if len(norm) > _MAX_TEXT:
         raise ParseError(question, text, accepted_for(question), "too_long")
     return norm
 
 
-_ACCEPTED_ALIASES = {"model_parallel": "yes_no", "can_resume": "yes_no", "checkpointing": "yes_no",
-                     "p99_ms": "p99", "model_size_b": "model_size"}
+_ACCEPTED_ALIASES = {"p99_ms": "p99", "model_size_b": "model_size"}
 
 
 def accepted_for(question: str) -> list[str]:
@@ -160,7 +164,7 @@ def parse_yes_no(text: str, question: str = "yes_no") -> bool:
     norm = _prepare(question, text)
     value = read_yes_no(norm)
     if value is None:
-        raise ParseError(question, text, ACCEPTED["yes_no"])
+        raise ParseError(question, text, accepted_for(question) if question in ACCEPTED else ACCEPTED["yes_no"])
     return value
 
 
@@ -328,6 +332,7 @@ def parse_model_size(text: str) -> float:
 
 def _positive(question: str, text: str, pattern: str, scale: dict[str, float]) -> float:
     norm = _prepare(question, text).replace(" ", "")
+    norm = re.sub(rf"^{CHINESE_NUMERAL}", lambda m: str(chinese_int(m.group())), norm)  # 三百 -> 300
     match = re.fullmatch(pattern, norm)
     if not match:
         raise ParseError(question, text, ACCEPTED[question])

@@ -21,6 +21,7 @@ from bot.fields import FIELDS, flag
 from bot.settings import Settings
 from bot.text import Lang, t
 from bot.text.errors import parse_error_text
+from bot.text.format import forms
 from rules.answers import AnswersError, parse_answers
 from rules.errors import ParseError
 from rules.policy import Policy
@@ -42,7 +43,7 @@ def _ask(console: Console, step: Step, lang: Lang) -> Any:
         labels = [(value, t(f"answer.{ask.key}.{value}", lang)) for value in ask.options]
         usual = " · ".join(f"{value} ({label})" if value != label else value for value, label in labels)
         console.print(f"  [dim]{t('ask.usual', lang)}: {usual}[/dim]")
-    console.print(f"  [dim]{t('ask.or_type', lang)} {', '.join(ask.accepted()[:6])}[/dim]")
+    console.print(f"  [dim]{t('ask.or_type', lang)} {', '.join(forms(ask.accepted(), lang)[:6])}[/dim]")
     if not step.required:
         console.print(f"  [dim]({t('ask.optional', lang)})[/dim]")
     while True:

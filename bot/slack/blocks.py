@@ -12,7 +12,7 @@ from bot.slack import templating
 from bot.slack.ids import Action, Callback
 from bot.text import Lang, t
 from bot.text.errors import error_text
-from bot.text.format import show
+from bot.text.format import forms, show
 from bot.text.quote import age_text, notes, rows, stale_text, title
 from bot.text.reasons import headline, render
 from pricing.errors import QuoteError
@@ -55,7 +55,7 @@ def question(convo_id: str, step: Step, lang: Lang) -> list[dict[str, Any]]:
     if not step.required:
         buttons.append({"action_id": Action.SKIP.value, "label": t("slack.skip", lang), "primary": False,
                         "value": ButtonValue(c=convo_id, k=ask.key, v=None).model_dump_json()})
-    examples = ", ".join(f"`{templating.escape(a)}`" for a in ask.accepted()[:5])
+    examples = ", ".join(f"`{templating.escape(a)}`" for a in forms(ask.accepted(), lang)[:5])
     hint = t("slack.type_hint", lang, examples=examples)
     return templating.message("question.json.j2", title=_title(step, lang), buttons=buttons, hint=hint)
 
@@ -123,11 +123,12 @@ def form(answers: dict[str, str], metadata: str, lang: Lang) -> dict[str, Any]:
     fields = []
     for field in FORM_FIELDS:
         ask = field.ask
-        hint = ", ".join(ask.accepted()[:6])
+        hint = ", ".join(forms(ask.accepted(), lang)[:6])
         if ask.required or ask.key in INFERENCE_KEYS:  # which ones depends on the workload: checked on submit
             hint = t("slack.form_required_for", lang, work=t(f"slack.form_for.{ask.stage.value}", lang)) + hint
         fields.append({"key": ask.key, "label": t(f"question.{ask.key}", lang), "required": False,
-                       "hint": hint, "placeholder": ask.accepted()[0], "initial": answers.get(ask.key, "")})
+                       "hint": hint, "placeholder": forms(ask.accepted(), lang)[0],
+                       "initial": answers.get(ask.key, "")})
     return templating.view("form.json.j2", callback_id=Callback.PROFILE_FORM.value, metadata=metadata,
                            title=t("slack.form_title", lang), submit=t("slack.form_submit", lang),
                            cancel=t("slack.form_cancel", lang), fields=fields)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from bot.text.catalogue import has, t
+from bot.text.format import forms
 from bot.text.lang import Lang
 from pricing.errors import QuoteError
 from rules.errors import ParseError, UnknownGPU
@@ -12,7 +13,7 @@ def parse_error_text(exc: ParseError, lang: Lang) -> str:
     """'Could not read "x": why. Accepted: a, b, c' for an answer that did not parse."""
     shown = exc.text if len(exc.text) <= 60 else exc.text[:57] + "..."
     problem = t(f"parse.problem.{exc.problem or 'not_understood'}", lang)
-    return t("ask.parse_error", lang, text=shown, problem=problem, accepted=", ".join(exc.accepted))
+    return t("ask.parse_error", lang, text=shown, problem=problem, accepted=", ".join(forms(exc.accepted, lang)))
 
 
 def error_text(exc: ParseError | UnknownGPU | QuoteError, lang: Lang, *, where: str = "cli") -> str:

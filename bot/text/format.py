@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import re
 from fractions import Fraction
+
+from bot.text.lang import Lang
 
 Number = str | float | int | bool | None
 
@@ -29,3 +32,14 @@ def share_text(share: float) -> str:
     """A slice of one card as a fraction: 0.5 -> '1/2', 1.0 -> '1'."""
     fraction = Fraction(share).limit_denominator(8)
     return f"{fraction.numerator}/{fraction.denominator}" if fraction.denominator != 1 else "1"
+
+
+_CHINESE = re.compile("[\u4e00-\u9fff]")
+
+
+def forms(accepted: list[str], lang: Lang) -> list[str]:
+    """The accepted forms of an answer as a user of `lang` reads them: Chinese first for zh, English
+    only for en (both are understood either way)."""
+    chinese = [a for a in accepted if _CHINESE.search(a)]
+    latin = [a for a in accepted if not _CHINESE.search(a)]
+    return chinese + latin if lang is Lang.ZH else latin or accepted

@@ -38,7 +38,7 @@ def test_bad_flag_names_the_flag_and_the_accepted_forms(tmp_path: Path) -> None:
                      tmp=tmp_path)
     assert result.returncode == 2
     assert "--can-resume: Could not read 'perhaps'" in result.stderr
-    assert "能/不能" in result.stderr
+    assert "Accepted: yes/no, y/n" in result.stderr and "能/不能" not in result.stderr  # forms in English
     assert "--memory-peak: Could not read '70': a bare number" in result.stderr
 
 
@@ -164,3 +164,16 @@ def test_every_message_of_a_run_is_in_one_language(tmp_path: Path) -> None:
     assert result.returncode == 2
     assert "--can-resume：" in result.stderr or "--can-resume: 无法识别" in result.stderr
     assert "Could not read" not in result.stderr and "missing answers" not in result.stderr
+
+
+def test_re_asks_list_the_forms_in_the_users_language(tmp_path: Path) -> None:
+    result = run_cli("advise", "--duration", "3h", "--model-parallel", "也许", "--lang", "zh", tmp=tmp_path)
+    assert "可接受的格式：需要/不需要, 是/否, 要/不要, yes/no" in result.stderr  # about parallelism, Chinese first
+
+
+def test_a_negative_figure_and_chinese_numerals(tmp_path: Path) -> None:
+    negative = run_cli("advise", "--duration", "-5h", "--lang", "en", tmp=tmp_path)
+    assert "--duration: Could not read '-5h': a negative figure" in negative.stderr
+    qps = run_cli("advise", "--workload", "推理", "--qps", "三百", "--p99-ms", "40", "--json", tmp=tmp_path)
+    assert qps.returncode == 0, qps.stderr
+    assert json.loads(qps.stdout)["profile"]["qps"] == 300

@@ -8,6 +8,7 @@ from hypothesis import strategies as st
 
 from rules import parsing
 from rules.errors import ParseError
+from rules.parsing import parse_duration, parse_memory, parse_qps, parse_yes_no
 from rules.profile import DurationBucket, FrequencyLevel, Phase, Workload
 
 
@@ -144,3 +145,22 @@ answer_like = st.one_of(
 def test_arbitrary_text_raises_only_parse_error(text: str, which: object) -> None:
     with contextlib.suppress(ParseError):
         which(text)  # type: ignore[operator]
+
+
+def test_a_negative_figure_has_its_own_reason() -> None:
+    for parse, text in ((parse_duration, "-5h"), (parse_memory, "-70GB"), (parse_qps, "-3")):
+        with pytest.raises(ParseError) as caught:
+            parse(text)
+        assert caught.value.problem == "negative"
+
+
+def test_chinese_numerals_are_numbers() -> None:
+    assert parse_qps("三百") == 300
+    assert parse_qps("两千五百 qps") == 2500
+    assert parse_qps("一万二") == 12000
+
+
+def test_yes_no_questions_list_forms_about_themselves() -> None:
+    with pytest.raises(ParseError) as caught:
+        parse_yes_no("maybe", "model_parallel")
+    assert "需要/不需要" in caught.value.accepted and "能/不能" not in caught.value.accepted
