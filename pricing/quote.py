@@ -156,6 +156,21 @@ def prefer_own_prices(offers: Sequence[Offer]) -> list[Offer]:
     return [o for o in offers if not (_is_reference(o) and key(o) in own)]
 
 
+INLAND = "inland"
+
+
+def _inland_estimate(option: Option | None, policy: Policy) -> Option | None:
+    """An option priced from tier-1/any-region offers, lowered by the policy's inland discount
+    (the articles: Inner Mongolia and Guizhou can be 20-30% cheaper), labelled an estimate."""
+    if option is None:
+        return None
+    low, high = policy.regions.inland_discount_min, policy.regions.inland_discount_max
+    return option.model_copy(update={
+        "amount": round(option.amount * (1 - (low + high) / 2), 2),
+        "amount_min": round(option.amount_min * (1 - high), 2), "amount_max": round(option.amount_max * (1 - low), 2),
+        "estimate": True, "notes": [*option.notes, "estimated_inland_discount"]})
+
+
 def _filter(offers: Sequence[Offer], req: QuoteRequest) -> list[Offer]:
     gpu = [o for o in offers if o.record.gpu == req.gpu]
     if not gpu:
@@ -167,6 +182,8 @@ def _filter(offers: Sequence[Offer], req: QuoteRequest) -> list[Offer]:
         return gpu
     region = req.region.lower()
     matched = [o for o in gpu if region in (o.record.region.lower(), o.record.region_class.value)]
+    if not matched and region == INLAND:
+        return gpu  # estimated below from the other regions' prices and the policy's inland discount
     if not matched:
         known = sorted({o.record.region for o in gpu} | {o.record.region_class.value for o in gpu})
         raise QuoteError("no_region_price",
@@ -325,11 +342,14 @@ def quote(req: QuoteRequest, offers: Sequence[Offer], policy: Policy, *, fx: FxR
                          gpu=req.gpu, known=known) from None
     req = req.model_copy(update={"gpu": gpu})
     usable = prefer_own_prices(_filter(offers, req))
+    inland = (req.region or "").lower() == INLAND and not any(o.record.region_class.value == INLAND for o in usable)
     money = _Money(req.currency, fx)
     share = req.share or policy.shared.default_share
     dedicated, per_day = _dedicated(usable, req, money)
     shared, slice_hour = (None, None) if "shared" in req.omit else _shared(usable, req, share, policy, money)
     spot = None if "spot" in req.omit else _spot(usable, req, policy, money)
+    if inland:
+        dedicated, shared, spot = (_inland_estimate(o, policy) for o in (dedicated, shared, spot))
     whole = {"memory_gb": gpu_model(gpu).memory_gb * req.cards}
     dedicated = dedicated.model_copy(update=whole) if dedicated else None
     spot = spot.model_copy(update=whole) if spot else None

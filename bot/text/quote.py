@@ -76,7 +76,9 @@ def _notes(option: Option, policy: Policy, lang: Lang) -> list[str]:
         out.append(t(f"note.{note}", lang, low=round(policy.spot.price_fraction_min * 100),
                      high=round(policy.spot.price_fraction_max * 100),
                      eff_low=round(policy.shared.efficiency_min * 100),
-                     eff_high=round(policy.shared.efficiency_max * 100)))
+                     eff_high=round(policy.shared.efficiency_max * 100),
+                     inland_low=round(policy.regions.inland_discount_min * 100),
+                     inland_high=round(policy.regions.inland_discount_max * 100)))
     if option.price and option.price.flags:
         out += [t(f"note.flag.{flag}", lang) for flag in option.price.flags.split(",") if flag]
     return out

@@ -191,3 +191,16 @@ def test_every_gpu_the_product_offers_as_a_button_has_a_bundled_price(policy: Po
         made = quote(QuoteRequest(gpu=gpu, hours_per_day=4, days=14), bundled(), policy, fx=rate)
         assert made.dedicated is not None and made.dedicated.price is not None
         assert "reference" in made.dedicated.price.flags and made.dedicated.price.basis
+
+
+def test_inland_without_an_inland_price_is_a_labelled_estimate(policy: Policy) -> None:
+    offers = as_offers(rate_card_records([], NOW), RATECARD, NOW)  # the bundled card: no inland row for A100
+    made = quote(QuoteRequest(gpu="A100", hours_per_day=4, days=14, region="inland"), offers, policy)
+    assert made.dedicated is not None and made.dedicated.estimate
+    assert (made.dedicated.amount_min, made.dedicated.amount_max) == (3920, 4480)  # 5,600 less 20-30%
+    assert "estimated_inland_discount" in made.dedicated.notes
+
+
+def test_an_inland_price_in_the_cache_is_used_as_it_is(policy: Policy) -> None:
+    made = quote(QuoteRequest(gpu="H800", hours_per_day=4, days=14, region="inland"), bundled(), policy)
+    assert made.dedicated is not None and not made.dedicated.estimate  # the team card's Guizhou row
