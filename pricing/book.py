@@ -28,4 +28,4 @@ def quote_from_cache(db: Database, req: QuoteRequest, policy: Policy, freshness:
                      configured_fx: FxRate | None = None, now: datetime | None = None) -> Quote:
     at = now or datetime.now(UTC)
     offers = as_offers(cache.load_prices(db), freshness, at)
-    return quote(req, offers, policy, fx=pick_fx(db, configured_fx))
+    return quote(req, offers, policy, fx=pick_fx(db, configured_fx), extra_prices=cache.load_extras(db))

@@ -14,9 +14,10 @@ from sqlite_utils import Database
 
 from pricing.errors import CacheUnavailable
 from pricing.fx import FxRate
-from pricing.records import PriceRecord
+from pricing.records import ExtraPrice, PriceRecord
 
 PRICES = "prices"
+EXTRAS = "extra_prices"  # storage by the GB-month, traffic out by the GB
 RUNS = "refresh_runs"
 FX = "fx_rates"
 CHUNK = 2000
@@ -64,6 +65,11 @@ def _create_tables(db: Database) -> None:
         runs.create({"id": int, "source": str, "started_at": str, "finished_at": str, "rows": int,
                      "status": str, "error": str}, pk="id")
         runs.create_index(["source", "started_at"])
+    extras = db.table(EXTRAS)
+    if not extras.exists():
+        extras.create({"source": str, "kind": str, "provider": str, "region": str, "amount": float, "currency": str,
+                       "unit": str, "effective_date": str, "basis": str, "provenance": str, "fetched_at": str},
+                      not_null={"source", "kind", "amount"})
     if not fx.exists():
         fx.create({"source": str, "base": str, "quote": str, "rate": float, "rate_date": str, "fetched_at": str},
                   pk="source")
@@ -96,7 +102,7 @@ def _row(record: PriceRecord) -> dict[str, Any]:
     return row
 
 
-def replace_source(db: Database, source: str, records: Iterable[PriceRecord]) -> int:
+def replace_source(db: Database, source: str, records: Iterable[PriceRecord | ExtraPrice]) -> int:
     """Replace every cached price of `source` with `records`, all or nothing.
 
     Records are streamed into the table in chunks inside one transaction: if reading or validating
@@ -107,15 +113,26 @@ def replace_source(db: Database, source: str, records: Iterable[PriceRecord]) ->
     table = db.table(PRICES)
     with writing(db):
         db.execute(f"DELETE FROM {PRICES} WHERE source = ?", [source])
-        iterator: Iterator[PriceRecord] = iter(records)
+        db.execute(f"DELETE FROM {EXTRAS} WHERE source = ?", [source])
+        iterator: Iterator[PriceRecord | ExtraPrice] = iter(records)
         while chunk := list(itertools.islice(iterator, CHUNK)):
             for record in chunk:
                 if record.source != source:
                     raise ValueError(f"record of source {record.source!r} in a refresh of {source!r}")
-            table.insert_all((_row(r) for r in chunk), batch_size=CHUNK)
+            table.insert_all((_row(r) for r in chunk if isinstance(r, PriceRecord)), batch_size=CHUNK)
+            extras = [r.model_dump(mode="json") for r in chunk if isinstance(r, ExtraPrice)]
+            if extras:
+                db.table(EXTRAS).insert_all(extras)
             count += len(chunk)
         _flag_spot_above_on_demand(db, source)
     return count
+
+
+def load_extras(db: Database) -> list[ExtraPrice]:
+    """Every cached storage and egress price."""
+    fields = set(ExtraPrice.model_fields)
+    return [ExtraPrice.model_validate({k: v for k, v in row.items() if k in fields and v is not None})
+            for row in db.table(EXTRAS).rows_where(order_by="kind, amount")]
 
 
 def _flag_spot_above_on_demand(db: Database, source: str) -> None:

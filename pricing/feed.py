@@ -2,8 +2,9 @@
 
 Columns (CSV header, or keys of each JSON object; JSON may be a list or {"prices": [...]}):
   required  provider, instance_type, gpu, gpu_count, pricing_model, amount, currency, unit
-  optional  region, region_class, gpu_memory_gb, sharing, mig_profile, effective_date, basis, provenance
-See the README ("Price feed format") for the values each takes.
+  optional  region, region_class, gpu_memory_gb, sharing, mig_profile, effective_date, basis, provenance, kind
+A row whose `kind` is storage (unit gb-month) or egress (unit gb) prices what a run costs beside its
+cards; its GPU columns stay empty. See the README ("Price feed format") for the values each takes.
 """
 
 from __future__ import annotations
@@ -18,11 +19,13 @@ from typing import Any
 from pydantic import ValidationError
 
 from pricing.errors import RecordError
-from pricing.records import PriceRecord
+from pricing.records import ExtraKind, ExtraPrice, PriceRecord
 
 REQUIRED = ("provider", "instance_type", "gpu", "gpu_count", "pricing_model", "amount", "currency", "unit")
 OPTIONAL = ("region", "region_class", "gpu_memory_gb", "sharing", "mig_profile", "effective_date", "basis",
-            "provenance")
+            "provenance", "kind")
+EXTRA_COLUMNS = ("kind", "provider", "region", "amount", "currency", "unit", "effective_date", "basis", "provenance")
+Row = PriceRecord | ExtraPrice
 COLUMNS = REQUIRED + OPTIONAL
 
 
@@ -35,8 +38,18 @@ def _problem(error: ValidationError) -> tuple[str | None, str]:
     return field, message
 
 
+def _record(values: dict[str, Any], source: str, fetched_at: datetime) -> Row:
+    kind = values.pop("kind", "gpu")
+    if kind in tuple(ExtraKind):
+        extra = {k: v for k, v in values.items() if k in EXTRA_COLUMNS}
+        return ExtraPrice(source=source, fetched_at=fetched_at, kind=kind, **extra)
+    if kind != "gpu":
+        raise ValueError(f"kind must be gpu, storage or egress, not {kind!r}")
+    return PriceRecord(source=source, fetched_at=fetched_at, **values)
+
+
 def read_rows(rows: Iterable[Mapping[str, Any]], *, origin: str, source: str,
-              fetched_at: datetime) -> Iterator[PriceRecord]:
+              fetched_at: datetime) -> Iterator[Row]:
     """Validate rows one at a time (memory does not grow with the feed). The first bad row raises RecordError."""
     checked_header = False
     for number, row in enumerate(rows, 1):
@@ -53,15 +66,17 @@ def read_rows(rows: Iterable[Mapping[str, Any]], *, origin: str, source: str,
         values = {k: v for k, v in row.items() if v not in (None, "")}
         values.setdefault("provenance", origin)
         try:
-            yield PriceRecord(source=source, fetched_at=fetched_at, **values)
+            yield _record(values, source, fetched_at)
         except ValidationError as exc:
             field, message = _problem(exc)
             raise RecordError(origin, number, field, message) from None
+        except ValueError as exc:  # an unknown kind
+            raise RecordError(origin, number, "kind", str(exc)) from None
         except TypeError:  # a later JSON object repeating "source" or "fetched_at"
             raise RecordError(origin, number, None, f"unknown column; accepted: {', '.join(COLUMNS)}") from None
 
 
-def parse_text(text: str, *, fmt: str, origin: str, source: str, fetched_at: datetime) -> Iterator[PriceRecord]:
+def parse_text(text: str, *, fmt: str, origin: str, source: str, fetched_at: datetime) -> Iterator[Row]:
     """Rows from CSV or JSON text. `fmt` is 'csv' or 'json'."""
     if fmt == "csv":
         return read_rows(csv.DictReader(io.StringIO(text)), origin=origin, source=source, fetched_at=fetched_at)

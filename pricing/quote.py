@@ -11,7 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from pricing.errors import QuoteError
 from pricing.fx import FxRate, convert
 from pricing.offers import Offer
-from pricing.records import Currency, PricingModel, Sharing, Unit
+from pricing.records import Currency, ExtraPrice, PricingModel, Sharing, Unit
 from rules.errors import UnknownGPU
 from rules.gpus import CATALOGUE, canonical_gpu, gpu_model
 from rules.policy import Policy
@@ -36,6 +36,11 @@ class QuoteRequest(BaseModel):
     currency: Currency = Currency.CNY
     yearly_gpu_hours: float | None = Field(default=None, ge=0)  # for rent vs buy; default: this pace all year
     service: bool = False  # an always-on service: a slice serves less throughput, its days do not stretch
+    # Beside the cards: GB kept over the period and GB sent out, with their prices when the cache has none.
+    storage_gb: float = Field(default=0, ge=0, le=10_000_000)
+    storage_price: float | None = Field(default=None, gt=0, le=1000)  # per GB-month, in `currency`
+    egress_gb: float = Field(default=0, ge=0, le=10_000_000)
+    egress_price: float | None = Field(default=None, gt=0, le=1000)  # per GB, in `currency`
     # Options not to price, each with the reason the caller gives (e.g. {"shared": "peak_above_card"}).
     omit: dict[str, str] = Field(default_factory=dict)
 
@@ -97,6 +102,19 @@ class Option(BaseModel):
     alternatives: dict[str, float] = Field(default_factory=dict)
 
 
+class ExtraCost(BaseModel):
+    """Storage or traffic for the run: how much, at what price, from where."""
+
+    kind: str  # storage | egress
+    gb: float
+    unit_price: float  # in the quote's currency, per GB-month (storage) or GB (egress)
+    unit: str
+    months: float | None = None  # storage: the period it is kept
+    amount: float
+    source: str  # the price cache's source, or "given" for a price passed with the request
+    basis: str = ""
+
+
 class Quote(BaseModel):
     gpu: str
     cards: int
@@ -116,6 +134,8 @@ class Quote(BaseModel):
     stale: bool
     omitted: dict[str, str] = Field(default_factory=dict)  # options left out on purpose, with the reason
     service: bool = False  # priced as an always-on service
+    extras: dict[str, ExtraCost] = Field(default_factory=dict)  # storage and egress for the run
+    totals: dict[str, float] = Field(default_factory=dict)  # each option's cost with the extras
 
 
 def _price(offer: Offer, currency: Currency, fx: FxRate | None, unit_price: float, unit: str) -> PriceUsed:
@@ -157,6 +177,26 @@ def prefer_own_prices(offers: Sequence[Offer]) -> list[Offer]:
 
 
 INLAND = "inland"
+
+
+def _extra(kind: str, gb: float, given: float | None, cached: Sequence[ExtraPrice], req: QuoteRequest,
+           money: _Money) -> ExtraCost | None:
+    if gb <= 0:
+        return None
+    months = round(req.period_days / 30, 2) if kind == "storage" else None
+    if given is not None:
+        price, source, basis = given, "given", ""
+    else:
+        found = [p for p in cached if p.kind.value == kind]
+        if not found:
+            flag = "--storage-price" if kind == "storage" else "--egress-price"
+            raise QuoteError(f"no_{kind}_price", f"no {kind} price in the cache: give {flag} or add a {kind} row to "
+                             "a rate card", flag=flag)
+        cheapest = min(found, key=lambda p: money(p.amount, p.currency))
+        price, source, basis = money(cheapest.amount, cheapest.currency), cheapest.source, cheapest.basis
+    amount = gb * price * (months if months is not None else 1)
+    return ExtraCost(kind=kind, gb=gb, unit_price=round(price, 4), unit="gb-month" if months is not None else "gb",
+                     months=months, amount=round(amount, 2), source=source, basis=basis)
 
 
 def _inland_estimate(option: Option | None, policy: Policy) -> Option | None:
@@ -332,7 +372,8 @@ def _savings(dedicated: Option | None, others: dict[str, Option | None]) -> Savi
     return nominal, ranges
 
 
-def quote(req: QuoteRequest, offers: Sequence[Offer], policy: Policy, *, fx: FxRate | None = None) -> Quote:
+def quote(req: QuoteRequest, offers: Sequence[Offer], policy: Policy, *, fx: FxRate | None = None,
+          extra_prices: Sequence[ExtraPrice] = ()) -> Quote:
     """Cost of each option for `req` from `offers` (cached prices with their freshness)."""
     try:
         gpu = canonical_gpu(req.gpu)
@@ -353,6 +394,11 @@ def quote(req: QuoteRequest, offers: Sequence[Offer], policy: Policy, *, fx: FxR
     whole = {"memory_gb": gpu_model(gpu).memory_gb * req.cards}
     dedicated = dedicated.model_copy(update=whole) if dedicated else None
     spot = spot.model_copy(update=whole) if spot else None
+    extras = {kind: cost for kind, gb, given in (("storage", req.storage_gb, req.storage_price),
+                                                  ("egress", req.egress_gb, req.egress_price))
+              if (cost := _extra(kind, gb, given, extra_prices, req, money)) is not None}
+    beside = sum(cost.amount for cost in extras.values())
+    totals = {o.kind: round(o.amount + beside, 2) for o in (dedicated, shared, spot) if o is not None} if extras else {}
     savings, savings_range = _savings(dedicated, {"shared": shared, "spot": spot})
     yearly = req.yearly_gpu_hours if req.yearly_gpu_hours is not None else req.daily_hours * 365 * req.cards
     threshold = policy.rent_vs_buy.gpu_hours_per_year
@@ -367,5 +413,5 @@ def quote(req: QuoteRequest, offers: Sequence[Offer], policy: Policy, *, fx: FxR
         fx=({"rate": fx.rate, "date": fx.rate_date.isoformat(), "source": fx.source, "pair": f"{fx.base}/{fx.quote}"}
             if fx is not None and money.used else None),
         stale=any(o.price is not None and o.price.stale for o in chosen), omitted=dict(req.omit),
-        service=req.service,
+        service=req.service, extras=extras, totals=totals,
     )

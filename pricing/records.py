@@ -100,3 +100,38 @@ class PriceRecord(BaseModel):
     def per_hour(self) -> float:
         """The price of the whole offer (all its cards or its slice) for one hour."""
         return self.amount / HOURS_PER_UNIT[self.unit]
+
+
+class ExtraKind(StrEnum):
+    STORAGE = "storage"  # per GB-month kept
+    EGRESS = "egress"  # per GB sent out
+
+
+EXTRA_UNITS = {ExtraKind.STORAGE: "gb-month", ExtraKind.EGRESS: "gb"}
+
+
+class ExtraPrice(BaseModel):
+    """What a run costs beside its cards: storage by the GB-month, traffic out by the GB.
+
+    A rate-card or feed row with `kind` storage or egress (and `unit` gb-month or gb) is one of these;
+    its GPU columns stay empty."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    source: str = Field(min_length=1)
+    kind: ExtraKind
+    provider: str = Field(min_length=1)
+    region: str = "any"
+    amount: float = Field(gt=0, le=1000)
+    currency: Currency
+    unit: str
+    effective_date: date | None = None
+    basis: str = ""
+    provenance: str = Field(min_length=1)
+    fetched_at: datetime
+
+    @model_validator(mode="after")
+    def _unit_fits_kind(self) -> ExtraPrice:
+        if self.unit != EXTRA_UNITS[self.kind]:
+            raise ValueError(f"a {self.kind.value} price is per {EXTRA_UNITS[self.kind]}")
+        return self

@@ -16,7 +16,7 @@ import httpx
 
 from pricing import azure, fx
 from pricing.errors import RecordError
-from pricing.feed import format_of, parse_text, read_rows
+from pricing.feed import Row, format_of, parse_text, read_rows
 from pricing.http import get
 from pricing.records import PriceRecord
 
@@ -29,7 +29,7 @@ class Source:
     name: str
     ttl: timedelta  # prices older than this are stale
     interval: timedelta  # how often the scheduler refreshes it
-    fetch: Callable[[datetime], Iterable[PriceRecord]] | None = None
+    fetch: Callable[[datetime], Iterable[Row]] | None = None
     fetch_fx: Callable[[datetime], fx.FxRate] | None = None
     description: str = ""
     age_from_effective_date: bool = False  # reference prices age from the date they were quoted
@@ -37,7 +37,7 @@ class Source:
     backoff_s: float = 2.0  # the first retry's wait; it doubles with each retry (unless Retry-After says)
 
 
-def read_price_file(path: Path, origin: str, source: str, now: datetime) -> Iterator[PriceRecord]:
+def read_price_file(path: Path, origin: str, source: str, now: datetime) -> Iterator[Row]:
     """Rows of a CSV or JSON file; a CSV is streamed, so memory does not grow with its size."""
     fmt = format_of(path.name)
     try:
@@ -51,12 +51,14 @@ def read_price_file(path: Path, origin: str, source: str, now: datetime) -> Iter
             yield from parse_text(handle.read(), fmt=fmt, origin=origin, source=source, fetched_at=now)
 
 
-def rate_card_records(team_files: Iterable[Path], now: datetime, source: str = "ratecard") -> Iterator[PriceRecord]:
+def rate_card_records(team_files: Iterable[Path], now: datetime, source: str = "ratecard") -> Iterator[Row]:
     """The bundled reference prices, then each team rate-card file."""
     bundled = resources.files("pricing").joinpath(BUNDLED_RATE_CARD)
     for record in parse_text(bundled.read_text("utf-8"), fmt="csv", origin=f"pricing/{BUNDLED_RATE_CARD}",
                              source=source, fetched_at=now):
-        yield record.model_copy(update={"flags": ",".join(filter(None, (record.flags, REFERENCE)))})
+        if isinstance(record, PriceRecord):
+            record = record.model_copy(update={"flags": ",".join(filter(None, (record.flags, REFERENCE)))})
+        yield record
     for path in team_files:
         yield from read_price_file(Path(path), str(path), source, now)
 
@@ -68,7 +70,7 @@ def rate_card_source(team_files: Iterable[Path], *, ttl: timedelta, interval: ti
                   retries=0)
 
 
-def feed_records(location: str, client: httpx.Client, now: datetime, source: str = "feed") -> Iterator[PriceRecord]:
+def feed_records(location: str, client: httpx.Client, now: datetime, source: str = "feed") -> Iterator[Row]:
     if location.startswith(("http://", "https://")):
         response = get(client, location)
         fmt = format_of(location, response.headers.get("content-type", ""))

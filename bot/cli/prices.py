@@ -174,19 +174,27 @@ def quote(
     share: Annotated[str | None, typer.Option(help="Shared slice: 1/2, 0.25, 3g.40gb.")] = None,
     region: Annotated[str | None, typer.Option(help="Region name or class (tier1, inland, cloud).")] = None,
     currency: Annotated[str | None, typer.Option(help="CNY or USD (default: GPU_ADVISOR_CURRENCY).")] = None,
+    storage_gb: Annotated[float, typer.Option(help="GB kept in storage over the period.")] = 0,
+    storage_price: Annotated[float | None, typer.Option(
+        help="Storage price per GB-month (default: the price cache's).")] = None,
+    egress_gb: Annotated[float, typer.Option(help="GB of traffic sent out.")] = 0,
+    egress_price: Annotated[float | None, typer.Option(help="Traffic price per GB (default: the price cache's).")]
+    = None,
     lang: LangOpt = None,
     policy: PolicyOpt = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the quote as JSON.")] = False,
     db: DbOpt = None,
 ) -> None:
-    """What dedicated, shared and spot cost for a schedule, from the price cache."""
+    """What dedicated, shared and spot cost for a schedule, from the price cache; with storage and
+    traffic, the total cost of the run."""
     settings = load_settings(db=db, lang=lang, policy=policy)
     if not cards.strip().isdigit():
         raise fail(t("cli.whole_cards", settings.lang, cards=cards))
     effective = load_effective_policy(settings)
     fields: dict[str, Any] = {"gpu": gpu, "cards": int(cards), "hours_per_day": hours_per_day, "days": days,
                               "gpu_hours": gpu_hours, "region": region,
-                              "currency": (currency or settings.currency).upper()}
+                              "currency": (currency or settings.currency).upper(), "storage_gb": storage_gb,
+                              "storage_price": storage_price, "egress_gb": egress_gb, "egress_price": egress_price}
     request = _request(settings, fields, share)
     with price_book(settings, effective) as book:
         try:

@@ -154,9 +154,21 @@ def _break_even(quote: Quote, lang: Lang) -> list[str]:
     return [t("break_even", lang, nominal=_hours(even["nominal"]), low=low, high=high)]
 
 
+def _totals(quote: Quote, lang: Lang) -> list[str]:
+    """The total cost of the run: the cards, plus storage and traffic."""
+    if not quote.totals:
+        return []
+    cur = quote.currency
+    parts = [t(f"extra.{kind}", lang, gb=cost.gb, amount=money(cost.amount, cur), price=cost.unit_price,
+               months=round(cost.months or 0, 1), currency=cur) for kind, cost in quote.extras.items()]
+    totals = t("list.sep", lang).join(f"{t(f'option.{kind}.short', lang)} {money(amount, cur)}"
+                                      for kind, amount in quote.totals.items())
+    return [t("extra.total", lang, extras=t("list.sep", lang).join(parts), totals=totals)]
+
+
 def notes(quote: Quote, lang: Lang) -> list[str]:
     out = [t(f"omitted.{kind}.{reason}", lang) for kind, reason in quote.omitted.items()]
-    out += _savings(quote, lang) + _break_even(quote, lang)
+    out += _savings(quote, lang) + _break_even(quote, lang) + _totals(quote, lang)
     rvb = quote.rent_vs_buy
     out.append(t(str(rvb["advice"]), lang, hours=rvb["yearly_gpu_hours_at_this_pace"], threshold=rvb["threshold"]))
     if quote.fx:

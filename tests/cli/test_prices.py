@@ -182,3 +182,38 @@ def test_a_saving_below_zero_is_said_as_costing_more(tmp_path: Path) -> None:
                      env=OFFLINE | {"COLUMNS": "200"}, tmp=tmp_path)
     assert "costs" in result.stdout and "% more than dedicated" in result.stdout
     assert "-" not in result.stdout.split("more than dedicated")[0].split("costs")[-1]
+
+
+def test_storage_and_traffic_give_the_total_cost_of_the_run(tmp_path: Path) -> None:
+    result = run_cli("quote", "--gpu", "A100", "--hours-per-day", "4", "--days", "30", "--storage-gb", "500",
+                     "--storage-price", "0.15", "--egress-gb", "100", "--egress-price", "0.8", "--json",
+                     env=OFFLINE, tmp=tmp_path)
+    assert result.returncode == 0, result.stderr
+    data = json.loads(result.stdout)
+    assert data["extras"]["storage"]["amount"] == 75  # 500 GB x 0.15 x 1 month
+    assert data["extras"]["egress"]["amount"] == 80
+    assert data["totals"]["dedicated"] == data["dedicated"]["amount"] + 155
+    table = run_cli("quote", "--gpu", "A100", "--hours-per-day", "4", "--days", "30", "--storage-gb", "500",
+                    "--storage-price", "0.15", env=OFFLINE, tmp=tmp_path).stdout
+    assert "Total cost of the run (storage 500 GB × 1 months" in table
+
+
+def test_storage_without_a_price_says_how_to_give_one(tmp_path: Path) -> None:
+    result = run_cli("quote", "--gpu", "A100", "--hours-per-day", "4", "--days", "30", "--storage-gb", "500",
+                     env=OFFLINE, tmp=tmp_path)
+    assert result.returncode == 2
+    assert "no storage price in the cache: give --storage-price" in result.stderr
+
+
+def test_a_rate_card_can_price_storage(tmp_path: Path) -> None:
+    card = tmp_path / "storage.csv"
+    card.write_text("provider,instance_type,gpu,gpu_count,pricing_model,amount,currency,unit,kind,basis\n"
+                    "our-cloud,,,,,0.12,CNY,gb-month,storage,negotiated 2026\n"
+                    "our-cloud,,,,,0.5,CNY,gb,egress,negotiated 2026\n")
+    env = OFFLINE | {"GPU_ADVISOR_RATE_CARDS": str(card)}
+    result = run_cli("quote", "--gpu", "A100", "--hours-per-day", "4", "--days", "30", "--storage-gb", "1000",
+                     "--egress-gb", "10", "--json", env=env, tmp=tmp_path)
+    assert result.returncode == 0, result.stderr
+    extras = json.loads(result.stdout)["extras"]
+    assert (extras["storage"]["amount"], extras["storage"]["source"]) == (120, "ratecard")
+    assert extras["egress"]["amount"] == 5

@@ -88,3 +88,15 @@ def test_malformed_json_feed() -> None:
 def test_unreadable_team_file(tmp_path: Path) -> None:
     with pytest.raises(RecordError, match="cannot read the file"):
         list(rate_card_records([tmp_path / "missing.csv"], NOW))
+
+
+def test_a_row_of_an_unknown_kind_is_named() -> None:
+    text = "provider,instance_type,gpu,gpu_count,pricing_model,amount,currency,unit,kind\nx,,,,,1,CNY,gb,bandwidth\n"
+    with pytest.raises(RecordError, match="field 'kind': kind must be gpu, storage or egress"):
+        list(parse_text(text, fmt="csv", origin="t.csv", source="feed", fetched_at=NOW))
+
+
+def test_a_storage_row_needs_its_unit() -> None:
+    text = "provider,instance_type,gpu,gpu_count,pricing_model,amount,currency,unit,kind\nx,,,,,1,CNY,gb,storage\n"
+    with pytest.raises(RecordError, match="a storage price is per gb-month"):
+        list(parse_text(text, fmt="csv", origin="t.csv", source="feed", fetched_at=NOW))

@@ -131,6 +131,9 @@ def _quote_request(deps: Deps, raw: dict[str, str], lang: Lang) -> QuoteRequest:
         fields["cards"] = int(raw["cards"])
     if "share" in raw:
         fields["share"] = parse_share(raw["share"], gpu)
+    for key in ("storage_gb", "storage_price", "egress_gb", "egress_price"):
+        if key in raw:
+            fields[key] = raw[key].removesuffix("GB").removesuffix("gb").strip()
     try:
         return QuoteRequest.model_validate(fields)
     except ValidationError as exc:
