@@ -158,8 +158,8 @@ def test_unknown_gpu_lists_known_models(policy: Policy) -> None:
 
 
 def test_gpu_without_prices_says_which_have_them(policy: Policy) -> None:
-    with pytest.raises(QuoteError, match=r"no cached price for L40S-48GB\. GPUs with prices: A100-40GB, A100-80GB"):
-        quote(QuoteRequest(gpu="L40S", hours_per_day=4, days=14), bundled(), policy)
+    with pytest.raises(QuoteError, match=r"no cached price for L20-48GB\. GPUs with prices: A10-24GB, A100-40GB"):
+        quote(QuoteRequest(gpu="L20", hours_per_day=4, days=14), bundled(), policy)
 
 
 @pytest.mark.parametrize("fields", [
