@@ -210,3 +210,19 @@ def test_a_valid_form_posts_the_recommendation(world: World) -> None:
     views.on_form(world.deps, world.request(form_view(FormMeta(ch="C1", lang="en"), FIVE)))
     (posted,) = world.fake.of("chat.postMessage")
     assert posted["channel"] == "C1" and "Dedicated card" in posted["blocks"][0]["text"]["text"]
+
+
+def test_app_home_shows_every_source_prices_status_shows(tmp_path: Path) -> None:
+    feed = tmp_path / "feed.csv"
+    feed.write_text("provider,instance_type,gpu,gpu_count,pricing_model,amount,currency,unit\n"
+                    "x,A100 hourly,A100-80GB,1,on-demand,20,CNY,hour\n")
+    with fake_slack() as fake:
+        deps = build_deps(settings_for(tmp_path, fake, feed=str(feed)))
+        client = WebClient(token="xoxb-test-token", base_url=fake.api_url)
+        body = {"type": "event_callback", "team_id": "T1", "event": {"type": "app_home_opened", "user": "U1",
+                                                                     "tab": "home"}}
+        events.on_home(deps, SlackRequest(body, client))
+        view = json.dumps(fake.of("views.publish")[0]["view"])
+        assert [s.source for s in deps.prices.status()] == ["ratecard", "feed"]
+        assert "`ratecard`" in view and "`feed`" in view and "never" in view  # the feed was not refreshed yet
+        deps.store.close()
