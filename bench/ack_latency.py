@@ -30,7 +30,7 @@ from pathlib import Path
 ROOT = Path(__file__).parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bot.slack.http import EVENTS_PATH  # noqa: E402
+from bot.api.server import EVENTS_PATH  # noqa: E402
 from tests.fake_slack import SlackSender  # noqa: E402
 from tests.slack_harness import SECRET  # noqa: E402
 
@@ -46,7 +46,9 @@ BARE_APP = """
 import sys
 from slack_bolt import App
 from slack_sdk import WebClient
-from bot.slack.http import build_server
+from wsgiref.simple_server import make_server
+from slack_bolt.adapter.wsgi import SlackRequestHandler
+from bot.api.server import QuietHandler, ThreadingWSGIServer
 api_url, secret = sys.argv[1:3]
 app = App(client=WebClient(token="xoxb-bench", base_url=api_url), signing_secret=secret)
 
@@ -54,7 +56,8 @@ app = App(client=WebClient(token="xoxb-bench", base_url=api_url), signing_secret
 def only_ack(ack):
     ack()
 
-server = build_server(app, "127.0.0.1", 0)
+server = make_server("127.0.0.1", 0, SlackRequestHandler(app), server_class=ThreadingWSGIServer,
+                     handler_class=QuietHandler)
 print(server.server_address[1], flush=True)
 server.serve_forever()
 """

@@ -56,6 +56,11 @@ class Settings(BaseSettings):
     ttl_ecb_hours: float = Field(default=72, gt=0)
 
     conversation_ttl_hours: float = Field(default=24, gt=0, description="a profile left unanswered this long expires")
+    max_body_bytes: int = Field(default=1024 * 1024, ge=1024, le=64 * 1024 * 1024,
+                                description="a Slack request body above this is refused (413) before it is read")
+    log_level: str = Field(default="INFO", pattern="^(DEBUG|INFO|WARNING|ERROR)$", description="log level of serve")
+    log_format: str = Field(default="text", pattern="^(text|json)$",
+                            description="serve's log lines: text, or one JSON object a line")
     locale_cache_hours: float = Field(default=24, gt=0)
 
     slack_bot_token: SecretStr | None = Field(

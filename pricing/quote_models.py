@@ -16,13 +16,13 @@ class Billing(StrEnum):
 
 
 class QuoteRequest(BaseModel):
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, allow_inf_nan=False)
 
     gpu: str
     cards: int = Field(default=1, ge=1, le=1024)
     hours_per_day: float | None = Field(default=None, gt=0, le=24)
     days: float | None = Field(default=None, gt=0, le=3660)
-    gpu_hours: float | None = Field(default=None, gt=0)
+    gpu_hours: float | None = Field(default=None, gt=0, le=10_000_000)
     share: float | None = Field(default=None, gt=0, le=1)
     region: str | None = None
     currency: Currency = Currency.CNY

@@ -43,6 +43,9 @@ ACCEPTED = {
 }
 
 _MAX_TEXT = 200  # answers longer than this are not answers
+# One set of bounds, checked where an answer is read, so nothing past them reaches a quote.
+MIN_RUN_HOURS = 1 / 60  # a run of at least a minute
+MIN_DAYS, MAX_DAYS = 1, 3660  # a schedule of 1 day to about ten years (the quote's own limit)
 
 
 def _prepare(question: str, text: object) -> str:
@@ -127,6 +130,8 @@ def parse_duration(text: str) -> DurationAnswer:
         raise ParseError("duration", text, ACCEPTED["duration"])
     if hours <= 0:
         raise ParseError("duration", text, ACCEPTED["duration"], "duration_not_positive")
+    if hours < MIN_RUN_HOURS:
+        raise ParseError("duration", text, ACCEPTED["duration"], "duration_under_a_minute")
     if hours > 24 * 366:
         raise ParseError("duration", text, ACCEPTED["duration"], "duration_over_a_year")
     return DurationAnswer(hours=round(hours, 6), above=above)
@@ -404,6 +409,8 @@ def parse_schedule(text: str) -> Schedule:
                 raise ParseError("schedule", text, ACCEPTED["schedule"], "day_over_24h")
             if hours <= 0 or days <= 0:
                 raise ParseError("schedule", text, ACCEPTED["schedule"], "schedule_not_positive")
+            if not MIN_DAYS <= days <= MAX_DAYS:
+                raise ParseError("schedule", text, ACCEPTED["schedule"], "days_out_of_range")
             return Schedule(hours_per_day=hours, days=days)
     raise ParseError("schedule", text, ACCEPTED["schedule"])
 

@@ -10,9 +10,10 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from bot.api.server import EVENTS_PATH, build_server
 from bot.settings import Settings
 from bot.slack.app import build_deps, create_app
-from bot.slack.http import EVENTS_PATH, build_server
+from bot.slack.deps import Deps
 from tests.fake_slack import FakeSlack, SlackSender, fake_slack
 
 SECRET = "8f742231b10e8888abcd99yyyzzz85a5"
@@ -35,6 +36,8 @@ class Harness:
     send: SlackSender
     clock: Clock
     settings: Settings
+    deps: Deps
+    base_url: str
 
     def posts(self, **match: Any) -> list[dict[str, Any]]:
         return [c for c in self.fake.of("chat.postMessage") if all(c.get(k) == v for k, v in match.items())]
@@ -60,13 +63,15 @@ def running_app(tmp_path: Path, **extra: Any) -> Iterator[Harness]:
     with fake_slack() as fake:
         settings = settings_for(tmp_path, fake, **extra)
         clock = Clock()
-        app = create_app(build_deps(settings, now=clock))
-        server = build_server(app, "127.0.0.1", 0)
+        deps = build_deps(settings, now=clock)
+        app = create_app(deps)
+        server = build_server(app, deps, "127.0.0.1", 0)
         thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
         thread.start()
         try:
             url = f"http://127.0.0.1:{server.server_address[1]}{EVENTS_PATH}"
-            yield Harness(fake, SlackSender(url, SECRET), clock, settings)
+            yield Harness(fake, SlackSender(url, SECRET), clock, settings, deps,
+                          f"http://127.0.0.1:{server.server_address[1]}")
         finally:
             server.shutdown()
             server.server_close()

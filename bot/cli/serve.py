@@ -27,9 +27,9 @@ def serve(
     db: DbOpt = None,
 ) -> None:
     """Run the Slack bot: Socket Mode when SLACK_APP_TOKEN is set, else HTTP at /slack/events."""
+    from bot.api.server import EVENTS_PATH, build_server
     from bot.scheduler import build_scheduler
     from bot.slack.app import MissingSlackSettings, SlackUnreachable, build_deps, check_tokens, create_app
-    from bot.slack.http import EVENTS_PATH, build_server
     from bot.slack.inbox import replay_pending
     from bot.state import StoreUnavailable
     from pricing import cache
@@ -65,7 +65,8 @@ def serve(
             log.info("starting in Socket Mode")
             SocketModeHandler(app, app_token).start()  # type: ignore[no-untyped-call]
         else:
-            server = build_server(app, host, port)
+            running = (lambda: bool(scheduler.running)) if scheduler is not None else None
+            server = build_server(app, deps, host, port, scheduler_running=running)
             signal.signal(signal.SIGTERM, signal.default_int_handler)  # stop like Ctrl-C: finish, then exit
             log.info("listening on http://%s:%s%s", host, server.server_address[1], EVENTS_PATH)
             sys.stdout.flush()

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
+from bot.metrics import Metrics
 from bot.price_book import PriceBook
 from bot.settings import Settings
 from bot.state import Store
@@ -19,6 +20,14 @@ class Deps:
     store: Store
     prices: PriceBook
     now: Callable[[], datetime]
+    metrics: Metrics = field(default_factory=Metrics)
+
+    def refresh_gauges(self) -> None:
+        """Set the gauges read at scrape time: each price source's age, the inbox backlog."""
+        for state in self.prices.status():
+            if state.age_days is not None:
+                self.metrics.price_age.labels(state.source).set(state.age_days * 86400)
+        self.metrics.inbox_backlog.set(len(self.store.pending(timedelta(days=1))))
 
     @property
     def conversation_ttl(self) -> timedelta:

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from datetime import timedelta
 from typing import Any
 
-from slack_bolt import BoltContext, BoltResponse
+from slack_bolt import BoltContext, BoltRequest, BoltResponse
 from slack_sdk import WebClient
 
 from bot.slack.deps import Deps
@@ -34,24 +34,47 @@ def kind_of(body: dict[str, Any]) -> str:
     return str(body.get("type") or "unknown")
 
 
-def inbox_key(body: dict[str, Any]) -> str:
+def inbox_key(body: dict[str, Any], signature: str | None = None) -> str:
+    """Events by their event_id (Slack's retries carry the same one); anything else by its signature,
+    which is unique to one sending (a replayed request repeats it), else by its content."""
     kind = kind_of(body)
     if kind == "event" and body.get("event_id"):
-        return f"event:{body['event_id']}"  # Slack's retries carry the same id
-    digest = hashlib.sha256(json.dumps(body, sort_keys=True, ensure_ascii=False).encode()).hexdigest()
-    return f"{kind}:{digest[:32]}"
+        return f"event:{body['event_id']}"
+    basis = signature or json.dumps(body, sort_keys=True, ensure_ascii=False)
+    return f"{kind}:{hashlib.sha256(basis.encode()).hexdigest()[:32]}"
+
+
+def incomplete(kind: str, body: dict[str, Any]) -> bool:
+    """A payload without the fields every payload of its kind carries (bolt would fail on it)."""
+    if kind == "block_actions":
+        actions = body.get("actions")
+        return not isinstance(actions, list) or not actions or not all(
+            isinstance(a, dict) and a.get("action_id") and a.get("type") for a in actions)
+    if kind == "view_submission":
+        return not isinstance(body.get("view"), dict) or not body["view"].get("callback_id")
+    if kind == "event":
+        return not isinstance(body.get("event"), dict) or not body["event"].get("type")
+    return False
 
 
 def keep_in_inbox(deps: Deps) -> Callable[..., BoltResponse | None]:
-    """A bolt middleware: keep the request (skip a retried event), then let the listeners run."""
+    """A bolt middleware: keep the request, then let the listeners run. A request seen before (a retried
+    event, a replayed command or click) is answered 200 and not carried out again; a request no route
+    handles is not kept (bolt answers it 404)."""
 
-    def middleware(body: dict[str, Any], context: BoltContext, next: Callable[[], None]) -> BoltResponse | None:
-        if not body or body.get("type") in ("url_verification", "ssl_check"):
+    def middleware(body: dict[str, Any], context: BoltContext, req: BoltRequest,
+                   next: Callable[[], None]) -> BoltResponse | None:
+        kind = kind_of(body)
+        if incomplete(kind, body):
+            return BoltResponse(status=400, body="a Slack payload without the fields of its kind")
+        if not body or body.get("type") in ("url_verification", "ssl_check") or route_for(kind, body) is None:
             next()
             return None
-        key, kind = inbox_key(body), kind_of(body)
-        if not deps.store.enqueue(key, kind, body) and kind == "event":
-            return BoltResponse(status=200, body="")  # a retried event: already kept, processed once
+        signatures = req.headers.get("x-slack-signature") or []
+        key = inbox_key(body, signatures[0] if signatures else None)
+        deps.metrics.requests.labels(kind).inc()
+        if not deps.store.enqueue(key, kind, body):
+            return BoltResponse(status=200, body="")  # seen before: kept already, carried out once
         context["inbox_key"] = key
         next()
         return None

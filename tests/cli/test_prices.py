@@ -217,3 +217,10 @@ def test_a_rate_card_can_price_storage(tmp_path: Path) -> None:
     extras = json.loads(result.stdout)["extras"]
     assert (extras["storage"]["amount"], extras["storage"]["source"]) == (120, "ratecard")
     assert extras["egress"]["amount"] == 5
+
+
+def test_infinite_gpu_hours_are_refused_with_a_reason(tmp_path: Path) -> None:
+    for value in ("inf", "1e309", "nan"):
+        result = run_cli("quote", "--gpu", "A100", "--gpu-hours", value, env=OFFLINE, tmp=tmp_path)
+        assert result.returncode == 2, value
+        assert "bad quote request" in result.stderr and "Traceback" not in result.stderr

@@ -164,3 +164,13 @@ def test_yes_no_questions_list_forms_about_themselves() -> None:
     with pytest.raises(ParseError) as caught:
         parse_yes_no("maybe", "model_parallel")
     assert "需要/不需要" in caught.value.accepted and "能/不能" not in caught.value.accepted
+
+
+def test_one_set_of_bounds_where_answers_are_read() -> None:
+    with pytest.raises(ParseError) as caught:
+        parsing.parse_schedule("1x3661")
+    assert caught.value.problem == "days_out_of_range"
+    with pytest.raises(ParseError) as caught:
+        parse_duration("0.0000001h")
+    assert caught.value.problem == "duration_under_a_minute"
+    assert parsing.parse_schedule("1x3660").days == 3660

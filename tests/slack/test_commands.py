@@ -229,3 +229,11 @@ def test_inline_inference_needs_only_qps_and_p99(tmp_path: Path) -> None:
         assert rec["blocks"][0]["text"]["text"] == "Recommendation: Dedicated card: A100-80GB"
         assert "24 h/day × 30 days" in text and "No spot: a latency-critical service" in text
         assert "Release instances" not in text
+
+
+def test_a_schedule_past_the_bounds_is_a_clear_error_not_a_failure(tmp_path: Path) -> None:
+    with running_app(tmp_path) as h:
+        h.send.command("10h mem=70/80 mp=no freq=daily resume=no hours=1x3661", response_url=h.fake.response_url())
+        (reply,) = h.fake.wait_for(lambda: responses(h))
+        assert "the days must be from 1 to 3,660" in reply["text"]
+        assert h.fake.of("chat.postEphemeral") == []  # no "Something went wrong"

@@ -24,6 +24,8 @@ from rules.gpus import canonical_gpu
 from rules.parsing import parse_duration, parse_schedule, parse_share
 from rules.questions import missing
 
+MAX_TEXT = 4000  # longer than any set of answers; the text is not even split beyond it
+
 
 class CommandError(Exception):
     """A sub-command's input was wrong: the text, already in the user's language."""
@@ -39,8 +41,12 @@ def on_command(deps: Deps, request: SlackRequest) -> None:
     body, client = request.body, request.client
     user, channel = body["user_id"], body["channel_id"]
     lang = lang_for(client, deps, user)
+    text = str(body.get("text") or "")
+    if len(text) > MAX_TEXT:
+        _error(request, lang, t("error.text_too_long", lang, limit=MAX_TEXT))
+        return
     try:
-        tokens = inline.split(body.get("text") or "")
+        tokens = inline.split(text)
         if not tokens:
             convo = conversation.start(deps, client, team=request.team, channel=channel, user=user, lang=lang)
             if convo.note:  # moved to a DM: say so where the command was typed

@@ -1,0 +1,1 @@
+"""The small HTTP API beside Slack: the front door of /slack/events, /healthz and /metrics."""

@@ -1,0 +1,39 @@
+"""GET /healthz: is this process fit to serve? The state database, the scheduler, the price sources."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from sqlalchemy.exc import SQLAlchemyError
+
+from bot.slack.deps import Deps
+
+
+def health(deps: Deps, scheduler_running: Callable[[], bool] | None) -> tuple[int, dict[str, Any]]:
+    """(HTTP status, body). `down` (503) when the state database cannot be read; `degraded` (200) when
+    the scheduler stopped or a price source is stale or failing; else `ok`."""
+    checks: dict[str, Any] = {}
+    try:
+        with deps.store.reading() as conn:
+            conn.exec_driver_sql("SELECT 1")
+        checks["state_db"] = "ok"
+    except SQLAlchemyError as exc:
+        checks["state_db"] = f"unreachable: {type(exc).__name__}"
+    if scheduler_running is None:
+        checks["scheduler"] = "off"
+    else:
+        checks["scheduler"] = "running" if scheduler_running() else "stopped"
+    sources = {}
+    for state in deps.prices.status():
+        if state.last_success is None:
+            sources[state.source] = "never loaded"
+        elif state.last_error:
+            sources[state.source] = "failing"
+        else:
+            sources[state.source] = "stale" if state.stale else "fresh"
+    checks["price_sources"] = sources
+    if checks["state_db"] != "ok":
+        return 503, {"status": "down", "checks": checks}
+    degraded = checks["scheduler"] == "stopped" or any(v in ("never loaded", "failing") for v in sources.values())
+    return 200, {"status": "degraded" if degraded else "ok", "checks": checks}

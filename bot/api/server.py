@@ -1,0 +1,105 @@
+"""The HTTP server of `serve`: /slack/events behind the front door (verify.py), /healthz and /metrics.
+
+A threaded WSGI server (one thread a connection). Its listen queue is the platform's maximum
+(SOMAXCONN), so a burst of connections waits instead of being reset; one process holds what
+bench/ack_latency.py measures, and more than that needs replicas (the scale-out issue).
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import logging
+import socket
+import time
+from collections.abc import Callable, Iterable
+from socketserver import ThreadingMixIn
+from typing import Any
+from wsgiref.simple_server import WSGIRequestHandler, WSGIServer, make_server
+
+from slack_bolt import App
+from slack_bolt.adapter.wsgi import SlackRequestHandler
+
+from bot.api.health import health
+from bot.slack.deps import Deps
+from bot.slack.verify import check, too_large
+
+EVENTS_PATH = "/slack/events"
+log = logging.getLogger(__name__)
+
+StartResponse = Callable[..., Any]
+
+
+class ThreadingWSGIServer(ThreadingMixIn, WSGIServer):
+    daemon_threads = True
+    request_queue_size = socket.SOMAXCONN  # the platform's maximum: a burst waits rather than being reset
+
+
+class QuietHandler(WSGIRequestHandler):
+    def log_message(self, format: str, *args: Any) -> None:
+        return
+
+
+def _reply(start_response: StartResponse, status: int, body: bytes, content_type: str = "text/plain") -> list[bytes]:
+    reasons = {200: "OK", 400: "Bad Request", 401: "Unauthorized", 404: "Not Found", 413: "Payload Too Large",
+               503: "Service Unavailable"}
+    start_response(f"{status} {reasons.get(status, '')}".strip(),
+                   [("Content-Type", content_type), ("Content-Length", str(len(body)))])
+    return [body]
+
+
+def _headers(environ: dict[str, Any]) -> dict[str, str]:
+    found = {key[5:].replace("_", "-").lower(): str(value) for key, value in environ.items()
+             if key.startswith("HTTP_")}
+    found["content-type"] = str(environ.get("CONTENT_TYPE") or "")
+    return found
+
+
+def wsgi_app(app: App, deps: Deps, scheduler_running: Callable[[], bool] | None = None) -> Callable[..., Any]:
+    """The WSGI application: what each path does."""
+    handler = SlackRequestHandler(app, path=EVENTS_PATH)
+    secret = deps.settings.slack_signing_secret.get_secret_value() if deps.settings.slack_signing_secret else ""
+    limit = deps.settings.max_body_bytes
+
+    def slack_events(environ: dict[str, Any], start_response: StartResponse) -> Iterable[bytes]:
+        started = time.perf_counter()
+        if too_large(environ, limit):
+            deps.metrics.refused.labels("413").inc()
+            return _reply(start_response, 413, f"bodies above {limit} bytes are refused".encode())
+        body = environ["wsgi.input"].read(int(environ.get("CONTENT_LENGTH") or 0))
+        verdict = check(body, _headers(environ), secret)
+        if not verdict.ok:
+            deps.metrics.refused.labels(str(verdict.status)).inc()
+            log.info("refused a request to %s: %s (%s)", EVENTS_PATH, verdict.status, verdict.reason)
+            return _reply(start_response, verdict.status, verdict.reason.encode())
+        environ["wsgi.input"] = io.BytesIO(body)
+        try:
+            return handler(environ, start_response)
+        except (KeyError, TypeError, AttributeError, IndexError, ValueError) as exc:
+            # Bolt reads fields every Slack payload of a kind carries; a signed body without them makes it
+            # fail before any listener or the inbox sees it. Nothing was done: say so, as a client error.
+            deps.metrics.refused.labels("400").inc()
+            log.warning("a signed request bolt could not read: %s: %s", type(exc).__name__, exc)
+            return _reply(start_response, 400, b"not a Slack payload this app can read")
+        finally:
+            deps.metrics.ack_seconds.observe(time.perf_counter() - started)
+
+    def wsgi(environ: dict[str, Any], start_response: StartResponse) -> Iterable[bytes]:
+        path = environ.get("PATH_INFO")
+        if path == EVENTS_PATH and environ.get("REQUEST_METHOD") == "POST":
+            return slack_events(environ, start_response)
+        if path == "/healthz":
+            status, report = health(deps, scheduler_running)
+            return _reply(start_response, status, json.dumps(report).encode(), "application/json")
+        if path == "/metrics":
+            deps.refresh_gauges()
+            return _reply(start_response, 200, deps.metrics.exposition(), "text/plain; version=0.0.4")
+        return _reply(start_response, 404, b"not found")
+
+    return wsgi
+
+
+def build_server(app: App, deps: Deps, host: str, port: int, *,
+                 scheduler_running: Callable[[], bool] | None = None) -> ThreadingWSGIServer:
+    return make_server(host, port, wsgi_app(app, deps, scheduler_running), server_class=ThreadingWSGIServer,
+                       handler_class=QuietHandler)
