@@ -23,13 +23,17 @@ JOB_DEFAULTS = {
 MAX_JITTER_S = 300
 
 
-def refresh_job(open_db: Callable[[], Database], source: Source) -> RefreshResult:
+def refresh_job(open_db: Callable[[], Database], source: Source,
+                on_refresh: Callable[[RefreshResult], None] | None = None) -> RefreshResult:
     """One scheduled refresh, on its own connection (APScheduler runs jobs on worker threads)."""
     db = open_db()
     try:
-        return refresh(db, source)
+        result = refresh(db, source)
     finally:
         db.close()
+    if on_refresh is not None:
+        on_refresh(result)
+    return result
 
 
 def jitter_for(source: Source) -> int:
@@ -37,7 +41,8 @@ def jitter_for(source: Source) -> int:
 
 
 def build_scheduler(sources: list[Source], open_db: Callable[[], Database], *,
-                    first_run_in: timedelta = timedelta(seconds=5), now: datetime | None = None) -> BackgroundScheduler:
+                    first_run_in: timedelta = timedelta(seconds=5), now: datetime | None = None,
+                    on_refresh: Callable[[RefreshResult], None] | None = None) -> BackgroundScheduler:
     """A scheduler (not started) with a refresh job per source, each on its own interval with jitter."""
     # APScheduler says a job "executed successfully" whenever it returns, a failed refresh included:
     # refresh() logs each run's real outcome, so the executor's own lines are left to warnings.
@@ -48,7 +53,7 @@ def build_scheduler(sources: list[Source], open_db: Callable[[], Database], *,
         scheduler.add_job(
             refresh_job, IntervalTrigger(seconds=int(source.interval.total_seconds()), jitter=jitter_for(source),
                                          timezone=UTC),
-            args=[open_db, source], id=f"refresh:{source.name}", name=f"refresh {source.name}",
+            args=[open_db, source, on_refresh], id=f"refresh:{source.name}", name=f"refresh {source.name}",
             next_run_time=start, replace_existing=True, **JOB_DEFAULTS,
         )
     return scheduler

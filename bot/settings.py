@@ -56,6 +56,8 @@ class Settings(BaseSettings):
     ttl_ecb_hours: float = Field(default=72, gt=0)
 
     conversation_ttl_hours: float = Field(default=24, gt=0, description="a profile left unanswered this long expires")
+    slack_retry_backoff_s: float = Field(default=0.5, ge=0, le=30, description="first wait before retrying a "
+                                         "Slack call that failed with 5xx or a dropped connection; it doubles")
     max_body_bytes: int = Field(default=1024 * 1024, ge=1024, le=64 * 1024 * 1024,
                                 description="a Slack request body above this is refused (413) before it is read")
     log_level: str = Field(default="INFO", pattern="^(DEBUG|INFO|WARNING|ERROR)$", description="log level of serve")

@@ -38,6 +38,7 @@ class FakeSlack:
     delays: dict[str, float] = field(default_factory=dict)  # method -> seconds to wait before answering
     auth_error: str | None = None  # auth.test answers this error (e.g. invalid_auth)
     errors: dict[str, str] = field(default_factory=dict)  # method -> the Slack error it answers
+    server_errors: dict[str, int] = field(default_factory=dict)  # method -> how many more times it answers 500
     _ts: Iterator[int] = field(default_factory=lambda: itertools.count(1))
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -70,6 +71,9 @@ class FakeSlack:
             if method in self.rate_limit_once:
                 self.rate_limit_once.discard(method)
                 return 429, {"Retry-After": "1"}, {"ok": False, "error": "ratelimited"}
+            if self.server_errors.get(method, 0) > 0:
+                self.server_errors[method] -= 1
+                return 500, {}, {"ok": False, "error": "internal_error"}
             ts = f"1700000000.{next(self._ts):06d}"
         channel = str(args.get("channel", ""))
         if method in self.errors:

@@ -10,9 +10,11 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from slack_sdk import WebClient
+
 from bot.api.server import EVENTS_PATH, build_server
 from bot.settings import Settings
-from bot.slack.app import build_deps, create_app
+from bot.slack.app import build_deps, create_app, web_client
 from bot.slack.deps import Deps
 from tests.fake_slack import FakeSlack, SlackSender, fake_slack
 
@@ -38,6 +40,10 @@ class Harness:
     settings: Settings
     deps: Deps
     base_url: str
+
+    def deps_client(self) -> WebClient:
+        """A Web API client like the app's, on the fake Slack."""
+        return web_client(self.settings, self.deps.metrics)
 
     def posts(self, **match: Any) -> list[dict[str, Any]]:
         return [c for c in self.fake.of("chat.postMessage") if all(c.get(k) == v for k, v in match.items())]

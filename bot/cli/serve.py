@@ -30,7 +30,7 @@ def serve(
     from bot.api.server import EVENTS_PATH, build_server
     from bot.scheduler import build_scheduler
     from bot.slack.app import MissingSlackSettings, SlackUnreachable, build_deps, check_tokens, create_app
-    from bot.slack.inbox import replay_pending
+    from bot.slack.inbox import redo_stalled, replay_pending
     from bot.state import StoreUnavailable
     from pricing import cache
     from pricing.errors import CacheUnavailable
@@ -55,7 +55,11 @@ def serve(
     threading.Thread(target=replay_pending, args=(deps, app.client), name="replay", daemon=True).start()
     scheduler = None
     if not no_scheduler:
-        scheduler = build_scheduler(deps.prices.sources, lambda: cache.open_db(settings.db))
+        scheduler = build_scheduler(deps.prices.sources, lambda: cache.open_db(settings.db),
+                                    on_refresh=lambda r: deps.metrics.refreshes.labels(r.source, "ok" if r.ok
+                                                                                       else "failed").inc())
+        scheduler.add_job(redo_stalled, "interval", args=[deps, app.client], seconds=60, id="inbox:redo",
+                          name="redo work that did not reach Slack", coalesce=True, max_instances=1)
         scheduler.start()
     app_token = settings.slack_app_token.get_secret_value() if settings.slack_app_token else ""
     try:

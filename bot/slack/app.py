@@ -13,8 +13,8 @@ from slack_bolt import App
 from slack_bolt.error import BoltError
 from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError
-from slack_sdk.http_retry.builtin_handlers import RateLimitErrorRetryHandler
 
+from bot.metrics import Metrics
 from bot.price_book import PriceBook, http_client
 from bot.settings import Settings
 from bot.slack import routes
@@ -22,6 +22,7 @@ from bot.slack.deps import Deps
 from bot.slack.inbox import keep_in_inbox
 from bot.slack.replies import report
 from bot.slack.request import SlackRequest
+from bot.slack.retries import retry_handlers
 from bot.state import Store
 from bot.text import Lang, t
 from rules.policy import load_policy
@@ -56,13 +57,12 @@ def check_tokens(settings: Settings, lang: Lang | None = None) -> None:
         raise MissingSlackSettings(t("serve.not_configured", lang, problems=problems))
 
 
-def web_client(settings: Settings) -> WebClient:
-    """The Web API client: SLACK_API_URL as base, and retries after HTTP 429 (Retry-After)."""
+def web_client(settings: Settings, metrics: Metrics | None = None) -> WebClient:
+    """The Web API client: SLACK_API_URL as base; retries after 429, 5xx and dropped connections (retries.py)."""
     token = settings.slack_bot_token.get_secret_value() if settings.slack_bot_token else None
     base = settings.slack_api_url if settings.slack_api_url.endswith("/") else settings.slack_api_url + "/"
-    client = WebClient(token=token, base_url=base)
-    client.retry_handlers.append(RateLimitErrorRetryHandler(max_retry_count=3))
-    return client
+    return WebClient(token=token, base_url=base,
+                     retry_handlers=retry_handlers(metrics, backoff_s=settings.slack_retry_backoff_s))
 
 
 def build_deps(settings: Settings, *, now: Callable[[], datetime] | None = None) -> Deps:
@@ -82,7 +82,7 @@ def create_app(deps: Deps, *, client: WebClient | None = None, lang: Lang | None
     reached or rejects the token. Nothing is replayed here: serve starts inbox.replay_pending."""
     settings = deps.settings
     check_tokens(settings, lang)
-    client = client or web_client(settings)
+    client = client or web_client(settings, deps.metrics)
     secret = settings.slack_signing_secret.get_secret_value() if settings.slack_signing_secret else None
     try:
         app = App(client=client, signing_secret=secret, logger=logging.getLogger("bot.slack"),

@@ -82,16 +82,26 @@ def keep_in_inbox(deps: Deps) -> Callable[..., BoltResponse | None]:
     return middleware
 
 
-def replay_pending(deps: Deps, client: WebClient) -> int:
-    """Do the work of requests acknowledged before a crash or restart. Returns how many were redone."""
-    deps.store.prune(KEPT)
+STALLED = timedelta(minutes=2)  # pending this long: its work failed to reach Slack (or the process died)
+
+
+def redo_stalled(deps: Deps, client: WebClient, min_age: timedelta = STALLED) -> int:
+    """Redo the work of requests left pending because Slack could not be reached; run every minute by
+    serve's scheduler. Returns how many were redone."""
     redone = 0
-    for key, kind, body in deps.store.pending(REPLAY_WINDOW):
+    for key, kind, body in deps.store.pending(REPLAY_WINDOW, min_age):
         route = route_for(kind, body)
         if route is None:
             deps.store.done(key)
             continue
-        log.info("redoing %s acknowledged before the last stop", key)
+        log.info("redoing %s: acknowledged, its work not done (a stop, or Slack unreachable)", key)
         run(route.handler, deps, SlackRequest(body, client, key))
         redone += 1
     return redone
+
+
+def replay_pending(deps: Deps, client: WebClient) -> int:
+    """At start-up: do the work of requests acknowledged before a crash or restart (and forget old
+    finished ones). Returns how many were redone."""
+    deps.store.prune(KEPT)
+    return redo_stalled(deps, client, timedelta(0))

@@ -11,6 +11,7 @@ in the inbox); the handler runs afterwards as a bolt lazy listener, on a pool of
 
 from __future__ import annotations
 
+import logging
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -19,6 +20,7 @@ from typing import Any
 
 from slack_bolt import Ack, App, BoltContext
 from slack_sdk import WebClient
+from slack_sdk.errors import SlackApiError
 
 from bot.slack.deps import Deps
 from bot.slack.ids import COMMAND, Action, Callback
@@ -26,6 +28,7 @@ from bot.slack.listeners import actions, commands, events, views
 from bot.slack.replies import lang_for, report
 from bot.slack.request import SlackRequest
 
+log = logging.getLogger(__name__)
 Handler = Callable[[Deps, SlackRequest], None]
 AckHandler = Callable[[Deps, Ack, SlackRequest], None]
 
@@ -84,18 +87,30 @@ def route_for(kind: str, body: dict[str, Any]) -> Route | None:
     return next((r for r in ROUTES if r.kind is wanted and r.matches(value)), None)
 
 
+def unreachable(exc: BaseException) -> bool:
+    """Slack could not be reached, even after the client's retries (5xx, 429, a dropped connection)."""
+    if isinstance(exc, SlackApiError):
+        status = getattr(exc.response, "status_code", 200)
+        return status == 429 or status >= 500
+    return isinstance(exc, OSError)  # URLError, timeouts and resets are OSErrors
+
+
 def run(handler: Handler, deps: Deps, request: SlackRequest) -> None:
-    """The one place a handler's work ends: an error is logged with an id the user is told, and the
-    inbox item is marked done either way (a request that failed is not retried forever)."""
+    """The one place a handler's work ends. When Slack could not be reached, the inbox item stays
+    pending and the work is redone later (inbox.redo_stalled); any other error is logged with an id
+    the user is told, and the item is done (a request that fails on its own is not retried forever)."""
     try:
         handler(deps, request)
     except Exception as exc:
+        if unreachable(exc):
+            log.warning("Slack could not be reached for %s; the work will be redone: %s",
+                        request.inbox_key, type(exc).__name__)
+            return
         user = request.user
         lang = lang_for(request.client, deps, user) if user else deps.settings.lang
         report(exc, request.client, channel=request.channel, user=user, lang=lang)
-    finally:
-        if request.inbox_key:
-            deps.store.done(request.inbox_key)
+    if request.inbox_key:
+        deps.store.done(request.inbox_key)
 
 
 def _lazy(route: Route, deps: Deps) -> Callable[..., None]:

@@ -169,10 +169,13 @@ class Store:
                                                       inbox.c.received_at < self.now() - older_than))
             return int(result.rowcount)
 
-    def pending(self, max_age: timedelta) -> list[tuple[str, str, dict[str, Any]]]:
-        """Acknowledged requests whose work never finished (the process stopped), oldest first."""
+    def pending(self, max_age: timedelta, min_age: timedelta = timedelta(0)) -> list[tuple[str, str, dict[str, Any]]]:
+        """Acknowledged requests whose work never finished (the process stopped, or Slack could not be
+        reached), received between `max_age` and `min_age` ago, oldest first."""
+        now = self.now()
         query = (select(inbox.c.key, inbox.c.kind, inbox.c.body)
-                 .where(inbox.c.done_at.is_(None), inbox.c.received_at >= self.now() - max_age)
+                 .where(inbox.c.done_at.is_(None), inbox.c.received_at >= now - max_age,
+                        inbox.c.received_at <= now - min_age)
                  .order_by(inbox.c.received_at))
         with self.reading() as conn:
             return [(r.key, r.kind, r.body) for r in conn.execute(query)]
