@@ -28,6 +28,7 @@ def serve(
 ) -> None:
     """Run the Slack bot: Socket Mode when SLACK_APP_TOKEN is set, else HTTP at /slack/events."""
     from bot.api.server import EVENTS_PATH, build_server
+    from bot.logs import configure as configure_logs
     from bot.scheduler import build_scheduler
     from bot.slack.app import MissingSlackSettings, SlackUnreachable, build_deps, check_tokens, create_app
     from bot.slack.inbox import redo_stalled, replay_pending
@@ -36,8 +37,8 @@ def serve(
     from pricing.errors import CacheUnavailable
     from rules.errors import PolicyError
 
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s", force=True)
     settings = load_settings(db=db, terminal=False)  # Slack's default language is GPU_ADVISOR_LANG, else zh
+    configure_logs(settings.log_level, settings.log_format)
     lang = terminal_lang(settings)  # what this terminal is told
     try:
         check_tokens(settings, lang)

@@ -163,6 +163,7 @@ def finish(deps: Deps, client: WebClient, convo: Conversation) -> None:
         convo.channel, convo.thread_ts = posted.channel, posted.ts
     convo.status = "done"
     deps.store.save(convo)
+    deps.metrics.decisions.labels(advice.decision.choice.value).inc()
     summary = " · ".join(convo.answers[k] for k in ("duration", "memory", "workload", "gpu") if convo.answers.get(k))
     deps.store.add_recommendation(convo.team, convo.user, advice.decision.choice.value, summary,
                                   advice.to_json(lang))

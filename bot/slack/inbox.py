@@ -15,9 +15,10 @@ from typing import Any
 from slack_bolt import BoltContext, BoltRequest, BoltResponse
 from slack_sdk import WebClient
 
+from bot.logs import request_id, workspace
 from bot.slack.deps import Deps
-from bot.slack.request import SlackRequest
-from bot.slack.routes import route_for, run
+from bot.slack.request import SlackRequest, team_of
+from bot.slack.routes import route_for, run, short_id
 
 log = logging.getLogger(__name__)
 
@@ -72,6 +73,8 @@ def keep_in_inbox(deps: Deps) -> Callable[..., BoltResponse | None]:
             return None
         signatures = req.headers.get("x-slack-signature") or []
         key = inbox_key(body, signatures[0] if signatures else None)
+        request_id.set(short_id(key))
+        workspace.set(team_of(body) or "-")
         deps.metrics.requests.labels(kind).inc()
         if not deps.store.enqueue(key, kind, body):
             return BoltResponse(status=200, body="")  # seen before: kept already, carried out once

@@ -14,6 +14,12 @@ def _dict(value: Any) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
+def team_of(body: dict[str, Any]) -> str:
+    """The workspace a payload comes from ('' when it names none)."""
+    team = body.get("team_id") or _dict(body.get("team")).get("id") or _dict(body.get("user")).get("team_id")
+    return str(team or "")
+
+
 @dataclass(frozen=True)
 class SlackRequest:
     body: dict[str, Any]
@@ -39,9 +45,7 @@ class SlackRequest:
 
     @property
     def team(self) -> str:
-        team = (self.body.get("team_id") or _dict(self.body.get("team")).get("id")
-                or _dict(self.body.get("user")).get("team_id"))
-        return str(team or "")
+        return team_of(self.body)
 
     @property
     def action(self) -> dict[str, Any]:

@@ -22,6 +22,7 @@ from slack_bolt import Ack, App, BoltContext
 from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError
 
+from bot.logs import about
 from bot.slack.deps import Deps
 from bot.slack.ids import COMMAND, Action, Callback
 from bot.slack.listeners import actions, commands, events, views
@@ -99,9 +100,22 @@ def run(handler: Handler, deps: Deps, request: SlackRequest) -> None:
     """The one place a handler's work ends. When Slack could not be reached, the inbox item stays
     pending and the work is redone later (inbox.redo_stalled); any other error is logged with an id
     the user is told, and the item is done (a request that fails on its own is not retried forever)."""
+    with about(short_id(request.inbox_key), request.team):
+        _run(handler, deps, request)
+
+
+def short_id(inbox_key: str | None) -> str:
+    """A request id for log lines: the inbox key's hash, or '-'."""
+    return inbox_key.split(":")[-1][:12] if inbox_key else "-"
+
+
+def _run(handler: Handler, deps: Deps, request: SlackRequest) -> None:
     try:
         handler(deps, request)
     except Exception as exc:
+        if isinstance(exc, SlackApiError):
+            method = str(getattr(exc.response, "api_url", "")).rstrip("/").rsplit("/", 1)[-1] or "unknown"
+            deps.metrics.slack_errors.labels(method, str(exc.response.get("error"))).inc()
         if unreachable(exc):
             log.warning("Slack could not be reached for %s; the work will be redone: %s",
                         request.inbox_key, type(exc).__name__)
