@@ -23,56 +23,67 @@ class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="GPU_ADVISOR_", env_file=".env", extra="ignore",
                                       populate_by_name=True)
 
-    db: Path = Field(default_factory=default_db_path, description="SQLite file of the price cache")
+    db: Path = Field(default_factory=default_db_path, description="SQLite file of the price cache (also --db)")
     state_db: Path | None = Field(default=None, description="SQLite file of the Slack bot's state; "
                                   "default: beside the price cache, <name>.state.db")
     database_url: str | None = Field(default=None, description="SQLAlchemy URL of the bot's state database; "
-                                     "default: sqlite:/// of the state file (GPU_ADVISOR_STATE_DB)")
-    lang: Lang = Field(default=Lang.ZH, description="default reply language: zh or en")
-    policy: Path | None = Field(default=None, description="a policy YAML file; the bundled one when unset")
-    currency: str = Field(default="CNY", pattern="^(CNY|USD)$", description="currency of quotes")
+                                     "default: sqlite:/// of the state file")
+    lang: Lang = Field(default=Lang.ZH, description="zh or en: Slack's language for users whose locale is neither; "
+                       "the terminal's instead of its locale")
+    policy: Path | None = Field(default=None, description="a policy YAML file (only what it changes); "
+                                "default: the bundled one")
+    currency: str = Field(default="CNY", pattern="^(CNY|USD)$", description="currency of quotes: CNY or USD")
 
     # price sources
     rate_cards: str = Field(default="", description="team rate-card files (CSV/JSON), comma-separated")
-    feed: str | None = Field(default=None, description="generic price feed: a CSV/JSON file path or URL")
-    azure_enabled: bool = True
-    azure_base_url: str = "https://prices.azure.com/api/retail/prices"
-    azure_regions: str = Field(default="", description="armRegionName values, comma-separated; empty: all")
-    azure_page_cap: int = Field(default=50, ge=1, le=1000)
-    ecb_enabled: bool = True
-    ecb_url: str = "https://www.ecb.europa.eu/stats/eurofxref/eurofxref-daily.xml"
+    feed: str | None = Field(default=None, description="a generic price feed: a CSV/JSON file path or URL")
+    azure_enabled: bool = Field(default=True, description="refresh prices from the Azure Retail Prices API")
+    azure_base_url: str = Field(default="https://prices.azure.com/api/retail/prices",
+                                description="the Azure Retail Prices API")
+    azure_regions: str = Field(default="", description="Azure armRegionName values, comma-separated; empty: all")
+    azure_page_cap: int = Field(default=50, ge=1, le=1000, description="most pages read from Azure in one refresh")
+    ecb_enabled: bool = Field(default=True, description="refresh USD/CNY from the ECB daily reference rates")
+    ecb_url: str = Field(default="https://www.ecb.europa.eu/stats/eurofxref/eurofxref-daily.xml",
+                         description="the ECB daily rates")
     usd_cny: float | None = Field(default=None, gt=0, description="a fixed USD->CNY rate; wins over the ECB")
     usd_cny_date: date | None = Field(default=None, description="the date of the fixed rate")
-    http_timeout_s: float = Field(default=20, gt=0, le=300)
-    refresh_backoff_s: float = Field(default=2, ge=0, le=60, description="first retry wait of a failed refresh; "
-                                     "it doubles with each retry")
-    refresh_ratecard_hours: float = Field(default=24, gt=0)
-    refresh_azure_hours: float = Field(default=6, gt=0)
-    refresh_feed_hours: float = Field(default=6, gt=0)
-    refresh_ecb_hours: float = Field(default=24, gt=0)
-    ttl_ratecard_days: float = Field(default=365, gt=0, description="reference prices age from their quote date")
-    ttl_azure_hours: float = Field(default=24, gt=0)
-    ttl_feed_hours: float = Field(default=48, gt=0)
-    ttl_ecb_hours: float = Field(default=72, gt=0)
+    http_timeout_s: float = Field(default=20, gt=0, le=300, description="timeout of each price-source request")
+    refresh_backoff_s: float = Field(default=2, ge=0, le=60, description="first wait before retrying a failed "
+                                     "refresh; it doubles (a server's Retry-After wins)")
+    refresh_ratecard_hours: float = Field(default=24, gt=0, description="how often serve refreshes the rate card")
+    refresh_azure_hours: float = Field(default=6, gt=0, description="how often serve refreshes Azure prices")
+    refresh_feed_hours: float = Field(default=6, gt=0, description="how often serve refreshes the feed")
+    refresh_ecb_hours: float = Field(default=24, gt=0, description="how often serve refreshes the ECB rates")
+    ttl_ratecard_days: float = Field(default=365, gt=0, description="a rate-card price is stale this long after "
+                                     "its effective date")
+    ttl_azure_hours: float = Field(default=24, gt=0, description="an Azure price is stale this long after its fetch")
+    ttl_feed_hours: float = Field(default=48, gt=0, description="a feed price is stale this long after its fetch")
+    ttl_ecb_hours: float = Field(default=72, gt=0, description="an ECB rate is stale this long after its fetch")
 
+    # the Slack bot
     conversation_ttl_hours: float = Field(default=24, gt=0, description="a profile left unanswered this long expires")
+    locale_cache_hours: float = Field(default=24, gt=0, description="how long a user's Slack locale is cached")
     slack_retry_backoff_s: float = Field(default=0.5, ge=0, le=30, description="first wait before retrying a "
                                          "Slack call that failed with 5xx or a dropped connection; it doubles")
     max_body_bytes: int = Field(default=1024 * 1024, ge=1024, le=64 * 1024 * 1024,
                                 description="a Slack request body above this is refused (413) before it is read")
-    log_level: str = Field(default="INFO", pattern="^(DEBUG|INFO|WARNING|ERROR)$", description="log level of serve")
+    log_level: str = Field(default="INFO", pattern="^(DEBUG|INFO|WARNING|ERROR)$",
+                           description="serve's log level: DEBUG, INFO, WARNING or ERROR")
     log_format: str = Field(default="text", pattern="^(text|json)$",
-                            description="serve's log lines: text, or one JSON object a line")
-    locale_cache_hours: float = Field(default=24, gt=0)
+                            description="serve's log lines: text, or json (one object a line)")
 
     slack_bot_token: SecretStr | None = Field(
-        default=None, validation_alias=AliasChoices("SLACK_BOT_TOKEN", "GPU_ADVISOR_SLACK_BOT_TOKEN"))
+        default=None, validation_alias=AliasChoices("SLACK_BOT_TOKEN", "GPU_ADVISOR_SLACK_BOT_TOKEN"),
+        description="the Bot User OAuth Token (xoxb-...)")
     slack_signing_secret: SecretStr | None = Field(
-        default=None, validation_alias=AliasChoices("SLACK_SIGNING_SECRET", "GPU_ADVISOR_SLACK_SIGNING_SECRET"))
+        default=None, validation_alias=AliasChoices("SLACK_SIGNING_SECRET", "GPU_ADVISOR_SLACK_SIGNING_SECRET"),
+        description="the app's Signing Secret (HTTP mode)")
     slack_app_token: SecretStr | None = Field(
-        default=None, validation_alias=AliasChoices("SLACK_APP_TOKEN", "GPU_ADVISOR_SLACK_APP_TOKEN"))
+        default=None, validation_alias=AliasChoices("SLACK_APP_TOKEN", "GPU_ADVISOR_SLACK_APP_TOKEN"),
+        description="an App-Level Token (xapp-...): Socket Mode")
     slack_api_url: str = Field(
-        default="https://slack.com/api/", validation_alias=AliasChoices("SLACK_API_URL", "GPU_ADVISOR_SLACK_API_URL"))
+        default="https://slack.com/api/", validation_alias=AliasChoices("SLACK_API_URL", "GPU_ADVISOR_SLACK_API_URL"),
+        description="the Slack Web API base URL of every client the app makes")
 
     def rate_card_paths(self) -> list[Path]:
         return [Path(p.strip()) for p in self.rate_cards.split(",") if p.strip()]
@@ -86,3 +97,19 @@ class Settings(BaseSettings):
     def state_url(self) -> str:
         """The bot's state database: GPU_ADVISOR_DATABASE_URL, else the SQLite file."""
         return self.database_url or f"sqlite:///{self.state_db_path()}"
+
+
+def settings_table() -> str:
+    """Every setting as a Markdown table (variable, meaning, default): the README's, kept in step by a test."""
+    rows = ["| variable | meaning | default |", "|---|---|---|"]
+    for name, field in Settings.model_fields.items():
+        alias = field.validation_alias
+        variable = alias.choices[0] if isinstance(alias, AliasChoices) else f"GPU_ADVISOR_{name.upper()}"
+        if field.default_factory is not None:
+            default = "`~/.local/share/gpu-advisor/gpu-advisor.db`"
+        elif field.default in (None, ""):
+            default = "-"
+        else:
+            default = f"`{field.default.value if isinstance(field.default, Lang) else field.default}`"
+        rows.append(f"| `{variable}` | {field.description} | {default} |")
+    return "\n".join(rows)

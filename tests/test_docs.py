@@ -47,3 +47,10 @@ def test_every_flag_is_documented() -> None:
             if flag in ("--no-interactive", "--help"):
                 continue
             assert re.search(rf"(?<![\w-]){re.escape(flag)}(?![\w-])", README), (path, flag)
+
+
+def test_the_settings_table_is_made_from_the_settings_model() -> None:
+    from bot.settings import settings_table
+
+    start, end = "<!-- settings:start -->\n", "\n<!-- settings:end -->"
+    assert README[README.index(start) + len(start):README.index(end)] == settings_table()
