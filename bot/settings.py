@@ -65,6 +65,8 @@ class Settings(BaseSettings):
     locale_cache_hours: float = Field(default=24, gt=0, description="how long a user's Slack locale is cached")
     slack_retry_backoff_s: float = Field(default=0.5, ge=0, le=30, description="first wait before retrying a "
                                          "Slack call that failed with 5xx or a dropped connection; it doubles")
+    ack_db_budget_s: float = Field(default=1.0, gt=0, le=2.5, description="the longest an acknowledgement waits to "
+                                   "keep a request in the state database; past it Slack is told to try again")
     max_body_bytes: int = Field(default=1024 * 1024, ge=1024, le=64 * 1024 * 1024,
                                 description="a Slack request body above this is refused (413) before it is read")
     log_level: str = Field(default="INFO", pattern="^(DEBUG|INFO|WARNING|ERROR)$",

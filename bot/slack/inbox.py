@@ -19,6 +19,8 @@ from bot.logs import request_id, workspace
 from bot.slack.deps import Deps
 from bot.slack.request import SlackRequest, team_of
 from bot.slack.routes import route_for, run, short_id
+from bot.state import StoreBusy
+from bot.text import Lang, t
 
 log = logging.getLogger(__name__)
 
@@ -58,6 +60,17 @@ def incomplete(kind: str, body: dict[str, Any]) -> bool:
     return False
 
 
+def busy(kind: str, lang: Lang) -> BoltResponse:
+    """What Slack is told when the request could not be kept in time: nothing is carried out. A command
+    gets an ephemeral "try again" (its acknowledgement's text); anything else 503, which Slack retries
+    for events and shows as a failed click for buttons."""
+    if kind == "command":
+        text = t("slack.busy", lang)
+        return BoltResponse(status=200, body=json.dumps({"response_type": "ephemeral", "text": text}),
+                            headers={"content-type": "application/json"})
+    return BoltResponse(status=503, body="busy: try again")
+
+
 def keep_in_inbox(deps: Deps) -> Callable[..., BoltResponse | None]:
     """A bolt middleware: keep the request, then let the listeners run. A request seen before (a retried
     event, a replayed command or click) is answered 200 and not carried out again; a request no route
@@ -76,7 +89,14 @@ def keep_in_inbox(deps: Deps) -> Callable[..., BoltResponse | None]:
         request_id.set(short_id(key))
         workspace.set(team_of(body) or "-")
         deps.metrics.requests.labels(kind).inc()
-        if not deps.store.enqueue(key, kind, body):
+        try:
+            kept = deps.store.enqueue(key, kind, body, budget_s=deps.settings.ack_db_budget_s)
+        except StoreBusy:
+            deps.metrics.refused.labels("busy").inc()
+            log.warning("the state database was busy past %.1f s: %s answered busy", deps.settings.ack_db_budget_s,
+                        kind)
+            return busy(kind, deps.settings.lang)
+        if not kept:
             return BoltResponse(status=200, body="")  # seen before: kept already, carried out once
         context["inbox_key"] = key
         next()

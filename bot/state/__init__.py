@@ -1,5 +1,5 @@
 """The bot's state: SQLAlchemy Core tables, Alembic migrations, and the Store that reads and writes them."""
 
-from bot.state.store import Conversation, Store, StoreUnavailable
+from bot.state.store import Conversation, Store, StoreBusy, StoreUnavailable
 
-__all__ = ["Conversation", "Store", "StoreUnavailable"]
+__all__ = ["Conversation", "Store", "StoreBusy", "StoreUnavailable"]

@@ -23,7 +23,7 @@ from typing import Any
 
 from sqlalchemy import Connection, Engine, create_engine, delete, event, insert, select, update
 from sqlalchemy.engine import make_url
-from sqlalchemy.exc import IntegrityError, SQLAlchemyError
+from sqlalchemy.exc import IntegrityError, OperationalError, SQLAlchemyError
 
 from bot.state import migrate
 from bot.state.schema import conversations, inbox, locales, recommendations
@@ -65,6 +65,10 @@ class Conversation:
                 "created_at": self.created_at, "updated_at": self.updated_at}
 
 
+class StoreBusy(RuntimeError):
+    """The state database did not take a write within the caller's budget (another process holds its lock)."""
+
+
 class StoreUnavailable(RuntimeError):
     """The bot's state database cannot be used: `target` (a file, or a URL without its password) and `reason`."""
 
@@ -92,7 +96,11 @@ def _sqlite_engine(url: str) -> Engine:
 
     @event.listens_for(engine, "begin")
     def _begin(conn: Connection) -> None:
-        conn.exec_driver_sql("BEGIN IMMEDIATE" if conn.get_execution_options().get("writing") else "BEGIN")
+        options = conn.get_execution_options()
+        budget = options.get("budget_s")
+        # SQLite's busy handler waits this long for another process's lock (30 s unless a budget is given)
+        conn.exec_driver_sql(f"PRAGMA busy_timeout = {int((budget if budget is not None else 30) * 1000)}")
+        conn.exec_driver_sql("BEGIN IMMEDIATE" if options.get("writing") else "BEGIN")
 
     return engine
 
@@ -134,12 +142,22 @@ class Store:
             return self._locks.setdefault(convo_id, threading.Lock())
 
     @contextmanager
-    def writing(self) -> Iterator[Connection]:
-        """A write transaction, committed on leaving, rolled back on an error."""
-        with self._write_lock, self.engine.connect() as conn:
-            conn.execution_options(writing=True)
-            with conn.begin():
-                yield conn
+    def writing(self, budget_s: float | None = None) -> Iterator[Connection]:
+        """A write transaction, committed on leaving, rolled back on an error. With `budget_s`, StoreBusy
+        when the write lock (this process's, or SQLite's) is not had within that many seconds."""
+        if not self._write_lock.acquire(timeout=-1 if budget_s is None else budget_s):
+            raise StoreBusy("another writer of this process held the lock past the budget")
+        try:
+            with self.engine.connect() as conn:
+                conn.execution_options(writing=True, budget_s=budget_s)
+                with conn.begin():
+                    yield conn
+        except OperationalError as exc:
+            if budget_s is not None and "locked" in str(exc):
+                raise StoreBusy("the state database is locked by another process") from None
+            raise
+        finally:
+            self._write_lock.release()
 
     @contextmanager
     def reading(self) -> Iterator[Connection]:
@@ -148,10 +166,11 @@ class Store:
 
     # --- the inbox: every request is on disk before it is acknowledged ----------------------------
 
-    def enqueue(self, key: str, kind: str, body: dict[str, Any]) -> bool:
-        """Keep a request until its work is done. False when `key` was seen before (a Slack retry)."""
+    def enqueue(self, key: str, kind: str, body: dict[str, Any], budget_s: float | None = None) -> bool:
+        """Keep a request until its work is done. False when `key` was seen before (a Slack retry).
+        StoreBusy when the write is not had within `budget_s` (the acknowledgement cannot wait long)."""
         try:
-            with self.writing() as conn:
+            with self.writing(budget_s) as conn:
                 conn.execute(insert(inbox).values(key=key, kind=kind, body=body, received_at=self.now()))
         except IntegrityError:
             return False

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sqlite3
 import time
 import urllib.error
 import urllib.request
@@ -155,3 +156,28 @@ def test_metrics_count_requests_and_acknowledgements(tmp_path: Path) -> None:
         assert "gpu_advisor_ack_seconds_count 1.0" in text
         assert 'gpu_advisor_price_age_seconds{source="ratecard"}' in text
         assert "gpu_advisor_inbox_backlog" in text
+
+
+def test_a_locked_state_database_never_holds_the_acknowledgement_past_its_budget(tmp_path: Path) -> None:
+    with running_app(tmp_path, ack_db_budget_s=0.5) as h:
+        blocker = sqlite3.connect(h.settings.state_db_path(), timeout=1)
+        blocker.execute("BEGIN IMMEDIATE")  # another process holds the write lock
+        try:
+            started = time.monotonic()
+            body = command("")
+            status, text = raw(h, body, signed(body))
+            waited = time.monotonic() - started
+            event = json.dumps({"type": "event_callback", "event_id": "EvBusy", "team_id": "T1",
+                                "event": {"type": "app_home_opened", "user": "U1", "tab": "home"}}).encode()
+            event_status = raw(h, event, signed(event, "application/json"))[0]
+        finally:
+            blocker.rollback()
+            blocker.close()
+        assert status == 200 and waited < 2.0
+        assert json.loads(text)["response_type"] == "ephemeral" and "请稍后再试" in json.loads(text)["text"]
+        assert event_status == 503  # Slack retries an event later
+        time.sleep(0.3)
+        assert h.fake.of("chat.postMessage") == []  # nothing was carried out
+        body = command("")
+        assert raw(h, body, signed(body)) == (200, "")  # the lock is gone: back to normal
+        h.fake.wait_for(lambda: h.fake.of("chat.postMessage"))
