@@ -85,8 +85,10 @@ def create_app(deps: Deps, *, client: WebClient | None = None, lang: Lang | None
     client = client or web_client(settings, deps.metrics)
     secret = settings.slack_signing_secret.get_secret_value() if settings.slack_signing_secret else None
     try:
+        # The HTTP front door (bot/api/server.py, slack/verify.py) checks every signature before bolt sees
+        # the request, without bolt's crash on a malformed timestamp; Socket Mode has no signatures.
         app = App(client=client, signing_secret=secret, logger=logging.getLogger("bot.slack"),
-                  request_verification_enabled=secret is not None, process_before_response=True,
+                  request_verification_enabled=False, process_before_response=True,
                   listener_executor=ThreadPoolExecutor(max_workers=LAZY_WORKERS, thread_name_prefix="lazy"))
     except (BoltError, SlackApiError, URLError, OSError) as exc:
         reason = exc.response.get("error") if isinstance(exc, SlackApiError) else str(exc)
