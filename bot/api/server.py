@@ -13,6 +13,7 @@ import logging
 import socket
 import time
 from collections.abc import Callable, Iterable
+from pathlib import Path
 from socketserver import ThreadingMixIn
 from typing import Any
 from wsgiref.simple_server import WSGIRequestHandler, WSGIServer, make_server
@@ -30,9 +31,17 @@ log = logging.getLogger(__name__)
 StartResponse = Callable[..., Any]
 
 
+def listen_backlog() -> int:
+    """The platform's largest listen queue: Linux's net.core.somaxconn, else the C library's SOMAXCONN."""
+    try:
+        return int(Path("/proc/sys/net/core/somaxconn").read_text())
+    except (OSError, ValueError):
+        return socket.SOMAXCONN
+
+
 class ThreadingWSGIServer(ThreadingMixIn, WSGIServer):
     daemon_threads = True
-    request_queue_size = socket.SOMAXCONN  # the platform's maximum: a burst waits rather than being reset
+    request_queue_size = listen_backlog()  # the platform's maximum: a burst waits rather than being reset
 
 
 class QuietHandler(WSGIRequestHandler):

@@ -181,3 +181,9 @@ def test_a_locked_state_database_never_holds_the_acknowledgement_past_its_budget
         body = command("")
         assert raw(h, body, signed(body)) == (200, "")  # the lock is gone: back to normal
         h.fake.wait_for(lambda: h.fake.of("chat.postMessage"))
+
+
+def test_the_listen_queue_is_the_platforms_maximum() -> None:
+    from bot.api.server import ThreadingWSGIServer, listen_backlog
+
+    assert ThreadingWSGIServer.request_queue_size == listen_backlog() >= 128
