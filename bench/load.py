@@ -1,0 +1,155 @@
+"""Load: N simulated users, each running a whole conversation at once, against one `serve` process.
+
+Each user types /gpu-advise and answers every question in the thread as soon as it appears (skip
+the kind of work, then the five answers, then skip the optional ones), as Slack would send them:
+signed requests over HTTP to 127.0.0.1. The fake Slack runs in this process and records what the
+bot posts. Every run is bounded in count and time and stops by itself.
+
+    python bench/load.py [--users 10 25 50 100 200] [--timeout 120]
+
+Prints, for each N: acknowledgement p50, p99 and max, HTTP errors, and recommendations lost and
+duplicated (both must be 0); then the largest N whose p99 stayed under 300 ms.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).parents[1]
+sys.path.insert(0, str(ROOT))
+
+from bench.ack_latency import free_port, wait_healthy  # noqa: E402
+from bot.api.server import EVENTS_PATH  # noqa: E402
+from tests.fake_slack import FakeSlack, SlackSender, fake_slack  # noqa: E402
+from tests.slack_harness import SECRET  # noqa: E402
+
+REPLIES = ["skip", "10h", "70/80", "no", "daily", "no", "skip", "skip", "skip"]
+P99_LIMIT_MS = 300.0
+
+
+def _posts(fake: FakeSlack, **match: Any) -> list[dict[str, Any]]:
+    return [c.args for c in list(fake.calls) if c.method == "chat.postMessage"
+            and all(c.args.get(k) == v for k, v in match.items())]
+
+
+class Inbox:
+    """One user's view of the fake Slack: the posts in their channel, read incrementally (reading every
+    call for every user would make the bench, not the bot, the bottleneck)."""
+
+    def __init__(self, fake: FakeSlack, channel: str) -> None:
+        self.fake, self.channel, self.seen, self.posts = fake, channel, 0, []  # type: list[dict[str, Any]]
+
+    def read(self) -> list[dict[str, Any]]:
+        calls = self.fake.calls[self.seen:]
+        self.seen += len(calls)
+        self.posts += [c.args for c in calls if c.method == "chat.postMessage" and c.args.get("channel") == self.channel
+                       and "_ts" in c.args]
+        return self.posts
+
+
+def _wait(predicate: Any, deadline: float) -> Any:
+    while time.monotonic() < deadline:
+        if value := predicate():
+            return value
+        time.sleep(0.05)
+    return None
+
+
+def one_user(n: int, fake: FakeSlack, sender: SlackSender, acks: list[float], errors: list[str],
+             deadline: float) -> None:
+    user, channel = f"U{n}", f"C{n}"
+
+    def timed(call: Any) -> None:
+        started = time.perf_counter()
+        status, _ = call()
+        acks.append(time.perf_counter() - started)
+        if status != 200:
+            errors.append(f"HTTP {status}")
+
+    inbox = Inbox(fake, channel)
+    timed(lambda: sender.command("", user=user, channel=channel, response_url=fake.response_url(str(n))))
+    root = _wait(lambda: [p for p in inbox.read() if "thread_ts" not in p], deadline)
+    if not root:
+        errors.append("no root message")
+        return
+    thread = root[0]["_ts"]
+    for step, reply in enumerate(REPLIES, 1):
+        asked = _wait(lambda step=step: len([p for p in inbox.read() if p.get("thread_ts") == thread]) >= step,
+                      deadline)
+        if not asked:
+            errors.append(f"question {step} never came")
+            return
+        event = {"type": "message", "channel": channel, "user": user, "text": reply, "thread_ts": thread,
+                 "ts": f"18{n:08d}.{step:06d}"}  # never a ts the fake Slack hands out
+        timed(lambda event=event, step=step: sender.event(event, event_id=f"Ev{n}-{step}"))
+
+
+def recommendations(fake: FakeSlack, users: int) -> tuple[int, int]:
+    """(lost, duplicated): users with no recommendation, and extra recommendations."""
+    counts = {n: 0 for n in range(users)}
+    for post in _posts(fake):
+        if (post.get("blocks") or [{}])[0].get("type") == "header":
+            counts[int(str(post["channel"]).removeprefix("C"))] += 1
+    return sum(1 for c in counts.values() if c == 0), sum(max(0, c - 1) for c in counts.values())
+
+
+def run(users: int, timeout: float) -> dict[str, float]:
+    with tempfile.TemporaryDirectory() as tmp, fake_slack() as fake:
+        port = free_port()
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("GPU_ADVISOR_", "SLACK_"))} | {
+            "SLACK_BOT_TOKEN": "xoxb-bench", "SLACK_SIGNING_SECRET": SECRET, "SLACK_API_URL": fake.api_url,
+            "GPU_ADVISOR_DB": str(Path(tmp) / "load.db"), "GPU_ADVISOR_AZURE_ENABLED": "false",
+            "GPU_ADVISOR_ECB_ENABLED": "false", "GPU_ADVISOR_LANG": "en", "GPU_ADVISOR_LOG_LEVEL": "WARNING"}
+        proc = subprocess.Popen([sys.executable, "-m", "bot", "serve", "--host", "127.0.0.1", "--port", str(port),
+                                 "--no-scheduler"], cwd=ROOT, env=env, stdout=subprocess.DEVNULL,
+                                stderr=subprocess.DEVNULL)
+        try:
+            wait_healthy(port)
+            sender = SlackSender(f"http://127.0.0.1:{port}{EVENTS_PATH}", SECRET)
+            acks: list[float] = []
+            errors: list[str] = []
+            deadline = time.monotonic() + timeout
+            began = time.monotonic()
+            with ThreadPoolExecutor(users) as pool:
+                list(pool.map(lambda n: one_user(n, fake, sender, acks, errors, deadline), range(users)))
+            took = time.monotonic() - began
+            _wait(lambda: recommendations(fake, users)[0] == 0, min(deadline, time.monotonic() + 10))
+            lost, duplicated = recommendations(fake, users)
+        finally:
+            proc.terminate()
+            proc.wait(timeout=10)
+    ordered = sorted(acks) or [0.0]
+    return {"p50": statistics.median(ordered) * 1000, "p99": ordered[max(0, int(len(ordered) * 0.99) - 1)] * 1000,
+            "max": ordered[-1] * 1000, "errors": len(errors), "lost": lost, "duplicated": duplicated,
+            "seconds": took}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--users", type=int, nargs="+", default=[10, 25, 50, 100, 200])
+    parser.add_argument("--timeout", type=float, default=120, help="seconds a run may take at most")
+    args = parser.parse_args()
+    threading.stack_size(512 * 1024)
+    print(f"{'users':>6}{'p50 ms':>9}{'p99 ms':>9}{'max ms':>9}{'errors':>8}{'lost':>6}{'dup':>5}{'seconds':>9}")
+    held = 0
+    for users in args.users:
+        r = run(users, args.timeout)
+        print(f"{users:>6}{r['p50']:>9.1f}{r['p99']:>9.1f}{r['max']:>9.1f}{r['errors']:>8.0f}{r['lost']:>6.0f}"
+              f"{r['duplicated']:>5.0f}{r['seconds']:>9.1f}", flush=True)
+        if r["p99"] < P99_LIMIT_MS and not (r["errors"] or r["lost"] or r["duplicated"]):
+            held = users
+    print(f"largest N with p99 under {P99_LIMIT_MS:.0f} ms and nothing lost or duplicated: {held}")
+
+
+if __name__ == "__main__":
+    main()
