@@ -82,6 +82,16 @@ class MemoryEstimates(_Section):
     activation_overhead: float = Field(ge=0)
 
 
+class Idle(_Section):
+    """When a rented instance counts as idle (reminders): measured, never guessed."""
+
+    window_minutes: float = Field(default=60, gt=0, le=24 * 60)
+    utilisation_max_pct: float = Field(default=5, ge=0, lt=100)
+    memory_held_fraction: float = Field(default=0.1, gt=0, le=1)
+    max_gap_minutes: float = Field(default=10, gt=0)
+    storage_stale_days: float = Field(default=14, gt=0)
+
+
 class Policy(_Section):
     version: int = Field(ge=1, le=1)
     two_of_four: TwoOfFour
@@ -92,6 +102,7 @@ class Policy(_Section):
     rent_vs_buy: RentVsBuy
     regions: Regions
     memory_estimates: MemoryEstimates
+    idle: Idle = Field(default_factory=Idle)
 
 
 BUNDLED = "policy.yaml"
