@@ -40,6 +40,7 @@ ACCEPTED = {
     "cards": ["1", "2", "8"],
     "yearly_gpu_hours": ["1500", "3000h"],
     "serving_hours": ["24/7", "always", "8h a day", "12 hours", "一直运行", "每天8小时"],
+    "price": ["400/day", "14/h", "11500/month", "400/天", "14/小时", "11500/月"],
 }
 
 _MAX_TEXT = 200  # answers longer than this are not answers
@@ -441,3 +442,20 @@ def parse_share(text: str, gpu: str | None = None) -> float:
     if not 0 < value <= 1:
         raise ParseError("share", text, ACCEPTED["share"], "share_out_of_range")
     return value
+
+
+_PRICE_UNITS = {"h": "hour", "hr": "hour", "hour": "hour", "小时": "hour", "时": "hour",
+                "d": "day", "day": "day", "天": "day", "日": "day",
+                "mo": "month", "month": "month", "月": "month"}
+
+
+def parse_price(text: str) -> tuple[float, str]:
+    """A rental price and what it is per: '400/day', '14/h', '11500/month', '400/天' -> (400.0, 'day')."""
+    norm = _prepare("price", text).replace(" ", "").replace("元", "").replace("¥", "").replace("$", "")
+    match = re.fullmatch(rf"(?P<n>{_NUM})/(?:a|an|per|每)?(?P<unit>[a-z]+|小时|时|天|日|月)", norm)
+    if not match or match.group("unit") not in _PRICE_UNITS:
+        raise ParseError("price", text, ACCEPTED["price"])
+    amount = float(match.group("n"))
+    if amount <= 0:
+        raise ParseError("price", text, ACCEPTED["price"], "not_positive")
+    return amount, _PRICE_UNITS[match.group("unit")]

@@ -13,6 +13,7 @@ import yaml
 from bot.cli.advise import advise_command
 from bot.cli.common import PolicyOpt, fail, load_effective_policy, load_settings
 from bot.cli.prices import prices_app, quote
+from bot.cli.rentals import delete_storage, list_rentals, release, track_app
 from bot.cli.serve import serve
 from bot.text import t
 from rules.errors import PolicyError
@@ -31,6 +32,10 @@ app.command("advise")(advise_command)
 app.command()(quote)
 app.command()(serve)
 app.add_typer(prices_app, name="prices")
+app.add_typer(track_app, name="track")
+app.command("list")(list_rentals)
+app.command("release")(release)
+app.command("delete-storage")(delete_storage)
 app.add_typer(policy_app, name="policy")
 
 

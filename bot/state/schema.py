@@ -10,7 +10,23 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import JSON, Boolean, Column, DateTime, Dialect, Index, Integer, MetaData, String, Table, Text, false
+from sqlalchemy import (
+    JSON,
+    Boolean,
+    Column,
+    DateTime,
+    Dialect,
+    Float,
+    ForeignKey,
+    Index,
+    Integer,
+    MetaData,
+    String,
+    Table,
+    Text,
+    UniqueConstraint,
+    false,
+)
 from sqlalchemy.types import TypeDecorator, TypeEngine
 
 metadata = MetaData(naming_convention={"ix": "ix_%(table_name)s_%(column_0_N_name)s",
@@ -92,4 +108,64 @@ recommendations = Table(
     Column("data", JSON, nullable=False),
     Column("created_at", UtcDateTime, nullable=False),
     Index(None, "user", "created_at"),
+)
+
+rental_instances = Table(
+    "rental_instances", metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("team", String(32), nullable=False),
+    Column("name", String(80), nullable=False),
+    Column("channel", String(32), nullable=False),
+    Column("owner", String(32), nullable=False),
+    Column("project", String(80)),
+    Column("gpu", String(32), nullable=False),
+    Column("cards", Integer, nullable=False, server_default="1"),
+    Column("share", Float),  # a slice of one card, instead of whole cards
+    Column("unit", String(8), nullable=False),  # hour, day or month: how the price is billed
+    Column("price", Float, nullable=False),
+    Column("currency", String(3), nullable=False),
+    Column("token_hash", String(64), nullable=False),  # SHA-256 of the agent's heartbeat token
+    Column("started_at", UtcDateTime, nullable=False),
+    Column("released_at", UtcDateTime),
+    UniqueConstraint("team", "name", name="uq_rental_instances_team_name"),
+    Index(None, "token_hash"),
+)
+
+rental_storage = Table(
+    "rental_storage", metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("team", String(32), nullable=False),
+    Column("name", String(80), nullable=False),
+    Column("channel", String(32), nullable=False),
+    Column("owner", String(32), nullable=False),
+    Column("project", String(80)),
+    Column("size_gb", Float, nullable=False),
+    Column("price_gb_month", Float, nullable=False),
+    Column("currency", String(3), nullable=False),
+    Column("instance_id", Integer, ForeignKey("rental_instances.id")),
+    Column("created_at", UtcDateTime, nullable=False),
+    Column("deleted_at", UtcDateTime),
+    UniqueConstraint("team", "name", name="uq_rental_storage_team_name"),
+)
+
+gpu_samples = Table(
+    "gpu_samples", metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("instance_id", Integer, ForeignKey("rental_instances.id"), nullable=False),
+    Column("at", UtcDateTime, nullable=False),
+    Column("gpu", Integer, nullable=False),
+    Column("utilization_pct", Float, nullable=False),
+    Column("memory_used_mib", Float, nullable=False),
+    Column("memory_total_mib", Float, nullable=False),
+    Column("power_w", Float),
+    Index(None, "instance_id", "at"),
+)
+
+disk_reports = Table(
+    "disk_reports", metadata,
+    Column("instance_id", Integer, ForeignKey("rental_instances.id"), primary_key=True),
+    Column("path", String(400), primary_key=True),
+    Column("size_gb", Float, nullable=False),
+    Column("newest_mtime", UtcDateTime),
+    Column("reported_at", UtcDateTime, nullable=False),
 )

@@ -1,0 +1,188 @@
+"""`gpu-advise track instance|storage`, `list`, `release`, `delete-storage`: what a team rents.
+
+The workspace is `--team`, else the one the configured bot token belongs to (auth.test). The state
+database is opened when a command runs (SQLAlchemy is not loaded to build the CLI).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+
+from bot.cli.common import LangOpt, fail, load_settings, say
+from bot.settings import Settings
+from bot.text import Lang, t
+from bot.text.errors import parse_error_text
+from rules.errors import ParseError, UnknownGPU
+from rules.gpus import canonical_gpu
+from rules.parsing import parse_price, parse_share
+
+if TYPE_CHECKING:
+    from bot.state.rentals import Rentals
+
+track_app = typer.Typer(no_args_is_help=True, help="Track what the team rents: an instance, or storage.")
+TeamOpt = Annotated[str | None, typer.Option("--team", help="The Slack workspace (default: the bot token's).")]
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON.")]
+
+
+def _team(settings: Settings, team: str | None) -> str:
+    if team:
+        return team
+    if settings.slack_bot_token is None:
+        raise fail(t("cli.no_team", settings.lang))
+    from slack_sdk import WebClient
+    from slack_sdk.errors import SlackApiError
+
+    try:
+        client = WebClient(token=settings.slack_bot_token.get_secret_value(), base_url=settings.slack_api_url)
+        found = client.auth_test()
+    except (SlackApiError, OSError) as exc:
+        raise fail(t("cli.no_team_from_slack", settings.lang, reason=type(exc).__name__)) from None
+    return str(found["team_id"])
+
+
+def _rentals(settings: Settings) -> Rentals:
+    from bot.state import Store, StoreUnavailable
+    from bot.state.rentals import Rentals
+
+    try:
+        return Rentals(Store(settings.state_url()))
+    except StoreUnavailable as exc:
+        raise fail(t("cli.state_unavailable", settings.lang, target=exc.target, reason=exc.reason)) from None
+
+
+def _run(settings: Settings, action: Any) -> Any:
+    """Run a rental action; a RentalError exits 2 with its sentence."""
+    from bot.state.rentals import RentalError
+
+    try:
+        return action()
+    except RentalError as exc:
+        raise fail(t(f"error.rental.{exc.code}", settings.lang, **exc.params)) from None
+
+
+def _when(text: str | None, lang: Lang) -> datetime:
+    if text is None:
+        return datetime.now(UTC)
+    try:
+        moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        raise fail(t("cli.bad_time", lang, text=text)) from None
+    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+
+
+def _instance_fields(settings: Settings, gpu: str, price: str, cards: int, share: str | None,
+                     currency: str) -> dict[str, Any]:
+    lang = settings.lang
+    try:
+        model = canonical_gpu(gpu)
+        amount, unit = parse_price(price)
+        part = parse_share(share, model) if share is not None else None
+    except UnknownGPU as exc:
+        raise fail(f"--gpu: {t('error.unknown_gpu', lang, gpu=exc.name, known=', '.join(exc.known))}") from None
+    except ParseError as exc:
+        raise fail(f"--{'share' if exc.question == 'share' else 'price'}: {parse_error_text(exc, lang)}") from None
+    if currency.upper() not in ("CNY", "USD"):
+        raise fail(t("cli.bad_currency", lang, currency=currency))
+    return {"gpu": model, "cards": cards, "share": part, "unit": unit, "price": amount, "currency": currency.upper()}
+
+
+@track_app.command("instance")
+def track_instance(
+    name: Annotated[str, typer.Argument(help="A name, unique in the workspace.")],
+    gpu: Annotated[str, typer.Option(help="GPU model, e.g. A100-80GB.")],
+    price: Annotated[str, typer.Option(help="400/day, 14/h or 11500/month.")],
+    channel: Annotated[str, typer.Option(help="The Slack channel its reminders go to.")],
+    owner: Annotated[str, typer.Option(help="The Slack user who owns it.")],
+    cards: Annotated[int, typer.Option(min=1, max=1024, help="Whole cards (or --share).")] = 1,
+    share: Annotated[str | None, typer.Option(help="A slice of one card: 1/2, 3g.40gb.")] = None,
+    project: Annotated[str | None, typer.Option(help="The project it is billed to.")] = None,
+    currency: Annotated[str, typer.Option(help="CNY or USD.")] = "CNY",
+    started: Annotated[str | None, typer.Option(help="When it started (ISO 8601; default now).")] = None,
+    team: TeamOpt = None,
+    lang: LangOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Track a rented instance; prints its heartbeat token once (for `gpu-advise agent`)."""
+    settings = load_settings(lang=lang)
+    fields = _instance_fields(settings, gpu, price, cards, share, currency)
+    fields |= {"channel": channel, "owner": owner, "project": project,
+               "started_at": _when(started, settings.lang)}
+    workspace = _team(settings, team)
+    instance, token = _run(settings, lambda: _rentals(settings).track_instance(workspace, name, fields))
+    if as_json:
+        sys.stdout.write(json.dumps({"name": instance.name, "token": token}) + "\n")
+    else:
+        sys.stdout.write(t("cli.tracked_instance", settings.lang, name=instance.name, token=token) + "\n")
+
+
+@track_app.command("storage")
+def track_storage(
+    name: Annotated[str, typer.Argument(help="A name, unique in the workspace.")],
+    size_gb: Annotated[float, typer.Option(min=0.001, help="Size in GB.")],
+    price_gb_month: Annotated[float, typer.Option(min=0.0001, help="Price per GB-month.")],
+    channel: Annotated[str, typer.Option(help="The Slack channel its reminders go to.")],
+    owner: Annotated[str, typer.Option(help="The Slack user who owns it.")],
+    instance: Annotated[str | None, typer.Option(help="The tracked instance it belongs to.")] = None,
+    project: Annotated[str | None, typer.Option(help="The project it is billed to.")] = None,
+    currency: Annotated[str, typer.Option(help="CNY or USD.")] = "CNY",
+    team: TeamOpt = None,
+    lang: LangOpt = None,
+) -> None:
+    """Track rented storage (images, data sets, checkpoints)."""
+    settings = load_settings(lang=lang)
+    if currency.upper() not in ("CNY", "USD"):
+        raise fail(t("cli.bad_currency", settings.lang, currency=currency))
+    fields = {"channel": channel, "owner": owner, "project": project, "size_gb": size_gb,
+              "price_gb_month": price_gb_month, "currency": currency.upper(), "created_at": datetime.now(UTC)}
+    workspace = _team(settings, team)
+    stored = _run(settings, lambda: _rentals(settings).track_storage(workspace, name, fields, instance))
+    sys.stdout.write(t("cli.tracked_storage", settings.lang, name=stored.name) + "\n")
+
+
+def list_rentals(team: TeamOpt = None, lang: LangOpt = None, as_json: JsonOpt = False) -> None:
+    """List the workspace's tracked instances and storage."""
+    settings = load_settings(lang=lang)
+    rentals = _rentals(settings)
+    workspace = _team(settings, team)
+    instances, storage = rentals.instances(workspace), rentals.storage(workspace)
+    if as_json:
+        out = {"instances": [{**vars(i), "started_at": i.started_at.isoformat(),
+                              "released_at": i.released_at.isoformat() if i.released_at else None}
+                             for i in instances],
+               "storage": [{**vars(s), "created_at": s.created_at.isoformat(),
+                            "deleted_at": s.deleted_at.isoformat() if s.deleted_at else None} for s in storage]}
+        sys.stdout.write(json.dumps(out, ensure_ascii=False, indent=2) + "\n")
+        return
+    for i in instances:
+        state = t("cli.released", settings.lang) if i.released_at else t("cli.running", settings.lang)
+        sys.stdout.write(f"{i.name}\t{i.gpu} × {i.share or i.cards}\t{i.price:g} {i.currency}/{i.unit}\t"
+                         f"<@{i.owner}>\t{state}\n")
+    for s in storage:
+        state = t("cli.deleted", settings.lang) if s.deleted_at else t("cli.kept", settings.lang)
+        sys.stdout.write(f"{s.name}\t{s.size_gb:g} GB\t{s.price_gb_month:g} {s.currency}/GB-month\t{state}\n")
+
+
+def release(name: Annotated[str, typer.Argument(help="The instance to release.")], team: TeamOpt = None,
+            lang: LangOpt = None) -> None:
+    """Mark an instance released (it stops costing); lists the storage it leaves behind."""
+    settings = load_settings(lang=lang)
+    rentals = _rentals(settings)
+    workspace = _team(settings, team)
+    released = _run(settings, lambda: rentals.release(workspace, name, datetime.now(UTC)))
+    sys.stdout.write(t("cli.released_instance", settings.lang, name=released.name) + "\n")
+    for left in rentals.storage(workspace, instance_id=released.id, kept_only=True):
+        say(t("cli.storage_left", settings.lang, name=left.name, size=left.size_gb))
+
+
+def delete_storage(name: Annotated[str, typer.Argument(help="The storage to mark deleted.")], team: TeamOpt = None,
+                   lang: LangOpt = None) -> None:
+    """Mark storage deleted (it stops costing)."""
+    settings = load_settings(lang=lang)
+    workspace = _team(settings, team)
+    gone = _run(settings, lambda: _rentals(settings).delete_storage(workspace, name, datetime.now(UTC)))
+    sys.stdout.write(t("cli.deleted_storage", settings.lang, name=gone.name) + "\n")

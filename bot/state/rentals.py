@@ -1,0 +1,183 @@
+"""What a team rents, in the state database: instances (with their agents' samples) and storage.
+
+Everything is scoped by workspace (`team`): nothing of one workspace is read in another. Heartbeat
+tokens are shown once and kept as a SHA-256 hash (they are random, so a plain hash is enough).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import secrets
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import insert, select, update
+from sqlalchemy.exc import IntegrityError
+
+from bot.state.schema import gpu_samples, rental_instances, rental_storage
+from bot.state.store import Store
+from rules.idle import Sample
+
+
+class RentalError(ValueError):
+    """A rental operation that cannot be done: `code` and `params` say why (error.rental.<code>)."""
+
+    def __init__(self, code: str, **params: str) -> None:
+        super().__init__(f"{code}: {params}")
+        self.code, self.params = code, params
+
+
+@dataclass(frozen=True)
+class Instance:
+    id: int
+    team: str
+    name: str
+    channel: str
+    owner: str
+    project: str | None
+    gpu: str
+    cards: int
+    share: float | None
+    unit: str
+    price: float
+    currency: str
+    started_at: datetime
+    released_at: datetime | None
+
+
+@dataclass(frozen=True)
+class Storage:
+    id: int
+    team: str
+    name: str
+    channel: str
+    owner: str
+    project: str | None
+    size_gb: float
+    price_gb_month: float
+    currency: str
+    instance_id: int | None
+    created_at: datetime
+    deleted_at: datetime | None
+
+
+NAME = re.compile(r"[^\W_][\w.\-]{0,63}")
+
+
+def check_name(name: str) -> None:
+    """Names are 1-64 letters (any script), digits, '.', '-' or '_', starting with a letter or digit."""
+    if not NAME.fullmatch(name):
+        raise RentalError("bad_name", name=name)
+
+
+def token_hash(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def _instance(row: Any) -> Instance:
+    return Instance(**{k: v for k, v in row._mapping.items() if k != "token_hash"})
+
+
+class Rentals:
+    def __init__(self, store: Store) -> None:
+        self.store = store
+
+    def track_instance(self, team: str, name: str, fields: dict[str, Any]) -> tuple[Instance, str]:
+        """Keep a rented instance; returns it and its heartbeat token (shown once, kept hashed)."""
+        check_name(name)
+        token = secrets.token_urlsafe(32)
+        row = {"team": team, "name": name, **fields, "token_hash": token_hash(token)}
+        try:
+            with self.store.writing() as conn:
+                conn.execute(insert(rental_instances).values(**row))
+        except IntegrityError:
+            raise RentalError("instance_exists", name=name) from None
+        found = self.instance(team, name)
+        assert found is not None
+        return found, token
+
+    def instance(self, team: str, name: str) -> Instance | None:
+        query = select(rental_instances).where(rental_instances.c.team == team, rental_instances.c.name == name)
+        with self.store.reading() as conn:
+            row = conn.execute(query).first()
+        return _instance(row) if row else None
+
+    def by_token(self, token: str) -> Instance | None:
+        """The instance a heartbeat token belongs to, unless it was released (its token is then revoked)."""
+        query = select(rental_instances).where(rental_instances.c.token_hash == token_hash(token),
+                                               rental_instances.c.released_at.is_(None))
+        with self.store.reading() as conn:
+            row = conn.execute(query).first()
+        return _instance(row) if row else None
+
+    def instances(self, team: str, *, active_only: bool = False) -> list[Instance]:
+        query = select(rental_instances).where(rental_instances.c.team == team)
+        if active_only:
+            query = query.where(rental_instances.c.released_at.is_(None))
+        with self.store.reading() as conn:
+            return [_instance(r) for r in conn.execute(query.order_by(rental_instances.c.name))]
+
+    def release(self, team: str, name: str, at: datetime) -> Instance:
+        found = self.instance(team, name)
+        if found is None:
+            raise RentalError("no_instance", name=name)
+        if found.released_at is not None:
+            raise RentalError("already_released", name=name)
+        with self.store.writing() as conn:
+            conn.execute(update(rental_instances).where(rental_instances.c.id == found.id).values(released_at=at))
+        released = self.instance(team, name)
+        assert released is not None
+        return released
+
+    def track_storage(self, team: str, name: str, fields: dict[str, Any], instance: str | None) -> Storage:
+        """Keep rented storage; `instance` names a tracked instance of the same workspace, if any."""
+        check_name(name)
+        row = {"team": team, "name": name, **fields}
+        if instance is not None:
+            owner = self.instance(team, instance)
+            if owner is None:
+                raise RentalError("no_instance", name=instance)
+            row["instance_id"] = owner.id
+        try:
+            with self.store.writing() as conn:
+                conn.execute(insert(rental_storage).values(**row))
+        except IntegrityError:
+            raise RentalError("storage_exists", name=name) from None
+        return next(s for s in self.storage(team) if s.name == name)
+
+    def storage(self, team: str, *, instance_id: int | None = None, kept_only: bool = False) -> list[Storage]:
+        query = select(rental_storage).where(rental_storage.c.team == team)
+        if instance_id is not None:
+            query = query.where(rental_storage.c.instance_id == instance_id)
+        if kept_only:
+            query = query.where(rental_storage.c.deleted_at.is_(None))
+        with self.store.reading() as conn:
+            return [Storage(**dict(r._mapping)) for r in conn.execute(query.order_by(rental_storage.c.name))]
+
+    def delete_storage(self, team: str, name: str, at: datetime) -> Storage:
+        found = next((s for s in self.storage(team) if s.name == name), None)
+        if found is None:
+            raise RentalError("no_storage", name=name)
+        if found.deleted_at is not None:
+            raise RentalError("already_deleted", name=name)
+        with self.store.writing() as conn:
+            conn.execute(update(rental_storage).where(rental_storage.c.id == found.id).values(deleted_at=at))
+        return next(s for s in self.storage(team) if s.name == name)
+
+    def add_samples(self, instance_id: int, samples: list[Sample], power: list[float | None]) -> int:
+        rows = [{"instance_id": instance_id, "at": s.at, "gpu": s.gpu, "utilization_pct": s.utilization_pct,
+                 "memory_used_mib": s.memory_used_mib, "memory_total_mib": s.memory_total_mib, "power_w": w}
+                for s, w in zip(samples, power, strict=True)]
+        if rows:
+            with self.store.writing() as conn:
+                conn.execute(insert(gpu_samples), rows)
+        return len(rows)
+
+    def samples(self, instance_id: int, since: datetime) -> list[Sample]:
+        query = (select(gpu_samples).where(gpu_samples.c.instance_id == instance_id, gpu_samples.c.at >= since)
+                 .order_by(gpu_samples.c.at))
+        with self.store.reading() as conn:
+            return [Sample(r.at, r.gpu, r.utilization_pct, r.memory_used_mib, r.memory_total_mib)
+                    for r in conn.execute(query)]

@@ -1,0 +1,109 @@
+"""`gpu-advise track`, `list`, `release`, `delete-storage`, run as a user would, against a real SQLite state file."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+
+from tests.cli_helpers import run_cli
+from tests.fake_slack import fake_slack
+
+TEAM = ("--team", "T1")
+A100 = ("--gpu", "A100-80GB", "--price", "400/day", "--channel", "C1", "--owner", "U1")
+
+
+def _state(tmp: Path) -> dict[str, str]:
+    return {"GPU_ADVISOR_STATE_DB": str(tmp / "state.db")}
+
+
+def test_track_prints_the_token_once_and_stores_only_its_hash(tmp_path: Path) -> None:
+    env = _state(tmp_path)
+    done = run_cli("track", "instance", "train-1", *A100, "--project", "llm", "--json", *TEAM, env=env, tmp=tmp_path)
+    assert done.returncode == 0, done.stderr
+    out = json.loads(done.stdout)
+    assert out["name"] == "train-1" and len(out["token"]) >= 40
+    raw = (tmp_path / "state.db").read_bytes()
+    assert out["token"].encode() not in raw  # only the hash is kept
+    listed = json.loads(run_cli("list", "--json", *TEAM, env=env, tmp=tmp_path).stdout)
+    [inst] = listed["instances"]
+    assert (inst["gpu"], inst["price"], inst["unit"], inst["currency"], inst["project"]) == (
+        "A100-80GB", 400.0, "day", "CNY", "llm")
+    assert "token" not in json.dumps(listed)
+
+
+def test_the_workspace_comes_from_auth_test_when_no_team_is_given(tmp_path: Path) -> None:
+    with fake_slack() as fake:
+        env = _state(tmp_path) | {"SLACK_BOT_TOKEN": "xoxb-test-token", "SLACK_API_URL": fake.api_url}
+        assert run_cli("track", "instance", "nb", *A100, env=env, tmp=tmp_path).returncode == 0
+        assert fake.of("auth.test")
+    # auth.test answers team T1: the same list is seen with --team T1, and not from another workspace
+    assert [i["name"] for i in json.loads(run_cli("list", "--json", *TEAM, env=_state(tmp_path),
+                                                  tmp=tmp_path).stdout)["instances"]] == ["nb"]
+    other = json.loads(run_cli("list", "--json", "--team", "T2", env=_state(tmp_path), tmp=tmp_path).stdout)
+    assert other == {"instances": [], "storage": []}
+
+
+def test_without_a_team_or_a_token_the_command_says_how_to_name_one(tmp_path: Path) -> None:
+    done = run_cli("track", "instance", "nb", *A100, env=_state(tmp_path), tmp=tmp_path)
+    assert done.returncode == 2 and "--team" in done.stderr
+
+
+def test_bad_input_names_the_flag_and_the_accepted_form_and_writes_nothing(tmp_path: Path) -> None:
+    env = _state(tmp_path)
+    cases = [
+        (("--gpu", "A100-80GB", "--price", "cheap"), "--price"),
+        (("--gpu", "Z9000", "--price", "400/day"), "--gpu"),
+        (("--gpu", "A100-80GB", "--price", "400/day", "--started", "yesterday"), "ISO 8601"),
+        (("--gpu", "A100-80GB", "--price", "400/day", "--currency", "EUR"), "CNY or USD"),
+        (("--gpu", "A100-80GB", "--price", "400/day", "--share", "7/5"), "--share"),
+    ]
+    for flags, said in cases:
+        done = run_cli("track", "instance", "x1", *flags, "--channel", "C1", "--owner", "U1", *TEAM,
+                       env=env, tmp=tmp_path)
+        assert done.returncode == 2, (flags, done.stdout)
+        assert said in done.stderr, (flags, done.stderr)
+    bad_name = run_cli("track", "instance", "-rm", *A100, *TEAM, env=env, tmp=tmp_path)
+    assert bad_name.returncode != 0
+    spaced = run_cli("track", "instance", "my box", *A100, *TEAM, env=env, tmp=tmp_path)
+    assert spaced.returncode == 2 and "1 to 64 letters" in spaced.stderr
+    assert json.loads(run_cli("list", "--json", *TEAM, env=env, tmp=tmp_path).stdout)["instances"] == []
+
+
+def test_errors_speak_chinese(tmp_path: Path) -> None:
+    done = run_cli("track", "instance", "x1", "--gpu", "A100-80GB", "--price", "便宜", "--channel", "C1",
+                   "--owner", "U1", "--lang", "zh", *TEAM, env=_state(tmp_path), tmp=tmp_path)
+    assert done.returncode == 2 and "--price" in done.stderr
+    assert any("\u4e00" <= ch <= "\u9fff" for ch in done.stderr)
+
+
+def test_a_name_is_unique_per_workspace(tmp_path: Path) -> None:
+    env = _state(tmp_path)
+    assert run_cli("track", "instance", "a", *A100, *TEAM, env=env, tmp=tmp_path).returncode == 0
+    again = run_cli("track", "instance", "a", *A100, *TEAM, env=env, tmp=tmp_path)
+    assert again.returncode == 2 and "already tracked" in again.stderr
+    assert run_cli("track", "instance", "a", *A100, "--team", "T2", env=env, tmp=tmp_path).returncode == 0
+
+
+def test_release_lists_the_storage_left_behind_and_delete_storage_stops_it(tmp_path: Path) -> None:
+    env = _state(tmp_path)
+    run_cli("track", "instance", "train-1", *A100, *TEAM, env=env, tmp=tmp_path)
+    orphan = run_cli("track", "storage", "ckpt", "--size-gb", "340", "--price-gb-month", "0.35", "--channel", "C1",
+                     "--owner", "U1", "--instance", "nope", *TEAM, env=env, tmp=tmp_path)
+    assert orphan.returncode == 2 and "no instance named 'nope'" in orphan.stderr
+    stored = run_cli("track", "storage", "ckpt", "--size-gb", "340", "--price-gb-month", "0.35", "--channel", "C1",
+                     "--owner", "U1", "--instance", "train-1", *TEAM, env=env, tmp=tmp_path)
+    assert stored.returncode == 0, stored.stderr
+    released = run_cli("release", "train-1", *TEAM, env=env, tmp=tmp_path, stdin="")
+    assert released.returncode == 0
+    assert "ckpt" in released.stderr and "gpu-advise delete-storage ckpt" in released.stderr
+    twice = run_cli("release", "train-1", *TEAM, env=env, tmp=tmp_path)
+    assert twice.returncode == 2 and "already released" in twice.stderr
+    listed = json.loads(run_cli("list", "--json", *TEAM, env=env, tmp=tmp_path).stdout)
+    assert listed["instances"][0]["released_at"] is not None
+    assert listed["storage"][0]["deleted_at"] is None  # it stays tracked until deleted
+    assert run_cli("delete-storage", "ckpt", *TEAM, env=env, tmp=tmp_path).returncode == 0
+    with sqlite3.connect(tmp_path / "state.db") as db:
+        assert db.execute("select deleted_at is not null from rental_storage").fetchone() == (1,)
+    missing = run_cli("delete-storage", "ckpt2", *TEAM, env=env, tmp=tmp_path)
+    assert missing.returncode == 2 and "no storage named 'ckpt2'" in missing.stderr
