@@ -22,6 +22,8 @@ class Metrics:
                                 ["kind"], registry=r)
         self.refused = Counter("gpu_advisor_slack_requests_refused", "Requests refused at the door, by HTTP status",
                                ["status"], registry=r)
+        self.heartbeats = Counter("gpu_advisor_heartbeats", "Agent heartbeats by HTTP status", ["status"], registry=r)
+        self.samples = Counter("gpu_advisor_gpu_samples", "GPU samples kept from agents", registry=r)
         self.decisions = Counter("gpu_advisor_decisions", "Recommendations made, by choice", ["choice"], registry=r)
         self.ack_seconds = Histogram("gpu_advisor_ack_seconds", "Time to acknowledge a Slack request",
                                      buckets=ACK_BUCKETS, registry=r)

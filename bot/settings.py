@@ -69,6 +69,8 @@ class Settings(BaseSettings):
                                    "keep a request in the state database; past it Slack is told to try again")
     max_body_bytes: int = Field(default=1024 * 1024, ge=1024, le=64 * 1024 * 1024,
                                 description="a Slack request body above this is refused (413) before it is read")
+    heartbeat_max_bytes: int = Field(default=4 * 1024 * 1024, ge=1024, le=256 * 1024 * 1024,
+                                     description="an agent's /api/heartbeat body above this is refused (413)")
     log_level: str = Field(default="INFO", pattern="^(DEBUG|INFO|WARNING|ERROR)$",
                            description="serve's log level: DEBUG, INFO, WARNING or ERROR")
     log_format: str = Field(default="text", pattern="^(text|json)$",

@@ -1,4 +1,5 @@
-"""The HTTP server of `serve`: /slack/events behind the front door (verify.py), /healthz and /metrics.
+"""The HTTP server of `serve`: /slack/events behind the front door (verify.py), the agents'
+/api/heartbeat (heartbeat.py), /healthz and /metrics.
 
 A threaded WSGI server (one thread a connection). Its listen queue is the platform's maximum
 (SOMAXCONN), so a burst of connections waits instead of being reset; one process holds what
@@ -13,6 +14,7 @@ import logging
 import socket
 import time
 from collections.abc import Callable, Iterable
+from http import HTTPStatus
 from pathlib import Path
 from socketserver import ThreadingMixIn
 from typing import Any
@@ -21,9 +23,12 @@ from wsgiref.simple_server import WSGIRequestHandler, WSGIServer, make_server
 from slack_bolt import App
 from slack_bolt.adapter.wsgi import SlackRequestHandler
 
+from bot.api import heartbeat
 from bot.api.health import health
 from bot.slack.deps import Deps
 from bot.slack.verify import check, too_large
+from bot.state import StoreBusy, StoreUnavailable
+from bot.state.rentals import Rentals
 
 EVENTS_PATH = "/slack/events"
 log = logging.getLogger(__name__)
@@ -50,9 +55,7 @@ class QuietHandler(WSGIRequestHandler):
 
 
 def _reply(start_response: StartResponse, status: int, body: bytes, content_type: str = "text/plain") -> list[bytes]:
-    reasons = {200: "OK", 400: "Bad Request", 401: "Unauthorized", 404: "Not Found", 413: "Payload Too Large",
-               503: "Service Unavailable"}
-    start_response(f"{status} {reasons.get(status, '')}".strip(),
+    start_response(f"{status} {HTTPStatus(status).phrase}",
                    [("Content-Type", content_type), ("Content-Length", str(len(body)))])
     return [body]
 
@@ -69,6 +72,7 @@ def wsgi_app(app: App, deps: Deps, scheduler_running: Callable[[], bool] | None 
     handler = SlackRequestHandler(app, path=EVENTS_PATH)
     secret = deps.settings.slack_signing_secret.get_secret_value() if deps.settings.slack_signing_secret else ""
     limit = deps.settings.max_body_bytes
+    rentals = Rentals(deps.store)
 
     def slack_events(environ: dict[str, Any], start_response: StartResponse) -> Iterable[bytes]:
         started = time.perf_counter()
@@ -93,10 +97,29 @@ def wsgi_app(app: App, deps: Deps, scheduler_running: Callable[[], bool] | None 
         finally:
             deps.metrics.ack_seconds.observe(time.perf_counter() - started)
 
+    def agent_heartbeat(environ: dict[str, Any], start_response: StartResponse) -> Iterable[bytes]:
+        beat_limit = deps.settings.heartbeat_max_bytes
+        if too_large(environ, beat_limit):
+            deps.metrics.heartbeats.labels("413").inc()
+            body = json.dumps({"error": f"bodies above {beat_limit} bytes are refused: send fewer samples at a time"})
+            return _reply(start_response, 413, body.encode(), "application/json")
+        body = environ["wsgi.input"].read(int(environ.get("CONTENT_LENGTH") or 0))
+        try:
+            answer = heartbeat.receive(rentals, environ.get("HTTP_AUTHORIZATION"), body, deps.now)
+        except (StoreBusy, StoreUnavailable) as exc:
+            log.warning("heartbeat not kept: the state database is %s", type(exc).__name__)
+            answer = heartbeat.Answer(503, {"error": "the state database is busy or down: send these samples again"})
+        deps.metrics.heartbeats.labels(str(answer.status)).inc()
+        if answer.status == 202:
+            deps.metrics.samples.inc(answer.body["kept"])
+        return _reply(start_response, answer.status, heartbeat.encode(answer), "application/json")
+
     def wsgi(environ: dict[str, Any], start_response: StartResponse) -> Iterable[bytes]:
         path = environ.get("PATH_INFO")
         if path == EVENTS_PATH and environ.get("REQUEST_METHOD") == "POST":
             return slack_events(environ, start_response)
+        if path == heartbeat.PATH and environ.get("REQUEST_METHOD") == "POST":
+            return agent_heartbeat(environ, start_response)
         if path == "/healthz":
             status, report = health(deps, scheduler_running)
             return _reply(start_response, status, json.dumps(report).encode(), "application/json")

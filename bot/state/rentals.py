@@ -13,10 +13,10 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import insert, select, update
+from sqlalchemy import delete, insert, select, update
 from sqlalchemy.exc import IntegrityError
 
-from bot.state.schema import gpu_samples, rental_instances, rental_storage
+from bot.state.schema import disk_reports, gpu_samples, rental_instances, rental_storage
 from bot.state.store import Store
 from rules.idle import Sample
 
@@ -70,6 +70,13 @@ def check_name(name: str) -> None:
     """Names are 1-64 letters (any script), digits, '.', '-' or '_', starting with a letter or digit."""
     if not NAME.fullmatch(name):
         raise RentalError("bad_name", name=name)
+
+
+@dataclass(frozen=True)
+class DiskReport:
+    path: str
+    size_gb: float
+    newest_mtime: datetime | None
 
 
 def token_hash(token: str) -> str:
@@ -167,13 +174,40 @@ class Rentals:
         return next(s for s in self.storage(team) if s.name == name)
 
     def add_samples(self, instance_id: int, samples: list[Sample], power: list[float | None]) -> int:
-        rows = [{"instance_id": instance_id, "at": s.at, "gpu": s.gpu, "utilization_pct": s.utilization_pct,
-                 "memory_used_mib": s.memory_used_mib, "memory_total_mib": s.memory_total_mib, "power_w": w}
-                for s, w in zip(samples, power, strict=True)]
-        if rows:
-            with self.store.writing() as conn:
+        """Keep an agent's samples; a sample already kept (same GPU and time: an agent's retry) is skipped.
+        Returns how many were new."""
+        if not samples:
+            return 0
+        first, last = min(s.at for s in samples), max(s.at for s in samples)
+        known = (select(gpu_samples.c.gpu, gpu_samples.c.at)
+                 .where(gpu_samples.c.instance_id == instance_id, gpu_samples.c.at >= first, gpu_samples.c.at <= last))
+        with self.store.writing() as conn:
+            seen = {(r.gpu, r.at) for r in conn.execute(known)}
+            rows = []
+            for s, w in zip(samples, power, strict=True):
+                if (s.gpu, s.at) in seen:
+                    continue
+                seen.add((s.gpu, s.at))
+                rows.append({"instance_id": instance_id, "at": s.at, "gpu": s.gpu, "utilization_pct": s.utilization_pct,
+                             "memory_used_mib": s.memory_used_mib, "memory_total_mib": s.memory_total_mib,
+                             "power_w": w})
+            if rows:
                 conn.execute(insert(gpu_samples), rows)
         return len(rows)
+
+    def report_disks(self, instance_id: int, disks: list[DiskReport], at: datetime) -> None:
+        """Keep the latest size and newest file time of each path an agent watches."""
+        with self.store.writing() as conn:
+            for disk in disks:
+                conn.execute(delete(disk_reports).where(disk_reports.c.instance_id == instance_id,
+                                                        disk_reports.c.path == disk.path))
+                conn.execute(insert(disk_reports).values(instance_id=instance_id, path=disk.path, size_gb=disk.size_gb,
+                                                         newest_mtime=disk.newest_mtime, reported_at=at))
+
+    def disks(self, instance_id: int) -> list[DiskReport]:
+        query = select(disk_reports).where(disk_reports.c.instance_id == instance_id).order_by(disk_reports.c.path)
+        with self.store.reading() as conn:
+            return [DiskReport(r.path, r.size_gb, r.newest_mtime) for r in conn.execute(query)]
 
     def samples(self, instance_id: int, since: datetime) -> list[Sample]:
         query = (select(gpu_samples).where(gpu_samples.c.instance_id == instance_id, gpu_samples.c.at >= since)

@@ -1,0 +1,110 @@
+"""POST /api/heartbeat: a tracked instance's agent sends its GPU samples and disk sizes.
+
+`Authorization: Bearer TOKEN` names the instance (the token `gpu-advise track instance` printed once;
+only its hash is stored, and releasing the instance revokes it). Answers 202 with what was kept;
+401 without a valid token, storing nothing; 400 for a malformed body, naming the field; 413 above
+`heartbeat_max_bytes`. Samples carry their own time: up to 24 h old is kept (an agent sends what it
+buffered), older is counted and dropped, later than a few minutes ahead is refused (a wrong clock
+would make a busy card look idle). A repeated sample (an agent's retry) is kept once. The token
+never appears in a log.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic_core import ErrorDetails
+
+from bot.state.rentals import DiskReport, Rentals
+from rules.idle import Sample
+
+PATH = "/api/heartbeat"
+MAX_AGE = timedelta(hours=24)
+MAX_AHEAD = timedelta(minutes=5)
+log = logging.getLogger(__name__)
+
+
+class SampleIn(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+    ts: AwareDatetime
+    gpu: int = Field(ge=0, le=1023)
+    utilization_pct: float = Field(ge=0, le=100)
+    memory_used_mib: float = Field(ge=0)
+    memory_total_mib: float = Field(gt=0)
+    power_w: float | None = Field(default=None, ge=0)
+
+    @model_validator(mode="after")
+    def _memory_fits(self) -> SampleIn:
+        if self.memory_used_mib > self.memory_total_mib:
+            raise ValueError("memory_used_mib is larger than memory_total_mib")
+        return self
+
+
+class DiskIn(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+    path: str = Field(min_length=1, max_length=400)
+    size_gb: float = Field(ge=0)
+    newest_mtime: AwareDatetime | None = None
+
+
+class HeartbeatIn(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+    samples: list[SampleIn] = Field(max_length=50_000)
+    disks: list[DiskIn] = Field(default_factory=list, max_length=200)
+
+
+@dataclass(frozen=True)
+class Answer:
+    status: int
+    body: dict[str, Any]
+
+
+def _field(error: ErrorDetails) -> str:
+    name = ""
+    for part in error["loc"]:
+        name += f"[{part}]" if isinstance(part, int) else (f".{part}" if name else str(part))
+    return name or "body"
+
+
+def bearer(header: str | None) -> str | None:
+    scheme, _, token = (header or "").partition(" ")
+    return token.strip() or None if scheme.lower() == "bearer" else None
+
+
+def receive(rentals: Rentals, authorization: str | None, body: bytes, now: Callable[[], datetime]) -> Answer:
+    """What a heartbeat request gets; the HTTP details (size limit, headers) are the server's."""
+    token = bearer(authorization)
+    instance = rentals.by_token(token) if token else None
+    if instance is None:
+        reason = "no bearer token" if token is None else "unknown or revoked token"
+        log.info("heartbeat refused: %s", reason)
+        return Answer(401, {"error": f"{reason}: send Authorization: Bearer <the token `gpu-advise track instance` "
+                                     "printed>"})
+    try:
+        beat = HeartbeatIn.model_validate_json(body)
+    except ValidationError as exc:
+        first = exc.errors(include_url=False)[0]
+        return Answer(400, {"error": f"{_field(first)}: {first['msg']}", "field": _field(first)})
+    moment = now()
+    for index, sample in enumerate(beat.samples):
+        if sample.ts > moment + MAX_AHEAD:
+            return Answer(400, {"error": f"samples[{index}].ts: {sample.ts.isoformat()} is in the future "
+                                         "(check the agent's clock)", "field": f"samples[{index}].ts"})
+    fresh = [s for s in beat.samples if s.ts >= moment - MAX_AGE]
+    kept = rentals.add_samples(instance.id, [Sample(s.ts, s.gpu, s.utilization_pct, s.memory_used_mib,
+                                                    s.memory_total_mib) for s in fresh],
+                               [s.power_w for s in fresh])
+    if beat.disks:
+        rentals.report_disks(instance.id, [DiskReport(d.path, d.size_gb, d.newest_mtime) for d in beat.disks], moment)
+    return Answer(202, {"instance": instance.name, "kept": kept, "repeated": len(fresh) - kept,
+                        "too_old": len(beat.samples) - len(fresh), "disks": len(beat.disks)})
+
+
+def encode(answer: Answer) -> bytes:
+    return json.dumps(answer.body, ensure_ascii=False).encode()
