@@ -1,0 +1,181 @@
+"""The daily digest of one channel, as data: what is idle and what it burns, what has no data, storage
+left behind or untouched, month-to-date spend per project, and what releases saved this month.
+
+Pure: the rented things, their samples, the clock and the policy come in; nothing is read or sent
+here (bot/reminders/ renders and posts it). Busy and young instances are not news and are left
+out. Money is per currency, never converted: a team that rents in CNY and USD sees both.
+A month is 30 days, a day 24 hours (the quote's convention).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Protocol
+
+from rules.idle import Activity, Sample, judge
+from rules.policy import Idle
+
+PER_DAY = {"hour": 24.0, "day": 1.0, "month": 1 / 30}
+
+
+class Rented(Protocol):
+    @property
+    def id(self) -> int: ...
+    @property
+    def name(self) -> str: ...
+    @property
+    def owner(self) -> str: ...
+    @property
+    def project(self) -> str | None: ...
+    @property
+    def unit(self) -> str: ...
+    @property
+    def price(self) -> float: ...
+    @property
+    def currency(self) -> str: ...
+    @property
+    def started_at(self) -> datetime: ...
+    @property
+    def released_at(self) -> datetime | None: ...
+
+
+class Stored(Protocol):
+    @property
+    def name(self) -> str: ...
+    @property
+    def owner(self) -> str: ...
+    @property
+    def project(self) -> str | None: ...
+    @property
+    def size_gb(self) -> float: ...
+    @property
+    def price_gb_month(self) -> float: ...
+    @property
+    def currency(self) -> str: ...
+    @property
+    def instance_id(self) -> int | None: ...
+    @property
+    def created_at(self) -> datetime: ...
+    @property
+    def deleted_at(self) -> datetime | None: ...
+
+
+@dataclass(frozen=True)
+class InstanceNews:
+    name: str
+    owner: str
+    activity: Activity  # IDLE, MEMORY_HELD or UNKNOWN
+    per_day: float
+    currency: str
+    since: datetime | None = None  # when the trailing quiet stretch began (idle, memory held)
+    burned: float = 0.0  # money spent since then
+
+
+@dataclass(frozen=True)
+class StorageNews:
+    name: str
+    owner: str
+    reason: str  # "left_behind" (its instance was released) or "stale" (untouched past the policy age)
+    size_gb: float
+    per_month: float
+    currency: str
+    untouched_days: float
+
+
+@dataclass(frozen=True)
+class Spend:
+    project: str
+    currency: str
+    amount: float
+    budget: float | None = None
+
+
+@dataclass(frozen=True)
+class Digest:
+    instances: list[InstanceNews] = field(default_factory=list)
+    storage: list[StorageNews] = field(default_factory=list)
+    spend: list[Spend] = field(default_factory=list)
+    saved: dict[str, float] = field(default_factory=dict)  # currency -> money not spent thanks to releases
+
+    @property
+    def news(self) -> bool:
+        """Anything worth a message (spend alone is not: it is context for the items)."""
+        return bool(self.instances or self.storage)
+
+
+def per_day(thing: Rented) -> float:
+    return thing.price * PER_DAY[thing.unit]
+
+
+def _quiet_since(samples: Sequence[Sample], rules: Idle) -> datetime | None:
+    """Start of the trailing stretch in which every sample is at or below the utilisation threshold."""
+    since = None
+    for sample in sorted(samples, key=lambda s: s.at, reverse=True):
+        if sample.utilization_pct > rules.utilisation_max_pct:
+            break
+        since = sample.at
+    return since
+
+
+def _month_start(now: datetime) -> datetime:
+    return now.replace(day=1, hour=0, minute=0, second=0, microsecond=0)
+
+
+def _days(start: datetime, end: datetime) -> float:
+    return max((end - start).total_seconds(), 0.0) / 86400
+
+
+def spent_this_month(thing: Rented, now: datetime) -> float:
+    start = max(thing.started_at, _month_start(now))
+    return per_day(thing) * _days(start, min(thing.released_at or now, now))
+
+
+def compose(instances: Iterable[Rented], storage: Iterable[Stored], samples: Mapping[int, Sequence[Sample]], *,
+            now: datetime, rules: Idle, snoozes: Mapping[int, datetime] | None = None,
+            budgets: Mapping[str, float] | None = None, last_touched: Mapping[str, datetime] | None = None) -> Digest:
+    """The digest of one channel at `now` (see the module's rules). `samples` by instance id; `snoozes`:
+    instance id -> "still needed" until; `last_touched`: storage name -> newest file time an agent saw."""
+    snoozes, budgets, last_touched = snoozes or {}, budgets or {}, last_touched or {}
+    instances, storage = list(instances), list(storage)
+    news: list[InstanceNews] = []
+    spend: dict[tuple[str, str], float] = defaultdict(float)
+    saved: dict[str, float] = defaultdict(float)
+    released_ids = {i.id for i in instances if i.released_at is not None}
+    for inst in instances:
+        spend[(inst.project or "", inst.currency)] += spent_this_month(inst, now)
+        if inst.released_at is not None:
+            if inst.released_at >= _month_start(now):
+                saved[inst.currency] += per_day(inst) * _days(inst.released_at, now)
+            continue
+        own = samples.get(inst.id, ())
+        verdict = judge(own, started=inst.started_at, now=now, rules=rules, snoozed_until=snoozes.get(inst.id))
+        if verdict in (Activity.IDLE, Activity.MEMORY_HELD):
+            since = _quiet_since(own, rules) or now
+            news.append(InstanceNews(inst.name, inst.owner, verdict, per_day(inst), inst.currency, since,
+                                     per_day(inst) * _days(since, now)))
+        elif verdict is Activity.UNKNOWN:
+            news.append(InstanceNews(inst.name, inst.owner, verdict, per_day(inst), inst.currency))
+    kept: list[StorageNews] = []
+    for disk in storage:
+        per_month = disk.size_gb * disk.price_gb_month
+        billed = _days(max(disk.created_at, _month_start(now)), min(disk.deleted_at or now, now))
+        spend[(disk.project or "", disk.currency)] += per_month / 30 * billed
+        if disk.deleted_at is not None:
+            continue
+        touched = max(disk.created_at, last_touched.get(disk.name, disk.created_at))
+        untouched = _days(touched, now)
+        if disk.instance_id is not None and disk.instance_id in released_ids:
+            reason = "left_behind"
+        elif untouched >= rules.storage_stale_days:
+            reason = "stale"
+        else:
+            continue
+        kept.append(StorageNews(disk.name, disk.owner, reason, disk.size_gb, per_month, disk.currency, untouched))
+    news.sort(key=lambda n: (-n.per_day, n.name))
+    kept.sort(key=lambda s: (-s.per_month, s.name))
+    projects = [Spend(p, c, round(a, 2), budgets.get(p))
+                for (p, c), a in sorted(spend.items()) if a > 0 or p in budgets]
+    return Digest(news, kept, projects, {c: round(a, 2) for c, a in sorted(saved.items()) if a > 0})
