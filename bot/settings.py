@@ -6,7 +6,7 @@ import os
 from datetime import date
 from pathlib import Path
 
-from pydantic import AliasChoices, Field, SecretStr
+from pydantic import AliasChoices, Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from bot.text.lang import Lang
@@ -71,6 +71,11 @@ class Settings(BaseSettings):
                                 description="a Slack request body above this is refused (413) before it is read")
     heartbeat_max_bytes: int = Field(default=4 * 1024 * 1024, ge=1024, le=256 * 1024 * 1024,
                                      description="an agent's /api/heartbeat body above this is refused (413)")
+    remind_tz: str = Field(default="Asia/Shanghai", description="the time zone whose day a digest belongs to "
+                           "(one digest a channel a local day)")
+    remind_all_clear: bool = Field(default=False, description="post an \"all clear\" when a digest has nothing to say")
+    remind_pace_s: float = Field(default=1.0, ge=0, le=60, description="seconds between two digests (Slack allows "
+                                 "about one message a second)")
     log_level: str = Field(default="INFO", pattern="^(DEBUG|INFO|WARNING|ERROR)$",
                            description="serve's log level: DEBUG, INFO, WARNING or ERROR")
     log_format: str = Field(default="text", pattern="^(text|json)$",
@@ -94,6 +99,17 @@ class Settings(BaseSettings):
 
     def azure_region_list(self) -> tuple[str, ...]:
         return tuple(r.strip() for r in self.azure_regions.split(",") if r.strip())
+
+    @field_validator("remind_tz")
+    @classmethod
+    def _known_zone(cls, value: str) -> str:
+        from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+        try:
+            ZoneInfo(value)
+        except (ZoneInfoNotFoundError, ValueError):
+            raise ValueError(f"'{value}' is not an IANA time zone (e.g. Asia/Shanghai, America/New_York)") from None
+        return value
 
     def state_db_path(self) -> Path:
         return self.state_db or self.db.with_name(f"{self.db.stem}.state{self.db.suffix or '.db'}")

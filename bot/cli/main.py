@@ -13,6 +13,7 @@ import yaml
 from bot.cli.advise import advise_command
 from bot.cli.common import PolicyOpt, fail, load_effective_policy, load_settings
 from bot.cli.prices import prices_app, quote
+from bot.cli.remind import remind
 from bot.cli.rentals import delete_storage, list_rentals, release, track_app
 from bot.cli.serve import serve
 from bot.text import t
@@ -36,6 +37,7 @@ app.add_typer(track_app, name="track")
 app.command("list")(list_rentals)
 app.command("release")(release)
 app.command("delete-storage")(delete_storage)
+app.command("remind")(remind)
 app.add_typer(policy_app, name="policy")
 
 

@@ -29,7 +29,7 @@ TeamOpt = Annotated[str | None, typer.Option("--team", help="The Slack workspace
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON.")]
 
 
-def _team(settings: Settings, team: str | None) -> str:
+def workspace_of(settings: Settings, team: str | None) -> str:
     if team:
         return team
     if settings.slack_bot_token is None:
@@ -45,7 +45,7 @@ def _team(settings: Settings, team: str | None) -> str:
     return str(found["team_id"])
 
 
-def _rentals(settings: Settings) -> Rentals:
+def open_rentals(settings: Settings) -> Rentals:
     from bot.state import Store, StoreUnavailable
     from bot.state.rentals import Rentals
 
@@ -112,8 +112,8 @@ def track_instance(
     fields = _instance_fields(settings, gpu, price, cards, share, currency)
     fields |= {"channel": channel, "owner": owner, "project": project,
                "started_at": _when(started, settings.lang)}
-    workspace = _team(settings, team)
-    instance, token = _run(settings, lambda: _rentals(settings).track_instance(workspace, name, fields))
+    workspace = workspace_of(settings, team)
+    instance, token = _run(settings, lambda: open_rentals(settings).track_instance(workspace, name, fields))
     if as_json:
         sys.stdout.write(json.dumps({"name": instance.name, "token": token}) + "\n")
     else:
@@ -139,16 +139,16 @@ def track_storage(
         raise fail(t("cli.bad_currency", settings.lang, currency=currency))
     fields = {"channel": channel, "owner": owner, "project": project, "size_gb": size_gb,
               "price_gb_month": price_gb_month, "currency": currency.upper(), "created_at": datetime.now(UTC)}
-    workspace = _team(settings, team)
-    stored = _run(settings, lambda: _rentals(settings).track_storage(workspace, name, fields, instance))
+    workspace = workspace_of(settings, team)
+    stored = _run(settings, lambda: open_rentals(settings).track_storage(workspace, name, fields, instance))
     sys.stdout.write(t("cli.tracked_storage", settings.lang, name=stored.name) + "\n")
 
 
 def list_rentals(team: TeamOpt = None, lang: LangOpt = None, as_json: JsonOpt = False) -> None:
     """List the workspace's tracked instances and storage."""
     settings = load_settings(lang=lang)
-    rentals = _rentals(settings)
-    workspace = _team(settings, team)
+    rentals = open_rentals(settings)
+    workspace = workspace_of(settings, team)
     instances, storage = rentals.instances(workspace), rentals.storage(workspace)
     if as_json:
         out = {"instances": [{**vars(i), "started_at": i.started_at.isoformat(),
@@ -171,8 +171,8 @@ def release(name: Annotated[str, typer.Argument(help="The instance to release.")
             lang: LangOpt = None) -> None:
     """Mark an instance released (it stops costing); lists the storage it leaves behind."""
     settings = load_settings(lang=lang)
-    rentals = _rentals(settings)
-    workspace = _team(settings, team)
+    rentals = open_rentals(settings)
+    workspace = workspace_of(settings, team)
     released = _run(settings, lambda: rentals.release(workspace, name, datetime.now(UTC)))
     sys.stdout.write(t("cli.released_instance", settings.lang, name=released.name) + "\n")
     for left in rentals.storage(workspace, instance_id=released.id, kept_only=True):
@@ -183,6 +183,6 @@ def delete_storage(name: Annotated[str, typer.Argument(help="The storage to mark
                    lang: LangOpt = None) -> None:
     """Mark storage deleted (it stops costing)."""
     settings = load_settings(lang=lang)
-    workspace = _team(settings, team)
-    gone = _run(settings, lambda: _rentals(settings).delete_storage(workspace, name, datetime.now(UTC)))
+    workspace = workspace_of(settings, team)
+    gone = _run(settings, lambda: open_rentals(settings).delete_storage(workspace, name, datetime.now(UTC)))
     sys.stdout.write(t("cli.deleted_storage", settings.lang, name=gone.name) + "\n")

@@ -14,6 +14,7 @@ from sqlalchemy import (
     JSON,
     Boolean,
     Column,
+    Date,
     DateTime,
     Dialect,
     Float,
@@ -168,4 +169,16 @@ disk_reports = Table(
     Column("size_gb", Float, nullable=False),
     Column("newest_mtime", UtcDateTime),
     Column("reported_at", UtcDateTime, nullable=False),
+)
+
+digest_sends = Table(  # a channel's digest of a local day: claimed before posting, so it goes out once
+    "digest_sends", metadata,
+    Column("team", String(32), primary_key=True),
+    Column("channel", String(32), primary_key=True),
+    Column("kind", String(16), primary_key=True),  # "digest" (others later: weekly, ...)
+    Column("local_date", Date, primary_key=True),
+    Column("claimed_at", UtcDateTime, nullable=False),
+    Column("sent_at", UtcDateTime),
+    Column("ts", String(32)),  # the Slack message, once posted
+    Column("items", Integer, nullable=False, server_default="0"),
 )

@@ -19,7 +19,7 @@ import yaml
 from bot.text.format import show
 from bot.text.lang import Lang
 
-FILES = ("decision", "questions", "quote", "slack", "cli", "errors")
+FILES = ("decision", "questions", "quote", "slack", "cli", "errors", "digest")
 _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 

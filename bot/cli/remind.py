@@ -1,0 +1,55 @@
+"""`gpu-advise remind --now`: send the daily digest now, once a channel a local day.
+
+Exit 0 when it sent a digest, had nothing to say or had already sent today; 1 when a post failed
+(the claim is given back, so a later run can send it).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from datetime import UTC, datetime
+from typing import Annotated
+from zoneinfo import ZoneInfo
+
+import typer
+
+from bot.cli.common import LangOpt, fail, load_effective_policy, load_settings
+from bot.cli.rentals import JsonOpt, TeamOpt, open_rentals, workspace_of
+from bot.text import t
+
+
+def remind(
+    now: Annotated[bool, typer.Option("--now", help="Send the digest now (scheduled digests run in serve).")] = False,
+    channel: Annotated[list[str] | None, typer.Option("--channel", help="Only this channel (repeatable).")] = None,
+    force: Annotated[bool, typer.Option("--force", help="Send even if today's digest went out.")] = False,
+    team: TeamOpt = None,
+    lang: LangOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Send the daily digest: idle instances, storage left behind, spend this month."""
+    settings = load_settings(lang=lang)
+    if not now:
+        raise fail(t("cli.remind_needs_now", settings.lang))
+    if settings.slack_bot_token is None:
+        raise fail(t("cli.remind_needs_token", settings.lang))
+    from bot.reminders.send import Sends, send_digests
+    from bot.slack.app import web_client
+
+    policy = load_effective_policy(settings)
+    rentals = open_rentals(settings)
+    workspace = workspace_of(settings, team)
+    outcomes = send_digests(rentals, Sends(rentals.store), web_client(settings), team=workspace, channels=channel,
+                            now=lambda: datetime.now(UTC), rules=policy.idle,
+                            lang=load_settings(terminal=False).lang, zone=ZoneInfo(settings.remind_tz), force=force,
+                            all_clear=settings.remind_all_clear, pace_s=settings.remind_pace_s)
+    if as_json:
+        sys.stdout.write(json.dumps([vars(o) for o in outcomes]) + "\n")
+    else:
+        if not outcomes:
+            sys.stdout.write(t("cli.remind_no_channels", settings.lang) + "\n")
+        for o in outcomes:
+            sys.stdout.write(t(f"cli.remind_{o.status}", settings.lang, channel=o.channel, items=o.items,
+                               error=o.error or "") + "\n")
+    if any(o.status == "failed" for o in outcomes):
+        raise typer.Exit(1)

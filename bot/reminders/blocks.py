@@ -1,0 +1,75 @@
+"""A channel's digest as Slack blocks: the most expensive items first, at most 50 blocks."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+from zoneinfo import ZoneInfo
+
+from bot.text import Lang, t
+from bot.text.format import money, show
+from rules.digest import Digest, InstanceNews, StorageNews
+from rules.idle import Activity
+
+MAX_BLOCKS = 50  # Slack's limit for a message
+
+
+def _section(text: str) -> dict[str, Any]:
+    return {"type": "section", "text": {"type": "mrkdwn", "text": text}}
+
+
+def _context(text: str) -> dict[str, Any]:
+    return {"type": "context", "elements": [{"type": "mrkdwn", "text": text}]}
+
+
+def _when(moment: datetime | None, zone: ZoneInfo) -> str:
+    return moment.astimezone(zone).strftime("%m-%d %H:%M") if moment else "?"
+
+
+def instance_line(news: InstanceNews, lang: Lang, zone: ZoneInfo) -> str:
+    key = {Activity.IDLE: "digest.idle", Activity.MEMORY_HELD: "digest.memory_held"}.get(news.activity,
+                                                                                          "digest.unknown")
+    return t(key, lang, name=news.name, owner=f"<@{news.owner}>", since=_when(news.since, zone),
+             per_day=money(news.per_day, news.currency), burned=money(news.burned, news.currency))
+
+
+def storage_line(news: StorageNews, lang: Lang) -> str:
+    return t(f"digest.{news.reason}", lang, name=news.name, owner=f"<@{news.owner}>", size=show(news.size_gb),
+             per_month=money(news.per_month, news.currency), days=show(round(news.untouched_days)))
+
+
+def _spend(digest: Digest, lang: Lang) -> str | None:
+    lines = []
+    for spend in digest.spend:
+        project = spend.project or t("digest.no_project", lang)
+        amount = money(spend.amount, spend.currency)
+        lines.append(t("digest.spend_budget", lang, project=project, amount=amount,
+                       budget=money(spend.budget, spend.currency)) if spend.budget is not None
+                     else t("digest.spend_line", lang, project=project, amount=amount))
+    return t("digest.spend", lang, lines=" · ".join(lines)) if lines else None
+
+
+def render(digest: Digest, lang: Lang, zone: ZoneInfo) -> tuple[str, list[dict[str, Any]]]:
+    """The fallback text and the blocks. Items beyond what fits are counted in a last "+N more" line."""
+    items = [(n.per_day, instance_line(n, lang, zone)) for n in digest.instances]
+    items += [(s.per_month / 30, storage_line(s, lang)) for s in digest.storage]
+    items.sort(key=lambda pair: -pair[0])
+    count = len(items)
+    blocks: list[dict[str, Any]] = [{"type": "header", "text": {"type": "plain_text",
+                                                                "text": t("digest.header", lang, count=count)}}]
+    footer = [_context(text) for text in (_spend(digest, lang),
+                                          t("digest.saved", lang, amounts=", ".join(
+                                              money(a, c) for c, a in digest.saved.items()))
+                                          if digest.saved else None,
+                                          t("digest.how_to_act", lang)) if text]
+    room = MAX_BLOCKS - len(blocks) - len(footer)
+    shown = items if len(items) <= room else items[:room - 1]
+    blocks += [_section(text) for _, text in shown]
+    if len(shown) < count:
+        blocks.append(_context(t("digest.more", lang, count=count - len(shown))))
+    blocks += footer
+    idle_per_day: dict[str, float] = {}
+    for news in digest.instances:
+        idle_per_day[news.currency] = idle_per_day.get(news.currency, 0.0) + news.per_day
+    cost = ", ".join(money(a, c) for c, a in idle_per_day.items()) or money(0, "CNY")
+    return t("digest.fallback", lang, count=count, cost=cost), blocks

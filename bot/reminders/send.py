@@ -1,0 +1,145 @@
+"""Send each channel its digest, once a local day, across restarts and processes.
+
+A row in digest_sends (unique on workspace, channel, kind and local date) is claimed before posting:
+a second sender finds it and posts nothing. A claim whose post never finished (the process died)
+may be taken over after CLAIM_TIMEOUT. A failed post gives the claim back so a later run can try
+again; a channel that fails for good (archived, bot removed) is reported and the others go on.
+Posts are paced; 429 and 5xx are retried by the Web API client (bot/slack/retries.py).
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import date, datetime, timedelta
+from zoneinfo import ZoneInfo
+
+from slack_sdk import WebClient
+from slack_sdk.errors import SlackApiError
+from sqlalchemy import ColumnElement, and_, delete, insert, select, update
+from sqlalchemy.exc import IntegrityError
+
+from bot.reminders.blocks import render
+from bot.state.rentals import Rentals
+from bot.state.schema import digest_sends
+from bot.state.store import Store
+from bot.text import Lang, t
+from rules.digest import Digest, compose
+from rules.policy import Idle
+
+CLAIM_TIMEOUT = timedelta(minutes=10)
+SAMPLE_HORIZON = timedelta(days=1)  # how far back the quiet stretch of an idle instance is traced
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class Outcome:
+    channel: str
+    status: str  # sent, nothing, already, failed
+    items: int = 0
+    error: str | None = None
+
+
+class Sends:
+    """The digest_sends rows: claim before posting, then mark sent or give the claim back."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+
+    def _key(self, team: str, channel: str, day: date) -> ColumnElement[bool]:
+        c = digest_sends.c
+        return and_(c.team == team, c.channel == channel, c.kind == "digest", c.local_date == day)
+
+    def claim(self, team: str, channel: str, day: date, now: datetime, *, force: bool = False) -> bool:
+        try:
+            with self.store.writing() as conn:
+                conn.execute(insert(digest_sends).values(team=team, channel=channel, kind="digest", local_date=day,
+                                                         claimed_at=now))
+            return True
+        except IntegrityError:
+            pass
+        where = self._key(team, channel, day)
+        if not force:  # only a claim left by a sender that died may be taken over
+            where = and_(where, digest_sends.c.sent_at.is_(None), digest_sends.c.claimed_at < now - CLAIM_TIMEOUT)
+        with self.store.writing() as conn:
+            taken = conn.execute(update(digest_sends).where(where).values(claimed_at=now, sent_at=None, ts=None))
+        return bool(taken.rowcount)
+
+    def sent(self, team: str, channel: str, day: date, now: datetime, ts: str, items: int) -> None:
+        with self.store.writing() as conn:
+            conn.execute(update(digest_sends).where(self._key(team, channel, day)).values(sent_at=now, ts=ts,
+                                                                                          items=items))
+
+    def give_back(self, team: str, channel: str, day: date) -> None:
+        with self.store.writing() as conn:
+            conn.execute(delete(digest_sends).where(self._key(team, channel, day)))
+
+    def sent_row(self, team: str, channel: str, day: date) -> tuple[datetime | None, str | None] | None:
+        with self.store.reading() as conn:
+            row = conn.execute(select(digest_sends.c.sent_at, digest_sends.c.ts)
+                               .where(self._key(team, channel, day))).first()
+        return (row.sent_at, row.ts) if row else None
+
+
+def channel_digest(rentals: Rentals, team: str, channel: str, now: datetime, rules: Idle) -> Digest:
+    """Read one channel's rented things and samples, and compose its digest."""
+    instances = [i for i in rentals.instances(team) if i.channel == channel]
+    storage = [s for s in rentals.storage(team) if s.channel == channel]
+    since = now - max(SAMPLE_HORIZON, timedelta(minutes=rules.window_minutes))
+    samples = {i.id: rentals.samples(i.id, since) for i in instances if i.released_at is None}
+    touched: dict[str, datetime] = {}
+    for disk in storage:
+        times = [d.newest_mtime for d in rentals.disks(disk.instance_id) if d.newest_mtime] if disk.instance_id else []
+        if times:
+            touched[disk.name] = max(times)
+    return compose(instances, storage, samples, now=now, rules=rules, last_touched=touched)
+
+
+def channels_of(rentals: Rentals, team: str) -> list[str]:
+    """Channels with something running or kept."""
+    found = {i.channel for i in rentals.instances(team, active_only=True)}
+    found |= {s.channel for s in rentals.storage(team, kept_only=True)}
+    return sorted(found)
+
+
+def send_digests(rentals: Rentals, sends: Sends, client: WebClient, *, team: str, channels: list[str] | None,
+                 now: Callable[[], datetime], rules: Idle, lang: Lang, zone: ZoneInfo, force: bool = False,
+                 all_clear: bool = False, pace_s: float = 1.0,
+                 sleep: Callable[[float], None] = time.sleep) -> list[Outcome]:
+    outcomes: list[Outcome] = []
+    last_post: float | None = None
+    for channel in channels if channels is not None else channels_of(rentals, team):
+        moment = now()
+        day = moment.astimezone(zone).date()
+        if not sends.claim(team, channel, day, moment, force=force):
+            outcomes.append(Outcome(channel, "already"))
+            continue
+        digest = channel_digest(rentals, team, channel, moment, rules)
+        if not digest.news and not all_clear:
+            sends.give_back(team, channel, day)  # nothing posted is not a digest: a later run may still send one
+            outcomes.append(Outcome(channel, "nothing"))
+            continue
+        text, blocks = render(digest, lang, zone) if digest.news else (t("digest.all_clear", lang), [])
+        if last_post is not None:
+            sleep(max(0.0, pace_s - (time.monotonic() - last_post)))
+        try:
+            answer = client.chat_postMessage(channel=channel, text=text, blocks=blocks or None, unfurl_links=False)
+        except SlackApiError as exc:
+            sends.give_back(team, channel, day)
+            error = str(exc.response.get("error", "unknown"))
+            log.warning("digest for %s not sent: %s", channel, error)
+            outcomes.append(Outcome(channel, "failed", error=error))
+            continue
+        except OSError as exc:
+            sends.give_back(team, channel, day)
+            log.warning("digest for %s not sent: %s", channel, type(exc).__name__)
+            outcomes.append(Outcome(channel, "failed", error=type(exc).__name__))
+            continue
+        finally:
+            last_post = time.monotonic()
+        items = len(digest.instances) + len(digest.storage)
+        sends.sent(team, channel, day, now(), str(answer.get("ts", "")), items)
+        outcomes.append(Outcome(channel, "sent", items))
+    return outcomes

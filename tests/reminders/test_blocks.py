@@ -1,0 +1,49 @@
+"""The digest's Slack blocks: most expensive first, never above Slack's 50, the rest counted."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from zoneinfo import ZoneInfo
+
+import pytest
+
+from bot.reminders.blocks import MAX_BLOCKS, render
+from bot.text import Lang
+from rules.digest import Digest, InstanceNews, Spend, StorageNews
+from rules.idle import Activity
+
+NOW = datetime(2026, 11, 30, 1, 30, tzinfo=UTC)
+SHANGHAI = ZoneInfo("Asia/Shanghai")
+
+
+def idle(i: int) -> InstanceNews:
+    return InstanceNews(f"box-{i:02d}", "U1", Activity.IDLE, 100.0 + i, "CNY", NOW - timedelta(hours=2),
+                        (100.0 + i) / 12)
+
+
+@pytest.mark.parametrize("lang", [Lang.EN, Lang.ZH])
+def test_eighty_items_fit_in_fifty_blocks_most_expensive_first(lang: Lang) -> None:
+    digest = Digest([idle(i) for i in range(80)], spend=[Spend("llm", "CNY", 5000.0, 20000.0)], saved={"CNY": 120.0})
+    _, blocks = render(digest, lang, SHANGHAI)
+    assert len(blocks) == MAX_BLOCKS
+    sections = [b["text"]["text"] for b in blocks if b["type"] == "section"]
+    assert "box-79" in sections[0] and "box-78" in sections[1]
+    shown = len(sections)
+    more = [b for b in blocks if b["type"] == "context" and "/gpu-advise list" in b["elements"][0]["text"]]
+    assert more and str(80 - shown) in more[0]["elements"][0]["text"]
+    footer = " ".join(b["elements"][0]["text"] for b in blocks if b["type"] == "context")
+    assert "¥5,000" in footer and "¥20,000" in footer and "¥120" in footer
+
+
+def test_each_kind_of_item_has_its_sentence_with_local_time() -> None:
+    digest = Digest([InstanceNews("nb", "U2", Activity.MEMORY_HELD, 336.0, "CNY", NOW - timedelta(hours=1), 14.0),
+                     InstanceNews("dark", "U3", Activity.UNKNOWN, 48.0, "USD")],
+                    [StorageNews("ckpt", "U1", "left_behind", 340, 102.0, "CNY", 3),
+                     StorageNews("old", "U1", "stale", 100, 30.0, "CNY", 20.4)])
+    text, blocks = render(digest, Lang.EN, SHANGHAI)
+    lines = [b["text"]["text"] for b in blocks if b["type"] == "section"]
+    assert lines[0].startswith("*nb* (<@U2>) holds GPU memory") and "since 11-30 08:30" in lines[0]
+    assert "no activity data, still running?" in lines[1] and "$48 a day" in lines[1]
+    assert "outlived its instance" in lines[2] and "¥102 a month" in lines[2]
+    assert "untouched for 20 days" in lines[3]
+    assert text.startswith("GPU rentals: 4 to look at")

@@ -1,0 +1,142 @@
+"""`gpu-advise remind --now` against the local fake Slack and a real SQLite state file: the digest names
+the idle instance, its owner and its cost; it goes out once a local day, across runs and racing processes."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+from zoneinfo import ZoneInfo
+
+import pytest
+from sqlalchemy import insert
+
+from bot.state import Store
+from bot.state.rentals import Rentals
+from bot.state.schema import digest_sends
+from rules.idle import Sample
+from tests.cli_helpers import ROOT, run_cli
+from tests.fake_slack import FakeSlack, fake_slack
+
+FIELDS = {"gpu": "A100-80GB", "cards": 1, "share": None, "unit": "day", "price": 400.0, "currency": "CNY",
+          "owner": "U1", "project": "llm"}
+
+
+@pytest.fixture
+def fake() -> Iterator[FakeSlack]:
+    with fake_slack() as running:
+        yield running
+
+
+def env(tmp: Path, fake: FakeSlack, lang: str = "en") -> dict[str, str]:
+    return {"GPU_ADVISOR_STATE_DB": str(tmp / "state.db"), "SLACK_BOT_TOKEN": "xoxb-test-token",
+            "SLACK_API_URL": fake.api_url, "GPU_ADVISOR_REMIND_PACE_S": "0", "GPU_ADVISOR_LANG": lang}
+
+
+def idle_box(tmp: Path, name: str = "train-1", channel: str = "C1", owner: str = "U1") -> Rentals:
+    """An instance started three hours ago whose agent reported a quiet last two hours."""
+    rentals = Rentals(Store(tmp / "state.db"))
+    now = datetime.now(UTC)
+    inst, _ = rentals.track_instance("T1", name, FIELDS | {"channel": channel, "owner": owner,
+                                                          "started_at": now - timedelta(hours=3)})
+    quiet = [Sample(now - timedelta(minutes=m), 0, 0, 1200, 81920) for m in range(120, -1, -5)]
+    rentals.add_samples(inst.id, quiet, [None] * len(quiet))
+    return rentals
+
+
+def remind(tmp: Path, fake: FakeSlack, *args: str, lang: str = "en") -> subprocess.CompletedProcess[str]:
+    return run_cli("remind", "--now", "--team", "T1", *args, env=env(tmp, fake, lang), tmp=tmp)
+
+
+def posts(fake: FakeSlack, channel: str | None = None) -> list[dict[str, Any]]:
+    return [p for p in fake.of("chat.postMessage") if channel is None or p.get("channel") == channel]
+
+
+def test_the_digest_names_the_idle_instance_its_owner_and_cost_once_a_day(tmp_path: Path, fake: FakeSlack) -> None:
+    idle_box(tmp_path)
+    first = remind(tmp_path, fake)
+    assert first.returncode == 0, first.stderr
+    [message] = posts(fake)
+    text = json.dumps(message["blocks"], ensure_ascii=False)
+    assert "train-1" in text and "<@U1>" in text and "¥400 a day" in text and "burned" in text
+    assert "llm" in text  # month-to-date spend of its project
+    second = remind(tmp_path, fake)
+    assert second.returncode == 0 and "already sent" in second.stdout
+    assert len(posts(fake)) == 1
+    forced = remind(tmp_path, fake, "--force")
+    assert forced.returncode == 0 and len(posts(fake)) == 2
+
+
+def test_the_digest_speaks_chinese(tmp_path: Path, fake: FakeSlack) -> None:
+    idle_box(tmp_path)
+    assert remind(tmp_path, fake, lang="zh").returncode == 0
+    text = json.dumps(posts(fake)[0]["blocks"], ensure_ascii=False)
+    assert "闲置" in text and "每天 ¥400" in text
+
+
+def test_nothing_to_say_posts_nothing_and_a_released_instance_stops_costing(tmp_path: Path, fake: FakeSlack) -> None:
+    rentals = idle_box(tmp_path)
+    rentals.release("T1", "train-1", datetime.now(UTC))
+    done = remind(tmp_path, fake, "--channel", "C1")
+    assert done.returncode == 0 and "no message" in done.stdout
+    assert posts(fake) == []
+
+
+def test_two_processes_racing_post_one_digest(tmp_path: Path, fake: FakeSlack) -> None:
+    idle_box(tmp_path)
+    base = {k: v for k, v in os.environ.items() if not k.startswith(("GPU_ADVISOR_", "SLACK_"))}
+    cmd = [sys.executable, "-m", "bot", "remind", "--now", "--team", "T1"]
+    racers = [subprocess.Popen(cmd, env=base | env(tmp_path, fake), cwd=ROOT, stdout=subprocess.PIPE, text=True)
+              for _ in range(2)]
+    outs = [r.communicate(timeout=60)[0] for r in racers]
+    assert [r.returncode for r in racers] == [0, 0]
+    assert len(posts(fake)) == 1
+    assert sum("already sent" in out for out in outs) == 1
+
+
+def test_a_claim_left_by_a_dead_sender_is_taken_over_a_fresh_one_is_not(tmp_path: Path, fake: FakeSlack) -> None:
+    idle_box(tmp_path)
+    store = Store(tmp_path / "state.db")
+    today = datetime.now(UTC).astimezone(ZoneInfo("Asia/Shanghai")).date()
+    with store.writing() as conn:
+        conn.execute(insert(digest_sends).values(team="T1", channel="C1", kind="digest", local_date=today,
+                                                 claimed_at=datetime.now(UTC) - timedelta(minutes=1)))
+    assert "already sent" in remind(tmp_path, fake).stdout and posts(fake) == []
+    with store.writing() as conn:
+        conn.execute(digest_sends.update().values(claimed_at=datetime.now(UTC) - timedelta(minutes=20)))
+    assert remind(tmp_path, fake).returncode == 0 and len(posts(fake)) == 1
+
+
+def test_a_removed_channel_fails_alone_and_is_tried_again_later(tmp_path: Path, fake: FakeSlack) -> None:
+    idle_box(tmp_path, "a", channel="C1")
+    idle_box(tmp_path, "b", channel="C2")
+    fake.refuse_channels["C1"] = "channel_not_found"
+    done = remind(tmp_path, fake)
+    assert done.returncode == 1
+    assert "C1: not sent (channel_not_found)" in done.stdout and "C2: digest sent" in done.stdout
+    assert len(posts(fake, "C2")) == 1
+    del fake.refuse_channels["C1"]
+    again = remind(tmp_path, fake)
+    assert again.returncode == 0 and "C1: digest sent" in again.stdout and "C2: today" in again.stdout
+
+
+def test_429_is_retried_after_retry_after(tmp_path: Path, fake: FakeSlack) -> None:
+    idle_box(tmp_path)
+    fake.rate_limit_once.add("chat.postMessage")
+    done = remind(tmp_path, fake)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert len(posts(fake)) == 2  # the fake records the call it answered 429, then the one it accepted
+    assert done.stdout.count("digest sent") == 1 and "rate" not in done.stdout
+
+
+def test_without_now_or_a_token_it_says_what_is_needed(tmp_path: Path, fake: FakeSlack) -> None:
+    plain = run_cli("remind", "--team", "T1", env=env(tmp_path, fake), tmp=tmp_path)
+    assert plain.returncode == 2 and "--now" in plain.stderr
+    no_token = run_cli("remind", "--now", "--team", "T1", env={"GPU_ADVISOR_STATE_DB": str(tmp_path / "s.db")},
+                       tmp=tmp_path)
+    assert no_token.returncode == 2 and "SLACK_BOT_TOKEN" in no_token.stderr
