@@ -135,10 +135,12 @@ def spent_this_month(thing: Rented, now: datetime) -> float:
 
 def compose(instances: Iterable[Rented], storage: Iterable[Stored], samples: Mapping[int, Sequence[Sample]], *,
             now: datetime, rules: Idle, snoozes: Mapping[int, datetime] | None = None,
-            budgets: Mapping[str, float] | None = None, last_touched: Mapping[str, datetime] | None = None) -> Digest:
+            budgets: Mapping[str, float] | None = None, last_touched: Mapping[str, datetime] | None = None,
+            kept: Mapping[str, datetime] | None = None) -> Digest:
     """The digest of one channel at `now` (see the module's rules). `samples` by instance id; `snoozes`:
-    instance id -> "still needed" until; `last_touched`: storage name -> newest file time an agent saw."""
-    snoozes, budgets, last_touched = snoozes or {}, budgets or {}, last_touched or {}
+    instance id -> "still needed" until; `last_touched`: storage name -> newest file time an agent saw;
+    `kept`: storage name -> "keep" until."""
+    snoozes, budgets, last_touched, kept_until = snoozes or {}, budgets or {}, last_touched or {}, kept or {}
     instances, storage = list(instances), list(storage)
     news: list[InstanceNews] = []
     spend: dict[tuple[str, str], float] = defaultdict(float)
@@ -158,12 +160,12 @@ def compose(instances: Iterable[Rented], storage: Iterable[Stored], samples: Map
                                      per_day(inst) * _days(since, now)))
         elif verdict is Activity.UNKNOWN:
             news.append(InstanceNews(inst.name, inst.owner, verdict, per_day(inst), inst.currency))
-    kept: list[StorageNews] = []
+    left: list[StorageNews] = []
     for disk in storage:
         per_month = disk.size_gb * disk.price_gb_month
         billed = _days(max(disk.created_at, _month_start(now)), min(disk.deleted_at or now, now))
         spend[(disk.project or "", disk.currency)] += per_month / 30 * billed
-        if disk.deleted_at is not None:
+        if disk.deleted_at is not None or kept_until.get(disk.name, now) > now:
             continue
         touched = max(disk.created_at, last_touched.get(disk.name, disk.created_at))
         untouched = _days(touched, now)
@@ -173,9 +175,9 @@ def compose(instances: Iterable[Rented], storage: Iterable[Stored], samples: Map
             reason = "stale"
         else:
             continue
-        kept.append(StorageNews(disk.name, disk.owner, reason, disk.size_gb, per_month, disk.currency, untouched))
+        left.append(StorageNews(disk.name, disk.owner, reason, disk.size_gb, per_month, disk.currency, untouched))
     news.sort(key=lambda n: (-n.per_day, n.name))
-    kept.sort(key=lambda s: (-s.per_month, s.name))
+    left.sort(key=lambda s: (-s.per_month, s.name))
     projects = [Spend(p, c, round(a, 2), budgets.get(p))
                 for (p, c), a in sorted(spend.items()) if a > 0 or p in budgets]
-    return Digest(news, kept, projects, {c: round(a, 2) for c, a in sorted(saved.items()) if a > 0})
+    return Digest(news, left, projects, {c: round(a, 2) for c, a in sorted(saved.items()) if a > 0})

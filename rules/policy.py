@@ -90,6 +90,7 @@ class Idle(_Section):
     memory_held_fraction: float = Field(default=0.1, gt=0, le=1)
     max_gap_minutes: float = Field(default=10, gt=0)
     storage_stale_days: float = Field(default=14, gt=0)
+    storage_keep_days: float = Field(default=30, gt=0)
 
 
 class Policy(_Section):

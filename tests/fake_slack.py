@@ -35,6 +35,7 @@ class FakeSlack:
     refuse_channels: dict[str, str] = field(default_factory=dict)  # channel -> error (e.g. not_in_channel)
     rate_limit_once: set[str] = field(default_factory=set)  # methods answered 429 the first time
     locales: dict[str, str] = field(default_factory=dict)
+    admins: set[str] = field(default_factory=set)  # users.info answers is_admin for these
     delays: dict[str, float] = field(default_factory=dict)  # method -> seconds to wait before answering
     auth_error: str | None = None  # auth.test answers this error (e.g. invalid_auth)
     errors: dict[str, str] = field(default_factory=dict)  # method -> the Slack error it answers
@@ -95,7 +96,7 @@ class FakeSlack:
         if method == "users.info":
             user = str(args.get("user"))
             return 200, {}, {"ok": True, "user": {"id": user, "locale": self.locales.get(user, "en-US"),
-                                                  "tz": "Asia/Shanghai"}}
+                                                  "tz": "Asia/Shanghai", "is_admin": user in self.admins}}
         if method == "apps.connections.open":  # Socket Mode: a WebSocket URL nobody listens on
             return 200, {}, {"ok": True, "url": "ws://127.0.0.1:9/link"}
         if method == "conversations.open":
@@ -190,16 +191,18 @@ class SlackSender:
                     "authorizations": [{"team_id": "T1", "user_id": "UBOT", "is_bot": True}]}
         return self.post(json.dumps(envelope).encode(), "application/json", **kwargs)
 
-    def click(self, message: dict[str, Any], action_id: str, *, user: str = "U1",
-              response_url: str = "") -> tuple[int, str]:
+    def click(self, message: dict[str, Any], action_id: str, *, user: str = "U1", response_url: str = "",
+              value: str | None = None) -> tuple[int, str]:
         """Press the button `action_id` of a message the bot posted (as recorded by the fake)."""
-        button = next(e for b in message["blocks"] if b["type"] == "actions" for e in b["elements"]
-                      if e["action_id"] == action_id)
+        block, button = next((b, e) for b in message["blocks"] if b["type"] == "actions" for e in b["elements"]
+                             if e["action_id"] == action_id and (value is None or e["value"] == value))
         return self.interaction({
             "type": "block_actions", "user": {"id": user, "team_id": "T1"}, "team": {"id": "T1"},
             "api_app_id": "A1", "channel": {"id": message["channel"]}, "trigger_id": "333.444.def",
             "container": {"type": "message", "message_ts": message.get("_ts", ""), "channel_id": message["channel"]},
             "response_url": response_url,
-            "actions": [{"action_id": action_id, "block_id": "answers", "type": "button", "value": button["value"],
+            "message": {"ts": message.get("_ts", ""), "text": message.get("text", ""), "blocks": message["blocks"]},
+            "actions": [{"action_id": action_id, "block_id": block.get("block_id", "answers"), "type": "button",
+                         "value": button["value"],
                          "action_ts": str(time.time())}],
         })

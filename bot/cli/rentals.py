@@ -144,6 +144,11 @@ def track_storage(
     sys.stdout.write(t("cli.tracked_storage", settings.lang, name=stored.name) + "\n")
 
 
+def _plain(thing: object) -> dict[str, Any]:
+    """A row for JSON: times in ISO 8601."""
+    return {k: v.isoformat() if isinstance(v, datetime) else v for k, v in vars(thing).items()}
+
+
 def list_rentals(team: TeamOpt = None, lang: LangOpt = None, as_json: JsonOpt = False) -> None:
     """List the workspace's tracked instances and storage."""
     settings = load_settings(lang=lang)
@@ -151,11 +156,7 @@ def list_rentals(team: TeamOpt = None, lang: LangOpt = None, as_json: JsonOpt = 
     workspace = workspace_of(settings, team)
     instances, storage = rentals.instances(workspace), rentals.storage(workspace)
     if as_json:
-        out = {"instances": [{**vars(i), "started_at": i.started_at.isoformat(),
-                              "released_at": i.released_at.isoformat() if i.released_at else None}
-                             for i in instances],
-               "storage": [{**vars(s), "created_at": s.created_at.isoformat(),
-                            "deleted_at": s.deleted_at.isoformat() if s.deleted_at else None} for s in storage]}
+        out = {"instances": [_plain(i) for i in instances], "storage": [_plain(s) for s in storage]}
         sys.stdout.write(json.dumps(out, ensure_ascii=False, indent=2) + "\n")
         return
     for i in instances:

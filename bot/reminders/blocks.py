@@ -6,6 +6,7 @@ from datetime import datetime
 from typing import Any
 from zoneinfo import ZoneInfo
 
+from bot.slack.ids import Action
 from bot.text import Lang, t
 from bot.text.format import money, show
 from rules.digest import Digest, InstanceNews, StorageNews
@@ -49,11 +50,34 @@ def _spend(digest: Digest, lang: Lang) -> str | None:
     return t("digest.spend", lang, lines=" · ".join(lines)) if lines else None
 
 
+INSTANCE_BUTTONS = ((Action.RELEASED, "digest.button.released", "primary"),
+                    (Action.STILL_NEEDED, "digest.button.still_needed", None),
+                    (Action.SNOOZE_WEEK, "digest.button.snooze_week", None))
+STORAGE_BUTTONS = ((Action.STORAGE_DELETED, "digest.button.deleted", "primary"),
+                   (Action.STORAGE_KEEP, "digest.button.keep", None))
+
+
+def buttons(kind: str, name: str, lang: Lang) -> dict[str, Any]:
+    """The answers to one item, in an actions block whose id names the item (`i:` instance, `s:` storage)."""
+    elements = []
+    for action, key, style in INSTANCE_BUTTONS if kind == "i" else STORAGE_BUTTONS:
+        button: dict[str, Any] = {"type": "button", "action_id": str(action), "value": name,
+                                  "text": {"type": "plain_text", "text": t(key, lang)}}
+        if style:
+            button["style"] = style
+        elements.append(button)
+    return {"type": "actions", "block_id": f"act:{kind}:{name}", "elements": elements}
+
+
+def item_blocks(kind: str, name: str, text: str, lang: Lang) -> list[dict[str, Any]]:
+    return [{**_section(text), "block_id": f"item:{kind}:{name}"}, buttons(kind, name, lang)]
+
+
 def render(digest: Digest, lang: Lang, zone: ZoneInfo) -> tuple[str, list[dict[str, Any]]]:
     """The fallback text and the blocks. Items beyond what fits are counted in a last "+N more" line."""
-    items = [(n.per_day, instance_line(n, lang, zone)) for n in digest.instances]
-    items += [(s.per_month / 30, storage_line(s, lang)) for s in digest.storage]
-    items.sort(key=lambda pair: -pair[0])
+    items = [(n.per_day, "i", n.name, instance_line(n, lang, zone)) for n in digest.instances]
+    items += [(s.per_month / 30, "s", s.name, storage_line(s, lang)) for s in digest.storage]
+    items.sort(key=lambda item: -item[0])
     count = len(items)
     blocks: list[dict[str, Any]] = [{"type": "header", "text": {"type": "plain_text",
                                                                 "text": t("digest.header", lang, count=count)}}]
@@ -62,9 +86,9 @@ def render(digest: Digest, lang: Lang, zone: ZoneInfo) -> tuple[str, list[dict[s
                                               money(a, c) for c, a in digest.saved.items()))
                                           if digest.saved else None,
                                           t("digest.how_to_act", lang)) if text]
-    room = MAX_BLOCKS - len(blocks) - len(footer)
-    shown = items if len(items) <= room else items[:room - 1]
-    blocks += [_section(text) for _, text in shown]
+    room = MAX_BLOCKS - len(blocks) - len(footer)  # each item takes two blocks: its line and its buttons
+    shown = items if 2 * len(items) <= room else items[:(room - 1) // 2]
+    blocks += [block for _, kind, name, text in shown for block in item_blocks(kind, name, text, lang)]
     if len(shown) < count:
         blocks.append(_context(t("digest.more", lang, count=count - len(shown))))
     blocks += footer

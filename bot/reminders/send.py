@@ -94,7 +94,10 @@ def channel_digest(rentals: Rentals, team: str, channel: str, now: datetime, rul
         times = [d.newest_mtime for d in rentals.disks(disk.instance_id) if d.newest_mtime] if disk.instance_id else []
         if times:
             touched[disk.name] = max(times)
-    return compose(instances, storage, samples, now=now, rules=rules, last_touched=touched)
+    snoozes = {i.id: i.snoozed_until for i in instances if i.snoozed_until}
+    kept = {s.name: s.kept_until for s in storage if s.kept_until}
+    return compose(instances, storage, samples, now=now, rules=rules, last_touched=touched, snoozes=snoozes,
+                   kept=kept)
 
 
 def channels_of(rentals: Rentals, team: str) -> list[str]:

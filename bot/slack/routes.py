@@ -25,7 +25,7 @@ from slack_sdk.errors import SlackApiError
 from bot.logs import about
 from bot.slack.deps import Deps
 from bot.slack.ids import COMMAND, Action, Callback
-from bot.slack.listeners import actions, commands, events, views
+from bot.slack.listeners import actions, commands, events, reminders, views
 from bot.slack.replies import lang_for, report
 from bot.slack.request import SlackRequest
 
@@ -66,6 +66,11 @@ ROUTES: tuple[Route, ...] = (
     Route(Kind.ACTION, Action.CHANGE, actions.on_change, "Change an answer: open the profile form, pre-filled"),
     Route(Kind.ACTION, Action.RESTART, actions.on_restart, "Start over: a new profile where this one was"),
     Route(Kind.ACTION, Action.NEW_PROFILE, actions.on_new_profile, "New profile (App Home): a profile in a DM"),
+    Route(Kind.ACTION, Action.RELEASED, reminders.on_digest_button, "digest: the instance was released"),
+    Route(Kind.ACTION, Action.STILL_NEEDED, reminders.on_digest_button, "digest: still needed, ask again in a day"),
+    Route(Kind.ACTION, Action.SNOOZE_WEEK, reminders.on_digest_button, "digest: ask again in a week"),
+    Route(Kind.ACTION, Action.STORAGE_DELETED, reminders.on_digest_button, "digest: the storage was deleted"),
+    Route(Kind.ACTION, Action.STORAGE_KEEP, reminders.on_digest_button, "digest: keep the storage a while"),
     Route(Kind.VIEW, Callback.PROFILE_FORM, views.on_form, "the profile form submitted: the recommendation",
           ack=views.check_form),
     Route(Kind.EVENT, "message", events.on_message, "a reply typed in a profile's thread"),

@@ -45,6 +45,7 @@ class Instance:
     currency: str
     started_at: datetime
     released_at: datetime | None
+    snoozed_until: datetime | None = None
 
 
 @dataclass(frozen=True)
@@ -61,6 +62,7 @@ class Storage:
     instance_id: int | None
     created_at: datetime
     deleted_at: datetime | None
+    kept_until: datetime | None = None
 
 
 NAME = re.compile(r"[^\W_][\w.\-]{0,63}")
@@ -137,6 +139,28 @@ class Rentals:
         released = self.instance(team, name)
         assert released is not None
         return released
+
+    def snooze(self, team: str, name: str, until: datetime) -> Instance:
+        """"Still needed": the instance is not news until `until`."""
+        found = self.instance(team, name)
+        if found is None:
+            raise RentalError("no_instance", name=name)
+        if found.released_at is not None:
+            raise RentalError("already_released", name=name)
+        with self.store.writing() as conn:
+            conn.execute(update(rental_instances).where(rental_instances.c.id == found.id).values(snoozed_until=until))
+        return self.instance(team, name) or found
+
+    def keep_storage(self, team: str, name: str, until: datetime) -> Storage:
+        """"Keep": the storage is not news until `until`."""
+        found = next((s for s in self.storage(team) if s.name == name), None)
+        if found is None:
+            raise RentalError("no_storage", name=name)
+        if found.deleted_at is not None:
+            raise RentalError("already_deleted", name=name)
+        with self.store.writing() as conn:
+            conn.execute(update(rental_storage).where(rental_storage.c.id == found.id).values(kept_until=until))
+        return next(s for s in self.storage(team) if s.name == name)
 
     def track_storage(self, team: str, name: str, fields: dict[str, Any], instance: str | None) -> Storage:
         """Keep rented storage; `instance` names a tracked instance of the same workspace, if any."""

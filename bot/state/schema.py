@@ -128,6 +128,7 @@ rental_instances = Table(
     Column("token_hash", String(64), nullable=False),  # SHA-256 of the agent's heartbeat token
     Column("started_at", UtcDateTime, nullable=False),
     Column("released_at", UtcDateTime),
+    Column("snoozed_until", UtcDateTime),  # "still needed": not news until then
     UniqueConstraint("team", "name", name="uq_rental_instances_team_name"),
     Index(None, "token_hash"),
 )
@@ -146,6 +147,7 @@ rental_storage = Table(
     Column("instance_id", Integer, ForeignKey("rental_instances.id")),
     Column("created_at", UtcDateTime, nullable=False),
     Column("deleted_at", UtcDateTime),
+    Column("kept_until", UtcDateTime),  # "keep": not news until then
     UniqueConstraint("team", "name", name="uq_rental_storage_team_name"),
 )
 

@@ -25,10 +25,11 @@ def idle(i: int) -> InstanceNews:
 def test_eighty_items_fit_in_fifty_blocks_most_expensive_first(lang: Lang) -> None:
     digest = Digest([idle(i) for i in range(80)], spend=[Spend("llm", "CNY", 5000.0, 20000.0)], saved={"CNY": 120.0})
     _, blocks = render(digest, lang, SHANGHAI)
-    assert len(blocks) == MAX_BLOCKS
+    assert len(blocks) <= MAX_BLOCKS
     sections = [b["text"]["text"] for b in blocks if b["type"] == "section"]
     assert "box-79" in sections[0] and "box-78" in sections[1]
     shown = len(sections)
+    assert shown >= 20 and len([b for b in blocks if b["type"] == "actions"]) == shown  # each item has its buttons
     more = [b for b in blocks if b["type"] == "context" and "/gpu-advise list" in b["elements"][0]["text"]]
     assert more and str(80 - shown) in more[0]["elements"][0]["text"]
     footer = " ".join(b["elements"][0]["text"] for b in blocks if b["type"] == "context")
@@ -47,3 +48,14 @@ def test_each_kind_of_item_has_its_sentence_with_local_time() -> None:
     assert "outlived its instance" in lines[2] and "¥102 a month" in lines[2]
     assert "untouched for 20 days" in lines[3]
     assert text.startswith("GPU rentals: 4 to look at")
+
+
+def test_each_item_has_its_buttons_named_for_it() -> None:
+    digest = Digest([idle(1)], [StorageNews("ckpt", "U1", "left_behind", 340, 102.0, "CNY", 3)])
+    _, blocks = render(digest, Lang.ZH, SHANGHAI)
+    actions = {b["block_id"]: [(e["action_id"], e["value"], e["text"]["text"]) for e in b["elements"]]
+               for b in blocks if b["type"] == "actions"}
+    assert actions["act:i:box-01"][0] == ("rental_released", "box-01", "已释放")
+    assert [a for a, _, _ in actions["act:i:box-01"]] == [
+        "rental_released", "rental_still_needed", "rental_snooze_week"]
+    assert [a for a, _, _ in actions["act:s:ckpt"]] == ["storage_deleted", "storage_keep"]

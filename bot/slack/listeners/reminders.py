@@ -1,0 +1,107 @@
+"""The digest's buttons: Released, Still needed, Snooze 1 week; for storage, Deleted and Keep.
+
+Only the item's owner or a workspace admin (users.info `is_admin`) may answer; anyone else gets an
+ephemeral refusal and nothing changes. The answer replaces the item in the digest message; releasing
+an instance that leaves storage asks, in the same message, whether to delete that too.
+"""
+
+from __future__ import annotations
+
+import logging
+from datetime import timedelta
+from typing import Any
+
+from slack_sdk import WebClient
+from slack_sdk.errors import SlackApiError
+
+from bot.reminders.blocks import item_blocks
+from bot.slack.deps import Deps
+from bot.slack.ids import Action
+from bot.slack.replies import lang_for
+from bot.slack.request import SlackRequest
+from bot.state.rentals import RentalError, Rentals
+from bot.text import Lang, t
+from bot.text.format import money, show
+
+log = logging.getLogger(__name__)
+SNOOZE = {Action.STILL_NEEDED: timedelta(days=1), Action.SNOOZE_WEEK: timedelta(days=7)}
+
+
+def is_admin(client: WebClient, user: str) -> bool:
+    try:
+        found = client.users_info(user=user).get("user") or {}
+    except SlackApiError as exc:
+        log.warning("users.info for %s failed: %s; not treated as an admin", user, exc.response.get("error"))
+        return False
+    return bool(found.get("is_admin") or found.get("is_owner"))
+
+
+def _ephemeral(request: SlackRequest, user: str, text: str) -> None:
+    request.client.chat_postEphemeral(channel=request.channel or user, user=user, text=text)
+
+
+def _replace(request: SlackRequest, kind: str, name: str, new: list[dict[str, Any]]) -> None:
+    """Put `new` where the item's two blocks were in the digest message."""
+    message = request.body.get("message") or {}
+    ts = message.get("ts") or (request.body.get("container") or {}).get("message_ts")
+    if not ts or not request.channel or not message.get("blocks"):
+        return
+    out: list[dict[str, Any]] = []
+    for block in message["blocks"]:
+        if block.get("block_id") == f"item:{kind}:{name}":
+            out += new
+        elif block.get("block_id") != f"act:{kind}:{name}":
+            out.append(block)
+    request.client.chat_update(channel=request.channel, ts=ts, blocks=out, text=message.get("text") or name)
+
+
+def _note(text: str) -> dict[str, Any]:
+    return {"type": "context", "elements": [{"type": "mrkdwn", "text": text}]}
+
+
+def on_digest_button(deps: Deps, request: SlackRequest) -> None:
+    """A digest button: check the presser may answer for the item, do it, and put the answer in its place."""
+    user = request.user or ""
+    action, name, team = Action(request.action["action_id"]), str(request.action.get("value", "")), request.team
+    rentals = Rentals(deps.store)
+    lang = lang_for(request.client, deps, user)
+    is_storage = action in (Action.STORAGE_DELETED, Action.STORAGE_KEEP)
+    found = next((s for s in rentals.storage(team) if s.name == name), None) if is_storage \
+        else rentals.instance(team, name)
+    if found is None:
+        _ephemeral(request, user, t("digest.gone", lang, name=name))
+        return
+    if user != found.owner and not is_admin(request.client, user):
+        _ephemeral(request, user, t("digest.not_yours", lang, owner=f"<@{found.owner}>", name=name))
+        return
+    try:
+        new = _answer(deps, rentals, action, team, name, f"<@{user}>", lang)
+    except RentalError:
+        _ephemeral(request, user, t("digest.gone", lang, name=name))
+        return
+    _replace(request, "s" if is_storage else "i", name, new)
+
+
+def _answer(deps: Deps, rentals: Rentals, action: Action, team: str, name: str, who: str,
+            lang: Lang) -> list[dict[str, Any]]:
+    """Do what the button says; the blocks that take the item's place."""
+    now = deps.now()
+    until_text = "%m-%d %H:%M UTC"
+    if action is Action.RELEASED:
+        released = rentals.release(team, name, now)
+        out = [_note(t("digest.done.released", lang, name=name, user=who))]
+        for left in rentals.storage(team, instance_id=released.id, kept_only=True):
+            question = t("digest.storage_question", lang, name=name, storage=left.name, size=show(left.size_gb),
+                         per_month=money(left.size_gb * left.price_gb_month, left.currency))
+            out += item_blocks("s", left.name, question, lang)
+        return out
+    if action in SNOOZE:
+        until = now + SNOOZE[action]
+        rentals.snooze(team, name, until)
+        return [_note(t("digest.done.still_needed", lang, name=name, user=who, until=until.strftime(until_text)))]
+    if action is Action.STORAGE_DELETED:
+        rentals.delete_storage(team, name, now)
+        return [_note(t("digest.done.deleted", lang, name=name, user=who))]
+    until = now + timedelta(days=deps.policy.idle.storage_keep_days)
+    rentals.keep_storage(team, name, until)
+    return [_note(t("digest.done.kept", lang, name=name, user=who, until=until.strftime(until_text)))]

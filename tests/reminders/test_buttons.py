@@ -1,0 +1,99 @@
+"""The digest's buttons, pressed over real signed HTTP: only the owner or an admin, and what each does."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+from zoneinfo import ZoneInfo
+
+from bot.reminders.send import Sends, send_digests
+from bot.state.rentals import Rentals
+from bot.text import Lang
+from rules.idle import Sample
+from tests.slack_harness import Harness, running_app
+
+FIELDS = {"gpu": "A100-80GB", "cards": 1, "share": None, "unit": "day", "price": 400.0, "currency": "CNY",
+          "channel": "C1", "owner": "U1", "project": "llm"}
+
+
+def digest(h: Harness, *, storage: bool = False) -> tuple[Rentals, dict[str, Any]]:
+    """An idle instance (and its checkpoint storage), and the digest message the fake Slack received."""
+    rentals = Rentals(h.deps.store)
+    now = h.clock.now
+    inst, _ = rentals.track_instance("T1", "train-1", FIELDS | {"started_at": now - timedelta(hours=3)})
+    quiet = [Sample(now - timedelta(minutes=m), 0, 0, 1200, 81920) for m in range(120, -1, -5)]
+    rentals.add_samples(inst.id, quiet, [None] * len(quiet))
+    if storage:
+        rentals.track_storage("T1", "ckpt", {"size_gb": 340.0, "price_gb_month": 0.3, "currency": "CNY",
+                                             "channel": "C1", "owner": "U1", "project": "llm",
+                                             "created_at": now}, "train-1")
+    [outcome] = send_digests(rentals, Sends(h.deps.store), h.deps_client(), team="T1", channels=None, now=h.clock,
+                             rules=h.deps.policy.idle, lang=Lang.EN, zone=ZoneInfo("Asia/Shanghai"), pace_s=0)
+    assert outcome.status == "sent"
+    return rentals, h.posts(channel="C1")[-1]
+
+
+def updates(h: Harness, count: int) -> list[dict[str, Any]]:
+    return h.fake.wait_for(lambda: (u := h.fake.of("chat.update")) and len(u) >= count and u)  # type: ignore[no-any-return]
+
+
+def test_someone_else_is_refused_and_nothing_changes(tmp_path: Path) -> None:
+    with running_app(tmp_path) as h:
+        rentals, message = digest(h)
+        status, _ = h.send.click(message, "rental_released", user="U7")
+        assert status == 200
+        [refusal] = h.fake.wait_for(lambda: h.fake.of("chat.postEphemeral"))
+        assert refusal["user"] == "U7" and "Only <@U1>" in refusal["text"]
+        inst = rentals.instance("T1", "train-1")
+        assert inst is not None and inst.released_at is None
+        assert h.fake.of("chat.update") == []
+
+
+def test_the_owner_releases_it_and_is_asked_about_its_storage_in_the_same_message(tmp_path: Path) -> None:
+    with running_app(tmp_path) as h:
+        rentals, message = digest(h, storage=True)
+        h.send.click(message, "rental_released", user="U1", value="train-1")
+        [update] = updates(h, 1)
+        assert update["ts"] == message["_ts"]
+        text = str(update["blocks"])
+        assert "released by <@U1>" in text and "leaves storage *ckpt*" in text
+        inst = rentals.instance("T1", "train-1")
+        assert inst is not None and inst.released_at == h.clock.now  # it stops costing from the press
+        # the question's Deleted button, in the updated message
+        h.send.click(update | {"channel": "C1", "_ts": message["_ts"]}, "storage_deleted", user="U1", value="ckpt")
+        second = updates(h, 2)[-1]
+        assert "~ckpt~ deleted" in str(second["blocks"])
+        assert rentals.storage("T1")[0].deleted_at == h.clock.now
+
+
+def test_an_admin_may_answer_and_still_needed_snoozes_a_day(tmp_path: Path) -> None:
+    with running_app(tmp_path) as h:
+        h.fake.admins.add("U9")
+        rentals, message = digest(h)
+        h.send.click(message, "rental_still_needed", user="U9")
+        [update] = updates(h, 1)
+        assert "still needed, says <@U9>" in str(update["blocks"])
+        inst = rentals.instance("T1", "train-1")
+        assert inst is not None and inst.snoozed_until == h.clock.now + timedelta(days=1)
+        # not news while snoozed; news again (no data since) once the snooze is over
+        h.clock.advance(hours=20)
+        assert again(h, rentals) == "nothing"
+        h.clock.advance(hours=5)
+        assert again(h, rentals) == "sent"
+
+
+def again(h: Harness, rentals: Rentals) -> str:
+    return send_digests(rentals, Sends(h.deps.store), h.deps_client(), team="T1", channels=["C1"], now=h.clock,
+                        rules=h.deps.policy.idle, lang=Lang.EN, zone=ZoneInfo("Asia/Shanghai"), pace_s=0,
+                        force=True)[0].status
+
+
+def test_a_second_press_on_a_released_instance_says_it_is_gone(tmp_path: Path) -> None:
+    with running_app(tmp_path) as h:
+        _, message = digest(h)
+        h.send.click(message, "rental_released", user="U1")
+        updates(h, 1)
+        h.send.click(message, "rental_released", user="U1")
+        [note] = h.fake.wait_for(lambda: h.fake.of("chat.postEphemeral"))
+        assert "already released" in note["text"]
