@@ -5,11 +5,15 @@ from __future__ import annotations
 import os
 from datetime import date
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from pydantic import AliasChoices, Field, SecretStr, field_validator
+from pydantic import AliasChoices, Field, SecretStr, ValidationInfo, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from bot.text.lang import Lang
+
+if TYPE_CHECKING:
+    from rules.remind_schedule import RemindSchedule
 
 
 def default_db_path() -> Path:
@@ -73,6 +77,10 @@ class Settings(BaseSettings):
                                      description="an agent's /api/heartbeat body above this is refused (413)")
     remind_tz: str = Field(default="Asia/Shanghai", description="the time zone whose day a digest belongs to "
                            "(one digest a channel a local day)")
+    remind_at: str = Field(default="09:30", description="local time of a channel's daily digest, unless "
+                           "`/gpu-advise remind at` sets another")
+    remind_days: str = Field(default="mon-fri", description="working days of the digest: mon-fri, mon,wed,fri, "
+                             "daily")
     remind_all_clear: bool = Field(default=False, description="post an \"all clear\" when a digest has nothing to say")
     remind_pace_s: float = Field(default=1.0, ge=0, le=60, description="seconds between two digests (Slack allows "
                                  "about one message a second)")
@@ -110,6 +118,24 @@ class Settings(BaseSettings):
         except (ZoneInfoNotFoundError, ValueError):
             raise ValueError(f"'{value}' is not an IANA time zone (e.g. Asia/Shanghai, America/New_York)") from None
         return value
+
+    @field_validator("remind_at", "remind_days")
+    @classmethod
+    def _readable_schedule(cls, value: str, info: ValidationInfo) -> str:
+        from rules.errors import ParseError
+        from rules.remind_schedule import parse_at, parse_days
+
+        try:
+            (parse_at if info.field_name == "remind_at" else parse_days)(value)
+        except ParseError as exc:
+            raise ValueError(f"'{value}' is not readable; accepted: {', '.join(exc.accepted)}") from None
+        return value
+
+    def default_schedule(self) -> RemindSchedule:
+        """A channel's digest schedule until `/gpu-advise remind at` sets its own."""
+        from rules.remind_schedule import RemindSchedule, parse_at, parse_days
+
+        return RemindSchedule(parse_at(self.remind_at), self.remind_tz, parse_days(self.remind_days))
 
     def state_db_path(self) -> Path:
         return self.state_db or self.db.with_name(f"{self.db.stem}.state{self.db.suffix or '.db'}")

@@ -35,13 +35,16 @@ def remind(
         raise fail(t("cli.remind_needs_token", settings.lang))
     from bot.reminders.send import Sends, send_digests
     from bot.slack.app import web_client
+    from bot.state.schedules import Schedules
 
     policy = load_effective_policy(settings)
     rentals = open_rentals(settings)
     workspace = workspace_of(settings, team)
+    schedules = Schedules(rentals.store, settings.default_schedule())
     outcomes = send_digests(rentals, Sends(rentals.store), web_client(settings), team=workspace, channels=channel,
                             now=lambda: datetime.now(UTC), rules=policy.idle,
-                            lang=load_settings(terminal=False).lang, zone=ZoneInfo(settings.remind_tz), force=force,
+                            lang=load_settings(terminal=False).lang,
+                            zone=lambda ch: ZoneInfo(schedules.of(workspace, ch).zone), force=force,
                             all_clear=settings.remind_all_clear, pace_s=settings.remind_pace_s)
     if as_json:
         sys.stdout.write(json.dumps([vars(o) for o in outcomes]) + "\n")

@@ -9,6 +9,7 @@ import logging
 import signal
 import sys
 import threading
+from datetime import UTC, datetime
 from typing import Annotated
 
 import typer
@@ -29,6 +30,7 @@ def serve(
     """Run the Slack bot: Socket Mode when SLACK_APP_TOKEN is set, else HTTP at /slack/events."""
     from bot.api.server import EVENTS_PATH, build_server
     from bot.logs import configure as configure_logs
+    from bot.reminders.due import run_due
     from bot.scheduler import build_scheduler
     from bot.slack.app import MissingSlackSettings, SlackUnreachable, build_deps, check_tokens, create_app
     from bot.slack.inbox import redo_stalled, replay_pending
@@ -61,6 +63,10 @@ def serve(
                                                                                        else "failed").inc())
         scheduler.add_job(redo_stalled, "interval", args=[deps, app.client], seconds=60, id="inbox:redo",
                           name="redo work that did not reach Slack", coalesce=True, max_instances=1)
+        # every minute, and once at start-up: a digest missed while down goes out if its local day is not over
+        scheduler.add_job(run_due, "interval", args=[deps, app.client], seconds=60, id="reminders:due",
+                          name="send the daily digests that are due", coalesce=True, max_instances=1,
+                          next_run_time=datetime.now(UTC))
         scheduler.start()
     app_token = settings.slack_app_token.get_secret_value() if settings.slack_app_token else ""
     try:

@@ -18,7 +18,7 @@ from zoneinfo import ZoneInfo
 
 from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError
-from sqlalchemy import ColumnElement, and_, delete, insert, select, update
+from sqlalchemy import ColumnElement, and_, delete, insert, or_, select, update
 from sqlalchemy.exc import IntegrityError
 
 from bot.reminders.blocks import render
@@ -52,7 +52,10 @@ class Sends:
         c = digest_sends.c
         return and_(c.team == team, c.channel == channel, c.kind == "digest", c.local_date == day)
 
-    def claim(self, team: str, channel: str, day: date, now: datetime, *, force: bool = False) -> bool:
+    def claim(self, team: str, channel: str, day: date, now: datetime, *, force: bool = False,
+              retake_empty: bool = False) -> bool:
+        """Claim the channel's digest of `day`. A claim left by a sender that died may be taken over; with
+        `retake_empty`, so may a day checked with nothing to say (nothing was posted); `force`: any."""
         try:
             with self.store.writing() as conn:
                 conn.execute(insert(digest_sends).values(team=team, channel=channel, kind="digest", local_date=day,
@@ -61,13 +64,15 @@ class Sends:
         except IntegrityError:
             pass
         where = self._key(team, channel, day)
-        if not force:  # only a claim left by a sender that died may be taken over
-            where = and_(where, digest_sends.c.sent_at.is_(None), digest_sends.c.claimed_at < now - CLAIM_TIMEOUT)
+        c = digest_sends.c
+        if not force:
+            dead = and_(c.sent_at.is_(None), c.claimed_at < now - CLAIM_TIMEOUT)
+            where = and_(where, or_(dead, and_(c.sent_at.is_not(None), c.ts.is_(None))) if retake_empty else dead)
         with self.store.writing() as conn:
             taken = conn.execute(update(digest_sends).where(where).values(claimed_at=now, sent_at=None, ts=None))
         return bool(taken.rowcount)
 
-    def sent(self, team: str, channel: str, day: date, now: datetime, ts: str, items: int) -> None:
+    def sent(self, team: str, channel: str, day: date, now: datetime, ts: str | None, items: int) -> None:
         with self.store.writing() as conn:
             conn.execute(update(digest_sends).where(self._key(team, channel, day)).values(sent_at=now, ts=ts,
                                                                                           items=items))
@@ -108,23 +113,30 @@ def channels_of(rentals: Rentals, team: str) -> list[str]:
 
 
 def send_digests(rentals: Rentals, sends: Sends, client: WebClient, *, team: str, channels: list[str] | None,
-                 now: Callable[[], datetime], rules: Idle, lang: Lang, zone: ZoneInfo, force: bool = False,
-                 all_clear: bool = False, pace_s: float = 1.0,
+                 now: Callable[[], datetime], rules: Idle, lang: Lang, zone: ZoneInfo | Callable[[str], ZoneInfo],
+                 force: bool = False, all_clear: bool = False, pace_s: float = 1.0, scheduled: bool = False,
                  sleep: Callable[[float], None] = time.sleep) -> list[Outcome]:
+    """Each channel's digest (`channels`, else every channel with something running or kept), in the
+    channel's zone (`zone`, or a function of the channel). `scheduled`: a day with nothing to say is
+    recorded, so the scheduler does not compose it again every minute; run by hand, it is not."""
     outcomes: list[Outcome] = []
     last_post: float | None = None
     for channel in channels if channels is not None else channels_of(rentals, team):
         moment = now()
-        day = moment.astimezone(zone).date()
-        if not sends.claim(team, channel, day, moment, force=force):
+        local_zone = zone if isinstance(zone, ZoneInfo) else zone(channel)
+        day = moment.astimezone(local_zone).date()
+        if not sends.claim(team, channel, day, moment, force=force, retake_empty=not scheduled):
             outcomes.append(Outcome(channel, "already"))
             continue
         digest = channel_digest(rentals, team, channel, moment, rules)
         if not digest.news and not all_clear:
-            sends.give_back(team, channel, day)  # nothing posted is not a digest: a later run may still send one
+            if scheduled:
+                sends.sent(team, channel, day, moment, None, 0)
+            else:  # nothing posted is not a digest: a later run may still send one
+                sends.give_back(team, channel, day)
             outcomes.append(Outcome(channel, "nothing"))
             continue
-        text, blocks = render(digest, lang, zone) if digest.news else (t("digest.all_clear", lang), [])
+        text, blocks = render(digest, lang, local_zone) if digest.news else (t("digest.all_clear", lang), [])
         if last_post is not None:
             sleep(max(0.0, pace_s - (time.monotonic() - last_post)))
         try:

@@ -45,3 +45,6 @@ class SubCommand(StrEnum):
     FORM = "form"
     PRICES = "prices"
     QUOTE = "quote"
+    REMIND = "remind"
+    LIST = "list"
+    RELEASE = "release"

@@ -121,6 +121,15 @@ class Rentals:
             row = conn.execute(query).first()
         return _instance(row) if row else None
 
+    def teams(self) -> list[str]:
+        """Workspaces with something running or kept."""
+        with self.store.reading() as conn:
+            found = {r[0] for r in conn.execute(select(rental_instances.c.team)
+                                                .where(rental_instances.c.released_at.is_(None)).distinct())}
+            found |= {r[0] for r in conn.execute(select(rental_storage.c.team)
+                                                 .where(rental_storage.c.deleted_at.is_(None)).distinct())}
+        return sorted(found)
+
     def instances(self, team: str, *, active_only: bool = False) -> list[Instance]:
         query = select(rental_instances).where(rental_instances.c.team == team)
         if active_only:

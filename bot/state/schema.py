@@ -184,3 +184,15 @@ digest_sends = Table(  # a channel's digest of a local day: claimed before posti
     Column("ts", String(32)),  # the Slack message, once posted
     Column("items", Integer, nullable=False, server_default="0"),
 )
+
+digest_schedules = Table(  # a channel's digest time; channels without a row use the settings' defaults
+    "digest_schedules", metadata,
+    Column("team", String(32), primary_key=True),
+    Column("channel", String(32), primary_key=True),
+    Column("at_time", String(5), nullable=False),  # HH:MM, local
+    Column("zone", String(64), nullable=False),  # IANA time zone
+    Column("days", String(40), nullable=False),  # mon-fri, mon,wed,fri, ...
+    Column("enabled", Boolean, nullable=False),
+    Column("set_by", String(32), nullable=False),
+    Column("updated_at", UtcDateTime, nullable=False),
+)

@@ -11,6 +11,7 @@ from bot.slack import blocks, conversation, inline
 from bot.slack.deps import Deps
 from bot.slack.forms import FormMeta
 from bot.slack.ids import SubCommand
+from bot.slack.listeners import rentals
 from bot.slack.replies import lang_for
 from bot.slack.request import SlackRequest
 from bot.text import Lang, t
@@ -71,10 +72,24 @@ def _dispatch(deps: Deps, request: SlackRequest, tokens: list[str], lang: Lang) 
         _prices(deps, request, tokens[1:], lang)
     elif head == SubCommand.QUOTE:
         _quote(deps, request, tokens[1:], lang)
+    elif head in (SubCommand.REMIND, SubCommand.LIST, SubCommand.RELEASE):
+        _rentals(deps, request, head, tokens[1:], lang)
     elif "=" in tokens[0] or _is_duration(tokens[0]):
         _inline(deps, request, tokens, lang)
     else:
         raise CommandError(t("error.unknown_subcommand", lang, name=tokens[0]))
+
+
+def _rentals(deps: Deps, request: SlackRequest, head: str, args: list[str], lang: Lang) -> None:
+    try:
+        if head == SubCommand.LIST:
+            rentals.on_list(deps, request, lang)
+        elif head == SubCommand.RELEASE:
+            rentals.on_release(deps, request, args, lang)
+        else:
+            rentals.on_remind(deps, request, args, lang)
+    except rentals.RentalCommandError as exc:
+        raise CommandError(str(exc)) from None
 
 
 def _is_duration(token: str) -> bool:

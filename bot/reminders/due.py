@@ -1,0 +1,48 @@
+"""The scheduler's job: every minute, send the digests that are due and not yet sent today.
+
+A digest is due on a channel's working day once its local time has passed, until its local day
+ends (rules/remind_schedule.py), so one missed while the process was down goes out at start-up.
+Every process may run this job: the claim in digest_sends makes each digest go out once.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from zoneinfo import ZoneInfo
+
+from slack_sdk import WebClient
+
+from bot.reminders.send import Outcome, Sends, channels_of, send_digests
+from bot.slack.deps import Deps
+from bot.state.rentals import Rentals
+from bot.state.schedules import Schedules
+from rules.remind_schedule import RemindSchedule, is_due
+
+log = logging.getLogger(__name__)
+
+
+def _zones(plans: dict[str, RemindSchedule]) -> Callable[[str], ZoneInfo]:
+    return lambda channel: ZoneInfo(plans[channel].zone)
+
+
+def run_due(deps: Deps, client: WebClient) -> list[Outcome]:
+    rentals, sends = Rentals(deps.store), Sends(deps.store)
+    schedules = Schedules(deps.store, deps.settings.default_schedule())
+    outcomes: list[Outcome] = []
+    for team in rentals.teams():
+        now = deps.now()
+        plans = {channel: schedules.of(team, channel) for channel in channels_of(rentals, team)}
+        due = [channel for channel, plan in plans.items()
+               if is_due(plan, now) and sends.sent_row(team, channel, now.astimezone(ZoneInfo(plan.zone)).date())
+               is None]
+        if not due:
+            continue
+        outcomes += send_digests(rentals, sends, client, team=team, channels=due, now=deps.now,
+                                 rules=deps.policy.idle, lang=deps.settings.lang,
+                                 zone=_zones(plans), scheduled=True,
+                                 all_clear=deps.settings.remind_all_clear, pace_s=deps.settings.remind_pace_s)
+    for outcome in outcomes:
+        if outcome.status == "failed":
+            log.warning("digest for %s failed: %s", outcome.channel, outcome.error)
+    return outcomes

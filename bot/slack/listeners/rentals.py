@@ -1,0 +1,97 @@
+"""`/gpu-advise list`, `/gpu-advise release NAME` and `/gpu-advise remind [at HH:MM [zone] [days] | off]`."""
+
+from __future__ import annotations
+
+from bot.reminders.blocks import item_blocks
+from bot.slack import blocks
+from bot.slack.deps import Deps
+from bot.slack.listeners.reminders import is_admin
+from bot.slack.request import SlackRequest
+from bot.state.rentals import RentalError, Rentals
+from bot.state.schedules import Schedules
+from bot.text import Lang, t
+from bot.text.errors import error_text
+from bot.text.format import money, show
+from rules.errors import ParseError
+from rules.remind_schedule import RemindSchedule, next_send, parse_at, parse_days, parse_zone
+
+
+class RentalCommandError(Exception):
+    """Bad input to a rentals sub-command: the sentence, in the user's language."""
+
+
+def _say(request: SlackRequest, text: str) -> None:
+    request.respond(response_type="ephemeral", text=text, blocks=blocks.text(text))
+
+
+def on_list(deps: Deps, request: SlackRequest, lang: Lang) -> None:
+    rentals = Rentals(deps.store)
+    lines = []
+    for i in rentals.instances(request.team):
+        state = "released" if i.released_at else "running"
+        lines.append(t("digest.list_instance", lang, name=i.name, gpu=f"{i.gpu} × {show(i.share or i.cards)}",
+                       price=f"{money(i.price, i.currency)}/{i.unit}", owner=f"<@{i.owner}>",
+                       state=t(f"digest.state.{state}", lang)))
+    for s in rentals.storage(request.team):
+        state = "deleted" if s.deleted_at else "kept"
+        lines.append(t("digest.list_storage", lang, name=s.name, size=show(s.size_gb),
+                       per_month=money(s.size_gb * s.price_gb_month, s.currency), owner=f"<@{s.owner}>",
+                       state=t(f"digest.state.{state}", lang)))
+    _say(request, "\n".join([t("digest.list_title", lang), *lines]) if lines else t("digest.list_empty", lang))
+
+
+def on_release(deps: Deps, request: SlackRequest, args: list[str], lang: Lang) -> None:
+    if len(args) != 1:
+        raise RentalCommandError(t("digest.release_usage", lang))
+    rentals, name, user = Rentals(deps.store), args[0], request.user or ""
+    found = rentals.instance(request.team, name)
+    if found is None:
+        raise RentalCommandError(t("error.rental.no_instance", lang, name=name))
+    if user != found.owner and not is_admin(request.client, user):
+        raise RentalCommandError(t("digest.not_yours", lang, owner=f"<@{found.owner}>", name=name))
+    try:
+        released = rentals.release(request.team, name, deps.now())
+    except RentalError as exc:
+        raise RentalCommandError(t(f"error.rental.{exc.code}", lang, **exc.params)) from None
+    note = t("digest.done.released", lang, name=name, user=f"<@{user}>")
+    out = [{"type": "section", "text": {"type": "mrkdwn", "text": note}}]
+    for left in rentals.storage(request.team, instance_id=released.id, kept_only=True):
+        question = t("digest.storage_question", lang, name=name, storage=left.name, size=show(left.size_gb),
+                     per_month=money(left.size_gb * left.price_gb_month, left.currency))
+        out += item_blocks("s", left.name, question, lang)
+    request.client.chat_postMessage(channel=request.channel or user, text=note, blocks=out)
+
+
+def on_remind(deps: Deps, request: SlackRequest, args: list[str], lang: Lang) -> None:
+    schedules = Schedules(deps.store, deps.settings.default_schedule())
+    team, channel, user = request.team, request.channel or "", request.user or ""
+    current = schedules.of(team, channel)
+    if args and args[0].lower() == "off" and len(args) == 1:
+        schedules.put(team, channel, RemindSchedule(current.at, current.zone, current.days, False), user, deps.now())
+        _say(request, t("digest.schedule_off", lang))
+        return
+    if args and args[0].lower() == "at" and 2 <= len(args) <= 4:
+        try:
+            current = _schedule(args[1:], current)
+        except ParseError as exc:
+            raise RentalCommandError(error_text(exc, lang)) from None
+        schedules.put(team, channel, current, user, deps.now())
+    elif args:
+        raise RentalCommandError(t("digest.remind_usage", lang))
+    if not current.enabled:
+        _say(request, t("digest.schedule_off", lang))
+        return
+    upcoming = next_send(current, deps.now())
+    _say(request, t("digest.schedule", lang, at=current.at.strftime("%H:%M"), zone=current.zone,
+                    days=current.days_text, next=upcoming.strftime("%Y-%m-%d %H:%M %a") if upcoming else "-"))
+
+
+def _schedule(args: list[str], current: RemindSchedule) -> RemindSchedule:
+    """`09:30 [zone] [days]`: a zone has a '/' or is UTC; anything else after the time is the days."""
+    at, zone, days = parse_at(args[0]), current.zone, current.days
+    for arg in args[1:]:
+        if "/" in arg or arg.upper() in ("UTC", "GMT"):
+            zone = parse_zone(arg if "/" in arg else arg.upper())
+        else:
+            days = parse_days(arg)
+    return RemindSchedule(at, zone, days, True)

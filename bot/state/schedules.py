@@ -1,0 +1,32 @@
+"""Each channel's digest schedule; a channel without one uses the defaults from settings."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from sqlalchemy import delete, insert, select
+
+from bot.state.schema import digest_schedules
+from bot.state.store import Store
+from rules.remind_schedule import RemindSchedule, days_text, parse_at, parse_days
+
+
+class Schedules:
+    def __init__(self, store: Store, default: RemindSchedule) -> None:
+        self.store, self.default = store, default
+
+    def of(self, team: str, channel: str) -> RemindSchedule:
+        c = digest_schedules.c
+        with self.store.reading() as conn:
+            row = conn.execute(select(digest_schedules).where(c.team == team, c.channel == channel)).first()
+        if row is None:
+            return self.default
+        return RemindSchedule(parse_at(row.at_time), row.zone, parse_days(row.days), bool(row.enabled))
+
+    def put(self, team: str, channel: str, schedule: RemindSchedule, user: str, now: datetime) -> None:
+        c = digest_schedules.c
+        with self.store.writing() as conn:
+            conn.execute(delete(digest_schedules).where(c.team == team, c.channel == channel))
+            conn.execute(insert(digest_schedules).values(
+                team=team, channel=channel, at_time=schedule.at.strftime("%H:%M"), zone=schedule.zone,
+                days=days_text(schedule.days), enabled=schedule.enabled, set_by=user, updated_at=now))

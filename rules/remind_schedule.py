@@ -1,0 +1,104 @@
+"""When a channel's digest is due: a local time, a time zone and working days. Pure; the clock comes in.
+
+A digest is due on a working day once the local time has passed the configured time, until the
+local day ends; so a digest missed while the process was down still goes out at start-up the same
+day, and not the next. Local times follow the zone's daylight-saving rules (zoneinfo).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import datetime, time, timedelta
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from rules.errors import ParseError
+
+DAYS = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
+ZH_DAYS = {"一": 0, "二": 1, "三": 2, "四": 3, "五": 4, "六": 5, "日": 6, "天": 6}
+ACCEPTED = {"remind_at": ["09:30", "9:30", "0930"],
+            "remind_zone": ["Asia/Shanghai", "America/New_York", "UTC"],
+            "remind_days": ["mon-fri", "mon,wed,fri", "daily", "工作日", "周一-周五"]}
+NAMED = {"daily": "mon-sun", "everyday": "mon-sun", "weekdays": "mon-fri", "工作日": "mon-fri", "每天": "mon-sun"}
+
+
+@dataclass(frozen=True)
+class RemindSchedule:
+    at: time
+    zone: str
+    days: frozenset[int]  # 0 = Monday
+    enabled: bool = True
+
+    @property
+    def days_text(self) -> str:
+        return days_text(self.days)
+
+
+def parse_at(text: str) -> time:
+    """'09:30', '9:30' or '0930' -> 09:30."""
+    found = re.fullmatch(r"(\d{1,2}):?(\d{2})", text.strip())
+    if not found or int(found[1]) > 23 or int(found[2]) > 59:
+        raise ParseError("remind_at", text, ACCEPTED["remind_at"])
+    return time(int(found[1]), int(found[2]))
+
+
+def parse_zone(text: str) -> str:
+    try:
+        ZoneInfo(text)
+    except (ZoneInfoNotFoundError, ValueError):
+        raise ParseError("remind_zone", text, ACCEPTED["remind_zone"]) from None
+    return text
+
+
+def _day(token: str) -> int:
+    token = token.strip().lower()
+    if token[:3] in DAYS:
+        return DAYS.index(token[:3])
+    token = token.removeprefix("周").removeprefix("星期")
+    if token in ZH_DAYS:
+        return ZH_DAYS[token]
+    raise ValueError(token)
+
+
+def parse_days(text: str) -> frozenset[int]:
+    """'mon-fri', 'mon,wed,fri', 'daily', '工作日', '周一-周五' -> weekday numbers (0 = Monday)."""
+    spec = NAMED.get(text.strip().lower(), text.strip().lower())
+    days: set[int] = set()
+    try:
+        for part in re.split(r"[,，、]", spec):
+            if "-" in part:
+                first, last = (_day(p) for p in part.split("-", 1))
+                span = (last - first) % 7
+                days |= {(first + i) % 7 for i in range(span + 1)}
+            else:
+                days.add(_day(part))
+    except ValueError:
+        raise ParseError("remind_days", text, ACCEPTED["remind_days"]) from None
+    return frozenset(days)
+
+
+def days_text(days: frozenset[int]) -> str:
+    ordered = sorted(days)
+    if ordered == list(range(ordered[0], ordered[-1] + 1)) and len(ordered) > 2:
+        return f"{DAYS[ordered[0]]}-{DAYS[ordered[-1]]}"
+    return ",".join(DAYS[d] for d in ordered)
+
+
+def is_due(schedule: RemindSchedule, now: datetime) -> bool:
+    """Is today's digest due at `now` (a working day, past the time, the local day not over)?"""
+    local = now.astimezone(ZoneInfo(schedule.zone))
+    return schedule.enabled and local.weekday() in schedule.days and local.time() >= schedule.at
+
+
+def next_send(schedule: RemindSchedule, now: datetime) -> datetime | None:
+    """The next moment a digest goes out after `now` (None when off), in the schedule's zone."""
+    if not schedule.enabled or not schedule.days:
+        return None
+    zone = ZoneInfo(schedule.zone)
+    local = now.astimezone(zone)
+    for ahead in range(8):
+        day = local.date() + timedelta(days=ahead)
+        moment = datetime.combine(day, schedule.at, tzinfo=zone)
+        if day.weekday() in schedule.days and moment > local:
+            return moment
+    return None

@@ -1,0 +1,94 @@
+"""Digests on schedule: `/gpu-advise remind at|off`, due digests sent once (also after a restart and
+after downtime the same local day), daylight saving in New York beside Shanghai; `list` and `release`."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from bot.reminders.due import run_due
+from bot.state.rentals import Rentals
+from rules.idle import Sample
+from tests.slack_harness import Harness, running_app
+
+FIELDS = {"gpu": "A100-80GB", "cards": 1, "share": None, "unit": "day", "price": 400.0, "currency": "CNY",
+          "owner": "U1", "project": "llm"}
+MONDAY_0910_SHANGHAI = datetime(2026, 11, 30, 1, 10, tzinfo=UTC)
+
+
+def idle_box(h: Harness, name: str = "train-1", channel: str = "C1") -> Rentals:
+    rentals = Rentals(h.deps.store)
+    now = h.clock.now
+    inst, _ = rentals.track_instance("T1", name, FIELDS | {"channel": channel, "started_at": now - timedelta(hours=9)})
+    quiet = [Sample(now - timedelta(minutes=m), 0, 0, 1200, 81920) for m in range(480, -241, -5)]
+    rentals.add_samples(inst.id, quiet, [None] * len(quiet))  # an agent that reported into the coming hours
+    return rentals
+
+
+def replies(h: Harness, count: int) -> list[dict[str, Any]]:
+    return h.fake.wait_for(lambda: (r := h.fake.of("response_url")) and len(r) >= count and r)  # type: ignore[no-any-return]
+
+
+def test_a_digest_missed_while_down_goes_out_at_start_up_once_across_a_restart(tmp_path: Path) -> None:
+    with running_app(tmp_path) as h:
+        h.clock.now = MONDAY_0910_SHANGHAI
+        idle_box(h)
+        assert run_due(h.deps, h.deps_client()) == []  # 09:10: not yet
+        h.clock.now = MONDAY_0910_SHANGHAI + timedelta(hours=2)  # down at 09:30, back at 11:10
+        [sent] = run_due(h.deps, h.deps_client())
+        assert sent.status == "sent" and len(h.posts(channel="C1")) == 1
+        assert run_due(h.deps, h.deps_client()) == []
+    with running_app(tmp_path) as again:  # a restart: the same state database
+        again.clock.now = MONDAY_0910_SHANGHAI + timedelta(hours=3)
+        assert run_due(again.deps, again.deps_client()) == []
+        assert again.posts() == []
+
+
+def test_new_york_follows_its_daylight_saving_and_shanghai_does_not(tmp_path: Path) -> None:
+    with running_app(tmp_path) as h:
+        h.clock.now = datetime(2026, 11, 2, 13, 0, tzinfo=UTC)  # Monday: 21:00 Shanghai, 08:00 New York (EST)
+        idle_box(h, "sh", channel="C1")
+        idle_box(h, "ny", channel="C2")
+        h.send.command("remind at 09:30 America/New_York", channel="C2", response_url=h.fake.response_url("a"))
+        replies(h, 1)
+        assert [o.channel for o in run_due(h.deps, h.deps_client())] == ["C1"]  # Shanghai's 09:30 has passed
+        h.clock.now = datetime(2026, 11, 2, 14, 0, tzinfo=UTC)  # 09:00 in New York now that DST is over
+        assert run_due(h.deps, h.deps_client()) == []
+        h.clock.now = datetime(2026, 11, 2, 14, 30, tzinfo=UTC)  # 09:30 EST
+        assert [o.channel for o in run_due(h.deps, h.deps_client())] == ["C2"]
+
+
+def test_remind_at_shows_the_next_send_off_stops_it_and_bad_input_says_the_accepted_form(tmp_path: Path) -> None:
+    with running_app(tmp_path) as h:
+        h.clock.now = MONDAY_0910_SHANGHAI
+        idle_box(h)
+        h.send.command("remind at 10:00 Asia/Shanghai mon,wed", response_url=h.fake.response_url("1"))
+        assert "10:00" in replies(h, 1)[0]["text"] and "Next: 2026-11-30 10:00 Mon" in replies(h, 1)[0]["text"]
+        h.send.command("remind at 25:00", response_url=h.fake.response_url("2"))
+        bad = replies(h, 2)[1]["text"]
+        assert "25:00" in bad and "09:30" in bad  # what was wrong, and the accepted forms
+        h.send.command("remind off", response_url=h.fake.response_url("3"))
+        assert "off" in replies(h, 3)[2]["text"]
+        h.clock.now = MONDAY_0910_SHANGHAI + timedelta(hours=3)
+        assert run_due(h.deps, h.deps_client()) == []
+        h.send.command("remind", response_url=h.fake.response_url("4"))
+        assert "off" in replies(h, 4)[3]["text"]
+
+
+def test_list_and_release_from_slack_owner_or_admin_only(tmp_path: Path) -> None:
+    with running_app(tmp_path) as h:
+        rentals = idle_box(h)
+        rentals.track_storage("T1", "ckpt", {"size_gb": 340.0, "price_gb_month": 0.3, "currency": "CNY",
+                                             "channel": "C1", "owner": "U1", "project": None,
+                                             "created_at": h.clock.now}, "train-1")
+        h.send.command("list", response_url=h.fake.response_url("1"))
+        listed = replies(h, 1)[0]["text"]
+        assert "*train-1* A100-80GB × 1 · ¥400/day · <@U1> · running" in listed and "*ckpt* 340 GB" in listed
+        h.send.command("release train-1", user="U7", response_url=h.fake.response_url("2"))
+        assert "Only <@U1>" in replies(h, 2)[1]["text"]
+        h.send.command("release train-1", user="U1", response_url=h.fake.response_url("3"))
+        [note] = h.wait_posts(1, channel="C1")
+        assert "released by <@U1>" in note["text"] and "leaves storage *ckpt*" in str(note["blocks"])
+        h.send.command("release nope", response_url=h.fake.response_url("4"))
+        assert "no instance named 'nope'" in replies(h, 3)[2]["text"]
