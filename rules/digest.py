@@ -136,10 +136,11 @@ def spent_this_month(thing: Rented, now: datetime) -> float:
 def compose(instances: Iterable[Rented], storage: Iterable[Stored], samples: Mapping[int, Sequence[Sample]], *,
             now: datetime, rules: Idle, snoozes: Mapping[int, datetime] | None = None,
             budgets: Mapping[str, float] | None = None, last_touched: Mapping[str, datetime] | None = None,
-            kept: Mapping[str, datetime] | None = None) -> Digest:
+            kept: Mapping[str, datetime] | None = None, quiet_since: Mapping[int, datetime] | None = None) -> Digest:
     """The digest of one channel at `now` (see the module's rules). `samples` by instance id; `snoozes`:
     instance id -> "still needed" until; `last_touched`: storage name -> newest file time an agent saw;
-    `kept`: storage name -> "keep" until."""
+    `kept`: storage name -> "keep" until; `quiet_since`: instance id -> when its quiet stretch began, when
+    the caller found it without passing a day of samples (else it is found in `samples`)."""
     snoozes, budgets, last_touched, kept_until = snoozes or {}, budgets or {}, last_touched or {}, kept or {}
     instances, storage = list(instances), list(storage)
     news: list[InstanceNews] = []
@@ -155,7 +156,7 @@ def compose(instances: Iterable[Rented], storage: Iterable[Stored], samples: Map
         own = samples.get(inst.id, ())
         verdict = judge(own, started=inst.started_at, now=now, rules=rules, snoozed_until=snoozes.get(inst.id))
         if verdict in (Activity.IDLE, Activity.MEMORY_HELD):
-            since = _quiet_since(own, rules) or now
+            since = (quiet_since or {}).get(inst.id) or _quiet_since(own, rules) or now
             news.append(InstanceNews(inst.name, inst.owner, verdict, per_day(inst), inst.currency, since,
                                      per_day(inst) * _days(since, now)))
         elif verdict is Activity.UNKNOWN:

@@ -89,11 +89,13 @@ class Sends:
 
 
 def channel_digest(rentals: Rentals, team: str, channel: str, now: datetime, rules: Idle) -> Digest:
-    """Read one channel's rented things and samples, and compose its digest."""
-    instances = [i for i in rentals.instances(team) if i.channel == channel]
-    storage = [s for s in rentals.storage(team) if s.channel == channel]
-    since = now - max(SAMPLE_HORIZON, timedelta(minutes=rules.window_minutes))
-    samples = {i.id: rentals.samples(i.id, since) for i in instances if i.released_at is None}
+    """Read one channel's rented things and the samples the idle rule needs, and compose its digest.
+    Only the window's samples are read; when a quiet stretch began is found by the database."""
+    instances = rentals.instances(team, channel=channel)
+    storage = rentals.storage(team, channel=channel)
+    running = [i.id for i in instances if i.released_at is None]
+    samples = rentals.recent(running, now - timedelta(minutes=rules.window_minutes))
+    quiet = rentals.quiet_since(running, now - SAMPLE_HORIZON, rules.utilisation_max_pct)
     touched: dict[str, datetime] = {}
     for disk in storage:
         times = [d.newest_mtime for d in rentals.disks(disk.instance_id) if d.newest_mtime] if disk.instance_id else []
@@ -102,7 +104,7 @@ def channel_digest(rentals: Rentals, team: str, channel: str, now: datetime, rul
     snoozes = {i.id: i.snoozed_until for i in instances if i.snoozed_until}
     kept = {s.name: s.kept_until for s in storage if s.kept_until}
     return compose(instances, storage, samples, now=now, rules=rules, last_touched=touched, snoozes=snoozes,
-                   kept=kept)
+                   kept=kept, quiet_since=quiet)
 
 
 def channels_of(rentals: Rentals, team: str) -> list[str]:

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import delete, insert, select, update
+from sqlalchemy import delete, func, insert, or_, select, update
 from sqlalchemy.exc import IntegrityError
 
 from bot.state.schema import disk_reports, gpu_samples, rental_instances, rental_storage
@@ -130,8 +130,10 @@ class Rentals:
                                                  .where(rental_storage.c.deleted_at.is_(None)).distinct())}
         return sorted(found)
 
-    def instances(self, team: str, *, active_only: bool = False) -> list[Instance]:
+    def instances(self, team: str, *, active_only: bool = False, channel: str | None = None) -> list[Instance]:
         query = select(rental_instances).where(rental_instances.c.team == team)
+        if channel is not None:
+            query = query.where(rental_instances.c.channel == channel)
         if active_only:
             query = query.where(rental_instances.c.released_at.is_(None))
         with self.store.reading() as conn:
@@ -187,8 +189,11 @@ class Rentals:
             raise RentalError("storage_exists", name=name) from None
         return next(s for s in self.storage(team) if s.name == name)
 
-    def storage(self, team: str, *, instance_id: int | None = None, kept_only: bool = False) -> list[Storage]:
+    def storage(self, team: str, *, instance_id: int | None = None, kept_only: bool = False,
+                channel: str | None = None) -> list[Storage]:
         query = select(rental_storage).where(rental_storage.c.team == team)
+        if channel is not None:
+            query = query.where(rental_storage.c.channel == channel)
         if instance_id is not None:
             query = query.where(rental_storage.c.instance_id == instance_id)
         if kept_only:
@@ -241,6 +246,36 @@ class Rentals:
         query = select(disk_reports).where(disk_reports.c.instance_id == instance_id).order_by(disk_reports.c.path)
         with self.store.reading() as conn:
             return [DiskReport(r.path, r.size_gb, r.newest_mtime) for r in conn.execute(query)]
+
+    def recent(self, instance_ids: list[int], since: datetime) -> dict[int, list[Sample]]:
+        """The samples of several instances since `since`, in one query, in time order."""
+        found: dict[int, list[Sample]] = {i: [] for i in instance_ids}
+        if not instance_ids:
+            return found
+        c = gpu_samples.c
+        query = select(gpu_samples).where(c.instance_id.in_(instance_ids), c.at >= since).order_by(c.at)
+        with self.store.reading() as conn:
+            for r in conn.execute(query):
+                found[r.instance_id].append(Sample(r.at, r.gpu, r.utilization_pct, r.memory_used_mib,
+                                                   r.memory_total_mib))
+        return found
+
+    def quiet_since(self, instance_ids: list[int], since: datetime, busy_above_pct: float) -> dict[int, datetime]:
+        """Per instance, its first sample after its last busy one (above `busy_above_pct`) since `since`:
+        when its trailing quiet stretch began. Computed in the database, not by reading a day of samples."""
+        if not instance_ids:
+            return {}
+        c = gpu_samples.c
+        busy = (select(c.instance_id, func.max(c.at).label("busy"))
+                .where(c.instance_id.in_(instance_ids), c.at >= since, c.utilization_pct > busy_above_pct)
+                .group_by(c.instance_id).subquery())
+        query = (select(c.instance_id, func.min(c.at).label("quiet"))
+                 .select_from(gpu_samples.outerjoin(busy, busy.c.instance_id == c.instance_id))
+                 .where(c.instance_id.in_(instance_ids), c.at >= since,
+                        or_(busy.c.busy.is_(None), c.at > busy.c.busy))
+                 .group_by(c.instance_id))
+        with self.store.reading() as conn:
+            return {r.instance_id: r.quiet for r in conn.execute(query)}
 
     def samples(self, instance_id: int, since: datetime) -> list[Sample]:
         query = (select(gpu_samples).where(gpu_samples.c.instance_id == instance_id, gpu_samples.c.at >= since)

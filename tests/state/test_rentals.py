@@ -66,3 +66,17 @@ def test_unusable_names_are_refused(rentals: Rentals, name: str) -> None:
 @pytest.mark.parametrize("name", ["训练-1", "a", "node.42_b", "x" * 64])
 def test_usable_names_are_kept(rentals: Rentals, name: str) -> None:
     assert rentals.track_instance("T1", name, FIELDS)[0].name == name
+
+
+def test_quiet_since_is_the_first_sample_after_the_last_busy_one(rentals: Rentals) -> None:
+    busy_then_quiet, _ = rentals.track_instance("T1", "a", FIELDS)
+    always_quiet, _ = rentals.track_instance("T1", "b", FIELDS)
+    busy_now, _ = rentals.track_instance("T1", "c", FIELDS)
+    at = [T0 + timedelta(minutes=m) for m in range(0, 60, 10)]
+    utils = {busy_then_quiet.id: [0, 90, 3, 0, 5, 0], always_quiet.id: [0] * 6, busy_now.id: [0, 0, 0, 0, 0, 40]}
+    for inst, values in utils.items():
+        rentals.add_samples(inst, [Sample(t, 0, u, 1, 2) for t, u in zip(at, values, strict=True)], [None] * 6)
+    found = rentals.quiet_since([busy_then_quiet.id, always_quiet.id, busy_now.id], T0 - timedelta(hours=1), 5)
+    assert found == {busy_then_quiet.id: at[2], always_quiet.id: at[0]}  # busy at its last sample: not quiet
+    window = rentals.recent([always_quiet.id], at[4])
+    assert [s.at for s in window[always_quiet.id]] == at[4:]
