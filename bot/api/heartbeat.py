@@ -77,7 +77,8 @@ def bearer(header: str | None) -> str | None:
     return token.strip() or None if scheme.lower() == "bearer" else None
 
 
-def receive(rentals: Rentals, authorization: str | None, body: bytes, now: Callable[[], datetime]) -> Answer:
+def receive(rentals: Rentals, authorization: str | None, body: bytes, now: Callable[[], datetime], *,
+            busy_above_pct: float) -> Answer:
     """What a heartbeat request gets; the HTTP details (size limit, headers) are the server's."""
     token = bearer(authorization)
     instance = rentals.by_token(token) if token else None
@@ -99,7 +100,7 @@ def receive(rentals: Rentals, authorization: str | None, body: bytes, now: Calla
     fresh = [s for s in beat.samples if s.ts >= moment - MAX_AGE]
     kept = rentals.add_samples(instance.id, [Sample(s.ts, s.gpu, s.utilization_pct, s.memory_used_mib,
                                                     s.memory_total_mib) for s in fresh],
-                               [s.power_w for s in fresh])
+                               [s.power_w for s in fresh], busy_above_pct=busy_above_pct)
     if beat.disks:
         rentals.report_disks(instance.id, [DiskReport(d.path, d.size_gb, d.newest_mtime) for d in beat.disks], moment)
     return Answer(202, {"instance": instance.name, "kept": kept, "repeated": len(fresh) - kept,

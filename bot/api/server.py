@@ -105,7 +105,8 @@ def wsgi_app(app: App, deps: Deps, scheduler_running: Callable[[], bool] | None 
             return _reply(start_response, 413, body.encode(), "application/json")
         body = environ["wsgi.input"].read(int(environ.get("CONTENT_LENGTH") or 0))
         try:
-            answer = heartbeat.receive(rentals, environ.get("HTTP_AUTHORIZATION"), body, deps.now)
+            answer = heartbeat.receive(rentals, environ.get("HTTP_AUTHORIZATION"), body, deps.now,
+                                       busy_above_pct=deps.policy.idle.utilisation_max_pct)
         except (StoreBusy, StoreUnavailable) as exc:
             log.warning("heartbeat not kept: the state database is %s", type(exc).__name__)
             answer = heartbeat.Answer(503, {"error": "the state database is busy or down: send these samples again"})

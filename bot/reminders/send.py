@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 import time
+from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
@@ -22,7 +23,7 @@ from sqlalchemy import ColumnElement, and_, delete, insert, or_, select, update
 from sqlalchemy.exc import IntegrityError
 
 from bot.reminders.blocks import render
-from bot.state.rentals import Rentals
+from bot.state.rentals import Instance, Rentals, Storage
 from bot.state.schema import digest_sends
 from bot.state.store import Store
 from bot.text import Lang, t
@@ -88,23 +89,38 @@ class Sends:
         return (row.sent_at, row.ts) if row else None
 
 
-def channel_digest(rentals: Rentals, team: str, channel: str, now: datetime, rules: Idle) -> Digest:
-    """Read one channel's rented things and the samples the idle rule needs, and compose its digest.
-    Only the window's samples are read; when a quiet stretch began is found by the database."""
-    instances = rentals.instances(team, channel=channel)
-    storage = rentals.storage(team, channel=channel)
+def digests(rentals: Rentals, team: str, channels: list[str], now: datetime, rules: Idle) -> dict[str, Digest]:
+    """Compose the digests of `channels` in a few queries for the whole workspace: the rented things,
+    the window's samples, when each quiet stretch began (found by the database) and disk reports."""
+    wanted = set(channels)
+    instances = [i for i in rentals.instances(team) if i.channel in wanted]
+    storage = [s for s in rentals.storage(team) if s.channel in wanted]
     running = [i.id for i in instances if i.released_at is None]
     samples = rentals.recent(running, now - timedelta(minutes=rules.window_minutes))
-    quiet = rentals.quiet_since(running, now - SAMPLE_HORIZON, rules.utilisation_max_pct)
+    quiet = rentals.quiet_since(running, now - SAMPLE_HORIZON)
+    reports = rentals.disks_of(sorted({s.instance_id for s in storage if s.instance_id is not None}))
     touched: dict[str, datetime] = {}
     for disk in storage:
-        times = [d.newest_mtime for d in rentals.disks(disk.instance_id) if d.newest_mtime] if disk.instance_id else []
+        times = [d.newest_mtime for d in reports.get(disk.instance_id or -1, []) if d.newest_mtime]
         if times:
             touched[disk.name] = max(times)
-    snoozes = {i.id: i.snoozed_until for i in instances if i.snoozed_until}
-    kept = {s.name: s.kept_until for s in storage if s.kept_until}
-    return compose(instances, storage, samples, now=now, rules=rules, last_touched=touched, snoozes=snoozes,
-                   kept=kept, quiet_since=quiet)
+    by_channel: dict[str, list[Instance]] = defaultdict(list)
+    stored: dict[str, list[Storage]] = defaultdict(list)
+    for inst in instances:
+        by_channel[inst.channel].append(inst)
+    for disk in storage:
+        stored[disk.channel].append(disk)
+    out = {}
+    for channel in channels:
+        mine, kept = by_channel[channel], stored[channel]
+        out[channel] = compose(mine, kept, samples, now=now, rules=rules, last_touched=touched,
+                               snoozes={i.id: i.snoozed_until for i in mine if i.snoozed_until},
+                               kept={s.name: s.kept_until for s in kept if s.kept_until}, quiet_since=quiet)
+    return out
+
+
+def channel_digest(rentals: Rentals, team: str, channel: str, now: datetime, rules: Idle) -> Digest:
+    return digests(rentals, team, [channel], now, rules)[channel]
 
 
 def channels_of(rentals: Rentals, team: str) -> list[str]:
@@ -123,14 +139,16 @@ def send_digests(rentals: Rentals, sends: Sends, client: WebClient, *, team: str
     recorded, so the scheduler does not compose it again every minute; run by hand, it is not."""
     outcomes: list[Outcome] = []
     last_post: float | None = None
-    for channel in channels if channels is not None else channels_of(rentals, team):
+    wanted = channels if channels is not None else channels_of(rentals, team)
+    composed = digests(rentals, team, wanted, now(), rules)  # at the start: a long paced send reads no more
+    for channel in wanted:
         moment = now()
         local_zone = zone if isinstance(zone, ZoneInfo) else zone(channel)
         day = moment.astimezone(local_zone).date()
         if not sends.claim(team, channel, day, moment, force=force, retake_empty=not scheduled):
             outcomes.append(Outcome(channel, "already"))
             continue
-        digest = channel_digest(rentals, team, channel, moment, rules)
+        digest = composed[channel]
         if not digest.news and not all_clear:
             if scheduled:
                 sends.sent(team, channel, day, moment, None, 0)

@@ -19,6 +19,9 @@ from sqlalchemy.exc import IntegrityError
 from bot.state.schema import disk_reports, gpu_samples, rental_instances, rental_storage
 from bot.state.store import Store
 from rules.idle import Sample
+from rules.policy import Idle
+
+DEFAULT_IDLE = Idle()
 
 
 class RentalError(ValueError):
@@ -46,6 +49,7 @@ class Instance:
     started_at: datetime
     released_at: datetime | None
     snoozed_until: datetime | None = None
+    last_busy_at: datetime | None = None
 
 
 @dataclass(frozen=True)
@@ -211,9 +215,11 @@ class Rentals:
             conn.execute(update(rental_storage).where(rental_storage.c.id == found.id).values(deleted_at=at))
         return next(s for s in self.storage(team) if s.name == name)
 
-    def add_samples(self, instance_id: int, samples: list[Sample], power: list[float | None]) -> int:
+    def add_samples(self, instance_id: int, samples: list[Sample], power: list[float | None], *,
+                    busy_above_pct: float = DEFAULT_IDLE.utilisation_max_pct) -> int:
         """Keep an agent's samples; a sample already kept (same GPU and time: an agent's retry) is skipped.
-        Returns how many were new."""
+        The instance's last busy time moves to its latest sample above `busy_above_pct` (the policy's
+        idle threshold). Returns how many were new."""
         if not samples:
             return 0
         first, last = min(s.at for s in samples), max(s.at for s in samples)
@@ -231,6 +237,11 @@ class Rentals:
                              "power_w": w})
             if rows:
                 conn.execute(insert(gpu_samples), rows)
+            busy = max((s.at for s in samples if s.utilization_pct > busy_above_pct), default=None)
+            if busy is not None:
+                c = rental_instances.c
+                later = or_(c.last_busy_at.is_(None), c.last_busy_at < busy)
+                conn.execute(update(rental_instances).where(c.id == instance_id, later).values(last_busy_at=busy))
         return len(rows)
 
     def report_disks(self, instance_id: int, disks: list[DiskReport], at: datetime) -> None:
@@ -241,6 +252,16 @@ class Rentals:
                                                         disk_reports.c.path == disk.path))
                 conn.execute(insert(disk_reports).values(instance_id=instance_id, path=disk.path, size_gb=disk.size_gb,
                                                          newest_mtime=disk.newest_mtime, reported_at=at))
+
+    def disks_of(self, instance_ids: list[int]) -> dict[int, list[DiskReport]]:
+        found: dict[int, list[DiskReport]] = {i: [] for i in instance_ids}
+        if not instance_ids:
+            return found
+        query = select(disk_reports).where(disk_reports.c.instance_id.in_(instance_ids))
+        with self.store.reading() as conn:
+            for r in conn.execute(query):
+                found[r.instance_id].append(DiskReport(r.path, r.size_gb, r.newest_mtime))
+        return found
 
     def disks(self, instance_id: int) -> list[DiskReport]:
         query = select(disk_reports).where(disk_reports.c.instance_id == instance_id).order_by(disk_reports.c.path)
@@ -260,22 +281,18 @@ class Rentals:
                                                    r.memory_total_mib))
         return found
 
-    def quiet_since(self, instance_ids: list[int], since: datetime, busy_above_pct: float) -> dict[int, datetime]:
-        """Per instance, its first sample after its last busy one (above `busy_above_pct`) since `since`:
-        when its trailing quiet stretch began. Computed in the database, not by reading a day of samples."""
+    def quiet_since(self, instance_ids: list[int], since: datetime) -> dict[int, datetime]:
+        """Per instance, its first sample since `since` and after its last busy one: when its trailing
+        quiet stretch began. One index seek per instance (min/max on (instance_id, at))."""
         if not instance_ids:
             return {}
-        c = gpu_samples.c
-        busy = (select(c.instance_id, func.max(c.at).label("busy"))
-                .where(c.instance_id.in_(instance_ids), c.at >= since, c.utilization_pct > busy_above_pct)
-                .group_by(c.instance_id).subquery())
-        query = (select(c.instance_id, func.min(c.at).label("quiet"))
-                 .select_from(gpu_samples.outerjoin(busy, busy.c.instance_id == c.instance_id))
-                 .where(c.instance_id.in_(instance_ids), c.at >= since,
-                        or_(busy.c.busy.is_(None), c.at > busy.c.busy))
-                 .group_by(c.instance_id))
+        c, i = gpu_samples.c, rental_instances.c
+        first = (select(func.min(c.at)).where(c.instance_id == i.id, c.at >= since,
+                                              or_(i.last_busy_at.is_(None), c.at > i.last_busy_at))
+                 .scalar_subquery())
+        query = select(i.id, first.label("quiet")).where(i.id.in_(instance_ids))
         with self.store.reading() as conn:
-            return {r.instance_id: r.quiet for r in conn.execute(query)}
+            return {r.id: r.quiet for r in conn.execute(query) if r.quiet is not None}
 
     def samples(self, instance_id: int, since: datetime) -> list[Sample]:
         query = (select(gpu_samples).where(gpu_samples.c.instance_id == instance_id, gpu_samples.c.at >= since)

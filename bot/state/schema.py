@@ -129,6 +129,7 @@ rental_instances = Table(
     Column("started_at", UtcDateTime, nullable=False),
     Column("released_at", UtcDateTime),
     Column("snoozed_until", UtcDateTime),  # "still needed": not news until then
+    Column("last_busy_at", UtcDateTime),  # its latest sample above the idle threshold (kept as samples arrive)
     UniqueConstraint("team", "name", name="uq_rental_instances_team_name"),
     Index(None, "token_hash"),
 )

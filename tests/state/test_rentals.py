@@ -76,7 +76,7 @@ def test_quiet_since_is_the_first_sample_after_the_last_busy_one(rentals: Rental
     utils = {busy_then_quiet.id: [0, 90, 3, 0, 5, 0], always_quiet.id: [0] * 6, busy_now.id: [0, 0, 0, 0, 0, 40]}
     for inst, values in utils.items():
         rentals.add_samples(inst, [Sample(t, 0, u, 1, 2) for t, u in zip(at, values, strict=True)], [None] * 6)
-    found = rentals.quiet_since([busy_then_quiet.id, always_quiet.id, busy_now.id], T0 - timedelta(hours=1), 5)
+    found = rentals.quiet_since([busy_then_quiet.id, always_quiet.id, busy_now.id], T0 - timedelta(hours=1))
     assert found == {busy_then_quiet.id: at[2], always_quiet.id: at[0]}  # busy at its last sample: not quiet
     window = rentals.recent([always_quiet.id], at[4])
     assert [s.at for s in window[always_quiet.id]] == at[4:]

@@ -1,0 +1,102 @@
+"""The daily digest at scale: N instances with a day of one-minute samples each, over M channels.
+
+Prints: the time to compose every channel's digest (goal: under 1 s), the time to send them all
+against the local fake Slack beside the floor the pacing allows ((channels - 1) x pace; goal: at
+most 1.1x), and the state database's size after the day, with a week extrapolated from it (no
+retention is applied yet: samples are kept as they came).
+
+    python bench/digest.py [--instances 2000] [--channels 500] [--hours 24] [--pace 0.02]
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+import time
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from zoneinfo import ZoneInfo
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from bot.reminders.blocks import render  # noqa: E402
+from bot.reminders.send import Sends, digests, send_digests  # noqa: E402
+from bot.settings import Settings  # noqa: E402
+from bot.slack.app import web_client  # noqa: E402
+from bot.state import Store  # noqa: E402
+from bot.state.rentals import Rentals  # noqa: E402
+from bot.text import Lang  # noqa: E402
+from rules.idle import Sample  # noqa: E402
+from rules.policy import Idle  # noqa: E402
+from tests.fake_slack import fake_slack  # noqa: E402
+
+FIELDS = {"gpu": "A100-80GB", "cards": 1, "share": None, "unit": "day", "price": 400.0, "currency": "CNY",
+          "owner": "U1", "project": "llm"}
+
+
+def fill(rentals: Rentals, instances: int, channels: int, hours: float, now: datetime) -> int:
+    """Instances spread over channels; a quarter each busy, idle, memory held, and (every 8th) silent."""
+    minutes = int(hours * 60)
+    count = 0
+    for n in range(instances):
+        inst, _ = rentals.track_instance("T1", f"box-{n:05d}", FIELDS | {
+            "channel": f"C{n % channels:04d}", "owner": f"U{n % 40}", "started_at": now - timedelta(hours=hours + 1)})
+        if n % 8 == 7:
+            continue  # no agent: "no activity data"
+        util = 80.0 if n % 4 == 0 else 0.0
+        mem = 30000.0 if n % 4 == 1 else 500.0
+        day = [Sample(now - timedelta(minutes=m), 0, util, mem, 81920.0) for m in range(minutes)]
+        count += rentals.add_samples(inst.id, day, [60.0] * len(day))  # as the heartbeat endpoint keeps them
+    return count
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--instances", type=int, default=2000)
+    parser.add_argument("--channels", type=int, default=500)
+    parser.add_argument("--hours", type=float, default=24)
+    parser.add_argument("--pace", type=float, default=0.02, help="seconds between posts (serve's default is 1)")
+    args = parser.parse_args()
+    now = datetime.now(UTC).replace(microsecond=0)
+    rules = Idle()
+    with tempfile.TemporaryDirectory() as tmp:
+        db = Path(tmp) / "state.db"
+        store = Store(db)
+        rentals = Rentals(store)
+        started = time.perf_counter()
+        samples = fill(rentals, args.instances, args.channels, args.hours, now)
+        print(f"filled {args.instances} instances, {samples:,} samples over {args.channels} channels "
+              f"in {time.perf_counter() - started:.1f} s")
+        size = db.stat().st_size
+        print(f"state database after {args.hours:g} h: {size / 1e6:.1f} MB ({size / max(samples, 1):.0f} bytes a "
+              f"sample); a week at this rate: {size * 7 * 24 / args.hours / 1e9:.2f} GB (no retention yet)")
+
+        channels = [f"C{c:04d}" for c in range(args.channels)]
+        started = time.perf_counter()
+        made = digests(rentals, "T1", channels, now, rules)
+        composed = time.perf_counter() - started
+        started = time.perf_counter()
+        for digest in made.values():
+            render(digest, Lang.ZH, ZoneInfo("Asia/Shanghai"))
+        rendered = time.perf_counter() - started
+        items = sum(len(d.instances) + len(d.storage) for d in made.values())
+        print(f"compose all {args.channels} digests: {composed:.2f} s (goal < 1 s), render: {rendered:.2f} s; "
+              f"{items} items")
+
+        with fake_slack() as fake:
+            settings = Settings(slack_bot_token="xoxb-bench", slack_api_url=fake.api_url)
+            started = time.perf_counter()
+            outcomes = send_digests(rentals, Sends(store), web_client(settings), team="T1", channels=channels,
+                                    now=lambda: now, rules=rules, lang=Lang.ZH, zone=ZoneInfo("Asia/Shanghai"),
+                                    pace_s=args.pace)
+            sent_s = time.perf_counter() - started
+        sent = sum(o.status == "sent" for o in outcomes)
+        floor = args.pace * (sent - 1)
+        ratio = sent_s / floor if floor else float("nan")
+        print(f"send: {sent} digests in {sent_s:.2f} s; pacing floor {floor:.2f} s; {ratio:.2f}x (goal <= 1.1x)")
+
+
+if __name__ == "__main__":
+    main()
