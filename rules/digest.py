@@ -135,12 +135,13 @@ def spent_this_month(thing: Rented, now: datetime) -> float:
 
 def compose(instances: Iterable[Rented], storage: Iterable[Stored], samples: Mapping[int, Sequence[Sample]], *,
             now: datetime, rules: Idle, snoozes: Mapping[int, datetime] | None = None,
-            budgets: Mapping[str, float] | None = None, last_touched: Mapping[str, datetime] | None = None,
+            budgets: Mapping[tuple[str, str], float] | None = None, last_touched: Mapping[str, datetime] | None = None,
             kept: Mapping[str, datetime] | None = None, quiet_since: Mapping[int, datetime] | None = None) -> Digest:
     """The digest of one channel at `now` (see the module's rules). `samples` by instance id; `snoozes`:
     instance id -> "still needed" until; `last_touched`: storage name -> newest file time an agent saw;
-    `kept`: storage name -> "keep" until; `quiet_since`: instance id -> when its quiet stretch began, when
-    the caller found it without passing a day of samples (else it is found in `samples`)."""
+    `budgets`: (project, currency) -> this month's budget; `kept`: storage name -> "keep" until;
+    `quiet_since`: instance id -> when its quiet stretch began, when the caller found it without
+    passing a day of samples (else it is found in `samples`)."""
     snoozes, budgets, last_touched, kept_until = snoozes or {}, budgets or {}, last_touched or {}, kept or {}
     instances, storage = list(instances), list(storage)
     news: list[InstanceNews] = []
@@ -179,6 +180,8 @@ def compose(instances: Iterable[Rented], storage: Iterable[Stored], samples: Map
         left.append(StorageNews(disk.name, disk.owner, reason, disk.size_gb, per_month, disk.currency, untouched))
     news.sort(key=lambda n: (-n.per_day, n.name))
     left.sort(key=lambda s: (-s.per_month, s.name))
-    projects = [Spend(p, c, round(a, 2), budgets.get(p))
-                for (p, c), a in sorted(spend.items()) if a > 0 or p in budgets]
+    for key in budgets:
+        spend.setdefault(key, 0.0)
+    projects = [Spend(p, c, round(a, 2), budgets.get((p, c)))
+                for (p, c), a in sorted(spend.items()) if a > 0 or (p, c) in budgets]
     return Digest(news, left, projects, {c: round(a, 2) for c, a in sorted(saved.items()) if a > 0})

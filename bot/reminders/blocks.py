@@ -44,9 +44,11 @@ def _spend(digest: Digest, lang: Lang) -> str | None:
     for spend in digest.spend:
         project = spend.project or t("digest.no_project", lang)
         amount = money(spend.amount, spend.currency)
-        lines.append(t("digest.spend_budget", lang, project=project, amount=amount,
-                       budget=money(spend.budget, spend.currency)) if spend.budget is not None
-                     else t("digest.spend_line", lang, project=project, amount=amount))
+        if spend.budget is None:
+            lines.append(t("digest.spend_line", lang, project=project, amount=amount))
+        else:
+            key = "digest.spend_over" if spend.amount > spend.budget else "digest.spend_budget"
+            lines.append(t(key, lang, project=project, amount=amount, budget=money(spend.budget, spend.currency)))
     return t("digest.spend", lang, lines=" · ".join(lines)) if lines else None
 
 

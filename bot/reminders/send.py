@@ -13,7 +13,7 @@ import logging
 import time
 from collections import defaultdict
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date, datetime, timedelta
 from zoneinfo import ZoneInfo
 
@@ -23,6 +23,7 @@ from sqlalchemy import ColumnElement, and_, delete, insert, or_, select, update
 from sqlalchemy.exc import IntegrityError
 
 from bot.reminders.blocks import render
+from bot.state.budgets import Budgets
 from bot.state.rentals import Instance, Rentals, Storage
 from bot.state.schema import digest_sends
 from bot.state.store import Store
@@ -93,8 +94,9 @@ def digests(rentals: Rentals, team: str, channels: list[str], now: datetime, rul
     """Compose the digests of `channels` in a few queries for the whole workspace: the rented things,
     the window's samples, when each quiet stretch began (found by the database) and disk reports."""
     wanted = set(channels)
-    instances = [i for i in rentals.instances(team) if i.channel in wanted]
-    storage = [s for s in rentals.storage(team) if s.channel in wanted]
+    everything, all_storage = rentals.instances(team), rentals.storage(team)
+    instances = [i for i in everything if i.channel in wanted]
+    storage = [s for s in all_storage if s.channel in wanted]
     running = [i.id for i in instances if i.released_at is None]
     samples = rentals.recent(running, now - timedelta(minutes=rules.window_minutes))
     quiet = rentals.quiet_since(running, now - SAMPLE_HORIZON)
@@ -110,12 +112,16 @@ def digests(rentals: Rentals, team: str, channels: list[str], now: datetime, rul
         by_channel[inst.channel].append(inst)
     for disk in storage:
         stored[disk.channel].append(disk)
+    # Spend and budgets are the workspace's: a project's month counts every channel's things.
+    spend = compose(everything, all_storage, {}, now=now, rules=rules, budgets=Budgets(rentals.store).of(team)).spend
     out = {}
     for channel in channels:
         mine, kept = by_channel[channel], stored[channel]
-        out[channel] = compose(mine, kept, samples, now=now, rules=rules, last_touched=touched,
-                               snoozes={i.id: i.snoozed_until for i in mine if i.snoozed_until},
-                               kept={s.name: s.kept_until for s in kept if s.kept_until}, quiet_since=quiet)
+        made = compose(mine, kept, samples, now=now, rules=rules, last_touched=touched,
+                       snoozes={i.id: i.snoozed_until for i in mine if i.snoozed_until},
+                       kept={s.name: s.kept_until for s in kept if s.kept_until}, quiet_since=quiet)
+        projects = {(i.project or "", i.currency) for i in mine} | {(d.project or "", d.currency) for d in kept}
+        out[channel] = replace(made, spend=[s for s in spend if (s.project, s.currency) in projects])
     return out
 
 

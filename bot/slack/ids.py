@@ -48,3 +48,4 @@ class SubCommand(StrEnum):
     REMIND = "remind"
     LIST = "list"
     RELEASE = "release"
+    BUDGET = "budget"

@@ -197,3 +197,13 @@ digest_schedules = Table(  # a channel's digest time; channels without a row use
     Column("set_by", String(32), nullable=False),
     Column("updated_at", UtcDateTime, nullable=False),
 )
+
+project_budgets = Table(  # a project's monthly budget, per workspace
+    "project_budgets", metadata,
+    Column("team", String(32), primary_key=True),
+    Column("project", String(80), primary_key=True),
+    Column("amount", Float, nullable=False),
+    Column("currency", String(3), nullable=False),
+    Column("set_by", String(32), nullable=False),
+    Column("updated_at", UtcDateTime, nullable=False),
+)

@@ -92,3 +92,22 @@ def test_list_and_release_from_slack_owner_or_admin_only(tmp_path: Path) -> None
         assert "released by <@U1>" in note["text"] and "leaves storage *ckpt*" in str(note["blocks"])
         h.send.command("release nope", response_url=h.fake.response_url("4"))
         assert "no instance named 'nope'" in replies(h, 3)[2]["text"]
+
+
+def test_a_budget_shows_beside_the_project_spend_across_channels_and_flags_over(tmp_path: Path) -> None:
+    with running_app(tmp_path) as h:
+        h.clock.now = MONDAY_0910_SHANGHAI + timedelta(hours=2)
+        idle_box(h, "a", channel="C1")
+        idle_box(h, "b", channel="C2")  # same project "llm", another channel
+        h.send.command("budget llm 50", response_url=h.fake.response_url("1"))
+        assert "llm: ¥50 a month" in replies(h, 1)[0]["text"]
+        h.send.command("budget llm lots", response_url=h.fake.response_url("2"))
+        assert "positive number" in replies(h, 2)[1]["text"] and "lots" in replies(h, 2)[1]["text"]
+        h.send.command("budget", response_url=h.fake.response_url("3"))
+        assert "llm ¥50" in replies(h, 3)[2]["text"]
+        run_due(h.deps, h.deps_client())
+        footer = str(h.posts(channel="C1")[0]["blocks"])
+        # each box has run 9 hours this month at 400/day: 150 each, 300 for the project across both channels
+        assert "llm ¥300 / 预算 ¥50 :warning: 已超预算" in footer  # the channel speaks GPU_ADVISOR_LANG (zh)
+        h.send.command("budget llm off", response_url=h.fake.response_url("4"))
+        assert "removed" in replies(h, 4)[3]["text"]

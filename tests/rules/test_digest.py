@@ -87,8 +87,10 @@ def test_month_to_date_spend_per_project_and_currency() -> None:
     boxes = [Box(1, "a", started_at=datetime(2026, 10, 20, tzinfo=UTC)),  # billed from Nov 1
              Box(2, "b", project="search", price=2, unit="hour", currency="USD"),
              Box(3, "c", released_at=NOW - timedelta(days=1))]
-    spend = {(s.project, s.currency): s.amount
-             for s in compose(boxes, [], {}, now=NOW, rules=RULES, budgets={"llm": 20000}).spend}
+    made = compose(boxes, [], {}, now=NOW, rules=RULES, budgets={("llm", "CNY"): 20000, ("ops", "USD"): 500})
+    spend = {(s.project, s.currency): s.amount for s in made.spend}
+    assert {(s.project, s.budget) for s in made.spend} == {("llm", 20000), ("ops", 500), ("search", None)}
+    assert spend[("ops", "USD")] == 0  # a budget with nothing spent yet is still shown
     assert spend[("search", "USD")] == 144.0  # 3 days of 48/day
     assert spend[("llm", "CNY")] == round(400 * (29 + 1.5 / 24) + 400 * 2, 2)
     assert per_day(Box(9, "m", price=11500, unit="month")) == 11500 / 30

@@ -72,7 +72,7 @@ def _dispatch(deps: Deps, request: SlackRequest, tokens: list[str], lang: Lang) 
         _prices(deps, request, tokens[1:], lang)
     elif head == SubCommand.QUOTE:
         _quote(deps, request, tokens[1:], lang)
-    elif head in (SubCommand.REMIND, SubCommand.LIST, SubCommand.RELEASE):
+    elif head in (SubCommand.REMIND, SubCommand.LIST, SubCommand.RELEASE, SubCommand.BUDGET):
         _rentals(deps, request, head, tokens[1:], lang)
     elif "=" in tokens[0] or _is_duration(tokens[0]):
         _inline(deps, request, tokens, lang)
@@ -86,6 +86,8 @@ def _rentals(deps: Deps, request: SlackRequest, head: str, args: list[str], lang
             rentals.on_list(deps, request, lang)
         elif head == SubCommand.RELEASE:
             rentals.on_release(deps, request, args, lang)
+        elif head == SubCommand.BUDGET:
+            rentals.on_budget(deps, request, args, lang)
         else:
             rentals.on_remind(deps, request, args, lang)
     except rentals.RentalCommandError as exc:

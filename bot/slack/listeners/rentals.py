@@ -7,7 +7,8 @@ from bot.slack import blocks
 from bot.slack.deps import Deps
 from bot.slack.listeners.reminders import is_admin
 from bot.slack.request import SlackRequest
-from bot.state.rentals import RentalError, Rentals
+from bot.state.budgets import Budgets
+from bot.state.rentals import RentalError, Rentals, check_name
 from bot.state.schedules import Schedules
 from bot.text import Lang, t
 from bot.text.errors import error_text
@@ -95,3 +96,36 @@ def _schedule(args: list[str], current: RemindSchedule) -> RemindSchedule:
         else:
             days = parse_days(arg)
     return RemindSchedule(at, zone, days, True)
+
+
+def on_budget(deps: Deps, request: SlackRequest, args: list[str], lang: Lang) -> None:
+    """`budget PROJECT AMOUNT [CNY|USD]`, `budget PROJECT off`, or `budget` (the list)."""
+    budgets, team = Budgets(deps.store), request.team
+    if not args:
+        found = budgets.of(team)
+        lines = " · ".join(f"{project} {money(amount, currency)}" for (project, currency), amount in found.items())
+        _say(request, t("digest.budget_list", lang, lines=lines) if found else t("digest.budget_none", lang))
+        return
+    project = args[0]
+    try:
+        check_name(project)
+    except RentalError as exc:
+        raise RentalCommandError(t(f"error.rental.{exc.code}", lang, **exc.params)) from None
+    if len(args) == 2 and args[1].lower() == "off":
+        budgets.remove(team, project)
+        _say(request, t("digest.budget_removed", lang, project=project))
+        return
+    amount = _amount(args[1]) if 2 <= len(args) <= 3 else None
+    currency = (args[2] if len(args) == 3 else deps.settings.currency).upper()
+    if amount is None or currency not in ("CNY", "USD"):
+        raise RentalCommandError(t("digest.budget_usage", lang, text=" ".join(args[1:])))
+    budgets.put(team, project, amount, currency, request.user or "", deps.now())
+    _say(request, t("digest.budget_set", lang, project=project, amount=money(amount, currency)))
+
+
+def _amount(text: str) -> float | None:
+    try:
+        value = float(text.replace(",", "").lstrip("¥$"))
+    except ValueError:
+        return None
+    return value if 0 < value < 1e12 else None
