@@ -2,8 +2,8 @@
 
 Prints: the time to compose every channel's digest (goal: under 1 s), the time to send them all
 against the local fake Slack beside the floor the pacing allows ((channels - 1) x pace; goal: at
-most 1.1x), and the state database's size after the day, with a week extrapolated from it (no
-retention is applied yet: samples are kept as they came).
+most 1.1x), the state database's size after the day, with a week extrapolated from it, and the
+fold of that day into hourly maxima (the retention `serve` runs every hour) and what it leaves.
 
     python bench/digest.py [--instances 2000] [--channels 500] [--hours 24] [--pace 0.02]
 """
@@ -27,6 +27,7 @@ from bot.settings import Settings  # noqa: E402
 from bot.slack.app import web_client  # noqa: E402
 from bot.state import Store  # noqa: E402
 from bot.state.rentals import Rentals  # noqa: E402
+from bot.state.retention import compact  # noqa: E402
 from bot.text import Lang  # noqa: E402
 from rules.idle import Sample  # noqa: E402
 from rules.policy import Idle  # noqa: E402
@@ -52,6 +53,15 @@ def fill(rentals: Rentals, instances: int, channels: int, hours: float, now: dat
     return count
 
 
+def used_bytes(store: Store) -> int:
+    """Pages in use (the file keeps freed pages until VACUUM)."""
+    with store.reading() as conn:
+        pages = conn.exec_driver_sql("PRAGMA page_count").scalar() or 0
+        free = conn.exec_driver_sql("PRAGMA freelist_count").scalar() or 0
+        size = conn.exec_driver_sql("PRAGMA page_size").scalar() or 0
+    return int((pages - free) * size)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--instances", type=int, default=2000)
@@ -71,7 +81,7 @@ def main() -> None:
               f"in {time.perf_counter() - started:.1f} s")
         size = db.stat().st_size
         print(f"state database after {args.hours:g} h: {size / 1e6:.1f} MB ({size / max(samples, 1):.0f} bytes a "
-              f"sample); a week at this rate: {size * 7 * 24 / args.hours / 1e9:.2f} GB (no retention yet)")
+              f"sample); a week at this rate: {size * 7 * 24 / args.hours / 1e9:.2f} GB without retention")
 
         channels = [f"C{c:04d}" for c in range(args.channels)]
         started = time.perf_counter()
@@ -95,6 +105,14 @@ def main() -> None:
         sent = sum(o.status == "sent" for o in outcomes)
         floor = args.pace * (sent - 1)
         ratio = sent_s / floor if floor else float("nan")
+        started = time.perf_counter()
+        folded = compact(store, now + timedelta(days=2), raw_days=2, hourly_days=90)  # the day, two days on
+        fold_s = time.perf_counter() - started
+        used = used_bytes(store)
+        print(f"retention: folded {folded.folded:,} samples into {folded.hours:,} hourly rows in {fold_s:.1f} s; "
+              f"{used / 1e6:.1f} MB in use after (a day of hourly maxima for {args.instances} instances); "
+              f"bound with the defaults (2 raw days, 90 hourly days): about "
+              f"{(2 * size + 90 * used) * 24 / args.hours / 1e9:.2f} GB")
         print(f"send: {sent} digests in {sent_s:.2f} s; pacing floor {floor:.2f} s; {ratio:.2f}x (goal <= 1.1x)")
 
 

@@ -81,6 +81,10 @@ class Settings(BaseSettings):
                            "`/gpu-advise remind at` sets another")
     remind_days: str = Field(default="mon-fri", description="working days of the digest: mon-fri, mon,wed,fri, "
                              "daily")
+    samples_raw_days: float = Field(default=2, ge=1, le=366, description="agents' GPU samples are kept as sent "
+                                    "this long (the digest looks back a day), then folded into hourly maxima")
+    samples_hourly_days: float = Field(default=90, gt=0, le=3660, description="hourly maxima of GPU samples are "
+                                       "kept this long")
     remind_all_clear: bool = Field(default=False, description="post an \"all clear\" when a digest has nothing to say")
     remind_pace_s: float = Field(default=1.0, ge=0, le=60, description="seconds between two digests (Slack allows "
                                  "about one message a second)")

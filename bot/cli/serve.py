@@ -35,6 +35,7 @@ def serve(
     from bot.slack.app import MissingSlackSettings, SlackUnreachable, build_deps, check_tokens, create_app
     from bot.slack.inbox import redo_stalled, replay_pending
     from bot.state import StoreUnavailable
+    from bot.state.retention import compact
     from pricing import cache
     from pricing.errors import CacheUnavailable
     from rules.errors import PolicyError
@@ -67,6 +68,10 @@ def serve(
         scheduler.add_job(run_due, "interval", args=[deps, app.client], seconds=60, id="reminders:due",
                           name="send the daily digests that are due", coalesce=True, max_instances=1,
                           next_run_time=datetime.now(UTC))
+        scheduler.add_job(lambda: compact(deps.store, deps.now(), raw_days=settings.samples_raw_days,
+                                          hourly_days=settings.samples_hourly_days),
+                          "interval", hours=1, id="samples:compact", name="fold old GPU samples into hourly maxima",
+                          coalesce=True, max_instances=1)
         scheduler.start()
     app_token = settings.slack_app_token.get_secret_value() if settings.slack_app_token else ""
     try:

@@ -207,3 +207,15 @@ project_budgets = Table(  # a project's monthly budget, per workspace
     Column("set_by", String(32), nullable=False),
     Column("updated_at", UtcDateTime, nullable=False),
 )
+
+gpu_samples_hourly = Table(  # raw samples older than the retention, folded into hourly maxima
+    "gpu_samples_hourly", metadata,
+    Column("instance_id", Integer, ForeignKey("rental_instances.id"), primary_key=True),
+    Column("gpu", Integer, primary_key=True),
+    Column("hour", UtcDateTime, primary_key=True),
+    Column("samples", Integer, nullable=False),
+    Column("utilization_max_pct", Float, nullable=False),
+    Column("memory_used_max_mib", Float, nullable=False),
+    Column("memory_total_mib", Float, nullable=False),
+    Column("power_max_w", Float),
+)
