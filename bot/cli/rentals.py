@@ -14,12 +14,9 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from bot.cli.common import LangOpt, fail, load_settings, say
+from bot.rental_fields import FieldError, currency_of, instance_fields
 from bot.settings import Settings
 from bot.text import Lang, t
-from bot.text.errors import parse_error_text
-from rules.errors import ParseError, UnknownGPU
-from rules.gpus import canonical_gpu
-from rules.parsing import parse_price, parse_share
 
 if TYPE_CHECKING:
     from bot.state.rentals import Rentals
@@ -75,20 +72,12 @@ def _when(text: str | None, lang: Lang) -> datetime:
     return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
 
 
-def _instance_fields(settings: Settings, gpu: str, price: str, cards: int, share: str | None,
-                     currency: str) -> dict[str, Any]:
-    lang = settings.lang
+def _fields(make: Any) -> Any:
+    """Read fields with bot/rental_fields.py; a bad one exits 2 naming its flag."""
     try:
-        model = canonical_gpu(gpu)
-        amount, unit = parse_price(price)
-        part = parse_share(share, model) if share is not None else None
-    except UnknownGPU as exc:
-        raise fail(f"--gpu: {t('error.unknown_gpu', lang, gpu=exc.name, known=', '.join(exc.known))}") from None
-    except ParseError as exc:
-        raise fail(f"--{'share' if exc.question == 'share' else 'price'}: {parse_error_text(exc, lang)}") from None
-    if currency.upper() not in ("CNY", "USD"):
-        raise fail(t("cli.bad_currency", lang, currency=currency))
-    return {"gpu": model, "cards": cards, "share": part, "unit": unit, "price": amount, "currency": currency.upper()}
+        return make()
+    except FieldError as exc:
+        raise fail(f"--{exc.field}: {exc.message}") from None
 
 
 @track_app.command("instance")
@@ -109,7 +98,7 @@ def track_instance(
 ) -> None:
     """Track a rented instance; prints its heartbeat token once (for `gpu-advise agent`)."""
     settings = load_settings(lang=lang)
-    fields = _instance_fields(settings, gpu, price, cards, share, currency)
+    fields = _fields(lambda: instance_fields(gpu, price, cards, share, currency, settings.lang))
     fields |= {"channel": channel, "owner": owner, "project": project,
                "started_at": _when(started, settings.lang)}
     workspace = workspace_of(settings, team)
@@ -135,10 +124,9 @@ def track_storage(
 ) -> None:
     """Track rented storage (images, data sets, checkpoints)."""
     settings = load_settings(lang=lang)
-    if currency.upper() not in ("CNY", "USD"):
-        raise fail(t("cli.bad_currency", settings.lang, currency=currency))
     fields = {"channel": channel, "owner": owner, "project": project, "size_gb": size_gb,
-              "price_gb_month": price_gb_month, "currency": currency.upper(), "created_at": datetime.now(UTC)}
+              "price_gb_month": price_gb_month, "currency": _fields(lambda: currency_of(currency, settings.lang)),
+              "created_at": datetime.now(UTC)}
     workspace = workspace_of(settings, team)
     stored = _run(settings, lambda: open_rentals(settings).track_storage(workspace, name, fields, instance))
     sys.stdout.write(t("cli.tracked_storage", settings.lang, name=stored.name) + "\n")

@@ -49,3 +49,4 @@ class SubCommand(StrEnum):
     LIST = "list"
     RELEASE = "release"
     BUDGET = "budget"
+    TRACK = "track"

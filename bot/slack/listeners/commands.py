@@ -11,7 +11,7 @@ from bot.slack import blocks, conversation, inline
 from bot.slack.deps import Deps
 from bot.slack.forms import FormMeta
 from bot.slack.ids import SubCommand
-from bot.slack.listeners import rentals
+from bot.slack.listeners import rentals, tracking
 from bot.slack.replies import lang_for
 from bot.slack.request import SlackRequest
 from bot.text import Lang, t
@@ -72,7 +72,8 @@ def _dispatch(deps: Deps, request: SlackRequest, tokens: list[str], lang: Lang) 
         _prices(deps, request, tokens[1:], lang)
     elif head == SubCommand.QUOTE:
         _quote(deps, request, tokens[1:], lang)
-    elif head in (SubCommand.REMIND, SubCommand.LIST, SubCommand.RELEASE, SubCommand.BUDGET):
+    elif head in (SubCommand.REMIND, SubCommand.LIST, SubCommand.RELEASE, SubCommand.BUDGET,
+                  SubCommand.TRACK):
         _rentals(deps, request, head, tokens[1:], lang)
     elif "=" in tokens[0] or _is_duration(tokens[0]):
         _inline(deps, request, tokens, lang)
@@ -88,9 +89,11 @@ def _rentals(deps: Deps, request: SlackRequest, head: str, args: list[str], lang
             rentals.on_release(deps, request, args, lang)
         elif head == SubCommand.BUDGET:
             rentals.on_budget(deps, request, args, lang)
+        elif head == SubCommand.TRACK:
+            tracking.on_track(deps, request, args, lang)
         else:
             rentals.on_remind(deps, request, args, lang)
-    except rentals.RentalCommandError as exc:
+    except (rentals.RentalCommandError, tracking.TrackError) as exc:
         raise CommandError(str(exc)) from None
 
 

@@ -1,0 +1,94 @@
+"""`/gpu-advise track NAME gpu=... price=... [...]` and `/gpu-advise track storage NAME size=... price=...`:
+track what the team rents from Slack, in the channel where the command is typed.
+
+The heartbeat token is shown once, ephemerally, to the person who typed the command.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from bot.rental_fields import FieldError, currency_of, instance_fields
+from bot.slack import blocks, inline
+from bot.slack.deps import Deps
+from bot.slack.request import SlackRequest
+from bot.state.rentals import RentalError, Rentals
+from bot.text import Lang, t
+from bot.text.format import money
+
+INSTANCE_KEYS = {k: k for k in ("gpu", "price", "cards", "share", "project", "owner", "currency")}
+STORAGE_KEYS = {k: k for k in ("size", "price", "instance", "project", "owner", "currency")}
+MENTION = re.compile(r"<@([UW][A-Z0-9]+)(?:\|[^>]*)?>|@?([UW][A-Z0-9]{2,})")
+
+
+class TrackError(Exception):
+    """Bad input to `track`: the sentence, in the user's language."""
+
+
+def _owner(text: str | None, user: str, lang: Lang) -> str:
+    if text is None:
+        return user
+    found = MENTION.fullmatch(text.strip())
+    if not found:
+        raise TrackError(t("digest.track_bad_owner", lang, text=text))
+    return found[1] or found[2]
+
+
+def _positive(raw: dict[str, str], key: str, lang: Lang) -> float:
+    try:
+        value = float(raw[key].replace(",", "").removesuffix("GB").removesuffix("gb"))
+    except (KeyError, ValueError):
+        raise TrackError(t("digest.track_bad_number", lang, key=key, text=raw.get(key, ""))) from None
+    if not 0 < value < 1e9:
+        raise TrackError(t("digest.track_bad_number", lang, key=key, text=raw[key]))
+    return value
+
+
+def on_track(deps: Deps, request: SlackRequest, args: list[str], lang: Lang) -> None:
+    kind = "instance"
+    if args and args[0].lower() in ("instance", "storage"):
+        kind, args = args[0].lower(), args[1:]
+    if not args or "=" in args[0]:
+        raise TrackError(t("digest.track_usage", lang))
+    name, pairs = args[0], args[1:]
+    raw = inline.parse_pairs(pairs, INSTANCE_KEYS if kind == "instance" else STORAGE_KEYS)[0]
+    user, channel = request.user or "", request.channel or ""
+    base: dict[str, Any] = {"channel": channel, "owner": _owner(raw.get("owner"), user, lang),
+                            "project": raw.get("project")}
+    rentals = Rentals(deps.store)
+    try:
+        if kind == "instance":
+            _instance(deps, request, rentals, name, raw, base, lang)
+        else:
+            _storage(deps, request, rentals, name, raw, base, lang)
+    except FieldError as exc:
+        raise TrackError(f"`{exc.field}`: {exc.message}") from None
+    except RentalError as exc:
+        raise TrackError(t(f"error.rental.{exc.code}", lang, **exc.params)) from None
+
+
+def _instance(deps: Deps, request: SlackRequest, rentals: Rentals, name: str, raw: dict[str, str],
+              base: dict[str, Any], lang: Lang) -> None:
+    if "gpu" not in raw or "price" not in raw:
+        raise TrackError(t("digest.track_usage", lang))
+    cards = raw.get("cards", "1")
+    if not cards.isdigit() or not 1 <= int(cards) <= 1024:
+        raise TrackError(t("error.whole_cards", lang, cards=cards))
+    fields = instance_fields(raw["gpu"], raw["price"], int(cards), raw.get("share"),
+                             raw.get("currency", deps.settings.currency), lang)
+    made, token = rentals.track_instance(request.team, name, fields | base | {"started_at": deps.now()})
+    text = t("digest.tracked_instance", lang, name=made.name, owner=f"<@{made.owner}>", token=token)
+    request.respond(response_type="ephemeral", text=text, blocks=blocks.text(text))
+
+
+def _storage(deps: Deps, request: SlackRequest, rentals: Rentals, name: str, raw: dict[str, str],
+             base: dict[str, Any], lang: Lang) -> None:
+    size, price = _positive(raw, "size", lang), _positive(raw, "price", lang)
+    currency = currency_of(raw.get("currency", deps.settings.currency), lang)
+    made = rentals.track_storage(request.team, name, base | {"size_gb": size, "price_gb_month": price,
+                                                             "currency": currency, "created_at": deps.now()},
+                                 raw.get("instance"))
+    text = t("digest.tracked_storage", lang, name=made.name, owner=f"<@{made.owner}>",
+             per_month=money(size * price, currency))
+    request.respond(response_type="ephemeral", text=text, blocks=blocks.text(text))
