@@ -85,6 +85,12 @@ class Settings(BaseSettings):
                                     "this long (the digest looks back a day), then folded into hourly maxima")
     samples_hourly_days: float = Field(default=90, gt=0, le=3660, description="hourly maxima of GPU samples are "
                                        "kept this long")
+    prometheus_url: str | None = Field(default=None, description="a Prometheus with NVIDIA's DCGM exporter: "
+                                       "serve pulls GPU samples of tracked instances from it")
+    prometheus_label: str = Field(default="Hostname", description="the series label whose value is the tracked "
+                                  "instance's name")
+    prometheus_every_minutes: float = Field(default=5, gt=0, le=60, description="how often serve pulls from "
+                                            "Prometheus (each pull reads twice that span)")
     remind_all_clear: bool = Field(default=False, description="post an \"all clear\" when a digest has nothing to say")
     remind_pace_s: float = Field(default=1.0, ge=0, le=60, description="seconds between two digests (Slack allows "
                                  "about one message a second)")

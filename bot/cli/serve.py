@@ -30,7 +30,7 @@ def serve(
     """Run the Slack bot: Socket Mode when SLACK_APP_TOKEN is set, else HTTP at /slack/events."""
     from bot.api.server import EVENTS_PATH, build_server
     from bot.logs import configure as configure_logs
-    from bot.reminders.due import run_due
+    from bot.reminders.due import pull_prometheus, run_due
     from bot.scheduler import build_scheduler
     from bot.slack.app import MissingSlackSettings, SlackUnreachable, build_deps, check_tokens, create_app
     from bot.slack.inbox import redo_stalled, replay_pending
@@ -72,6 +72,11 @@ def serve(
                                           hourly_days=settings.samples_hourly_days),
                           "interval", hours=1, id="samples:compact", name="fold old GPU samples into hourly maxima",
                           coalesce=True, max_instances=1)
+        if settings.prometheus_url:
+            every = settings.prometheus_every_minutes
+            scheduler.add_job(pull_prometheus, "interval", args=[deps, settings.prometheus_url, every],
+                              minutes=every, id="samples:prometheus", name="pull DCGM samples from Prometheus",
+                              coalesce=True, max_instances=1, next_run_time=datetime.now(UTC))
         scheduler.start()
     app_token = settings.slack_app_token.get_secret_value() if settings.slack_app_token else ""
     try:

@@ -46,3 +46,19 @@ def run_due(deps: Deps, client: WebClient) -> list[Outcome]:
         if outcome.status == "failed":
             log.warning("digest for %s failed: %s", outcome.channel, outcome.error)
     return outcomes
+
+
+def pull_prometheus(deps: Deps, url: str, every_minutes: float) -> None:
+    """The scheduler's Prometheus job: the last two intervals (a repeat is kept once); failures are logged."""
+    from bot.price_book import http_client
+    from bot.reminders.prometheus import PrometheusError, pull
+
+    try:
+        with http_client(deps.settings) as client:
+            done = pull(Rentals(deps.store), client, url, label=deps.settings.prometheus_label, now=deps.now(),
+                        minutes=2 * every_minutes, busy_above_pct=deps.policy.idle.utilisation_max_pct)
+    except PrometheusError as exc:
+        log.warning("Prometheus pull failed: %s", exc)
+        return
+    log.info("Prometheus: %d new samples from %d series (%d series of untracked names)", done.kept, done.series,
+             done.skipped)

@@ -1,0 +1,91 @@
+"""Samples from a team's own Prometheus, for teams that already run NVIDIA's DCGM exporter.
+
+Every few minutes `serve` asks Prometheus's HTTP API (`GET /api/v1/query_range`) for
+`DCGM_FI_DEV_GPU_UTIL` (percent), `DCGM_FI_DEV_FB_USED` and `DCGM_FI_DEV_FB_FREE` (MiB; total is
+used + free) over the last minutes, and keeps them as if the instance's agent had sent them. A
+series belongs to the tracked instance whose name equals its `GPU_ADVISOR_PROMETHEUS_LABEL` label
+(default `Hostname`, which the exporter sets); its `gpu` label is the GPU index. Series of names
+not tracked, or tracked in more than one workspace, are left alone.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import defaultdict
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import httpx
+
+from bot.state.rentals import Instance, Rentals
+from rules.idle import Sample
+
+UTIL, USED, FREE = "DCGM_FI_DEV_GPU_UTIL", "DCGM_FI_DEV_FB_USED", "DCGM_FI_DEV_FB_FREE"
+log = logging.getLogger(__name__)
+
+
+class PrometheusError(RuntimeError):
+    """Prometheus could not be asked, or answered with an error: what and why."""
+
+
+@dataclass(frozen=True)
+class Pulled:
+    kept: int  # samples new to the database
+    series: int  # series that matched a tracked instance
+    skipped: int  # series of names not tracked (or ambiguous)
+
+
+def query_range(client: httpx.Client, base_url: str, query: str, start: datetime, end: datetime,
+                step_s: int) -> list[dict[str, Any]]:
+    """One query_range call; the matrix's series (`metric` labels, `values` [[unix time, "value"], ...])."""
+    params = {"query": query, "start": f"{start.timestamp():.3f}", "end": f"{end.timestamp():.3f}", "step": str(step_s)}
+    try:
+        response = client.get(base_url.rstrip("/") + "/api/v1/query_range", params=params)
+        body = response.json()
+    except (httpx.HTTPError, ValueError) as exc:
+        raise PrometheusError(f"{query}: {type(exc).__name__}: {exc}") from None
+    if body.get("status") != "success":
+        raise PrometheusError(f"{query}: HTTP {response.status_code}, {body.get('errorType')}: {body.get('error')}")
+    data = body.get("data") or {}
+    if data.get("resultType") != "matrix":
+        raise PrometheusError(f"{query}: expected a matrix, got {data.get('resultType')}")
+    return list(data.get("result") or [])
+
+
+def _by_point(series: list[dict[str, Any]], label: str) -> dict[tuple[str, int, float], float]:
+    out: dict[tuple[str, int, float], float] = {}
+    for one in series:
+        metric = one.get("metric") or {}
+        name, gpu = metric.get(label), metric.get("gpu", "0")
+        if name is None or not str(gpu).isdigit():
+            continue
+        for stamp, value in one.get("values") or []:
+            out[(str(name), int(gpu), float(stamp))] = float(value)
+    return out
+
+
+def pull(rentals: Rentals, client: httpx.Client, base_url: str, *, label: str, now: datetime,
+         minutes: float = 10, step_s: int = 60, busy_above_pct: float = 5.0) -> Pulled:
+    """Fetch the last `minutes` of DCGM series and keep those of tracked, running instances."""
+    start = now - timedelta(minutes=minutes)
+    util, used, free = (_by_point(query_range(client, base_url, q, start, now, step_s), label)
+                        for q in (UTIL, USED, FREE))
+    owners: dict[str, list[Instance]] = defaultdict(list)
+    for team in rentals.teams():
+        for inst in rentals.instances(team, active_only=True):
+            owners[inst.name].append(inst)
+    found: dict[int, list[Sample]] = defaultdict(list)
+    series, skipped = set(), set()
+    for (name, gpu, stamp), pct in util.items():
+        matches = owners.get(name, [])
+        if len(matches) != 1 or (name, gpu, stamp) not in used:
+            skipped.add((name, gpu))
+            continue
+        series.add((name, gpu))
+        mem_used = used[(name, gpu, stamp)]
+        total = mem_used + free.get((name, gpu, stamp), 0.0)
+        found[matches[0].id].append(Sample(datetime.fromtimestamp(stamp, UTC), gpu, pct, mem_used, total or mem_used))
+    kept = sum(rentals.add_samples(inst_id, samples, [None] * len(samples), busy_above_pct=busy_above_pct)
+               for inst_id, samples in found.items())
+    return Pulled(kept, len(series), len(skipped - series))

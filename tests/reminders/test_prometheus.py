@@ -1,0 +1,61 @@
+"""Pulling DCGM samples from a local server answering Prometheus's query_range API in its format."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from urllib.parse import parse_qs
+
+import httpx
+import pytest
+
+from bot.reminders.prometheus import PrometheusError, pull
+from bot.state import Store
+from bot.state.rentals import Rentals
+from tests.servers import Reply, Request, serve
+
+NOW = datetime(2026, 11, 30, 2, 0, tzinfo=UTC)
+FIELDS = {"gpu": "A100-80GB", "cards": 2, "share": None, "unit": "day", "price": 800.0, "currency": "CNY",
+          "channel": "C1", "owner": "U1", "project": None, "started_at": NOW - timedelta(hours=5)}
+VALUES = {"DCGM_FI_DEV_GPU_UTIL": ("0", "97"), "DCGM_FI_DEV_FB_USED": ("1200", "70000"),
+          "DCGM_FI_DEV_FB_FREE": ("80720", "11920")}
+
+
+def matrix(request: Request) -> Reply:
+    """A query_range answer: for each of two hosts' GPUs 0 and 1, a point a minute over the range."""
+    query = parse_qs(request.query)
+    metric = query["query"][0]
+    start, end, step = (float(query[k][0]) for k in ("start", "end", "step"))
+    points = [start + i * step for i in range(int((end - start) // step) + 1)]
+    result = [{"metric": {"__name__": metric, "gpu": str(gpu), "Hostname": host, "modelName": "NVIDIA A100-SXM4-80GB",
+                          "job": "dcgm"},
+               "values": [[p, VALUES[metric][gpu]] for p in points]}
+              for host in ("train-1", "someone-else") for gpu in (0, 1)]
+    body = {"status": "success", "data": {"resultType": "matrix", "result": result}}
+    return 200, {"Content-Type": "application/json"}, json.dumps(body).encode()
+
+
+def test_series_of_a_tracked_instance_become_its_samples(tmp_path: Path) -> None:
+    rentals = Rentals(Store(tmp_path / "s.db"))
+    inst, _ = rentals.track_instance("T1", "train-1", FIELDS)
+    with serve({"/api/v1/query_range": matrix}) as prom, httpx.Client() as client:
+        done = pull(rentals, client, prom.base_url, label="Hostname", now=NOW, minutes=10)
+        again = pull(rentals, client, prom.base_url, label="Hostname", now=NOW, minutes=10)
+    assert (done.kept, done.series, done.skipped) == (22, 2, 2)  # 11 points x 2 GPUs; someone-else is not tracked
+    assert again.kept == 0  # the overlap of the next pull is kept once
+    got = rentals.samples(inst.id, NOW - timedelta(hours=1))
+    gpu1 = [s for s in got if s.gpu == 1]
+    assert (gpu1[0].utilization_pct, gpu1[0].memory_used_mib, gpu1[0].memory_total_mib) == (97.0, 70000.0, 81920.0)
+    assert got[0].at == NOW - timedelta(minutes=10)
+    fresh = rentals.instance("T1", "train-1")
+    assert fresh is not None and fresh.last_busy_at == NOW  # GPU 1 is busy up to now
+
+
+def test_an_error_answer_is_reported_with_prometheus_own_words(tmp_path: Path) -> None:
+    body = {"status": "error", "errorType": "bad_data", "error": "invalid parameter \"query\""}
+    answer: Reply = (400, {"Content-Type": "application/json"}, json.dumps(body).encode())
+    with serve({"/api/v1/query_range": answer}) as prom, httpx.Client() as client, \
+            pytest.raises(PrometheusError) as err:
+        pull(Rentals(Store(tmp_path / "s.db")), client, prom.base_url, label="Hostname", now=NOW)
+    assert "HTTP 400" in str(err.value) and "bad_data" in str(err.value)
