@@ -107,6 +107,7 @@ def recommendation(advice: Advice, convo_id: str, policy: Policy, lang: Lang) ->
         costs=costs(advice.quote, advice.quote_error, policy, lang, advice.schedule_assumed),
         change_action=Action.CHANGE.value, change_label=t("slack.change", lang),
         restart_action=Action.RESTART.value, restart_label=t("slack.restart", lang),
+        rented_action=Action.RENTED.value, rented_label=t("digest.button.rented", lang),
         value=ButtonValue(c=convo_id).model_dump_json(),
     )
 

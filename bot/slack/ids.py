@@ -34,10 +34,12 @@ class Action(StrEnum):
     SNOOZE_WEEK = "rental_snooze_week"
     STORAGE_DELETED = "storage_deleted"
     STORAGE_KEEP = "storage_keep"
+    RENTED = "rented"  # on a recommendation: open the track form, pre-filled
 
 
 class Callback(StrEnum):
     PROFILE_FORM = "profile_form"
+    TRACK_FORM = "track_form"
 
 
 class SubCommand(StrEnum):

@@ -25,7 +25,7 @@ from slack_sdk.errors import SlackApiError
 from bot.logs import about
 from bot.slack.deps import Deps
 from bot.slack.ids import COMMAND, Action, Callback
-from bot.slack.listeners import actions, commands, events, reminders, views
+from bot.slack.listeners import actions, commands, events, reminders, tracking, views
 from bot.slack.replies import lang_for, report
 from bot.slack.request import SlackRequest
 
@@ -71,6 +71,9 @@ ROUTES: tuple[Route, ...] = (
     Route(Kind.ACTION, Action.SNOOZE_WEEK, reminders.on_digest_button, "digest: ask again in a week"),
     Route(Kind.ACTION, Action.STORAGE_DELETED, reminders.on_digest_button, "digest: the storage was deleted"),
     Route(Kind.ACTION, Action.STORAGE_KEEP, reminders.on_digest_button, "digest: keep the storage a while"),
+    Route(Kind.ACTION, Action.RENTED, tracking.on_rented, "I rented this: the track form, pre-filled"),
+    Route(Kind.VIEW, Callback.TRACK_FORM, tracking.on_track_form, "the track form submitted: track the instance",
+          ack=tracking.check_track_form),
     Route(Kind.VIEW, Callback.PROFILE_FORM, views.on_form, "the profile form submitted: the recommendation",
           ack=views.check_form),
     Route(Kind.EVENT, "message", events.on_message, "a reply typed in a profile's thread"),

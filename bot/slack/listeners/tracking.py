@@ -9,8 +9,12 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from slack_bolt import Ack
+
 from bot.rental_fields import FieldError, currency_of, instance_fields
-from bot.slack import blocks, inline
+from bot.slack import blocks, inline, track_form
+from bot.slack.blocks import ButtonValue
+from bot.slack.conversation import recommend
 from bot.slack.deps import Deps
 from bot.slack.request import SlackRequest
 from bot.state.rentals import RentalError, Rentals
@@ -49,6 +53,10 @@ def on_track(deps: Deps, request: SlackRequest, args: list[str], lang: Lang) -> 
     kind = "instance"
     if args and args[0].lower() in ("instance", "storage"):
         kind, args = args[0].lower(), args[1:]
+    if not args and kind == "instance":  # `/gpu-advise track` alone: the form
+        meta = track_form.TrackMeta(ch=request.channel or request.user or "", lang=lang.value)
+        request.client.views_open(trigger_id=request.body["trigger_id"], view=track_form.view(meta, {}))
+        return
     if not args or "=" in args[0]:
         raise TrackError(t("digest.track_usage", lang))
     name, pairs = args[0], args[1:]
@@ -92,3 +100,55 @@ def _storage(deps: Deps, request: SlackRequest, rentals: Rentals, name: str, raw
     text = t("digest.tracked_storage", lang, name=made.name, owner=f"<@{made.owner}>",
              per_month=money(size * price, currency))
     request.respond(response_type="ephemeral", text=text, blocks=blocks.text(text))
+
+
+def on_rented(deps: Deps, request: SlackRequest) -> None:
+    """I rented this (on a recommendation): the track form, pre-filled with the recommended GPU and size."""
+    convo = deps.store.get(ButtonValue.model_validate_json(request.action["value"]).c)
+    if convo is None:
+        return
+    decision = recommend(deps, convo).decision
+    initial = {"gpu": decision.gpu}
+    if decision.choice.value == "shared":
+        initial["share"] = f"{decision.share_fraction:g}"
+    else:
+        initial["cards"] = str(decision.cards)
+    meta = track_form.TrackMeta(ch=request.channel or convo.channel, lang=convo.lang)
+    request.client.views_open(trigger_id=request.body["trigger_id"], view=track_form.view(meta, initial))
+
+
+def _form_currency(deps: Deps) -> str:
+    return deps.settings.currency
+
+
+def check_track_form(deps: Deps, ack: Ack, request: SlackRequest) -> None:
+    """The acknowledgement: an error under each wrong field (a taken name too), and the modal stays open."""
+    fields, errors = track_form.read(request.body["view"], _form_currency(deps))
+    if not errors and Rentals(deps.store).instance(request.team, fields["name"]) is not None:
+        meta = track_form.TrackMeta.model_validate_json(request.body["view"].get("private_metadata") or "{}")
+        errors["name"] = t("error.rental.instance_exists", Lang(meta.lang), name=fields["name"])
+    if errors:
+        if request.inbox_key:
+            deps.store.done(request.inbox_key)
+        ack(response_action="errors", errors=errors)
+    else:
+        ack()
+
+
+def on_track_form(deps: Deps, request: SlackRequest) -> None:
+    """A valid track form: the instance is tracked; its token goes to the submitter only, once."""
+    fields, errors = track_form.read(request.body["view"], _form_currency(deps))
+    if errors:
+        return
+    meta = track_form.TrackMeta.model_validate_json(request.body["view"].get("private_metadata") or "{}")
+    lang, user = Lang(meta.lang), request.user or ""
+    name = fields.pop("name")
+    try:
+        made, token = Rentals(deps.store).track_instance(request.team, name, fields | {"owner": user,
+                                                                                      "started_at": deps.now()})
+    except RentalError as exc:
+        request.client.chat_postEphemeral(channel=meta.ch, user=user,
+                                          text=t(f"error.rental.{exc.code}", lang, **exc.params))
+        return
+    request.client.chat_postEphemeral(channel=meta.ch, user=user, text=t(
+        "digest.tracked_instance", lang, name=made.name, owner=f"<@{made.owner}>", token=token))

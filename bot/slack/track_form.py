@@ -1,0 +1,66 @@
+"""The track modal ("I rented this" on a recommendation, or `/gpu-advise track` alone): its view and
+reading it back, with an error under each field that is wrong."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict
+
+from bot.rental_fields import FieldError, instance_fields
+from bot.slack import templating
+from bot.slack.ids import Callback
+from bot.state.rentals import RentalError, check_name
+from bot.text import Lang, t
+
+FIELDS = (("name", True), ("gpu", True), ("price", True), ("cards", False), ("share", False), ("project", False))
+
+
+class TrackMeta(BaseModel):
+    model_config = ConfigDict(frozen=True)
+    ch: str
+    lang: str = Lang.ZH.value
+
+
+def view(meta: TrackMeta, initial: dict[str, str]) -> dict[str, Any]:
+    lang = Lang(meta.lang)
+    fields = [{"key": key, "required": required, "label": t(f"track_form.{key}", lang),
+               "hint": t(f"track_form.{key}.hint", lang), "initial": initial.get(key, ""),
+               "placeholder": t(f"track_form.{key}.hint", lang)[:150]} for key, required in FIELDS]
+    return templating.view("form.json.j2", callback_id=Callback.TRACK_FORM.value, metadata=meta.model_dump_json(),
+                           title=t("track_form.title", lang), submit=t("track_form.submit", lang),
+                           cancel=t("track_form.cancel", lang), fields=fields)
+
+
+def texts(payload_view: dict[str, Any]) -> dict[str, str]:
+    values = (payload_view.get("state") or {}).get("values") or {}
+    out = {}
+    for key, _ in FIELDS:
+        text = ((values.get(key) or {}).get("value") or {}).get("value")
+        if text and text.strip():
+            out[key] = text.strip()
+    return out
+
+
+def read(payload_view: dict[str, Any], currency: str) -> tuple[dict[str, Any], dict[str, str]]:
+    """(the instance's columns, {field: error}) of a submitted track modal."""
+    meta = TrackMeta.model_validate_json(payload_view.get("private_metadata") or "{}")
+    lang, typed = Lang(meta.lang), texts(payload_view)
+    errors: dict[str, str] = {}
+    try:
+        check_name(typed.get("name", ""))
+    except RentalError as exc:
+        errors["name"] = t(f"error.rental.{exc.code}", lang, **exc.params)[:150]
+    cards = typed.get("cards", "1")
+    if not cards.isdigit() or not 1 <= int(cards) <= 1024:
+        errors["cards"] = t("track_form.cards.hint", lang)
+    fields: dict[str, Any] = {}
+    try:
+        fields = instance_fields(typed.get("gpu", ""), typed.get("price", ""), int(cards) if cards.isdigit() else 1,
+                                 typed.get("share"), currency, lang)
+    except FieldError as exc:
+        errors[exc.field if exc.field in dict(FIELDS) else "price"] = exc.message[:150]
+    for key, required in FIELDS:
+        if required and key not in typed:
+            errors[key] = t("slack.required", lang)
+    return fields | {"name": typed.get("name", ""), "project": typed.get("project"), "channel": meta.ch}, errors

@@ -1,0 +1,50 @@
+"""I rented this: from a recommendation to a tracked instance through the pre-filled track form."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from bot.state.rentals import Rentals
+from tests.slack.test_commands import header_posts, submit
+from tests.slack_harness import running_app
+
+
+def views(h: Any, count: int) -> list[dict[str, Any]]:
+    return h.fake.wait_for(lambda: (v := h.fake.of("views.open")) and len(v) >= count and v)  # type: ignore[no-any-return]
+
+
+def test_i_rented_this_opens_the_form_prefilled_and_tracks_the_instance(tmp_path: Path) -> None:
+    with running_app(tmp_path) as h:
+        h.send.command("10h mem=70/80 mp=no freq=daily resume=no", response_url=h.fake.response_url())
+        (rec,) = h.fake.wait_for(lambda: header_posts(h))
+        h.send.click(rec, "rented")
+        view = views(h, 1)[0]["view"]
+        view = json.loads(view) if isinstance(view, str) else view
+        initial = {b["block_id"]: b["element"].get("initial_value") for b in view["blocks"]}
+        assert initial["gpu"] == "A100-80GB" and initial["cards"] == "1"
+
+        status, body = submit(h, view, {"name": "my box", "gpu": "A100-80GB", "price": "cheap"})
+        errors = json.loads(body)["errors"]
+        assert status == 200 and set(errors) == {"name", "price"}  # the modal stays open, each error in place
+        assert Rentals(h.deps.store).instances("T1") == []
+
+        status, body = submit(h, view, {"name": "train-1", "gpu": "A100-80GB", "price": "400/day", "cards": "1"})
+        assert status == 200 and body == ""
+        [note] = h.fake.wait_for(lambda: h.fake.of("chat.postEphemeral"))
+        assert note["user"] == "U1" and ("shown once" in note["text"] or "只显示这一次" in note["text"])
+        [inst] = Rentals(h.deps.store).instances("T1")
+        assert (inst.name, inst.owner, inst.channel, inst.price, inst.unit) == ("train-1", "U1", "C1", 400.0, "day")
+
+        status, body = submit(h, view, {"name": "train-1", "gpu": "A100-80GB", "price": "400/day"})
+        assert "train-1" in json.loads(body)["errors"]["name"]  # a taken name, under its field
+
+
+def test_track_alone_opens_the_empty_form(tmp_path: Path) -> None:
+    with running_app(tmp_path) as h:
+        h.send.command("track", response_url=h.fake.response_url())
+        view = views(h, 1)[0]["view"]
+        view = json.loads(view) if isinstance(view, str) else view
+        assert view["callback_id"] == "track_form"
+        assert [b["block_id"] for b in view["blocks"]] == ["name", "gpu", "price", "cards", "share", "project"]
