@@ -21,8 +21,9 @@ log = logging.getLogger("bot.serve")
 
 
 def serve(
-    port: Annotated[int, typer.Option(help="HTTP port (HTTP mode).")] = 3000,
-    host: Annotated[str, typer.Option(help="Address to listen on (HTTP mode).")] = "0.0.0.0",
+    port: Annotated[int, typer.Option(help="HTTP port (Slack's events in HTTP mode; heartbeats, /healthz and "
+                                            "/metrics in both modes).")] = 3000,
+    host: Annotated[str, typer.Option(help="Address to listen on.")] = "0.0.0.0",
     no_scheduler: Annotated[bool, typer.Option("--no-scheduler", help="Do not refresh prices in this process.")]
     = False,
     db: DbOpt = None,
@@ -83,7 +84,13 @@ def serve(
         if app_token:
             from slack_bolt.adapter.socket_mode import SocketModeHandler
 
-            log.info("starting in Socket Mode")
+            # Slack comes over the socket; agents' heartbeats, /healthz and /metrics still need HTTP.
+            running = (lambda: bool(scheduler.running)) if scheduler is not None else None
+            side = build_server(app, deps, host, port, scheduler_running=running)
+            threading.Thread(target=side.serve_forever, kwargs={"poll_interval": 0.2}, name="http",
+                             daemon=True).start()
+            log.info("starting in Socket Mode; /api/heartbeat, /healthz and /metrics on http://%s:%s", host,
+                     side.server_address[1])
             SocketModeHandler(app, app_token).start()  # type: ignore[no-untyped-call]
         else:
             running = (lambda: bool(scheduler.running)) if scheduler is not None else None

@@ -8,12 +8,14 @@ import socket
 import subprocess
 import sys
 import time
+import urllib.error
 import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import timedelta
 from pathlib import Path
 
+import pytest
 from sqlalchemy import select
 
 from bot.state import Store
@@ -120,10 +122,17 @@ def test_serve_with_a_wrong_kind_of_token(tmp_path: Path) -> None:
 def test_socket_mode_when_an_app_token_is_set(tmp_path: Path) -> None:
     with fake_slack() as fake:
         env = bot_env(tmp_path, fake) | {"SLACK_APP_TOKEN": "xapp-test-token"}
-        proc = subprocess.Popen([sys.executable, "-m", "bot", "serve", "--no-scheduler"], cwd=ROOT, env=env,
-                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+        port = free_port()
+        proc = subprocess.Popen([sys.executable, "-m", "bot", "serve", "--no-scheduler", "--host", "127.0.0.1",
+                                 "--port", str(port)], cwd=ROOT, env=env, stdout=subprocess.PIPE,
+                                stderr=subprocess.STDOUT)
         try:
             opened = fake.wait_for(lambda: fake.of("apps.connections.open"), timeout=20)
+            # heartbeats need HTTP in Socket Mode too: the side server answers (401 without a token)
+            request = urllib.request.Request(f"http://127.0.0.1:{port}/api/heartbeat", data=b"{}", method="POST")
+            with pytest.raises(urllib.error.HTTPError) as refused:
+                urllib.request.urlopen(request, timeout=5)
+            assert refused.value.code == 401
         finally:
             proc.kill()
             output = (proc.communicate(timeout=10)[0] or b"").decode()
