@@ -10,12 +10,19 @@ import signal
 import sys
 import threading
 from datetime import UTC, datetime
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from bot.cli.common import DbOpt, fail, load_settings, terminal_lang
 from bot.text import t
+
+if TYPE_CHECKING:
+    from apscheduler.schedulers.background import BackgroundScheduler
+    from slack_sdk import WebClient
+
+    from bot.settings import Settings
+    from bot.slack.deps import Deps
 
 log = logging.getLogger("bot.serve")
 
@@ -31,13 +38,9 @@ def serve(
     """Run the Slack bot: Socket Mode when SLACK_APP_TOKEN is set, else HTTP at /slack/events."""
     from bot.api.server import EVENTS_PATH, build_server
     from bot.logs import configure as configure_logs
-    from bot.reminders.due import pull_prometheus, run_due
-    from bot.scheduler import build_scheduler
     from bot.slack.app import MissingSlackSettings, SlackUnreachable, build_deps, check_tokens, create_app
-    from bot.slack.inbox import redo_stalled, replay_pending
+    from bot.slack.inbox import replay_pending
     from bot.state import StoreUnavailable
-    from bot.state.retention import compact
-    from pricing import cache
     from pricing.errors import CacheUnavailable
     from rules.errors import PolicyError
 
@@ -58,27 +61,7 @@ def serve(
         raise fail(t("cli.policy_error", lang, error=str(exc))) from None
     # Finish the work of requests acknowledged before the last stop, beside the new requests.
     threading.Thread(target=replay_pending, args=(deps, app.client), name="replay", daemon=True).start()
-    scheduler = None
-    if not no_scheduler:
-        scheduler = build_scheduler(deps.prices.sources, lambda: cache.open_db(settings.db),
-                                    on_refresh=lambda r: deps.metrics.refreshes.labels(r.source, "ok" if r.ok
-                                                                                       else "failed").inc())
-        scheduler.add_job(redo_stalled, "interval", args=[deps, app.client], seconds=60, id="inbox:redo",
-                          name="redo work that did not reach Slack", coalesce=True, max_instances=1)
-        # every minute, and once at start-up: a digest missed while down goes out if its local day is not over
-        scheduler.add_job(run_due, "interval", args=[deps, app.client], seconds=60, id="reminders:due",
-                          name="send the daily digests that are due", coalesce=True, max_instances=1,
-                          next_run_time=datetime.now(UTC))
-        scheduler.add_job(lambda: compact(deps.store, deps.now(), raw_days=settings.samples_raw_days,
-                                          hourly_days=settings.samples_hourly_days),
-                          "interval", hours=1, id="samples:compact", name="fold old GPU samples into hourly maxima",
-                          coalesce=True, max_instances=1)
-        if settings.prometheus_url:
-            every = settings.prometheus_every_minutes
-            scheduler.add_job(pull_prometheus, "interval", args=[deps, settings.prometheus_url, every],
-                              minutes=every, id="samples:prometheus", name="pull DCGM samples from Prometheus",
-                              coalesce=True, max_instances=1, next_run_time=datetime.now(UTC))
-        scheduler.start()
+    scheduler = None if no_scheduler else start_jobs(settings, deps, app.client)
     app_token = settings.slack_app_token.get_secret_value() if settings.slack_app_token else ""
     try:
         if app_token:
@@ -107,3 +90,34 @@ def serve(
     finally:
         if scheduler is not None:
             scheduler.shutdown(wait=False)
+
+
+def start_jobs(settings: Settings, deps: Deps, client: WebClient) -> BackgroundScheduler:
+    """The scheduler of `serve`: price refreshes, redoing stalled work, the digests, sample retention and,
+    when configured, the Prometheus pull. The digests may run in every process: their claim sends each once."""
+    from bot.reminders.due import pull_prometheus, run_due
+    from bot.scheduler import build_scheduler
+    from bot.slack.inbox import redo_stalled
+    from bot.state.retention import compact
+    from pricing import cache
+
+    scheduler = build_scheduler(deps.prices.sources, lambda: cache.open_db(settings.db),
+                                on_refresh=lambda r: deps.metrics.refreshes.labels(r.source, "ok" if r.ok
+                                                                                   else "failed").inc())
+    every_minute = {"coalesce": True, "max_instances": 1}
+    scheduler.add_job(redo_stalled, "interval", args=[deps, client], seconds=60, id="inbox:redo",
+                      name="redo work that did not reach Slack", **every_minute)
+    # every minute, and once at start-up: a digest missed while down goes out if its local day is not over
+    scheduler.add_job(run_due, "interval", args=[deps, client], seconds=60, id="reminders:due",
+                      name="send the daily digests that are due", next_run_time=datetime.now(UTC), **every_minute)
+    scheduler.add_job(lambda: compact(deps.store, deps.now(), raw_days=settings.samples_raw_days,
+                                      hourly_days=settings.samples_hourly_days),
+                      "interval", hours=1, id="samples:compact", name="fold old GPU samples into hourly maxima",
+                      **every_minute)
+    if settings.prometheus_url:
+        every = settings.prometheus_every_minutes
+        scheduler.add_job(pull_prometheus, "interval", args=[deps, settings.prometheus_url, every],
+                          minutes=every, id="samples:prometheus", name="pull DCGM samples from Prometheus",
+                          next_run_time=datetime.now(UTC), **every_minute)
+    scheduler.start()
+    return scheduler
