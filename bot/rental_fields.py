@@ -6,6 +6,8 @@ and what is accepted; each front end puts its own spelling of the field in front
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from typing import Any
 
 from bot.text import Lang, t
@@ -30,19 +32,56 @@ def currency_of(text: str, lang: Lang) -> str:
     return text.upper()
 
 
-def instance_fields(gpu: str, price: str, cards: int, share: str | None, currency: str, lang: Lang) -> dict[str, Any]:
-    """GPU model, price and its billing unit, cards or a slice, currency: the columns of an instance."""
+def instance_fields(gpu: str, price: str | None, cards: int, share: str | None, currency: str, lang: Lang,
+                    *, cached: Callable[[str, int, float | None], CachedPrice | None] | None = None) -> dict[str, Any]:
+    """GPU model, price and its billing unit, cards or a slice, currency: the columns of an instance.
+    Without a typed price, `cached(gpu, cards, share)` gives one from the price cache (its source in
+    `price_source`), else the price is asked for."""
     try:
         model = canonical_gpu(gpu)
     except UnknownGPU as exc:
         raise FieldError("gpu", t("error.unknown_gpu", lang, gpu=exc.name, known=", ".join(exc.known))) from None
     try:
-        amount, unit = parse_price(price)
-    except ParseError as exc:
-        raise FieldError("price", parse_error_text(exc, lang)) from None
-    try:
         part = parse_share(share, model) if share is not None else None
     except ParseError as exc:
         raise FieldError("share", parse_error_text(exc, lang)) from None
-    return {"gpu": model, "cards": cards, "share": part, "unit": unit, "price": amount,
-            "currency": currency_of(currency, lang)}
+    out = {"gpu": model, "cards": cards, "share": part}
+    if price is None:
+        found = cached(model, cards, part) if cached else None
+        if found is None:
+            raise FieldError("price", t("error.rental.no_cached_price", lang, gpu=model))
+        return out | {"unit": found.unit, "price": found.amount, "currency": found.currency,
+                      "price_source": f"{found.source} {found.as_of}"}
+    try:
+        amount, unit = parse_price(price)
+    except ParseError as exc:
+        raise FieldError("price", parse_error_text(exc, lang)) from None
+    return out | {"unit": unit, "price": amount, "currency": currency_of(currency, lang)}
+
+
+@dataclass(frozen=True)
+class CachedPrice:
+    amount: float  # for the whole instance (cards x per card, or the slice's share of one card)
+    unit: str
+    currency: str
+    source: str
+    as_of: str
+
+
+BILLING_ORDER = ("on-demand", "daily", "monthly")  # how a rented instance is usually billed, most likely first
+
+
+def price_from_cache(offers: Iterable[Any], cards: int, share: float | None) -> CachedPrice | None:
+    """When no price is typed: a dedicated price of the GPU from the price cache, fresh before stale,
+    billed by the hour before the day before the month, cheapest first; scaled to the instance's cards
+    or slice. None when the cache has none."""
+    usable = [o for o in offers if o.record.sharing.value == "dedicated"
+              and o.record.pricing_model.value in BILLING_ORDER]
+    if not usable:
+        return None
+    best = min(usable, key=lambda o: (o.stale, BILLING_ORDER.index(o.record.pricing_model.value),
+                                      o.record.amount / o.record.gpu_count))
+    per_card = best.record.amount / best.record.gpu_count
+    amount = per_card * (share if share is not None else cards)
+    return CachedPrice(round(amount, 4), best.record.unit.value, best.record.currency.value, best.record.source,
+                       best.as_of.date().isoformat())

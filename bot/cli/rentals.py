@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from bot.cli.common import LangOpt, fail, load_settings, say
-from bot.rental_fields import FieldError, currency_of, instance_fields
+from bot.rental_fields import CachedPrice, FieldError, currency_of, instance_fields, price_from_cache
 from bot.settings import Settings
 from bot.text import Lang, t
 
@@ -72,6 +72,20 @@ def _when(text: str | None, lang: Lang) -> datetime:
     return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
 
 
+def _cached(settings: Settings, gpu: str, cards: int, share: float | None) -> CachedPrice | None:
+    """The price cache's price for an instance (the bundled rate card on a fresh machine; no network)."""
+    from bot.cli.common import load_effective_policy
+    from bot.price_book import PriceBook, http_client
+    from pricing.errors import CacheUnavailable
+
+    try:
+        with http_client(settings) as client:
+            book = PriceBook.open(settings, load_effective_policy(settings), client)
+            return price_from_cache(book.offers(gpu=gpu), cards, share)
+    except CacheUnavailable:
+        return None
+
+
 def _fields(make: Any) -> Any:
     """Read fields with bot/rental_fields.py; a bad one exits 2 naming its flag."""
     try:
@@ -84,9 +98,10 @@ def _fields(make: Any) -> Any:
 def track_instance(
     name: Annotated[str, typer.Argument(help="A name, unique in the workspace.")],
     gpu: Annotated[str, typer.Option(help="GPU model, e.g. A100-80GB.")],
-    price: Annotated[str, typer.Option(help="400/day, 14/h or 11500/month.")],
     channel: Annotated[str, typer.Option(help="The Slack channel its reminders go to.")],
     owner: Annotated[str, typer.Option(help="The Slack user who owns it.")],
+    price: Annotated[str | None, typer.Option(help="400/day, 14/h or 11500/month (default: a dedicated price "
+                                                "from the price cache).")] = None,
     cards: Annotated[int, typer.Option(min=1, max=1024, help="Whole cards (or --share).")] = 1,
     share: Annotated[str | None, typer.Option(help="A slice of one card: 1/2, 3g.40gb.")] = None,
     project: Annotated[str | None, typer.Option(help="The project it is billed to.")] = None,
@@ -98,7 +113,9 @@ def track_instance(
 ) -> None:
     """Track a rented instance; prints its heartbeat token once (for `gpu-advise agent`)."""
     settings = load_settings(lang=lang)
-    fields = _fields(lambda: instance_fields(gpu, price, cards, share, currency, settings.lang))
+    fields = _fields(lambda: instance_fields(gpu, price, cards, share, currency, settings.lang,
+                                             cached=lambda g, c, s: _cached(settings, g, c, s)))
+    source = fields.pop("price_source", None)
     fields |= {"channel": channel, "owner": owner, "project": project,
                "started_at": _when(started, settings.lang)}
     workspace = workspace_of(settings, team)
@@ -107,6 +124,9 @@ def track_instance(
         sys.stdout.write(json.dumps({"name": instance.name, "token": token}) + "\n")
     else:
         sys.stdout.write(t("cli.tracked_instance", settings.lang, name=instance.name, token=token) + "\n")
+    if source:
+        say(t("cli.price_from_cache", settings.lang, price=f"{instance.price:g} {instance.currency}/{instance.unit}",
+              source=source))
 
 
 @track_app.command("storage")

@@ -3,17 +3,18 @@ reading it back, with an error under each field that is wrong."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from bot.rental_fields import FieldError, instance_fields
+from bot.rental_fields import CachedPrice, FieldError, instance_fields
 from bot.slack import templating
 from bot.slack.ids import Callback
 from bot.state.rentals import RentalError, check_name
 from bot.text import Lang, t
 
-FIELDS = (("name", True), ("gpu", True), ("price", True), ("cards", False), ("share", False), ("project", False))
+FIELDS = (("name", True), ("gpu", True), ("price", False), ("cards", False), ("share", False), ("project", False))
 
 
 class TrackMeta(BaseModel):
@@ -42,7 +43,9 @@ def texts(payload_view: dict[str, Any]) -> dict[str, str]:
     return out
 
 
-def read(payload_view: dict[str, Any], currency: str) -> tuple[dict[str, Any], dict[str, str]]:
+def read(payload_view: dict[str, Any], currency: str,
+         cached: Callable[[str, int, float | None], CachedPrice | None] | None = None,
+         ) -> tuple[dict[str, Any], dict[str, str]]:
     """(the instance's columns, {field: error}) of a submitted track modal."""
     meta = TrackMeta.model_validate_json(payload_view.get("private_metadata") or "{}")
     lang, typed = Lang(meta.lang), texts(payload_view)
@@ -56,8 +59,8 @@ def read(payload_view: dict[str, Any], currency: str) -> tuple[dict[str, Any], d
         errors["cards"] = t("track_form.cards.hint", lang)
     fields: dict[str, Any] = {}
     try:
-        fields = instance_fields(typed.get("gpu", ""), typed.get("price", ""), int(cards) if cards.isdigit() else 1,
-                                 typed.get("share"), currency, lang)
+        fields = instance_fields(typed.get("gpu", ""), typed.get("price"), int(cards) if cards.isdigit() else 1,
+                                 typed.get("share"), currency, lang, cached=cached)
     except FieldError as exc:
         errors[exc.field if exc.field in dict(FIELDS) else "price"] = exc.message[:150]
     for key, required in FIELDS:

@@ -107,3 +107,16 @@ def test_release_lists_the_storage_left_behind_and_delete_storage_stops_it(tmp_p
         assert db.execute("select deleted_at is not null from rental_storage").fetchone() == (1,)
     missing = run_cli("delete-storage", "ckpt2", *TEAM, env=env, tmp=tmp_path)
     assert missing.returncode == 2 and "no storage named 'ckpt2'" in missing.stderr
+
+
+def test_without_price_the_price_cache_gives_one_and_says_where_from(tmp_path: Path) -> None:
+    env = _state(tmp_path) | {"GPU_ADVISOR_AZURE_ENABLED": "false", "GPU_ADVISOR_ECB_ENABLED": "false"}
+    done = run_cli("track", "instance", "box", "--gpu", "A100-80GB", "--cards", "2", "--channel", "C1", "--owner",
+                   "U1", *TEAM, env=env, tmp=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "800 CNY/day from the price cache (ratecard" in done.stderr
+    [inst] = json.loads(run_cli("list", "--json", *TEAM, env=env, tmp=tmp_path).stdout)["instances"]
+    assert (inst["price"], inst["unit"]) == (800.0, "day")
+    none = run_cli("track", "instance", "b2", "--gpu", "H800", "--channel", "C1", "--owner", "U1", *TEAM,
+                   env=env, tmp=tmp_path)
+    assert none.returncode == 2 and "--price: no dedicated price of H800-80GB" in none.stderr

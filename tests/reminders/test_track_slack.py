@@ -32,11 +32,20 @@ def test_track_an_instance_and_its_storage_from_slack(tmp_path: Path) -> None:
 def test_bad_track_input_names_the_key_and_the_accepted_form(tmp_path: Path) -> None:
     with running_app(tmp_path) as h:
         cases = [("track x gpu=A100 price=cheap", "`price`"), ("track x gpu=Z9 price=1/h", "`gpu`"),
-                 ("track x gpu=A100 price=1/h cards=1.5", "share=1/2"), ("track x gpu=A100", "gpu=A100-80GB"),
+                 ("track x gpu=A100 price=1/h cards=1.5", "share=1/2"), ("track x price=1/h", "gpu=A100-80GB"),
                  ("track x gpu=A100 price=1/h owner=@bob", "member ID"),
                  ("track x gpu=A100 price=1/h speed=9", "speed"),
+                 ("track x gpu=H800", "no dedicated price of H800-80GB"),
                  ("track storage s size=-3 price=0.3", "positive number"),
                  ("track storage s size=3 price=0.3 instance=nope", "no instance named 'nope'")]
         for n, (text, said) in enumerate(cases, start=1):
             assert said in reply(h, text, n)["text"], text
         assert Rentals(h.deps.store).instances("T1") == [] and Rentals(h.deps.store).storage("T1") == []
+
+
+def test_without_a_price_the_price_cache_gives_one_and_says_so(tmp_path: Path) -> None:
+    with running_app(tmp_path) as h:
+        made = reply(h, "track box gpu=A100 cards=2", 1)
+        assert "price cache" in made["text"] and "ratecard" in made["text"]
+        [inst] = Rentals(h.deps.store).instances("T1")
+        assert (inst.price, inst.unit, inst.currency) == (800.0, "day", "CNY")  # the bundled 400/day card, twice

@@ -7,11 +7,12 @@ The heartbeat token is shown once, ephemerally, to the person who typed the comm
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any
 
 from slack_bolt import Ack
 
-from bot.rental_fields import FieldError, currency_of, instance_fields
+from bot.rental_fields import CachedPrice, FieldError, currency_of, instance_fields, price_from_cache
 from bot.slack import blocks, inline, track_form
 from bot.slack.blocks import ButtonValue
 from bot.slack.conversation import recommend
@@ -78,15 +79,19 @@ def on_track(deps: Deps, request: SlackRequest, args: list[str], lang: Lang) -> 
 
 def _instance(deps: Deps, request: SlackRequest, rentals: Rentals, name: str, raw: dict[str, str],
               base: dict[str, Any], lang: Lang) -> None:
-    if "gpu" not in raw or "price" not in raw:
+    if "gpu" not in raw:
         raise TrackError(t("digest.track_usage", lang))
     cards = raw.get("cards", "1")
     if not cards.isdigit() or not 1 <= int(cards) <= 1024:
         raise TrackError(t("error.whole_cards", lang, cards=cards))
-    fields = instance_fields(raw["gpu"], raw["price"], int(cards), raw.get("share"),
-                             raw.get("currency", deps.settings.currency), lang)
+    fields = instance_fields(raw["gpu"], raw.get("price"), int(cards), raw.get("share"),
+                             raw.get("currency", deps.settings.currency), lang, cached=cached_price(deps))
+    source = fields.pop("price_source", None)
     made, token = rentals.track_instance(request.team, name, fields | base | {"started_at": deps.now()})
     text = t("digest.tracked_instance", lang, name=made.name, owner=f"<@{made.owner}>", token=token)
+    if source:
+        text += "\n" + t("digest.price_from_cache", lang, price=f"{money(made.price, made.currency)}/{made.unit}",
+                         source=source)
     request.respond(response_type="ephemeral", text=text, blocks=blocks.text(text))
 
 
@@ -117,13 +122,14 @@ def on_rented(deps: Deps, request: SlackRequest) -> None:
     request.client.views_open(trigger_id=request.body["trigger_id"], view=track_form.view(meta, initial))
 
 
-def _form_currency(deps: Deps) -> str:
-    return deps.settings.currency
+def cached_price(deps: Deps) -> Callable[[str, int, float | None], CachedPrice | None]:
+    """A price from the price cache, for an instance tracked without one."""
+    return lambda gpu, cards, share: price_from_cache(deps.prices.offers(gpu=gpu), cards, share)
 
 
 def check_track_form(deps: Deps, ack: Ack, request: SlackRequest) -> None:
     """The acknowledgement: an error under each wrong field (a taken name too), and the modal stays open."""
-    fields, errors = track_form.read(request.body["view"], _form_currency(deps))
+    fields, errors = track_form.read(request.body["view"], deps.settings.currency, cached_price(deps))
     if not errors and Rentals(deps.store).instance(request.team, fields["name"]) is not None:
         meta = track_form.TrackMeta.model_validate_json(request.body["view"].get("private_metadata") or "{}")
         errors["name"] = t("error.rental.instance_exists", Lang(meta.lang), name=fields["name"])
@@ -137,9 +143,10 @@ def check_track_form(deps: Deps, ack: Ack, request: SlackRequest) -> None:
 
 def on_track_form(deps: Deps, request: SlackRequest) -> None:
     """A valid track form: the instance is tracked; its token goes to the submitter only, once."""
-    fields, errors = track_form.read(request.body["view"], _form_currency(deps))
+    fields, errors = track_form.read(request.body["view"], deps.settings.currency, cached_price(deps))
     if errors:
         return
+    source = fields.pop("price_source", None)
     meta = track_form.TrackMeta.model_validate_json(request.body["view"].get("private_metadata") or "{}")
     lang, user = Lang(meta.lang), request.user or ""
     name = fields.pop("name")
@@ -150,5 +157,8 @@ def on_track_form(deps: Deps, request: SlackRequest) -> None:
         request.client.chat_postEphemeral(channel=meta.ch, user=user,
                                           text=t(f"error.rental.{exc.code}", lang, **exc.params))
         return
-    request.client.chat_postEphemeral(channel=meta.ch, user=user, text=t(
-        "digest.tracked_instance", lang, name=made.name, owner=f"<@{made.owner}>", token=token))
+    text = t("digest.tracked_instance", lang, name=made.name, owner=f"<@{made.owner}>", token=token)
+    if source:
+        text += "\n" + t("digest.price_from_cache", lang, price=f"{money(made.price, made.currency)}/{made.unit}",
+                         source=source)
+    request.client.chat_postEphemeral(channel=meta.ch, user=user, text=text)
