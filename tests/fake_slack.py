@@ -56,7 +56,7 @@ class FakeSlack:
     def methods(self) -> list[str]:
         return [c.method for c in self.calls]
 
-    def wait_for(self, predicate: Callable[[], Any], timeout: float = 10.0) -> Any:
+    def wait_for(self, predicate: Callable[[], Any], timeout: float = 20.0) -> Any:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             value = predicate()
