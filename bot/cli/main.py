@@ -11,6 +11,7 @@ import typer
 import yaml
 
 from bot.cli.advise import advise_command
+from bot.cli.agent import agent
 from bot.cli.common import PolicyOpt, fail, load_effective_policy, load_settings
 from bot.cli.prices import prices_app, quote
 from bot.cli.remind import remind
@@ -38,6 +39,7 @@ app.command("list")(list_rentals)
 app.command("release")(release)
 app.command("delete-storage")(delete_storage)
 app.command("remind")(remind)
+app.command("agent")(agent)
 app.add_typer(policy_app, name="policy")
 
 

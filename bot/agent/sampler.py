@@ -1,0 +1,83 @@
+"""One reading of every GPU: NVML first (nvidia-ml-py; NVIDIA recommends it over parsing nvidia-smi,
+whose output format is not guaranteed), else `nvidia-smi --query-gpu=... --format=csv,noheader,nounits`."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from datetime import UTC, datetime
+from typing import Any
+
+QUERY = "index,utilization.gpu,memory.used,memory.total,power.draw"
+
+
+class NoGPU(RuntimeError):
+    """Neither NVML nor nvidia-smi could read a GPU: why."""
+
+
+def _number(text: str) -> float | None:
+    text = text.strip()
+    try:
+        return float(text)
+    except ValueError:
+        return None  # "[N/A]", "[Not Supported]"
+
+
+def _nvml(now: datetime) -> list[dict[str, Any]]:
+    import pynvml  # nvidia-ml-py
+
+    pynvml.nvmlInit()
+    try:
+        out = []
+        for index in range(pynvml.nvmlDeviceGetCount()):
+            handle = pynvml.nvmlDeviceGetHandleByIndex(index)
+            memory = pynvml.nvmlDeviceGetMemoryInfo(handle)
+            try:
+                power: float | None = pynvml.nvmlDeviceGetPowerUsage(handle) / 1000  # milliwatts
+            except pynvml.NVMLError:
+                power = None
+            out.append({"ts": now.isoformat(), "gpu": index,
+                        "utilization_pct": float(pynvml.nvmlDeviceGetUtilizationRates(handle).gpu),
+                        "memory_used_mib": memory.used / 2**20, "memory_total_mib": memory.total / 2**20,
+                        "power_w": power})
+        return out
+    finally:
+        pynvml.nvmlShutdown()
+
+
+def _nvidia_smi(now: datetime) -> list[dict[str, Any]]:
+    binary = shutil.which("nvidia-smi")
+    if binary is None:
+        raise NoGPU("no NVIDIA driver (NVML) and no nvidia-smi on PATH")
+    done = subprocess.run([binary, f"--query-gpu={QUERY}", "--format=csv,noheader,nounits"], capture_output=True,
+                          text=True, timeout=30)
+    if done.returncode != 0:
+        raise NoGPU(f"nvidia-smi exited {done.returncode}: {(done.stderr or done.stdout).strip()[:200]}")
+    out = []
+    for line_no, line in enumerate(done.stdout.splitlines(), start=1):
+        if not line.strip():
+            continue
+        cells = [c.strip() for c in line.split(",")]
+        numbers = [_number(c) for c in cells]
+        if len(cells) != 5 or any(n is None for n in numbers[:4]):
+            raise NoGPU(f"nvidia-smi line {line_no} is not '{QUERY}': {line.strip()[:120]}")
+        index, util, used, total, power = numbers
+        assert index is not None and util is not None and used is not None and total is not None
+        out.append({"ts": now.isoformat(), "gpu": int(index), "utilization_pct": util, "memory_used_mib": used,
+                    "memory_total_mib": total, "power_w": power})
+    if not out:
+        raise NoGPU("nvidia-smi listed no GPU")
+    return out
+
+
+def sample(now: datetime | None = None) -> list[dict[str, Any]]:
+    """Every GPU's utilisation, memory and power now, as /api/heartbeat takes them."""
+    moment = now or datetime.now(UTC)
+    try:
+        import pynvml
+    except ImportError:
+        return _nvidia_smi(moment)
+    try:
+        return _nvml(moment)
+    except pynvml.NVMLError:  # no driver, no device: nvidia-smi may still say why
+        return _nvidia_smi(moment)

@@ -1,0 +1,49 @@
+"""`gpu-advise agent`: run on a rented GPU machine; posts its GPU samples to the bot's /api/heartbeat.
+
+Exit 0: `--once` sent a batch the bot kept. 1: `--once` could not send (the samples stay buffered).
+2: no GPU could be read. 3: the bot refused the token.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from bot.cli.common import LangOpt, fail, load_settings
+from bot.text import t
+
+
+def agent(
+    url: Annotated[str, typer.Option("--url", help="The bot's base URL, e.g. https://gpu-advisor.example.com.")],
+    token: Annotated[str, typer.Option("--token", envvar="GPU_ADVISOR_AGENT_TOKEN", show_envvar=True,
+                                       help="The token `track instance` printed (better from the environment, "
+                                            "so it stays out of ps).")],
+    interval: Annotated[float, typer.Option("--interval", min=5, max=3600, help="Seconds between samples.")] = 60,
+    watch_dir: Annotated[list[Path] | None, typer.Option("--watch-dir", help="A folder whose size and newest file "
+                                                                           "time are reported (repeatable).")] = None,
+    once: Annotated[bool, typer.Option("--once", help="Send one batch and exit.")] = False,
+    buffer: Annotated[Path, typer.Option("--buffer", help="Where samples wait while the bot cannot be reached.")]
+    = Path("gpu-advisor-agent.buffer.jsonl"),
+    lang: LangOpt = None,
+) -> None:
+    """Sample this machine's GPUs and post them to the bot, for the daily reminders' idle judgement."""
+    import httpx
+
+    from bot.agent.run import Buffer, TokenRefused, run
+    from bot.agent.sampler import NoGPU
+
+    settings = load_settings(lang=lang)
+    try:
+        with httpx.Client(timeout=settings.http_timeout_s) as client:
+            ok = run(url, token, interval=interval, watched=watch_dir or [], buffer=Buffer(buffer), once=once,
+                     client=client)
+    except NoGPU as exc:
+        raise fail(t("cli.agent_no_gpu", settings.lang, reason=str(exc))) from None
+    except TokenRefused:
+        raise fail(t("cli.agent_token_refused", settings.lang), code=3) from None
+    except KeyboardInterrupt:
+        raise typer.Exit(0) from None
+    if not ok:
+        raise typer.Exit(1)

@@ -1,0 +1,86 @@
+"""`gpu-advise agent` against the real server, with a stand-in `nvidia-smi` on PATH (no GPU here: NVML's
+absence is the normal case, so the agent falls back to nvidia-smi as it would on a box without NVML)."""
+
+from __future__ import annotations
+
+import os
+import socket
+import stat
+from datetime import timedelta
+from pathlib import Path
+
+from bot.state.rentals import Rentals
+from tests.cli_helpers import run_cli
+from tests.slack_harness import Harness, running_app
+
+FIELDS = {"gpu": "A100-80GB", "cards": 2, "share": None, "unit": "day", "price": 800.0, "currency": "CNY",
+          "channel": "C1", "owner": "U1", "project": None}
+# What `nvidia-smi --query-gpu=index,utilization.gpu,memory.used,memory.total,power.draw
+# --format=csv,noheader,nounits` prints on a two-card box (one reports no power reading).
+SMI_OUTPUT = "0, 3, 1200, 81920, 61.20\n1, 0, 30000, 81920, [N/A]\n"
+
+
+def stand_in_smi(folder: Path, output: str = SMI_OUTPUT, code: int = 0) -> dict[str, str]:
+    script = folder / "nvidia-smi"
+    script.write_text(f"#!/bin/sh\ncat <<'EOF'\n{output}EOF\nexit {code}\n")
+    script.chmod(script.stat().st_mode | stat.S_IEXEC)
+    return {"PATH": f"{folder}{os.pathsep}/usr/bin:/bin"}
+
+
+def tracked(h: Harness) -> tuple[Rentals, int, str]:
+    rentals = Rentals(h.deps.store)
+    inst, token = rentals.track_instance("T1", "train-1", FIELDS | {"started_at": h.clock.now - timedelta(hours=2)})
+    return rentals, inst.id, token
+
+
+def agent(tmp: Path, url: str, token: str, env: dict[str, str], *extra: str):  # type: ignore[no-untyped-def]
+    return run_cli("agent", "--url", url, "--once", "--buffer", str(tmp / "buffer.jsonl"), *extra,
+                   env=env | {"GPU_ADVISOR_AGENT_TOKEN": token, "GPU_ADVISOR_LANG": "en"}, tmp=tmp)
+
+
+def test_once_sends_every_gpu_with_the_watched_folder(tmp_path: Path) -> None:
+    ckpt = tmp_path / "ckpt"
+    ckpt.mkdir()
+    (ckpt / "step-100.pt").write_bytes(b"x" * 2_000_000)
+    with running_app(tmp_path) as h:
+        rentals, inst, token = tracked(h)
+        done = agent(tmp_path, h.base_url, token, stand_in_smi(tmp_path), "--watch-dir", str(ckpt))
+        assert done.returncode == 0, done.stderr
+        got = rentals.samples(inst, h.clock.now - timedelta(hours=1))
+        assert sorted((s.gpu, s.utilization_pct, s.memory_used_mib) for s in got) == [(0, 3.0, 1200.0),
+                                                                                       (1, 0.0, 30000.0)]
+        [disk] = rentals.disks(inst)
+        assert disk.path == str(ckpt) and disk.size_gb == 0.002 and disk.newest_mtime is not None
+
+
+def test_the_bot_down_then_back_loses_nothing(tmp_path: Path) -> None:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        nobody = f"http://127.0.0.1:{sock.getsockname()[1]}"  # bound, not listening: refused
+        with running_app(tmp_path) as h:
+            rentals, inst, token = tracked(h)
+            env = stand_in_smi(tmp_path)
+            down = agent(tmp_path, nobody, token, env)
+            assert down.returncode == 1
+            assert len((tmp_path / "buffer.jsonl").read_text().splitlines()) == 2
+            back = agent(tmp_path, h.base_url, token, env)
+            assert back.returncode == 0, back.stderr
+            assert len(rentals.samples(inst, h.clock.now - timedelta(hours=1))) >= 2
+            assert (tmp_path / "buffer.jsonl").read_text() == ""
+
+
+def test_a_refused_token_stops_the_agent_and_says_so(tmp_path: Path) -> None:
+    with running_app(tmp_path) as h:
+        tracked(h)
+        done = agent(tmp_path, h.base_url, "not-the-token", stand_in_smi(tmp_path))
+        assert done.returncode == 3 and "refused the token" in done.stderr
+        assert "not-the-token" not in done.stderr + done.stdout
+
+
+def test_no_gpu_is_a_clear_error(tmp_path: Path) -> None:
+    empty = tmp_path / "bin"
+    empty.mkdir()
+    done = agent(tmp_path, "http://127.0.0.1:9", "t", {"PATH": f"{empty}{os.pathsep}/usr/bin:/bin"})
+    assert done.returncode == 2 and "no GPU could be read" in done.stderr and "nvidia-smi" in done.stderr
+    broken = agent(tmp_path, "http://127.0.0.1:9", "t", stand_in_smi(tmp_path, "garbage line\n"))
+    assert broken.returncode == 2 and "line 1" in broken.stderr
