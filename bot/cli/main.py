@@ -14,6 +14,7 @@ from bot.cli.advise import advise_command
 from bot.cli.agent import agent
 from bot.cli.common import PolicyOpt, fail, load_effective_policy, load_settings
 from bot.cli.prices import prices_app, quote
+from bot.cli.probe import probe
 from bot.cli.remind import remind
 from bot.cli.rentals import delete_storage, list_rentals, release, track_app
 from bot.cli.serve import serve
@@ -40,6 +41,7 @@ app.command("release")(release)
 app.command("delete-storage")(delete_storage)
 app.command("remind")(remind)
 app.command("agent")(agent)
+app.command("probe")(probe)
 app.add_typer(policy_app, name="policy")
 
 

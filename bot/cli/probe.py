@@ -1,0 +1,80 @@
+"""`gpu-advise probe`: sample every GPU every `--interval` seconds for `--duration`, into a CSV that
+`analyze` reads (the articles' step 2: run the job 20 minutes, sample every 5 seconds).
+
+Rows are written and flushed as they come, so Ctrl-C keeps what was sampled.
+"""
+
+from __future__ import annotations
+
+import csv
+import re
+import sys
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from bot.cli.common import LangOpt, fail, load_settings
+from bot.text import t
+
+COLUMNS = ("timestamp", "gpu", "utilization_pct", "memory_used_mib", "memory_total_mib", "power_w")
+UNITS = {"s": 1, "m": 60, "h": 3600, "": 1}
+
+
+def parse_seconds(text: str) -> float | None:
+    """'30s', '20m', '1h', '1.5h' or bare seconds -> seconds; None when it is none of those."""
+    found = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*(s|m|h|)\s*", text.lower())
+    return float(found[1]) * UNITS[found[2]] if found else None
+
+
+def probe(
+    interval: Annotated[float, typer.Option("--interval", min=0.1, max=3600, help="Seconds between samples.")] = 5,
+    duration: Annotated[str, typer.Option("--duration", help="How long: 30s, 20m, 1h.")] = "20m",
+    output: Annotated[Path | None, typer.Option("--output", help="The CSV to write (default "
+                                                                 "gpu-probe-<time>.csv).")] = None,
+    lang: LangOpt = None,
+) -> None:
+    """Sample this machine's GPUs (NVML, else nvidia-smi) into a CSV for `gpu-advise analyze`."""
+    from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
+
+    from bot.agent.sampler import NoGPU, sample
+
+    settings = load_settings(lang=lang)
+    seconds = parse_seconds(duration)
+    if seconds is None or not 1 <= seconds <= 7 * 86400:
+        raise fail(t("cli.probe_bad_duration", settings.lang, text=duration))
+    path = output or Path(f"gpu-probe-{datetime.now(UTC):%Y%m%dT%H%M%SZ}.csv")
+    try:
+        first = sample()
+    except NoGPU as exc:
+        raise fail(t("cli.agent_no_gpu", settings.lang, reason=str(exc))) from None
+    rows = 0
+    with path.open("w", newline="", encoding="utf-8") as handle, Progress(
+            TextColumn("{task.description}"), BarColumn(), TimeRemainingColumn(), transient=True,
+            console=None, disable=not sys.stderr.isatty()) as bar:
+        writer = csv.DictWriter(handle, fieldnames=COLUMNS)
+        writer.writeheader()
+        task = bar.add_task("", total=seconds)
+        start = time.monotonic()
+        batch = first
+        try:
+            while True:
+                for s in batch:
+                    writer.writerow({"timestamp": s["ts"], "gpu": s["gpu"], "utilization_pct": s["utilization_pct"],
+                                     "memory_used_mib": round(s["memory_used_mib"], 1),
+                                     "memory_total_mib": round(s["memory_total_mib"], 1), "power_w": s["power_w"]})
+                    rows += 1
+                handle.flush()
+                live = " · ".join(f"GPU{s['gpu']} {s['utilization_pct']:.0f}% "
+                                  f"{s['memory_used_mib'] / 1024:.1f}/{s['memory_total_mib'] / 1024:.0f} GiB"
+                                  for s in batch)
+                bar.update(task, completed=min(time.monotonic() - start, seconds), description=live)
+                if time.monotonic() - start + interval > seconds:
+                    break
+                time.sleep(interval)
+                batch = sample()
+        except KeyboardInterrupt:
+            pass
+    sys.stdout.write(t("cli.probe_done", settings.lang, rows=rows, path=str(path)) + "\n")

@@ -1,0 +1,41 @@
+"""`gpu-advise probe` with a stand-in nvidia-smi on PATH: the CSV, the duration forms, no GPU."""
+
+from __future__ import annotations
+
+import csv
+import os
+from pathlib import Path
+
+import pytest
+
+from bot.cli.probe import parse_seconds
+from tests.agent.test_agent import stand_in_smi
+from tests.cli_helpers import run_cli
+
+
+def test_probe_writes_every_gpu_every_interval(tmp_path: Path) -> None:
+    out = tmp_path / "capture.csv"
+    done = run_cli("probe", "--interval", "0.3", "--duration", "1s", "--output", str(out),
+                   env=stand_in_smi(tmp_path) | {"GPU_ADVISOR_LANG": "en"}, tmp=tmp_path)
+    assert done.returncode == 0, done.stderr
+    rows = list(csv.DictReader(out.open()))
+    assert len(rows) >= 4 and len(rows) % 2 == 0  # two GPUs a sample, at least two samples in a second
+    assert rows[0]["gpu"] == "0" and rows[1]["memory_used_mib"] == "30000.0" and rows[1]["power_w"] == ""
+    assert f"{len(rows)} samples in {out}" in done.stdout
+
+
+@pytest.mark.parametrize(("text", "seconds"), [("30s", 30), ("20m", 1200), ("1h", 3600), ("1.5h", 5400), ("90", 90)])
+def test_duration_forms(text: str, seconds: float) -> None:
+    assert parse_seconds(text) == seconds
+
+
+def test_bad_duration_and_no_gpu_exit_2_with_the_reason(tmp_path: Path) -> None:
+    bad = run_cli("probe", "--duration", "forever", env=stand_in_smi(tmp_path) | {"GPU_ADVISOR_LANG": "en"},
+                  tmp=tmp_path)
+    assert bad.returncode == 2 and "30s, 20m or 1h" in bad.stderr
+    empty = tmp_path / "bin"
+    empty.mkdir()
+    none = run_cli("probe", "--duration", "5s", env={"PATH": f"{empty}{os.pathsep}/usr/bin:/bin",
+                                                     "GPU_ADVISOR_LANG": "en"}, tmp=tmp_path)
+    assert none.returncode == 2 and "no GPU could be read" in none.stderr
+    assert list(tmp_path.glob("gpu-probe-*.csv")) == []  # nothing written when there is nothing to sample
