@@ -93,6 +93,14 @@ class Idle(_Section):
     storage_keep_days: float = Field(default=30, gt=0)
 
 
+class Capture(_Section):
+    """Reading a probe's capture into answers (the articles' step 2)."""
+
+    busy_pct: float = Field(default=80, gt=0, le=100)  # "utilisation steadily above 80%"
+    high_share: float = Field(default=0.8, gt=0, le=1)  # high continuity: this share of samples at or above it
+    gap_pct: float = Field(default=5, ge=0, lt=100)  # at or below this, a sample is part of an idle gap
+
+
 class Policy(_Section):
     version: int = Field(ge=1, le=1)
     two_of_four: TwoOfFour
@@ -104,6 +112,7 @@ class Policy(_Section):
     regions: Regions
     memory_estimates: MemoryEstimates
     idle: Idle = Field(default_factory=Idle)
+    capture: Capture = Field(default_factory=Capture)
 
 
 BUNDLED = "policy.yaml"

@@ -12,6 +12,7 @@ import yaml
 
 from bot.cli.advise import advise_command
 from bot.cli.agent import agent
+from bot.cli.analyze import analyze
 from bot.cli.common import PolicyOpt, fail, load_effective_policy, load_settings
 from bot.cli.prices import prices_app, quote
 from bot.cli.probe import probe
@@ -42,6 +43,7 @@ app.command("delete-storage")(delete_storage)
 app.command("remind")(remind)
 app.command("agent")(agent)
 app.command("probe")(probe)
+app.command("analyze")(analyze)
 app.add_typer(policy_app, name="policy")
 
 

@@ -1,0 +1,49 @@
+"""`gpu-advise analyze FILE`: a capture read into the answers to questions 1 and 2."""
+
+from __future__ import annotations
+
+import json
+import sys
+from dataclasses import asdict
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from bot.cli.common import LangOpt, fail, load_effective_policy, load_settings
+from bot.text import t
+
+
+def analyze(
+    file: Annotated[Path, typer.Argument(help="The probe's CSV, or nvidia-smi --query-gpu CSV output.")],
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+    lang: LangOpt = None,
+) -> None:
+    """Utilisation and memory figures of a capture, per GPU and overall, and the flags they imply."""
+    from bot.capture_read import CaptureError, read
+    from rules.capture import figures, per_gpu
+
+    settings = load_settings(lang=lang)
+    policy = load_effective_policy(settings)
+    try:
+        readings = read(file)
+    except CaptureError as exc:
+        raise fail(t("cli.capture_error", settings.lang, file=str(file), error=str(exc))) from None
+    tight = policy.two_of_four.memory_tight_fraction
+    overall, gpus = figures(readings, policy.capture, tight), per_gpu(readings, policy.capture, tight)
+    flags = f"--memory-peak {overall.memory_peak_mib / 1024:.0f}/{overall.memory_total_mib / 1024:.0f}"
+    if as_json:
+        out = {"continuity": overall.continuity, "memory_tight": overall.memory_tight,
+               "memory_peak_mib": overall.memory_peak_mib, "memory_total_mib": overall.memory_total_mib,
+               "util_mean": overall.util_mean, "util_p10": overall.util_p10, "util_p50": overall.util_p50,
+               "util_share_at_or_above_80": overall.util_share_at_or_above, "samples": overall.samples,
+               "duration_s": overall.duration_s, "longest_gap_s": overall.longest_gap_s,
+               "suggested_flags": flags, "gpus": {str(g): asdict(f) for g, f in gpus.items()}}
+        sys.stdout.write(json.dumps(out) + "\n")
+        return
+    for gpu, f in [*gpus.items(), ("all", overall)]:
+        sys.stdout.write(t("cli.capture_line", settings.lang, gpu=gpu, mean=f.util_mean, p10=f.util_p10,
+                           p50=f.util_p50, share=round(f.util_share_at_or_above * 100), peak=round(f.memory_peak_mib),
+                           total=round(f.memory_total_mib), gap=round(f.longest_gap_s)) + "\n")
+    sys.stdout.write(t("cli.capture_verdict", settings.lang, continuity=overall.continuity,
+                       tight=t("cli.yes" if overall.memory_tight else "cli.no", settings.lang), flags=flags) + "\n")
