@@ -17,6 +17,8 @@ from bot.text import t
 def analyze(
     file: Annotated[Path, typer.Argument(help="The probe's CSV, or nvidia-smi --query-gpu CSV output.")],
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+    chart: Annotated[Path | None, typer.Option("--chart", help="Draw utilisation and memory over time into "
+                                                               "this PNG.")] = None,
     lang: LangOpt = None,
 ) -> None:
     """Utilisation and memory figures of a capture, per GPU and overall, and the flags they imply."""
@@ -31,6 +33,13 @@ def analyze(
         raise fail(t("cli.capture_error", settings.lang, file=str(file), error=str(exc))) from None
     tight = policy.two_of_four.memory_tight_fraction
     overall, gpus = figures(readings, policy.capture, tight), per_gpu(readings, policy.capture, tight)
+    if chart is not None:
+        from bot.capture_chart import draw
+
+        try:
+            draw(readings, chart, busy_pct=policy.capture.busy_pct, tight_fraction=tight, title=file.name)
+        except (OSError, ValueError) as exc:
+            raise fail(t("cli.capture_error", settings.lang, file=str(chart), error=str(exc))) from None
     flags = f"--memory-peak {overall.memory_peak_mib / 1024:.0f}/{overall.memory_total_mib / 1024:.0f}"
     if as_json:
         out = {"continuity": overall.continuity, "memory_tight": overall.memory_tight,

@@ -58,3 +58,14 @@ def test_the_reader_raises_only_its_own_error(tmp_path_factory: pytest.TempPathF
     path.write_text(text, "utf-8")
     with contextlib.suppress(CaptureError):
         read(path)
+
+
+def test_the_chart_is_a_png_with_something_drawn(tmp_path: Path) -> None:
+    chart = tmp_path / "u.png"
+    done = run_cli("analyze", str(SMI), "--chart", str(chart), tmp=tmp_path)
+    assert done.returncode == 0, done.stderr
+    data = chart.read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 10_000  # two panels, lines, legends
+    nowhere = run_cli("analyze", str(SMI), "--chart", str(tmp_path / "no" / "such" / "dir.png"), tmp=tmp_path,
+                      env={"GPU_ADVISOR_LANG": "en"})
+    assert nowhere.returncode == 2 and "dir.png" in nowhere.stderr
