@@ -73,10 +73,16 @@ def send(client: httpx.Client, url: str, token: str, buffer: Buffer, new: list[d
     if answer.status_code == 401:
         buffer.save(pending)
         raise TokenRefused(answer.text[:200])
+    if answer.status_code == 413:  # too much at once: keep the newer half, so the next batches fit
+        log.warning("the bot refused %d samples at once as too large; keeping the newest %d", len(pending),
+                    len(pending) // 2)
+        buffer.save(pending[len(pending) - len(pending) // 2:])
+        return False
     if answer.status_code != 202:
+        kept = pending if answer.status_code >= 500 else []  # a 4xx body will not get better by resending it
         log.warning("the bot answered %s: %s; %d samples kept for later", answer.status_code, answer.text[:200],
-                    len(pending))
-        buffer.save(pending if answer.status_code >= 500 or answer.status_code == 413 else [])
+                    len(kept))
+        buffer.save(kept)
         return False
     buffer.save([])
     return True

@@ -3,6 +3,7 @@ absence is the normal case, so the agent falls back to nvidia-smi as it would on
 
 from __future__ import annotations
 
+import json
 import os
 import socket
 import stat
@@ -84,3 +85,15 @@ def test_no_gpu_is_a_clear_error(tmp_path: Path) -> None:
     assert done.returncode == 2 and "no GPU could be read" in done.stderr and "nvidia-smi" in done.stderr
     broken = agent(tmp_path, "http://127.0.0.1:9", "t", stand_in_smi(tmp_path, "garbage line\n"))
     assert broken.returncode == 2 and "line 1" in broken.stderr
+
+
+def test_a_batch_too_large_keeps_the_newer_half_until_it_fits(tmp_path: Path) -> None:
+    buffered = [{"ts": f"2026-11-30T01:{m:02d}:00+00:00", "gpu": 0, "utilization_pct": 0, "memory_used_mib": 1,
+                 "memory_total_mib": 2} for m in range(60)]
+    (tmp_path / "buffer.jsonl").write_text("".join(json.dumps(b) + "\n" for b in buffered))
+    with running_app(tmp_path, heartbeat_max_bytes=4096) as h:
+        _, _, token = tracked(h)
+        first = agent(tmp_path, h.base_url, token, stand_in_smi(tmp_path))
+        assert first.returncode == 1
+        left = (tmp_path / "buffer.jsonl").read_text().splitlines()
+        assert len(left) == 31 and "01:59:00" in left[-3]  # the newer half of 62 (60 buffered + 2 new)
