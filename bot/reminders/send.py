@@ -64,7 +64,7 @@ class Sends:
                                                          claimed_at=now))
             return True
         except IntegrityError:
-            pass
+            pass  # the day is claimed already: take it over below only if its claim is stale (or forced)
         where = self._key(team, channel, day)
         c = digest_sends.c
         if not force:
@@ -123,10 +123,6 @@ def digests(rentals: Rentals, team: str, channels: list[str], now: datetime, rul
         projects = {(i.project or "", i.currency) for i in mine} | {(d.project or "", d.currency) for d in kept}
         out[channel] = replace(made, spend=[s for s in spend if (s.project, s.currency) in projects])
     return out
-
-
-def channel_digest(rentals: Rentals, team: str, channel: str, now: datetime, rules: Idle) -> Digest:
-    return digests(rentals, team, [channel], now, rules)[channel]
 
 
 def channels_of(rentals: Rentals, team: str) -> list[str]:

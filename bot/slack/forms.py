@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict
@@ -23,15 +24,20 @@ class FormMeta(BaseModel):
     lang: str = Lang.ZH.value
 
 
-def form_answers(view: dict[str, Any]) -> dict[str, str]:
-    """The texts typed in the modal, by answer key (blank fields left out)."""
+def typed_texts(view: dict[str, Any], keys: Iterable[str]) -> dict[str, str]:
+    """The texts typed in a modal's plain-text inputs (block id = key, action id `value`), blanks left out."""
     values = (view.get("state") or {}).get("values") or {}
     out = {}
-    for field in FORM_FIELDS:
-        text = ((values.get(field.key) or {}).get("value") or {}).get("value")
+    for key in keys:
+        text = ((values.get(key) or {}).get("value") or {}).get("value")
         if text and text.strip():
-            out[field.key] = text.strip()
+            out[key] = text.strip()
     return out
+
+
+def form_answers(view: dict[str, Any]) -> dict[str, str]:
+    """The texts typed in the profile modal, by answer key (blank fields left out)."""
+    return typed_texts(view, (field.key for field in FORM_FIELDS))
 
 
 def read_form(view: dict[str, Any], lang: Lang) -> tuple[dict[str, str], dict[str, Any], dict[str, str]]:

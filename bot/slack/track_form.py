@@ -10,6 +10,7 @@ from pydantic import BaseModel, ConfigDict
 
 from bot.rental_fields import CachedPrice, FieldError, instance_fields
 from bot.slack import templating
+from bot.slack.forms import typed_texts
 from bot.slack.ids import Callback
 from bot.state.rentals import RentalError, check_name
 from bot.text import Lang, t
@@ -33,22 +34,12 @@ def view(meta: TrackMeta, initial: dict[str, str]) -> dict[str, Any]:
                            cancel=t("track_form.cancel", lang), fields=fields)
 
 
-def texts(payload_view: dict[str, Any]) -> dict[str, str]:
-    values = (payload_view.get("state") or {}).get("values") or {}
-    out = {}
-    for key, _ in FIELDS:
-        text = ((values.get(key) or {}).get("value") or {}).get("value")
-        if text and text.strip():
-            out[key] = text.strip()
-    return out
-
-
 def read(payload_view: dict[str, Any], currency: str,
          cached: Callable[[str, int, float | None], CachedPrice | None] | None = None,
          ) -> tuple[dict[str, Any], dict[str, str]]:
     """(the instance's columns, {field: error}) of a submitted track modal."""
     meta = TrackMeta.model_validate_json(payload_view.get("private_metadata") or "{}")
-    lang, typed = Lang(meta.lang), texts(payload_view)
+    lang, typed = Lang(meta.lang), typed_texts(payload_view, dict(FIELDS))
     errors: dict[str, str] = {}
     try:
         check_name(typed.get("name", ""))

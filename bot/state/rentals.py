@@ -166,16 +166,22 @@ class Rentals:
             conn.execute(update(rental_instances).where(rental_instances.c.id == found.id).values(snoozed_until=until))
         return self.instance(team, name) or found
 
+    def storage_named(self, team: str, name: str) -> Storage | None:
+        query = select(rental_storage).where(rental_storage.c.team == team, rental_storage.c.name == name)
+        with self.store.reading() as conn:
+            row = conn.execute(query).first()
+        return Storage(**dict(row._mapping)) if row else None
+
     def keep_storage(self, team: str, name: str, until: datetime) -> Storage:
         """"Keep": the storage is not news until `until`."""
-        found = next((s for s in self.storage(team) if s.name == name), None)
+        found = self.storage_named(team, name)
         if found is None:
             raise RentalError("no_storage", name=name)
         if found.deleted_at is not None:
             raise RentalError("already_deleted", name=name)
         with self.store.writing() as conn:
             conn.execute(update(rental_storage).where(rental_storage.c.id == found.id).values(kept_until=until))
-        return next(s for s in self.storage(team) if s.name == name)
+        return self.storage_named(team, name) or found
 
     def track_storage(self, team: str, name: str, fields: dict[str, Any], instance: str | None) -> Storage:
         """Keep rented storage; `instance` names a tracked instance of the same workspace, if any."""
@@ -191,7 +197,9 @@ class Rentals:
                 conn.execute(insert(rental_storage).values(**row))
         except IntegrityError:
             raise RentalError("storage_exists", name=name) from None
-        return next(s for s in self.storage(team) if s.name == name)
+        stored = self.storage_named(team, name)
+        assert stored is not None
+        return stored
 
     def storage(self, team: str, *, instance_id: int | None = None, kept_only: bool = False,
                 channel: str | None = None) -> list[Storage]:
@@ -206,14 +214,14 @@ class Rentals:
             return [Storage(**dict(r._mapping)) for r in conn.execute(query.order_by(rental_storage.c.name))]
 
     def delete_storage(self, team: str, name: str, at: datetime) -> Storage:
-        found = next((s for s in self.storage(team) if s.name == name), None)
+        found = self.storage_named(team, name)
         if found is None:
             raise RentalError("no_storage", name=name)
         if found.deleted_at is not None:
             raise RentalError("already_deleted", name=name)
         with self.store.writing() as conn:
             conn.execute(update(rental_storage).where(rental_storage.c.id == found.id).values(deleted_at=at))
-        return next(s for s in self.storage(team) if s.name == name)
+        return self.storage_named(team, name) or found
 
     def add_samples(self, instance_id: int, samples: list[Sample], power: list[float | None], *,
                     busy_above_pct: float = DEFAULT_IDLE.utilisation_max_pct) -> int:

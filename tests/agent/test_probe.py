@@ -4,13 +4,17 @@ from __future__ import annotations
 
 import csv
 import os
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
 
 from bot.cli.probe import parse_seconds
 from tests.agent.test_agent import stand_in_smi
-from tests.cli_helpers import run_cli
+from tests.cli_helpers import ROOT, run_cli
 
 
 def test_probe_writes_every_gpu_every_interval(tmp_path: Path) -> None:
@@ -39,3 +43,19 @@ def test_bad_duration_and_no_gpu_exit_2_with_the_reason(tmp_path: Path) -> None:
                                                      "GPU_ADVISOR_LANG": "en"}, tmp=tmp_path)
     assert none.returncode == 2 and "no GPU could be read" in none.stderr
     assert list(tmp_path.glob("gpu-probe-*.csv")) == []  # nothing written when there is nothing to sample
+
+
+def test_ctrl_c_keeps_what_was_sampled(tmp_path: Path) -> None:
+    out = tmp_path / "capture.csv"
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("GPU_ADVISOR_", "SLACK_"))}
+    env |= stand_in_smi(tmp_path) | {"GPU_ADVISOR_LANG": "en"}
+    proc = subprocess.Popen([sys.executable, "-m", "bot", "probe", "--interval", "0.2", "--duration", "1h",
+                             "--output", str(out)], cwd=ROOT, env=env, stdout=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and (not out.exists() or len(out.read_text().splitlines()) < 5):
+        time.sleep(0.1)
+    proc.send_signal(signal.SIGINT)
+    stdout, _ = proc.communicate(timeout=30)
+    rows = list(csv.DictReader(out.open()))
+    assert proc.returncode == 0 and len(rows) >= 4
+    assert f"{len(rows)} samples in {out}" in stdout

@@ -93,7 +93,7 @@ def _rentals(deps: Deps, request: SlackRequest, head: str, args: list[str], lang
             tracking.on_track(deps, request, args, lang)
         else:
             rentals.on_remind(deps, request, args, lang)
-    except (rentals.RentalCommandError, tracking.TrackError) as exc:
+    except rentals.RentalCommandError as exc:
         raise CommandError(str(exc)) from None
 
 

@@ -66,8 +66,7 @@ def on_digest_button(deps: Deps, request: SlackRequest) -> None:
     rentals = Rentals(deps.store)
     lang = lang_for(request.client, deps, user)
     is_storage = action in (Action.STORAGE_DELETED, Action.STORAGE_KEEP)
-    found = next((s for s in rentals.storage(team) if s.name == name), None) if is_storage \
-        else rentals.instance(team, name)
+    found = rentals.storage_named(team, name) if is_storage else rentals.instance(team, name)
     if found is None:
         _ephemeral(request, user, t("digest.gone", lang, name=name))
         return

@@ -18,7 +18,8 @@ from rules.remind_schedule import RemindSchedule, next_send, parse_at, parse_day
 
 
 class RentalCommandError(Exception):
-    """Bad input to a rentals sub-command: the sentence, in the user's language."""
+    """Bad input to a rentals sub-command (track, list, release, remind, budget): the sentence, in the
+    user's language."""
 
 
 def _say(request: SlackRequest, text: str) -> None:

@@ -17,6 +17,7 @@ from bot.slack import blocks, inline, track_form
 from bot.slack.blocks import ButtonValue
 from bot.slack.conversation import recommend
 from bot.slack.deps import Deps
+from bot.slack.listeners.rentals import RentalCommandError
 from bot.slack.request import SlackRequest
 from bot.state.rentals import RentalError, Rentals
 from bot.text import Lang, t
@@ -27,16 +28,12 @@ STORAGE_KEYS = {k: k for k in ("size", "price", "instance", "project", "owner", 
 MENTION = re.compile(r"<@([UW][A-Z0-9]+)(?:\|[^>]*)?>|@?([UW][A-Z0-9]{2,})")
 
 
-class TrackError(Exception):
-    """Bad input to `track`: the sentence, in the user's language."""
-
-
 def _owner(text: str | None, user: str, lang: Lang) -> str:
     if text is None:
         return user
     found = MENTION.fullmatch(text.strip())
     if not found:
-        raise TrackError(t("digest.track_bad_owner", lang, text=text))
+        raise RentalCommandError(t("digest.track_bad_owner", lang, text=text))
     return found[1] or found[2]
 
 
@@ -44,9 +41,9 @@ def _positive(raw: dict[str, str], key: str, lang: Lang) -> float:
     try:
         value = float(raw[key].replace(",", "").removesuffix("GB").removesuffix("gb"))
     except (KeyError, ValueError):
-        raise TrackError(t("digest.track_bad_number", lang, key=key, text=raw.get(key, ""))) from None
+        raise RentalCommandError(t("digest.track_bad_number", lang, key=key, text=raw.get(key, ""))) from None
     if not 0 < value < 1e9:
-        raise TrackError(t("digest.track_bad_number", lang, key=key, text=raw[key]))
+        raise RentalCommandError(t("digest.track_bad_number", lang, key=key, text=raw[key]))
     return value
 
 
@@ -59,7 +56,7 @@ def on_track(deps: Deps, request: SlackRequest, args: list[str], lang: Lang) -> 
         request.client.views_open(trigger_id=request.body["trigger_id"], view=track_form.view(meta, {}))
         return
     if not args or "=" in args[0]:
-        raise TrackError(t("digest.track_usage", lang))
+        raise RentalCommandError(t("digest.track_usage", lang))
     name, pairs = args[0], args[1:]
     raw = inline.parse_pairs(pairs, INSTANCE_KEYS if kind == "instance" else STORAGE_KEYS)[0]
     user, channel = request.user or "", request.channel or ""
@@ -72,18 +69,18 @@ def on_track(deps: Deps, request: SlackRequest, args: list[str], lang: Lang) -> 
         else:
             _storage(deps, request, rentals, name, raw, base, lang)
     except FieldError as exc:
-        raise TrackError(f"`{exc.field}`: {exc.message}") from None
+        raise RentalCommandError(f"`{exc.field}`: {exc.message}") from None
     except RentalError as exc:
-        raise TrackError(t(f"error.rental.{exc.code}", lang, **exc.params)) from None
+        raise RentalCommandError(t(f"error.rental.{exc.code}", lang, **exc.params)) from None
 
 
 def _instance(deps: Deps, request: SlackRequest, rentals: Rentals, name: str, raw: dict[str, str],
               base: dict[str, Any], lang: Lang) -> None:
     if "gpu" not in raw:
-        raise TrackError(t("digest.track_usage", lang))
+        raise RentalCommandError(t("digest.track_usage", lang))
     cards = raw.get("cards", "1")
     if not cards.isdigit() or not 1 <= int(cards) <= 1024:
-        raise TrackError(t("error.whole_cards", lang, cards=cards))
+        raise RentalCommandError(t("error.whole_cards", lang, cards=cards))
     fields = instance_fields(raw["gpu"], raw.get("price"), int(cards), raw.get("share"),
                              raw.get("currency", deps.settings.currency), lang, cached=cached_price(deps))
     source = fields.pop("price_source", None)
