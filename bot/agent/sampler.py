@@ -8,7 +8,8 @@ import subprocess
 from datetime import UTC, datetime
 from typing import Any
 
-QUERY = "index,utilization.gpu,memory.used,memory.total,power.draw"
+# The query, with power.draw added for the heartbeat's optional power_w.
+QUERY = "timestamp,index,name,utilization.gpu,memory.used,memory.total,power.draw"
 
 
 class NoGPU(RuntimeError):
@@ -58,8 +59,8 @@ def _nvidia_smi(now: datetime) -> list[dict[str, Any]]:
         if not line.strip():
             continue
         cells = [c.strip() for c in line.split(",")]
-        numbers = [_number(c) for c in cells]
-        if len(cells) != 5 or any(n is None for n in numbers[:4]):
+        numbers = [_number(c) for c in cells[1:2] + cells[3:]]  # timestamp and name are not numbers
+        if len(cells) != 7 or any(n is None for n in numbers[:4]):
             raise NoGPU(f"nvidia-smi line {line_no} is not '{QUERY}': {line.strip()[:120]}")
         index, util, used, total, power = numbers
         assert index is not None and util is not None and used is not None and total is not None

@@ -4,14 +4,24 @@ from __future__ import annotations
 
 import json
 import sys
-from dataclasses import asdict
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from bot.cli.common import LangOpt, fail, load_effective_policy, load_settings
 from bot.text import t
+
+if TYPE_CHECKING:
+    from rules.capture import Figures
+
+
+def _figures_json(f: Figures) -> dict[str, object]:
+    """One GPU's figures, or the whole capture's, under the keys --json documents."""
+    return {"continuity": f.continuity, "memory_tight": f.memory_tight, "memory_peak_mib": f.memory_peak_mib,
+            "memory_total_mib": f.memory_total_mib, "util_mean": f.util_mean, "util_p10": f.util_p10,
+            "util_p50": f.util_p50, "util_share_at_or_above_80": f.util_share_at_or_above, "samples": f.samples,
+            "duration_s": f.duration_s, "longest_gap_s": f.longest_gap_s, "total_gap_s": f.total_gap_s}
 
 
 def analyze(
@@ -42,12 +52,8 @@ def analyze(
             raise fail(t("cli.capture_error", settings.lang, file=str(chart), error=str(exc))) from None
     flags = f"--memory-peak {overall.memory_peak_mib / 1024:.0f}/{overall.memory_total_mib / 1024:.0f}"
     if as_json:
-        out = {"continuity": overall.continuity, "memory_tight": overall.memory_tight,
-               "memory_peak_mib": overall.memory_peak_mib, "memory_total_mib": overall.memory_total_mib,
-               "util_mean": overall.util_mean, "util_p10": overall.util_p10, "util_p50": overall.util_p50,
-               "util_share_at_or_above_80": overall.util_share_at_or_above, "samples": overall.samples,
-               "duration_s": overall.duration_s, "longest_gap_s": overall.longest_gap_s,
-               "suggested_flags": flags, "gpus": {str(g): asdict(f) for g, f in gpus.items()}}
+        out = _figures_json(overall) | {"suggested_flags": flags,
+                                        "gpus": {str(g): _figures_json(f) for g, f in gpus.items()}}
         sys.stdout.write(json.dumps(out) + "\n")
         return
     for gpu, f in [*gpus.items(), ("all", overall)]:

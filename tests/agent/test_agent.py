@@ -16,9 +16,10 @@ from tests.slack_harness import Harness, running_app
 
 FIELDS = {"gpu": "A100-80GB", "cards": 2, "share": None, "unit": "day", "price": 800.0, "currency": "CNY",
           "channel": "C1", "owner": "U1", "project": None}
-# What `nvidia-smi --query-gpu=index,utilization.gpu,memory.used,memory.total,power.draw
+# What `nvidia-smi --query-gpu=timestamp,index,name,utilization.gpu,memory.used,memory.total,power.draw
 # --format=csv,noheader,nounits` prints on a two-card box (one reports no power reading).
-SMI_OUTPUT = "0, 3, 1200, 81920, 61.20\n1, 0, 30000, 81920, [N/A]\n"
+SMI_OUTPUT = ("2026/11/30 01:00:00.123, 0, NVIDIA A100-SXM4-80GB, 3, 1200, 81920, 61.20\n"
+              "2026/11/30 01:00:00.125, 1, NVIDIA A100-SXM4-80GB, 0, 30000, 81920, [N/A]\n")
 
 
 def stand_in_smi(folder: Path, output: str = SMI_OUTPUT, code: int = 0) -> dict[str, str]:

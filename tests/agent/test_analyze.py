@@ -24,6 +24,7 @@ def test_nvidia_smi_csv_with_units_gives_the_answers(tmp_path: Path) -> None:
     assert (out["util_p50"], out["util_share_at_or_above_80"], out["samples"], out["duration_s"]) == (
         97.0, 0.8, 5, 20.0)
     assert out["gpus"]["0"]["longest_gap_s"] == 5.0
+    assert set(out["gpus"]["0"]) == set(out) - {"suggested_flags", "gpus"}  # the same figures per GPU
 
 
 def test_a_probe_capture_of_a_quiet_notebook_is_low_and_not_tight(tmp_path: Path) -> None:

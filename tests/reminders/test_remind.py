@@ -140,3 +140,12 @@ def test_without_now_or_a_token_it_says_what_is_needed(tmp_path: Path, fake: Fak
     no_token = run_cli("remind", "--now", "--team", "T1", env={"GPU_ADVISOR_STATE_DB": str(tmp_path / "s.db")},
                        tmp=tmp_path)
     assert no_token.returncode == 2 and "SLACK_BOT_TOKEN" in no_token.stderr
+
+
+def test_a_bad_remind_setting_names_it_and_the_accepted_form(tmp_path: Path, fake: FakeSlack) -> None:
+    for name, value, said in [("GPU_ADVISOR_REMIND_TZ", "Mars/Base", "IANA time zone"),
+                              ("GPU_ADVISOR_REMIND_AT", "25:00", "09:30"),
+                              ("GPU_ADVISOR_REMIND_DAYS", "someday", "mon-fri")]:
+        done = run_cli("remind", "--now", "--team", "T1", env=env(tmp_path, fake) | {name: value}, tmp=tmp_path)
+        assert done.returncode == 2 and value in done.stderr and said in done.stderr, (name, done.stderr)
+    assert posts(fake) == []

@@ -68,12 +68,16 @@ def test_remind_at_shows_the_next_send_off_stops_it_and_bad_input_says_the_accep
         h.send.command("remind at 25:00", response_url=h.fake.response_url("2"))
         bad = replies(h, 2)[1]["text"]
         assert "25:00" in bad and "09:30" in bad  # what was wrong, and the accepted forms
+        h.send.command("remind at 09:30 Mars/Base", response_url=h.fake.response_url("z"))
+        assert "Mars/Base" in replies(h, 3)[2]["text"] and "Asia/Shanghai" in replies(h, 3)[2]["text"]
+        h.send.command("remind at 09:30 someday", response_url=h.fake.response_url("d"))
+        assert "someday" in replies(h, 4)[3]["text"] and "mon-fri" in replies(h, 4)[3]["text"]
         h.send.command("remind off", response_url=h.fake.response_url("3"))
-        assert "off" in replies(h, 3)[2]["text"]
+        assert "off" in replies(h, 5)[4]["text"]
         h.clock.now = MONDAY_0910_SHANGHAI + timedelta(hours=3)
         assert run_due(h.deps, h.deps_client()) == []
         h.send.command("remind", response_url=h.fake.response_url("4"))
-        assert "off" in replies(h, 4)[3]["text"]
+        assert "off" in replies(h, 6)[5]["text"]
 
 
 def test_list_and_release_from_slack_owner_or_admin_only(tmp_path: Path) -> None:
