@@ -1,5 +1,6 @@
-"""Reading a GPU capture: the probe's CSV, or `nvidia-smi --query-gpu=... --format=csv` with its header
-and units (`utilization.gpu [%]`, values like `97 %`). A bad file names the line and what was expected."""
+"""Reading a GPU capture: the probe's CSV, `nvidia-smi --query-gpu=... --format=csv` with its header
+and units (`utilization.gpu [%]`, values like `97 %`), or `nvidia-smi dmon` output. A bad file raises
+CaptureError naming the line and what was expected."""
 
 from __future__ import annotations
 
@@ -8,17 +9,15 @@ import io
 from datetime import UTC, datetime
 from pathlib import Path
 
+from bot.capture_dmon import is_dmon, read_dmon
+from bot.capture_errors import CaptureError
 from rules.capture import Reading
+
+__all__ = ["CaptureError", "read", "read_text"]
 
 PROBE = ("timestamp", "gpu", "utilization_pct", "memory_used_mib", "memory_total_mib")
 SMI = {"timestamp": "timestamp", "index": "gpu", "utilization.gpu [%]": "utilization_pct",
        "memory.used [MiB]": "memory_used_mib", "memory.total [MiB]": "memory_total_mib"}
-
-
-class CaptureError(ValueError):
-    def __init__(self, line: int, message: str) -> None:
-        super().__init__(f"line {line}: {message}")
-        self.line = line
 
 
 def _time(text: str) -> datetime:
@@ -27,10 +26,7 @@ def _time(text: str) -> datetime:
     try:
         moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
     except ValueError:
-        try:
-            moment = datetime.strptime(text, "%Y/%m/%d %H:%M:%S.%f")
-        except ValueError:
-            raise ValueError(f"'{text}' is not a time") from None
+        moment = datetime.strptime(text, "%Y/%m/%d %H:%M:%S.%f")
     return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
 
 
@@ -38,36 +34,53 @@ def _number(text: str) -> float:
     return float(text.strip().removesuffix("%").removesuffix("MiB").strip())
 
 
-def read(path: Path) -> list[Reading]:
-    try:
-        text = path.read_text("utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise CaptureError(0, f"cannot read {path}: {exc}") from None
+def _columns(line: int, header: list[str]) -> tuple[dict[str, int], str]:
+    if all(c in header for c in PROBE):
+        return {c: header.index(c) for c in PROBE}, "probe"
+    if all(c in header for c in SMI):
+        return {SMI[c]: header.index(c) for c in SMI}, "smi"
+    raise CaptureError(line, "unknown_columns", found=", ".join(header) or "-", probe=", ".join(PROBE),
+                       smi=", ".join(SMI))
+
+
+def _read_csv(text: str) -> list[Reading]:
     try:
         rows = list(csv.reader(io.StringIO(text), skipinitialspace=True))
-    except csv.Error as exc:
-        raise CaptureError(0, f"not CSV: {exc}") from None
-    if not rows or not any(cell.strip() for cell in rows[0]):
-        raise CaptureError(1, "empty file: expected a header (the probe's CSV or nvidia-smi --format=csv)")
-    header = [h.strip() for h in rows[0]]
-    if all(c in header for c in PROBE):
-        columns = {c: header.index(c) for c in PROBE}
-    elif all(c in header for c in SMI):
-        columns = {SMI[c]: header.index(c) for c in SMI}
-    else:
-        raise CaptureError(1, f"unknown columns {header}; expected {', '.join(PROBE)} (gpu-advise probe) or "
-                              f"{', '.join(SMI)} (nvidia-smi --query-gpu=... --format=csv)")
+    except csv.Error:
+        raise CaptureError(0, "not_csv") from None
+    first = next(i for i, row in enumerate(rows) if any(cell.strip() for cell in row))
+    columns, kind = _columns(first + 1, [h.strip() for h in rows[first]])
     out = []
-    for number, row in enumerate(rows[1:], start=2):
+    for number, row in enumerate(rows[first + 1:], start=first + 2):
         if not any(cell.strip() for cell in row):
             continue
         try:
             out.append(Reading(_time(row[columns["timestamp"]]), int(_number(row[columns["gpu"]])),
                                _number(row[columns["utilization_pct"]]), _number(row[columns["memory_used_mib"]]),
                                _number(row[columns["memory_total_mib"]])))
-        except (ValueError, IndexError) as exc:
-            why = f"{exc or 'missing cells'}; expected {len(header)} cells like the header"
-            raise CaptureError(number, why) from None
+        except (ValueError, IndexError, OverflowError):
+            raise CaptureError(number, "bad_row", row=",".join(row)[:80], expected=kind) from None
     if not out:
-        raise CaptureError(2, "no samples after the header")
+        raise CaptureError(first + 2, "no_samples")
     return out
+
+
+def read_text(text: str, card_mib: float | None = None) -> list[Reading]:
+    """Readings from a capture's text; `card_mib` is the card's memory for dmon output, which lacks it."""
+    lines = text.splitlines()
+    first = next((line for line in lines if line.strip()), "")
+    if not first.strip():
+        raise CaptureError(1, "empty")
+    if is_dmon(first):
+        return read_dmon(lines, card_mib)
+    return _read_csv(text)
+
+
+def read(path: Path, card_mib: float | None = None) -> list[Reading]:
+    try:
+        text = path.read_text("utf-8")
+    except UnicodeDecodeError:
+        raise CaptureError(0, "not_text") from None
+    except OSError as exc:
+        raise CaptureError(0, "unreadable", why=exc.strerror or type(exc).__name__) from None
+    return read_text(text, card_mib)

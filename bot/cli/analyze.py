@@ -25,22 +25,28 @@ def _figures_json(f: Figures) -> dict[str, object]:
 
 
 def analyze(
-    file: Annotated[Path, typer.Argument(help="The probe's CSV, or nvidia-smi --query-gpu CSV output.")],
+    file: Annotated[Path, typer.Argument(help="The probe's CSV, nvidia-smi --query-gpu CSV "
+                                                          "output, or nvidia-smi dmon output.")],
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
     chart: Annotated[Path | None, typer.Option("--chart", help="Draw utilisation and memory over time into "
                                                                "this PNG.")] = None,
+    card_gb: Annotated[float | None, typer.Option("--card-gb", min=1, max=2048,
+                                                  help="The card's memory in GB, for nvidia-smi dmon output "
+                                                       "(which has no total).")] = None,
     lang: LangOpt = None,
 ) -> None:
     """Utilisation and memory figures of a capture, per GPU and overall, and the flags they imply."""
     from bot.capture_read import CaptureError, read
+    from bot.text.errors import capture_error_text
     from rules.capture import figures, per_gpu
 
     settings = load_settings(lang=lang)
     policy = load_effective_policy(settings)
     try:
-        readings = read(file)
+        readings = read(file, None if card_gb is None else card_gb * 1024)
     except CaptureError as exc:
-        raise fail(t("cli.capture_error", settings.lang, file=str(file), error=str(exc))) from None
+        error = capture_error_text(exc, settings.lang)
+        raise fail(t("cli.capture_error", settings.lang, file=str(file), error=error)) from None
     tight = policy.two_of_four.memory_tight_fraction
     overall, gpus = figures(readings, policy.capture, tight), per_gpu(readings, policy.capture, tight)
     if chart is not None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from bot.capture_errors import CaptureError
 from bot.text.catalogue import has, t
 from bot.text.format import forms
 from bot.text.lang import Lang
@@ -27,3 +28,12 @@ def error_text(exc: ParseError | UnknownGPU | QuoteError, lang: Lang, *, where: 
         return t("error.unknown_gpu", lang, gpu=exc.name, known=", ".join(exc.known))
     key = f"error.quote.{exc.code}"
     return t(f"{key}.{where}" if has(f"{key}.{where}") else key, lang, **exc.params)
+
+
+def capture_error_text(exc: CaptureError, lang: Lang) -> str:
+    """A capture that cannot be read: the line (when there is one) and what was expected."""
+    params = dict(exc.params)
+    if "expected" in params:
+        params["expected"] = t(f"error.capture.expect.{params['expected']}", lang)
+    problem = t(f"error.capture.{exc.code}", lang, **params)
+    return t("error.capture.line", lang, line=exc.line, problem=problem) if exc.line else problem

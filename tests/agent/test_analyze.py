@@ -10,10 +10,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bot.capture_read import CaptureError, read
+from bot.capture_read import CaptureError, read, read_text
 from tests.cli_helpers import ROOT, run_cli
 
 SMI = ROOT / "tests" / "data" / "captures" / "nvidia-smi-query.csv"
+DMON = ROOT / "tests" / "data" / "captures" / "nvidia-smi-dmon.txt"
 
 
 def test_nvidia_smi_csv_with_units_gives_the_answers(tmp_path: Path) -> None:
@@ -59,6 +60,59 @@ def test_the_reader_raises_only_its_own_error(tmp_path_factory: pytest.TempPathF
     path.write_text(text, "utf-8")
     with contextlib.suppress(CaptureError):
         read(path)
+
+
+HEADS = ["timestamp,gpu,utilization_pct,memory_used_mib,memory_total_mib\n",
+         "timestamp, index, utilization.gpu [%], memory.used [MiB], memory.total [MiB]\n",
+         "#Date Time gpu sm mem fb\n#YYYYMMDD HH:MM:SS Idx % % MB\n", "#Time gpu sm fb\n"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.sampled_from(HEADS), st.text(alphabet=" ,-:%#0123456789.TZ/\nMiBe+", max_size=200))
+def test_every_format_raises_only_its_own_error_on_rows_that_look_nearly_right(head: str, rows: str) -> None:
+    with contextlib.suppress(CaptureError):
+        for r in read_text(head + rows, card_mib=81920):
+            assert r.memory_total_mib >= 0 and r.at.tzinfo is not None
+
+
+def test_nvidia_smi_dmon_output_with_the_card_size(tmp_path: Path) -> None:
+    done = run_cli("analyze", str(DMON), "--card-gb", "80", "--json", tmp=tmp_path)
+    assert done.returncode == 0, done.stderr
+    out = json.loads(done.stdout)
+    assert (out["gpus"]["0"]["continuity"], out["gpus"]["0"]["memory_peak_mib"]) == ("high", 75810.0)
+    assert (out["gpus"]["1"]["continuity"], out["gpus"]["1"]["memory_tight"]) == ("low", False)
+    assert (out["samples"], out["duration_s"], out["suggested_flags"]) == (12, 25.0, "--memory-peak 74/80")
+
+
+def test_dmon_with_times_only_runs_past_midnight(tmp_path: Path) -> None:
+    text = "#Time        gpu     sm     fb\n#HH:MM:SS    Idx      %     MB\n"
+    text += "".join(f" {t}  0  90  {m}\n" for t, m in (("23:59:50", 1000), ("23:59:55", 2000), ("00:00:00", 3000)))
+    readings = read_text(text, card_mib=40960)
+    assert [(r.at - readings[0].at).total_seconds() for r in readings] == [0, 5, 10]
+
+
+@pytest.mark.parametrize(("text", "card", "said"), [
+    ("#Date Time gpu sm fb\n 20261130 01:00:00 0 90 1000\n", None, ["line 1", "--card-gb 80"]),
+    ("# gpu sm fb\n# Idx % MB\n 0 90 1000\n", 80, ["line 1", "-o DT"]),
+    ("#Date Time gpu pwr\n 20261130 01:00:00 0 90\n", 80, ["line 1", "sm, fb", "-s um"]),
+    ("#Date Time gpu sm fb\n 20261130 01:00:00 0 90 1000\n 20261130 01:00:05 0 - 1000\n", 80,
+     ["line 3", "20261130 01:00:05 0 - 1000", "'-'"]),
+])
+def test_dmon_output_that_cannot_be_used_says_how_to_run_dmon(tmp_path: Path, text: str, card: int | None,
+                                                               said: list[str]) -> None:
+    bad = tmp_path / "dmon.txt"
+    bad.write_text(text)
+    flags = ["--card-gb", str(card)] if card else []
+    done = run_cli("analyze", str(bad), *flags, tmp=tmp_path, env={"GPU_ADVISOR_LANG": "en"})
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert all(s in done.stderr for s in said), done.stderr
+
+
+def test_errors_in_chinese_name_the_line_too(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.csv"
+    bad.write_text("timestamp,gpu,utilization_pct,memory_used_mib,memory_total_mib\n2026-11-30T01:00:00Z,0,很多,1,2\n")
+    done = run_cli("analyze", str(bad), "--lang", "zh", tmp=tmp_path)
+    assert done.returncode == 2 and "第 2 行" in done.stderr and "无法读取" in done.stderr, done.stderr
 
 
 def test_the_chart_is_a_png_with_something_drawn(tmp_path: Path) -> None:
