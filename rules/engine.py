@@ -6,7 +6,7 @@ from rules.billing import billing_advice, cost_advice, spot_fit, yearly_gpu_hour
 from rules.decision import Advice, Basis, Check, Choice, Decision, HitRule, Param, Topic
 from rules.fit import shared_option
 from rules.gpus import GPUModel, gpu_model
-from rules.isolation import beyond_one_card, isolation_advice, memory_warnings
+from rules.isolation import beyond_one_card, isolation_advice, memory_warnings, model_memory_advice
 from rules.memory import answered_peak_gb, memory_need
 from rules.policy import Policy
 from rules.profile import DurationBucket, Phase, TaskProfile, Workload
@@ -34,7 +34,7 @@ def _check_memory(profile: TaskProfile, policy: Policy, card: GPUModel) -> Check
     if answer is None:
         return None
     limit = policy.two_of_four.memory_tight_fraction
-    peak, card_gb = answered_peak_gb(profile, card)
+    peak, card_gb = answered_peak_gb(profile, card, policy.memory_estimates)
     if peak is None:
         return Check(rule=HitRule.MEMORY_TIGHT, fired=bool(answer.tight), id="memory_tight_answer",
                      params={"tight": bool(answer.tight), "threshold_pct": round(limit * 100)})
@@ -135,6 +135,7 @@ def evaluate(profile: TaskProfile, policy: Policy) -> Decision:
             advice = [why.model_copy(update={"id": f"{basis.value}_overruled"})]
         choice, basis, advice = Choice.DEDICATED, Basis.MEMORY, advice + verdict
     advice += memory_warnings(profile, card, need)
+    advice += model_memory_advice(profile, card, policy, shared, cards)
     advice += _scenario(profile, choice)
     advice += _phase(profile)
     spot = spot_fit(profile, choice, basis)

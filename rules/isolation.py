@@ -8,6 +8,7 @@ from rules.decision import Advice, Param, Topic
 from rules.fit import FitKind, SharedOption, bigger_card, bigger_card_slice, cards_needed
 from rules.gpus import GPUModel
 from rules.memory import MemoryNeed
+from rules.memory_model import breakdown
 from rules.policy import Policy
 from rules.profile import TaskProfile
 
@@ -72,3 +73,31 @@ def memory_warnings(profile: TaskProfile, card: GPUModel, need: MemoryNeed) -> l
         rule = "memory_estimate_above_answer" if need.estimate_tight else "memory_estimate_below_answer"
         return [_advice(Topic.WARNING, rule, **params)]
     return [_advice(Topic.MEMORY, "memory_estimate", **params)]
+
+
+def model_memory_advice(profile: TaskProfile, card: GPUModel, policy: Policy, shared: SharedOption | None,
+                        cards: int) -> list[Advice]:
+    """An answer naming the model ("7B LoRA"): the estimate's parts, and what holds it (the same shared
+    option or card count the header shows)."""
+    answer = profile.memory
+    if answer is None or answer.model_size_b is None:
+        return []
+    parts = breakdown(answer.model_size_b, answer.method, policy.memory_estimates)
+    if parts is None:
+        return []
+    out = [_advice(Topic.MEMORY, "memory_from_model", model_size_b=answer.model_size_b, method=str(answer.method),
+                   total_gb=parts.total_gb, weights_gb=parts.weights_gb, gradients_gb=parts.gradients_gb,
+                   optimizer_gb=parts.optimizer_gb, activations_gb=parts.activations_gb,
+                   overhead_gb=parts.overhead_gb)]
+    if shared is None:
+        out.append(_advice(Topic.MEMORY, "memory_from_model_cards", cards=cards, gpu=card.name,
+                           card_gb=card.memory_gb))
+    elif shared.kind is FitKind.SLICE:
+        out.append(_advice(Topic.MEMORY, "memory_from_model_slice", gpu=card.name, profile=shared.mig_profile,
+                           slice_gb=shared.memory_gb))
+    elif shared.kind is FitKind.FRACTION:
+        out.append(_advice(Topic.MEMORY, "memory_from_model_fraction", gpu=card.name,
+                           share_pct=round(shared.share * 100), slice_gb=shared.memory_gb))
+    else:
+        out.append(_advice(Topic.MEMORY, "memory_from_model_card", gpu=card.name, card_gb=card.memory_gb))
+    return out

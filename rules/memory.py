@@ -6,24 +6,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from rules.gpus import GPUModel
+from rules.memory_model import breakdown
 from rules.policy import MemoryEstimates, Policy
 from rules.profile import TaskProfile, Workload
 
 
 def estimate_training_gb(model_size_b: float, workload: Workload | None, rules: MemoryEstimates) -> float | None:
-    """Estimated peak memory in GB for training a model of `model_size_b` billion parameters.
-
-    None when the workload has no rule of thumb (inference, search, debugging, unknown).
-    """
-    per_param = {
-        Workload.PRETRAIN: rules.full_finetune_bytes_per_param,
-        Workload.FULL_FINETUNE: rules.full_finetune_bytes_per_param,
-        Workload.LORA: rules.lora_bytes_per_param,
-        Workload.QLORA: rules.qlora_bytes_per_param,
-    }.get(workload) if workload else None
-    if per_param is None:
-        return None
-    return round(model_size_b * per_param * (1 + rules.activation_overhead), 1)
+    """Estimated peak memory in GB for training a model of `model_size_b` billion parameters
+    (rules/memory_model.py's breakdown). None when the workload has no rule of thumb."""
+    parts = breakdown(model_size_b, workload, rules)
+    return None if parts is None else parts.total_gb
 
 
 @dataclass(frozen=True)
@@ -43,12 +35,15 @@ class MemoryNeed:
         return None not in (self.answered_tight, self.estimate_tight) and self.answered_tight != self.estimate_tight
 
 
-def answered_peak_gb(profile: TaskProfile, card: GPUModel) -> tuple[float | None, float]:
-    """(peak GB the answer gives, if any; the card size the answer refers to)."""
+def answered_peak_gb(profile: TaskProfile, card: GPUModel, rules: MemoryEstimates) -> tuple[float | None, float]:
+    """(peak GB the answer gives, if any; the card size the answer refers to). An answer naming the
+    model ("7B LoRA") gives the estimate's total."""
     answer = profile.memory
     card_gb = (answer.card_gb if answer and answer.card_gb else None) or card.memory_gb
     if answer is None:
         return None, card_gb
+    if answer.model_size_b is not None:
+        return estimate_training_gb(answer.model_size_b, answer.method, rules), card_gb
     if answer.peak_gb is not None:
         return answer.peak_gb, card_gb
     if answer.fraction is not None:
@@ -58,7 +53,7 @@ def answered_peak_gb(profile: TaskProfile, card: GPUModel) -> tuple[float | None
 
 def memory_need(profile: TaskProfile, card: GPUModel, policy: Policy) -> MemoryNeed:
     limit = policy.two_of_four.memory_tight_fraction
-    answered, card_gb = answered_peak_gb(profile, card)
+    answered, card_gb = answered_peak_gb(profile, card, policy.memory_estimates)
     answered_tight: bool | None = None
     if answered is not None:
         answered_tight = answered / card_gb > limit

@@ -29,7 +29,8 @@ ACCEPTED = {
     "model_parallel": ["yes/no", "y/n", "需要/不需要", "是/否", "要/不要"],
     "can_resume": ["yes/no", "y/n", "能/不能", "可以/不可以", "是/否"],
     "checkpointing": ["yes/no", "y/n", "有/没有", "是/否"],
-    "memory": ["yes/no", "70GB", "70 GB of 80", "70/80", "70G/80G", "85%", "是/否"],
+    "memory": ["yes/no", "70 GB of 80", "85%", "7B LoRA", "13B 全参微调", "70/80", "70GB", "70G/80G", "72B QLoRA",
+               "是/否"],
     "frequency": ["daily", "every day", "3 times a week", "weekly", "high/low", "每天", "每周两次", "高频/低频"],
     "workload": [w.value for w in Workload] + ["预训练", "全参微调", "超参搜索", "推理", "调试"],
     "phase": ["exploration", "stable", "deployment", "探索", "稳定", "部署"],
@@ -213,9 +214,33 @@ def parse_memory(text: str) -> MemoryAnswer:
         if not 0 < peak <= 4096:
             raise ParseError("memory", text, ACCEPTED["memory"], "peak_not_positive")
         return MemoryAnswer(peak_gb=peak)
+    model = _model_job(text, norm)
+    if model is not None:
+        return model
     if re.fullmatch(_NUM, compact):
         raise ParseError("memory", text, ACCEPTED["memory"], "bare_number")
     raise ParseError("memory", text, ACCEPTED["memory"])
+
+
+_SIZE = rf"(?P<size>{_NUM})\s*(?P<unit>b|bn|billion|亿)"
+_NAME = r"(?:[a-z][a-z0-9.]*[-_ ]?)?"  # qwen2.5-, llama- ...
+_MODEL_JOBS = [re.compile(rf"^(?:model\s*|模型\s*)?{_NAME}{_SIZE}\s*(?:model|模型|参数)?\s*的?\s*(?P<method>.+)$"),
+               re.compile(rf"^(?P<method>.+?)\s+{_NAME}{_SIZE}(?:\s*(?:model|模型|参数))?$")]
+_TRAINING = (Workload.PRETRAIN, Workload.FULL_FINETUNE, Workload.LORA, Workload.QLORA)
+
+
+def _model_job(text: str, norm: str) -> MemoryAnswer | None:
+    """'7B LoRA', '13B 全参微调', 'qwen2.5-72b qlora', 'LoRA 7B': the model to estimate the peak from."""
+    match = next((m for m in (p.match(norm) for p in _MODEL_JOBS) if m), None)
+    if match is None or match.group("method").strip() not in _WORKLOADS:
+        return None
+    method = _WORKLOADS[match.group("method").strip()]
+    if method not in _TRAINING:
+        raise ParseError("memory", text, ACCEPTED["memory"], "model_method")
+    size = float(match.group("size")) / (10 if match.group("unit") == "亿" else 1)
+    if not 0 < size <= 10_000:
+        raise ParseError("memory", text, ACCEPTED["memory"], "size_not_positive")
+    return MemoryAnswer(model_size_b=size, method=method)
 
 
 # --- frequency ---------------------------------------------------------------------------------

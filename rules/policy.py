@@ -80,6 +80,8 @@ class MemoryEstimates(_Section):
     lora_bytes_per_param: float = Field(gt=0)
     qlora_bytes_per_param: float = Field(gt=0)
     activation_overhead: float = Field(ge=0)
+    adapter_fraction: float = Field(default=0.005, ge=0, le=1)  # LoRA/QLoRA trainable share of the parameters
+    overhead_gb: float = Field(default=1.5, ge=0, le=64)  # CUDA context, workspaces, allocator slack
 
 
 class Idle(_Section):

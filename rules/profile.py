@@ -68,17 +68,22 @@ class DurationAnswer(Frozen):
 
 
 class MemoryAnswer(Frozen):
-    """Either a plain yes/no, a percentage of the card, or a peak in GB (optionally of a card size)."""
+    """A plain yes/no, a percentage of the card, a peak in GB (optionally of a card size), or the model
+    to estimate it from ("7B LoRA": its size in billions of parameters and how it is trained)."""
 
     tight: bool | None = None
     peak_gb: float | None = Field(default=None, gt=0)
     card_gb: float | None = Field(default=None, gt=0)
     fraction: float | None = Field(default=None, gt=0)
+    model_size_b: float | None = Field(default=None, gt=0, le=10_000)
+    method: Workload | None = None
 
     @model_validator(mode="after")
     def _something(self) -> MemoryAnswer:
-        if self.tight is None and self.peak_gb is None and self.fraction is None:
-            raise ValueError("give yes/no, a percentage or a peak in GB")
+        if (self.model_size_b is None) != (self.method is None):
+            raise ValueError("a model estimate needs both the size and the method")
+        if self.tight is None and self.peak_gb is None and self.fraction is None and self.model_size_b is None:
+            raise ValueError("give yes/no, a percentage, a peak in GB or the model")
         return self
 
 

@@ -20,6 +20,7 @@ from bot.cli.common import DbOpt, LangOpt, PolicyOpt, fail, load_effective_polic
 from bot.fields import FIELDS, flag
 from bot.settings import Settings
 from bot.text import Lang, t
+from bot.text.catalogue import has
 from bot.text.errors import parse_error_text
 from bot.text.format import forms
 from rules.answers import AnswersError, parse_answers
@@ -44,6 +45,8 @@ def _ask(console: Console, step: Step, lang: Lang) -> Any:
         usual = " · ".join(f"{value} ({label})" if value != label else value for value, label in labels)
         console.print(f"  [dim]{t('ask.usual', lang)}: {usual}[/dim]")
     console.print(f"  [dim]{t('ask.or_type', lang)} {', '.join(forms(ask.accepted(), lang)[:6])}[/dim]")
+    if has(f"question.{ask.key}.hint"):
+        console.print(f"  [dim]{t(f'question.{ask.key}.hint', lang)}[/dim]")
     if not step.required:
         console.print(f"  [dim]({t('ask.optional', lang)})[/dim]")
     while True:

@@ -11,6 +11,7 @@ from bot.fields import FORM_FIELDS
 from bot.slack import templating
 from bot.slack.ids import Action, Callback
 from bot.text import Lang, t
+from bot.text.catalogue import has
 from bot.text.errors import error_text
 from bot.text.format import forms, show
 from bot.text.quote import age_text, notes, rows, stale_text, title
@@ -52,6 +53,9 @@ def question(convo_id: str, step: Step, lang: Lang) -> list[dict[str, Any]]:
     buttons = [{"action_id": f"{Action.ANSWER}:{i}", "label": _label(ask, value, lang), "primary": False,
                 "value": ButtonValue(c=convo_id, k=ask.key, v=value).model_dump_json()}
                for i, value in enumerate(ask.options)]
+    if has(f"question.{ask.key}.hint"):
+        buttons.append({"action_id": Action.FROM_MODEL.value, "label": t("slack.from_model", lang), "primary": False,
+                        "value": ButtonValue(c=convo_id, k=ask.key, v=None).model_dump_json()})
     if not step.required:
         buttons.append({"action_id": Action.SKIP.value, "label": t("slack.skip", lang), "primary": False,
                         "value": ButtonValue(c=convo_id, k=ask.key, v=None).model_dump_json()})

@@ -35,6 +35,7 @@ class Action(StrEnum):
     STORAGE_DELETED = "storage_deleted"
     STORAGE_KEEP = "storage_keep"
     RENTED = "rented"  # on a recommendation: open the track form, pre-filled
+    FROM_MODEL = "memory_from_model"  # question 2: ask for the model to estimate the memory from
 
 
 class Callback(StrEnum):

@@ -63,6 +63,7 @@ ROUTES: tuple[Route, ...] = (
     Route(Kind.COMMAND, COMMAND, commands.on_command, "/gpu-advise: start a profile, or a sub-command"),
     Route(Kind.ACTION, ANSWER_ACTION, actions.on_answer, "a button answering the open question"),
     Route(Kind.ACTION, Action.SKIP, actions.on_answer, "Skip: leave an optional question unanswered"),
+    Route(Kind.ACTION, Action.FROM_MODEL, actions.on_from_model, "Estimate from the model: ask for e.g. 7B LoRA"),
     Route(Kind.ACTION, Action.CHANGE, actions.on_change, "Change an answer: open the profile form, pre-filled"),
     Route(Kind.ACTION, Action.RESTART, actions.on_restart, "Start over: a new profile where this one was"),
     Route(Kind.ACTION, Action.NEW_PROFILE, actions.on_new_profile, "New profile (App Home): a profile in a DM"),

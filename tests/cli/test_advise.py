@@ -68,6 +68,19 @@ def test_interactive_through_stdin_reasks_a_bad_answer(tmp_path: Path) -> None:
     assert "Long run: 10 h is more than 8 h" in out
 
 
+def test_interactive_memory_question_offers_the_estimate_from_the_model(tmp_path: Path) -> None:
+    answers = "lora\n3h\n13B 全参微调\nyes\ndaily\nyes\n\n\n\n"
+    result = run_cli("advise", "--interactive", "--lang", "en", stdin=answers, tmp=tmp_path)
+    assert result.returncode == 0, result.stderr
+    out = " ".join(result.stdout.split())
+    assert "Not sure? Give the model and how it is trained to estimate it: 7B LoRA" in out
+    assert "Memory estimated from the model (13B, full fine-tuning): about 251.1 GB" in out
+    assert "Recommendation: Dedicated cards: 4 × A100-80GB" in out
+    flag = run_cli("advise", "--memory-peak", "72B QLoRA", "--duration", "3h", "--model-parallel", "no",
+                   "--frequency", "daily", "--can-resume", "yes", "--json", tmp=tmp_path)
+    assert json.loads(flag.stdout)["memory_peak_gb"] == 55.9, flag.stderr
+
+
 def test_interactive_input_ending_early_exits_2(tmp_path: Path) -> None:
     result = run_cli("advise", "--interactive", "--lang", "en", stdin="\n10h\n", tmp=tmp_path)
     assert result.returncode == 2

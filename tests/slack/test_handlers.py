@@ -226,3 +226,26 @@ def test_app_home_shows_every_source_prices_status_shows(tmp_path: Path) -> None
         assert [s.source for s in deps.prices.status()] == ["ratecard", "feed"]
         assert "`ratecard`" in view and "`feed`" in view and "never" in view  # the feed was not refreshed yet
         deps.store.close()
+
+
+def test_question_2_offers_the_estimate_from_the_model_and_a_reply_naming_it_answers(world: World) -> None:
+    convo = world.started()
+    conversation.take_answer(world.deps, world.client, world.deps.store.get(convo.id), "duration", "3h", "U1")  # type: ignore[arg-type]
+    asked = world.fake.of("chat.postMessage")[-1]
+    buttons = [e for b in asked["blocks"] if b["type"] == "actions" for e in b["elements"]]
+    offer = next(b for b in buttons if b["action_id"] == Action.FROM_MODEL.value)
+    assert offer["text"]["text"] == "Estimate from the model"
+    actions.on_from_model(world.deps, world.request(click(Action.FROM_MODEL.value,
+                                                          ButtonValue.model_validate_json(offer["value"]))))
+    prompt = world.fake.of("chat.postMessage")[-1]
+    assert prompt["thread_ts"] == convo.thread_ts and "`7B LoRA`" in prompt["text"]
+    assert world.deps.store.get(convo.id).answers == {"workload": "", "duration": "3h"}  # type: ignore[union-attr]
+    events.on_message(world.deps, world.request(message(convo, "7B LoRA")))
+    kept = world.deps.store.get(convo.id)
+    assert kept is not None and kept.values["memory"]["model_size_b"] == 7 and kept.values["memory"]["method"] == "lora"
+    for key, text in (("model_parallel", "no"), ("frequency", "daily"), ("can_resume", "yes")):
+        conversation.take_answer(world.deps, world.client, world.deps.store.get(convo.id), key, text, "U1")  # type: ignore[arg-type]
+    while (kept := world.deps.store.get(convo.id)) is not None and (step := conversation.current(kept)) is not None:
+        conversation.take_answer(world.deps, world.client, kept, step.ask.key, None, "U1")  # skip the optional ones
+    said = json.dumps([p.get("blocks") for p in world.fake.of("chat.postMessage")], ensure_ascii=False)
+    assert "Memory estimated from the model (7B, LoRA): about 19 GB" in said and "MIG slice 1g.20gb" in said

@@ -92,9 +92,12 @@ def test_a_restart_between_answers_loses_nothing(tmp_path: Path) -> None:
             send.event({"type": "message", "channel": "C1", "user": "U1", "text": "no", "ts": "1700000009.3",
                         "thread_ts": thread}, event_id="EvR3")
             fake.wait_for(lambda: len(questions(fake, thread)) >= 4)
-    assert "Question 4/5" in str(questions(fake, thread)[3]["blocks"])
+    # a kill just after question 3 was posted, before its event was marked done, re-asks question 3 on the
+    # next start (at least once, never lost): count distinct questions and distinct answered messages
+    assert "Question 4/5" in str(questions(fake, thread)[-1]["blocks"])
+    assert len({str(q["blocks"]) for q in questions(fake, thread)}) == 4
     updates = fake.of("chat.update")
-    assert len(updates) == 4 and "no" in str(updates[-1]["blocks"]).lower()  # the kind of work, then 3 answers
+    assert len({u["ts"] for u in updates}) == 4 and "no" in str(updates[-1]["blocks"]).lower()  # the kind, 3 answers
 
 
 def test_serve_without_tokens_says_what_to_set(tmp_path: Path) -> None:

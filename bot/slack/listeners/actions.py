@@ -8,7 +8,8 @@ from bot.slack.deps import Deps
 from bot.slack.forms import FormMeta
 from bot.slack.replies import lang_for
 from bot.slack.request import SlackRequest
-from bot.text import Lang
+from bot.text import Lang, t
+from bot.text.format import forms
 
 
 def _value(request: SlackRequest) -> ButtonValue:
@@ -25,6 +26,18 @@ def on_answer(deps: Deps, request: SlackRequest) -> None:
                                                    user):
             return
         conversation.take_answer(deps, request.client, convo, value.k, value.v, user, request.inbox_key)
+
+
+def on_from_model(deps: Deps, request: SlackRequest) -> None:
+    """Estimate from the model (question 2): say in the thread what to reply ("7B LoRA")."""
+    convo = deps.store.get(_value(request).c)
+    if convo is None or not convo.thread_ts:
+        return
+    lang = Lang(convo.lang)
+    examples = ", ".join(f"`{a}`" for a in forms(["7B LoRA", "13B 全参微调", "72B QLoRA", "13B full fine-tune"], lang))
+    client = request.client
+    client.chat_postMessage(channel=convo.channel, thread_ts=convo.thread_ts,
+                            text=t("slack.from_model_prompt", lang, user=request.body["user"]["id"], examples=examples))
 
 
 def on_change(deps: Deps, request: SlackRequest) -> None:
