@@ -1,20 +1,22 @@
-"""`analyze --chart FILE.png`: utilisation and memory over time, per GPU, with the 80% lines."""
+"""`analyze --chart FILE.png` (and the chart posted in Slack): utilisation and memory over time, per GPU,
+with the 80% lines. Built on matplotlib's Figure, not pyplot: no global state, so Slack listeners on
+several threads can draw at once."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
+from typing import BinaryIO
 
 from rules.capture import Reading
 
 
-def draw(readings: Sequence[Reading], path: Path, *, busy_pct: float, tight_fraction: float, title: str) -> None:
-    import matplotlib
+def draw(readings: Sequence[Reading], path: Path | BinaryIO, *, busy_pct: float, tight_fraction: float,
+         title: str) -> None:
+    from matplotlib.figure import Figure  # the Agg canvas: files only, no display on a GPU server
 
-    matplotlib.use("Agg")  # files only: no display on a GPU server
-    import matplotlib.pyplot as plt
-
-    fig, (util_ax, mem_ax) = plt.subplots(2, 1, sharex=True, figsize=(10, 6), constrained_layout=True)
+    fig = Figure(figsize=(10, 6), layout="constrained")
+    util_ax, mem_ax = fig.subplots(2, 1, sharex=True)
     for gpu in sorted({r.gpu for r in readings}):
         mine = sorted((r for r in readings if r.gpu == gpu), key=lambda r: r.at)
         times = [r.at for r in mine]
@@ -30,5 +32,4 @@ def draw(readings: Sequence[Reading], path: Path, *, busy_pct: float, tight_frac
     for ax in (util_ax, mem_ax):
         ax.grid(alpha=0.3)
         ax.legend(loc="lower right", fontsize="small")
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    fig.savefig(path, dpi=110, format="png")

@@ -3,6 +3,7 @@ articles: "steadily above 80%"), does memory reach the card's limit? Pure: sampl
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -72,3 +73,46 @@ def figures(readings: Sequence[Reading], rules: Capture, memory_tight_fraction: 
 def per_gpu(readings: Sequence[Reading], rules: Capture, memory_tight_fraction: float) -> dict[int, Figures]:
     gpus = sorted({r.gpu for r in readings})
     return {g: figures([r for r in readings if r.gpu == g], rules, memory_tight_fraction) for g in gpus}
+
+
+def whole_run_s(readings: Sequence[Reading], rules: Capture) -> float | None:
+    """The run's length when the capture holds all of it: quiet at the start, busy, then quiet for at
+    least `rules.run_end_quiet_s` at the end (the job finished). None when the capture starts or ends
+    mid-run: a 20-minute sample of a longer run says nothing about question 1."""
+    times = sorted({r.at for r in readings})
+    busy = sorted({r.at for r in readings if r.utilization_pct > rules.gap_pct})
+    if not busy or busy[0] == times[0] or busy[-1] == times[-1]:
+        return None
+    if (times[-1] - busy[-1]).total_seconds() < rules.run_end_quiet_s:
+        return None
+    steps = sorted((b - a).total_seconds() for a, b in itertools.pairwise(times))
+    return (busy[-1] - busy[0]).total_seconds() + steps[len(steps) // 2]  # each sample stands for one interval
+
+
+def duration_text(seconds: float) -> str:
+    """A measured run length as an answer to question 1 (`45min`, `2.5h`)."""
+    if seconds < 3600:
+        return f"{max(1, round(seconds / 60))}min"
+    return f"{seconds / 3600:.1f}h".replace(".0h", "h")
+
+
+def _gb(mib: float, places: int) -> str:
+    text = f"{mib / 1024:.{places}f}"
+    return text.rstrip("0").rstrip(".") if places else text
+
+
+def implied_answers(readings: Sequence[Reading], overall: Figures, rules: Capture,
+                    memory_tight_fraction: float) -> dict[str, str]:
+    """The answers a capture gives: question 2 (`74/80`, peak and card in GB, rounded so the verdict
+    stays the measured one), and question 1 only when the whole run is in the capture."""
+    out: dict[str, str] = {}
+    total = next((t for t in (_gb(overall.memory_total_mib, n) for n in (0, 2)) if float(t) > 0), None)
+    if total is not None:
+        shown = (_gb(overall.memory_peak_mib, n) for n in (0, 1, 2))
+        peak = next((p for p in shown if (float(p) / float(total) > memory_tight_fraction) == overall.memory_tight),
+                    _gb(overall.memory_peak_mib, 2))
+        out["memory"] = f"{peak}/{total}"
+    run = whole_run_s(readings, rules)
+    if run is not None:
+        out["duration"] = duration_text(run)
+    return out

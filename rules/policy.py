@@ -101,6 +101,7 @@ class Capture(_Section):
     busy_pct: float = Field(default=80, gt=0, le=100)  # "utilisation steadily above 80%"
     high_share: float = Field(default=0.8, gt=0, le=1)  # high continuity: this share of samples at or above it
     gap_pct: float = Field(default=5, ge=0, lt=100)  # at or below this, a sample is part of an idle gap
+    run_end_quiet_s: float = Field(default=60, gt=0)  # quiet this long after the last busy sample: the run ended
 
 
 class Policy(_Section):

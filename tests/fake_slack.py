@@ -40,6 +40,9 @@ class FakeSlack:
     auth_error: str | None = None  # auth.test answers this error (e.g. invalid_auth)
     errors: dict[str, str] = field(default_factory=dict)  # method -> the Slack error it answers
     server_errors: dict[str, int] = field(default_factory=dict)  # method -> how many more times it answers 500
+    files: dict[str, tuple[str, bytes]] = field(default_factory=dict)  # file id -> (name, content), for files.info
+    uploads: dict[str, bytes] = field(default_factory=dict)  # upload id -> bytes POSTed to its upload URL
+    file_host: str | None = None  # files.info names this host in its download URL instead of ours
     _ts: Iterator[int] = field(default_factory=lambda: itertools.count(1))
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -99,9 +102,37 @@ class FakeSlack:
                                                   "tz": "Asia/Shanghai", "is_admin": user in self.admins}}
         if method == "apps.connections.open":  # Socket Mode: a WebSocket URL nobody listens on
             return 200, {}, {"ok": True, "url": "ws://127.0.0.1:9/link"}
+        if method == "files.info":
+            return self._file_info(str(args.get("file")))
+        if method == "files.getUploadURLExternal":
+            upload = f"F{next(self._ts):06d}"
+            return 200, {}, {"ok": True, "upload_url": f"{self.base_url}/upload/{upload}", "file_id": upload}
+        if method == "files.completeUploadExternal":
+            listed = args.get("files")
+            listed = json.loads(listed) if isinstance(listed, str) else listed
+            return 200, {}, {"ok": True, "files": [{"id": f["id"], "title": f.get("title")} for f in listed or []]}
         if method == "conversations.open":
             return 200, {}, {"ok": True, "channel": {"id": "D" + str(args.get("users", "")).split(",")[0]}}
         return 200, {}, {"ok": False, "error": "unknown_method"}
+
+
+    def _file_info(self, file_id: str) -> tuple[int, dict[str, str], dict[str, Any]]:
+        if file_id not in self.files:
+            return 200, {}, {"ok": False, "error": "file_not_found"}
+        name, data = self.files[file_id]
+        host = f"http://{self.file_host}" if self.file_host else self.base_url
+        url = f"{host}/files-pri/T1-{file_id}/download/{name}"
+        return 200, {}, {"ok": True, "file": {"id": file_id, "name": name, "size": len(data),
+                                               "url_private_download": url, "url_private": url}}
+
+    def download(self, path: str, auth: str) -> tuple[int, str, bytes]:
+        """GET of a private file URL: the bytes with a bot token; Slack's sign-in page without one."""
+        file_id = path.split("/")[2].removeprefix("T1-")
+        if not auth.startswith("Bearer xoxb-"):
+            return 200, "text/html", b"<html><body>Sign in to Slack</body></html>"
+        if file_id not in self.files:
+            return 404, "text/plain", b"not found"
+        return 200, "application/octet-stream", self.files[file_id][1]
 
 
 def _parse_body(raw: bytes, content_type: str) -> dict[str, Any]:
@@ -120,8 +151,25 @@ def fake_slack() -> Iterator[FakeSlack]:
     fake = FakeSlack()
 
     class Handler(BaseHTTPRequestHandler):
+        def _send(self, status: int, content_type: str, payload: bytes) -> None:
+            self.send_response(status)
+            self.send_header("Content-Type", content_type)
+            self.send_header("Content-Length", str(len(payload)))
+            self.end_headers()
+            self.wfile.write(payload)
+
+        def do_GET(self) -> None:
+            auth = self.headers.get("Authorization", "")
+            fake.calls.append(Call("download", {"_path": self.path, "_auth": auth}))
+            self._send(*fake.download(self.path, auth))
+
         def do_POST(self) -> None:
             length = int(self.headers.get("Content-Length") or 0)
+            if self.path.startswith("/upload/"):
+                fake.uploads[self.path.removeprefix("/upload/")] = self.rfile.read(length)
+                fake.calls.append(Call("upload", {"_path": self.path, "_auth": self.headers.get("Authorization", "")}))
+                self._send(200, "text/plain", f"OK - {length}".encode())
+                return
             args = _parse_body(self.rfile.read(length), self.headers.get("Content-Type", ""))
             if self.path.startswith("/response/"):
                 fake.calls.append(Call("response_url", args | {"_path": self.path}))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shlex
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
@@ -37,8 +38,9 @@ def analyze(
 ) -> None:
     """Utilisation and memory figures of a capture, per GPU and overall, and the flags they imply."""
     from bot.capture_read import CaptureError, read
+    from bot.fields import flag
     from bot.text.errors import capture_error_text
-    from rules.capture import figures, per_gpu
+    from rules.capture import figures, implied_answers, per_gpu, whole_run_s
 
     settings = load_settings(lang=lang)
     policy = load_effective_policy(settings)
@@ -56,15 +58,18 @@ def analyze(
             draw(readings, chart, busy_pct=policy.capture.busy_pct, tight_fraction=tight, title=file.name)
         except (OSError, ValueError) as exc:
             raise fail(t("cli.capture_error", settings.lang, file=str(chart), error=str(exc))) from None
-    flags = f"--memory-peak {overall.memory_peak_mib / 1024:.0f}/{overall.memory_total_mib / 1024:.0f}"
+    implied = implied_answers(readings, overall, policy.capture, tight)
+    flags = " ".join(f"{flag(key)} {shlex.quote(text)}" for key, text in sorted(implied.items()))
     if as_json:
-        out = _figures_json(overall) | {"suggested_flags": flags,
+        run = whole_run_s(readings, policy.capture)
+        out = _figures_json(overall) | {"suggested_flags": flags, "run_duration_s": run,
                                         "gpus": {str(g): _figures_json(f) for g, f in gpus.items()}}
         sys.stdout.write(json.dumps(out) + "\n")
         return
-    for gpu, f in [*gpus.items(), ("all", overall)]:
-        sys.stdout.write(t("cli.capture_line", settings.lang, gpu=gpu, mean=f.util_mean, p10=f.util_p10,
-                           p50=f.util_p50, share=round(f.util_share_at_or_above * 100), peak=round(f.memory_peak_mib),
-                           total=round(f.memory_total_mib), gap=round(f.longest_gap_s)) + "\n")
+    from bot.text.capture import figure_lines
+
+    sys.stdout.write("".join(line + "\n" for line in figure_lines(gpus, overall, settings.lang)))
     sys.stdout.write(t("cli.capture_verdict", settings.lang, continuity=overall.continuity,
                        tight=t("cli.yes" if overall.memory_tight else "cli.no", settings.lang), flags=flags) + "\n")
+    if "duration" not in implied:
+        sys.stdout.write(t("capture.no_run", settings.lang) + "\n")

@@ -21,7 +21,7 @@ from bot.text.errors import parse_error_text
 from bot.text.reasons import headline
 from rules.answers import dump_answers, load_answers, parse_answers
 from rules.errors import ParseError
-from rules.questions import Step, steps
+from rules.questions import BY_KEY, Step, steps
 
 SKIP_WORDS = {"skip", "pass", "-", "跳过", "略过", "不填"}
 
@@ -56,6 +56,20 @@ def record(convo: Conversation, step: Step, text: str | None) -> None:
     value = step.ask.parse(text)
     convo.answers[key] = text.strip()
     convo.values = {**convo.values, **dump_answers({key: value})}
+
+
+def prefill(convo: Conversation, answers: dict[str, str]) -> dict[str, str]:
+    """Record measured answers for questions not answered yet (not the open one: take_answer does that,
+    so its message is marked answered). Returns what was recorded."""
+    open_step = current(convo)
+    done: dict[str, str] = {}
+    for key, text in answers.items():
+        if key in convo.answers or (open_step is not None and open_step.ask.key == key):
+            continue
+        convo.values = {**convo.values, **dump_answers({key: BY_KEY[key].parse(text)})}
+        convo.answers[key] = text
+        done[key] = text
+    return done
 
 
 def start(deps: Deps, client: WebClient, *, team: str, channel: str, user: str, lang: Lang) -> Conversation:

@@ -15,6 +15,8 @@ SCOPES = {
     "chat:write": "post questions and recommendations, update answered questions, ephemeral notes",
     "im:write": "open a DM when the bot cannot post in the channel",
     "users:read": "users.info: the user's locale and time zone",
+    "files:read": "files.info and the private download of a capture uploaded into a profile's thread",
+    "files:write": "files upload v2: the capture's chart, posted in the thread",
     "channels:history": "thread replies in public channels",
     "groups:history": "thread replies in private channels",
     "im:history": "thread replies in DMs",
@@ -45,6 +47,7 @@ class Callback(StrEnum):
 
 class SubCommand(StrEnum):
     HELP = "help"
+    ANALYZE = "analyze"
     FORM = "form"
     PRICES = "prices"
     QUOTE = "quote"

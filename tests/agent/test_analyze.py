@@ -25,7 +25,7 @@ def test_nvidia_smi_csv_with_units_gives_the_answers(tmp_path: Path) -> None:
     assert (out["util_p50"], out["util_share_at_or_above_80"], out["samples"], out["duration_s"]) == (
         97.0, 0.8, 5, 20.0)
     assert out["gpus"]["0"]["longest_gap_s"] == 5.0
-    assert set(out["gpus"]["0"]) == set(out) - {"suggested_flags", "gpus"}  # the same figures per GPU
+    assert set(out["gpus"]["0"]) == set(out) - {"suggested_flags", "gpus", "run_duration_s"}  # the same figures per GPU
 
 
 def test_a_probe_capture_of_a_quiet_notebook_is_low_and_not_tight(tmp_path: Path) -> None:
@@ -124,3 +124,30 @@ def test_the_chart_is_a_png_with_something_drawn(tmp_path: Path) -> None:
     nowhere = run_cli("analyze", str(SMI), "--chart", str(tmp_path / "no" / "such" / "dir.png"), tmp=tmp_path,
                       env={"GPU_ADVISOR_LANG": "en"})
     assert nowhere.returncode == 2 and "dir.png" in nowhere.stderr
+
+
+def test_a_capture_of_the_whole_run_also_answers_question_1(tmp_path: Path) -> None:
+    from tests.slack.test_captures import whole_run
+
+    capture = tmp_path / "run.csv"
+    capture.write_bytes(whole_run(150))
+    out = json.loads(run_cli("analyze", str(capture), "--json", tmp=tmp_path).stdout)
+    assert (out["suggested_flags"], out["run_duration_s"]) == ("--duration 2.5h --memory-peak 40/80", 150 * 60.0)
+    capture.write_bytes(whole_run(30))
+    assert "--duration 30min" in run_cli("analyze", str(capture), tmp=tmp_path).stdout
+
+
+def test_the_suggested_memory_answer_keeps_the_measured_verdict() -> None:
+    from datetime import UTC, datetime
+
+    from rules.capture import Reading, figures, implied_answers
+    from rules.policy import load_policy
+
+    rules = load_policy().capture
+    at = datetime(2026, 11, 30, tzinfo=UTC)
+    for peak_mib in (65_600.0, 65_500.0, 65_560.0, 40_000.0):  # 64.06, 63.96, 64.02 GB of 80
+        readings = [Reading(at, 0, 90, peak_mib, 81920)]
+        overall = figures(readings, rules, 0.8)
+        answer = implied_answers(readings, overall, rules, 0.8)["memory"]
+        peak, card = (float(x) for x in answer.split("/"))
+        assert (peak / card > 0.8) == overall.memory_tight, (peak_mib, answer)

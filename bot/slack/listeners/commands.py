@@ -65,6 +65,8 @@ def _dispatch(deps: Deps, request: SlackRequest, tokens: list[str], lang: Lang) 
     if head == SubCommand.HELP:
         usage = t("slack.usage", lang)
         request.respond(response_type="ephemeral", text=usage, blocks=blocks.text(usage))
+    elif head == SubCommand.ANALYZE:
+        _analyze(deps, request, lang)
     elif head == SubCommand.FORM:
         meta = FormMeta(ch=request.body["channel_id"], lang=lang.value).model_dump_json()
         request.client.views_open(trigger_id=request.body["trigger_id"], view=blocks.form({}, meta, lang))
@@ -79,6 +81,17 @@ def _dispatch(deps: Deps, request: SlackRequest, tokens: list[str], lang: Lang) 
         _inline(deps, request, tokens, lang)
     else:
         raise CommandError(t("error.unknown_subcommand", lang, name=tokens[0]))
+
+
+def _analyze(deps: Deps, request: SlackRequest, lang: Lang) -> None:
+    """A profile whose thread waits for a capture upload (it answers questions 1 and 2 when it comes)."""
+    user = request.body["user_id"]
+    convo = conversation.start(deps, request.client, team=request.team, channel=request.body["channel_id"],
+                               user=user, lang=lang)
+    request.client.chat_postMessage(channel=convo.channel, thread_ts=convo.thread_ts,
+                                    text=t("slack.analyze_prompt", lang, user=user))
+    if convo.note:
+        request.respond(response_type="ephemeral", text=t("slack.moved_to_dm", lang))
 
 
 def _rentals(deps: Deps, request: SlackRequest, head: str, args: list[str], lang: Lang) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from bot.slack import blocks, conversation
 from bot.slack.deps import Deps
+from bot.slack.listeners import captures
 from bot.slack.replies import lang_for
 from bot.slack.request import SlackRequest
 from bot.text import Lang, t
@@ -13,7 +14,8 @@ def on_message(deps: Deps, request: SlackRequest) -> None:
     """A message in a profile's thread: the starter's reply answers the open question; others are
     ignored, and the starter is told once (ephemerally) that someone else replied."""
     event = request.event
-    if event.get("subtype") or event.get("bot_id") or not event.get("user"):
+    files = event.get("files") if event.get("subtype") == "file_share" else None
+    if (event.get("subtype") and not files) or event.get("bot_id") or not event.get("user"):
         return  # edits, joins, bots (our own messages are dropped by bolt already)
     thread_ts, channel, user = event.get("thread_ts"), event.get("channel", ""), event["user"]
     if not thread_ts or thread_ts == event.get("ts"):
@@ -30,7 +32,9 @@ def on_message(deps: Deps, request: SlackRequest) -> None:
                 convo.warned_others = True
                 deps.store.save(convo)
             return
-        if conversation.admit(deps, request.client, convo, channel, user):
+        if files and conversation.admit(deps, request.client, convo, channel, user):
+            captures.on_upload(deps, request, convo, files)
+        elif conversation.admit(deps, request.client, convo, channel, user):
             conversation.typed_answer(deps, request.client, convo, event.get("text") or "", user,
                                       request.inbox_key)
 

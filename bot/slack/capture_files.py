@@ -1,0 +1,66 @@
+"""Fetching an uploaded capture from Slack and posting the chart back.
+
+Download: `files.info` gives the private download URL, fetched with the bot token in the
+Authorization header (Slack's documented way; the token is sent only to Slack's own hosts, or to the
+host the WebClient is pointed at). Upload: slack_sdk's `files_upload_v2`, which is
+`files.getUploadURLExternal`, a POST of the bytes, then `files.completeUploadExternal` into the thread.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from urllib.parse import urlsplit
+
+import httpx
+from slack_sdk import WebClient
+
+
+class FetchError(Exception):
+    """The capture could not be fetched: `code` (too_large, not_slack, login_page, http) and its parameters."""
+
+    def __init__(self, code: str, **params: object) -> None:
+        super().__init__(code)
+        self.code = code
+        self.params = params
+
+
+@dataclass(frozen=True)
+class Upload:
+    name: str
+    data: bytes
+
+
+def _trusted(url: str, client: WebClient) -> bool:
+    host = urlsplit(url).hostname or ""
+    own = urlsplit(client.base_url).hostname or ""
+    return host == own or host == "slack.com" or host.endswith(".slack.com")
+
+
+def fetch(client: WebClient, file_id: str, max_bytes: int) -> Upload:
+    """The uploaded file's name and bytes; FetchError when it is too big, not Slack's, or refused."""
+    info = client.files_info(file=file_id)["file"]
+    name = str(info.get("name") or file_id)
+    if int(info.get("size") or 0) > max_bytes:
+        raise FetchError("too_large", name=name, limit_mib=round(max_bytes / 1024 / 1024, 1))
+    url = str(info.get("url_private_download") or info.get("url_private") or "")
+    if not url or not _trusted(url, client):
+        raise FetchError("not_slack", name=name)
+    chunks: list[bytes] = []
+    size = 0
+    with httpx.stream("GET", url, headers={"Authorization": f"Bearer {client.token}"}, timeout=30,
+                      follow_redirects=False) as response:
+        if response.status_code != 200:
+            raise FetchError("http", name=name, status=response.status_code)
+        if "text/html" in response.headers.get("content-type", ""):
+            raise FetchError("login_page", name=name)  # Slack answers a refused token with its sign-in page
+        for chunk in response.iter_bytes():
+            size += len(chunk)
+            if size > max_bytes:
+                raise FetchError("too_large", name=name, limit_mib=round(max_bytes / 1024 / 1024, 1))
+            chunks.append(chunk)
+    return Upload(name, b"".join(chunks))
+
+
+def post_chart(client: WebClient, *, channel: str, thread_ts: str, png: bytes, title: str) -> None:
+    client.files_upload_v2(channel=channel, thread_ts=thread_ts, content=png, filename="gpu-capture.png",
+                           title=title)

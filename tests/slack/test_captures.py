@@ -1,0 +1,120 @@
+"""A capture uploaded into a profile's thread, through the real app over signed HTTP, with the files
+served and received by the local fake Slack: figures, chart, and the measured answers pre-filled."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+from tests.cli_helpers import ROOT
+from tests.slack.test_conversation import button, question_posts, start, wait_question
+from tests.slack_harness import Harness, running_app
+
+SMI = (ROOT / "tests" / "data" / "captures" / "nvidia-smi-query.csv").read_bytes()
+DMON = (ROOT / "tests" / "data" / "captures" / "nvidia-smi-dmon.txt").read_bytes()
+
+
+def whole_run(minutes: int = 150) -> bytes:
+    """A probe capture holding a whole run: 2 quiet minutes, the run, 2 quiet minutes (one row a minute)."""
+    t0 = datetime(2026, 11, 30, 1, 0, tzinfo=UTC)
+    rows = ["timestamp,gpu,utilization_pct,memory_used_mib,memory_total_mib,power_w"]
+    for m in range(minutes + 4):
+        busy = 2 <= m < minutes + 2
+        at = (t0 + timedelta(minutes=m)).isoformat()
+        rows.append(f"{at},0,{95 if busy else 0},{40960 if busy else 500},81920,300")
+    return ("\n".join(rows) + "\n").encode()
+
+
+def upload(h: Harness, thread: str, file_id: str, name: str, data: bytes, *, user: str = "U1", n: int = 1) -> None:
+    h.fake.files[file_id] = (name, data)
+    status, _ = h.send.event({"type": "message", "subtype": "file_share", "channel": "C1", "user": user,
+                              "text": "", "ts": f"1700000100.{n:06d}", "thread_ts": thread,
+                              "files": [{"id": file_id, "name": name}]}, event_id=f"EvUp{n}")
+    assert status == 200
+
+
+def thread_texts(h: Harness, thread: str) -> list[str]:
+    return [str(p.get("text")) for p in h.posts(thread_ts=thread)]
+
+
+def test_analyze_then_upload_answers_duration_and_memory_and_posts_the_chart(tmp_path: Path) -> None:
+    with running_app(tmp_path) as h:
+        status, _ = h.send.command("analyze", response_url=h.fake.response_url())
+        assert status == 200
+        root = h.wait_posts(1)[0]
+        thread = root["_ts"]
+        h.fake.wait_for(lambda: any("Upload a capture" in t for t in thread_texts(h, thread)))
+        kind = h.fake.wait_for(lambda: question_posts(h, thread, kind=True))[0]
+        upload(h, thread, "F1", "capture.csv", whole_run())
+        summary = h.fake.wait_for(lambda: [t for t in thread_texts(h, thread) if t.startswith("Capture")])[0]
+        assert "GPU 0: utilisation mean" in summary and "Continuity: high. Memory tight: no." in summary
+        assert "`dur=2.5h`, `mem=40/80`" in summary
+        (download,) = h.fake.of("download")
+        assert download["_auth"] == "Bearer xoxb-test-token" and download["_path"].endswith("/capture.csv")
+        done = h.fake.wait_for(lambda: h.fake.of("files.completeUploadExternal"))[0]
+        assert done["channel_id"] == "C1" and done["thread_ts"] == thread
+        (png,) = h.fake.uploads.values()
+        assert png[:8] == b"\x89PNG\r\n\x1a\n" and len(png) > 10_000
+        assert h.send.click(kind, button(kind, "Skip"))[0] == 200  # the kind of work: then question 3 comes
+        third = wait_question(h, thread, 1)
+        assert "Question 3/5" in str(third["blocks"])
+        convo = h.deps.store.by_thread("T1", "C1", thread)
+        assert convo is not None and convo.answers["duration"] == "2.5h" and convo.answers["memory"] == "40/80"
+
+
+def test_an_upload_at_the_open_question_answers_it_and_keeps_what_was_answered(tmp_path: Path) -> None:
+    with running_app(tmp_path) as h:
+        thread = start(h)["_ts"]
+        first = wait_question(h, thread, 1)
+        assert h.send.click(first, button(first, "Over 8 h"))[0] == 200
+        wait_question(h, thread, 2)  # the memory question is open
+        upload(h, thread, "F2", "smi.csv", SMI)
+        third = wait_question(h, thread, 3)
+        assert "Question 3/5" in str(third["blocks"])
+        said = "\n".join(thread_texts(h, thread))
+        assert "`mem=74/80`" in said and "does not measure the whole run" in said
+        answered = [u for u in h.fake.of("chat.update") if "74/80" in str(u.get("blocks"))]
+        assert answered, "the memory question's message is marked answered"
+        convo = h.deps.store.by_thread("T1", "C1", thread)
+        assert convo is not None and convo.answers["duration"] == ">8h" and convo.answers["memory"] == "74/80"
+        upload(h, thread, "F3", "again.csv", whole_run(), n=2)  # both are answered now: kept, and said so
+        h.fake.wait_for(lambda: any("Your answers stay as they are" in t for t in thread_texts(h, thread)))
+        h.fake.wait_for(lambda: len(h.fake.of("files.completeUploadExternal")) == 2)
+        convo = h.deps.store.by_thread("T1", "C1", thread)
+        assert convo is not None and convo.answers["duration"] == ">8h"
+
+
+def test_files_that_cannot_be_used_are_explained_in_the_users_language(tmp_path: Path) -> None:
+    with running_app(tmp_path) as h:
+        h.fake.locales["U7"] = "zh-CN"
+        thread = start(h, user="U7", skip_kind=False)["_ts"]
+        upload(h, thread, "F4", "notes.txt", b"a,b\n1,2\n", user="U7")
+        said = h.fake.wait_for(lambda: [t for t in thread_texts(h, thread) if "无法读取" in t])[0]
+        assert "`notes.txt`" in said and "第 1 行" in said and "无法识别的列" in said
+        upload(h, thread, "F5", "dmon.txt", DMON, user="U7", n=2)  # dmon without the GPU answered: no total
+        h.fake.wait_for(lambda: any("没有显存总量" in t for t in thread_texts(h, thread)))
+        h.fake.file_host = "files.example.com"  # a URL off Slack's hosts never gets the token
+        upload(h, thread, "F6", "c.csv", SMI, user="U7", n=3)
+        h.fake.wait_for(lambda: any("不在 Slack 中存储" in t for t in thread_texts(h, thread)))
+        assert len(h.fake.of("download")) == 2
+        convo = h.deps.store.by_thread("T1", "C1", thread)
+        assert convo is not None and "memory" not in convo.answers
+
+
+def test_a_file_too_large_is_not_downloaded(tmp_path: Path) -> None:
+    with running_app(tmp_path, capture_max_bytes=2048) as h:
+        thread = start(h)["_ts"]
+        upload(h, thread, "F7", "big.csv", whole_run(200))
+        h.fake.wait_for(lambda: any("larger than" in t for t in thread_texts(h, thread)))
+        assert h.fake.of("download") == []
+
+
+def test_uploads_by_others_and_outside_profiles_are_left_alone(tmp_path: Path) -> None:
+    with running_app(tmp_path) as h:
+        thread = start(h)["_ts"]
+        upload(h, thread, "F8", "c.csv", SMI, user="U2")
+        upload(h, "1699999999.000001", "F9", "c.csv", SMI, n=2)  # not a profile's thread
+        h.fake.wait_for(lambda: h.fake.of("chat.postEphemeral"))  # the starter is told someone else replied
+        assert h.fake.of("files.info") == [] and h.fake.of("download") == []
+
+
