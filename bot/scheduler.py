@@ -1,10 +1,16 @@
-"""The background scheduler of the serving process: one refresh job per price source (and, later, reminders)."""
+"""The background scheduler of the serving process: one refresh job per price source, and the shared jobs.
+
+Every replica runs APScheduler 3 with its own in-memory job store (APScheduler's job stores cannot be
+shared between processes). A job whose work is shared (digests, sample retention, pruning) runs
+through once(): each run first claims its time slot in the state database, and one replica wins. The
+price refreshes are not claimed: each replica refreshes its own local price cache."""
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
+from typing import TYPE_CHECKING
 
 from apscheduler.schedulers.background import BackgroundScheduler
 from apscheduler.triggers.interval import IntervalTrigger
@@ -13,7 +19,32 @@ from sqlite_utils import Database
 from pricing.refresh import RefreshResult, refresh
 from pricing.sources import Source
 
+if TYPE_CHECKING:
+    from bot.state import Store
+
 log = logging.getLogger(__name__)
+
+
+def slot_of(moment: datetime, every: timedelta) -> str:
+    """The start of the `every`-long slot `moment` falls in, as a sortable UTC text."""
+    step = every.total_seconds()
+    start = datetime.fromtimestamp(moment.timestamp() // step * step, UTC)
+    return start.isoformat(timespec="seconds")
+
+
+def once(store: Store, job: str, every: timedelta, work: Callable[[], object]) -> Callable[[], bool]:
+    """`work` run at most once per `every` across every replica sharing `store`: the run that claims the
+    slot does it, the others return at once. The wrapper returns whether this replica ran it."""
+
+    def run() -> bool:
+        slot = slot_of(store.now(), every)
+        if not store.claim_job(job, slot):
+            log.debug("%s: slot %s already run by another replica", job, slot)
+            return False
+        work()
+        return True
+
+    return run
 
 JOB_DEFAULTS = {
     "coalesce": True,  # runs missed while the process slept collapse into one

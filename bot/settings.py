@@ -73,6 +73,9 @@ class Settings(BaseSettings):
                                    "keep a request in the state database; past it Slack is told to try again")
     max_body_bytes: int = Field(default=1024 * 1024, ge=1024, le=64 * 1024 * 1024,
                                 description="a Slack request body above this is refused (413) before it is read")
+    replica_id: str = Field(default="", max_length=80,
+                            description="this process's name among replicas sharing one database (default: the "
+                            "host name); set one per process when several run on one host")
     capture_max_bytes: int = Field(default=10 * 1024 * 1024, ge=1024, le=512 * 1024 * 1024,
                                    description="a capture uploaded to Slack above this is not downloaded "
                                    "(a day of 1-second dmon samples of 8 GPUs is about 50 MB)")

@@ -9,7 +9,7 @@ import logging
 import signal
 import sys
 import threading
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Annotated
 
 import typer
@@ -96,8 +96,8 @@ def start_jobs(settings: Settings, deps: Deps, client: WebClient) -> BackgroundS
     """The scheduler of `serve`: price refreshes, redoing stalled work, the digests, sample retention and,
     when configured, the Prometheus pull. The digests may run in every process: their claim sends each once."""
     from bot.reminders.due import pull_prometheus, run_due
-    from bot.scheduler import build_scheduler
-    from bot.slack.inbox import redo_stalled
+    from bot.scheduler import build_scheduler, once
+    from bot.slack.inbox import KEPT, redo_stalled
     from bot.state.retention import compact
     from pricing import cache
 
@@ -105,19 +105,28 @@ def start_jobs(settings: Settings, deps: Deps, client: WebClient) -> BackgroundS
                                 on_refresh=lambda r: deps.metrics.refreshes.labels(r.source, "ok" if r.ok
                                                                                    else "failed").inc())
     every_minute = {"coalesce": True, "max_instances": 1}
+    minute, hour = timedelta(minutes=1), timedelta(hours=1)
+    store = deps.store
+    # each stalled item is claimed on its own (the replica that took it, or one taking over a dead one's)
     scheduler.add_job(redo_stalled, "interval", args=[deps, client], seconds=60, id="inbox:redo",
                       name="redo work that did not reach Slack", **every_minute)
     # every minute, and once at start-up: a digest missed while down goes out if its local day is not over
-    scheduler.add_job(run_due, "interval", args=[deps, client], seconds=60, id="reminders:due",
-                      name="send the daily digests that are due", next_run_time=datetime.now(UTC), **every_minute)
-    scheduler.add_job(lambda: compact(deps.store, deps.now(), raw_days=settings.samples_raw_days,
-                                      hourly_days=settings.samples_hourly_days),
+    scheduler.add_job(once(store, "reminders:due", minute, lambda: run_due(deps, client)), "interval", seconds=60,
+                      id="reminders:due", name="send the daily digests that are due",
+                      next_run_time=datetime.now(UTC), **every_minute)
+    scheduler.add_job(once(store, "samples:compact", hour,
+                           lambda: compact(store, deps.now(), raw_days=settings.samples_raw_days,
+                                           hourly_days=settings.samples_hourly_days)),
                       "interval", hours=1, id="samples:compact", name="fold old GPU samples into hourly maxima",
+                      **every_minute)
+    scheduler.add_job(once(store, "inbox:prune", timedelta(days=1), lambda: store.prune(KEPT)), "interval",
+                      hours=6, id="inbox:prune", name="forget finished requests and job claims older than a week",
                       **every_minute)
     if settings.prometheus_url:
         every = settings.prometheus_every_minutes
-        scheduler.add_job(pull_prometheus, "interval", args=[deps, settings.prometheus_url, every],
-                          minutes=every, id="samples:prometheus", name="pull DCGM samples from Prometheus",
+        scheduler.add_job(once(store, "samples:prometheus", timedelta(minutes=every),
+                               lambda: pull_prometheus(deps, settings.prometheus_url or "", every)),
+                          "interval", minutes=every, id="samples:prometheus", name="pull DCGM samples from Prometheus",
                           next_run_time=datetime.now(UTC), **every_minute)
     scheduler.start()
     return scheduler

@@ -70,7 +70,7 @@ def build_deps(settings: Settings, *, now: Callable[[], datetime] | None = None)
     for a bad policy, StoreUnavailable or CacheUnavailable for an unusable database."""
     policy = load_policy(settings.policy)
     clock = now or (lambda: datetime.now(UTC))
-    store = Store(settings.state_url(), now=clock)
+    store = Store(settings.state_url(), now=clock, replica=settings.replica_id or None)
     prices = PriceBook.open(settings, policy, http_client(settings), now=clock)
     return Deps(settings=settings, policy=policy, store=store, prices=prices, now=clock)
 

@@ -109,10 +109,13 @@ STALLED = timedelta(minutes=2)  # pending this long: its work failed to reach Sl
 
 
 def redo_stalled(deps: Deps, client: WebClient, min_age: timedelta = STALLED) -> int:
-    """Redo the work of requests left pending because Slack could not be reached; run every minute by
-    serve's scheduler. Returns how many were redone."""
+    """Redo the work of requests left pending because Slack could not be reached, or because the replica
+    that took them stopped; run every minute by serve's scheduler. Each item is claimed first, so with
+    several replicas one of them redoes it. Returns how many were redone."""
     redone = 0
     for key, kind, body in deps.store.pending(REPLAY_WINDOW, min_age):
+        if not deps.store.claim(key, STALLED):
+            continue  # another replica took it moments ago and is doing it
         route = route_for(kind, body)
         if route is None:
             deps.store.done(key)

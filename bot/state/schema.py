@@ -88,7 +88,17 @@ inbox = Table(
     Column("body", JSON, nullable=False),
     Column("received_at", UtcDateTime, nullable=False),
     Column("done_at", UtcDateTime),
+    Column("claimed_by", String(80)),  # the replica doing its work (the one that took it, or took it over)
+    Column("claimed_at", UtcDateTime),
     Index(None, "done_at", "received_at"),
+)
+
+job_runs = Table(  # one row per run of a scheduled job: every replica's scheduler ticks, one claims the slot
+    "job_runs", metadata,
+    Column("job", String(64), primary_key=True),
+    Column("slot", String(40), primary_key=True),  # the run's time slot (the interval it belongs to)
+    Column("claimed_by", String(80), nullable=False),
+    Column("claimed_at", UtcDateTime, nullable=False),
 )
 
 locales = Table(

@@ -12,6 +12,8 @@ transaction starts with BEGIN IMMEDIATE, so it never fails half-way on a lock an
 
 from __future__ import annotations
 
+import hashlib
+import socket
 import threading
 import uuid
 from collections.abc import Callable, Iterator
@@ -26,7 +28,7 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.exc import IntegrityError, OperationalError, SQLAlchemyError
 
 from bot.state import migrate
-from bot.state.schema import conversations, inbox, locales, recommendations
+from bot.state.schema import conversations, inbox, job_runs, locales, recommendations
 
 Clock = Callable[[], datetime]
 
@@ -105,8 +107,18 @@ def _sqlite_engine(url: str) -> Engine:
     return engine
 
 
+def driver_url(url: str) -> str:
+    """A plain postgresql:// (or postgres://) URL means psycopg 3, not SQLAlchemy's default psycopg2."""
+    for plain in ("postgresql://", "postgres://"):
+        if url.startswith(plain):
+            return "postgresql+psycopg://" + url.removeprefix(plain)
+    return url
+
+
 def make_engine(url: str) -> Engine:
-    return _sqlite_engine(url) if url.startswith("sqlite") else create_engine(url, pool_pre_ping=True)
+    if url.startswith("sqlite"):
+        return _sqlite_engine(url)
+    return create_engine(driver_url(url), pool_pre_ping=True, pool_size=8, max_overflow=24)
 
 
 def as_url(target: str | Path) -> str:
@@ -116,10 +128,13 @@ def as_url(target: str | Path) -> str:
 
 
 class Store:
-    def __init__(self, target: str | Path, *, now: Clock | None = None) -> None:
-        """`target`: a database URL (sqlite:///state.db, postgresql://...) or a SQLite file's path."""
+    def __init__(self, target: str | Path, *, now: Clock | None = None, replica: str | None = None) -> None:
+        """`target`: a database URL (sqlite:///state.db, postgresql://...) or a SQLite file's path.
+        `replica` names this process among the replicas sharing the database (default: the host name,
+        which stays the same across a restart, so a restarted replica takes its own work back at once)."""
         url = self.url = as_url(target)
         self.now = now or (lambda: datetime.now(UTC))
+        self.replica = replica or socket.gethostname()
         self._locks: dict[str, threading.Lock] = {}
         self._locks_guard = threading.Lock()
         self._write_lock = threading.Lock()
@@ -136,10 +151,25 @@ class Store:
     def close(self) -> None:
         self.engine.dispose()
 
-    def lock(self, convo_id: str) -> threading.Lock:
-        """An in-process lock per conversation, so two quick clicks cannot both take one question."""
+    @contextmanager
+    def lock(self, convo_id: str) -> Iterator[None]:
+        """One conversation's answers taken one at a time: an in-process lock, and on PostgreSQL an
+        advisory lock held for the block, so two replicas cannot both take one question either."""
         with self._locks_guard:
-            return self._locks.setdefault(convo_id, threading.Lock())
+            local = self._locks.setdefault(convo_id, threading.Lock())
+        with local:
+            if self.engine.dialect.name != "postgresql":
+                yield
+                return
+            key = int.from_bytes(hashlib.sha256(convo_id.encode()).digest()[:8], "big", signed=True)
+            with self.engine.connect() as conn:
+                conn.exec_driver_sql("SELECT pg_advisory_lock(%(k)s)", {"k": key})
+                conn.commit()
+                try:
+                    yield
+                finally:
+                    conn.exec_driver_sql("SELECT pg_advisory_unlock(%(k)s)", {"k": key})
+                    conn.commit()
 
     @contextmanager
     def writing(self, budget_s: float | None = None) -> Iterator[Connection]:
@@ -171,7 +201,9 @@ class Store:
         StoreBusy when the write is not had within `budget_s` (the acknowledgement cannot wait long)."""
         try:
             with self.writing(budget_s) as conn:
-                conn.execute(insert(inbox).values(key=key, kind=kind, body=body, received_at=self.now()))
+                stamp = self.now()
+                conn.execute(insert(inbox).values(key=key, kind=kind, body=body, received_at=stamp,
+                                                  claimed_by=self.replica, claimed_at=stamp))
         except IntegrityError:
             return False
         return True
@@ -181,11 +213,35 @@ class Store:
             conn.execute(update(inbox).where(inbox.c.key == key, inbox.c.done_at.is_(None))
                          .values(done_at=self.now()))
 
+    def claim(self, key: str, lease: timedelta) -> bool:
+        """Take an unfinished item's work: True when it is this replica's (it took it) or its taker's
+        claim is older than `lease` (that replica died, or could not reach Slack). One replica wins."""
+        now = self.now()
+        with self.writing() as conn:
+            result = conn.execute(
+                update(inbox).where(inbox.c.key == key, inbox.c.done_at.is_(None),
+                                    (inbox.c.claimed_by == self.replica) | inbox.c.claimed_at.is_(None)
+                                    | (inbox.c.claimed_at < now - lease))
+                .values(claimed_by=self.replica, claimed_at=now))
+            return result.rowcount == 1
+
+    def claim_job(self, job: str, slot: str) -> bool:
+        """Run `job` for time slot `slot` here? True for the one replica whose claim lands first."""
+        try:
+            with self.writing() as conn:
+                conn.execute(insert(job_runs).values(job=job, slot=slot, claimed_by=self.replica,
+                                                     claimed_at=self.now()))
+        except IntegrityError:
+            return False
+        return True
+
     def prune(self, older_than: timedelta) -> int:
-        """Forget finished inbox items older than `older_than` (they only guard against retries)."""
+        """Forget finished inbox items older than `older_than` (they only guard against retries), and the
+        claims of job runs as old."""
         with self.writing() as conn:
             result = conn.execute(delete(inbox).where(inbox.c.done_at.is_not(None),
                                                       inbox.c.received_at < self.now() - older_than))
+            conn.execute(delete(job_runs).where(job_runs.c.claimed_at < self.now() - older_than))
             return int(result.rowcount)
 
     def pending(self, max_age: timedelta, min_age: timedelta = timedelta(0)) -> list[tuple[str, str, dict[str, Any]]]:

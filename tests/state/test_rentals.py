@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 
 import pytest
 
@@ -17,8 +16,8 @@ FIELDS = {"gpu": "A100-80GB", "cards": 1, "share": None, "unit": "day", "price":
 
 
 @pytest.fixture
-def rentals(tmp_path: Path) -> Rentals:
-    return Rentals(Store(tmp_path / "state.db"))
+def rentals(db_target: str) -> Rentals:
+    return Rentals(Store(db_target))
 
 
 def test_a_token_finds_its_instance_until_it_is_released(rentals: Rentals) -> None:

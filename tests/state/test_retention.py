@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 
 from sqlalchemy import func, select
 
@@ -18,8 +17,8 @@ FIELDS = {"gpu": "A100-80GB", "cards": 1, "share": None, "unit": "day", "price":
           "channel": "C1", "owner": "U1", "project": None, "started_at": NOW - timedelta(days=30)}
 
 
-def test_old_samples_fold_into_hourly_maxima_once_and_recent_ones_stay(tmp_path: Path) -> None:
-    store = Store(tmp_path / "s.db")
+def test_old_samples_fold_into_hourly_maxima_once_and_recent_ones_stay(db_target: str) -> None:
+    store = Store(db_target)
     rentals = Rentals(store)
     inst, _ = rentals.track_instance("T1", "a", FIELDS)
     old_hour = datetime(2026, 11, 20, 3, tzinfo=UTC)

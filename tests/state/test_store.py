@@ -26,8 +26,8 @@ class Clock:
         return self.now
 
 
-def test_inbox_keeps_requests_until_done_and_refuses_a_repeat(tmp_path: Path) -> None:
-    store = Store(tmp_path / "s.db")
+def test_inbox_keeps_requests_until_done_and_refuses_a_repeat(db_target: str) -> None:
+    store = Store(db_target)
     assert store.enqueue("event:Ev1", "event", {"event_id": "Ev1"})
     assert not store.enqueue("event:Ev1", "event", {"event_id": "Ev1"})  # Slack's retry
     assert [k for k, _, _ in store.pending(timedelta(minutes=30))] == ["event:Ev1"]
@@ -35,9 +35,9 @@ def test_inbox_keeps_requests_until_done_and_refuses_a_repeat(tmp_path: Path) ->
     assert store.pending(timedelta(minutes=30)) == []
 
 
-def test_pending_ignores_work_older_than_the_window_and_prune_forgets_done_items(tmp_path: Path) -> None:
+def test_pending_ignores_work_older_than_the_window_and_prune_forgets_done_items(db_target: str) -> None:
     clock = Clock()
-    store = Store(tmp_path / "s.db", now=clock)
+    store = Store(db_target, now=clock)
     store.enqueue("old", "command", {})
     store.enqueue("old-done", "command", {})
     store.done("old-done")
@@ -48,17 +48,17 @@ def test_pending_ignores_work_older_than_the_window_and_prune_forgets_done_items
     assert not store.enqueue("old", "command", {})  # unfinished items are never pruned
 
 
-def test_conversation_survives_a_new_store_object(tmp_path: Path) -> None:
-    first = Store(tmp_path / "s.db")
+def test_conversation_survives_a_new_store_object(db_target: str) -> None:
+    first = Store(db_target)
     convo = first.create(team="T1", channel="C1", user="U1", lang="zh")
     convo.thread_ts, convo.answers = "1.2", {"duration": "10h"}
     first.save(convo)
-    again = Store(tmp_path / "s.db").by_thread("T1", "C1", "1.2")
+    again = Store(db_target).by_thread("T1", "C1", "1.2")
     assert again is not None and again.answers == {"duration": "10h"} and again.id == convo.id
 
 
-def test_concurrent_writers_all_land(tmp_path: Path) -> None:
-    store = Store(tmp_path / "s.db")
+def test_concurrent_writers_all_land(db_target: str) -> None:
+    store = Store(db_target)
 
     def write(n: int) -> None:
         for i in range(25):
@@ -111,11 +111,12 @@ def test_a_state_file_from_before_the_migrations_is_taken_over(tmp_path: Path) -
     assert store.get("c1").values["duration"]["hours"] == 10.0  # type: ignore[union-attr]
 
 
-def test_the_migrations_build_exactly_the_schema_the_code_queries(tmp_path: Path) -> None:
-    store = Store(tmp_path / "s.db")
+def test_the_migrations_build_exactly_the_schema_the_code_queries(db_target: str) -> None:
+    store = Store(db_target)
     with store.reading() as conn:
         differences = compare_metadata(MigrationContext.configure(conn), metadata)
         version = conn.exec_driver_sql("SELECT version_num FROM alembic_version").scalar()
+        # compare_metadata reads the connection's default schema: a test's own schema on PostgreSQL
     assert differences == []
     assert version == ScriptDirectory(str(Path(bot.state.__file__).parent / "migrations")).get_current_head()
 
@@ -144,12 +145,12 @@ for i in range(60):
 """
 
 
-def test_two_processes_writing_at_once_both_land(tmp_path: Path) -> None:
-    Store(tmp_path / "s.db")  # migrated once, as serve does at start-up
-    writers = [subprocess.Popen([sys.executable, "-c", WRITER, str(tmp_path / "s.db"), name], cwd=ROOT,
+def test_two_processes_writing_at_once_both_land(db_target: str) -> None:
+    Store(db_target)  # migrated once, as serve does at start-up
+    writers = [subprocess.Popen([sys.executable, "-c", WRITER, db_target, name], cwd=ROOT,
                                 stderr=subprocess.PIPE, text=True) for name in ("a", "b")]
     errors = [w.communicate(timeout=60)[1] for w in writers]
     assert [w.returncode for w in writers] == [0, 0], errors
-    store = Store(tmp_path / "s.db")
+    store = Store(db_target)
     with store.reading() as conn:
         assert conn.exec_driver_sql("SELECT count(*) FROM advisor_inbox WHERE done_at IS NOT NULL").scalar() == 120

@@ -1,0 +1,57 @@
+"""A PostgreSQL for tests: the server `.ci/run` starts (GPU_ADVISOR_TEST_POSTGRES_URL), one fresh schema
+per test. Without a reachable server the PostgreSQL tests skip with the reason, unless
+GPU_ADVISOR_TEST_POSTGRES=required (set by .ci/run), where they fail."""
+
+from __future__ import annotations
+
+import functools
+import os
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from urllib.parse import quote
+
+import pytest
+
+URL = os.environ.get("GPU_ADVISOR_TEST_POSTGRES_URL",
+                     "postgresql://gpu_advisor:gpu_advisor@127.0.0.1:5432/gpu_advisor_test")
+REQUIRED = os.environ.get("GPU_ADVISOR_TEST_POSTGRES") == "required"
+
+
+@functools.cache
+def unreachable() -> str | None:
+    """Why no PostgreSQL can be used, or None when it can."""
+    try:
+        import psycopg
+    except ImportError as exc:
+        return f"psycopg is not installed ({exc})"
+    try:
+        with psycopg.connect(URL, connect_timeout=3) as conn:
+            conn.execute("SELECT 1")
+    except psycopg.Error as exc:
+        return f"no PostgreSQL at {URL.split('@')[-1]} ({str(exc).strip().splitlines()[0]}); .ci/run starts one"
+    return None
+
+
+def need_postgres() -> None:
+    why = unreachable()
+    if why is not None:
+        if REQUIRED:
+            pytest.fail(f"GPU_ADVISOR_TEST_POSTGRES=required, but {why}")
+        pytest.skip(why)
+
+
+@contextmanager
+def fresh_schema() -> Iterator[str]:
+    """A database URL whose tables land in a new, empty schema, dropped afterwards."""
+    import psycopg
+
+    need_postgres()
+    schema = f"t_{uuid.uuid4().hex[:16]}"
+    with psycopg.connect(URL, autocommit=True) as conn:
+        conn.execute(f"CREATE SCHEMA {schema}")
+    try:
+        yield f"{URL}{'&' if '?' in URL else '?'}options={quote(f'-csearch_path={schema}')}"
+    finally:
+        with psycopg.connect(URL, autocommit=True) as conn:
+            conn.execute(f"DROP SCHEMA {schema} CASCADE")
