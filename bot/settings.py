@@ -76,6 +76,10 @@ class Settings(BaseSettings):
     replica_id: str = Field(default="", max_length=80,
                             description="this process's name among replicas sharing one database (default: the "
                             "host name); set one per process when several run on one host")
+    redo_after_s: float = Field(default=120, ge=1, le=1800,
+                                description="work acknowledged but not done this long is redone (Slack was "
+                                "unreachable, or the replica that took it stopped); checked every half of it, at "
+                                "most every minute")
     capture_max_bytes: int = Field(default=10 * 1024 * 1024, ge=1024, le=512 * 1024 * 1024,
                                    description="a capture uploaded to Slack above this is not downloaded "
                                    "(a day of 1-second dmon samples of 8 GPUs is about 50 MB)")

@@ -22,3 +22,10 @@ def db_target(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
         return
     with fresh_schema() as url:
         yield url
+
+
+@pytest.fixture
+def pg_url() -> Iterator[str]:
+    """A PostgreSQL URL whose tables land in a fresh schema (skips, or fails when required, without one)."""
+    with fresh_schema() as url:
+        yield url

@@ -108,7 +108,8 @@ def start_jobs(settings: Settings, deps: Deps, client: WebClient) -> BackgroundS
     minute, hour = timedelta(minutes=1), timedelta(hours=1)
     store = deps.store
     # each stalled item is claimed on its own (the replica that took it, or one taking over a dead one's)
-    scheduler.add_job(redo_stalled, "interval", args=[deps, client], seconds=60, id="inbox:redo",
+    redo_every = max(1.0, min(60.0, settings.redo_after_s / 2))
+    scheduler.add_job(redo_stalled, "interval", args=[deps, client], seconds=redo_every, id="inbox:redo",
                       name="redo work that did not reach Slack", **every_minute)
     # every minute, and once at start-up: a digest missed while down goes out if its local day is not over
     scheduler.add_job(once(store, "reminders:due", minute, lambda: run_due(deps, client)), "interval", seconds=60,

@@ -105,16 +105,14 @@ def keep_in_inbox(deps: Deps) -> Callable[..., BoltResponse | None]:
     return middleware
 
 
-STALLED = timedelta(minutes=2)  # pending this long: its work failed to reach Slack (or the process died)
-
-
-def redo_stalled(deps: Deps, client: WebClient, min_age: timedelta = STALLED) -> int:
+def redo_stalled(deps: Deps, client: WebClient, min_age: timedelta | None = None) -> int:
     """Redo the work of requests left pending because Slack could not be reached, or because the replica
     that took them stopped; run every minute by serve's scheduler. Each item is claimed first, so with
     several replicas one of them redoes it. Returns how many were redone."""
+    stalled = timedelta(seconds=deps.settings.redo_after_s)  # pending this long: Slack failed, or its taker died
     redone = 0
-    for key, kind, body in deps.store.pending(REPLAY_WINDOW, min_age):
-        if not deps.store.claim(key, STALLED):
+    for key, kind, body in deps.store.pending(REPLAY_WINDOW, stalled if min_age is None else min_age):
+        if not deps.store.claim(key, stalled):
             continue  # another replica took it moments ago and is doing it
         route = route_for(kind, body)
         if route is None:

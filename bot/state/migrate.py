@@ -10,7 +10,11 @@ from sqlalchemy import Connection
 
 
 def upgrade(connection: Connection) -> None:
-    """Run every migration not yet applied, on `connection`, inside its transaction."""
+    """Run every migration not yet applied, on `connection`, inside its transaction. On PostgreSQL the
+    transaction first takes an advisory lock, so of replicas starting together one migrates and the
+    others then find the schema current."""
+    if connection.dialect.name == "postgresql":  # replicas starting at once migrate one after another
+        connection.exec_driver_sql("SELECT pg_advisory_xact_lock(7243101)")
     config = Config()
     config.set_main_option("script_location", str(resources.files("bot.state").joinpath("migrations")))
     config.attributes["connection"] = connection

@@ -2,12 +2,8 @@
 
 from __future__ import annotations
 
-import os
-import signal
-import socket
 import subprocess
 import sys
-import time
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
@@ -22,43 +18,13 @@ from bot.state import Store
 from bot.state.schema import conversations
 from tests.cli_helpers import ROOT, run_cli
 from tests.fake_slack import FakeSlack, SlackSender, fake_slack
-from tests.slack_harness import SECRET
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-def bot_env(tmp_path: Path, fake: FakeSlack) -> dict[str, str]:
-    return {k: v for k, v in os.environ.items() if not k.startswith(("GPU_ADVISOR_", "SLACK_"))} | {
-        "SLACK_BOT_TOKEN": "xoxb-test-token", "SLACK_SIGNING_SECRET": SECRET, "SLACK_API_URL": fake.api_url,
-        "GPU_ADVISOR_DB": str(tmp_path / "bot.db"), "GPU_ADVISOR_AZURE_ENABLED": "false",
-        "GPU_ADVISOR_ECB_ENABLED": "false", "GPU_ADVISOR_LANG": "en"}
+from tests.processes import bot_env, free_port, serve_process
 
 
 @contextmanager
 def bot_process(tmp_path: Path, fake: FakeSlack) -> Iterator[SlackSender]:
-    port = free_port()
-    env = bot_env(tmp_path, fake)
-    proc = subprocess.Popen([sys.executable, "-m", "bot", "serve", "--host", "127.0.0.1", "--port", str(port),
-                             "--no-scheduler"], cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-    try:
-        deadline = time.monotonic() + 20
-        while True:
-            try:
-                with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=1):
-                    break
-            except OSError:
-                if proc.poll() is not None or time.monotonic() > deadline:
-                    raise AssertionError((proc.stdout.read() if proc.stdout else b"").decode()) from None
-                time.sleep(0.1)
-        yield SlackSender(f"http://127.0.0.1:{port}/slack/events", SECRET)
-    finally:
-        if proc.poll() is None:
-            proc.send_signal(signal.SIGKILL)  # as a crash would: no clean shutdown
-        proc.wait(timeout=10)
+    with serve_process(bot_env(tmp_path, fake)) as (send, _):
+        yield send
 
 
 def questions(fake: FakeSlack, thread: str) -> list[dict[str, object]]:

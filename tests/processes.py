@@ -1,0 +1,59 @@
+"""`gpu-advise serve` as a real process on a free port, for the restart and replica tests."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from tests.cli_helpers import ROOT
+from tests.fake_slack import FakeSlack, SlackSender
+from tests.slack_harness import SECRET
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def bot_env(tmp_path: Path, fake: FakeSlack) -> dict[str, str]:
+    return {k: v for k, v in os.environ.items() if not k.startswith(("GPU_ADVISOR_", "SLACK_"))} | {
+        "SLACK_BOT_TOKEN": "xoxb-test-token", "SLACK_SIGNING_SECRET": SECRET, "SLACK_API_URL": fake.api_url,
+        "GPU_ADVISOR_DB": str(tmp_path / "bot.db"), "GPU_ADVISOR_AZURE_ENABLED": "false",
+        "GPU_ADVISOR_ECB_ENABLED": "false", "GPU_ADVISOR_LANG": "en"}
+
+
+@contextmanager
+def serve_process(env: dict[str, str], *,
+                  scheduler: bool = False) -> Iterator[tuple[SlackSender, subprocess.Popen[bytes]]]:
+    """A serve process, ready (its /healthz answers); SIGKILLed on leaving, as a crash would, if still up."""
+    port = free_port()
+    args = [sys.executable, "-m", "bot", "serve", "--host", "127.0.0.1", "--port", str(port)]
+    proc = subprocess.Popen(args + ([] if scheduler else ["--no-scheduler"]), cwd=ROOT, env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=1):
+                    break
+            except OSError:
+                if proc.poll() is not None or time.monotonic() > deadline:
+                    proc.kill()
+                    raise AssertionError((proc.stdout.read() if proc.stdout else b"").decode()) from None
+                time.sleep(0.1)
+        yield SlackSender(f"http://127.0.0.1:{port}/slack/events", SECRET), proc
+    finally:
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGKILL)
+        proc.wait(timeout=10)
+        if proc.stdout:
+            proc.stdout.close()
