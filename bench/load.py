@@ -1,4 +1,5 @@
-"""Load: N simulated users, each running a whole conversation at once, against one `serve` process.
+"""Load: N simulated users, each running a whole conversation at once, against one `serve` process, or
+against replicas sharing one PostgreSQL (requests spread over them as a load balancer would).
 
 Each user types /gpu-advise and answers every question in the thread as soon as it appears (skip
 the kind of work, then the five answers, then skip the optional ones), as Slack would send them:
@@ -6,6 +7,8 @@ signed requests over HTTP to 127.0.0.1. The fake Slack runs in this process and 
 bot posts. Every run is bounded in count and time and stops by itself.
 
     python bench/load.py [--users 10 25 50 100 200] [--timeout 120]
+    python bench/load.py --postgres postgresql://u:p@127.0.0.1/db [--users 50 100 200]
+        # side by side: one replica on SQLite, one on PostgreSQL, two on PostgreSQL
 
 Prints, for each N: acknowledgement p50, p99 and max, HTTP errors, and recommendations lost and
 duplicated (both must be 0); then the largest N whose p99 stayed under 300 ms.
@@ -21,9 +24,13 @@ import sys
 import tempfile
 import threading
 import time
+import uuid
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 ROOT = Path(__file__).parents[1]
 sys.path.insert(0, str(ROOT))
@@ -65,9 +72,10 @@ def _wait(predicate: Any, deadline: float) -> Any:
     return None
 
 
-def one_user(n: int, fake: FakeSlack, sender: SlackSender, acks: list[float], errors: list[str],
+def one_user(n: int, fake: FakeSlack, senders: list[SlackSender], acks: list[float], errors: list[str],
              deadline: float) -> None:
     user, channel = f"U{n}", f"C{n}"
+    sender = senders[n % len(senders)]
 
     def timed(call: Any) -> None:
         started = time.perf_counter()
@@ -91,7 +99,8 @@ def one_user(n: int, fake: FakeSlack, sender: SlackSender, acks: list[float], er
             return
         event = {"type": "message", "channel": channel, "user": user, "text": reply, "thread_ts": thread,
                  "ts": f"18{n:08d}.{step:06d}"}  # never a ts the fake Slack hands out
-        timed(lambda event=event, step=step: sender.event(event, event_id=f"Ev{n}-{step}"))
+        to = senders[(n + step) % len(senders)]  # each answer may reach another replica
+        timed(lambda event=event, step=step, to=to: to.event(event, event_id=f"Ev{n}-{step}"))
 
 
 def recommendations(fake: FakeSlack, users: int) -> tuple[int, int]:
@@ -103,31 +112,56 @@ def recommendations(fake: FakeSlack, users: int) -> tuple[int, int]:
     return sum(1 for c in counts.values() if c == 0), sum(max(0, c - 1) for c in counts.values())
 
 
-def run(users: int, timeout: float) -> dict[str, float]:
-    with tempfile.TemporaryDirectory() as tmp, fake_slack() as fake:
-        port = free_port()
-        env = {k: v for k, v in os.environ.items() if not k.startswith(("GPU_ADVISOR_", "SLACK_"))} | {
-            "SLACK_BOT_TOKEN": "xoxb-bench", "SLACK_SIGNING_SECRET": SECRET, "SLACK_API_URL": fake.api_url,
-            "GPU_ADVISOR_DB": str(Path(tmp) / "load.db"), "GPU_ADVISOR_AZURE_ENABLED": "false",
-            "GPU_ADVISOR_ECB_ENABLED": "false", "GPU_ADVISOR_LANG": "en", "GPU_ADVISOR_LOG_LEVEL": "WARNING"}
-        proc = subprocess.Popen([sys.executable, "-m", "bot", "serve", "--host", "127.0.0.1", "--port", str(port),
-                                 "--no-scheduler"], cwd=ROOT, env=env, stdout=subprocess.DEVNULL,
-                                stderr=subprocess.DEVNULL)
+@contextmanager
+def database(postgres: str | None) -> Iterator[str | None]:
+    """None (each replica's default SQLite file), or a fresh PostgreSQL schema's URL, dropped afterwards."""
+    if postgres is None:
+        yield None
+        return
+    import psycopg
+
+    schema = f"bench_{uuid.uuid4().hex[:12]}"
+    with psycopg.connect(postgres, autocommit=True) as conn:
+        conn.execute(f"CREATE SCHEMA {schema}")
+    try:
+        yield f"{postgres}{'&' if '?' in postgres else '?'}options={quote(f'-csearch_path={schema}')}"
+    finally:
+        with psycopg.connect(postgres, autocommit=True) as conn:
+            conn.execute(f"DROP SCHEMA {schema} CASCADE")
+
+
+def run(users: int, timeout: float, replicas: int = 1, postgres: str | None = None) -> dict[str, float]:
+    with tempfile.TemporaryDirectory() as tmp, fake_slack() as fake, database(postgres) as url:
+        procs, ports = [], []
+        for r in range(replicas):
+            port = free_port()
+            env = {k: v for k, v in os.environ.items() if not k.startswith(("GPU_ADVISOR_", "SLACK_"))} | {
+                "SLACK_BOT_TOKEN": "xoxb-bench", "SLACK_SIGNING_SECRET": SECRET, "SLACK_API_URL": fake.api_url,
+                "GPU_ADVISOR_DB": str(Path(tmp) / f"load{r}.db"), "GPU_ADVISOR_AZURE_ENABLED": "false",
+                "GPU_ADVISOR_ECB_ENABLED": "false", "GPU_ADVISOR_LANG": "en", "GPU_ADVISOR_LOG_LEVEL": "WARNING",
+                "GPU_ADVISOR_REPLICA_ID": f"r{r}"} | ({"GPU_ADVISOR_DATABASE_URL": url} if url else {})
+            procs.append(subprocess.Popen([sys.executable, "-m", "bot", "serve", "--host", "127.0.0.1", "--port",
+                                           str(port), "--no-scheduler"], cwd=ROOT, env=env,
+                                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+            ports.append(port)
         try:
-            wait_healthy(port)
-            sender = SlackSender(f"http://127.0.0.1:{port}{EVENTS_PATH}", SECRET)
+            for port in ports:
+                wait_healthy(port)
+            senders = [SlackSender(f"http://127.0.0.1:{port}{EVENTS_PATH}", SECRET) for port in ports]
             acks: list[float] = []
             errors: list[str] = []
             deadline = time.monotonic() + timeout
             began = time.monotonic()
             with ThreadPoolExecutor(users) as pool:
-                list(pool.map(lambda n: one_user(n, fake, sender, acks, errors, deadline), range(users)))
+                list(pool.map(lambda n: one_user(n, fake, senders, acks, errors, deadline), range(users)))
             took = time.monotonic() - began
             _wait(lambda: recommendations(fake, users)[0] == 0, min(deadline, time.monotonic() + 10))
             lost, duplicated = recommendations(fake, users)
         finally:
-            proc.terminate()
-            proc.wait(timeout=10)
+            for proc in procs:
+                proc.terminate()
+            for proc in procs:
+                proc.wait(timeout=10)
     ordered = sorted(acks) or [0.0]
     return {"p50": statistics.median(ordered) * 1000, "p99": ordered[max(0, int(len(ordered) * 0.99) - 1)] * 1000,
             "max": ordered[-1] * 1000, "errors": len(errors), "lost": lost, "duplicated": duplicated,
@@ -138,17 +172,24 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--users", type=int, nargs="+", default=[10, 25, 50, 100, 200])
     parser.add_argument("--timeout", type=float, default=120, help="seconds a run may take at most")
+    parser.add_argument("--postgres", help="a PostgreSQL URL: compare one replica on SQLite (the baseline) with "
+                                           "one and two replicas on PostgreSQL")
     args = parser.parse_args()
     threading.stack_size(512 * 1024)
-    print(f"{'users':>6}{'p50 ms':>9}{'p99 ms':>9}{'max ms':>9}{'errors':>8}{'lost':>6}{'dup':>5}{'seconds':>9}")
-    held = 0
-    for users in args.users:
-        r = run(users, args.timeout)
-        print(f"{users:>6}{r['p50']:>9.1f}{r['p99']:>9.1f}{r['max']:>9.1f}{r['errors']:>8.0f}{r['lost']:>6.0f}"
-              f"{r['duplicated']:>5.0f}{r['seconds']:>9.1f}", flush=True)
-        if r["p99"] < P99_LIMIT_MS and not (r["errors"] or r["lost"] or r["duplicated"]):
-            held = users
-    print(f"largest N with p99 under {P99_LIMIT_MS:.0f} ms and nothing lost or duplicated: {held}")
+    setups = [("1 x SQLite", 1, None)]
+    if args.postgres:
+        setups += [("1 x PostgreSQL", 1, args.postgres), ("2 x PostgreSQL", 2, args.postgres)]
+    print(f"{'setup':<16}{'users':>6}{'p50 ms':>9}{'p99 ms':>9}{'max ms':>9}{'errors':>8}{'lost':>6}{'dup':>5}"
+          f"{'seconds':>9}")
+    for name, replicas, postgres in setups:
+        held = 0
+        for users in args.users:
+            r = run(users, args.timeout, replicas, postgres)
+            print(f"{name:<16}{users:>6}{r['p50']:>9.1f}{r['p99']:>9.1f}{r['max']:>9.1f}{r['errors']:>8.0f}"
+                  f"{r['lost']:>6.0f}{r['duplicated']:>5.0f}{r['seconds']:>9.1f}", flush=True)
+            if r["p99"] < P99_LIMIT_MS and not (r["errors"] or r["lost"] or r["duplicated"]):
+                held = users
+        print(f"{name}: largest N with p99 under {P99_LIMIT_MS:.0f} ms and nothing lost or duplicated: {held}")
 
 
 if __name__ == "__main__":

@@ -118,6 +118,19 @@ class Settings(BaseSettings):
     slack_app_token: SecretStr | None = Field(
         default=None, validation_alias=AliasChoices("SLACK_APP_TOKEN", "GPU_ADVISOR_SLACK_APP_TOKEN"),
         description="an App-Level Token (xapp-...): Socket Mode")
+    slack_client_id: str | None = Field(
+        default=None, validation_alias=AliasChoices("SLACK_CLIENT_ID", "GPU_ADVISOR_SLACK_CLIENT_ID"),
+        description="OAuth: the app's Client ID; with SLACK_CLIENT_SECRET (and no SLACK_BOT_TOKEN) the app installs "
+        "into many workspaces at /slack/install")
+    slack_client_secret: SecretStr | None = Field(
+        default=None, validation_alias=AliasChoices("SLACK_CLIENT_SECRET", "GPU_ADVISOR_SLACK_CLIENT_SECRET"),
+        description="OAuth: the app's Client Secret")
+    slack_redirect_uri: str | None = Field(
+        default=None, validation_alias=AliasChoices("SLACK_REDIRECT_URI", "GPU_ADVISOR_SLACK_REDIRECT_URI"),
+        description="OAuth: the redirect URL (https://YOUR-HOST/slack/oauth_redirect) when the app lists several")
+    encryption_key: SecretStr | None = Field(
+        default=None, description="OAuth: the Fernet key that encrypts installations' tokens at rest (make one with "
+        "`python -c \"from cryptography.fernet import Fernet; print(Fernet.generate_key().decode())\"`)")
     slack_api_url: str = Field(
         default="https://slack.com/api/", validation_alias=AliasChoices("SLACK_API_URL", "GPU_ADVISOR_SLACK_API_URL"),
         description="the Slack Web API base URL of every client the app makes")
@@ -159,6 +172,10 @@ class Settings(BaseSettings):
 
     def state_db_path(self) -> Path:
         return self.state_db or self.db.with_name(f"{self.db.stem}.state{self.db.suffix or '.db'}")
+
+    def oauth(self) -> bool:
+        """Installed through OAuth into many workspaces: a client ID and secret, and no single bot token."""
+        return bool(self.slack_client_id and self.slack_client_secret and not self.slack_bot_token)
 
     def state_url(self) -> str:
         """The bot's state database: GPU_ADVISOR_DATABASE_URL, else the SQLite file."""

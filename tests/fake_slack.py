@@ -85,7 +85,15 @@ class FakeSlack:
         if method == "auth.test" and self.auth_error:
             return 200, {}, {"ok": False, "error": self.auth_error}
         if method == "auth.test":
-            return 200, {}, {"ok": True, "user_id": "UBOT", "bot_id": "BBOT", "team_id": "T1", "user": "gpu-advisor"}
+            team = self._team_of_token(str(args.get("token") or args.get("_auth", "")))
+            return 200, {}, {"ok": True, "user_id": "UBOT", "bot_id": f"B{team}", "team_id": team,
+                             "user": "gpu-advisor"}
+        if method == "oauth.v2.access":  # code "code-T2" installs workspace T2 with the bot token xoxb-T2-...
+            team = str(args.get("code", "")).removeprefix("code-")
+            return 200, {}, {"ok": True, "app_id": "A1", "authed_user": {"id": "U1"}, "token_type": "bot",
+                             "scope": "commands,chat:write", "access_token": f"xoxb-{team}-bot-token",
+                             "bot_user_id": "UBOT", "team": {"id": team, "name": f"Team {team}"},
+                             "enterprise": None, "is_enterprise_install": False}
         if method in ("chat.postMessage", "chat.postEphemeral") and channel in self.refuse_channels:
             return 200, {}, {"ok": False, "error": self.refuse_channels[channel]}
         if method == "chat.postMessage":
@@ -115,6 +123,12 @@ class FakeSlack:
             return 200, {}, {"ok": True, "channel": {"id": "D" + str(args.get("users", "")).split(",")[0]}}
         return 200, {}, {"ok": False, "error": "unknown_method"}
 
+
+    @staticmethod
+    def _team_of_token(token: str) -> str:
+        """xoxb-T2-... belongs to workspace T2 (OAuth installs); any other bot token to T1."""
+        parts = token.removeprefix("Bearer ").split("-")
+        return parts[1] if len(parts) > 2 and parts[0] == "xoxb" and parts[1].startswith("T") else "T1"
 
     def _file_info(self, file_id: str) -> tuple[int, dict[str, str], dict[str, Any]]:
         if file_id not in self.files:
@@ -223,8 +237,8 @@ class SlackSender:
             return exc.code, exc.read().decode()
 
     def command(self, text: str, *, user: str = "U1", channel: str = "C1", response_url: str = "",
-                trigger_id: str = "111.222.abc", **kwargs: Any) -> tuple[int, str]:
-        form = {"token": "legacy", "team_id": "T1", "team_domain": "acme", "channel_id": channel,
+                trigger_id: str = "111.222.abc", team: str = "T1", **kwargs: Any) -> tuple[int, str]:
+        form = {"token": "legacy", "team_id": team, "team_domain": "acme", "channel_id": channel,
                 "channel_name": "gpu", "user_id": user, "user_name": user.lower(), "command": "/gpu-advise",
                 "text": text, "api_app_id": "A1", "response_url": response_url, "trigger_id": trigger_id}
         return self.post(urlencode(form).encode(), "application/x-www-form-urlencoded", **kwargs)
@@ -233,10 +247,10 @@ class SlackSender:
         body = urlencode({"payload": json.dumps(payload)}).encode()
         return self.post(body, "application/x-www-form-urlencoded", **kwargs)
 
-    def event(self, event: dict[str, Any], event_id: str, **kwargs: Any) -> tuple[int, str]:
-        envelope = {"token": "legacy", "team_id": "T1", "api_app_id": "A1", "event": event, "type": "event_callback",
+    def event(self, event: dict[str, Any], event_id: str, team: str = "T1", **kwargs: Any) -> tuple[int, str]:
+        envelope = {"token": "legacy", "team_id": team, "api_app_id": "A1", "event": event, "type": "event_callback",
                     "event_id": event_id, "event_time": int(time.time()),
-                    "authorizations": [{"team_id": "T1", "user_id": "UBOT", "is_bot": True}]}
+                    "authorizations": [{"team_id": team, "user_id": "UBOT", "is_bot": True}]}
         return self.post(json.dumps(envelope).encode(), "application/json", **kwargs)
 
     def click(self, message: dict[str, Any], action_id: str, *, user: str = "U1", response_url: str = "",

@@ -26,6 +26,7 @@ from slack_bolt.adapter.wsgi import SlackRequestHandler
 from bot.api import heartbeat
 from bot.api.health import health
 from bot.slack.deps import Deps
+from bot.slack.installs import INSTALL_PATH, REDIRECT_PATH
 from bot.slack.verify import check, too_large
 from bot.state import StoreBusy, StoreUnavailable
 from bot.state.rentals import Rentals
@@ -121,6 +122,8 @@ def wsgi_app(app: App, deps: Deps, scheduler_running: Callable[[], bool] | None 
             return slack_events(environ, start_response)
         if path == heartbeat.PATH and environ.get("REQUEST_METHOD") == "POST":
             return agent_heartbeat(environ, start_response)
+        if path in (INSTALL_PATH, REDIRECT_PATH) and app.oauth_flow is not None:
+            return handler(environ, start_response)  # OAuth installs: bolt's install page and redirect
         if path == "/healthz":
             status, report = health(deps, scheduler_running)
             return _reply(start_response, status, json.dumps(report).encode(), "application/json")

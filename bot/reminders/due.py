@@ -38,7 +38,12 @@ def run_due(deps: Deps, client: WebClient) -> list[Outcome]:
                is None]
         if not due:
             continue
-        outcomes += send_digests(rentals, sends, client, team=team, channels=due, now=deps.now,
+        try:
+            team_client = deps.client_of(team, client)
+        except LookupError:
+            log.info("no digest for workspace %s: the app is not installed there", team)
+            continue
+        outcomes += send_digests(rentals, sends, team_client, team=team, channels=due, now=deps.now,
                                  rules=deps.policy.idle, lang=deps.settings.lang,
                                  zone=_zones(plans), scheduled=True,
                                  all_clear=deps.settings.remind_all_clear, pace_s=deps.settings.remind_pace_s)

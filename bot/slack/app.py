@@ -42,7 +42,9 @@ def check_tokens(settings: Settings, lang: Lang | None = None) -> None:
     """MissingSlackSettings, saying what to set and where to find it (in `lang`), unless the tokens look usable."""
     missing = []
     token = settings.slack_bot_token.get_secret_value() if settings.slack_bot_token else ""
-    if not token:
+    if settings.oauth():
+        missing += _oauth_problems(settings)
+    elif not token:
         missing.append("bot_token_unset")
     elif not token.startswith("xoxb-"):
         missing.append("bot_token_not_xoxb")
@@ -55,6 +57,23 @@ def check_tokens(settings: Settings, lang: Lang | None = None) -> None:
         lang = lang or settings.lang
         problems = "; ".join(t(f"serve.missing.{code}", lang) for code in missing)
         raise MissingSlackSettings(t("serve.not_configured", lang, problems=problems))
+
+
+def _oauth_problems(settings: Settings) -> list[str]:
+    from bot.slack.installs import BadEncryptionKey, fernet
+
+    problems = []
+    if settings.slack_app_token:
+        problems.append("oauth_socket_mode")
+    key = settings.encryption_key.get_secret_value() if settings.encryption_key else ""
+    if not key:
+        problems.append("encryption_key_unset")
+    else:
+        try:
+            fernet(key)
+        except BadEncryptionKey:
+            problems.append("encryption_key_bad")
+    return problems
 
 
 def web_client(settings: Settings, metrics: Metrics | None = None) -> WebClient:
@@ -84,12 +103,20 @@ def create_app(deps: Deps, *, client: WebClient | None = None, lang: Lang | None
     check_tokens(settings, lang)
     client = client or web_client(settings, deps.metrics)
     secret = settings.slack_signing_secret.get_secret_value() if settings.slack_signing_secret else None
+    extra: dict[str, Any] = {}
+    if settings.oauth():  # many workspaces: each request's client carries its workspace's token
+        from bot.slack.installs import client_factory, oauth_settings
+
+        extra["oauth_settings"] = flow = oauth_settings(settings, deps.store.engine)
+        deps.client_for = client_factory(flow.installation_store, client)  # type: ignore[arg-type]
+        deps.forget_team = flow.installation_store.forget  # type: ignore[attr-defined]
     try:
         # The HTTP front door (bot/api/server.py, slack/verify.py) checks every signature before bolt sees
         # the request, without bolt's crash on a malformed timestamp; Socket Mode has no signatures.
         app = App(client=client, signing_secret=secret, logger=logging.getLogger("bot.slack"),
                   request_verification_enabled=False, process_before_response=True,
-                  listener_executor=ThreadPoolExecutor(max_workers=LAZY_WORKERS, thread_name_prefix="lazy"))
+                  listener_executor=ThreadPoolExecutor(max_workers=LAZY_WORKERS, thread_name_prefix="lazy"),
+                  **extra)
     except (BoltError, SlackApiError, URLError, OSError) as exc:
         reason = exc.response.get("error") if isinstance(exc, SlackApiError) else str(exc)
         raise SlackUnreachable(t("serve.slack_unreachable", lang or settings.lang, url=settings.slack_api_url,

@@ -6,6 +6,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
+from slack_sdk import WebClient
+
 from bot.metrics import Metrics
 from bot.price_book import PriceBook
 from bot.settings import Settings
@@ -21,6 +23,14 @@ class Deps:
     prices: PriceBook
     now: Callable[[], datetime]
     metrics: Metrics = field(default_factory=Metrics)
+    # OAuth installs: a workspace's client for work that starts outside a request (None: one bot token)
+    client_for: Callable[[str], WebClient] | None = None
+    forget_team: Callable[[str], None] | None = None  # uninstalled: drop the workspace's tokens
+
+    def client_of(self, team: str, default: WebClient) -> WebClient:
+        """The client to reach `team`'s workspace with: its own installation's, else `default`.
+        LookupError when the workspace has no installation any more."""
+        return self.client_for(team) if self.client_for is not None else default
 
     def refresh_gauges(self) -> None:
         """Set the gauges read at scrape time: each price source's age, the inbox backlog."""

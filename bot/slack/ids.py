@@ -7,7 +7,8 @@ from enum import StrEnum
 COMMAND = "/gpu-advise"
 
 # Events the app subscribes to (kept in step with manifest.yml by a test).
-EVENTS = ("app_home_opened", "message.channels", "message.groups", "message.im", "message.mpim")
+EVENTS = ("app_home_opened", "message.channels", "message.groups", "message.im", "message.mpim", "app_uninstalled",
+          "tokens_revoked")
 
 # Bot scopes the app uses, and why.
 SCOPES = {

@@ -115,11 +115,15 @@ def redo_stalled(deps: Deps, client: WebClient, min_age: timedelta | None = None
         if not deps.store.claim(key, stalled):
             continue  # another replica took it moments ago and is doing it
         route = route_for(kind, body)
+        try:
+            team_client = deps.client_of(team_of(body), client)
+        except LookupError:
+            route = None  # the workspace uninstalled the app since: nothing can be said there
         if route is None:
             deps.store.done(key)
             continue
         log.info("redoing %s: acknowledged, its work not done (a stop, or Slack unreachable)", key)
-        run(route.handler, deps, SlackRequest(body, client, key))
+        run(route.handler, deps, SlackRequest(body, team_client, key))
         redone += 1
     return redone
 

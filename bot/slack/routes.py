@@ -79,6 +79,8 @@ ROUTES: tuple[Route, ...] = (
           ack=views.check_form),
     Route(Kind.EVENT, "message", events.on_message, "a reply typed in a profile's thread"),
     Route(Kind.EVENT, "app_home_opened", events.on_home, "App Home opened: recent advice and price sources"),
+    Route(Kind.EVENT, "app_uninstalled", events.on_uninstalled, "the app was uninstalled: forget the tokens"),
+    Route(Kind.EVENT, "tokens_revoked", events.on_uninstalled, "the bot token was revoked: forget the tokens"),
 )
 
 

@@ -229,3 +229,19 @@ gpu_samples_hourly = Table(  # raw samples older than the retention, folded into
     Column("memory_total_mib", Float, nullable=False),
     Column("power_max_w", Float),
 )
+
+
+def slack_tables(target: MetaData | None = None) -> list[Table]:
+    """slack_sdk's tables for OAuth installs (slack_installations, slack_bots, slack_oauth_states), from its
+    own table builders, so its stores read exactly what the migrations made."""
+    from slack_sdk.oauth.installation_store.sqlalchemy import SQLAlchemyInstallationStore
+    from slack_sdk.oauth.state_store.sqlalchemy import SQLAlchemyOAuthStateStore
+
+    into = target if target is not None else MetaData()
+    store = SQLAlchemyInstallationStore
+    return [store.build_installations_table(into, store.default_installations_table_name),
+            store.build_bots_table(into, store.default_bots_table_name),
+            SQLAlchemyOAuthStateStore.build_oauth_states_table(into, SQLAlchemyOAuthStateStore.default_table_name)]
+
+
+slack_tables(metadata)

@@ -274,9 +274,14 @@ class Store:
         with self.writing() as conn:
             conn.execute(update(conversations).where(conversations.c.id == convo.id).values(**row))
 
-    def get(self, convo_id: str) -> Conversation | None:
+    def get(self, convo_id: str, team: str | None = None) -> Conversation | None:
+        """A conversation by id; with `team`, only if it belongs to that workspace (a request from one
+        workspace never reaches another's conversation)."""
+        query = select(conversations).where(conversations.c.id == convo_id)
+        if team is not None:
+            query = query.where(conversations.c.team == team)
         with self.reading() as conn:
-            row = conn.execute(select(conversations).where(conversations.c.id == convo_id)).first()
+            row = conn.execute(query).first()
         return Conversation.from_row(row) if row else None
 
     def by_thread(self, team: str, channel: str, thread_ts: str) -> Conversation | None:
@@ -309,8 +314,10 @@ class Store:
             conn.execute(insert(recommendations).values(team=team, user=user, choice=choice, summary=summary,
                                                         data=data, created_at=self.now()))
 
-    def recent_recommendations(self, user: str, limit: int = 5) -> list[dict[str, Any]]:
+    def recent_recommendations(self, team: str, user: str, limit: int = 5) -> list[dict[str, Any]]:
+        """The user's latest recommendations in this workspace (a Grid user's other workspaces stay apart)."""
         query = (select(recommendations.c.choice, recommendations.c.summary, recommendations.c.created_at)
-                 .where(recommendations.c.user == user).order_by(recommendations.c.id.desc()).limit(limit))
+                 .where(recommendations.c.team == team, recommendations.c.user == user)
+                 .order_by(recommendations.c.id.desc()).limit(limit))
         with self.reading() as conn:
             return [dict(r._mapping) for r in conn.execute(query)]

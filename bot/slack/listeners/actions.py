@@ -21,7 +21,7 @@ def on_answer(deps: Deps, request: SlackRequest) -> None:
     user = request.body["user"]["id"]
     value = _value(request)
     with deps.store.lock(value.c):
-        convo = deps.store.get(value.c)
+        convo = deps.store.get(value.c, request.team)
         if convo is None or not conversation.admit(deps, request.client, convo, request.channel or convo.channel,
                                                    user):
             return
@@ -30,7 +30,7 @@ def on_answer(deps: Deps, request: SlackRequest) -> None:
 
 def on_from_model(deps: Deps, request: SlackRequest) -> None:
     """Estimate from the model (question 2): say in the thread what to reply ("7B LoRA")."""
-    convo = deps.store.get(_value(request).c)
+    convo = deps.store.get(_value(request).c, request.team)
     if convo is None or not convo.thread_ts:
         return
     lang = Lang(convo.lang)
@@ -42,7 +42,7 @@ def on_from_model(deps: Deps, request: SlackRequest) -> None:
 
 def on_change(deps: Deps, request: SlackRequest) -> None:
     """Change an answer: the profile form, pre-filled with the answers given, opened for the presser."""
-    convo = deps.store.get(_value(request).c)
+    convo = deps.store.get(_value(request).c, request.team)
     if convo is None:
         return
     lang = Lang(convo.lang)

@@ -39,6 +39,16 @@ def on_message(deps: Deps, request: SlackRequest) -> None:
                                       request.inbox_key)
 
 
+def on_uninstalled(deps: Deps, request: SlackRequest) -> None:
+    """app_uninstalled, or tokens_revoked naming the bot's token: the workspace's stored tokens go (OAuth
+    installs; with one configured bot token there is nothing stored to forget)."""
+    event = request.event
+    if event.get("type") == "tokens_revoked" and not (event.get("tokens") or {}).get("bot"):
+        return  # only user tokens, which this app never asks for
+    if deps.forget_team is not None and request.team:
+        deps.forget_team(request.team)
+
+
 def on_home(deps: Deps, request: SlackRequest) -> None:
     """App Home: the user's recent recommendations, a New profile button, and the price sources' status."""
     event = request.event
@@ -46,5 +56,5 @@ def on_home(deps: Deps, request: SlackRequest) -> None:
         return
     user = event["user"]
     lang = lang_for(request.client, deps, user)
-    view = blocks.home(deps.store.recent_recommendations(user), deps.prices.status(), lang)
+    view = blocks.home(deps.store.recent_recommendations(request.team, user), deps.prices.status(), lang)
     request.client.views_publish(user_id=user, view=view)

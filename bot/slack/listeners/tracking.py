@@ -106,7 +106,7 @@ def _storage(deps: Deps, request: SlackRequest, rentals: Rentals, name: str, raw
 
 def on_rented(deps: Deps, request: SlackRequest) -> None:
     """I rented this (on a recommendation): the track form, pre-filled with the recommended GPU and size."""
-    convo = deps.store.get(ButtonValue.model_validate_json(request.action["value"]).c)
+    convo = deps.store.get(ButtonValue.model_validate_json(request.action["value"]).c, request.team)
     if convo is None:
         return
     decision = recommend(deps, convo).decision

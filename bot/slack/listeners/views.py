@@ -33,7 +33,7 @@ def on_form(deps: Deps, request: SlackRequest) -> None:
     if errors:
         return  # the acknowledgement already showed them
     user = request.body["user"]["id"]
-    convo = deps.store.get(meta.c) if meta.c else None
+    convo = deps.store.get(meta.c, request.team) if meta.c else None
     if convo is None:
         convo = deps.store.create(team=request.team, channel=meta.ch or user, user=user, lang=meta.lang)
     conversation.set_answers(convo, answers, values)

@@ -1,0 +1,112 @@
+"""Installing into many workspaces: slack_sdk's SQLAlchemy installation and OAuth state stores in the
+bot's state database, with every token encrypted at rest (Fernet, GPU_ADVISOR_ENCRYPTION_KEY), and a
+Web API client per workspace for work that starts outside a request (digests, redone work).
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+from cryptography.fernet import Fernet, InvalidToken
+from slack_bolt.oauth.oauth_settings import OAuthSettings
+from slack_sdk import WebClient
+from slack_sdk.oauth.installation_store import Bot, Installation
+from slack_sdk.oauth.installation_store.sqlalchemy import SQLAlchemyInstallationStore
+from slack_sdk.oauth.state_store.sqlalchemy import SQLAlchemyOAuthStateStore
+from sqlalchemy import Engine
+
+from bot.settings import Settings
+from bot.slack.ids import SCOPES
+
+TOKENS = ("bot_token", "bot_refresh_token", "user_token", "user_refresh_token")
+MARK = "enc1:"  # an encrypted value, so a value is never encrypted twice
+INSTALL_PATH, REDIRECT_PATH = "/slack/install", "/slack/oauth_redirect"
+Entity = TypeVar("Entity", Bot, Installation)
+
+
+class BadEncryptionKey(ValueError):
+    """GPU_ADVISOR_ENCRYPTION_KEY is not a Fernet key."""
+
+
+def fernet(key: str) -> Fernet:
+    try:
+        return Fernet(key.encode())
+    except (ValueError, TypeError):
+        raise BadEncryptionKey("not a Fernet key (32 url-safe base64-encoded bytes)") from None
+
+
+class EncryptedInstallationStore(SQLAlchemyInstallationStore):
+    """slack_sdk's store; tokens go in encrypted and come out decrypted."""
+
+    def __init__(self, client_id: str, engine: Engine, box: Fernet) -> None:
+        super().__init__(client_id=client_id, engine=engine)
+        self.box = box
+
+    def _sealed(self, entity: Any) -> Any:
+        out = copy.copy(entity)
+        for name in TOKENS:
+            value = getattr(out, name, None)
+            if value and not str(value).startswith(MARK):
+                setattr(out, name, MARK + self.box.encrypt(str(value).encode()).decode())
+        return out
+
+    def _opened(self, entity: Entity | None) -> Entity | None:
+        if entity is None:
+            return None
+        for name in TOKENS:
+            value = getattr(entity, name, None)
+            if value and str(value).startswith(MARK):
+                try:
+                    setattr(entity, name, self.box.decrypt(str(value)[len(MARK):].encode()).decode())
+                except InvalidToken:
+                    raise BadEncryptionKey("the stored tokens were encrypted with another key") from None
+        return entity
+
+    def save(self, installation: Installation) -> None:
+        super().save(self._sealed(installation))
+
+    def save_bot(self, bot: Bot) -> None:
+        super().save_bot(self._sealed(bot))
+
+    def find_bot(self, *, enterprise_id: str | None, team_id: str | None,
+                 is_enterprise_install: bool | None = False) -> Bot | None:
+        return self._opened(super().find_bot(enterprise_id=enterprise_id, team_id=team_id,
+                                             is_enterprise_install=is_enterprise_install))
+
+    def find_installation(self, *, enterprise_id: str | None, team_id: str | None, user_id: str | None = None,
+                          is_enterprise_install: bool | None = False) -> Installation | None:
+        return self._opened(super().find_installation(enterprise_id=enterprise_id, team_id=team_id, user_id=user_id,
+                                                      is_enterprise_install=is_enterprise_install))
+
+    def forget(self, team_id: str) -> None:
+        """The workspace uninstalled the app or revoked its tokens: its installations and bots go."""
+        self.delete_installation(enterprise_id=None, team_id=team_id)
+        self.delete_bot(enterprise_id=None, team_id=team_id)
+
+
+def oauth_settings(settings: Settings, engine: Engine) -> OAuthSettings:
+    """The OAuth flow: the manifest's scopes, both stores in the state database."""
+    key = settings.encryption_key.get_secret_value() if settings.encryption_key else ""
+    client_id = settings.slack_client_id or ""
+    secret = settings.slack_client_secret.get_secret_value() if settings.slack_client_secret else ""
+    return OAuthSettings(client_id=client_id, client_secret=secret, scopes=sorted(SCOPES),
+                         redirect_uri=settings.slack_redirect_uri, install_path=INSTALL_PATH,
+                         redirect_uri_path=REDIRECT_PATH,
+                         installation_store=EncryptedInstallationStore(client_id, engine, fernet(key)),
+                         state_store=SQLAlchemyOAuthStateStore(expiration_seconds=600, engine=engine))
+
+
+def client_factory(store: EncryptedInstallationStore, template: WebClient) -> Callable[[str], WebClient]:
+    """A workspace's client (its bot token, the template's base URL and retries); LookupError when the
+    workspace has no installation (it uninstalled the app)."""
+
+    def client_for(team: str) -> WebClient:
+        bot = store.find_bot(enterprise_id=None, team_id=team)
+        if bot is None or not bot.bot_token:
+            raise LookupError(f"no installation for workspace {team}")
+        return WebClient(token=bot.bot_token, base_url=template.base_url, retry_handlers=template.retry_handlers,
+                         timeout=template.timeout)
+
+    return client_for

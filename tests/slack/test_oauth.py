@@ -1,0 +1,137 @@
+"""Installing into many workspaces through OAuth, against the local fake Slack (oauth.v2.access): tokens
+encrypted at rest, each workspace reached with its own token, nothing of one visible in the other, and
+an uninstall forgetting the tokens."""
+
+from __future__ import annotations
+
+import re
+import threading
+import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+from cryptography.fernet import Fernet
+from sqlalchemy import select
+
+from bot.api.server import build_server
+from bot.reminders.due import run_due
+from bot.settings import Settings
+from bot.slack.app import MissingSlackSettings, build_deps, check_tokens, create_app
+from bot.state.rentals import Rentals
+from bot.state.schema import metadata
+from rules.idle import Sample
+from tests.fake_slack import FakeSlack, SlackSender, fake_slack
+from tests.slack_harness import SECRET
+
+KEY = Fernet.generate_key().decode()
+
+
+def oauth_settings(tmp_path: Path, fake: FakeSlack, **extra: object) -> Settings:
+    values = {"db": tmp_path / "bot.db", "slack_signing_secret": SECRET, "slack_client_id": "111.222",
+              "slack_client_secret": "client-secret", "encryption_key": KEY, "slack_api_url": fake.api_url,
+              "azure_enabled": False, "ecb_enabled": False, "lang": "en", "remind_pace_s": 0} | extra
+    return Settings(**values)  # type: ignore[arg-type]
+
+
+@contextmanager
+def oauth_app(tmp_path: Path) -> Iterator[tuple[FakeSlack, SlackSender, str, object]]:
+    with fake_slack() as fake:
+        deps = build_deps(oauth_settings(tmp_path, fake))
+        app = create_app(deps)
+        server = build_server(app, deps, "127.0.0.1", 0)
+        thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+        thread.start()
+        base = f"http://127.0.0.1:{server.server_address[1]}"
+        try:
+            yield fake, SlackSender(f"{base}/slack/events", SECRET), base, (deps, app)
+        finally:
+            server.shutdown()
+            server.server_close()
+            deps.store.close()
+
+
+def install(base: str, team: str) -> str:
+    """Through the install page and Slack's redirect, as a browser would; returns the success page."""
+    with urllib.request.urlopen(f"{base}/slack/install", timeout=10) as page:
+        html = page.read().decode()
+        cookie = page.headers["Set-Cookie"].split(";")[0]
+    state = re.search(r"state=([\w-]+)", html)
+    assert state is not None and "slack.com/oauth/v2/authorize" in html, html
+    back = urllib.request.Request(f"{base}/slack/oauth_redirect?code=code-{team}&state={state.group(1)}",
+                                  headers={"Cookie": cookie})
+    with urllib.request.urlopen(back, timeout=10) as done:
+        return done.read().decode()
+
+
+def test_two_workspaces_install_and_neither_sees_the_other(tmp_path: Path) -> None:
+    with oauth_app(tmp_path) as (fake, send, base, (deps, app)):
+        for team in ("T1", "T2"):
+            install(base, team)
+        assert [c["code"] for c in fake.of("oauth.v2.access")] == ["code-T1", "code-T2"]
+        bots = metadata.tables["slack_bots"]
+        with deps.store.reading() as conn:  # type: ignore[attr-defined]
+            stored = conn.execute(select(bots.c.team_id, bots.c.bot_token)).all()
+        assert {row.team_id for row in stored} == {"T1", "T2"}
+        assert all(row.bot_token.startswith("enc1:") and "xoxb" not in row.bot_token for row in stored)
+
+        for team in ("T1", "T2"):  # each workspace's requests are answered with its own token
+            assert send.command("", team=team, user=f"U{team}", channel=f"C{team}",
+                                response_url=fake.response_url(team))[0] == 200
+        roots = fake.wait_for(lambda: len(r := [p for p in fake.of("chat.postMessage") if "thread_ts" not in p]) >= 2
+                              and r)
+        assert {(p["channel"], p["_auth"]) for p in roots} == {("CT1", "Bearer xoxb-T1-bot-token"),
+                                                              ("CT2", "Bearer xoxb-T2-bot-token")}
+        t1_thread = next(p["_ts"] for p in roots if p["channel"] == "CT1")
+        before = len(fake.of("chat.postMessage"))
+        # a T2 user replying into T1's thread (same channel and ts, another workspace): nothing happens
+        send.event({"type": "message", "channel": "CT1", "user": "UT1", "text": "skip", "ts": "1700000300.1",
+                    "thread_ts": t1_thread}, event_id="EvX1", team="T2")
+        fake.wait_for(lambda: deps.store.pending(timedelta(hours=1)) == [])  # type: ignore[attr-defined]
+        t1 = deps.store.by_thread("T1", "CT1", t1_thread)  # type: ignore[attr-defined]
+        assert t1 is not None and t1.answers == {} and deps.store.by_thread("T2", "CT1", t1_thread) is None  # type: ignore[attr-defined]
+        rentals = Rentals(deps.store)  # type: ignore[attr-defined]
+        now = datetime.now(UTC)
+        fields = {"gpu": "A100-80GB", "cards": 1, "share": None, "unit": "day", "price": 400.0, "currency": "CNY",
+                  "channel": "CT1", "owner": "UT1", "project": None, "started_at": now - timedelta(hours=3)}
+        inst, _ = rentals.track_instance("T1", "t1-box", fields)
+        quiet = [Sample(now - timedelta(minutes=m), 0, 0, 1200, 81920) for m in range(120, -1, -5)]
+        rentals.add_samples(inst.id, quiet, [None] * len(quiet))
+        send.command("list", team="T2", user="UT2", channel="CT2", response_url=fake.response_url("list2"))
+        listed = fake.wait_for(lambda: [c for c in fake.of("response_url") if c["_path"].endswith("list2")])[0]
+        assert "t1-box" not in str(listed)
+        run_due(deps, app.client)  # type: ignore[arg-type, attr-defined]
+        digests = [p for p in fake.of("chat.postMessage")[before:] if "t1-box" in str(p.get("blocks"))]
+        assert [(p["channel"], p["_auth"]) for p in digests] == [("CT1", "Bearer xoxb-T1-bot-token")]
+
+        status, _ = send.event({"type": "app_uninstalled"}, event_id="EvU2", team="T2")
+        assert status == 200
+        fake.wait_for(lambda: deps.client_for is not None and _gone(deps, "T2"))  # type: ignore[attr-defined]
+        with deps.store.reading() as conn:  # type: ignore[attr-defined]
+            assert {row.team_id for row in conn.execute(select(bots.c.team_id))} == {"T1"}
+        posted = len(fake.of("chat.postMessage"))
+        send.command("", team="T2", user="UT2", channel="CT2", response_url=fake.response_url("after"))
+        send.command("", team="T1", user="UT1", channel="CT1", response_url=fake.response_url("t1"))
+        fake.wait_for(lambda: len(fake.of("chat.postMessage")) > posted)
+        assert {p["channel"] for p in fake.of("chat.postMessage")[posted:]} == {"CT1"}
+
+
+def _gone(deps: object, team: str) -> bool:
+    try:
+        deps.client_for(team)  # type: ignore[attr-defined]
+    except LookupError:
+        return True
+    return False
+
+
+def test_oauth_mode_refuses_to_start_without_a_usable_encryption_key(tmp_path: Path) -> None:
+    with fake_slack() as fake:
+        for key, said in ((None, "GPU_ADVISOR_ENCRYPTION_KEY is not set"), ("short", "is not a Fernet key")):
+            with pytest.raises(MissingSlackSettings) as refused:
+                check_tokens(oauth_settings(tmp_path, fake, encryption_key=key))
+            assert said in str(refused.value) and "Fernet.generate_key()" in str(refused.value)
+        check_tokens(oauth_settings(tmp_path, fake))  # a key: ready
+        with pytest.raises(MissingSlackSettings, match="HTTP mode"):
+            check_tokens(oauth_settings(tmp_path, fake, slack_app_token="xapp-1"))
