@@ -31,7 +31,7 @@ def remind(
     settings = load_settings(lang=lang)
     if not now:
         raise fail(t("cli.remind_needs_now", settings.lang))
-    if settings.slack_bot_token is None:
+    if not settings.slack_bot_token and not (settings.oauth() and settings.encryption_key):
         raise fail(t("cli.remind_needs_token", settings.lang))
     from bot.reminders.send import Sends, send_digests
     from bot.slack.app import web_client
@@ -41,7 +41,15 @@ def remind(
     rentals = open_rentals(settings)
     workspace = workspace_of(settings, team)
     schedules = Schedules(rentals.store, settings.default_schedule())
-    outcomes = send_digests(rentals, Sends(rentals.store), web_client(settings), team=workspace, channels=channel,
+    client = web_client(settings)
+    if settings.oauth():  # installed into many workspaces: this workspace's own token
+        from bot.slack.installs import BadEncryptionKey, workspace_client
+
+        try:
+            client = workspace_client(settings, rentals.store.engine, workspace, client)
+        except (LookupError, BadEncryptionKey) as exc:
+            raise fail(t("cli.remind_not_installed", settings.lang, team=workspace, reason=str(exc))) from None
+    outcomes = send_digests(rentals, Sends(rentals.store), client, team=workspace, channels=channel,
                             now=lambda: datetime.now(UTC), rules=policy.idle,
                             lang=load_settings(terminal=False).lang,
                             zone=lambda ch: ZoneInfo(schedules.of(workspace, ch).zone), force=force,

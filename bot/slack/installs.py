@@ -98,6 +98,14 @@ def oauth_settings(settings: Settings, engine: Engine) -> OAuthSettings:
                          state_store=SQLAlchemyOAuthStateStore(expiration_seconds=600, engine=engine))
 
 
+def workspace_client(settings: Settings, engine: Engine, team: str, template: WebClient) -> WebClient:
+    """One workspace's client outside serve (`remind --now`): LookupError when it is not installed,
+    BadEncryptionKey when the key cannot read its token."""
+    key = settings.encryption_key.get_secret_value() if settings.encryption_key else ""
+    store = EncryptedInstallationStore(settings.slack_client_id or "", engine, fernet(key))
+    return client_factory(store, template)(team)
+
+
 def client_factory(store: EncryptedInstallationStore, template: WebClient) -> Callable[[str], WebClient]:
     """A workspace's client (its bot token, the template's base URL and retries); LookupError when the
     workspace has no installation (it uninstalled the app)."""

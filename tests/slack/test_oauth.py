@@ -23,6 +23,7 @@ from bot.slack.app import MissingSlackSettings, build_deps, check_tokens, create
 from bot.state.rentals import Rentals
 from bot.state.schema import metadata
 from rules.idle import Sample
+from tests.cli_helpers import run_cli
 from tests.fake_slack import FakeSlack, SlackSender, fake_slack
 from tests.slack_harness import SECRET
 
@@ -116,6 +117,15 @@ def test_two_workspaces_install_and_neither_sees_the_other(tmp_path: Path) -> No
         send.command("", team="T1", user="UT1", channel="CT1", response_url=fake.response_url("t1"))
         fake.wait_for(lambda: len(fake.of("chat.postMessage")) > posted)
         assert {p["channel"] for p in fake.of("chat.postMessage")[posted:]} == {"CT1"}
+
+        env = {"GPU_ADVISOR_DB": str(tmp_path / "bot.db"), "SLACK_CLIENT_ID": "111.222", "SLACK_CLIENT_SECRET": "s",
+               "GPU_ADVISOR_ENCRYPTION_KEY": KEY, "SLACK_API_URL": fake.api_url, "GPU_ADVISOR_REMIND_PACE_S": "0"}
+        gone = run_cli("remind", "--now", "--team", "T2", env=env | {"GPU_ADVISOR_LANG": "en"})
+        assert gone.returncode == 2 and "cannot send to workspace T2" in gone.stderr
+        before = len(fake.of("chat.postMessage"))
+        again = run_cli("remind", "--now", "--team", "T1", "--force", env=env)
+        assert again.returncode == 0, again.stderr
+        assert [p["_auth"] for p in fake.of("chat.postMessage")[before:]] == ["Bearer xoxb-T1-bot-token"]
 
 
 def _gone(deps: object, team: str) -> bool:
