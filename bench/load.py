@@ -24,13 +24,11 @@ import sys
 import tempfile
 import threading
 import time
-import uuid
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote
 
 ROOT = Path(__file__).parents[1]
 sys.path.insert(0, str(ROOT))
@@ -38,6 +36,7 @@ sys.path.insert(0, str(ROOT))
 from bench.ack_latency import free_port, wait_healthy  # noqa: E402
 from bot.api.server import EVENTS_PATH  # noqa: E402
 from tests.fake_slack import FakeSlack, SlackSender, fake_slack  # noqa: E402
+from tests.postgres import schema_in  # noqa: E402
 from tests.slack_harness import SECRET  # noqa: E402
 
 REPLIES = ["skip", "10h", "70/80", "no", "daily", "no", "skip", "skip", "skip"]
@@ -118,16 +117,8 @@ def database(postgres: str | None) -> Iterator[str | None]:
     if postgres is None:
         yield None
         return
-    import psycopg
-
-    schema = f"bench_{uuid.uuid4().hex[:12]}"
-    with psycopg.connect(postgres, autocommit=True) as conn:
-        conn.execute(f"CREATE SCHEMA {schema}")
-    try:
-        yield f"{postgres}{'&' if '?' in postgres else '?'}options={quote(f'-csearch_path={schema}')}"
-    finally:
-        with psycopg.connect(postgres, autocommit=True) as conn:
-            conn.execute(f"DROP SCHEMA {schema} CASCADE")
+    with schema_in(postgres, "bench") as url:
+        yield url
 
 
 def run(users: int, timeout: float, replicas: int = 1, postgres: str | None = None) -> dict[str, float]:

@@ -42,16 +42,23 @@ def need_postgres() -> None:
 
 
 @contextmanager
-def fresh_schema() -> Iterator[str]:
-    """A database URL whose tables land in a new, empty schema, dropped afterwards."""
+def schema_in(url: str, prefix: str = "t") -> Iterator[str]:
+    """`url` with its tables landing in a new, empty schema, dropped afterwards (tests and bench/load.py)."""
     import psycopg
 
-    need_postgres()
-    schema = f"t_{uuid.uuid4().hex[:16]}"
-    with psycopg.connect(URL, autocommit=True) as conn:
+    schema = f"{prefix}_{uuid.uuid4().hex[:16]}"
+    with psycopg.connect(url, autocommit=True) as conn:
         conn.execute(f"CREATE SCHEMA {schema}")
     try:
-        yield f"{URL}{'&' if '?' in URL else '?'}options={quote(f'-csearch_path={schema}')}"
+        yield f"{url}{'&' if '?' in url else '?'}options={quote(f'-csearch_path={schema}')}"
     finally:
-        with psycopg.connect(URL, autocommit=True) as conn:
+        with psycopg.connect(url, autocommit=True) as conn:
             conn.execute(f"DROP SCHEMA {schema} CASCADE")
+
+
+@contextmanager
+def fresh_schema() -> Iterator[str]:
+    """The test server's URL with a new, empty schema (skips, or fails when required, without a server)."""
+    need_postgres()
+    with schema_in(URL) as url:
+        yield url
