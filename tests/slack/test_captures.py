@@ -118,3 +118,18 @@ def test_uploads_by_others_and_outside_profiles_are_left_alone(tmp_path: Path) -
         assert h.fake.of("files.info") == [] and h.fake.of("download") == []
 
 
+
+
+def test_a_service_takes_only_the_memory_from_a_capture(tmp_path: Path) -> None:
+    with running_app(tmp_path) as h:
+        thread = start(h, skip_kind=False)["_ts"]
+        h.fake.wait_for(lambda: question_posts(h, thread, kind=True))
+        h.send.event({"type": "message", "channel": "C1", "user": "U1", "text": "inference", "ts": "1700000100.9",
+                      "thread_ts": thread}, event_id="EvKind")
+        h.fake.wait_for(lambda: any("QPS" in t for t in thread_texts(h, thread)))
+        upload(h, thread, "F10", "serving.csv", whole_run())
+        said = h.fake.wait_for(lambda: [t for t in thread_texts(h, thread) if t.startswith("Capture")])[0]
+        assert "`mem=40/80`" in said and "dur=" not in said and "whole run" not in said
+        convo = h.deps.store.by_thread("T1", "C1", thread)
+        assert convo is not None and convo.answers.get("memory") == "40/80" and "duration" not in convo.answers
+        h.fake.wait_for(lambda: h.fake.of("files.completeUploadExternal"))

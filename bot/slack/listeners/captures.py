@@ -20,6 +20,7 @@ from bot.text.capture import figure_lines
 from bot.text.errors import capture_error_text
 from rules.capture import Reading, figures, implied_answers, per_gpu
 from rules.gpus import gpu_model
+from rules.questions import steps
 
 
 def _say(request: SlackRequest, convo: Conversation, text: str) -> None:
@@ -68,13 +69,14 @@ def on_upload(deps: Deps, request: SlackRequest, convo: Conversation, files: lis
         return
     tight = deps.policy.two_of_four.memory_tight_fraction
     overall = figures(readings, deps.policy.capture, tight)
-    measured = implied_answers(readings, overall, deps.policy.capture, tight)
+    asked = {step.ask.key for step in steps(conversation.parsed(convo))}  # a service is not asked its run length
+    measured = {k: v for k, v in implied_answers(readings, overall, deps.policy.capture, tight).items() if k in asked}
     lines = [t("slack.capture_title", lang, name=files[0].get("name") or "", samples=overall.samples,
                minutes=round(overall.duration_s / 60, 1)),
              *figure_lines(per_gpu(readings, deps.policy.capture, tight), overall, lang),
              t("slack.capture_verdict", lang, continuity=t(f"word.continuity_{overall.continuity}", lang),
                tight=t("cli.yes" if overall.memory_tight else "cli.no", lang))]
-    if "duration" not in measured:
+    if "duration" in asked and "duration" not in measured:
         lines.append(t("capture.no_run", lang))
     open_step = conversation.current(convo) if convo.status == "active" else None
     filled = conversation.prefill(convo, measured) if convo.status == "active" else {}
