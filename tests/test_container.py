@@ -48,6 +48,7 @@ def test_compose_runs_two_replicas_on_one_postgres_behind_the_proxy() -> None:
     assert {b["environment"]["GPU_ADVISOR_REPLICA_ID"] for b in bots} == {"bot-1", "bot-2"}
     assert len({b["volumes"][0] for b in bots}) == 2  # each its own price cache
     assert all(b["depends_on"]["postgres"]["condition"] == "service_healthy" for b in bots)
-    command = " ".join(services["proxy"]["command"])
-    assert "--to bot-1:3000" in command and "--to bot-2:3000" in command
+    assert "./deploy/Caddyfile:/etc/caddy/Caddyfile:ro" in services["proxy"]["volumes"]
+    caddy = (ROOT / "deploy" / "Caddyfile").read_text()
+    assert "reverse_proxy bot-1:3000 bot-2:3000" in caddy and "health_uri /healthz" in caddy
     assert "docker compose up" in README and "compose.yaml" in README
