@@ -38,9 +38,9 @@ def oauth_settings(tmp_path: Path, fake: FakeSlack, **extra: object) -> Settings
 
 
 @contextmanager
-def oauth_app(tmp_path: Path) -> Iterator[tuple[FakeSlack, SlackSender, str, object]]:
+def oauth_app(tmp_path: Path, url: str | None) -> Iterator[tuple[FakeSlack, SlackSender, str, object]]:
     with fake_slack() as fake:
-        deps = build_deps(oauth_settings(tmp_path, fake))
+        deps = build_deps(oauth_settings(tmp_path, fake, database_url=url))
         app = create_app(deps)
         server = build_server(app, deps, "127.0.0.1", 0)
         thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
@@ -67,14 +67,16 @@ def install(base: str, team: str) -> str:
         return done.read().decode()
 
 
-def test_two_workspaces_install_and_neither_sees_the_other(tmp_path: Path) -> None:
-    with oauth_app(tmp_path) as (fake, send, base, (deps, app)):
+def test_two_workspaces_install_and_neither_sees_the_other(tmp_path: Path, db_target: str) -> None:
+    url = db_target if "://" in db_target else None  # the installs in SQLite, and in PostgreSQL
+    with oauth_app(tmp_path, url) as (fake, send, base, (deps, app)):
         for team in ("T1", "T2"):
             install(base, team)
         assert [c["code"] for c in fake.of("oauth.v2.access")] == ["code-T1", "code-T2"]
-        bots = metadata.tables["slack_bots"]
+        bots, installs = metadata.tables["slack_bots"], metadata.tables["slack_installations"]
         with deps.store.reading() as conn:  # type: ignore[attr-defined]
             stored = conn.execute(select(bots.c.team_id, bots.c.bot_token)).all()
+            stored += conn.execute(select(installs.c.team_id, installs.c.bot_token)).all()
         assert {row.team_id for row in stored} == {"T1", "T2"}
         assert all(row.bot_token.startswith("enc1:") and "xoxb" not in row.bot_token for row in stored)
 
@@ -119,7 +121,8 @@ def test_two_workspaces_install_and_neither_sees_the_other(tmp_path: Path) -> No
         assert {p["channel"] for p in fake.of("chat.postMessage")[posted:]} == {"CT1"}
 
         env = {"GPU_ADVISOR_DB": str(tmp_path / "bot.db"), "SLACK_CLIENT_ID": "111.222", "SLACK_CLIENT_SECRET": "s",
-               "GPU_ADVISOR_ENCRYPTION_KEY": KEY, "SLACK_API_URL": fake.api_url, "GPU_ADVISOR_REMIND_PACE_S": "0"}
+               "GPU_ADVISOR_ENCRYPTION_KEY": KEY, "SLACK_API_URL": fake.api_url, "GPU_ADVISOR_REMIND_PACE_S": "0",
+               **({"GPU_ADVISOR_DATABASE_URL": url} if url else {})}
         gone = run_cli("remind", "--now", "--team", "T2", env=env | {"GPU_ADVISOR_LANG": "en"})
         assert gone.returncode == 2 and "cannot send to workspace T2" in gone.stderr
         before = len(fake.of("chat.postMessage"))
