@@ -48,7 +48,9 @@ def _read_csv(text: str) -> list[Reading]:
         rows = list(csv.reader(io.StringIO(text), skipinitialspace=True))
     except csv.Error:
         raise CaptureError(0, "not_csv") from None
-    first = next(i for i, row in enumerate(rows) if any(cell.strip() for cell in row))
+    first = next((i for i, row in enumerate(rows) if any(cell.strip() for cell in row)), None)
+    if first is None:  # only quotes or separators: nothing a header could be read from
+        raise CaptureError(1, "empty")
     columns, kind = _columns(first + 1, [h.strip() for h in rows[first]])
     out = []
     for number, row in enumerate(rows[first + 1:], start=first + 2):

@@ -41,6 +41,7 @@ def test_a_probe_capture_of_a_quiet_notebook_is_low_and_not_tight(tmp_path: Path
 
 @pytest.mark.parametrize(("text", "said"), [
     ("", "line 1: empty file"),
+    ('"', "line 1: empty file"),
     ("a,b,c\n1,2,3\n", "line 1: unknown columns"),
     ("timestamp,gpu,utilization_pct,memory_used_mib,memory_total_mib\n", "no samples"),
     ("timestamp,gpu,utilization_pct,memory_used_mib,memory_total_mib\n2026-11-30T01:00:00Z,0,lots,1,2\n", "line 2"),
