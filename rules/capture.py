@@ -101,10 +101,9 @@ def _gb(mib: float, places: int) -> str:
     return text.rstrip("0").rstrip(".") if places else text
 
 
-def implied_answers(readings: Sequence[Reading], overall: Figures, rules: Capture,
-                    memory_tight_fraction: float) -> dict[str, str]:
+def implied_answers(overall: Figures, run_s: float | None, memory_tight_fraction: float) -> dict[str, str]:
     """The answers a capture gives: question 2 (`74/80`, peak and card in GB, rounded so the verdict
-    stays the measured one), and question 1 only when the whole run is in the capture."""
+    stays the measured one), and question 1 when the whole run is in the capture (`run_s`, whole_run_s)."""
     out: dict[str, str] = {}
     total = next((t for t in (_gb(overall.memory_total_mib, n) for n in (0, 2)) if float(t) > 0), None)
     if total is not None:
@@ -112,7 +111,6 @@ def implied_answers(readings: Sequence[Reading], overall: Figures, rules: Captur
         peak = next((p for p in shown if (float(p) / float(total) > memory_tight_fraction) == overall.memory_tight),
                     _gb(overall.memory_peak_mib, 2))
         out["memory"] = f"{peak}/{total}"
-    run = whole_run_s(readings, rules)
-    if run is not None:
-        out["duration"] = duration_text(run)
+    if run_s is not None:
+        out["duration"] = duration_text(run_s)
     return out

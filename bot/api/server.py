@@ -26,7 +26,7 @@ from slack_bolt.adapter.wsgi import SlackRequestHandler
 from bot.api import heartbeat
 from bot.api.health import health
 from bot.slack.deps import Deps
-from bot.slack.installs import INSTALL_PATH, REDIRECT_PATH
+from bot.slack.ids import INSTALL_PATH, REDIRECT_PATH
 from bot.slack.verify import check, too_large
 from bot.state import StoreBusy, StoreUnavailable
 from bot.state.rentals import Rentals

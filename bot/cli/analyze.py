@@ -58,10 +58,10 @@ def analyze(
             draw(readings, chart, busy_pct=policy.capture.busy_pct, tight_fraction=tight, title=file.name)
         except (OSError, ValueError) as exc:
             raise fail(t("cli.capture_error", settings.lang, file=str(chart), error=str(exc))) from None
-    implied = implied_answers(readings, overall, policy.capture, tight)
+    run = whole_run_s(readings, policy.capture)
+    implied = implied_answers(overall, run, tight)
     flags = " ".join(f"{flag(key)} {shlex.quote(text)}" for key, text in sorted(implied.items()))
     if as_json:
-        run = whole_run_s(readings, policy.capture)
         out = _figures_json(overall) | {"suggested_flags": flags, "run_duration_s": run,
                                         "gpus": {str(g): _figures_json(f) for g, f in gpus.items()}}
         sys.stdout.write(json.dumps(out) + "\n")

@@ -76,5 +76,5 @@ def probe(
                 time.sleep(interval)
                 batch = sample()
         except KeyboardInterrupt:
-            pass
+            pass  # Ctrl-C ends the capture early: every row written so far is kept (and flushed)
     sys.stdout.write(t("cli.probe_done", settings.lang, rows=rows, path=str(path)) + "\n")

@@ -59,13 +59,12 @@ def record(convo: Conversation, step: Step, text: str | None) -> None:
 
 
 def prefill(convo: Conversation, answers: dict[str, str]) -> dict[str, str]:
-    """Record measured answers for questions this conversation asks and has not answered yet (not the
-    open one: take_answer does that, so its message is marked answered). Returns what was recorded."""
+    """Record measured answers (for questions this conversation asks) not answered yet, except the open
+    one: take_answer does that, so its message is marked answered. Returns what was recorded."""
     open_step = current(convo)
-    asked = {step.ask.key for step in steps(parsed(convo))}
     done: dict[str, str] = {}
     for key, text in answers.items():
-        if key in convo.answers or key not in asked or (open_step is not None and open_step.ask.key == key):
+        if key in convo.answers or (open_step is not None and open_step.ask.key == key):
             continue
         convo.values = {**convo.values, **dump_answers({key: BY_KEY[key].parse(text)})}
         convo.answers[key] = text

@@ -10,6 +10,9 @@ COMMAND = "/gpu-advise"
 EVENTS = ("app_home_opened", "message.channels", "message.groups", "message.im", "message.mpim", "app_uninstalled",
           "tokens_revoked")
 
+# OAuth installs into many workspaces (bot/slack/installs.py): bolt's install page and Slack's redirect.
+INSTALL_PATH, REDIRECT_PATH = "/slack/install", "/slack/oauth_redirect"
+
 # Bot scopes the app uses, and why.
 SCOPES = {
     "commands": "the /gpu-advise slash command",

@@ -116,10 +116,10 @@ def redo_stalled(deps: Deps, client: WebClient, min_age: timedelta | None = None
             continue  # another replica took it moments ago and is doing it
         route = route_for(kind, body)
         try:
-            team_client = deps.client_of(team_of(body), client)
+            team_client = deps.client_of(team_of(body), client) if route is not None else None
         except LookupError:
-            route = None  # the workspace uninstalled the app since: nothing can be said there
-        if route is None:
+            team_client = None  # the workspace uninstalled the app since: nothing can be said there
+        if route is None or team_client is None:
             deps.store.done(key)
             continue
         log.info("redoing %s: acknowledged, its work not done (a stop, or Slack unreachable)", key)

@@ -18,11 +18,10 @@ from slack_sdk.oauth.state_store.sqlalchemy import SQLAlchemyOAuthStateStore
 from sqlalchemy import Engine
 
 from bot.settings import Settings
-from bot.slack.ids import SCOPES
+from bot.slack.ids import INSTALL_PATH, REDIRECT_PATH, SCOPES
 
 TOKENS = ("bot_token", "bot_refresh_token", "user_token", "user_refresh_token")
 MARK = "enc1:"  # an encrypted value, so a value is never encrypted twice
-INSTALL_PATH, REDIRECT_PATH = "/slack/install", "/slack/oauth_redirect"
 Entity = TypeVar("Entity", Bot, Installation)
 
 

@@ -143,28 +143,23 @@ class Rentals:
         with self.store.reading() as conn:
             return [_instance(r) for r in conn.execute(query.order_by(rental_instances.c.name))]
 
-    def release(self, team: str, name: str, at: datetime) -> Instance:
+    def _change_running(self, team: str, name: str, **values: Any) -> Instance:
+        """Set `values` on an instance not released yet; RentalError when there is none."""
         found = self.instance(team, name)
         if found is None:
             raise RentalError("no_instance", name=name)
         if found.released_at is not None:
             raise RentalError("already_released", name=name)
         with self.store.writing() as conn:
-            conn.execute(update(rental_instances).where(rental_instances.c.id == found.id).values(released_at=at))
-        released = self.instance(team, name)
-        assert released is not None
-        return released
+            conn.execute(update(rental_instances).where(rental_instances.c.id == found.id).values(**values))
+        return self.instance(team, name) or found
+
+    def release(self, team: str, name: str, at: datetime) -> Instance:
+        return self._change_running(team, name, released_at=at)
 
     def snooze(self, team: str, name: str, until: datetime) -> Instance:
         """"Still needed": the instance is not news until `until`."""
-        found = self.instance(team, name)
-        if found is None:
-            raise RentalError("no_instance", name=name)
-        if found.released_at is not None:
-            raise RentalError("already_released", name=name)
-        with self.store.writing() as conn:
-            conn.execute(update(rental_instances).where(rental_instances.c.id == found.id).values(snoozed_until=until))
-        return self.instance(team, name) or found
+        return self._change_running(team, name, snoozed_until=until)
 
     def storage_named(self, team: str, name: str) -> Storage | None:
         query = select(rental_storage).where(rental_storage.c.team == team, rental_storage.c.name == name)
@@ -172,16 +167,20 @@ class Rentals:
             row = conn.execute(query).first()
         return Storage(**dict(row._mapping)) if row else None
 
-    def keep_storage(self, team: str, name: str, until: datetime) -> Storage:
-        """"Keep": the storage is not news until `until`."""
+    def _change_kept(self, team: str, name: str, **values: Any) -> Storage:
+        """Set `values` on storage not deleted yet; RentalError when there is none."""
         found = self.storage_named(team, name)
         if found is None:
             raise RentalError("no_storage", name=name)
         if found.deleted_at is not None:
             raise RentalError("already_deleted", name=name)
         with self.store.writing() as conn:
-            conn.execute(update(rental_storage).where(rental_storage.c.id == found.id).values(kept_until=until))
+            conn.execute(update(rental_storage).where(rental_storage.c.id == found.id).values(**values))
         return self.storage_named(team, name) or found
+
+    def keep_storage(self, team: str, name: str, until: datetime) -> Storage:
+        """"Keep": the storage is not news until `until`."""
+        return self._change_kept(team, name, kept_until=until)
 
     def track_storage(self, team: str, name: str, fields: dict[str, Any], instance: str | None) -> Storage:
         """Keep rented storage; `instance` names a tracked instance of the same workspace, if any."""
@@ -214,14 +213,7 @@ class Rentals:
             return [Storage(**dict(r._mapping)) for r in conn.execute(query.order_by(rental_storage.c.name))]
 
     def delete_storage(self, team: str, name: str, at: datetime) -> Storage:
-        found = self.storage_named(team, name)
-        if found is None:
-            raise RentalError("no_storage", name=name)
-        if found.deleted_at is not None:
-            raise RentalError("already_deleted", name=name)
-        with self.store.writing() as conn:
-            conn.execute(update(rental_storage).where(rental_storage.c.id == found.id).values(deleted_at=at))
-        return self.storage_named(team, name) or found
+        return self._change_kept(team, name, deleted_at=at)
 
     def add_samples(self, instance_id: int, samples: list[Sample], power: list[float | None], *,
                     busy_above_pct: float = DEFAULT_IDLE.utilisation_max_pct) -> int:

@@ -233,7 +233,8 @@ gpu_samples_hourly = Table(  # raw samples older than the retention, folded into
 
 def slack_tables(target: MetaData | None = None) -> list[Table]:
     """slack_sdk's tables for OAuth installs (slack_installations, slack_bots, slack_oauth_states), from its
-    own table builders, so its stores read exactly what the migrations made."""
+    own table builders, so its stores read exactly what the migrations made. Built on demand: importing
+    those stores loads SQLAlchemy's asyncio layer (about 0.25 s), which only OAuth mode needs."""
     from slack_sdk.oauth.installation_store.sqlalchemy import SQLAlchemyInstallationStore
     from slack_sdk.oauth.state_store.sqlalchemy import SQLAlchemyOAuthStateStore
 
@@ -244,4 +245,10 @@ def slack_tables(target: MetaData | None = None) -> list[Table]:
             SQLAlchemyOAuthStateStore.build_oauth_states_table(into, SQLAlchemyOAuthStateStore.default_table_name)]
 
 
-slack_tables(metadata)
+def migrated_metadata() -> MetaData:
+    """Every table the migrations make: the bot's own (`metadata`, what the code queries) and slack_sdk's."""
+    full = MetaData(naming_convention=metadata.naming_convention)
+    for table in metadata.tables.values():
+        table.to_metadata(full)
+    slack_tables(full)
+    return full

@@ -141,7 +141,7 @@ def test_a_capture_of_the_whole_run_also_answers_question_1(tmp_path: Path) -> N
 def test_the_suggested_memory_answer_keeps_the_measured_verdict() -> None:
     from datetime import UTC, datetime
 
-    from rules.capture import Reading, figures, implied_answers
+    from rules.capture import Reading, figures, implied_answers, whole_run_s
     from rules.policy import load_policy
 
     rules = load_policy().capture
@@ -149,6 +149,6 @@ def test_the_suggested_memory_answer_keeps_the_measured_verdict() -> None:
     for peak_mib in (65_600.0, 65_500.0, 65_560.0, 40_000.0):  # 64.06, 63.96, 64.02 GB of 80
         readings = [Reading(at, 0, 90, peak_mib, 81920)]
         overall = figures(readings, rules, 0.8)
-        answer = implied_answers(readings, overall, rules, 0.8)["memory"]
+        answer = implied_answers(overall, whole_run_s(readings, rules), 0.8)["memory"]
         peak, card = (float(x) for x in answer.split("/"))
         assert (peak / card > 0.8) == overall.memory_tight, (peak_mib, answer)

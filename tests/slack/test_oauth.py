@@ -21,7 +21,7 @@ from bot.reminders.due import run_due
 from bot.settings import Settings
 from bot.slack.app import MissingSlackSettings, build_deps, check_tokens, create_app
 from bot.state.rentals import Rentals
-from bot.state.schema import metadata
+from bot.state.schema import migrated_metadata
 from rules.idle import Sample
 from tests.cli_helpers import run_cli
 from tests.fake_slack import FakeSlack, SlackSender, fake_slack
@@ -73,7 +73,8 @@ def test_two_workspaces_install_and_neither_sees_the_other(tmp_path: Path, db_ta
         for team in ("T1", "T2"):
             install(base, team)
         assert [c["code"] for c in fake.of("oauth.v2.access")] == ["code-T1", "code-T2"]
-        bots, installs = metadata.tables["slack_bots"], metadata.tables["slack_installations"]
+        tables = migrated_metadata().tables
+        bots, installs = tables["slack_bots"], tables["slack_installations"]
         with deps.store.reading() as conn:  # type: ignore[attr-defined]
             stored = conn.execute(select(bots.c.team_id, bots.c.bot_token)).all()
             stored += conn.execute(select(installs.c.team_id, installs.c.bot_token)).all()

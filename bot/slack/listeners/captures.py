@@ -18,7 +18,7 @@ from bot.state import Conversation
 from bot.text import Lang, t
 from bot.text.capture import figure_lines
 from bot.text.errors import capture_error_text
-from rules.capture import Reading, figures, implied_answers, per_gpu
+from rules.capture import Reading, figures, implied_answers, per_gpu, whole_run_s
 from rules.gpus import gpu_model
 from rules.questions import steps
 
@@ -70,7 +70,8 @@ def on_upload(deps: Deps, request: SlackRequest, convo: Conversation, files: lis
     tight = deps.policy.two_of_four.memory_tight_fraction
     overall = figures(readings, deps.policy.capture, tight)
     asked = {step.ask.key for step in steps(conversation.parsed(convo))}  # a service is not asked its run length
-    measured = {k: v for k, v in implied_answers(readings, overall, deps.policy.capture, tight).items() if k in asked}
+    implied = implied_answers(overall, whole_run_s(readings, deps.policy.capture), tight)
+    measured = {k: v for k, v in implied.items() if k in asked}
     lines = [t("slack.capture_title", lang, name=files[0].get("name") or "", samples=overall.samples,
                minutes=round(overall.duration_s / 60, 1)),
              *figure_lines(per_gpu(readings, deps.policy.capture, tight), overall, lang),
