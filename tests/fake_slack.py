@@ -43,6 +43,7 @@ class FakeSlack:
     files: dict[str, tuple[str, bytes]] = field(default_factory=dict)  # file id -> (name, content), for files.info
     uploads: dict[str, bytes] = field(default_factory=dict)  # upload id -> bytes POSTed to its upload URL
     file_host: str | None = None  # files.info names this host in its download URL instead of ours
+    download_answer: tuple[int, str, bytes] | None = None  # what every private download gets, when set
     _ts: Iterator[int] = field(default_factory=lambda: itertools.count(1))
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -142,6 +143,8 @@ class FakeSlack:
     def download(self, path: str, auth: str) -> tuple[int, str, bytes]:
         """GET of a private file URL: the bytes with a bot token; Slack's sign-in page without one."""
         file_id = path.split("/")[2].removeprefix("T1-")
+        if self.download_answer is not None:
+            return self.download_answer
         if not auth.startswith("Bearer xoxb-"):
             return 200, "text/html", b"<html><body>Sign in to Slack</body></html>"
         if file_id not in self.files:

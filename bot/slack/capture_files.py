@@ -13,10 +13,11 @@ from urllib.parse import urlsplit
 
 import httpx
 from slack_sdk import WebClient
+from slack_sdk.errors import SlackApiError
 
 
 class FetchError(Exception):
-    """The capture could not be fetched: `code` (too_large, not_slack, login_page, http) and its parameters."""
+    """The capture could not be fetched: `code` (gone, too_large, not_slack, login_page, http) and its parameters."""
 
     def __init__(self, code: str, **params: object) -> None:
         super().__init__(code)
@@ -37,8 +38,14 @@ def _trusted(url: str, client: WebClient) -> bool:
 
 
 def fetch(client: WebClient, file_id: str, max_bytes: int) -> Upload:
-    """The uploaded file's name and bytes; FetchError when it is too big, not Slack's, or refused."""
-    info = client.files_info(file=file_id)["file"]
+    """The uploaded file's name and bytes; FetchError when it is gone, too big, not Slack's, or refused."""
+    try:
+        info = client.files_info(file=file_id)["file"]
+    except SlackApiError as exc:
+        error = str(exc.response.get("error"))
+        if error in ("file_not_found", "file_deleted", "missing_scope", "no_permission"):
+            raise FetchError("gone" if error.startswith("file_") else "login_page", name=file_id) from None
+        raise
     name = str(info.get("name") or file_id)
     if int(info.get("size") or 0) > max_bytes:
         raise FetchError("too_large", name=name, limit_mib=round(max_bytes / 1024 / 1024, 1))

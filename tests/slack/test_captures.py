@@ -101,6 +101,22 @@ def test_files_that_cannot_be_used_are_explained_in_the_users_language(tmp_path:
         assert convo is not None and "memory" not in convo.answers
 
 
+def test_a_file_slack_will_not_hand_over_is_explained(tmp_path: Path) -> None:
+    with running_app(tmp_path) as h:
+        thread = start(h)["_ts"]
+        h.fake.download_answer = (200, "text/html", b"<html>Sign in to Slack</html>")  # no files:read scope
+        upload(h, thread, "F11", "c.csv", SMI)
+        h.fake.wait_for(lambda: any("needs the files:read scope" in t for t in thread_texts(h, thread)))
+        h.fake.download_answer = (500, "text/plain", b"oops")
+        upload(h, thread, "F12", "c.csv", SMI, n=2)
+        h.fake.wait_for(lambda: any("(HTTP 500)" in t for t in thread_texts(h, thread)))
+        h.fake.errors["files.info"] = "file_not_found"  # deleted before the bot read it
+        upload(h, thread, "F13", "c.csv", SMI, n=3)
+        h.fake.wait_for(lambda: any("gone from Slack" in t for t in thread_texts(h, thread)))
+        convo = h.deps.store.by_thread("T1", "C1", thread)
+        assert convo is not None and "memory" not in convo.answers
+
+
 def test_a_file_too_large_is_not_downloaded(tmp_path: Path) -> None:
     with running_app(tmp_path, capture_max_bytes=2048) as h:
         thread = start(h)["_ts"]

@@ -143,6 +143,17 @@ def test_serve_with_an_unusable_state_database(tmp_path: Path) -> None:
     assert f"cannot use the state database {bad}: file is not a database" in result.stderr
 
 
+def test_serve_with_an_unreachable_postgresql_names_it_without_the_password(tmp_path: Path) -> None:
+    port = free_port()  # nothing listens there
+    result = run_cli("serve", "--no-scheduler", tmp=tmp_path, env={
+        "SLACK_BOT_TOKEN": "xoxb-test-token", "SLACK_SIGNING_SECRET": "s", "GPU_ADVISOR_LANG": "en",
+        "GPU_ADVISOR_DATABASE_URL": f"postgresql://advisor:hunter2@127.0.0.1:{port}/state",
+        "GPU_ADVISOR_AZURE_ENABLED": "false", "GPU_ADVISOR_ECB_ENABLED": "false"})
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    assert f"cannot use the state database postgresql://advisor:***@127.0.0.1:{port}/state" in result.stderr
+    assert "Connection refused" in result.stderr and "hunter2" not in result.stderr
+
+
 def test_serve_when_slack_rejects_the_token(tmp_path: Path) -> None:
     with fake_slack() as fake:
         fake.auth_error = "invalid_auth"
