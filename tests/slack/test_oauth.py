@@ -28,6 +28,8 @@ from tests.fake_slack import FakeSlack, SlackSender, fake_slack
 from tests.slack_harness import SECRET
 
 KEY = Fernet.generate_key().decode()
+# A Wednesday, 10:00 in Asia/Shanghai: past the default 09:30 digest on a working day, whatever the real hour.
+NOW = datetime(2026, 11, 25, 2, 0, tzinfo=UTC)
 
 
 def oauth_settings(tmp_path: Path, fake: FakeSlack, **extra: object) -> Settings:
@@ -40,7 +42,7 @@ def oauth_settings(tmp_path: Path, fake: FakeSlack, **extra: object) -> Settings
 @contextmanager
 def oauth_app(tmp_path: Path, url: str | None) -> Iterator[tuple[FakeSlack, SlackSender, str, object]]:
     with fake_slack() as fake:
-        deps = build_deps(oauth_settings(tmp_path, fake, database_url=url))
+        deps = build_deps(oauth_settings(tmp_path, fake, database_url=url), now=lambda: NOW)
         app = create_app(deps)
         server = build_server(app, deps, "127.0.0.1", 0)
         thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
@@ -97,7 +99,7 @@ def test_two_workspaces_install_and_neither_sees_the_other(tmp_path: Path, db_ta
         t1 = deps.store.by_thread("T1", "CT1", t1_thread)  # type: ignore[attr-defined]
         assert t1 is not None and t1.answers == {} and deps.store.by_thread("T2", "CT1", t1_thread) is None  # type: ignore[attr-defined]
         rentals = Rentals(deps.store)  # type: ignore[attr-defined]
-        now = datetime.now(UTC)
+        now = deps.now()
         fields = {"gpu": "A100-80GB", "cards": 1, "share": None, "unit": "day", "price": 400.0, "currency": "CNY",
                   "channel": "CT1", "owner": "UT1", "project": None, "started_at": now - timedelta(hours=3)}
         inst, _ = rentals.track_instance("T1", "t1-box", fields)
