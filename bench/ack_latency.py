@@ -32,7 +32,7 @@ from pathlib import Path
 ROOT = Path(__file__).parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bot.api.server import EVENTS_PATH  # noqa: E402
+from bot.server.http import EVENTS_PATH  # noqa: E402
 from tests.fake_slack import SlackSender  # noqa: E402
 from tests.slack_harness import SECRET  # noqa: E402
 
@@ -50,7 +50,7 @@ from wsgiref.simple_server import make_server
 from slack_bolt import App
 from slack_bolt.adapter.wsgi import SlackRequestHandler
 from slack_sdk import WebClient
-from bot.api.server import QuietHandler, ThreadingWSGIServer
+from bot.server.http import QuietHandler, ThreadingWSGIServer
 api_url, secret, mode, db = sys.argv[1:5]
 # process_before_response=True, as the real app: the acknowledgement is returned when the ack function ends
 app = App(client=WebClient(token="xoxb-bench", base_url=api_url), signing_secret=secret,

@@ -34,7 +34,7 @@ ROOT = Path(__file__).parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bench.ack_latency import free_port, wait_healthy  # noqa: E402
-from bot.api.server import EVENTS_PATH  # noqa: E402
+from bot.server.http import EVENTS_PATH  # noqa: E402
 from tests.fake_slack import FakeSlack, SlackSender, fake_slack  # noqa: E402
 from tests.postgres import schema_in  # noqa: E402
 from tests.slack_harness import SECRET  # noqa: E402

@@ -12,10 +12,10 @@ from typing import Any
 
 from slack_sdk import WebClient
 
-from bot.api.server import EVENTS_PATH, build_server
+from bot.deps import Deps, build_deps
+from bot.server.http import EVENTS_PATH, build_server
 from bot.settings import Settings
-from bot.slack.app import build_deps, create_app, web_client
-from bot.slack.deps import Deps
+from bot.slack.app import create_app, web_client
 from tests.fake_slack import FakeSlack, SlackSender, fake_slack
 
 SECRET = "8f742231b10e8888abcd99yyyzzz85a5"

@@ -5,7 +5,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from bot.price_book import build_sources, http_client
-from bot.scheduler import build_scheduler, refresh_job
+from bot.server.jobs import build_scheduler, refresh_job
 from bot.settings import Settings
 from pricing import cache
 from tests.bundled import BUNDLED_ROWS

@@ -13,8 +13,8 @@ from zoneinfo import ZoneInfo
 
 from slack_sdk import WebClient
 
+from bot.deps import Deps
 from bot.reminders.send import Outcome, Sends, channels_of, send_digests
-from bot.slack.deps import Deps
 from bot.state.rentals import Rentals
 from bot.state.schedules import Schedules
 from rules.remind_schedule import RemindSchedule, is_due
@@ -51,19 +51,3 @@ def run_due(deps: Deps, client: WebClient) -> list[Outcome]:
         if outcome.status == "failed":
             log.warning("digest for %s failed: %s", outcome.channel, outcome.error)
     return outcomes
-
-
-def pull_prometheus(deps: Deps, url: str, every_minutes: float) -> None:
-    """The scheduler's Prometheus job: the last two intervals (a repeat is kept once); failures are logged."""
-    from bot.price_book import http_client
-    from bot.reminders.prometheus import PrometheusError, pull
-
-    try:
-        with http_client(deps.settings) as client:
-            done = pull(Rentals(deps.store), client, url, label=deps.settings.prometheus_label, now=deps.now(),
-                        minutes=2 * every_minutes, busy_above_pct=deps.policy.idle.utilisation_max_pct)
-    except PrometheusError as exc:
-        log.warning("Prometheus pull failed: %s", exc)
-        return
-    log.info("Prometheus: %d new samples from %d series (%d series of untracked names)", done.kept, done.series,
-             done.skipped)

@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from datetime import UTC, datetime
 from typing import Any
 from urllib.error import URLError
 
@@ -14,18 +12,15 @@ from slack_bolt.error import BoltError
 from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError
 
+from bot.deps import Deps
 from bot.metrics import Metrics
-from bot.price_book import PriceBook, http_client
 from bot.settings import Settings
 from bot.slack import routes
-from bot.slack.deps import Deps
 from bot.slack.inbox import keep_in_inbox
 from bot.slack.replies import report
 from bot.slack.request import SlackRequest
 from bot.slack.retries import retry_handlers
-from bot.state import Store
 from bot.text import Lang, t
-from rules.policy import load_policy
 
 LAZY_WORKERS = 4
 
@@ -82,16 +77,6 @@ def web_client(settings: Settings, metrics: Metrics | None = None) -> WebClient:
     base = settings.slack_api_url if settings.slack_api_url.endswith("/") else settings.slack_api_url + "/"
     return WebClient(token=token, base_url=base,
                      retry_handlers=retry_handlers(metrics, backoff_s=settings.slack_retry_backoff_s))
-
-
-def build_deps(settings: Settings, *, now: Callable[[], datetime] | None = None) -> Deps:
-    """What the handlers need. Local problems are found here, before Slack is contacted: PolicyError
-    for a bad policy, StoreUnavailable or CacheUnavailable for an unusable database."""
-    policy = load_policy(settings.policy)
-    clock = now or (lambda: datetime.now(UTC))
-    store = Store(settings.state_url(), now=clock, replica=settings.replica_id or None)
-    prices = PriceBook.open(settings, policy, http_client(settings), now=clock)
-    return Deps(settings=settings, policy=policy, store=store, prices=prices, now=clock)
 
 
 def create_app(deps: Deps, *, client: WebClient | None = None, lang: Lang | None = None) -> App:

@@ -11,9 +11,9 @@ from typing import Any
 from slack_sdk import WebClient
 
 from bot.advice import Advice, advise
+from bot.deps import Deps
 from bot.slack import access, blocks
 from bot.slack.access import Gate
-from bot.slack.deps import Deps
 from bot.slack.replies import post_or_dm
 from bot.state import Conversation
 from bot.text import Lang, t

@@ -15,8 +15,8 @@ from typing import Any
 from slack_bolt import BoltContext, BoltRequest, BoltResponse
 from slack_sdk import WebClient
 
+from bot.deps import Deps
 from bot.logs import request_id, workspace
-from bot.slack.deps import Deps
 from bot.slack.request import SlackRequest, team_of
 from bot.slack.routes import route_for, run, short_id
 from bot.state import StoreBusy

@@ -11,7 +11,7 @@ from typing import Any
 from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError
 
-from bot.slack.deps import Deps
+from bot.deps import Deps
 from bot.text import Lang, t
 
 log = logging.getLogger(__name__)

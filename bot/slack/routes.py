@@ -22,8 +22,8 @@ from slack_bolt import Ack, App, BoltContext
 from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError
 
+from bot.deps import Deps
 from bot.logs import about
-from bot.slack.deps import Deps
 from bot.slack.ids import COMMAND, Action, Callback
 from bot.slack.listeners import actions, commands, events, reminders, tracking, views
 from bot.slack.replies import lang_for, report

@@ -184,6 +184,6 @@ def test_a_locked_state_database_never_holds_the_acknowledgement_past_its_budget
 
 
 def test_the_listen_queue_is_the_platforms_maximum() -> None:
-    from bot.api.server import ThreadingWSGIServer, listen_backlog
+    from bot.server.http import ThreadingWSGIServer, listen_backlog
 
     assert ThreadingWSGIServer.request_queue_size == listen_backlog() >= 128

@@ -10,7 +10,7 @@ from urllib.parse import parse_qs
 import httpx
 import pytest
 
-from bot.reminders.prometheus import PrometheusError, pull
+from bot.server.prometheus import PrometheusError, pull
 from bot.state import Store
 from bot.state.rentals import Rentals
 from tests.servers import Reply, Request, serve

@@ -12,10 +12,9 @@ import pytest
 from slack_bolt import Ack
 from slack_sdk import WebClient
 
+from bot.deps import Deps, build_deps
 from bot.slack import conversation
-from bot.slack.app import build_deps
 from bot.slack.blocks import ButtonValue
-from bot.slack.deps import Deps
 from bot.slack.forms import FormMeta
 from bot.slack.ids import COMMAND, Action, Callback
 from bot.slack.listeners import actions, commands, events, views

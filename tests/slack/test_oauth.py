@@ -16,10 +16,11 @@ import pytest
 from cryptography.fernet import Fernet
 from sqlalchemy import select
 
-from bot.api.server import build_server
+from bot.deps import build_deps
 from bot.reminders.due import run_due
+from bot.server.http import build_server
 from bot.settings import Settings
-from bot.slack.app import MissingSlackSettings, build_deps, check_tokens, create_app
+from bot.slack.app import MissingSlackSettings, check_tokens, create_app
 from bot.state.rentals import Rentals
 from bot.state.schema import migrated_metadata
 from rules.idle import Sample

@@ -7,7 +7,7 @@ import threading
 import time
 from datetime import UTC, datetime, timedelta
 
-from bot.scheduler import once, slot_of
+from bot.server.jobs import once, slot_of
 from bot.state import Store
 
 

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from bot.deps import Deps
 from bot.slack import blocks, conversation
 from bot.slack.blocks import ButtonValue
-from bot.slack.deps import Deps
 from bot.slack.forms import FormMeta
 from bot.slack.replies import lang_for
 from bot.slack.request import SlackRequest

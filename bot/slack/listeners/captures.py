@@ -9,10 +9,10 @@ from typing import Any
 
 from bot.capture_chart import draw
 from bot.capture_read import CaptureError, read_text
+from bot.deps import Deps
 from bot.fields import inline_key
 from bot.slack import conversation
 from bot.slack.capture_files import FetchError, fetch, post_chart
-from bot.slack.deps import Deps
 from bot.slack.request import SlackRequest
 from bot.state import Conversation
 from bot.text import Lang, t

@@ -6,9 +6,9 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from bot.deps import Deps
 from bot.fields import inline_key
 from bot.slack import blocks, conversation, inline
-from bot.slack.deps import Deps
 from bot.slack.forms import FormMeta
 from bot.slack.ids import SubCommand
 from bot.slack.listeners import rentals, tracking

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from bot.deps import Deps
 from bot.slack import blocks, conversation
-from bot.slack.deps import Deps
 from bot.slack.listeners import captures
 from bot.slack.replies import lang_for
 from bot.slack.request import SlackRequest

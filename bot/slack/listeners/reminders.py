@@ -14,8 +14,8 @@ from typing import Any
 from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError
 
+from bot.deps import Deps
 from bot.reminders.blocks import item_blocks
-from bot.slack.deps import Deps
 from bot.slack.ids import Action
 from bot.slack.replies import lang_for
 from bot.slack.request import SlackRequest

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from bot.deps import Deps
 from bot.reminders.blocks import item_blocks
 from bot.slack import blocks
-from bot.slack.deps import Deps
 from bot.slack.listeners.reminders import is_admin
 from bot.slack.request import SlackRequest
 from bot.state.budgets import Budgets

@@ -12,11 +12,11 @@ from typing import Any
 
 from slack_bolt import Ack
 
+from bot.deps import Deps
 from bot.rental_fields import CachedPrice, FieldError, currency_of, instance_fields, price_from_cache
 from bot.slack import blocks, inline, track_form
 from bot.slack.blocks import ButtonValue
 from bot.slack.conversation import recommend
-from bot.slack.deps import Deps
 from bot.slack.listeners.rentals import RentalCommandError
 from bot.slack.request import SlackRequest
 from bot.state.rentals import RentalError, Rentals

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from slack_bolt import Ack
 
+from bot.deps import Deps
 from bot.slack import conversation
-from bot.slack.deps import Deps
 from bot.slack.forms import FormMeta, read_form
 from bot.slack.request import SlackRequest
 from bot.text import Lang

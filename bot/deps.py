@@ -1,18 +1,19 @@
-"""What the Slack handlers need, built once at start-up and passed to each call (no module globals)."""
+"""What the whole process is given (settings, policy, state, prices, clock, metrics, Slack clients), built
+once at start-up by build_deps() and passed to each call: no module globals."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 
 from slack_sdk import WebClient
 
 from bot.metrics import Metrics
-from bot.price_book import PriceBook
+from bot.price_book import PriceBook, http_client
 from bot.settings import Settings
 from bot.state import Store
-from rules.policy import Policy
+from rules.policy import Policy, load_policy
 
 
 @dataclass
@@ -42,3 +43,13 @@ class Deps:
     @property
     def conversation_ttl(self) -> timedelta:
         return timedelta(hours=self.settings.conversation_ttl_hours)
+
+
+def build_deps(settings: Settings, *, now: Callable[[], datetime] | None = None) -> Deps:
+    """What the handlers need. Local problems are found here, before Slack is contacted: PolicyError
+    for a bad policy, StoreUnavailable or CacheUnavailable for an unusable database."""
+    policy = load_policy(settings.policy)
+    clock = now or (lambda: datetime.now(UTC))
+    store = Store(settings.state_url(), now=clock, replica=settings.replica_id or None)
+    prices = PriceBook.open(settings, policy, http_client(settings), now=clock)
+    return Deps(settings=settings, policy=policy, store=store, prices=prices, now=clock)

@@ -20,6 +20,10 @@ from pricing.refresh import RefreshResult, refresh
 from pricing.sources import Source
 
 if TYPE_CHECKING:
+    from slack_sdk import WebClient
+
+    from bot.deps import Deps
+    from bot.settings import Settings
     from bot.state import Store
 
 log = logging.getLogger(__name__)
@@ -87,4 +91,45 @@ def build_scheduler(sources: list[Source], open_db: Callable[[], Database], *,
             args=[open_db, source, on_refresh], id=f"refresh:{source.name}", name=f"refresh {source.name}",
             next_run_time=start, replace_existing=True, **JOB_DEFAULTS,
         )
+    return scheduler
+
+
+def start_jobs(settings: Settings, deps: Deps, client: WebClient) -> BackgroundScheduler:
+    """The scheduler of `serve`: price refreshes, redoing stalled work, the digests, sample retention and,
+    when configured, the Prometheus pull. The digests may run in every process: their claim sends each once."""
+    from bot.reminders.due import run_due
+    from bot.server.prometheus import pull_prometheus
+    from bot.slack.inbox import KEPT, redo_stalled
+    from bot.state.retention import compact
+    from pricing import cache
+
+    scheduler = build_scheduler(deps.prices.sources, lambda: cache.open_db(settings.db),
+                                on_refresh=lambda r: deps.metrics.refreshes.labels(r.source, "ok" if r.ok
+                                                                                   else "failed").inc())
+    every_minute = {"coalesce": True, "max_instances": 1}
+    minute, hour = timedelta(minutes=1), timedelta(hours=1)
+    store = deps.store
+    # each stalled item is claimed on its own (the replica that took it, or one taking over a dead one's)
+    redo_every = max(1.0, min(60.0, settings.redo_after_s / 2))
+    scheduler.add_job(redo_stalled, "interval", args=[deps, client], seconds=redo_every, id="inbox:redo",
+                      name="redo work that did not reach Slack", **every_minute)
+    # every minute, and once at start-up: a digest missed while down goes out if its local day is not over
+    scheduler.add_job(once(store, "reminders:due", minute, lambda: run_due(deps, client)), "interval", seconds=60,
+                      id="reminders:due", name="send the daily digests that are due",
+                      next_run_time=datetime.now(UTC), **every_minute)
+    scheduler.add_job(once(store, "samples:compact", hour,
+                           lambda: compact(store, deps.now(), raw_days=settings.samples_raw_days,
+                                           hourly_days=settings.samples_hourly_days)),
+                      "interval", hours=1, id="samples:compact", name="fold old GPU samples into hourly maxima",
+                      **every_minute)
+    scheduler.add_job(once(store, "inbox:prune", timedelta(days=1), lambda: store.prune(KEPT)), "interval",
+                      hours=6, id="inbox:prune", name="forget finished requests and job claims older than a week",
+                      **every_minute)
+    if settings.prometheus_url:
+        every = settings.prometheus_every_minutes
+        scheduler.add_job(once(store, "samples:prometheus", timedelta(minutes=every),
+                               lambda: pull_prometheus(deps, settings.prometheus_url or "", every)),
+                          "interval", minutes=every, id="samples:prometheus", name="pull DCGM samples from Prometheus",
+                          next_run_time=datetime.now(UTC), **every_minute)
+    scheduler.start()
     return scheduler

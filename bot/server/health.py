@@ -7,7 +7,7 @@ from typing import Any
 
 from sqlalchemy.exc import SQLAlchemyError
 
-from bot.slack.deps import Deps
+from bot.deps import Deps
 
 
 def health(deps: Deps, scheduler_running: Callable[[], bool] | None) -> tuple[int, dict[str, Any]]:

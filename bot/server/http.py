@@ -23,11 +23,11 @@ from wsgiref.simple_server import WSGIRequestHandler, WSGIServer, make_server
 from slack_bolt import App
 from slack_bolt.adapter.wsgi import SlackRequestHandler
 
-from bot.api import heartbeat
-from bot.api.health import health
-from bot.slack.deps import Deps
+from bot.deps import Deps
+from bot.server import heartbeat
+from bot.server.health import health
+from bot.server.verify import check, too_large
 from bot.slack.ids import INSTALL_PATH, REDIRECT_PATH
-from bot.slack.verify import check, too_large
 from bot.state import StoreBusy, StoreUnavailable
 from bot.state.rentals import Rentals
 

@@ -18,6 +18,8 @@ from typing import Any
 
 import httpx
 
+from bot.deps import Deps
+from bot.price_book import http_client
 from bot.state.rentals import Instance, Rentals
 from rules.idle import Sample
 
@@ -89,3 +91,16 @@ def pull(rentals: Rentals, client: httpx.Client, base_url: str, *, label: str, n
     kept = sum(rentals.add_samples(inst_id, samples, [None] * len(samples), busy_above_pct=busy_above_pct)
                for inst_id, samples in found.items())
     return Pulled(kept, len(series), len(skipped - series))
+
+
+def pull_prometheus(deps: Deps, url: str, every_minutes: float) -> None:
+    """The scheduler's Prometheus job: the last two intervals (a repeat is kept once); failures are logged."""
+    try:
+        with http_client(deps.settings) as client:
+            done = pull(Rentals(deps.store), client, url, label=deps.settings.prometheus_label, now=deps.now(),
+                        minutes=2 * every_minutes, busy_above_pct=deps.policy.idle.utilisation_max_pct)
+    except PrometheusError as exc:
+        log.warning("Prometheus pull failed: %s", exc)
+        return
+    log.info("Prometheus: %d new samples from %d series (%d series of untracked names)", done.kept, done.series,
+             done.skipped)

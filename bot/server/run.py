@@ -1,0 +1,77 @@
+"""Start-up of `gpu-advise serve`: check the settings, build the process (bot/deps.py) and the Slack app,
+replay work acknowledged before the last stop, start the jobs (jobs.py), then serve Slack over HTTP
+(http.py) or Socket Mode, with heartbeats, /healthz and /metrics over HTTP in both modes."""
+
+from __future__ import annotations
+
+import logging
+import signal
+import sys
+import threading
+
+from bot.settings import Settings
+from bot.text import Lang, t
+
+log = logging.getLogger("bot.serve")
+
+
+class StartFailed(RuntimeError):
+    """serve cannot start: the message (in the terminal's language) says why and what to do."""
+
+
+def run(settings: Settings, *, host: str, port: int, jobs: bool, lang: Lang) -> None:
+    """Serve until stopped (Ctrl-C or SIGTERM). StartFailed when a setting, the state or Slack is not usable."""
+    from bot.deps import build_deps
+    from bot.logs import configure as configure_logs
+    from bot.server.http import EVENTS_PATH, build_server
+    from bot.server.jobs import start_jobs
+    from bot.slack.app import MissingSlackSettings, SlackUnreachable, check_tokens, create_app
+    from bot.slack.inbox import replay_pending
+    from bot.state import StoreUnavailable
+    from pricing.errors import CacheUnavailable
+    from rules.errors import PolicyError
+
+    configure_logs(settings.log_level, settings.log_format)
+    try:
+        check_tokens(settings, lang)
+        deps = build_deps(settings)
+        app = create_app(deps, lang=lang)
+    except (MissingSlackSettings, SlackUnreachable) as exc:
+        raise StartFailed(str(exc)) from None
+    except StoreUnavailable as exc:
+        raise StartFailed(t("cli.state_unavailable", lang, target=exc.target, reason=exc.reason)) from None
+    except CacheUnavailable as exc:
+        raise StartFailed(t("cli.cache_unavailable", lang, path=exc.path, reason=exc.reason)) from None
+    except PolicyError as exc:
+        raise StartFailed(t("cli.policy_error", lang, error=str(exc))) from None
+    # Finish the work of requests acknowledged before the last stop, beside the new requests.
+    threading.Thread(target=replay_pending, args=(deps, app.client), name="replay", daemon=True).start()
+    scheduler = start_jobs(settings, deps, app.client) if jobs else None
+    app_token = settings.slack_app_token.get_secret_value() if settings.slack_app_token else ""
+    try:
+        if app_token:
+            from slack_bolt.adapter.socket_mode import SocketModeHandler
+
+            # Slack comes over the socket; agents' heartbeats, /healthz and /metrics still need HTTP.
+            running = (lambda: bool(scheduler.running)) if scheduler is not None else None
+            side = build_server(app, deps, host, port, scheduler_running=running)
+            threading.Thread(target=side.serve_forever, kwargs={"poll_interval": 0.2}, name="http",
+                             daemon=True).start()
+            log.info("starting in Socket Mode; /api/heartbeat, /healthz and /metrics on http://%s:%s", host,
+                     side.server_address[1])
+            SocketModeHandler(app, app_token).start()  # type: ignore[no-untyped-call]
+        else:
+            running = (lambda: bool(scheduler.running)) if scheduler is not None else None
+            server = build_server(app, deps, host, port, scheduler_running=running)
+            signal.signal(signal.SIGTERM, signal.default_int_handler)  # stop like Ctrl-C: finish, then exit
+            log.info("listening on http://%s:%s%s", host, server.server_address[1], EVENTS_PATH)
+            sys.stdout.flush()
+            try:
+                server.serve_forever(poll_interval=0.2)
+            except KeyboardInterrupt:
+                log.info("stopping")
+            finally:
+                server.server_close()
+    finally:
+        if scheduler is not None:
+            scheduler.shutdown(wait=False)
