@@ -1,4 +1,4 @@
-"""The background scheduler of the serving process: one refresh job per price source, and the shared jobs.
+"""The table of jobs of the serving process (jobs_of), one refresh job per price source, and the scheduler.
 
 Every replica runs APScheduler 3 with its own in-memory job store (APScheduler's job stores cannot be
 shared between processes). A job whose work is shared (digests, sample retention, pruning) runs
@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING
 
@@ -94,42 +95,58 @@ def build_scheduler(sources: list[Source], open_db: Callable[[], Database], *,
     return scheduler
 
 
-def start_jobs(settings: Settings, deps: Deps, client: WebClient) -> BackgroundScheduler:
-    """The scheduler of `serve`: price refreshes, redoing stalled work, the digests, sample retention and,
-    when configured, the Prometheus pull. The digests may run in every process: their claim sends each once."""
+@dataclass(frozen=True)
+class Job:
+    """One row of the table of jobs: what runs, how often, and whether one replica runs it for all."""
+
+    id: str
+    name: str
+    every: timedelta
+    work: Callable[[], object]
+    shared: timedelta | None = None  # claimed per slot of this length: one replica runs it for all
+    at_start: bool = False  # also once at start-up
+
+
+def jobs_of(settings: Settings, deps: Deps, client: WebClient) -> list[Job]:
+    """Every job `serve` runs besides the price refreshes (one per source, build_scheduler), in one table.
+    The job ids are the names in job_runs: operators' queries read them, so they do not change."""
     from bot.reminders.due import run_due
     from bot.server.prometheus import pull_prometheus
     from bot.slack.inbox import KEPT, redo_stalled
     from bot.state.retention import compact
+
+    store, minute, hour = deps.store, timedelta(minutes=1), timedelta(hours=1)
+    # each stalled item is claimed on its own (the replica that took it, or one taking over a dead one's)
+    redo_every = timedelta(seconds=max(1.0, min(60.0, settings.redo_after_s / 2)))
+    table = [
+        Job("inbox:redo", "redo work that did not reach Slack", redo_every, lambda: redo_stalled(deps, client)),
+        # every minute, and once at start-up: a digest missed while down goes out if its local day is not over
+        Job("reminders:due", "send the daily digests that are due", minute, lambda: run_due(deps, client),
+            shared=minute, at_start=True),
+        Job("samples:compact", "fold old GPU samples into hourly maxima", hour,
+            lambda: compact(store, deps.now(), raw_days=settings.samples_raw_days,
+                            hourly_days=settings.samples_hourly_days), shared=hour),
+        Job("inbox:prune", "forget finished requests and job claims older than a week", 6 * hour,
+            lambda: store.prune(KEPT), shared=timedelta(days=1)),
+    ]
+    if settings.prometheus_url:
+        every, url = settings.prometheus_every_minutes, settings.prometheus_url
+        table.append(Job("samples:prometheus", "pull DCGM samples from Prometheus", timedelta(minutes=every),
+                         lambda: pull_prometheus(deps, url, every), shared=timedelta(minutes=every), at_start=True))
+    return table
+
+
+def start_jobs(settings: Settings, deps: Deps, client: WebClient) -> BackgroundScheduler:
+    """The scheduler of `serve`, started: a refresh per price source, then every job of jobs_of()."""
     from pricing import cache
 
     scheduler = build_scheduler(deps.prices.sources, lambda: cache.open_db(settings.db),
                                 on_refresh=lambda r: deps.metrics.refreshes.labels(r.source, "ok" if r.ok
                                                                                    else "failed").inc())
-    every_minute = {"coalesce": True, "max_instances": 1}
-    minute, hour = timedelta(minutes=1), timedelta(hours=1)
-    store = deps.store
-    # each stalled item is claimed on its own (the replica that took it, or one taking over a dead one's)
-    redo_every = max(1.0, min(60.0, settings.redo_after_s / 2))
-    scheduler.add_job(redo_stalled, "interval", args=[deps, client], seconds=redo_every, id="inbox:redo",
-                      name="redo work that did not reach Slack", **every_minute)
-    # every minute, and once at start-up: a digest missed while down goes out if its local day is not over
-    scheduler.add_job(once(store, "reminders:due", minute, lambda: run_due(deps, client)), "interval", seconds=60,
-                      id="reminders:due", name="send the daily digests that are due",
-                      next_run_time=datetime.now(UTC), **every_minute)
-    scheduler.add_job(once(store, "samples:compact", hour,
-                           lambda: compact(store, deps.now(), raw_days=settings.samples_raw_days,
-                                           hourly_days=settings.samples_hourly_days)),
-                      "interval", hours=1, id="samples:compact", name="fold old GPU samples into hourly maxima",
-                      **every_minute)
-    scheduler.add_job(once(store, "inbox:prune", timedelta(days=1), lambda: store.prune(KEPT)), "interval",
-                      hours=6, id="inbox:prune", name="forget finished requests and job claims older than a week",
-                      **every_minute)
-    if settings.prometheus_url:
-        every = settings.prometheus_every_minutes
-        scheduler.add_job(once(store, "samples:prometheus", timedelta(minutes=every),
-                               lambda: pull_prometheus(deps, settings.prometheus_url or "", every)),
-                          "interval", minutes=every, id="samples:prometheus", name="pull DCGM samples from Prometheus",
-                          next_run_time=datetime.now(UTC), **every_minute)
+    for job in jobs_of(settings, deps, client):
+        work = once(deps.store, job.id, job.shared, job.work) if job.shared else job.work
+        start = {"next_run_time": datetime.now(UTC)} if job.at_start else {}
+        scheduler.add_job(work, "interval", seconds=job.every.total_seconds(), id=job.id, name=job.name,
+                          coalesce=True, max_instances=1, **start)
     scheduler.start()
     return scheduler
