@@ -21,11 +21,12 @@ from zoneinfo import ZoneInfo
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bot.reminders.blocks import render  # noqa: E402
-from bot.reminders.send import Sends, digests, send_digests  # noqa: E402
+from bot.digest.send import digests, send_digests  # noqa: E402
 from bot.settings import Settings  # noqa: E402
 from bot.slack.app import web_client  # noqa: E402
+from bot.slack.ui.digest import render  # noqa: E402
 from bot.state import Store  # noqa: E402
+from bot.state.digest_sends import Sends  # noqa: E402
 from bot.state.rentals import Rentals  # noqa: E402
 from bot.state.retention import compact  # noqa: E402
 from bot.text import Lang  # noqa: E402
@@ -100,7 +101,7 @@ def main() -> None:
             started = time.perf_counter()
             outcomes = send_digests(rentals, Sends(store), web_client(settings), team="T1", channels=channels,
                                     now=lambda: now, rules=rules, lang=Lang.ZH, zone=ZoneInfo("Asia/Shanghai"),
-                                    pace_s=args.pace)
+                                    render=render, pace_s=args.pace)
             sent_s = time.perf_counter() - started
         sent = sum(o.status == "sent" for o in outcomes)
         floor = args.pace * (sent - 1)

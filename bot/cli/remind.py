@@ -33,8 +33,10 @@ def remind(
         raise fail(t("cli.remind_needs_now", settings.lang))
     if not settings.slack_bot_token and not (settings.oauth() and settings.encryption_key):
         raise fail(t("cli.remind_needs_token", settings.lang))
-    from bot.reminders.send import Sends, send_digests
+    from bot.digest.send import send_digests
     from bot.slack.app import web_client
+    from bot.slack.ui.digest import render
+    from bot.state.digest_sends import Sends
     from bot.state.schedules import Schedules
 
     policy = load_effective_policy(settings)
@@ -52,7 +54,7 @@ def remind(
     outcomes = send_digests(rentals, Sends(rentals.store), client, team=workspace, channels=channel,
                             now=lambda: datetime.now(UTC), rules=policy.idle,
                             lang=load_settings(terminal=False).lang,
-                            zone=lambda ch: ZoneInfo(schedules.of(workspace, ch).zone), force=force,
+                            zone=lambda ch: ZoneInfo(schedules.of(workspace, ch).zone), render=render, force=force,
                             all_clear=settings.remind_all_clear, pace_s=settings.remind_pace_s)
     if as_json:
         sys.stdout.write(json.dumps([vars(o) for o in outcomes]) + "\n")

@@ -110,9 +110,10 @@ class Job:
 def jobs_of(settings: Settings, deps: Deps, client: WebClient) -> list[Job]:
     """Every job `serve` runs besides the price refreshes (one per source, build_scheduler), in one table.
     The job ids are the names in job_runs: operators' queries read them, so they do not change."""
-    from bot.reminders.due import run_due
+    from bot.digest.due import run_due
     from bot.server.prometheus import pull_prometheus
     from bot.slack.inbox import KEPT, redo_stalled
+    from bot.slack.ui.digest import render
     from bot.state.retention import compact
 
     store, minute, hour = deps.store, timedelta(minutes=1), timedelta(hours=1)
@@ -121,7 +122,7 @@ def jobs_of(settings: Settings, deps: Deps, client: WebClient) -> list[Job]:
     table = [
         Job("inbox:redo", "redo work that did not reach Slack", redo_every, lambda: redo_stalled(deps, client)),
         # every minute, and once at start-up: a digest missed while down goes out if its local day is not over
-        Job("reminders:due", "send the daily digests that are due", minute, lambda: run_due(deps, client),
+        Job("reminders:due", "send the daily digests that are due", minute, lambda: run_due(deps, client, render),
             shared=minute, at_start=True),
         Job("samples:compact", "fold old GPU samples into hourly maxima", hour,
             lambda: compact(store, deps.now(), raw_days=settings.samples_raw_days,

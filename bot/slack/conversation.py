@@ -12,9 +12,10 @@ from slack_sdk import WebClient
 
 from bot.advice import Advice, advise
 from bot.deps import Deps
-from bot.slack import access, blocks
+from bot.slack import access
 from bot.slack.access import Gate
 from bot.slack.replies import post_or_dm
+from bot.slack.ui import blocks
 from bot.state import Conversation
 from bot.text import Lang, t
 from bot.text.errors import parse_error_text

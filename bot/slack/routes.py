@@ -25,7 +25,7 @@ from slack_sdk.errors import SlackApiError
 from bot.deps import Deps
 from bot.logs import about
 from bot.slack.ids import COMMAND, Action, Callback
-from bot.slack.listeners import actions, commands, events, reminders, tracking, views
+from bot.slack.listeners import commands, digest, profile, profile_form, thread, tracking
 from bot.slack.replies import lang_for, report
 from bot.slack.request import SlackRequest
 
@@ -61,26 +61,26 @@ ANSWER_ACTION = re.compile(rf"{Action.ANSWER}:\d+")
 
 ROUTES: tuple[Route, ...] = (
     Route(Kind.COMMAND, COMMAND, commands.on_command, "/gpu-advise: start a profile, or a sub-command"),
-    Route(Kind.ACTION, ANSWER_ACTION, actions.on_answer, "a button answering the open question"),
-    Route(Kind.ACTION, Action.SKIP, actions.on_answer, "Skip: leave an optional question unanswered"),
-    Route(Kind.ACTION, Action.FROM_MODEL, actions.on_from_model, "Estimate from the model: ask for e.g. 7B LoRA"),
-    Route(Kind.ACTION, Action.CHANGE, actions.on_change, "Change an answer: open the profile form, pre-filled"),
-    Route(Kind.ACTION, Action.RESTART, actions.on_restart, "Start over: a new profile where this one was"),
-    Route(Kind.ACTION, Action.NEW_PROFILE, actions.on_new_profile, "New profile (App Home): a profile in a DM"),
-    Route(Kind.ACTION, Action.RELEASED, reminders.on_digest_button, "digest: the instance was released"),
-    Route(Kind.ACTION, Action.STILL_NEEDED, reminders.on_digest_button, "digest: still needed, ask again in a day"),
-    Route(Kind.ACTION, Action.SNOOZE_WEEK, reminders.on_digest_button, "digest: ask again in a week"),
-    Route(Kind.ACTION, Action.STORAGE_DELETED, reminders.on_digest_button, "digest: the storage was deleted"),
-    Route(Kind.ACTION, Action.STORAGE_KEEP, reminders.on_digest_button, "digest: keep the storage a while"),
+    Route(Kind.ACTION, ANSWER_ACTION, profile.on_answer, "a button answering the open question"),
+    Route(Kind.ACTION, Action.SKIP, profile.on_answer, "Skip: leave an optional question unanswered"),
+    Route(Kind.ACTION, Action.FROM_MODEL, profile.on_from_model, "Estimate from the model: ask for e.g. 7B LoRA"),
+    Route(Kind.ACTION, Action.CHANGE, profile.on_change, "Change an answer: open the profile form, pre-filled"),
+    Route(Kind.ACTION, Action.RESTART, profile.on_restart, "Start over: a new profile where this one was"),
+    Route(Kind.ACTION, Action.NEW_PROFILE, profile.on_new_profile, "New profile (App Home): a profile in a DM"),
+    Route(Kind.ACTION, Action.RELEASED, digest.on_digest_button, "digest: the instance was released"),
+    Route(Kind.ACTION, Action.STILL_NEEDED, digest.on_digest_button, "digest: still needed, ask again in a day"),
+    Route(Kind.ACTION, Action.SNOOZE_WEEK, digest.on_digest_button, "digest: ask again in a week"),
+    Route(Kind.ACTION, Action.STORAGE_DELETED, digest.on_digest_button, "digest: the storage was deleted"),
+    Route(Kind.ACTION, Action.STORAGE_KEEP, digest.on_digest_button, "digest: keep the storage a while"),
     Route(Kind.ACTION, Action.RENTED, tracking.on_rented, "I rented this: the track form, pre-filled"),
     Route(Kind.VIEW, Callback.TRACK_FORM, tracking.on_track_form, "the track form submitted: track the instance",
           ack=tracking.check_track_form),
-    Route(Kind.VIEW, Callback.PROFILE_FORM, views.on_form, "the profile form submitted: the recommendation",
-          ack=views.check_form),
-    Route(Kind.EVENT, "message", events.on_message, "a reply typed in a profile's thread"),
-    Route(Kind.EVENT, "app_home_opened", events.on_home, "App Home opened: recent advice and price sources"),
-    Route(Kind.EVENT, "app_uninstalled", events.on_uninstalled, "the app was uninstalled: forget the tokens"),
-    Route(Kind.EVENT, "tokens_revoked", events.on_uninstalled, "the bot token was revoked: forget the tokens"),
+    Route(Kind.VIEW, Callback.PROFILE_FORM, profile_form.on_form, "the profile form submitted: the recommendation",
+          ack=profile_form.check_form),
+    Route(Kind.EVENT, "message", thread.on_message, "a reply typed in a profile's thread"),
+    Route(Kind.EVENT, "app_home_opened", thread.on_home, "App Home opened: recent advice and price sources"),
+    Route(Kind.EVENT, "app_uninstalled", thread.on_uninstalled, "the app was uninstalled: forget the tokens"),
+    Route(Kind.EVENT, "tokens_revoked", thread.on_uninstalled, "the bot token was revoked: forget the tokens"),
 )
 
 

@@ -7,7 +7,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from bot.reminders.blocks import MAX_BLOCKS, render
+from bot.slack.ui.digest import MAX_BLOCKS, render
 from bot.text import Lang
 from rules.digest import Digest, InstanceNews, Spend, StorageNews
 from rules.idle import Activity

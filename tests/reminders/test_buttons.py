@@ -7,7 +7,9 @@ from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from bot.reminders.send import Sends, send_digests
+from bot.digest.send import send_digests
+from bot.slack.ui.digest import render
+from bot.state.digest_sends import Sends
 from bot.state.rentals import Rentals
 from bot.text import Lang
 from rules.idle import Sample
@@ -29,7 +31,8 @@ def digest(h: Harness, *, storage: bool = False) -> tuple[Rentals, dict[str, Any
                                              "channel": "C1", "owner": "U1", "project": "llm",
                                              "created_at": now}, "train-1")
     [outcome] = send_digests(rentals, Sends(h.deps.store), h.deps_client(), team="T1", channels=None, now=h.clock,
-                             rules=h.deps.policy.idle, lang=Lang.EN, zone=ZoneInfo("Asia/Shanghai"), pace_s=0)
+                             rules=h.deps.policy.idle, lang=Lang.EN, zone=ZoneInfo("Asia/Shanghai"), render=render,
+                             pace_s=0)
     assert outcome.status == "sent"
     return rentals, h.posts(channel="C1")[-1]
 
@@ -85,7 +88,7 @@ def test_an_admin_may_answer_and_still_needed_snoozes_a_day(tmp_path: Path) -> N
 
 def again(h: Harness, rentals: Rentals) -> str:
     return send_digests(rentals, Sends(h.deps.store), h.deps_client(), team="T1", channels=["C1"], now=h.clock,
-                        rules=h.deps.policy.idle, lang=Lang.EN, zone=ZoneInfo("Asia/Shanghai"), pace_s=0,
+                        rules=h.deps.policy.idle, lang=Lang.EN, zone=ZoneInfo("Asia/Shanghai"), render=render, pace_s=0,
                         force=True)[0].status
 
 

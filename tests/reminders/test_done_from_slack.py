@@ -8,8 +8,9 @@ import urllib.request
 from datetime import timedelta
 from pathlib import Path
 
-from bot.reminders.due import run_due
-from bot.reminders.send import digests
+from bot.digest.due import run_due
+from bot.digest.send import digests
+from bot.slack.ui.digest import render
 from bot.state.rentals import Rentals
 from rules.digest import Spend
 from tests.reminders.test_rented import views
@@ -38,7 +39,7 @@ def test_track_heartbeat_digest_release_from_slack_alone(tmp_path: Path) -> None
         with urllib.request.urlopen(request, timeout=10) as answer:
             assert answer.status == 202
 
-        [sent] = run_due(h.deps, h.deps_client())
+        [sent] = run_due(h.deps, h.deps_client(), render)
         assert sent.status == "sent"
         digest = h.posts(channel="C1")[-1]
         text = json.dumps(digest["blocks"], ensure_ascii=False)

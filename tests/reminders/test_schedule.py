@@ -7,7 +7,8 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from bot.reminders.due import run_due
+from bot.digest.due import run_due
+from bot.slack.ui.digest import render
 from bot.state.rentals import Rentals
 from rules.idle import Sample
 from tests.slack_harness import Harness, running_app
@@ -34,14 +35,14 @@ def test_a_digest_missed_while_down_goes_out_at_start_up_once_across_a_restart(t
     with running_app(tmp_path) as h:
         h.clock.now = MONDAY_0910_SHANGHAI
         idle_box(h)
-        assert run_due(h.deps, h.deps_client()) == []  # 09:10: not yet
+        assert run_due(h.deps, h.deps_client(), render) == []  # 09:10: not yet
         h.clock.now = MONDAY_0910_SHANGHAI + timedelta(hours=2)  # down at 09:30, back at 11:10
-        [sent] = run_due(h.deps, h.deps_client())
+        [sent] = run_due(h.deps, h.deps_client(), render)
         assert sent.status == "sent" and len(h.posts(channel="C1")) == 1
-        assert run_due(h.deps, h.deps_client()) == []
+        assert run_due(h.deps, h.deps_client(), render) == []
     with running_app(tmp_path) as again:  # a restart: the same state database
         again.clock.now = MONDAY_0910_SHANGHAI + timedelta(hours=3)
-        assert run_due(again.deps, again.deps_client()) == []
+        assert run_due(again.deps, again.deps_client(), render) == []
         assert again.posts() == []
 
 
@@ -52,11 +53,11 @@ def test_new_york_follows_its_daylight_saving_and_shanghai_does_not(tmp_path: Pa
         idle_box(h, "ny", channel="C2")
         h.send.command("remind at 09:30 America/New_York", channel="C2", response_url=h.fake.response_url("a"))
         replies(h, 1)
-        assert [o.channel for o in run_due(h.deps, h.deps_client())] == ["C1"]  # Shanghai's 09:30 has passed
+        assert [o.channel for o in run_due(h.deps, h.deps_client(), render)] == ["C1"]  # Shanghai's 09:30 has passed
         h.clock.now = datetime(2026, 11, 2, 14, 0, tzinfo=UTC)  # 09:00 in New York now that DST is over
-        assert run_due(h.deps, h.deps_client()) == []
+        assert run_due(h.deps, h.deps_client(), render) == []
         h.clock.now = datetime(2026, 11, 2, 14, 30, tzinfo=UTC)  # 09:30 EST
-        assert [o.channel for o in run_due(h.deps, h.deps_client())] == ["C2"]
+        assert [o.channel for o in run_due(h.deps, h.deps_client(), render)] == ["C2"]
 
 
 def test_remind_at_shows_the_next_send_off_stops_it_and_bad_input_says_the_accepted_form(tmp_path: Path) -> None:
@@ -75,7 +76,7 @@ def test_remind_at_shows_the_next_send_off_stops_it_and_bad_input_says_the_accep
         h.send.command("remind off", response_url=h.fake.response_url("3"))
         assert "off" in replies(h, 5)[4]["text"]
         h.clock.now = MONDAY_0910_SHANGHAI + timedelta(hours=3)
-        assert run_due(h.deps, h.deps_client()) == []
+        assert run_due(h.deps, h.deps_client(), render) == []
         h.send.command("remind", response_url=h.fake.response_url("4"))
         assert "off" in replies(h, 6)[5]["text"]
 
@@ -109,7 +110,7 @@ def test_a_budget_shows_beside_the_project_spend_across_channels_and_flags_over(
         assert "positive number" in replies(h, 2)[1]["text"] and "lots" in replies(h, 2)[1]["text"]
         h.send.command("budget", response_url=h.fake.response_url("3"))
         assert "llm ¥50" in replies(h, 3)[2]["text"]
-        run_due(h.deps, h.deps_client())
+        run_due(h.deps, h.deps_client(), render)
         footer = str(h.posts(channel="C1")[0]["blocks"])
         # each box has run 9 hours this month at 400/day: 150 each, 300 for the project across both channels
         assert "llm ¥300 / 预算 ¥50 :warning: 已超预算" in footer  # the channel speaks GPU_ADVISOR_LANG (zh)

@@ -15,7 +15,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from bot.reminders.blocks import render
+from bot.slack.ui.digest import render
 from bot.text import Lang
 from rules.digest import compose
 from rules.idle import Sample

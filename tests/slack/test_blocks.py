@@ -9,8 +9,8 @@ from slack_sdk.models.blocks import Block
 from slack_sdk.models.views import View
 
 from bot.advice import Advice, advise
-from bot.slack import blocks as slack_views
-from bot.slack import templating as blocks
+from bot.slack.ui import blocks as slack_views
+from bot.slack.ui import templating as blocks
 from bot.text import Lang
 from pricing.errors import QuoteError
 from pricing.offers import Freshness, as_offers

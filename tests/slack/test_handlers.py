@@ -14,12 +14,12 @@ from slack_sdk import WebClient
 
 from bot.deps import Deps, build_deps
 from bot.slack import conversation
-from bot.slack.blocks import ButtonValue
-from bot.slack.forms import FormMeta
 from bot.slack.ids import COMMAND, Action, Callback
-from bot.slack.listeners import actions, commands, events, views
+from bot.slack.listeners import commands, profile, profile_form, thread
 from bot.slack.request import SlackRequest
 from bot.slack.routes import ROUTES, route_for
+from bot.slack.ui.blocks import ButtonValue
+from bot.slack.ui.forms import FormMeta
 from bot.state import Conversation
 from bot.text import Lang
 from tests.fake_slack import FakeSlack, fake_slack
@@ -72,8 +72,8 @@ FIVE = {"duration": "10h", "memory": "70/80", "model_parallel": "no", "frequency
 
 
 def test_every_route_names_a_handler_and_the_replay_finds_the_same_one() -> None:
-    assert route_for("block_actions", {"actions": [{"action_id": Action.CHANGE.value}]}).handler is actions.on_change  # type: ignore[union-attr]
-    assert route_for("block_actions", {"actions": [{"action_id": "answer:3"}]}).handler is actions.on_answer  # type: ignore[union-attr]
+    assert route_for("block_actions", {"actions": [{"action_id": Action.CHANGE.value}]}).handler is profile.on_change  # type: ignore[union-attr]
+    assert route_for("block_actions", {"actions": [{"action_id": "answer:3"}]}).handler is profile.on_answer  # type: ignore[union-attr]
     assert route_for("command", {"command": COMMAND}).handler is commands.on_command  # type: ignore[union-attr]
     assert route_for("event", {"event": {"type": "reaction_added"}}) is None
     assert route_for("block_actions", {"actions": [{"action_id": "answer:x"}]}) is None
@@ -109,7 +109,7 @@ def test_command_error_is_in_the_users_language(world: World) -> None:
 
 def test_answer_button_records_the_answer_and_asks_the_next_question(world: World) -> None:
     convo = world.started()
-    actions.on_answer(world.deps, world.request(click("answer:2", ButtonValue(c=convo.id, k="duration", v=">8h"))))
+    profile.on_answer(world.deps, world.request(click("answer:2", ButtonValue(c=convo.id, k="duration", v=">8h"))))
     kept = world.deps.store.get(convo.id)
     assert kept is not None and kept.answers == {"workload": "", "duration": ">8h"}
     assert kept.values["duration"]["bucket"] == "long"  # parsed once, kept parsed
@@ -129,7 +129,7 @@ def test_inference_asks_only_what_a_service_needs(world: World) -> None:
 
 def test_answer_button_from_someone_else_is_refused_ephemerally(world: World) -> None:
     convo = world.started()
-    actions.on_answer(world.deps, world.request(click("answer:0", ButtonValue(c=convo.id, k="duration", v="<1h"),
+    profile.on_answer(world.deps, world.request(click("answer:0", ButtonValue(c=convo.id, k="duration", v="<1h"),
                                                       user="U2")))
     (refusal,) = world.fake.of("chat.postEphemeral")
     assert refusal["user"] == "U2" and "<@U1>" in refusal["text"]
@@ -139,7 +139,7 @@ def test_answer_button_from_someone_else_is_refused_ephemerally(world: World) ->
 def test_change_an_answer_opens_the_form_prefilled(world: World) -> None:
     convo = world.started()
     conversation.take_answer(world.deps, world.client, world.deps.store.get(convo.id), "duration", "10h", "U1")  # type: ignore[arg-type]
-    actions.on_change(world.deps, world.request(click(Action.CHANGE.value, ButtonValue(c=convo.id))))
+    profile.on_change(world.deps, world.request(click(Action.CHANGE.value, ButtonValue(c=convo.id))))
     (opened,) = world.fake.of("views.open")
     duration = next(b for b in opened["view"]["blocks"] if b["block_id"] == "duration")
     assert duration["element"]["initial_value"] == "10h"
@@ -148,7 +148,7 @@ def test_change_an_answer_opens_the_form_prefilled(world: World) -> None:
 
 def test_start_over_starts_a_new_profile_in_the_same_channel(world: World) -> None:
     convo = world.started()
-    actions.on_restart(world.deps, world.request(click(Action.RESTART.value, ButtonValue(c=convo.id))))
+    profile.on_restart(world.deps, world.request(click(Action.RESTART.value, ButtonValue(c=convo.id))))
     roots = [p for p in world.fake.of("chat.postMessage") if "thread_ts" not in p]
     assert len(roots) == 2 and roots[1]["channel"] == "C1"
 
@@ -156,7 +156,7 @@ def test_start_over_starts_a_new_profile_in_the_same_channel(world: World) -> No
 def test_new_profile_from_app_home_starts_in_a_dm(world: World) -> None:
     body = {"type": "block_actions", "user": {"id": "U1", "team_id": "T1"},
             "actions": [{"action_id": Action.NEW_PROFILE.value, "value": "home"}]}
-    actions.on_new_profile(world.deps, world.request(body))
+    profile.on_new_profile(world.deps, world.request(body))
     assert world.fake.of("conversations.open")[0]["users"] == "U1"
     assert world.fake.of("chat.postMessage")[0]["channel"] == "DU1"
 
@@ -169,13 +169,13 @@ def message(convo: Conversation, text: str, user: str = "U1") -> dict[str, Any]:
 
 def test_a_reply_in_the_thread_answers_the_open_question(world: World) -> None:
     convo = world.started()
-    events.on_message(world.deps, world.request(message(convo, "about 10 hours")))
+    thread.on_message(world.deps, world.request(message(convo, "about 10 hours")))
     assert world.deps.store.get(convo.id).answers == {"workload": "", "duration": "about 10 hours"}  # type: ignore[union-attr]
 
 
 def test_an_unreadable_reply_says_what_is_accepted_and_keeps_nothing(world: World) -> None:
     convo = world.started()
-    events.on_message(world.deps, world.request(message(convo, "soonish")))
+    thread.on_message(world.deps, world.request(message(convo, "soonish")))
     assert "Could not read 'soonish'" in world.fake.of("chat.postMessage")[-1]["text"]
     assert world.deps.store.get(convo.id).answers == {"workload": ""}  # type: ignore[union-attr]
 
@@ -183,7 +183,7 @@ def test_an_unreadable_reply_says_what_is_accepted_and_keeps_nothing(world: Worl
 def test_a_reply_from_someone_else_warns_the_starter_once(world: World) -> None:
     convo = world.started()
     for _ in range(2):
-        events.on_message(world.deps, world.request(message(convo, "10h", user="U2")))
+        thread.on_message(world.deps, world.request(message(convo, "10h", user="U2")))
     (warning,) = world.fake.of("chat.postEphemeral")
     assert warning["user"] == "U1" and "<@U2>" in warning["text"]
 
@@ -191,7 +191,7 @@ def test_a_reply_from_someone_else_warns_the_starter_once(world: World) -> None:
 def test_app_home_publishes_recent_advice_and_sources(world: World) -> None:
     body = {"type": "event_callback", "team_id": "T1", "event": {"type": "app_home_opened", "user": "U1",
                                                                  "tab": "home"}}
-    events.on_home(world.deps, world.request(body))
+    thread.on_home(world.deps, world.request(body))
     (published,) = world.fake.of("views.publish")
     assert published["user_id"] == "U1" and "`ratecard`" in json.dumps(published["view"])
 
@@ -199,14 +199,14 @@ def test_app_home_publishes_recent_advice_and_sources(world: World) -> None:
 def test_form_with_a_bad_answer_is_refused_under_its_field(world: World) -> None:
     ack = Ack()
     body = form_view(FormMeta(ch="C1", lang="en"), FIVE | {"memory": "lots"})
-    views.check_form(world.deps, ack, world.request(body))
+    profile_form.check_form(world.deps, ack, world.request(body))
     assert ack.response is not None
     errors = json.loads(ack.response.body)["errors"]
     assert set(errors) == {"memory"} and "Could not read 'lots'" in errors["memory"]
 
 
 def test_a_valid_form_posts_the_recommendation(world: World) -> None:
-    views.on_form(world.deps, world.request(form_view(FormMeta(ch="C1", lang="en"), FIVE)))
+    profile_form.on_form(world.deps, world.request(form_view(FormMeta(ch="C1", lang="en"), FIVE)))
     (posted,) = world.fake.of("chat.postMessage")
     assert posted["channel"] == "C1" and "Dedicated card" in posted["blocks"][0]["text"]["text"]
 
@@ -220,7 +220,7 @@ def test_app_home_shows_every_source_prices_status_shows(tmp_path: Path) -> None
         client = WebClient(token="xoxb-test-token", base_url=fake.api_url)
         body = {"type": "event_callback", "team_id": "T1", "event": {"type": "app_home_opened", "user": "U1",
                                                                      "tab": "home"}}
-        events.on_home(deps, SlackRequest(body, client))
+        thread.on_home(deps, SlackRequest(body, client))
         view = json.dumps(fake.of("views.publish")[0]["view"])
         assert [s.source for s in deps.prices.status()] == ["ratecard", "feed"]
         assert "`ratecard`" in view and "`feed`" in view and "never" in view  # the feed was not refreshed yet
@@ -234,12 +234,12 @@ def test_question_2_offers_the_estimate_from_the_model_and_a_reply_naming_it_ans
     buttons = [e for b in asked["blocks"] if b["type"] == "actions" for e in b["elements"]]
     offer = next(b for b in buttons if b["action_id"] == Action.FROM_MODEL.value)
     assert offer["text"]["text"] == "Estimate from the model"
-    actions.on_from_model(world.deps, world.request(click(Action.FROM_MODEL.value,
+    profile.on_from_model(world.deps, world.request(click(Action.FROM_MODEL.value,
                                                           ButtonValue.model_validate_json(offer["value"]))))
     prompt = world.fake.of("chat.postMessage")[-1]
     assert prompt["thread_ts"] == convo.thread_ts and "`7B LoRA`" in prompt["text"]
     assert world.deps.store.get(convo.id).answers == {"workload": "", "duration": "3h"}  # type: ignore[union-attr]
-    events.on_message(world.deps, world.request(message(convo, "7B LoRA")))
+    thread.on_message(world.deps, world.request(message(convo, "7B LoRA")))
     kept = world.deps.store.get(convo.id)
     assert kept is not None and kept.values["memory"]["model_size_b"] == 7 and kept.values["memory"]["method"] == "lora"
     for key, text in (("model_parallel", "no"), ("frequency", "daily"), ("can_resume", "yes")):

@@ -8,12 +8,13 @@ from pydantic import ValidationError
 
 from bot.deps import Deps
 from bot.fields import inline_key
-from bot.slack import blocks, conversation, inline
-from bot.slack.forms import FormMeta
+from bot.slack import conversation, inline
 from bot.slack.ids import SubCommand
 from bot.slack.listeners import rentals, tracking
 from bot.slack.replies import lang_for
 from bot.slack.request import SlackRequest
+from bot.slack.ui import blocks
+from bot.slack.ui.forms import FormMeta
 from bot.text import Lang, t
 from bot.text.errors import error_text
 from bot.text.quote import age_text

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from bot.deps import Deps
-from bot.reminders.blocks import item_blocks
-from bot.slack import blocks
-from bot.slack.listeners.reminders import is_admin
+from bot.slack.listeners.digest import is_admin
 from bot.slack.request import SlackRequest
+from bot.slack.ui import blocks
+from bot.slack.ui.digest import item_blocks
 from bot.state.budgets import Budgets
 from bot.state.rentals import RentalError, Rentals, check_name
 from bot.state.schedules import Schedules

@@ -14,11 +14,12 @@ from slack_bolt import Ack
 
 from bot.deps import Deps
 from bot.rental_fields import CachedPrice, FieldError, currency_of, instance_fields, price_from_cache
-from bot.slack import blocks, inline, track_form
-from bot.slack.blocks import ButtonValue
+from bot.slack import inline
 from bot.slack.conversation import recommend
 from bot.slack.listeners.rentals import RentalCommandError
 from bot.slack.request import SlackRequest
+from bot.slack.ui import blocks, track_form
+from bot.slack.ui.blocks import ButtonValue
 from bot.state.rentals import RentalError, Rentals
 from bot.text import Lang, t
 from bot.text.format import money

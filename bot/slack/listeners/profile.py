@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from bot.deps import Deps
-from bot.slack import blocks, conversation
-from bot.slack.blocks import ButtonValue
-from bot.slack.forms import FormMeta
+from bot.slack import conversation
 from bot.slack.replies import lang_for
 from bot.slack.request import SlackRequest
+from bot.slack.ui import blocks
+from bot.slack.ui.blocks import ButtonValue
+from bot.slack.ui.forms import FormMeta
 from bot.text import Lang, t
 from bot.text.format import forms
 

@@ -8,8 +8,8 @@ from pydantic import BaseModel, ConfigDict
 
 from bot.advice import Advice
 from bot.fields import FORM_FIELDS
-from bot.slack import templating
 from bot.slack.ids import Action, Callback
+from bot.slack.ui import templating
 from bot.text import Lang, t
 from bot.text.catalogue import has
 from bot.text.errors import error_text

@@ -14,7 +14,8 @@ from zoneinfo import ZoneInfo
 from slack_sdk import WebClient
 
 from bot.deps import Deps
-from bot.reminders.send import Outcome, Sends, channels_of, send_digests
+from bot.digest.send import Outcome, Render, channels_of, send_digests
+from bot.state.digest_sends import Sends
 from bot.state.rentals import Rentals
 from bot.state.schedules import Schedules
 from rules.remind_schedule import RemindSchedule, is_due
@@ -26,7 +27,7 @@ def _zones(plans: dict[str, RemindSchedule]) -> Callable[[str], ZoneInfo]:
     return lambda channel: ZoneInfo(plans[channel].zone)
 
 
-def run_due(deps: Deps, client: WebClient) -> list[Outcome]:
+def run_due(deps: Deps, client: WebClient, render: Render) -> list[Outcome]:
     rentals, sends = Rentals(deps.store), Sends(deps.store)
     schedules = Schedules(deps.store, deps.settings.default_schedule())
     outcomes: list[Outcome] = []
@@ -45,7 +46,7 @@ def run_due(deps: Deps, client: WebClient) -> list[Outcome]:
             continue
         outcomes += send_digests(rentals, sends, team_client, team=team, channels=due, now=deps.now,
                                  rules=deps.policy.idle, lang=deps.settings.lang,
-                                 zone=_zones(plans), scheduled=True,
+                                 zone=_zones(plans), render=render, scheduled=True,
                                  all_clear=deps.settings.remind_all_clear, pace_s=deps.settings.remind_pace_s)
     for outcome in outcomes:
         if outcome.status == "failed":

@@ -9,9 +9,9 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 from bot.rental_fields import CachedPrice, FieldError, instance_fields
-from bot.slack import templating
-from bot.slack.forms import typed_texts
 from bot.slack.ids import Callback
+from bot.slack.ui import templating
+from bot.slack.ui.forms import typed_texts
 from bot.state.rentals import RentalError, check_name
 from bot.text import Lang, t
 

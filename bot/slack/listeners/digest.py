@@ -15,10 +15,10 @@ from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError
 
 from bot.deps import Deps
-from bot.reminders.blocks import item_blocks
 from bot.slack.ids import Action
 from bot.slack.replies import lang_for
 from bot.slack.request import SlackRequest
+from bot.slack.ui.digest import item_blocks
 from bot.state.rentals import RentalError, Rentals
 from bot.text import Lang, t
 from bot.text.format import money, show

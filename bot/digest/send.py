@@ -1,6 +1,6 @@
 """Send each channel its digest, once a local day, across restarts and processes.
 
-A row in digest_sends (unique on workspace, channel, kind and local date) is claimed before posting:
+A row in digest_sends (bot/state/digest_sends.py) is claimed before posting:
 a second sender finds it and posts nothing. A claim whose post never finished (the process died)
 may be taken over after CLAIM_TIMEOUT. A failed post gives the claim back so a later run can try
 again; a channel that fails for good (archived, bot removed) is reported and the others go on.
@@ -14,24 +14,23 @@ import time
 from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from datetime import date, datetime, timedelta
+from datetime import datetime, timedelta
+from typing import Any
 from zoneinfo import ZoneInfo
 
 from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError
-from sqlalchemy import ColumnElement, and_, delete, insert, or_, select, update
-from sqlalchemy.exc import IntegrityError
 
-from bot.reminders.blocks import render
 from bot.state.budgets import Budgets
+from bot.state.digest_sends import Sends
 from bot.state.rentals import Instance, Rentals, Storage
-from bot.state.schema import digest_sends
-from bot.state.store import Store
 from bot.text import Lang, t
 from rules.digest import Digest, compose
 from rules.policy import Idle
 
-CLAIM_TIMEOUT = timedelta(minutes=10)
+# How a digest looks in Slack (bot/slack/ui/digest.py render): the fallback text and the blocks.
+Render = Callable[[Digest, Lang, ZoneInfo], tuple[str, list[dict[str, Any]]]]
+
 SAMPLE_HORIZON = timedelta(days=1)  # how far back the quiet stretch of an idle instance is traced
 log = logging.getLogger(__name__)
 
@@ -42,52 +41,6 @@ class Outcome:
     status: str  # sent, nothing, already, failed
     items: int = 0
     error: str | None = None
-
-
-class Sends:
-    """The digest_sends rows: claim before posting, then mark sent or give the claim back."""
-
-    def __init__(self, store: Store) -> None:
-        self.store = store
-
-    def _key(self, team: str, channel: str, day: date) -> ColumnElement[bool]:
-        c = digest_sends.c
-        return and_(c.team == team, c.channel == channel, c.kind == "digest", c.local_date == day)
-
-    def claim(self, team: str, channel: str, day: date, now: datetime, *, force: bool = False,
-              retake_empty: bool = False) -> bool:
-        """Claim the channel's digest of `day`. A claim left by a sender that died may be taken over; with
-        `retake_empty`, so may a day checked with nothing to say (nothing was posted); `force`: any."""
-        try:
-            with self.store.writing() as conn:
-                conn.execute(insert(digest_sends).values(team=team, channel=channel, kind="digest", local_date=day,
-                                                         claimed_at=now))
-            return True
-        except IntegrityError:
-            pass  # the day is claimed already: take it over below only if its claim is stale (or forced)
-        where = self._key(team, channel, day)
-        c = digest_sends.c
-        if not force:
-            dead = and_(c.sent_at.is_(None), c.claimed_at < now - CLAIM_TIMEOUT)
-            where = and_(where, or_(dead, and_(c.sent_at.is_not(None), c.ts.is_(None))) if retake_empty else dead)
-        with self.store.writing() as conn:
-            taken = conn.execute(update(digest_sends).where(where).values(claimed_at=now, sent_at=None, ts=None))
-        return bool(taken.rowcount)
-
-    def sent(self, team: str, channel: str, day: date, now: datetime, ts: str | None, items: int) -> None:
-        with self.store.writing() as conn:
-            conn.execute(update(digest_sends).where(self._key(team, channel, day)).values(sent_at=now, ts=ts,
-                                                                                          items=items))
-
-    def give_back(self, team: str, channel: str, day: date) -> None:
-        with self.store.writing() as conn:
-            conn.execute(delete(digest_sends).where(self._key(team, channel, day)))
-
-    def sent_row(self, team: str, channel: str, day: date) -> tuple[datetime | None, str | None] | None:
-        with self.store.reading() as conn:
-            row = conn.execute(select(digest_sends.c.sent_at, digest_sends.c.ts)
-                               .where(self._key(team, channel, day))).first()
-        return (row.sent_at, row.ts) if row else None
 
 
 def digests(rentals: Rentals, team: str, channels: list[str], now: datetime, rules: Idle) -> dict[str, Digest]:
@@ -134,7 +87,8 @@ def channels_of(rentals: Rentals, team: str) -> list[str]:
 
 def send_digests(rentals: Rentals, sends: Sends, client: WebClient, *, team: str, channels: list[str] | None,
                  now: Callable[[], datetime], rules: Idle, lang: Lang, zone: ZoneInfo | Callable[[str], ZoneInfo],
-                 force: bool = False, all_clear: bool = False, pace_s: float = 1.0, scheduled: bool = False,
+                 render: Render, force: bool = False, all_clear: bool = False, pace_s: float = 1.0,
+                 scheduled: bool = False,
                  sleep: Callable[[float], None] = time.sleep) -> list[Outcome]:
     """Each channel's digest (`channels`, else every channel with something running or kept), in the
     channel's zone (`zone`, or a function of the channel). `scheduled`: a day with nothing to say is

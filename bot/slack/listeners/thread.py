@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from bot.deps import Deps
-from bot.slack import blocks, conversation
+from bot.slack import conversation
 from bot.slack.listeners import captures
 from bot.slack.replies import lang_for
 from bot.slack.request import SlackRequest
+from bot.slack.ui import blocks
 from bot.text import Lang, t
 
 

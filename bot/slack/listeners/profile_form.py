@@ -6,8 +6,8 @@ from slack_bolt import Ack
 
 from bot.deps import Deps
 from bot.slack import conversation
-from bot.slack.forms import FormMeta, read_form
 from bot.slack.request import SlackRequest
+from bot.slack.ui.forms import FormMeta, read_form
 from bot.text import Lang
 
 

@@ -1,1 +1,0 @@
-"""The daily reminders: the digest rendered for Slack (blocks.py), sent once a channel a day (send.py)."""

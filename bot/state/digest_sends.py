@@ -1,0 +1,61 @@
+"""The digest_sends rows: a channel's digest of a local day is claimed before posting (unique on workspace,
+channel, kind and local date), then marked sent or given back. A claim whose post never finished (the
+process died) may be taken over after CLAIM_TIMEOUT."""
+
+from __future__ import annotations
+
+from datetime import date, datetime, timedelta
+
+from sqlalchemy import ColumnElement, and_, delete, insert, or_, select, update
+from sqlalchemy.exc import IntegrityError
+
+from bot.state.schema import digest_sends
+from bot.state.store import Store
+
+CLAIM_TIMEOUT = timedelta(minutes=10)
+
+
+class Sends:
+    """The digest_sends rows: claim before posting, then mark sent or give the claim back."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+
+    def _key(self, team: str, channel: str, day: date) -> ColumnElement[bool]:
+        c = digest_sends.c
+        return and_(c.team == team, c.channel == channel, c.kind == "digest", c.local_date == day)
+
+    def claim(self, team: str, channel: str, day: date, now: datetime, *, force: bool = False,
+              retake_empty: bool = False) -> bool:
+        """Claim the channel's digest of `day`. A claim left by a sender that died may be taken over; with
+        `retake_empty`, so may a day checked with nothing to say (nothing was posted); `force`: any."""
+        try:
+            with self.store.writing() as conn:
+                conn.execute(insert(digest_sends).values(team=team, channel=channel, kind="digest", local_date=day,
+                                                         claimed_at=now))
+            return True
+        except IntegrityError:
+            pass  # the day is claimed already: take it over below only if its claim is stale (or forced)
+        where = self._key(team, channel, day)
+        c = digest_sends.c
+        if not force:
+            dead = and_(c.sent_at.is_(None), c.claimed_at < now - CLAIM_TIMEOUT)
+            where = and_(where, or_(dead, and_(c.sent_at.is_not(None), c.ts.is_(None))) if retake_empty else dead)
+        with self.store.writing() as conn:
+            taken = conn.execute(update(digest_sends).where(where).values(claimed_at=now, sent_at=None, ts=None))
+        return bool(taken.rowcount)
+
+    def sent(self, team: str, channel: str, day: date, now: datetime, ts: str | None, items: int) -> None:
+        with self.store.writing() as conn:
+            conn.execute(update(digest_sends).where(self._key(team, channel, day)).values(sent_at=now, ts=ts,
+                                                                                          items=items))
+
+    def give_back(self, team: str, channel: str, day: date) -> None:
+        with self.store.writing() as conn:
+            conn.execute(delete(digest_sends).where(self._key(team, channel, day)))
+
+    def sent_row(self, team: str, channel: str, day: date) -> tuple[datetime | None, str | None] | None:
+        with self.store.reading() as conn:
+            row = conn.execute(select(digest_sends.c.sent_at, digest_sends.c.ts)
+                               .where(self._key(team, channel, day))).first()
+        return (row.sent_at, row.ts) if row else None
