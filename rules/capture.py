@@ -10,15 +10,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from rules.policy import Capture
-
-
-@dataclass(frozen=True)
-class Reading:
-    at: datetime
-    gpu: int
-    utilization_pct: float
-    memory_used_mib: float
-    memory_total_mib: float
+from rules.samples import Sample
 
 
 @dataclass(frozen=True)
@@ -42,7 +34,7 @@ def _percentile(values: Sequence[float], q: float) -> float:
     return ordered[max(0, math.ceil(q * len(ordered)) - 1)]
 
 
-def _gaps(readings: Sequence[Reading], gap_pct: float) -> tuple[float, float]:
+def _gaps(readings: Sequence[Sample], gap_pct: float) -> tuple[float, float]:
     """(longest, total) seconds of idle gaps: from a quiet sample to the next busy one (or the end)."""
     longest = total = 0.0
     start: datetime | None = None
@@ -58,7 +50,7 @@ def _gaps(readings: Sequence[Reading], gap_pct: float) -> tuple[float, float]:
     return longest, total
 
 
-def figures(readings: Sequence[Reading], rules: Capture, memory_tight_fraction: float) -> Figures:
+def figures(readings: Sequence[Sample], rules: Capture, memory_tight_fraction: float) -> Figures:
     ordered = sorted(readings, key=lambda r: r.at)
     utils = [r.utilization_pct for r in ordered]
     peak = max(r.memory_used_mib for r in ordered)
@@ -70,12 +62,12 @@ def figures(readings: Sequence[Reading], rules: Capture, memory_tight_fraction: 
                    "high" if share >= rules.high_share else "low", peak > memory_tight_fraction * total)
 
 
-def per_gpu(readings: Sequence[Reading], rules: Capture, memory_tight_fraction: float) -> dict[int, Figures]:
+def per_gpu(readings: Sequence[Sample], rules: Capture, memory_tight_fraction: float) -> dict[int, Figures]:
     gpus = sorted({r.gpu for r in readings})
     return {g: figures([r for r in readings if r.gpu == g], rules, memory_tight_fraction) for g in gpus}
 
 
-def whole_run_s(readings: Sequence[Reading], rules: Capture) -> float | None:
+def whole_run_s(readings: Sequence[Sample], rules: Capture) -> float | None:
     """The run's length when the capture holds all of it: quiet at the start, busy, then quiet for at
     least `rules.run_end_quiet_s` at the end (the job finished). None when the capture starts or ends
     mid-run: a 20-minute sample of a longer run says nothing about question 1."""

@@ -15,8 +15,9 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Protocol
 
-from rules.idle import Activity, Sample, judge
+from rules.idle import Activity, judge
 from rules.policy import Idle
+from rules.samples import Sample
 
 PER_DAY = {"hour": 24.0, "day": 1.0, "month": 1 / 30}
 

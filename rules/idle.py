@@ -10,21 +10,12 @@ its snooze lasts. Pure: the samples, the clock and the policy come in.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from datetime import datetime, timedelta
 from enum import StrEnum
 from itertools import pairwise
 
 from rules.policy import Idle
-
-
-@dataclass(frozen=True)
-class Sample:
-    at: datetime
-    gpu: int
-    utilization_pct: float
-    memory_used_mib: float
-    memory_total_mib: float
+from rules.samples import Sample
 
 
 class Activity(StrEnum):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import typer.main
 
 from bot.cli import app
-from bot.fields import BY_INLINE_KEY, FIELDS, FORM_FIELDS
+from bot.fields.answers import BY_INLINE_KEY, FIELDS, FORM_FIELDS
 from bot.slack.inline import KEYS
 from rules.questions import ASKS, Stage
 

@@ -17,7 +17,7 @@ import typer
 
 from bot.advice import Advice, advise
 from bot.cli.common import DbOpt, LangOpt, PolicyOpt, fail, load_effective_policy, load_settings, say
-from bot.fields import FIELDS, flag
+from bot.fields.answers import FIELDS, flag
 from bot.settings import Settings
 from bot.text import Lang, t
 from bot.text.catalogue import has

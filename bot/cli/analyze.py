@@ -37,8 +37,8 @@ def analyze(
     lang: LangOpt = None,
 ) -> None:
     """Utilisation and memory figures of a capture, per GPU and overall, and the flags they imply."""
-    from bot.capture_read import CaptureError, read
-    from bot.fields import flag
+    from bot.capture.read import CaptureError, read
+    from bot.fields.answers import flag
     from bot.text.errors import capture_error_text
     from rules.capture import figures, implied_answers, per_gpu, whole_run_s
 
@@ -52,7 +52,7 @@ def analyze(
     tight = policy.two_of_four.memory_tight_fraction
     overall, gpus = figures(readings, policy.capture, tight), per_gpu(readings, policy.capture, tight)
     if chart is not None:
-        from bot.capture_chart import draw
+        from bot.capture.chart import draw
 
         try:
             draw(readings, chart, busy_pct=policy.capture.busy_pct, tight_fraction=tight, title=file.name)

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from bot.cli.common import LangOpt, fail, load_settings, say
-from bot.rental_fields import CachedPrice, FieldError, currency_of, instance_fields, price_from_cache
+from bot.fields.rentals import CachedPrice, FieldError, currency_of, instance_fields, price_from_cache
 from bot.settings import Settings
 from bot.text import Lang, t
 

@@ -22,7 +22,7 @@ from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, ValidationErro
 from pydantic_core import ErrorDetails
 
 from bot.state.rentals import DiskReport, Rentals
-from rules.idle import Sample
+from rules.samples import Sample
 
 PATH = "/api/heartbeat"
 MAX_AGE = timedelta(hours=24)

@@ -21,7 +21,7 @@ import httpx
 from bot.deps import Deps
 from bot.price_book import http_client
 from bot.state.rentals import Instance, Rentals
-from rules.idle import Sample
+from rules.samples import Sample
 
 UTIL, USED, FREE = "DCGM_FI_DEV_GPU_UTIL", "DCGM_FI_DEV_FB_USED", "DCGM_FI_DEV_FB_FREE"
 log = logging.getLogger(__name__)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import shlex
 import unicodedata
 
-from bot.fields import BY_INLINE_KEY
+from bot.fields.answers import BY_INLINE_KEY
 
 KEYS: dict[str, str] = {name: field.key for name, field in BY_INLINE_KEY.items()}
 QUOTE_KEYS = {"gpu": "gpu", "hours": "schedule", "schedule": "schedule", "share": "share", "cards": "cards",

@@ -18,8 +18,8 @@ from sqlalchemy.exc import IntegrityError
 
 from bot.state.schema import disk_reports, gpu_samples, rental_instances, rental_storage
 from bot.state.store import Store
-from rules.idle import Sample
 from rules.policy import Idle
+from rules.samples import Sample
 
 DEFAULT_IDLE = Idle()
 

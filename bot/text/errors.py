@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from bot.capture_errors import CaptureError
+from bot.capture.errors import CaptureError
 from bot.text.catalogue import has, t
 from bot.text.format import forms
 from bot.text.lang import Lang

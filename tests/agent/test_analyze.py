@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bot.capture_read import CaptureError, read, read_text
+from bot.capture.read import CaptureError, read, read_text
 from tests.cli_helpers import ROOT, run_cli
 
 SMI = ROOT / "tests" / "data" / "captures" / "nvidia-smi-query.csv"
@@ -141,13 +141,14 @@ def test_a_capture_of_the_whole_run_also_answers_question_1(tmp_path: Path) -> N
 def test_the_suggested_memory_answer_keeps_the_measured_verdict() -> None:
     from datetime import UTC, datetime
 
-    from rules.capture import Reading, figures, implied_answers, whole_run_s
+    from rules.capture import figures, implied_answers, whole_run_s
     from rules.policy import load_policy
+    from rules.samples import Sample
 
     rules = load_policy().capture
     at = datetime(2026, 11, 30, tzinfo=UTC)
     for peak_mib in (65_600.0, 65_500.0, 65_560.0, 40_000.0):  # 64.06, 63.96, 64.02 GB of 80
-        readings = [Reading(at, 0, 90, peak_mib, 81920)]
+        readings = [Sample(at, 0, 90, peak_mib, 81920)]
         overall = figures(readings, rules, 0.8)
         answer = implied_answers(overall, whole_run_s(readings, rules), 0.8)["memory"]
         peak, card = (float(x) for x in answer.split("/"))

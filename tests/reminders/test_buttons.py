@@ -12,7 +12,7 @@ from bot.slack.ui.digest import render
 from bot.state.digest_sends import Sends
 from bot.state.rentals import Rentals
 from bot.text import Lang
-from rules.idle import Sample
+from rules.samples import Sample
 from tests.slack_harness import Harness, running_app
 
 FIELDS = {"gpu": "A100-80GB", "cards": 1, "share": None, "unit": "day", "price": 400.0, "currency": "CNY",

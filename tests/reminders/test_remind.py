@@ -19,7 +19,7 @@ from sqlalchemy import insert
 from bot.state import Store
 from bot.state.rentals import Rentals
 from bot.state.schema import digest_sends
-from rules.idle import Sample
+from rules.samples import Sample
 from tests.cli_helpers import ROOT, run_cli
 from tests.fake_slack import FakeSlack, fake_slack
 

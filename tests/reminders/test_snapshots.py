@@ -18,8 +18,8 @@ import pytest
 from bot.slack.ui.digest import render
 from bot.text import Lang
 from rules.digest import compose
-from rules.idle import Sample
 from rules.policy import Idle
+from rules.samples import Sample
 
 SNAPSHOTS = Path(__file__).parent / "snapshots"
 NOW = datetime(2026, 11, 30, 1, 30, tzinfo=UTC)

@@ -16,7 +16,7 @@ from sqlalchemy import select
 from bot.state import Store
 from bot.state.rentals import Rentals
 from bot.state.schema import conversations, inbox, job_runs
-from rules.idle import Sample
+from rules.samples import Sample
 from tests.fake_slack import FakeSlack, SlackSender, fake_slack
 from tests.processes import bot_env, serve_process
 

@@ -6,8 +6,9 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
 from rules.digest import compose, per_day
-from rules.idle import Activity, Sample
+from rules.idle import Activity
 from rules.policy import Idle
+from rules.samples import Sample
 
 NOW = datetime(2026, 11, 30, 1, 30, tzinfo=UTC)
 RULES = Idle()

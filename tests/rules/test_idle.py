@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
-from rules.idle import Activity, Sample, judge
+from rules.idle import Activity, judge
 from rules.policy import Policy
+from rules.samples import Sample
 
 NOW = datetime(2026, 11, 30, 10, 0, tzinfo=UTC)
 STARTED = NOW - timedelta(hours=5)

@@ -24,7 +24,7 @@ from bot.slack.app import MissingSlackSettings, check_tokens, create_app
 from bot.slack.ui.digest import render
 from bot.state.rentals import Rentals
 from bot.state.schema import migrated_metadata
-from rules.idle import Sample
+from rules.samples import Sample
 from tests.cli_helpers import run_cli
 from tests.fake_slack import FakeSlack, SlackSender, fake_slack
 from tests.slack_harness import SECRET

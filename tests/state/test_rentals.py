@@ -8,7 +8,7 @@ import pytest
 
 from bot.state import Store
 from bot.state.rentals import RentalError, Rentals, token_hash
-from rules.idle import Sample
+from rules.samples import Sample
 
 T0 = datetime(2026, 11, 30, 1, tzinfo=UTC)
 FIELDS = {"gpu": "A100-80GB", "cards": 1, "share": None, "unit": "day", "price": 400.0, "currency": "CNY",

@@ -10,7 +10,7 @@ from bot.state import Store
 from bot.state.rentals import Rentals
 from bot.state.retention import compact
 from bot.state.schema import gpu_samples, gpu_samples_hourly
-from rules.idle import Sample
+from rules.samples import Sample
 
 NOW = datetime(2026, 11, 30, 12, tzinfo=UTC)
 FIELDS = {"gpu": "A100-80GB", "cards": 1, "share": None, "unit": "day", "price": 400.0, "currency": "CNY",

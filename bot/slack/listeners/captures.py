@@ -7,10 +7,10 @@ from __future__ import annotations
 import io
 from typing import Any
 
-from bot.capture_chart import draw
-from bot.capture_read import CaptureError, read_text
+from bot.capture.chart import draw
+from bot.capture.read import CaptureError, read_text
 from bot.deps import Deps
-from bot.fields import inline_key
+from bot.fields.answers import inline_key
 from bot.slack import conversation
 from bot.slack.capture_files import FetchError, fetch, post_chart
 from bot.slack.request import SlackRequest
@@ -18,9 +18,10 @@ from bot.state import Conversation
 from bot.text import Lang, t
 from bot.text.capture import figure_lines
 from bot.text.errors import capture_error_text
-from rules.capture import Reading, figures, implied_answers, per_gpu, whole_run_s
+from rules.capture import figures, implied_answers, per_gpu, whole_run_s
 from rules.gpus import gpu_model
 from rules.questions import steps
+from rules.samples import Sample
 
 
 def _say(request: SlackRequest, convo: Conversation, text: str) -> None:
@@ -33,7 +34,7 @@ def _card_mib(convo: Conversation) -> float | None:
     return gpu_model(gpu).memory_gb * 1024 if gpu else None
 
 
-def _read(deps: Deps, request: SlackRequest, convo: Conversation, file: dict[str, Any]) -> list[Reading] | None:
+def _read(deps: Deps, request: SlackRequest, convo: Conversation, file: dict[str, Any]) -> list[Sample] | None:
     """The capture's readings, or None after saying in the thread why it could not be read."""
     lang = Lang(convo.lang)
     name = str(file.get("name") or file.get("id"))

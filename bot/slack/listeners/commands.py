@@ -7,7 +7,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from bot.deps import Deps
-from bot.fields import inline_key
+from bot.fields.answers import inline_key
 from bot.slack import conversation, inline
 from bot.slack.ids import SubCommand
 from bot.slack.listeners import rentals, tracking

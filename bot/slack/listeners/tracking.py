@@ -13,7 +13,7 @@ from typing import Any
 from slack_bolt import Ack
 
 from bot.deps import Deps
-from bot.rental_fields import CachedPrice, FieldError, currency_of, instance_fields, price_from_cache
+from bot.fields.rentals import CachedPrice, FieldError, currency_of, instance_fields, price_from_cache
 from bot.slack import inline
 from bot.slack.conversation import recommend
 from bot.slack.listeners.rentals import RentalCommandError

@@ -7,7 +7,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 from bot.advice import Advice
-from bot.fields import FORM_FIELDS
+from bot.fields.answers import FORM_FIELDS
 from bot.slack.ids import Action, Callback
 from bot.slack.ui import templating
 from bot.text import Lang, t

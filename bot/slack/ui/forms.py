@@ -7,7 +7,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from bot.fields import FORM_FIELDS
+from bot.fields.answers import FORM_FIELDS
 from bot.text import Lang, t
 from bot.text.errors import parse_error_text
 from rules.answers import AnswersError, parse_answers

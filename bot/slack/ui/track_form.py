@@ -8,7 +8,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from bot.rental_fields import CachedPrice, FieldError, instance_fields
+from bot.fields.rentals import CachedPrice, FieldError, instance_fields
 from bot.slack.ids import Callback
 from bot.slack.ui import templating
 from bot.slack.ui.forms import typed_texts

@@ -8,10 +8,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import BinaryIO
 
-from rules.capture import Reading
+from rules.samples import Sample
 
 
-def draw(readings: Sequence[Reading], path: Path | BinaryIO, *, busy_pct: float, tight_fraction: float,
+def draw(readings: Sequence[Sample], path: Path | BinaryIO, *, busy_pct: float, tight_fraction: float,
          title: str) -> None:
     from matplotlib.figure import Figure  # the Agg canvas: files only, no display on a GPU server
 

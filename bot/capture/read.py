@@ -1,4 +1,4 @@
-"""Reading a GPU capture: the probe's CSV, `nvidia-smi --query-gpu=... --format=csv` with its header
+"""Sample a GPU capture: the probe's CSV, `nvidia-smi --query-gpu=... --format=csv` with its header
 and units (`utilization.gpu [%]`, values like `97 %`), or `nvidia-smi dmon` output. A bad file raises
 CaptureError naming the line and what was expected."""
 
@@ -9,9 +9,9 @@ import io
 from datetime import UTC, datetime
 from pathlib import Path
 
-from bot.capture_dmon import is_dmon, read_dmon
-from bot.capture_errors import CaptureError
-from rules.capture import Reading
+from bot.capture.dmon import is_dmon, read_dmon
+from bot.capture.errors import CaptureError
+from rules.samples import Sample
 
 __all__ = ["CaptureError", "read", "read_text"]
 
@@ -43,7 +43,7 @@ def _columns(line: int, header: list[str]) -> tuple[dict[str, int], str]:
                        smi=", ".join(SMI))
 
 
-def _read_csv(text: str) -> list[Reading]:
+def _read_csv(text: str) -> list[Sample]:
     try:
         rows = list(csv.reader(io.StringIO(text), skipinitialspace=True))
     except csv.Error:
@@ -57,7 +57,7 @@ def _read_csv(text: str) -> list[Reading]:
         if not any(cell.strip() for cell in row):
             continue
         try:
-            out.append(Reading(_time(row[columns["timestamp"]]), int(_number(row[columns["gpu"]])),
+            out.append(Sample(_time(row[columns["timestamp"]]), int(_number(row[columns["gpu"]])),
                                _number(row[columns["utilization_pct"]]), _number(row[columns["memory_used_mib"]]),
                                _number(row[columns["memory_total_mib"]])))
         except (ValueError, IndexError, OverflowError):
@@ -67,7 +67,7 @@ def _read_csv(text: str) -> list[Reading]:
     return out
 
 
-def read_text(text: str, card_mib: float | None = None) -> list[Reading]:
+def read_text(text: str, card_mib: float | None = None) -> list[Sample]:
     """Readings from a capture's text; `card_mib` is the card's memory for dmon output, which lacks it."""
     lines = text.splitlines()
     first = next((line for line in lines if line.strip()), "")
@@ -78,7 +78,7 @@ def read_text(text: str, card_mib: float | None = None) -> list[Reading]:
     return _read_csv(text)
 
 
-def read(path: Path, card_mib: float | None = None) -> list[Reading]:
+def read(path: Path, card_mib: float | None = None) -> list[Sample]:
     try:
         text = path.read_text("utf-8")
     except UnicodeDecodeError:

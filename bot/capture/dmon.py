@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
-from bot.capture_errors import CaptureError
-from rules.capture import Reading
+from bot.capture.errors import CaptureError
+from rules.samples import Sample
 
 NEEDED = ("gpu", "sm", "fb")
 
@@ -41,11 +41,11 @@ def _cell(cells: list[str], index: int) -> float:
     return float(text)
 
 
-def read_dmon(lines: list[str], card_mib: float | None) -> list[Reading]:
+def read_dmon(lines: list[str], card_mib: float | None) -> list[Sample]:
     if card_mib is None:
         raise CaptureError(1, "dmon_no_total")
     cols: dict[str, int] | None = None
-    out: list[Reading] = []
+    out: list[Sample] = []
     last: datetime | None = None
     carry = timedelta()
     for number, line in enumerate(lines, start=1):
@@ -64,7 +64,7 @@ def read_dmon(lines: list[str], card_mib: float | None) -> list[Reading]:
             if last is not None and "date" not in cols and at < last - timedelta(hours=1):
                 carry += timedelta(days=1)  # -o T only: the clock went past midnight
                 at += timedelta(days=1)
-            out.append(Reading(at, int(_cell(cells, cols["gpu"])), _cell(cells, cols["sm"]),
+            out.append(Sample(at, int(_cell(cells, cols["gpu"])), _cell(cells, cols["sm"]),
                                _cell(cells, cols["fb"]), card_mib))
             last = at
         except (ValueError, IndexError):
