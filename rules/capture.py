@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from rules.policy import Capture
+from rules.profile import DurationAnswer, MemoryAnswer
 from rules.samples import Sample
 
 
@@ -105,4 +106,25 @@ def implied_answers(overall: Figures, run_s: float | None, memory_tight_fraction
         out["memory"] = f"{peak}/{total}"
     if run_s is not None:
         out["duration"] = duration_text(run_s)
+    return out
+
+
+@dataclass(frozen=True)
+class Measured:
+    """An answer a capture gives: `text` as a person would type it (shown, and kept as the answer's text)
+    and `value`, the parsed answer itself (the measured figures, not the text read back)."""
+
+    text: str
+    value: MemoryAnswer | DurationAnswer
+
+
+def measured_answers(overall: Figures, run_s: float | None, memory_tight_fraction: float) -> dict[str, Measured]:
+    """implied_answers() with their values: question 2 as the measured peak and card, question 1 as the run."""
+    texts = implied_answers(overall, run_s, memory_tight_fraction)
+    out: dict[str, Measured] = {}
+    if "memory" in texts:
+        out["memory"] = Measured(texts["memory"], MemoryAnswer(peak_gb=overall.memory_peak_mib / 1024,
+                                                               card_gb=overall.memory_total_mib / 1024))
+    if "duration" in texts and run_s is not None:
+        out["duration"] = Measured(texts["duration"], DurationAnswer(hours=run_s / 3600))
     return out

@@ -21,8 +21,9 @@ from bot.text import Lang, t
 from bot.text.errors import parse_error_text
 from bot.text.reasons import headline
 from rules.answers import dump_answers, load_answers, parse_answers
+from rules.capture import Measured
 from rules.errors import ParseError
-from rules.questions import BY_KEY, Step, steps
+from rules.questions import Step, steps
 
 SKIP_WORDS = {"skip", "pass", "-", "跳过", "略过", "不填"}
 
@@ -46,30 +47,31 @@ def current(convo: Conversation) -> Step | None:
     return next((step for step in steps(parsed(convo)) if step.ask.key not in convo.answers), None)
 
 
-def record(convo: Conversation, step: Step, text: str | None) -> None:
-    """Keep an answer (None skips an optional question). Raises ParseError and keeps nothing if unreadable."""
+def record(convo: Conversation, step: Step, text: str | None, value: Any = None) -> None:
+    """Keep an answer (None skips an optional question): `value` when it is known (a measured answer),
+    else `text` parsed. Raises ParseError and keeps nothing if unreadable."""
     key = step.ask.key
     if text is None:
         if step.required:
             raise ValueError(f"{key} cannot be skipped")
         convo.answers[key] = ""
         return
-    value = step.ask.parse(text)
+    value = step.ask.parse(text) if value is None else value
     convo.answers[key] = text.strip()
     convo.values = {**convo.values, **dump_answers({key: value})}
 
 
-def prefill(convo: Conversation, answers: dict[str, str]) -> dict[str, str]:
+def prefill(convo: Conversation, answers: dict[str, Measured]) -> dict[str, str]:
     """Record measured answers (for questions this conversation asks) not answered yet, except the open
     one: take_answer does that, so its message is marked answered. Returns what was recorded."""
     open_step = current(convo)
     done: dict[str, str] = {}
-    for key, text in answers.items():
+    for key, measured in answers.items():
         if key in convo.answers or (open_step is not None and open_step.ask.key == key):
             continue
-        convo.values = {**convo.values, **dump_answers({key: BY_KEY[key].parse(text)})}
-        convo.answers[key] = text
-        done[key] = text
+        convo.values = {**convo.values, **dump_answers({key: measured.value})}
+        convo.answers[key] = measured.text
+        done[key] = measured.text
     return done
 
 
@@ -115,7 +117,7 @@ def ask_next(deps: Deps, client: WebClient, convo: Conversation) -> None:
 
 
 def take_answer(deps: Deps, client: WebClient, convo: Conversation, key: str, text: str | None, user: str,
-                input_key: str | None = None) -> None:
+                input_key: str | None = None, value: Any = None) -> None:
     """Record an answer to the open question `key` (None skips it), mark it answered, go on.
 
     `input_key` names the request that carried the answer: when it was already applied (the work is
@@ -128,7 +130,7 @@ def take_answer(deps: Deps, client: WebClient, convo: Conversation, key: str, te
     step = current(convo)
     if step is None or step.ask.key != key:
         return  # a second click on an old button: nothing to do
-    record(convo, step, text)
+    record(convo, step, text, value)
     convo.last_input = input_key
     answered_ts = convo.question_ts
     convo.question_ts = None

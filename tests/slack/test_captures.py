@@ -14,14 +14,14 @@ SMI = (ROOT / "tests" / "data" / "captures" / "nvidia-smi-query.csv").read_bytes
 DMON = (ROOT / "tests" / "data" / "captures" / "nvidia-smi-dmon.txt").read_bytes()
 
 
-def whole_run(minutes: int = 150) -> bytes:
+def whole_run(minutes: int = 150, busy_mib: int = 40960) -> bytes:
     """A probe capture holding a whole run: 2 quiet minutes, the run, 2 quiet minutes (one row a minute)."""
     t0 = datetime(2026, 11, 30, 1, 0, tzinfo=UTC)
     rows = ["timestamp,gpu,utilization_pct,memory_used_mib,memory_total_mib,power_w"]
     for m in range(minutes + 4):
         busy = 2 <= m < minutes + 2
         at = (t0 + timedelta(minutes=m)).isoformat()
-        rows.append(f"{at},0,{95 if busy else 0},{40960 if busy else 500},81920,300")
+        rows.append(f"{at},0,{95 if busy else 0},{busy_mib if busy else 500},81920,300")
     return ("\n".join(rows) + "\n").encode()
 
 
@@ -149,3 +149,15 @@ def test_a_service_takes_only_the_memory_from_a_capture(tmp_path: Path) -> None:
         convo = h.deps.store.by_thread("T1", "C1", thread)
         assert convo is not None and convo.answers.get("memory") == "40/80" and "duration" not in convo.answers
         h.fake.wait_for(lambda: h.fake.of("files.completeUploadExternal"))
+
+
+def test_the_measured_figures_are_kept_as_values_not_their_rounded_text_read_back(tmp_path: Path) -> None:
+    with running_app(tmp_path) as h:
+        thread = start(h)["_ts"]
+        wait_question(h, thread, 1)
+        upload(h, thread, "F9", "odd.csv", whole_run(minutes=97, busy_mib=41300))
+        h.fake.wait_for(lambda: [t for t in thread_texts(h, thread) if t.startswith("Capture")])
+        convo = h.fake.wait_for(lambda: (c := h.deps.store.by_thread("T1", "C1", thread)) and "memory" in c.values
+                                and c)
+        assert convo.answers["memory"] == "40/80"  # what people are shown
+        assert convo.values["memory"]["peak_gb"] == 41300 / 1024 and convo.values["memory"]["card_gb"] == 80

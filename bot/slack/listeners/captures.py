@@ -18,7 +18,7 @@ from bot.state import Conversation
 from bot.text import Lang, t
 from bot.text.capture import figure_lines
 from bot.text.errors import capture_error_text
-from rules.capture import figures, implied_answers, per_gpu, whole_run_s
+from rules.capture import figures, measured_answers, per_gpu, whole_run_s
 from rules.gpus import gpu_model
 from rules.questions import steps
 from rules.samples import Sample
@@ -71,8 +71,8 @@ def on_upload(deps: Deps, request: SlackRequest, convo: Conversation, files: lis
     tight = deps.policy.two_of_four.memory_tight_fraction
     overall = figures(readings, deps.policy.capture, tight)
     asked = {step.ask.key for step in steps(conversation.parsed(convo))}  # a service is not asked its run length
-    implied = implied_answers(overall, whole_run_s(readings, deps.policy.capture), tight)
-    measured = {k: v for k, v in implied.items() if k in asked}
+    implied = measured_answers(overall, whole_run_s(readings, deps.policy.capture), tight)
+    measured = {k: v for k, v in implied.items() if k in asked}  # values as measured, not their text read back
     lines = [t("slack.capture_title", lang, name=files[0].get("name") or "", samples=overall.samples,
                minutes=round(overall.duration_s / 60, 1)),
              *figure_lines(per_gpu(readings, deps.policy.capture, tight), overall, lang),
@@ -82,8 +82,8 @@ def on_upload(deps: Deps, request: SlackRequest, convo: Conversation, files: lis
         lines.append(t("capture.no_run", lang))
     open_step = conversation.current(convo) if convo.status == "active" else None
     filled = conversation.prefill(convo, measured) if convo.status == "active" else {}
-    opened = {k: v for k, v in measured.items() if open_step is not None and open_step.ask.key == k}
-    kept = {k: v for k, v in measured.items() if k not in filled and k not in opened}
+    opened = {k: m.text for k, m in measured.items() if open_step is not None and open_step.ask.key == k}
+    kept = {k: m.text for k, m in measured.items() if k not in filled and k not in opened}
     if filled or opened:
         lines.append(t("slack.capture_prefilled", lang, answers=_answers_text(filled | opened)))
     if kept:
@@ -98,6 +98,6 @@ def on_upload(deps: Deps, request: SlackRequest, convo: Conversation, files: lis
                title=t("slack.capture_chart_title", lang))
     if opened:
         key, text = next(iter(opened.items()))
-        conversation.take_answer(deps, client, convo, key, text, user)
+        conversation.take_answer(deps, client, convo, key, text, user, value=measured[key].value)
     elif filled and convo.question_ts is None:
         conversation.ask_next(deps, client, convo)
