@@ -6,13 +6,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
+from functools import cached_property
 
 from slack_sdk import WebClient
 
 from bot.metrics import Metrics
 from bot.price_book import PriceBook, http_client
 from bot.settings import Settings
-from bot.state import Store
+from bot.state import Conversations, Inbox, Store, Users
 from rules.policy import Policy, load_policy
 
 
@@ -28,6 +29,18 @@ class Deps:
     client_for: Callable[[str], WebClient] | None = None
     forget_team: Callable[[str], None] | None = None  # uninstalled: drop the workspace's tokens
 
+    @cached_property
+    def inbox(self) -> Inbox:
+        return Inbox(self.store)
+
+    @cached_property
+    def conversations(self) -> Conversations:
+        return Conversations(self.store)
+
+    @cached_property
+    def users(self) -> Users:
+        return Users(self.store)
+
     def client_of(self, team: str, default: WebClient) -> WebClient:
         """The client to reach `team`'s workspace with: its own installation's, else `default`.
         LookupError when the workspace has no installation any more."""
@@ -38,7 +51,7 @@ class Deps:
         for state in self.prices.status():
             if state.age_days is not None:
                 self.metrics.price_age.labels(state.source).set(state.age_days * 86400)
-        self.metrics.inbox_backlog.set(len(self.store.pending(timedelta(days=1))))
+        self.metrics.inbox_backlog.set(len(self.inbox.pending(timedelta(days=1))))
 
     @property
     def conversation_ttl(self) -> timedelta:

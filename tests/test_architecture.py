@@ -48,6 +48,53 @@ def test_the_bot_reaches_its_state_through_sqlalchemy_only() -> None:
     assert [p.relative_to(ROOT) for p in sources("bot") if "sqlite3" in imported(p)] == []
 
 
+def test_only_the_state_package_and_the_installation_store_speak_sql() -> None:
+    allowed = {Path("bot/slack/installs.py")}  # slack_sdk's SQLAlchemy installation and OAuth state stores
+    speaking = {p.relative_to(ROOT) for p in sources("bot")
+                if any(name.split(".")[0] == "sqlalchemy" for name in imported(p))}
+    assert {p for p in speaking if p.parts[:2] != ("bot", "state")} == allowed
+
+
+def room_of(module: str) -> str | None:
+    """The room of `bot.x.y` (a folder or a loose module of bot/), or None outside bot/."""
+    parts = module.split(".")
+    return parts[1] if parts[0] == "bot" and len(parts) > 1 else None
+
+
+def room_graph() -> dict[str, set[str]]:
+    graph: dict[str, set[str]] = {}
+    for path in sources("bot"):
+        rel = path.relative_to(ROOT / "bot").parts
+        room = rel[0].removesuffix(".py")
+        graph.setdefault(room, set()).update(r for name in imported(path) if (r := room_of(name)) not in (None, room))
+    return graph
+
+
+def test_the_rooms_of_bot_import_one_way() -> None:
+    """No arrow runs back up: the graph of bot/'s rooms (folders and loose modules) has no cycle."""
+    graph, order, state = room_graph(), [], dict[str, str]()
+
+    def visit(room: str, path: tuple[str, ...]) -> None:
+        if state.get(room) == "done":
+            return
+        assert state.get(room) != "open", f"import cycle: {' -> '.join((*path, room))}"
+        state[room] = "open"
+        for target in sorted(graph.get(room, ())):
+            visit(target, (*path, room))
+        state[room] = "done"
+        order.append(room)
+
+    for room in sorted(graph):
+        visit(room, ())
+    assert "slack" in order and "server" in order
+
+
+@pytest.mark.parametrize(("room", "never"), [("slack", "server"), ("digest", "slack"), ("digest", "server"),
+                                             ("state", "slack"), ("capture", "slack"), ("fields", "slack")])
+def test_a_room_never_imports_the_room_that_uses_it(room: str, never: str) -> None:
+    assert never not in room_graph()[room]
+
+
 def test_the_cli_loads_no_slack_scheduler_or_database_module() -> None:
     heavy = ("slack_bolt", "slack_sdk", "apscheduler", "sqlalchemy", "alembic", "sqlite_utils", "httpx")
     probe = ("import sys, bot.cli; print(sorted({m.split('.')[0] for m in sys.modules} & set(sys.argv[1:])))")

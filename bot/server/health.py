@@ -5,8 +5,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from sqlalchemy.exc import SQLAlchemyError
-
 from bot.deps import Deps
 
 
@@ -14,12 +12,8 @@ def health(deps: Deps, scheduler_running: Callable[[], bool] | None) -> tuple[in
     """(HTTP status, body). `down` (503) when the state database cannot be read; `degraded` (200) when
     the scheduler stopped or a price source is stale or failing; else `ok`."""
     checks: dict[str, Any] = {}
-    try:
-        with deps.store.reading() as conn:
-            conn.exec_driver_sql("SELECT 1")
-        checks["state_db"] = "ok"
-    except SQLAlchemyError as exc:
-        checks["state_db"] = f"unreachable: {type(exc).__name__}"
+    problem = deps.store.problem()
+    checks["state_db"] = "ok" if problem is None else f"unreachable: {problem}"
     if scheduler_running is None:
         checks["scheduler"] = "off"
     else:

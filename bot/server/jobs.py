@@ -17,6 +17,7 @@ from apscheduler.schedulers.background import BackgroundScheduler
 from apscheduler.triggers.interval import IntervalTrigger
 from sqlite_utils import Database
 
+from bot.state.job_runs import JobRuns
 from pricing.refresh import RefreshResult, refresh
 from pricing.sources import Source
 
@@ -43,7 +44,7 @@ def once(store: Store, job: str, every: timedelta, work: Callable[[], object]) -
 
     def run() -> bool:
         slot = slot_of(store.now(), every)
-        if not store.claim_job(job, slot):
+        if not JobRuns(store).claim(job, slot):
             log.debug("%s: slot %s already run by another replica", job, slot)
             return False
         work()
@@ -128,7 +129,7 @@ def jobs_of(settings: Settings, deps: Deps, client: WebClient) -> list[Job]:
             lambda: compact(store, deps.now(), raw_days=settings.samples_raw_days,
                             hourly_days=settings.samples_hourly_days), shared=hour),
         Job("inbox:prune", "forget finished requests and job claims older than a week", 6 * hour,
-            lambda: store.prune(KEPT), shared=timedelta(days=1)),
+            lambda: (deps.inbox.prune(KEPT), JobRuns(store).prune(KEPT)), shared=timedelta(days=1)),
     ]
     if settings.prometheus_url:
         every, url = settings.prometheus_every_minutes, settings.prometheus_url

@@ -77,12 +77,12 @@ def prefill(convo: Conversation, answers: dict[str, Measured]) -> dict[str, str]
 
 def start(deps: Deps, client: WebClient, *, team: str, channel: str, user: str, lang: Lang) -> Conversation:
     """Post the root message (in a DM if the channel refuses) and ask question 1 in its thread."""
-    convo = deps.store.create(team=team, channel=channel, user=user, lang=lang.value)
+    convo = deps.conversations.create(team=team, channel=channel, user=user, lang=lang.value)
     posted = post_or_dm(client, channel=channel, user=user, blocks=blocks.root(user, lang),
                         text=t("slack.root", lang, user=user), lang=lang)
     convo.channel, convo.thread_ts = posted.channel, posted.ts
     convo.note = posted.moved_because
-    deps.store.save(convo)
+    deps.conversations.save(convo)
     ask_next(deps, client, convo)
     return convo
 
@@ -96,7 +96,7 @@ def admit(deps: Deps, client: WebClient, convo: Conversation, channel: str, user
     elif verdict is Gate.EXPIRED:
         if convo.status != "expired":
             convo.status = "expired"
-            deps.store.save(convo)
+            deps.conversations.save(convo)
         client.chat_postMessage(channel=convo.channel, thread_ts=convo.thread_ts,
                                 text=t("slack.expired", lang, hours=deps.settings.conversation_ttl_hours))
     return verdict is Gate.OPEN
@@ -113,7 +113,7 @@ def ask_next(deps: Deps, client: WebClient, convo: Conversation) -> None:
                                     blocks=blocks.question(convo.id, step, lang),
                                     text=t(f"question.{step.ask.key}", lang))
     convo.question_ts, convo.step = reply["ts"], len(convo.answers) + 1
-    deps.store.save(convo)
+    deps.conversations.save(convo)
 
 
 def take_answer(deps: Deps, client: WebClient, convo: Conversation, key: str, text: str | None, user: str,
@@ -134,7 +134,7 @@ def take_answer(deps: Deps, client: WebClient, convo: Conversation, key: str, te
     convo.last_input = input_key
     answered_ts = convo.question_ts
     convo.question_ts = None
-    deps.store.save(convo)  # the answer is on disk before anything is said about it
+    deps.conversations.save(convo)  # the answer is on disk before anything is said about it
     lang = Lang(convo.lang)
     if answered_ts:
         client.chat_update(channel=convo.channel, ts=answered_ts, blocks=blocks.answered(step, text, user, lang),
@@ -179,8 +179,8 @@ def finish(deps: Deps, client: WebClient, convo: Conversation) -> None:
         posted = post_or_dm(client, channel=convo.channel, user=convo.user, blocks=message, text=text, lang=lang)
         convo.channel, convo.thread_ts = posted.channel, posted.ts
     convo.status = "done"
-    deps.store.save(convo)
+    deps.conversations.save(convo)
     deps.metrics.decisions.labels(advice.decision.choice.value).inc()
     summary = " · ".join(convo.answers[k] for k in ("duration", "memory", "workload", "gpu") if convo.answers.get(k))
-    deps.store.add_recommendation(convo.team, convo.user, advice.decision.choice.value, summary,
+    deps.users.add_recommendation(convo.team, convo.user, advice.decision.choice.value, summary,
                                   advice.to_json(lang))

@@ -90,7 +90,7 @@ def keep_in_inbox(deps: Deps) -> Callable[..., BoltResponse | None]:
         workspace.set(team_of(body) or "-")
         deps.metrics.requests.labels(kind).inc()
         try:
-            kept = deps.store.enqueue(key, kind, body, budget_s=deps.settings.ack_db_budget_s)
+            kept = deps.inbox.enqueue(key, kind, body, budget_s=deps.settings.ack_db_budget_s)
         except StoreBusy:
             deps.metrics.refused.labels("busy").inc()
             log.warning("the state database was busy past %.1f s: %s answered busy", deps.settings.ack_db_budget_s,
@@ -111,8 +111,8 @@ def redo_stalled(deps: Deps, client: WebClient, min_age: timedelta | None = None
     several replicas one of them redoes it. Returns how many were redone."""
     stalled = timedelta(seconds=deps.settings.redo_after_s)  # pending this long: Slack failed, or its taker died
     redone = 0
-    for key, kind, body in deps.store.pending(REPLAY_WINDOW, stalled if min_age is None else min_age):
-        if not deps.store.claim(key, stalled):
+    for key, kind, body in deps.inbox.pending(REPLAY_WINDOW, stalled if min_age is None else min_age):
+        if not deps.inbox.claim(key, stalled):
             continue  # another replica took it moments ago and is doing it
         route = route_for(kind, body)
         try:
@@ -120,7 +120,7 @@ def redo_stalled(deps: Deps, client: WebClient, min_age: timedelta | None = None
         except LookupError:
             team_client = None  # the workspace uninstalled the app since: nothing can be said there
         if route is None or team_client is None:
-            deps.store.done(key)
+            deps.inbox.done(key)
             continue
         log.info("redoing %s: acknowledged, its work not done (a stop, or Slack unreachable)", key)
         run(route.handler, deps, SlackRequest(body, team_client, key))
@@ -131,5 +131,5 @@ def redo_stalled(deps: Deps, client: WebClient, min_age: timedelta | None = None
 def replay_pending(deps: Deps, client: WebClient) -> int:
     """At start-up: do the work of requests acknowledged before a crash or restart (and forget old
     finished ones). Returns how many were redone."""
-    deps.store.prune(KEPT)
+    deps.inbox.prune(KEPT)
     return redo_stalled(deps, client, timedelta(0))

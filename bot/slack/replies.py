@@ -23,13 +23,13 @@ CANNOT_POST = {"not_in_channel", "channel_not_found", "is_archived", "restricted
 
 def lang_for(client: WebClient, deps: Deps, user: str) -> Lang:
     """The user's Slack locale (users.info, cached), else the workspace default setting."""
-    cached = deps.store.cached_locale(user, timedelta(hours=deps.settings.locale_cache_hours))
+    cached = deps.users.cached_locale(user, timedelta(hours=deps.settings.locale_cache_hours))
     if cached is None:
         try:
             info = client.users_info(user=user, include_locale=True)
             profile = info.get("user") or {}
             cached = (profile.get("locale"), profile.get("tz"))
-            deps.store.cache_locale(user, *cached)
+            deps.users.cache_locale(user, *cached)
         except (SlackApiError, OSError) as exc:  # OSError: Slack unreachable
             error = exc.response.get("error") if isinstance(exc, SlackApiError) else type(exc).__name__
             log.warning("users.info for %s failed: %s; using the default language", user, error)

@@ -135,7 +135,7 @@ def _run(handler: Handler, deps: Deps, request: SlackRequest) -> None:
         lang = lang_for(request.client, deps, user) if user else deps.settings.lang
         report(exc, request.client, channel=request.channel, user=user, lang=lang)
     if request.inbox_key:
-        deps.store.done(request.inbox_key)
+        deps.inbox.done(request.inbox_key)
 
 
 def _lazy(route: Route, deps: Deps) -> Callable[..., None]:

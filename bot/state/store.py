@@ -1,4 +1,6 @@
-"""The bot's state through SQLAlchemy Core: the request inbox, conversations, user locales, recommendations.
+"""The bot's state database through SQLAlchemy Core: the engine, transactions, named locks and the clock.
+Each concern's rows have a repository of their own beside this file (inbox.py, conversations.py,
+users.py, job_runs.py, rentals.py, digest_sends.py, ...), each built on a Store.
 
 The database is a URL (GPU_ADVISOR_DATABASE_URL): a SQLite file by default, apart from the price
 cache, so a long price refresh never holds the lock an acknowledgement waits for. The schema comes
@@ -15,56 +17,19 @@ from __future__ import annotations
 import hashlib
 import socket
 import threading
-import uuid
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import Connection, Engine, create_engine, delete, event, insert, select, update
+from sqlalchemy import Connection, Engine, create_engine, event
 from sqlalchemy.engine import make_url
-from sqlalchemy.exc import IntegrityError, OperationalError, SQLAlchemyError
+from sqlalchemy.exc import OperationalError, SQLAlchemyError
 
 from bot.state import migrate
-from bot.state.schema import conversations, inbox, job_runs, locales, recommendations
 
 Clock = Callable[[], datetime]
-
-
-@dataclass
-class Conversation:
-    id: str
-    team: str
-    channel: str
-    thread_ts: str | None
-    user: str
-    lang: str
-    answers: dict[str, str] = field(default_factory=dict)  # the text given; "" means skipped
-    values: dict[str, Any] = field(default_factory=dict)  # the parsed answers, as JSON
-    step: int = 0
-    status: str = "active"
-    question_ts: str | None = None
-    note: str | None = None
-    warned_others: bool = False
-    last_input: str | None = None  # the inbox key of the last answer applied (so a redo does not apply it twice)
-    created_at: datetime = field(default_factory=lambda: datetime.now(UTC))
-    updated_at: datetime = field(default_factory=lambda: datetime.now(UTC))
-
-    @classmethod
-    def from_row(cls, row: Any) -> Conversation:
-        data = dict(row._mapping)
-        data["values"] = data.pop("answer_values") or {}
-        data["warned_others"] = bool(data["warned_others"])
-        return cls(**data)
-
-    def row(self) -> dict[str, Any]:
-        return {"id": self.id, "team": self.team, "channel": self.channel, "thread_ts": self.thread_ts,
-                "user": self.user, "lang": self.lang, "answers": self.answers, "answer_values": self.values,
-                "step": self.step, "status": self.status, "question_ts": self.question_ts, "note": self.note,
-                "warned_others": self.warned_others, "last_input": self.last_input,
-                "created_at": self.created_at, "updated_at": self.updated_at}
 
 
 class StoreBusy(RuntimeError):
@@ -189,135 +154,16 @@ class Store:
         finally:
             self._write_lock.release()
 
+    def problem(self) -> str | None:
+        """None when the database answers a query now, else the kind of error it gave (for /healthz)."""
+        try:
+            with self.reading() as conn:
+                conn.exec_driver_sql("SELECT 1")
+        except SQLAlchemyError as exc:
+            return type(exc).__name__
+        return None
+
     @contextmanager
     def reading(self) -> Iterator[Connection]:
         with self.engine.connect() as conn:
             yield conn
-
-    # --- the inbox: every request is on disk before it is acknowledged ----------------------------
-
-    def enqueue(self, key: str, kind: str, body: dict[str, Any], budget_s: float | None = None) -> bool:
-        """Keep a request until its work is done. False when `key` was seen before (a Slack retry).
-        StoreBusy when the write is not had within `budget_s` (the acknowledgement cannot wait long)."""
-        try:
-            with self.writing(budget_s) as conn:
-                stamp = self.now()
-                conn.execute(insert(inbox).values(key=key, kind=kind, body=body, received_at=stamp,
-                                                  claimed_by=self.replica, claimed_at=stamp))
-        except IntegrityError:
-            return False
-        return True
-
-    def done(self, key: str) -> None:
-        with self.writing() as conn:
-            conn.execute(update(inbox).where(inbox.c.key == key, inbox.c.done_at.is_(None))
-                         .values(done_at=self.now()))
-
-    def claim(self, key: str, lease: timedelta) -> bool:
-        """Take an unfinished item's work: True when it is this replica's (it took it) or its taker's
-        claim is older than `lease` (that replica died, or could not reach Slack). One replica wins."""
-        now = self.now()
-        with self.writing() as conn:
-            result = conn.execute(
-                update(inbox).where(inbox.c.key == key, inbox.c.done_at.is_(None),
-                                    (inbox.c.claimed_by == self.replica) | inbox.c.claimed_at.is_(None)
-                                    | (inbox.c.claimed_at < now - lease))
-                .values(claimed_by=self.replica, claimed_at=now))
-            return result.rowcount == 1
-
-    def claim_job(self, job: str, slot: str) -> bool:
-        """Run `job` for time slot `slot` here? True for the one replica whose claim lands first."""
-        try:
-            with self.writing() as conn:
-                conn.execute(insert(job_runs).values(job=job, slot=slot, claimed_by=self.replica,
-                                                     claimed_at=self.now()))
-        except IntegrityError:
-            return False
-        return True
-
-    def prune(self, older_than: timedelta) -> int:
-        """Forget finished inbox items older than `older_than` (they only guard against retries), and the
-        claims of job runs as old."""
-        with self.writing() as conn:
-            result = conn.execute(delete(inbox).where(inbox.c.done_at.is_not(None),
-                                                      inbox.c.received_at < self.now() - older_than))
-            conn.execute(delete(job_runs).where(job_runs.c.claimed_at < self.now() - older_than))
-            return int(result.rowcount)
-
-    def pending(self, max_age: timedelta, min_age: timedelta = timedelta(0)) -> list[tuple[str, str, dict[str, Any]]]:
-        """Acknowledged requests whose work never finished (the process stopped, or Slack could not be
-        reached), received between `max_age` and `min_age` ago, oldest first."""
-        now = self.now()
-        query = (select(inbox.c.key, inbox.c.kind, inbox.c.body)
-                 .where(inbox.c.done_at.is_(None), inbox.c.received_at >= now - max_age,
-                        inbox.c.received_at <= now - min_age)
-                 .order_by(inbox.c.received_at))
-        with self.reading() as conn:
-            return [(r.key, r.kind, r.body) for r in conn.execute(query)]
-
-    # --- conversations --------------------------------------------------------------------------
-
-    def create(self, *, team: str, channel: str, user: str, lang: str, answers: dict[str, str] | None = None,
-               values: dict[str, Any] | None = None, status: str = "active") -> Conversation:
-        stamp = self.now()
-        convo = Conversation(id=uuid.uuid4().hex, team=team, channel=channel, thread_ts=None, user=user, lang=lang,
-                             answers=answers or {}, values=values or {}, status=status, created_at=stamp,
-                             updated_at=stamp)
-        with self.writing() as conn:
-            conn.execute(insert(conversations).values(**convo.row()))
-        return convo
-
-    def save(self, convo: Conversation) -> None:
-        convo.updated_at = self.now()
-        row = convo.row()
-        del row["id"], row["created_at"]
-        with self.writing() as conn:
-            conn.execute(update(conversations).where(conversations.c.id == convo.id).values(**row))
-
-    def get(self, convo_id: str, team: str | None = None) -> Conversation | None:
-        """A conversation by id; with `team`, only if it belongs to that workspace (a request from one
-        workspace never reaches another's conversation)."""
-        query = select(conversations).where(conversations.c.id == convo_id)
-        if team is not None:
-            query = query.where(conversations.c.team == team)
-        with self.reading() as conn:
-            row = conn.execute(query).first()
-        return Conversation.from_row(row) if row else None
-
-    def by_thread(self, team: str, channel: str, thread_ts: str) -> Conversation | None:
-        query = (select(conversations)
-                 .where(conversations.c.team == team, conversations.c.channel == channel,
-                        conversations.c.thread_ts == thread_ts)
-                 .order_by(conversations.c.created_at.desc()).limit(1))
-        with self.reading() as conn:
-            row = conn.execute(query).first()
-        return Conversation.from_row(row) if row else None
-
-    # --- locales --------------------------------------------------------------------------------
-
-    def cached_locale(self, user: str, ttl: timedelta) -> tuple[str | None, str | None] | None:
-        with self.reading() as conn:
-            row = conn.execute(select(locales).where(locales.c.user == user)).first()
-        if row is None or self.now() - row.fetched_at > ttl:
-            return None
-        return row.locale, row.tz
-
-    def cache_locale(self, user: str, locale: str | None, tz: str | None) -> None:
-        with self.writing() as conn:
-            conn.execute(delete(locales).where(locales.c.user == user))
-            conn.execute(insert(locales).values(user=user, locale=locale, tz=tz, fetched_at=self.now()))
-
-    # --- recommendations ------------------------------------------------------------------------
-
-    def add_recommendation(self, team: str, user: str, choice: str, summary: str, data: dict[str, Any]) -> None:
-        with self.writing() as conn:
-            conn.execute(insert(recommendations).values(team=team, user=user, choice=choice, summary=summary,
-                                                        data=data, created_at=self.now()))
-
-    def recent_recommendations(self, team: str, user: str, limit: int = 5) -> list[dict[str, Any]]:
-        """The user's latest recommendations in this workspace (a Grid user's other workspaces stay apart)."""
-        query = (select(recommendations.c.choice, recommendations.c.summary, recommendations.c.created_at)
-                 .where(recommendations.c.team == team, recommendations.c.user == user)
-                 .order_by(recommendations.c.id.desc()).limit(limit))
-        with self.reading() as conn:
-            return [dict(r._mapping) for r in conn.execute(query)]

@@ -60,7 +60,7 @@ def test_a_timestamp_that_is_not_a_number_gets_401_and_nothing_is_said(tmp_path:
             assert raw(h, body, headers)[0] == 401, stamp
         time.sleep(0.3)
         assert not said_anything(h) and h.fake.of("response_url") == []
-        assert h.deps.store.pending(timedelta(hours=1)) == []
+        assert h.deps.inbox.pending(timedelta(hours=1)) == []
 
 
 def test_malformed_bodies_get_401_unsigned_and_400_signed(tmp_path: Path) -> None:
@@ -92,14 +92,14 @@ def test_signed_requests_no_listener_handles_get_404_and_leave_nothing_in_the_in
         assert raw(h, view, signed(view))[0] == 404
         assert raw(h, event, signed(event, "application/json"))[0] == 404
         assert raw(h, no_event, signed(no_event, "application/json"))[0] == 400
-        assert h.deps.store.pending(timedelta(hours=1)) == []
+        assert h.deps.inbox.pending(timedelta(hours=1)) == []
 
 
 def test_a_signed_command_without_a_user_is_acknowledged_and_finished(tmp_path: Path) -> None:
     with running_app(tmp_path) as h:
         body = command("", user_id="-")
         assert raw(h, body, signed(body))[0] == 200
-        h.fake.wait_for(lambda: h.deps.store.pending(timedelta(hours=1)) == [] or None)
+        h.fake.wait_for(lambda: h.deps.inbox.pending(timedelta(hours=1)) == [] or None)
         assert not said_anything(h)
 
 
@@ -108,7 +108,7 @@ def test_a_body_above_the_limit_is_refused_before_it_is_read(tmp_path: Path) -> 
         body = command("x" * 8000)
         status, reason = raw(h, body, signed(body))
         assert status == 413 and "4096" in reason
-        assert h.deps.store.pending(timedelta(hours=1)) == []
+        assert h.deps.inbox.pending(timedelta(hours=1)) == []
 
 
 def test_command_text_beyond_the_limit_is_refused_without_parsing(tmp_path: Path) -> None:

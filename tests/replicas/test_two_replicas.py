@@ -13,7 +13,7 @@ from typing import Any
 
 from sqlalchemy import select
 
-from bot.state import Store
+from bot.state import Inbox, Store
 from bot.state.rentals import Rentals
 from bot.state.schema import conversations, inbox, job_runs
 from rules.samples import Sample
@@ -101,7 +101,7 @@ def test_two_schedulers_ticking_at_once_post_one_digest(tmp_path: Path, pg_url: 
         for name in ("a", "b"):  # both run the digest job at start-up, within the same minute
             stack.enter_context(serve_process(replica_env(tmp_path, fake, pg_url, name, **due_now), scheduler=True))
         digest = fake.wait_for(lambda: [p for p in fake.of("chat.postMessage") if p.get("channel") == "C1"])
-        fake.wait_for(lambda: len(Store(pg_url).pending(timedelta(hours=1))) == 0)
+        fake.wait_for(lambda: len(Inbox(Store(pg_url)).pending(timedelta(hours=1))) == 0)
         threading.Event().wait(2)  # a second digest, if one were coming, would be posted by now
         assert len([p for p in fake.of("chat.postMessage") if p.get("channel") == "C1"]) == 1
     assert "train-1" in json.dumps(digest[0]["blocks"])

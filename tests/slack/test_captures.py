@@ -58,7 +58,7 @@ def test_analyze_then_upload_answers_duration_and_memory_and_posts_the_chart(tmp
         assert h.send.click(kind, button(kind, "Skip"))[0] == 200  # the kind of work: then question 3 comes
         third = wait_question(h, thread, 1)
         assert "Question 3/5" in str(third["blocks"])
-        convo = h.deps.store.by_thread("T1", "C1", thread)
+        convo = h.deps.conversations.by_thread("T1", "C1", thread)
         assert convo is not None and convo.answers["duration"] == "2.5h" and convo.answers["memory"] == "40/80"
 
 
@@ -75,12 +75,12 @@ def test_an_upload_at_the_open_question_answers_it_and_keeps_what_was_answered(t
         assert "`mem=74/80`" in said and "does not measure the whole run" in said
         answered = [u for u in h.fake.of("chat.update") if "74/80" in str(u.get("blocks"))]
         assert answered, "the memory question's message is marked answered"
-        convo = h.deps.store.by_thread("T1", "C1", thread)
+        convo = h.deps.conversations.by_thread("T1", "C1", thread)
         assert convo is not None and convo.answers["duration"] == ">8h" and convo.answers["memory"] == "74/80"
         upload(h, thread, "F3", "again.csv", whole_run(), n=2)  # both are answered now: kept, and said so
         h.fake.wait_for(lambda: any("Your answers stay as they are" in t for t in thread_texts(h, thread)))
         h.fake.wait_for(lambda: len(h.fake.of("files.completeUploadExternal")) == 2)
-        convo = h.deps.store.by_thread("T1", "C1", thread)
+        convo = h.deps.conversations.by_thread("T1", "C1", thread)
         assert convo is not None and convo.answers["duration"] == ">8h"
 
 
@@ -97,7 +97,7 @@ def test_files_that_cannot_be_used_are_explained_in_the_users_language(tmp_path:
         upload(h, thread, "F6", "c.csv", SMI, user="U7", n=3)
         h.fake.wait_for(lambda: any("不在 Slack 中存储" in t for t in thread_texts(h, thread)))
         assert len(h.fake.of("download")) == 2
-        convo = h.deps.store.by_thread("T1", "C1", thread)
+        convo = h.deps.conversations.by_thread("T1", "C1", thread)
         assert convo is not None and "memory" not in convo.answers
 
 
@@ -113,7 +113,7 @@ def test_a_file_slack_will_not_hand_over_is_explained(tmp_path: Path) -> None:
         h.fake.errors["files.info"] = "file_not_found"  # deleted before the bot read it
         upload(h, thread, "F13", "c.csv", SMI, n=3)
         h.fake.wait_for(lambda: any("gone from Slack" in t for t in thread_texts(h, thread)))
-        convo = h.deps.store.by_thread("T1", "C1", thread)
+        convo = h.deps.conversations.by_thread("T1", "C1", thread)
         assert convo is not None and "memory" not in convo.answers
 
 
@@ -146,7 +146,7 @@ def test_a_service_takes_only_the_memory_from_a_capture(tmp_path: Path) -> None:
         upload(h, thread, "F10", "serving.csv", whole_run())
         said = h.fake.wait_for(lambda: [t for t in thread_texts(h, thread) if t.startswith("Capture")])[0]
         assert "`mem=40/80`" in said and "dur=" not in said and "whole run" not in said
-        convo = h.deps.store.by_thread("T1", "C1", thread)
+        convo = h.deps.conversations.by_thread("T1", "C1", thread)
         assert convo is not None and convo.answers.get("memory") == "40/80" and "duration" not in convo.answers
         h.fake.wait_for(lambda: h.fake.of("files.completeUploadExternal"))
 
@@ -157,7 +157,7 @@ def test_the_measured_figures_are_kept_as_values_not_their_rounded_text_read_bac
         wait_question(h, thread, 1)
         upload(h, thread, "F9", "odd.csv", whole_run(minutes=97, busy_mib=41300))
         h.fake.wait_for(lambda: [t for t in thread_texts(h, thread) if t.startswith("Capture")])
-        convo = h.fake.wait_for(lambda: (c := h.deps.store.by_thread("T1", "C1", thread)) and "memory" in c.values
-                                and c)
+        convo = h.fake.wait_for(lambda: (c := h.deps.conversations.by_thread("T1", "C1", thread))
+                                and "memory" in c.values and c)
         assert convo.answers["memory"] == "40/80"  # what people are shown
         assert convo.values["memory"]["peak_gb"] == 41300 / 1024 and convo.values["memory"]["card_gb"] == 80

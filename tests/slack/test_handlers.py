@@ -110,7 +110,7 @@ def test_command_error_is_in_the_users_language(world: World) -> None:
 def test_answer_button_records_the_answer_and_asks_the_next_question(world: World) -> None:
     convo = world.started()
     profile.on_answer(world.deps, world.request(click("answer:2", ButtonValue(c=convo.id, k="duration", v=">8h"))))
-    kept = world.deps.store.get(convo.id)
+    kept = world.deps.conversations.get(convo.id)
     assert kept is not None and kept.answers == {"workload": "", "duration": ">8h"}
     assert kept.values["duration"]["bucket"] == "long"  # parsed once, kept parsed
     assert world.fake.of("chat.update")
@@ -121,7 +121,7 @@ def test_inference_asks_only_what_a_service_needs(world: World) -> None:
     convo = world.started(kind="inference")
     asked = [world.fake.of("chat.postMessage")[-1]["text"]]
     for key, text in (("qps", "300"), ("p99_ms", "40ms"), ("serving_hours", "24/7")):
-        conversation.take_answer(world.deps, world.client, world.deps.store.get(convo.id), key, text, "U1")  # type: ignore[arg-type]
+        conversation.take_answer(world.deps, world.client, world.deps.conversations.get(convo.id), key, text, "U1")  # type: ignore[arg-type]
         asked.append(world.fake.of("chat.postMessage")[-1]["text"])
     assert asked == ["Peak QPS?", "P99 latency target (ms)?", "How many hours a day does the service run?",
                      "Does the memory peak exceed 80% of one card?"]
@@ -133,12 +133,12 @@ def test_answer_button_from_someone_else_is_refused_ephemerally(world: World) ->
                                                       user="U2")))
     (refusal,) = world.fake.of("chat.postEphemeral")
     assert refusal["user"] == "U2" and "<@U1>" in refusal["text"]
-    assert world.deps.store.get(convo.id).answers == {"workload": ""}  # type: ignore[union-attr]
+    assert world.deps.conversations.get(convo.id).answers == {"workload": ""}  # type: ignore[union-attr]
 
 
 def test_change_an_answer_opens_the_form_prefilled(world: World) -> None:
     convo = world.started()
-    conversation.take_answer(world.deps, world.client, world.deps.store.get(convo.id), "duration", "10h", "U1")  # type: ignore[arg-type]
+    conversation.take_answer(world.deps, world.client, world.deps.conversations.get(convo.id), "duration", "10h", "U1")  # type: ignore[arg-type]
     profile.on_change(world.deps, world.request(click(Action.CHANGE.value, ButtonValue(c=convo.id))))
     (opened,) = world.fake.of("views.open")
     duration = next(b for b in opened["view"]["blocks"] if b["block_id"] == "duration")
@@ -170,14 +170,14 @@ def message(convo: Conversation, text: str, user: str = "U1") -> dict[str, Any]:
 def test_a_reply_in_the_thread_answers_the_open_question(world: World) -> None:
     convo = world.started()
     thread.on_message(world.deps, world.request(message(convo, "about 10 hours")))
-    assert world.deps.store.get(convo.id).answers == {"workload": "", "duration": "about 10 hours"}  # type: ignore[union-attr]
+    assert world.deps.conversations.get(convo.id).answers == {"workload": "", "duration": "about 10 hours"}  # type: ignore[union-attr]
 
 
 def test_an_unreadable_reply_says_what_is_accepted_and_keeps_nothing(world: World) -> None:
     convo = world.started()
     thread.on_message(world.deps, world.request(message(convo, "soonish")))
     assert "Could not read 'soonish'" in world.fake.of("chat.postMessage")[-1]["text"]
-    assert world.deps.store.get(convo.id).answers == {"workload": ""}  # type: ignore[union-attr]
+    assert world.deps.conversations.get(convo.id).answers == {"workload": ""}  # type: ignore[union-attr]
 
 
 def test_a_reply_from_someone_else_warns_the_starter_once(world: World) -> None:
@@ -229,7 +229,7 @@ def test_app_home_shows_every_source_prices_status_shows(tmp_path: Path) -> None
 
 def test_question_2_offers_the_estimate_from_the_model_and_a_reply_naming_it_answers(world: World) -> None:
     convo = world.started()
-    conversation.take_answer(world.deps, world.client, world.deps.store.get(convo.id), "duration", "3h", "U1")  # type: ignore[arg-type]
+    conversation.take_answer(world.deps, world.client, world.deps.conversations.get(convo.id), "duration", "3h", "U1")  # type: ignore[arg-type]
     asked = world.fake.of("chat.postMessage")[-1]
     buttons = [e for b in asked["blocks"] if b["type"] == "actions" for e in b["elements"]]
     offer = next(b for b in buttons if b["action_id"] == Action.FROM_MODEL.value)
@@ -238,13 +238,14 @@ def test_question_2_offers_the_estimate_from_the_model_and_a_reply_naming_it_ans
                                                           ButtonValue.model_validate_json(offer["value"]))))
     prompt = world.fake.of("chat.postMessage")[-1]
     assert prompt["thread_ts"] == convo.thread_ts and "`7B LoRA`" in prompt["text"]
-    assert world.deps.store.get(convo.id).answers == {"workload": "", "duration": "3h"}  # type: ignore[union-attr]
+    assert world.deps.conversations.get(convo.id).answers == {"workload": "", "duration": "3h"}  # type: ignore[union-attr]
     thread.on_message(world.deps, world.request(message(convo, "7B LoRA")))
-    kept = world.deps.store.get(convo.id)
+    kept = world.deps.conversations.get(convo.id)
     assert kept is not None and kept.values["memory"]["model_size_b"] == 7 and kept.values["memory"]["method"] == "lora"
     for key, text in (("model_parallel", "no"), ("frequency", "daily"), ("can_resume", "yes")):
-        conversation.take_answer(world.deps, world.client, world.deps.store.get(convo.id), key, text, "U1")  # type: ignore[arg-type]
-    while (kept := world.deps.store.get(convo.id)) is not None and (step := conversation.current(kept)) is not None:
+        conversation.take_answer(world.deps, world.client, world.deps.conversations.get(convo.id), key, text, "U1")  # type: ignore[arg-type]
+    while ((kept := world.deps.conversations.get(convo.id)) is not None
+           and (step := conversation.current(kept)) is not None):
         conversation.take_answer(world.deps, world.client, kept, step.ask.key, None, "U1")  # skip the optional ones
     said = json.dumps([p.get("blocks") for p in world.fake.of("chat.postMessage")], ensure_ascii=False)
     assert "Memory estimated from the model (7B, LoRA): about 19 GB" in said and "MIG slice 1g.20gb" in said

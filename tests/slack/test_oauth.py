@@ -97,9 +97,9 @@ def test_two_workspaces_install_and_neither_sees_the_other(tmp_path: Path, db_ta
         # a T2 user replying into T1's thread (same channel and ts, another workspace): nothing happens
         send.event({"type": "message", "channel": "CT1", "user": "UT1", "text": "skip", "ts": "1700000300.1",
                     "thread_ts": t1_thread}, event_id="EvX1", team="T2")
-        fake.wait_for(lambda: deps.store.pending(timedelta(hours=1)) == [])  # type: ignore[attr-defined]
-        t1 = deps.store.by_thread("T1", "CT1", t1_thread)  # type: ignore[attr-defined]
-        assert t1 is not None and t1.answers == {} and deps.store.by_thread("T2", "CT1", t1_thread) is None  # type: ignore[attr-defined]
+        fake.wait_for(lambda: deps.inbox.pending(timedelta(hours=1)) == [])  # type: ignore[attr-defined]
+        t1 = deps.conversations.by_thread("T1", "CT1", t1_thread)  # type: ignore[attr-defined]
+        assert t1 is not None and t1.answers == {} and deps.conversations.by_thread("T2", "CT1", t1_thread) is None  # type: ignore[attr-defined]
         rentals = Rentals(deps.store)  # type: ignore[attr-defined]
         now = deps.now()
         fields = {"gpu": "A100-80GB", "cards": 1, "share": None, "unit": "day", "price": 400.0, "currency": "CNY",

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy import select
 
-from bot.state import Store
+from bot.state import Inbox, Store
 from bot.state.schema import conversations
 from tests.cli_helpers import ROOT, run_cli
 from tests.fake_slack import FakeSlack, SlackSender, fake_slack
@@ -126,7 +126,7 @@ def test_work_cut_short_by_a_crash_is_finished_on_the_next_start(tmp_path: Path)
         with bot_process(tmp_path, fake):
             fake.wait_for(lambda: len(questions(fake, thread)) >= 2)
             # the redone work is marked done just after question 2 is posted: wait for it before the kill
-            fake.wait_for(lambda: store.pending(timedelta(hours=1)) == [])
+            fake.wait_for(lambda: Inbox(store).pending(timedelta(hours=1)) == [])
     assert "Question 2/5" in str(questions(fake, thread)[1]["blocks"])
     with store.reading() as conn:
         (answers,) = conn.execute(select(conversations.c.answers)).one()

@@ -26,8 +26,8 @@ def test_work_that_cannot_reach_slack_stays_pending_and_is_redone(tmp_path: Path
         h.fake.server_errors["chat.postMessage"] = 8  # more than the client's retries
         h.send.command("", response_url=h.fake.response_url())
         h.fake.wait_for(lambda: h.fake.server_errors["chat.postMessage"] <= 4)
-        h.fake.wait_for(lambda: len(h.deps.store.pending(timedelta(hours=1))) == 1)
+        h.fake.wait_for(lambda: len(h.deps.inbox.pending(timedelta(hours=1))) == 1)
         h.fake.server_errors["chat.postMessage"] = 0  # Slack is back
         assert redo_stalled(h.deps, h.deps_client(), timedelta(0)) == 1
         roots = [p for p in h.posts() if "_ts" in p and "thread_ts" not in p]
-        assert len(roots) == 1 and h.deps.store.pending(timedelta(hours=1)) == []
+        assert len(roots) == 1 and h.deps.inbox.pending(timedelta(hours=1)) == []

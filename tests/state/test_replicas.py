@@ -8,7 +8,8 @@ import time
 from datetime import UTC, datetime, timedelta
 
 from bot.server.jobs import once, slot_of
-from bot.state import Store
+from bot.state import Inbox, Store
+from bot.state.job_runs import JobRuns
 
 
 class Clock:
@@ -21,7 +22,7 @@ class Clock:
 
 def test_an_item_is_done_by_the_replica_that_took_it_until_its_claim_lapses(db_target: str) -> None:
     clock = Clock()
-    a, b = Store(db_target, now=clock, replica="a"), Store(db_target, now=clock, replica="b")
+    a, b = Inbox(Store(db_target, now=clock, replica="a")), Inbox(Store(db_target, now=clock, replica="b"))
     assert a.enqueue("event:Ev1", "event", {"event_id": "Ev1"})
     assert not b.claim("event:Ev1", timedelta(minutes=2))  # a is on it
     assert a.claim("event:Ev1", timedelta(minutes=2))  # a restarted with the same name takes it back at once
@@ -36,7 +37,7 @@ def test_an_item_is_done_by_the_replica_that_took_it_until_its_claim_lapses(db_t
 def test_many_replicas_racing_for_one_item_or_one_slot_leave_one_winner(db_target: str) -> None:
     clock = Clock()
     first = Store(db_target, now=clock, replica="taker")
-    first.enqueue("command:x", "command", {})
+    Inbox(first).enqueue("command:x", "command", {})
     clock.now += timedelta(minutes=5)
     stores = [Store(db_target, now=clock, replica=f"r{n}") for n in range(6)]
     items: list[bool] = []
@@ -45,8 +46,8 @@ def test_many_replicas_racing_for_one_item_or_one_slot_leave_one_winner(db_targe
 
     def race(store: Store) -> None:
         start.wait()
-        items.append(store.claim("command:x", timedelta(minutes=2)))
-        slots.append(store.claim_job("reminders:due", slot_of(clock.now, timedelta(minutes=1))))
+        items.append(Inbox(store).claim("command:x", timedelta(minutes=2)))
+        slots.append(JobRuns(store).claim("reminders:due", slot_of(clock.now, timedelta(minutes=1))))
 
     threads = [threading.Thread(target=race, args=(s,)) for s in stores]
     for thread in threads:

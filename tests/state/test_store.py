@@ -13,7 +13,7 @@ from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
 
 import bot.state
-from bot.state import Store, StoreUnavailable
+from bot.state import Conversations, Inbox, Store, StoreUnavailable
 from bot.state.schema import migrated_metadata
 from tests.cli_helpers import ROOT
 
@@ -28,32 +28,32 @@ class Clock:
 
 def test_inbox_keeps_requests_until_done_and_refuses_a_repeat(db_target: str) -> None:
     store = Store(db_target)
-    assert store.enqueue("event:Ev1", "event", {"event_id": "Ev1"})
-    assert not store.enqueue("event:Ev1", "event", {"event_id": "Ev1"})  # Slack's retry
-    assert [k for k, _, _ in store.pending(timedelta(minutes=30))] == ["event:Ev1"]
-    store.done("event:Ev1")
-    assert store.pending(timedelta(minutes=30)) == []
+    assert Inbox(store).enqueue("event:Ev1", "event", {"event_id": "Ev1"})
+    assert not Inbox(store).enqueue("event:Ev1", "event", {"event_id": "Ev1"})  # Slack's retry
+    assert [k for k, _, _ in Inbox(store).pending(timedelta(minutes=30))] == ["event:Ev1"]
+    Inbox(store).done("event:Ev1")
+    assert Inbox(store).pending(timedelta(minutes=30)) == []
 
 
 def test_pending_ignores_work_older_than_the_window_and_prune_forgets_done_items(db_target: str) -> None:
     clock = Clock()
     store = Store(db_target, now=clock)
-    store.enqueue("old", "command", {})
-    store.enqueue("old-done", "command", {})
-    store.done("old-done")
+    Inbox(store).enqueue("old", "command", {})
+    Inbox(store).enqueue("old-done", "command", {})
+    Inbox(store).done("old-done")
     clock.now += timedelta(days=8)
-    store.enqueue("new", "command", {})
-    assert [k for k, _, _ in store.pending(timedelta(minutes=30))] == ["new"]
-    assert store.prune(timedelta(days=7)) == 1  # only the finished one
-    assert not store.enqueue("old", "command", {})  # unfinished items are never pruned
+    Inbox(store).enqueue("new", "command", {})
+    assert [k for k, _, _ in Inbox(store).pending(timedelta(minutes=30))] == ["new"]
+    assert Inbox(store).prune(timedelta(days=7)) == 1  # only the finished one
+    assert not Inbox(store).enqueue("old", "command", {})  # unfinished items are never pruned
 
 
 def test_conversation_survives_a_new_store_object(db_target: str) -> None:
     first = Store(db_target)
-    convo = first.create(team="T1", channel="C1", user="U1", lang="zh")
+    convo = Conversations(first).create(team="T1", channel="C1", user="U1", lang="zh")
     convo.thread_ts, convo.answers = "1.2", {"duration": "10h"}
-    first.save(convo)
-    again = Store(db_target).by_thread("T1", "C1", "1.2")
+    Conversations(first).save(convo)
+    again = Conversations(Store(db_target)).by_thread("T1", "C1", "1.2")
     assert again is not None and again.answers == {"duration": "10h"} and again.id == convo.id
 
 
@@ -62,14 +62,14 @@ def test_concurrent_writers_all_land(db_target: str) -> None:
 
     def write(n: int) -> None:
         for i in range(25):
-            store.enqueue(f"k{n}-{i}", "command", {"n": n})
+            Inbox(store).enqueue(f"k{n}-{i}", "command", {"n": n})
 
     threads = [threading.Thread(target=write, args=(n,)) for n in range(8)]
     for thread in threads:
         thread.start()
     for thread in threads:
         thread.join()
-    assert len(store.pending(timedelta(hours=1))) == 200
+    assert len(Inbox(store).pending(timedelta(hours=1))) == 200
 
 
 def test_memory_database_is_refused() -> None:
@@ -102,13 +102,13 @@ def test_a_state_file_from_before_the_migrations_is_taken_over(tmp_path: Path) -
         conn.executescript(OLD_SCHEMA)
     clock = Clock()
     store = Store(path, now=clock)
-    convo = store.by_thread("T1", "C1", "1.2")
+    convo = Conversations(store).by_thread("T1", "C1", "1.2")
     assert convo is not None and convo.answers == {"duration": "10h"} and convo.values == {}
     assert convo.updated_at == datetime(2026, 11, 29, 8, 0, 0, 1, tzinfo=UTC)
-    assert [k for k, _, _ in store.pending(timedelta(days=2))] == ["command:abc"]
+    assert [k for k, _, _ in Inbox(store).pending(timedelta(days=2))] == ["command:abc"]
     convo.values = {"duration": {"hours": 10.0, "bucket": None, "above": False}}
-    store.save(convo)
-    assert store.get("c1").values["duration"]["hours"] == 10.0  # type: ignore[union-attr]
+    Conversations(store).save(convo)
+    assert Conversations(store).get("c1").values["duration"]["hours"] == 10.0  # type: ignore[union-attr]
 
 
 def test_the_migrations_build_exactly_the_schema_the_code_queries(db_target: str) -> None:
@@ -123,9 +123,9 @@ def test_the_migrations_build_exactly_the_schema_the_code_queries(db_target: str
 
 def test_a_database_url_and_a_path_name_the_same_store(tmp_path: Path) -> None:
     by_path = Store(tmp_path / "s.db")
-    by_path.enqueue("k", "command", {})
+    Inbox(by_path).enqueue("k", "command", {})
     by_url = Store(f"sqlite:///{tmp_path / 's.db'}")
-    assert [k for k, _, _ in by_url.pending(timedelta(hours=1))] == ["k"]
+    assert [k for k, _, _ in Inbox(by_url).pending(timedelta(hours=1))] == ["k"]
 
 
 def test_an_unusable_database_is_named_with_the_reason(tmp_path: Path) -> None:
@@ -137,11 +137,11 @@ def test_an_unusable_database_is_named_with_the_reason(tmp_path: Path) -> None:
 
 WRITER = """
 import sys
-from bot.state import Store
+from bot.state import Inbox, Store
 store = Store(sys.argv[1])
 for i in range(60):
-    store.enqueue(f"{sys.argv[2]}-{i}", "command", {"i": i})
-    store.done(f"{sys.argv[2]}-{i}")
+    Inbox(store).enqueue(f"{sys.argv[2]}-{i}", "command", {"i": i})
+    Inbox(store).done(f"{sys.argv[2]}-{i}")
 """
 
 

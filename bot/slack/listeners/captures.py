@@ -89,7 +89,7 @@ def on_upload(deps: Deps, request: SlackRequest, convo: Conversation, files: lis
     if kept:
         lines.append(t("slack.capture_kept", lang, answers=_answers_text(kept)))
     convo.last_input = request.inbox_key
-    deps.store.save(convo)  # the measured answers are kept before anything is said about them
+    deps.conversations.save(convo)  # the measured answers are kept before anything is said about them
     _say(request, convo, "\n".join(lines))
     png = io.BytesIO()
     draw(readings, png, busy_pct=deps.policy.capture.busy_pct, tight_fraction=tight,

@@ -130,8 +130,9 @@ def _inline(deps: Deps, request: SlackRequest, tokens: list[str], lang: Lang) ->
     absent = missing(values)
     if absent:
         raise CommandError(t("slack.missing", lang, keys=", ".join(f"`{inline_key(k)}`" for k in absent)))
-    convo = deps.store.create(team=request.team, channel=request.body["channel_id"], user=request.body["user_id"],
-                              lang=lang.value, answers=raw, values=dump_answers(values))
+    convo = deps.conversations.create(team=request.team, channel=request.body["channel_id"],
+                                      user=request.body["user_id"], lang=lang.value, answers=raw,
+                                      values=dump_answers(values))
     conversation.finish(deps, request.client, convo)
     if convo.note:
         request.respond(response_type="ephemeral", text=t("slack.moved_to_dm", lang))

@@ -22,7 +22,7 @@ def on_answer(deps: Deps, request: SlackRequest) -> None:
     user = request.body["user"]["id"]
     value = _value(request)
     with deps.store.lock(value.c):
-        convo = deps.store.get(value.c, request.team)
+        convo = deps.conversations.get(value.c, request.team)
         if convo is None or not conversation.admit(deps, request.client, convo, request.channel or convo.channel,
                                                    user):
             return
@@ -31,7 +31,7 @@ def on_answer(deps: Deps, request: SlackRequest) -> None:
 
 def on_from_model(deps: Deps, request: SlackRequest) -> None:
     """Estimate from the model (question 2): say in the thread what to reply ("7B LoRA")."""
-    convo = deps.store.get(_value(request).c, request.team)
+    convo = deps.conversations.get(_value(request).c, request.team)
     if convo is None or not convo.thread_ts:
         return
     lang = Lang(convo.lang)
@@ -43,7 +43,7 @@ def on_from_model(deps: Deps, request: SlackRequest) -> None:
 
 def on_change(deps: Deps, request: SlackRequest) -> None:
     """Change an answer: the profile form, pre-filled with the answers given, opened for the presser."""
-    convo = deps.store.get(_value(request).c, request.team)
+    convo = deps.conversations.get(_value(request).c, request.team)
     if convo is None:
         return
     lang = Lang(convo.lang)

@@ -20,7 +20,7 @@ def check_form(deps: Deps, ack: Ack, request: SlackRequest) -> None:
     _, _, errors = read_form(request.body["view"], Lang(_meta(request).lang))
     if errors:
         if request.inbox_key:
-            deps.store.done(request.inbox_key)  # nothing to do until a corrected submission
+            deps.inbox.done(request.inbox_key)  # nothing to do until a corrected submission
         ack(response_action="errors", errors=errors)
     else:
         ack()
@@ -33,8 +33,8 @@ def on_form(deps: Deps, request: SlackRequest) -> None:
     if errors:
         return  # the acknowledgement already showed them
     user = request.body["user"]["id"]
-    convo = deps.store.get(meta.c, request.team) if meta.c else None
+    convo = deps.conversations.get(meta.c, request.team) if meta.c else None
     if convo is None:
-        convo = deps.store.create(team=request.team, channel=meta.ch or user, user=user, lang=meta.lang)
+        convo = deps.conversations.create(team=request.team, channel=meta.ch or user, user=user, lang=meta.lang)
     conversation.set_answers(convo, answers, values)
     conversation.finish(deps, request.client, convo)

@@ -21,17 +21,17 @@ def on_message(deps: Deps, request: SlackRequest) -> None:
     thread_ts, channel, user = event.get("thread_ts"), event.get("channel", ""), event["user"]
     if not thread_ts or thread_ts == event.get("ts"):
         return
-    found = deps.store.by_thread(request.team, channel, thread_ts)
+    found = deps.conversations.by_thread(request.team, channel, thread_ts)
     if found is None:
         return
     with deps.store.lock(found.id):
-        convo = deps.store.get(found.id) or found
+        convo = deps.conversations.get(found.id) or found
         if user != convo.user:
             if not convo.warned_others and convo.status == "active":
                 request.client.chat_postEphemeral(channel=channel, user=convo.user, thread_ts=thread_ts,
                                                   text=t("slack.not_yours", Lang(convo.lang), other=user))
                 convo.warned_others = True
-                deps.store.save(convo)
+                deps.conversations.save(convo)
             return
         if files and conversation.admit(deps, request.client, convo, channel, user):
             captures.on_upload(deps, request, convo, files)
@@ -57,5 +57,5 @@ def on_home(deps: Deps, request: SlackRequest) -> None:
         return
     user = event["user"]
     lang = lang_for(request.client, deps, user)
-    view = blocks.home(deps.store.recent_recommendations(request.team, user), deps.prices.status(), lang)
+    view = blocks.home(deps.users.recent_recommendations(request.team, user), deps.prices.status(), lang)
     request.client.views_publish(user_id=user, view=view)

@@ -107,7 +107,7 @@ def _storage(deps: Deps, request: SlackRequest, rentals: Rentals, name: str, raw
 
 def on_rented(deps: Deps, request: SlackRequest) -> None:
     """I rented this (on a recommendation): the track form, pre-filled with the recommended GPU and size."""
-    convo = deps.store.get(ButtonValue.model_validate_json(request.action["value"]).c, request.team)
+    convo = deps.conversations.get(ButtonValue.model_validate_json(request.action["value"]).c, request.team)
     if convo is None:
         return
     decision = recommend(deps, convo).decision
@@ -133,7 +133,7 @@ def check_track_form(deps: Deps, ack: Ack, request: SlackRequest) -> None:
         errors["name"] = t("error.rental.instance_exists", Lang(meta.lang), name=fields["name"])
     if errors:
         if request.inbox_key:
-            deps.store.done(request.inbox_key)
+            deps.inbox.done(request.inbox_key)
         ack(response_action="errors", errors=errors)
     else:
         ack()
