@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -101,3 +102,12 @@ def test_the_cli_loads_no_slack_scheduler_or_database_module() -> None:
     result = subprocess.run([sys.executable, "-c", probe, *heavy], cwd=ROOT, capture_output=True, text=True,
                             check=True)
     assert result.stdout.strip() == "[]"
+
+
+def test_block_kit_is_built_one_way_from_templates() -> None:
+    """Every message's blocks come from bot/slack/ui/templates (rendered and validated by templating.py):
+    no block is written as a Python literal beside them."""
+    block = re.compile(r"""["'](type)["']\s*:\s*["'](section|context|actions|header|divider|input|button)["']""")
+    literal = [f"{p.relative_to(ROOT)}:{n}" for p in sources("bot") for n, line in
+               enumerate(p.read_text("utf-8").splitlines(), 1) if block.search(line)]
+    assert literal == []

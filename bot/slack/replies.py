@@ -12,6 +12,7 @@ from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError
 
 from bot.deps import Deps
+from bot.slack.ui.blocks import context
 from bot.text import Lang, t
 
 log = logging.getLogger(__name__)
@@ -62,8 +63,7 @@ def post_or_dm(client: WebClient, *, channel: str, user: str, blocks: list[dict[
         log.info("cannot post in %s (%s); continuing in a DM with %s", channel, error, user)
     dm = client.conversations_open(users=user)["channel"]["id"]
     note = t("slack.dm_fallback", lang, channel=channel, error=error)
-    reply = client.chat_postMessage(channel=dm, blocks=[*blocks, {"type": "context", "elements": [
-        {"type": "mrkdwn", "text": note}]}], text=text)
+    reply = client.chat_postMessage(channel=dm, blocks=[*blocks, *context(note)], text=text)
     return Posted(reply["channel"], reply["ts"], error)
 
 

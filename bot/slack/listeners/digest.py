@@ -18,6 +18,7 @@ from bot.deps import Deps
 from bot.slack.ids import Action
 from bot.slack.replies import lang_for
 from bot.slack.request import SlackRequest
+from bot.slack.ui.blocks import context
 from bot.slack.ui.digest import item_blocks
 from bot.state.rentals import RentalError, Rentals
 from bot.text import Lang, t
@@ -55,10 +56,6 @@ def _replace(request: SlackRequest, kind: str, name: str, new: list[dict[str, An
     request.client.chat_update(channel=request.channel, ts=ts, blocks=out, text=message.get("text") or name)
 
 
-def _note(text: str) -> dict[str, Any]:
-    return {"type": "context", "elements": [{"type": "mrkdwn", "text": text}]}
-
-
 def on_digest_button(deps: Deps, request: SlackRequest) -> None:
     """A digest button: check the presser may answer for the item, do it, and put the answer in its place."""
     user = request.user or ""
@@ -88,7 +85,7 @@ def _answer(deps: Deps, rentals: Rentals, action: Action, team: str, name: str, 
     until_text = "%m-%d %H:%M UTC"
     if action is Action.RELEASED:
         released = rentals.release(team, name, now)
-        out = [_note(t("digest.done.released", lang, name=name, user=who))]
+        out = context(t("digest.done.released", lang, name=name, user=who))
         for left in rentals.storage(team, instance_id=released.id, kept_only=True):
             question = t("digest.storage_question", lang, name=name, storage=left.name, size=show(left.size_gb),
                          per_month=money(left.size_gb * left.price_gb_month, left.currency))
@@ -97,10 +94,10 @@ def _answer(deps: Deps, rentals: Rentals, action: Action, team: str, name: str, 
     if action in SNOOZE:
         until = now + SNOOZE[action]
         rentals.snooze(team, name, until)
-        return [_note(t("digest.done.still_needed", lang, name=name, user=who, until=until.strftime(until_text)))]
+        return context(t("digest.done.still_needed", lang, name=name, user=who, until=until.strftime(until_text)))
     if action is Action.STORAGE_DELETED:
         rentals.delete_storage(team, name, now)
-        return [_note(t("digest.done.deleted", lang, name=name, user=who))]
+        return context(t("digest.done.deleted", lang, name=name, user=who))
     until = now + timedelta(days=deps.policy.idle.storage_keep_days)
     rentals.keep_storage(team, name, until)
-    return [_note(t("digest.done.kept", lang, name=name, user=who, until=until.strftime(until_text)))]
+    return context(t("digest.done.kept", lang, name=name, user=who, until=until.strftime(until_text)))

@@ -56,7 +56,7 @@ def on_release(deps: Deps, request: SlackRequest, args: list[str], lang: Lang) -
     except RentalError as exc:
         raise RentalCommandError(t(f"error.rental.{exc.code}", lang, **exc.params)) from None
     note = t("digest.done.released", lang, name=name, user=f"<@{user}>")
-    out = [{"type": "section", "text": {"type": "mrkdwn", "text": note}}]
+    out = blocks.text(note)
     for left in rentals.storage(request.team, instance_id=released.id, kept_only=True):
         question = t("digest.storage_question", lang, name=name, storage=left.name, size=show(left.size_gb),
                      per_month=money(left.size_gb * left.price_gb_month, left.currency))

@@ -120,6 +120,11 @@ def quote_message(quote: Quote, policy: Policy, lang: Lang) -> list[dict[str, An
     return templating.message("quote.json.j2", costs=costs(quote, None, policy, lang))
 
 
+def context(*lines: str) -> list[dict[str, Any]]:
+    """Small grey lines (context blocks): a note under a message, an answer in place of an item."""
+    return templating.message("context.json.j2", lines=lines)
+
+
 def text(*parts: str) -> list[dict[str, Any]]:
     return templating.message("text.json.j2", parts=[p for p in parts if p])
 

@@ -1,4 +1,5 @@
-"""A channel's digest as Slack blocks: the most expensive items first, at most 50 blocks."""
+"""A channel's digest as Slack blocks (templates/digest.json.j2): the most expensive items first, at most 50
+blocks."""
 
 from __future__ import annotations
 
@@ -7,20 +8,13 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from bot.slack.ids import Action
+from bot.slack.ui import templating
 from bot.text import Lang, t
 from bot.text.format import money, show
 from rules.digest import Digest, InstanceNews, StorageNews
 from rules.idle import Activity
 
 MAX_BLOCKS = 50  # Slack's limit for a message
-
-
-def _section(text: str) -> dict[str, Any]:
-    return {"type": "section", "text": {"type": "mrkdwn", "text": text}}
-
-
-def _context(text: str) -> dict[str, Any]:
-    return {"type": "context", "elements": [{"type": "mrkdwn", "text": text}]}
 
 
 def _when(moment: datetime | None, zone: ZoneInfo) -> str:
@@ -59,20 +53,16 @@ STORAGE_BUTTONS = ((Action.STORAGE_DELETED, "digest.button.deleted", "primary"),
                    (Action.STORAGE_KEEP, "digest.button.keep", None))
 
 
-def buttons(kind: str, name: str, lang: Lang) -> dict[str, Any]:
-    """The answers to one item, in an actions block whose id names the item (`i:` instance, `s:` storage)."""
-    elements = []
-    for action, key, style in INSTANCE_BUTTONS if kind == "i" else STORAGE_BUTTONS:
-        button: dict[str, Any] = {"type": "button", "action_id": str(action), "value": name,
-                                  "text": {"type": "plain_text", "text": t(key, lang)}}
-        if style:
-            button["style"] = style
-        elements.append(button)
-    return {"type": "actions", "block_id": f"act:{kind}:{name}", "elements": elements}
+def _item(kind: str, name: str, text: str, lang: Lang) -> dict[str, Any]:
+    """One item's context for digest_item.json.j2: its line and its answers (`i` instance, `s` storage)."""
+    return {"kind": kind, "name": name, "text": text,
+            "buttons": [{"action": str(action), "label": t(key, lang), "style": style}
+                        for action, key, style in (INSTANCE_BUTTONS if kind == "i" else STORAGE_BUTTONS)]}
 
 
 def item_blocks(kind: str, name: str, text: str, lang: Lang) -> list[dict[str, Any]]:
-    return [{**_section(text), "block_id": f"item:{kind}:{name}"}, buttons(kind, name, lang)]
+    """One item's two blocks (its line and its buttons), as a digest shows them."""
+    return templating.message("digest_items.json.j2", items=[_item(kind, name, text, lang)])
 
 
 def render(digest: Digest, lang: Lang, zone: ZoneInfo) -> tuple[str, list[dict[str, Any]]]:
@@ -81,19 +71,16 @@ def render(digest: Digest, lang: Lang, zone: ZoneInfo) -> tuple[str, list[dict[s
     items += [(s.per_month / 30, "s", s.name, storage_line(s, lang)) for s in digest.storage]
     items.sort(key=lambda item: -item[0])
     count = len(items)
-    blocks: list[dict[str, Any]] = [{"type": "header", "text": {"type": "plain_text",
-                                                                "text": t("digest.header", lang, count=count)}}]
-    footer = [_context(text) for text in (_spend(digest, lang),
-                                          t("digest.saved", lang, amounts=", ".join(
-                                              money(a, c) for c, a in digest.saved.items()))
-                                          if digest.saved else None,
-                                          t("digest.how_to_act", lang)) if text]
-    room = MAX_BLOCKS - len(blocks) - len(footer)  # each item takes two blocks: its line and its buttons
+    footer = [text for text in (_spend(digest, lang),
+                                t("digest.saved", lang, amounts=", ".join(money(a, c) for c, a in digest.saved.items()))
+                                if digest.saved else None,
+                                t("digest.how_to_act", lang)) if text]
+    room = MAX_BLOCKS - 1 - len(footer)  # the header, the footer; each item takes two blocks: its line and buttons
     shown = items if 2 * len(items) <= room else items[:(room - 1) // 2]
-    blocks += [block for _, kind, name, text in shown for block in item_blocks(kind, name, text, lang)]
-    if len(shown) < count:
-        blocks.append(_context(t("digest.more", lang, count=count - len(shown))))
-    blocks += footer
+    more = [t("digest.more", lang, count=count - len(shown))] if len(shown) < count else []
+    blocks = templating.message("digest.json.j2", header=t("digest.header", lang, count=count),
+                                items=[_item(kind, name, text, lang) for _, kind, name, text in shown],
+                                notes=more + footer)
     idle_per_day: dict[str, float] = {}
     for news in digest.instances:
         idle_per_day[news.currency] = idle_per_day.get(news.currency, 0.0) + news.per_day
