@@ -33,12 +33,12 @@ ROOT = Path(__file__).parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bot.server.http import EVENTS_PATH  # noqa: E402
-from tests.fake_slack import SlackSender  # noqa: E402
-from tests.slack_harness import SECRET  # noqa: E402
+from tests.support.fake_slack import SlackSender  # noqa: E402
+from tests.support.slack_harness import SECRET  # noqa: E402
 
 FAKE_SLACK = """
 import sys, time
-from tests.fake_slack import fake_slack
+from tests.support.fake_slack import fake_slack
 with fake_slack() as fake:
     print(fake.api_url, flush=True)
     sys.stdin.read()

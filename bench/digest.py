@@ -32,7 +32,7 @@ from bot.state.retention import compact  # noqa: E402
 from bot.text import Lang  # noqa: E402
 from rules.idle import Sample  # noqa: E402
 from rules.policy import Idle  # noqa: E402
-from tests.fake_slack import fake_slack  # noqa: E402
+from tests.support.fake_slack import fake_slack  # noqa: E402
 
 FIELDS = {"gpu": "A100-80GB", "cards": 1, "share": None, "unit": "day", "price": 400.0, "currency": "CNY",
           "owner": "U1", "project": "llm"}

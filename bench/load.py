@@ -35,9 +35,9 @@ sys.path.insert(0, str(ROOT))
 
 from bench.ack_latency import free_port, wait_healthy  # noqa: E402
 from bot.server.http import EVENTS_PATH  # noqa: E402
-from tests.fake_slack import FakeSlack, SlackSender, fake_slack  # noqa: E402
-from tests.postgres import schema_in  # noqa: E402
-from tests.slack_harness import SECRET  # noqa: E402
+from tests.support.fake_slack import FakeSlack, SlackSender, fake_slack  # noqa: E402
+from tests.support.postgres import schema_in  # noqa: E402
+from tests.support.slack_harness import SECRET  # noqa: E402
 
 REPLIES = ["skip", "10h", "70/80", "no", "daily", "no", "skip", "skip", "skip"]
 P99_LIMIT_MS = 300.0

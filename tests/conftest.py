@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from rules.policy import Policy, load_policy
-from tests.postgres import fresh_schema
+from tests.support.postgres import fresh_schema
 
 
 @pytest.fixture(scope="session")

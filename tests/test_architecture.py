@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli_helpers import ROOT
+from tests.support.cli import ROOT
 
 PACKAGES = ("bot", "rules", "pricing")
 MAX_FUNCTION_LINES = 80

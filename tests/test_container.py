@@ -11,7 +11,7 @@ from pathlib import Path
 
 import yaml
 
-from tests.cli_helpers import ROOT
+from tests.support.cli import ROOT
 
 README = (ROOT / "README.md").read_text("utf-8")
 

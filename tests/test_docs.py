@@ -7,7 +7,7 @@ import re
 import typer.main
 
 from bot.cli import app
-from tests.cli_helpers import ROOT
+from tests.support.cli import ROOT
 
 README = (ROOT / "README.md").read_text("utf-8")
 

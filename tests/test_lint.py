@@ -5,7 +5,7 @@ from __future__ import annotations
 import subprocess
 import sys
 
-from tests.cli_helpers import ROOT
+from tests.support.cli import ROOT
 
 
 def test_ruff_is_clean() -> None:

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from bot.logs import RequestContext, about, configure
-from tests.slack_harness import SECRET, running_app
+from tests.support.slack_harness import SECRET, running_app
 
 
 def test_json_lines_carry_time_level_logger_request_and_workspace() -> None:

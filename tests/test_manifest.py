@@ -7,7 +7,7 @@ import yaml
 
 from bot.slack.ids import COMMAND, EVENTS, SCOPES, SubCommand
 from bot.slack.routes import ROUTES, Kind
-from tests.cli_helpers import ROOT
+from tests.support.cli import ROOT
 
 README = (ROOT / "README.md").read_text("utf-8")
 

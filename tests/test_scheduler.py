@@ -8,7 +8,7 @@ from bot.price_book import build_sources, http_client
 from bot.server.jobs import build_scheduler, refresh_job
 from bot.settings import Settings
 from pricing import cache
-from tests.bundled import BUNDLED_ROWS
+from tests.support.bundled import BUNDLED_ROWS
 
 NOW = datetime(2026, 11, 30, tzinfo=UTC)
 

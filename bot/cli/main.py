@@ -1,55 +1,73 @@
-"""The `gpu-advise` command line: one typer app; every command builds Settings once and passes it down."""
+"""The `gpu-advise` command line: one typer app; every command builds Settings once and passes it down.
+
+Only the invoked command's module is imported and built (COMMANDS): `gpu-advise advise` loads no price,
+Slack or state module, and builds no other command's options."""
 
 from __future__ import annotations
 
+import importlib
 import logging
 import sys
 from pathlib import Path
 from typing import Annotated
 
 import typer
-import yaml
 
-from bot.cli.advise import advise_command
-from bot.cli.agent import agent
-from bot.cli.analyze import analyze
 from bot.cli.common import PolicyOpt, fail, load_effective_policy, load_settings
-from bot.cli.prices import prices_app, quote
-from bot.cli.probe import probe
-from bot.cli.remind import remind
-from bot.cli.rentals import delete_storage, list_rentals, release, track_app
-from bot.cli.serve import serve
 from bot.text import t
-from rules.errors import PolicyError
-from rules.policy import load_policy
 
-app = typer.Typer(add_completion=False, no_args_is_help=True,
-                  help="GPU Advisor: dedicated card, shared slice or spot, and what each costs.")
+# Every command: its name, the module and attribute that define it, and whether it is a group of commands.
+COMMANDS: dict[str, tuple[str, str, bool]] = {
+    "advise": ("bot.cli.advise", "advise_command", False),
+    "quote": ("bot.cli.prices", "quote", False),
+    "serve": ("bot.cli.serve", "serve", False),
+    "prices": ("bot.cli.prices", "prices_app", True),
+    "track": ("bot.cli.rentals", "track_app", True),
+    "list": ("bot.cli.rentals", "list_rentals", False),
+    "release": ("bot.cli.rentals", "release", False),
+    "delete-storage": ("bot.cli.rentals", "delete_storage", False),
+    "remind": ("bot.cli.remind", "remind", False),
+    "agent": ("bot.cli.agent", "agent", False),
+    "probe": ("bot.cli.probe", "probe", False),
+    "analyze": ("bot.cli.analyze", "analyze", False),
+    "policy": ("bot.cli.main", "policy_app", True),
+}
+HELP = "GPU Advisor: dedicated card, shared slice or spot, and what each costs."
 
 
-@app.callback()
 def _quiet_logs() -> None:
     """A command prints what a person needs to know; the libraries' logs are for `serve` (which sets its own)."""
     logging.basicConfig(level=logging.ERROR, format="%(message)s")
+
+
+def build_app(only: str | None = None) -> typer.Typer:
+    """The typer app with every command, or with only `only` when it names one (the rest are not imported)."""
+    app = typer.Typer(add_completion=False, no_args_is_help=True, help=HELP)
+    app.callback()(_quiet_logs)
+    for name, (module, attribute, group) in COMMANDS.items():
+        if only in COMMANDS and name != only:
+            continue
+        target = getattr(importlib.import_module(module), attribute)
+        if group:
+            app.add_typer(target, name=name)
+        else:
+            app.command(name)(target)
+    return app
+
+
+def invoked(args: list[str]) -> str | None:
+    """The command named on the command line (the first word that is not an option), if any."""
+    return next((arg for arg in args if not arg.startswith("-")), None)
+
+
 policy_app = typer.Typer(no_args_is_help=True, help="Show or check the policy (every threshold the rules use).")
-app.command("advise")(advise_command)
-app.command()(quote)
-app.command()(serve)
-app.add_typer(prices_app, name="prices")
-app.add_typer(track_app, name="track")
-app.command("list")(list_rentals)
-app.command("release")(release)
-app.command("delete-storage")(delete_storage)
-app.command("remind")(remind)
-app.command("agent")(agent)
-app.command("probe")(probe)
-app.command("analyze")(analyze)
-app.add_typer(policy_app, name="policy")
 
 
 @policy_app.command("show")
 def policy_show(policy: PolicyOpt = None) -> None:
     """Print the effective policy as YAML."""
+    import yaml
+
     settings = load_settings(policy=policy)
     effective = load_effective_policy(settings)
     origin = str(settings.policy) if settings.policy else "bundled policy"
@@ -60,6 +78,9 @@ def policy_show(policy: PolicyOpt = None) -> None:
 @policy_app.command("check")
 def policy_check(file: Annotated[Path, typer.Argument(help="Policy YAML file to validate.")]) -> None:
     """Validate a policy file and say what is wrong with it."""
+    from rules.errors import PolicyError
+    from rules.policy import load_policy
+
     lang = load_settings().lang
     try:
         load_policy(file)
@@ -68,5 +89,6 @@ def policy_check(file: Annotated[Path, typer.Argument(help="Policy YAML file to 
     sys.stdout.write(t("cli.policy_ok", lang, file=str(file)) + "\n")
 
 
-def main() -> None:
-    app()
+def main(argv: list[str] | None = None) -> None:
+    args = sys.argv[1:] if argv is None else argv
+    build_app(invoked(args))(args=args, prog_name="gpu-advise")

@@ -11,8 +11,8 @@ from datetime import timedelta
 from pathlib import Path
 
 from bot.state.rentals import Rentals
-from tests.cli_helpers import run_cli
-from tests.slack_harness import Harness, running_app
+from tests.support.cli import run_cli
+from tests.support.slack_harness import Harness, running_app
 
 FIELDS = {"gpu": "A100-80GB", "cards": 2, "share": None, "unit": "day", "price": 800.0, "currency": "CNY",
           "channel": "C1", "owner": "U1", "project": None}

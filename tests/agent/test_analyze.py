@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bot.capture.read import CaptureError, read, read_text
-from tests.cli_helpers import ROOT, run_cli
+from tests.support.cli import ROOT, run_cli
 
 SMI = ROOT / "tests" / "data" / "captures" / "nvidia-smi-query.csv"
 DMON = ROOT / "tests" / "data" / "captures" / "nvidia-smi-dmon.txt"

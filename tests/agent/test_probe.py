@@ -14,7 +14,7 @@ import pytest
 
 from bot.cli.probe import parse_seconds
 from tests.agent.test_agent import stand_in_smi
-from tests.cli_helpers import ROOT, run_cli
+from tests.support.cli import ROOT, run_cli
 
 
 def test_probe_writes_every_gpu_every_interval(tmp_path: Path) -> None:

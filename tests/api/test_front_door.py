@@ -13,8 +13,8 @@ from urllib.parse import urlencode
 
 from sqlalchemy import create_engine
 
-from tests.fake_slack import sign
-from tests.slack_harness import SECRET, Harness, running_app
+from tests.support.fake_slack import sign
+from tests.support.slack_harness import SECRET, Harness, running_app
 
 FORM = "application/x-www-form-urlencoded"
 

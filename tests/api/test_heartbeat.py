@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from bot.state.rentals import Rentals
-from tests.slack_harness import Harness, running_app
+from tests.support.slack_harness import Harness, running_app
 
 FIELDS = {"gpu": "A100-80GB", "cards": 1, "share": None, "unit": "day", "price": 400.0, "currency": "CNY",
           "channel": "C1", "owner": "U1", "project": None}

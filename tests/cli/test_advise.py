@@ -7,7 +7,7 @@ from pathlib import Path
 import pexpect
 import pytest
 
-from tests.cli_helpers import ROOT, run_cli
+from tests.support.cli import ROOT, run_cli
 
 OFFLINE = {"GPU_ADVISOR_AZURE_ENABLED": "false", "GPU_ADVISOR_ECB_ENABLED": "false"}
 

@@ -4,9 +4,9 @@ import json
 from pathlib import Path
 from urllib.parse import unquote
 
-from tests.bundled import BUNDLED_ROWS
-from tests.cli_helpers import run_cli
-from tests.servers import serve
+from tests.support.bundled import BUNDLED_ROWS
+from tests.support.cli import run_cli
+from tests.support.servers import serve
 
 DATA = Path(__file__).parents[1] / "data"
 OFFLINE = {"GPU_ADVISOR_AZURE_ENABLED": "false", "GPU_ADVISOR_ECB_ENABLED": "false", "GPU_ADVISOR_LANG": "en",

@@ -6,8 +6,8 @@ import json
 import sqlite3
 from pathlib import Path
 
-from tests.cli_helpers import run_cli
-from tests.fake_slack import fake_slack
+from tests.support.cli import run_cli
+from tests.support.fake_slack import fake_slack
 
 TEAM = ("--team", "T1")
 A100 = ("--gpu", "A100-80GB", "--price", "400/day", "--channel", "C1", "--owner", "U1")

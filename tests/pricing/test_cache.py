@@ -15,7 +15,7 @@ from pricing.records import PriceRecord
 from pricing.refresh import refresh
 from pricing.sources import Source, ecb_source, rate_card_records
 from pricing.status import source_status
-from tests.bundled import BUNDLED_ROWS
+from tests.support.bundled import BUNDLED_ROWS
 
 NOW = datetime(2026, 11, 30, 12, tzinfo=UTC)
 DATA = Path(__file__).parents[1] / "data"

@@ -15,7 +15,7 @@ from bot.state.rentals import Rentals
 from rules.digest import Spend
 from tests.reminders.test_rented import views
 from tests.slack.test_commands import submit
-from tests.slack_harness import Harness, running_app
+from tests.support.slack_harness import Harness, running_app
 
 
 def test_track_heartbeat_digest_release_from_slack_alone(tmp_path: Path) -> None:

@@ -13,7 +13,7 @@ import pytest
 from bot.server.prometheus import PrometheusError, pull
 from bot.state import Store
 from bot.state.rentals import Rentals
-from tests.servers import Reply, Request, serve
+from tests.support.servers import Reply, Request, serve
 
 NOW = datetime(2026, 11, 30, 2, 0, tzinfo=UTC)
 FIELDS = {"gpu": "A100-80GB", "cards": 2, "share": None, "unit": "day", "price": 800.0, "currency": "CNY",

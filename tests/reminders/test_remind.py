@@ -20,8 +20,8 @@ from bot.state import Store
 from bot.state.rentals import Rentals
 from bot.state.schema import digest_sends
 from rules.samples import Sample
-from tests.cli_helpers import ROOT, run_cli
-from tests.fake_slack import FakeSlack, fake_slack
+from tests.support.cli import ROOT, run_cli
+from tests.support.fake_slack import FakeSlack, fake_slack
 
 FIELDS = {"gpu": "A100-80GB", "cards": 1, "share": None, "unit": "day", "price": 400.0, "currency": "CNY",
           "owner": "U1", "project": "llm"}

@@ -8,7 +8,7 @@ from typing import Any
 
 from bot.state.rentals import Rentals
 from tests.slack.test_commands import header_posts, submit
-from tests.slack_harness import running_app
+from tests.support.slack_harness import running_app
 
 
 def views(h: Any, count: int) -> list[dict[str, Any]]:

@@ -11,7 +11,7 @@ from bot.digest.due import run_due
 from bot.slack.ui.digest import render
 from bot.state.rentals import Rentals
 from rules.samples import Sample
-from tests.slack_harness import Harness, running_app
+from tests.support.slack_harness import Harness, running_app
 
 FIELDS = {"gpu": "A100-80GB", "cards": 1, "share": None, "unit": "day", "price": 400.0, "currency": "CNY",
           "owner": "U1", "project": "llm"}

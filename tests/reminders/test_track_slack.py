@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from bot.state.rentals import Rentals
-from tests.slack_harness import Harness, running_app
+from tests.support.slack_harness import Harness, running_app
 
 
 def reply(h: Harness, text: str, n: int, user: str = "U1") -> dict[str, Any]:

@@ -17,8 +17,8 @@ from bot.state import Inbox, Store
 from bot.state.rentals import Rentals
 from bot.state.schema import conversations, inbox, job_runs
 from rules.samples import Sample
-from tests.fake_slack import FakeSlack, SlackSender, fake_slack
-from tests.processes import bot_env, serve_process
+from tests.support.fake_slack import FakeSlack, SlackSender, fake_slack
+from tests.support.processes import bot_env, serve_process
 
 
 def replica_env(tmp_path: Path, fake: FakeSlack, url: str, name: str, **extra: str) -> dict[str, str]:

@@ -6,9 +6,9 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from tests.cli_helpers import ROOT
 from tests.slack.test_conversation import button, question_posts, start, wait_question
-from tests.slack_harness import Harness, running_app
+from tests.support.cli import ROOT
+from tests.support.slack_harness import Harness, running_app
 
 SMI = (ROOT / "tests" / "data" / "captures" / "nvidia-smi-query.csv").read_bytes()
 DMON = (ROOT / "tests" / "data" / "captures" / "nvidia-smi-dmon.txt").read_bytes()

@@ -7,9 +7,9 @@ from typing import Any
 
 from slack_sdk.models.views import View
 
-from tests.bundled import BUNDLED_ROWS
-from tests.fake_slack import sign
-from tests.slack_harness import SECRET, Harness, running_app
+from tests.support.bundled import BUNDLED_ROWS
+from tests.support.fake_slack import sign
+from tests.support.slack_harness import SECRET, Harness, running_app
 
 
 def header_posts(h: Harness) -> list[dict[str, Any]]:

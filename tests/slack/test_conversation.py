@@ -7,7 +7,7 @@ from typing import Any
 from slack_sdk.models.blocks import Block
 
 from bot.state import Inbox, Store
-from tests.slack_harness import Harness, running_app
+from tests.support.slack_harness import Harness, running_app
 
 
 def validate(message: dict[str, Any]) -> None:

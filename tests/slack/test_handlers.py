@@ -22,8 +22,8 @@ from bot.slack.ui.blocks import ButtonValue
 from bot.slack.ui.forms import FormMeta
 from bot.state import Conversation
 from bot.text import Lang
-from tests.fake_slack import FakeSlack, fake_slack
-from tests.slack_harness import settings_for
+from tests.support.fake_slack import FakeSlack, fake_slack
+from tests.support.slack_harness import settings_for
 
 
 @dataclass

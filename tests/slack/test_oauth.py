@@ -25,9 +25,9 @@ from bot.slack.ui.digest import render
 from bot.state.rentals import Rentals
 from bot.state.schema import migrated_metadata
 from rules.samples import Sample
-from tests.cli_helpers import run_cli
-from tests.fake_slack import FakeSlack, SlackSender, fake_slack
-from tests.slack_harness import SECRET
+from tests.support.cli import run_cli
+from tests.support.fake_slack import FakeSlack, SlackSender, fake_slack
+from tests.support.slack_harness import SECRET
 
 KEY = Fernet.generate_key().decode()
 # A Wednesday, 10:00 in Asia/Shanghai: past the default 09:30 digest on a working day, whatever the real hour.

@@ -16,9 +16,9 @@ from sqlalchemy import select
 
 from bot.state import Inbox, Store
 from bot.state.schema import conversations
-from tests.cli_helpers import ROOT, run_cli
-from tests.fake_slack import FakeSlack, SlackSender, fake_slack
-from tests.processes import bot_env, free_port, serve_process
+from tests.support.cli import ROOT, run_cli
+from tests.support.fake_slack import FakeSlack, SlackSender, fake_slack
+from tests.support.processes import bot_env, free_port, serve_process
 
 
 @contextmanager

@@ -6,7 +6,7 @@ from datetime import timedelta
 from pathlib import Path
 
 from bot.slack.inbox import redo_stalled
-from tests.slack_harness import running_app
+from tests.support.slack_harness import running_app
 
 
 def test_a_server_error_is_retried_and_the_message_arrives(tmp_path: Path) -> None:

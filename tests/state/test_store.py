@@ -15,7 +15,7 @@ from alembic.script import ScriptDirectory
 import bot.state
 from bot.state import Conversations, Inbox, Store, StoreUnavailable
 from bot.state.schema import migrated_metadata
-from tests.cli_helpers import ROOT
+from tests.support.cli import ROOT
 
 
 class Clock:

@@ -16,7 +16,7 @@ from bot.deps import Deps, build_deps
 from bot.server.http import EVENTS_PATH, build_server
 from bot.settings import Settings
 from bot.slack.app import create_app, web_client
-from tests.fake_slack import FakeSlack, SlackSender, fake_slack
+from tests.support.fake_slack import FakeSlack, SlackSender, fake_slack
 
 SECRET = "8f742231b10e8888abcd99yyyzzz85a5"
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import csv
 
-from tests.cli_helpers import ROOT
+from tests.support.cli import ROOT
 
 with (ROOT / "pricing" / "data" / "ratecard.csv").open(encoding="utf-8", newline="") as handle:
     BUNDLED_ROWS = sum(1 for _ in csv.DictReader(handle))

@@ -13,9 +13,9 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from tests.cli_helpers import ROOT
-from tests.fake_slack import FakeSlack, SlackSender
-from tests.slack_harness import SECRET
+from tests.support.cli import ROOT
+from tests.support.fake_slack import FakeSlack, SlackSender
+from tests.support.slack_harness import SECRET
 
 
 def free_port() -> int:

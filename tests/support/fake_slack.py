@@ -17,7 +17,7 @@ from http.server import BaseHTTPRequestHandler
 from typing import Any
 from urllib.parse import parse_qsl, urlencode
 
-from tests.servers import running
+from tests.support.servers import running
 
 JSON_FIELDS = ("blocks", "view", "attachments")
 
