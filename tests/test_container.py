@@ -9,6 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 import yaml
 
 from tests.support.cli import ROOT
@@ -23,6 +24,7 @@ def hadolint() -> str:
     return found
 
 
+@pytest.mark.e2e
 def test_the_dockerfile_passes_hadolint() -> None:
     done = subprocess.run([hadolint(), "Dockerfile"], cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stdout + done.stderr

@@ -5,14 +5,20 @@ from __future__ import annotations
 import subprocess
 import sys
 
+import pytest
+
 from tests.support.cli import ROOT
 
+pytestmark = pytest.mark.e2e  # every test here starts a server or a process
 
+
+@pytest.mark.lint
 def test_ruff_is_clean() -> None:
     result = subprocess.run([sys.executable, "-m", "ruff", "check", "."], cwd=ROOT, capture_output=True, text=True)
     assert result.returncode == 0, result.stdout + result.stderr
 
 
+@pytest.mark.lint
 def test_mypy_is_clean() -> None:
     result = subprocess.run([sys.executable, "-m", "mypy"], cwd=ROOT, capture_output=True, text=True)
     assert result.returncode == 0, result.stdout + result.stderr

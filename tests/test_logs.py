@@ -37,6 +37,7 @@ def test_text_lines_name_the_request() -> None:
     assert (record.request_id, record.workspace) == ("r1", "T1")  # type: ignore[attr-defined]
 
 
+@pytest.mark.e2e
 def test_a_whole_conversation_at_debug_logs_no_token_or_secret(tmp_path: Path,
                                                                  caplog: pytest.LogCaptureFixture) -> None:
     caplog.set_level(logging.DEBUG)

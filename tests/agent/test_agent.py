@@ -10,9 +10,13 @@ import stat
 from datetime import timedelta
 from pathlib import Path
 
+import pytest
+
 from bot.state.rentals import Rentals
 from tests.support.cli import run_cli
 from tests.support.slack_harness import Harness, running_app
+
+pytestmark = pytest.mark.e2e  # every test here starts a server or a process
 
 FIELDS = {"gpu": "A100-80GB", "cards": 2, "share": None, "unit": "day", "price": 800.0, "currency": "CNY",
           "channel": "C1", "owner": "U1", "project": None}

@@ -17,6 +17,7 @@ from tests.agent.test_agent import stand_in_smi
 from tests.support.cli import ROOT, run_cli
 
 
+@pytest.mark.e2e
 def test_probe_writes_every_gpu_every_interval(tmp_path: Path) -> None:
     out = tmp_path / "capture.csv"
     done = run_cli("probe", "--interval", "0.3", "--duration", "1s", "--output", str(out),
@@ -45,6 +46,7 @@ def test_bad_duration_and_no_gpu_exit_2_with_the_reason(tmp_path: Path) -> None:
     assert list(tmp_path.glob("gpu-probe-*.csv")) == []  # nothing written when there is nothing to sample
 
 
+@pytest.mark.e2e
 def test_ctrl_c_keeps_what_was_sampled(tmp_path: Path) -> None:
     out = tmp_path / "capture.csv"
     env = {k: v for k, v in os.environ.items() if not k.startswith(("GPU_ADVISOR_", "SLACK_"))}

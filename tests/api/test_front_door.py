@@ -11,6 +11,7 @@ from datetime import timedelta
 from pathlib import Path
 from urllib.parse import urlencode
 
+import pytest
 from sqlalchemy import create_engine
 
 from tests.support.fake_slack import sign
@@ -52,6 +53,7 @@ def said_anything(h: Harness) -> bool:
     return any(c.method.startswith(("chat.", "views.")) for c in h.fake.calls)
 
 
+@pytest.mark.e2e
 def test_a_timestamp_that_is_not_a_number_gets_401_and_nothing_is_said(tmp_path: Path) -> None:
     with running_app(tmp_path) as h:
         body = command("help")
@@ -63,6 +65,7 @@ def test_a_timestamp_that_is_not_a_number_gets_401_and_nothing_is_said(tmp_path:
         assert h.deps.inbox.pending(timedelta(hours=1)) == []
 
 
+@pytest.mark.e2e
 def test_malformed_bodies_get_401_unsigned_and_400_signed(tmp_path: Path) -> None:
     with running_app(tmp_path) as h:
         for body in (b"{not json", b"payload={", b"\xff\xfe\x00"):
@@ -73,6 +76,7 @@ def test_malformed_bodies_get_401_unsigned_and_400_signed(tmp_path: Path) -> Non
         assert raw(h, b"{not json", signed(b"{not json", "application/json"))[0] == 400
 
 
+@pytest.mark.e2e
 def test_signed_requests_no_listener_handles_get_404_and_leave_nothing_in_the_inbox(tmp_path: Path) -> None:
     with running_app(tmp_path) as h:
         click = urlencode({"payload": json.dumps({
@@ -95,6 +99,7 @@ def test_signed_requests_no_listener_handles_get_404_and_leave_nothing_in_the_in
         assert h.deps.inbox.pending(timedelta(hours=1)) == []
 
 
+@pytest.mark.e2e
 def test_a_signed_command_without_a_user_is_acknowledged_and_finished(tmp_path: Path) -> None:
     with running_app(tmp_path) as h:
         body = command("", user_id="-")
@@ -103,6 +108,7 @@ def test_a_signed_command_without_a_user_is_acknowledged_and_finished(tmp_path: 
         assert not said_anything(h)
 
 
+@pytest.mark.e2e
 def test_a_body_above_the_limit_is_refused_before_it_is_read(tmp_path: Path) -> None:
     with running_app(tmp_path, max_body_bytes=4096) as h:
         body = command("x" * 8000)
@@ -111,6 +117,7 @@ def test_a_body_above_the_limit_is_refused_before_it_is_read(tmp_path: Path) -> 
         assert h.deps.inbox.pending(timedelta(hours=1)) == []
 
 
+@pytest.mark.e2e
 def test_command_text_beyond_the_limit_is_refused_without_parsing(tmp_path: Path) -> None:
     with running_app(tmp_path) as h:
         started = time.monotonic()
@@ -121,6 +128,7 @@ def test_command_text_beyond_the_limit_is_refused_without_parsing(tmp_path: Path
         assert time.monotonic() - started < 5
 
 
+@pytest.mark.e2e
 def test_a_replayed_command_is_carried_out_once(tmp_path: Path) -> None:
     with running_app(tmp_path) as h:
         body = command("")
@@ -133,6 +141,7 @@ def test_a_replayed_command_is_carried_out_once(tmp_path: Path) -> None:
         assert len(roots) == 1
 
 
+@pytest.mark.e2e
 def test_healthz_says_ok_and_down(tmp_path: Path) -> None:
     with running_app(tmp_path) as h:
         status, body = get(h, "/healthz")
@@ -144,6 +153,7 @@ def test_healthz_says_ok_and_down(tmp_path: Path) -> None:
         assert status == 503 and json.loads(body)["status"] == "down"
 
 
+@pytest.mark.e2e
 def test_metrics_count_requests_and_acknowledgements(tmp_path: Path) -> None:
     with running_app(tmp_path) as h:
         body = command("help", response_url="")
@@ -158,6 +168,7 @@ def test_metrics_count_requests_and_acknowledgements(tmp_path: Path) -> None:
         assert "gpu_advisor_inbox_backlog" in text
 
 
+@pytest.mark.e2e
 def test_a_locked_state_database_never_holds_the_acknowledgement_past_its_budget(tmp_path: Path) -> None:
     with running_app(tmp_path, ack_db_budget_s=0.5) as h:
         blocker = sqlite3.connect(h.settings.state_db_path(), timeout=1)

@@ -88,6 +88,7 @@ def test_interactive_input_ending_early_exits_2(tmp_path: Path) -> None:
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="needs a pseudo-terminal")
+@pytest.mark.e2e
 def test_terminal_session_asks_without_flags(tmp_path: Path) -> None:
     child = pexpect.spawn(sys.executable, ["-m", "bot", "advise", "--lang", "en"], cwd=str(ROOT),
                           env={"GPU_ADVISOR_DB": str(tmp_path / "a.db"), "COLUMNS": "200", "TERM": "dumb",

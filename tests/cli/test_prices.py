@@ -4,6 +4,8 @@ import json
 from pathlib import Path
 from urllib.parse import unquote
 
+import pytest
+
 from tests.support.bundled import BUNDLED_ROWS
 from tests.support.cli import run_cli
 from tests.support.servers import serve
@@ -81,6 +83,7 @@ def test_advise_quote_needs_a_schedule(tmp_path: Path) -> None:
     assert "--quote needs the schedule: add --schedule 4x14" in result.stderr
 
 
+@pytest.mark.e2e
 def test_refresh_from_local_sources_then_list_status_and_quote_in_usd(tmp_path: Path) -> None:
     page1 = json.loads((DATA / "azure_page1.json").read_text())
     page2 = (DATA / "azure_page2.json").read_bytes()
@@ -118,6 +121,7 @@ def test_refresh_from_local_sources_then_list_status_and_quote_in_usd(tmp_path: 
     assert data["stale"] is False
 
 
+@pytest.mark.e2e
 def test_failed_source_keeps_its_prices_and_the_command_says_why(tmp_path: Path) -> None:
     good = (DATA / "team_ratecard.csv").read_bytes()
     with serve({"/feed.csv": [(200, {}, good), (500, {}, b"down"), (500, {}, b"down"), (500, {}, b"down")]}) as server:

@@ -6,6 +6,8 @@ import json
 import sqlite3
 from pathlib import Path
 
+import pytest
+
 from tests.support.cli import run_cli
 from tests.support.fake_slack import fake_slack
 
@@ -32,6 +34,7 @@ def test_track_prints_the_token_once_and_stores_only_its_hash(tmp_path: Path) ->
     assert "token" not in json.dumps(listed)
 
 
+@pytest.mark.e2e
 def test_the_workspace_comes_from_auth_test_when_no_team_is_given(tmp_path: Path) -> None:
     with fake_slack() as fake:
         env = _state(tmp_path) | {"SLACK_BOT_TOKEN": "xoxb-test-token", "SLACK_API_URL": fake.api_url}

@@ -7,6 +7,8 @@ from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo
 
+import pytest
+
 from bot.digest.send import send_digests
 from bot.slack.ui.digest import render
 from bot.state.digest_sends import Sends
@@ -14,6 +16,8 @@ from bot.state.rentals import Rentals
 from bot.text import Lang
 from rules.samples import Sample
 from tests.support.slack_harness import Harness, running_app
+
+pytestmark = pytest.mark.e2e  # every test here starts a server or a process
 
 FIELDS = {"gpu": "A100-80GB", "cards": 1, "share": None, "unit": "day", "price": 400.0, "currency": "CNY",
           "channel": "C1", "owner": "U1", "project": "llm"}

@@ -15,6 +15,8 @@ from bot.state import Store
 from bot.state.rentals import Rentals
 from tests.support.servers import Reply, Request, serve
 
+pytestmark = pytest.mark.e2e  # every test here starts a server or a process
+
 NOW = datetime(2026, 11, 30, 2, 0, tzinfo=UTC)
 FIELDS = {"gpu": "A100-80GB", "cards": 2, "share": None, "unit": "day", "price": 800.0, "currency": "CNY",
           "channel": "C1", "owner": "U1", "project": None, "started_at": NOW - timedelta(hours=5)}

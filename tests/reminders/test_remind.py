@@ -23,6 +23,8 @@ from rules.samples import Sample
 from tests.support.cli import ROOT, run_cli
 from tests.support.fake_slack import FakeSlack, fake_slack
 
+pytestmark = pytest.mark.e2e  # every test here starts a server or a process
+
 FIELDS = {"gpu": "A100-80GB", "cards": 1, "share": None, "unit": "day", "price": 400.0, "currency": "CNY",
           "owner": "U1", "project": "llm"}
 

@@ -11,6 +11,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+import pytest
 from sqlalchemy import select
 
 from bot.state import Inbox, Store
@@ -19,6 +20,8 @@ from bot.state.schema import conversations, inbox, job_runs
 from rules.samples import Sample
 from tests.support.fake_slack import FakeSlack, SlackSender, fake_slack
 from tests.support.processes import bot_env, serve_process
+
+pytestmark = pytest.mark.e2e  # every test here starts a server or a process
 
 
 def replica_env(tmp_path: Path, fake: FakeSlack, url: str, name: str, **extra: str) -> dict[str, str]:

@@ -5,6 +5,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+import pytest
 from slack_sdk.models.views import View
 
 from tests.support.bundled import BUNDLED_ROWS
@@ -30,6 +31,7 @@ def submit(h: Harness, view: dict[str, Any], values: dict[str, str], user: str =
     })
 
 
+@pytest.mark.e2e
 def test_inline_answers_give_the_recommendation_at_once(tmp_path: Path) -> None:
     with running_app(tmp_path) as h:
         status, body = h.send.command("10h mem=70/80 mp=no freq=daily resume=不能 workload=lora hours=4x14",
@@ -45,6 +47,7 @@ def test_inline_answers_give_the_recommendation_at_once(tmp_path: Path) -> None:
         assert "Assumed from your answers" not in text  # hours=4x14 was given
 
 
+@pytest.mark.e2e
 def test_inline_with_a_bad_value_names_the_key_typed_and_points_to_help(tmp_path: Path) -> None:
     with running_app(tmp_path) as h:
         h.fake.locales["U2"] = "zh-CN"
@@ -60,6 +63,7 @@ def test_inline_with_a_bad_value_names_the_key_typed_and_points_to_help(tmp_path
         assert header_posts(h) == []
 
 
+@pytest.mark.e2e
 def test_inline_with_missing_answers_names_them(tmp_path: Path) -> None:
     with running_app(tmp_path) as h:
         h.send.command("10h mem=70/80", response_url=h.fake.response_url())
@@ -67,6 +71,7 @@ def test_inline_with_missing_answers_names_them(tmp_path: Path) -> None:
         assert "Missing answers: `mp`, `freq`, `resume`" in reply["text"]
 
 
+@pytest.mark.e2e
 def test_unknown_subcommand_and_unknown_key(tmp_path: Path) -> None:
     with running_app(tmp_path) as h:
         h.send.command("bananas", response_url=h.fake.response_url("a"))
@@ -77,6 +82,7 @@ def test_unknown_subcommand_and_unknown_key(tmp_path: Path) -> None:
         assert "unknown key 'color'; keys:" in by_path["/response/b"]
 
 
+@pytest.mark.e2e
 def test_help_prices_and_quote(tmp_path: Path) -> None:
     with running_app(tmp_path) as h:
         h.send.command("help", response_url=h.fake.response_url("help"))
@@ -93,6 +99,7 @@ def test_help_prices_and_quote(tmp_path: Path) -> None:
         assert "give the schedule: hours=4x14" in replies["/response/badquote"]["text"]
 
 
+@pytest.mark.e2e
 def test_modal_shows_errors_inline_then_posts_the_recommendation(tmp_path: Path) -> None:
     with running_app(tmp_path) as h:
         h.send.command("form", trigger_id="999.888.form", response_url=h.fake.response_url())
@@ -117,6 +124,7 @@ def test_modal_shows_errors_inline_then_posts_the_recommendation(tmp_path: Path)
         assert "Hyper-parameter search" in h.texts(rec)
 
 
+@pytest.mark.e2e
 def test_change_an_answer_opens_the_modal_prefilled(tmp_path: Path) -> None:
     with running_app(tmp_path) as h:
         h.send.command("10h mem=70/80 mp=no freq=daily resume=no", response_url=h.fake.response_url())
@@ -133,6 +141,7 @@ def test_change_an_answer_opens_the_modal_prefilled(tmp_path: Path) -> None:
         assert second["thread_ts"] == rec["_ts"]  # posted under the recommendation it changes
 
 
+@pytest.mark.e2e
 def test_bad_signature_and_stale_timestamp_are_refused(tmp_path: Path) -> None:
     with running_app(tmp_path) as h:
         before = list(h.fake.methods())
@@ -156,6 +165,7 @@ def test_signing_matches_slacks_documented_example() -> None:
         "v0=a2114d57b48eac39b9ad189dd8316235a7b4a8d21a10bd27519666489c69b503")
 
 
+@pytest.mark.e2e
 def test_not_in_channel_continues_in_a_dm(tmp_path: Path) -> None:
     with running_app(tmp_path) as h:
         h.fake.refuse_channels["CPRIV"] = "not_in_channel"
@@ -169,6 +179,7 @@ def test_not_in_channel_continues_in_a_dm(tmp_path: Path) -> None:
         assert note["response_type"] == "ephemeral" and "DM" in note["text"]
 
 
+@pytest.mark.e2e
 def test_rate_limited_call_is_retried_after_retry_after(tmp_path: Path) -> None:
     with running_app(tmp_path) as h:
         h.fake.rate_limit_once.add("chat.postMessage")
@@ -181,6 +192,7 @@ def test_rate_limited_call_is_retried_after_retry_after(tmp_path: Path) -> None:
         h.fake.wait_for(lambda: h.posts(thread_ts=root["_ts"]))
 
 
+@pytest.mark.e2e
 def test_app_home_shows_recent_recommendations_and_sources(tmp_path: Path) -> None:
     with running_app(tmp_path) as h:
         h.send.command("10h mem=70/80 mp=no freq=daily resume=no", response_url=h.fake.response_url())
@@ -197,6 +209,7 @@ def test_app_home_shows_recent_recommendations_and_sources(tmp_path: Path) -> No
         h.fake.wait_for(lambda: [p for p in h.posts(channel="DU1") if "a few questions" in str(p.get("text"))])
 
 
+@pytest.mark.e2e
 def test_quote_subcommand_errors_are_specific(tmp_path: Path) -> None:
     with running_app(tmp_path) as h:
         h.send.command("quote gpu=A100 hours=4x14 cards=1.5", response_url=h.fake.response_url("cards"))
@@ -208,6 +221,7 @@ def test_quote_subcommand_errors_are_specific(tmp_path: Path) -> None:
         assert "a day has at most 24 hours" in replies["/response/hours"]
 
 
+@pytest.mark.e2e
 def test_inline_with_chinese_keys_and_values_for_a_chinese_user(tmp_path: Path) -> None:
     with running_app(tmp_path) as h:
         h.fake.locales["U8"] = "zh-CN"
@@ -221,6 +235,7 @@ def test_inline_with_chinese_keys_and_values_for_a_chinese_user(tmp_path: Path) 
         assert "在帖子里回答问题（先说任务类型）" in helped["text"]
 
 
+@pytest.mark.e2e
 def test_inline_inference_needs_only_qps_and_p99(tmp_path: Path) -> None:
     with running_app(tmp_path) as h:
         h.send.command("workload=inference qps=300 p99=40ms", response_url=h.fake.response_url())
@@ -231,6 +246,7 @@ def test_inline_inference_needs_only_qps_and_p99(tmp_path: Path) -> None:
         assert "Release instances" not in text
 
 
+@pytest.mark.e2e
 def test_a_schedule_past_the_bounds_is_a_clear_error_not_a_failure(tmp_path: Path) -> None:
     with running_app(tmp_path) as h:
         h.send.command("10h mem=70/80 mp=no freq=daily resume=no hours=1x3661", response_url=h.fake.response_url())

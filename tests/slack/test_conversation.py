@@ -4,10 +4,13 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
+import pytest
 from slack_sdk.models.blocks import Block
 
 from bot.state import Inbox, Store
 from tests.support.slack_harness import Harness, running_app
+
+pytestmark = pytest.mark.e2e  # every test here starts a server or a process
 
 
 def validate(message: dict[str, Any]) -> None:

@@ -29,6 +29,8 @@ from tests.support.cli import run_cli
 from tests.support.fake_slack import FakeSlack, SlackSender, fake_slack
 from tests.support.slack_harness import SECRET
 
+pytestmark = pytest.mark.e2e  # every test here starts a server or a process
+
 KEY = Fernet.generate_key().decode()
 # A Wednesday, 10:00 in Asia/Shanghai: past the default 09:30 digest on a working day, whatever the real hour.
 NOW = datetime(2026, 11, 25, 2, 0, tzinfo=UTC)

@@ -16,9 +16,11 @@ from sqlalchemy import select
 
 from bot.state import Inbox, Store
 from bot.state.schema import conversations
-from tests.support.cli import ROOT, run_cli
+from tests.support.cli import ROOT, run_process
 from tests.support.fake_slack import FakeSlack, SlackSender, fake_slack
 from tests.support.processes import bot_env, free_port, serve_process
+
+pytestmark = pytest.mark.e2e  # every test here starts a server or a process
 
 
 @contextmanager
@@ -67,7 +69,7 @@ def test_a_restart_between_answers_loses_nothing(tmp_path: Path) -> None:
 
 
 def test_serve_without_tokens_says_what_to_set(tmp_path: Path) -> None:
-    result = run_cli("serve", "--no-scheduler", tmp=tmp_path, env={"GPU_ADVISOR_LANG": "en"})
+    result = run_process("serve", "--no-scheduler", tmp=tmp_path, env={"GPU_ADVISOR_LANG": "en"})
     assert result.returncode == 2
     assert "SLACK_BOT_TOKEN is not set" in result.stderr
     assert "OAuth & Permissions" in result.stderr
@@ -75,13 +77,13 @@ def test_serve_without_tokens_says_what_to_set(tmp_path: Path) -> None:
 
 
 def test_serve_says_what_to_set_in_the_terminals_language(tmp_path: Path) -> None:
-    result = run_cli("serve", "--no-scheduler", env={"LANG": "zh_CN.UTF-8"}, tmp=tmp_path)
+    result = run_process("serve", "--no-scheduler", env={"LANG": "zh_CN.UTF-8"}, tmp=tmp_path)
     assert result.returncode == 2
     assert "Slack 尚未配置：未设置 SLACK_BOT_TOKEN" in result.stderr
 
 
 def test_serve_with_a_wrong_kind_of_token(tmp_path: Path) -> None:
-    result = run_cli("serve", env={"SLACK_BOT_TOKEN": "xoxp-user-token", "SLACK_SIGNING_SECRET": "s",
+    result = run_process("serve", env={"SLACK_BOT_TOKEN": "xoxp-user-token", "SLACK_SIGNING_SECRET": "s",
                                    "GPU_ADVISOR_LANG": "en"}, tmp=tmp_path)
     assert result.returncode == 2
     assert "must be a bot token starting with xoxb-" in result.stderr
@@ -136,7 +138,7 @@ def test_work_cut_short_by_a_crash_is_finished_on_the_next_start(tmp_path: Path)
 def test_serve_with_an_unusable_state_database(tmp_path: Path) -> None:
     bad = tmp_path / "state.db"
     bad.write_text("not sqlite")
-    result = run_cli("serve", "--no-scheduler", tmp=tmp_path, env={
+    result = run_process("serve", "--no-scheduler", tmp=tmp_path, env={
         "SLACK_BOT_TOKEN": "xoxb-test-token", "SLACK_SIGNING_SECRET": "s", "GPU_ADVISOR_STATE_DB": str(bad),
         "GPU_ADVISOR_AZURE_ENABLED": "false", "GPU_ADVISOR_ECB_ENABLED": "false", "GPU_ADVISOR_LANG": "en"})
     assert result.returncode == 2
@@ -145,7 +147,7 @@ def test_serve_with_an_unusable_state_database(tmp_path: Path) -> None:
 
 def test_serve_with_an_unreachable_postgresql_names_it_without_the_password(tmp_path: Path) -> None:
     port = free_port()  # nothing listens there
-    result = run_cli("serve", "--no-scheduler", tmp=tmp_path, env={
+    result = run_process("serve", "--no-scheduler", tmp=tmp_path, env={
         "SLACK_BOT_TOKEN": "xoxb-test-token", "SLACK_SIGNING_SECRET": "s", "GPU_ADVISOR_LANG": "en",
         "GPU_ADVISOR_DATABASE_URL": f"postgresql://advisor:hunter2@127.0.0.1:{port}/state",
         "GPU_ADVISOR_AZURE_ENABLED": "false", "GPU_ADVISOR_ECB_ENABLED": "false"})
@@ -157,7 +159,7 @@ def test_serve_with_an_unreachable_postgresql_names_it_without_the_password(tmp_
 def test_serve_when_slack_rejects_the_token(tmp_path: Path) -> None:
     with fake_slack() as fake:
         fake.auth_error = "invalid_auth"
-        result = run_cli("serve", "--no-scheduler", tmp=tmp_path, env=bot_env(tmp_path, fake))
+        result = run_process("serve", "--no-scheduler", tmp=tmp_path, env=bot_env(tmp_path, fake))
     assert result.returncode == 2
     assert "Slack did not accept the bot token" in result.stderr and "invalid_auth" in result.stderr
     assert "xoxb-test-token" not in result.stderr

@@ -145,6 +145,7 @@ for i in range(60):
 """
 
 
+@pytest.mark.e2e
 def test_two_processes_writing_at_once_both_land(db_target: str) -> None:
     Store(db_target)  # migrated once, as serve does at start-up
     writers = [subprocess.Popen([sys.executable, "-c", WRITER, db_target, name], cwd=ROOT,

@@ -1,21 +1,51 @@
+"""`gpu-advise` as the tests run it: in this process with typer's CliRunner (run_cli: fast, for what a
+command prints and exits with), or as a process of its own (run_process: where the process is the point,
+signals, a server, a terminal, the modules it loads). Both give a clean GPU_ADVISOR_*/SLACK_* environment
+and an English (C.UTF-8) locale unless `env` gives another, and return a CompletedProcess."""
+
 from __future__ import annotations
 
+import contextlib
 import os
 import subprocess
 import sys
 from pathlib import Path
 
+from typer.testing import CliRunner
+
 ROOT = Path(__file__).parents[2]
+
+
+def _clean(name: str) -> bool:
+    return name.startswith(("GPU_ADVISOR_", "SLACK_", "LC_")) or name == "LANG"
+
+
+def _env(env: dict[str, str] | None, tmp: Path | None) -> dict[str, str]:
+    base = {"LANG": "C.UTF-8"}
+    if tmp is not None:
+        base["GPU_ADVISOR_DB"] = str(tmp / "advisor.db")
+    return base | {"COLUMNS": "200", "NO_COLOR": "1", "PYTHONIOENCODING": "utf-8"} | (env or {})
+
+
+def run_process(*args: str, stdin: str = "", env: dict[str, str] | None = None,
+                tmp: Path | None = None) -> subprocess.CompletedProcess[str]:
+    """Run `gpu-advise` in a subprocess, as a user would."""
+    base = {k: v for k, v in os.environ.items() if not _clean(k)} | _env(env, tmp)
+    return subprocess.run([sys.executable, "-m", "bot", *args], input=stdin, capture_output=True, text=True,
+                          env=base, cwd=tmp or ROOT, timeout=60)
 
 
 def run_cli(*args: str, stdin: str = "", env: dict[str, str] | None = None,
             tmp: Path | None = None) -> subprocess.CompletedProcess[str]:
-    """Run `gpu-advise` in a subprocess, as a user would, with a clean GPU_ADVISOR_* environment and an
-    English (C.UTF-8) locale unless `env` gives another."""
-    base = {k: v for k, v in os.environ.items()
-            if not k.startswith(("GPU_ADVISOR_", "SLACK_", "LC_")) and k != "LANG"} | {"LANG": "C.UTF-8"}
-    if tmp is not None:
-        base["GPU_ADVISOR_DB"] = str(tmp / "advisor.db")
-    base |= {"COLUMNS": "200", "NO_COLOR": "1", "PYTHONIOENCODING": "utf-8"} | (env or {})
-    return subprocess.run([sys.executable, "-m", "bot", *args], input=stdin, capture_output=True, text=True,
-                          env=base, cwd=tmp or ROOT, timeout=60)
+    """Run `gpu-advise` in this process (the command line built as main() builds it). An exception the
+    command does not handle is raised here: a traceback is a failure, not an output to compare."""
+    from bot.cli.main import build_app, invoked
+
+    unset: dict[str, str | None] = {k: None for k in os.environ if _clean(k)}
+    app = build_app(invoked(list(args)))
+    with contextlib.chdir(tmp or ROOT):
+        result = CliRunner().invoke(app, list(args), input=stdin, env=unset | _env(env, tmp),
+                                    prog_name="gpu-advise", catch_exceptions=True)
+    if result.exception is not None and not isinstance(result.exception, SystemExit):
+        raise result.exception
+    return subprocess.CompletedProcess(["gpu-advise", *args], result.exit_code, result.stdout, result.stderr)
