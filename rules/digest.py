@@ -2,7 +2,7 @@
 left behind or untouched, month-to-date spend per project, and what releases saved this month.
 
 Pure: the rented things, their samples, the clock and the policy come in; nothing is read or sent
-here (bot/reminders/ renders and posts it). Busy and young instances are not news and are left
+here (bot/digest/ sends it, bot/slack/ui/digest.py renders it). Busy and young instances are not news and are left
 out. Money is per currency, never converted: a team that rents in CNY and USD sees both.
 A month is 30 days, a day 24 hours (the quote's convention).
 """

@@ -1,7 +1,7 @@
 """Every answer a profile takes: its key, its parser, its usual answers, and when it is asked.
 
 This is the one table of answers. The front ends derive from it: the CLI's flags, the inline keys
-of `/gpu-advise`, the modal's fields and the conversation's order (bot/fields.py), and which answers
+of `/gpu-advise`, the modal's fields and the conversation's order (bot/fields/answers.py), and which answers
 are required (missing() below). Each usual answer is a string its own parser accepts, so a button
 press and a typed reply go through the same code. Wording lives in the bot's text catalogue
 (`question.<key>`, `answer.<key>.<value>`), never here.

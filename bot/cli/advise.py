@@ -1,6 +1,6 @@
 """`gpu-advise advise`: the terminal advisor, interactive or from flags.
 
-Its answer flags come from the one table of fields (bot/fields.py): one option per field, taking
+Its answer flags come from the one table of fields (bot/fields/answers.py): one option per field, taking
 what that field's parser takes. The price cache is opened only for `--quote`, so a plain answer
 loads no HTTP client, database or Slack module.
 """

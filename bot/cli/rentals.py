@@ -87,7 +87,7 @@ def _cached(settings: Settings, gpu: str, cards: int, share: float | None) -> Ca
 
 
 def _fields(make: Any) -> Any:
-    """Read fields with bot/rental_fields.py; a bad one exits 2 naming its flag."""
+    """Read fields with bot/fields/rentals.py; a bad one exits 2 naming its flag."""
     try:
         return make()
     except FieldError as exc:

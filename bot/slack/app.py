@@ -96,7 +96,7 @@ def create_app(deps: Deps, *, client: WebClient | None = None, lang: Lang | None
         deps.client_for = client_factory(flow.installation_store, client)  # type: ignore[arg-type]
         deps.forget_team = flow.installation_store.forget  # type: ignore[attr-defined]
     try:
-        # The HTTP front door (bot/api/server.py, slack/verify.py) checks every signature before bolt sees
+        # The HTTP front door (bot/server/http.py, bot/server/verify.py) checks every signature before bolt sees
         # the request, without bolt's crash on a malformed timestamp; Socket Mode has no signatures.
         app = App(client=client, signing_secret=secret, logger=logging.getLogger("bot.slack"),
                   request_verification_enabled=False, process_before_response=True,

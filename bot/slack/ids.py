@@ -34,7 +34,7 @@ class Action(StrEnum):
     CHANGE = "change_answers"
     RESTART = "start_over"
     NEW_PROFILE = "new_profile"
-    # the digest's buttons (bot/reminders/blocks.py); the value is the item's name
+    # the digest's buttons (bot/slack/ui/digest.py); the value is the item's name
     RELEASED = "rental_released"
     STILL_NEEDED = "rental_still_needed"
     SNOOZE_WEEK = "rental_snooze_week"

@@ -1,6 +1,6 @@
 """`/gpu-advise 10h mem=70/80 mp=no freq=daily resume=no ...`: every answer in the command text.
 
-The answer keys come from the one table of fields (bot/fields.py); errors carry a catalogue id
+The answer keys come from the one table of fields (bot/fields/answers.py); errors carry a catalogue id
 (`error.inline.<code>`) so they reach the user in their language.
 """
 
