@@ -8,7 +8,7 @@ the caller passes in (the price cache, or nothing in a test), so this module doe
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any
 
 from bot.text.lang import Lang
@@ -25,6 +25,11 @@ if TYPE_CHECKING:  # the quote models load with the quote, not with every decisi
     from pricing.quote import Quote, QuoteRequest
 
 Quoter = Callable[["QuoteRequest"], "Quote"]
+
+
+def without_none(data: dict[str, Any]) -> dict[str, Any]:
+    """`data` without its None values, at every depth (what was not answered is left out)."""
+    return {k: without_none(v) if isinstance(v, dict) else v for k, v in data.items() if v is not None}
 
 
 @dataclass(frozen=True)
@@ -57,10 +62,10 @@ class Advice:
             "spot_suitable": decision.spot_suitable,
             "spot_reason": decision.spot_reason,
             "cards": decision.cards,
-            "shared_option": decision.shared.model_dump(mode="json") if decision.shared else None,
+            "shared_option": asdict(decision.shared) if decision.shared else None,
             "warnings": [{"id": w.id, "params": w.params, "text": render(w, lang)} for w in decision.warnings],
             "yearly_gpu_hours": decision.yearly_gpu_hours,
-            "profile": self.profile.model_dump(mode="json", exclude_none=True),
+            "profile": without_none(asdict(self.profile)),
             "lang": lang.value,
         }
         if self.quote is not None:

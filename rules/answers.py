@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
-
-from pydantic import ValidationError
+from functools import cache
+from typing import TYPE_CHECKING, Any
 
 from rules.errors import ParseError
 from rules.profile import TaskProfile
 from rules.questions import BY_KEY
+
+if TYPE_CHECKING:
+    from pydantic import TypeAdapter
 
 
 class AnswersError(ValueError):
@@ -39,17 +41,26 @@ def parse_answers(raw: Mapping[str, str | None]) -> dict[str, Any]:
 def build_profile(parsed: Mapping[str, Any]) -> TaskProfile:
     """A TaskProfile from parsed answers. Parsed answers are already valid, so this only fails on a bug."""
     try:
-        return TaskProfile.model_validate(dict(parsed))
-    except ValidationError as exc:  # pragma: no cover - parsers guarantee valid values
+        return TaskProfile(**parsed)
+    except (TypeError, ValueError) as exc:  # pragma: no cover - parsers guarantee valid values
         raise ValueError(f"inconsistent answers: {exc}") from exc
+
+
+@cache
+def _profiles() -> TypeAdapter[TaskProfile]:
+    """pydantic at the edge: the profile's schema, built only where answers go to or come from storage."""
+    from pydantic import TypeAdapter
+
+    return TypeAdapter(TaskProfile)
 
 
 def dump_answers(parsed: Mapping[str, Any]) -> dict[str, Any]:
     """Parsed answers as JSON-ready data (to keep them, parsed once, in a database)."""
-    return build_profile(parsed).model_dump(mode="json", include=set(parsed))
+    data: dict[str, Any] = _profiles().dump_python(build_profile(parsed), mode="json", include=set(parsed))
+    return data
 
 
 def load_answers(data: Mapping[str, Any]) -> dict[str, Any]:
     """The parsed answers dump_answers() kept: validated back into their types, not parsed again."""
-    profile = TaskProfile.model_validate(dict(data))
+    profile = _profiles().validate_python(dict(data))
     return {key: getattr(profile, key) for key in data}

@@ -6,9 +6,8 @@ so the terminal and Slack say the same thing.
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from enum import StrEnum
-
-from pydantic import BaseModel, ConfigDict, Field
 
 from rules.fit import SharedOption
 from rules.profile import Question
@@ -46,13 +45,13 @@ class Topic(StrEnum):
     COST = "cost"
 
 
-class Reason(BaseModel):
-    model_config = ConfigDict(frozen=True)
-
+@dataclass(frozen=True, kw_only=True)
+class Reason:
     id: str
-    params: dict[str, Param] = Field(default_factory=dict)
+    params: dict[str, Param] = field(default_factory=dict)
 
 
+@dataclass(frozen=True, kw_only=True)
 class Check(Reason):
     """One of the four rules: `fired` says whether it counted as a dedicated hit."""
 
@@ -60,13 +59,13 @@ class Check(Reason):
     fired: bool
 
 
+@dataclass(frozen=True, kw_only=True)
 class Advice(Reason):
     topic: Topic
 
 
-class Decision(BaseModel):
-    model_config = ConfigDict(frozen=True)
-
+@dataclass(frozen=True, kw_only=True)
+class Decision:
     choice: Choice
     basis: Basis
     checks: list[Check]
@@ -76,12 +75,12 @@ class Decision(BaseModel):
     gpu: str
     memory_peak_gb: float | None = None
     mig_profile: str | None = None
-    share_fraction: float = Field(gt=0, le=1)  # the slice of one card a shared option would take
+    share_fraction: float  # the slice of one card a shared option would take (0, 1]
     spot_suitable: bool = False
     spot_reason: str | None = None  # why not: latency_critical, cannot_resume, resume_unknown
     yearly_gpu_hours: float | None = None  # as answered, or from run length x runs a week
     shared: SharedOption | None = None  # the smallest shared option that holds the peak; None: none does
-    cards: int = Field(default=1, ge=1)  # cards the job needs (more than asked when the peak needs them)
+    cards: int = 1  # cards the job needs (more than asked when the peak needs them)
 
     @property
     def hits(self) -> list[Check]:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from rules.billing import billing_advice, cost_advice, spot_fit, yearly_gpu_hours
 from rules.decision import Advice, Basis, Check, Choice, Decision, HitRule, Param, Topic
 from rules.fit import shared_option
@@ -132,7 +134,7 @@ def evaluate(profile: TaskProfile, policy: Policy) -> Decision:
     if shared is None:
         cards, verdict = beyond_one_card(card, need, profile)
         if choice is Choice.SHARED:  # say what the rule found, not what it would have chosen
-            advice = [why.model_copy(update={"id": f"{basis.value}_overruled"})]
+            advice = [replace(why, id=f"{basis.value}_overruled")]
         choice, basis, advice = Choice.DEDICATED, Basis.MEMORY, advice + verdict
     advice += memory_warnings(profile, card, need)
     advice += model_memory_advice(profile, card, policy, shared, cards)

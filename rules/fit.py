@@ -9,9 +9,8 @@ holds on no shared option: it needs several cards (model parallelism) or a bigge
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from enum import StrEnum
-
-from pydantic import BaseModel, ConfigDict
 
 from rules.gpus import CATALOGUE, GPUModel, MigProfile, smallest_mig_profile
 
@@ -25,10 +24,9 @@ class FitKind(StrEnum):
     ASSUMED = "assumed"  # no peak known: the policy's default slice
 
 
-class SharedOption(BaseModel):
+@dataclass(frozen=True, kw_only=True)
+class SharedOption:
     """The shared option to quote: which card, which part of it, and the memory it gives."""
-
-    model_config = ConfigDict(frozen=True)
 
     kind: FitKind
     gpu: str

@@ -1,111 +1,133 @@
-"""The policy: every threshold of the rules, as data, validated on load."""
+"""The policy: every threshold of the rules, as plain frozen dataclasses, validated on load.
+
+The bounds are Annotated on each field; pydantic checks them (and the cross-field rules in each
+__post_init__) when a policy file is read. The bundled policy is validated once and kept in the
+user's cache (cache.py), so a start reads it without building a schema."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field, fields
+from functools import cache
 from importlib import resources
 from pathlib import Path
-from typing import Any, Self
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from annotated_types import Ge, Gt, Le, Lt
 
 from rules.errors import PolicyError
+
+if TYPE_CHECKING:
+    from pydantic import TypeAdapter, ValidationError
 
 _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when present: 5x faster start-up
 
 
-class _Section(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+Fraction = Annotated[float, Gt(0), Le(1)]  # of a card, a price, a share: (0, 1]
+Share = Annotated[float, Ge(0), Lt(1)]  # a discount or a saving: [0, 1)
+Positive = Annotated[float, Gt(0)]
 
 
+@dataclass(frozen=True, kw_only=True)
+class _Section:
+    __pydantic_config__: ClassVar[dict[str, str]] = {"extra": "forbid"}  # a misspelt threshold is an error
+
+
+@dataclass(frozen=True, kw_only=True)
 class TwoOfFour(_Section):
-    long_run_hours: float = Field(gt=0)
-    short_run_hours: float = Field(gt=0)
-    memory_tight_fraction: float = Field(gt=0, le=1)
-    hits_for_dedicated: int = Field(ge=1, le=4)
+    long_run_hours: Positive
+    short_run_hours: Positive
+    memory_tight_fraction: Fraction
+    hits_for_dedicated: Annotated[int, Ge(1), Le(4)]
 
-    @model_validator(mode="after")
-    def _ordered(self) -> Self:
+    def __post_init__(self) -> None:
         if self.short_run_hours > self.long_run_hours:
             raise ValueError("short_run_hours must not exceed long_run_hours")
-        return self
 
 
+@dataclass(frozen=True, kw_only=True)
 class Frequency(_Section):
-    high_min_runs_per_week: float = Field(gt=0)
+    high_min_runs_per_week: Positive
 
 
+@dataclass(frozen=True, kw_only=True)
 class Inference(_Section):
-    high_qps: float = Field(gt=0)
-    p99_ms_below: float = Field(gt=0)
+    high_qps: Positive
+    p99_ms_below: Positive
 
 
+@dataclass(frozen=True, kw_only=True)
 class _Range(_Section):
-    @model_validator(mode="after")
-    def _ordered(self) -> Self:
-        names = [n for n in type(self).model_fields if n.endswith("_min")]
-        for low in names:
+    def __post_init__(self) -> None:
+        for low in [f.name for f in fields(self) if f.name.endswith("_min")]:
             high = low[: -len("_min")] + "_max"
             if getattr(self, low) > getattr(self, high):
                 raise ValueError(f"{low} must not exceed {high}")
-        return self
 
 
+@dataclass(frozen=True, kw_only=True)
 class Shared(_Range):
-    efficiency_min: float = Field(gt=0, le=1)
-    efficiency_max: float = Field(gt=0, le=1)
-    market_price_fraction_min: float = Field(gt=0, le=1)
-    market_price_fraction_max: float = Field(gt=0, le=1)
-    default_share: float = Field(default=0.5, gt=0, le=1)  # the slice quoted when no memory peak picks one
+    efficiency_min: Fraction
+    efficiency_max: Fraction
+    market_price_fraction_min: Fraction
+    market_price_fraction_max: Fraction
+    default_share: Fraction = 0.5  # the slice quoted when no memory peak picks one
 
 
+@dataclass(frozen=True, kw_only=True)
 class Spot(_Range):
-    price_fraction_min: float = Field(gt=0, le=1)
-    price_fraction_max: float = Field(gt=0, le=1)
-    checkpoint_savings_min: float = Field(ge=0, lt=1)
-    checkpoint_savings_max: float = Field(ge=0, lt=1)
+    price_fraction_min: Fraction
+    price_fraction_max: Fraction
+    checkpoint_savings_min: Share
+    checkpoint_savings_max: Share
 
 
+@dataclass(frozen=True, kw_only=True)
 class RentVsBuy(_Section):
-    gpu_hours_per_year: float = Field(gt=0)
+    gpu_hours_per_year: Positive
 
 
+@dataclass(frozen=True, kw_only=True)
 class Regions(_Range):
-    inland_discount_min: float = Field(ge=0, lt=1)
-    inland_discount_max: float = Field(ge=0, lt=1)
+    inland_discount_min: Share
+    inland_discount_max: Share
 
 
+@dataclass(frozen=True, kw_only=True)
 class MemoryEstimates(_Section):
-    full_finetune_bytes_per_param: float = Field(gt=0)
-    lora_bytes_per_param: float = Field(gt=0)
-    qlora_bytes_per_param: float = Field(gt=0)
-    activation_overhead: float = Field(ge=0)
-    adapter_fraction: float = Field(default=0.005, ge=0, le=1)  # LoRA/QLoRA trainable share of the parameters
-    overhead_gb: float = Field(default=1.5, ge=0, le=64)  # CUDA context, workspaces, allocator slack
+    full_finetune_bytes_per_param: Positive
+    lora_bytes_per_param: Positive
+    qlora_bytes_per_param: Positive
+    activation_overhead: Annotated[float, Ge(0)]
+    adapter_fraction: Annotated[float, Ge(0), Le(1)] = 0.005  # LoRA/QLoRA trainable share of the parameters
+    overhead_gb: Annotated[float, Ge(0), Le(64)] = 1.5  # CUDA context, workspaces, allocator slack
 
 
+@dataclass(frozen=True, kw_only=True)
 class Idle(_Section):
     """When a rented instance counts as idle (reminders): measured, never guessed."""
 
-    window_minutes: float = Field(default=60, gt=0, le=24 * 60)
-    utilisation_max_pct: float = Field(default=5, ge=0, lt=100)
-    memory_held_fraction: float = Field(default=0.1, gt=0, le=1)
-    max_gap_minutes: float = Field(default=10, gt=0)
-    storage_stale_days: float = Field(default=14, gt=0)
-    storage_keep_days: float = Field(default=30, gt=0)
+    window_minutes: Annotated[float, Gt(0), Le(24 * 60)] = 60
+    utilisation_max_pct: Annotated[float, Ge(0), Lt(100)] = 5
+    memory_held_fraction: Fraction = 0.1
+    max_gap_minutes: Positive = 10
+    storage_stale_days: Positive = 14
+    storage_keep_days: Positive = 30
 
 
+@dataclass(frozen=True, kw_only=True)
 class Capture(_Section):
     """Reading a probe's capture into answers (the articles' step 2)."""
 
-    busy_pct: float = Field(default=80, gt=0, le=100)  # "utilisation steadily above 80%"
-    high_share: float = Field(default=0.8, gt=0, le=1)  # high continuity: this share of samples at or above it
-    gap_pct: float = Field(default=5, ge=0, lt=100)  # at or below this, a sample is part of an idle gap
-    run_end_quiet_s: float = Field(default=60, gt=0)  # quiet this long after the last busy sample: the run ended
+    busy_pct: Annotated[float, Gt(0), Le(100)] = 80  # "utilisation steadily above 80%"
+    high_share: Fraction = 0.8  # high continuity: this share of samples at or above it
+    gap_pct: Annotated[float, Ge(0), Lt(100)] = 5  # at or below this, a sample is part of an idle gap
+    run_end_quiet_s: Positive = 60  # quiet this long after the last busy sample: the run ended
 
 
+@dataclass(frozen=True, kw_only=True)
 class Policy(_Section):
-    version: int = Field(ge=1, le=1)
+    version: Annotated[int, Ge(1), Le(1)]
     two_of_four: TwoOfFour
     frequency: Frequency
     inference: Inference
@@ -114,19 +136,34 @@ class Policy(_Section):
     rent_vs_buy: RentVsBuy
     regions: Regions
     memory_estimates: MemoryEstimates
-    idle: Idle = Field(default_factory=Idle)
-    capture: Capture = Field(default_factory=Capture)
+    idle: Idle = field(default_factory=Idle)
+    capture: Capture = field(default_factory=Capture)
 
 
 BUNDLED = "policy.yaml"
+
+
+@cache
+def _policies() -> TypeAdapter[Policy]:
+    """pydantic at the edge: the policy's schema, built only when a policy file is validated."""
+    from pydantic import TypeAdapter
+
+    return TypeAdapter(Policy)
 
 
 def _describe(error: ValidationError) -> str:
     lines = []
     for item in error.errors():
         where = ".".join(str(p) for p in item["loc"]) or "(top level)"
-        lines.append(f"{where}: {item['msg']}")
+        message = "Extra inputs are not permitted" if item["type"] == "unexpected_keyword_argument" else item["msg"]
+        lines.append(f"{where}: {message}")
     return "; ".join(lines)
+
+
+def policy_json(policy: Policy) -> dict[str, Any]:
+    """The policy as plain data (what `gpu-advise policy show` prints)."""
+    data: dict[str, Any] = _policies().dump_python(policy, mode="json")
+    return data
 
 
 def _read(text: str, origin: str) -> dict[str, Any]:
@@ -154,8 +191,10 @@ def parse_policy(text: str, origin: str, base: dict[str, Any] | None = None) -> 
     data = _read(text, origin)
     if base is not None:
         data = _on_top_of(base, data)
+    from pydantic import ValidationError
+
     try:
-        return Policy.model_validate(data)
+        return _policies().validate_python(data)
     except ValidationError as exc:
         raise PolicyError(f"{origin}: {_describe(exc)}") from exc
 

@@ -6,15 +6,17 @@ so the policy alone decides what counts as "long" or "tight".
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from enum import StrEnum
+from typing import Annotated
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from annotated_types import Ge, Gt, Le
 
 from rules.gpus import DEFAULT_GPU, canonical_gpu
 
-
-class Frozen(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+# Plain frozen dataclasses: built from answers the parsers already checked. The Annotated bounds are the
+# schema pydantic checks where answers come back from storage (rules/answers.py load_answers).
+Positive = Annotated[float, Gt(0)]
 
 
 class DurationBucket(StrEnum):
@@ -55,55 +57,54 @@ class Question(StrEnum):
     CAN_RESUME = "can_resume"
 
 
-class DurationAnswer(Frozen):
-    hours: float | None = Field(default=None, gt=0)
+@dataclass(frozen=True, kw_only=True)
+class DurationAnswer:
+    hours: Positive | None = None
     bucket: DurationBucket | None = None
     above: bool = False  # "more than <hours>": strictly longer than the figure
 
-    @model_validator(mode="after")
-    def _one_of(self) -> DurationAnswer:
+    def __post_init__(self) -> None:
         if (self.hours is None) == (self.bucket is None):
             raise ValueError("give either hours or a bucket")
-        return self
 
 
-class MemoryAnswer(Frozen):
+@dataclass(frozen=True, kw_only=True)
+class MemoryAnswer:
     """A plain yes/no, a percentage of the card, a peak in GB (optionally of a card size), or the model
     to estimate it from ("7B LoRA": its size in billions of parameters and how it is trained)."""
 
     tight: bool | None = None
-    peak_gb: float | None = Field(default=None, gt=0)
-    card_gb: float | None = Field(default=None, gt=0)
-    fraction: float | None = Field(default=None, gt=0)
-    model_size_b: float | None = Field(default=None, gt=0, le=10_000)
+    peak_gb: Positive | None = None
+    card_gb: Positive | None = None
+    fraction: Positive | None = None
+    model_size_b: Annotated[float, Gt(0), Le(10_000)] | None = None
     method: Workload | None = None
 
-    @model_validator(mode="after")
-    def _something(self) -> MemoryAnswer:
+    def __post_init__(self) -> None:
         if (self.model_size_b is None) != (self.method is None):
             raise ValueError("a model estimate needs both the size and the method")
         if self.tight is None and self.peak_gb is None and self.fraction is None and self.model_size_b is None:
             raise ValueError("give yes/no, a percentage, a peak in GB or the model")
-        return self
 
 
-class FrequencyAnswer(Frozen):
+@dataclass(frozen=True, kw_only=True)
+class FrequencyAnswer:
     level: FrequencyLevel | None = None
-    runs_per_week: float | None = Field(default=None, gt=0)
+    runs_per_week: Positive | None = None
 
-    @model_validator(mode="after")
-    def _one_of(self) -> FrequencyAnswer:
+    def __post_init__(self) -> None:
         if self.level is None and self.runs_per_week is None:
             raise ValueError("give a level or runs per week")
-        return self
 
 
-class Schedule(Frozen):
-    hours_per_day: float = Field(ge=0, le=24)
-    days: float = Field(ge=0)
+@dataclass(frozen=True, kw_only=True)
+class Schedule:
+    hours_per_day: Annotated[float, Ge(0), Le(24)]
+    days: Annotated[float, Ge(0)]
 
 
-class TaskProfile(Frozen):
+@dataclass(frozen=True, kw_only=True)
+class TaskProfile:
     # The five questions. Optional so that a conversation can be partly answered and inference
     # profiles can leave the training questions out; the engine says which are missing.
     duration: DurationAnswer | None = None
@@ -115,19 +116,21 @@ class TaskProfile(Frozen):
     workload: Workload | None = None
     phase: Phase | None = None
     gpu: str = DEFAULT_GPU
-    cards: int = Field(default=1, ge=1, le=1024)
-    qps: float | None = Field(default=None, ge=0)
-    p99_ms: float | None = Field(default=None, gt=0)
+    cards: Annotated[int, Ge(1), Le(1024)] = 1
+    qps: Annotated[float, Ge(0)] | None = None
+    p99_ms: Positive | None = None
     checkpointing: bool | None = None
-    model_size_b: float | None = Field(default=None, gt=0, le=10_000)
+    model_size_b: Annotated[float, Gt(0), Le(10_000)] | None = None
     schedule: Schedule | None = None
-    yearly_gpu_hours: float | None = Field(default=None, ge=0)
-    serving_hours: float | None = Field(default=None, gt=0, le=24)  # inference: hours a day the service runs
+    yearly_gpu_hours: Annotated[float, Ge(0)] | None = None
+    serving_hours: Annotated[float, Gt(0), Le(24)] | None = None  # inference: hours a day the service runs
 
-    @field_validator("gpu")
-    @classmethod
-    def _canonical(cls, value: str) -> str:
-        return canonical_gpu(value)
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "gpu", canonical_gpu(self.gpu))
+        for name, kind in (("workload", Workload), ("phase", Phase)):  # "lora" given as text reads as the enum
+            value = getattr(self, name)
+            if value is not None and not isinstance(value, kind):
+                object.__setattr__(self, name, kind(value))
 
     def missing(self) -> list[Question]:
         """The five questions still unanswered, in asking order."""

@@ -68,11 +68,13 @@ def policy_show(policy: PolicyOpt = None) -> None:
     """Print the effective policy as YAML."""
     import yaml
 
+    from rules.policy import policy_json
+
     settings = load_settings(policy=policy)
     effective = load_effective_policy(settings)
     origin = str(settings.policy) if settings.policy else "bundled policy"
     sys.stdout.write(f"# effective policy ({origin})\n")
-    sys.stdout.write(yaml.safe_dump(effective.model_dump(mode="json"), sort_keys=False, allow_unicode=True))
+    sys.stdout.write(yaml.safe_dump(policy_json(effective), sort_keys=False, allow_unicode=True))
 
 
 @policy_app.command("check")

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -90,7 +91,7 @@ def test_hit_carries_the_answer_and_threshold(policy: Policy) -> None:
 
 
 def test_policy_threshold_changes_the_decision(policy: Policy) -> None:
-    stricter = policy.model_copy(update={"two_of_four": policy.two_of_four.model_copy(update={"long_run_hours": 12})})
+    stricter = replace(policy, two_of_four=replace(policy.two_of_four, long_run_hours=12))
     assert hit_rules(decide(stricter, duration="10h")) == []
 
 

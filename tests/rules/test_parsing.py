@@ -1,11 +1,13 @@
 from __future__ import annotations
 
 import contextlib
+from dataclasses import asdict
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from bot.advice import without_none
 from rules import parsing
 from rules.errors import ParseError
 from rules.parsing import parse_duration, parse_memory, parse_qps, parse_yes_no
@@ -68,7 +70,7 @@ def test_unclear_yes_no_is_rejected(text: str) -> None:
     ("70 GB out of 80 GB", {"peak_gb": 70, "card_gb": 80}),
 ])
 def test_memory(text: str, expected: dict[str, float]) -> None:
-    answer = parsing.parse_memory(text).model_dump(exclude_none=True)
+    answer = without_none(asdict(parsing.parse_memory(text)))
     assert answer == pytest.approx(expected)
 
 
