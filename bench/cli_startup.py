@@ -1,10 +1,13 @@
 """Start-up benchmark: `gpu-advise advise ... --json` beside importing the CLI's own libraries.
 
 Each round runs, in fresh processes and in turn, the baseline `python -c "import typer, pydantic,
-yaml, jinja2, rich"`, a second floor that also defines one pydantic model and builds one
-pydantic-settings object (what any CLI on those libraries pays before its own code), and the
-advisor answering from flags as JSON. The figure is the median of the per-round ratios (advise /
-baseline), so a noisy moment slows both sides of a pair. Goal: at most 1.5x.
+yaml, jinja2, rich"`; a floor that also defines one pydantic model and builds one pydantic-settings
+object (what a CLI on those libraries pays before its own code); a typer floor, a typer command with
+advise's 25 options that does nothing (typer 0.2x builds a pydantic TypeAdapter for every option of
+the invoked command: its own cost of running that command); and the advisor answering from flags as
+JSON. Bytecode is written by the warm-up run, as a wheel install has it. The figure is the median of
+the per-round ratios (advise / baseline), so a noisy moment slows both sides of a pair. Goal: at
+most 1.5x.
 
     python bench/cli_startup.py [--rounds 30]
 """
@@ -26,6 +29,11 @@ BASELINE = "import typer, pydantic, yaml, jinja2, rich"
 PYDANTIC_FLOOR = (BASELINE + "\nfrom pydantic import BaseModel\nfrom pydantic_settings import BaseSettings\n"
                   "class Answer(BaseModel):\n    hours: float\n"
                   "class Settings(BaseSettings):\n    lang: str = 'zh'\nSettings(); Answer(hours=3)")
+TYPER_FLOOR = ("import typer\nfrom typing import Annotated\napp = typer.Typer()\n@app.callback()\n"
+               "def main() -> None: pass\n@app.command()\ndef advise("
+               + ", ".join(f"o{i}: Annotated[str | None, typer.Option()] = None" for i in range(24))
+               + ", j: Annotated[bool, typer.Option('--json')] = False) -> None: pass\n"
+               "app(['advise', '--o1', '3h', '--o2', 'no', '--json'])")
 ADVISE = ["-m", "bot", "advise", "--duration", "3h", "--memory-peak", "no", "--model-parallel", "no",
           "--frequency", "daily", "--can-resume", "yes", "--workload", "lora", "--json"]
 
@@ -45,18 +53,22 @@ def main() -> None:
         env = {k: v for k, v in os.environ.items() if not k.startswith(("GPU_ADVISOR_", "SLACK_"))}
         env["GPU_ADVISOR_DB"] = str(Path(tmp) / "bench.db")
         timed(ADVISE, env)  # warm the file cache and write the bytecode once, outside the figures
-        base, floor, advise = [], [], []
+        base, floor, typer_floor, advise = [], [], [], []
         for _ in range(rounds):
             base.append(timed(["-c", BASELINE], env))
             floor.append(timed(["-c", PYDANTIC_FLOOR], env))
+            typer_floor.append(timed(["-c", TYPER_FLOOR], env))
             advise.append(timed(ADVISE, env))
     ratios = [a / b for a, b in zip(advise, base, strict=True)]
     floor_ratios = [f / b for f, b in zip(floor, base, strict=True)]
+    typer_ratios = [f / b for f, b in zip(typer_floor, base, strict=True)]
     ratio = statistics.median(ratios)
     print(f"rounds: {rounds}")
     print(f"baseline  ({BASELINE}): median {statistics.median(base) * 1000:.0f} ms")
     print(f"floor     (+ one pydantic model and one pydantic-settings object): median "
           f"{statistics.median(floor) * 1000:.0f} ms, {statistics.median(floor_ratios):.2f}x the baseline")
+    print(f"typer     (a command with advise's 25 options, doing nothing): median "
+          f"{statistics.median(typer_floor) * 1000:.0f} ms, {statistics.median(typer_ratios):.2f}x the baseline")
     print(f"advise --json: median {statistics.median(advise) * 1000:.0f} ms, {ratio:.2f}x the baseline "
           f"(goal at most {GOAL}x: {'met' if ratio <= GOAL else 'not met'})")
 

@@ -10,6 +10,7 @@ import re
 from dataclasses import dataclass
 
 from rules.errors import UnknownGPU
+from rules.patterns import lazy
 
 
 @dataclass(frozen=True)
@@ -87,7 +88,7 @@ _EXTRA_ALIASES = {
     "T4": "T4-16GB",
 }
 
-_NOISE = re.compile(r"NVIDIA|TESLA|GEFORCE|SXM\d?|PCIE|NVL|HBM\d?E?|[^A-Z0-9]")
+_NOISE = lazy(r"NVIDIA|TESLA|GEFORCE|SXM\d?|PCIE|NVL|HBM\d?E?|[^A-Z0-9]")
 
 
 def _key(name: str) -> str:

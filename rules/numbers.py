@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 import unicodedata
 
+from rules.patterns import lazy
+
 _CN_DIGITS = {"零": 0, "〇": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5,
               "六": 6, "七": 7, "八": 8, "九": 9}
 _CN_UNITS = {"十": 10, "百": 100, "千": 1000}
@@ -50,8 +52,8 @@ def number_value(token: str) -> float:
     return float(chinese_int(token))
 
 
-_TRAILING = re.compile(r"[\s.。!！?？~～,，;；]+$")
-_FILLERS = re.compile(
+_TRAILING = lazy(r"[\s.。!！?？~～,，;；]+$")
+_FILLERS = lazy(
     r"\b(?:about|around|approx\.?|approximately|roughly|usually|typically|each run|per run)\b"
     r"|大约|大概|约|左右|差不多|上下|一般|通常|单次|每次"
 )

@@ -11,6 +11,7 @@ import re
 from rules.errors import ParseError, UnknownGPU
 from rules.gpus import canonical_gpu
 from rules.numbers import CHINESE_NUMERAL, NUMBER, chinese_int, normalise, number_value
+from rules.patterns import lazy
 from rules.profile import (
     DurationAnswer,
     DurationBucket,
@@ -80,18 +81,18 @@ _UNIT_HOURS = [
     (r"weeks|week|wks|wk|个星期|星期|周|w", 24.0 * 7),
 ]
 _UNIT = "|".join(f"(?P<u{i}>{pattern})" for i, (pattern, _) in enumerate(_UNIT_HOURS))
-_PART = re.compile(rf"(?P<num>{NUMBER})\s*(?:个)?(?P<half>半)?\s*(?:{_UNIT})(?![a-z])")
-_JOINERS = re.compile(r"\b(?:and|a|an|run|runs|per|each)\b|和|又|零|,|，|\s")
+_PART = lazy(rf"(?P<num>{NUMBER})\s*(?:个)?(?P<half>半)?\s*(?:{_UNIT})(?![a-z])")
+_JOINERS = lazy(r"\b(?:and|a|an|run|runs|per|each)\b|和|又|零|,|，|\s")
 _BUCKETS = {
     "short": DurationBucket.SHORT, "短": DurationBucket.SHORT, "<1h": DurationBucket.SHORT,
     "medium": DurationBucket.MEDIUM, "中": DurationBucket.MEDIUM, "1-8h": DurationBucket.MEDIUM,
     "long": DurationBucket.LONG, "长": DurationBucket.LONG, ">8h": DurationBucket.LONG,
 }
-_ABOVE = re.compile(r"^(?:>|more than|over|longer than|超过|大于|多于)\s*(?P<rest>.+)$"
+_ABOVE = lazy(r"^(?:>|more than|over|longer than|超过|大于|多于)\s*(?P<rest>.+)$"
                     r"|^(?P<rest2>.+?)\s*(?:以上|多|\+)$")
-_BELOW = re.compile(r"^(?:<|less than|under|shorter than|不到|少于|小于)\s*(?P<rest>.+)$"
+_BELOW = lazy(r"^(?:<|less than|under|shorter than|不到|少于|小于)\s*(?P<rest>.+)$"
                     r"|^(?P<rest2>.+?)\s*(?:以内|以下|之内)$")
-_RANGE = re.compile(rf"^(?P<low>{NUMBER})\s*(?:-|~|to|到|至)\s*(?P<high>.+)$")
+_RANGE = lazy(rf"^(?P<low>{NUMBER})\s*(?:-|~|to|到|至)\s*(?P<high>.+)$")
 
 
 def _sum_parts(text: str) -> float | None:
@@ -145,7 +146,7 @@ _YES = {"yes", "y", "yeah", "yep", "yup", "true", "sure", "ok", "okay", "1",
         "是", "是的", "对", "对的", "能", "可以", "需要", "要", "有", "会", "行", "嗯"}
 _NO = {"no", "n", "nope", "nah", "false", "0", "not really",
        "否", "不", "不是", "不能", "不可以", "不需要", "不要", "不用", "没有", "无", "不会", "不行", "没"}
-_EN_FIRST = re.compile(r"^([a-z]+)\b")
+_EN_FIRST = lazy(r"^([a-z]+)\b")
 _CN_PREFIX_NO = ("不能", "不可以", "不需要", "不要", "不用", "不会", "不是", "不行", "没有", "否")
 _CN_PREFIX_YES = ("可以", "需要", "能", "是", "会", "要")
 
@@ -179,12 +180,12 @@ def parse_yes_no(text: str, question: str = "yes_no") -> bool:
 
 _GB = r"\s*(?:gib|gb|g)?"
 _NUM = r"\d+(?:\.\d+)?"
-_PEAK_OF_CARD = re.compile(
+_PEAK_OF_CARD = lazy(
     rf"^(?:peak\s*|峰值\s*)?(?P<peak>{_NUM}){_GB}\s*(?:/|of|out of|of a|of an|,|，|共|中的|in)\s*"
     rf"(?P<card>{_NUM}){_GB}(?:\s*(?:card|gpu|卡))?$"
 )
-_PEAK = re.compile(rf"^(?:peak\s*|峰值\s*)?(?P<peak>{_NUM})\s*(?:gib|gb|g)$")
-_PERCENT = re.compile(rf"^(?:peak\s*|峰值\s*)?(?P<pct>{_NUM})\s*%$|^百分之(?P<cn>{NUMBER})$")
+_PEAK = lazy(rf"^(?:peak\s*|峰值\s*)?(?P<peak>{_NUM})\s*(?:gib|gb|g)$")
+_PERCENT = lazy(rf"^(?:peak\s*|峰值\s*)?(?P<pct>{_NUM})\s*%$|^百分之(?P<cn>{NUMBER})$")
 
 
 def parse_memory(text: str) -> MemoryAnswer:
@@ -224,8 +225,8 @@ def parse_memory(text: str) -> MemoryAnswer:
 
 _SIZE = rf"(?P<size>{_NUM})\s*(?P<unit>b|bn|billion|亿)"
 _NAME = r"(?:[a-z][a-z0-9.]*[-_ ]?)?"  # qwen2.5-, llama- ...
-_MODEL_JOBS = [re.compile(rf"^(?:model\s*|模型\s*)?{_NAME}{_SIZE}\s*(?:model|模型|参数)?\s*的?\s*(?P<method>.+)$"),
-               re.compile(rf"^(?P<method>.+?)\s+{_NAME}{_SIZE}(?:\s*(?:model|模型|参数))?$")]
+_MODEL_JOBS = [lazy(rf"^(?:model\s*|模型\s*)?{_NAME}{_SIZE}\s*(?:model|模型|参数)?\s*的?\s*(?P<method>.+)$"),
+               lazy(rf"^(?P<method>.+?)\s+{_NAME}{_SIZE}(?:\s*(?:model|模型|参数))?$")]
 _TRAINING = (Workload.PRETRAIN, Workload.FULL_FINETUNE, Workload.LORA, Workload.QLORA)
 
 
@@ -257,15 +258,15 @@ _PER = {"day": 7.0, "daily": 7.0, "天": 7.0, "日": 7.0,
 _PERIOD = r"(?P<per>day|week|month|天|日|周|星期|礼拜|个月|月)"
 _TIMES = rf"(?P<n>{NUMBER})\s*(?:times|time|x|次|回)?"
 _FREQ_FORMS = [
-    re.compile(rf"^(?:every|each)\s+{_PERIOD}$|^(?P<word>daily|weekly|monthly|everyday)$"),
-    re.compile(rf"^(?:每|每个|一)\s*{_PERIOD}$|^天天$"),
-    re.compile(rf"^{_TIMES}\s*(?:a|an|per|each|every|/)\s*{_PERIOD}$"),
-    re.compile(rf"^(?:每|每个|一)\s*{_PERIOD}\s*(?P<n>{NUMBER})\s*(?:次|回)$"),
-    re.compile(rf"^(?P<n>{NUMBER})\s*(?:次|回)\s*(?:/|每)\s*{_PERIOD}$"),
-    re.compile(rf"^(?:once|twice|thrice)\s+(?:a|an|per|every)\s+{_PERIOD}$"),
-    re.compile(rf"^(?:a\s+)?few\s+times\s+(?:a|per)\s+{_PERIOD}$"),
+    lazy(rf"^(?:every|each)\s+{_PERIOD}$|^(?P<word>daily|weekly|monthly|everyday)$"),
+    lazy(rf"^(?:每|每个|一)\s*{_PERIOD}$|^天天$"),
+    lazy(rf"^{_TIMES}\s*(?:a|an|per|each|every|/)\s*{_PERIOD}$"),
+    lazy(rf"^(?:每|每个|一)\s*{_PERIOD}\s*(?P<n>{NUMBER})\s*(?:次|回)$"),
+    lazy(rf"^(?P<n>{NUMBER})\s*(?:次|回)\s*(?:/|每)\s*{_PERIOD}$"),
+    lazy(rf"^(?:once|twice|thrice)\s+(?:a|an|per|every)\s+{_PERIOD}$"),
+    lazy(rf"^(?:a\s+)?few\s+times\s+(?:a|per)\s+{_PERIOD}$"),
 ]
-_EVERY_N_DAYS = re.compile(rf"^every\s+(?P<n>{NUMBER})\s+days$|^每\s*(?P<cn>{NUMBER})\s*天(?:一次)?$")
+_EVERY_N_DAYS = lazy(rf"^every\s+(?P<n>{NUMBER})\s+days$|^每\s*(?P<cn>{NUMBER})\s*天(?:一次)?$")
 
 
 def parse_frequency(text: str) -> FrequencyAnswer:
@@ -387,10 +388,10 @@ def parse_yearly_gpu_hours(text: str) -> float:
     return _positive("yearly_gpu_hours", text, rf"(?P<n>{_NUM})(?P<unit>h|hours|gpu-hours|小时)?", {})
 
 
-_ALWAYS = re.compile(r"^(?:24\s*[/x×*]\s*7|7\s*[/x×*]\s*24|always(?: on| running)?|all day|around the clock|"
+_ALWAYS = lazy(r"^(?:24\s*[/x×*]\s*7|7\s*[/x×*]\s*24|always(?: on| running)?|all day|around the clock|"
                      r"round the clock|non-?stop|24\s*(?:h|hours?)(?: a day| per day|/day)?|一直运行|一直在线|一直跑|"
                      r"全天(?:候)?|全天运行|常驻|不间断|24\s*小时(?:运行|在线)?)$")
-_HOURS_A_DAY = re.compile(rf"^(?:每天|每日)?\s*(?P<n>{_NUM})\s*(?:h|hrs?|hours?|个?小时)\s*"
+_HOURS_A_DAY = lazy(rf"^(?:每天|每日)?\s*(?P<n>{_NUM})\s*(?:h|hrs?|hours?|个?小时)\s*"
                           r"(?:a day|per day|/day|/d|daily|每天|一天)?$")
 
 
@@ -418,9 +419,9 @@ def parse_cards(text: str) -> int:
 
 
 _SCHEDULE_FORMS = [
-    re.compile(rf"^(?P<h>{_NUM})\s*(?:h|hours?|小时)?\s*(?:x|\*|×)\s*(?P<d>{_NUM})\s*(?:d|days?|天)?$"),
-    re.compile(rf"^(?P<h>{_NUM})\s*(?:h|hours?)\s*(?:a|per|/)\s*day\s*(?:for|,|x)?\s*(?P<d>{_NUM})\s*days?$"),
-    re.compile(rf"^每天\s*(?P<h>{_NUM})\s*(?:个)?小时\s*[,，]?\s*(?:共|连续|跑)?\s*(?P<d>{_NUM})\s*天$"),
+    lazy(rf"^(?P<h>{_NUM})\s*(?:h|hours?|小时)?\s*(?:x|\*|×)\s*(?P<d>{_NUM})\s*(?:d|days?|天)?$"),
+    lazy(rf"^(?P<h>{_NUM})\s*(?:h|hours?)\s*(?:a|per|/)\s*day\s*(?:for|,|x)?\s*(?P<d>{_NUM})\s*days?$"),
+    lazy(rf"^每天\s*(?P<h>{_NUM})\s*(?:个)?小时\s*[,，]?\s*(?:共|连续|跑)?\s*(?P<d>{_NUM})\s*天$"),
 ]
 
 

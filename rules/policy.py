@@ -12,7 +12,6 @@ from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, ClassVar
 
-import yaml
 from annotated_types import Ge, Gt, Le, Lt
 
 from rules.errors import PolicyError
@@ -20,7 +19,6 @@ from rules.errors import PolicyError
 if TYPE_CHECKING:
     from pydantic import TypeAdapter, ValidationError
 
-_Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when present: 5x faster start-up
 
 
 Fraction = Annotated[float, Gt(0), Le(1)]  # of a card, a price, a share: (0, 1]
@@ -167,8 +165,10 @@ def policy_json(policy: Policy) -> dict[str, Any]:
 
 
 def _read(text: str, origin: str) -> dict[str, Any]:
+    import yaml  # only where a policy file is read: a start from the cache needs no YAML
+
     try:
-        data = yaml.load(text, Loader=_Loader)
+        data = yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))  # libyaml when present
     except yaml.YAMLError as exc:
         raise PolicyError(f"{origin}: not valid YAML: {exc}") from exc
     if not isinstance(data, dict):

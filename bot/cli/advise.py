@@ -16,9 +16,18 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from bot.advice import Advice, advise
-from bot.cli.common import DbOpt, LangOpt, PolicyOpt, fail, load_effective_policy, load_settings, say
+from bot.cli.common import (
+    DbOpt,
+    LangOpt,
+    PolicyOpt,
+    TerminalSettings,
+    fail,
+    load_effective_policy,
+    load_settings,
+    say,
+    terminal_settings,
+)
 from bot.fields.answers import FIELDS, flag
-from bot.settings import Settings
 from bot.text import Lang, t
 from bot.text.catalogue import has
 from bot.text.errors import parse_error_text
@@ -99,9 +108,13 @@ def read_answers(raw: dict[str, str | None], lang: Lang, *, console: Console | N
     return parsed
 
 
-def _priced(settings: Settings, policy: Policy, parsed: dict[str, Any], currency: str | None) -> Advice:
-    """The decision and its quote from the price cache (opened here only: the plain path stays light)."""
+def _priced(light: TerminalSettings, policy: Policy, parsed: dict[str, Any], currency: str | None,
+            db: Path | None) -> Advice:
+    """The decision and its quote from the price cache (settings and prices loaded here only: the plain
+    path stays light)."""
     from bot.cli.prices import price_book
+
+    settings = load_settings(lang=light.lang, policy=light.policy, db=db)
 
     if "schedule" not in parsed and not is_inference(parsed):  # a service is quoted for the hours it serves
         raise fail(t("cli.quote_needs_schedule", settings.lang))
@@ -116,7 +129,7 @@ def _priced(settings: Settings, policy: Policy, parsed: dict[str, Any], currency
 
 def run(answers: dict[str, str | None], *, lang: Lang | None, policy: Path | None, as_json: bool,
         with_quote: bool, currency: str | None, db: Path | None, interactive: bool | None) -> None:
-    settings = load_settings(lang=lang, policy=policy, db=db)
+    settings = terminal_settings(lang=lang, policy=policy)
     effective = load_effective_policy(settings)
     ask = sys.stdin.isatty() if interactive is None else interactive
     console = None
@@ -128,7 +141,7 @@ def run(answers: dict[str, str | None], *, lang: Lang | None, policy: Path | Non
     if parsed is None:
         raise typer.Exit(2)
     with_quote = with_quote or (ask and "schedule" in parsed)  # a schedule given at the prompt asks for costs
-    advice = _priced(settings, effective, parsed, currency) if with_quote else advise(parsed, effective)
+    advice = _priced(settings, effective, parsed, currency, db) if with_quote else advise(parsed, effective)
     if as_json:
         sys.stdout.write(json.dumps(advice.to_json(settings.lang), ensure_ascii=False, indent=2) + "\n")
         return

@@ -4,16 +4,18 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
-from pydantic import ValidationError
 
-from bot.settings import Settings
 from bot.text import Lang, t
 from rules.errors import PolicyError
 from rules.policy import Policy, load_policy
+
+if TYPE_CHECKING:
+    from bot.settings import Settings
 
 PolicyOpt = Annotated[Path | None, typer.Option("--policy", help="Policy YAML file (default: bundled).")]
 LangOpt = Annotated[Lang | None, typer.Option(
@@ -52,6 +54,10 @@ def load_settings(*, terminal: bool = True, **overrides: object) -> Settings:
 
     For the terminal (`terminal`), the language is --lang, else GPU_ADVISOR_LANG, else the locale, so
     every message of one run is in one language."""
+    from pydantic import ValidationError
+
+    from bot.settings import Settings
+
     lang = overrides.get("lang")
     try:
         settings = Settings()
@@ -64,8 +70,45 @@ def load_settings(*, terminal: bool = True, **overrides: object) -> Settings:
     return settings.model_copy(update=given) if given else settings
 
 
-def load_effective_policy(settings: Settings) -> Policy:
+@dataclass(frozen=True)
+class TerminalSettings:
+    """What `advise` needs of the settings when it prices nothing: the language and the policy file."""
+
+    lang: Lang
+    policy: Path | None
+
+
+def terminal_settings(*, lang: Lang | None, policy: Path | None) -> TerminalSettings:
+    """The language (--lang, else GPU_ADVISOR_LANG, else the locale) and the policy (--policy, else
+    GPU_ADVISOR_POLICY), read from the environment over `.env` as Settings reads them (names in any
+    case), without building Settings: the light start of a command that needs no more. Exit 2 on a bad
+    language, as load_settings does."""
+    from dotenv import dotenv_values
+
+    dotenv = Path(".env")
+    values = {k.upper(): v for k, v in dotenv_values(dotenv).items() if v is not None} if dotenv.is_file() else {}
+    values |= {k.upper(): v for k, v in os.environ.items()}
+    given = values.get("GPU_ADVISOR_LANG")
+    if given is not None and given not in {str(code) for code in Lang}:
+        problems = f"lang: Input should be {' or '.join(repr(str(code)) for code in Lang)}"
+        raise fail(t("cli.bad_config", lang or locale_lang(), problems=problems))
+    chosen = lang or (Lang(given) if given is not None else locale_lang())
+    path = policy or (Path(values["GPU_ADVISOR_POLICY"]) if values.get("GPU_ADVISOR_POLICY") else None)
+    return TerminalSettings(chosen, path)
+
+
+def bundled_policy() -> Policy:
+    """The bundled policy, validated once and then read from the cache (bot/cache.py)."""
+    from importlib import resources
+
+    from bot.cache import cached
+
+    sources = [resources.files("rules").joinpath(name) for name in ("policy.yaml", "policy.py")]
+    return cached("policy", sources, load_policy)
+
+
+def load_effective_policy(settings: Settings | TerminalSettings) -> Policy:
     try:
-        return load_policy(settings.policy)
+        return load_policy(settings.policy) if settings.policy is not None else bundled_policy()
     except PolicyError as exc:
         raise fail(t("cli.policy_error", settings.lang, error=str(exc))) from None

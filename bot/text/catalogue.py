@@ -9,18 +9,15 @@ translated, so `{workload}` reads 全参微调 in Chinese.
 
 from __future__ import annotations
 
-import re
 import string
 from functools import cache
 from importlib import resources
 
-import yaml
-
 from bot.text.format import show
 from bot.text.lang import Lang
+from rules.patterns import lazy
 
 FILES = ("decision", "questions", "quote", "slack", "cli", "errors", "digest")
-_Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 class CatalogueError(RuntimeError):
@@ -29,11 +26,23 @@ class CatalogueError(RuntimeError):
 
 @cache
 def entries() -> dict[str, dict[Lang, str]]:
-    """Every key of every catalogue file, with its text in each language."""
+    """Every key of every catalogue file, with its text in each language (read once, then from the cache)."""
+    from bot.cache import cached
+
+    package = resources.files("bot.text")
+    sources = [package.joinpath(f"{name}.yaml") for name in FILES] + [package.joinpath("catalogue.py")]
+    return cached("catalogue", sources, read_entries)
+
+
+def read_entries() -> dict[str, dict[Lang, str]]:
+    """Every key of every catalogue file, read from the YAML files."""
+    import yaml  # only where the files are read: a start from the cache needs no YAML
+
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when present
     table: dict[str, dict[Lang, str]] = {}
     for name in FILES:
         text = resources.files("bot.text").joinpath(f"{name}.yaml").read_text("utf-8")
-        for key, texts in (yaml.load(text, Loader=_Loader) or {}).items():
+        for key, texts in (yaml.load(text, Loader=loader) or {}).items():
             if key in table:
                 raise CatalogueError(f"{name}.yaml: {key!r} is defined twice")
             if not isinstance(texts, dict) or set(texts) != {"en", "zh"}:
@@ -58,7 +67,7 @@ def _param(value: object, lang: Lang, table: dict[str, dict[Lang, str]]) -> str:
 
 
 _CJK = "\u3000-\u303f\u4e00-\u9fff\uff00-\uffef"  # CJK punctuation, ideographs, full-width forms
-_CJK_GAP = re.compile(f"(?<=[{_CJK}])[ ]+(?=[{_CJK}])")
+_CJK_GAP = lazy(f"(?<=[{_CJK}])[ ]+(?=[{_CJK}])")
 
 
 def t(key: str, lang: Lang, /, **params: object) -> str:

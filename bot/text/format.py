@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import re
 from fractions import Fraction
 
 from bot.text.lang import Lang
+from rules.patterns import lazy
 
 Number = str | float | int | bool | None
 
@@ -34,7 +34,7 @@ def share_text(share: float) -> str:
     return f"{fraction.numerator}/{fraction.denominator}" if fraction.denominator != 1 else "1"
 
 
-_CHINESE = re.compile("[\u4e00-\u9fff]")
+_CHINESE = lazy("[\u4e00-\u9fff]")
 
 
 def forms(accepted: list[str], lang: Lang) -> list[str]:

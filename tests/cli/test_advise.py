@@ -191,3 +191,19 @@ def test_a_negative_figure_and_chinese_numerals(tmp_path: Path) -> None:
     qps = run_cli("advise", "--workload", "推理", "--qps", "三百", "--p99-ms", "40", "--json", tmp=tmp_path)
     assert qps.returncode == 0, qps.stderr
     assert json.loads(qps.stdout)["profile"]["qps"] == 300
+
+
+def test_the_light_start_reads_language_and_policy_from_dot_env_too(tmp_path: Path) -> None:
+    """advise without a quote reads GPU_ADVISOR_LANG and GPU_ADVISOR_POLICY as Settings does: from the
+    environment over `.env` in the working folder."""
+    (tmp_path / "strict.yaml").write_text("two_of_four: {long_run_hours: 12}\n")
+    (tmp_path / ".env").write_text(f"GPU_ADVISOR_LANG=zh\nGPU_ADVISOR_POLICY={tmp_path / 'strict.yaml'}\n")
+    result = run_cli("advise", "--duration", "10h", "--memory-peak", "70/80", "--model-parallel", "no",
+                     "--frequency", "daily", "--can-resume", "yes", "--json", tmp=tmp_path)
+    assert result.returncode == 0, result.stderr
+    data = json.loads(result.stdout)
+    assert data["lang"] == "zh" and "long_run" not in data["hits"]  # 10 h is not long under the team's 12 h
+    english = run_cli("advise", "--duration", "10h", "--memory-peak", "70/80", "--model-parallel", "no",
+                      "--frequency", "daily", "--can-resume", "yes", "--json", tmp=tmp_path,
+                      env={"GPU_ADVISOR_LANG": "en"})
+    assert json.loads(english.stdout)["lang"] == "en"  # the environment wins over .env
