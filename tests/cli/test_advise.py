@@ -207,3 +207,13 @@ def test_the_light_start_reads_language_and_policy_from_dot_env_too(tmp_path: Pa
                       "--frequency", "daily", "--can-resume", "yes", "--json", tmp=tmp_path,
                       env={"GPU_ADVISOR_LANG": "en"})
     assert json.loads(english.stdout)["lang"] == "en"  # the environment wins over .env
+
+
+def test_a_memory_answer_that_agrees_with_the_model_estimate_is_advised_not_a_crash(tmp_path: Path) -> None:
+    """Issue 17.1: this command ended in KeyError 'peak_gb' (advice.memory_estimate's placeholder)."""
+    result = run_cli("advise", "--duration", "2h", "--memory-peak", "no", "--model-parallel", "no", "--frequency",
+                     "weekly", "--can-resume", "yes", "--workload", "lora", "--model-size", "7b", "--json",
+                     "--lang", "en", tmp=tmp_path)
+    assert result.returncode == 0, result.stderr
+    [estimate] = [a for a in json.loads(result.stdout)["advice"] if a["id"] == "memory_estimate"]
+    assert "about 19 GB" in estimate["text"]
