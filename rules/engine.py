@@ -6,10 +6,10 @@ from dataclasses import replace
 
 from rules.billing import billing_advice, cost_advice, spot_fit, yearly_gpu_hours
 from rules.decision import Advice, Basis, Check, Choice, Decision, HitRule, Param, Topic
-from rules.fit import shared_option
+from rules.fit import cards_needed, shared_option
 from rules.gpus import GPUModel, gpu_model
 from rules.isolation import beyond_one_card, isolation_advice, memory_warnings, model_memory_advice
-from rules.memory import answered_peak_gb, memory_need
+from rules.memory import MemoryNeed, answered_peak_gb, memory_need
 from rules.policy import Policy
 from rules.profile import DurationBucket, Phase, TaskProfile, Workload
 
@@ -31,12 +31,18 @@ def _check_duration(profile: TaskProfile, policy: Policy) -> Check | None:
                  params={"bucket": str(answer.bucket), "threshold": limit})
 
 
-def _check_memory(profile: TaskProfile, policy: Policy, card: GPUModel) -> Check | None:
+def _check_memory(profile: TaskProfile, policy: Policy, card: GPUModel, need: MemoryNeed) -> Check | None:
     answer = profile.memory
     if answer is None:
         return None
     limit = policy.two_of_four.memory_tight_fraction
     peak, card_gb = answered_peak_gb(profile, card, policy.memory_estimates)
+    if need.estimate_tight and not need.answered_tight and need.estimate_gb is not None:
+        # the model estimate puts the peak above the line the answer stayed under: it counts, and says so
+        pct = round(need.estimate_gb / card.memory_gb * 100)
+        return Check(rule=HitRule.MEMORY_TIGHT, fired=True, id="memory_tight_estimated",
+                     params={"peak_gb": round(need.estimate_gb, 1), "card_gb": card.memory_gb, "pct": pct,
+                             "threshold_pct": round(limit * 100)})
     if peak is None:
         return Check(rule=HitRule.MEMORY_TIGHT, fired=bool(answer.tight), id="memory_tight_answer",
                      params={"tight": bool(answer.tight), "threshold_pct": round(limit * 100)})
@@ -46,11 +52,21 @@ def _check_memory(profile: TaskProfile, policy: Policy, card: GPUModel) -> Check
                          "threshold_pct": round(limit * 100)})
 
 
-def _checks(profile: TaskProfile, policy: Policy, card: GPUModel) -> list[Check]:
-    checks = [_check_duration(profile, policy), _check_memory(profile, policy, card)]
-    if profile.model_parallel is not None:
-        checks.append(Check(rule=HitRule.MODEL_PARALLEL, fired=profile.model_parallel,
-                            id="model_parallel", params={"answer": profile.model_parallel}))
+def _check_model_parallel(profile: TaskProfile, peak_cards: int) -> Check | None:
+    """The answer, unless the peak needs more than one card: then the model is split across cards
+    (model parallelism) whatever was answered, and a "no" is said not to hold."""
+    if peak_cards > 1 and profile.model_parallel is not True:
+        rule_id = "model_parallel_peak_answer_no" if profile.model_parallel is False else "model_parallel_peak"
+        return Check(rule=HitRule.MODEL_PARALLEL, fired=True, id=rule_id, params={"cards": peak_cards})
+    if profile.model_parallel is None:
+        return None
+    return Check(rule=HitRule.MODEL_PARALLEL, fired=profile.model_parallel, id="model_parallel",
+                 params={"answer": profile.model_parallel})
+
+
+def _checks(profile: TaskProfile, policy: Policy, card: GPUModel, need: MemoryNeed, peak_cards: int) -> list[Check]:
+    checks = [_check_duration(profile, policy), _check_memory(profile, policy, card, need),
+              _check_model_parallel(profile, peak_cards)]
     if profile.can_resume is not None:
         checks.append(Check(rule=HitRule.NO_INTERRUPTION, fired=not profile.can_resume,
                             id="no_interruption", params={"can_resume": profile.can_resume}))
@@ -125,10 +141,11 @@ def evaluate(profile: TaskProfile, policy: Policy) -> Decision:
     The rule's choice stands while some shared option holds the memory peak; a peak above one card
     makes it dedicated (several cards, or a bigger one), whatever the rule said."""
     card = gpu_model(profile.gpu)
-    checks = _checks(profile, policy, card)
     need = memory_need(profile, card, policy)
-    choice, basis, why = _choose(profile, policy, checks)
     shared = shared_option(card, need.hold_gb, policy.shared.default_share)
+    peak_cards = 1 if shared is not None else cards_needed(card, need.hold_gb or card.memory_gb)
+    checks = _checks(profile, policy, card, need, peak_cards)
+    choice, basis, why = _choose(profile, policy, checks)
     advice = [why]
     cards = profile.cards
     if shared is None:

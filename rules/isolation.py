@@ -58,8 +58,6 @@ def beyond_one_card(card: GPUModel, need: MemoryNeed, profile: TaskProfile) -> t
     alone = bigger_card(card, hold)
     if alone is not None:
         out.append(_advice(Topic.DECISION, "memory_bigger_card", gpu=alone.name, card_gb=alone.memory_gb))
-    if profile.model_parallel is False:
-        out.append(_advice(Topic.WARNING, "model_parallel_needed", cards=cards))
     return cards, out
 
 

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from bot.advice import advise
 from bot.text import Lang
-from bot.text.reasons import headline
+from bot.text.reasons import headline, render
 from pricing.offers import Freshness, as_offers
 from pricing.quote import Quote, QuoteRequest, quote
 from pricing.sources import rate_card_records
@@ -39,8 +39,10 @@ def test_a_peak_above_the_card_needs_several_dedicated_cards(policy: Policy) -> 
     decision = decide(policy, memory="200/80")
     assert decision.choice is Choice.DEDICATED and decision.basis is Basis.MEMORY
     assert decision.cards == 3 and decision.shared is None
-    assert "memory_exceeds_card" in ids(decision) and "model_parallel_needed" in ids(decision)
-    assert "two_of_four_overruled" in ids(decision)  # what the rule found, without "a shared card is enough"
+    assert "memory_exceeds_card" in ids(decision)
+    # the peak needs 3 cards: memory tight and model parallel both fire, so the rule itself says dedicated
+    assert {c.id for c in decision.hits} == {"memory_tight_share", "model_parallel_peak_answer_no"}
+    assert "two_of_four_dedicated" in ids(decision)
     assert headline(decision, Lang.EN) == "Dedicated cards: 3 × A100-80GB"
 
 
@@ -69,8 +71,9 @@ def test_a_bare_yes_means_more_than_80_percent_of_the_card(policy: Policy) -> No
 
 def test_an_estimate_above_a_no_answer_is_a_warning_and_wins(policy: Policy) -> None:
     decision = decide(policy, memory="no", workload="lora", model_size_b="72b")  # about 173 GB
-    assert {w.id for w in decision.warnings} == {"memory_estimate_above_answer", "model_parallel_needed"}
+    assert {w.id for w in decision.warnings} == {"memory_estimate_above_answer"}
     assert decision.choice is Choice.DEDICATED and decision.cards == 3
+    assert {c.id for c in decision.hits} == {"memory_tight_estimated", "model_parallel_peak_answer_no"}
 
 
 def test_an_estimate_below_a_yes_answer_is_a_warning_and_the_answer_wins(policy: Policy) -> None:
@@ -122,3 +125,22 @@ def test_header_isolation_and_quote_never_contradict_each_other(peak: float, ans
         assert shared is None or (shared.memory_gb or 0) >= held
         assert (shared is None) == (decision.shared is None)
         assert (advice.quote.spot is None) == (not decision.spot_suitable)
+
+
+def test_the_reasons_agree_with_a_decision_the_memory_made(policy: Policy) -> None:
+    """Issue 17.2: a 13B full fine-tune answered "memory no, model parallel no" decided dedicated on 4
+    cards while its reasons said the memory stayed within 80%, no model parallelism, and 0 of 4 fired."""
+    decision = decide(policy, duration="2h", memory="no", model_parallel="no", frequency="weekly", can_resume="yes",
+                      workload="full-finetune", model_size_b="13b")
+    assert decision.cards == 4 and decision.choice is Choice.DEDICATED
+    texts = [render(c, Lang.EN) for c in decision.checks] + [render(a, Lang.EN) for a in decision.verdict]
+    assert not any("stays within" in text or text == "No model parallelism across cards" for text in texts)
+    assert any("model estimate puts the peak at about 251.1 GB" in text for text in texts)
+    assert any(text.startswith("2 of the 4 dedicated signals fired") for text in texts)
+    assert len(decision.hits) == 2  # the count said is the signals listed as fired
+
+
+def test_a_peak_one_card_holds_keeps_the_model_parallel_answer(policy: Policy) -> None:
+    decision = decide(policy, memory="40/80", model_parallel="no")
+    [check] = [c for c in decision.checks if c.rule.value == "model_parallel"]
+    assert check.id == "model_parallel" and not check.fired

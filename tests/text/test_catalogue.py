@@ -75,9 +75,9 @@ def test_chinese_has_no_stray_space_around_a_word_put_in() -> None:
     text = t("advice.scenario_conflict", Lang.ZH, workload="full-finetune", expected="dedicated")
     assert "全参微调通常适合独占卡" in text
     assert "13B 模型全参微调的显存峰值" in t("advice.memory_estimate", Lang.ZH, model_size_b=13,
-                                          workload="full-finetune", peak_gb=250, card_gb=80)
+                                          workload="full-finetune", estimate_gb=250, card_gb=80)
     assert "训练训练" not in t("advice.memory_estimate", Lang.ZH, model_size_b=7, workload="pretrain",
-                              peak_gb=130, card_gb=80)
+                              estimate_gb=130, card_gb=80)
 
 
 def test_no_english_article_before_a_number() -> None:
