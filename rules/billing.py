@@ -12,6 +12,8 @@ from rules.policy import Policy
 from rules.profile import DurationBucket, FrequencyLevel, TaskProfile, Workload
 
 WEEKS_A_YEAR = 52
+HOURS_A_WEEK = 7 * 24
+HOURS_A_YEAR = 8760  # a card runs at most this many hours a year
 _LONG_BATCH = {Workload.PRETRAIN, Workload.FULL_FINETUNE}
 
 
@@ -83,14 +85,17 @@ def billing_advice(profile: TaskProfile, policy: Policy, choice: Choice, spot: t
 
 
 def yearly_gpu_hours(profile: TaskProfile, cards: int) -> float | None:
-    """GPU-hours a year: as answered, else one run's hours x runs a week x 52 weeks x cards."""
+    """GPU-hours a year: as answered, else one run's hours x runs a week x 52 weeks x cards. A run
+    longer than the time between runs is continuous use: a card gives at most 8,760 hours a year."""
     if profile.yearly_gpu_hours is not None:
         return profile.yearly_gpu_hours
     hours = profile.duration.hours if profile.duration else None
     runs = profile.frequency.runs_per_week if profile.frequency else None
     if hours is None or runs is None:
         return None
-    return round(hours * runs * WEEKS_A_YEAR * cards, 1)
+    busy_a_week = hours * runs
+    per_card = HOURS_A_YEAR if busy_a_week >= HOURS_A_WEEK else min(busy_a_week * WEEKS_A_YEAR, HOURS_A_YEAR)
+    return round(per_card * cards, 1)
 
 
 def cost_advice(profile: TaskProfile, policy: Policy, cards: int) -> list[Advice]:

@@ -244,3 +244,18 @@ def test_data_parallel_on_several_cards_is_fine_on_pcie(policy: Policy) -> None:
 
 def test_evaluate_is_deterministic(policy: Policy) -> None:
     assert decide(policy, duration="10h") == decide(policy, duration="10h")
+
+
+@pytest.mark.parametrize(("duration", "frequency", "cards", "expected"), [
+    ("2 weeks", "daily", "1", 8760.0),  # was 122,304: a run longer than a day, daily, is the card all year
+    ("2 weeks", "daily", "2", 17520.0),
+    ("3 weeks", "weekly", "17", 17 * 8760.0),  # was 445,536
+    ("4h", "daily", "1", 4 * 7 * 52.0),  # short runs are unchanged
+])
+def test_yearly_gpu_hours_never_exceed_the_hours_a_card_has(policy: Policy, duration: str, frequency: str,
+                                                            cards: str, expected: float) -> None:
+    answers = {"duration": duration, "memory": "40/80", "model_parallel": "no", "frequency": frequency,
+               "can_resume": "yes", "cards": cards}
+    decision = evaluate(build_profile(parse_answers(answers)), policy)
+    assert decision.yearly_gpu_hours == expected
+    assert decision.yearly_gpu_hours <= decision.cards * 8760
