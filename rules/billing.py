@@ -8,6 +8,7 @@ that can resume from a checkpoint.
 from __future__ import annotations
 
 from rules.decision import Advice, Basis, Choice, Param, Topic
+from rules.gpus import gpu_model
 from rules.policy import Policy
 from rules.profile import DurationBucket, FrequencyLevel, TaskProfile, Workload
 
@@ -61,8 +62,9 @@ def _batch_billing(profile: TaskProfile, policy: Policy, choice: Choice) -> list
     runs = profile.frequency.runs_per_week if profile.frequency else None
     if choice is Choice.DEDICATED:
         if high is True:
-            out += [_advice(Topic.BILLING, "billing_dedicated_monthly", runs_per_week=runs),
-                    _advice(Topic.BILLING, "domestic_cuda_check")]
+            out.append(_advice(Topic.BILLING, "billing_dedicated_monthly", runs_per_week=runs))
+            if gpu_model(profile.gpu).domestic:  # seed 004: test a small batch before a month of domestic cards
+                out.append(_advice(Topic.BILLING, "domestic_cuda_check", gpu=profile.gpu))
         elif high is False:
             out.append(_advice(Topic.BILLING, "billing_dedicated_hourly", runs_per_week=runs))
         return out

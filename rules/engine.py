@@ -84,9 +84,11 @@ def _inference_choice(profile: TaskProfile, policy: Policy) -> tuple[Choice, Adv
                            high_qps=rule.high_qps, p99_below=rule.p99_ms_below, qps_high=high, p99_strict=strict)
 
 
-def _scenario(profile: TaskProfile, choice: Choice) -> list[Advice]:
+def _scenario(profile: TaskProfile, choice: Choice, card: GPUModel) -> list[Advice]:
     workload = profile.workload
     out: list[Advice] = []
+    if card.stack is not None:  # a domestic accelerator: CUDA code needs porting to its stack
+        out.append(_advice(Topic.SCENARIO, "domestic_accelerator", gpu=card.name, stack=card.stack))
     if workload in (Workload.PRETRAIN, Workload.FULL_FINETUNE):
         out.append(_advice(Topic.SCENARIO, "scenario_pretrain"))
         if choice is Choice.SHARED:
@@ -155,7 +157,7 @@ def evaluate(profile: TaskProfile, policy: Policy) -> Decision:
         choice, basis, advice = Choice.DEDICATED, Basis.MEMORY, advice + verdict
     advice += memory_warnings(profile, card, need)
     advice += model_memory_advice(profile, card, policy, shared, cards)
-    advice += _scenario(profile, choice)
+    advice += _scenario(profile, choice, card)
     advice += _phase(profile)
     spot = spot_fit(profile, choice, basis)
     advice += billing_advice(profile, policy, choice, spot)

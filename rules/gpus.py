@@ -2,6 +2,11 @@
 
 MIG profiles are NVIDIA's published ones (domain.md, "Facts from public documentation").
 A model with `mig=()` does not support MIG: it can only be shared by time-slicing or vGPU.
+
+Domestic accelerators (seed 004, 坑四: rising on Chinese platforms, compatibility to be checked) carry
+the software stack CUDA code must be ported to. Memory from the vendors' published specifications:
+Huawei Ascend 910B, 64 GB HBM2e (Ascend product documentation); Cambricon MLU370-X8, 48 GB LPDDR5
+(Cambricon's MLU370-X8 product page); Hygon DCU Z100, 32 GB HBM2 (Hygon's DCU product page).
 """
 
 from __future__ import annotations
@@ -26,6 +31,11 @@ class GPUModel:
     name: str  # canonical, e.g. "A100-80GB"
     memory_gb: float
     mig: tuple[MigProfile, ...] = ()
+    stack: str | None = None  # a domestic accelerator's software stack (CUDA code needs porting); None: CUDA
+
+    @property
+    def domestic(self) -> bool:
+        return self.stack is not None
 
 
 def _profiles(*rows: tuple[str, int, float, int]) -> tuple[MigProfile, ...]:
@@ -66,6 +76,9 @@ CATALOGUE: dict[str, GPUModel] = {
         GPUModel("RTX4090-24GB", 24),
         GPUModel("V100-32GB", 32),
         GPUModel("T4-16GB", 16),
+        GPUModel("Ascend-910B-64GB", 64, stack="CANN (PyTorch through torch_npu)"),
+        GPUModel("MLU370-X8-48GB", 48, stack="Cambricon Neuware (PyTorch through torch_mlu)"),
+        GPUModel("DCU-Z100-32GB", 32, stack="Hygon DTK (ROCm/HIP)"),
     )
 }
 
@@ -86,6 +99,15 @@ _EXTRA_ALIASES = {
     "RTX4090": "RTX4090-24GB",
     "V100": "V100-32GB",
     "T4": "T4-16GB",
+    "ASCEND910B": "Ascend-910B-64GB",
+    "910B": "Ascend-910B-64GB",
+    "HUAWEIASCEND910B": "Ascend-910B-64GB",
+    "MLU370X8": "MLU370-X8-48GB",
+    "CAMBRICONMLU370X8": "MLU370-X8-48GB",
+    "MLU370": "MLU370-X8-48GB",
+    "DCUZ100": "DCU-Z100-32GB",
+    "HYGONDCUZ100": "DCU-Z100-32GB",
+    "Z100": "DCU-Z100-32GB",
 }
 
 _NOISE = lazy(r"NVIDIA|TESLA|GEFORCE|SXM\d?|PCIE|NVL|HBM\d?E?|[^A-Z0-9]")

@@ -8,6 +8,7 @@ import pytest
 from rules.answers import build_profile, parse_answers
 from rules.decision import Choice, HitRule
 from rules.engine import evaluate
+from rules.gpus import gpu_model
 from rules.policy import Policy
 from rules.profile import TaskProfile
 
@@ -259,3 +260,23 @@ def test_yearly_gpu_hours_never_exceed_the_hours_a_card_has(policy: Policy, dura
     decision = evaluate(build_profile(parse_answers(answers)), policy)
     assert decision.yearly_gpu_hours == expected
     assert decision.yearly_gpu_hours <= decision.cards * 8760
+
+
+@pytest.mark.parametrize(("spelling", "canonical", "memory_gb"), [
+    ("Ascend 910B", "Ascend-910B-64GB", 64), ("910B", "Ascend-910B-64GB", 64),
+    ("Cambricon MLU370-X8", "MLU370-X8-48GB", 48), ("Hygon DCU Z100", "DCU-Z100-32GB", 32)])
+def test_domestic_accelerators_are_gpus_with_their_memory(spelling: str, canonical: str, memory_gb: float) -> None:
+    assert gpu_model(spelling).name == canonical and gpu_model(spelling).memory_gb == memory_gb
+
+
+def test_the_domestic_check_is_said_only_for_domestic_accelerators(policy: Policy) -> None:
+    """Issue 17.7: the CUDA check was said on every daily dedicated job, A100 and H100 included."""
+    answers = {"duration": "10h", "memory": "40GB", "model_parallel": "no", "frequency": "daily", "can_resume": "no"}
+    for gpu in ("A100-80GB", "H100"):
+        ids = advice_ids(evaluate(build_profile(parse_answers(answers | {"gpu": gpu})), policy))
+        assert "domestic_cuda_check" not in ids and "domestic_accelerator" not in ids
+    ascend = evaluate(build_profile(parse_answers(answers | {"gpu": "Ascend 910B"})), policy)
+    assert ascend.choice is Choice.DEDICATED and ascend.gpu == "Ascend-910B-64GB"
+    assert {"domestic_cuda_check", "domestic_accelerator"} <= set(advice_ids(ascend))
+    port = next(a for a in ascend.advice if a.id == "domestic_accelerator")
+    assert "CANN" in str(port.params["stack"])
