@@ -116,12 +116,21 @@ def _phase(profile: TaskProfile) -> list[Advice]:
     return []
 
 
-def _communication(profile: TaskProfile, cards: int) -> list[Advice]:
+def _communication(profile: TaskProfile, policy: Policy, cards: int, peak_cards: int | None) -> list[Advice]:
+    """How the cards talk: one node on NVLink, or several nodes (more cards than a node holds) with
+    InfiniBand/RoCE between them; and cards asked for beyond what the memory needs."""
     out = []
-    if profile.model_parallel or cards > profile.cards:
+    per_node = policy.communication.cards_per_node
+    split = profile.model_parallel or cards > profile.cards or (peak_cards or 1) > 1
+    if cards > per_node and (split or profile.model_parallel is False):
+        out.append(_advice(Topic.COMMUNICATION, "comm_multi_node", cards=cards, per_node=per_node,
+                           nodes=-(-cards // per_node)))
+    elif split:
         out.append(_advice(Topic.COMMUNICATION, "comm_model_parallel"))
     elif profile.model_parallel is False and cards > 1:
         out.append(_advice(Topic.COMMUNICATION, "comm_data_parallel", cards=cards))
+    if peak_cards is not None and profile.cards > peak_cards:
+        out.append(_advice(Topic.COMMUNICATION, "cards_beyond_memory", asked=profile.cards, needed=peak_cards))
     if out:
         out.append(_advice(Topic.COMMUNICATION, "comm_benchmark"))
     return out
@@ -163,7 +172,7 @@ def evaluate(profile: TaskProfile, policy: Policy) -> Decision:
     advice += billing_advice(profile, policy, choice, spot)
     if choice is Choice.SHARED and shared is not None:
         advice += isolation_advice(shared, card, need, policy)
-    advice += _communication(profile, cards)
+    advice += _communication(profile, policy, cards, peak_cards if need.hold_gb is not None else None)
     advice += cost_advice(profile, policy, cards)
     missing = [] if basis is Basis.INFERENCE else profile.missing()
     return Decision(choice=choice, basis=basis, checks=checks, hits_needed=policy.two_of_four.hits_for_dedicated,

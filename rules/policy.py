@@ -124,6 +124,13 @@ class Capture(_Section):
 
 
 @dataclass(frozen=True, kw_only=True)
+class Communication(_Section):
+    """How cards talk: one node holds this many (NVIDIA HGX/DGX nodes: 8 GPUs on NVLink/NVSwitch)."""
+
+    cards_per_node: Annotated[int, Ge(1), Le(64)] = 8
+
+
+@dataclass(frozen=True, kw_only=True)
 class Policy(_Section):
     version: Annotated[int, Ge(1), Le(1)]
     two_of_four: TwoOfFour
@@ -136,6 +143,7 @@ class Policy(_Section):
     memory_estimates: MemoryEstimates
     idle: Idle = field(default_factory=Idle)
     capture: Capture = field(default_factory=Capture)
+    communication: Communication = field(default_factory=Communication)
 
 
 BUNDLED = "policy.yaml"

@@ -280,3 +280,18 @@ def test_the_domestic_check_is_said_only_for_domestic_accelerators(policy: Polic
     assert {"domestic_cuda_check", "domestic_accelerator"} <= set(advice_ids(ascend))
     port = next(a for a in ascend.advice if a.id == "domestic_accelerator")
     assert "CANN" in str(port.params["stack"])
+
+
+def test_more_cards_than_a_node_holds_is_multi_node_training(policy: Policy) -> None:
+    """Issue 17.8: 'keep the cards in one node on NVLink/SXM' was said for 17 and 64 cards."""
+    answers = {"duration": "10h", "memory": "1300GB", "model_parallel": "yes", "frequency": "daily",
+               "can_resume": "yes"}
+    needed = evaluate(build_profile(parse_answers(answers)), policy)
+    assert needed.cards == 17
+    assert "comm_multi_node" in advice_ids(needed) and "comm_model_parallel" not in advice_ids(needed)
+    asked = evaluate(build_profile(parse_answers(answers | {"cards": "64"})), policy)
+    beyond = next(a for a in asked.advice if a.id == "cards_beyond_memory")
+    assert asked.cards == 64 and beyond.params == {"asked": 64, "needed": 17}
+    one_node = evaluate(build_profile(parse_answers(answers | {"memory": "300GB"})), policy)
+    assert one_node.cards == 4 and "comm_model_parallel" in advice_ids(one_node)
+    assert "comm_multi_node" not in advice_ids(one_node)
