@@ -23,9 +23,10 @@ def _advice(topic: Topic, rule_id: str, **params: Param) -> Advice:
 
 
 def spot_fit(profile: TaskProfile, choice: Choice, basis: Basis) -> tuple[bool, str | None]:
-    """(spot suits the job, why not): never for a latency-critical service or a job that cannot resume."""
-    if profile.workload is Workload.INFERENCE and (basis is Basis.INFERENCE and choice is Choice.DEDICATED):
-        return False, "latency_critical"
+    """(spot suits the job, why not): never for a latency-critical service, never for a service's
+    serving instances (a reclaimed one drops requests), never for a job that cannot resume."""
+    if profile.workload is Workload.INFERENCE:
+        return False, "latency_critical" if basis is Basis.INFERENCE and choice is Choice.DEDICATED else "service"
     if profile.can_resume is False or profile.checkpointing is False:
         return False, "cannot_resume"
     if profile.can_resume is None and profile.checkpointing is None:
@@ -51,9 +52,12 @@ def _spot_advice(policy: Policy, spot_ok: bool, reason: str | None) -> list[Advi
     return [_advice(Topic.BILLING, f"spot_not.{reason}")] if reason else []
 
 
-def _service_billing(choice: Choice) -> list[Advice]:
-    rule = "billing_service_dedicated" if choice is Choice.DEDICATED else "billing_service_shared"
-    return [_advice(Topic.BILLING, rule)]
+def _service_billing(profile: TaskProfile, policy: Policy, choice: Choice) -> list[Advice]:
+    if choice is Choice.DEDICATED:
+        return [_advice(Topic.BILLING, "billing_service_dedicated")]
+    if profile.qps is not None and profile.qps >= policy.inference.low_qps:  # busy, but its latency target is loose
+        return [_advice(Topic.BILLING, "billing_service_shared_busy", qps=profile.qps, p99_ms=profile.p99_ms)]
+    return [_advice(Topic.BILLING, "billing_service_shared")]
 
 
 def _batch_billing(profile: TaskProfile, policy: Policy, choice: Choice) -> list[Advice]:
@@ -80,7 +84,7 @@ def _batch_billing(profile: TaskProfile, policy: Policy, choice: Choice) -> list
 
 def billing_advice(profile: TaskProfile, policy: Policy, choice: Choice, spot: tuple[bool, str | None]) -> list[Advice]:
     if profile.workload is Workload.INFERENCE:
-        return _service_billing(choice) + _spot_advice(policy, *spot)
+        return _service_billing(profile, policy, choice) + _spot_advice(policy, *spot)
     out = _batch_billing(profile, policy, choice) + _spot_advice(policy, *spot)
     out.append(_advice(Topic.BILLING, "release_when_done"))
     return out

@@ -52,6 +52,7 @@ class Frequency(_Section):
 class Inference(_Section):
     high_qps: Positive
     p99_ms_below: Positive
+    low_qps: Positive = 50  # below this peak QPS a service is "low-concurrency" (product default)
 
 
 @dataclass(frozen=True, kw_only=True)

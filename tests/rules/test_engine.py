@@ -5,6 +5,8 @@ from typing import Any
 
 import pytest
 
+from bot.text import Lang
+from bot.text.reasons import render
 from rules.answers import build_profile, parse_answers
 from rules.decision import Choice, HitRule
 from rules.engine import evaluate
@@ -295,3 +297,20 @@ def test_more_cards_than_a_node_holds_is_multi_node_training(policy: Policy) -> 
     one_node = evaluate(build_profile(parse_answers(answers | {"memory": "300GB"})), policy)
     assert one_node.cards == 4 and "comm_model_parallel" in advice_ids(one_node)
     assert "comm_multi_node" not in advice_ids(one_node)
+
+
+def test_service_sentences_fit_a_service_and_its_concurrency(policy: Policy) -> None:
+    """Issue 17.9: 'a low-concurrency service can share a card' was said at 300 QPS, 'no spot until the
+    job can resume from a checkpoint' to a service, and 'costs below' with no costs below."""
+    def service(qps: str, p99: str) -> Any:
+        return evaluate(build_profile(parse_answers({"workload": "inference", "qps": qps, "p99_ms": p99})), policy)
+
+    busy, quiet = service("300", "200"), service("20", "200")
+    assert "billing_service_shared_busy" in advice_ids(busy) and "billing_service_shared" not in advice_ids(busy)
+    assert "billing_service_shared" in advice_ids(quiet)
+    for decision in (busy, quiet):
+        assert decision.spot_reason == "service" and "spot_not.service" in advice_ids(decision)
+        assert "spot_not.resume_unknown" not in advice_ids(decision)
+        texts = [render(a, Lang.EN) + render(a, Lang.ZH) for a in decision.advice]
+        assert not any("costs below" in text or "下方费用" in text for text in texts)
+    assert service("300", "40").spot_reason == "latency_critical"
