@@ -153,7 +153,7 @@ def evaluate(profile: TaskProfile, policy: Policy) -> Decision:
     makes it dedicated (several cards, or a bigger one), whatever the rule said."""
     card = gpu_model(profile.gpu)
     need = memory_need(profile, card, policy)
-    shared = shared_option(card, need.hold_gb, policy.shared.default_share)
+    shared = shared_option(card, need.hold_gb, policy.shared.default_share, need.bound_gb)
     peak_cards = 1 if shared is not None else cards_needed(card, need.hold_gb or card.memory_gb)
     checks = _checks(profile, policy, card, need, peak_cards)
     choice, basis, why = _choose(profile, policy, checks)

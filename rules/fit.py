@@ -33,6 +33,8 @@ class SharedOption:
     share: float  # of one card
     memory_gb: float
     mig_profile: str | None = None
+    bound_gb: float | None = None  # ASSUMED under "not above 80%": the peak may be up to this, so the slice
+    # holds it only if it stays under memory_gb (else a whole card)
 
 
 def _mig_at(card: GPUModel, share: float) -> str | None:
@@ -40,12 +42,15 @@ def _mig_at(card: GPUModel, share: float) -> str | None:
                  and p.compute_slices < 7), None)
 
 
-def shared_option(card: GPUModel, peak_gb: float | None, default_share: float) -> SharedOption | None:
-    """The smallest shared option of `card` that holds `peak_gb`; None when the peak is above the card."""
+def shared_option(card: GPUModel, peak_gb: float | None, default_share: float,
+                  bound_gb: float | None = None) -> SharedOption | None:
+    """The smallest shared option of `card` that holds `peak_gb`; None when the peak is above the card.
+    With no figure, the policy's default slice, assumed (`bound_gb`: what a bare "no" allows)."""
     if peak_gb is None:
-        return SharedOption(kind=FitKind.ASSUMED, gpu=card.name, share=default_share,
-                            memory_gb=round(card.memory_gb * default_share, 1),
-                            mig_profile=_mig_at(card, default_share))
+        memory = round(card.memory_gb * default_share, 1)
+        return SharedOption(kind=FitKind.ASSUMED, gpu=card.name, share=default_share, memory_gb=memory,
+                            mig_profile=_mig_at(card, default_share),
+                            bound_gb=bound_gb if bound_gb is not None and bound_gb > memory else None)
     if peak_gb > card.memory_gb:
         return None
     if card.mig:

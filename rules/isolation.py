@@ -35,16 +35,25 @@ def isolation_advice(option: SharedOption, card: GPUModel, need: MemoryNeed, pol
         else:
             out.append(_advice(Topic.ISOLATION, "isolation_whole_card_tight", gpu=card.name,
                                threshold_pct=round(policy.two_of_four.memory_tight_fraction * 100)))
-        other = bigger_card_slice(card, need.hold_gb or card.memory_gb)
+        # a bare "yes" (above 80%, no figure) may be up to the whole card: only that bound is guaranteed
+        held = card.memory_gb if need.peak_gb is None else (need.hold_gb or card.memory_gb)
+        other = bigger_card_slice(card, held)
         if other is not None:
             out.append(_advice(Topic.ISOLATION, "isolation_bigger_slice", gpu=other[0].name, profile=other[1].name,
                                slice_gb=other[1].memory_gb))
+    elif option.bound_gb is not None:  # "not above 80%": the peak may be anything up to the bound
+        out.append(_advice(Topic.ISOLATION, "isolation_bound", gpu=card.name, bound_gb=option.bound_gb,
+                           slice_gb=option.memory_gb, profile=option.mig_profile or f"{round(option.share * 100)}%"))
+        if not card.mig:
+            out.append(_advice(Topic.ISOLATION, "isolation_no_mig_sharing", gpu=card.name))
     elif card.mig:
         out.append(_advice(Topic.ISOLATION, "isolation_unknown_peak", gpu=card.name, share_pct=share_pct))
     else:
         out.append(_advice(Topic.ISOLATION, "isolation_no_mig", gpu=card.name, share_pct=share_pct))
     hungry = need.answered_tight or need.estimate_tight or (need.hold_gb or 0) > card.memory_gb / 2
-    out.append(_advice(Topic.ISOLATION, "timeslice_warning" if hungry else "timeslice_fit"))
+    unknown = need.hold_gb is None  # no figure: the footprint may not be small
+    out.append(_advice(Topic.ISOLATION, "timeslice_warning" if hungry else
+                       "timeslice_unknown_peak" if unknown else "timeslice_fit"))
     out.append(_advice(Topic.ISOLATION, "isolation_confirm"))
     return out
 

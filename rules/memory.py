@@ -29,6 +29,11 @@ class MemoryNeed:
     estimate_gb: float | None
     answered_tight: bool | None
     estimate_tight: bool | None
+    bound_gb: float | None = None  # a bare "no": the peak is at most this (the tight line); no figure given
+
+    @property
+    def figure_known(self) -> bool:
+        return self.peak_gb is not None
 
     @property
     def disagrees(self) -> bool:
@@ -67,4 +72,5 @@ def memory_need(profile: TaskProfile, card: GPUModel, policy: Policy) -> MemoryN
     hold = peak
     if answered_tight and answered is None:  # "yes, above 80%" with no figure: more than that share of the card
         hold = max(peak or 0.0, round(card.memory_gb * limit, 2) + 0.01)
-    return MemoryNeed(peak, hold, estimate, answered_tight, estimate_tight)
+    bound = round(card.memory_gb * limit, 2) if answered_tight is False and answered is None else None
+    return MemoryNeed(peak, hold, estimate, answered_tight, estimate_tight, bound)

@@ -49,7 +49,10 @@ def print_decision(console: Console, advice: Advice, lang: Lang) -> None:
         topics.setdefault(item.topic.value, []).append(("•", render(item, lang), None))
     for topic, items in topics.items():
         parts += [Text(""), Text(t("topic." + topic, lang), style="bold"), _bullets(items)]
-    console.print(Panel(Group(*parts), title=heading, title_align="left"))
+    if heading.cell_len + 6 > console.width:  # a long headline wraps inside the panel rather than being cut
+        console.print(Panel(Group(heading, Text(""), *parts)))
+    else:
+        console.print(Panel(Group(*parts), title=heading, title_align="left"))
 
 
 def print_advice(advice: Advice, policy: Policy, lang: Lang) -> None:

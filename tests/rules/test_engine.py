@@ -156,7 +156,9 @@ def test_gpu_without_mig_is_shared_by_a_fraction(policy: Policy) -> None:
 
 def test_gpu_without_mig_and_no_peak_assumes_the_default_share(policy: Policy) -> None:
     decision = decide(policy, gpu="RTX 4090", memory="no")
-    assert "isolation_no_mig" in advice_ids(decision)
+    assert "isolation_no_mig_sharing" in advice_ids(decision) and "isolation_bound" in advice_ids(decision)
+    no_answer = {"gpu": "RTX 4090", "workload": "inference", "qps": "20", "p99_ms": "300"}  # no memory answer
+    assert "isolation_no_mig" in advice_ids(evaluate(build_profile(parse_answers(no_answer)), policy))
 
 
 def test_memory_hungry_shared_job_is_warned_off_time_slicing(policy: Policy) -> None:

@@ -144,3 +144,25 @@ def test_a_peak_one_card_holds_keeps_the_model_parallel_answer(policy: Policy) -
     decision = decide(policy, memory="40/80", model_parallel="no")
     [check] = [c for c in decision.checks if c.rule.value == "model_parallel"]
     assert check.id == "model_parallel" and not check.fired
+
+
+def test_a_bare_no_is_a_bound_not_a_small_footprint(policy: Policy) -> None:
+    """Issue 17.4: 'not above 80%' may still be 64 GB of 80: no slice smaller than that is said to hold
+    it, the footprint is not called small, and the figure is asked for."""
+    decision = decide(policy, memory="no")
+    assert decision.shared is not None and decision.shared.bound_gb == 64
+    assert "timeslice_fit" not in ids(decision) and "timeslice_unknown_peak" in ids(decision)
+    bound = next(a for a in decision.advice if a.id == "isolation_bound")
+    assert bound.params["bound_gb"] == 64 and bound.params["slice_gb"] == 40
+    for lang in Lang:
+        assert "40" in headline(decision, lang) and "A100-80GB" in headline(decision, lang)
+    assert "if the peak stays under 40 GB, else a whole A100-80GB" in headline(decision, Lang.EN)
+    assert "holds it if the peak stays under 40 GB" in render(bound, Lang.EN)
+
+
+def test_a_bare_yes_is_not_said_to_fit_a_slice_the_bound_does_not_guarantee(policy: Policy) -> None:
+    """Issue 17.4: 'above 80%' with no figure was said to fit an H200 3g.71gb (71 GB < 80 GB)."""
+    decision = decide(policy, memory="yes")
+    assert "isolation_bigger_slice" not in ids(decision)
+    figure = decide(policy, memory="70/80")  # with the figure, the bigger card's slice does hold it
+    assert "isolation_bigger_slice" in ids(figure)
