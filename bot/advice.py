@@ -8,7 +8,7 @@ the caller passes in (the price cache, or nothing in a test), so this module doe
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from bot.text.lang import Lang
@@ -105,4 +105,15 @@ def advise(parsed: Mapping[str, Any], policy: Policy, *, quoter: Quoter | None =
         made = quoter(quote_request(profile, decision, policy, schedule, currency))
     except QuoteError as exc:
         return Advice(profile, decision, quote_error=exc, schedule_assumed=profile.schedule is None)
-    return Advice(profile, decision, quote=made, schedule_assumed=profile.schedule is None)
+    return Advice(profile, with_quoted_ratio(decision, made), quote=made, schedule_assumed=profile.schedule is None)
+
+
+def with_quoted_ratio(decision: Decision, quote: Quote) -> Decision:
+    """One figure for a slice's price: with a quote, the advice states the ratio of the prices quoted
+    rather than the market's range from the policy."""
+    if quote.shared_price_pct is None:
+        return decision
+    advice = [replace(a, id="scenario_lora_quoted", params={**a.params, "price_pct": quote.shared_price_pct,
+                                                            "share_pct": round(quote.share * 100)})
+              if a.id == "scenario_lora" else a for a in decision.advice]
+    return replace(decision, advice=advice)

@@ -11,7 +11,16 @@ from collections.abc import Sequence
 from pricing.errors import QuoteError
 from pricing.fx import FxRate
 from pricing.offers import Offer
-from pricing.options import INLAND, Money, dedicated_option, extra_cost, inland_estimate, shared_option, spot_option
+from pricing.options import (
+    INLAND,
+    Money,
+    dedicated_option,
+    extra_cost,
+    inland_estimate,
+    reference_card_hour,
+    shared_option,
+    spot_option,
+)
 from pricing.quote_models import Billing, ExtraCost, Option, PriceUsed, Quote, QuoteRequest
 from pricing.records import ExtraPrice
 from rules.errors import UnknownGPU
@@ -123,6 +132,9 @@ def quote(req: QuoteRequest, offers: Sequence[Offer], policy: Policy, *, fx: FxR
     yearly = req.yearly_gpu_hours if req.yearly_gpu_hours is not None else req.daily_hours * 365 * req.cards
     threshold = policy.rent_vs_buy.gpu_hours_per_year
     chosen = [o for o in (dedicated, shared, spot) if o is not None]
+    reference = reference_card_hour(usable, money)
+    shared_pct = (round(slice_hour / reference[0] * 100, 1) if slice_hour and reference and reference[0] > 0
+                  and not inland else None)
     return Quote(
         gpu=gpu, cards=req.cards, currency=req.currency, hours_per_day=req.daily_hours, days=req.period_days,
         gpu_hours=round(req.used_hours_per_card * req.cards, 2), share=share, dedicated=dedicated, shared=shared,
@@ -133,5 +145,5 @@ def quote(req: QuoteRequest, offers: Sequence[Offer], policy: Policy, *, fx: FxR
         fx=({"rate": fx.rate, "date": fx.rate_date.isoformat(), "source": fx.source, "pair": f"{fx.base}/{fx.quote}"}
             if fx is not None and money.used else None),
         stale=any(o.price is not None and o.price.stale for o in chosen), omitted=dict(req.omit),
-        service=req.service, extras=extras, totals=totals,
+        service=req.service, extras=extras, totals=totals, shared_price_pct=shared_pct,
     )

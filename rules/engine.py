@@ -84,7 +84,7 @@ def _inference_choice(profile: TaskProfile, policy: Policy) -> tuple[Choice, Adv
                            high_qps=rule.high_qps, p99_below=rule.p99_ms_below, qps_high=high, p99_strict=strict)
 
 
-def _scenario(profile: TaskProfile, choice: Choice, card: GPUModel) -> list[Advice]:
+def _scenario(profile: TaskProfile, policy: Policy, choice: Choice, card: GPUModel) -> list[Advice]:
     workload = profile.workload
     out: list[Advice] = []
     if card.stack is not None:  # a domestic accelerator: CUDA code needs porting to its stack
@@ -94,7 +94,10 @@ def _scenario(profile: TaskProfile, choice: Choice, card: GPUModel) -> list[Advi
         if choice is Choice.SHARED:
             out.append(_advice(Topic.SCENARIO, "scenario_conflict", workload=workload.value, expected="dedicated"))
     elif workload in (Workload.LORA, Workload.QLORA):
-        out.append(_advice(Topic.SCENARIO, "scenario_lora", workload=workload.value))
+        # the market's range for a slice's price (seed 000: 30-50%); a quote replaces it with its own ratio
+        out.append(_advice(Topic.SCENARIO, "scenario_lora", workload=workload.value,
+                           low_pct=round(policy.shared.market_price_fraction_min * 100),
+                           high_pct=round(policy.shared.market_price_fraction_max * 100)))
         if choice is Choice.DEDICATED:
             out.append(_advice(Topic.SCENARIO, "scenario_conflict", workload=workload.value, expected="shared"))
     elif workload is Workload.HPO:
@@ -166,7 +169,7 @@ def evaluate(profile: TaskProfile, policy: Policy) -> Decision:
         choice, basis, advice = Choice.DEDICATED, Basis.MEMORY, advice + verdict
     advice += memory_warnings(profile, card, need)
     advice += model_memory_advice(profile, card, policy, shared, cards)
-    advice += _scenario(profile, choice, card)
+    advice += _scenario(profile, policy, choice, card)
     advice += _phase(profile)
     spot = spot_fit(profile, choice, basis)
     advice += billing_advice(profile, policy, choice, spot)

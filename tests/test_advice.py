@@ -6,6 +6,7 @@ from datetime import UTC, datetime, timedelta
 
 from bot.advice import advise
 from bot.text import Lang
+from bot.text.reasons import render
 from pricing.errors import QuoteError
 from pricing.offers import Freshness, as_offers
 from pricing.quote import Quote, QuoteRequest, quote
@@ -87,3 +88,19 @@ def test_json_keeps_the_documented_fields_and_reasons_in_order(policy: Policy) -
     assert data["reasons"][-1].startswith("0 of the 4 dedicated signals")
     assert all(item["topic"] != "decision" for item in data["advice"])
     assert data["quote"]["shared"]["amount"] == 784
+
+
+def test_one_figure_for_a_slices_price(policy: Policy) -> None:
+    """Issue 17.6: the text said a quarter slice costs 'about a quarter of the price' while the quote's
+    slice cost otherwise, and the policy's market_price_fraction was used by nothing."""
+    plain = next(a for a in advise(parse_answers(SHARED), policy).decision.advice if a.id == "scenario_lora")
+    assert (plain.params["low_pct"], plain.params["high_pct"]) == (30, 50)  # the policy's range, no quote
+    assert "30-50% of a dedicated card" in render(plain, Lang.EN)
+    quoted = advise(parse_answers(SHARED | {"schedule": "4x14"}), policy, quoter=Quoter(policy))
+    assert quoted.quote is not None and quoted.quote.shared is not None and quoted.quote.dedicated is not None
+    [said] = [a for a in quoted.decision.advice if a.id.startswith("scenario_lora")]
+    slice_hour = quoted.quote.shared.price.unit_price  # type: ignore[union-attr]
+    card_hour = quoted.quote.dedicated.price.unit_price / 24  # type: ignore[union-attr]  # 400 a day
+    assert said.id == "scenario_lora_quoted" and said.params["price_pct"] == round(slice_hour / card_hour * 100, 1)
+    assert f"costs {said.params['price_pct']:g}% of a dedicated card-hour" in render(said, Lang.EN)
+    assert "quarter of the price" not in render(said, Lang.EN)
