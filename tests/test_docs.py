@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 
 import typer.main
@@ -54,3 +55,35 @@ def test_the_settings_table_is_made_from_the_settings_model() -> None:
 
     start, end = "<!-- settings:start -->\n", "\n<!-- settings:end -->"
     assert README[README.index(start) + len(start):README.index(end)] == settings_table()
+
+
+def _interview() -> list[list[str]]:
+    """The question keys the README lists, in its order: one list per kind of work."""
+    block = README.split("<!-- interview:start -->")[1].split("<!-- interview:end -->")[0]
+    return [re.findall(r"`(\w+)`", item) for item in block.split("\n- ") if item.strip()]
+
+
+def test_the_readme_lists_the_questions_in_the_order_the_code_asks_them() -> None:
+    from rules.profile import Workload
+    from rules.questions import conversation
+
+    training, service = _interview()
+    assert training == [a.key for a in conversation({})]
+    assert ["workload", *[k for k in service if k not in ("workload", "inference")]] == [
+        a.key for a in conversation({"workload": Workload.INFERENCE})]
+
+
+def test_answers_piped_in_the_readmes_order_give_the_decision() -> None:
+    """Issue 17.13: the README said the five questions come first; the code asks the kind of work first."""
+    from tests.support.cli import run_cli
+
+    answers = {"workload": "lora", "duration": "10h", "memory": "70/80", "model_parallel": "no",
+               "frequency": "daily", "can_resume": "no", "phase": "", "gpu": "", "schedule": ""}
+    training, _ = _interview()
+    stdin = "".join(answers[key] + "\n" for key in training)
+    result = run_cli("advise", "--interactive", "--lang", "en", "--json", stdin=stdin)
+    assert result.returncode == 0, result.stderr
+    decided = json.loads(result.stdout)
+    assert decided["choice"] == "dedicated"
+    assert set(decided["hits"]) == {"long_run", "memory_tight", "no_interruption"}
+    assert decided["profile"]["workload"] == "lora"
