@@ -68,6 +68,8 @@ class Advice:
             "profile": without_none(asdict(self.profile)),
             "lang": lang.value,
         }
+        if self.quote is not None or self.quote_error is not None:
+            data["schedule_assumed"] = self.schedule_assumed
         if self.quote is not None:
             data["quote"] = self.quote.model_dump(mode="json")
         return data

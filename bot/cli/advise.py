@@ -35,7 +35,7 @@ from bot.text.format import forms
 from rules.answers import AnswersError, parse_answers
 from rules.errors import ParseError
 from rules.policy import Policy
-from rules.questions import Step, is_inference, missing, steps
+from rules.questions import Step, missing, steps
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -116,10 +116,9 @@ def _priced(light: TerminalSettings, policy: Policy, parsed: dict[str, Any], cur
 
     settings = load_settings(lang=light.lang, policy=light.policy, db=db)
 
-    if "schedule" not in parsed and not is_inference(parsed):  # a service is quoted for the hours it serves
-        raise fail(t("cli.quote_needs_schedule", settings.lang))
-    with price_book(settings, policy) as book:
-        advice = advise(parsed, policy, quoter=book.quote, currency=(currency or settings.currency).upper())
+    with price_book(settings, policy) as book:  # no --schedule: assumed from the answers, as in Slack
+        advice = advise(parsed, policy, quoter=book.quote, currency=(currency or settings.currency).upper(),
+                        assume_schedule=True)
     if advice.quote_error is not None:
         from bot.text.errors import error_text
 

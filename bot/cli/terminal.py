@@ -61,6 +61,9 @@ def print_advice(advice: Advice, policy: Policy, lang: Lang) -> None:
     print_decision(console, advice, lang)
     if advice.quote is not None:
         print_quote(advice.quote, policy, lang, console)
+        if advice.schedule_assumed:
+            key = "cli.assumed_service" if advice.quote.service else "cli.assumed_schedule"
+            console.print(t(key, lang, hours=advice.quote.hours_per_day, days=advice.quote.days), markup=False)
 
 
 def print_quote(quote: Quote, policy: Policy, lang: Lang, console: Console) -> None:

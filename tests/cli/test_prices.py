@@ -76,11 +76,20 @@ def test_advise_with_quote(tmp_path: Path) -> None:
     assert data["quote"]["dedicated"]["amount"] == 5600
 
 
-def test_advise_quote_needs_a_schedule(tmp_path: Path) -> None:
-    result = run_cli("advise", "--duration", "4h", "--memory-peak", "no", "--model-parallel", "no",
-                     "--frequency", "daily", "--can-resume", "yes", "--quote", env=OFFLINE, tmp=tmp_path)
-    assert result.returncode == 2
-    assert "--quote needs the schedule: add --schedule 4x14" in result.stderr
+def test_advise_quote_assumes_the_schedule_as_slack_does_and_schedule_overrides(tmp_path: Path) -> None:
+    """Issue 17.10: --quote without --schedule was refused while Slack assumed one from the answers."""
+    flags = ("advise", "--duration", "4h", "--memory-peak", "no", "--model-parallel", "no", "--frequency", "daily",
+             "--can-resume", "yes", "--quote", "--lang", "en")
+    assumed = run_cli(*flags, "--json", env=OFFLINE, tmp=tmp_path)
+    assert assumed.returncode == 0, assumed.stderr
+    data = json.loads(assumed.stdout)
+    # 4 h a run, 7 runs a week: 4 h a day over 30 days, the same rule as the Slack thread (rules/schedule.py)
+    assert data["schedule_assumed"] is True
+    assert (data["quote"]["hours_per_day"], data["quote"]["days"]) == (4, 30)
+    given = json.loads(run_cli(*flags, "--schedule", "2x10", "--json", env=OFFLINE, tmp=tmp_path).stdout)
+    assert given["schedule_assumed"] is False and (given["quote"]["hours_per_day"], given["quote"]["days"]) == (2, 10)
+    shown = run_cli(*flags, env=OFFLINE, tmp=tmp_path)
+    assert "Schedule assumed from your answers (run length × runs a week): 4 h a day for 30 days" in shown.stdout
 
 
 @pytest.mark.e2e
