@@ -52,7 +52,8 @@ def extra_cost(kind: str, gb: float, given: float | None, cached: Sequence[Extra
     if given is not None:
         price, source, basis = given, "given", ""
     else:
-        found = [p for p in cached if p.kind.value == kind]
+        # rows in the quote's currency, or convertible to it with the cached rate
+        found = [p for p in cached if p.kind.value == kind and (p.currency == req.currency or money.fx is not None)]
         if not found:
             flag = "--storage-price" if kind == "storage" else "--egress-price"
             raise QuoteError(f"no_{kind}_price", f"no {kind} price in the cache: give {flag} or add a {kind} row to "

@@ -127,7 +127,10 @@ def quote(req: QuoteRequest, offers: Sequence[Offer], policy: Policy, *, fx: FxR
                                                   ("egress", req.egress_gb, req.egress_price))
               if (cost := extra_cost(kind, gb, given, extra_prices, req, money)) is not None}
     beside = sum(cost.amount for cost in extras.values())
-    totals = {o.kind: round(o.amount + beside, 2) for o in (dedicated, shared, spot) if o is not None} if extras else {}
+    priced = [o for o in (dedicated, shared, spot) if o is not None] if extras else []
+    totals = {o.kind: round(o.amount + beside, 2) for o in priced}
+    totals_range = {o.kind: (round(o.amount_min + beside, 2), round(o.amount_max + beside, 2)) for o in priced
+                    if o.amount_max - o.amount_min > 0.005}
     savings, savings_range = _savings(dedicated, {"shared": shared, "spot": spot})
     yearly = req.yearly_gpu_hours if req.yearly_gpu_hours is not None else req.daily_hours * 365 * req.cards
     threshold = policy.rent_vs_buy.gpu_hours_per_year
@@ -145,5 +148,6 @@ def quote(req: QuoteRequest, offers: Sequence[Offer], policy: Policy, *, fx: FxR
         fx=({"rate": fx.rate, "date": fx.rate_date.isoformat(), "source": fx.source, "pair": f"{fx.base}/{fx.quote}"}
             if fx is not None and money.used else None),
         stale=any(o.price is not None and o.price.stale for o in chosen), omitted=dict(req.omit),
-        service=req.service, extras=extras, totals=totals, shared_price_pct=shared_pct,
+        service=req.service, extras=extras, totals=totals, totals_range=totals_range,
+        shared_price_pct=shared_pct,
     )

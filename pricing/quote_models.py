@@ -128,6 +128,7 @@ class Quote(BaseModel):
     service: bool = False  # priced as an always-on service
     extras: dict[str, ExtraCost] = Field(default_factory=dict)  # storage and egress for the run
     totals: dict[str, float] = Field(default_factory=dict)  # each option's cost with the extras
+    totals_range: dict[str, tuple[float, float]] = Field(default_factory=dict)  # an option whose cost is a range
     # the shared option's slice-hour as a percentage of a dedicated card-hour (on-demand hourly, else a day's
     # or month's price over its hours): the one figure for what a slice costs
     shared_price_pct: float | None = None

@@ -160,8 +160,13 @@ def _totals(quote: Quote, lang: Lang) -> list[str]:
         return []
     cur = quote.currency
     parts = [t(f"extra.{kind}", lang, gb=cost.gb, amount=money(cost.amount, cur), price=cost.unit_price,
-               months=round(cost.months or 0, 1), currency=cur) for kind, cost in quote.extras.items()]
-    totals = t("list.sep", lang).join(f"{t(f'option.{kind}.short', lang)} {money(amount, cur)}"
+               months=cost.months or 0, currency=cur) for kind, cost in quote.extras.items()]  # the months used
+
+    def total(kind: str, amount: float) -> str:
+        low, high = quote.totals_range.get(kind, (amount, amount))
+        return money(amount, cur) if low == high else f"{money(low, cur)}–{money(high, cur)}"
+
+    totals = t("list.sep", lang).join(f"{t(f'option.{kind}.short', lang)} {total(kind, amount)}"
                                       for kind, amount in quote.totals.items())
     return [t("extra.total", lang, extras=t("list.sep", lang).join(parts), totals=totals)]
 

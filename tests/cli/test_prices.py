@@ -211,11 +211,26 @@ def test_storage_and_traffic_give_the_total_cost_of_the_run(tmp_path: Path) -> N
     assert "Total cost of the run (storage 500 GB × 1 months" in table
 
 
-def test_storage_without_a_price_says_how_to_give_one(tmp_path: Path) -> None:
-    result = run_cli("quote", "--gpu", "A100", "--hours-per-day", "4", "--days", "30", "--storage-gb", "500",
-                     env=OFFLINE, tmp=tmp_path)
-    assert result.returncode == 2
-    assert "no storage price in the cache: give --storage-price" in result.stderr
+def test_storage_alone_is_priced_from_the_bundled_reference_rows(tmp_path: Path) -> None:
+    """Issue 17.11: `--storage-gb 500` alone failed ("no storage price in the cache") though the README
+    promised the cheapest storage row; the months printed were not the months used; a spot total that
+    is a range was one figure."""
+    result = run_cli("quote", "--gpu", "A100", "--hours-per-day", "4", "--days", "4", "--storage-gb", "500",
+                     "--egress-gb", "100", "--json", "--lang", "en", env=OFFLINE, tmp=tmp_path)
+    assert result.returncode == 0, result.stderr
+    data = json.loads(result.stdout)
+    storage, egress = data["extras"]["storage"], data["extras"]["egress"]
+    assert storage["source"] == "ratecard" and "ESSD PL0" in storage["basis"] and storage["unit_price"] == 0.5
+    assert egress["basis"].startswith("internet egress") and egress["unit_price"] > 0
+    assert storage["amount"] == round(500 * 0.5 * storage["months"], 2) and storage["months"] == 0.13
+    spot = data["spot"]
+    low, high = data["totals_range"]["spot"]
+    beside = storage["amount"] + egress["amount"]
+    assert (low, high) == (round(spot["amount_min"] + beside, 2), round(spot["amount_max"] + beside, 2)) and low < high
+    table = run_cli("quote", "--gpu", "A100", "--hours-per-day", "4", "--days", "4", "--storage-gb", "500",
+                    "--lang", "en", env=OFFLINE, tmp=tmp_path).stdout
+    assert "storage 500 GB × 0.13 months at 0.5 CNY/GB-month = ¥32.5" in table
+    assert "spot ¥" in table and "–" in table.split("spot ¥")[1].split(";")[0].split("\n")[0]
 
 
 def test_a_rate_card_can_price_storage(tmp_path: Path) -> None:
