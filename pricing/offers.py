@@ -6,7 +6,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
-from pricing.records import PriceRecord
+from pricing.records import ExtraPrice, PriceRecord
 
 DEFAULT_TTL = timedelta(days=1)
 
@@ -29,9 +29,13 @@ class Freshness:
     from_effective_date: bool = False
 
 
-def as_offers(records: Iterable[PriceRecord], rules: Mapping[str, Freshness], now: datetime) -> list[Offer]:
+def as_offers(records: Iterable[PriceRecord | ExtraPrice], rules: Mapping[str, Freshness],
+              now: datetime) -> list[Offer]:
+    """The GPU price rows as offers with their age (a source's storage and traffic rows are not offers)."""
     offers = []
     for record in records:
+        if not isinstance(record, PriceRecord):
+            continue
         rule = rules.get(record.source, Freshness(DEFAULT_TTL))
         as_of = record.fetched_at
         if rule.from_effective_date and record.effective_date is not None:

@@ -8,7 +8,7 @@ from bot.price_book import build_sources, http_client
 from bot.server.jobs import build_scheduler, refresh_job
 from bot.settings import Settings
 from pricing import cache
-from tests.support.bundled import BUNDLED_ROWS
+from tests.support.bundled import BUNDLED_EXTRAS, BUNDLED_ROWS
 
 NOW = datetime(2026, 11, 30, tzinfo=UTC)
 
@@ -36,7 +36,7 @@ def test_one_job_per_source_on_its_own_interval(tmp_path: Path) -> None:
 def test_job_refreshes_into_the_database(tmp_path: Path) -> None:
     ratecard = sources(tmp_path)[0]
     result = refresh_job(lambda: cache.open_db(tmp_path / "a.db"), ratecard)
-    assert result.ok and result.rows == BUNDLED_ROWS
+    assert result.ok and result.rows == BUNDLED_ROWS + BUNDLED_EXTRAS  # GPU prices, storage and traffic
     db = cache.open_db(tmp_path / "a.db")
     assert cache.count_prices(db, "ratecard") == BUNDLED_ROWS
 

@@ -8,7 +8,7 @@ import pytest
 
 from pricing.errors import RecordError
 from pricing.feed import parse_text
-from pricing.records import PricingModel, Sharing
+from pricing.records import PriceRecord, PricingModel, Sharing
 from pricing.sources import rate_card_records
 
 NOW = datetime(2026, 11, 30, tzinfo=UTC)
@@ -22,7 +22,7 @@ def csv_rows(*lines: str, header: str = HEADER) -> list[object]:
 
 
 def test_bundled_rate_card_has_the_articles_prices() -> None:
-    records = list(rate_card_records([], NOW))
+    records = [r for r in rate_card_records([], NOW) if isinstance(r, PriceRecord)]
     by_type = {(r.sharing, r.pricing_model, r.gpu_count): r for r in records}
     assert by_type[(Sharing.DEDICATED, PricingModel.DAILY, 1)].amount == 400
     assert by_type[(Sharing.MIG, PricingModel.ON_DEMAND, 0.5)].amount == 14
@@ -30,7 +30,7 @@ def test_bundled_rate_card_has_the_articles_prices() -> None:
 
 
 def test_team_rate_card_is_added() -> None:
-    records = list(rate_card_records([DATA / "team_ratecard.csv"], NOW))
+    records = [r for r in rate_card_records([DATA / "team_ratecard.csv"], NOW) if isinstance(r, PriceRecord)]
     h800 = [r for r in records if r.gpu == "H800-80GB"]
     assert {r.pricing_model for r in h800} == {PricingModel.MONTHLY, PricingModel.DAILY, PricingModel.SPOT}
     assert h800[0].provenance.endswith("team_ratecard.csv")
