@@ -35,13 +35,12 @@ def _is_reference(offer: Offer) -> bool:
 
 
 def prefer_own_prices(offers: Sequence[Offer]) -> list[Offer]:
-    """A team's rate card (or any live source) wins over the bundled reference price for the same GPU,
-    sharing and billing: a team's own price is the truth for that team."""
-    def key(o: Offer) -> tuple[str, str, str, str]:
-        return o.record.gpu, o.record.sharing.value, o.record.pricing_model.value, o.record.unit.value
-
-    own = {key(o) for o in offers if not _is_reference(o)}
-    return [o for o in offers if not (_is_reference(o) and key(o) in own)]
+    """A team's rate card (or any live source) replaces the bundled reference prices for every GPU it
+    prices, whatever the billing: a team's own price is the truth for that team. A sharing kind or spot
+    its card lacks is then estimated from its own price with the policy's fractions (labelled so).
+    Reference rows stay only for GPUs that nothing else prices."""
+    own = {o.record.gpu for o in offers if not _is_reference(o)}
+    return [o for o in offers if not (_is_reference(o) and o.record.gpu in own)]
 
 
 def _filter(offers: Sequence[Offer], req: QuoteRequest) -> list[Offer]:

@@ -204,3 +204,20 @@ def test_inland_without_an_inland_price_is_a_labelled_estimate(policy: Policy) -
 def test_an_inland_price_in_the_cache_is_used_as_it_is(policy: Policy) -> None:
     made = quote(QuoteRequest(gpu="H800", hours_per_day=4, days=14, region="inland"), bundled(), policy)
     assert made.dedicated is not None and not made.dedicated.estimate  # the team card's Guizhou row
+
+
+def test_a_team_card_replaces_the_reference_prices_of_a_gpu_whatever_the_billing(policy: Policy) -> None:
+    """Issue 17.12: a team card pricing H100 by the day still got a reference hourly price quoted."""
+    team = PriceRecord(source="ratecard", provider="our-cloud", instance_type="H100 daily", gpu="H100-80GB",
+                       gpu_count=1, pricing_model="daily", amount=500, currency="CNY", unit="day",
+                       provenance="team.csv", fetched_at=NOW, effective_date=NOW.date())
+    rate = FxRate(rate=7.1, rate_date=NOW.date(), source="test")
+    offers = as_offers([*rate_card_records([], NOW), team], {"ratecard": Freshness(timedelta(days=365), True)}, NOW)
+    made = quote(QuoteRequest(gpu="H100", hours_per_day=4, days=14), offers, policy, fx=rate)
+    assert made.dedicated is not None and made.dedicated.price is not None
+    assert (made.dedicated.price.provider, made.dedicated.amount) == ("our-cloud", 14 * 500)
+    for option in (made.shared, made.spot):  # the team has no slice or spot price: estimates from its own
+        assert option is not None and option.estimate and option.price is not None
+        assert option.price.provider == "our-cloud" and "reference" not in option.price.flags
+    other = quote(QuoteRequest(gpu="A100", hours_per_day=4, days=14), offers, policy, fx=rate)
+    assert other.dedicated is not None and "reference" in other.dedicated.price.flags  # type: ignore[union-attr]
