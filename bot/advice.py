@@ -9,13 +9,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from bot.text.lang import Lang
 from bot.text.reasons import headline, render
 from pricing.errors import QuoteError
 from rules.answers import build_profile
-from rules.decision import Decision
+from rules.decision import Choice, Decision
 from rules.engine import evaluate
 from rules.policy import Policy
 from rules.profile import Schedule, TaskProfile, Workload
@@ -84,10 +84,22 @@ def quote_request(profile: TaskProfile, decision: Decision, policy: Policy, sche
     omit = {} if decision.shared is not None else {"shared": "peak_above_card"}
     if not decision.spot_suitable and decision.spot_reason:
         omit["spot"] = decision.spot_reason
+    notes = {"shared": ["shared_compared_dedicated"]} if decision.choice is Choice.DEDICATED else {}
     return QuoteRequest(gpu=decision.gpu, cards=decision.cards, hours_per_day=schedule.hours_per_day,
                         days=schedule.days, share=decision.shared.share if decision.shared else None,
                         currency=currency, omit=omit, yearly_gpu_hours=decision.yearly_gpu_hours,
-                        service=profile.workload is Workload.INFERENCE)
+                        service=profile.workload is Workload.INFERENCE, option_notes=notes,
+                        dedicated_billing=advised_billing(decision))
+
+
+# The dedicated billing each billing sentence names: the quote prices that billing (pricing/options.py).
+ADVISED_BILLING = {"billing_dedicated_monthly": "period", "billing_service_dedicated": "period",
+                   "billing_dedicated_hourly": "hourly"}
+
+
+def advised_billing(decision: Decision) -> Literal["hourly", "period"] | None:
+    named = [ADVISED_BILLING[a.id] for a in decision.advice if a.id in ADVISED_BILLING]
+    return "hourly" if named == ["hourly"] else "period" if named == ["period"] else None
 
 
 def advise(parsed: Mapping[str, Any], policy: Policy, *, quoter: Quoter | None = None, currency: str = "CNY",

@@ -97,12 +97,19 @@ def dedicated_option(offers: list[Offer], req: QuoteRequest, money: Money) -> tu
             best[billing] = (cost, offer, per_card, r.unit.value, per_day)
     if not best:
         return None, None
-    billing = min(best, key=lambda b: best[b][0])
+    # the billing the advice names, when a price for it exists; else the cheapest, saying why
+    advised = {"hourly": {Billing.HOURLY}, "period": {Billing.DAILY, Billing.MONTHLY}}.get(req.dedicated_billing or "")
+    candidates = [b for b in best if advised is None or b in advised]
+    billing_note = None
+    if not candidates:
+        candidates, billing_note = list(best), f"no_{req.dedicated_billing}_price"
+    billing = min(candidates, key=lambda b: best[b][0])
     cost, offer, unit_price, unit, per_day = best[billing]
     notes = ["release_between_runs"] if billing == Billing.HOURLY else ["billed_whole_period"]
     return Option(kind="dedicated", amount=round(cost, 2), amount_min=round(cost, 2), amount_max=round(cost, 2),
                   billing=billing, price=price_used(offer, req.currency, money.fx, unit_price, unit), notes=notes,
-                  alternatives={b: round(v[0], 2) for b, v in best.items() if b != billing}), per_day
+                  alternatives={b: round(v[0], 2) for b, v in best.items() if b != billing},
+                  billing_note=billing_note), per_day
 
 
 def reference_card_hour(offers: list[Offer], money: Money) -> tuple[float, Offer] | None:

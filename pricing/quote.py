@@ -119,6 +119,9 @@ def quote(req: QuoteRequest, offers: Sequence[Offer], policy: Policy, *, fx: FxR
     spot = None if "spot" in req.omit else spot_option(usable, req, policy, money)
     if inland:
         dedicated, shared, spot = (inland_estimate(o, policy) for o in (dedicated, shared, spot))
+    if req.option_notes:  # what the caller says of an option (why a cheaper row is not the decision)
+        dedicated, shared, spot = (o.model_copy(update={"notes": [*o.notes, *req.option_notes.get(o.kind, [])]})
+                                   if o is not None else None for o in (dedicated, shared, spot))
     whole = {"memory_gb": gpu_model(gpu).memory_gb * req.cards}
     dedicated = dedicated.model_copy(update=whole) if dedicated else None
     spot = spot.model_copy(update=whole) if spot else None

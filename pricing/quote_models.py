@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from enum import StrEnum
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
@@ -35,6 +36,10 @@ class QuoteRequest(BaseModel):
     egress_price: float | None = Field(default=None, gt=0, le=1000)  # per GB, in `currency`
     # Options not to price, each with the reason the caller gives (e.g. {"shared": "peak_above_card"}).
     omit: dict[str, str] = Field(default_factory=dict)
+    # The dedicated billing the advice names: "hourly", or "period" (by the day or month); None: the cheapest.
+    dedicated_billing: Literal["hourly", "period"] | None = None
+    # Notes the caller adds to an option (e.g. {"shared": ["shared_compared_dedicated"]}).
+    option_notes: dict[str, list[str]] = Field(default_factory=dict)
 
     @model_validator(mode="after")
     def _schedule(self) -> QuoteRequest:
@@ -92,6 +97,8 @@ class Option(BaseModel):
     memory_gb: float | None = None  # the GPU memory the option gives, all cards together
     notes: list[str] = Field(default_factory=list)
     alternatives: dict[str, float] = Field(default_factory=dict)
+    # set where the billing priced differs from the billing the advice names: why (no price for that billing)
+    billing_note: str | None = None
 
 
 class ExtraCost(BaseModel):

@@ -8,6 +8,7 @@ from bot.advice import advise
 from bot.text import Lang
 from bot.text.reasons import render
 from pricing.errors import QuoteError
+from pricing.fx import FxRate
 from pricing.offers import Freshness, as_offers
 from pricing.quote import Quote, QuoteRequest, quote
 from pricing.sources import rate_card_records
@@ -104,3 +105,29 @@ def test_one_figure_for_a_slices_price(policy: Policy) -> None:
     assert said.id == "scenario_lora_quoted" and said.params["price_pct"] == round(slice_hour / card_hour * 100, 1)
     assert f"costs {said.params['price_pct']:g}% of a dedicated card-hour" in render(said, Lang.EN)
     assert "quarter of the price" not in render(said, Lang.EN)
+
+
+def test_the_billing_advised_is_the_billing_quoted(policy: Policy) -> None:
+    """Issue 17.5: 'runs daily: bill by the day or month' sat beside a dedicated row priced per hour of
+    use, and a cheaper 'whole card by the hour' row stood as the shared option of a dedicated decision."""
+    daily = {"duration": "10h", "memory": "70/80", "model_parallel": "no", "frequency": "daily", "can_resume": "no",
+             "schedule": "10x20"}
+    advice = advise(parse_answers(daily), policy, quoter=Quoter(policy))
+    assert "billing_dedicated_monthly" in [a.id for a in advice.decision.advice]
+    assert advice.quote is not None and advice.quote.dedicated is not None
+    assert advice.quote.dedicated.billing in ("daily", "monthly") and advice.quote.dedicated.billing_note is None
+    assert advice.quote.shared is not None and "shared_compared_dedicated" in advice.quote.shared.notes
+    weekly = advise(parse_answers(daily | {"frequency": "weekly"}), policy, quoter=Quoter(policy))
+    assert "billing_dedicated_hourly" in [a.id for a in weekly.decision.advice]
+    dedicated = weekly.quote.dedicated  # type: ignore[union-attr]
+    assert dedicated is not None
+    if dedicated.billing != "hourly":  # the bundled card has no hourly dedicated A100: said, not silent
+        assert dedicated.billing_note == "no_hourly_price"
+    rate = FxRate(rate=7.2, rate_date=NOW.date(), source="test")
+    priced_with_fx = Quoter(policy)
+    hourly_only = advise(parse_answers(daily | {"gpu": "RTX4090", "memory": "20/24"}), policy,
+                         quoter=lambda request: quote(request, priced_with_fx.offers, policy, fx=rate))
+    priced = hourly_only.quote.dedicated  # type: ignore[union-attr]  # the bundled 4090 is priced by the hour
+    assert priced is not None and priced.billing == "hourly" and priced.billing_note == "no_period_price"
+    shown = hourly_only.to_json(Lang.EN)["quote"]["dedicated"]
+    assert shown["billing"] == "hourly" and shown["billing_note"] == "no_period_price"

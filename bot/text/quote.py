@@ -79,6 +79,8 @@ def _notes(option: Option, policy: Policy, lang: Lang) -> list[str]:
                      eff_high=round(policy.shared.efficiency_max * 100),
                      inland_low=round(policy.regions.inland_discount_min * 100),
                      inland_high=round(policy.regions.inland_discount_max * 100)))
+    if option.billing_note:
+        out.append(t(f"note.billing.{option.billing_note}", lang))
     if option.price and option.price.flags:
         out += [t(f"note.flag.{flag}", lang) for flag in option.price.flags.split(",") if flag]
     return out
