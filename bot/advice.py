@@ -62,6 +62,7 @@ class Advice:
             "spot_suitable": decision.spot_suitable,
             "spot_reason": decision.spot_reason,
             "cards": decision.cards,
+            "max_concurrent_requests": decision.max_concurrent_requests,
             "shared_option": asdict(decision.shared) if decision.shared else None,
             "warnings": [{"id": w.id, "params": w.params, "text": render(w, lang)} for w in decision.warnings],
             "yearly_gpu_hours": decision.yearly_gpu_hours,

@@ -81,6 +81,8 @@ class Decision:
     yearly_gpu_hours: float | None = None  # as answered, or from run length x runs a week
     shared: SharedOption | None = None  # the smallest shared option that holds the peak; None: none does
     cards: int = 1  # cards the job needs (more than asked when the peak needs them)
+    # a served model's memory answer: the most requests of its context the smallest option holds
+    max_concurrent_requests: int | None = None
 
     @property
     def hits(self) -> list[Check]:

@@ -8,8 +8,14 @@ from rules.billing import billing_advice, cost_advice, spot_fit, yearly_gpu_hour
 from rules.decision import Advice, Basis, Check, Choice, Decision, HitRule, Param, Topic
 from rules.fit import cards_needed, shared_option
 from rules.gpus import GPUModel, gpu_model
-from rules.isolation import beyond_one_card, isolation_advice, memory_warnings, model_memory_advice
-from rules.memory import MemoryNeed, answered_peak_gb, memory_need
+from rules.isolation import (
+    beyond_one_card,
+    isolation_advice,
+    memory_warnings,
+    model_memory_advice,
+    serving_room,
+)
+from rules.memory import MemoryNeed, answered_peak_gb, memory_need, served
 from rules.policy import Policy
 from rules.profile import DurationBucket, Phase, TaskProfile, Workload
 
@@ -36,7 +42,7 @@ def _check_memory(profile: TaskProfile, policy: Policy, card: GPUModel, need: Me
     if answer is None:
         return None
     limit = policy.two_of_four.memory_tight_fraction
-    peak, card_gb = answered_peak_gb(profile, card, policy.memory_estimates)
+    peak, card_gb = answered_peak_gb(profile, card, policy)
     if need.estimate_tight and not need.answered_tight and need.estimate_gb is not None:
         # the model estimate puts the peak above the line the answer stayed under: it counts, and says so
         pct = round(need.estimate_gb / card.memory_gb * 100)
@@ -178,8 +184,11 @@ def evaluate(profile: TaskProfile, policy: Policy) -> Decision:
     advice += _communication(profile, policy, cards, peak_cards if need.hold_gb is not None else None)
     advice += cost_advice(profile, policy, cards)
     missing = [] if basis is Basis.INFERENCE else profile.missing()
+    serving = served(profile.memory, policy)
+    holds = serving_room(serving, card, policy, shared, cards) if serving is not None else None
     return Decision(choice=choice, basis=basis, checks=checks, hits_needed=policy.two_of_four.hits_for_dedicated,
                     missing=missing, advice=advice, gpu=card.name, memory_peak_gb=need.peak_gb,
                     mig_profile=shared.mig_profile if shared else None,
                     share_fraction=shared.share if shared else 1.0, spot_suitable=spot[0], spot_reason=spot[1],
-                    shared=shared, cards=cards, yearly_gpu_hours=yearly_gpu_hours(profile, cards))
+                    shared=shared, cards=cards, yearly_gpu_hours=yearly_gpu_hours(profile, cards),
+                    max_concurrent_requests=holds)

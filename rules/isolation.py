@@ -7,10 +7,11 @@ from __future__ import annotations
 from rules.decision import Advice, Param, Topic
 from rules.fit import FitKind, SharedOption, bigger_card, bigger_card_slice, cards_needed
 from rules.gpus import GPUModel
-from rules.memory import MemoryNeed
+from rules.memory import MemoryNeed, served
 from rules.memory_model import breakdown
 from rules.policy import Policy
 from rules.profile import TaskProfile
+from rules.serving import Architecture, ServingBreakdown, max_concurrency
 
 
 def _advice(topic: Topic, rule_id: str, **params: Param) -> Advice:
@@ -89,6 +90,12 @@ def model_memory_advice(profile: TaskProfile, card: GPUModel, policy: Policy, sh
     answer = profile.memory
     if answer is None or answer.model_size_b is None:
         return []
+    serving = served(answer, policy)
+    if serving is not None:
+        out = [_serving_advice(*serving)]
+        holds = serving_room(serving, card, policy, shared, cards)
+        return out + _smallest(card, shared, cards) + [
+            _advice(Topic.MEMORY, "memory_serving_concurrency", requests=holds, context=serving[1].context)]
     parts = breakdown(answer.model_size_b, answer.method, policy.memory_estimates)
     if parts is None:
         return []
@@ -96,6 +103,27 @@ def model_memory_advice(profile: TaskProfile, card: GPUModel, policy: Policy, sh
                    total_gb=parts.total_gb, weights_gb=parts.weights_gb, gradients_gb=parts.gradients_gb,
                    optimizer_gb=parts.optimizer_gb, activations_gb=parts.activations_gb,
                    overhead_gb=parts.overhead_gb)]
+    return out + _smallest(card, shared, cards)
+
+
+def _serving_advice(model: Architecture, parts: ServingBreakdown) -> Advice:
+    return _advice(Topic.MEMORY, "memory_serving_assumed" if parts.assumed_model else "memory_serving",
+                   model=parts.model, quant=parts.quant, context=parts.context, concurrency=parts.concurrency,
+                   total_gb=parts.total_gb, weights_gb=parts.weights_gb, kv_cache_gb=parts.kv_cache_gb,
+                   kv_kib_per_token=parts.kv_kib_per_token, overhead_gb=parts.overhead_gb, layers=model.layers,
+                   kv_heads=model.kv_heads, head_dim=model.head_dim, kv_bytes=parts.kv_bytes)
+
+
+def serving_room(serving: tuple[Architecture, ServingBreakdown], card: GPUModel, policy: Policy,
+                 shared: SharedOption | None, cards: int) -> int:
+    """The most requests of the answer's context the option the header names holds."""
+    memory = shared.memory_gb if shared is not None else cards * card.memory_gb
+    return max_concurrency(serving[1], serving[0], memory, policy.serving)
+
+
+def _smallest(card: GPUModel, shared: SharedOption | None, cards: int) -> list[Advice]:
+    """What holds the estimate: the same shared option or card count the header shows."""
+    out: list[Advice] = []
     if shared is None:
         out.append(_advice(Topic.MEMORY, "memory_from_model_cards", cards=cards, gpu=card.name,
                            card_gb=card.memory_gb))

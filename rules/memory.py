@@ -8,7 +8,19 @@ from dataclasses import dataclass
 from rules.gpus import GPUModel
 from rules.memory_model import breakdown
 from rules.policy import MemoryEstimates, Policy
-from rules.profile import TaskProfile, Workload
+from rules.profile import MemoryAnswer, TaskProfile, Workload
+from rules.serving import Architecture, ServingBreakdown, find_model, nearest_model, serving_breakdown
+
+
+def served(answer: MemoryAnswer | None, policy: Policy) -> tuple[Architecture, ServingBreakdown] | None:
+    """A memory answer naming a served model ("qwen2.5-7b 8k x 16"): its architecture and memory."""
+    if answer is None or answer.method is not Workload.INFERENCE or answer.model_size_b is None:
+        return None
+    model = find_model(answer.served_model or "") or nearest_model(answer.model_size_b)
+    parts = serving_breakdown(model, answer.quant, answer.context, answer.concurrency, policy.serving,
+                              assumed_model=find_model(answer.served_model or "") is None
+                              or abs(model.params_b - answer.model_size_b) / answer.model_size_b > 0.02)
+    return model, parts
 
 
 def estimate_training_gb(model_size_b: float, workload: Workload | None, rules: MemoryEstimates) -> float | None:
@@ -40,13 +52,17 @@ class MemoryNeed:
         return None not in (self.answered_tight, self.estimate_tight) and self.answered_tight != self.estimate_tight
 
 
-def answered_peak_gb(profile: TaskProfile, card: GPUModel, rules: MemoryEstimates) -> tuple[float | None, float]:
+def answered_peak_gb(profile: TaskProfile, card: GPUModel, policy: Policy) -> tuple[float | None, float]:
     """(peak GB the answer gives, if any; the card size the answer refers to). An answer naming the
-    model ("7B LoRA") gives the estimate's total."""
+    model ("7B LoRA", "qwen2.5-7b 8k x 16") gives the estimate's total."""
+    rules = policy.memory_estimates
     answer = profile.memory
     card_gb = (answer.card_gb if answer and answer.card_gb else None) or card.memory_gb
     if answer is None:
         return None, card_gb
+    serving = served(answer, policy)
+    if serving is not None:
+        return serving[1].total_gb, card_gb
     if answer.model_size_b is not None:
         return estimate_training_gb(answer.model_size_b, answer.method, rules), card_gb
     if answer.peak_gb is not None:
@@ -58,7 +74,7 @@ def answered_peak_gb(profile: TaskProfile, card: GPUModel, rules: MemoryEstimate
 
 def memory_need(profile: TaskProfile, card: GPUModel, policy: Policy) -> MemoryNeed:
     limit = policy.two_of_four.memory_tight_fraction
-    answered, card_gb = answered_peak_gb(profile, card, policy.memory_estimates)
+    answered, card_gb = answered_peak_gb(profile, card, policy)
     answered_tight: bool | None = None
     if answered is not None:
         answered_tight = answered / card_gb > limit

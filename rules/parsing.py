@@ -31,7 +31,7 @@ ACCEPTED = {
     "can_resume": ["yes/no", "y/n", "能/不能", "可以/不可以", "是/否"],
     "checkpointing": ["yes/no", "y/n", "有/没有", "是/否"],
     "memory": ["yes/no", "70 GB of 80", "85%", "7B LoRA", "13B 全参微调", "70/80", "70GB", "70G/80G", "72B QLoRA",
-               "是/否"],
+               "是/否", "7B serve", "qwen2.5-7b 8k x 16", "Llama-3.1-70B int4 4k×32"],
     "frequency": ["daily", "every day", "3 times a week", "weekly", "high/low", "每天", "每周两次", "高频/低频"],
     "workload": [w.value for w in Workload] + ["预训练", "全参微调", "超参搜索", "推理", "调试"],
     "phase": ["exploration", "stable", "deployment", "探索", "稳定", "部署"],
@@ -215,12 +215,56 @@ def parse_memory(text: str) -> MemoryAnswer:
         if not 0 < peak <= 4096:
             raise ParseError("memory", text, ACCEPTED["memory"], "peak_not_positive")
         return MemoryAnswer(peak_gb=peak)
-    model = _model_job(text, norm)
+    model = _served(text, norm) or _model_job(text, norm)
     if model is not None:
         return model
     if re.fullmatch(_NUM, compact):
         raise ParseError("memory", text, ACCEPTED["memory"], "bare_number")
     raise ParseError("memory", text, ACCEPTED["memory"])
+
+
+_QUANTS = {"bf16": "bf16", "fp16": "fp16", "fp8": "fp8", "int8": "int8", "8bit": "int8", "int4": "int4",
+           "4bit": "int4", "awq": "int4", "gptq": "int4"}
+_SERVE_WORDS = r"(?:serve|serving|served|inference|推理|部署|服务|在线服务)"
+_SERVED = lazy(rf"^(?:(?P<size>{_NUM})\s*b|(?P<name>[a-z][a-z0-9.\-_ ]*?))"
+               rf"(?:\s+(?P<quant>{'|'.join(_QUANTS)}))?"
+               rf"(?:\s+(?P<ctx>{_NUM})\s*(?P<k>k)?\s*(?:tokens?)?\s*[x×*]\s*(?P<conc>\d+))?"
+               rf"(?:\s+{_SERVE_WORDS})?$")
+
+
+def _served(text: str, norm: str) -> MemoryAnswer | None:
+    """A served model: 'qwen2.5-7b 8k x 16', 'Llama-3.1-70B int4 4k×32', '7B serve' (the model, optional
+    quantisation, context x concurrent requests). A size alone needs a serving word; a bundled model's
+    name is enough."""
+    from rules.serving import find_model, nearest_model
+
+    match = _SERVED.match(norm)
+    if match is None:
+        return None
+    serving_word = re.search(rf"{_SERVE_WORDS}$", norm) is not None
+    if match.group("name"):
+        model = find_model(match.group("name"))
+        if model is None:
+            if serving_word or match.group("ctx"):  # said to be served, but not a model we know
+                raise ParseError("memory", text, ACCEPTED["memory"], "unknown_model")
+            return None
+        size, name = model.params_b, model.name
+    else:
+        if not (serving_word or match.group("ctx") or match.group("quant")):
+            return None
+        size = float(match.group("size"))
+        if not 0 < size <= 10_000:
+            raise ParseError("memory", text, ACCEPTED["memory"], "size_not_positive")
+        name = None
+    context = concurrency = None
+    if match.group("ctx"):
+        tokens = float(match.group("ctx")) * (1024 if match.group("k") else 1)
+        context, concurrency = round(tokens), int(match.group("conc"))
+        if context < 1 or concurrency < 1:
+            raise ParseError("memory", text, ACCEPTED["memory"], "serving_not_positive")
+    quant = _QUANTS[match.group("quant")] if match.group("quant") else None
+    return MemoryAnswer(model_size_b=size, method=Workload.INFERENCE, served_model=name or nearest_model(size).name,
+                        quant=quant, context=context, concurrency=concurrency)
 
 
 _SIZE = rf"(?P<size>{_NUM})\s*(?P<unit>b|bn|billion|亿)"
@@ -236,6 +280,9 @@ def _model_job(text: str, norm: str) -> MemoryAnswer | None:
     if match is None or match.group("method").strip() not in _WORKLOADS:
         return None
     method = _WORKLOADS[match.group("method").strip()]
+    if method is Workload.INFERENCE:  # "7B inference": the served model, at the policy's defaults
+        size = float(match.group("size")) / (10 if match.group("unit") == "亿" else 1)
+        return _served(text, f"{size:g}b serve")
     if method not in _TRAINING:
         raise ParseError("memory", text, ACCEPTED["memory"], "model_method")
     size = float(match.group("size")) / (10 if match.group("unit") == "亿" else 1)

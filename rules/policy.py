@@ -124,6 +124,26 @@ class Capture(_Section):
     run_end_quiet_s: Positive = 60  # quiet this long after the last busy sample: the run ended
 
 
+def _weight_bytes() -> dict[str, float]:
+    return {"bf16": 2.0, "fp16": 2.0, "fp8": 1.0, "int8": 1.0, "int4": 0.5}
+
+
+@dataclass(frozen=True, kw_only=True)
+class Serving(_Section):
+    """Serving memory (rules/serving.py): defaults for what an answer leaves out."""
+
+    default_quant: str = "bf16"
+    default_context: Annotated[int, Ge(1), Le(10_000_000)] = 4096  # tokens a request holds
+    default_concurrency: Annotated[int, Ge(1), Le(100_000)] = 8  # requests in flight at once
+    kv_bytes_per_value: Positive = 2  # bf16 KV cache
+    overhead_gb: Annotated[float, Ge(0), Le(64)] = 1.5  # CUDA context, activations of one batch, allocator slack
+    weight_bytes: dict[str, Positive] = field(default_factory=_weight_bytes)  # bytes per weight by quantisation
+
+    def __post_init__(self) -> None:
+        if self.default_quant not in self.weight_bytes:
+            raise ValueError(f"default_quant {self.default_quant!r} is not one of weight_bytes")
+
+
 @dataclass(frozen=True, kw_only=True)
 class Communication(_Section):
     """How cards talk: one node holds this many (NVIDIA HGX/DGX nodes: 8 GPUs on NVLink/NVSwitch)."""
@@ -145,6 +165,7 @@ class Policy(_Section):
     idle: Idle = field(default_factory=Idle)
     capture: Capture = field(default_factory=Capture)
     communication: Communication = field(default_factory=Communication)
+    serving: Serving = field(default_factory=Serving)
 
 
 BUNDLED = "policy.yaml"

@@ -79,6 +79,11 @@ class MemoryAnswer:
     fraction: Positive | None = None
     model_size_b: Annotated[float, Gt(0), Le(10_000)] | None = None
     method: Workload | None = None
+    # a served model (method inference): which architecture, its quantisation, context and concurrency
+    served_model: str | None = None
+    quant: str | None = None
+    context: Annotated[int, Ge(1)] | None = None
+    concurrency: Annotated[int, Ge(1)] | None = None
 
     def __post_init__(self) -> None:
         if (self.model_size_b is None) != (self.method is None):

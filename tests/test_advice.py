@@ -85,7 +85,8 @@ def test_json_keeps_the_documented_fields_and_reasons_in_order(policy: Policy) -
     data = advice.to_json(Lang.EN)
     assert {"choice", "choice_text", "basis", "hits", "hits_needed", "checks", "reasons", "advice", "missing", "gpu",
             "memory_peak_gb", "mig_profile", "share_fraction", "spot_suitable", "spot_reason", "cards", "shared_option",
-            "warnings", "yearly_gpu_hours", "profile", "lang", "quote", "schedule_assumed"} == set(data)
+            "warnings", "yearly_gpu_hours", "profile", "lang", "quote", "schedule_assumed",
+            "max_concurrent_requests"} == set(data)
     assert data["reasons"][-1].startswith("0 of the 4 dedicated signals")
     assert all(item["topic"] != "decision" for item in data["advice"])
     assert data["quote"]["shared"]["amount"] == 784

@@ -35,7 +35,7 @@ from bot.text.format import forms
 from rules.answers import AnswersError, parse_answers
 from rules.errors import ParseError
 from rules.policy import Policy
-from rules.questions import Step, missing, steps
+from rules.questions import Step, is_inference, missing, steps
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -45,7 +45,7 @@ class InputEnded(Exception):
     """Standard input closed before every required question was answered."""
 
 
-def _ask(console: Console, step: Step, lang: Lang) -> Any:
+def _ask(console: Console, step: Step, lang: Lang, *, service: bool = False) -> Any:
     ask = step.ask
     number = t("ask.question", lang, n=step.number, total=step.total) if step.required else "+"
     console.print(f"\n[bold]{number}[/bold] {t(f'question.{ask.key}', lang)}")
@@ -54,8 +54,9 @@ def _ask(console: Console, step: Step, lang: Lang) -> Any:
         usual = " · ".join(f"{value} ({label})" if value != label else value for value, label in labels)
         console.print(f"  [dim]{t('ask.usual', lang)}: {usual}[/dim]")
     console.print(f"  [dim]{t('ask.or_type', lang)} {', '.join(forms(ask.accepted(), lang)[:6])}[/dim]")
-    if has(f"question.{ask.key}.hint"):
-        console.print(f"  [dim]{t(f'question.{ask.key}.hint', lang)}[/dim]")
+    hint = f"question.{ask.key}.hint" + ("_service" if service and has(f"question.{ask.key}.hint_service") else "")
+    if has(hint):
+        console.print(f"  [dim]{t(hint, lang)}[/dim]")
     if not step.required:
         console.print(f"  [dim]({t('ask.optional', lang)})[/dim]")
     while True:
@@ -78,7 +79,7 @@ def _interview(console: Console, parsed: dict[str, Any], lang: Lang) -> None:
         step = next((s for s in steps(parsed) if s.ask.key not in parsed and s.ask.key not in skipped), None)
         if step is None:
             return
-        value = _ask(console, step, lang)
+        value = _ask(console, step, lang, service=is_inference(parsed))
         if value is None:
             skipped.add(step.ask.key)
         else:

@@ -13,7 +13,6 @@ from bot.text import Lang, t
 from rules.answers import build_profile, parse_answers
 from rules.decision import Choice
 from rules.engine import evaluate
-from rules.errors import ParseError
 from rules.fit import shared_option
 from rules.gpus import gpu_model
 from rules.memory_model import breakdown
@@ -83,10 +82,10 @@ def test_the_memory_question_takes_the_model(text: str, size: float, method: Wor
     assert (answer.model_size_b, answer.method, answer.peak_gb) == (pytest.approx(size), method, None)
 
 
-def test_a_model_that_is_served_is_not_estimated_from_training_rules() -> None:
-    with pytest.raises(ParseError) as caught:
-        parse_memory("7B inference")
-    assert caught.value.problem == "model_method"
+def test_a_model_that_is_served_is_estimated_as_served_not_from_training_rules() -> None:
+    answer = parse_memory("7B inference")  # was refused; now the served model at the policy's defaults
+    assert answer.method is Workload.INFERENCE and answer.served_model is not None
+    assert (answer.context, answer.concurrency) == (None, None)
 
 
 def test_the_advice_shows_the_breakdown_and_the_same_option_as_the_header(policy: Policy) -> None:

@@ -11,6 +11,7 @@ from bot.slack.ui.blocks import ButtonValue
 from bot.slack.ui.forms import FormMeta
 from bot.text import Lang, t
 from bot.text.format import forms
+from rules.questions import is_inference
 
 
 def _value(request: SlackRequest) -> ButtonValue:
@@ -35,10 +36,13 @@ def on_from_model(deps: Deps, request: SlackRequest) -> None:
     if convo is None or not convo.thread_ts:
         return
     lang = Lang(convo.lang)
-    examples = ", ".join(f"`{a}`" for a in forms(["7B LoRA", "13B 全参微调", "72B QLoRA", "13B full fine-tune"], lang))
-    client = request.client
-    client.chat_postMessage(channel=convo.channel, thread_ts=convo.thread_ts,
-                            text=t("slack.from_model_prompt", lang, user=request.body["user"]["id"], examples=examples))
+    service = is_inference(conversation.parsed(convo))  # a served model: its size, context and concurrency
+    named = (["7B serve", "Qwen2.5-7B 8k x 16", "Llama-3.1-70B int4 4k×32"] if service
+             else ["7B LoRA", "13B 全参微调", "72B QLoRA", "13B full fine-tune"])
+    examples = ", ".join(f"`{a}`" for a in forms(named, lang))
+    key = "slack.from_model_prompt_service" if service else "slack.from_model_prompt"
+    request.client.chat_postMessage(channel=convo.channel, thread_ts=convo.thread_ts,
+                                    text=t(key, lang, user=request.body["user"]["id"], examples=examples))
 
 
 def on_change(deps: Deps, request: SlackRequest) -> None:
