@@ -253,3 +253,16 @@ def test_a_schedule_past_the_bounds_is_a_clear_error_not_a_failure(tmp_path: Pat
         (reply,) = h.fake.wait_for(lambda: responses(h))
         assert "the days must be from 1 to 3,660" in reply["text"]
         assert h.fake.of("chat.postEphemeral") == []  # no "Something went wrong"
+
+
+@pytest.mark.e2e
+def test_a_service_gets_its_serving_memory_in_slack_as_in_the_terminal(tmp_path: Path) -> None:
+    """Issue 17: question 2 of a service takes the served model in Slack too (here inline, quoted)."""
+    with running_app(tmp_path) as h:
+        h.send.command('workload=inference qps=20 p99=300ms mem="Qwen2.5-7B 8k x 16"',
+                       response_url=h.fake.response_url())
+        (rec,) = h.fake.wait_for(lambda: header_posts(h))
+        text = h.texts(rec)
+        assert "MIG 3g.40gb" in rec["blocks"][0]["text"]["text"]
+        assert "about 24.2 GB = weights 15.2 + KV cache 7.5 (56 KiB a token" in text
+        assert "holds at most 49 requests of 8,192 tokens" in text
