@@ -1,7 +1,7 @@
 """The digest's blocks in both languages, against snapshots kept in the repository.
 
 A deliberate change of wording or layout: run with GPU_ADVISOR_UPDATE_SNAPSHOTS=1, review the diff
-of tests/reminders/snapshots/, and commit it with the change.
+of tests/digest/snapshots/, and commit it with the change.
 """
 
 from __future__ import annotations

@@ -15,7 +15,7 @@ from bot.digest.send import digests
 from bot.slack.ui.digest import render
 from bot.state.rentals import Rentals
 from rules.digest import Spend
-from tests.reminders.test_rented import views
+from tests.digest.test_rented import views
 from tests.slack.test_commands import submit
 from tests.support.slack_harness import Harness, running_app
 
