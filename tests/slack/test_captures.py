@@ -165,3 +165,16 @@ def test_the_measured_figures_are_kept_as_values_not_their_rounded_text_read_bac
                                 and "memory" in c.values and c)
         assert convo.answers["memory"] == "40/80"  # what people are shown
         assert convo.values["memory"]["peak_gb"] == 41300 / 1024 and convo.values["memory"]["card_gb"] == 80
+
+
+def test_a_file_uploaded_into_an_expired_profile_is_told_once(tmp_path: Path) -> None:
+    """Issue 19.18: admit() ran in both branches, so an expired profile's notice was posted twice."""
+    with running_app(tmp_path, conversation_ttl_hours=24) as h:
+        thread = start(h)["_ts"]
+        wait_question(h, thread, 1)
+        h.clock.advance(hours=25)
+        upload(h, thread, "F20", "late.csv", whole_run())
+        h.fake.wait_for(lambda: any("expired" in t for t in thread_texts(h, thread)))
+        h.fake.wait_for(lambda: h.deps.inbox.pending(timedelta(hours=1)) == [])  # the upload's work is done
+        assert sum("expired" in t for t in thread_texts(h, thread)) == 1
+        assert h.fake.of("download") == []

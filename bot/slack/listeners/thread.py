@@ -33,9 +33,11 @@ def on_message(deps: Deps, request: SlackRequest) -> None:
                 convo.warned_others = True
                 deps.conversations.save(convo)
             return
-        if files and conversation.admit(deps, request.client, convo, channel, user):
+        if not conversation.admit(deps, request.client, convo, channel, user):
+            return  # asked once: an expired profile's notice is posted once per message
+        if files:
             captures.on_upload(deps, request, convo, files)
-        elif conversation.admit(deps, request.client, convo, channel, user):
+        else:
             conversation.typed_answer(deps, request.client, convo, event.get("text") or "", user,
                                       request.inbox_key)
 
