@@ -51,3 +51,20 @@ def test_a_whole_conversation_at_debug_logs_no_token_or_secret(tmp_path: Path,
     assert len(caplog.records) > 20  # slack_sdk and bolt logged their requests at DEBUG
     for line in lines:
         assert "xoxb-test-token" not in line and SECRET not in line
+
+
+@pytest.mark.e2e
+def test_bolts_token_will_be_unused_warning_is_not_printed_on_every_start(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:
+    """Issue 19.17: 'As you gave client as well, token will be unused.' was printed at every start."""
+    from bot.deps import build_deps
+    from bot.slack.app import create_app
+    from tests.support.fake_slack import fake_slack
+    from tests.support.slack_harness import settings_for
+
+    monkeypatch.setenv("SLACK_BOT_TOKEN", "xoxb-test-token")
+    with fake_slack() as fake, caplog.at_level(logging.DEBUG):
+        deps = build_deps(settings_for(tmp_path, fake))
+        create_app(deps)
+        deps.store.close()
+    assert not [r for r in caplog.records if "will be unused" in r.getMessage()]

@@ -9,6 +9,7 @@ from urllib.error import URLError
 
 from slack_bolt import App
 from slack_bolt.error import BoltError
+from slack_bolt.logger.messages import warning_client_prioritized_and_token_skipped
 from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError
 
@@ -23,6 +24,14 @@ from bot.slack.retries import retry_handlers
 from bot.text import Lang, t
 
 LAZY_WORKERS = 4
+
+
+class _NotAProblem(logging.Filter):
+    """bolt reads SLACK_BOT_TOKEN from the environment and, given our client (which carries that token),
+    warns on every start that the token "will be unused": expected here, so not logged."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return record.getMessage() != warning_client_prioritized_and_token_skipped()
 
 
 class SlackUnreachable(RuntimeError):
@@ -98,7 +107,10 @@ def create_app(deps: Deps, *, client: WebClient | None = None, lang: Lang | None
     try:
         # The HTTP front door (bot/server/http.py, bot/server/verify.py) checks every signature before bolt sees
         # the request, without bolt's crash on a malformed timestamp; Socket Mode has no signatures.
-        app = App(client=client, signing_secret=secret, logger=logging.getLogger("bot.slack"),
+        logger = logging.getLogger("bot.slack")
+        if not any(isinstance(f, _NotAProblem) for f in logger.filters):
+            logger.addFilter(_NotAProblem())
+        app = App(client=client, signing_secret=secret, logger=logger,
                   request_verification_enabled=False, process_before_response=True,
                   listener_executor=ThreadPoolExecutor(max_workers=LAZY_WORKERS, thread_name_prefix="lazy"),
                   **extra)
