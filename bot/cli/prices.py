@@ -74,6 +74,9 @@ def prices_refresh(
                     task = bar.add_task(t("cli.refreshing", lang, source=item.name, what=item.description))
                     results.append(refresh(database, item))
                     bar.remove_task(task)
+            from pricing import cache
+
+            kept = {r.source: cache.count_prices(database, r.source) for r in results if not r.ok}
         finally:
             database.close()
     out = Console(soft_wrap=True)
@@ -81,8 +84,9 @@ def prices_refresh(
         if result.ok:
             out.print("[green]✔[/green] " + t("cli.refreshed", lang, source=result.source, rows=result.rows))
         else:
-            out.print("[red]✘[/red] " + t("cli.refresh_failed", lang, source=result.source,
-                                          attempts=result.attempts, error=result.error or ""), highlight=False)
+            key = "cli.refresh_failed" if kept.get(result.source) else "cli.refresh_failed_none"
+            out.print("[red]✘[/red] " + t(key, lang, source=result.source, attempts=result.attempts,
+                                          error=result.error or "", rows=kept.get(result.source, 0)), highlight=False)
     if not all(r.ok for r in results):
         raise typer.Exit(1)
 
@@ -117,7 +121,8 @@ def prices_list(
     for o in offers:
         r = o.record
         table.add_row(r.gpu, r.instance_type, r.sharing + (f" {r.mig_profile}" if r.mig_profile else ""),
-                      r.pricing_model, f"{r.amount:g} {r.currency}/{r.unit}", f"{r.per_gpu_hour:.3g}", r.region,
+                      r.pricing_model, f"{r.amount:g} {r.currency}/{r.unit}", f"{r.per_gpu_hour:.3g} {r.currency}",
+                      r.region,
                       r.source, o.as_of.date().isoformat(), age_text(o.age_days, lang) + (stale if o.stale else ""))
     Console().print(table if offers else t("cli.no_prices", lang))
 

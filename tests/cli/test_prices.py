@@ -139,7 +139,7 @@ def test_failed_source_keeps_its_prices_and_the_command_says_why(tmp_path: Path)
         failed = run_cli("prices", "refresh", "--source", "feed", env=env, tmp=tmp_path)
     assert failed.returncode == 1
     assert "feed: failed after 3 attempt(s): HTTP 500" in failed.stdout
-    assert "previous prices kept" in failed.stdout
+    assert "(its previous 3 prices kept)" in failed.stdout
     status = json.loads(run_cli("prices", "status", "--json", env=env, tmp=tmp_path).stdout)
     feed = next(s for s in status if s["source"] == "feed")
     assert feed["rows"] == 3 and "HTTP 500" in feed["last_error"]
@@ -252,3 +252,19 @@ def test_infinite_gpu_hours_are_refused_with_a_reason(tmp_path: Path) -> None:
         result = run_cli("quote", "--gpu", "A100", "--gpu-hours", value, env=OFFLINE, tmp=tmp_path)
         assert result.returncode == 2, value
         assert "bad quote request" in result.stderr and "Traceback" not in result.stderr
+
+
+
+@pytest.mark.e2e
+def test_a_source_that_never_loaded_does_not_claim_to_keep_prices(tmp_path: Path) -> None:
+    """Issue 19.16: 'previous prices kept' was said of a source that had none."""
+    with serve({"/feed.csv": [(500, {}, b"down")] * 3}) as server:
+        env = OFFLINE | {"GPU_ADVISOR_FEED": f"{server.base_url}/feed.csv"}
+        failed = run_cli("prices", "refresh", "--source", "feed", env=env, tmp=tmp_path)
+    assert failed.returncode == 1 and "(no prices from it yet)" in failed.stdout and "kept" not in failed.stdout
+
+
+def test_prices_list_names_the_currency_of_each_per_gpu_hour_price(tmp_path: Path) -> None:
+    """Issue 19.16: the per GPU-h column mixed USD and CNY unlabelled."""
+    listed = run_cli("prices", "list", "--gpu", "RTX4090", env=OFFLINE, tmp=tmp_path).stdout
+    assert "4.5 CNY" in listed and "0.29 USD" in listed
