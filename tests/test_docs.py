@@ -87,3 +87,20 @@ def test_answers_piped_in_the_readmes_order_give_the_decision() -> None:
     assert decided["choice"] == "dedicated"
     assert set(decided["hits"]) == {"long_run", "memory_tight", "no_interruption"}
     assert decided["profile"]["workload"] == "lora"
+
+
+def test_the_heartbeat_snippet_runs_on_python_3_8() -> None:
+    """Issue 19.15: the snippet for 'a machine with only Python and curl' used datetime.UTC (3.11+)."""
+    import ast
+    import contextlib
+    import io
+
+    block = README.split("from a machine with only Python and curl:")[1].split("```sh")[1].split("```")[0]
+    code = block.split("python3 -c '")[1].split("' > hour.json")[0]
+    tree = ast.parse(code, feature_version=(3, 8))
+    assert not [n for n in ast.walk(tree) if isinstance(n, ast.Attribute) and n.attr == "UTC"]  # added in 3.11
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(printed):
+        exec(compile(tree, "README heartbeat snippet", "exec"), {})  # noqa: S102 - the README's own example
+    body = json.loads(printed.getvalue())
+    assert len(body["samples"]) == 13 and body["samples"][0]["ts"].endswith("+00:00")
