@@ -13,7 +13,12 @@ QUERY = "timestamp,index,name,utilization.gpu,memory.used,memory.total,power.dra
 
 
 class NoGPU(RuntimeError):
-    """Neither NVML nor nvidia-smi could read a GPU: why."""
+    """Neither NVML nor nvidia-smi could read a GPU: why, as a `code` the catalogue words (gpu.<code>) and
+    its `params`, so the person is told in their language."""
+
+    def __init__(self, code: str, **params: object) -> None:
+        super().__init__(f"{code}: {params}" if params else code)
+        self.code, self.params = code, params
 
 
 def _number(text: str) -> float | None:
@@ -49,11 +54,11 @@ def _nvml(now: datetime) -> list[dict[str, Any]]:
 def _nvidia_smi(now: datetime) -> list[dict[str, Any]]:
     binary = shutil.which("nvidia-smi")
     if binary is None:
-        raise NoGPU("no NVIDIA driver (NVML) and no nvidia-smi on PATH")
+        raise NoGPU("no_driver")
     done = subprocess.run([binary, f"--query-gpu={QUERY}", "--format=csv,noheader,nounits"], capture_output=True,
                           text=True, timeout=30)
     if done.returncode != 0:
-        raise NoGPU(f"nvidia-smi exited {done.returncode}: {(done.stderr or done.stdout).strip()[:200]}")
+        raise NoGPU("smi_failed", exit_code=done.returncode, output=(done.stderr or done.stdout).strip()[:200])
     out = []
     for line_no, line in enumerate(done.stdout.splitlines(), start=1):
         if not line.strip():
@@ -61,13 +66,13 @@ def _nvidia_smi(now: datetime) -> list[dict[str, Any]]:
         cells = [c.strip() for c in line.split(",")]
         numbers = [_number(c) for c in cells[1:2] + cells[3:]]  # timestamp and name are not numbers
         if len(cells) != 7 or any(n is None for n in numbers[:4]):
-            raise NoGPU(f"nvidia-smi line {line_no} is not '{QUERY}': {line.strip()[:120]}")
+            raise NoGPU("smi_line", line=line_no, expected=QUERY, text=line.strip()[:120])
         index, util, used, total, power = numbers
         assert index is not None and util is not None and used is not None and total is not None
         out.append({"ts": now.isoformat(), "gpu": int(index), "utilization_pct": util, "memory_used_mib": used,
                     "memory_total_mib": total, "power_w": power})
     if not out:
-        raise NoGPU("nvidia-smi listed no GPU")
+        raise NoGPU("smi_empty")
     return out
 
 

@@ -40,7 +40,8 @@ def agent(
             ok = run(url, token, interval=interval, watched=watch_dir or [], buffer=Buffer(buffer), once=once,
                      client=client)
     except NoGPU as exc:
-        raise fail(t("cli.agent_no_gpu", settings.lang, reason=str(exc))) from None
+        reason = t(f"gpu.{exc.code}", settings.lang, **exc.params)
+        raise fail(t("cli.agent_no_gpu", settings.lang, reason=reason)) from None
     except TokenRefused:
         raise fail(t("cli.agent_token_refused", settings.lang), code=3) from None
     except KeyboardInterrupt:

@@ -49,7 +49,8 @@ def probe(
     try:
         first = sample()
     except NoGPU as exc:
-        raise fail(t("cli.agent_no_gpu", settings.lang, reason=str(exc))) from None
+        reason = t(f"gpu.{exc.code}", settings.lang, **exc.params)
+        raise fail(t("cli.probe_no_gpu", settings.lang, reason=reason)) from None
     rows = 0
     with path.open("w", newline="", encoding="utf-8") as handle, Progress(
             TextColumn("{task.description}"), BarColumn(), TimeRemainingColumn(), transient=True,

@@ -43,6 +43,12 @@ def test_bad_duration_and_no_gpu_exit_2_with_the_reason(tmp_path: Path) -> None:
     none = run_cli("probe", "--duration", "5s", env={"PATH": f"{empty}{os.pathsep}/usr/bin:/bin",
                                                      "GPU_ADVISOR_LANG": "en"}, tmp=tmp_path)
     assert none.returncode == 2 and "no GPU could be read" in none.stderr
+    assert "The probe runs on" in none.stderr and "agent" not in none.stderr  # issue 19.12: it said "the agent"
+    chinese = run_cli("probe", "--duration", "5s", env={"PATH": f"{empty}{os.pathsep}/usr/bin:/bin",
+                                                        "GPU_ADVISOR_LANG": "zh"}, tmp=tmp_path)
+    said = " ".join(chinese.stderr.split())
+    assert chinese.returncode == 2 and "没有 NVIDIA 驱动" in said and "probe 需要在装有" in said
+    assert "no NVIDIA driver" not in said and "PATH 中也没有 nvidia-smi" in said
     assert list(tmp_path.glob("gpu-probe-*.csv")) == []  # nothing written when there is nothing to sample
 
 
