@@ -57,7 +57,9 @@ def figures(readings: Sequence[Sample], rules: Capture, memory_tight_fraction: f
     peak = max(r.memory_used_mib for r in ordered)
     total = max(r.memory_total_mib for r in ordered)
     share = sum(u >= rules.busy_pct for u in utils) / len(utils)
-    longest, gaps = _gaps(ordered, rules.gap_pct)
+    # idle gaps are each card's own: one card's busy samples do not end another card's quiet stretch
+    per_card = [_gaps([r for r in ordered if r.gpu == g], rules.gap_pct) for g in sorted({r.gpu for r in ordered})]
+    longest, gaps = max(p[0] for p in per_card), max(p[1] for p in per_card)
     return Figures(len(ordered), (ordered[-1].at - ordered[0].at).total_seconds(), round(sum(utils) / len(utils), 1),
                    _percentile(utils, 0.1), _percentile(utils, 0.5), round(share, 3), longest, gaps, peak, total,
                    "high" if share >= rules.high_share else "low", peak > memory_tight_fraction * total)
@@ -66,6 +68,12 @@ def figures(readings: Sequence[Sample], rules: Capture, memory_tight_fraction: f
 def per_gpu(readings: Sequence[Sample], rules: Capture, memory_tight_fraction: float) -> dict[int, Figures]:
     gpus = sorted({r.gpu for r in readings})
     return {g: figures([r for r in readings if r.gpu == g], rules, memory_tight_fraction) for g in gpus}
+
+
+def idle_gpus(readings: Sequence[Sample], rules: Capture) -> list[int]:
+    """The cards quiet (at or below the gap line) in every sample of the capture: paid for and unused."""
+    return sorted(g for g in {r.gpu for r in readings}
+                  if all(r.utilization_pct <= rules.gap_pct for r in readings if r.gpu == g))
 
 
 def whole_run_s(readings: Sequence[Sample], rules: Capture) -> float | None:

@@ -40,7 +40,7 @@ def analyze(
     from bot.capture.read import CaptureError, read
     from bot.fields.answers import flag
     from bot.text.errors import capture_error_text
-    from rules.capture import figures, implied_answers, per_gpu, whole_run_s
+    from rules.capture import figures, idle_gpus, implied_answers, per_gpu, whole_run_s
 
     settings = load_settings(lang=lang)
     policy = load_effective_policy(settings)
@@ -61,14 +61,15 @@ def analyze(
     run = whole_run_s(readings, policy.capture)
     implied = implied_answers(overall, run, tight)
     flags = " ".join(f"{flag(key)} {shlex.quote(text)}" for key, text in sorted(implied.items()))
+    idle = idle_gpus(readings, policy.capture)
     if as_json:
-        out = _figures_json(overall) | {"suggested_flags": flags, "run_duration_s": run,
+        out = _figures_json(overall) | {"suggested_flags": flags, "run_duration_s": run, "idle_gpus": idle,
                                         "gpus": {str(g): _figures_json(f) for g, f in gpus.items()}}
         sys.stdout.write(json.dumps(out) + "\n")
         return
     from bot.text.capture import figure_lines
 
-    sys.stdout.write("".join(line + "\n" for line in figure_lines(gpus, overall, settings.lang)))
+    sys.stdout.write("".join(line + "\n" for line in figure_lines(gpus, overall, settings.lang, idle)))
     sys.stdout.write(t("cli.capture_verdict", settings.lang, continuity=overall.continuity,
                        tight=t("cli.yes" if overall.memory_tight else "cli.no", settings.lang), flags=flags) + "\n")
     if "duration" not in implied:

@@ -25,7 +25,7 @@ def test_nvidia_smi_csv_with_units_gives_the_answers(tmp_path: Path) -> None:
     assert (out["util_p50"], out["util_share_at_or_above_80"], out["samples"], out["duration_s"]) == (
         97.0, 0.8, 5, 20.0)
     assert out["gpus"]["0"]["longest_gap_s"] == 5.0
-    assert set(out["gpus"]["0"]) == set(out) - {"suggested_flags", "gpus", "run_duration_s"}  # the same figures per GPU
+    assert set(out["gpus"]["0"]) == set(out) - {"suggested_flags", "gpus", "run_duration_s", "idle_gpus"}  # per GPU
 
 
 def test_a_probe_capture_of_a_quiet_notebook_is_low_and_not_tight(tmp_path: Path) -> None:
@@ -153,3 +153,19 @@ def test_the_suggested_memory_answer_keeps_the_measured_verdict() -> None:
         answer = implied_answers(overall, whole_run_s(readings, rules), 0.8)["memory"]
         peak, card = (float(x) for x in answer.split("/"))
         assert (peak / card > 0.8) == overall.memory_tight, (peak_mib, answer)
+
+
+def test_an_idle_card_beside_a_busy_one_is_named_not_hidden(tmp_path: Path) -> None:
+    """Issue 19.13: 'GPU all ... longest idle gap 1 s' while GPU 1 idled the whole 19 s."""
+    capture = tmp_path / "two.csv"
+    rows = ["timestamp,gpu,utilization_pct,memory_used_mib,memory_total_mib,power_w"]
+    rows += [f"2026-11-30T01:00:{s:02d}+00:00,{g},{95 if g == 0 else 0},{30000 if g == 0 else 500},81920,60"
+             for s in range(20) for g in (0, 1)]
+    capture.write_text("\n".join(rows) + "\n")
+    out = json.loads(run_cli("analyze", str(capture), "--json", tmp=tmp_path).stdout)
+    assert out["idle_gpus"] == [1] and out["longest_gap_s"] == 19 and out["gpus"]["1"]["longest_gap_s"] == 19
+    said = run_cli("analyze", str(capture), "--lang", "en", tmp=tmp_path).stdout
+    assert "GPU 1 idle the whole capture: a card paid for and unused (1 of 2 cards worked" in said
+    assert "GPU all:" in said and "longest idle gap 19 s" in said.split("GPU all:")[1].splitlines()[0]
+    zh = run_cli("analyze", str(capture), "--lang", "zh", tmp=tmp_path).stdout
+    assert "GPU 全部：" in zh and "GPU 1 在整个采样期间都空闲" in zh

@@ -18,7 +18,7 @@ from bot.state import Conversation
 from bot.text import Lang, t
 from bot.text.capture import figure_lines
 from bot.text.errors import capture_error_text
-from rules.capture import figures, measured_answers, per_gpu, whole_run_s
+from rules.capture import figures, idle_gpus, measured_answers, per_gpu, whole_run_s
 from rules.gpus import gpu_model
 from rules.questions import steps
 from rules.samples import Sample
@@ -75,7 +75,8 @@ def on_upload(deps: Deps, request: SlackRequest, convo: Conversation, files: lis
     measured = {k: v for k, v in implied.items() if k in asked}  # values as measured, not their text read back
     lines = [t("slack.capture_title", lang, name=files[0].get("name") or "", samples=overall.samples,
                minutes=round(overall.duration_s / 60, 1)),
-             *figure_lines(per_gpu(readings, deps.policy.capture, tight), overall, lang),
+             *figure_lines(per_gpu(readings, deps.policy.capture, tight), overall, lang,
+                           idle_gpus(readings, deps.policy.capture)),
              t("slack.capture_verdict", lang, continuity=t(f"word.continuity_{overall.continuity}", lang),
                tight=t("cli.yes" if overall.memory_tight else "cli.no", lang))]
     if "duration" in asked and "duration" not in measured:
