@@ -6,13 +6,24 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import BinaryIO
+from typing import TYPE_CHECKING, BinaryIO
 
 from rules.samples import Sample
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
+BELOW_ZERO = 0.04  # of the axis: room under 0, so an idle card's line at 0 is seen above the x-axis
 
 
 def draw(readings: Sequence[Sample], path: Path | BinaryIO, *, busy_pct: float, tight_fraction: float,
          title: str) -> None:
+    chart(readings, busy_pct=busy_pct, tight_fraction=tight_fraction, title=title).savefig(path, dpi=110,
+                                                                                        format="png")
+
+
+def chart(readings: Sequence[Sample], *, busy_pct: float, tight_fraction: float, title: str) -> Figure:
+    """The figure: utilisation above, memory below; each legend beside its plot, never on the data."""
     from matplotlib.figure import Figure  # the Agg canvas: files only, no display on a GPU server
 
     fig = Figure(figsize=(10, 6), layout="constrained")
@@ -27,9 +38,9 @@ def draw(readings: Sequence[Sample], path: Path | BinaryIO, *, busy_pct: float, 
     mem_ax.axhline(total_gib * tight_fraction, color="red", linestyle="--", linewidth=1,
                    label=f"{tight_fraction:.0%} of {total_gib:.0f} GiB")
     mem_ax.axhline(total_gib, color="black", linewidth=0.8)
-    util_ax.set(ylabel="utilisation %", ylim=(0, 105), title=title)
-    mem_ax.set(ylabel="memory GiB", ylim=(0, total_gib * 1.05), xlabel="time (UTC)")
+    util_ax.set(ylabel="utilisation %", ylim=(-105 * BELOW_ZERO, 105), title=title)
+    mem_ax.set(ylabel="memory GiB", ylim=(-total_gib * 1.05 * BELOW_ZERO, total_gib * 1.05), xlabel="time (UTC)")
     for ax in (util_ax, mem_ax):
         ax.grid(alpha=0.3)
-        ax.legend(loc="lower right", fontsize="small")
-    fig.savefig(path, dpi=110, format="png")
+        ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize="small", borderaxespad=0)
+    return fig

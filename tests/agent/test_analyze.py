@@ -169,3 +169,26 @@ def test_an_idle_card_beside_a_busy_one_is_named_not_hidden(tmp_path: Path) -> N
     assert "GPU all:" in said and "longest idle gap 19 s" in said.split("GPU all:")[1].splitlines()[0]
     zh = run_cli("analyze", str(capture), "--lang", "zh", tmp=tmp_path).stdout
     assert "GPU 全部：" in zh and "GPU 1 在整个采样期间都空闲" in zh
+
+
+def test_the_chart_shows_an_idle_card_above_the_axis_and_keeps_the_legend_off_the_data() -> None:
+    """Issue 19.14: an idle GPU's line lay under the x-axis and the legend sat on the data."""
+    from datetime import UTC, datetime, timedelta
+
+    from bot.capture.chart import chart
+    from rules.samples import Sample
+
+    t0 = datetime(2026, 11, 30, tzinfo=UTC)
+    readings = [Sample(t0 + timedelta(seconds=s), g, 95 if g == 0 else 0, 30000 if g == 0 else 0, 81920)
+                for s in range(20) for g in (0, 1)]
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    fig = chart(readings, busy_pct=80, tight_fraction=0.8, title="two cards")
+    canvas = FigureCanvasAgg(fig)  # the canvas savefig draws on
+    canvas.draw()
+    renderer = canvas.get_renderer()
+    for ax in fig.axes:
+        assert ax.get_ylim()[0] < 0  # a line at 0 is drawn above the x-axis, not on it
+        legend = ax.get_legend()
+        assert legend is not None
+        assert legend.get_window_extent(renderer).x0 >= ax.get_window_extent(renderer).x1  # beside the plot
