@@ -63,15 +63,17 @@ def send(client: httpx.Client, url: str, token: str, buffer: Buffer, new: list[d
          watched: list[Path]) -> bool:
     """Post the buffered samples and `new`; True when the bot kept them. Raises TokenRefused on 401."""
     pending = buffer.load() + new
+    target = url.rstrip("/") + "/api/heartbeat"
     try:
-        answer = client.post(url.rstrip("/") + "/api/heartbeat", headers={"Authorization": f"Bearer {token}"},
+        answer = client.post(target, headers={"Authorization": f"Bearer {token}"},
                              json={"samples": pending, "disks": disks(watched)})
     except httpx.HTTPError as exc:
-        log.warning("the bot could not be reached (%s); %d samples kept for later", type(exc).__name__, len(pending))
+        log.warning("cannot reach %s: %s; %d samples buffered", target, _reason(exc), len(pending))
         buffer.save(pending)
         return False
     if answer.status_code == 401:
         buffer.save(pending)
+        log.error("the bot refused the token (401); %d samples buffered", len(pending))
         raise TokenRefused(answer.text[:200])
     if answer.status_code == 413:  # too much at once: keep the newer half, so the next batches fit
         log.warning("the bot refused %d samples at once as too large; keeping the newest %d", len(pending),
@@ -85,7 +87,19 @@ def send(client: httpx.Client, url: str, token: str, buffer: Buffer, new: list[d
         buffer.save(kept)
         return False
     buffer.save([])
+    said = answer.json() if answer.headers.get("content-type", "").startswith("application/json") else {}
+    log.info("sent %d samples: kept %s, repeated %s, too old %s", len(pending), said.get("kept", "?"),
+             said.get("repeated", 0), said.get("too_old", 0))
     return True
+
+
+def _reason(exc: httpx.HTTPError) -> str:
+    """Why a post failed, in a few words: the OS's reason (connection refused) rather than the class name."""
+    cause = exc.__cause__ or exc.__context__
+    while cause is not None and cause.__cause__ is not None:
+        cause = cause.__cause__
+    text = str(getattr(cause, "strerror", None) or cause or exc) or type(exc).__name__
+    return text.split("] ")[-1].lower() if "Errno" in text else text
 
 
 def run(url: str, token: str, *, interval: float, watched: list[Path], buffer: Buffer, once: bool,

@@ -6,6 +6,7 @@ Exit 0: `--once` sent a batch the bot kept. 1: `--once` could not send (the samp
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import Annotated
 
@@ -35,6 +36,7 @@ def agent(
     from bot.agent.sampler import NoGPU
 
     settings = load_settings(lang=lang)
+    _log_posts()
     try:
         with httpx.Client(timeout=settings.http_timeout_s) as client:
             ok = run(url, token, interval=interval, watched=watch_dir or [], buffer=Buffer(buffer), once=once,
@@ -46,5 +48,20 @@ def agent(
         raise fail(t("cli.agent_token_refused", settings.lang), code=3) from None
     except KeyboardInterrupt:
         raise typer.Exit(0) from None
+    if once:
+        sys.stdout.write(t("cli.agent_once_sent" if ok else "cli.agent_once_buffered", settings.lang) + "\n")
     if not ok:
         raise typer.Exit(1)
+
+
+def _log_posts() -> None:
+    """One line a post on stderr at INFO (what was sent and kept, or why not): what `nohup ... >agent.log`
+    keeps. The CLI's other commands log only errors."""
+    import logging
+
+    handler = logging.StreamHandler()
+    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(message)s"))
+    logger = logging.getLogger("bot.agent")
+    logger.handlers[:] = [handler]
+    logger.setLevel(logging.INFO)
+    logger.propagate = False

@@ -69,8 +69,13 @@ def test_the_bot_down_then_back_loses_nothing(tmp_path: Path) -> None:
             down = agent(tmp_path, nobody, token, env)
             assert down.returncode == 1
             assert len((tmp_path / "buffer.jsonl").read_text().splitlines()) == 2
+            # issue 19.11: the agent says what it does (its log line) and --once prints its result
+            assert f"cannot reach {nobody}/api/heartbeat: connection refused; 2 samples buffered" in down.stderr
+            assert "not sent: the samples stay buffered" in down.stdout
             back = agent(tmp_path, h.base_url, token, env)
             assert back.returncode == 0, back.stderr
+            assert "sent 4 samples: kept 4, repeated 0, too old 0" in back.stderr
+            assert "sent: the bot kept the samples" in back.stdout
             assert len(rentals.samples(inst, h.clock.now - timedelta(hours=1))) >= 2
             assert (tmp_path / "buffer.jsonl").read_text() == ""
 
