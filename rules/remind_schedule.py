@@ -28,6 +28,7 @@ class RemindSchedule:
     zone: str
     days: frozenset[int]  # 0 = Monday
     enabled: bool = True
+    lang: str | None = None  # the channel's language (zh or en); None: the workspace default
 
     @property
     def days_text(self) -> str:

@@ -8,15 +8,19 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Callable
 from datetime import UTC, datetime
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 from zoneinfo import ZoneInfo
 
 import typer
 
 from bot.cli.common import LangOpt, fail, load_effective_policy, load_settings
 from bot.cli.rentals import JsonOpt, TeamOpt, open_rentals, workspace_of
-from bot.text import t
+from bot.text import Lang, t
+
+if TYPE_CHECKING:
+    from bot.state.schedules import Schedules
 
 
 def remind(
@@ -53,7 +57,7 @@ def remind(
             raise fail(t("cli.remind_not_installed", settings.lang, team=workspace, reason=str(exc))) from None
     outcomes = send_digests(rentals, Sends(rentals.store), client, team=workspace, channels=channel,
                             now=lambda: datetime.now(UTC), rules=policy.idle,
-                            lang=load_settings(terminal=False).lang,
+                            lang=lang or channel_lang(schedules, workspace, load_settings(terminal=False).lang),
                             zone=lambda ch: ZoneInfo(schedules.of(workspace, ch).zone), render=render, force=force,
                             all_clear=settings.remind_all_clear, pace_s=settings.remind_pace_s)
     if as_json:
@@ -66,3 +70,8 @@ def remind(
                                error=o.error or "") + "\n")
     if any(o.status == "failed" for o in outcomes):
         raise typer.Exit(1)
+
+
+def channel_lang(schedules: Schedules, team: str, default: Lang) -> Callable[[str], Lang]:
+    """Without --lang, each channel's own language (its schedule's), else the workspace default."""
+    return lambda channel: Lang(code) if (code := schedules.of(team, channel).lang) else default

@@ -18,6 +18,7 @@ from bot.digest.send import Outcome, Render, channels_of, send_digests
 from bot.state.digest_sends import Sends
 from bot.state.rentals import Rentals
 from bot.state.schedules import Schedules
+from bot.text import Lang
 from rules.remind_schedule import RemindSchedule, is_due
 
 log = logging.getLogger(__name__)
@@ -25,6 +26,15 @@ log = logging.getLogger(__name__)
 
 def _zones(plans: dict[str, RemindSchedule]) -> Callable[[str], ZoneInfo]:
     return lambda channel: ZoneInfo(plans[channel].zone)
+
+
+def _langs(plans: dict[str, RemindSchedule], default: Lang) -> Callable[[str], Lang]:
+    """Each channel's language: the one its schedule names, else the workspace default."""
+    def of(channel: str) -> Lang:
+        code = plans[channel].lang
+        return Lang(code) if code else default
+
+    return of
 
 
 def run_due(deps: Deps, client: WebClient, render: Render) -> list[Outcome]:
@@ -45,7 +55,7 @@ def run_due(deps: Deps, client: WebClient, render: Render) -> list[Outcome]:
             log.info("no digest for workspace %s: the app is not installed there", team)
             continue
         outcomes += send_digests(rentals, sends, team_client, team=team, channels=due, now=deps.now,
-                                 rules=deps.policy.idle, lang=deps.settings.lang,
+                                 rules=deps.policy.idle, lang=_langs(plans, deps.settings.lang),
                                  zone=_zones(plans), render=render, scheduled=True,
                                  all_clear=deps.settings.remind_all_clear, pace_s=deps.settings.remind_pace_s)
     for outcome in outcomes:

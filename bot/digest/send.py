@@ -86,7 +86,8 @@ def channels_of(rentals: Rentals, team: str) -> list[str]:
 
 
 def send_digests(rentals: Rentals, sends: Sends, client: WebClient, *, team: str, channels: list[str] | None,
-                 now: Callable[[], datetime], rules: Idle, lang: Lang, zone: ZoneInfo | Callable[[str], ZoneInfo],
+                 now: Callable[[], datetime], rules: Idle, lang: Lang | Callable[[str], Lang],
+                 zone: ZoneInfo | Callable[[str], ZoneInfo],
                  render: Render, force: bool = False, all_clear: bool = False, pace_s: float = 1.0,
                  scheduled: bool = False,
                  sleep: Callable[[float], None] = time.sleep) -> list[Outcome]:
@@ -100,6 +101,7 @@ def send_digests(rentals: Rentals, sends: Sends, client: WebClient, *, team: str
     for channel in wanted:
         moment = now()
         local_zone = zone if isinstance(zone, ZoneInfo) else zone(channel)
+        channel_lang = lang if isinstance(lang, Lang) else lang(channel)
         day = moment.astimezone(local_zone).date()
         if not sends.claim(team, channel, day, moment, force=force, retake_empty=not scheduled):
             outcomes.append(Outcome(channel, "already"))
@@ -112,7 +114,8 @@ def send_digests(rentals: Rentals, sends: Sends, client: WebClient, *, team: str
                 sends.give_back(team, channel, day)
             outcomes.append(Outcome(channel, "nothing"))
             continue
-        text, blocks = render(digest, lang, local_zone) if digest.news else (t("digest.all_clear", lang), [])
+        text, blocks = (render(digest, channel_lang, local_zone) if digest.news
+                        else (t("digest.all_clear", channel_lang), []))
         if last_post is not None:
             sleep(max(0.0, pace_s - (time.monotonic() - last_post)))
         try:

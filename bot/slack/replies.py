@@ -22,8 +22,8 @@ CANNOT_POST = {"not_in_channel", "channel_not_found", "is_archived", "restricted
                "restricted_action_read_only_channel", "restricted_action_thread_only_channel"}
 
 
-def lang_for(client: WebClient, deps: Deps, user: str) -> Lang:
-    """The user's Slack locale (users.info, cached), else the workspace default setting."""
+def _locale_and_zone(client: WebClient, deps: Deps, user: str) -> tuple[str | None, str | None]:
+    """The user's Slack locale and IANA time zone (users.info with include_locale, cached)."""
     cached = deps.users.cached_locale(user, timedelta(hours=deps.settings.locale_cache_hours))
     if cached is None:
         try:
@@ -33,9 +33,19 @@ def lang_for(client: WebClient, deps: Deps, user: str) -> Lang:
             deps.users.cache_locale(user, *cached)
         except (SlackApiError, OSError) as exc:  # OSError: Slack unreachable
             error = exc.response.get("error") if isinstance(exc, SlackApiError) else type(exc).__name__
-            log.warning("users.info for %s failed: %s; using the default language", user, error)
+            log.warning("users.info for %s failed: %s; using the defaults", user, error)
             cached = (None, None)
-    locale = (cached[0] or "").lower()
+    return cached
+
+
+def zone_for(client: WebClient, deps: Deps, user: str) -> str | None:
+    """The user's Slack time zone (an IANA name), when Slack knows it."""
+    return _locale_and_zone(client, deps, user)[1]
+
+
+def lang_for(client: WebClient, deps: Deps, user: str) -> Lang:
+    """The user's Slack locale (users.info, cached), else the workspace default setting."""
+    locale = (_locale_and_zone(client, deps, user)[0] or "").lower()
     if locale.startswith("zh"):
         return Lang.ZH
     if locale.startswith("en"):

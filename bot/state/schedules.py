@@ -21,7 +21,7 @@ class Schedules:
             row = conn.execute(select(digest_schedules).where(c.team == team, c.channel == channel)).first()
         if row is None:
             return self.default
-        return RemindSchedule(parse_at(row.at_time), row.zone, parse_days(row.days), bool(row.enabled))
+        return RemindSchedule(parse_at(row.at_time), row.zone, parse_days(row.days), bool(row.enabled), row.lang)
 
     def put(self, team: str, channel: str, schedule: RemindSchedule, user: str, now: datetime) -> None:
         c = digest_schedules.c
@@ -29,4 +29,5 @@ class Schedules:
             conn.execute(delete(digest_schedules).where(c.team == team, c.channel == channel))
             conn.execute(insert(digest_schedules).values(
                 team=team, channel=channel, at_time=schedule.at.strftime("%H:%M"), zone=schedule.zone,
-                days=days_text(schedule.days), enabled=schedule.enabled, set_by=user, updated_at=now))
+                days=days_text(schedule.days), enabled=schedule.enabled, set_by=user, updated_at=now,
+                lang=schedule.lang))

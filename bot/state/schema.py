@@ -206,6 +206,7 @@ digest_schedules = Table(  # a channel's digest time; channels without a row use
     Column("enabled", Boolean, nullable=False),
     Column("set_by", String(32), nullable=False),
     Column("updated_at", UtcDateTime, nullable=False),
+    Column("lang", String(2)),  # zh or en: the channel's language (migration 0012); NULL: the default
 )
 
 project_budgets = Table(  # a project's monthly budget, per workspace

@@ -8,7 +8,7 @@ import os
 import subprocess
 import sys
 from collections.abc import Iterator
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime, time, timedelta
 from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -18,7 +18,9 @@ from sqlalchemy import insert
 
 from bot.state import Store
 from bot.state.rentals import Rentals
+from bot.state.schedules import Schedules
 from bot.state.schema import digest_sends
+from rules.remind_schedule import RemindSchedule
 from rules.samples import Sample
 from tests.support.cli import ROOT, run_cli
 from tests.support.fake_slack import FakeSlack, fake_slack
@@ -151,3 +153,16 @@ def test_a_bad_remind_setting_names_it_and_the_accepted_form(tmp_path: Path, fak
         done = run_cli("remind", "--now", "--team", "T1", env=env(tmp_path, fake) | {name: value}, tmp=tmp_path)
         assert done.returncode == 2 and value in done.stderr and said in done.stderr, (name, done.stderr)
     assert posts(fake) == []
+
+
+def test_remind_now_with_lang_posts_in_that_language_else_the_channels(tmp_path: Path, fake: FakeSlack) -> None:
+    """Issue 19.2: --lang changed only the terminal's lines; the digest went out in Chinese."""
+    idle_box(tmp_path)
+    assert remind(tmp_path, fake, "--lang", "en", lang="zh").returncode == 0
+    assert "GPU rentals" in json.dumps(posts(fake)[-1]["blocks"])
+    store = Store(tmp_path / "state.db")
+    schedules = Schedules(store, RemindSchedule(time(9, 30), "Asia/Shanghai", frozenset(range(5))))
+    schedules.put("T1", "C1", RemindSchedule(time(9, 30), "Asia/Shanghai", frozenset(range(5)), lang="zh"), "U1",
+                  datetime.now(UTC))
+    assert remind(tmp_path, fake, "--force", lang="en").returncode == 0  # no --lang: the channel's (zh)
+    assert "GPU 租用提醒" in json.dumps(posts(fake)[-1]["blocks"], ensure_ascii=False)

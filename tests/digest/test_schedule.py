@@ -69,7 +69,8 @@ def test_remind_at_shows_the_next_send_off_stops_it_and_bad_input_says_the_accep
         h.clock.now = MONDAY_0910_SHANGHAI
         idle_box(h)
         h.send.command("remind at 10:00 Asia/Shanghai mon,wed", response_url=h.fake.response_url("1"))
-        assert "10:00" in replies(h, 1)[0]["text"] and "Next: 2026-11-30 10:00 Mon" in replies(h, 1)[0]["text"]
+        assert "10:00" in replies(h, 1)[0]["text"]
+        assert "Next: 2026-11-30 10:00 Mon Asia/Shanghai" in replies(h, 1)[0]["text"]  # the zone is named
         h.send.command("remind at 25:00", response_url=h.fake.response_url("2"))
         bad = replies(h, 2)[1]["text"]
         assert "25:00" in bad and "09:30" in bad  # what was wrong, and the accepted forms
@@ -120,3 +121,40 @@ def test_a_budget_shows_beside_the_project_spend_across_channels_and_flags_over(
         assert "llm ¥300 / 预算 ¥50 :warning: 已超预算" in footer  # the channel speaks GPU_ADVISOR_LANG (zh)
         h.send.command("budget llm off", response_url=h.fake.response_url("4"))
         assert "removed" in replies(h, 4)[3]["text"]
+
+
+def test_a_channel_speaks_the_language_set_for_it_else_its_setters(tmp_path: Path) -> None:
+    """Issue 19.1: an English team's digest arrived in Chinese (GPU_ADVISOR_LANG)."""
+    with running_app(tmp_path) as h:  # the workspace default is zh
+        h.clock.now = MONDAY_0910_SHANGHAI
+        idle_box(h, "a", channel="C1")
+        idle_box(h, "b", channel="C2")
+        idle_box(h, "c", channel="C3")
+        h.send.command("remind at 09:30", channel="C1", user="U1", response_url=h.fake.response_url("1"))  # en-US
+        h.fake.locales["U8"] = "zh-CN"
+        h.send.command("remind lang=en at 09:30", channel="C2", user="U8", response_url=h.fake.response_url("2"))
+        said = replies(h, 2)
+        assert "in English" in said[0]["text"] and "使用英文" in said[1]["text"]
+        h.clock.now = MONDAY_0910_SHANGHAI + timedelta(hours=1)
+        run_due(h.deps, h.deps_client(), render)
+        by_channel = {p["channel"]: h.texts(p) for p in h.posts()}
+        assert "GPU rentals" in by_channel["C1"] and "GPU rentals" in by_channel["C2"]  # the setter's, the set
+        assert "GPU 租用提醒" in by_channel["C3"]  # no schedule: the workspace default
+        h.send.command("remind lang zh", channel="C2", user="U1", response_url=h.fake.response_url("3"))
+        assert "in Chinese" in replies(h, 3)[2]["text"]
+        h.send.command("remind lang fr", channel="C2", user="U1", response_url=h.fake.response_url("4"))
+        assert "`fr` is not a language" in replies(h, 4)[3]["text"]
+
+
+def test_remind_at_without_a_zone_takes_the_callers_and_says_which(tmp_path: Path) -> None:
+    """Issue 19.6 (and 19.4): the zone was always Asia/Shanghai; the weekday was English in Chinese."""
+    with running_app(tmp_path) as h:
+        h.clock.now = MONDAY_0910_SHANGHAI
+        h.fake.zones["U5"] = "America/New_York"
+        h.send.command("remind at 09:30", user="U5", response_url=h.fake.response_url("1"))
+        said = replies(h, 1)[0]["text"]
+        assert "09:30 America/New_York" in said and "Next: 2026-11-30 09:30 Mon America/New_York" in said
+        h.fake.locales["U6"] = "zh-CN"
+        h.send.command("remind", user="U6", response_url=h.fake.response_url("2"))
+        chinese = replies(h, 2)[1]["text"]
+        assert "周一" in chinese and "Mon" not in chinese and "America/New_York" in chinese

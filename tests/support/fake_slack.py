@@ -35,6 +35,7 @@ class FakeSlack:
     refuse_channels: dict[str, str] = field(default_factory=dict)  # channel -> error (e.g. not_in_channel)
     rate_limit_once: set[str] = field(default_factory=set)  # methods answered 429 the first time
     locales: dict[str, str] = field(default_factory=dict)
+    zones: dict[str, str] = field(default_factory=dict)  # users' Slack time zones (users.info tz)
     admins: set[str] = field(default_factory=set)  # users.info answers is_admin for these
     delays: dict[str, float] = field(default_factory=dict)  # method -> seconds to wait before answering
     auth_error: str | None = None  # auth.test answers this error (e.g. invalid_auth)
@@ -108,7 +109,8 @@ class FakeSlack:
         if method == "users.info":
             user = str(args.get("user"))
             return 200, {}, {"ok": True, "user": {"id": user, "locale": self.locales.get(user, "en-US"),
-                                                  "tz": "Asia/Shanghai", "is_admin": user in self.admins}}
+                                                  "tz": self.zones.get(user, "Asia/Shanghai"),
+                                                  "is_admin": user in self.admins}}
         if method == "apps.connections.open":  # Socket Mode: a WebSocket URL nobody listens on
             return 200, {}, {"ok": True, "url": "ws://127.0.0.1:9/link"}
         if method == "files.info":

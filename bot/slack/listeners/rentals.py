@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+from datetime import datetime
+from typing import overload
+
 from bot.deps import Deps
 from bot.slack.listeners.digest import is_admin
+from bot.slack.replies import zone_for
 from bot.slack.request import SlackRequest
 from bot.slack.ui import blocks
 from bot.slack.ui.digest import item_blocks
@@ -65,38 +70,70 @@ def on_release(deps: Deps, request: SlackRequest, args: list[str], lang: Lang) -
 
 
 def on_remind(deps: Deps, request: SlackRequest, args: list[str], lang: Lang) -> None:
+    """`remind at 09:30 [zone] [days] [lang=en|zh]`, `remind lang en|zh`, `remind off`, `remind`. The
+    channel's language: one set here wins; else the language of whoever set the schedule."""
     schedules = Schedules(deps.store, deps.settings.default_schedule())
     team, channel, user = request.team, request.channel or "", request.user or ""
     current = schedules.of(team, channel)
-    if args and args[0].lower() == "off" and len(args) == 1:
-        schedules.put(team, channel, RemindSchedule(current.at, current.zone, current.days, False), user, deps.now())
+    given = [a for a in args if a.lower().startswith("lang=")]
+    args = [a for a in args if a not in given]
+    chosen = _language(given[-1].split("=", 1)[1] if given else None, lang)
+    words = [a.lower() for a in args]
+    if words == ["off"]:
+        schedules.put(team, channel, replace(current, enabled=False), user, deps.now())
         _say(request, t("digest.schedule_off", lang))
         return
-    if args and args[0].lower() == "at" and 2 <= len(args) <= 4:
+    if len(words) == 2 and words[0] == "lang":
+        current = replace(current, lang=_language(words[1], lang).value)
+        schedules.put(team, channel, current, user, deps.now())
+    elif words and words[0] == "at" and 2 <= len(args) <= 4:
         try:
-            current = _schedule(args[1:], current)
+            current = _schedule(args[1:], current, zone_for(request.client, deps, user) or current.zone)
         except ParseError as exc:
             raise RentalCommandError(error_text(exc, lang)) from None
+        # the language set here, else the one it had, else the language of whoever sets it
+        current = replace(current, lang=(chosen or (Lang(current.lang) if current.lang else lang)).value)
         schedules.put(team, channel, current, user, deps.now())
-    elif args:
+    elif args or given:
         raise RentalCommandError(t("digest.remind_usage", lang))
     if not current.enabled:
         _say(request, t("digest.schedule_off", lang))
         return
-    upcoming = next_send(current, deps.now())
-    _say(request, t("digest.schedule", lang, at=current.at.strftime("%H:%M"), zone=current.zone,
-                    days=current.days_text, next=upcoming.strftime("%Y-%m-%d %H:%M %a") if upcoming else "-"))
+    _say(request, schedule_text(current, deps.now(), lang, Lang(current.lang or deps.settings.lang)))
 
 
-def _schedule(args: list[str], current: RemindSchedule) -> RemindSchedule:
-    """`09:30 [zone] [days]`: a zone has a '/' or is UTC; anything else after the time is the days."""
-    at, zone, days = parse_at(args[0]), current.zone, current.days
+@overload
+def _language(value: str, lang: Lang) -> Lang: ...
+@overload
+def _language(value: None, lang: Lang) -> None: ...
+def _language(value: str | None, lang: Lang) -> Lang | None:
+    """A language named in the command (`lang=en`, `lang zh`); RentalCommandError for anything else."""
+    if value is None:
+        return None
+    if value.lower() not in {code.value for code in Lang}:
+        raise RentalCommandError(t("digest.remind_lang_usage", lang, text=value))
+    return Lang(value.lower())
+
+
+def schedule_text(schedule: RemindSchedule, now: datetime, lang: Lang, channel_lang: Lang) -> str:
+    """The schedule as a person reads it: its local time and zone, days, language and the next send."""
+    upcoming = next_send(schedule, now)
+    nxt = (f"{upcoming:%Y-%m-%d %H:%M} {t(f'word.weekday.{upcoming.weekday()}', lang)} {schedule.zone}"
+           if upcoming else "-")
+    return t("digest.schedule", lang, at=schedule.at.strftime("%H:%M"), zone=schedule.zone,
+             days=schedule.days_text, next=nxt, language=t(f"word.lang.{channel_lang.value}", lang))
+
+
+def _schedule(args: list[str], current: RemindSchedule, zone: str) -> RemindSchedule:
+    """`09:30 [zone] [days]`: a zone has a '/' or is UTC; anything else after the time is the days. Without
+    a zone, `zone` (the caller's Slack time zone)."""
+    at, days = parse_at(args[0]), current.days
     for arg in args[1:]:
         if "/" in arg or arg.upper() in ("UTC", "GMT"):
             zone = parse_zone(arg if "/" in arg else arg.upper())
         else:
             days = parse_days(arg)
-    return RemindSchedule(at, zone, days, True)
+    return RemindSchedule(at, zone, days, True, current.lang)
 
 
 def on_budget(deps: Deps, request: SlackRequest, args: list[str], lang: Lang) -> None:
