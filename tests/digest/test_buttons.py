@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import re
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
@@ -104,3 +106,20 @@ def test_a_second_press_on_a_released_instance_says_it_is_gone(tmp_path: Path) -
         h.send.click(message, "rental_released", user="U1")
         [note] = h.fake.wait_for(lambda: h.fake.of("chat.postEphemeral"))
         assert "already released" in note["text"]
+
+
+def test_a_press_updates_the_message_in_its_own_language_and_recounts_the_header(tmp_path: Path) -> None:
+    """Issue 19.3: a zh-CN owner pressing Released on an English digest got Chinese lines under an
+    English header that still counted the released item; 'not news until' named no zone (19.5)."""
+    with running_app(tmp_path) as h:
+        h.fake.locales["U1"] = "zh-CN"
+        _, message = digest(h)  # posted in English
+        assert message["blocks"][0]["block_id"] == "digest:en" and "1 to look at" in str(message["blocks"][0])
+        h.send.click(message, "rental_still_needed", user="U1", value="train-1")
+        [update] = updates(h, 1)
+        said = json.dumps(update["blocks"], ensure_ascii=False)
+        assert "still needed, says <@U1>" in said and "还在用" not in said
+        assert update["blocks"][0]["text"]["text"] == "GPU rentals: 0 to look at"  # recounted after the press
+        until = (h.clock.now + timedelta(days=1)).astimezone(ZoneInfo("Asia/Shanghai"))
+        assert f"not news until {until:%m-%d %H:%M} Asia/Shanghai" in said
+        assert not re.search(r"[\u4e00-\u9fff]", said)  # no Chinese in an English message

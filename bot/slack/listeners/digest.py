@@ -10,6 +10,7 @@ from __future__ import annotations
 import logging
 from datetime import timedelta
 from typing import Any
+from zoneinfo import ZoneInfo
 
 from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError
@@ -19,8 +20,9 @@ from bot.slack.ids import Action
 from bot.slack.replies import lang_for
 from bot.slack.request import SlackRequest
 from bot.slack.ui.blocks import context
-from bot.slack.ui.digest import item_blocks
+from bot.slack.ui.digest import header_block, item_blocks, message_lang, when
 from bot.state.rentals import RentalError, Rentals
+from bot.state.schedules import Schedules
 from bot.text import Lang, t
 from bot.text.format import money, show
 
@@ -41,8 +43,9 @@ def _ephemeral(request: SlackRequest, user: str, text: str) -> None:
     request.client.chat_postEphemeral(channel=request.channel or user, user=user, text=text)
 
 
-def _replace(request: SlackRequest, kind: str, name: str, new: list[dict[str, Any]]) -> None:
-    """Put `new` where the item's two blocks were in the digest message."""
+def _replace(request: SlackRequest, kind: str, name: str, new: list[dict[str, Any]], lang: Lang) -> None:
+    """Put `new` where the item's two blocks were in the digest message, and count what is left in the
+    header (in the message's language, `lang`)."""
     message = request.body.get("message") or {}
     ts = message.get("ts") or (request.body.get("container") or {}).get("message_ts")
     if not ts or not request.channel or not message.get("blocks"):
@@ -53,7 +56,9 @@ def _replace(request: SlackRequest, kind: str, name: str, new: list[dict[str, An
             out += new
         elif block.get("block_id") != f"act:{kind}:{name}":
             out.append(block)
-    request.client.chat_update(channel=request.channel, ts=ts, blocks=out, text=message.get("text") or name)
+    left = sum(1 for b in out if str(b.get("block_id", "")).startswith("item:"))
+    out = [header_block(left, lang) if b.get("type") == "header" else b for b in out]
+    request.client.chat_update(channel=request.channel, ts=ts, blocks=out, text=t("digest.header", lang, count=left))
 
 
 def on_digest_button(deps: Deps, request: SlackRequest) -> None:
@@ -70,19 +75,21 @@ def on_digest_button(deps: Deps, request: SlackRequest) -> None:
     if user != found.owner and not is_admin(request.client, user):
         _ephemeral(request, user, t("digest.not_yours", lang, owner=f"<@{found.owner}>", name=name))
         return
+    # the message keeps its own language and the channel's zone, whoever presses
+    posted_in = message_lang(request.body.get("message") or {}) or lang
+    zone = ZoneInfo(Schedules(deps.store, deps.settings.default_schedule()).of(team, request.channel or "").zone)
     try:
-        new = _answer(deps, rentals, action, team, name, f"<@{user}>", lang)
+        new = _answer(deps, rentals, action, team, name, f"<@{user}>", posted_in, zone)
     except RentalError:
         _ephemeral(request, user, t("digest.gone", lang, name=name))
         return
-    _replace(request, "s" if is_storage else "i", name, new)
+    _replace(request, "s" if is_storage else "i", name, new, posted_in)
 
 
 def _answer(deps: Deps, rentals: Rentals, action: Action, team: str, name: str, who: str,
-            lang: Lang) -> list[dict[str, Any]]:
-    """Do what the button says; the blocks that take the item's place."""
+            lang: Lang, zone: ZoneInfo) -> list[dict[str, Any]]:
+    """Do what the button says; the blocks that take the item's place (in `lang`, times in `zone`)."""
     now = deps.now()
-    until_text = "%m-%d %H:%M UTC"
     if action is Action.RELEASED:
         released = rentals.release(team, name, now)
         out = context(t("digest.done.released", lang, name=name, user=who))
@@ -94,10 +101,10 @@ def _answer(deps: Deps, rentals: Rentals, action: Action, team: str, name: str, 
     if action in SNOOZE:
         until = now + SNOOZE[action]
         rentals.snooze(team, name, until)
-        return context(t("digest.done.still_needed", lang, name=name, user=who, until=until.strftime(until_text)))
+        return context(t("digest.done.still_needed", lang, name=name, user=who, until=when(until, zone)))
     if action is Action.STORAGE_DELETED:
         rentals.delete_storage(team, name, now)
         return context(t("digest.done.deleted", lang, name=name, user=who))
     until = now + timedelta(days=deps.policy.idle.storage_keep_days)
     rentals.keep_storage(team, name, until)
-    return context(t("digest.done.kept", lang, name=name, user=who, until=until.strftime(until_text)))
+    return context(t("digest.done.kept", lang, name=name, user=who, until=when(until, zone)))

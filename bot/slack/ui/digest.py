@@ -17,14 +17,29 @@ from rules.idle import Activity
 MAX_BLOCKS = 50  # Slack's limit for a message
 
 
-def _when(moment: datetime | None, zone: ZoneInfo) -> str:
-    return moment.astimezone(zone).strftime("%m-%d %H:%M") if moment else "?"
+def when(moment: datetime | None, zone: ZoneInfo) -> str:
+    """A time as a channel reads it: in the channel's zone, naming the zone (11-30 22:17 Asia/Shanghai)."""
+    return f"{moment.astimezone(zone):%m-%d %H:%M} {zone.key}" if moment else "?"
+
+
+def message_lang(message: dict[str, Any]) -> Lang | None:
+    """The language a digest message was posted in (its header's block id), if it says."""
+    header: dict[str, Any] = next((b for b in message.get("blocks") or [] if b.get("type") == "header"), {})
+    code = str(header.get("block_id", "")).removeprefix("digest:")
+    return Lang(code) if code in {str(c) for c in Lang} else None
+
+
+def header_block(count: int, lang: Lang) -> dict[str, Any]:
+    """The digest's header for `count` items still listed."""
+    blocks: list[dict[str, Any]] = templating.message("digest.json.j2", header=t("digest.header", lang, count=count),
+                                                      lang=lang.value, items=[], notes=[])
+    return blocks[0]
 
 
 def instance_line(news: InstanceNews, lang: Lang, zone: ZoneInfo) -> str:
     key = {Activity.IDLE: "digest.idle", Activity.MEMORY_HELD: "digest.memory_held"}.get(news.activity,
                                                                                           "digest.unknown")
-    return t(key, lang, name=news.name, owner=f"<@{news.owner}>", since=_when(news.since, zone),
+    return t(key, lang, name=news.name, owner=f"<@{news.owner}>", since=when(news.since, zone),
              per_day=money(news.per_day, news.currency), burned=money(news.burned, news.currency))
 
 
@@ -78,7 +93,7 @@ def render(digest: Digest, lang: Lang, zone: ZoneInfo) -> tuple[str, list[dict[s
     room = MAX_BLOCKS - 1 - len(footer)  # the header, the footer; each item takes two blocks: its line and buttons
     shown = items if 2 * len(items) <= room else items[:(room - 1) // 2]
     more = [t("digest.more", lang, count=count - len(shown))] if len(shown) < count else []
-    blocks = templating.message("digest.json.j2", header=t("digest.header", lang, count=count),
+    blocks = templating.message("digest.json.j2", header=t("digest.header", lang, count=count), lang=lang.value,
                                 items=[_item(kind, name, text, lang) for _, kind, name, text in shown],
                                 notes=more + footer)
     idle_per_day: dict[str, float] = {}
