@@ -104,3 +104,17 @@ def test_the_heartbeat_snippet_runs_on_python_3_8() -> None:
         exec(compile(tree, "README heartbeat snippet", "exec"), {})  # the README's own example
     body = json.loads(printed.getvalue())
     assert len(body["samples"]) == 13 and body["samples"][0]["ts"].endswith("+00:00")
+
+
+def test_every_inline_key_is_in_the_slack_help_and_the_readme() -> None:
+    """Issue 19.8: `serving=` was suggested by the bot but listed by neither the help nor the README."""
+    from bot.fields.answers import FIELDS
+    from bot.slack.listeners.commands import usage_text
+    from bot.text import Lang
+
+    block = README.split("Inline keys:")[1].split("\n\n")[0]
+    for lang in Lang:
+        helped = usage_text(lang)
+        assert all(f"`{key}`" in helped for f in FIELDS for key in (*f.keys, *f.keys_zh))
+    assert [f.keys[0] for f in FIELDS if f"`{f.keys[0]}`" not in block] == []
+    assert [k for f in FIELDS for k in f.keys_zh if k not in block] == []

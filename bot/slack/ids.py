@@ -58,5 +58,6 @@ class SubCommand(StrEnum):
     REMIND = "remind"
     LIST = "list"
     RELEASE = "release"
+    DELETE_STORAGE = "delete-storage"
     BUDGET = "budget"
     TRACK = "track"

@@ -70,6 +70,11 @@ _CJK = "\u3000-\u303f\u4e00-\u9fff\uff00-\uffef"  # CJK punctuation, ideographs,
 _CJK_GAP = lazy(f"(?<=[{_CJK}])[ ]+(?=[{_CJK}])")
 
 
+def tw(key: str, lang: Lang, where: str, /, **params: object) -> str:
+    """t() of the sentence's variant for `where` ("slack": the Slack way, no terminal command), if it has one."""
+    return t(f"{key}.{where}" if has(f"{key}.{where}") else key, lang, **params)
+
+
 def t(key: str, lang: Lang, /, **params: object) -> str:
     """The text of `key` in `lang`, with `params` filled in. KeyError for an unknown key (a bug).
 

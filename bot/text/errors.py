@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from bot.capture.errors import CaptureError
-from bot.text.catalogue import has, t
+from bot.text.catalogue import has, t, tw
 from bot.text.format import forms
 from bot.text.lang import Lang
 from pricing.errors import QuoteError
@@ -30,10 +30,10 @@ def error_text(exc: ParseError | UnknownGPU | QuoteError, lang: Lang, *, where: 
     return t(f"{key}.{where}" if has(f"{key}.{where}") else key, lang, **exc.params)
 
 
-def capture_error_text(exc: CaptureError, lang: Lang) -> str:
+def capture_error_text(exc: CaptureError, lang: Lang, where: str = "cli") -> str:
     """A capture that cannot be read: the line (when there is one) and what was expected."""
     params = dict(exc.params)
     if "expected" in params:
         params["expected"] = t(f"error.capture.expect.{params['expected']}", lang)
-    problem = t(f"error.capture.{exc.code}", lang, **params)
+    problem = tw(f"error.capture.{exc.code}", lang, where, **params)
     return t("error.capture.line", lang, line=exc.line, problem=problem) if exc.line else problem

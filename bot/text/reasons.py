@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
-from bot.text.catalogue import t
+from bot.text.catalogue import has, t
 from bot.text.lang import Lang
 from rules.decision import Check, Choice, Decision, Reason
 from rules.fit import FitKind
 
 
-def render(reason: Reason, lang: Lang) -> str:
+def render(reason: Reason, lang: Lang, where: str = "cli") -> str:
+    """A reason in `lang`; `where` ("cli" or "slack") picks a sentence's variant for that front end, where
+    it has one (the Slack way of doing a thing rather than a terminal command)."""
     if isinstance(reason, Check):
         return t(f"check.{reason.id}.{'hit' if reason.fired else 'miss'}", lang, **reason.params)
-    return t(f"advice.{reason.id}", lang, **reason.params)
+    key = f"advice.{reason.id}"
+    return t(f"{key}.{where}" if has(f"{key}.{where}") else key, lang, **reason.params)
 
 
 def headline(decision: Decision, lang: Lang) -> str:

@@ -158,3 +158,20 @@ def test_remind_at_without_a_zone_takes_the_callers_and_says_which(tmp_path: Pat
         h.send.command("remind", user="U6", response_url=h.fake.response_url("2"))
         chinese = replies(h, 2)[1]["text"]
         assert "周一" in chinese and "Mon" not in chinese and "America/New_York" in chinese
+
+
+def test_delete_storage_from_slack_owner_or_admin_only(tmp_path: Path) -> None:
+    """Issue 19.7: the digest's footer named a terminal command; Slack now has `delete-storage NAME`."""
+    with running_app(tmp_path) as h:
+        rentals = idle_box(h)
+        rentals.track_storage("T1", "ckpt", {"size_gb": 340.0, "price_gb_month": 0.3, "currency": "CNY",
+                                             "channel": "C1", "owner": "U1", "project": None,
+                                             "created_at": h.clock.now}, None)
+        h.send.command("delete-storage ckpt", user="U7", response_url=h.fake.response_url("1"))
+        assert "Only <@U1>" in replies(h, 1)[0]["text"] and rentals.storage("T1")[0].deleted_at is None
+        h.send.command("delete-storage ckpt", user="U1", response_url=h.fake.response_url("2"))
+        [note] = h.wait_posts(1, channel="C1")
+        assert "~ckpt~ deleted, says <@U1>" in note["text"] and rentals.storage("T1")[0].deleted_at == h.clock.now
+        h.send.command("delete-storage nope", response_url=h.fake.response_url("3"))
+        missing = replies(h, 2)[1]["text"]
+        assert "no storage named 'nope'" in missing and "`/gpu-advise list`" in missing

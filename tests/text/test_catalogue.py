@@ -87,3 +87,21 @@ def test_no_english_article_before_a_number() -> None:
 
 def test_the_articles_term_for_the_rule() -> None:
     assert "四项命中两项" in t("advice.phase_stable", Lang.ZH)
+
+
+TERMINAL_COMMAND = re.compile(r"(?<![/\w-])gpu-advise [a-z]")  # `gpu-advise list`, not `/gpu-advise list`
+SLACK_FAMILIES = ("slack.", "digest.", "advice.", "check.", "error.rental.", "error.capture.", "error.quote.",
+                  "headline.", "parse.problem.", "question.")
+
+
+def test_no_slack_message_tells_people_to_run_a_terminal_command() -> None:
+    """Issue 19.7: Slack said `gpu-advise list`, `gpu-advise track instance ...`, `gpu-advise probe`, and
+    the digest footer `gpu-advise release NAME`: the Slack way, or what an admin can do, instead."""
+    table = entries()
+    said_in_slack = {key.removesuffix(".slack") for key in table if key.endswith(".slack")}
+    offenders = []
+    for key, texts in table.items():
+        if not key.startswith(SLACK_FAMILIES) or key.endswith(".cli") or key in said_in_slack:
+            continue  # terminal-only sentences, and those Slack says through their .slack variant
+        offenders += [f"{key} ({lang.value})" for lang, text in texts.items() if TERMINAL_COMMAND.search(text)]
+    assert offenders == []

@@ -17,6 +17,7 @@ from bot.slack.request import SlackRequest
 from bot.state import Conversation
 from bot.text import Lang, t
 from bot.text.capture import figure_lines
+from bot.text.catalogue import tw
 from bot.text.errors import capture_error_text
 from rules.capture import figures, idle_gpus, measured_answers, per_gpu, whole_run_s
 from rules.gpus import gpu_model
@@ -50,7 +51,7 @@ def _read(deps: Deps, request: SlackRequest, convo: Conversation, file: dict[str
         _say(request, convo, t(f"slack.capture_fetch.{exc.code}", lang, **({"name": name} | exc.params)))
     except CaptureError as exc:
         code = "dmon_no_total_slack" if exc.code == "dmon_no_total" else None
-        error = t(f"error.capture.{code}", lang) if code else capture_error_text(exc, lang)
+        error = tw(f"error.capture.{code}", lang, "slack") if code else capture_error_text(exc, lang, "slack")
         _say(request, convo, t("slack.capture_unreadable", lang, name=name, error=error))
     return None
 

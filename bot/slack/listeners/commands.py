@@ -7,7 +7,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from bot.deps import Deps
-from bot.fields.answers import inline_key
+from bot.fields.answers import FIELDS, inline_key
 from bot.slack import conversation, inline
 from bot.slack.ids import SubCommand
 from bot.slack.listeners import rentals, tracking
@@ -61,10 +61,16 @@ def on_command(deps: Deps, request: SlackRequest) -> None:
         _error(request, lang, str(exc))
 
 
+def usage_text(lang: Lang) -> str:
+    """`/gpu-advise help`: every inline key from the one table of answer fields."""
+    return t("slack.usage", lang, keys=", ".join(f"`{'`/`'.join(f.keys)}`" for f in FIELDS),
+             keys_zh=", ".join(f"`{k}`" for f in FIELDS for k in f.keys_zh))
+
+
 def _dispatch(deps: Deps, request: SlackRequest, tokens: list[str], lang: Lang) -> None:
     head = tokens[0].lower()
     if head == SubCommand.HELP:
-        usage = t("slack.usage", lang)
+        usage = usage_text(lang)
         request.respond(response_type="ephemeral", text=usage, blocks=blocks.text(usage))
     elif head == SubCommand.ANALYZE:
         _analyze(deps, request, lang)
@@ -75,8 +81,8 @@ def _dispatch(deps: Deps, request: SlackRequest, tokens: list[str], lang: Lang) 
         _prices(deps, request, tokens[1:], lang)
     elif head == SubCommand.QUOTE:
         _quote(deps, request, tokens[1:], lang)
-    elif head in (SubCommand.REMIND, SubCommand.LIST, SubCommand.RELEASE, SubCommand.BUDGET,
-                  SubCommand.TRACK):
+    elif head in (SubCommand.REMIND, SubCommand.LIST, SubCommand.RELEASE, SubCommand.DELETE_STORAGE,
+                  SubCommand.BUDGET, SubCommand.TRACK):
         _rentals(deps, request, head, tokens[1:], lang)
     elif "=" in tokens[0] or _is_duration(tokens[0]):
         _inline(deps, request, tokens, lang)
@@ -101,6 +107,8 @@ def _rentals(deps: Deps, request: SlackRequest, head: str, args: list[str], lang
             rentals.on_list(deps, request, lang)
         elif head == SubCommand.RELEASE:
             rentals.on_release(deps, request, args, lang)
+        elif head == SubCommand.DELETE_STORAGE:
+            rentals.on_delete_storage(deps, request, args, lang)
         elif head == SubCommand.BUDGET:
             rentals.on_budget(deps, request, args, lang)
         elif head == SubCommand.TRACK:

@@ -16,6 +16,7 @@ from bot.state.budgets import Budgets
 from bot.state.rentals import RentalError, Rentals, check_name
 from bot.state.schedules import Schedules
 from bot.text import Lang, t
+from bot.text.catalogue import tw
 from bot.text.errors import error_text
 from bot.text.format import money, show
 from rules.errors import ParseError
@@ -53,13 +54,13 @@ def on_release(deps: Deps, request: SlackRequest, args: list[str], lang: Lang) -
     rentals, name, user = Rentals(deps.store), args[0], request.user or ""
     found = rentals.instance(request.team, name)
     if found is None:
-        raise RentalCommandError(t("error.rental.no_instance", lang, name=name))
+        raise RentalCommandError(tw("error.rental.no_instance", lang, "slack", name=name))
     if user != found.owner and not is_admin(request.client, user):
         raise RentalCommandError(t("digest.not_yours", lang, owner=f"<@{found.owner}>", name=name))
     try:
         released = rentals.release(request.team, name, deps.now())
     except RentalError as exc:
-        raise RentalCommandError(t(f"error.rental.{exc.code}", lang, **exc.params)) from None
+        raise RentalCommandError(tw(f"error.rental.{exc.code}", lang, "slack", **exc.params)) from None
     note = t("digest.done.released", lang, name=name, user=f"<@{user}>")
     out = blocks.text(note)
     for left in rentals.storage(request.team, instance_id=released.id, kept_only=True):
@@ -67,6 +68,24 @@ def on_release(deps: Deps, request: SlackRequest, args: list[str], lang: Lang) -
                      per_month=money(left.size_gb * left.price_gb_month, left.currency))
         out += item_blocks("s", left.name, question, lang)
     request.client.chat_postMessage(channel=request.channel or user, text=note, blocks=out)
+
+
+def on_delete_storage(deps: Deps, request: SlackRequest, args: list[str], lang: Lang) -> None:
+    """`delete-storage NAME`: the storage was deleted (its owner or an admin of this workspace); it stops costing."""
+    if len(args) != 1:
+        raise RentalCommandError(t("digest.delete_storage_usage", lang))
+    rentals, name, user = Rentals(deps.store), args[0], request.user or ""
+    found = rentals.storage_named(request.team, name)
+    if found is None:
+        raise RentalCommandError(tw("error.rental.no_storage", lang, "slack", name=name))
+    if user != found.owner and not is_admin(request.client, user):
+        raise RentalCommandError(t("digest.not_yours", lang, owner=f"<@{found.owner}>", name=name))
+    try:
+        rentals.delete_storage(request.team, name, deps.now())
+    except RentalError as exc:
+        raise RentalCommandError(tw(f"error.rental.{exc.code}", lang, "slack", **exc.params)) from None
+    note = t("digest.done.deleted", lang, name=name, user=f"<@{user}>")
+    request.client.chat_postMessage(channel=request.channel or user, text=note, blocks=blocks.text(note))
 
 
 def on_remind(deps: Deps, request: SlackRequest, args: list[str], lang: Lang) -> None:
@@ -148,7 +167,7 @@ def on_budget(deps: Deps, request: SlackRequest, args: list[str], lang: Lang) ->
     try:
         check_name(project)
     except RentalError as exc:
-        raise RentalCommandError(t(f"error.rental.{exc.code}", lang, **exc.params)) from None
+        raise RentalCommandError(tw(f"error.rental.{exc.code}", lang, "slack", **exc.params)) from None
     if len(args) == 2 and args[1].lower() == "off":
         budgets.remove(team, project)
         _say(request, t("digest.budget_removed", lang, project=project))

@@ -22,6 +22,7 @@ from bot.slack.ui import blocks, track_form
 from bot.slack.ui.blocks import ButtonValue
 from bot.state.rentals import RentalError, Rentals
 from bot.text import Lang, t
+from bot.text.catalogue import tw
 from bot.text.format import money
 
 INSTANCE_KEYS = {k: k for k in ("gpu", "price", "cards", "share", "project", "owner", "currency")}
@@ -72,7 +73,7 @@ def on_track(deps: Deps, request: SlackRequest, args: list[str], lang: Lang) -> 
     except FieldError as exc:
         raise RentalCommandError(f"`{exc.field}`: {exc.message}") from None
     except RentalError as exc:
-        raise RentalCommandError(t(f"error.rental.{exc.code}", lang, **exc.params)) from None
+        raise RentalCommandError(tw(f"error.rental.{exc.code}", lang, "slack", **exc.params)) from None
 
 
 def _instance(deps: Deps, request: SlackRequest, rentals: Rentals, name: str, raw: dict[str, str],
@@ -130,7 +131,7 @@ def check_track_form(deps: Deps, ack: Ack, request: SlackRequest) -> None:
     fields, errors = track_form.read(request.body["view"], deps.settings.currency, cached_price(deps))
     if not errors and Rentals(deps.store).instance(request.team, fields["name"]) is not None:
         meta = track_form.TrackMeta.model_validate_json(request.body["view"].get("private_metadata") or "{}")
-        errors["name"] = t("error.rental.instance_exists", Lang(meta.lang), name=fields["name"])
+        errors["name"] = tw("error.rental.instance_exists", Lang(meta.lang), "slack", name=fields["name"])
     if errors:
         if request.inbox_key:
             deps.inbox.done(request.inbox_key)
@@ -153,7 +154,7 @@ def on_track_form(deps: Deps, request: SlackRequest) -> None:
                                                                                       "started_at": deps.now()})
     except RentalError as exc:
         request.client.chat_postEphemeral(channel=meta.ch, user=user,
-                                          text=t(f"error.rental.{exc.code}", lang, **exc.params))
+                                          text=tw(f"error.rental.{exc.code}", lang, "slack", **exc.params))
         return
     text = t("digest.tracked_instance", lang, name=made.name, owner=f"<@{made.owner}>", token=token)
     if source:

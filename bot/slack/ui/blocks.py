@@ -75,14 +75,16 @@ def answered(step: Step, answer: str | None, user: str, lang: Lang) -> list[dict
 
 
 def costs(quote: Quote | None, error: QuoteError | None, policy: Policy, lang: Lang,
-          assumed: bool = False) -> dict[str, Any]:
+          assumed: bool = False, *, serving_given: bool = False) -> dict[str, Any]:
     if quote is None:
         reason = error_text(error, lang, where="slack") if error is not None else "?"
         return {"title": t("slack.costs", lang) + "\n" + t("slack.no_quote", lang, reason=reason),
                 "rows": [], "notes": ""}
     heading = f"{t('slack.costs', lang)}  {title(quote, lang)}"
     if assumed:
-        key = "slack.assumed_service" if quote.service else "slack.assumed_schedule"
+        # a hint is not repeated once answered: with serving= given, the service's hours are the answer
+        key = ("slack.assumed_service_given" if serving_given else "slack.assumed_service") if quote.service \
+            else "slack.assumed_schedule"
         heading += "\n_" + t(key, lang, hours=quote.hours_per_day, days=quote.days) + "_"
     lines = [f"*{row.option}*  {row.cost}\n{row.billing}\n_{row.source}_" for row in rows(quote, policy, lang)]
     return {"title": heading, "rows": lines, "notes": "\n".join(notes(quote, lang))}
@@ -91,9 +93,9 @@ def costs(quote: Quote | None, error: QuoteError | None, policy: Policy, lang: L
 def _why(advice: Advice, lang: Lang) -> str:
     decision = advice.decision
     why = [t("slack.why", lang)]
-    why += [("✅ " if check.fired else "▫️ ") + render(check, lang) for check in decision.checks]
-    why += [f"→ {render(reason, lang)}" for reason in decision.verdict]
-    why += [f"⚠️ {render(warning, lang)}" for warning in decision.warnings]
+    why += [("✅ " if check.fired else "▫️ ") + render(check, lang, "slack") for check in decision.checks]
+    why += [f"→ {render(reason, lang, 'slack')}" for reason in decision.verdict]
+    why += [f"⚠️ {render(warning, lang, 'slack')}" for warning in decision.warnings]
     if decision.missing:
         why.append(f"_{t('missing', lang)}: {', '.join(q.value for q in decision.missing)}_")
     return "\n".join(why)
@@ -102,13 +104,14 @@ def _why(advice: Advice, lang: Lang) -> str:
 def recommendation(advice: Advice, convo_id: str, policy: Policy, lang: Lang) -> list[dict[str, Any]]:
     groups: dict[str, list[str]] = {}
     for item in advice.decision.guidance:
-        groups.setdefault(item.topic.value, []).append(f"• {render(item, lang)}")
+        groups.setdefault(item.topic.value, []).append(f"• {render(item, lang, 'slack')}")
     sections = [f"*{t('topic.' + topic, lang)}*\n" + "\n".join(lines) for topic, lines in groups.items()]
     choice = headline(advice.decision, lang)
     return templating.message(
         "recommendation.json.j2",
         header=f"{t('recommendation', lang)}: {choice}", why=_why(advice, lang), advice=sections,
-        costs=costs(advice.quote, advice.quote_error, policy, lang, advice.schedule_assumed),
+        costs=costs(advice.quote, advice.quote_error, policy, lang, advice.schedule_assumed,
+                    serving_given=advice.profile.serving_hours is not None),
         change_action=Action.CHANGE.value, change_label=t("slack.change", lang),
         restart_action=Action.RESTART.value, restart_label=t("slack.restart", lang),
         rented_action=Action.RENTED.value, rented_label=t("digest.button.rented", lang),

@@ -14,6 +14,7 @@ from bot.slack.ui import templating
 from bot.slack.ui.forms import typed_texts
 from bot.state.rentals import RentalError, check_name
 from bot.text import Lang, t
+from bot.text.catalogue import tw
 
 FIELDS = (("name", True), ("gpu", True), ("price", False), ("cards", False), ("share", False), ("project", False))
 
@@ -44,7 +45,7 @@ def read(payload_view: dict[str, Any], currency: str,
     try:
         check_name(typed.get("name", ""))
     except RentalError as exc:
-        errors["name"] = t(f"error.rental.{exc.code}", lang, **exc.params)[:150]
+        errors["name"] = tw(f"error.rental.{exc.code}", lang, "slack", **exc.params)[:150]
     cards = typed.get("cards", "1")
     if not cards.isdigit() or not 1 <= int(cards) <= 1024:
         errors["cards"] = t("track_form.cards.hint", lang)
