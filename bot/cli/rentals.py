@@ -42,6 +42,26 @@ def workspace_of(settings: Settings, team: str | None) -> str:
     return str(found["team_id"])
 
 
+def people(settings: Settings, users: set[str]) -> dict[str, str]:
+    """Each Slack user id as a person reads it in a terminal: their Slack name (users.info, once a user a
+    run) when a bot token is set and Slack answers, else the bare id. Never a `<@U…>` mention."""
+    names = {user: user for user in users}
+    if settings.slack_bot_token is None or not users:
+        return names
+    from slack_sdk import WebClient
+    from slack_sdk.errors import SlackApiError
+
+    client = WebClient(token=settings.slack_bot_token.get_secret_value(), base_url=settings.slack_api_url)
+    for user in sorted(users):
+        try:
+            found = client.users_info(user=user).get("user") or {}
+        except (SlackApiError, OSError):
+            continue  # the bare id, as without a token
+        profile = found.get("profile") or {}
+        names[user] = str(profile.get("display_name") or found.get("real_name") or found.get("name") or user)
+    return names
+
+
 def open_rentals(settings: Settings) -> Rentals:
     from bot.state import Store, StoreUnavailable
     from bot.state.rentals import Rentals
@@ -167,13 +187,15 @@ def list_rentals(team: TeamOpt = None, lang: LangOpt = None, as_json: JsonOpt = 
         out = {"instances": [_plain(i) for i in instances], "storage": [_plain(s) for s in storage]}
         sys.stdout.write(json.dumps(out, ensure_ascii=False, indent=2) + "\n")
         return
+    names = people(settings, {i.owner for i in instances} | {s.owner for s in storage})
     for i in instances:
         state = t("cli.released", settings.lang) if i.released_at else t("cli.running", settings.lang)
         sys.stdout.write(f"{i.name}\t{i.gpu} × {i.share or i.cards}\t{i.price:g} {i.currency}/{i.unit}\t"
-                         f"<@{i.owner}>\t{state}\n")
+                         f"{names[i.owner]}\t{state}\n")
     for s in storage:
         state = t("cli.deleted", settings.lang) if s.deleted_at else t("cli.kept", settings.lang)
-        sys.stdout.write(f"{s.name}\t{s.size_gb:g} GB\t{s.price_gb_month:g} {s.currency}/GB-month\t{state}\n")
+        sys.stdout.write(f"{s.name}\t{s.size_gb:g} GB\t{s.price_gb_month:g} {s.currency}/GB-month\t"
+                         f"{names[s.owner]}\t{state}\n")
 
 
 def release(name: Annotated[str, typer.Argument(help="The instance to release.")], team: TeamOpt = None,

@@ -158,7 +158,7 @@ def typed_answer(deps: Deps, client: WebClient, convo: Conversation, text: str, 
         take_answer(deps, client, convo, step.ask.key, answer, user, input_key)
     except ParseError as exc:
         client.chat_postMessage(channel=convo.channel, thread_ts=convo.thread_ts,
-                                text=parse_error_text(exc, Lang(convo.lang)))
+                                text=parse_error_text(exc, Lang(convo.lang), "slack"))
 
 
 def recommend(deps: Deps, convo: Conversation) -> Advice:

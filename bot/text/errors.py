@@ -4,15 +4,17 @@ from __future__ import annotations
 
 from bot.capture.errors import CaptureError
 from bot.text.catalogue import has, t, tw
-from bot.text.format import forms
+from bot.text.format import escape, forms
 from bot.text.lang import Lang
 from pricing.errors import QuoteError
 from rules.errors import ParseError, UnknownGPU
 
 
-def parse_error_text(exc: ParseError, lang: Lang) -> str:
-    """'Could not read "x": why. Accepted: a, b, c' for an answer that did not parse."""
+def parse_error_text(exc: ParseError, lang: Lang, where: str = "cli") -> str:
+    """'Could not read "x": why. Accepted: a, b, c' for an answer that did not parse. In Slack the text
+    echoed back is escaped: what someone typed is never posted as a mention or a link."""
     shown = exc.text if len(exc.text) <= 60 else exc.text[:57] + "..."
+    shown = escape(shown) if where == "slack" else shown
     problem = t(f"parse.problem.{exc.problem or 'not_understood'}", lang)
     return t("ask.parse_error", lang, text=shown, problem=problem, accepted=", ".join(forms(exc.accepted, lang)))
 
@@ -23,7 +25,7 @@ def error_text(exc: ParseError | UnknownGPU | QuoteError, lang: Lang, *, where: 
     `where` ("cli" or "slack") picks the way out a quote error offers: a terminal user can run a
     command; a Slack user is told what their admin can do."""
     if isinstance(exc, ParseError):
-        return parse_error_text(exc, lang)
+        return parse_error_text(exc, lang, where)
     if isinstance(exc, UnknownGPU):
         return t("error.unknown_gpu", lang, gpu=exc.name, known=", ".join(exc.known))
     key = f"error.quote.{exc.code}"

@@ -43,3 +43,9 @@ def forms(accepted: list[str], lang: Lang) -> list[str]:
     chinese = [a for a in accepted if _CHINESE.search(a)]
     latin = [a for a in accepted if not _CHINESE.search(a)]
     return chinese + latin if lang is Lang.ZH else latin or accepted
+
+
+def escape(text: object) -> str:
+    """Slack's mrkdwn escaping for text that came from a user or a data file: &, < and > (so no
+    <!channel> and no link it did not have is posted)."""
+    return str(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")

@@ -123,3 +123,17 @@ def test_without_price_the_price_cache_gives_one_and_says_where_from(tmp_path: P
     none = run_cli("track", "instance", "b2", "--gpu", "H800", "--channel", "C1", "--owner", "U1", *TEAM,
                    env=env, tmp=tmp_path)
     assert none.returncode == 2 and "--price: no dedicated price of H800-80GB" in none.stderr
+
+
+@pytest.mark.e2e
+def test_list_shows_people_by_name_not_as_slack_mentions(tmp_path: Path) -> None:
+    """Issue 19.9: `gpu-advise list` printed `<@U0456>` in the terminal."""
+    env = _state(tmp_path)
+    assert run_cli("track", "instance", "train-1", *A100, *TEAM, env=env, tmp=tmp_path).returncode == 0
+    bare = run_cli("list", *TEAM, env=env, tmp=tmp_path).stdout  # no token: the bare id
+    assert "\tU1\t" in bare and "<@" not in bare
+    with fake_slack() as fake:
+        fake.names["U1"] = "li.wei"
+        named = run_cli("list", *TEAM, env=env | {"SLACK_BOT_TOKEN": "xoxb-test-token",
+                                                   "SLACK_API_URL": fake.api_url}, tmp=tmp_path).stdout
+    assert "\tli.wei\t" in named and "<@" not in named

@@ -178,3 +178,14 @@ def test_a_file_uploaded_into_an_expired_profile_is_told_once(tmp_path: Path) ->
         h.fake.wait_for(lambda: h.deps.inbox.pending(timedelta(hours=1)) == [])  # the upload's work is done
         assert sum("expired" in t for t in thread_texts(h, thread)) == 1
         assert h.fake.of("download") == []
+
+
+def test_what_comes_from_a_file_is_escaped_before_it_is_posted(tmp_path: Path) -> None:
+    """Issue 19.9: `<!channel>` or a `<https://…|…>` link in a capture line or a file name was posted raw."""
+    with running_app(tmp_path) as h:
+        thread = start(h)["_ts"]
+        wait_question(h, thread, 1)
+        upload(h, thread, "F30", "<!channel>.csv", b"<!channel>,<https://evil.example|click>\n1,2\n")
+        said = h.fake.wait_for(lambda: [t for t in thread_texts(h, thread) if "channel" in t])[0]
+        assert "<!channel>" not in said and "<https://" not in said
+        assert "&lt;!channel&gt;" in said

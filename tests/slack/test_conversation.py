@@ -217,3 +217,15 @@ def test_a_slack_api_error_is_told_to_the_user_with_an_error_id(tmp_path: Path) 
         (note,) = h.fake.wait_for(lambda: h.fake.of("chat.postEphemeral"))
         assert note["user"] == "U1"
         assert "Slack refused a request (`message_not_found`, error id `" in note["text"]
+
+
+def test_a_typed_answer_echoed_in_an_error_is_escaped(tmp_path: Path) -> None:
+    """Issue 19.9: what someone typed is never posted back as a mention or a link."""
+    with running_app(tmp_path) as h:
+        thread = start(h)["_ts"]
+        wait_question(h, thread, 1)
+        h.send.event({"type": "message", "channel": "C1", "user": "U1", "text": "<!channel> soon",
+                      "ts": "1700000001.000001", "thread_ts": thread}, event_id="EvEsc")
+        said = h.fake.wait_for(lambda: [t for t in (str(p.get("text")) for p in h.posts(thread_ts=thread))
+                                        if "channel" in t])[0]
+        assert "<!channel>" not in said and "&lt;!channel&gt;" in said

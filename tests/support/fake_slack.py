@@ -36,6 +36,7 @@ class FakeSlack:
     rate_limit_once: set[str] = field(default_factory=set)  # methods answered 429 the first time
     locales: dict[str, str] = field(default_factory=dict)
     zones: dict[str, str] = field(default_factory=dict)  # users' Slack time zones (users.info tz)
+    names: dict[str, str] = field(default_factory=dict)  # users' Slack display names
     admins: set[str] = field(default_factory=set)  # users.info answers is_admin for these
     delays: dict[str, float] = field(default_factory=dict)  # method -> seconds to wait before answering
     auth_error: str | None = None  # auth.test answers this error (e.g. invalid_auth)
@@ -110,6 +111,7 @@ class FakeSlack:
             user = str(args.get("user"))
             return 200, {}, {"ok": True, "user": {"id": user, "locale": self.locales.get(user, "en-US"),
                                                   "tz": self.zones.get(user, "Asia/Shanghai"),
+                                                  "profile": {"display_name": self.names.get(user, "")},
                                                   "is_admin": user in self.admins}}
         if method == "apps.connections.open":  # Socket Mode: a WebSocket URL nobody listens on
             return 200, {}, {"ok": True, "url": "ws://127.0.0.1:9/link"}

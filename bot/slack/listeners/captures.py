@@ -19,6 +19,7 @@ from bot.text import Lang, t
 from bot.text.capture import figure_lines
 from bot.text.catalogue import tw
 from bot.text.errors import capture_error_text
+from bot.text.format import escape
 from rules.capture import figures, idle_gpus, measured_answers, per_gpu, whole_run_s
 from rules.gpus import gpu_model
 from rules.questions import steps
@@ -48,11 +49,16 @@ def _read(deps: Deps, request: SlackRequest, convo: Conversation, file: dict[str
             raise CaptureError(0, "not_text") from None
         return read_text(text, _card_mib(convo))
     except FetchError as exc:
-        _say(request, convo, t(f"slack.capture_fetch.{exc.code}", lang, **({"name": name} | exc.params)))
+        _say(request, convo, t(f"slack.capture_fetch.{exc.code}", lang,
+                               **({"name": escape(name)} | {k: escape(v) if isinstance(v, str) else v
+                                                            for k, v in exc.params.items()})))
     except CaptureError as exc:
         code = "dmon_no_total_slack" if exc.code == "dmon_no_total" else None
-        error = tw(f"error.capture.{code}", lang, "slack") if code else capture_error_text(exc, lang, "slack")
-        _say(request, convo, t("slack.capture_unreadable", lang, name=name, error=error))
+        # what comes from the file (its name, a line of it) is escaped: no <!channel>, no link it did not have
+        shown = CaptureError(exc.line, exc.code, **{k: escape(v) if isinstance(v, str) else v
+                                                    for k, v in exc.params.items()})
+        error = tw(f"error.capture.{code}", lang, "slack") if code else capture_error_text(shown, lang, "slack")
+        _say(request, convo, t("slack.capture_unreadable", lang, name=escape(name), error=error))
     return None
 
 
@@ -74,7 +80,7 @@ def on_upload(deps: Deps, request: SlackRequest, convo: Conversation, files: lis
     asked = {step.ask.key for step in steps(conversation.parsed(convo))}  # a service is not asked its run length
     implied = measured_answers(overall, whole_run_s(readings, deps.policy.capture), tight)
     measured = {k: v for k, v in implied.items() if k in asked}  # values as measured, not their text read back
-    lines = [t("slack.capture_title", lang, name=files[0].get("name") or "", samples=overall.samples,
+    lines = [t("slack.capture_title", lang, name=escape(str(files[0].get("name") or "")), samples=overall.samples,
                minutes=round(overall.duration_s / 60, 1)),
              *figure_lines(per_gpu(readings, deps.policy.capture, tight), overall, lang,
                            idle_gpus(readings, deps.policy.capture)),

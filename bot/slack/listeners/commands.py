@@ -17,6 +17,7 @@ from bot.slack.ui import blocks
 from bot.slack.ui.forms import FormMeta
 from bot.text import Lang, t
 from bot.text.errors import error_text
+from bot.text.format import escape
 from bot.text.quote import age_text
 from pricing.errors import QuoteError
 from pricing.quote import QuoteRequest
@@ -133,8 +134,9 @@ def _inline(deps: Deps, request: SlackRequest, tokens: list[str], lang: Lang) ->
     try:
         values = parse_answers(raw)
     except AnswersError as exc:
-        raise CommandError("\n".join(f"`{typed.get(key, inline_key(key))}`: {error_text(error, lang)}"
-                                     for key, error in exc.errors.items())) from None
+        raise CommandError("\n".join(
+            f"`{escape(typed.get(key, inline_key(key)))}`: {error_text(error, lang, where='slack')}"
+            for key, error in exc.errors.items())) from None
     absent = missing(values)
     if absent:
         raise CommandError(t("slack.missing", lang, keys=", ".join(f"`{inline_key(k)}`" for k in absent)))
@@ -152,7 +154,7 @@ def _prices(deps: Deps, request: SlackRequest, args: list[str], lang: Lang) -> N
         try:
             gpu = canonical_gpu(" ".join(args))
         except UnknownGPU as exc:
-            raise CommandError(error_text(exc, lang)) from None
+            raise CommandError(error_text(exc, lang, where="slack")) from None
     offers = deps.prices.offers(gpu=gpu)
     lines = [t("slack.prices_title", lang, gpu=f" — {gpu}" if gpu else "")]
     for o in offers[:40]:

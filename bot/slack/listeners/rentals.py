@@ -18,7 +18,7 @@ from bot.state.schedules import Schedules
 from bot.text import Lang, t
 from bot.text.catalogue import tw
 from bot.text.errors import error_text
-from bot.text.format import money, show
+from bot.text.format import escape, money, show
 from rules.errors import ParseError
 from rules.remind_schedule import RemindSchedule, next_send, parse_at, parse_days, parse_zone
 
@@ -54,7 +54,7 @@ def on_release(deps: Deps, request: SlackRequest, args: list[str], lang: Lang) -
     rentals, name, user = Rentals(deps.store), args[0], request.user or ""
     found = rentals.instance(request.team, name)
     if found is None:
-        raise RentalCommandError(tw("error.rental.no_instance", lang, "slack", name=name))
+        raise RentalCommandError(tw("error.rental.no_instance", lang, "slack", name=escape(name)))
     if user != found.owner and not is_admin(request.client, user):
         raise RentalCommandError(t("digest.not_yours", lang, owner=f"<@{found.owner}>", name=name))
     try:
@@ -77,7 +77,7 @@ def on_delete_storage(deps: Deps, request: SlackRequest, args: list[str], lang: 
     rentals, name, user = Rentals(deps.store), args[0], request.user or ""
     found = rentals.storage_named(request.team, name)
     if found is None:
-        raise RentalCommandError(tw("error.rental.no_storage", lang, "slack", name=name))
+        raise RentalCommandError(tw("error.rental.no_storage", lang, "slack", name=escape(name)))
     if user != found.owner and not is_admin(request.client, user):
         raise RentalCommandError(t("digest.not_yours", lang, owner=f"<@{found.owner}>", name=name))
     try:
@@ -109,7 +109,7 @@ def on_remind(deps: Deps, request: SlackRequest, args: list[str], lang: Lang) ->
         try:
             current = _schedule(args[1:], current, zone_for(request.client, deps, user) or current.zone)
         except ParseError as exc:
-            raise RentalCommandError(error_text(exc, lang)) from None
+            raise RentalCommandError(error_text(exc, lang, where="slack")) from None
         # the language set here, else the one it had, else the language of whoever sets it
         current = replace(current, lang=(chosen or (Lang(current.lang) if current.lang else lang)).value)
         schedules.put(team, channel, current, user, deps.now())

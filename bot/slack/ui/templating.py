@@ -13,6 +13,10 @@ from jinja2 import Environment, PackageLoader, StrictUndefined
 from slack_sdk.models.blocks import Block
 from slack_sdk.models.views import View
 
+from bot.text.format import escape
+
+__all__ = ["escape", "message", "render", "view"]
+
 SECTION_TEXT = 3000  # the templates pass the other limits to `j`: button text 75, header 150, value 2000
 METADATA = 3000
 MAX_BLOCKS_MESSAGE = 50
@@ -22,11 +26,6 @@ MAX_BLOCKS_VIEW = 100
 def cut(text: object, limit: int = SECTION_TEXT) -> str:
     value = str(text)
     return value if len(value) <= limit else value[: limit - 1] + "…"
-
-
-def escape(text: object) -> str:
-    """Slack's mrkdwn escaping for text that came from a user or a data file: &, < and >."""
-    return str(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
 def _j(text: object, limit: int = SECTION_TEXT) -> str:
