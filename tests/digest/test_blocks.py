@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from zoneinfo import ZoneInfo
 
@@ -59,3 +60,13 @@ def test_each_item_has_its_buttons_named_for_it() -> None:
     assert [a for a, _, _ in actions["act:i:box-01"]] == [
         "rental_released", "rental_still_needed", "rental_snooze_week"]
     assert [a for a, _, _ in actions["act:s:ckpt"]] == ["storage_deleted", "storage_keep"]
+
+
+def test_a_digest_of_storage_only_counts_it_and_says_what_it_costs() -> None:
+    """Issue 19.10: with only storage listed the text said '(¥0 a day on instances that may not be working)'."""
+    stored = StorageNews(name="ckpt", owner="U1", size_gb=340, per_month=102.0, currency="CNY",
+                         reason="left_behind", untouched_days=20)
+    text, blocks = render(Digest(instances=[], storage=[stored, replace(stored, name="data")], spend=[], saved={}),
+                          Lang.EN, ZoneInfo("Asia/Shanghai"))
+    assert text == "GPU rentals: 2 to look at (¥204 a month on storage left behind)"
+    assert blocks[0]["text"]["text"] == "GPU rentals: 2 to look at"

@@ -96,8 +96,13 @@ def render(digest: Digest, lang: Lang, zone: ZoneInfo) -> tuple[str, list[dict[s
     blocks = templating.message("digest.json.j2", header=t("digest.header", lang, count=count), lang=lang.value,
                                 items=[_item(kind, name, text, lang) for _, kind, name, text in shown],
                                 notes=more + footer)
-    idle_per_day: dict[str, float] = {}
+    per: dict[str, float] = {}
     for news in digest.instances:
-        idle_per_day[news.currency] = idle_per_day.get(news.currency, 0.0) + news.per_day
-    cost = ", ".join(money(a, c) for c, a in idle_per_day.items()) or money(0, "CNY")
+        per[news.currency] = per.get(news.currency, 0.0) + news.per_day
+    if not digest.instances:  # only storage listed: say what it costs, not "¥0 a day on instances"
+        for kept in digest.storage:
+            per[kept.currency] = per.get(kept.currency, 0.0) + kept.per_month
+        cost = ", ".join(money(a, c) for c, a in per.items())
+        return t("digest.fallback_storage", lang, count=count, cost=cost), blocks
+    cost = ", ".join(money(a, c) for c, a in per.items())
     return t("digest.fallback", lang, count=count, cost=cost), blocks
