@@ -15,7 +15,7 @@ from bot.digest.send import send_digests
 from bot.slack.ui.digest import render
 from bot.state.digest_sends import Sends
 from bot.state.rentals import Rentals
-from bot.text import Lang
+from bot.text import Lang, t
 from rules.samples import Sample
 from tests.support.slack_harness import Harness, running_app
 
@@ -123,3 +123,41 @@ def test_a_press_updates_the_message_in_its_own_language_and_recounts_the_header
         until = (h.clock.now + timedelta(days=1)).astimezone(ZoneInfo("Asia/Shanghai"))
         assert f"not news until {until:%m-%d %H:%M} Asia/Shanghai" in said
         assert not re.search(r"[\u4e00-\u9fff]", said)  # no Chinese in an English message
+
+
+ENGLISH_WORDS = re.compile(r"\b(released|deleted|kept|still needed|look at|idle|says|month|Snooze|Keep)\b")
+
+
+@pytest.mark.parametrize("lang", list(Lang))
+def test_every_button_updates_a_digest_in_one_language(tmp_path: Path, lang: Lang) -> None:
+    """Issue 19 'done': each digest and its update after every button, in both languages, never mixed
+    (the pressers here read the other language)."""
+    with running_app(tmp_path) as h:
+        h.fake.locales["U1"] = "en-US" if lang is Lang.ZH else "zh-CN"
+        rentals = Rentals(h.deps.store)
+        now = h.clock.now
+        for name in ("a", "b", "c"):
+            inst, _ = rentals.track_instance("T1", name, FIELDS | {"started_at": now - timedelta(hours=3)})
+            quiet = [Sample(now - timedelta(minutes=m), 0, 0, 1200, 81920) for m in range(120, -1, -5)]
+            rentals.add_samples(inst.id, quiet, [None] * len(quiet))
+        for name in ("s1", "s2"):
+            rentals.track_storage("T1", name, {"size_gb": 340.0, "price_gb_month": 0.3, "currency": "CNY",
+                                               "channel": "C1", "owner": "U1", "project": "llm",
+                                               "created_at": now - timedelta(days=30)}, None)
+        send_digests(rentals, Sends(h.deps.store), h.deps_client(), team="T1", channels=None, now=h.clock,
+                     rules=h.deps.policy.idle, lang=lang, zone=ZoneInfo("Asia/Shanghai"), render=render, pace_s=0)
+        message = h.posts(channel="C1")[-1]
+        presses = [("rental_released", "a"), ("rental_still_needed", "b"), ("rental_snooze_week", "c"),
+                   ("storage_deleted", "s1"), ("storage_keep", "s2")]
+        for n, (action, name) in enumerate(presses, 1):
+            h.send.click(message, action, user="U1", value=name)
+            latest = updates(h, n)[-1]
+            message = latest | {"channel": "C1", "_ts": message["_ts"]}
+            said = json.dumps(latest["blocks"], ensure_ascii=False) + latest["text"]
+            if lang is Lang.EN:
+                assert not re.search(r"[\u4e00-\u9fff]", said), (action, said)
+            else:
+                assert not ENGLISH_WORDS.search(said), (action, said)
+            assert latest["blocks"][0]["block_id"] == f"digest:{lang.value}"
+        # every item answered: the header counts nothing left to look at
+        assert latest["blocks"][0]["text"]["text"] == t("digest.header", lang, count=0)
