@@ -86,6 +86,8 @@ def test_views_render(lang: Lang) -> None:
                             states, lang)
     View(**home).validate_json()
     assert "HTTP 503" in str(home)
+    # issue 19.5: a time names its zone; Slack's date token shows it in each reader's own
+    assert f"<!date^{int(NOW.timestamp())}^{{date_num}} {{time}}|{NOW:%Y-%m-%d %H:%M} UTC>" in str(home)
 
 
 def test_long_text_is_cut_to_slacks_limits() -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict
@@ -147,9 +148,14 @@ def form(answers: dict[str, str], metadata: str, lang: Lang) -> dict[str, Any]:
                            cancel=t("slack.form_cancel", lang), fields=fields)
 
 
+def slack_time(moment: datetime) -> str:
+    """A time Slack shows in each reader's own zone (its <!date> token), with a UTC fallback."""
+    return f"<!date^{int(moment.timestamp())}^{{date_num}} {{time}}|{moment.astimezone(UTC):%Y-%m-%d %H:%M} UTC>"
+
+
 def home(recent: list[dict[str, Any]], sources: list[SourceState], lang: Lang) -> dict[str, Any]:
     if recent:
-        lines = [f"• {r['created_at']:%Y-%m-%d %H:%M}  *{t('choice.' + r['choice'], lang)}*  {r['summary']}"
+        lines = [f"• {slack_time(r['created_at'])}  *{t('choice.' + r['choice'], lang)}*  {r['summary']}"
                  for r in recent]
         recent_text = t("slack.home_recent", lang) + "\n" + "\n".join(lines)
     else:
