@@ -10,6 +10,7 @@ from __future__ import annotations
 import inspect
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -164,22 +165,27 @@ def _options(
     """The options of `advise` beside the answer flags (a template: only its signature is used)."""
 
 
-def _answer_options() -> list[inspect.Parameter]:
+def _answer_options(lang: Lang) -> list[inspect.Parameter]:
+    """One option per answer field, its help the question in `lang` with the usual answers."""
     params = []
     for field in FIELDS:
-        examples = ", ".join(field.ask.accepted()[:5])
-        help_text = f"{t(f'question.{field.key}', Lang.EN)} E.g. {examples}."
+        examples = ", ".join(forms(field.ask.accepted(), lang)[:5])
+        help_text = t("cli.help.answer", lang, question=t(f"question.{field.key}", lang), examples=examples)
         params.append(inspect.Parameter(field.option_name, inspect.Parameter.KEYWORD_ONLY, default=None,
                                         annotation=Annotated[str | None, typer.Option(field.flag, help=help_text)]))
     return params
 
 
-def advise_command(**options: Any) -> None:
-    """Recommend a dedicated card or a shared slice for a training or inference job."""
-    answers = {field.key: options.pop(field.option_name) for field in FIELDS}
-    run(answers, **options)
+def advise_command_in(lang: Lang) -> Callable[..., None]:
+    """`advise`, its help in `lang` (the terminal's language: --lang, else GPU_ADVISOR_LANG, else the locale)
+    where typer lets the text be chosen: the command's summary and every answer's option."""
 
+    def advise_command(**options: Any) -> None:
+        answers = {field.key: options.pop(field.option_name) for field in FIELDS}
+        run(answers, **options)
 
-advise_command.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
-    _answer_options() + [p.replace(kind=inspect.Parameter.KEYWORD_ONLY)
-                         for p in inspect.signature(_options, eval_str=True).parameters.values()])
+    advise_command.__doc__ = t("cli.help.advise", lang)
+    advise_command.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
+        _answer_options(lang) + [p.replace(kind=inspect.Parameter.KEYWORD_ONLY)
+                                 for p in inspect.signature(_options, eval_str=True).parameters.values()])
+    return advise_command

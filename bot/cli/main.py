@@ -13,12 +13,12 @@ from typing import Annotated
 
 import typer
 
-from bot.cli.common import PolicyOpt, fail, load_effective_policy, load_settings
-from bot.text import t
+from bot.cli.common import PolicyOpt, fail, load_effective_policy, load_settings, locale_lang
+from bot.text import Lang, t
 
 # Every command: its name, the module and attribute that define it, and whether it is a group of commands.
 COMMANDS: dict[str, tuple[str, str, bool]] = {
-    "advise": ("bot.cli.advise", "advise_command", False),
+    "advise": ("bot.cli.advise", "advise_command_in", False),  # built with its help in the terminal's language
     "quote": ("bot.cli.prices", "quote", False),
     "serve": ("bot.cli.serve", "serve", False),
     "prices": ("bot.cli.prices", "prices_app", True),
@@ -40,19 +40,32 @@ def _quiet_logs() -> None:
     logging.basicConfig(level=logging.ERROR, format="%(message)s")
 
 
-def build_app(only: str | None = None) -> typer.Typer:
-    """The typer app with every command, or with only `only` when it names one (the rest are not imported)."""
+def build_app(only: str | None = None, lang: Lang | None = None) -> typer.Typer:
+    """The typer app with every command, or with only `only` when it names one (the rest are not imported).
+    `lang`: the language of the help typer lets us choose (default: the terminal's)."""
     app = typer.Typer(add_completion=False, no_args_is_help=True, help=HELP)
     app.callback()(_quiet_logs)
     for name, (module, attribute, group) in COMMANDS.items():
         if only in COMMANDS and name != only:
             continue
         target = getattr(importlib.import_module(module), attribute)
+        if attribute.endswith("_in"):  # a command built in a language
+            target = target(lang or help_lang([]))
         if group:
             app.add_typer(target, name=name)
         else:
             app.command(name)(target)
     return app
+
+
+def help_lang(args: list[str]) -> Lang:
+    """The terminal's language for help: --lang on the command line, else GPU_ADVISOR_LANG, else the locale."""
+    import os
+
+    given = next((args[i + 1] for i, a in enumerate(args[:-1]) if a == "--lang"), None)
+    given = given or next((a.split("=", 1)[1] for a in args if a.startswith("--lang=")), None)
+    given = given or os.environ.get("GPU_ADVISOR_LANG")
+    return Lang(given) if given in {str(code) for code in Lang} else locale_lang()
 
 
 def invoked(args: list[str]) -> str | None:
@@ -93,4 +106,4 @@ def policy_check(file: Annotated[Path, typer.Argument(help="Policy YAML file to 
 
 def main(argv: list[str] | None = None) -> None:
     args = sys.argv[1:] if argv is None else argv
-    build_app(invoked(args))(args=args, prog_name="gpu-advise")
+    build_app(invoked(args), help_lang(args))(args=args, prog_name="gpu-advise")

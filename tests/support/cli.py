@@ -39,13 +39,16 @@ def run_cli(*args: str, stdin: str = "", env: dict[str, str] | None = None,
             tmp: Path | None = None) -> subprocess.CompletedProcess[str]:
     """Run `gpu-advise` in this process (the command line built as main() builds it). An exception the
     command does not handle is raised here: a traceback is a failure, not an output to compare."""
-    from bot.cli.main import build_app, invoked
+    from bot.cli.main import build_app, help_lang, invoked
 
     unset: dict[str, str | None] = {k: None for k in os.environ if _clean(k)}
-    app = build_app(invoked(list(args)))
+    environment = unset | _env(env, tmp)
+    runner = CliRunner()
+    with contextlib.chdir(tmp or ROOT), runner.isolation(env=environment):  # the app is built as main() builds it
+        app = build_app(invoked(list(args)), help_lang(list(args)))
     with contextlib.chdir(tmp or ROOT):
-        result = CliRunner().invoke(app, list(args), input=stdin, env=unset | _env(env, tmp),
-                                    prog_name="gpu-advise", catch_exceptions=True)
+        result = runner.invoke(app, list(args), input=stdin, env=environment, prog_name="gpu-advise",
+                               catch_exceptions=True)
     if result.exception is not None and not isinstance(result.exception, SystemExit):
         raise result.exception
     return subprocess.CompletedProcess(["gpu-advise", *args], result.exit_code, result.stdout, result.stderr)
