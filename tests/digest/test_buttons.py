@@ -161,3 +161,16 @@ def test_every_button_updates_a_digest_in_one_language(tmp_path: Path, lang: Lan
             assert latest["blocks"][0]["block_id"] == f"digest:{lang.value}"
         # every item answered: the header counts nothing left to look at
         assert latest["blocks"][0]["text"]["text"] == t("digest.header", lang, count=0)
+
+
+def test_an_admin_of_another_workspace_cannot_answer_for_this_ones_items(tmp_path: Path) -> None:
+    """Issue 20.7: users.info is_admin was trusted without comparing the user's workspace with the item's."""
+    with running_app(tmp_path) as h:
+        h.fake.admins.add("UX")
+        h.fake.user_teams["UX"] = "T9"  # an admin, of another workspace (a shared channel)
+        rentals, message = digest(h)
+        h.send.click(message, "rental_released", user="UX")
+        [refusal] = h.fake.wait_for(lambda: h.fake.of("chat.postEphemeral"))
+        assert refusal["user"] == "UX" and "Only <@U1>" in refusal["text"]
+        inst = rentals.instance("T1", "train-1")
+        assert inst is not None and inst.released_at is None

@@ -37,6 +37,7 @@ class FakeSlack:
     locales: dict[str, str] = field(default_factory=dict)
     zones: dict[str, str] = field(default_factory=dict)  # users' Slack time zones (users.info tz)
     names: dict[str, str] = field(default_factory=dict)  # users' Slack display names
+    user_teams: dict[str, str] = field(default_factory=dict)  # a user's own workspace (default T1)
     admins: set[str] = field(default_factory=set)  # users.info answers is_admin for these
     delays: dict[str, float] = field(default_factory=dict)  # method -> seconds to wait before answering
     auth_error: str | None = None  # auth.test answers this error (e.g. invalid_auth)
@@ -112,7 +113,8 @@ class FakeSlack:
             return 200, {}, {"ok": True, "user": {"id": user, "locale": self.locales.get(user, "en-US"),
                                                   "tz": self.zones.get(user, "Asia/Shanghai"),
                                                   "profile": {"display_name": self.names.get(user, "")},
-                                                  "is_admin": user in self.admins}}
+                                                  "is_admin": user in self.admins,
+                                                  "team_id": self.user_teams.get(user, "T1")}}
         if method == "apps.connections.open":  # Socket Mode: a WebSocket URL nobody listens on
             return 200, {}, {"ok": True, "url": "ws://127.0.0.1:9/link"}
         if method == "files.info":

@@ -30,13 +30,15 @@ log = logging.getLogger(__name__)
 SNOOZE = {Action.STILL_NEEDED: timedelta(days=1), Action.SNOOZE_WEEK: timedelta(days=7)}
 
 
-def is_admin(client: WebClient, user: str) -> bool:
+def is_admin(client: WebClient, user: str, team: str) -> bool:
+    """Is `user` an admin or owner of workspace `team`? An admin of another workspace (a shared channel, a
+    Grid org) has no say over this workspace's items: users.info's team must be `team`."""
     try:
         found = client.users_info(user=user).get("user") or {}
     except SlackApiError as exc:
         log.warning("users.info for %s failed: %s; not treated as an admin", user, exc.response.get("error"))
         return False
-    return bool(found.get("is_admin") or found.get("is_owner"))
+    return found.get("team_id") == team and bool(found.get("is_admin") or found.get("is_owner"))
 
 
 def _ephemeral(request: SlackRequest, user: str, text: str) -> None:
@@ -72,7 +74,7 @@ def on_digest_button(deps: Deps, request: SlackRequest) -> None:
     if found is None:
         _ephemeral(request, user, t("digest.gone", lang, name=name))
         return
-    if user != found.owner and not is_admin(request.client, user):
+    if user != found.owner and not is_admin(request.client, user, request.team):
         _ephemeral(request, user, t("digest.not_yours", lang, owner=f"<@{found.owner}>", name=name))
         return
     # the message keeps its own language and the channel's zone, whoever presses

@@ -55,7 +55,7 @@ def on_release(deps: Deps, request: SlackRequest, args: list[str], lang: Lang) -
     found = rentals.instance(request.team, name)
     if found is None:
         raise RentalCommandError(tw("error.rental.no_instance", lang, "slack", name=escape(name)))
-    if user != found.owner and not is_admin(request.client, user):
+    if user != found.owner and not is_admin(request.client, user, request.team):
         raise RentalCommandError(t("digest.not_yours", lang, owner=f"<@{found.owner}>", name=name))
     try:
         released = rentals.release(request.team, name, deps.now())
@@ -78,7 +78,7 @@ def on_delete_storage(deps: Deps, request: SlackRequest, args: list[str], lang: 
     found = rentals.storage_named(request.team, name)
     if found is None:
         raise RentalCommandError(tw("error.rental.no_storage", lang, "slack", name=escape(name)))
-    if user != found.owner and not is_admin(request.client, user):
+    if user != found.owner and not is_admin(request.client, user, request.team):
         raise RentalCommandError(t("digest.not_yours", lang, owner=f"<@{found.owner}>", name=name))
     try:
         rentals.delete_storage(request.team, name, deps.now())
