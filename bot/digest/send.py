@@ -10,6 +10,7 @@ Posts are paced; 429 and 5xx are retried by the Web API client (bot/slack/retrie
 from __future__ import annotations
 
 import logging
+import math
 import time
 from collections import defaultdict
 from collections.abc import Callable
@@ -47,7 +48,10 @@ def digests(rentals: Rentals, team: str, channels: list[str], now: datetime, rul
     """Compose the digests of `channels` in a few queries for the whole workspace: the rented things,
     the window's samples, when each quiet stretch began (found by the database) and disk reports."""
     wanted = set(channels)
-    everything, all_storage = rentals.instances(team), rentals.storage(team)
+    # an item with a figure no digest can show (stored before the bounds) is left out, said in the log,
+    # so it never stops the other items' digest nor the workspace's spend
+    everything = [i for i in rentals.instances(team) if _shown(i, i.price)]
+    all_storage = [s for s in rentals.storage(team) if _shown(s, s.size_gb * s.price_gb_month)]
     instances = [i for i in everything if i.channel in wanted]
     storage = [s for s in all_storage if s.channel in wanted]
     running = [i.id for i in instances if i.released_at is None]
@@ -76,6 +80,13 @@ def digests(rentals: Rentals, team: str, channels: list[str], now: datetime, rul
         projects = {(i.project or "", i.currency) for i in mine} | {(d.project or "", d.currency) for d in kept}
         out[channel] = replace(made, spend=[s for s in spend if (s.project, s.currency) in projects])
     return out
+
+
+def _shown(item: Instance | Storage, *figures: float) -> bool:
+    if all(math.isfinite(f) for f in figures):
+        return True
+    log.error("%s %s has a figure that is not finite: left out of the digest", type(item).__name__, item.name)
+    return False
 
 
 def channels_of(rentals: Rentals, team: str) -> list[str]:
@@ -114,8 +125,14 @@ def send_digests(rentals: Rentals, sends: Sends, client: WebClient, *, team: str
                 sends.give_back(team, channel, day)
             outcomes.append(Outcome(channel, "nothing"))
             continue
-        text, blocks = (render(digest, channel_lang, local_zone) if digest.news
-                        else (t("digest.all_clear", channel_lang), []))
+        try:
+            text, blocks = (render(digest, channel_lang, local_zone) if digest.news
+                            else (t("digest.all_clear", channel_lang), []))
+        except (ArithmeticError, ValueError) as exc:  # a figure no digest can show: the others still go out
+            sends.give_back(team, channel, day)
+            log.error("digest for %s cannot be composed (%s); its claim is given back", channel, exc)
+            outcomes.append(Outcome(channel, "failed", error="cannot_compose"))
+            continue
         if last_post is not None:
             sleep(max(0.0, pace_s - (time.monotonic() - last_post)))
         try:

@@ -16,12 +16,12 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Annotated, Any
 
-from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import AfterValidator, AwareDatetime, BaseModel, ConfigDict, Field, ValidationError, model_validator
 from pydantic_core import ErrorDetails
 
-from bot.state.rentals import DiskReport, Rentals
+from bot.state.rentals import BOUNDS, DiskReport, Rentals, in_range
 from rules.samples import Sample
 
 PATH = "/api/heartbeat"
@@ -30,14 +30,25 @@ MAX_AHEAD = timedelta(minutes=5)
 log = logging.getLogger(__name__)
 
 
+def _plausible(moment: datetime) -> datetime:
+    if not in_range(moment):
+        raise ValueError("is not a time between 1970 and 2200")
+    return moment
+
+
+Moment = Annotated[AwareDatetime, AfterValidator(_plausible)]
+_MIB = BOUNDS["memory_mib"][1]
+
+
 class SampleIn(BaseModel):
-    model_config = ConfigDict(extra="ignore")
-    ts: AwareDatetime
+    # the bounds every front end keeps (bot/state/rentals.py BOUNDS); never Infinity or NaN
+    model_config = ConfigDict(extra="ignore", allow_inf_nan=False)
+    ts: Moment
     gpu: int = Field(ge=0, le=1023)
     utilization_pct: float = Field(ge=0, le=100)
-    memory_used_mib: float = Field(ge=0)
-    memory_total_mib: float = Field(gt=0)
-    power_w: float | None = Field(default=None, ge=0)
+    memory_used_mib: float = Field(ge=0, le=_MIB)
+    memory_total_mib: float = Field(gt=0, le=_MIB)
+    power_w: float | None = Field(default=None, ge=0, le=BOUNDS["power_w"][1])
 
     @model_validator(mode="after")
     def _memory_fits(self) -> SampleIn:
@@ -47,14 +58,14 @@ class SampleIn(BaseModel):
 
 
 class DiskIn(BaseModel):
-    model_config = ConfigDict(extra="ignore")
+    model_config = ConfigDict(extra="ignore", allow_inf_nan=False)
     path: str = Field(min_length=1, max_length=400)
-    size_gb: float = Field(ge=0)
-    newest_mtime: AwareDatetime | None = None
+    size_gb: float = Field(ge=0, le=BOUNDS["size_gb"][1])
+    newest_mtime: Moment | None = None
 
 
 class HeartbeatIn(BaseModel):
-    model_config = ConfigDict(extra="ignore")
+    model_config = ConfigDict(extra="ignore", allow_inf_nan=False)
     samples: list[SampleIn] = Field(max_length=50_000)
     disks: list[DiskIn] = Field(default_factory=list, max_length=200)
 

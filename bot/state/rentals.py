@@ -7,10 +7,11 @@ tokens are shown once and kept as a SHA-256 hash (they are random, so a plain ha
 from __future__ import annotations
 
 import hashlib
+import math
 import re
 import secrets
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 from sqlalchemy import delete, func, insert, or_, select, update
@@ -72,6 +73,41 @@ class Storage:
 NAME = re.compile(r"[^\W_][\w.\-]{0,63}")
 
 
+# What a stored number may be, whichever front end it came from (terminal, Slack, /api/heartbeat): finite,
+# and within what a real rental or GPU can be. One bad figure would otherwise stop every digest of its
+# workspace (Infinity in a sum, an overflow in a date) or every `list`.
+BOUNDS: dict[str, tuple[float, float]] = {
+    "price": (0.0, 10_000_000.0),  # per hour, day or month
+    "cards": (1, 1024),
+    "share": (0.0, 1.0),
+    "size_gb": (0.0, 10_000_000.0),  # 10 PB
+    "price_gb_month": (0.0, 1000.0),
+    "utilization_pct": (0.0, 100.0),
+    "memory_mib": (0.0, 4_194_304.0),  # 4 TiB of GPU memory
+    "power_w": (0.0, 10_000.0),
+}
+EARLIEST, LATEST = datetime(1970, 1, 1, tzinfo=UTC), datetime(2200, 1, 1, tzinfo=UTC)
+
+
+def check_numbers(fields: dict[str, Any]) -> None:
+    """RentalError("out_of_range") naming the first field that is not a finite number within BOUNDS, or a
+    time outside 1970-2200 (what a person can mean)."""
+    for key, value in fields.items():
+        if key in BOUNDS and value is not None:
+            low, high = BOUNDS[key]
+            if not (isinstance(value, int | float) and math.isfinite(value) and low <= value <= high):
+                raise RentalError("out_of_range", field=key, value=str(value), low=f"{low:g}", high=f"{high:g}")
+        elif isinstance(value, datetime) and not in_range(value):
+            raise RentalError("out_of_range", field=key, value=str(value), low="1970", high="2200")
+
+
+def in_range(moment: datetime) -> bool:
+    try:
+        return EARLIEST <= moment.astimezone(UTC) <= LATEST
+    except (OverflowError, ValueError):  # 0001-01-01+14:00 or 9999-12-31-14:00 cannot be put in UTC
+        return False
+
+
 def check_name(name: str) -> None:
     """Names are 1-64 letters (any script), digits, '.', '-' or '_', starting with a letter or digit."""
     if not NAME.fullmatch(name):
@@ -100,6 +136,7 @@ class Rentals:
     def track_instance(self, team: str, name: str, fields: dict[str, Any]) -> tuple[Instance, str]:
         """Keep a rented instance; returns it and its heartbeat token (shown once, kept hashed)."""
         check_name(name)
+        check_numbers(fields)
         token = secrets.token_urlsafe(32)
         row = {"team": team, "name": name, **fields, "token_hash": token_hash(token)}
         try:
@@ -185,6 +222,7 @@ class Rentals:
     def track_storage(self, team: str, name: str, fields: dict[str, Any], instance: str | None) -> Storage:
         """Keep rented storage; `instance` names a tracked instance of the same workspace, if any."""
         check_name(name)
+        check_numbers(fields)
         row = {"team": team, "name": name, **fields}
         if instance is not None:
             owner = self.instance(team, instance)

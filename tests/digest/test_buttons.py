@@ -14,7 +14,7 @@ import pytest
 from bot.digest.send import send_digests
 from bot.slack.ui.digest import render
 from bot.state.digest_sends import Sends
-from bot.state.rentals import Rentals
+from bot.state.rentals import RentalError, Rentals
 from bot.text import Lang, t
 from rules.samples import Sample
 from tests.support.slack_harness import Harness, running_app
@@ -174,3 +174,34 @@ def test_an_admin_of_another_workspace_cannot_answer_for_this_ones_items(tmp_pat
         assert refusal["user"] == "UX" and "Only <@U1>" in refusal["text"]
         inst = rentals.instance("T1", "train-1")
         assert inst is not None and inst.released_at is None
+
+
+def test_one_impossible_figure_stops_only_its_own_channels_digest_and_gives_the_day_back(tmp_path: Path) -> None:
+    """Issue 20.3: one storage row of infinite size stopped every digest of its workspace after the day
+    was claimed. Rows like it can no longer be stored (check_numbers); one already stored harms no other."""
+    from sqlalchemy import update
+
+    from bot.state.schema import rental_storage
+
+    with running_app(tmp_path) as h:
+        rentals = Rentals(h.deps.store)
+        now = h.clock.now
+        for channel in ("C1", "C2"):
+            rentals.track_storage("T1", f"ckpt-{channel}", {"size_gb": 340.0, "price_gb_month": 0.3,
+                                                            "currency": "CNY", "channel": channel, "owner": "U1",
+                                                            "project": None, "created_at": now - timedelta(days=40)},
+                                  None)
+        with h.deps.store.writing() as conn:  # as an older version could have stored it
+            conn.execute(update(rental_storage).where(rental_storage.c.name == "ckpt-C1").values(size_gb=float("inf")))
+        outcomes = send_digests(rentals, Sends(h.deps.store), h.deps_client(), team="T1", channels=None,
+                                now=h.clock, rules=h.deps.policy.idle, lang=Lang.EN,
+                                zone=ZoneInfo("Asia/Shanghai"), render=render, pace_s=0)
+        # the impossible row is left out (and logged); the other channel's digest goes out
+        assert {(o.channel, o.status) for o in outcomes} == {("C1", "nothing"), ("C2", "sent")}
+        day = now.astimezone(ZoneInfo("Asia/Shanghai")).date()
+        assert Sends(h.deps.store).sent_row("T1", "C1", day) is None  # not claimed: a fixed row goes out today
+        with pytest.raises(RentalError) as refused:
+            rentals.track_storage("T1", "big", {"size_gb": float("inf"), "price_gb_month": 0.3, "currency": "CNY",
+                                                "channel": "C1", "owner": "U1", "project": None,
+                                                "created_at": now}, None)
+        assert refused.value.code == "out_of_range" and refused.value.params["field"] == "size_gb"

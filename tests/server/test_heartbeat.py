@@ -121,3 +121,24 @@ def test_not_json_is_400_and_a_body_above_the_limit_is_413(tmp_path: Path) -> No
         status, answer = beat(h, big, token)
         assert status == 413 and "4096" in answer["error"]
         assert rentals.samples(inst, since=h.clock.now - timedelta(days=1)) == []
+
+
+@pytest.mark.parametrize(("raw", "field"), [
+    # JSON has no Infinity, but Python's json (and some agents) writes 1e309 and it parses as inf
+    (b'{"samples": [{"ts": "2026-11-30T01:00:00Z", "gpu": 0, "utilization_pct": 1, "memory_used_mib": 1e309,'
+     b' "memory_total_mib": 1e309}]}', "samples[0].memory_used_mib"),
+    (b'{"samples": [], "disks": [{"path": "/data", "size_gb": 1, "newest_mtime": "0001-01-01T00:00:00+14:00"}]}',
+     "disks[0].newest_mtime"),
+    (b'{"samples": [], "disks": [{"path": "/data", "size_gb": 1, "newest_mtime": "9999-12-31T23:59:59-14:00"}]}',
+     "disks[0].newest_mtime"),
+    (b'{"samples": [{"ts": "0001-01-01T00:00:00+14:00", "gpu": 0, "utilization_pct": 1, "memory_used_mib": 1,'
+     b' "memory_total_mib": 2}]}', "samples[0].ts"),
+])
+def test_numbers_and_times_out_of_any_real_range_are_400_and_nothing_is_stored(tmp_path: Path, raw: bytes,
+                                                                             field: str) -> None:
+    """Issues 20.3 and 20.16: 1e309 was stored as Infinity; a year-1 or year-9999 time broke the digest."""
+    with running_app(tmp_path) as h:
+        rentals, inst, token = tracked(h)
+        status, answer = beat(h, None, token, raw=raw)
+        assert (status, answer["field"]) == (400, field), answer
+        assert rentals.samples(inst, h.clock.now - timedelta(days=3650)) == [] and rentals.disks(inst) == []
