@@ -39,6 +39,39 @@ def _timestamp(value: str | None, now: float) -> bool:
     return value is not None and value.isdigit() and abs(now - int(value)) <= MAX_AGE_S
 
 
+MAX_DEPTH = 64  # Slack's own payloads nest a dozen levels; bolt copies each request recursively
+
+
+def _depth(value: Any) -> int:
+    """How deeply `value` nests (without recursing, so any depth can be measured)."""
+    deepest, stack = 0, [(value, 1)]
+    while stack:
+        item, level = stack.pop()
+        deepest = max(deepest, level)
+        if isinstance(item, dict):
+            stack += [(v, level + 1) for v in item.values()]
+        elif isinstance(item, list):
+            stack += [(v, level + 1) for v in item]
+    return deepest
+
+
+def _fields(data: Any) -> str | None:
+    """Why a parsed body is not the shape of a Slack event or interaction, or None."""
+    if not isinstance(data, dict):
+        return "the body is not a JSON object"
+    if _depth(data) > MAX_DEPTH:
+        return f"the JSON nests more than {MAX_DEPTH} levels"
+    if "event" in data and not isinstance(data["event"], dict):
+        return "event is not an object"
+    if "view" in data and not isinstance(data["view"], dict):
+        return "view is not an object"
+    actions = data.get("actions", [])
+    if not isinstance(actions, list) or not all(isinstance(a, dict) and isinstance(a.get("action_id", ""), str)
+                                                for a in actions):
+        return "actions is not a list of objects with a text action_id"
+    return None
+
+
 def _shape(body: bytes, content_type: str) -> str | None:
     """Why the body cannot be a Slack request, or None."""
     try:
@@ -47,10 +80,10 @@ def _shape(body: bytes, content_type: str) -> str | None:
         return "the body is not UTF-8"
     try:
         if "json" in content_type:
-            json.loads(text or "{}")
-        elif "payload" in (form := parse_qs(text)):
-            json.loads(form["payload"][0])
-    except ValueError:
+            return _fields(json.loads(text or "{}"))
+        if "payload" in (form := parse_qs(text)):
+            return _fields(json.loads(form["payload"][0]))
+    except (ValueError, RecursionError):  # RecursionError: JSON nested past what the parser takes
         return "the JSON does not parse"
     return None
 

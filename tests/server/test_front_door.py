@@ -198,3 +198,31 @@ def test_the_listen_queue_is_the_platforms_maximum() -> None:
     from bot.server.http import ThreadingWSGIServer, listen_backlog
 
     assert ThreadingWSGIServer.request_queue_size == listen_backlog() >= 128
+
+
+def _event(event: object) -> bytes:
+    return json.dumps({"type": "event_callback", "team_id": "T1", "event_id": "Ev9", "event": event}).encode()
+
+
+def _payload(payload: object) -> bytes:
+    return urlencode({"payload": json.dumps(payload)}).encode()
+
+
+@pytest.mark.e2e
+def test_signed_bodies_of_the_wrong_shape_get_400_never_500(tmp_path: Path) -> None:
+    """Issue 20.17: event "str", event [], action_id 5 and deeply nested JSON gave 500."""
+    deep: object = {}
+    for _ in range(300):
+        deep = {"a": deep}
+    nested = json.dumps({"type": "event_callback", "team_id": "T1", "event": {"type": "message", "x": deep}})
+    cases = [(_event("str"), "application/json"), (_event([]), "application/json"),
+             (_payload({"type": "block_actions", "team": {"id": "T1"}, "user": {"id": "U1"},
+                        "actions": [{"action_id": 5}]}), FORM),
+             (nested.encode(), "application/json"),
+             (_payload({"type": "block_actions", "team": {"id": "T1"}, "x": deep}), FORM),
+             (b"[" * 100_000 + b"]" * 100_000, "application/json")]
+    with running_app(tmp_path) as h:
+        for body, content_type in cases:
+            status, said = raw(h, body, signed(body, content_type))
+            assert status == 400, (status, said[:200])
+        assert h.deps.inbox.pending(timedelta(hours=1)) == []  # nothing of them kept
