@@ -59,18 +59,64 @@ def disks(paths: list[Path]) -> list[dict[str, Any]]:
     return out
 
 
+MAX_DROPS = 20  # samples a post may drop, one at a time, as the bot names them invalid
+
+
 def send(client: httpx.Client, url: str, token: str, buffer: Buffer, new: list[dict[str, Any]],
          watched: list[Path]) -> bool:
-    """Post the buffered samples and `new`; True when the bot kept them. Raises TokenRefused on 401."""
+    """Post the buffered samples and `new`; True when the bot kept them. Raises TokenRefused on 401.
+    A 400 naming one sample (`samples[7].utilization_pct`) drops that sample alone, logs it, and posts
+    the rest again: one bad reading never costs the others."""
     pending = buffer.load() + new
+    for _ in range(MAX_DROPS):
+        answer = _post(client, url, token, buffer, pending, watched)
+        if answer is None or answer.status_code != 400:
+            break
+        index = _bad_sample(answer)
+        if index is None or index >= len(pending):
+            break
+        log.warning("the bot refused sample %d (%s): dropped it; %d samples left to send", index,
+                    _said(answer), len(pending) - 1)
+        pending = pending[:index] + pending[index + 1:]
+    if answer is None:
+        return False
+    return _settle(answer, buffer, pending)
+
+
+def _said(answer: httpx.Response) -> str:
+    try:
+        body = answer.json()
+    except ValueError:
+        return answer.text[:200]
+    return str(body.get("error", answer.text))[:200] if isinstance(body, dict) else answer.text[:200]
+
+
+def _bad_sample(answer: httpx.Response) -> int | None:
+    """The index of the sample a 400 names (`samples[7]...`), if it names one."""
+    try:
+        field = str(answer.json().get("field", ""))
+    except (ValueError, AttributeError):
+        return None
+    head = field.removeprefix("samples[")
+    number = head.split("]", 1)[0]
+    return int(number) if head != field and number.isdigit() else None
+
+
+def _post(client: httpx.Client, url: str, token: str, buffer: Buffer, pending: list[dict[str, Any]],
+          watched: list[Path]) -> httpx.Response | None:
+    """One post of `pending`; None (after buffering it) when the bot could not be reached."""
     target = url.rstrip("/") + "/api/heartbeat"
     try:
-        answer = client.post(target, headers={"Authorization": f"Bearer {token}"},
-                             json={"samples": pending, "disks": disks(watched)})
+        return client.post(target, headers={"Authorization": f"Bearer {token}"},
+                           json={"samples": pending, "disks": disks(watched)})
     except httpx.HTTPError as exc:
         log.warning("cannot reach %s: %s; %d samples buffered", target, _reason(exc), len(pending))
         buffer.save(pending)
-        return False
+        return None
+
+
+def _settle(answer: httpx.Response, buffer: Buffer, pending: list[dict[str, Any]]) -> bool:
+    """What the bot's answer means for the buffer: emptied when kept, kept when it may get through later."""
     if answer.status_code == 401:
         buffer.save(pending)
         log.error("the bot refused the token (401); %d samples buffered", len(pending))
@@ -80,11 +126,10 @@ def send(client: httpx.Client, url: str, token: str, buffer: Buffer, new: list[d
                     len(pending) // 2)
         buffer.save(pending[len(pending) - len(pending) // 2:])
         return False
-    if answer.status_code != 202:
-        kept = pending if answer.status_code >= 500 else []  # a 4xx body will not get better by resending it
-        log.warning("the bot answered %s: %s; %d samples kept for later", answer.status_code, answer.text[:200],
-                    len(kept))
-        buffer.save(kept)
+    if answer.status_code != 202:  # kept for later, never dropped silently: a 400 naming no sample may be ours
+        log.warning("the bot answered %s: %s; %d samples kept for later", answer.status_code, _said(answer),
+                    len(pending))
+        buffer.save(pending)
         return False
     buffer.save([])
     said = answer.json() if answer.headers.get("content-type", "").startswith("application/json") else {}

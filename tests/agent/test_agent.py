@@ -107,3 +107,19 @@ def test_a_batch_too_large_keeps_the_newer_half_until_it_fits(tmp_path: Path) ->
         assert first.returncode == 1
         left = (tmp_path / "buffer.jsonl").read_text().splitlines()
         assert len(left) == 31 and "01:59:00" in left[-3]  # the newer half of 62 (60 buffered + 2 new)
+
+
+def test_one_invalid_buffered_sample_is_dropped_alone_and_said(tmp_path: Path) -> None:
+    """Issue 20.4: a 400 for one invalid sample emptied the whole buffer (119 valid samples lost)."""
+    with running_app(tmp_path) as h:
+        rentals, inst, token = tracked(h)
+        now = h.clock.now
+        good = [{"ts": (now - timedelta(minutes=m)).isoformat(), "gpu": 0, "utilization_pct": 1,
+                 "memory_used_mib": 100, "memory_total_mib": 81920} for m in range(1, 120)]
+        bad = good[5] | {"utilization_pct": 140, "ts": (now - timedelta(minutes=200)).isoformat()}
+        (tmp_path / "buffer.jsonl").write_text("".join(json.dumps(s) + "\n" for s in [*good[:50], bad, *good[50:]]))
+        done = agent(tmp_path, h.base_url, token, stand_in_smi(tmp_path))
+        assert done.returncode == 0, done.stderr
+        assert "the bot refused sample 50 (samples[50].utilization_pct" in done.stderr  # said, not silent
+        assert len(rentals.samples(inst, now - timedelta(hours=3))) == 119 + 2  # the good ones and the new two
+        assert (tmp_path / "buffer.jsonl").read_text() == ""
