@@ -5,6 +5,7 @@ come from `-o DT` or `-o T`; dmon has no memory total, so the card's size is giv
 
 from __future__ import annotations
 
+import math
 from datetime import UTC, datetime, timedelta
 
 from bot.capture.errors import CaptureError
@@ -38,7 +39,10 @@ def _cell(cells: list[str], index: int) -> float:
     text = cells[index]
     if text == "-":
         raise ValueError("'-' (not reported)")
-    return float(text)
+    value = float(text)
+    if not math.isfinite(value) or value < 0:  # 1e309, inf and nan are no reading
+        raise ValueError(f"{text} is not a reading")
+    return value
 
 
 def read_dmon(lines: list[str], card_mib: float | None) -> list[Sample]:

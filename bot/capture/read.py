@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import csv
 import io
+import math
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -31,7 +32,11 @@ def _time(text: str) -> datetime:
 
 
 def _number(text: str) -> float:
-    return float(text.strip().removesuffix("%").removesuffix("MiB").strip())
+    """A figure of a capture: finite and not negative (1e309, inf and nan are no reading)."""
+    value = float(text.strip().removesuffix("%").removesuffix("MiB").strip())
+    if not math.isfinite(value) or value < 0:
+        raise ValueError(f"{text.strip()} is not a reading")
+    return value
 
 
 def _columns(line: int, header: list[str]) -> tuple[dict[str, int], str]:
@@ -68,7 +73,9 @@ def _read_csv(text: str) -> list[Sample]:
 
 
 def read_text(text: str, card_mib: float | None = None) -> list[Sample]:
-    """Readings from a capture's text; `card_mib` is the card's memory for dmon output, which lacks it."""
+    """Readings from a capture's text; `card_mib` is the card's memory for dmon output, which lacks it.
+    A UTF-8 byte-order mark (spreadsheets write one) is read past."""
+    text = text.removeprefix("\ufeff")
     lines = text.splitlines()
     first = next((line for line in lines if line.strip()), "")
     if not first.strip():
@@ -78,11 +85,18 @@ def read_text(text: str, card_mib: float | None = None) -> list[Sample]:
     return _read_csv(text)
 
 
-def read(path: Path, card_mib: float | None = None) -> list[Sample]:
+def read(path: Path, card_mib: float | None = None, max_bytes: int = 10 * 1024 * 1024) -> list[Sample]:
+    """The capture at `path`, read up to `max_bytes` (a device such as /dev/zero, or a huge file, is
+    refused at the limit instead of filling memory)."""
     try:
-        text = path.read_text("utf-8")
-    except UnicodeDecodeError:
-        raise CaptureError(0, "not_text") from None
+        with path.open("rb") as handle:
+            data = handle.read(max_bytes + 1)
     except OSError as exc:
         raise CaptureError(0, "unreadable", why=exc.strerror or type(exc).__name__) from None
+    if len(data) > max_bytes:
+        raise CaptureError(0, "too_large", limit_mib=round(max_bytes / 2**20, 1))
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise CaptureError(0, "not_text") from None
     return read_text(text, card_mib)

@@ -114,12 +114,12 @@ def _priced(light: TerminalSettings, policy: Policy, parsed: dict[str, Any], cur
             db: Path | None) -> Advice:
     """The decision and its quote from the price cache (settings and prices loaded here only: the plain
     path stays light)."""
-    from bot.cli.prices import price_book
+    from bot.cli.prices import price_book, quote_currency
 
     settings = load_settings(lang=light.lang, policy=light.policy, db=db)
 
     with price_book(settings, policy) as book:  # no --schedule: assumed from the answers, as in Slack
-        advice = advise(parsed, policy, quoter=book.quote, currency=(currency or settings.currency).upper(),
+        advice = advise(parsed, policy, quoter=book.quote, currency=quote_currency(currency, settings),
                         assume_schedule=True)
     if advice.quote_error is not None:
         from bot.text.errors import error_text

@@ -45,7 +45,7 @@ def analyze(
     settings = load_settings(lang=lang)
     policy = load_effective_policy(settings)
     try:
-        readings = read(file, None if card_gb is None else card_gb * 1024)
+        readings = read(file, None if card_gb is None else card_gb * 1024, settings.capture_max_bytes)
     except CaptureError as exc:
         error = capture_error_text(exc, settings.lang)
         raise fail(t("cli.capture_error", settings.lang, file=str(file), error=error)) from None

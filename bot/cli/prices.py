@@ -198,7 +198,7 @@ def quote(
     effective = load_effective_policy(settings)
     fields: dict[str, Any] = {"gpu": gpu, "cards": int(cards), "hours_per_day": hours_per_day, "days": days,
                               "gpu_hours": gpu_hours, "region": region,
-                              "currency": (currency or settings.currency).upper(), "storage_gb": storage_gb,
+                              "currency": quote_currency(currency, settings), "storage_gb": storage_gb,
                               "storage_price": storage_price, "egress_gb": egress_gb, "egress_price": egress_price}
     request = _request(settings, fields, share)
     with price_book(settings, effective) as book:
@@ -214,3 +214,14 @@ def quote(
     from bot.cli.terminal import print_quote
 
     print_quote(result, effective, settings.lang, Console())
+
+
+def quote_currency(given: str | None, settings: Settings) -> str:
+    """--currency (else GPU_ADVISOR_CURRENCY), upper-cased; exit 2 naming the currencies quotes take."""
+    from pricing.records import Currency
+
+    code = (given or settings.currency).strip().upper()
+    accepted = [str(c) for c in Currency]
+    if code not in accepted:
+        raise fail(t("cli.bad_currency", settings.lang, currency=code, accepted=", ".join(accepted)))
+    return code

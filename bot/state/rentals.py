@@ -98,7 +98,7 @@ def check_numbers(fields: dict[str, Any]) -> None:
             if not (isinstance(value, int | float) and math.isfinite(value) and low <= value <= high):
                 raise RentalError("out_of_range", field=key, value=str(value), low=f"{low:g}", high=f"{high:g}")
         elif isinstance(value, datetime) and not in_range(value):
-            raise RentalError("out_of_range", field=key, value=str(value), low="1970", high="2200")
+            raise RentalError("time_out_of_range", field=key, value=value.isoformat())
 
 
 def in_range(moment: datetime) -> bool:

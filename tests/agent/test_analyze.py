@@ -192,3 +192,24 @@ def test_the_chart_shows_an_idle_card_above_the_axis_and_keeps_the_legend_off_th
         legend = ax.get_legend()
         assert legend is not None
         assert legend.get_window_extent(renderer).x0 >= ax.get_window_extent(renderer).x1  # beside the plot
+
+
+@pytest.mark.parametrize("reading", ["1e309", "inf", "nan", "-5"])
+def test_impossible_figures_are_refused_with_their_line_not_printed_as_infinity(tmp_path: Path, reading: str) -> None:
+    """Issue 20.15: 1e309 memory or nan utilisation was read (and printed as Infinity)."""
+    capture = tmp_path / "bad.csv"
+    capture.write_text("timestamp,gpu,utilization_pct,memory_used_mib,memory_total_mib\n"
+                       "2026-11-30T01:00:00Z,0,90,1000,81920\n"
+                       f"2026-11-30T01:00:05Z,0,{reading},1000,81920\n")
+    done = run_cli("analyze", str(capture), "--lang", "en", tmp=tmp_path)
+    assert done.returncode == 2 and "line 3" in done.stderr and "Infinity" not in done.stdout + done.stderr
+
+
+def test_a_device_or_a_huge_file_is_refused_at_the_size_limit_and_a_bom_is_read(tmp_path: Path) -> None:
+    """Issue 20.14/20.15: analyze /dev/zero read forever; a UTF-8 BOM broke the header."""
+    done = run_cli("analyze", "/dev/zero", "--lang", "en", tmp=tmp_path)
+    assert done.returncode == 2 and "larger than 10 MiB" in done.stderr
+    capture = tmp_path / "bom.csv"
+    capture.write_bytes(b"\xef\xbb\xbftimestamp,gpu,utilization_pct,memory_used_mib,memory_total_mib\n"
+                        b"2026-11-30T01:00:00Z,0,90,1000,81920\n2026-11-30T01:00:05Z,0,90,1000,81920\n")
+    assert run_cli("analyze", str(capture), "--json", tmp=tmp_path).returncode == 0

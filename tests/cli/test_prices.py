@@ -268,3 +268,15 @@ def test_prices_list_names_the_currency_of_each_per_gpu_hour_price(tmp_path: Pat
     """Issue 19.16: the per GPU-h column mixed USD and CNY unlabelled."""
     listed = run_cli("prices", "list", "--gpu", "RTX4090", env=OFFLINE, tmp=tmp_path).stdout
     assert "4.5 CNY" in listed and "0.29 USD" in listed
+
+
+@pytest.mark.parametrize("command", [
+    ("advise", "--duration", "4h", "--memory-peak", "35GB", "--model-parallel", "no", "--frequency", "daily",
+     "--can-resume", "yes", "--schedule", "4x14", "--quote"),
+    ("quote", "--gpu", "A100", "--hours-per-day", "4", "--days", "14")])
+def test_a_currency_quotes_cannot_be_made_in_is_refused_with_the_list(tmp_path: Path,
+                                                                     command: tuple[str, ...]) -> None:
+    """Issue 20.14: --currency EUR ended in a traceback."""
+    done = run_cli(*command, "--currency", "EUR", env=OFFLINE, tmp=tmp_path)
+    said = "--currency EUR is not a currency quotes can be made in: use one of CNY, USD"
+    assert done.returncode == 2 and said in done.stderr

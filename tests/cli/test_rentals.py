@@ -137,3 +137,27 @@ def test_list_shows_people_by_name_not_as_slack_mentions(tmp_path: Path) -> None
         named = run_cli("list", *TEAM, env=env | {"SLACK_BOT_TOKEN": "xoxb-test-token",
                                                    "SLACK_API_URL": fake.api_url}, tmp=tmp_path).stdout
     assert "\tli.wei\t" in named and "<@" not in named
+
+
+@pytest.mark.parametrize(("flags", "said"), [
+    (("--started", "9999-12-31T23:59:59-14:00"), "started_at 9999-12-31T23:59:59-14:00 is not a time this can be"),
+    (("--price", "1e309/day"), "Could not read '1e309/day'")])
+def test_impossible_figures_and_times_are_refused_and_nothing_is_stored(tmp_path: Path, flags: tuple[str, ...],
+                                                                       said: str) -> None:
+    """Issues 20.3 and 20.14: 1e309 was stored as Infinity; a year-9999 start crashed."""
+    base = ("--gpu", "A100-80GB", "--channel", "C1", "--owner", "U1", *TEAM)
+    price = () if "--price" in flags else ("--price", "400/day")
+    done = run_cli("track", "instance", "x", *base, *price, *flags, "--lang", "en", env=_state(tmp_path),
+                   tmp=tmp_path)
+    assert done.returncode == 2 and said in done.stderr and "Traceback" not in done.stderr
+    assert json.loads(run_cli("list", "--json", *TEAM, env=_state(tmp_path), tmp=tmp_path).stdout)["instances"] == []
+
+
+
+def test_storage_of_infinite_size_is_refused_and_nothing_is_stored(tmp_path: Path) -> None:
+    """Issue 20.3: `track storage big --size-gb 1e309` was stored as Infinity and stopped every digest."""
+    for flags in (("--size-gb", "1e309", "--price-gb-month", "0.3"), ("--size-gb", "10", "--price-gb-month", "1e309")):
+        done = run_cli("track", "storage", "big", *flags, "--channel", "C1", "--owner", "U1", *TEAM, "--lang", "en",
+                       env=_state(tmp_path), tmp=tmp_path)
+        assert done.returncode == 2 and "inf is not possible here: give a finite number" in done.stderr
+    assert json.loads(run_cli("list", "--json", *TEAM, env=_state(tmp_path), tmp=tmp_path).stdout)["storage"] == []
