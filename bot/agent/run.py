@@ -22,7 +22,13 @@ MAX_BUFFERED = 24 * 60 * 8  # a day of one-minute samples of 8 GPUs (the bot kee
 
 
 class TokenRefused(RuntimeError):
-    """The bot answered 401: the token is wrong or its instance was released."""
+    """The bot answered 401 (the token is wrong or its instance was released), or the token cannot be one
+    the bot issued (not printable ASCII, or with spaces)."""
+
+
+def usable_token(token: str) -> bool:
+    """Heartbeat tokens are URL-safe text: printable ASCII without spaces."""
+    return bool(token) and token.isascii() and token.isprintable() and not any(c.isspace() for c in token)
 
 
 @dataclass
@@ -32,9 +38,28 @@ class Buffer:
     path: Path
 
     def load(self) -> list[dict[str, Any]]:
+        """The buffered samples; a line that is not one (a truncated write, garbage) is skipped and said."""
         if not self.path.exists():
             return []
-        return [json.loads(line) for line in self.path.read_text("utf-8").splitlines() if line.strip()]
+        kept, bad = [], 0
+        for line in self.path.read_text("utf-8", errors="replace").splitlines():
+            try:
+                sample = json.loads(line) if line.strip() else None
+            except ValueError:
+                sample = None
+            if isinstance(sample, dict):
+                kept.append(sample)
+            elif line.strip():
+                bad += 1
+        if bad:
+            log.warning("%d lines of %s are not samples (a truncated write?): skipped; %d kept", bad, self.path,
+                        len(kept))
+        return kept
+
+    def check(self) -> None:
+        """OSError unless the buffer can be written (it is not a folder, its folder exists and is writable)."""
+        with self.path.open("a", encoding="utf-8"):
+            pass
 
     def save(self, samples: list[dict[str, Any]]) -> None:
         kept = samples[-MAX_BUFFERED:]
@@ -150,6 +175,9 @@ def _reason(exc: httpx.HTTPError) -> str:
 def run(url: str, token: str, *, interval: float, watched: list[Path], buffer: Buffer, once: bool,
         client: httpx.Client, sleep: Callable[[float], None] = time.sleep) -> bool:
     """Sample and send until stopped (or once). Returns whether the last send was kept."""
+    if not usable_token(token):
+        log.error("the token cannot be one the bot issued (it has spaces or characters beyond ASCII)")
+        raise TokenRefused("not a token")
     while True:
         ok = send(client, url, token, buffer, sample(), watched)
         if once:

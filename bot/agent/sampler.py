@@ -3,6 +3,7 @@ whose output format is not guaranteed), else `nvidia-smi --query-gpu=... --forma
 
 from __future__ import annotations
 
+import math
 import shutil
 import subprocess
 from datetime import UTC, datetime
@@ -10,6 +11,7 @@ from typing import Any
 
 # The query, with power.draw added for the heartbeat's optional power_w.
 QUERY = "timestamp,index,name,utilization.gpu,memory.used,memory.total,power.draw"
+SMI_TIMEOUT_S = 30
 
 
 class NoGPU(RuntimeError):
@@ -24,9 +26,10 @@ class NoGPU(RuntimeError):
 def _number(text: str) -> float | None:
     text = text.strip()
     try:
-        return float(text)
+        value = float(text)
     except ValueError:
         return None  # "[N/A]", "[Not Supported]"
+    return value if math.isfinite(value) else None  # inf and nan are no reading
 
 
 def _nvml(now: datetime) -> list[dict[str, Any]]:
@@ -55,8 +58,11 @@ def _nvidia_smi(now: datetime) -> list[dict[str, Any]]:
     binary = shutil.which("nvidia-smi")
     if binary is None:
         raise NoGPU("no_driver")
-    done = subprocess.run([binary, f"--query-gpu={QUERY}", "--format=csv,noheader,nounits"], capture_output=True,
-                          text=True, timeout=30)
+    try:
+        done = subprocess.run([binary, f"--query-gpu={QUERY}", "--format=csv,noheader,nounits"],
+                              capture_output=True, text=True, timeout=SMI_TIMEOUT_S)
+    except subprocess.TimeoutExpired:  # a hung driver: say so, rather than wait for ever
+        raise NoGPU("smi_timeout", seconds=SMI_TIMEOUT_S) from None
     if done.returncode != 0:
         raise NoGPU("smi_failed", exit_code=done.returncode, output=(done.stderr or done.stdout).strip()[:200])
     out = []

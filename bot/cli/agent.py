@@ -37,6 +37,14 @@ def agent(
 
     settings = load_settings(lang=lang)
     _log_posts()
+    problem = url_problem(url)
+    if problem is not None:
+        raise fail(t("cli.agent_bad_url", settings.lang, url=url[:120], reason=problem))
+    try:
+        Buffer(buffer).check()
+    except OSError as exc:
+        raise fail(t("cli.agent_bad_buffer", settings.lang, path=str(buffer),
+                     reason=exc.strerror or type(exc).__name__)) from None
     try:
         with httpx.Client(timeout=settings.http_timeout_s) as client:
             ok = run(url, token, interval=interval, watched=watch_dir or [], buffer=Buffer(buffer), once=once,
@@ -65,3 +73,20 @@ def _log_posts() -> None:
     logger.handlers[:] = [handler]
     logger.setLevel(logging.INFO)
     logger.propagate = False
+
+
+def url_problem(url: str) -> str | None:
+    """Why `url` cannot be the bot's base URL (http or https, a host that can be looked up), or None."""
+    import httpx
+
+    try:
+        parsed = httpx.URL(url)
+    except httpx.InvalidURL as exc:
+        return str(exc)
+    if parsed.scheme not in ("http", "https") or not parsed.host:
+        return "it needs http:// or https:// and a host"
+    try:
+        parsed.host.encode("idna")
+    except UnicodeError:
+        return "the host name is not one DNS can look up (too long, or a label over 63 characters)"
+    return None

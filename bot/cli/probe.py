@@ -52,7 +52,12 @@ def probe(
         reason = t(f"gpu.{exc.code}", settings.lang, **exc.params)
         raise fail(t("cli.probe_no_gpu", settings.lang, reason=reason)) from None
     rows = 0
-    with path.open("w", newline="", encoding="utf-8") as handle, Progress(
+    try:
+        handle = path.open("w", newline="", encoding="utf-8")
+    except OSError as exc:  # a folder, a missing folder, /proc, a name too long, no permission
+        raise fail(t("cli.probe_cannot_write", settings.lang, path=str(path),
+                     reason=exc.strerror or type(exc).__name__)) from None
+    with handle, Progress(
             TextColumn("{task.description}"), BarColumn(), TimeRemainingColumn(), transient=True,
             console=None, disable=not sys.stderr.isatty()) as bar:
         writer = csv.DictWriter(handle, fieldnames=COLUMNS)

@@ -123,3 +123,45 @@ def test_one_invalid_buffered_sample_is_dropped_alone_and_said(tmp_path: Path) -
         assert "the bot refused sample 50 (samples[50].utilization_pct" in done.stderr  # said, not silent
         assert len(rentals.samples(inst, now - timedelta(hours=3))) == 119 + 2  # the good ones and the new two
         assert (tmp_path / "buffer.jsonl").read_text() == ""
+
+
+@pytest.mark.parametrize(("url", "token", "code", "said"), [
+    ("http://[::1", "abc", 2, "--url http://[::1: Invalid port"),
+    ("http://" + "a" * 300 + ".com", "abc", 2, "the host name is not one DNS can look up"),
+    ("http://127.0.0.1:9", "tök", 3, "refused the token"),
+    ("http://127.0.0.1:9", "abc ", 3, "refused the token")])
+def test_a_bad_url_or_token_is_one_line_and_its_exit_code(tmp_path: Path, url: str, token: str, code: int,
+                                                          said: str) -> None:
+    """Issue 20.14: each of these ended in a traceback."""
+    done = agent(tmp_path, url, token, stand_in_smi(tmp_path))
+    assert done.returncode == code and said in done.stderr and "Traceback" not in done.stderr
+
+
+def test_a_damaged_buffer_keeps_its_good_lines_and_a_folder_is_no_buffer(tmp_path: Path) -> None:
+    good = {"ts": "2026-11-30T01:00:00+00:00", "gpu": 0, "utilization_pct": 1, "memory_used_mib": 1,
+            "memory_total_mib": 2}
+    (tmp_path / "buffer.jsonl").write_text("garbage\n" + json.dumps(good) + "\n{\"ts\": \"2026-11")
+    done = agent(tmp_path, "http://127.0.0.1:9", "abc", stand_in_smi(tmp_path))
+    assert done.returncode == 1 and "2 lines of" in done.stderr and "skipped; 1 kept" in done.stderr
+    kept = [json.loads(line) for line in (tmp_path / "buffer.jsonl").read_text().splitlines()]
+    assert kept[0] == good and len(kept) == 3  # the good one, and the two new readings
+    folder = run_cli("agent", "--url", "http://127.0.0.1:9", "--once", "--buffer", str(tmp_path),
+                     env=stand_in_smi(tmp_path) | {"GPU_ADVISOR_AGENT_TOKEN": "abc", "GPU_ADVISOR_LANG": "en"},
+                     tmp=tmp_path)
+    assert folder.returncode == 2 and "Is a directory" in folder.stderr
+
+
+def test_a_hung_or_nonsense_nvidia_smi_is_said_not_waited_for(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from bot.agent import sampler
+
+    monkeypatch.setattr(sampler, "SMI_TIMEOUT_S", 1)
+    hung = tmp_path / "hung"
+    hung.mkdir()
+    script = hung / "nvidia-smi"
+    script.write_text("#!/bin/sh\nsleep 30\n")
+    script.chmod(script.stat().st_mode | stat.S_IEXEC)
+    done = agent(tmp_path, "http://127.0.0.1:9", "abc", {"PATH": f"{hung}{os.pathsep}/usr/bin:/bin"})
+    assert done.returncode == 2 and "nvidia-smi did not answer within 1 s" in done.stderr
+    nonsense = SMI_OUTPUT.replace(", 3, 1200,", ", inf, nan,")
+    odd = agent(tmp_path, "http://127.0.0.1:9", "abc", stand_in_smi(tmp_path, nonsense))
+    assert odd.returncode == 2 and "nvidia-smi line 1 is not" in odd.stderr and "Traceback" not in odd.stderr

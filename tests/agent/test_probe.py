@@ -67,3 +67,12 @@ def test_ctrl_c_keeps_what_was_sampled(tmp_path: Path) -> None:
     rows = list(csv.DictReader(out.open()))
     assert proc.returncode == 0 and len(rows) >= 4
     assert f"{len(rows)} samples in {out}" in stdout
+
+
+@pytest.mark.e2e
+@pytest.mark.parametrize("where", ["/proc/x.csv", "{tmp}", "{tmp}/no/such/folder/x.csv", "{tmp}/" + "a" * 300])
+def test_probe_output_that_cannot_be_written_is_one_line(tmp_path: Path, where: str) -> None:
+    """Issue 20.14: /proc, a folder, a missing folder or a 300-character name ended in a traceback."""
+    done = run_cli("probe", "--duration", "5s", "--output", where.format(tmp=tmp_path),
+                   env=stand_in_smi(tmp_path) | {"GPU_ADVISOR_LANG": "en"}, tmp=tmp_path)
+    assert done.returncode == 2 and "cannot write the capture to" in done.stderr and "Traceback" not in done.stderr
