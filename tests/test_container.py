@@ -3,6 +3,8 @@ replicas to one PostgreSQL behind the proxy, as the README says."""
 
 from __future__ import annotations
 
+import json
+import os
 import re
 import shutil
 import subprocess
@@ -54,3 +56,31 @@ def test_compose_runs_two_replicas_on_one_postgres_behind_the_proxy() -> None:
     caddy = (ROOT / "deploy" / "Caddyfile").read_text()
     assert "reverse_proxy bot-1:3000 bot-2:3000" in caddy and "health_uri /healthz" in caddy
     assert "docker compose up" in README and "compose.yaml" in README
+
+
+def _adapted(domain: str | None) -> dict[str, object]:
+    """The Caddyfile as Caddy itself reads it (`caddy adapt`), with GPU_ADVISOR_DOMAIN set or not."""
+    env = {k: v for k, v in os.environ.items() if k != "GPU_ADVISOR_DOMAIN"} | (
+        {"GPU_ADVISOR_DOMAIN": domain} if domain else {})
+    done = subprocess.run(["caddy", "adapt", "--config", str(ROOT / "deploy" / "Caddyfile"), "--adapter",
+                           "caddyfile"], capture_output=True, text=True, env=env, check=True)
+    server: dict[str, object] = next(iter(json.loads(done.stdout)["apps"]["http"]["servers"].values()))
+    return server
+
+
+@pytest.mark.e2e
+def test_the_proxy_serves_https_for_a_domain_and_plain_http_on_3000_without() -> None:
+    """Issue 20.18: Slack calls only HTTPS, and nothing said where TLS came from."""
+    compose = yaml.safe_load((ROOT / "compose.yaml").read_text())
+    proxy = compose["services"]["proxy"]
+    assert {"80:80", "443:443", "3000:3000"} <= set(proxy["ports"]) and "caddy-data:/data" in proxy["volumes"]
+    assert proxy["environment"]["GPU_ADVISOR_DOMAIN"] == "${GPU_ADVISOR_DOMAIN:-}"
+    caddyfile = (ROOT / "deploy" / "Caddyfile").read_text()
+    assert "{$GPU_ADVISOR_DOMAIN::3000} {" in caddyfile  # the site: the domain, else plain :3000
+    assert "https://GPU_ADVISOR_DOMAIN/slack/events" in README
+    if shutil.which("caddy") is None:
+        pytest.skip("caddy is not installed here: the Caddyfile's shape was checked above")
+    assert _adapted(None)["listen"] == [":3000"]
+    with_domain = _adapted("gpu-advisor.example.com")
+    assert with_domain["listen"] == [":443"]  # automatic HTTPS for the name (and :80 redirects to it)
+    assert with_domain["routes"][0]["match"] == [{"host": ["gpu-advisor.example.com"]}]  # type: ignore[index]
