@@ -108,6 +108,16 @@ def in_range(moment: datetime) -> bool:
         return False
 
 
+def _insert_new(conn: Any) -> Any:
+    """INSERT of samples that skips one whose (instance, GPU, time) is already kept, returning the id of
+    each that was new (SQLite and PostgreSQL both have ON CONFLICT DO NOTHING; batched executemany)."""
+    from sqlalchemy.dialects.postgresql import insert as pg_insert
+    from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+
+    make = pg_insert if conn.dialect.name == "postgresql" else sqlite_insert
+    return make(gpu_samples).on_conflict_do_nothing().returning(gpu_samples.c.id)
+
+
 def check_name(name: str) -> None:
     """Names are 1-64 letters (any script), digits, '.', '-' or '_', starting with a letter or digit."""
     if not NAME.fullmatch(name):
@@ -273,14 +283,15 @@ class Rentals:
                 rows.append({"instance_id": instance_id, "at": s.at, "gpu": s.gpu, "utilization_pct": s.utilization_pct,
                              "memory_used_mib": s.memory_used_mib, "memory_total_mib": s.memory_total_mib,
                              "power_w": w})
-            if rows:
-                conn.execute(insert(gpu_samples), rows)
+            new = 0
+            if rows:  # another replica may be keeping the same body right now: the unique index decides
+                new = len(conn.execute(_insert_new(conn), rows).all())  # one id for each row that was new
             busy = max((s.at for s in samples if s.utilization_pct > busy_above_pct), default=None)
             if busy is not None:
                 c = rental_instances.c
                 later = or_(c.last_busy_at.is_(None), c.last_busy_at < busy)
                 conn.execute(update(rental_instances).where(c.id == instance_id, later).values(last_busy_at=busy))
-        return len(rows)
+        return new
 
     def report_disks(self, instance_id: int, disks: list[DiskReport], at: datetime) -> None:
         """Keep the latest size and newest file time of each path an agent watches."""

@@ -173,6 +173,7 @@ gpu_samples = Table(
     Column("memory_total_mib", Float, nullable=False),
     Column("power_w", Float),
     Index(None, "instance_id", "at"),
+    Index("uq_gpu_samples_instance_gpu_at", "instance_id", "gpu", "at", unique=True),  # kept once (0013)
 )
 
 disk_reports = Table(

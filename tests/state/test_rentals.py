@@ -79,3 +79,27 @@ def test_quiet_since_is_the_first_sample_after_the_last_busy_one(rentals: Rental
     assert found == {busy_then_quiet.id: at[2], always_quiet.id: at[0]}  # busy at its last sample: not quiet
     window = rentals.recent([always_quiet.id], at[4])
     assert [s.at for s in window[always_quiet.id]] == at[4:]
+
+
+def test_two_replicas_keeping_the_same_heartbeat_at_once_keep_each_sample_once(db_target: str) -> None:
+    """Issue 20.5: two replicas receiving the same body at once kept 390 rows for 200 distinct samples."""
+    import threading
+
+    first = Rentals(Store(db_target))
+    inst, _ = first.track_instance("T1", "box", FIELDS)
+    at = datetime(2026, 11, 30, tzinfo=UTC)
+    samples = [Sample(at + timedelta(minutes=m), g, 50, 100, 81920) for m in range(100) for g in (0, 1)]
+    replicas = [Rentals(Store(db_target)) for _ in range(2)]
+    start = threading.Barrier(2)
+    kept: list[int] = []
+
+    def receive(rentals: Rentals) -> None:
+        start.wait()
+        kept.append(rentals.add_samples(inst.id, samples, [None] * len(samples)))
+
+    threads = [threading.Thread(target=receive, args=(r,)) for r in replicas]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert len(first.samples(inst.id, at - timedelta(days=1))) == 200 and sum(kept) == 200
