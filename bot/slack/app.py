@@ -63,6 +63,20 @@ def check_tokens(settings: Settings, lang: Lang | None = None) -> None:
         raise MissingSlackSettings(t("serve.not_configured", lang, problems=problems))
 
 
+def _keys_open_every_install(settings: Settings, engine: Any, lang: Lang | None) -> None:
+    """MissingSlackSettings (saying what to do) unless the configured keys open every stored token; tokens
+    under an older key are encrypted again with the newest (key rotation)."""
+    from bot.slack.installs import BadEncryptionKey, check_and_rotate
+
+    key = settings.encryption_key.get_secret_value() if settings.encryption_key else ""
+    try:
+        rotated = check_and_rotate(engine, key)
+    except BadEncryptionKey:
+        raise MissingSlackSettings(t("serve.encryption_key_changed", lang or settings.lang)) from None
+    if rotated:
+        logging.getLogger(__name__).info("%d stored tokens encrypted again with the newest key", rotated)
+
+
 def _oauth_problems(settings: Settings) -> list[str]:
     from bot.slack.installs import BadEncryptionKey, fernet
 
@@ -102,6 +116,7 @@ def create_app(deps: Deps, *, client: WebClient | None = None, lang: Lang | None
         from bot.slack.installs import client_factory, oauth_settings
 
         extra["oauth_settings"] = flow = oauth_settings(settings, deps.store.engine)
+        _keys_open_every_install(settings, deps.store.engine, lang)
         deps.client_for = client_factory(flow.installation_store, client)  # type: ignore[arg-type]
         deps.forget_team = flow.installation_store.forget  # type: ignore[attr-defined]
     try:

@@ -9,7 +9,7 @@ import copy
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from cryptography.fernet import Fernet, InvalidToken
+from cryptography.fernet import Fernet, InvalidToken, MultiFernet
 from slack_bolt.oauth.oauth_settings import OAuthSettings
 from slack_sdk import WebClient
 from slack_sdk.oauth.installation_store import Bot, Installation
@@ -29,17 +29,68 @@ class BadEncryptionKey(ValueError):
     """GPU_ADVISOR_ENCRYPTION_KEY is not a Fernet key."""
 
 
-def fernet(key: str) -> Fernet:
+def keys(key: str) -> list[Fernet]:
+    """The keys of GPU_ADVISOR_ENCRYPTION_KEY: comma-separated, newest first, so a key can be rotated
+    without losing installs."""
     try:
-        return Fernet(key.encode())
+        found = [Fernet(part.strip().encode()) for part in key.split(",") if part.strip()]
     except (ValueError, TypeError):
         raise BadEncryptionKey("not a Fernet key (32 url-safe base64-encoded bytes)") from None
+    if not found:
+        raise BadEncryptionKey("not a Fernet key (32 url-safe base64-encoded bytes)")
+    return found
+
+
+def fernet(key: str) -> MultiFernet:
+    """cryptography's MultiFernet over the keys: it encrypts with the newest and decrypts with any."""
+    return MultiFernet(keys(key))
+
+
+def check_and_rotate(engine: Engine, key: str) -> int:
+    """At start-up: every stored token must open with the configured keys (BadEncryptionKey saying what to
+    do otherwise), and one encrypted with an older key is encrypted again with the newest. Returns how
+    many tokens were re-encrypted."""
+    from sqlalchemy import select, update
+
+    from bot.state.schema import migrated_metadata
+
+    newest, box = keys(key)[0], fernet(key)
+    tables = migrated_metadata().tables
+    rotated = 0
+    with engine.begin() as conn:
+        for table in (tables["slack_installations"], tables["slack_bots"]):
+            columns = [table.c[name] for name in TOKENS if name in table.c]
+            for row in conn.execute(select(table.c.id, *columns)).all():
+                changes = {}
+                for column in columns:
+                    value = row._mapping[column.name]
+                    if not value or not str(value).startswith(MARK):
+                        continue
+                    sealed = str(value)[len(MARK):].encode()
+                    if _opens(newest, sealed):
+                        continue
+                    try:
+                        changes[column.name] = MARK + box.rotate(sealed).decode()  # now under the newest key
+                    except InvalidToken:
+                        raise BadEncryptionKey("the stored tokens were encrypted with another key") from None
+                if changes:
+                    conn.execute(update(table).where(table.c.id == row.id).values(**changes))
+                    rotated += len(changes)
+    return rotated
+
+
+def _opens(box: Fernet, sealed: bytes) -> bool:
+    try:
+        box.decrypt(sealed)
+    except InvalidToken:
+        return False
+    return True
 
 
 class EncryptedInstallationStore(SQLAlchemyInstallationStore):
     """slack_sdk's store; tokens go in encrypted and come out decrypted."""
 
-    def __init__(self, client_id: str, engine: Engine, box: Fernet) -> None:
+    def __init__(self, client_id: str, engine: Engine, box: MultiFernet) -> None:
         super().__init__(client_id=client_id, engine=engine)
         self.box = box
 

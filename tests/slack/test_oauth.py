@@ -155,3 +155,20 @@ def test_oauth_mode_refuses_to_start_without_a_usable_encryption_key(tmp_path: P
         check_tokens(oauth_settings(tmp_path, fake))  # a key: ready
         with pytest.raises(MissingSlackSettings, match="HTTP mode"):
             check_tokens(oauth_settings(tmp_path, fake, slack_app_token="xapp-1"))
+
+
+def test_a_changed_key_refuses_to_start_and_a_rotation_reencrypts_every_install(tmp_path: Path) -> None:
+    """Issue 20.13: with another GPU_ADVISOR_ENCRYPTION_KEY serve started and every installed workspace
+    got 500. Now it refuses with what to do; NEW,OLD re-encrypts the installs with NEW at start-up."""
+    with oauth_app(tmp_path, None) as (fake, _send, base, (deps, _app)):
+        install(base, "T1")
+        new = Fernet.generate_key().decode()
+        with pytest.raises(MissingSlackSettings, match="GPU_ADVISOR_ENCRYPTION_KEY=NEW,OLD"):
+            create_app(build_deps(oauth_settings(tmp_path, fake, encryption_key=new)))
+        rotated = build_deps(oauth_settings(tmp_path, fake, encryption_key=f"{new},{KEY}"))
+        create_app(rotated)  # starts, and encrypts the stored tokens again with the new key
+        rotated.store.close()
+        only_new = build_deps(oauth_settings(tmp_path, fake, encryption_key=new))
+        create_app(only_new)  # the old key is no longer needed
+        assert only_new.client_for is not None and only_new.client_for("T1").token == "xoxb-T1-bot-token"
+        only_new.store.close()
