@@ -160,7 +160,7 @@ def test_oauth_mode_refuses_to_start_without_a_usable_encryption_key(tmp_path: P
 def test_a_changed_key_refuses_to_start_and_a_rotation_reencrypts_every_install(tmp_path: Path) -> None:
     """Issue 20.13: with another GPU_ADVISOR_ENCRYPTION_KEY serve started and every installed workspace
     got 500. Now it refuses with what to do; NEW,OLD re-encrypts the installs with NEW at start-up."""
-    with oauth_app(tmp_path, None) as (fake, _send, base, (deps, _app)):
+    with oauth_app(tmp_path, None) as (fake, _send, base, _):
         install(base, "T1")
         new = Fernet.generate_key().decode()
         with pytest.raises(MissingSlackSettings, match="GPU_ADVISOR_ENCRYPTION_KEY=NEW,OLD"):
