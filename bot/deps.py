@@ -10,6 +10,7 @@ from functools import cached_property
 
 from slack_sdk import WebClient
 
+from bot.logs import keep_secret
 from bot.metrics import Metrics
 from bot.price_book import PriceBook, http_client
 from bot.settings import Settings
@@ -61,6 +62,11 @@ class Deps:
 def build_deps(settings: Settings, *, now: Callable[[], datetime] | None = None) -> Deps:
     """What the handlers need. Local problems are found here, before Slack is contacted: PolicyError
     for a bad policy, StoreUnavailable or CacheUnavailable for an unusable database."""
+    keep_secret(*(s.get_secret_value() for s in (settings.slack_bot_token, settings.slack_app_token,
+                                                  settings.slack_signing_secret, settings.slack_client_secret,
+                                                  settings.encryption_key) if s is not None))
+    if settings.encryption_key:  # each key of a rotation too
+        keep_secret(*settings.encryption_key.get_secret_value().split(","))
     policy = load_policy(settings.policy)
     clock = now or (lambda: datetime.now(UTC))
     store = Store(settings.state_url(), now=clock, replica=settings.replica_id or None)

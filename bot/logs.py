@@ -2,15 +2,18 @@
 
 The request id of a Slack request is its inbox key, so the lines of its acknowledgement, of its work
 and of a redo after a restart all carry the same id. Tokens and secrets are never logged: the
-settings hold them as SecretStr, and slack_sdk redacts the Authorization header in its debug lines.
+settings hold them as SecretStr, and every log record passes redact() before a handler sees it: Slack's
+token shapes, and each secret the process holds (keep_secret), become [redacted], whoever logs them.
 """
 
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
+from typing import Any
 
 from pythonjsonlogger.json import JsonFormatter
 
@@ -42,6 +45,40 @@ def configure(level: str = "INFO", fmt: str = "text") -> None:
     root = logging.getLogger()
     root.handlers[:] = [handler]
     root.setLevel(level)
+
+
+# Slack's token shapes (bot, user, app, refresh, configuration): redacted wherever they appear
+_TOKEN = re.compile(r"\b(?:xox[abeoprs]|xapp|xoxe\.xox[bp])-[A-Za-z0-9-]+")
+_SECRETS: set[str] = set()
+_factory = logging.getLogRecordFactory()
+
+
+def keep_secret(*values: str | None) -> None:
+    """Never log these (a signing or client secret, an encryption key, an enrolment or heartbeat token):
+    every log record, from any library at any level, has them replaced before any handler sees it."""
+    _SECRETS.update(v for v in values if v and len(v) >= 8)
+    if logging.getLogRecordFactory() is not _redacting:
+        logging.setLogRecordFactory(_redacting)
+
+
+def redact(text: str) -> str:
+    text = _TOKEN.sub("[redacted]", text)
+    for secret in _SECRETS:
+        if secret in text:
+            text = text.replace(secret, "[redacted]")
+    return text
+
+
+def _redacting(*args: Any, **kwargs: Any) -> logging.LogRecord:
+    record = _factory(*args, **kwargs)
+    try:
+        message = record.getMessage()
+    except (TypeError, ValueError):  # a record whose arguments do not fit its format: left as it is
+        return record
+    clean = redact(message)
+    if clean != message:
+        record.msg, record.args = clean, ()
+    return record
 
 
 @contextmanager

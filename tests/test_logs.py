@@ -68,3 +68,27 @@ def test_bolts_token_will_be_unused_warning_is_not_printed_on_every_start(
         create_app(deps)
         deps.store.close()
     assert not [r for r in caplog.records if "will be unused" in r.getMessage()]
+
+
+@pytest.mark.e2e
+def test_no_secret_the_bot_holds_reaches_a_log_line_at_debug(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    """Issue 20.6: at DEBUG a heartbeat token (in the response_url body slack_sdk logs) and an installed
+    workspace's bot token (oauth.v2.access) were logged. Every secret is tried here."""
+    from cryptography.fernet import Fernet
+
+    from tests.slack.test_oauth import install, oauth_app
+
+    caplog.set_level(logging.DEBUG)
+    with running_app(tmp_path / "one") as h:
+        h.send.command("track box gpu=A100-80GB price=400/day", response_url=h.fake.response_url("t"))
+        reply = h.fake.wait_for(lambda: [c for c in h.fake.of("response_url") if c["_path"].endswith("/t")])[0]
+        heartbeat_token = next(w for w in str(reply).replace("`", " ").split() if len(w) >= 40)
+    with oauth_app(tmp_path / "two", None) as (_fake, _send, base, _):
+        install(base, "T1")
+    logged = caplog.text + "\n".join(r.getMessage() for r in caplog.records)
+    assert len(caplog.records) > 20  # slack_sdk, bolt and the OAuth flow logged at DEBUG
+    from tests.slack.test_oauth import KEY
+
+    for secret in (heartbeat_token, "xoxb-test-token", "xoxb-T1-bot-token", SECRET, "client-secret", KEY):
+        assert secret not in logged, secret
+    assert Fernet(KEY.encode())  # the key tried is a real one

@@ -17,6 +17,7 @@ from typing import Any
 from sqlalchemy import delete, func, insert, or_, select, update
 from sqlalchemy.exc import IntegrityError
 
+from bot.logs import keep_secret
 from bot.state.schema import disk_reports, gpu_samples, rental_instances, rental_storage
 from bot.state.store import Store
 from rules.policy import Idle
@@ -148,6 +149,7 @@ class Rentals:
         check_name(name)
         check_numbers(fields)
         token = secrets.token_urlsafe(32)
+        keep_secret(token)  # shown once to the person, never in a log line (slack_sdk logs reply bodies)
         row = {"team": team, "name": name, **fields, "token_hash": token_hash(token)}
         try:
             with self.store.writing() as conn:
