@@ -15,11 +15,18 @@ class Budgets:
         self.store = store
 
     def put(self, team: str, project: str, amount: float, currency: str, user: str, now: datetime) -> None:
+        """Set a project's budget; whoever set it first stays its setter (the one who may change it)."""
         c = project_budgets.c
+        first = self.set_by(team, project) or user
         with self.store.writing() as conn:
             conn.execute(delete(project_budgets).where(c.team == team, c.project == project))
             conn.execute(insert(project_budgets).values(team=team, project=project, amount=amount, currency=currency,
-                                                        set_by=user, updated_at=now))
+                                                        set_by=first, updated_at=now))
+
+    def set_by(self, team: str, project: str) -> str | None:
+        c = project_budgets.c
+        with self.store.reading() as conn:
+            return conn.execute(select(c.set_by).where(c.team == team, c.project == project)).scalar()
 
     def remove(self, team: str, project: str) -> bool:
         c = project_budgets.c

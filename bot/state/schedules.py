@@ -23,6 +23,12 @@ class Schedules:
             return self.default
         return RemindSchedule(parse_at(row.at_time), row.zone, parse_days(row.days), bool(row.enabled), row.lang)
 
+    def set_by(self, team: str, channel: str) -> str | None:
+        """Who set the channel's schedule, if anyone did."""
+        c = digest_schedules.c
+        with self.store.reading() as conn:
+            return conn.execute(select(c.set_by).where(c.team == team, c.channel == channel)).scalar()
+
     def put(self, team: str, channel: str, schedule: RemindSchedule, user: str, now: datetime) -> None:
         c = digest_schedules.c
         with self.store.writing() as conn:

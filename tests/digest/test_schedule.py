@@ -11,7 +11,9 @@ import pytest
 
 from bot.digest.due import run_due
 from bot.slack.ui.digest import render
+from bot.state.budgets import Budgets
 from bot.state.rentals import Rentals
+from bot.state.schedules import Schedules
 from rules.samples import Sample
 from tests.support.slack_harness import Harness, running_app
 
@@ -175,3 +177,27 @@ def test_delete_storage_from_slack_owner_or_admin_only(tmp_path: Path) -> None:
         h.send.command("delete-storage nope", response_url=h.fake.response_url("3"))
         missing = replies(h, 2)[1]["text"]
         assert "no storage named 'nope'" in missing and "`/gpu-advise list`" in missing
+
+
+def test_only_the_setter_or_an_admin_turns_a_digest_off_or_changes_a_budget(tmp_path: Path) -> None:
+    """Issue 20.8: anyone could silence a channel's digest or raise another project's budget."""
+    with running_app(tmp_path) as h:
+        h.fake.admins.add("U9")
+        h.send.command("remind at 10:00 Asia/Shanghai", user="U1", response_url=h.fake.response_url("1"))
+        h.send.command("budget llm 50", user="U1", response_url=h.fake.response_url("2"))
+        replies(h, 2)
+        h.send.command("remind off", user="U7", response_url=h.fake.response_url("3"))
+        assert "set by <@U1>" in replies(h, 3)[2]["text"]
+        h.send.command("budget llm 5000", user="U7", response_url=h.fake.response_url("4"))
+        assert "set by <@U1>" in replies(h, 4)[3]["text"]
+        h.send.command("budget llm off", user="U7", response_url=h.fake.response_url("5"))
+        assert "set by <@U1>" in replies(h, 5)[4]["text"]
+        assert Schedules(h.deps.store, h.deps.settings.default_schedule()).of("T1", "C1").enabled
+        assert Budgets(h.deps.store).of("T1") == {("llm", "CNY"): 50}
+        h.send.command("budget llm 80", user="U9", response_url=h.fake.response_url("6"))  # an admin may
+        assert "¥80" in replies(h, 6)[5]["text"]
+        h.send.command("remind off", user="U1", response_url=h.fake.response_url("7"))  # the setter may
+        assert "off" in replies(h, 7)[6]["text"]
+        assert not Schedules(h.deps.store, h.deps.settings.default_schedule()).of("T1", "C1").enabled
+        h.send.command("budget new 10", user="U7", response_url=h.fake.response_url("8"))  # a new project: anyone
+        assert "new: ¥10" in replies(h, 8)[7]["text"]

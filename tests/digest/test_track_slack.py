@@ -27,10 +27,13 @@ def test_track_an_instance_and_its_storage_from_slack(tmp_path: Path) -> None:
         inst = rentals.by_token(token)
         assert inst is not None and (inst.name, inst.owner, inst.channel, inst.unit, inst.price, inst.share) == (
             "train-1", "U2", "C1", "hour", 14.0, 0.5)
-        assert h.posts() == []  # the token never goes to the channel
+        assert h.posts(channel="C1") == []  # the token never goes to the channel
+        [told] = h.wait_posts(1, channel="U2")  # the owner learns someone tracked a box in their name
+        assert "<@U1> tracked *train-1* for you in <#C1>" in told["text"] and token not in told["text"]
         stored = reply(h, "track storage ckpt size=340GB price=0.35 instance=train-1", 2)
         assert "¥119 a month" in stored["text"]
         assert rentals.storage("T1")[0].instance_id == inst.id
+        assert len(h.posts(channel="U2")) == 1 and h.posts(channel="U1") == []  # your own storage: no DM to you
 
 
 def test_bad_track_input_names_the_key_and_the_accepted_form(tmp_path: Path) -> None:

@@ -99,6 +99,9 @@ def on_remind(deps: Deps, request: SlackRequest, args: list[str], lang: Lang) ->
     chosen = _language(given[-1].split("=", 1)[1] if given else None, lang)
     words = [a.lower() for a in args]
     if words == ["off"]:
+        setter = schedules.set_by(team, channel)
+        if setter not in (None, user) and not is_admin(request.client, user, team):
+            raise RentalCommandError(t("digest.remind_not_yours", lang, setter=f"<@{setter}>"))
         schedules.put(team, channel, replace(current, enabled=False), user, deps.now())
         _say(request, t("digest.schedule_off", lang))
         return
@@ -168,6 +171,9 @@ def on_budget(deps: Deps, request: SlackRequest, args: list[str], lang: Lang) ->
         check_name(project)
     except RentalError as exc:
         raise RentalCommandError(tw(f"error.rental.{exc.code}", lang, "slack", **exc.params)) from None
+    setter = budgets.set_by(team, project)
+    if setter not in (None, request.user) and not is_admin(request.client, request.user or "", team):
+        raise RentalCommandError(t("digest.budget_not_yours", lang, project=project, setter=f"<@{setter}>"))
     if len(args) == 2 and args[1].lower() == "off":
         budgets.remove(team, project)
         _say(request, t("digest.budget_removed", lang, project=project))

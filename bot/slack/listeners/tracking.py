@@ -6,17 +6,20 @@ The heartbeat token is shown once, ephemerally, to the person who typed the comm
 
 from __future__ import annotations
 
+import logging
 import re
 from collections.abc import Callable
 from typing import Any
 
 from slack_bolt import Ack
+from slack_sdk.errors import SlackApiError
 
 from bot.deps import Deps
 from bot.fields.rentals import CachedPrice, FieldError, currency_of, instance_fields, price_from_cache
 from bot.slack import inline
 from bot.slack.conversation import recommend
 from bot.slack.listeners.rentals import RentalCommandError
+from bot.slack.replies import lang_for
 from bot.slack.request import SlackRequest
 from bot.slack.ui import blocks, track_form
 from bot.slack.ui.blocks import ButtonValue
@@ -24,6 +27,8 @@ from bot.state.rentals import RentalError, Rentals
 from bot.text import Lang, t
 from bot.text.catalogue import tw
 from bot.text.format import money
+
+log = logging.getLogger(__name__)
 
 INSTANCE_KEYS = {k: k for k in ("gpu", "price", "cards", "share", "project", "owner", "currency")}
 STORAGE_KEYS = {k: k for k in ("size", "price", "instance", "project", "owner", "currency")}
@@ -87,6 +92,7 @@ def _instance(deps: Deps, request: SlackRequest, rentals: Rentals, name: str, ra
                              raw.get("currency", deps.settings.currency), lang, cached=cached_price(deps))
     source = fields.pop("price_source", None)
     made, token = rentals.track_instance(request.team, name, fields | base | {"started_at": deps.now()})
+    _tell_owner(deps, request, made.owner, made.name)
     text = t("digest.tracked_instance", lang, name=made.name, owner=f"<@{made.owner}>", token=token)
     if source:
         text += "\n" + t("digest.price_from_cache", lang, price=f"{money(made.price, made.currency)}/{made.unit}",
@@ -101,9 +107,22 @@ def _storage(deps: Deps, request: SlackRequest, rentals: Rentals, name: str, raw
     made = rentals.track_storage(request.team, name, base | {"size_gb": size, "price_gb_month": price,
                                                              "currency": currency, "created_at": deps.now()},
                                  raw.get("instance"))
+    _tell_owner(deps, request, made.owner, made.name)
     text = t("digest.tracked_storage", lang, name=made.name, owner=f"<@{made.owner}>",
              per_month=money(size * price, currency))
     request.respond(response_type="ephemeral", text=text, blocks=blocks.text(text))
+
+
+def _tell_owner(deps: Deps, request: SlackRequest, owner: str, name: str) -> None:
+    """Tracking something for someone else is allowed, and they are told (in their language, by DM)."""
+    user = request.user or ""
+    if owner and owner != user:
+        said = t("digest.tracked_for_you", lang_for(request.client, deps, owner), user=f"<@{user}>", name=name,
+                 channel=f"<#{request.channel}>" if request.channel else "")
+        try:
+            request.client.chat_postMessage(channel=owner, text=said)
+        except SlackApiError as exc:  # tracked all the same; the owner still sees it in the digest
+            log.warning("could not tell %s about %s: %s", owner, name, exc.response.get("error"))
 
 
 def on_rented(deps: Deps, request: SlackRequest) -> None:
