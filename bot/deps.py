@@ -3,6 +3,7 @@ once at start-up by build_deps() and passed to each call: no module globals."""
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
@@ -14,8 +15,11 @@ from bot.logs import keep_secret
 from bot.metrics import Metrics
 from bot.price_book import PriceBook, http_client
 from bot.settings import Settings
-from bot.state import Conversations, Inbox, Store, Users
+from bot.state import Conversations, Inbox, Store, StoreUnavailable, Users
+from pricing.errors import CacheUnavailable
 from rules.policy import Policy, load_policy
+
+log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -48,11 +52,18 @@ class Deps:
         return self.client_for(team) if self.client_for is not None else default
 
     def refresh_gauges(self) -> None:
-        """Set the gauges read at scrape time: each price source's age, the inbox backlog."""
-        for state in self.prices.status():
-            if state.age_days is not None:
-                self.metrics.price_age.labels(state.source).set(state.age_days * 86400)
-        self.metrics.inbox_backlog.set(len(self.inbox.pending(timedelta(days=1))))
+        """Set the gauges read at scrape time. A store or cache that cannot be read leaves its gauges as they
+        were (logged): the scrape still answers, and /healthz says what is down."""
+        try:
+            for state in self.prices.status():
+                if state.age_days is not None:
+                    self.metrics.price_age.labels(state.source).set(state.age_days * 86400)
+        except CacheUnavailable as exc:
+            log.warning("price ages not refreshed: %s", exc)
+        try:
+            self.metrics.inbox_backlog.set(len(self.inbox.pending(timedelta(days=1))))
+        except StoreUnavailable as exc:
+            log.warning("inbox backlog not refreshed: %s", exc)
 
     @property
     def conversation_ttl(self) -> timedelta:

@@ -110,8 +110,10 @@ class PriceBook:
             db.close()
 
     def status(self) -> list[SourceState]:
+        """Each source's state. CacheUnavailable, naming the file, when the cache cannot be read."""
         db = self.db()
         try:
-            return source_status(db, self.sources, self.now())
+            with cache.readable(self.settings.db):
+                return source_status(db, self.sources, self.now())
         finally:
             db.close()

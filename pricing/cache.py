@@ -49,6 +49,15 @@ def open_db(path: Path | str) -> Database:
     return db
 
 
+@contextmanager
+def readable(path: Path | str) -> Iterator[None]:
+    """A cache opened, then unreadable (replaced, corrupt, a failing disk) as CacheUnavailable, naming the file."""
+    try:
+        yield
+    except sqlite3.DatabaseError as exc:
+        raise CacheUnavailable(str(path), str(exc)) from None
+
+
 def ensure_schema(db: Database) -> None:
     """Create missing tables, under the write lock so two processes or threads starting at once agree."""
     with writing(db):

@@ -6,11 +6,12 @@ from collections.abc import Callable
 from typing import Any
 
 from bot.deps import Deps
+from pricing.errors import CacheUnavailable
 
 
 def health(deps: Deps, scheduler_running: Callable[[], bool] | None) -> tuple[int, dict[str, Any]]:
-    """(HTTP status, body). `down` (503) when the state database cannot be read; `degraded` (200) when
-    the scheduler stopped or a price source is stale or failing; else `ok`."""
+    """(HTTP status, body). `down` (503) when the state database or the price cache cannot be read;
+    `degraded` (200) when the scheduler stopped or a price source is stale or failing; else `ok`."""
     checks: dict[str, Any] = {}
     problem = deps.store.problem()
     checks["state_db"] = "ok" if problem is None else f"unreachable: {problem}"
@@ -18,8 +19,13 @@ def health(deps: Deps, scheduler_running: Callable[[], bool] | None) -> tuple[in
         checks["scheduler"] = "off"
     else:
         checks["scheduler"] = "running" if scheduler_running() else "stopped"
-    sources = {}
-    for state in deps.prices.status():
+    sources: dict[str, str] = {}
+    try:
+        states = deps.prices.status()
+        checks["price_cache"] = "ok"
+    except CacheUnavailable as exc:  # still an answer: what is wrong, and `down`
+        states, checks["price_cache"] = [], f"unreadable: {exc.reason}"
+    for state in states:
         if state.last_success is None:
             sources[state.source] = "never loaded"
         elif state.last_error:
@@ -27,7 +33,7 @@ def health(deps: Deps, scheduler_running: Callable[[], bool] | None) -> tuple[in
         else:
             sources[state.source] = "stale" if state.stale else "fresh"
     checks["price_sources"] = sources
-    if checks["state_db"] != "ok":
+    if checks["state_db"] != "ok" or checks["price_cache"] != "ok":
         return 503, {"status": "down", "checks": checks}
     degraded = checks["scheduler"] == "stopped" or any(v in ("never loaded", "failing") for v in sources.values())
     return 200, {"status": "degraded" if degraded else "ok", "checks": checks}

@@ -7,7 +7,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 from urllib.error import URLError
 
-from slack_bolt import App
+from slack_bolt import App, BoltResponse
 from slack_bolt.error import BoltError
 from slack_bolt.logger.messages import warning_client_prioritized_and_token_skipped
 from slack_sdk import WebClient
@@ -17,10 +17,11 @@ from bot.deps import Deps
 from bot.metrics import Metrics
 from bot.settings import Settings
 from bot.slack import routes
-from bot.slack.inbox import keep_in_inbox
+from bot.slack.inbox import keep_in_inbox, unavailable
 from bot.slack.replies import report
 from bot.slack.request import SlackRequest
 from bot.slack.retries import retry_handlers
+from bot.state import StoreUnavailable
 from bot.text import Lang, t
 
 LAZY_WORKERS = 4
@@ -137,8 +138,12 @@ def create_app(deps: Deps, *, client: WebClient | None = None, lang: Lang | None
     routes.register(app, deps)
 
     @app.error
-    def on_error(error: Exception, body: dict[str, Any], client: WebClient) -> None:
+    def on_error(error: Exception, body: dict[str, Any], client: WebClient) -> BoltResponse | None:
+        if isinstance(error, StoreUnavailable):  # the database went down mid-request: 503, not 500
+            logging.getLogger(__name__).error("the state database is down: answered 503 (%s)", error.reason)
+            return unavailable(error)
         request = SlackRequest(body, client)
         report(error, client, channel=request.channel, user=request.user, lang=settings.lang)
+        return None
 
     return app

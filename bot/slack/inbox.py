@@ -19,7 +19,7 @@ from bot.deps import Deps
 from bot.logs import request_id, workspace
 from bot.slack.request import SlackRequest, team_of
 from bot.slack.routes import route_for, run, short_id
-from bot.state import StoreBusy
+from bot.state import StoreBusy, StoreUnavailable
 from bot.text import Lang, t
 
 log = logging.getLogger(__name__)
@@ -71,6 +71,12 @@ def busy(kind: str, lang: Lang) -> BoltResponse:
     return BoltResponse(status=503, body="busy: try again")
 
 
+def unavailable(exc: StoreUnavailable) -> BoltResponse:
+    """The state database is down (PostgreSQL stopped, a full disk): nothing can be kept, so nothing is
+    carried out. 503 with the reason: Slack retries events, and shows the failure for commands and clicks."""
+    return BoltResponse(status=503, body=f"the state database is unavailable ({exc.reason}): try again later")
+
+
 def keep_in_inbox(deps: Deps) -> Callable[..., BoltResponse | None]:
     """A bolt middleware: keep the request, then let the listeners run. A request seen before (a retried
     event, a replayed command or click) is answered 200 and not carried out again; a request no route
@@ -96,6 +102,10 @@ def keep_in_inbox(deps: Deps) -> Callable[..., BoltResponse | None]:
             log.warning("the state database was busy past %.1f s: %s answered busy", deps.settings.ack_db_budget_s,
                         kind)
             return busy(kind, deps.settings.lang)
+        except StoreUnavailable as exc:
+            deps.metrics.refused.labels("503").inc()
+            log.error("the state database is down: %s answered 503 (%s)", kind, exc.reason)
+            return unavailable(exc)
         if not kept:
             return BoltResponse(status=200, body="")  # seen before: kept already, carried out once
         context["inbox_key"] = key

@@ -148,22 +148,35 @@ class Store:
                 with conn.begin():
                     yield conn
         except OperationalError as exc:
-            if budget_s is not None and "locked" in str(exc):
+            if "locked" in str(exc):
                 raise StoreBusy("the state database is locked by another process") from None
-            raise
+            raise self._unavailable(exc) from None
         finally:
             self._write_lock.release()
+
+    def _unavailable(self, exc: OperationalError) -> StoreUnavailable:
+        """A database that stopped answering (PostgreSQL down, a full disk) as StoreUnavailable: the front
+        doors answer 503 with the reason, and nothing half-done is kept (the transaction rolled back)."""
+        parsed = make_url(self.url)
+        shown = parsed.database if parsed.drivername.startswith("sqlite") else parsed.render_as_string()
+        reason = str(getattr(exc, "orig", exc)).strip().splitlines()[0] if str(exc) else type(exc).__name__
+        return StoreUnavailable(str(shown), reason)
 
     def problem(self) -> str | None:
         """None when the database answers a query now, else the kind of error it gave (for /healthz)."""
         try:
             with self.reading() as conn:
                 conn.exec_driver_sql("SELECT 1")
+        except StoreUnavailable as exc:
+            return exc.reason
         except SQLAlchemyError as exc:
             return type(exc).__name__
         return None
 
     @contextmanager
     def reading(self) -> Iterator[Connection]:
-        with self.engine.connect() as conn:
-            yield conn
+        try:
+            with self.engine.connect() as conn:
+                yield conn
+        except OperationalError as exc:
+            raise self._unavailable(exc) from None
