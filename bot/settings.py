@@ -73,6 +73,12 @@ class Settings(BaseSettings):
                                    "keep a request in the state database; past it Slack is told to try again")
     max_body_bytes: int = Field(default=1024 * 1024, ge=1024, le=64 * 1024 * 1024,
                                 description="a Slack request body above this is refused (413) before it is read")
+    read_timeout_s: float = Field(default=10.0, gt=0, le=300,
+                                  description="a request's body must arrive within this many seconds, else 408 "
+                                  "(a stalled or trickling upload does not hold the process)")
+    max_pending_bodies: int = Field(default=32, ge=1, le=10000,
+                                    description="at most this many request bodies not yet authenticated are "
+                                    "received at once; past it, 503")
     replica_id: str = Field(default="", max_length=80,
                             description="this process's name among replicas sharing one database (default: the "
                             "host name); set one per process when several run on one host")

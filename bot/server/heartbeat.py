@@ -21,7 +21,7 @@ from typing import Annotated, Any
 from pydantic import AfterValidator, AwareDatetime, BaseModel, ConfigDict, Field, ValidationError, model_validator
 from pydantic_core import ErrorDetails
 
-from bot.state.rentals import BOUNDS, DiskReport, Rentals, in_range
+from bot.state.rentals import BOUNDS, DiskReport, Instance, Rentals, in_range
 from rules.samples import Sample
 
 PATH = "/api/heartbeat"
@@ -88,9 +88,9 @@ def bearer(header: str | None) -> str | None:
     return token.strip() or None if scheme.lower() == "bearer" else None
 
 
-def receive(rentals: Rentals, authorization: str | None, body: bytes, now: Callable[[], datetime], *,
-            busy_above_pct: float) -> Answer:
-    """What a heartbeat request gets; the HTTP details (size limit, headers) are the server's."""
+def identify(rentals: Rentals, authorization: str | None) -> Instance | Answer:
+    """The instance whose token this is, or the 401 to give: checked from the header alone, before any
+    of the body is read, so a request without a valid token costs no memory."""
     token = bearer(authorization)
     instance = rentals.by_token(token) if token else None
     if instance is None:
@@ -98,6 +98,12 @@ def receive(rentals: Rentals, authorization: str | None, body: bytes, now: Calla
         log.info("heartbeat refused: %s", reason)
         return Answer(401, {"error": f"{reason}: send Authorization: Bearer <the token `gpu-advise track instance` "
                                      "printed>"})
+    return instance
+
+
+def receive(rentals: Rentals, instance: Instance, body: bytes, now: Callable[[], datetime], *,
+            busy_above_pct: float) -> Answer:
+    """What an identified heartbeat request gets; the HTTP details (size limit, headers) are the server's."""
     try:
         beat = HeartbeatIn.model_validate_json(body)
     except ValidationError as exc:

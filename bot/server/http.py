@@ -25,6 +25,7 @@ from slack_bolt.adapter.wsgi import SlackRequestHandler
 
 from bot.deps import Deps
 from bot.server import heartbeat
+from bot.server.bodies import SOCKET_KEY, BodyTimeout, PendingBodies, TooManyPending, read_body
 from bot.server.health import health
 from bot.server.verify import check, too_large
 from bot.slack.ids import INSTALL_PATH, REDIRECT_PATH
@@ -51,8 +52,15 @@ class ThreadingWSGIServer(ThreadingMixIn, WSGIServer):
 
 
 class QuietHandler(WSGIRequestHandler):
+    timeout = 60.0  # no recv waits longer (headers included); bodies have their own deadline (bodies.py)
+
     def log_message(self, format: str, *args: Any) -> None:
         return
+
+    def get_environ(self) -> dict[str, Any]:
+        environ = super().get_environ()
+        environ[SOCKET_KEY] = self.connection  # read_body sets the time left on it before each read
+        return environ
 
 
 def _reply(start_response: StartResponse, status: int, body: bytes, content_type: str = "text/plain") -> list[bytes]:
@@ -68,19 +76,37 @@ def _headers(environ: dict[str, Any]) -> dict[str, str]:
     return found
 
 
+def _unauthenticated_body(environ: dict[str, Any], deps: Deps, pending: PendingBodies) -> bytes | tuple[int, bytes]:
+    """A Slack request's body, or the (status, reason) refusing it: 503 past the cap of bodies received
+    at once before their signature is checked, 408 past the read deadline."""
+    try:
+        with pending.slot():
+            return read_body(environ, deps.settings.read_timeout_s)
+    except TooManyPending:
+        deps.metrics.refused.labels("503").inc()
+        return 503, b"too many requests being received at once: try again"
+    except BodyTimeout as exc:
+        deps.metrics.refused.labels("408").inc()
+        log.info("refused a request to %s: %s", EVENTS_PATH, exc)
+        return 408, str(exc).encode()
+
+
 def wsgi_app(app: App, deps: Deps, scheduler_running: Callable[[], bool] | None = None) -> Callable[..., Any]:
     """The WSGI application: what each path does."""
     handler = SlackRequestHandler(app, path=EVENTS_PATH)
     secret = deps.settings.slack_signing_secret.get_secret_value() if deps.settings.slack_signing_secret else ""
     limit = deps.settings.max_body_bytes
     rentals = Rentals(deps.store)
+    pending = PendingBodies(deps.settings.max_pending_bodies)
 
     def slack_events(environ: dict[str, Any], start_response: StartResponse) -> Iterable[bytes]:
         started = time.perf_counter()
         if too_large(environ, limit):
             deps.metrics.refused.labels("413").inc()
             return _reply(start_response, 413, f"bodies above {limit} bytes are refused".encode())
-        body = environ["wsgi.input"].read(int(environ.get("CONTENT_LENGTH") or 0))
+        body = _unauthenticated_body(environ, deps, pending)
+        if isinstance(body, tuple):
+            return _reply(start_response, *body)
         verdict = check(body, _headers(environ), secret)
         if not verdict.ok:
             deps.metrics.refused.labels(str(verdict.status)).inc()
@@ -102,12 +128,18 @@ def wsgi_app(app: App, deps: Deps, scheduler_running: Callable[[], bool] | None 
         beat_limit = deps.settings.heartbeat_max_bytes
         if too_large(environ, beat_limit):
             deps.metrics.heartbeats.labels("413").inc()
-            body = json.dumps({"error": f"bodies above {beat_limit} bytes are refused: send fewer samples at a time"})
-            return _reply(start_response, 413, body.encode(), "application/json")
-        body = environ["wsgi.input"].read(int(environ.get("CONTENT_LENGTH") or 0))
+            said = json.dumps({"error": f"bodies above {beat_limit} bytes are refused: send fewer samples at a time"})
+            return _reply(start_response, 413, said.encode(), "application/json")
         try:
-            answer = heartbeat.receive(rentals, environ.get("HTTP_AUTHORIZATION"), body, deps.now,
-                                       busy_above_pct=deps.policy.idle.utilisation_max_pct)
+            found = heartbeat.identify(rentals, environ.get("HTTP_AUTHORIZATION"))
+            if isinstance(found, heartbeat.Answer):
+                answer = found  # refused on the header alone: the body is never read
+            else:
+                body = read_body(environ, deps.settings.read_timeout_s)
+                answer = heartbeat.receive(rentals, found, body, deps.now,
+                                           busy_above_pct=deps.policy.idle.utilisation_max_pct)
+        except BodyTimeout as exc:
+            answer = heartbeat.Answer(408, {"error": f"{exc}: send fewer samples at a time, or check the link"})
         except (StoreBusy, StoreUnavailable) as exc:
             log.warning("heartbeat not kept: the state database is %s", type(exc).__name__)
             answer = heartbeat.Answer(503, {"error": "the state database is busy or down: send these samples again"})
