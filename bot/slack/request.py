@@ -6,8 +6,9 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from slack_bolt.context.respond import Respond
 from slack_sdk import WebClient
+
+from bot.slack.reply_url import Reply
 
 
 def _dict(value: Any) -> dict[str, Any]:
@@ -54,9 +55,10 @@ class SlackRequest:
         return _dict(actions[0])
 
     @property
-    def respond(self) -> Respond:
-        """Reply through the command's response_url (works after a restart too, for 30 minutes)."""
-        return Respond(response_url=self.body.get("response_url"))
+    def respond(self) -> Reply:
+        """Reply through the command's response_url (works after a restart too, for 30 minutes), retried
+        as the client's Web API calls are; a reply not delivered leaves the work to be redone."""
+        return Reply(response_url=self.body.get("response_url"), retry_handlers=self.client.retry_handlers)
 
     def _view_channel(self) -> Any:
         try:

@@ -132,25 +132,32 @@ class DiskReport:
     newest_mtime: datetime | None
 
 
+def _new_token() -> str:
+    token = secrets.token_urlsafe(32)
+    keep_secret(token)  # shown once to the person, never in a log line (slack_sdk logs reply bodies)
+    return token
+
+
 def token_hash(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
 
 
 def _instance(row: Any) -> Instance:
-    return Instance(**{k: v for k, v in row._mapping.items() if k != "token_hash"})
+    return Instance(**{k: v for k, v in row._mapping.items() if k not in ("token_hash", "request_key")})
 
 
 class Rentals:
     def __init__(self, store: Store) -> None:
         self.store = store
 
-    def track_instance(self, team: str, name: str, fields: dict[str, Any]) -> tuple[Instance, str]:
-        """Keep a rented instance; returns it and its heartbeat token (shown once, kept hashed)."""
+    def track_instance(self, team: str, name: str, fields: dict[str, Any], *,
+                       request_key: str | None = None) -> tuple[Instance, str]:
+        """Keep a rented instance; returns it and its heartbeat token (shown once, kept hashed).
+        `request_key`: the Slack request tracking it; see `reissue_for`."""
         check_name(name)
         check_numbers(fields)
-        token = secrets.token_urlsafe(32)
-        keep_secret(token)  # shown once to the person, never in a log line (slack_sdk logs reply bodies)
-        row = {"team": team, "name": name, **fields, "token_hash": token_hash(token)}
+        token = _new_token()
+        row = {"team": team, "name": name, **fields, "token_hash": token_hash(token), "request_key": request_key}
         try:
             with self.store.writing() as conn:
                 conn.execute(insert(rental_instances).values(**row))
@@ -159,6 +166,19 @@ class Rentals:
         found = self.instance(team, name)
         assert found is not None
         return found, token
+
+    def reissue_for(self, team: str, name: str, request_key: str) -> tuple[Instance, str] | None:
+        """The instance `request_key` tracked, with a new token in place of its first (whose reply was not
+        delivered: the request is being redone); None when that request did not track `name`."""
+        c = rental_instances.c
+        token = _new_token()
+        with self.store.writing() as conn:
+            changed = conn.execute(update(rental_instances)
+                                   .where(c.team == team, c.name == name, c.request_key == request_key,
+                                          c.released_at.is_(None))
+                                   .values(token_hash=token_hash(token))).rowcount
+        found = self.instance(team, name) if changed else None
+        return (found, token) if found is not None else None
 
     def instance(self, team: str, name: str) -> Instance | None:
         query = select(rental_instances).where(rental_instances.c.team == team, rental_instances.c.name == name)

@@ -140,6 +140,7 @@ rental_instances = Table(
     Column("released_at", UtcDateTime),
     Column("snoozed_until", UtcDateTime),  # "still needed": not news until then
     Column("last_busy_at", UtcDateTime),  # its latest sample above the idle threshold (kept as samples arrive)
+    Column("request_key", String(200)),  # the Slack request that tracked it: its redo re-issues the token (0014)
     UniqueConstraint("team", "name", name="uq_rental_instances_team_name"),
     Index(None, "token_hash"),
 )

@@ -43,6 +43,7 @@ class FakeSlack:
     auth_error: str | None = None  # auth.test answers this error (e.g. invalid_auth)
     errors: dict[str, str] = field(default_factory=dict)  # method -> the Slack error it answers
     server_errors: dict[str, int] = field(default_factory=dict)  # method -> how many more times it answers 500
+    response_errors: dict[str, int] = field(default_factory=dict)  # response_url name -> times it answers 500
     files: dict[str, tuple[str, bytes]] = field(default_factory=dict)  # file id -> (name, content), for files.info
     uploads: dict[str, bytes] = field(default_factory=dict)  # upload id -> bytes POSTed to its upload URL
     file_host: str | None = None  # files.info names this host in its download URL instead of ours
@@ -195,8 +196,13 @@ def fake_slack() -> Iterator[FakeSlack]:
                 return
             args = _parse_body(self.rfile.read(length), self.headers.get("Content-Type", ""))
             if self.path.startswith("/response/"):
-                fake.calls.append(Call("response_url", args | {"_path": self.path}))
-                status, headers, body = 200, {}, {"ok": True}
+                name = self.path.removeprefix("/response/")
+                with fake._lock:
+                    failing = fake.response_errors.get(name, 0)
+                    fake.response_errors[name] = max(0, failing - 1)
+                kind = "response_url_failed" if failing else "response_url"
+                fake.calls.append(Call(kind, args | {"_path": self.path}))
+                status, headers, body = (500, {}, {"ok": False}) if failing else (200, {}, {"ok": True})
             else:
                 method = self.path.removeprefix("/api/").split("?")[0]
                 args["_auth"] = self.headers.get("Authorization", "")

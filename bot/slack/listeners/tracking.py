@@ -23,7 +23,7 @@ from bot.slack.replies import lang_for
 from bot.slack.request import SlackRequest
 from bot.slack.ui import blocks, track_form
 from bot.slack.ui.blocks import ButtonValue
-from bot.state.rentals import RentalError, Rentals
+from bot.state.rentals import Instance, RentalError, Rentals
 from bot.text import Lang, t
 from bot.text.catalogue import tw
 from bot.text.format import money
@@ -91,9 +91,10 @@ def _instance(deps: Deps, request: SlackRequest, rentals: Rentals, name: str, ra
     fields = instance_fields(raw["gpu"], raw.get("price"), int(cards), raw.get("share"),
                              raw.get("currency", deps.settings.currency), lang, cached=cached_price(deps))
     source = fields.pop("price_source", None)
-    made, token = rentals.track_instance(request.team, name, fields | base | {"started_at": deps.now()})
-    _tell_owner(deps, request, made.owner, made.name)
-    text = t("digest.tracked_instance", lang, name=made.name, owner=f"<@{made.owner}>", token=token)
+    made, token, again = track_or_reissue(rentals, request, name, fields | base | {"started_at": deps.now()})
+    if not again:
+        _tell_owner(deps, request, made.owner, made.name)
+    text = _tracked_text(made, token, again, lang)
     if source:
         text += "\n" + t("digest.price_from_cache", lang, price=f"{money(made.price, made.currency)}/{made.unit}",
                          source=source)
@@ -111,6 +112,28 @@ def _storage(deps: Deps, request: SlackRequest, rentals: Rentals, name: str, raw
     text = t("digest.tracked_storage", lang, name=made.name, owner=f"<@{made.owner}>",
              per_month=money(size * price, currency))
     request.respond(response_type="ephemeral", text=text, blocks=blocks.text(text))
+
+
+def track_or_reissue(rentals: Rentals, request: SlackRequest, name: str,
+                     fields: dict[str, Any]) -> tuple[Instance, str, bool]:
+    """Track `name`; or, when this very request tracked it before and is being redone because the reply
+    with the token was not delivered, a new token for it (the third value True). The token is shown
+    once and kept only hashed, so the first cannot be shown again: the new one replaces it."""
+    try:
+        made, token = rentals.track_instance(request.team, name, fields, request_key=request.inbox_key)
+        return made, token, False
+    except RentalError as exc:
+        if exc.code != "instance_exists" or not request.inbox_key:
+            raise
+        again = rentals.reissue_for(request.team, name, request.inbox_key)
+        if again is None:
+            raise
+        return again[0], again[1], True
+
+
+def _tracked_text(made: Instance, token: str, again: bool, lang: Lang) -> str:
+    text = t("digest.tracked_instance", lang, name=made.name, owner=f"<@{made.owner}>", token=token)
+    return text + "\n" + t("digest.token_reissued", lang) if again else text
 
 
 def _tell_owner(deps: Deps, request: SlackRequest, owner: str, name: str) -> None:
@@ -169,13 +192,13 @@ def on_track_form(deps: Deps, request: SlackRequest) -> None:
     lang, user = Lang(meta.lang), request.user or ""
     name = fields.pop("name")
     try:
-        made, token = Rentals(deps.store).track_instance(request.team, name, fields | {"owner": user,
-                                                                                      "started_at": deps.now()})
+        made, token, again = track_or_reissue(Rentals(deps.store), request, name,
+                                              fields | {"owner": user, "started_at": deps.now()})
     except RentalError as exc:
         request.client.chat_postEphemeral(channel=meta.ch, user=user,
                                           text=tw(f"error.rental.{exc.code}", lang, "slack", **exc.params))
         return
-    text = t("digest.tracked_instance", lang, name=made.name, owner=f"<@{made.owner}>", token=token)
+    text = _tracked_text(made, token, again, lang)
     if source:
         text += "\n" + t("digest.price_from_cache", lang, price=f"{money(made.price, made.currency)}/{made.unit}",
                          source=source)
