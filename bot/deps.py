@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from functools import cached_property
@@ -20,6 +21,7 @@ from pricing.errors import CacheUnavailable
 from rules.policy import Policy, load_policy
 
 log = logging.getLogger(__name__)
+SLOW_WORKERS = 2
 
 
 @dataclass
@@ -64,6 +66,12 @@ class Deps:
             self.metrics.inbox_backlog.set(len(self.inbox.pending(timedelta(days=1))))
         except StoreUnavailable as exc:
             log.warning("inbox backlog not refreshed: %s", exc)
+
+    @cached_property
+    def slow_work(self) -> ThreadPoolExecutor:
+        """Threads for work that may take long (captures: a download, then a chart), apart from the ones
+        that answer people, so a few slow uploads cannot hold the questions back."""
+        return ThreadPoolExecutor(max_workers=SLOW_WORKERS, thread_name_prefix="slow")
 
     @property
     def conversation_ttl(self) -> timedelta:

@@ -89,6 +89,9 @@ class Settings(BaseSettings):
     capture_max_bytes: int = Field(default=10 * 1024 * 1024, ge=1024, le=512 * 1024 * 1024,
                                    description="a capture uploaded to Slack above this is not downloaded "
                                    "(a day of 1-second dmon samples of 8 GPUs is about 50 MB)")
+    capture_timeout_s: float = Field(default=60.0, gt=0, le=600,
+                                     description="a capture's download from Slack must finish within this many "
+                                     "seconds, else the thread is told and nothing is pre-filled")
     heartbeat_max_bytes: int = Field(default=4 * 1024 * 1024, ge=1024, le=256 * 1024 * 1024,
                                      description="an agent's /api/heartbeat body above this is refused (413)")
     remind_tz: str = Field(default="Asia/Shanghai", description="the time zone whose day a digest belongs to "

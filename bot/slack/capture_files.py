@@ -8,6 +8,7 @@ host the WebClient is pointed at). Upload: slack_sdk's `files_upload_v2`, which 
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
@@ -17,7 +18,8 @@ from slack_sdk.errors import SlackApiError
 
 
 class FetchError(Exception):
-    """The capture could not be fetched: `code` (gone, too_large, not_slack, login_page, http) and its parameters."""
+    """The capture could not be fetched: `code` (gone, too_large, not_slack, login_page, http, timeout) and
+    its parameters."""
 
     def __init__(self, code: str, **params: object) -> None:
         super().__init__(code)
@@ -37,8 +39,10 @@ def _trusted(url: str, client: WebClient) -> bool:
     return host == own or host == "slack.com" or host.endswith(".slack.com")
 
 
-def fetch(client: WebClient, file_id: str, max_bytes: int) -> Upload:
-    """The uploaded file's name and bytes; FetchError when it is gone, too big, not Slack's, or refused."""
+def fetch(client: WebClient, file_id: str, max_bytes: int, deadline_s: float = 60.0) -> Upload:
+    """The uploaded file's name and bytes; FetchError when it is gone, too big, not Slack's, refused, or
+    not downloaded within `deadline_s` (one deadline for the whole download: a byte now and then does
+    not keep it going; a stalled read is cut by the same figure)."""
     try:
         info = client.files_info(file=file_id)["file"]
     except SlackApiError as exc:
@@ -52,20 +56,32 @@ def fetch(client: WebClient, file_id: str, max_bytes: int) -> Upload:
     url = str(info.get("url_private_download") or info.get("url_private") or "")
     if not url or not _trusted(url, client):
         raise FetchError("not_slack", name=name)
+    ends = time.monotonic() + deadline_s
+    try:
+        return Upload(name, _download(url, client, name, max_bytes, deadline_s, ends))
+    except httpx.TimeoutException:
+        raise FetchError("timeout", name=name, seconds=f"{deadline_s:g}") from None
+    except httpx.TransportError as exc:  # the connection broke off mid-download
+        raise FetchError("http", name=name, status=type(exc).__name__) from None
+
+
+def _download(url: str, client: WebClient, name: str, max_bytes: int, deadline_s: float, ends: float) -> bytes:
     chunks: list[bytes] = []
     size = 0
-    with httpx.stream("GET", url, headers={"Authorization": f"Bearer {client.token}"}, timeout=30,
-                      follow_redirects=False) as response:
+    with httpx.stream("GET", url, headers={"Authorization": f"Bearer {client.token}"},
+                      timeout=httpx.Timeout(min(30.0, deadline_s)), follow_redirects=False) as response:
         if response.status_code != 200:
             raise FetchError("http", name=name, status=response.status_code)
         if "text/html" in response.headers.get("content-type", ""):
             raise FetchError("login_page", name=name)  # Slack answers a refused token with its sign-in page
         for chunk in response.iter_bytes():
+            if time.monotonic() > ends:
+                raise FetchError("timeout", name=name, seconds=f"{deadline_s:g}")
             size += len(chunk)
             if size > max_bytes:
                 raise FetchError("too_large", name=name, limit_mib=round(max_bytes / 1024 / 1024, 1))
             chunks.append(chunk)
-    return Upload(name, b"".join(chunks))
+    return b"".join(chunks)
 
 
 def post_chart(client: WebClient, *, channel: str, thread_ts: str, png: bytes, title: str) -> None:

@@ -52,6 +52,7 @@ class Route:
     handler: Handler
     what: str  # what it does, for the reader
     ack: AckHandler = ack_now
+    slow: Callable[[SlackRequest], bool] | None = None  # work that may take long (a capture's download)
 
     def matches(self, value: str) -> bool:
         return bool(self.match.fullmatch(value)) if isinstance(self.match, re.Pattern) else self.match == value
@@ -77,7 +78,8 @@ ROUTES: tuple[Route, ...] = (
           ack=tracking.check_track_form),
     Route(Kind.VIEW, Callback.PROFILE_FORM, profile_form.on_form, "the profile form submitted: the recommendation",
           ack=profile_form.check_form),
-    Route(Kind.EVENT, "message", thread.on_message, "a reply typed in a profile's thread"),
+    Route(Kind.EVENT, "message", thread.on_message, "a reply typed in a profile's thread, or a capture uploaded",
+          slow=thread.is_upload),
     Route(Kind.EVENT, "app_home_opened", thread.on_home, "App Home opened: recent advice and price sources"),
     Route(Kind.EVENT, "app_uninstalled", thread.on_uninstalled, "the app was uninstalled: forget the tokens"),
     Route(Kind.EVENT, "tokens_revoked", thread.on_uninstalled, "the bot token was revoked: forget the tokens"),
@@ -140,7 +142,12 @@ def _run(handler: Handler, deps: Deps, request: SlackRequest) -> None:
 
 def _lazy(route: Route, deps: Deps) -> Callable[..., None]:
     def work(body: dict[str, Any], client: WebClient, context: BoltContext) -> None:
-        run(route.handler, deps, SlackRequest(body, client, context.get("inbox_key")))
+        request = SlackRequest(body, client, context.get("inbox_key"))
+        if route.slow is not None and route.slow(request):
+            # on its own threads, so the ones that answer people stay free; the inbox item is done when it is
+            deps.slow_work.submit(run, route.handler, deps, request)
+            return
+        run(route.handler, deps, request)
 
     work.__name__ = route.handler.__name__
     return work

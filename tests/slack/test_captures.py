@@ -189,3 +189,30 @@ def test_what_comes_from_a_file_is_escaped_before_it_is_posted(tmp_path: Path) -
         said = h.fake.wait_for(lambda: [t for t in thread_texts(h, thread) if "channel" in t])[0]
         assert "<!channel>" not in said and "<https://" not in said
         assert "&lt;!channel&gt;" in said
+
+
+def test_a_trickling_download_is_stopped_at_its_deadline_and_said_so(tmp_path: Path) -> None:
+    """Issue 20.11: a byte every few seconds kept a download (and its thread) going for as long as it liked."""
+    with running_app(tmp_path, capture_timeout_s=0.5) as h:
+        h.fake.download_trickle_s = 0.1  # each byte well inside any read timeout; the whole file far beyond 0.5 s
+        thread = start(h)["_ts"]
+        upload(h, thread, "F8", "slow.csv", whole_run())
+        said = h.fake.wait_for(lambda: [t for t in thread_texts(h, thread) if "longer than" in t])[0]
+        assert "`slow.csv`" in said and "0.5 s" in said
+        convo = h.deps.conversations.by_thread("T1", "C1", thread)
+        assert convo is not None and "memory" not in convo.answers
+
+
+def test_slow_uploads_do_not_hold_back_new_questions(tmp_path: Path) -> None:
+    """Issue 20.11: four slow capture downloads took all four worker threads; questions waited a minute."""
+    with running_app(tmp_path, capture_timeout_s=30) as h:
+        thread = start(h, skip_kind=False)["_ts"]
+        h.fake.download_trickle_s = 0.5  # each download would take minutes: cut only at the deadline
+        for n in range(1, 5):
+            upload(h, thread, f"F{n}", "slow.csv", whole_run(), n=n)
+        h.fake.wait_for(lambda: h.fake.of("download"))  # a download is under way
+        status, _ = h.send.command("", channel="C2", response_url=h.fake.response_url("2"))
+        assert status == 200
+        root = h.wait_posts(1, channel="C2")[0]  # a new profile still starts, its first question comes
+        h.fake.wait_for(lambda: question_posts(h, root["_ts"], kind=True))
+        assert not any(t.startswith("Capture") for t in thread_texts(h, thread))  # while none has finished

@@ -48,6 +48,7 @@ class FakeSlack:
     uploads: dict[str, bytes] = field(default_factory=dict)  # upload id -> bytes POSTed to its upload URL
     file_host: str | None = None  # files.info names this host in its download URL instead of ours
     download_answer: tuple[int, str, bytes] | None = None  # what every private download gets, when set
+    download_trickle_s: float = 0  # when set, a download sends a byte, then waits this long, and so on
     _ts: Iterator[int] = field(default_factory=lambda: itertools.count(1))
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -185,7 +186,23 @@ def fake_slack() -> Iterator[FakeSlack]:
         def do_GET(self) -> None:
             auth = self.headers.get("Authorization", "")
             fake.calls.append(Call("download", {"_path": self.path, "_auth": auth}))
-            self._send(*fake.download(self.path, auth))
+            status, kind, payload = fake.download(self.path, auth)
+            if fake.download_trickle_s <= 0:
+                self._send(status, kind, payload)
+                return
+            self.send_response(status)  # headers promising the whole length, then a byte at a time
+            self.send_header("Content-Type", kind)
+            self.send_header("Content-Length", str(len(payload)))
+            self.end_headers()
+            for byte in payload:
+                if fake.download_trickle_s < 0:
+                    return
+                time.sleep(fake.download_trickle_s)
+                try:
+                    self.wfile.write(bytes([byte]))
+                    self.wfile.flush()
+                except OSError:
+                    return  # the bot gave up on it
 
         def do_POST(self) -> None:
             length = int(self.headers.get("Content-Length") or 0)
@@ -224,7 +241,10 @@ def fake_slack() -> Iterator[FakeSlack]:
 
     with running(Handler) as base_url:
         fake.base_url = base_url
-        yield fake
+        try:
+            yield fake
+        finally:
+            fake.download_trickle_s = -1  # a trickling download still going ends with the test
 
 
 def sign(secret: str, timestamp: str, body: bytes) -> str:

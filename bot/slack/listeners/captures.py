@@ -41,7 +41,8 @@ def _read(deps: Deps, request: SlackRequest, convo: Conversation, file: dict[str
     lang = Lang(convo.lang)
     name = str(file.get("name") or file.get("id"))
     try:
-        upload = fetch(request.client, str(file["id"]), deps.settings.capture_max_bytes)
+        upload = fetch(request.client, str(file["id"]), deps.settings.capture_max_bytes,
+                       deps.settings.capture_timeout_s)
         name = upload.name
         try:
             text = upload.data.decode("utf-8")

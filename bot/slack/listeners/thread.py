@@ -11,6 +11,11 @@ from bot.slack.ui import blocks
 from bot.text import Lang, t
 
 
+def is_upload(request: SlackRequest) -> bool:
+    """A file shared into a thread: a capture to download and read, which may take a while."""
+    return request.event.get("subtype") == "file_share" and bool(request.event.get("files"))
+
+
 def on_message(deps: Deps, request: SlackRequest) -> None:
     """A message in a profile's thread: the starter's reply answers the open question; others are
     ignored, and the starter is told once (ephemerally) that someone else replied."""
