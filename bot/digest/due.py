@@ -44,9 +44,8 @@ def run_due(deps: Deps, client: WebClient, render: Render) -> list[Outcome]:
     for team in rentals.teams():
         now = deps.now()
         plans = {channel: schedules.of(team, channel) for channel in channels_of(rentals, team)}
-        due = [channel for channel, plan in plans.items()
-               if is_due(plan, now) and sends.sent_row(team, channel, now.astimezone(ZoneInfo(plan.zone)).date())
-               is None]
+        due = [channel for channel, plan in plans.items()  # a dead claim too: its sender was killed mid-post
+               if is_due(plan, now) and sends.due(team, channel, now.astimezone(ZoneInfo(plan.zone)).date(), now)]
         if not due:
             continue
         try:

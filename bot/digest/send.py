@@ -2,8 +2,10 @@
 
 A row in digest_sends (bot/state/digest_sends.py) is claimed before posting:
 a second sender finds it and posts nothing. A claim whose post never finished (the process died)
-may be taken over after CLAIM_TIMEOUT. A failed post gives the claim back so a later run can try
-again; a channel that fails for good (archived, bot removed) is reported and the others go on.
+may be taken over after CLAIM_TIMEOUT, after looking in the channel's history for the post (once.py).
+A failed post gives the claim back so a later run can try again (one whose outcome is unknown, a
+timeout or a 5xx, leaves it to be taken over the same way); a channel that fails for good (archived,
+bot removed) is reported and the others go on.
 Posts are paced; 429 and 5xx are retried by the Web API client (bot/slack/retries.py).
 """
 
@@ -22,6 +24,7 @@ from zoneinfo import ZoneInfo
 from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError
 
+from bot.digest import once
 from bot.state.budgets import Budgets
 from bot.state.digest_sends import Sends
 from bot.state.rentals import Instance, Rentals, Storage
@@ -114,10 +117,14 @@ def send_digests(rentals: Rentals, sends: Sends, client: WebClient, *, team: str
         local_zone = zone if isinstance(zone, ZoneInfo) else zone(channel)
         channel_lang = lang if isinstance(lang, Lang) else lang(channel)
         day = moment.astimezone(local_zone).date()
-        if not sends.claim(team, channel, day, moment, force=force, retake_empty=not scheduled):
+        claim = sends.claim(team, channel, day, moment, force=force, retake_empty=not scheduled)
+        digest = composed[channel]
+        posted = once.posted_before(client, channel, day, local_zone) if claim == "taken" and not force else None
+        if claim is None or posted is not None:
+            if posted is not None:  # a sender killed after Slack had its post: record it, post no second
+                sends.sent(team, channel, day, now(), posted, len(digest.instances) + len(digest.storage))
             outcomes.append(Outcome(channel, "already"))
             continue
-        digest = composed[channel]
         if not digest.news and not all_clear:
             if scheduled:
                 sends.sent(team, channel, day, moment, None, 0)
@@ -136,15 +143,19 @@ def send_digests(rentals: Rentals, sends: Sends, client: WebClient, *, team: str
         if last_post is not None:
             sleep(max(0.0, pace_s - (time.monotonic() - last_post)))
         try:
-            answer = client.chat_postMessage(channel=channel, text=text, blocks=blocks or None, unfurl_links=False)
+            answer = client.chat_postMessage(channel=channel, text=text, blocks=blocks or None, unfurl_links=False,
+                                             metadata=once.metadata(day))
         except SlackApiError as exc:
-            sends.give_back(team, channel, day)
+            if getattr(exc.response, "status_code", 200) >= 500:
+                sends.unknown(team, channel, day, now())  # Slack may have it: the next run looks first
+            else:
+                sends.give_back(team, channel, day)
             error = str(exc.response.get("error", "unknown"))
             log.warning("digest for %s not sent: %s", channel, error)
             outcomes.append(Outcome(channel, "failed", error=error))
             continue
-        except OSError as exc:
-            sends.give_back(team, channel, day)
+        except OSError as exc:  # a timeout or a reset: whether Slack has the post is unknown
+            sends.unknown(team, channel, day, now())
             log.warning("digest for %s not sent: %s", channel, type(exc).__name__)
             outcomes.append(Outcome(channel, "failed", error=type(exc).__name__))
             continue

@@ -26,14 +26,15 @@ class Sends:
         return and_(c.team == team, c.channel == channel, c.kind == "digest", c.local_date == day)
 
     def claim(self, team: str, channel: str, day: date, now: datetime, *, force: bool = False,
-              retake_empty: bool = False) -> bool:
-        """Claim the channel's digest of `day`. A claim left by a sender that died may be taken over; with
-        `retake_empty`, so may a day checked with nothing to say (nothing was posted); `force`: any."""
+              retake_empty: bool = False) -> str | None:
+        """Claim the channel's digest of `day`: "new", or "taken" when an earlier claim was taken over (its
+        sender died, or its post's outcome is unknown: the channel's history then says whether it went
+        out), or None. With `retake_empty`, a day checked with nothing to say may be taken too; `force`: any."""
         try:
             with self.store.writing() as conn:
                 conn.execute(insert(digest_sends).values(team=team, channel=channel, kind="digest", local_date=day,
                                                          claimed_at=now))
-            return True
+            return "new"
         except IntegrityError:
             pass  # the day is claimed already: take it over below only if its claim is stale (or forced)
         where = self._key(team, channel, day)
@@ -43,7 +44,21 @@ class Sends:
             where = and_(where, or_(dead, and_(c.sent_at.is_not(None), c.ts.is_(None))) if retake_empty else dead)
         with self.store.writing() as conn:
             taken = conn.execute(update(digest_sends).where(where).values(claimed_at=now, sent_at=None, ts=None))
-        return bool(taken.rowcount)
+        return "taken" if taken.rowcount else None
+
+    def due(self, team: str, channel: str, day: date, now: datetime) -> bool:
+        """Not sent, not checked, and not claimed by a live sender: no row, or a claim past CLAIM_TIMEOUT."""
+        c = digest_sends.c
+        with self.store.reading() as conn:
+            row = conn.execute(select(c.sent_at, c.claimed_at).where(self._key(team, channel, day))).first()
+        return row is None or (row.sent_at is None and row.claimed_at < now - CLAIM_TIMEOUT)
+
+    def unknown(self, team: str, channel: str, day: date, now: datetime) -> None:
+        """The post's outcome is unknown (a timeout, a 5xx: Slack may have it): leave the claim, already
+        stale, so the next run takes it over and looks in the channel's history before posting again."""
+        with self.store.writing() as conn:
+            conn.execute(update(digest_sends).where(self._key(team, channel, day))
+                         .values(claimed_at=now - CLAIM_TIMEOUT - timedelta(seconds=1)))
 
     def sent(self, team: str, channel: str, day: date, now: datetime, ts: str | None, items: int) -> None:
         with self.store.writing() as conn:

@@ -19,7 +19,7 @@ from urllib.parse import parse_qsl, urlencode
 
 from tests.support.servers import running
 
-JSON_FIELDS = ("blocks", "view", "attachments")
+JSON_FIELDS = ("blocks", "view", "attachments", "metadata")
 
 
 @dataclass
@@ -128,10 +128,19 @@ class FakeSlack:
             listed = args.get("files")
             listed = json.loads(listed) if isinstance(listed, str) else listed
             return 200, {}, {"ok": True, "files": [{"id": f["id"], "title": f.get("title")} for f in listed or []]}
+        if method == "conversations.history":
+            return 200, {}, {"ok": True, "messages": self._history(channel), "has_more": False}
         if method == "conversations.open":
             return 200, {}, {"ok": True, "channel": {"id": "D" + str(args.get("users", "")).split(",")[0]}}
         return 200, {}, {"ok": False, "error": "unknown_method"}
 
+
+    def _history(self, channel: str) -> list[dict[str, Any]]:
+        """The channel's messages posted here, newest first. (`oldest` is not applied: the fake's ts do not
+        follow the tests' clocks; the caller's `oldest` is in the recorded call.)"""
+        posted = [c for c in self.of("chat.postMessage") if c.get("channel") == channel and "_ts" in c]
+        return [{"type": "message", "ts": c["_ts"], "text": c.get("text"), "bot_id": "BT1",
+                 **({"metadata": c["metadata"]} if c.get("metadata") else {})} for c in reversed(posted)]
 
     @staticmethod
     def _team_of_token(token: str) -> str:

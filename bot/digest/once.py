@@ -1,0 +1,44 @@
+"""Exactly one digest a channel a local day, also across a kill at any point. Each digest is posted with
+message metadata naming its day; a sender that takes over a dead or uncertain claim first looks in the
+channel's history of that day (conversations.history, with the channels:history and groups:history
+scopes) and, when the digest is there, records it instead of posting a second copy."""
+
+from __future__ import annotations
+
+import logging
+from datetime import date, datetime, time
+from typing import Any
+from zoneinfo import ZoneInfo
+
+from slack_sdk import WebClient
+from slack_sdk.errors import SlackApiError
+
+EVENT_TYPE = "gpu_advisor_digest"
+log = logging.getLogger(__name__)
+
+
+def metadata(day: date) -> dict[str, Any]:
+    return {"event_type": EVENT_TYPE, "event_payload": {"date": day.isoformat()}}
+
+
+def posted_before(client: WebClient, channel: str, day: date, zone: ZoneInfo) -> str | None:
+    """The ts of `day`'s digest already in `channel`, if Slack has it; None when it has not (or the
+    history cannot be read: then a second copy is the lesser harm than none, and it is logged)."""
+    oldest = datetime.combine(day, time(0), tzinfo=zone).timestamp()
+    cursor: str | None = None
+    try:
+        for _ in range(10):  # at most 2,000 messages of the day are looked through
+            page = client.conversations_history(channel=channel, oldest=f"{oldest:.6f}", limit=200,
+                                                include_all_metadata=True, cursor=cursor)
+            for message in page.get("messages") or []:
+                found = message.get("metadata") or {}
+                if (found.get("event_type") == EVENT_TYPE
+                        and (found.get("event_payload") or {}).get("date") == day.isoformat()):
+                    return str(message.get("ts"))
+            cursor = (page.get("response_metadata") or {}).get("next_cursor") or None
+            if not cursor:
+                return None
+    except SlackApiError as exc:
+        log.warning("cannot read the history of %s (%s): the digest may go out twice",
+                    channel, exc.response.get("error"))
+    return None
