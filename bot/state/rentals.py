@@ -146,6 +146,9 @@ def _instance(row: Any) -> Instance:
     return Instance(**{k: v for k, v in row._mapping.items() if k not in ("token_hash", "request_key")})
 
 
+SAMPLE_BATCH = 500  # samples a transaction: a few milliseconds of the write lock
+
+
 class Rentals:
     def __init__(self, store: Store) -> None:
         self.store = store
@@ -289,9 +292,18 @@ class Rentals:
                     busy_above_pct: float = DEFAULT_IDLE.utilisation_max_pct) -> int:
         """Keep an agent's samples; a sample already kept (same GPU and time: an agent's retry) is skipped.
         The instance's last busy time moves to its latest sample above `busy_above_pct` (the policy's
-        idle threshold). Returns how many were new."""
-        if not samples:
-            return 0
+        idle threshold). Returns how many were new. Written in batches of SAMPLE_BATCH, each its own
+        transaction, so a day of samples from many agents never holds the write lock for long (an
+        acknowledgement waiting goes between two batches); an agent's retry after a failure part-way
+        resends them all and the ones kept already are skipped."""
+        new = 0
+        for start in range(0, len(samples), SAMPLE_BATCH):
+            end = start + SAMPLE_BATCH
+            new += self._add_batch(instance_id, samples[start:end], power[start:end], busy_above_pct)
+        return new
+
+    def _add_batch(self, instance_id: int, samples: list[Sample], power: list[float | None],
+                   busy_above_pct: float) -> int:
         first, last = min(s.at for s in samples), max(s.at for s in samples)
         known = (select(gpu_samples.c.gpu, gpu_samples.c.at)
                  .where(gpu_samples.c.instance_id == instance_id, gpu_samples.c.at >= first, gpu_samples.c.at <= last))

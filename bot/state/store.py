@@ -28,6 +28,7 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.exc import OperationalError, SQLAlchemyError
 
 from bot.state import migrate
+from bot.state.write_lock import WriteLock
 
 Clock = Callable[[], datetime]
 
@@ -102,7 +103,7 @@ class Store:
         self.replica = replica or socket.gethostname()
         self._locks: dict[str, threading.Lock] = {}
         self._locks_guard = threading.Lock()
-        self._write_lock = threading.Lock()
+        self._write_lock = WriteLock()
         try:
             self.engine = make_engine(url)
             with self.writing() as conn:
@@ -140,7 +141,7 @@ class Store:
     def writing(self, budget_s: float | None = None) -> Iterator[Connection]:
         """A write transaction, committed on leaving, rolled back on an error. With `budget_s`, StoreBusy
         when the write lock (this process's, or SQLite's) is not had within that many seconds."""
-        if not self._write_lock.acquire(timeout=-1 if budget_s is None else budget_s):
+        if not self._write_lock.acquire(urgent=budget_s is not None, timeout=budget_s):
             raise StoreBusy("another writer of this process held the lock past the budget")
         try:
             with self.engine.connect() as conn:

@@ -1,0 +1,77 @@
+"""Issue 20.9: heartbeats must not starve Slack. An acknowledgement's write (it has a budget) goes before
+background writers waiting for the process's write lock, and a day of samples is written in short
+batches, so a command waits at most one batch."""
+
+from __future__ import annotations
+
+import threading
+import time
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+from bot.state import Store
+from bot.state.rentals import SAMPLE_BATCH, Rentals
+from bot.state.write_lock import WriteLock
+from rules.samples import Sample
+
+
+def waiting_urgent(lock: WriteLock, count: int) -> None:
+    deadline = time.monotonic() + 5
+    while lock._urgent != count and time.monotonic() < deadline:
+        time.sleep(0.001)
+    assert lock._urgent == count
+
+
+def test_an_acknowledgement_goes_before_background_writers_waiting() -> None:
+    lock, order = WriteLock(), []
+    assert lock.acquire(urgent=False)
+
+    def take(name: str, urgent: bool) -> None:
+        assert lock.acquire(urgent=urgent, timeout=5)
+        order.append(name)
+        time.sleep(0.02)
+        lock.release()
+
+    background = [threading.Thread(target=take, args=(f"heartbeat-{i}", False)) for i in range(3)]
+    for thread in background:
+        thread.start()
+    ack = threading.Thread(target=take, args=("ack", True))
+    ack.start()
+    waiting_urgent(lock, 1)
+    lock.release()
+    for thread in [ack, *background]:
+        thread.join(5)
+    assert order[0] == "ack" and sorted(order[1:]) == ["heartbeat-0", "heartbeat-1", "heartbeat-2"]
+
+
+def test_an_acknowledgement_past_its_budget_gives_up_and_the_lock_still_works() -> None:
+    lock = WriteLock()
+    assert lock.acquire(urgent=False)
+    assert lock.acquire(urgent=True, timeout=0.05) is False and lock._urgent == 0
+    lock.release()
+    assert lock.acquire(urgent=False, timeout=1)
+
+
+def test_a_day_of_samples_is_kept_in_batches_each_its_own_transaction(tmp_path: Path) -> None:
+    store = Store(tmp_path / "s.db")
+    rentals = Rentals(store)
+    t0 = datetime(2026, 11, 30, tzinfo=UTC)
+    inst, _ = rentals.track_instance("T1", "box", {"gpu": "A100-80GB", "cards": 1, "share": None, "unit": "day",
+                                                   "price": 400.0, "currency": "CNY", "channel": "C1", "owner": "U1",
+                                                   "project": None, "started_at": t0})
+    samples = [Sample(t0 + timedelta(seconds=10 * i), i % 8, 50 if i == 1200 else 0, 1000, 81920)
+               for i in range(SAMPLE_BATCH * 3 + 7)]
+    transactions = []
+    original = store.writing
+
+    def counted(budget_s: float | None = None):  # type: ignore[no-untyped-def]
+        transactions.append(budget_s)
+        return original(budget_s)
+
+    store.writing = counted  # type: ignore[method-assign]
+    assert rentals.add_samples(inst.id, samples, [None] * len(samples)) == len(samples)
+    assert len(transactions) == 4  # 500, 500, 500, 7
+    store.writing = original  # type: ignore[method-assign]
+    assert rentals.add_samples(inst.id, samples, [None] * len(samples)) == 0  # a retry: each kept once
+    kept = rentals.instance("T1", "box")
+    assert kept is not None and kept.last_busy_at == samples[1200].at
