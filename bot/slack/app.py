@@ -126,16 +126,16 @@ def create_app(deps: Deps, *, client: WebClient | None = None, lang: Lang | None
         logger = logging.getLogger("bot.slack")
         if not any(isinstance(f, _NotAProblem) for f in logger.filters):
             logger.addFilter(_NotAProblem())
+        workers = ThreadPoolExecutor(max_workers=LAZY_WORKERS, thread_name_prefix="lazy")
         app = App(client=client, signing_secret=secret, logger=logger,
-                  request_verification_enabled=False, process_before_response=True,
-                  listener_executor=ThreadPoolExecutor(max_workers=LAZY_WORKERS, thread_name_prefix="lazy"),
+                  request_verification_enabled=False, process_before_response=True, listener_executor=workers,
                   **extra)
     except (BoltError, SlackApiError, URLError, OSError) as exc:
         reason = exc.response.get("error") if isinstance(exc, SlackApiError) else str(exc)
         raise SlackUnreachable(t("serve.slack_unreachable", lang or settings.lang, url=settings.slack_api_url,
                                  reason=str(reason))) from None
     app.middleware(keep_in_inbox(deps))
-    routes.register(app, deps)
+    routes.register(app, deps, workers)
 
     @app.error
     def on_error(error: Exception, body: dict[str, Any], client: WebClient) -> BoltResponse | None:

@@ -6,7 +6,8 @@ the same handler for a request acknowledged before a crash. Handlers are plain f
 `handler(deps, request)` in bot/slack/listeners/, so a test can call one directly.
 
 The acknowledgement runs in the request thread (every ack is trivial, and the request is already
-in the inbox); the handler runs afterwards as a bolt lazy listener, on a pool of its own.
+in the inbox); the handler runs afterwards on a pool of its own (not as a bolt lazy listener, which
+deep-copies every request on the acknowledgement's path).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from __future__ import annotations
 import logging
 import re
 from collections.abc import Callable
+from concurrent.futures import Executor
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
@@ -140,31 +142,25 @@ def _run(handler: Handler, deps: Deps, request: SlackRequest) -> None:
         deps.inbox.done(request.inbox_key)
 
 
-def _lazy(route: Route, deps: Deps) -> Callable[..., None]:
-    def work(body: dict[str, Any], client: WebClient, context: BoltContext) -> None:
+def _listener(route: Route, deps: Deps, workers: Executor) -> Callable[..., None]:
+    """Acknowledge, then hand the work to `workers` (captures to deps.slow_work, so the threads that answer
+    people stay free). Not bolt's lazy listeners: those deep-copy each request before the acknowledgement
+    goes out, and the request is already kept in the inbox, which is what makes the work survive a stop."""
+    def listener(ack: Ack, body: dict[str, Any], client: WebClient, context: BoltContext) -> None:
         request = SlackRequest(body, client, context.get("inbox_key"))
-        if route.slow is not None and route.slow(request):
-            # on its own threads, so the ones that answer people stay free; the inbox item is done when it is
-            deps.slow_work.submit(run, route.handler, deps, request)
-            return
-        run(route.handler, deps, request)
+        route.ack(deps, ack, request)
+        slow = route.slow is not None and route.slow(request)
+        (deps.slow_work if slow else workers).submit(run, route.handler, deps, request)
 
-    work.__name__ = route.handler.__name__
-    return work
+    listener.__name__ = route.handler.__name__
+    return listener
 
 
-def _ack(route: Route, deps: Deps) -> Callable[..., None]:
-    def acknowledge(ack: Ack, body: dict[str, Any], client: WebClient, context: BoltContext) -> None:
-        route.ack(deps, ack, SlackRequest(body, client, context.get("inbox_key")))
-
-    return acknowledge
-
-
-def register(app: App, deps: Deps) -> None:
-    """Wire every route into `app`."""
+def register(app: App, deps: Deps, workers: Executor) -> None:
+    """Wire every route into `app`; the work after each acknowledgement runs on `workers`."""
     for route in ROUTES:
         match = route.match.pattern if isinstance(route.match, re.Pattern) else str(route.match)
         target = re.compile(f"^{match}$") if isinstance(route.match, re.Pattern) else match
         listen = {Kind.COMMAND: app.command, Kind.ACTION: app.action, Kind.VIEW: app.view,
                   Kind.EVENT: app.event}[route.kind]
-        listen(target)(ack=_ack(route, deps), lazy=[_lazy(route, deps)])
+        listen(target)(_listener(route, deps, workers))
