@@ -48,6 +48,13 @@ def on_list(deps: Deps, request: SlackRequest, lang: Lang) -> None:
     _say(request, "\n".join([t("digest.list_title", lang), *lines]) if lines else t("digest.list_empty", lang))
 
 
+def _owner_or_admin(request: SlackRequest, owner: str, name: str, lang: Lang) -> None:
+    """Releasing or deleting an item is for its owner or an admin of this workspace; anyone else is told who."""
+    user = request.user or ""
+    if user != owner and not is_admin(request.client, user, request.team):
+        raise RentalCommandError(t("digest.not_yours", lang, owner=f"<@{owner}>", name=name))
+
+
 def on_release(deps: Deps, request: SlackRequest, args: list[str], lang: Lang) -> None:
     if len(args) != 1:
         raise RentalCommandError(t("digest.release_usage", lang))
@@ -55,8 +62,7 @@ def on_release(deps: Deps, request: SlackRequest, args: list[str], lang: Lang) -
     found = rentals.instance(request.team, name)
     if found is None:
         raise RentalCommandError(tw("error.rental.no_instance", lang, "slack", name=escape(name)))
-    if user != found.owner and not is_admin(request.client, user, request.team):
-        raise RentalCommandError(t("digest.not_yours", lang, owner=f"<@{found.owner}>", name=name))
+    _owner_or_admin(request, found.owner, name, lang)
     try:
         released = rentals.release(request.team, name, deps.now())
     except RentalError as exc:
@@ -78,8 +84,7 @@ def on_delete_storage(deps: Deps, request: SlackRequest, args: list[str], lang: 
     found = rentals.storage_named(request.team, name)
     if found is None:
         raise RentalCommandError(tw("error.rental.no_storage", lang, "slack", name=escape(name)))
-    if user != found.owner and not is_admin(request.client, user, request.team):
-        raise RentalCommandError(t("digest.not_yours", lang, owner=f"<@{found.owner}>", name=name))
+    _owner_or_admin(request, found.owner, name, lang)
     try:
         rentals.delete_storage(request.team, name, deps.now())
     except RentalError as exc:
