@@ -7,7 +7,11 @@ a local fake Slack in a third process, and receive the same signed slash command
 its work (a conversation started, questions posted) in lazy listeners after the acknowledgement, so
 that work competes for the CPU as it would.
 
-    python bench/ack_latency.py [--requests 300] [--concurrency 1 8]
+    python bench/ack_latency.py [--requests 300] [--concurrency 1 8] [--rounds 5]
+
+The three apps run side by side and take turns in rounds (who goes first rotates), so a machine that
+drifts during the run slows the floors as much as the app; after the app's turn the bench waits for
+its work after the acknowledgements to end, so the floors are measured without it.
 
 Sequential requests show the acknowledgement path itself; a burst of concurrent ones shows it while
 the background work of earlier commands shares the CPU.
@@ -16,6 +20,7 @@ the background work of earlier commands shares the CPU.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import socket
 import statistics
@@ -120,7 +125,8 @@ def process(args: list[str], env: dict[str, str] | None = None) -> Iterator[subp
         proc.wait(timeout=10)
 
 
-def measure(sender: SlackSender, text: str, requests: int, concurrency: int) -> dict[str, float]:
+def measure(sender: SlackSender, text: str, requests: int, concurrency: int) -> tuple[list[float], float]:
+    """The latencies of `requests` commands sent `concurrency` at once, and the seconds they took."""
     latencies: list[float] = []
 
     def one(i: int) -> None:
@@ -130,49 +136,84 @@ def measure(sender: SlackSender, text: str, requests: int, concurrency: int) -> 
         if status != 200:
             raise RuntimeError(f"HTTP {status}")
 
-    for i in range(10):  # warm up
-        one(i)
-    latencies.clear()
     began = time.perf_counter()
     with ThreadPoolExecutor(concurrency) as pool:
         list(pool.map(one, range(requests)))
-    elapsed = time.perf_counter() - began
+    return latencies, time.perf_counter() - began
+
+
+def settle(pid: int, timeout_s: float = 20.0) -> None:
+    """Wait until process `pid` has used (almost) no CPU for 0.2 s (Linux /proc; elsewhere, a fixed pause)."""
+    stat = Path(f"/proc/{pid}/stat")
+    if not stat.exists():
+        time.sleep(2)
+        return
+
+    def ticks() -> int:
+        fields = stat.read_text().rsplit(")", 1)[1].split()
+        return int(fields[11]) + int(fields[12])  # utime + stime
+
+    ends = time.monotonic() + timeout_s
+    while time.monotonic() < ends:
+        before = ticks()
+        time.sleep(0.2)
+        if ticks() - before <= 1:
+            return
+
+
+def summary(latencies: list[float], seconds: float) -> dict[str, float]:
     ordered = sorted(latencies)
-    return {"p50_ms": statistics.median(ordered) * 1000, "p99_ms": ordered[int(len(ordered) * 0.99) - 1] * 1000,
-            "max_ms": ordered[-1] * 1000, "rps": requests / elapsed}
+    return {"p50_ms": statistics.median(ordered) * 1000, "p99_ms": ordered[max(0, int(len(ordered) * 0.99) - 1)] * 1000,
+            "max_ms": ordered[-1] * 1000, "rps": len(ordered) / seconds}
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--requests", type=int, default=300)
+    parser.add_argument("--requests", type=int, default=300, help="commands per app and level, over all rounds")
     parser.add_argument("--concurrency", type=int, nargs="+", default=[1, 8])
+    parser.add_argument("--rounds", type=int, default=5,
+                        help="the apps take turns this many times, so drift of the machine falls on all alike")
     args = parser.parse_args()
-    results = {}
-    with tempfile.TemporaryDirectory() as tmp, process([sys.executable, "-c", FAKE_SLACK]) as fake:
+    names = [name for name, _ in FLOORS] + ["gpu-advisor"]
+    with tempfile.TemporaryDirectory() as tmp, contextlib.ExitStack() as stack:
+        fake = stack.enter_context(process([sys.executable, "-c", FAKE_SLACK]))
         assert fake.stdout is not None
         api_url = fake.stdout.readline().strip()
+        senders = {}
         for name, mode in FLOORS:
-            with process([sys.executable, "-c", BARE_APP, api_url, SECRET, mode, str(Path(tmp) / "floor.db")]) as bare:
-                assert bare.stdout is not None
-                port = int(bare.stdout.readline())
-                wait_healthy(port)
-                url = f"http://127.0.0.1:{port}{EVENTS_PATH}"
-                for level in args.concurrency:
-                    results[(name, level)] = measure(SlackSender(url, SECRET), "", args.requests, level)
+            bare = stack.enter_context(process([sys.executable, "-c", BARE_APP, api_url, SECRET, mode,
+                                                str(Path(tmp) / f"floor-{mode}.db")]))
+            assert bare.stdout is not None
+            port = int(bare.stdout.readline())
+            wait_healthy(port)
+            senders[name] = SlackSender(f"http://127.0.0.1:{port}{EVENTS_PATH}", SECRET)
         port = free_port()
         env = {k: v for k, v in os.environ.items() if not k.startswith(("GPU_ADVISOR_", "SLACK_"))} | {
             "SLACK_BOT_TOKEN": "xoxb-bench", "SLACK_SIGNING_SECRET": SECRET, "SLACK_API_URL": api_url,
             "GPU_ADVISOR_DB": str(Path(tmp) / "bench.db"), "GPU_ADVISOR_AZURE_ENABLED": "false",
             "GPU_ADVISOR_ECB_ENABLED": "false"}
-        with process([sys.executable, "-m", "bot", "serve", "--host", "127.0.0.1", "--port", str(port),
-                      "--no-scheduler"], env=env):
-            wait_healthy(port)
+        app = stack.enter_context(process([sys.executable, "-m", "bot", "serve", "--host", "127.0.0.1", "--port",
+                                           str(port), "--no-scheduler"], env=env))
+        wait_healthy(port)
+        senders["gpu-advisor"] = SlackSender(f"http://127.0.0.1:{port}{EVENTS_PATH}", SECRET)
+        for name in names:  # warm up
+            measure(senders[name], "", 10, 1)
+        taken: dict[tuple[str, int], tuple[list[float], float]] = {(n, lv): ([], 0.0) for n in names
+                                                                   for lv in args.concurrency}
+        per_round = max(1, args.requests // args.rounds)
+        for round_ in range(args.rounds):
             for level in args.concurrency:
-                sender = SlackSender(f"http://127.0.0.1:{port}{EVENTS_PATH}", SECRET)
-                results[("gpu-advisor", level)] = measure(sender, "", args.requests, level)
-    print(f"{args.requests} signed /gpu-advise commands per run; each app in its own process")
+                for name in names[round_ % len(names):] + names[:round_ % len(names)]:  # who goes first rotates
+                    latencies, seconds = measure(senders[name], "", per_round, level)
+                    if name == "gpu-advisor":
+                        settle(app.pid)  # its work after the acks ends before a floor is measured
+                    kept, spent = taken[(name, level)]
+                    taken[(name, level)] = (kept + latencies, spent + seconds)
+    results = {key: summary(*value) for key, value in taken.items()}
+    print(f"{per_round * args.rounds} signed /gpu-advise commands per app and level, in {args.rounds} alternating "
+          "rounds; each app in its own process")
     print(f"{'app':<28}{'at once':>8}{'p50 ms':>9}{'p99 ms':>9}{'max ms':>9}{'req/s':>9}")
-    for (name, level), r in results.items():
+    for (name, level), r in sorted(results.items(), key=lambda kv: (names.index(kv[0][0]), kv[0][1])):
         print(f"{name:<28}{level:>8}{r['p50_ms']:>9.1f}{r['p99_ms']:>9.1f}{r['max_ms']:>9.1f}{r['rps']:>9.1f}")
     print()
     for level in args.concurrency:
