@@ -50,8 +50,8 @@ def cached(name: str, sources: Iterable[Readable], build: Callable[[], T]) -> T:
     try:
         value: T = pickle.loads(path.read_bytes())
         return value
-    except Exception:
-        pass
+    except Exception:  # missing, unreadable, truncated, or pickled by other code: each is a cache miss
+        pass  # (no logging here: this runs on the terminal's start-up path, which imports as little as it can)
     value = build()
     import tempfile  # only when writing: a start that reads the cache needs no more
 

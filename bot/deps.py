@@ -73,6 +73,11 @@ class Deps:
         that answer people, so a few slow uploads cannot hold the questions back."""
         return ThreadPoolExecutor(max_workers=SLOW_WORKERS, thread_name_prefix="slow")
 
+    def shutdown(self) -> None:
+        """Stop taking slow work; what is under way is left to end (or to be redone from the inbox)."""
+        if "slow_work" in self.__dict__:  # only when something started it
+            self.slow_work.shutdown(wait=False, cancel_futures=True)
+
     @property
     def conversation_ttl(self) -> timedelta:
         return timedelta(hours=self.settings.conversation_ttl_hours)

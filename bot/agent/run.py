@@ -59,7 +59,7 @@ class Buffer:
     def check(self) -> None:
         """OSError unless the buffer can be written (it is not a folder, its folder exists and is writable)."""
         with self.path.open("a", encoding="utf-8"):
-            pass
+            pass  # opening for append is the check (touch() would not test write permission); nothing written
 
     def save(self, samples: list[dict[str, Any]]) -> None:
         kept = samples[-MAX_BUFFERED:]

@@ -35,6 +35,15 @@ def read_body(environ: dict[str, Any], deadline_s: float) -> bytes:
     sock: socket.socket | None = environ.get(SOCKET_KEY)
     read = getattr(stream, "read1", stream.read)
     ends = time.monotonic() + deadline_s
+    before = sock.gettimeout() if sock is not None else None
+    try:
+        return _read_until(read, sock, expected, ends, deadline_s)
+    finally:
+        if sock is not None:
+            sock.settimeout(before)  # the reply is not held to what was left of the body's deadline
+
+
+def _read_until(read: Any, sock: socket.socket | None, expected: int, ends: float, deadline_s: float) -> bytes:
     parts: list[bytes] = []
     got = 0
     while got < expected:

@@ -75,5 +75,4 @@ def run(settings: Settings, *, host: str, port: int, jobs: bool, lang: Lang) -> 
     finally:
         if scheduler is not None:
             scheduler.shutdown(wait=False)
-        if "slow_work" in deps.__dict__:  # a capture cut short stays pending in the inbox: redone at start-up
-            deps.slow_work.shutdown(wait=False, cancel_futures=True)
+        deps.shutdown()  # a capture cut short stays pending in the inbox: redone at start-up

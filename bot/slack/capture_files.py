@@ -56,16 +56,16 @@ def fetch(client: WebClient, file_id: str, max_bytes: int, deadline_s: float = 6
     url = str(info.get("url_private_download") or info.get("url_private") or "")
     if not url or not _trusted(url, client):
         raise FetchError("not_slack", name=name)
-    ends = time.monotonic() + deadline_s
     try:
-        return Upload(name, _download(url, client, name, max_bytes, deadline_s, ends))
+        return Upload(name, _download(url, client, name, max_bytes, deadline_s))
     except httpx.TimeoutException:
         raise FetchError("timeout", name=name, seconds=f"{deadline_s:g}") from None
     except httpx.TransportError as exc:  # the connection broke off mid-download
         raise FetchError("http", name=name, status=type(exc).__name__) from None
 
 
-def _download(url: str, client: WebClient, name: str, max_bytes: int, deadline_s: float, ends: float) -> bytes:
+def _download(url: str, client: WebClient, name: str, max_bytes: int, deadline_s: float) -> bytes:
+    ends = time.monotonic() + deadline_s
     chunks: list[bytes] = []
     size = 0
     with httpx.stream("GET", url, headers={"Authorization": f"Bearer {client.token}"},

@@ -8,7 +8,6 @@ from __future__ import annotations
 from typing import Any
 
 from slack_bolt.context.respond import Respond
-from slack_bolt.context.respond.internals import _build_message
 from slack_sdk.http_retry import RetryHandler
 from slack_sdk.webhook import WebhookClient, WebhookResponse
 
@@ -29,9 +28,8 @@ class Reply(Respond):
     def __call__(self, text: str | dict[str, Any] = "", **fields: Any) -> WebhookResponse:  # type: ignore[override]
         if self.response_url is None:
             raise ValueError("no response_url to reply to")
-        message = _build_message(**text) if isinstance(text, dict) else _build_message(text=text, **fields)
         client = WebhookClient(url=self.response_url, retry_handlers=self.retry_handlers)
-        answer = client.send_dict(message)
+        answer = client.send_dict(text) if isinstance(text, dict) else client.send(text=text, **fields)
         if answer.status_code == 429 or answer.status_code >= 500:
             raise ReplyUndelivered(f"response_url answered {answer.status_code} after retries")
         if answer.status_code >= 400:

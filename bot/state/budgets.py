@@ -17,8 +17,8 @@ class Budgets:
     def put(self, team: str, project: str, amount: float, currency: str, user: str, now: datetime) -> None:
         """Set a project's budget; whoever set it first stays its setter (the one who may change it)."""
         c = project_budgets.c
-        first = self.set_by(team, project) or user
         with self.store.writing() as conn:
+            first = conn.execute(select(c.set_by).where(c.team == team, c.project == project)).scalar() or user
             conn.execute(delete(project_budgets).where(c.team == team, c.project == project))
             conn.execute(insert(project_budgets).values(team=team, project=project, amount=amount, currency=currency,
                                                         set_by=first, updated_at=now))

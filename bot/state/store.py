@@ -110,9 +110,12 @@ class Store:
                 migrate.upgrade(conn)
         except (OSError, SQLAlchemyError) as exc:
             reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(getattr(exc, "orig", exc))
-            parsed = make_url(url)
-            shown = parsed.database if parsed.drivername.startswith("sqlite") else parsed.render_as_string()
-            raise StoreUnavailable(str(shown), reason) from None
+            raise StoreUnavailable(self._target(), reason) from None
+
+    def _target(self) -> str:
+        """The database as named to people: a SQLite file's path, or the URL without its password."""
+        parsed = make_url(self.url)
+        return str(parsed.database if parsed.drivername.startswith("sqlite") else parsed.render_as_string())
 
     def close(self) -> None:
         self.engine.dispose()
@@ -158,10 +161,8 @@ class Store:
     def _unavailable(self, exc: OperationalError) -> StoreUnavailable:
         """A database that stopped answering (PostgreSQL down, a full disk) as StoreUnavailable: the front
         doors answer 503 with the reason, and nothing half-done is kept (the transaction rolled back)."""
-        parsed = make_url(self.url)
-        shown = parsed.database if parsed.drivername.startswith("sqlite") else parsed.render_as_string()
         reason = str(getattr(exc, "orig", exc)).strip().splitlines()[0] if str(exc) else type(exc).__name__
-        return StoreUnavailable(str(shown), reason)
+        return StoreUnavailable(self._target(), reason)
 
     def problem(self) -> str | None:
         """None when the database answers a query now, else the kind of error it gave (for /healthz)."""

@@ -81,5 +81,4 @@ def running_app(tmp_path: Path, **extra: Any) -> Iterator[Harness]:
         finally:
             server.shutdown()
             server.server_close()
-            if "slow_work" in deps.__dict__:  # captures still downloading end with the test
-                deps.slow_work.shutdown(wait=False, cancel_futures=True)
+            deps.shutdown()  # captures still downloading end with the test
