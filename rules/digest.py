@@ -41,7 +41,7 @@ class Rented(Owned, Protocol):
     @property
     def unit(self) -> str: ...
     @property
-    def price(self) -> float: ...
+    def price(self) -> float | None: ...
     @property
     def started_at(self) -> datetime: ...
     @property
@@ -70,6 +70,7 @@ class InstanceNews:
     currency: str
     since: datetime | None = None  # when the trailing quiet stretch began (idle, memory held)
     burned: float = 0.0  # money spent since then
+    priced: bool = True  # False: its price is not known (an enrolled card the price cache does not know)
 
 
 @dataclass(frozen=True)
@@ -105,7 +106,8 @@ class Digest:
 
 
 def per_day(thing: Rented) -> float:
-    return thing.price * PER_DAY[thing.unit]
+    """Money a day; an instance whose price is not known counts nothing (and its news says so)."""
+    return (thing.price or 0.0) * PER_DAY[thing.unit]
 
 
 def _quiet_since(samples: Sequence[Sample], rules: Idle) -> datetime | None:
@@ -157,9 +159,10 @@ def compose(instances: Iterable[Rented], storage: Iterable[Stored], samples: Map
         if verdict in (Activity.IDLE, Activity.MEMORY_HELD):
             since = (quiet_since or {}).get(inst.id) or _quiet_since(own, rules) or now
             news.append(InstanceNews(inst.name, inst.owner, verdict, per_day(inst), inst.currency, since,
-                                     per_day(inst) * _days(since, now)))
+                                     per_day(inst) * _days(since, now), inst.price is not None))
         elif verdict is Activity.UNKNOWN:
-            news.append(InstanceNews(inst.name, inst.owner, verdict, per_day(inst), inst.currency))
+            news.append(InstanceNews(inst.name, inst.owner, verdict, per_day(inst), inst.currency,
+                                     priced=inst.price is not None))
     left: list[StorageNews] = []
     for disk in storage:
         per_month = disk.size_gb * disk.price_gb_month

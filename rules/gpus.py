@@ -95,6 +95,7 @@ _EXTRA_ALIASES = {
     "L20": "L20-48GB",
     "L4": "L4-24GB",
     "A10": "A10-24GB",
+    "A10G": "A10-24GB",  # AWS's A10 (g5): the same GA102 with 24 GB (AWS's G5 instance page)
     "4090": "RTX4090-24GB",
     "RTX4090": "RTX4090-24GB",
     "V100": "V100-32GB",
@@ -127,6 +128,22 @@ def canonical_gpu(name: str) -> str:
     if found is None:
         raise UnknownGPU(name, sorted(CATALOGUE))
     return found
+
+
+def card_model(name: str, memory_mib: float | None = None) -> str | None:
+    """The canonical model of a card as the driver names it ("NVIDIA A100-SXM4-80GB", "NVIDIA H100 NVL"),
+    with the memory it reports choosing between a model's memory sizes (81920 MiB: the 80 GB one);
+    None when the card is not in the catalogue (the caller keeps the driver's name)."""
+    try:
+        named = CATALOGUE[canonical_gpu(name)]
+    except UnknownGPU:
+        return None
+    if not memory_mib:
+        return named.name
+    family = named.name.rsplit("-", 1)[0]
+    sizes = [m for m in CATALOGUE.values() if m.name.rsplit("-", 1)[0] == family]
+    closest = min(sizes, key=lambda m: abs(m.memory_gb - memory_mib / 1024))
+    return closest.name if abs(closest.memory_gb - memory_mib / 1024) <= 0.1 * closest.memory_gb else named.name
 
 
 def gpu_model(name: str) -> GPUModel:

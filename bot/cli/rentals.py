@@ -145,7 +145,7 @@ def track_instance(
     else:
         sys.stdout.write(t("cli.tracked_instance", settings.lang, name=instance.name, token=token) + "\n")
     if source:
-        say(t("cli.price_from_cache", settings.lang, price=f"{instance.price:g} {instance.currency}/{instance.unit}",
+        say(t("cli.price_from_cache", settings.lang, price=_rate(instance, settings.lang),
               source=source))
 
 
@@ -190,12 +190,17 @@ def list_rentals(team: TeamOpt = None, lang: LangOpt = None, as_json: JsonOpt = 
     names = people(settings, {i.owner for i in instances} | {s.owner for s in storage})
     for i in instances:
         state = t("cli.released", settings.lang) if i.released_at else t("cli.running", settings.lang)
-        sys.stdout.write(f"{i.name}\t{i.gpu} × {i.share or i.cards}\t{i.price:g} {i.currency}/{i.unit}\t"
-                         f"{names[i.owner]}\t{state}\n")
+        sys.stdout.write(f"{i.name}\t{i.gpu} × {i.share or i.cards}\t{_rate(i, settings.lang)}\t"
+                         f"{names[i.owner]}\t{state}\t{i.source}\n")
     for s in storage:
         state = t("cli.deleted", settings.lang) if s.deleted_at else t("cli.kept", settings.lang)
         sys.stdout.write(f"{s.name}\t{s.size_gb:g} GB\t{s.price_gb_month:g} {s.currency}/GB-month\t"
-                         f"{names[s.owner]}\t{state}\n")
+                         f"{names[s.owner]}\t{state}\t{s.source}\n")
+
+
+def _rate(instance: Any, lang: Lang) -> str:
+    unknown = t("digest.no_price", lang)
+    return unknown if instance.price is None else f"{instance.price:g} {instance.currency}/{instance.unit}"
 
 
 def release(name: Annotated[str, typer.Argument(help="The instance to release.")], team: TeamOpt = None,

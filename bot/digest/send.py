@@ -53,7 +53,7 @@ def digests(rentals: Rentals, team: str, channels: list[str], now: datetime, rul
     wanted = set(channels)
     # an item with a figure no digest can show (stored before the bounds) is left out, said in the log,
     # so it never stops the other items' digest nor the workspace's spend
-    everything = [i for i in rentals.instances(team) if _shown(i, i.price)]
+    everything = [i for i in rentals.instances(team) if _shown(i, i.price or 0.0)]
     all_storage = [s for s in rentals.storage(team) if _shown(s, s.size_gb * s.price_gb_month)]
     instances = [i for i in everything if i.channel in wanted]
     storage = [s for s in all_storage if s.channel in wanted]

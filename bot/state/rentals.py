@@ -46,12 +46,15 @@ class Instance:
     cards: int
     share: float | None
     unit: str
-    price: float
+    price: float | None  # None: not known (an enrolled card the price cache does not know)
     currency: str
     started_at: datetime
     released_at: datetime | None
     snoozed_until: datetime | None = None
     last_busy_at: datetime | None = None
+    source: str = "track"  # track (typed), agent (enrolled), aws or k8s (discovered)
+    provider_id: str | None = None  # the cloud's id: aws:i-0abc...
+    machine_id: str | None = None
 
 
 @dataclass(frozen=True)
@@ -69,6 +72,8 @@ class Storage:
     created_at: datetime
     deleted_at: datetime | None
     kept_until: datetime | None = None
+    source: str = "track"  # track (typed) or aws (discovered)
+    provider_id: str | None = None  # aws:vol-0abc...
 
 
 NAME = re.compile(r"[^\W_][\w.\-]{0,63}")
@@ -132,7 +137,7 @@ class DiskReport:
     newest_mtime: datetime | None
 
 
-def _new_token() -> str:
+def new_token() -> str:
     token = secrets.token_urlsafe(32)
     keep_secret(token)  # shown once to the person, never in a log line (slack_sdk logs reply bodies)
     return token
@@ -159,7 +164,7 @@ class Rentals:
         `request_key`: the Slack request tracking it; see `reissue_for`."""
         check_name(name)
         check_numbers(fields)
-        token = _new_token()
+        token = new_token()
         row = {"team": team, "name": name, **fields, "token_hash": token_hash(token), "request_key": request_key}
         try:
             with self.store.writing() as conn:
@@ -174,7 +179,7 @@ class Rentals:
         """The instance `request_key` tracked, with a new token in place of its first (whose reply was not
         delivered: the request is being redone); None when that request did not track `name`."""
         c = rental_instances.c
-        token = _new_token()
+        token = new_token()
         with self.store.writing() as conn:
             changed = conn.execute(update(rental_instances)
                                    .where(c.team == team, c.name == name, c.request_key == request_key,

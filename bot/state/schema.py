@@ -133,7 +133,7 @@ rental_instances = Table(
     Column("cards", Integer, nullable=False, server_default="1"),
     Column("share", Float),  # a slice of one card, instead of whole cards
     Column("unit", String(8), nullable=False),  # hour, day or month: how the price is billed
-    Column("price", Float, nullable=False),
+    Column("price", Float),  # NULL: not known (an enrolled card the price cache does not know) (0015)
     Column("currency", String(3), nullable=False),
     Column("token_hash", String(64), nullable=False),  # SHA-256 of the agent's heartbeat token
     Column("started_at", UtcDateTime, nullable=False),
@@ -141,8 +141,28 @@ rental_instances = Table(
     Column("snoozed_until", UtcDateTime),  # "still needed": not news until then
     Column("last_busy_at", UtcDateTime),  # its latest sample above the idle threshold (kept as samples arrive)
     Column("request_key", String(200)),  # the Slack request that tracked it: its redo re-issues the token (0014)
+    # where it came from (0015): "track" (typed), "agent" (enrolled itself), "aws", "k8s" (discovered)
+    Column("source", String(16), nullable=False, server_default="track"),
+    Column("provider_id", String(200)),  # the cloud's id, e.g. aws:i-0abc...: one item per cloud instance
+    Column("machine_id", String(64)),  # an enrolled box's /etc/machine-id: enrolling again gets it back
     UniqueConstraint("team", "name", name="uq_rental_instances_team_name"),
     Index(None, "token_hash"),
+    Index(None, "team", "machine_id"),
+    Index(None, "team", "provider_id"),
+)
+
+enroll_tokens = Table(  # tokens a GPU box enrols itself with (0015): only the hash is kept
+    "enroll_tokens", metadata,
+    Column("token_hash", String(64), primary_key=True),
+    Column("team", String(32), nullable=False),
+    Column("channel", String(32), nullable=False),
+    Column("owner", String(32), nullable=False),
+    Column("project", String(80)),
+    Column("uses_left", Integer, nullable=False),
+    Column("expires_at", UtcDateTime, nullable=False),
+    Column("created_by", String(32), nullable=False),  # a Slack user, or "terminal"
+    Column("created_at", UtcDateTime, nullable=False),
+    Column("request_key", String(200)),  # the Slack request that made it: its redo replaces it
 )
 
 rental_storage = Table(
@@ -160,7 +180,10 @@ rental_storage = Table(
     Column("created_at", UtcDateTime, nullable=False),
     Column("deleted_at", UtcDateTime),
     Column("kept_until", UtcDateTime),  # "keep": not news until then
+    Column("source", String(16), nullable=False, server_default="track"),  # track, or aws (discovered) (0015)
+    Column("provider_id", String(200)),  # the cloud's id, e.g. aws:vol-0abc...
     UniqueConstraint("team", "name", name="uq_rental_storage_team_name"),
+    Index(None, "team", "provider_id"),
 )
 
 gpu_samples = Table(

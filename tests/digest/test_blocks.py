@@ -70,3 +70,19 @@ def test_a_digest_of_storage_only_counts_it_and_says_what_it_costs() -> None:
                           Lang.EN, ZoneInfo("Asia/Shanghai"))
     assert text == "GPU rentals: 2 to look at (¥204 a month on storage left behind)"
     assert blocks[0]["text"]["text"] == "GPU rentals: 2 to look at"
+
+
+def test_an_enrolled_box_without_a_price_says_so_instead_of_a_figure() -> None:
+    from bot.state.rentals import Instance
+    from rules.digest import compose
+    from rules.policy import Idle
+
+    box = Instance(1, "T1", "old-box", "C1", "U1", None, "Tesla V100-SXM2-16GB", 8, None, "hour", None, "CNY",
+                   NOW - timedelta(days=2), None, source="agent")
+    digest = compose([box], [], {}, now=NOW, rules=Idle())
+    [news] = digest.instances
+    assert (news.activity, news.priced, news.per_day) == (Activity.UNKNOWN, False, 0.0)
+    _, blocks = render(digest, Lang.EN, SHANGHAI)
+    line = next(b["text"]["text"] for b in blocks if b["type"] == "section")
+    assert "an unknown amount a day" in line and "¥0" not in line
+    assert "未知金额" in render(digest, Lang.ZH, SHANGHAI)[0] + str(render(digest, Lang.ZH, SHANGHAI)[1])

@@ -18,7 +18,7 @@ from bot.state.schedules import Schedules
 from bot.text import Lang, t
 from bot.text.catalogue import tw
 from bot.text.errors import error_text
-from bot.text.format import escape, money, show
+from bot.text.format import escape, money, rate, show
 from rules.errors import ParseError
 from rules.remind_schedule import RemindSchedule, next_send, parse_at, parse_days, parse_zone
 
@@ -38,7 +38,7 @@ def on_list(deps: Deps, request: SlackRequest, lang: Lang) -> None:
     for i in rentals.instances(request.team):
         state = "released" if i.released_at else "running"
         lines.append(t("digest.list_instance", lang, name=i.name, gpu=f"{i.gpu} × {show(i.share or i.cards)}",
-                       price=f"{money(i.price, i.currency)}/{i.unit}", owner=f"<@{i.owner}>",
+                       price=rate(i.price, i.currency, i.unit, t("digest.no_price", lang)), owner=f"<@{i.owner}>",
                        state=t(f"digest.state.{state}", lang)))
     for s in rentals.storage(request.team):
         state = "deleted" if s.deleted_at else "kept"

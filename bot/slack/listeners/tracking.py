@@ -26,7 +26,7 @@ from bot.slack.ui.blocks import ButtonValue
 from bot.state.rentals import Instance, RentalError, Rentals
 from bot.text import Lang, t
 from bot.text.catalogue import tw
-from bot.text.format import money
+from bot.text.format import money, rate
 
 log = logging.getLogger(__name__)
 
@@ -96,7 +96,7 @@ def _instance(deps: Deps, request: SlackRequest, rentals: Rentals, name: str, ra
         _tell_owner(deps, request, made.owner, made.name)
     text = _tracked_text(made, token, again, lang)
     if source:
-        text += "\n" + t("digest.price_from_cache", lang, price=f"{money(made.price, made.currency)}/{made.unit}",
+        text += "\n" + t("digest.price_from_cache", lang, price=rate(made.price, made.currency, made.unit, ""),
                          source=source)
     request.respond(response_type="ephemeral", text=text, blocks=blocks.text(text))
 
@@ -200,6 +200,6 @@ def on_track_form(deps: Deps, request: SlackRequest) -> None:
         return
     text = _tracked_text(made, token, again, lang)
     if source:
-        text += "\n" + t("digest.price_from_cache", lang, price=f"{money(made.price, made.currency)}/{made.unit}",
+        text += "\n" + t("digest.price_from_cache", lang, price=rate(made.price, made.currency, made.unit, ""),
                          source=source)
     request.client.chat_postEphemeral(channel=meta.ch, user=user, text=text)

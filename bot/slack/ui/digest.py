@@ -39,8 +39,10 @@ def header_block(count: int, lang: Lang) -> dict[str, Any]:
 def instance_line(news: InstanceNews, lang: Lang, zone: ZoneInfo) -> str:
     key = {Activity.IDLE: "digest.idle", Activity.MEMORY_HELD: "digest.memory_held"}.get(news.activity,
                                                                                           "digest.unknown")
+    unknown = t("digest.price_unknown", lang)
     return t(key, lang, name=news.name, owner=f"<@{news.owner}>", since=when(news.since, zone),
-             per_day=money(news.per_day, news.currency), burned=money(news.burned, news.currency))
+             per_day=money(news.per_day, news.currency) if news.priced else unknown,
+             burned=money(news.burned, news.currency) if news.priced else unknown)
 
 
 def storage_line(news: StorageNews, lang: Lang) -> str:
