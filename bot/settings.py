@@ -110,6 +110,9 @@ class Settings(BaseSettings):
                                   "instance's name")
     prometheus_every_minutes: float = Field(default=5, gt=0, le=60, description="how often serve pulls from "
                                             "Prometheus (each pull reads twice that span)")
+    public_url: str | None = Field(default=None, pattern=r"^https?://\S+$",
+                                   description="the bot's public base URL (https://gpu-advisor.example.com): the "
+                                   "agent command `enroll-token` and `/gpu-advise enroll` show points at it")
     remind_all_clear: bool = Field(default=False, description="post an \"all clear\" when a digest has nothing to say")
     remind_pace_s: float = Field(default=1.0, ge=0, le=60, description="seconds between two digests (Slack allows "
                                  "about one message a second)")

@@ -76,7 +76,7 @@ class Answer:
     body: dict[str, Any]
 
 
-def _field(error: ErrorDetails) -> str:
+def field_name(error: ErrorDetails) -> str:
     name = ""
     for part in error["loc"]:
         name += f"[{part}]" if isinstance(part, int) else (f".{part}" if name else str(part))
@@ -108,7 +108,7 @@ def receive(rentals: Rentals, instance: Instance, body: bytes, now: Callable[[],
         beat = HeartbeatIn.model_validate_json(body)
     except ValidationError as exc:
         first = exc.errors(include_url=False)[0]
-        return Answer(400, {"error": f"{_field(first)}: {first['msg']}", "field": _field(first)})
+        return Answer(400, {"error": f"{field_name(first)}: {first['msg']}", "field": field_name(first)})
     moment = now()
     for index, sample in enumerate(beat.samples):
         if sample.ts > moment + MAX_AHEAD:

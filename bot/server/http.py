@@ -24,13 +24,15 @@ from slack_bolt import App
 from slack_bolt.adapter.wsgi import SlackRequestHandler
 
 from bot.deps import Deps
-from bot.server import heartbeat
+from bot.server import enroll, heartbeat
 from bot.server.bodies import SOCKET_KEY, BodyTimeout, PendingBodies, TooManyPending, read_body
 from bot.server.health import health
 from bot.server.verify import check, too_large
 from bot.slack.ids import INSTALL_PATH, REDIRECT_PATH
 from bot.state import StoreBusy, StoreUnavailable
+from bot.state.enrolment import Enrolments
 from bot.state.rentals import Rentals
+from pricing.errors import CacheUnavailable
 
 EVENTS_PATH = "/slack/events"
 log = logging.getLogger(__name__)
@@ -148,12 +150,16 @@ def wsgi_app(app: App, deps: Deps, scheduler_running: Callable[[], bool] | None 
             deps.metrics.samples.inc(answer.body["kept"])
         return _reply(start_response, answer.status, heartbeat.encode(answer), "application/json")
 
+    agent_enroll = _enroll_endpoint(deps)
+
     def wsgi(environ: dict[str, Any], start_response: StartResponse) -> Iterable[bytes]:
         path = environ.get("PATH_INFO")
         if path == EVENTS_PATH and environ.get("REQUEST_METHOD") == "POST":
             return slack_events(environ, start_response)
         if path == heartbeat.PATH and environ.get("REQUEST_METHOD") == "POST":
             return agent_heartbeat(environ, start_response)
+        if path == enroll.PATH and environ.get("REQUEST_METHOD") == "POST":
+            return agent_enroll(environ, start_response)
         if path in (INSTALL_PATH, REDIRECT_PATH) and app.oauth_flow is not None:
             return handler(environ, start_response)  # OAuth installs: bolt's install page and redirect
         if path == "/healthz":
@@ -165,6 +171,44 @@ def wsgi_app(app: App, deps: Deps, scheduler_running: Callable[[], bool] | None 
         return _reply(start_response, 404, b"not found")
 
     return wsgi
+
+
+ENROLL_MAX_BYTES = 256 * 1024  # a box's name and up to 1024 cards
+
+
+def _offers(deps: Deps) -> Callable[[str], list[Any]]:
+    def offers(gpu: str) -> list[Any]:
+        try:
+            return deps.prices.offers(gpu=gpu)
+        except CacheUnavailable as exc:  # enrolled without a price, said in the digest, rather than refused
+            log.warning("no price from the price cache for an enrolling box: %s", exc)
+            return []
+    return offers
+
+
+def _enroll_endpoint(deps: Deps) -> Callable[..., Iterable[bytes]]:
+    """POST /api/enroll (enroll.py): the token checked from the header, then the body read and the box kept."""
+    enrolments = Enrolments(deps.store)
+
+    def agent_enroll(environ: dict[str, Any], start_response: StartResponse) -> Iterable[bytes]:
+        if too_large(environ, ENROLL_MAX_BYTES):
+            return _reply(start_response, 413, b'{"error": "an enrolment body is a few kilobytes"}', "application/json")
+        try:
+            found = enroll.identify(enrolments, environ.get("HTTP_AUTHORIZATION"), deps.now())
+            if isinstance(found, heartbeat.Answer):
+                answer = found
+            else:
+                body = read_body(environ, deps.settings.read_timeout_s)
+                answer = enroll.receive(enrolments, found, body, deps.now(), offers=_offers(deps),
+                                        currency=deps.settings.currency)
+        except BodyTimeout as exc:
+            answer = heartbeat.Answer(408, {"error": str(exc)})
+        except (StoreBusy, StoreUnavailable) as exc:
+            log.warning("enrolment not kept: the state database is %s", type(exc).__name__)
+            answer = heartbeat.Answer(503, {"error": "the state database is busy or down: enrol again"})
+        return _reply(start_response, answer.status, heartbeat.encode(answer), "application/json")
+
+    return agent_enroll
 
 
 def build_server(app: App, deps: Deps, host: str, port: int, *,

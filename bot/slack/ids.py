@@ -61,3 +61,4 @@ class SubCommand(StrEnum):
     DELETE_STORAGE = "delete-storage"
     BUDGET = "budget"
     TRACK = "track"
+    ENROLL = "enroll"

@@ -59,6 +59,7 @@ def _handler(server: Server) -> type[BaseHTTPRequestHandler]:
 
         do_GET = _serve
         do_POST = _serve
+        do_PUT = _serve
 
         def log_message(self, *args: object) -> None:  # keep test output clean
             return

@@ -1,0 +1,58 @@
+"""`gpu-advise enroll-token`: a token GPU boxes enrol themselves with (`gpu-advise agent --enroll TOKEN`).
+
+Printed once; only its hash is kept. The boxes it enrols go to --channel, owned by --owner, billed to
+--project; it works until --expires and for --uses enrolments.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from datetime import timedelta
+from typing import Annotated
+
+import typer
+
+from bot.cli.common import LangOpt, fail, load_settings
+from bot.cli.rentals import JsonOpt, TeamOpt, open_rentals, workspace_of
+from bot.fields.spans import SpanError, parse_span
+from bot.text import t
+
+EXPIRES_MIN, EXPIRES_MAX = timedelta(minutes=1), timedelta(days=365)
+
+
+def enroll_token(
+    channel: Annotated[str, typer.Option("--channel", help="The Slack channel the boxes' reminders go to.")],
+    owner: Annotated[str, typer.Option("--owner", help="The Slack user who owns the boxes.")],
+    project: Annotated[str | None, typer.Option("--project", help="The project they are billed to.")] = None,
+    expires: Annotated[str, typer.Option("--expires", help="How long the token works: 30m, 12h, 7d (up to 365d).")]
+    = "7d",
+    uses: Annotated[int, typer.Option("--uses", min=1, max=10_000, help="How many boxes may enrol with it.")] = 20,
+    team: TeamOpt = None,
+    lang: LangOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Print an enrolment token once, for `gpu-advise agent --enroll` on each GPU box."""
+    from bot.state.enrolment import Enrolments, Grant, agent_command
+    from bot.state.rentals import NAME
+
+    settings = load_settings(lang=lang)
+    try:
+        span = parse_span(expires, EXPIRES_MIN, EXPIRES_MAX)
+    except SpanError as exc:
+        raise fail(f"--expires: {t(f'error.span.{exc.code}', settings.lang, **exc.params)}") from None
+    if project is not None and not NAME.fullmatch(project):
+        raise fail(f"--project: {t('error.rental.bad_name', settings.lang, name=project)}")
+    workspace = workspace_of(settings, team)
+    store = open_rentals(settings).store
+    now = store.now()
+    grant = Grant(workspace, channel, owner, project, uses, now + span)
+    token = Enrolments(store).issue(grant, created_by="terminal", now=now)
+    if as_json:
+        out = {"token": token, "expires_at": grant.expires_at.isoformat(), "uses": uses}
+        sys.stdout.write(json.dumps(out) + "\n")
+        return
+    url = (settings.public_url or "https://YOUR-BOT").rstrip("/")
+    sys.stdout.write(t("cli.enroll_token", settings.lang, token=token, uses=uses,
+                       expires=grant.expires_at.isoformat(timespec="minutes"),
+                       command=agent_command(url, token)) + "\n")

@@ -1,0 +1,39 @@
+"""Lengths of time as people type them for an expiry or a grace: 30m, 4h, 7d, 2w, 1.5h, 90 min, 4小时, 7天."""
+
+from __future__ import annotations
+
+import re
+from datetime import timedelta
+
+SPAN = re.compile(r"(\d+(?:\.\d+)?)\s*(m|min|mins|minutes?|分钟?|h|hr|hrs|hours?|小时|d|days?|天|w|weeks?|周)",
+                  re.IGNORECASE)
+UNITS = {"m": timedelta(minutes=1), "h": timedelta(hours=1), "d": timedelta(days=1), "w": timedelta(weeks=1)}
+ZH = {"分": "m", "小": "h", "天": "d", "周": "w"}
+
+
+class SpanError(ValueError):
+    """`code` (error.span.<code> in the catalogue: bad, range) and its params."""
+
+    def __init__(self, code: str, **params: str) -> None:
+        super().__init__(f"{code}: {params}")
+        self.code, self.params = code, params
+
+
+def parse_span(text: str, low: timedelta, high: timedelta) -> timedelta:
+    """The length `text` says, between `low` and `high`; SpanError otherwise."""
+    found = SPAN.fullmatch(text.strip())
+    if found is None:
+        raise SpanError("bad", text=text[:40])
+    unit = found[2].lower()
+    span = float(found[1]) * UNITS[ZH.get(unit[0], unit[0])]
+    if not low <= span <= high:
+        raise SpanError("range", text=text[:40], low=_said(low), high=_said(high))
+    return span
+
+
+def _said(span: timedelta) -> str:
+    seconds = span.total_seconds()
+    for unit, size in (("d", 86400), ("h", 3600), ("m", 60)):
+        if seconds >= size and seconds % size == 0:
+            return f"{int(seconds // size)}{unit}"
+    return f"{int(seconds)}s"

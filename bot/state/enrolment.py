@@ -1,0 +1,124 @@
+"""Enrolment: a GPU box registers itself with an enrolment token instead of someone typing `track`.
+
+An enrolment token names the workspace, channel, owner and project the boxes it enrols belong to; it
+expires and has a number of uses. Only its SHA-256 hash is kept (it is random, so a plain hash is
+enough), like the heartbeat tokens. Enrolling spends one use and, in the same transaction, either
+makes the instance (source "agent") or, for a machine id already enrolled in the workspace and not
+released, gives that instance back with a fresh heartbeat token (the old one stops working).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import delete, insert, select, update
+from sqlalchemy.exc import IntegrityError
+
+from bot.state.rentals import Instance, RentalError, Rentals, check_name, check_numbers, new_token, token_hash
+from bot.state.schema import enroll_tokens, rental_instances
+from bot.state.store import Store
+
+
+def agent_command(url: str, token: str) -> str:
+    """The command to paste on a GPU box: enrols on its first run, then heartbeats (`--enroll` may stay)."""
+    return f"gpu-advise agent --url {url} --enroll {token} --state-file /var/lib/gpu-advisor/agent.json"
+
+
+class EnrolRefused(Exception):
+    """Why an enrolment was refused: `status` (401 for the token, 409 for a taken name) and the reason."""
+
+    def __init__(self, status: int, reason: str, **params: str) -> None:
+        super().__init__(reason)
+        self.status, self.reason, self.params = status, reason, params
+
+
+@dataclass(frozen=True)
+class Grant:
+    """What an enrolment token gives: where the boxes it enrols belong."""
+
+    team: str
+    channel: str
+    owner: str
+    project: str | None
+    uses_left: int
+    expires_at: datetime
+
+
+@dataclass(frozen=True)
+class Box:
+    """What an agent says about its machine when it enrols."""
+
+    name: str
+    machine_id: str
+    gpu: str  # the canonical model, or the driver's name when the catalogue does not know it
+    cards: int
+    provider_id: str | None = None
+
+
+class Enrolments:
+    def __init__(self, store: Store) -> None:
+        self.store = store
+
+    def issue(self, grant: Grant, *, created_by: str, now: datetime, request_key: str | None = None) -> str:
+        """A new enrolment token (shown once). A Slack request made again (its reply was not delivered)
+        replaces the token it made the first time, so only the delivered one works."""
+        check_numbers({"expires_at": grant.expires_at})
+        token = new_token()
+        row = {"token_hash": token_hash(token), "team": grant.team, "channel": grant.channel, "owner": grant.owner,
+               "project": grant.project, "uses_left": grant.uses_left, "expires_at": grant.expires_at,
+               "created_by": created_by, "created_at": now, "request_key": request_key}
+        with self.store.writing() as conn:
+            if request_key is not None:
+                conn.execute(delete(enroll_tokens).where(enroll_tokens.c.request_key == request_key))
+            conn.execute(insert(enroll_tokens).values(**row))
+        return token
+
+    def grant(self, token: str, now: datetime) -> Grant:
+        """What a token gives, or EnrolRefused(401) when it is unknown, expired or used up."""
+        with self.store.reading() as conn:
+            row = conn.execute(select(enroll_tokens).where(enroll_tokens.c.token_hash == token_hash(token))).first()
+        return _usable(row, now)
+
+    def enrol(self, token: str, box: Box, price: dict[str, Any], now: datetime) -> tuple[Instance, str]:
+        """Spend one use of `token` and make (or give back) `box`'s instance; returns it and its new
+        heartbeat token. `price`: the instance's unit, price and currency (price None: not known)."""
+        check_name(box.name)
+        check_numbers(price)
+        heartbeat = new_token()
+        c, e = rental_instances.c, enroll_tokens.c
+        try:
+            with self.store.writing() as conn:
+                grant = _usable(conn.execute(select(enroll_tokens).where(e.token_hash == token_hash(token))).first(),
+                                now)
+                conn.execute(update(enroll_tokens).where(e.token_hash == token_hash(token))
+                             .values(uses_left=e.uses_left - 1))
+                again = conn.execute(select(c.id).where(c.team == grant.team, c.machine_id == box.machine_id,
+                                                        c.released_at.is_(None))).first()
+                if again is not None:
+                    conn.execute(update(rental_instances).where(c.id == again.id)
+                                 .values(token_hash=token_hash(heartbeat), name=box.name, gpu=box.gpu,
+                                         cards=box.cards, provider_id=box.provider_id or c.provider_id))
+                else:
+                    conn.execute(insert(rental_instances).values(
+                        team=grant.team, name=box.name, channel=grant.channel, owner=grant.owner,
+                        project=grant.project, gpu=box.gpu, cards=box.cards, **price,
+                        token_hash=token_hash(heartbeat), started_at=now, source="agent",
+                        provider_id=box.provider_id, machine_id=box.machine_id))
+        except IntegrityError:
+            raise EnrolRefused(409, "name_taken", name=box.name) from None
+        found = Rentals(self.store).by_token(heartbeat)
+        if found is None:  # released between the write and this read: nothing to give back
+            raise RentalError("no_instance", name=box.name)
+        return found, heartbeat
+
+
+def _usable(row: Any, now: datetime) -> Grant:
+    if row is None:
+        raise EnrolRefused(401, "unknown_token")
+    if row.expires_at <= now:
+        raise EnrolRefused(401, "expired_token", at=row.expires_at.isoformat(timespec="minutes"))
+    if row.uses_left <= 0:
+        raise EnrolRefused(401, "used_up_token")
+    return Grant(row.team, row.channel, row.owner, row.project, row.uses_left, row.expires_at)
