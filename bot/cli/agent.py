@@ -1,26 +1,41 @@
 """`gpu-advise agent`: run on a rented GPU machine; posts its GPU samples to the bot's /api/heartbeat.
 
-Exit 0: `--once` sent a batch the bot kept. 1: `--once` could not send (the samples stay buffered).
-2: no GPU could be read. 3: the bot refused the token.
+The heartbeat token is `--token`, else the one an earlier enrolment kept in `--state-file`, else the agent
+enrols with `--enroll TOKEN` (bot/agent/enrol.py) and keeps it there.
+
+Exit 0: `--once` sent a batch the bot kept. 1: `--once` could not send (the samples stay buffered) or could
+not reach the bot to enrol. 2: no GPU could be read, or a bad option. 3: the bot refused the token.
 """
 
 from __future__ import annotations
 
+import logging
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
 from bot.cli.common import LangOpt, fail, load_settings
-from bot.text import t
+from bot.text import Lang, t
 
 
 def agent(
     url: Annotated[str, typer.Option("--url", help="The bot's base URL, e.g. https://gpu-advisor.example.com.")],
-    token: Annotated[str, typer.Option("--token", envvar="GPU_ADVISOR_AGENT_TOKEN", show_envvar=True,
-                                       help="The token `track instance` printed (better from the environment, "
-                                            "so it stays out of ps).")],
+    token: Annotated[str | None, typer.Option("--token", envvar="GPU_ADVISOR_AGENT_TOKEN", show_envvar=True,
+                                              help="The token `track instance` printed (better from the "
+                                                   "environment, so it stays out of ps).")] = None,
+    enroll: Annotated[str | None, typer.Option("--enroll", envvar="GPU_ADVISOR_ENROLL_TOKEN", show_envvar=True,
+                                               help="An enrolment token (`gpu-advise enroll-token`, `/gpu-advise "
+                                                    "enroll`): the first run registers this box.")] = None,
+    name: Annotated[str | None, typer.Option("--name", help="The box's name when it enrols (default: the host "
+                                                            "name).")] = None,
+    price: Annotated[str | None, typer.Option("--price", help="What the box costs when it enrols: 14/h, 400/day "
+                                                              "(default: the price cache's).")] = None,
+    provider_id: Annotated[str | None, typer.Option("--provider-id", help="The cloud's id of this box, e.g. "
+                                                    "aws:i-0abc... (default: from EC2's instance metadata).")] = None,
+    state_file: Annotated[Path, typer.Option("--state-file", help="Where an enrolment keeps the heartbeat token "
+                                             "(mode 0600).")] = Path("gpu-advisor-agent.json"),
     interval: Annotated[float, typer.Option("--interval", min=5, max=3600, help="Seconds between samples.")] = 60,
     watch_dir: Annotated[list[Path] | None, typer.Option("--watch-dir", help="A folder whose size and newest file "
                                                                            "time are reported (repeatable).")] = None,
@@ -47,7 +62,9 @@ def agent(
                      reason=exc.strerror or type(exc).__name__)) from None
     try:
         with httpx.Client(timeout=settings.http_timeout_s) as client:
-            ok = run(url, token, interval=interval, watched=watch_dir or [], buffer=Buffer(buffer), once=once,
+            heartbeat = token or _enrolled(settings.lang, client, url, enroll, state_file, once=once, interval=interval,
+                                           box=(name, price, provider_id))
+            ok = run(url, heartbeat, interval=interval, watched=watch_dir or [], buffer=Buffer(buffer), once=once,
                      client=client)
     except NoGPU as exc:
         reason = t(f"gpu.{exc.code}", settings.lang, **exc.params)
@@ -62,11 +79,61 @@ def agent(
         raise typer.Exit(1)
 
 
+def _enrolled(lang: Lang, client: Any, url: str, enroll: str | None, state_file: Path, *, once: bool,
+              interval: float, box: tuple[str | None, str | None, str | None]) -> str:
+    """The heartbeat token an earlier enrolment kept in `state_file`, else a new enrolment's (kept there).
+    Until the bot can be reached, enrolment is tried again every `interval` (once with --once)."""
+    import time
+
+    import httpx
+
+    from bot.agent.enrol import EnrolFailed, about_box, enrol, read_state, write_state
+    from bot.agent.sampler import cards
+
+    kept = read_state(state_file)
+    if kept is not None:
+        return kept.token
+    if not enroll:
+        raise fail(t("cli.agent_no_token", lang, path=str(state_file)))
+    problem = _unwritable(state_file)
+    if problem:
+        raise fail(t("cli.agent_bad_state_file", lang, path=str(state_file), reason=problem))
+    about = about_box(*box, cards())
+    while True:
+        try:
+            enrolled = enrol(client, url, enroll, about)
+            break
+        except httpx.HTTPError as exc:
+            logging.getLogger("bot.agent").warning("cannot reach %s to enrol: %s", url, type(exc).__name__)
+            if once:
+                raise fail(t("cli.agent_enrol_unreachable", lang, url=url), code=1) from None
+            time.sleep(interval)
+        except EnrolFailed as exc:
+            raise fail(t("cli.agent_enrol_refused", lang, status=exc.status, said=exc.said),
+                       code=3 if exc.status == 401 else 2) from None
+    write_state(state_file, enrolled, url)
+    logging.getLogger("bot.agent").info("enrolled as %s; the heartbeat token is kept in %s", enrolled.instance,
+                                        state_file)
+    return enrolled.token
+
+
+def _unwritable(path: Path) -> str | None:
+    """Why the state file could not be written (checked before enrolling spends a use of the token)."""
+    import os
+
+    folder = path.parent if str(path.parent) else Path(".")
+    if path.is_dir():
+        return "it is a folder"
+    if not folder.is_dir():
+        return "its folder does not exist"
+    if not os.access(folder, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
+        return "no permission to write it"
+    return None
+
+
 def _log_posts() -> None:
     """One line a post on stderr at INFO (what was sent and kept, or why not): what `nohup ... >agent.log`
     keeps. The CLI's other commands log only errors."""
-    import logging
-
     handler = logging.StreamHandler()
     handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(message)s"))
     logger = logging.getLogger("bot.agent")
