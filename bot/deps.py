@@ -9,6 +9,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from functools import cached_property
+from typing import Any
 
 from slack_sdk import WebClient
 
@@ -53,6 +54,15 @@ class Deps:
         LookupError when the workspace has no installation any more."""
         return self.client_for(team) if self.client_for is not None else default
 
+    def gpu_offers(self, gpu: str) -> list[Any]:
+        """The price cache's offers of a GPU; none (logged) when the cache cannot be read, so an item found or
+        enrolled is kept without a price rather than refused."""
+        try:
+            return self.prices.offers(gpu=gpu)
+        except CacheUnavailable as exc:
+            log.warning("no price from the price cache for %s: %s", gpu, exc)
+            return []
+
     def refresh_gauges(self) -> None:
         """Set the gauges read at scrape time. A store or cache that cannot be read leaves its gauges as they
         were (logged): the scrape still answers, and /healthz says what is down."""
@@ -64,8 +74,12 @@ class Deps:
             log.warning("price ages not refreshed: %s", exc)
         try:
             self.metrics.inbox_backlog.set(len(self.inbox.pending(timedelta(days=1))))
+            from bot.state.discovered import Discovered
+
+            for source, count in Discovered(self.store).counts().items():
+                self.metrics.discovered.labels(source).set(count)
         except StoreUnavailable as exc:
-            log.warning("inbox backlog not refreshed: %s", exc)
+            log.warning("inbox backlog and discovered items not refreshed: %s", exc)
 
     @cached_property
     def slow_work(self) -> ThreadPoolExecutor:

@@ -110,6 +110,21 @@ class Settings(BaseSettings):
                                   "instance's name")
     prometheus_every_minutes: float = Field(default=5, gt=0, le=60, description="how often serve pulls from "
                                             "Prometheus (each pull reads twice that span)")
+    aws_regions: str = Field(default="", description="AWS regions to discover GPU instances and unattached volumes "
+                             "in, comma-separated (us-east-1,us-west-2); empty: AWS discovery is off. Credentials "
+                             "come from boto3's own chain (environment, profile, instance role)")
+    aws_endpoint_url: str | None = Field(default=None, description="an endpoint for every AWS call instead of "
+                                         "AWS's own (a compatible cloud, or moto's server in tests)")
+    discover_every_minutes: float = Field(default=30, ge=1, le=1440, description="how often serve discovers (once "
+                                          "per slot across replicas)")
+    discover_team: str | None = Field(default=None, description="the workspace discovered items belong to (needed "
+                                      "with OAuth installs; default: the bot token's)")
+    discover_channel: str | None = Field(default=None, description="the channel of discovered items without a "
+                                         "channel tag (and of Kubernetes items)")
+    owner_tag: str = Field(default="Owner", min_length=1, max_length=128, description="the cloud tag naming an "
+                           "item's owner: a Slack user id, or an email looked up in Slack")
+    channel_tag: str = Field(default="SlackChannel", min_length=1, max_length=128, description="the cloud tag "
+                             "naming an item's Slack channel")
     public_url: str | None = Field(default=None, pattern=r"^https?://\S+$",
                                    description="the bot's public base URL (https://gpu-advisor.example.com): the "
                                    "agent command `enroll-token` and `/gpu-advise enroll` show points at it")
@@ -149,6 +164,9 @@ class Settings(BaseSettings):
 
     def rate_card_paths(self) -> list[Path]:
         return [Path(p.strip()) for p in self.rate_cards.split(",") if p.strip()]
+
+    def aws_region_list(self) -> tuple[str, ...]:
+        return tuple(r.strip() for r in self.aws_regions.split(",") if r.strip())
 
     def azure_region_list(self) -> tuple[str, ...]:
         return tuple(r.strip() for r in self.azure_regions.split(",") if r.strip())

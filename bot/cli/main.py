@@ -29,6 +29,7 @@ COMMANDS: dict[str, tuple[str, str, bool]] = {
     "remind": ("bot.cli.remind", "remind", False),
     "agent": ("bot.cli.agent", "agent", False),
     "enroll-token": ("bot.cli.enroll", "enroll_token", False),
+    "discover": ("bot.cli.discover", "discover", False),
     "probe": ("bot.cli.probe", "probe", False),
     "analyze": ("bot.cli.analyze", "analyze", False),
     "policy": ("bot.cli.main", "policy_app", True),

@@ -106,6 +106,21 @@ def _cached(settings: Settings, gpu: str, cards: int, share: float | None) -> Ca
         return None
 
 
+def cached_offers(settings: Settings) -> Any:
+    """The price cache's offers of a GPU (none when the cache cannot be read), for items found or enrolled."""
+    from bot.cli.common import load_effective_policy
+    from bot.price_book import PriceBook, http_client
+    from pricing.errors import CacheUnavailable
+
+    def offers(gpu: str) -> list[Any]:
+        try:
+            with http_client(settings) as client:
+                return PriceBook.open(settings, load_effective_policy(settings), client).offers(gpu=gpu)
+        except CacheUnavailable:
+            return []
+    return offers
+
+
 def _fields(make: Any) -> Any:
     """Read fields with bot/fields/rentals.py; a bad one exits 2 naming its flag."""
     try:
@@ -187,7 +202,8 @@ def list_rentals(team: TeamOpt = None, lang: LangOpt = None, as_json: JsonOpt = 
         out = {"instances": [_plain(i) for i in instances], "storage": [_plain(s) for s in storage]}
         sys.stdout.write(json.dumps(out, ensure_ascii=False, indent=2) + "\n")
         return
-    names = people(settings, {i.owner for i in instances} | {s.owner for s in storage})
+    names = people(settings, {i.owner for i in instances if i.owner} | {s.owner for s in storage if s.owner})
+    names[""] = t("cli.no_owner", settings.lang)  # found in the cloud, not claimed yet
     for i in instances:
         state = t("cli.released", settings.lang) if i.released_at else t("cli.running", settings.lang)
         sys.stdout.write(f"{i.name}\t{i.gpu} × {i.share or i.cards}\t{_rate(i, settings.lang)}\t"

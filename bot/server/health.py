@@ -9,6 +9,18 @@ from bot.deps import Deps
 from pricing.errors import CacheUnavailable
 
 
+def _discovery(deps: Deps) -> dict[str, str]:
+    """Each configured discovery source: ok, degraded (its last run's problem) or never run."""
+    if not deps.settings.aws_region_list():
+        return {}
+    from bot.state.discovered import Discovered
+
+    run = Discovered(deps.store).runs().get("aws")
+    if run is None:
+        return {"aws": "never run"}
+    return {"aws": "ok" if run.error is None else f"degraded: {run.error}"}
+
+
 def health(deps: Deps, scheduler_running: Callable[[], bool] | None) -> tuple[int, dict[str, Any]]:
     """(HTTP status, body). `down` (503) when the state database or the price cache cannot be read;
     `degraded` (200) when the scheduler stopped or a price source is stale or failing; else `ok`."""
@@ -33,7 +45,9 @@ def health(deps: Deps, scheduler_running: Callable[[], bool] | None) -> tuple[in
         else:
             sources[state.source] = "stale" if state.stale else "fresh"
     checks["price_sources"] = sources
+    checks["discovery"] = _discovery(deps) if checks["state_db"] == "ok" else {}
     if checks["state_db"] != "ok" or checks["price_cache"] != "ok":
         return 503, {"status": "down", "checks": checks}
-    degraded = checks["scheduler"] == "stopped" or any(v in ("never loaded", "failing") for v in sources.values())
+    degraded = checks["scheduler"] == "stopped" or any(v in ("never loaded", "failing") for v in sources.values()) \
+        or any(v != "ok" for v in checks["discovery"].values())
     return 200, {"status": "degraded" if degraded else "ok", "checks": checks}

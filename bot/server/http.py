@@ -32,7 +32,6 @@ from bot.slack.ids import INSTALL_PATH, REDIRECT_PATH
 from bot.state import StoreBusy, StoreUnavailable
 from bot.state.enrolment import Enrolments
 from bot.state.rentals import Rentals
-from pricing.errors import CacheUnavailable
 
 EVENTS_PATH = "/slack/events"
 log = logging.getLogger(__name__)
@@ -176,16 +175,6 @@ def wsgi_app(app: App, deps: Deps, scheduler_running: Callable[[], bool] | None 
 ENROLL_MAX_BYTES = 256 * 1024  # a box's name and up to 1024 cards
 
 
-def _offers(deps: Deps) -> Callable[[str], list[Any]]:
-    def offers(gpu: str) -> list[Any]:
-        try:
-            return deps.prices.offers(gpu=gpu)
-        except CacheUnavailable as exc:  # enrolled without a price, said in the digest, rather than refused
-            log.warning("no price from the price cache for an enrolling box: %s", exc)
-            return []
-    return offers
-
-
 def _enroll_endpoint(deps: Deps) -> Callable[..., Iterable[bytes]]:
     """POST /api/enroll (enroll.py): the token checked from the header, then the body read and the box kept."""
     enrolments = Enrolments(deps.store)
@@ -199,7 +188,7 @@ def _enroll_endpoint(deps: Deps) -> Callable[..., Iterable[bytes]]:
                 answer = found
             else:
                 body = read_body(environ, deps.settings.read_timeout_s)
-                answer = enroll.receive(enrolments, found, body, deps.now(), offers=_offers(deps),
+                answer = enroll.receive(enrolments, found, body, deps.now(), offers=deps.gpu_offers,
                                         currency=deps.settings.currency)
         except BodyTimeout as exc:
             answer = heartbeat.Answer(408, {"error": str(exc)})

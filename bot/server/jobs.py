@@ -131,11 +131,42 @@ def jobs_of(settings: Settings, deps: Deps, client: WebClient) -> list[Job]:
         Job("inbox:prune", "forget finished requests and job claims older than a week", 6 * hour,
             lambda: (deps.inbox.prune(KEPT), JobRuns(store).prune(KEPT)), shared=timedelta(days=1)),
     ]
+    if settings.aws_region_list():
+        span = timedelta(minutes=settings.discover_every_minutes)
+        table.append(Job("discover:aws", "find GPU instances and unattached volumes in AWS", span,
+                         discovery_job(settings, deps, client), shared=span, at_start=True))
     if settings.prometheus_url:
         every, url = settings.prometheus_every_minutes, settings.prometheus_url
         table.append(Job("samples:prometheus", "pull DCGM samples from Prometheus", timedelta(minutes=every),
                          lambda: pull_prometheus(deps, url, every), shared=timedelta(minutes=every), at_start=True))
     return table
+
+
+def discovery_job(settings: Settings, deps: Deps, client: WebClient) -> Callable[[], object]:
+    """serve's discovery run: into GPU_ADVISOR_DISCOVER_TEAM, else the bot token's workspace (asked once)."""
+    from bot.discover.run import discover
+
+    team: list[str] = [settings.discover_team] if settings.discover_team else []
+
+    def work() -> object:
+        if not team:
+            try:
+                team.append(str(client.auth_test()["team_id"]))
+            except Exception as exc:  # Slack down, or OAuth with no bot token: said, tried again next run
+                log.warning("AWS discovery skipped: no workspace to keep items in (set GPU_ADVISOR_DISCOVER_TEAM): %s",
+                            type(exc).__name__)
+                return None
+        try:
+            lookups = deps.client_of(team[0], client)
+        except LookupError:
+            lookups = None
+        report = discover(settings, deps.store, team[0], deps.now(), offers=deps.gpu_offers, client=lookups)
+        log.info("AWS discovery: %d items, %d new, %d gone, %d deleted%s", len(report.items), len(report.applied.new),
+                 len(report.applied.released), len(report.applied.deleted),
+                 "".join(f"; {k}: {v}" for k, v in report.problems.items()))
+        return report
+
+    return work
 
 
 def start_jobs(settings: Settings, deps: Deps, client: WebClient) -> BackgroundScheduler:

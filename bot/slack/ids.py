@@ -19,6 +19,7 @@ SCOPES = {
     "chat:write": "post questions and recommendations, update answered questions, ephemeral notes",
     "im:write": "open a DM when the bot cannot post in the channel",
     "users:read": "users.info: the user's locale and time zone",
+    "users:read.email": "users.lookupByEmail: a cloud item's Owner tag given as an email",
     "files:read": "files.info and the private download of a capture uploaded into a profile's thread",
     "files:write": "files upload v2: the capture's chart, posted in the thread",
     "channels:history": "thread replies in public channels",

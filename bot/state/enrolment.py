@@ -96,10 +96,18 @@ class Enrolments:
                              .values(uses_left=e.uses_left - 1))
                 again = conn.execute(select(c.id).where(c.team == grant.team, c.machine_id == box.machine_id,
                                                         c.released_at.is_(None))).first()
+                found = _discovered(conn, grant.team, box.provider_id) if again is None else None
                 if again is not None:
                     conn.execute(update(rental_instances).where(c.id == again.id)
                                  .values(token_hash=token_hash(heartbeat), name=box.name, gpu=box.gpu,
                                          cards=box.cards, provider_id=box.provider_id or c.provider_id))
+                elif found is not None:  # the cloud instance discovery found: one item; an owner it has (a tag,
+                    # a Claim) keeps it and its channel, else the token's owner and channel take it
+                    owned = bool(found.owner)
+                    conn.execute(update(rental_instances).where(c.id == found.id).values(
+                        token_hash=token_hash(heartbeat), machine_id=box.machine_id,
+                        owner=found.owner if owned else grant.owner, channel=found.channel if owned else grant.channel,
+                        project=found.project or grant.project))
                 else:
                     conn.execute(insert(rental_instances).values(
                         team=grant.team, name=box.name, channel=grant.channel, owner=grant.owner,
@@ -112,6 +120,15 @@ class Enrolments:
         if found is None:  # released between the write and this read: nothing to give back
             raise RentalError("no_instance", name=box.name)
         return found, heartbeat
+
+
+def _discovered(conn: Any, team: str, provider_id: str | None) -> Any:
+    """The running item discovery keeps for this cloud id in the workspace, if any."""
+    if not provider_id:
+        return None
+    c = rental_instances.c
+    return conn.execute(select(c.id, c.owner, c.channel, c.project)
+                        .where(c.team == team, c.provider_id == provider_id, c.released_at.is_(None))).first()
 
 
 def _usable(row: Any, now: datetime) -> Grant:

@@ -55,6 +55,12 @@ class Instance:
     source: str = "track"  # track (typed), agent (enrolled), aws or k8s (discovered)
     provider_id: str | None = None  # the cloud's id: aws:i-0abc...
     machine_id: str | None = None
+    cloud_state: str | None = None  # what the cloud says: running, stopped, terminated
+    provider_region: str | None = None
+    launched_at: datetime | None = None
+    spot: bool = False
+    released_by: str | None = None  # a Slack user, "cloud" or "bot"
+    hidden_by: str | None = None  # "Not ours"
 
 
 @dataclass(frozen=True)
@@ -74,6 +80,9 @@ class Storage:
     kept_until: datetime | None = None
     source: str = "track"  # track (typed) or aws (discovered)
     provider_id: str | None = None  # aws:vol-0abc...
+    cloud_state: str | None = None  # available, in-use
+    provider_region: str | None = None
+    hidden_by: str | None = None  # "Not ours"
 
 
 NAME = re.compile(r"[^\W_][\w.\-]{0,63}")

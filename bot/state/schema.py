@@ -145,6 +145,13 @@ rental_instances = Table(
     Column("source", String(16), nullable=False, server_default="track"),
     Column("provider_id", String(200)),  # the cloud's id, e.g. aws:i-0abc...: one item per cloud instance
     Column("machine_id", String(64)),  # an enrolled box's /etc/machine-id: enrolling again gets it back
+    # what the cloud says (0016): its state (running, stopped, terminated), region, launch time, spot or not
+    Column("cloud_state", String(16)),
+    Column("provider_region", String(32)),
+    Column("launched_at", UtcDateTime),
+    Column("spot", Boolean, nullable=False, server_default=false()),
+    Column("released_by", String(32)),  # who released it: a Slack user, "cloud" (gone from the cloud), "bot"
+    Column("hidden_by", String(32)),  # "Not ours": the admin who hid it from digests and lists
     UniqueConstraint("team", "name", name="uq_rental_instances_team_name"),
     Index(None, "token_hash"),
     Index(None, "team", "machine_id"),
@@ -182,6 +189,9 @@ rental_storage = Table(
     Column("kept_until", UtcDateTime),  # "keep": not news until then
     Column("source", String(16), nullable=False, server_default="track"),  # track, or aws (discovered) (0015)
     Column("provider_id", String(200)),  # the cloud's id, e.g. aws:vol-0abc...
+    Column("cloud_state", String(16)),  # available (attached to nothing), in-use (0016)
+    Column("provider_region", String(32)),
+    Column("hidden_by", String(32)),  # "Not ours": the admin who hid it from digests and lists
     UniqueConstraint("team", "name", name="uq_rental_storage_team_name"),
     Index(None, "team", "provider_id"),
 )
@@ -242,6 +252,15 @@ project_budgets = Table(  # a project's monthly budget, per workspace
     Column("currency", String(3), nullable=False),
     Column("set_by", String(32), nullable=False),
     Column("updated_at", UtcDateTime, nullable=False),
+)
+
+discovery_runs = Table(  # each discovery source's last run (0016): /healthz and `discover` read it
+    "discovery_runs", metadata,
+    Column("source", String(16), primary_key=True),
+    Column("last_run_at", UtcDateTime, nullable=False),
+    Column("last_ok_at", UtcDateTime),
+    Column("found", Integer, nullable=False, server_default="0"),
+    Column("error", Text),  # the last run's problem, one line; NULL when it went through
 )
 
 gpu_samples_hourly = Table(  # raw samples older than the retention, folded into hourly maxima

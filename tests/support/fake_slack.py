@@ -39,6 +39,7 @@ class FakeSlack:
     names: dict[str, str] = field(default_factory=dict)  # users' Slack display names
     user_teams: dict[str, str] = field(default_factory=dict)  # a user's own workspace (default T1)
     admins: set[str] = field(default_factory=set)  # users.info answers is_admin for these
+    emails: dict[str, str] = field(default_factory=dict)  # users.lookupByEmail: address -> user id
     delays: dict[str, float] = field(default_factory=dict)  # method -> seconds to wait before answering
     auth_error: str | None = None  # auth.test answers this error (e.g. invalid_auth)
     errors: dict[str, str] = field(default_factory=dict)  # method -> the Slack error it answers
@@ -117,6 +118,10 @@ class FakeSlack:
                                                   "profile": {"display_name": self.names.get(user, "")},
                                                   "is_admin": user in self.admins,
                                                   "team_id": self.user_teams.get(user, "T1")}}
+        if method == "users.lookupByEmail":  # the people of `emails` (address -> user id)
+            found = self.emails.get(str(args.get("email", "")).lower())
+            said = {"ok": True, "user": {"id": found}} if found else {"ok": False, "error": "users_not_found"}
+            return 200, {}, said
         if method == "apps.connections.open":  # Socket Mode: a WebSocket URL nobody listens on
             return 200, {}, {"ok": True, "url": "ws://127.0.0.1:9/link"}
         if method == "files.info":

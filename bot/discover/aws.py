@@ -1,0 +1,148 @@
+"""Reading AWS with boto3: EC2 instances whose type carries GPUs (running, stopped and on the way), every EBS
+volume (the unattached ones become items), per region; CloudWatch's NVIDIA metrics for activity.
+
+Credentials come from boto3's own chain (environment, shared profile, instance role); `endpoint_url`
+points every client elsewhere (a compatible cloud, moto's server in tests). botocore retries throttling
+itself (standard mode); what still fails is one line (aws_problem), never a traceback.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterator
+from datetime import datetime
+from typing import Any
+
+import boto3
+from botocore.config import Config
+from botocore.exceptions import BotoCoreError, ClientError, NoCredentialsError, NoRegionError
+
+from bot.discover.catalog import VOLUME_USD_GB_MONTH, gpu_types
+from bot.state.discovered import Found, Scan
+from rules.samples import Sample
+
+log = logging.getLogger(__name__)
+# standard retries (throttling and 5xx, with backoff); AWS_MAX_ATTEMPTS sets how many, as for any boto3 client
+CONFIG = Config(retries={"mode": "standard"}, connect_timeout=5, read_timeout=30)
+ALIVE = ("pending", "running", "stopping", "stopped", "shutting-down", "terminated")
+PAGE = 1000  # instances or volumes a describe call returns (EC2's maximum)
+
+
+def aws_problem(exc: Exception) -> str:
+    """One line for what went wrong with AWS: no credentials, access denied, throttled, unreachable, ..."""
+    if isinstance(exc, NoCredentialsError):
+        return "no AWS credentials (set them in the environment, a profile or an instance role)"
+    if isinstance(exc, NoRegionError):
+        return "no AWS region (set GPU_ADVISOR_AWS_REGIONS)"
+    if isinstance(exc, ClientError):
+        error = exc.response.get("Error", {})
+        code, message = str(error.get("Code", "")), str(error.get("Message", ""))[:160]
+        if code in ("AccessDenied", "UnauthorizedOperation", "AccessDeniedException", "AuthFailure"):
+            return f"access denied ({code}): the credentials lack ec2:DescribeInstances/DescribeVolumes or " \
+                   f"cloudwatch:GetMetricData; {message}"
+        if code in ("Throttling", "ThrottlingException", "RequestLimitExceeded"):
+            return f"throttled by AWS ({code}) after retries: the next run tries again"
+        return f"{code or 'error'}: {message}"
+    if isinstance(exc, BotoCoreError):
+        return f"AWS unreachable or refused: {str(exc)[:200]}"
+    return f"{type(exc).__name__}: {str(exc)[:200]}"
+
+
+class Aws:
+    def __init__(self, regions: tuple[str, ...], endpoint_url: str | None = None) -> None:
+        self.regions, self.endpoint_url = regions, endpoint_url
+        self.session = boto3.session.Session()
+
+    def client(self, service: str, region: str) -> Any:
+        return self.session.client(service, region_name=region, endpoint_url=self.endpoint_url,  # type: ignore[call-overload]
+                                   config=CONFIG)
+
+    def scan(self) -> Scan:
+        """Every region's GPU instances and volumes; a region that fails is said and skipped."""
+        out = Scan()
+        for region in self.regions:
+            try:
+                ec2 = self.client("ec2", region)
+                found = list(self._instances(ec2, region)) + list(self._volumes(ec2, region))
+            except (ClientError, BotoCoreError) as exc:
+                out.problems[region] = aws_problem(exc)
+                log.warning("AWS discovery in %s failed: %s", region, out.problems[region])
+                continue
+            out.found += found
+            out.regions_ok.append(region)
+        return out
+
+    def _instances(self, ec2: Any, region: str) -> Iterator[Found]:
+        table = gpu_types()
+        # the table's types by name (EC2 takes up to 200 values a filter; wildcards are not taken everywhere)
+        filters = [{"Name": "instance-type", "Values": sorted(table)},
+                   {"Name": "instance-state-name", "Values": list(ALIVE)}]
+        for page in ec2.get_paginator("describe_instances").paginate(Filters=filters,
+                                                                     PaginationConfig={"PageSize": PAGE}):
+            for reservation in page.get("Reservations", []):
+                for raw in reservation.get("Instances", []):
+                    kind = table.get(raw.get("InstanceType", ""))
+                    if kind is None:
+                        continue  # a family we know, a size without GPUs (none today) or one not in the table
+                    tags = _tags(raw)
+                    yield Found(f"aws:{raw['InstanceId']}", "instance", region, tags.get("Name") or raw["InstanceId"],
+                                raw.get("State", {}).get("Name", "unknown"), tags, kind.instance_type, kind.gpu,
+                                kind.gpus, kind.usd_per_hour, raw.get("InstanceLifecycle") == "spot",
+                                raw.get("LaunchTime"))
+
+    def _volumes(self, ec2: Any, region: str) -> Iterator[Found]:
+        for page in ec2.get_paginator("describe_volumes").paginate(PaginationConfig={"PageSize": PAGE}):
+            for raw in page.get("Volumes", []):
+                tags = _tags(raw)
+                attached = next((f"aws:{a['InstanceId']}" for a in raw.get("Attachments", []) if a.get("InstanceId")),
+                                None)
+                yield Found(f"aws:{raw['VolumeId']}", "storage", region, tags.get("Name") or raw["VolumeId"],
+                            raw.get("State", "unknown"), tags, size_gb=float(raw.get("Size", 0)),
+                            usd_gb_month=VOLUME_USD_GB_MONTH.get(raw.get("VolumeType", ""), 0.08),
+                            created_at=raw.get("CreateTime"), attached_to=attached)
+
+    def gpu_samples(self, region: str, instance_ids: list[str], since: datetime,
+                    until: datetime) -> dict[str, list[Sample]]:
+        """CloudWatch agent's NVIDIA metrics (namespace CWAgent, `nvidia_smi_utilization_gpu` and
+        `nvidia_smi_memory_used`, per InstanceId and GPU `index`), one-minute maxima, for `instance_ids`."""
+        cloudwatch = self.client("cloudwatch", region)
+        wanted, series, seen = set(instance_ids), [], set()
+        for metric in ("nvidia_smi_utilization_gpu", "nvidia_smi_memory_used", "nvidia_smi_memory_total"):
+            for page in cloudwatch.get_paginator("list_metrics").paginate(Namespace="CWAgent", MetricName=metric):
+                for found in page.get("Metrics", []):
+                    dims = {d["Name"]: d["Value"] for d in found.get("Dimensions", [])}
+                    key = (metric, tuple(sorted(dims.items())))
+                    if dims.get("InstanceId") in wanted and key not in seen:
+                        seen.add(key)
+                        series.append((metric, dims, found))
+        values: dict[tuple[str, int, datetime], dict[str, float]] = {}
+        for start in range(0, len(series), 500):  # GetMetricData takes 500 queries a call
+            batch = series[start:start + 500]
+            queries = [{"Id": f"m{n}", "MetricStat": {"Metric": m, "Period": 60, "Stat": "Maximum"}, "ReturnData": True}
+                       for n, (_, _, m) in enumerate(batch)]
+            for page in cloudwatch.get_paginator("get_metric_data").paginate(
+                    MetricDataQueries=queries, StartTime=since, EndTime=until):
+                for result in page.get("MetricDataResults", []):
+                    name, dims, _ = batch[int(result["Id"][1:])]
+                    gpu = int(dims.get("index", "0")) if str(dims.get("index", "0")).isdigit() else 0
+                    for at, value in zip(result.get("Timestamps", []), result.get("Values", []), strict=False):
+                        values.setdefault((dims["InstanceId"], gpu, at), {})[name] = float(value)
+        return _samples(values)
+
+
+def _samples(values: dict[tuple[str, int, datetime], dict[str, float]]) -> dict[str, list[Sample]]:
+    """Readings joined per instance, GPU and minute into samples (memory in MiB, as the agent reports it)."""
+    out: dict[str, list[Sample]] = {}
+    for (instance, gpu, at), reading in sorted(values.items(), key=lambda kv: kv[0][2]):
+        if "nvidia_smi_utilization_gpu" not in reading:
+            continue
+        used = reading.get("nvidia_smi_memory_used", 0.0)
+        total = max(reading.get("nvidia_smi_memory_total", 0.0), used, 1.0)
+        out.setdefault(instance, []).append(Sample(at, gpu, min(max(reading["nvidia_smi_utilization_gpu"], 0.0), 100.0),
+                                                   used, total))
+    return out
+
+
+def _tags(raw: dict[str, Any]) -> dict[str, str]:
+    return {str(t.get("Key", "")): str(t.get("Value", "")) for t in raw.get("Tags", []) or []}
+

@@ -1,0 +1,216 @@
+"""Keeping what discovery found (bot/discover/): one item per cloud id, per workspace. A re-run updates,
+never duplicates; an instance gone or terminated is released by the cloud (with the time), a deleted volume
+is deleted. Only regions that answered change anything: a failed region leaves what is known as it was.
+
+An agent-enrolled box whose `provider_id` is the same cloud id is the same item: discovery updates it (the
+cloud's owner and channel win where its tags have them) instead of adding a second."""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import func, insert, select, update
+
+from bot.state.rentals import NAME, token_hash
+from bot.state.schema import discovery_runs, rental_instances, rental_storage
+from bot.state.store import Store
+
+BATCH = 500  # items a transaction: the write lock is given back between batches
+GONE = ("terminated", "shutting-down")
+
+
+@dataclass(frozen=True)
+class Found:
+    """One thing the cloud has: an instance with GPUs, or a volume."""
+
+    key: str  # aws:i-0abc..., aws:vol-0abc...
+    kind: str  # instance or storage
+    region: str
+    name: str  # the Name tag, else the cloud's id
+    state: str  # running, stopped, terminated, ...; available or in-use for volumes
+    tags: dict[str, str] = field(default_factory=dict)
+    instance_type: str | None = None
+    gpu: str | None = None
+    cards: int = 0
+    usd_per_hour: float | None = None  # the bundled table's reference
+    spot: bool = False
+    launched_at: datetime | None = None
+    size_gb: float = 0.0
+    usd_gb_month: float = 0.0
+    created_at: datetime | None = None
+    attached_to: str | None = None  # aws:i-... a volume is attached to
+
+    @property
+    def source(self) -> str:
+        return "aws"
+
+
+@dataclass
+class Scan:
+    """One discovery run: what was found in the regions that answered, and each failed region's problem."""
+
+    found: list[Found] = field(default_factory=list)
+    regions_ok: list[str] = field(default_factory=list)
+    problems: dict[str, str] = field(default_factory=dict)  # region -> one line
+
+
+@dataclass(frozen=True)
+class Filing:
+    """Where found items go: the workspace, the channel without a channel tag, who an owner tag names, the
+    price of an instance (price, unit, currency; price None when not known)."""
+
+    team: str
+    channel: str
+    owner_of: Callable[[str], str | None]  # an owner tag's value -> a Slack user id
+    channel_tag: str
+    owner_tag: str
+    price_of: Callable[[Found], tuple[float | None, str, str]]
+
+
+@dataclass
+class Applied:
+    new: list[str] = field(default_factory=list)
+    updated: int = 0
+    released: list[str] = field(default_factory=list)
+    deleted: list[str] = field(default_factory=list)
+
+
+class Discovered:
+    def __init__(self, store: Store) -> None:
+        self.store = store
+
+    def apply(self, scan: Scan, filing: Filing, now: datetime) -> Applied:
+        out = Applied()
+        instances = self._known(rental_instances, filing.team)
+        volumes = self._known(rental_storage, filing.team)
+        names = self._names(rental_instances, filing.team), self._names(rental_storage, filing.team)
+        writes: list[Any] = []
+        seen: set[str] = set()
+        for item in scan.found:
+            seen.add(item.key)
+            if item.kind == "instance":
+                writes += self._instance(item, instances.get(item.key), filing, now, names[0], out)
+            else:
+                writes += self._volume(item, volumes.get(item.key), filing, names[1], out)
+        ok = set(scan.regions_ok)
+        for key, row in instances.items():
+            if key not in seen and row.released_at is None and row.provider_region in ok:
+                writes.append(update(rental_instances).where(rental_instances.c.id == row.id)
+                              .values(released_at=now, released_by="cloud", cloud_state="terminated"))
+                out.released.append(row.name)
+        for key, row in volumes.items():
+            if key not in seen and row.deleted_at is None and row.provider_region in ok:
+                writes.append(update(rental_storage).where(rental_storage.c.id == row.id)
+                              .values(deleted_at=now, cloud_state="deleted"))
+                out.deleted.append(row.name)
+        for start in range(0, len(writes), BATCH):
+            with self.store.writing() as conn:
+                for statement in writes[start:start + BATCH]:
+                    conn.execute(statement)
+        return out
+
+    def _known(self, table: Any, team: str) -> dict[str, Any]:
+        query = select(table).where(table.c.team == team, table.c.provider_id.like("aws:%"))
+        with self.store.reading() as conn:
+            return {r.provider_id: r for r in conn.execute(query)}
+
+    def _names(self, table: Any, team: str) -> set[str]:
+        with self.store.reading() as conn:
+            return {r[0] for r in conn.execute(select(table.c.name).where(table.c.team == team))}
+
+    def _instance(self, item: Found, row: Any, filing: Filing, now: datetime, names: set[str],
+                  out: Applied) -> list[Any]:
+        c = rental_instances.c
+        gone = item.state in GONE
+        who = _who(item, filing)
+        if row is not None:
+            values: dict[str, Any] = {"cloud_state": item.state, "provider_region": item.region, "spot": item.spot,
+                                      "launched_at": item.launched_at, **who}
+            if gone and row.released_at is None:
+                values |= {"released_at": now, "released_by": "cloud"}
+                out.released.append(row.name)
+            else:
+                out.updated += 1
+            return [update(rental_instances).where(c.id == row.id).values(**values)]
+        if gone:
+            return []  # terminated before it was ever seen: nothing to remind anyone of
+        price, unit, currency = filing.price_of(item)
+        name = _free_name(item, names)
+        out.new.append(name)
+        return [insert(rental_instances).values(
+            team=filing.team, name=name, channel=who.get("channel", filing.channel), owner=who.get("owner", ""),
+            project=who.get("project"), gpu=item.gpu or "unknown", cards=max(item.cards, 1), unit=unit, price=price,
+            currency=currency, token_hash=token_hash(secrets.token_urlsafe(32)),  # no agent: a token nobody has
+            started_at=item.launched_at or now, source="aws", provider_id=item.key, cloud_state=item.state,
+            provider_region=item.region, launched_at=item.launched_at, spot=item.spot)]
+
+    def _volume(self, item: Found, row: Any, filing: Filing, names: set[str], out: Applied) -> list[Any]:
+        who = _who(item, filing)
+        if row is not None:
+            out.updated += 1
+            return [update(rental_storage).where(rental_storage.c.id == row.id)
+                    .values(cloud_state=item.state, size_gb=item.size_gb, provider_region=item.region, **who)]
+        if item.state != "available":
+            return []  # attached to an instance: part of what that instance costs, not an item of its own
+        name = _free_name(item, names)
+        out.new.append(name)
+        return [insert(rental_storage).values(
+            team=filing.team, name=name, channel=who.get("channel", filing.channel), owner=who.get("owner", ""),
+            project=who.get("project"), size_gb=item.size_gb, price_gb_month=item.usd_gb_month, currency="USD",
+            created_at=item.created_at, source="aws", provider_id=item.key, cloud_state=item.state,
+            provider_region=item.region)]
+
+    def record_run(self, source: str, now: datetime, found: int, error: str | None) -> None:
+        """Keep this run's outcome for /healthz and `discover` (last success kept through failures)."""
+        with self.store.writing() as conn:
+            known = conn.execute(select(discovery_runs.c.source).where(discovery_runs.c.source == source)).first()
+            values: dict[str, Any] = {"last_run_at": now, "found": found, "error": error}
+            if error is None:
+                values["last_ok_at"] = now
+            if known is None:
+                conn.execute(insert(discovery_runs).values(source=source, **values))
+            else:
+                conn.execute(update(discovery_runs).where(discovery_runs.c.source == source).values(**values))
+
+    def counts(self) -> dict[str, int]:
+        """Items found by discovery still rented (instances not released, volumes not deleted), by source."""
+        i, v = rental_instances.c, rental_storage.c
+        out: dict[str, int] = {}
+        with self.store.reading() as conn:
+            for table, alive in ((rental_instances, i.released_at.is_(None)), (rental_storage, v.deleted_at.is_(None))):
+                query = (select(table.c.source, func.count()).where(alive, table.c.source.in_(("aws", "k8s")))
+                         .group_by(table.c.source))
+                for source, count in conn.execute(query):
+                    out[source] = out.get(source, 0) + int(count)
+        return out
+
+    def runs(self) -> dict[str, Any]:
+        with self.store.reading() as conn:
+            return {r.source: r for r in conn.execute(select(discovery_runs))}
+
+
+def _who(item: Found, filing: Filing) -> dict[str, Any]:
+    """Owner, channel and project from the item's tags, where it has them (these win over what is kept)."""
+    out: dict[str, Any] = {}
+    owner_tag = item.tags.get(filing.owner_tag, "").strip()
+    owner = filing.owner_of(owner_tag) if owner_tag else None
+    if owner:
+        out["owner"] = owner
+    channel = item.tags.get(filing.channel_tag, "").strip().lstrip("#")
+    if channel:
+        out["channel"] = channel[:32]
+    project = item.tags.get("Project", "").strip()
+    if project and NAME.fullmatch(project):
+        out["project"] = project[:80]
+    return out
+
+
+def _free_name(item: Found, names: set[str]) -> str:
+    """The Name tag when it is a usable name not taken in the workspace, else the cloud's id."""
+    wanted = item.name if NAME.fullmatch(item.name) and item.name not in names else item.key.split(":", 1)[1]
+    names.add(wanted)
+    return wanted
