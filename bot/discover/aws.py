@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterator
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 import boto3
@@ -120,8 +120,11 @@ class Aws:
             batch = series[start:start + 500]
             queries = [{"Id": f"m{n}", "MetricStat": {"Metric": m, "Period": 60, "Stat": "Maximum"}, "ReturnData": True}
                        for n, (_, _, m) in enumerate(batch)]
+            # times on whole minutes, as the API asks: each datapoint then has the same time on every read,
+            # so a sample read twice is kept once
             for page in cloudwatch.get_paginator("get_metric_data").paginate(
-                    MetricDataQueries=queries, StartTime=since, EndTime=until):
+                    MetricDataQueries=queries, StartTime=since.replace(second=0, microsecond=0),
+                    EndTime=until.replace(second=0, microsecond=0) + timedelta(minutes=1)):
                 for result in page.get("MetricDataResults", []):
                     name, dims, _ = batch[int(result["Id"][1:])]
                     gpu = int(dims.get("index", "0")) if str(dims.get("index", "0")).isdigit() else 0
