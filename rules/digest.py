@@ -71,6 +71,7 @@ class InstanceNews:
     since: datetime | None = None  # when the trailing quiet stretch began (idle, memory held)
     burned: float = 0.0  # money spent since then
     priced: bool = True  # False: its price is not known (an enrolled card the price cache does not know)
+    source: str = "track"  # aws, k8s: found in the cloud (no activity data means: enrol the agent)
 
 
 @dataclass(frozen=True)
@@ -82,6 +83,20 @@ class StorageNews:
     per_month: float
     currency: str
     untouched_days: float
+
+
+@dataclass(frozen=True)
+class FoundNews:
+    """Found in the cloud and nobody's yet: listed under "Found, not tracked" with Claim and Not ours."""
+
+    kind: str  # "i" an instance, "s" storage
+    name: str
+    what: str  # "A10-24GB × 1", "500 GB"
+    per_day: float
+    currency: str
+    state: str | None = None  # the cloud's: running, stopped, available
+    spot: bool = False
+    priced: bool = True
 
 
 @dataclass(frozen=True)
@@ -98,11 +113,12 @@ class Digest:
     storage: list[StorageNews] = field(default_factory=list)
     spend: list[Spend] = field(default_factory=list)
     saved: dict[str, float] = field(default_factory=dict)  # currency -> money not spent thanks to releases
+    found: list[FoundNews] = field(default_factory=list)  # found in the cloud, nobody's yet
 
     @property
     def news(self) -> bool:
         """Anything worth a message (spend alone is not: it is context for the items)."""
-        return bool(self.instances or self.storage)
+        return bool(self.instances or self.storage or self.found)
 
 
 def per_day(thing: Rented) -> float:
@@ -128,6 +144,26 @@ def _days(start: datetime, end: datetime) -> float:
     return max((end - start).total_seconds(), 0.0) / 86400
 
 
+def unclaimed(thing: Owned) -> bool:
+    """Found by discovery and nobody's yet: not judged, listed apart until someone claims it."""
+    return getattr(thing, "source", "track") in ("aws", "k8s") and not thing.owner
+
+
+def hidden(thing: Owned) -> bool:
+    """Marked "Not ours" by an admin: out of the digest altogether."""
+    return bool(getattr(thing, "hidden_by", None))
+
+
+def _found(instances: list[Rented], storage: list[Stored]) -> list[FoundNews]:
+    out = [FoundNews("i", i.name, f"{getattr(i, 'gpu', '?')} × {getattr(i, 'cards', 1)}", per_day(i), i.currency,
+                     getattr(i, "cloud_state", None), bool(getattr(i, "spot", False)), i.price is not None)
+           for i in instances if unclaimed(i) and i.released_at is None]
+    out += [FoundNews("s", s.name, f"{s.size_gb:g} GB", s.size_gb * s.price_gb_month / 30, s.currency,
+                      getattr(s, "cloud_state", None))
+            for s in storage if unclaimed(s) and s.deleted_at is None and getattr(s, "cloud_state", None) != "in-use"]
+    return sorted(out, key=lambda f: (-f.per_day, f.name))
+
+
 def spent_this_month(thing: Rented, now: datetime) -> float:
     start = max(thing.started_at, _month_start(now))
     return per_day(thing) * _days(start, min(thing.released_at or now, now))
@@ -143,7 +179,7 @@ def compose(instances: Iterable[Rented], storage: Iterable[Stored], samples: Map
     `quiet_since`: instance id -> when its quiet stretch began, when the caller found it without
     passing a day of samples (else it is found in `samples`)."""
     snoozes, budgets, last_touched, kept_until = snoozes or {}, budgets or {}, last_touched or {}, kept or {}
-    instances, storage = list(instances), list(storage)
+    instances, storage = [i for i in instances if not hidden(i)], [s for s in storage if not hidden(s)]
     news: list[InstanceNews] = []
     spend: dict[tuple[str, str], float] = defaultdict(float)
     saved: dict[str, float] = defaultdict(float)
@@ -154,6 +190,8 @@ def compose(instances: Iterable[Rented], storage: Iterable[Stored], samples: Map
             if inst.released_at >= _month_start(now):
                 saved[inst.currency] += per_day(inst) * _days(inst.released_at, now)
             continue
+        if unclaimed(inst) or getattr(inst, "cloud_state", None) == "stopped":
+            continue  # listed apart (found), or not running
         own = samples.get(inst.id, ())
         verdict = judge(own, started=inst.started_at, now=now, rules=rules, snoozed_until=snoozes.get(inst.id))
         if verdict in (Activity.IDLE, Activity.MEMORY_HELD):
@@ -162,13 +200,14 @@ def compose(instances: Iterable[Rented], storage: Iterable[Stored], samples: Map
                                      per_day(inst) * _days(since, now), inst.price is not None))
         elif verdict is Activity.UNKNOWN:
             news.append(InstanceNews(inst.name, inst.owner, verdict, per_day(inst), inst.currency,
-                                     priced=inst.price is not None))
+                                     priced=inst.price is not None, source=getattr(inst, "source", "track")))
     left: list[StorageNews] = []
     for disk in storage:
         per_month = disk.size_gb * disk.price_gb_month
         billed = _days(max(disk.created_at, _month_start(now)), min(disk.deleted_at or now, now))
         spend[(disk.project or "", disk.currency)] += per_month / 30 * billed
-        if disk.deleted_at is not None or kept_until.get(disk.name, now) > now:
+        if disk.deleted_at is not None or kept_until.get(disk.name, now) > now or unclaimed(disk) \
+                or getattr(disk, "cloud_state", None) == "in-use":
             continue
         touched = max(disk.created_at, last_touched.get(disk.name, disk.created_at))
         untouched = _days(touched, now)
@@ -185,4 +224,5 @@ def compose(instances: Iterable[Rented], storage: Iterable[Stored], samples: Map
         spend.setdefault(key, 0.0)
     projects = [Spend(p, c, round(a, 2), budgets.get((p, c)))
                 for (p, c), a in sorted(spend.items()) if a > 0 or (p, c) in budgets]
-    return Digest(news, left, projects, {c: round(a, 2) for c, a in sorted(saved.items()) if a > 0})
+    return Digest(news, left, projects, {c: round(a, 2) for c, a in sorted(saved.items()) if a > 0},
+                  _found(instances, storage))

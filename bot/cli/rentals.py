@@ -192,12 +192,15 @@ def _plain(thing: object) -> dict[str, Any]:
     return {k: v.isoformat() if isinstance(v, datetime) else v for k, v in vars(thing).items()}
 
 
-def list_rentals(team: TeamOpt = None, lang: LangOpt = None, as_json: JsonOpt = False) -> None:
+def list_rentals(team: TeamOpt = None, lang: LangOpt = None, as_json: JsonOpt = False,
+                 everything: Annotated[bool, typer.Option("--all", help="Also what an admin marked Not ours.")]
+                 = False) -> None:
     """List the workspace's tracked instances and storage."""
     settings = load_settings(lang=lang)
     rentals = open_rentals(settings)
     workspace = workspace_of(settings, team)
-    instances, storage = rentals.instances(workspace), rentals.storage(workspace)
+    instances = [i for i in rentals.instances(workspace) if everything or not i.hidden_by]
+    storage = [s for s in rentals.storage(workspace) if everything or not s.hidden_by]
     if as_json:
         out = {"instances": [_plain(i) for i in instances], "storage": [_plain(s) for s in storage]}
         sys.stdout.write(json.dumps(out, ensure_ascii=False, indent=2) + "\n")

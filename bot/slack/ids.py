@@ -41,6 +41,8 @@ class Action(StrEnum):
     SNOOZE_WEEK = "rental_snooze_week"
     STORAGE_DELETED = "storage_deleted"
     STORAGE_KEEP = "storage_keep"
+    CLAIM = "found_claim"  # "Found, not tracked": the presser becomes the owner (the block id says i or s)
+    NOT_OURS = "found_not_ours"  # an admin hides it from digests and lists
     RENTED = "rented"  # on a recommendation: open the track form, pre-filled
     FROM_MODEL = "memory_from_model"  # question 2: ask for the model to estimate the memory from
 

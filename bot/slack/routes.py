@@ -27,7 +27,7 @@ from slack_sdk.errors import SlackApiError
 from bot.deps import Deps
 from bot.logs import about
 from bot.slack.ids import COMMAND, Action, Callback
-from bot.slack.listeners import commands, digest, profile, profile_form, thread, tracking
+from bot.slack.listeners import commands, digest, found, profile, profile_form, thread, tracking
 from bot.slack.replies import lang_for, report
 from bot.slack.request import SlackRequest
 
@@ -75,6 +75,8 @@ ROUTES: tuple[Route, ...] = (
     Route(Kind.ACTION, Action.SNOOZE_WEEK, digest.on_digest_button, "digest: ask again in a week"),
     Route(Kind.ACTION, Action.STORAGE_DELETED, digest.on_digest_button, "digest: the storage was deleted"),
     Route(Kind.ACTION, Action.STORAGE_KEEP, digest.on_digest_button, "digest: keep the storage a while"),
+    Route(Kind.ACTION, Action.CLAIM, found.on_found_button, "digest: claim a found item (the presser owns it)"),
+    Route(Kind.ACTION, Action.NOT_OURS, found.on_found_button, "digest: a found item is not ours (an admin hides it)"),
     Route(Kind.ACTION, Action.RENTED, tracking.on_rented, "I rented this: the track form, pre-filled"),
     Route(Kind.VIEW, Callback.TRACK_FORM, tracking.on_track_form, "the track form submitted: track the instance",
           ack=tracking.check_track_form),

@@ -176,6 +176,28 @@ class Discovered:
             else:
                 conn.execute(update(discovery_runs).where(discovery_runs.c.source == source).values(**values))
 
+    def claim(self, team: str, kind: str, name: str, user: str) -> str | None:
+        """Make `user` the owner of a found item nobody owns (kind "i" or "s"). None when done, else who owns
+        it already ("" when there is no such item, or it was hidden)."""
+        table = rental_instances if kind == "i" else rental_storage
+        c = table.c
+        with self.store.writing() as conn:
+            row = conn.execute(select(c.id, c.owner, c.hidden_by).where(c.team == team, c.name == name)).first()
+            if row is None or row.hidden_by:
+                return ""
+            if row.owner:
+                return str(row.owner)
+            conn.execute(update(table).where(c.id == row.id, c.owner == "").values(owner=user))
+        return None
+
+    def hide(self, team: str, kind: str, name: str, user: str) -> bool:
+        """"Not ours": out of digests and lists (still in `list --all`). False when there is no such item."""
+        table = rental_instances if kind == "i" else rental_storage
+        with self.store.writing() as conn:
+            changed = conn.execute(update(table).where(table.c.team == team, table.c.name == name)
+                                   .values(hidden_by=user)).rowcount
+        return bool(changed)
+
     def counts(self) -> dict[str, int]:
         """Items found by discovery still rented (instances not released, volumes not deleted), by source."""
         i, v = rental_instances.c, rental_storage.c

@@ -41,11 +41,11 @@ def is_admin(client: WebClient, user: str, team: str) -> bool:
     return found.get("team_id") == team and bool(found.get("is_admin") or found.get("is_owner"))
 
 
-def _ephemeral(request: SlackRequest, user: str, text: str) -> None:
+def ephemeral(request: SlackRequest, user: str, text: str) -> None:
     request.client.chat_postEphemeral(channel=request.channel or user, user=user, text=text)
 
 
-def _replace(request: SlackRequest, kind: str, name: str, new: list[dict[str, Any]], lang: Lang) -> None:
+def replace_item(request: SlackRequest, kind: str, name: str, new: list[dict[str, Any]], lang: Lang) -> None:
     """Put `new` where the item's two blocks were in the digest message, and count what is left in the
     header (in the message's language, `lang`)."""
     message = request.body.get("message") or {}
@@ -72,10 +72,10 @@ def on_digest_button(deps: Deps, request: SlackRequest) -> None:
     is_storage = action in (Action.STORAGE_DELETED, Action.STORAGE_KEEP)
     found = rentals.storage_named(team, name) if is_storage else rentals.instance(team, name)
     if found is None:
-        _ephemeral(request, user, t("digest.gone", lang, name=name))
+        ephemeral(request, user, t("digest.gone", lang, name=name))
         return
     if user != found.owner and not is_admin(request.client, user, request.team):
-        _ephemeral(request, user, t("digest.not_yours", lang, owner=f"<@{found.owner}>", name=name))
+        ephemeral(request, user, t("digest.not_yours", lang, owner=f"<@{found.owner}>", name=name))
         return
     # the message keeps its own language and the channel's zone, whoever presses
     posted_in = message_lang(request.body.get("message") or {}) or lang
@@ -83,9 +83,9 @@ def on_digest_button(deps: Deps, request: SlackRequest) -> None:
     try:
         new = _answer(deps, rentals, action, team, name, f"<@{user}>", posted_in, zone)
     except RentalError:
-        _ephemeral(request, user, t("digest.gone", lang, name=name))
+        ephemeral(request, user, t("digest.gone", lang, name=name))
         return
-    _replace(request, "s" if is_storage else "i", name, new, posted_in)
+    replace_item(request, "s" if is_storage else "i", name, new, posted_in)
 
 
 def _answer(deps: Deps, rentals: Rentals, action: Action, team: str, name: str, who: str,

@@ -36,11 +36,15 @@ def on_list(deps: Deps, request: SlackRequest, lang: Lang) -> None:
     rentals = Rentals(deps.store)
     lines = []
     for i in rentals.instances(request.team):
+        if i.hidden_by:  # "Not ours"
+            continue
         state = "released" if i.released_at else "running"
         lines.append(t("digest.list_instance", lang, name=i.name, gpu=f"{i.gpu} × {show(i.share or i.cards)}",
                        price=rate(i.price, i.currency, i.unit, t("digest.no_price", lang)), owner=f"<@{i.owner}>",
                        state=t(f"digest.state.{state}", lang)))
     for s in rentals.storage(request.team):
+        if s.hidden_by:
+            continue
         state = "deleted" if s.deleted_at else "kept"
         lines.append(t("digest.list_storage", lang, name=s.name, size=show(s.size_gb),
                        per_month=money(s.size_gb * s.price_gb_month, s.currency), owner=f"<@{s.owner}>",

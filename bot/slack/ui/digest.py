@@ -11,7 +11,7 @@ from bot.slack.ids import Action
 from bot.slack.ui import templating
 from bot.text import Lang, t
 from bot.text.format import money, show
-from rules.digest import Digest, InstanceNews, StorageNews
+from rules.digest import Digest, FoundNews, InstanceNews, StorageNews
 from rules.idle import Activity
 
 MAX_BLOCKS = 50  # Slack's limit for a message
@@ -32,17 +32,25 @@ def message_lang(message: dict[str, Any]) -> Lang | None:
 def header_block(count: int, lang: Lang) -> dict[str, Any]:
     """The digest's header for `count` items still listed."""
     blocks: list[dict[str, Any]] = templating.message("digest.json.j2", header=t("digest.header", lang, count=count),
-                                                      lang=lang.value, items=[], notes=[])
+                                                      lang=lang.value, items=[], notes=[], found=[], found_title="")
     return blocks[0]
 
 
 def instance_line(news: InstanceNews, lang: Lang, zone: ZoneInfo) -> str:
-    key = {Activity.IDLE: "digest.idle", Activity.MEMORY_HELD: "digest.memory_held"}.get(news.activity,
-                                                                                          "digest.unknown")
-    unknown = t("digest.price_unknown", lang)
+    unknown = "digest.unknown_found" if news.source in ("aws", "k8s") else "digest.unknown"
+    key = {Activity.IDLE: "digest.idle", Activity.MEMORY_HELD: "digest.memory_held"}.get(news.activity, unknown)
+    no_price = t("digest.price_unknown", lang)
     return t(key, lang, name=news.name, owner=f"<@{news.owner}>", since=when(news.since, zone),
-             per_day=money(news.per_day, news.currency) if news.priced else unknown,
-             burned=money(news.burned, news.currency) if news.priced else unknown)
+             per_day=money(news.per_day, news.currency) if news.priced else no_price,
+             burned=money(news.burned, news.currency) if news.priced else no_price)
+
+
+def found_line(news: FoundNews, lang: Lang) -> str:
+    """A found item nobody claimed: what it is, its cloud state, what it costs a day."""
+    state = f"{news.state}, spot" if news.spot else (news.state or "?")
+    cost = money(news.per_day, news.currency) if news.priced else t("digest.price_unknown", lang)
+    return t(f"digest.found_{'instance' if news.kind == 'i' else 'storage'}", lang, name=news.name, what=news.what,
+             state=state, per_day=cost)
 
 
 def storage_line(news: StorageNews, lang: Lang) -> str:
@@ -68,13 +76,16 @@ INSTANCE_BUTTONS = ((Action.RELEASED, "digest.button.released", "primary"),
                     (Action.SNOOZE_WEEK, "digest.button.snooze_week", None))
 STORAGE_BUTTONS = ((Action.STORAGE_DELETED, "digest.button.deleted", "primary"),
                    (Action.STORAGE_KEEP, "digest.button.keep", None))
+FOUND_BUTTONS = ((Action.CLAIM, "digest.button.claim", "primary"), (Action.NOT_OURS, "digest.button.not_ours", None))
+BUTTONS = {"i": INSTANCE_BUTTONS, "s": STORAGE_BUTTONS, "fi": FOUND_BUTTONS, "fs": FOUND_BUTTONS}
 
 
 def _item(kind: str, name: str, text: str, lang: Lang) -> dict[str, Any]:
-    """One item's context for digest_item.json.j2: its line and its answers (`i` instance, `s` storage)."""
+    """One item's context for digest_item.json.j2: its line and its answers (`i` instance, `s` storage; `fi`,
+    `fs` the same found in the cloud and nobody's yet)."""
     return {"kind": kind, "name": name, "text": text,
             "buttons": [{"action": str(action), "label": t(key, lang), "style": style}
-                        for action, key, style in (INSTANCE_BUTTONS if kind == "i" else STORAGE_BUTTONS)]}
+                        for action, key, style in BUTTONS[kind]]}
 
 
 def item_blocks(kind: str, name: str, text: str, lang: Lang) -> list[dict[str, Any]]:
@@ -92,16 +103,24 @@ def render(digest: Digest, lang: Lang, zone: ZoneInfo) -> tuple[str, list[dict[s
                                 t("digest.saved", lang, amounts=", ".join(money(a, c) for c, a in digest.saved.items()))
                                 if digest.saved else None,
                                 t("digest.how_to_act", lang)) if text]
-    room = MAX_BLOCKS - 1 - len(footer)  # the header, the footer; each item takes two blocks: its line and buttons
-    shown = items if 2 * len(items) <= room else items[:(room - 1) // 2]
+    found = [(f.per_day, f"f{f.kind}", f.name, found_line(f, lang)) for f in digest.found]
+    count += len(found)
+    # the header, the footer, the found title; each item takes two blocks: its line and buttons
+    room = MAX_BLOCKS - 1 - len(footer) - (1 if found else 0)
+    shown = (items + found) if 2 * (len(items) + len(found)) <= room else (items + found)[:(room - 1) // 2]
     more = [t("digest.more", lang, count=count - len(shown))] if len(shown) < count else []
     blocks = templating.message("digest.json.j2", header=t("digest.header", lang, count=count), lang=lang.value,
-                                items=[_item(kind, name, text, lang) for _, kind, name, text in shown],
-                                notes=more + footer)
+                                items=[_item(kind, name, text, lang) for _, kind, name, text in shown
+                                       if not kind.startswith("f")],
+                                found=[_item(kind, name, text, lang) for _, kind, name, text in shown
+                                       if kind.startswith("f")],
+                                found_title=t("digest.found_title", lang), notes=more + footer)
     per: dict[str, float] = {}
     for news in digest.instances:
         per[news.currency] = per.get(news.currency, 0.0) + news.per_day
-    if not digest.instances:  # only storage listed: say what it costs, not "¥0 a day on instances"
+    for news_found in digest.found:
+        per[news_found.currency] = per.get(news_found.currency, 0.0) + news_found.per_day
+    if not digest.instances and not digest.found:  # only storage: what it costs, not "¥0 a day on instances"
         for kept in digest.storage:
             per[kept.currency] = per.get(kept.currency, 0.0) + kept.per_month
         cost = ", ".join(money(a, c) for c, a in per.items())
