@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import func, insert, select, update
+from sqlalchemy import bindparam, func, insert, select, update
 
 from bot.state.rentals import NAME, token_hash
 from bot.state.schema import discovery_runs, rental_instances, rental_storage
@@ -88,7 +88,7 @@ class Discovered:
         instances = self._known(rental_instances, filing.team)
         volumes = self._known(rental_storage, filing.team)
         names = self._names(rental_instances, filing.team), self._names(rental_storage, filing.team)
-        writes: list[Any] = []
+        writes: list[tuple[str, Any, dict[str, Any]] | None] = []
         seen: set[str] = set()
         for item in scan.found:
             seen.add(item.key)
@@ -99,19 +99,34 @@ class Discovered:
         ok = set(scan.regions_ok)
         for key, row in instances.items():
             if key not in seen and row.released_at is None and row.provider_region in ok:
-                writes.append(update(rental_instances).where(rental_instances.c.id == row.id)
-                              .values(released_at=now, released_by="cloud", cloud_state="terminated"))
+                writes.append(_set(rental_instances, row, released_at=now, released_by="cloud",
+                                   cloud_state="terminated"))
                 out.released.append(row.name)
         for key, row in volumes.items():
             if key not in seen and row.deleted_at is None and row.provider_region in ok:
-                writes.append(update(rental_storage).where(rental_storage.c.id == row.id)
-                              .values(deleted_at=now, cloud_state="deleted"))
+                writes.append(_set(rental_storage, row, deleted_at=now, cloud_state="deleted"))
                 out.deleted.append(row.name)
-        for start in range(0, len(writes), BATCH):
-            with self.store.writing() as conn:
-                for statement in writes[start:start + BATCH]:
-                    conn.execute(statement)
+        self._write([w for w in writes if w is not None])
         return out
+
+    def _write(self, writes: list[tuple[str, Any, dict[str, Any]]]) -> None:
+        """Inserts and updates, alike ones together (executemany), in batches that give the write lock back."""
+        groups: dict[tuple[str, str, tuple[str, ...]], list[dict[str, Any]]] = {}
+        tables: dict[str, Any] = {}
+        for kind, table, row in writes:
+            tables[table.name] = table
+            groups.setdefault((kind, table.name, tuple(sorted(row))), []).append(row)
+        for (kind, name, keys), rows in groups.items():
+            table = tables[name]
+            if kind == "insert":
+                statement: Any = insert(table)
+            else:
+                statement = update(table).where(table.c.id == bindparam("b_id")).values(
+                    {k: bindparam(f"b_{k}") for k in keys if k != "b_id"})
+                rows = [{k if k == "b_id" else f"b_{k}": v for k, v in r.items()} for r in rows]
+            for start in range(0, len(rows), BATCH):
+                with self.store.writing() as conn:
+                    conn.execute(statement, rows[start:start + BATCH])
 
     def _known(self, table: Any, team: str) -> dict[str, Any]:
         query = select(table).where(table.c.team == team, table.c.provider_id.like("aws:%"))
@@ -124,7 +139,6 @@ class Discovered:
 
     def _instance(self, item: Found, row: Any, filing: Filing, now: datetime, names: set[str],
                   out: Applied) -> list[Any]:
-        c = rental_instances.c
         gone = item.state in GONE
         who = _who(item, filing)
         if row is not None:
@@ -135,34 +149,34 @@ class Discovered:
                 out.released.append(row.name)
             else:
                 out.updated += 1
-            return [update(rental_instances).where(c.id == row.id).values(**values)]
+            return [_set(rental_instances, row, **values)]
         if gone:
             return []  # terminated before it was ever seen: nothing to remind anyone of
         price, unit, currency = filing.price_of(item)
         name = _free_name(item, names)
         out.new.append(name)
-        return [insert(rental_instances).values(
+        return [("insert", rental_instances, dict(
             team=filing.team, name=name, channel=who.get("channel", filing.channel), owner=who.get("owner", ""),
             project=who.get("project"), gpu=item.gpu or "unknown", cards=max(item.cards, 1), unit=unit, price=price,
             currency=currency, token_hash=token_hash(secrets.token_urlsafe(32)),  # no agent: a token nobody has
             started_at=item.launched_at or now, source="aws", provider_id=item.key, cloud_state=item.state,
-            provider_region=item.region, launched_at=item.launched_at, spot=item.spot)]
+            provider_region=item.region, launched_at=item.launched_at, spot=item.spot))]
 
     def _volume(self, item: Found, row: Any, filing: Filing, names: set[str], out: Applied) -> list[Any]:
         who = _who(item, filing)
         if row is not None:
             out.updated += 1
-            return [update(rental_storage).where(rental_storage.c.id == row.id)
-                    .values(cloud_state=item.state, size_gb=item.size_gb, provider_region=item.region, **who)]
+            return [_set(rental_storage, row, cloud_state=item.state, size_gb=item.size_gb,
+                         provider_region=item.region, **who)]
         if item.state != "available":
             return []  # attached to an instance: part of what that instance costs, not an item of its own
         name = _free_name(item, names)
         out.new.append(name)
-        return [insert(rental_storage).values(
+        return [("insert", rental_storage, dict(
             team=filing.team, name=name, channel=who.get("channel", filing.channel), owner=who.get("owner", ""),
             project=who.get("project"), size_gb=item.size_gb, price_gb_month=item.usd_gb_month, currency="USD",
             created_at=item.created_at, source="aws", provider_id=item.key, cloud_state=item.state,
-            provider_region=item.region)]
+            provider_region=item.region))]
 
     def record_run(self, source: str, now: datetime, found: int, error: str | None) -> None:
         """Keep this run's outcome for /healthz and `discover` (last success kept through failures)."""
@@ -213,6 +227,13 @@ class Discovered:
     def runs(self) -> dict[str, Any]:
         with self.store.reading() as conn:
             return {r.source: r for r in conn.execute(select(discovery_runs))}
+
+
+def _set(table: Any, row: Any, **values: Any) -> tuple[str, Any, dict[str, Any]] | None:
+    """An update of `row` to `values`, with only what differs; None when nothing does (a re-run writes only
+    what changed)."""
+    changed = {k: v for k, v in values.items() if getattr(row, k) != v}
+    return ("update", table, {"b_id": row.id, **changed}) if changed else None
 
 
 def _who(item: Found, filing: Filing) -> dict[str, Any]:
