@@ -35,6 +35,8 @@ class Metrics:
                                  ["source", "result"], registry=r)
         self.price_age = Gauge("gpu_advisor_price_age_seconds", "Age of each source's last successful refresh",
                                ["source"], registry=r)
+        self.actions = Counter("gpu_advisor_actions", "Actions on idle instances, by kind and result",
+                               ["kind", "result"], registry=r)
         self.discovered = Gauge("gpu_advisor_discovered_items", "Items found by discovery and still rented, by source",
                                 ["source"], registry=r)
         self.inbox_backlog = Gauge("gpu_advisor_inbox_backlog", "Acknowledged requests whose work is not done",

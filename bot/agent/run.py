@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 import logging
 import os
+import shlex
+import subprocess
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -88,13 +90,14 @@ MAX_DROPS = 20  # samples a post may drop, one at a time, as the bot names them 
 
 
 def send(client: httpx.Client, url: str, token: str, buffer: Buffer, new: list[dict[str, Any]],
-         watched: list[Path]) -> bool:
+         watched: list[Path], extra: dict[str, Any] | None = None,
+         answered: Callable[[dict[str, Any]], None] | None = None) -> bool:
     """Post the buffered samples and `new`; True when the bot kept them. Raises TokenRefused on 401.
     A 400 naming one sample (`samples[7].utilization_pct`) drops that sample alone, logs it, and posts
     the rest again: one bad reading never costs the others."""
     pending = buffer.load() + new
     for _ in range(MAX_DROPS):
-        answer = _post(client, url, token, buffer, pending, watched)
+        answer = _post(client, url, token, buffer, pending, watched, extra)
         if answer is None or answer.status_code != 400:
             break
         index = _bad_sample(answer)
@@ -105,7 +108,7 @@ def send(client: httpx.Client, url: str, token: str, buffer: Buffer, new: list[d
         pending = pending[:index] + pending[index + 1:]
     if answer is None:
         return False
-    return _settle(answer, buffer, pending)
+    return _settle(answer, buffer, pending, answered)
 
 
 def _said(answer: httpx.Response) -> str:
@@ -128,19 +131,20 @@ def _bad_sample(answer: httpx.Response) -> int | None:
 
 
 def _post(client: httpx.Client, url: str, token: str, buffer: Buffer, pending: list[dict[str, Any]],
-          watched: list[Path]) -> httpx.Response | None:
+          watched: list[Path], extra: dict[str, Any] | None = None) -> httpx.Response | None:
     """One post of `pending`; None (after buffering it) when the bot could not be reached."""
     target = url.rstrip("/") + "/api/heartbeat"
     try:
         return client.post(target, headers={"Authorization": f"Bearer {token}"},
-                           json={"samples": pending, "disks": disks(watched)})
+                           json={"samples": pending, "disks": disks(watched), **(extra or {})})
     except httpx.HTTPError as exc:
         log.warning("cannot reach %s: %s; %d samples buffered", target, _reason(exc), len(pending))
         buffer.save(pending)
         return None
 
 
-def _settle(answer: httpx.Response, buffer: Buffer, pending: list[dict[str, Any]]) -> bool:
+def _settle(answer: httpx.Response, buffer: Buffer, pending: list[dict[str, Any]],
+            answered: Callable[[dict[str, Any]], None] | None = None) -> bool:
     """What the bot's answer means for the buffer: emptied when kept, kept when it may get through later."""
     if answer.status_code == 401:
         buffer.save(pending)
@@ -160,6 +164,8 @@ def _settle(answer: httpx.Response, buffer: Buffer, pending: list[dict[str, Any]
     said = answer.json() if answer.headers.get("content-type", "").startswith("application/json") else {}
     log.info("sent %d samples: kept %s, repeated %s, too old %s", len(pending), said.get("kept", "?"),
              said.get("repeated", 0), said.get("too_old", 0))
+    if answered is not None and isinstance(said, dict):
+        answered(said)
     return True
 
 
@@ -173,13 +179,55 @@ def _reason(exc: httpx.HTTPError) -> str:
 
 
 def run(url: str, token: str, *, interval: float, watched: list[Path], buffer: Buffer, once: bool,
-        client: httpx.Client, sleep: Callable[[float], None] = time.sleep) -> bool:
-    """Sample and send until stopped (or once). Returns whether the last send was kept."""
+        client: httpx.Client, sleep: Callable[[float], None] = time.sleep, on_stop: str | None = None) -> bool:
+    """Sample and send until stopped (or once). Returns whether the last send was kept. A stop the bot asks
+    for (in a heartbeat's answer) runs `on_stop` once and its result is sent at once (else with the next post)."""
     if not usable_token(token):
         log.error("the token cannot be one the bot issued (it has spaces or characters beyond ASCII)")
         raise TokenRefused("not a token")
+    stops = Stops(on_stop)
     while True:
-        ok = send(client, url, token, buffer, sample(), watched)
+        ok = send(client, url, token, buffer, sample(), watched, stops.report(), stops.asked)
+        if stops.pending is not None and send(client, url, token, buffer, [], watched, stops.report(), stops.asked):
+            stops.pending = None
         if once:
             return ok
         sleep(interval)
+
+
+ON_STOP_TIMEOUT_S = 300
+
+
+class Stops:
+    """The stops the bot asked for: each run once (`--on-stop`), its result kept until the bot has it."""
+
+    def __init__(self, command: str | None) -> None:
+        self.command, self.done = command, set[int]()
+        self.pending: dict[str, Any] | None = None
+
+    def asked(self, said: dict[str, Any]) -> None:
+        action = said.get("action")
+        if said.get("action_result") == "kept":
+            self.pending = None
+        if not isinstance(action, dict) or action.get("kind") != "stop" or not isinstance(action.get("id"), int):
+            return
+        if action["id"] in self.done:
+            return
+        self.done.add(action["id"])
+        self.pending = {"id": action["id"], **self._run()}
+
+    def report(self) -> dict[str, Any] | None:
+        return {"action_result": self.pending} if self.pending is not None else None
+
+    def _run(self) -> dict[str, Any]:
+        if not self.command:
+            log.warning("the bot asked this box to stop, but no --on-stop command was given: not acting")
+            return {"ok": False, "detail": "no --on-stop command given: the agent does not act on its own"}
+        log.warning("the bot asked this box to stop: running %s", self.command)
+        try:
+            done = subprocess.run(shlex.split(self.command), capture_output=True, text=True, timeout=ON_STOP_TIMEOUT_S)
+        except (OSError, ValueError, subprocess.TimeoutExpired) as exc:
+            return {"ok": False, "detail": f"{self.command}: {type(exc).__name__}: {exc}"[:2000]}
+        said = (done.stderr or done.stdout).strip()[:500]
+        detail = f"{self.command}: exit {done.returncode}" + (f": {said}" if said else "")
+        return {"ok": done.returncode == 0, "detail": detail}

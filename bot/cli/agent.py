@@ -34,6 +34,9 @@ def agent(
                                                               "(default: the price cache's).")] = None,
     provider_id: Annotated[str | None, typer.Option("--provider-id", help="The cloud's id of this box, e.g. "
                                                     "aws:i-0abc... (default: from EC2's instance metadata).")] = None,
+    on_stop: Annotated[str | None, typer.Option("--on-stop", help="The command that stops this box when the bot "
+                                                "asks (a channel with `act stop`), e.g. 'sudo shutdown -h now'; "
+                                                "without it the agent says it cannot act.")] = None,
     state_file: Annotated[Path, typer.Option("--state-file", help="Where an enrolment keeps the heartbeat token "
                                              "(mode 0600).")] = Path("gpu-advisor-agent.json"),
     interval: Annotated[float, typer.Option("--interval", min=5, max=3600, help="Seconds between samples.")] = 60,
@@ -65,7 +68,7 @@ def agent(
             heartbeat = token or _enrolled(settings.lang, client, url, enroll, state_file, once=once, interval=interval,
                                            box=(name, price, provider_id))
             ok = run(url, heartbeat, interval=interval, watched=watch_dir or [], buffer=Buffer(buffer), once=once,
-                     client=client)
+                     client=client, on_stop=on_stop)
     except NoGPU as exc:
         reason = t(f"gpu.{exc.code}", settings.lang, **exc.params)
         raise fail(t("cli.agent_no_gpu", settings.lang, reason=reason)) from None

@@ -30,6 +30,8 @@ COMMANDS: dict[str, tuple[str, str, bool]] = {
     "agent": ("bot.cli.agent", "agent", False),
     "enroll-token": ("bot.cli.enroll", "enroll_token", False),
     "discover": ("bot.cli.discover", "discover", False),
+    "act": ("bot.cli.act", "act", False),
+    "actions": ("bot.cli.act", "actions_list", False),
     "probe": ("bot.cli.probe", "probe", False),
     "analyze": ("bot.cli.analyze", "analyze", False),
     "policy": ("bot.cli.main", "policy_app", True),

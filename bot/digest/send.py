@@ -24,6 +24,7 @@ from zoneinfo import ZoneInfo
 from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError
 
+from bot.actions.warn import Warner
 from bot.digest import once
 from bot.state.budgets import Budgets
 from bot.state.digest_sends import Sends
@@ -112,8 +113,10 @@ def send_digests(rentals: Rentals, sends: Sends, client: WebClient, *, team: str
     last_post: float | None = None
     wanted = channels if channels is not None else channels_of(rentals, team)
     composed = digests(rentals, team, wanted, now(), rules)  # at the start: a long paced send reads no more
+    warner = Warner(rentals)
     for channel in wanted:
         moment = now()
+        composed[channel] = warner.annotate(team, channel, composed[channel], moment)
         local_zone = zone if isinstance(zone, ZoneInfo) else zone(channel)
         channel_lang = lang if isinstance(lang, Lang) else lang(channel)
         day = moment.astimezone(local_zone).date()
@@ -163,5 +166,6 @@ def send_digests(rentals: Rentals, sends: Sends, client: WebClient, *, team: str
             last_post = time.monotonic()
         items = len(digest.instances) + len(digest.storage)
         sends.sent(team, channel, day, now(), str(answer.get("ts", "")), items)
+        warner.record(team, channel, digest, str(answer.get("ts", "")) or None, moment, channel_lang.value)
         outcomes.append(Outcome(channel, "sent", items))
     return outcomes

@@ -21,6 +21,7 @@ from typing import Annotated, Any
 from pydantic import AfterValidator, AwareDatetime, BaseModel, ConfigDict, Field, ValidationError, model_validator
 from pydantic_core import ErrorDetails
 
+from bot.state.actions import Actions
 from bot.state.rentals import BOUNDS, DiskReport, Instance, Rentals, in_range
 from rules.samples import Sample
 
@@ -64,10 +65,20 @@ class DiskIn(BaseModel):
     newest_mtime: Moment | None = None
 
 
+class ActionResultIn(BaseModel):
+    """What the agent's --on-stop command did with a stop the bot asked for."""
+
+    model_config = ConfigDict(extra="ignore")
+    id: int = Field(ge=1)
+    ok: bool
+    detail: str = Field(default="", max_length=2000)
+
+
 class HeartbeatIn(BaseModel):
     model_config = ConfigDict(extra="ignore", allow_inf_nan=False)
     samples: list[SampleIn] = Field(max_length=50_000)
     disks: list[DiskIn] = Field(default_factory=list, max_length=200)
+    action_result: ActionResultIn | None = None
 
 
 @dataclass(frozen=True)
@@ -120,8 +131,26 @@ def receive(rentals: Rentals, instance: Instance, body: bytes, now: Callable[[],
                                [s.power_w for s in fresh], busy_above_pct=busy_above_pct)
     if beat.disks:
         rentals.report_disks(instance.id, [DiskReport(d.path, d.size_gb, d.newest_mtime) for d in beat.disks], moment)
-    return Answer(202, {"instance": instance.name, "kept": kept, "repeated": len(fresh) - kept,
-                        "too_old": len(beat.samples) - len(fresh), "disks": len(beat.disks)})
+    said: dict[str, Any] = {"instance": instance.name, "kept": kept, "repeated": len(fresh) - kept,
+                            "too_old": len(beat.samples) - len(fresh), "disks": len(beat.disks)}
+    actions = Actions(rentals.store)
+    if beat.action_result is not None:
+        said["action_result"] = _take_result(actions, instance, beat.action_result, moment)
+    asked = actions.requested_for(instance.id)
+    if asked is not None:  # a stop the bot decided on: the agent runs its --on-stop command
+        said["action"] = {"id": asked.id, "kind": "stop"}
+    return Answer(202, said)
+
+
+def _take_result(actions: Actions, instance: Instance, result: ActionResultIn, moment: datetime) -> str:
+    """Keep what the agent's stop command did; the actions job says it in Slack."""
+    asked = actions.get(result.id)
+    if asked is None or asked.instance_id != instance.id or asked.status != "requested":
+        return "unknown"  # not this box's, or answered already (a retried post): nothing changes
+    detail = result.detail or ("the stop command ran" if result.ok else "the stop command failed")
+    actions.move(result.id, "requested", "done" if result.ok else "agent_failed", moment, detail=detail)
+    log.info("the agent of %s answered stop %s: %s", instance.name, result.id, "ok" if result.ok else "failed")
+    return "kept"
 
 
 def encode(answer: Answer) -> bytes:

@@ -65,3 +65,4 @@ class SubCommand(StrEnum):
     BUDGET = "budget"
     TRACK = "track"
     ENROLL = "enroll"
+    ACT = "act"

@@ -203,6 +203,18 @@ class Rentals:
             row = conn.execute(query).first()
         return _instance(row) if row else None
 
+    def by_id(self, instance_id: int) -> Instance | None:
+        with self.store.reading() as conn:
+            row = conn.execute(select(rental_instances).where(rental_instances.c.id == instance_id)).first()
+        return _instance(row) if row else None
+
+    def release_by(self, instance_id: int, at: datetime, by: str) -> bool:
+        """Release an instance not released yet, saying who (a person, "bot", "cloud"); False if it was."""
+        c = rental_instances.c
+        with self.store.writing() as conn:
+            return bool(conn.execute(update(rental_instances).where(c.id == instance_id, c.released_at.is_(None))
+                                     .values(released_at=at, released_by=by)).rowcount)
+
     def by_token(self, token: str) -> Instance | None:
         """The instance a heartbeat token belongs to, unless it was released (its token is then revoked)."""
         query = select(rental_instances).where(rental_instances.c.token_hash == token_hash(token),

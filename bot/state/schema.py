@@ -263,6 +263,38 @@ discovery_runs = Table(  # each discovery source's last run (0016): /healthz and
     Column("error", Text),  # the last run's problem, one line; NULL when it went through
 )
 
+act_policies = Table(  # what a channel (or one project in it) does about idle instances (0017)
+    "act_policies", metadata,
+    Column("team", String(32), primary_key=True),
+    Column("channel", String(32), primary_key=True),
+    Column("project", String(80), primary_key=True),  # "": the channel's own policy
+    Column("mode", String(8), nullable=False),  # off, notify, stop
+    Column("grace_s", Integer, nullable=False),
+    Column("set_by", String(32), nullable=False),
+    Column("updated_at", UtcDateTime, nullable=False),
+)
+
+stop_actions = Table(  # a warning that an idle instance will be stopped, and what came of it: the audit (0017)
+    "stop_actions", metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("team", String(32), nullable=False),
+    Column("instance_id", Integer, ForeignKey("rental_instances.id"), nullable=False),
+    Column("channel", String(32), nullable=False),
+    Column("message_ts", String(32)),  # the digest that warned
+    Column("lang", String(2)),  # the digest's language: what is said about it later is in the same
+    Column("warned_at", UtcDateTime, nullable=False),
+    Column("deadline", UtcDateTime, nullable=False),
+    # warned -> cancelled | requested (an agent's box) -> stopped | failed; aws: warned -> stopped | failed
+    Column("status", String(16), nullable=False),
+    Column("attempts", Integer, nullable=False, server_default="0"),
+    Column("requested_at", UtcDateTime),  # sent to the agent (with its next heartbeat)
+    Column("decided_at", UtcDateTime),
+    Column("detail", Text),  # why, in words: the window judged, the cloud's answer, the agent's
+    Column("figures", JSON),  # the window judged: samples, max utilisation, from, to
+    Index(None, "status", "deadline"),
+    Index(None, "instance_id"),
+)
+
 gpu_samples_hourly = Table(  # raw samples older than the retention, folded into hourly maxima
     "gpu_samples_hourly", metadata,
     Column("instance_id", Integer, ForeignKey("rental_instances.id"), primary_key=True),

@@ -4,8 +4,12 @@ item in the digest message, in the message's language."""
 
 from __future__ import annotations
 
+from datetime import datetime, timedelta
+from zoneinfo import ZoneInfo
+
 from slack_sdk.errors import SlackApiError
 
+from bot.actions.warn import STOPPABLE
 from bot.deps import Deps
 from bot.slack.ids import Action
 from bot.slack.listeners.digest import ephemeral, is_admin, replace_item
@@ -13,8 +17,12 @@ from bot.slack.replies import lang_for
 from bot.slack.request import SlackRequest
 from bot.slack.ui.blocks import context
 from bot.slack.ui.digest import message_lang
+from bot.state.actions import Actions
 from bot.state.discovered import Discovered
+from bot.state.rentals import Rentals
+from bot.state.schedules import Schedules
 from bot.text import t
+from rules.idle import Activity, judge
 
 
 def _member(request: SlackRequest, user: str) -> bool:
@@ -24,6 +32,26 @@ def _member(request: SlackRequest, user: str) -> bool:
     except SlackApiError:
         return False
     return found.get("team_id") == request.team
+
+
+def _warn_if_idle(deps: Deps, request: SlackRequest, kind: str, name: str) -> datetime | None:
+    """In a channel that stops idle instances, a claimed instance idle now is warned at once (deadline: the
+    press plus the grace); the deadline, or None."""
+    rentals = Rentals(deps.store)
+    inst = rentals.instance(request.team, name)
+    if inst is None or inst.source not in STOPPABLE:
+        return None
+    actions = Actions(deps.store)
+    policy = actions.policy(request.team, inst.channel, inst.project)
+    now = deps.now()
+    samples = rentals.recent([inst.id], now - timedelta(minutes=deps.policy.idle.window_minutes))[inst.id]
+    idle = judge(samples, started=inst.launched_at or inst.started_at, now=now, rules=deps.policy.idle)
+    if policy.mode != "stop" or idle is not Activity.IDLE:
+        return None
+    ts = str((request.body.get("message") or {}).get("ts") or "") or None
+    lang = message_lang(request.body.get("message") or {})
+    made = actions.warn(request.team, inst.id, inst.channel, now, now + policy.grace, ts, lang.value if lang else None)
+    return made.deadline if made else None
 
 
 def on_found_button(deps: Deps, request: SlackRequest) -> None:
@@ -46,6 +74,11 @@ def on_found_button(deps: Deps, request: SlackRequest) -> None:
             ephemeral(request, user, t("digest.gone", lang, name=name))
             return
         said = t("digest.done.claimed", posted_in, name=name, user=f"<@{user}>")
+        warned = _warn_if_idle(deps, request, kind, name) if kind == "i" else None
+        if warned is not None:
+            schedules = Schedules(deps.store, deps.settings.default_schedule())
+            zone = ZoneInfo(schedules.of(team, request.channel or "").zone)
+            said += " " + t("digest.stop_warning", posted_in, at=f"{warned.astimezone(zone):%H:%M} {zone.key}")
     else:
         if not is_admin(request.client, user, team):
             ephemeral(request, user, t("digest.found_admins_only", lang, name=name))

@@ -40,9 +40,14 @@ def instance_line(news: InstanceNews, lang: Lang, zone: ZoneInfo) -> str:
     unknown = "digest.unknown_found" if news.source in ("aws", "k8s") else "digest.unknown"
     key = {Activity.IDLE: "digest.idle", Activity.MEMORY_HELD: "digest.memory_held"}.get(news.activity, unknown)
     no_price = t("digest.price_unknown", lang)
-    return t(key, lang, name=news.name, owner=f"<@{news.owner}>", since=when(news.since, zone),
+    line = t(key, lang, name=news.name, owner=f"<@{news.owner}>", since=when(news.since, zone),
              per_day=money(news.per_day, news.currency) if news.priced else no_price,
              burned=money(news.burned, news.currency) if news.priced else no_price)
+    if news.stop_at is not None:
+        line += " " + t("digest.stop_warning", lang, at=f"{news.stop_at.astimezone(zone):%H:%M} {zone.key}")
+    elif news.never_stopped:
+        line += " " + t("digest.never_stopped", lang)
+    return line
 
 
 def found_line(news: FoundNews, lang: Lang) -> str:

@@ -1,0 +1,187 @@
+"""`actions:due`, every minute, once per slot across replicas: each warning past its deadline is judged again
+on fresh data, and the instance is stopped only if it was idle over the whole idle window up to now.
+
+Nothing is done (the warning is cancelled, and the thread says why) when the data is unknown or stale, the
+instance was busy or held GPU memory, someone pressed Still needed or snoozed it, or it was released since the
+warning. An agent's box is stopped by its agent (the request rides on the next heartbeat's answer); an AWS
+instance with stop_instances (never terminate), confirmed by a describe. A failed stop is tried once more,
+then reported in the channel and left to people. After a stop: the instance is released by the bot, the
+digest's item says so, the owner gets a DM, and the audit row keeps what was judged.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+from zoneinfo import ZoneInfo
+
+from botocore.exceptions import BotoCoreError, ClientError
+from slack_sdk import WebClient
+from slack_sdk.errors import SlackApiError
+
+from bot.deps import Deps
+from bot.discover.aws import Aws, aws_problem
+from bot.state.actions import Actions, Warning
+from bot.state.rentals import Instance, Rentals
+from bot.state.schedules import Schedules
+from bot.text import Lang, t
+from bot.text.format import money
+from rules.digest import per_day
+from rules.idle import Activity, judge
+
+log = logging.getLogger(__name__)
+AGENT_WAIT = timedelta(minutes=15)  # an agent that has not taken its stop by then is asked once more
+TRIES = 2  # a stop is tried twice, then left to people
+
+
+@dataclass(frozen=True)
+class Ctx:
+    """What one run works with."""
+
+    deps: Deps
+    client: WebClient
+    actions: Actions
+    rentals: Rentals
+    now: datetime
+    lang_of: Callable[[WebClient, Deps, str], Lang] | None = None
+
+
+@dataclass(frozen=True)
+class Verdict:
+    stop: bool
+    why: str  # a catalogue key's last part: idle, unknown, busy, memory_held, still_needed, released, ...
+    figures: dict[str, Any]
+
+
+def judge_again(deps: Deps, rentals: Rentals, inst: Instance | None, warning: Warning, now: datetime) -> Verdict:
+    """Is the instance still idle over the whole idle window up to now, on data no older than the window?"""
+    if inst is None or inst.team != warning.team:
+        return Verdict(False, "gone", {})
+    if inst.released_at is not None:
+        return Verdict(False, "released", {})
+    if inst.snoozed_until is not None and inst.snoozed_until > warning.warned_at:
+        return Verdict(False, "still_needed", {})
+    rules = deps.policy.idle
+    window = timedelta(minutes=rules.window_minutes)
+    samples = rentals.recent([inst.id], now - window)[inst.id]
+    figures = {"from": (now - window).isoformat(timespec="minutes"), "to": now.isoformat(timespec="minutes"),
+               "samples": len(samples), "max_utilization_pct": max((s.utilization_pct for s in samples), default=None)}
+    verdict = judge(samples, started=inst.launched_at or inst.started_at, now=now, rules=rules)
+    return Verdict(verdict is Activity.IDLE, str(verdict), figures)
+
+
+LangOf = Callable[[WebClient, Deps, str], Lang]  # a person's language (bot/slack/replies.py lang_for)
+
+
+def run_actions(deps: Deps, client: WebClient, lang_of: LangOf | None = None) -> int:
+    """Do what is due; returns how many warnings moved on. `lang_of`: the owner's language for their DM
+    (default: the workspace's)."""
+    actions, rentals, now = Actions(deps.store), Rentals(deps.store), deps.now()
+    moved = 0
+    for warning in actions.due(now, AGENT_WAIT):
+        ctx = Ctx(deps, deps.client_of(warning.team, client), actions, rentals, now, lang_of)
+        try:
+            moved += _step(ctx, warning, rentals.by_id(warning.instance_id))
+        except Exception:  # one item's trouble never stops the others'
+            log.exception("action %s on instance %s failed", warning.id, warning.instance_id)
+    return moved
+
+
+def _step(ctx: Ctx, warning: Warning, inst: Instance | None) -> int:
+    if warning.status in ("done", "agent_failed", "requested"):
+        return _agent_answer(ctx, warning, inst)
+    verdict = judge_again(ctx.deps, ctx.rentals, inst, warning, ctx.now)
+    if not verdict.stop or inst is None:
+        if ctx.actions.move(warning.id, "warned", "cancelled", ctx.now, detail=verdict.why, figures=verdict.figures):
+            _count(ctx, "cancelled")
+            _say(ctx, warning, inst, "action.cancelled", reason=verdict.why)
+            return 1
+        return 0
+    if inst.source == "agent" or (inst.machine_id and inst.source != "aws"):
+        if ctx.actions.move(warning.id, "warned", "requested", ctx.now, figures=verdict.figures, attempt=True):
+            log.info("asked the agent of %s to stop it (action %s)", inst.name, warning.id)
+            return 1
+        return 0
+    if inst.source == "aws" and inst.provider_id and inst.provider_region:
+        return _stop_aws(ctx, warning, inst, verdict)
+    if ctx.actions.move(warning.id, "warned", "cancelled", ctx.now, detail="not_stoppable", figures=verdict.figures):
+        _say(ctx, warning, inst, "action.cancelled", reason="not_stoppable")
+    return 1
+
+
+def _stop_aws(ctx: Ctx, warning: Warning, inst: Instance, verdict: Verdict) -> int:
+    region = inst.provider_region or ""
+    instance_id = (inst.provider_id or "").split(":", 1)[1]
+    try:
+        ec2 = Aws((region,), ctx.deps.settings.aws_endpoint_url).client("ec2", region)
+        ec2.stop_instances(InstanceIds=[instance_id])
+        state = ec2.describe_instances(InstanceIds=[instance_id])["Reservations"][0]["Instances"][0]["State"]["Name"]
+        problem = None if state in ("stopping", "stopped") else f"the instance is {state} after stop_instances"
+    except (ClientError, BotoCoreError) as exc:
+        problem = aws_problem(exc)
+    if problem is None:
+        if ctx.actions.move(warning.id, "warned", "stopped", ctx.now, detail=f"aws stop_instances: {state}",
+                            figures=verdict.figures, attempt=True):
+            _stopped(ctx, warning, inst)
+        return 1
+    return _failed_try(ctx, warning, inst, "warned", problem)
+
+
+def _failed_try(ctx: Ctx, warning: Warning, inst: Instance | None, expected: str, problem: str) -> int:
+    """A stop that did not work: tried once more (the warning stays due), then reported and left to people."""
+    tried = warning.attempts + 1 if expected == "warned" else warning.attempts  # an agent's tries counted when asked
+    log.warning("stopping %s failed (try %d): %s", inst.name if inst else warning.instance_id, tried, problem)
+    attempt = expected == "warned"
+    if tried < TRIES:
+        return int(ctx.actions.move(warning.id, expected, "warned", ctx.now, detail=problem, attempt=attempt))
+    if ctx.actions.move(warning.id, expected, "failed", ctx.now, detail=problem, attempt=attempt):
+        _count(ctx, "failed")
+        _say(ctx, warning, inst, "action.failed", problem=problem)
+    return 1
+
+
+def _agent_answer(ctx: Ctx, warning: Warning, inst: Instance | None) -> int:
+    if warning.status == "done" and inst is not None:
+        if ctx.actions.move(warning.id, "done", "stopped", ctx.now):
+            _stopped(ctx, warning, inst)
+        return 1
+    problem = warning.detail or "the agent's stop command failed"
+    if warning.status == "requested":
+        problem = "the agent did not take the stop within 15 minutes (is it running?)"
+    return _failed_try(ctx, warning, inst, warning.status, problem)
+
+
+def _stopped(ctx: Ctx, warning: Warning, inst: Instance) -> None:
+    ctx.rentals.release_by(inst.id, ctx.now, "bot")
+    _count(ctx, "stopped")
+    lang = ctx.deps.settings.lang
+    saved = money(per_day(inst), inst.currency) if inst.price is not None else t("digest.price_unknown", lang)
+    _say(ctx, warning, inst, "action.stopped", saved=saved)
+    try:
+        owner_lang = ctx.lang_of(ctx.client, ctx.deps, inst.owner) if ctx.lang_of else lang  # the owner's own
+        ctx.client.chat_postMessage(channel=inst.owner, text=t("action.stopped_dm", owner_lang, name=inst.name,
+                                                                 channel=f"<#{warning.channel}>", saved=saved))
+    except SlackApiError as exc:
+        log.warning("could not tell %s their instance was stopped: %s", inst.owner, exc.response.get("error"))
+
+
+def _say(ctx: Ctx, warning: Warning, inst: Instance | None, key: str, **params: str) -> None:
+    """Said in the digest's thread (or the channel), in the digest's language and the channel's zone."""
+    schedule = Schedules(ctx.deps.store, ctx.deps.settings.default_schedule()).of(warning.team, warning.channel)
+    lang = Lang(warning.lang or schedule.lang or ctx.deps.settings.lang)
+    zone = ZoneInfo(schedule.zone)
+    reason = params.pop("reason", None)  # why nothing was done: one of action.why.*
+    why = t(f"action.why.{reason}", lang) if reason else params.pop("problem", "")
+    text = t(key, lang, name=inst.name if inst else str(warning.instance_id), owner=f"<@{inst.owner}>" if inst else "",
+             at=f"{ctx.now.astimezone(zone):%H:%M} {zone.key}", why=why, **params)
+    try:
+        ctx.client.chat_postMessage(channel=warning.channel, thread_ts=warning.message_ts, text=text)
+    except SlackApiError as exc:
+        log.warning("could not say %s in %s: %s", key, warning.channel, exc.response.get("error"))
+
+
+def _count(ctx: Ctx, result: str) -> None:
+    ctx.deps.metrics.actions.labels("stop", result).inc()

@@ -1,0 +1,54 @@
+"""The digest's side of warn-then-act: in a channel whose policy is `stop`, each idle instance the bot can
+stop (an enrolled agent's box, an AWS instance) says when it will be stopped unless someone presses Still
+needed; one it cannot stop (tracked by hand, Kubernetes) says so. The warning is kept once the digest is
+posted, with its deadline: the post's time plus the grace. In an `off` channel (or project) idle instances
+are not listed at all."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from datetime import datetime
+
+from bot.state.actions import Actions
+from bot.state.rentals import Instance, Rentals
+from rules.digest import Digest
+from rules.idle import Activity
+
+STOPPABLE = ("agent", "aws")
+
+
+class Warner:
+    def __init__(self, rentals: Rentals) -> None:
+        self.rentals, self.actions = rentals, Actions(rentals.store)
+
+    def annotate(self, team: str, channel: str, digest: Digest, moment: datetime) -> Digest:
+        """The digest with each idle instance's stop time (or that it is never stopped), by policy."""
+        if not digest.instances:
+            return digest
+        named = {i.name: i for i in self.rentals.instances(team, channel=channel, active_only=True)}
+        open_now = self.actions.open_for([i.id for i in named.values()])
+        out = []
+        for news in digest.instances:
+            inst = named.get(news.name)
+            policy = self.actions.policy(team, channel, inst.project if inst else None)
+            if policy.mode == "off":
+                continue
+            if inst is None or policy.mode != "stop" or news.activity is not Activity.IDLE:
+                out.append(news)
+            elif inst.source not in STOPPABLE:
+                out.append(replace(news, never_stopped=True))
+            else:
+                warned = open_now.get(inst.id)
+                out.append(replace(news, stop_at=warned.deadline if warned else moment + policy.grace))
+        return replace(digest, instances=out)
+
+    def record(self, team: str, channel: str, digest: Digest, ts: str | None, moment: datetime,
+               lang: str | None = None) -> int:
+        """Keep the warnings the posted digest gave (an instance warned already keeps its first deadline)."""
+        named = {i.name: i for i in self.rentals.instances(team, channel=channel, active_only=True)}
+        made = 0
+        for news in digest.instances:
+            inst: Instance | None = named.get(news.name)
+            if news.stop_at is not None and inst is not None:
+                made += self.actions.warn(team, inst.id, channel, moment, news.stop_at, ts, lang) is not None
+        return made

@@ -1,0 +1,61 @@
+"""`gpu-advise act CHANNEL off|notify|stop [--grace 4h] [--project P]`: a channel's policy for idle instances
+(the terminal is the operator's: no admin check); `gpu-advise actions [--json]`: what was warned, stopped,
+cancelled or failed, newest first (the audit)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Annotated
+
+import typer
+
+from bot.cli.common import LangOpt, fail, load_settings
+from bot.cli.rentals import JsonOpt, TeamOpt, open_rentals, workspace_of
+
+
+def act(
+    channel: Annotated[str, typer.Argument(help="The Slack channel (its id, e.g. C0123).")],
+    mode: Annotated[str, typer.Argument(help="off, notify or stop.")],
+    grace: Annotated[str | None, typer.Option("--grace", help="How long after the warning an idle instance is "
+                                                             "stopped: 1m to 7d (default 4h).")] = None,
+    project: Annotated[str | None, typer.Option("--project", help="Only this project's instances in the "
+                                                                  "channel.")] = None,
+    team: TeamOpt = None,
+    lang: LangOpt = None,
+) -> None:
+    """Set what a channel (or one project in it) does about idle instances."""
+    from bot.actions.policy import PolicyError, read_grace, read_mode, said
+    from bot.state.actions import Actions
+    from bot.state.rentals import NAME
+    from bot.text import t
+
+    settings = load_settings(lang=lang)
+    try:
+        chosen, span = read_mode(mode, settings.lang), read_grace(grace, settings.lang)
+    except PolicyError as exc:
+        raise fail(str(exc).replace("grace:", "--grace:")) from None
+    if project is not None and not NAME.fullmatch(project):
+        raise fail(f"--project: {t('error.rental.bad_name', settings.lang, name=project)}")
+    workspace = workspace_of(settings, team)
+    store = open_rentals(settings).store
+    actions = Actions(store)
+    actions.set_policy(workspace, channel, chosen, span, project=project or "", by="terminal", now=store.now())
+    sys.stdout.write(said(actions.policy(workspace, channel, project), channel, settings.lang) + "\n")
+
+
+def actions_list(team: TeamOpt = None, lang: LangOpt = None, as_json: JsonOpt = False) -> None:
+    """What was warned, stopped, cancelled or failed, newest first."""
+    from bot.state.actions import Actions
+
+    settings = load_settings(lang=lang)
+    workspace = workspace_of(settings, team)
+    rows = Actions(open_rentals(settings).store).history(workspace)
+    out = [{"at": (w.decided_at or w.requested_at or w.warned_at).isoformat(), "item": name, "kind": "stop",
+            "result": w.status, "detail": w.detail, "warned_at": w.warned_at.isoformat(),
+            "deadline": w.deadline.isoformat(), "channel": w.channel, "figures": w.figures} for w, name in rows]
+    if as_json:
+        sys.stdout.write(json.dumps(out, ensure_ascii=False, indent=2) + "\n")
+        return
+    for row in out:
+        sys.stdout.write(f"{row['at']}\t{row['item']}\t{row['kind']}\t{row['result']}\t{row['detail'] or ''}\n")

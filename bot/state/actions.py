@@ -1,0 +1,156 @@
+"""Warn, then act, in the state database: each channel's (or project's) policy, and each warning with its
+outcome, which is also the audit of every action taken.
+
+A warning goes from `warned` to `cancelled` (with why), to `requested` (an agent's box: the stop rides on its
+next heartbeat's answer) and then `stopped` or `failed`, or straight to `stopped` or `failed` (a cloud
+instance). Every change of status is a conditional UPDATE (`where status = the one expected`), so two
+replicas, or a retry after a restart, never act twice on one warning.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+from sqlalchemy import and_, delete, insert, or_, select, update
+
+from bot.state.schema import act_policies, rental_instances, stop_actions
+from bot.state.store import Store
+
+MODES = ("off", "notify", "stop")
+DEFAULT_GRACE = timedelta(hours=4)
+OPEN = ("warned", "requested", "done", "agent_failed")  # not decided yet, or not yet said in Slack
+
+
+@dataclass(frozen=True)
+class Policy:
+    mode: str  # off, notify, stop
+    grace: timedelta
+    set_by: str | None = None  # None: the default (notify)
+    project: str = ""  # "": the channel's own
+
+
+@dataclass(frozen=True)
+class Warning:
+    id: int
+    team: str
+    instance_id: int
+    channel: str
+    message_ts: str | None
+    lang: str | None
+    warned_at: datetime
+    deadline: datetime
+    status: str
+    attempts: int
+    requested_at: datetime | None
+    decided_at: datetime | None
+    detail: str | None
+    figures: dict[str, Any] | None
+
+
+def _warning(row: Any) -> Warning:
+    return Warning(**{column.name: row._mapping[column.name] for column in stop_actions.columns})
+
+
+class Actions:
+    def __init__(self, store: Store) -> None:
+        self.store = store
+
+    # policies
+
+    def set_policy(self, team: str, channel: str, mode: str, grace: timedelta, *, project: str = "", by: str,
+                   now: datetime) -> None:
+        p = act_policies.c
+        with self.store.writing() as conn:
+            conn.execute(delete(act_policies).where(p.team == team, p.channel == channel, p.project == project))
+            conn.execute(insert(act_policies).values(team=team, channel=channel, project=project, mode=mode,
+                                                     grace_s=int(grace.total_seconds()), set_by=by, updated_at=now))
+
+    def policy(self, team: str, channel: str, project: str | None = None) -> Policy:
+        """The project's own policy in this channel, else the channel's, else notify."""
+        p = act_policies.c
+        query = select(act_policies).where(p.team == team, p.channel == channel, p.project.in_(("", project or "")))
+        with self.store.reading() as conn:
+            rows = {r.project: r for r in conn.execute(query)}
+        row = rows.get(project or "") or rows.get("")
+        if row is None:
+            return Policy("notify", DEFAULT_GRACE)
+        return Policy(row.mode, timedelta(seconds=row.grace_s), row.set_by, row.project)
+
+    # warnings
+
+    def open_for(self, instance_ids: list[int]) -> dict[int, Warning]:
+        if not instance_ids:
+            return {}
+        a = stop_actions.c
+        query = select(stop_actions).where(a.instance_id.in_(instance_ids), a.status.in_(OPEN))
+        with self.store.reading() as conn:
+            return {r.instance_id: _warning(r) for r in conn.execute(query)}
+
+    def warn(self, team: str, instance_id: int, channel: str, warned_at: datetime, deadline: datetime,
+             message_ts: str | None, lang: str | None = None) -> Warning | None:
+        """A new warning, unless one is open for the instance already (that one stands: None)."""
+        a = stop_actions.c
+        with self.store.writing() as conn:
+            if conn.execute(select(a.id).where(a.instance_id == instance_id, a.status.in_(OPEN))).first():
+                return None
+            made = conn.execute(insert(stop_actions).values(
+                team=team, instance_id=instance_id, channel=channel, message_ts=message_ts, lang=lang,
+                warned_at=warned_at,
+                deadline=deadline, status="warned", attempts=0).returning(a.id)).scalar_one()
+            row = conn.execute(select(stop_actions).where(a.id == made)).one()
+        return _warning(row)
+
+    def due(self, now: datetime, agent_wait: timedelta) -> list[Warning]:
+        """What the job has to do: warnings past their deadline, stops an agent has not answered within
+        `agent_wait`, and agents' answers (done, agent_failed) not yet said in Slack."""
+        a = stop_actions.c
+        query = select(stop_actions).where(or_(
+            and_(a.status == "warned", a.deadline <= now),
+            and_(a.status == "requested", a.requested_at <= now - agent_wait),
+            a.status.in_(("done", "agent_failed")))).order_by(a.deadline)
+        with self.store.reading() as conn:
+            return [_warning(r) for r in conn.execute(query)]
+
+    def move(self, warning_id: int, expected: str, status: str, now: datetime, *, detail: str | None = None,
+             figures: dict[str, Any] | None = None, attempt: bool = False) -> bool:
+        """Set the status if it is still `expected` (one replica wins); False when it moved on already."""
+        a = stop_actions.c
+        values: dict[str, Any] = {"status": status}
+        if detail is not None:
+            values["detail"] = detail[:2000]
+        if figures is not None:
+            values["figures"] = figures
+        if attempt:
+            values["attempts"] = a.attempts + 1
+        if status == "requested":
+            values["requested_at"] = now
+        else:
+            values["decided_at"] = now
+        with self.store.writing() as conn:
+            return bool(conn.execute(update(stop_actions).where(a.id == warning_id, a.status == expected)
+                                     .values(**values)).rowcount)
+
+    def requested_for(self, instance_id: int) -> Warning | None:
+        """The stop an agent's box is asked for, if any (its heartbeat answer carries it)."""
+        a = stop_actions.c
+        query = select(stop_actions).where(a.instance_id == instance_id, a.status == "requested")
+        with self.store.reading() as conn:
+            row = conn.execute(query).first()
+        return _warning(row) if row else None
+
+    def get(self, warning_id: int) -> Warning | None:
+        with self.store.reading() as conn:
+            row = conn.execute(select(stop_actions).where(stop_actions.c.id == warning_id)).first()
+        return _warning(row) if row else None
+
+    def history(self, team: str | None = None, limit: int = 200) -> list[tuple[Warning, str]]:
+        """The latest warnings and actions with their instance's name, newest first."""
+        a, i = stop_actions.c, rental_instances.c
+        query = select(stop_actions, i.name).join(rental_instances, i.id == a.instance_id)
+        if team is not None:
+            query = query.where(a.team == team)
+        query = query.order_by(a.warned_at.desc(), a.id.desc()).limit(limit)
+        with self.store.reading() as conn:
+            return [(_warning(r), str(r.name)) for r in conn.execute(query)]

@@ -1,0 +1,268 @@
+"""Warn, then act, end to end with the real server: a `stop` channel's digest warns with the stop time; at the
+deadline the instance is judged again on fresh data; an enrolled box is stopped by its agent's --on-stop
+command (the real agent, the stand-in nvidia-smi) and the result reported; an AWS instance is stopped in
+moto. Unknown data never acts; Still needed cancels; two replicas act once."""
+
+from __future__ import annotations
+
+import json
+import threading
+import urllib.request
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+from zoneinfo import ZoneInfo
+
+import pytest
+
+from bot.actions.due import run_actions
+from bot.digest.send import send_digests
+from bot.slack.replies import lang_for
+from bot.slack.ui.digest import render
+from bot.state.actions import Actions
+from bot.state.digest_sends import Sends
+from bot.state.enrolment import Box, Enrolments, Grant
+from bot.state.rentals import Instance, Rentals
+from bot.text import Lang
+from rules.samples import Sample
+from tests.agent.test_agent import stand_in_smi
+from tests.support.cli import run_cli
+from tests.support.slack_harness import Harness, running_app
+
+pytestmark = pytest.mark.e2e  # every test here starts a server or a process
+
+PRICE = {"unit": "day", "price": 400.0, "currency": "CNY"}
+GRACE = timedelta(minutes=30)
+
+
+def enrolled(h: Harness, name: str = "box-1") -> tuple[Instance, str]:
+    enrolments = Enrolments(h.deps.store)
+    token = enrolments.issue(Grant("T1", "C1", "U1", None, 5, h.clock.now + timedelta(days=1)), created_by="U1",
+                             now=h.clock.now - timedelta(hours=5))
+    made, heartbeat = enrolments.enrol(token, Box(name, f"m-{name}", "A100-80GB", 1), PRICE,
+                                       h.clock.now - timedelta(hours=5))
+    return made, heartbeat
+
+
+def quiet(h: Harness, inst: Instance, minutes: int = 180, util: float = 0) -> None:
+    samples = [Sample(h.clock.now - timedelta(minutes=m), 0, util, 1200, 81920) for m in range(minutes, -1, -5)]
+    Rentals(h.deps.store).add_samples(inst.id, samples, [None] * len(samples))
+
+
+def digest(h: Harness) -> dict[str, Any]:
+    [outcome] = send_digests(Rentals(h.deps.store), Sends(h.deps.store), h.deps_client(), team="T1", channels=["C1"],
+                             now=h.clock, rules=h.deps.policy.idle, lang=Lang.EN, zone=ZoneInfo("Asia/Shanghai"),
+                             render=render, pace_s=0)
+    assert outcome.status == "sent", outcome
+    return h.posts(channel="C1")[-1]
+
+
+def thread(h: Harness, message: dict[str, Any]) -> list[str]:
+    return [p["text"] for p in h.posts(channel="C1") if p.get("thread_ts") == message["_ts"]]
+
+
+def test_an_idle_enrolled_box_is_warned_then_stopped_by_its_agent(tmp_path: Path) -> None:
+    with running_app(tmp_path) as h:
+        inst, heartbeat = enrolled(h)
+        Actions(h.deps.store).set_policy("T1", "C1", "stop", GRACE, by="UADMIN", now=h.clock.now)
+        quiet(h, inst)
+        message = digest(h)
+        deadline = h.clock.now + GRACE
+        text = json.dumps(message["blocks"], ensure_ascii=False)
+        assert f"It will be stopped at {deadline.astimezone(ZoneInfo('Asia/Shanghai')):%H:%M} Asia/Shanghai" in text
+        [warning] = Actions(h.deps.store).open_for([inst.id]).values()
+        assert (warning.status, warning.message_ts, warning.deadline) == ("warned", message["_ts"], deadline)
+        assert run_actions(h.deps, h.deps_client(), lang_for) == 0  # not yet
+        h.clock.advance(minutes=31)
+        quiet(h, inst, minutes=60)
+        assert run_actions(h.deps, h.deps_client(), lang_for) == 1
+        assert Actions(h.deps.store).get(warning.id).status == "requested"  # type: ignore[union-attr]
+        flag = tmp_path / "stopped.flag"
+        done = run_cli("agent", "--url", h.base_url, "--once", "--buffer", str(tmp_path / "b.jsonl"),
+                       "--on-stop", f"touch {flag}",
+                       env=stand_in_smi(tmp_path) | {"GPU_ADVISOR_AGENT_TOKEN": heartbeat, "GPU_ADVISOR_LANG": "en"},
+                       tmp=tmp_path)
+        assert done.returncode == 0, done.stderr
+        assert flag.exists() and "the bot asked this box to stop" in done.stderr
+        assert Actions(h.deps.store).get(warning.id).status == "done"  # type: ignore[union-attr]
+        assert run_actions(h.deps, h.deps_client(), lang_for) == 1
+        after = Actions(h.deps.store).get(warning.id)
+        assert after is not None and after.status == "stopped" and after.figures["samples"] >= 12
+        released = Rentals(h.deps.store).by_id(inst.id)
+        assert released is not None and released.released_by == "bot" and released.released_at == h.clock.now
+        [said] = thread(h, message)
+        assert said.startswith("Stopped *box-1* (<@U1>)") and "¥400 a day saved" in said
+        [dm] = h.posts(channel="U1")
+        assert "*box-1* was stopped" in dm["text"]
+        listed = json.loads(run_cli("actions", "--team", "T1", "--json",
+                                    env={"GPU_ADVISOR_DB": str(tmp_path / "bot.db")}).stdout)
+        assert [(a["item"], a["kind"], a["result"]) for a in listed] == [("box-1", "stop", "stopped")]
+        assert "touch" in listed[0]["detail"] and "exit 0" in listed[0]["detail"]
+
+
+def test_without_on_stop_the_agent_says_it_cannot_act_and_the_channel_is_told(tmp_path: Path) -> None:
+    with running_app(tmp_path) as h:
+        inst, heartbeat = enrolled(h)
+        Actions(h.deps.store).set_policy("T1", "C1", "stop", GRACE, by="UADMIN", now=h.clock.now)
+        quiet(h, inst)
+        message = digest(h)
+        h.clock.advance(minutes=31)
+        quiet(h, inst, minutes=60)
+        one_quiet_card = "2026/11/30 01:00:00.123, 0, NVIDIA A100-SXM4-80GB, 0, 1200, 81920, 61.20\n"
+        env = stand_in_smi(tmp_path, one_quiet_card) | {"GPU_ADVISOR_AGENT_TOKEN": heartbeat, "GPU_ADVISOR_LANG": "en"}
+        for _ in range(2):  # asked, refused; asked again, refused again
+            run_actions(h.deps, h.deps_client(), lang_for)
+            done = run_cli("agent", "--url", h.base_url, "--once", "--buffer", str(tmp_path / "b.jsonl"), env=env,
+                           tmp=tmp_path)
+            assert "no --on-stop command was given" in done.stderr
+            run_actions(h.deps, h.deps_client(), lang_for)
+        [warning] = [w for w, _ in Actions(h.deps.store).history("T1")]
+        assert warning.status == "failed" and "no --on-stop" in (warning.detail or "")
+        [said] = thread(h, message)
+        assert "Could not stop *box-1*" in said and "Left to people" in said
+        assert Rentals(h.deps.store).by_id(inst.id).released_at is None  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize("case", ["no_data", "still_needed", "busy"])
+def test_nothing_is_done_without_fresh_idle_data_or_after_still_needed(tmp_path: Path, case: str) -> None:
+    with running_app(tmp_path) as h:
+        inst, _ = enrolled(h)
+        Actions(h.deps.store).set_policy("T1", "C1", "stop", GRACE, by="UADMIN", now=h.clock.now)
+        quiet(h, inst)
+        message = digest(h)
+        if case == "still_needed":
+            h.send.click(message, "rental_still_needed", user="U1", value="box-1")
+            h.fake.wait_for(lambda: h.fake.of("chat.update"))
+        h.clock.advance(minutes=31)
+        if case != "no_data":
+            quiet(h, inst, minutes=60, util=50 if case == "busy" else 0)
+        run_actions(h.deps, h.deps_client(), lang_for)
+        [warning] = [w for w, _ in Actions(h.deps.store).history("T1")]
+        expected = {"no_data": "unknown", "still_needed": "still_needed", "busy": "busy"}[case]
+        assert (warning.status, warning.detail) == ("cancelled", expected)
+        [said] = thread(h, message)
+        assert said.startswith("Not stopped: *box-1*")
+        assert Rentals(h.deps.store).by_id(inst.id).released_at is None  # type: ignore[union-attr]
+        assert Actions(h.deps.store).requested_for(inst.id) is None
+
+
+def test_two_replicas_at_once_act_once(tmp_path: Path) -> None:
+    with running_app(tmp_path) as h:
+        inst, _ = enrolled(h)
+        Actions(h.deps.store).set_policy("T1", "C1", "stop", GRACE, by="UADMIN", now=h.clock.now)
+        quiet(h, inst)
+        digest(h)
+        h.clock.advance(minutes=31)
+        quiet(h, inst, minutes=60)
+        moved: list[int] = []
+        replica = lambda: moved.append(run_actions(h.deps, h.deps_client(), lang_for))  # noqa: E731
+        runs = [threading.Thread(target=replica) for _ in range(4)]
+        for r in runs:
+            r.start()
+        for r in runs:
+            r.join()
+        assert sum(moved) == 1
+        [warning] = [w for w, _ in Actions(h.deps.store).history("T1")]
+        assert (warning.status, warning.attempts) == ("requested", 1)
+
+
+def test_a_notify_channel_warns_nobody_and_a_hand_tracked_box_is_never_stopped(tmp_path: Path) -> None:
+    with running_app(tmp_path) as h:
+        inst, _ = enrolled(h)
+        quiet(h, inst)
+        notify = json.dumps(digest(h)["blocks"])
+        assert "will be stopped" not in notify and Actions(h.deps.store).open_for([inst.id]) == {}
+        rentals = Rentals(h.deps.store)
+        typed, _ = rentals.track_instance("T1", "typed", {"gpu": "A100-80GB", "cards": 1, "share": None, **PRICE,
+                                                          "channel": "C1", "owner": "U2", "project": None,
+                                                          "started_at": h.clock.now - timedelta(hours=5)})
+        quiet(h, typed)
+        Actions(h.deps.store).set_policy("T1", "C1", "stop", GRACE, by="UADMIN", now=h.clock.now)
+        h.clock.advance(days=1)
+        quiet(h, inst)
+        quiet(h, typed)
+        text = json.dumps(digest(h)["blocks"])
+        assert "the bot cannot stop this one" in text and text.count("will be stopped") == 1
+        assert list(Actions(h.deps.store).open_for([inst.id, typed.id])) == [inst.id]
+
+
+def test_an_idle_aws_instance_is_stopped_in_the_cloud_never_terminated(tmp_path: Path,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    from bot.server.jobs import jobs_of
+    from tests.support.aws import ec2, launch, moto_server
+
+    with moto_server(monkeypatch) as url:
+        client = ec2(url)
+        box = launch(client, "g5.xlarge", {"Owner": "U0456", "SlackChannel": "C1"})
+        with running_app(tmp_path, aws_regions="us-east-1", aws_endpoint_url=url) as h:
+            [job] = [j for j in jobs_of(h.settings, h.deps, h.deps_client()) if j.id == "discover:aws"]
+            job.work()
+            [inst] = Rentals(h.deps.store).instances("T1")
+            Actions(h.deps.store).set_policy("T1", "C1", "stop", GRACE, by="UADMIN", now=h.clock.now)
+            h.clock.advance(hours=3)
+            quiet(h, inst)  # activity as CloudWatch's metrics would give it
+            message = digest(h)
+            assert "It will be stopped at" in json.dumps(message["blocks"])
+            h.clock.advance(minutes=31)
+            quiet(h, inst, minutes=60)
+            assert run_actions(h.deps, h.deps_client(), lang_for) == 1
+            state = client.describe_instances(InstanceIds=[box])["Reservations"][0]["Instances"][0]["State"]["Name"]
+            assert state in ("stopping", "stopped")
+            [warning] = [w for w, _ in Actions(h.deps.store).history("T1")]
+            assert warning.status == "stopped" and "stop_instances" in (warning.detail or "")
+            assert Rentals(h.deps.store).by_id(inst.id).released_by == "bot"  # type: ignore[union-attr]
+            [said] = thread(h, message)
+            assert said.startswith(f"Stopped *{box}*") and "$24.14 a day saved" in said
+            assert run_actions(h.deps, h.deps_client(), lang_for) == 0  # never twice
+            metrics = urllib.request.urlopen(h.base_url + "/metrics", timeout=10).read()
+            assert b'gpu_advisor_actions_total{kind="stop",result="stopped"} 1.0' in metrics
+
+
+def test_act_in_slack_stop_is_an_admins_choice_and_the_channel_is_told(tmp_path: Path) -> None:
+    with running_app(tmp_path) as h:
+        def reply(text: str, n: int, user: str) -> dict[str, Any]:
+            h.send.command(text, user=user, response_url=h.fake.response_url(str(n)))
+            return h.fake.wait_for(lambda: (r := h.fake.of("response_url")) and len(r) >= n and r)[n - 1]  # type: ignore[no-any-return]
+
+        refused = reply("act stop grace=2h", 1, "U5")
+        assert refused["response_type"] == "ephemeral" and "workspace admin" in refused["text"]
+        assert Actions(h.deps.store).policy("T1", "C1").mode == "notify"
+        h.fake.admins.add("UADMIN")
+        done = reply("act stop grace=2h", 2, "UADMIN")
+        assert done["response_type"] == "in_channel" and "2h later" in done["text"]
+        policy = Actions(h.deps.store).policy("T1", "C1")
+        assert (policy.mode, policy.grace, policy.set_by) == ("stop", timedelta(hours=2), "UADMIN")
+        assert "<@UADMIN>" in reply("act notify", 3, "U5")["text"]  # set by someone else: they or an admin
+        assert Actions(h.deps.store).policy("T1", "C1").mode == "stop"  # U5 may not undo an admin's policy
+        bad = reply("act halt", 4, "UADMIN")
+        assert "off, notify or stop" in bad["text"] or "off、notify 或 stop" in bad["text"]
+        assert "7d" in reply("act stop grace=30d", 5, "UADMIN")["text"]
+        reply("act off project=llm", 6, "U5")
+        assert Actions(h.deps.store).policy("T1", "C1", "llm").mode == "off"
+        assert Actions(h.deps.store).policy("T1", "C1", "other").mode == "stop"
+
+
+def test_a_claim_in_a_stop_channel_warns_an_idle_instance_at_once(tmp_path: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    from bot.server.jobs import jobs_of
+    from tests.support.aws import ec2, launch, moto_server
+
+    with moto_server(monkeypatch) as url:
+        box = launch(ec2(url), "g6.xlarge")
+        with running_app(tmp_path, aws_regions="us-east-1", aws_endpoint_url=url, discover_channel="C1") as h:
+            [job] = [j for j in jobs_of(h.settings, h.deps, h.deps_client()) if j.id == "discover:aws"]
+            job.work()
+            [inst] = Rentals(h.deps.store).instances("T1")
+            Actions(h.deps.store).set_policy("T1", "C1", "stop", GRACE, by="UADMIN", now=h.clock.now)
+            h.clock.advance(hours=3)
+            quiet(h, inst)
+            message = digest(h)
+            assert "Found, not tracked" in json.dumps(message["blocks"])
+            assert Actions(h.deps.store).open_for([inst.id]) == {}  # nobody's: not warned
+            h.send.click(message, "found_claim", user="U5", value=box)
+            [update] = h.fake.wait_for(lambda: h.fake.of("chat.update"))
+            deadline = h.clock.now + GRACE
+            shanghai = deadline.astimezone(ZoneInfo("Asia/Shanghai"))
+            assert f"It will be stopped at {shanghai:%H:%M} Asia/Shanghai" in json.dumps(update["blocks"])
+            [warning] = Actions(h.deps.store).open_for([inst.id]).values()
+            assert warning.deadline == deadline and warning.lang == "en"

@@ -1,0 +1,28 @@
+"""`gpu-advise act` and `gpu-advise actions` in the terminal: the policy said back, bad input named."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from tests.support.cli import run_cli
+
+ENV = {"GPU_ADVISOR_LANG": "en"}
+
+
+def test_act_sets_and_says_the_policy(tmp_path: Path) -> None:
+    done = run_cli("act", "C0123", "stop", "--grace", "90m", "--team", "T1", env=ENV, tmp=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "Idle instances of C0123 are warned" in done.stdout and "90m later" in done.stdout
+    project = run_cli("act", "C0123", "off", "--project", "llm", "--team", "T1", env=ENV, tmp=tmp_path)
+    assert "project llm in C0123" in project.stdout
+    assert json.loads(run_cli("actions", "--team", "T1", "--json", env=ENV, tmp=tmp_path).stdout) == []
+
+
+def test_bad_act_input_names_what_is_accepted(tmp_path: Path) -> None:
+    mode = run_cli("act", "C0123", "halt", "--team", "T1", env=ENV, tmp=tmp_path)
+    assert mode.returncode == 2 and "say off, notify or stop" in mode.stderr
+    grace = run_cli("act", "C0123", "stop", "--grace", "9d", "--team", "T1", env=ENV, tmp=tmp_path)
+    assert grace.returncode == 2 and "--grace: 9d is outside" in grace.stderr and "7d" in grace.stderr
+    zh = run_cli("act", "C0123", "halt", "--team", "T1", env={"GPU_ADVISOR_LANG": "zh"}, tmp=tmp_path)
+    assert zh.returncode == 2 and "不是可用的策略" in zh.stderr
