@@ -19,6 +19,8 @@ from typing import Any
 import httpx
 
 from bot.deps import Deps
+from bot.discover import k8s
+from bot.discover.k8s import PodFiling
 from bot.price_book import http_client
 from bot.state.rentals import Instance, Rentals
 from rules.samples import Sample
@@ -68,15 +70,21 @@ def _by_point(series: list[dict[str, Any]], label: str) -> dict[tuple[str, int, 
 
 
 def pull(rentals: Rentals, client: httpx.Client, base_url: str, *, label: str, now: datetime,
-         minutes: float = 10, step_s: int = 60, busy_above_pct: float = 5.0) -> Pulled:
-    """Fetch the last `minutes` of DCGM series and keep those of tracked, running instances."""
+         minutes: float = 10, step_s: int = 60, busy_above_pct: float = 5.0, pods: PodFiling | None = None) -> Pulled:
+    """Fetch the last `minutes` of DCGM series and keep those of tracked, running instances; with `pods`, the
+    series of Kubernetes pods no tracked instance claims become items of their own (bot/discover/k8s.py)."""
     start = now - timedelta(minutes=minutes)
-    util, used, free = (_by_point(query_range(client, base_url, q, start, now, step_s), label)
-                        for q in (UTIL, USED, FREE))
+    raw = [query_range(client, base_url, q, start, now, step_s) for q in (UTIL, USED, FREE)]
+    util, used, free = (_by_point(series, label) for series in raw)
     owners: dict[str, list[Instance]] = defaultdict(list)
     for team in rentals.teams():
         for inst in rentals.instances(team, active_only=True):
-            owners[inst.name].append(inst)
+            if inst.source != "k8s":
+                owners[inst.name].append(inst)
+    if pods is not None:
+        claimed = lambda labels: len(owners.get(str(labels.get(label)), [])) == 1  # noqa: E731 (a tracked instance's)
+        in_pods = k8s.pods(raw[0], raw[1], raw[2], tracked=claimed)
+        k8s.keep(rentals, in_pods, pods, now, timedelta(minutes=60))
     found: dict[int, list[Sample]] = defaultdict(list)
     series, skipped = set(), set()
     for (name, gpu, stamp), pct in util.items():
@@ -93,12 +101,31 @@ def pull(rentals: Rentals, client: httpx.Client, base_url: str, *, label: str, n
     return Pulled(kept, len(series), len(skipped - series))
 
 
+def pod_filing(deps: Deps, rentals: Rentals) -> PodFiling | None:
+    """Where Kubernetes pods' items go: GPU_ADVISOR_DISCOVER_TEAM, else the one workspace with rentals (none
+    when that is not clear), in GPU_ADVISOR_DISCOVER_CHANNEL."""
+    from bot.fields.rentals import price_from_cache
+
+    teams = rentals.teams()
+    team = deps.settings.discover_team or (teams[0] if len(teams) == 1 else None)
+    if team is None:
+        return None
+
+    def price_of(gpu: str, cards: int) -> tuple[float | None, str, str]:
+        found = price_from_cache(deps.gpu_offers(gpu), cards, None)
+        return (found.amount, found.unit, found.currency) if found else (None, "hour", deps.settings.currency)
+
+    return PodFiling(team, deps.settings.discover_channel or "", price_of)
+
+
 def pull_prometheus(deps: Deps, url: str, every_minutes: float) -> None:
     """The scheduler's Prometheus job: the last two intervals (a repeat is kept once); failures are logged."""
+    rentals = Rentals(deps.store)
     try:
         with http_client(deps.settings) as client:
-            done = pull(Rentals(deps.store), client, url, label=deps.settings.prometheus_label, now=deps.now(),
-                        minutes=2 * every_minutes, busy_above_pct=deps.policy.idle.utilisation_max_pct)
+            done = pull(rentals, client, url, label=deps.settings.prometheus_label, now=deps.now(),
+                        minutes=2 * every_minutes, busy_above_pct=deps.policy.idle.utilisation_max_pct,
+                        pods=pod_filing(deps, rentals))
     except PrometheusError as exc:
         log.warning("Prometheus pull failed: %s", exc)
         return

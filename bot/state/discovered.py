@@ -212,6 +212,22 @@ class Discovered:
                                    .values(hidden_by=user)).rowcount
         return bool(changed)
 
+    def add_pod(self, team: str, key: str, name: str, gpu: str, cards: int, channel: str,
+                price: tuple[float | None, str, str], now: datetime) -> Any:
+        """A Kubernetes pod's item (source k8s), nobody's yet; its name made free in the workspace if taken."""
+        from bot.state.rentals import Rentals
+
+        taken = self._names(rental_instances, team)
+        if name in taken:
+            name = f"{name[:55]}-{secrets.token_hex(4)}"
+        amount, unit, currency = price
+        with self.store.writing() as conn:
+            conn.execute(insert(rental_instances).values(
+                team=team, name=name, channel=channel, owner="", project=None, gpu=gpu, cards=cards, unit=unit,
+                price=amount, currency=currency, token_hash=token_hash(secrets.token_urlsafe(32)), started_at=now,
+                source="k8s", provider_id=key, cloud_state="running"))
+        return Rentals(self.store).instance(team, name)
+
     def counts(self) -> dict[str, int]:
         """Items found by discovery still rented (instances not released, volumes not deleted), by source."""
         i, v = rental_instances.c, rental_storage.c

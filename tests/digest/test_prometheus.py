@@ -61,3 +61,43 @@ def test_an_error_answer_is_reported_with_prometheus_own_words(tmp_path: Path) -
             pytest.raises(PrometheusError) as err:
         pull(Rentals(Store(tmp_path / "s.db")), client, prom.base_url, label="Hostname", now=NOW)
     assert "HTTP 400" in str(err.value) and "bad_data" in str(err.value)
+
+
+def pod_matrix(request: Request) -> Reply:
+    """DCGM series as a Prometheus scraping the exporter in Kubernetes sees them: GPUs handed to pods carry
+    exported_namespace and exported_pod; one series belongs to a tracked host."""
+    query = parse_qs(request.query)
+    metric = query["query"][0]
+    start, end, step = (float(query[k][0]) for k in ("start", "end", "step"))
+    points = [start + i * step for i in range(int((end - start) // step) + 1)]
+    pods = [("ml", "train-0", 0), ("ml", "train-0", 1), ("serving", "llm-7f9c", 0)]
+    result = [{"metric": {"__name__": metric, "gpu": str(gpu), "Hostname": "node-3", "modelName": "NVIDIA H100 80GB HBM3",
+                          "exported_namespace": ns, "exported_pod": pod},
+               "values": [[p, VALUES[metric][0]] for p in points]} for ns, pod, gpu in pods]
+    result.append({"metric": {"__name__": metric, "gpu": "0", "Hostname": "train-1", "modelName": "NVIDIA A100-SXM4-80GB",
+                              "exported_namespace": "ml", "exported_pod": "tracked-already"},
+                   "values": [[p, VALUES[metric][1]] for p in points]})
+    body = {"status": "success", "data": {"resultType": "matrix", "result": result}}
+    return 200, {"Content-Type": "application/json"}, json.dumps(body).encode()
+
+
+def test_pods_given_gpus_become_items_of_their_own_notify_only(tmp_path: Path) -> None:
+    from bot.discover.k8s import PodFiling
+
+    rentals = Rentals(Store(tmp_path / "s.db"))
+    tracked, _ = rentals.track_instance("T1", "train-1", FIELDS)
+    filing = PodFiling("T1", "CK8S", lambda gpu, cards: (2.5 * cards, "hour", "USD"))
+    with serve({"/api/v1/query_range": pod_matrix}) as prom, httpx.Client() as client:
+        pull(rentals, client, prom.base_url, label="Hostname", now=NOW, minutes=10, pods=filing)
+        pull(rentals, client, prom.base_url, label="Hostname", now=NOW + timedelta(minutes=5), minutes=10, pods=filing)
+    items = {i.provider_id: i for i in rentals.instances("T1") if i.source == "k8s"}
+    assert set(items) == {"k8s:ml/train-0", "k8s:serving/llm-7f9c"}  # the tracked host's series stay its own
+    pod = items["k8s:ml/train-0"]
+    assert (pod.name, pod.gpu, pod.cards, pod.owner, pod.channel, pod.price, pod.currency) == (
+        "ml.train-0", "H100-80GB", 2, "", "CK8S", 5.0, "USD")
+    assert len(rentals.samples(pod.id, NOW - timedelta(hours=1))) == 2 * 16  # 11 + 5 new points, two GPUs
+    assert len(rentals.samples(tracked.id, NOW - timedelta(hours=1))) == 16
+    with serve({"/api/v1/query_range": matrix}) as prom, httpx.Client() as client:  # the pods are gone
+        pull(rentals, client, prom.base_url, label="Hostname", now=NOW + timedelta(hours=2), minutes=10, pods=filing)
+    gone = rentals.instance("T1", "ml.train-0")
+    assert gone is not None and gone.released_by == "cloud"
