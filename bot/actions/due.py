@@ -28,7 +28,7 @@ from bot.state.actions import Actions, Warning
 from bot.state.rentals import Instance, Rentals
 from bot.state.schedules import Schedules
 from bot.text import Lang, t
-from bot.text.format import money
+from bot.text.format import money, show
 from rules.digest import per_day
 from rules.idle import Activity, judge
 
@@ -159,7 +159,9 @@ def _stopped(ctx: Ctx, warning: Warning, inst: Instance) -> None:
     _count(ctx, "stopped")
     lang = ctx.deps.settings.lang
     saved = money(per_day(inst), inst.currency) if inst.price is not None else t("digest.price_unknown", lang)
-    _say(ctx, warning, inst, "action.stopped", saved=saved)
+    since = ctx.rentals.quiet_since([inst.id], ctx.now - timedelta(days=1)).get(inst.id)
+    idle = f"{show(round((ctx.now - since).total_seconds() / 3600, 1))} h" if since else "?"
+    _say(ctx, warning, inst, "action.stopped", saved=saved, idle=idle)
     try:
         owner_lang = ctx.lang_of(ctx.client, ctx.deps, inst.owner) if ctx.lang_of else lang  # the owner's own
         ctx.client.chat_postMessage(channel=inst.owner, text=t("action.stopped_dm", owner_lang, name=inst.name,
@@ -177,10 +179,41 @@ def _say(ctx: Ctx, warning: Warning, inst: Instance | None, key: str, **params: 
     why = t(f"action.why.{reason}", lang) if reason else params.pop("problem", "")
     text = t(key, lang, name=inst.name if inst else str(warning.instance_id), owner=f"<@{inst.owner}>" if inst else "",
              at=f"{ctx.now.astimezone(zone):%H:%M} {zone.key}", why=why, **params)
-    try:
+    if inst is not None and _update_item(ctx, warning, inst.name, text, keep_item=key == "action.cancelled"):
+        return
+    try:  # the digest could not be updated (too old, deleted): said in its thread instead
         ctx.client.chat_postMessage(channel=warning.channel, thread_ts=warning.message_ts, text=text)
     except SlackApiError as exc:
         log.warning("could not say %s in %s: %s", key, warning.channel, exc.response.get("error"))
+
+
+def _update_item(ctx: Ctx, warning: Warning, name: str, text: str, *, keep_item: bool) -> bool:
+    """Say `text` where the instance is in the digest that warned: under its line (nothing was done: its
+    buttons stay), or in place of its line and buttons (stopped, or left to people). False when the message
+    cannot be read or changed."""
+    if not warning.message_ts:
+        return False
+    try:
+        found = ctx.client.conversations_history(channel=warning.channel, latest=warning.message_ts, inclusive=True,
+                                                 limit=1)
+        message = next((m for m in found.get("messages") or [] if m.get("ts") == warning.message_ts), None)
+        if not message or not message.get("blocks"):
+            return False
+        note = {"type": "context", "elements": [{"type": "mrkdwn", "text": text[:3000]}]}
+        if not any(block.get("block_id") == f"item:i:{name}" for block in message["blocks"]):
+            return False  # answered already (Still needed, Released): said in the thread
+        blocks: list[dict[str, Any]] = []
+        for block in message["blocks"]:
+            if block.get("block_id") == f"item:i:{name}":
+                blocks += [block, note] if keep_item else [note]
+            elif keep_item or block.get("block_id") != f"act:i:{name}":
+                blocks.append(block)
+        ctx.client.chat_update(channel=warning.channel, ts=warning.message_ts, blocks=blocks,
+                               text=str(message.get("text") or text))
+    except SlackApiError as exc:
+        log.info("digest %s not updated (%s): said in its thread", warning.message_ts, exc.response.get("error"))
+        return False
+    return True
 
 
 def _count(ctx: Ctx, result: str) -> None:

@@ -71,10 +71,11 @@ def pod_matrix(request: Request) -> Reply:
     start, end, step = (float(query[k][0]) for k in ("start", "end", "step"))
     points = [start + i * step for i in range(int((end - start) // step) + 1)]
     pods = [("ml", "train-0", 0), ("ml", "train-0", 1), ("serving", "llm-7f9c", 0)]
-    result = [{"metric": {"__name__": metric, "gpu": str(gpu), "Hostname": "node-3", "modelName": "NVIDIA H100 80GB HBM3",
+    h100, a100 = "NVIDIA H100 80GB HBM3", "NVIDIA A100-SXM4-80GB"
+    result = [{"metric": {"__name__": metric, "gpu": str(gpu), "Hostname": "node-3", "modelName": h100,
                           "exported_namespace": ns, "exported_pod": pod},
                "values": [[p, VALUES[metric][0]] for p in points]} for ns, pod, gpu in pods]
-    result.append({"metric": {"__name__": metric, "gpu": "0", "Hostname": "train-1", "modelName": "NVIDIA A100-SXM4-80GB",
+    result.append({"metric": {"__name__": metric, "gpu": "0", "Hostname": "train-1", "modelName": a100,
                               "exported_namespace": "ml", "exported_pod": "tracked-already"},
                    "values": [[p, VALUES[metric][1]] for p in points]})
     body = {"status": "success", "data": {"resultType": "matrix", "result": result}}

@@ -144,8 +144,15 @@ class FakeSlack:
         """The channel's messages posted here, newest first. (`oldest` is not applied: the fake's ts do not
         follow the tests' clocks; the caller's `oldest` is in the recorded call.)"""
         posted = [c for c in self.of("chat.postMessage") if c.get("channel") == channel and "_ts" in c]
-        return [{"type": "message", "ts": c["_ts"], "text": c.get("text"), "bot_id": "BT1",
-                 **({"metadata": c["metadata"]} if c.get("metadata") else {})} for c in reversed(posted)]
+        updated = {c.get("ts"): c for c in self.of("chat.update") if c.get("channel") == channel}  # the latest wins
+        out = []
+        for c in reversed(posted):
+            now = updated.get(c["_ts"], c)
+            blocks = now.get("blocks")
+            out.append({"type": "message", "ts": c["_ts"], "text": now.get("text"), "bot_id": "BT1",
+                        **({"blocks": json.loads(blocks) if isinstance(blocks, str) else blocks} if blocks else {}),
+                        **({"metadata": c["metadata"]} if c.get("metadata") else {})})
+        return out
 
     @staticmethod
     def _team_of_token(token: str) -> str:
