@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import json
 import logging
+import urllib.request
 from pathlib import Path
 
 import pytest
@@ -83,12 +84,20 @@ def test_no_secret_the_bot_holds_reaches_a_log_line_at_debug(tmp_path: Path, cap
         h.send.command("track box gpu=A100-80GB price=400/day", response_url=h.fake.response_url("t"))
         reply = h.fake.wait_for(lambda: [c for c in h.fake.of("response_url") if c["_path"].endswith("/t")])[0]
         heartbeat_token = next(w for w in str(reply).replace("`", " ").split() if len(w) >= 40)
+        h.send.command("enroll", response_url=h.fake.response_url("e"))
+        said = h.fake.wait_for(lambda: [c for c in h.fake.of("response_url") if c["_path"].endswith("/e")])[0]
+        enroll_token = said["text"].split("`")[1]
+        body = json.dumps({"name": "gpu-box-9", "machine_id": "m1", "gpus": [{"index": 0, "name": "NVIDIA L4"}]}).encode()
+        request = urllib.request.Request(h.base_url + "/api/enroll", data=body, method="POST",
+                                         headers={"Authorization": f"Bearer {enroll_token}"})
+        enrolled_token = json.loads(urllib.request.urlopen(request, timeout=10).read())["token"]
     with oauth_app(tmp_path / "two", None) as (_fake, _send, base, _):
         install(base, "T1")
     logged = caplog.text + "\n".join(r.getMessage() for r in caplog.records)
     assert len(caplog.records) > 20  # slack_sdk, bolt and the OAuth flow logged at DEBUG
     from tests.slack.test_oauth import KEY
 
-    for secret in (heartbeat_token, "xoxb-test-token", "xoxb-T1-bot-token", SECRET, "client-secret", KEY):
+    for secret in (heartbeat_token, enroll_token, enrolled_token, "xoxb-test-token", "xoxb-T1-bot-token", SECRET,
+                   "client-secret", KEY):
         assert secret not in logged, secret
     assert Fernet(KEY.encode())  # the key tried is a real one
