@@ -87,7 +87,8 @@ def test_no_secret_the_bot_holds_reaches_a_log_line_at_debug(tmp_path: Path, cap
         h.send.command("enroll", response_url=h.fake.response_url("e"))
         said = h.fake.wait_for(lambda: [c for c in h.fake.of("response_url") if c["_path"].endswith("/e")])[0]
         enroll_token = said["text"].split("`")[1]
-        body = json.dumps({"name": "gpu-box-9", "machine_id": "m1", "gpus": [{"index": 0, "name": "NVIDIA L4"}]}).encode()
+        box = {"name": "gpu-box-9", "machine_id": "m1", "gpus": [{"index": 0, "name": "NVIDIA L4"}]}
+        body = json.dumps(box).encode()
         request = urllib.request.Request(h.base_url + "/api/enroll", data=body, method="POST",
                                          headers={"Authorization": f"Bearer {enroll_token}"})
         enrolled_token = json.loads(urllib.request.urlopen(request, timeout=10).read())["token"]

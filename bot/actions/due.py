@@ -46,7 +46,7 @@ class Ctx:
     actions: Actions
     rentals: Rentals
     now: datetime
-    lang_of: Callable[[WebClient, Deps, str], Lang] | None = None
+    slack: SlackSide | None = None
 
 
 @dataclass(frozen=True)
@@ -73,16 +73,22 @@ def judge_again(deps: Deps, rentals: Rentals, inst: Instance | None, warning: Wa
     return Verdict(verdict is Activity.IDLE, str(verdict), figures)
 
 
-LangOf = Callable[[WebClient, Deps, str], Lang]  # a person's language (bot/slack/replies.py lang_for)
+@dataclass(frozen=True)
+class SlackSide:
+    """What this room takes from bot/slack/ (which imports this room, so it is handed in): a person's language
+    (replies.lang_for) and a note's blocks (ui.blocks.context)."""
+
+    lang_of: Callable[[WebClient, Deps, str], Lang]
+    note: Callable[[str], list[dict[str, Any]]]
 
 
-def run_actions(deps: Deps, client: WebClient, lang_of: LangOf | None = None) -> int:
-    """Do what is due; returns how many warnings moved on. `lang_of`: the owner's language for their DM
-    (default: the workspace's)."""
+def run_actions(deps: Deps, client: WebClient, slack: SlackSide | None = None) -> int:
+    """Do what is due; returns how many warnings moved on. Without `slack`, the owner's DM is in the
+    workspace's language and what is said goes in the digest's thread."""
     actions, rentals, now = Actions(deps.store), Rentals(deps.store), deps.now()
     moved = 0
     for warning in actions.due(now, AGENT_WAIT):
-        ctx = Ctx(deps, deps.client_of(warning.team, client), actions, rentals, now, lang_of)
+        ctx = Ctx(deps, deps.client_of(warning.team, client), actions, rentals, now, slack)
         try:
             moved += _step(ctx, warning, rentals.by_id(warning.instance_id))
         except Exception:  # one item's trouble never stops the others'
@@ -163,7 +169,7 @@ def _stopped(ctx: Ctx, warning: Warning, inst: Instance) -> None:
     idle = f"{show(round((ctx.now - since).total_seconds() / 3600, 1))} h" if since else "?"
     _say(ctx, warning, inst, "action.stopped", saved=saved, idle=idle)
     try:
-        owner_lang = ctx.lang_of(ctx.client, ctx.deps, inst.owner) if ctx.lang_of else lang  # the owner's own
+        owner_lang = ctx.slack.lang_of(ctx.client, ctx.deps, inst.owner) if ctx.slack else lang  # the owner's own
         ctx.client.chat_postMessage(channel=inst.owner, text=t("action.stopped_dm", owner_lang, name=inst.name,
                                                                  channel=f"<#{warning.channel}>", saved=saved))
     except SlackApiError as exc:
@@ -191,7 +197,7 @@ def _update_item(ctx: Ctx, warning: Warning, name: str, text: str, *, keep_item:
     """Say `text` where the instance is in the digest that warned: under its line (nothing was done: its
     buttons stay), or in place of its line and buttons (stopped, or left to people). False when the message
     cannot be read or changed."""
-    if not warning.message_ts:
+    if not warning.message_ts or ctx.slack is None:
         return False
     try:
         found = ctx.client.conversations_history(channel=warning.channel, latest=warning.message_ts, inclusive=True,
@@ -199,13 +205,13 @@ def _update_item(ctx: Ctx, warning: Warning, name: str, text: str, *, keep_item:
         message = next((m for m in found.get("messages") or [] if m.get("ts") == warning.message_ts), None)
         if not message or not message.get("blocks"):
             return False
-        note = {"type": "context", "elements": [{"type": "mrkdwn", "text": text[:3000]}]}
+        note = ctx.slack.note(text[:3000])
         if not any(block.get("block_id") == f"item:i:{name}" for block in message["blocks"]):
             return False  # answered already (Still needed, Released): said in the thread
         blocks: list[dict[str, Any]] = []
         for block in message["blocks"]:
             if block.get("block_id") == f"item:i:{name}":
-                blocks += [block, note] if keep_item else [note]
+                blocks += [block, *note] if keep_item else note
             elif keep_item or block.get("block_id") != f"act:i:{name}":
                 blocks.append(block)
         ctx.client.chat_update(channel=warning.channel, ts=warning.message_ts, blocks=blocks,

@@ -111,11 +111,12 @@ class Job:
 def jobs_of(settings: Settings, deps: Deps, client: WebClient) -> list[Job]:
     """Every job `serve` runs besides the price refreshes (one per source, build_scheduler), in one table.
     The job ids are the names in job_runs: operators' queries read them, so they do not change."""
-    from bot.actions.due import run_actions
+    from bot.actions.due import SlackSide, run_actions
     from bot.digest.due import run_due
     from bot.server.prometheus import pull_prometheus
     from bot.slack.inbox import KEPT, redo_stalled
     from bot.slack.replies import lang_for
+    from bot.slack.ui.blocks import context
     from bot.slack.ui.digest import render
     from bot.state.retention import compact
 
@@ -128,7 +129,7 @@ def jobs_of(settings: Settings, deps: Deps, client: WebClient) -> list[Job]:
         Job("reminders:due", "send the daily digests that are due", minute, lambda: run_due(deps, client, render),
             shared=minute, at_start=True),
         Job("actions:due", "judge warnings past their deadline again, and stop what stayed idle", minute,
-            lambda: run_actions(deps, client, lang_for), shared=minute),
+            lambda: run_actions(deps, client, SlackSide(lang_for, context)), shared=minute),
         Job("samples:compact", "fold old GPU samples into hourly maxima", hour,
             lambda: compact(store, deps.now(), raw_days=settings.samples_raw_days,
                             hourly_days=settings.samples_hourly_days), shared=hour),
