@@ -59,6 +59,20 @@ def digest(h: Harness) -> dict[str, Any]:
     return h.posts(channel="C1")[-1]
 
 
+def warned(h: Harness) -> tuple[Instance, str, dict[str, Any]]:
+    """An enrolled box idle for hours in a `stop` channel, and the digest that warned about it."""
+    inst, heartbeat = enrolled(h)
+    Actions(h.deps.store).set_policy("T1", "C1", "stop", GRACE, by="UADMIN", now=h.clock.now)
+    quiet(h, inst)
+    return inst, heartbeat, digest(h)
+
+
+def past_deadline(h: Harness, inst: Instance) -> None:
+    """The grace has passed; the last hour's samples are fresh and quiet."""
+    h.clock.advance(minutes=31)
+    quiet(h, inst, minutes=60)
+
+
 def told(h: Harness, message: dict[str, Any]) -> str:
     """The digest message as the last update left it (what an action said lands in it)."""
     updates = [u for u in h.fake.of("chat.update") if u.get("ts") == message["_ts"]]
@@ -69,18 +83,14 @@ def told(h: Harness, message: dict[str, Any]) -> str:
 
 def test_an_idle_enrolled_box_is_warned_then_stopped_by_its_agent(tmp_path: Path) -> None:
     with running_app(tmp_path) as h:
-        inst, heartbeat = enrolled(h)
-        Actions(h.deps.store).set_policy("T1", "C1", "stop", GRACE, by="UADMIN", now=h.clock.now)
-        quiet(h, inst)
-        message = digest(h)
+        inst, heartbeat, message = warned(h)
         deadline = h.clock.now + GRACE
         text = json.dumps(message["blocks"], ensure_ascii=False)
         assert f"It will be stopped at {deadline.astimezone(ZoneInfo('Asia/Shanghai')):%H:%M} Asia/Shanghai" in text
         [warning] = Actions(h.deps.store).open_for([inst.id]).values()
         assert (warning.status, warning.message_ts, warning.deadline) == ("warned", message["_ts"], deadline)
         assert run_actions(h.deps, h.deps_client(), SLACK) == 0  # not yet
-        h.clock.advance(minutes=31)
-        quiet(h, inst, minutes=60)
+        past_deadline(h, inst)
         assert run_actions(h.deps, h.deps_client(), SLACK) == 1
         assert Actions(h.deps.store).get(warning.id).status == "requested"  # type: ignore[union-attr]
         flag = tmp_path / "stopped.flag"
@@ -109,12 +119,8 @@ def test_an_idle_enrolled_box_is_warned_then_stopped_by_its_agent(tmp_path: Path
 
 def test_without_on_stop_the_agent_says_it_cannot_act_and_the_channel_is_told(tmp_path: Path) -> None:
     with running_app(tmp_path) as h:
-        inst, heartbeat = enrolled(h)
-        Actions(h.deps.store).set_policy("T1", "C1", "stop", GRACE, by="UADMIN", now=h.clock.now)
-        quiet(h, inst)
-        message = digest(h)
-        h.clock.advance(minutes=31)
-        quiet(h, inst, minutes=60)
+        inst, heartbeat, message = warned(h)
+        past_deadline(h, inst)
         one_quiet_card = "2026/11/30 01:00:00.123, 0, NVIDIA A100-SXM4-80GB, 0, 1200, 81920, 61.20\n"
         env = stand_in_smi(tmp_path, one_quiet_card) | {"GPU_ADVISOR_AGENT_TOKEN": heartbeat, "GPU_ADVISOR_LANG": "en"}
         for _ in range(2):  # asked, refused; asked again, refused again
@@ -133,10 +139,7 @@ def test_without_on_stop_the_agent_says_it_cannot_act_and_the_channel_is_told(tm
 @pytest.mark.parametrize("case", ["no_data", "still_needed", "busy"])
 def test_nothing_is_done_without_fresh_idle_data_or_after_still_needed(tmp_path: Path, case: str) -> None:
     with running_app(tmp_path) as h:
-        inst, _ = enrolled(h)
-        Actions(h.deps.store).set_policy("T1", "C1", "stop", GRACE, by="UADMIN", now=h.clock.now)
-        quiet(h, inst)
-        message = digest(h)
+        inst, _, message = warned(h)
         if case == "still_needed":
             h.send.click(message, "rental_still_needed", user="U1", value="box-1")
             h.fake.wait_for(lambda: h.fake.of("chat.update"))
@@ -159,12 +162,8 @@ def test_nothing_is_done_without_fresh_idle_data_or_after_still_needed(tmp_path:
 
 def test_two_replicas_at_once_act_once(tmp_path: Path) -> None:
     with running_app(tmp_path) as h:
-        inst, _ = enrolled(h)
-        Actions(h.deps.store).set_policy("T1", "C1", "stop", GRACE, by="UADMIN", now=h.clock.now)
-        quiet(h, inst)
-        digest(h)
-        h.clock.advance(minutes=31)
-        quiet(h, inst, minutes=60)
+        inst, _, _ = warned(h)
+        past_deadline(h, inst)
         moved: list[int] = []
         replica = lambda: moved.append(run_actions(h.deps, h.deps_client(), SLACK))  # noqa: E731
         runs = [threading.Thread(target=replica) for _ in range(4)]
