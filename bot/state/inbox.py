@@ -13,6 +13,9 @@ from bot.state.schema import inbox
 from bot.state.store import Store
 
 
+ENQUEUE = insert(inbox)  # built once: its compiled form is cached, on the acknowledgement's path
+
+
 class Inbox:
     def __init__(self, store: Store) -> None:
         self.store = store
@@ -24,8 +27,8 @@ class Inbox:
         try:
             with self.store.writing(budget_s) as conn:
                 stamp = self.store.now()
-                conn.execute(insert(inbox).values(key=key, kind=kind, body=body, received_at=stamp,
-                                                  claimed_by=self.store.replica, claimed_at=stamp))
+                conn.execute(ENQUEUE, {"key": key, "kind": kind, "body": body, "received_at": stamp,
+                                       "claimed_by": self.store.replica, "claimed_at": stamp})
         except IntegrityError:
             return False
         return True

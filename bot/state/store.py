@@ -66,8 +66,13 @@ def _sqlite_engine(url: str) -> Engine:
     def _begin(conn: Connection) -> None:
         options = conn.get_execution_options()
         budget = options.get("budget_s")
-        # SQLite's busy handler waits this long for another process's lock (30 s unless a budget is given)
-        conn.exec_driver_sql(f"PRAGMA busy_timeout = {int((budget if budget is not None else 30) * 1000)}")
+        # SQLite's busy handler waits this long for another process's lock (30 s unless a budget is given);
+        # set only when it changes on this connection (one statement less on an acknowledgement's path)
+        wait_ms = int((budget if budget is not None else 30) * 1000)
+        kept = conn.connection.info
+        if kept.get("busy_timeout_ms") != wait_ms:
+            conn.exec_driver_sql(f"PRAGMA busy_timeout = {wait_ms}")
+            kept["busy_timeout_ms"] = wait_ms
         conn.exec_driver_sql("BEGIN IMMEDIATE" if options.get("writing") else "BEGIN")
 
     return engine
