@@ -107,6 +107,7 @@ class Spend:
     currency: str
     amount: float
     budget: float | None = None
+    forecast: object = None  # rules.budget.Standing of a budgeted project: said when it runs over
 
 
 @dataclass(frozen=True)
@@ -171,6 +172,11 @@ def spent_this_month(thing: Rented, now: datetime) -> float:
     return per_day(thing) * _days(start, min(thing.released_at or now, now))
 
 
+def stored_this_month(disk: Stored, now: datetime) -> float:
+    return disk.size_gb * disk.price_gb_month / 30 * _days(max(disk.created_at, _month_start(now)),
+                                                            min(disk.deleted_at or now, now))
+
+
 def compose(instances: Iterable[Rented], storage: Iterable[Stored], samples: Mapping[int, Sequence[Sample]], *,
             now: datetime, rules: Idle, snoozes: Mapping[int, datetime] | None = None,
             budgets: Mapping[tuple[str, str], float] | None = None, last_touched: Mapping[str, datetime] | None = None,
@@ -206,8 +212,7 @@ def compose(instances: Iterable[Rented], storage: Iterable[Stored], samples: Map
     left: list[StorageNews] = []
     for disk in storage:
         per_month = disk.size_gb * disk.price_gb_month
-        billed = _days(max(disk.created_at, _month_start(now)), min(disk.deleted_at or now, now))
-        spend[(disk.project or "", disk.currency)] += per_month / 30 * billed
+        spend[(disk.project or "", disk.currency)] += stored_this_month(disk, now)
         if disk.deleted_at is not None or kept_until.get(disk.name, now) > now or unclaimed(disk) \
                 or getattr(disk, "cloud_state", None) == "in-use":
             continue

@@ -124,6 +124,21 @@ class Capture(_Section):
     run_end_quiet_s: Positive = 60  # quiet this long after the last busy sample: the run ended
 
 
+def _thresholds() -> tuple[float, ...]:
+    return (50.0, 80.0, 100.0)
+
+
+@dataclass(frozen=True, kw_only=True)
+class Budget(_Section):
+    """Budget alerts: the shares of a project's monthly budget whose crossing tells its channels."""
+
+    thresholds_pct: tuple[Annotated[float, Gt(0), Le(1000)], ...] = field(default_factory=_thresholds)
+
+    def __post_init__(self) -> None:
+        if not self.thresholds_pct or list(self.thresholds_pct) != sorted(set(self.thresholds_pct)):
+            raise ValueError("thresholds_pct must be one or more different percentages, lowest first")
+
+
 def _weight_bytes() -> dict[str, float]:
     return {"bf16": 2.0, "fp16": 2.0, "fp8": 1.0, "int8": 1.0, "int4": 0.5}
 
@@ -166,6 +181,7 @@ class Policy(_Section):
     capture: Capture = field(default_factory=Capture)
     communication: Communication = field(default_factory=Communication)
     serving: Serving = field(default_factory=Serving)
+    budget: Budget = field(default_factory=Budget)
 
 
 BUNDLED = "policy.yaml"

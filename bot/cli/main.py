@@ -31,6 +31,7 @@ COMMANDS: dict[str, tuple[str, str, bool]] = {
     "enroll-token": ("bot.cli.enroll", "enroll_token", False),
     "discover": ("bot.cli.discover", "discover", False),
     "act": ("bot.cli.act", "act", False),
+    "budget": ("bot.cli.budget", "budget", False),
     "actions": ("bot.cli.act", "actions_list", False),
     "probe": ("bot.cli.probe", "probe", False),
     "analyze": ("bot.cli.analyze", "analyze", False),

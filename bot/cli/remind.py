@@ -15,7 +15,7 @@ from zoneinfo import ZoneInfo
 
 import typer
 
-from bot.cli.common import LangOpt, fail, load_effective_policy, load_settings
+from bot.cli.common import LangOpt, fail, load_effective_policy, load_settings, say
 from bot.cli.rentals import JsonOpt, TeamOpt, open_rentals, workspace_of
 from bot.text import Lang, t
 
@@ -60,6 +60,14 @@ def remind(
                             lang=lang or channel_lang(schedules, workspace, load_settings(terminal=False).lang),
                             zone=lambda ch: ZoneInfo(schedules.of(workspace, ch).zone), render=render, force=force,
                             all_clear=settings.remind_all_clear, pace_s=settings.remind_pace_s)
+    from bot.digest.budget_alerts import check_budgets
+
+    langs = channel_lang(schedules, workspace, load_settings(terminal=False).lang)
+    alerts = check_budgets(rentals, lambda _team: client, datetime.now(UTC), ZoneInfo(settings.remind_tz),
+                           policy.budget.thresholds_pct, lambda _team, ch: lang or langs(ch))
+    for alert in alerts:
+        say(t("cli.budget_alerted", settings.lang, project=alert.project, pct=f"{alert.threshold_pct:g}",
+              channels=", ".join(alert.channels)))
     if as_json:
         sys.stdout.write(json.dumps([vars(o) for o in outcomes]) + "\n")
     else:

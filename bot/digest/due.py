@@ -14,6 +14,7 @@ from zoneinfo import ZoneInfo
 from slack_sdk import WebClient
 
 from bot.deps import Deps
+from bot.digest.budget_alerts import Alert, check_budgets
 from bot.digest.send import Outcome, Render, channels_of, send_digests
 from bot.state.digest_sends import Sends
 from bot.state.rentals import Rentals
@@ -61,3 +62,21 @@ def run_due(deps: Deps, client: WebClient, render: Render) -> list[Outcome]:
         if outcome.status == "failed":
             log.warning("digest for %s failed: %s", outcome.channel, outcome.error)
     return outcomes
+
+
+def budgets_due(deps: Deps, client: WebClient) -> list[Alert]:
+    """serve's `budgets:check` (and `remind --now`, `budget ...`): the budget alerts that are due."""
+    schedules = Schedules(deps.store, deps.settings.default_schedule())
+
+    def lang_of(team: str, channel: str) -> Lang:
+        chosen = schedules.of(team, channel).lang
+        return Lang(chosen) if chosen else deps.settings.lang
+
+    def client_of(team: str) -> WebClient:
+        return deps.client_of(team, client)
+
+    sent = check_budgets(Rentals(deps.store), client_of, deps.now(), ZoneInfo(deps.settings.remind_tz),
+                         deps.policy.budget.thresholds_pct, lang_of)
+    for alert in sent:
+        log.info("budget alert: %s past %s%% in %s", alert.project, alert.threshold_pct, ", ".join(alert.channels))
+    return sent

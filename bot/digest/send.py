@@ -30,6 +30,7 @@ from bot.state.budgets import Budgets
 from bot.state.digest_sends import Sends
 from bot.state.rentals import Instance, Rentals, Storage
 from bot.text import Lang, t
+from rules.budget import standings
 from rules.digest import Digest, compose
 from rules.policy import Idle
 
@@ -74,7 +75,10 @@ def digests(rentals: Rentals, team: str, channels: list[str], now: datetime, rul
     for disk in storage:
         stored[disk.channel].append(disk)
     # Spend and budgets are the workspace's: a project's month counts every channel's things.
-    spend = compose(everything, all_storage, {}, now=now, rules=rules, budgets=Budgets(rentals.store).of(team)).spend
+    budgets = Budgets(rentals.store).of(team)
+    spend = compose(everything, all_storage, {}, now=now, rules=rules, budgets=budgets).spend
+    ahead = {(s.project, s.currency): s for s in standings(everything, all_storage, budgets, now)}
+    spend = [replace(s, forecast=ahead.get((s.project, s.currency))) for s in spend]
     out = {}
     for channel in channels:
         mine, kept = by_channel[channel], stored[channel]

@@ -112,7 +112,7 @@ def jobs_of(settings: Settings, deps: Deps, client: WebClient) -> list[Job]:
     """Every job `serve` runs besides the price refreshes (one per source, build_scheduler), in one table.
     The job ids are the names in job_runs: operators' queries read them, so they do not change."""
     from bot.actions.due import SlackSide, run_actions
-    from bot.digest.due import run_due
+    from bot.digest.due import budgets_due, run_due
     from bot.server.prometheus import pull_prometheus
     from bot.slack.inbox import KEPT, redo_stalled
     from bot.slack.replies import lang_for
@@ -128,6 +128,8 @@ def jobs_of(settings: Settings, deps: Deps, client: WebClient) -> list[Job]:
         # every minute, and once at start-up: a digest missed while down goes out if its local day is not over
         Job("reminders:due", "send the daily digests that are due", minute, lambda: run_due(deps, client, render),
             shared=minute, at_start=True),
+        Job("budgets:check", "tell projects' channels of budget thresholds crossed", minute,
+            lambda: budgets_due(deps, client), shared=minute),
         Job("actions:due", "judge warnings past their deadline again, and stop what stayed idle", minute,
             lambda: run_actions(deps, client, SlackSide(lang_for, context)), shared=minute),
         Job("samples:compact", "fold old GPU samples into hourly maxima", hour,

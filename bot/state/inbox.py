@@ -12,7 +12,6 @@ from sqlalchemy.exc import IntegrityError
 from bot.state.schema import inbox
 from bot.state.store import Store
 
-
 ENQUEUE = insert(inbox)  # built once: its compiled form is cached, on the acknowledgement's path
 
 

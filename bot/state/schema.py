@@ -295,6 +295,17 @@ stop_actions = Table(  # a warning that an idle instance will be stopped, and wh
     Index(None, "instance_id"),
 )
 
+budget_alerts = Table(  # a budget threshold crossed in a month: claimed before the alert goes out, so it goes once
+    "budget_alerts", metadata,
+    Column("team", String(32), primary_key=True),
+    Column("project", String(80), primary_key=True),
+    Column("currency", String(3), primary_key=True),
+    Column("month", String(7), primary_key=True),  # YYYY-MM, in the reminders' zone
+    Column("threshold_pct", Float, primary_key=True),
+    Column("claimed_at", UtcDateTime, nullable=False),
+    Column("alerted", Boolean, nullable=False),  # False: counted as sent with a higher one crossed at once
+)
+
 gpu_samples_hourly = Table(  # raw samples older than the retention, folded into hourly maxima
     "gpu_samples_hourly", metadata,
     Column("instance_id", Integer, ForeignKey("rental_instances.id"), primary_key=True),

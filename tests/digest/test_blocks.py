@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from zoneinfo import ZoneInfo
@@ -86,3 +87,18 @@ def test_an_enrolled_box_without_a_price_says_so_instead_of_a_figure() -> None:
     line = next(b["text"]["text"] for b in blocks if b["type"] == "section")
     assert "an unknown amount a day" in line and "¥0" not in line
     assert "未知金额" in render(digest, Lang.ZH, SHANGHAI)[0] + str(render(digest, Lang.ZH, SHANGHAI)[1])
+
+
+def test_a_forecast_over_budget_is_said_before_the_threshold_is_crossed() -> None:
+    from datetime import date
+
+    from rules.budget import Standing
+
+    ahead = Standing("llm", "CNY", 20000.0, 5000.0, 23400.0, date(2026, 12, 31), ())
+    digest = Digest([idle(1)], spend=[Spend("llm", "CNY", 5000.0, 20000.0, ahead)])
+    _, blocks = render(digest, Lang.EN, SHANGHAI)
+    footer = " ".join(b["elements"][0]["text"] for b in blocks if b["type"] == "context")
+    assert "At this rate ¥23,400 by 12-31, 17% over." in footer
+    under = Digest([idle(1)], spend=[Spend("llm", "CNY", 5000.0, 20000.0,
+                                           Standing("llm", "CNY", 20000.0, 5000.0, 9000.0, ahead.month_end, ()))])
+    assert "At this rate" not in json.dumps(render(under, Lang.EN, SHANGHAI)[1])

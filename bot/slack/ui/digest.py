@@ -10,7 +10,9 @@ from zoneinfo import ZoneInfo
 from bot.slack.ids import Action
 from bot.slack.ui import templating
 from bot.text import Lang, t
+from bot.text.budget import forecast_text
 from bot.text.format import money, show
+from rules.budget import Standing
 from rules.digest import Digest, FoundNews, InstanceNews, StorageNews
 from rules.idle import Activity
 
@@ -72,7 +74,10 @@ def _spend(digest: Digest, lang: Lang) -> str | None:
             lines.append(t("digest.spend_line", lang, project=project, amount=amount))
         else:
             key = "digest.spend_over" if spend.amount > spend.budget else "digest.spend_budget"
-            lines.append(t(key, lang, project=project, amount=amount, budget=money(spend.budget, spend.currency)))
+            line = t(key, lang, project=project, amount=amount, budget=money(spend.budget, spend.currency))
+            if isinstance(spend.forecast, Standing) and spend.forecast.forecast > spend.forecast.budget:
+                line += " " + forecast_text(spend.forecast, lang)  # said before the threshold is crossed
+            lines.append(line)
     return t("digest.spend", lang, lines=" · ".join(lines)) if lines else None
 
 

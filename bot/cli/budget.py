@@ -1,0 +1,97 @@
+"""`gpu-advise budget PROJECT AMOUNT [--currency CNY]`, `gpu-advise budget PROJECT off`, `gpu-advise budget
+[--json]`: projects' monthly budgets beside Slack's `/gpu-advise budget`; the list shows each project's
+spend this month and the forecast for the month's end. Setting one sends any budget alert now due (with a
+bot token configured)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from datetime import UTC, datetime
+from typing import Annotated, Any
+from zoneinfo import ZoneInfo
+
+import typer
+
+from bot.cli.common import LangOpt, fail, load_effective_policy, load_settings, say
+from bot.cli.rentals import JsonOpt, TeamOpt, open_rentals, workspace_of
+from bot.text import t
+
+
+def budget(
+    project: Annotated[str | None, typer.Argument(help="The project (none: list every budget).")] = None,
+    amount: Annotated[str | None, typer.Argument(help="The monthly budget, e.g. 20000; or off.")] = None,
+    currency: Annotated[str, typer.Option("--currency", help="CNY or USD.")] = "CNY",
+    team: TeamOpt = None,
+    lang: LangOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Set, remove or list projects' monthly budgets."""
+    from bot.state.budgets import Budgets
+    from bot.state.rentals import NAME
+
+    settings = load_settings(lang=lang)
+    rentals = open_rentals(settings)
+    workspace = workspace_of(settings, team)
+    budgets = Budgets(rentals.store)
+    now = datetime.now(UTC)
+    if project is None:
+        _list(settings, rentals, workspace, now, as_json)
+        return
+    if not NAME.fullmatch(project):
+        raise fail(t("error.rental.bad_name", settings.lang, name=project))
+    if amount is None:
+        raise fail(t("cli.budget_usage", settings.lang))
+    if amount.lower() == "off":
+        gone = budgets.remove(workspace, project)
+        sys.stdout.write(t("cli.budget_removed" if gone else "cli.budget_none_for", settings.lang, project=project)
+                         + "\n")
+        return
+    value = _amount(amount)
+    if value is None or currency.upper() not in ("CNY", "USD"):
+        raise fail(t("cli.budget_bad", settings.lang, amount=amount[:40], currency=currency[:8]))
+    budgets.put(workspace, project, value, currency.upper(), "terminal", now)
+    sys.stdout.write(t("cli.budget_set", settings.lang, project=project, amount=f"{value:g} {currency.upper()}") + "\n")
+    _alert(settings, rentals)
+
+
+def _amount(text: str) -> float | None:
+    try:
+        value = float(text.replace(",", "").lstrip("¥$"))
+    except ValueError:
+        return None
+    return value if 0 < value < 1e12 else None
+
+
+def _list(settings: Any, rentals: Any, workspace: str, now: datetime, as_json: bool) -> None:
+    from bot.state.budgets import Budgets
+    from rules.budget import standings
+
+    local = now.astimezone(ZoneInfo(settings.remind_tz))
+    found = standings(rentals.instances(workspace), rentals.storage(workspace), Budgets(rentals.store).of(workspace),
+                      local)
+    rows = [{"project": s.project, "amount": s.budget, "currency": s.currency, "spent": s.spent,
+             "forecast": s.forecast, "month_end": s.month_end.isoformat()} for s in found]
+    if as_json:
+        sys.stdout.write(json.dumps(rows, ensure_ascii=False, indent=2) + "\n")
+        return
+    if not rows:
+        sys.stdout.write(t("cli.budget_empty", settings.lang) + "\n")
+    for r in rows:
+        sys.stdout.write(f"{r['project']}\t{r['amount']:g} {r['currency']}\t{r['spent']:g}\t{r['forecast']:g}\n")
+
+
+def _alert(settings: Any, rentals: Any) -> None:
+    """Send the budget alerts now due, when Slack can be reached with a bot token."""
+    if settings.slack_bot_token is None:
+        return
+    from bot.digest.budget_alerts import check_budgets
+    from bot.slack.app import web_client
+
+    policy = load_effective_policy(settings)
+    client = web_client(settings)
+    alerts = check_budgets(rentals, lambda _team: client, datetime.now(UTC), ZoneInfo(settings.remind_tz),
+                           policy.budget.thresholds_pct, lambda _team, _channel: settings.lang)
+    for alert in alerts:
+        say(t("cli.budget_alerted", settings.lang, project=alert.project, pct=f"{alert.threshold_pct:g}",
+              channels=", ".join(alert.channels)))

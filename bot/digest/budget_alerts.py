@@ -1,0 +1,82 @@
+"""Budget alerts: when a project's month-to-date spend crosses a threshold of its budget (the policy's
+`budget.thresholds_pct`, default 50, 80 and 100%), the channels where its instances and storage are get one
+message, once per project, threshold and month across replicas and restarts (claimed first; given back when
+no channel could be told). Crossing several at once sends one message, for the highest. The month is the
+reminders' (GPU_ADVISOR_REMIND_TZ)."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime
+from zoneinfo import ZoneInfo
+
+from slack_sdk import WebClient
+from slack_sdk.errors import SlackApiError
+
+from bot.state.budgets import Budgets
+from bot.state.rentals import Rentals
+from bot.text import Lang, t
+from bot.text.budget import forecast_text
+from bot.text.format import money, show
+from rules.budget import Standing, crossed, standings
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class Alert:
+    team: str
+    project: str
+    threshold_pct: float
+    channels: list[str]  # the channels told
+
+
+def check_budgets(rentals: Rentals, client_of: Callable[[str], WebClient], now: datetime, zone: ZoneInfo,
+                  thresholds: tuple[float, ...], lang_of: Callable[[str, str], Lang]) -> list[Alert]:
+    """Send each alert that is due; returns what was sent. `lang_of(team, channel)`: a channel's language."""
+    budgets, local = Budgets(rentals.store), now.astimezone(zone)
+    month = f"{local:%Y-%m}"
+    sent: list[Alert] = []
+    for team in budgets.teams():
+        instances, storage = rentals.instances(team), rentals.storage(team)
+        for standing in standings(instances, storage, budgets.of(team), local):
+            reached = crossed(standing, thresholds)
+            highest = budgets.claim_alert(team, standing.project, standing.currency, month, reached, now) \
+                if reached else None
+            if highest is None:
+                continue
+            channels = sorted({i.channel for i in instances if (i.project or "") == standing.project and i.channel}
+                              | {s.channel for s in storage if (s.project or "") == standing.project and s.channel})
+            told = _tell(client_of(team), team, channels, standing, highest, lang_of)
+            if not told:
+                budgets.give_back_alert(team, standing.project, standing.currency, month, now)
+                continue
+            sent.append(Alert(team, standing.project, highest, told))
+    return sent
+
+
+def alert_text(standing: Standing, threshold: float, lang: Lang) -> str:
+    project = standing.project or t("digest.no_project", lang)
+    top = ", ".join(f"*{name}* {money(cost, standing.currency)}" for name, cost in standing.top) or "-"
+    text = t("budget.alert", lang, project=project, pct=show(threshold), spent=money(standing.spent, standing.currency),
+             budget=money(standing.budget, standing.currency), share=show(round(standing.spent_pct)), top=top)
+    return text + " " + forecast_text(standing, lang)
+
+
+def _tell(client: WebClient, team: str, channels: list[str], standing: Standing, threshold: float,
+          lang_of: Callable[[str, str], Lang]) -> list[str]:
+    told = []
+    for channel in channels:
+        try:
+            client.chat_postMessage(channel=channel, text=alert_text(standing, threshold, lang_of(team, channel)))
+        except SlackApiError as exc:
+            log.warning("budget alert for %s not posted in %s: %s", standing.project, channel,
+                        exc.response.get("error"))
+            continue
+        except OSError as exc:
+            log.warning("budget alert for %s not posted in %s: %s", standing.project, channel, type(exc).__name__)
+            continue
+        told.append(channel)
+    return told

@@ -1,0 +1,81 @@
+"""Budgets that alert: each project's month-to-date spend against its budget, the forecast for the month's
+end, and the thresholds crossed. Pure: the rented things, the budgets, the clock and the thresholds come in.
+
+The forecast is the spend so far plus what runs now at its current rate until the month ends: an instance
+not released at its price a day (hourly ones as billed while running: 24 h a day, the digest's convention),
+storage not deleted at its price a month. Money is per currency, never converted.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from datetime import date, datetime, timedelta
+
+from rules.digest import Rented, Stored, per_day, spent_this_month, stored_this_month
+
+
+@dataclass(frozen=True)
+class Standing:
+    project: str
+    currency: str
+    budget: float
+    spent: float
+    forecast: float
+    month_end: date  # the month's last day
+    top: tuple[tuple[str, float], ...]  # the items costing most this month, most first
+
+    @property
+    def spent_pct(self) -> float:
+        return 100 * self.spent / self.budget
+
+    @property
+    def over_pct(self) -> float:
+        """How far the forecast goes past the budget, in percent (negative: under)."""
+        return 100 * (self.forecast - self.budget) / self.budget
+
+
+def month_end(now: datetime) -> datetime:
+    """The first moment of next month, in `now`'s zone."""
+    first = now.replace(day=1, hour=0, minute=0, second=0, microsecond=0)
+    return (first + timedelta(days=32)).replace(day=1)
+
+
+def standings(instances: Iterable[Rented], storage: Iterable[Stored], budgets: Mapping[tuple[str, str], float],
+              now: datetime, top: int = 3) -> list[Standing]:
+    """Each budgeted (project, currency): spent this month, the forecast, and what costs most."""
+    left = max((month_end(now) - now).total_seconds(), 0.0) / 86400
+    spent: dict[tuple[str, str], float] = defaultdict(float)
+    ahead: dict[tuple[str, str], float] = defaultdict(float)
+    items: dict[tuple[str, str], list[tuple[str, float]]] = defaultdict(list)
+    for inst in instances:
+        key = (inst.project or "", inst.currency)
+        if key not in budgets:
+            continue
+        cost = spent_this_month(inst, now)
+        spent[key] += cost
+        items[key].append((inst.name, cost))
+        if inst.released_at is None and getattr(inst, "cloud_state", None) != "stopped":
+            ahead[key] += per_day(inst) * left
+    for disk in storage:
+        key = (disk.project or "", disk.currency)
+        if key not in budgets:
+            continue
+        cost = stored_this_month(disk, now)
+        spent[key] += cost
+        items[key].append((disk.name, cost))
+        if disk.deleted_at is None:
+            ahead[key] += disk.size_gb * disk.price_gb_month / 30 * left
+    out = []
+    for (project, currency), budget in sorted(budgets.items()):
+        key = (project, currency)
+        ranked = tuple(sorted(((n, round(c, 2)) for n, c in items[key] if c > 0), key=lambda i: -i[1])[:top])
+        out.append(Standing(project, currency, budget, round(spent[key], 2), round(spent[key] + ahead[key], 2),
+                            (month_end(now) - timedelta(days=1)).date(), ranked))
+    return out
+
+
+def crossed(standing: Standing, thresholds: Iterable[float]) -> list[float]:
+    """The thresholds (percent of the budget) this month's spend has reached, lowest first."""
+    return [t for t in sorted(thresholds) if standing.spent >= standing.budget * t / 100]

@@ -1,0 +1,86 @@
+"""Budgets that alert: the forecast's arithmetic, one message per project, threshold and month (the highest
+when several are crossed at once), given back when no channel could be told; the digest says a forecast over
+budget before the threshold; `gpu-advise budget` in the terminal."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from zoneinfo import ZoneInfo
+
+import pytest
+from slack_sdk import WebClient
+
+from bot.digest.budget_alerts import check_budgets
+from bot.state import Store
+from bot.state.budgets import Budgets
+from bot.state.rentals import Instance, Rentals
+from bot.text import Lang
+from rules.budget import crossed, standings
+from tests.support.cli import run_cli
+from tests.support.fake_slack import fake_slack
+
+NOW = datetime(2026, 12, 10, 4, tzinfo=UTC)  # 12:00 in Shanghai, 10 December
+SHANGHAI = ZoneInfo("Asia/Shanghai")
+THRESHOLDS = (50.0, 80.0, 100.0)
+
+
+def box(name: str, *, price: float = 400.0, started: datetime = NOW - timedelta(days=2), project: str = "llm",
+        released: datetime | None = None) -> Instance:
+    return Instance(1, "T1", name, "C1", "U1", project, "A100-80GB", 1, None, "day", price, "CNY", started, released)
+
+
+def test_spend_forecast_and_thresholds_add_up() -> None:
+    running, done = box("a"), box("b", price=100.0, released=NOW - timedelta(days=1))
+    [standing] = standings([running, done], [], {("llm", "CNY"): 1000.0}, NOW.astimezone(SHANGHAI))
+    assert standing.spent == 900.0  # 400 x 2 days + 100 x 1 day
+    days_left = (datetime(2027, 1, 1, tzinfo=SHANGHAI) - NOW).total_seconds() / 86400  # 21.5
+    assert standing.forecast == round(900 + 400 * days_left, 2) == 9500.0
+    assert standing.month_end.isoformat() == "2026-12-31" and standing.top == (("a", 800.0), ("b", 100.0))
+    assert crossed(standing, THRESHOLDS) == [50.0, 80.0] and round(standing.over_pct) == 850
+
+
+@pytest.mark.e2e
+def test_one_alert_per_threshold_and_month_the_highest_when_several(tmp_path: Path) -> None:
+    store = Store(tmp_path / "state.db")
+    rentals = Rentals(store)
+    fields = {"gpu": "A100-80GB", "cards": 1, "share": None, "unit": "day", "price": 400.0, "currency": "CNY",
+              "owner": "U1", "project": "llm"}
+    rentals.track_instance("T1", "a", fields | {"channel": "C1", "started_at": NOW - timedelta(days=2)})
+    rentals.track_instance("T1", "b", fields | {"channel": "C2", "started_at": NOW - timedelta(hours=1)})
+    Budgets(store).put("T1", "llm", 1000.0, "CNY", "U1", NOW)
+    with fake_slack() as fake:
+        client = WebClient(token="xoxb-test", base_url=fake.api_url)
+
+        def check(now: datetime) -> list:  # type: ignore[type-arg]
+            return check_budgets(rentals, lambda _t: client, now, SHANGHAI, THRESHOLDS, lambda _t, _c: Lang.EN)
+
+        fake.refuse_channels.update({"C1": "channel_not_found", "C2": "channel_not_found"})
+        assert check(NOW) == []  # nobody could be told: the claim is given back
+        fake.refuse_channels.clear()
+        [alert] = check(NOW)
+        assert (alert.project, alert.threshold_pct, alert.channels) == ("llm", 80.0, ["C1", "C2"])
+        text = fake.of("chat.postMessage")[-1]["text"]
+        assert "*Budget alert — llm:* ¥817 spent this month, 82% of its ¥1,000 budget (past 80%)" in text
+        assert "Costing most: *a* ¥800, *b* ¥16.67" in text and "by 12-31" in text and "% over" in text
+        assert check(NOW + timedelta(minutes=1)) == []  # once per threshold and month; 50% counted with 80%
+        [past] = check(NOW + timedelta(hours=6))
+        assert past.threshold_pct == 100.0
+        assert check(datetime(2027, 1, 2, 4, tzinfo=UTC)) != []  # a new month: told again as it crosses
+
+
+@pytest.mark.e2e
+def test_the_terminal_sets_lists_and_removes_budgets(tmp_path: Path) -> None:
+    env = {"GPU_ADVISOR_LANG": "en"}
+    done = run_cli("budget", "llm", "20000", "--team", "T1", env=env, tmp=tmp_path)
+    assert done.returncode == 0 and "Budget of llm: 20000 CNY a month." in done.stdout
+    listed = json.loads(run_cli("budget", "--team", "T1", "--json", env=env, tmp=tmp_path).stdout)
+    assert [(b["project"], b["amount"], b["currency"], b["spent"]) for b in listed] == [("llm", 20000.0, "CNY", 0.0)]
+    bad = run_cli("budget", "llm", "lots", "--team", "T1", env=env, tmp=tmp_path)
+    assert bad.returncode == 2 and "is not a budget" in bad.stderr
+    usd = run_cli("budget", "llm", "100", "--currency", "EUR", "--team", "T1", env=env, tmp=tmp_path)
+    assert usd.returncode == 2 and "CNY or USD" in usd.stderr
+    off = run_cli("budget", "llm", "off", "--team", "T1", env=env, tmp=tmp_path)
+    assert "removed" in off.stdout
+    assert json.loads(run_cli("budget", "--team", "T1", "--json", env=env, tmp=tmp_path).stdout) == []
