@@ -32,6 +32,7 @@ COMMANDS: dict[str, tuple[str, str, bool]] = {
     "discover": ("bot.cli.discover", "discover", False),
     "act": ("bot.cli.act", "act", False),
     "budget": ("bot.cli.budget", "budget", False),
+    "report": ("bot.cli.report", "report", False),
     "actions": ("bot.cli.act", "actions_list", False),
     "probe": ("bot.cli.probe", "probe", False),
     "analyze": ("bot.cli.analyze", "analyze", False),

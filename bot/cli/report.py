@@ -1,0 +1,119 @@
+"""`gpu-advise report [--from DATE --to DATE | --week | --month YYYY-MM] [--channel C] [--project P]
+[--json | --csv FILE] [--chart FILE.png]`: who and which project left cards idle, and what it cost.
+
+Dates are local days of GPU_ADVISOR_REMIND_TZ, both included; `--week` is the seven days ending today
+(the default). `--csv` writes one row per instance or storage item per day, for chargeback in a spreadsheet;
+its rows add up to the report's totals."""
+
+from __future__ import annotations
+
+import csv
+import json
+import sys
+from datetime import UTC, date, datetime, timedelta
+from pathlib import Path
+from typing import Annotated
+from zoneinfo import ZoneInfo
+
+import typer
+
+from bot.cli.common import LangOpt, fail, load_effective_policy, load_settings, say
+from bot.cli.rentals import JsonOpt, TeamOpt, open_rentals, workspace_of
+from bot.text import Lang, t
+from bot.text.format import money, show
+
+TOP = 10
+
+
+def _day(text: str, flag: str, lang: Lang) -> date:
+    try:
+        return date.fromisoformat(text)
+    except ValueError:
+        raise fail(t("cli.report_bad_date", lang, flag=flag, text=text[:40])) from None
+
+
+def period(since: str | None, until: str | None, week: bool, month: str | None, today: date,
+           lang: Lang) -> tuple[date, date]:
+    """The days asked for: --from/--to, --month, else the seven days ending today."""
+    if sum(x for x in (since is not None or until is not None, week, month is not None)) > 1:
+        raise fail(t("cli.report_one_period", lang))
+    if month is not None:
+        first = _day(f"{month}-01", "--month", lang) if len(month) == 7 else _day(month, "--month", lang)
+        return first, (first.replace(day=28) + timedelta(days=4)).replace(day=1) - timedelta(days=1)
+    if since is not None or until is not None:
+        if since is None or until is None:
+            raise fail(t("cli.report_both_dates", lang))
+        start, end = _day(since, "--from", lang), _day(until, "--to", lang)
+        if end < start or (end - start).days > 366:
+            raise fail(t("cli.report_bad_span", lang, start=start.isoformat(), end=end.isoformat()))
+        return start, end
+    return today - timedelta(days=6), today
+
+
+def report(
+    since: Annotated[str | None, typer.Option("--from", help="First day, YYYY-MM-DD (local, included).")] = None,
+    until: Annotated[str | None, typer.Option("--to", help="Last day, YYYY-MM-DD (included).")] = None,
+    week: Annotated[bool, typer.Option("--week", help="The seven days ending today (the default).")] = False,
+    month: Annotated[str | None, typer.Option("--month", help="A month, YYYY-MM.")] = None,
+    channel: Annotated[str | None, typer.Option("--channel", help="Only this channel's items.")] = None,
+    project: Annotated[str | None, typer.Option("--project", help="Only this project's items.")] = None,
+    csv_file: Annotated[Path | None, typer.Option("--csv", help="Write one row per item per day here.")] = None,
+    chart_file: Annotated[Path | None, typer.Option("--chart", help="Draw the chart into this PNG file.")] = None,
+    team: TeamOpt = None,
+    lang: LangOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Who and which project left cards idle over a period, and what it cost."""
+    from bot.report.compose import CSV_COLUMNS, compose, csv_rows
+    from bot.report.compose import as_json as report_json
+
+    settings = load_settings(lang=lang)
+    zone = ZoneInfo(settings.remind_tz)
+    now = datetime.now(UTC)
+    start, end = period(since, until, week, month, now.astimezone(zone).date(), settings.lang)
+    rentals = open_rentals(settings)
+    workspace = workspace_of(settings, team)
+    made = compose(rentals, workspace, start, end, zone=zone, now=now, channel=channel, project=project,
+                   busy_above_pct=load_effective_policy(settings).idle.utilisation_max_pct)
+    if csv_file is not None:
+        try:
+            with csv_file.open("w", newline="", encoding="utf-8") as handle:
+                writer = csv.writer(handle)
+                writer.writerow(CSV_COLUMNS)
+                writer.writerows(csv_rows(made, workspace))
+        except OSError as exc:
+            raise fail(t("cli.report_cannot_write", settings.lang, path=str(csv_file), reason=exc.strerror or "")) \
+                from None
+        say(t("cli.report_csv", settings.lang, rows=len(made.rows), path=str(csv_file)))
+    if chart_file is not None:
+        from bot.report.chart import draw
+
+        draw(made, chart_file, settings.lang)
+        say(t("cli.report_chart", settings.lang, path=str(chart_file)))
+    if as_json:
+        sys.stdout.write(json.dumps(report_json(made), ensure_ascii=False, indent=2) + "\n")
+    elif csv_file is None:
+        sys.stdout.write(_text(made, settings.lang) + "\n")
+
+
+def _text(made: object, lang: Lang) -> str:
+    from rules.report import Report
+
+    assert isinstance(made, Report)
+    totals = made.totals()
+    cost = ", ".join(money(a, c) for c, a in totals["cost"].items()) or "0"  # type: ignore[attr-defined]
+    lines = [t("cli.report_title", lang, start=made.start.isoformat(), end=made.end.isoformat(), cost=cost,
+               paid=show(totals["gpu_hours"]), busy=show(totals["busy_gpu_hours"]),  # type: ignore[arg-type]
+               idle=show(totals["idle_gpu_hours"]), unknown=show(totals["unknown_gpu_hours"]))]  # type: ignore[arg-type]
+    for by in ("owner", "project"):
+        ranked = made.ranked(by)
+        lines.append(t(f"cli.report_by_{by}", lang))
+        for rank in ranked[:TOP]:
+            idle = ", ".join(money(a, c) for c, a in rank.idle_cost.items() if a) or "0"
+            spent = ", ".join(money(a, c) for c, a in rank.cost.items())
+            share = f"{rank.busy_share:.0%}" if rank.busy_share is not None else "-"
+            lines.append(f"  {rank.who or '-'}\t{t('cli.report_idle', lang)} {idle} ({show(rank.idle_gpu_hours)} "
+                         f"GPU-h)\t{t('cli.report_spent', lang)} {spent}\t{t('cli.report_busy', lang)} {share}")
+        if len(ranked) > TOP:
+            lines.append("  " + t("cli.report_more", lang, count=len(ranked) - TOP))
+    return "\n".join(lines)

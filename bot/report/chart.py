@@ -1,0 +1,62 @@
+"""The report's chart: spend per day stacked busy / idle / no data (in the report's main currency), and the
+owners ranked by idle cost. matplotlib's Figure (no pyplot state), readable at Slack's preview size."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from datetime import date, timedelta
+from pathlib import Path
+from typing import TYPE_CHECKING, BinaryIO
+
+from bot.text import Lang, t
+from rules.report import Report
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
+
+def draw(report: Report, path: Path | BinaryIO, lang: Lang) -> None:
+    chart(report, lang).savefig(path, dpi=110, format="png")
+
+
+def chart(report: Report, lang: Lang) -> Figure:
+    from matplotlib.figure import Figure
+
+    if lang is Lang.ZH:  # CJK labels need a font that has them; fall back quietly where there is none
+        from matplotlib import rcParams
+
+        rcParams["font.sans-serif"] = ["Noto Sans CJK SC", "WenQuanYi Zen Hei", "SimHei", "DejaVu Sans"]
+    totals: dict[str, float] = defaultdict(float)
+    for r in report.rows:
+        totals[r.currency] += r.cost
+    currency = max(totals, key=lambda c: totals[c]) if totals else "CNY"
+    days = [report.start + timedelta(days=n) for n in range((report.end - report.start).days + 1)]  # empty days too
+    busy: dict[date, float] = defaultdict(float)
+    idle: dict[date, float] = defaultdict(float)
+    unknown: dict[date, float] = defaultdict(float)
+    for r in report.rows:
+        if r.currency != currency:
+            continue
+        if not r.gpu_hours:
+            unknown[r.day] += r.cost  # storage: paid, no GPU to judge
+            continue
+        busy[r.day] += r.cost * r.busy_gpu_hours / r.gpu_hours
+        idle[r.day] += r.idle_cost
+        unknown[r.day] += r.cost * r.unknown_gpu_hours / r.gpu_hours
+    fig = Figure(figsize=(10, 6), layout="constrained")
+    spend, owners = fig.subplots(1, 2, width_ratios=(3, 2))
+    labels = [f"{d:%m-%d}" for d in days]
+    b, i, u = ([series[d] for d in days] for series in (busy, idle, unknown))
+    spend.bar(labels, b, label=t("report.chart.busy", lang), color="#2e7d32")
+    spend.bar(labels, i, bottom=b, label=t("report.chart.idle", lang), color="#c62828")
+    spend.bar(labels, u, bottom=[x + y for x, y in zip(b, i, strict=True)], label=t("report.chart.unknown", lang),
+              color="#9e9e9e")
+    spend.set(title=t("report.chart.spend", lang, currency=currency), ylabel=currency)
+    spend.legend(loc="upper left", fontsize="small")
+    spend.grid(axis="y", alpha=0.3)
+    ranked = [r for r in report.ranked("owner") if r.idle_cost.get(currency)][:10]
+    owners.barh([r.who or "-" for r in reversed(ranked)], [r.idle_cost[currency] for r in reversed(ranked)],
+                color="#c62828")
+    owners.set(title=t("report.chart.owners", lang, currency=currency), xlabel=currency)
+    owners.grid(axis="x", alpha=0.3)
+    return fig

@@ -1,0 +1,63 @@
+"""A report of a period for a workspace (optionally one channel or project): the rented things and each
+GPU's busiest reading per hour, read once, then rules/report.py."""
+
+from __future__ import annotations
+
+from datetime import UTC, date, datetime, timedelta
+from typing import Any
+from zoneinfo import ZoneInfo
+
+from bot.state.rentals import Rentals
+from bot.state.usage import hourly_max
+from rules.report import Rank, Report, build
+
+
+def compose(rentals: Rentals, team: str, start: date, end: date, *, zone: ZoneInfo, now: datetime,
+            busy_above_pct: float, channel: str | None = None, project: str | None = None) -> Report:
+    first = datetime.combine(start, datetime.min.time(), zone).astimezone(UTC)
+    last = datetime.combine(end + timedelta(days=1), datetime.min.time(), zone).astimezone(UTC)
+    instances = [i for i in rentals.instances(team, channel=channel) if _wanted(i, project, first, last)]
+    storage = [s for s in rentals.storage(team, channel=channel) if _kept(s, project, first, last)]
+    hourly = hourly_max(rentals.store, [i.id for i in instances], first, min(last, now))
+    return build(instances, storage, hourly, start=start, end=end, zone=zone, now=now, busy_above_pct=busy_above_pct)
+
+
+def _wanted(inst: Any, project: str | None, first: datetime, last: datetime) -> bool:
+    return (project is None or (inst.project or "") == project) and not inst.hidden_by \
+        and inst.started_at < last and (inst.released_at is None or inst.released_at > first)
+
+
+def _kept(disk: Any, project: str | None, first: datetime, last: datetime) -> bool:
+    return (project is None or (disk.project or "") == project) and not disk.hidden_by \
+        and disk.created_at < last and (disk.deleted_at is None or disk.deleted_at > first)
+
+
+def rank_json(rank: Rank, by: str) -> dict[str, Any]:
+    return {by: rank.who or None, "cost": rank.cost, "idle_gpu_hours": rank.idle_gpu_hours,
+            "idle_cost": rank.idle_cost, "busy_share": rank.busy_share}
+
+
+def as_json(report: Report) -> dict[str, Any]:
+    """`report --json`: the period, totals, rankings by owner and project (most idle cost first), items."""
+    items: dict[tuple[str, str], dict[str, Any]] = {}
+    for r in report.rows:
+        item = items.setdefault((r.kind, r.item), {"item": r.item, "kind": r.kind, "owner": r.owner or None,
+                                                   "project": r.project or None, "channel": r.channel, "gpu": r.gpu,
+                                                   "currency": r.currency, "cost": 0.0, "gpu_hours": 0.0,
+                                                   "busy_gpu_hours": 0.0, "idle_gpu_hours": 0.0,
+                                                   "unknown_gpu_hours": 0.0})
+        for key in ("cost", "gpu_hours", "busy_gpu_hours", "idle_gpu_hours", "unknown_gpu_hours"):
+            item[key] = round(item[key] + getattr(r, key), 4)
+    return {"period": {"from": report.start.isoformat(), "to": report.end.isoformat()}, "totals": report.totals(),
+            "by_owner": [rank_json(r, "owner") for r in report.ranked("owner")],
+            "by_project": [rank_json(r, "project") for r in report.ranked("project")],
+            "items": sorted(items.values(), key=lambda i: -i["cost"])}
+
+
+CSV_COLUMNS = ("date", "workspace", "channel", "project", "owner", "item", "kind", "gpu", "cards", "currency", "cost",
+               "gpu_hours", "busy_gpu_hours", "idle_gpu_hours", "unknown_gpu_hours")
+
+
+def csv_rows(report: Report, team: str) -> list[list[Any]]:
+    return [[r.day.isoformat(), team, r.channel, r.project, r.owner, r.item, r.kind, r.gpu, r.cards, r.currency,
+             r.cost, r.gpu_hours, r.busy_gpu_hours, r.idle_gpu_hours, r.unknown_gpu_hours] for r in report.rows]

@@ -1,0 +1,85 @@
+"""Who wastes what: the report's figures from stored samples (busy, idle and unknown GPU-hours per item per
+local day, money by billing), rankings by idle cost, and the terminal's JSON, CSV and chart adding up."""
+
+from __future__ import annotations
+
+import csv
+import json
+from datetime import UTC, date, datetime, timedelta
+from pathlib import Path
+from zoneinfo import ZoneInfo
+
+import pytest
+
+from bot.report.compose import as_json, compose
+from bot.state import Store
+from bot.state.rentals import Rentals
+from rules.samples import Sample
+from tests.support.cli import run_cli
+
+NOW = datetime(2026, 12, 3, 4, tzinfo=UTC)  # 12:00 in Shanghai
+SHANGHAI = ZoneInfo("Asia/Shanghai")
+FIELDS = {"gpu": "A100-80GB", "share": None, "unit": "day", "currency": "CNY", "channel": "C1"}
+
+
+def world(target: Path | str, started: datetime = datetime(2026, 12, 2, 16, tzinfo=UTC)) -> Rentals:
+    """Two boxes and a volume: `a` (2 cards, 480/day, U1, llm) busy 6 hours then idle 10, both cards reporting;
+    `b` (1 card, 240/day, U2, cv) with no data; a 300 GB volume at 0.3/GB-month (U2, cv)."""
+    # (started by default at 00:00 in Shanghai on 12-03); `target`: a folder for state.db, or a database
+    rentals = Rentals(Store(target / "state.db" if isinstance(target, Path) else target))
+    a, _ = rentals.track_instance("T1", "a", FIELDS | {"cards": 2, "price": 480.0, "owner": "U1", "project": "llm",
+                                                       "started_at": started})
+    rentals.track_instance("T1", "b", FIELDS | {"cards": 1, "price": 240.0, "owner": "U2", "project": "cv",
+                                                "started_at": started})
+    rentals.track_storage("T1", "ckpt", {"size_gb": 300.0, "price_gb_month": 0.3, "currency": "CNY", "channel": "C1",
+                                         "owner": "U2", "project": "cv", "created_at": started}, None)
+    samples = [Sample(started + timedelta(minutes=m), gpu, 90.0 if m < 360 else 1.0, 1000, 81920)
+               for m in range(0, 12 * 60, 10) for gpu in (0, 1)]  # 12 h of samples: 6 busy, 6 idle
+    rentals.add_samples(a.id, samples, [None] * len(samples))
+    return rentals
+
+
+def test_busy_idle_and_unknown_hours_and_money_per_item(db_target: str) -> None:
+    rentals = world(db_target)  # SQLite and PostgreSQL group the samples by hour each their own way
+    made = compose(rentals, "T1", date(2026, 12, 3), date(2026, 12, 3), zone=SHANGHAI, now=NOW, busy_above_pct=5)
+    rows = {r.item: r for r in made.rows}
+    a, b, ckpt = rows["a"], rows["b"], rows["ckpt"]
+    assert (a.day, a.gpu_hours, a.busy_gpu_hours, a.idle_gpu_hours, a.unknown_gpu_hours) == (
+        date(2026, 12, 3), 24.0, 12.0, 12.0, 0.0)  # 12 hours from local midnight to NOW, 2 cards
+    assert a.cost == 240.0 and a.idle_cost == 120.0  # half a day of 480, half of it idle
+    assert (b.gpu_hours, b.unknown_gpu_hours, b.idle_gpu_hours, b.cost) == (12.0, 12.0, 0.0, 120.0)  # unknown
+    assert ckpt.cost == pytest.approx(300 * 0.3 / 30 / 2, abs=1e-3)
+    said = as_json(made)
+    assert said["totals"]["cost"] == {"CNY": 361.5} and said["totals"]["idle_gpu_hours"] == 12.0
+    assert [r["owner"] for r in said["by_owner"]] == ["U1", "U2"]  # most idle cost first
+    assert said["by_owner"][0]["busy_share"] == 0.5 and said["by_owner"][1]["busy_share"] is None
+    assert [r["project"] for r in said["by_project"]] == ["llm", "cv"]
+
+
+@pytest.mark.e2e
+def test_the_terminal_json_csv_and_chart_add_up(tmp_path: Path) -> None:
+    # the terminal reports up to the real now: the data is put two days before it, and the period ends with
+    # yesterday, so every run reads the same whole days
+    today = datetime.now(SHANGHAI).date()
+    world(tmp_path, datetime.now(UTC).replace(minute=0, second=0, microsecond=0) - timedelta(days=2))
+    env = {"GPU_ADVISOR_LANG": "en", "GPU_ADVISOR_STATE_DB": str(tmp_path / "state.db")}
+    first, last = (today - timedelta(days=4)).isoformat(), (today - timedelta(days=1)).isoformat()
+    base = ("report", "--from", first, "--to", last, "--team", "T1")
+    said = json.loads(run_cli(*base, "--json", env=env, tmp=tmp_path).stdout)
+    assert said["period"] == {"from": first, "to": last}
+    done = run_cli(*base, "--csv", str(tmp_path / "week.csv"), "--chart", str(tmp_path / "week.png"), env=env,
+                   tmp=tmp_path)
+    assert done.returncode == 0, done.stderr
+    with (tmp_path / "week.csv").open(newline="", encoding="utf-8") as handle:
+        rows = list(csv.DictReader(handle))
+    assert {r["item"] for r in rows} == {"a", "b", "ckpt"} and rows[0]["workspace"] == "T1"
+    assert round(sum(float(r["cost"]) for r in rows), 2) == said["totals"]["cost"]["CNY"]
+    for key in ("gpu_hours", "busy_gpu_hours", "idle_gpu_hours", "unknown_gpu_hours"):
+        assert round(sum(float(r[key]) for r in rows), 2) == said["totals"][key], key
+    assert (tmp_path / "week.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    text = run_cli(*base, env=env, tmp=tmp_path).stdout
+    assert "Idle cost by owner:" in text and text.index("U1") < text.index("U2")
+    bad = run_cli("report", "--from", "2026-12-05", "--to", "2026-12-01", "--team", "T1", env=env, tmp=tmp_path)
+    assert bad.returncode == 2 and "must not be after" in bad.stderr
+    both = run_cli("report", "--week", "--month", "2026-12", "--team", "T1", env=env, tmp=tmp_path)
+    assert both.returncode == 2 and "one period" in both.stderr
