@@ -128,6 +128,9 @@ class Settings(BaseSettings):
     public_url: str | None = Field(default=None, pattern=r"^https?://\S+$",
                                    description="the bot's public base URL (https://gpu-advisor.example.com): the "
                                    "agent command `enroll-token` and `/gpu-advise enroll` show points at it")
+    report_day: str = Field(default="mon", pattern="^(mon|tue|wed|thu|fri|sat|sun)$",
+                            description="the day of each channel's weekly report (mon ... sun), at its digest's local "
+                            "time, about the seven days before")
     remind_all_clear: bool = Field(default=False, description="post an \"all clear\" when a digest has nothing to say")
     remind_pace_s: float = Field(default=1.0, ge=0, le=60, description="seconds between two digests (Slack allows "
                                  "about one message a second)")

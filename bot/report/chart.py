@@ -15,17 +15,31 @@ if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
 
+CJK_FONTS = ("Noto Sans CJK SC", "Noto Sans SC", "WenQuanYi Zen Hei", "Source Han Sans SC", "SimHei")
+
+
+def cjk_font() -> str | None:
+    """A font with Chinese glyphs installed here, if any (e.g. Debian's fonts-noto-cjk)."""
+    from matplotlib import font_manager
+
+    names = {f.name for f in font_manager.fontManager.ttflist}
+    return next((name for name in CJK_FONTS if name in names), None)
+
+
 def draw(report: Report, path: Path | BinaryIO, lang: Lang) -> None:
-    chart(report, lang).savefig(path, dpi=110, format="png")
+    """The chart as PNG. Chinese labels need a font with Chinese glyphs: without one the chart is drawn in
+    English, readable, rather than with empty boxes."""
+    from matplotlib import rc_context
+
+    font = cjk_font() if lang is Lang.ZH else None
+    chosen = lang if lang is not Lang.ZH or font else Lang.EN
+    with rc_context({"font.sans-serif": [font, "DejaVu Sans"]} if font else {}):
+        chart(report, chosen).savefig(path, dpi=110, format="png")
 
 
 def chart(report: Report, lang: Lang) -> Figure:
     from matplotlib.figure import Figure
 
-    if lang is Lang.ZH:  # CJK labels need a font that has them; fall back quietly where there is none
-        from matplotlib import rcParams
-
-        rcParams["font.sans-serif"] = ["Noto Sans CJK SC", "WenQuanYi Zen Hei", "SimHei", "DejaVu Sans"]
     totals: dict[str, float] = defaultdict(float)
     for r in report.rows:
         totals[r.currency] += r.cost

@@ -130,6 +130,8 @@ def jobs_of(settings: Settings, deps: Deps, client: WebClient) -> list[Job]:
             shared=minute, at_start=True),
         Job("budgets:check", "tell projects' channels of budget thresholds crossed", minute,
             lambda: budgets_due(deps, client), shared=minute),
+        Job("reports:weekly", "post each channel's weekly report on its day", minute,
+            lambda: weekly_reports(deps, client), shared=minute),
         Job("actions:due", "judge warnings past their deadline again, and stop what stayed idle", minute,
             lambda: run_actions(deps, client, SlackSide(lang_for, context)), shared=minute),
         Job("samples:compact", "fold old GPU samples into hourly maxima", hour,
@@ -147,6 +149,23 @@ def jobs_of(settings: Settings, deps: Deps, client: WebClient) -> list[Job]:
         table.append(Job("samples:prometheus", "pull DCGM samples from Prometheus", timedelta(minutes=every),
                          lambda: pull_prometheus(deps, url, every), shared=timedelta(minutes=every), at_start=True))
     return table
+
+
+def weekly_reports(deps: Deps, client: WebClient) -> list[str]:
+    """The weekly reports due now, in each channel's zone and language, at its digest time."""
+    from bot.digest.send import channels_of
+    from bot.report.post import weekly_due
+    from bot.state.rentals import Rentals
+    from bot.state.schedules import Schedules
+    from bot.text import Lang
+
+    rentals = Rentals(deps.store)
+    schedules = Schedules(deps.store, deps.settings.default_schedule())
+    return weekly_due(rentals, lambda team: deps.client_of(team, client), deps.now(),
+                      report_day=deps.settings.report_day, schedules=schedules.of,
+                      lang_of=lambda plan: Lang(plan.lang) if plan.lang else deps.settings.lang,
+                      busy_above_pct=deps.policy.idle.utilisation_max_pct,
+                      channels=lambda team: channels_of(rentals, team))
 
 
 def discovery_job(settings: Settings, deps: Deps, client: WebClient) -> Callable[[], object]:

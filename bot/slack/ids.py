@@ -66,3 +66,4 @@ class SubCommand(StrEnum):
     TRACK = "track"
     ENROLL = "enroll"
     ACT = "act"
+    REPORT = "report"

@@ -18,12 +18,12 @@ CLAIM_TIMEOUT = timedelta(minutes=10)
 class Sends:
     """The digest_sends rows: claim before posting, then mark sent or give the claim back."""
 
-    def __init__(self, store: Store) -> None:
-        self.store = store
+    def __init__(self, store: Store, kind: str = "digest") -> None:
+        self.store, self.kind = store, kind  # "digest" (a local day), "weekly" (the report of a week)
 
     def _key(self, team: str, channel: str, day: date) -> ColumnElement[bool]:
         c = digest_sends.c
-        return and_(c.team == team, c.channel == channel, c.kind == "digest", c.local_date == day)
+        return and_(c.team == team, c.channel == channel, c.kind == self.kind, c.local_date == day)
 
     def claim(self, team: str, channel: str, day: date, now: datetime, *, force: bool = False,
               retake_empty: bool = False) -> str | None:
@@ -32,7 +32,7 @@ class Sends:
         out), or None. With `retake_empty`, a day checked with nothing to say may be taken too; `force`: any."""
         try:
             with self.store.writing() as conn:
-                conn.execute(insert(digest_sends).values(team=team, channel=channel, kind="digest", local_date=day,
+                conn.execute(insert(digest_sends).values(team=team, channel=channel, kind=self.kind, local_date=day,
                                                          claimed_at=now))
             return "new"
         except IntegrityError:

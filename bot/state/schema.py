@@ -295,6 +295,15 @@ stop_actions = Table(  # a warning that an idle instance will be stopped, and wh
     Index(None, "instance_id"),
 )
 
+report_channels = Table(  # `/gpu-advise report off|on`: a channel's weekly report (no row: on) (0018)
+    "report_channels", metadata,
+    Column("team", String(32), primary_key=True),
+    Column("channel", String(32), primary_key=True),
+    Column("enabled", Boolean, nullable=False),
+    Column("set_by", String(32), nullable=False),
+    Column("updated_at", UtcDateTime, nullable=False),
+)
+
 budget_alerts = Table(  # a budget threshold crossed in a month: claimed before the alert goes out, so it goes once
     "budget_alerts", metadata,
     Column("team", String(32), primary_key=True),

@@ -10,7 +10,7 @@ from bot.deps import Deps
 from bot.fields.answers import FIELDS, inline_key
 from bot.slack import conversation, inline
 from bot.slack.ids import SubCommand
-from bot.slack.listeners import act, enrolment, rentals, tracking
+from bot.slack.listeners import act, enrolment, rentals, report, tracking
 from bot.slack.replies import lang_for
 from bot.slack.request import SlackRequest
 from bot.slack.ui import blocks
@@ -83,7 +83,7 @@ def _dispatch(deps: Deps, request: SlackRequest, tokens: list[str], lang: Lang) 
     elif head == SubCommand.QUOTE:
         _quote(deps, request, tokens[1:], lang)
     elif head in (SubCommand.REMIND, SubCommand.LIST, SubCommand.RELEASE, SubCommand.DELETE_STORAGE,
-                  SubCommand.BUDGET, SubCommand.TRACK, SubCommand.ENROLL, SubCommand.ACT):
+                  SubCommand.BUDGET, SubCommand.TRACK, SubCommand.ENROLL, SubCommand.ACT, SubCommand.REPORT):
         _rentals(deps, request, head, tokens[1:], lang)
     elif "=" in tokens[0] or _is_duration(tokens[0]):
         _inline(deps, request, tokens, lang)
@@ -118,6 +118,8 @@ def _rentals(deps: Deps, request: SlackRequest, head: str, args: list[str], lang
             enrolment.on_enroll(deps, request, args, lang)
         elif head == SubCommand.ACT:
             act.on_act(deps, request, args, lang)
+        elif head == SubCommand.REPORT:
+            report.on_report(deps, request, args, lang)
         else:
             rentals.on_remind(deps, request, args, lang)
     except rentals.RentalCommandError as exc:

@@ -1,5 +1,6 @@
 """Budget alerts: each threshold a project's monthly spend crossed, claimed before its alert is posted, so each
-goes out once per project, threshold and month across replicas and restarts.
+goes out once per project, threshold and month across replicas and restarts; and each channel's weekly report
+turned off or on.
 
 Revision ID: 0018
 Revises: 0017
@@ -32,5 +33,17 @@ def upgrade() -> None:
     )
 
 
+    op.create_table(
+        "report_channels",
+        sa.Column("team", sa.String(32), nullable=False),
+        sa.Column("channel", sa.String(32), nullable=False),
+        sa.Column("enabled", sa.Boolean(), nullable=False),
+        sa.Column("set_by", sa.String(32), nullable=False),
+        sa.Column("updated_at", UtcDateTime, nullable=False),
+        sa.PrimaryKeyConstraint("team", "channel", name="pk_report_channels"),
+    )
+
+
 def downgrade() -> None:
+    op.drop_table("report_channels")
     op.drop_table("budget_alerts")

@@ -1,0 +1,110 @@
+"""A report in Slack: a message with the totals and who and which project left cards idle (owners and
+projects ranked by idle cost, the top 10 then "+N more"), and its chart uploaded into the message's thread
+(files upload v2). Weekly, per channel, on GPU_ADVISOR_REPORT_DAY at the channel's digest time, once per
+channel and week across restarts and replicas (claimed like the digest); on demand with
+`/gpu-advise report`."""
+
+from __future__ import annotations
+
+import io
+import logging
+from collections.abc import Callable
+from datetime import date, datetime, timedelta
+from zoneinfo import ZoneInfo
+
+from slack_sdk import WebClient
+from slack_sdk.errors import SlackApiError
+
+from bot.report.chart import draw
+from bot.report.compose import compose
+from bot.state.digest_sends import Sends
+from bot.state.rentals import Rentals
+from bot.state.report_channels import ReportChannels
+from bot.text import Lang, t
+from bot.text.format import money, show
+from rules.remind_schedule import RemindSchedule
+from rules.report import Report
+
+log = logging.getLogger(__name__)
+TOP = 10
+DAYS = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
+
+
+def report_text(report: Report, lang: Lang) -> str:
+    totals = report.totals()
+    cost = ", ".join(money(a, c) for c, a in report_costs(report).items()) or money(0, "CNY")
+    lines = [t("report.title", lang, start=f"{report.start:%m-%d}", end=f"{report.end:%m-%d}", cost=cost,
+               paid=show(totals["gpu_hours"]), busy=show(totals["busy_gpu_hours"]),  # type: ignore[arg-type]
+               idle=show(totals["idle_gpu_hours"]), unknown=show(totals["unknown_gpu_hours"]))]  # type: ignore[arg-type]
+    for by in ("owner", "project"):
+        ranked = [r for r in report.ranked(by) if any(r.idle_cost.values())]
+        if not ranked:
+            continue
+        lines.append(t(f"report.by_{by}", lang))
+        for rank in ranked[:TOP]:
+            who = (f"<@{rank.who}>" if by == "owner" else rank.who) if rank.who else t("digest.no_project", lang)
+            idle = ", ".join(money(a, c) for c, a in rank.idle_cost.items() if a)
+            lines.append(t("report.rank_line", lang, who=who, idle=idle, hours=show(rank.idle_gpu_hours)))
+        if len(ranked) > TOP:
+            lines.append(t("report.more", lang, count=len(ranked) - TOP))
+    return "\n".join(lines)
+
+
+def report_costs(report: Report) -> dict[str, float]:
+    out: dict[str, float] = {}
+    for r in report.rows:
+        out[r.currency] = round(out.get(r.currency, 0.0) + r.cost, 2)
+    return out
+
+
+def post(client: WebClient, channel: str, report: Report, lang: Lang) -> str:
+    """Post the report and its chart (in the thread); the message's ts. SlackApiError when it cannot."""
+    answer = client.chat_postMessage(channel=channel, text=report_text(report, lang), unfurl_links=False)
+    ts = str(answer.get("ts", ""))
+    png = io.BytesIO()
+    draw(report, png, lang)
+    try:
+        client.files_upload_v2(channel=channel, thread_ts=ts, content=png.getvalue(), filename="gpu-report.png",
+                               title=t("report.chart_title", lang, start=f"{report.start:%m-%d}",
+                                       end=f"{report.end:%m-%d}"))
+    except SlackApiError as exc:  # the message is out; the chart is a bonus (files:write may be missing)
+        log.warning("report chart not uploaded in %s: %s", channel, exc.response.get("error"))
+    return ts
+
+
+def week_before(day: date) -> tuple[date, date]:
+    """The seven days before `day` (a Monday's report: last Monday to Sunday)."""
+    return day - timedelta(days=7), day - timedelta(days=1)
+
+
+def weekly_due(rentals: Rentals, client_of: Callable[[str], WebClient], now: datetime, *, report_day: str,
+               schedules: Callable[[str, str], RemindSchedule], lang_of: Callable[[RemindSchedule], Lang],
+               busy_above_pct: float, channels: Callable[[str], list[str]]) -> list[str]:
+    """Post each channel's weekly report that is due; returns the channels told."""
+    told = []
+    sends = Sends(rentals.store, "weekly")
+    for team in rentals.teams():
+        for channel in channels(team):
+            plan = schedules(team, channel)
+            local = now.astimezone(ZoneInfo(plan.zone))
+            if not plan.enabled or DAYS[local.weekday()] != report_day or local.time() < plan.at \
+                    or not ReportChannels(rentals.store).enabled(team, channel):
+                continue
+            if sends.claim(team, channel, local.date(), now) is None:
+                continue  # sent already this week, or another replica is sending it
+            start, end = week_before(local.date())
+            made = compose(rentals, team, start, end, zone=ZoneInfo(plan.zone), now=now, channel=channel,
+                           busy_above_pct=busy_above_pct)
+            if not made.rows:
+                sends.sent(team, channel, local.date(), now, None, 0)
+                continue
+            try:
+                ts = post(client_of(team), channel, made, lang_of(plan))
+            except (SlackApiError, OSError) as exc:
+                sends.give_back(team, channel, local.date())
+                log.warning("weekly report for %s not sent: %s", channel, type(exc).__name__)
+                continue
+            sends.sent(team, channel, local.date(), now, ts, len(made.rows))
+            told.append(channel)
+    return told
+

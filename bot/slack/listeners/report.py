@@ -1,0 +1,52 @@
+"""`/gpu-advise report [last-week|this-week|YYYY-MM]`: this channel's report, posted in the channel with its
+chart; `/gpu-advise report off|on`: this channel's weekly report."""
+
+from __future__ import annotations
+
+import re
+from datetime import date, timedelta
+from zoneinfo import ZoneInfo
+
+from bot.deps import Deps
+from bot.report.compose import compose
+from bot.report.post import post, week_before
+from bot.slack.listeners.rentals import RentalCommandError
+from bot.slack.request import SlackRequest
+from bot.slack.ui import blocks
+from bot.state.rentals import Rentals
+from bot.state.report_channels import ReportChannels
+from bot.state.schedules import Schedules
+from bot.text import Lang, t
+
+MONTH = re.compile(r"(\d{4})-(\d{2})")
+
+
+def period(text: str, today: date, lang: Lang) -> tuple[date, date]:
+    if text in ("", "last-week", "上周"):
+        return week_before(today - timedelta(days=today.weekday()))  # last Monday to Sunday
+    if text in ("this-week", "本周"):
+        return today - timedelta(days=today.weekday()), today
+    found = MONTH.fullmatch(text)
+    if found and 1 <= int(found[2]) <= 12:
+        first = date(int(found[1]), int(found[2]), 1)
+        return first, (first.replace(day=28) + timedelta(days=4)).replace(day=1) - timedelta(days=1)
+    raise RentalCommandError(t("report.bad_period", lang, text=text[:40]))
+
+
+def on_report(deps: Deps, request: SlackRequest, args: list[str], lang: Lang) -> None:
+    channel, team, now = request.channel or "", request.team, deps.now()
+    word = args[0].lower() if args else ""
+    if word in ("off", "on"):
+        ReportChannels(deps.store).set(team, channel, word == "on", request.user or "", now)
+        text = t(f"report.{word}", lang, day=deps.settings.report_day)
+        request.respond(response_type="in_channel", text=text, blocks=blocks.text(text))
+        return
+    zone = ZoneInfo(Schedules(deps.store, deps.settings.default_schedule()).of(team, channel).zone)
+    start, end = period(word, now.astimezone(zone).date(), lang)
+    made = compose(Rentals(deps.store), team, start, end, zone=zone, now=now, channel=channel,
+                   busy_above_pct=deps.policy.idle.utilisation_max_pct)
+    if not made.rows:
+        text = t("report.nothing", lang, start=f"{start:%m-%d}", end=f"{end:%m-%d}")
+        request.respond(response_type="ephemeral", text=text, blocks=blocks.text(text))
+        return
+    post(request.client, channel, made, lang)

@@ -1,0 +1,68 @@
+"""The report in Slack: weekly per channel on its day at the digest time, once, with its chart in the thread;
+on demand with /gpu-advise report; off and on per channel."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from bot.server.jobs import weekly_reports
+from bot.state.rentals import Rentals
+from rules.samples import Sample
+from tests.support.slack_harness import Harness, running_app
+
+pytestmark = pytest.mark.e2e  # every test here starts a server
+
+MONDAY = datetime(2026, 12, 7, 2, tzinfo=UTC)  # 10:00 in Shanghai, a Monday: past the 09:30 digest time
+FIELDS = {"gpu": "A100-80GB", "cards": 1, "share": None, "unit": "day", "price": 480.0, "currency": "CNY",
+          "channel": "C1", "project": "llm"}
+
+
+def rented(h: Harness) -> None:
+    """Last week: `a` (U1) idle throughout, `b` (U2) busy; both reporting every 10 minutes."""
+    h.clock.now = MONDAY
+    rentals = Rentals(h.deps.store)
+    start = MONDAY - timedelta(days=7)
+    for name, owner, util in (("a", "U1", 1.0), ("b", "U2", 90.0)):
+        inst, _ = rentals.track_instance("T1", name, FIELDS | {"owner": owner, "started_at": start})
+        samples = [Sample(start + timedelta(minutes=m), 0, util, 1000, 81920) for m in range(0, 7 * 1440, 10)]
+        rentals.add_samples(inst.id, samples, [None] * len(samples))
+
+
+def reports(h: Harness) -> list[dict[str, Any]]:
+    return [p for p in h.posts(channel="C1") if "GPU report" in str(p.get("text")) or "GPU 报告" in str(p.get("text"))]
+
+
+def test_the_weekly_report_goes_out_once_with_its_chart(tmp_path: Path) -> None:
+    with running_app(tmp_path) as h:
+        rented(h)
+        h.clock.now = MONDAY - timedelta(hours=1)  # 09:00: before the digest time
+        assert weekly_reports(h.deps, h.deps_client()) == []
+        h.clock.now = MONDAY
+        assert weekly_reports(h.deps, h.deps_client()) == ["C1"]
+        assert weekly_reports(h.deps, h.deps_client()) == []  # once per channel and week
+        [message] = reports(h)
+        assert "11-30 至 12-06" in message["text"]  # the channel's language (the workspace default, zh)
+        assert message["text"].index("<@U1>") < len(message["text"])  # U1 left a card idle
+        assert "<@U2>" not in message["text"]  # busy all week: not in the idle ranking
+        h.fake.wait_for(lambda: h.fake.of("files.completeUploadExternal"))
+        h.clock.now = MONDAY + timedelta(days=1)  # Tuesday: not the report day
+        assert weekly_reports(h.deps, h.deps_client()) == []
+
+
+def test_on_demand_and_off(tmp_path: Path) -> None:
+    with running_app(tmp_path) as h:
+        rented(h)
+        h.fake.locales["U1"] = "en-US"
+        h.send.command("report last-week", user="U1", response_url=h.fake.response_url("1"))
+        [message] = h.fake.wait_for(lambda: reports(h))
+        assert message["text"].startswith("*GPU report 11-30 to 12-06:*") and "Idle cost by owner" in message["text"]
+        h.send.command("report 2026-13", user="U1", response_url=h.fake.response_url("2"))
+        bad = h.fake.wait_for(lambda: [c for c in h.fake.of("response_url") if c["_path"].endswith("/2")])[0]
+        assert "last-week, this-week or a month" in bad["text"]
+        h.send.command("report off", user="U1", response_url=h.fake.response_url("3"))
+        h.fake.wait_for(lambda: [c for c in h.fake.of("response_url") if c["_path"].endswith("/3")])
+        assert weekly_reports(h.deps, h.deps_client()) == []  # off here
