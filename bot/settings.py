@@ -94,6 +94,9 @@ class Settings(BaseSettings):
                                      "seconds, else the thread is told and nothing is pre-filled")
     heartbeat_max_bytes: int = Field(default=4 * 1024 * 1024, ge=1024, le=256 * 1024 * 1024,
                                      description="an agent's /api/heartbeat body above this is refused (413)")
+    heartbeat_max_age_hours: float = Field(default=24, gt=0, le=24 * 92, description="/api/heartbeat keeps samples up "
+                                           "to this many hours old (an agent's buffer, or a backfill for reports); "
+                                           "older ones are counted and dropped")
     remind_tz: str = Field(default="Asia/Shanghai", description="the time zone whose day a digest belongs to "
                            "(one digest a channel a local day)")
     remind_at: str = Field(default="09:30", description="local time of a channel's daily digest, unless "

@@ -82,13 +82,13 @@ def _run(settings: Settings, action: Any) -> Any:
         raise fail(t(f"error.rental.{exc.code}", settings.lang, **exc.params)) from None
 
 
-def _when(text: str | None, lang: Lang) -> datetime:
+def _when(text: str | None, lang: Lang, flag: str = "--started") -> datetime:
     if text is None:
         return datetime.now(UTC)
     try:
         moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
     except ValueError:
-        raise fail(t("cli.bad_time", lang, text=text)) from None
+        raise fail(t("cli.bad_time", lang, text=text).replace("--started", flag)) from None
     return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
 
 
@@ -174,6 +174,8 @@ def track_storage(
     instance: Annotated[str | None, typer.Option(help="The tracked instance it belongs to.")] = None,
     project: Annotated[str | None, typer.Option(help="The project it is billed to.")] = None,
     currency: Annotated[str, typer.Option(help="CNY or USD.")] = "CNY",
+    created: Annotated[str | None, typer.Option("--created", help="When it was made (a date or ISO 8601 time; "
+                                                                  "default now): storage kept from before.")] = None,
     team: TeamOpt = None,
     lang: LangOpt = None,
 ) -> None:
@@ -181,7 +183,7 @@ def track_storage(
     settings = load_settings(lang=lang)
     fields = {"channel": channel, "owner": owner, "project": project, "size_gb": size_gb,
               "price_gb_month": price_gb_month, "currency": _fields(lambda: currency_of(currency, settings.lang)),
-              "created_at": datetime.now(UTC)}
+              "created_at": _when(created, settings.lang, "--created")}
     workspace = workspace_of(settings, team)
     stored = _run(settings, lambda: open_rentals(settings).track_storage(workspace, name, fields, instance))
     sys.stdout.write(t("cli.tracked_storage", settings.lang, name=stored.name) + "\n")

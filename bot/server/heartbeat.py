@@ -3,10 +3,10 @@
 `Authorization: Bearer TOKEN` names the instance (the token `gpu-advise track instance` printed once;
 only its hash is stored, and releasing the instance revokes it). Answers 202 with what was kept;
 401 without a valid token, storing nothing; 400 for a malformed body, naming the field; 413 above
-`heartbeat_max_bytes`. Samples carry their own time: up to 24 h old is kept (an agent sends what it
-buffered), older is counted and dropped, later than a few minutes ahead is refused (a wrong clock
-would make a busy card look idle). A repeated sample (an agent's retry) is kept once. The token
-never appears in a log.
+`heartbeat_max_bytes`. Samples carry their own time: up to GPU_ADVISOR_HEARTBEAT_MAX_AGE_HOURS (24) old
+is kept (an agent sends what it buffered; a backfill may send more), older is counted and dropped, later
+than a few minutes ahead is refused (a wrong clock would make a busy card look idle). A repeated sample
+(an agent's retry) is kept once. The token never appears in a log.
 """
 
 from __future__ import annotations
@@ -113,7 +113,7 @@ def identify(rentals: Rentals, authorization: str | None) -> Instance | Answer:
 
 
 def receive(rentals: Rentals, instance: Instance, body: bytes, now: Callable[[], datetime], *,
-            busy_above_pct: float) -> Answer:
+            busy_above_pct: float, max_age: timedelta = MAX_AGE) -> Answer:
     """What an identified heartbeat request gets; the HTTP details (size limit, headers) are the server's."""
     try:
         beat = HeartbeatIn.model_validate_json(body)
@@ -125,7 +125,7 @@ def receive(rentals: Rentals, instance: Instance, body: bytes, now: Callable[[],
         if sample.ts > moment + MAX_AHEAD:
             return Answer(400, {"error": f"samples[{index}].ts: {sample.ts.isoformat()} is in the future "
                                          "(check the agent's clock)", "field": f"samples[{index}].ts"})
-    fresh = [s for s in beat.samples if s.ts >= moment - MAX_AGE]
+    fresh = [s for s in beat.samples if s.ts >= moment - max_age]
     kept = rentals.add_samples(instance.id, [Sample(s.ts, s.gpu, s.utilization_pct, s.memory_used_mib,
                                                     s.memory_total_mib) for s in fresh],
                                [s.power_w for s in fresh], busy_above_pct=busy_above_pct)

@@ -14,6 +14,7 @@ import logging
 import socket
 import time
 from collections.abc import Callable, Iterable
+from datetime import timedelta
 from http import HTTPStatus
 from pathlib import Path
 from socketserver import ThreadingMixIn
@@ -138,7 +139,8 @@ def wsgi_app(app: App, deps: Deps, scheduler_running: Callable[[], bool] | None 
             else:
                 body = read_body(environ, deps.settings.read_timeout_s)
                 answer = heartbeat.receive(rentals, found, body, deps.now,
-                                           busy_above_pct=deps.policy.idle.utilisation_max_pct)
+                                           busy_above_pct=deps.policy.idle.utilisation_max_pct,
+                                           max_age=timedelta(hours=deps.settings.heartbeat_max_age_hours))
         except BodyTimeout as exc:
             answer = heartbeat.Answer(408, {"error": f"{exc}: send fewer samples at a time, or check the link"})
         except (StoreBusy, StoreUnavailable) as exc:

@@ -161,3 +161,14 @@ def test_storage_of_infinite_size_is_refused_and_nothing_is_stored(tmp_path: Pat
                        env=_state(tmp_path), tmp=tmp_path)
         assert done.returncode == 2 and "inf is not possible here: give a finite number" in done.stderr
     assert json.loads(run_cli("list", "--json", *TEAM, env=_state(tmp_path), tmp=tmp_path).stdout)["storage"] == []
+
+
+def test_storage_kept_from_before_is_entered_with_its_creation_date(tmp_path: Path) -> None:
+    base = ("track", "storage", "old-ckpt", "--size-gb", "500", "--price-gb-month", "0.3", "--channel", "C1",
+            "--owner", "U1", *TEAM, "--lang", "en")
+    done = run_cli(*base, "--created", "2026-10-01", env=_state(tmp_path), tmp=tmp_path)
+    assert done.returncode == 0, done.stderr
+    [kept] = json.loads(run_cli("list", "--json", *TEAM, env=_state(tmp_path), tmp=tmp_path).stdout)["storage"]
+    assert kept["created_at"].startswith("2026-10-01T00:00:00")
+    bad = run_cli(*base[:2], "other", *base[3:], "--created", "last spring", env=_state(tmp_path), tmp=tmp_path)
+    assert bad.returncode == 2 and "--created: 'last spring' is not a time" in bad.stderr

@@ -142,3 +142,11 @@ def test_numbers_and_times_out_of_any_real_range_are_400_and_nothing_is_stored(t
         status, answer = beat(h, None, token, raw=raw)
         assert (status, answer["field"]) == (400, field), answer
         assert rentals.samples(inst, h.clock.now - timedelta(days=3650)) == [] and rentals.disks(inst) == []
+
+
+def test_older_samples_are_kept_when_the_operator_allows_a_backfill(tmp_path: Path) -> None:
+    with running_app(tmp_path, heartbeat_max_age_hours=72) as h:
+        rentals, inst, token = tracked(h)
+        old = [sample(h.clock.now - timedelta(hours=hours)) for hours in (30, 60, 80)]
+        status, body = beat(h, {"samples": old}, token)
+        assert (status, body["kept"], body["too_old"]) == (202, 2, 1)  # 80 h is past the 72 allowed
