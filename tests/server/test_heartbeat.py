@@ -150,3 +150,4 @@ def test_older_samples_are_kept_when_the_operator_allows_a_backfill(tmp_path: Pa
         old = [sample(h.clock.now - timedelta(hours=hours)) for hours in (30, 60, 80)]
         status, body = beat(h, {"samples": old}, token)
         assert (status, body["kept"], body["too_old"]) == (202, 2, 1)  # 80 h is past the 72 allowed
+        assert len(rentals.samples(inst, h.clock.now - timedelta(days=4))) == 2
