@@ -66,3 +66,20 @@ def test_on_demand_and_off(tmp_path: Path) -> None:
         h.send.command("report off", user="U1", response_url=h.fake.response_url("3"))
         h.fake.wait_for(lambda: [c for c in h.fake.of("response_url") if c["_path"].endswith("/3")])
         assert weekly_reports(h.deps, h.deps_client()) == []  # off here
+
+
+def test_app_home_shows_what_you_rent_your_spend_and_your_budgets(tmp_path: Path) -> None:
+    import json
+
+    from bot.state.budgets import Budgets
+
+    with running_app(tmp_path) as h:
+        rented(h)
+        h.fake.locales["U1"] = "en-US"
+        Budgets(h.deps.store).put("T1", "llm", 10000.0, "CNY", "U1", h.clock.now)
+        h.send.event({"type": "app_home_opened", "user": "U1", "channel": "D1", "tab": "home"}, event_id="EvHome2")
+        (published,) = h.fake.wait_for(lambda: h.fake.of("views.publish"))
+        text = json.dumps(published["view"], ensure_ascii=False)
+        assert "What you rent" in text and "*a* A100-80GB × 1 · ¥480/day" in text and "*b*" not in text
+        assert "Your spend this month: ¥3,080" in text  # a: 480 a day since 12-01 00:00 in Shanghai (6.42 days)
+        assert "Budget of *llm* (you set it): ¥6,160 of ¥10,000. At this rate ¥29,760 by 12-31, 198% over." in text

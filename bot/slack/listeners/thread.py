@@ -5,6 +5,7 @@ from __future__ import annotations
 from bot.deps import Deps
 from bot.slack import conversation
 from bot.slack.listeners import captures
+from bot.slack.listeners.home_rentals import rentals_text
 from bot.slack.replies import lang_for
 from bot.slack.request import SlackRequest
 from bot.slack.ui import blocks
@@ -58,11 +59,13 @@ def on_uninstalled(deps: Deps, request: SlackRequest) -> None:
 
 
 def on_home(deps: Deps, request: SlackRequest) -> None:
-    """App Home: the user's recent recommendations, a New profile button, and the price sources' status."""
+    """App Home: the user's recent recommendations, a New profile button, what they rent (spend this month,
+    budgets they set and their forecast), and the price sources' status."""
     event = request.event
     if event.get("tab") != "home":
         return
     user = event["user"]
     lang = lang_for(request.client, deps, user)
-    view = blocks.home(deps.users.recent_recommendations(request.team, user), deps.prices.status(), lang)
+    view = blocks.home(deps.users.recent_recommendations(request.team, user), deps.prices.status(), lang,
+                       rentals=rentals_text(deps, request.team, user, lang, deps.now()))
     request.client.views_publish(user_id=user, view=view)

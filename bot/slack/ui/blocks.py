@@ -153,7 +153,8 @@ def slack_time(moment: datetime) -> str:
     return f"<!date^{int(moment.timestamp())}^{{date_num}} {{time}}|{moment.astimezone(UTC):%Y-%m-%d %H:%M} UTC>"
 
 
-def home(recent: list[dict[str, Any]], sources: list[SourceState], lang: Lang) -> dict[str, Any]:
+def home(recent: list[dict[str, Any]], sources: list[SourceState], lang: Lang,
+         rentals: str | None = None) -> dict[str, Any]:
     if recent:
         lines = [f"• {slack_time(r['created_at'])}  *{t('choice.' + r['choice'], lang)}*  {r['summary']}"
                  for r in recent]
@@ -169,4 +170,5 @@ def home(recent: list[dict[str, Any]], sources: list[SourceState], lang: Lang) -
                               error=error))
     return templating.view("home.json.j2", title=t("slack.home_title", lang), intro=t("slack.home_intro", lang),
                            new_action=Action.NEW_PROFILE.value, new_label=t("slack.new_profile", lang),
-                           recent=recent_text, sources=t("slack.home_sources", lang) + "\n" + "\n".join(source_lines))
+                           recent=recent_text, rentals=rentals,
+                           sources=t("slack.home_sources", lang) + "\n" + "\n".join(source_lines))

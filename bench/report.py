@@ -1,0 +1,119 @@
+"""The report at scale: N instances over M channels with a week of samples as serve keeps them (the last
+`--raw-hours` as one-minute samples, the rest of the week folded into hourly maxima, as the retention job
+leaves it).
+
+Prints the time to compose every channel's weekly report (goal: under 2 s), the time to compose the whole
+workspace's month and write its CSV (goal: under 5 s), and the peak memory of each run, at N and at 2N
+instances in separate processes (goal: flat as the instances double).
+
+    python bench/report.py [--instances 2000] [--channels 500] [--raw-hours 24]
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from datetime import UTC, date, datetime, timedelta
+from pathlib import Path
+from zoneinfo import ZoneInfo
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+NOW = datetime(2026, 12, 7, 2, tzinfo=UTC)  # a Monday, 10:00 in Shanghai
+ZONE = ZoneInfo("Asia/Shanghai")
+FIELDS = {"gpu": "A100-80GB", "cards": 1, "share": None, "unit": "day", "price": 400.0, "currency": "CNY"}
+
+
+def fill(target: Path, instances: int, channels: int, raw_hours: int) -> None:
+    """The week's data: instances, raw samples for the last `raw_hours`, hourly maxima before that."""
+    from sqlalchemy import insert
+
+    from bot.state import Store
+    from bot.state.rentals import Rentals
+    from bot.state.schema import gpu_samples, gpu_samples_hourly
+
+    store = Store(target)
+    rentals = Rentals(store)
+    start = NOW - timedelta(days=30)
+    ids = []
+    for n in range(instances):
+        made, _ = rentals.track_instance("T1", f"box-{n:05d}", FIELDS | {
+            "channel": f"C{n % channels:04d}", "owner": f"U{n % 97:03d}", "project": f"p{n % 13}",
+            "started_at": start})
+        ids.append(made.id)
+    folded_from, raw_from = NOW - timedelta(days=7), NOW - timedelta(hours=raw_hours)
+    hours = int((raw_from - folded_from).total_seconds() // 3600)
+    for batch_start in range(0, len(ids), 200):
+        with store.writing() as conn:
+            conn.execute(insert(gpu_samples_hourly), [
+                {"instance_id": i, "gpu": 0, "hour": folded_from + timedelta(hours=h), "samples": 60,
+                 "utilization_max_pct": 90.0 if (i + h) % 3 else 1.0, "memory_used_max_mib": 1000.0,
+                 "memory_total_mib": 81920.0} for i in ids[batch_start:batch_start + 200] for h in range(hours)])
+    minutes = raw_hours * 60
+    for batch_start in range(0, len(ids), 20):
+        with store.writing() as conn:
+            conn.execute(insert(gpu_samples), [
+                {"instance_id": i, "gpu": 0, "at": raw_from + timedelta(minutes=m),
+                 "utilization_pct": 90.0 if (i + m // 60) % 3 else 1.0, "memory_used_mib": 1000.0,
+                 "memory_total_mib": 81920.0} for i in ids[batch_start:batch_start + 20] for m in range(minutes)])
+
+
+def run(target: Path, channels: int) -> dict[str, float]:
+    from bot.report.compose import compose, csv_rows
+    from bot.state import Store
+    from bot.state.rentals import Rentals
+
+    rentals = Rentals(Store(target))
+    today = NOW.astimezone(ZONE).date()
+    started = time.perf_counter()
+    for c in range(channels):
+        compose(rentals, "T1", today - timedelta(days=7), today - timedelta(days=1), zone=ZONE, now=NOW,
+                busy_above_pct=5, channel=f"C{c:04d}")
+    weekly = time.perf_counter() - started
+    started = time.perf_counter()
+    month = compose(rentals, "T1", date(2026, 11, 1), date(2026, 11, 30), zone=ZONE, now=NOW, busy_above_pct=5)
+    with (target.parent / "month.csv").open("w", newline="", encoding="utf-8") as handle:
+        csv.writer(handle).writerows(csv_rows(month, "T1"))
+    monthly = time.perf_counter() - started
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    return {"weekly_s": weekly, "month_csv_s": monthly, "rows": len(month.rows), "max_rss_mb": peak}
+
+
+def child(instances: int, channels: int, raw_hours: int) -> dict[str, float]:
+    with tempfile.TemporaryDirectory() as tmp:
+        target = Path(tmp) / "state.db"
+        fill(target, instances, channels, raw_hours)
+        out = subprocess.run([sys.executable, __file__, "--measure", str(target), "--channels", str(channels)],
+                             capture_output=True, text=True, check=True)
+        return dict(json.loads(out.stdout.strip().splitlines()[-1]))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--instances", type=int, default=2000)
+    parser.add_argument("--channels", type=int, default=500)
+    parser.add_argument("--raw-hours", type=int, default=24)
+    parser.add_argument("--measure", type=Path, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.measure:
+        print(json.dumps(run(args.measure, args.channels)))
+        return
+    results = {n: child(n, args.channels, args.raw_hours) for n in (args.instances, 2 * args.instances)}
+    print(f"a week of samples ({args.raw_hours} h raw, the rest hourly) per instance, {args.channels} channels")
+    for n, r in results.items():
+        print(f"  {n:>6} instances: every channel's weekly report {r['weekly_s']:.2f} s (goal < 2 s); "
+              f"the month's CSV ({r['rows']:.0f} rows) {r['month_csv_s']:.2f} s (goal < 5 s); "
+              f"peak memory {r['max_rss_mb']:.0f} MB")
+    small, big = results[args.instances], results[2 * args.instances]
+    print(f"memory as the instances double: {big['max_rss_mb'] / small['max_rss_mb']:.2f}x (flat: about 1x)")
+
+
+if __name__ == "__main__":
+    main()

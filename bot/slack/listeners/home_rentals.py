@@ -1,0 +1,48 @@
+"""App Home's part about what the person rents: their running instances and kept storage, their spend this
+month, and the projects whose budget they set, with the forecast for the month's end."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from datetime import datetime
+from zoneinfo import ZoneInfo
+
+from bot.deps import Deps
+from bot.state.budgets import Budgets
+from bot.state.rentals import Rentals
+from bot.text import Lang, t
+from bot.text.budget import forecast_text
+from bot.text.format import money, rate, show
+from rules.budget import standings
+from rules.digest import spent_this_month, stored_this_month
+
+
+def rentals_text(deps: Deps, team: str, user: str, lang: Lang, now: datetime) -> str:
+    rentals = Rentals(deps.store)
+    local = now.astimezone(ZoneInfo(deps.settings.remind_tz))
+    instances = [i for i in rentals.instances(team) if i.owner == user and not i.hidden_by]
+    storage = [s for s in rentals.storage(team) if s.owner == user and not s.hidden_by]
+    spent: dict[str, float] = defaultdict(float)
+    for inst in instances:
+        spent[inst.currency] += spent_this_month(inst, local)
+    for disk in storage:
+        spent[disk.currency] += stored_this_month(disk, local)
+    lines = [t("slack.home_rentals", lang)]
+    for inst in (i for i in instances if i.released_at is None):
+        cards = f"{inst.gpu} × {show(inst.share or inst.cards)}"
+        lines.append(t("slack.home_instance", lang, name=inst.name, gpu=cards,
+                       price=rate(inst.price, inst.currency, inst.unit, t("digest.no_price", lang))))
+    for disk in (s for s in storage if s.deleted_at is None):
+        lines.append(t("slack.home_storage", lang, name=disk.name, size=show(disk.size_gb),
+                       per_month=money(disk.size_gb * disk.price_gb_month, disk.currency)))
+    if len(lines) == 1:
+        lines.append(t("slack.home_rents_nothing", lang))
+    spend = ", ".join(money(a, c) for c, a in sorted(spent.items()) if a > 0)
+    lines.append(t("slack.home_spent", lang, amount=spend or money(0, deps.settings.currency)))
+    budgets = Budgets(deps.store)
+    mine = {key: amount for key, amount in budgets.of(team).items() if budgets.set_by(team, key[0]) == user}
+    for standing in standings(rentals.instances(team), rentals.storage(team), mine, local):
+        lines.append(t("slack.home_budget", lang, project=standing.project or t("digest.no_project", lang),
+                       spent=money(standing.spent, standing.currency),
+                       budget=money(standing.budget, standing.currency)) + " " + forecast_text(standing, lang))
+    return "\n".join(lines)
