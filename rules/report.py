@@ -55,11 +55,33 @@ class Rank:
     busy_share: float | None  # busy GPU-hours over those with data; None without data
 
 
+@dataclass(frozen=True)
+class Released:
+    """An instance released during the period by a person or an action (not gone from the cloud)."""
+
+    item: str
+    by: str
+    at: datetime
+    currency: str
+    per_day: float  # what it no longer costs
+    saved: float  # from its release to the end of the period
+
+
 @dataclass
 class Report:
     start: date
     end: date  # both included
     rows: list[Row] = field(default_factory=list)
+    released: list[Released] = field(default_factory=list)
+
+    def storage_costs(self, top: int = 5) -> list[tuple[str, str, float]]:
+        """The storage that cost most over the period: (item, currency, cost), most first."""
+        costs: dict[tuple[str, str], float] = defaultdict(float)
+        for r in self.rows:
+            if r.kind == "storage":
+                costs[(r.item, r.currency)] += r.cost
+        ranked = sorted(costs.items(), key=lambda kv: -kv[1])[:top]
+        return [(item, currency, round(cost, 2)) for (item, currency), cost in ranked]
 
     def totals(self) -> dict[str, object]:
         cost: dict[str, float] = defaultdict(float)
@@ -116,6 +138,11 @@ def build(instances: Iterable[Rented], storage: Iterable[Stored], hourly: Mappin
         by_gpu[(instance_id, hour)].append(top)
     for inst in instances:
         report.rows += _instance_rows(inst, by_gpu, first, last, zone, busy_above_pct)
+        by = getattr(inst, "released_by", None)
+        if inst.released_at is not None and first <= inst.released_at < last and by and by != "cloud":
+            saved = per_day(inst) * (last - inst.released_at).total_seconds() / 86400
+            report.released.append(Released(inst.name, by, inst.released_at, inst.currency, per_day(inst),
+                                            round(saved, 2)))
     for disk in storage:
         report.rows += _storage_rows(disk, first, last, zone)
     report.rows.sort(key=lambda r: (r.day, r.kind, r.item))

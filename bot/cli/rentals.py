@@ -230,7 +230,7 @@ def release(name: Annotated[str, typer.Argument(help="The instance to release.")
     settings = load_settings(lang=lang)
     rentals = open_rentals(settings)
     workspace = workspace_of(settings, team)
-    released = _run(settings, lambda: rentals.release(workspace, name, datetime.now(UTC)))
+    released = _run(settings, lambda: rentals.release(workspace, name, datetime.now(UTC), "terminal"))
     sys.stdout.write(t("cli.released_instance", settings.lang, name=released.name) + "\n")
     for left in rentals.storage(workspace, instance_id=released.id, kept_only=True):
         say(t("cli.storage_left", settings.lang, name=left.name, size=left.size_gb))

@@ -116,4 +116,6 @@ def _text(made: object, lang: Lang) -> str:
                          f"GPU-h)\t{t('cli.report_spent', lang)} {spent}\t{t('cli.report_busy', lang)} {share}")
         if len(ranked) > TOP:
             lines.append("  " + t("cli.report_more", lang, count=len(ranked) - TOP))
-    return "\n".join(lines)
+    from bot.report.post import extras
+
+    return "\n".join(lines + [line.replace("*", "") for line in extras(made, lang)])

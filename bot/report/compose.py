@@ -51,7 +51,11 @@ def as_json(report: Report) -> dict[str, Any]:
     return {"period": {"from": report.start.isoformat(), "to": report.end.isoformat()}, "totals": report.totals(),
             "by_owner": [rank_json(r, "owner") for r in report.ranked("owner")],
             "by_project": [rank_json(r, "project") for r in report.ranked("project")],
-            "items": sorted(items.values(), key=lambda i: -i["cost"])}
+            "items": sorted(items.values(), key=lambda i: -i["cost"]),
+            "released": [{"item": r.item, "by": r.by, "at": r.at.isoformat(), "currency": r.currency,
+                          "per_day": round(r.per_day, 2), "saved": r.saved} for r in report.released],
+            "storage": [{"item": item, "currency": currency, "cost": cost}
+                        for item, currency, cost in report.storage_costs()]}
 
 
 CSV_COLUMNS = ("date", "workspace", "channel", "project", "owner", "item", "kind", "gpu", "cards", "currency", "cost",

@@ -47,7 +47,22 @@ def report_text(report: Report, lang: Lang) -> str:
             lines.append(t("report.rank_line", lang, who=who, idle=idle, hours=show(rank.idle_gpu_hours)))
         if len(ranked) > TOP:
             lines.append(t("report.more", lang, count=len(ranked) - TOP))
-    return "\n".join(lines)
+    return "\n".join(lines + extras(report, lang))
+
+
+def extras(report: Report, lang: Lang) -> list[str]:
+    """What releases saved, and the storage that cost most."""
+    out = []
+    if report.released:
+        saved: dict[str, float] = {}
+        for r in report.released:
+            saved[r.currency] = saved.get(r.currency, 0.0) + r.saved
+        out.append(t("report.released", lang, count=len(report.released),
+                     saved=", ".join(money(a, c) for c, a in saved.items())))
+    costly = report.storage_costs(3)
+    if costly:
+        out.append(t("report.storage", lang, items=", ".join(f"*{i}* {money(c, cur)}" for i, cur, c in costly)))
+    return out
 
 
 def report_costs(report: Report) -> dict[str, float]:

@@ -252,8 +252,9 @@ class Rentals:
             conn.execute(update(rental_instances).where(rental_instances.c.id == found.id).values(**values))
         return self.instance(team, name) or found
 
-    def release(self, team: str, name: str, at: datetime) -> Instance:
-        return self._change_running(team, name, released_at=at)
+    def release(self, team: str, name: str, at: datetime, by: str | None = None) -> Instance:
+        """Release a running instance; `by`: who (a Slack user, "terminal"), kept for the reports."""
+        return self._change_running(team, name, released_at=at, released_by=by)
 
     def snooze(self, team: str, name: str, until: datetime) -> Instance:
         """"Still needed": the instance is not news until `until`."""

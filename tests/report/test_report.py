@@ -83,3 +83,18 @@ def test_the_terminal_json_csv_and_chart_add_up(tmp_path: Path) -> None:
     assert bad.returncode == 2 and "must not be after" in bad.stderr
     both = run_cli("report", "--week", "--month", "2026-12", "--team", "T1", env=env, tmp=tmp_path)
     assert both.returncode == 2 and "one period" in both.stderr
+
+
+def test_what_releases_saved_and_the_storage_that_cost_most(tmp_path: Path) -> None:
+    rentals = world(tmp_path)
+    rentals.release("T1", "b", datetime(2026, 12, 2, 22, tzinfo=UTC), by="U2")  # 06:00 in Shanghai on 12-03
+    made = compose(rentals, "T1", date(2026, 12, 3), date(2026, 12, 3), zone=SHANGHAI, now=NOW, busy_above_pct=5)
+    said = as_json(made)
+    [released] = said["released"]
+    assert (released["item"], released["by"], released["per_day"], released["saved"]) == ("b", "U2", 240.0, 60.0)
+    assert said["storage"] == [{"item": "ckpt", "currency": "CNY", "cost": 1.5}]
+    from bot.report.post import report_text
+    from bot.text import Lang
+
+    text = report_text(made, Lang.EN)
+    assert "Instances released during the period: 1, saving ¥60 by its end." in text and "*ckpt* ¥1.5" in text

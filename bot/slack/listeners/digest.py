@@ -93,7 +93,7 @@ def _answer(deps: Deps, rentals: Rentals, action: Action, team: str, name: str, 
     """Do what the button says; the blocks that take the item's place (in `lang`, times in `zone`)."""
     now = deps.now()
     if action is Action.RELEASED:
-        released = rentals.release(team, name, now)
+        released = rentals.release(team, name, now, who.strip("<@>"))
         out = context(t("digest.done.released", lang, name=name, user=who))
         for left in rentals.storage(team, instance_id=released.id, kept_only=True):
             question = t("digest.storage_question", lang, name=name, storage=left.name, size=show(left.size_gb),

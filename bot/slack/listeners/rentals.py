@@ -68,7 +68,7 @@ def on_release(deps: Deps, request: SlackRequest, args: list[str], lang: Lang) -
         raise RentalCommandError(tw("error.rental.no_instance", lang, "slack", name=escape(name)))
     _owner_or_admin(request, found.owner, name, lang)
     try:
-        released = rentals.release(request.team, name, deps.now())
+        released = rentals.release(request.team, name, deps.now(), request.user)
     except RentalError as exc:
         raise RentalCommandError(tw(f"error.rental.{exc.code}", lang, "slack", **exc.params)) from None
     note = t("digest.done.released", lang, name=name, user=f"<@{user}>")
