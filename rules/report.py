@@ -112,6 +112,20 @@ class Report:
         return sorted(out, key=lambda r: (-sum(r.idle_cost.values()), r.who))
 
 
+def by_channel(report: Report) -> dict[str, Report]:
+    """One workspace's report split per channel (each channel's rows and releases): every channel's report
+    from one reading of the samples."""
+    out: dict[str, Report] = {}
+    for row in report.rows:
+        out.setdefault(row.channel, Report(report.start, report.end)).rows.append(row)
+    channel_of = {r.item: r.channel for r in report.rows if r.kind == "instance"}
+    for released in report.released:
+        channel = channel_of.get(released.item)
+        if channel in out:
+            out[channel].released.append(released)
+    return out
+
+
 def _cards(inst: Rented) -> float:
     share = getattr(inst, "share", None)
     return float(share) if share else float(getattr(inst, "cards", 1))

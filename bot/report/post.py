@@ -23,7 +23,7 @@ from bot.state.report_channels import ReportChannels
 from bot.text import Lang, t
 from bot.text.format import money, show
 from rules.remind_schedule import RemindSchedule
-from rules.report import Report
+from rules.report import Report, by_channel
 
 log = logging.getLogger(__name__)
 TOP = 10
@@ -99,6 +99,7 @@ def weekly_due(rentals: Rentals, client_of: Callable[[str], WebClient], now: dat
     told = []
     sends = Sends(rentals.store, "weekly")
     for team in rentals.teams():
+        composed: dict[tuple[date, str], dict[str, Report]] = {}  # one reading per week and zone, all channels
         for channel in channels(team):
             plan = schedules(team, channel)
             local = now.astimezone(ZoneInfo(plan.zone))
@@ -108,8 +109,10 @@ def weekly_due(rentals: Rentals, client_of: Callable[[str], WebClient], now: dat
             if sends.claim(team, channel, local.date(), now) is None:
                 continue  # sent already this week, or another replica is sending it
             start, end = week_before(local.date())
-            made = compose(rentals, team, start, end, zone=ZoneInfo(plan.zone), now=now, channel=channel,
-                           busy_above_pct=busy_above_pct)
+            if (start, plan.zone) not in composed:
+                composed[(start, plan.zone)] = by_channel(compose(rentals, team, start, end, zone=ZoneInfo(plan.zone),
+                                                                  now=now, busy_above_pct=busy_above_pct))
+            made = composed[(start, plan.zone)].get(channel, Report(start, end))
             if not made.rows:
                 sends.sent(team, channel, local.date(), now, None, 0)
                 continue
