@@ -2,9 +2,9 @@
 report and `gpu-advise report` show. Pure: the rented things, each GPU's busiest reading per hour, the
 period, the zone and the idle threshold come in.
 
-Per instance and hour it was rented (from its start to its release, parts of hours counted as parts):
-GPU-hours paid are its cards (or its slice) times the hours; a GPU whose busiest reading that hour is
-above the idle threshold is busy, one at or below it idle, one with no reading unknown (never idle).
+Per instance and local day it was rented (from its start to its release, parts of days as parts): GPU-hours
+paid are its cards (or its slice) times the hours; a GPU-hour whose busiest reading is above the idle threshold
+is busy, one at or below it idle (both added up by the database), one with no reading unknown (never idle).
 Money: an instance costs its price a day spread over the day's hours while rented (the digest's
 convention); storage its price a month over 30 days until deleted. Idle cost is the instance's cost in
 the share of its GPU-hours that were idle. Each row is one item on one local day; totals are the rows'
@@ -16,12 +16,10 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from datetime import UTC, date, datetime, timedelta
+from datetime import date, datetime, timedelta
 from zoneinfo import ZoneInfo
 
 from rules.digest import Rented, Stored, per_day
-
-HOUR = timedelta(hours=1)
 
 
 @dataclass(frozen=True)
@@ -131,27 +129,15 @@ def _cards(inst: Rented) -> float:
     return float(share) if share else float(getattr(inst, "cards", 1))
 
 
-def _hours(start: datetime, end: datetime) -> Iterable[tuple[datetime, float]]:
-    """Each UTC hour touched by [start, end), with the part of it inside."""
-    hour = start.replace(minute=0, second=0, microsecond=0)
-    while hour < end:
-        part = (min(end, hour + HOUR) - max(start, hour)).total_seconds() / 3600
-        if part > 0:
-            yield hour, part
-        hour += HOUR
-
-
-def build(instances: Iterable[Rented], storage: Iterable[Stored], hourly: Mapping[tuple[int, int, datetime], float],
-          *, start: date, end: date, zone: ZoneInfo, now: datetime, busy_above_pct: float) -> Report:
-    """The report of [start, end] (local days, both included) up to `now`."""
+def build(instances: Iterable[Rented], storage: Iterable[Stored], daily: Mapping[tuple[int, date], tuple[float, float]],
+          *, start: date, end: date, zone: ZoneInfo, now: datetime) -> Report:
+    """The report of [start, end] (local days, both included) up to `now`. `daily`: per instance and local day,
+    its busy and idle GPU-hours (as the database adds them up: bot/state/usage.py)."""
     first = datetime.combine(start, datetime.min.time(), zone)
     last = min(datetime.combine(end + timedelta(days=1), datetime.min.time(), zone), now)
     report = Report(start, end)
-    by_gpu: dict[tuple[int, datetime], list[float]] = defaultdict(list)
-    for (instance_id, _gpu, hour), top in hourly.items():
-        by_gpu[(instance_id, hour)].append(top)
     for inst in instances:
-        report.rows += _instance_rows(inst, by_gpu, first, last, zone, busy_above_pct)
+        report.rows += _instance_rows(inst, daily, first, last, zone)
         by = getattr(inst, "released_by", None)
         if inst.released_at is not None and first <= inst.released_at < last and by and by != "cloud":
             saved = per_day(inst) * (last - inst.released_at).total_seconds() / 86400
@@ -163,32 +149,38 @@ def build(instances: Iterable[Rented], storage: Iterable[Stored], hourly: Mappin
     return report
 
 
-def _instance_rows(inst: Rented, by_gpu: Mapping[tuple[int, datetime], list[float]], first: datetime,
-                   last: datetime, zone: ZoneInfo, busy_above_pct: float) -> list[Row]:
-    begin, stop = max(inst.started_at, first).astimezone(UTC), min(inst.released_at or last, last).astimezone(UTC)
-    if begin >= stop:
-        return []
+def _days(begin: datetime, stop: datetime, zone: ZoneInfo) -> Iterable[tuple[date, float]]:
+    """Each local day touched by [begin, stop), with the hours of it inside."""
+    day = begin.astimezone(zone).date()
+    while True:
+        day_start = datetime.combine(day, datetime.min.time(), zone)
+        day_end = datetime.combine(day + timedelta(days=1), datetime.min.time(), zone)
+        if day_start >= stop:
+            return
+        hours = (min(stop, day_end) - max(begin, day_start)).total_seconds() / 3600
+        if hours > 0:
+            yield day, hours
+        day += timedelta(days=1)
+
+
+def _instance_rows(inst: Rented, daily: Mapping[tuple[int, date], tuple[float, float]], first: datetime,
+                   last: datetime, zone: ZoneInfo) -> list[Row]:
+    begin, stop = max(inst.started_at, first), min(inst.released_at or last, last)
     cards, per_hour = _cards(inst), per_day(inst) / 24
-    days: dict[date, list[float]] = defaultdict(lambda: [0.0, 0.0, 0.0, 0.0])  # cost, paid, busy, idle
-    for hour, part in _hours(begin, stop):
-        tops = by_gpu.get((inst.id, hour), [])
-        busy = min(sum(1 for t in tops if t > busy_above_pct), cards)
-        idle = min(sum(1 for t in tops if t <= busy_above_pct), cards - busy)
-        day = days[hour.astimezone(zone).date()]
-        day[0] += per_hour * part
-        day[1] += cards * part
-        day[2] += busy * part
-        day[3] += idle * part
-    return [Row(d, inst.name, "instance", inst.owner, inst.project or "", getattr(inst, "channel", ""),
-                str(getattr(inst, "gpu", "")), cards, inst.currency, round(v[0], 4), round(v[1], 4), round(v[2], 4),
-                round(v[3], 4), round(v[1] - v[2] - v[3], 4)) for d, v in sorted(days.items())]
+    rows = []
+    for day, hours in _days(begin, stop, zone):
+        paid = cards * hours
+        busy_hours, idle_hours = daily.get((inst.id, day), (0.0, 0.0))
+        busy = min(busy_hours, paid)
+        idle = min(idle_hours, paid - busy)
+        rows.append(Row(day, inst.name, "instance", inst.owner, inst.project or "", getattr(inst, "channel", ""),
+                        str(getattr(inst, "gpu", "")), cards, inst.currency, round(per_hour * hours, 4),
+                        round(paid, 4), round(busy, 4), round(idle, 4), round(paid - busy - idle, 4)))
+    return rows
 
 
 def _storage_rows(disk: Stored, first: datetime, last: datetime, zone: ZoneInfo) -> list[Row]:
-    begin, stop = max(disk.created_at, first).astimezone(UTC), min(disk.deleted_at or last, last).astimezone(UTC)
     per_hour = disk.size_gb * disk.price_gb_month / 30 / 24
-    days: dict[date, float] = defaultdict(float)
-    for hour, part in _hours(begin, stop):
-        days[hour.astimezone(zone).date()] += per_hour * part
-    return [Row(d, disk.name, "storage", disk.owner, disk.project or "", getattr(disk, "channel", ""), "", 0.0,
-                disk.currency, round(cost, 4)) for d, cost in sorted(days.items())]
+    return [Row(day, disk.name, "storage", disk.owner, disk.project or "", getattr(disk, "channel", ""), "", 0.0,
+                disk.currency, round(per_hour * hours, 4))
+            for day, hours in _days(max(disk.created_at, first), min(disk.deleted_at or last, last), zone)]

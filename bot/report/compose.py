@@ -8,7 +8,7 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from bot.state.rentals import Rentals
-from bot.state.usage import hourly_max
+from bot.state.usage import daily_activity
 from rules.report import Rank, Report, build
 
 
@@ -18,8 +18,10 @@ def compose(rentals: Rentals, team: str, start: date, end: date, *, zone: ZoneIn
     last = datetime.combine(end + timedelta(days=1), datetime.min.time(), zone).astimezone(UTC)
     instances = [i for i in rentals.instances(team, channel=channel) if _wanted(i, project, first, last)]
     storage = [s for s in rentals.storage(team, channel=channel) if _kept(s, project, first, last)]
-    hourly = hourly_max(rentals.store, [i.id for i in instances], first, min(last, now))
-    return build(instances, storage, hourly, start=start, end=end, zone=zone, now=now, busy_above_pct=busy_above_pct)
+    offset = int((zone.utcoffset(datetime.combine(start, datetime.min.time())) or timedelta(0)).total_seconds())
+    daily = daily_activity(rentals.store, [i.id for i in instances], first, min(last, now), offset_s=offset,
+                           busy_above_pct=busy_above_pct)
+    return build(instances, storage, daily, start=start, end=end, zone=zone, now=now)
 
 
 def _wanted(inst: Any, project: str | None, first: datetime, last: datetime) -> bool:
