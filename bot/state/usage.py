@@ -22,6 +22,24 @@ def _epoch_hour(conn: Any, column: Any) -> Any:
     return cast(func.extract("epoch", func.date_trunc("hour", column)), Integer)
 
 
+def _raw_hours(conn: Any, instance_ids: list[int], since: datetime, until: datetime) -> Any:
+    """Each GPU's busiest raw sample per hour. On SQLite the samples are grouped by their time's text cut at
+    the hour (cheap), and only each group's hour is turned into a Unix time (strftime once a group, not once
+    a sample)."""
+    s = gpu_samples.c
+    where = (s.instance_id.in_(instance_ids), s.at >= since, s.at < until)
+    if conn.dialect.name != "sqlite":
+        hour = _epoch_hour(conn, s.at)
+        return (select(s.instance_id.label("inst"), s.gpu.label("gpu"), hour.label("hour"),
+                       func.max(s.utilization_pct).label("top")).where(*where).group_by(s.instance_id, s.gpu, hour))
+    text_hour = func.substr(s.at, 1, 13)
+    grouped = (select(s.instance_id.label("inst"), s.gpu.label("gpu"), text_hour.label("hour_text"),
+                      func.max(s.utilization_pct).label("top")).where(*where)
+               .group_by(s.instance_id, s.gpu, text_hour).subquery())
+    epoch = cast(func.strftime("%s", grouped.c.hour_text.op("||")(":00:00")), Integer)
+    return select(grouped.c.inst, grouped.c.gpu, epoch.label("hour"), grouped.c.top)
+
+
 def daily_activity(store: Store, instance_ids: list[int], since: datetime, until: datetime, *, offset_s: int,
                    busy_above_pct: float) -> Daily:
     """Per instance and local day (the zone's UTC offset `offset_s`), its GPU-hours busy (a GPU's busiest
@@ -30,13 +48,9 @@ def daily_activity(store: Store, instance_ids: list[int], since: datetime, until
     out: Daily = {}
     if not instance_ids:
         return out
-    s, h = gpu_samples.c, gpu_samples_hourly.c
+    h = gpu_samples_hourly.c
     with store.reading() as conn:
-        raw_hour = _epoch_hour(conn, s.at)
-        raw = (select(s.instance_id.label("inst"), s.gpu.label("gpu"), raw_hour.label("hour"),
-                      func.max(s.utilization_pct).label("top"))
-               .where(s.instance_id.in_(instance_ids), s.at >= since, s.at < until)
-               .group_by(s.instance_id, s.gpu, raw_hour))
+        raw = _raw_hours(conn, instance_ids, since, until)
         folded = (select(h.instance_id.label("inst"), h.gpu.label("gpu"), _epoch_hour(conn, h.hour).label("hour"),
                          h.utilization_max_pct.label("top"))
                   .where(h.instance_id.in_(instance_ids), h.hour >= since, h.hour < until))
