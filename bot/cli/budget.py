@@ -15,6 +15,7 @@ import typer
 
 from bot.cli.common import LangOpt, fail, load_effective_policy, load_settings, say
 from bot.cli.rentals import JsonOpt, TeamOpt, open_rentals, workspace_of
+from bot.fields.rentals import budget_amount
 from bot.text import t
 
 
@@ -47,7 +48,7 @@ def budget(
         sys.stdout.write(t("cli.budget_removed" if gone else "cli.budget_none_for", settings.lang, project=project)
                          + "\n")
         return
-    value = _amount(amount)
+    value = budget_amount(amount)
     if value is None or currency.upper() not in ("CNY", "USD"):
         raise fail(t("cli.budget_bad", settings.lang, amount=amount[:40], currency=currency[:8]))
     budgets.put(workspace, project, value, currency.upper(), "terminal", now)
@@ -55,12 +56,6 @@ def budget(
     _alert(settings, rentals)
 
 
-def _amount(text: str) -> float | None:
-    try:
-        value = float(text.replace(",", "").lstrip("¥$"))
-    except ValueError:
-        return None
-    return value if 0 < value < 1e12 else None
 
 
 def _list(settings: Any, rentals: Any, workspace: str, now: datetime, as_json: bool) -> None:

@@ -85,3 +85,12 @@ def price_from_cache(offers: Iterable[Any], cards: int, share: float | None) -> 
     amount = per_card * (share if share is not None else cards)
     return CachedPrice(round(amount, 4), best.record.unit.value, best.record.currency.value, best.record.source,
                        best.as_of.date().isoformat())
+
+
+def budget_amount(text: str) -> float | None:
+    """A budget as typed: 20000, 20,000, ¥20000 or $500; None unless a positive amount below a trillion."""
+    try:
+        value = float(text.replace(",", "").lstrip("¥$"))
+    except ValueError:
+        return None
+    return value if 0 < value < 1e12 else None

@@ -7,6 +7,7 @@ from datetime import datetime
 from typing import overload
 
 from bot.deps import Deps
+from bot.fields.rentals import budget_amount
 from bot.slack.listeners.digest import is_admin
 from bot.slack.replies import zone_for
 from bot.slack.request import SlackRequest
@@ -187,7 +188,7 @@ def on_budget(deps: Deps, request: SlackRequest, args: list[str], lang: Lang) ->
         budgets.remove(team, project)
         _say(request, t("digest.budget_removed", lang, project=project))
         return
-    amount = _amount(args[1]) if 2 <= len(args) <= 3 else None
+    amount = budget_amount(args[1]) if 2 <= len(args) <= 3 else None
     currency = (args[2] if len(args) == 3 else deps.settings.currency).upper()
     if amount is None or currency not in ("CNY", "USD"):
         raise RentalCommandError(t("digest.budget_usage", lang, text=" ".join(args[1:])))
@@ -195,9 +196,3 @@ def on_budget(deps: Deps, request: SlackRequest, args: list[str], lang: Lang) ->
     _say(request, t("digest.budget_set", lang, project=project, amount=money(amount, currency)))
 
 
-def _amount(text: str) -> float | None:
-    try:
-        value = float(text.replace(",", "").lstrip("¥$"))
-    except ValueError:
-        return None
-    return value if 0 < value < 1e12 else None
