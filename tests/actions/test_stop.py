@@ -86,7 +86,8 @@ def test_an_idle_enrolled_box_is_warned_then_stopped_by_its_agent(tmp_path: Path
         inst, heartbeat, message = warned(h)
         deadline = h.clock.now + GRACE
         text = json.dumps(message["blocks"], ensure_ascii=False)
-        assert f"It will be stopped at {deadline.astimezone(ZoneInfo('Asia/Shanghai')):%H:%M} Asia/Shanghai" in text
+        local = deadline.astimezone(ZoneInfo("Asia/Shanghai"))
+        assert f"It will be stopped at {local:%m-%d %H:%M} Asia/Shanghai" in text  # with its date: graces run to 7d
         [warning] = Actions(h.deps.store).open_for([inst.id]).values()
         assert (warning.status, warning.message_ts, warning.deadline) == ("warned", message["_ts"], deadline)
         assert run_actions(h.deps, h.deps_client(), SLACK) == 0  # not yet
@@ -273,6 +274,6 @@ def test_a_claim_in_a_stop_channel_warns_an_idle_instance_at_once(tmp_path: Path
             [update] = h.fake.wait_for(lambda: h.fake.of("chat.update"))
             deadline = h.clock.now + GRACE
             shanghai = deadline.astimezone(ZoneInfo("Asia/Shanghai"))
-            assert f"It will be stopped at {shanghai:%H:%M} Asia/Shanghai" in json.dumps(update["blocks"])
+            assert f"It will be stopped at {shanghai:%m-%d %H:%M} Asia/Shanghai" in json.dumps(update["blocks"])
             [warning] = Actions(h.deps.store).open_for([inst.id]).values()
             assert warning.deadline == deadline and warning.lang == "en"

@@ -16,7 +16,7 @@ from bot.slack.listeners.digest import ephemeral, is_admin, replace_item
 from bot.slack.replies import lang_for
 from bot.slack.request import SlackRequest
 from bot.slack.ui.blocks import context
-from bot.slack.ui.digest import message_lang
+from bot.slack.ui.digest import message_lang, when
 from bot.state.actions import Actions
 from bot.state.discovered import Discovered
 from bot.state.rentals import Rentals
@@ -78,7 +78,7 @@ def on_found_button(deps: Deps, request: SlackRequest) -> None:
         if warned is not None:
             schedules = Schedules(deps.store, deps.settings.default_schedule())
             zone = ZoneInfo(schedules.of(team, request.channel or "").zone)
-            said += " " + t("digest.stop_warning", posted_in, at=f"{warned.astimezone(zone):%H:%M} {zone.key}")
+            said += " " + t("digest.stop_warning", posted_in, at=when(warned, zone))
     else:
         if not is_admin(request.client, user, team):
             ephemeral(request, user, t("digest.found_admins_only", lang, name=name))

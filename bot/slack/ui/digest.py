@@ -46,7 +46,7 @@ def instance_line(news: InstanceNews, lang: Lang, zone: ZoneInfo) -> str:
              per_day=money(news.per_day, news.currency) if news.priced else no_price,
              burned=money(news.burned, news.currency) if news.priced else no_price)
     if news.stop_at is not None:
-        line += " " + t("digest.stop_warning", lang, at=f"{news.stop_at.astimezone(zone):%H:%M} {zone.key}")
+        line += " " + t("digest.stop_warning", lang, at=when(news.stop_at, zone))  # with its date: graces run to 7d
     elif news.never_stopped:
         line += " " + t("digest.never_stopped", lang)
     return line
