@@ -41,7 +41,7 @@ def act(
     store = open_rentals(settings).store
     actions = Actions(store)
     actions.set_policy(workspace, channel, chosen, span, project=project or "", by="terminal", now=store.now())
-    sys.stdout.write(said(actions.policy(workspace, channel, project), channel, settings.lang) + "\n")
+    sys.stdout.write(said(actions.policy(workspace, channel, project), channel, settings.lang).replace("*", "") + "\n")
 
 
 def actions_list(team: TeamOpt = None, lang: LangOpt = None, as_json: JsonOpt = False) -> None:

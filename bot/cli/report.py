@@ -92,6 +92,8 @@ def report(
         say(t("cli.report_chart", settings.lang, path=str(chart_file)))
     if as_json:
         sys.stdout.write(json.dumps(report_json(made), ensure_ascii=False, indent=2) + "\n")
+    elif csv_file is None and not made.rows:
+        sys.stdout.write(t("cli.report_nothing", settings.lang, start=start.isoformat(), end=end.isoformat()) + "\n")
     elif csv_file is None:
         sys.stdout.write(_text(made, settings.lang) + "\n")
 
