@@ -165,3 +165,15 @@ def test_file_database_survives_reopening(tmp_path: Path) -> None:
     again = cache.open_db(path)
     assert cache.count_prices(again, "feed") == 1
     again.close()
+
+
+def test_the_rate_card_template_reads_as_a_rate_card_with_storage_and_egress() -> None:
+    """pricing/data/ratecard.example.csv: what a team fills in for its own platform, read by the same reader."""
+    from datetime import UTC, datetime
+
+    from pricing.sources import read_price_file
+
+    path = Path(__file__).parents[2] / "pricing" / "data" / "ratecard.example.csv"
+    rows = list(read_price_file(path, str(path), "ratecard", datetime.now(UTC)))
+    assert [str(r.unit) for r in rows] == ["hour", "day", "month", "hour", "hour", "hour", "gb-month", "gb"]
+    assert {str(r.pricing_model) for r in rows[:6]} == {"on-demand", "daily", "monthly", "spot"}  # the GPU rows
