@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from pydantic import ValidationError
@@ -82,8 +83,7 @@ def _dispatch(deps: Deps, request: SlackRequest, tokens: list[str], lang: Lang) 
         _prices(deps, request, tokens[1:], lang)
     elif head == SubCommand.QUOTE:
         _quote(deps, request, tokens[1:], lang)
-    elif head in (SubCommand.REMIND, SubCommand.LIST, SubCommand.RELEASE, SubCommand.DELETE_STORAGE,
-                  SubCommand.BUDGET, SubCommand.TRACK, SubCommand.ENROLL, SubCommand.ACT, SubCommand.REPORT):
+    elif head in RENTAL_COMMANDS:
         _rentals(deps, request, head, tokens[1:], lang)
     elif "=" in tokens[0] or _is_duration(tokens[0]):
         _inline(deps, request, tokens, lang)
@@ -102,26 +102,24 @@ def _analyze(deps: Deps, request: SlackRequest, lang: Lang) -> None:
         request.respond(response_type="ephemeral", text=t("slack.moved_to_dm", lang))
 
 
+SubHandler = Callable[[Deps, SlackRequest, list[str], Lang], None]
+# The sub-commands about what the team rents (and acts on): each handler takes the words after its name.
+RENTAL_COMMANDS: dict[str, SubHandler] = {
+    SubCommand.LIST: lambda deps, request, _args, lang: rentals.on_list(deps, request, lang),
+    SubCommand.RELEASE: rentals.on_release,
+    SubCommand.DELETE_STORAGE: rentals.on_delete_storage,
+    SubCommand.BUDGET: rentals.on_budget,
+    SubCommand.REMIND: rentals.on_remind,
+    SubCommand.TRACK: tracking.on_track,
+    SubCommand.ENROLL: enrolment.on_enroll,
+    SubCommand.ACT: act.on_act,
+    SubCommand.REPORT: report.on_report,
+}
+
+
 def _rentals(deps: Deps, request: SlackRequest, head: str, args: list[str], lang: Lang) -> None:
     try:
-        if head == SubCommand.LIST:
-            rentals.on_list(deps, request, lang)
-        elif head == SubCommand.RELEASE:
-            rentals.on_release(deps, request, args, lang)
-        elif head == SubCommand.DELETE_STORAGE:
-            rentals.on_delete_storage(deps, request, args, lang)
-        elif head == SubCommand.BUDGET:
-            rentals.on_budget(deps, request, args, lang)
-        elif head == SubCommand.TRACK:
-            tracking.on_track(deps, request, args, lang)
-        elif head == SubCommand.ENROLL:
-            enrolment.on_enroll(deps, request, args, lang)
-        elif head == SubCommand.ACT:
-            act.on_act(deps, request, args, lang)
-        elif head == SubCommand.REPORT:
-            report.on_report(deps, request, args, lang)
-        else:
-            rentals.on_remind(deps, request, args, lang)
+        RENTAL_COMMANDS[head](deps, request, args, lang)
     except rentals.RentalCommandError as exc:
         raise CommandError(str(exc)) from None
 
