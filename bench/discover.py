@@ -48,24 +48,25 @@ def fill(url: str, instances: int, volumes: int) -> None:
             ec2.create_volume(Size=100 + v % 900, AvailabilityZone=f"{region}a", VolumeType="gp3")
 
 
-def floor(url: str) -> float:
-    """Describe every GPU instance and every volume in each region, page by page; keep nothing."""
+def floor(url: str) -> tuple[float, int]:
+    """Describe every GPU instance and every volume in each region, page by page; keep nothing. Returns the
+    time and how many instances and volumes were described (ours must see as many)."""
     import boto3
 
     from bot.discover.aws import ALIVE, CONFIG
     from bot.discover.catalog import gpu_types
 
-    start = time.perf_counter()
+    start, seen = time.perf_counter(), 0
     for region in REGIONS:
         ec2 = boto3.client("ec2", region_name=region, endpoint_url=url, config=CONFIG)
         filters = [{"Name": "instance-type", "Values": sorted(gpu_types())},
                    {"Name": "instance-state-name", "Values": list(ALIVE)}]
-        for _ in ec2.get_paginator("describe_instances").paginate(Filters=filters,
-                                                                  PaginationConfig={"PageSize": 1000}):
-            pass
-        for _ in ec2.get_paginator("describe_volumes").paginate(PaginationConfig={"PageSize": 1000}):
-            pass
-    return time.perf_counter() - start
+        for page in ec2.get_paginator("describe_instances").paginate(Filters=filters,
+                                                                     PaginationConfig={"PageSize": 1000}):
+            seen += sum(len(r.get("Instances", [])) for r in page.get("Reservations", []))
+        for page in ec2.get_paginator("describe_volumes").paginate(PaginationConfig={"PageSize": 1000}):
+            seen += sum(1 for v in page.get("Volumes", []) if v.get("State") == "available")
+    return time.perf_counter() - start, seen
 
 
 def ours(url: str, folder: Path, name: str) -> tuple[float, int]:
@@ -103,10 +104,11 @@ def main() -> None:
     fill(url, args.instances, args.volumes)
     print(f"moto filled: {args.instances} GPU instances, {args.volumes} unattached volumes, {len(REGIONS)} regions "
           f"in {time.perf_counter() - started:.1f} s")
-    floors, firsts, reruns, found = [], [], [], 0
+    floors, firsts, reruns, found, described = [], [], [], 0, 0
     with tempfile.TemporaryDirectory() as tmp:
         for n in range(args.rounds):
-            floors.append(floor(url))
+            seconds, described = floor(url)
+            floors.append(seconds)
             first, found = ours(url, Path(tmp), f"state-{n}.db")  # a fresh database: every item inserted
             firsts.append(first)
             reruns.append(ours(url, Path(tmp), f"state-{n}.db")[0])  # the same database: every item updated
@@ -115,7 +117,8 @@ def main() -> None:
     rows: list[tuple[str, Any]] = [("bare boto3 describe loop (floor)", base),
                                    ("discover, first run (inserts)", statistics.median(firsts)),
                                    ("discover, re-run (updates)", statistics.median(reruns))]
-    print(f"items kept: {found}; median of {args.rounds} rounds, taking turns")
+    print(f"items kept: {found} (the floor described {described} GPU instances and unattached volumes); "
+          f"median of {args.rounds} rounds, taking turns")
     for label, seconds in rows:
         print(f"  {label:<36} {seconds:7.2f} s  {seconds / base:5.2f}x")
     worst = max(statistics.median(firsts), statistics.median(reruns)) / base

@@ -13,11 +13,14 @@ from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from rules.idle import Activity, judge
 from rules.policy import Idle
 from rules.samples import Sample
+
+if TYPE_CHECKING:
+    from rules.budget import Standing  # rules/budget.py builds on this module
 
 PER_DAY = {"hour": 24.0, "day": 1.0, "month": 1 / 30}
 
@@ -107,7 +110,7 @@ class Spend:
     currency: str
     amount: float
     budget: float | None = None
-    forecast: object = None  # rules.budget.Standing of a budgeted project: said when it runs over
+    forecast: Standing | None = None  # a budgeted project's month-end forecast: said when it runs over
 
 
 @dataclass(frozen=True)

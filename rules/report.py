@@ -65,6 +65,21 @@ class Released:
     saved: float  # from its release to the end of the period
 
 
+@dataclass(frozen=True)
+class Totals:
+    cost: dict[str, float]  # currency -> amount
+    gpu_hours: float
+    busy_gpu_hours: float
+    idle_gpu_hours: float
+    unknown_gpu_hours: float
+
+
+def month_days(first: date) -> tuple[date, date]:
+    """The first and last day of `first`'s month."""
+    start = first.replace(day=1)
+    return start, (start.replace(day=28) + timedelta(days=4)).replace(day=1) - timedelta(days=1)
+
+
 @dataclass
 class Report:
     start: date
@@ -81,15 +96,15 @@ class Report:
         ranked = sorted(costs.items(), key=lambda kv: -kv[1])[:top]
         return [(item, currency, round(cost, 2)) for (item, currency), cost in ranked]
 
-    def totals(self) -> dict[str, object]:
+    def totals(self) -> Totals:
+        """The rows' sums (so an export of the rows adds up to them)."""
         cost: dict[str, float] = defaultdict(float)
         for r in self.rows:
             cost[r.currency] += r.cost
-        return {"cost": {c: round(a, 2) for c, a in sorted(cost.items())},
-                "gpu_hours": round(sum(r.gpu_hours for r in self.rows), 2),
-                "busy_gpu_hours": round(sum(r.busy_gpu_hours for r in self.rows), 2),
-                "idle_gpu_hours": round(sum(r.idle_gpu_hours for r in self.rows), 2),
-                "unknown_gpu_hours": round(sum(r.unknown_gpu_hours for r in self.rows), 2)}
+        return Totals({c: round(a, 2) for c, a in sorted(cost.items())},
+                      round(sum(r.gpu_hours for r in self.rows), 2), round(sum(r.busy_gpu_hours for r in self.rows), 2),
+                      round(sum(r.idle_gpu_hours for r in self.rows), 2),
+                      round(sum(r.unknown_gpu_hours for r in self.rows), 2))
 
     def ranked(self, by: str) -> list[Rank]:
         """By owner or project, most idle cost first (the currencies' amounts added only for ordering)."""

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import replace
 from datetime import datetime
 
-from bot.state.actions import Actions
+from bot.state.actions import Actions, Policy
 from bot.state.rentals import Instance, Rentals
 from rules.digest import Digest
 from rules.idle import Activity
@@ -20,17 +20,28 @@ STOPPABLE = ("agent", "aws")
 class Warner:
     def __init__(self, rentals: Rentals) -> None:
         self.rentals, self.actions = rentals, Actions(rentals.store)
+        self._named: dict[tuple[str, str], dict[str, Instance]] = {}  # what annotate read, for record
+
+    def _instances(self, team: str, channel: str) -> dict[str, Instance]:
+        if (team, channel) not in self._named:
+            self._named[(team, channel)] = {i.name: i for i in self.rentals.instances(team, channel=channel,
+                                                                                       active_only=True)}
+        return self._named[(team, channel)]
 
     def annotate(self, team: str, channel: str, digest: Digest, moment: datetime) -> Digest:
         """The digest with each idle instance's stop time (or that it is never stopped), by policy."""
         if not digest.instances:
             return digest
-        named = {i.name: i for i in self.rentals.instances(team, channel=channel, active_only=True)}
+        named = self._instances(team, channel)
         open_now = self.actions.open_for([i.id for i in named.values()])
+        policies: dict[str | None, Policy] = {}  # one read per project, not per item
         out = []
         for news in digest.instances:
             inst = named.get(news.name)
-            policy = self.actions.policy(team, channel, inst.project if inst else None)
+            project = inst.project if inst else None
+            if project not in policies:
+                policies[project] = self.actions.policy(team, channel, project)
+            policy = policies[project]
             if policy.mode == "off":
                 continue
             if inst is None or policy.mode != "stop" or news.activity is not Activity.IDLE:
@@ -45,7 +56,9 @@ class Warner:
     def record(self, team: str, channel: str, digest: Digest, ts: str | None, moment: datetime,
                lang: str | None = None) -> int:
         """Keep the warnings the posted digest gave (an instance warned already keeps its first deadline)."""
-        named = {i.name: i for i in self.rentals.instances(team, channel=channel, active_only=True)}
+        if not any(news.stop_at is not None for news in digest.instances):
+            return 0
+        named = self._instances(team, channel)
         made = 0
         for news in digest.instances:
             inst: Instance | None = named.get(news.name)

@@ -53,7 +53,9 @@ def discover(
 
 
 def _item(item: Any) -> dict[str, Any]:
-    instance = hasattr(item, "cards")
+    from bot.state.rentals import Instance
+
+    instance = isinstance(item, Instance)
     return {"key": item.provider_id, "source": "aws", "kind": "instance" if instance else "storage",
             "name": item.name, "gpu": item.gpu if instance else None, "cards": item.cards if instance else None,
             "owner": item.owner or None, "channel": item.channel or None, "project": item.project,

@@ -21,6 +21,7 @@ from bot.cli.common import LangOpt, fail, load_effective_policy, load_settings, 
 from bot.cli.rentals import JsonOpt, TeamOpt, open_rentals, workspace_of
 from bot.text import Lang, t
 from bot.text.format import money, show
+from rules.report import Report, month_days
 
 TOP = 10
 
@@ -38,8 +39,7 @@ def period(since: str | None, until: str | None, week: bool, month: str | None, 
     if sum(x for x in (since is not None or until is not None, week, month is not None)) > 1:
         raise fail(t("cli.report_one_period", lang))
     if month is not None:
-        first = _day(f"{month}-01", "--month", lang) if len(month) == 7 else _day(month, "--month", lang)
-        return first, (first.replace(day=28) + timedelta(days=4)).replace(day=1) - timedelta(days=1)
+        return month_days(_day(f"{month}-01", "--month", lang) if len(month) == 7 else _day(month, "--month", lang))
     if since is not None or until is not None:
         if since is None or until is None:
             raise fail(t("cli.report_both_dates", lang))
@@ -98,15 +98,14 @@ def report(
         sys.stdout.write(_text(made, settings.lang) + "\n")
 
 
-def _text(made: object, lang: Lang) -> str:
-    from rules.report import Report
+def _text(made: Report, lang: Lang) -> str:
+    from bot.report.post import extras
 
-    assert isinstance(made, Report)
     totals = made.totals()
-    cost = ", ".join(money(a, c) for c, a in totals["cost"].items()) or "0"  # type: ignore[attr-defined]
+    cost = ", ".join(money(a, c) for c, a in totals.cost.items()) or "0"
     lines = [t("cli.report_title", lang, start=made.start.isoformat(), end=made.end.isoformat(), cost=cost,
-               paid=show(totals["gpu_hours"]), busy=show(totals["busy_gpu_hours"]),  # type: ignore[arg-type]
-               idle=show(totals["idle_gpu_hours"]), unknown=show(totals["unknown_gpu_hours"]))]  # type: ignore[arg-type]
+               paid=show(totals.gpu_hours), busy=show(totals.busy_gpu_hours), idle=show(totals.idle_gpu_hours),
+               unknown=show(totals.unknown_gpu_hours))]
     for by in ("owner", "project"):
         ranked = made.ranked(by)
         lines.append(t(f"cli.report_by_{by}", lang))
@@ -118,6 +117,4 @@ def _text(made: object, lang: Lang) -> str:
                          f"GPU-h)\t{t('cli.report_spent', lang)} {spent}\t{t('cli.report_busy', lang)} {share}")
         if len(ranked) > TOP:
             lines.append("  " + t("cli.report_more", lang, count=len(ranked) - TOP))
-    from bot.report.post import extras
-
     return "\n".join(lines + [line.replace("*", "") for line in extras(made, lang)])

@@ -87,9 +87,9 @@ def discover(settings: Settings, store: Store, team: str, now: datetime, *, offe
     known = Discovered(store)
     applied = known.apply(scan, filing, now)
     report = Report(scan, applied)
-    report.activity_problem = _activity(aws, Rentals(store), team, scan, now)
-    keys = {f.key for f in scan.found}
     rentals = Rentals(store)
+    report.activity_problem = _activity(aws, rentals, team, scan, now)
+    keys = {f.key for f in scan.found}
     report.items = [i for i in rentals.instances(team) if i.provider_id in keys] + \
                    [s for s in rentals.storage(team) if s.provider_id in keys]
     found = len(report.items)

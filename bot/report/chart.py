@@ -40,10 +40,8 @@ def draw(report: Report, path: Path | BinaryIO, lang: Lang) -> None:
 def chart(report: Report, lang: Lang) -> Figure:
     from matplotlib.figure import Figure
 
-    totals: dict[str, float] = defaultdict(float)
-    for r in report.rows:
-        totals[r.currency] += r.cost
-    currency = max(totals, key=lambda c: totals[c]) if totals else "CNY"
+    costs = report.totals().cost
+    currency = max(costs, key=lambda c: costs[c]) if costs else "CNY"
     days = [report.start + timedelta(days=n) for n in range((report.end - report.start).days + 1)]  # empty days too
     busy: dict[date, float] = defaultdict(float)
     idle: dict[date, float] = defaultdict(float)

@@ -3,6 +3,7 @@ GPU's busiest reading per hour, read once, then rules/report.py."""
 
 from __future__ import annotations
 
+from dataclasses import asdict
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -50,7 +51,8 @@ def as_json(report: Report) -> dict[str, Any]:
                                                    "unknown_gpu_hours": 0.0})
         for key in ("cost", "gpu_hours", "busy_gpu_hours", "idle_gpu_hours", "unknown_gpu_hours"):
             item[key] = round(item[key] + getattr(r, key), 4)
-    return {"period": {"from": report.start.isoformat(), "to": report.end.isoformat()}, "totals": report.totals(),
+    return {"period": {"from": report.start.isoformat(), "to": report.end.isoformat()},
+            "totals": asdict(report.totals()),
             "by_owner": [rank_json(r, "owner") for r in report.ranked("owner")],
             "by_project": [rank_json(r, "project") for r in report.ranked("project")],
             "items": sorted(items.values(), key=lambda i: -i["cost"]),

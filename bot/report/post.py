@@ -32,10 +32,10 @@ DAYS = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
 
 def report_text(report: Report, lang: Lang) -> str:
     totals = report.totals()
-    cost = ", ".join(money(a, c) for c, a in report_costs(report).items()) or money(0, "CNY")
+    cost = ", ".join(money(a, c) for c, a in totals.cost.items()) or money(0, "CNY")
     lines = [t("report.title", lang, start=f"{report.start:%m-%d}", end=f"{report.end:%m-%d}", cost=cost,
-               paid=show(totals["gpu_hours"]), busy=show(totals["busy_gpu_hours"]),  # type: ignore[arg-type]
-               idle=show(totals["idle_gpu_hours"]), unknown=show(totals["unknown_gpu_hours"]))]  # type: ignore[arg-type]
+               paid=show(totals.gpu_hours), busy=show(totals.busy_gpu_hours), idle=show(totals.idle_gpu_hours),
+               unknown=show(totals.unknown_gpu_hours))]
     for by in ("owner", "project"):
         ranked = [r for r in report.ranked(by) if any(r.idle_cost.values())]
         if not ranked:
@@ -62,13 +62,6 @@ def extras(report: Report, lang: Lang) -> list[str]:
     costly = report.storage_costs(3)
     if costly:
         out.append(t("report.storage", lang, items=", ".join(f"*{i}* {money(c, cur)}" for i, cur, c in costly)))
-    return out
-
-
-def report_costs(report: Report) -> dict[str, float]:
-    out: dict[str, float] = {}
-    for r in report.rows:
-        out[r.currency] = round(out.get(r.currency, 0.0) + r.cost, 2)
     return out
 
 

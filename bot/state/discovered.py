@@ -15,7 +15,7 @@ from typing import Any
 
 from sqlalchemy import bindparam, func, insert, select, update
 
-from bot.state.rentals import NAME, token_hash
+from bot.state.rentals import NAME, Rentals, token_hash
 from bot.state.schema import discovery_runs, rental_instances, rental_storage
 from bot.state.store import Store
 
@@ -215,8 +215,6 @@ class Discovered:
     def add_pod(self, team: str, key: str, name: str, gpu: str, cards: int, channel: str,
                 price: tuple[float | None, str, str], now: datetime) -> Any:
         """A Kubernetes pod's item (source k8s), nobody's yet; its name made free in the workspace if taken."""
-        from bot.state.rentals import Rentals
-
         taken = self._names(rental_instances, team)
         if name in taken:
             name = f"{name[:55]}-{secrets.token_hex(4)}"

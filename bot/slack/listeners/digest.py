@@ -30,15 +30,22 @@ log = logging.getLogger(__name__)
 SNOOZE = {Action.STILL_NEEDED: timedelta(days=1), Action.SNOOZE_WEEK: timedelta(days=7)}
 
 
-def is_admin(client: WebClient, user: str, team: str) -> bool:
-    """Is `user` an admin or owner of workspace `team`? An admin of another workspace (a shared channel, a
-    Grid org) has no say over this workspace's items: users.info's team must be `team`."""
+def member_of(client: WebClient, user: str, team: str) -> dict[str, Any] | None:
+    """`user` as users.info says, when they belong to workspace `team` (not a guest from another one in a
+    shared channel or a Grid org); None otherwise, or when Slack does not say."""
     try:
         found = client.users_info(user=user).get("user") or {}
     except SlackApiError as exc:
-        log.warning("users.info for %s failed: %s; not treated as an admin", user, exc.response.get("error"))
-        return False
-    return found.get("team_id") == team and bool(found.get("is_admin") or found.get("is_owner"))
+        log.warning("users.info for %s failed: %s; treated as not of this workspace", user, exc.response.get("error"))
+        return None
+    return dict(found) if found.get("team_id") == team else None
+
+
+def is_admin(client: WebClient, user: str, team: str) -> bool:
+    """Is `user` an admin or owner of workspace `team`? An admin of another workspace has no say over this
+    workspace's items."""
+    found = member_of(client, user, team)
+    return found is not None and bool(found.get("is_admin") or found.get("is_owner"))
 
 
 def ephemeral(request: SlackRequest, user: str, text: str) -> None:

@@ -7,12 +7,10 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from zoneinfo import ZoneInfo
 
-from slack_sdk.errors import SlackApiError
-
 from bot.actions.warn import STOPPABLE
 from bot.deps import Deps
 from bot.slack.ids import Action
-from bot.slack.listeners.digest import ephemeral, is_admin, replace_item
+from bot.slack.listeners.digest import ephemeral, is_admin, member_of, replace_item
 from bot.slack.replies import lang_for
 from bot.slack.request import SlackRequest
 from bot.slack.ui.blocks import context
@@ -23,15 +21,6 @@ from bot.state.rentals import Rentals
 from bot.state.schedules import Schedules
 from bot.text import t
 from rules.idle import Activity, judge
-
-
-def _member(request: SlackRequest, user: str) -> bool:
-    """Is `user` of this workspace (not a guest from another one in a shared channel)?"""
-    try:
-        found = request.client.users_info(user=user).get("user") or {}
-    except SlackApiError:
-        return False
-    return found.get("team_id") == request.team
 
 
 def _warn_if_idle(deps: Deps, request: SlackRequest, kind: str, name: str) -> datetime | None:
@@ -63,7 +52,7 @@ def on_found_button(deps: Deps, request: SlackRequest) -> None:
     posted_in = message_lang(request.body.get("message") or {}) or lang
     found = Discovered(deps.store)
     if action is Action.CLAIM:
-        if not _member(request, user):
+        if member_of(request.client, user, team) is None:
             ephemeral(request, user, t("digest.found_not_member", lang))
             return
         owner = found.claim(team, kind, name, user)

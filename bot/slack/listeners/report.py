@@ -17,6 +17,7 @@ from bot.state.rentals import Rentals
 from bot.state.report_channels import ReportChannels
 from bot.state.schedules import Schedules
 from bot.text import Lang, t
+from rules.report import month_days
 
 MONTH = re.compile(r"(\d{4})-(\d{2})")
 
@@ -28,8 +29,7 @@ def period(text: str, today: date, lang: Lang) -> tuple[date, date]:
         return today - timedelta(days=today.weekday()), today
     found = MONTH.fullmatch(text)
     if found and 1 <= int(found[2]) <= 12:
-        first = date(int(found[1]), int(found[2]), 1)
-        return first, (first.replace(day=28) + timedelta(days=4)).replace(day=1) - timedelta(days=1)
+        return month_days(date(int(found[1]), int(found[2]), 1))
     raise RentalCommandError(t("report.bad_period", lang, text=text[:40]))
 
 

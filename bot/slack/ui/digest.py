@@ -12,7 +12,6 @@ from bot.slack.ui import templating
 from bot.text import Lang, t
 from bot.text.budget import forecast_text
 from bot.text.format import money, show
-from rules.budget import Standing
 from rules.digest import Digest, FoundNews, InstanceNews, StorageNews
 from rules.idle import Activity
 
@@ -75,7 +74,7 @@ def _spend(digest: Digest, lang: Lang) -> str | None:
         else:
             key = "digest.spend_over" if spend.amount > spend.budget else "digest.spend_budget"
             line = t(key, lang, project=project, amount=amount, budget=money(spend.budget, spend.currency))
-            if isinstance(spend.forecast, Standing) and spend.forecast.forecast > spend.forecast.budget:
+            if spend.forecast is not None and spend.forecast.forecast > spend.forecast.budget:
                 line += " " + forecast_text(spend.forecast, lang)  # said before the threshold is crossed
             lines.append(line)
     return t("digest.spend", lang, lines=" · ".join(lines)) if lines else None
