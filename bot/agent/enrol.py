@@ -28,9 +28,9 @@ INSTANCE_ID = re.compile(r"i-[0-9a-f]{8,17}")
 class EnrolFailed(RuntimeError):
     """The bot refused the enrolment: `status` (401 token, 409 name, 400 a field) and what it said."""
 
-    def __init__(self, status: int, said: str) -> None:
+    def __init__(self, status: int, said: str, reason: str = "", params: dict[str, str] | None = None) -> None:
         super().__init__(f"{status}: {said}")
-        self.status, self.said = status, said
+        self.status, self.said, self.reason, self.params = status, said, reason, params or {}
 
 
 @dataclass(frozen=True)
@@ -107,7 +107,9 @@ def enrol(client: httpx.Client, url: str, token: str, about: dict[str, Any]) -> 
         body = {}
     if answer.status_code != 201 or not isinstance(body, dict) or not body.get("token"):
         said = body.get("error") if isinstance(body, dict) else None
-        raise EnrolFailed(answer.status_code, str(said or answer.text[:200]))
+        reason = str(body.get("reason", "")) if isinstance(body, dict) else ""
+        params = {k: str(body[k]) for k in ("name", "at") if isinstance(body, dict) and k in body}
+        raise EnrolFailed(answer.status_code, str(said or answer.text[:200]), reason, params)
     return Enrolled(str(body.get("instance", about["name"])), str(body["token"]))
 
 

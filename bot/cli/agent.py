@@ -111,13 +111,17 @@ def _enrolled(lang: Lang, client: Any, url: str, enroll: str | None, state_file:
             if once:
                 raise fail(t("cli.agent_enrol_unreachable", lang, url=url), code=1) from None
             time.sleep(interval)
-        except EnrolFailed as exc:
-            raise fail(t("cli.agent_enrol_refused", lang, status=exc.status, said=exc.said),
+        except EnrolFailed as exc:  # the bot's reason in the terminal's language where it names one
+            said = t(f"cli.enrol_why.{exc.reason}", lang, **exc.params) if exc.reason in ENROL_REASONS else exc.said
+            raise fail(t("cli.agent_enrol_refused", lang, status=exc.status, said=said),
                        code=3 if exc.status == 401 else 2) from None
     write_state(state_file, enrolled, url)
     logging.getLogger("bot.agent").info("enrolled as %s; the heartbeat token is kept in %s", enrolled.instance,
                                         state_file)
     return enrolled.token
+
+
+ENROL_REASONS = ("no_token", "unknown_token", "expired_token", "used_up_token", "name_taken")
 
 
 def _unwritable(path: Path) -> str | None:

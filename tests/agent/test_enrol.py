@@ -95,3 +95,22 @@ def test_without_a_token_or_an_enrolment_it_says_what_to_give(tmp_path: Path) ->
     (tmp_path / "agent.json").mkdir()
     folder = agent(tmp_path, "http://127.0.0.1:9", stand_in_smi(tmp_path), "--enroll", "x")
     assert folder.returncode == 2 and "cannot be written (it is a folder)" in folder.stderr
+
+
+def test_a_taken_name_is_refused_with_what_to_do(tmp_path: Path) -> None:
+    from bot.state.rentals import Rentals
+
+    with running_app(tmp_path) as h:
+        Rentals(h.deps.store).track_instance("T1", "taken", {
+            "gpu": "A100-80GB", "cards": 1, "share": None, "unit": "day", "price": 400.0, "currency": "CNY",
+            "channel": "C1", "owner": "U1", "project": None, "started_at": h.clock.now})
+        env = stand_in_smi(tmp_path) | {"AWS_EC2_METADATA_DISABLED": "true"}
+        done = agent(tmp_path, h.base_url, env, "--enroll", enrol_token(h), "--name", "taken")
+        assert done.returncode == 2
+        assert "refused the enrolment (409): another machine is enrolled as taken: choose another name with --name" \
+            in done.stderr
+        assert not (tmp_path / "agent.json").exists()
+        zh = run_cli("agent", "--url", h.base_url, "--once", "--buffer", str(tmp_path / "buffer.jsonl"), "--state-file",
+                     str(tmp_path / "agent.json"), "--enroll", enrol_token(h), "--name", "taken",
+                     env=env | {"GPU_ADVISOR_LANG": "zh"}, tmp=tmp_path)
+        assert zh.returncode == 2 and "已有另一台机器以 taken 注册：请用 --name 换一个名称" in zh.stderr

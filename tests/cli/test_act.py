@@ -26,3 +26,17 @@ def test_bad_act_input_names_what_is_accepted(tmp_path: Path) -> None:
     assert grace.returncode == 2 and "--grace: 9d is outside" in grace.stderr and "7d" in grace.stderr
     zh = run_cli("act", "C0123", "halt", "--team", "T1", env={"GPU_ADVISOR_LANG": "zh"}, tmp=tmp_path)
     assert zh.returncode == 2 and "不是可用的策略" in zh.stderr
+
+
+def test_report_budget_and_discover_name_what_was_wrong(tmp_path: Path) -> None:
+    """The new commands' bad input: each says what was wrong and what is accepted, and exits 2."""
+    cases = [
+        (("report", "--from", "2026-11-01", "--team", "T1"), "give both --from and --to"),
+        (("report", "--month", "2026-13", "--team", "T1"), "--month: '2026-13-01' is not a date"),
+        (("budget", "llm", "--team", "T1"), "give the amount"),
+        (("budget", "no spaces", "100", "--team", "T1"), "is not a usable name"),
+        (("discover", "--source", "gcp"), "--source gcp: not a source discovery knows; known: aws"),
+    ]
+    for args, said in cases:
+        done = run_cli(*args, env=ENV, tmp=tmp_path)
+        assert done.returncode == 2 and said in done.stderr, (args, done.stderr)
