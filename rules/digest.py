@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Protocol
 
-from rules.idle import Activity, judge
+from rules.idle import Activity, GpuWindow, judge, judge_windows
 from rules.policy import Idle
 from rules.samples import Sample
 
@@ -183,12 +183,14 @@ def stored_this_month(disk: Stored, now: datetime) -> float:
 def compose(instances: Iterable[Rented], storage: Iterable[Stored], samples: Mapping[int, Sequence[Sample]], *,
             now: datetime, rules: Idle, snoozes: Mapping[int, datetime] | None = None,
             budgets: Mapping[tuple[str, str], float] | None = None, last_touched: Mapping[str, datetime] | None = None,
-            kept: Mapping[str, datetime] | None = None, quiet_since: Mapping[int, datetime] | None = None) -> Digest:
+            kept: Mapping[str, datetime] | None = None, quiet_since: Mapping[int, datetime] | None = None,
+            windows: Mapping[int, Sequence[GpuWindow]] | None = None) -> Digest:
     """The digest of one channel at `now` (see the module's rules). `samples` by instance id; `snoozes`:
     instance id -> "still needed" until; `last_touched`: storage name -> newest file time an agent saw;
     `budgets`: (project, currency) -> this month's budget; `kept`: storage name -> "keep" until;
     `quiet_since`: instance id -> when its quiet stretch began, when the caller found it without
-    passing a day of samples (else it is found in `samples`)."""
+    passing a day of samples (else it is found in `samples`); `windows`: instance id -> its GPUs' summaries of
+    the window, when the caller had the database add them up (then `samples` may be empty)."""
     snoozes, budgets, last_touched, kept_until = snoozes or {}, budgets or {}, last_touched or {}, kept or {}
     instances, storage = [i for i in instances if not hidden(i)], [s for s in storage if not hidden(s)]
     news: list[InstanceNews] = []
@@ -204,7 +206,11 @@ def compose(instances: Iterable[Rented], storage: Iterable[Stored], samples: Map
         if unclaimed(inst) or getattr(inst, "cloud_state", None) == "stopped":
             continue  # listed apart (found), or not running
         own = samples.get(inst.id, ())
-        verdict = judge(own, started=inst.started_at, now=now, rules=rules, snoozed_until=snoozes.get(inst.id))
+        if windows is not None:
+            verdict = judge_windows(windows.get(inst.id, ()), started=inst.started_at, now=now, rules=rules,
+                                    snoozed_until=snoozes.get(inst.id))
+        else:
+            verdict = judge(own, started=inst.started_at, now=now, rules=rules, snoozed_until=snoozes.get(inst.id))
         if verdict in (Activity.IDLE, Activity.MEMORY_HELD):
             since = (quiet_since or {}).get(inst.id) or _quiet_since(own, rules) or now
             news.append(InstanceNews(inst.name, inst.owner, verdict, per_day(inst), inst.currency, since,

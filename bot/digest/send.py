@@ -29,6 +29,7 @@ from bot.digest import once
 from bot.state.budgets import Budgets
 from bot.state.digest_sends import Sends
 from bot.state.rentals import Instance, Rentals, Storage
+from bot.state.windows import gpu_windows
 from bot.text import Lang, t
 from rules.budget import standings
 from rules.digest import Digest, compose
@@ -51,7 +52,8 @@ class Outcome:
 
 def digests(rentals: Rentals, team: str, channels: list[str], now: datetime, rules: Idle) -> dict[str, Digest]:
     """Compose the digests of `channels` in a few queries for the whole workspace: the rented things,
-    the window's samples, when each quiet stretch began (found by the database) and disk reports."""
+    each GPU's summary of the window's samples and when each quiet stretch began (both added up by the
+    database), and disk reports."""
     wanted = set(channels)
     # an item with a figure no digest can show (stored before the bounds) is left out, said in the log,
     # so it never stops the other items' digest nor the workspace's spend
@@ -60,7 +62,7 @@ def digests(rentals: Rentals, team: str, channels: list[str], now: datetime, rul
     instances = [i for i in everything if i.channel in wanted]
     storage = [s for s in all_storage if s.channel in wanted]
     running = [i.id for i in instances if i.released_at is None]
-    samples = rentals.recent(running, now - timedelta(minutes=rules.window_minutes))
+    windows = gpu_windows(rentals.store, running, now - timedelta(minutes=rules.window_minutes), now)
     quiet = rentals.quiet_since(running, now - SAMPLE_HORIZON)
     reports = rentals.disks_of(sorted({s.instance_id for s in storage if s.instance_id is not None}))
     touched: dict[str, datetime] = {}
@@ -82,7 +84,7 @@ def digests(rentals: Rentals, team: str, channels: list[str], now: datetime, rul
     out = {}
     for channel in channels:
         mine, kept = by_channel[channel], stored[channel]
-        made = compose(mine, kept, samples, now=now, rules=rules, last_touched=touched,
+        made = compose(mine, kept, {}, now=now, rules=rules, last_touched=touched, windows=windows,
                        snoozes={i.id: i.snoozed_until for i in mine if i.snoozed_until},
                        kept={s.name: s.kept_until for s in kept if s.kept_until}, quiet_since=quiet)
         projects = {(i.project or "", i.currency) for i in mine} | {(d.project or "", d.currency) for d in kept}

@@ -18,7 +18,7 @@ from sqlalchemy import delete, func, insert, or_, select, update
 from sqlalchemy.exc import IntegrityError
 
 from bot.logs import keep_secret
-from bot.state.schema import disk_reports, gpu_samples, rental_instances, rental_storage
+from bot.state.schema import as_seconds, disk_reports, gpu_samples, rental_instances, rental_storage, seconds_of
 from bot.state.store import Store
 from rules.policy import Idle
 from rules.samples import Sample
@@ -397,11 +397,12 @@ class Rentals:
         if not instance_ids:
             return {}
         c, i = gpu_samples.c, rental_instances.c
-        first = (select(func.min(c.at)).where(c.instance_id == i.id, c.at >= since,
-                                              or_(i.last_busy_at.is_(None), c.at > i.last_busy_at))
-                 .scalar_subquery())
-        query = select(i.id, first.label("quiet")).where(i.id.in_(instance_ids))
         with self.store.reading() as conn:
+            busy = seconds_of(conn.dialect.name, i.last_busy_at)
+            first = (select(func.min(c.at)).where(c.instance_id == i.id, c.at >= since,
+                                                  or_(i.last_busy_at.is_(None), as_seconds(c.at) > busy))
+                     .scalar_subquery())
+            query = select(i.id, first.label("quiet")).where(i.id.in_(instance_ids))
             return {r.id: r.quiet for r in conn.execute(query) if r.quiet is not None}
 
     def samples(self, instance_id: int, since: datetime) -> list[Sample]:

@@ -1,22 +1,28 @@
 """Keep the samples table bounded: raw samples older than `raw_days` are folded into hourly maxima
 (one row per instance, GPU and hour), and hourly rows older than `hourly_days` are dropped.
 
-Each batch folds and deletes in one transaction, so a crash loses nothing and folds nothing twice;
-a fold into an hour that already has a row takes the maxima of both.
+The fold is set-based SQL: for a batch of instances, one INSERT ... SELECT ... GROUP BY writes their hours
+(an hour that already has a row takes the maxima of both: ON CONFLICT DO UPDATE) and one DELETE removes the
+raw rows folded, in one transaction, so a crash loses nothing and folds nothing twice. Batches hold about
+BATCH raw rows, and the write lock is let go between them, so Slack's acknowledgements and the heartbeats
+wait for one batch, never for the whole fold.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import delete, insert, select, update
+from sqlalchemy import delete, func, select
+from sqlalchemy.dialects.postgresql import insert as pg_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 
-from bot.state.schema import gpu_samples, gpu_samples_hourly
+from bot.state.schema import as_seconds, gpu_samples, gpu_samples_hourly
 from bot.state.store import Store
 
-BATCH = 20_000
+BATCH = 50_000  # raw rows a transaction folds, about (an instance's rows are never split)
 
 
 @dataclass(frozen=True)
@@ -26,47 +32,63 @@ class Compacted:
     dropped: int  # hourly rows past their retention
 
 
-def _fold(conn: Any, rows: list[Any]) -> int:
-    buckets: dict[tuple[int, int, datetime], dict[str, Any]] = {}
-    for r in rows:
-        key = (r.instance_id, r.gpu, r.at.replace(minute=0, second=0, microsecond=0))
-        b = buckets.setdefault(key, {"samples": 0, "utilization_max_pct": 0.0, "memory_used_max_mib": 0.0,
-                                     "memory_total_mib": 0.0, "power_max_w": None})
-        b["samples"] += 1
-        b["utilization_max_pct"] = max(b["utilization_max_pct"], r.utilization_pct)
-        b["memory_used_max_mib"] = max(b["memory_used_max_mib"], r.memory_used_mib)
-        b["memory_total_mib"] = max(b["memory_total_mib"], r.memory_total_mib)
-        if r.power_w is not None:
-            b["power_max_w"] = max(b["power_max_w"] or 0.0, r.power_w)
-    h = gpu_samples_hourly.c
-    for (instance_id, gpu, hour), b in buckets.items():
-        where = (h.instance_id == instance_id, h.gpu == gpu, h.hour == hour)
-        old = conn.execute(select(gpu_samples_hourly).where(*where)).first()
-        if old is None:
-            conn.execute(insert(gpu_samples_hourly).values(instance_id=instance_id, gpu=gpu, hour=hour, **b))
-            continue
-        power = [p for p in (old.power_max_w, b["power_max_w"]) if p is not None]
-        conn.execute(update(gpu_samples_hourly).where(*where).values(
-            samples=old.samples + b["samples"],
-            utilization_max_pct=max(old.utilization_max_pct, b["utilization_max_pct"]),
-            memory_used_max_mib=max(old.memory_used_max_mib, b["memory_used_max_mib"]),
-            memory_total_mib=max(old.memory_total_mib, b["memory_total_mib"]),
-            power_max_w=max(power) if power else None))
-    return len(buckets)
+def _greater(dialect: str, a: Any, b: Any) -> Any:
+    """The larger of two values, a NULL counting as absent (SQLite's two-argument max() is NULL if either is)."""
+    if dialect == "postgresql":
+        return func.greatest(a, b)  # ignores NULLs
+    return func.max(func.coalesce(a, b), func.coalesce(b, a))
+
+
+def fold_statement(dialect: str, instance_ids: list[int] | None, cutoff: datetime) -> Any:
+    """INSERT INTO gpu_samples_hourly SELECT the hourly maxima of the raw rows before `cutoff` (of
+    `instance_ids`, or all), merged into hours already kept."""
+    s, h = gpu_samples.c, gpu_samples_hourly.c
+    hour = (as_seconds(s.at) // 3600 * 3600).label("hour")
+    where = [s.at < cutoff] + ([s.instance_id.in_(instance_ids)] if instance_ids is not None else [])
+    rows = (select(s.instance_id, s.gpu, hour, func.count().label("samples"), func.max(s.utilization_pct),
+                   func.max(s.memory_used_mib), func.max(s.memory_total_mib), func.max(s.power_w))
+            .where(*where).group_by(s.instance_id, s.gpu, hour))
+    make = pg_insert if dialect == "postgresql" else sqlite_insert
+    statement = make(gpu_samples_hourly).from_select(
+        ["instance_id", "gpu", "hour", "samples", "utilization_max_pct", "memory_used_max_mib", "memory_total_mib",
+         "power_max_w"], rows)
+    new = statement.excluded
+    return statement.on_conflict_do_update(index_elements=[h.instance_id, h.gpu, h.hour], set_={
+        "samples": h.samples + new.samples,
+        "utilization_max_pct": _greater(dialect, h.utilization_max_pct, new.utilization_max_pct),
+        "memory_used_max_mib": _greater(dialect, h.memory_used_max_mib, new.memory_used_max_mib),
+        "memory_total_mib": _greater(dialect, h.memory_total_mib, new.memory_total_mib),
+        "power_max_w": _greater(dialect, h.power_max_w, new.power_max_w)})
+
+
+def _batches(store: Store, cutoff: datetime) -> Iterator[tuple[list[int], int]]:
+    """Instances with raw rows before `cutoff`, packed into batches of about BATCH rows."""
+    s = gpu_samples.c
+    with store.reading() as conn:
+        counts = list(conn.execute(select(s.instance_id, func.count()).where(s.at < cutoff)
+                                   .group_by(s.instance_id).order_by(s.instance_id)))
+    batch: list[int] = []
+    rows = 0
+    for instance_id, count in counts:
+        if batch and rows + count > BATCH:
+            yield batch, rows
+            batch, rows = [], 0
+        batch.append(instance_id)
+        rows += count
+    if batch:
+        yield batch, rows
 
 
 def compact(store: Store, now: datetime, *, raw_days: float, hourly_days: float) -> Compacted:
     cutoff = now - timedelta(days=raw_days)
     folded = hours = 0
-    c = gpu_samples.c
-    while True:
+    s = gpu_samples.c
+    for instance_ids, _ in _batches(store, cutoff):
         with store.writing() as conn:
-            rows = list(conn.execute(select(gpu_samples).where(c.at < cutoff).order_by(c.id).limit(BATCH)))
-            if not rows:
-                break
-            hours += _fold(conn, rows)
-            conn.execute(delete(gpu_samples).where(c.id.in_([r.id for r in rows])))
-        folded += len(rows)
+            fold = fold_statement(conn.dialect.name, instance_ids, cutoff).returning(gpu_samples_hourly.c.gpu)
+            hours += len(conn.execute(fold).all())  # (rowcount of INSERT ... SELECT is -1 on psycopg)
+            folded += conn.execute(delete(gpu_samples).where(s.instance_id.in_(instance_ids),
+                                                             s.at < cutoff)).rowcount
     with store.writing() as conn:
         dropped = conn.execute(delete(gpu_samples_hourly).where(
             gpu_samples_hourly.c.hour < now - timedelta(days=hourly_days))).rowcount

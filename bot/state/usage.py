@@ -7,37 +7,21 @@ from __future__ import annotations
 from datetime import date, datetime, timedelta
 from typing import Any
 
-from sqlalchemy import Integer, case, cast, func, select, union_all
+from sqlalchemy import case, func, select, union_all
 
-from bot.state.schema import gpu_samples, gpu_samples_hourly
+from bot.state.schema import as_seconds, gpu_samples, gpu_samples_hourly
 from bot.state.store import Store
 
 Daily = dict[tuple[int, date], tuple[float, float]]  # (instance id, local day) -> (busy, idle GPU-hours)
 
 
-def _epoch_hour(conn: Any, column: Any) -> Any:
-    """A time column as the Unix time of its hour, computed by the database."""
-    if conn.dialect.name == "sqlite":  # UTC ISO text: cut at the hour, then strftime('%s')
-        return cast(func.strftime("%s", func.substr(column, 1, 13).op("||")(":00:00")), Integer)
-    return cast(func.extract("epoch", func.date_trunc("hour", column)), Integer)
-
-
-def _raw_hours(conn: Any, instance_ids: list[int], since: datetime, until: datetime) -> Any:
-    """Each GPU's busiest raw sample per hour. On SQLite the samples are grouped by their time's text cut at
-    the hour (cheap), and only each group's hour is turned into a Unix time (strftime once a group, not once
-    a sample)."""
+def _raw_hours(instance_ids: list[int], since: datetime, until: datetime) -> Any:
+    """Each GPU's busiest raw sample per hour (the hour's first second: integer division of the time)."""
     s = gpu_samples.c
-    where = (s.instance_id.in_(instance_ids), s.at >= since, s.at < until)
-    if conn.dialect.name != "sqlite":
-        hour = _epoch_hour(conn, s.at)
-        return (select(s.instance_id.label("inst"), s.gpu.label("gpu"), hour.label("hour"),
-                       func.max(s.utilization_pct).label("top")).where(*where).group_by(s.instance_id, s.gpu, hour))
-    text_hour = func.substr(s.at, 1, 13)
-    grouped = (select(s.instance_id.label("inst"), s.gpu.label("gpu"), text_hour.label("hour_text"),
-                      func.max(s.utilization_pct).label("top")).where(*where)
-               .group_by(s.instance_id, s.gpu, text_hour).subquery())
-    epoch = cast(func.strftime("%s", grouped.c.hour_text.op("||")(":00:00")), Integer)
-    return select(grouped.c.inst, grouped.c.gpu, epoch.label("hour"), grouped.c.top)
+    hour = (as_seconds(s.at) // 3600 * 3600).label("hour")
+    return (select(s.instance_id.label("inst"), s.gpu.label("gpu"), hour, func.max(s.utilization_pct).label("top"))
+            .where(s.instance_id.in_(instance_ids), s.at >= since, s.at < until)
+            .group_by(s.instance_id, s.gpu, hour))
 
 
 def daily_activity(store: Store, instance_ids: list[int], since: datetime, until: datetime, *, offset_s: int,
@@ -50,8 +34,8 @@ def daily_activity(store: Store, instance_ids: list[int], since: datetime, until
         return out
     h = gpu_samples_hourly.c
     with store.reading() as conn:
-        raw = _raw_hours(conn, instance_ids, since, until)
-        folded = (select(h.instance_id.label("inst"), h.gpu.label("gpu"), _epoch_hour(conn, h.hour).label("hour"),
+        raw = _raw_hours(instance_ids, since, until)
+        folded = (select(h.instance_id.label("inst"), h.gpu.label("gpu"), as_seconds(h.hour).label("hour"),
                          h.utilization_max_pct.label("top"))
                   .where(h.instance_id.in_(instance_ids), h.hour >= since, h.hour < until))
         both = union_all(raw, folded).subquery()

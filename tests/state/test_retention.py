@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
+import pytest
 from sqlalchemy import func, select
 
 from bot.state import Store
@@ -48,3 +50,47 @@ def test_old_samples_fold_into_hourly_maxima_once_and_recent_ones_stay(db_target
     assert (later.folded, later.hours, later.dropped) == (30, 2, 4)
     with store.reading() as conn:
         assert conn.execute(select(func.count()).select_from(gpu_samples_hourly)).scalar() == 0
+
+
+def test_a_fold_in_batches_writes_what_one_statement_would(db_target: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Many instances folded a few at a time (the write lock let go between batches) leave the same hours as
+    one statement over all of them; a late sample without power keeps the hour's power maximum."""
+    from bot.state import retention
+
+    store = Store(db_target)
+    rentals = Rentals(store)
+    old_hour = datetime(2026, 11, 20, 3, tzinfo=UTC)
+    for n in range(7):
+        inst, _ = rentals.track_instance("T1", f"box-{n}", FIELDS)
+        day = [Sample(old_hour + timedelta(minutes=m), m % 2, float((m * 7 + n) % 100), 100.0 * n, 81920)
+               for m in range(150)]
+        rentals.add_samples(inst.id, day, [float(n) if m % 3 else None for m in range(150)])
+    expected = []
+    with store.reading() as conn:  # the floor: one statement, in a transaction rolled back
+        conn.execute(retention.fold_statement(conn.dialect.name, None, NOW))
+        expected = conn.execute(select(gpu_samples_hourly).order_by(*gpu_samples_hourly.primary_key)).all()
+        conn.rollback()
+    monkeypatch.setattr(retention, "BATCH", 400)  # 150 rows an instance: 2 instances a batch, 4 batches
+    writes = []
+    real = store.writing
+
+    def counting() -> Any:
+        writes.append(1)
+        return real()
+    monkeypatch.setattr(store, "writing", counting)
+    done = compact(store, NOW, raw_days=7, hourly_days=90)
+    assert (done.folded, done.hours, len(writes)) == (7 * 150, len(expected), 4 + 1)  # + the drop of old hours
+    with store.reading() as conn:
+        kept = conn.execute(select(gpu_samples_hourly).order_by(*gpu_samples_hourly.primary_key)).all()
+    assert kept == expected and len(kept) == 7 * 2 * 3  # 7 instances, 2 GPUs, 3 hours
+
+    monkeypatch.setattr(store, "writing", real)
+    late = rentals.instance("T1", "box-3")
+    assert late is not None
+    rentals.add_samples(late.id, [Sample(old_hour + timedelta(seconds=1), 0, 1.0, 1.0, 81920)], [None])
+    compact(store, NOW, raw_days=7, hourly_days=90)
+    h = gpu_samples_hourly.c
+    with store.reading() as conn:
+        power, samples = conn.execute(select(h.power_max_w, h.samples).where(
+            h.instance_id == late.id, h.gpu == 0, h.hour == old_hour)).one()
+    assert (power, samples) == (3.0, 31)
