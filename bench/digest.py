@@ -1,9 +1,12 @@
 """The daily digest at scale: N instances with a day of one-minute samples each, over M channels.
 
-Prints: the time to compose every channel's digest (goal: under 1 s), the time to send them all
+Prints: the bytes a sample takes in the state database (goal: at most 60), with a week extrapolated
+from it; the time to compose every channel's digest (goal: under 1 s) beside the raw SQL reads of the
+same figures, run alternately in the same run (goal: at most 1.5x); the time to send them all
 against the local fake Slack beside the floor the pacing allows ((channels - 1) x pace; goal: at
-most 1.1x), the state database's size after the day, with a week extrapolated from it, and the
-fold of that day into hourly maxima (the retention `serve` runs every hour) and what it leaves.
+most 1.1x); and the fold of that day into hourly maxima (the retention `serve` runs every hour, in
+batches) beside one set-based statement folding the same rows on a copy of the database (goal: at
+most 1.5x), and what it leaves.
 
     python bench/digest.py [--instances 2000] [--channels 500] [--hours 24] [--pace 0.02]
 """
@@ -11,12 +14,16 @@ fold of that day into hourly maxima (the retention `serve` runs every hour) and 
 from __future__ import annotations
 
 import argparse
+import shutil
+import statistics
 import sys
 import tempfile
 import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from zoneinfo import ZoneInfo
+
+from sqlalchemy import delete, select
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -27,8 +34,10 @@ from bot.slack.app import web_client  # noqa: E402
 from bot.slack.ui.digest import render  # noqa: E402
 from bot.state import Store  # noqa: E402
 from bot.state.digest_sends import Sends  # noqa: E402
-from bot.state.rentals import Rentals  # noqa: E402
-from bot.state.retention import compact  # noqa: E402
+from bot.state.rentals import Rentals, quiet_query  # noqa: E402
+from bot.state.retention import compact, fold_statement  # noqa: E402
+from bot.state.schema import gpu_samples, rental_instances, rental_storage  # noqa: E402
+from bot.state.windows import window_query  # noqa: E402
 from bot.text import Lang  # noqa: E402
 from rules.idle import Sample  # noqa: E402
 from rules.policy import Idle  # noqa: E402
@@ -63,6 +72,42 @@ def used_bytes(store: Store) -> int:
     return int((pages - free) * size)
 
 
+def raw_reads(store: Store, now: datetime, rules: Idle) -> float:
+    """The floor of composing: the same figures read with plain SQL (the statements compiled to text, rows
+    fetched as tuples, nothing turned into Python objects): the workspace's instances and storage, each GPU's
+    window summary and each quiet stretch's start."""
+    with store.reading() as conn:
+        ids = [r[0] for r in conn.execute(select(rental_instances.c.id).where(
+            rental_instances.c.team == "T1", rental_instances.c.released_at.is_(None)))]
+
+        def text(statement: object) -> str:
+            return str(statement.compile(conn, compile_kwargs={"literal_binds": True}))  # type: ignore[attr-defined]
+        statements = [text(select(rental_instances).where(rental_instances.c.team == "T1")),
+                      text(select(rental_storage).where(rental_storage.c.team == "T1")),
+                      text(window_query(ids, now - timedelta(minutes=rules.window_minutes), now)),
+                      text(quiet_query(conn.dialect.name, ids, now - timedelta(days=1)))]
+        started = time.perf_counter()
+        for sql in statements:
+            conn.exec_driver_sql(sql).all()
+        return time.perf_counter() - started
+
+
+def fold_floor(db: Path, now: datetime) -> float:
+    """One set-based statement folding every row past the cutoff, and one delete, on a copy of the database."""
+    copy = db.with_name("floor.db")
+    shutil.copy(db, copy)
+    store = Store(copy)
+    cutoff = now - timedelta(days=2)
+    started = time.perf_counter()
+    with store.writing() as conn:
+        conn.execute(fold_statement(conn.dialect.name, None, cutoff))
+        conn.execute(delete(gpu_samples).where(gpu_samples.c.at < cutoff))
+    spent = time.perf_counter() - started
+    store.close()
+    copy.unlink()
+    return spent
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--instances", type=int, default=2000)
@@ -80,20 +125,25 @@ def main() -> None:
         samples = fill(rentals, args.instances, args.channels, args.hours, now)
         print(f"filled {args.instances} instances, {samples:,} samples over {args.channels} channels "
               f"in {time.perf_counter() - started:.1f} s")
-        size = db.stat().st_size
-        print(f"state database after {args.hours:g} h: {size / 1e6:.1f} MB ({size / max(samples, 1):.0f} bytes a "
-              f"sample); a week at this rate: {size * 7 * 24 / args.hours / 1e9:.2f} GB without retention")
+        size = used_bytes(store)
+        print(f"state database after {args.hours:g} h: {size / 1e6:.1f} MB, {size / max(samples, 1):.0f} bytes a "
+              f"sample (goal <= 60); a week at this rate: {size * 7 * 24 / args.hours / 1e9:.2f} GB without retention")
 
         channels = [f"C{c:04d}" for c in range(args.channels)]
-        started = time.perf_counter()
-        made = digests(rentals, "T1", channels, now, rules)
-        composed = time.perf_counter() - started
+        composes, floors = [], []
+        for _ in range(3):  # alternately, so that drift enters both
+            started = time.perf_counter()
+            made = digests(rentals, "T1", channels, now, rules)
+            composes.append(time.perf_counter() - started)
+            floors.append(raw_reads(store, now, rules))
+        composed, floor_read = statistics.median(composes), statistics.median(floors)
         started = time.perf_counter()
         for digest in made.values():
             render(digest, Lang.ZH, ZoneInfo("Asia/Shanghai"))
         rendered = time.perf_counter() - started
         items = sum(len(d.instances) + len(d.storage) for d in made.values())
-        print(f"compose all {args.channels} digests: {composed:.2f} s (goal < 1 s), render: {rendered:.2f} s; "
+        print(f"compose all {args.channels} digests: {composed:.2f} s (goal < 1 s); raw SQL reads of the same "
+              f"figures {floor_read:.2f} s: {composed / floor_read:.2f}x (goal <= 1.5x); render: {rendered:.2f} s; "
               f"{items} items")
 
         with fake_slack() as fake:
@@ -106,11 +156,13 @@ def main() -> None:
         sent = sum(o.status == "sent" for o in outcomes)
         floor = args.pace * (sent - 1)
         ratio = sent_s / floor if floor else float("nan")
+        one_statement = fold_floor(db, now + timedelta(days=2))
         started = time.perf_counter()
         folded = compact(store, now + timedelta(days=2), raw_days=2, hourly_days=90)  # the day, two days on
         fold_s = time.perf_counter() - started
         used = used_bytes(store)
-        print(f"retention: folded {folded.folded:,} samples into {folded.hours:,} hourly rows in {fold_s:.1f} s; "
+        print(f"retention: folded {folded.folded:,} samples into {folded.hours:,} hourly rows in {fold_s:.1f} s, "
+              f"one set-based statement {one_statement:.1f} s: {fold_s / one_statement:.2f}x (goal <= 1.5x); "
               f"{used / 1e6:.1f} MB in use after (a day of hourly maxima for {args.instances} instances); "
               f"bound with the defaults (2 raw days, 90 hourly days): about "
               f"{(2 * size + 90 * used) * 24 / args.hours / 1e9:.2f} GB")

@@ -133,6 +133,16 @@ def _insert_new(conn: Any) -> Any:
     return make(gpu_samples).on_conflict_do_nothing().returning(gpu_samples.c.id)
 
 
+def quiet_query(dialect: str, instance_ids: list[int], since: datetime) -> Any:
+    """Per instance (id, quiet): its first sample since `since` after its last busy time."""
+    c, i = gpu_samples.c, rental_instances.c
+    busy = seconds_of(dialect, i.last_busy_at)
+    first = (select(func.min(c.at)).where(c.instance_id == i.id, c.at >= since,
+                                          or_(i.last_busy_at.is_(None), as_seconds(c.at) > busy))
+             .scalar_subquery())
+    return select(i.id, first.label("quiet")).where(i.id.in_(instance_ids))
+
+
 def check_name(name: str) -> None:
     """Names are 1-64 letters (any script), digits, '.', '-' or '_', starting with a letter or digit."""
     if not NAME.fullmatch(name):
@@ -396,13 +406,8 @@ class Rentals:
         quiet stretch began. One index seek per instance (min/max on (instance_id, at))."""
         if not instance_ids:
             return {}
-        c, i = gpu_samples.c, rental_instances.c
         with self.store.reading() as conn:
-            busy = seconds_of(conn.dialect.name, i.last_busy_at)
-            first = (select(func.min(c.at)).where(c.instance_id == i.id, c.at >= since,
-                                                  or_(i.last_busy_at.is_(None), as_seconds(c.at) > busy))
-                     .scalar_subquery())
-            query = select(i.id, first.label("quiet")).where(i.id.in_(instance_ids))
+            query = quiet_query(conn.dialect.name, instance_ids, since)
             return {r.id: r.quiet for r in conn.execute(query) if r.quiet is not None}
 
     def samples(self, instance_id: int, since: datetime) -> list[Sample]:
