@@ -17,6 +17,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
+from functools import lru_cache
 from zoneinfo import ZoneInfo
 
 from rules.digest import Rented, Stored, per_day
@@ -164,12 +165,18 @@ def build(instances: Iterable[Rented], storage: Iterable[Stored], daily: Mapping
     return report
 
 
+@lru_cache(maxsize=4096)
+def _bounds(day: date, zone: ZoneInfo) -> tuple[datetime, datetime]:
+    """A local day's first moment and the next day's (every item of a report asks for the same few days)."""
+    return (datetime.combine(day, datetime.min.time(), zone),
+            datetime.combine(day + timedelta(days=1), datetime.min.time(), zone))
+
+
 def _days(begin: datetime, stop: datetime, zone: ZoneInfo) -> Iterable[tuple[date, float]]:
     """Each local day touched by [begin, stop), with the hours of it inside."""
     day = begin.astimezone(zone).date()
     while True:
-        day_start = datetime.combine(day, datetime.min.time(), zone)
-        day_end = datetime.combine(day + timedelta(days=1), datetime.min.time(), zone)
+        day_start, day_end = _bounds(day, zone)
         if day_start >= stop:
             return
         hours = (min(stop, day_end) - max(begin, day_start)).total_seconds() / 3600

@@ -19,7 +19,8 @@ from bot.report.chart import draw
 from bot.report.compose import compose
 from bot.state.digest_sends import Sends
 from bot.state.rentals import Rentals
-from bot.state.report_channels import ReportChannels
+from bot.state.report_channels import ReportChannels, ReportCharts
+from bot.state.store import Store
 from bot.text import Lang, t
 from bot.text.format import money, show
 from rules.remind_schedule import RemindSchedule
@@ -65,18 +66,25 @@ def extras(report: Report, lang: Lang) -> list[str]:
     return out
 
 
-def post(client: WebClient, channel: str, report: Report, lang: Lang) -> str:
-    """Post the report and its chart (in the thread); the message's ts. SlackApiError when it cannot."""
+def post(client: WebClient, channel: str, report: Report, lang: Lang, *, store: Store, team: str,
+         now: datetime) -> str:
+    """Post the report and its chart (in the thread), and keep the chart's file as the channel's last (for App
+    Home); the message's ts. SlackApiError when the message cannot be posted."""
     answer = client.chat_postMessage(channel=channel, text=report_text(report, lang), unfurl_links=False)
     ts = str(answer.get("ts", ""))
     png = io.BytesIO()
     draw(report, png, lang)
     try:
-        client.files_upload_v2(channel=channel, thread_ts=ts, content=png.getvalue(), filename="gpu-report.png",
-                               title=t("report.chart_title", lang, start=f"{report.start:%m-%d}",
-                                       end=f"{report.end:%m-%d}"))
+        uploaded = client.files_upload_v2(channel=channel, thread_ts=ts, content=png.getvalue(),
+                                          filename="gpu-report.png", title=t(
+                                              "report.chart_title", lang, start=f"{report.start:%m-%d}",
+                                              end=f"{report.end:%m-%d}"))
     except SlackApiError as exc:  # the message is out; the chart is a bonus (files:write may be missing)
         log.warning("report chart not uploaded in %s: %s", channel, exc.response.get("error"))
+        return ts
+    files = uploaded.get("files") or ([uploaded["file"]] if uploaded.get("file") else [])
+    if files and files[0].get("id"):
+        ReportCharts(store).keep(team, channel, str(files[0]["id"]), report.start, report.end, now)
     return ts
 
 
@@ -110,7 +118,7 @@ def weekly_due(rentals: Rentals, client_of: Callable[[str], WebClient], now: dat
                 sends.sent(team, channel, local.date(), now, None, 0)
                 continue
             try:
-                ts = post(client_of(team), channel, made, lang_of(plan))
+                ts = post(client_of(team), channel, made, lang_of(plan), store=rentals.store, team=team, now=now)
             except (SlackApiError, OSError) as exc:
                 sends.give_back(team, channel, local.date())
                 log.warning("weekly report for %s not sent: %s", channel, type(exc).__name__)

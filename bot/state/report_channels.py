@@ -1,12 +1,14 @@
-"""`/gpu-advise report off|on`: which channels take the weekly report (a channel without a row does)."""
+"""`/gpu-advise report off|on`: which channels take the weekly report (a channel without a row does); and each
+channel's last report chart, for App Home."""
 
 from __future__ import annotations
 
-from datetime import datetime
+from dataclasses import dataclass
+from datetime import date, datetime
 
 from sqlalchemy import delete, insert, select
 
-from bot.state.schema import report_channels
+from bot.state.schema import report_channels, report_charts
 from bot.state.store import Store
 
 
@@ -26,3 +28,37 @@ class ReportChannels:
         with self.store.reading() as conn:
             found = conn.execute(select(c.enabled).where(c.team == team, c.channel == channel)).scalar()
         return True if found is None else bool(found)
+
+
+@dataclass(frozen=True)
+class Chart:
+    channel: str
+    file_id: str
+    start: date
+    end: date
+    posted_at: datetime
+
+
+class ReportCharts:
+    def __init__(self, store: Store) -> None:
+        self.store = store
+
+    def keep(self, team: str, channel: str, file_id: str, start: date, end: date, now: datetime) -> None:
+        """The channel's newest chart replaces the one before."""
+        c = report_charts.c
+        with self.store.writing() as conn:
+            conn.execute(delete(report_charts).where(c.team == team, c.channel == channel))
+            conn.execute(insert(report_charts).values(team=team, channel=channel, file_id=file_id, period_start=start,
+                                                      period_end=end, posted_at=now))
+
+    def last(self, team: str, channels: list[str]) -> Chart | None:
+        """The newest chart of any of `channels`."""
+        if not channels:
+            return None
+        c = report_charts.c
+        query = (select(report_charts).where(c.team == team, c.channel.in_(channels))
+                 .order_by(c.posted_at.desc(), c.channel).limit(1))
+        with self.store.reading() as conn:
+            row = conn.execute(query).first()
+        return None if row is None else Chart(row.channel, row.file_id, row.period_start, row.period_end,
+                                              row.posted_at)

@@ -350,6 +350,16 @@ report_channels = Table(  # `/gpu-advise report off|on`: a channel's weekly repo
     Column("updated_at", UtcDateTime, nullable=False),
 )
 
+report_charts = Table(  # each channel's last report chart: the Slack file, for App Home (0020)
+    "report_charts", metadata,
+    Column("team", String(32), primary_key=True),
+    Column("channel", String(32), primary_key=True),
+    Column("file_id", String(32), nullable=False),
+    Column("period_start", Date, nullable=False),
+    Column("period_end", Date, nullable=False),
+    Column("posted_at", UtcDateTime, nullable=False),
+)
+
 budget_alerts = Table(  # a budget threshold crossed in a month: claimed before the alert goes out, so it goes once
     "budget_alerts", metadata,
     Column("team", String(32), primary_key=True),

@@ -4,6 +4,8 @@ folding (bot/state/retention.py)."""
 
 from __future__ import annotations
 
+import os
+from concurrent.futures import ThreadPoolExecutor
 from datetime import date, datetime, timedelta
 from typing import Any
 
@@ -12,6 +14,8 @@ from sqlalchemy import case, func, select, union_all
 from bot.state.schema import as_seconds, gpu_samples, gpu_samples_hourly
 from bot.state.store import Store
 
+PARTS = 4
+PART_MIN = 250  # instances: below twice this, one query
 Daily = dict[tuple[int, date], tuple[float, float]]  # (instance id, local day) -> (busy, idle GPU-hours)
 
 
@@ -24,28 +28,52 @@ def _raw_hours(instance_ids: list[int], since: datetime, until: datetime) -> Any
             .group_by(s.instance_id, s.gpu, hour))
 
 
+def _daily_query(instance_ids: list[int], since: datetime, until: datetime, offset_s: int,
+                 busy_above_pct: float) -> Any:
+    h = gpu_samples_hourly.c
+    raw = _raw_hours(instance_ids, since, until)
+    folded = (select(h.instance_id.label("inst"), h.gpu.label("gpu"), as_seconds(h.hour).label("hour"),
+                     h.utilization_max_pct.label("top"))
+              .where(h.instance_id.in_(instance_ids), h.hour >= since, h.hour < until))
+    both = union_all(raw, folded).subquery()
+    per_hour = (select(both.c.inst, both.c.hour, func.max(both.c.top).label("top"))
+                .group_by(both.c.inst, both.c.gpu, both.c.hour).subquery())
+    day = ((per_hour.c.hour + offset_s) // 86400).label("day")  # floor division: days since 1970, local
+    busy = func.sum(case((per_hour.c.top > busy_above_pct, 1), else_=0))
+    idle = func.sum(case((per_hour.c.top <= busy_above_pct, 1), else_=0))
+    return select(per_hour.c.inst, day, busy, idle).group_by(per_hour.c.inst, day)
+
+
+def _parts(instance_ids: list[int]) -> list[list[int]]:
+    """The instances split for reading side by side: one part per core (at most PARTS), each of at least
+    PART_MIN instances, so that a small workspace is one query."""
+    count = max(1, min(PARTS, os.cpu_count() or 1, len(instance_ids) // PART_MIN))
+    size = -(-len(instance_ids) // count)
+    return [instance_ids[k:k + size] for k in range(0, len(instance_ids), size)]
+
+
 def daily_activity(store: Store, instance_ids: list[int], since: datetime, until: datetime, *, offset_s: int,
                    busy_above_pct: float) -> Daily:
     """Per instance and local day (the zone's UTC offset `offset_s`), its GPU-hours busy (a GPU's busiest
     reading of the hour above the threshold) and idle (at or below it), added up by the database from the
-    raw samples and the folded hourly maxima: a few rows per instance, whatever the samples' number."""
+    raw samples and the folded hourly maxima: a few rows per instance, whatever the samples' number. A large
+    workspace is read in parts on several connections at once (the database groups a week of raw samples by
+    hour with a sort, and each part's sort runs on its own core; SQLite's WAL lets readers run together)."""
     out: Daily = {}
     if not instance_ids:
         return out
-    h = gpu_samples_hourly.c
-    with store.reading() as conn:
-        raw = _raw_hours(instance_ids, since, until)
-        folded = (select(h.instance_id.label("inst"), h.gpu.label("gpu"), as_seconds(h.hour).label("hour"),
-                         h.utilization_max_pct.label("top"))
-                  .where(h.instance_id.in_(instance_ids), h.hour >= since, h.hour < until))
-        both = union_all(raw, folded).subquery()
-        per_hour = (select(both.c.inst, both.c.hour, func.max(both.c.top).label("top"))
-                    .group_by(both.c.inst, both.c.gpu, both.c.hour).subquery())
-        day = ((per_hour.c.hour + offset_s) // 86400).label("day")  # floor division: days since 1970, local
-        busy = func.sum(case((per_hour.c.top > busy_above_pct, 1), else_=0))
-        idle = func.sum(case((per_hour.c.top <= busy_above_pct, 1), else_=0))
-        query = select(per_hour.c.inst, day, busy, idle).group_by(per_hour.c.inst, day)
-        for inst, days, busy_hours, idle_hours in conn.execute(query):
+
+    def read(part: list[int]) -> list[Any]:
+        with store.reading() as conn:
+            return list(conn.execute(_daily_query(part, since, until, offset_s, busy_above_pct)))
+    parts = _parts(instance_ids)
+    if len(parts) == 1:
+        results = [read(parts[0])]
+    else:
+        with ThreadPoolExecutor(len(parts), thread_name_prefix="report-read") as pool:
+            results = list(pool.map(read, parts))
+    for rows in results:
+        for inst, days, busy_hours, idle_hours in rows:
             out[(inst, EPOCH + timedelta(days=int(days)))] = (float(busy_hours), float(idle_hours))
     return out
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+import json
 from typing import Any
 
 import pytest
@@ -83,3 +84,23 @@ def test_app_home_shows_what_you_rent_your_spend_and_your_budgets(tmp_path: Path
         assert "What you rent" in text and "*a* A100-80GB × 1 · ¥480/day" in text and "*b*" not in text
         assert "Your spend this month: ¥3,080" in text  # a: 480 a day since 12-01 00:00 in Shanghai (6.42 days)
         assert "Budget of *llm* (you set it): ¥6,160 of ¥10,000. At this rate ¥29,760 by 12-31, 198% over." in text
+
+
+def test_app_home_shows_the_last_report_chart_of_your_channels(tmp_path: Path) -> None:
+    with running_app(tmp_path) as h:
+        rented(h)
+        h.fake.locales["U1"] = "en-US"
+        h.send.event({"type": "app_home_opened", "user": "U1", "channel": "D1", "tab": "home"}, event_id="EvHome3")
+        (before,) = h.fake.wait_for(lambda: h.fake.of("views.publish"))
+        assert not [b for b in before["view"]["blocks"] if b["type"] == "image"]  # no report yet
+        assert weekly_reports(h.deps, h.deps_client()) == ["C1"]
+        [done] = h.fake.wait_for(lambda: h.fake.of("files.completeUploadExternal"))
+        file_id = done["files"][0]["id"] if isinstance(done["files"], list) else json.loads(done["files"])[0]["id"]
+        h.send.event({"type": "app_home_opened", "user": "U1", "channel": "D1", "tab": "home"}, event_id="EvHome4")
+        after = h.fake.wait_for(lambda: h.fake.of("views.publish")[1:])[0]
+        [image] = [b for b in after["view"]["blocks"] if b["type"] == "image"]
+        assert image["slack_file"] == {"id": file_id} and image["title"]["text"] == "GPU spend 11-30 to 12-06"
+        assert "Last report of <#C1>: 11-30 to 12-06" in json.dumps(after["view"])
+        h.send.event({"type": "app_home_opened", "user": "U9", "channel": "D9", "tab": "home"}, event_id="EvHome5")
+        stranger = h.fake.wait_for(lambda: h.fake.of("views.publish")[2:])[0]
+        assert not [b for b in stranger["view"]["blocks"] if b["type"] == "image"]  # rents nothing in C1

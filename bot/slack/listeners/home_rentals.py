@@ -1,5 +1,6 @@
 """App Home's part about what the person rents: their running instances and kept storage, their spend this
-month, and the projects whose budget they set, with the forecast for the month's end."""
+month, the projects whose budget they set, with the forecast for the month's end, and the chart of the last
+report of the channels their things are in."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from zoneinfo import ZoneInfo
 from bot.deps import Deps
 from bot.state.budgets import Budgets
 from bot.state.rentals import Rentals
+from bot.state.report_channels import ReportCharts
 from bot.text import Lang, t
 from bot.text.budget import forecast_text
 from bot.text.format import money, rate, show
@@ -46,3 +48,16 @@ def rentals_text(deps: Deps, team: str, user: str, lang: Lang, now: datetime) ->
                        spent=money(standing.spent, standing.currency),
                        budget=money(standing.budget, standing.currency)) + " " + forecast_text(standing, lang))
     return "\n".join(lines)
+
+
+def home_chart(deps: Deps, team: str, user: str, lang: Lang) -> dict[str, str] | None:
+    """The newest report chart of the channels the person's instances and storage are in."""
+    rentals = Rentals(deps.store)
+    channels = {i.channel for i in rentals.instances(team) if i.owner == user} | {
+        s.channel for s in rentals.storage(team) if s.owner == user}
+    chart = ReportCharts(deps.store).last(team, sorted(channels))
+    if chart is None:
+        return None
+    period = {"start": f"{chart.start:%m-%d}", "end": f"{chart.end:%m-%d}"}
+    return {"file_id": chart.file_id, "title": t("report.chart_title", lang, **period),
+            "caption": t("slack.home_chart", lang, channel=f"<#{chart.channel}>", **period)}

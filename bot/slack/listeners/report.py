@@ -49,4 +49,4 @@ def on_report(deps: Deps, request: SlackRequest, args: list[str], lang: Lang) ->
         text = t("report.nothing", lang, start=f"{start:%m-%d}", end=f"{end:%m-%d}")
         request.respond(response_type="ephemeral", text=text, blocks=blocks.text(text))
         return
-    post(request.client, channel, made, lang)
+    post(request.client, channel, made, lang, store=deps.store, team=team, now=now)

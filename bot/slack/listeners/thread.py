@@ -5,7 +5,7 @@ from __future__ import annotations
 from bot.deps import Deps
 from bot.slack import conversation
 from bot.slack.listeners import captures
-from bot.slack.listeners.home_rentals import rentals_text
+from bot.slack.listeners.home_rentals import home_chart, rentals_text
 from bot.slack.replies import lang_for
 from bot.slack.request import SlackRequest
 from bot.slack.ui import blocks
@@ -67,5 +67,6 @@ def on_home(deps: Deps, request: SlackRequest) -> None:
     user = event["user"]
     lang = lang_for(request.client, deps, user)
     view = blocks.home(deps.users.recent_recommendations(request.team, user), deps.prices.status(), lang,
-                       rentals=rentals_text(deps, request.team, user, lang, deps.now()))
+                       rentals=rentals_text(deps, request.team, user, lang, deps.now()),
+                       chart=home_chart(deps, request.team, user, lang))
     request.client.views_publish(user_id=user, view=view)

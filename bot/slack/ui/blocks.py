@@ -154,7 +154,8 @@ def slack_time(moment: datetime) -> str:
 
 
 def home(recent: list[dict[str, Any]], sources: list[SourceState], lang: Lang,
-         rentals: str | None = None) -> dict[str, Any]:
+         rentals: str | None = None, chart: dict[str, str] | None = None) -> dict[str, Any]:
+    """App Home; `chart`: the last report chart of the person's channels ({"file_id", "title"})."""
     if recent:
         lines = [f"• {slack_time(r['created_at'])}  *{t('choice.' + r['choice'], lang)}*  {r['summary']}"
                  for r in recent]
@@ -170,5 +171,5 @@ def home(recent: list[dict[str, Any]], sources: list[SourceState], lang: Lang,
                               error=error))
     return templating.view("home.json.j2", title=t("slack.home_title", lang), intro=t("slack.home_intro", lang),
                            new_action=Action.NEW_PROFILE.value, new_label=t("slack.new_profile", lang),
-                           recent=recent_text, rentals=rentals,
+                           recent=recent_text, rentals=rentals, chart=chart,
                            sources=t("slack.home_sources", lang) + "\n" + "\n".join(source_lines))
