@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 
 import httpx
 from sqlite_utils import Database
@@ -18,10 +19,11 @@ from pricing import cache
 from pricing.azure import AzureConfig
 from pricing.book import quote_from_cache
 from pricing.fx import FxRate
+from pricing.gpuhunt_source import Catalog
 from pricing.offers import Freshness, Offer, as_offers
 from pricing.quote import Quote, QuoteRequest
 from pricing.refresh import refresh
-from pricing.sources import Source, azure_source, ecb_source, feed_source, rate_card_source
+from pricing.sources import Source, azure_source, ecb_source, feed_source, gpuhunt_source, rate_card_source
 from pricing.status import SourceState, source_status
 from rules.policy import Policy
 
@@ -45,6 +47,11 @@ def build_sources(settings: Settings, client: httpx.Client) -> list[Source]:
     if settings.feed:
         sources.append(feed_source(settings.feed, client, ttl=settings.ttl_feed_hours * hours,
                                    interval=settings.refresh_feed_hours * hours))
+    for provider in settings.gpuhunt_provider_list():
+        catalog = Catalog(provider, Path(settings.gpuhunt_catalog_dir) if settings.gpuhunt_catalog_dir else None,
+                          settings.gpuhunt_catalog_url, client)
+        sources.append(gpuhunt_source(catalog, ttl=timedelta(days=settings.ttl_gpuhunt_days),
+                                      interval=settings.refresh_gpuhunt_hours * hours))
     if settings.ecb_enabled:
         sources.append(ecb_source(client, settings.ecb_url, ttl=settings.ttl_ecb_hours * hours,
                                   interval=settings.refresh_ecb_hours * hours))

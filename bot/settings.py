@@ -49,6 +49,12 @@ class Settings(BaseSettings):
     ecb_enabled: bool = Field(default=True, description="refresh USD/CNY from the ECB daily reference rates")
     ecb_url: str = Field(default="https://www.ecb.europa.eu/stats/eurofxref/eurofxref-daily.xml",
                          description="the ECB daily rates")
+    gpuhunt_providers: str = Field(default="", description="gpuhunt catalogs to load as price sources, comma-"
+                                   "separated (aws, azure, gcp, lambdalabs, runpod, ...); empty: off")
+    gpuhunt_catalog_dir: str = Field(default="", description="a folder of gpuhunt catalogs (PROVIDER.csv) read "
+                                     "instead of downloading them")
+    gpuhunt_catalog_url: str = Field(default="https://dstack-gpu-pricing.s3.eu-west-1.amazonaws.com/v3",
+                                     description="where gpuhunt's catalogs are downloaded from")
     usd_cny: float | None = Field(default=None, gt=0, description="a fixed USD->CNY rate; wins over the ECB")
     usd_cny_date: date | None = Field(default=None, description="the date of the fixed rate")
     http_timeout_s: float = Field(default=20, gt=0, le=300, description="timeout of each price-source request")
@@ -58,11 +64,15 @@ class Settings(BaseSettings):
     refresh_azure_hours: float = Field(default=6, gt=0, description="how often serve refreshes Azure prices")
     refresh_feed_hours: float = Field(default=6, gt=0, description="how often serve refreshes the feed")
     refresh_ecb_hours: float = Field(default=24, gt=0, description="how often serve refreshes the ECB rates")
+    refresh_gpuhunt_hours: float = Field(default=24, gt=0, description="how often serve refreshes gpuhunt's "
+                                         "catalogs")
     ttl_ratecard_days: float = Field(default=365, gt=0, description="a rate-card price is stale this long after "
                                      "its effective date")
     ttl_azure_hours: float = Field(default=24, gt=0, description="an Azure price is stale this long after its fetch")
     ttl_feed_hours: float = Field(default=48, gt=0, description="a feed price is stale this long after its fetch")
     ttl_ecb_hours: float = Field(default=72, gt=0, description="an ECB rate is stale this long after its fetch")
+    ttl_gpuhunt_days: float = Field(default=14, gt=0, description="a gpuhunt price is stale this long after its "
+                                    "catalog's date")
 
     # the Slack bot
     conversation_ttl_hours: float = Field(default=24, gt=0, description="a profile left unanswered this long expires")
@@ -173,6 +183,9 @@ class Settings(BaseSettings):
 
     def aws_region_list(self) -> tuple[str, ...]:
         return tuple(r.strip() for r in self.aws_regions.split(",") if r.strip())
+
+    def gpuhunt_provider_list(self) -> tuple[str, ...]:
+        return tuple(dict.fromkeys(p.strip().lower() for p in self.gpuhunt_providers.split(",") if p.strip()))
 
     def azure_region_list(self) -> tuple[str, ...]:
         return tuple(r.strip() for r in self.azure_regions.split(",") if r.strip())

@@ -72,8 +72,10 @@ def _create_tables(db: Database) -> None:
         prices.create_index(["gpu", "sharing", "pricing_model"])
     if not runs.exists():
         runs.create({"id": int, "source": str, "started_at": str, "finished_at": str, "rows": int,
-                     "status": str, "error": str}, pk="id")
+                     "status": str, "error": str, "note": str}, pk="id")
         runs.create_index(["source", "started_at"])
+    if "note" not in runs.columns_dict:  # caches made before notes were kept
+        runs.add_column("note", str)
     extras = db.table(EXTRAS)
     if not extras.exists():
         extras.create({"source": str, "kind": str, "provider": str, "region": str, "amount": float, "currency": str,
@@ -161,13 +163,15 @@ def count_prices(db: Database, source: str | None = None) -> int:
 
 
 def load_prices(db: Database, gpu: str | None = None, source: str | None = None) -> list[PriceRecord]:
+    """Cached prices, of one GPU and one source if given (a family's name, e.g. "gpuhunt", takes all its
+    sources: gpuhunt:aws, gpuhunt:runpod, ...)."""
     clauses, args = [], []
     if gpu:
         clauses.append("gpu = ?")
         args.append(gpu)
     if source:
-        clauses.append("source = ?")
-        args.append(source)
+        clauses.append("(source = ? OR source LIKE ? ESCAPE '\\')")
+        args += [source, source.replace("%", "\\%").replace("_", "\\_") + ":%"]
     rows = db.table(PRICES).rows_where(" AND ".join(clauses) or None, args or None,
                                        order_by="gpu, sharing, pricing_model, per_gpu_hour")
     fields = set(PriceRecord.model_fields)
@@ -181,10 +185,12 @@ def start_run(db: Database, source: str, started: datetime) -> int:
     return int(db.execute("SELECT last_insert_rowid()").fetchone()[0])
 
 
-def finish_run(db: Database, run_id: int, finished: datetime, *, rows: int, error: str | None) -> None:
+def finish_run(db: Database, run_id: int, finished: datetime, *, rows: int, error: str | None,
+               note: str | None = None) -> None:
+    """`note`: what a successful load left out (offers skipped), shown with the source's status."""
     with writing(db):
         db.table(RUNS).update(run_id, {"finished_at": finished.isoformat(), "rows": rows,
-                                       "status": "failed" if error else "ok", "error": error})
+                                       "status": "failed" if error else "ok", "error": error, "note": note})
 
 
 def runs(db: Database, source: str | None = None, limit: int = 20) -> list[dict[str, Any]]:

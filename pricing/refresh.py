@@ -53,7 +53,7 @@ def refresh(db: Database, source: Source, *, now: Callable[[], datetime] = cache
             ref = uuid.uuid4().hex[:8]
             log.exception("refresh of %s crashed (error id %s)", source.name, ref)
             return _failed(db, run_id, source, attempts, f"internal error {ref}: {type(exc).__name__}: {exc}", now)
-        cache.finish_run(db, run_id, now(), rows=rows, error=None)
+        cache.finish_run(db, run_id, now(), rows=rows, error=None, note=source.note() if source.note else None)
         log.info("refreshed %s: %d rows", source.name, rows)
         return RefreshResult(source.name, True, rows, attempts)
 

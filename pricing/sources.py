@@ -15,6 +15,7 @@ from pathlib import Path
 import httpx
 
 from pricing import azure, fx
+from pricing import gpuhunt_source as gpuhunt_source_module
 from pricing.errors import RecordError
 from pricing.feed import Row, format_of, parse_text, read_rows
 from pricing.http import get
@@ -35,6 +36,7 @@ class Source:
     age_from_effective_date: bool = False  # reference prices age from the date they were quoted
     retries: int = field(default=2)
     backoff_s: float = 2.0  # the first retry's wait; it doubles with each retry (unless Retry-After says)
+    note: Callable[[], str | None] | None = None  # what the last successful load left out, kept with its run
 
 
 def read_price_file(path: Path, origin: str, source: str, now: datetime) -> Iterator[Row]:
@@ -93,3 +95,10 @@ def azure_source(client: httpx.Client, config: azure.AzureConfig, *, ttl: timede
 def ecb_source(client: httpx.Client, url: str, *, ttl: timedelta, interval: timedelta) -> Source:
     return Source("ecb", ttl, interval, fetch_fx=lambda now: fx.parse_ecb(get(client, url).text, now),
                   description=f"ECB daily reference rates ({url})")
+
+
+def gpuhunt_source(catalog: gpuhunt_source_module.Catalog, *, ttl: timedelta, interval: timedelta) -> Source:
+    where = str(catalog.folder) if catalog.folder is not None else catalog.base_url
+    return Source(catalog.source, ttl, interval, fetch=catalog.records, age_from_effective_date=True,
+                  description=f"gpuhunt catalog of {catalog.provider} ({where})",
+                  note=lambda: catalog.skipped.note())

@@ -24,6 +24,7 @@ class SourceState(BaseModel):
     stale_rows: int = 0  # rows past their TTL (reference prices age from the date they were quoted)
     last_error: str | None
     last_attempt: datetime | None
+    note: str | None = None  # what the last successful load left out (offers skipped)
 
 
 def source_status(db: Database, sources: Iterable[Source], now: datetime) -> list[SourceState]:
@@ -43,5 +44,6 @@ def source_status(db: Database, sources: Iterable[Source], now: datetime) -> lis
             stale=success is None or (now - success) > source.ttl or stale_rows > 0, stale_rows=stale_rows,
             last_error=last["error"] if last and last["status"] == "failed" else None,
             last_attempt=datetime.fromisoformat(last["started_at"]) if last else None,
+            note=ok.get("note") if ok else None,
         ))
     return states

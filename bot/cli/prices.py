@@ -49,7 +49,8 @@ def price_book(settings: Settings, policy: Policy | None = None) -> Iterator[Pri
 
 @prices_app.command("refresh")
 def prices_refresh(
-    source: Annotated[str | None, typer.Option("--source", help="Refresh only this source.")] = None,
+    source: Annotated[str | None, typer.Option("--source", help="Refresh only this source (gpuhunt: every "
+                                                                "gpuhunt:PROVIDER).")] = None,
     db: DbOpt = None,
 ) -> None:
     """Fetch prices from each source into the cache (a failed source keeps its previous prices)."""
@@ -61,7 +62,7 @@ def prices_refresh(
     settings = load_settings(db=db)
     lang = settings.lang
     with price_book(settings) as book:
-        chosen = [s for s in book.sources if source in (None, s.name)]
+        chosen = [s for s in book.sources if source in (None, s.name) or s.name.startswith(f"{source}:")]
         if not chosen:
             raise fail(t("cli.unknown_source", lang, source=source or "",
                          sources=", ".join(s.name for s in book.sources)))
@@ -94,7 +95,8 @@ def prices_refresh(
 @prices_app.command("list")
 def prices_list(
     gpu: Annotated[str | None, typer.Option("--gpu", help="Only this GPU model, e.g. A100-80GB.")] = None,
-    source: Annotated[str | None, typer.Option("--source", help="Only this source.")] = None,
+    source: Annotated[str | None, typer.Option("--source", help="Only this source (gpuhunt: every "
+                                                                "gpuhunt:PROVIDER).")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
     db: DbOpt = None,
 ) -> None:
@@ -150,7 +152,7 @@ def prices_status(
             state = f"[yellow]{t('cli.never_loaded', lang)}[/yellow]"
         table.add_row(s.source, str(s.rows), s.last_success.isoformat(timespec="seconds") if s.last_success else "-",
                       age_text(s.age_days, lang) if s.age_days is not None else "-",
-                      f"{s.ttl_hours:g} h", state, s.last_error or "")
+                      f"{s.ttl_hours:g} h", state, s.last_error or s.note or "")
     Console().print(table)
 
 
