@@ -17,7 +17,8 @@ from sqlite_utils import Database
 from bot.settings import Settings
 from pricing import cache
 from pricing.azure import AzureConfig
-from pricing.book import quote_from_cache
+from pricing.book import compare_from_cache, quote_from_cache
+from pricing.compare import ProviderOffer
 from pricing.fx import FxRate
 from pricing.gpuhunt_source import Catalog
 from pricing.offers import Freshness, Offer, as_offers
@@ -106,6 +107,15 @@ class PriceBook:
         try:
             return quote_from_cache(db, request, self.policy, freshness(self.sources),
                                     configured_fx=configured_fx(self.settings), now=self.now())
+        finally:
+            db.close()
+
+    def compare(self, request: QuoteRequest) -> list[ProviderOffer]:
+        """The schedule priced at each provider, cheapest total first (QuoteError for an unknown GPU)."""
+        db = self.db()
+        try:
+            return compare_from_cache(db, request, self.policy, freshness(self.sources),
+                                      configured_fx=configured_fx(self.settings), now=self.now())
         finally:
             db.close()
 

@@ -8,6 +8,7 @@ from datetime import UTC, datetime
 from sqlite_utils import Database
 
 from pricing import cache
+from pricing.compare import ProviderOffer, compare
 from pricing.fx import FALLBACK_DATE, FALLBACK_USD_CNY, FxRate
 from pricing.offers import Freshness, as_offers
 from pricing.quote import Quote, QuoteRequest, quote
@@ -29,3 +30,10 @@ def quote_from_cache(db: Database, req: QuoteRequest, policy: Policy, freshness:
     at = now or datetime.now(UTC)
     offers = as_offers(cache.load_prices(db), freshness, at)
     return quote(req, offers, policy, fx=pick_fx(db, configured_fx), extra_prices=cache.load_extras(db))
+
+
+def compare_from_cache(db: Database, req: QuoteRequest, policy: Policy, freshness: Mapping[str, Freshness], *,
+                       configured_fx: FxRate | None = None, now: datetime | None = None) -> list[ProviderOffer]:
+    """The schedule priced at each provider in the cache, cheapest total first."""
+    offers = as_offers(cache.load_prices(db), freshness, now or datetime.now(UTC))
+    return compare(req, offers, policy, fx=pick_fx(db, configured_fx), extra_prices=cache.load_extras(db))

@@ -50,6 +50,13 @@ def _filter(offers: Sequence[Offer], req: QuoteRequest) -> list[Offer]:
         raise QuoteError("no_price", f"no cached price for {req.gpu}. GPUs with prices: {', '.join(priced) or 'none'}; "
                          "run `gpu-advise prices refresh` or add a rate card", gpu=req.gpu,
                          priced=", ".join(priced) or "-")
+    if req.provider is not None:
+        sold = [o for o in gpu if o.record.provider.lower() == req.provider.lower()]
+        if not sold:
+            sellers = ", ".join(sorted({o.record.provider for o in gpu}))
+            raise QuoteError("no_provider_price", f"no price for {req.gpu} from provider {req.provider!r}. "
+                             f"Providers with prices: {sellers}", gpu=req.gpu, provider=req.provider, known=sellers)
+        gpu = sold
     if req.region is None:
         return gpu
     region = req.region.lower()

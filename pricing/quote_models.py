@@ -26,6 +26,7 @@ class QuoteRequest(BaseModel):
     gpu_hours: float | None = Field(default=None, gt=0, le=10_000_000)
     share: float | None = Field(default=None, gt=0, le=1)
     region: str | None = None
+    provider: str | None = None  # only this provider's prices (None: the cheapest of every provider)
     currency: Currency = Currency.CNY
     yearly_gpu_hours: float | None = Field(default=None, ge=0)  # for rent vs buy; default: this pace all year
     service: bool = False  # an always-on service: a slice serves less throughput, its days do not stretch

@@ -181,6 +181,12 @@ def quote(
     share: Annotated[str | None, typer.Option(help="Shared slice: 1/2, 0.25, 3g.40gb.")] = None,
     region: Annotated[str | None, typer.Option(help="Region name or class (tier1, inland, cloud).")] = None,
     currency: Annotated[str | None, typer.Option(help="CNY or USD (default: GPU_ADVISOR_CURRENCY).")] = None,
+    provider: Annotated[str | None, typer.Option(
+        "--provider", help="Only this provider's prices (aws, runpod, lambdalabs, ...); cheapest: every "
+        "provider's, the cheapest of them (the default).")] = None,
+    compare: Annotated[bool, typer.Option(
+        "--compare", help="The schedule at each provider: cheapest dedicated, shared and spot, sorted by total."
+    )] = False,
     storage_gb: Annotated[float, typer.Option(help="GB kept in storage over the period.")] = 0,
     storage_price: Annotated[float | None, typer.Option(
         help="Storage price per GB-month (default: the price cache's).")] = None,
@@ -201,8 +207,12 @@ def quote(
     fields: dict[str, Any] = {"gpu": gpu, "cards": int(cards), "hours_per_day": hours_per_day, "days": days,
                               "gpu_hours": gpu_hours, "region": region,
                               "currency": quote_currency(currency, settings), "storage_gb": storage_gb,
-                              "storage_price": storage_price, "egress_gb": egress_gb, "egress_price": egress_price}
+                              "storage_price": storage_price, "egress_gb": egress_gb, "egress_price": egress_price,
+                              "provider": None if (provider or "").strip().lower() in ("", "cheapest") else provider}
     request = _request(settings, fields, share)
+    if compare:
+        _compare(settings, effective, request, as_json)
+        return
     with price_book(settings, effective) as book:
         try:
             result = book.quote(request)
@@ -216,6 +226,23 @@ def quote(
     from bot.cli.terminal import print_quote
 
     print_quote(result, effective, settings.lang, Console())
+
+
+def _compare(settings: Settings, policy: Policy, request: QuoteRequest, as_json: bool) -> None:
+    with price_book(settings, policy) as book:
+        try:
+            rows = book.compare(request)
+        except QuoteError as exc:
+            raise fail(t("cli.cannot_quote", settings.lang, error=error_text(exc, settings.lang))) from None
+    if as_json:
+        sys.stdout.write(json.dumps({"offers": [r.model_dump(mode="json") for r in rows]}, ensure_ascii=False,
+                                    indent=2) + "\n")
+        return
+    from rich.console import Console
+
+    from bot.cli.terminal import print_compare
+
+    print_compare(rows, request, settings.lang, Console())
 
 
 def quote_currency(given: str | None, settings: Settings) -> str:

@@ -12,13 +12,17 @@ from rich.text import Text
 
 from bot.advice import Advice
 from bot.text import Lang, t
+from bot.text.compare import cells, compare_title
 from bot.text.quote import notes, rows, title
 from bot.text.reasons import headline, render
 from rules.decision import Choice
 from rules.policy import Policy
 
 if TYPE_CHECKING:
-    from pricing.quote import Quote
+    from collections.abc import Sequence
+
+    from pricing.compare import ProviderOffer
+    from pricing.quote import Quote, QuoteRequest
 
 Bullet = tuple[str, str, str | None]
 
@@ -78,3 +82,17 @@ def print_quote(quote: Quote, policy: Policy, lang: Lang, console: Console) -> N
     console.print(table)
     for line in notes(quote, lang):
         console.print(f"• {line}", highlight=False)
+
+
+def print_compare(rows: Sequence[ProviderOffer], req: QuoteRequest, lang: Lang, console: Console) -> None:
+    """`quote --compare`: a row a provider, cheapest total first."""
+    if not rows:
+        console.print(t("compare.none", lang, gpu=req.gpu), highlight=False)
+        return
+    table = Table(*t("compare.columns", lang).split("|"), title=compare_title(rows, req, lang), title_justify="left")
+    for row in rows:
+        table.add_row(*cells(row, lang))
+    console.print(table)
+    included = sorted({kind for row in rows for kind in row.includes})
+    if included:
+        console.print("• " + t("compare.includes", lang, what=", ".join(included)), highlight=False)

@@ -61,7 +61,8 @@ def _source(option: Option, lang: Lang) -> str:
     price = option.price
     if price is None:
         return ""
-    text = t("source.line", lang, source=price.source, original=price.original, as_of=price.as_of,
+    where = price.provider if price.region in ("", "any") else f"{price.provider}, {price.region}"
+    text = t("source.line", lang, source=price.source, original=price.original, where=where, as_of=price.as_of,
              age=age_text(price.age_days, lang))
     if price.stale:
         text += f" [{t('stale', lang)}]"

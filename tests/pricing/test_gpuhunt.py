@@ -18,7 +18,7 @@ import pytest
 from bot.price_book import PriceBook, build_sources
 from bot.settings import Settings
 from pricing import cache
-from pricing.gpuhunt_source import Catalog, our_gpu
+from pricing.gpuhunt_source import our_gpu
 from pricing.refresh import refresh
 from rules.gpus import gpu_model
 from rules.policy import load_policy
@@ -152,3 +152,59 @@ def test_the_terminal_refreshes_lists_and_reports_the_family(tmp_path: Path) -> 
     assert "p5.48xlarge" in listed.stdout and "gpu_8x_h100_sxm5" in listed.stdout and "A100" not in listed.stdout
     status = run_cli("prices", "status", env=env, tmp=tmp_path)
     assert "offers skipped: GPU not known" in status.stdout
+
+
+GPUHUNT_ENV = {"GPU_ADVISOR_GPUHUNT_PROVIDERS": "aws,gcp,azure,lambdalabs,runpod",
+               "GPU_ADVISOR_GPUHUNT_CATALOG_DIR": str(CATALOGS), "GPU_ADVISOR_AZURE_ENABLED": "false",
+               "GPU_ADVISOR_ECB_ENABLED": "false", "GPU_ADVISOR_USD_CNY": "7.1",
+               "GPU_ADVISOR_USD_CNY_DATE": "2026-11-30"}
+
+
+def test_compare_prices_the_schedule_at_each_provider_cheapest_total_first(tmp_path: Path) -> None:
+    import json
+
+    card = tmp_path / "storage.csv"  # RunPod's network volume: 0.07 USD per GB-month (its pricing page)
+    card.write_text("provider,region,region_class,instance_type,gpu,gpu_count,sharing,mig_profile,pricing_model,"
+                    "amount,currency,unit,effective_date,basis,kind,provenance\n"
+                    "runpod,any,,,,,,,,0.07,USD,gb-month,2026-11-30,RunPod network volume list price,storage,\n")
+    env = GPUHUNT_ENV | {"GPU_ADVISOR_RATE_CARDS": str(card)}
+    assert run_cli("prices", "refresh", env=env, tmp=tmp_path).returncode == 0
+    done = run_cli("quote", "--gpu", "H100", "--hours-per-day", "8", "--days", "14", "--compare", "--json",
+                   "--currency", "USD", "--storage-gb", "500", env=env, tmp=tmp_path)
+    assert done.returncode == 0, done.stdout + done.stderr
+    offers = json.loads(done.stdout)["offers"]
+    assert list(offers[0])[:10] == ["provider", "source", "region", "gpu", "billing", "dedicated", "spot", "total",
+                                    "currency", "price_date"]
+    assert [o["total"] for o in offers] == sorted(o["total"] for o in offers)
+    by = {o["provider"]: o for o in offers}
+    assert {"aws", "gcp", "azure", "lambdalabs", "runpod"} <= set(by)
+    # RunPod: its cheapest H100 (PCIe, 2.39 USD/h) for 112 h, plus 500 GB kept for 14 days at its own price
+    assert by["runpod"]["dedicated"] == 267.68 and by["runpod"]["includes"] == ["storage"]
+    assert by["runpod"]["total"] == round(267.68 + 500 * 0.07 * round(14 / 30, 2), 2)  # months as quotes count them
+    assert by["runpod"]["spot"] == round(2.39 * 0.35 * 112, 2) and by["lambdalabs"]["spot"] is None
+    assert by["aws"]["source"] == "gpuhunt:aws" and by["aws"]["price_date"] == "2025-11-30"
+    assert by["aws"]["dedicated"] == round(55.04 / 8 * 112, 2) and by["aws"]["includes"] == []  # no AWS storage row
+    assert all(o["shared"] is None and o["currency"] == "USD" for o in offers)
+
+    table = run_cli("quote", "--gpu", "H100", "--hours-per-day", "8", "--days", "14", "--compare", "--lang", "zh",
+                    env=env, tmp=tmp_path)
+    assert "各供应商报价" in table.stdout and "gpuhunt:runpod" in table.stdout
+
+
+def test_a_quote_from_one_provider_names_it_and_its_region(tmp_path: Path) -> None:
+    import json
+
+    assert run_cli("prices", "refresh", "--source", "gpuhunt", env=GPUHUNT_ENV, tmp=tmp_path).returncode == 0
+    done = run_cli("quote", "--gpu", "H100", "--hours-per-day", "8", "--days", "14", "--provider", "lambdalabs",
+                   "--json", "--currency", "USD", env=GPUHUNT_ENV, tmp=tmp_path)
+    price = json.loads(done.stdout)["dedicated"]["price"]
+    assert (price["provider"], price["region"], price["unit_price"]) == ("lambdalabs", "us-east-1", 2.99)
+    shown = run_cli("quote", "--gpu", "H100", "--hours-per-day", "8", "--days", "14", "--provider", "lambdalabs",
+                    "--lang", "en", env=GPUHUNT_ENV, tmp=tmp_path)
+    assert "(lambdalabs," in shown.stdout and "us-east-1)" in shown.stdout  # (the cell may wrap between)
+    cheapest = run_cli("quote", "--gpu", "H100", "--hours-per-day", "8", "--days", "14", "--provider", "cheapest",
+                       "--json", env=GPUHUNT_ENV, tmp=tmp_path)
+    assert json.loads(cheapest.stdout)["dedicated"]["price"]["provider"] == "runpod"
+    wrong = run_cli("quote", "--gpu", "H100", "--hours-per-day", "8", "--days", "14", "--provider", "nope",
+                    "--lang", "en", env=GPUHUNT_ENV, tmp=tmp_path)
+    assert wrong.returncode == 2 and "from provider 'nope'" in wrong.stderr and "runpod" in wrong.stderr

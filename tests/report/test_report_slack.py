@@ -3,9 +3,9 @@ on demand with /gpu-advise report; off and on per channel."""
 
 from __future__ import annotations
 
+import json
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-import json
 from typing import Any
 
 import pytest
