@@ -15,7 +15,8 @@ KEYS: dict[str, str] = {name: field.key for name, field in BY_INLINE_KEY.items()
 QUOTE_KEYS = {"gpu": "gpu", "hours": "schedule", "schedule": "schedule", "share": "share", "cards": "cards",
               "region": "region", "currency": "currency", "卡型": "gpu", "计划": "schedule", "卡数": "cards",
               "storage": "storage_gb", "storage_price": "storage_price", "egress": "egress_gb",
-              "egress_price": "egress_price", "存储": "storage_gb", "流量": "egress_gb"}
+              "egress_price": "egress_price", "存储": "storage_gb", "流量": "egress_gb", "provider": "provider",
+              "供应商": "provider", "compare": "compare", "比较": "compare"}
 
 
 class InlineError(ValueError):

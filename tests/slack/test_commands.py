@@ -266,3 +266,32 @@ def test_a_service_gets_its_serving_memory_in_slack_as_in_the_terminal(tmp_path:
         assert "MIG 3g.40gb" in rec["blocks"][0]["text"]["text"]
         assert "about 24.2 GB = weights 15.2 + KV cache 7.5 (56 KiB a token" in text
         assert "holds at most 49 requests of 8,192 tokens" in text
+
+
+@pytest.mark.e2e
+def test_quote_compare_yes_lists_each_provider_in_the_channel(tmp_path: Path) -> None:
+    from pricing import cache
+    from pricing.refresh import refresh
+
+    catalogs = Path(__file__).parents[1] / "data" / "gpuhunt"
+    with running_app(tmp_path, gpuhunt_providers="aws,runpod,lambdalabs", gpuhunt_catalog_dir=str(catalogs)) as h:
+        db = cache.open_db(h.settings.db)
+        for source in h.deps.prices.sources:
+            if source.name.startswith("gpuhunt:"):
+                assert refresh(db, source).ok
+        h.fake.locales["U1"] = "en-US"
+        h.send.command("quote gpu=H100 hours=8x14 compare=yes currency=USD", user="U1",
+                       response_url=h.fake.response_url("compare"))
+        h.send.command("quote gpu=H100 hours=8x14 provider=lambdalabs currency=USD", user="U1",
+                       response_url=h.fake.response_url("one"))
+        h.send.command("quote gpu=H100 hours=8x14 compare=maybe", user="U1", response_url=h.fake.response_url("bad"))
+        replies = {r["_path"]: r for r in h.fake.wait_for(lambda: len(responses(h)) == 3 and responses(h))}
+        compared = replies["/response/compare"]
+        assert compared["response_type"] == "in_channel"
+        text = h.texts(compared)
+        assert "H100-80GB × 1, 8 h/day × 14 days, at each provider" in text
+        order = [text.index(f"*{p}*") for p in ("runpod", "lambdalabs", "aws")]
+        assert order == sorted(order)  # cheapest total first: RunPod 2.39, Lambda 2.99, AWS 6.88 USD an hour
+        assert "total *$268*" in text and "gpuhunt:aws, 2025-11-30" in text
+        assert "(lambdalabs, us-east-1)" in h.texts(replies["/response/one"])
+        assert "compare=yes" in replies["/response/bad"]["text"]

@@ -19,6 +19,7 @@ from bot.slack.ui.forms import FormMeta
 from bot.text import Lang, t
 from bot.text.errors import error_text
 from bot.text.format import escape
+from bot.text.compare import lines as compare_lines
 from bot.text.quote import age_text
 from pricing.errors import QuoteError
 from pricing.quote import QuoteRequest
@@ -179,7 +180,8 @@ def _quote_request(deps: Deps, raw: dict[str, str], lang: Lang) -> QuoteRequest:
     gpu = raw.get("gpu", "A100-80GB")
     fields: dict[str, Any] = {"gpu": gpu, "hours_per_day": schedule.hours_per_day, "days": schedule.days,
                               "currency": raw.get("currency", deps.settings.currency).upper(),
-                              "region": raw.get("region")}
+                              "region": raw.get("region"),
+                              "provider": None if raw.get("provider", "").lower() in ("", "cheapest") else raw["provider"]}
     if "cards" in raw:
         if not raw["cards"].isdigit():
             raise CommandError(t("error.whole_cards", lang, cards=raw["cards"]))
@@ -196,9 +198,21 @@ def _quote_request(deps: Deps, raw: dict[str, str], lang: Lang) -> QuoteRequest:
         raise CommandError(t("error.bad_quote_request", lang, problems=problems)) from None
 
 
+YES, NO = ("yes", "y", "true", "1", "是", "要"), ("no", "n", "false", "0", "否", "不")
+
+
 def _quote(deps: Deps, request: SlackRequest, args: list[str], lang: Lang) -> None:
+    raw = inline.parse_pairs(args, inline.QUOTE_KEYS)[0]
+    wanted = raw.get("compare", "no").strip().lower()
+    if wanted not in YES + NO:
+        raise CommandError(t("error.bad_compare", lang, value=wanted[:20]))
     try:
-        made = deps.prices.quote(_quote_request(deps, inline.parse_pairs(args, inline.QUOTE_KEYS)[0], lang))
+        if wanted in YES:
+            asked = _quote_request(deps, raw, lang)
+            text = "\n".join(compare_lines(deps.prices.compare(asked), asked, lang))
+            request.respond(response_type="in_channel", text=text.split("\n")[0], blocks=blocks.text(text))
+            return
+        made = deps.prices.quote(_quote_request(deps, raw, lang))
     except (ParseError, QuoteError) as exc:
         raise CommandError(error_text(exc, lang, where="slack")) from None
     request.respond(response_type="in_channel", text=t("quote.title", lang, gpu=made.gpu, cards=made.cards,
