@@ -17,9 +17,9 @@ from bot.slack.request import SlackRequest
 from bot.slack.ui import blocks
 from bot.slack.ui.forms import FormMeta
 from bot.text import Lang, t
+from bot.text.compare import lines as compare_lines
 from bot.text.errors import error_text
 from bot.text.format import escape
-from bot.text.compare import lines as compare_lines
 from bot.text.quote import age_text
 from pricing.errors import QuoteError
 from pricing.quote import QuoteRequest
@@ -181,7 +181,8 @@ def _quote_request(deps: Deps, raw: dict[str, str], lang: Lang) -> QuoteRequest:
     fields: dict[str, Any] = {"gpu": gpu, "hours_per_day": schedule.hours_per_day, "days": schedule.days,
                               "currency": raw.get("currency", deps.settings.currency).upper(),
                               "region": raw.get("region"),
-                              "provider": None if raw.get("provider", "").lower() in ("", "cheapest") else raw["provider"]}
+                              "provider": None if raw.get("provider", "").lower() in ("", "cheapest")
+                              else raw["provider"]}
     if "cards" in raw:
         if not raw["cards"].isdigit():
             raise CommandError(t("error.whole_cards", lang, cards=raw["cards"]))
