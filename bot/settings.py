@@ -36,7 +36,8 @@ class Settings(BaseSettings):
                        "the terminal's instead of its locale")
     policy: Path | None = Field(default=None, description="a policy YAML file (only what it changes); "
                                 "default: the bundled one")
-    currency: str = Field(default="CNY", pattern="^(CNY|USD)$", description="currency of quotes: CNY or USD")
+    currency: str = Field(default="CNY", description="currency of quotes: CNY, USD, EUR or any other the ECB "
+                          "publishes rates for")
 
     # price sources
     rate_cards: str = Field(default="", description="team rate-card files (CSV/JSON), comma-separated")
@@ -189,6 +190,13 @@ class Settings(BaseSettings):
 
     def azure_region_list(self) -> tuple[str, ...]:
         return tuple(r.strip() for r in self.azure_regions.split(",") if r.strip())
+
+    @field_validator("currency")
+    @classmethod
+    def _known_currency(cls, value: str) -> str:
+        from pricing.fx import currency_code
+
+        return currency_code(value)
 
     @field_validator("remind_tz")
     @classmethod

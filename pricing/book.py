@@ -16,13 +16,16 @@ from rules.policy import Policy
 
 
 def pick_fx(db: Database, configured: FxRate | None) -> FxRate:
-    """The configured rate, else the newest fetched one, else the bundled fallback (dated, so quotes say so)."""
-    if configured is not None:
-        return configured
+    """The configured USD/CNY rate, else the newest fetched one, else the bundled fallback (dated, so quotes say
+    so); with the ECB's rates of every currency where they were fetched (quotes in any other currency)."""
     fetched = cache.load_fx(db)
-    if fetched:
-        return fetched[0]
-    return FxRate(rate=FALLBACK_USD_CNY, rate_date=FALLBACK_DATE, source="bundled fallback")
+    if configured is not None:
+        chosen = configured
+    elif fetched:
+        chosen = fetched[0]
+    else:
+        chosen = FxRate(rate=FALLBACK_USD_CNY, rate_date=FALLBACK_DATE, source="bundled fallback")
+    return chosen.model_copy(update={"euro": cache.load_euro(db)})
 
 
 def quote_from_cache(db: Database, req: QuoteRequest, policy: Policy, freshness: Mapping[str, Freshness], *,

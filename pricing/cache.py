@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import json
 import sqlite3
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
@@ -13,13 +14,14 @@ from typing import Any
 from sqlite_utils import Database
 
 from pricing.errors import CacheUnavailable
-from pricing.fx import FxRate
+from pricing.fx import EuroRates, FxRate
 from pricing.records import ExtraPrice, PriceRecord
 
 PRICES = "prices"
 EXTRAS = "extra_prices"  # storage by the GB-month, traffic out by the GB
 RUNS = "refresh_runs"
 FX = "fx_rates"
+EURO = "euro_rates"  # every currency the ECB publishes, per euro, of the last fetch
 CHUNK = 2000
 
 _PRICE_COLUMNS = {
@@ -84,6 +86,9 @@ def _create_tables(db: Database) -> None:
     if not fx.exists():
         fx.create({"source": str, "base": str, "quote": str, "rate": float, "rate_date": str, "fetched_at": str},
                   pk="source")
+    euro = db.table(EURO)
+    if not euro.exists():
+        euro.create({"source": str, "rates": str, "rate_date": str, "fetched_at": str}, pk="source")
 
 
 @contextmanager
@@ -206,8 +211,21 @@ def last_run(db: Database, source: str, status: str | None = None) -> dict[str, 
 
 
 def save_fx(db: Database, rate: FxRate) -> None:
+    """The USD/CNY rate, and the day's rates of every currency where the source gave them."""
     with writing(db):
         db.table(FX).upsert(rate.model_dump(mode="json"), pk="source")
+        if rate.euro is not None:
+            row = rate.euro.model_dump(mode="json")
+            db.table(EURO).upsert({"source": row["source"], "rates": json.dumps(row["per_eur"], sort_keys=True),
+                                   "rate_date": row["rate_date"], "fetched_at": row["fetched_at"]}, pk="source")
+
+
+def load_euro(db: Database) -> EuroRates | None:
+    """The newest rates of every currency, per euro (None before the ECB was first fetched)."""
+    for row in db.table(EURO).rows_where(order_by="rate_date desc", limit=1):
+        return EuroRates(per_eur=json.loads(row["rates"]), rate_date=row["rate_date"], source=row["source"],
+                         fetched_at=row["fetched_at"])
+    return None
 
 
 def load_fx(db: Database) -> list[FxRate]:

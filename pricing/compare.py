@@ -88,7 +88,9 @@ def compare(req: QuoteRequest, offers: Sequence[Offer], policy: Policy, *, fx: F
         try:
             result = _quote(req.model_copy(update={"provider": provider}), mine, policy, fx,
                             [e for e in extra_prices if e.provider == provider])
-        except QuoteError:
+        except QuoteError as exc:
+            if exc.code == "no_fx":
+                raise  # no provider can be priced in this currency: say so, not "no prices"
             continue  # e.g. no price of it in the region asked
         slices = any(o.record.sharing is not Sharing.DEDICATED and o.record.gpu == gpu for o in mine)
         row = _row(provider, result, slices)

@@ -1,7 +1,9 @@
-"""USD <-> CNY exchange rates: configured, or from the ECB daily reference rates (no authentication).
+"""Exchange rates: USD <-> CNY configured or from the ECB daily reference rates (no authentication), and
+every currency the ECB publishes, for quotes in any of them.
 
 The ECB publishes euro rates: <Cube time="2026-11-27"><Cube currency="USD" rate="1.05"/>
-<Cube currency="CNY" rate="7.61"/>...; USD->CNY is CNY per euro divided by USD per euro.
+<Cube currency="CNY" rate="7.61"/>...; USD->CNY is CNY per euro divided by USD per euro, and any A->B is
+B per euro divided by A per euro.
 """
 
 from __future__ import annotations
@@ -20,6 +22,40 @@ FALLBACK_USD_CNY = 7.2
 FALLBACK_DATE = date(2024, 6, 28)
 
 
+# The ECB's euro foreign exchange reference rates: the 30 currencies it publishes each working day, and the
+# euro itself (ecb.europa.eu, "Euro foreign exchange reference rates", as of 2025).
+ECB_CURRENCIES = ("EUR", "USD", "JPY", "BGN", "CZK", "DKK", "GBP", "HUF", "PLN", "RON", "SEK", "CHF", "ISK", "NOK",
+                  "TRY", "AUD", "BRL", "CAD", "CNY", "HKD", "IDR", "ILS", "INR", "KRW", "MXN", "MYR", "NZD", "PHP",
+                  "SGD", "THB", "ZAR")
+
+
+def currency_code(text: str) -> str:
+    """An ISO code the ECB publishes (any case), upper-cased; ValueError naming the accepted codes."""
+    code = text.strip().upper()
+    if code not in ECB_CURRENCIES:
+        raise ValueError(f"{text.strip()[:12]!r} is not a currency the ECB publishes rates for; use one of "
+                         f"{', '.join(sorted(ECB_CURRENCIES))}")
+    return code
+
+
+class EuroRates(BaseModel):
+    """Units of each currency for one euro, of one day (the euro itself is 1)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    per_eur: dict[str, float]
+    rate_date: date
+    source: str
+    fetched_at: datetime | None = None
+
+    def rate(self, from_currency: str, to_currency: str) -> float | None:
+        """Units of `to_currency` for one `from_currency`, through the euro; None without both rates."""
+        rates = self.per_eur | {"EUR": 1.0}
+        if from_currency not in rates or to_currency not in rates:
+            return None
+        return rates[to_currency] / rates[from_currency]
+
+
 class FxRate(BaseModel):
     model_config = ConfigDict(frozen=True)
 
@@ -29,6 +65,7 @@ class FxRate(BaseModel):
     rate_date: date
     source: str
     fetched_at: datetime | None = None
+    euro: EuroRates | None = Field(default=None, exclude=True)  # the day's rates of every currency (the ECB's)
 
 
 def parse_ecb(xml_text: str, fetched_at: datetime, source: str = "ecb") -> FxRate:
@@ -47,7 +84,16 @@ def parse_ecb(xml_text: str, fetched_at: datetime, source: str = "ecb") -> FxRat
         raise SourceError("ECB rates lack a numeric USD or CNY rate, or a valid date") from None
     if usd <= 0 or cny <= 0:
         raise SourceError("ECB rates must be positive")
-    return FxRate(rate=round(cny / usd, 6), rate_date=when, source=source, fetched_at=fetched_at)
+    euro = {}
+    for code, text in rates.items():
+        try:
+            value = float(text or "")
+        except ValueError:
+            continue
+        if code in ECB_CURRENCIES and value > 0:
+            euro[code] = value
+    return FxRate(rate=round(cny / usd, 6), rate_date=when, source=source, fetched_at=fetched_at,
+                  euro=EuroRates(per_eur=euro, rate_date=when, source=source, fetched_at=fetched_at))
 
 
 def convert(amount: float, from_currency: str, to_currency: str, rate: FxRate) -> float:

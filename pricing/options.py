@@ -9,15 +9,15 @@ import math
 from collections.abc import Sequence
 
 from pricing.errors import QuoteError
-from pricing.fx import FxRate, convert
+from pricing.fx import EuroRates, FxRate, convert
 from pricing.offers import Offer
 from pricing.quote_models import Billing, ExtraCost, Option, PriceUsed, QuoteRequest
-from pricing.records import Currency, ExtraPrice, PricingModel, Sharing, Unit
+from pricing.records import ExtraPrice, PricingModel, Sharing, Unit
 from rules.gpus import gpu_model
 from rules.policy import Policy
 
 
-def price_used(offer: Offer, currency: Currency, fx: FxRate | None, unit_price: float, unit: str) -> PriceUsed:
+def price_used(offer: Offer, currency: str, fx: FxRate | None, unit_price: float, unit: str) -> PriceUsed:
     r = offer.record
     return PriceUsed(
         source=r.source, provider=r.provider, instance_type=r.instance_type, region=r.region,
@@ -28,17 +28,30 @@ def price_used(offer: Offer, currency: Currency, fx: FxRate | None, unit_price: 
 
 
 class Money:
-    def __init__(self, currency: Currency, fx: FxRate | None) -> None:
-        self.currency, self.fx, self.used = currency, fx, False
+    """Amounts in the quote's currency: USD<->CNY with the chosen USD/CNY rate (configured or the ECB's),
+    any other pair through the euro with the ECB's rates of the day. `used` names the rate a conversion took,
+    for the quote to state."""
+
+    def __init__(self, currency: str, fx: FxRate | None, euro: EuroRates | None = None) -> None:
+        self.currency, self.fx, self.euro = currency, fx, euro
+        self.used: dict[str, str | float] | None = None
 
     def __call__(self, amount: float, from_currency: str) -> float:
         if from_currency == self.currency:
             return amount
-        if self.fx is None:
-            raise QuoteError("no_fx", f"no exchange rate to convert {from_currency} to {self.currency}",
+        pair = {from_currency, self.currency}
+        if self.fx is not None and pair == {self.fx.base, self.fx.quote}:
+            self.used = self.used or {"rate": self.fx.rate, "date": self.fx.rate_date.isoformat(),
+                                      "source": self.fx.source, "pair": f"{self.fx.base}/{self.fx.quote}"}
+            return convert(amount, from_currency, self.currency, self.fx)
+        rate = self.euro.rate(from_currency, self.currency) if self.euro is not None else None
+        if rate is None or self.euro is None:
+            raise QuoteError("no_fx", f"no exchange rate to convert {from_currency} to {self.currency}: "
+                             "turn on the ECB source (GPU_ADVISOR_ECB_ENABLED) and run `gpu-advise prices refresh`",
                              source=from_currency, target=self.currency)
-        self.used = True
-        return convert(amount, from_currency, self.currency, self.fx)
+        self.used = self.used or {"rate": round(rate, 6), "date": self.euro.rate_date.isoformat(),
+                                  "source": self.euro.source, "pair": f"{from_currency}/{self.currency}"}
+        return amount * rate
 
 
 INLAND = "inland"

@@ -119,7 +119,7 @@ def quote(req: QuoteRequest, offers: Sequence[Offer], policy: Policy, *, fx: FxR
     req = req.model_copy(update={"gpu": gpu})
     usable = prefer_own_prices(_filter(offers, req))
     inland = (req.region or "").lower() == INLAND and not any(o.record.region_class.value == INLAND for o in usable)
-    money = Money(req.currency, fx)
+    money = Money(req.currency, fx, fx.euro if fx is not None else None)
     share = req.share or policy.shared.default_share
     dedicated, per_day = dedicated_option(usable, req, money)
     shared, slice_hour = (None, None) if "shared" in req.omit else shared_option(usable, req, share, policy, money)
@@ -154,8 +154,7 @@ def quote(req: QuoteRequest, offers: Sequence[Offer], policy: Policy, *, fx: FxR
         break_even_hours_per_day=_break_even(per_day, slice_hour, policy, share < 1 and not req.service),
         rent_vs_buy={"yearly_gpu_hours_at_this_pace": yearly, "threshold": threshold,
                      "advice": "rent" if yearly <= threshold else "consider_buying"},
-        fx=({"rate": fx.rate, "date": fx.rate_date.isoformat(), "source": fx.source, "pair": f"{fx.base}/{fx.quote}"}
-            if fx is not None and money.used else None),
+        fx=money.used,
         stale=any(o.price is not None and o.price.stale for o in chosen), omitted=dict(req.omit),
         service=req.service, extras=extras, totals=totals, totals_range=totals_range,
         shared_price_pct=shared_pct,

@@ -5,9 +5,9 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from pricing.records import Currency
+from pricing.fx import currency_code
 
 
 class Billing(StrEnum):
@@ -27,7 +27,7 @@ class QuoteRequest(BaseModel):
     share: float | None = Field(default=None, gt=0, le=1)
     region: str | None = None
     provider: str | None = None  # only this provider's prices (None: the cheapest of every provider)
-    currency: Currency = Currency.CNY
+    currency: str = "CNY"  # any currency the ECB publishes (prices are converted through the euro)
     yearly_gpu_hours: float | None = Field(default=None, ge=0)  # for rent vs buy; default: this pace all year
     service: bool = False  # an always-on service: a slice serves less throughput, its days do not stretch
     # Beside the cards: GB kept over the period and GB sent out, with their prices when the cache has none.
@@ -41,6 +41,11 @@ class QuoteRequest(BaseModel):
     dedicated_billing: Literal["hourly", "period"] | None = None
     # Notes the caller adds to an option (e.g. {"shared": ["shared_compared_dedicated"]}).
     option_notes: dict[str, list[str]] = Field(default_factory=dict)
+
+    @field_validator("currency", mode="before")
+    @classmethod
+    def _known_currency(cls, value: object) -> str:
+        return currency_code(str(value))
 
     @model_validator(mode="after")
     def _schedule(self) -> QuoteRequest:
@@ -118,7 +123,7 @@ class ExtraCost(BaseModel):
 class Quote(BaseModel):
     gpu: str
     cards: int
-    currency: Currency
+    currency: str
     hours_per_day: float
     days: float
     gpu_hours: float

@@ -156,7 +156,8 @@ def _options(
     policy: PolicyOpt = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the decision as one JSON object.")] = False,
     with_quote: Annotated[bool, typer.Option("--quote", help="Add each option's cost (needs --schedule).")] = False,
-    currency: Annotated[str | None, typer.Option(help="CNY or USD, for --quote.")] = None,
+    currency: Annotated[str | None, typer.Option(
+        help="CNY, USD, EUR or any currency the ECB publishes, for --quote.")] = None,
     db: DbOpt = None,
     interactive: Annotated[bool | None, typer.Option(
         "--interactive/--no-interactive",

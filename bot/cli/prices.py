@@ -180,7 +180,8 @@ def quote(
     cards: Annotated[str, typer.Option(help="Whole cards (use --share for a slice).")] = "1",
     share: Annotated[str | None, typer.Option(help="Shared slice: 1/2, 0.25, 3g.40gb.")] = None,
     region: Annotated[str | None, typer.Option(help="Region name or class (tier1, inland, cloud).")] = None,
-    currency: Annotated[str | None, typer.Option(help="CNY or USD (default: GPU_ADVISOR_CURRENCY).")] = None,
+    currency: Annotated[str | None, typer.Option(help="CNY, USD, EUR or any currency the ECB publishes (default: "
+                                                      "GPU_ADVISOR_CURRENCY).")] = None,
     provider: Annotated[str | None, typer.Option(
         "--provider", help="Only this provider's prices (aws, runpod, lambdalabs, ...); cheapest: every "
         "provider's, the cheapest of them (the default).")] = None,
@@ -247,10 +248,9 @@ def _compare(settings: Settings, policy: Policy, request: QuoteRequest, as_json:
 
 def quote_currency(given: str | None, settings: Settings) -> str:
     """--currency (else GPU_ADVISOR_CURRENCY), upper-cased; exit 2 naming the currencies quotes take."""
-    from pricing.records import Currency
+    from pricing.fx import ECB_CURRENCIES
 
     code = (given or settings.currency).strip().upper()
-    accepted = [str(c) for c in Currency]
-    if code not in accepted:
-        raise fail(t("cli.bad_currency", settings.lang, currency=code, accepted=", ".join(accepted)))
+    if code not in ECB_CURRENCIES:
+        raise fail(t("cli.bad_currency", settings.lang, currency=code, accepted=", ".join(sorted(ECB_CURRENCIES))))
     return code
