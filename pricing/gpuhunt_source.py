@@ -20,12 +20,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
 from pathlib import Path
-from typing import IO
+from typing import IO, TYPE_CHECKING
 
 import httpx
-from gpuhunt import CatalogItem
-from gpuhunt._internal import storage  # gpuhunt's reader of its catalog CSV (format v2)
-from gpuhunt._internal.catalog import CATALOG_URL, OFFLINE_PROVIDERS
 from pydantic import ValidationError
 
 from pricing.errors import SourceError
@@ -34,9 +31,20 @@ from pricing.records import Currency, PriceRecord, PricingModel, Unit
 from rules.errors import UnknownGPU
 from rules.gpus import card_model, gpu_model
 
-PROVIDERS = tuple(OFFLINE_PROVIDERS)  # the providers gpuhunt publishes catalogs of
+if TYPE_CHECKING:
+    from gpuhunt import CatalogItem
+
+CATALOG_URL = "https://dstack-gpu-pricing.s3.eu-west-1.amazonaws.com/v3"  # gpuhunt's catalog.CATALOG_URL
 MEMORY_TOLERANCE = 0.1  # a catalog's GPU memory within 10% of our model's: the same card
 _VERSION = re.compile(r"(\d{4})-?(\d{2})-?(\d{2})")
+
+
+def providers() -> tuple[str, ...]:
+    """The providers gpuhunt publishes catalogs of (gpuhunt is imported only when a catalog is read: it
+    costs a tenth of a second, which a quote without it should not pay)."""
+    from gpuhunt._internal.catalog import OFFLINE_PROVIDERS
+
+    return tuple(OFFLINE_PROVIDERS)
 
 
 def our_gpu(name: str | None, memory_gb: float | None) -> str | None:
@@ -103,8 +111,8 @@ class Catalog:
         return f"gpuhunt:{self.provider}"
 
     def records(self, now: datetime) -> Iterator[PriceRecord]:
-        if self.provider not in PROVIDERS:
-            raise SourceError(f"gpuhunt publishes no catalog of {self.provider!r}; it has: {', '.join(PROVIDERS)}")
+        if self.provider not in providers():
+            raise SourceError(f"gpuhunt publishes no catalog of {self.provider!r}; it has: {', '.join(providers())}")
         self.skipped = Skipped()
         if self.folder is not None:
             path = self.folder / f"{self.provider}.csv"
@@ -142,6 +150,8 @@ class Catalog:
             raise SourceError(f"gpuhunt's catalog {url} is not a zip with {self.provider}.csv: {exc}") from None
 
     def _rows(self, handle: IO[str], when: date, origin: str, now: datetime) -> Iterator[PriceRecord]:
+        from gpuhunt._internal import storage  # gpuhunt's reader of its catalog CSV (format v2)
+
         for item in storage.load(handle, provider=self.provider):
             record = self._record(item, when, origin, now)
             if record is not None:

@@ -208,3 +208,11 @@ def test_a_quote_from_one_provider_names_it_and_its_region(tmp_path: Path) -> No
     wrong = run_cli("quote", "--gpu", "H100", "--hours-per-day", "8", "--days", "14", "--provider", "nope",
                     "--lang", "en", env=GPUHUNT_ENV, tmp=tmp_path)
     assert wrong.returncode == 2 and "from provider 'nope'" in wrong.stderr and "runpod" in wrong.stderr
+
+
+def test_the_default_catalog_address_is_gpuhunts_own() -> None:
+    from gpuhunt._internal.catalog import CATALOG_URL
+
+    from pricing import gpuhunt_source
+
+    assert gpuhunt_source.CATALOG_URL == CATALOG_URL == Settings().gpuhunt_catalog_url
