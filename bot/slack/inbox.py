@@ -9,6 +9,7 @@ import hashlib
 import json
 import logging
 from collections.abc import Callable
+from contextvars import ContextVar
 from datetime import timedelta
 from typing import Any
 
@@ -77,13 +78,43 @@ def unavailable(exc: StoreUnavailable) -> BoltResponse:
     return BoltResponse(status=503, body=f"the state database is unavailable ({exc.reason}): try again later")
 
 
+# The inbox key of a request the HTTP front door kept and acknowledged itself (bot/slack/fast_ack.py), set
+# while bolt does its work afterwards: the middleware then lets it through without keeping it again.
+kept_already: ContextVar[str | None] = ContextVar("kept_already", default=None)
+
+
+def keep(deps: Deps, kind: str, body: dict[str, Any], signature: str | None) -> str | BoltResponse:
+    """Keep a request in the inbox: its key, or the response that ends it here (busy, the database down,
+    or seen before: a retried event, a replayed command or click, answered 200 and not carried out again)."""
+    key = inbox_key(body, signature)
+    request_id.set(short_id(key))
+    workspace.set(team_of(body) or "-")
+    deps.metrics.requests.labels(kind).inc()
+    try:
+        kept = deps.inbox.enqueue(key, kind, body, budget_s=deps.settings.ack_db_budget_s)
+    except StoreBusy:
+        deps.metrics.refused.labels("busy").inc()
+        log.warning("the state database was busy past %.1f s: %s answered busy", deps.settings.ack_db_budget_s, kind)
+        return busy(kind, deps.settings.lang)
+    except StoreUnavailable as exc:
+        deps.metrics.refused.labels("503").inc()
+        log.error("the state database is down: %s answered 503 (%s)", kind, exc.reason)
+        return unavailable(exc)
+    return key if kept else BoltResponse(status=200, body="")
+
+
 def keep_in_inbox(deps: Deps) -> Callable[..., BoltResponse | None]:
-    """A bolt middleware: keep the request, then let the listeners run. A request seen before (a retried
-    event, a replayed command or click) is answered 200 and not carried out again; a request no route
-    handles is not kept (bolt answers it 404)."""
+    """A bolt middleware: keep the request, then let the listeners run. A request seen before is answered
+    200 and not carried out again; a request no route handles is not kept (bolt answers it 404); a request
+    the front door kept already goes straight to its listener."""
 
     def middleware(body: dict[str, Any], context: BoltContext, req: BoltRequest,
                    next: Callable[[], None]) -> BoltResponse | None:
+        preset = kept_already.get()
+        if preset is not None:
+            context["inbox_key"] = preset
+            next()
+            return None
         kind = kind_of(body)
         if incomplete(kind, body):
             return BoltResponse(status=400, body="a Slack payload without the fields of its kind")
@@ -91,24 +122,10 @@ def keep_in_inbox(deps: Deps) -> Callable[..., BoltResponse | None]:
             next()
             return None
         signatures = req.headers.get("x-slack-signature") or []
-        key = inbox_key(body, signatures[0] if signatures else None)
-        request_id.set(short_id(key))
-        workspace.set(team_of(body) or "-")
-        deps.metrics.requests.labels(kind).inc()
-        try:
-            kept = deps.inbox.enqueue(key, kind, body, budget_s=deps.settings.ack_db_budget_s)
-        except StoreBusy:
-            deps.metrics.refused.labels("busy").inc()
-            log.warning("the state database was busy past %.1f s: %s answered busy", deps.settings.ack_db_budget_s,
-                        kind)
-            return busy(kind, deps.settings.lang)
-        except StoreUnavailable as exc:
-            deps.metrics.refused.labels("503").inc()
-            log.error("the state database is down: %s answered 503 (%s)", kind, exc.reason)
-            return unavailable(exc)
-        if not kept:
-            return BoltResponse(status=200, body="")  # seen before: kept already, carried out once
-        context["inbox_key"] = key
+        kept = keep(deps, kind, body, signatures[0] if signatures else None)
+        if isinstance(kept, BoltResponse):
+            return kept
+        context["inbox_key"] = kept
         next()
         return None
 

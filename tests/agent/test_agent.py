@@ -7,7 +7,7 @@ import json
 import os
 import socket
 import stat
-from datetime import timedelta
+from datetime import datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -72,6 +72,11 @@ def test_the_bot_down_then_back_loses_nothing(tmp_path: Path) -> None:
             # issue 19.11: the agent says what it does (its log line) and --once prints its result
             assert f"cannot reach {nobody}/api/heartbeat: connection refused; 2 samples buffered" in down.stderr
             assert "not sent: the samples stay buffered" in down.stdout
+            # the agent samples at most every 5 s (--interval's floor): the buffered samples are from then
+            buffered = [json.loads(line) for line in (tmp_path / "buffer.jsonl").read_text().splitlines()]
+            for sample in buffered:
+                sample["ts"] = (datetime.fromisoformat(sample["ts"]) - timedelta(seconds=5)).isoformat()
+            (tmp_path / "buffer.jsonl").write_text("".join(json.dumps(s) + "\n" for s in buffered))
             back = agent(tmp_path, h.base_url, token, env)
             assert back.returncode == 0, back.stderr
             assert "sent 4 samples: kept 4, repeated 0, too old 0" in back.stderr
