@@ -12,7 +12,7 @@ import json
 import sys
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 from zoneinfo import ZoneInfo
 
 import typer
@@ -64,8 +64,8 @@ def report(
     as_json: JsonOpt = False,
 ) -> None:
     """Who and which project left cards idle over a period, and what it cost."""
-    from bot.report.compose import CSV_COLUMNS, compose, csv_rows
     from bot.report.compose import as_json as report_json
+    from bot.report.compose import compose
 
     settings = load_settings(lang=lang)
     zone = ZoneInfo(settings.remind_tz)
@@ -73,18 +73,15 @@ def report(
     start, end = period(since, until, week, month, now.astimezone(zone).date(), settings.lang)
     rentals = open_rentals(settings)
     workspace = workspace_of(settings, team)
-    made = compose(rentals, workspace, start, end, zone=zone, now=now, channel=channel, project=project,
-                   busy_above_pct=load_effective_policy(settings).idle.utilisation_max_pct)
+    busy = load_effective_policy(settings).idle.utilisation_max_pct
     if csv_file is not None:
-        try:
-            with csv_file.open("w", newline="", encoding="utf-8") as handle:
-                writer = csv.writer(handle)
-                writer.writerow(CSV_COLUMNS)
-                writer.writerows(csv_rows(made, workspace))
-        except OSError as exc:
-            raise fail(t("cli.report_cannot_write", settings.lang, path=str(csv_file), reason=exc.strerror or "")) \
-                from None
-        say(t("cli.report_csv", settings.lang, rows=len(made.rows), path=str(csv_file)))
+        rows = _write_csv(csv_file, rentals, workspace, start, end, zone=zone, now=now, channel=channel,
+                          project=project, busy_above_pct=busy, lang=settings.lang)
+        say(t("cli.report_csv", settings.lang, rows=rows, path=str(csv_file)))
+        if not (as_json or chart_file):
+            return  # the CSV alone: written part by part, never the whole report at once
+    made = compose(rentals, workspace, start, end, zone=zone, now=now, channel=channel, project=project,
+                   busy_above_pct=busy)
     if chart_file is not None:
         from bot.report.chart import draw
 
@@ -96,6 +93,25 @@ def report(
         sys.stdout.write(t("cli.report_nothing", settings.lang, start=start.isoformat(), end=end.isoformat()) + "\n")
     elif csv_file is None:
         sys.stdout.write(_text(made, settings.lang) + "\n")
+
+
+def _write_csv(path: Path, rentals: Any, workspace: str, start: date, end: date, *, lang: Lang,
+               **options: Any) -> int:
+    """`--csv`: one row per item per day, written a part of the instances at a time; the rows written."""
+    from bot.report.compose import CSV_COLUMNS, compose_parts, csv_rows
+
+    written = 0
+    try:
+        with path.open("w", newline="", encoding="utf-8") as handle:
+            writer = csv.writer(handle)
+            writer.writerow(CSV_COLUMNS)
+            for part in compose_parts(rentals, workspace, start, end, **options):
+                rows = csv_rows(part, workspace)
+                writer.writerows(rows)
+                written += len(rows)
+    except OSError as exc:
+        raise fail(t("cli.report_cannot_write", lang, path=str(path), reason=exc.strerror or "")) from None
+    return written
 
 
 def _text(made: Report, lang: Lang) -> str:

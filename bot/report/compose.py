@@ -3,6 +3,7 @@ GPU's busiest reading per hour, read once, then rules/report.py."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import asdict
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
@@ -15,14 +16,31 @@ from rules.report import Rank, Report, build
 
 def compose(rentals: Rentals, team: str, start: date, end: date, *, zone: ZoneInfo, now: datetime,
             busy_above_pct: float, channel: str | None = None, project: str | None = None) -> Report:
+    parts = list(compose_parts(rentals, team, start, end, zone=zone, now=now, busy_above_pct=busy_above_pct,
+                               channel=channel, project=project, part=None))
+    return parts[0]
+
+
+PART = 500  # instances a part of a streamed report reads at once
+
+
+def compose_parts(rentals: Rentals, team: str, start: date, end: date, *, zone: ZoneInfo, now: datetime,
+                  busy_above_pct: float, channel: str | None = None, project: str | None = None,
+                  part: int | None = PART) -> Iterator[Report]:
+    """The report in parts of `part` instances (storage in the last), each read and built on its own, so a
+    month's CSV of thousands of instances is written without holding every row at once; `part=None`: one."""
     first = datetime.combine(start, datetime.min.time(), zone).astimezone(UTC)
     last = datetime.combine(end + timedelta(days=1), datetime.min.time(), zone).astimezone(UTC)
     instances = [i for i in rentals.instances(team, channel=channel) if _wanted(i, project, first, last)]
     storage = [s for s in rentals.storage(team, channel=channel) if _kept(s, project, first, last)]
     offset = int((zone.utcoffset(datetime.combine(start, datetime.min.time())) or timedelta(0)).total_seconds())
-    daily = daily_activity(rentals.store, [i.id for i in instances], first, min(last, now), offset_s=offset,
-                           busy_above_pct=busy_above_pct)
-    return build(instances, storage, daily, start=start, end=end, zone=zone, now=now)
+    size = part or max(len(instances), 1)
+    batches = [instances[k:k + size] for k in range(0, len(instances), size)] or [[]]
+    for n, batch in enumerate(batches):
+        daily = daily_activity(rentals.store, [i.id for i in batch], first, min(last, now), offset_s=offset,
+                               busy_above_pct=busy_above_pct)
+        kept = storage if n == len(batches) - 1 else []
+        yield build(batch, kept, daily, start=start, end=end, zone=zone, now=now)
 
 
 def _wanted(inst: Any, project: str | None, first: datetime, last: datetime) -> bool:
