@@ -15,10 +15,8 @@ from pydantic import BaseModel
 from pricing.errors import QuoteError
 from pricing.fx import FxRate
 from pricing.offers import Offer
-from pricing.quote import Option, Quote, QuoteRequest, quote
+from pricing.quote import Option, Quote, QuoteRequest, quote, quoted_gpu
 from pricing.records import ExtraPrice, Sharing
-from rules.errors import UnknownGPU
-from rules.gpus import CATALOGUE, canonical_gpu
 from rules.policy import Policy
 
 
@@ -72,12 +70,7 @@ def _quote(req: QuoteRequest, offers: Sequence[Offer], policy: Policy, fx: FxRat
 def compare(req: QuoteRequest, offers: Sequence[Offer], policy: Policy, *, fx: FxRate | None = None,
             extra_prices: Sequence[ExtraPrice] = ()) -> list[ProviderOffer]:
     """Each provider that prices the GPU (in the region, if one is asked), cheapest total first."""
-    try:
-        gpu = canonical_gpu(req.gpu)
-    except UnknownGPU:
-        known = ", ".join(sorted(CATALOGUE))
-        raise QuoteError("unknown_gpu", f"unknown GPU model {req.gpu!r}. Known models: {known}",
-                         gpu=req.gpu, known=known) from None
+    gpu = quoted_gpu(req.gpu)
     providers = sorted({o.record.provider for o in offers if o.record.gpu == gpu})
     if not providers:
         priced = sorted({o.record.gpu for o in offers})

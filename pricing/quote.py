@@ -107,15 +107,20 @@ def _savings(dedicated: Option | None, others: dict[str, Option | None]) -> Savi
     return nominal, ranges
 
 
+def quoted_gpu(name: str) -> str:
+    """The canonical model a quote is for; QuoteError("unknown_gpu") naming the known ones."""
+    try:
+        return canonical_gpu(name)
+    except UnknownGPU:
+        known = ", ".join(sorted(CATALOGUE))
+        raise QuoteError("unknown_gpu", f"unknown GPU model {name!r}. Known models: {known}",
+                         gpu=name, known=known) from None
+
+
 def quote(req: QuoteRequest, offers: Sequence[Offer], policy: Policy, *, fx: FxRate | None = None,
           extra_prices: Sequence[ExtraPrice] = ()) -> Quote:
     """Cost of each option for `req` from `offers` (cached prices with their freshness)."""
-    try:
-        gpu = canonical_gpu(req.gpu)
-    except UnknownGPU:
-        known = ", ".join(sorted(CATALOGUE))
-        raise QuoteError("unknown_gpu", f"unknown GPU model {req.gpu!r}. Known models: {known}",
-                         gpu=req.gpu, known=known) from None
+    gpu = quoted_gpu(req.gpu)
     req = req.model_copy(update={"gpu": gpu})
     usable = prefer_own_prices(_filter(offers, req))
     inland = (req.region or "").lower() == INLAND and not any(o.record.region_class.value == INLAND for o in usable)

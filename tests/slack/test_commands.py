@@ -285,7 +285,10 @@ def test_quote_compare_yes_lists_each_provider_in_the_channel(tmp_path: Path) ->
         h.send.command("quote gpu=H100 hours=8x14 provider=lambdalabs currency=USD", user="U1",
                        response_url=h.fake.response_url("one"))
         h.send.command("quote gpu=H100 hours=8x14 compare=maybe", user="U1", response_url=h.fake.response_url("bad"))
-        replies = {r["_path"]: r for r in h.fake.wait_for(lambda: len(responses(h)) == 3 and responses(h))}
+        h.fake.locales["U2"] = "zh-CN"
+        h.send.command("quote gpu=H100 hours=8x14 currency=RUB", user="U2", response_url=h.fake.response_url("rub"))
+        replies = {r["_path"]: r for r in h.fake.wait_for(lambda: len(responses(h)) == 4 and responses(h))}
+        assert replies["/response/rub"]["text"].startswith("currency=RUB 不是可用于报价的货币：请用 AUD, BGN")
         compared = replies["/response/compare"]
         assert compared["response_type"] == "in_channel"
         text = h.texts(compared)

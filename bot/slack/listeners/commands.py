@@ -22,6 +22,7 @@ from bot.text.errors import error_text
 from bot.text.format import escape
 from bot.text.quote import age_text
 from pricing.errors import QuoteError
+from pricing.fx import ECB_CURRENCIES
 from pricing.quote import QuoteRequest
 from rules.answers import AnswersError, dump_answers, parse_answers
 from rules.errors import ParseError, UnknownGPU
@@ -178,8 +179,12 @@ def _quote_request(deps: Deps, raw: dict[str, str], lang: Lang) -> QuoteRequest:
         raise CommandError(t("error.quote_needs_schedule", lang))
     schedule = parse_schedule(raw["schedule"])
     gpu = raw.get("gpu", "A100-80GB")
+    currency = raw.get("currency", deps.settings.currency).strip().upper()
+    if currency not in ECB_CURRENCIES:
+        raise CommandError(t("error.quote_currency", lang, currency=currency[:12],
+                             accepted=", ".join(sorted(ECB_CURRENCIES))))
     fields: dict[str, Any] = {"gpu": gpu, "hours_per_day": schedule.hours_per_day, "days": schedule.days,
-                              "currency": raw.get("currency", deps.settings.currency).upper(),
+                              "currency": currency,
                               "region": raw.get("region"),
                               "provider": None if raw.get("provider", "").lower() in ("", "cheapest")
                               else raw["provider"]}
