@@ -167,6 +167,10 @@ def _events_endpoint(app: App, deps: Deps, handler: SlackRequestHandler) -> Call
     dispatcher = ThreadPoolExecutor(max_workers=1, thread_name_prefix="dispatch")
 
     def slack_events(environ: dict[str, Any], start_response: StartResponse) -> Iterable[bytes]:
+        with deps.store.acks.acknowledging():  # the work of earlier requests waits at its next database step
+            return acknowledge(environ, start_response)
+
+    def acknowledge(environ: dict[str, Any], start_response: StartResponse) -> Iterable[bytes]:
         started = time.perf_counter()
         if too_large(environ, limit):
             deps.metrics.refused.labels("413").inc()

@@ -17,6 +17,7 @@ from bot.deps import Deps
 from bot.metrics import Metrics
 from bot.settings import Settings
 from bot.slack import routes
+from bot.slack.client import YieldingClient
 from bot.slack.inbox import keep_in_inbox, unavailable
 from bot.slack.replies import report
 from bot.slack.request import SlackRequest
@@ -99,7 +100,7 @@ def web_client(settings: Settings, metrics: Metrics | None = None) -> WebClient:
     """The Web API client: SLACK_API_URL as base; retries after 429, 5xx and dropped connections (retries.py)."""
     token = settings.slack_bot_token.get_secret_value() if settings.slack_bot_token else None
     base = settings.slack_api_url if settings.slack_api_url.endswith("/") else settings.slack_api_url + "/"
-    return WebClient(token=token, base_url=base,
+    return YieldingClient(token=token, base_url=base,
                      retry_handlers=retry_handlers(metrics, backoff_s=settings.slack_retry_backoff_s))
 
 

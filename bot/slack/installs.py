@@ -18,6 +18,7 @@ from slack_sdk.oauth.state_store.sqlalchemy import SQLAlchemyOAuthStateStore
 from sqlalchemy import Engine
 
 from bot.settings import Settings
+from bot.slack.client import YieldingClient
 from bot.slack.ids import INSTALL_PATH, REDIRECT_PATH, SCOPES
 
 TOKENS = ("bot_token", "bot_refresh_token", "user_token", "user_refresh_token")
@@ -164,7 +165,7 @@ def client_factory(store: EncryptedInstallationStore, template: WebClient) -> Ca
         bot = store.find_bot(enterprise_id=None, team_id=team)
         if bot is None or not bot.bot_token:
             raise LookupError(f"no installation for workspace {team}")
-        return WebClient(token=bot.bot_token, base_url=template.base_url, retry_handlers=template.retry_handlers,
+        return YieldingClient(token=bot.bot_token, base_url=template.base_url, retry_handlers=template.retry_handlers,
                          timeout=template.timeout)
 
     return client_for

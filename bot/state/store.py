@@ -28,7 +28,7 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.exc import OperationalError, SQLAlchemyError
 
 from bot.state import migrate
-from bot.state.write_lock import WriteLock
+from bot.state.write_lock import ACKS, WriteLock
 
 Clock = Callable[[], datetime]
 
@@ -109,6 +109,7 @@ class Store:
         self._locks: dict[str, threading.Lock] = {}
         self._locks_guard = threading.Lock()
         self._write_lock = WriteLock()
+        self.acks = ACKS
         try:
             self.engine = make_engine(url)
             with self.writing() as conn:
@@ -149,8 +150,11 @@ class Store:
     def writing(self, budget_s: float | None = None) -> Iterator[Connection]:
         """A write transaction, committed on leaving, rolled back on an error. With `budget_s`, StoreBusy
         when the write lock (this process's, or SQLite's) is not had within that many seconds."""
+        if budget_s is None:
+            self.acks.yield_to_acks()
         if not self._write_lock.acquire(urgent=budget_s is not None, timeout=budget_s):
             raise StoreBusy("another writer of this process held the lock past the budget")
+        self.acks.holding(True)
         try:
             with self.engine.connect() as conn:
                 conn.execution_options(writing=True, budget_s=budget_s)
@@ -161,6 +165,7 @@ class Store:
                 raise StoreBusy("the state database is locked by another process") from None
             raise self._unavailable(exc) from None
         finally:
+            self.acks.holding(False)
             self._write_lock.release()
 
     def _unavailable(self, exc: OperationalError) -> StoreUnavailable:
@@ -182,6 +187,7 @@ class Store:
 
     @contextmanager
     def reading(self) -> Iterator[Connection]:
+        self.acks.yield_to_acks()
         try:
             with self.engine.connect() as conn:
                 yield conn

@@ -75,3 +75,52 @@ def test_a_day_of_samples_is_kept_in_batches_each_its_own_transaction(tmp_path: 
     assert rentals.add_samples(inst.id, samples, [None] * len(samples)) == 0  # a retry: each kept once
     kept = rentals.instance("T1", "box")
     assert kept is not None and kept.last_busy_at == samples[1200].at
+
+
+def test_background_work_waits_at_its_next_step_while_a_request_is_acknowledged() -> None:
+    from bot.state.write_lock import AckGate
+
+    gate = AckGate(max_wait_s=5)
+    acking, passed = threading.Event(), threading.Event()
+    finish = threading.Event()
+
+    def acknowledge() -> None:
+        with gate.acknowledging():
+            gate.yield_to_acks()  # the acknowledging thread itself never waits
+            acking.set()
+            finish.wait(5)
+
+    def background() -> None:
+        acking.wait(5)
+        gate.yield_to_acks()
+        passed.set()
+    threads = [threading.Thread(target=acknowledge), threading.Thread(target=background)]
+    for th in threads:
+        th.start()
+    assert acking.wait(5) and not passed.wait(0.2)  # held back while the acknowledgement is under way
+    finish.set()
+    assert passed.wait(5)  # and on its way as soon as it ends
+    for th in threads:
+        th.join(5)
+
+
+def test_a_thread_holding_the_write_lock_never_waits_and_no_wait_is_longer_than_its_bound() -> None:
+    from bot.state.write_lock import AckGate
+
+    gate = AckGate(max_wait_s=0.5)
+    with gate.acknowledging():
+        done: list[float] = []
+
+        def holder() -> None:
+            gate.holding(True)  # an acknowledgement may be waiting for this very lock
+            started = time.perf_counter()
+            gate.yield_to_acks()
+            done.append(time.perf_counter() - started)
+            gate.holding(False)
+            started = time.perf_counter()
+            gate.yield_to_acks()  # not holding it: waits, but no longer than the bound
+            done.append(time.perf_counter() - started)
+        th = threading.Thread(target=holder)
+        th.start()
+        th.join(5)
+    assert done[0] < 0.25 and 0.45 <= done[1] < 5
