@@ -12,11 +12,13 @@ skipped and counted, never failing the source.
 
 from __future__ import annotations
 
+import csv
 import io
+import itertools
 import re
 import zipfile
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
 from pathlib import Path
@@ -36,6 +38,22 @@ if TYPE_CHECKING:
 
 CATALOG_URL = "https://dstack-gpu-pricing.s3.eu-west-1.amazonaws.com/v3"  # gpuhunt's catalog.CATALOG_URL
 MEMORY_TOLERANCE = 0.1  # a catalog's GPU memory within 10% of our model's: the same card
+REQUIRED = {"instance_name", "location", "price", "cpu", "memory", "gpu_count", "gpu_name", "gpu_memory", "spot"}
+
+
+class _Counted:
+    """The lines of a file, counted as they are read."""
+
+    def __init__(self, lines: Iterable[str]) -> None:
+        self.lines, self.count = iter(lines), 0
+
+    def __iter__(self) -> Iterator[str]:
+        for line in self.lines:
+            if line.strip():
+                self.count += 1
+            yield line
+
+
 _VERSION = re.compile(r"(\d{4})-?(\d{2})-?(\d{2})")
 
 
@@ -82,6 +100,7 @@ class Skipped:
     no_gpu: int = 0
     unknown: Counter[str] = field(default_factory=Counter)
     invalid: int = 0
+    unreadable: int = 0  # rows gpuhunt's reader skipped (malformed)
 
     def note(self) -> str | None:
         parts = []
@@ -93,6 +112,8 @@ class Skipped:
             parts.append(f"{self.no_gpu} without a GPU")
         if self.invalid:
             parts.append(f"{self.invalid} with a price no real offer has")
+        if self.unreadable:
+            parts.append(f"{self.unreadable} rows gpuhunt could not read")
         return "; ".join(parts) or None
 
 
@@ -150,12 +171,24 @@ class Catalog:
             raise SourceError(f"gpuhunt's catalog {url} is not a zip with {self.provider}.csv: {exc}") from None
 
     def _rows(self, handle: IO[str], when: date, origin: str, now: datetime) -> Iterator[PriceRecord]:
+        """The catalog's offers as prices. A file that is not a gpuhunt catalog (its header lacks the columns
+        gpuhunt writes), or of which gpuhunt can read no row, fails the source: its last prices stay."""
         from gpuhunt._internal import storage  # gpuhunt's reader of its catalog CSV (format v2)
 
-        for item in storage.load(handle, provider=self.provider):
+        header = handle.readline()
+        missing = sorted(REQUIRED - set(next(csv.reader([header]), [])))
+        if missing:
+            raise SourceError(f"{origin} is not a gpuhunt catalog: no column {', '.join(missing)}")
+        lines = _Counted(handle)
+        read = 0
+        for item in storage.load(itertools.chain([header], lines), provider=self.provider):
+            read += 1
             record = self._record(item, when, origin, now)
             if record is not None:
                 yield record
+        self.skipped.unreadable = lines.count - read
+        if lines.count and not read:
+            raise SourceError(f"gpuhunt could read none of the {lines.count} rows of {origin}")
 
     def _record(self, item: CatalogItem, when: date, origin: str, now: datetime) -> PriceRecord | None:
         if not item.gpu_count or not item.gpu_name:

@@ -216,3 +216,27 @@ def test_the_default_catalog_address_is_gpuhunts_own() -> None:
     from pricing import gpuhunt_source
 
     assert gpuhunt_source.CATALOG_URL == CATALOG_URL == Settings().gpuhunt_catalog_url
+
+
+def test_a_file_that_is_not_a_catalog_fails_and_bad_rows_are_counted(tmp_path: Path) -> None:
+    folder = tmp_path / "catalogs"
+    folder.mkdir()
+    shutil.copy(CATALOGS / "azure.csv", folder / "azure.csv")
+    settings = _settings(tmp_path, "azure", folder)
+    assert _refresh_all(settings)["gpuhunt:azure"].ok  # type: ignore[attr-defined]
+    (folder / "azure.csv").write_text("name,price\nx,1\n")  # someone's own price list, not gpuhunt's
+    failed = _refresh_all(settings)["gpuhunt:azure"]
+    assert not failed.ok and "is not a gpuhunt catalog: no column cpu, gpu_count" in failed.error  # type: ignore
+    # every row's `spot` unreadable: gpuhunt skips each, and a catalog of which nothing is read fails
+    lines = (CATALOGS / "azure.csv").read_text().splitlines()
+    broken = [lines[0], *(line.replace(",False,", ",maybe,").replace(",True,", ",maybe,") for line in lines[1:])]
+    (folder / "azure.csv").write_text("\n".join(broken) + "\n")
+    none = _refresh_all(settings)["gpuhunt:azure"]
+    assert not none.ok and "gpuhunt could read none of the 56 rows" in none.error  # type: ignore[attr-defined]
+    db = cache.open_db(settings.db)
+    assert cache.count_prices(db, "gpuhunt:azure") == 48  # the last good catalog stays
+    (folder / "azure.csv").write_text("\n".join([*lines[:1], lines[1].replace(",False,", ",maybe,"), *lines[2:]]))
+    assert _refresh_all(settings)["gpuhunt:azure"].ok  # type: ignore[attr-defined]
+    book = PriceBook.open(settings, load_policy(None), httpx.Client(), now=lambda: NOW)
+    note = {s.source: s.note for s in book.status()}["gpuhunt:azure"]
+    assert note is not None and "1 rows gpuhunt could not read" in note
