@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 import typer
 from pydantic import ValidationError
@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from bot.price_book import PriceBook
     from pricing.quote import QuoteRequest
 
+T = TypeVar("T")
 prices_app = typer.Typer(no_args_is_help=True, help="The price cache: refresh, list, status.")
 
 
@@ -214,11 +215,7 @@ def quote(
     if compare:
         _compare(settings, effective, request, as_json)
         return
-    with price_book(settings, effective) as book:
-        try:
-            result = book.quote(request)
-        except QuoteError as exc:
-            raise fail(t("cli.cannot_quote", settings.lang, error=error_text(exc, settings.lang))) from None
+    result = _priced(settings, effective, lambda book: book.quote(request))
     if as_json:
         sys.stdout.write(result.model_dump_json(indent=2) + "\n")
         return
@@ -229,12 +226,17 @@ def quote(
     print_quote(result, effective, settings.lang, Console())
 
 
-def _compare(settings: Settings, policy: Policy, request: QuoteRequest, as_json: bool) -> None:
+def _priced(settings: Settings, policy: Policy, ask: Callable[[PriceBook], T]) -> T:
+    """What `ask` gets from the price book; exit 2 saying why when no quote can be made."""
     with price_book(settings, policy) as book:
         try:
-            rows = book.compare(request)
+            return ask(book)
         except QuoteError as exc:
             raise fail(t("cli.cannot_quote", settings.lang, error=error_text(exc, settings.lang))) from None
+
+
+def _compare(settings: Settings, policy: Policy, request: QuoteRequest, as_json: bool) -> None:
+    rows = _priced(settings, policy, lambda book: book.compare(request))
     if as_json:
         sys.stdout.write(json.dumps({"offers": [r.model_dump(mode="json") for r in rows]}, ensure_ascii=False,
                                     indent=2) + "\n")
