@@ -78,12 +78,15 @@ def prefill(convo: Conversation, answers: dict[str, Measured]) -> dict[str, str]
 def start(deps: Deps, client: WebClient, *, team: str, channel: str, user: str, lang: Lang) -> Conversation:
     """Post the root message (in a DM if the channel refuses) and ask question 1 in its thread."""
     convo = deps.conversations.create(team=team, channel=channel, user=user, lang=lang.value)
-    posted = post_or_dm(client, channel=channel, user=user, blocks=blocks.root(user, lang),
-                        text=t("slack.root", lang, user=user), lang=lang)
-    convo.channel, convo.thread_ts = posted.channel, posted.ts
-    convo.note = posted.moved_because
-    deps.conversations.save(convo)
-    ask_next(deps, client, convo)
+    # Held until question 1 and its message are saved: a click on it that comes at once (it is on screen as
+    # soon as it is posted) waits, instead of reading the conversation before it knows its own question.
+    with deps.store.lock(convo.id):
+        posted = post_or_dm(client, channel=channel, user=user, blocks=blocks.root(user, lang),
+                            text=t("slack.root", lang, user=user), lang=lang)
+        convo.channel, convo.thread_ts = posted.channel, posted.ts
+        convo.note = posted.moved_because
+        deps.conversations.save(convo)
+        ask_next(deps, client, convo)
     return convo
 
 

@@ -230,3 +230,27 @@ def test_a_typed_answer_echoed_in_an_error_is_escaped(tmp_path: Path) -> None:
         said = h.fake.wait_for(lambda: [t for t in (str(p.get("text")) for p in h.posts(thread_ts=thread))
                                         if "channel" in t])[0]
         assert "<!channel>" not in said and "&lt;!channel&gt;" in said
+
+
+def test_a_click_the_moment_question_one_appears_is_not_lost(tmp_path: Path) -> None:
+    """The first question is on screen as soon as it is posted, before the conversation has saved which it
+    is; a click in that moment waits for the save instead of being read against a conversation without it."""
+    import threading
+    import time
+
+    with running_app(tmp_path) as h:
+        real_save = h.deps.conversations.save
+        posted = threading.Event()
+
+        def slow_save(convo: Any) -> None:
+            if convo.question_ts and convo.step == 1 and not posted.is_set():
+                posted.set()  # question 1 (the kind of work) is out; its save comes late
+                time.sleep(0.5)
+            real_save(convo)
+        h.deps.conversations.save = slow_save  # type: ignore[method-assign]
+        assert h.send.command("", response_url=h.fake.response_url())[0] == 200
+        root = h.wait_posts(1)[0]
+        kind = h.fake.wait_for(lambda: posted.is_set() and question_posts(h, root["_ts"], kind=True))[0]
+        assert h.send.click(kind, button(kind, "Skip"))[0] == 200  # while the save sleeps
+        h.fake.wait_for(lambda: h.fake.of("chat.update"))
+        wait_question(h, root["_ts"], 1)  # the training profile's first question follows the skip
