@@ -180,6 +180,24 @@ def stored_this_month(disk: Stored, now: datetime) -> float:
                                                             min(disk.deleted_at or now, now))
 
 
+def spending(instances: Iterable[Rented], storage: Iterable[Stored], now: datetime,
+             budgets: Mapping[tuple[str, str], float] | None = None) -> list[Spend]:
+    """This month's spend per (project, currency), with its budget: the projects that spent, or have one.
+    Items hidden by an admin ("Not ours") count nothing."""
+    budgets = budgets or {}
+    spend: dict[tuple[str, str], float] = defaultdict(float)
+    for inst in instances:
+        if not hidden(inst):
+            spend[(inst.project or "", inst.currency)] += spent_this_month(inst, now)
+    for disk in storage:
+        if not hidden(disk):
+            spend[(disk.project or "", disk.currency)] += stored_this_month(disk, now)
+    for key in budgets:
+        spend.setdefault(key, 0.0)
+    return [Spend(p, c, round(a, 2), budgets.get((p, c)))
+            for (p, c), a in sorted(spend.items()) if a > 0 or (p, c) in budgets]
+
+
 def compose(instances: Iterable[Rented], storage: Iterable[Stored], samples: Mapping[int, Sequence[Sample]], *,
             now: datetime, rules: Idle, snoozes: Mapping[int, datetime] | None = None,
             budgets: Mapping[tuple[str, str], float] | None = None, last_touched: Mapping[str, datetime] | None = None,
@@ -194,11 +212,9 @@ def compose(instances: Iterable[Rented], storage: Iterable[Stored], samples: Map
     snoozes, budgets, last_touched, kept_until = snoozes or {}, budgets or {}, last_touched or {}, kept or {}
     instances, storage = [i for i in instances if not hidden(i)], [s for s in storage if not hidden(s)]
     news: list[InstanceNews] = []
-    spend: dict[tuple[str, str], float] = defaultdict(float)
     saved: dict[str, float] = defaultdict(float)
     released_ids = {i.id for i in instances if i.released_at is not None}
     for inst in instances:
-        spend[(inst.project or "", inst.currency)] += spent_this_month(inst, now)
         if inst.released_at is not None:
             if inst.released_at >= _month_start(now):
                 saved[inst.currency] += per_day(inst) * _days(inst.released_at, now)
@@ -221,7 +237,6 @@ def compose(instances: Iterable[Rented], storage: Iterable[Stored], samples: Map
     left: list[StorageNews] = []
     for disk in storage:
         per_month = disk.size_gb * disk.price_gb_month
-        spend[(disk.project or "", disk.currency)] += stored_this_month(disk, now)
         if disk.deleted_at is not None or kept_until.get(disk.name, now) > now or unclaimed(disk) \
                 or getattr(disk, "cloud_state", None) == "in-use":
             continue
@@ -236,9 +251,6 @@ def compose(instances: Iterable[Rented], storage: Iterable[Stored], samples: Map
         left.append(StorageNews(disk.name, disk.owner, reason, disk.size_gb, per_month, disk.currency, untouched))
     news.sort(key=lambda n: (-n.per_day, n.name))
     left.sort(key=lambda s: (-s.per_month, s.name))
-    for key in budgets:
-        spend.setdefault(key, 0.0)
-    projects = [Spend(p, c, round(a, 2), budgets.get((p, c)))
-                for (p, c), a in sorted(spend.items()) if a > 0 or (p, c) in budgets]
+    projects = spending(instances, storage, now, budgets)
     return Digest(news, left, projects, {c: round(a, 2) for c, a in sorted(saved.items()) if a > 0},
                   _found(instances, storage))

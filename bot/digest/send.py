@@ -32,7 +32,7 @@ from bot.state.rentals import Instance, Rentals, Storage
 from bot.state.windows import gpu_windows
 from bot.text import Lang, t
 from rules.budget import standings
-from rules.digest import Digest, compose
+from rules.digest import Digest, compose, spending
 from rules.policy import Idle
 
 # How a digest looks in Slack (bot/slack/ui/digest.py render): the fallback text and the blocks.
@@ -78,7 +78,7 @@ def digests(rentals: Rentals, team: str, channels: list[str], now: datetime, rul
         stored[disk.channel].append(disk)
     # Spend and budgets are the workspace's: a project's month counts every channel's things.
     budgets = Budgets(rentals.store).of(team)
-    spend = compose(everything, all_storage, {}, now=now, rules=rules, budgets=budgets).spend
+    spend = spending(everything, all_storage, now, budgets)
     ahead = {(s.project, s.currency): s for s in standings(everything, all_storage, budgets, now)}
     spend = [replace(s, forecast=ahead.get((s.project, s.currency))) for s in spend]
     out = {}

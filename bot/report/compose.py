@@ -16,9 +16,8 @@ from rules.report import Rank, Report, build
 
 def compose(rentals: Rentals, team: str, start: date, end: date, *, zone: ZoneInfo, now: datetime,
             busy_above_pct: float, channel: str | None = None, project: str | None = None) -> Report:
-    parts = list(compose_parts(rentals, team, start, end, zone=zone, now=now, busy_above_pct=busy_above_pct,
-                               channel=channel, project=project, part=None))
-    return parts[0]
+    return next(compose_parts(rentals, team, start, end, zone=zone, now=now, busy_above_pct=busy_above_pct,
+                              channel=channel, project=project, part=None))
 
 
 PART = 500  # instances a part of a streamed report reads at once
