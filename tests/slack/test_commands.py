@@ -287,7 +287,9 @@ def test_quote_compare_yes_lists_each_provider_in_the_channel(tmp_path: Path) ->
         h.send.command("quote gpu=H100 hours=8x14 compare=maybe", user="U1", response_url=h.fake.response_url("bad"))
         h.fake.locales["U2"] = "zh-CN"
         h.send.command("quote gpu=H100 hours=8x14 currency=RUB", user="U2", response_url=h.fake.response_url("rub"))
-        replies = {r["_path"]: r for r in h.fake.wait_for(lambda: len(responses(h)) == 4 and responses(h))}
+        h.send.command("quote gpu=H100 hours=8x14 provider=nope", user="U2", response_url=h.fake.response_url("nope"))
+        replies = {r["_path"]: r for r in h.fake.wait_for(lambda: len(responses(h)) == 5 and responses(h))}
+        assert "没有供应商“nope”的 H100-80GB 价格。有价格的供应商：" in replies["/response/nope"]["text"]
         assert replies["/response/rub"]["text"].startswith("currency=RUB 不是可用于报价的货币：请用 AUD, BGN")
         compared = replies["/response/compare"]
         assert compared["response_type"] == "in_channel"
