@@ -9,7 +9,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from functools import cached_property
-from typing import Any
+from typing import Any, Protocol
 
 from slack_sdk import WebClient
 
@@ -25,6 +25,16 @@ log = logging.getLogger(__name__)
 SLOW_WORKERS = 2
 
 
+class Handoff(Protocol):
+    """Where the work of a request kept in the inbox goes when it is not done in this process."""
+
+    def kept(self, key: str, raw: bytes, headers: dict[str, str]) -> None:
+        """A request the front door kept and acknowledged (bot/slack/fast_ack.py): all its work is to do."""
+
+    def run(self, key: str, kind: str, body: dict[str, Any]) -> None:
+        """A request bolt acknowledged here: only its route's handler is still to run."""
+
+
 @dataclass
 class Deps:
     settings: Settings
@@ -36,6 +46,8 @@ class Deps:
     # OAuth installs: a workspace's client for work that starts outside a request (None: one bot token)
     client_for: Callable[[str], WebClient] | None = None
     forget_team: Callable[[str], None] | None = None  # uninstalled: drop the workspace's tokens
+    # serve's work process (bot/server/work_process.py): the work after each acknowledgement goes there
+    work: Handoff | None = None
 
     @cached_property
     def inbox(self) -> Inbox:

@@ -5,9 +5,12 @@ One Metrics object per process (its own registry, so tests can build several), p
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
+from prometheus_client.metrics_core import Metric
+from prometheus_client.parser import text_string_to_metric_families
 
 ACK_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 3.0, 5.0)
 
@@ -42,5 +45,41 @@ class Metrics:
         self.inbox_backlog = Gauge("gpu_advisor_inbox_backlog", "Acknowledged requests whose work is not done",
                                    registry=r)
 
-    def exposition(self) -> bytes:
-        return generate_latest(self.registry)
+    def exposition(self, also: bytes | None = None) -> bytes:
+        """The text Prometheus scrapes; with `also` (another process's exposition: serve's work process), its
+        counts added to this process's (a gauge either process sets is this process's when both have it)."""
+        if also is None:
+            return generate_latest(self.registry)
+        merged = CollectorRegistry(auto_describe=False)
+        merged.register(_Merged(list(self.registry.collect()), list(text_string_to_metric_families(also.decode()))))
+        return generate_latest(merged)
+
+
+def _key(name: str, labels: dict[str, str]) -> tuple[str, frozenset[tuple[str, str]]]:
+    return name, frozenset(labels.items())
+
+
+class _Merged:
+    """Two processes' metric families as one: counts summed, the earliest creation time kept."""
+
+    def __init__(self, ours: list[Metric], theirs: list[Metric]) -> None:
+        self._ours, self._theirs = ours, {family.name: family for family in theirs}
+
+    def collect(self) -> Iterable[Metric]:
+        for family in self._ours:
+            other = self._theirs.get(family.name)
+            if other is None:
+                yield family
+                continue
+            mine = {_key(s.name, s.labels): i for i, s in enumerate(family.samples)}
+            samples = list(family.samples)
+            for sample in other.samples:
+                at = mine.get(_key(sample.name, sample.labels))
+                if at is None:
+                    samples.append(sample)
+                elif sample.name.endswith("_created"):
+                    samples[at] = samples[at]._replace(value=min(samples[at].value, sample.value))
+                elif family.type != "gauge":
+                    samples[at] = samples[at]._replace(value=samples[at].value + sample.value)
+            family.samples = samples
+            yield family

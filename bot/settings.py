@@ -90,6 +90,8 @@ class Settings(BaseSettings):
     max_pending_bodies: int = Field(default=32, ge=1, le=10000,
                                     description="at most this many request bodies not yet authenticated are "
                                     "received at once; past it, 503")
+    work_process: bool = Field(default=True, description="serve does the work after each acknowledgement (and the "
+                               "scheduler's jobs) in a second process, so that work never slows an acknowledgement")
     replica_id: str = Field(default="", max_length=80,
                             description="this process's name among replicas sharing one database (default: the "
                             "host name); set one per process when several run on one host")

@@ -31,6 +31,9 @@ def health(deps: Deps, scheduler_running: Callable[[], bool] | None) -> tuple[in
         checks["scheduler"] = "off"
     else:
         checks["scheduler"] = "running" if scheduler_running() else "stopped"
+    work_alive = getattr(deps.work, "alive", None)
+    if work_alive is not None:  # serve's work process (work_process.py): started again when it dies
+        checks["work_process"] = "running" if work_alive() else "restarting"
     sources: dict[str, str] = {}
     try:
         states = deps.prices.status()
@@ -48,6 +51,7 @@ def health(deps: Deps, scheduler_running: Callable[[], bool] | None) -> tuple[in
     checks["discovery"] = _discovery(deps) if checks["state_db"] == "ok" else {}
     if checks["state_db"] != "ok" or checks["price_cache"] != "ok":
         return 503, {"status": "down", "checks": checks}
-    degraded = checks["scheduler"] == "stopped" or any(v in ("never loaded", "failing") for v in sources.values()) \
+    degraded = checks["scheduler"] == "stopped" or checks.get("work_process") == "restarting" \
+        or any(v in ("never loaded", "failing") for v in sources.values()) \
         or any(v != "ok" for v in checks["discovery"].values())
     return 200, {"status": "degraded" if degraded else "ok", "checks": checks}

@@ -30,6 +30,7 @@ from bot.server import enroll, heartbeat
 from bot.server.bodies import SOCKET_KEY, BodyTimeout, PendingBodies, TooManyPending, read_body
 from bot.server.health import health
 from bot.server.verify import check, too_large
+from bot.server.work_process import WorkProcess
 from bot.slack import fast_ack
 from bot.slack.ids import INSTALL_PATH, REDIRECT_PATH
 from bot.state import StoreBusy, StoreUnavailable
@@ -148,7 +149,8 @@ def wsgi_app(app: App, deps: Deps, scheduler_running: Callable[[], bool] | None 
             return _reply(start_response, status, json.dumps(report).encode(), "application/json")
         if path == "/metrics":
             deps.refresh_gauges()
-            return _reply(start_response, 200, deps.metrics.exposition(), "text/plain; version=0.0.4")
+            exposition = deps.metrics.exposition(deps.work.metrics() if isinstance(deps.work, WorkProcess) else None)
+            return _reply(start_response, 200, exposition, "text/plain; version=0.0.4")
         return _reply(start_response, 404, b"not found")
 
     return wsgi
@@ -186,7 +188,7 @@ def _events_endpoint(app: App, deps: Deps, handler: SlackRequestHandler) -> Call
             return _reply(start_response, verdict.status, verdict.reason.encode())
         answer = fast_ack.acknowledge(deps, body, headers)
         if answer is not None:  # kept and answered here; bolt's part follows on its own thread
-            fast_ack.after(dispatcher, app, body, headers, answer)
+            fast_ack.after(dispatcher, app, body, headers, answer, deps.work)
             deps.metrics.ack_seconds.observe(time.perf_counter() - started)
             return _reply(start_response, answer.status, answer.body, answer.content_type)
         environ["wsgi.input"] = io.BytesIO(body)

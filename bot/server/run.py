@@ -4,10 +4,13 @@ replay work acknowledged before the last stop, start the jobs (jobs.py), then se
 
 from __future__ import annotations
 
+import gc
 import logging
 import signal
 import sys
 import threading
+from collections.abc import Callable
+from typing import Any
 
 from bot.settings import Settings
 from bot.text import Lang, t
@@ -47,16 +50,25 @@ def run(settings: Settings, *, host: str, port: int, jobs: bool, lang: Lang) -> 
         raise StartFailed(t("cli.cache_unavailable", lang, path=exc.path, reason=exc.reason)) from None
     except PolicyError as exc:
         raise StartFailed(t("cli.policy_error", lang, error=str(exc))) from None
-    # Finish the work of requests acknowledged before the last stop, beside the new requests.
-    threading.Thread(target=replay_pending, args=(deps, app.client), name="replay", daemon=True).start()
-    scheduler = start_jobs(settings, deps, app.client) if jobs else None
+    settle_heap()
+    work, scheduler = None, None
+    if settings.work_process:  # the work after each acknowledgement, the replay and the jobs: in a second process
+        from bot.server.work_process import WorkProcess
+
+        work = deps.work = WorkProcess(settings, jobs=jobs, lang=lang)
+        deps.store.acks.publish(work.acking)
+        work.start()
+    else:
+        # Finish the work of requests acknowledged before the last stop, beside the new requests.
+        threading.Thread(target=replay_pending, args=(deps, app.client), name="replay", daemon=True).start()
+        scheduler = start_jobs(settings, deps, app.client) if jobs else None
     app_token = settings.slack_app_token.get_secret_value() if settings.slack_app_token else ""
     try:
         if app_token:
             from slack_bolt.adapter.socket_mode import SocketModeHandler
 
             # Slack comes over the socket; agents' heartbeats, /healthz and /metrics still need HTTP.
-            running = (lambda: bool(scheduler.running)) if scheduler is not None else None
+            running = _scheduler_check(scheduler, work, jobs)
             side = build_server(app, deps, host, port, scheduler_running=running)
             threading.Thread(target=side.serve_forever, kwargs={"poll_interval": 0.2}, name="http",
                              daemon=True).start()
@@ -64,7 +76,7 @@ def run(settings: Settings, *, host: str, port: int, jobs: bool, lang: Lang) -> 
                      side.server_address[1])
             SocketModeHandler(app, app_token).start()  # type: ignore[no-untyped-call]
         else:
-            running = (lambda: bool(scheduler.running)) if scheduler is not None else None
+            running = _scheduler_check(scheduler, work, jobs)
             server = build_server(app, deps, host, port, scheduler_running=running)
             signal.signal(signal.SIGTERM, signal.default_int_handler)  # stop like Ctrl-C: finish, then exit
             log.info("listening on http://%s:%s%s", host, server.server_address[1], EVENTS_PATH)
@@ -78,4 +90,21 @@ def run(settings: Settings, *, host: str, port: int, jobs: bool, lang: Lang) -> 
     finally:
         if scheduler is not None:
             scheduler.shutdown(wait=False)
+        if work is not None:
+            work.stop()
         deps.shutdown()  # a capture cut short stays pending in the inbox: redone at start-up
+
+
+def settle_heap() -> None:
+    """After start-up: what was built to serve (modules, the app, settings) is kept for the process's life, so
+    the garbage collector stops walking it (gc.freeze); otherwise a full collection of that heap stalls every
+    request in flight for about 0.1 s now and then."""
+    gc.collect()
+    gc.freeze()
+
+
+def _scheduler_check(scheduler: Any, work: Any, jobs: bool) -> Callable[[], bool] | None:
+    """For /healthz: is the scheduler running (in this process, or in the work process)? None: not asked for."""
+    if work is not None:
+        return (lambda: work.alive() and bool(work.scheduler_up.value)) if jobs else None
+    return (lambda: bool(scheduler.running)) if scheduler is not None else None

@@ -21,7 +21,7 @@ from typing import Any
 from slack_bolt import App, BoltRequest, BoltResponse
 from slack_bolt.request.internals import parse_body
 
-from bot.deps import Deps
+from bot.deps import Deps, Handoff
 from bot.slack.inbox import incomplete, keep, kept_already, kind_of
 from bot.slack.routes import ack_now, route_for
 
@@ -75,7 +75,12 @@ def dispatch(app: App, raw: bytes, headers: dict[str, str], key: str) -> None:
         kept_already.reset(token)
 
 
-def after(executor: Executor, app: App, raw: bytes, headers: dict[str, str], answer: Answer) -> None:
-    """Queue bolt's part of `answer`'s request, if any is left."""
-    if answer.kept is not None:
+def after(executor: Executor, app: App, raw: bytes, headers: dict[str, str], answer: Answer,
+          work: Handoff | None = None) -> None:
+    """Queue bolt's part of `answer`'s request, if any is left: on `executor`, or to serve's work process."""
+    if answer.kept is None:
+        return
+    if work is not None:
+        work.kept(answer.kept, raw, headers)
+    else:
         executor.submit(dispatch, app, raw, headers, answer.kept)

@@ -10,7 +10,7 @@ import json
 import logging
 from collections.abc import Callable
 from contextvars import ContextVar
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 from slack_bolt import BoltContext, BoltRequest, BoltResponse
@@ -19,7 +19,7 @@ from slack_sdk import WebClient
 from bot.deps import Deps
 from bot.logs import request_id, workspace
 from bot.slack.request import SlackRequest, team_of
-from bot.slack.routes import route_for, run, short_id
+from bot.slack.routes import Route, route_for, run, short_id
 from bot.state import StoreBusy, StoreUnavailable
 from bot.text import Lang, t
 
@@ -132,6 +132,21 @@ def keep_in_inbox(deps: Deps) -> Callable[..., BoltResponse | None]:
     return middleware
 
 
+def request_for(deps: Deps, client: WebClient, key: str, kind: str, body: dict[str, Any]) -> \
+        tuple[Route, SlackRequest] | None:
+    """A kept request's route, and the request with its workspace's client; None, and the item done, when
+    nothing handles it any more or its workspace uninstalled the app since (nothing can be said there)."""
+    route = route_for(kind, body)
+    try:
+        team_client = deps.client_of(team_of(body), client) if route is not None else None
+    except LookupError:
+        team_client = None
+    if route is None or team_client is None:
+        deps.inbox.done(key)
+        return None
+    return route, SlackRequest(body, team_client, key)
+
+
 def redo_stalled(deps: Deps, client: WebClient, min_age: timedelta | None = None) -> int:
     """Redo the work of requests left pending because Slack could not be reached, or because the replica
     that took them stopped; run every minute by serve's scheduler. Each item is claimed first, so with
@@ -141,22 +156,21 @@ def redo_stalled(deps: Deps, client: WebClient, min_age: timedelta | None = None
     for key, kind, body in deps.inbox.pending(REPLAY_WINDOW, stalled if min_age is None else min_age):
         if not deps.inbox.claim(key, stalled):
             continue  # another replica took it moments ago and is doing it
-        route = route_for(kind, body)
-        try:
-            team_client = deps.client_of(team_of(body), client) if route is not None else None
-        except LookupError:
-            team_client = None  # the workspace uninstalled the app since: nothing can be said there
-        if route is None or team_client is None:
-            deps.inbox.done(key)
+        found = request_for(deps, client, key, kind, body)
+        if found is None:
             continue
         log.info("redoing %s: acknowledged, its work not done (a stop, or Slack unreachable)", key)
-        run(route.handler, deps, SlackRequest(body, team_client, key))
+        run(found[0].handler, deps, found[1])
         redone += 1
     return redone
 
 
-def replay_pending(deps: Deps, client: WebClient) -> int:
+def replay_pending(deps: Deps, client: WebClient, received_before: datetime | None = None) -> int:
     """At start-up: do the work of requests acknowledged before a crash or restart (and forget old
-    finished ones). Returns how many were redone."""
+    finished ones); with `received_before`, only of requests kept before then (those after it reach this
+    process another way). Returns how many were redone."""
     deps.inbox.prune(KEPT)
-    return redo_stalled(deps, client, timedelta(0))
+    if received_before is None:
+        return redo_stalled(deps, client, timedelta(0))
+    since = max(timedelta(0), deps.store.now() - received_before)
+    return redo_stalled(deps, client, since)

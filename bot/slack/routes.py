@@ -90,19 +90,23 @@ ROUTES: tuple[Route, ...] = (
 )
 
 
+# each kind of route as the inbox records its requests (inbox.kind_of)
+INBOX_KIND = {Kind.COMMAND: "command", Kind.EVENT: "event", Kind.VIEW: "view_submission", Kind.ACTION: "block_actions"}
+
+
 def route_for(kind: str, body: dict[str, Any]) -> Route | None:
     """The route of a kept request (`kind` as the inbox records it), or None when nothing handles it."""
     if kind == "command":
-        wanted, value = Kind.COMMAND, str(body.get("command", ""))
+        value = str(body.get("command", ""))
     elif kind == "event":
-        wanted, value = Kind.EVENT, str((body.get("event") or {}).get("type", ""))
+        value = str((body.get("event") or {}).get("type", ""))
     elif kind == "view_submission":
-        wanted, value = Kind.VIEW, str((body.get("view") or {}).get("callback_id", ""))
+        value = str((body.get("view") or {}).get("callback_id", ""))
     elif kind == "block_actions":
-        wanted, value = Kind.ACTION, str((body.get("actions") or [{}])[0].get("action_id", ""))
+        value = str((body.get("actions") or [{}])[0].get("action_id", ""))
     else:
         return None
-    return next((r for r in ROUTES if r.kind is wanted and r.matches(value)), None)
+    return next((r for r in ROUTES if INBOX_KIND[r.kind] == kind and r.matches(value)), None)
 
 
 def unreachable(exc: BaseException) -> bool:
@@ -144,6 +148,12 @@ def _run(handler: Handler, deps: Deps, request: SlackRequest) -> None:
         deps.inbox.done(request.inbox_key)
 
 
+def start(route: Route, deps: Deps, request: SlackRequest, workers: Executor) -> None:
+    """Hand a request's work to `workers`, or to deps.slow_work when it may take long."""
+    slow = route.slow is not None and route.slow(request)
+    (deps.slow_work if slow else workers).submit(run, route.handler, deps, request)
+
+
 def _listener(route: Route, deps: Deps, workers: Executor) -> Callable[..., None]:
     """Acknowledge, then hand the work to `workers` (captures to deps.slow_work, so the threads that answer
     people stay free). Not bolt's lazy listeners: those deep-copy each request before the acknowledgement
@@ -151,8 +161,10 @@ def _listener(route: Route, deps: Deps, workers: Executor) -> Callable[..., None
     def listener(ack: Ack, body: dict[str, Any], client: WebClient, context: BoltContext) -> None:
         request = SlackRequest(body, client, context.get("inbox_key"))
         route.ack(deps, ack, request)
-        slow = route.slow is not None and route.slow(request)
-        (deps.slow_work if slow else workers).submit(run, route.handler, deps, request)
+        if deps.work is not None and request.inbox_key:  # serve's work process does it
+            deps.work.run(request.inbox_key, INBOX_KIND[route.kind], body)
+            return
+        start(route, deps, request, workers)
 
     listener.__name__ = route.handler.__name__
     return listener

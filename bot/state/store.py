@@ -28,7 +28,7 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.exc import OperationalError, SQLAlchemyError
 
 from bot.state import migrate
-from bot.state.write_lock import ACKS, WriteLock
+from bot.state.write_lock import ACKS, WriteLock, file_lock
 
 Clock = Callable[[], datetime]
 
@@ -108,10 +108,11 @@ class Store:
         self.replica = replica or socket.gethostname()
         self._locks: dict[str, threading.Lock] = {}
         self._locks_guard = threading.Lock()
-        self._write_lock = WriteLock()
         self.acks = ACKS
         try:
             self.engine = make_engine(url)
+            sqlite = self.engine.dialect.name == "sqlite"
+            self._write_lock = WriteLock(file_lock(make_url(url).database if sqlite else None))
             with self.writing() as conn:
                 migrate.upgrade(conn)
         except (OSError, SQLAlchemyError) as exc:
@@ -125,6 +126,7 @@ class Store:
 
     def close(self) -> None:
         self.engine.dispose()
+        self._write_lock.close()
 
     @contextmanager
     def lock(self, convo_id: str) -> Iterator[None]:
@@ -153,7 +155,7 @@ class Store:
         if budget_s is None:
             self.acks.yield_to_acks()
         if not self._write_lock.acquire(urgent=budget_s is not None, timeout=budget_s):
-            raise StoreBusy("another writer of this process held the lock past the budget")
+            raise StoreBusy("another writer held the lock past the budget")
         self.acks.holding(True)
         try:
             with self.engine.connect() as conn:

@@ -1,0 +1,211 @@
+"""serve's work process: the work after each acknowledgement (the route's handler) and the scheduler's
+jobs run in a second process, so that none of it shares an interpreter lock with the front door that
+acknowledges Slack.
+
+The front door (this process) keeps each request in the inbox and answers Slack, then hands the request
+over a queue; the work process starts its route's handler, in the order requests came, as a redo of a
+kept request does (inbox.request_for): the front door checked it already, and bolt's dispatch would
+only repeat the reading and matching. Requests bolt acknowledges in the front door (forms checked
+before they are answered, Socket Mode) come with their body, their listener's acknowledgement done.
+Nothing acknowledged is lost between the two: the request is in the inbox before Slack hears back, and
+whatever a work process had not finished when it stopped is pending there. A work process that dies is
+started again (after 1 s, doubling while it keeps dying, up to 30 s); the new one redoes what was kept
+before it started (inbox.replay_pending) and takes what comes after it from the queue.
+
+The two processes share two counts in memory: the front door's acknowledgements in flight (the work
+process's background writes wait while there are any, as they would in one process: AckGate) and
+whether the work process's scheduler runs (for /healthz). /metrics adds the work process's counters,
+asked for over a pipe at each scrape.
+"""
+
+from __future__ import annotations
+
+import logging
+import multiprocessing
+import os
+import queue
+import signal
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from multiprocessing.connection import Connection
+from typing import Any
+
+from bot.settings import Settings
+from bot.state.write_lock import ACKS, SharedCount
+from bot.text import Lang
+
+log = logging.getLogger("bot.serve")
+
+RESTART_S, RESTART_MAX_S = 1.0, 30.0
+METRICS_WAIT_S = 2.0  # a scrape waits this long for the work process's counters, then goes without them
+STOP_WAIT_S = 10.0
+WORK_NICENESS = 10  # the work process's CPU priority below the front door's (nice(1): 19 is the lowest)
+
+
+@dataclass(frozen=True)
+class Job:
+    """What a work process is started with (pickled to it)."""
+
+    settings: Settings
+    jobs: bool
+    lang: Lang
+    kept_before: float  # Unix time: requests kept before it are redone from the inbox, later ones come by queue
+
+
+class WorkProcess:
+    """The front door's side: start, hand work over, restart when it dies, stop with serve."""
+
+    def __init__(self, settings: Settings, *, jobs: bool, lang: Lang) -> None:
+        self._ctx = multiprocessing.get_context("spawn")  # a fresh interpreter: no threads or locks copied
+        self._settings, self._jobs, self._lang = settings, jobs, lang
+        self.acking: SharedCount = self._ctx.RawValue("i", 0)
+        self.scheduler_up: SharedCount = self._ctx.RawValue("i", 0)
+        self._stopping = threading.Event()
+        self._metrics_lock = threading.Lock()
+        self._process: Any = None
+        self._queue: Any = None
+        self._metrics: Connection | None = None
+        self.restarts = 0
+
+    def start(self) -> None:
+        self._spawn()
+        threading.Thread(target=self._watch, name="work-watch", daemon=True).start()
+
+    def _spawn(self) -> None:
+        work_queue, (front, back) = self._ctx.Queue(), self._ctx.Pipe()
+        job = Job(self._settings, self._jobs, self._lang, time.time())
+        process = self._ctx.Process(target=work_main, args=(job, work_queue, back, self.acking, self.scheduler_up),
+                                    name="gpu-advisor-work", daemon=True)
+        process.start()
+        back.close()
+        self._process, self._queue, self._metrics = process, work_queue, front  # new work goes to the new one
+
+    def _watch(self) -> None:
+        pause = RESTART_S
+        while not self._stopping.is_set():
+            began = time.monotonic()
+            self._process.join()
+            if self._stopping.is_set():
+                return
+            self.scheduler_up.value = 0
+            log.error("the work process stopped (exit code %s); starting another in %.0f s: what it had not done "
+                      "is in the inbox and will be done", self._process.exitcode, pause)
+            if self._stopping.wait(pause):
+                return
+            pause = RESTART_S if time.monotonic() - began > 10 * RESTART_MAX_S else min(pause * 2, RESTART_MAX_S)
+            self.restarts += 1
+            self._spawn()
+
+    def alive(self) -> bool:
+        return self._process is not None and self._process.is_alive()
+
+    def pid(self) -> int | None:
+        return self._process.pid if self._process is not None else None
+
+    def kept(self, key: str, raw: bytes, headers: dict[str, str]) -> None:
+        self._queue.put(("kept", key, raw, headers.get("content-type")))  # never blocks: the queue's thread writes
+
+    def run(self, key: str, kind: str, body: dict[str, Any]) -> None:
+        self._queue.put(("run", key, kind, body))
+
+    def metrics(self) -> bytes | None:
+        """The work process's metrics exposition, or None when it does not answer in time."""
+        with self._metrics_lock:
+            conn = self._metrics
+            if conn is None or not self.alive():
+                return None
+            try:
+                conn.send("metrics")
+                if conn.poll(METRICS_WAIT_S):
+                    answer = conn.recv()
+                    return answer if isinstance(answer, bytes) else None
+            except (OSError, EOFError):
+                pass
+            log.warning("the work process did not give its metrics within %.0f s", METRICS_WAIT_S)
+            return None
+
+    def stop(self) -> None:
+        """Tell the work process to stop (what it is doing stays pending in the inbox); wait, then end it."""
+        self._stopping.set()
+        process = self._process
+        if process is None or not process.is_alive():
+            return
+        self._queue.put(None)
+        process.join(STOP_WAIT_S)
+        if process.is_alive():
+            log.warning("the work process did not stop within %.0f s: ended", STOP_WAIT_S)
+            process.terminate()
+            process.join(STOP_WAIT_S)
+
+
+def work_main(job: Job, work_queue: Any, metrics_conn: Connection, acking: SharedCount,
+              scheduler_up: SharedCount) -> None:
+    """The work process: build what the handlers need, redo what was kept before it started, then do what
+    comes over the queue until told to stop or the front door is gone."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches the whole group: the front door says when
+    os.nice(WORK_NICENESS)  # where the CPUs are all busy, the front door's acknowledgements go first
+    from bot.deps import build_deps
+    from bot.logs import configure as configure_logs
+    from bot.server.jobs import start_jobs
+    from bot.server.run import settle_heap
+    from bot.slack.app import create_app
+    from bot.slack.inbox import replay_pending
+
+    configure_logs(job.settings.log_level, job.settings.log_format)
+    ACKS.follow(acking)
+    deps = build_deps(job.settings)
+    app = create_app(deps, lang=job.lang)
+    scheduler = start_jobs(job.settings, deps, app.client) if job.jobs else None
+    scheduler_up.value = int(scheduler is not None)
+    settle_heap()
+    threading.Thread(target=_answer_metrics, args=(metrics_conn, deps), name="metrics", daemon=True).start()
+    threading.Thread(target=replay_pending, args=(deps, app.client, datetime.fromtimestamp(job.kept_before, UTC)),
+                     name="replay", daemon=True).start()
+    log.info("the work process is ready (pid %s)", multiprocessing.current_process().pid)
+    try:
+        _take_work(work_queue, deps, app)
+    finally:
+        scheduler_up.value = 0
+        if scheduler is not None:
+            scheduler.shutdown(wait=False)
+        deps.shutdown()
+
+
+def _take_work(work_queue: Any, deps: Any, app: Any) -> None:
+    from slack_bolt.request.internals import parse_body
+
+    from bot.slack.app import LAZY_WORKERS
+    from bot.slack.inbox import kind_of, request_for
+    from bot.slack.routes import start
+
+    workers = ThreadPoolExecutor(max_workers=LAZY_WORKERS, thread_name_prefix="work")
+    parent = multiprocessing.parent_process()
+    while True:
+        try:
+            item = work_queue.get(timeout=1.0)
+        except queue.Empty:
+            if parent is not None and not parent.is_alive():
+                log.warning("the front door is gone: the work process stops")
+                return
+            continue
+        if item is None:
+            return
+        if item[0] == "kept":  # read as the front door read it (it was checked there)
+            body = parse_body(item[2].decode("utf-8"), item[3])
+            found = request_for(deps, app.client, item[1], kind_of(body), body)
+        else:
+            found = request_for(deps, app.client, item[1], item[2], item[3])
+        if found is not None:
+            start(found[0], deps, found[1], workers)
+
+
+def _answer_metrics(conn: Connection, deps: Any) -> None:
+    while True:
+        try:
+            conn.recv()
+            conn.send(deps.metrics.exposition())
+        except (OSError, EOFError):
+            return
