@@ -4,14 +4,19 @@ batches, so a command waits at most one batch."""
 
 from __future__ import annotations
 
+import multiprocessing
+import subprocess
+import sys
 import threading
 import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from bot.state import Store
+import pytest
+
+from bot.state import Store, StoreBusy
 from bot.state.rentals import SAMPLE_BATCH, Rentals
-from bot.state.write_lock import WriteLock
+from bot.state.write_lock import AckGate, WriteLock
 from rules.samples import Sample
 
 
@@ -124,3 +129,80 @@ def test_a_thread_holding_the_write_lock_never_waits_and_no_wait_is_longer_than_
         th.start()
         th.join(5)
     assert done[0] < 0.25 and 0.45 <= done[1] < 5
+
+
+HOLD_LOCK = """
+import fcntl, os, sys, time
+fd = os.open(sys.argv[1], os.O_RDWR | os.O_CREAT, 0o600)
+fcntl.flock(fd, fcntl.LOCK_EX)
+print("held", flush=True)
+sys.stdin.readline()
+"""
+
+
+@pytest.mark.e2e  # starts a process
+def test_another_process_holding_the_write_lock_of_a_sqlite_store_makes_an_acknowledgement_busy(tmp_path: Path) -> None:
+    """serve's front door and work process (and terminal commands) write one SQLite file: the file lock beside it
+    keeps them apart, and an acknowledgement's budget holds across processes too."""
+    store = Store(tmp_path / "state.db")
+    holder = subprocess.Popen([sys.executable, "-c", HOLD_LOCK, str(tmp_path / "state.db-writer")],
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+        began = time.monotonic()
+        with pytest.raises(StoreBusy), store.writing(budget_s=0.3):
+            pass
+        assert time.monotonic() - began >= 0.3  # it waited its budget, then gave up
+    finally:
+        assert holder.stdin is not None
+        holder.stdin.write("\n")
+        holder.stdin.close()
+        holder.wait(timeout=10)
+    with store.writing(budget_s=0.3) as conn:  # let go: the write goes through at once
+        conn.exec_driver_sql("SELECT 1")
+
+
+def test_two_stores_of_one_file_take_turns_through_the_file_lock(tmp_path: Path) -> None:
+    first, second = Store(tmp_path / "state.db"), Store(tmp_path / "state.db")
+    holding, go_on, order = threading.Event(), threading.Event(), []
+
+    def hold() -> None:
+        with first.writing():
+            holding.set()
+            go_on.wait(5)
+            order.append("first")
+
+    thread = threading.Thread(target=hold)
+    thread.start()
+    assert holding.wait(5)
+    taker = threading.Thread(target=lambda: (second.writing().__enter__(), order.append("second")))
+    taker.start()
+    time.sleep(0.05)
+    assert order == []  # the second store waits for the first's transaction
+    go_on.set()
+    thread.join(5)
+    taker.join(5)
+    assert order == ["first", "second"]
+
+
+def test_the_work_process_waits_while_the_front_door_acknowledges() -> None:
+    """AckGate across processes: the front door publishes its acknowledgements in flight to shared memory; the
+    work process's background steps wait on that count, up to their limit."""
+    count = multiprocessing.get_context("spawn").RawValue("i", 0)
+    front, work = AckGate(), AckGate(max_wait_s=5.0)
+    front.publish(count)
+    work.follow(count)
+    waited: list[float] = []
+    with front.acknowledging():
+        assert count.value == 1
+        thread = threading.Thread(target=lambda: (t := time.monotonic(), work.yield_to_acks(),
+                                                  waited.append(time.monotonic() - t)))
+        thread.start()
+        time.sleep(0.1)
+        assert thread.is_alive()  # held back while the acknowledgement is in flight
+    assert count.value == 0
+    thread.join(5)
+    assert 0.1 <= waited[0] < 5.0  # it went on when the acknowledgement ended, not at its limit
+    began = time.monotonic()
+    work.yield_to_acks()
+    assert time.monotonic() - began < 1.0  # nothing in flight: no wait

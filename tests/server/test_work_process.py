@@ -1,0 +1,195 @@
+"""serve's work process (bot/server/work_process.py): the work after each acknowledgement runs in a second
+process; it is started again when it dies, and stops with the front door."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import time
+import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from bot.metrics import Metrics
+from bot.slack.inbox import replay_pending
+from tests.support.fake_slack import FakeSlack, SlackSender, fake_slack
+from tests.support.processes import bot_env, serve_process
+from tests.support.slack_harness import running_app
+
+LINUX = Path("/proc/self/task").exists()
+PROFILE = "10h mem=70/80 mp=no freq=daily resume=no"
+
+
+def children(pid: int) -> list[int]:
+    """The work processes `pid` started and that still run (Linux /proc); not multiprocessing's resource tracker."""
+    found: list[int] = []
+    for task in Path(f"/proc/{pid}/task").glob("*"):
+        try:
+            found += [int(c) for c in (task / "children").read_text().split()]
+        except OSError:
+            continue
+    return [c for c in found if running(c) and b"spawn_main" in cmdline(c)]
+
+
+def cmdline(pid: int) -> bytes:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return b""
+
+
+def running(pid: int) -> bool:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except (OSError, IndexError):
+        return False
+
+
+def wait(predicate: Any, timeout: float = 20.0) -> Any:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(0.05)
+    raise AssertionError(f"not within {timeout} s")
+
+
+def base(send: SlackSender) -> str:
+    return send.url.rsplit("/slack/", 1)[0]
+
+
+def healthz(send: SlackSender) -> dict[str, Any]:
+    try:
+        with urllib.request.urlopen(base(send) + "/healthz", timeout=5) as response:
+            return dict(json.loads(response.read()))
+    except urllib.error.HTTPError as exc:
+        return dict(json.loads(exc.read()))
+
+
+def metrics(send: SlackSender) -> str:
+    with urllib.request.urlopen(base(send) + "/metrics", timeout=5) as response:
+        return str(response.read().decode())
+
+
+def recommendations(fake: FakeSlack) -> list[dict[str, Any]]:
+    return [p for p in fake.of("chat.postMessage") if "Recommendation" in str(p.get("blocks"))
+            or "推荐" in str(p.get("blocks"))]
+
+
+@contextmanager
+def serving(tmp_path: Path, fake: FakeSlack, **extra: str) -> Iterator[tuple[SlackSender, subprocess.Popen[bytes]]]:
+    with serve_process(bot_env(tmp_path, fake) | extra) as (send, proc):
+        yield send, proc
+
+
+@pytest.mark.e2e
+@pytest.mark.skipif(not LINUX, reason="finds the work process in Linux's /proc")
+def test_the_work_after_an_acknowledgement_is_done_by_the_work_process(tmp_path: Path) -> None:
+    with fake_slack() as fake, serving(tmp_path, fake) as (send, proc):
+        [work] = wait(lambda: children(proc.pid))
+        assert healthz(send)["checks"]["work_process"] == "running"
+        os.kill(work, signal.SIGSTOP)  # the work process frozen: the front door still acknowledges at once
+        try:
+            status, _ = send.command(PROFILE, response_url=fake.response_url())
+            assert status == 200
+            time.sleep(0.5)
+            assert recommendations(fake) == []  # nothing done in the front door
+        finally:
+            os.kill(work, signal.SIGCONT)
+        wait(lambda: recommendations(fake))
+        # /metrics: the front door's count of requests, and the work process's count of recommendations
+        wanted = 'gpu_advisor_decisions_total{choice="dedicated"} 1.0'
+        text = wait(lambda: next((m for m in [metrics(send)] if wanted in m), None))
+        assert 'gpu_advisor_slack_requests_total{kind="command"} 1.0' in text
+
+
+@pytest.mark.e2e
+@pytest.mark.skipif(not LINUX, reason="finds the work process in Linux's /proc")
+def test_a_work_process_that_dies_is_started_again_and_loses_nothing(tmp_path: Path) -> None:
+    with fake_slack() as fake, serving(tmp_path, fake) as (send, proc):
+        [work] = wait(lambda: children(proc.pid))
+        os.kill(work, signal.SIGKILL)
+        wait(lambda: not running(work))
+        status, _ = send.command(PROFILE, response_url=fake.response_url())  # kept while no work process runs
+        assert status == 200
+        assert healthz(send)["checks"]["work_process"] == "restarting"
+        [again] = wait(lambda: children(proc.pid))
+        assert again != work
+        wait(lambda: recommendations(fake))  # the new work process did what was kept before it started
+        wait(lambda: healthz(send)["checks"]["work_process"] == "running")
+        send.command(PROFILE, user="U2", response_url=fake.response_url())  # and takes new work as it comes
+        wait(lambda: len(recommendations(fake)) == 2)
+        time.sleep(0.5)
+        assert len(recommendations(fake)) == 2  # each done once
+        proc.send_signal(signal.SIGTERM)
+        output = (proc.communicate(timeout=20)[0] or b"").decode()
+    assert "the work process stopped (exit code -9)" in output
+
+
+@pytest.mark.e2e
+@pytest.mark.skipif(not LINUX, reason="finds the work process in Linux's /proc")
+def test_the_work_process_ends_with_the_front_door(tmp_path: Path) -> None:
+    with fake_slack() as fake:
+        with serving(tmp_path, fake) as (_, proc):  # stopped as an operator would: SIGTERM
+            [work] = wait(lambda: children(proc.pid))
+            proc.send_signal(signal.SIGTERM)
+            assert proc.wait(timeout=20) == 0
+            assert not running(work)
+        with serving(tmp_path, fake) as (_, proc):  # killed: the work process sees it is alone and stops
+            [work] = wait(lambda: children(proc.pid))
+            proc.kill()
+            proc.wait(timeout=10)
+            wait(lambda: not running(work), timeout=10)
+
+
+@pytest.mark.e2e
+def test_serve_without_a_work_process_does_the_work_itself(tmp_path: Path) -> None:
+    with fake_slack() as fake, serving(tmp_path, fake, GPU_ADVISOR_WORK_PROCESS="false") as (send, proc):
+        assert "work_process" not in healthz(send)["checks"]
+        if LINUX:
+            assert children(proc.pid) == []
+        send.command(PROFILE, response_url=fake.response_url())
+        wait(lambda: recommendations(fake))
+
+
+@pytest.mark.e2e  # starts the harness's app and fake Slack
+def test_a_new_work_process_redoes_only_what_was_kept_before_it_started(tmp_path: Path) -> None:
+    """What came after its start reaches it over the queue: redoing that too would do it twice."""
+    with running_app(tmp_path) as h:
+        body = {"command": "/gpu-advise", "text": "help", "team_id": "T1", "channel_id": "C1", "user_id": "U1",
+                "response_url": h.fake.response_url()}
+        assert h.deps.inbox.enqueue("command:before", "command", body)
+        started = h.clock()
+        h.clock.advance(seconds=2)
+        assert h.deps.inbox.enqueue("command:after", "command", body | {"user_id": "U2"})
+        assert replay_pending(h.deps, h.deps_client(), received_before=started + timedelta(seconds=1)) == 1
+        assert [key for key, _, _ in h.deps.inbox.pending(timedelta(hours=1))] == ["command:after"]
+
+
+def test_metrics_of_the_two_processes_are_added_together() -> None:
+    front, work = Metrics(), Metrics()
+    front.requests.labels("command").inc(3)
+    work.requests.labels("command").inc(2)
+    work.decisions.labels("dedicated").inc()
+    front.ack_seconds.observe(0.003)
+    work.ack_seconds.observe(0.2)
+    front.price_age.labels("azure").set(10)
+    work.price_age.labels("azure").set(99)
+    work.price_age.labels("ecb").set(5)
+    text = front.exposition(work.exposition()).decode()
+    lines = set(text.splitlines())
+    assert 'gpu_advisor_slack_requests_total{kind="command"} 5.0' in lines  # counts summed
+    assert 'gpu_advisor_decisions_total{choice="dedicated"} 1.0' in lines  # only the work process's
+    assert "gpu_advisor_ack_seconds_count 2.0" in lines and 'gpu_advisor_ack_seconds_bucket{le="0.005"} 1.0' in lines
+    assert 'gpu_advisor_price_age_seconds{source="azure"} 10.0' in lines  # a gauge both set: the front door's
+    assert 'gpu_advisor_price_age_seconds{source="ecb"} 5.0' in lines
+    assert text.count("# TYPE gpu_advisor_slack_requests_total counter") == 1  # one family each
+    assert front.exposition() == front.exposition(None)
