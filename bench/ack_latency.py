@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import json
 import os
 import socket
 import statistics
@@ -105,13 +106,18 @@ def free_port() -> int:
 
 
 def wait_healthy(port: int) -> None:
+    """Until /healthz answers and, for serve, its work process takes work (it starts after the front door)."""
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
         try:
-            with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=1):
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=1) as response:
+                answer = response.read()
+            checks = json.loads(answer).get("checks", {}) if answer.startswith(b"{") else {}
+            if checks.get("work_process", "running") == "running":
                 return
         except OSError:
-            time.sleep(0.1)
+            pass
+        time.sleep(0.1)
     raise RuntimeError("the app did not start")
 
 

@@ -31,9 +31,9 @@ def health(deps: Deps, scheduler_running: Callable[[], bool] | None) -> tuple[in
         checks["scheduler"] = "off"
     else:
         checks["scheduler"] = "running" if scheduler_running() else "stopped"
-    work_alive = getattr(deps.work, "alive", None)
-    if work_alive is not None:  # serve's work process (work_process.py): started again when it dies
-        checks["work_process"] = "running" if work_alive() else "restarting"
+    work_state = getattr(deps.work, "state", None)
+    if work_state is not None:  # serve's work process (work_process.py): started again when it dies
+        checks["work_process"] = work_state()
     sources: dict[str, str] = {}
     try:
         states = deps.prices.status()
@@ -51,7 +51,7 @@ def health(deps: Deps, scheduler_running: Callable[[], bool] | None) -> tuple[in
     checks["discovery"] = _discovery(deps) if checks["state_db"] == "ok" else {}
     if checks["state_db"] != "ok" or checks["price_cache"] != "ok":
         return 503, {"status": "down", "checks": checks}
-    degraded = checks["scheduler"] == "stopped" or checks.get("work_process") == "restarting" \
+    degraded = checks["scheduler"] == "stopped" or checks.get("work_process", "running") != "running" \
         or any(v in ("never loaded", "failing") for v in sources.values()) \
         or any(v != "ok" for v in checks["discovery"].values())
     return 200, {"status": "degraded" if degraded else "ok", "checks": checks}

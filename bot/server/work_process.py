@@ -63,6 +63,7 @@ class WorkProcess:
         self._settings, self._jobs, self._lang = settings, jobs, lang
         self.acking: SharedCount = self._ctx.RawValue("i", 0)
         self.scheduler_up: SharedCount = self._ctx.RawValue("i", 0)
+        self.ready: SharedCount = self._ctx.RawValue("i", 0)  # 1 once it takes work from the queue
         self._stopping = threading.Event()
         self._metrics_lock = threading.Lock()
         self._process: Any = None
@@ -77,7 +78,9 @@ class WorkProcess:
     def _spawn(self) -> None:
         work_queue, (front, back) = self._ctx.Queue(), self._ctx.Pipe()
         job = Job(self._settings, self._jobs, self._lang, time.time())
-        process = self._ctx.Process(target=work_main, args=(job, work_queue, back, self.acking, self.scheduler_up),
+        self.ready.value = 0
+        process = self._ctx.Process(target=work_main, args=(job, work_queue, back, self.acking, self.scheduler_up,
+                                                            self.ready),
                                     name="gpu-advisor-work", daemon=True)
         process.start()
         back.close()
@@ -101,6 +104,12 @@ class WorkProcess:
 
     def alive(self) -> bool:
         return self._process is not None and self._process.is_alive()
+
+    def state(self) -> str:
+        """For /healthz: running (taking work), starting, or restarting (it died; another is started soon)."""
+        if not self.alive():
+            return "restarting"
+        return "running" if self.ready.value else "starting"
 
     def pid(self) -> int | None:
         return self._process.pid if self._process is not None else None
@@ -142,7 +151,7 @@ class WorkProcess:
 
 
 def work_main(job: Job, work_queue: Any, metrics_conn: Connection, acking: SharedCount,
-              scheduler_up: SharedCount) -> None:
+              scheduler_up: SharedCount, ready: SharedCount) -> None:
     """The work process: build what the handlers need, redo what was kept before it started, then do what
     comes over the queue until told to stop or the front door is gone."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches the whole group: the front door says when
@@ -165,10 +174,11 @@ def work_main(job: Job, work_queue: Any, metrics_conn: Connection, acking: Share
     threading.Thread(target=replay_pending, args=(deps, app.client, datetime.fromtimestamp(job.kept_before, UTC)),
                      name="replay", daemon=True).start()
     log.info("the work process is ready (pid %s)", multiprocessing.current_process().pid)
+    ready.value = 1
     try:
         _take_work(work_queue, deps, app)
     finally:
-        scheduler_up.value = 0
+        ready.value = scheduler_up.value = 0
         if scheduler is not None:
             scheduler.shutdown(wait=False)
         deps.shutdown()

@@ -3,34 +3,49 @@ work, and marked done when the work is; what never finished is found again (pend
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import timedelta
 from typing import Any
 
-from sqlalchemy import delete, insert, select, update
-from sqlalchemy.exc import IntegrityError
+from sqlalchemy import delete, select, update
+from sqlalchemy.dialects import postgresql, sqlite
 
+from bot.state.group_commit import GroupCommit, Late
 from bot.state.schema import inbox
-from bot.state.store import Store
+from bot.state.store import Store, StoreBusy
 
-ENQUEUE = insert(inbox)  # built once: its compiled form is cached, on the acknowledgement's path
+# built once: their compiled forms are cached, on the acknowledgement's path. A key seen before is left as it is;
+# a new one is told by the row count on SQLite (RETURNING needs SQLite 3.35), by the key returned on PostgreSQL
+ENQUEUE = {"sqlite": sqlite.insert(inbox).on_conflict_do_nothing(index_elements=["key"]),
+           "postgresql": postgresql.insert(inbox).on_conflict_do_nothing(index_elements=["key"]).returning(inbox.c.key)}
+
+Request = tuple[str, str, dict[str, Any]]  # key, kind, body
 
 
 class Inbox:
     def __init__(self, store: Store) -> None:
         self.store = store
-
+        self._enqueue = ENQUEUE[store.engine.dialect.name]
+        self._batches: GroupCommit[Request, bool] = GroupCommit(self._write)
 
     def enqueue(self, key: str, kind: str, body: dict[str, Any], budget_s: float | None = None) -> bool:
         """Keep a request until its work is done. False when `key` was seen before (a Slack retry).
-        StoreBusy when the write is not had within `budget_s` (the acknowledgement cannot wait long)."""
+        StoreBusy when the write is not had within `budget_s` (the acknowledgement cannot wait long).
+        Requests kept at the same moment are written in one transaction (group_commit.py)."""
         try:
-            with self.store.writing(budget_s) as conn:
-                stamp = self.store.now()
-                conn.execute(ENQUEUE, {"key": key, "kind": kind, "body": body, "received_at": stamp,
-                                       "claimed_by": self.store.replica, "claimed_at": stamp})
-        except IntegrityError:
-            return False
-        return True
+            return self._batches.submit((key, kind, body), budget_s)
+        except Late:
+            raise StoreBusy("the requests before it were not written within the budget") from None
+
+    def _write(self, requests: Sequence[Request], budget_s: float | None) -> list[bool]:
+        with self.store.writing(budget_s) as conn:
+            stamp = self.store.now()
+            kept = []
+            for key, kind, body in requests:
+                result = conn.execute(self._enqueue, {"key": key, "kind": kind, "body": body, "received_at": stamp,
+                                                      "claimed_by": self.store.replica, "claimed_at": stamp})
+                kept.append(result.first() is not None if result.returns_rows else result.rowcount == 1)
+            return kept
 
     def done(self, key: str) -> None:
         with self.store.writing() as conn:
