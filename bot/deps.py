@@ -48,6 +48,8 @@ class Deps:
     forget_team: Callable[[str], None] | None = None  # uninstalled: drop the workspace's tokens
     # serve's work process (bot/server/work_process.py): the work after each acknowledgement goes there
     work: Handoff | None = None
+    # with a work process on SQLite: the front door's own inbox file, where requests are kept (bot/server/spool.py)
+    spool: Inbox | None = None
 
     @cached_property
     def inbox(self) -> Inbox:

@@ -10,6 +10,7 @@ import signal
 import sys
 import threading
 from collections.abc import Callable
+from datetime import timedelta
 from typing import Any
 
 from bot.settings import Settings
@@ -42,6 +43,10 @@ def run(settings: Settings, *, host: str, port: int, jobs: bool, lang: Lang) -> 
         check_tokens(settings, lang)
         deps = build_deps(settings)
         app = create_app(deps, lang=lang)
+        if settings.work_process:
+            from bot.server.spool import open_spool
+
+            deps.spool = open_spool(deps.store)
     except (MissingSlackSettings, SlackUnreachable) as exc:
         raise StartFailed(str(exc)) from None
     except StoreUnavailable as exc:
@@ -51,13 +56,16 @@ def run(settings: Settings, *, host: str, port: int, jobs: bool, lang: Lang) -> 
     except PolicyError as exc:
         raise StartFailed(t("cli.policy_error", lang, error=str(exc))) from None
     settle_heap()
-    work, scheduler = None, None
+    work, scheduler, sweeping = None, None, threading.Event()
     if settings.work_process:  # the work after each acknowledgement, the replay and the jobs: in a second process
+        from bot.server.spool import Sweeper
         from bot.server.work_process import WorkProcess
 
-        work = deps.work = WorkProcess(settings, jobs=jobs, lang=lang)
+        work = deps.work = WorkProcess(settings, jobs=jobs, lang=lang, spool=deps.spool)
         deps.store.acks.publish(work.acking)
         work.start()
+        if deps.spool is not None:
+            Sweeper(deps.spool, deps.inbox, work, timedelta(seconds=settings.redo_after_s)).start(sweeping)
     else:
         # Finish the work of requests acknowledged before the last stop, beside the new requests.
         threading.Thread(target=replay_pending, args=(deps, app.client), name="replay", daemon=True).start()
@@ -90,6 +98,7 @@ def run(settings: Settings, *, host: str, port: int, jobs: bool, lang: Lang) -> 
     finally:
         if scheduler is not None:
             scheduler.shutdown(wait=False)
+        sweeping.set()
         if work is not None:
             work.stop()
         deps.shutdown()  # a capture cut short stays pending in the inbox: redone at start-up

@@ -33,7 +33,9 @@ from datetime import UTC, datetime
 from multiprocessing.connection import Connection
 from typing import Any
 
+from bot.deps import Deps
 from bot.settings import Settings
+from bot.state import Inbox, Store
 from bot.state.write_lock import ACKS, SharedCount
 from bot.text import Lang
 
@@ -53,14 +55,16 @@ class Job:
     jobs: bool
     lang: Lang
     kept_before: float  # Unix time: requests kept before it are redone from the inbox, later ones come by queue
+    spool: str | None  # the front door's spool (spool.py): requests are taken from there into the inbox
 
 
 class WorkProcess:
     """The front door's side: start, hand work over, restart when it dies, stop with serve."""
 
-    def __init__(self, settings: Settings, *, jobs: bool, lang: Lang) -> None:
+    def __init__(self, settings: Settings, *, jobs: bool, lang: Lang, spool: Inbox | None = None) -> None:
         self._ctx = multiprocessing.get_context("spawn")  # a fresh interpreter: no threads or locks copied
         self._settings, self._jobs, self._lang = settings, jobs, lang
+        self._spool = spool.store.sqlite_path() if spool is not None else None
         self.acking: SharedCount = self._ctx.RawValue("i", 0)
         self.scheduler_up: SharedCount = self._ctx.RawValue("i", 0)
         self.ready: SharedCount = self._ctx.RawValue("i", 0)  # 1 once it takes work from the queue
@@ -77,7 +81,7 @@ class WorkProcess:
 
     def _spawn(self) -> None:
         work_queue, (front, back) = self._ctx.Queue(), self._ctx.Pipe()
-        job = Job(self._settings, self._jobs, self._lang, time.time())
+        job = Job(self._settings, self._jobs, self._lang, time.time(), self._spool)
         self.ready.value = 0
         process = self._ctx.Process(target=work_main, args=(job, work_queue, back, self.acking, self.scheduler_up,
                                                             self.ready),
@@ -161,7 +165,6 @@ def work_main(job: Job, work_queue: Any, metrics_conn: Connection, acking: Share
     from bot.server.jobs import start_jobs
     from bot.server.run import settle_heap
     from bot.slack.app import create_app
-    from bot.slack.inbox import replay_pending
 
     configure_logs(job.settings.log_level, job.settings.log_format)
     ACKS.follow(acking)
@@ -171,12 +174,13 @@ def work_main(job: Job, work_queue: Any, metrics_conn: Connection, acking: Share
     scheduler_up.value = int(scheduler is not None)
     settle_heap()
     threading.Thread(target=_answer_metrics, args=(metrics_conn, deps), name="metrics", daemon=True).start()
-    threading.Thread(target=replay_pending, args=(deps, app.client, datetime.fromtimestamp(job.kept_before, UTC)),
+    spool = Inbox(Store(job.spool, now=deps.store.now, replica=deps.store.replica)) if job.spool else None
+    threading.Thread(target=_recover, args=(deps, app.client, spool, datetime.fromtimestamp(job.kept_before, UTC)),
                      name="replay", daemon=True).start()
     log.info("the work process is ready (pid %s)", multiprocessing.current_process().pid)
     ready.value = 1
     try:
-        _take_work(work_queue, deps, app)
+        _take_work(work_queue, deps, app, spooled=spool is not None)
     finally:
         ready.value = scheduler_up.value = 0
         if scheduler is not None:
@@ -184,7 +188,19 @@ def work_main(job: Job, work_queue: Any, metrics_conn: Connection, acking: Share
         deps.shutdown()
 
 
-def _take_work(work_queue: Any, deps: Any, app: Any) -> None:
+def _recover(deps: Deps, client: Any, spool: Inbox | None, kept_before: datetime) -> None:
+    """What was kept before this process started: taken from the spool, then redone from the inbox."""
+    from bot.server.spool import take_spooled
+    from bot.slack.inbox import replay_pending
+
+    if spool is not None:
+        taken = take_spooled(spool, deps.inbox, kept_before)
+        if taken:
+            log.info("took %d request(s) the front door kept before this work process started", taken)
+    replay_pending(deps, client, kept_before)
+
+
+def _take_work(work_queue: Any, deps: Deps, app: Any, *, spooled: bool) -> None:
     from slack_bolt.request.internals import parse_body
 
     from bot.slack.app import LAZY_WORKERS
@@ -204,10 +220,13 @@ def _take_work(work_queue: Any, deps: Any, app: Any) -> None:
         if item is None:
             return
         if item[0] == "kept":  # read as the front door read it (it was checked there)
-            body = parse_body(item[2].decode("utf-8"), item[3])
-            found = request_for(deps, app.client, item[1], kind_of(body), body)
+            key, body = item[1], parse_body(item[2].decode("utf-8"), item[3])
+            kind = kind_of(body)
         else:
-            found = request_for(deps, app.client, item[1], item[2], item[3])
+            key, kind, body = item[1:]
+        if spooled and not deps.inbox.adopt(key, kind, body):
+            continue  # taken before: a Slack retry, or handed over again while it was on its way
+        found = request_for(deps, app.client, key, kind, body)
         if found is not None:
             start(found[0], deps, found[1], workers)
 

@@ -91,7 +91,8 @@ def keep(deps: Deps, kind: str, body: dict[str, Any], signature: str | None) -> 
     workspace.set(team_of(body) or "-")
     deps.metrics.requests.labels(kind).inc()
     try:
-        kept = deps.inbox.enqueue(key, kind, body, budget_s=deps.settings.ack_db_budget_s)
+        box = deps.spool if deps.spool is not None else deps.inbox
+        kept = box.enqueue(key, kind, body, budget_s=deps.settings.ack_db_budget_s)
     except StoreBusy:
         deps.metrics.refused.labels("busy").inc()
         log.warning("the state database was busy past %.1f s: %s answered busy", deps.settings.ack_db_budget_s, kind)

@@ -4,10 +4,11 @@ work, and marked done when the work is; what never finished is found again (pend
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import timedelta
+from dataclasses import dataclass
+from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import delete, select, update
+from sqlalchemy import Connection, delete, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 
 from bot.state.group_commit import GroupCommit, Late
@@ -20,6 +21,14 @@ ENQUEUE = {"sqlite": sqlite.insert(inbox).on_conflict_do_nothing(index_elements=
            "postgresql": postgresql.insert(inbox).on_conflict_do_nothing(index_elements=["key"]).returning(inbox.c.key)}
 
 Request = tuple[str, str, dict[str, Any]]  # key, kind, body
+
+
+@dataclass(frozen=True)
+class Spooled:
+    key: str
+    kind: str
+    body: dict[str, Any]
+    received_at: datetime
 
 
 class Inbox:
@@ -40,12 +49,46 @@ class Inbox:
     def _write(self, requests: Sequence[Request], budget_s: float | None) -> list[bool]:
         with self.store.writing(budget_s) as conn:
             stamp = self.store.now()
-            kept = []
-            for key, kind, body in requests:
-                result = conn.execute(self._enqueue, {"key": key, "kind": kind, "body": body, "received_at": stamp,
-                                                      "claimed_by": self.store.replica, "claimed_at": stamp})
-                kept.append(result.first() is not None if result.returns_rows else result.rowcount == 1)
-            return kept
+            return [self._insert(conn, key, kind, body, stamp) for key, kind, body in requests]
+
+    def _insert(self, conn: Connection, key: str, kind: str, body: dict[str, Any], stamp: datetime) -> bool:
+        result = conn.execute(self._enqueue, {"key": key, "kind": kind, "body": body, "received_at": stamp,
+                                              "claimed_by": self.store.replica, "claimed_at": stamp})
+        return result.first() is not None if result.returns_rows else result.rowcount == 1
+
+    def adopt(self, key: str, kind: str, body: dict[str, Any], received_at: datetime | None = None) -> bool:
+        """Take a request from the front door's spool (bot/server/spool.py) into this inbox, as received at
+        `received_at` (default: now). False when it is here already: taken before, or a Slack retry."""
+        with self.store.writing() as conn:
+            return self._insert(conn, key, kind, body, received_at or self.store.now())
+
+    def spooled(self, max_age: timedelta, received_before: datetime | None = None) -> list[Spooled]:
+        """Unfinished requests received within `max_age` (and before `received_before`), oldest first, with
+        the time each was received."""
+        now = self.store.now()
+        query = (select(inbox.c.key, inbox.c.kind, inbox.c.body, inbox.c.received_at)
+                 .where(inbox.c.done_at.is_(None), inbox.c.received_at >= now - max_age,
+                        inbox.c.received_at <= (received_before or now))
+                 .order_by(inbox.c.received_at))
+        with self.store.reading() as conn:
+            return [Spooled(r.key, r.kind, r.body, r.received_at) for r in conn.execute(query)]
+
+    def known(self, keys: Sequence[str]) -> set[str]:
+        """Those of `keys` this inbox holds (done or not)."""
+        found: set[str] = set()
+        with self.store.reading() as conn:
+            for start in range(0, len(keys), 500):
+                found.update(conn.execute(select(inbox.c.key).where(inbox.c.key.in_(keys[start:start + 500])))
+                             .scalars())
+        return found
+
+    def forget(self, keys: Sequence[str]) -> int:
+        """Remove `keys` (requests the work process took from the spool)."""
+        removed = 0
+        for start in range(0, len(keys), 500):
+            with self.store.writing() as conn:
+                removed += conn.execute(delete(inbox).where(inbox.c.key.in_(keys[start:start + 500]))).rowcount
+        return removed
 
     def done(self, key: str) -> None:
         with self.store.writing() as conn:

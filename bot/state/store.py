@@ -124,6 +124,10 @@ class Store:
         parsed = make_url(self.url)
         return str(parsed.database if parsed.drivername.startswith("sqlite") else parsed.render_as_string())
 
+    def sqlite_path(self) -> str | None:
+        """The SQLite file's path; None on PostgreSQL."""
+        return make_url(self.url).database if self.engine.dialect.name == "sqlite" else None
+
     def close(self) -> None:
         self.engine.dispose()
         self._write_lock.close()

@@ -1,0 +1,126 @@
+"""The front door's spool (bot/server/spool.py): requests kept in a file only the front door writes, taken into
+the inbox by the work process; swept, handed over again when not taken, taken by a work process starting."""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from bot.server.spool import Sweeper, open_spool, take_spooled
+from bot.state import Inbox, Store
+from tests.server.test_work_process import LINUX, PROFILE, children, healthz, recommendations, serving, wait
+from tests.support.fake_slack import fake_slack
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = datetime(2026, 12, 1, 9, tzinfo=UTC)
+
+    def __call__(self) -> datetime:
+        return self.now
+
+
+class HandedOver:
+    """Where the sweep hands requests over again (in serve: the work process's queue)."""
+
+    def __init__(self) -> None:
+        self.runs: list[tuple[str, str, dict[str, Any]]] = []
+
+    def kept(self, key: str, raw: bytes, headers: dict[str, str]) -> None:
+        raise AssertionError("the sweep hands over parsed requests")
+
+    def run(self, key: str, kind: str, body: dict[str, Any]) -> None:
+        self.runs.append((key, kind, body))
+
+
+def stores(tmp_path: Path) -> tuple[Clock, Inbox, Inbox]:
+    clock = Clock()
+    store = Store(tmp_path / "state.db", now=clock)
+    spool = open_spool(store)
+    assert spool is not None and spool.store.sqlite_path() == f"{tmp_path / 'state.db'}-spool"
+    return clock, spool, Inbox(store)
+
+
+def test_the_sweep_forgets_what_the_inbox_took_and_hands_over_again_what_it_did_not(tmp_path: Path) -> None:
+    clock, spool, inbox = stores(tmp_path)
+    for key in ("command:taken", "command:lost"):
+        assert spool.enqueue(key, "command", {"text": key})
+    assert inbox.adopt("command:taken", "command", {"text": "command:taken"})
+    clock.now += timedelta(seconds=30)
+    assert spool.enqueue("command:fresh", "command", {"text": "fresh"})
+    work = HandedOver()
+    sweeper = Sweeper(spool, inbox, work, resend_after=timedelta(seconds=20))
+    assert sweeper.sweep() == (1, 1)  # the taken one forgotten; the lost one (30 s) handed over, not the fresh one
+    assert work.runs == [("command:lost", "command", {"text": "command:lost"})]
+    assert [row.key for row in spool.spooled(timedelta(days=1))] == ["command:lost", "command:fresh"]
+    clock.now += timedelta(seconds=5)
+    assert sweeper.sweep() == (0, 0)  # not again before another 20 s
+    clock.now += timedelta(seconds=20)
+    assert sweeper.sweep() == (0, 2)  # now the lost one again, and the fresh one (25 s)
+    for key, kind, body in work.runs:  # the work process takes them: the next sweep forgets them
+        inbox.adopt(key, kind, body)
+    assert sweeper.sweep() == (2, 0)
+    assert spool.spooled(timedelta(days=1)) == []
+
+
+def test_a_work_process_starting_takes_what_was_spooled_before_it_with_its_time(tmp_path: Path) -> None:
+    clock, spool, inbox = stores(tmp_path)
+    spool.enqueue("command:before", "command", {"n": 1})
+    received = clock.now
+    clock.now += timedelta(seconds=2)
+    started = clock.now
+    clock.now += timedelta(seconds=1)
+    spool.enqueue("command:after", "command", {"n": 2})  # comes over the new work process's queue
+    assert take_spooled(spool, inbox, started) == 1
+    [row] = inbox.spooled(timedelta(hours=1))
+    assert (row.key, row.received_at) == ("command:before", received)
+    assert take_spooled(spool, inbox, started) == 0  # taken once
+    assert not inbox.adopt("command:before", "command", {"n": 1})  # a retry of it is not done twice
+
+
+def test_postgresql_has_no_spool(db_target: str) -> None:
+    store = Store(db_target)
+    assert (open_spool(store) is None) == (store.engine.dialect.name == "postgresql")
+
+
+@pytest.mark.e2e
+@pytest.mark.skipif(not LINUX, reason="finds the work process in Linux's /proc")
+def test_a_request_acknowledged_just_before_serve_is_killed_is_done_on_the_next_start(tmp_path: Path) -> None:
+    """Kept only in the spool (the work process had not taken it) when the whole service dies."""
+    with fake_slack() as fake:
+        with serving(tmp_path, fake) as (send, proc):
+            [work] = wait(lambda: children(proc.pid))
+            wait(lambda: healthz(send)["checks"]["work_process"] == "running")
+            os.kill(work, signal.SIGSTOP)
+            status, _ = send.command(PROFILE, response_url=fake.response_url())
+            assert status == 200
+            spool = Inbox(Store(f"{tmp_path / 'bot.state.db'}-spool"))
+            assert [row.key for row in spool.spooled(timedelta(hours=1))] != []
+            proc.kill()
+            proc.wait(timeout=10)
+            os.kill(work, signal.SIGKILL)
+        assert recommendations(fake) == []
+        with serving(tmp_path, fake):
+            wait(lambda: recommendations(fake))
+            wait(lambda: spool.spooled(timedelta(hours=1)) == [])  # swept once the inbox holds it
+        time.sleep(0.2)
+        assert len(recommendations(fake)) == 1
+
+
+@pytest.mark.e2e
+def test_a_slack_retry_through_the_spool_is_done_once(tmp_path: Path) -> None:
+    event = {"type": "app_home_opened", "user": "U1", "channel": "D1", "tab": "home"}
+    with fake_slack() as fake, serving(tmp_path, fake) as (send, _):
+        wait(lambda: healthz(send)["checks"]["work_process"] == "running")
+        for _ in range(3):
+            status, _ = send.event(event, event_id="EvHome1")
+            assert status == 200
+        wait(lambda: fake.of("views.publish"))
+        time.sleep(1.5)  # a sweep or more
+        assert len(fake.of("views.publish")) == 1
