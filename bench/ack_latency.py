@@ -7,7 +7,11 @@ a local fake Slack in a third process, and receive the same signed slash command
 its work (a conversation started, questions posted) in lazy listeners after the acknowledgement, so
 that work competes for the CPU as it would.
 
-    python bench/ack_latency.py [--requests 300] [--concurrency 1 8] [--rounds 5]
+    python bench/ack_latency.py [--requests 300] [--concurrency 1 8] [--rounds 5] [--single-process]
+
+serve runs as it does by default: the front door acknowledges, its work process does the work after
+(bot/server/work_process.py); --single-process measures serve with the work on threads of the front door.
+The fake Slack stands for Slack's servers, which do not share our CPUs: it runs at the lowest priority.
 
 The three apps run side by side and take turns in rounds (who goes first rotates), so a machine that
 drifts during the run slows the floors as much as the app; after the app's turn the bench waits for
@@ -191,6 +195,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--requests", type=int, default=300, help="commands per app and level, over all rounds")
     parser.add_argument("--concurrency", type=int, nargs="+", default=[1, 8])
+    parser.add_argument("--single-process", action="store_true",
+                        help="serve without its work process (GPU_ADVISOR_WORK_PROCESS=false), to compare")
     parser.add_argument("--rounds", type=int, default=5,
                         help="the apps take turns this many times, so drift of the machine falls on all alike")
     args = parser.parse_args()
@@ -211,7 +217,7 @@ def main() -> None:
         env = {k: v for k, v in os.environ.items() if not k.startswith(("GPU_ADVISOR_", "SLACK_"))} | {
             "SLACK_BOT_TOKEN": "xoxb-bench", "SLACK_SIGNING_SECRET": SECRET, "SLACK_API_URL": api_url,
             "GPU_ADVISOR_DB": str(Path(tmp) / "bench.db"), "GPU_ADVISOR_AZURE_ENABLED": "false",
-            "GPU_ADVISOR_ECB_ENABLED": "false"}
+            "GPU_ADVISOR_ECB_ENABLED": "false", "GPU_ADVISOR_WORK_PROCESS": str(not args.single_process).lower()}
         app = stack.enter_context(process([sys.executable, "-m", "bot", "serve", "--host", "127.0.0.1", "--port",
                                            str(port), "--no-scheduler"], env=env))
         wait_healthy(port)

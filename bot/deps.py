@@ -87,7 +87,11 @@ class Deps:
         except CacheUnavailable as exc:
             log.warning("price ages not refreshed: %s", exc)
         try:
-            self.metrics.inbox_backlog.set(len(self.inbox.pending(timedelta(days=1))))
+            backlog = len(self.inbox.pending(timedelta(days=1)))
+            if self.spool is not None:  # kept by the front door, not yet taken by the work process
+                spooled = [row.key for row in self.spool.spooled(timedelta(days=1))]
+                backlog += len(spooled) - len(self.inbox.known(spooled))
+            self.metrics.inbox_backlog.set(backlog)
             from bot.state.discovered import Discovered
 
             for source, count in Discovered(self.store).counts().items():

@@ -92,6 +92,9 @@ class Settings(BaseSettings):
                                     "received at once; past it, 503")
     work_process: bool = Field(default=True, description="serve does the work after each acknowledgement (and the "
                                "scheduler's jobs) in a second process, so that work never slows an acknowledgement")
+    work_niceness: int = Field(default=10, ge=0, le=19, description="the work process's CPU priority below the "
+                               "front door's (nice: 0 the same, 19 the lowest), so acknowledgements go first on busy "
+                               "CPUs")
     replica_id: str = Field(default="", max_length=80,
                             description="this process's name among replicas sharing one database (default: the "
                             "host name); set one per process when several run on one host")

@@ -44,7 +44,6 @@ log = logging.getLogger("bot.serve")
 RESTART_S, RESTART_MAX_S = 1.0, 30.0
 METRICS_WAIT_S = 2.0  # a scrape waits this long for the work process's counters, then goes without them
 STOP_WAIT_S = 10.0
-WORK_NICENESS = 10  # the work process's CPU priority below the front door's (nice(1): 19 is the lowest)
 
 
 @dataclass(frozen=True)
@@ -159,7 +158,7 @@ def work_main(job: Job, work_queue: Any, metrics_conn: Connection, acking: Share
     """The work process: build what the handlers need, redo what was kept before it started, then do what
     comes over the queue until told to stop or the front door is gone."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches the whole group: the front door says when
-    os.nice(WORK_NICENESS)  # where the CPUs are all busy, the front door's acknowledgements go first
+    os.nice(job.settings.work_niceness)  # where the CPUs are all busy, the front door's acknowledgements go first
     from bot.deps import build_deps
     from bot.logs import configure as configure_logs
     from bot.server.jobs import start_jobs
