@@ -158,7 +158,8 @@ def work_main(job: Job, work_queue: Any, metrics_conn: Connection, acking: Share
     """The work process: build what the handlers need, redo what was kept before it started, then do what
     comes over the queue until told to stop or the front door is gone."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches the whole group: the front door says when
-    os.nice(job.settings.work_niceness)  # where the CPUs are all busy, the front door's acknowledgements go first
+    if hasattr(os, "nice"):  # where the CPUs are all busy, the front door's acknowledgements go first
+        os.nice(job.settings.work_niceness)
     from bot.deps import build_deps
     from bot.logs import configure as configure_logs
     from bot.server.jobs import start_jobs

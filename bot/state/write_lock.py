@@ -14,7 +14,6 @@ background work of the work process does not start a write while the front door 
 
 from __future__ import annotations
 
-import fcntl
 import logging
 import os
 import threading
@@ -22,6 +21,11 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Protocol
+
+try:
+    import fcntl
+except ImportError:  # Windows: no flock; SQLite's busy handler alone keeps processes apart
+    fcntl = None  # type: ignore[assignment]
 
 log = logging.getLogger(__name__)
 
@@ -56,7 +60,7 @@ class FileLock:
 def file_lock(path: str | None) -> FileLock | None:
     """The file lock for a SQLite database at `path` (None for PostgreSQL, whose rows are locked by the server).
     A folder where the file cannot be made leaves SQLite's busy handler alone keeping processes apart."""
-    if not path:
+    if not path or fcntl is None:
         return None
     try:
         return FileLock(f"{path}-writer")

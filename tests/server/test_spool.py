@@ -8,13 +8,21 @@ import signal
 import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from bot.server.spool import Sweeper, open_spool, take_spooled
 from bot.state import Inbox, Store
-from tests.server.test_work_process import LINUX, PROFILE, children, healthz, recommendations, serving, wait
+from tests.server.test_work_process import (
+    LINUX,
+    PROFILE,
+    HandedOver,
+    children,
+    healthz,
+    recommendations,
+    serving,
+    wait,
+)
 from tests.support.fake_slack import fake_slack
 
 
@@ -24,19 +32,6 @@ class Clock:
 
     def __call__(self) -> datetime:
         return self.now
-
-
-class HandedOver:
-    """Where the sweep hands requests over again (in serve: the work process's queue)."""
-
-    def __init__(self) -> None:
-        self.runs: list[tuple[str, str, dict[str, Any]]] = []
-
-    def kept(self, key: str, raw: bytes, headers: dict[str, str]) -> None:
-        raise AssertionError("the sweep hands over parsed requests")
-
-    def run(self, key: str, kind: str, body: dict[str, Any]) -> None:
-        self.runs.append((key, kind, body))
 
 
 def stores(tmp_path: Path) -> tuple[Clock, Inbox, Inbox]:
@@ -66,7 +61,7 @@ def test_the_sweep_forgets_what_the_inbox_took_and_hands_over_again_what_it_did_
     for key, kind, body in work.runs:  # the work process takes them: the next sweep forgets them
         inbox.adopt(key, kind, body)
     assert sweeper.sweep() == (2, 0)
-    assert spool.spooled(timedelta(days=1)) == []
+    assert spool.spooled(timedelta(days=1)) == [] and work.acknowledged == []
 
 
 def test_a_work_process_starting_takes_what_was_spooled_before_it_with_its_time(tmp_path: Path) -> None:

@@ -193,3 +193,41 @@ def test_metrics_of_the_two_processes_are_added_together() -> None:
     assert 'gpu_advisor_price_age_seconds{source="ecb"} 5.0' in lines
     assert text.count("# TYPE gpu_advisor_slack_requests_total counter") == 1  # one family each
     assert front.exposition() == front.exposition(None)
+
+
+class HandedOver:
+    """Records what the front door hands to serve's work process (the real one is a process: tests above)."""
+
+    def __init__(self) -> None:
+        self.acknowledged: list[tuple[str, bytes]] = []
+        self.runs: list[tuple[str, str, dict[str, Any]]] = []
+
+    def kept(self, key: str, raw: bytes, headers: dict[str, str]) -> None:
+        self.acknowledged.append((key, raw))
+
+    def run(self, key: str, kind: str, body: dict[str, Any]) -> None:
+        self.runs.append((key, kind, body))
+
+
+@pytest.mark.e2e  # starts the harness's app and fake Slack
+def test_the_front_door_hands_every_kind_of_request_to_the_work_process_and_does_none_of_it(tmp_path: Path) -> None:
+    """A request the front door acknowledges goes over whole; a form bolt checks and answers goes over with its
+    body, as the inbox records its kind. Nothing of either is done in the front door."""
+    from tests.slack.test_commands import submit
+
+    with running_app(tmp_path) as h:
+        h.send.command("track", response_url=h.fake.response_url("1"))  # done here: the form opens
+        view = h.fake.wait_for(lambda: h.fake.of("views.open"))[0]["view"]
+        view = json.loads(view) if isinstance(view, str) else view
+        handed = h.deps.work = HandedOver()
+        status, _ = h.send.command(PROFILE, response_url=h.fake.response_url("2"))
+        assert status == 200
+        [(key, raw)] = handed.acknowledged
+        assert key.startswith("command:") and b"mem%3D70%2F80" in raw
+        status, _ = submit(h, view, {"name": "train-1", "gpu": "A100-80GB", "price": "400/day", "cards": "1"})
+        assert status == 200
+        [(key, kind, body)] = handed.runs
+        assert kind == "view_submission" and body["view"]["callback_id"] == view["callback_id"]
+        assert h.deps.inbox.pending(timedelta(hours=1)) != []  # kept, for the work process to take
+        time.sleep(0.3)
+        assert recommendations(h.fake) == [] and h.fake.of("chat.postEphemeral") == []  # none of it done here
