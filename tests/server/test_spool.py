@@ -21,7 +21,6 @@ from tests.server.test_work_process import (
     healthz,
     recommendations,
     serving,
-    wait,
 )
 from tests.support.fake_slack import fake_slack
 
@@ -90,8 +89,8 @@ def test_a_request_acknowledged_just_before_serve_is_killed_is_done_on_the_next_
     """Kept only in the spool (the work process had not taken it) when the whole service dies."""
     with fake_slack() as fake:
         with serving(tmp_path, fake) as (send, proc):
-            [work] = wait(lambda: children(proc.pid))
-            wait(lambda: healthz(send)["checks"]["work_process"] == "running")
+            [work] = fake.wait_for(lambda: children(proc.pid))
+            fake.wait_for(lambda: healthz(send)["checks"]["work_process"] == "running")
             os.kill(work, signal.SIGSTOP)
             status, _ = send.command(PROFILE, response_url=fake.response_url())
             assert status == 200
@@ -102,8 +101,8 @@ def test_a_request_acknowledged_just_before_serve_is_killed_is_done_on_the_next_
             os.kill(work, signal.SIGKILL)
         assert recommendations(fake) == []
         with serving(tmp_path, fake):
-            wait(lambda: recommendations(fake))
-            wait(lambda: spool.spooled(timedelta(hours=1)) == [])  # swept once the inbox holds it
+            fake.wait_for(lambda: recommendations(fake))
+            fake.wait_for(lambda: spool.spooled(timedelta(hours=1)) == [])  # swept once the inbox holds it
         time.sleep(0.2)
         assert len(recommendations(fake)) == 1
 
@@ -112,10 +111,10 @@ def test_a_request_acknowledged_just_before_serve_is_killed_is_done_on_the_next_
 def test_a_slack_retry_through_the_spool_is_done_once(tmp_path: Path) -> None:
     event = {"type": "app_home_opened", "user": "U1", "channel": "D1", "tab": "home"}
     with fake_slack() as fake, serving(tmp_path, fake) as (send, _):
-        wait(lambda: healthz(send)["checks"]["work_process"] == "running")
+        fake.wait_for(lambda: healthz(send)["checks"]["work_process"] == "running")
         for _ in range(3):
             status, _ = send.event(event, event_id="EvHome1")
             assert status == 200
-        wait(lambda: fake.of("views.publish"))
+        fake.wait_for(lambda: fake.of("views.publish"))
         time.sleep(1.5)  # a sweep or more
         assert len(fake.of("views.publish")) == 1

@@ -52,16 +52,6 @@ def running(pid: int) -> bool:
         return False
 
 
-def wait(predicate: Any, timeout: float = 20.0) -> Any:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(0.05)
-    raise AssertionError(f"not within {timeout} s")
-
-
 def base(send: SlackSender) -> str:
     return send.url.rsplit("/slack/", 1)[0]
 
@@ -94,8 +84,8 @@ def serving(tmp_path: Path, fake: FakeSlack, **extra: str) -> Iterator[tuple[Sla
 @pytest.mark.skipif(not LINUX, reason="finds the work process in Linux's /proc")
 def test_the_work_after_an_acknowledgement_is_done_by_the_work_process(tmp_path: Path) -> None:
     with fake_slack() as fake, serving(tmp_path, fake) as (send, proc):
-        [work] = wait(lambda: children(proc.pid))
-        wait(lambda: healthz(send)["checks"]["work_process"] == "running")  # "starting" until it takes work
+        [work] = fake.wait_for(lambda: children(proc.pid))
+        fake.wait_for(lambda: healthz(send)["checks"]["work_process"] == "running")  # "starting" until it takes work
         os.kill(work, signal.SIGSTOP)  # the work process frozen: the front door still acknowledges at once
         try:
             status, _ = send.command(PROFILE, response_url=fake.response_url())
@@ -104,10 +94,10 @@ def test_the_work_after_an_acknowledgement_is_done_by_the_work_process(tmp_path:
             assert recommendations(fake) == []  # nothing done in the front door
         finally:
             os.kill(work, signal.SIGCONT)
-        wait(lambda: recommendations(fake))
+        fake.wait_for(lambda: recommendations(fake))
         # /metrics: the front door's count of requests, and the work process's count of recommendations
         wanted = 'gpu_advisor_decisions_total{choice="dedicated"} 1.0'
-        text = wait(lambda: next((m for m in [metrics(send)] if wanted in m), None))
+        text = fake.wait_for(lambda: next((m for m in [metrics(send)] if wanted in m), None))
         assert 'gpu_advisor_slack_requests_total{kind="command"} 1.0' in text
 
 
@@ -115,18 +105,18 @@ def test_the_work_after_an_acknowledgement_is_done_by_the_work_process(tmp_path:
 @pytest.mark.skipif(not LINUX, reason="finds the work process in Linux's /proc")
 def test_a_work_process_that_dies_is_started_again_and_loses_nothing(tmp_path: Path) -> None:
     with fake_slack() as fake, serving(tmp_path, fake) as (send, proc):
-        [work] = wait(lambda: children(proc.pid))
+        [work] = fake.wait_for(lambda: children(proc.pid))
         os.kill(work, signal.SIGKILL)
-        wait(lambda: not running(work))
+        fake.wait_for(lambda: not running(work))
         status, _ = send.command(PROFILE, response_url=fake.response_url())  # kept while no work process runs
         assert status == 200
         assert healthz(send)["checks"]["work_process"] == "restarting"
-        [again] = wait(lambda: children(proc.pid))
+        [again] = fake.wait_for(lambda: children(proc.pid))
         assert again != work
-        wait(lambda: recommendations(fake))  # the new work process did what was kept before it started
-        wait(lambda: healthz(send)["checks"]["work_process"] == "running")
+        fake.wait_for(lambda: recommendations(fake))  # the new work process did what was kept before it started
+        fake.wait_for(lambda: healthz(send)["checks"]["work_process"] == "running")
         send.command(PROFILE, user="U2", response_url=fake.response_url())  # and takes new work as it comes
-        wait(lambda: len(recommendations(fake)) == 2)
+        fake.wait_for(lambda: len(recommendations(fake)) == 2)
         time.sleep(0.5)
         assert len(recommendations(fake)) == 2  # each done once
         proc.send_signal(signal.SIGTERM)
@@ -139,15 +129,15 @@ def test_a_work_process_that_dies_is_started_again_and_loses_nothing(tmp_path: P
 def test_the_work_process_ends_with_the_front_door(tmp_path: Path) -> None:
     with fake_slack() as fake:
         with serving(tmp_path, fake) as (_, proc):  # stopped as an operator would: SIGTERM
-            [work] = wait(lambda: children(proc.pid))
+            [work] = fake.wait_for(lambda: children(proc.pid))
             proc.send_signal(signal.SIGTERM)
             assert proc.wait(timeout=20) == 0
             assert not running(work)
         with serving(tmp_path, fake) as (_, proc):  # killed: the work process sees it is alone and stops
-            [work] = wait(lambda: children(proc.pid))
+            [work] = fake.wait_for(lambda: children(proc.pid))
             proc.kill()
             proc.wait(timeout=10)
-            wait(lambda: not running(work), timeout=10)
+            fake.wait_for(lambda: not running(work), timeout=10)
 
 
 @pytest.mark.e2e
@@ -157,7 +147,7 @@ def test_serve_without_a_work_process_does_the_work_itself(tmp_path: Path) -> No
         if LINUX:
             assert children(proc.pid) == []
         send.command(PROFILE, response_url=fake.response_url())
-        wait(lambda: recommendations(fake))
+        fake.wait_for(lambda: recommendations(fake))
 
 
 @pytest.mark.e2e  # starts the harness's app and fake Slack

@@ -63,18 +63,23 @@ def test_one_item_alone_is_written_at_once_in_its_own_batch() -> None:
     assert writer.batches == [["a"], ["b"]]
 
 
-def test_items_arriving_during_a_commit_are_written_together_next_each_with_its_result() -> None:
-    writer = Writer()
-    commits: GroupCommit[str, str] = GroupCommit(writer)
+def while_one_is_written(commits: GroupCommit[str, str], writer: Writer, first: str, *others: str) -> dict[str, object]:
+    """Submit `first`, hold its batch in the writer, submit `others` meanwhile, let go: what each caller got."""
     writer.go_on.clear()
     results: dict[str, object] = {}
-    first = submit_in_thread(commits, "first", results)
+    threads = [submit_in_thread(commits, first, results)]
     assert writer.entered.wait(5)
-    others = [submit_in_thread(commits, name, results) for name in ("x", "y", "z")]
-    waiting(commits, 3)
+    threads += [submit_in_thread(commits, name, results) for name in others]
+    waiting(commits, len(others))
     writer.go_on.set()
-    for thread in [first, *others]:
+    for thread in threads:
         thread.join(5)
+    return results
+
+
+def test_items_arriving_during_a_commit_are_written_together_next_each_with_its_result() -> None:
+    writer = Writer()
+    results = while_one_is_written(GroupCommit(writer), writer, "first", "x", "y", "z")
     assert writer.batches[0] == ["first"]
     assert sorted(writer.batches[1]) == ["x", "y", "z"] and len(writer.batches) == 2  # one transaction for three
     assert results == {"first": "FIRST", "x": "X", "y": "Y", "z": "Z"}
@@ -84,16 +89,8 @@ def test_a_failed_batch_fails_each_of_its_items_and_the_next_one_is_written() ->
     writer = Writer()
     commits: GroupCommit[str, str] = GroupCommit(writer)
     writer.fail = StoreBusy("locked")
-    writer.go_on.clear()
-    results: dict[str, object] = {}
-    threads = [submit_in_thread(commits, "a", results)]
-    assert writer.entered.wait(5)
-    threads += [submit_in_thread(commits, name, results) for name in ("b", "c")]
-    waiting(commits, 2)
-    writer.go_on.set()
-    for thread in threads:
-        thread.join(5)
-    assert all(isinstance(results[name], StoreBusy) for name in "abc")
+    results = while_one_is_written(commits, writer, "a", "b", "c")
+    assert all(isinstance(results[name], StoreBusy) for name in "abc") and len(writer.batches) == 2
     writer.fail = None
     assert commits.submit("d") == "D"
 
