@@ -7,8 +7,9 @@ over a queue; the work process starts its route's handler, in the order requests
 kept request does (inbox.request_for): the front door checked it already, and bolt's dispatch would
 only repeat the reading and matching. Requests bolt acknowledges in the front door (forms checked
 before they are answered, Socket Mode) come with their body, their listener's acknowledgement done.
-Nothing acknowledged is lost between the two: the request is in the inbox before Slack hears back, and
-whatever a work process had not finished when it stopped is pending there. A work process that dies is
+Nothing acknowledged is lost between the two: the request is on disk before Slack hears back (in the
+inbox, or on SQLite in the front door's spool: spool.py), and whatever a work process had not finished
+when it stopped is pending there. A work process that dies is
 started again (after 1 s, doubling while it keeps dying, up to 30 s); the new one redoes what was kept
 before it started (inbox.replay_pending) and takes what comes after it from the queue.
 
@@ -175,12 +176,13 @@ def work_main(job: Job, work_queue: Any, metrics_conn: Connection, acking: Share
     settle_heap()
     threading.Thread(target=_answer_metrics, args=(metrics_conn, deps), name="metrics", daemon=True).start()
     spool = Inbox(Store(job.spool, now=deps.store.now, replica=deps.store.replica)) if job.spool else None
-    threading.Thread(target=_recover, args=(deps, app.client, spool, datetime.fromtimestamp(job.kept_before, UTC)),
-                     name="replay", daemon=True).start()
+    started = Started()
+    threading.Thread(target=_recover, args=(deps, app.client, spool, datetime.fromtimestamp(job.kept_before, UTC),
+                                            started), name="replay", daemon=True).start()
     log.info("the work process is ready (pid %s)", multiprocessing.current_process().pid)
     ready.value = 1
     try:
-        _take_work(work_queue, deps, app, spooled=spool is not None)
+        _take_work(work_queue, deps, app, started, spooled=spool is not None)
     finally:
         ready.value = scheduler_up.value = 0
         if scheduler is not None:
@@ -188,7 +190,28 @@ def work_main(job: Job, work_queue: Any, metrics_conn: Connection, acking: Share
         deps.shutdown()
 
 
-def _recover(deps: Deps, client: Any, spool: Inbox | None, kept_before: datetime) -> None:
+class Started:
+    """The requests whose work this process started, from its replay at start or from the queue: one kept just
+    before a work process started again may come both ways (on SQLite the spool's adoption tells; on
+    PostgreSQL only this does). Forgotten after an hour: by then the replay is long over."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._keys: dict[str, float] = {}
+
+    def first(self, key: str) -> bool:
+        """True the first time `key` is asked about."""
+        now = time.monotonic()
+        with self._lock:
+            if len(self._keys) > 10_000:
+                self._keys = {k: at for k, at in self._keys.items() if now - at < 3600}
+            if key in self._keys:
+                return False
+            self._keys[key] = now
+            return True
+
+
+def _recover(deps: Deps, client: Any, spool: Inbox | None, kept_before: datetime, started: Started) -> None:
     """What was kept before this process started: taken from the spool, then redone from the inbox."""
     from bot.server.spool import take_spooled
     from bot.slack.inbox import replay_pending
@@ -197,10 +220,10 @@ def _recover(deps: Deps, client: Any, spool: Inbox | None, kept_before: datetime
         taken = take_spooled(spool, deps.inbox, kept_before)
         if taken:
             log.info("took %d request(s) the front door kept before this work process started", taken)
-    replay_pending(deps, client, kept_before)
+    replay_pending(deps, client, kept_before, started.first)
 
 
-def _take_work(work_queue: Any, deps: Deps, app: Any, *, spooled: bool) -> None:
+def _take_work(work_queue: Any, deps: Deps, app: Any, started: Started, *, spooled: bool) -> None:
     from slack_bolt.request.internals import parse_body
 
     from bot.slack.app import LAZY_WORKERS
@@ -226,6 +249,8 @@ def _take_work(work_queue: Any, deps: Deps, app: Any, *, spooled: bool) -> None:
             key, kind, body = item[1:]
         if spooled and not deps.inbox.adopt(key, kind, body):
             continue  # taken before: a Slack retry, or handed over again while it was on its way
+        if not started.first(key):
+            continue  # the replay at this process's start did it
         found = request_for(deps, app.client, key, kind, body)
         if found is not None:
             start(found[0], deps, found[1], workers)

@@ -148,13 +148,16 @@ def request_for(deps: Deps, client: WebClient, key: str, kind: str, body: dict[s
     return route, SlackRequest(body, team_client, key)
 
 
-def redo_stalled(deps: Deps, client: WebClient, min_age: timedelta | None = None) -> int:
+def redo_stalled(deps: Deps, client: WebClient, min_age: timedelta | None = None,
+                 first: Callable[[str], bool] | None = None) -> int:
     """Redo the work of requests left pending because Slack could not be reached, or because the replica
     that took them stopped; run every minute by serve's scheduler. Each item is claimed first, so with
     several replicas one of them redoes it. Returns how many were redone."""
     stalled = timedelta(seconds=deps.settings.redo_after_s)  # pending this long: Slack failed, or its taker died
     redone = 0
     for key, kind, body in deps.inbox.pending(REPLAY_WINDOW, stalled if min_age is None else min_age):
+        if first is not None and not first(key):
+            continue  # this process started it already (`first`: whether it is the first time)
         if not deps.inbox.claim(key, stalled):
             continue  # another replica took it moments ago and is doing it
         found = request_for(deps, client, key, kind, body)
@@ -166,7 +169,8 @@ def redo_stalled(deps: Deps, client: WebClient, min_age: timedelta | None = None
     return redone
 
 
-def replay_pending(deps: Deps, client: WebClient, received_before: datetime | None = None) -> int:
+def replay_pending(deps: Deps, client: WebClient, received_before: datetime | None = None,
+                   first: Callable[[str], bool] | None = None) -> int:
     """At start-up: do the work of requests acknowledged before a crash or restart (and forget old
     finished ones); with `received_before`, only of requests kept before then (those after it reach this
     process another way). Returns how many were redone."""
@@ -174,4 +178,4 @@ def replay_pending(deps: Deps, client: WebClient, received_before: datetime | No
     if received_before is None:
         return redo_stalled(deps, client, timedelta(0))
     since = max(timedelta(0), deps.store.now() - received_before)
-    return redo_stalled(deps, client, since)
+    return redo_stalled(deps, client, since, first)

@@ -221,3 +221,23 @@ def test_the_front_door_hands_every_kind_of_request_to_the_work_process_and_does
         assert h.deps.inbox.pending(timedelta(hours=1)) != []  # kept, for the work process to take
         time.sleep(0.3)
         assert recommendations(h.fake) == [] and h.fake.of("chat.postEphemeral") == []  # none of it done here
+
+
+@pytest.mark.e2e  # starts the harness's app and fake Slack
+def test_what_the_queue_brought_is_not_replayed_and_what_was_replayed_is_not_taken_from_the_queue(
+        tmp_path: Path) -> None:
+    """On PostgreSQL nothing but the work process itself tells that a request kept just before it started again
+    came both ways (by its replay and by the queue): each key is started once."""
+    from bot.server.work_process import Started
+
+    with running_app(tmp_path) as h:
+        body = {"command": "/gpu-advise", "text": "help", "team_id": "T1", "channel_id": "C1", "user_id": "U1",
+                "response_url": h.fake.response_url()}
+        for key in ("command:queued", "command:replayed"):
+            assert h.deps.inbox.enqueue(key, "command", body)
+        h.clock.advance(seconds=1)
+        started = Started()
+        assert started.first("command:queued")  # the queue brought it first
+        assert replay_pending(h.deps, h.deps_client(), h.clock(), started.first) == 1
+        assert [key for key, _, _ in h.deps.inbox.pending(timedelta(hours=1))] == ["command:queued"]
+        assert not started.first("command:replayed")  # when the queue brings it now, it is not done again
