@@ -169,8 +169,13 @@ def work_main(job: Job, work_queue: Any, metrics_conn: Connection, acking: Share
 
     configure_logs(job.settings.log_level, job.settings.log_format)
     ACKS.follow(acking)
-    deps = build_deps(job.settings)
-    app = create_app(deps, lang=job.lang)
+    try:
+        deps = build_deps(job.settings)
+        app = create_app(deps, lang=job.lang)
+    except Exception as exc:  # what serve checked a moment ago failed now (Slack, the database): said, not a traceback
+        reason = getattr(exc, "reason", None) or str(exc) or type(exc).__name__
+        log.error("the work process could not start: %s", reason)
+        raise SystemExit(1) from None
     scheduler = start_jobs(job.settings, deps, app.client) if job.jobs else None
     scheduler_up.value = int(scheduler is not None)
     settle_heap()

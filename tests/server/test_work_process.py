@@ -241,3 +241,23 @@ def test_what_the_queue_brought_is_not_replayed_and_what_was_replayed_is_not_tak
         assert replay_pending(h.deps, h.deps_client(), h.clock(), started.first) == 1
         assert [key for key, _, _ in h.deps.inbox.pending(timedelta(hours=1))] == ["command:queued"]
         assert not started.first("command:replayed")  # when the queue brings it now, it is not done again
+
+
+@pytest.mark.e2e
+@pytest.mark.skipif(not LINUX, reason="finds the work process in Linux's /proc")
+def test_a_work_process_that_cannot_start_says_why_and_is_tried_again(tmp_path: Path) -> None:
+    with fake_slack() as fake, serving(tmp_path, fake, GPU_ADVISOR_SLACK_RETRY_BACKOFF_S="0.01") as (send, proc):
+        [work] = fake.wait_for(lambda: children(proc.pid))
+        fake.wait_for(lambda: healthz(send)["checks"]["work_process"] == "running")
+        fake.server_errors["auth.test"] = 10_000  # Slack down: a new work process cannot check its token
+        os.kill(work, signal.SIGKILL)
+        fake.wait_for(lambda: healthz(send)["status"] == "degraded")
+        # a start tries auth.test four times (the client retries a 500 three times): a fifth is the next start
+        fake.wait_for(lambda: 10_000 - fake.server_errors["auth.test"] >= 5)
+        del fake.server_errors["auth.test"]  # Slack back: this start goes on
+        fake.wait_for(lambda: healthz(send)["checks"]["work_process"] == "running", timeout=40)
+        send.command(PROFILE, response_url=fake.response_url())
+        fake.wait_for(lambda: recommendations(fake))
+        proc.send_signal(signal.SIGTERM)
+        output = (proc.communicate(timeout=20)[0] or b"").decode()
+    assert "the work process could not start" in output and "Traceback" not in output
