@@ -30,7 +30,6 @@ def run(settings: Settings, *, host: str, port: int, jobs: bool, lang: Lang) -> 
     from bot.server.http import EVENTS_PATH, build_server
     from bot.server.jobs import start_jobs
     from bot.slack.app import MissingSlackSettings, SlackUnreachable, check_tokens, create_app
-    from bot.slack.inbox import replay_pending
     from bot.state import StoreUnavailable
     from pricing.errors import CacheUnavailable
     from rules.errors import PolicyError
@@ -68,7 +67,7 @@ def run(settings: Settings, *, host: str, port: int, jobs: bool, lang: Lang) -> 
             Sweeper(deps.spool, deps.inbox, work, timedelta(seconds=settings.redo_after_s)).start(sweeping)
     else:
         # Finish the work of requests acknowledged before the last stop, beside the new requests.
-        threading.Thread(target=replay_pending, args=(deps, app.client), name="replay", daemon=True).start()
+        threading.Thread(target=_replay, args=(deps, app.client), name="replay", daemon=True).start()
         scheduler = start_jobs(settings, deps, app.client) if jobs else None
     app_token = settings.slack_app_token.get_secret_value() if settings.slack_app_token else ""
     try:
@@ -102,6 +101,18 @@ def run(settings: Settings, *, host: str, port: int, jobs: bool, lang: Lang) -> 
         if work is not None:
             work.stop()
         deps.shutdown()  # a capture cut short stays pending in the inbox: redone at start-up
+
+
+def _replay(deps: Any, client: Any) -> None:
+    """serve in one process: what a work process left in the spool (serve run with one before), then the inbox."""
+    from bot.server.spool import open_spool, take_spooled
+    from bot.slack.inbox import KEPT, replay_pending
+
+    spool = open_spool(deps.store, only_if_there=True)
+    if spool is not None:
+        take_spooled(spool, deps.inbox, deps.store.now())
+        spool.forget(sorted(deps.inbox.known([row.key for row in spool.spooled(KEPT)])))
+    replay_pending(deps, client)
 
 
 def settle_heap() -> None:

@@ -15,6 +15,7 @@ from __future__ import annotations
 import logging
 import threading
 from datetime import datetime, timedelta
+from pathlib import Path
 
 from bot.deps import Handoff
 from bot.slack.inbox import KEPT, REPLAY_WINDOW
@@ -25,10 +26,11 @@ log = logging.getLogger("bot.serve")
 SWEEP_EVERY_S = 1.0
 
 
-def open_spool(store: Store) -> Inbox | None:
-    """The spool beside a SQLite state database (None on PostgreSQL)."""
+def open_spool(store: Store, *, only_if_there: bool = False) -> Inbox | None:
+    """The spool beside a SQLite state database (None on PostgreSQL; with `only_if_there`, None when there is
+    no spool file: serve without a work process only takes over what one left)."""
     path = store.sqlite_path()
-    if path is None:
+    if path is None or (only_if_there and not Path(f"{path}-spool").exists()):
         return None
     return Inbox(Store(f"{path}-spool", now=store.now, replica=store.replica))
 
@@ -70,8 +72,8 @@ class Sweeper:
 
 
 def take_spooled(spool: Inbox, inbox: Inbox, received_before: datetime) -> int:
-    """In a work process starting: take into the inbox what the front door spooled before it started and the
-    inbox does not hold (a hand-over lost with the work process before it). Returns how many."""
+    """In a work process starting (or serve starting without one): take into the inbox what the front door
+    spooled before then and the inbox does not hold (a hand-over lost with a work process). Returns how many."""
     taken = 0
     for row in spool.spooled(REPLAY_WINDOW, received_before):
         taken += inbox.adopt(row.key, row.kind, row.body, row.received_at)

@@ -85,8 +85,11 @@ def test_postgresql_has_no_spool(db_target: str) -> None:
 
 @pytest.mark.e2e
 @pytest.mark.skipif(not LINUX, reason="finds the work process in Linux's /proc")
-def test_a_request_acknowledged_just_before_serve_is_killed_is_done_on_the_next_start(tmp_path: Path) -> None:
-    """Kept only in the spool (the work process had not taken it) when the whole service dies."""
+@pytest.mark.parametrize("next_start", ["true", "false"])
+def test_a_request_acknowledged_just_before_serve_is_killed_is_done_on_the_next_start(tmp_path: Path,
+                                                                                      next_start: str) -> None:
+    """Kept only in the spool (the work process had not taken it) when the whole service dies; done when serve
+    starts again, with a work process or without one."""
     with fake_slack() as fake:
         with serving(tmp_path, fake) as (send, proc):
             [work] = fake.wait_for(lambda: children(proc.pid))
@@ -100,7 +103,7 @@ def test_a_request_acknowledged_just_before_serve_is_killed_is_done_on_the_next_
             proc.wait(timeout=10)
             os.kill(work, signal.SIGKILL)
         assert recommendations(fake) == []
-        with serving(tmp_path, fake):
+        with serving(tmp_path, fake, GPU_ADVISOR_WORK_PROCESS=next_start):
             fake.wait_for(lambda: recommendations(fake))
             fake.wait_for(lambda: spool.spooled(timedelta(hours=1)) == [])  # swept once the inbox holds it
         time.sleep(0.2)
