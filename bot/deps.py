@@ -89,7 +89,7 @@ class Deps:
         try:
             backlog = len(self.inbox.pending(timedelta(days=1)))
             if self.spool is not None:  # kept by the front door, not yet taken by the work process
-                spooled = [row.key for row in self.spool.spooled(timedelta(days=1))]
+                spooled = [key for key, _ in self.spool.waiting(timedelta(days=1), 100_000)]
                 backlog += len(spooled) - len(self.inbox.known(spooled))
             self.metrics.inbox_backlog.set(backlog)
             from bot.state.discovered import Discovered

@@ -24,6 +24,7 @@ from bot.state import Inbox, Store
 log = logging.getLogger("bot.serve")
 
 SWEEP_EVERY_S = 1.0
+SWEEP_ROWS = 2000  # the oldest this many are looked at each sweep (keys only), so a long backlog costs little
 
 
 def open_spool(store: Store, *, only_if_there: bool = False) -> Inbox | None:
@@ -42,23 +43,22 @@ class Sweeper:
 
     def sweep(self) -> tuple[int, int]:
         """Forget what the inbox took; hand over again what it has not taken in time. (forgotten, resent)"""
-        rows = self.spool.spooled(KEPT)
+        rows = self.spool.waiting(KEPT, SWEEP_ROWS)
         if not rows:
             return 0, 0
-        known = self.inbox.known([row.key for row in rows])
+        known = self.inbox.known([key for key, _ in rows])
         forgotten = self.spool.forget(sorted(known)) if known else 0
-        now, resent = self.spool.store.now(), 0
-        for row in rows:
-            last = self._resent.get(row.key, row.received_at)
-            if row.key not in known and now - last >= self.resend_after:
-                self.work.run(row.key, row.kind, row.body)
-                self._resent[row.key] = now
-                resent += 1
+        now = self.spool.store.now()
+        due = [key for key, received in rows
+               if key not in known and now - self._resent.get(key, received) >= self.resend_after]
+        for key, kind, body in self.spool.bodies(due):
+            self.work.run(key, kind, body)
+            self._resent[key] = now
         self._resent = {key: at for key, at in self._resent.items() if key not in known}
-        if resent:
+        if due:
             log.warning("%d acknowledged request(s) not taken by the work process after %.0f s: handed over again",
-                        resent, self.resend_after.total_seconds())
-        return forgotten, resent
+                        len(due), self.resend_after.total_seconds())
+        return forgotten, len(due)
 
     def run(self, stop: threading.Event) -> None:
         while not stop.wait(SWEEP_EVERY_S):

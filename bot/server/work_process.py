@@ -131,6 +131,8 @@ class WorkProcess:
             if conn is None or not self.alive():
                 return None
             try:
+                while conn.poll(0):  # an answer to an earlier scrape that gave up waiting: stale
+                    conn.recv()
                 conn.send("metrics")
                 if conn.poll(METRICS_WAIT_S):
                     answer = conn.recv()

@@ -73,6 +73,23 @@ class Inbox:
         with self.store.reading() as conn:
             return [Spooled(r.key, r.kind, r.body, r.received_at) for r in conn.execute(query)]
 
+    def waiting(self, max_age: timedelta, limit: int) -> list[tuple[str, datetime]]:
+        """The oldest `limit` unfinished requests received within `max_age`: key and time, without their bodies."""
+        query = (select(inbox.c.key, inbox.c.received_at)
+                 .where(inbox.c.done_at.is_(None), inbox.c.received_at >= self.store.now() - max_age)
+                 .order_by(inbox.c.received_at).limit(limit))
+        with self.store.reading() as conn:
+            return [(r.key, r.received_at) for r in conn.execute(query)]
+
+    def bodies(self, keys: Sequence[str]) -> list[Request]:
+        """The kind and body of each of `keys` held here."""
+        found: list[Request] = []
+        with self.store.reading() as conn:
+            for start in range(0, len(keys), 500):
+                query = select(inbox.c.key, inbox.c.kind, inbox.c.body).where(inbox.c.key.in_(keys[start:start + 500]))
+                found += [(r.key, r.kind, r.body) for r in conn.execute(query)]
+        return found
+
     def known(self, keys: Sequence[str]) -> set[str]:
         """Those of `keys` this inbox holds (done or not)."""
         found: set[str] = set()

@@ -92,6 +92,7 @@ def test_the_work_after_an_acknowledgement_is_done_by_the_work_process(tmp_path:
             assert status == 200
             time.sleep(0.5)
             assert recommendations(fake) == []  # nothing done in the front door
+            assert "gpu_advisor_inbox_backlog 1.0" in metrics(send).splitlines()  # kept, not yet taken
         finally:
             os.kill(work, signal.SIGCONT)
         fake.wait_for(lambda: recommendations(fake))
@@ -99,6 +100,7 @@ def test_the_work_after_an_acknowledgement_is_done_by_the_work_process(tmp_path:
         wanted = 'gpu_advisor_decisions_total{choice="dedicated"} 1.0'
         text = fake.wait_for(lambda: next((m for m in [metrics(send)] if wanted in m), None))
         assert 'gpu_advisor_slack_requests_total{kind="command"} 1.0' in text
+        fake.wait_for(lambda: "gpu_advisor_inbox_backlog 0.0" in metrics(send).splitlines())
 
 
 @pytest.mark.e2e
