@@ -113,14 +113,12 @@ def wait_healthy(port: int) -> None:
     """Until /healthz answers and, for serve, its work process takes work (it starts after the front door)."""
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
-        try:
+        with contextlib.suppress(OSError):  # not listening yet
             with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=1) as response:
                 answer = response.read()
             checks = json.loads(answer).get("checks", {}) if answer.startswith(b"{") else {}
             if checks.get("work_process", "running") == "running":
                 return
-        except OSError:
-            pass
         time.sleep(0.1)
     raise RuntimeError("the app did not start")
 

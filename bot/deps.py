@@ -26,13 +26,20 @@ SLOW_WORKERS = 2
 
 
 class Handoff(Protocol):
-    """Where the work of a request kept in the inbox goes when it is not done in this process."""
+    """Where the work of a request kept in the inbox goes when it is not done in this process: serve's work
+    process (bot/server/work_process.py)."""
 
     def kept(self, key: str, raw: bytes, headers: dict[str, str]) -> None:
         """A request the front door kept and acknowledged (bot/slack/fast_ack.py): all its work is to do."""
 
     def run(self, key: str, kind: str, body: dict[str, Any]) -> None:
         """A request bolt acknowledged here: only its route's handler is still to run."""
+
+    def state(self) -> str:
+        """For /healthz: running, starting or restarting."""
+
+    def metrics(self) -> bytes | None:
+        """Its metrics exposition, added to this process's at /metrics; None when it does not answer."""
 
 
 @dataclass

@@ -31,9 +31,8 @@ def health(deps: Deps, scheduler_running: Callable[[], bool] | None) -> tuple[in
         checks["scheduler"] = "off"
     else:
         checks["scheduler"] = "running" if scheduler_running() else "stopped"
-    work_state = getattr(deps.work, "state", None)
-    if work_state is not None:  # serve's work process (work_process.py): started again when it dies
-        checks["work_process"] = work_state()
+    if deps.work is not None:  # serve's work process (work_process.py): started again when it dies
+        checks["work_process"] = deps.work.state()
     sources: dict[str, str] = {}
     try:
         states = deps.prices.status()

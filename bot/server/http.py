@@ -30,7 +30,6 @@ from bot.server import enroll, heartbeat
 from bot.server.bodies import SOCKET_KEY, BodyTimeout, PendingBodies, TooManyPending, read_body
 from bot.server.health import health
 from bot.server.verify import check, too_large
-from bot.server.work_process import WorkProcess
 from bot.slack import fast_ack
 from bot.slack.ids import INSTALL_PATH, REDIRECT_PATH
 from bot.state import StoreBusy, StoreUnavailable
@@ -149,7 +148,7 @@ def wsgi_app(app: App, deps: Deps, scheduler_running: Callable[[], bool] | None 
             return _reply(start_response, status, json.dumps(report).encode(), "application/json")
         if path == "/metrics":
             deps.refresh_gauges()
-            exposition = deps.metrics.exposition(deps.work.metrics() if isinstance(deps.work, WorkProcess) else None)
+            exposition = deps.metrics.exposition(deps.work.metrics() if deps.work is not None else None)
             return _reply(start_response, 200, exposition, "text/plain; version=0.0.4")
         return _reply(start_response, 404, b"not found")
 

@@ -105,13 +105,12 @@ def run(settings: Settings, *, host: str, port: int, jobs: bool, lang: Lang) -> 
 
 def _replay(deps: Any, client: Any) -> None:
     """serve in one process: what a work process left in the spool (serve run with one before), then the inbox."""
-    from bot.server.spool import open_spool, take_spooled
-    from bot.slack.inbox import KEPT, replay_pending
+    from bot.server.spool import open_spool, take_over
+    from bot.slack.inbox import replay_pending
 
     spool = open_spool(deps.store, only_if_there=True)
     if spool is not None:
-        take_spooled(spool, deps.inbox, deps.store.now())
-        spool.forget(sorted(deps.inbox.known([row.key for row in spool.spooled(KEPT)])))
+        take_over(spool, deps.inbox)
     replay_pending(deps, client)
 
 

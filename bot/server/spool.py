@@ -71,6 +71,13 @@ class Sweeper:
         threading.Thread(target=self.run, args=(stop,), name="spool-sweep", daemon=True).start()
 
 
+def take_over(spool: Inbox, inbox: Inbox) -> int:
+    """serve starting without a work process: take everything spooled into the inbox, and empty the spool."""
+    taken = take_spooled(spool, inbox, spool.store.now())
+    spool.forget(sorted(inbox.known([key for key, _ in spool.waiting(KEPT, 100_000)])))
+    return taken
+
+
 def take_spooled(spool: Inbox, inbox: Inbox, received_before: datetime) -> int:
     """In a work process starting (or serve starting without one): take into the inbox what the front door
     spooled before then and the inbox does not hold (a hand-over lost with a work process). Returns how many."""

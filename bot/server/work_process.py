@@ -137,9 +137,9 @@ class WorkProcess:
                 if conn.poll(METRICS_WAIT_S):
                     answer = conn.recv()
                     return answer if isinstance(answer, bytes) else None
-            except (OSError, EOFError):
-                pass
-            log.warning("the work process did not give its metrics within %.0f s", METRICS_WAIT_S)
+                log.warning("the work process did not give its metrics within %.0f s", METRICS_WAIT_S)
+            except (OSError, EOFError) as exc:  # it stopped between the check and the question
+                log.warning("the work process's metrics could not be asked for: %s", type(exc).__name__)
             return None
 
     def stop(self) -> None:

@@ -127,13 +127,8 @@ class Inbox:
     def pending(self, max_age: timedelta, min_age: timedelta = timedelta(0)) -> list[tuple[str, str, dict[str, Any]]]:
         """Acknowledged requests whose work never finished (the process stopped, or Slack could not be
         reached), received between `max_age` and `min_age` ago, oldest first."""
-        now = self.store.now()
-        query = (select(inbox.c.key, inbox.c.kind, inbox.c.body)
-                 .where(inbox.c.done_at.is_(None), inbox.c.received_at >= now - max_age,
-                        inbox.c.received_at <= now - min_age)
-                 .order_by(inbox.c.received_at))
-        with self.store.reading() as conn:
-            return [(r.key, r.kind, r.body) for r in conn.execute(query)]
+        return [(row.key, row.kind, row.body)
+                for row in self.spooled(max_age, self.store.now() - min_age)]
 
     def prune(self, older_than: timedelta) -> int:
         """Forget finished items older than `older_than` (they only guard against retries)."""

@@ -111,8 +111,7 @@ class Store:
         self.acks = ACKS
         try:
             self.engine = make_engine(url)
-            sqlite = self.engine.dialect.name == "sqlite"
-            self._write_lock = WriteLock(file_lock(make_url(url).database if sqlite else None))
+            self._write_lock = WriteLock(file_lock(self.sqlite_path()))
             with self.writing() as conn:
                 migrate.upgrade(conn)
         except (OSError, SQLAlchemyError) as exc:

@@ -202,6 +202,12 @@ class HandedOver:
     def run(self, key: str, kind: str, body: dict[str, Any]) -> None:
         self.runs.append((key, kind, body))
 
+    def state(self) -> str:
+        return "running"
+
+    def metrics(self) -> bytes | None:
+        return None
+
 
 @pytest.mark.e2e  # starts the harness's app and fake Slack
 def test_the_front_door_hands_every_kind_of_request_to_the_work_process_and_does_none_of_it(tmp_path: Path) -> None:
