@@ -271,3 +271,14 @@ def test_a_work_process_that_cannot_start_says_why_and_is_tried_again(tmp_path: 
         proc.send_signal(signal.SIGTERM)
         output = (proc.communicate(timeout=20)[0] or b"").decode()
     assert "the work process could not start" in output and "Traceback" not in output
+
+
+@pytest.mark.parametrize(("env", "named"), [({"GPU_ADVISOR_WORK_NICENESS": "25"}, "work_niceness"),
+                                            ({"GPU_ADVISOR_WORK_PROCESS": "maybe"}, "work_process")])
+def test_a_bad_work_process_setting_is_refused_before_serve_starts(tmp_path: Path, env: dict[str, str],
+                                                                   named: str) -> None:
+    from tests.support.cli import run_cli
+
+    result = run_cli("serve", "--no-scheduler", env=env, tmp=tmp_path)
+    assert result.returncode == 2
+    assert "bad configuration" in result.stderr and named in result.stderr
