@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from datetime import date
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from pydantic import AliasChoices, Field, SecretStr, ValidationInfo, field_validator
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic_settings import BaseSettings, EnvSettingsSource, PydanticBaseSettingsSource, SettingsConfigDict
+from pydantic_settings.sources.utils import parse_env_vars
 
+from bot.environment import environment
 from bot.text.lang import Lang
 
 if TYPE_CHECKING:
@@ -21,11 +24,26 @@ def default_db_path() -> Path:
     return Path(base) / "gpu-advisor" / "gpu-advisor.db"
 
 
-class Settings(BaseSettings):
-    """Every setting reads GPU_ADVISOR_<NAME>; the Slack ones read Slack's usual variable names."""
+class _Environment(EnvSettingsSource):
+    """The environment over `.env`, as bot/environment.py reads it for every command."""
 
-    model_config = SettingsConfigDict(env_prefix="GPU_ADVISOR_", env_file=".env", extra="ignore",
-                                      populate_by_name=True)
+    def _load_env_vars(self) -> Mapping[str, str | None]:
+        return parse_env_vars(environment(), self.case_sensitive, self.env_ignore_empty, self.env_parse_none_str)
+
+
+class Settings(BaseSettings):
+    """Every setting reads GPU_ADVISOR_<NAME>; the Slack ones read Slack's usual variable names. Values come from
+    the process environment over `.env` in the working folder (bot/environment.py)."""
+
+    model_config = SettingsConfigDict(env_prefix="GPU_ADVISOR_", extra="ignore", populate_by_name=True)
+
+    @classmethod
+    def settings_customise_sources(cls, settings_cls: type[BaseSettings], init_settings: PydanticBaseSettingsSource,
+                                   env_settings: PydanticBaseSettingsSource,
+                                   dotenv_settings: PydanticBaseSettingsSource,
+                                   file_secret_settings: PydanticBaseSettingsSource,
+                                   ) -> tuple[PydanticBaseSettingsSource, ...]:
+        return init_settings, _Environment(settings_cls), file_secret_settings
 
     db: Path = Field(default_factory=default_db_path, description="SQLite file of the price cache (also --db)")
     state_db: Path | None = Field(default=None, description="SQLite file of the Slack bot's state; "

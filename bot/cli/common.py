@@ -80,20 +80,18 @@ class TerminalSettings:
 
 def terminal_settings(*, lang: Lang | None, policy: Path | None) -> TerminalSettings:
     """The language (--lang, else GPU_ADVISOR_LANG, else the locale) and the policy (--policy, else
-    GPU_ADVISOR_POLICY), read from the environment over `.env` as Settings reads them (names in any
-    case), without building Settings: the light start of a command that needs no more. Exit 2 on a bad
-    language, as load_settings does."""
-    from dotenv import dotenv_values
+    GPU_ADVISOR_POLICY), read from the environment over `.env` by the reader Settings uses
+    (bot/environment.py), without building Settings: the light start of a command that needs no more. Exit 2 on
+    a bad language, as load_settings does."""
+    from bot.environment import environment
 
-    dotenv = Path(".env")
-    values = {k.upper(): v for k, v in dotenv_values(dotenv).items() if v is not None} if dotenv.is_file() else {}
-    values |= {k.upper(): v for k, v in os.environ.items()}
-    given = values.get("GPU_ADVISOR_LANG")
+    values = environment()
+    given = values.get("gpu_advisor_lang")
     if given is not None and given not in {str(code) for code in Lang}:
         problems = f"lang: Input should be {' or '.join(repr(str(code)) for code in Lang)}"
         raise fail(t("cli.bad_config", lang or locale_lang(), problems=problems))
     chosen = lang or (Lang(given) if given is not None else locale_lang())
-    path = policy or (Path(values["GPU_ADVISOR_POLICY"]) if values.get("GPU_ADVISOR_POLICY") else None)
+    path = policy or (Path(values["gpu_advisor_policy"]) if values.get("gpu_advisor_policy") else None)
     return TerminalSettings(chosen, path)
 
 

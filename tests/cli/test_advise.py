@@ -87,8 +87,8 @@ def test_interactive_input_ending_early_exits_2(tmp_path: Path) -> None:
     assert "input ended before the question --memory-peak was answered" in result.stderr
 
 
+@pytest.mark.e2e  # starts a process
 @pytest.mark.skipif(sys.platform == "win32", reason="needs a pseudo-terminal")
-@pytest.mark.e2e
 def test_terminal_session_asks_without_flags(tmp_path: Path) -> None:
     child = pexpect.spawn(sys.executable, ["-m", "bot", "advise", "--lang", "en"], cwd=str(ROOT),
                           env={"GPU_ADVISOR_DB": str(tmp_path / "a.db"), "COLUMNS": "200", "TERM": "dumb",
@@ -207,6 +207,26 @@ def test_the_light_start_reads_language_and_policy_from_dot_env_too(tmp_path: Pa
                       "--frequency", "daily", "--can-resume", "yes", "--json", tmp=tmp_path,
                       env={"GPU_ADVISOR_LANG": "en"})
     assert json.loads(english.stdout)["lang"] == "en"  # the environment wins over .env
+
+
+def _chinese(text: str) -> bool:
+    return any("\u4e00" <= ch <= "\u9fff" for ch in text)
+
+
+def test_a_language_in_dot_env_is_the_language_of_help_answers_and_errors(tmp_path: Path) -> None:
+    """Issue 28.3: with GPU_ADVISOR_LANG=zh in `.env`, `advise --help` printed English (its reader looked at the
+    environment only) while `advise` answered in Chinese."""
+    (tmp_path / ".env").write_text("GPU_ADVISOR_LANG=zh\n")
+    flags = ["--duration", "10h", "--memory-peak", "70/80", "--model-parallel", "no", "--frequency", "daily",
+             "--can-resume", "yes"]
+    helped = run_cli("advise", "--help", tmp=tmp_path)
+    answered = run_cli("advise", *flags, tmp=tmp_path)
+    refused = run_cli("advise", *flags[:-1], "perhaps", tmp=tmp_path)
+    assert helped.returncode == 0 and _chinese(helped.stdout), helped.stdout
+    assert answered.returncode == 0 and _chinese(answered.stdout), answered.stdout
+    assert refused.returncode == 2 and _chinese(refused.stderr) and "--can-resume" in refused.stderr, refused.stderr
+    english = run_cli("advise", "--help", tmp=tmp_path, env={"GPU_ADVISOR_LANG": "en"})  # the environment wins
+    assert english.returncode == 0 and not _chinese(english.stdout), english.stdout
 
 
 def test_a_memory_answer_that_agrees_with_the_model_estimate_is_advised_not_a_crash(tmp_path: Path) -> None:

@@ -1,0 +1,29 @@
+"""Where every setting comes from: the process environment over a `.env` file in the working folder, names in
+any case. One reader for all of them: `Settings` (bot/settings.py) reads through it, and so does the terminal's
+light start (the language of `--help`, and `advise` without prices, which must not pay for pydantic-settings'
+import: 0.1 s, as much as the rest of the command), so a value in `.env` means the same everywhere.
+
+Only the standard library and python-dotenv (the `.env` parser pydantic-settings itself uses) are imported."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from pathlib import Path
+
+ENV_FILE = Path(".env")
+
+
+def environment(env_file: Path = ENV_FILE, environ: Mapping[str, str] | None = None) -> dict[str, str]:
+    """Every variable, names lower-cased: `.env` first, the process environment over it."""
+    values: dict[str, str] = {}
+    if env_file.is_file():
+        from dotenv import dotenv_values
+
+        values = {k.lower(): v for k, v in dotenv_values(env_file).items() if v is not None}
+    return values | {k.lower(): v for k, v in (os.environ if environ is None else environ).items()}
+
+
+def setting(name: str, values: Mapping[str, str] | None = None) -> str | None:
+    """The raw value of one variable (`GPU_ADVISOR_LANG`), as Settings reads it; None when unset."""
+    return (environment() if values is None else values).get(name.lower())
