@@ -1,5 +1,7 @@
-"""What the whole process is given (settings, policy, state, prices, clock, metrics, Slack clients), built
-once at start-up by build_deps() and passed to each call: no module globals."""
+"""What the whole process is given (settings, policy, state, prices, clock, metrics, the acknowledgement gate,
+the workspaces' clients, serve's work process), built once at start-up by build_deps() and passed to each call:
+no module globals. Deps is complete when build_deps() returns: what a wing adds (the OAuth workspaces of the
+Slack wing, serve's work process and spool) is handed to build_deps as a factory and made before it returns."""
 
 from __future__ import annotations
 
@@ -18,6 +20,7 @@ from bot.metrics import Metrics
 from bot.price_book import PriceBook, http_client
 from bot.settings import Settings
 from bot.state import Conversations, Inbox, Store, StoreUnavailable, Users
+from bot.state.write_lock import AckGate
 from pricing.errors import CacheUnavailable
 from rules.policy import Policy, load_policy
 
@@ -41,6 +44,23 @@ class Handoff(Protocol):
     def metrics(self) -> bytes | None:
         """Its metrics exposition, added to this process's at /metrics; None when it does not answer."""
 
+    def start(self) -> None:
+        """Start taking work (serve calls it once the front door is built)."""
+
+    def stop(self) -> None:
+        """Stop, with serve."""
+
+
+class Workspaces(Protocol):
+    """Installs through OAuth (bot/slack/installs.py): each workspace's own client, for work that starts outside
+    a request, and forgetting a workspace that uninstalled the app."""
+
+    def client_for(self, team: str) -> WebClient:
+        """The workspace's client; LookupError when it has no installation any more."""
+
+    def forget(self, team: str) -> None:
+        """Drop the workspace's tokens."""
+
 
 @dataclass
 class Deps:
@@ -49,10 +69,10 @@ class Deps:
     store: Store
     prices: PriceBook
     now: Callable[[], datetime]
+    # the process's acknowledgement gate (bot/state/write_lock.py): background work gives way through it
+    acks: AckGate = field(default_factory=AckGate)
     metrics: Metrics = field(default_factory=Metrics)
-    # OAuth installs: a workspace's client for work that starts outside a request (None: one bot token)
-    client_for: Callable[[str], WebClient] | None = None
-    forget_team: Callable[[str], None] | None = None  # uninstalled: drop the workspace's tokens
+    workspaces: Workspaces | None = None  # OAuth installs (None: one bot token)
     # serve's work process (bot/server/work_process.py): the work after each acknowledgement goes there
     work: Handoff | None = None
     # with a work process on SQLite: the front door's own inbox file, where requests are kept (bot/server/spool.py)
@@ -73,7 +93,7 @@ class Deps:
     def client_of(self, team: str, default: WebClient) -> WebClient:
         """The client to reach `team`'s workspace with: its own installation's, else `default`.
         LookupError when the workspace has no installation any more."""
-        return self.client_for(team) if self.client_for is not None else default
+        return self.workspaces.client_for(team) if self.workspaces is not None else default
 
     def gpu_offers(self, gpu: str) -> list[Any]:
         """The price cache's offers of a GPU; none (logged) when the cache cannot be read, so an item found or
@@ -122,9 +142,15 @@ class Deps:
         return timedelta(hours=self.settings.conversation_ttl_hours)
 
 
-def build_deps(settings: Settings, *, now: Callable[[], datetime] | None = None) -> Deps:
+def build_deps(settings: Settings, *, now: Callable[[], datetime] | None = None, acks: AckGate | None = None,
+               workspaces: Callable[[Deps], Workspaces] | None = None,
+               work: Callable[[Deps], tuple[Handoff, Inbox | None]] | None = None) -> Deps:
     """What the handlers need. Local problems are found here, before Slack is contacted: PolicyError
-    for a bad policy, StoreUnavailable or CacheUnavailable for an unusable database."""
+    for a bad policy, StoreUnavailable or CacheUnavailable for an unusable database.
+
+    `acks`: the process's acknowledgement gate (a new one unless given: the work process's follows the front
+    door's count). `workspaces` makes the OAuth installs' clients, `work` serve's work process and the spool
+    it takes from; each is given the Deps being built and called before it is returned."""
     keep_secret(*(s.get_secret_value() for s in (settings.slack_bot_token, settings.slack_app_token,
                                                   settings.slack_signing_secret, settings.slack_client_secret,
                                                   settings.encryption_key) if s is not None))
@@ -132,6 +158,12 @@ def build_deps(settings: Settings, *, now: Callable[[], datetime] | None = None)
         keep_secret(*settings.encryption_key.get_secret_value().split(","))
     policy = load_policy(settings.policy)
     clock = now or (lambda: datetime.now(UTC))
-    store = Store(settings.state_url(), now=clock, replica=settings.replica_id or None)
+    gate = acks or AckGate()
+    store = Store(settings.state_url(), now=clock, replica=settings.replica_id or None, acks=gate)
     prices = PriceBook.open(settings, policy, http_client(settings), now=clock)
-    return Deps(settings=settings, policy=policy, store=store, prices=prices, now=clock)
+    deps = Deps(settings=settings, policy=policy, store=store, prices=prices, now=clock, acks=gate)
+    if workspaces is not None:
+        deps.workspaces = workspaces(deps)
+    if work is not None:
+        deps.work, deps.spool = work(deps)
+    return deps

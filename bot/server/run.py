@@ -25,11 +25,10 @@ class StartFailed(RuntimeError):
 
 def run(settings: Settings, *, host: str, port: int, jobs: bool, lang: Lang) -> None:
     """Serve until stopped (Ctrl-C or SIGTERM). StartFailed when a setting, the state or Slack is not usable."""
-    from bot.deps import build_deps
     from bot.logs import configure as configure_logs
     from bot.server.http import EVENTS_PATH, build_server
     from bot.server.jobs import start_jobs
-    from bot.slack.app import MissingSlackSettings, SlackUnreachable, check_tokens, create_app
+    from bot.slack.app import MissingSlackSettings, SlackUnreachable, check_tokens, create_app, slack_deps
     from bot.state import StoreUnavailable
     from pricing.errors import CacheUnavailable
     from rules.errors import PolicyError
@@ -40,12 +39,8 @@ def run(settings: Settings, *, host: str, port: int, jobs: bool, lang: Lang) -> 
     sys.setswitchinterval(0.001)
     try:
         check_tokens(settings, lang)
-        deps = build_deps(settings)
+        deps = slack_deps(settings, work=_work_process(settings, jobs, lang) if settings.work_process else None)
         app = create_app(deps, lang=lang)
-        if settings.work_process:
-            from bot.server.spool import open_spool
-
-            deps.spool = open_spool(deps.store)
     except (MissingSlackSettings, SlackUnreachable) as exc:
         raise StartFailed(str(exc)) from None
     except StoreUnavailable as exc:
@@ -55,13 +50,10 @@ def run(settings: Settings, *, host: str, port: int, jobs: bool, lang: Lang) -> 
     except PolicyError as exc:
         raise StartFailed(t("cli.policy_error", lang, error=str(exc))) from None
     settle_heap()
-    work, scheduler, sweeping = None, None, threading.Event()
-    if settings.work_process:  # the work after each acknowledgement, the replay and the jobs: in a second process
+    work, scheduler, sweeping = deps.work, None, threading.Event()
+    if work is not None:  # the work after each acknowledgement, the replay and the jobs: in a second process
         from bot.server.spool import Sweeper
-        from bot.server.work_process import WorkProcess
 
-        work = deps.work = WorkProcess(settings, jobs=jobs, lang=lang, spool=deps.spool)
-        deps.store.acks.publish(work.acking)
         work.start()
         if deps.spool is not None:
             Sweeper(deps.spool, deps.inbox, work, timedelta(seconds=settings.redo_after_s)).start(sweeping)
@@ -101,6 +93,21 @@ def run(settings: Settings, *, host: str, port: int, jobs: bool, lang: Lang) -> 
         if work is not None:
             work.stop()
         deps.shutdown()  # a capture cut short stays pending in the inbox: redone at start-up
+
+
+def _work_process(settings: Settings, jobs: bool, lang: Lang) -> Callable[[Any], tuple[Any, Any]]:
+    """What build_deps makes serve's work process with: the spool the front door keeps requests in (SQLite) and
+    the process (not started yet), which follows the front door's count of acknowledgements in flight."""
+    def make(deps: Any) -> tuple[Any, Any]:
+        from bot.server.spool import open_spool
+        from bot.server.work_process import WorkProcess
+
+        spool = open_spool(deps.store)
+        work = WorkProcess(settings, jobs=jobs, lang=lang, spool=spool)
+        deps.acks.publish(work.acking)
+        return work, spool
+
+    return make
 
 
 def _replay(deps: Any, client: Any) -> None:

@@ -37,7 +37,7 @@ from typing import Any
 from bot.deps import Deps
 from bot.settings import Settings
 from bot.state import Inbox, Store
-from bot.state.write_lock import ACKS, SharedCount
+from bot.state.write_lock import AckGate, SharedCount
 from bot.text import Lang
 
 log = logging.getLogger("bot.serve")
@@ -163,16 +163,16 @@ def work_main(job: Job, work_queue: Any, metrics_conn: Connection, acking: Share
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches the whole group: the front door says when
     if hasattr(os, "nice"):  # where the CPUs are all busy, the front door's acknowledgements go first
         os.nice(job.settings.work_niceness)
-    from bot.deps import build_deps
     from bot.logs import configure as configure_logs
     from bot.server.jobs import start_jobs
     from bot.server.run import settle_heap
-    from bot.slack.app import create_app
+    from bot.slack.app import create_app, slack_deps
 
     configure_logs(job.settings.log_level, job.settings.log_format)
-    ACKS.follow(acking)
+    gate = AckGate()
+    gate.follow(acking)  # the acknowledgements to give way to are the front door's
     try:
-        deps = build_deps(job.settings)
+        deps = slack_deps(job.settings, acks=gate)
         app = create_app(deps, lang=job.lang)
     except Exception as exc:  # what serve checked a moment ago failed now (Slack, the database): said, not a traceback
         reason = getattr(exc, "reason", None) or str(exc) or type(exc).__name__
@@ -182,7 +182,7 @@ def work_main(job: Job, work_queue: Any, metrics_conn: Connection, acking: Share
     scheduler_up.value = int(scheduler is not None)
     settle_heap()
     threading.Thread(target=_answer_metrics, args=(metrics_conn, deps), name="metrics", daemon=True).start()
-    spool = Inbox(Store(job.spool, now=deps.store.now, replica=deps.store.replica)) if job.spool else None
+    spool = Inbox(Store(job.spool, now=deps.store.now, replica=deps.store.replica, acks=gate)) if job.spool else None
     started = Started()
     threading.Thread(target=_recover, args=(deps, app.client, spool, datetime.fromtimestamp(job.kept_before, UTC),
                                             started), name="replay", daemon=True).start()

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from datetime import datetime
 from typing import Any
 from urllib.error import URLError
 
@@ -13,7 +15,7 @@ from slack_bolt.logger.messages import warning_client_prioritized_and_token_skip
 from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError
 
-from bot.deps import Deps
+from bot.deps import Deps, Handoff, build_deps
 from bot.metrics import Metrics
 from bot.settings import Settings
 from bot.slack import routes
@@ -22,7 +24,8 @@ from bot.slack.inbox import keep_in_inbox, unavailable
 from bot.slack.replies import report
 from bot.slack.request import SlackRequest
 from bot.slack.retries import retry_handlers
-from bot.state import StoreUnavailable
+from bot.state import Inbox, StoreUnavailable
+from bot.state.write_lock import AckGate
 from bot.text import Lang, t
 
 LAZY_WORKERS = 4
@@ -96,12 +99,27 @@ def _oauth_problems(settings: Settings) -> list[str]:
     return problems
 
 
-def web_client(settings: Settings, metrics: Metrics | None = None) -> WebClient:
-    """The Web API client: SLACK_API_URL as base; retries after 429, 5xx and dropped connections (retries.py)."""
+def web_client(settings: Settings, metrics: Metrics | None = None, acks: AckGate | None = None) -> WebClient:
+    """The Web API client: SLACK_API_URL as base; retries after 429, 5xx and dropped connections (retries.py);
+    each call gives way to the process's acknowledgements in flight (`acks`)."""
     token = settings.slack_bot_token.get_secret_value() if settings.slack_bot_token else None
     base = settings.slack_api_url if settings.slack_api_url.endswith("/") else settings.slack_api_url + "/"
-    return YieldingClient(token=token, base_url=base,
-                     retry_handlers=retry_handlers(metrics, backoff_s=settings.slack_retry_backoff_s))
+    return YieldingClient(token=token, base_url=base, acks=acks,
+                          retry_handlers=retry_handlers(metrics, backoff_s=settings.slack_retry_backoff_s))
+
+
+def slack_deps(settings: Settings, *, now: Callable[[], datetime] | None = None, acks: AckGate | None = None,
+               work: Callable[[Deps], tuple[Handoff, Inbox | None]] | None = None) -> Deps:
+    """The process's Deps for the Slack app: build_deps with the OAuth installs' clients when the app installs
+    through OAuth (installs.py)."""
+    return build_deps(settings, now=now, acks=acks, work=work, workspaces=_workspaces if settings.oauth() else None)
+
+
+def _workspaces(deps: Deps) -> Any:
+    from bot.slack.installs import Workspaces, installation_store
+
+    return Workspaces(installation_store(deps.settings, deps.store.engine),
+                      web_client(deps.settings, deps.metrics, deps.acks))
 
 
 def create_app(deps: Deps, *, client: WebClient | None = None, lang: Lang | None = None) -> App:
@@ -111,16 +129,16 @@ def create_app(deps: Deps, *, client: WebClient | None = None, lang: Lang | None
     reached or rejects the token. Nothing is replayed here: serve starts inbox.replay_pending."""
     settings = deps.settings
     check_tokens(settings, lang)
-    client = client or web_client(settings, deps.metrics)
+    client = client or web_client(settings, deps.metrics, deps.acks)
     secret = settings.slack_signing_secret.get_secret_value() if settings.slack_signing_secret else None
     extra: dict[str, Any] = {}
     if settings.oauth():  # many workspaces: each request's client carries its workspace's token
-        from bot.slack.installs import client_factory, oauth_settings
+        from bot.slack.installs import Workspaces, oauth_settings
 
-        extra["oauth_settings"] = flow = oauth_settings(settings, deps.store.engine)
+        if not isinstance(deps.workspaces, Workspaces):
+            raise TypeError("OAuth settings need Deps with the installs' clients: build them with slack_deps()")
+        extra["oauth_settings"] = oauth_settings(settings, deps.store.engine, deps.workspaces.store)
         _keys_open_every_install(settings, deps.store.engine, lang)
-        deps.client_for = client_factory(flow.installation_store, client)  # type: ignore[arg-type]
-        deps.forget_team = flow.installation_store.forget  # type: ignore[attr-defined]
     try:
         # The HTTP front door (bot/server/http.py, bot/server/verify.py) checks every signature before bolt sees
         # the request, without bolt's crash on a malformed timestamp; Socket Mode has no signatures.

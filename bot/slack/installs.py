@@ -137,24 +137,37 @@ class EncryptedInstallationStore(SQLAlchemyInstallationStore):
         self.delete_bot(enterprise_id=None, team_id=team_id)
 
 
-def oauth_settings(settings: Settings, engine: Engine) -> OAuthSettings:
+def oauth_settings(settings: Settings, engine: Engine, installs: EncryptedInstallationStore) -> OAuthSettings:
     """The OAuth flow: the manifest's scopes, both stores in the state database."""
-    key = settings.encryption_key.get_secret_value() if settings.encryption_key else ""
     client_id = settings.slack_client_id or ""
     secret = settings.slack_client_secret.get_secret_value() if settings.slack_client_secret else ""
     return OAuthSettings(client_id=client_id, client_secret=secret, scopes=sorted(SCOPES),
                          redirect_uri=settings.slack_redirect_uri, install_path=INSTALL_PATH,
-                         redirect_uri_path=REDIRECT_PATH,
-                         installation_store=EncryptedInstallationStore(client_id, engine, fernet(key)),
+                         redirect_uri_path=REDIRECT_PATH, installation_store=installs,
                          state_store=SQLAlchemyOAuthStateStore(expiration_seconds=600, engine=engine))
+
+
+def installation_store(settings: Settings, engine: Engine) -> EncryptedInstallationStore:
+    key = settings.encryption_key.get_secret_value() if settings.encryption_key else ""
+    return EncryptedInstallationStore(settings.slack_client_id or "", engine, fernet(key))
+
+
+class Workspaces:
+    """The OAuth installs, as Deps names them (bot/deps.py Workspaces): each workspace's client, made from its
+    stored bot token with `template`'s base URL, retries and acknowledgement gate."""
+
+    def __init__(self, store: EncryptedInstallationStore, template: WebClient) -> None:
+        self.store = store
+        self.client_for = client_factory(store, template)
+
+    def forget(self, team: str) -> None:
+        self.store.forget(team)
 
 
 def workspace_client(settings: Settings, engine: Engine, team: str, template: WebClient) -> WebClient:
     """One workspace's client outside serve (`remind --now`): LookupError when it is not installed,
     BadEncryptionKey when the key cannot read its token."""
-    key = settings.encryption_key.get_secret_value() if settings.encryption_key else ""
-    store = EncryptedInstallationStore(settings.slack_client_id or "", engine, fernet(key))
-    return client_factory(store, template)(team)
+    return client_factory(installation_store(settings, engine), template)(team)
 
 
 def client_factory(store: EncryptedInstallationStore, template: WebClient) -> Callable[[str], WebClient]:
@@ -166,6 +179,6 @@ def client_factory(store: EncryptedInstallationStore, template: WebClient) -> Ca
         if bot is None or not bot.bot_token:
             raise LookupError(f"no installation for workspace {team}")
         return YieldingClient(token=bot.bot_token, base_url=template.base_url, retry_handlers=template.retry_handlers,
-                         timeout=template.timeout)
+                              timeout=template.timeout, acks=getattr(template, "acks", None))
 
     return client_for

@@ -28,7 +28,7 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.exc import OperationalError, SQLAlchemyError
 
 from bot.state import migrate
-from bot.state.write_lock import ACKS, WriteLock, file_lock
+from bot.state.write_lock import AckGate, WriteLock, file_lock
 
 Clock = Callable[[], datetime]
 
@@ -99,16 +99,19 @@ def as_url(target: str | Path) -> str:
 
 
 class Store:
-    def __init__(self, target: str | Path, *, now: Clock | None = None, replica: str | None = None) -> None:
+    def __init__(self, target: str | Path, *, now: Clock | None = None, replica: str | None = None,
+                 acks: AckGate | None = None) -> None:
         """`target`: a database URL (sqlite:///state.db, postgresql://...) or a SQLite file's path.
         `replica` names this process among the replicas sharing the database (default: the host name,
-        which stays the same across a restart, so a restarted replica takes its own work back at once)."""
+        which stays the same across a restart, so a restarted replica takes its own work back at once).
+        `acks`: the process's acknowledgement gate (bot/deps.py), which background writes give way to; a store
+        of its own otherwise."""
         url = self.url = as_url(target)
         self.now = now or (lambda: datetime.now(UTC))
         self.replica = replica or socket.gethostname()
         self._locks: dict[str, threading.Lock] = {}
         self._locks_guard = threading.Lock()
-        self.acks = ACKS
+        self.acks = acks or AckGate()
         try:
             self.engine = make_engine(url)
             self._write_lock = WriteLock(file_lock(self.sqlite_path()))

@@ -133,7 +133,10 @@ class AckGate:
     process, and each thread running Python code delays the others.
 
     With a work process (bot/server/work_process.py), the front door publishes its count of acknowledgements
-    in flight (`publish`) and the work process's gate waits on that count (`follow`), polling it."""
+    in flight (`publish`) and the work process's gate waits on that count (`follow`), polling it.
+
+    One gate a process, made by build_deps() (bot/deps.py) and handed to what gives way through it: the store,
+    and the Slack clients."""
 
     def __init__(self, max_wait_s: float = 0.02) -> None:
         self._cond = threading.Condition(threading.Lock())
@@ -187,5 +190,3 @@ class AckGate:
         with self._cond:
             self._cond.wait_for(lambda: not self._in_flight, self.max_wait_s)
 
-
-ACKS = AckGate()  # the process's: acknowledgements are the process's, whichever store or client does the work

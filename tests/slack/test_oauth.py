@@ -16,11 +16,10 @@ import pytest
 from cryptography.fernet import Fernet
 from sqlalchemy import select
 
-from bot.deps import build_deps
 from bot.digest.due import run_due
 from bot.server.http import build_server
 from bot.settings import Settings
-from bot.slack.app import MissingSlackSettings, check_tokens, create_app
+from bot.slack.app import MissingSlackSettings, check_tokens, create_app, slack_deps
 from bot.slack.ui.digest import render
 from bot.state.rentals import Rentals
 from bot.state.schema import migrated_metadata
@@ -28,8 +27,6 @@ from rules.samples import Sample
 from tests.support.cli import run_cli
 from tests.support.fake_slack import FakeSlack, SlackSender, fake_slack
 from tests.support.slack_harness import SECRET
-
-pytestmark = pytest.mark.e2e  # every test here starts a server or a process
 
 KEY = Fernet.generate_key().decode()
 # A Wednesday, 10:00 in Asia/Shanghai: past the default 09:30 digest on a working day, whatever the real hour.
@@ -46,7 +43,7 @@ def oauth_settings(tmp_path: Path, fake: FakeSlack, **extra: object) -> Settings
 @contextmanager
 def oauth_app(tmp_path: Path, url: str | None) -> Iterator[tuple[FakeSlack, SlackSender, str, object]]:
     with fake_slack() as fake:
-        deps = build_deps(oauth_settings(tmp_path, fake, database_url=url), now=lambda: NOW)
+        deps = slack_deps(oauth_settings(tmp_path, fake, database_url=url), now=lambda: NOW)
         app = create_app(deps)
         server = build_server(app, deps, "127.0.0.1", 0)
         thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
@@ -118,7 +115,7 @@ def test_two_workspaces_install_and_neither_sees_the_other(tmp_path: Path, db_ta
 
         status, _ = send.event({"type": "app_uninstalled"}, event_id="EvU2", team="T2")
         assert status == 200
-        fake.wait_for(lambda: deps.client_for is not None and _gone(deps, "T2"))  # type: ignore[attr-defined]
+        fake.wait_for(lambda: _gone(deps, "T2"))
         with deps.store.reading() as conn:  # type: ignore[attr-defined]
             assert {row.team_id for row in conn.execute(select(bots.c.team_id))} == {"T1"}
         posted = len(fake.of("chat.postMessage"))
@@ -140,7 +137,7 @@ def test_two_workspaces_install_and_neither_sees_the_other(tmp_path: Path, db_ta
 
 def _gone(deps: object, team: str) -> bool:
     try:
-        deps.client_for(team)  # type: ignore[attr-defined]
+        deps.client_of(team, None)  # type: ignore[attr-defined]
     except LookupError:
         return True
     return False
@@ -164,11 +161,11 @@ def test_a_changed_key_refuses_to_start_and_a_rotation_reencrypts_every_install(
         install(base, "T1")
         new = Fernet.generate_key().decode()
         with pytest.raises(MissingSlackSettings, match="GPU_ADVISOR_ENCRYPTION_KEY=NEW,OLD"):
-            create_app(build_deps(oauth_settings(tmp_path, fake, encryption_key=new)))
-        rotated = build_deps(oauth_settings(tmp_path, fake, encryption_key=f"{new},{KEY}"))
+            create_app(slack_deps(oauth_settings(tmp_path, fake, encryption_key=new)))
+        rotated = slack_deps(oauth_settings(tmp_path, fake, encryption_key=f"{new},{KEY}"))
         create_app(rotated)  # starts, and encrypts the stored tokens again with the new key
         rotated.store.close()
-        only_new = build_deps(oauth_settings(tmp_path, fake, encryption_key=new))
+        only_new = slack_deps(oauth_settings(tmp_path, fake, encryption_key=new))
         create_app(only_new)  # the old key is no longer needed
-        assert only_new.client_for is not None and only_new.client_for("T1").token == "xoxb-T1-bot-token"
+        assert only_new.client_of("T1", None).token == "xoxb-T1-bot-token"  # type: ignore[arg-type]
         only_new.store.close()

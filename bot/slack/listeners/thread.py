@@ -54,8 +54,8 @@ def on_uninstalled(deps: Deps, request: SlackRequest) -> None:
     event = request.event
     if event.get("type") == "tokens_revoked" and not (event.get("tokens") or {}).get("bot"):
         return  # only user tokens, which this app never asks for
-    if deps.forget_team is not None and request.team:
-        deps.forget_team(request.team)
+    if deps.workspaces is not None and request.team:
+        deps.workspaces.forget(request.team)
 
 
 def on_home(deps: Deps, request: SlackRequest) -> None:

@@ -13,7 +13,6 @@ from jinja2 import Environment, PackageLoader, StrictUndefined
 from slack_sdk.models.blocks import Block
 from slack_sdk.models.views import View
 
-from bot.state.write_lock import ACKS
 from bot.text.format import escape
 
 __all__ = ["escape", "message", "render", "view"]
@@ -40,9 +39,7 @@ _env.filters["tojson"] = lambda value: json.dumps(value, ensure_ascii=False)
 
 
 def render(template: str, **context: Any) -> Any:
-    """Render `template` (a .json.j2 file) and parse it (after any acknowledgement under way: rendering is
-    the heaviest Python the work after one does)."""
-    ACKS.yield_to_acks()
+    """Render `template` (a .json.j2 file) and parse it."""
     text = _env.get_template(template).render(**context)
     try:
         return json.loads(text)
