@@ -1,16 +1,23 @@
 from __future__ import annotations
 
 import os
-import socketserver
 import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from rules.policy import Policy, load_policy
-from tests.support.postgres import fresh_schema
+# Bytecode caches, as pytest keeps them by default, even where PYTHONDONTWRITEBYTECODE is set (as on the
+# development machines): without them every xdist worker compiles our sources and rewrites the asserts of every
+# test module again on every run, 5-10 s of CPU each. Set before any test module or package of ours is imported
+# by the tests; __pycache__ is ignored by git.
+sys.dont_write_bytecode = False
+
+from rules.policy import Policy, load_policy  # noqa: E402
+from tests.support.postgres import fresh_schema, migrated_database  # noqa: E402
+from tests.support.state_template import migrated_state_db  # noqa: E402
 
 
 @pytest.fixture(scope="session")
@@ -20,7 +27,19 @@ def policy() -> Policy:
 
 @pytest.fixture(params=["sqlite", "postgresql"])
 def db_target(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
-    """The bot's state database, once on a SQLite file and once on PostgreSQL (a fresh schema)."""
+    """The bot's state database at the newest schema, once on a SQLite file and once on PostgreSQL (copies of
+    databases the migrations made once per test process)."""
+    if request.param == "sqlite":
+        yield str(migrated_state_db(tmp_path / "state.db"))
+        return
+    with migrated_database() as url:
+        yield url
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def empty_db_target(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    """A state database with nothing in it yet, on SQLite and on PostgreSQL (a fresh schema): for the tests of
+    the migrations themselves."""
     if request.param == "sqlite":
         yield str(tmp_path / "state.db")
         return
@@ -30,27 +49,37 @@ def db_target(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
 
 @pytest.fixture
 def pg_url() -> Iterator[str]:
-    """A PostgreSQL URL whose tables land in a fresh schema (skips, or fails when required, without one)."""
-    with fresh_schema() as url:
+    """A PostgreSQL URL of a fresh database at the newest schema (skips, or fails when required, without one)."""
+    with migrated_database() as url:
         yield url
 
 
-# Tests that start a server or a process are marked e2e, so that `pytest -m "not e2e"` is the fast loop.
-# A test that starts either without the mark fails at teardown, naming what it started: the mark cannot
-# drift from what the tests do. (A server started by a module- or session-scoped fixture is not seen.)
+# Tests that start a process are marked e2e, so that `pytest -m "not e2e"` is the fast loop. A server on a
+# thread of the test's own process (the loopback fake Slack, moto's server, the app's front door) belongs to
+# the fast tier, as in bolt-python's own tests. A test that starts a process without the mark fails at
+# teardown, naming it: the mark cannot drift from what the tests do. A process a library starts for its own
+# purposes (matplotlib's fc-list building its font cache on a clean machine) is not the test's.
 _started: list[str] = []
 _popen_init = subprocess.Popen.__init__
-_server_init = socketserver.BaseServer.__init__
+_LIBRARIES = (f"{os.sep}site-packages{os.sep}", f"{os.sep}dist-packages{os.sep}")
+
+
+def _started_by_a_library() -> bool:
+    """The innermost caller outside the standard library is a third-party package's code."""
+    frame = sys._getframe(2)
+    while frame is not None and _in_stdlib(frame.f_code.co_filename):
+        frame = frame.f_back  # type: ignore[assignment]
+    return frame is not None and any(part in frame.f_code.co_filename for part in _LIBRARIES)
+
+
+def _in_stdlib(path: str) -> bool:
+    return path.startswith(_STDLIB) and not any(part in path for part in _LIBRARIES)
 
 
 def _popen(self: subprocess.Popen[Any], *args: Any, **kwargs: Any) -> None:
-    _started.append(f"a process ({args[0] if args else kwargs.get('args')!r})")
+    if not _started_by_a_library():
+        _started.append(f"a process ({args[0] if args else kwargs.get('args')!r})")
     _popen_init(self, *args, **kwargs)
-
-
-def _server(self: socketserver.BaseServer, *args: Any, **kwargs: Any) -> None:
-    _started.append(f"a server ({type(self).__name__})")
-    _server_init(self, *args, **kwargs)
 
 
 def _forkpty() -> tuple[int, int]:
@@ -58,14 +87,14 @@ def _forkpty() -> tuple[int, int]:
     return _forkpty_real()
 
 
+_STDLIB = os.path.dirname(os.__file__)
 _forkpty_real = os.forkpty
 os.forkpty = _forkpty
 subprocess.Popen.__init__ = _popen  # type: ignore[assignment, method-assign]
-socketserver.BaseServer.__init__ = _server  # type: ignore[method-assign]
 
 
 @pytest.fixture(autouse=True)
-def _e2e_marked_when_it_starts_a_server_or_process(request: pytest.FixtureRequest) -> Iterator[None]:
+def _e2e_marked_when_it_starts_a_process(request: pytest.FixtureRequest) -> Iterator[None]:
     _started.clear()
     yield
     if _started and request.node.get_closest_marker("e2e") is None:

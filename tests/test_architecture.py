@@ -94,9 +94,7 @@ def test_the_rooms_of_bot_import_one_way() -> None:
                                              ("state", "slack"), ("capture", "slack"), ("fields", "slack")])
 def test_a_room_never_imports_the_room_that_uses_it(room: str, never: str) -> None:
     assert never not in room_graph()[room]
-
-
-@pytest.mark.e2e
+@pytest.mark.e2e  # starts a process
 def test_the_cli_loads_no_slack_scheduler_or_database_module() -> None:
     heavy = ("slack_bolt", "slack_sdk", "apscheduler", "sqlalchemy", "alembic", "sqlite_utils", "httpx")
     probe = ("import sys, bot.cli; print(sorted({m.split('.')[0] for m in sys.modules} & set(sys.argv[1:])))")

@@ -9,7 +9,8 @@ import pytest
 
 from tests.support.cli import ROOT
 
-pytestmark = pytest.mark.e2e  # every test here starts a server or a process
+pytestmark = pytest.mark.e2e  # every test here starts a process
+
 
 
 @pytest.mark.lint

@@ -36,9 +36,6 @@ def test_text_lines_name_the_request() -> None:
     with about("r1", "T1"):
         RequestContext().filter(record)
     assert (record.request_id, record.workspace) == ("r1", "T1")  # type: ignore[attr-defined]
-
-
-@pytest.mark.e2e
 def test_a_whole_conversation_at_debug_logs_no_token_or_secret(tmp_path: Path,
                                                                  caplog: pytest.LogCaptureFixture) -> None:
     caplog.set_level(logging.DEBUG)
@@ -52,9 +49,6 @@ def test_a_whole_conversation_at_debug_logs_no_token_or_secret(tmp_path: Path,
     assert len(caplog.records) > 20  # slack_sdk and bolt logged their requests at DEBUG
     for line in lines:
         assert "xoxb-test-token" not in line and SECRET not in line
-
-
-@pytest.mark.e2e
 def test_bolts_token_will_be_unused_warning_is_not_printed_on_every_start(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:
     """Issue 19.17: 'As you gave client as well, token will be unused.' was printed at every start."""
@@ -69,9 +63,6 @@ def test_bolts_token_will_be_unused_warning_is_not_printed_on_every_start(
         create_app(deps)
         deps.store.close()
     assert not [r for r in caplog.records if "will be unused" in r.getMessage()]
-
-
-@pytest.mark.e2e
 def test_no_secret_the_bot_holds_reaches_a_log_line_at_debug(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
     """Issue 20.6: at DEBUG a heartbeat token (in the response_url body slack_sdk logs) and an installed
     workspace's bot token (oauth.v2.access) were logged. Every secret is tried here."""

@@ -30,8 +30,6 @@ from tests.agent.test_agent import stand_in_smi
 from tests.support.cli import run_cli
 from tests.support.slack_harness import Harness, running_app
 
-pytestmark = pytest.mark.e2e  # every test here starts a server or a process
-
 PRICE = {"unit": "day", "price": 400.0, "currency": "CNY"}
 SLACK = SlackSide(lang_for, context)  # as serve's job hands it
 GRACE = timedelta(minutes=30)
@@ -81,6 +79,7 @@ def told(h: Harness, message: dict[str, Any]) -> str:
     return json.dumps(json.loads(blocks) if isinstance(blocks, str) else blocks, ensure_ascii=False)
 
 
+@pytest.mark.e2e  # starts a process
 def test_an_idle_enrolled_box_is_warned_then_stopped_by_its_agent(tmp_path: Path) -> None:
     with running_app(tmp_path) as h:
         inst, heartbeat, message = warned(h)
@@ -118,6 +117,7 @@ def test_an_idle_enrolled_box_is_warned_then_stopped_by_its_agent(tmp_path: Path
         assert "touch" in listed[0]["detail"] and "exit 0" in listed[0]["detail"]
 
 
+@pytest.mark.e2e  # starts a process
 def test_without_on_stop_the_agent_says_it_cannot_act_and_the_channel_is_told(tmp_path: Path) -> None:
     with running_app(tmp_path) as h:
         inst, heartbeat, message = warned(h)

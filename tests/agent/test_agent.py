@@ -16,8 +16,6 @@ from bot.state.rentals import Rentals
 from tests.support.cli import run_cli
 from tests.support.slack_harness import Harness, running_app
 
-pytestmark = pytest.mark.e2e  # every test here starts a server or a process
-
 FIELDS = {"gpu": "A100-80GB", "cards": 2, "share": None, "unit": "day", "price": 800.0, "currency": "CNY",
           "channel": "C1", "owner": "U1", "project": None}
 # What `nvidia-smi --query-gpu=timestamp,index,name,utilization.gpu,memory.used,memory.total,power.draw
@@ -44,6 +42,7 @@ def agent(tmp: Path, url: str, token: str, env: dict[str, str], *extra: str):  #
                    env=env | {"GPU_ADVISOR_AGENT_TOKEN": token, "GPU_ADVISOR_LANG": "en"}, tmp=tmp)
 
 
+@pytest.mark.e2e  # starts a process
 def test_once_sends_every_gpu_with_the_watched_folder(tmp_path: Path) -> None:
     ckpt = tmp_path / "ckpt"
     ckpt.mkdir()
@@ -59,6 +58,7 @@ def test_once_sends_every_gpu_with_the_watched_folder(tmp_path: Path) -> None:
         assert disk.path == str(ckpt) and disk.size_gb == 0.002 and disk.newest_mtime is not None
 
 
+@pytest.mark.e2e  # starts a process
 def test_the_bot_down_then_back_loses_nothing(tmp_path: Path) -> None:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
@@ -85,6 +85,7 @@ def test_the_bot_down_then_back_loses_nothing(tmp_path: Path) -> None:
             assert (tmp_path / "buffer.jsonl").read_text() == ""
 
 
+@pytest.mark.e2e  # starts a process
 def test_a_refused_token_stops_the_agent_and_says_so(tmp_path: Path) -> None:
     with running_app(tmp_path) as h:
         tracked(h)
@@ -93,6 +94,7 @@ def test_a_refused_token_stops_the_agent_and_says_so(tmp_path: Path) -> None:
         assert "not-the-token" not in done.stderr + done.stdout
 
 
+@pytest.mark.e2e  # starts a process
 def test_no_gpu_is_a_clear_error(tmp_path: Path) -> None:
     empty = tmp_path / "bin"
     empty.mkdir()
@@ -102,6 +104,7 @@ def test_no_gpu_is_a_clear_error(tmp_path: Path) -> None:
     assert broken.returncode == 2 and "line 1" in broken.stderr
 
 
+@pytest.mark.e2e  # starts a process
 def test_a_batch_too_large_keeps_the_newer_half_until_it_fits(tmp_path: Path) -> None:
     buffered = [{"ts": f"2026-11-30T01:{m:02d}:00+00:00", "gpu": 0, "utilization_pct": 0, "memory_used_mib": 1,
                  "memory_total_mib": 2} for m in range(60)]
@@ -114,6 +117,7 @@ def test_a_batch_too_large_keeps_the_newer_half_until_it_fits(tmp_path: Path) ->
         assert len(left) == 31 and "01:59:00" in left[-3]  # the newer half of 62 (60 buffered + 2 new)
 
 
+@pytest.mark.e2e  # starts a process
 def test_one_invalid_buffered_sample_is_dropped_alone_and_said(tmp_path: Path) -> None:
     """Issue 20.4: a 400 for one invalid sample emptied the whole buffer (119 valid samples lost)."""
     with running_app(tmp_path) as h:
@@ -142,6 +146,7 @@ def test_a_bad_url_or_token_is_one_line_and_its_exit_code(tmp_path: Path, url: s
     assert done.returncode == code and said in done.stderr and "Traceback" not in done.stderr
 
 
+@pytest.mark.e2e  # starts a process
 def test_a_damaged_buffer_keeps_its_good_lines_and_a_folder_is_no_buffer(tmp_path: Path) -> None:
     good = {"ts": "2026-11-30T01:00:00+00:00", "gpu": 0, "utilization_pct": 1, "memory_used_mib": 1,
             "memory_total_mib": 2}
@@ -156,6 +161,7 @@ def test_a_damaged_buffer_keeps_its_good_lines_and_a_folder_is_no_buffer(tmp_pat
     assert folder.returncode == 2 and "Is a directory" in folder.stderr
 
 
+@pytest.mark.e2e  # starts a process
 def test_a_hung_or_nonsense_nvidia_smi_is_said_not_waited_for(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from bot.agent import sampler
 

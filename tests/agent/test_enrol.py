@@ -17,8 +17,6 @@ from tests.support.cli import run_cli
 from tests.support.servers import serve
 from tests.support.slack_harness import Harness, running_app
 
-pytestmark = pytest.mark.e2e  # every test here starts a server or a process
-
 IMDS_TOKEN = "imds-session-token"
 
 
@@ -39,6 +37,7 @@ def metadata_routes() -> dict:  # type: ignore[type-arg]
     return {"/latest/api/token": (200, {}, IMDS_TOKEN.encode()), "/latest/meta-data/instance-id": instance_id}
 
 
+@pytest.mark.e2e  # starts a process
 def test_a_box_enrols_once_and_a_restart_reuses_its_state_file(tmp_path: Path) -> None:
     with running_app(tmp_path) as h, serve(metadata_routes()) as imds:
         token = enrol_token(h)
@@ -64,6 +63,7 @@ def test_a_box_enrols_once_and_a_restart_reuses_its_state_file(tmp_path: Path) -
         assert "gpu-box-1\tA100-80GB × 2\t800 CNY/day" in text.stdout and "\tagent" in text.stdout
 
 
+@pytest.mark.e2e  # starts a process
 def test_the_metadata_service_is_never_asked_when_botocore_is_told_not_to(tmp_path: Path) -> None:
     with running_app(tmp_path) as h, serve(metadata_routes()) as imds:
         env = stand_in_smi(tmp_path) | {"AWS_EC2_METADATA_SERVICE_ENDPOINT": imds.base_url,
@@ -75,6 +75,7 @@ def test_the_metadata_service_is_never_asked_when_botocore_is_told_not_to(tmp_pa
         assert json.loads(listed.stdout)["instances"][0]["provider_id"] is None
 
 
+@pytest.mark.e2e  # starts a process
 def test_a_given_provider_id_wins_and_a_refused_token_exits_3(tmp_path: Path) -> None:
     with running_app(tmp_path) as h:
         env = stand_in_smi(tmp_path) | {"AWS_EC2_METADATA_DISABLED": "true"}
@@ -97,6 +98,7 @@ def test_without_a_token_or_an_enrolment_it_says_what_to_give(tmp_path: Path) ->
     assert folder.returncode == 2 and "cannot be written (it is a folder)" in folder.stderr
 
 
+@pytest.mark.e2e  # starts a process
 def test_a_taken_name_is_refused_with_what_to_do(tmp_path: Path) -> None:
     from bot.state.rentals import Rentals
 

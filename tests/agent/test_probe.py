@@ -17,7 +17,7 @@ from tests.agent.test_agent import stand_in_smi
 from tests.support.cli import ROOT, run_cli
 
 
-@pytest.mark.e2e
+@pytest.mark.e2e  # starts a process
 def test_probe_writes_every_gpu_every_interval(tmp_path: Path) -> None:
     out = tmp_path / "capture.csv"
     done = run_cli("probe", "--interval", "0.3", "--duration", "1s", "--output", str(out),
@@ -50,9 +50,7 @@ def test_bad_duration_and_no_gpu_exit_2_with_the_reason(tmp_path: Path) -> None:
     assert chinese.returncode == 2 and "没有 NVIDIA 驱动" in said and "probe 需要在装有" in said
     assert "no NVIDIA driver" not in said and "PATH 中也没有 nvidia-smi" in said
     assert list(tmp_path.glob("gpu-probe-*.csv")) == []  # nothing written when there is nothing to sample
-
-
-@pytest.mark.e2e
+@pytest.mark.e2e  # starts a process
 def test_ctrl_c_keeps_what_was_sampled(tmp_path: Path) -> None:
     out = tmp_path / "capture.csv"
     env = {k: v for k, v in os.environ.items() if not k.startswith(("GPU_ADVISOR_", "SLACK_"))}
@@ -67,9 +65,7 @@ def test_ctrl_c_keeps_what_was_sampled(tmp_path: Path) -> None:
     rows = list(csv.DictReader(out.open()))
     assert proc.returncode == 0 and len(rows) >= 4
     assert f"{len(rows)} samples in {out}" in stdout
-
-
-@pytest.mark.e2e
+@pytest.mark.e2e  # starts a process
 @pytest.mark.parametrize("where", ["/proc/x.csv", "{tmp}", "{tmp}/no/such/folder/x.csv", "{tmp}/" + "a" * 300])
 def test_probe_output_that_cannot_be_written_is_one_line(tmp_path: Path, where: str) -> None:
     """Issue 20.14: /proc, a folder, a missing folder or a 300-character name ended in a traceback."""

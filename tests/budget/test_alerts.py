@@ -9,7 +9,6 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from zoneinfo import ZoneInfo
 
-import pytest
 from slack_sdk import WebClient
 
 from bot.digest.budget_alerts import check_budgets
@@ -20,6 +19,7 @@ from bot.text import Lang
 from rules.budget import crossed, standings
 from tests.support.cli import run_cli
 from tests.support.fake_slack import fake_slack
+from tests.support.state_template import migrated_state_db
 
 NOW = datetime(2026, 12, 10, 4, tzinfo=UTC)  # 12:00 in Shanghai, 10 December
 SHANGHAI = ZoneInfo("Asia/Shanghai")
@@ -39,11 +39,8 @@ def test_spend_forecast_and_thresholds_add_up() -> None:
     assert standing.forecast == round(900 + 400 * days_left, 2) == 9500.0
     assert standing.month_end.isoformat() == "2026-12-31" and standing.top == (("a", 800.0), ("b", 100.0))
     assert crossed(standing, THRESHOLDS) == [50.0, 80.0] and round(standing.over_pct) == 850
-
-
-@pytest.mark.e2e
 def test_one_alert_per_threshold_and_month_the_highest_when_several(tmp_path: Path) -> None:
-    store = Store(tmp_path / "state.db")
+    store = Store(migrated_state_db(tmp_path / "state.db"))
     rentals = Rentals(store)
     fields = {"gpu": "A100-80GB", "cards": 1, "share": None, "unit": "day", "price": 400.0, "currency": "CNY",
               "owner": "U1", "project": "llm"}
@@ -68,9 +65,6 @@ def test_one_alert_per_threshold_and_month_the_highest_when_several(tmp_path: Pa
         [past] = check(NOW + timedelta(hours=6))
         assert past.threshold_pct == 100.0
         assert check(datetime(2027, 1, 2, 4, tzinfo=UTC)) != []  # a new month: told again as it crosses
-
-
-@pytest.mark.e2e
 def test_the_terminal_sets_lists_and_removes_budgets(tmp_path: Path) -> None:
     env = {"GPU_ADVISOR_LANG": "en"}
     done = run_cli("budget", "llm", "20000", "--team", "T1", env=env, tmp=tmp_path)

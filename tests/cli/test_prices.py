@@ -90,9 +90,6 @@ def test_advise_quote_assumes_the_schedule_as_slack_does_and_schedule_overrides(
     assert given["schedule_assumed"] is False and (given["quote"]["hours_per_day"], given["quote"]["days"]) == (2, 10)
     shown = run_cli(*flags, env=OFFLINE, tmp=tmp_path)
     assert "Schedule assumed from your answers (run length × runs a week): 4 h a day for 30 days" in shown.stdout
-
-
-@pytest.mark.e2e
 def test_refresh_from_local_sources_then_list_status_and_quote_in_usd(tmp_path: Path) -> None:
     page1 = json.loads((DATA / "azure_page1.json").read_text())
     page2 = (DATA / "azure_page2.json").read_bytes()
@@ -128,9 +125,6 @@ def test_refresh_from_local_sources_then_list_status_and_quote_in_usd(tmp_path: 
     assert data["dedicated"]["amount"] == round(56 * 3.673, 2)
     assert data["spot"]["amount"] == round(56 * 0.8815, 2) and data["spot"]["estimate"] is False
     assert data["stale"] is False
-
-
-@pytest.mark.e2e
 def test_failed_source_keeps_its_prices_and_the_command_says_why(tmp_path: Path) -> None:
     good = (DATA / "team_ratecard.csv").read_bytes()
     with serve({"/feed.csv": [(200, {}, good), (500, {}, b"down"), (500, {}, b"down"), (500, {}, b"down")]}) as server:
@@ -252,10 +246,6 @@ def test_infinite_gpu_hours_are_refused_with_a_reason(tmp_path: Path) -> None:
         result = run_cli("quote", "--gpu", "A100", "--gpu-hours", value, env=OFFLINE, tmp=tmp_path)
         assert result.returncode == 2, value
         assert "bad quote request" in result.stderr and "Traceback" not in result.stderr
-
-
-
-@pytest.mark.e2e
 def test_a_source_that_never_loaded_does_not_claim_to_keep_prices(tmp_path: Path) -> None:
     """Issue 19.16: 'previous prices kept' was said of a source that had none."""
     with serve({"/feed.csv": [(500, {}, b"down")] * 3}) as server:

@@ -32,9 +32,6 @@ def test_track_prints_the_token_once_and_stores_only_its_hash(tmp_path: Path) ->
     assert (inst["gpu"], inst["price"], inst["unit"], inst["currency"], inst["project"]) == (
         "A100-80GB", 400.0, "day", "CNY", "llm")
     assert "token" not in json.dumps(listed)
-
-
-@pytest.mark.e2e
 def test_the_workspace_comes_from_auth_test_when_no_team_is_given(tmp_path: Path) -> None:
     with fake_slack() as fake:
         env = _state(tmp_path) | {"SLACK_BOT_TOKEN": "xoxb-test-token", "SLACK_API_URL": fake.api_url}
@@ -123,9 +120,6 @@ def test_without_price_the_price_cache_gives_one_and_says_where_from(tmp_path: P
     none = run_cli("track", "instance", "b2", "--gpu", "H800", "--channel", "C1", "--owner", "U1", *TEAM,
                    env=env, tmp=tmp_path)
     assert none.returncode == 2 and "--price: no dedicated price of H800-80GB" in none.stderr
-
-
-@pytest.mark.e2e
 def test_list_shows_people_by_name_not_as_slack_mentions(tmp_path: Path) -> None:
     """Issue 19.9: `gpu-advise list` printed `<@U0456>` in the terminal."""
     env = _state(tmp_path)

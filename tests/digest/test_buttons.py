@@ -19,8 +19,6 @@ from bot.text import Lang, t
 from rules.samples import Sample
 from tests.support.slack_harness import Harness, running_app
 
-pytestmark = pytest.mark.e2e  # every test here starts a server or a process
-
 FIELDS = {"gpu": "A100-80GB", "cards": 1, "share": None, "unit": "day", "price": 400.0, "currency": "CNY",
           "channel": "C1", "owner": "U1", "project": "llm"}
 

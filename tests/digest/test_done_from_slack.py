@@ -8,8 +8,6 @@ import urllib.request
 from datetime import timedelta
 from pathlib import Path
 
-import pytest
-
 from bot.digest.due import run_due
 from bot.digest.send import digests
 from bot.slack.ui.digest import render
@@ -18,8 +16,6 @@ from rules.digest import Spend
 from tests.digest.test_rented import views
 from tests.slack.test_commands import submit
 from tests.support.slack_harness import Harness, running_app
-
-pytestmark = pytest.mark.e2e  # every test here starts a server or a process
 
 
 def test_track_heartbeat_digest_release_from_slack_alone(tmp_path: Path) -> None:

@@ -13,8 +13,6 @@ from bot.slack.inbox import redo_stalled
 from bot.state.enrolment import Enrolments, EnrolRefused
 from tests.support.slack_harness import Harness, running_app
 
-pytestmark = pytest.mark.e2e  # every test here starts a server or a process
-
 
 def replies(h: Harness, count: int) -> list[dict[str, Any]]:
     return h.fake.wait_for(lambda: (r := h.fake.of("response_url")) and len(r) >= count and r)  # type: ignore[no-any-return]

@@ -9,16 +9,12 @@ from datetime import date, datetime, timedelta
 from pathlib import Path
 from zoneinfo import ZoneInfo
 
-import pytest
-
 from bot.digest import once
 from bot.digest.due import run_due
 from bot.slack.ui.digest import render
 from bot.state.digest_sends import Sends
 from tests.digest.test_schedule import MONDAY_0910_SHANGHAI, idle_box
 from tests.support.slack_harness import running_app
-
-pytestmark = pytest.mark.e2e  # every test here starts a server or a process
 
 AT_1110 = MONDAY_0910_SHANGHAI + timedelta(hours=2)
 DAY = date(2026, 11, 30)

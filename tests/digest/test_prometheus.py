@@ -14,8 +14,7 @@ from bot.server.prometheus import PrometheusError, pull
 from bot.state import Store
 from bot.state.rentals import Rentals
 from tests.support.servers import Reply, Request, serve
-
-pytestmark = pytest.mark.e2e  # every test here starts a server or a process
+from tests.support.state_template import migrated_state_db
 
 NOW = datetime(2026, 11, 30, 2, 0, tzinfo=UTC)
 FIELDS = {"gpu": "A100-80GB", "cards": 2, "share": None, "unit": "day", "price": 800.0, "currency": "CNY",
@@ -39,7 +38,7 @@ def matrix(request: Request) -> Reply:
 
 
 def test_series_of_a_tracked_instance_become_its_samples(tmp_path: Path) -> None:
-    rentals = Rentals(Store(tmp_path / "s.db"))
+    rentals = Rentals(Store(migrated_state_db(tmp_path / "s.db")))
     inst, _ = rentals.track_instance("T1", "train-1", FIELDS)
     with serve({"/api/v1/query_range": matrix}) as prom, httpx.Client() as client:
         done = pull(rentals, client, prom.base_url, label="Hostname", now=NOW, minutes=10)
@@ -59,7 +58,7 @@ def test_an_error_answer_is_reported_with_prometheus_own_words(tmp_path: Path) -
     answer: Reply = (400, {"Content-Type": "application/json"}, json.dumps(body).encode())
     with serve({"/api/v1/query_range": answer}) as prom, httpx.Client() as client, \
             pytest.raises(PrometheusError) as err:
-        pull(Rentals(Store(tmp_path / "s.db")), client, prom.base_url, label="Hostname", now=NOW)
+        pull(Rentals(Store(migrated_state_db(tmp_path / "s.db"))), client, prom.base_url, label="Hostname", now=NOW)
     assert "HTTP 400" in str(err.value) and "bad_data" in str(err.value)
 
 
@@ -85,7 +84,7 @@ def pod_matrix(request: Request) -> Reply:
 def test_pods_given_gpus_become_items_of_their_own_notify_only(tmp_path: Path) -> None:
     from bot.discover.k8s import PodFiling
 
-    rentals = Rentals(Store(tmp_path / "s.db"))
+    rentals = Rentals(Store(migrated_state_db(tmp_path / "s.db")))
     tracked, _ = rentals.track_instance("T1", "train-1", FIELDS)
     filing = PodFiling("T1", "CK8S", lambda gpu, cards: (2.5 * cards, "hour", "USD"))
     with serve({"/api/v1/query_range": pod_matrix}) as prom, httpx.Client() as client:

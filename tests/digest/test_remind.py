@@ -24,8 +24,7 @@ from rules.remind_schedule import RemindSchedule
 from rules.samples import Sample
 from tests.support.cli import ROOT, run_cli
 from tests.support.fake_slack import FakeSlack, fake_slack
-
-pytestmark = pytest.mark.e2e  # every test here starts a server or a process
+from tests.support.state_template import migrated_state_db
 
 FIELDS = {"gpu": "A100-80GB", "cards": 1, "share": None, "unit": "day", "price": 400.0, "currency": "CNY",
           "owner": "U1", "project": "llm"}
@@ -44,7 +43,7 @@ def env(tmp: Path, fake: FakeSlack, lang: str = "en") -> dict[str, str]:
 
 def idle_box(tmp: Path, name: str = "train-1", channel: str = "C1", owner: str = "U1") -> Rentals:
     """An instance started three hours ago whose agent reported a quiet last two hours."""
-    rentals = Rentals(Store(tmp / "state.db"))
+    rentals = Rentals(Store(migrated_state_db(tmp / "state.db")))
     now = datetime.now(UTC)
     inst, _ = rentals.track_instance("T1", name, FIELDS | {"channel": channel, "owner": owner,
                                                           "started_at": now - timedelta(hours=3)})
@@ -91,6 +90,7 @@ def test_nothing_to_say_posts_nothing_and_a_released_instance_stops_costing(tmp_
     assert posts(fake) == []
 
 
+@pytest.mark.e2e  # starts a process
 def test_two_processes_racing_post_one_digest(tmp_path: Path, fake: FakeSlack) -> None:
     idle_box(tmp_path)
     base = {k: v for k, v in os.environ.items() if not k.startswith(("GPU_ADVISOR_", "SLACK_"))}
@@ -105,7 +105,7 @@ def test_two_processes_racing_post_one_digest(tmp_path: Path, fake: FakeSlack) -
 
 def test_a_claim_left_by_a_dead_sender_is_taken_over_a_fresh_one_is_not(tmp_path: Path, fake: FakeSlack) -> None:
     idle_box(tmp_path)
-    store = Store(tmp_path / "state.db")
+    store = Store(migrated_state_db(tmp_path / "state.db"))
     today = datetime.now(UTC).astimezone(ZoneInfo("Asia/Shanghai")).date()
     with store.writing() as conn:
         conn.execute(insert(digest_sends).values(team="T1", channel="C1", kind="digest", local_date=today,
@@ -160,7 +160,7 @@ def test_remind_now_with_lang_posts_in_that_language_else_the_channels(tmp_path:
     idle_box(tmp_path)
     assert remind(tmp_path, fake, "--lang", "en", lang="zh").returncode == 0
     assert "GPU rentals" in json.dumps(posts(fake)[-1]["blocks"])
-    store = Store(tmp_path / "state.db")
+    store = Store(migrated_state_db(tmp_path / "state.db"))
     schedules = Schedules(store, RemindSchedule(time(9, 30), "Asia/Shanghai", frozenset(range(5))))
     schedules.put("T1", "C1", RemindSchedule(time(9, 30), "Asia/Shanghai", frozenset(range(5)), lang="zh"), "U1",
                   datetime.now(UTC))

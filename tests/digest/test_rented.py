@@ -6,13 +6,9 @@ import json
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from bot.state.rentals import Rentals
 from tests.slack.test_commands import header_posts, submit
 from tests.support.slack_harness import running_app
-
-pytestmark = pytest.mark.e2e  # every test here starts a server or a process
 
 
 def views(h: Any, count: int) -> list[dict[str, Any]]:

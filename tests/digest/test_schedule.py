@@ -7,8 +7,6 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from bot.digest.due import run_due
 from bot.slack.ui.digest import render
 from bot.state.budgets import Budgets
@@ -16,8 +14,6 @@ from bot.state.rentals import Rentals
 from bot.state.schedules import Schedules
 from rules.samples import Sample
 from tests.support.slack_harness import Harness, running_app
-
-pytestmark = pytest.mark.e2e  # every test here starts a server or a process
 
 FIELDS = {"gpu": "A100-80GB", "cards": 1, "share": None, "unit": "day", "price": 400.0, "currency": "CNY",
           "owner": "U1", "project": "llm"}

@@ -9,14 +9,10 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from bot.slack.inbox import redo_stalled
 from bot.state.rentals import Rentals
 from tests.slack.test_commands import submit
 from tests.support.slack_harness import Harness, running_app
-
-pytestmark = pytest.mark.e2e  # every test here starts a server or a process
 
 TRACK = "track train-1 gpu=A100 price=14/h"
 

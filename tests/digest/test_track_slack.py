@@ -5,12 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from bot.state.rentals import Rentals
 from tests.support.slack_harness import Harness, running_app
-
-pytestmark = pytest.mark.e2e  # every test here starts a server or a process
 
 
 def reply(h: Harness, text: str, n: int, user: str = "U1") -> dict[str, Any]:

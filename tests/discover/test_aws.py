@@ -21,8 +21,7 @@ from bot.state.rentals import Rentals
 from tests.support.aws import cloudwatch, ec2, launch, moto_server, volume
 from tests.support.cli import run_cli
 from tests.support.fake_slack import fake_slack
-
-pytestmark = pytest.mark.e2e  # every test here starts a server
+from tests.support.state_template import migrated_state_db
 
 
 def settings(tmp_path: Path, url: str, **extra: Any) -> Settings:
@@ -50,7 +49,7 @@ def test_gpu_instances_and_unattached_volumes_become_items_with_owner_channel_an
         spot = launch(client, "g4dn.xlarge", {"Owner": "ana@example.com"}, spot=True)
         launch(client, "t3.micro")  # no GPU: never an item
         disk = volume(client, 500)
-        store = Store(f"sqlite:///{tmp_path / 'state.db'}")
+        store = Store(f"sqlite:///{migrated_state_db(tmp_path / 'state.db')}")
         report = run(tmp_path, url, store, WebClient(token="xoxb-test", base_url=fake.api_url))
         assert report.problems == {}
         rentals = Rentals(store)
@@ -75,7 +74,7 @@ def test_a_rerun_updates_and_what_is_gone_is_released_or_deleted(tmp_path: Path,
         client = ec2(url)
         keep, gone = launch(client, "g6.xlarge"), launch(client, "g6e.12xlarge")
         disk = volume(client, 200)
-        store = Store(f"sqlite:///{tmp_path / 'state.db'}")
+        store = Store(f"sqlite:///{migrated_state_db(tmp_path / 'state.db')}")
         first = run(tmp_path, url, store)
         assert sorted(first.applied.new) == sorted([keep, gone, disk])
         client.terminate_instances(InstanceIds=[gone])
@@ -110,7 +109,7 @@ def test_cloudwatch_nvidia_metrics_become_samples(tmp_path: Path, monkeypatch: p
         cw = cloudwatch(url)
         for start in range(0, len(data), 20):
             cw.put_metric_data(Namespace="CWAgent", MetricData=data[start:start + 20])
-        store = Store(f"sqlite:///{tmp_path / 'state.db'}")
+        store = Store(f"sqlite:///{migrated_state_db(tmp_path / 'state.db')}")
         report = run(tmp_path, url, store)
         assert report.problems == {}
         [inst] = Rentals(store).instances("T1")
@@ -127,7 +126,7 @@ def test_an_enrolled_box_and_its_cloud_instance_are_one_item(tmp_path: Path, mon
         client = ec2(url)
         first = launch(client, "g5.2xlarge", {"Owner": "U0456", "SlackChannel": "C9"})
         later = launch(client, "g5.2xlarge")
-        store = Store(f"sqlite:///{tmp_path / 'state.db'}")
+        store = Store(f"sqlite:///{migrated_state_db(tmp_path / 'state.db')}")
         now = datetime.now(UTC)
         enrolments = Enrolments(store)
         token = enrolments.issue(Grant("T1", "C1", "U1", None, 5, now + timedelta(days=1)), created_by="U1", now=now)

@@ -22,8 +22,7 @@ from bot.state.rentals import Rentals
 from tests.support.aws import ec2, launch, moto_server, volume
 from tests.support.cli import run_cli
 from tests.support.servers import Request, serve
-
-pytestmark = pytest.mark.e2e  # every test here starts a server
+from tests.support.state_template import migrated_state_db
 
 DENIED = (403, "UnauthorizedOperation", "You are not authorized to perform this operation.")
 THROTTLED = (503, "RequestLimitExceeded", "Request limit exceeded.")
@@ -67,7 +66,7 @@ def test_access_denied_is_one_line_and_changes_nothing_known(tmp_path: Path, mon
         client = ec2(url)
         launch(client, "g5.xlarge")
         volume(client, 100)
-        store = Store(f"sqlite:///{tmp_path / 'state.db'}")
+        store = Store(f"sqlite:///{migrated_state_db(tmp_path / 'state.db')}")
         run(tmp_path, url, store)
         before = known(store)
         client.terminate_instances(InstanceIds=[p.split(":")[1] for p, _, _ in before if p and ":i-" in p])
@@ -86,7 +85,7 @@ def test_throttling_once_is_retried_through_and_always_is_said(tmp_path: Path,
     with moto_server(monkeypatch) as url:
         monkeypatch.setenv("AWS_MAX_ATTEMPTS", "2")
         box = launch(ec2(url), "g5.xlarge")
-        store = Store(f"sqlite:///{tmp_path / 'state.db'}")
+        store = Store(f"sqlite:///{migrated_state_db(tmp_path / 'state.db')}")
         with serve({"/": failing(url, THROTTLED, 1)}) as once:
             report = run(tmp_path, once.base_url, store)
         assert report.problems == {} and [i.provider_id for i in Rentals(store).instances("T1")] == [f"aws:{box}"]

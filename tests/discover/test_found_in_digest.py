@@ -21,8 +21,6 @@ from tests.support.aws import ec2, launch, moto_server, volume
 from tests.support.cli import run_cli
 from tests.support.slack_harness import Harness, running_app
 
-pytestmark = pytest.mark.e2e  # every test here starts a server
-
 
 def discovered(h: Harness) -> None:
     [job] = [j for j in jobs_of(h.settings, h.deps, h.deps_client()) if j.id == "discover:aws"]

@@ -31,9 +31,6 @@ def test_a_currency_code_is_one_the_ecb_publishes() -> None:
     assert currency_code(" eur ") == "EUR" and "CNY" in ECB_CURRENCIES and len(ECB_CURRENCIES) == 31
     with pytest.raises(ValueError, match="'RUB' is not a currency the ECB publishes rates for; use one of AUD"):
         currency_code("RUB")
-
-
-@pytest.mark.e2e  # a local server stands in for the ECB
 def test_quotes_and_comparisons_in_euros_name_the_rate(tmp_path: Path) -> None:
     with serve({"/stats/eurofxref/eurofxref-daily.xml": (200, {"Content-Type": "text/xml"}, ECB)}) as ecb:
         env = {"GPU_ADVISOR_ECB_URL": f"{ecb.base_url}/stats/eurofxref/eurofxref-daily.xml",

@@ -21,7 +21,8 @@ from rules.samples import Sample
 from tests.support.fake_slack import FakeSlack, SlackSender, fake_slack
 from tests.support.processes import bot_env, serve_process
 
-pytestmark = pytest.mark.e2e  # every test here starts a server or a process
+pytestmark = pytest.mark.e2e  # every test here starts a process
+
 
 
 def replica_env(tmp_path: Path, fake: FakeSlack, url: str, name: str, **extra: str) -> dict[str, str]:

@@ -16,6 +16,7 @@ from bot.state import Store
 from bot.state.rentals import Rentals
 from rules.samples import Sample
 from tests.support.cli import run_cli
+from tests.support.state_template import migrated_state_db
 
 NOW = datetime(2026, 12, 3, 4, tzinfo=UTC)  # 12:00 in Shanghai
 SHANGHAI = ZoneInfo("Asia/Shanghai")
@@ -26,7 +27,7 @@ def world(target: Path | str, started: datetime = datetime(2026, 12, 2, 16, tzin
     """Two boxes and a volume: `a` (2 cards, 480/day, U1, llm) busy 6 hours then idle 10, both cards reporting;
     `b` (1 card, 240/day, U2, cv) with no data; a 300 GB volume at 0.3/GB-month (U2, cv)."""
     # (started by default at 00:00 in Shanghai on 12-03); `target`: a folder for state.db, or a database
-    rentals = Rentals(Store(target / "state.db" if isinstance(target, Path) else target))
+    rentals = Rentals(Store(migrated_state_db(target / "state.db") if isinstance(target, Path) else target))
     a, _ = rentals.track_instance("T1", "a", FIELDS | {"cards": 2, "price": 480.0, "owner": "U1", "project": "llm",
                                                        "started_at": started})
     rentals.track_instance("T1", "b", FIELDS | {"cards": 1, "price": 240.0, "owner": "U2", "project": "cv",
@@ -54,9 +55,6 @@ def test_busy_idle_and_unknown_hours_and_money_per_item(db_target: str) -> None:
     assert [r["owner"] for r in said["by_owner"]] == ["U1", "U2"]  # most idle cost first
     assert said["by_owner"][0]["busy_share"] == 0.5 and said["by_owner"][1]["busy_share"] is None
     assert [r["project"] for r in said["by_project"]] == ["llm", "cv"]
-
-
-@pytest.mark.e2e
 def test_the_terminal_json_csv_and_chart_add_up(tmp_path: Path) -> None:
     # the terminal reports up to the real now: the data is put two days before it, and the period ends with
     # yesterday, so every run reads the same whole days

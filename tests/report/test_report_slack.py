@@ -8,14 +8,10 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from bot.server.jobs import weekly_reports
 from bot.state.rentals import Rentals
 from rules.samples import Sample
 from tests.support.slack_harness import Harness, running_app
-
-pytestmark = pytest.mark.e2e  # every test here starts a server
 
 MONDAY = datetime(2026, 12, 7, 2, tzinfo=UTC)  # 10:00 in Shanghai, a Monday: past the 09:30 digest time
 FIELDS = {"gpu": "A100-80GB", "cards": 1, "share": None, "unit": "day", "price": 480.0, "currency": "CNY",

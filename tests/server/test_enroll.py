@@ -17,8 +17,6 @@ from bot.state.enrolment import Enrolments, Grant
 from bot.state.rentals import Rentals
 from tests.support.slack_harness import Harness, running_app
 
-pytestmark = pytest.mark.e2e  # every test here starts a server or a process
-
 A100 = {"name": "NVIDIA A100-SXM4-80GB", "memory_total_mib": 81920}
 
 

@@ -11,7 +11,6 @@ from datetime import timedelta
 from pathlib import Path
 from urllib.parse import urlencode
 
-import pytest
 from sqlalchemy import create_engine
 
 from tests.support.fake_slack import sign
@@ -51,9 +50,6 @@ def command(text: str, **fields: str) -> bytes:
 
 def said_anything(h: Harness) -> bool:
     return any(c.method.startswith(("chat.", "views.")) for c in h.fake.calls)
-
-
-@pytest.mark.e2e
 def test_a_timestamp_that_is_not_a_number_gets_401_and_nothing_is_said(tmp_path: Path) -> None:
     with running_app(tmp_path) as h:
         body = command("help")
@@ -63,9 +59,6 @@ def test_a_timestamp_that_is_not_a_number_gets_401_and_nothing_is_said(tmp_path:
         time.sleep(0.3)
         assert not said_anything(h) and h.fake.of("response_url") == []
         assert h.deps.inbox.pending(timedelta(hours=1)) == []
-
-
-@pytest.mark.e2e
 def test_malformed_bodies_get_401_unsigned_and_400_signed(tmp_path: Path) -> None:
     with running_app(tmp_path) as h:
         for body in (b"{not json", b"payload={", b"\xff\xfe\x00"):
@@ -74,9 +67,6 @@ def test_malformed_bodies_get_401_unsigned_and_400_signed(tmp_path: Path) -> Non
         assert raw(h, b"payload={", signed(b"payload={"))[0] == 400
         assert raw(h, b"\xff\xfe\x00", signed(b"\xff\xfe\x00"))[0] == 400
         assert raw(h, b"{not json", signed(b"{not json", "application/json"))[0] == 400
-
-
-@pytest.mark.e2e
 def test_signed_requests_no_listener_handles_get_404_and_leave_nothing_in_the_inbox(tmp_path: Path) -> None:
     with running_app(tmp_path) as h:
         click = urlencode({"payload": json.dumps({
@@ -97,27 +87,18 @@ def test_signed_requests_no_listener_handles_get_404_and_leave_nothing_in_the_in
         assert raw(h, event, signed(event, "application/json"))[0] == 404
         assert raw(h, no_event, signed(no_event, "application/json"))[0] == 400
         assert h.deps.inbox.pending(timedelta(hours=1)) == []
-
-
-@pytest.mark.e2e
 def test_a_signed_command_without_a_user_is_acknowledged_and_finished(tmp_path: Path) -> None:
     with running_app(tmp_path) as h:
         body = command("", user_id="-")
         assert raw(h, body, signed(body))[0] == 200
         h.fake.wait_for(lambda: h.deps.inbox.pending(timedelta(hours=1)) == [] or None)
         assert not said_anything(h)
-
-
-@pytest.mark.e2e
 def test_a_body_above_the_limit_is_refused_before_it_is_read(tmp_path: Path) -> None:
     with running_app(tmp_path, max_body_bytes=4096) as h:
         body = command("x" * 8000)
         status, reason = raw(h, body, signed(body))
         assert status == 413 and "4096" in reason
         assert h.deps.inbox.pending(timedelta(hours=1)) == []
-
-
-@pytest.mark.e2e
 def test_command_text_beyond_the_limit_is_refused_without_parsing(tmp_path: Path) -> None:
     with running_app(tmp_path) as h:
         started = time.monotonic()
@@ -126,9 +107,6 @@ def test_command_text_beyond_the_limit_is_refused_without_parsing(tmp_path: Path
         (reply,) = h.fake.wait_for(lambda: h.fake.of("response_url"))
         assert "longer than 4,000 characters" in reply["text"]
         assert time.monotonic() - started < 5
-
-
-@pytest.mark.e2e
 def test_a_replayed_command_is_carried_out_once(tmp_path: Path) -> None:
     with running_app(tmp_path) as h:
         body = command("")
@@ -139,9 +117,6 @@ def test_a_replayed_command_is_carried_out_once(tmp_path: Path) -> None:
         time.sleep(0.5)
         roots = [p for p in h.fake.of("chat.postMessage") if "thread_ts" not in p]
         assert len(roots) == 1
-
-
-@pytest.mark.e2e
 def test_healthz_says_ok_and_down(tmp_path: Path) -> None:
     with running_app(tmp_path) as h:
         status, body = get(h, "/healthz")
@@ -151,9 +126,6 @@ def test_healthz_says_ok_and_down(tmp_path: Path) -> None:
         h.deps.store.engine = create_engine(f"sqlite:///{tmp_path}/no/such/dir/state.db")  # the database is gone
         status, body = get(h, "/healthz")
         assert status == 503 and json.loads(body)["status"] == "down"
-
-
-@pytest.mark.e2e
 def test_metrics_count_requests_and_acknowledgements(tmp_path: Path) -> None:
     with running_app(tmp_path) as h:
         body = command("help", response_url="")
@@ -166,9 +138,6 @@ def test_metrics_count_requests_and_acknowledgements(tmp_path: Path) -> None:
         assert "gpu_advisor_ack_seconds_count 1.0" in text
         assert 'gpu_advisor_price_age_seconds{source="ratecard"}' in text
         assert "gpu_advisor_inbox_backlog" in text
-
-
-@pytest.mark.e2e
 def test_a_locked_state_database_never_holds_the_acknowledgement_past_its_budget(tmp_path: Path) -> None:
     with running_app(tmp_path, ack_db_budget_s=0.5) as h:
         blocker = sqlite3.connect(h.settings.state_db_path(), timeout=1)
@@ -206,9 +175,6 @@ def _event(event: object) -> bytes:
 
 def _payload(payload: object) -> bytes:
     return urlencode({"payload": json.dumps(payload)}).encode()
-
-
-@pytest.mark.e2e
 def test_signed_bodies_of_the_wrong_shape_get_400_never_500(tmp_path: Path) -> None:
     """Issue 20.17: event "str", event [], action_id 5 and deeply nested JSON gave 500."""
     deep: object = {}

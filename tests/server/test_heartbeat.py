@@ -15,8 +15,6 @@ import pytest
 from bot.state.rentals import Rentals
 from tests.support.slack_harness import Harness, running_app
 
-pytestmark = pytest.mark.e2e  # every test here starts a server or a process
-
 FIELDS = {"gpu": "A100-80GB", "cards": 1, "share": None, "unit": "day", "price": 400.0, "currency": "CNY",
           "channel": "C1", "owner": "U1", "project": None}
 

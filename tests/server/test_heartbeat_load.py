@@ -10,14 +10,10 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from bot.state.rentals import Rentals
 from tests.server.test_front_door import command, raw, signed
 from tests.server.test_heartbeat import FIELDS, beat, sample
 from tests.support.slack_harness import running_app
-
-pytestmark = pytest.mark.e2e  # every test here starts a server
 
 
 def test_commands_during_big_heartbeats_are_not_answered_busy(tmp_path: Path) -> None:

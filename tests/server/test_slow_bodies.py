@@ -11,12 +11,8 @@ import time
 from pathlib import Path
 from urllib.parse import urlsplit
 
-import pytest
-
 from tests.server.test_front_door import command, raw, said_anything, signed
 from tests.support.slack_harness import Harness, running_app
-
-pytestmark = pytest.mark.e2e  # every test here starts a server
 
 
 def stalled(h: Harness, path: str, length: int, *headers: str) -> socket.socket:

@@ -23,6 +23,7 @@ from tests.server.test_work_process import (
     serving,
 )
 from tests.support.fake_slack import fake_slack
+from tests.support.state_template import migrated_state_db
 
 
 class Clock:
@@ -35,7 +36,7 @@ class Clock:
 
 def stores(tmp_path: Path) -> tuple[Clock, Inbox, Inbox]:
     clock = Clock()
-    store = Store(tmp_path / "state.db", now=clock)
+    store = Store(migrated_state_db(tmp_path / "state.db"), now=clock)
     spool = open_spool(store)
     assert spool is not None and spool.store.sqlite_path() == f"{tmp_path / 'state.db'}-spool"
     return clock, spool, Inbox(store)
@@ -81,9 +82,7 @@ def test_a_work_process_starting_takes_what_was_spooled_before_it_with_its_time(
 def test_postgresql_has_no_spool(db_target: str) -> None:
     store = Store(db_target)
     assert (open_spool(store) is None) == (store.engine.dialect.name == "postgresql")
-
-
-@pytest.mark.e2e
+@pytest.mark.e2e  # starts a process
 @pytest.mark.skipif(not LINUX, reason="finds the work process in Linux's /proc")
 @pytest.mark.parametrize("next_start", ["true", "false"])
 def test_a_request_acknowledged_just_before_serve_is_killed_is_done_on_the_next_start(tmp_path: Path,
@@ -108,9 +107,7 @@ def test_a_request_acknowledged_just_before_serve_is_killed_is_done_on_the_next_
             fake.wait_for(lambda: spool.spooled(timedelta(hours=1)) == [])  # swept once the inbox holds it
         time.sleep(0.2)
         assert len(recommendations(fake)) == 1
-
-
-@pytest.mark.e2e
+@pytest.mark.e2e  # starts a process
 def test_a_slack_retry_through_the_spool_is_done_once(tmp_path: Path) -> None:
     event = {"type": "app_home_opened", "user": "U1", "channel": "D1", "tab": "home"}
     with fake_slack() as fake, serving(tmp_path, fake) as (send, _):

@@ -11,14 +11,11 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
-import pytest
 from sqlalchemy import create_engine, event
 
 from tests.server.test_front_door import command, get, raw, signed
 from tests.server.test_heartbeat import beat, sample, tracked
 from tests.support.slack_harness import Harness, running_app
-
-pytestmark = pytest.mark.e2e  # every test here starts a server
 
 
 def full_disk(h: Harness) -> None:

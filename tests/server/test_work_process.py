@@ -78,9 +78,7 @@ def recommendations(fake: FakeSlack) -> list[dict[str, Any]]:
 def serving(tmp_path: Path, fake: FakeSlack, **extra: str) -> Iterator[tuple[SlackSender, subprocess.Popen[bytes]]]:
     with serve_process(bot_env(tmp_path, fake) | extra) as (send, proc):
         yield send, proc
-
-
-@pytest.mark.e2e
+@pytest.mark.e2e  # starts a process
 @pytest.mark.skipif(not LINUX, reason="finds the work process in Linux's /proc")
 def test_the_work_after_an_acknowledgement_is_done_by_the_work_process(tmp_path: Path) -> None:
     with fake_slack() as fake, serving(tmp_path, fake) as (send, proc):
@@ -103,9 +101,7 @@ def test_the_work_after_an_acknowledgement_is_done_by_the_work_process(tmp_path:
         assert 'gpu_advisor_decisions_total{choice="dedicated"} 1.0' in text
         assert 'gpu_advisor_slack_requests_total{kind="command"} 1.0' in text
         fake.wait_for(lambda: "gpu_advisor_inbox_backlog 0.0" in metrics(send).splitlines())
-
-
-@pytest.mark.e2e
+@pytest.mark.e2e  # starts a process
 @pytest.mark.skipif(not LINUX, reason="finds the work process in Linux's /proc")
 def test_a_work_process_that_dies_is_started_again_and_loses_nothing(tmp_path: Path) -> None:
     with fake_slack() as fake, serving(tmp_path, fake) as (send, proc):
@@ -126,9 +122,7 @@ def test_a_work_process_that_dies_is_started_again_and_loses_nothing(tmp_path: P
         proc.send_signal(signal.SIGTERM)
         output = (proc.communicate(timeout=20)[0] or b"").decode()
     assert "the work process stopped (exit code -9)" in output
-
-
-@pytest.mark.e2e
+@pytest.mark.e2e  # starts a process
 @pytest.mark.skipif(not LINUX, reason="finds the work process in Linux's /proc")
 def test_the_work_process_ends_with_the_front_door(tmp_path: Path) -> None:
     with fake_slack() as fake:
@@ -142,9 +136,7 @@ def test_the_work_process_ends_with_the_front_door(tmp_path: Path) -> None:
             proc.kill()
             proc.wait(timeout=10)
             fake.wait_for(lambda: not running(work), timeout=10)
-
-
-@pytest.mark.e2e
+@pytest.mark.e2e  # starts a process
 def test_serve_without_a_work_process_does_the_work_itself(tmp_path: Path) -> None:
     with fake_slack() as fake, serving(tmp_path, fake, GPU_ADVISOR_WORK_PROCESS="false") as (send, proc):
         assert "work_process" not in healthz(send)["checks"]
@@ -152,9 +144,6 @@ def test_serve_without_a_work_process_does_the_work_itself(tmp_path: Path) -> No
             assert children(proc.pid) == []
         send.command(PROFILE, response_url=fake.response_url())
         fake.wait_for(lambda: recommendations(fake))
-
-
-@pytest.mark.e2e  # starts the harness's app and fake Slack
 def test_a_new_work_process_redoes_only_what_was_kept_before_it_started(tmp_path: Path) -> None:
     """What came after its start reaches it over the queue: redoing that too would do it twice."""
     with running_app(tmp_path) as h:
@@ -205,21 +194,24 @@ class HandedOver:
     def state(self) -> str:
         return "running"
 
-    def metrics(self) -> bytes | None:
+    def start(self) -> None:
         return None
 
+    def stop(self) -> None:
+        return None
 
-@pytest.mark.e2e  # starts the harness's app and fake Slack
+    def metrics(self) -> bytes | None:
+        return None
 def test_the_front_door_hands_every_kind_of_request_to_the_work_process_and_does_none_of_it(tmp_path: Path) -> None:
     """A request the front door acknowledges goes over whole; a form bolt checks and answers goes over with its
     body, as the inbox records its kind. Nothing of either is done in the front door."""
+    from bot.slack.ui.track_form import TrackMeta
+    from bot.slack.ui.track_form import view as track_view
     from tests.slack.test_commands import submit
 
-    with running_app(tmp_path) as h:
-        h.send.command("track", response_url=h.fake.response_url("1"))  # done here: the form opens
-        view = h.fake.wait_for(lambda: h.fake.of("views.open"))[0]["view"]
-        view = json.loads(view) if isinstance(view, str) else view
-        handed = h.deps.work = HandedOver()
+    handed = HandedOver()
+    with running_app(tmp_path, work=handed) as h:
+        view = track_view(TrackMeta(ch="C1", lang="zh"), {})  # the form `/gpu-advise track` opens
         status, _ = h.send.command(PROFILE, response_url=h.fake.response_url("2"))
         assert status == 200
         [(key, raw)] = handed.acknowledged
@@ -231,9 +223,6 @@ def test_the_front_door_hands_every_kind_of_request_to_the_work_process_and_does
         assert h.deps.inbox.pending(timedelta(hours=1)) != []  # kept, for the work process to take
         time.sleep(0.3)
         assert recommendations(h.fake) == [] and h.fake.of("chat.postEphemeral") == []  # none of it done here
-
-
-@pytest.mark.e2e  # starts the harness's app and fake Slack
 def test_what_the_queue_brought_is_not_replayed_and_what_was_replayed_is_not_taken_from_the_queue(
         tmp_path: Path) -> None:
     """On PostgreSQL nothing but the work process itself tells that a request kept just before it started again
@@ -251,9 +240,7 @@ def test_what_the_queue_brought_is_not_replayed_and_what_was_replayed_is_not_tak
         assert replay_pending(h.deps, h.deps_client(), h.clock(), started.first) == 1
         assert [key for key, _, _ in h.deps.inbox.pending(timedelta(hours=1))] == ["command:queued"]
         assert not started.first("command:replayed")  # when the queue brings it now, it is not done again
-
-
-@pytest.mark.e2e
+@pytest.mark.e2e  # starts a process
 @pytest.mark.skipif(not LINUX, reason="finds the work process in Linux's /proc")
 def test_a_work_process_that_cannot_start_says_why_and_is_tried_again(tmp_path: Path) -> None:
     with fake_slack() as fake, serving(tmp_path, fake, GPU_ADVISOR_SLACK_RETRY_BACKOFF_S="0.01") as (send, proc):

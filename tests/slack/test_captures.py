@@ -6,13 +6,9 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-import pytest
-
 from tests.slack.test_conversation import button, question_posts, start, wait_question
 from tests.support.cli import ROOT
 from tests.support.slack_harness import Harness, running_app
-
-pytestmark = pytest.mark.e2e  # every test here starts a server or a process
 
 SMI = (ROOT / "tests" / "data" / "captures" / "nvidia-smi-query.csv").read_bytes()
 DMON = (ROOT / "tests" / "data" / "captures" / "nvidia-smi-dmon.txt").read_bytes()

@@ -4,13 +4,10 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
-import pytest
 from slack_sdk.models.blocks import Block
 
 from bot.state import Inbox, Store
 from tests.support.slack_harness import Harness, running_app
-
-pytestmark = pytest.mark.e2e  # every test here starts a server or a process
 
 
 def validate(message: dict[str, Any]) -> None:
@@ -33,7 +30,17 @@ def question_posts(h: Harness, thread_ts: str, *, kind: bool = False) -> list[di
 
 
 def wait_question(h: Harness, thread_ts: str, count: int) -> dict[str, Any]:
-    return h.fake.wait_for(lambda: len(qs := question_posts(h, thread_ts)) >= count and qs[count - 1])  # type: ignore[no-any-return]
+    """The count-th question of the thread, once it is posted and the store knows it (it is saved right after it
+    is posted: a test that moves the clock or answers before that races the save)."""
+    def saved() -> dict[str, Any] | None:
+        qs = question_posts(h, thread_ts)
+        if len(qs) < count:
+            return None
+        convo = h.deps.conversations.by_thread("T1", qs[0]["channel"], thread_ts)
+        known = convo is not None and (convo.question_ts in {q["_ts"] for q in qs[count - 1:]} or convo.step > count)
+        return qs[count - 1] if known else None
+
+    return h.fake.wait_for(saved)  # type: ignore[no-any-return]
 
 
 def start(h: Harness, *, skip_kind: bool = True, **kwargs: Any) -> dict[str, Any]:

@@ -18,8 +18,6 @@ from bot.state.schema import inbox
 from tests.slack.test_commands import submit
 from tests.support.slack_harness import running_app
 
-pytestmark = pytest.mark.e2e  # every test here starts a server
-
 
 def _pending(h: Any) -> list[str]:
     with h.deps.store.reading() as conn:

@@ -78,40 +78,25 @@ def test_every_route_names_a_handler_and_the_replay_finds_the_same_one() -> None
     assert route_for("event", {"event": {"type": "reaction_added"}}) is None
     assert route_for("block_actions", {"actions": [{"action_id": "answer:x"}]}) is None
     assert all(route.what and route.handler.__doc__ for route in ROUTES)
-
-
-@pytest.mark.e2e
 def test_command_without_text_starts_a_profile(world: World) -> None:
     commands.on_command(world.deps, world.request(command(world.fake, "")))
     root, question = world.fake.of("chat.postMessage")
     assert "<@U1>" in root["text"] and question["thread_ts"] == root["_ts"]
     assert question["text"] == "What kind of workload is it?"  # the kind of work first, optional
     assert "*Optional*" in json.dumps(question["blocks"])
-
-
-@pytest.mark.e2e
 def test_command_help_answers_through_the_response_url(world: World) -> None:
     commands.on_command(world.deps, world.request(command(world.fake, "help")))
     (reply,) = world.fake.of("response_url")
     assert reply["response_type"] == "ephemeral" and "`form`" in reply["text"]
-
-
-@pytest.mark.e2e
 def test_command_with_every_answer_posts_the_recommendation(world: World) -> None:
     commands.on_command(world.deps, world.request(command(world.fake, "10h mem=70/80 mp=no freq=daily resume=no")))
     (posted,) = world.fake.of("chat.postMessage")
     assert posted["blocks"][0]["text"]["text"] == "Recommendation: Dedicated card: A100-80GB"
-
-
-@pytest.mark.e2e
 def test_command_error_is_in_the_users_language(world: World) -> None:
     world.fake.locales["U1"] = "zh-CN"
     commands.on_command(world.deps, world.request(command(world.fake, "bananas")))
     (reply,) = world.fake.of("response_url")
     assert "未知的子命令“bananas”" in reply["text"]
-
-
-@pytest.mark.e2e
 def test_answer_button_records_the_answer_and_asks_the_next_question(world: World) -> None:
     convo = world.started()
     profile.on_answer(world.deps, world.request(click("answer:2", ButtonValue(c=convo.id, k="duration", v=">8h"))))
@@ -120,9 +105,6 @@ def test_answer_button_records_the_answer_and_asks_the_next_question(world: Worl
     assert kept.values["duration"]["bucket"] == "long"  # parsed once, kept parsed
     assert world.fake.of("chat.update")
     assert "Question 2/5" in json.dumps(world.fake.of("chat.postMessage")[-1]["blocks"])
-
-
-@pytest.mark.e2e
 def test_inference_asks_only_what_a_service_needs(world: World) -> None:
     convo = world.started(kind="inference")
     asked = [world.fake.of("chat.postMessage")[-1]["text"]]
@@ -131,9 +113,6 @@ def test_inference_asks_only_what_a_service_needs(world: World) -> None:
         asked.append(world.fake.of("chat.postMessage")[-1]["text"])
     assert asked == ["Peak QPS?", "P99 latency target (ms)?", "How many hours a day does the service run?",
                      "Does the memory peak exceed 80% of one card?"]
-
-
-@pytest.mark.e2e
 def test_answer_button_from_someone_else_is_refused_ephemerally(world: World) -> None:
     convo = world.started()
     profile.on_answer(world.deps, world.request(click("answer:0", ButtonValue(c=convo.id, k="duration", v="<1h"),
@@ -141,9 +120,6 @@ def test_answer_button_from_someone_else_is_refused_ephemerally(world: World) ->
     (refusal,) = world.fake.of("chat.postEphemeral")
     assert refusal["user"] == "U2" and "<@U1>" in refusal["text"]
     assert world.deps.conversations.get(convo.id).answers == {"workload": ""}  # type: ignore[union-attr]
-
-
-@pytest.mark.e2e
 def test_change_an_answer_opens_the_form_prefilled(world: World) -> None:
     convo = world.started()
     conversation.take_answer(world.deps, world.client, world.deps.conversations.get(convo.id), "duration", "10h", "U1")  # type: ignore[arg-type]
@@ -152,17 +128,11 @@ def test_change_an_answer_opens_the_form_prefilled(world: World) -> None:
     duration = next(b for b in opened["view"]["blocks"] if b["block_id"] == "duration")
     assert duration["element"]["initial_value"] == "10h"
     assert json.loads(opened["view"]["private_metadata"])["c"] == convo.id
-
-
-@pytest.mark.e2e
 def test_start_over_starts_a_new_profile_in_the_same_channel(world: World) -> None:
     convo = world.started()
     profile.on_restart(world.deps, world.request(click(Action.RESTART.value, ButtonValue(c=convo.id))))
     roots = [p for p in world.fake.of("chat.postMessage") if "thread_ts" not in p]
     assert len(roots) == 2 and roots[1]["channel"] == "C1"
-
-
-@pytest.mark.e2e
 def test_new_profile_from_app_home_starts_in_a_dm(world: World) -> None:
     body = {"type": "block_actions", "user": {"id": "U1", "team_id": "T1"},
             "actions": [{"action_id": Action.NEW_PROFILE.value, "value": "home"}]}
@@ -175,42 +145,27 @@ def message(convo: Conversation, text: str, user: str = "U1") -> dict[str, Any]:
     return {"type": "event_callback", "team_id": "T1", "event_id": "Ev1",
             "event": {"type": "message", "user": user, "text": text, "channel": convo.channel,
                       "ts": "1700000099.000001", "thread_ts": convo.thread_ts}}
-
-
-@pytest.mark.e2e
 def test_a_reply_in_the_thread_answers_the_open_question(world: World) -> None:
     convo = world.started()
     thread.on_message(world.deps, world.request(message(convo, "about 10 hours")))
     assert world.deps.conversations.get(convo.id).answers == {"workload": "", "duration": "about 10 hours"}  # type: ignore[union-attr]
-
-
-@pytest.mark.e2e
 def test_an_unreadable_reply_says_what_is_accepted_and_keeps_nothing(world: World) -> None:
     convo = world.started()
     thread.on_message(world.deps, world.request(message(convo, "soonish")))
     assert "Could not read 'soonish'" in world.fake.of("chat.postMessage")[-1]["text"]
     assert world.deps.conversations.get(convo.id).answers == {"workload": ""}  # type: ignore[union-attr]
-
-
-@pytest.mark.e2e
 def test_a_reply_from_someone_else_warns_the_starter_once(world: World) -> None:
     convo = world.started()
     for _ in range(2):
         thread.on_message(world.deps, world.request(message(convo, "10h", user="U2")))
     (warning,) = world.fake.of("chat.postEphemeral")
     assert warning["user"] == "U1" and "<@U2>" in warning["text"]
-
-
-@pytest.mark.e2e
 def test_app_home_publishes_recent_advice_and_sources(world: World) -> None:
     body = {"type": "event_callback", "team_id": "T1", "event": {"type": "app_home_opened", "user": "U1",
                                                                  "tab": "home"}}
     thread.on_home(world.deps, world.request(body))
     (published,) = world.fake.of("views.publish")
     assert published["user_id"] == "U1" and "`ratecard`" in json.dumps(published["view"])
-
-
-@pytest.mark.e2e
 def test_form_with_a_bad_answer_is_refused_under_its_field(world: World) -> None:
     ack = Ack()
     body = form_view(FormMeta(ch="C1", lang="en"), FIVE | {"memory": "lots"})
@@ -218,16 +173,10 @@ def test_form_with_a_bad_answer_is_refused_under_its_field(world: World) -> None
     assert ack.response is not None
     errors = json.loads(ack.response.body)["errors"]
     assert set(errors) == {"memory"} and "Could not read 'lots'" in errors["memory"]
-
-
-@pytest.mark.e2e
 def test_a_valid_form_posts_the_recommendation(world: World) -> None:
     profile_form.on_form(world.deps, world.request(form_view(FormMeta(ch="C1", lang="en"), FIVE)))
     (posted,) = world.fake.of("chat.postMessage")
     assert posted["channel"] == "C1" and "Dedicated card" in posted["blocks"][0]["text"]["text"]
-
-
-@pytest.mark.e2e
 def test_app_home_shows_every_source_prices_status_shows(tmp_path: Path) -> None:
     feed = tmp_path / "feed.csv"
     feed.write_text("provider,instance_type,gpu,gpu_count,pricing_model,amount,currency,unit\n"
@@ -242,9 +191,6 @@ def test_app_home_shows_every_source_prices_status_shows(tmp_path: Path) -> None
         assert [s.source for s in deps.prices.status()] == ["ratecard", "feed"]
         assert "`ratecard`" in view and "`feed`" in view and "never" in view  # the feed was not refreshed yet
         deps.store.close()
-
-
-@pytest.mark.e2e
 def test_question_2_offers_the_estimate_from_the_model_and_a_reply_naming_it_answers(world: World) -> None:
     convo = world.started()
     conversation.take_answer(world.deps, world.client, world.deps.conversations.get(convo.id), "duration", "3h", "U1")  # type: ignore[arg-type]

@@ -19,8 +19,10 @@ from bot.state.schema import conversations
 from tests.support.cli import ROOT, run_process
 from tests.support.fake_slack import FakeSlack, SlackSender, fake_slack
 from tests.support.processes import bot_env, free_port, serve_process
+from tests.support.state_template import migrated_state_db
 
-pytestmark = pytest.mark.e2e  # every test here starts a server or a process
+pytestmark = pytest.mark.e2e  # every test here starts a process
+
 
 
 @contextmanager
@@ -125,7 +127,7 @@ def test_work_cut_short_by_a_crash_is_finished_on_the_next_start(tmp_path: Path)
             fake.wait_for(lambda: fake.of("chat.update"))
         fake.delays.clear()
         assert len(questions(fake, thread)) == 1  # question 2 was never asked
-        store = Store(tmp_path / "bot.state.db")
+        store = Store(migrated_state_db(tmp_path / "bot.state.db"))
         with bot_process(tmp_path, fake):
             fake.wait_for(lambda: len(questions(fake, thread)) >= 2)
             # the redone work is marked done just after question 2 is posted: wait for it before the kill

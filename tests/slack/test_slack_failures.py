@@ -5,12 +5,8 @@ from __future__ import annotations
 from datetime import timedelta
 from pathlib import Path
 
-import pytest
-
 from bot.slack.inbox import redo_stalled
 from tests.support.slack_harness import running_app
-
-pytestmark = pytest.mark.e2e  # every test here starts a server or a process
 
 
 def test_a_server_error_is_retried_and_the_message_arrives(tmp_path: Path) -> None:

@@ -15,6 +15,7 @@ from sqlalchemy import func, select
 from bot.state import Inbox, Store, StoreBusy
 from bot.state.group_commit import GroupCommit, Late
 from bot.state.schema import inbox
+from tests.support.state_template import migrated_state_db
 
 
 class Writer:
@@ -140,7 +141,7 @@ def test_concurrent_acknowledgements_keep_each_request_once(db_target: str) -> N
 
 
 def test_a_write_past_the_budget_of_every_waiting_acknowledgement_says_busy(tmp_path: Path) -> None:
-    store = Store(f"{tmp_path}/state.db")
+    store = Store(migrated_state_db(tmp_path / "state.db"))
     box = Inbox(store)
     # a background writer holds the lock past the acknowledgement's budget
     with store.writing(), pytest.raises(StoreBusy):

@@ -43,9 +43,9 @@ def _fill_at_0018(target: str) -> None:
     engine.dispose()
 
 
-def test_kept_samples_become_whole_seconds_once_each(db_target: str) -> None:
-    _fill_at_0018(db_target)
-    rentals = Rentals(Store(db_target))  # migrates to the head
+def test_kept_samples_become_whole_seconds_once_each(empty_db_target: str) -> None:
+    _fill_at_0018(empty_db_target)
+    rentals = Rentals(Store(empty_db_target))  # migrates to the head
     kept = rentals.samples(1, T0 - timedelta(hours=1))
     assert [(s.at, s.gpu, s.utilization_pct) for s in kept] == [
         (T0, 0, 0.0), (T0, 1, 0.0), (T0 + timedelta(minutes=1), 0, 1.0), (T0 + timedelta(minutes=2), 0, 2.0)]
@@ -56,9 +56,9 @@ def test_kept_samples_become_whole_seconds_once_each(db_target: str) -> None:
     assert raw[0] == int(T0.timestamp())
 
 
-def test_a_repeat_in_the_same_second_is_skipped_after_the_migration(db_target: str) -> None:
-    _fill_at_0018(db_target)
-    rentals = Rentals(Store(db_target))
+def test_a_repeat_in_the_same_second_is_skipped_after_the_migration(empty_db_target: str) -> None:
+    _fill_at_0018(empty_db_target)
+    rentals = Rentals(Store(empty_db_target))
     from rules.samples import Sample
     again = [Sample(T0 + timedelta(milliseconds=400), 0, 50.0, 1.0, 81920.0),
              Sample(T0 + timedelta(minutes=3), 0, 50.0, 1.0, 81920.0)]

@@ -111,8 +111,8 @@ def test_a_state_file_from_before_the_migrations_is_taken_over(tmp_path: Path) -
     assert Conversations(store).get("c1").values["duration"]["hours"] == 10.0  # type: ignore[union-attr]
 
 
-def test_the_migrations_build_exactly_the_schema_the_code_queries(db_target: str) -> None:
-    store = Store(db_target)
+def test_the_migrations_build_exactly_the_schema_the_code_queries(empty_db_target: str) -> None:
+    store = Store(empty_db_target)
     with store.reading() as conn:
         differences = compare_metadata(MigrationContext.configure(conn), migrated_metadata())
         version = conn.exec_driver_sql("SELECT version_num FROM alembic_version").scalar()
@@ -143,9 +143,7 @@ for i in range(60):
     Inbox(store).enqueue(f"{sys.argv[2]}-{i}", "command", {"i": i})
     Inbox(store).done(f"{sys.argv[2]}-{i}")
 """
-
-
-@pytest.mark.e2e
+@pytest.mark.e2e  # starts a process
 def test_two_processes_writing_at_once_both_land(db_target: str) -> None:
     Store(db_target)  # migrated once, as serve does at start-up
     writers = [subprocess.Popen([sys.executable, "-c", WRITER, db_target, name], cwd=ROOT,

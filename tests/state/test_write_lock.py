@@ -18,6 +18,7 @@ from bot.state import Store, StoreBusy
 from bot.state.rentals import SAMPLE_BATCH, Rentals
 from bot.state.write_lock import AckGate, WriteLock
 from rules.samples import Sample
+from tests.support.state_template import migrated_state_db
 
 
 def waiting_urgent(lock: WriteLock, count: int) -> None:
@@ -58,7 +59,7 @@ def test_an_acknowledgement_past_its_budget_gives_up_and_the_lock_still_works() 
 
 
 def test_a_day_of_samples_is_kept_in_batches_each_its_own_transaction(tmp_path: Path) -> None:
-    store = Store(tmp_path / "s.db")
+    store = Store(migrated_state_db(tmp_path / "s.db"))
     rentals = Rentals(store)
     t0 = datetime(2026, 11, 30, tzinfo=UTC)
     inst, _ = rentals.track_instance("T1", "box", {"gpu": "A100-80GB", "cards": 1, "share": None, "unit": "day",
@@ -138,13 +139,11 @@ fcntl.flock(fd, fcntl.LOCK_EX)
 print("held", flush=True)
 sys.stdin.readline()
 """
-
-
 @pytest.mark.e2e  # starts a process
 def test_another_process_holding_the_write_lock_of_a_sqlite_store_makes_an_acknowledgement_busy(tmp_path: Path) -> None:
     """serve's front door and work process (and terminal commands) write one SQLite file: the file lock beside it
     keeps them apart, and an acknowledgement's budget holds across processes too."""
-    store = Store(tmp_path / "state.db")
+    store = Store(migrated_state_db(tmp_path / "state.db"))
     holder = subprocess.Popen([sys.executable, "-c", HOLD_LOCK, str(tmp_path / "state.db-writer")],
                               stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     try:
@@ -163,7 +162,7 @@ def test_another_process_holding_the_write_lock_of_a_sqlite_store_makes_an_ackno
 
 
 def test_two_stores_of_one_file_take_turns_through_the_file_lock(tmp_path: Path) -> None:
-    first, second = Store(tmp_path / "state.db"), Store(tmp_path / "state.db")
+    first, second = Store(migrated_state_db(tmp_path / "state.db")), Store(migrated_state_db(tmp_path / "state.db"))
     holding, go_on, order = threading.Event(), threading.Event(), []
 
     def hold() -> None:

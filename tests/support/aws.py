@@ -1,8 +1,11 @@
 """AWS stood in by moto's server (ThreadedMotoServer) on 127.0.0.1 at a free port: real boto3 calls over real
-HTTP, never a mock of our code. moto keeps its accounts in the process, so each use starts from a reset."""
+HTTP, never a mock of our code. One server per test process (its start and stop cost half a second each);
+moto keeps its accounts in the process, so each use starts from a reset."""
 
 from __future__ import annotations
 
+import atexit
+import functools
 import os
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -24,15 +27,18 @@ def moto_server(monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
     can reach a real account."""
     for key, value in FAKE_ENV.items():
         monkeypatch.setenv(key, value)
+    url = _server()
+    httpx.post(f"{url}/moto-api/reset", timeout=10).raise_for_status()
+    yield url
+
+
+@functools.cache
+def _server() -> str:
     server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
     server.start()
+    atexit.register(server.stop)
     host, port = server.get_host_and_port()
-    url = f"http://{host}:{port}"
-    httpx.post(f"{url}/moto-api/reset", timeout=10)
-    try:
-        yield url
-    finally:
-        server.stop()
+    return f"http://{host}:{port}"
 
 
 def ec2(url: str, region: str = "us-east-1") -> Any:

@@ -13,6 +13,8 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
+from tests.support.state_template import migrated_state_db
+
 ROOT = Path(__file__).parents[2]
 
 
@@ -24,7 +26,21 @@ def _env(env: dict[str, str] | None, tmp: Path | None) -> dict[str, str]:
     base = {"LANG": "C.UTF-8"}
     if tmp is not None:
         base["GPU_ADVISOR_DB"] = str(tmp / "advisor.db")
-    return base | {"COLUMNS": "200", "NO_COLOR": "1", "PYTHONIOENCODING": "utf-8"} | (env or {})
+    environment = base | {"COLUMNS": "200", "NO_COLOR": "1", "PYTHONIOENCODING": "utf-8"} | (env or {})
+    if tmp is not None:
+        _migrated_state_in(tmp, environment)
+    return environment
+
+
+def _migrated_state_in(tmp: Path, environment: dict[str, str]) -> None:
+    """The command's state file, when it lies in `tmp`'s folder and is not there yet, starts as a migrated copy
+    (tests/support/state_template.py), as a user's store is after its first command."""
+    if environment.get("GPU_ADVISOR_DATABASE_URL"):
+        return
+    db = Path(environment["GPU_ADVISOR_DB"])
+    state = Path(environment.get("GPU_ADVISOR_STATE_DB") or db.with_name(f"{db.stem}.state{db.suffix or '.db'}"))
+    if state.parent == tmp and tmp.is_dir():
+        migrated_state_db(state)
 
 
 def run_process(*args: str, stdin: str = "", env: dict[str, str] | None = None,

@@ -52,6 +52,7 @@ class FakeSlack:
     download_trickle_s: float = 0  # when set, a download sends a byte, then waits this long, and so on
     _ts: Iterator[int] = field(default_factory=lambda: itertools.count(1))
     _lock: threading.Lock = field(default_factory=threading.Lock)
+    _answered: threading.Condition = field(default_factory=threading.Condition)  # notified after each request
 
     @property
     def api_url(self) -> str:
@@ -72,7 +73,8 @@ class FakeSlack:
             value = predicate()
             if value:
                 return value
-            time.sleep(0.02)
+            with self._answered:  # woken by the next request answered, else looked at again after 10 ms
+                self._answered.wait(0.01)
         raise AssertionError(f"timed out; calls so far: {self.methods()}")
 
     def answer(self, method: str, args: dict[str, Any]) -> tuple[int, dict[str, str], dict[str, Any]]:
@@ -197,6 +199,11 @@ def fake_slack() -> Iterator[FakeSlack]:
     fake = FakeSlack()
 
     class Handler(BaseHTTPRequestHandler):
+        def handle_one_request(self) -> None:
+            super().handle_one_request()
+            with fake._answered:
+                fake._answered.notify_all()
+
         def _send(self, status: int, content_type: str, payload: bytes) -> None:
             self.send_response(status)
             self.send_header("Content-Type", content_type)

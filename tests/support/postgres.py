@@ -1,15 +1,18 @@
-"""A PostgreSQL for tests: the server `.ci/run` starts (GPU_ADVISOR_TEST_POSTGRES_URL), one fresh schema
-per test. Without a reachable server the PostgreSQL tests skip with the reason, unless
+"""A PostgreSQL for tests: the server `.ci/run` starts (GPU_ADVISOR_TEST_POSTGRES_URL). A test gets a fresh
+schema (empty: for the migration tests) or a fresh migrated database, copied from a template database that
+the Store migrated once per test process (`CREATE DATABASE ... TEMPLATE`: about 0.1 s with its drop, against
+0.3 s of migrations). Without a reachable server the PostgreSQL tests skip with the reason, unless
 GPU_ADVISOR_TEST_POSTGRES=required (set by .ci/run), where they fail."""
 
 from __future__ import annotations
 
+import atexit
 import functools
 import os
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
-from urllib.parse import quote
+from urllib.parse import quote, urlsplit, urlunsplit
 
 import pytest
 
@@ -62,3 +65,56 @@ def fresh_schema() -> Iterator[str]:
     need_postgres()
     with schema_in(URL) as url:
         yield url
+
+
+def _database(url: str, name: str) -> str:
+    """`url` naming the database `name` instead."""
+    parts = urlsplit(url)
+    return urlunsplit(parts._replace(path=f"/{name}"))
+
+
+@functools.cache
+def _template() -> str | None:
+    """A migrated database to copy, made once per test process; None when the role may not create databases
+    (then each test migrates a fresh schema itself, slower but the same)."""
+    import psycopg
+
+    from bot.state.store import Store
+
+    name = f"tmpl_{uuid.uuid4().hex[:16]}"
+    try:
+        with psycopg.connect(URL, autocommit=True) as conn:
+            conn.execute(f"CREATE DATABASE {name}")
+    except psycopg.errors.InsufficientPrivilege:
+        return None
+    atexit.register(_drop, name)
+    Store(_database(URL, name)).close()  # no connection may stay open on a template
+    return name
+
+
+def _drop(name: str) -> None:
+    import psycopg
+
+    with psycopg.connect(URL, autocommit=True) as conn:
+        conn.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+
+
+@contextmanager
+def migrated_database() -> Iterator[str]:
+    """The URL of a fresh database at the newest schema, dropped afterwards (skips, or fails when required,
+    without a server)."""
+    import psycopg
+
+    need_postgres()
+    template = _template()
+    if template is None:
+        with schema_in(URL) as url:
+            yield url
+        return
+    name = f"t_{uuid.uuid4().hex[:16]}"
+    with psycopg.connect(URL, autocommit=True) as conn:
+        conn.execute(f"CREATE DATABASE {name} TEMPLATE {template} STRATEGY FILE_COPY")
+    try:
+        yield _database(URL, name)
+    finally:
+        _drop(name)

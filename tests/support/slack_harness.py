@@ -12,11 +12,12 @@ from typing import Any
 
 from slack_sdk import WebClient
 
-from bot.deps import Deps, build_deps
+from bot.deps import Deps, Handoff
 from bot.server.http import EVENTS_PATH, build_server
 from bot.settings import Settings
-from bot.slack.app import create_app, web_client
+from bot.slack.app import create_app, slack_deps, web_client
 from tests.support.fake_slack import FakeSlack, SlackSender, fake_slack
+from tests.support.state_template import migrated_state_db
 
 SECRET = "8f742231b10e8888abcd99yyyzzz85a5"
 
@@ -60,16 +61,22 @@ class Harness:
 
 
 def settings_for(tmp_path: Path, fake: FakeSlack, **extra: Any) -> Settings:
-    return Settings(db=tmp_path / "bot.db", slack_bot_token="xoxb-test-token", slack_signing_secret=SECRET,
-                    slack_api_url=fake.api_url, azure_enabled=False, ecb_enabled=False, lang="zh", **extra)
+    """Settings of an app talking to `fake`, its state a fresh migrated SQLite file (unless a database_url)."""
+    settings = Settings(db=tmp_path / "bot.db", slack_bot_token="xoxb-test-token", slack_signing_secret=SECRET,
+                        slack_api_url=fake.api_url, azure_enabled=False, ecb_enabled=False, lang="zh", **extra)
+    if settings.database_url is None:
+        migrated_state_db(settings.state_db_path())
+    return settings
 
 
 @contextmanager
-def running_app(tmp_path: Path, **extra: Any) -> Iterator[Harness]:
+def running_app(tmp_path: Path, *, work: Handoff | None = None, **extra: Any) -> Iterator[Harness]:
+    """The app on a local port talking to a fresh fake Slack; `work`: where the work after each acknowledgement
+    is handed (as to serve's work process) instead of being done here."""
     with fake_slack() as fake:
         settings = settings_for(tmp_path, fake, **extra)
         clock = Clock()
-        deps = build_deps(settings, now=clock)
+        deps = slack_deps(settings, now=clock, work=(lambda _: (work, None)) if work is not None else None)
         app = create_app(deps)
         server = build_server(app, deps, "127.0.0.1", 0)
         thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
