@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import functools
 import re
 import subprocess
 import sys
@@ -20,19 +21,26 @@ def sources(*packages: str) -> list[Path]:
     return sorted(p for pkg in packages for p in (ROOT / pkg).rglob("*.py"))
 
 
-def imported(path: Path) -> set[str]:
+@functools.cache
+def parsed(path: Path) -> ast.Module:
+    """A source file's syntax tree, parsed once for all the tests here."""
+    return ast.parse(path.read_text("utf-8"))
+
+
+@functools.cache
+def imported(path: Path) -> frozenset[str]:
     names: set[str] = set()
-    for node in ast.walk(ast.parse(path.read_text("utf-8"))):
+    for node in ast.walk(parsed(path)):
         if isinstance(node, ast.Import):
             names |= {alias.name for alias in node.names}
         elif isinstance(node, ast.ImportFrom) and node.module:
             names.add(node.module)
-    return names
+    return frozenset(names)
 
 
 def test_no_function_is_longer_than_80_lines() -> None:
     long = [f"{path.relative_to(ROOT)}:{node.lineno} {node.name} ({node.end_lineno - node.lineno + 1} lines)"
-            for path in sources(*PACKAGES) for node in ast.walk(ast.parse(path.read_text("utf-8")))
+            for path in sources(*PACKAGES) for node in ast.walk(parsed(path))
             if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.end_lineno
             and node.end_lineno - node.lineno + 1 > MAX_FUNCTION_LINES]
     assert long == []

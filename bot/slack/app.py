@@ -146,7 +146,9 @@ def create_app(deps: Deps, *, client: WebClient | None = None, lang: Lang | None
         if not any(isinstance(f, _NotAProblem) for f in logger.filters):
             logger.addFilter(_NotAProblem())
         workers = ThreadPoolExecutor(max_workers=LAZY_WORKERS, thread_name_prefix="lazy")
-        app = App(client=client, signing_secret=secret, logger=logger,
+        # name given: bolt otherwise names the app after its caller's file with inspect.stack(), which reads the
+        # source of every frame (0.1 s a start)
+        app = App(name="gpu-advisor", client=client, signing_secret=secret, logger=logger,
                   request_verification_enabled=False, process_before_response=True, listener_executor=workers,
                   **extra)
     except (BoltError, SlackApiError, URLError, OSError) as exc:

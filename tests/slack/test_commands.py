@@ -163,6 +163,7 @@ def test_app_home_shows_recent_recommendations_and_sources(tmp_path: Path) -> No
     with running_app(tmp_path) as h:
         h.send.command("10h mem=70/80 mp=no freq=daily resume=no", response_url=h.fake.response_url())
         h.fake.wait_for(lambda: header_posts(h))
+        h.fake.wait_for(lambda: h.deps.users.recent_recommendations("T1", "U1"))  # kept right after it is posted
         h.send.event({"type": "app_home_opened", "user": "U1", "channel": "D1", "tab": "home"}, event_id="EvHome")
         (published,) = h.fake.wait_for(lambda: h.fake.of("views.publish"))
         assert published["user_id"] == "U1"

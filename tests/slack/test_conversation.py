@@ -29,6 +29,11 @@ def question_posts(h: Harness, thread_ts: str, *, kind: bool = False) -> list[di
             and (kind or p.get("text") not in KIND_QUESTIONS)]
 
 
+def _saved(h: Harness, thread_ts: str, question: dict[str, Any]) -> bool:
+    convo = h.deps.conversations.by_thread("T1", question["channel"], thread_ts)
+    return convo is not None and convo.question_ts == question["_ts"]
+
+
 def wait_question(h: Harness, thread_ts: str, count: int) -> dict[str, Any]:
     """The count-th question of the thread, once it is posted and the store knows it (it is saved right after it
     is posted: a test that moves the clock or answers before that races the save)."""
@@ -49,8 +54,10 @@ def start(h: Harness, *, skip_kind: bool = True, **kwargs: Any) -> dict[str, Any
     status, body = h.send.command("", response_url=h.fake.response_url(), **kwargs)
     assert (status, body) == (200, "")
     root = h.wait_posts(1)[0]  # the root message
+    # the first question (the kind of work), once the store knows it: it is saved right after it is posted
+    kind = h.fake.wait_for(lambda: (qs := question_posts(h, root["_ts"], kind=True)) and _saved(h, root["_ts"], qs[0])
+                           and qs[0])
     if skip_kind:
-        kind = h.fake.wait_for(lambda: question_posts(h, root["_ts"], kind=True))[0]
         assert h.send.click(kind, button(kind, "Skip"), user=kwargs.get("user", "U1"))[0] == 200
         h.fake.wait_for(lambda: h.fake.of("chat.update"))
     return root
