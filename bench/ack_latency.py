@@ -125,8 +125,9 @@ def wait_healthy(port: int) -> None:
 
 @contextmanager
 def process(args: list[str], env: dict[str, str] | None = None) -> Iterator[subprocess.Popen[str]]:
-    proc = subprocess.Popen(args, cwd=ROOT, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            stderr=subprocess.DEVNULL, text=True)
+    proc = subprocess.Popen(
+        args, cwd=ROOT, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True
+    )
     try:
         yield proc
     finally:
@@ -185,18 +186,29 @@ def settle(pid: int, timeout_s: float = 20.0) -> None:
 
 def summary(latencies: list[float], seconds: float) -> dict[str, float]:
     ordered = sorted(latencies)
-    return {"p50_ms": statistics.median(ordered) * 1000, "p99_ms": ordered[max(0, int(len(ordered) * 0.99) - 1)] * 1000,
-            "max_ms": ordered[-1] * 1000, "rps": len(ordered) / seconds}
+    return {
+        "p50_ms": statistics.median(ordered) * 1000,
+        "p99_ms": ordered[max(0, int(len(ordered) * 0.99) - 1)] * 1000,
+        "max_ms": ordered[-1] * 1000,
+        "rps": len(ordered) / seconds,
+    }
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--requests", type=int, default=300, help="commands per app and level, over all rounds")
     parser.add_argument("--concurrency", type=int, nargs="+", default=[1, 8])
-    parser.add_argument("--single-process", action="store_true",
-                        help="serve without its work process (GPU_ADVISOR_WORK_PROCESS=false), to compare")
-    parser.add_argument("--rounds", type=int, default=5,
-                        help="the apps take turns this many times, so drift of the machine falls on all alike")
+    parser.add_argument(
+        "--single-process",
+        action="store_true",
+        help="serve without its work process (GPU_ADVISOR_WORK_PROCESS=false), to compare",
+    )
+    parser.add_argument(
+        "--rounds",
+        type=int,
+        default=5,
+        help="the apps take turns this many times, so drift of the machine falls on all alike",
+    )
     args = parser.parse_args()
     names = [name for name, _ in FLOORS] + ["gpu-advisor"]
     with tempfile.TemporaryDirectory() as tmp, contextlib.ExitStack() as stack:
@@ -205,46 +217,61 @@ def main() -> None:
         api_url = fake.stdout.readline().strip()
         senders = {}
         for name, mode in FLOORS:
-            bare = stack.enter_context(process([sys.executable, "-c", BARE_APP, api_url, SECRET, mode,
-                                                str(Path(tmp) / f"floor-{mode}.db")]))
+            bare = stack.enter_context(
+                process([sys.executable, "-c", BARE_APP, api_url, SECRET, mode, str(Path(tmp) / f"floor-{mode}.db")])
+            )
             assert bare.stdout is not None
             port = int(bare.stdout.readline())
             wait_healthy(port)
             senders[name] = SlackSender(f"http://127.0.0.1:{port}{EVENTS_PATH}", SECRET)
         port = free_port()
         env = {k: v for k, v in os.environ.items() if not k.startswith(("GPU_ADVISOR_", "SLACK_"))} | {
-            "SLACK_BOT_TOKEN": "xoxb-bench", "SLACK_SIGNING_SECRET": SECRET, "SLACK_API_URL": api_url,
-            "GPU_ADVISOR_DB": str(Path(tmp) / "bench.db"), "GPU_ADVISOR_AZURE_ENABLED": "false",
-            "GPU_ADVISOR_ECB_ENABLED": "false", "GPU_ADVISOR_WORK_PROCESS": str(not args.single_process).lower()}
-        app = stack.enter_context(process([sys.executable, "-m", "bot", "serve", "--host", "127.0.0.1", "--port",
-                                           str(port), "--no-scheduler"], env=env))
+            "SLACK_BOT_TOKEN": "xoxb-bench",
+            "SLACK_SIGNING_SECRET": SECRET,
+            "SLACK_API_URL": api_url,
+            "GPU_ADVISOR_DB": str(Path(tmp) / "bench.db"),
+            "GPU_ADVISOR_AZURE_ENABLED": "false",
+            "GPU_ADVISOR_ECB_ENABLED": "false",
+            "GPU_ADVISOR_WORK_PROCESS": str(not args.single_process).lower(),
+        }
+        app = stack.enter_context(
+            process(
+                [sys.executable, "-m", "bot", "serve", "--host", "127.0.0.1", "--port", str(port), "--no-scheduler"],
+                env=env,
+            )
+        )
         wait_healthy(port)
         senders["gpu-advisor"] = SlackSender(f"http://127.0.0.1:{port}{EVENTS_PATH}", SECRET)
         for name in names:  # warm up
             measure(senders[name], "", 10, 1)
-        taken: dict[tuple[str, int], tuple[list[float], float]] = {(n, lv): ([], 0.0) for n in names
-                                                                   for lv in args.concurrency}
+        taken: dict[tuple[str, int], tuple[list[float], float]] = {
+            (n, lv): ([], 0.0) for n in names for lv in args.concurrency
+        }
         per_round = max(1, args.requests // args.rounds)
         for round_ in range(args.rounds):
             for level in args.concurrency:
-                for name in names[round_ % len(names):] + names[:round_ % len(names)]:  # who goes first rotates
+                for name in names[round_ % len(names) :] + names[: round_ % len(names)]:  # who goes first rotates
                     latencies, seconds = measure(senders[name], "", per_round, level)
                     if name == "gpu-advisor":
                         settle(app.pid)  # its work after the acks ends before a floor is measured
                     kept, spent = taken[(name, level)]
                     taken[(name, level)] = (kept + latencies, spent + seconds)
     results = {key: summary(*value) for key, value in taken.items()}
-    print(f"{per_round * args.rounds} signed /gpu-advise commands per app and level, in {args.rounds} alternating "
-          "rounds; each app in its own process")
+    print(
+        f"{per_round * args.rounds} signed /gpu-advise commands per app and level, in {args.rounds} alternating "
+        "rounds; each app in its own process"
+    )
     print(f"{'app':<28}{'at once':>8}{'p50 ms':>9}{'p99 ms':>9}{'max ms':>9}{'req/s':>9}")
     for (name, level), r in sorted(results.items(), key=lambda kv: (names.index(kv[0][0]), kv[0][1])):
         print(f"{name:<28}{level:>8}{r['p50_ms']:>9.1f}{r['p99_ms']:>9.1f}{r['max_ms']:>9.1f}{r['rps']:>9.1f}")
     print()
     for level in args.concurrency:
         floor, ours = results[(FLOORS[1][0], level)], results[("gpu-advisor", level)]
-        print(f"{level} at once, against the floor with one durable write: p50 {ours['p50_ms'] / floor['p50_ms']:.2f}x,"
-              f" p99 {ours['p99_ms'] / floor['p99_ms']:.2f}x (target <= 1.5x); slowest ack {ours['max_ms']:.0f} ms "
-              f"({'well inside' if ours['max_ms'] < 1000 else 'NOT inside'} Slack's 3 s)")
+        print(
+            f"{level} at once, against the floor with one durable write: p50 {ours['p50_ms'] / floor['p50_ms']:.2f}x,"
+            f" p99 {ours['p99_ms'] / floor['p99_ms']:.2f}x (target <= 1.5x); slowest ack {ours['max_ms']:.0f} ms "
+            f"({'well inside' if ours['max_ms'] < 1000 else 'NOT inside'} Slack's 3 s)"
+        )
 
 
 if __name__ == "__main__":

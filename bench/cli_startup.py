@@ -26,22 +26,43 @@ from pathlib import Path
 ROOT = Path(__file__).parents[1]
 GOAL = 1.5
 BASELINE = "import typer, pydantic, yaml, jinja2, rich"
-PYDANTIC_FLOOR = (BASELINE + "\nfrom pydantic import BaseModel\nfrom pydantic_settings import BaseSettings\n"
-                  "class Answer(BaseModel):\n    hours: float\n"
-                  "class Settings(BaseSettings):\n    lang: str = 'zh'\nSettings(); Answer(hours=3)")
-TYPER_FLOOR = ("import typer\nfrom typing import Annotated\napp = typer.Typer()\n@app.callback()\n"
-               "def main() -> None: pass\n@app.command()\ndef advise("
-               + ", ".join(f"o{i}: Annotated[str | None, typer.Option()] = None" for i in range(24))
-               + ", j: Annotated[bool, typer.Option('--json')] = False) -> None: pass\n"
-               "app(['advise', '--o1', '3h', '--o2', 'no', '--json'])")
-ADVISE = ["-m", "bot", "advise", "--duration", "3h", "--memory-peak", "no", "--model-parallel", "no",
-          "--frequency", "daily", "--can-resume", "yes", "--workload", "lora", "--json"]
+PYDANTIC_FLOOR = (
+    BASELINE + "\nfrom pydantic import BaseModel\nfrom pydantic_settings import BaseSettings\n"
+    "class Answer(BaseModel):\n    hours: float\n"
+    "class Settings(BaseSettings):\n    lang: str = 'zh'\nSettings(); Answer(hours=3)"
+)
+TYPER_FLOOR = (
+    "import typer\nfrom typing import Annotated\napp = typer.Typer()\n@app.callback()\n"
+    "def main() -> None: pass\n@app.command()\ndef advise("
+    + ", ".join(f"o{i}: Annotated[str | None, typer.Option()] = None" for i in range(24))
+    + ", j: Annotated[bool, typer.Option('--json')] = False) -> None: pass\n"
+    "app(['advise', '--o1', '3h', '--o2', 'no', '--json'])"
+)
+ADVISE = [
+    "-m",
+    "bot",
+    "advise",
+    "--duration",
+    "3h",
+    "--memory-peak",
+    "no",
+    "--model-parallel",
+    "no",
+    "--frequency",
+    "daily",
+    "--can-resume",
+    "yes",
+    "--workload",
+    "lora",
+    "--json",
+]
 
 
 def timed(args: list[str], env: dict[str, str]) -> float:
     start = time.perf_counter()
-    subprocess.run([sys.executable, *args], cwd=ROOT, env=env, check=True, stdout=subprocess.DEVNULL,
-                   stdin=subprocess.DEVNULL)
+    subprocess.run(
+        [sys.executable, *args], cwd=ROOT, env=env, check=True, stdout=subprocess.DEVNULL, stdin=subprocess.DEVNULL
+    )
     return time.perf_counter() - start
 
 
@@ -65,12 +86,18 @@ def main() -> None:
     ratio = statistics.median(ratios)
     print(f"rounds: {rounds}")
     print(f"baseline  ({BASELINE}): median {statistics.median(base) * 1000:.0f} ms")
-    print(f"floor     (+ one pydantic model and one pydantic-settings object): median "
-          f"{statistics.median(floor) * 1000:.0f} ms, {statistics.median(floor_ratios):.2f}x the baseline")
-    print(f"typer     (a command with advise's 25 options, doing nothing): median "
-          f"{statistics.median(typer_floor) * 1000:.0f} ms, {statistics.median(typer_ratios):.2f}x the baseline")
-    print(f"advise --json: median {statistics.median(advise) * 1000:.0f} ms, {ratio:.2f}x the baseline "
-          f"(goal at most {GOAL}x: {'met' if ratio <= GOAL else 'not met'})")
+    print(
+        f"floor     (+ one pydantic model and one pydantic-settings object): median "
+        f"{statistics.median(floor) * 1000:.0f} ms, {statistics.median(floor_ratios):.2f}x the baseline"
+    )
+    print(
+        f"typer     (a command with advise's 25 options, doing nothing): median "
+        f"{statistics.median(typer_floor) * 1000:.0f} ms, {statistics.median(typer_ratios):.2f}x the baseline"
+    )
+    print(
+        f"advise --json: median {statistics.median(advise) * 1000:.0f} ms, {ratio:.2f}x the baseline "
+        f"(goal at most {GOAL}x: {'met' if ratio <= GOAL else 'not met'})"
+    )
 
 
 if __name__ == "__main__":

@@ -43,8 +43,16 @@ from rules.idle import Sample  # noqa: E402
 from rules.policy import Idle  # noqa: E402
 from tests.support.fake_slack import fake_slack  # noqa: E402
 
-FIELDS = {"gpu": "A100-80GB", "cards": 1, "share": None, "unit": "day", "price": 400.0, "currency": "CNY",
-          "owner": "U1", "project": "llm"}
+FIELDS = {
+    "gpu": "A100-80GB",
+    "cards": 1,
+    "share": None,
+    "unit": "day",
+    "price": 400.0,
+    "currency": "CNY",
+    "owner": "U1",
+    "project": "llm",
+}
 
 
 def fill(rentals: Rentals, instances: int, channels: int, hours: float, now: datetime) -> int:
@@ -52,8 +60,16 @@ def fill(rentals: Rentals, instances: int, channels: int, hours: float, now: dat
     minutes = int(hours * 60)
     count = 0
     for n in range(instances):
-        inst, _ = rentals.track_instance("T1", f"box-{n:05d}", FIELDS | {
-            "channel": f"C{n % channels:04d}", "owner": f"U{n % 40}", "started_at": now - timedelta(hours=hours + 1)})
+        inst, _ = rentals.track_instance(
+            "T1",
+            f"box-{n:05d}",
+            FIELDS
+            | {
+                "channel": f"C{n % channels:04d}",
+                "owner": f"U{n % 40}",
+                "started_at": now - timedelta(hours=hours + 1),
+            },
+        )
         if n % 8 == 7:
             continue  # no agent: "no activity data"
         util = 80.0 if n % 4 == 0 else 0.0
@@ -77,15 +93,24 @@ def raw_reads(store: Store, now: datetime, rules: Idle) -> float:
     fetched as tuples, nothing turned into Python objects): the workspace's instances and storage, each GPU's
     window summary and each quiet stretch's start."""
     with store.reading() as conn:
-        ids = [r[0] for r in conn.execute(select(rental_instances.c.id).where(
-            rental_instances.c.team == "T1", rental_instances.c.released_at.is_(None)))]
+        ids = [
+            r[0]
+            for r in conn.execute(
+                select(rental_instances.c.id).where(
+                    rental_instances.c.team == "T1", rental_instances.c.released_at.is_(None)
+                )
+            )
+        ]
 
         def text(statement: object) -> str:
             return str(statement.compile(conn, compile_kwargs={"literal_binds": True}))  # type: ignore[attr-defined]
-        statements = [text(select(rental_instances).where(rental_instances.c.team == "T1")),
-                      text(select(rental_storage).where(rental_storage.c.team == "T1")),
-                      text(window_query(ids, now - timedelta(minutes=rules.window_minutes), now)),
-                      text(quiet_query(conn.dialect.name, ids, now - timedelta(days=1)))]
+
+        statements = [
+            text(select(rental_instances).where(rental_instances.c.team == "T1")),
+            text(select(rental_storage).where(rental_storage.c.team == "T1")),
+            text(window_query(ids, now - timedelta(minutes=rules.window_minutes), now)),
+            text(quiet_query(conn.dialect.name, ids, now - timedelta(days=1))),
+        ]
         started = time.perf_counter()
         for sql in statements:
             conn.exec_driver_sql(sql).all()
@@ -123,11 +148,15 @@ def main() -> None:
         rentals = Rentals(store)
         started = time.perf_counter()
         samples = fill(rentals, args.instances, args.channels, args.hours, now)
-        print(f"filled {args.instances} instances, {samples:,} samples over {args.channels} channels "
-              f"in {time.perf_counter() - started:.1f} s")
+        print(
+            f"filled {args.instances} instances, {samples:,} samples over {args.channels} channels "
+            f"in {time.perf_counter() - started:.1f} s"
+        )
         size = used_bytes(store)
-        print(f"state database after {args.hours:g} h: {size / 1e6:.1f} MB, {size / max(samples, 1):.0f} bytes a "
-              f"sample (goal <= 60); a week at this rate: {size * 7 * 24 / args.hours / 1e9:.2f} GB without retention")
+        print(
+            f"state database after {args.hours:g} h: {size / 1e6:.1f} MB, {size / max(samples, 1):.0f} bytes a "
+            f"sample (goal <= 60); a week at this rate: {size * 7 * 24 / args.hours / 1e9:.2f} GB without retention"
+        )
 
         channels = [f"C{c:04d}" for c in range(args.channels)]
         composes, floors = [], []
@@ -142,16 +171,28 @@ def main() -> None:
             render(digest, Lang.ZH, ZoneInfo("Asia/Shanghai"))
         rendered = time.perf_counter() - started
         items = sum(len(d.instances) + len(d.storage) for d in made.values())
-        print(f"compose all {args.channels} digests: {composed:.2f} s (goal < 1 s); raw SQL reads of the same "
-              f"figures {floor_read:.2f} s: {composed / floor_read:.2f}x (goal <= 1.5x); render: {rendered:.2f} s; "
-              f"{items} items")
+        print(
+            f"compose all {args.channels} digests: {composed:.2f} s (goal < 1 s); raw SQL reads of the same "
+            f"figures {floor_read:.2f} s: {composed / floor_read:.2f}x (goal <= 1.5x); render: {rendered:.2f} s; "
+            f"{items} items"
+        )
 
         with fake_slack() as fake:
             settings = Settings(slack_bot_token="xoxb-bench", slack_api_url=fake.api_url)
             started = time.perf_counter()
-            outcomes = send_digests(rentals, Sends(store), web_client(settings), team="T1", channels=channels,
-                                    now=lambda: now, rules=rules, lang=Lang.ZH, zone=ZoneInfo("Asia/Shanghai"),
-                                    render=render, pace_s=args.pace)
+            outcomes = send_digests(
+                rentals,
+                Sends(store),
+                web_client(settings),
+                team="T1",
+                channels=channels,
+                now=lambda: now,
+                rules=rules,
+                lang=Lang.ZH,
+                zone=ZoneInfo("Asia/Shanghai"),
+                render=render,
+                pace_s=args.pace,
+            )
             sent_s = time.perf_counter() - started
         sent = sum(o.status == "sent" for o in outcomes)
         floor = args.pace * (sent - 1)
@@ -161,11 +202,13 @@ def main() -> None:
         folded = compact(store, now + timedelta(days=2), raw_days=2, hourly_days=90)  # the day, two days on
         fold_s = time.perf_counter() - started
         used = used_bytes(store)
-        print(f"retention: folded {folded.folded:,} samples into {folded.hours:,} hourly rows in {fold_s:.1f} s, "
-              f"one set-based statement {one_statement:.1f} s: {fold_s / one_statement:.2f}x (goal <= 1.5x); "
-              f"{used / 1e6:.1f} MB in use after (a day of hourly maxima for {args.instances} instances); "
-              f"bound with the defaults (2 raw days, 90 hourly days): about "
-              f"{(2 * size + 90 * used) * 24 / args.hours / 1e9:.2f} GB")
+        print(
+            f"retention: folded {folded.folded:,} samples into {folded.hours:,} hourly rows in {fold_s:.1f} s, "
+            f"one set-based statement {one_statement:.1f} s: {fold_s / one_statement:.2f}x (goal <= 1.5x); "
+            f"{used / 1e6:.1f} MB in use after (a day of hourly maxima for {args.instances} instances); "
+            f"bound with the defaults (2 raw days, 90 hourly days): about "
+            f"{(2 * size + 90 * used) * 24 / args.hours / 1e9:.2f} GB"
+        )
         print(f"send: {sent} digests in {sent_s:.2f} s; pacing floor {floor:.2f} s; {ratio:.2f}x (goal <= 1.1x)")
 
 

@@ -39,10 +39,15 @@ def fill(url: str, instances: int, volumes: int) -> None:
         while made < mine:
             batch = min(250, mine - made)
             kind = TYPES[(made // 250) % len(TYPES)]
-            tags = [{"ResourceType": "instance", "Tags": [{"Key": "Owner", "Value": f"U{made:05d}"},
-                                                          {"Key": "Project", "Value": f"p{made % 17}"}]}]
-            ec2.run_instances(ImageId="ami-12c6146b", MinCount=batch, MaxCount=batch, InstanceType=kind,
-                              TagSpecifications=tags)
+            tags = [
+                {
+                    "ResourceType": "instance",
+                    "Tags": [{"Key": "Owner", "Value": f"U{made:05d}"}, {"Key": "Project", "Value": f"p{made % 17}"}],
+                }
+            ]
+            ec2.run_instances(
+                ImageId="ami-12c6146b", MinCount=batch, MaxCount=batch, InstanceType=kind, TagSpecifications=tags
+            )
             made += batch
         for v in range(volumes // len(REGIONS) + (1 if n < volumes % len(REGIONS) else 0)):
             ec2.create_volume(Size=100 + v % 900, AvailabilityZone=f"{region}a", VolumeType="gp3")
@@ -59,10 +64,13 @@ def floor(url: str) -> tuple[float, int]:
     start, seen = time.perf_counter(), 0
     for region in REGIONS:
         ec2 = boto3.client("ec2", region_name=region, endpoint_url=url, config=CONFIG)
-        filters = [{"Name": "instance-type", "Values": sorted(gpu_types())},
-                   {"Name": "instance-state-name", "Values": list(ALIVE)}]
-        for page in ec2.get_paginator("describe_instances").paginate(Filters=filters,
-                                                                     PaginationConfig={"PageSize": 1000}):
+        filters = [
+            {"Name": "instance-type", "Values": sorted(gpu_types())},
+            {"Name": "instance-state-name", "Values": list(ALIVE)},
+        ]
+        for page in ec2.get_paginator("describe_instances").paginate(
+            Filters=filters, PaginationConfig={"PageSize": 1000}
+        ):
             seen += sum(len(r.get("Instances", [])) for r in page.get("Reservations", []))
         for page in ec2.get_paginator("describe_volumes").paginate(PaginationConfig={"PageSize": 1000}):
             seen += sum(1 for v in page.get("Volumes", []) if v.get("State") == "available")
@@ -74,8 +82,13 @@ def ours(url: str, folder: Path, name: str) -> tuple[float, int]:
     from bot.settings import Settings
     from bot.state import Store
 
-    settings = Settings(db=folder / "bot.db", aws_regions=",".join(REGIONS), aws_endpoint_url=url,
-                        azure_enabled=False, ecb_enabled=False)
+    settings = Settings(
+        db=folder / "bot.db",
+        aws_regions=",".join(REGIONS),
+        aws_endpoint_url=url,
+        azure_enabled=False,
+        ecb_enabled=False,
+    )
     store = Store(f"sqlite:///{folder / name}")
     start = time.perf_counter()
     report = discover(settings, store, "T1", datetime.now(UTC), offers=lambda gpu: [])
@@ -88,8 +101,11 @@ def main() -> None:
     parser.add_argument("--volumes", type=int, default=2000)
     parser.add_argument("--rounds", type=int, default=3)
     args = parser.parse_args()
-    for key, value in {"AWS_ACCESS_KEY_ID": "bench", "AWS_SECRET_ACCESS_KEY": "bench",
-                       "AWS_EC2_METADATA_DISABLED": "true"}.items():
+    for key, value in {
+        "AWS_ACCESS_KEY_ID": "bench",
+        "AWS_SECRET_ACCESS_KEY": "bench",
+        "AWS_EC2_METADATA_DISABLED": "true",
+    }.items():
         os.environ[key] = value
     import logging
 
@@ -102,8 +118,10 @@ def main() -> None:
     url = f"http://{host}:{port}"
     started = time.perf_counter()
     fill(url, args.instances, args.volumes)
-    print(f"moto filled: {args.instances} GPU instances, {args.volumes} unattached volumes, {len(REGIONS)} regions "
-          f"in {time.perf_counter() - started:.1f} s")
+    print(
+        f"moto filled: {args.instances} GPU instances, {args.volumes} unattached volumes, {len(REGIONS)} regions "
+        f"in {time.perf_counter() - started:.1f} s"
+    )
     floors, firsts, reruns, found, described = [], [], [], 0, 0
     with tempfile.TemporaryDirectory() as tmp:
         for n in range(args.rounds):
@@ -114,11 +132,15 @@ def main() -> None:
             reruns.append(ours(url, Path(tmp), f"state-{n}.db")[0])  # the same database: every item updated
     server.stop()
     base = statistics.median(floors)
-    rows: list[tuple[str, Any]] = [("bare boto3 describe loop (floor)", base),
-                                   ("discover, first run (inserts)", statistics.median(firsts)),
-                                   ("discover, re-run (updates)", statistics.median(reruns))]
-    print(f"items kept: {found} (the floor described {described} GPU instances and unattached volumes); "
-          f"median of {args.rounds} rounds, taking turns")
+    rows: list[tuple[str, Any]] = [
+        ("bare boto3 describe loop (floor)", base),
+        ("discover, first run (inserts)", statistics.median(firsts)),
+        ("discover, re-run (updates)", statistics.median(reruns)),
+    ]
+    print(
+        f"items kept: {found} (the floor described {described} GPU instances and unattached volumes); "
+        f"median of {args.rounds} rounds, taking turns"
+    )
     for label, seconds in rows:
         print(f"  {label:<36} {seconds:7.2f} s  {seconds / base:5.2f}x")
     worst = max(statistics.median(firsts), statistics.median(reruns)) / base

@@ -44,8 +44,11 @@ P99_LIMIT_MS = 300.0
 
 
 def _posts(fake: FakeSlack, **match: Any) -> list[dict[str, Any]]:
-    return [c.args for c in list(fake.calls) if c.method == "chat.postMessage"
-            and all(c.args.get(k) == v for k, v in match.items())]
+    return [
+        c.args
+        for c in list(fake.calls)
+        if c.method == "chat.postMessage" and all(c.args.get(k) == v for k, v in match.items())
+    ]
 
 
 class Inbox:
@@ -56,10 +59,13 @@ class Inbox:
         self.fake, self.channel, self.seen, self.posts = fake, channel, 0, []  # type: list[dict[str, Any]]
 
     def read(self) -> list[dict[str, Any]]:
-        calls = self.fake.calls[self.seen:]
+        calls = self.fake.calls[self.seen :]
         self.seen += len(calls)
-        self.posts += [c.args for c in calls if c.method == "chat.postMessage" and c.args.get("channel") == self.channel
-                       and "_ts" in c.args]
+        self.posts += [
+            c.args
+            for c in calls
+            if c.method == "chat.postMessage" and c.args.get("channel") == self.channel and "_ts" in c.args
+        ]
         return self.posts
 
 
@@ -71,8 +77,9 @@ def _wait(predicate: Any, deadline: float) -> Any:
     return None
 
 
-def one_user(n: int, fake: FakeSlack, senders: list[SlackSender], acks: list[float], errors: list[str],
-             deadline: float) -> None:
+def one_user(
+    n: int, fake: FakeSlack, senders: list[SlackSender], acks: list[float], errors: list[str], deadline: float
+) -> None:
     user, channel = f"U{n}", f"C{n}"
     sender = senders[n % len(senders)]
 
@@ -91,13 +98,20 @@ def one_user(n: int, fake: FakeSlack, senders: list[SlackSender], acks: list[flo
         return
     thread = root[0]["_ts"]
     for step, reply in enumerate(REPLIES, 1):
-        asked = _wait(lambda step=step: len([p for p in inbox.read() if p.get("thread_ts") == thread]) >= step,
-                      deadline)
+        asked = _wait(
+            lambda step=step: len([p for p in inbox.read() if p.get("thread_ts") == thread]) >= step, deadline
+        )
         if not asked:
             errors.append(f"question {step} never came")
             return
-        event = {"type": "message", "channel": channel, "user": user, "text": reply, "thread_ts": thread,
-                 "ts": f"18{n:08d}.{step:06d}"}  # never a ts the fake Slack hands out
+        event = {
+            "type": "message",
+            "channel": channel,
+            "user": user,
+            "text": reply,
+            "thread_ts": thread,
+            "ts": f"18{n:08d}.{step:06d}",
+        }  # never a ts the fake Slack hands out
         to = senders[(n + step) % len(senders)]  # each answer may reach another replica
         timed(lambda event=event, step=step, to=to: to.event(event, event_id=f"Ev{n}-{step}"))
 
@@ -126,14 +140,40 @@ def run(users: int, timeout: float, replicas: int = 1, postgres: str | None = No
         procs, ports = [], []
         for r in range(replicas):
             port = free_port()
-            env = {k: v for k, v in os.environ.items() if not k.startswith(("GPU_ADVISOR_", "SLACK_"))} | {
-                "SLACK_BOT_TOKEN": "xoxb-bench", "SLACK_SIGNING_SECRET": SECRET, "SLACK_API_URL": fake.api_url,
-                "GPU_ADVISOR_DB": str(Path(tmp) / f"load{r}.db"), "GPU_ADVISOR_AZURE_ENABLED": "false",
-                "GPU_ADVISOR_ECB_ENABLED": "false", "GPU_ADVISOR_LANG": "en", "GPU_ADVISOR_LOG_LEVEL": "WARNING",
-                "GPU_ADVISOR_REPLICA_ID": f"r{r}"} | ({"GPU_ADVISOR_DATABASE_URL": url} if url else {})
-            procs.append(subprocess.Popen([sys.executable, "-m", "bot", "serve", "--host", "127.0.0.1", "--port",
-                                           str(port), "--no-scheduler"], cwd=ROOT, env=env,
-                                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+            env = (
+                {k: v for k, v in os.environ.items() if not k.startswith(("GPU_ADVISOR_", "SLACK_"))}
+                | {
+                    "SLACK_BOT_TOKEN": "xoxb-bench",
+                    "SLACK_SIGNING_SECRET": SECRET,
+                    "SLACK_API_URL": fake.api_url,
+                    "GPU_ADVISOR_DB": str(Path(tmp) / f"load{r}.db"),
+                    "GPU_ADVISOR_AZURE_ENABLED": "false",
+                    "GPU_ADVISOR_ECB_ENABLED": "false",
+                    "GPU_ADVISOR_LANG": "en",
+                    "GPU_ADVISOR_LOG_LEVEL": "WARNING",
+                    "GPU_ADVISOR_REPLICA_ID": f"r{r}",
+                }
+                | ({"GPU_ADVISOR_DATABASE_URL": url} if url else {})
+            )
+            procs.append(
+                subprocess.Popen(
+                    [
+                        sys.executable,
+                        "-m",
+                        "bot",
+                        "serve",
+                        "--host",
+                        "127.0.0.1",
+                        "--port",
+                        str(port),
+                        "--no-scheduler",
+                    ],
+                    cwd=ROOT,
+                    env=env,
+                    stdout=subprocess.DEVNULL,
+                    stderr=subprocess.DEVNULL,
+                )
+            )
             ports.append(port)
         try:
             for port in ports:
@@ -154,30 +194,43 @@ def run(users: int, timeout: float, replicas: int = 1, postgres: str | None = No
             for proc in procs:
                 proc.wait(timeout=10)
     ordered = sorted(acks) or [0.0]
-    return {"p50": statistics.median(ordered) * 1000, "p99": ordered[max(0, int(len(ordered) * 0.99) - 1)] * 1000,
-            "max": ordered[-1] * 1000, "errors": len(errors), "lost": lost, "duplicated": duplicated,
-            "seconds": took}
+    return {
+        "p50": statistics.median(ordered) * 1000,
+        "p99": ordered[max(0, int(len(ordered) * 0.99) - 1)] * 1000,
+        "max": ordered[-1] * 1000,
+        "errors": len(errors),
+        "lost": lost,
+        "duplicated": duplicated,
+        "seconds": took,
+    }
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--users", type=int, nargs="+", default=[10, 25, 50, 100, 200])
     parser.add_argument("--timeout", type=float, default=120, help="seconds a run may take at most")
-    parser.add_argument("--postgres", help="a PostgreSQL URL: compare one replica on SQLite (the baseline) with "
-                                           "one and two replicas on PostgreSQL")
+    parser.add_argument(
+        "--postgres",
+        help="a PostgreSQL URL: compare one replica on SQLite (the baseline) with one and two replicas on PostgreSQL",
+    )
     args = parser.parse_args()
     threading.stack_size(512 * 1024)
     setups = [("1 x SQLite", 1, None)]
     if args.postgres:
         setups += [("1 x PostgreSQL", 1, args.postgres), ("2 x PostgreSQL", 2, args.postgres)]
-    print(f"{'setup':<16}{'users':>6}{'p50 ms':>9}{'p99 ms':>9}{'max ms':>9}{'errors':>8}{'lost':>6}{'dup':>5}"
-          f"{'seconds':>9}")
+    print(
+        f"{'setup':<16}{'users':>6}{'p50 ms':>9}{'p99 ms':>9}{'max ms':>9}{'errors':>8}{'lost':>6}{'dup':>5}"
+        f"{'seconds':>9}"
+    )
     for name, replicas, postgres in setups:
         held = 0
         for users in args.users:
             r = run(users, args.timeout, replicas, postgres)
-            print(f"{name:<16}{users:>6}{r['p50']:>9.1f}{r['p99']:>9.1f}{r['max']:>9.1f}{r['errors']:>8.0f}"
-                  f"{r['lost']:>6.0f}{r['duplicated']:>5.0f}{r['seconds']:>9.1f}", flush=True)
+            print(
+                f"{name:<16}{users:>6}{r['p50']:>9.1f}{r['p99']:>9.1f}{r['max']:>9.1f}{r['errors']:>8.0f}"
+                f"{r['lost']:>6.0f}{r['duplicated']:>5.0f}{r['seconds']:>9.1f}",
+                flush=True,
+            )
             if r["p99"] < P99_LIMIT_MS and not (r["errors"] or r["lost"] or r["duplicated"]):
                 held = users
         print(f"{name}: largest N with p99 under {P99_LIMIT_MS:.0f} ms and nothing lost or duplicated: {held}")

@@ -21,8 +21,21 @@ import tempfile
 from pathlib import Path
 
 GPUS = [("A100-80GB", 1.2), ("H100-80GB", 2.2), ("H800-80GB", 2.0), ("L40S-48GB", 0.9), ("RTX4090-24GB", 0.4)]
-HEADER = ["provider", "region", "region_class", "instance_type", "gpu", "gpu_count", "sharing", "pricing_model",
-          "amount", "currency", "unit", "effective_date", "basis"]
+HEADER = [
+    "provider",
+    "region",
+    "region_class",
+    "instance_type",
+    "gpu",
+    "gpu_count",
+    "sharing",
+    "pricing_model",
+    "amount",
+    "currency",
+    "unit",
+    "effective_date",
+    "basis",
+]
 
 CHILD = r"""
 import json, resource, sys, time
@@ -62,12 +75,37 @@ def write_feed(path: Path, rows: int, seed: int = 7) -> None:
             count = rng.choice([1, 2, 4, 8])
             model = rng.choice(["on-demand", "spot"])
             price = round(usd * count * rng.uniform(0.8, 1.6) * (0.4 if model == "spot" else 1.0), 4)
-            writer.writerow(["bench-cloud", f"region-{i % 40}", "cloud", f"vm-{i}", gpu, count, "dedicated", model,
-                             price, "USD", "hour", "2026-11-01", "synthetic"])
+            writer.writerow(
+                [
+                    "bench-cloud",
+                    f"region-{i % 40}",
+                    "cloud",
+                    f"vm-{i}",
+                    gpu,
+                    count,
+                    "dedicated",
+                    model,
+                    price,
+                    "USD",
+                    "hour",
+                    "2026-11-01",
+                    "synthetic",
+                ]
+            )
 
 
-GPUHUNT_GPUS = [("A100", 40, 1.3), ("A100", 80, 1.8), ("H100", 80, 2.5), ("L4", 24, 0.5), ("A10G", 24, 1.0),
-                 ("L40S", 48, 1.0), ("T4", 16, 0.4), ("H200", 141, 3.5), ("B200", 180, 5.0), (None, None, 0.2)]
+GPUHUNT_GPUS = [
+    ("A100", 40, 1.3),
+    ("A100", 80, 1.8),
+    ("H100", 80, 2.5),
+    ("L4", 24, 0.5),
+    ("A10G", 24, 1.0),
+    ("L40S", 48, 1.0),
+    ("T4", 16, 0.4),
+    ("H200", 141, 3.5),
+    ("B200", 180, 5.0),
+    (None, None, 0.2),
+]
 
 
 def write_catalog(path: Path, rows: int, seed: int = 7) -> None:
@@ -83,18 +121,34 @@ def write_catalog(path: Path, rows: int, seed: int = 7) -> None:
             count = rng.choice([1, 2, 4, 8]) if gpu else 0
             spot = rng.random() < 0.4
             price = round(usd * max(count, 1) * rng.uniform(0.8, 1.6) * (0.4 if spot else 1.0), 4)
-            yield CatalogItem(provider=path.stem, instance_name=f"vm-{i}", location=f"region-{i % 40}", price=price,
-                              cpu=8 * max(count, 1), memory=64.0 * max(count, 1), gpu_count=count, gpu_name=gpu,
-                              gpu_memory=float(memory) if memory else None, spot=spot, disk_size=None,
-                              gpu_vendor=AcceleratorVendor.NVIDIA if gpu else None)
+            yield CatalogItem(
+                provider=path.stem,
+                instance_name=f"vm-{i}",
+                location=f"region-{i % 40}",
+                price=price,
+                cpu=8 * max(count, 1),
+                memory=64.0 * max(count, 1),
+                gpu_count=count,
+                gpu_name=gpu,
+                gpu_memory=float(memory) if memory else None,
+                spot=spot,
+                disk_size=None,
+                gpu_vendor=AcceleratorVendor.NVIDIA if gpu else None,
+            )
+
     storage.dump(items(), str(path))
 
 
 def measure(mode: str, csv_path: Path, workdir: Path) -> dict[str, float]:
     db_path = workdir / f"{mode}-{csv_path.parent.name}.db"
     db_path.unlink(missing_ok=True)
-    out = subprocess.run([sys.executable, "-c", CHILD, mode, str(csv_path), str(db_path)], capture_output=True,
-                         text=True, check=True, cwd=Path(__file__).parents[1])
+    out = subprocess.run(
+        [sys.executable, "-c", CHILD, mode, str(csv_path), str(db_path)],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=Path(__file__).parents[1],
+    )
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
@@ -102,8 +156,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--rows", type=int, default=200_000)
     parser.add_argument("--small", type=int, default=None, help="smaller feed, for the memory comparison")
-    parser.add_argument("--source", choices=("feed", "gpuhunt"), default="feed",
-                        help="feed: the generic price feed; gpuhunt: a gpuhunt catalog (default 50,000 offers)")
+    parser.add_argument(
+        "--source",
+        choices=("feed", "gpuhunt"),
+        default="feed",
+        help="feed: the generic price feed; gpuhunt: a gpuhunt catalog (default 50,000 offers)",
+    )
     args = parser.parse_args()
     gpuhunt = args.source == "gpuhunt"
     if gpuhunt and args.rows == 200_000:
@@ -125,14 +183,18 @@ def main() -> None:
         print(f"{'run':<28}{'rows':>10}{'seconds':>10}{'rows/s':>12}{'peak MB':>10}")
         for (label, mode), r in results.items():
             name = f"{'sqlite-utils insert' if mode == 'floor' else 'read+map+validate+cache'} ({label})"
-            print(f"{name:<28}{int(r['rows']):>10,}{r['seconds']:>10.2f}{r['rows'] / r['seconds']:>12,.0f}"
-                  f"{r['max_rss_mb']:>10.1f}")
+            print(
+                f"{name:<28}{int(r['rows']):>10,}{r['seconds']:>10.2f}{r['rows'] / r['seconds']:>12,.0f}"
+                f"{r['max_rss_mb']:>10.1f}"
+            )
         ratio = results[("big", "ours")]["seconds"] / results[("big", "floor")]["seconds"]
         growth = results[("big", "ours")]["max_rss_mb"] - results[("small", "ours")]["max_rss_mb"]
         floor_growth = results[("big", "floor")]["max_rss_mb"] - results[("small", "floor")]["max_rss_mb"]
         print(f"\ntime vs floor: {ratio:.2f}x (target <= {target}x)")
-        print(f"peak memory growth {args.small:,} -> {args.rows:,} rows: ours {growth:+.1f} MB, "
-              f"floor {floor_growth:+.1f} MB")
+        print(
+            f"peak memory growth {args.small:,} -> {args.rows:,} rows: ours {growth:+.1f} MB, "
+            f"floor {floor_growth:+.1f} MB"
+        )
 
 
 if __name__ == "__main__":

@@ -44,25 +44,56 @@ def fill(target: Path, instances: int, channels: int, raw_hours: int) -> None:
     start = NOW - timedelta(days=30)
     ids = []
     for n in range(instances):
-        made, _ = rentals.track_instance("T1", f"box-{n:05d}", FIELDS | {
-            "channel": f"C{n % channels:04d}", "owner": f"U{n % 97:03d}", "project": f"p{n % 13}",
-            "started_at": start})
+        made, _ = rentals.track_instance(
+            "T1",
+            f"box-{n:05d}",
+            FIELDS
+            | {
+                "channel": f"C{n % channels:04d}",
+                "owner": f"U{n % 97:03d}",
+                "project": f"p{n % 13}",
+                "started_at": start,
+            },
+        )
         ids.append(made.id)
     folded_from, raw_from = NOW - timedelta(days=7), NOW - timedelta(hours=raw_hours)
     hours = int((raw_from - folded_from).total_seconds() // 3600)
     for batch_start in range(0, len(ids), 200):
         with store.writing() as conn:
-            conn.execute(insert(gpu_samples_hourly), [
-                {"instance_id": i, "gpu": 0, "hour": folded_from + timedelta(hours=h), "samples": 60,
-                 "utilization_max_pct": 90.0 if (i + h) % 3 else 1.0, "memory_used_max_mib": 1000.0,
-                 "memory_total_mib": 81920.0} for i in ids[batch_start:batch_start + 200] for h in range(hours)])
+            conn.execute(
+                insert(gpu_samples_hourly),
+                [
+                    {
+                        "instance_id": i,
+                        "gpu": 0,
+                        "hour": folded_from + timedelta(hours=h),
+                        "samples": 60,
+                        "utilization_max_pct": 90.0 if (i + h) % 3 else 1.0,
+                        "memory_used_max_mib": 1000.0,
+                        "memory_total_mib": 81920.0,
+                    }
+                    for i in ids[batch_start : batch_start + 200]
+                    for h in range(hours)
+                ],
+            )
     minutes = raw_hours * 60
     for batch_start in range(0, len(ids), 20):
         with store.writing() as conn:
-            conn.execute(insert(gpu_samples), [
-                {"instance_id": i, "gpu": 0, "at": raw_from + timedelta(minutes=m),
-                 "utilization_pct": 90.0 if (i + m // 60) % 3 else 1.0, "memory_used_mib": 1000.0,
-                 "memory_total_mib": 81920.0} for i in ids[batch_start:batch_start + 20] for m in range(minutes)])
+            conn.execute(
+                insert(gpu_samples),
+                [
+                    {
+                        "instance_id": i,
+                        "gpu": 0,
+                        "at": raw_from + timedelta(minutes=m),
+                        "utilization_pct": 90.0 if (i + m // 60) % 3 else 1.0,
+                        "memory_used_mib": 1000.0,
+                        "memory_total_mib": 81920.0,
+                    }
+                    for i in ids[batch_start : batch_start + 20]
+                    for m in range(minutes)
+                ],
+            )
 
 
 def run(target: Path, channels: int) -> dict[str, float]:
@@ -74,8 +105,11 @@ def run(target: Path, channels: int) -> dict[str, float]:
     rentals = Rentals(Store(target))
     today = NOW.astimezone(ZONE).date()
     started = time.perf_counter()  # as the weekly job does it: the workspace's week read once, split per channel
-    week = by_channel(compose(rentals, "T1", today - timedelta(days=7), today - timedelta(days=1), zone=ZONE, now=NOW,
-                              busy_above_pct=5))
+    week = by_channel(
+        compose(
+            rentals, "T1", today - timedelta(days=7), today - timedelta(days=1), zone=ZONE, now=NOW, busy_above_pct=5
+        )
+    )
     assert len(week) == channels
     weekly = time.perf_counter() - started
     weekly_peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
@@ -85,23 +119,27 @@ def run(target: Path, channels: int) -> dict[str, float]:
     with (target.parent / "month.csv").open("w", newline="", encoding="utf-8") as handle:
         writer = csv.writer(handle)
         writer.writerow(CSV_COLUMNS)
-        for part in compose_parts(rentals, "T1", date(2026, 11, 1), date(2026, 11, 30), zone=ZONE, now=NOW,
-                                  busy_above_pct=5):
+        for part in compose_parts(
+            rentals, "T1", date(2026, 11, 1), date(2026, 11, 30), zone=ZONE, now=NOW, busy_above_pct=5
+        ):
             written = csv_rows(part, "T1")
             writer.writerows(written)
             rows += len(written)
     monthly = time.perf_counter() - started
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    return {"weekly_s": weekly, "month_csv_s": monthly, "rows": rows, "max_rss_mb": peak,
-            "weekly_rss_mb": weekly_peak}
+    return {"weekly_s": weekly, "month_csv_s": monthly, "rows": rows, "max_rss_mb": peak, "weekly_rss_mb": weekly_peak}
 
 
 def child(instances: int, channels: int, raw_hours: int) -> dict[str, float]:
     with tempfile.TemporaryDirectory() as tmp:
         target = Path(tmp) / "state.db"
         fill(target, instances, channels, raw_hours)
-        out = subprocess.run([sys.executable, __file__, "--measure", str(target), "--channels", str(channels)],
-                             capture_output=True, text=True, check=True)
+        out = subprocess.run(
+            [sys.executable, __file__, "--measure", str(target), "--channels", str(channels)],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
         return dict(json.loads(out.stdout.strip().splitlines()[-1]))
 
 
@@ -118,12 +156,16 @@ def main() -> None:
     results = {n: child(n, args.channels, args.raw_hours) for n in (args.instances, 2 * args.instances)}
     print(f"a week of samples ({args.raw_hours} h raw, the rest hourly) per instance, {args.channels} channels")
     for n, r in results.items():
-        print(f"  {n:>6} instances: every channel's weekly report {r['weekly_s']:.2f} s (goal < 2 s); "
-              f"the month's CSV ({r['rows']:.0f} rows) {r['month_csv_s']:.2f} s (goal < 5 s); "
-              f"peak memory {r['max_rss_mb']:.0f} MB")
+        print(
+            f"  {n:>6} instances: every channel's weekly report {r['weekly_s']:.2f} s (goal < 2 s); "
+            f"the month's CSV ({r['rows']:.0f} rows) {r['month_csv_s']:.2f} s (goal < 5 s); "
+            f"peak memory {r['max_rss_mb']:.0f} MB"
+        )
     small, big = results[args.instances], results[2 * args.instances]
-    print(f"memory as the instances double: {big['max_rss_mb'] / small['max_rss_mb']:.2f}x (flat: about 1x); "
-          f"the weekly reports alone {big['weekly_rss_mb'] / small['weekly_rss_mb']:.2f}x")
+    print(
+        f"memory as the instances double: {big['max_rss_mb'] / small['max_rss_mb']:.2f}x (flat: about 1x); "
+        f"the weekly reports alone {big['weekly_rss_mb'] / small['weekly_rss_mb']:.2f}x"
+    )
 
 
 if __name__ == "__main__":

@@ -49,11 +49,15 @@ class Advice:
             "basis": decision.basis.value,
             "hits": [c.rule.value for c in decision.hits],
             "hits_needed": decision.hits_needed,
-            "checks": [{"rule": c.rule.value, "fired": c.fired, "id": c.id, "params": c.params,
-                        "text": render(c, lang)} for c in decision.checks],
+            "checks": [
+                {"rule": c.rule.value, "fired": c.fired, "id": c.id, "params": c.params, "text": render(c, lang)}
+                for c in decision.checks
+            ],
             "reasons": [render(r, lang) for r in [*decision.hits, *decision.verdict]],
-            "advice": [{"topic": a.topic.value, "id": a.id, "params": a.params, "text": render(a, lang)}
-                       for a in decision.guidance],
+            "advice": [
+                {"topic": a.topic.value, "id": a.id, "params": a.params, "text": render(a, lang)}
+                for a in decision.guidance
+            ],
             "missing": [q.value for q in decision.missing],
             "gpu": decision.gpu,
             "memory_peak_gb": decision.memory_peak_gb,
@@ -76,8 +80,9 @@ class Advice:
         return data
 
 
-def quote_request(profile: TaskProfile, decision: Decision, policy: Policy, schedule: Schedule,
-                  currency: str) -> QuoteRequest:
+def quote_request(
+    profile: TaskProfile, decision: Decision, policy: Policy, schedule: Schedule, currency: str
+) -> QuoteRequest:
     """What to price for a decision: its GPU and the cards it needs, the shared option that holds the
     peak (none when no shared option does), and spot only where spot suits the job."""
     from pricing.quote import QuoteRequest
@@ -86,16 +91,27 @@ def quote_request(profile: TaskProfile, decision: Decision, policy: Policy, sche
     if not decision.spot_suitable and decision.spot_reason:
         omit["spot"] = decision.spot_reason
     notes = {"shared": ["shared_compared_dedicated"]} if decision.choice is Choice.DEDICATED else {}
-    return QuoteRequest(gpu=decision.gpu, cards=decision.cards, hours_per_day=schedule.hours_per_day,
-                        days=schedule.days, share=decision.shared.share if decision.shared else None,
-                        currency=currency, omit=omit, yearly_gpu_hours=decision.yearly_gpu_hours,
-                        service=profile.workload is Workload.INFERENCE, option_notes=notes,
-                        dedicated_billing=advised_billing(decision))
+    return QuoteRequest(
+        gpu=decision.gpu,
+        cards=decision.cards,
+        hours_per_day=schedule.hours_per_day,
+        days=schedule.days,
+        share=decision.shared.share if decision.shared else None,
+        currency=currency,
+        omit=omit,
+        yearly_gpu_hours=decision.yearly_gpu_hours,
+        service=profile.workload is Workload.INFERENCE,
+        option_notes=notes,
+        dedicated_billing=advised_billing(decision),
+    )
 
 
 # The dedicated billing each billing sentence names: the quote prices that billing (pricing/options.py).
-ADVISED_BILLING = {"billing_dedicated_monthly": "period", "billing_service_dedicated": "period",
-                   "billing_dedicated_hourly": "hourly"}
+ADVISED_BILLING = {
+    "billing_dedicated_monthly": "period",
+    "billing_service_dedicated": "period",
+    "billing_dedicated_hourly": "hourly",
+}
 
 
 def advised_billing(decision: Decision) -> Literal["hourly", "period"] | None:
@@ -103,8 +119,14 @@ def advised_billing(decision: Decision) -> Literal["hourly", "period"] | None:
     return "hourly" if named == ["hourly"] else "period" if named == ["period"] else None
 
 
-def advise(parsed: Mapping[str, Any], policy: Policy, *, quoter: Quoter | None = None, currency: str = "CNY",
-           assume_schedule: bool = False) -> Advice:
+def advise(
+    parsed: Mapping[str, Any],
+    policy: Policy,
+    *,
+    quoter: Quoter | None = None,
+    currency: str = "CNY",
+    assume_schedule: bool = False,
+) -> Advice:
     """Decide for parsed answers (rules/answers.parse_answers) and, with a quoter, price the decision.
 
     The quote needs a schedule: the one answered, else (with `assume_schedule`) one derived from the
@@ -128,7 +150,14 @@ def with_quoted_ratio(decision: Decision, quote: Quote) -> Decision:
     rather than the market's range from the policy."""
     if quote.shared_price_pct is None:
         return decision
-    advice = [replace(a, id="scenario_lora_quoted", params={**a.params, "price_pct": quote.shared_price_pct,
-                                                            "share_pct": round(quote.share * 100)})
-              if a.id == "scenario_lora" else a for a in decision.advice]
+    advice = [
+        replace(
+            a,
+            id="scenario_lora_quoted",
+            params={**a.params, "price_pct": quote.shared_price_pct, "share_pct": round(quote.share * 100)},
+        )
+        if a.id == "scenario_lora"
+        else a
+        for a in decision.advice
+    ]
     return replace(decision, advice=advice)

@@ -142,18 +142,33 @@ class Deps:
         return timedelta(hours=self.settings.conversation_ttl_hours)
 
 
-def build_deps(settings: Settings, *, now: Callable[[], datetime] | None = None, acks: AckGate | None = None,
-               workspaces: Callable[[Deps], Workspaces] | None = None,
-               work: Callable[[Deps], tuple[Handoff, Inbox | None]] | None = None) -> Deps:
+def build_deps(
+    settings: Settings,
+    *,
+    now: Callable[[], datetime] | None = None,
+    acks: AckGate | None = None,
+    workspaces: Callable[[Deps], Workspaces] | None = None,
+    work: Callable[[Deps], tuple[Handoff, Inbox | None]] | None = None,
+) -> Deps:
     """What the handlers need. Local problems are found here, before Slack is contacted: PolicyError
     for a bad policy, StoreUnavailable or CacheUnavailable for an unusable database.
 
     `acks`: the process's acknowledgement gate (a new one unless given: the work process's follows the front
     door's count). `workspaces` makes the OAuth installs' clients, `work` serve's work process and the spool
     it takes from; each is given the Deps being built and called before it is returned."""
-    keep_secret(*(s.get_secret_value() for s in (settings.slack_bot_token, settings.slack_app_token,
-                                                  settings.slack_signing_secret, settings.slack_client_secret,
-                                                  settings.encryption_key) if s is not None))
+    keep_secret(
+        *(
+            s.get_secret_value()
+            for s in (
+                settings.slack_bot_token,
+                settings.slack_app_token,
+                settings.slack_signing_secret,
+                settings.slack_client_secret,
+                settings.encryption_key,
+            )
+            if s is not None
+        )
+    )
     if settings.encryption_key:  # each key of a rotation too
         keep_secret(*settings.encryption_key.get_secret_value().split(","))
     policy = load_policy(settings.policy)

@@ -38,8 +38,9 @@ def configure(level: str = "INFO", fmt: str = "text") -> None:
     handler = logging.StreamHandler()
     handler.addFilter(RequestContext())
     if fmt == "json":
-        handler.setFormatter(JsonFormatter(JSON_FIELDS, rename_fields={"asctime": "time", "levelname": "level",
-                                                                        "name": "logger"}))
+        handler.setFormatter(
+            JsonFormatter(JSON_FIELDS, rename_fields={"asctime": "time", "levelname": "level", "name": "logger"})
+        )
     else:
         handler.setFormatter(logging.Formatter(TEXT))
     root = logging.getLogger()

@@ -43,30 +43,56 @@ def _tls() -> ssl.SSLContext:
 
 
 def http_client(settings: Settings) -> httpx.Client:
-    return httpx.Client(timeout=settings.http_timeout_s, headers={"User-Agent": USER_AGENT},
-                        follow_redirects=True, verify=_tls())
+    return httpx.Client(
+        timeout=settings.http_timeout_s, headers={"User-Agent": USER_AGENT}, follow_redirects=True, verify=_tls()
+    )
 
 
 def build_sources(settings: Settings, client: httpx.Client) -> list[Source]:
     hours = timedelta(hours=1)
-    sources = [rate_card_source(settings.rate_card_paths(), ttl=timedelta(days=settings.ttl_ratecard_days),
-                                interval=settings.refresh_ratecard_hours * hours)]
+    sources = [
+        rate_card_source(
+            settings.rate_card_paths(),
+            ttl=timedelta(days=settings.ttl_ratecard_days),
+            interval=settings.refresh_ratecard_hours * hours,
+        )
+    ]
     if settings.azure_enabled:
-        config = AzureConfig(base_url=settings.azure_base_url, regions=settings.azure_region_list(),
-                             page_cap=settings.azure_page_cap)
-        sources.append(azure_source(client, config, ttl=settings.ttl_azure_hours * hours,
-                                    interval=settings.refresh_azure_hours * hours))
+        config = AzureConfig(
+            base_url=settings.azure_base_url, regions=settings.azure_region_list(), page_cap=settings.azure_page_cap
+        )
+        sources.append(
+            azure_source(
+                client, config, ttl=settings.ttl_azure_hours * hours, interval=settings.refresh_azure_hours * hours
+            )
+        )
     if settings.feed:
-        sources.append(feed_source(settings.feed, client, ttl=settings.ttl_feed_hours * hours,
-                                   interval=settings.refresh_feed_hours * hours))
+        sources.append(
+            feed_source(
+                settings.feed, client, ttl=settings.ttl_feed_hours * hours, interval=settings.refresh_feed_hours * hours
+            )
+        )
     for provider in settings.gpuhunt_provider_list():
-        catalog = Catalog(provider, Path(settings.gpuhunt_catalog_dir) if settings.gpuhunt_catalog_dir else None,
-                          settings.gpuhunt_catalog_url, client)
-        sources.append(gpuhunt_source(catalog, ttl=timedelta(days=settings.ttl_gpuhunt_days),
-                                      interval=settings.refresh_gpuhunt_hours * hours))
+        catalog = Catalog(
+            provider,
+            Path(settings.gpuhunt_catalog_dir) if settings.gpuhunt_catalog_dir else None,
+            settings.gpuhunt_catalog_url,
+            client,
+        )
+        sources.append(
+            gpuhunt_source(
+                catalog, ttl=timedelta(days=settings.ttl_gpuhunt_days), interval=settings.refresh_gpuhunt_hours * hours
+            )
+        )
     if settings.ecb_enabled:
-        sources.append(ecb_source(client, settings.ecb_url, ttl=settings.ttl_ecb_hours * hours,
-                                  interval=settings.refresh_ecb_hours * hours))
+        sources.append(
+            ecb_source(
+                client,
+                settings.ecb_url,
+                ttl=settings.ttl_ecb_hours * hours,
+                interval=settings.refresh_ecb_hours * hours,
+            )
+        )
     return [replace(s, backoff_s=settings.refresh_backoff_s) for s in sources]
 
 
@@ -78,8 +104,11 @@ def configured_fx(settings: Settings) -> FxRate | None:
     if settings.usd_cny is None:
         return None
     when = settings.usd_cny_date
-    return FxRate(rate=settings.usd_cny, rate_date=when or cache.now_utc().date(),
-                  source="configured (GPU_ADVISOR_USD_CNY)" + ("" if when else ", undated"))
+    return FxRate(
+        rate=settings.usd_cny,
+        rate_date=when or cache.now_utc().date(),
+        source="configured (GPU_ADVISOR_USD_CNY)" + ("" if when else ", undated"),
+    )
 
 
 def open_cache(settings: Settings, sources: list[Source]) -> Database:
@@ -100,8 +129,9 @@ class PriceBook:
     now: Callable[[], datetime] = lambda: datetime.now(UTC)
 
     @classmethod
-    def open(cls, settings: Settings, policy: Policy, client: httpx.Client, *,
-             now: Callable[[], datetime] | None = None) -> PriceBook:
+    def open(
+        cls, settings: Settings, policy: Policy, client: httpx.Client, *, now: Callable[[], datetime] | None = None
+    ) -> PriceBook:
         """Build the sources and make sure the cache is usable (CacheUnavailable if not), loading the
         bundled rate card on first use."""
         book = cls(settings, policy, build_sources(settings, client), now or (lambda: datetime.now(UTC)))
@@ -116,8 +146,14 @@ class PriceBook:
         """The quote for `request` from the price cache; raises QuoteError when none can be made."""
         db = self.db()
         try:
-            return quote_from_cache(db, request, self.policy, freshness(self.sources),
-                                    configured_fx=configured_fx(self.settings), now=self.now())
+            return quote_from_cache(
+                db,
+                request,
+                self.policy,
+                freshness(self.sources),
+                configured_fx=configured_fx(self.settings),
+                now=self.now(),
+            )
         finally:
             db.close()
 
@@ -125,8 +161,14 @@ class PriceBook:
         """The schedule priced at each provider, cheapest total first (QuoteError for an unknown GPU)."""
         db = self.db()
         try:
-            return compare_from_cache(db, request, self.policy, freshness(self.sources),
-                                      configured_fx=configured_fx(self.settings), now=self.now())
+            return compare_from_cache(
+                db,
+                request,
+                self.policy,
+                freshness(self.sources),
+                configured_fx=configured_fx(self.settings),
+                now=self.now(),
+            )
         finally:
             db.close()
 

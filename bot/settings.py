@@ -38,169 +38,300 @@ class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="GPU_ADVISOR_", extra="ignore", populate_by_name=True)
 
     @classmethod
-    def settings_customise_sources(cls, settings_cls: type[BaseSettings], init_settings: PydanticBaseSettingsSource,
-                                   env_settings: PydanticBaseSettingsSource,
-                                   dotenv_settings: PydanticBaseSettingsSource,
-                                   file_secret_settings: PydanticBaseSettingsSource,
-                                   ) -> tuple[PydanticBaseSettingsSource, ...]:
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
         return init_settings, _Environment(settings_cls), file_secret_settings
 
     db: Path = Field(default_factory=default_db_path, description="SQLite file of the price cache (also --db)")
-    state_db: Path | None = Field(default=None, description="SQLite file of the Slack bot's state; "
-                                  "default: beside the price cache, <name>.state.db")
-    database_url: str | None = Field(default=None, description="SQLAlchemy URL of the bot's state database; "
-                                     "default: sqlite:/// of the state file")
-    lang: Lang = Field(default=Lang.ZH, description="zh or en: Slack's language for users whose locale is neither; "
-                       "the terminal's instead of its locale")
-    policy: Path | None = Field(default=None, description="a policy YAML file (only what it changes); "
-                                "default: the bundled one")
-    currency: str = Field(default="CNY", description="currency of quotes: CNY, USD, EUR or any other the ECB "
-                          "publishes rates for")
+    state_db: Path | None = Field(
+        default=None,
+        description="SQLite file of the Slack bot's state; default: beside the price cache, <name>.state.db",
+    )
+    database_url: str | None = Field(
+        default=None, description="SQLAlchemy URL of the bot's state database; default: sqlite:/// of the state file"
+    )
+    lang: Lang = Field(
+        default=Lang.ZH,
+        description="zh or en: Slack's language for users whose locale is neither; "
+        "the terminal's instead of its locale",
+    )
+    policy: Path | None = Field(
+        default=None, description="a policy YAML file (only what it changes); default: the bundled one"
+    )
+    currency: str = Field(
+        default="CNY", description="currency of quotes: CNY, USD, EUR or any other the ECB publishes rates for"
+    )
 
     # price sources
     rate_cards: str = Field(default="", description="team rate-card files (CSV/JSON), comma-separated")
     feed: str | None = Field(default=None, description="a generic price feed: a CSV/JSON file path or URL")
     azure_enabled: bool = Field(default=True, description="refresh prices from the Azure Retail Prices API")
-    azure_base_url: str = Field(default="https://prices.azure.com/api/retail/prices",
-                                description="the Azure Retail Prices API")
+    azure_base_url: str = Field(
+        default="https://prices.azure.com/api/retail/prices", description="the Azure Retail Prices API"
+    )
     azure_regions: str = Field(default="", description="Azure armRegionName values, comma-separated; empty: all")
     azure_page_cap: int = Field(default=50, ge=1, le=1000, description="most pages read from Azure in one refresh")
     ecb_enabled: bool = Field(default=True, description="refresh USD/CNY from the ECB daily reference rates")
-    ecb_url: str = Field(default="https://www.ecb.europa.eu/stats/eurofxref/eurofxref-daily.xml",
-                         description="the ECB daily rates")
-    gpuhunt_providers: str = Field(default="", description="gpuhunt catalogs to load as price sources, comma-"
-                                   "separated (aws, azure, gcp, lambdalabs, runpod, ...); empty: off")
-    gpuhunt_catalog_dir: str = Field(default="", description="a folder of gpuhunt catalogs (PROVIDER.csv) read "
-                                     "instead of downloading them")
-    gpuhunt_catalog_url: str = Field(default="https://dstack-gpu-pricing.s3.eu-west-1.amazonaws.com/v3",
-                                     description="where gpuhunt's catalogs are downloaded from")
+    ecb_url: str = Field(
+        default="https://www.ecb.europa.eu/stats/eurofxref/eurofxref-daily.xml", description="the ECB daily rates"
+    )
+    gpuhunt_providers: str = Field(
+        default="",
+        description="gpuhunt catalogs to load as price sources, comma-"
+        "separated (aws, azure, gcp, lambdalabs, runpod, ...); empty: off",
+    )
+    gpuhunt_catalog_dir: str = Field(
+        default="", description="a folder of gpuhunt catalogs (PROVIDER.csv) read instead of downloading them"
+    )
+    gpuhunt_catalog_url: str = Field(
+        default="https://dstack-gpu-pricing.s3.eu-west-1.amazonaws.com/v3",
+        description="where gpuhunt's catalogs are downloaded from",
+    )
     usd_cny: float | None = Field(default=None, gt=0, description="a fixed USD->CNY rate; wins over the ECB")
     usd_cny_date: date | None = Field(default=None, description="the date of the fixed rate")
     http_timeout_s: float = Field(default=20, gt=0, le=300, description="timeout of each price-source request")
-    refresh_backoff_s: float = Field(default=2, ge=0, le=60, description="first wait before retrying a failed "
-                                     "refresh; it doubles (a server's Retry-After wins)")
+    refresh_backoff_s: float = Field(
+        default=2,
+        ge=0,
+        le=60,
+        description="first wait before retrying a failed refresh; it doubles (a server's Retry-After wins)",
+    )
     refresh_ratecard_hours: float = Field(default=24, gt=0, description="how often serve refreshes the rate card")
     refresh_azure_hours: float = Field(default=6, gt=0, description="how often serve refreshes Azure prices")
     refresh_feed_hours: float = Field(default=6, gt=0, description="how often serve refreshes the feed")
     refresh_ecb_hours: float = Field(default=24, gt=0, description="how often serve refreshes the ECB rates")
-    refresh_gpuhunt_hours: float = Field(default=24, gt=0, description="how often serve refreshes gpuhunt's "
-                                         "catalogs")
-    ttl_ratecard_days: float = Field(default=365, gt=0, description="a rate-card price is stale this long after "
-                                     "its effective date")
+    refresh_gpuhunt_hours: float = Field(default=24, gt=0, description="how often serve refreshes gpuhunt's catalogs")
+    ttl_ratecard_days: float = Field(
+        default=365, gt=0, description="a rate-card price is stale this long after its effective date"
+    )
     ttl_azure_hours: float = Field(default=24, gt=0, description="an Azure price is stale this long after its fetch")
     ttl_feed_hours: float = Field(default=48, gt=0, description="a feed price is stale this long after its fetch")
     ttl_ecb_hours: float = Field(default=72, gt=0, description="an ECB rate is stale this long after its fetch")
-    ttl_gpuhunt_days: float = Field(default=14, gt=0, description="a gpuhunt price is stale this long after its "
-                                    "catalog's date")
+    ttl_gpuhunt_days: float = Field(
+        default=14, gt=0, description="a gpuhunt price is stale this long after its catalog's date"
+    )
 
     # the Slack bot
     conversation_ttl_hours: float = Field(default=24, gt=0, description="a profile left unanswered this long expires")
     locale_cache_hours: float = Field(default=24, gt=0, description="how long a user's Slack locale is cached")
-    slack_retry_backoff_s: float = Field(default=0.5, ge=0, le=30, description="first wait before retrying a "
-                                         "Slack call that failed with 5xx or a dropped connection; it doubles")
-    ack_db_budget_s: float = Field(default=1.0, gt=0, le=2.5, description="the longest an acknowledgement waits to "
-                                   "keep a request in the state database; past it Slack is told to try again")
-    max_body_bytes: int = Field(default=1024 * 1024, ge=1024, le=64 * 1024 * 1024,
-                                description="a Slack request body above this is refused (413) before it is read")
-    read_timeout_s: float = Field(default=10.0, gt=0, le=300,
-                                  description="a request's body must arrive within this many seconds, else 408 "
-                                  "(a stalled or trickling upload does not hold the process)")
-    max_pending_bodies: int = Field(default=32, ge=1, le=10000,
-                                    description="at most this many request bodies not yet authenticated are "
-                                    "received at once; past it, 503")
-    work_process: bool = Field(default=True, description="serve does the work after each acknowledgement (and the "
-                               "scheduler's jobs) in a second process, so that work never slows an acknowledgement")
-    work_niceness: int = Field(default=10, ge=0, le=19, description="the work process's CPU priority below the "
-                               "front door's (nice: 0 the same, 19 the lowest), so acknowledgements go first on busy "
-                               "CPUs")
-    replica_id: str = Field(default="", max_length=80,
-                            description="this process's name among replicas sharing one database (default: the "
-                            "host name); set one per process when several run on one host")
-    redo_after_s: float = Field(default=120, ge=1, le=1800,
-                                description="work acknowledged but not done this long is redone (Slack was "
-                                "unreachable, or the replica that took it stopped); checked every half of it, at "
-                                "most every minute")
-    capture_max_bytes: int = Field(default=10 * 1024 * 1024, ge=1024, le=512 * 1024 * 1024,
-                                   description="a capture uploaded to Slack above this is not downloaded "
-                                   "(a day of 1-second dmon samples of 8 GPUs is about 50 MB)")
-    capture_timeout_s: float = Field(default=60.0, gt=0, le=600,
-                                     description="a capture's download from Slack must finish within this many "
-                                     "seconds, else the thread is told and nothing is pre-filled")
-    heartbeat_max_bytes: int = Field(default=4 * 1024 * 1024, ge=1024, le=256 * 1024 * 1024,
-                                     description="an agent's /api/heartbeat body above this is refused (413)")
-    heartbeat_max_age_hours: float = Field(default=24, gt=0, le=24 * 92, description="/api/heartbeat keeps samples up "
-                                           "to this many hours old (an agent's buffer, or a backfill for reports); "
-                                           "older ones are counted and dropped")
-    remind_tz: str = Field(default="Asia/Shanghai", description="the time zone whose day a digest belongs to "
-                           "(one digest a channel a local day)")
-    remind_at: str = Field(default="09:30", description="local time of a channel's daily digest, unless "
-                           "`/gpu-advise remind at` sets another")
-    remind_days: str = Field(default="mon-fri", description="working days of the digest: mon-fri, mon,wed,fri, "
-                             "daily")
-    samples_raw_days: float = Field(default=2, ge=1, le=366, description="agents' GPU samples are kept as sent "
-                                    "this long (the digest looks back a day), then folded into hourly maxima")
-    samples_hourly_days: float = Field(default=90, gt=0, le=3660, description="hourly maxima of GPU samples are "
-                                       "kept this long")
-    prometheus_url: str | None = Field(default=None, description="a Prometheus with NVIDIA's DCGM exporter: "
-                                       "serve pulls GPU samples of tracked instances from it")
-    prometheus_label: str = Field(default="Hostname", description="the series label whose value is the tracked "
-                                  "instance's name")
-    prometheus_every_minutes: float = Field(default=5, gt=0, le=60, description="how often serve pulls from "
-                                            "Prometheus (each pull reads twice that span)")
-    aws_regions: str = Field(default="", description="AWS regions to discover GPU instances and unattached volumes "
-                             "in, comma-separated (us-east-1,us-west-2); empty: AWS discovery is off. Credentials "
-                             "come from boto3's own chain (environment, profile, instance role)")
-    aws_endpoint_url: str | None = Field(default=None, description="an endpoint for every AWS call instead of "
-                                         "AWS's own (a compatible cloud, or moto's server in tests)")
-    discover_every_minutes: float = Field(default=30, ge=1, le=1440, description="how often serve discovers (once "
-                                          "per slot across replicas)")
-    discover_team: str | None = Field(default=None, description="the workspace discovered items belong to (needed "
-                                      "with OAuth installs; default: the bot token's)")
-    discover_channel: str | None = Field(default=None, description="the channel of discovered items without a "
-                                         "channel tag (and of Kubernetes items)")
-    owner_tag: str = Field(default="Owner", min_length=1, max_length=128, description="the cloud tag naming an "
-                           "item's owner: a Slack user id, or an email looked up in Slack")
-    channel_tag: str = Field(default="SlackChannel", min_length=1, max_length=128, description="the cloud tag "
-                             "naming an item's Slack channel")
-    public_url: str | None = Field(default=None, pattern=r"^https?://\S+$",
-                                   description="the bot's public base URL (https://gpu-advisor.example.com): the "
-                                   "agent command `enroll-token` and `/gpu-advise enroll` show points at it")
-    report_day: str = Field(default="mon", pattern="^(mon|tue|wed|thu|fri|sat|sun)$",
-                            description="the day of each channel's weekly report (mon ... sun), at its digest's local "
-                            "time, about the seven days before")
-    remind_all_clear: bool = Field(default=False, description="post an \"all clear\" when a digest has nothing to say")
-    remind_pace_s: float = Field(default=1.0, ge=0, le=60, description="seconds between two digests (Slack allows "
-                                 "about one message a second)")
-    log_level: str = Field(default="INFO", pattern="^(DEBUG|INFO|WARNING|ERROR)$",
-                           description="serve's log level: DEBUG, INFO, WARNING or ERROR")
-    log_format: str = Field(default="text", pattern="^(text|json)$",
-                            description="serve's log lines: text, or json (one object a line)")
+    slack_retry_backoff_s: float = Field(
+        default=0.5,
+        ge=0,
+        le=30,
+        description="first wait before retrying a Slack call that failed with 5xx or a dropped connection; it doubles",
+    )
+    ack_db_budget_s: float = Field(
+        default=1.0,
+        gt=0,
+        le=2.5,
+        description="the longest an acknowledgement waits to "
+        "keep a request in the state database; past it Slack is told to try again",
+    )
+    max_body_bytes: int = Field(
+        default=1024 * 1024,
+        ge=1024,
+        le=64 * 1024 * 1024,
+        description="a Slack request body above this is refused (413) before it is read",
+    )
+    read_timeout_s: float = Field(
+        default=10.0,
+        gt=0,
+        le=300,
+        description="a request's body must arrive within this many seconds, else 408 "
+        "(a stalled or trickling upload does not hold the process)",
+    )
+    max_pending_bodies: int = Field(
+        default=32,
+        ge=1,
+        le=10000,
+        description="at most this many request bodies not yet authenticated are received at once; past it, 503",
+    )
+    work_process: bool = Field(
+        default=True,
+        description="serve does the work after each acknowledgement (and the "
+        "scheduler's jobs) in a second process, so that work never slows an acknowledgement",
+    )
+    work_niceness: int = Field(
+        default=10,
+        ge=0,
+        le=19,
+        description="the work process's CPU priority below the "
+        "front door's (nice: 0 the same, 19 the lowest), so acknowledgements go first on busy "
+        "CPUs",
+    )
+    replica_id: str = Field(
+        default="",
+        max_length=80,
+        description="this process's name among replicas sharing one database (default: the "
+        "host name); set one per process when several run on one host",
+    )
+    redo_after_s: float = Field(
+        default=120,
+        ge=1,
+        le=1800,
+        description="work acknowledged but not done this long is redone (Slack was "
+        "unreachable, or the replica that took it stopped); checked every half of it, at "
+        "most every minute",
+    )
+    capture_max_bytes: int = Field(
+        default=10 * 1024 * 1024,
+        ge=1024,
+        le=512 * 1024 * 1024,
+        description="a capture uploaded to Slack above this is not downloaded "
+        "(a day of 1-second dmon samples of 8 GPUs is about 50 MB)",
+    )
+    capture_timeout_s: float = Field(
+        default=60.0,
+        gt=0,
+        le=600,
+        description="a capture's download from Slack must finish within this many "
+        "seconds, else the thread is told and nothing is pre-filled",
+    )
+    heartbeat_max_bytes: int = Field(
+        default=4 * 1024 * 1024,
+        ge=1024,
+        le=256 * 1024 * 1024,
+        description="an agent's /api/heartbeat body above this is refused (413)",
+    )
+    heartbeat_max_age_hours: float = Field(
+        default=24,
+        gt=0,
+        le=24 * 92,
+        description="/api/heartbeat keeps samples up "
+        "to this many hours old (an agent's buffer, or a backfill for reports); "
+        "older ones are counted and dropped",
+    )
+    remind_tz: str = Field(
+        default="Asia/Shanghai",
+        description="the time zone whose day a digest belongs to (one digest a channel a local day)",
+    )
+    remind_at: str = Field(
+        default="09:30",
+        description="local time of a channel's daily digest, unless `/gpu-advise remind at` sets another",
+    )
+    remind_days: str = Field(default="mon-fri", description="working days of the digest: mon-fri, mon,wed,fri, daily")
+    samples_raw_days: float = Field(
+        default=2,
+        ge=1,
+        le=366,
+        description="agents' GPU samples are kept as sent "
+        "this long (the digest looks back a day), then folded into hourly maxima",
+    )
+    samples_hourly_days: float = Field(
+        default=90, gt=0, le=3660, description="hourly maxima of GPU samples are kept this long"
+    )
+    prometheus_url: str | None = Field(
+        default=None,
+        description="a Prometheus with NVIDIA's DCGM exporter: serve pulls GPU samples of tracked instances from it",
+    )
+    prometheus_label: str = Field(
+        default="Hostname", description="the series label whose value is the tracked instance's name"
+    )
+    prometheus_every_minutes: float = Field(
+        default=5, gt=0, le=60, description="how often serve pulls from Prometheus (each pull reads twice that span)"
+    )
+    aws_regions: str = Field(
+        default="",
+        description="AWS regions to discover GPU instances and unattached volumes "
+        "in, comma-separated (us-east-1,us-west-2); empty: AWS discovery is off. Credentials "
+        "come from boto3's own chain (environment, profile, instance role)",
+    )
+    aws_endpoint_url: str | None = Field(
+        default=None,
+        description="an endpoint for every AWS call instead of "
+        "AWS's own (a compatible cloud, or moto's server in tests)",
+    )
+    discover_every_minutes: float = Field(
+        default=30, ge=1, le=1440, description="how often serve discovers (once per slot across replicas)"
+    )
+    discover_team: str | None = Field(
+        default=None,
+        description="the workspace discovered items belong to (needed with OAuth installs; default: the bot token's)",
+    )
+    discover_channel: str | None = Field(
+        default=None, description="the channel of discovered items without a channel tag (and of Kubernetes items)"
+    )
+    owner_tag: str = Field(
+        default="Owner",
+        min_length=1,
+        max_length=128,
+        description="the cloud tag naming an item's owner: a Slack user id, or an email looked up in Slack",
+    )
+    channel_tag: str = Field(
+        default="SlackChannel", min_length=1, max_length=128, description="the cloud tag naming an item's Slack channel"
+    )
+    public_url: str | None = Field(
+        default=None,
+        pattern=r"^https?://\S+$",
+        description="the bot's public base URL (https://gpu-advisor.example.com): the "
+        "agent command `enroll-token` and `/gpu-advise enroll` show points at it",
+    )
+    report_day: str = Field(
+        default="mon",
+        pattern="^(mon|tue|wed|thu|fri|sat|sun)$",
+        description="the day of each channel's weekly report (mon ... sun), at its digest's local "
+        "time, about the seven days before",
+    )
+    remind_all_clear: bool = Field(default=False, description='post an "all clear" when a digest has nothing to say')
+    remind_pace_s: float = Field(
+        default=1.0, ge=0, le=60, description="seconds between two digests (Slack allows about one message a second)"
+    )
+    log_level: str = Field(
+        default="INFO",
+        pattern="^(DEBUG|INFO|WARNING|ERROR)$",
+        description="serve's log level: DEBUG, INFO, WARNING or ERROR",
+    )
+    log_format: str = Field(
+        default="text", pattern="^(text|json)$", description="serve's log lines: text, or json (one object a line)"
+    )
 
     slack_bot_token: SecretStr | None = Field(
-        default=None, validation_alias=AliasChoices("SLACK_BOT_TOKEN", "GPU_ADVISOR_SLACK_BOT_TOKEN"),
-        description="the Bot User OAuth Token (xoxb-...)")
+        default=None,
+        validation_alias=AliasChoices("SLACK_BOT_TOKEN", "GPU_ADVISOR_SLACK_BOT_TOKEN"),
+        description="the Bot User OAuth Token (xoxb-...)",
+    )
     slack_signing_secret: SecretStr | None = Field(
-        default=None, validation_alias=AliasChoices("SLACK_SIGNING_SECRET", "GPU_ADVISOR_SLACK_SIGNING_SECRET"),
-        description="the app's Signing Secret (HTTP mode)")
+        default=None,
+        validation_alias=AliasChoices("SLACK_SIGNING_SECRET", "GPU_ADVISOR_SLACK_SIGNING_SECRET"),
+        description="the app's Signing Secret (HTTP mode)",
+    )
     slack_app_token: SecretStr | None = Field(
-        default=None, validation_alias=AliasChoices("SLACK_APP_TOKEN", "GPU_ADVISOR_SLACK_APP_TOKEN"),
-        description="an App-Level Token (xapp-...): Socket Mode")
+        default=None,
+        validation_alias=AliasChoices("SLACK_APP_TOKEN", "GPU_ADVISOR_SLACK_APP_TOKEN"),
+        description="an App-Level Token (xapp-...): Socket Mode",
+    )
     slack_client_id: str | None = Field(
-        default=None, validation_alias=AliasChoices("SLACK_CLIENT_ID", "GPU_ADVISOR_SLACK_CLIENT_ID"),
+        default=None,
+        validation_alias=AliasChoices("SLACK_CLIENT_ID", "GPU_ADVISOR_SLACK_CLIENT_ID"),
         description="OAuth: the app's Client ID; with SLACK_CLIENT_SECRET (and no SLACK_BOT_TOKEN) the app installs "
-        "into many workspaces at /slack/install")
+        "into many workspaces at /slack/install",
+    )
     slack_client_secret: SecretStr | None = Field(
-        default=None, validation_alias=AliasChoices("SLACK_CLIENT_SECRET", "GPU_ADVISOR_SLACK_CLIENT_SECRET"),
-        description="OAuth: the app's Client Secret")
+        default=None,
+        validation_alias=AliasChoices("SLACK_CLIENT_SECRET", "GPU_ADVISOR_SLACK_CLIENT_SECRET"),
+        description="OAuth: the app's Client Secret",
+    )
     slack_redirect_uri: str | None = Field(
-        default=None, validation_alias=AliasChoices("SLACK_REDIRECT_URI", "GPU_ADVISOR_SLACK_REDIRECT_URI"),
-        description="OAuth: the redirect URL (https://YOUR-HOST/slack/oauth_redirect) when the app lists several")
+        default=None,
+        validation_alias=AliasChoices("SLACK_REDIRECT_URI", "GPU_ADVISOR_SLACK_REDIRECT_URI"),
+        description="OAuth: the redirect URL (https://YOUR-HOST/slack/oauth_redirect) when the app lists several",
+    )
     encryption_key: SecretStr | None = Field(
-        default=None, description="OAuth: the Fernet key that encrypts installations' tokens at rest (make one with "
-        "`python -c \"from cryptography.fernet import Fernet; print(Fernet.generate_key().decode())\"`)")
+        default=None,
+        description="OAuth: the Fernet key that encrypts installations' tokens at rest (make one with "
+        '`python -c "from cryptography.fernet import Fernet; print(Fernet.generate_key().decode())"`)',
+    )
     slack_api_url: str = Field(
-        default="https://slack.com/api/", validation_alias=AliasChoices("SLACK_API_URL", "GPU_ADVISOR_SLACK_API_URL"),
-        description="the Slack Web API base URL of every client the app makes")
+        default="https://slack.com/api/",
+        validation_alias=AliasChoices("SLACK_API_URL", "GPU_ADVISOR_SLACK_API_URL"),
+        description="the Slack Web API base URL of every client the app makes",
+    )
 
     def rate_card_paths(self) -> list[Path]:
         return [Path(p.strip()) for p in self.rate_cards.split(",") if p.strip()]

@@ -133,11 +133,21 @@ def fetch(client: httpx.Client, config: AzureConfig, now: datetime, *, source: s
             raise SourceError(f"Azure answered in {item.get('currencyCode')!r}, not {config.currency}")
         try:
             record = PriceRecord(
-                source=source, provider=PROVIDER, region=region or "unknown", region_class=RegionClass.CLOUD,
-                instance_type=sku, gpu=gpu, gpu_count=count, sharing=sharing,
+                source=source,
+                provider=PROVIDER,
+                region=region or "unknown",
+                region_class=RegionClass.CLOUD,
+                instance_type=sku,
+                gpu=gpu,
+                gpu_count=count,
+                sharing=sharing,
                 pricing_model=PricingModel.SPOT if spot else PricingModel.ON_DEMAND,
-                amount=amount, currency=config.currency, unit=Unit.HOUR,
-                fetched_at=now, effective_date=started.date(), provenance=config.base_url,
+                amount=amount,
+                currency=config.currency,
+                unit=Unit.HOUR,
+                fetched_at=now,
+                effective_date=started.date(),
+                provenance=config.base_url,
                 basis=f"Azure retail price, {item.get('skuName', sku)}",
             )
         except ValidationError as exc:

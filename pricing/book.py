@@ -28,15 +28,29 @@ def pick_fx(db: Database, configured: FxRate | None) -> FxRate:
     return chosen.model_copy(update={"euro": cache.load_euro(db)})
 
 
-def quote_from_cache(db: Database, req: QuoteRequest, policy: Policy, freshness: Mapping[str, Freshness], *,
-                     configured_fx: FxRate | None = None, now: datetime | None = None) -> Quote:
+def quote_from_cache(
+    db: Database,
+    req: QuoteRequest,
+    policy: Policy,
+    freshness: Mapping[str, Freshness],
+    *,
+    configured_fx: FxRate | None = None,
+    now: datetime | None = None,
+) -> Quote:
     at = now or datetime.now(UTC)
     offers = as_offers(cache.load_prices(db), freshness, at)
     return quote(req, offers, policy, fx=pick_fx(db, configured_fx), extra_prices=cache.load_extras(db))
 
 
-def compare_from_cache(db: Database, req: QuoteRequest, policy: Policy, freshness: Mapping[str, Freshness], *,
-                       configured_fx: FxRate | None = None, now: datetime | None = None) -> list[ProviderOffer]:
+def compare_from_cache(
+    db: Database,
+    req: QuoteRequest,
+    policy: Policy,
+    freshness: Mapping[str, Freshness],
+    *,
+    configured_fx: FxRate | None = None,
+    now: datetime | None = None,
+) -> list[ProviderOffer]:
     """The schedule priced at each provider in the cache, cheapest total first."""
     offers = as_offers(cache.load_prices(db), freshness, now or datetime.now(UTC))
     return compare(req, offers, policy, fx=pick_fx(db, configured_fx), extra_prices=cache.load_extras(db))

@@ -25,10 +25,26 @@ EURO = "euro_rates"  # every currency the ECB publishes, per euro, of the last f
 CHUNK = 2000
 
 _PRICE_COLUMNS = {
-    "source": str, "provider": str, "region": str, "region_class": str, "instance_type": str, "gpu": str,
-    "gpu_count": float, "gpu_memory_gb": float, "sharing": str, "mig_profile": str, "pricing_model": str,
-    "amount": float, "currency": str, "unit": str, "fetched_at": str, "effective_date": str,
-    "provenance": str, "basis": str, "flags": str, "per_gpu_hour": float,
+    "source": str,
+    "provider": str,
+    "region": str,
+    "region_class": str,
+    "instance_type": str,
+    "gpu": str,
+    "gpu_count": float,
+    "gpu_memory_gb": float,
+    "sharing": str,
+    "mig_profile": str,
+    "pricing_model": str,
+    "amount": float,
+    "currency": str,
+    "unit": str,
+    "fetched_at": str,
+    "effective_date": str,
+    "provenance": str,
+    "basis": str,
+    "flags": str,
+    "per_gpu_hour": float,
 }
 
 
@@ -73,19 +89,44 @@ def _create_tables(db: Database) -> None:
         prices.create_index(["source", "instance_type", "region", "pricing_model"])
         prices.create_index(["gpu", "sharing", "pricing_model"])
     if not runs.exists():
-        runs.create({"id": int, "source": str, "started_at": str, "finished_at": str, "rows": int,
-                     "status": str, "error": str, "note": str}, pk="id")
+        runs.create(
+            {
+                "id": int,
+                "source": str,
+                "started_at": str,
+                "finished_at": str,
+                "rows": int,
+                "status": str,
+                "error": str,
+                "note": str,
+            },
+            pk="id",
+        )
         runs.create_index(["source", "started_at"])
     if "note" not in runs.columns_dict:  # caches made before notes were kept
         runs.add_column("note", str)
     extras = db.table(EXTRAS)
     if not extras.exists():
-        extras.create({"source": str, "kind": str, "provider": str, "region": str, "amount": float, "currency": str,
-                       "unit": str, "effective_date": str, "basis": str, "provenance": str, "fetched_at": str},
-                      not_null={"source", "kind", "amount"})
+        extras.create(
+            {
+                "source": str,
+                "kind": str,
+                "provider": str,
+                "region": str,
+                "amount": float,
+                "currency": str,
+                "unit": str,
+                "effective_date": str,
+                "basis": str,
+                "provenance": str,
+                "fetched_at": str,
+            },
+            not_null={"source", "kind", "amount"},
+        )
     if not fx.exists():
-        fx.create({"source": str, "base": str, "quote": str, "rate": float, "rate_date": str, "fetched_at": str},
-                  pk="source")
+        fx.create(
+            {"source": str, "base": str, "quote": str, "rate": float, "rate_date": str, "fetched_at": str}, pk="source"
+        )
     euro = db.table(EURO)
     if not euro.exists():
         euro.create({"source": str, "rates": str, "rate_date": str, "fetched_at": str}, pk="source")
@@ -147,8 +188,10 @@ def replace_source(db: Database, source: str, records: Iterable[PriceRecord | Ex
 def load_extras(db: Database) -> list[ExtraPrice]:
     """Every cached storage and egress price."""
     fields = set(ExtraPrice.model_fields)
-    return [ExtraPrice.model_validate({k: v for k, v in row.items() if k in fields and v is not None})
-            for row in db.table(EXTRAS).rows_where(order_by="kind, amount")]
+    return [
+        ExtraPrice.model_validate({k: v for k, v in row.items() if k in fields and v is not None})
+        for row in db.table(EXTRAS).rows_where(order_by="kind, amount")
+    ]
 
 
 def _flag_spot_above_on_demand(db: Database, source: str) -> None:
@@ -177,11 +220,11 @@ def load_prices(db: Database, gpu: str | None = None, source: str | None = None)
     if source:
         clauses.append("(source = ? OR source LIKE ? ESCAPE '\\')")
         args += [source, source.replace("%", "\\%").replace("_", "\\_") + ":%"]
-    rows = db.table(PRICES).rows_where(" AND ".join(clauses) or None, args or None,
-                                       order_by="gpu, sharing, pricing_model, per_gpu_hour")
+    rows = db.table(PRICES).rows_where(
+        " AND ".join(clauses) or None, args or None, order_by="gpu, sharing, pricing_model, per_gpu_hour"
+    )
     fields = set(PriceRecord.model_fields)
-    return [PriceRecord.model_validate({k: v for k, v in row.items() if k in fields and v is not None})
-            for row in rows]
+    return [PriceRecord.model_validate({k: v for k, v in row.items() if k in fields and v is not None}) for row in rows]
 
 
 def start_run(db: Database, source: str, started: datetime) -> int:
@@ -190,12 +233,21 @@ def start_run(db: Database, source: str, started: datetime) -> int:
     return int(db.execute("SELECT last_insert_rowid()").fetchone()[0])
 
 
-def finish_run(db: Database, run_id: int, finished: datetime, *, rows: int, error: str | None,
-               note: str | None = None) -> None:
+def finish_run(
+    db: Database, run_id: int, finished: datetime, *, rows: int, error: str | None, note: str | None = None
+) -> None:
     """`note`: what a successful load left out (offers skipped), shown with the source's status."""
     with writing(db):
-        db.table(RUNS).update(run_id, {"finished_at": finished.isoformat(), "rows": rows,
-                                       "status": "failed" if error else "ok", "error": error, "note": note})
+        db.table(RUNS).update(
+            run_id,
+            {
+                "finished_at": finished.isoformat(),
+                "rows": rows,
+                "status": "failed" if error else "ok",
+                "error": error,
+                "note": note,
+            },
+        )
 
 
 def runs(db: Database, source: str | None = None, limit: int = 20) -> list[dict[str, Any]]:
@@ -216,15 +268,26 @@ def save_fx(db: Database, rate: FxRate) -> None:
         db.table(FX).upsert(rate.model_dump(mode="json"), pk="source")
         if rate.euro is not None:
             row = rate.euro.model_dump(mode="json")
-            db.table(EURO).upsert({"source": row["source"], "rates": json.dumps(row["per_eur"], sort_keys=True),
-                                   "rate_date": row["rate_date"], "fetched_at": row["fetched_at"]}, pk="source")
+            db.table(EURO).upsert(
+                {
+                    "source": row["source"],
+                    "rates": json.dumps(row["per_eur"], sort_keys=True),
+                    "rate_date": row["rate_date"],
+                    "fetched_at": row["fetched_at"],
+                },
+                pk="source",
+            )
 
 
 def load_euro(db: Database) -> EuroRates | None:
     """The newest rates of every currency, per euro (None before the ECB was first fetched)."""
     for row in db.table(EURO).rows_where(order_by="rate_date desc", limit=1):
-        return EuroRates(per_eur=json.loads(row["rates"]), rate_date=row["rate_date"], source=row["source"],
-                         fetched_at=row["fetched_at"])
+        return EuroRates(
+            per_eur=json.loads(row["rates"]),
+            rate_date=row["rate_date"],
+            source=row["source"],
+            fetched_at=row["fetched_at"],
+        )
     return None
 
 

@@ -48,15 +48,25 @@ def _row(provider: str, result: Quote, sells_slices: bool) -> ProviderOffer | No
     if chosen is None or chosen.price is None:
         return None
     beside = sum(cost.amount for cost in result.extras.values())
-    return ProviderOffer(provider=provider, source=chosen.price.source, region=chosen.price.region, gpu=result.gpu,
-                         billing=chosen.billing, dedicated=dedicated.amount if dedicated else None,
-                         spot=spot.amount if spot else None, total=round(chosen.amount + beside, 2),
-                         currency=result.currency, price_date=chosen.price.as_of[:10],
-                         shared=shared.amount if shared else None, includes=sorted(result.extras))
+    return ProviderOffer(
+        provider=provider,
+        source=chosen.price.source,
+        region=chosen.price.region,
+        gpu=result.gpu,
+        billing=chosen.billing,
+        dedicated=dedicated.amount if dedicated else None,
+        spot=spot.amount if spot else None,
+        total=round(chosen.amount + beside, 2),
+        currency=result.currency,
+        price_date=chosen.price.as_of[:10],
+        shared=shared.amount if shared else None,
+        includes=sorted(result.extras),
+    )
 
 
-def _quote(req: QuoteRequest, offers: Sequence[Offer], policy: Policy, fx: FxRate | None,
-           extras: Sequence[ExtraPrice]) -> Quote:
+def _quote(
+    req: QuoteRequest, offers: Sequence[Offer], policy: Policy, fx: FxRate | None, extras: Sequence[ExtraPrice]
+) -> Quote:
     """The provider's quote with its own storage and traffic prices; without them when it has none."""
     try:
         return quote(req, offers, policy, fx=fx, extra_prices=extras)
@@ -67,8 +77,14 @@ def _quote(req: QuoteRequest, offers: Sequence[Offer], policy: Policy, fx: FxRat
         return _quote(req.model_copy(update=unknown), offers, policy, fx, extras)
 
 
-def compare(req: QuoteRequest, offers: Sequence[Offer], policy: Policy, *, fx: FxRate | None = None,
-            extra_prices: Sequence[ExtraPrice] = ()) -> list[ProviderOffer]:
+def compare(
+    req: QuoteRequest,
+    offers: Sequence[Offer],
+    policy: Policy,
+    *,
+    fx: FxRate | None = None,
+    extra_prices: Sequence[ExtraPrice] = (),
+) -> list[ProviderOffer]:
     """Each provider that prices the GPU (in the region, if one is asked), cheapest total first."""
     gpu = quoted_gpu(req.gpu)
     providers = sorted({o.record.provider for o in offers if o.record.gpu == gpu})
@@ -79,8 +95,13 @@ def compare(req: QuoteRequest, offers: Sequence[Offer], policy: Policy, *, fx: F
     for provider in providers:
         mine = [o for o in offers if o.record.provider == provider]
         try:
-            result = _quote(req.model_copy(update={"provider": provider}), mine, policy, fx,
-                            [e for e in extra_prices if e.provider == provider])
+            result = _quote(
+                req.model_copy(update={"provider": provider}),
+                mine,
+                policy,
+                fx,
+                [e for e in extra_prices if e.provider == provider],
+            )
         except QuoteError as exc:
             if exc.code == "no_fx":
                 raise  # no provider can be priced in this currency: say so, not "no prices"

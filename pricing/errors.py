@@ -1,11 +1,11 @@
 """Errors raised by the pricing package.
 
-    PricingError
-    ├── SourceError         a price source could not be read (network, HTTP status, malformed data)
-    │   └── TransientSourceError   worth retrying: timeout, connection error, HTTP 429 or 5xx
-    ├── RecordError         a price row failed validation; names the origin, row and field
-    ├── CacheUnavailable    the SQLite file cannot be opened or is not a database
-    └── QuoteError          a quote cannot be made (no price for the GPU, bad schedule, ...)
+PricingError
+├── SourceError         a price source could not be read (network, HTTP status, malformed data)
+│   └── TransientSourceError   worth retrying: timeout, connection error, HTTP 429 or 5xx
+├── RecordError         a price row failed validation; names the origin, row and field
+├── CacheUnavailable    the SQLite file cannot be opened or is not a database
+└── QuoteError          a quote cannot be made (no price for the GPU, bad schedule, ...)
 """
 
 from __future__ import annotations
@@ -40,8 +40,9 @@ class CacheUnavailable(PricingError):
     """The price cache's database file cannot be used; the message names the file and the reason."""
 
     def __init__(self, path: str, reason: str) -> None:
-        super().__init__(f"cannot use the database {path}: {reason}. Set --db or GPU_ADVISOR_DB to a writable "
-                         "SQLite file")
+        super().__init__(
+            f"cannot use the database {path}: {reason}. Set --db or GPU_ADVISOR_DB to a writable SQLite file"
+        )
         self.path, self.reason = path, reason
 
 

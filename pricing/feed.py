@@ -22,8 +22,17 @@ from pricing.errors import RecordError
 from pricing.records import ExtraKind, ExtraPrice, PriceRecord
 
 REQUIRED = ("provider", "instance_type", "gpu", "gpu_count", "pricing_model", "amount", "currency", "unit")
-OPTIONAL = ("region", "region_class", "gpu_memory_gb", "sharing", "mig_profile", "effective_date", "basis",
-            "provenance", "kind")
+OPTIONAL = (
+    "region",
+    "region_class",
+    "gpu_memory_gb",
+    "sharing",
+    "mig_profile",
+    "effective_date",
+    "basis",
+    "provenance",
+    "kind",
+)
 EXTRA_COLUMNS = ("kind", "provider", "region", "amount", "currency", "unit", "effective_date", "basis", "provenance")
 Row = PriceRecord | ExtraPrice
 COLUMNS = REQUIRED + OPTIONAL
@@ -48,8 +57,7 @@ def _record(values: dict[str, Any], source: str, fetched_at: datetime) -> Row:
     return PriceRecord(source=source, fetched_at=fetched_at, **values)
 
 
-def read_rows(rows: Iterable[Mapping[str, Any]], *, origin: str, source: str,
-              fetched_at: datetime) -> Iterator[Row]:
+def read_rows(rows: Iterable[Mapping[str, Any]], *, origin: str, source: str, fetched_at: datetime) -> Iterator[Row]:
     """Validate rows one at a time (memory does not grow with the feed). The first bad row raises RecordError."""
     checked_header = False
     for number, row in enumerate(rows, 1):

@@ -24,17 +24,49 @@ FALLBACK_DATE = date(2024, 6, 28)
 
 # The ECB's euro foreign exchange reference rates: the 30 currencies it publishes each working day, and the
 # euro itself (ecb.europa.eu, "Euro foreign exchange reference rates", as of 2025).
-ECB_CURRENCIES = ("EUR", "USD", "JPY", "BGN", "CZK", "DKK", "GBP", "HUF", "PLN", "RON", "SEK", "CHF", "ISK", "NOK",
-                  "TRY", "AUD", "BRL", "CAD", "CNY", "HKD", "IDR", "ILS", "INR", "KRW", "MXN", "MYR", "NZD", "PHP",
-                  "SGD", "THB", "ZAR")
+ECB_CURRENCIES = (
+    "EUR",
+    "USD",
+    "JPY",
+    "BGN",
+    "CZK",
+    "DKK",
+    "GBP",
+    "HUF",
+    "PLN",
+    "RON",
+    "SEK",
+    "CHF",
+    "ISK",
+    "NOK",
+    "TRY",
+    "AUD",
+    "BRL",
+    "CAD",
+    "CNY",
+    "HKD",
+    "IDR",
+    "ILS",
+    "INR",
+    "KRW",
+    "MXN",
+    "MYR",
+    "NZD",
+    "PHP",
+    "SGD",
+    "THB",
+    "ZAR",
+)
 
 
 def currency_code(text: str) -> str:
     """An ISO code the ECB publishes (any case), upper-cased; ValueError naming the accepted codes."""
     code = text.strip().upper()
     if code not in ECB_CURRENCIES:
-        raise ValueError(f"{text.strip()[:12]!r} is not a currency the ECB publishes rates for; use one of "
-                         f"{', '.join(sorted(ECB_CURRENCIES))}")
+        raise ValueError(
+            f"{text.strip()[:12]!r} is not a currency the ECB publishes rates for; use one of "
+            f"{', '.join(sorted(ECB_CURRENCIES))}"
+        )
     return code
 
 
@@ -92,8 +124,13 @@ def parse_ecb(xml_text: str, fetched_at: datetime, source: str = "ecb") -> FxRat
             continue
         if code in ECB_CURRENCIES and value > 0:
             euro[code] = value
-    return FxRate(rate=round(cny / usd, 6), rate_date=when, source=source, fetched_at=fetched_at,
-                  euro=EuroRates(per_eur=euro, rate_date=when, source=source, fetched_at=fetched_at))
+    return FxRate(
+        rate=round(cny / usd, 6),
+        rate_date=when,
+        source=source,
+        fetched_at=fetched_at,
+        euro=EuroRates(per_eur=euro, rate_date=when, source=source, fetched_at=fetched_at),
+    )
 
 
 def convert(amount: float, from_currency: str, to_currency: str, rate: FxRate) -> float:

@@ -164,8 +164,10 @@ class Catalog:
             raise SourceError(f"gpuhunt's {self.provider} catalog version {version[:40]!r} is not a date")
         url = f"{base}/{self.provider}/{version}/catalog.zip"
         try:
-            with zipfile.ZipFile(io.BytesIO(get(self.client, url).content)) as archive, \
-                    archive.open(f"{self.provider}.csv") as raw:
+            with (
+                zipfile.ZipFile(io.BytesIO(get(self.client, url).content)) as archive,
+                archive.open(f"{self.provider}.csv") as raw,
+            ):
                 yield from self._rows(io.TextIOWrapper(raw, "utf-8"), when, url, now)
         except (zipfile.BadZipFile, KeyError) as exc:
             raise SourceError(f"gpuhunt's catalog {url} is not a zip with {self.provider}.csv: {exc}") from None
@@ -200,12 +202,23 @@ class Catalog:
             return None
         try:
             return PriceRecord(
-                source=self.source, provider=self.provider, region=item.location or "any", region_class="cloud",
-                instance_type=item.instance_name, gpu=gpu, gpu_count=item.gpu_count,
+                source=self.source,
+                provider=self.provider,
+                region=item.location or "any",
+                region_class="cloud",
+                instance_type=item.instance_name,
+                gpu=gpu,
+                gpu_count=item.gpu_count,
                 gpu_memory_gb=round(item.gpu_memory * item.gpu_count, 2) if item.gpu_memory else None,
-                pricing_model=PricingModel.SPOT if item.spot else PricingModel.ON_DEMAND, amount=item.price,
-                currency=Currency.USD, unit=Unit.HOUR, fetched_at=now, effective_date=when, provenance=origin,
-                basis=f"gpuhunt catalog of {when.isoformat()}")
+                pricing_model=PricingModel.SPOT if item.spot else PricingModel.ON_DEMAND,
+                amount=item.price,
+                currency=Currency.USD,
+                unit=Unit.HOUR,
+                fetched_at=now,
+                effective_date=when,
+                provenance=origin,
+                basis=f"gpuhunt catalog of {when.isoformat()}",
+            )
         except ValidationError:
             self.skipped.invalid += 1
             return None

@@ -29,8 +29,9 @@ class Freshness:
     from_effective_date: bool = False
 
 
-def as_offers(records: Iterable[PriceRecord | ExtraPrice], rules: Mapping[str, Freshness],
-              now: datetime) -> list[Offer]:
+def as_offers(
+    records: Iterable[PriceRecord | ExtraPrice], rules: Mapping[str, Freshness], now: datetime
+) -> list[Offer]:
     """The GPU price rows as offers with their age (a source's storage and traffic rows are not offers)."""
     offers = []
     for record in records:

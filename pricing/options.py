@@ -20,10 +20,19 @@ from rules.policy import Policy
 def price_used(offer: Offer, currency: str, fx: FxRate | None, unit_price: float, unit: str) -> PriceUsed:
     r = offer.record
     return PriceUsed(
-        source=r.source, provider=r.provider, instance_type=r.instance_type, region=r.region,
-        unit_price=round(unit_price, 4), unit=unit, original=f"{r.amount:g} {r.currency}/{r.unit}",
-        basis=r.basis, provenance=r.provenance, as_of=offer.as_of.date().isoformat(),
-        age_days=offer.age_days, stale=offer.stale, flags=r.flags,
+        source=r.source,
+        provider=r.provider,
+        instance_type=r.instance_type,
+        region=r.region,
+        unit_price=round(unit_price, 4),
+        unit=unit,
+        original=f"{r.amount:g} {r.currency}/{r.unit}",
+        basis=r.basis,
+        provenance=r.provenance,
+        as_of=offer.as_of.date().isoformat(),
+        age_days=offer.age_days,
+        stale=offer.stale,
+        flags=r.flags,
     )
 
 
@@ -41,24 +50,37 @@ class Money:
             return amount
         pair = {from_currency, self.currency}
         if self.fx is not None and pair == {self.fx.base, self.fx.quote}:
-            self.used = self.used or {"rate": self.fx.rate, "date": self.fx.rate_date.isoformat(),
-                                      "source": self.fx.source, "pair": f"{self.fx.base}/{self.fx.quote}"}
+            self.used = self.used or {
+                "rate": self.fx.rate,
+                "date": self.fx.rate_date.isoformat(),
+                "source": self.fx.source,
+                "pair": f"{self.fx.base}/{self.fx.quote}",
+            }
             return convert(amount, from_currency, self.currency, self.fx)
         rate = self.euro.rate(from_currency, self.currency) if self.euro is not None else None
         if rate is None or self.euro is None:
-            raise QuoteError("no_fx", f"no exchange rate to convert {from_currency} to {self.currency}: "
-                             "turn on the ECB source (GPU_ADVISOR_ECB_ENABLED) and run `gpu-advise prices refresh`",
-                             source=from_currency, target=self.currency)
-        self.used = self.used or {"rate": round(rate, 6), "date": self.euro.rate_date.isoformat(),
-                                  "source": self.euro.source, "pair": f"{from_currency}/{self.currency}"}
+            raise QuoteError(
+                "no_fx",
+                f"no exchange rate to convert {from_currency} to {self.currency}: "
+                "turn on the ECB source (GPU_ADVISOR_ECB_ENABLED) and run `gpu-advise prices refresh`",
+                source=from_currency,
+                target=self.currency,
+            )
+        self.used = self.used or {
+            "rate": round(rate, 6),
+            "date": self.euro.rate_date.isoformat(),
+            "source": self.euro.source,
+            "pair": f"{from_currency}/{self.currency}",
+        }
         return amount * rate
 
 
 INLAND = "inland"
 
 
-def extra_cost(kind: str, gb: float, given: float | None, cached: Sequence[ExtraPrice], req: QuoteRequest,
-           money: Money) -> ExtraCost | None:
+def extra_cost(
+    kind: str, gb: float, given: float | None, cached: Sequence[ExtraPrice], req: QuoteRequest, money: Money
+) -> ExtraCost | None:
     if gb <= 0:
         return None
     months = round(req.period_days / 30, 2) if kind == "storage" else None
@@ -69,13 +91,24 @@ def extra_cost(kind: str, gb: float, given: float | None, cached: Sequence[Extra
         found = [p for p in cached if p.kind.value == kind and (p.currency == req.currency or money.fx is not None)]
         if not found:
             flag = "--storage-price" if kind == "storage" else "--egress-price"
-            raise QuoteError(f"no_{kind}_price", f"no {kind} price in the cache: give {flag} or add a {kind} row to "
-                             "a rate card", flag=flag)
+            raise QuoteError(
+                f"no_{kind}_price",
+                f"no {kind} price in the cache: give {flag} or add a {kind} row to a rate card",
+                flag=flag,
+            )
         cheapest = min(found, key=lambda p: money(p.amount, p.currency))
         price, source, basis = money(cheapest.amount, cheapest.currency), cheapest.source, cheapest.basis
     amount = gb * price * (months if months is not None else 1)
-    return ExtraCost(kind=kind, gb=gb, unit_price=round(price, 4), unit="gb-month" if months is not None else "gb",
-                     months=months, amount=round(amount, 2), source=source, basis=basis)
+    return ExtraCost(
+        kind=kind,
+        gb=gb,
+        unit_price=round(price, 4),
+        unit="gb-month" if months is not None else "gb",
+        months=months,
+        amount=round(amount, 2),
+        source=source,
+        basis=basis,
+    )
 
 
 def inland_estimate(option: Option | None, policy: Policy) -> Option | None:
@@ -84,10 +117,15 @@ def inland_estimate(option: Option | None, policy: Policy) -> Option | None:
     if option is None:
         return None
     low, high = policy.regions.inland_discount_min, policy.regions.inland_discount_max
-    return option.model_copy(update={
-        "amount": round(option.amount * (1 - (low + high) / 2), 2),
-        "amount_min": round(option.amount_min * (1 - high), 2), "amount_max": round(option.amount_max * (1 - low), 2),
-        "estimate": True, "notes": [*option.notes, "estimated_inland_discount"]})
+    return option.model_copy(
+        update={
+            "amount": round(option.amount * (1 - (low + high) / 2), 2),
+            "amount_min": round(option.amount_min * (1 - high), 2),
+            "amount_max": round(option.amount_max * (1 - low), 2),
+            "estimate": True,
+            "notes": [*option.notes, "estimated_inland_discount"],
+        }
+    )
 
 
 def dedicated_option(offers: list[Offer], req: QuoteRequest, money: Money) -> tuple[Option | None, float | None]:
@@ -119,10 +157,17 @@ def dedicated_option(offers: list[Offer], req: QuoteRequest, money: Money) -> tu
     billing = min(candidates, key=lambda b: best[b][0])
     cost, offer, unit_price, unit, per_day = best[billing]
     notes = ["release_between_runs"] if billing == Billing.HOURLY else ["billed_whole_period"]
-    return Option(kind="dedicated", amount=round(cost, 2), amount_min=round(cost, 2), amount_max=round(cost, 2),
-                  billing=billing, price=price_used(offer, req.currency, money.fx, unit_price, unit), notes=notes,
-                  alternatives={b: round(v[0], 2) for b, v in best.items() if b != billing},
-                  billing_note=billing_note), per_day
+    return Option(
+        kind="dedicated",
+        amount=round(cost, 2),
+        amount_min=round(cost, 2),
+        amount_max=round(cost, 2),
+        billing=billing,
+        price=price_used(offer, req.currency, money.fx, unit_price, unit),
+        notes=notes,
+        alternatives={b: round(v[0], 2) for b, v in best.items() if b != billing},
+        billing_note=billing_note,
+    ), per_day
 
 
 def reference_card_hour(offers: list[Offer], money: Money) -> tuple[float, Offer] | None:
@@ -139,19 +184,29 @@ def reference_card_hour(offers: list[Offer], money: Money) -> tuple[float, Offer
     return price, offer
 
 
-def shared_option(offers: list[Offer], req: QuoteRequest, share: float, policy: Policy,
-            money: Money) -> tuple[Option | None, float | None]:
+def shared_option(
+    offers: list[Offer], req: QuoteRequest, share: float, policy: Policy, money: Money
+) -> tuple[Option | None, float | None]:
     """Shared option, and its price per slice-hour (for break-even)."""
-    slices = [o for o in offers if o.record.sharing is not Sharing.DEDICATED
-              and o.record.pricing_model is not PricingModel.SPOT]
+    slices = [
+        o
+        for o in offers
+        if o.record.sharing is not Sharing.DEDICATED and o.record.pricing_model is not PricingModel.SPOT
+    ]
     if share >= 1:  # a whole card by the hour: an on-demand card is that offer
-        slices += [o for o in offers if o.record.sharing is Sharing.DEDICATED and o.record.unit is Unit.HOUR
-                   and o.record.pricing_model is not PricingModel.SPOT]
+        slices += [
+            o
+            for o in offers
+            if o.record.sharing is Sharing.DEDICATED
+            and o.record.unit is Unit.HOUR
+            and o.record.pricing_model is not PricingModel.SPOT
+        ]
     notes: list[str] = []
     estimate = False
     if slices:
-        offer = min(slices, key=lambda o: (abs(o.record.gpu_count - share),
-                                           money(o.record.per_hour, o.record.currency)))
+        offer = min(
+            slices, key=lambda o: (abs(o.record.gpu_count - share), money(o.record.per_hour, o.record.currency))
+        )
         exact = abs(offer.record.gpu_count - share) < 1e-6
         hourly = money(offer.record.per_gpu_hour, offer.record.currency) * share
         if not exact:
@@ -172,30 +227,49 @@ def shared_option(offers: list[Offer], req: QuoteRequest, share: float, policy: 
     if req.service and share < 1:
         notes.append("service_throughput")
     return Option(
-        kind="shared", amount=round(nominal, 2), amount_min=round(nominal / eff_max, 2),
-        amount_max=round(nominal / eff_min, 2), billing=Billing.HOURLY, estimate=estimate,
-        price=price_used(offer, req.currency, money.fx, hourly, "hour"), share=share,
-        days_min=round(days / eff_max, 2), days_max=round(days / eff_min, 2), notes=notes,
+        kind="shared",
+        amount=round(nominal, 2),
+        amount_min=round(nominal / eff_max, 2),
+        amount_max=round(nominal / eff_min, 2),
+        billing=Billing.HOURLY,
+        estimate=estimate,
+        price=price_used(offer, req.currency, money.fx, hourly, "hour"),
+        share=share,
+        days_min=round(days / eff_max, 2),
+        days_max=round(days / eff_min, 2),
+        notes=notes,
         memory_gb=round(gpu_model(req.gpu).memory_gb * share, 1) * req.cards,
     ), hourly
 
 
 def spot_option(offers: list[Offer], req: QuoteRequest, policy: Policy, money: Money) -> Option | None:
     hours = req.used_hours_per_card * req.cards
-    spots = [o for o in offers if o.record.pricing_model is PricingModel.SPOT
-             and o.record.sharing is Sharing.DEDICATED]
+    spots = [o for o in offers if o.record.pricing_model is PricingModel.SPOT and o.record.sharing is Sharing.DEDICATED]
     if spots:
         offer = min(spots, key=lambda o: money(o.record.per_gpu_hour, o.record.currency))
         hourly = money(offer.record.per_gpu_hour, offer.record.currency)
         cost = round(hours * hourly, 2)
-        return Option(kind="spot", amount=cost, amount_min=cost, amount_max=cost, billing=Billing.HOURLY,
-                      price=price_used(offer, req.currency, money.fx, hourly, "hour"), notes=["needs_checkpoints"])
+        return Option(
+            kind="spot",
+            amount=cost,
+            amount_min=cost,
+            amount_max=cost,
+            billing=Billing.HOURLY,
+            price=price_used(offer, req.currency, money.fx, hourly, "hour"),
+            notes=["needs_checkpoints"],
+        )
     reference = reference_card_hour(offers, money)
     if reference is None:
         return None
     card_hour, offer = reference
     low, high = policy.spot.price_fraction_min, policy.spot.price_fraction_max
-    return Option(kind="spot", amount=round(hours * card_hour * low, 2), amount_min=round(hours * card_hour * low, 2),
-                  amount_max=round(hours * card_hour * high, 2), billing=Billing.HOURLY, estimate=True,
-                  price=price_used(offer, req.currency, money.fx, card_hour, "hour"),
-                  notes=["estimated_from_policy_range", "needs_checkpoints"])
+    return Option(
+        kind="spot",
+        amount=round(hours * card_hour * low, 2),
+        amount_min=round(hours * card_hour * low, 2),
+        amount_max=round(hours * card_hour * high, 2),
+        billing=Billing.HOURLY,
+        estimate=True,
+        price=price_used(offer, req.currency, money.fx, card_hour, "hour"),
+        notes=["estimated_from_policy_range", "needs_checkpoints"],
+    )

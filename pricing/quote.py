@@ -47,15 +47,24 @@ def _filter(offers: Sequence[Offer], req: QuoteRequest) -> list[Offer]:
     gpu = [o for o in offers if o.record.gpu == req.gpu]
     if not gpu:
         priced = sorted({o.record.gpu for o in offers})
-        raise QuoteError("no_price", f"no cached price for {req.gpu}. GPUs with prices: {', '.join(priced) or 'none'}; "
-                         "run `gpu-advise prices refresh` or add a rate card", gpu=req.gpu,
-                         priced=", ".join(priced) or "-")
+        raise QuoteError(
+            "no_price",
+            f"no cached price for {req.gpu}. GPUs with prices: {', '.join(priced) or 'none'}; "
+            "run `gpu-advise prices refresh` or add a rate card",
+            gpu=req.gpu,
+            priced=", ".join(priced) or "-",
+        )
     if req.provider is not None:
         sold = [o for o in gpu if o.record.provider.lower() == req.provider.lower()]
         if not sold:
             sellers = ", ".join(sorted({o.record.provider for o in gpu}))
-            raise QuoteError("no_provider_price", f"no price for {req.gpu} from provider {req.provider!r}. "
-                             f"Providers with prices: {sellers}", gpu=req.gpu, provider=req.provider, known=sellers)
+            raise QuoteError(
+                "no_provider_price",
+                f"no price for {req.gpu} from provider {req.provider!r}. Providers with prices: {sellers}",
+                gpu=req.gpu,
+                provider=req.provider,
+                known=sellers,
+            )
         gpu = sold
     if req.region is None:
         return gpu
@@ -65,14 +74,19 @@ def _filter(offers: Sequence[Offer], req: QuoteRequest) -> list[Offer]:
         return gpu  # estimated below from the other regions' prices and the policy's inland discount
     if not matched:
         known = sorted({o.record.region for o in gpu} | {o.record.region_class.value for o in gpu})
-        raise QuoteError("no_region_price",
-                         f"no price for {req.gpu} in region {req.region!r}. Regions with prices: {', '.join(known)}",
-                         gpu=req.gpu, region=req.region, known=", ".join(known))
+        raise QuoteError(
+            "no_region_price",
+            f"no price for {req.gpu} in region {req.region!r}. Regions with prices: {', '.join(known)}",
+            gpu=req.gpu,
+            region=req.region,
+            known=", ".join(known),
+        )
     return matched
 
 
-def _break_even(per_day: float | None, slice_hour: float | None, policy: Policy,
-                stretch: bool = True) -> dict[str, float | None] | None:
+def _break_even(
+    per_day: float | None, slice_hour: float | None, policy: Policy, stretch: bool = True
+) -> dict[str, float | None] | None:
     """Hours a day of use at which a card billed by the day costs the same as the shared slice (counting
     the slice's 70-80% speed when `stretch`: a whole card by the hour, or a service, runs at full speed)."""
     if per_day is None or not slice_hour:
@@ -84,8 +98,11 @@ def _break_even(per_day: float | None, slice_hour: float | None, policy: Policy,
 
     if not stretch:
         return {"nominal": hours(1.0), "adjusted_min": hours(1.0), "adjusted_max": hours(1.0)}
-    return {"nominal": hours(1.0), "adjusted_min": hours(policy.shared.efficiency_min),
-            "adjusted_max": hours(policy.shared.efficiency_max)}
+    return {
+        "nominal": hours(1.0),
+        "adjusted_min": hours(policy.shared.efficiency_min),
+        "adjusted_max": hours(policy.shared.efficiency_max),
+    }
 
 
 def _saving(dedicated: Option, amount: float) -> float:
@@ -113,12 +130,19 @@ def quoted_gpu(name: str) -> str:
         return canonical_gpu(name)
     except UnknownGPU:
         known = ", ".join(sorted(CATALOGUE))
-        raise QuoteError("unknown_gpu", f"unknown GPU model {name!r}. Known models: {known}",
-                         gpu=name, known=known) from None
+        raise QuoteError(
+            "unknown_gpu", f"unknown GPU model {name!r}. Known models: {known}", gpu=name, known=known
+        ) from None
 
 
-def quote(req: QuoteRequest, offers: Sequence[Offer], policy: Policy, *, fx: FxRate | None = None,
-          extra_prices: Sequence[ExtraPrice] = ()) -> Quote:
+def quote(
+    req: QuoteRequest,
+    offers: Sequence[Offer],
+    policy: Policy,
+    *,
+    fx: FxRate | None = None,
+    extra_prices: Sequence[ExtraPrice] = (),
+) -> Quote:
     """Cost of each option for `req` from `offers` (cached prices with their freshness)."""
     gpu = quoted_gpu(req.gpu)
     req = req.model_copy(update={"gpu": gpu})
@@ -132,35 +156,64 @@ def quote(req: QuoteRequest, offers: Sequence[Offer], policy: Policy, *, fx: FxR
     if inland:
         dedicated, shared, spot = (inland_estimate(o, policy) for o in (dedicated, shared, spot))
     if req.option_notes:  # what the caller says of an option (why a cheaper row is not the decision)
-        dedicated, shared, spot = (o.model_copy(update={"notes": [*o.notes, *req.option_notes.get(o.kind, [])]})
-                                   if o is not None else None for o in (dedicated, shared, spot))
+        dedicated, shared, spot = (
+            o.model_copy(update={"notes": [*o.notes, *req.option_notes.get(o.kind, [])]}) if o is not None else None
+            for o in (dedicated, shared, spot)
+        )
     whole = {"memory_gb": gpu_model(gpu).memory_gb * req.cards}
     dedicated = dedicated.model_copy(update=whole) if dedicated else None
     spot = spot.model_copy(update=whole) if spot else None
-    extras = {kind: cost for kind, gb, given in (("storage", req.storage_gb, req.storage_price),
-                                                  ("egress", req.egress_gb, req.egress_price))
-              if (cost := extra_cost(kind, gb, given, extra_prices, req, money)) is not None}
+    extras = {
+        kind: cost
+        for kind, gb, given in (
+            ("storage", req.storage_gb, req.storage_price),
+            ("egress", req.egress_gb, req.egress_price),
+        )
+        if (cost := extra_cost(kind, gb, given, extra_prices, req, money)) is not None
+    }
     beside = sum(cost.amount for cost in extras.values())
     priced = [o for o in (dedicated, shared, spot) if o is not None] if extras else []
     totals = {o.kind: round(o.amount + beside, 2) for o in priced}
-    totals_range = {o.kind: (round(o.amount_min + beside, 2), round(o.amount_max + beside, 2)) for o in priced
-                    if o.amount_max - o.amount_min > 0.005}
+    totals_range = {
+        o.kind: (round(o.amount_min + beside, 2), round(o.amount_max + beside, 2))
+        for o in priced
+        if o.amount_max - o.amount_min > 0.005
+    }
     savings, savings_range = _savings(dedicated, {"shared": shared, "spot": spot})
     yearly = req.yearly_gpu_hours if req.yearly_gpu_hours is not None else req.daily_hours * 365 * req.cards
     threshold = policy.rent_vs_buy.gpu_hours_per_year
     chosen = [o for o in (dedicated, shared, spot) if o is not None]
     reference = reference_card_hour(usable, money)
-    shared_pct = (round(slice_hour / reference[0] * 100, 1) if slice_hour and reference and reference[0] > 0
-                  and not inland else None)
+    shared_pct = (
+        round(slice_hour / reference[0] * 100, 1)
+        if slice_hour and reference and reference[0] > 0 and not inland
+        else None
+    )
     return Quote(
-        gpu=gpu, cards=req.cards, currency=req.currency, hours_per_day=req.daily_hours, days=req.period_days,
-        gpu_hours=round(req.used_hours_per_card * req.cards, 2), share=share, dedicated=dedicated, shared=shared,
-        spot=spot, savings_pct=savings, savings_range_pct=savings_range,
+        gpu=gpu,
+        cards=req.cards,
+        currency=req.currency,
+        hours_per_day=req.daily_hours,
+        days=req.period_days,
+        gpu_hours=round(req.used_hours_per_card * req.cards, 2),
+        share=share,
+        dedicated=dedicated,
+        shared=shared,
+        spot=spot,
+        savings_pct=savings,
+        savings_range_pct=savings_range,
         break_even_hours_per_day=_break_even(per_day, slice_hour, policy, share < 1 and not req.service),
-        rent_vs_buy={"yearly_gpu_hours_at_this_pace": yearly, "threshold": threshold,
-                     "advice": "rent" if yearly <= threshold else "consider_buying"},
+        rent_vs_buy={
+            "yearly_gpu_hours_at_this_pace": yearly,
+            "threshold": threshold,
+            "advice": "rent" if yearly <= threshold else "consider_buying",
+        },
         fx=money.used,
-        stale=any(o.price is not None and o.price.stale for o in chosen), omitted=dict(req.omit),
-        service=req.service, extras=extras, totals=totals, totals_range=totals_range,
+        stale=any(o.price is not None and o.price.stale for o in chosen),
+        omitted=dict(req.omit),
+        service=req.service,
+        extras=extras,
+        totals=totals,
+        totals_range=totals_range,
         shared_price_pct=shared_pct,
     )

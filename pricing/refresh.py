@@ -29,8 +29,13 @@ class RefreshResult:
     error: str | None = None
 
 
-def refresh(db: Database, source: Source, *, now: Callable[[], datetime] = cache.now_utc,
-            sleep: Callable[[float], None] = time.sleep) -> RefreshResult:
+def refresh(
+    db: Database,
+    source: Source,
+    *,
+    now: Callable[[], datetime] = cache.now_utc,
+    sleep: Callable[[float], None] = time.sleep,
+) -> RefreshResult:
     """Refresh `source` once. Transient failures (timeout, 429, 5xx) are retried `source.retries` times
     with exponential back-off (or the server's Retry-After). On any failure the cached prices of the
     source stay as they were and the run is recorded as failed with its error."""
@@ -66,8 +71,9 @@ def _load(db: Database, source: Source, at: datetime) -> int:
     return cache.replace_source(db, source.name, source.fetch(at))
 
 
-def _failed(db: Database, run_id: int, source: Source, attempts: int, error: str,
-            now: Callable[[], datetime]) -> RefreshResult:
+def _failed(
+    db: Database, run_id: int, source: Source, attempts: int, error: str, now: Callable[[], datetime]
+) -> RefreshResult:
     log.warning("refresh of %s failed after %d attempt(s): %s", source.name, attempts, error)
     cache.finish_run(db, run_id, now(), rows=0, error=error)
     return RefreshResult(source.name, False, 0, attempts, error)

@@ -56,8 +56,9 @@ def read_price_file(path: Path, origin: str, source: str, now: datetime) -> Iter
 def rate_card_records(team_files: Iterable[Path], now: datetime, source: str = "ratecard") -> Iterator[Row]:
     """The bundled reference prices, then each team rate-card file."""
     bundled = resources.files("pricing").joinpath(BUNDLED_RATE_CARD)
-    for record in parse_text(bundled.read_text("utf-8"), fmt="csv", origin=f"pricing/{BUNDLED_RATE_CARD}",
-                             source=source, fetched_at=now):
+    for record in parse_text(
+        bundled.read_text("utf-8"), fmt="csv", origin=f"pricing/{BUNDLED_RATE_CARD}", source=source, fetched_at=now
+    ):
         if isinstance(record, PriceRecord):
             record = record.model_copy(update={"flags": ",".join(filter(None, (record.flags, REFERENCE)))})
         yield record
@@ -67,9 +68,15 @@ def rate_card_records(team_files: Iterable[Path], now: datetime, source: str = "
 
 def rate_card_source(team_files: Iterable[Path], *, ttl: timedelta, interval: timedelta) -> Source:
     files = tuple(team_files)
-    return Source("ratecard", ttl, interval, fetch=lambda now: rate_card_records(files, now),
-                  description="bundled reference prices and team rate cards", age_from_effective_date=True,
-                  retries=0)
+    return Source(
+        "ratecard",
+        ttl,
+        interval,
+        fetch=lambda now: rate_card_records(files, now),
+        description="bundled reference prices and team rate cards",
+        age_from_effective_date=True,
+        retries=0,
+    )
 
 
 def feed_records(location: str, client: httpx.Client, now: datetime, source: str = "feed") -> Iterator[Row]:
@@ -83,22 +90,43 @@ def feed_records(location: str, client: httpx.Client, now: datetime, source: str
 
 
 def feed_source(location: str, client: httpx.Client, *, ttl: timedelta, interval: timedelta) -> Source:
-    return Source("feed", ttl, interval, fetch=lambda now: feed_records(location, client, now),
-                  description=f"generic price feed {location}")
+    return Source(
+        "feed",
+        ttl,
+        interval,
+        fetch=lambda now: feed_records(location, client, now),
+        description=f"generic price feed {location}",
+    )
 
 
 def azure_source(client: httpx.Client, config: azure.AzureConfig, *, ttl: timedelta, interval: timedelta) -> Source:
-    return Source("azure", ttl, interval, fetch=lambda now: azure.fetch(client, config, now),
-                  description=f"Azure Retail Prices API ({config.base_url})")
+    return Source(
+        "azure",
+        ttl,
+        interval,
+        fetch=lambda now: azure.fetch(client, config, now),
+        description=f"Azure Retail Prices API ({config.base_url})",
+    )
 
 
 def ecb_source(client: httpx.Client, url: str, *, ttl: timedelta, interval: timedelta) -> Source:
-    return Source("ecb", ttl, interval, fetch_fx=lambda now: fx.parse_ecb(get(client, url).text, now),
-                  description=f"ECB daily reference rates ({url})")
+    return Source(
+        "ecb",
+        ttl,
+        interval,
+        fetch_fx=lambda now: fx.parse_ecb(get(client, url).text, now),
+        description=f"ECB daily reference rates ({url})",
+    )
 
 
 def gpuhunt_source(catalog: gpuhunt_source_module.Catalog, *, ttl: timedelta, interval: timedelta) -> Source:
     where = str(catalog.folder) if catalog.folder is not None else catalog.base_url
-    return Source(catalog.source, ttl, interval, fetch=catalog.records, age_from_effective_date=True,
-                  description=f"gpuhunt catalog of {catalog.provider} ({where})",
-                  note=lambda: catalog.skipped.note())
+    return Source(
+        catalog.source,
+        ttl,
+        interval,
+        fetch=catalog.records,
+        age_from_effective_date=True,
+        description=f"gpuhunt catalog of {catalog.provider} ({where})",
+        note=lambda: catalog.skipped.note(),
+    )

@@ -35,15 +35,31 @@ def source_status(db: Database, sources: Iterable[Source], now: datetime) -> lis
         success = datetime.fromisoformat(ok["finished_at"]) if ok else None
         age = (now - success).total_seconds() / 86400 if success else None
         rows = len(cache.load_fx(db)) if source.fetch_fx else cache.count_prices(db, source.name)
-        stale_rows = 0 if source.fetch_fx else sum(o.stale for o in as_offers(
-            cache.load_prices(db, source=source.name), {source.name: Freshness(source.ttl,
-                                                                               source.age_from_effective_date)}, now))
-        states.append(SourceState(
-            source=source.name, description=source.description, rows=rows, last_success=success,
-            age_days=round(age, 3) if age is not None else None, ttl_hours=source.ttl.total_seconds() / 3600,
-            stale=success is None or (now - success) > source.ttl or stale_rows > 0, stale_rows=stale_rows,
-            last_error=last["error"] if last and last["status"] == "failed" else None,
-            last_attempt=datetime.fromisoformat(last["started_at"]) if last else None,
-            note=ok.get("note") if ok else None,
-        ))
+        stale_rows = (
+            0
+            if source.fetch_fx
+            else sum(
+                o.stale
+                for o in as_offers(
+                    cache.load_prices(db, source=source.name),
+                    {source.name: Freshness(source.ttl, source.age_from_effective_date)},
+                    now,
+                )
+            )
+        )
+        states.append(
+            SourceState(
+                source=source.name,
+                description=source.description,
+                rows=rows,
+                last_success=success,
+                age_days=round(age, 3) if age is not None else None,
+                ttl_hours=source.ttl.total_seconds() / 3600,
+                stale=success is None or (now - success) > source.ttl or stale_rows > 0,
+                stale_rows=stale_rows,
+                last_error=last["error"] if last and last["status"] == "failed" else None,
+                last_attempt=datetime.fromisoformat(last["started_at"]) if last else None,
+                note=ok.get("note") if ok else None,
+            )
+        )
     return states

@@ -45,10 +45,16 @@ def frequency_high(profile: TaskProfile, policy: Policy) -> bool | None:
 
 def _spot_advice(policy: Policy, spot_ok: bool, reason: str | None) -> list[Advice]:
     if spot_ok:
-        return [_advice(Topic.BILLING, "billing_spot", low_pct=round(policy.spot.price_fraction_min * 100),
-                        high_pct=round(policy.spot.price_fraction_max * 100),
-                        save_low_pct=round(policy.spot.checkpoint_savings_min * 100),
-                        save_high_pct=round(policy.spot.checkpoint_savings_max * 100))]
+        return [
+            _advice(
+                Topic.BILLING,
+                "billing_spot",
+                low_pct=round(policy.spot.price_fraction_min * 100),
+                high_pct=round(policy.spot.price_fraction_max * 100),
+                save_low_pct=round(policy.spot.checkpoint_savings_min * 100),
+                save_high_pct=round(policy.spot.checkpoint_savings_max * 100),
+            )
+        ]
     return [_advice(Topic.BILLING, f"spot_not.{reason}")] if reason else []
 
 
@@ -74,8 +80,9 @@ def _batch_billing(profile: TaskProfile, policy: Policy, choice: Choice) -> list
         return out
     out.append(_advice(Topic.BILLING, "billing_shared_hourly"))
     hours = profile.duration.hours if profile.duration else None
-    short = (hours is not None and hours <= 2) or (profile.duration is not None
-                                                    and profile.duration.bucket is DurationBucket.SHORT)
+    short = (hours is not None and hours <= 2) or (
+        profile.duration is not None and profile.duration.bucket is DurationBucket.SHORT
+    )
     if runs is not None and runs >= 14 and short:
         out.append(_advice(Topic.BILLING, "shared_suits_gaps", runs_per_week=runs))
     out.append(_advice(Topic.BILLING, "shared_offpeak"))
@@ -113,11 +120,19 @@ def cost_advice(profile: TaskProfile, policy: Policy, cards: int) -> list[Advice
         out.append(_advice(Topic.COST, rule, hours=yearly, threshold=limit))
     if profile.workload is Workload.INFERENCE:
         return out
-    long_run = profile.duration is not None and (profile.duration.bucket is DurationBucket.LONG or (
-        profile.duration.hours or 0) > policy.two_of_four.long_run_hours)
+    long_run = profile.duration is not None and (
+        profile.duration.bucket is DurationBucket.LONG
+        or (profile.duration.hours or 0) > policy.two_of_four.long_run_hours
+    )
     if long_run or profile.workload in _LONG_BATCH:
         regions = policy.regions
-        out.append(_advice(Topic.COST, "region_inland", low_pct=round(regions.inland_discount_min * 100),
-                           high_pct=round(regions.inland_discount_max * 100)))
+        out.append(
+            _advice(
+                Topic.COST,
+                "region_inland",
+                low_pct=round(regions.inland_discount_min * 100),
+                high_pct=round(regions.inland_discount_max * 100),
+            )
+        )
     out.append(_advice(Topic.COST, "compare_platforms"))
     return out

@@ -42,8 +42,13 @@ def month_end(now: datetime) -> datetime:
     return (first + timedelta(days=32)).replace(day=1)
 
 
-def standings(instances: Iterable[Rented], storage: Iterable[Stored], budgets: Mapping[tuple[str, str], float],
-              now: datetime, top: int = 3) -> list[Standing]:
+def standings(
+    instances: Iterable[Rented],
+    storage: Iterable[Stored],
+    budgets: Mapping[tuple[str, str], float],
+    now: datetime,
+    top: int = 3,
+) -> list[Standing]:
     """Each budgeted (project, currency): spent this month, the forecast, and what costs most."""
     left = max((month_end(now) - now).total_seconds(), 0.0) / 86400
     spent: dict[tuple[str, str], float] = defaultdict(float)
@@ -71,8 +76,17 @@ def standings(instances: Iterable[Rented], storage: Iterable[Stored], budgets: M
     for (project, currency), budget in sorted(budgets.items()):
         key = (project, currency)
         ranked = tuple(sorted(((n, round(c, 2)) for n, c in items[key] if c > 0), key=lambda i: -i[1])[:top])
-        out.append(Standing(project, currency, budget, round(spent[key], 2), round(spent[key] + ahead[key], 2),
-                            (month_end(now) - timedelta(days=1)).date(), ranked))
+        out.append(
+            Standing(
+                project,
+                currency,
+                budget,
+                round(spent[key], 2),
+                round(spent[key] + ahead[key], 2),
+                (month_end(now) - timedelta(days=1)).date(),
+                ranked,
+            )
+        )
     return out
 
 

@@ -60,9 +60,20 @@ def figures(readings: Sequence[Sample], rules: Capture, memory_tight_fraction: f
     # idle gaps are each card's own: one card's busy samples do not end another card's quiet stretch
     per_card = [_gaps([r for r in ordered if r.gpu == g], rules.gap_pct) for g in sorted({r.gpu for r in ordered})]
     longest, gaps = max(p[0] for p in per_card), max(p[1] for p in per_card)
-    return Figures(len(ordered), (ordered[-1].at - ordered[0].at).total_seconds(), round(sum(utils) / len(utils), 1),
-                   _percentile(utils, 0.1), _percentile(utils, 0.5), round(share, 3), longest, gaps, peak, total,
-                   "high" if share >= rules.high_share else "low", peak > memory_tight_fraction * total)
+    return Figures(
+        len(ordered),
+        (ordered[-1].at - ordered[0].at).total_seconds(),
+        round(sum(utils) / len(utils), 1),
+        _percentile(utils, 0.1),
+        _percentile(utils, 0.5),
+        round(share, 3),
+        longest,
+        gaps,
+        peak,
+        total,
+        "high" if share >= rules.high_share else "low",
+        peak > memory_tight_fraction * total,
+    )
 
 
 def per_gpu(readings: Sequence[Sample], rules: Capture, memory_tight_fraction: float) -> dict[int, Figures]:
@@ -72,8 +83,9 @@ def per_gpu(readings: Sequence[Sample], rules: Capture, memory_tight_fraction: f
 
 def idle_gpus(readings: Sequence[Sample], rules: Capture) -> list[int]:
     """The cards quiet (at or below the gap line) in every sample of the capture: paid for and unused."""
-    return sorted(g for g in {r.gpu for r in readings}
-                  if all(r.utilization_pct <= rules.gap_pct for r in readings if r.gpu == g))
+    return sorted(
+        g for g in {r.gpu for r in readings} if all(r.utilization_pct <= rules.gap_pct for r in readings if r.gpu == g)
+    )
 
 
 def whole_run_s(readings: Sequence[Sample], rules: Capture) -> float | None:
@@ -109,8 +121,10 @@ def implied_answers(overall: Figures, run_s: float | None, memory_tight_fraction
     total = next((t for t in (_gb(overall.memory_total_mib, n) for n in (0, 2)) if float(t) > 0), None)
     if total is not None:
         shown = (_gb(overall.memory_peak_mib, n) for n in (0, 1, 2))
-        peak = next((p for p in shown if (float(p) / float(total) > memory_tight_fraction) == overall.memory_tight),
-                    _gb(overall.memory_peak_mib, 2))
+        peak = next(
+            (p for p in shown if (float(p) / float(total) > memory_tight_fraction) == overall.memory_tight),
+            _gb(overall.memory_peak_mib, 2),
+        )
         out["memory"] = f"{peak}/{total}"
     if run_s is not None:
         out["duration"] = duration_text(run_s)
@@ -131,8 +145,10 @@ def measured_answers(overall: Figures, run_s: float | None, memory_tight_fractio
     texts = implied_answers(overall, run_s, memory_tight_fraction)
     out: dict[str, Measured] = {}
     if "memory" in texts:
-        out["memory"] = Measured(texts["memory"], MemoryAnswer(peak_gb=overall.memory_peak_mib / 1024,
-                                                               card_gb=overall.memory_total_mib / 1024))
+        out["memory"] = Measured(
+            texts["memory"],
+            MemoryAnswer(peak_gb=overall.memory_peak_mib / 1024, card_gb=overall.memory_total_mib / 1024),
+        )
     if "duration" in texts and run_s is not None:
         out["duration"] = Measured(texts["duration"], DurationAnswer(hours=run_s / 3600))
     return out

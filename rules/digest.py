@@ -161,12 +161,32 @@ def hidden(thing: Owned) -> bool:
 
 
 def _found(instances: list[Rented], storage: list[Stored]) -> list[FoundNews]:
-    out = [FoundNews("i", i.name, f"{getattr(i, 'gpu', '?')} × {getattr(i, 'cards', 1)}", per_day(i), i.currency,
-                     getattr(i, "cloud_state", None), bool(getattr(i, "spot", False)), i.price is not None)
-           for i in instances if unclaimed(i) and i.released_at is None]
-    out += [FoundNews("s", s.name, f"{s.size_gb:g} GB", s.size_gb * s.price_gb_month / 30, s.currency,
-                      getattr(s, "cloud_state", None))
-            for s in storage if unclaimed(s) and s.deleted_at is None and getattr(s, "cloud_state", None) != "in-use"]
+    out = [
+        FoundNews(
+            "i",
+            i.name,
+            f"{getattr(i, 'gpu', '?')} × {getattr(i, 'cards', 1)}",
+            per_day(i),
+            i.currency,
+            getattr(i, "cloud_state", None),
+            bool(getattr(i, "spot", False)),
+            i.price is not None,
+        )
+        for i in instances
+        if unclaimed(i) and i.released_at is None
+    ]
+    out += [
+        FoundNews(
+            "s",
+            s.name,
+            f"{s.size_gb:g} GB",
+            s.size_gb * s.price_gb_month / 30,
+            s.currency,
+            getattr(s, "cloud_state", None),
+        )
+        for s in storage
+        if unclaimed(s) and s.deleted_at is None and getattr(s, "cloud_state", None) != "in-use"
+    ]
     return sorted(out, key=lambda f: (-f.per_day, f.name))
 
 
@@ -176,12 +196,20 @@ def spent_this_month(thing: Rented, now: datetime) -> float:
 
 
 def stored_this_month(disk: Stored, now: datetime) -> float:
-    return disk.size_gb * disk.price_gb_month / 30 * _days(max(disk.created_at, _month_start(now)),
-                                                            min(disk.deleted_at or now, now))
+    return (
+        disk.size_gb
+        * disk.price_gb_month
+        / 30
+        * _days(max(disk.created_at, _month_start(now)), min(disk.deleted_at or now, now))
+    )
 
 
-def spending(instances: Iterable[Rented], storage: Iterable[Stored], now: datetime,
-             budgets: Mapping[tuple[str, str], float] | None = None) -> list[Spend]:
+def spending(
+    instances: Iterable[Rented],
+    storage: Iterable[Stored],
+    now: datetime,
+    budgets: Mapping[tuple[str, str], float] | None = None,
+) -> list[Spend]:
     """This month's spend per (project, currency), with its budget: the projects that spent, or have one.
     Items hidden by an admin ("Not ours") count nothing."""
     budgets = budgets or {}
@@ -194,15 +222,27 @@ def spending(instances: Iterable[Rented], storage: Iterable[Stored], now: dateti
             spend[(disk.project or "", disk.currency)] += stored_this_month(disk, now)
     for key in budgets:
         spend.setdefault(key, 0.0)
-    return [Spend(p, c, round(a, 2), budgets.get((p, c)))
-            for (p, c), a in sorted(spend.items()) if a > 0 or (p, c) in budgets]
+    return [
+        Spend(p, c, round(a, 2), budgets.get((p, c)))
+        for (p, c), a in sorted(spend.items())
+        if a > 0 or (p, c) in budgets
+    ]
 
 
-def compose(instances: Iterable[Rented], storage: Iterable[Stored], samples: Mapping[int, Sequence[Sample]], *,
-            now: datetime, rules: Idle, snoozes: Mapping[int, datetime] | None = None,
-            budgets: Mapping[tuple[str, str], float] | None = None, last_touched: Mapping[str, datetime] | None = None,
-            kept: Mapping[str, datetime] | None = None, quiet_since: Mapping[int, datetime] | None = None,
-            windows: Mapping[int, Sequence[GpuWindow]] | None = None) -> Digest:
+def compose(
+    instances: Iterable[Rented],
+    storage: Iterable[Stored],
+    samples: Mapping[int, Sequence[Sample]],
+    *,
+    now: datetime,
+    rules: Idle,
+    snoozes: Mapping[int, datetime] | None = None,
+    budgets: Mapping[tuple[str, str], float] | None = None,
+    last_touched: Mapping[str, datetime] | None = None,
+    kept: Mapping[str, datetime] | None = None,
+    quiet_since: Mapping[int, datetime] | None = None,
+    windows: Mapping[int, Sequence[GpuWindow]] | None = None,
+) -> Digest:
     """The digest of one channel at `now` (see the module's rules). `samples` by instance id; `snoozes`:
     instance id -> "still needed" until; `last_touched`: storage name -> newest file time an agent saw;
     `budgets`: (project, currency) -> this month's budget; `kept`: storage name -> "keep" until;
@@ -223,22 +263,50 @@ def compose(instances: Iterable[Rented], storage: Iterable[Stored], samples: Map
             continue  # listed apart (found), or not running
         own = samples.get(inst.id, ())
         if windows is not None:
-            verdict = judge_windows(windows.get(inst.id, ()), started=inst.started_at, now=now, rules=rules,
-                                    snoozed_until=snoozes.get(inst.id))
+            verdict = judge_windows(
+                windows.get(inst.id, ()),
+                started=inst.started_at,
+                now=now,
+                rules=rules,
+                snoozed_until=snoozes.get(inst.id),
+            )
         else:
             verdict = judge(own, started=inst.started_at, now=now, rules=rules, snoozed_until=snoozes.get(inst.id))
         if verdict in (Activity.IDLE, Activity.MEMORY_HELD):
             since = (quiet_since or {}).get(inst.id) or _quiet_since(own, rules) or now
-            news.append(InstanceNews(inst.name, inst.owner, verdict, per_day(inst), inst.currency, since,
-                                     per_day(inst) * _days(since, now), inst.price is not None))
+            news.append(
+                InstanceNews(
+                    inst.name,
+                    inst.owner,
+                    verdict,
+                    per_day(inst),
+                    inst.currency,
+                    since,
+                    per_day(inst) * _days(since, now),
+                    inst.price is not None,
+                )
+            )
         elif verdict is Activity.UNKNOWN:
-            news.append(InstanceNews(inst.name, inst.owner, verdict, per_day(inst), inst.currency,
-                                     priced=inst.price is not None, source=getattr(inst, "source", "track")))
+            news.append(
+                InstanceNews(
+                    inst.name,
+                    inst.owner,
+                    verdict,
+                    per_day(inst),
+                    inst.currency,
+                    priced=inst.price is not None,
+                    source=getattr(inst, "source", "track"),
+                )
+            )
     left: list[StorageNews] = []
     for disk in storage:
         per_month = disk.size_gb * disk.price_gb_month
-        if disk.deleted_at is not None or kept_until.get(disk.name, now) > now or unclaimed(disk) \
-                or getattr(disk, "cloud_state", None) == "in-use":
+        if (
+            disk.deleted_at is not None
+            or kept_until.get(disk.name, now) > now
+            or unclaimed(disk)
+            or getattr(disk, "cloud_state", None) == "in-use"
+        ):
             continue
         touched = max(disk.created_at, last_touched.get(disk.name, disk.created_at))
         untouched = _days(touched, now)
@@ -252,5 +320,6 @@ def compose(instances: Iterable[Rented], storage: Iterable[Stored], samples: Map
     news.sort(key=lambda n: (-n.per_day, n.name))
     left.sort(key=lambda s: (-s.per_month, s.name))
     projects = spending(instances, storage, now, budgets)
-    return Digest(news, left, projects, {c: round(a, 2) for c, a in sorted(saved.items()) if a > 0},
-                  _found(instances, storage))
+    return Digest(
+        news, left, projects, {c: round(a, 2) for c, a in sorted(saved.items()) if a > 0}, _found(instances, storage)
+    )

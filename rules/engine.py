@@ -31,10 +31,18 @@ def _check_duration(profile: TaskProfile, policy: Policy) -> Check | None:
     limit = policy.two_of_four.long_run_hours
     if answer.hours is not None:
         fired = answer.hours > limit or (answer.above and answer.hours >= limit)
-        return Check(rule=HitRule.LONG_RUN, fired=fired, id="long_run_above" if answer.above else "long_run_hours",
-                     params={"hours": answer.hours, "threshold": limit})
-    return Check(rule=HitRule.LONG_RUN, fired=answer.bucket is DurationBucket.LONG, id="long_run_bucket",
-                 params={"bucket": str(answer.bucket), "threshold": limit})
+        return Check(
+            rule=HitRule.LONG_RUN,
+            fired=fired,
+            id="long_run_above" if answer.above else "long_run_hours",
+            params={"hours": answer.hours, "threshold": limit},
+        )
+    return Check(
+        rule=HitRule.LONG_RUN,
+        fired=answer.bucket is DurationBucket.LONG,
+        id="long_run_bucket",
+        params={"bucket": str(answer.bucket), "threshold": limit},
+    )
 
 
 def _check_memory(profile: TaskProfile, policy: Policy, card: GPUModel, need: MemoryNeed) -> Check | None:
@@ -46,16 +54,36 @@ def _check_memory(profile: TaskProfile, policy: Policy, card: GPUModel, need: Me
     if need.estimate_tight and not need.answered_tight and need.estimate_gb is not None:
         # the model estimate puts the peak above the line the answer stayed under: it counts, and says so
         pct = round(need.estimate_gb / card.memory_gb * 100)
-        return Check(rule=HitRule.MEMORY_TIGHT, fired=True, id="memory_tight_estimated",
-                     params={"peak_gb": round(need.estimate_gb, 1), "card_gb": card.memory_gb, "pct": pct,
-                             "threshold_pct": round(limit * 100)})
+        return Check(
+            rule=HitRule.MEMORY_TIGHT,
+            fired=True,
+            id="memory_tight_estimated",
+            params={
+                "peak_gb": round(need.estimate_gb, 1),
+                "card_gb": card.memory_gb,
+                "pct": pct,
+                "threshold_pct": round(limit * 100),
+            },
+        )
     if peak is None:
-        return Check(rule=HitRule.MEMORY_TIGHT, fired=bool(answer.tight), id="memory_tight_answer",
-                     params={"tight": bool(answer.tight), "threshold_pct": round(limit * 100)})
+        return Check(
+            rule=HitRule.MEMORY_TIGHT,
+            fired=bool(answer.tight),
+            id="memory_tight_answer",
+            params={"tight": bool(answer.tight), "threshold_pct": round(limit * 100)},
+        )
     share = answer.fraction if answer.fraction is not None else peak / card_gb
-    return Check(rule=HitRule.MEMORY_TIGHT, fired=share > limit, id="memory_tight_share",
-                 params={"peak_gb": round(peak, 2), "card_gb": card_gb, "pct": round(share * 100, 1),
-                         "threshold_pct": round(limit * 100)})
+    return Check(
+        rule=HitRule.MEMORY_TIGHT,
+        fired=share > limit,
+        id="memory_tight_share",
+        params={
+            "peak_gb": round(peak, 2),
+            "card_gb": card_gb,
+            "pct": round(share * 100, 1),
+            "threshold_pct": round(limit * 100),
+        },
+    )
 
 
 def _check_model_parallel(profile: TaskProfile, peak_cards: int) -> Check | None:
@@ -66,16 +94,29 @@ def _check_model_parallel(profile: TaskProfile, peak_cards: int) -> Check | None
         return Check(rule=HitRule.MODEL_PARALLEL, fired=True, id=rule_id, params={"cards": peak_cards})
     if profile.model_parallel is None:
         return None
-    return Check(rule=HitRule.MODEL_PARALLEL, fired=profile.model_parallel, id="model_parallel",
-                 params={"answer": profile.model_parallel})
+    return Check(
+        rule=HitRule.MODEL_PARALLEL,
+        fired=profile.model_parallel,
+        id="model_parallel",
+        params={"answer": profile.model_parallel},
+    )
 
 
 def _checks(profile: TaskProfile, policy: Policy, card: GPUModel, need: MemoryNeed, peak_cards: int) -> list[Check]:
-    checks = [_check_duration(profile, policy), _check_memory(profile, policy, card, need),
-              _check_model_parallel(profile, peak_cards)]
+    checks = [
+        _check_duration(profile, policy),
+        _check_memory(profile, policy, card, need),
+        _check_model_parallel(profile, peak_cards),
+    ]
     if profile.can_resume is not None:
-        checks.append(Check(rule=HitRule.NO_INTERRUPTION, fired=not profile.can_resume,
-                            id="no_interruption", params={"can_resume": profile.can_resume}))
+        checks.append(
+            Check(
+                rule=HitRule.NO_INTERRUPTION,
+                fired=not profile.can_resume,
+                id="no_interruption",
+                params={"can_resume": profile.can_resume},
+            )
+        )
     return [c for c in checks if c is not None]
 
 
@@ -86,8 +127,16 @@ def _inference_choice(profile: TaskProfile, policy: Policy) -> tuple[Choice, Adv
     high = profile.qps >= rule.high_qps
     strict = profile.p99_ms < rule.p99_ms_below
     choice = Choice.DEDICATED if high and strict else Choice.SHARED
-    return choice, _advice(Topic.DECISION, f"inference_{choice.value}", qps=profile.qps, p99_ms=profile.p99_ms,
-                           high_qps=rule.high_qps, p99_below=rule.p99_ms_below, qps_high=high, p99_strict=strict)
+    return choice, _advice(
+        Topic.DECISION,
+        f"inference_{choice.value}",
+        qps=profile.qps,
+        p99_ms=profile.p99_ms,
+        high_qps=rule.high_qps,
+        p99_below=rule.p99_ms_below,
+        qps_high=high,
+        p99_strict=strict,
+    )
 
 
 def _scenario(profile: TaskProfile, policy: Policy, choice: Choice, card: GPUModel) -> list[Advice]:
@@ -101,9 +150,15 @@ def _scenario(profile: TaskProfile, policy: Policy, choice: Choice, card: GPUMod
             out.append(_advice(Topic.SCENARIO, "scenario_conflict", workload=workload.value, expected="dedicated"))
     elif workload in (Workload.LORA, Workload.QLORA):
         # the market's range for a slice's price (seed 000: 30-50%); a quote replaces it with its own ratio
-        out.append(_advice(Topic.SCENARIO, "scenario_lora", workload=workload.value,
-                           low_pct=round(policy.shared.market_price_fraction_min * 100),
-                           high_pct=round(policy.shared.market_price_fraction_max * 100)))
+        out.append(
+            _advice(
+                Topic.SCENARIO,
+                "scenario_lora",
+                workload=workload.value,
+                low_pct=round(policy.shared.market_price_fraction_min * 100),
+                high_pct=round(policy.shared.market_price_fraction_max * 100),
+            )
+        )
         if choice is Choice.DEDICATED:
             out.append(_advice(Topic.SCENARIO, "scenario_conflict", workload=workload.value, expected="shared"))
     elif workload is Workload.HPO:
@@ -132,8 +187,9 @@ def _communication(profile: TaskProfile, policy: Policy, cards: int, peak_cards:
     per_node = policy.communication.cards_per_node
     split = profile.model_parallel or cards > profile.cards or (peak_cards or 1) > 1
     if cards > per_node and (split or profile.model_parallel is False):
-        out.append(_advice(Topic.COMMUNICATION, "comm_multi_node", cards=cards, per_node=per_node,
-                           nodes=-(-cards // per_node)))
+        out.append(
+            _advice(Topic.COMMUNICATION, "comm_multi_node", cards=cards, per_node=per_node, nodes=-(-cards // per_node))
+        )
     elif split:
         out.append(_advice(Topic.COMMUNICATION, "comm_model_parallel"))
     elif profile.model_parallel is False and cards > 1:
@@ -186,9 +242,21 @@ def evaluate(profile: TaskProfile, policy: Policy) -> Decision:
     missing = [] if basis is Basis.INFERENCE else profile.missing()
     serving = served(profile.memory, policy)
     holds = serving_room(serving, card, policy, shared, cards) if serving is not None else None
-    return Decision(choice=choice, basis=basis, checks=checks, hits_needed=policy.two_of_four.hits_for_dedicated,
-                    missing=missing, advice=advice, gpu=card.name, memory_peak_gb=need.peak_gb,
-                    mig_profile=shared.mig_profile if shared else None,
-                    share_fraction=shared.share if shared else 1.0, spot_suitable=spot[0], spot_reason=spot[1],
-                    shared=shared, cards=cards, yearly_gpu_hours=yearly_gpu_hours(profile, cards),
-                    max_concurrent_requests=holds)
+    return Decision(
+        choice=choice,
+        basis=basis,
+        checks=checks,
+        hits_needed=policy.two_of_four.hits_for_dedicated,
+        missing=missing,
+        advice=advice,
+        gpu=card.name,
+        memory_peak_gb=need.peak_gb,
+        mig_profile=shared.mig_profile if shared else None,
+        share_fraction=shared.share if shared else 1.0,
+        spot_suitable=spot[0],
+        spot_reason=spot[1],
+        shared=shared,
+        cards=cards,
+        yearly_gpu_hours=yearly_gpu_hours(profile, cards),
+        max_concurrent_requests=holds,
+    )

@@ -1,9 +1,9 @@
 """Errors raised by the decision logic.
 
-    RulesError
-    ├── ParseError    a typed answer that none of a question's accepted forms matches
-    ├── PolicyError   a policy file that is missing, not YAML, or fails validation
-    └── UnknownGPU    a GPU name that the catalogue does not know
+RulesError
+├── ParseError    a typed answer that none of a question's accepted forms matches
+├── PolicyError   a policy file that is missing, not YAML, or fails validation
+└── UnknownGPU    a GPU name that the catalogue does not know
 """
 
 from __future__ import annotations

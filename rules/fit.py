@@ -38,39 +38,56 @@ class SharedOption:
 
 
 def _mig_at(card: GPUModel, share: float) -> str | None:
-    return next((p.name for p in card.mig if p.memory_gb == round(card.memory_gb * share, 1)
-                 and p.compute_slices < 7), None)
+    return next(
+        (p.name for p in card.mig if p.memory_gb == round(card.memory_gb * share, 1) and p.compute_slices < 7), None
+    )
 
 
-def shared_option(card: GPUModel, peak_gb: float | None, default_share: float,
-                  bound_gb: float | None = None) -> SharedOption | None:
+def shared_option(
+    card: GPUModel, peak_gb: float | None, default_share: float, bound_gb: float | None = None
+) -> SharedOption | None:
     """The smallest shared option of `card` that holds `peak_gb`; None when the peak is above the card.
     With no figure, the policy's default slice, assumed (`bound_gb`: what a bare "no" allows)."""
     if peak_gb is None:
         memory = round(card.memory_gb * default_share, 1)
-        return SharedOption(kind=FitKind.ASSUMED, gpu=card.name, share=default_share, memory_gb=memory,
-                            mig_profile=_mig_at(card, default_share),
-                            bound_gb=bound_gb if bound_gb is not None and bound_gb > memory else None)
+        return SharedOption(
+            kind=FitKind.ASSUMED,
+            gpu=card.name,
+            share=default_share,
+            memory_gb=memory,
+            mig_profile=_mig_at(card, default_share),
+            bound_gb=bound_gb if bound_gb is not None and bound_gb > memory else None,
+        )
     if peak_gb > card.memory_gb:
         return None
     if card.mig:
         fit = smallest_mig_profile(card, peak_gb)
         if fit is not None and fit.memory_gb < card.memory_gb:
-            return SharedOption(kind=FitKind.SLICE, gpu=card.name, share=round(fit.memory_gb / card.memory_gb, 4),
-                                memory_gb=fit.memory_gb, mig_profile=fit.name)
+            return SharedOption(
+                kind=FitKind.SLICE,
+                gpu=card.name,
+                share=round(fit.memory_gb / card.memory_gb, 4),
+                memory_gb=fit.memory_gb,
+                mig_profile=fit.name,
+            )
     else:
         fraction = next((f for f in FRACTIONS if f * card.memory_gb >= peak_gb), None)
         if fraction is not None:
-            return SharedOption(kind=FitKind.FRACTION, gpu=card.name, share=fraction,
-                                memory_gb=round(card.memory_gb * fraction, 1))
+            return SharedOption(
+                kind=FitKind.FRACTION, gpu=card.name, share=fraction, memory_gb=round(card.memory_gb * fraction, 1)
+            )
     return SharedOption(kind=FitKind.WHOLE_CARD, gpu=card.name, share=1.0, memory_gb=card.memory_gb)
 
 
 def bigger_card_slice(card: GPUModel, peak_gb: float) -> tuple[GPUModel, MigProfile] | None:
     """A slice smaller than a whole card, of a card with more memory than `card`, that holds the peak
     (a 70 GB peak: H200 3g.71gb); the one with the least memory."""
-    found = [(other, fit) for other in CATALOGUE.values() if other.memory_gb > card.memory_gb
-             if (fit := smallest_mig_profile(other, peak_gb)) is not None and fit.memory_gb < other.memory_gb]
+    found = [
+        (other, fit)
+        for other in CATALOGUE.values()
+        if other.memory_gb > card.memory_gb
+        if (fit := smallest_mig_profile(other, peak_gb)) is not None and fit.memory_gb < other.memory_gb
+    ]
     return min(found, key=lambda pair: (pair[1].memory_gb, pair[0].memory_gb)) if found else None
 
 

@@ -52,21 +52,32 @@ def windows_of(samples: Sequence[Sample], start: datetime, now: datetime) -> lis
         times = sorted(s.at for s in own)
         gaps = [(later - earlier).total_seconds() for earlier, later in pairwise(times)]
         shares = [s.memory_used_mib / s.memory_total_mib if s.memory_total_mib > 0 else 0.0 for s in own]
-        out.append(GpuWindow(gpu, times[0], times[-1], max(gaps, default=0.0),
-                             max(s.utilization_pct for s in own), min(shares)))
+        out.append(
+            GpuWindow(
+                gpu, times[0], times[-1], max(gaps, default=0.0), max(s.utilization_pct for s in own), min(shares)
+            )
+        )
     return out
 
 
-def judge(samples: Sequence[Sample], *, started: datetime, now: datetime, rules: Idle,
-          snoozed_until: datetime | None = None) -> Activity:
+def judge(
+    samples: Sequence[Sample], *, started: datetime, now: datetime, rules: Idle, snoozed_until: datetime | None = None
+) -> Activity:
     """The instance's activity over the last window (see the module's rules), from its raw samples."""
     start = now - timedelta(minutes=rules.window_minutes)
-    return judge_windows(windows_of(samples, start, now), started=started, now=now, rules=rules,
-                         snoozed_until=snoozed_until)
+    return judge_windows(
+        windows_of(samples, start, now), started=started, now=now, rules=rules, snoozed_until=snoozed_until
+    )
 
 
-def judge_windows(windows: Sequence[GpuWindow], *, started: datetime, now: datetime, rules: Idle,
-                  snoozed_until: datetime | None = None) -> Activity:
+def judge_windows(
+    windows: Sequence[GpuWindow],
+    *,
+    started: datetime,
+    now: datetime,
+    rules: Idle,
+    snoozed_until: datetime | None = None,
+) -> Activity:
     """The same verdict from each GPU's summary of the window's samples."""
     if snoozed_until is not None and snoozed_until > now:
         return Activity.SNOOZED
@@ -75,8 +86,9 @@ def judge_windows(windows: Sequence[GpuWindow], *, started: datetime, now: datet
         return Activity.YOUNG
     start = now - window
     gap = timedelta(minutes=rules.max_gap_minutes)
-    covered = [w.first - start <= gap and now - w.last <= gap and w.longest_gap_s <= gap.total_seconds()
-               for w in windows]
+    covered = [
+        w.first - start <= gap and now - w.last <= gap and w.longest_gap_s <= gap.total_seconds() for w in windows
+    ]
     if not covered or not all(covered):
         return Activity.UNKNOWN
     if any(w.busiest_pct > rules.utilisation_max_pct for w in windows):

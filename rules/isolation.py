@@ -25,26 +25,64 @@ def isolation_advice(option: SharedOption, card: GPUModel, need: MemoryNeed, pol
     out: list[Advice] = []
     if option.kind is FitKind.SLICE:
         profile = next(p for p in card.mig if p.name == option.mig_profile)
-        out.append(_advice(Topic.ISOLATION, "isolation_mig", gpu=card.name, profile=profile.name, peak_gb=peak,
-                           slice_gb=profile.memory_gb, max_count=profile.max_count))
+        out.append(
+            _advice(
+                Topic.ISOLATION,
+                "isolation_mig",
+                gpu=card.name,
+                profile=profile.name,
+                peak_gb=peak,
+                slice_gb=profile.memory_gb,
+                max_count=profile.max_count,
+            )
+        )
     elif option.kind is FitKind.FRACTION:
-        out.append(_advice(Topic.ISOLATION, "isolation_fraction", gpu=card.name, share_pct=round(option.share * 100),
-                           slice_gb=option.memory_gb, peak_gb=peak))
+        out.append(
+            _advice(
+                Topic.ISOLATION,
+                "isolation_fraction",
+                gpu=card.name,
+                share_pct=round(option.share * 100),
+                slice_gb=option.memory_gb,
+                peak_gb=peak,
+            )
+        )
     elif option.kind is FitKind.WHOLE_CARD:
         if peak is not None:
             out.append(_advice(Topic.ISOLATION, "isolation_whole_card", gpu=card.name, peak_gb=peak))
         else:
-            out.append(_advice(Topic.ISOLATION, "isolation_whole_card_tight", gpu=card.name,
-                               threshold_pct=round(policy.two_of_four.memory_tight_fraction * 100)))
+            out.append(
+                _advice(
+                    Topic.ISOLATION,
+                    "isolation_whole_card_tight",
+                    gpu=card.name,
+                    threshold_pct=round(policy.two_of_four.memory_tight_fraction * 100),
+                )
+            )
         # a bare "yes" (above 80%, no figure) may be up to the whole card: only that bound is guaranteed
         held = card.memory_gb if need.peak_gb is None else (need.hold_gb or card.memory_gb)
         other = bigger_card_slice(card, held)
         if other is not None:
-            out.append(_advice(Topic.ISOLATION, "isolation_bigger_slice", gpu=other[0].name, profile=other[1].name,
-                               slice_gb=other[1].memory_gb))
+            out.append(
+                _advice(
+                    Topic.ISOLATION,
+                    "isolation_bigger_slice",
+                    gpu=other[0].name,
+                    profile=other[1].name,
+                    slice_gb=other[1].memory_gb,
+                )
+            )
     elif option.bound_gb is not None:  # "not above 80%": the peak may be anything up to the bound
-        out.append(_advice(Topic.ISOLATION, "isolation_bound", gpu=card.name, bound_gb=option.bound_gb,
-                           slice_gb=option.memory_gb, profile=option.mig_profile or f"{round(option.share * 100)}%"))
+        out.append(
+            _advice(
+                Topic.ISOLATION,
+                "isolation_bound",
+                gpu=card.name,
+                bound_gb=option.bound_gb,
+                slice_gb=option.memory_gb,
+                profile=option.mig_profile or f"{round(option.share * 100)}%",
+            )
+        )
         if not card.mig:
             out.append(_advice(Topic.ISOLATION, "isolation_no_mig_sharing", gpu=card.name))
     elif card.mig:
@@ -53,8 +91,11 @@ def isolation_advice(option: SharedOption, card: GPUModel, need: MemoryNeed, pol
         out.append(_advice(Topic.ISOLATION, "isolation_no_mig", gpu=card.name, share_pct=share_pct))
     hungry = need.answered_tight or need.estimate_tight or (need.hold_gb or 0) > card.memory_gb / 2
     unknown = need.hold_gb is None  # no figure: the footprint may not be small
-    out.append(_advice(Topic.ISOLATION, "timeslice_warning" if hungry else
-                       "timeslice_unknown_peak" if unknown else "timeslice_fit"))
+    out.append(
+        _advice(
+            Topic.ISOLATION, "timeslice_warning" if hungry else "timeslice_unknown_peak" if unknown else "timeslice_fit"
+        )
+    )
     out.append(_advice(Topic.ISOLATION, "isolation_confirm"))
     return out
 
@@ -63,8 +104,9 @@ def beyond_one_card(card: GPUModel, need: MemoryNeed, profile: TaskProfile) -> t
     """(cards the peak needs, the verdict) when no single card holds the peak."""
     hold = need.hold_gb or card.memory_gb
     cards = max(profile.cards, cards_needed(card, hold))
-    out = [_advice(Topic.DECISION, "memory_exceeds_card", peak_gb=hold, gpu=card.name, card_gb=card.memory_gb,
-                   cards=cards)]
+    out = [
+        _advice(Topic.DECISION, "memory_exceeds_card", peak_gb=hold, gpu=card.name, card_gb=card.memory_gb, cards=cards)
+    ]
     alone = bigger_card(card, hold)
     if alone is not None:
         out.append(_advice(Topic.DECISION, "memory_bigger_card", gpu=alone.name, card_gb=alone.memory_gb))
@@ -75,16 +117,21 @@ def memory_warnings(profile: TaskProfile, card: GPUModel, need: MemoryNeed) -> l
     """The model-size estimate beside the answer: shown when it disagrees (the larger figure is used)."""
     if need.estimate_gb is None:
         return []
-    params: dict[str, Param] = {"model_size_b": profile.model_size_b, "workload": str(profile.workload),
-                                "estimate_gb": need.estimate_gb, "card_gb": card.memory_gb}
+    params: dict[str, Param] = {
+        "model_size_b": profile.model_size_b,
+        "workload": str(profile.workload),
+        "estimate_gb": need.estimate_gb,
+        "card_gb": card.memory_gb,
+    }
     if need.disagrees:
         rule = "memory_estimate_above_answer" if need.estimate_tight else "memory_estimate_below_answer"
         return [_advice(Topic.WARNING, rule, **params)]
     return [_advice(Topic.MEMORY, "memory_estimate", **params)]
 
 
-def model_memory_advice(profile: TaskProfile, card: GPUModel, policy: Policy, shared: SharedOption | None,
-                        cards: int) -> list[Advice]:
+def model_memory_advice(
+    profile: TaskProfile, card: GPUModel, policy: Policy, shared: SharedOption | None, cards: int
+) -> list[Advice]:
     """An answer naming the model ("7B LoRA"): the estimate's parts, and what holds it (the same shared
     option or card count the header shows)."""
     answer = profile.memory
@@ -94,28 +141,58 @@ def model_memory_advice(profile: TaskProfile, card: GPUModel, policy: Policy, sh
     if serving is not None:
         out = [_serving_advice(*serving)]
         holds = serving_room(serving, card, policy, shared, cards)
-        return out + _smallest(card, shared, cards) + [
-            _advice(Topic.MEMORY, "memory_serving_concurrency", requests=holds, context=serving[1].context)]
+        return (
+            out
+            + _smallest(card, shared, cards)
+            + [_advice(Topic.MEMORY, "memory_serving_concurrency", requests=holds, context=serving[1].context)]
+        )
     parts = breakdown(answer.model_size_b, answer.method, policy.memory_estimates)
     if parts is None:
         return []
-    out = [_advice(Topic.MEMORY, "memory_from_model", model_size_b=answer.model_size_b, method=str(answer.method),
-                   total_gb=parts.total_gb, weights_gb=parts.weights_gb, gradients_gb=parts.gradients_gb,
-                   optimizer_gb=parts.optimizer_gb, activations_gb=parts.activations_gb,
-                   overhead_gb=parts.overhead_gb)]
+    out = [
+        _advice(
+            Topic.MEMORY,
+            "memory_from_model",
+            model_size_b=answer.model_size_b,
+            method=str(answer.method),
+            total_gb=parts.total_gb,
+            weights_gb=parts.weights_gb,
+            gradients_gb=parts.gradients_gb,
+            optimizer_gb=parts.optimizer_gb,
+            activations_gb=parts.activations_gb,
+            overhead_gb=parts.overhead_gb,
+        )
+    ]
     return out + _smallest(card, shared, cards)
 
 
 def _serving_advice(model: Architecture, parts: ServingBreakdown) -> Advice:
-    return _advice(Topic.MEMORY, "memory_serving_assumed" if parts.assumed_model else "memory_serving",
-                   model=parts.model, quant=parts.quant, context=parts.context, concurrency=parts.concurrency,
-                   total_gb=parts.total_gb, weights_gb=parts.weights_gb, kv_cache_gb=parts.kv_cache_gb,
-                   kv_kib_per_token=parts.kv_kib_per_token, overhead_gb=parts.overhead_gb, layers=model.layers,
-                   kv_heads=model.kv_heads, head_dim=model.head_dim, kv_bytes=parts.kv_bytes)
+    return _advice(
+        Topic.MEMORY,
+        "memory_serving_assumed" if parts.assumed_model else "memory_serving",
+        model=parts.model,
+        quant=parts.quant,
+        context=parts.context,
+        concurrency=parts.concurrency,
+        total_gb=parts.total_gb,
+        weights_gb=parts.weights_gb,
+        kv_cache_gb=parts.kv_cache_gb,
+        kv_kib_per_token=parts.kv_kib_per_token,
+        overhead_gb=parts.overhead_gb,
+        layers=model.layers,
+        kv_heads=model.kv_heads,
+        head_dim=model.head_dim,
+        kv_bytes=parts.kv_bytes,
+    )
 
 
-def serving_room(serving: tuple[Architecture, ServingBreakdown], card: GPUModel, policy: Policy,
-                 shared: SharedOption | None, cards: int) -> int:
+def serving_room(
+    serving: tuple[Architecture, ServingBreakdown],
+    card: GPUModel,
+    policy: Policy,
+    shared: SharedOption | None,
+    cards: int,
+) -> int:
     """The most requests of the answer's context the option the header names holds."""
     memory = shared.memory_gb if shared is not None else cards * card.memory_gb
     return max_concurrency(serving[1], serving[0], memory, policy.serving)
@@ -125,14 +202,27 @@ def _smallest(card: GPUModel, shared: SharedOption | None, cards: int) -> list[A
     """What holds the estimate: the same shared option or card count the header shows."""
     out: list[Advice] = []
     if shared is None:
-        out.append(_advice(Topic.MEMORY, "memory_from_model_cards", cards=cards, gpu=card.name,
-                           card_gb=card.memory_gb))
+        out.append(_advice(Topic.MEMORY, "memory_from_model_cards", cards=cards, gpu=card.name, card_gb=card.memory_gb))
     elif shared.kind is FitKind.SLICE:
-        out.append(_advice(Topic.MEMORY, "memory_from_model_slice", gpu=card.name, profile=shared.mig_profile,
-                           slice_gb=shared.memory_gb))
+        out.append(
+            _advice(
+                Topic.MEMORY,
+                "memory_from_model_slice",
+                gpu=card.name,
+                profile=shared.mig_profile,
+                slice_gb=shared.memory_gb,
+            )
+        )
     elif shared.kind is FitKind.FRACTION:
-        out.append(_advice(Topic.MEMORY, "memory_from_model_fraction", gpu=card.name,
-                           share_pct=round(shared.share * 100), slice_gb=shared.memory_gb))
+        out.append(
+            _advice(
+                Topic.MEMORY,
+                "memory_from_model_fraction",
+                gpu=card.name,
+                share_pct=round(shared.share * 100),
+                slice_gb=shared.memory_gb,
+            )
+        )
     else:
         out.append(_advice(Topic.MEMORY, "memory_from_model_card", gpu=card.name, card_gb=card.memory_gb))
     return out

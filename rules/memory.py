@@ -17,9 +17,15 @@ def served(answer: MemoryAnswer | None, policy: Policy) -> tuple[Architecture, S
     if answer is None or answer.method is not Workload.INFERENCE or answer.model_size_b is None:
         return None
     model = find_model(answer.served_model or "") or nearest_model(answer.model_size_b)
-    parts = serving_breakdown(model, answer.quant, answer.context, answer.concurrency, policy.serving,
-                              assumed_model=find_model(answer.served_model or "") is None
-                              or abs(model.params_b - answer.model_size_b) / answer.model_size_b > 0.02)
+    parts = serving_breakdown(
+        model,
+        answer.quant,
+        answer.context,
+        answer.concurrency,
+        policy.serving,
+        assumed_model=find_model(answer.served_model or "") is None
+        or abs(model.params_b - answer.model_size_b) / answer.model_size_b > 0.02,
+    )
     return model, parts
 
 

@@ -42,8 +42,9 @@ class Breakdown:
 
     @property
     def total_gb(self) -> float:
-        return round(self.weights_gb + self.gradients_gb + self.optimizer_gb + self.activations_gb
-                     + self.overhead_gb, 1)
+        return round(
+            self.weights_gb + self.gradients_gb + self.optimizer_gb + self.activations_gb + self.overhead_gb, 1
+        )
 
 
 def breakdown(model_size_b: float, workload: Workload | None, rules: MemoryEstimates) -> Breakdown | None:
@@ -61,5 +62,6 @@ def breakdown(model_size_b: float, workload: Workload | None, rules: MemoryEstim
     else:
         return None
     activations = (weights + gradients + optimizer) * rules.activation_overhead
-    return Breakdown(round(weights, 1), round(gradients, 1), round(optimizer, 1), round(activations, 1),
-                     rules.overhead_gb)
+    return Breakdown(
+        round(weights, 1), round(gradients, 1), round(optimizer, 1), round(activations, 1), rules.overhead_gb
+    )

@@ -7,17 +7,51 @@ import unicodedata
 
 from rules.patterns import lazy
 
-_CN_DIGITS = {"零": 0, "〇": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5,
-              "六": 6, "七": 7, "八": 8, "九": 9}
+_CN_DIGITS = {
+    "零": 0,
+    "〇": 0,
+    "一": 1,
+    "二": 2,
+    "两": 2,
+    "三": 3,
+    "四": 4,
+    "五": 5,
+    "六": 6,
+    "七": 7,
+    "八": 8,
+    "九": 9,
+}
 _CN_UNITS = {"十": 10, "百": 100, "千": 1000}
-_EN_WORDS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
-             "seven": 7, "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12,
-             "half": 0.5, "once": 1, "twice": 2, "thrice": 3, "few": 3, "几": 3}
+_EN_WORDS = {
+    "a": 1,
+    "an": 1,
+    "one": 1,
+    "two": 2,
+    "three": 3,
+    "four": 4,
+    "five": 5,
+    "six": 6,
+    "seven": 7,
+    "eight": 8,
+    "nine": 9,
+    "ten": 10,
+    "eleven": 11,
+    "twelve": 12,
+    "half": 0.5,
+    "once": 1,
+    "twice": 2,
+    "thrice": 3,
+    "few": 3,
+    "几": 3,
+}
 
 # A number as it may appear inside a longer answer; use with number_value().
 CHINESE_NUMERAL = "[零〇一二两三四五六七八九十百千万]+"
-NUMBER = r"\d+(?:\.\d+)?|" + CHINESE_NUMERAL + "|半|几|" + "|".join(
-    rf"\b{w}\b" for w in sorted(_EN_WORDS, key=len, reverse=True) if w.isascii()
+NUMBER = (
+    r"\d+(?:\.\d+)?|"
+    + CHINESE_NUMERAL
+    + "|半|几|"
+    + "|".join(rf"\b{w}\b" for w in sorted(_EN_WORDS, key=len, reverse=True) if w.isascii())
 )
 
 

@@ -24,14 +24,41 @@ from rules.profile import (
 )
 
 ACCEPTED = {
-    "duration": ["45 min", "3h", "3.5 hours", "2 days", "3 weeks", "半小时", "两小时", "10小时", "3天",
-                 "short/medium/long", "短/中/长", "<1h", "1-8h", ">8h"],
+    "duration": [
+        "45 min",
+        "3h",
+        "3.5 hours",
+        "2 days",
+        "3 weeks",
+        "半小时",
+        "两小时",
+        "10小时",
+        "3天",
+        "short/medium/long",
+        "短/中/长",
+        "<1h",
+        "1-8h",
+        ">8h",
+    ],
     "yes_no": ["yes/no", "y/n", "true/false", "是/否", "能/不能", "可以/不可以", "需要/不需要"],
     "model_parallel": ["yes/no", "y/n", "需要/不需要", "是/否", "要/不要"],
     "can_resume": ["yes/no", "y/n", "能/不能", "可以/不可以", "是/否"],
     "checkpointing": ["yes/no", "y/n", "有/没有", "是/否"],
-    "memory": ["yes/no", "70 GB of 80", "85%", "7B LoRA", "13B 全参微调", "70/80", "70GB", "70G/80G", "72B QLoRA",
-               "是/否", "7B serve", "qwen2.5-7b 8k x 16", "Llama-3.1-70B int4 4k×32"],
+    "memory": [
+        "yes/no",
+        "70 GB of 80",
+        "85%",
+        "7B LoRA",
+        "13B 全参微调",
+        "70/80",
+        "70GB",
+        "70G/80G",
+        "72B QLoRA",
+        "是/否",
+        "7B serve",
+        "qwen2.5-7b 8k x 16",
+        "Llama-3.1-70B int4 4k×32",
+    ],
     "frequency": ["daily", "every day", "3 times a week", "weekly", "high/low", "每天", "每周两次", "高频/低频"],
     "workload": [w.value for w in Workload] + ["预训练", "全参微调", "超参搜索", "推理", "调试"],
     "phase": ["exploration", "stable", "deployment", "探索", "稳定", "部署"],
@@ -84,14 +111,24 @@ _UNIT = "|".join(f"(?P<u{i}>{pattern})" for i, (pattern, _) in enumerate(_UNIT_H
 _PART = lazy(rf"(?P<num>{NUMBER})\s*(?:个)?(?P<half>半)?\s*(?:{_UNIT})(?![a-z])")
 _JOINERS = lazy(r"\b(?:and|a|an|run|runs|per|each)\b|和|又|零|,|，|\s")
 _BUCKETS = {
-    "short": DurationBucket.SHORT, "短": DurationBucket.SHORT, "<1h": DurationBucket.SHORT,
-    "medium": DurationBucket.MEDIUM, "中": DurationBucket.MEDIUM, "1-8h": DurationBucket.MEDIUM,
-    "long": DurationBucket.LONG, "长": DurationBucket.LONG, ">8h": DurationBucket.LONG,
+    "short": DurationBucket.SHORT,
+    "短": DurationBucket.SHORT,
+    "<1h": DurationBucket.SHORT,
+    "medium": DurationBucket.MEDIUM,
+    "中": DurationBucket.MEDIUM,
+    "1-8h": DurationBucket.MEDIUM,
+    "long": DurationBucket.LONG,
+    "长": DurationBucket.LONG,
+    ">8h": DurationBucket.LONG,
 }
-_ABOVE = lazy(r"^(?:>|more than|over|longer than|超过|大于|多于)\s*(?P<rest>.+)$"
-                    r"|^(?P<rest2>.+?)\s*(?:以上|多|\+)$")
-_BELOW = lazy(r"^(?:<|less than|under|shorter than|不到|少于|小于)\s*(?P<rest>.+)$"
-                    r"|^(?P<rest2>.+?)\s*(?:以内|以下|之内)$")
+_ABOVE = lazy(
+    r"^(?:>|more than|over|longer than|超过|大于|多于)\s*(?P<rest>.+)$"
+    r"|^(?P<rest2>.+?)\s*(?:以上|多|\+)$"
+)
+_BELOW = lazy(
+    r"^(?:<|less than|under|shorter than|不到|少于|小于)\s*(?P<rest>.+)$"
+    r"|^(?P<rest2>.+?)\s*(?:以内|以下|之内)$"
+)
 _RANGE = lazy(rf"^(?P<low>{NUMBER})\s*(?:-|~|to|到|至)\s*(?P<high>.+)$")
 
 
@@ -99,7 +136,7 @@ def _sum_parts(text: str) -> float | None:
     total, end = 0.0, 0
     leftovers = []
     for match in _PART.finditer(text):
-        leftovers.append(text[end:match.start()])
+        leftovers.append(text[end : match.start()])
         end = match.end()
         unit = next(i for i in range(len(_UNIT_HOURS)) if match.group(f"u{i}"))
         value = number_value(match.group("num")) + (0.5 if match.group("half") else 0.0)
@@ -142,10 +179,52 @@ def parse_duration(text: str) -> DurationAnswer:
 
 # --- yes / no ----------------------------------------------------------------------------------
 
-_YES = {"yes", "y", "yeah", "yep", "yup", "true", "sure", "ok", "okay", "1",
-        "是", "是的", "对", "对的", "能", "可以", "需要", "要", "有", "会", "行", "嗯"}
-_NO = {"no", "n", "nope", "nah", "false", "0", "not really",
-       "否", "不", "不是", "不能", "不可以", "不需要", "不要", "不用", "没有", "无", "不会", "不行", "没"}
+_YES = {
+    "yes",
+    "y",
+    "yeah",
+    "yep",
+    "yup",
+    "true",
+    "sure",
+    "ok",
+    "okay",
+    "1",
+    "是",
+    "是的",
+    "对",
+    "对的",
+    "能",
+    "可以",
+    "需要",
+    "要",
+    "有",
+    "会",
+    "行",
+    "嗯",
+}
+_NO = {
+    "no",
+    "n",
+    "nope",
+    "nah",
+    "false",
+    "0",
+    "not really",
+    "否",
+    "不",
+    "不是",
+    "不能",
+    "不可以",
+    "不需要",
+    "不要",
+    "不用",
+    "没有",
+    "无",
+    "不会",
+    "不行",
+    "没",
+}
 _EN_FIRST = lazy(r"^([a-z]+)\b")
 _CN_PREFIX_NO = ("不能", "不可以", "不需要", "不要", "不用", "不会", "不是", "不行", "没有", "否")
 _CN_PREFIX_YES = ("可以", "需要", "能", "是", "会", "要")
@@ -163,7 +242,7 @@ def read_yes_no(norm: str) -> bool | None:
     if first and first.group(1) in _YES - {"1"} and first.group(1) not in ("ok", "okay", "sure"):
         return True
     for prefix, value in [(p, False) for p in _CN_PREFIX_NO] + [(p, True) for p in _CN_PREFIX_YES]:
-        if norm.startswith(prefix) and re.match(r"^[\s,，.。;；!！]", norm[len(prefix):] or " "):
+        if norm.startswith(prefix) and re.match(r"^[\s,，.。;；!！]", norm[len(prefix) :] or " "):
             return value
     return None
 
@@ -223,13 +302,24 @@ def parse_memory(text: str) -> MemoryAnswer:
     raise ParseError("memory", text, ACCEPTED["memory"])
 
 
-_QUANTS = {"bf16": "bf16", "fp16": "fp16", "fp8": "fp8", "int8": "int8", "8bit": "int8", "int4": "int4",
-           "4bit": "int4", "awq": "int4", "gptq": "int4"}
+_QUANTS = {
+    "bf16": "bf16",
+    "fp16": "fp16",
+    "fp8": "fp8",
+    "int8": "int8",
+    "8bit": "int8",
+    "int4": "int4",
+    "4bit": "int4",
+    "awq": "int4",
+    "gptq": "int4",
+}
 _SERVE_WORDS = r"(?:serve|serving|served|inference|推理|部署|服务|在线服务)"
-_SERVED = lazy(rf"^(?:(?P<size>{_NUM})\s*b|(?P<name>[a-z][a-z0-9.\-_ ]*?))"
-               rf"(?:\s+(?P<quant>{'|'.join(_QUANTS)}))?"
-               rf"(?:\s+(?P<ctx>{_NUM})\s*(?P<k>k)?\s*(?:tokens?)?\s*[x×*]\s*(?P<conc>\d+))?"
-               rf"(?:\s+{_SERVE_WORDS})?$")
+_SERVED = lazy(
+    rf"^(?:(?P<size>{_NUM})\s*b|(?P<name>[a-z][a-z0-9.\-_ ]*?))"
+    rf"(?:\s+(?P<quant>{'|'.join(_QUANTS)}))?"
+    rf"(?:\s+(?P<ctx>{_NUM})\s*(?P<k>k)?\s*(?:tokens?)?\s*[x×*]\s*(?P<conc>\d+))?"
+    rf"(?:\s+{_SERVE_WORDS})?$"
+)
 
 
 def _served(text: str, norm: str) -> MemoryAnswer | None:
@@ -263,14 +353,22 @@ def _served(text: str, norm: str) -> MemoryAnswer | None:
         if context < 1 or concurrency < 1:
             raise ParseError("memory", text, ACCEPTED["memory"], "serving_not_positive")
     quant = _QUANTS[match.group("quant")] if match.group("quant") else None
-    return MemoryAnswer(model_size_b=size, method=Workload.INFERENCE, served_model=name or nearest_model(size).name,
-                        quant=quant, context=context, concurrency=concurrency)
+    return MemoryAnswer(
+        model_size_b=size,
+        method=Workload.INFERENCE,
+        served_model=name or nearest_model(size).name,
+        quant=quant,
+        context=context,
+        concurrency=concurrency,
+    )
 
 
 _SIZE = rf"(?P<size>{_NUM})\s*(?P<unit>b|bn|billion|亿)"
 _NAME = r"(?:[a-z][a-z0-9.]*[-_ ]?)?"  # qwen2.5-, llama- ...
-_MODEL_JOBS = [lazy(rf"^(?:model\s*|模型\s*)?{_NAME}{_SIZE}\s*(?:model|模型|参数)?\s*的?\s*(?P<method>.+)$"),
-               lazy(rf"^(?P<method>.+?)\s+{_NAME}{_SIZE}(?:\s*(?:model|模型|参数))?$")]
+_MODEL_JOBS = [
+    lazy(rf"^(?:model\s*|模型\s*)?{_NAME}{_SIZE}\s*(?:model|模型|参数)?\s*的?\s*(?P<method>.+)$"),
+    lazy(rf"^(?P<method>.+?)\s+{_NAME}{_SIZE}(?:\s*(?:model|模型|参数))?$"),
+]
 _TRAINING = (Workload.PRETRAIN, Workload.FULL_FINETUNE, Workload.LORA, Workload.QLORA)
 
 
@@ -293,15 +391,38 @@ def _model_job(text: str, norm: str) -> MemoryAnswer | None:
 
 # --- frequency ---------------------------------------------------------------------------------
 
-_LEVELS = {"high": FrequencyLevel.HIGH, "高": FrequencyLevel.HIGH, "高频": FrequencyLevel.HIGH,
-           "frequent": FrequencyLevel.HIGH, "often": FrequencyLevel.HIGH, "频繁": FrequencyLevel.HIGH,
-           "经常": FrequencyLevel.HIGH,
-           "low": FrequencyLevel.LOW, "低": FrequencyLevel.LOW, "低频": FrequencyLevel.LOW,
-           "rare": FrequencyLevel.LOW, "rarely": FrequencyLevel.LOW, "occasionally": FrequencyLevel.LOW,
-           "偶尔": FrequencyLevel.LOW, "很少": FrequencyLevel.LOW}
-_PER = {"day": 7.0, "daily": 7.0, "天": 7.0, "日": 7.0,
-        "week": 1.0, "weekly": 1.0, "周": 1.0, "星期": 1.0, "礼拜": 1.0,
-        "month": 12 / 52, "monthly": 12 / 52, "月": 12 / 52, "个月": 12 / 52}
+_LEVELS = {
+    "high": FrequencyLevel.HIGH,
+    "高": FrequencyLevel.HIGH,
+    "高频": FrequencyLevel.HIGH,
+    "frequent": FrequencyLevel.HIGH,
+    "often": FrequencyLevel.HIGH,
+    "频繁": FrequencyLevel.HIGH,
+    "经常": FrequencyLevel.HIGH,
+    "low": FrequencyLevel.LOW,
+    "低": FrequencyLevel.LOW,
+    "低频": FrequencyLevel.LOW,
+    "rare": FrequencyLevel.LOW,
+    "rarely": FrequencyLevel.LOW,
+    "occasionally": FrequencyLevel.LOW,
+    "偶尔": FrequencyLevel.LOW,
+    "很少": FrequencyLevel.LOW,
+}
+_PER = {
+    "day": 7.0,
+    "daily": 7.0,
+    "天": 7.0,
+    "日": 7.0,
+    "week": 1.0,
+    "weekly": 1.0,
+    "周": 1.0,
+    "星期": 1.0,
+    "礼拜": 1.0,
+    "month": 12 / 52,
+    "monthly": 12 / 52,
+    "月": 12 / 52,
+    "个月": 12 / 52,
+}
 _PERIOD = r"(?P<per>day|week|month|天|日|周|星期|礼拜|个月|月)"
 _TIMES = rf"(?P<n>{NUMBER})\s*(?:times|time|x|次|回)?"
 _FREQ_FORMS = [
@@ -333,8 +454,9 @@ def parse_frequency(text: str) -> FrequencyAnswer:
         if not match:
             continue
         groups = match.groupdict()
-        per_key = groups.get("per") or {"daily": "day", "everyday": "day", "weekly": "week",
-                                        "monthly": "month"}.get(groups.get("word") or "", "day")
+        per_key = groups.get("per") or {"daily": "day", "everyday": "day", "weekly": "week", "monthly": "month"}.get(
+            groups.get("word") or "", "day"
+        )
         word = compact.split()[0]
         if groups.get("n"):
             count = number_value(groups["n"])
@@ -351,24 +473,51 @@ def parse_frequency(text: str) -> FrequencyAnswer:
 # --- context ------------------------------------------------------------------------------------
 
 _WORKLOADS = {
-    "pretrain": Workload.PRETRAIN, "pre-train": Workload.PRETRAIN, "pretraining": Workload.PRETRAIN,
-    "pre-training": Workload.PRETRAIN, "预训练": Workload.PRETRAIN,
-    "full-finetune": Workload.FULL_FINETUNE, "full finetune": Workload.FULL_FINETUNE,
-    "full fine-tune": Workload.FULL_FINETUNE, "full fine-tuning": Workload.FULL_FINETUNE,
-    "finetune": Workload.FULL_FINETUNE, "fine-tune": Workload.FULL_FINETUNE,
-    "全参微调": Workload.FULL_FINETUNE, "全量微调": Workload.FULL_FINETUNE,
-    "lora": Workload.LORA, "qlora": Workload.QLORA,
-    "hpo": Workload.HPO, "hyperparameter search": Workload.HPO, "hyper-parameter search": Workload.HPO,
-    "超参搜索": Workload.HPO, "超参数搜索": Workload.HPO,
-    "inference": Workload.INFERENCE, "serving": Workload.INFERENCE, "推理": Workload.INFERENCE,
-    "debug": Workload.DEBUG, "debugging": Workload.DEBUG, "调试": Workload.DEBUG,
-    "other": Workload.OTHER, "其他": Workload.OTHER,
+    "pretrain": Workload.PRETRAIN,
+    "pre-train": Workload.PRETRAIN,
+    "pretraining": Workload.PRETRAIN,
+    "pre-training": Workload.PRETRAIN,
+    "预训练": Workload.PRETRAIN,
+    "full-finetune": Workload.FULL_FINETUNE,
+    "full finetune": Workload.FULL_FINETUNE,
+    "full fine-tune": Workload.FULL_FINETUNE,
+    "full fine-tuning": Workload.FULL_FINETUNE,
+    "finetune": Workload.FULL_FINETUNE,
+    "fine-tune": Workload.FULL_FINETUNE,
+    "全参微调": Workload.FULL_FINETUNE,
+    "全量微调": Workload.FULL_FINETUNE,
+    "lora": Workload.LORA,
+    "qlora": Workload.QLORA,
+    "hpo": Workload.HPO,
+    "hyperparameter search": Workload.HPO,
+    "hyper-parameter search": Workload.HPO,
+    "超参搜索": Workload.HPO,
+    "超参数搜索": Workload.HPO,
+    "inference": Workload.INFERENCE,
+    "serving": Workload.INFERENCE,
+    "推理": Workload.INFERENCE,
+    "debug": Workload.DEBUG,
+    "debugging": Workload.DEBUG,
+    "调试": Workload.DEBUG,
+    "other": Workload.OTHER,
+    "其他": Workload.OTHER,
 }
-_PHASES = {"exploration": Phase.EXPLORATION, "explore": Phase.EXPLORATION, "探索": Phase.EXPLORATION,
-           "早期探索期": Phase.EXPLORATION, "探索期": Phase.EXPLORATION,
-           "stable": Phase.STABLE, "稳定": Phase.STABLE, "中期稳定期": Phase.STABLE, "稳定期": Phase.STABLE,
-           "deployment": Phase.DEPLOYMENT, "deploy": Phase.DEPLOYMENT, "部署": Phase.DEPLOYMENT,
-           "后期部署期": Phase.DEPLOYMENT, "部署期": Phase.DEPLOYMENT}
+_PHASES = {
+    "exploration": Phase.EXPLORATION,
+    "explore": Phase.EXPLORATION,
+    "探索": Phase.EXPLORATION,
+    "早期探索期": Phase.EXPLORATION,
+    "探索期": Phase.EXPLORATION,
+    "stable": Phase.STABLE,
+    "稳定": Phase.STABLE,
+    "中期稳定期": Phase.STABLE,
+    "稳定期": Phase.STABLE,
+    "deployment": Phase.DEPLOYMENT,
+    "deploy": Phase.DEPLOYMENT,
+    "部署": Phase.DEPLOYMENT,
+    "后期部署期": Phase.DEPLOYMENT,
+    "部署期": Phase.DEPLOYMENT,
+}
 
 
 def parse_workload(text: str) -> Workload:
@@ -435,11 +584,15 @@ def parse_yearly_gpu_hours(text: str) -> float:
     return _positive("yearly_gpu_hours", text, rf"(?P<n>{_NUM})(?P<unit>h|hours|gpu-hours|小时)?", {})
 
 
-_ALWAYS = lazy(r"^(?:24\s*[/x×*]\s*7|7\s*[/x×*]\s*24|always(?: on| running)?|all day|around the clock|"
-                     r"round the clock|non-?stop|24\s*(?:h|hours?)(?: a day| per day|/day)?|一直运行|一直在线|一直跑|"
-                     r"全天(?:候)?|全天运行|常驻|不间断|24\s*小时(?:运行|在线)?)$")
-_HOURS_A_DAY = lazy(rf"^(?:每天|每日)?\s*(?P<n>{_NUM})\s*(?:h|hrs?|hours?|个?小时)\s*"
-                          r"(?:a day|per day|/day|/d|daily|每天|一天)?$")
+_ALWAYS = lazy(
+    r"^(?:24\s*[/x×*]\s*7|7\s*[/x×*]\s*24|always(?: on| running)?|all day|around the clock|"
+    r"round the clock|non-?stop|24\s*(?:h|hours?)(?: a day| per day|/day)?|一直运行|一直在线|一直跑|"
+    r"全天(?:候)?|全天运行|常驻|不间断|24\s*小时(?:运行|在线)?)$"
+)
+_HOURS_A_DAY = lazy(
+    rf"^(?:每天|每日)?\s*(?P<n>{_NUM})\s*(?:h|hrs?|hours?|个?小时)\s*"
+    r"(?:a day|per day|/day|/d|daily|每天|一天)?$"
+)
 
 
 def parse_serving_hours(text: str) -> float:
@@ -490,8 +643,16 @@ def parse_schedule(text: str) -> Schedule:
 
 
 ACCEPTED["share"] = ["1/2", "0.5", "50%", "half", "quarter", "一半", "四分之一", "3g.40gb"]
-_SHARE_WORDS = {"half": 0.5, "quarter": 0.25, "whole": 1.0, "一半": 0.5, "半卡": 0.5, "四分之一": 0.25,
-                "整卡": 1.0, "三分之一": 1 / 3}
+_SHARE_WORDS = {
+    "half": 0.5,
+    "quarter": 0.25,
+    "whole": 1.0,
+    "一半": 0.5,
+    "半卡": 0.5,
+    "四分之一": 0.25,
+    "整卡": 1.0,
+    "三分之一": 1 / 3,
+}
 
 
 def parse_share(text: str, gpu: str | None = None) -> float:
@@ -517,9 +678,20 @@ def parse_share(text: str, gpu: str | None = None) -> float:
     return value
 
 
-_PRICE_UNITS = {"h": "hour", "hr": "hour", "hour": "hour", "小时": "hour", "时": "hour",
-                "d": "day", "day": "day", "天": "day", "日": "day",
-                "mo": "month", "month": "month", "月": "month"}
+_PRICE_UNITS = {
+    "h": "hour",
+    "hr": "hour",
+    "hour": "hour",
+    "小时": "hour",
+    "时": "hour",
+    "d": "day",
+    "day": "day",
+    "天": "day",
+    "日": "day",
+    "mo": "month",
+    "month": "month",
+    "月": "month",
+}
 
 
 def parse_price(text: str) -> tuple[float, str]:

@@ -20,7 +20,6 @@ if TYPE_CHECKING:
     from pydantic import TypeAdapter, ValidationError
 
 
-
 Fraction = Annotated[float, Gt(0), Le(1)]  # of a card, a price, a share: (0, 1]
 Share = Annotated[float, Ge(0), Lt(1)]  # a discount or a saving: [0, 1)
 Positive = Annotated[float, Gt(0)]

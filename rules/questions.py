@@ -47,8 +47,12 @@ def _yes_no(key: str) -> Callable[[str], bool]:
 
 
 ASKS: tuple[Ask, ...] = (
-    Ask("workload", parsing.parse_workload,
-        ("pretrain", "full-finetune", "lora", "qlora", "hpo", "inference", "debug"), Stage.KIND),
+    Ask(
+        "workload",
+        parsing.parse_workload,
+        ("pretrain", "full-finetune", "lora", "qlora", "hpo", "inference", "debug"),
+        Stage.KIND,
+    ),
     Ask("duration", parsing.parse_duration, ("<1h", "1-8h", ">8h")),
     Ask("memory", parsing.parse_memory, ("yes", "no")),
     Ask("model_parallel", _yes_no("model_parallel"), ("yes", "no")),

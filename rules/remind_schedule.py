@@ -16,9 +16,11 @@ from rules.errors import ParseError
 
 DAYS = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
 ZH_DAYS = {"一": 0, "二": 1, "三": 2, "四": 3, "五": 4, "六": 5, "日": 6, "天": 6}
-ACCEPTED = {"remind_at": ["09:30", "9:30", "0930"],
-            "remind_zone": ["Asia/Shanghai", "America/New_York", "UTC"],
-            "remind_days": ["mon-fri", "mon,wed,fri", "daily", "工作日", "周一-周五"]}
+ACCEPTED = {
+    "remind_at": ["09:30", "9:30", "0930"],
+    "remind_zone": ["Asia/Shanghai", "America/New_York", "UTC"],
+    "remind_days": ["mon-fri", "mon,wed,fri", "daily", "工作日", "周一-周五"],
+}
 NAMED = {"daily": "mon-sun", "everyday": "mon-sun", "weekdays": "mon-fri", "工作日": "mon-fri", "每天": "mon-sun"}
 
 

@@ -102,10 +102,13 @@ class Report:
         cost: dict[str, float] = defaultdict(float)
         for r in self.rows:
             cost[r.currency] += r.cost
-        return Totals({c: round(a, 2) for c, a in sorted(cost.items())},
-                      round(sum(r.gpu_hours for r in self.rows), 2), round(sum(r.busy_gpu_hours for r in self.rows), 2),
-                      round(sum(r.idle_gpu_hours for r in self.rows), 2),
-                      round(sum(r.unknown_gpu_hours for r in self.rows), 2))
+        return Totals(
+            {c: round(a, 2) for c, a in sorted(cost.items())},
+            round(sum(r.gpu_hours for r in self.rows), 2),
+            round(sum(r.busy_gpu_hours for r in self.rows), 2),
+            round(sum(r.idle_gpu_hours for r in self.rows), 2),
+            round(sum(r.unknown_gpu_hours for r in self.rows), 2),
+        )
 
     def ranked(self, by: str) -> list[Rank]:
         """By owner or project, most idle cost first (the currencies' amounts added only for ordering)."""
@@ -121,8 +124,15 @@ class Report:
                 idle[r.currency] += r.idle_cost
             busy, known = sum(r.busy_gpu_hours for r in rows), sum(r.busy_gpu_hours + r.idle_gpu_hours for r in rows)
             idle_hours = round(sum(r.idle_gpu_hours for r in rows), 2)
-            out.append(Rank(who, {c: round(a, 2) for c, a in cost.items()}, idle_hours,
-                            {c: round(a, 2) for c, a in idle.items()}, round(busy / known, 3) if known else None))
+            out.append(
+                Rank(
+                    who,
+                    {c: round(a, 2) for c, a in cost.items()},
+                    idle_hours,
+                    {c: round(a, 2) for c, a in idle.items()},
+                    round(busy / known, 3) if known else None,
+                )
+            )
         return sorted(out, key=lambda r: (-sum(r.idle_cost.values()), r.who))
 
 
@@ -145,8 +155,16 @@ def _cards(inst: Rented) -> float:
     return float(share) if share else float(getattr(inst, "cards", 1))
 
 
-def build(instances: Iterable[Rented], storage: Iterable[Stored], daily: Mapping[tuple[int, date], tuple[float, float]],
-          *, start: date, end: date, zone: ZoneInfo, now: datetime) -> Report:
+def build(
+    instances: Iterable[Rented],
+    storage: Iterable[Stored],
+    daily: Mapping[tuple[int, date], tuple[float, float]],
+    *,
+    start: date,
+    end: date,
+    zone: ZoneInfo,
+    now: datetime,
+) -> Report:
     """The report of [start, end] (local days, both included) up to `now`. `daily`: per instance and local day,
     its busy and idle GPU-hours (as the database adds them up: bot/state/usage.py)."""
     first = datetime.combine(start, datetime.min.time(), zone)
@@ -157,8 +175,9 @@ def build(instances: Iterable[Rented], storage: Iterable[Stored], daily: Mapping
         by = getattr(inst, "released_by", None)
         if inst.released_at is not None and first <= inst.released_at < last and by and by != "cloud":
             saved = per_day(inst) * (last - inst.released_at).total_seconds() / 86400
-            report.released.append(Released(inst.name, by, inst.released_at, inst.currency, per_day(inst),
-                                            round(saved, 2)))
+            report.released.append(
+                Released(inst.name, by, inst.released_at, inst.currency, per_day(inst), round(saved, 2))
+            )
     for disk in storage:
         report.rows += _storage_rows(disk, first, last, zone)
     report.rows.sort(key=lambda r: (r.day, r.kind, r.item))
@@ -168,8 +187,10 @@ def build(instances: Iterable[Rented], storage: Iterable[Stored], daily: Mapping
 @lru_cache(maxsize=4096)
 def _bounds(day: date, zone: ZoneInfo) -> tuple[datetime, datetime]:
     """A local day's first moment and the next day's (every item of a report asks for the same few days)."""
-    return (datetime.combine(day, datetime.min.time(), zone),
-            datetime.combine(day + timedelta(days=1), datetime.min.time(), zone))
+    return (
+        datetime.combine(day, datetime.min.time(), zone),
+        datetime.combine(day + timedelta(days=1), datetime.min.time(), zone),
+    )
 
 
 def _days(begin: datetime, stop: datetime, zone: ZoneInfo) -> Iterable[tuple[date, float]]:
@@ -185,8 +206,9 @@ def _days(begin: datetime, stop: datetime, zone: ZoneInfo) -> Iterable[tuple[dat
         day += timedelta(days=1)
 
 
-def _instance_rows(inst: Rented, daily: Mapping[tuple[int, date], tuple[float, float]], first: datetime,
-                   last: datetime, zone: ZoneInfo) -> list[Row]:
+def _instance_rows(
+    inst: Rented, daily: Mapping[tuple[int, date], tuple[float, float]], first: datetime, last: datetime, zone: ZoneInfo
+) -> list[Row]:
     begin, stop = max(inst.started_at, first), min(inst.released_at or last, last)
     cards, per_hour = _cards(inst), per_day(inst) / 24
     rows = []
@@ -195,14 +217,41 @@ def _instance_rows(inst: Rented, daily: Mapping[tuple[int, date], tuple[float, f
         busy_hours, idle_hours = daily.get((inst.id, day), (0.0, 0.0))
         busy = min(busy_hours, paid)
         idle = min(idle_hours, paid - busy)
-        rows.append(Row(day, inst.name, "instance", inst.owner, inst.project or "", getattr(inst, "channel", ""),
-                        str(getattr(inst, "gpu", "")), cards, inst.currency, round(per_hour * hours, 4),
-                        round(paid, 4), round(busy, 4), round(idle, 4), round(paid - busy - idle, 4)))
+        rows.append(
+            Row(
+                day,
+                inst.name,
+                "instance",
+                inst.owner,
+                inst.project or "",
+                getattr(inst, "channel", ""),
+                str(getattr(inst, "gpu", "")),
+                cards,
+                inst.currency,
+                round(per_hour * hours, 4),
+                round(paid, 4),
+                round(busy, 4),
+                round(idle, 4),
+                round(paid - busy - idle, 4),
+            )
+        )
     return rows
 
 
 def _storage_rows(disk: Stored, first: datetime, last: datetime, zone: ZoneInfo) -> list[Row]:
     per_hour = disk.size_gb * disk.price_gb_month / 30 / 24
-    return [Row(day, disk.name, "storage", disk.owner, disk.project or "", getattr(disk, "channel", ""), "", 0.0,
-                disk.currency, round(per_hour * hours, 4))
-            for day, hours in _days(max(disk.created_at, first), min(disk.deleted_at or last, last), zone)]
+    return [
+        Row(
+            day,
+            disk.name,
+            "storage",
+            disk.owner,
+            disk.project or "",
+            getattr(disk, "channel", ""),
+            "",
+            0.0,
+            disk.currency,
+            round(per_hour * hours, 4),
+        )
+        for day, hours in _days(max(disk.created_at, first), min(disk.deleted_at or last, last), zone)
+    ]

@@ -42,10 +42,22 @@ MODELS: tuple[Architecture, ...] = (
     Architecture("Qwen2.5-32B", 32.5, 64, 8, 128, "Qwen/Qwen2.5-32B config.json (5120 / 40 heads)"),
     Architecture("Qwen2.5-72B", 72.7, 80, 8, 128, "Qwen/Qwen2.5-72B config.json (8192 / 64 heads)"),
     Architecture("Mistral-7B", 7.25, 32, 8, 128, "mistralai/Mistral-7B-v0.3 config.json (4096 / 32 heads)"),
-    Architecture("DeepSeek-R1-Distill-Qwen-7B", 7.62, 28, 4, 128,
-                 "deepseek-ai/DeepSeek-R1-Distill-Qwen-7B config.json (Qwen2.5-Math-7B base)"),
-    Architecture("DeepSeek-R1-Distill-Qwen-32B", 32.8, 64, 8, 128,
-                 "deepseek-ai/DeepSeek-R1-Distill-Qwen-32B config.json (Qwen2.5-32B base)"),
+    Architecture(
+        "DeepSeek-R1-Distill-Qwen-7B",
+        7.62,
+        28,
+        4,
+        128,
+        "deepseek-ai/DeepSeek-R1-Distill-Qwen-7B config.json (Qwen2.5-Math-7B base)",
+    ),
+    Architecture(
+        "DeepSeek-R1-Distill-Qwen-32B",
+        32.8,
+        64,
+        8,
+        128,
+        "deepseek-ai/DeepSeek-R1-Distill-Qwen-32B config.json (Qwen2.5-32B base)",
+    ),
     Architecture("GLM-4-9B", 9.4, 40, 2, 128, "THUDM/glm-4-9b-chat config.json (multi_query_group_num 2)"),
 )
 
@@ -54,8 +66,7 @@ def _key(name: str) -> str:
     return "".join(ch for ch in name.lower() if ch.isalnum())
 
 
-BY_KEY = {_key(m.name): m for m in MODELS} | {_key("Mistral-7B-v0.3"): MODELS[6],
-                                                _key("glm-4-9b-chat"): MODELS[9]}
+BY_KEY = {_key(m.name): m for m in MODELS} | {_key("Mistral-7B-v0.3"): MODELS[6], _key("glm-4-9b-chat"): MODELS[9]}
 
 
 def find_model(name: str) -> Architecture | None:
@@ -92,15 +103,31 @@ def weight_bytes(quant: str, rules: Serving) -> float:
     return rules.weight_bytes.get(quant, rules.weight_bytes[rules.default_quant])
 
 
-def serving_breakdown(model: Architecture, quant: str | None, context: int | None, concurrency: int | None,
-                      rules: Serving, *, assumed_model: bool = False) -> ServingBreakdown:
+def serving_breakdown(
+    model: Architecture,
+    quant: str | None,
+    context: int | None,
+    concurrency: int | None,
+    rules: Serving,
+    *,
+    assumed_model: bool = False,
+) -> ServingBreakdown:
     quant = quant or rules.default_quant
     context = context or rules.default_context
     concurrency = concurrency or rules.default_concurrency
     per_token = model.kv_bytes_per_token(rules.kv_bytes_per_value)
-    return ServingBreakdown(model.name, assumed_model, quant, context, concurrency, round(per_token / 1024, 1),
-                            rules.kv_bytes_per_value, round(model.params_b * weight_bytes(quant, rules), 1),
-                            round(per_token * context * concurrency / 1e9, 1), rules.overhead_gb)
+    return ServingBreakdown(
+        model.name,
+        assumed_model,
+        quant,
+        context,
+        concurrency,
+        round(per_token / 1024, 1),
+        rules.kv_bytes_per_value,
+        round(model.params_b * weight_bytes(quant, rules), 1),
+        round(per_token * context * concurrency / 1e9, 1),
+        rules.overhead_gb,
+    )
 
 
 def max_concurrency(parts: ServingBreakdown, model: Architecture, memory_gb: float, rules: Serving) -> int:

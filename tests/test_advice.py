@@ -16,8 +16,14 @@ from rules.answers import parse_answers
 from rules.policy import Policy
 
 NOW = datetime(2026, 11, 30, tzinfo=UTC)
-SHARED = {"duration": "4h", "memory": "35GB", "model_parallel": "no", "frequency": "daily", "can_resume": "yes",
-          "workload": "lora"}
+SHARED = {
+    "duration": "4h",
+    "memory": "35GB",
+    "model_parallel": "no",
+    "frequency": "daily",
+    "can_resume": "yes",
+    "workload": "lora",
+}
 
 
 class Quoter:
@@ -49,8 +55,14 @@ def test_a_shared_decision_is_priced_for_the_slice_that_holds_the_peak(policy: P
 
 def test_a_dedicated_decision_is_compared_with_the_shared_option_that_holds_its_peak(policy: Policy) -> None:
     quoter = Quoter(policy)
-    answers = {"duration": "10h", "memory": "70/80", "model_parallel": "no", "frequency": "daily", "can_resume": "no",
-               "schedule": "4x14"}
+    answers = {
+        "duration": "10h",
+        "memory": "70/80",
+        "model_parallel": "no",
+        "frequency": "daily",
+        "can_resume": "no",
+        "schedule": "4x14",
+    }
     advice = advise(parse_answers(answers), policy, quoter=quoter)
     assert advice.decision.choice.value == "dedicated"
     assert quoter.asked[0].share == 1.0  # no slice smaller than the card holds 70 GB
@@ -83,10 +95,32 @@ def test_a_quote_that_cannot_be_made_is_kept_as_the_reason(policy: Policy) -> No
 def test_json_keeps_the_documented_fields_and_reasons_in_order(policy: Policy) -> None:
     advice = advise(parse_answers(SHARED | {"schedule": "4x14"}), policy, quoter=Quoter(policy))
     data = advice.to_json(Lang.EN)
-    assert {"choice", "choice_text", "basis", "hits", "hits_needed", "checks", "reasons", "advice", "missing", "gpu",
-            "memory_peak_gb", "mig_profile", "share_fraction", "spot_suitable", "spot_reason", "cards", "shared_option",
-            "warnings", "yearly_gpu_hours", "profile", "lang", "quote", "schedule_assumed",
-            "max_concurrent_requests"} == set(data)
+    assert {
+        "choice",
+        "choice_text",
+        "basis",
+        "hits",
+        "hits_needed",
+        "checks",
+        "reasons",
+        "advice",
+        "missing",
+        "gpu",
+        "memory_peak_gb",
+        "mig_profile",
+        "share_fraction",
+        "spot_suitable",
+        "spot_reason",
+        "cards",
+        "shared_option",
+        "warnings",
+        "yearly_gpu_hours",
+        "profile",
+        "lang",
+        "quote",
+        "schedule_assumed",
+        "max_concurrent_requests",
+    } == set(data)
     assert data["reasons"][-1].startswith("0 of the 4 dedicated signals")
     assert all(item["topic"] != "decision" for item in data["advice"])
     assert data["quote"]["shared"]["amount"] == 784
@@ -111,8 +145,14 @@ def test_one_figure_for_a_slices_price(policy: Policy) -> None:
 def test_the_billing_advised_is_the_billing_quoted(policy: Policy) -> None:
     """Issue 17.5: 'runs daily: bill by the day or month' sat beside a dedicated row priced per hour of
     use, and a cheaper 'whole card by the hour' row stood as the shared option of a dedicated decision."""
-    daily = {"duration": "10h", "memory": "70/80", "model_parallel": "no", "frequency": "daily", "can_resume": "no",
-             "schedule": "10x20"}
+    daily = {
+        "duration": "10h",
+        "memory": "70/80",
+        "model_parallel": "no",
+        "frequency": "daily",
+        "can_resume": "no",
+        "schedule": "10x20",
+    }
     advice = advise(parse_answers(daily), policy, quoter=Quoter(policy))
     assert "billing_dedicated_monthly" in [a.id for a in advice.decision.advice]
     assert advice.quote is not None and advice.quote.dedicated is not None
@@ -126,8 +166,11 @@ def test_the_billing_advised_is_the_billing_quoted(policy: Policy) -> None:
         assert dedicated.billing_note == "no_hourly_price"
     rate = FxRate(rate=7.2, rate_date=NOW.date(), source="test")
     priced_with_fx = Quoter(policy)
-    hourly_only = advise(parse_answers(daily | {"gpu": "RTX4090", "memory": "20/24"}), policy,
-                         quoter=lambda request: quote(request, priced_with_fx.offers, policy, fx=rate))
+    hourly_only = advise(
+        parse_answers(daily | {"gpu": "RTX4090", "memory": "20/24"}),
+        policy,
+        quoter=lambda request: quote(request, priced_with_fx.offers, policy, fx=rate),
+    )
     priced = hourly_only.quote.dedicated  # type: ignore[union-attr]  # the bundled 4090 is priced by the hour
     assert priced is not None and priced.billing == "hourly" and priced.billing_note == "no_period_price"
     shown = hourly_only.to_json(Lang.EN)["quote"]["dedicated"]

@@ -31,7 +31,8 @@ def test_a_result_is_built_once_then_read_back(tmp_path: Path, cache: Path) -> N
 
 
 def test_a_corrupt_cache_file_is_rebuilt_and_an_unwritable_folder_is_no_error(
-        tmp_path: Path, cache: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path, cache: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     source = tmp_path / "data.txt"
     source.write_text("x")
     cached("thing", [source], lambda: 1)

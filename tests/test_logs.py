@@ -27,7 +27,12 @@ def test_json_lines_carry_time_level_logger_request_and_workspace() -> None:
         logging.getLogger().handlers.clear()
     first, second = (json.loads(line) for line in stream.getvalue().splitlines())
     assert {k: first[k] for k in ("level", "logger", "message", "request_id", "workspace")} == {
-        "level": "INFO", "logger": "bot.test", "message": "hello there", "request_id": "abc123", "workspace": "T9"}
+        "level": "INFO",
+        "logger": "bot.test",
+        "message": "hello there",
+        "request_id": "abc123",
+        "workspace": "T9",
+    }
     assert "time" in first and second["request_id"] == "-"
 
 
@@ -36,8 +41,11 @@ def test_text_lines_name_the_request() -> None:
     with about("r1", "T1"):
         RequestContext().filter(record)
     assert (record.request_id, record.workspace) == ("r1", "T1")  # type: ignore[attr-defined]
-def test_a_whole_conversation_at_debug_logs_no_token_or_secret(tmp_path: Path,
-                                                                 caplog: pytest.LogCaptureFixture) -> None:
+
+
+def test_a_whole_conversation_at_debug_logs_no_token_or_secret(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
     caplog.set_level(logging.DEBUG)
     with running_app(tmp_path) as h:
         h.send.command("10h mem=70/80 mp=no freq=daily resume=no", response_url=h.fake.response_url())
@@ -49,8 +57,11 @@ def test_a_whole_conversation_at_debug_logs_no_token_or_secret(tmp_path: Path,
     assert len(caplog.records) > 20  # slack_sdk and bolt logged their requests at DEBUG
     for line in lines:
         assert "xoxb-test-token" not in line and SECRET not in line
+
+
 def test_bolts_token_will_be_unused_warning_is_not_printed_on_every_start(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
     """Issue 19.17: 'As you gave client as well, token will be unused.' was printed at every start."""
     from bot.deps import build_deps
     from bot.slack.app import create_app
@@ -63,6 +74,8 @@ def test_bolts_token_will_be_unused_warning_is_not_printed_on_every_start(
         create_app(deps)
         deps.store.close()
     assert not [r for r in caplog.records if "will be unused" in r.getMessage()]
+
+
 def test_no_secret_the_bot_holds_reaches_a_log_line_at_debug(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
     """Issue 20.6: at DEBUG a heartbeat token (in the response_url body slack_sdk logs) and an installed
     workspace's bot token (oauth.v2.access) were logged. Every secret is tried here."""
@@ -80,8 +93,9 @@ def test_no_secret_the_bot_holds_reaches_a_log_line_at_debug(tmp_path: Path, cap
         enroll_token = said["text"].split("`")[1]
         box = {"name": "gpu-box-9", "machine_id": "m1", "gpus": [{"index": 0, "name": "NVIDIA L4"}]}
         body = json.dumps(box).encode()
-        request = urllib.request.Request(h.base_url + "/api/enroll", data=body, method="POST",
-                                         headers={"Authorization": f"Bearer {enroll_token}"})
+        request = urllib.request.Request(
+            h.base_url + "/api/enroll", data=body, method="POST", headers={"Authorization": f"Bearer {enroll_token}"}
+        )
         enrolled_token = json.loads(urllib.request.urlopen(request, timeout=10).read())["token"]
     with oauth_app(tmp_path / "two", None) as (_fake, _send, base, _):
         install(base, "T1")
@@ -89,7 +103,15 @@ def test_no_secret_the_bot_holds_reaches_a_log_line_at_debug(tmp_path: Path, cap
     assert len(caplog.records) > 20  # slack_sdk, bolt and the OAuth flow logged at DEBUG
     from tests.slack.test_oauth import KEY
 
-    for secret in (heartbeat_token, enroll_token, enrolled_token, "xoxb-test-token", "xoxb-T1-bot-token", SECRET,
-                   "client-secret", KEY):
+    for secret in (
+        heartbeat_token,
+        enroll_token,
+        enrolled_token,
+        "xoxb-test-token",
+        "xoxb-T1-bot-token",
+        SECRET,
+        "client-secret",
+        KEY,
+    ):
         assert secret not in logged, secret
     assert Fernet(KEY.encode())  # the key tried is a real one

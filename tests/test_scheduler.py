@@ -14,8 +14,13 @@ NOW = datetime(2026, 11, 30, tzinfo=UTC)
 
 
 def sources(tmp_path: Path) -> list:  # type: ignore[type-arg]
-    settings = Settings(db=tmp_path / "a.db", refresh_azure_hours=6, refresh_ratecard_hours=24,
-                        refresh_ecb_hours=12, feed=str(tmp_path / "feed.csv"))
+    settings = Settings(
+        db=tmp_path / "a.db",
+        refresh_azure_hours=6,
+        refresh_ratecard_hours=24,
+        refresh_ecb_hours=12,
+        feed=str(tmp_path / "feed.csv"),
+    )
     return build_sources(settings, http_client(settings))
 
 
@@ -44,8 +49,9 @@ def test_job_refreshes_into_the_database(tmp_path: Path) -> None:
 def test_running_scheduler_refreshes_and_a_failing_source_does_not_stop_it(tmp_path: Path) -> None:
     # the feed file does not exist: that source fails, the rate card still loads
     all_sources = [s for s in sources(tmp_path) if s.name in ("ratecard", "feed")]
-    scheduler = build_scheduler(all_sources, lambda: cache.open_db(tmp_path / "a.db"),
-                                first_run_in=timedelta(seconds=0))
+    scheduler = build_scheduler(
+        all_sources, lambda: cache.open_db(tmp_path / "a.db"), first_run_in=timedelta(seconds=0)
+    )
     scheduler.start()
     try:
         deadline = time.monotonic() + 30  # a loaded CI machine: the loop ends as soon as both ran

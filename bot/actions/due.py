@@ -67,8 +67,12 @@ def judge_again(deps: Deps, rentals: Rentals, inst: Instance | None, warning: Wa
     rules = deps.policy.idle
     window = timedelta(minutes=rules.window_minutes)
     samples = rentals.recent([inst.id], now - window)[inst.id]
-    figures = {"from": (now - window).isoformat(timespec="minutes"), "to": now.isoformat(timespec="minutes"),
-               "samples": len(samples), "max_utilization_pct": max((s.utilization_pct for s in samples), default=None)}
+    figures = {
+        "from": (now - window).isoformat(timespec="minutes"),
+        "to": now.isoformat(timespec="minutes"),
+        "samples": len(samples),
+        "max_utilization_pct": max((s.utilization_pct for s in samples), default=None),
+    }
     verdict = judge(samples, started=inst.launched_at or inst.started_at, now=now, rules=rules)
     return Verdict(verdict is Activity.IDLE, str(verdict), figures)
 
@@ -129,8 +133,15 @@ def _stop_aws(ctx: Ctx, warning: Warning, inst: Instance, verdict: Verdict) -> i
     except (ClientError, BotoCoreError) as exc:
         problem = aws_problem(exc)
     if problem is None:
-        if ctx.actions.move(warning.id, "warned", "stopped", ctx.now, detail=f"aws stop_instances: {state}",
-                            figures=verdict.figures, attempt=True):
+        if ctx.actions.move(
+            warning.id,
+            "warned",
+            "stopped",
+            ctx.now,
+            detail=f"aws stop_instances: {state}",
+            figures=verdict.figures,
+            attempt=True,
+        ):
             _stopped(ctx, warning, inst)
         return 1
     return _failed_try(ctx, warning, inst, "warned", problem)
@@ -170,8 +181,10 @@ def _stopped(ctx: Ctx, warning: Warning, inst: Instance) -> None:
     _say(ctx, warning, inst, "action.stopped", saved=saved, idle=idle)
     try:
         owner_lang = ctx.slack.lang_of(ctx.client, ctx.deps, inst.owner) if ctx.slack else lang  # the owner's own
-        ctx.client.chat_postMessage(channel=inst.owner, text=t("action.stopped_dm", owner_lang, name=inst.name,
-                                                                 channel=f"<#{warning.channel}>", saved=saved))
+        ctx.client.chat_postMessage(
+            channel=inst.owner,
+            text=t("action.stopped_dm", owner_lang, name=inst.name, channel=f"<#{warning.channel}>", saved=saved),
+        )
     except SlackApiError as exc:
         log.warning("could not tell %s their instance was stopped: %s", inst.owner, exc.response.get("error"))
 
@@ -183,8 +196,15 @@ def _say(ctx: Ctx, warning: Warning, inst: Instance | None, key: str, **params: 
     zone = ZoneInfo(schedule.zone)
     reason = params.pop("reason", None)  # why nothing was done: one of action.why.*
     why = t(f"action.why.{reason}", lang) if reason else params.pop("problem", "")
-    text = t(key, lang, name=inst.name if inst else str(warning.instance_id), owner=f"<@{inst.owner}>" if inst else "",
-             at=f"{ctx.now.astimezone(zone):%H:%M} {zone.key}", why=why, **params)
+    text = t(
+        key,
+        lang,
+        name=inst.name if inst else str(warning.instance_id),
+        owner=f"<@{inst.owner}>" if inst else "",
+        at=f"{ctx.now.astimezone(zone):%H:%M} {zone.key}",
+        why=why,
+        **params,
+    )
     if inst is not None and _update_item(ctx, warning, inst.name, text, keep_item=key == "action.cancelled"):
         return
     try:  # the digest could not be updated (too old, deleted): said in its thread instead
@@ -200,8 +220,9 @@ def _update_item(ctx: Ctx, warning: Warning, name: str, text: str, *, keep_item:
     if not warning.message_ts or ctx.slack is None:
         return False
     try:
-        found = ctx.client.conversations_history(channel=warning.channel, latest=warning.message_ts, inclusive=True,
-                                                 limit=1)
+        found = ctx.client.conversations_history(
+            channel=warning.channel, latest=warning.message_ts, inclusive=True, limit=1
+        )
         message = next((m for m in found.get("messages") or [] if m.get("ts") == warning.message_ts), None)
         if not message or not message.get("blocks"):
             return False
@@ -214,8 +235,9 @@ def _update_item(ctx: Ctx, warning: Warning, name: str, text: str, *, keep_item:
                 blocks += [block, *note] if keep_item else note
             elif keep_item or block.get("block_id") != f"act:i:{name}":
                 blocks.append(block)
-        ctx.client.chat_update(channel=warning.channel, ts=warning.message_ts, blocks=blocks,
-                               text=str(message.get("text") or text))
+        ctx.client.chat_update(
+            channel=warning.channel, ts=warning.message_ts, blocks=blocks, text=str(message.get("text") or text)
+        )
     except SlackApiError as exc:
         log.info("digest %s not updated (%s): said in its thread", warning.message_ts, exc.response.get("error"))
         return False

@@ -24,8 +24,9 @@ class Warner:
 
     def _instances(self, team: str, channel: str) -> dict[str, Instance]:
         if (team, channel) not in self._named:
-            self._named[(team, channel)] = {i.name: i for i in self.rentals.instances(team, channel=channel,
-                                                                                       active_only=True)}
+            self._named[(team, channel)] = {
+                i.name: i for i in self.rentals.instances(team, channel=channel, active_only=True)
+            }
         return self._named[(team, channel)]
 
     def annotate(self, team: str, channel: str, digest: Digest, moment: datetime) -> Digest:
@@ -53,8 +54,9 @@ class Warner:
                 out.append(replace(news, stop_at=warned.deadline if warned else moment + policy.grace))
         return replace(digest, instances=out)
 
-    def record(self, team: str, channel: str, digest: Digest, ts: str | None, moment: datetime,
-               lang: str | None = None) -> int:
+    def record(
+        self, team: str, channel: str, digest: Digest, ts: str | None, moment: datetime, lang: str | None = None
+    ) -> int:
         """Keep the warnings the posted digest gave (an instance warned already keeps its first deadline)."""
         if not any(news.stop_at is not None for news in digest.instances):
             return 0

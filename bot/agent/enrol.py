@@ -92,8 +92,15 @@ def write_state(path: Path, enrolled: Enrolled, url: str) -> None:
     tmp = path.with_name(path.name + ".tmp")
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     with os.fdopen(fd, "w", encoding="utf-8") as out:
-        json.dump({"url": url, "instance": enrolled.instance, "token": enrolled.token,
-                   "enrolled_at": datetime.now(UTC).isoformat(timespec="seconds")}, out)
+        json.dump(
+            {
+                "url": url,
+                "instance": enrolled.instance,
+                "token": enrolled.token,
+                "enrolled_at": datetime.now(UTC).isoformat(timespec="seconds"),
+            },
+            out,
+        )
     os.chmod(tmp, 0o600)  # an existing .tmp keeps its mode through O_CREAT
     os.replace(tmp, path)
 
@@ -113,12 +120,16 @@ def enrol(client: httpx.Client, url: str, token: str, about: dict[str, Any]) -> 
     return Enrolled(str(body.get("instance", about["name"])), str(body["token"]))
 
 
-def about_box(name: str | None, price: str | None, provider_id: str | None,
-              cards: list[dict[str, Any]]) -> dict[str, Any]:
+def about_box(
+    name: str | None, price: str | None, provider_id: str | None, cards: list[dict[str, Any]]
+) -> dict[str, Any]:
     """The enrolment body: the name (default: the host name), machine id, cards, and price and provider id
     when known."""
-    body: dict[str, Any] = {"name": name or socket.gethostname().split(".")[0], "machine_id": machine_id(),
-                            "gpus": cards}
+    body: dict[str, Any] = {
+        "name": name or socket.gethostname().split(".")[0],
+        "machine_id": machine_id(),
+        "gpus": cards,
+    }
     if price:
         body["price"] = price
     found = provider_id or ec2_instance_id()

@@ -54,8 +54,9 @@ class Buffer:
             elif line.strip():
                 bad += 1
         if bad:
-            log.warning("%d lines of %s are not samples (a truncated write?): skipped; %d kept", bad, self.path,
-                        len(kept))
+            log.warning(
+                "%d lines of %s are not samples (a truncated write?): skipped; %d kept", bad, self.path, len(kept)
+            )
         return kept
 
     def check(self) -> None:
@@ -81,17 +82,29 @@ def disks(paths: list[Path]) -> list[dict[str, Any]]:
                 except OSError:
                     continue
                 size, newest = size + stat.st_size, max(newest, stat.st_mtime)
-        out.append({"path": str(root), "size_gb": round(size / 1e9, 3),
-                    "newest_mtime": datetime.fromtimestamp(newest, UTC).isoformat() if newest else None})
+        out.append(
+            {
+                "path": str(root),
+                "size_gb": round(size / 1e9, 3),
+                "newest_mtime": datetime.fromtimestamp(newest, UTC).isoformat() if newest else None,
+            }
+        )
     return out
 
 
 MAX_DROPS = 20  # samples a post may drop, one at a time, as the bot names them invalid
 
 
-def send(client: httpx.Client, url: str, token: str, buffer: Buffer, new: list[dict[str, Any]],
-         watched: list[Path], extra: dict[str, Any] | None = None,
-         answered: Callable[[dict[str, Any]], None] | None = None) -> bool:
+def send(
+    client: httpx.Client,
+    url: str,
+    token: str,
+    buffer: Buffer,
+    new: list[dict[str, Any]],
+    watched: list[Path],
+    extra: dict[str, Any] | None = None,
+    answered: Callable[[dict[str, Any]], None] | None = None,
+) -> bool:
     """Post the buffered samples and `new`; True when the bot kept them. Raises TokenRefused on 401.
     A 400 naming one sample (`samples[7].utilization_pct`) drops that sample alone, logs it, and posts
     the rest again: one bad reading never costs the others."""
@@ -103,9 +116,13 @@ def send(client: httpx.Client, url: str, token: str, buffer: Buffer, new: list[d
         index = _bad_sample(answer)
         if index is None or index >= len(pending):
             break
-        log.warning("the bot refused sample %d (%s): dropped it; %d samples left to send", index,
-                    _said(answer), len(pending) - 1)
-        pending = pending[:index] + pending[index + 1:]
+        log.warning(
+            "the bot refused sample %d (%s): dropped it; %d samples left to send",
+            index,
+            _said(answer),
+            len(pending) - 1,
+        )
+        pending = pending[:index] + pending[index + 1 :]
     if answer is None:
         return False
     return _settle(answer, buffer, pending, answered)
@@ -130,40 +147,61 @@ def _bad_sample(answer: httpx.Response) -> int | None:
     return int(number) if head != field and number.isdigit() else None
 
 
-def _post(client: httpx.Client, url: str, token: str, buffer: Buffer, pending: list[dict[str, Any]],
-          watched: list[Path], extra: dict[str, Any] | None = None) -> httpx.Response | None:
+def _post(
+    client: httpx.Client,
+    url: str,
+    token: str,
+    buffer: Buffer,
+    pending: list[dict[str, Any]],
+    watched: list[Path],
+    extra: dict[str, Any] | None = None,
+) -> httpx.Response | None:
     """One post of `pending`; None (after buffering it) when the bot could not be reached."""
     target = url.rstrip("/") + "/api/heartbeat"
     try:
-        return client.post(target, headers={"Authorization": f"Bearer {token}"},
-                           json={"samples": pending, "disks": disks(watched), **(extra or {})})
+        return client.post(
+            target,
+            headers={"Authorization": f"Bearer {token}"},
+            json={"samples": pending, "disks": disks(watched), **(extra or {})},
+        )
     except httpx.HTTPError as exc:
         log.warning("cannot reach %s: %s; %d samples buffered", target, _reason(exc), len(pending))
         buffer.save(pending)
         return None
 
 
-def _settle(answer: httpx.Response, buffer: Buffer, pending: list[dict[str, Any]],
-            answered: Callable[[dict[str, Any]], None] | None = None) -> bool:
+def _settle(
+    answer: httpx.Response,
+    buffer: Buffer,
+    pending: list[dict[str, Any]],
+    answered: Callable[[dict[str, Any]], None] | None = None,
+) -> bool:
     """What the bot's answer means for the buffer: emptied when kept, kept when it may get through later."""
     if answer.status_code == 401:
         buffer.save(pending)
         log.error("the bot refused the token (401); %d samples buffered", len(pending))
         raise TokenRefused(answer.text[:200])
     if answer.status_code == 413:  # too much at once: keep the newer half, so the next batches fit
-        log.warning("the bot refused %d samples at once as too large; keeping the newest %d", len(pending),
-                    len(pending) // 2)
-        buffer.save(pending[len(pending) - len(pending) // 2:])
+        log.warning(
+            "the bot refused %d samples at once as too large; keeping the newest %d", len(pending), len(pending) // 2
+        )
+        buffer.save(pending[len(pending) - len(pending) // 2 :])
         return False
     if answer.status_code != 202:  # kept for later, never dropped silently: a 400 naming no sample may be ours
-        log.warning("the bot answered %s: %s; %d samples kept for later", answer.status_code, _said(answer),
-                    len(pending))
+        log.warning(
+            "the bot answered %s: %s; %d samples kept for later", answer.status_code, _said(answer), len(pending)
+        )
         buffer.save(pending)
         return False
     buffer.save([])
     said = answer.json() if answer.headers.get("content-type", "").startswith("application/json") else {}
-    log.info("sent %d samples: kept %s, repeated %s, too old %s", len(pending), said.get("kept", "?"),
-             said.get("repeated", 0), said.get("too_old", 0))
+    log.info(
+        "sent %d samples: kept %s, repeated %s, too old %s",
+        len(pending),
+        said.get("kept", "?"),
+        said.get("repeated", 0),
+        said.get("too_old", 0),
+    )
     if answered is not None and isinstance(said, dict):
         answered(said)
     return True
@@ -178,8 +216,18 @@ def _reason(exc: httpx.HTTPError) -> str:
     return text.split("] ")[-1].lower() if "Errno" in text else text
 
 
-def run(url: str, token: str, *, interval: float, watched: list[Path], buffer: Buffer, once: bool,
-        client: httpx.Client, sleep: Callable[[float], None] = time.sleep, on_stop: str | None = None) -> bool:
+def run(
+    url: str,
+    token: str,
+    *,
+    interval: float,
+    watched: list[Path],
+    buffer: Buffer,
+    once: bool,
+    client: httpx.Client,
+    sleep: Callable[[float], None] = time.sleep,
+    on_stop: str | None = None,
+) -> bool:
     """Sample and send until stopped (or once). Returns whether the last send was kept. A stop the bot asks
     for (in a heartbeat's answer) runs `on_stop` once and its result is sent at once (else with the next post)."""
     if not usable_token(token):

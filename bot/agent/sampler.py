@@ -46,11 +46,17 @@ def _nvml(now: datetime) -> list[dict[str, Any]]:
             except pynvml.NVMLError:
                 power = None
             name = pynvml.nvmlDeviceGetName(handle)
-            out.append({"ts": now.isoformat(), "gpu": index,
-                        "name": name.decode() if isinstance(name, bytes) else str(name),
-                        "utilization_pct": float(pynvml.nvmlDeviceGetUtilizationRates(handle).gpu),
-                        "memory_used_mib": memory.used / 2**20, "memory_total_mib": memory.total / 2**20,
-                        "power_w": power})
+            out.append(
+                {
+                    "ts": now.isoformat(),
+                    "gpu": index,
+                    "name": name.decode() if isinstance(name, bytes) else str(name),
+                    "utilization_pct": float(pynvml.nvmlDeviceGetUtilizationRates(handle).gpu),
+                    "memory_used_mib": memory.used / 2**20,
+                    "memory_total_mib": memory.total / 2**20,
+                    "power_w": power,
+                }
+            )
         return out
     finally:
         pynvml.nvmlShutdown()
@@ -61,8 +67,12 @@ def _nvidia_smi(now: datetime) -> list[dict[str, Any]]:
     if binary is None:
         raise NoGPU("no_driver")
     try:
-        done = subprocess.run([binary, f"--query-gpu={QUERY}", "--format=csv,noheader,nounits"],
-                              capture_output=True, text=True, timeout=SMI_TIMEOUT_S)
+        done = subprocess.run(
+            [binary, f"--query-gpu={QUERY}", "--format=csv,noheader,nounits"],
+            capture_output=True,
+            text=True,
+            timeout=SMI_TIMEOUT_S,
+        )
     except subprocess.TimeoutExpired:  # a hung driver: say so, rather than wait for ever
         raise NoGPU("smi_timeout", seconds=SMI_TIMEOUT_S) from None
     if done.returncode != 0:
@@ -77,8 +87,17 @@ def _nvidia_smi(now: datetime) -> list[dict[str, Any]]:
             raise NoGPU("smi_line", line=line_no, expected=QUERY, text=line.strip()[:120])
         index, util, used, total, power = numbers
         assert index is not None and util is not None and used is not None and total is not None
-        out.append({"ts": now.isoformat(), "gpu": int(index), "name": cells[2], "utilization_pct": util,
-                    "memory_used_mib": used, "memory_total_mib": total, "power_w": power})
+        out.append(
+            {
+                "ts": now.isoformat(),
+                "gpu": int(index),
+                "name": cells[2],
+                "utilization_pct": util,
+                "memory_used_mib": used,
+                "memory_total_mib": total,
+                "power_w": power,
+            }
+        )
     if not out:
         raise NoGPU("smi_empty")
     return out
@@ -91,8 +110,10 @@ def sample(now: datetime | None = None) -> list[dict[str, Any]]:
 
 def cards() -> list[dict[str, Any]]:
     """Every GPU's index, name and memory, as /api/enroll takes them ("NVIDIA A100-SXM4-80GB", 81920)."""
-    return [{"index": r["gpu"], "name": r["name"], "memory_total_mib": r["memory_total_mib"]}
-            for r in _read(datetime.now(UTC))]
+    return [
+        {"index": r["gpu"], "name": r["name"], "memory_total_mib": r["memory_total_mib"]}
+        for r in _read(datetime.now(UTC))
+    ]
 
 
 def _read(moment: datetime) -> list[dict[str, Any]]:

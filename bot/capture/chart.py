@@ -16,10 +16,10 @@ if TYPE_CHECKING:
 BELOW_ZERO = 0.04  # of the axis: room under 0, so an idle card's line at 0 is seen above the x-axis
 
 
-def draw(readings: Sequence[Sample], path: Path | BinaryIO, *, busy_pct: float, tight_fraction: float,
-         title: str) -> None:
-    chart(readings, busy_pct=busy_pct, tight_fraction=tight_fraction, title=title).savefig(path, dpi=110,
-                                                                                        format="png")
+def draw(
+    readings: Sequence[Sample], path: Path | BinaryIO, *, busy_pct: float, tight_fraction: float, title: str
+) -> None:
+    chart(readings, busy_pct=busy_pct, tight_fraction=tight_fraction, title=title).savefig(path, dpi=110, format="png")
 
 
 def chart(readings: Sequence[Sample], *, busy_pct: float, tight_fraction: float, title: str) -> Figure:
@@ -35,8 +35,13 @@ def chart(readings: Sequence[Sample], *, busy_pct: float, tight_fraction: float,
         mem_ax.plot(times, [r.memory_used_mib / 1024 for r in mine], label=f"GPU {gpu}", linewidth=1)
     total_gib = max(r.memory_total_mib for r in readings) / 1024
     util_ax.axhline(busy_pct, color="red", linestyle="--", linewidth=1, label=f"{busy_pct:g}%")
-    mem_ax.axhline(total_gib * tight_fraction, color="red", linestyle="--", linewidth=1,
-                   label=f"{tight_fraction:.0%} of {total_gib:.0f} GiB")
+    mem_ax.axhline(
+        total_gib * tight_fraction,
+        color="red",
+        linestyle="--",
+        linewidth=1,
+        label=f"{tight_fraction:.0%} of {total_gib:.0f} GiB",
+    )
     mem_ax.axhline(total_gib, color="black", linewidth=0.8)
     util_ax.set(ylabel="utilisation %", ylim=(-105 * BELOW_ZERO, 105), title=title)
     mem_ax.set(ylabel="memory GiB", ylim=(-total_gib * 1.05 * BELOW_ZERO, total_gib * 1.05), xlabel="time (UTC)")

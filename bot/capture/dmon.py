@@ -68,8 +68,9 @@ def read_dmon(lines: list[str], card_mib: float | None) -> list[Sample]:
             if last is not None and "date" not in cols and at < last - timedelta(hours=1):
                 carry += timedelta(days=1)  # -o T only: the clock went past midnight
                 at += timedelta(days=1)
-            out.append(Sample(at, int(_cell(cells, cols["gpu"])), _cell(cells, cols["sm"]),
-                               _cell(cells, cols["fb"]), card_mib))
+            out.append(
+                Sample(at, int(_cell(cells, cols["gpu"])), _cell(cells, cols["sm"]), _cell(cells, cols["fb"]), card_mib)
+            )
             last = at
         except (ValueError, IndexError):
             raise CaptureError(number, "bad_row", row=line.strip(), expected="dmon") from None

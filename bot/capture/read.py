@@ -17,8 +17,13 @@ from rules.samples import Sample
 __all__ = ["CaptureError", "read", "read_text"]
 
 PROBE = ("timestamp", "gpu", "utilization_pct", "memory_used_mib", "memory_total_mib")
-SMI = {"timestamp": "timestamp", "index": "gpu", "utilization.gpu [%]": "utilization_pct",
-       "memory.used [MiB]": "memory_used_mib", "memory.total [MiB]": "memory_total_mib"}
+SMI = {
+    "timestamp": "timestamp",
+    "index": "gpu",
+    "utilization.gpu [%]": "utilization_pct",
+    "memory.used [MiB]": "memory_used_mib",
+    "memory.total [MiB]": "memory_total_mib",
+}
 
 
 def _time(text: str) -> datetime:
@@ -44,8 +49,9 @@ def _columns(line: int, header: list[str]) -> tuple[dict[str, int], str]:
         return {c: header.index(c) for c in PROBE}, "probe"
     if all(c in header for c in SMI):
         return {SMI[c]: header.index(c) for c in SMI}, "smi"
-    raise CaptureError(line, "unknown_columns", found=", ".join(header) or "-", probe=", ".join(PROBE),
-                       smi=", ".join(SMI))
+    raise CaptureError(
+        line, "unknown_columns", found=", ".join(header) or "-", probe=", ".join(PROBE), smi=", ".join(SMI)
+    )
 
 
 def _read_csv(text: str) -> list[Sample]:
@@ -58,13 +64,19 @@ def _read_csv(text: str) -> list[Sample]:
         raise CaptureError(1, "empty")
     columns, kind = _columns(first + 1, [h.strip() for h in rows[first]])
     out = []
-    for number, row in enumerate(rows[first + 1:], start=first + 2):
+    for number, row in enumerate(rows[first + 1 :], start=first + 2):
         if not any(cell.strip() for cell in row):
             continue
         try:
-            out.append(Sample(_time(row[columns["timestamp"]]), int(_number(row[columns["gpu"]])),
-                               _number(row[columns["utilization_pct"]]), _number(row[columns["memory_used_mib"]]),
-                               _number(row[columns["memory_total_mib"]])))
+            out.append(
+                Sample(
+                    _time(row[columns["timestamp"]]),
+                    int(_number(row[columns["gpu"]])),
+                    _number(row[columns["utilization_pct"]]),
+                    _number(row[columns["memory_used_mib"]]),
+                    _number(row[columns["memory_total_mib"]]),
+                )
+            )
         except (ValueError, IndexError, OverflowError):
             raise CaptureError(number, "bad_row", row=",".join(row)[:80], expected=kind) from None
     if not out:

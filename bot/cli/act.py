@@ -17,10 +17,13 @@ from bot.cli.rentals import JsonOpt, TeamOpt, open_rentals, workspace_of
 def act(
     channel: Annotated[str, typer.Argument(help="The Slack channel (its id, e.g. C0123).")],
     mode: Annotated[str, typer.Argument(help="off, notify or stop.")],
-    grace: Annotated[str | None, typer.Option("--grace", help="How long after the warning an idle instance is "
-                                                             "stopped: 1m to 7d (default 4h).")] = None,
-    project: Annotated[str | None, typer.Option("--project", help="Only this project's instances in the "
-                                                                  "channel.")] = None,
+    grace: Annotated[
+        str | None,
+        typer.Option("--grace", help="How long after the warning an idle instance is stopped: 1m to 7d (default 4h)."),
+    ] = None,
+    project: Annotated[
+        str | None, typer.Option("--project", help="Only this project's instances in the channel.")
+    ] = None,
     team: TeamOpt = None,
     lang: LangOpt = None,
 ) -> None:
@@ -51,9 +54,20 @@ def actions_list(team: TeamOpt = None, lang: LangOpt = None, as_json: JsonOpt = 
     settings = load_settings(lang=lang)
     workspace = workspace_of(settings, team)
     rows = Actions(open_rentals(settings).store).history(workspace)
-    out = [{"at": (w.decided_at or w.requested_at or w.warned_at).isoformat(), "item": name, "kind": "stop",
-            "result": w.status, "detail": w.detail, "warned_at": w.warned_at.isoformat(),
-            "deadline": w.deadline.isoformat(), "channel": w.channel, "figures": w.figures} for w, name in rows]
+    out = [
+        {
+            "at": (w.decided_at or w.requested_at or w.warned_at).isoformat(),
+            "item": name,
+            "kind": "stop",
+            "result": w.status,
+            "detail": w.detail,
+            "warned_at": w.warned_at.isoformat(),
+            "deadline": w.deadline.isoformat(),
+            "channel": w.channel,
+            "figures": w.figures,
+        }
+        for w, name in rows
+    ]
     if as_json:
         sys.stdout.write(json.dumps(out, ensure_ascii=False, indent=2) + "\n")
         return

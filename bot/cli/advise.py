@@ -110,8 +110,9 @@ def read_answers(raw: dict[str, str | None], lang: Lang, *, console: Console | N
     return parsed
 
 
-def _priced(light: TerminalSettings, policy: Policy, parsed: dict[str, Any], currency: str | None,
-            db: Path | None) -> Advice:
+def _priced(
+    light: TerminalSettings, policy: Policy, parsed: dict[str, Any], currency: str | None, db: Path | None
+) -> Advice:
     """The decision and its quote from the price cache (settings and prices loaded here only: the plain
     path stays light)."""
     from bot.cli.prices import price_book, quote_currency
@@ -119,8 +120,9 @@ def _priced(light: TerminalSettings, policy: Policy, parsed: dict[str, Any], cur
     settings = load_settings(lang=light.lang, policy=light.policy, db=db)
 
     with price_book(settings, policy) as book:  # no --schedule: assumed from the answers, as in Slack
-        advice = advise(parsed, policy, quoter=book.quote, currency=quote_currency(currency, settings),
-                        assume_schedule=True)
+        advice = advise(
+            parsed, policy, quoter=book.quote, currency=quote_currency(currency, settings), assume_schedule=True
+        )
     if advice.quote_error is not None:
         from bot.text.errors import error_text
 
@@ -128,8 +130,17 @@ def _priced(light: TerminalSettings, policy: Policy, parsed: dict[str, Any], cur
     return advice
 
 
-def run(answers: dict[str, str | None], *, lang: Lang | None, policy: Path | None, as_json: bool,
-        with_quote: bool, currency: str | None, db: Path | None, interactive: bool | None) -> None:
+def run(
+    answers: dict[str, str | None],
+    *,
+    lang: Lang | None,
+    policy: Path | None,
+    as_json: bool,
+    with_quote: bool,
+    currency: str | None,
+    db: Path | None,
+    interactive: bool | None,
+) -> None:
     settings = terminal_settings(lang=lang, policy=policy)
     effective = load_effective_policy(settings)
     ask = sys.stdin.isatty() if interactive is None else interactive
@@ -156,12 +167,16 @@ def _options(
     policy: PolicyOpt = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the decision as one JSON object.")] = False,
     with_quote: Annotated[bool, typer.Option("--quote", help="Add each option's cost (needs --schedule).")] = False,
-    currency: Annotated[str | None, typer.Option(
-        help="CNY, USD, EUR or any currency the ECB publishes, for --quote.")] = None,
+    currency: Annotated[
+        str | None, typer.Option(help="CNY, USD, EUR or any currency the ECB publishes, for --quote.")
+    ] = None,
     db: DbOpt = None,
-    interactive: Annotated[bool | None, typer.Option(
-        "--interactive/--no-interactive",
-        help="Ask for missing answers (default: only when stdin is a terminal).")] = None,
+    interactive: Annotated[
+        bool | None,
+        typer.Option(
+            "--interactive/--no-interactive", help="Ask for missing answers (default: only when stdin is a terminal)."
+        ),
+    ] = None,
 ) -> None:
     """The options of `advise` beside the answer flags (a template: only its signature is used)."""
 
@@ -172,8 +187,14 @@ def _answer_options(lang: Lang) -> list[inspect.Parameter]:
     for field in FIELDS:
         examples = ", ".join(forms(field.ask.accepted(), lang)[:5])
         help_text = t("cli.help.answer", lang, question=t(f"question.{field.key}", lang), examples=examples)
-        params.append(inspect.Parameter(field.option_name, inspect.Parameter.KEYWORD_ONLY, default=None,
-                                        annotation=Annotated[str | None, typer.Option(field.flag, help=help_text)]))
+        params.append(
+            inspect.Parameter(
+                field.option_name,
+                inspect.Parameter.KEYWORD_ONLY,
+                default=None,
+                annotation=Annotated[str | None, typer.Option(field.flag, help=help_text)],
+            )
+        )
     return params
 
 
@@ -187,6 +208,10 @@ def advise_command_in(lang: Lang) -> Callable[..., None]:
 
     advise_command.__doc__ = t("cli.help.advise", lang)
     advise_command.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
-        _answer_options(lang) + [p.replace(kind=inspect.Parameter.KEYWORD_ONLY)
-                                 for p in inspect.signature(_options, eval_str=True).parameters.values()])
+        _answer_options(lang)
+        + [
+            p.replace(kind=inspect.Parameter.KEYWORD_ONLY)
+            for p in inspect.signature(_options, eval_str=True).parameters.values()
+        ]
+    )
     return advise_command

@@ -22,29 +22,60 @@ from bot.text import Lang, t
 
 def agent(
     url: Annotated[str, typer.Option("--url", help="The bot's base URL, e.g. https://gpu-advisor.example.com.")],
-    token: Annotated[str | None, typer.Option("--token", envvar="GPU_ADVISOR_AGENT_TOKEN", show_envvar=True,
-                                              help="The token `track instance` printed (better from the "
-                                                   "environment, so it stays out of ps).")] = None,
-    enroll: Annotated[str | None, typer.Option("--enroll", envvar="GPU_ADVISOR_ENROLL_TOKEN", show_envvar=True,
-                                               help="An enrolment token (`gpu-advise enroll-token`, `/gpu-advise "
-                                                    "enroll`): the first run registers this box.")] = None,
-    name: Annotated[str | None, typer.Option("--name", help="The box's name when it enrols (default: the host "
-                                                            "name).")] = None,
-    price: Annotated[str | None, typer.Option("--price", help="What the box costs when it enrols: 14/h, 400/day "
-                                                              "(default: the price cache's).")] = None,
-    provider_id: Annotated[str | None, typer.Option("--provider-id", help="The cloud's id of this box, e.g. "
-                                                    "aws:i-0abc... (default: from EC2's instance metadata).")] = None,
-    on_stop: Annotated[str | None, typer.Option("--on-stop", help="The command that stops this box when the bot "
-                                                "asks (a channel with `act stop`), e.g. 'sudo shutdown -h now'; "
-                                                "without it the agent says it cannot act.")] = None,
-    state_file: Annotated[Path, typer.Option("--state-file", help="Where an enrolment keeps the heartbeat token "
-                                             "(mode 0600).")] = Path("gpu-advisor-agent.json"),
+    token: Annotated[
+        str | None,
+        typer.Option(
+            "--token",
+            envvar="GPU_ADVISOR_AGENT_TOKEN",
+            show_envvar=True,
+            help="The token `track instance` printed (better from the environment, so it stays out of ps).",
+        ),
+    ] = None,
+    enroll: Annotated[
+        str | None,
+        typer.Option(
+            "--enroll",
+            envvar="GPU_ADVISOR_ENROLL_TOKEN",
+            show_envvar=True,
+            help="An enrolment token (`gpu-advise enroll-token`, `/gpu-advise "
+            "enroll`): the first run registers this box.",
+        ),
+    ] = None,
+    name: Annotated[
+        str | None, typer.Option("--name", help="The box's name when it enrols (default: the host name).")
+    ] = None,
+    price: Annotated[
+        str | None,
+        typer.Option("--price", help="What the box costs when it enrols: 14/h, 400/day (default: the price cache's)."),
+    ] = None,
+    provider_id: Annotated[
+        str | None,
+        typer.Option(
+            "--provider-id",
+            help="The cloud's id of this box, e.g. aws:i-0abc... (default: from EC2's instance metadata).",
+        ),
+    ] = None,
+    on_stop: Annotated[
+        str | None,
+        typer.Option(
+            "--on-stop",
+            help="The command that stops this box when the bot "
+            "asks (a channel with `act stop`), e.g. 'sudo shutdown -h now'; "
+            "without it the agent says it cannot act.",
+        ),
+    ] = None,
+    state_file: Annotated[
+        Path, typer.Option("--state-file", help="Where an enrolment keeps the heartbeat token (mode 0600).")
+    ] = Path("gpu-advisor-agent.json"),
     interval: Annotated[float, typer.Option("--interval", min=5, max=3600, help="Seconds between samples.")] = 60,
-    watch_dir: Annotated[list[Path] | None, typer.Option("--watch-dir", help="A folder whose size and newest file "
-                                                                           "time are reported (repeatable).")] = None,
+    watch_dir: Annotated[
+        list[Path] | None,
+        typer.Option("--watch-dir", help="A folder whose size and newest file time are reported (repeatable)."),
+    ] = None,
     once: Annotated[bool, typer.Option("--once", help="Send one batch and exit.")] = False,
-    buffer: Annotated[Path, typer.Option("--buffer", help="Where samples wait while the bot cannot be reached.")]
-    = Path("gpu-advisor-agent.buffer.jsonl"),
+    buffer: Annotated[
+        Path, typer.Option("--buffer", help="Where samples wait while the bot cannot be reached.")
+    ] = Path("gpu-advisor-agent.buffer.jsonl"),
     lang: LangOpt = None,
 ) -> None:
     """Sample this machine's GPUs and post them to the bot, for the daily reminders' idle judgement."""
@@ -61,14 +92,31 @@ def agent(
     try:
         Buffer(buffer).check()
     except OSError as exc:
-        raise fail(t("cli.agent_bad_buffer", settings.lang, path=str(buffer),
-                     reason=exc.strerror or type(exc).__name__)) from None
+        raise fail(
+            t("cli.agent_bad_buffer", settings.lang, path=str(buffer), reason=exc.strerror or type(exc).__name__)
+        ) from None
     try:
         with httpx.Client(timeout=settings.http_timeout_s) as client:
-            heartbeat = token or _enrolled(settings.lang, client, url, enroll, state_file, once=once, interval=interval,
-                                           box=(name, price, provider_id))
-            ok = run(url, heartbeat, interval=interval, watched=watch_dir or [], buffer=Buffer(buffer), once=once,
-                     client=client, on_stop=on_stop)
+            heartbeat = token or _enrolled(
+                settings.lang,
+                client,
+                url,
+                enroll,
+                state_file,
+                once=once,
+                interval=interval,
+                box=(name, price, provider_id),
+            )
+            ok = run(
+                url,
+                heartbeat,
+                interval=interval,
+                watched=watch_dir or [],
+                buffer=Buffer(buffer),
+                once=once,
+                client=client,
+                on_stop=on_stop,
+            )
     except NoGPU as exc:
         reason = t(f"gpu.{exc.code}", settings.lang, **exc.params)
         raise fail(t("cli.agent_no_gpu", settings.lang, reason=reason)) from None
@@ -82,8 +130,17 @@ def agent(
         raise typer.Exit(1)
 
 
-def _enrolled(lang: Lang, client: Any, url: str, enroll: str | None, state_file: Path, *, once: bool,
-              interval: float, box: tuple[str | None, str | None, str | None]) -> str:
+def _enrolled(
+    lang: Lang,
+    client: Any,
+    url: str,
+    enroll: str | None,
+    state_file: Path,
+    *,
+    once: bool,
+    interval: float,
+    box: tuple[str | None, str | None, str | None],
+) -> str:
     """The heartbeat token an earlier enrolment kept in `state_file`, else a new enrolment's (kept there).
     Until the bot can be reached, enrolment is tried again every `interval` (once with --once)."""
     import time
@@ -113,11 +170,13 @@ def _enrolled(lang: Lang, client: Any, url: str, enroll: str | None, state_file:
             time.sleep(interval)
         except EnrolFailed as exc:  # the bot's reason in the terminal's language where it names one
             said = t(f"cli.enrol_why.{exc.reason}", lang, **exc.params) if exc.reason in ENROL_REASONS else exc.said
-            raise fail(t("cli.agent_enrol_refused", lang, status=exc.status, said=said),
-                       code=3 if exc.status == 401 else 2) from None
+            raise fail(
+                t("cli.agent_enrol_refused", lang, status=exc.status, said=said), code=3 if exc.status == 401 else 2
+            ) from None
     write_state(state_file, enrolled, url)
-    logging.getLogger("bot.agent").info("enrolled as %s; the heartbeat token is kept in %s", enrolled.instance,
-                                        state_file)
+    logging.getLogger("bot.agent").info(
+        "enrolled as %s; the heartbeat token is kept in %s", enrolled.instance, state_file
+    )
     return enrolled.token
 
 

@@ -19,21 +19,39 @@ if TYPE_CHECKING:
 
 def _figures_json(f: Figures) -> dict[str, object]:
     """One GPU's figures, or the whole capture's, under the keys --json documents."""
-    return {"continuity": f.continuity, "memory_tight": f.memory_tight, "memory_peak_mib": f.memory_peak_mib,
-            "memory_total_mib": f.memory_total_mib, "util_mean": f.util_mean, "util_p10": f.util_p10,
-            "util_p50": f.util_p50, "util_share_at_or_above_80": f.util_share_at_or_above, "samples": f.samples,
-            "duration_s": f.duration_s, "longest_gap_s": f.longest_gap_s, "total_gap_s": f.total_gap_s}
+    return {
+        "continuity": f.continuity,
+        "memory_tight": f.memory_tight,
+        "memory_peak_mib": f.memory_peak_mib,
+        "memory_total_mib": f.memory_total_mib,
+        "util_mean": f.util_mean,
+        "util_p10": f.util_p10,
+        "util_p50": f.util_p50,
+        "util_share_at_or_above_80": f.util_share_at_or_above,
+        "samples": f.samples,
+        "duration_s": f.duration_s,
+        "longest_gap_s": f.longest_gap_s,
+        "total_gap_s": f.total_gap_s,
+    }
 
 
 def analyze(
-    file: Annotated[Path, typer.Argument(help="The probe's CSV, nvidia-smi --query-gpu CSV "
-                                                          "output, or nvidia-smi dmon output.")],
+    file: Annotated[
+        Path, typer.Argument(help="The probe's CSV, nvidia-smi --query-gpu CSV output, or nvidia-smi dmon output.")
+    ],
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
-    chart: Annotated[Path | None, typer.Option("--chart", help="Draw utilisation and memory over time into "
-                                                               "this PNG.")] = None,
-    card_gb: Annotated[float | None, typer.Option("--card-gb", min=1, max=2048,
-                                                  help="The card's memory in GB, for nvidia-smi dmon output "
-                                                       "(which has no total).")] = None,
+    chart: Annotated[
+        Path | None, typer.Option("--chart", help="Draw utilisation and memory over time into this PNG.")
+    ] = None,
+    card_gb: Annotated[
+        float | None,
+        typer.Option(
+            "--card-gb",
+            min=1,
+            max=2048,
+            help="The card's memory in GB, for nvidia-smi dmon output (which has no total).",
+        ),
+    ] = None,
     lang: LangOpt = None,
 ) -> None:
     """Utilisation and memory figures of a capture, per GPU and overall, and the flags they imply."""
@@ -63,14 +81,26 @@ def analyze(
     flags = " ".join(f"{flag(key)} {shlex.quote(text)}" for key, text in sorted(implied.items()))
     idle = idle_gpus(readings, policy.capture)
     if as_json:
-        out = _figures_json(overall) | {"suggested_flags": flags, "run_duration_s": run, "idle_gpus": idle,
-                                        "gpus": {str(g): _figures_json(f) for g, f in gpus.items()}}
+        out = _figures_json(overall) | {
+            "suggested_flags": flags,
+            "run_duration_s": run,
+            "idle_gpus": idle,
+            "gpus": {str(g): _figures_json(f) for g, f in gpus.items()},
+        }
         sys.stdout.write(json.dumps(out) + "\n")
         return
     from bot.text.capture import figure_lines
 
     sys.stdout.write("".join(line + "\n" for line in figure_lines(gpus, overall, settings.lang, idle)))
-    sys.stdout.write(t("cli.capture_verdict", settings.lang, continuity=overall.continuity,
-                       tight=t("cli.yes" if overall.memory_tight else "cli.no", settings.lang), flags=flags) + "\n")
+    sys.stdout.write(
+        t(
+            "cli.capture_verdict",
+            settings.lang,
+            continuity=overall.continuity,
+            tight=t("cli.yes" if overall.memory_tight else "cli.no", settings.lang),
+            flags=flags,
+        )
+        + "\n"
+    )
     if "duration" not in implied:
         sys.stdout.write(t("capture.no_run", settings.lang) + "\n")

@@ -45,8 +45,9 @@ def budget(
         raise fail(t("cli.budget_usage", settings.lang))
     if amount.lower() == "off":
         gone = budgets.remove(workspace, project)
-        sys.stdout.write(t("cli.budget_removed" if gone else "cli.budget_none_for", settings.lang, project=project)
-                         + "\n")
+        sys.stdout.write(
+            t("cli.budget_removed" if gone else "cli.budget_none_for", settings.lang, project=project) + "\n"
+        )
         return
     value = budget_amount(amount)
     if value is None or currency.upper() not in ("CNY", "USD"):
@@ -56,17 +57,25 @@ def budget(
     _alert(settings, rentals)
 
 
-
-
 def _list(settings: Any, rentals: Any, workspace: str, now: datetime, as_json: bool) -> None:
     from bot.state.budgets import Budgets
     from rules.budget import standings
 
     local = now.astimezone(ZoneInfo(settings.remind_tz))
-    found = standings(rentals.instances(workspace), rentals.storage(workspace), Budgets(rentals.store).of(workspace),
-                      local)
-    rows = [{"project": s.project, "amount": s.budget, "currency": s.currency, "spent": s.spent,
-             "forecast": s.forecast, "month_end": s.month_end.isoformat()} for s in found]
+    found = standings(
+        rentals.instances(workspace), rentals.storage(workspace), Budgets(rentals.store).of(workspace), local
+    )
+    rows = [
+        {
+            "project": s.project,
+            "amount": s.budget,
+            "currency": s.currency,
+            "spent": s.spent,
+            "forecast": s.forecast,
+            "month_end": s.month_end.isoformat(),
+        }
+        for s in found
+    ]
     if as_json:
         sys.stdout.write(json.dumps(rows, ensure_ascii=False, indent=2) + "\n")
         return
@@ -85,8 +94,21 @@ def _alert(settings: Any, rentals: Any) -> None:
 
     policy = load_effective_policy(settings)
     client = web_client(settings)
-    alerts = check_budgets(rentals, lambda _team: client, datetime.now(UTC), ZoneInfo(settings.remind_tz),
-                           policy.budget.thresholds_pct, lambda _team, _channel: settings.lang)
+    alerts = check_budgets(
+        rentals,
+        lambda _team: client,
+        datetime.now(UTC),
+        ZoneInfo(settings.remind_tz),
+        policy.budget.thresholds_pct,
+        lambda _team, _channel: settings.lang,
+    )
     for alert in alerts:
-        say(t("cli.budget_alerted", settings.lang, project=alert.project, pct=f"{alert.threshold_pct:g}",
-              channels=", ".join(alert.channels)))
+        say(
+            t(
+                "cli.budget_alerted",
+                settings.lang,
+                project=alert.project,
+                pct=f"{alert.threshold_pct:g}",
+                channels=", ".join(alert.channels),
+            )
+        )

@@ -18,8 +18,10 @@ if TYPE_CHECKING:
     from bot.settings import Settings
 
 PolicyOpt = Annotated[Path | None, typer.Option("--policy", help="Policy YAML file (default: bundled).")]
-LangOpt = Annotated[Lang | None, typer.Option(
-    "--lang", help="Language of every message: zh or en (default: GPU_ADVISOR_LANG, else the locale).")]
+LangOpt = Annotated[
+    Lang | None,
+    typer.Option("--lang", help="Language of every message: zh or en (default: GPU_ADVISOR_LANG, else the locale)."),
+]
 DbOpt = Annotated[Path | None, typer.Option("--db", help="SQLite database file (GPU_ADVISOR_DB).")]
 
 

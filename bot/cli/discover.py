@@ -33,8 +33,7 @@ def discover(
         raise fail(t("cli.discover_off", settings.lang))
     team = workspace_of(settings, settings.discover_team)
     store = open_rentals(settings).store
-    report = run_discovery(settings, store, team, store.now(), offers=cached_offers(settings),
-                           client=_slack(settings))
+    report = run_discovery(settings, store, team, store.now(), offers=cached_offers(settings), client=_slack(settings))
     for where, problem in report.problems.items():
         say(t("cli.discover_problem", settings.lang, where=where, problem=problem))
     if as_json:
@@ -43,11 +42,24 @@ def discover(
     else:
         for item in report.items:
             row = _item(item)
-            sys.stdout.write("\t".join(str(row[k] if row[k] is not None else "-")
-                                       for k in ("key", "kind", "name", "gpu", "cards", "owner", "channel",
-                                                 "state")) + "\n")
-        sys.stdout.write(t("cli.discover_done", settings.lang, found=len(report.items), new=len(report.applied.new),
-                           released=len(report.applied.released), deleted=len(report.applied.deleted)) + "\n")
+            sys.stdout.write(
+                "\t".join(
+                    str(row[k] if row[k] is not None else "-")
+                    for k in ("key", "kind", "name", "gpu", "cards", "owner", "channel", "state")
+                )
+                + "\n"
+            )
+        sys.stdout.write(
+            t(
+                "cli.discover_done",
+                settings.lang,
+                found=len(report.items),
+                new=len(report.applied.new),
+                released=len(report.applied.released),
+                deleted=len(report.applied.deleted),
+            )
+            + "\n"
+        )
     if report.problems:
         raise typer.Exit(1)
 
@@ -56,10 +68,19 @@ def _item(item: Any) -> dict[str, Any]:
     from bot.state.rentals import Instance
 
     instance = isinstance(item, Instance)
-    return {"key": item.provider_id, "source": "aws", "kind": "instance" if instance else "storage",
-            "name": item.name, "gpu": item.gpu if instance else None, "cards": item.cards if instance else None,
-            "owner": item.owner or None, "channel": item.channel or None, "project": item.project,
-            "state": item.cloud_state, "size_gb": None if instance else item.size_gb}
+    return {
+        "key": item.provider_id,
+        "source": "aws",
+        "kind": "instance" if instance else "storage",
+        "name": item.name,
+        "gpu": item.gpu if instance else None,
+        "cards": item.cards if instance else None,
+        "owner": item.owner or None,
+        "channel": item.channel or None,
+        "project": item.project,
+        "state": item.cloud_state,
+        "size_gb": None if instance else item.size_gb,
+    }
 
 
 def _slack(settings: Any) -> Any:

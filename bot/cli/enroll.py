@@ -25,8 +25,9 @@ def enroll_token(
     channel: Annotated[str, typer.Option("--channel", help="The Slack channel the boxes' reminders go to.")],
     owner: Annotated[str, typer.Option("--owner", help="The Slack user who owns the boxes.")],
     project: Annotated[str | None, typer.Option("--project", help="The project they are billed to.")] = None,
-    expires: Annotated[str, typer.Option("--expires", help="How long the token works: 30m, 12h, 7d (up to 365d).")]
-    = "7d",
+    expires: Annotated[
+        str, typer.Option("--expires", help="How long the token works: 30m, 12h, 7d (up to 365d).")
+    ] = "7d",
     uses: Annotated[int, typer.Option("--uses", min=1, max=10_000, help="How many boxes may enrol with it.")] = 20,
     team: TeamOpt = None,
     lang: LangOpt = None,
@@ -53,6 +54,14 @@ def enroll_token(
         sys.stdout.write(json.dumps(out) + "\n")
         return
     url = (settings.public_url or "https://YOUR-BOT").rstrip("/")
-    sys.stdout.write(t("cli.enroll_token", settings.lang, token=token, uses=uses,
-                       expires=grant.expires_at.isoformat(timespec="minutes"),
-                       command=agent_command(url, token)) + "\n")
+    sys.stdout.write(
+        t(
+            "cli.enroll_token",
+            settings.lang,
+            token=token,
+            uses=uses,
+            expires=grant.expires_at.isoformat(timespec="minutes"),
+            command=agent_command(url, token),
+        )
+        + "\n"
+    )

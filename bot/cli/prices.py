@@ -50,8 +50,9 @@ def price_book(settings: Settings, policy: Policy | None = None) -> Iterator[Pri
 
 @prices_app.command("refresh")
 def prices_refresh(
-    source: Annotated[str | None, typer.Option("--source", help="Refresh only this source (gpuhunt: every "
-                                                                "gpuhunt:PROVIDER).")] = None,
+    source: Annotated[
+        str | None, typer.Option("--source", help="Refresh only this source (gpuhunt: every gpuhunt:PROVIDER).")
+    ] = None,
     db: DbOpt = None,
 ) -> None:
     """Fetch prices from each source into the cache (a failed source keeps its previous prices)."""
@@ -65,13 +66,15 @@ def prices_refresh(
     with price_book(settings) as book:
         chosen = [s for s in book.sources if source in (None, s.name) or s.name.startswith(f"{source}:")]
         if not chosen:
-            raise fail(t("cli.unknown_source", lang, source=source or "",
-                         sources=", ".join(s.name for s in book.sources)))
+            raise fail(
+                t("cli.unknown_source", lang, source=source or "", sources=", ".join(s.name for s in book.sources))
+            )
         results = []
         database = book.db()
         try:
-            with Progress(SpinnerColumn(), TextColumn("{task.description}"), console=Console(stderr=True),
-                          transient=True) as bar:
+            with Progress(
+                SpinnerColumn(), TextColumn("{task.description}"), console=Console(stderr=True), transient=True
+            ) as bar:
                 for item in chosen:
                     task = bar.add_task(t("cli.refreshing", lang, source=item.name, what=item.description))
                     results.append(refresh(database, item))
@@ -87,8 +90,18 @@ def prices_refresh(
             out.print("[green]✔[/green] " + t("cli.refreshed", lang, source=result.source, rows=result.rows))
         else:
             key = "cli.refresh_failed" if kept.get(result.source) else "cli.refresh_failed_none"
-            out.print("[red]✘[/red] " + t(key, lang, source=result.source, attempts=result.attempts,
-                                          error=result.error or "", rows=kept.get(result.source, 0)), highlight=False)
+            out.print(
+                "[red]✘[/red] "
+                + t(
+                    key,
+                    lang,
+                    source=result.source,
+                    attempts=result.attempts,
+                    error=result.error or "",
+                    rows=kept.get(result.source, 0),
+                ),
+                highlight=False,
+            )
     if not all(r.ok for r in results):
         raise typer.Exit(1)
 
@@ -96,8 +109,9 @@ def prices_refresh(
 @prices_app.command("list")
 def prices_list(
     gpu: Annotated[str | None, typer.Option("--gpu", help="Only this GPU model, e.g. A100-80GB.")] = None,
-    source: Annotated[str | None, typer.Option("--source", help="Only this source (gpuhunt: every "
-                                                                "gpuhunt:PROVIDER).")] = None,
+    source: Annotated[
+        str | None, typer.Option("--source", help="Only this source (gpuhunt: every gpuhunt:PROVIDER).")
+    ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
     db: DbOpt = None,
 ) -> None:
@@ -114,19 +128,34 @@ def prices_list(
     with price_book(settings) as book:
         offers = book.offers(gpu=wanted, source=source)
     if as_json:
-        data = [o.record.model_dump(mode="json") | {"per_gpu_hour": round(o.record.per_gpu_hour, 4),
-                                                     "as_of": o.as_of.isoformat(), "age_days": o.age_days,
-                                                     "stale": o.stale} for o in offers]
+        data = [
+            o.record.model_dump(mode="json")
+            | {
+                "per_gpu_hour": round(o.record.per_gpu_hour, 4),
+                "as_of": o.as_of.isoformat(),
+                "age_days": o.age_days,
+                "stale": o.stale,
+            }
+            for o in offers
+        ]
         sys.stdout.write(json.dumps(data, ensure_ascii=False, indent=2) + "\n")
         return
     table = Table(*t("cli.prices_columns", lang).split("|"))
     stale = f" [red]{t('stale', lang)}[/red]"
     for o in offers:
         r = o.record
-        table.add_row(r.gpu, r.instance_type, r.sharing + (f" {r.mig_profile}" if r.mig_profile else ""),
-                      r.pricing_model, f"{r.amount:g} {r.currency}/{r.unit}", f"{r.per_gpu_hour:.3g} {r.currency}",
-                      r.region,
-                      r.source, o.as_of.date().isoformat(), age_text(o.age_days, lang) + (stale if o.stale else ""))
+        table.add_row(
+            r.gpu,
+            r.instance_type,
+            r.sharing + (f" {r.mig_profile}" if r.mig_profile else ""),
+            r.pricing_model,
+            f"{r.amount:g} {r.currency}/{r.unit}",
+            f"{r.per_gpu_hour:.3g} {r.currency}",
+            r.region,
+            r.source,
+            o.as_of.date().isoformat(),
+            age_text(o.age_days, lang) + (stale if o.stale else ""),
+        )
     Console().print(table if offers else t("cli.no_prices", lang))
 
 
@@ -151,9 +180,15 @@ def prices_status(
         state = f"[red]{stale_text(s, lang)}[/red]" if s.stale else f"[green]{t('slack.fresh', lang)}[/green]"
         if s.last_success is None:
             state = f"[yellow]{t('cli.never_loaded', lang)}[/yellow]"
-        table.add_row(s.source, str(s.rows), s.last_success.isoformat(timespec="seconds") if s.last_success else "-",
-                      age_text(s.age_days, lang) if s.age_days is not None else "-",
-                      f"{s.ttl_hours:g} h", state, s.last_error or s.note or "")
+        table.add_row(
+            s.source,
+            str(s.rows),
+            s.last_success.isoformat(timespec="seconds") if s.last_success else "-",
+            age_text(s.age_days, lang) if s.age_days is not None else "-",
+            f"{s.ttl_hours:g} h",
+            state,
+            s.last_error or s.note or "",
+        )
     Console().print(table)
 
 
@@ -181,20 +216,32 @@ def quote(
     cards: Annotated[str, typer.Option(help="Whole cards (use --share for a slice).")] = "1",
     share: Annotated[str | None, typer.Option(help="Shared slice: 1/2, 0.25, 3g.40gb.")] = None,
     region: Annotated[str | None, typer.Option(help="Region name or class (tier1, inland, cloud).")] = None,
-    currency: Annotated[str | None, typer.Option(help="CNY, USD, EUR or any currency the ECB publishes (default: "
-                                                      "GPU_ADVISOR_CURRENCY).")] = None,
-    provider: Annotated[str | None, typer.Option(
-        "--provider", help="Only this provider's prices (aws, runpod, lambdalabs, ...); cheapest: every "
-        "provider's, the cheapest of them (the default).")] = None,
-    compare: Annotated[bool, typer.Option(
-        "--compare", help="The schedule at each provider: cheapest dedicated, shared and spot, sorted by total."
-    )] = False,
+    currency: Annotated[
+        str | None,
+        typer.Option(help="CNY, USD, EUR or any currency the ECB publishes (default: GPU_ADVISOR_CURRENCY)."),
+    ] = None,
+    provider: Annotated[
+        str | None,
+        typer.Option(
+            "--provider",
+            help="Only this provider's prices (aws, runpod, lambdalabs, ...); cheapest: every "
+            "provider's, the cheapest of them (the default).",
+        ),
+    ] = None,
+    compare: Annotated[
+        bool,
+        typer.Option(
+            "--compare", help="The schedule at each provider: cheapest dedicated, shared and spot, sorted by total."
+        ),
+    ] = False,
     storage_gb: Annotated[float, typer.Option(help="GB kept in storage over the period.")] = 0,
-    storage_price: Annotated[float | None, typer.Option(
-        help="Storage price per GB-month (default: the price cache's).")] = None,
+    storage_price: Annotated[
+        float | None, typer.Option(help="Storage price per GB-month (default: the price cache's).")
+    ] = None,
     egress_gb: Annotated[float, typer.Option(help="GB of traffic sent out.")] = 0,
-    egress_price: Annotated[float | None, typer.Option(help="Traffic price per GB (default: the price cache's).")]
-    = None,
+    egress_price: Annotated[
+        float | None, typer.Option(help="Traffic price per GB (default: the price cache's).")
+    ] = None,
     lang: LangOpt = None,
     policy: PolicyOpt = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the quote as JSON.")] = False,
@@ -206,11 +253,20 @@ def quote(
     if not cards.strip().isdigit():
         raise fail(t("cli.whole_cards", settings.lang, cards=cards))
     effective = load_effective_policy(settings)
-    fields: dict[str, Any] = {"gpu": gpu, "cards": int(cards), "hours_per_day": hours_per_day, "days": days,
-                              "gpu_hours": gpu_hours, "region": region,
-                              "currency": quote_currency(currency, settings), "storage_gb": storage_gb,
-                              "storage_price": storage_price, "egress_gb": egress_gb, "egress_price": egress_price,
-                              "provider": None if (provider or "").strip().lower() in ("", "cheapest") else provider}
+    fields: dict[str, Any] = {
+        "gpu": gpu,
+        "cards": int(cards),
+        "hours_per_day": hours_per_day,
+        "days": days,
+        "gpu_hours": gpu_hours,
+        "region": region,
+        "currency": quote_currency(currency, settings),
+        "storage_gb": storage_gb,
+        "storage_price": storage_price,
+        "egress_gb": egress_gb,
+        "egress_price": egress_price,
+        "provider": None if (provider or "").strip().lower() in ("", "cheapest") else provider,
+    }
     request = _request(settings, fields, share)
     if compare:
         _compare(settings, effective, request, as_json)
@@ -238,8 +294,9 @@ def _priced(settings: Settings, policy: Policy, ask: Callable[[PriceBook], T]) -
 def _compare(settings: Settings, policy: Policy, request: QuoteRequest, as_json: bool) -> None:
     rows = _priced(settings, policy, lambda book: book.compare(request))
     if as_json:
-        sys.stdout.write(json.dumps({"offers": [r.model_dump(mode="json") for r in rows]}, ensure_ascii=False,
-                                    indent=2) + "\n")
+        sys.stdout.write(
+            json.dumps({"offers": [r.model_dump(mode="json") for r in rows]}, ensure_ascii=False, indent=2) + "\n"
+        )
         return
     from rich.console import Console
 

@@ -32,8 +32,9 @@ def parse_seconds(text: str) -> float | None:
 def probe(
     interval: Annotated[float, typer.Option("--interval", min=0.1, max=3600, help="Seconds between samples.")] = 5,
     duration: Annotated[str, typer.Option("--duration", help="How long: 30s, 20m, 1h.")] = "20m",
-    output: Annotated[Path | None, typer.Option("--output", help="The CSV to write (default "
-                                                                 "gpu-probe-<time>.csv).")] = None,
+    output: Annotated[
+        Path | None, typer.Option("--output", help="The CSV to write (default gpu-probe-<time>.csv).")
+    ] = None,
     lang: LangOpt = None,
 ) -> None:
     """Sample this machine's GPUs (NVML, else nvidia-smi) into a CSV for `gpu-advise analyze`."""
@@ -55,11 +56,20 @@ def probe(
     try:
         handle = path.open("w", newline="", encoding="utf-8")
     except OSError as exc:  # a folder, a missing folder, /proc, a name too long, no permission
-        raise fail(t("cli.probe_cannot_write", settings.lang, path=str(path),
-                     reason=exc.strerror or type(exc).__name__)) from None
-    with handle, Progress(
-            TextColumn("{task.description}"), BarColumn(), TimeRemainingColumn(), transient=True,
-            console=None, disable=not sys.stderr.isatty()) as bar:
+        raise fail(
+            t("cli.probe_cannot_write", settings.lang, path=str(path), reason=exc.strerror or type(exc).__name__)
+        ) from None
+    with (
+        handle,
+        Progress(
+            TextColumn("{task.description}"),
+            BarColumn(),
+            TimeRemainingColumn(),
+            transient=True,
+            console=None,
+            disable=not sys.stderr.isatty(),
+        ) as bar,
+    ):
         writer = csv.DictWriter(handle, fieldnames=COLUMNS)
         writer.writeheader()
         task = bar.add_task("", total=seconds)
@@ -68,14 +78,23 @@ def probe(
         try:
             while True:
                 for s in batch:
-                    writer.writerow({"timestamp": s["ts"], "gpu": s["gpu"], "utilization_pct": s["utilization_pct"],
-                                     "memory_used_mib": round(s["memory_used_mib"], 1),
-                                     "memory_total_mib": round(s["memory_total_mib"], 1), "power_w": s["power_w"]})
+                    writer.writerow(
+                        {
+                            "timestamp": s["ts"],
+                            "gpu": s["gpu"],
+                            "utilization_pct": s["utilization_pct"],
+                            "memory_used_mib": round(s["memory_used_mib"], 1),
+                            "memory_total_mib": round(s["memory_total_mib"], 1),
+                            "power_w": s["power_w"],
+                        }
+                    )
                     rows += 1
                 handle.flush()
-                live = " · ".join(f"GPU{s['gpu']} {s['utilization_pct']:.0f}% "
-                                  f"{s['memory_used_mib'] / 1024:.1f}/{s['memory_total_mib'] / 1024:.0f} GiB"
-                                  for s in batch)
+                live = " · ".join(
+                    f"GPU{s['gpu']} {s['utilization_pct']:.0f}% "
+                    f"{s['memory_used_mib'] / 1024:.1f}/{s['memory_total_mib'] / 1024:.0f} GiB"
+                    for s in batch
+                )
                 bar.update(task, completed=min(time.monotonic() - start, seconds), description=live)
                 if time.monotonic() - start + interval > seconds:
                     break

@@ -55,27 +55,51 @@ def remind(
             client = workspace_client(settings, rentals.store.engine, workspace, client)
         except (LookupError, BadEncryptionKey) as exc:
             raise fail(t("cli.remind_not_installed", settings.lang, team=workspace, reason=str(exc))) from None
-    outcomes = send_digests(rentals, Sends(rentals.store), client, team=workspace, channels=channel,
-                            now=lambda: datetime.now(UTC), rules=policy.idle,
-                            lang=lang or channel_lang(schedules, workspace, load_settings(terminal=False).lang),
-                            zone=lambda ch: ZoneInfo(schedules.of(workspace, ch).zone), render=render, force=force,
-                            all_clear=settings.remind_all_clear, pace_s=settings.remind_pace_s)
+    outcomes = send_digests(
+        rentals,
+        Sends(rentals.store),
+        client,
+        team=workspace,
+        channels=channel,
+        now=lambda: datetime.now(UTC),
+        rules=policy.idle,
+        lang=lang or channel_lang(schedules, workspace, load_settings(terminal=False).lang),
+        zone=lambda ch: ZoneInfo(schedules.of(workspace, ch).zone),
+        render=render,
+        force=force,
+        all_clear=settings.remind_all_clear,
+        pace_s=settings.remind_pace_s,
+    )
     from bot.digest.budget_alerts import check_budgets
 
     langs = channel_lang(schedules, workspace, load_settings(terminal=False).lang)
-    alerts = check_budgets(rentals, lambda _team: client, datetime.now(UTC), ZoneInfo(settings.remind_tz),
-                           policy.budget.thresholds_pct, lambda _team, ch: lang or langs(ch))
+    alerts = check_budgets(
+        rentals,
+        lambda _team: client,
+        datetime.now(UTC),
+        ZoneInfo(settings.remind_tz),
+        policy.budget.thresholds_pct,
+        lambda _team, ch: lang or langs(ch),
+    )
     for alert in alerts:
-        say(t("cli.budget_alerted", settings.lang, project=alert.project, pct=f"{alert.threshold_pct:g}",
-              channels=", ".join(alert.channels)))
+        say(
+            t(
+                "cli.budget_alerted",
+                settings.lang,
+                project=alert.project,
+                pct=f"{alert.threshold_pct:g}",
+                channels=", ".join(alert.channels),
+            )
+        )
     if as_json:
         sys.stdout.write(json.dumps([vars(o) for o in outcomes]) + "\n")
     else:
         if not outcomes:
             sys.stdout.write(t("cli.remind_no_channels", settings.lang) + "\n")
         for o in outcomes:
-            sys.stdout.write(t(f"cli.remind_{o.status}", settings.lang, channel=o.channel, items=o.items,
-                               error=o.error or "") + "\n")
+            sys.stdout.write(
+                t(f"cli.remind_{o.status}", settings.lang, channel=o.channel, items=o.items, error=o.error or "") + "\n"
+            )
     if any(o.status == "failed" for o in outcomes):
         raise typer.Exit(1)
 

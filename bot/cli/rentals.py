@@ -118,6 +118,7 @@ def cached_offers(settings: Settings) -> Any:
                 return PriceBook.open(settings, load_effective_policy(settings), client).offers(gpu=gpu)
         except CacheUnavailable:
             return []
+
     return offers
 
 
@@ -135,8 +136,9 @@ def track_instance(
     gpu: Annotated[str, typer.Option(help="GPU model, e.g. A100-80GB.")],
     channel: Annotated[str, typer.Option(help="The Slack channel its reminders go to.")],
     owner: Annotated[str, typer.Option(help="The Slack user who owns it.")],
-    price: Annotated[str | None, typer.Option(help="400/day, 14/h or 11500/month (default: a dedicated price "
-                                                "from the price cache).")] = None,
+    price: Annotated[
+        str | None, typer.Option(help="400/day, 14/h or 11500/month (default: a dedicated price from the price cache).")
+    ] = None,
     cards: Annotated[int, typer.Option(min=1, max=1024, help="Whole cards (or --share).")] = 1,
     share: Annotated[str | None, typer.Option(help="A slice of one card: 1/2, 3g.40gb.")] = None,
     project: Annotated[str | None, typer.Option(help="The project it is billed to.")] = None,
@@ -148,11 +150,13 @@ def track_instance(
 ) -> None:
     """Track a rented instance; prints its heartbeat token once (for `gpu-advise agent`)."""
     settings = load_settings(lang=lang)
-    fields = _fields(lambda: instance_fields(gpu, price, cards, share, currency, settings.lang,
-                                             cached=lambda g, c, s: _cached(settings, g, c, s)))
+    fields = _fields(
+        lambda: instance_fields(
+            gpu, price, cards, share, currency, settings.lang, cached=lambda g, c, s: _cached(settings, g, c, s)
+        )
+    )
     source = fields.pop("price_source", None)
-    fields |= {"channel": channel, "owner": owner, "project": project,
-               "started_at": _when(started, settings.lang)}
+    fields |= {"channel": channel, "owner": owner, "project": project, "started_at": _when(started, settings.lang)}
     workspace = workspace_of(settings, team)
     instance, token = _run(settings, lambda: open_rentals(settings).track_instance(workspace, name, fields))
     if as_json:
@@ -160,8 +164,7 @@ def track_instance(
     else:
         sys.stdout.write(t("cli.tracked_instance", settings.lang, name=instance.name, token=token) + "\n")
     if source:
-        say(t("cli.price_from_cache", settings.lang, price=_rate(instance, settings.lang),
-              source=source))
+        say(t("cli.price_from_cache", settings.lang, price=_rate(instance, settings.lang), source=source))
 
 
 @track_app.command("storage")
@@ -174,16 +177,26 @@ def track_storage(
     instance: Annotated[str | None, typer.Option(help="The tracked instance it belongs to.")] = None,
     project: Annotated[str | None, typer.Option(help="The project it is billed to.")] = None,
     currency: Annotated[str, typer.Option(help="CNY or USD.")] = "CNY",
-    created: Annotated[str | None, typer.Option("--created", help="When it was made (a date or ISO 8601 time; "
-                                                                  "default now): storage kept from before.")] = None,
+    created: Annotated[
+        str | None,
+        typer.Option(
+            "--created", help="When it was made (a date or ISO 8601 time; default now): storage kept from before."
+        ),
+    ] = None,
     team: TeamOpt = None,
     lang: LangOpt = None,
 ) -> None:
     """Track rented storage (images, data sets, checkpoints)."""
     settings = load_settings(lang=lang)
-    fields = {"channel": channel, "owner": owner, "project": project, "size_gb": size_gb,
-              "price_gb_month": price_gb_month, "currency": _fields(lambda: currency_of(currency, settings.lang)),
-              "created_at": _when(created, settings.lang, "--created")}
+    fields = {
+        "channel": channel,
+        "owner": owner,
+        "project": project,
+        "size_gb": size_gb,
+        "price_gb_month": price_gb_month,
+        "currency": _fields(lambda: currency_of(currency, settings.lang)),
+        "created_at": _when(created, settings.lang, "--created"),
+    }
     workspace = workspace_of(settings, team)
     stored = _run(settings, lambda: open_rentals(settings).track_storage(workspace, name, fields, instance))
     sys.stdout.write(t("cli.tracked_storage", settings.lang, name=stored.name) + "\n")
@@ -194,9 +207,12 @@ def _plain(thing: object) -> dict[str, Any]:
     return {k: v.isoformat() if isinstance(v, datetime) else v for k, v in vars(thing).items()}
 
 
-def list_rentals(team: TeamOpt = None, lang: LangOpt = None, as_json: JsonOpt = False,
-                 everything: Annotated[bool, typer.Option("--all", help="Also what an admin marked Not ours.")]
-                 = False) -> None:
+def list_rentals(
+    team: TeamOpt = None,
+    lang: LangOpt = None,
+    as_json: JsonOpt = False,
+    everything: Annotated[bool, typer.Option("--all", help="Also what an admin marked Not ours.")] = False,
+) -> None:
     """List the workspace's tracked instances and storage."""
     settings = load_settings(lang=lang)
     rentals = open_rentals(settings)
@@ -211,12 +227,16 @@ def list_rentals(team: TeamOpt = None, lang: LangOpt = None, as_json: JsonOpt = 
     names[""] = t("cli.no_owner", settings.lang)  # found in the cloud, not claimed yet
     for i in instances:
         state = t("cli.released", settings.lang) if i.released_at else t("cli.running", settings.lang)
-        sys.stdout.write(f"{i.name}\t{i.gpu} × {i.share or i.cards}\t{_rate(i, settings.lang)}\t"
-                         f"{names[i.owner]}\t{state}\t{i.source}\n")
+        sys.stdout.write(
+            f"{i.name}\t{i.gpu} × {i.share or i.cards}\t{_rate(i, settings.lang)}\t"
+            f"{names[i.owner]}\t{state}\t{i.source}\n"
+        )
     for s in storage:
         state = t("cli.deleted", settings.lang) if s.deleted_at else t("cli.kept", settings.lang)
-        sys.stdout.write(f"{s.name}\t{s.size_gb:g} GB\t{s.price_gb_month:g} {s.currency}/GB-month\t"
-                         f"{names[s.owner]}\t{state}\t{s.source}\n")
+        sys.stdout.write(
+            f"{s.name}\t{s.size_gb:g} GB\t{s.price_gb_month:g} {s.currency}/GB-month\t"
+            f"{names[s.owner]}\t{state}\t{s.source}\n"
+        )
 
 
 def _rate(instance: Any, lang: Lang) -> str:
@@ -224,8 +244,9 @@ def _rate(instance: Any, lang: Lang) -> str:
     return unknown if instance.price is None else f"{instance.price:g} {instance.currency}/{instance.unit}"
 
 
-def release(name: Annotated[str, typer.Argument(help="The instance to release.")], team: TeamOpt = None,
-            lang: LangOpt = None) -> None:
+def release(
+    name: Annotated[str, typer.Argument(help="The instance to release.")], team: TeamOpt = None, lang: LangOpt = None
+) -> None:
     """Mark an instance released (it stops costing); lists the storage it leaves behind."""
     settings = load_settings(lang=lang)
     rentals = open_rentals(settings)
@@ -236,8 +257,11 @@ def release(name: Annotated[str, typer.Argument(help="The instance to release.")
         say(t("cli.storage_left", settings.lang, name=left.name, size=left.size_gb))
 
 
-def delete_storage(name: Annotated[str, typer.Argument(help="The storage to mark deleted.")], team: TeamOpt = None,
-                   lang: LangOpt = None) -> None:
+def delete_storage(
+    name: Annotated[str, typer.Argument(help="The storage to mark deleted.")],
+    team: TeamOpt = None,
+    lang: LangOpt = None,
+) -> None:
     """Mark storage deleted (it stops costing)."""
     settings = load_settings(lang=lang)
     workspace = workspace_of(settings, team)

@@ -33,8 +33,9 @@ def _day(text: str, flag: str, lang: Lang) -> date:
         raise fail(t("cli.report_bad_date", lang, flag=flag, text=text[:40])) from None
 
 
-def period(since: str | None, until: str | None, week: bool, month: str | None, today: date,
-           lang: Lang) -> tuple[date, date]:
+def period(
+    since: str | None, until: str | None, week: bool, month: str | None, today: date, lang: Lang
+) -> tuple[date, date]:
     """The days asked for: --from/--to, --month, else the seven days ending today."""
     if sum(x for x in (since is not None or until is not None, week, month is not None)) > 1:
         raise fail(t("cli.report_one_period", lang))
@@ -75,13 +76,25 @@ def report(
     workspace = workspace_of(settings, team)
     busy = load_effective_policy(settings).idle.utilisation_max_pct
     if csv_file is not None:
-        rows = _write_csv(csv_file, rentals, workspace, start, end, zone=zone, now=now, channel=channel,
-                          project=project, busy_above_pct=busy, lang=settings.lang)
+        rows = _write_csv(
+            csv_file,
+            rentals,
+            workspace,
+            start,
+            end,
+            zone=zone,
+            now=now,
+            channel=channel,
+            project=project,
+            busy_above_pct=busy,
+            lang=settings.lang,
+        )
         say(t("cli.report_csv", settings.lang, rows=rows, path=str(csv_file)))
         if not (as_json or chart_file):
             return  # the CSV alone: written part by part, never the whole report at once
-    made = compose(rentals, workspace, start, end, zone=zone, now=now, channel=channel, project=project,
-                   busy_above_pct=busy)
+    made = compose(
+        rentals, workspace, start, end, zone=zone, now=now, channel=channel, project=project, busy_above_pct=busy
+    )
     if chart_file is not None:
         from bot.report.chart import draw
 
@@ -95,8 +108,7 @@ def report(
         sys.stdout.write(_text(made, settings.lang) + "\n")
 
 
-def _write_csv(path: Path, rentals: Any, workspace: str, start: date, end: date, *, lang: Lang,
-               **options: Any) -> int:
+def _write_csv(path: Path, rentals: Any, workspace: str, start: date, end: date, *, lang: Lang, **options: Any) -> int:
     """`--csv`: one row per item per day, written a part of the instances at a time; the rows written."""
     from bot.report.compose import CSV_COLUMNS, compose_parts, csv_rows
 
@@ -119,9 +131,19 @@ def _text(made: Report, lang: Lang) -> str:
 
     totals = made.totals()
     cost = ", ".join(money(a, c) for c, a in totals.cost.items()) or "0"
-    lines = [t("cli.report_title", lang, start=made.start.isoformat(), end=made.end.isoformat(), cost=cost,
-               paid=show(totals.gpu_hours), busy=show(totals.busy_gpu_hours), idle=show(totals.idle_gpu_hours),
-               unknown=show(totals.unknown_gpu_hours))]
+    lines = [
+        t(
+            "cli.report_title",
+            lang,
+            start=made.start.isoformat(),
+            end=made.end.isoformat(),
+            cost=cost,
+            paid=show(totals.gpu_hours),
+            busy=show(totals.busy_gpu_hours),
+            idle=show(totals.idle_gpu_hours),
+            unknown=show(totals.unknown_gpu_hours),
+        )
+    ]
     for by in ("owner", "project"):
         ranked = made.ranked(by)
         lines.append(t(f"cli.report_by_{by}", lang))
@@ -129,8 +151,10 @@ def _text(made: Report, lang: Lang) -> str:
             idle = ", ".join(money(a, c) for c, a in rank.idle_cost.items() if a) or "0"
             spent = ", ".join(money(a, c) for c, a in rank.cost.items())
             share = f"{rank.busy_share:.0%}" if rank.busy_share is not None else "-"
-            lines.append(f"  {rank.who or '-'}\t{t('cli.report_idle', lang)} {idle} ({show(rank.idle_gpu_hours)} "
-                         f"GPU-h)\t{t('cli.report_spent', lang)} {spent}\t{t('cli.report_busy', lang)} {share}")
+            lines.append(
+                f"  {rank.who or '-'}\t{t('cli.report_idle', lang)} {idle} ({show(rank.idle_gpu_hours)} "
+                f"GPU-h)\t{t('cli.report_spent', lang)} {spent}\t{t('cli.report_busy', lang)} {share}"
+            )
         if len(ranked) > TOP:
             lines.append("  " + t("cli.report_more", lang, count=len(ranked) - TOP))
     return "\n".join(lines + [line.replace("*", "") for line in extras(made, lang)])

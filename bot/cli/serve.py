@@ -13,11 +13,14 @@ from bot.cli.common import DbOpt, fail, load_settings, terminal_lang
 
 
 def serve(
-    port: Annotated[int, typer.Option(help="HTTP port (Slack's events in HTTP mode; heartbeats, /healthz and "
-                                            "/metrics in both modes).")] = 3000,
+    port: Annotated[
+        int,
+        typer.Option(help="HTTP port (Slack's events in HTTP mode; heartbeats, /healthz and /metrics in both modes)."),
+    ] = 3000,
     host: Annotated[str, typer.Option(help="Address to listen on.")] = "0.0.0.0",
-    no_scheduler: Annotated[bool, typer.Option("--no-scheduler", help="Do not refresh prices in this process.")]
-    = False,
+    no_scheduler: Annotated[
+        bool, typer.Option("--no-scheduler", help="Do not refresh prices in this process.")
+    ] = False,
     db: DbOpt = None,
 ) -> None:
     """Run the Slack bot: Socket Mode when SLACK_APP_TOKEN is set, else HTTP at /slack/events."""

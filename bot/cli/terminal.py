@@ -41,8 +41,9 @@ def print_decision(console: Console, advice: Advice, lang: Lang) -> None:
     decision = advice.decision
     style = "bold magenta" if decision.choice is Choice.DEDICATED else "bold green"
     heading = Text(f"{t('recommendation', lang)}: ", style="bold") + Text(headline(decision, lang), style=style)
-    why: list[Bullet] = [("✔", render(c, lang), "magenta") if c.fired else ("·", render(c, lang), "dim")
-                         for c in decision.checks]
+    why: list[Bullet] = [
+        ("✔", render(c, lang), "magenta") if c.fired else ("·", render(c, lang), "dim") for c in decision.checks
+    ]
     why += [("→", render(reason, lang), "bold") for reason in decision.verdict]
     why += [("!", render(warning, lang), "yellow") for warning in decision.warnings]
     if decision.missing:

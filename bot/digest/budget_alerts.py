@@ -33,8 +33,14 @@ class Alert:
     channels: list[str]  # the channels told
 
 
-def check_budgets(rentals: Rentals, client_of: Callable[[str], WebClient], now: datetime, zone: ZoneInfo,
-                  thresholds: tuple[float, ...], lang_of: Callable[[str, str], Lang]) -> list[Alert]:
+def check_budgets(
+    rentals: Rentals,
+    client_of: Callable[[str], WebClient],
+    now: datetime,
+    zone: ZoneInfo,
+    thresholds: tuple[float, ...],
+    lang_of: Callable[[str, str], Lang],
+) -> list[Alert]:
     """Send each alert that is due; returns what was sent. `lang_of(team, channel)`: a channel's language."""
     budgets, local = Budgets(rentals.store), now.astimezone(zone)
     month = f"{local:%Y-%m}"
@@ -43,12 +49,15 @@ def check_budgets(rentals: Rentals, client_of: Callable[[str], WebClient], now: 
         instances, storage = rentals.instances(team), rentals.storage(team)
         for standing in standings(instances, storage, budgets.of(team), local):
             reached = crossed(standing, thresholds)
-            highest = budgets.claim_alert(team, standing.project, standing.currency, month, reached, now) \
-                if reached else None
+            highest = (
+                budgets.claim_alert(team, standing.project, standing.currency, month, reached, now) if reached else None
+            )
             if highest is None:
                 continue
-            channels = sorted({i.channel for i in instances if (i.project or "") == standing.project and i.channel}
-                              | {s.channel for s in storage if (s.project or "") == standing.project and s.channel})
+            channels = sorted(
+                {i.channel for i in instances if (i.project or "") == standing.project and i.channel}
+                | {s.channel for s in storage if (s.project or "") == standing.project and s.channel}
+            )
             told = _tell(client_of(team), team, channels, standing, highest, lang_of)
             if not told:
                 budgets.give_back_alert(team, standing.project, standing.currency, month, now)
@@ -60,20 +69,35 @@ def check_budgets(rentals: Rentals, client_of: Callable[[str], WebClient], now: 
 def alert_text(standing: Standing, threshold: float, lang: Lang) -> str:
     project = standing.project or t("digest.no_project", lang)
     top = ", ".join(f"*{name}* {money(cost, standing.currency)}" for name, cost in standing.top) or "-"
-    text = t("budget.alert", lang, project=project, pct=show(threshold), spent=money(standing.spent, standing.currency),
-             budget=money(standing.budget, standing.currency), share=show(round(standing.spent_pct)), top=top)
+    text = t(
+        "budget.alert",
+        lang,
+        project=project,
+        pct=show(threshold),
+        spent=money(standing.spent, standing.currency),
+        budget=money(standing.budget, standing.currency),
+        share=show(round(standing.spent_pct)),
+        top=top,
+    )
     return text + " " + forecast_text(standing, lang)
 
 
-def _tell(client: WebClient, team: str, channels: list[str], standing: Standing, threshold: float,
-          lang_of: Callable[[str, str], Lang]) -> list[str]:
+def _tell(
+    client: WebClient,
+    team: str,
+    channels: list[str],
+    standing: Standing,
+    threshold: float,
+    lang_of: Callable[[str, str], Lang],
+) -> list[str]:
     told = []
     for channel in channels:
         try:
             client.chat_postMessage(channel=channel, text=alert_text(standing, threshold, lang_of(team, channel)))
         except SlackApiError as exc:
-            log.warning("budget alert for %s not posted in %s: %s", standing.project, channel,
-                        exc.response.get("error"))
+            log.warning(
+                "budget alert for %s not posted in %s: %s", standing.project, channel, exc.response.get("error")
+            )
             continue
         except OSError as exc:
             log.warning("budget alert for %s not posted in %s: %s", standing.project, channel, type(exc).__name__)

@@ -31,6 +31,7 @@ def _zones(plans: dict[str, RemindSchedule]) -> Callable[[str], ZoneInfo]:
 
 def _langs(plans: dict[str, RemindSchedule], default: Lang) -> Callable[[str], Lang]:
     """Each channel's language: the one its schedule names, else the workspace default."""
+
     def of(channel: str) -> Lang:
         code = plans[channel].lang
         return Lang(code) if code else default
@@ -45,8 +46,11 @@ def run_due(deps: Deps, client: WebClient, render: Render) -> list[Outcome]:
     for team in rentals.teams():
         now = deps.now()
         plans = {channel: schedules.of(team, channel) for channel in channels_of(rentals, team)}
-        due = [channel for channel, plan in plans.items()  # a dead claim too: its sender was killed mid-post
-               if is_due(plan, now) and sends.due(team, channel, now.astimezone(ZoneInfo(plan.zone)).date(), now)]
+        due = [
+            channel
+            for channel, plan in plans.items()  # a dead claim too: its sender was killed mid-post
+            if is_due(plan, now) and sends.due(team, channel, now.astimezone(ZoneInfo(plan.zone)).date(), now)
+        ]
         if not due:
             continue
         try:
@@ -54,10 +58,21 @@ def run_due(deps: Deps, client: WebClient, render: Render) -> list[Outcome]:
         except LookupError:
             log.info("no digest for workspace %s: the app is not installed there", team)
             continue
-        outcomes += send_digests(rentals, sends, team_client, team=team, channels=due, now=deps.now,
-                                 rules=deps.policy.idle, lang=_langs(plans, deps.settings.lang),
-                                 zone=_zones(plans), render=render, scheduled=True,
-                                 all_clear=deps.settings.remind_all_clear, pace_s=deps.settings.remind_pace_s)
+        outcomes += send_digests(
+            rentals,
+            sends,
+            team_client,
+            team=team,
+            channels=due,
+            now=deps.now,
+            rules=deps.policy.idle,
+            lang=_langs(plans, deps.settings.lang),
+            zone=_zones(plans),
+            render=render,
+            scheduled=True,
+            all_clear=deps.settings.remind_all_clear,
+            pace_s=deps.settings.remind_pace_s,
+        )
     for outcome in outcomes:
         if outcome.status == "failed":
             log.warning("digest for %s failed: %s", outcome.channel, outcome.error)
@@ -75,8 +90,14 @@ def budgets_due(deps: Deps, client: WebClient) -> list[Alert]:
     def client_of(team: str) -> WebClient:
         return deps.client_of(team, client)
 
-    sent = check_budgets(Rentals(deps.store), client_of, deps.now(), ZoneInfo(deps.settings.remind_tz),
-                         deps.policy.budget.thresholds_pct, lang_of)
+    sent = check_budgets(
+        Rentals(deps.store),
+        client_of,
+        deps.now(),
+        ZoneInfo(deps.settings.remind_tz),
+        deps.policy.budget.thresholds_pct,
+        lang_of,
+    )
     for alert in sent:
         log.info("budget alert: %s past %s%% in %s", alert.project, alert.threshold_pct, ", ".join(alert.channels))
     return sent

@@ -28,17 +28,21 @@ def posted_before(client: WebClient, channel: str, day: date, zone: ZoneInfo) ->
     cursor: str | None = None
     try:
         for _ in range(10):  # at most 2,000 messages of the day are looked through
-            page = client.conversations_history(channel=channel, oldest=f"{oldest:.6f}", limit=200,
-                                                include_all_metadata=True, cursor=cursor)
+            page = client.conversations_history(
+                channel=channel, oldest=f"{oldest:.6f}", limit=200, include_all_metadata=True, cursor=cursor
+            )
             for message in page.get("messages") or []:
                 found = message.get("metadata") or {}
-                if (found.get("event_type") == EVENT_TYPE
-                        and (found.get("event_payload") or {}).get("date") == day.isoformat()):
+                if (
+                    found.get("event_type") == EVENT_TYPE
+                    and (found.get("event_payload") or {}).get("date") == day.isoformat()
+                ):
                     return str(message.get("ts"))
             cursor = (page.get("response_metadata") or {}).get("next_cursor") or None
             if not cursor:
                 return None
     except SlackApiError as exc:
-        log.warning("cannot read the history of %s (%s): the digest may go out twice",
-                    channel, exc.response.get("error"))
+        log.warning(
+            "cannot read the history of %s (%s): the digest may go out twice", channel, exc.response.get("error")
+        )
     return None

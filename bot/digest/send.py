@@ -84,9 +84,18 @@ def digests(rentals: Rentals, team: str, channels: list[str], now: datetime, rul
     out = {}
     for channel in channels:
         mine, kept = by_channel[channel], stored[channel]
-        made = compose(mine, kept, {}, now=now, rules=rules, last_touched=touched, windows=windows,
-                       snoozes={i.id: i.snoozed_until for i in mine if i.snoozed_until},
-                       kept={s.name: s.kept_until for s in kept if s.kept_until}, quiet_since=quiet)
+        made = compose(
+            mine,
+            kept,
+            {},
+            now=now,
+            rules=rules,
+            last_touched=touched,
+            windows=windows,
+            snoozes={i.id: i.snoozed_until for i in mine if i.snoozed_until},
+            kept={s.name: s.kept_until for s in kept if s.kept_until},
+            quiet_since=quiet,
+        )
         projects = {(i.project or "", i.currency) for i in mine} | {(d.project or "", d.currency) for d in kept}
         out[channel] = replace(made, spend=[s for s in spend if (s.project, s.currency) in projects])
     return out
@@ -106,12 +115,24 @@ def channels_of(rentals: Rentals, team: str) -> list[str]:
     return sorted(found)
 
 
-def send_digests(rentals: Rentals, sends: Sends, client: WebClient, *, team: str, channels: list[str] | None,
-                 now: Callable[[], datetime], rules: Idle, lang: Lang | Callable[[str], Lang],
-                 zone: ZoneInfo | Callable[[str], ZoneInfo],
-                 render: Render, force: bool = False, all_clear: bool = False, pace_s: float = 1.0,
-                 scheduled: bool = False,
-                 sleep: Callable[[float], None] = time.sleep) -> list[Outcome]:
+def send_digests(
+    rentals: Rentals,
+    sends: Sends,
+    client: WebClient,
+    *,
+    team: str,
+    channels: list[str] | None,
+    now: Callable[[], datetime],
+    rules: Idle,
+    lang: Lang | Callable[[str], Lang],
+    zone: ZoneInfo | Callable[[str], ZoneInfo],
+    render: Render,
+    force: bool = False,
+    all_clear: bool = False,
+    pace_s: float = 1.0,
+    scheduled: bool = False,
+    sleep: Callable[[float], None] = time.sleep,
+) -> list[Outcome]:
     """Each channel's digest (`channels`, else every channel with something running or kept), in the
     channel's zone (`zone`, or a function of the channel). `scheduled`: a day with nothing to say is
     recorded, so the scheduler does not compose it again every minute; run by hand, it is not."""
@@ -142,8 +163,9 @@ def send_digests(rentals: Rentals, sends: Sends, client: WebClient, *, team: str
             outcomes.append(Outcome(channel, "nothing"))
             continue
         try:
-            text, blocks = (render(digest, channel_lang, local_zone) if digest.news
-                            else (t("digest.all_clear", channel_lang), []))
+            text, blocks = (
+                render(digest, channel_lang, local_zone) if digest.news else (t("digest.all_clear", channel_lang), [])
+            )
         except (ArithmeticError, ValueError) as exc:  # a figure no digest can show: the others still go out
             sends.give_back(team, channel, day)
             log.error("digest for %s cannot be composed (%s); its claim is given back", channel, exc)
@@ -152,8 +174,9 @@ def send_digests(rentals: Rentals, sends: Sends, client: WebClient, *, team: str
         if last_post is not None:
             sleep(max(0.0, pace_s - (time.monotonic() - last_post)))
         try:
-            answer = client.chat_postMessage(channel=channel, text=text, blocks=blocks or None, unfurl_links=False,
-                                             metadata=once.metadata(day))
+            answer = client.chat_postMessage(
+                channel=channel, text=text, blocks=blocks or None, unfurl_links=False, metadata=once.metadata(day)
+            )
         except SlackApiError as exc:
             if getattr(exc.response, "status_code", 200) >= 500:
                 sends.unknown(team, channel, day, now())  # Slack may have it: the next run looks first

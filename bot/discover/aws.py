@@ -41,8 +41,10 @@ def aws_problem(exc: Exception) -> str:
         error = exc.response.get("Error", {})
         code, message = str(error.get("Code", "")), str(error.get("Message", ""))[:160]
         if code in ("AccessDenied", "UnauthorizedOperation", "AccessDeniedException", "AuthFailure"):
-            return f"access denied ({code}): the credentials lack ec2:DescribeInstances/DescribeVolumes or " \
-                   f"cloudwatch:GetMetricData; {message}"
+            return (
+                f"access denied ({code}): the credentials lack ec2:DescribeInstances/DescribeVolumes or "
+                f"cloudwatch:GetMetricData; {message}"
+            )
         if code in ("Throttling", "ThrottlingException", "RequestLimitExceeded"):
             return f"throttled by AWS ({code}) after retries: the next run tries again"
         return f"{code or 'error'}: {message}"
@@ -67,8 +69,12 @@ class Aws:
         self.session = boto3.session.Session(botocore_session=core)
 
     def client(self, service: str, region: str) -> Any:
-        return self.session.client(service, region_name=region, endpoint_url=self.endpoint_url,  # type: ignore[call-overload]
-                                   config=CONFIG)
+        return self.session.client(
+            service,
+            region_name=region,
+            endpoint_url=self.endpoint_url,  # type: ignore[call-overload]
+            config=CONFIG,
+        )
 
     def scan(self) -> Scan:
         """Every region's GPU instances and volumes; a region that fails is said and skipped."""
@@ -88,34 +94,57 @@ class Aws:
     def _instances(self, ec2: Any, region: str) -> Iterator[Found]:
         table = gpu_types()
         # the table's types by name (EC2 takes up to 200 values a filter; wildcards are not taken everywhere)
-        filters = [{"Name": "instance-type", "Values": sorted(table)},
-                   {"Name": "instance-state-name", "Values": list(ALIVE)}]
-        for page in ec2.get_paginator("describe_instances").paginate(Filters=filters,
-                                                                     PaginationConfig={"PageSize": PAGE}):
+        filters = [
+            {"Name": "instance-type", "Values": sorted(table)},
+            {"Name": "instance-state-name", "Values": list(ALIVE)},
+        ]
+        for page in ec2.get_paginator("describe_instances").paginate(
+            Filters=filters, PaginationConfig={"PageSize": PAGE}
+        ):
             for reservation in page.get("Reservations", []):
                 for raw in reservation.get("Instances", []):
                     kind = table.get(raw.get("InstanceType", ""))
                     if kind is None:
                         continue  # a family we know, a size without GPUs (none today) or one not in the table
                     tags = _tags(raw)
-                    yield Found(f"aws:{raw['InstanceId']}", "instance", region, tags.get("Name") or raw["InstanceId"],
-                                raw.get("State", {}).get("Name", "unknown"), tags, kind.instance_type, kind.gpu,
-                                kind.gpus, kind.usd_per_hour, raw.get("InstanceLifecycle") == "spot",
-                                raw.get("LaunchTime"))
+                    yield Found(
+                        f"aws:{raw['InstanceId']}",
+                        "instance",
+                        region,
+                        tags.get("Name") or raw["InstanceId"],
+                        raw.get("State", {}).get("Name", "unknown"),
+                        tags,
+                        kind.instance_type,
+                        kind.gpu,
+                        kind.gpus,
+                        kind.usd_per_hour,
+                        raw.get("InstanceLifecycle") == "spot",
+                        raw.get("LaunchTime"),
+                    )
 
     def _volumes(self, ec2: Any, region: str) -> Iterator[Found]:
         for page in ec2.get_paginator("describe_volumes").paginate(PaginationConfig={"PageSize": PAGE}):
             for raw in page.get("Volumes", []):
                 tags = _tags(raw)
-                attached = next((f"aws:{a['InstanceId']}" for a in raw.get("Attachments", []) if a.get("InstanceId")),
-                                None)
-                yield Found(f"aws:{raw['VolumeId']}", "storage", region, tags.get("Name") or raw["VolumeId"],
-                            raw.get("State", "unknown"), tags, size_gb=float(raw.get("Size", 0)),
-                            usd_gb_month=VOLUME_USD_GB_MONTH.get(raw.get("VolumeType", ""), 0.08),
-                            created_at=raw.get("CreateTime"), attached_to=attached)
+                attached = next(
+                    (f"aws:{a['InstanceId']}" for a in raw.get("Attachments", []) if a.get("InstanceId")), None
+                )
+                yield Found(
+                    f"aws:{raw['VolumeId']}",
+                    "storage",
+                    region,
+                    tags.get("Name") or raw["VolumeId"],
+                    raw.get("State", "unknown"),
+                    tags,
+                    size_gb=float(raw.get("Size", 0)),
+                    usd_gb_month=VOLUME_USD_GB_MONTH.get(raw.get("VolumeType", ""), 0.08),
+                    created_at=raw.get("CreateTime"),
+                    attached_to=attached,
+                )
 
-    def gpu_samples(self, region: str, instance_ids: list[str], since: datetime,
-                    until: datetime) -> dict[str, list[Sample]]:
+    def gpu_samples(
+        self, region: str, instance_ids: list[str], since: datetime, until: datetime
+    ) -> dict[str, list[Sample]]:
         """CloudWatch agent's NVIDIA metrics (namespace CWAgent, `nvidia_smi_utilization_gpu` and
         `nvidia_smi_memory_used`, per InstanceId and GPU `index`), one-minute maxima, for `instance_ids`."""
         cloudwatch = self.client("cloudwatch", region)
@@ -130,14 +159,18 @@ class Aws:
                         series.append((metric, dims, found))
         values: dict[tuple[str, int, datetime], dict[str, float]] = {}
         for start in range(0, len(series), 500):  # GetMetricData takes 500 queries a call
-            batch = series[start:start + 500]
-            queries = [{"Id": f"m{n}", "MetricStat": {"Metric": m, "Period": 60, "Stat": "Maximum"}, "ReturnData": True}
-                       for n, (_, _, m) in enumerate(batch)]
+            batch = series[start : start + 500]
+            queries = [
+                {"Id": f"m{n}", "MetricStat": {"Metric": m, "Period": 60, "Stat": "Maximum"}, "ReturnData": True}
+                for n, (_, _, m) in enumerate(batch)
+            ]
             # times on whole minutes, as the API asks: each datapoint then has the same time on every read,
             # so a sample read twice is kept once
             for page in cloudwatch.get_paginator("get_metric_data").paginate(
-                    MetricDataQueries=queries, StartTime=since.replace(second=0, microsecond=0),
-                    EndTime=until.replace(second=0, microsecond=0) + timedelta(minutes=1)):
+                MetricDataQueries=queries,
+                StartTime=since.replace(second=0, microsecond=0),
+                EndTime=until.replace(second=0, microsecond=0) + timedelta(minutes=1),
+            ):
                 for result in page.get("MetricDataResults", []):
                     name, dims, _ = batch[int(result["Id"][1:])]
                     gpu = int(dims.get("index", "0")) if str(dims.get("index", "0")).isdigit() else 0
@@ -154,11 +187,11 @@ def _samples(values: dict[tuple[str, int, datetime], dict[str, float]]) -> dict[
             continue
         used = reading.get("nvidia_smi_memory_used", 0.0)
         total = max(reading.get("nvidia_smi_memory_total", 0.0), used, 1.0)
-        out.setdefault(instance, []).append(Sample(at, gpu, min(max(reading["nvidia_smi_utilization_gpu"], 0.0), 100.0),
-                                                   used, total))
+        out.setdefault(instance, []).append(
+            Sample(at, gpu, min(max(reading["nvidia_smi_utilization_gpu"], 0.0), 100.0), used, total)
+        )
     return out
 
 
 def _tags(raw: dict[str, Any]) -> dict[str, str]:
     return {str(t.get("Key", "")): str(t.get("Value", "")) for t in raw.get("Tags", []) or []}
-

@@ -14,8 +14,15 @@ from pathlib import Path
 DATA = Path(__file__).parent / "data" / "aws_gpu_instances.csv"
 
 # EBS per GB-month, us-east-1 (AWS's Amazon EBS pricing page, 2024): what an unattached volume keeps costing.
-VOLUME_USD_GB_MONTH = {"gp3": 0.08, "gp2": 0.10, "io1": 0.125, "io2": 0.125, "st1": 0.045, "sc1": 0.015,
-                       "standard": 0.05}
+VOLUME_USD_GB_MONTH = {
+    "gp3": 0.08,
+    "gp2": 0.10,
+    "io1": 0.125,
+    "io2": 0.125,
+    "st1": 0.045,
+    "sc1": 0.015,
+    "standard": 0.05,
+}
 VOLUME_SOURCE = "AWS Amazon EBS pricing, us-east-1, 2024"
 
 
@@ -33,9 +40,15 @@ class GpuType:
 @cache
 def gpu_types() -> dict[str, GpuType]:
     with DATA.open(encoding="utf-8", newline="") as handle:
-        return {row["instance_type"]: GpuType(row["instance_type"], row["gpu"], int(row["gpus"]),
-                                              float(row["gpu_memory_gb"]),
-                                              float(row["usd_per_hour"]) if row["usd_per_hour"] else None,
-                                              row["as_of"], row["source"])
-                for row in csv.DictReader(handle)}
-
+        return {
+            row["instance_type"]: GpuType(
+                row["instance_type"],
+                row["gpu"],
+                int(row["gpus"]),
+                float(row["gpu_memory_gb"]),
+                float(row["usd_per_hour"]) if row["usd_per_hour"] else None,
+                row["as_of"],
+                row["source"],
+            )
+            for row in csv.DictReader(handle)
+        }

@@ -27,8 +27,12 @@ class PodFiling:
     price_of: Callable[[str, int], tuple[float | None, str, str]]  # (GPU, cards) -> price, unit, currency
 
 
-def pods(util: list[dict[str, Any]], used: list[dict[str, Any]], free: list[dict[str, Any]],
-         tracked: Callable[[dict[str, str]], bool]) -> dict[str, dict[str, Any]]:
+def pods(
+    util: list[dict[str, Any]],
+    used: list[dict[str, Any]],
+    free: list[dict[str, Any]],
+    tracked: Callable[[dict[str, str]], bool],
+) -> dict[str, dict[str, Any]]:
     """Per pod key (`k8s:ns/pod`): its GPU model and samples, from series no tracked instance claims."""
     points: dict[tuple[str, int, float], dict[str, float]] = defaultdict(dict)
     models: dict[str, str] = {}
@@ -46,17 +50,20 @@ def pods(util: list[dict[str, Any]], used: list[dict[str, Any]], free: list[dict
     for (key, gpu, stamp), reading in sorted(points.items(), key=lambda kv: kv[0][2]):
         if "util" in reading and "used" in reading:
             total = reading["used"] + reading.get("free", 0.0)
-            out[key]["samples"].append(Sample(datetime.fromtimestamp(stamp, UTC), gpu, reading["util"],
-                                              reading["used"], total or reading["used"]))
+            out[key]["samples"].append(
+                Sample(
+                    datetime.fromtimestamp(stamp, UTC), gpu, reading["util"], reading["used"], total or reading["used"]
+                )
+            )
     return out
 
 
-def keep(rentals: Rentals, found: dict[str, dict[str, Any]], filing: PodFiling, now: datetime,
-         gone_after: timedelta) -> int:
+def keep(
+    rentals: Rentals, found: dict[str, dict[str, Any]], filing: PodFiling, now: datetime, gone_after: timedelta
+) -> int:
     """Make or update each pod's item and keep its samples; release pods not seen for `gone_after`.
     Returns how many samples were new."""
-    known = {str(i.provider_id): i for i in rentals.instances(filing.team)
-             if (i.provider_id or "").startswith("k8s:")}
+    known = {str(i.provider_id): i for i in rentals.instances(filing.team) if (i.provider_id or "").startswith("k8s:")}
     kept = 0
     for key, pod in found.items():
         inst = known.get(key)
@@ -64,8 +71,9 @@ def keep(rentals: Rentals, found: dict[str, dict[str, Any]], filing: PodFiling, 
         if inst is None:
             gpu = card_model(pod["model"]) or pod["model"].removeprefix("NVIDIA ")[:32]
             price, unit, currency = filing.price_of(gpu, cards)
-            inst = Discovered(rentals.store).add_pod(filing.team, key, _name(key), gpu, cards, filing.channel,
-                                                     (price, unit, currency), now)
+            inst = Discovered(rentals.store).add_pod(
+                filing.team, key, _name(key), gpu, cards, filing.channel, (price, unit, currency), now
+            )
         elif inst.released_at is not None:
             continue
         kept += rentals.add_samples(inst.id, pod["samples"], [None] * len(pod["samples"]))

@@ -68,30 +68,50 @@ def pricer(offers: Callable[[str], list[Any]]) -> Callable[[Found], tuple[float 
     """An instance's price: the price cache's for its GPUs as AWS sells them (a team's rate card or a feed
     quoting AWS, or this very instance type), else the bundled table's On-Demand reference. Another
     provider's price for the same GPU is not what this instance costs, so it is not used."""
+
     def price_of(item: Found) -> tuple[float | None, str, str]:
-        aws = [o for o in (offers(item.gpu) if item.gpu else [])
-               if o.record.provider.lower() == "aws" or o.record.instance_type == item.instance_type]
+        aws = [
+            o
+            for o in (offers(item.gpu) if item.gpu else [])
+            if o.record.provider.lower() == "aws" or o.record.instance_type == item.instance_type
+        ]
         cached = price_from_cache(aws, item.cards, None)
         if cached is not None:
             return cached.amount, cached.unit, cached.currency
         return item.usd_per_hour, "hour", "USD"
+
     return price_of
 
 
-def discover(settings: Settings, store: Store, team: str, now: datetime, *, offers: Callable[[str], list[Any]],
-             client: Any | None = None, aws: Aws | None = None) -> Report:
+def discover(
+    settings: Settings,
+    store: Store,
+    team: str,
+    now: datetime,
+    *,
+    offers: Callable[[str], list[Any]],
+    client: Any | None = None,
+    aws: Aws | None = None,
+) -> Report:
     aws = aws or Aws(settings.aws_region_list(), settings.aws_endpoint_url)
     scan = aws.scan()
-    filing = Filing(team, settings.discover_channel or "", owner_lookup(client), settings.channel_tag,
-                    settings.owner_tag, pricer(offers))
+    filing = Filing(
+        team,
+        settings.discover_channel or "",
+        owner_lookup(client),
+        settings.channel_tag,
+        settings.owner_tag,
+        pricer(offers),
+    )
     known = Discovered(store)
     applied = known.apply(scan, filing, now)
     report = Report(scan, applied)
     rentals = Rentals(store)
     report.activity_problem = _activity(aws, rentals, team, scan, now)
     keys = {f.key for f in scan.found}
-    report.items = [i for i in rentals.instances(team) if i.provider_id in keys] + \
-                   [s for s in rentals.storage(team) if s.provider_id in keys]
+    report.items = [i for i in rentals.instances(team) if i.provider_id in keys] + [
+        s for s in rentals.storage(team) if s.provider_id in keys
+    ]
     found = len(report.items)
     known.record_run("aws", now, found, "; ".join(f"{k}: {v}" for k, v in report.problems.items()) or None)
     return report

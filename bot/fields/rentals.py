@@ -32,8 +32,16 @@ def currency_of(text: str, lang: Lang) -> str:
     return text.upper()
 
 
-def instance_fields(gpu: str, price: str | None, cards: int, share: str | None, currency: str, lang: Lang,
-                    *, cached: Callable[[str, int, float | None], CachedPrice | None] | None = None) -> dict[str, Any]:
+def instance_fields(
+    gpu: str,
+    price: str | None,
+    cards: int,
+    share: str | None,
+    currency: str,
+    lang: Lang,
+    *,
+    cached: Callable[[str, int, float | None], CachedPrice | None] | None = None,
+) -> dict[str, Any]:
     """GPU model, price and its billing unit, cards or a slice, currency: the columns of an instance.
     Without a typed price, `cached(gpu, cards, share)` gives one from the price cache (its source in
     `price_source`), else the price is asked for."""
@@ -50,8 +58,12 @@ def instance_fields(gpu: str, price: str | None, cards: int, share: str | None, 
         found = cached(model, cards, part) if cached else None
         if found is None:
             raise FieldError("price", t("error.rental.no_cached_price", lang, gpu=model))
-        return out | {"unit": found.unit, "price": found.amount, "currency": found.currency,
-                      "price_source": f"{found.source} {found.as_of}"}
+        return out | {
+            "unit": found.unit,
+            "price": found.amount,
+            "currency": found.currency,
+            "price_source": f"{found.source} {found.as_of}",
+        }
     try:
         amount, unit = parse_price(price)
     except ParseError as exc:
@@ -75,16 +87,28 @@ def price_from_cache(offers: Iterable[Any], cards: int, share: float | None) -> 
     """When no price is typed: a dedicated price of the GPU from the price cache, fresh before stale,
     billed by the hour before the day before the month, cheapest first; scaled to the instance's cards
     or slice. None when the cache has none."""
-    usable = [o for o in offers if o.record.sharing.value == "dedicated"
-              and o.record.pricing_model.value in BILLING_ORDER]
+    usable = [
+        o for o in offers if o.record.sharing.value == "dedicated" and o.record.pricing_model.value in BILLING_ORDER
+    ]
     if not usable:
         return None
-    best = min(usable, key=lambda o: (o.stale, BILLING_ORDER.index(o.record.pricing_model.value),
-                                      o.record.amount / o.record.gpu_count))
+    best = min(
+        usable,
+        key=lambda o: (
+            o.stale,
+            BILLING_ORDER.index(o.record.pricing_model.value),
+            o.record.amount / o.record.gpu_count,
+        ),
+    )
     per_card = best.record.amount / best.record.gpu_count
     amount = per_card * (share if share is not None else cards)
-    return CachedPrice(round(amount, 4), best.record.unit.value, best.record.currency.value, best.record.source,
-                       best.as_of.date().isoformat())
+    return CachedPrice(
+        round(amount, 4),
+        best.record.unit.value,
+        best.record.currency.value,
+        best.record.source,
+        best.as_of.date().isoformat(),
+    )
 
 
 def budget_amount(text: str) -> float | None:

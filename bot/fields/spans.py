@@ -5,8 +5,9 @@ from __future__ import annotations
 import re
 from datetime import timedelta
 
-SPAN = re.compile(r"(\d+(?:\.\d+)?)\s*(m|min|mins|minutes?|分钟?|h|hr|hrs|hours?|小时|d|days?|天|w|weeks?|周)",
-                  re.IGNORECASE)
+SPAN = re.compile(
+    r"(\d+(?:\.\d+)?)\s*(m|min|mins|minutes?|分钟?|h|hr|hrs|hours?|小时|d|days?|天|w|weeks?|周)", re.IGNORECASE
+)
 UNITS = {"m": timedelta(minutes=1), "h": timedelta(hours=1), "d": timedelta(days=1), "w": timedelta(weeks=1)}
 ZH = {"分": "m", "小": "h", "天": "d", "周": "w"}
 

@@ -61,14 +61,20 @@ def chart(report: Report, lang: Lang) -> Figure:
     b, i, u = ([series[d] for d in days] for series in (busy, idle, unknown))
     spend.bar(labels, b, label=t("report.chart.busy", lang), color="#2e7d32")
     spend.bar(labels, i, bottom=b, label=t("report.chart.idle", lang), color="#c62828")
-    spend.bar(labels, u, bottom=[x + y for x, y in zip(b, i, strict=True)], label=t("report.chart.unknown", lang),
-              color="#9e9e9e")
+    spend.bar(
+        labels,
+        u,
+        bottom=[x + y for x, y in zip(b, i, strict=True)],
+        label=t("report.chart.unknown", lang),
+        color="#9e9e9e",
+    )
     spend.set(title=t("report.chart.spend", lang, currency=currency), ylabel=currency)
     spend.legend(loc="upper left", fontsize="small")
     spend.grid(axis="y", alpha=0.3)
     ranked = [r for r in report.ranked("owner") if r.idle_cost.get(currency)][:10]
-    owners.barh([r.who or "-" for r in reversed(ranked)], [r.idle_cost[currency] for r in reversed(ranked)],
-                color="#c62828")
+    owners.barh(
+        [r.who or "-" for r in reversed(ranked)], [r.idle_cost[currency] for r in reversed(ranked)], color="#c62828"
+    )
     owners.set(title=t("report.chart.owners", lang, currency=currency), xlabel=currency)
     owners.grid(axis="x", alpha=0.3)
     return fig

@@ -14,18 +14,50 @@ from bot.state.usage import daily_activity
 from rules.report import Rank, Report, build
 
 
-def compose(rentals: Rentals, team: str, start: date, end: date, *, zone: ZoneInfo, now: datetime,
-            busy_above_pct: float, channel: str | None = None, project: str | None = None) -> Report:
-    return next(compose_parts(rentals, team, start, end, zone=zone, now=now, busy_above_pct=busy_above_pct,
-                              channel=channel, project=project, part=None))
+def compose(
+    rentals: Rentals,
+    team: str,
+    start: date,
+    end: date,
+    *,
+    zone: ZoneInfo,
+    now: datetime,
+    busy_above_pct: float,
+    channel: str | None = None,
+    project: str | None = None,
+) -> Report:
+    return next(
+        compose_parts(
+            rentals,
+            team,
+            start,
+            end,
+            zone=zone,
+            now=now,
+            busy_above_pct=busy_above_pct,
+            channel=channel,
+            project=project,
+            part=None,
+        )
+    )
 
 
 PART = 500  # instances a part of a streamed report reads at once
 
 
-def compose_parts(rentals: Rentals, team: str, start: date, end: date, *, zone: ZoneInfo, now: datetime,
-                  busy_above_pct: float, channel: str | None = None, project: str | None = None,
-                  part: int | None = PART) -> Iterator[Report]:
+def compose_parts(
+    rentals: Rentals,
+    team: str,
+    start: date,
+    end: date,
+    *,
+    zone: ZoneInfo,
+    now: datetime,
+    busy_above_pct: float,
+    channel: str | None = None,
+    project: str | None = None,
+    part: int | None = PART,
+) -> Iterator[Report]:
     """The report in parts of `part` instances (storage in the last), each read and built on its own, so a
     month's CSV of thousands of instances is written without holding every row at once; `part=None`: one."""
     first = datetime.combine(start, datetime.min.time(), zone).astimezone(UTC)
@@ -34,55 +66,126 @@ def compose_parts(rentals: Rentals, team: str, start: date, end: date, *, zone: 
     storage = [s for s in rentals.storage(team, channel=channel) if _kept(s, project, first, last)]
     offset = int((zone.utcoffset(datetime.combine(start, datetime.min.time())) or timedelta(0)).total_seconds())
     size = part or max(len(instances), 1)
-    batches = [instances[k:k + size] for k in range(0, len(instances), size)] or [[]]
+    batches = [instances[k : k + size] for k in range(0, len(instances), size)] or [[]]
     for n, batch in enumerate(batches):
-        daily = daily_activity(rentals.store, [i.id for i in batch], first, min(last, now), offset_s=offset,
-                               busy_above_pct=busy_above_pct)
+        daily = daily_activity(
+            rentals.store, [i.id for i in batch], first, min(last, now), offset_s=offset, busy_above_pct=busy_above_pct
+        )
         kept = storage if n == len(batches) - 1 else []
         yield build(batch, kept, daily, start=start, end=end, zone=zone, now=now)
 
 
 def _wanted(inst: Any, project: str | None, first: datetime, last: datetime) -> bool:
-    return (project is None or (inst.project or "") == project) and not inst.hidden_by \
-        and inst.started_at < last and (inst.released_at is None or inst.released_at > first)
+    return (
+        (project is None or (inst.project or "") == project)
+        and not inst.hidden_by
+        and inst.started_at < last
+        and (inst.released_at is None or inst.released_at > first)
+    )
 
 
 def _kept(disk: Any, project: str | None, first: datetime, last: datetime) -> bool:
-    return (project is None or (disk.project or "") == project) and not disk.hidden_by \
-        and disk.created_at < last and (disk.deleted_at is None or disk.deleted_at > first)
+    return (
+        (project is None or (disk.project or "") == project)
+        and not disk.hidden_by
+        and disk.created_at < last
+        and (disk.deleted_at is None or disk.deleted_at > first)
+    )
 
 
 def rank_json(rank: Rank, by: str) -> dict[str, Any]:
-    return {by: rank.who or None, "cost": rank.cost, "idle_gpu_hours": rank.idle_gpu_hours,
-            "idle_cost": rank.idle_cost, "busy_share": rank.busy_share}
+    return {
+        by: rank.who or None,
+        "cost": rank.cost,
+        "idle_gpu_hours": rank.idle_gpu_hours,
+        "idle_cost": rank.idle_cost,
+        "busy_share": rank.busy_share,
+    }
 
 
 def as_json(report: Report) -> dict[str, Any]:
     """`report --json`: the period, totals, rankings by owner and project (most idle cost first), items."""
     items: dict[tuple[str, str], dict[str, Any]] = {}
     for r in report.rows:
-        item = items.setdefault((r.kind, r.item), {"item": r.item, "kind": r.kind, "owner": r.owner or None,
-                                                   "project": r.project or None, "channel": r.channel, "gpu": r.gpu,
-                                                   "currency": r.currency, "cost": 0.0, "gpu_hours": 0.0,
-                                                   "busy_gpu_hours": 0.0, "idle_gpu_hours": 0.0,
-                                                   "unknown_gpu_hours": 0.0})
+        item = items.setdefault(
+            (r.kind, r.item),
+            {
+                "item": r.item,
+                "kind": r.kind,
+                "owner": r.owner or None,
+                "project": r.project or None,
+                "channel": r.channel,
+                "gpu": r.gpu,
+                "currency": r.currency,
+                "cost": 0.0,
+                "gpu_hours": 0.0,
+                "busy_gpu_hours": 0.0,
+                "idle_gpu_hours": 0.0,
+                "unknown_gpu_hours": 0.0,
+            },
+        )
         for key in ("cost", "gpu_hours", "busy_gpu_hours", "idle_gpu_hours", "unknown_gpu_hours"):
             item[key] = round(item[key] + getattr(r, key), 4)
-    return {"period": {"from": report.start.isoformat(), "to": report.end.isoformat()},
-            "totals": asdict(report.totals()),
-            "by_owner": [rank_json(r, "owner") for r in report.ranked("owner")],
-            "by_project": [rank_json(r, "project") for r in report.ranked("project")],
-            "items": sorted(items.values(), key=lambda i: -i["cost"]),
-            "released": [{"item": r.item, "by": r.by, "at": r.at.isoformat(), "currency": r.currency,
-                          "per_day": round(r.per_day, 2), "saved": r.saved} for r in report.released],
-            "storage": [{"item": item, "currency": currency, "cost": cost}
-                        for item, currency, cost in report.storage_costs()]}
+    return {
+        "period": {"from": report.start.isoformat(), "to": report.end.isoformat()},
+        "totals": asdict(report.totals()),
+        "by_owner": [rank_json(r, "owner") for r in report.ranked("owner")],
+        "by_project": [rank_json(r, "project") for r in report.ranked("project")],
+        "items": sorted(items.values(), key=lambda i: -i["cost"]),
+        "released": [
+            {
+                "item": r.item,
+                "by": r.by,
+                "at": r.at.isoformat(),
+                "currency": r.currency,
+                "per_day": round(r.per_day, 2),
+                "saved": r.saved,
+            }
+            for r in report.released
+        ],
+        "storage": [
+            {"item": item, "currency": currency, "cost": cost} for item, currency, cost in report.storage_costs()
+        ],
+    }
 
 
-CSV_COLUMNS = ("date", "workspace", "channel", "project", "owner", "item", "kind", "gpu", "cards", "currency", "cost",
-               "gpu_hours", "busy_gpu_hours", "idle_gpu_hours", "unknown_gpu_hours")
+CSV_COLUMNS = (
+    "date",
+    "workspace",
+    "channel",
+    "project",
+    "owner",
+    "item",
+    "kind",
+    "gpu",
+    "cards",
+    "currency",
+    "cost",
+    "gpu_hours",
+    "busy_gpu_hours",
+    "idle_gpu_hours",
+    "unknown_gpu_hours",
+)
 
 
 def csv_rows(report: Report, team: str) -> list[list[Any]]:
-    return [[r.day.isoformat(), team, r.channel, r.project, r.owner, r.item, r.kind, r.gpu, r.cards, r.currency,
-             r.cost, r.gpu_hours, r.busy_gpu_hours, r.idle_gpu_hours, r.unknown_gpu_hours] for r in report.rows]
+    return [
+        [
+            r.day.isoformat(),
+            team,
+            r.channel,
+            r.project,
+            r.owner,
+            r.item,
+            r.kind,
+            r.gpu,
+            r.cards,
+            r.currency,
+            r.cost,
+            r.gpu_hours,
+            r.busy_gpu_hours,
+            r.idle_gpu_hours,
+            r.unknown_gpu_hours,
+        ]
+        for r in report.rows
+    ]

@@ -34,9 +34,19 @@ DAYS = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
 def report_text(report: Report, lang: Lang) -> str:
     totals = report.totals()
     cost = ", ".join(money(a, c) for c, a in totals.cost.items()) or money(0, "CNY")
-    lines = [t("report.title", lang, start=f"{report.start:%m-%d}", end=f"{report.end:%m-%d}", cost=cost,
-               paid=show(totals.gpu_hours), busy=show(totals.busy_gpu_hours), idle=show(totals.idle_gpu_hours),
-               unknown=show(totals.unknown_gpu_hours))]
+    lines = [
+        t(
+            "report.title",
+            lang,
+            start=f"{report.start:%m-%d}",
+            end=f"{report.end:%m-%d}",
+            cost=cost,
+            paid=show(totals.gpu_hours),
+            busy=show(totals.busy_gpu_hours),
+            idle=show(totals.idle_gpu_hours),
+            unknown=show(totals.unknown_gpu_hours),
+        )
+    ]
     for by in ("owner", "project"):
         ranked = [r for r in report.ranked(by) if any(r.idle_cost.values())]
         if not ranked:
@@ -58,16 +68,21 @@ def extras(report: Report, lang: Lang) -> list[str]:
         saved: dict[str, float] = {}
         for r in report.released:
             saved[r.currency] = saved.get(r.currency, 0.0) + r.saved
-        out.append(t("report.released", lang, count=len(report.released),
-                     saved=", ".join(money(a, c) for c, a in saved.items())))
+        out.append(
+            t(
+                "report.released",
+                lang,
+                count=len(report.released),
+                saved=", ".join(money(a, c) for c, a in saved.items()),
+            )
+        )
     costly = report.storage_costs(3)
     if costly:
         out.append(t("report.storage", lang, items=", ".join(f"*{i}* {money(c, cur)}" for i, cur, c in costly)))
     return out
 
 
-def post(client: WebClient, channel: str, report: Report, lang: Lang, *, store: Store, team: str,
-         now: datetime) -> str:
+def post(client: WebClient, channel: str, report: Report, lang: Lang, *, store: Store, team: str, now: datetime) -> str:
     """Post the report and its chart (in the thread), and keep the chart's file as the channel's last (for App
     Home); the message's ts. SlackApiError when the message cannot be posted."""
     answer = client.chat_postMessage(channel=channel, text=report_text(report, lang), unfurl_links=False)
@@ -75,10 +90,13 @@ def post(client: WebClient, channel: str, report: Report, lang: Lang, *, store: 
     png = io.BytesIO()
     draw(report, png, lang)
     try:
-        uploaded = client.files_upload_v2(channel=channel, thread_ts=ts, content=png.getvalue(),
-                                          filename="gpu-report.png", title=t(
-                                              "report.chart_title", lang, start=f"{report.start:%m-%d}",
-                                              end=f"{report.end:%m-%d}"))
+        uploaded = client.files_upload_v2(
+            channel=channel,
+            thread_ts=ts,
+            content=png.getvalue(),
+            filename="gpu-report.png",
+            title=t("report.chart_title", lang, start=f"{report.start:%m-%d}", end=f"{report.end:%m-%d}"),
+        )
     except SlackApiError as exc:  # the message is out; the chart is a bonus (files:write may be missing)
         log.warning("report chart not uploaded in %s: %s", channel, exc.response.get("error"))
         return ts
@@ -93,9 +111,17 @@ def week_before(day: date) -> tuple[date, date]:
     return day - timedelta(days=7), day - timedelta(days=1)
 
 
-def weekly_due(rentals: Rentals, client_of: Callable[[str], WebClient], now: datetime, *, report_day: str,
-               schedules: Callable[[str, str], RemindSchedule], lang_of: Callable[[RemindSchedule], Lang],
-               busy_above_pct: float, channels: Callable[[str], list[str]]) -> list[str]:
+def weekly_due(
+    rentals: Rentals,
+    client_of: Callable[[str], WebClient],
+    now: datetime,
+    *,
+    report_day: str,
+    schedules: Callable[[str, str], RemindSchedule],
+    lang_of: Callable[[RemindSchedule], Lang],
+    busy_above_pct: float,
+    channels: Callable[[str], list[str]],
+) -> list[str]:
     """Post each channel's weekly report that is due; returns the channels told."""
     told = []
     sends = Sends(rentals.store, "weekly")
@@ -104,15 +130,20 @@ def weekly_due(rentals: Rentals, client_of: Callable[[str], WebClient], now: dat
         for channel in channels(team):
             plan = schedules(team, channel)
             local = now.astimezone(ZoneInfo(plan.zone))
-            if not plan.enabled or DAYS[local.weekday()] != report_day or local.time() < plan.at \
-                    or not ReportChannels(rentals.store).enabled(team, channel):
+            if (
+                not plan.enabled
+                or DAYS[local.weekday()] != report_day
+                or local.time() < plan.at
+                or not ReportChannels(rentals.store).enabled(team, channel)
+            ):
                 continue
             if sends.claim(team, channel, local.date(), now) is None:
                 continue  # sent already this week, or another replica is sending it
             start, end = week_before(local.date())
             if (start, plan.zone) not in composed:
-                composed[(start, plan.zone)] = by_channel(compose(rentals, team, start, end, zone=ZoneInfo(plan.zone),
-                                                                  now=now, busy_above_pct=busy_above_pct))
+                composed[(start, plan.zone)] = by_channel(
+                    compose(rentals, team, start, end, zone=ZoneInfo(plan.zone), now=now, busy_above_pct=busy_above_pct)
+                )
             made = composed[(start, plan.zone)].get(channel, Report(start, end))
             if not made.rows:
                 sends.sent(team, channel, local.date(), now, None, 0)
@@ -126,4 +157,3 @@ def weekly_due(rentals: Rentals, client_of: Callable[[str], WebClient], now: dat
             sends.sent(team, channel, local.date(), now, ts, len(made.rows))
             told.append(channel)
     return told
-

@@ -54,16 +54,16 @@ class EnrollIn(BaseModel):
 
 
 def refusal(exc: EnrolRefused) -> Answer:
-    return Answer(exc.status, {"error": REFUSALS[exc.reason].format(**exc.params), "reason": exc.reason,
-                               **exc.params})
+    return Answer(exc.status, {"error": REFUSALS[exc.reason].format(**exc.params), "reason": exc.reason, **exc.params})
 
 
 def identify(enrolments: Enrolments, authorization: str | None, now: datetime) -> str | Answer:
     """The enrolment token when it may still enrol, else the 401 to give (from the header alone)."""
     token = bearer(authorization)
     if token is None:
-        return Answer(401, {"error": "no bearer token: send Authorization: Bearer <enrolment token>",
-                            "reason": "no_token"})
+        return Answer(
+            401, {"error": "no bearer token: send Authorization: Bearer <enrolment token>", "reason": "no_token"}
+        )
     try:
         enrolments.grant(token, now)
     except EnrolRefused as exc:
@@ -74,8 +74,9 @@ def identify(enrolments: Enrolments, authorization: str | None, now: datetime) -
 
 def model_of(cards: list[CardIn]) -> str:
     """The box's GPU model: the most common card's canonical name, else its driver name (without the vendor)."""
-    names = Counter(card_model(c.name, c.memory_total_mib) or c.name.removeprefix("NVIDIA ").strip()[:32]
-                    for c in cards)
+    names = Counter(
+        card_model(c.name, c.memory_total_mib) or c.name.removeprefix("NVIDIA ").strip()[:32] for c in cards
+    )
     return names.most_common(1)[0][0]
 
 
@@ -86,8 +87,10 @@ def pricing(box: EnrollIn, gpu: str, offers: Callable[[str], list[Any]], currenc
         try:
             amount, unit = parse_price(box.price)
         except ParseError:
-            return Answer(400, {"error": f"price: {box.price!r} is not a price; say 14/h, 400/day or 11500/month",
-                                "field": "price"})
+            return Answer(
+                400,
+                {"error": f"price: {box.price!r} is not a price; say 14/h, 400/day or 11500/month", "field": "price"},
+            )
         return {"unit": unit, "price": amount, "currency": box.currency or currency}
     found = price_from_cache(offers(gpu), len(box.gpus), None)
     if found is None:
@@ -95,8 +98,9 @@ def pricing(box: EnrollIn, gpu: str, offers: Callable[[str], list[Any]], currenc
     return {"unit": found.unit, "price": found.amount, "currency": found.currency}
 
 
-def receive(enrolments: Enrolments, token: str, body: bytes, now: datetime, *,
-            offers: Callable[[str], list[Any]], currency: str) -> Answer:
+def receive(
+    enrolments: Enrolments, token: str, body: bytes, now: datetime, *, offers: Callable[[str], list[Any]], currency: str
+) -> Answer:
     """What an identified enrolment request gets."""
     try:
         box = EnrollIn.model_validate_json(body)
@@ -108,13 +112,24 @@ def receive(enrolments: Enrolments, token: str, body: bytes, now: datetime, *,
     if isinstance(price, Answer):
         return price
     try:
-        made, heartbeat = enrolments.enrol(token, Box(box.name, box.machine_id, gpu, len(box.gpus), box.provider_id),
-                                           price, now)
+        made, heartbeat = enrolments.enrol(
+            token, Box(box.name, box.machine_id, gpu, len(box.gpus), box.provider_id), price, now
+        )
     except EnrolRefused as exc:
         return refusal(exc)
     except RentalError as exc:
         field = exc.params.get("field", "name")
         return Answer(400, {"error": f"{field}: not accepted ({exc.code})", "field": field})
     log.info("enrolled %s (%s × %d)", made.name, made.gpu, made.cards)
-    return Answer(201, {"instance": made.name, "token": heartbeat, "gpu": made.gpu, "cards": made.cards,
-                        "price": made.price, "unit": made.unit, "currency": made.currency})
+    return Answer(
+        201,
+        {
+            "instance": made.name,
+            "token": heartbeat,
+            "gpu": made.gpu,
+            "cards": made.cards,
+            "price": made.price,
+            "unit": made.unit,
+            "currency": made.currency,
+        },
+    )

@@ -50,7 +50,10 @@ def health(deps: Deps, scheduler_running: Callable[[], bool] | None) -> tuple[in
     checks["discovery"] = _discovery(deps) if checks["state_db"] == "ok" else {}
     if checks["state_db"] != "ok" or checks["price_cache"] != "ok":
         return 503, {"status": "down", "checks": checks}
-    degraded = checks["scheduler"] == "stopped" or checks.get("work_process", "running") != "running" \
-        or any(v in ("never loaded", "failing") for v in sources.values()) \
+    degraded = (
+        checks["scheduler"] == "stopped"
+        or checks.get("work_process", "running") != "running"
+        or any(v in ("never loaded", "failing") for v in sources.values())
         or any(v != "ok" for v in checks["discovery"].values())
+    )
     return 200, {"status": "degraded" if degraded else "ok", "checks": checks}

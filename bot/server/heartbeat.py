@@ -107,13 +107,21 @@ def identify(rentals: Rentals, authorization: str | None) -> Instance | Answer:
     if instance is None:
         reason = "no bearer token" if token is None else "unknown or revoked token"
         log.info("heartbeat refused: %s", reason)
-        return Answer(401, {"error": f"{reason}: send Authorization: Bearer <the token `gpu-advise track instance` "
-                                     "printed>"})
+        return Answer(
+            401, {"error": f"{reason}: send Authorization: Bearer <the token `gpu-advise track instance` printed>"}
+        )
     return instance
 
 
-def receive(rentals: Rentals, instance: Instance, body: bytes, now: Callable[[], datetime], *,
-            busy_above_pct: float, max_age: timedelta = MAX_AGE) -> Answer:
+def receive(
+    rentals: Rentals,
+    instance: Instance,
+    body: bytes,
+    now: Callable[[], datetime],
+    *,
+    busy_above_pct: float,
+    max_age: timedelta = MAX_AGE,
+) -> Answer:
     """What an identified heartbeat request gets; the HTTP details (size limit, headers) are the server's."""
     try:
         beat = HeartbeatIn.model_validate_json(body)
@@ -123,16 +131,29 @@ def receive(rentals: Rentals, instance: Instance, body: bytes, now: Callable[[],
     moment = now()
     for index, sample in enumerate(beat.samples):
         if sample.ts > moment + MAX_AHEAD:
-            return Answer(400, {"error": f"samples[{index}].ts: {sample.ts.isoformat()} is in the future "
-                                         "(check the agent's clock)", "field": f"samples[{index}].ts"})
+            return Answer(
+                400,
+                {
+                    "error": f"samples[{index}].ts: {sample.ts.isoformat()} is in the future (check the agent's clock)",
+                    "field": f"samples[{index}].ts",
+                },
+            )
     fresh = [s for s in beat.samples if s.ts >= moment - max_age]
-    kept = rentals.add_samples(instance.id, [Sample(s.ts, s.gpu, s.utilization_pct, s.memory_used_mib,
-                                                    s.memory_total_mib) for s in fresh],
-                               [s.power_w for s in fresh], busy_above_pct=busy_above_pct)
+    kept = rentals.add_samples(
+        instance.id,
+        [Sample(s.ts, s.gpu, s.utilization_pct, s.memory_used_mib, s.memory_total_mib) for s in fresh],
+        [s.power_w for s in fresh],
+        busy_above_pct=busy_above_pct,
+    )
     if beat.disks:
         rentals.report_disks(instance.id, [DiskReport(d.path, d.size_gb, d.newest_mtime) for d in beat.disks], moment)
-    said: dict[str, Any] = {"instance": instance.name, "kept": kept, "repeated": len(fresh) - kept,
-                            "too_old": len(beat.samples) - len(fresh), "disks": len(beat.disks)}
+    said: dict[str, Any] = {
+        "instance": instance.name,
+        "kept": kept,
+        "repeated": len(fresh) - kept,
+        "too_old": len(beat.samples) - len(fresh),
+        "disks": len(beat.disks),
+    }
     actions = Actions(rentals.store)
     if beat.action_result is not None:
         said["action_result"] = _take_result(actions, instance, beat.action_result, moment)

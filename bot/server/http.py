@@ -73,14 +73,14 @@ class QuietHandler(WSGIRequestHandler):
 
 
 def _reply(start_response: StartResponse, status: int, body: bytes, content_type: str = "text/plain") -> list[bytes]:
-    start_response(f"{status} {HTTPStatus(status).phrase}",
-                   [("Content-Type", content_type), ("Content-Length", str(len(body)))])
+    start_response(
+        f"{status} {HTTPStatus(status).phrase}", [("Content-Type", content_type), ("Content-Length", str(len(body)))]
+    )
     return [body]
 
 
 def _headers(environ: dict[str, Any]) -> dict[str, str]:
-    found = {key[5:].replace("_", "-").lower(): str(value) for key, value in environ.items()
-             if key.startswith("HTTP_")}
+    found = {key[5:].replace("_", "-").lower(): str(value) for key, value in environ.items() if key.startswith("HTTP_")}
     found["content-type"] = str(environ.get("CONTENT_TYPE") or "")
     return found
 
@@ -118,9 +118,14 @@ def wsgi_app(app: App, deps: Deps, scheduler_running: Callable[[], bool] | None 
                 answer = found  # refused on the header alone: the body is never read
             else:
                 body = read_body(environ, deps.settings.read_timeout_s)
-                answer = heartbeat.receive(rentals, found, body, deps.now,
-                                           busy_above_pct=deps.policy.idle.utilisation_max_pct,
-                                           max_age=timedelta(hours=deps.settings.heartbeat_max_age_hours))
+                answer = heartbeat.receive(
+                    rentals,
+                    found,
+                    body,
+                    deps.now,
+                    busy_above_pct=deps.policy.idle.utilisation_max_pct,
+                    max_age=timedelta(hours=deps.settings.heartbeat_max_age_hours),
+                )
         except BodyTimeout as exc:
             answer = heartbeat.Answer(408, {"error": f"{exc}: send fewer samples at a time, or check the link"})
         except (StoreBusy, StoreUnavailable) as exc:
@@ -218,8 +223,9 @@ def _enroll_endpoint(deps: Deps) -> Callable[..., Iterable[bytes]]:
                 answer = found
             else:
                 body = read_body(environ, deps.settings.read_timeout_s)
-                answer = enroll.receive(enrolments, found, body, deps.now(), offers=deps.gpu_offers,
-                                        currency=deps.settings.currency)
+                answer = enroll.receive(
+                    enrolments, found, body, deps.now(), offers=deps.gpu_offers, currency=deps.settings.currency
+                )
         except BodyTimeout as exc:
             answer = heartbeat.Answer(408, {"error": str(exc)})
         except (StoreBusy, StoreUnavailable) as exc:
@@ -230,7 +236,9 @@ def _enroll_endpoint(deps: Deps) -> Callable[..., Iterable[bytes]]:
     return agent_enroll
 
 
-def build_server(app: App, deps: Deps, host: str, port: int, *,
-                 scheduler_running: Callable[[], bool] | None = None) -> ThreadingWSGIServer:
-    return make_server(host, port, wsgi_app(app, deps, scheduler_running), server_class=ThreadingWSGIServer,
-                       handler_class=QuietHandler)
+def build_server(
+    app: App, deps: Deps, host: str, port: int, *, scheduler_running: Callable[[], bool] | None = None
+) -> ThreadingWSGIServer:
+    return make_server(
+        host, port, wsgi_app(app, deps, scheduler_running), server_class=ThreadingWSGIServer, handler_class=QuietHandler
+    )

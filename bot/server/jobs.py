@@ -52,6 +52,7 @@ def once(store: Store, job: str, every: timedelta, work: Callable[[], object]) -
 
     return run
 
+
 JOB_DEFAULTS = {
     "coalesce": True,  # runs missed while the process slept collapse into one
     "max_instances": 1,  # never two refreshes of one source at once
@@ -60,8 +61,9 @@ JOB_DEFAULTS = {
 MAX_JITTER_S = 300
 
 
-def refresh_job(open_db: Callable[[], Database], source: Source,
-                on_refresh: Callable[[RefreshResult], None] | None = None) -> RefreshResult:
+def refresh_job(
+    open_db: Callable[[], Database], source: Source, on_refresh: Callable[[RefreshResult], None] | None = None
+) -> RefreshResult:
     """One scheduled refresh, on its own connection (APScheduler runs jobs on worker threads)."""
     db = open_db()
     try:
@@ -77,9 +79,14 @@ def jitter_for(source: Source) -> int:
     return int(min(source.interval.total_seconds() * 0.1, MAX_JITTER_S))
 
 
-def build_scheduler(sources: list[Source], open_db: Callable[[], Database], *,
-                    first_run_in: timedelta = timedelta(seconds=5), now: datetime | None = None,
-                    on_refresh: Callable[[RefreshResult], None] | None = None) -> BackgroundScheduler:
+def build_scheduler(
+    sources: list[Source],
+    open_db: Callable[[], Database],
+    *,
+    first_run_in: timedelta = timedelta(seconds=5),
+    now: datetime | None = None,
+    on_refresh: Callable[[RefreshResult], None] | None = None,
+) -> BackgroundScheduler:
     """A scheduler (not started) with a refresh job per source, each on its own interval with jitter."""
     # APScheduler says a job "executed successfully" whenever it returns, a failed refresh included:
     # refresh() logs each run's real outcome, so the executor's own lines are left to warnings.
@@ -88,10 +95,14 @@ def build_scheduler(sources: list[Source], open_db: Callable[[], Database], *,
     start = (now or datetime.now(UTC)) + first_run_in
     for source in sources:
         scheduler.add_job(
-            refresh_job, IntervalTrigger(seconds=int(source.interval.total_seconds()), jitter=jitter_for(source),
-                                         timezone=UTC),
-            args=[open_db, source, on_refresh], id=f"refresh:{source.name}", name=f"refresh {source.name}",
-            next_run_time=start, replace_existing=True, **JOB_DEFAULTS,
+            refresh_job,
+            IntervalTrigger(seconds=int(source.interval.total_seconds()), jitter=jitter_for(source), timezone=UTC),
+            args=[open_db, source, on_refresh],
+            id=f"refresh:{source.name}",
+            name=f"refresh {source.name}",
+            next_run_time=start,
+            replace_existing=True,
+            **JOB_DEFAULTS,
         )
     return scheduler
 
@@ -123,6 +134,8 @@ def jobs_of(settings: Settings, deps: Deps, client: WebClient) -> list[Job]:
     store, minute, hour = deps.store, timedelta(minutes=1), timedelta(hours=1)
     # each stalled item is claimed on its own (the replica that took it, or one taking over a dead one's)
     redo_every = timedelta(seconds=max(1.0, min(60.0, settings.redo_after_s / 2)))
+    # the table of jobs, one row a job, as written (not laid out by ruff format)
+    # fmt: off
     table = [
         Job("inbox:redo", "redo work that did not reach Slack", redo_every, lambda: redo_stalled(deps, client)),
         # every minute, and once at start-up: a digest missed while down goes out if its local day is not over
@@ -140,14 +153,31 @@ def jobs_of(settings: Settings, deps: Deps, client: WebClient) -> list[Job]:
         Job("inbox:prune", "forget finished requests and job claims older than a week", 6 * hour,
             lambda: (deps.inbox.prune(KEPT), JobRuns(store).prune(KEPT)), shared=timedelta(days=1)),
     ]
+    # fmt: on
     if settings.aws_region_list():
         span = timedelta(minutes=settings.discover_every_minutes)
-        table.append(Job("discover:aws", "find GPU instances and unattached volumes in AWS", span,
-                         discovery_job(settings, deps, client), shared=span, at_start=True))
+        table.append(
+            Job(
+                "discover:aws",
+                "find GPU instances and unattached volumes in AWS",
+                span,
+                discovery_job(settings, deps, client),
+                shared=span,
+                at_start=True,
+            )
+        )
     if settings.prometheus_url:
         every, url = settings.prometheus_every_minutes, settings.prometheus_url
-        table.append(Job("samples:prometheus", "pull DCGM samples from Prometheus", timedelta(minutes=every),
-                         lambda: pull_prometheus(deps, url, every), shared=timedelta(minutes=every), at_start=True))
+        table.append(
+            Job(
+                "samples:prometheus",
+                "pull DCGM samples from Prometheus",
+                timedelta(minutes=every),
+                lambda: pull_prometheus(deps, url, every),
+                shared=timedelta(minutes=every),
+                at_start=True,
+            )
+        )
     return table
 
 
@@ -161,11 +191,16 @@ def weekly_reports(deps: Deps, client: WebClient) -> list[str]:
 
     rentals = Rentals(deps.store)
     schedules = Schedules(deps.store, deps.settings.default_schedule())
-    return weekly_due(rentals, lambda team: deps.client_of(team, client), deps.now(),
-                      report_day=deps.settings.report_day, schedules=schedules.of,
-                      lang_of=lambda plan: Lang(plan.lang) if plan.lang else deps.settings.lang,
-                      busy_above_pct=deps.policy.idle.utilisation_max_pct,
-                      channels=lambda team: channels_of(rentals, team))
+    return weekly_due(
+        rentals,
+        lambda team: deps.client_of(team, client),
+        deps.now(),
+        report_day=deps.settings.report_day,
+        schedules=schedules.of,
+        lang_of=lambda plan: Lang(plan.lang) if plan.lang else deps.settings.lang,
+        busy_above_pct=deps.policy.idle.utilisation_max_pct,
+        channels=lambda team: channels_of(rentals, team),
+    )
 
 
 def discovery_job(settings: Settings, deps: Deps, client: WebClient) -> Callable[[], object]:
@@ -179,17 +214,24 @@ def discovery_job(settings: Settings, deps: Deps, client: WebClient) -> Callable
             try:
                 team.append(str(client.auth_test()["team_id"]))
             except Exception as exc:  # Slack down, or OAuth with no bot token: said, tried again next run
-                log.warning("AWS discovery skipped: no workspace to keep items in (set GPU_ADVISOR_DISCOVER_TEAM): %s",
-                            type(exc).__name__)
+                log.warning(
+                    "AWS discovery skipped: no workspace to keep items in (set GPU_ADVISOR_DISCOVER_TEAM): %s",
+                    type(exc).__name__,
+                )
                 return None
         try:
             lookups = deps.client_of(team[0], client)
         except LookupError:
             lookups = None
         report = discover(settings, deps.store, team[0], deps.now(), offers=deps.gpu_offers, client=lookups)
-        log.info("AWS discovery: %d items, %d new, %d gone, %d deleted%s", len(report.items), len(report.applied.new),
-                 len(report.applied.released), len(report.applied.deleted),
-                 "".join(f"; {k}: {v}" for k, v in report.problems.items()))
+        log.info(
+            "AWS discovery: %d items, %d new, %d gone, %d deleted%s",
+            len(report.items),
+            len(report.applied.new),
+            len(report.applied.released),
+            len(report.applied.deleted),
+            "".join(f"; {k}: {v}" for k, v in report.problems.items()),
+        )
         return report
 
     return work
@@ -199,13 +241,23 @@ def start_jobs(settings: Settings, deps: Deps, client: WebClient) -> BackgroundS
     """The scheduler of `serve`, started: a refresh per price source, then every job of jobs_of()."""
     from pricing import cache
 
-    scheduler = build_scheduler(deps.prices.sources, lambda: cache.open_db(settings.db),
-                                on_refresh=lambda r: deps.metrics.refreshes.labels(r.source, "ok" if r.ok
-                                                                                   else "failed").inc())
+    scheduler = build_scheduler(
+        deps.prices.sources,
+        lambda: cache.open_db(settings.db),
+        on_refresh=lambda r: deps.metrics.refreshes.labels(r.source, "ok" if r.ok else "failed").inc(),
+    )
     for job in jobs_of(settings, deps, client):
         work = once(deps.store, job.id, job.shared, job.work) if job.shared else job.work
         start = {"next_run_time": datetime.now(UTC)} if job.at_start else {}
-        scheduler.add_job(work, "interval", seconds=job.every.total_seconds(), id=job.id, name=job.name,
-                          coalesce=True, max_instances=1, **start)
+        scheduler.add_job(
+            work,
+            "interval",
+            seconds=job.every.total_seconds(),
+            id=job.id,
+            name=job.name,
+            coalesce=True,
+            max_instances=1,
+            **start,
+        )
     scheduler.start()
     return scheduler

@@ -40,8 +40,9 @@ class Pulled:
     skipped: int  # series of names not tracked (or ambiguous)
 
 
-def query_range(client: httpx.Client, base_url: str, query: str, start: datetime, end: datetime,
-                step_s: int) -> list[dict[str, Any]]:
+def query_range(
+    client: httpx.Client, base_url: str, query: str, start: datetime, end: datetime, step_s: int
+) -> list[dict[str, Any]]:
     """One query_range call; the matrix's series (`metric` labels, `values` [[unix time, "value"], ...])."""
     params = {"query": query, "start": f"{start.timestamp():.3f}", "end": f"{end.timestamp():.3f}", "step": str(step_s)}
     try:
@@ -69,8 +70,18 @@ def _by_point(series: list[dict[str, Any]], label: str) -> dict[tuple[str, int, 
     return out
 
 
-def pull(rentals: Rentals, client: httpx.Client, base_url: str, *, label: str, now: datetime,
-         minutes: float = 10, step_s: int = 60, busy_above_pct: float = 5.0, pods: PodFiling | None = None) -> Pulled:
+def pull(
+    rentals: Rentals,
+    client: httpx.Client,
+    base_url: str,
+    *,
+    label: str,
+    now: datetime,
+    minutes: float = 10,
+    step_s: int = 60,
+    busy_above_pct: float = 5.0,
+    pods: PodFiling | None = None,
+) -> Pulled:
     """Fetch the last `minutes` of DCGM series and keep those of tracked, running instances; with `pods`, the
     series of Kubernetes pods no tracked instance claims become items of their own (bot/discover/k8s.py)."""
     start = now - timedelta(minutes=minutes)
@@ -96,8 +107,10 @@ def pull(rentals: Rentals, client: httpx.Client, base_url: str, *, label: str, n
         mem_used = used[(name, gpu, stamp)]
         total = mem_used + free.get((name, gpu, stamp), 0.0)
         found[matches[0].id].append(Sample(datetime.fromtimestamp(stamp, UTC), gpu, pct, mem_used, total or mem_used))
-    kept = sum(rentals.add_samples(inst_id, samples, [None] * len(samples), busy_above_pct=busy_above_pct)
-               for inst_id, samples in found.items())
+    kept = sum(
+        rentals.add_samples(inst_id, samples, [None] * len(samples), busy_above_pct=busy_above_pct)
+        for inst_id, samples in found.items()
+    )
     return Pulled(kept, len(series), len(skipped - series))
 
 
@@ -123,11 +136,19 @@ def pull_prometheus(deps: Deps, url: str, every_minutes: float) -> None:
     rentals = Rentals(deps.store)
     try:
         with http_client(deps.settings) as client:
-            done = pull(rentals, client, url, label=deps.settings.prometheus_label, now=deps.now(),
-                        minutes=2 * every_minutes, busy_above_pct=deps.policy.idle.utilisation_max_pct,
-                        pods=pod_filing(deps, rentals))
+            done = pull(
+                rentals,
+                client,
+                url,
+                label=deps.settings.prometheus_label,
+                now=deps.now(),
+                minutes=2 * every_minutes,
+                busy_above_pct=deps.policy.idle.utilisation_max_pct,
+                pods=pod_filing(deps, rentals),
+            )
     except PrometheusError as exc:
         log.warning("Prometheus pull failed: %s", exc)
         return
-    log.info("Prometheus: %d new samples from %d series (%d series of untracked names)", done.kept, done.series,
-             done.skipped)
+    log.info(
+        "Prometheus: %d new samples from %d series (%d series of untracked names)", done.kept, done.series, done.skipped
+    )

@@ -69,10 +69,12 @@ def run(settings: Settings, *, host: str, port: int, jobs: bool, lang: Lang) -> 
             # Slack comes over the socket; agents' heartbeats, /healthz and /metrics still need HTTP.
             running = _scheduler_check(scheduler, work, jobs)
             side = build_server(app, deps, host, port, scheduler_running=running)
-            threading.Thread(target=side.serve_forever, kwargs={"poll_interval": 0.2}, name="http",
-                             daemon=True).start()
-            log.info("starting in Socket Mode; /api/heartbeat, /healthz and /metrics on http://%s:%s", host,
-                     side.server_address[1])
+            threading.Thread(target=side.serve_forever, kwargs={"poll_interval": 0.2}, name="http", daemon=True).start()
+            log.info(
+                "starting in Socket Mode; /api/heartbeat, /healthz and /metrics on http://%s:%s",
+                host,
+                side.server_address[1],
+            )
             SocketModeHandler(app, app_token).start()  # type: ignore[no-untyped-call]
         else:
             running = _scheduler_check(scheduler, work, jobs)
@@ -98,6 +100,7 @@ def run(settings: Settings, *, host: str, port: int, jobs: bool, lang: Lang) -> 
 def _work_process(settings: Settings, jobs: bool, lang: Lang) -> Callable[[Any], tuple[Any, Any]]:
     """What build_deps makes serve's work process with: the spool the front door keeps requests in (SQLite) and
     the process (not started yet), which follows the front door's count of acknowledgements in flight."""
+
     def make(deps: Any) -> tuple[Any, Any]:
         from bot.server.spool import open_spool
         from bot.server.work_process import WorkProcess

@@ -49,15 +49,21 @@ class Sweeper:
         known = self.inbox.known([key for key, _ in rows])
         forgotten = self.spool.forget(sorted(known)) if known else 0
         now = self.spool.store.now()
-        due = [key for key, received in rows
-               if key not in known and now - self._resent.get(key, received) >= self.resend_after]
+        due = [
+            key
+            for key, received in rows
+            if key not in known and now - self._resent.get(key, received) >= self.resend_after
+        ]
         for key, kind, body in self.spool.bodies(due):
             self.work.run(key, kind, body)
             self._resent[key] = now
         self._resent = {key: at for key, at in self._resent.items() if key not in known}
         if due:
-            log.warning("%d acknowledged request(s) not taken by the work process after %.0f s: handed over again",
-                        len(due), self.resend_after.total_seconds())
+            log.warning(
+                "%d acknowledged request(s) not taken by the work process after %.0f s: handed over again",
+                len(due),
+                self.resend_after.total_seconds(),
+            )
         return forgotten, len(due)
 
     def run(self, stop: threading.Event) -> None:

@@ -66,8 +66,9 @@ def _fields(data: Any) -> str | None:
     if "view" in data and not isinstance(data["view"], dict):
         return "view is not an object"
     actions = data.get("actions", [])
-    if not isinstance(actions, list) or not all(isinstance(a, dict) and isinstance(a.get("action_id", ""), str)
-                                                for a in actions):
+    if not isinstance(actions, list) or not all(
+        isinstance(a, dict) and isinstance(a.get("action_id", ""), str) for a in actions
+    ):
         return "actions is not a list of objects with a text action_id"
     return None
 

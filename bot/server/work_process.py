@@ -83,9 +83,12 @@ class WorkProcess:
         work_queue, (front, back) = self._ctx.Queue(), self._ctx.Pipe()
         job = Job(self._settings, self._jobs, self._lang, time.time(), self._spool)
         self.ready.value = 0
-        process = self._ctx.Process(target=work_main, args=(job, work_queue, back, self.acking, self.scheduler_up,
-                                                            self.ready),
-                                    name="gpu-advisor-work", daemon=True)
+        process = self._ctx.Process(
+            target=work_main,
+            args=(job, work_queue, back, self.acking, self.scheduler_up, self.ready),
+            name="gpu-advisor-work",
+            daemon=True,
+        )
         process.start()
         back.close()
         self._process, self._queue, self._metrics = process, work_queue, front  # new work goes to the new one
@@ -98,8 +101,12 @@ class WorkProcess:
             if self._stopping.is_set():
                 return
             self.scheduler_up.value = 0
-            log.error("the work process stopped (exit code %s); starting another in %.0f s: what it had not done "
-                      "is in the inbox and will be done", self._process.exitcode, pause)
+            log.error(
+                "the work process stopped (exit code %s); starting another in %.0f s: what it had not done "
+                "is in the inbox and will be done",
+                self._process.exitcode,
+                pause,
+            )
             if self._stopping.wait(pause):
                 return
             pause = RESTART_S if time.monotonic() - began > 10 * RESTART_MAX_S else min(pause * 2, RESTART_MAX_S)
@@ -156,8 +163,14 @@ class WorkProcess:
             process.join(STOP_WAIT_S)
 
 
-def work_main(job: Job, work_queue: Any, metrics_conn: Connection, acking: SharedCount,
-              scheduler_up: SharedCount, ready: SharedCount) -> None:
+def work_main(
+    job: Job,
+    work_queue: Any,
+    metrics_conn: Connection,
+    acking: SharedCount,
+    scheduler_up: SharedCount,
+    ready: SharedCount,
+) -> None:
     """The work process: build what the handlers need, redo what was kept before it started, then do what
     comes over the queue until told to stop or the front door is gone."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches the whole group: the front door says when
@@ -184,8 +197,12 @@ def work_main(job: Job, work_queue: Any, metrics_conn: Connection, acking: Share
     threading.Thread(target=_answer_metrics, args=(metrics_conn, deps), name="metrics", daemon=True).start()
     spool = Inbox(Store(job.spool, now=deps.store.now, replica=deps.store.replica, acks=gate)) if job.spool else None
     started = Started()
-    threading.Thread(target=_recover, args=(deps, app.client, spool, datetime.fromtimestamp(job.kept_before, UTC),
-                                            started), name="replay", daemon=True).start()
+    threading.Thread(
+        target=_recover,
+        args=(deps, app.client, spool, datetime.fromtimestamp(job.kept_before, UTC), started),
+        name="replay",
+        daemon=True,
+    ).start()
     log.info("the work process is ready (pid %s)", multiprocessing.current_process().pid)
     ready.value = 1
     try:

@@ -104,12 +104,21 @@ def web_client(settings: Settings, metrics: Metrics | None = None, acks: AckGate
     each call gives way to the process's acknowledgements in flight (`acks`)."""
     token = settings.slack_bot_token.get_secret_value() if settings.slack_bot_token else None
     base = settings.slack_api_url if settings.slack_api_url.endswith("/") else settings.slack_api_url + "/"
-    return YieldingClient(token=token, base_url=base, acks=acks,
-                          retry_handlers=retry_handlers(metrics, backoff_s=settings.slack_retry_backoff_s))
+    return YieldingClient(
+        token=token,
+        base_url=base,
+        acks=acks,
+        retry_handlers=retry_handlers(metrics, backoff_s=settings.slack_retry_backoff_s),
+    )
 
 
-def slack_deps(settings: Settings, *, now: Callable[[], datetime] | None = None, acks: AckGate | None = None,
-               work: Callable[[Deps], tuple[Handoff, Inbox | None]] | None = None) -> Deps:
+def slack_deps(
+    settings: Settings,
+    *,
+    now: Callable[[], datetime] | None = None,
+    acks: AckGate | None = None,
+    work: Callable[[Deps], tuple[Handoff, Inbox | None]] | None = None,
+) -> Deps:
     """The process's Deps for the Slack app: build_deps with the OAuth installs' clients when the app installs
     through OAuth (installs.py)."""
     return build_deps(settings, now=now, acks=acks, work=work, workspaces=_workspaces if settings.oauth() else None)
@@ -118,8 +127,9 @@ def slack_deps(settings: Settings, *, now: Callable[[], datetime] | None = None,
 def _workspaces(deps: Deps) -> Any:
     from bot.slack.installs import Workspaces, installation_store
 
-    return Workspaces(installation_store(deps.settings, deps.store.engine),
-                      web_client(deps.settings, deps.metrics, deps.acks))
+    return Workspaces(
+        installation_store(deps.settings, deps.store.engine), web_client(deps.settings, deps.metrics, deps.acks)
+    )
 
 
 def create_app(deps: Deps, *, client: WebClient | None = None, lang: Lang | None = None) -> App:
@@ -148,13 +158,21 @@ def create_app(deps: Deps, *, client: WebClient | None = None, lang: Lang | None
         workers = ThreadPoolExecutor(max_workers=LAZY_WORKERS, thread_name_prefix="lazy")
         # name given: bolt otherwise names the app after its caller's file with inspect.stack(), which reads the
         # source of every frame (0.1 s a start)
-        app = App(name="gpu-advisor", client=client, signing_secret=secret, logger=logger,
-                  request_verification_enabled=False, process_before_response=True, listener_executor=workers,
-                  **extra)
+        app = App(
+            name="gpu-advisor",
+            client=client,
+            signing_secret=secret,
+            logger=logger,
+            request_verification_enabled=False,
+            process_before_response=True,
+            listener_executor=workers,
+            **extra,
+        )
     except (BoltError, SlackApiError, URLError, OSError) as exc:
         reason = exc.response.get("error") if isinstance(exc, SlackApiError) else str(exc)
-        raise SlackUnreachable(t("serve.slack_unreachable", lang or settings.lang, url=settings.slack_api_url,
-                                 reason=str(reason))) from None
+        raise SlackUnreachable(
+            t("serve.slack_unreachable", lang or settings.lang, url=settings.slack_api_url, reason=str(reason))
+        ) from None
     app.middleware(keep_in_inbox(deps))
     routes.register(app, deps, workers)
 

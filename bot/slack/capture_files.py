@@ -68,8 +68,13 @@ def _download(url: str, client: WebClient, name: str, max_bytes: int, deadline_s
     ends = time.monotonic() + deadline_s
     chunks: list[bytes] = []
     size = 0
-    with httpx.stream("GET", url, headers={"Authorization": f"Bearer {client.token}"},
-                      timeout=httpx.Timeout(min(30.0, deadline_s)), follow_redirects=False) as response:
+    with httpx.stream(
+        "GET",
+        url,
+        headers={"Authorization": f"Bearer {client.token}"},
+        timeout=httpx.Timeout(min(30.0, deadline_s)),
+        follow_redirects=False,
+    ) as response:
         if response.status_code != 200:
             raise FetchError("http", name=name, status=response.status_code)
         if "text/html" in response.headers.get("content-type", ""):
@@ -85,5 +90,4 @@ def _download(url: str, client: WebClient, name: str, max_bytes: int, deadline_s
 
 
 def post_chart(client: WebClient, *, channel: str, thread_ts: str, png: bytes, title: str) -> None:
-    client.files_upload_v2(channel=channel, thread_ts=thread_ts, content=png, filename="gpu-capture.png",
-                           title=title)
+    client.files_upload_v2(channel=channel, thread_ts=thread_ts, content=png, filename="gpu-capture.png", title=title)

@@ -81,8 +81,14 @@ def start(deps: Deps, client: WebClient, *, team: str, channel: str, user: str, 
     # Held until question 1 and its message are saved: a click on it that comes at once (it is on screen as
     # soon as it is posted) waits, instead of reading the conversation before it knows its own question.
     with deps.store.lock(convo.id):
-        posted = post_or_dm(client, channel=channel, user=user, blocks=blocks.root(user, lang),
-                            text=t("slack.root", lang, user=user), lang=lang)
+        posted = post_or_dm(
+            client,
+            channel=channel,
+            user=user,
+            blocks=blocks.root(user, lang),
+            text=t("slack.root", lang, user=user),
+            lang=lang,
+        )
         convo.channel, convo.thread_ts = posted.channel, posted.ts
         convo.note = posted.moved_because
         deps.conversations.save(convo)
@@ -100,8 +106,11 @@ def admit(deps: Deps, client: WebClient, convo: Conversation, channel: str, user
         if convo.status != "expired":
             convo.status = "expired"
             deps.conversations.save(convo)
-        client.chat_postMessage(channel=convo.channel, thread_ts=convo.thread_ts,
-                                text=t("slack.expired", lang, hours=deps.settings.conversation_ttl_hours))
+        client.chat_postMessage(
+            channel=convo.channel,
+            thread_ts=convo.thread_ts,
+            text=t("slack.expired", lang, hours=deps.settings.conversation_ttl_hours),
+        )
     return verdict is Gate.OPEN
 
 
@@ -112,15 +121,26 @@ def ask_next(deps: Deps, client: WebClient, convo: Conversation) -> None:
         finish(deps, client, convo)
         return
     lang = Lang(convo.lang)
-    reply = client.chat_postMessage(channel=convo.channel, thread_ts=convo.thread_ts,
-                                    blocks=blocks.question(convo.id, step, lang),
-                                    text=t(f"question.{step.ask.key}", lang))
+    reply = client.chat_postMessage(
+        channel=convo.channel,
+        thread_ts=convo.thread_ts,
+        blocks=blocks.question(convo.id, step, lang),
+        text=t(f"question.{step.ask.key}", lang),
+    )
     convo.question_ts, convo.step = reply["ts"], len(convo.answers) + 1
     deps.conversations.save(convo)
 
 
-def take_answer(deps: Deps, client: WebClient, convo: Conversation, key: str, text: str | None, user: str,
-                input_key: str | None = None, value: Any = None) -> None:
+def take_answer(
+    deps: Deps,
+    client: WebClient,
+    convo: Conversation,
+    key: str,
+    text: str | None,
+    user: str,
+    input_key: str | None = None,
+    value: Any = None,
+) -> None:
     """Record an answer to the open question `key` (None skips it), mark it answered, go on.
 
     `input_key` names the request that carried the answer: when it was already applied (the work is
@@ -140,13 +160,18 @@ def take_answer(deps: Deps, client: WebClient, convo: Conversation, key: str, te
     deps.conversations.save(convo)  # the answer is on disk before anything is said about it
     lang = Lang(convo.lang)
     if answered_ts:
-        client.chat_update(channel=convo.channel, ts=answered_ts, blocks=blocks.answered(step, text, user, lang),
-                           text=f"{t(f'question.{key}', lang)} {text or ''}")
+        client.chat_update(
+            channel=convo.channel,
+            ts=answered_ts,
+            blocks=blocks.answered(step, text, user, lang),
+            text=f"{t(f'question.{key}', lang)} {text or ''}",
+        )
     ask_next(deps, client, convo)
 
 
-def typed_answer(deps: Deps, client: WebClient, convo: Conversation, text: str, user: str,
-                 input_key: str | None = None) -> None:
+def typed_answer(
+    deps: Deps, client: WebClient, convo: Conversation, text: str, user: str, input_key: str | None = None
+) -> None:
     """A reply typed in the thread: parse it for the open question; on failure say what is accepted."""
     if input_key is not None and convo.last_input == input_key:
         take_answer(deps, client, convo, "", None, user, input_key)  # a redo: finish what was started
@@ -160,14 +185,16 @@ def typed_answer(deps: Deps, client: WebClient, convo: Conversation, text: str, 
     try:
         take_answer(deps, client, convo, step.ask.key, answer, user, input_key)
     except ParseError as exc:
-        client.chat_postMessage(channel=convo.channel, thread_ts=convo.thread_ts,
-                                text=parse_error_text(exc, Lang(convo.lang), "slack"))
+        client.chat_postMessage(
+            channel=convo.channel, thread_ts=convo.thread_ts, text=parse_error_text(exc, Lang(convo.lang), "slack")
+        )
 
 
 def recommend(deps: Deps, convo: Conversation) -> Advice:
     """The decision for the conversation's answers, priced (on a schedule assumed when none was given)."""
-    return advise(parsed(convo), deps.policy, quoter=deps.prices.quote, currency=deps.settings.currency,
-                  assume_schedule=True)
+    return advise(
+        parsed(convo), deps.policy, quoter=deps.prices.quote, currency=deps.settings.currency, assume_schedule=True
+    )
 
 
 def finish(deps: Deps, client: WebClient, convo: Conversation) -> None:
@@ -185,5 +212,4 @@ def finish(deps: Deps, client: WebClient, convo: Conversation) -> None:
     deps.conversations.save(convo)
     deps.metrics.decisions.labels(advice.decision.choice.value).inc()
     summary = " · ".join(convo.answers[k] for k in ("duration", "memory", "workload", "gpu") if convo.answers.get(k))
-    deps.users.add_recommendation(convo.team, convo.user, advice.decision.choice.value, summary,
-                                  advice.to_json(lang))
+    deps.users.add_recommendation(convo.team, convo.user, advice.decision.choice.value, summary, advice.to_json(lang))

@@ -75,8 +75,9 @@ def dispatch(app: App, raw: bytes, headers: dict[str, str], key: str) -> None:
         kept_already.reset(token)
 
 
-def after(executor: Executor, app: App, raw: bytes, headers: dict[str, str], answer: Answer,
-          work: Handoff | None = None) -> None:
+def after(
+    executor: Executor, app: App, raw: bytes, headers: dict[str, str], answer: Answer, work: Handoff | None = None
+) -> None:
     """Queue bolt's part of `answer`'s request, if any is left: on `executor`, or to serve's work process."""
     if answer.kept is None:
         return

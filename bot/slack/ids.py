@@ -7,8 +7,15 @@ from enum import StrEnum
 COMMAND = "/gpu-advise"
 
 # Events the app subscribes to (kept in step with manifest.yml by a test).
-EVENTS = ("app_home_opened", "message.channels", "message.groups", "message.im", "message.mpim", "app_uninstalled",
-          "tokens_revoked")
+EVENTS = (
+    "app_home_opened",
+    "message.channels",
+    "message.groups",
+    "message.im",
+    "message.mpim",
+    "app_uninstalled",
+    "tokens_revoked",
+)
 
 # OAuth installs into many workspaces (bot/slack/installs.py): bolt's install page and Slack's redirect.
 INSTALL_PATH, REDIRECT_PATH = "/slack/install", "/slack/oauth_redirect"

@@ -52,8 +52,11 @@ def incomplete(kind: str, body: dict[str, Any]) -> bool:
     """A payload without the fields every payload of its kind carries (bolt would fail on it)."""
     if kind == "block_actions":
         actions = body.get("actions")
-        return not isinstance(actions, list) or not actions or not all(
-            isinstance(a, dict) and a.get("action_id") and a.get("type") for a in actions)
+        return (
+            not isinstance(actions, list)
+            or not actions
+            or not all(isinstance(a, dict) and a.get("action_id") and a.get("type") for a in actions)
+        )
     if kind == "view_submission":
         return not isinstance(body.get("view"), dict) or not body["view"].get("callback_id")
     if kind == "event":
@@ -67,8 +70,11 @@ def busy(kind: str, lang: Lang) -> BoltResponse:
     for events and shows as a failed click for buttons."""
     if kind == "command":
         text = t("slack.busy", lang)
-        return BoltResponse(status=200, body=json.dumps({"response_type": "ephemeral", "text": text}),
-                            headers={"content-type": "application/json"})
+        return BoltResponse(
+            status=200,
+            body=json.dumps({"response_type": "ephemeral", "text": text}),
+            headers={"content-type": "application/json"},
+        )
     return BoltResponse(status=503, body="busy: try again")
 
 
@@ -109,8 +115,9 @@ def keep_in_inbox(deps: Deps) -> Callable[..., BoltResponse | None]:
     200 and not carried out again; a request no route handles is not kept (bolt answers it 404); a request
     the front door kept already goes straight to its listener."""
 
-    def middleware(body: dict[str, Any], context: BoltContext, req: BoltRequest,
-                   next: Callable[[], None]) -> BoltResponse | None:
+    def middleware(
+        body: dict[str, Any], context: BoltContext, req: BoltRequest, next: Callable[[], None]
+    ) -> BoltResponse | None:
         preset = kept_already.get()
         if preset is not None:
             context["inbox_key"] = preset
@@ -133,8 +140,9 @@ def keep_in_inbox(deps: Deps) -> Callable[..., BoltResponse | None]:
     return middleware
 
 
-def request_for(deps: Deps, client: WebClient, key: str, kind: str, body: dict[str, Any]) -> \
-        tuple[Route, SlackRequest] | None:
+def request_for(
+    deps: Deps, client: WebClient, key: str, kind: str, body: dict[str, Any]
+) -> tuple[Route, SlackRequest] | None:
     """A kept request's route, and the request with its workspace's client; None, and the item done, when
     nothing handles it any more or its workspace uninstalled the app since (nothing can be said there)."""
     route = route_for(kind, body)
@@ -148,8 +156,9 @@ def request_for(deps: Deps, client: WebClient, key: str, kind: str, body: dict[s
     return route, SlackRequest(body, team_client, key)
 
 
-def redo_stalled(deps: Deps, client: WebClient, min_age: timedelta | None = None,
-                 first: Callable[[str], bool] | None = None) -> int:
+def redo_stalled(
+    deps: Deps, client: WebClient, min_age: timedelta | None = None, first: Callable[[str], bool] | None = None
+) -> int:
     """Redo the work of requests left pending because Slack could not be reached, or because the replica
     that took them stopped; run every minute by serve's scheduler. Each item is claimed first, so with
     several replicas one of them redoes it. Returns how many were redone."""
@@ -169,8 +178,9 @@ def redo_stalled(deps: Deps, client: WebClient, min_age: timedelta | None = None
     return redone
 
 
-def replay_pending(deps: Deps, client: WebClient, received_before: datetime | None = None,
-                   first: Callable[[str], bool] | None = None) -> int:
+def replay_pending(
+    deps: Deps, client: WebClient, received_before: datetime | None = None, first: Callable[[str], bool] | None = None
+) -> int:
     """At start-up: do the work of requests acknowledged before a crash or restart (and forget old
     finished ones); with `received_before`, only of requests kept before then (those after it reach this
     process another way). Returns how many were redone."""

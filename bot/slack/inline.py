@@ -12,11 +12,28 @@ import unicodedata
 from bot.fields.answers import BY_INLINE_KEY
 
 KEYS: dict[str, str] = {name: field.key for name, field in BY_INLINE_KEY.items()}
-QUOTE_KEYS = {"gpu": "gpu", "hours": "schedule", "schedule": "schedule", "share": "share", "cards": "cards",
-              "region": "region", "currency": "currency", "卡型": "gpu", "计划": "schedule", "卡数": "cards",
-              "storage": "storage_gb", "storage_price": "storage_price", "egress": "egress_gb",
-              "egress_price": "egress_price", "存储": "storage_gb", "流量": "egress_gb", "provider": "provider",
-              "供应商": "provider", "compare": "compare", "比较": "compare"}
+QUOTE_KEYS = {
+    "gpu": "gpu",
+    "hours": "schedule",
+    "schedule": "schedule",
+    "share": "share",
+    "cards": "cards",
+    "region": "region",
+    "currency": "currency",
+    "卡型": "gpu",
+    "计划": "schedule",
+    "卡数": "cards",
+    "storage": "storage_gb",
+    "storage_price": "storage_price",
+    "egress": "egress_gb",
+    "egress_price": "egress_price",
+    "存储": "storage_gb",
+    "流量": "egress_gb",
+    "provider": "provider",
+    "供应商": "provider",
+    "compare": "compare",
+    "比较": "compare",
+}
 
 
 class InlineError(ValueError):
@@ -36,8 +53,9 @@ def split(text: str) -> list[str]:
         raise InlineError("unclosed_quote") from None
 
 
-def parse_pairs(tokens: list[str], keys: dict[str, str], *,
-                positional: str | None = None) -> tuple[dict[str, str], dict[str, str]]:
+def parse_pairs(
+    tokens: list[str], keys: dict[str, str], *, positional: str | None = None
+) -> tuple[dict[str, str], dict[str, str]]:
     """`key=value` tokens (and one bare token for `positional`) into ({field: text}, {field: the key as
     typed}), so an error can name the key the user wrote."""
     out: dict[str, str] = {}

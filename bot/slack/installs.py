@@ -67,7 +67,7 @@ def check_and_rotate(engine: Engine, key: str) -> int:
                     value = row._mapping[column.name]
                     if not value or not str(value).startswith(MARK):
                         continue
-                    sealed = str(value)[len(MARK):].encode()
+                    sealed = str(value)[len(MARK) :].encode()
                     if _opens(newest, sealed):
                         continue
                     try:
@@ -110,7 +110,7 @@ class EncryptedInstallationStore(SQLAlchemyInstallationStore):
             value = getattr(entity, name, None)
             if value and str(value).startswith(MARK):
                 try:
-                    setattr(entity, name, self.box.decrypt(str(value)[len(MARK):].encode()).decode())
+                    setattr(entity, name, self.box.decrypt(str(value)[len(MARK) :].encode()).decode())
                 except InvalidToken:
                     raise BadEncryptionKey("the stored tokens were encrypted with another key") from None
         return entity
@@ -121,15 +121,29 @@ class EncryptedInstallationStore(SQLAlchemyInstallationStore):
     def save_bot(self, bot: Bot) -> None:
         super().save_bot(self._sealed(bot))
 
-    def find_bot(self, *, enterprise_id: str | None, team_id: str | None,
-                 is_enterprise_install: bool | None = False) -> Bot | None:
-        return self._opened(super().find_bot(enterprise_id=enterprise_id, team_id=team_id,
-                                             is_enterprise_install=is_enterprise_install))
+    def find_bot(
+        self, *, enterprise_id: str | None, team_id: str | None, is_enterprise_install: bool | None = False
+    ) -> Bot | None:
+        return self._opened(
+            super().find_bot(enterprise_id=enterprise_id, team_id=team_id, is_enterprise_install=is_enterprise_install)
+        )
 
-    def find_installation(self, *, enterprise_id: str | None, team_id: str | None, user_id: str | None = None,
-                          is_enterprise_install: bool | None = False) -> Installation | None:
-        return self._opened(super().find_installation(enterprise_id=enterprise_id, team_id=team_id, user_id=user_id,
-                                                      is_enterprise_install=is_enterprise_install))
+    def find_installation(
+        self,
+        *,
+        enterprise_id: str | None,
+        team_id: str | None,
+        user_id: str | None = None,
+        is_enterprise_install: bool | None = False,
+    ) -> Installation | None:
+        return self._opened(
+            super().find_installation(
+                enterprise_id=enterprise_id,
+                team_id=team_id,
+                user_id=user_id,
+                is_enterprise_install=is_enterprise_install,
+            )
+        )
 
     def forget(self, team_id: str) -> None:
         """The workspace uninstalled the app or revoked its tokens: its installations and bots go."""
@@ -141,10 +155,16 @@ def oauth_settings(settings: Settings, engine: Engine, installs: EncryptedInstal
     """The OAuth flow: the manifest's scopes, both stores in the state database."""
     client_id = settings.slack_client_id or ""
     secret = settings.slack_client_secret.get_secret_value() if settings.slack_client_secret else ""
-    return OAuthSettings(client_id=client_id, client_secret=secret, scopes=sorted(SCOPES),
-                         redirect_uri=settings.slack_redirect_uri, install_path=INSTALL_PATH,
-                         redirect_uri_path=REDIRECT_PATH, installation_store=installs,
-                         state_store=SQLAlchemyOAuthStateStore(expiration_seconds=600, engine=engine))
+    return OAuthSettings(
+        client_id=client_id,
+        client_secret=secret,
+        scopes=sorted(SCOPES),
+        redirect_uri=settings.slack_redirect_uri,
+        install_path=INSTALL_PATH,
+        redirect_uri_path=REDIRECT_PATH,
+        installation_store=installs,
+        state_store=SQLAlchemyOAuthStateStore(expiration_seconds=600, engine=engine),
+    )
 
 
 def installation_store(settings: Settings, engine: Engine) -> EncryptedInstallationStore:
@@ -178,7 +198,12 @@ def client_factory(store: EncryptedInstallationStore, template: WebClient) -> Ca
         bot = store.find_bot(enterprise_id=None, team_id=team)
         if bot is None or not bot.bot_token:
             raise LookupError(f"no installation for workspace {team}")
-        return YieldingClient(token=bot.bot_token, base_url=template.base_url, retry_handlers=template.retry_handlers,
-                              timeout=template.timeout, acks=getattr(template, "acks", None))
+        return YieldingClient(
+            token=bot.bot_token,
+            base_url=template.base_url,
+            retry_handlers=template.retry_handlers,
+            timeout=template.timeout,
+            acks=getattr(template, "acks", None),
+        )
 
     return client_for

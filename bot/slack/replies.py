@@ -18,8 +18,15 @@ from bot.text import Lang, t
 log = logging.getLogger(__name__)
 
 # Errors that mean "the bot cannot post here": continue in a DM with the user instead.
-CANNOT_POST = {"not_in_channel", "channel_not_found", "is_archived", "restricted_action", "cannot_dm_bot",
-               "restricted_action_read_only_channel", "restricted_action_thread_only_channel"}
+CANNOT_POST = {
+    "not_in_channel",
+    "channel_not_found",
+    "is_archived",
+    "restricted_action",
+    "cannot_dm_bot",
+    "restricted_action_read_only_channel",
+    "restricted_action_thread_only_channel",
+}
 
 
 def _locale_and_zone(client: WebClient, deps: Deps, user: str) -> tuple[str | None, str | None]:
@@ -60,8 +67,16 @@ class Posted:
     moved_because: str | None  # the Slack error that sent us to a DM, if any
 
 
-def post_or_dm(client: WebClient, *, channel: str, user: str, blocks: list[dict[str, Any]], text: str,
-               lang: Lang, thread_ts: str | None = None) -> Posted:
+def post_or_dm(
+    client: WebClient,
+    *,
+    channel: str,
+    user: str,
+    blocks: list[dict[str, Any]],
+    text: str,
+    lang: Lang,
+    thread_ts: str | None = None,
+) -> Posted:
     """Post in `channel`; when the bot cannot post there, open a DM with `user` and post there, saying why."""
     try:
         reply = client.chat_postMessage(channel=channel, blocks=blocks, text=text, thread_ts=thread_ts)
@@ -77,8 +92,7 @@ def post_or_dm(client: WebClient, *, channel: str, user: str, blocks: list[dict[
     return Posted(reply["channel"], reply["ts"], error)
 
 
-def report(exc: BaseException, client: WebClient | None, *, channel: str | None, user: str | None,
-           lang: Lang) -> str:
+def report(exc: BaseException, client: WebClient | None, *, channel: str | None, user: str | None, lang: Lang) -> str:
     """Log an unexpected error with an id, and tell the user (ephemerally) when we know where they are."""
     ref = uuid.uuid4().hex[:8]
     if isinstance(exc, SlackApiError):

@@ -40,8 +40,12 @@ class SlackRequest:
     @property
     def channel(self) -> str | None:
         """Where to answer: the command's or action's channel, the event's, or the modal's (its metadata)."""
-        channel = (self.body.get("channel_id") or _dict(self.body.get("channel")).get("id")
-                   or self.event.get("channel") or self._view_channel())
+        channel = (
+            self.body.get("channel_id")
+            or _dict(self.body.get("channel")).get("id")
+            or self.event.get("channel")
+            or self._view_channel()
+        )
         return str(channel) if channel else None
 
     @property

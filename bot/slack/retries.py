@@ -52,9 +52,11 @@ class ConnectionDropped(_Counted, ConnectionErrorRetryHandler):
 def retry_handlers(metrics: Metrics | None = None, *, backoff_s: float = 0.5) -> list[RetryHandler]:
     """429: up to 5 retries after Retry-After; 5xx: 3 with exponential back-off; connection errors: 2."""
     interval = BackoffRetryIntervalCalculator(backoff_factor=backoff_s)
-    handlers: list[RetryHandler] = [RateLimited(max_retry_count=5), ServerError(max_retry_count=3,
-                                                                                interval_calculator=interval),
-                                    ConnectionDropped(max_retry_count=2, interval_calculator=interval)]
+    handlers: list[RetryHandler] = [
+        RateLimited(max_retry_count=5),
+        ServerError(max_retry_count=3, interval_calculator=interval),
+        ConnectionDropped(max_retry_count=2, interval_calculator=interval),
+    ]
     if metrics is not None:
         retries = metrics.slack_retries
 

@@ -78,12 +78,27 @@ ROUTES: tuple[Route, ...] = (
     Route(Kind.ACTION, Action.CLAIM, found.on_found_button, "digest: claim a found item (the presser owns it)"),
     Route(Kind.ACTION, Action.NOT_OURS, found.on_found_button, "digest: a found item is not ours (an admin hides it)"),
     Route(Kind.ACTION, Action.RENTED, tracking.on_rented, "I rented this: the track form, pre-filled"),
-    Route(Kind.VIEW, Callback.TRACK_FORM, tracking.on_track_form, "the track form submitted: track the instance",
-          ack=tracking.check_track_form),
-    Route(Kind.VIEW, Callback.PROFILE_FORM, profile_form.on_form, "the profile form submitted: the recommendation",
-          ack=profile_form.check_form),
-    Route(Kind.EVENT, "message", thread.on_message, "a reply typed in a profile's thread, or a capture uploaded",
-          slow=thread.is_upload),
+    Route(
+        Kind.VIEW,
+        Callback.TRACK_FORM,
+        tracking.on_track_form,
+        "the track form submitted: track the instance",
+        ack=tracking.check_track_form,
+    ),
+    Route(
+        Kind.VIEW,
+        Callback.PROFILE_FORM,
+        profile_form.on_form,
+        "the profile form submitted: the recommendation",
+        ack=profile_form.check_form,
+    ),
+    Route(
+        Kind.EVENT,
+        "message",
+        thread.on_message,
+        "a reply typed in a profile's thread, or a capture uploaded",
+        slow=thread.is_upload,
+    ),
     Route(Kind.EVENT, "app_home_opened", thread.on_home, "App Home opened: recent advice and price sources"),
     Route(Kind.EVENT, "app_uninstalled", thread.on_uninstalled, "the app was uninstalled: forget the tokens"),
     Route(Kind.EVENT, "tokens_revoked", thread.on_uninstalled, "the bot token was revoked: forget the tokens"),
@@ -138,8 +153,9 @@ def _run(handler: Handler, deps: Deps, request: SlackRequest) -> None:
             method = str(getattr(exc.response, "api_url", "")).rstrip("/").rsplit("/", 1)[-1] or "unknown"
             deps.metrics.slack_errors.labels(method, str(exc.response.get("error"))).inc()
         if unreachable(exc):
-            log.warning("Slack could not be reached for %s; the work will be redone: %s",
-                        request.inbox_key, type(exc).__name__)
+            log.warning(
+                "Slack could not be reached for %s; the work will be redone: %s", request.inbox_key, type(exc).__name__
+            )
             return
         user = request.user
         lang = lang_for(request.client, deps, user) if user else deps.settings.lang
@@ -158,6 +174,7 @@ def _listener(route: Route, deps: Deps, workers: Executor) -> Callable[..., None
     """Acknowledge, then hand the work to `workers` (captures to deps.slow_work, so the threads that answer
     people stay free). Not bolt's lazy listeners: those deep-copy each request before the acknowledgement
     goes out, and the request is already kept in the inbox, which is what makes the work survive a stop."""
+
     def listener(ack: Ack, body: dict[str, Any], client: WebClient, context: BoltContext) -> None:
         request = SlackRequest(body, client, context.get("inbox_key"))
         route.ack(deps, ack, request)
@@ -175,6 +192,7 @@ def register(app: App, deps: Deps, workers: Executor) -> None:
     for route in ROUTES:
         match = route.match.pattern if isinstance(route.match, re.Pattern) else str(route.match)
         target = re.compile(f"^{match}$") if isinstance(route.match, re.Pattern) else match
-        listen = {Kind.COMMAND: app.command, Kind.ACTION: app.action, Kind.VIEW: app.view,
-                  Kind.EVENT: app.event}[route.kind]
+        listen = {Kind.COMMAND: app.command, Kind.ACTION: app.action, Kind.VIEW: app.view, Kind.EVENT: app.event}[
+            route.kind
+        ]
         listen(target)(_listener(route, deps, workers))

@@ -59,13 +59,23 @@ class Actions:
 
     # policies
 
-    def set_policy(self, team: str, channel: str, mode: str, grace: timedelta, *, project: str = "", by: str,
-                   now: datetime) -> None:
+    def set_policy(
+        self, team: str, channel: str, mode: str, grace: timedelta, *, project: str = "", by: str, now: datetime
+    ) -> None:
         p = act_policies.c
         with self.store.writing() as conn:
             conn.execute(delete(act_policies).where(p.team == team, p.channel == channel, p.project == project))
-            conn.execute(insert(act_policies).values(team=team, channel=channel, project=project, mode=mode,
-                                                     grace_s=int(grace.total_seconds()), set_by=by, updated_at=now))
+            conn.execute(
+                insert(act_policies).values(
+                    team=team,
+                    channel=channel,
+                    project=project,
+                    mode=mode,
+                    grace_s=int(grace.total_seconds()),
+                    set_by=by,
+                    updated_at=now,
+                )
+            )
 
     def policy(self, team: str, channel: str, project: str | None = None) -> Policy:
         """The project's own policy in this channel, else the channel's, else notify."""
@@ -88,17 +98,36 @@ class Actions:
         with self.store.reading() as conn:
             return {r.instance_id: _warning(r) for r in conn.execute(query)}
 
-    def warn(self, team: str, instance_id: int, channel: str, warned_at: datetime, deadline: datetime,
-             message_ts: str | None, lang: str | None = None) -> Warning | None:
+    def warn(
+        self,
+        team: str,
+        instance_id: int,
+        channel: str,
+        warned_at: datetime,
+        deadline: datetime,
+        message_ts: str | None,
+        lang: str | None = None,
+    ) -> Warning | None:
         """A new warning, unless one is open for the instance already (that one stands: None)."""
         a = stop_actions.c
         with self.store.writing() as conn:
             if conn.execute(select(a.id).where(a.instance_id == instance_id, a.status.in_(OPEN))).first():
                 return None
-            made = conn.execute(insert(stop_actions).values(
-                team=team, instance_id=instance_id, channel=channel, message_ts=message_ts, lang=lang,
-                warned_at=warned_at,
-                deadline=deadline, status="warned", attempts=0).returning(a.id)).scalar_one()
+            made = conn.execute(
+                insert(stop_actions)
+                .values(
+                    team=team,
+                    instance_id=instance_id,
+                    channel=channel,
+                    message_ts=message_ts,
+                    lang=lang,
+                    warned_at=warned_at,
+                    deadline=deadline,
+                    status="warned",
+                    attempts=0,
+                )
+                .returning(a.id)
+            ).scalar_one()
             row = conn.execute(select(stop_actions).where(a.id == made)).one()
         return _warning(row)
 
@@ -106,15 +135,31 @@ class Actions:
         """What the job has to do: warnings past their deadline, stops an agent has not answered within
         `agent_wait`, and agents' answers (done, agent_failed) not yet said in Slack."""
         a = stop_actions.c
-        query = select(stop_actions).where(or_(
-            and_(a.status == "warned", a.deadline <= now),
-            and_(a.status == "requested", a.requested_at <= now - agent_wait),
-            a.status.in_(("done", "agent_failed")))).order_by(a.deadline)
+        query = (
+            select(stop_actions)
+            .where(
+                or_(
+                    and_(a.status == "warned", a.deadline <= now),
+                    and_(a.status == "requested", a.requested_at <= now - agent_wait),
+                    a.status.in_(("done", "agent_failed")),
+                )
+            )
+            .order_by(a.deadline)
+        )
         with self.store.reading() as conn:
             return [_warning(r) for r in conn.execute(query)]
 
-    def move(self, warning_id: int, expected: str, status: str, now: datetime, *, detail: str | None = None,
-             figures: dict[str, Any] | None = None, attempt: bool = False) -> bool:
+    def move(
+        self,
+        warning_id: int,
+        expected: str,
+        status: str,
+        now: datetime,
+        *,
+        detail: str | None = None,
+        figures: dict[str, Any] | None = None,
+        attempt: bool = False,
+    ) -> bool:
         """Set the status if it is still `expected` (one replica wins); False when it moved on already."""
         a = stop_actions.c
         values: dict[str, Any] = {"status": status}
@@ -129,8 +174,11 @@ class Actions:
         else:
             values["decided_at"] = now
         with self.store.writing() as conn:
-            return bool(conn.execute(update(stop_actions).where(a.id == warning_id, a.status == expected)
-                                     .values(**values)).rowcount)
+            return bool(
+                conn.execute(
+                    update(stop_actions).where(a.id == warning_id, a.status == expected).values(**values)
+                ).rowcount
+            )
 
     def requested_for(self, instance_id: int) -> Warning | None:
         """The stop an agent's box is asked for, if any (its heartbeat answer carries it)."""

@@ -22,8 +22,11 @@ class Budgets:
         with self.store.writing() as conn:
             first = conn.execute(select(c.set_by).where(c.team == team, c.project == project)).scalar() or user
             conn.execute(delete(project_budgets).where(c.team == team, c.project == project))
-            conn.execute(insert(project_budgets).values(team=team, project=project, amount=amount, currency=currency,
-                                                        set_by=first, updated_at=now))
+            conn.execute(
+                insert(project_budgets).values(
+                    team=team, project=project, amount=amount, currency=currency, set_by=first, updated_at=now
+                )
+            )
 
     def set_by(self, team: str, project: str) -> str | None:
         c = project_budgets.c
@@ -38,16 +41,18 @@ class Budgets:
     def of(self, team: str) -> dict[tuple[str, str], float]:
         """(project, currency) -> amount."""
         with self.store.reading() as conn:
-            rows = conn.execute(select(project_budgets).where(project_budgets.c.team == team)
-                                .order_by(project_budgets.c.project))
+            rows = conn.execute(
+                select(project_budgets).where(project_budgets.c.team == team).order_by(project_budgets.c.project)
+            )
             return {(r.project, r.currency): r.amount for r in rows}
 
     def teams(self) -> list[str]:
         with self.store.reading() as conn:
             return sorted({r[0] for r in conn.execute(select(project_budgets.c.team).distinct())})
 
-    def claim_alert(self, team: str, project: str, currency: str, month: str, crossed: list[float],
-                    now: datetime) -> float | None:
+    def claim_alert(
+        self, team: str, project: str, currency: str, month: str, crossed: list[float], now: datetime
+    ) -> float | None:
         """Claim the highest of the `crossed` thresholds not alerted yet this month (the lower ones count as
         sent with it); that threshold, or None when there is nothing new (or another replica has it)."""
         a = budget_alerts.c
@@ -57,8 +62,16 @@ class Budgets:
         except IntegrityError:  # another replica claimed the same at the same moment: it sends the alert
             return None
 
-    def _claim(self, key: tuple[Any, ...], team: str, project: str, currency: str, month: str, crossed: list[float],
-               now: datetime) -> float | None:
+    def _claim(
+        self,
+        key: tuple[Any, ...],
+        team: str,
+        project: str,
+        currency: str,
+        month: str,
+        crossed: list[float],
+        now: datetime,
+    ) -> float | None:
         a = budget_alerts.c
         with self.store.writing() as conn:
             known = {r[0] for r in conn.execute(select(a.threshold_pct).where(*key))}
@@ -66,14 +79,33 @@ class Budgets:
             if not new or max(new) < max(known, default=0):
                 return None
             highest = max(new)
-            conn.execute(insert(budget_alerts), [{"team": team, "project": project, "currency": currency,
-                                                  "month": month, "threshold_pct": t, "claimed_at": now,
-                                                  "alerted": t == highest} for t in new])
+            conn.execute(
+                insert(budget_alerts),
+                [
+                    {
+                        "team": team,
+                        "project": project,
+                        "currency": currency,
+                        "month": month,
+                        "threshold_pct": t,
+                        "claimed_at": now,
+                        "alerted": t == highest,
+                    }
+                    for t in new
+                ],
+            )
         return highest
 
     def give_back_alert(self, team: str, project: str, currency: str, month: str, since: datetime) -> None:
         """The alert could not be posted: forget what was claimed for it, so a later check sends it."""
         a = budget_alerts.c
         with self.store.writing() as conn:
-            conn.execute(delete(budget_alerts).where(a.team == team, a.project == project, a.currency == currency,
-                                                     a.month == month, a.claimed_at >= since))
+            conn.execute(
+                delete(budget_alerts).where(
+                    a.team == team,
+                    a.project == project,
+                    a.currency == currency,
+                    a.month == month,
+                    a.claimed_at >= since,
+                )
+            )

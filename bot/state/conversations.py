@@ -40,24 +40,55 @@ class Conversation:
         return cls(**data)
 
     def row(self) -> dict[str, Any]:
-        return {"id": self.id, "team": self.team, "channel": self.channel, "thread_ts": self.thread_ts,
-                "user": self.user, "lang": self.lang, "answers": self.answers, "answer_values": self.values,
-                "step": self.step, "status": self.status, "question_ts": self.question_ts, "note": self.note,
-                "warned_others": self.warned_others, "last_input": self.last_input,
-                "created_at": self.created_at, "updated_at": self.updated_at}
+        return {
+            "id": self.id,
+            "team": self.team,
+            "channel": self.channel,
+            "thread_ts": self.thread_ts,
+            "user": self.user,
+            "lang": self.lang,
+            "answers": self.answers,
+            "answer_values": self.values,
+            "step": self.step,
+            "status": self.status,
+            "question_ts": self.question_ts,
+            "note": self.note,
+            "warned_others": self.warned_others,
+            "last_input": self.last_input,
+            "created_at": self.created_at,
+            "updated_at": self.updated_at,
+        }
 
 
 class Conversations:
     def __init__(self, store: Store) -> None:
         self.store = store
 
-
-    def create(self, *, team: str, channel: str, user: str, lang: str, answers: dict[str, str] | None = None,
-               values: dict[str, Any] | None = None, status: str = "active") -> Conversation:
+    def create(
+        self,
+        *,
+        team: str,
+        channel: str,
+        user: str,
+        lang: str,
+        answers: dict[str, str] | None = None,
+        values: dict[str, Any] | None = None,
+        status: str = "active",
+    ) -> Conversation:
         stamp = self.store.now()
-        convo = Conversation(id=uuid.uuid4().hex, team=team, channel=channel, thread_ts=None, user=user, lang=lang,
-                             answers=answers or {}, values=values or {}, status=status, created_at=stamp,
-                             updated_at=stamp)
+        convo = Conversation(
+            id=uuid.uuid4().hex,
+            team=team,
+            channel=channel,
+            thread_ts=None,
+            user=user,
+            lang=lang,
+            answers=answers or {},
+            values=values or {},
+            status=status,
+            created_at=stamp,
+            updated_at=stamp,
+        )
         with self.store.writing() as conn:
             conn.execute(insert(conversations).values(**convo.row()))
         return convo
@@ -80,10 +111,14 @@ class Conversations:
         return Conversation.from_row(row) if row else None
 
     def by_thread(self, team: str, channel: str, thread_ts: str) -> Conversation | None:
-        query = (select(conversations)
-                 .where(conversations.c.team == team, conversations.c.channel == channel,
-                        conversations.c.thread_ts == thread_ts)
-                 .order_by(conversations.c.created_at.desc()).limit(1))
+        query = (
+            select(conversations)
+            .where(
+                conversations.c.team == team, conversations.c.channel == channel, conversations.c.thread_ts == thread_ts
+            )
+            .order_by(conversations.c.created_at.desc())
+            .limit(1)
+        )
         with self.store.reading() as conn:
             row = conn.execute(query).first()
         return Conversation.from_row(row) if row else None

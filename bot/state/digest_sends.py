@@ -25,15 +25,19 @@ class Sends:
         c = digest_sends.c
         return and_(c.team == team, c.channel == channel, c.kind == self.kind, c.local_date == day)
 
-    def claim(self, team: str, channel: str, day: date, now: datetime, *, force: bool = False,
-              retake_empty: bool = False) -> str | None:
+    def claim(
+        self, team: str, channel: str, day: date, now: datetime, *, force: bool = False, retake_empty: bool = False
+    ) -> str | None:
         """Claim the channel's digest of `day`: "new", or "taken" when an earlier claim was taken over (its
         sender died, or its post's outcome is unknown: the channel's history then says whether it went
         out), or None. With `retake_empty`, a day checked with nothing to say may be taken too; `force`: any."""
         try:
             with self.store.writing() as conn:
-                conn.execute(insert(digest_sends).values(team=team, channel=channel, kind=self.kind, local_date=day,
-                                                         claimed_at=now))
+                conn.execute(
+                    insert(digest_sends).values(
+                        team=team, channel=channel, kind=self.kind, local_date=day, claimed_at=now
+                    )
+                )
             return "new"
         except IntegrityError:
             pass  # the day is claimed already: take it over below only if its claim is stale (or forced)
@@ -57,13 +61,17 @@ class Sends:
         """The post's outcome is unknown (a timeout, a 5xx: Slack may have it): leave the claim, already
         stale, so the next run takes it over and looks in the channel's history before posting again."""
         with self.store.writing() as conn:
-            conn.execute(update(digest_sends).where(self._key(team, channel, day))
-                         .values(claimed_at=now - CLAIM_TIMEOUT - timedelta(seconds=1)))
+            conn.execute(
+                update(digest_sends)
+                .where(self._key(team, channel, day))
+                .values(claimed_at=now - CLAIM_TIMEOUT - timedelta(seconds=1))
+            )
 
     def sent(self, team: str, channel: str, day: date, now: datetime, ts: str | None, items: int) -> None:
         with self.store.writing() as conn:
-            conn.execute(update(digest_sends).where(self._key(team, channel, day)).values(sent_at=now, ts=ts,
-                                                                                          items=items))
+            conn.execute(
+                update(digest_sends).where(self._key(team, channel, day)).values(sent_at=now, ts=ts, items=items)
+            )
 
     def give_back(self, team: str, channel: str, day: date) -> None:
         with self.store.writing() as conn:
@@ -71,6 +79,7 @@ class Sends:
 
     def sent_row(self, team: str, channel: str, day: date) -> tuple[datetime | None, str | None] | None:
         with self.store.reading() as conn:
-            row = conn.execute(select(digest_sends.c.sent_at, digest_sends.c.ts)
-                               .where(self._key(team, channel, day))).first()
+            row = conn.execute(
+                select(digest_sends.c.sent_at, digest_sends.c.ts).where(self._key(team, channel, day))
+            ).first()
         return (row.sent_at, row.ts) if row else None

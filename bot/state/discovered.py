@@ -99,8 +99,9 @@ class Discovered:
         ok = set(scan.regions_ok)
         for key, row in instances.items():
             if key not in seen and row.released_at is None and row.provider_region in ok:
-                writes.append(_set(rental_instances, row, released_at=now, released_by="cloud",
-                                   cloud_state="terminated"))
+                writes.append(
+                    _set(rental_instances, row, released_at=now, released_by="cloud", cloud_state="terminated")
+                )
                 out.released.append(row.name)
         for key, row in volumes.items():
             if key not in seen and row.deleted_at is None and row.provider_region in ok:
@@ -121,12 +122,15 @@ class Discovered:
             if kind == "insert":
                 statement: Any = insert(table)
             else:
-                statement = update(table).where(table.c.id == bindparam("b_id")).values(
-                    {k: bindparam(f"b_{k}") for k in keys if k != "b_id"})
+                statement = (
+                    update(table)
+                    .where(table.c.id == bindparam("b_id"))
+                    .values({k: bindparam(f"b_{k}") for k in keys if k != "b_id"})
+                )
                 rows = [{k if k == "b_id" else f"b_{k}": v for k, v in r.items()} for r in rows]
             for start in range(0, len(rows), BATCH):
                 with self.store.writing() as conn:
-                    conn.execute(statement, rows[start:start + BATCH])
+                    conn.execute(statement, rows[start : start + BATCH])
 
     def _known(self, table: Any, team: str) -> dict[str, Any]:
         query = select(table).where(table.c.team == team, table.c.provider_id.like("aws:%"))
@@ -137,13 +141,19 @@ class Discovered:
         with self.store.reading() as conn:
             return {r[0] for r in conn.execute(select(table.c.name).where(table.c.team == team))}
 
-    def _instance(self, item: Found, row: Any, filing: Filing, now: datetime, names: set[str],
-                  out: Applied) -> list[Any]:
+    def _instance(
+        self, item: Found, row: Any, filing: Filing, now: datetime, names: set[str], out: Applied
+    ) -> list[Any]:
         gone = item.state in GONE
         who = _who(item, filing)
         if row is not None:
-            values: dict[str, Any] = {"cloud_state": item.state, "provider_region": item.region, "spot": item.spot,
-                                      "launched_at": item.launched_at, **who}
+            values: dict[str, Any] = {
+                "cloud_state": item.state,
+                "provider_region": item.region,
+                "spot": item.spot,
+                "launched_at": item.launched_at,
+                **who,
+            }
             if gone and row.released_at is None:
                 values |= {"released_at": now, "released_by": "cloud"}
                 out.released.append(row.name)
@@ -155,28 +165,72 @@ class Discovered:
         price, unit, currency = filing.price_of(item)
         name = _free_name(item, names)
         out.new.append(name)
-        return [("insert", rental_instances, dict(
-            team=filing.team, name=name, channel=who.get("channel", filing.channel), owner=who.get("owner", ""),
-            project=who.get("project"), gpu=item.gpu or "unknown", cards=max(item.cards, 1), unit=unit, price=price,
-            currency=currency, token_hash=token_hash(secrets.token_urlsafe(32)),  # no agent: a token nobody has
-            started_at=item.launched_at or now, source="aws", provider_id=item.key, cloud_state=item.state,
-            provider_region=item.region, launched_at=item.launched_at, spot=item.spot))]
+        return [
+            (
+                "insert",
+                rental_instances,
+                dict(
+                    team=filing.team,
+                    name=name,
+                    channel=who.get("channel", filing.channel),
+                    owner=who.get("owner", ""),
+                    project=who.get("project"),
+                    gpu=item.gpu or "unknown",
+                    cards=max(item.cards, 1),
+                    unit=unit,
+                    price=price,
+                    currency=currency,
+                    token_hash=token_hash(secrets.token_urlsafe(32)),  # no agent: a token nobody has
+                    started_at=item.launched_at or now,
+                    source="aws",
+                    provider_id=item.key,
+                    cloud_state=item.state,
+                    provider_region=item.region,
+                    launched_at=item.launched_at,
+                    spot=item.spot,
+                ),
+            )
+        ]
 
     def _volume(self, item: Found, row: Any, filing: Filing, names: set[str], out: Applied) -> list[Any]:
         who = _who(item, filing)
         if row is not None:
             out.updated += 1
-            return [_set(rental_storage, row, cloud_state=item.state, size_gb=item.size_gb,
-                         provider_region=item.region, **who)]
+            return [
+                _set(
+                    rental_storage,
+                    row,
+                    cloud_state=item.state,
+                    size_gb=item.size_gb,
+                    provider_region=item.region,
+                    **who,
+                )
+            ]
         if item.state != "available":
             return []  # attached to an instance: part of what that instance costs, not an item of its own
         name = _free_name(item, names)
         out.new.append(name)
-        return [("insert", rental_storage, dict(
-            team=filing.team, name=name, channel=who.get("channel", filing.channel), owner=who.get("owner", ""),
-            project=who.get("project"), size_gb=item.size_gb, price_gb_month=item.usd_gb_month, currency="USD",
-            created_at=item.created_at, source="aws", provider_id=item.key, cloud_state=item.state,
-            provider_region=item.region))]
+        return [
+            (
+                "insert",
+                rental_storage,
+                dict(
+                    team=filing.team,
+                    name=name,
+                    channel=who.get("channel", filing.channel),
+                    owner=who.get("owner", ""),
+                    project=who.get("project"),
+                    size_gb=item.size_gb,
+                    price_gb_month=item.usd_gb_month,
+                    currency="USD",
+                    created_at=item.created_at,
+                    source="aws",
+                    provider_id=item.key,
+                    cloud_state=item.state,
+                    provider_region=item.region,
+                ),
+            )
+        ]
 
     def record_run(self, source: str, now: datetime, found: int, error: str | None) -> None:
         """Keep this run's outcome for /healthz and `discover` (last success kept through failures)."""
@@ -205,25 +259,50 @@ class Discovered:
         return None
 
     def hide(self, team: str, kind: str, name: str, user: str) -> bool:
-        """"Not ours": out of digests and lists (still in `list --all`). False when there is no such item."""
+        """ "Not ours": out of digests and lists (still in `list --all`). False when there is no such item."""
         table = rental_instances if kind == "i" else rental_storage
         with self.store.writing() as conn:
-            changed = conn.execute(update(table).where(table.c.team == team, table.c.name == name)
-                                   .values(hidden_by=user)).rowcount
+            changed = conn.execute(
+                update(table).where(table.c.team == team, table.c.name == name).values(hidden_by=user)
+            ).rowcount
         return bool(changed)
 
-    def add_pod(self, team: str, key: str, name: str, gpu: str, cards: int, channel: str,
-                price: tuple[float | None, str, str], now: datetime) -> Any:
+    def add_pod(
+        self,
+        team: str,
+        key: str,
+        name: str,
+        gpu: str,
+        cards: int,
+        channel: str,
+        price: tuple[float | None, str, str],
+        now: datetime,
+    ) -> Any:
         """A Kubernetes pod's item (source k8s), nobody's yet; its name made free in the workspace if taken."""
         taken = self._names(rental_instances, team)
         if name in taken:
             name = f"{name[:55]}-{secrets.token_hex(4)}"
         amount, unit, currency = price
         with self.store.writing() as conn:
-            conn.execute(insert(rental_instances).values(
-                team=team, name=name, channel=channel, owner="", project=None, gpu=gpu, cards=cards, unit=unit,
-                price=amount, currency=currency, token_hash=token_hash(secrets.token_urlsafe(32)), started_at=now,
-                source="k8s", provider_id=key, cloud_state="running"))
+            conn.execute(
+                insert(rental_instances).values(
+                    team=team,
+                    name=name,
+                    channel=channel,
+                    owner="",
+                    project=None,
+                    gpu=gpu,
+                    cards=cards,
+                    unit=unit,
+                    price=amount,
+                    currency=currency,
+                    token_hash=token_hash(secrets.token_urlsafe(32)),
+                    started_at=now,
+                    source="k8s",
+                    provider_id=key,
+                    cloud_state="running",
+                )
+            )
         return Rentals(self.store).instance(team, name)
 
     def counts(self) -> dict[str, int]:
@@ -232,8 +311,11 @@ class Discovered:
         out: dict[str, int] = {}
         with self.store.reading() as conn:
             for table, alive in ((rental_instances, i.released_at.is_(None)), (rental_storage, v.deleted_at.is_(None))):
-                query = (select(table.c.source, func.count()).where(alive, table.c.source.in_(("aws", "k8s")))
-                         .group_by(table.c.source))
+                query = (
+                    select(table.c.source, func.count())
+                    .where(alive, table.c.source.in_(("aws", "k8s")))
+                    .group_by(table.c.source)
+                )
                 for source, count in conn.execute(query):
                     out[source] = out.get(source, 0) + int(count)
         return out

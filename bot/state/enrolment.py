@@ -66,9 +66,18 @@ class Enrolments:
         replaces the token it made the first time, so only the delivered one works."""
         check_numbers({"expires_at": grant.expires_at})
         token = new_token()
-        row = {"token_hash": token_hash(token), "team": grant.team, "channel": grant.channel, "owner": grant.owner,
-               "project": grant.project, "uses_left": grant.uses_left, "expires_at": grant.expires_at,
-               "created_by": created_by, "created_at": now, "request_key": request_key}
+        row = {
+            "token_hash": token_hash(token),
+            "team": grant.team,
+            "channel": grant.channel,
+            "owner": grant.owner,
+            "project": grant.project,
+            "uses_left": grant.uses_left,
+            "expires_at": grant.expires_at,
+            "created_by": created_by,
+            "created_at": now,
+            "request_key": request_key,
+        }
         with self.store.writing() as conn:
             if request_key is not None:
                 conn.execute(delete(enroll_tokens).where(enroll_tokens.c.request_key == request_key))
@@ -90,30 +99,60 @@ class Enrolments:
         c, e = rental_instances.c, enroll_tokens.c
         try:
             with self.store.writing() as conn:
-                grant = _usable(conn.execute(select(enroll_tokens).where(e.token_hash == token_hash(token))).first(),
-                                now)
-                conn.execute(update(enroll_tokens).where(e.token_hash == token_hash(token))
-                             .values(uses_left=e.uses_left - 1))
-                again = conn.execute(select(c.id).where(c.team == grant.team, c.machine_id == box.machine_id,
-                                                        c.released_at.is_(None))).first()
+                grant = _usable(
+                    conn.execute(select(enroll_tokens).where(e.token_hash == token_hash(token))).first(), now
+                )
+                conn.execute(
+                    update(enroll_tokens).where(e.token_hash == token_hash(token)).values(uses_left=e.uses_left - 1)
+                )
+                again = conn.execute(
+                    select(c.id).where(c.team == grant.team, c.machine_id == box.machine_id, c.released_at.is_(None))
+                ).first()
                 found = _discovered(conn, grant.team, box.provider_id) if again is None else None
                 if again is not None:
-                    conn.execute(update(rental_instances).where(c.id == again.id)
-                                 .values(token_hash=token_hash(heartbeat), name=box.name, gpu=box.gpu,
-                                         cards=box.cards, provider_id=box.provider_id or c.provider_id))
+                    conn.execute(
+                        update(rental_instances)
+                        .where(c.id == again.id)
+                        .values(
+                            token_hash=token_hash(heartbeat),
+                            name=box.name,
+                            gpu=box.gpu,
+                            cards=box.cards,
+                            provider_id=box.provider_id or c.provider_id,
+                        )
+                    )
                 elif found is not None:  # the cloud instance discovery found: one item; an owner it has (a tag,
                     # a Claim) keeps it and its channel, else the token's owner and channel take it
                     owned = bool(found.owner)
-                    conn.execute(update(rental_instances).where(c.id == found.id).values(
-                        token_hash=token_hash(heartbeat), machine_id=box.machine_id,
-                        owner=found.owner if owned else grant.owner, channel=found.channel if owned else grant.channel,
-                        project=found.project or grant.project))
+                    conn.execute(
+                        update(rental_instances)
+                        .where(c.id == found.id)
+                        .values(
+                            token_hash=token_hash(heartbeat),
+                            machine_id=box.machine_id,
+                            owner=found.owner if owned else grant.owner,
+                            channel=found.channel if owned else grant.channel,
+                            project=found.project or grant.project,
+                        )
+                    )
                 else:
-                    conn.execute(insert(rental_instances).values(
-                        team=grant.team, name=box.name, channel=grant.channel, owner=grant.owner,
-                        project=grant.project, gpu=box.gpu, cards=box.cards, **price,
-                        token_hash=token_hash(heartbeat), started_at=now, source="agent",
-                        provider_id=box.provider_id, machine_id=box.machine_id))
+                    conn.execute(
+                        insert(rental_instances).values(
+                            team=grant.team,
+                            name=box.name,
+                            channel=grant.channel,
+                            owner=grant.owner,
+                            project=grant.project,
+                            gpu=box.gpu,
+                            cards=box.cards,
+                            **price,
+                            token_hash=token_hash(heartbeat),
+                            started_at=now,
+                            source="agent",
+                            provider_id=box.provider_id,
+                            machine_id=box.machine_id,
+                        )
+                    )
         except IntegrityError:
             raise EnrolRefused(409, "name_taken", name=box.name) from None
         found = Rentals(self.store).by_token(heartbeat)
@@ -127,8 +166,11 @@ def _discovered(conn: Any, team: str, provider_id: str | None) -> Any:
     if not provider_id:
         return None
     c = rental_instances.c
-    return conn.execute(select(c.id, c.owner, c.channel, c.project)
-                        .where(c.team == team, c.provider_id == provider_id, c.released_at.is_(None))).first()
+    return conn.execute(
+        select(c.id, c.owner, c.channel, c.project).where(
+            c.team == team, c.provider_id == provider_id, c.released_at.is_(None)
+        )
+    ).first()
 
 
 def _usable(row: Any, now: datetime) -> Grant:

@@ -17,8 +17,10 @@ from bot.state.store import Store, StoreBusy
 
 # built once: their compiled forms are cached, on the acknowledgement's path. A key seen before is left as it is;
 # a new one is told by the row count on SQLite (RETURNING needs SQLite 3.35), by the key returned on PostgreSQL
-ENQUEUE = {"sqlite": sqlite.insert(inbox).on_conflict_do_nothing(index_elements=["key"]),
-           "postgresql": postgresql.insert(inbox).on_conflict_do_nothing(index_elements=["key"]).returning(inbox.c.key)}
+ENQUEUE = {
+    "sqlite": sqlite.insert(inbox).on_conflict_do_nothing(index_elements=["key"]),
+    "postgresql": postgresql.insert(inbox).on_conflict_do_nothing(index_elements=["key"]).returning(inbox.c.key),
+}
 
 Request = tuple[str, str, dict[str, Any]]  # key, kind, body
 
@@ -52,8 +54,17 @@ class Inbox:
             return [self._insert(conn, key, kind, body, stamp) for key, kind, body in requests]
 
     def _insert(self, conn: Connection, key: str, kind: str, body: dict[str, Any], stamp: datetime) -> bool:
-        result = conn.execute(self._enqueue, {"key": key, "kind": kind, "body": body, "received_at": stamp,
-                                              "claimed_by": self.store.replica, "claimed_at": stamp})
+        result = conn.execute(
+            self._enqueue,
+            {
+                "key": key,
+                "kind": kind,
+                "body": body,
+                "received_at": stamp,
+                "claimed_by": self.store.replica,
+                "claimed_at": stamp,
+            },
+        )
         return result.first() is not None if result.returns_rows else result.rowcount == 1
 
     def adopt(self, key: str, kind: str, body: dict[str, Any], received_at: datetime | None = None) -> bool:
@@ -66,18 +77,26 @@ class Inbox:
         """Unfinished requests received within `max_age` (and before `received_before`), oldest first, with
         the time each was received."""
         now = self.store.now()
-        query = (select(inbox.c.key, inbox.c.kind, inbox.c.body, inbox.c.received_at)
-                 .where(inbox.c.done_at.is_(None), inbox.c.received_at >= now - max_age,
-                        inbox.c.received_at <= (received_before or now))
-                 .order_by(inbox.c.received_at))
+        query = (
+            select(inbox.c.key, inbox.c.kind, inbox.c.body, inbox.c.received_at)
+            .where(
+                inbox.c.done_at.is_(None),
+                inbox.c.received_at >= now - max_age,
+                inbox.c.received_at <= (received_before or now),
+            )
+            .order_by(inbox.c.received_at)
+        )
         with self.store.reading() as conn:
             return [Spooled(r.key, r.kind, r.body, r.received_at) for r in conn.execute(query)]
 
     def waiting(self, max_age: timedelta, limit: int) -> list[tuple[str, datetime]]:
         """The oldest `limit` unfinished requests received within `max_age`: key and time, without their bodies."""
-        query = (select(inbox.c.key, inbox.c.received_at)
-                 .where(inbox.c.done_at.is_(None), inbox.c.received_at >= self.store.now() - max_age)
-                 .order_by(inbox.c.received_at).limit(limit))
+        query = (
+            select(inbox.c.key, inbox.c.received_at)
+            .where(inbox.c.done_at.is_(None), inbox.c.received_at >= self.store.now() - max_age)
+            .order_by(inbox.c.received_at)
+            .limit(limit)
+        )
         with self.store.reading() as conn:
             return [(r.key, r.received_at) for r in conn.execute(query)]
 
@@ -86,7 +105,9 @@ class Inbox:
         found: list[Request] = []
         with self.store.reading() as conn:
             for start in range(0, len(keys), 500):
-                query = select(inbox.c.key, inbox.c.kind, inbox.c.body).where(inbox.c.key.in_(keys[start:start + 500]))
+                query = select(inbox.c.key, inbox.c.kind, inbox.c.body).where(
+                    inbox.c.key.in_(keys[start : start + 500])
+                )
                 found += [(r.key, r.kind, r.body) for r in conn.execute(query)]
         return found
 
@@ -95,8 +116,9 @@ class Inbox:
         found: set[str] = set()
         with self.store.reading() as conn:
             for start in range(0, len(keys), 500):
-                found.update(conn.execute(select(inbox.c.key).where(inbox.c.key.in_(keys[start:start + 500])))
-                             .scalars())
+                found.update(
+                    conn.execute(select(inbox.c.key).where(inbox.c.key.in_(keys[start : start + 500]))).scalars()
+                )
         return found
 
     def forget(self, keys: Sequence[str]) -> int:
@@ -104,13 +126,14 @@ class Inbox:
         removed = 0
         for start in range(0, len(keys), 500):
             with self.store.writing() as conn:
-                removed += conn.execute(delete(inbox).where(inbox.c.key.in_(keys[start:start + 500]))).rowcount
+                removed += conn.execute(delete(inbox).where(inbox.c.key.in_(keys[start : start + 500]))).rowcount
         return removed
 
     def done(self, key: str) -> None:
         with self.store.writing() as conn:
-            conn.execute(update(inbox).where(inbox.c.key == key, inbox.c.done_at.is_(None))
-                         .values(done_at=self.store.now()))
+            conn.execute(
+                update(inbox).where(inbox.c.key == key, inbox.c.done_at.is_(None)).values(done_at=self.store.now())
+            )
 
     def claim(self, key: str, lease: timedelta) -> bool:
         """Take an unfinished item's work: True when it is this replica's (it took it) or its taker's
@@ -118,21 +141,27 @@ class Inbox:
         now = self.store.now()
         with self.store.writing() as conn:
             result = conn.execute(
-                update(inbox).where(inbox.c.key == key, inbox.c.done_at.is_(None),
-                                    (inbox.c.claimed_by == self.store.replica) | inbox.c.claimed_at.is_(None)
-                                    | (inbox.c.claimed_at < now - lease))
-                .values(claimed_by=self.store.replica, claimed_at=now))
+                update(inbox)
+                .where(
+                    inbox.c.key == key,
+                    inbox.c.done_at.is_(None),
+                    (inbox.c.claimed_by == self.store.replica)
+                    | inbox.c.claimed_at.is_(None)
+                    | (inbox.c.claimed_at < now - lease),
+                )
+                .values(claimed_by=self.store.replica, claimed_at=now)
+            )
             return result.rowcount == 1
 
     def pending(self, max_age: timedelta, min_age: timedelta = timedelta(0)) -> list[tuple[str, str, dict[str, Any]]]:
         """Acknowledged requests whose work never finished (the process stopped, or Slack could not be
         reached), received between `max_age` and `min_age` ago, oldest first."""
-        return [(row.key, row.kind, row.body)
-                for row in self.spooled(max_age, self.store.now() - min_age)]
+        return [(row.key, row.kind, row.body) for row in self.spooled(max_age, self.store.now() - min_age)]
 
     def prune(self, older_than: timedelta) -> int:
         """Forget finished items older than `older_than` (they only guard against retries)."""
         with self.store.writing() as conn:
-            result = conn.execute(delete(inbox).where(inbox.c.done_at.is_not(None),
-                                                      inbox.c.received_at < self.store.now() - older_than))
+            result = conn.execute(
+                delete(inbox).where(inbox.c.done_at.is_not(None), inbox.c.received_at < self.store.now() - older_than)
+            )
             return int(result.rowcount)

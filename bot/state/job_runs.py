@@ -19,8 +19,11 @@ class JobRuns:
         """Run `job` for time slot `slot` here? True for the one replica whose claim lands first."""
         try:
             with self.store.writing() as conn:
-                conn.execute(insert(job_runs).values(job=job, slot=slot, claimed_by=self.store.replica,
-                                                     claimed_at=self.store.now()))
+                conn.execute(
+                    insert(job_runs).values(
+                        job=job, slot=slot, claimed_by=self.store.replica, claimed_at=self.store.now()
+                    )
+                )
         except IntegrityError:
             return False
         return True
@@ -28,5 +31,6 @@ class JobRuns:
     def prune(self, older_than: timedelta) -> int:
         """Forget the claims of runs older than `older_than`."""
         with self.store.writing() as conn:
-            return int(conn.execute(delete(job_runs).where(job_runs.c.claimed_at < self.store.now() - older_than))
-                       .rowcount)
+            return int(
+                conn.execute(delete(job_runs).where(job_runs.c.claimed_at < self.store.now() - older_than)).rowcount
+            )

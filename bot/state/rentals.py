@@ -137,9 +137,11 @@ def quiet_query(dialect: str, instance_ids: list[int], since: datetime) -> Any:
     """Per instance (id, quiet): its first sample since `since` after its last busy time."""
     c, i = gpu_samples.c, rental_instances.c
     busy = seconds_of(dialect, i.last_busy_at)
-    first = (select(func.min(c.at)).where(c.instance_id == i.id, c.at >= since,
-                                          or_(i.last_busy_at.is_(None), as_seconds(c.at) > busy))
-             .scalar_subquery())
+    first = (
+        select(func.min(c.at))
+        .where(c.instance_id == i.id, c.at >= since, or_(i.last_busy_at.is_(None), as_seconds(c.at) > busy))
+        .scalar_subquery()
+    )
     return select(i.id, first.label("quiet")).where(i.id.in_(instance_ids))
 
 
@@ -181,8 +183,9 @@ class Rentals:
     def __init__(self, store: Store) -> None:
         self.store = store
 
-    def track_instance(self, team: str, name: str, fields: dict[str, Any], *,
-                       request_key: str | None = None) -> tuple[Instance, str]:
+    def track_instance(
+        self, team: str, name: str, fields: dict[str, Any], *, request_key: str | None = None
+    ) -> tuple[Instance, str]:
         """Keep a rented instance; returns it and its heartbeat token (shown once, kept hashed).
         `request_key`: the Slack request tracking it; see `reissue_for`."""
         check_name(name)
@@ -204,10 +207,11 @@ class Rentals:
         c = rental_instances.c
         token = new_token()
         with self.store.writing() as conn:
-            changed = conn.execute(update(rental_instances)
-                                   .where(c.team == team, c.name == name, c.request_key == request_key,
-                                          c.released_at.is_(None))
-                                   .values(token_hash=token_hash(token))).rowcount
+            changed = conn.execute(
+                update(rental_instances)
+                .where(c.team == team, c.name == name, c.request_key == request_key, c.released_at.is_(None))
+                .values(token_hash=token_hash(token))
+            ).rowcount
         found = self.instance(team, name) if changed else None
         return (found, token) if found is not None else None
 
@@ -226,13 +230,19 @@ class Rentals:
         """Release an instance not released yet, saying who (a person, "bot", "cloud"); False if it was."""
         c = rental_instances.c
         with self.store.writing() as conn:
-            return bool(conn.execute(update(rental_instances).where(c.id == instance_id, c.released_at.is_(None))
-                                     .values(released_at=at, released_by=by)).rowcount)
+            return bool(
+                conn.execute(
+                    update(rental_instances)
+                    .where(c.id == instance_id, c.released_at.is_(None))
+                    .values(released_at=at, released_by=by)
+                ).rowcount
+            )
 
     def by_token(self, token: str) -> Instance | None:
         """The instance a heartbeat token belongs to, unless it was released (its token is then revoked)."""
-        query = select(*INSTANCE_COLUMNS).where(rental_instances.c.token_hash == token_hash(token),
-                                                rental_instances.c.released_at.is_(None))
+        query = select(*INSTANCE_COLUMNS).where(
+            rental_instances.c.token_hash == token_hash(token), rental_instances.c.released_at.is_(None)
+        )
         with self.store.reading() as conn:
             row = conn.execute(query).first()
         return _instance(row) if row else None
@@ -240,10 +250,18 @@ class Rentals:
     def teams(self) -> list[str]:
         """Workspaces with something running or kept."""
         with self.store.reading() as conn:
-            found = {r[0] for r in conn.execute(select(rental_instances.c.team)
-                                                .where(rental_instances.c.released_at.is_(None)).distinct())}
-            found |= {r[0] for r in conn.execute(select(rental_storage.c.team)
-                                                 .where(rental_storage.c.deleted_at.is_(None)).distinct())}
+            found = {
+                r[0]
+                for r in conn.execute(
+                    select(rental_instances.c.team).where(rental_instances.c.released_at.is_(None)).distinct()
+                )
+            }
+            found |= {
+                r[0]
+                for r in conn.execute(
+                    select(rental_storage.c.team).where(rental_storage.c.deleted_at.is_(None)).distinct()
+                )
+            }
         return sorted(found)
 
     def instances(self, team: str, *, active_only: bool = False, channel: str | None = None) -> list[Instance]:
@@ -271,7 +289,7 @@ class Rentals:
         return self._change_running(team, name, released_at=at, released_by=by)
 
     def snooze(self, team: str, name: str, until: datetime) -> Instance:
-        """"Still needed": the instance is not news until `until`."""
+        """ "Still needed": the instance is not news until `until`."""
         return self._change_running(team, name, snoozed_until=until)
 
     def storage_named(self, team: str, name: str) -> Storage | None:
@@ -292,7 +310,7 @@ class Rentals:
         return self.storage_named(team, name) or found
 
     def keep_storage(self, team: str, name: str, until: datetime) -> Storage:
-        """"Keep": the storage is not news until `until`."""
+        """ "Keep": the storage is not news until `until`."""
         return self._change_kept(team, name, kept_until=until)
 
     def track_storage(self, team: str, name: str, fields: dict[str, Any], instance: str | None) -> Storage:
@@ -314,8 +332,9 @@ class Rentals:
         assert stored is not None
         return stored
 
-    def storage(self, team: str, *, instance_id: int | None = None, kept_only: bool = False,
-                channel: str | None = None) -> list[Storage]:
+    def storage(
+        self, team: str, *, instance_id: int | None = None, kept_only: bool = False, channel: str | None = None
+    ) -> list[Storage]:
         query = select(rental_storage).where(rental_storage.c.team == team)
         if channel is not None:
             query = query.where(rental_storage.c.channel == channel)
@@ -329,8 +348,14 @@ class Rentals:
     def delete_storage(self, team: str, name: str, at: datetime) -> Storage:
         return self._change_kept(team, name, deleted_at=at)
 
-    def add_samples(self, instance_id: int, samples: list[Sample], power: list[float | None], *,
-                    busy_above_pct: float = DEFAULT_IDLE.utilisation_max_pct) -> int:
+    def add_samples(
+        self,
+        instance_id: int,
+        samples: list[Sample],
+        power: list[float | None],
+        *,
+        busy_above_pct: float = DEFAULT_IDLE.utilisation_max_pct,
+    ) -> int:
         """Keep an agent's samples; a sample already kept (same GPU and time: an agent's retry) is skipped.
         The instance's last busy time moves to its latest sample above `busy_above_pct` (the policy's
         idle threshold). Returns how many were new. Written in batches of SAMPLE_BATCH, each its own
@@ -343,11 +368,13 @@ class Rentals:
             new += self._add_batch(instance_id, samples[start:end], power[start:end], busy_above_pct)
         return new
 
-    def _add_batch(self, instance_id: int, samples: list[Sample], power: list[float | None],
-                   busy_above_pct: float) -> int:
+    def _add_batch(
+        self, instance_id: int, samples: list[Sample], power: list[float | None], busy_above_pct: float
+    ) -> int:
         first, last = min(s.at for s in samples), max(s.at for s in samples)
-        known = (select(gpu_samples.c.gpu, gpu_samples.c.at)
-                 .where(gpu_samples.c.instance_id == instance_id, gpu_samples.c.at >= first, gpu_samples.c.at <= last))
+        known = select(gpu_samples.c.gpu, gpu_samples.c.at).where(
+            gpu_samples.c.instance_id == instance_id, gpu_samples.c.at >= first, gpu_samples.c.at <= last
+        )
         with self.store.writing() as conn:
             seen = {(r.gpu, r.at) for r in conn.execute(known)}
             rows = []
@@ -355,9 +382,17 @@ class Rentals:
                 if (s.gpu, s.at) in seen:
                     continue
                 seen.add((s.gpu, s.at))
-                rows.append({"instance_id": instance_id, "at": s.at, "gpu": s.gpu, "utilization_pct": s.utilization_pct,
-                             "memory_used_mib": s.memory_used_mib, "memory_total_mib": s.memory_total_mib,
-                             "power_w": w})
+                rows.append(
+                    {
+                        "instance_id": instance_id,
+                        "at": s.at,
+                        "gpu": s.gpu,
+                        "utilization_pct": s.utilization_pct,
+                        "memory_used_mib": s.memory_used_mib,
+                        "memory_total_mib": s.memory_total_mib,
+                        "power_w": w,
+                    }
+                )
             new = 0
             if rows:  # another replica may be keeping the same body right now: the unique index decides
                 new = len(conn.execute(_insert_new(conn), rows).all())  # one id for each row that was new
@@ -372,10 +407,20 @@ class Rentals:
         """Keep the latest size and newest file time of each path an agent watches."""
         with self.store.writing() as conn:
             for disk in disks:
-                conn.execute(delete(disk_reports).where(disk_reports.c.instance_id == instance_id,
-                                                        disk_reports.c.path == disk.path))
-                conn.execute(insert(disk_reports).values(instance_id=instance_id, path=disk.path, size_gb=disk.size_gb,
-                                                         newest_mtime=disk.newest_mtime, reported_at=at))
+                conn.execute(
+                    delete(disk_reports).where(
+                        disk_reports.c.instance_id == instance_id, disk_reports.c.path == disk.path
+                    )
+                )
+                conn.execute(
+                    insert(disk_reports).values(
+                        instance_id=instance_id,
+                        path=disk.path,
+                        size_gb=disk.size_gb,
+                        newest_mtime=disk.newest_mtime,
+                        reported_at=at,
+                    )
+                )
 
     def disks_of(self, instance_ids: list[int]) -> dict[int, list[DiskReport]]:
         found: dict[int, list[DiskReport]] = {i: [] for i in instance_ids}
@@ -401,8 +446,9 @@ class Rentals:
         query = select(gpu_samples).where(c.instance_id.in_(instance_ids), c.at >= since).order_by(c.at)
         with self.store.reading() as conn:
             for r in conn.execute(query):
-                found[r.instance_id].append(Sample(r.at, r.gpu, r.utilization_pct, r.memory_used_mib,
-                                                   r.memory_total_mib))
+                found[r.instance_id].append(
+                    Sample(r.at, r.gpu, r.utilization_pct, r.memory_used_mib, r.memory_total_mib)
+                )
         return found
 
     def quiet_since(self, instance_ids: list[int], since: datetime) -> dict[int, datetime]:
@@ -415,8 +461,13 @@ class Rentals:
             return {r.id: r.quiet for r in conn.execute(query) if r.quiet is not None}
 
     def samples(self, instance_id: int, since: datetime) -> list[Sample]:
-        query = (select(gpu_samples).where(gpu_samples.c.instance_id == instance_id, gpu_samples.c.at >= since)
-                 .order_by(gpu_samples.c.at))
+        query = (
+            select(gpu_samples)
+            .where(gpu_samples.c.instance_id == instance_id, gpu_samples.c.at >= since)
+            .order_by(gpu_samples.c.at)
+        )
         with self.store.reading() as conn:
-            return [Sample(r.at, r.gpu, r.utilization_pct, r.memory_used_mib, r.memory_total_mib)
-                    for r in conn.execute(query)]
+            return [
+                Sample(r.at, r.gpu, r.utilization_pct, r.memory_used_mib, r.memory_total_mib)
+                for r in conn.execute(query)
+            ]

@@ -20,8 +20,9 @@ class ReportChannels:
         c = report_channels.c
         with self.store.writing() as conn:
             conn.execute(delete(report_channels).where(c.team == team, c.channel == channel))
-            conn.execute(insert(report_channels).values(team=team, channel=channel, enabled=enabled, set_by=by,
-                                                        updated_at=now))
+            conn.execute(
+                insert(report_channels).values(team=team, channel=channel, enabled=enabled, set_by=by, updated_at=now)
+            )
 
     def enabled(self, team: str, channel: str) -> bool:
         c = report_channels.c
@@ -48,17 +49,23 @@ class ReportCharts:
         c = report_charts.c
         with self.store.writing() as conn:
             conn.execute(delete(report_charts).where(c.team == team, c.channel == channel))
-            conn.execute(insert(report_charts).values(team=team, channel=channel, file_id=file_id, period_start=start,
-                                                      period_end=end, posted_at=now))
+            conn.execute(
+                insert(report_charts).values(
+                    team=team, channel=channel, file_id=file_id, period_start=start, period_end=end, posted_at=now
+                )
+            )
 
     def last(self, team: str, channels: list[str]) -> Chart | None:
         """The newest chart of any of `channels`."""
         if not channels:
             return None
         c = report_charts.c
-        query = (select(report_charts).where(c.team == team, c.channel.in_(channels))
-                 .order_by(c.posted_at.desc(), c.channel).limit(1))
+        query = (
+            select(report_charts)
+            .where(c.team == team, c.channel.in_(channels))
+            .order_by(c.posted_at.desc(), c.channel)
+            .limit(1)
+        )
         with self.store.reading() as conn:
             row = conn.execute(query).first()
-        return None if row is None else Chart(row.channel, row.file_id, row.period_start, row.period_end,
-                                              row.posted_at)
+        return None if row is None else Chart(row.channel, row.file_id, row.period_start, row.period_end, row.posted_at)

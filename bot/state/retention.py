@@ -45,28 +45,56 @@ def fold_statement(dialect: str, instance_ids: list[int] | None, cutoff: datetim
     s, h = gpu_samples.c, gpu_samples_hourly.c
     hour = (as_seconds(s.at) // 3600 * 3600).label("hour")
     where = [s.at < cutoff] + ([s.instance_id.in_(instance_ids)] if instance_ids is not None else [])
-    rows = (select(s.instance_id, s.gpu, hour, func.count().label("samples"), func.max(s.utilization_pct),
-                   func.max(s.memory_used_mib), func.max(s.memory_total_mib), func.max(s.power_w))
-            .where(*where).group_by(s.instance_id, s.gpu, hour))
+    rows = (
+        select(
+            s.instance_id,
+            s.gpu,
+            hour,
+            func.count().label("samples"),
+            func.max(s.utilization_pct),
+            func.max(s.memory_used_mib),
+            func.max(s.memory_total_mib),
+            func.max(s.power_w),
+        )
+        .where(*where)
+        .group_by(s.instance_id, s.gpu, hour)
+    )
     make = pg_insert if dialect == "postgresql" else sqlite_insert
     statement = make(gpu_samples_hourly).from_select(
-        ["instance_id", "gpu", "hour", "samples", "utilization_max_pct", "memory_used_max_mib", "memory_total_mib",
-         "power_max_w"], rows)
+        [
+            "instance_id",
+            "gpu",
+            "hour",
+            "samples",
+            "utilization_max_pct",
+            "memory_used_max_mib",
+            "memory_total_mib",
+            "power_max_w",
+        ],
+        rows,
+    )
     new = statement.excluded
-    return statement.on_conflict_do_update(index_elements=[h.instance_id, h.gpu, h.hour], set_={
-        "samples": h.samples + new.samples,
-        "utilization_max_pct": _greater(dialect, h.utilization_max_pct, new.utilization_max_pct),
-        "memory_used_max_mib": _greater(dialect, h.memory_used_max_mib, new.memory_used_max_mib),
-        "memory_total_mib": _greater(dialect, h.memory_total_mib, new.memory_total_mib),
-        "power_max_w": _greater(dialect, h.power_max_w, new.power_max_w)})
+    return statement.on_conflict_do_update(
+        index_elements=[h.instance_id, h.gpu, h.hour],
+        set_={
+            "samples": h.samples + new.samples,
+            "utilization_max_pct": _greater(dialect, h.utilization_max_pct, new.utilization_max_pct),
+            "memory_used_max_mib": _greater(dialect, h.memory_used_max_mib, new.memory_used_max_mib),
+            "memory_total_mib": _greater(dialect, h.memory_total_mib, new.memory_total_mib),
+            "power_max_w": _greater(dialect, h.power_max_w, new.power_max_w),
+        },
+    )
 
 
 def _batches(store: Store, cutoff: datetime) -> Iterator[tuple[list[int], int]]:
     """Instances with raw rows before `cutoff`, packed into batches of about BATCH rows."""
     s = gpu_samples.c
     with store.reading() as conn:
-        counts = list(conn.execute(select(s.instance_id, func.count()).where(s.at < cutoff)
-                                   .group_by(s.instance_id).order_by(s.instance_id)))
+        counts = list(
+            conn.execute(
+                select(s.instance_id, func.count()).where(s.at < cutoff).group_by(s.instance_id).order_by(s.instance_id)
+            )
+        )
     batch: list[int] = []
     rows = 0
     for instance_id, count in counts:
@@ -87,9 +115,9 @@ def compact(store: Store, now: datetime, *, raw_days: float, hourly_days: float)
         with store.writing() as conn:
             fold = fold_statement(conn.dialect.name, instance_ids, cutoff).returning(gpu_samples_hourly.c.gpu)
             hours += len(conn.execute(fold).all())  # (rowcount of INSERT ... SELECT is -1 on psycopg)
-            folded += conn.execute(delete(gpu_samples).where(s.instance_id.in_(instance_ids),
-                                                             s.at < cutoff)).rowcount
+            folded += conn.execute(delete(gpu_samples).where(s.instance_id.in_(instance_ids), s.at < cutoff)).rowcount
     with store.writing() as conn:
-        dropped = conn.execute(delete(gpu_samples_hourly).where(
-            gpu_samples_hourly.c.hour < now - timedelta(days=hourly_days))).rowcount
+        dropped = conn.execute(
+            delete(gpu_samples_hourly).where(gpu_samples_hourly.c.hour < now - timedelta(days=hourly_days))
+        ).rowcount
     return Compacted(folded, hours, dropped)

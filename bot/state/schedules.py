@@ -33,7 +33,16 @@ class Schedules:
         c = digest_schedules.c
         with self.store.writing() as conn:
             conn.execute(delete(digest_schedules).where(c.team == team, c.channel == channel))
-            conn.execute(insert(digest_schedules).values(
-                team=team, channel=channel, at_time=schedule.at.strftime("%H:%M"), zone=schedule.zone,
-                days=days_text(schedule.days), enabled=schedule.enabled, set_by=user, updated_at=now,
-                lang=schedule.lang))
+            conn.execute(
+                insert(digest_schedules).values(
+                    team=team,
+                    channel=channel,
+                    at_time=schedule.at.strftime("%H:%M"),
+                    zone=schedule.zone,
+                    days=days_text(schedule.days),
+                    enabled=schedule.enabled,
+                    set_by=user,
+                    updated_at=now,
+                    lang=schedule.lang,
+                )
+            )

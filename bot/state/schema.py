@@ -37,8 +37,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.types import TypeDecorator, TypeEngine
 
-metadata = MetaData(naming_convention={"ix": "ix_%(table_name)s_%(column_0_N_name)s",
-                                       "pk": "pk_%(table_name)s"})
+metadata = MetaData(naming_convention={"ix": "ix_%(table_name)s_%(column_0_N_name)s", "pk": "pk_%(table_name)s"})
 
 
 class UtcDateTime(TypeDecorator[datetime]):
@@ -107,7 +106,8 @@ def seconds(moment: datetime) -> int:
 
 
 conversations = Table(
-    "advisor_conversations", metadata,
+    "advisor_conversations",
+    metadata,
     Column("id", String(32), primary_key=True),
     Column("team", String(32), nullable=False),
     Column("channel", String(32), nullable=False),
@@ -128,7 +128,8 @@ conversations = Table(
 )
 
 inbox = Table(
-    "advisor_inbox", metadata,
+    "advisor_inbox",
+    metadata,
     Column("key", String(200), primary_key=True),
     Column("kind", String(32), nullable=False),
     Column("body", JSON, nullable=False),
@@ -140,7 +141,8 @@ inbox = Table(
 )
 
 job_runs = Table(  # one row per run of a scheduled job: every replica's scheduler ticks, one claims the slot
-    "job_runs", metadata,
+    "job_runs",
+    metadata,
     Column("job", String(64), primary_key=True),
     Column("slot", String(40), primary_key=True),  # the run's time slot (the interval it belongs to)
     Column("claimed_by", String(80), nullable=False),
@@ -148,7 +150,8 @@ job_runs = Table(  # one row per run of a scheduled job: every replica's schedul
 )
 
 locales = Table(
-    "advisor_user_locales", metadata,
+    "advisor_user_locales",
+    metadata,
     Column("user", String(32), primary_key=True),
     Column("locale", String(32)),
     Column("tz", String(64)),
@@ -156,7 +159,8 @@ locales = Table(
 )
 
 recommendations = Table(
-    "advisor_recommendations", metadata,
+    "advisor_recommendations",
+    metadata,
     Column("id", Integer, primary_key=True, autoincrement=True),
     Column("team", String(32)),
     Column("user", String(32), nullable=False),
@@ -168,7 +172,8 @@ recommendations = Table(
 )
 
 rental_instances = Table(
-    "rental_instances", metadata,
+    "rental_instances",
+    metadata,
     Column("id", Integer, primary_key=True, autoincrement=True),
     Column("team", String(32), nullable=False),
     Column("name", String(80), nullable=False),
@@ -205,7 +210,8 @@ rental_instances = Table(
 )
 
 enroll_tokens = Table(  # tokens a GPU box enrols itself with (0015): only the hash is kept
-    "enroll_tokens", metadata,
+    "enroll_tokens",
+    metadata,
     Column("token_hash", String(64), primary_key=True),
     Column("team", String(32), nullable=False),
     Column("channel", String(32), nullable=False),
@@ -219,7 +225,8 @@ enroll_tokens = Table(  # tokens a GPU box enrols itself with (0015): only the h
 )
 
 rental_storage = Table(
-    "rental_storage", metadata,
+    "rental_storage",
+    metadata,
     Column("id", Integer, primary_key=True, autoincrement=True),
     Column("team", String(32), nullable=False),
     Column("name", String(80), nullable=False),
@@ -243,7 +250,8 @@ rental_storage = Table(
 )
 
 gpu_samples = Table(
-    "gpu_samples", metadata,
+    "gpu_samples",
+    metadata,
     Column("id", Integer, primary_key=True, autoincrement=True),
     Column("instance_id", Integer, ForeignKey("rental_instances.id"), nullable=False),
     Column("at", EpochTime, nullable=False),  # whole Unix seconds (0019)
@@ -257,7 +265,8 @@ gpu_samples = Table(
 )
 
 disk_reports = Table(
-    "disk_reports", metadata,
+    "disk_reports",
+    metadata,
     Column("instance_id", Integer, ForeignKey("rental_instances.id"), primary_key=True),
     Column("path", String(400), primary_key=True),
     Column("size_gb", Float, nullable=False),
@@ -266,7 +275,8 @@ disk_reports = Table(
 )
 
 digest_sends = Table(  # a channel's digest of a local day: claimed before posting, so it goes out once
-    "digest_sends", metadata,
+    "digest_sends",
+    metadata,
     Column("team", String(32), primary_key=True),
     Column("channel", String(32), primary_key=True),
     Column("kind", String(16), primary_key=True),  # "digest" (others later: weekly, ...)
@@ -278,7 +288,8 @@ digest_sends = Table(  # a channel's digest of a local day: claimed before posti
 )
 
 digest_schedules = Table(  # a channel's digest time; channels without a row use the settings' defaults
-    "digest_schedules", metadata,
+    "digest_schedules",
+    metadata,
     Column("team", String(32), primary_key=True),
     Column("channel", String(32), primary_key=True),
     Column("at_time", String(5), nullable=False),  # HH:MM, local
@@ -291,7 +302,8 @@ digest_schedules = Table(  # a channel's digest time; channels without a row use
 )
 
 project_budgets = Table(  # a project's monthly budget, per workspace
-    "project_budgets", metadata,
+    "project_budgets",
+    metadata,
     Column("team", String(32), primary_key=True),
     Column("project", String(80), primary_key=True),
     Column("amount", Float, nullable=False),
@@ -301,7 +313,8 @@ project_budgets = Table(  # a project's monthly budget, per workspace
 )
 
 discovery_runs = Table(  # each discovery source's last run (0016): /healthz and `discover` read it
-    "discovery_runs", metadata,
+    "discovery_runs",
+    metadata,
     Column("source", String(16), primary_key=True),
     Column("last_run_at", UtcDateTime, nullable=False),
     Column("last_ok_at", UtcDateTime),
@@ -310,7 +323,8 @@ discovery_runs = Table(  # each discovery source's last run (0016): /healthz and
 )
 
 act_policies = Table(  # what a channel (or one project in it) does about idle instances (0017)
-    "act_policies", metadata,
+    "act_policies",
+    metadata,
     Column("team", String(32), primary_key=True),
     Column("channel", String(32), primary_key=True),
     Column("project", String(80), primary_key=True),  # "": the channel's own policy
@@ -321,7 +335,8 @@ act_policies = Table(  # what a channel (or one project in it) does about idle i
 )
 
 stop_actions = Table(  # a warning that an idle instance will be stopped, and what came of it: the audit (0017)
-    "stop_actions", metadata,
+    "stop_actions",
+    metadata,
     Column("id", Integer, primary_key=True, autoincrement=True),
     Column("team", String(32), nullable=False),
     Column("instance_id", Integer, ForeignKey("rental_instances.id"), nullable=False),
@@ -342,7 +357,8 @@ stop_actions = Table(  # a warning that an idle instance will be stopped, and wh
 )
 
 report_channels = Table(  # `/gpu-advise report off|on`: a channel's weekly report (no row: on) (0018)
-    "report_channels", metadata,
+    "report_channels",
+    metadata,
     Column("team", String(32), primary_key=True),
     Column("channel", String(32), primary_key=True),
     Column("enabled", Boolean, nullable=False),
@@ -351,7 +367,8 @@ report_channels = Table(  # `/gpu-advise report off|on`: a channel's weekly repo
 )
 
 report_charts = Table(  # each channel's last report chart: the Slack file, for App Home (0020)
-    "report_charts", metadata,
+    "report_charts",
+    metadata,
     Column("team", String(32), primary_key=True),
     Column("channel", String(32), primary_key=True),
     Column("file_id", String(32), nullable=False),
@@ -361,7 +378,8 @@ report_charts = Table(  # each channel's last report chart: the Slack file, for 
 )
 
 budget_alerts = Table(  # a budget threshold crossed in a month: claimed before the alert goes out, so it goes once
-    "budget_alerts", metadata,
+    "budget_alerts",
+    metadata,
     Column("team", String(32), primary_key=True),
     Column("project", String(80), primary_key=True),
     Column("currency", String(3), primary_key=True),
@@ -372,7 +390,8 @@ budget_alerts = Table(  # a budget threshold crossed in a month: claimed before 
 )
 
 gpu_samples_hourly = Table(  # raw samples older than the retention, folded into hourly maxima
-    "gpu_samples_hourly", metadata,
+    "gpu_samples_hourly",
+    metadata,
     Column("instance_id", Integer, ForeignKey("rental_instances.id"), primary_key=True),
     Column("gpu", Integer, primary_key=True),
     Column("hour", EpochTime, primary_key=True),  # the hour's first second, Unix time (0019)
@@ -393,9 +412,11 @@ def slack_tables(target: MetaData | None = None) -> list[Table]:
 
     into = target if target is not None else MetaData()
     store = SQLAlchemyInstallationStore
-    return [store.build_installations_table(into, store.default_installations_table_name),
-            store.build_bots_table(into, store.default_bots_table_name),
-            SQLAlchemyOAuthStateStore.build_oauth_states_table(into, SQLAlchemyOAuthStateStore.default_table_name)]
+    return [
+        store.build_installations_table(into, store.default_installations_table_name),
+        store.build_bots_table(into, store.default_bots_table_name),
+        SQLAlchemyOAuthStateStore.build_oauth_states_table(into, SQLAlchemyOAuthStateStore.default_table_name),
+    ]
 
 
 def migrated_metadata() -> MetaData:

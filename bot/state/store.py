@@ -41,8 +41,10 @@ class StoreUnavailable(RuntimeError):
     """The bot's state database cannot be used: `target` (a file, or a URL without its password) and `reason`."""
 
     def __init__(self, target: str, reason: str) -> None:
-        super().__init__(f"cannot use the state database {target}: {reason}. Set GPU_ADVISOR_STATE_DB to a "
-                         "writable SQLite file, or GPU_ADVISOR_DATABASE_URL")
+        super().__init__(
+            f"cannot use the state database {target}: {reason}. Set GPU_ADVISOR_STATE_DB to a "
+            "writable SQLite file, or GPU_ADVISOR_DATABASE_URL"
+        )
         self.target, self.reason = target, reason
 
 
@@ -51,8 +53,7 @@ def _sqlite_engine(url: str) -> Engine:
     if not path or path == ":memory:":
         raise ValueError("the bot store needs a database file: each thread opens its own connection")
     Path(path).parent.mkdir(parents=True, exist_ok=True)
-    engine = create_engine(url, connect_args={"timeout": 30, "check_same_thread": False}, pool_size=8,
-                           max_overflow=24)
+    engine = create_engine(url, connect_args={"timeout": 30, "check_same_thread": False}, pool_size=8, max_overflow=24)
 
     @event.listens_for(engine, "connect")
     def _connect(dbapi_connection: Any, _record: Any) -> None:
@@ -99,8 +100,9 @@ def as_url(target: str | Path) -> str:
 
 
 class Store:
-    def __init__(self, target: str | Path, *, now: Clock | None = None, replica: str | None = None,
-                 acks: AckGate | None = None) -> None:
+    def __init__(
+        self, target: str | Path, *, now: Clock | None = None, replica: str | None = None, acks: AckGate | None = None
+    ) -> None:
         """`target`: a database URL (sqlite:///state.db, postgresql://...) or a SQLite file's path.
         `replica` names this process among the replicas sharing the database (default: the host name,
         which stays the same across a restart, so a restarted replica takes its own work back at once).

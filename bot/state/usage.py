@@ -23,21 +23,30 @@ def _raw_hours(instance_ids: list[int], since: datetime, until: datetime) -> Any
     """Each GPU's busiest raw sample per hour (the hour's first second: integer division of the time)."""
     s = gpu_samples.c
     hour = (as_seconds(s.at) // 3600 * 3600).label("hour")
-    return (select(s.instance_id.label("inst"), s.gpu.label("gpu"), hour, func.max(s.utilization_pct).label("top"))
-            .where(s.instance_id.in_(instance_ids), s.at >= since, s.at < until)
-            .group_by(s.instance_id, s.gpu, hour))
+    return (
+        select(s.instance_id.label("inst"), s.gpu.label("gpu"), hour, func.max(s.utilization_pct).label("top"))
+        .where(s.instance_id.in_(instance_ids), s.at >= since, s.at < until)
+        .group_by(s.instance_id, s.gpu, hour)
+    )
 
 
-def _daily_query(instance_ids: list[int], since: datetime, until: datetime, offset_s: int,
-                 busy_above_pct: float) -> Any:
+def _daily_query(
+    instance_ids: list[int], since: datetime, until: datetime, offset_s: int, busy_above_pct: float
+) -> Any:
     h = gpu_samples_hourly.c
     raw = _raw_hours(instance_ids, since, until)
-    folded = (select(h.instance_id.label("inst"), h.gpu.label("gpu"), as_seconds(h.hour).label("hour"),
-                     h.utilization_max_pct.label("top"))
-              .where(h.instance_id.in_(instance_ids), h.hour >= since, h.hour < until))
+    folded = select(
+        h.instance_id.label("inst"),
+        h.gpu.label("gpu"),
+        as_seconds(h.hour).label("hour"),
+        h.utilization_max_pct.label("top"),
+    ).where(h.instance_id.in_(instance_ids), h.hour >= since, h.hour < until)
     both = union_all(raw, folded).subquery()
-    per_hour = (select(both.c.inst, both.c.hour, func.max(both.c.top).label("top"))
-                .group_by(both.c.inst, both.c.gpu, both.c.hour).subquery())
+    per_hour = (
+        select(both.c.inst, both.c.hour, func.max(both.c.top).label("top"))
+        .group_by(both.c.inst, both.c.gpu, both.c.hour)
+        .subquery()
+    )
     day = ((per_hour.c.hour + offset_s) // 86400).label("day")  # floor division: days since 1970, local
     busy = func.sum(case((per_hour.c.top > busy_above_pct, 1), else_=0))
     idle = func.sum(case((per_hour.c.top <= busy_above_pct, 1), else_=0))
@@ -49,11 +58,12 @@ def _parts(instance_ids: list[int]) -> list[list[int]]:
     PART_MIN instances, so that a small workspace is one query."""
     count = max(1, min(PARTS, os.cpu_count() or 1, len(instance_ids) // PART_MIN))
     size = -(-len(instance_ids) // count)
-    return [instance_ids[k:k + size] for k in range(0, len(instance_ids), size)]
+    return [instance_ids[k : k + size] for k in range(0, len(instance_ids), size)]
 
 
-def daily_activity(store: Store, instance_ids: list[int], since: datetime, until: datetime, *, offset_s: int,
-                   busy_above_pct: float) -> Daily:
+def daily_activity(
+    store: Store, instance_ids: list[int], since: datetime, until: datetime, *, offset_s: int, busy_above_pct: float
+) -> Daily:
     """Per instance and local day (the zone's UTC offset `offset_s`), its GPU-hours busy (a GPU's busiest
     reading of the hour above the threshold) and idle (at or below it), added up by the database from the
     raw samples and the folded hourly maxima: a few rows per instance, whatever the samples' number. A large
@@ -66,6 +76,7 @@ def daily_activity(store: Store, instance_ids: list[int], since: datetime, until
     def read(part: list[int]) -> list[Any]:
         with store.reading() as conn:
             return list(conn.execute(_daily_query(part, since, until, offset_s, busy_above_pct)))
+
     parts = _parts(instance_ids)
     if len(parts) == 1:
         results = [read(parts[0])]

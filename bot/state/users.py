@@ -15,7 +15,6 @@ class Users:
     def __init__(self, store: Store) -> None:
         self.store = store
 
-
     def cached_locale(self, user: str, ttl: timedelta) -> tuple[str | None, str | None] | None:
         with self.store.reading() as conn:
             row = conn.execute(select(locales).where(locales.c.user == user)).first()
@@ -28,16 +27,21 @@ class Users:
             conn.execute(delete(locales).where(locales.c.user == user))
             conn.execute(insert(locales).values(user=user, locale=locale, tz=tz, fetched_at=self.store.now()))
 
-
     def add_recommendation(self, team: str, user: str, choice: str, summary: str, data: dict[str, Any]) -> None:
         with self.store.writing() as conn:
-            conn.execute(insert(recommendations).values(team=team, user=user, choice=choice, summary=summary,
-                                                        data=data, created_at=self.store.now()))
+            conn.execute(
+                insert(recommendations).values(
+                    team=team, user=user, choice=choice, summary=summary, data=data, created_at=self.store.now()
+                )
+            )
 
     def recent_recommendations(self, team: str, user: str, limit: int = 5) -> list[dict[str, Any]]:
         """The user's latest recommendations in this workspace (a Grid user's other workspaces stay apart)."""
-        query = (select(recommendations.c.choice, recommendations.c.summary, recommendations.c.created_at)
-                 .where(recommendations.c.team == team, recommendations.c.user == user)
-                 .order_by(recommendations.c.id.desc()).limit(limit))
+        query = (
+            select(recommendations.c.choice, recommendations.c.summary, recommendations.c.created_at)
+            .where(recommendations.c.team == team, recommendations.c.user == user)
+            .order_by(recommendations.c.id.desc())
+            .limit(limit)
+        )
         with self.store.reading() as conn:
             return [dict(r._mapping) for r in conn.execute(query)]

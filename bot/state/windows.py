@@ -22,12 +22,31 @@ def window_query(instance_ids: list[int], start: datetime, now: datetime) -> Any
     at = as_seconds(s.at)
     previous = func.lag(at).over(partition_by=(s.instance_id, s.gpu), order_by=s.at)
     share = case((s.memory_total_mib > 0, s.memory_used_mib / s.memory_total_mib), else_=0.0)
-    rows = (select(s.instance_id, s.gpu, s.at, (at - previous).label("gap"), s.utilization_pct,
-                   cast(share, Float).label("share"))
-            .where(s.instance_id.in_(instance_ids), s.at >= start, s.at <= now).subquery())
-    return (select(rows.c.instance_id, rows.c.gpu, func.min(rows.c.at), func.max(rows.c.at),
-                   func.coalesce(func.max(rows.c.gap), 0), func.max(rows.c.utilization_pct), func.min(rows.c.share))
-            .group_by(rows.c.instance_id, rows.c.gpu).order_by(rows.c.instance_id, rows.c.gpu))
+    rows = (
+        select(
+            s.instance_id,
+            s.gpu,
+            s.at,
+            (at - previous).label("gap"),
+            s.utilization_pct,
+            cast(share, Float).label("share"),
+        )
+        .where(s.instance_id.in_(instance_ids), s.at >= start, s.at <= now)
+        .subquery()
+    )
+    return (
+        select(
+            rows.c.instance_id,
+            rows.c.gpu,
+            func.min(rows.c.at),
+            func.max(rows.c.at),
+            func.coalesce(func.max(rows.c.gap), 0),
+            func.max(rows.c.utilization_pct),
+            func.min(rows.c.share),
+        )
+        .group_by(rows.c.instance_id, rows.c.gpu)
+        .order_by(rows.c.instance_id, rows.c.gpu)
+    )
 
 
 def gpu_windows(store: Store, instance_ids: list[int], start: datetime, now: datetime) -> dict[int, list[GpuWindow]]:
@@ -36,7 +55,7 @@ def gpu_windows(store: Store, instance_ids: list[int], start: datetime, now: dat
     found: dict[int, list[GpuWindow]] = {i: [] for i in instance_ids}
     for first in range(0, len(instance_ids), CHUNK):
         with store.reading() as conn:
-            query = window_query(instance_ids[first:first + CHUNK], start, now)
+            query = window_query(instance_ids[first : first + CHUNK], start, now)
             for inst, gpu, earliest, latest, gap, busiest, least in conn.execute(query):
                 found[inst].append(GpuWindow(gpu, earliest, latest, float(gap), float(busiest), float(least)))
     return found

@@ -189,4 +189,3 @@ class AckGate:
             return
         with self._cond:
             self._cond.wait_for(lambda: not self._in_flight, self.max_wait_s)
-

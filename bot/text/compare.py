@@ -12,8 +12,14 @@ from pricing.quote import QuoteRequest
 
 def compare_title(rows: Sequence[ProviderOffer], req: QuoteRequest, lang: Lang) -> str:
     gpu = rows[0].gpu if rows else req.gpu
-    return t("compare.title", lang, gpu=gpu, cards=req.cards, hours=show(round(req.daily_hours, 1)),
-             days=show(round(req.period_days, 1)))
+    return t(
+        "compare.title",
+        lang,
+        gpu=gpu,
+        cards=req.cards,
+        hours=show(round(req.daily_hours, 1)),
+        days=show(round(req.period_days, 1)),
+    )
 
 
 def _amount(value: float | None, currency: str, lang: Lang) -> str:
@@ -22,9 +28,16 @@ def _amount(value: float | None, currency: str, lang: Lang) -> str:
 
 def cells(row: ProviderOffer, lang: Lang) -> list[str]:
     """Provider, region, dedicated, shared, spot, total, source, price date."""
-    return [row.provider, row.region, _amount(row.dedicated, row.currency, lang),
-            _amount(row.shared, row.currency, lang), _amount(row.spot, row.currency, lang),
-            money(row.total, row.currency), row.source, row.price_date]
+    return [
+        row.provider,
+        row.region,
+        _amount(row.dedicated, row.currency, lang),
+        _amount(row.shared, row.currency, lang),
+        _amount(row.spot, row.currency, lang),
+        money(row.total, row.currency),
+        row.source,
+        row.price_date,
+    ]
 
 
 def lines(rows: Sequence[ProviderOffer], req: QuoteRequest, lang: Lang) -> list[str]:
@@ -34,8 +47,20 @@ def lines(rows: Sequence[ProviderOffer], req: QuoteRequest, lang: Lang) -> list[
     out = [f"*{compare_title(rows, req, lang)}*"]
     for row in rows:
         provider, region, dedicated, shared, spot, total, source, date = cells(row, lang)
-        out.append(t("compare.line", lang, provider=provider, region=region, total=total, dedicated=dedicated,
-                     shared=shared, spot=spot, source=source, date=date))
+        out.append(
+            t(
+                "compare.line",
+                lang,
+                provider=provider,
+                region=region,
+                total=total,
+                dedicated=dedicated,
+                shared=shared,
+                spot=spot,
+                source=source,
+                date=date,
+            )
+        )
     included = sorted({kind for row in rows for kind in row.includes})
     if included:
         out.append(t("compare.includes", lang, what=", ".join(included)))

@@ -44,10 +44,16 @@ def _cost(option: Option, quote: Quote, policy: Policy, lang: Lang) -> str:
     cur = quote.currency
     if option.kind == "shared" and option.amount_min != option.amount_max:  # a batch job's days stretch
         text = money(option.amount, cur)
-        text += "; " + t("shared.adjusted", lang, low=money(option.amount_min, cur), high=money(option.amount_max, cur),
-                        eff_low=round(policy.shared.efficiency_min * 100),
-                        eff_high=round(policy.shared.efficiency_max * 100),
-                        days_low=round(option.days_min or 0, 1), days_high=round(option.days_max or 0, 1))
+        text += "; " + t(
+            "shared.adjusted",
+            lang,
+            low=money(option.amount_min, cur),
+            high=money(option.amount_max, cur),
+            eff_low=round(policy.shared.efficiency_min * 100),
+            eff_high=round(policy.shared.efficiency_max * 100),
+            days_low=round(option.days_min or 0, 1),
+            days_high=round(option.days_max or 0, 1),
+        )
     elif option.amount_min != option.amount_max:
         text = f"{money(option.amount_min, cur)}–{money(option.amount_max, cur)}"
     else:
@@ -62,8 +68,15 @@ def _source(option: Option, lang: Lang) -> str:
     if price is None:
         return ""
     where = price.provider if price.region in ("", "any") else f"{price.provider}, {price.region}"
-    text = t("source.line", lang, source=price.source, original=price.original, where=where, as_of=price.as_of,
-             age=age_text(price.age_days, lang))
+    text = t(
+        "source.line",
+        lang,
+        source=price.source,
+        original=price.original,
+        where=where,
+        as_of=price.as_of,
+        age=age_text(price.age_days, lang),
+    )
     if price.stale:
         text += f" [{t('stale', lang)}]"
     return text
@@ -74,12 +87,18 @@ def _notes(option: Option, policy: Policy, lang: Lang) -> list[str]:
     for note in option.notes:
         if note == "billed_whole_period":
             continue
-        out.append(t(f"note.{note}", lang, low=round(policy.spot.price_fraction_min * 100),
-                     high=round(policy.spot.price_fraction_max * 100),
-                     eff_low=round(policy.shared.efficiency_min * 100),
-                     eff_high=round(policy.shared.efficiency_max * 100),
-                     inland_low=round(policy.regions.inland_discount_min * 100),
-                     inland_high=round(policy.regions.inland_discount_max * 100)))
+        out.append(
+            t(
+                f"note.{note}",
+                lang,
+                low=round(policy.spot.price_fraction_min * 100),
+                high=round(policy.spot.price_fraction_max * 100),
+                eff_low=round(policy.shared.efficiency_min * 100),
+                eff_high=round(policy.shared.efficiency_max * 100),
+                inland_low=round(policy.regions.inland_discount_min * 100),
+                inland_high=round(policy.regions.inland_discount_max * 100),
+            )
+        )
     if option.billing_note:
         out.append(t(f"note.billing.{option.billing_note}", lang))
     if option.price and option.price.flags:
@@ -93,8 +112,11 @@ def rows(quote: Quote, policy: Policy, lang: Lang) -> list[Row]:
         if option is None:
             continue
         whole = option.kind == "shared" and (option.share or quote.share) >= 1
-        name = t("option.shared_whole" if whole else f"option.{option.kind}", lang,
-                 share=share_text(option.share or quote.share))
+        name = t(
+            "option.shared_whole" if whole else f"option.{option.kind}",
+            lang,
+            share=share_text(option.share or quote.share),
+        )
         if option.memory_gb:
             name += " · " + t("option.memory", lang, memory_gb=option.memory_gb)
         billing = t(f"billing.{option.billing}", lang)
@@ -102,14 +124,28 @@ def rows(quote: Quote, policy: Policy, lang: Lang) -> list[Row]:
         if extra:
             sep = t("list.sep", lang)
             billing += sep + sep.join(extra)
-        out.append(Row(name, _cost(option, quote, policy, lang), billing, _source(option, lang),
-                       bool(option.price and option.price.stale)))
+        out.append(
+            Row(
+                name,
+                _cost(option, quote, policy, lang),
+                billing,
+                _source(option, lang),
+                bool(option.price and option.price.stale),
+            )
+        )
     return out
 
 
 def title(quote: Quote, lang: Lang) -> str:
-    return t("quote.title", lang, gpu=quote.gpu, cards=quote.cards, hours=round(quote.hours_per_day, 1),
-             days=round(quote.days, 1), gpu_hours=round(quote.gpu_hours, 1))
+    return t(
+        "quote.title",
+        lang,
+        gpu=quote.gpu,
+        cards=quote.cards,
+        hours=round(quote.hours_per_day, 1),
+        days=round(quote.days, 1),
+        gpu_hours=round(quote.gpu_hours, 1),
+    )
 
 
 def change(low: float, high: float, lang: Lang) -> str:
@@ -162,15 +198,26 @@ def _totals(quote: Quote, lang: Lang) -> list[str]:
     if not quote.totals:
         return []
     cur = quote.currency
-    parts = [t(f"extra.{kind}", lang, gb=cost.gb, amount=money(cost.amount, cur), price=cost.unit_price,
-               months=cost.months or 0, currency=cur) for kind, cost in quote.extras.items()]  # the months used
+    parts = [
+        t(
+            f"extra.{kind}",
+            lang,
+            gb=cost.gb,
+            amount=money(cost.amount, cur),
+            price=cost.unit_price,
+            months=cost.months or 0,
+            currency=cur,
+        )
+        for kind, cost in quote.extras.items()
+    ]  # the months used
 
     def total(kind: str, amount: float) -> str:
         low, high = quote.totals_range.get(kind, (amount, amount))
         return money(amount, cur) if low == high else f"{money(low, cur)}–{money(high, cur)}"
 
-    totals = t("list.sep", lang).join(f"{t(f'option.{kind}.short', lang)} {total(kind, amount)}"
-                                      for kind, amount in quote.totals.items())
+    totals = t("list.sep", lang).join(
+        f"{t(f'option.{kind}.short', lang)} {total(kind, amount)}" for kind, amount in quote.totals.items()
+    )
     return [t("extra.total", lang, extras=t("list.sep", lang).join(parts), totals=totals)]
 
 
@@ -181,8 +228,17 @@ def notes(quote: Quote, lang: Lang) -> list[str]:
     out.append(t(str(rvb["advice"]), lang, hours=rvb["yearly_gpu_hours_at_this_pace"], threshold=rvb["threshold"]))
     if quote.fx:
         base, target = str(quote.fx["pair"]).split("/")
-        out.append(t("fx", lang, base=base, quote=target, rate=quote.fx["rate"], source=quote.fx["source"],
-                     date=quote.fx["date"]))
+        out.append(
+            t(
+                "fx",
+                lang,
+                base=base,
+                quote=target,
+                rate=quote.fx["rate"],
+                source=quote.fx["source"],
+                date=quote.fx["date"],
+            )
+        )
     if quote.stale:
         out.append(t("stale.warning", lang))
     return out

@@ -26,11 +26,16 @@ def headline(decision: Decision, lang: Lang) -> str:
     option = decision.shared
     if option is None:  # the engine never shares without an option that holds the peak
         return t("choice.shared", lang)
-    params = {"gpu": option.gpu, "memory_gb": option.memory_gb, "profile": option.mig_profile or "",
-              "share_pct": round(option.share * 100)}
+    params = {
+        "gpu": option.gpu,
+        "memory_gb": option.memory_gb,
+        "profile": option.mig_profile or "",
+        "share_pct": round(option.share * 100),
+    }
     if option.bound_gb is not None:  # a bare "not above 80%": the slice holds it only if the peak stays under it
-        return t("headline.shared.bounded" if option.mig_profile else "headline.shared.bounded_fraction", lang,
-                 **params)
+        return t(
+            "headline.shared.bounded" if option.mig_profile else "headline.shared.bounded_fraction", lang, **params
+        )
     if option.kind is FitKind.ASSUMED and not option.mig_profile:
         return t("headline.shared.fraction", lang, **params)
     kind = "slice" if option.kind is FitKind.ASSUMED else option.kind.value

@@ -37,10 +37,14 @@ GRACE = timedelta(minutes=30)
 
 def enrolled(h: Harness, name: str = "box-1") -> tuple[Instance, str]:
     enrolments = Enrolments(h.deps.store)
-    token = enrolments.issue(Grant("T1", "C1", "U1", None, 5, h.clock.now + timedelta(days=1)), created_by="U1",
-                             now=h.clock.now - timedelta(hours=5))
-    made, heartbeat = enrolments.enrol(token, Box(name, f"m-{name}", "A100-80GB", 1), PRICE,
-                                       h.clock.now - timedelta(hours=5))
+    token = enrolments.issue(
+        Grant("T1", "C1", "U1", None, 5, h.clock.now + timedelta(days=1)),
+        created_by="U1",
+        now=h.clock.now - timedelta(hours=5),
+    )
+    made, heartbeat = enrolments.enrol(
+        token, Box(name, f"m-{name}", "A100-80GB", 1), PRICE, h.clock.now - timedelta(hours=5)
+    )
     return made, heartbeat
 
 
@@ -50,9 +54,19 @@ def quiet(h: Harness, inst: Instance, minutes: int = 180, util: float = 0) -> No
 
 
 def digest(h: Harness) -> dict[str, Any]:
-    [outcome] = send_digests(Rentals(h.deps.store), Sends(h.deps.store), h.deps_client(), team="T1", channels=["C1"],
-                             now=h.clock, rules=h.deps.policy.idle, lang=Lang.EN, zone=ZoneInfo("Asia/Shanghai"),
-                             render=render, pace_s=0)
+    [outcome] = send_digests(
+        Rentals(h.deps.store),
+        Sends(h.deps.store),
+        h.deps_client(),
+        team="T1",
+        channels=["C1"],
+        now=h.clock,
+        rules=h.deps.policy.idle,
+        lang=Lang.EN,
+        zone=ZoneInfo("Asia/Shanghai"),
+        render=render,
+        pace_s=0,
+    )
     assert outcome.status == "sent", outcome
     return h.posts(channel="C1")[-1]
 
@@ -94,10 +108,18 @@ def test_an_idle_enrolled_box_is_warned_then_stopped_by_its_agent(tmp_path: Path
         assert run_actions(h.deps, h.deps_client(), SLACK) == 1
         assert Actions(h.deps.store).get(warning.id).status == "requested"  # type: ignore[union-attr]
         flag = tmp_path / "stopped.flag"
-        done = run_cli("agent", "--url", h.base_url, "--once", "--buffer", str(tmp_path / "b.jsonl"),
-                       "--on-stop", f"touch {flag}",
-                       env=stand_in_smi(tmp_path) | {"GPU_ADVISOR_AGENT_TOKEN": heartbeat, "GPU_ADVISOR_LANG": "en"},
-                       tmp=tmp_path)
+        done = run_cli(
+            "agent",
+            "--url",
+            h.base_url,
+            "--once",
+            "--buffer",
+            str(tmp_path / "b.jsonl"),
+            "--on-stop",
+            f"touch {flag}",
+            env=stand_in_smi(tmp_path) | {"GPU_ADVISOR_AGENT_TOKEN": heartbeat, "GPU_ADVISOR_LANG": "en"},
+            tmp=tmp_path,
+        )
         assert done.returncode == 0, done.stderr
         assert flag.exists() and "the bot asked this box to stop" in done.stderr
         assert Actions(h.deps.store).get(warning.id).status == "done"  # type: ignore[union-attr]
@@ -111,8 +133,9 @@ def test_an_idle_enrolled_box_is_warned_then_stopped_by_its_agent(tmp_path: Path
         assert "rental_released" not in said  # its buttons went with it
         [dm] = h.posts(channel="U1")
         assert "*box-1* was stopped" in dm["text"]
-        listed = json.loads(run_cli("actions", "--team", "T1", "--json",
-                                    env={"GPU_ADVISOR_DB": str(tmp_path / "bot.db")}).stdout)
+        listed = json.loads(
+            run_cli("actions", "--team", "T1", "--json", env={"GPU_ADVISOR_DB": str(tmp_path / "bot.db")}).stdout
+        )
         assert [(a["item"], a["kind"], a["result"]) for a in listed] == [("box-1", "stop", "stopped")]
         assert "touch" in listed[0]["detail"] and "exit 0" in listed[0]["detail"]
 
@@ -126,8 +149,9 @@ def test_without_on_stop_the_agent_says_it_cannot_act_and_the_channel_is_told(tm
         env = stand_in_smi(tmp_path, one_quiet_card) | {"GPU_ADVISOR_AGENT_TOKEN": heartbeat, "GPU_ADVISOR_LANG": "en"}
         for _ in range(2):  # asked, refused; asked again, refused again
             run_actions(h.deps, h.deps_client(), SLACK)
-            done = run_cli("agent", "--url", h.base_url, "--once", "--buffer", str(tmp_path / "b.jsonl"), env=env,
-                           tmp=tmp_path)
+            done = run_cli(
+                "agent", "--url", h.base_url, "--once", "--buffer", str(tmp_path / "b.jsonl"), env=env, tmp=tmp_path
+            )
             assert "no --on-stop command was given" in done.stderr
             run_actions(h.deps, h.deps_client(), SLACK)
         [warning] = [w for w, _ in Actions(h.deps.store).history("T1")]
@@ -184,9 +208,20 @@ def test_a_notify_channel_warns_nobody_and_a_hand_tracked_box_is_never_stopped(t
         notify = json.dumps(digest(h)["blocks"])
         assert "will be stopped" not in notify and Actions(h.deps.store).open_for([inst.id]) == {}
         rentals = Rentals(h.deps.store)
-        typed, _ = rentals.track_instance("T1", "typed", {"gpu": "A100-80GB", "cards": 1, "share": None, **PRICE,
-                                                          "channel": "C1", "owner": "U2", "project": None,
-                                                          "started_at": h.clock.now - timedelta(hours=5)})
+        typed, _ = rentals.track_instance(
+            "T1",
+            "typed",
+            {
+                "gpu": "A100-80GB",
+                "cards": 1,
+                "share": None,
+                **PRICE,
+                "channel": "C1",
+                "owner": "U2",
+                "project": None,
+                "started_at": h.clock.now - timedelta(hours=5),
+            },
+        )
         quiet(h, typed)
         Actions(h.deps.store).set_policy("T1", "C1", "stop", GRACE, by="UADMIN", now=h.clock.now)
         h.clock.advance(days=1)
@@ -197,8 +232,9 @@ def test_a_notify_channel_warns_nobody_and_a_hand_tracked_box_is_never_stopped(t
         assert list(Actions(h.deps.store).open_for([inst.id, typed.id])) == [inst.id]
 
 
-def test_an_idle_aws_instance_is_stopped_in_the_cloud_never_terminated(tmp_path: Path,
-                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+def test_an_idle_aws_instance_is_stopped_in_the_cloud_never_terminated(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from bot.server.jobs import jobs_of
     from tests.support.aws import ec2, launch, moto_server
 
@@ -231,6 +267,7 @@ def test_an_idle_aws_instance_is_stopped_in_the_cloud_never_terminated(tmp_path:
 
 def test_act_in_slack_stop_is_an_admins_choice_and_the_channel_is_told(tmp_path: Path) -> None:
     with running_app(tmp_path) as h:
+
         def reply(text: str, n: int, user: str) -> dict[str, Any]:
             h.send.command(text, user=user, response_url=h.fake.response_url(str(n)))
             return h.fake.wait_for(lambda: (r := h.fake.of("response_url")) and len(r) >= n and r)[n - 1]  # type: ignore[no-any-return]
@@ -253,8 +290,9 @@ def test_act_in_slack_stop_is_an_admins_choice_and_the_channel_is_told(tmp_path:
         assert Actions(h.deps.store).policy("T1", "C1", "other").mode == "stop"
 
 
-def test_a_claim_in_a_stop_channel_warns_an_idle_instance_at_once(tmp_path: Path,
-                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_claim_in_a_stop_channel_warns_an_idle_instance_at_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from bot.server.jobs import jobs_of
     from tests.support.aws import ec2, launch, moto_server
 

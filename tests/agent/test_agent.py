@@ -16,12 +16,23 @@ from bot.state.rentals import Rentals
 from tests.support.cli import run_cli
 from tests.support.slack_harness import Harness, running_app
 
-FIELDS = {"gpu": "A100-80GB", "cards": 2, "share": None, "unit": "day", "price": 800.0, "currency": "CNY",
-          "channel": "C1", "owner": "U1", "project": None}
+FIELDS = {
+    "gpu": "A100-80GB",
+    "cards": 2,
+    "share": None,
+    "unit": "day",
+    "price": 800.0,
+    "currency": "CNY",
+    "channel": "C1",
+    "owner": "U1",
+    "project": None,
+}
 # What `nvidia-smi --query-gpu=timestamp,index,name,utilization.gpu,memory.used,memory.total,power.draw
 # --format=csv,noheader,nounits` prints on a two-card box (one reports no power reading).
-SMI_OUTPUT = ("2026/11/30 01:00:00.123, 0, NVIDIA A100-SXM4-80GB, 3, 1200, 81920, 61.20\n"
-              "2026/11/30 01:00:00.125, 1, NVIDIA A100-SXM4-80GB, 0, 30000, 81920, [N/A]\n")
+SMI_OUTPUT = (
+    "2026/11/30 01:00:00.123, 0, NVIDIA A100-SXM4-80GB, 3, 1200, 81920, 61.20\n"
+    "2026/11/30 01:00:00.125, 1, NVIDIA A100-SXM4-80GB, 0, 30000, 81920, [N/A]\n"
+)
 
 
 def stand_in_smi(folder: Path, output: str = SMI_OUTPUT, code: int = 0) -> dict[str, str]:
@@ -38,8 +49,17 @@ def tracked(h: Harness) -> tuple[Rentals, int, str]:
 
 
 def agent(tmp: Path, url: str, token: str, env: dict[str, str], *extra: str):  # type: ignore[no-untyped-def]
-    return run_cli("agent", "--url", url, "--once", "--buffer", str(tmp / "buffer.jsonl"), *extra,
-                   env=env | {"GPU_ADVISOR_AGENT_TOKEN": token, "GPU_ADVISOR_LANG": "en"}, tmp=tmp)
+    return run_cli(
+        "agent",
+        "--url",
+        url,
+        "--once",
+        "--buffer",
+        str(tmp / "buffer.jsonl"),
+        *extra,
+        env=env | {"GPU_ADVISOR_AGENT_TOKEN": token, "GPU_ADVISOR_LANG": "en"},
+        tmp=tmp,
+    )
 
 
 @pytest.mark.e2e  # starts a process
@@ -52,8 +72,10 @@ def test_once_sends_every_gpu_with_the_watched_folder(tmp_path: Path) -> None:
         done = agent(tmp_path, h.base_url, token, stand_in_smi(tmp_path), "--watch-dir", str(ckpt))
         assert done.returncode == 0, done.stderr
         got = rentals.samples(inst, h.clock.now - timedelta(hours=1))
-        assert sorted((s.gpu, s.utilization_pct, s.memory_used_mib) for s in got) == [(0, 3.0, 1200.0),
-                                                                                       (1, 0.0, 30000.0)]
+        assert sorted((s.gpu, s.utilization_pct, s.memory_used_mib) for s in got) == [
+            (0, 3.0, 1200.0),
+            (1, 0.0, 30000.0),
+        ]
         [disk] = rentals.disks(inst)
         assert disk.path == str(ckpt) and disk.size_gb == 0.002 and disk.newest_mtime is not None
 
@@ -106,8 +128,16 @@ def test_no_gpu_is_a_clear_error(tmp_path: Path) -> None:
 
 @pytest.mark.e2e  # starts a process
 def test_a_batch_too_large_keeps_the_newer_half_until_it_fits(tmp_path: Path) -> None:
-    buffered = [{"ts": f"2026-11-30T01:{m:02d}:00+00:00", "gpu": 0, "utilization_pct": 0, "memory_used_mib": 1,
-                 "memory_total_mib": 2} for m in range(60)]
+    buffered = [
+        {
+            "ts": f"2026-11-30T01:{m:02d}:00+00:00",
+            "gpu": 0,
+            "utilization_pct": 0,
+            "memory_used_mib": 1,
+            "memory_total_mib": 2,
+        }
+        for m in range(60)
+    ]
     (tmp_path / "buffer.jsonl").write_text("".join(json.dumps(b) + "\n" for b in buffered))
     with running_app(tmp_path, heartbeat_max_bytes=4096) as h:
         _, _, token = tracked(h)
@@ -123,8 +153,16 @@ def test_one_invalid_buffered_sample_is_dropped_alone_and_said(tmp_path: Path) -
     with running_app(tmp_path) as h:
         rentals, inst, token = tracked(h)
         now = h.clock.now
-        good = [{"ts": (now - timedelta(minutes=m)).isoformat(), "gpu": 0, "utilization_pct": 1,
-                 "memory_used_mib": 100, "memory_total_mib": 81920} for m in range(1, 120)]
+        good = [
+            {
+                "ts": (now - timedelta(minutes=m)).isoformat(),
+                "gpu": 0,
+                "utilization_pct": 1,
+                "memory_used_mib": 100,
+                "memory_total_mib": 81920,
+            }
+            for m in range(1, 120)
+        ]
         bad = good[5] | {"utilization_pct": 140, "ts": (now - timedelta(minutes=200)).isoformat()}
         (tmp_path / "buffer.jsonl").write_text("".join(json.dumps(s) + "\n" for s in [*good[:50], bad, *good[50:]]))
         done = agent(tmp_path, h.base_url, token, stand_in_smi(tmp_path))
@@ -134,13 +172,18 @@ def test_one_invalid_buffered_sample_is_dropped_alone_and_said(tmp_path: Path) -
         assert (tmp_path / "buffer.jsonl").read_text() == ""
 
 
-@pytest.mark.parametrize(("url", "token", "code", "said"), [
-    ("http://[::1", "abc", 2, "--url http://[::1: Invalid port"),
-    ("http://" + "a" * 300 + ".com", "abc", 2, "the host name is not one DNS can look up"),
-    ("http://127.0.0.1:9", "tök", 3, "refused the token"),
-    ("http://127.0.0.1:9", "abc ", 3, "refused the token")])
-def test_a_bad_url_or_token_is_one_line_and_its_exit_code(tmp_path: Path, url: str, token: str, code: int,
-                                                          said: str) -> None:
+@pytest.mark.parametrize(
+    ("url", "token", "code", "said"),
+    [
+        ("http://[::1", "abc", 2, "--url http://[::1: Invalid port"),
+        ("http://" + "a" * 300 + ".com", "abc", 2, "the host name is not one DNS can look up"),
+        ("http://127.0.0.1:9", "tök", 3, "refused the token"),
+        ("http://127.0.0.1:9", "abc ", 3, "refused the token"),
+    ],
+)
+def test_a_bad_url_or_token_is_one_line_and_its_exit_code(
+    tmp_path: Path, url: str, token: str, code: int, said: str
+) -> None:
     """Issue 20.14: each of these ended in a traceback."""
     done = agent(tmp_path, url, token, stand_in_smi(tmp_path))
     assert done.returncode == code and said in done.stderr and "Traceback" not in done.stderr
@@ -148,16 +191,28 @@ def test_a_bad_url_or_token_is_one_line_and_its_exit_code(tmp_path: Path, url: s
 
 @pytest.mark.e2e  # starts a process
 def test_a_damaged_buffer_keeps_its_good_lines_and_a_folder_is_no_buffer(tmp_path: Path) -> None:
-    good = {"ts": "2026-11-30T01:00:00+00:00", "gpu": 0, "utilization_pct": 1, "memory_used_mib": 1,
-            "memory_total_mib": 2}
-    (tmp_path / "buffer.jsonl").write_text("garbage\n" + json.dumps(good) + "\n{\"ts\": \"2026-11")
+    good = {
+        "ts": "2026-11-30T01:00:00+00:00",
+        "gpu": 0,
+        "utilization_pct": 1,
+        "memory_used_mib": 1,
+        "memory_total_mib": 2,
+    }
+    (tmp_path / "buffer.jsonl").write_text("garbage\n" + json.dumps(good) + '\n{"ts": "2026-11')
     done = agent(tmp_path, "http://127.0.0.1:9", "abc", stand_in_smi(tmp_path))
     assert done.returncode == 1 and "2 lines of" in done.stderr and "skipped; 1 kept" in done.stderr
     kept = [json.loads(line) for line in (tmp_path / "buffer.jsonl").read_text().splitlines()]
     assert kept[0] == good and len(kept) == 3  # the good one, and the two new readings
-    folder = run_cli("agent", "--url", "http://127.0.0.1:9", "--once", "--buffer", str(tmp_path),
-                     env=stand_in_smi(tmp_path) | {"GPU_ADVISOR_AGENT_TOKEN": "abc", "GPU_ADVISOR_LANG": "en"},
-                     tmp=tmp_path)
+    folder = run_cli(
+        "agent",
+        "--url",
+        "http://127.0.0.1:9",
+        "--once",
+        "--buffer",
+        str(tmp_path),
+        env=stand_in_smi(tmp_path) | {"GPU_ADVISOR_AGENT_TOKEN": "abc", "GPU_ADVISOR_LANG": "en"},
+        tmp=tmp_path,
+    )
     assert folder.returncode == 2 and "Is a directory" in folder.stderr
 
 

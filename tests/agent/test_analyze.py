@@ -23,7 +23,11 @@ def test_nvidia_smi_csv_with_units_gives_the_answers(tmp_path: Path) -> None:
     out = json.loads(done.stdout)
     assert (out["continuity"], out["memory_tight"], out["suggested_flags"]) == ("high", True, "--memory-peak 74/80")
     assert (out["util_p50"], out["util_share_at_or_above_80"], out["samples"], out["duration_s"]) == (
-        97.0, 0.8, 5, 20.0)
+        97.0,
+        0.8,
+        5,
+        20.0,
+    )
     assert out["gpus"]["0"]["longest_gap_s"] == 5.0
     assert set(out["gpus"]["0"]) == set(out) - {"suggested_flags", "gpus", "run_duration_s", "idle_gpus"}  # per GPU
 
@@ -31,22 +35,26 @@ def test_nvidia_smi_csv_with_units_gives_the_answers(tmp_path: Path) -> None:
 def test_a_probe_capture_of_a_quiet_notebook_is_low_and_not_tight(tmp_path: Path) -> None:
     capture = tmp_path / "probe.csv"
     rows = ["timestamp,gpu,utilization_pct,memory_used_mib,memory_total_mib,power_w"]
-    rows += [f"2026-11-30T01:{m:02d}:00+00:00,{g},{40 if m % 3 else 90},20000,81920,60" for m in range(20)
-             for g in (0, 1)]
+    rows += [
+        f"2026-11-30T01:{m:02d}:00+00:00,{g},{40 if m % 3 else 90},20000,81920,60" for m in range(20) for g in (0, 1)
+    ]
     capture.write_text("\n".join(rows) + "\n")
     out = json.loads(run_cli("analyze", str(capture), "--json", tmp=tmp_path).stdout)
     assert (out["continuity"], out["memory_tight"], out["suggested_flags"]) == ("low", False, "--memory-peak 20/80")
     assert set(out["gpus"]) == {"0", "1"} and out["samples"] == 40
 
 
-@pytest.mark.parametrize(("text", "said"), [
-    ("", "line 1: empty file"),
-    ('"', "line 1: empty file"),
-    ("a,b,c\n1,2,3\n", "line 1: unknown columns"),
-    ("timestamp,gpu,utilization_pct,memory_used_mib,memory_total_mib\n", "no samples"),
-    ("timestamp,gpu,utilization_pct,memory_used_mib,memory_total_mib\n2026-11-30T01:00:00Z,0,lots,1,2\n", "line 2"),
-    ("timestamp,gpu,utilization_pct,memory_used_mib,memory_total_mib\n2026-11-30T01:00:00Z,0\n", "line 2"),
-])
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [
+        ("", "line 1: empty file"),
+        ('"', "line 1: empty file"),
+        ("a,b,c\n1,2,3\n", "line 1: unknown columns"),
+        ("timestamp,gpu,utilization_pct,memory_used_mib,memory_total_mib\n", "no samples"),
+        ("timestamp,gpu,utilization_pct,memory_used_mib,memory_total_mib\n2026-11-30T01:00:00Z,0,lots,1,2\n", "line 2"),
+        ("timestamp,gpu,utilization_pct,memory_used_mib,memory_total_mib\n2026-11-30T01:00:00Z,0\n", "line 2"),
+    ],
+)
 def test_bad_captures_name_the_line(tmp_path: Path, text: str, said: str) -> None:
     bad = tmp_path / "bad.csv"
     bad.write_text(text)
@@ -63,9 +71,12 @@ def test_the_reader_raises_only_its_own_error(tmp_path_factory: pytest.TempPathF
         read(path)
 
 
-HEADS = ["timestamp,gpu,utilization_pct,memory_used_mib,memory_total_mib\n",
-         "timestamp, index, utilization.gpu [%], memory.used [MiB], memory.total [MiB]\n",
-         "#Date Time gpu sm mem fb\n#YYYYMMDD HH:MM:SS Idx % % MB\n", "#Time gpu sm fb\n"]
+HEADS = [
+    "timestamp,gpu,utilization_pct,memory_used_mib,memory_total_mib\n",
+    "timestamp, index, utilization.gpu [%], memory.used [MiB], memory.total [MiB]\n",
+    "#Date Time gpu sm mem fb\n#YYYYMMDD HH:MM:SS Idx % % MB\n",
+    "#Time gpu sm fb\n",
+]
 
 
 @settings(max_examples=300, deadline=None)
@@ -92,15 +103,22 @@ def test_dmon_with_times_only_runs_past_midnight(tmp_path: Path) -> None:
     assert [(r.at - readings[0].at).total_seconds() for r in readings] == [0, 5, 10]
 
 
-@pytest.mark.parametrize(("text", "card", "said"), [
-    ("#Date Time gpu sm fb\n 20261130 01:00:00 0 90 1000\n", None, ["line 1", "--card-gb 80"]),
-    ("# gpu sm fb\n# Idx % MB\n 0 90 1000\n", 80, ["line 1", "-o DT"]),
-    ("#Date Time gpu pwr\n 20261130 01:00:00 0 90\n", 80, ["line 1", "sm, fb", "-s um"]),
-    ("#Date Time gpu sm fb\n 20261130 01:00:00 0 90 1000\n 20261130 01:00:05 0 - 1000\n", 80,
-     ["line 3", "20261130 01:00:05 0 - 1000", "'-'"]),
-])
-def test_dmon_output_that_cannot_be_used_says_how_to_run_dmon(tmp_path: Path, text: str, card: int | None,
-                                                               said: list[str]) -> None:
+@pytest.mark.parametrize(
+    ("text", "card", "said"),
+    [
+        ("#Date Time gpu sm fb\n 20261130 01:00:00 0 90 1000\n", None, ["line 1", "--card-gb 80"]),
+        ("# gpu sm fb\n# Idx % MB\n 0 90 1000\n", 80, ["line 1", "-o DT"]),
+        ("#Date Time gpu pwr\n 20261130 01:00:00 0 90\n", 80, ["line 1", "sm, fb", "-s um"]),
+        (
+            "#Date Time gpu sm fb\n 20261130 01:00:00 0 90 1000\n 20261130 01:00:05 0 - 1000\n",
+            80,
+            ["line 3", "20261130 01:00:05 0 - 1000", "'-'"],
+        ),
+    ],
+)
+def test_dmon_output_that_cannot_be_used_says_how_to_run_dmon(
+    tmp_path: Path, text: str, card: int | None, said: list[str]
+) -> None:
     bad = tmp_path / "dmon.txt"
     bad.write_text(text)
     flags = ["--card-gb", str(card)] if card else []
@@ -122,8 +140,14 @@ def test_the_chart_is_a_png_with_something_drawn(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     data = chart.read_bytes()
     assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 10_000  # two panels, lines, legends
-    nowhere = run_cli("analyze", str(SMI), "--chart", str(tmp_path / "no" / "such" / "dir.png"), tmp=tmp_path,
-                      env={"GPU_ADVISOR_LANG": "en"})
+    nowhere = run_cli(
+        "analyze",
+        str(SMI),
+        "--chart",
+        str(tmp_path / "no" / "such" / "dir.png"),
+        tmp=tmp_path,
+        env={"GPU_ADVISOR_LANG": "en"},
+    )
     assert nowhere.returncode == 2 and "dir.png" in nowhere.stderr
 
 
@@ -159,8 +183,11 @@ def test_an_idle_card_beside_a_busy_one_is_named_not_hidden(tmp_path: Path) -> N
     """Issue 19.13: 'GPU all ... longest idle gap 1 s' while GPU 1 idled the whole 19 s."""
     capture = tmp_path / "two.csv"
     rows = ["timestamp,gpu,utilization_pct,memory_used_mib,memory_total_mib,power_w"]
-    rows += [f"2026-11-30T01:00:{s:02d}+00:00,{g},{95 if g == 0 else 0},{30000 if g == 0 else 500},81920,60"
-             for s in range(20) for g in (0, 1)]
+    rows += [
+        f"2026-11-30T01:00:{s:02d}+00:00,{g},{95 if g == 0 else 0},{30000 if g == 0 else 500},81920,60"
+        for s in range(20)
+        for g in (0, 1)
+    ]
     capture.write_text("\n".join(rows) + "\n")
     out = json.loads(run_cli("analyze", str(capture), "--json", tmp=tmp_path).stdout)
     assert out["idle_gpus"] == [1] and out["longest_gap_s"] == 19 and out["gpus"]["1"]["longest_gap_s"] == 19
@@ -179,8 +206,11 @@ def test_the_chart_shows_an_idle_card_above_the_axis_and_keeps_the_legend_off_th
     from rules.samples import Sample
 
     t0 = datetime(2026, 11, 30, tzinfo=UTC)
-    readings = [Sample(t0 + timedelta(seconds=s), g, 95 if g == 0 else 0, 30000 if g == 0 else 0, 81920)
-                for s in range(20) for g in (0, 1)]
+    readings = [
+        Sample(t0 + timedelta(seconds=s), g, 95 if g == 0 else 0, 30000 if g == 0 else 0, 81920)
+        for s in range(20)
+        for g in (0, 1)
+    ]
     from matplotlib.backends.backend_agg import FigureCanvasAgg
 
     fig = chart(readings, busy_pct=80, tight_fraction=0.8, title="two cards")
@@ -198,9 +228,11 @@ def test_the_chart_shows_an_idle_card_above_the_axis_and_keeps_the_legend_off_th
 def test_impossible_figures_are_refused_with_their_line_not_printed_as_infinity(tmp_path: Path, reading: str) -> None:
     """Issue 20.15: 1e309 memory or nan utilisation was read (and printed as Infinity)."""
     capture = tmp_path / "bad.csv"
-    capture.write_text("timestamp,gpu,utilization_pct,memory_used_mib,memory_total_mib\n"
-                       "2026-11-30T01:00:00Z,0,90,1000,81920\n"
-                       f"2026-11-30T01:00:05Z,0,{reading},1000,81920\n")
+    capture.write_text(
+        "timestamp,gpu,utilization_pct,memory_used_mib,memory_total_mib\n"
+        "2026-11-30T01:00:00Z,0,90,1000,81920\n"
+        f"2026-11-30T01:00:05Z,0,{reading},1000,81920\n"
+    )
     done = run_cli("analyze", str(capture), "--lang", "en", tmp=tmp_path)
     assert done.returncode == 2 and "line 3" in done.stderr and "Infinity" not in done.stdout + done.stderr
 
@@ -210,6 +242,8 @@ def test_a_device_or_a_huge_file_is_refused_at_the_size_limit_and_a_bom_is_read(
     done = run_cli("analyze", "/dev/zero", "--lang", "en", tmp=tmp_path)
     assert done.returncode == 2 and "larger than 10 MiB" in done.stderr
     capture = tmp_path / "bom.csv"
-    capture.write_bytes(b"\xef\xbb\xbftimestamp,gpu,utilization_pct,memory_used_mib,memory_total_mib\n"
-                        b"2026-11-30T01:00:00Z,0,90,1000,81920\n2026-11-30T01:00:05Z,0,90,1000,81920\n")
+    capture.write_bytes(
+        b"\xef\xbb\xbftimestamp,gpu,utilization_pct,memory_used_mib,memory_total_mib\n"
+        b"2026-11-30T01:00:00Z,0,90,1000,81920\n2026-11-30T01:00:05Z,0,90,1000,81920\n"
+    )
     assert run_cli("analyze", str(capture), "--json", tmp=tmp_path).returncode == 0

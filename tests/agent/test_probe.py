@@ -20,8 +20,17 @@ from tests.support.cli import ROOT, run_cli
 @pytest.mark.e2e  # starts a process
 def test_probe_writes_every_gpu_every_interval(tmp_path: Path) -> None:
     out = tmp_path / "capture.csv"
-    done = run_cli("probe", "--interval", "0.3", "--duration", "1s", "--output", str(out),
-                   env=stand_in_smi(tmp_path) | {"GPU_ADVISOR_LANG": "en"}, tmp=tmp_path)
+    done = run_cli(
+        "probe",
+        "--interval",
+        "0.3",
+        "--duration",
+        "1s",
+        "--output",
+        str(out),
+        env=stand_in_smi(tmp_path) | {"GPU_ADVISOR_LANG": "en"},
+        tmp=tmp_path,
+    )
     assert done.returncode == 0, done.stderr
     rows = list(csv.DictReader(out.open()))
     assert len(rows) >= 4 and len(rows) % 2 == 0  # two GPUs a sample, at least two samples in a second
@@ -35,28 +44,46 @@ def test_duration_forms(text: str, seconds: float) -> None:
 
 
 def test_bad_duration_and_no_gpu_exit_2_with_the_reason(tmp_path: Path) -> None:
-    bad = run_cli("probe", "--duration", "forever", env=stand_in_smi(tmp_path) | {"GPU_ADVISOR_LANG": "en"},
-                  tmp=tmp_path)
+    bad = run_cli(
+        "probe", "--duration", "forever", env=stand_in_smi(tmp_path) | {"GPU_ADVISOR_LANG": "en"}, tmp=tmp_path
+    )
     assert bad.returncode == 2 and "30s, 20m or 1h" in bad.stderr
     empty = tmp_path / "bin"
     empty.mkdir()
-    none = run_cli("probe", "--duration", "5s", env={"PATH": f"{empty}{os.pathsep}/usr/bin:/bin",
-                                                     "GPU_ADVISOR_LANG": "en"}, tmp=tmp_path)
+    none = run_cli(
+        "probe",
+        "--duration",
+        "5s",
+        env={"PATH": f"{empty}{os.pathsep}/usr/bin:/bin", "GPU_ADVISOR_LANG": "en"},
+        tmp=tmp_path,
+    )
     assert none.returncode == 2 and "no GPU could be read" in none.stderr
     assert "The probe runs on" in none.stderr and "agent" not in none.stderr  # issue 19.12: it said "the agent"
-    chinese = run_cli("probe", "--duration", "5s", env={"PATH": f"{empty}{os.pathsep}/usr/bin:/bin",
-                                                        "GPU_ADVISOR_LANG": "zh"}, tmp=tmp_path)
+    chinese = run_cli(
+        "probe",
+        "--duration",
+        "5s",
+        env={"PATH": f"{empty}{os.pathsep}/usr/bin:/bin", "GPU_ADVISOR_LANG": "zh"},
+        tmp=tmp_path,
+    )
     said = " ".join(chinese.stderr.split())
     assert chinese.returncode == 2 and "没有 NVIDIA 驱动" in said and "probe 需要在装有" in said
     assert "no NVIDIA driver" not in said and "PATH 中也没有 nvidia-smi" in said
     assert list(tmp_path.glob("gpu-probe-*.csv")) == []  # nothing written when there is nothing to sample
+
+
 @pytest.mark.e2e  # starts a process
 def test_ctrl_c_keeps_what_was_sampled(tmp_path: Path) -> None:
     out = tmp_path / "capture.csv"
     env = {k: v for k, v in os.environ.items() if not k.startswith(("GPU_ADVISOR_", "SLACK_"))}
     env |= stand_in_smi(tmp_path) | {"GPU_ADVISOR_LANG": "en"}
-    proc = subprocess.Popen([sys.executable, "-m", "bot", "probe", "--interval", "0.2", "--duration", "1h",
-                             "--output", str(out)], cwd=ROOT, env=env, stdout=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "bot", "probe", "--interval", "0.2", "--duration", "1h", "--output", str(out)],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline and (not out.exists() or len(out.read_text().splitlines()) < 5):
         time.sleep(0.1)
@@ -65,10 +92,19 @@ def test_ctrl_c_keeps_what_was_sampled(tmp_path: Path) -> None:
     rows = list(csv.DictReader(out.open()))
     assert proc.returncode == 0 and len(rows) >= 4
     assert f"{len(rows)} samples in {out}" in stdout
+
+
 @pytest.mark.e2e  # starts a process
 @pytest.mark.parametrize("where", ["/proc/x.csv", "{tmp}", "{tmp}/no/such/folder/x.csv", "{tmp}/" + "a" * 300])
 def test_probe_output_that_cannot_be_written_is_one_line(tmp_path: Path, where: str) -> None:
     """Issue 20.14: /proc, a folder, a missing folder or a 300-character name ended in a traceback."""
-    done = run_cli("probe", "--duration", "5s", "--output", where.format(tmp=tmp_path),
-                   env=stand_in_smi(tmp_path) | {"GPU_ADVISOR_LANG": "en"}, tmp=tmp_path)
+    done = run_cli(
+        "probe",
+        "--duration",
+        "5s",
+        "--output",
+        where.format(tmp=tmp_path),
+        env=stand_in_smi(tmp_path) | {"GPU_ADVISOR_LANG": "en"},
+        tmp=tmp_path,
+    )
     assert done.returncode == 2 and "cannot write the capture to" in done.stderr and "Traceback" not in done.stderr

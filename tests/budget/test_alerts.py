@@ -26,8 +26,14 @@ SHANGHAI = ZoneInfo("Asia/Shanghai")
 THRESHOLDS = (50.0, 80.0, 100.0)
 
 
-def box(name: str, *, price: float = 400.0, started: datetime = NOW - timedelta(days=2), project: str = "llm",
-        released: datetime | None = None) -> Instance:
+def box(
+    name: str,
+    *,
+    price: float = 400.0,
+    started: datetime = NOW - timedelta(days=2),
+    project: str = "llm",
+    released: datetime | None = None,
+) -> Instance:
     return Instance(1, "T1", name, "C1", "U1", project, "A100-80GB", 1, None, "day", price, "CNY", started, released)
 
 
@@ -39,11 +45,21 @@ def test_spend_forecast_and_thresholds_add_up() -> None:
     assert standing.forecast == round(900 + 400 * days_left, 2) == 9500.0
     assert standing.month_end.isoformat() == "2026-12-31" and standing.top == (("a", 800.0), ("b", 100.0))
     assert crossed(standing, THRESHOLDS) == [50.0, 80.0] and round(standing.over_pct) == 850
+
+
 def test_one_alert_per_threshold_and_month_the_highest_when_several(tmp_path: Path) -> None:
     store = Store(migrated_state_db(tmp_path / "state.db"))
     rentals = Rentals(store)
-    fields = {"gpu": "A100-80GB", "cards": 1, "share": None, "unit": "day", "price": 400.0, "currency": "CNY",
-              "owner": "U1", "project": "llm"}
+    fields = {
+        "gpu": "A100-80GB",
+        "cards": 1,
+        "share": None,
+        "unit": "day",
+        "price": 400.0,
+        "currency": "CNY",
+        "owner": "U1",
+        "project": "llm",
+    }
     rentals.track_instance("T1", "a", fields | {"channel": "C1", "started_at": NOW - timedelta(days=2)})
     rentals.track_instance("T1", "b", fields | {"channel": "C2", "started_at": NOW - timedelta(hours=1)})
     Budgets(store).put("T1", "llm", 1000.0, "CNY", "U1", NOW)
@@ -65,6 +81,8 @@ def test_one_alert_per_threshold_and_month_the_highest_when_several(tmp_path: Pa
         [past] = check(NOW + timedelta(hours=6))
         assert past.threshold_pct == 100.0
         assert check(datetime(2027, 1, 2, 4, tzinfo=UTC)) != []  # a new month: told again as it crosses
+
+
 def test_the_terminal_sets_lists_and_removes_budgets(tmp_path: Path) -> None:
     env = {"GPU_ADVISOR_LANG": "en"}
     done = run_cli("budget", "llm", "20000", "--team", "T1", env=env, tmp=tmp_path)

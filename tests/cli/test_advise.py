@@ -11,8 +11,18 @@ from tests.support.cli import ROOT, run_cli
 
 OFFLINE = {"GPU_ADVISOR_AZURE_ENABLED": "false", "GPU_ADVISOR_ECB_ENABLED": "false"}
 
-FLAGS = ["--duration", "10h", "--memory-peak", "70/80", "--model-parallel", "no", "--frequency", "daily",
-         "--can-resume", "no"]
+FLAGS = [
+    "--duration",
+    "10h",
+    "--memory-peak",
+    "70/80",
+    "--model-parallel",
+    "no",
+    "--frequency",
+    "daily",
+    "--can-resume",
+    "no",
+]
 
 
 def test_json_decision(tmp_path: Path) -> None:
@@ -26,16 +36,30 @@ def test_json_decision(tmp_path: Path) -> None:
 
 
 def test_a_chinese_locale_gets_chinese(tmp_path: Path) -> None:
-    result = run_cli("advise", "--duration", "3小时", "--memory-peak", "否", "--model-parallel", "不需要",
-                     "--frequency", "每周两次", "--can-resume", "能", env={"LANG": "zh_CN.UTF-8"}, tmp=tmp_path)
+    result = run_cli(
+        "advise",
+        "--duration",
+        "3小时",
+        "--memory-peak",
+        "否",
+        "--model-parallel",
+        "不需要",
+        "--frequency",
+        "每周两次",
+        "--can-resume",
+        "能",
+        env={"LANG": "zh_CN.UTF-8"},
+        tmp=tmp_path,
+    )
     assert result.returncode == 0, result.stderr
     assert "共享卡" in result.stdout
     assert "命中 0 项" in result.stdout
 
 
 def test_bad_flag_names_the_flag_and_the_accepted_forms(tmp_path: Path) -> None:
-    result = run_cli("advise", *FLAGS[:-2], "--can-resume", "perhaps", "--memory-peak", "70", "--lang", "en",
-                     tmp=tmp_path)
+    result = run_cli(
+        "advise", *FLAGS[:-2], "--can-resume", "perhaps", "--memory-peak", "70", "--lang", "en", tmp=tmp_path
+    )
     assert result.returncode == 2
     assert "--can-resume: Could not read 'perhaps'" in result.stderr
     assert "Accepted: yes/no, y/n" in result.stderr and "能/不能" not in result.stderr  # forms in English
@@ -51,8 +75,7 @@ def test_missing_answers_without_a_terminal_exit_2_and_are_named(tmp_path: Path)
 
 
 def test_inference_needs_only_qps_and_p99(tmp_path: Path) -> None:
-    result = run_cli("advise", "--workload", "inference", "--qps", "300", "--p99-ms", "40ms", "--json",
-                     tmp=tmp_path)
+    result = run_cli("advise", "--workload", "inference", "--qps", "300", "--p99-ms", "40ms", "--json", tmp=tmp_path)
     assert result.returncode == 0, result.stderr
     assert json.loads(result.stdout)["choice"] == "dedicated"
 
@@ -76,8 +99,21 @@ def test_interactive_memory_question_offers_the_estimate_from_the_model(tmp_path
     assert "Not sure? Give the model and how it is trained to estimate it: 7B LoRA" in out
     assert "Memory estimated from the model (13B, full fine-tuning): about 251.1 GB" in out
     assert "Recommendation: Dedicated cards: 4 × A100-80GB" in out
-    flag = run_cli("advise", "--memory-peak", "72B QLoRA", "--duration", "3h", "--model-parallel", "no",
-                   "--frequency", "daily", "--can-resume", "yes", "--json", tmp=tmp_path)
+    flag = run_cli(
+        "advise",
+        "--memory-peak",
+        "72B QLoRA",
+        "--duration",
+        "3h",
+        "--model-parallel",
+        "no",
+        "--frequency",
+        "daily",
+        "--can-resume",
+        "yes",
+        "--json",
+        tmp=tmp_path,
+    )
     assert json.loads(flag.stdout)["memory_peak_gb"] == 55.9, flag.stderr
 
 
@@ -90,14 +126,32 @@ def test_interactive_input_ending_early_exits_2(tmp_path: Path) -> None:
 @pytest.mark.e2e  # starts a process
 @pytest.mark.skipif(sys.platform == "win32", reason="needs a pseudo-terminal")
 def test_terminal_session_asks_without_flags(tmp_path: Path) -> None:
-    child = pexpect.spawn(sys.executable, ["-m", "bot", "advise", "--lang", "en"], cwd=str(ROOT),
-                          env={"GPU_ADVISOR_DB": str(tmp_path / "a.db"), "COLUMNS": "200", "TERM": "dumb",
-                               "PATH": "/usr/bin:/bin", "NO_COLOR": "1"},
-                          encoding="utf-8", timeout=30)
+    child = pexpect.spawn(
+        sys.executable,
+        ["-m", "bot", "advise", "--lang", "en"],
+        cwd=str(ROOT),
+        env={
+            "GPU_ADVISOR_DB": str(tmp_path / "a.db"),
+            "COLUMNS": "200",
+            "TERM": "dumb",
+            "PATH": "/usr/bin:/bin",
+            "NO_COLOR": "1",
+        },
+        encoding="utf-8",
+        timeout=30,
+    )
     try:
-        for pattern, answer in [("workload", "hpo"), ("single training run", "3h"), ("memory peak", "no"),
-                                ("model", "no"), ("How often", "weekly"), ("resume", "yes"),
-                                ("phase", ""), ("GPU model", ""), ("Hours a day", "")]:
+        for pattern, answer in [
+            ("workload", "hpo"),
+            ("single training run", "3h"),
+            ("memory peak", "no"),
+            ("model", "no"),
+            ("How often", "weekly"),
+            ("resume", "yes"),
+            ("phase", ""),
+            ("GPU model", ""),
+            ("Hours a day", ""),
+        ]:
             child.expect(pattern)
             child.expect("> ")
             child.sendline(answer)
@@ -131,16 +185,36 @@ def test_bad_setting_in_environment(tmp_path: Path) -> None:
 
 def test_interactive_schedule_adds_the_cost_quote(tmp_path: Path) -> None:
     answers = "hpo\n3h\n20GB\nno\nweekly\nyes\n\n\n4x14\n"
-    result = run_cli("advise", "--interactive", "--lang", "en", stdin=answers,
-                     env={"GPU_ADVISOR_AZURE_ENABLED": "false", "GPU_ADVISOR_ECB_ENABLED": "false"}, tmp=tmp_path)
+    result = run_cli(
+        "advise",
+        "--interactive",
+        "--lang",
+        "en",
+        stdin=answers,
+        env={"GPU_ADVISOR_AZURE_ENABLED": "false", "GPU_ADVISOR_ECB_ENABLED": "false"},
+        tmp=tmp_path,
+    )
     assert result.returncode == 0, result.stderr
     assert "Recommendation: Shared card" in result.stdout
     assert "Cost for A100-80GB" in result.stdout and "¥5,600" in result.stdout
 
 
 def test_a_service_is_quoted_around_the_clock_without_spot_or_release_advice(tmp_path: Path) -> None:
-    result = run_cli("advise", "--workload", "inference", "--qps", "300", "--p99-ms", "40ms", "--quote", "--json",
-                     "--lang", "en", env=OFFLINE, tmp=tmp_path)
+    result = run_cli(
+        "advise",
+        "--workload",
+        "inference",
+        "--qps",
+        "300",
+        "--p99-ms",
+        "40ms",
+        "--quote",
+        "--json",
+        "--lang",
+        "en",
+        env=OFFLINE,
+        tmp=tmp_path,
+    )
     assert result.returncode == 0, result.stderr
     data = json.loads(result.stdout)
     quote = data["quote"]
@@ -155,8 +229,23 @@ def test_a_service_is_quoted_around_the_clock_without_spot_or_release_advice(tmp
 
 
 def test_a_service_runs_the_hours_given(tmp_path: Path) -> None:
-    result = run_cli("advise", "--workload", "inference", "--qps", "20", "--p99-ms", "200", "--serving-hours",
-                     "每天8小时", "--can-resume", "yes", "--quote", "--json", env=OFFLINE, tmp=tmp_path)
+    result = run_cli(
+        "advise",
+        "--workload",
+        "inference",
+        "--qps",
+        "20",
+        "--p99-ms",
+        "200",
+        "--serving-hours",
+        "每天8小时",
+        "--can-resume",
+        "yes",
+        "--quote",
+        "--json",
+        env=OFFLINE,
+        tmp=tmp_path,
+    )
     assert result.returncode == 0, result.stderr
     data = json.loads(result.stdout)
     assert data["choice"] == "shared" and data["quote"]["hours_per_day"] == 8
@@ -164,11 +253,21 @@ def test_a_service_runs_the_hours_given(tmp_path: Path) -> None:
 
 
 def test_an_english_locale_gets_english_and_the_setting_and_flag_win(tmp_path: Path) -> None:
-    flags = ["advise", "--duration", "3h", "--memory-peak", "no", "--model-parallel", "no", "--frequency", "daily",
-             "--can-resume", "yes"]
+    flags = [
+        "advise",
+        "--duration",
+        "3h",
+        "--memory-peak",
+        "no",
+        "--model-parallel",
+        "no",
+        "--frequency",
+        "daily",
+        "--can-resume",
+        "yes",
+    ]
     assert "Recommendation: Shared card" in run_cli(*flags, tmp=tmp_path).stdout  # C.UTF-8
-    assert "建议: 共享卡" in run_cli(*flags, env={"LANG": "en_US.UTF-8", "GPU_ADVISOR_LANG": "zh"},
-                                    tmp=tmp_path).stdout
+    assert "建议: 共享卡" in run_cli(*flags, env={"LANG": "en_US.UTF-8", "GPU_ADVISOR_LANG": "zh"}, tmp=tmp_path).stdout
     assert "建议: 共享卡" in run_cli(*flags, env={"LC_ALL": "zh_CN.UTF-8", "LANG": "en_US.UTF-8"}, tmp=tmp_path).stdout
     assert "Recommendation" in run_cli(*flags, "--lang", "en", env={"GPU_ADVISOR_LANG": "zh"}, tmp=tmp_path).stdout
 
@@ -198,14 +297,40 @@ def test_the_light_start_reads_language_and_policy_from_dot_env_too(tmp_path: Pa
     environment over `.env` in the working folder."""
     (tmp_path / "strict.yaml").write_text("two_of_four: {long_run_hours: 12}\n")
     (tmp_path / ".env").write_text(f"GPU_ADVISOR_LANG=zh\nGPU_ADVISOR_POLICY={tmp_path / 'strict.yaml'}\n")
-    result = run_cli("advise", "--duration", "10h", "--memory-peak", "70/80", "--model-parallel", "no",
-                     "--frequency", "daily", "--can-resume", "yes", "--json", tmp=tmp_path)
+    result = run_cli(
+        "advise",
+        "--duration",
+        "10h",
+        "--memory-peak",
+        "70/80",
+        "--model-parallel",
+        "no",
+        "--frequency",
+        "daily",
+        "--can-resume",
+        "yes",
+        "--json",
+        tmp=tmp_path,
+    )
     assert result.returncode == 0, result.stderr
     data = json.loads(result.stdout)
     assert data["lang"] == "zh" and "long_run" not in data["hits"]  # 10 h is not long under the team's 12 h
-    english = run_cli("advise", "--duration", "10h", "--memory-peak", "70/80", "--model-parallel", "no",
-                      "--frequency", "daily", "--can-resume", "yes", "--json", tmp=tmp_path,
-                      env={"GPU_ADVISOR_LANG": "en"})
+    english = run_cli(
+        "advise",
+        "--duration",
+        "10h",
+        "--memory-peak",
+        "70/80",
+        "--model-parallel",
+        "no",
+        "--frequency",
+        "daily",
+        "--can-resume",
+        "yes",
+        "--json",
+        tmp=tmp_path,
+        env={"GPU_ADVISOR_LANG": "en"},
+    )
     assert json.loads(english.stdout)["lang"] == "en"  # the environment wins over .env
 
 
@@ -217,8 +342,18 @@ def test_a_language_in_dot_env_is_the_language_of_help_answers_and_errors(tmp_pa
     """Issue 28.3: with GPU_ADVISOR_LANG=zh in `.env`, `advise --help` printed English (its reader looked at the
     environment only) while `advise` answered in Chinese."""
     (tmp_path / ".env").write_text("GPU_ADVISOR_LANG=zh\n")
-    flags = ["--duration", "10h", "--memory-peak", "70/80", "--model-parallel", "no", "--frequency", "daily",
-             "--can-resume", "yes"]
+    flags = [
+        "--duration",
+        "10h",
+        "--memory-peak",
+        "70/80",
+        "--model-parallel",
+        "no",
+        "--frequency",
+        "daily",
+        "--can-resume",
+        "yes",
+    ]
     helped = run_cli("advise", "--help", tmp=tmp_path)
     answered = run_cli("advise", *flags, tmp=tmp_path)
     refused = run_cli("advise", *flags[:-1], "perhaps", tmp=tmp_path)
@@ -231,9 +366,27 @@ def test_a_language_in_dot_env_is_the_language_of_help_answers_and_errors(tmp_pa
 
 def test_a_memory_answer_that_agrees_with_the_model_estimate_is_advised_not_a_crash(tmp_path: Path) -> None:
     """Issue 17.1: this command ended in KeyError 'peak_gb' (advice.memory_estimate's placeholder)."""
-    result = run_cli("advise", "--duration", "2h", "--memory-peak", "no", "--model-parallel", "no", "--frequency",
-                     "weekly", "--can-resume", "yes", "--workload", "lora", "--model-size", "7b", "--json",
-                     "--lang", "en", tmp=tmp_path)
+    result = run_cli(
+        "advise",
+        "--duration",
+        "2h",
+        "--memory-peak",
+        "no",
+        "--model-parallel",
+        "no",
+        "--frequency",
+        "weekly",
+        "--can-resume",
+        "yes",
+        "--workload",
+        "lora",
+        "--model-size",
+        "7b",
+        "--json",
+        "--lang",
+        "en",
+        tmp=tmp_path,
+    )
     assert result.returncode == 0, result.stderr
     [estimate] = [a for a in json.loads(result.stdout)["advice"] if a["id"] == "memory_estimate"]
     assert "about 19 GB" in estimate["text"]

@@ -19,8 +19,24 @@ ENV = {"GPU_ADVISOR_LANG": "en"}
 
 
 def test_json_gives_the_token_once_with_its_expiry_and_uses(tmp_path: Path) -> None:
-    done = run_cli("enroll-token", "--channel", "C1", "--owner", "U1", "--project", "llm", "--expires", "12h",
-                   "--uses", "3", "--team", "T1", "--json", env=ENV, tmp=tmp_path)
+    done = run_cli(
+        "enroll-token",
+        "--channel",
+        "C1",
+        "--owner",
+        "U1",
+        "--project",
+        "llm",
+        "--expires",
+        "12h",
+        "--uses",
+        "3",
+        "--team",
+        "T1",
+        "--json",
+        env=ENV,
+        tmp=tmp_path,
+    )
     assert done.returncode == 0, done.stderr
     said = json.loads(done.stdout)
     assert said["uses"] == 3
@@ -36,8 +52,17 @@ def test_json_gives_the_token_once_with_its_expiry_and_uses(tmp_path: Path) -> N
 
 
 def test_text_shows_the_agent_command_at_the_public_url(tmp_path: Path) -> None:
-    done = run_cli("enroll-token", "--channel", "C1", "--owner", "U1", "--team", "T1",
-                   env=ENV | {"GPU_ADVISOR_PUBLIC_URL": "https://gpu.example.com/"}, tmp=tmp_path)
+    done = run_cli(
+        "enroll-token",
+        "--channel",
+        "C1",
+        "--owner",
+        "U1",
+        "--team",
+        "T1",
+        env=ENV | {"GPU_ADVISOR_PUBLIC_URL": "https://gpu.example.com/"},
+        tmp=tmp_path,
+    )
     assert done.returncode == 0, done.stderr
     token = done.stdout.splitlines()[1]
     assert f"gpu-advise agent --url https://gpu.example.com --enroll {token}" in done.stdout

@@ -11,13 +11,29 @@ from tests.support.cli import run_cli
 from tests.support.servers import serve
 
 DATA = Path(__file__).parents[1] / "data"
-OFFLINE = {"GPU_ADVISOR_AZURE_ENABLED": "false", "GPU_ADVISOR_ECB_ENABLED": "false", "GPU_ADVISOR_LANG": "en",
-           "GPU_ADVISOR_REFRESH_BACKOFF_S": "0.01"}
+OFFLINE = {
+    "GPU_ADVISOR_AZURE_ENABLED": "false",
+    "GPU_ADVISOR_ECB_ENABLED": "false",
+    "GPU_ADVISOR_LANG": "en",
+    "GPU_ADVISOR_REFRESH_BACKOFF_S": "0.01",
+}
 
 
 def test_quote_json_is_the_worked_example(tmp_path: Path) -> None:
-    result = run_cli("quote", "--gpu", "A100-80GB", "--hours-per-day", "4", "--days", "14", "--share", "1/2",
-                     "--json", env=OFFLINE, tmp=tmp_path)
+    result = run_cli(
+        "quote",
+        "--gpu",
+        "A100-80GB",
+        "--hours-per-day",
+        "4",
+        "--days",
+        "14",
+        "--share",
+        "1/2",
+        "--json",
+        env=OFFLINE,
+        tmp=tmp_path,
+    )
     assert result.returncode == 0, result.stderr
     data = json.loads(result.stdout)
     assert data["dedicated"]["amount"] == 5600 and data["dedicated"]["billing"] == "daily"
@@ -30,8 +46,9 @@ def test_quote_json_is_the_worked_example(tmp_path: Path) -> None:
 
 
 def test_quote_table_shows_source_age_and_stale_label(tmp_path: Path) -> None:
-    result = run_cli("quote", "--gpu", "A100", "--hours-per-day", "4", "--days", "14", "--lang", "en",
-                     env=OFFLINE, tmp=tmp_path)
+    result = run_cli(
+        "quote", "--gpu", "A100", "--hours-per-day", "4", "--days", "14", "--lang", "en", env=OFFLINE, tmp=tmp_path
+    )
     assert result.returncode == 0, result.stderr
     assert "¥5,600" in result.stdout and "¥784" in result.stdout
     assert "as of" in result.stdout and "2024-06-01" in result.stdout  # (the cell may wrap between the two)
@@ -40,8 +57,9 @@ def test_quote_table_shows_source_age_and_stale_label(tmp_path: Path) -> None:
 
 
 def test_fractional_cards_are_refused_with_the_way_out(tmp_path: Path) -> None:
-    result = run_cli("quote", "--gpu", "A100", "--hours-per-day", "4", "--days", "14", "--cards", "1.5",
-                     env=OFFLINE, tmp=tmp_path)
+    result = run_cli(
+        "quote", "--gpu", "A100", "--hours-per-day", "4", "--days", "14", "--cards", "1.5", env=OFFLINE, tmp=tmp_path
+    )
     assert result.returncode == 2
     assert "not a whole number of cards; use --share 1/2" in result.stderr
 
@@ -59,16 +77,33 @@ def test_unknown_gpu_lists_known_models(tmp_path: Path) -> None:
 
 
 def test_bad_share(tmp_path: Path) -> None:
-    result = run_cli("quote", "--hours-per-day", "4", "--days", "14", "--share", "3g.99gb", env=OFFLINE,
-                     tmp=tmp_path)
+    result = run_cli("quote", "--hours-per-day", "4", "--days", "14", "--share", "3g.99gb", env=OFFLINE, tmp=tmp_path)
     assert result.returncode == 2
     assert "--share" in result.stderr and "not a MIG profile of this GPU" in result.stderr
 
 
 def test_advise_with_quote(tmp_path: Path) -> None:
-    result = run_cli("advise", "--duration", "4h", "--memory-peak", "35GB", "--model-parallel", "no",
-                     "--frequency", "daily", "--can-resume", "yes", "--workload", "lora", "--schedule", "4x14",
-                     "--quote", "--json", env=OFFLINE, tmp=tmp_path)
+    result = run_cli(
+        "advise",
+        "--duration",
+        "4h",
+        "--memory-peak",
+        "35GB",
+        "--model-parallel",
+        "no",
+        "--frequency",
+        "daily",
+        "--can-resume",
+        "yes",
+        "--workload",
+        "lora",
+        "--schedule",
+        "4x14",
+        "--quote",
+        "--json",
+        env=OFFLINE,
+        tmp=tmp_path,
+    )
     assert result.returncode == 0, result.stderr
     data = json.loads(result.stdout)
     assert data["choice"] == "shared" and data["mig_profile"] == "3g.40gb"
@@ -78,8 +113,22 @@ def test_advise_with_quote(tmp_path: Path) -> None:
 
 def test_advise_quote_assumes_the_schedule_as_slack_does_and_schedule_overrides(tmp_path: Path) -> None:
     """Issue 17.10: --quote without --schedule was refused while Slack assumed one from the answers."""
-    flags = ("advise", "--duration", "4h", "--memory-peak", "no", "--model-parallel", "no", "--frequency", "daily",
-             "--can-resume", "yes", "--quote", "--lang", "en")
+    flags = (
+        "advise",
+        "--duration",
+        "4h",
+        "--memory-peak",
+        "no",
+        "--model-parallel",
+        "no",
+        "--frequency",
+        "daily",
+        "--can-resume",
+        "yes",
+        "--quote",
+        "--lang",
+        "en",
+    )
     assumed = run_cli(*flags, "--json", env=OFFLINE, tmp=tmp_path)
     assert assumed.returncode == 0, assumed.stderr
     data = json.loads(assumed.stdout)
@@ -90,6 +139,8 @@ def test_advise_quote_assumes_the_schedule_as_slack_does_and_schedule_overrides(
     assert given["schedule_assumed"] is False and (given["quote"]["hours_per_day"], given["quote"]["days"]) == (2, 10)
     shown = run_cli(*flags, env=OFFLINE, tmp=tmp_path)
     assert "Schedule assumed from your answers (run length × runs a week): 4 h a day for 30 days" in shown.stdout
+
+
 def test_refresh_from_local_sources_then_list_status_and_quote_in_usd(tmp_path: Path) -> None:
     page1 = json.loads((DATA / "azure_page1.json").read_text())
     page2 = (DATA / "azure_page2.json").read_bytes()
@@ -102,9 +153,12 @@ def test_refresh_from_local_sources_then_list_status_and_quote_in_usd(tmp_path: 
     with serve(routes) as server:
         page1["NextPageLink"] = f"{server.base_url}/azure/page2?$skip=100"
         routes["/azure"] = (200, {"Content-Type": "application/json"}, json.dumps(page1).encode())
-        env = {"GPU_ADVISOR_AZURE_BASE_URL": f"{server.base_url}/azure", "GPU_ADVISOR_ECB_URL":
-               f"{server.base_url}/ecb.xml", "GPU_ADVISOR_FEED": f"{server.base_url}/feed.csv",
-               "GPU_ADVISOR_LANG": "en"}
+        env = {
+            "GPU_ADVISOR_AZURE_BASE_URL": f"{server.base_url}/azure",
+            "GPU_ADVISOR_ECB_URL": f"{server.base_url}/ecb.xml",
+            "GPU_ADVISOR_FEED": f"{server.base_url}/feed.csv",
+            "GPU_ADVISOR_LANG": "en",
+        }
         refreshed = run_cli("prices", "refresh", env=env, tmp=tmp_path)
         assert refreshed.returncode == 0, refreshed.stdout + refreshed.stderr
         assert "azure: 4 rows" in refreshed.stdout and "feed: 3 rows" in refreshed.stdout
@@ -118,13 +172,29 @@ def test_refresh_from_local_sources_then_list_status_and_quote_in_usd(tmp_path: 
         assert [s["source"] for s in status if s["stale"]] == ["ratecard"]  # its 2023-2024 reference rows
         every = json.loads(run_cli("prices", "list", "--source", "ratecard", "--json", env=env, tmp=tmp_path).stdout)
         assert status[0]["stale_rows"] == sum(p["stale"] for p in every) > 0  # status and list agree
-        quoted = run_cli("quote", "--gpu", "A100", "--hours-per-day", "4", "--days", "14", "--currency", "USD",
-                         "--region", "eastus", "--json", env=env, tmp=tmp_path)
+        quoted = run_cli(
+            "quote",
+            "--gpu",
+            "A100",
+            "--hours-per-day",
+            "4",
+            "--days",
+            "14",
+            "--currency",
+            "USD",
+            "--region",
+            "eastus",
+            "--json",
+            env=env,
+            tmp=tmp_path,
+        )
     data = json.loads(quoted.stdout)
     assert data["dedicated"]["price"]["source"] == "azure"
     assert data["dedicated"]["amount"] == round(56 * 3.673, 2)
     assert data["spot"]["amount"] == round(56 * 0.8815, 2) and data["spot"]["estimate"] is False
     assert data["stale"] is False
+
+
 def test_failed_source_keeps_its_prices_and_the_command_says_why(tmp_path: Path) -> None:
     good = (DATA / "team_ratecard.csv").read_bytes()
     with serve({"/feed.csv": [(200, {}, good), (500, {}, b"down"), (500, {}, b"down"), (500, {}, b"down")]}) as server:
@@ -142,8 +212,9 @@ def test_failed_source_keeps_its_prices_and_the_command_says_why(tmp_path: Path)
 def test_malformed_team_rate_card_names_file_row_and_field(tmp_path: Path) -> None:
     bad = tmp_path / "ours.csv"
     bad.write_text((DATA / "team_ratecard.csv").read_text().replace("650,CNY", "-650,CNY"))
-    result = run_cli("prices", "refresh", "--source", "ratecard", env=OFFLINE | {"GPU_ADVISOR_RATE_CARDS": str(bad)},
-                     tmp=tmp_path)
+    result = run_cli(
+        "prices", "refresh", "--source", "ratecard", env=OFFLINE | {"GPU_ADVISOR_RATE_CARDS": str(bad)}, tmp=tmp_path
+    )
     assert result.returncode == 1
     assert f"{bad}, row 2, field 'amount': Input should be greater than 0" in result.stdout
 
@@ -158,8 +229,9 @@ def test_errors_speak_the_configured_language(tmp_path: Path) -> None:
     result = run_cli("prices", "refresh", "--source", "aws", env=OFFLINE | {"GPU_ADVISOR_LANG": "zh"}, tmp=tmp_path)
     assert result.returncode == 2
     assert "未知的价格来源“aws”。已配置的来源：ratecard" in result.stderr
-    quoted = run_cli("quote", "--gpu", "B300", "--hours-per-day", "4", "--days", "14", "--lang", "zh", env=OFFLINE,
-                     tmp=tmp_path)
+    quoted = run_cli(
+        "quote", "--gpu", "B300", "--hours-per-day", "4", "--days", "14", "--lang", "zh", env=OFFLINE, tmp=tmp_path
+    )
     assert quoted.returncode == 2
     assert "未知的 GPU 型号“B300”" in quoted.stderr
 
@@ -185,23 +257,64 @@ def test_money_reads_like_money_and_no_figure_is_folded(tmp_path: Path) -> None:
 
 
 def test_a_saving_below_zero_is_said_as_costing_more(tmp_path: Path) -> None:
-    result = run_cli("quote", "--gpu", "A100", "--hours-per-day", "24", "--days", "30", "--share", "1",
-                     env=OFFLINE | {"COLUMNS": "200"}, tmp=tmp_path)
+    result = run_cli(
+        "quote",
+        "--gpu",
+        "A100",
+        "--hours-per-day",
+        "24",
+        "--days",
+        "30",
+        "--share",
+        "1",
+        env=OFFLINE | {"COLUMNS": "200"},
+        tmp=tmp_path,
+    )
     assert "costs" in result.stdout and "% more than dedicated" in result.stdout
     assert "-" not in result.stdout.split("more than dedicated")[0].split("costs")[-1]
 
 
 def test_storage_and_traffic_give_the_total_cost_of_the_run(tmp_path: Path) -> None:
-    result = run_cli("quote", "--gpu", "A100", "--hours-per-day", "4", "--days", "30", "--storage-gb", "500",
-                     "--storage-price", "0.15", "--egress-gb", "100", "--egress-price", "0.8", "--json",
-                     env=OFFLINE, tmp=tmp_path)
+    result = run_cli(
+        "quote",
+        "--gpu",
+        "A100",
+        "--hours-per-day",
+        "4",
+        "--days",
+        "30",
+        "--storage-gb",
+        "500",
+        "--storage-price",
+        "0.15",
+        "--egress-gb",
+        "100",
+        "--egress-price",
+        "0.8",
+        "--json",
+        env=OFFLINE,
+        tmp=tmp_path,
+    )
     assert result.returncode == 0, result.stderr
     data = json.loads(result.stdout)
     assert data["extras"]["storage"]["amount"] == 75  # 500 GB x 0.15 x 1 month
     assert data["extras"]["egress"]["amount"] == 80
     assert data["totals"]["dedicated"] == data["dedicated"]["amount"] + 155
-    table = run_cli("quote", "--gpu", "A100", "--hours-per-day", "4", "--days", "30", "--storage-gb", "500",
-                    "--storage-price", "0.15", env=OFFLINE, tmp=tmp_path).stdout
+    table = run_cli(
+        "quote",
+        "--gpu",
+        "A100",
+        "--hours-per-day",
+        "4",
+        "--days",
+        "30",
+        "--storage-gb",
+        "500",
+        "--storage-price",
+        "0.15",
+        env=OFFLINE,
+        tmp=tmp_path,
+    ).stdout
     assert "Total cost of the run (storage 500 GB × 1 months" in table
 
 
@@ -209,8 +322,24 @@ def test_storage_alone_is_priced_from_the_bundled_reference_rows(tmp_path: Path)
     """Issue 17.11: `--storage-gb 500` alone failed ("no storage price in the cache") though the README
     promised the cheapest storage row; the months printed were not the months used; a spot total that
     is a range was one figure."""
-    result = run_cli("quote", "--gpu", "A100", "--hours-per-day", "4", "--days", "4", "--storage-gb", "500",
-                     "--egress-gb", "100", "--json", "--lang", "en", env=OFFLINE, tmp=tmp_path)
+    result = run_cli(
+        "quote",
+        "--gpu",
+        "A100",
+        "--hours-per-day",
+        "4",
+        "--days",
+        "4",
+        "--storage-gb",
+        "500",
+        "--egress-gb",
+        "100",
+        "--json",
+        "--lang",
+        "en",
+        env=OFFLINE,
+        tmp=tmp_path,
+    )
     assert result.returncode == 0, result.stderr
     data = json.loads(result.stdout)
     storage, egress = data["extras"]["storage"], data["extras"]["egress"]
@@ -221,20 +350,49 @@ def test_storage_alone_is_priced_from_the_bundled_reference_rows(tmp_path: Path)
     low, high = data["totals_range"]["spot"]
     beside = storage["amount"] + egress["amount"]
     assert (low, high) == (round(spot["amount_min"] + beside, 2), round(spot["amount_max"] + beside, 2)) and low < high
-    table = run_cli("quote", "--gpu", "A100", "--hours-per-day", "4", "--days", "4", "--storage-gb", "500",
-                    "--lang", "en", env=OFFLINE, tmp=tmp_path).stdout
+    table = run_cli(
+        "quote",
+        "--gpu",
+        "A100",
+        "--hours-per-day",
+        "4",
+        "--days",
+        "4",
+        "--storage-gb",
+        "500",
+        "--lang",
+        "en",
+        env=OFFLINE,
+        tmp=tmp_path,
+    ).stdout
     assert "storage 500 GB × 0.13 months at 0.5 CNY/GB-month = ¥32.5" in table
     assert "spot ¥" in table and "–" in table.split("spot ¥")[1].split(";")[0].split("\n")[0]
 
 
 def test_a_rate_card_can_price_storage(tmp_path: Path) -> None:
     card = tmp_path / "storage.csv"
-    card.write_text("provider,instance_type,gpu,gpu_count,pricing_model,amount,currency,unit,kind,basis\n"
-                    "our-cloud,,,,,0.12,CNY,gb-month,storage,negotiated 2026\n"
-                    "our-cloud,,,,,0.5,CNY,gb,egress,negotiated 2026\n")
+    card.write_text(
+        "provider,instance_type,gpu,gpu_count,pricing_model,amount,currency,unit,kind,basis\n"
+        "our-cloud,,,,,0.12,CNY,gb-month,storage,negotiated 2026\n"
+        "our-cloud,,,,,0.5,CNY,gb,egress,negotiated 2026\n"
+    )
     env = OFFLINE | {"GPU_ADVISOR_RATE_CARDS": str(card)}
-    result = run_cli("quote", "--gpu", "A100", "--hours-per-day", "4", "--days", "30", "--storage-gb", "1000",
-                     "--egress-gb", "10", "--json", env=env, tmp=tmp_path)
+    result = run_cli(
+        "quote",
+        "--gpu",
+        "A100",
+        "--hours-per-day",
+        "4",
+        "--days",
+        "30",
+        "--storage-gb",
+        "1000",
+        "--egress-gb",
+        "10",
+        "--json",
+        env=env,
+        tmp=tmp_path,
+    )
     assert result.returncode == 0, result.stderr
     extras = json.loads(result.stdout)["extras"]
     assert (extras["storage"]["amount"], extras["storage"]["source"]) == (120, "ratecard")
@@ -246,6 +404,8 @@ def test_infinite_gpu_hours_are_refused_with_a_reason(tmp_path: Path) -> None:
         result = run_cli("quote", "--gpu", "A100", "--gpu-hours", value, env=OFFLINE, tmp=tmp_path)
         assert result.returncode == 2, value
         assert "bad quote request" in result.stderr and "Traceback" not in result.stderr
+
+
 def test_a_source_that_never_loaded_does_not_claim_to_keep_prices(tmp_path: Path) -> None:
     """Issue 19.16: 'previous prices kept' was said of a source that had none."""
     with serve({"/feed.csv": [(500, {}, b"down")] * 3}) as server:
@@ -260,12 +420,29 @@ def test_prices_list_names_the_currency_of_each_per_gpu_hour_price(tmp_path: Pat
     assert "4.5 CNY" in listed and "0.29 USD" in listed
 
 
-@pytest.mark.parametrize("command", [
-    ("advise", "--duration", "4h", "--memory-peak", "35GB", "--model-parallel", "no", "--frequency", "daily",
-     "--can-resume", "yes", "--schedule", "4x14", "--quote"),
-    ("quote", "--gpu", "A100", "--hours-per-day", "4", "--days", "14")])
-def test_a_currency_quotes_cannot_be_made_in_is_refused_with_the_list(tmp_path: Path,
-                                                                     command: tuple[str, ...]) -> None:
+@pytest.mark.parametrize(
+    "command",
+    [
+        (
+            "advise",
+            "--duration",
+            "4h",
+            "--memory-peak",
+            "35GB",
+            "--model-parallel",
+            "no",
+            "--frequency",
+            "daily",
+            "--can-resume",
+            "yes",
+            "--schedule",
+            "4x14",
+            "--quote",
+        ),
+        ("quote", "--gpu", "A100", "--hours-per-day", "4", "--days", "14"),
+    ],
+)
+def test_a_currency_quotes_cannot_be_made_in_is_refused_with_the_list(tmp_path: Path, command: tuple[str, ...]) -> None:
     """Issue 20.14: --currency EUR ended in a traceback; since issue 22 any currency the ECB publishes is taken
     (RUB is not published since 2022)."""
     done = run_cli(*command, "--currency", "RUB", env=OFFLINE, tmp=tmp_path)

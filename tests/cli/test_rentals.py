@@ -30,16 +30,25 @@ def test_track_prints_the_token_once_and_stores_only_its_hash(tmp_path: Path) ->
     listed = json.loads(run_cli("list", "--json", *TEAM, env=env, tmp=tmp_path).stdout)
     [inst] = listed["instances"]
     assert (inst["gpu"], inst["price"], inst["unit"], inst["currency"], inst["project"]) == (
-        "A100-80GB", 400.0, "day", "CNY", "llm")
+        "A100-80GB",
+        400.0,
+        "day",
+        "CNY",
+        "llm",
+    )
     assert "token" not in json.dumps(listed)
+
+
 def test_the_workspace_comes_from_auth_test_when_no_team_is_given(tmp_path: Path) -> None:
     with fake_slack() as fake:
         env = _state(tmp_path) | {"SLACK_BOT_TOKEN": "xoxb-test-token", "SLACK_API_URL": fake.api_url}
         assert run_cli("track", "instance", "nb", *A100, env=env, tmp=tmp_path).returncode == 0
         assert fake.of("auth.test")
     # auth.test answers team T1: the same list is seen with --team T1, and not from another workspace
-    assert [i["name"] for i in json.loads(run_cli("list", "--json", *TEAM, env=_state(tmp_path),
-                                                  tmp=tmp_path).stdout)["instances"]] == ["nb"]
+    assert [
+        i["name"]
+        for i in json.loads(run_cli("list", "--json", *TEAM, env=_state(tmp_path), tmp=tmp_path).stdout)["instances"]
+    ] == ["nb"]
     other = json.loads(run_cli("list", "--json", "--team", "T2", env=_state(tmp_path), tmp=tmp_path).stdout)
     assert other == {"instances": [], "storage": []}
 
@@ -59,8 +68,9 @@ def test_bad_input_names_the_flag_and_the_accepted_form_and_writes_nothing(tmp_p
         (("--gpu", "A100-80GB", "--price", "400/day", "--share", "7/5"), "--share"),
     ]
     for flags, said in cases:
-        done = run_cli("track", "instance", "x1", *flags, "--channel", "C1", "--owner", "U1", *TEAM,
-                       env=env, tmp=tmp_path)
+        done = run_cli(
+            "track", "instance", "x1", *flags, "--channel", "C1", "--owner", "U1", *TEAM, env=env, tmp=tmp_path
+        )
         assert done.returncode == 2, (flags, done.stdout)
         assert said in done.stderr, (flags, done.stderr)
     bad_name = run_cli("track", "instance", "-rm", *A100, *TEAM, env=env, tmp=tmp_path)
@@ -71,8 +81,24 @@ def test_bad_input_names_the_flag_and_the_accepted_form_and_writes_nothing(tmp_p
 
 
 def test_errors_speak_chinese(tmp_path: Path) -> None:
-    done = run_cli("track", "instance", "x1", "--gpu", "A100-80GB", "--price", "便宜", "--channel", "C1",
-                   "--owner", "U1", "--lang", "zh", *TEAM, env=_state(tmp_path), tmp=tmp_path)
+    done = run_cli(
+        "track",
+        "instance",
+        "x1",
+        "--gpu",
+        "A100-80GB",
+        "--price",
+        "便宜",
+        "--channel",
+        "C1",
+        "--owner",
+        "U1",
+        "--lang",
+        "zh",
+        *TEAM,
+        env=_state(tmp_path),
+        tmp=tmp_path,
+    )
     assert done.returncode == 2 and "--price" in done.stderr
     assert any("\u4e00" <= ch <= "\u9fff" for ch in done.stderr)
 
@@ -88,11 +114,43 @@ def test_a_name_is_unique_per_workspace(tmp_path: Path) -> None:
 def test_release_lists_the_storage_left_behind_and_delete_storage_stops_it(tmp_path: Path) -> None:
     env = _state(tmp_path)
     run_cli("track", "instance", "train-1", *A100, *TEAM, env=env, tmp=tmp_path)
-    orphan = run_cli("track", "storage", "ckpt", "--size-gb", "340", "--price-gb-month", "0.35", "--channel", "C1",
-                     "--owner", "U1", "--instance", "nope", *TEAM, env=env, tmp=tmp_path)
+    orphan = run_cli(
+        "track",
+        "storage",
+        "ckpt",
+        "--size-gb",
+        "340",
+        "--price-gb-month",
+        "0.35",
+        "--channel",
+        "C1",
+        "--owner",
+        "U1",
+        "--instance",
+        "nope",
+        *TEAM,
+        env=env,
+        tmp=tmp_path,
+    )
     assert orphan.returncode == 2 and "no instance named 'nope'" in orphan.stderr
-    stored = run_cli("track", "storage", "ckpt", "--size-gb", "340", "--price-gb-month", "0.35", "--channel", "C1",
-                     "--owner", "U1", "--instance", "train-1", *TEAM, env=env, tmp=tmp_path)
+    stored = run_cli(
+        "track",
+        "storage",
+        "ckpt",
+        "--size-gb",
+        "340",
+        "--price-gb-month",
+        "0.35",
+        "--channel",
+        "C1",
+        "--owner",
+        "U1",
+        "--instance",
+        "train-1",
+        *TEAM,
+        env=env,
+        tmp=tmp_path,
+    )
     assert stored.returncode == 0, stored.stderr
     released = run_cli("release", "train-1", *TEAM, env=env, tmp=tmp_path, stdin="")
     assert released.returncode == 0
@@ -111,15 +169,32 @@ def test_release_lists_the_storage_left_behind_and_delete_storage_stops_it(tmp_p
 
 def test_without_price_the_price_cache_gives_one_and_says_where_from(tmp_path: Path) -> None:
     env = _state(tmp_path) | {"GPU_ADVISOR_AZURE_ENABLED": "false", "GPU_ADVISOR_ECB_ENABLED": "false"}
-    done = run_cli("track", "instance", "box", "--gpu", "A100-80GB", "--cards", "2", "--channel", "C1", "--owner",
-                   "U1", *TEAM, env=env, tmp=tmp_path)
+    done = run_cli(
+        "track",
+        "instance",
+        "box",
+        "--gpu",
+        "A100-80GB",
+        "--cards",
+        "2",
+        "--channel",
+        "C1",
+        "--owner",
+        "U1",
+        *TEAM,
+        env=env,
+        tmp=tmp_path,
+    )
     assert done.returncode == 0, done.stderr
     assert "800 CNY/day from the price cache (ratecard" in done.stderr
     [inst] = json.loads(run_cli("list", "--json", *TEAM, env=env, tmp=tmp_path).stdout)["instances"]
     assert (inst["price"], inst["unit"]) == (800.0, "day")
-    none = run_cli("track", "instance", "b2", "--gpu", "H800", "--channel", "C1", "--owner", "U1", *TEAM,
-                   env=env, tmp=tmp_path)
+    none = run_cli(
+        "track", "instance", "b2", "--gpu", "H800", "--channel", "C1", "--owner", "U1", *TEAM, env=env, tmp=tmp_path
+    )
     assert none.returncode == 2 and "--price: no dedicated price of H800-80GB" in none.stderr
+
+
 def test_list_shows_people_by_name_not_as_slack_mentions(tmp_path: Path) -> None:
     """Issue 19.9: `gpu-advise list` printed `<@U0456>` in the terminal."""
     env = _state(tmp_path)
@@ -128,38 +203,69 @@ def test_list_shows_people_by_name_not_as_slack_mentions(tmp_path: Path) -> None
     assert "\tU1\t" in bare and "<@" not in bare
     with fake_slack() as fake:
         fake.names["U1"] = "li.wei"
-        named = run_cli("list", *TEAM, env=env | {"SLACK_BOT_TOKEN": "xoxb-test-token",
-                                                   "SLACK_API_URL": fake.api_url}, tmp=tmp_path).stdout
+        named = run_cli(
+            "list", *TEAM, env=env | {"SLACK_BOT_TOKEN": "xoxb-test-token", "SLACK_API_URL": fake.api_url}, tmp=tmp_path
+        ).stdout
     assert "\tli.wei\t" in named and "<@" not in named
 
 
-@pytest.mark.parametrize(("flags", "said"), [
-    (("--started", "9999-12-31T23:59:59-14:00"), "started_at 9999-12-31T23:59:59-14:00 is not a time this can be"),
-    (("--price", "1e309/day"), "Could not read '1e309/day'")])
-def test_impossible_figures_and_times_are_refused_and_nothing_is_stored(tmp_path: Path, flags: tuple[str, ...],
-                                                                       said: str) -> None:
+@pytest.mark.parametrize(
+    ("flags", "said"),
+    [
+        (("--started", "9999-12-31T23:59:59-14:00"), "started_at 9999-12-31T23:59:59-14:00 is not a time this can be"),
+        (("--price", "1e309/day"), "Could not read '1e309/day'"),
+    ],
+)
+def test_impossible_figures_and_times_are_refused_and_nothing_is_stored(
+    tmp_path: Path, flags: tuple[str, ...], said: str
+) -> None:
     """Issues 20.3 and 20.14: 1e309 was stored as Infinity; a year-9999 start crashed."""
     base = ("--gpu", "A100-80GB", "--channel", "C1", "--owner", "U1", *TEAM)
     price = () if "--price" in flags else ("--price", "400/day")
-    done = run_cli("track", "instance", "x", *base, *price, *flags, "--lang", "en", env=_state(tmp_path),
-                   tmp=tmp_path)
+    done = run_cli("track", "instance", "x", *base, *price, *flags, "--lang", "en", env=_state(tmp_path), tmp=tmp_path)
     assert done.returncode == 2 and said in done.stderr and "Traceback" not in done.stderr
     assert json.loads(run_cli("list", "--json", *TEAM, env=_state(tmp_path), tmp=tmp_path).stdout)["instances"] == []
-
 
 
 def test_storage_of_infinite_size_is_refused_and_nothing_is_stored(tmp_path: Path) -> None:
     """Issue 20.3: `track storage big --size-gb 1e309` was stored as Infinity and stopped every digest."""
     for flags in (("--size-gb", "1e309", "--price-gb-month", "0.3"), ("--size-gb", "10", "--price-gb-month", "1e309")):
-        done = run_cli("track", "storage", "big", *flags, "--channel", "C1", "--owner", "U1", *TEAM, "--lang", "en",
-                       env=_state(tmp_path), tmp=tmp_path)
+        done = run_cli(
+            "track",
+            "storage",
+            "big",
+            *flags,
+            "--channel",
+            "C1",
+            "--owner",
+            "U1",
+            *TEAM,
+            "--lang",
+            "en",
+            env=_state(tmp_path),
+            tmp=tmp_path,
+        )
         assert done.returncode == 2 and "inf is not possible here: give a finite number" in done.stderr
     assert json.loads(run_cli("list", "--json", *TEAM, env=_state(tmp_path), tmp=tmp_path).stdout)["storage"] == []
 
 
 def test_storage_kept_from_before_is_entered_with_its_creation_date(tmp_path: Path) -> None:
-    base = ("track", "storage", "old-ckpt", "--size-gb", "500", "--price-gb-month", "0.3", "--channel", "C1",
-            "--owner", "U1", *TEAM, "--lang", "en")
+    base = (
+        "track",
+        "storage",
+        "old-ckpt",
+        "--size-gb",
+        "500",
+        "--price-gb-month",
+        "0.3",
+        "--channel",
+        "C1",
+        "--owner",
+        "U1",
+        *TEAM,
+        "--lang",
+        "en",
+    )
     done = run_cli(*base, "--created", "2026-10-01", env=_state(tmp_path), tmp=tmp_path)
     assert done.returncode == 0, done.stderr
     [kept] = json.loads(run_cli("list", "--json", *TEAM, env=_state(tmp_path), tmp=tmp_path).stdout)["storage"]

@@ -19,8 +19,9 @@ SHANGHAI = ZoneInfo("Asia/Shanghai")
 
 
 def idle(i: int) -> InstanceNews:
-    return InstanceNews(f"box-{i:02d}", "U1", Activity.IDLE, 100.0 + i, "CNY", NOW - timedelta(hours=2),
-                        (100.0 + i) / 12)
+    return InstanceNews(
+        f"box-{i:02d}", "U1", Activity.IDLE, 100.0 + i, "CNY", NOW - timedelta(hours=2), (100.0 + i) / 12
+    )
 
 
 @pytest.mark.parametrize("lang", [Lang.EN, Lang.ZH])
@@ -39,10 +40,16 @@ def test_eighty_items_fit_in_fifty_blocks_most_expensive_first(lang: Lang) -> No
 
 
 def test_each_kind_of_item_has_its_sentence_with_local_time() -> None:
-    digest = Digest([InstanceNews("nb", "U2", Activity.MEMORY_HELD, 336.0, "CNY", NOW - timedelta(hours=1), 14.0),
-                     InstanceNews("dark", "U3", Activity.UNKNOWN, 48.0, "USD")],
-                    [StorageNews("ckpt", "U1", "left_behind", 340, 102.0, "CNY", 3),
-                     StorageNews("old", "U1", "stale", 100, 30.0, "CNY", 20.4)])
+    digest = Digest(
+        [
+            InstanceNews("nb", "U2", Activity.MEMORY_HELD, 336.0, "CNY", NOW - timedelta(hours=1), 14.0),
+            InstanceNews("dark", "U3", Activity.UNKNOWN, 48.0, "USD"),
+        ],
+        [
+            StorageNews("ckpt", "U1", "left_behind", 340, 102.0, "CNY", 3),
+            StorageNews("old", "U1", "stale", 100, 30.0, "CNY", 20.4),
+        ],
+    )
     text, blocks = render(digest, Lang.EN, SHANGHAI)
     lines = [b["text"]["text"] for b in blocks if b["type"] == "section"]
     assert lines[0].startswith("*nb* (<@U2>) holds GPU memory") and "since 11-30 08:30" in lines[0]
@@ -55,20 +62,30 @@ def test_each_kind_of_item_has_its_sentence_with_local_time() -> None:
 def test_each_item_has_its_buttons_named_for_it() -> None:
     digest = Digest([idle(1)], [StorageNews("ckpt", "U1", "left_behind", 340, 102.0, "CNY", 3)])
     _, blocks = render(digest, Lang.ZH, SHANGHAI)
-    actions = {b["block_id"]: [(e["action_id"], e["value"], e["text"]["text"]) for e in b["elements"]]
-               for b in blocks if b["type"] == "actions"}
+    actions = {
+        b["block_id"]: [(e["action_id"], e["value"], e["text"]["text"]) for e in b["elements"]]
+        for b in blocks
+        if b["type"] == "actions"
+    }
     assert actions["act:i:box-01"][0] == ("rental_released", "box-01", "已释放")
     assert [a for a, _, _ in actions["act:i:box-01"]] == [
-        "rental_released", "rental_still_needed", "rental_snooze_week"]
+        "rental_released",
+        "rental_still_needed",
+        "rental_snooze_week",
+    ]
     assert [a for a, _, _ in actions["act:s:ckpt"]] == ["storage_deleted", "storage_keep"]
 
 
 def test_a_digest_of_storage_only_counts_it_and_says_what_it_costs() -> None:
     """Issue 19.10: with only storage listed the text said '(¥0 a day on instances that may not be working)'."""
-    stored = StorageNews(name="ckpt", owner="U1", size_gb=340, per_month=102.0, currency="CNY",
-                         reason="left_behind", untouched_days=20)
-    text, blocks = render(Digest(instances=[], storage=[stored, replace(stored, name="data")], spend=[], saved={}),
-                          Lang.EN, ZoneInfo("Asia/Shanghai"))
+    stored = StorageNews(
+        name="ckpt", owner="U1", size_gb=340, per_month=102.0, currency="CNY", reason="left_behind", untouched_days=20
+    )
+    text, blocks = render(
+        Digest(instances=[], storage=[stored, replace(stored, name="data")], spend=[], saved={}),
+        Lang.EN,
+        ZoneInfo("Asia/Shanghai"),
+    )
     assert text == "GPU rentals: 2 to look at (¥204 a month on storage left behind)"
     assert blocks[0]["text"]["text"] == "GPU rentals: 2 to look at"
 
@@ -78,8 +95,23 @@ def test_an_enrolled_box_without_a_price_says_so_instead_of_a_figure() -> None:
     from rules.digest import compose
     from rules.policy import Idle
 
-    box = Instance(1, "T1", "old-box", "C1", "U1", None, "Tesla V100-SXM2-16GB", 8, None, "hour", None, "CNY",
-                   NOW - timedelta(days=2), None, source="agent")
+    box = Instance(
+        1,
+        "T1",
+        "old-box",
+        "C1",
+        "U1",
+        None,
+        "Tesla V100-SXM2-16GB",
+        8,
+        None,
+        "hour",
+        None,
+        "CNY",
+        NOW - timedelta(days=2),
+        None,
+        source="agent",
+    )
     digest = compose([box], [], {}, now=NOW, rules=Idle())
     [news] = digest.instances
     assert (news.activity, news.priced, news.per_day) == (Activity.UNKNOWN, False, 0.0)
@@ -99,6 +131,10 @@ def test_a_forecast_over_budget_is_said_before_the_threshold_is_crossed() -> Non
     _, blocks = render(digest, Lang.EN, SHANGHAI)
     footer = " ".join(b["elements"][0]["text"] for b in blocks if b["type"] == "context")
     assert "At this rate ¥23,400 by 12-31, 17% over." in footer
-    under = Digest([idle(1)], spend=[Spend("llm", "CNY", 5000.0, 20000.0,
-                                           Standing("llm", "CNY", 20000.0, 5000.0, 9000.0, ahead.month_end, ()))])
+    under = Digest(
+        [idle(1)],
+        spend=[
+            Spend("llm", "CNY", 5000.0, 20000.0, Standing("llm", "CNY", 20000.0, 5000.0, 9000.0, ahead.month_end, ()))
+        ],
+    )
     assert "At this rate" not in json.dumps(render(under, Lang.EN, SHANGHAI)[1])

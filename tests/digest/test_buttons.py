@@ -19,8 +19,17 @@ from bot.text import Lang, t
 from rules.samples import Sample
 from tests.support.slack_harness import Harness, running_app
 
-FIELDS = {"gpu": "A100-80GB", "cards": 1, "share": None, "unit": "day", "price": 400.0, "currency": "CNY",
-          "channel": "C1", "owner": "U1", "project": "llm"}
+FIELDS = {
+    "gpu": "A100-80GB",
+    "cards": 1,
+    "share": None,
+    "unit": "day",
+    "price": 400.0,
+    "currency": "CNY",
+    "channel": "C1",
+    "owner": "U1",
+    "project": "llm",
+}
 
 
 def digest(h: Harness, *, storage: bool = False) -> tuple[Rentals, dict[str, Any]]:
@@ -31,12 +40,33 @@ def digest(h: Harness, *, storage: bool = False) -> tuple[Rentals, dict[str, Any
     quiet = [Sample(now - timedelta(minutes=m), 0, 0, 1200, 81920) for m in range(120, -1, -5)]
     rentals.add_samples(inst.id, quiet, [None] * len(quiet))
     if storage:
-        rentals.track_storage("T1", "ckpt", {"size_gb": 340.0, "price_gb_month": 0.3, "currency": "CNY",
-                                             "channel": "C1", "owner": "U1", "project": "llm",
-                                             "created_at": now}, "train-1")
-    [outcome] = send_digests(rentals, Sends(h.deps.store), h.deps_client(), team="T1", channels=None, now=h.clock,
-                             rules=h.deps.policy.idle, lang=Lang.EN, zone=ZoneInfo("Asia/Shanghai"), render=render,
-                             pace_s=0)
+        rentals.track_storage(
+            "T1",
+            "ckpt",
+            {
+                "size_gb": 340.0,
+                "price_gb_month": 0.3,
+                "currency": "CNY",
+                "channel": "C1",
+                "owner": "U1",
+                "project": "llm",
+                "created_at": now,
+            },
+            "train-1",
+        )
+    [outcome] = send_digests(
+        rentals,
+        Sends(h.deps.store),
+        h.deps_client(),
+        team="T1",
+        channels=None,
+        now=h.clock,
+        rules=h.deps.policy.idle,
+        lang=Lang.EN,
+        zone=ZoneInfo("Asia/Shanghai"),
+        render=render,
+        pace_s=0,
+    )
     assert outcome.status == "sent"
     return rentals, h.posts(channel="C1")[-1]
 
@@ -91,9 +121,20 @@ def test_an_admin_may_answer_and_still_needed_snoozes_a_day(tmp_path: Path) -> N
 
 
 def again(h: Harness, rentals: Rentals) -> str:
-    return send_digests(rentals, Sends(h.deps.store), h.deps_client(), team="T1", channels=["C1"], now=h.clock,
-                        rules=h.deps.policy.idle, lang=Lang.EN, zone=ZoneInfo("Asia/Shanghai"), render=render, pace_s=0,
-                        force=True)[0].status
+    return send_digests(
+        rentals,
+        Sends(h.deps.store),
+        h.deps_client(),
+        team="T1",
+        channels=["C1"],
+        now=h.clock,
+        rules=h.deps.policy.idle,
+        lang=Lang.EN,
+        zone=ZoneInfo("Asia/Shanghai"),
+        render=render,
+        pace_s=0,
+        force=True,
+    )[0].status
 
 
 def test_a_second_press_on_a_released_instance_says_it_is_gone(tmp_path: Path) -> None:
@@ -139,14 +180,41 @@ def test_every_button_updates_a_digest_in_one_language(tmp_path: Path, lang: Lan
             quiet = [Sample(now - timedelta(minutes=m), 0, 0, 1200, 81920) for m in range(120, -1, -5)]
             rentals.add_samples(inst.id, quiet, [None] * len(quiet))
         for name in ("s1", "s2"):
-            rentals.track_storage("T1", name, {"size_gb": 340.0, "price_gb_month": 0.3, "currency": "CNY",
-                                               "channel": "C1", "owner": "U1", "project": "llm",
-                                               "created_at": now - timedelta(days=30)}, None)
-        send_digests(rentals, Sends(h.deps.store), h.deps_client(), team="T1", channels=None, now=h.clock,
-                     rules=h.deps.policy.idle, lang=lang, zone=ZoneInfo("Asia/Shanghai"), render=render, pace_s=0)
+            rentals.track_storage(
+                "T1",
+                name,
+                {
+                    "size_gb": 340.0,
+                    "price_gb_month": 0.3,
+                    "currency": "CNY",
+                    "channel": "C1",
+                    "owner": "U1",
+                    "project": "llm",
+                    "created_at": now - timedelta(days=30),
+                },
+                None,
+            )
+        send_digests(
+            rentals,
+            Sends(h.deps.store),
+            h.deps_client(),
+            team="T1",
+            channels=None,
+            now=h.clock,
+            rules=h.deps.policy.idle,
+            lang=lang,
+            zone=ZoneInfo("Asia/Shanghai"),
+            render=render,
+            pace_s=0,
+        )
         message = h.posts(channel="C1")[-1]
-        presses = [("rental_released", "a"), ("rental_still_needed", "b"), ("rental_snooze_week", "c"),
-                   ("storage_deleted", "s1"), ("storage_keep", "s2")]
+        presses = [
+            ("rental_released", "a"),
+            ("rental_still_needed", "b"),
+            ("rental_snooze_week", "c"),
+            ("storage_deleted", "s1"),
+            ("storage_keep", "s2"),
+        ]
         for n, (action, name) in enumerate(presses, 1):
             h.send.click(message, action, user="U1", value=name)
             latest = updates(h, n)[-1]
@@ -185,21 +253,52 @@ def test_one_impossible_figure_stops_only_its_own_channels_digest_and_gives_the_
         rentals = Rentals(h.deps.store)
         now = h.clock.now
         for channel in ("C1", "C2"):
-            rentals.track_storage("T1", f"ckpt-{channel}", {"size_gb": 340.0, "price_gb_month": 0.3,
-                                                            "currency": "CNY", "channel": channel, "owner": "U1",
-                                                            "project": None, "created_at": now - timedelta(days=40)},
-                                  None)
+            rentals.track_storage(
+                "T1",
+                f"ckpt-{channel}",
+                {
+                    "size_gb": 340.0,
+                    "price_gb_month": 0.3,
+                    "currency": "CNY",
+                    "channel": channel,
+                    "owner": "U1",
+                    "project": None,
+                    "created_at": now - timedelta(days=40),
+                },
+                None,
+            )
         with h.deps.store.writing() as conn:  # as an older version could have stored it
             conn.execute(update(rental_storage).where(rental_storage.c.name == "ckpt-C1").values(size_gb=float("inf")))
-        outcomes = send_digests(rentals, Sends(h.deps.store), h.deps_client(), team="T1", channels=None,
-                                now=h.clock, rules=h.deps.policy.idle, lang=Lang.EN,
-                                zone=ZoneInfo("Asia/Shanghai"), render=render, pace_s=0)
+        outcomes = send_digests(
+            rentals,
+            Sends(h.deps.store),
+            h.deps_client(),
+            team="T1",
+            channels=None,
+            now=h.clock,
+            rules=h.deps.policy.idle,
+            lang=Lang.EN,
+            zone=ZoneInfo("Asia/Shanghai"),
+            render=render,
+            pace_s=0,
+        )
         # the impossible row is left out (and logged); the other channel's digest goes out
         assert {(o.channel, o.status) for o in outcomes} == {("C1", "nothing"), ("C2", "sent")}
         day = now.astimezone(ZoneInfo("Asia/Shanghai")).date()
         assert Sends(h.deps.store).sent_row("T1", "C1", day) is None  # not claimed: a fixed row goes out today
         with pytest.raises(RentalError) as refused:
-            rentals.track_storage("T1", "big", {"size_gb": float("inf"), "price_gb_month": 0.3, "currency": "CNY",
-                                                "channel": "C1", "owner": "U1", "project": None,
-                                                "created_at": now}, None)
+            rentals.track_storage(
+                "T1",
+                "big",
+                {
+                    "size_gb": float("inf"),
+                    "price_gb_month": 0.3,
+                    "currency": "CNY",
+                    "channel": "C1",
+                    "owner": "U1",
+                    "project": None,
+                    "created_at": now,
+                },
+                None,
+            )
         assert refused.value.code == "out_of_range" and refused.value.params["field"] == "size_gb"

@@ -32,10 +32,22 @@ def test_track_heartbeat_digest_release_from_slack_alone(tmp_path: Path) -> None
         token = note["text"].split("`")[1]
 
         h.clock.advance(hours=2)  # two quiet hours later
-        hour = [{"ts": (h.clock.now - timedelta(minutes=m)).isoformat(), "gpu": 0, "utilization_pct": 0,
-                 "memory_used_mib": 1200, "memory_total_mib": 81920} for m in range(115, -1, -5)]
-        request = urllib.request.Request(h.base_url + "/api/heartbeat", data=json.dumps({"samples": hour}).encode(),
-                                         method="POST", headers={"Authorization": f"Bearer {token}"})
+        hour = [
+            {
+                "ts": (h.clock.now - timedelta(minutes=m)).isoformat(),
+                "gpu": 0,
+                "utilization_pct": 0,
+                "memory_used_mib": 1200,
+                "memory_total_mib": 81920,
+            }
+            for m in range(115, -1, -5)
+        ]
+        request = urllib.request.Request(
+            h.base_url + "/api/heartbeat",
+            data=json.dumps({"samples": hour}).encode(),
+            method="POST",
+            headers={"Authorization": f"Bearer {token}"},
+        )
         with urllib.request.urlopen(request, timeout=10) as answer:
             assert answer.status == 202
 

@@ -17,10 +17,23 @@ from tests.support.servers import Reply, Request, serve
 from tests.support.state_template import migrated_state_db
 
 NOW = datetime(2026, 11, 30, 2, 0, tzinfo=UTC)
-FIELDS = {"gpu": "A100-80GB", "cards": 2, "share": None, "unit": "day", "price": 800.0, "currency": "CNY",
-          "channel": "C1", "owner": "U1", "project": None, "started_at": NOW - timedelta(hours=5)}
-VALUES = {"DCGM_FI_DEV_GPU_UTIL": ("0", "97"), "DCGM_FI_DEV_FB_USED": ("1200", "70000"),
-          "DCGM_FI_DEV_FB_FREE": ("80720", "11920")}
+FIELDS = {
+    "gpu": "A100-80GB",
+    "cards": 2,
+    "share": None,
+    "unit": "day",
+    "price": 800.0,
+    "currency": "CNY",
+    "channel": "C1",
+    "owner": "U1",
+    "project": None,
+    "started_at": NOW - timedelta(hours=5),
+}
+VALUES = {
+    "DCGM_FI_DEV_GPU_UTIL": ("0", "97"),
+    "DCGM_FI_DEV_FB_USED": ("1200", "70000"),
+    "DCGM_FI_DEV_FB_FREE": ("80720", "11920"),
+}
 
 
 def matrix(request: Request) -> Reply:
@@ -29,10 +42,20 @@ def matrix(request: Request) -> Reply:
     metric = query["query"][0]
     start, end, step = (float(query[k][0]) for k in ("start", "end", "step"))
     points = [start + i * step for i in range(int((end - start) // step) + 1)]
-    result = [{"metric": {"__name__": metric, "gpu": str(gpu), "Hostname": host, "modelName": "NVIDIA A100-SXM4-80GB",
-                          "job": "dcgm"},
-               "values": [[p, VALUES[metric][gpu]] for p in points]}
-              for host in ("train-1", "someone-else") for gpu in (0, 1)]
+    result = [
+        {
+            "metric": {
+                "__name__": metric,
+                "gpu": str(gpu),
+                "Hostname": host,
+                "modelName": "NVIDIA A100-SXM4-80GB",
+                "job": "dcgm",
+            },
+            "values": [[p, VALUES[metric][gpu]] for p in points],
+        }
+        for host in ("train-1", "someone-else")
+        for gpu in (0, 1)
+    ]
     body = {"status": "success", "data": {"resultType": "matrix", "result": result}}
     return 200, {"Content-Type": "application/json"}, json.dumps(body).encode()
 
@@ -54,10 +77,13 @@ def test_series_of_a_tracked_instance_become_its_samples(tmp_path: Path) -> None
 
 
 def test_an_error_answer_is_reported_with_prometheus_own_words(tmp_path: Path) -> None:
-    body = {"status": "error", "errorType": "bad_data", "error": "invalid parameter \"query\""}
+    body = {"status": "error", "errorType": "bad_data", "error": 'invalid parameter "query"'}
     answer: Reply = (400, {"Content-Type": "application/json"}, json.dumps(body).encode())
-    with serve({"/api/v1/query_range": answer}) as prom, httpx.Client() as client, \
-            pytest.raises(PrometheusError) as err:
+    with (
+        serve({"/api/v1/query_range": answer}) as prom,
+        httpx.Client() as client,
+        pytest.raises(PrometheusError) as err,
+    ):
         pull(Rentals(Store(migrated_state_db(tmp_path / "s.db"))), client, prom.base_url, label="Hostname", now=NOW)
     assert "HTTP 400" in str(err.value) and "bad_data" in str(err.value)
 
@@ -71,12 +97,33 @@ def pod_matrix(request: Request) -> Reply:
     points = [start + i * step for i in range(int((end - start) // step) + 1)]
     pods = [("ml", "train-0", 0), ("ml", "train-0", 1), ("serving", "llm-7f9c", 0)]
     h100, a100 = "NVIDIA H100 80GB HBM3", "NVIDIA A100-SXM4-80GB"
-    result = [{"metric": {"__name__": metric, "gpu": str(gpu), "Hostname": "node-3", "modelName": h100,
-                          "exported_namespace": ns, "exported_pod": pod},
-               "values": [[p, VALUES[metric][0]] for p in points]} for ns, pod, gpu in pods]
-    result.append({"metric": {"__name__": metric, "gpu": "0", "Hostname": "train-1", "modelName": a100,
-                              "exported_namespace": "ml", "exported_pod": "tracked-already"},
-                   "values": [[p, VALUES[metric][1]] for p in points]})
+    result = [
+        {
+            "metric": {
+                "__name__": metric,
+                "gpu": str(gpu),
+                "Hostname": "node-3",
+                "modelName": h100,
+                "exported_namespace": ns,
+                "exported_pod": pod,
+            },
+            "values": [[p, VALUES[metric][0]] for p in points],
+        }
+        for ns, pod, gpu in pods
+    ]
+    result.append(
+        {
+            "metric": {
+                "__name__": metric,
+                "gpu": "0",
+                "Hostname": "train-1",
+                "modelName": a100,
+                "exported_namespace": "ml",
+                "exported_pod": "tracked-already",
+            },
+            "values": [[p, VALUES[metric][1]] for p in points],
+        }
+    )
     body = {"status": "success", "data": {"resultType": "matrix", "result": result}}
     return 200, {"Content-Type": "application/json"}, json.dumps(body).encode()
 
@@ -94,7 +141,14 @@ def test_pods_given_gpus_become_items_of_their_own_notify_only(tmp_path: Path) -
     assert set(items) == {"k8s:ml/train-0", "k8s:serving/llm-7f9c"}  # the tracked host's series stay its own
     pod = items["k8s:ml/train-0"]
     assert (pod.name, pod.gpu, pod.cards, pod.owner, pod.channel, pod.price, pod.currency) == (
-        "ml.train-0", "H100-80GB", 2, "", "CK8S", 5.0, "USD")
+        "ml.train-0",
+        "H100-80GB",
+        2,
+        "",
+        "CK8S",
+        5.0,
+        "USD",
+    )
     assert len(rentals.samples(pod.id, NOW - timedelta(hours=1))) == 2 * 16  # 11 + 5 new points, two GPUs
     assert len(rentals.samples(tracked.id, NOW - timedelta(hours=1))) == 16
     with serve({"/api/v1/query_range": matrix}) as prom, httpx.Client() as client:  # the pods are gone

@@ -26,8 +26,16 @@ from tests.support.cli import ROOT, run_cli
 from tests.support.fake_slack import FakeSlack, fake_slack
 from tests.support.state_template import migrated_state_db
 
-FIELDS = {"gpu": "A100-80GB", "cards": 1, "share": None, "unit": "day", "price": 400.0, "currency": "CNY",
-          "owner": "U1", "project": "llm"}
+FIELDS = {
+    "gpu": "A100-80GB",
+    "cards": 1,
+    "share": None,
+    "unit": "day",
+    "price": 400.0,
+    "currency": "CNY",
+    "owner": "U1",
+    "project": "llm",
+}
 
 
 @pytest.fixture
@@ -37,16 +45,22 @@ def fake() -> Iterator[FakeSlack]:
 
 
 def env(tmp: Path, fake: FakeSlack, lang: str = "en") -> dict[str, str]:
-    return {"GPU_ADVISOR_STATE_DB": str(tmp / "state.db"), "SLACK_BOT_TOKEN": "xoxb-test-token",
-            "SLACK_API_URL": fake.api_url, "GPU_ADVISOR_REMIND_PACE_S": "0", "GPU_ADVISOR_LANG": lang}
+    return {
+        "GPU_ADVISOR_STATE_DB": str(tmp / "state.db"),
+        "SLACK_BOT_TOKEN": "xoxb-test-token",
+        "SLACK_API_URL": fake.api_url,
+        "GPU_ADVISOR_REMIND_PACE_S": "0",
+        "GPU_ADVISOR_LANG": lang,
+    }
 
 
 def idle_box(tmp: Path, name: str = "train-1", channel: str = "C1", owner: str = "U1") -> Rentals:
     """An instance started three hours ago whose agent reported a quiet last two hours."""
     rentals = Rentals(Store(migrated_state_db(tmp / "state.db")))
     now = datetime.now(UTC)
-    inst, _ = rentals.track_instance("T1", name, FIELDS | {"channel": channel, "owner": owner,
-                                                          "started_at": now - timedelta(hours=3)})
+    inst, _ = rentals.track_instance(
+        "T1", name, FIELDS | {"channel": channel, "owner": owner, "started_at": now - timedelta(hours=3)}
+    )
     quiet = [Sample(now - timedelta(minutes=m), 0, 0, 1200, 81920) for m in range(120, -1, -5)]
     rentals.add_samples(inst.id, quiet, [None] * len(quiet))
     return rentals
@@ -95,8 +109,10 @@ def test_two_processes_racing_post_one_digest(tmp_path: Path, fake: FakeSlack) -
     idle_box(tmp_path)
     base = {k: v for k, v in os.environ.items() if not k.startswith(("GPU_ADVISOR_", "SLACK_"))}
     cmd = [sys.executable, "-m", "bot", "remind", "--now", "--team", "T1"]
-    racers = [subprocess.Popen(cmd, env=base | env(tmp_path, fake), cwd=ROOT, stdout=subprocess.PIPE, text=True)
-              for _ in range(2)]
+    racers = [
+        subprocess.Popen(cmd, env=base | env(tmp_path, fake), cwd=ROOT, stdout=subprocess.PIPE, text=True)
+        for _ in range(2)
+    ]
     outs = [r.communicate(timeout=60)[0] for r in racers]
     assert [r.returncode for r in racers] == [0, 0]
     assert len(posts(fake)) == 1
@@ -108,8 +124,15 @@ def test_a_claim_left_by_a_dead_sender_is_taken_over_a_fresh_one_is_not(tmp_path
     store = Store(migrated_state_db(tmp_path / "state.db"))
     today = datetime.now(UTC).astimezone(ZoneInfo("Asia/Shanghai")).date()
     with store.writing() as conn:
-        conn.execute(insert(digest_sends).values(team="T1", channel="C1", kind="digest", local_date=today,
-                                                 claimed_at=datetime.now(UTC) - timedelta(minutes=1)))
+        conn.execute(
+            insert(digest_sends).values(
+                team="T1",
+                channel="C1",
+                kind="digest",
+                local_date=today,
+                claimed_at=datetime.now(UTC) - timedelta(minutes=1),
+            )
+        )
     assert "already sent" in remind(tmp_path, fake).stdout and posts(fake) == []
     with store.writing() as conn:
         conn.execute(digest_sends.update().values(claimed_at=datetime.now(UTC) - timedelta(minutes=20)))
@@ -141,15 +164,18 @@ def test_429_is_retried_after_retry_after(tmp_path: Path, fake: FakeSlack) -> No
 def test_without_now_or_a_token_it_says_what_is_needed(tmp_path: Path, fake: FakeSlack) -> None:
     plain = run_cli("remind", "--team", "T1", env=env(tmp_path, fake), tmp=tmp_path)
     assert plain.returncode == 2 and "--now" in plain.stderr
-    no_token = run_cli("remind", "--now", "--team", "T1", env={"GPU_ADVISOR_STATE_DB": str(tmp_path / "s.db")},
-                       tmp=tmp_path)
+    no_token = run_cli(
+        "remind", "--now", "--team", "T1", env={"GPU_ADVISOR_STATE_DB": str(tmp_path / "s.db")}, tmp=tmp_path
+    )
     assert no_token.returncode == 2 and "SLACK_BOT_TOKEN" in no_token.stderr
 
 
 def test_a_bad_remind_setting_names_it_and_the_accepted_form(tmp_path: Path, fake: FakeSlack) -> None:
-    for name, value, said in [("GPU_ADVISOR_REMIND_TZ", "Mars/Base", "IANA time zone"),
-                              ("GPU_ADVISOR_REMIND_AT", "25:00", "09:30"),
-                              ("GPU_ADVISOR_REMIND_DAYS", "someday", "mon-fri")]:
+    for name, value, said in [
+        ("GPU_ADVISOR_REMIND_TZ", "Mars/Base", "IANA time zone"),
+        ("GPU_ADVISOR_REMIND_AT", "25:00", "09:30"),
+        ("GPU_ADVISOR_REMIND_DAYS", "someday", "mon-fri"),
+    ]:
         done = run_cli("remind", "--now", "--team", "T1", env=env(tmp_path, fake) | {name: value}, tmp=tmp_path)
         assert done.returncode == 2 and value in done.stderr and said in done.stderr, (name, done.stderr)
     assert posts(fake) == []
@@ -162,7 +188,12 @@ def test_remind_now_with_lang_posts_in_that_language_else_the_channels(tmp_path:
     assert "GPU rentals" in json.dumps(posts(fake)[-1]["blocks"])
     store = Store(migrated_state_db(tmp_path / "state.db"))
     schedules = Schedules(store, RemindSchedule(time(9, 30), "Asia/Shanghai", frozenset(range(5))))
-    schedules.put("T1", "C1", RemindSchedule(time(9, 30), "Asia/Shanghai", frozenset(range(5)), lang="zh"), "U1",
-                  datetime.now(UTC))
+    schedules.put(
+        "T1",
+        "C1",
+        RemindSchedule(time(9, 30), "Asia/Shanghai", frozenset(range(5)), lang="zh"),
+        "U1",
+        datetime.now(UTC),
+    )
     assert remind(tmp_path, fake, "--force", lang="en").returncode == 0  # no --lang: the channel's (zh)
     assert "GPU 租用提醒" in json.dumps(posts(fake)[-1]["blocks"], ensure_ascii=False)

@@ -15,8 +15,16 @@ from bot.state.schedules import Schedules
 from rules.samples import Sample
 from tests.support.slack_harness import Harness, running_app
 
-FIELDS = {"gpu": "A100-80GB", "cards": 1, "share": None, "unit": "day", "price": 400.0, "currency": "CNY",
-          "owner": "U1", "project": "llm"}
+FIELDS = {
+    "gpu": "A100-80GB",
+    "cards": 1,
+    "share": None,
+    "unit": "day",
+    "price": 400.0,
+    "currency": "CNY",
+    "owner": "U1",
+    "project": "llm",
+}
 MONDAY_0910_SHANGHAI = datetime(2026, 11, 30, 1, 10, tzinfo=UTC)
 
 
@@ -87,9 +95,20 @@ def test_remind_at_shows_the_next_send_off_stops_it_and_bad_input_says_the_accep
 def test_list_and_release_from_slack_owner_or_admin_only(tmp_path: Path) -> None:
     with running_app(tmp_path) as h:
         rentals = idle_box(h)
-        rentals.track_storage("T1", "ckpt", {"size_gb": 340.0, "price_gb_month": 0.3, "currency": "CNY",
-                                             "channel": "C1", "owner": "U1", "project": None,
-                                             "created_at": h.clock.now}, "train-1")
+        rentals.track_storage(
+            "T1",
+            "ckpt",
+            {
+                "size_gb": 340.0,
+                "price_gb_month": 0.3,
+                "currency": "CNY",
+                "channel": "C1",
+                "owner": "U1",
+                "project": None,
+                "created_at": h.clock.now,
+            },
+            "train-1",
+        )
         h.send.command("list", response_url=h.fake.response_url("1"))
         listed = replies(h, 1)[0]["text"]
         assert "*train-1* A100-80GB × 1 · ¥400/day · <@U1> · running" in listed and "*ckpt* 340 GB" in listed
@@ -162,9 +181,20 @@ def test_delete_storage_from_slack_owner_or_admin_only(tmp_path: Path) -> None:
     """Issue 19.7: the digest's footer named a terminal command; Slack now has `delete-storage NAME`."""
     with running_app(tmp_path) as h:
         rentals = idle_box(h)
-        rentals.track_storage("T1", "ckpt", {"size_gb": 340.0, "price_gb_month": 0.3, "currency": "CNY",
-                                             "channel": "C1", "owner": "U1", "project": None,
-                                             "created_at": h.clock.now}, None)
+        rentals.track_storage(
+            "T1",
+            "ckpt",
+            {
+                "size_gb": 340.0,
+                "price_gb_month": 0.3,
+                "currency": "CNY",
+                "channel": "C1",
+                "owner": "U1",
+                "project": None,
+                "created_at": h.clock.now,
+            },
+            None,
+        )
         h.send.command("delete-storage ckpt", user="U7", response_url=h.fake.response_url("1"))
         assert "Only <@U1>" in replies(h, 1)[0]["text"] and rentals.storage("T1")[0].deleted_at is None
         h.send.command("delete-storage ckpt", user="U1", response_url=h.fake.response_url("2"))

@@ -58,13 +58,19 @@ def quiet(minutes: int, mem: float = 500) -> list[Sample]:
 def digest_of_the_articles_kind() -> object:
     """An idle A100 billed by the day, a notebook holding memory, a box with no agent, a released box's
     checkpoints and an old data set: one of each thing the digest says."""
-    boxes = [Box(1, "pretrain-a100", "U1", 400, "day", "llm"), Box(2, "notebook-4090", "U2", 2.5, "hour", "search"),
-             Box(3, "dark-h800", "U3", 11500, "month", None),
-             Box(4, "lora-done", "U1", 14, "hour", "llm", released_at=NOW - timedelta(hours=6))]
-    disks = [Disk("lora-ckpt", "U1", 340, 0.35, 4, NOW - timedelta(days=2)),
-             Disk("dataset-v1", "U2", 2000, 0.12, None, NOW - timedelta(days=20), project="search")]
-    return compose(boxes, disks, {1: quiet(180), 2: quiet(90, mem=30000)}, now=NOW, rules=Idle(),
-                   budgets={("llm", "CNY"): 20000})
+    boxes = [
+        Box(1, "pretrain-a100", "U1", 400, "day", "llm"),
+        Box(2, "notebook-4090", "U2", 2.5, "hour", "search"),
+        Box(3, "dark-h800", "U3", 11500, "month", None),
+        Box(4, "lora-done", "U1", 14, "hour", "llm", released_at=NOW - timedelta(hours=6)),
+    ]
+    disks = [
+        Disk("lora-ckpt", "U1", 340, 0.35, 4, NOW - timedelta(days=2)),
+        Disk("dataset-v1", "U2", 2000, 0.12, None, NOW - timedelta(days=20), project="search"),
+    ]
+    return compose(
+        boxes, disks, {1: quiet(180), 2: quiet(90, mem=30000)}, now=NOW, rules=Idle(), budgets={("llm", "CNY"): 20000}
+    )
 
 
 @pytest.mark.parametrize("lang", [Lang.EN, Lang.ZH])

@@ -22,7 +22,13 @@ def test_track_an_instance_and_its_storage_from_slack(tmp_path: Path) -> None:
         rentals = Rentals(h.deps.store)
         inst = rentals.by_token(token)
         assert inst is not None and (inst.name, inst.owner, inst.channel, inst.unit, inst.price, inst.share) == (
-            "train-1", "U2", "C1", "hour", 14.0, 0.5)
+            "train-1",
+            "U2",
+            "C1",
+            "hour",
+            14.0,
+            0.5,
+        )
         assert h.posts(channel="C1") == []  # the token never goes to the channel
         [told] = h.wait_posts(1, channel="U2")  # the owner learns someone tracked a box in their name
         assert "<@U1> tracked *train-1* for you in <#C1>" in told["text"] and token not in told["text"]
@@ -34,13 +40,17 @@ def test_track_an_instance_and_its_storage_from_slack(tmp_path: Path) -> None:
 
 def test_bad_track_input_names_the_key_and_the_accepted_form(tmp_path: Path) -> None:
     with running_app(tmp_path) as h:
-        cases = [("track x gpu=A100 price=cheap", "`price`"), ("track x gpu=Z9 price=1/h", "`gpu`"),
-                 ("track x gpu=A100 price=1/h cards=1.5", "share=1/2"), ("track x price=1/h", "gpu=A100-80GB"),
-                 ("track x gpu=A100 price=1/h owner=@bob", "member ID"),
-                 ("track x gpu=A100 price=1/h speed=9", "speed"),
-                 ("track x gpu=H800", "no dedicated price of H800-80GB"),
-                 ("track storage s size=-3 price=0.3", "positive number"),
-                 ("track storage s size=3 price=0.3 instance=nope", "no instance named 'nope'")]
+        cases = [
+            ("track x gpu=A100 price=cheap", "`price`"),
+            ("track x gpu=Z9 price=1/h", "`gpu`"),
+            ("track x gpu=A100 price=1/h cards=1.5", "share=1/2"),
+            ("track x price=1/h", "gpu=A100-80GB"),
+            ("track x gpu=A100 price=1/h owner=@bob", "member ID"),
+            ("track x gpu=A100 price=1/h speed=9", "speed"),
+            ("track x gpu=H800", "no dedicated price of H800-80GB"),
+            ("track storage s size=-3 price=0.3", "positive number"),
+            ("track storage s size=3 price=0.3 instance=nope", "no instance named 'nope'"),
+        ]
         for n, (text, said) in enumerate(cases, start=1):
             assert said in reply(h, text, n)["text"], text
         assert Rentals(h.deps.store).instances("T1") == [] and Rentals(h.deps.store).storage("T1") == []

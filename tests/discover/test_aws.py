@@ -25,8 +25,15 @@ from tests.support.state_template import migrated_state_db
 
 
 def settings(tmp_path: Path, url: str, **extra: Any) -> Settings:
-    return Settings(db=tmp_path / "bot.db", aws_regions="us-east-1", aws_endpoint_url=url, azure_enabled=False,
-                    ecb_enabled=False, discover_channel="CGPU", **extra)
+    return Settings(
+        db=tmp_path / "bot.db",
+        aws_regions="us-east-1",
+        aws_endpoint_url=url,
+        azure_enabled=False,
+        ecb_enabled=False,
+        discover_channel="CGPU",
+        **extra,
+    )
 
 
 def no_offers(gpu: str) -> list[Any]:
@@ -34,18 +41,19 @@ def no_offers(gpu: str) -> list[Any]:
 
 
 def run(tmp_path: Path, url: str, store: Store, client: Any = None, **extra: Any):  # type: ignore[no-untyped-def]
-    return discover(settings(tmp_path, url, **extra), store, "T1", datetime.now(UTC), offers=no_offers,
-                    client=client)
+    return discover(settings(tmp_path, url, **extra), store, "T1", datetime.now(UTC), offers=no_offers, client=client)
 
 
 def test_gpu_instances_and_unattached_volumes_become_items_with_owner_channel_and_price(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     with moto_server(monkeypatch) as url, fake_slack() as fake:
         fake.emails["ana@example.com"] = "UANA"
         client = ec2(url)
         bare = launch(client, "g5.xlarge")
-        tagged = launch(client, "p4d.24xlarge", {"Name": "pretrain-8x", "Owner": "U0456", "SlackChannel": "#C9",
-                                                 "Project": "llm"})
+        tagged = launch(
+            client, "p4d.24xlarge", {"Name": "pretrain-8x", "Owner": "U0456", "SlackChannel": "#C9", "Project": "llm"}
+        )
         spot = launch(client, "g4dn.xlarge", {"Owner": "ana@example.com"}, spot=True)
         launch(client, "t3.micro")  # no GPU: never an item
         disk = volume(client, 500)
@@ -57,19 +65,37 @@ def test_gpu_instances_and_unattached_volumes_become_items_with_owner_channel_an
         assert set(found) == {f"aws:{bare}", f"aws:{tagged}", f"aws:{spot}"}
         untagged = found[f"aws:{bare}"]
         assert (untagged.name, untagged.owner, untagged.channel, untagged.gpu, untagged.cards) == (
-            bare, "", "CGPU", "A10-24GB", 1)
+            bare,
+            "",
+            "CGPU",
+            "A10-24GB",
+            1,
+        )
         assert (untagged.price, untagged.unit, untagged.currency, untagged.source) == (1.006, "hour", "USD", "aws")
         big = found[f"aws:{tagged}"]
         assert (big.name, big.owner, big.channel, big.project, big.gpu, big.cards) == (
-            "pretrain-8x", "U0456", "C9", "llm", "A100-40GB", 8)
+            "pretrain-8x",
+            "U0456",
+            "C9",
+            "llm",
+            "A100-40GB",
+            8,
+        )
         assert found[f"aws:{spot}"].spot and found[f"aws:{spot}"].owner == "UANA"
         [kept] = rentals.storage("T1")
         assert (kept.name, kept.size_gb, kept.price_gb_month, kept.currency, kept.owner, kept.provider_id) == (
-            disk, 500.0, 0.08, "USD", "", f"aws:{disk}")
+            disk,
+            500.0,
+            0.08,
+            "USD",
+            "",
+            f"aws:{disk}",
+        )
 
 
-def test_a_rerun_updates_and_what_is_gone_is_released_or_deleted(tmp_path: Path,
-                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_rerun_updates_and_what_is_gone_is_released_or_deleted(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     with moto_server(monkeypatch) as url:
         client = ec2(url)
         keep, gone = launch(client, "g6.xlarge"), launch(client, "g6e.12xlarge")
@@ -101,14 +127,19 @@ def test_cloudwatch_nvidia_metrics_become_samples(tmp_path: Path, monkeypatch: p
             dims = [{"Name": "InstanceId", "Value": box}, {"Name": "index", "Value": str(gpu)}]
             for minute in range(0, 60, 10):
                 at = now - timedelta(minutes=minute)
-                data += [{"MetricName": "nvidia_smi_utilization_gpu", "Dimensions": dims, "Timestamp": at,
-                          "Value": 2.0 + gpu},
-                         {"MetricName": "nvidia_smi_memory_used", "Dimensions": dims, "Timestamp": at, "Value": 900.0},
-                         {"MetricName": "nvidia_smi_memory_total", "Dimensions": dims, "Timestamp": at,
-                          "Value": 23028.0}]
+                data += [
+                    {
+                        "MetricName": "nvidia_smi_utilization_gpu",
+                        "Dimensions": dims,
+                        "Timestamp": at,
+                        "Value": 2.0 + gpu,
+                    },
+                    {"MetricName": "nvidia_smi_memory_used", "Dimensions": dims, "Timestamp": at, "Value": 900.0},
+                    {"MetricName": "nvidia_smi_memory_total", "Dimensions": dims, "Timestamp": at, "Value": 23028.0},
+                ]
         cw = cloudwatch(url)
         for start in range(0, len(data), 20):
-            cw.put_metric_data(Namespace="CWAgent", MetricData=data[start:start + 20])
+            cw.put_metric_data(Namespace="CWAgent", MetricData=data[start : start + 20])
         store = Store(f"sqlite:///{migrated_state_db(tmp_path / 'state.db')}")
         report = run(tmp_path, url, store)
         assert report.problems == {}
@@ -116,7 +147,9 @@ def test_cloudwatch_nvidia_metrics_become_samples(tmp_path: Path, monkeypatch: p
         samples = Rentals(store).samples(inst.id, now - timedelta(hours=2))
         assert len(samples) == 12
         assert {(s.gpu, s.utilization_pct, s.memory_used_mib, s.memory_total_mib) for s in samples} == {
-            (0, 2.0, 900.0, 23028.0), (1, 3.0, 900.0, 23028.0)}
+            (0, 2.0, 900.0, 23028.0),
+            (1, 3.0, 900.0, 23028.0),
+        }
         run(tmp_path, url, store)  # read again: kept once
         assert len(Rentals(store).samples(inst.id, now - timedelta(hours=2))) == 12
 
@@ -138,25 +171,44 @@ def test_an_enrolled_box_and_its_cloud_instance_are_one_item(tmp_path: Path, mon
         items = {i.provider_id: i for i in rentals.instances("T1")}
         assert len(items) == 2
         assert (items[f"aws:{first}"].id, items[f"aws:{first}"].owner, items[f"aws:{first}"].channel) == (
-            enrolled.id, "U0456", "C9")
+            enrolled.id,
+            "U0456",
+            "C9",
+        )
         joined = items[f"aws:{later}"]
         assert (joined.name, joined.source, joined.machine_id, joined.owner, joined.channel) == (
-            later, "aws", "m2", "U1", "C1")
+            later,
+            "aws",
+            "m2",
+            "U1",
+            "C1",
+        )
 
 
 def test_discover_json_from_the_terminal(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     with moto_server(monkeypatch) as url:
         box = launch(ec2(url), "g5.xlarge")
-        env = {"GPU_ADVISOR_AWS_REGIONS": "us-east-1", "GPU_ADVISOR_AWS_ENDPOINT_URL": url,
-               "GPU_ADVISOR_DISCOVER_TEAM": "T1", "GPU_ADVISOR_LANG": "en"}
+        env = {
+            "GPU_ADVISOR_AWS_REGIONS": "us-east-1",
+            "GPU_ADVISOR_AWS_ENDPOINT_URL": url,
+            "GPU_ADVISOR_DISCOVER_TEAM": "T1",
+            "GPU_ADVISOR_LANG": "en",
+        }
         done = run_cli("discover", "--json", env=env, tmp=tmp_path)
         assert done.returncode == 0, done.stderr
         said = json.loads(done.stdout)
         assert said["found"] == 1
         [item] = said["items"]
         assert {k: item[k] for k in ("key", "source", "kind", "name", "gpu", "cards", "owner", "state")} == {
-            "key": f"aws:{box}", "source": "aws", "kind": "instance", "name": box, "gpu": "A10-24GB", "cards": 1,
-            "owner": None, "state": "running"}
+            "key": f"aws:{box}",
+            "source": "aws",
+            "kind": "instance",
+            "name": box,
+            "gpu": "A10-24GB",
+            "cards": 1,
+            "owner": None,
+            "state": "running",
+        }
         listed = json.loads(run_cli("list", "--team", "T1", "--json", env=env, tmp=tmp_path).stdout)
         assert [(i["source"], i["provider_id"]) for i in listed["instances"]] == [("aws", f"aws:{box}")]
         off = run_cli("discover", env={"GPU_ADVISOR_LANG": "en"}, tmp=tmp_path)

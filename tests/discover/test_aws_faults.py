@@ -29,8 +29,10 @@ THROTTLED = (503, "RequestLimitExceeded", "Request limit exceeded.")
 
 
 def ec2_error(status: int, code: str, message: str) -> tuple[int, dict[str, str], bytes]:
-    body = (f'<?xml version="1.0" encoding="UTF-8"?><Response><Errors><Error><Code>{code}</Code>'
-            f"<Message>{message}</Message></Error></Errors><RequestID>req-1</RequestID></Response>")
+    body = (
+        f'<?xml version="1.0" encoding="UTF-8"?><Response><Errors><Error><Code>{code}</Code>'
+        f"<Message>{message}</Message></Error></Errors><RequestID>req-1</RequestID></Response>"
+    )
     return status, {"Content-Type": "text/xml;charset=UTF-8"}, body.encode()
 
 
@@ -50,15 +52,17 @@ def failing(upstream: str, error: tuple[int, str, str], times: int) -> Callable[
 
 
 def run(tmp_path: Path, url: str, store: Store):  # type: ignore[no-untyped-def]
-    settings = Settings(db=tmp_path / "bot.db", aws_regions="us-east-1", aws_endpoint_url=url, azure_enabled=False,
-                        ecb_enabled=False)
+    settings = Settings(
+        db=tmp_path / "bot.db", aws_regions="us-east-1", aws_endpoint_url=url, azure_enabled=False, ecb_enabled=False
+    )
     return discover(settings, store, "T1", datetime.now(UTC), offers=lambda gpu: [])
 
 
 def known(store: Store) -> list[tuple[str | None, object, object]]:
     rentals = Rentals(store)
-    return [(i.provider_id, i.released_at, i.cloud_state) for i in rentals.instances("T1")] + \
-           [(s.provider_id, s.deleted_at, s.cloud_state) for s in rentals.storage("T1")]
+    return [(i.provider_id, i.released_at, i.cloud_state) for i in rentals.instances("T1")] + [
+        (s.provider_id, s.deleted_at, s.cloud_state) for s in rentals.storage("T1")
+    ]
 
 
 def test_access_denied_is_one_line_and_changes_nothing_known(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -80,8 +84,7 @@ def test_access_denied_is_one_line_and_changes_nothing_known(tmp_path: Path, mon
         assert run_state.error.startswith("us-east-1: access denied") and run_state.last_ok_at is not None
 
 
-def test_throttling_once_is_retried_through_and_always_is_said(tmp_path: Path,
-                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+def test_throttling_once_is_retried_through_and_always_is_said(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     with moto_server(monkeypatch) as url:
         monkeypatch.setenv("AWS_MAX_ATTEMPTS", "2")
         box = launch(ec2(url), "g5.xlarge")
@@ -96,15 +99,20 @@ def test_throttling_once_is_retried_through_and_always_is_said(tmp_path: Path,
         assert Rentals(store).instances("T1")[0].released_at is None
 
 
-def test_no_endpoint_and_no_credentials_are_said_in_the_terminal(tmp_path: Path,
-                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+def test_no_endpoint_and_no_credentials_are_said_in_the_terminal(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     with moto_server(monkeypatch):
         monkeypatch.setenv("AWS_MAX_ATTEMPTS", "1")
         with socket.socket() as sock:
             sock.bind(("127.0.0.1", 0))
             nobody = f"http://127.0.0.1:{sock.getsockname()[1]}"
-            env = {"GPU_ADVISOR_AWS_REGIONS": "us-east-1", "GPU_ADVISOR_AWS_ENDPOINT_URL": nobody,
-                   "GPU_ADVISOR_DISCOVER_TEAM": "T1", "GPU_ADVISOR_LANG": "en"}
+            env = {
+                "GPU_ADVISOR_AWS_REGIONS": "us-east-1",
+                "GPU_ADVISOR_AWS_ENDPOINT_URL": nobody,
+                "GPU_ADVISOR_DISCOVER_TEAM": "T1",
+                "GPU_ADVISOR_LANG": "en",
+            }
             down = run_cli("discover", env=env, tmp=tmp_path)
         assert down.returncode == 1 and "us-east-1: AWS unreachable or refused" in down.stderr
         assert "Traceback" not in down.stderr + down.stdout and len(down.stderr.strip().splitlines()) == 1
@@ -114,8 +122,9 @@ def test_no_endpoint_and_no_credentials_are_said_in_the_terminal(tmp_path: Path,
         assert bare.returncode == 1 and "us-east-1: no AWS credentials" in bare.stderr
 
 
-def test_serve_runs_discovery_as_a_job_and_healthz_says_when_aws_fails(tmp_path: Path,
-                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+def test_serve_runs_discovery_as_a_job_and_healthz_says_when_aws_fails(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     import json
     import urllib.request
 

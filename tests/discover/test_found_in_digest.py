@@ -28,9 +28,19 @@ def discovered(h: Harness) -> None:
 
 
 def digest(h: Harness) -> dict[str, Any]:
-    [outcome] = send_digests(Rentals(h.deps.store), Sends(h.deps.store), h.deps_client(), team="T1", channels=None,
-                             now=h.clock, rules=h.deps.policy.idle, lang=Lang.EN, zone=ZoneInfo("Asia/Shanghai"),
-                             render=render, pace_s=0)
+    [outcome] = send_digests(
+        Rentals(h.deps.store),
+        Sends(h.deps.store),
+        h.deps_client(),
+        team="T1",
+        channels=None,
+        now=h.clock,
+        rules=h.deps.policy.idle,
+        lang=Lang.EN,
+        zone=ZoneInfo("Asia/Shanghai"),
+        render=render,
+        pace_s=0,
+    )
     assert outcome.status == "sent", outcome
     return h.posts(channel="CGPU")[-1]
 

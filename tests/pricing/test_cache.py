@@ -29,9 +29,19 @@ def db() -> Iterator[Database]:
 
 
 def record(amount: float, *, model: str = "on-demand", source: str = "feed", instance: str = "x1") -> PriceRecord:
-    return PriceRecord(source=source, provider="acme", instance_type=instance, gpu="A100-80GB", gpu_count=1,
-                       pricing_model=model, amount=amount, currency="CNY", unit="hour", fetched_at=NOW,
-                       provenance="test")
+    return PriceRecord(
+        source=source,
+        provider="acme",
+        instance_type=instance,
+        gpu="A100-80GB",
+        gpu_count=1,
+        pricing_model=model,
+        amount=amount,
+        currency="CNY",
+        unit="hour",
+        fetched_at=NOW,
+        provenance="test",
+    )
 
 
 def feed(*records: PriceRecord) -> Source:
@@ -74,8 +84,11 @@ def test_failure_after_many_chunks_rolls_back_all_of_them(db: Database, monkeypa
 
 
 def test_spot_above_on_demand_is_flagged(db: Database) -> None:
-    cache.replace_source(db, "feed", [record(10), record(12, model="spot"), record(3, model="spot", instance="x2"),
-                                      record(9, instance="x2")])
+    cache.replace_source(
+        db,
+        "feed",
+        [record(10), record(12, model="spot"), record(3, model="spot", instance="x2"), record(9, instance="x2")],
+    )
     flags = {(r.instance_type, r.pricing_model): r.flags for r in cache.load_prices(db)}
     assert flags[("x1", "spot")] == "spot_above_on_demand"
     assert flags[("x2", "spot")] == ""
@@ -83,9 +96,17 @@ def test_spot_above_on_demand_is_flagged(db: Database) -> None:
 
 def test_every_attempt_is_recorded(db: Database) -> None:
     refresh(db, feed(record(12)), now=lambda: NOW)
-    refresh(db, Source("feed", timedelta(hours=1), timedelta(hours=1),
-                       fetch=lambda now: (_ for _ in ()).throw(SourceError("HTTP 404 from x")), retries=0),
-            now=lambda: NOW)
+    refresh(
+        db,
+        Source(
+            "feed",
+            timedelta(hours=1),
+            timedelta(hours=1),
+            fetch=lambda now: (_ for _ in ()).throw(SourceError("HTTP 404 from x")),
+            retries=0,
+        ),
+        now=lambda: NOW,
+    )
     runs = cache.runs(db, "feed")
     assert [(r["status"], r["rows"], r["error"]) for r in runs] == [("failed", 0, "HTTP 404 from x"), ("ok", 1, None)]
     assert all(r["started_at"] and r["finished_at"] for r in runs)
@@ -100,8 +121,11 @@ def test_transient_failures_are_retried_with_backoff(db: Database) -> None:
             raise TransientSourceError("HTTP 503", retry_after=None if len(calls) == 1 else 5)
         return [record(12)]
 
-    result = refresh(db, Source("feed", timedelta(hours=1), timedelta(hours=1), fetch=flaky, retries=2,
-                            backoff_s=2), sleep=sleeps.append)
+    result = refresh(
+        db,
+        Source("feed", timedelta(hours=1), timedelta(hours=1), fetch=flaky, retries=2, backoff_s=2),
+        sleep=sleeps.append,
+    )
     assert result.ok and result.attempts == 3
     assert sleeps == [2, 5]  # back-off first, then the server's Retry-After
 
@@ -112,8 +136,9 @@ def test_retries_give_up_and_keep_prices(db: Database) -> None:
     def down(now: datetime) -> list[PriceRecord]:
         raise TransientSourceError("HTTP 429", retry_after=1)
 
-    result = refresh(db, Source("feed", timedelta(hours=1), timedelta(hours=1), fetch=down, retries=2),
-                     sleep=lambda s: None)
+    result = refresh(
+        db, Source("feed", timedelta(hours=1), timedelta(hours=1), fetch=down, retries=2), sleep=lambda s: None
+    )
     assert (result.ok, result.attempts) == (False, 3)
     assert cache.count_prices(db, "feed") == 1
 
@@ -130,8 +155,9 @@ def test_a_bug_in_a_source_is_recorded_not_raised(db: Database) -> None:
 def test_ecb_refresh_stores_the_rate(db: Database) -> None:
     xml = (DATA / "ecb.xml").read_text()
     client = httpx.Client(transport=httpx.MockTransport(lambda r: httpx.Response(200, text=xml)))
-    result = refresh(db, ecb_source(client, "https://ecb.test/rates.xml", ttl=timedelta(days=3),
-                                    interval=timedelta(days=1)))
+    result = refresh(
+        db, ecb_source(client, "https://ecb.test/rates.xml", ttl=timedelta(days=3), interval=timedelta(days=1))
+    )
     assert result.ok
     (rate,) = cache.load_fx(db)
     assert rate.rate == pytest.approx(7.5296 / 1.04)
@@ -141,8 +167,13 @@ def test_ecb_refresh_stores_the_rate(db: Database) -> None:
 def test_status_reports_age_rows_and_last_error(db: Database) -> None:
     source = feed(record(12))
     refresh(db, source, now=lambda: NOW - timedelta(hours=50))
-    failing = Source("feed", timedelta(hours=48), timedelta(hours=6),
-                     fetch=lambda now: (_ for _ in ()).throw(SourceError("HTTP 500 from feed")), retries=0)
+    failing = Source(
+        "feed",
+        timedelta(hours=48),
+        timedelta(hours=6),
+        fetch=lambda now: (_ for _ in ()).throw(SourceError("HTTP 500 from feed")),
+        retries=0,
+    )
     refresh(db, failing, now=lambda: NOW)
     (state,) = source_status(db, [source], NOW)
     assert state.rows == 1

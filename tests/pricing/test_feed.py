@@ -17,8 +17,9 @@ HEADER = "provider,instance_type,gpu,gpu_count,pricing_model,amount,currency,uni
 
 
 def csv_rows(*lines: str, header: str = HEADER) -> list[object]:
-    return list(parse_text("\n".join([header, *lines]) + "\n", fmt="csv", origin="team.csv", source="feed",
-                           fetched_at=NOW))
+    return list(
+        parse_text("\n".join([header, *lines]) + "\n", fmt="csv", origin="team.csv", source="feed", fetched_at=NOW)
+    )
 
 
 def test_bundled_rate_card_has_the_articles_prices() -> None:
@@ -41,15 +42,18 @@ def test_csv_row_with_vendor_gpu_name() -> None:
     assert record.gpu == "A100-80GB"  # type: ignore[attr-defined]
 
 
-@pytest.mark.parametrize(("line", "field", "problem"), [
-    ("acme,x1,B300,1,on-demand,12,CNY,hour", "gpu", "unknown GPU model 'B300'"),
-    ("acme,x1,A100,1,on-demand,-5,CNY,hour", "amount", "greater than 0"),
-    ("acme,x1,A100,1,on-demand,12,EUR,hour", "currency", "'CNY' or 'USD'"),
-    ("acme,x1,A100,1,hourly,12,CNY,hour", "pricing_model", "on-demand"),
-    ("acme,x1,A100,0.5,on-demand,12,CNY,hour", None, "whole cards"),
-    ("acme,x1,A100,1,on-demand,12000,CNY,hour", None, "sane range"),
-    ("acme,x1,A100,1,on-demand,,CNY,hour", "amount", "required value is missing"),
-])
+@pytest.mark.parametrize(
+    ("line", "field", "problem"),
+    [
+        ("acme,x1,B300,1,on-demand,12,CNY,hour", "gpu", "unknown GPU model 'B300'"),
+        ("acme,x1,A100,1,on-demand,-5,CNY,hour", "amount", "greater than 0"),
+        ("acme,x1,A100,1,on-demand,12,EUR,hour", "currency", "'CNY' or 'USD'"),
+        ("acme,x1,A100,1,hourly,12,CNY,hour", "pricing_model", "on-demand"),
+        ("acme,x1,A100,0.5,on-demand,12,CNY,hour", None, "whole cards"),
+        ("acme,x1,A100,1,on-demand,12000,CNY,hour", None, "sane range"),
+        ("acme,x1,A100,1,on-demand,,CNY,hour", "amount", "required value is missing"),
+    ],
+)
 def test_bad_row_names_file_row_and_field(line: str, field: str | None, problem: str) -> None:
     with pytest.raises(RecordError) as caught:
         csv_rows("acme,ok,A100,1,on-demand,12,CNY,hour", line)
@@ -71,8 +75,18 @@ def test_missing_column() -> None:
 
 
 def test_json_feed_list_or_object() -> None:
-    row = {"provider": "acme", "instance_type": "x", "gpu": "H100", "gpu_count": 8, "pricing_model": "on-demand",
-           "amount": 220, "currency": "CNY", "unit": "hour", "region": "guizhou", "region_class": "inland"}
+    row = {
+        "provider": "acme",
+        "instance_type": "x",
+        "gpu": "H100",
+        "gpu_count": 8,
+        "pricing_model": "on-demand",
+        "amount": 220,
+        "currency": "CNY",
+        "unit": "hour",
+        "region": "guizhou",
+        "region_class": "inland",
+    }
     for text in (json.dumps([row]), json.dumps({"prices": [row]})):
         (record,) = parse_text(text, fmt="json", origin="f.json", source="feed", fetched_at=NOW)
         assert record.per_gpu_hour == pytest.approx(27.5)

@@ -55,8 +55,14 @@ def test_names_that_differ_from_ours() -> None:
 
 
 def _settings(tmp_path: Path, providers: str, folder: Path | None = CATALOGS, **more: object) -> Settings:
-    return Settings(db=tmp_path / "prices.db", azure_enabled=False, ecb_enabled=False, gpuhunt_providers=providers,
-                    gpuhunt_catalog_dir=str(folder) if folder else "", **more)  # type: ignore[arg-type]
+    return Settings(
+        db=tmp_path / "prices.db",
+        azure_enabled=False,
+        ecb_enabled=False,
+        gpuhunt_providers=providers,
+        gpuhunt_catalog_dir=str(folder) if folder else "",
+        **more,
+    )  # type: ignore[arg-type]
 
 
 def _refresh_all(settings: Settings, client: httpx.Client | None = None) -> dict[str, object]:
@@ -73,16 +79,20 @@ def test_a_catalog_folder_loads_each_provider_as_its_own_source(tmp_path: Path) 
     book = PriceBook.open(settings, load_policy(None), httpx.Client(), now=lambda: NOW)
     h100 = book.offers(gpu="H100-80GB", source="gpuhunt")
     assert {o.record.provider for o in h100} == {"aws", "runpod", "lambdalabs"}
-    p5 = next(o.record for o in h100 if o.record.instance_type == "p5.48xlarge" and o.record.region == "us-east-1"
-              and o.record.pricing_model == "on-demand")
+    p5 = next(
+        o.record
+        for o in h100
+        if o.record.instance_type == "p5.48xlarge"
+        and o.record.region == "us-east-1"
+        and o.record.pricing_model == "on-demand"
+    )
     assert (p5.amount, p5.currency, p5.unit, p5.gpu_count, p5.source) == (55.04, "USD", "hour", 8, "gpuhunt:aws")
     assert p5.effective_date == date(2025, 11, 30)  # aws.version
     runpod = next(o.record for o in h100 if o.record.provider == "runpod")
     assert runpod.effective_date == date(2025, 11, 28)  # the folder's `version`
     assert {o.record.pricing_model for o in h100 if o.record.provider == "runpod"} == {"on-demand", "spot"}
     states = {s.source: s for s in book.status()}
-    assert states["gpuhunt:aws"].note == ("24 offers skipped: GPU not known (B200 180GB, V100 16GB); "
-                                          "24 without a GPU")
+    assert states["gpuhunt:aws"].note == ("24 offers skipped: GPU not known (B200 180GB, V100 16GB); 24 without a GPU")
     assert states["gpuhunt:lambdalabs"].note is not None and "GPU not known" in states["gpuhunt:lambdalabs"].note
     everything = {o.record.source for o in book.offers(source="gpuhunt")}
     assert everything == {"gpuhunt:aws", "gpuhunt:runpod", "gpuhunt:lambdalabs"}
@@ -120,17 +130,19 @@ def _zip(provider: str) -> bytes:
 
 
 def test_the_published_layout_is_downloaded_and_a_failure_keeps_the_last_prices(tmp_path: Path) -> None:
-    answers = {"/v3/runpod/version": [httpx.Response(200, text="20251129\n")],
-               "/v3/runpod/20251129/catalog.zip": [httpx.Response(503), httpx.Response(200, content=_zip("runpod"))]}
+    answers = {
+        "/v3/runpod/version": [httpx.Response(200, text="20251129\n")],
+        "/v3/runpod/20251129/catalog.zip": [httpx.Response(503), httpx.Response(200, content=_zip("runpod"))],
+    }
     seen = []
 
     def handler(request: httpx.Request) -> httpx.Response:
         seen.append(request.url.path)
         queue = answers.get(request.url.path, [])
         return queue.pop(0) if len(queue) > 1 else (queue[0] if queue else httpx.Response(404))
+
     client = httpx.Client(transport=httpx.MockTransport(handler))
-    settings = _settings(tmp_path, "runpod", None, gpuhunt_catalog_url="https://catalogs.test/v3",
-                         refresh_backoff_s=0)
+    settings = _settings(tmp_path, "runpod", None, gpuhunt_catalog_url="https://catalogs.test/v3", refresh_backoff_s=0)
     first = _refresh_all(settings, client)["gpuhunt:runpod"]
     assert first.ok and first.attempts == 2 and first.rows == 400 - 40  # type: ignore[attr-defined]  # 503 retried; A6000 skipped
     assert seen.count("/v3/runpod/20251129/catalog.zip") == 2
@@ -143,8 +155,12 @@ def test_the_published_layout_is_downloaded_and_a_failure_keeps_the_last_prices(
 
 
 def test_the_terminal_refreshes_lists_and_reports_the_family(tmp_path: Path) -> None:
-    env = {"GPU_ADVISOR_GPUHUNT_PROVIDERS": "aws,lambdalabs", "GPU_ADVISOR_GPUHUNT_CATALOG_DIR": str(CATALOGS),
-           "GPU_ADVISOR_AZURE_ENABLED": "false", "GPU_ADVISOR_ECB_ENABLED": "false"}
+    env = {
+        "GPU_ADVISOR_GPUHUNT_PROVIDERS": "aws,lambdalabs",
+        "GPU_ADVISOR_GPUHUNT_CATALOG_DIR": str(CATALOGS),
+        "GPU_ADVISOR_AZURE_ENABLED": "false",
+        "GPU_ADVISOR_ECB_ENABLED": "false",
+    }
     done = run_cli("prices", "refresh", "--source", "gpuhunt", env=env, tmp=tmp_path)
     assert done.returncode == 0, done.stdout + done.stderr
     assert "gpuhunt:aws" in done.stdout and "gpuhunt:lambdalabs" in done.stdout and "ratecard" not in done.stdout
@@ -154,27 +170,58 @@ def test_the_terminal_refreshes_lists_and_reports_the_family(tmp_path: Path) -> 
     assert "offers skipped: GPU not known" in status.stdout
 
 
-GPUHUNT_ENV = {"GPU_ADVISOR_GPUHUNT_PROVIDERS": "aws,gcp,azure,lambdalabs,runpod",
-               "GPU_ADVISOR_GPUHUNT_CATALOG_DIR": str(CATALOGS), "GPU_ADVISOR_AZURE_ENABLED": "false",
-               "GPU_ADVISOR_ECB_ENABLED": "false", "GPU_ADVISOR_USD_CNY": "7.1",
-               "GPU_ADVISOR_USD_CNY_DATE": "2026-11-30"}
+GPUHUNT_ENV = {
+    "GPU_ADVISOR_GPUHUNT_PROVIDERS": "aws,gcp,azure,lambdalabs,runpod",
+    "GPU_ADVISOR_GPUHUNT_CATALOG_DIR": str(CATALOGS),
+    "GPU_ADVISOR_AZURE_ENABLED": "false",
+    "GPU_ADVISOR_ECB_ENABLED": "false",
+    "GPU_ADVISOR_USD_CNY": "7.1",
+    "GPU_ADVISOR_USD_CNY_DATE": "2026-11-30",
+}
 
 
 def test_compare_prices_the_schedule_at_each_provider_cheapest_total_first(tmp_path: Path) -> None:
     import json
 
     card = tmp_path / "storage.csv"  # RunPod's network volume: 0.07 USD per GB-month (its pricing page)
-    card.write_text("provider,region,region_class,instance_type,gpu,gpu_count,sharing,mig_profile,pricing_model,"
-                    "amount,currency,unit,effective_date,basis,kind,provenance\n"
-                    "runpod,any,,,,,,,,0.07,USD,gb-month,2026-11-30,RunPod network volume list price,storage,\n")
+    card.write_text(
+        "provider,region,region_class,instance_type,gpu,gpu_count,sharing,mig_profile,pricing_model,"
+        "amount,currency,unit,effective_date,basis,kind,provenance\n"
+        "runpod,any,,,,,,,,0.07,USD,gb-month,2026-11-30,RunPod network volume list price,storage,\n"
+    )
     env = GPUHUNT_ENV | {"GPU_ADVISOR_RATE_CARDS": str(card)}
     assert run_cli("prices", "refresh", env=env, tmp=tmp_path).returncode == 0
-    done = run_cli("quote", "--gpu", "H100", "--hours-per-day", "8", "--days", "14", "--compare", "--json",
-                   "--currency", "USD", "--storage-gb", "500", env=env, tmp=tmp_path)
+    done = run_cli(
+        "quote",
+        "--gpu",
+        "H100",
+        "--hours-per-day",
+        "8",
+        "--days",
+        "14",
+        "--compare",
+        "--json",
+        "--currency",
+        "USD",
+        "--storage-gb",
+        "500",
+        env=env,
+        tmp=tmp_path,
+    )
     assert done.returncode == 0, done.stdout + done.stderr
     offers = json.loads(done.stdout)["offers"]
-    assert list(offers[0])[:10] == ["provider", "source", "region", "gpu", "billing", "dedicated", "spot", "total",
-                                    "currency", "price_date"]
+    assert list(offers[0])[:10] == [
+        "provider",
+        "source",
+        "region",
+        "gpu",
+        "billing",
+        "dedicated",
+        "spot",
+        "total",
+        "currency",
+        "price_date",
+    ]
     assert [o["total"] for o in offers] == sorted(o["total"] for o in offers)
     by = {o["provider"]: o for o in offers}
     assert {"aws", "gcp", "azure", "lambdalabs", "runpod"} <= set(by)
@@ -186,8 +233,20 @@ def test_compare_prices_the_schedule_at_each_provider_cheapest_total_first(tmp_p
     assert by["aws"]["dedicated"] == round(55.04 / 8 * 112, 2) and by["aws"]["includes"] == []  # no AWS storage row
     assert all(o["shared"] is None and o["currency"] == "USD" for o in offers)
 
-    table = run_cli("quote", "--gpu", "H100", "--hours-per-day", "8", "--days", "14", "--compare", "--lang", "zh",
-                    env=env, tmp=tmp_path)
+    table = run_cli(
+        "quote",
+        "--gpu",
+        "H100",
+        "--hours-per-day",
+        "8",
+        "--days",
+        "14",
+        "--compare",
+        "--lang",
+        "zh",
+        env=env,
+        tmp=tmp_path,
+    )
     assert "各供应商报价" in table.stdout and "gpuhunt:runpod" in table.stdout
 
 
@@ -195,18 +254,70 @@ def test_a_quote_from_one_provider_names_it_and_its_region(tmp_path: Path) -> No
     import json
 
     assert run_cli("prices", "refresh", "--source", "gpuhunt", env=GPUHUNT_ENV, tmp=tmp_path).returncode == 0
-    done = run_cli("quote", "--gpu", "H100", "--hours-per-day", "8", "--days", "14", "--provider", "lambdalabs",
-                   "--json", "--currency", "USD", env=GPUHUNT_ENV, tmp=tmp_path)
+    done = run_cli(
+        "quote",
+        "--gpu",
+        "H100",
+        "--hours-per-day",
+        "8",
+        "--days",
+        "14",
+        "--provider",
+        "lambdalabs",
+        "--json",
+        "--currency",
+        "USD",
+        env=GPUHUNT_ENV,
+        tmp=tmp_path,
+    )
     price = json.loads(done.stdout)["dedicated"]["price"]
     assert (price["provider"], price["region"], price["unit_price"]) == ("lambdalabs", "us-east-1", 2.99)
-    shown = run_cli("quote", "--gpu", "H100", "--hours-per-day", "8", "--days", "14", "--provider", "lambdalabs",
-                    "--lang", "en", env=GPUHUNT_ENV, tmp=tmp_path)
+    shown = run_cli(
+        "quote",
+        "--gpu",
+        "H100",
+        "--hours-per-day",
+        "8",
+        "--days",
+        "14",
+        "--provider",
+        "lambdalabs",
+        "--lang",
+        "en",
+        env=GPUHUNT_ENV,
+        tmp=tmp_path,
+    )
     assert "(lambdalabs," in shown.stdout and "us-east-1)" in shown.stdout  # (the cell may wrap between)
-    cheapest = run_cli("quote", "--gpu", "H100", "--hours-per-day", "8", "--days", "14", "--provider", "cheapest",
-                       "--json", env=GPUHUNT_ENV, tmp=tmp_path)
+    cheapest = run_cli(
+        "quote",
+        "--gpu",
+        "H100",
+        "--hours-per-day",
+        "8",
+        "--days",
+        "14",
+        "--provider",
+        "cheapest",
+        "--json",
+        env=GPUHUNT_ENV,
+        tmp=tmp_path,
+    )
     assert json.loads(cheapest.stdout)["dedicated"]["price"]["provider"] == "runpod"
-    wrong = run_cli("quote", "--gpu", "H100", "--hours-per-day", "8", "--days", "14", "--provider", "nope",
-                    "--lang", "en", env=GPUHUNT_ENV, tmp=tmp_path)
+    wrong = run_cli(
+        "quote",
+        "--gpu",
+        "H100",
+        "--hours-per-day",
+        "8",
+        "--days",
+        "14",
+        "--provider",
+        "nope",
+        "--lang",
+        "en",
+        env=GPUHUNT_ENV,
+        tmp=tmp_path,
+    )
     assert wrong.returncode == 2 and "from provider 'nope'" in wrong.stderr and "runpod" in wrong.stderr
 
 

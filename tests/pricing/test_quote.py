@@ -24,10 +24,24 @@ def bundled(now: datetime = NOW) -> list[Offer]:
 
 
 def azure_like(*rows: tuple[str, str, float, float], fetched: datetime = NOW) -> list[Offer]:
-    records = [PriceRecord(source="azure", provider="azure", region="eastus", region_class="cloud",
-                           instance_type=sku, gpu="A100-80GB", gpu_count=count, pricing_model=model, amount=amount,
-                           currency="USD", unit="hour", fetched_at=fetched, provenance="test")
-               for sku, model, count, amount in rows]
+    records = [
+        PriceRecord(
+            source="azure",
+            provider="azure",
+            region="eastus",
+            region_class="cloud",
+            instance_type=sku,
+            gpu="A100-80GB",
+            gpu_count=count,
+            pricing_model=model,
+            amount=amount,
+            currency="USD",
+            unit="hour",
+            fetched_at=fetched,
+            provenance="test",
+        )
+        for sku, model, count, amount in rows
+    ]
     return as_offers(records, {"azure": Freshness(timedelta(hours=24))}, NOW)
 
 
@@ -50,8 +64,7 @@ def test_reference_prices_are_labelled_stale_with_their_age(policy: Policy) -> N
     assert q.dedicated is not None and q.dedicated.price is not None
     assert q.dedicated.price.as_of == "2024-06-01"
     assert q.dedicated.price.age_days == (NOW.date() - date(2024, 6, 1)).days
-    fresh = quote(QuoteRequest(gpu="A100", hours_per_day=4, days=14), bundled(datetime(2024, 7, 1, tzinfo=UTC)),
-                  policy)
+    fresh = quote(QuoteRequest(gpu="A100", hours_per_day=4, days=14), bundled(datetime(2024, 7, 1, tzinfo=UTC)), policy)
     assert not fresh.stale
 
 
@@ -162,23 +175,37 @@ def test_gpu_without_prices_says_which_have_them(policy: Policy) -> None:
         quote(QuoteRequest(gpu="L20", hours_per_day=4, days=14), bundled(), policy)
 
 
-@pytest.mark.parametrize("fields", [
-    {"hours_per_day": 4, "days": 0},
-    {"hours_per_day": 0, "days": 14},
-    {"hours_per_day": 25, "days": 14},
-    {"hours_per_day": 4},
-    {"hours_per_day": 4, "days": 14, "share": 1.5},
-    {"hours_per_day": 4, "days": 14, "cards": 0},
-])
+@pytest.mark.parametrize(
+    "fields",
+    [
+        {"hours_per_day": 4, "days": 0},
+        {"hours_per_day": 0, "days": 14},
+        {"hours_per_day": 25, "days": 14},
+        {"hours_per_day": 4},
+        {"hours_per_day": 4, "days": 14, "share": 1.5},
+        {"hours_per_day": 4, "days": 14, "cards": 0},
+    ],
+)
 def test_bad_requests_are_rejected(fields: dict[str, float]) -> None:
     with pytest.raises(ValueError):
         QuoteRequest(gpu="A100", **fields)
 
 
 def test_a_team_price_wins_over_the_bundled_reference_for_the_same_offer(policy: Policy) -> None:
-    team = PriceRecord(source="ratecard", provider="our-cloud", instance_type="A100 daily", gpu="A100-80GB",
-                       gpu_count=1, pricing_model="daily", amount=300, currency="CNY", unit="day",
-                       provenance="team.csv", fetched_at=NOW, effective_date=NOW.date())
+    team = PriceRecord(
+        source="ratecard",
+        provider="our-cloud",
+        instance_type="A100 daily",
+        gpu="A100-80GB",
+        gpu_count=1,
+        pricing_model="daily",
+        amount=300,
+        currency="CNY",
+        unit="day",
+        provenance="team.csv",
+        fetched_at=NOW,
+        effective_date=NOW.date(),
+    )
     offers = as_offers([*rate_card_records([], NOW), team], {"ratecard": Freshness(timedelta(days=365), True)}, NOW)
     made = quote(QuoteRequest(gpu="A100", hours_per_day=4, days=14), offers, policy)
     assert made.dedicated is not None and made.dedicated.amount == 14 * 300
@@ -208,9 +235,20 @@ def test_an_inland_price_in_the_cache_is_used_as_it_is(policy: Policy) -> None:
 
 def test_a_team_card_replaces_the_reference_prices_of_a_gpu_whatever_the_billing(policy: Policy) -> None:
     """Issue 17.12: a team card pricing H100 by the day still got a reference hourly price quoted."""
-    team = PriceRecord(source="ratecard", provider="our-cloud", instance_type="H100 daily", gpu="H100-80GB",
-                       gpu_count=1, pricing_model="daily", amount=500, currency="CNY", unit="day",
-                       provenance="team.csv", fetched_at=NOW, effective_date=NOW.date())
+    team = PriceRecord(
+        source="ratecard",
+        provider="our-cloud",
+        instance_type="H100 daily",
+        gpu="H100-80GB",
+        gpu_count=1,
+        pricing_model="daily",
+        amount=500,
+        currency="CNY",
+        unit="day",
+        provenance="team.csv",
+        fetched_at=NOW,
+        effective_date=NOW.date(),
+    )
     rate = FxRate(rate=7.1, rate_date=NOW.date(), source="test")
     offers = as_offers([*rate_card_records([], NOW), team], {"ratecard": Freshness(timedelta(days=365), True)}, NOW)
     made = quote(QuoteRequest(gpu="H100", hours_per_day=4, days=14), offers, policy, fx=rate)

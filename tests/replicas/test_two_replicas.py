@@ -24,11 +24,9 @@ from tests.support.processes import bot_env, serve_process
 pytestmark = pytest.mark.e2e  # every test here starts a process
 
 
-
 def replica_env(tmp_path: Path, fake: FakeSlack, url: str, name: str, **extra: str) -> dict[str, str]:
     (tmp_path / name).mkdir(exist_ok=True)  # each replica keeps its own price cache
-    return bot_env(tmp_path / name, fake) | {"GPU_ADVISOR_DATABASE_URL": url, "GPU_ADVISOR_REPLICA_ID": name,
-                                             **extra}
+    return bot_env(tmp_path / name, fake) | {"GPU_ADVISOR_DATABASE_URL": url, "GPU_ADVISOR_REPLICA_ID": name, **extra}
 
 
 def thread_posts(fake: FakeSlack, thread: str) -> list[dict[str, Any]]:
@@ -36,13 +34,25 @@ def thread_posts(fake: FakeSlack, thread: str) -> list[dict[str, Any]]:
 
 
 def questions(fake: FakeSlack, thread: str) -> list[str]:
-    return [str(p["text"]) for p in thread_posts(fake, thread) if p.get("blocks")
-            and any(b.get("block_id") == "question" for b in p["blocks"])]
+    return [
+        str(p["text"])
+        for p in thread_posts(fake, thread)
+        if p.get("blocks") and any(b.get("block_id") == "question" for b in p["blocks"])
+    ]
 
 
 def reply(send: SlackSender, thread: str, text: str, n: int) -> None:
-    status, _ = send.event({"type": "message", "channel": "C1", "user": "U1", "text": text,
-                            "ts": f"1700000200.{n:06d}", "thread_ts": thread}, event_id=f"EvA{n}")
+    status, _ = send.event(
+        {
+            "type": "message",
+            "channel": "C1",
+            "user": "U1",
+            "text": text,
+            "ts": f"1700000200.{n:06d}",
+            "thread_ts": thread,
+        },
+        event_id=f"EvA{n}",
+    )
     assert status == 200
 
 
@@ -66,11 +76,16 @@ def test_a_conversation_alternating_between_replicas_and_a_retry_to_the_other(tm
                 fake.wait_for(lambda asked=asked: len(questions(fake, thread)) > asked)  # type: ignore[misc]
         fake.wait_for(lambda: [p for p in thread_posts(fake, thread) if "Recommendation" in str(p.get("text"))])
         # Slack retries the last answer's event; the load balancer sends each copy to a different replica
-        retry = {"type": "message", "channel": "C1", "user": "U1", "text": "skip", "ts": "1700000200.000009",
-                 "thread_ts": thread}
+        retry = {
+            "type": "message",
+            "channel": "C1",
+            "user": "U1",
+            "text": "skip",
+            "ts": "1700000200.000009",
+            "thread_ts": thread,
+        }
         codes: list[int] = []
-        copies = [threading.Thread(target=lambda s=s: codes.append(s.event(retry, event_id="EvA9")[0]))
-                  for s in (a, b)]
+        copies = [threading.Thread(target=lambda s=s: codes.append(s.event(retry, event_id="EvA9")[0])) for s in (a, b)]
         for copy in copies:
             copy.start()
         for copy in copies:
@@ -90,8 +105,18 @@ def test_a_conversation_alternating_between_replicas_and_a_retry_to_the_other(tm
 def idle_instance(url: str) -> None:
     rentals = Rentals(Store(url))
     now = datetime.now(UTC)
-    fields = {"gpu": "A100-80GB", "cards": 1, "share": None, "unit": "day", "price": 400.0, "currency": "CNY",
-              "channel": "C1", "owner": "U1", "project": "llm", "started_at": now - timedelta(hours=3)}
+    fields = {
+        "gpu": "A100-80GB",
+        "cards": 1,
+        "share": None,
+        "unit": "day",
+        "price": 400.0,
+        "currency": "CNY",
+        "channel": "C1",
+        "owner": "U1",
+        "project": "llm",
+        "started_at": now - timedelta(hours=3),
+    }
     inst, _ = rentals.track_instance("T1", "train-1", fields)
     quiet = [Sample(now - timedelta(minutes=m), 0, 0, 1200, 81920) for m in range(120, -1, -5)]
     rentals.add_samples(inst.id, quiet, [None] * len(quiet))
@@ -99,8 +124,12 @@ def idle_instance(url: str) -> None:
 
 def test_two_schedulers_ticking_at_once_post_one_digest(tmp_path: Path, pg_url: str) -> None:
     idle_instance(pg_url)
-    due_now = {"GPU_ADVISOR_REMIND_AT": "00:00", "GPU_ADVISOR_REMIND_DAYS": "daily", "GPU_ADVISOR_REMIND_TZ": "UTC",
-               "GPU_ADVISOR_REMIND_PACE_S": "0"}
+    due_now = {
+        "GPU_ADVISOR_REMIND_AT": "00:00",
+        "GPU_ADVISOR_REMIND_DAYS": "daily",
+        "GPU_ADVISOR_REMIND_TZ": "UTC",
+        "GPU_ADVISOR_REMIND_PACE_S": "0",
+    }
     with fake_slack() as fake, ExitStack() as stack:
         for name in ("a", "b"):  # both run the digest job at start-up, within the same minute
             stack.enter_context(serve_process(replica_env(tmp_path, fake, pg_url, name, **due_now), scheduler=True))
@@ -117,8 +146,9 @@ def test_two_schedulers_ticking_at_once_post_one_digest(tmp_path: Path, pg_url: 
 def test_a_replica_killed_mid_work_is_taken_over_by_the_other(tmp_path: Path, pg_url: str) -> None:
     with fake_slack() as fake, ExitStack() as stack:
         a, proc_a = stack.enter_context(serve_process(replica_env(tmp_path, fake, pg_url, "a")))
-        b, _ = stack.enter_context(serve_process(replica_env(tmp_path, fake, pg_url, "b",
-                                                             GPU_ADVISOR_REDO_AFTER_S="2"), scheduler=True))
+        b, _ = stack.enter_context(
+            serve_process(replica_env(tmp_path, fake, pg_url, "b", GPU_ADVISOR_REDO_AFTER_S="2"), scheduler=True)
+        )
         thread = started(fake, a)
         reply(a, thread, "skip", 1)
         fake.wait_for(lambda: len(questions(fake, thread)) >= 2)

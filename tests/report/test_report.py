@@ -28,14 +28,31 @@ def world(target: Path | str, started: datetime = datetime(2026, 12, 2, 16, tzin
     `b` (1 card, 240/day, U2, cv) with no data; a 300 GB volume at 0.3/GB-month (U2, cv)."""
     # (started by default at 00:00 in Shanghai on 12-03); `target`: a folder for state.db, or a database
     rentals = Rentals(Store(migrated_state_db(target / "state.db") if isinstance(target, Path) else target))
-    a, _ = rentals.track_instance("T1", "a", FIELDS | {"cards": 2, "price": 480.0, "owner": "U1", "project": "llm",
-                                                       "started_at": started})
-    rentals.track_instance("T1", "b", FIELDS | {"cards": 1, "price": 240.0, "owner": "U2", "project": "cv",
-                                                "started_at": started})
-    rentals.track_storage("T1", "ckpt", {"size_gb": 300.0, "price_gb_month": 0.3, "currency": "CNY", "channel": "C1",
-                                         "owner": "U2", "project": "cv", "created_at": started}, None)
-    samples = [Sample(started + timedelta(minutes=m), gpu, 90.0 if m < 360 else 1.0, 1000, 81920)
-               for m in range(0, 12 * 60, 10) for gpu in (0, 1)]  # 12 h of samples: 6 busy, 6 idle
+    a, _ = rentals.track_instance(
+        "T1", "a", FIELDS | {"cards": 2, "price": 480.0, "owner": "U1", "project": "llm", "started_at": started}
+    )
+    rentals.track_instance(
+        "T1", "b", FIELDS | {"cards": 1, "price": 240.0, "owner": "U2", "project": "cv", "started_at": started}
+    )
+    rentals.track_storage(
+        "T1",
+        "ckpt",
+        {
+            "size_gb": 300.0,
+            "price_gb_month": 0.3,
+            "currency": "CNY",
+            "channel": "C1",
+            "owner": "U2",
+            "project": "cv",
+            "created_at": started,
+        },
+        None,
+    )
+    samples = [
+        Sample(started + timedelta(minutes=m), gpu, 90.0 if m < 360 else 1.0, 1000, 81920)
+        for m in range(0, 12 * 60, 10)
+        for gpu in (0, 1)
+    ]  # 12 h of samples: 6 busy, 6 idle
     rentals.add_samples(a.id, samples, [None] * len(samples))
     return rentals
 
@@ -46,7 +63,12 @@ def test_busy_idle_and_unknown_hours_and_money_per_item(db_target: str) -> None:
     rows = {r.item: r for r in made.rows}
     a, b, ckpt = rows["a"], rows["b"], rows["ckpt"]
     assert (a.day, a.gpu_hours, a.busy_gpu_hours, a.idle_gpu_hours, a.unknown_gpu_hours) == (
-        date(2026, 12, 3), 24.0, 12.0, 12.0, 0.0)  # 12 hours from local midnight to NOW, 2 cards
+        date(2026, 12, 3),
+        24.0,
+        12.0,
+        12.0,
+        0.0,
+    )  # 12 hours from local midnight to NOW, 2 cards
     assert a.cost == 240.0 and a.idle_cost == 120.0  # half a day of 480, half of it idle
     assert (b.gpu_hours, b.unknown_gpu_hours, b.idle_gpu_hours, b.cost) == (12.0, 12.0, 0.0, 120.0)  # unknown
     assert ckpt.cost == pytest.approx(300 * 0.3 / 30 / 2, abs=1e-3)
@@ -55,6 +77,8 @@ def test_busy_idle_and_unknown_hours_and_money_per_item(db_target: str) -> None:
     assert [r["owner"] for r in said["by_owner"]] == ["U1", "U2"]  # most idle cost first
     assert said["by_owner"][0]["busy_share"] == 0.5 and said["by_owner"][1]["busy_share"] is None
     assert [r["project"] for r in said["by_project"]] == ["llm", "cv"]
+
+
 def test_the_terminal_json_csv_and_chart_add_up(tmp_path: Path) -> None:
     # the terminal reports up to the real now: the data is put two days before it, and the period ends with
     # yesterday, so every run reads the same whole days
@@ -65,8 +89,9 @@ def test_the_terminal_json_csv_and_chart_add_up(tmp_path: Path) -> None:
     base = ("report", "--from", first, "--to", last, "--team", "T1")
     said = json.loads(run_cli(*base, "--json", env=env, tmp=tmp_path).stdout)
     assert said["period"] == {"from": first, "to": last}
-    done = run_cli(*base, "--csv", str(tmp_path / "week.csv"), "--chart", str(tmp_path / "week.png"), env=env,
-                   tmp=tmp_path)
+    done = run_cli(
+        *base, "--csv", str(tmp_path / "week.csv"), "--chart", str(tmp_path / "week.png"), env=env, tmp=tmp_path
+    )
     assert done.returncode == 0, done.stderr
     with (tmp_path / "week.csv").open(newline="", encoding="utf-8") as handle:
         rows = list(csv.DictReader(handle))
@@ -104,12 +129,14 @@ def test_a_report_read_in_parts_has_the_rows_of_one_read_whole(tmp_path: Path) -
 
     rentals = world(tmp_path)
     for n in range(5):
-        rentals.track_instance("T1", f"extra-{n}", FIELDS | {"cards": 1, "price": 100.0 + n, "owner": "U3",
-                                                             "started_at": datetime(2026, 12, 1, tzinfo=UTC)})
+        rentals.track_instance(
+            "T1",
+            f"extra-{n}",
+            FIELDS | {"cards": 1, "price": 100.0 + n, "owner": "U3", "started_at": datetime(2026, 12, 1, tzinfo=UTC)},
+        )
     options = {"zone": SHANGHAI, "now": NOW, "busy_above_pct": 5}
     whole = compose(rentals, "T1", date(2026, 12, 1), date(2026, 12, 3), **options)  # type: ignore[arg-type]
-    parts = list(compose_parts(rentals, "T1", date(2026, 12, 1), date(2026, 12, 3), part=2,
-                               **options))  # type: ignore[arg-type]
+    parts = list(compose_parts(rentals, "T1", date(2026, 12, 1), date(2026, 12, 3), part=2, **options))  # type: ignore[arg-type]
     assert len(parts) == 4  # 7 instances two at a time, the storage with the last
     streamed = [row for p in parts for row in csv_rows(p, "T1")]
     assert sorted(map(tuple, streamed)) == sorted(map(tuple, csv_rows(whole, "T1")))

@@ -14,8 +14,16 @@ from rules.samples import Sample
 from tests.support.slack_harness import Harness, running_app
 
 MONDAY = datetime(2026, 12, 7, 2, tzinfo=UTC)  # 10:00 in Shanghai, a Monday: past the 09:30 digest time
-FIELDS = {"gpu": "A100-80GB", "cards": 1, "share": None, "unit": "day", "price": 480.0, "currency": "CNY",
-          "channel": "C1", "project": "llm"}
+FIELDS = {
+    "gpu": "A100-80GB",
+    "cards": 1,
+    "share": None,
+    "unit": "day",
+    "price": 480.0,
+    "currency": "CNY",
+    "channel": "C1",
+    "project": "llm",
+}
 
 
 def rented(h: Harness) -> None:

@@ -45,8 +45,12 @@ def hour(util: float, *, minutes: int = 180, mem: float = 0) -> list[Sample]:
 
 
 def test_idle_is_news_with_what_it_burns_busy_and_young_are_not() -> None:
-    boxes = [Box(1, "idle"), Box(2, "busy"), Box(3, "young", started_at=NOW - timedelta(minutes=20)),
-             Box(4, "dark", price=14, unit="hour")]
+    boxes = [
+        Box(1, "idle"),
+        Box(2, "busy"),
+        Box(3, "young", started_at=NOW - timedelta(minutes=20)),
+        Box(4, "dark", price=14, unit="hour"),
+    ]
     samples = {1: hour(0), 2: hour(90), 3: hour(0, minutes=20)}
     digest = compose(boxes, [], samples, now=NOW, rules=RULES)
     assert [(n.name, n.activity) for n in digest.instances] == [("idle", Activity.IDLE), ("dark", Activity.UNKNOWN)]
@@ -66,18 +70,22 @@ def test_a_busy_sample_ends_the_quiet_stretch_and_memory_held_is_its_own_kind() 
 
 def test_a_snoozed_instance_is_not_news_until_the_snooze_ends() -> None:
     quiet = {1: hour(0)}
-    assert not compose([Box(1, "a")], [], quiet, now=NOW, rules=RULES,
-                       snoozes={1: NOW + timedelta(hours=2)}).news
+    assert not compose([Box(1, "a")], [], quiet, now=NOW, rules=RULES, snoozes={1: NOW + timedelta(hours=2)}).news
     assert compose([Box(1, "a")], [], quiet, now=NOW, rules=RULES, snoozes={1: NOW - timedelta(minutes=1)}).news
 
 
 def test_storage_left_behind_or_untouched_past_the_policy_age() -> None:
     released = Box(1, "gone", released_at=NOW - timedelta(hours=10))
-    disks = [Disk("ckpt", instance_id=1), Disk("old", created_at=NOW - timedelta(days=20)),
-             Disk("fresh"), Disk("old-but-read", created_at=NOW - timedelta(days=20)),
-             Disk("deleted", instance_id=1, deleted_at=NOW - timedelta(hours=1))]
-    digest = compose([released], disks, {}, now=NOW, rules=RULES,
-                     last_touched={"old-but-read": NOW - timedelta(days=1)})
+    disks = [
+        Disk("ckpt", instance_id=1),
+        Disk("old", created_at=NOW - timedelta(days=20)),
+        Disk("fresh"),
+        Disk("old-but-read", created_at=NOW - timedelta(days=20)),
+        Disk("deleted", instance_id=1, deleted_at=NOW - timedelta(hours=1)),
+    ]
+    digest = compose(
+        [released], disks, {}, now=NOW, rules=RULES, last_touched={"old-but-read": NOW - timedelta(days=1)}
+    )
     assert [(s.name, s.reason) for s in digest.storage] == [("ckpt", "left_behind"), ("old", "stale")]
     assert digest.storage[0].per_month == 30.0
     assert digest.saved == {"CNY": round(400 * 10 / 24, 2)}  # released ten hours ago
@@ -85,9 +93,11 @@ def test_storage_left_behind_or_untouched_past_the_policy_age() -> None:
 
 
 def test_month_to_date_spend_per_project_and_currency() -> None:
-    boxes = [Box(1, "a", started_at=datetime(2026, 10, 20, tzinfo=UTC)),  # billed from Nov 1
-             Box(2, "b", project="search", price=2, unit="hour", currency="USD"),
-             Box(3, "c", released_at=NOW - timedelta(days=1))]
+    boxes = [
+        Box(1, "a", started_at=datetime(2026, 10, 20, tzinfo=UTC)),  # billed from Nov 1
+        Box(2, "b", project="search", price=2, unit="hour", currency="USD"),
+        Box(3, "c", released_at=NOW - timedelta(days=1)),
+    ]
     made = compose(boxes, [], {}, now=NOW, rules=RULES, budgets={("llm", "CNY"): 20000, ("ops", "USD"): 500})
     spend = {(s.project, s.currency): s.amount for s in made.spend}
     assert {(s.project, s.budget) for s in made.spend} == {("llm", 20000), ("ops", 500), ("search", None)}

@@ -107,13 +107,22 @@ def test_missing_questions_are_reported(policy: Policy) -> None:
 
 # --- scenarios (domain.md) ---------------------------------------------------------------------
 
+
 def advice_ids(decision: Any) -> list[str]:
     return [a.id for a in decision.advice]
 
 
 def test_pretraining_profile_is_dedicated_with_nvlink_advice(policy: Policy) -> None:
-    decision = decide(policy, duration="3 weeks", memory="78/80", model_parallel="yes", frequency="daily",
-                      can_resume="yes", workload="pretrain", cards="8")
+    decision = decide(
+        policy,
+        duration="3 weeks",
+        memory="78/80",
+        model_parallel="yes",
+        frequency="daily",
+        can_resume="yes",
+        workload="pretrain",
+        cards="8",
+    )
     assert decision.choice is Choice.DEDICATED
     assert {"scenario_pretrain", "comm_model_parallel", "billing_dedicated_monthly"} <= set(advice_ids(decision))
 
@@ -172,6 +181,7 @@ def test_memory_hungry_shared_job_is_warned_off_time_slicing(policy: Policy) -> 
 
 # --- inference --------------------------------------------------------------------------------
 
+
 def inference(policy: Policy, qps: float, p99: float) -> Any:
     return evaluate(TaskProfile(workload="inference", qps=qps, p99_ms=p99), policy)
 
@@ -200,10 +210,17 @@ def test_inference_without_qps_falls_back_to_two_of_four(policy: Policy) -> None
 
 # --- phase, billing, rent vs buy ----------------------------------------------------------------
 
-@pytest.mark.parametrize(("phase", "advice_id"), [
-    ("exploration", "phase_exploration"), ("stable", "phase_stable"), ("deployment", "phase_deployment"),
-    ("探索", "phase_exploration"), ("部署", "phase_deployment"),
-])
+
+@pytest.mark.parametrize(
+    ("phase", "advice_id"),
+    [
+        ("exploration", "phase_exploration"),
+        ("stable", "phase_stable"),
+        ("deployment", "phase_deployment"),
+        ("探索", "phase_exploration"),
+        ("部署", "phase_deployment"),
+    ],
+)
 def test_phase_advice(policy: Policy, phase: str, advice_id: str) -> None:
     assert advice_id in advice_ids(decide(policy, phase=phase))
 
@@ -251,24 +268,40 @@ def test_evaluate_is_deterministic(policy: Policy) -> None:
     assert decide(policy, duration="10h") == decide(policy, duration="10h")
 
 
-@pytest.mark.parametrize(("duration", "frequency", "cards", "expected"), [
-    ("2 weeks", "daily", "1", 8760.0),  # was 122,304: a run longer than a day, daily, is the card all year
-    ("2 weeks", "daily", "2", 17520.0),
-    ("3 weeks", "weekly", "17", 17 * 8760.0),  # was 445,536
-    ("4h", "daily", "1", 4 * 7 * 52.0),  # short runs are unchanged
-])
-def test_yearly_gpu_hours_never_exceed_the_hours_a_card_has(policy: Policy, duration: str, frequency: str,
-                                                            cards: str, expected: float) -> None:
-    answers = {"duration": duration, "memory": "40/80", "model_parallel": "no", "frequency": frequency,
-               "can_resume": "yes", "cards": cards}
+@pytest.mark.parametrize(
+    ("duration", "frequency", "cards", "expected"),
+    [
+        ("2 weeks", "daily", "1", 8760.0),  # was 122,304: a run longer than a day, daily, is the card all year
+        ("2 weeks", "daily", "2", 17520.0),
+        ("3 weeks", "weekly", "17", 17 * 8760.0),  # was 445,536
+        ("4h", "daily", "1", 4 * 7 * 52.0),  # short runs are unchanged
+    ],
+)
+def test_yearly_gpu_hours_never_exceed_the_hours_a_card_has(
+    policy: Policy, duration: str, frequency: str, cards: str, expected: float
+) -> None:
+    answers = {
+        "duration": duration,
+        "memory": "40/80",
+        "model_parallel": "no",
+        "frequency": frequency,
+        "can_resume": "yes",
+        "cards": cards,
+    }
     decision = evaluate(build_profile(parse_answers(answers)), policy)
     assert decision.yearly_gpu_hours == expected
     assert decision.yearly_gpu_hours <= decision.cards * 8760
 
 
-@pytest.mark.parametrize(("spelling", "canonical", "memory_gb"), [
-    ("Ascend 910B", "Ascend-910B-64GB", 64), ("910B", "Ascend-910B-64GB", 64),
-    ("Cambricon MLU370-X8", "MLU370-X8-48GB", 48), ("Hygon DCU Z100", "DCU-Z100-32GB", 32)])
+@pytest.mark.parametrize(
+    ("spelling", "canonical", "memory_gb"),
+    [
+        ("Ascend 910B", "Ascend-910B-64GB", 64),
+        ("910B", "Ascend-910B-64GB", 64),
+        ("Cambricon MLU370-X8", "MLU370-X8-48GB", 48),
+        ("Hygon DCU Z100", "DCU-Z100-32GB", 32),
+    ],
+)
 def test_domestic_accelerators_are_gpus_with_their_memory(spelling: str, canonical: str, memory_gb: float) -> None:
     assert gpu_model(spelling).name == canonical and gpu_model(spelling).memory_gb == memory_gb
 
@@ -288,8 +321,13 @@ def test_the_domestic_check_is_said_only_for_domestic_accelerators(policy: Polic
 
 def test_more_cards_than_a_node_holds_is_multi_node_training(policy: Policy) -> None:
     """Issue 17.8: 'keep the cards in one node on NVLink/SXM' was said for 17 and 64 cards."""
-    answers = {"duration": "10h", "memory": "1300GB", "model_parallel": "yes", "frequency": "daily",
-               "can_resume": "yes"}
+    answers = {
+        "duration": "10h",
+        "memory": "1300GB",
+        "model_parallel": "yes",
+        "frequency": "daily",
+        "can_resume": "yes",
+    }
     needed = evaluate(build_profile(parse_answers(answers)), policy)
     assert needed.cards == 17
     assert "comm_multi_node" in advice_ids(needed) and "comm_model_parallel" not in advice_ids(needed)
@@ -304,6 +342,7 @@ def test_more_cards_than_a_node_holds_is_multi_node_training(policy: Policy) -> 
 def test_service_sentences_fit_a_service_and_its_concurrency(policy: Policy) -> None:
     """Issue 17.9: 'a low-concurrency service can share a card' was said at 300 QPS, 'no spot until the
     job can resume from a checkpoint' to a service, and 'costs below' with no costs below."""
+
     def service(qps: str, p99: str) -> Any:
         return evaluate(build_profile(parse_answers({"workload": "inference", "qps": qps, "p99_ms": p99})), policy)
 

@@ -101,12 +101,19 @@ def _quoter(request: QuoteRequest) -> Quote:
 
 
 @settings(max_examples=150, deadline=None)
-@given(peak=st.floats(min_value=1, max_value=400), answers=st.fixed_dictionaries({
-    "duration": st.sampled_from(["30 min", "3h", "10h"]), "model_parallel": st.sampled_from(["yes", "no"]),
-    "frequency": st.sampled_from(["daily", "weekly"]), "can_resume": st.sampled_from(["yes", "no"])}),
-    gpu=st.sampled_from(["A100-80GB", "H200-141GB", "L40S-48GB", "RTX4090-24GB", "A100-40GB"]))
-def test_header_isolation_and_quote_never_contradict_each_other(peak: float, answers: dict[str, str],
-                                                                 gpu: str) -> None:
+@given(
+    peak=st.floats(min_value=1, max_value=400),
+    answers=st.fixed_dictionaries(
+        {
+            "duration": st.sampled_from(["30 min", "3h", "10h"]),
+            "model_parallel": st.sampled_from(["yes", "no"]),
+            "frequency": st.sampled_from(["daily", "weekly"]),
+            "can_resume": st.sampled_from(["yes", "no"]),
+        }
+    ),
+    gpu=st.sampled_from(["A100-80GB", "H200-141GB", "L40S-48GB", "RTX4090-24GB", "A100-40GB"]),
+)
+def test_header_isolation_and_quote_never_contradict_each_other(peak: float, answers: dict[str, str], gpu: str) -> None:
     parsed = parse_answers(answers | {"memory": f"{peak:.1f}GB", "gpu": gpu, "schedule": "4x14"})
     held = float(f"{peak:.1f}")
     card = CATALOGUE[gpu]
@@ -130,8 +137,16 @@ def test_header_isolation_and_quote_never_contradict_each_other(peak: float, ans
 def test_the_reasons_agree_with_a_decision_the_memory_made(policy: Policy) -> None:
     """Issue 17.2: a 13B full fine-tune answered "memory no, model parallel no" decided dedicated on 4
     cards while its reasons said the memory stayed within 80%, no model parallelism, and 0 of 4 fired."""
-    decision = decide(policy, duration="2h", memory="no", model_parallel="no", frequency="weekly", can_resume="yes",
-                      workload="full-finetune", model_size_b="13b")
+    decision = decide(
+        policy,
+        duration="2h",
+        memory="no",
+        model_parallel="no",
+        frequency="weekly",
+        can_resume="yes",
+        workload="full-finetune",
+        model_size_b="13b",
+    )
     assert decision.cards == 4 and decision.choice is Choice.DEDICATED
     texts = [render(c, Lang.EN) for c in decision.checks] + [render(a, Lang.EN) for a in decision.verdict]
     assert not any("stays within" in text or text == "No model parallelism across cards" for text in texts)

@@ -13,8 +13,11 @@ STARTED = NOW - timedelta(hours=5)
 
 
 def minutes(util: float, every: int = 5, gpus: int = 1, used: float = 1000, span: int = 60) -> list[Sample]:
-    return [Sample(NOW - timedelta(minutes=m), gpu, util, used, 81920) for m in range(0, span + 1, every)
-            for gpu in range(gpus)]
+    return [
+        Sample(NOW - timedelta(minutes=m), gpu, util, used, 81920)
+        for m in range(0, span + 1, every)
+        for gpu in range(gpus)
+    ]
 
 
 def test_five_percent_everywhere_is_idle_and_six_is_busy(policy: Policy) -> None:
@@ -50,7 +53,11 @@ def test_memory_held_without_work_is_its_own_verdict(policy: Policy) -> None:
 
 
 def test_still_needed_counts_as_activity_while_the_snooze_lasts(policy: Policy) -> None:
-    assert judge(minutes(0), started=STARTED, now=NOW, rules=policy.idle,
-                 snoozed_until=NOW + timedelta(hours=1)) is Activity.SNOOZED
-    assert judge(minutes(0), started=STARTED, now=NOW, rules=policy.idle,
-                 snoozed_until=NOW - timedelta(minutes=1)) is Activity.IDLE
+    assert (
+        judge(minutes(0), started=STARTED, now=NOW, rules=policy.idle, snoozed_until=NOW + timedelta(hours=1))
+        is Activity.SNOOZED
+    )
+    assert (
+        judge(minutes(0), started=STARTED, now=NOW, rules=policy.idle, snoozed_until=NOW - timedelta(minutes=1))
+        is Activity.IDLE
+    )

@@ -62,8 +62,10 @@ def test_full_fine_tuning_is_16_bytes_per_parameter_before_activations() -> None
 
 
 @settings(max_examples=100, deadline=None)
-@given(st.floats(min_value=0.1, max_value=1000), st.sampled_from([Workload.PRETRAIN, Workload.FULL_FINETUNE,
-                                                                   Workload.LORA, Workload.QLORA]))
+@given(
+    st.floats(min_value=0.1, max_value=1000),
+    st.sampled_from([Workload.PRETRAIN, Workload.FULL_FINETUNE, Workload.LORA, Workload.QLORA]),
+)
 def test_the_parts_add_up_and_cheaper_methods_need_less(size: float, method: Workload) -> None:
     parts = breakdown(size, method, RULES)
     assert parts is not None
@@ -72,11 +74,19 @@ def test_the_parts_add_up_and_cheaper_methods_need_less(size: float, method: Wor
     assert total(size, Workload.QLORA) <= total(size, Workload.LORA) <= total(size, Workload.FULL_FINETUNE)
 
 
-@pytest.mark.parametrize(("text", "size", "method"), [
-    ("7B LoRA", 7, Workload.LORA), ("13B 全参微调", 13, Workload.FULL_FINETUNE), ("72B QLoRA", 72, Workload.QLORA),
-    ("qwen2.5-72b qlora", 72, Workload.QLORA), ("LoRA 7B", 7, Workload.LORA), ("70亿 lora", 7, Workload.LORA),
-    ("7b模型的lora", 7, Workload.LORA), ("Llama-13B full fine-tune", 13, Workload.FULL_FINETUNE),
-])
+@pytest.mark.parametrize(
+    ("text", "size", "method"),
+    [
+        ("7B LoRA", 7, Workload.LORA),
+        ("13B 全参微调", 13, Workload.FULL_FINETUNE),
+        ("72B QLoRA", 72, Workload.QLORA),
+        ("qwen2.5-72b qlora", 72, Workload.QLORA),
+        ("LoRA 7B", 7, Workload.LORA),
+        ("70亿 lora", 7, Workload.LORA),
+        ("7b模型的lora", 7, Workload.LORA),
+        ("Llama-13B full fine-tune", 13, Workload.FULL_FINETUNE),
+    ],
+)
 def test_the_memory_question_takes_the_model(text: str, size: float, method: Workload) -> None:
     answer = parse_memory(text)
     assert (answer.model_size_b, answer.method, answer.peak_gb) == (pytest.approx(size), method, None)
@@ -94,8 +104,9 @@ def test_the_advice_shows_the_breakdown_and_the_same_option_as_the_header(policy
     assert ids[ids.index("memory_from_model") + 1] == "memory_from_model_slice"
     holds = next(a for a in decision.advice if a.id == "memory_from_model_slice")
     assert (holds.params["profile"], decision.mig_profile) == ("1g.20gb", "1g.20gb")
-    said = t("advice.memory_from_model", Lang.ZH, **next(a for a in decision.advice
-                                                          if a.id == "memory_from_model").params)
+    said = t(
+        "advice.memory_from_model", Lang.ZH, **next(a for a in decision.advice if a.id == "memory_from_model").params
+    )
     assert "权重 14.1" in said and "优化器状态" in said and "激活" in said
     cards = decide(policy, memory="13B full fine-tune")
     holds = next(a for a in cards.advice if a.id == "memory_from_model_cards")

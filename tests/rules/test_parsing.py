@@ -14,22 +14,50 @@ from rules.parsing import parse_duration, parse_memory, parse_qps, parse_yes_no
 from rules.profile import DurationBucket, FrequencyLevel, Phase, Workload
 
 
-@pytest.mark.parametrize(("text", "hours"), [
-    ("45 min", 0.75), ("3h", 3), ("3.5 hours", 3.5), ("2 days", 48), ("3 weeks", 504),
-    ("半小时", 0.5), ("两小时", 2), ("10小时", 10), ("3天", 72), ("about 10 hours", 10),
-    ("两个半小时", 2.5), ("1h30m", 1.5), ("1 hour 30 minutes", 1.5), ("十二小时", 12),
-    ("大约10个小时", 10), ("１０ｈ", 10), ("half an hour", 0.5), ("2-3h", 3), ("an hour", 1),
-])
+@pytest.mark.parametrize(
+    ("text", "hours"),
+    [
+        ("45 min", 0.75),
+        ("3h", 3),
+        ("3.5 hours", 3.5),
+        ("2 days", 48),
+        ("3 weeks", 504),
+        ("半小时", 0.5),
+        ("两小时", 2),
+        ("10小时", 10),
+        ("3天", 72),
+        ("about 10 hours", 10),
+        ("两个半小时", 2.5),
+        ("1h30m", 1.5),
+        ("1 hour 30 minutes", 1.5),
+        ("十二小时", 12),
+        ("大约10个小时", 10),
+        ("１０ｈ", 10),
+        ("half an hour", 0.5),
+        ("2-3h", 3),
+        ("an hour", 1),
+    ],
+)
 def test_durations(text: str, hours: float) -> None:
     assert parsing.parse_duration(text).hours == pytest.approx(hours)
 
 
-@pytest.mark.parametrize(("text", "bucket"), [
-    ("short", DurationBucket.SHORT), ("medium", DurationBucket.MEDIUM), ("long", DurationBucket.LONG),
-    ("短", DurationBucket.SHORT), ("中", DurationBucket.MEDIUM), ("长", DurationBucket.LONG),
-    ("<1h", DurationBucket.SHORT), ("1-8h", DurationBucket.MEDIUM), (">8h", DurationBucket.LONG),
-    ("> 8 h", DurationBucket.LONG), ("LONG", DurationBucket.LONG),
-])
+@pytest.mark.parametrize(
+    ("text", "bucket"),
+    [
+        ("short", DurationBucket.SHORT),
+        ("medium", DurationBucket.MEDIUM),
+        ("long", DurationBucket.LONG),
+        ("短", DurationBucket.SHORT),
+        ("中", DurationBucket.MEDIUM),
+        ("长", DurationBucket.LONG),
+        ("<1h", DurationBucket.SHORT),
+        ("1-8h", DurationBucket.MEDIUM),
+        (">8h", DurationBucket.LONG),
+        ("> 8 h", DurationBucket.LONG),
+        ("LONG", DurationBucket.LONG),
+    ],
+)
 def test_duration_buckets(text: str, bucket: DurationBucket) -> None:
     assert parsing.parse_duration(text).bucket is bucket
 
@@ -47,11 +75,28 @@ def test_bad_durations_list_the_accepted_forms(text: str) -> None:
     assert caught.value.accepted == parsing.ACCEPTED["duration"]
 
 
-@pytest.mark.parametrize(("text", "value"), [
-    ("yes", True), ("no", False), ("y", True), ("n", False), ("true", True), ("false", False),
-    ("是", True), ("否", False), ("能", True), ("不能", False), ("可以", True), ("不可以", False),
-    ("需要", True), ("不需要", False), ("Yes.", True), ("不能，要从头跑", False), ("no, never", False),
-])
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("yes", True),
+        ("no", False),
+        ("y", True),
+        ("n", False),
+        ("true", True),
+        ("false", False),
+        ("是", True),
+        ("否", False),
+        ("能", True),
+        ("不能", False),
+        ("可以", True),
+        ("不可以", False),
+        ("需要", True),
+        ("不需要", False),
+        ("Yes.", True),
+        ("不能，要从头跑", False),
+        ("no, never", False),
+    ],
+)
 def test_yes_no(text: str, value: bool) -> None:
     assert parsing.parse_yes_no(text) is value
 
@@ -62,13 +107,22 @@ def test_unclear_yes_no_is_rejected(text: str) -> None:
         parsing.parse_yes_no(text)
 
 
-@pytest.mark.parametrize(("text", "expected"), [
-    ("yes", {"tight": True}), ("no", {"tight": False}), ("是", {"tight": True}),
-    ("70GB", {"peak_gb": 70}), ("70 GB of 80", {"peak_gb": 70, "card_gb": 80}),
-    ("70/80", {"peak_gb": 70, "card_gb": 80}), ("70G/80G", {"peak_gb": 70, "card_gb": 80}),
-    ("85%", {"fraction": 0.85}), ("85 ％", {"fraction": 0.85}), ("百分之85", {"fraction": 0.85}),
-    ("70 GB out of 80 GB", {"peak_gb": 70, "card_gb": 80}),
-])
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("yes", {"tight": True}),
+        ("no", {"tight": False}),
+        ("是", {"tight": True}),
+        ("70GB", {"peak_gb": 70}),
+        ("70 GB of 80", {"peak_gb": 70, "card_gb": 80}),
+        ("70/80", {"peak_gb": 70, "card_gb": 80}),
+        ("70G/80G", {"peak_gb": 70, "card_gb": 80}),
+        ("85%", {"fraction": 0.85}),
+        ("85 ％", {"fraction": 0.85}),
+        ("百分之85", {"fraction": 0.85}),
+        ("70 GB out of 80 GB", {"peak_gb": 70, "card_gb": 80}),
+    ],
+)
 def test_memory(text: str, expected: dict[str, float]) -> None:
     answer = without_none(asdict(parsing.parse_memory(text)))
     assert answer == pytest.approx(expected)
@@ -85,19 +139,38 @@ def test_bad_memory(text: str) -> None:
         parsing.parse_memory(text)
 
 
-@pytest.mark.parametrize(("text", "runs"), [
-    ("daily", 7), ("every day", 7), ("3 times a week", 3), ("weekly", 1), ("每天", 7), ("每周两次", 2),
-    ("twice a week", 2), ("3x/week", 3), ("一周三次", 3), ("every 2 days", 3.5), ("每两天一次", 3.5),
-    ("2 times a day", 14), ("once a month", 12 / 52),
-])
+@pytest.mark.parametrize(
+    ("text", "runs"),
+    [
+        ("daily", 7),
+        ("every day", 7),
+        ("3 times a week", 3),
+        ("weekly", 1),
+        ("每天", 7),
+        ("每周两次", 2),
+        ("twice a week", 2),
+        ("3x/week", 3),
+        ("一周三次", 3),
+        ("every 2 days", 3.5),
+        ("每两天一次", 3.5),
+        ("2 times a day", 14),
+        ("once a month", 12 / 52),
+    ],
+)
 def test_frequency_runs(text: str, runs: float) -> None:
     assert parsing.parse_frequency(text).runs_per_week == pytest.approx(runs)
 
 
-@pytest.mark.parametrize(("text", "level"), [
-    ("high", FrequencyLevel.HIGH), ("low", FrequencyLevel.LOW), ("高频", FrequencyLevel.HIGH),
-    ("低频", FrequencyLevel.LOW), ("偶尔", FrequencyLevel.LOW),
-])
+@pytest.mark.parametrize(
+    ("text", "level"),
+    [
+        ("high", FrequencyLevel.HIGH),
+        ("low", FrequencyLevel.LOW),
+        ("高频", FrequencyLevel.HIGH),
+        ("低频", FrequencyLevel.LOW),
+        ("偶尔", FrequencyLevel.LOW),
+    ],
+)
 def test_frequency_levels(text: str, level: FrequencyLevel) -> None:
     assert parsing.parse_frequency(text).level is level
 
@@ -132,9 +205,20 @@ def test_schedule_over_24_hours_a_day() -> None:
         parsing.parse_schedule("25x3")
 
 
-PARSERS = [parsing.parse_duration, parsing.parse_yes_no, parsing.parse_memory, parsing.parse_frequency,
-           parsing.parse_workload, parsing.parse_phase, parsing.parse_gpu, parsing.parse_model_size,
-           parsing.parse_qps, parsing.parse_p99, parsing.parse_schedule, parsing.parse_cards]
+PARSERS = [
+    parsing.parse_duration,
+    parsing.parse_yes_no,
+    parsing.parse_memory,
+    parsing.parse_frequency,
+    parsing.parse_workload,
+    parsing.parse_phase,
+    parsing.parse_gpu,
+    parsing.parse_model_size,
+    parsing.parse_qps,
+    parsing.parse_p99,
+    parsing.parse_schedule,
+    parsing.parse_cards,
+]
 
 answer_like = st.one_of(
     st.text(max_size=80),

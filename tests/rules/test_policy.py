@@ -31,14 +31,21 @@ def test_team_policy_file_is_used(tmp_path: Path) -> None:
     assert load_policy(path).two_of_four.long_run_hours == 12
 
 
-@pytest.mark.parametrize(("change", "message"), [
-    (("two_of_four", "hits_for_dedicated", 7),
-     "two_of_four.hits_for_dedicated: Input should be less than or equal to 4"),
-    (("two_of_four", "memory_tight_fraction", "lots"),
-     "two_of_four.memory_tight_fraction: Input should be a valid number"),
-    (("shared", "efficiency_min", 0.9), "efficiency_min must not exceed efficiency_max"),
-    (("inference", "typo_field", 1), "inference.typo_field: Extra inputs are not permitted"),
-])
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (
+            ("two_of_four", "hits_for_dedicated", 7),
+            "two_of_four.hits_for_dedicated: Input should be less than or equal to 4",
+        ),
+        (
+            ("two_of_four", "memory_tight_fraction", "lots"),
+            "two_of_four.memory_tight_fraction: Input should be a valid number",
+        ),
+        (("shared", "efficiency_min", 0.9), "efficiency_min must not exceed efficiency_max"),
+        (("inference", "typo_field", 1), "inference.typo_field: Extra inputs are not permitted"),
+    ],
+)
 def test_bad_policy_names_the_field(tmp_path: Path, change: tuple[str, str, object], message: str) -> None:
     data = bundled()
     section, field, value = change

@@ -20,24 +20,31 @@ def test_due_from_the_local_time_until_the_local_day_ends() -> None:
     assert is_due(SHANGHAI, datetime(2026, 11, 30, 1, 30, tzinfo=UTC))
     assert is_due(SHANGHAI, datetime(2026, 11, 30, 15, 59, tzinfo=UTC))  # 23:59 local: still that day (catch-up)
     assert not is_due(SHANGHAI, datetime(2026, 11, 28, 3, 0, tzinfo=UTC))  # a Saturday
-    assert not is_due(RemindSchedule(time(9, 30), "Asia/Shanghai", WEEKDAYS, enabled=False),
-                      datetime(2026, 11, 30, 3, 0, tzinfo=UTC))
+    assert not is_due(
+        RemindSchedule(time(9, 30), "Asia/Shanghai", WEEKDAYS, enabled=False), datetime(2026, 11, 30, 3, 0, tzinfo=UTC)
+    )
 
 
 def test_daylight_saving_moves_new_york_in_utc_and_not_shanghai() -> None:
     # New York leaves daylight saving on Sunday 2026-11-01: 09:30 is 13:30 UTC before, 14:30 UTC after
-    assert next_send(NEW_YORK, datetime(2026, 10, 29, 14, 0, tzinfo=UTC)) == datetime(2026, 10, 30, 13, 30,
-                                                                                      tzinfo=UTC)
-    assert next_send(NEW_YORK, datetime(2026, 10, 30, 14, 0, tzinfo=UTC)) == datetime(2026, 11, 2, 14, 30,
-                                                                                      tzinfo=UTC)
+    assert next_send(NEW_YORK, datetime(2026, 10, 29, 14, 0, tzinfo=UTC)) == datetime(2026, 10, 30, 13, 30, tzinfo=UTC)
+    assert next_send(NEW_YORK, datetime(2026, 10, 30, 14, 0, tzinfo=UTC)) == datetime(2026, 11, 2, 14, 30, tzinfo=UTC)
     assert next_send(SHANGHAI, datetime(2026, 10, 30, 2, 0, tzinfo=UTC)) == datetime(2026, 11, 2, 1, 30, tzinfo=UTC)
     assert not is_due(NEW_YORK, datetime(2026, 11, 2, 14, 0, tzinfo=UTC))  # 09:00 local after the change
     assert is_due(NEW_YORK, datetime(2026, 11, 2, 14, 30, tzinfo=UTC))
 
 
-@pytest.mark.parametrize(("text", "days"), [("mon-fri", WEEKDAYS), ("daily", frozenset(range(7))),
-                                            ("mon,wed,fri", frozenset({0, 2, 4})), ("工作日", WEEKDAYS),
-                                            ("周一-周五", WEEKDAYS), ("fri-mon", frozenset({4, 5, 6, 0}))])
+@pytest.mark.parametrize(
+    ("text", "days"),
+    [
+        ("mon-fri", WEEKDAYS),
+        ("daily", frozenset(range(7))),
+        ("mon,wed,fri", frozenset({0, 2, 4})),
+        ("工作日", WEEKDAYS),
+        ("周一-周五", WEEKDAYS),
+        ("fri-mon", frozenset({4, 5, 6, 0})),
+    ],
+)
 def test_days(text: str, days: frozenset[int]) -> None:
     assert parse_days(text) == days
 
@@ -47,8 +54,16 @@ def test_days_text_and_times() -> None:
     assert parse_at("9:30") == time(9, 30) and parse_at("0930") == time(9, 30)
 
 
-@pytest.mark.parametrize(("parse", "text"), [(parse_at, "25:00"), (parse_at, "morning"), (parse_zone, "Mars/Base"),
-                                             (parse_days, "someday"), (parse_zone, "../etc/passwd")])
+@pytest.mark.parametrize(
+    ("parse", "text"),
+    [
+        (parse_at, "25:00"),
+        (parse_at, "morning"),
+        (parse_zone, "Mars/Base"),
+        (parse_days, "someday"),
+        (parse_zone, "../etc/passwd"),
+    ],
+)
 def test_bad_input_says_what_is_accepted(parse: object, text: str) -> None:
     with pytest.raises(ParseError) as err:
         parse(text)  # type: ignore[operator]

@@ -33,20 +33,28 @@ def test_qwen_7b_keeps_56_kib_a_token_and_a_3k_request_is_0164_gib(policy: Polic
     assert parts.kv_cache_gb == round(56 * 1024 * 3072 / 1e9, 1)  # GB are 10^9 bytes, as in the rest
 
 
-@pytest.mark.parametrize(("text", "model", "quant", "context", "concurrency"), [
-    ("7B serve", "Mistral-7B", None, None, None),
-    ("qwen2.5-7b 8k x 16", "Qwen2.5-7B", None, 8192, 16),
-    ("Llama-3.1-70B int4 4k×32", "Llama-3.1-70B", "int4", 4096, 32),
-    ("QWEN2.5-72B awq 32k*4", "Qwen2.5-72B", "int4", 32768, 4),
-    ("glm-4-9b", "GLM-4-9B", None, None, None),
-    ("DeepSeek-R1-Distill-Qwen-32B fp8 16k x 8 serve", "DeepSeek-R1-Distill-Qwen-32B", "fp8", 16384, 8),
-    ("70B 推理", "Llama-3.1-70B", None, None, None),
-])
-def test_question_2_of_a_service_takes_the_served_model(text: str, model: str, quant: str | None,
-                                                         context: int | None, concurrency: int | None) -> None:
+@pytest.mark.parametrize(
+    ("text", "model", "quant", "context", "concurrency"),
+    [
+        ("7B serve", "Mistral-7B", None, None, None),
+        ("qwen2.5-7b 8k x 16", "Qwen2.5-7B", None, 8192, 16),
+        ("Llama-3.1-70B int4 4k×32", "Llama-3.1-70B", "int4", 4096, 32),
+        ("QWEN2.5-72B awq 32k*4", "Qwen2.5-72B", "int4", 32768, 4),
+        ("glm-4-9b", "GLM-4-9B", None, None, None),
+        ("DeepSeek-R1-Distill-Qwen-32B fp8 16k x 8 serve", "DeepSeek-R1-Distill-Qwen-32B", "fp8", 16384, 8),
+        ("70B 推理", "Llama-3.1-70B", None, None, None),
+    ],
+)
+def test_question_2_of_a_service_takes_the_served_model(
+    text: str, model: str, quant: str | None, context: int | None, concurrency: int | None
+) -> None:
     answer = parse_memory(text)
-    assert (answer.served_model, answer.quant, answer.context, answer.concurrency) == (model, quant, context,
-                                                                                       concurrency)
+    assert (answer.served_model, answer.quant, answer.context, answer.concurrency) == (
+        model,
+        quant,
+        context,
+        concurrency,
+    )
 
 
 def test_an_unknown_served_model_is_refused_with_the_models_known() -> None:
@@ -57,16 +65,28 @@ def test_an_unknown_served_model_is_refused_with_the_models_known() -> None:
 
 def test_every_bundled_architecture_has_its_source_and_a_publishers_name() -> None:
     assert len(MODELS) >= 10 and all(m.source and "config.json" in m.source for m in MODELS)
-    assert {m.name for m in MODELS} >= {"Llama-3.1-8B", "Llama-3.1-70B", "Qwen2.5-7B", "Qwen2.5-14B", "Qwen2.5-32B",
-                                        "Qwen2.5-72B", "Mistral-7B", "DeepSeek-R1-Distill-Qwen-7B",
-                                        "DeepSeek-R1-Distill-Qwen-32B", "GLM-4-9B"}
+    assert {m.name for m in MODELS} >= {
+        "Llama-3.1-8B",
+        "Llama-3.1-70B",
+        "Qwen2.5-7B",
+        "Qwen2.5-14B",
+        "Qwen2.5-32B",
+        "Qwen2.5-72B",
+        "Mistral-7B",
+        "DeepSeek-R1-Distill-Qwen-7B",
+        "DeepSeek-R1-Distill-Qwen-32B",
+        "GLM-4-9B",
+    }
 
 
 def test_the_advice_shows_the_breakdown_the_smallest_option_and_the_requests_it_holds(policy: Policy) -> None:
     decision = evaluate(build_profile(parse_answers(SERVICE | {"memory": "qwen2.5-7b 8k x 16"})), policy)
     ids = [a.id for a in decision.advice]
-    assert ids[ids.index("memory_serving"):ids.index("memory_serving") + 3] == [
-        "memory_serving", "memory_from_model_slice", "memory_serving_concurrency"]
+    assert ids[ids.index("memory_serving") : ids.index("memory_serving") + 3] == [
+        "memory_serving",
+        "memory_from_model_slice",
+        "memory_serving_concurrency",
+    ]
     parts = next(a for a in decision.advice if a.id == "memory_serving").params
     assert parts["total_gb"] == decision.memory_peak_gb == 24.2  # 15.2 weights + 7.5 KV + 1.5
     assert decision.shared is not None and decision.shared.memory_gb == 40  # 3g.40gb holds 24.2 GB
@@ -84,12 +104,28 @@ def test_a_70b_at_bf16_needs_cards_and_says_how_many_requests_they_hold(policy: 
 
 
 def test_the_terminal_takes_a_served_model_and_prints_the_fields(tmp_path: Path) -> None:
-    result = run_cli("advise", "--workload", "inference", "--qps", "20", "--p99-ms", "300", "--memory-peak",
-                     "Qwen2.5-7B 8k x 16", "--json", "--lang", "en", tmp=tmp_path)
+    result = run_cli(
+        "advise",
+        "--workload",
+        "inference",
+        "--qps",
+        "20",
+        "--p99-ms",
+        "300",
+        "--memory-peak",
+        "Qwen2.5-7B 8k x 16",
+        "--json",
+        "--lang",
+        "en",
+        tmp=tmp_path,
+    )
     assert result.returncode == 0, result.stderr
     data = json.loads(result.stdout)
-    assert (data["memory_peak_gb"], data["shared_option"]["memory_gb"], data["max_concurrent_requests"]) == (24.2, 40,
-                                                                                                          49)
+    assert (data["memory_peak_gb"], data["shared_option"]["memory_gb"], data["max_concurrent_requests"]) == (
+        24.2,
+        40,
+        49,
+    )
 
 
 def test_advise_carries_the_figure_to_json(policy: Policy) -> None:

@@ -49,9 +49,19 @@ def test_a_box_enrols_then_heartbeats_with_the_token_it_got(tmp_path: Path, capl
         assert (body["price"], body["unit"], body["currency"]) == (800.0, "day", "CNY")  # the rate card's 400/day × 2
         [made] = Rentals(h.deps.store).instances("T1")
         assert (made.source, made.provider_id, made.channel, made.owner, made.project) == (
-            "agent", "aws:i-0abc1234def567890", "C1", "U1", "llm")
-        sample = {"ts": h.clock.now.isoformat(), "gpu": 0, "utilization_pct": 90, "memory_used_mib": 1,
-                  "memory_total_mib": 81920}
+            "agent",
+            "aws:i-0abc1234def567890",
+            "C1",
+            "U1",
+            "llm",
+        )
+        sample = {
+            "ts": h.clock.now.isoformat(),
+            "gpu": 0,
+            "utilization_pct": 90,
+            "memory_used_mib": 1,
+            "memory_total_mib": 81920,
+        }
         beat, said = post(h, "/api/heartbeat", {"samples": [sample]}, body["token"])
         assert (beat, said["instance"], said["kept"]) == (202, "gpu-box-1", 1)
     assert enrol not in caplog.text and body["token"] not in caplog.text
@@ -93,8 +103,7 @@ def test_tokens_and_fields_that_cannot_enrol_say_why(tmp_path: Path) -> None:
 def test_an_unknown_card_is_kept_as_named_and_its_price_said_missing(tmp_path: Path) -> None:
     with running_app(tmp_path) as h:
         card = {"index": 0, "name": "Tesla V100-SXM2-16GB", "memory_total_mib": 16160}
-        status, body = post(h, "/api/enroll", {"name": "old-box", "machine_id": "e" * 32, "gpus": [card]},
-                            token_for(h))
+        status, body = post(h, "/api/enroll", {"name": "old-box", "machine_id": "e" * 32, "gpus": [card]}, token_for(h))
         assert status == 201 and (body["gpu"], body["price"]) == ("Tesla V100-SXM2-16GB", None)
         given = {"name": "priced", "machine_id": "f" * 32, "gpus": [card], "price": "3.5/h", "currency": "USD"}
         status, body = post(h, "/api/enroll", given, token_for(h))

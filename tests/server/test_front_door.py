@@ -38,18 +38,30 @@ def get(h: Harness, path: str) -> tuple[int, str]:
 
 def signed(body: bytes, content_type: str = FORM) -> dict[str, str]:
     stamp = str(int(time.time()))
-    return {"Content-Type": content_type, "X-Slack-Request-Timestamp": stamp,
-            "X-Slack-Signature": sign(SECRET, stamp, body)}
+    return {
+        "Content-Type": content_type,
+        "X-Slack-Request-Timestamp": stamp,
+        "X-Slack-Signature": sign(SECRET, stamp, body),
+    }
 
 
 def command(text: str, **fields: str) -> bytes:
-    form = {"team_id": "T1", "channel_id": "C1", "user_id": "U1", "command": "/gpu-advise", "text": text,
-            "response_url": "", "trigger_id": "1.2.3"} | fields
+    form = {
+        "team_id": "T1",
+        "channel_id": "C1",
+        "user_id": "U1",
+        "command": "/gpu-advise",
+        "text": text,
+        "response_url": "",
+        "trigger_id": "1.2.3",
+    } | fields
     return urlencode({k: v for k, v in form.items() if v != "-"}).encode()
 
 
 def said_anything(h: Harness) -> bool:
     return any(c.method.startswith(("chat.", "views.")) for c in h.fake.calls)
+
+
 def test_a_timestamp_that_is_not_a_number_gets_401_and_nothing_is_said(tmp_path: Path) -> None:
     with running_app(tmp_path) as h:
         body = command("help")
@@ -59,27 +71,69 @@ def test_a_timestamp_that_is_not_a_number_gets_401_and_nothing_is_said(tmp_path:
         time.sleep(0.3)
         assert not said_anything(h) and h.fake.of("response_url") == []
         assert h.deps.inbox.pending(timedelta(hours=1)) == []
+
+
 def test_malformed_bodies_get_401_unsigned_and_400_signed(tmp_path: Path) -> None:
     with running_app(tmp_path) as h:
         for body in (b"{not json", b"payload={", b"\xff\xfe\x00"):
-            assert raw(h, body, {"Content-Type": FORM, "X-Slack-Request-Timestamp": "1",
-                                 "X-Slack-Signature": "v0=1"})[0] == 401
+            assert (
+                raw(h, body, {"Content-Type": FORM, "X-Slack-Request-Timestamp": "1", "X-Slack-Signature": "v0=1"})[0]
+                == 401
+            )
         assert raw(h, b"payload={", signed(b"payload={"))[0] == 400
         assert raw(h, b"\xff\xfe\x00", signed(b"\xff\xfe\x00"))[0] == 400
         assert raw(h, b"{not json", signed(b"{not json", "application/json"))[0] == 400
+
+
 def test_signed_requests_no_listener_handles_get_404_and_leave_nothing_in_the_inbox(tmp_path: Path) -> None:
     with running_app(tmp_path) as h:
-        click = urlencode({"payload": json.dumps({
-            "type": "block_actions", "user": {"id": "U1", "team_id": "T1"}, "team": {"id": "T1"},
-            "actions": [{"type": "button", "action_id": "no_such_button", "block_id": "b", "value": "v",
-                         "action_ts": "1"}]})}).encode()
+        click = urlencode(
+            {
+                "payload": json.dumps(
+                    {
+                        "type": "block_actions",
+                        "user": {"id": "U1", "team_id": "T1"},
+                        "team": {"id": "T1"},
+                        "actions": [
+                            {
+                                "type": "button",
+                                "action_id": "no_such_button",
+                                "block_id": "b",
+                                "value": "v",
+                                "action_ts": "1",
+                            }
+                        ],
+                    }
+                )
+            }
+        ).encode()
         fieldless = urlencode({"payload": json.dumps({"type": "block_actions", "actions": [{}]})}).encode()
-        view = urlencode({"payload": json.dumps({
-            "type": "view_submission", "user": {"id": "U1", "team_id": "T1"}, "team": {"id": "T1"},
-            "view": {"id": "V1", "type": "modal", "callback_id": "no_such_view", "private_metadata": "",
-                     "state": {"values": {}}}})}).encode()
-        event = json.dumps({"type": "event_callback", "event_id": "Ev9", "team_id": "T1",
-                            "event": {"type": "reaction_added", "user": "U1"}}).encode()
+        view = urlencode(
+            {
+                "payload": json.dumps(
+                    {
+                        "type": "view_submission",
+                        "user": {"id": "U1", "team_id": "T1"},
+                        "team": {"id": "T1"},
+                        "view": {
+                            "id": "V1",
+                            "type": "modal",
+                            "callback_id": "no_such_view",
+                            "private_metadata": "",
+                            "state": {"values": {}},
+                        },
+                    }
+                )
+            }
+        ).encode()
+        event = json.dumps(
+            {
+                "type": "event_callback",
+                "event_id": "Ev9",
+                "team_id": "T1",
+                "event": {"type": "reaction_added", "user": "U1"},
+            }
+        ).encode()
         no_event = json.dumps({"type": "event_callback", "event_id": "Ev10"}).encode()
         assert raw(h, click, signed(click))[0] == 404
         assert raw(h, fieldless, signed(fieldless))[0] == 400  # bolt cannot read it: nothing is done
@@ -87,18 +141,24 @@ def test_signed_requests_no_listener_handles_get_404_and_leave_nothing_in_the_in
         assert raw(h, event, signed(event, "application/json"))[0] == 404
         assert raw(h, no_event, signed(no_event, "application/json"))[0] == 400
         assert h.deps.inbox.pending(timedelta(hours=1)) == []
+
+
 def test_a_signed_command_without_a_user_is_acknowledged_and_finished(tmp_path: Path) -> None:
     with running_app(tmp_path) as h:
         body = command("", user_id="-")
         assert raw(h, body, signed(body))[0] == 200
         h.fake.wait_for(lambda: h.deps.inbox.pending(timedelta(hours=1)) == [] or None)
         assert not said_anything(h)
+
+
 def test_a_body_above_the_limit_is_refused_before_it_is_read(tmp_path: Path) -> None:
     with running_app(tmp_path, max_body_bytes=4096) as h:
         body = command("x" * 8000)
         status, reason = raw(h, body, signed(body))
         assert status == 413 and "4096" in reason
         assert h.deps.inbox.pending(timedelta(hours=1)) == []
+
+
 def test_command_text_beyond_the_limit_is_refused_without_parsing(tmp_path: Path) -> None:
     with running_app(tmp_path) as h:
         started = time.monotonic()
@@ -107,6 +167,8 @@ def test_command_text_beyond_the_limit_is_refused_without_parsing(tmp_path: Path
         (reply,) = h.fake.wait_for(lambda: h.fake.of("response_url"))
         assert "longer than 4,000 characters" in reply["text"]
         assert time.monotonic() - started < 5
+
+
 def test_a_replayed_command_is_carried_out_once(tmp_path: Path) -> None:
     with running_app(tmp_path) as h:
         body = command("")
@@ -117,6 +179,8 @@ def test_a_replayed_command_is_carried_out_once(tmp_path: Path) -> None:
         time.sleep(0.5)
         roots = [p for p in h.fake.of("chat.postMessage") if "thread_ts" not in p]
         assert len(roots) == 1
+
+
 def test_healthz_says_ok_and_down(tmp_path: Path) -> None:
     with running_app(tmp_path) as h:
         status, body = get(h, "/healthz")
@@ -126,6 +190,8 @@ def test_healthz_says_ok_and_down(tmp_path: Path) -> None:
         h.deps.store.engine = create_engine(f"sqlite:///{tmp_path}/no/such/dir/state.db")  # the database is gone
         status, body = get(h, "/healthz")
         assert status == 503 and json.loads(body)["status"] == "down"
+
+
 def test_metrics_count_requests_and_acknowledgements(tmp_path: Path) -> None:
     with running_app(tmp_path) as h:
         body = command("help", response_url="")
@@ -138,6 +204,8 @@ def test_metrics_count_requests_and_acknowledgements(tmp_path: Path) -> None:
         assert "gpu_advisor_ack_seconds_count 1.0" in text
         assert 'gpu_advisor_price_age_seconds{source="ratecard"}' in text
         assert "gpu_advisor_inbox_backlog" in text
+
+
 def test_a_locked_state_database_never_holds_the_acknowledgement_past_its_budget(tmp_path: Path) -> None:
     with running_app(tmp_path, ack_db_budget_s=0.5) as h:
         blocker = sqlite3.connect(h.settings.state_db_path(), timeout=1)
@@ -147,8 +215,14 @@ def test_a_locked_state_database_never_holds_the_acknowledgement_past_its_budget
             body = command("")
             status, text = raw(h, body, signed(body))
             waited = time.monotonic() - started
-            event = json.dumps({"type": "event_callback", "event_id": "EvBusy", "team_id": "T1",
-                                "event": {"type": "app_home_opened", "user": "U1", "tab": "home"}}).encode()
+            event = json.dumps(
+                {
+                    "type": "event_callback",
+                    "event_id": "EvBusy",
+                    "team_id": "T1",
+                    "event": {"type": "app_home_opened", "user": "U1", "tab": "home"},
+                }
+            ).encode()
             event_status = raw(h, event, signed(event, "application/json"))[0]
         finally:
             blocker.rollback()
@@ -175,18 +249,27 @@ def _event(event: object) -> bytes:
 
 def _payload(payload: object) -> bytes:
     return urlencode({"payload": json.dumps(payload)}).encode()
+
+
 def test_signed_bodies_of_the_wrong_shape_get_400_never_500(tmp_path: Path) -> None:
     """Issue 20.17: event "str", event [], action_id 5 and deeply nested JSON gave 500."""
     deep: object = {}
     for _ in range(300):
         deep = {"a": deep}
     nested = json.dumps({"type": "event_callback", "team_id": "T1", "event": {"type": "message", "x": deep}})
-    cases = [(_event("str"), "application/json"), (_event([]), "application/json"),
-             (_payload({"type": "block_actions", "team": {"id": "T1"}, "user": {"id": "U1"},
-                        "actions": [{"action_id": 5}]}), FORM),
-             (nested.encode(), "application/json"),
-             (_payload({"type": "block_actions", "team": {"id": "T1"}, "x": deep}), FORM),
-             (b"[" * 100_000 + b"]" * 100_000, "application/json")]
+    cases = [
+        (_event("str"), "application/json"),
+        (_event([]), "application/json"),
+        (
+            _payload(
+                {"type": "block_actions", "team": {"id": "T1"}, "user": {"id": "U1"}, "actions": [{"action_id": 5}]}
+            ),
+            FORM,
+        ),
+        (nested.encode(), "application/json"),
+        (_payload({"type": "block_actions", "team": {"id": "T1"}, "x": deep}), FORM),
+        (b"[" * 100_000 + b"]" * 100_000, "application/json"),
+    ]
     with running_app(tmp_path) as h:
         for body, content_type in cases:
             status, said = raw(h, body, signed(body, content_type))

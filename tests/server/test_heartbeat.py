@@ -15,8 +15,17 @@ import pytest
 from bot.state.rentals import Rentals
 from tests.support.slack_harness import Harness, running_app
 
-FIELDS = {"gpu": "A100-80GB", "cards": 1, "share": None, "unit": "day", "price": 400.0, "currency": "CNY",
-          "channel": "C1", "owner": "U1", "project": None}
+FIELDS = {
+    "gpu": "A100-80GB",
+    "cards": 1,
+    "share": None,
+    "unit": "day",
+    "price": 400.0,
+    "currency": "CNY",
+    "channel": "C1",
+    "owner": "U1",
+    "project": None,
+}
 
 
 def beat(h: Harness, body: Any, token: str | None, *, raw: bytes | None = None) -> tuple[int, dict[str, Any]]:
@@ -31,8 +40,14 @@ def beat(h: Harness, body: Any, token: str | None, *, raw: bytes | None = None) 
 
 
 def sample(at: datetime, util: float = 0, gpu: int = 0, **extra: Any) -> dict[str, Any]:
-    return {"ts": at.isoformat(), "gpu": gpu, "utilization_pct": util, "memory_used_mib": 1200,
-            "memory_total_mib": 81920, **extra}
+    return {
+        "ts": at.isoformat(),
+        "gpu": gpu,
+        "utilization_pct": util,
+        "memory_used_mib": 1200,
+        "memory_total_mib": 81920,
+        **extra,
+    }
 
 
 def tracked(h: Harness, name: str = "train-1") -> tuple[Rentals, int, str]:
@@ -62,8 +77,9 @@ def test_samples_older_than_a_day_are_dropped_and_counted_future_ones_refused(tm
     with running_app(tmp_path) as h:
         rentals, inst, token = tracked(h)
         now = h.clock.now
-        status, body = beat(h, {"samples": [sample(now - timedelta(hours=25)), sample(now - timedelta(hours=23))]},
-                            token)
+        status, body = beat(
+            h, {"samples": [sample(now - timedelta(hours=25)), sample(now - timedelta(hours=23))]}, token
+        )
         assert (status, body["kept"], body["too_old"]) == (202, 1, 1)
         status, body = beat(h, {"samples": [sample(now), sample(now + timedelta(hours=1))]}, token)
         assert status == 400 and body["field"] == "samples[1].ts" and "clock" in body["error"]
@@ -81,28 +97,72 @@ def test_no_wrong_or_revoked_token_is_401_and_stores_nothing(tmp_path: Path, cap
         status, answer = beat(h, body, token)
         assert status == 401 and "revoked" in answer["error"]
         assert rentals.samples(inst, since=h.clock.now - timedelta(days=1)) == []
-        request = urllib.request.Request(h.base_url + "/api/heartbeat", data=b"{}", method="POST",
-                                         headers={"Authorization": f"Basic {token}"})
+        request = urllib.request.Request(
+            h.base_url + "/api/heartbeat", data=b"{}", method="POST", headers={"Authorization": f"Basic {token}"}
+        )
         with pytest.raises(urllib.error.HTTPError) as err:
             urllib.request.urlopen(request, timeout=10)
         assert err.value.code == 401
     assert token not in caplog.text
 
 
-@pytest.mark.parametrize(("body", "field"), [
-    ({"samples": [{"ts": "2026-11-30T01:00:00", "gpu": 0, "utilization_pct": 1, "memory_used_mib": 1,
-                   "memory_total_mib": 2}]}, "samples[0].ts"),  # no time zone
-    ({"samples": [{"ts": "NOW", "gpu": 0, "utilization_pct": 1, "memory_used_mib": 1, "memory_total_mib": 2}]},
-     "samples[0].ts"),
-    ({"samples": [{"ts": "2026-11-30T01:00:00Z", "gpu": 0, "utilization_pct": 140, "memory_used_mib": 1,
-                   "memory_total_mib": 2}]}, "samples[0].utilization_pct"),
-    ({"samples": [{"ts": "2026-11-30T01:00:00Z", "gpu": 0, "utilization_pct": 1, "memory_total_mib": 2}]},
-     "samples[0].memory_used_mib"),
-    ({"samples": [{"ts": "2026-11-30T01:00:00Z", "gpu": 0, "utilization_pct": 1, "memory_used_mib": 9,
-                   "memory_total_mib": 2}]}, "samples[0]"),
-    ({"samples": [], "disks": [{"path": "", "size_gb": 1}]}, "disks[0].path"),
-    ({"disks": []}, "samples"),
-])
+@pytest.mark.parametrize(
+    ("body", "field"),
+    [
+        (
+            {
+                "samples": [
+                    {
+                        "ts": "2026-11-30T01:00:00",
+                        "gpu": 0,
+                        "utilization_pct": 1,
+                        "memory_used_mib": 1,
+                        "memory_total_mib": 2,
+                    }
+                ]
+            },
+            "samples[0].ts",
+        ),  # no time zone
+        (
+            {"samples": [{"ts": "NOW", "gpu": 0, "utilization_pct": 1, "memory_used_mib": 1, "memory_total_mib": 2}]},
+            "samples[0].ts",
+        ),
+        (
+            {
+                "samples": [
+                    {
+                        "ts": "2026-11-30T01:00:00Z",
+                        "gpu": 0,
+                        "utilization_pct": 140,
+                        "memory_used_mib": 1,
+                        "memory_total_mib": 2,
+                    }
+                ]
+            },
+            "samples[0].utilization_pct",
+        ),
+        (
+            {"samples": [{"ts": "2026-11-30T01:00:00Z", "gpu": 0, "utilization_pct": 1, "memory_total_mib": 2}]},
+            "samples[0].memory_used_mib",
+        ),
+        (
+            {
+                "samples": [
+                    {
+                        "ts": "2026-11-30T01:00:00Z",
+                        "gpu": 0,
+                        "utilization_pct": 1,
+                        "memory_used_mib": 9,
+                        "memory_total_mib": 2,
+                    }
+                ]
+            },
+            "samples[0]",
+        ),
+        ({"samples": [], "disks": [{"path": "", "size_gb": 1}]}, "disks[0].path"),
+        ({"disks": []}, "samples"),
+    ],
+)
 def test_a_malformed_body_is_400_naming_the_field(tmp_path: Path, body: dict[str, Any], field: str) -> None:
     with running_app(tmp_path) as h:
         _, _, token = tracked(h)
@@ -121,19 +181,33 @@ def test_not_json_is_400_and_a_body_above_the_limit_is_413(tmp_path: Path) -> No
         assert rentals.samples(inst, since=h.clock.now - timedelta(days=1)) == []
 
 
-@pytest.mark.parametrize(("raw", "field"), [
-    # JSON has no Infinity, but Python's json (and some agents) writes 1e309 and it parses as inf
-    (b'{"samples": [{"ts": "2026-11-30T01:00:00Z", "gpu": 0, "utilization_pct": 1, "memory_used_mib": 1e309,'
-     b' "memory_total_mib": 1e309}]}', "samples[0].memory_used_mib"),
-    (b'{"samples": [], "disks": [{"path": "/data", "size_gb": 1, "newest_mtime": "0001-01-01T00:00:00+14:00"}]}',
-     "disks[0].newest_mtime"),
-    (b'{"samples": [], "disks": [{"path": "/data", "size_gb": 1, "newest_mtime": "9999-12-31T23:59:59-14:00"}]}',
-     "disks[0].newest_mtime"),
-    (b'{"samples": [{"ts": "0001-01-01T00:00:00+14:00", "gpu": 0, "utilization_pct": 1, "memory_used_mib": 1,'
-     b' "memory_total_mib": 2}]}', "samples[0].ts"),
-])
-def test_numbers_and_times_out_of_any_real_range_are_400_and_nothing_is_stored(tmp_path: Path, raw: bytes,
-                                                                             field: str) -> None:
+@pytest.mark.parametrize(
+    ("raw", "field"),
+    [
+        # JSON has no Infinity, but Python's json (and some agents) writes 1e309 and it parses as inf
+        (
+            b'{"samples": [{"ts": "2026-11-30T01:00:00Z", "gpu": 0, "utilization_pct": 1, "memory_used_mib": 1e309,'
+            b' "memory_total_mib": 1e309}]}',
+            "samples[0].memory_used_mib",
+        ),
+        (
+            b'{"samples": [], "disks": [{"path": "/data", "size_gb": 1, "newest_mtime": "0001-01-01T00:00:00+14:00"}]}',
+            "disks[0].newest_mtime",
+        ),
+        (
+            b'{"samples": [], "disks": [{"path": "/data", "size_gb": 1, "newest_mtime": "9999-12-31T23:59:59-14:00"}]}',
+            "disks[0].newest_mtime",
+        ),
+        (
+            b'{"samples": [{"ts": "0001-01-01T00:00:00+14:00", "gpu": 0, "utilization_pct": 1, "memory_used_mib": 1,'
+            b' "memory_total_mib": 2}]}',
+            "samples[0].ts",
+        ),
+    ],
+)
+def test_numbers_and_times_out_of_any_real_range_are_400_and_nothing_is_stored(
+    tmp_path: Path, raw: bytes, field: str
+) -> None:
     """Issues 20.3 and 20.16: 1e309 was stored as Infinity; a year-1 or year-9999 time broke the digest."""
     with running_app(tmp_path) as h:
         rentals, inst, token = tracked(h)

@@ -19,12 +19,15 @@ from tests.support.slack_harness import running_app
 def test_commands_during_big_heartbeats_are_not_answered_busy(tmp_path: Path) -> None:
     with running_app(tmp_path, ack_db_budget_s=0.5) as h:
         rentals = Rentals(h.deps.store)
-        tokens = [rentals.track_instance("T1", f"box-{i}", FIELDS | {"started_at": h.clock.now - timedelta(days=1)})[1]
-                  for i in range(10)]
+        tokens = [
+            rentals.track_instance("T1", f"box-{i}", FIELDS | {"started_at": h.clock.now - timedelta(days=1)})[1]
+            for i in range(10)
+        ]
         day = [sample(h.clock.now - timedelta(seconds=10 * n), gpu=n % 8) for n in range(2400)]
         beats: list[tuple[int, dict[str, Any]]] = []
-        agents = [threading.Thread(target=lambda tok=token: beats.append(beat(h, {"samples": day}, tok)))
-                  for token in tokens]
+        agents = [
+            threading.Thread(target=lambda tok=token: beats.append(beat(h, {"samples": day}, tok))) for token in tokens
+        ]
         for agent in agents:
             agent.start()
         ids = [i.id for i in rentals.instances("T1")]

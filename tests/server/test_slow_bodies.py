@@ -65,8 +65,7 @@ def test_a_trickling_body_is_cut_at_the_deadline_with_408_and_nothing_is_done(tm
 
 def test_past_the_cap_of_bodies_being_received_a_request_gets_503_then_is_served(tmp_path: Path) -> None:
     with running_app(tmp_path, max_pending_bodies=2, read_timeout_s=20) as h:
-        hold = [stalled(h, "/slack/events", 1000, "Content-Type: application/x-www-form-urlencoded")
-                for _ in range(2)]
+        hold = [stalled(h, "/slack/events", 1000, "Content-Type: application/x-www-form-urlencoded") for _ in range(2)]
         body = command("help")
         deadline = time.monotonic() + 5
         while (answer := raw(h, body, signed(body)))[0] != 503 and time.monotonic() < deadline:

@@ -82,11 +82,14 @@ def test_a_work_process_starting_takes_what_was_spooled_before_it_with_its_time(
 def test_postgresql_has_no_spool(db_target: str) -> None:
     store = Store(db_target)
     assert (open_spool(store) is None) == (store.engine.dialect.name == "postgresql")
+
+
 @pytest.mark.e2e  # starts a process
 @pytest.mark.skipif(not LINUX, reason="finds the work process in Linux's /proc")
 @pytest.mark.parametrize("next_start", ["true", "false"])
-def test_a_request_acknowledged_just_before_serve_is_killed_is_done_on_the_next_start(tmp_path: Path,
-                                                                                      next_start: str) -> None:
+def test_a_request_acknowledged_just_before_serve_is_killed_is_done_on_the_next_start(
+    tmp_path: Path, next_start: str
+) -> None:
     """Kept only in the spool (the work process had not taken it) when the whole service dies; done when serve
     starts again, with a work process or without one."""
     with fake_slack() as fake:
@@ -107,6 +110,8 @@ def test_a_request_acknowledged_just_before_serve_is_killed_is_done_on_the_next_
             fake.wait_for(lambda: spool.spooled(timedelta(hours=1)) == [])  # swept once the inbox holds it
         time.sleep(0.2)
         assert len(recommendations(fake)) == 1
+
+
 @pytest.mark.e2e  # starts a process
 def test_a_slack_retry_through_the_spool_is_done_once(tmp_path: Path) -> None:
     event = {"type": "app_home_opened", "user": "U1", "channel": "D1", "tab": "home"}

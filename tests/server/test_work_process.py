@@ -70,14 +70,19 @@ def metrics(send: SlackSender) -> str:
 
 
 def recommendations(fake: FakeSlack) -> list[dict[str, Any]]:
-    return [p for p in fake.of("chat.postMessage") if "Recommendation" in str(p.get("blocks"))
-            or "推荐" in str(p.get("blocks"))]
+    return [
+        p
+        for p in fake.of("chat.postMessage")
+        if "Recommendation" in str(p.get("blocks")) or "推荐" in str(p.get("blocks"))
+    ]
 
 
 @contextmanager
 def serving(tmp_path: Path, fake: FakeSlack, **extra: str) -> Iterator[tuple[SlackSender, subprocess.Popen[bytes]]]:
     with serve_process(bot_env(tmp_path, fake) | extra) as (send, proc):
         yield send, proc
+
+
 @pytest.mark.e2e  # starts a process
 @pytest.mark.skipif(not LINUX, reason="finds the work process in Linux's /proc")
 def test_the_work_after_an_acknowledgement_is_done_by_the_work_process(tmp_path: Path) -> None:
@@ -101,6 +106,8 @@ def test_the_work_after_an_acknowledgement_is_done_by_the_work_process(tmp_path:
         assert 'gpu_advisor_decisions_total{choice="dedicated"} 1.0' in text
         assert 'gpu_advisor_slack_requests_total{kind="command"} 1.0' in text
         fake.wait_for(lambda: "gpu_advisor_inbox_backlog 0.0" in metrics(send).splitlines())
+
+
 @pytest.mark.e2e  # starts a process
 @pytest.mark.skipif(not LINUX, reason="finds the work process in Linux's /proc")
 def test_a_work_process_that_dies_is_started_again_and_loses_nothing(tmp_path: Path) -> None:
@@ -122,6 +129,8 @@ def test_a_work_process_that_dies_is_started_again_and_loses_nothing(tmp_path: P
         proc.send_signal(signal.SIGTERM)
         output = (proc.communicate(timeout=20)[0] or b"").decode()
     assert "the work process stopped (exit code -9)" in output
+
+
 @pytest.mark.e2e  # starts a process
 @pytest.mark.skipif(not LINUX, reason="finds the work process in Linux's /proc")
 def test_the_work_process_ends_with_the_front_door(tmp_path: Path) -> None:
@@ -136,6 +145,8 @@ def test_the_work_process_ends_with_the_front_door(tmp_path: Path) -> None:
             proc.kill()
             proc.wait(timeout=10)
             fake.wait_for(lambda: not running(work), timeout=10)
+
+
 @pytest.mark.e2e  # starts a process
 def test_serve_without_a_work_process_does_the_work_itself(tmp_path: Path) -> None:
     with fake_slack() as fake, serving(tmp_path, fake, GPU_ADVISOR_WORK_PROCESS="false") as (send, proc):
@@ -144,11 +155,19 @@ def test_serve_without_a_work_process_does_the_work_itself(tmp_path: Path) -> No
             assert children(proc.pid) == []
         send.command(PROFILE, response_url=fake.response_url())
         fake.wait_for(lambda: recommendations(fake))
+
+
 def test_a_new_work_process_redoes_only_what_was_kept_before_it_started(tmp_path: Path) -> None:
     """What came after its start reaches it over the queue: redoing that too would do it twice."""
     with running_app(tmp_path) as h:
-        body = {"command": "/gpu-advise", "text": "help", "team_id": "T1", "channel_id": "C1", "user_id": "U1",
-                "response_url": h.fake.response_url()}
+        body = {
+            "command": "/gpu-advise",
+            "text": "help",
+            "team_id": "T1",
+            "channel_id": "C1",
+            "user_id": "U1",
+            "response_url": h.fake.response_url(),
+        }
         assert h.deps.inbox.enqueue("command:before", "command", body)
         started = h.clock()
         h.clock.advance(seconds=2)
@@ -202,6 +221,8 @@ class HandedOver:
 
     def metrics(self) -> bytes | None:
         return None
+
+
 def test_the_front_door_hands_every_kind_of_request_to_the_work_process_and_does_none_of_it(tmp_path: Path) -> None:
     """A request the front door acknowledges goes over whole; a form bolt checks and answers goes over with its
     body, as the inbox records its kind. Nothing of either is done in the front door."""
@@ -223,15 +244,24 @@ def test_the_front_door_hands_every_kind_of_request_to_the_work_process_and_does
         assert h.deps.inbox.pending(timedelta(hours=1)) != []  # kept, for the work process to take
         time.sleep(0.3)
         assert recommendations(h.fake) == [] and h.fake.of("chat.postEphemeral") == []  # none of it done here
+
+
 def test_what_the_queue_brought_is_not_replayed_and_what_was_replayed_is_not_taken_from_the_queue(
-        tmp_path: Path) -> None:
+    tmp_path: Path,
+) -> None:
     """On PostgreSQL nothing but the work process itself tells that a request kept just before it started again
     came both ways (by its replay and by the queue): each key is started once."""
     from bot.server.work_process import Started
 
     with running_app(tmp_path) as h:
-        body = {"command": "/gpu-advise", "text": "help", "team_id": "T1", "channel_id": "C1", "user_id": "U1",
-                "response_url": h.fake.response_url()}
+        body = {
+            "command": "/gpu-advise",
+            "text": "help",
+            "team_id": "T1",
+            "channel_id": "C1",
+            "user_id": "U1",
+            "response_url": h.fake.response_url(),
+        }
         for key in ("command:queued", "command:replayed"):
             assert h.deps.inbox.enqueue(key, "command", body)
         h.clock.advance(seconds=1)
@@ -240,6 +270,8 @@ def test_what_the_queue_brought_is_not_replayed_and_what_was_replayed_is_not_tak
         assert replay_pending(h.deps, h.deps_client(), h.clock(), started.first) == 1
         assert [key for key, _, _ in h.deps.inbox.pending(timedelta(hours=1))] == ["command:queued"]
         assert not started.first("command:replayed")  # when the queue brings it now, it is not done again
+
+
 @pytest.mark.e2e  # starts a process
 @pytest.mark.skipif(not LINUX, reason="finds the work process in Linux's /proc")
 def test_a_work_process_that_cannot_start_says_why_and_is_tried_again(tmp_path: Path) -> None:
@@ -260,10 +292,13 @@ def test_a_work_process_that_cannot_start_says_why_and_is_tried_again(tmp_path: 
     assert "the work process could not start" in output and "Traceback" not in output
 
 
-@pytest.mark.parametrize(("env", "named"), [({"GPU_ADVISOR_WORK_NICENESS": "25"}, "work_niceness"),
-                                            ({"GPU_ADVISOR_WORK_PROCESS": "maybe"}, "work_process")])
-def test_a_bad_work_process_setting_is_refused_before_serve_starts(tmp_path: Path, env: dict[str, str],
-                                                                   named: str) -> None:
+@pytest.mark.parametrize(
+    ("env", "named"),
+    [({"GPU_ADVISOR_WORK_NICENESS": "25"}, "work_niceness"), ({"GPU_ADVISOR_WORK_PROCESS": "maybe"}, "work_process")],
+)
+def test_a_bad_work_process_setting_is_refused_before_serve_starts(
+    tmp_path: Path, env: dict[str, str], named: str
+) -> None:
     from tests.support.cli import run_cli
 
     result = run_cli("serve", "--no-scheduler", env=env, tmp=tmp_path)

@@ -12,8 +12,17 @@ TTL = timedelta(hours=24)
 
 
 def convo(status: str = "active", idle: timedelta = timedelta(0)) -> Conversation:
-    return Conversation(id="c1", team="T1", channel="C1", thread_ts="1.2", user="U1", lang="en", status=status,
-                        created_at=NOW - idle, updated_at=NOW - idle)
+    return Conversation(
+        id="c1",
+        team="T1",
+        channel="C1",
+        thread_ts="1.2",
+        user="U1",
+        lang="en",
+        status=status,
+        created_at=NOW - idle,
+        updated_at=NOW - idle,
+    )
 
 
 def test_only_the_starter_answers() -> None:

@@ -33,8 +33,17 @@ def valid(message: list[dict[str, object]]) -> None:
 
 
 def recommendation(policy: Policy, **answers: str) -> Advice:
-    base = {"duration": "10h", "memory": "70/80", "model_parallel": "yes", "frequency": "daily",
-            "can_resume": "no", "workload": "pretrain", "phase": "stable", "checkpointing": "no", "cards": "8"}
+    base = {
+        "duration": "10h",
+        "memory": "70/80",
+        "model_parallel": "yes",
+        "frequency": "daily",
+        "can_resume": "no",
+        "workload": "pretrain",
+        "phase": "stable",
+        "checkpointing": "no",
+        "cards": "8",
+    }
     offers = as_offers(rate_card_records([], NOW), {"ratecard": Freshness(timedelta(days=365), True)}, NOW)
 
     def quoter(request: QuoteRequest) -> Quote:
@@ -78,12 +87,31 @@ def test_recommendation_without_a_quote_says_why(lang: Lang, policy: Policy) -> 
 def test_views_render(lang: Lang) -> None:
     form = slack_views.form({"duration": "10h"}, '{"c": null}', lang)
     View(**form).validate_json()
-    states = [SourceState(source="ratecard", description="d", rows=4, last_success=NOW, age_days=0.1,
-                          ttl_hours=24, stale=False, last_error=None, last_attempt=NOW),
-              SourceState(source="azure", description="d", rows=0, last_success=None, age_days=None,
-                          ttl_hours=24, stale=True, last_error="HTTP 503 from azure", last_attempt=NOW)]
-    home = slack_views.home([{"choice": "shared", "summary": "3h · 20GB", "created_at": NOW}],
-                            states, lang)
+    states = [
+        SourceState(
+            source="ratecard",
+            description="d",
+            rows=4,
+            last_success=NOW,
+            age_days=0.1,
+            ttl_hours=24,
+            stale=False,
+            last_error=None,
+            last_attempt=NOW,
+        ),
+        SourceState(
+            source="azure",
+            description="d",
+            rows=0,
+            last_success=None,
+            age_days=None,
+            ttl_hours=24,
+            stale=True,
+            last_error="HTTP 503 from azure",
+            last_attempt=NOW,
+        ),
+    ]
+    home = slack_views.home([{"choice": "shared", "summary": "3h · 20GB", "created_at": NOW}], states, lang)
     View(**home).validate_json()
     assert "HTTP 503" in str(home)
     # issue 19.5: a time names its zone; Slack's date token shows it in each reader's own

@@ -27,9 +27,19 @@ def whole_run(minutes: int = 150, busy_mib: int = 40960) -> bytes:
 
 def upload(h: Harness, thread: str, file_id: str, name: str, data: bytes, *, user: str = "U1", n: int = 1) -> None:
     h.fake.files[file_id] = (name, data)
-    status, _ = h.send.event({"type": "message", "subtype": "file_share", "channel": "C1", "user": user,
-                              "text": "", "ts": f"1700000100.{n:06d}", "thread_ts": thread,
-                              "files": [{"id": file_id, "name": name}]}, event_id=f"EvUp{n}")
+    status, _ = h.send.event(
+        {
+            "type": "message",
+            "subtype": "file_share",
+            "channel": "C1",
+            "user": user,
+            "text": "",
+            "ts": f"1700000100.{n:06d}",
+            "thread_ts": thread,
+            "files": [{"id": file_id, "name": name}],
+        },
+        event_id=f"EvUp{n}",
+    )
     assert status == 200
 
 
@@ -134,14 +144,21 @@ def test_uploads_by_others_and_outside_profiles_are_left_alone(tmp_path: Path) -
         assert h.fake.of("files.info") == [] and h.fake.of("download") == []
 
 
-
-
 def test_a_service_takes_only_the_memory_from_a_capture(tmp_path: Path) -> None:
     with running_app(tmp_path) as h:
         thread = start(h, skip_kind=False)["_ts"]
         h.fake.wait_for(lambda: question_posts(h, thread, kind=True))
-        h.send.event({"type": "message", "channel": "C1", "user": "U1", "text": "inference", "ts": "1700000100.9",
-                      "thread_ts": thread}, event_id="EvKind")
+        h.send.event(
+            {
+                "type": "message",
+                "channel": "C1",
+                "user": "U1",
+                "text": "inference",
+                "ts": "1700000100.9",
+                "thread_ts": thread,
+            },
+            event_id="EvKind",
+        )
         h.fake.wait_for(lambda: any("QPS" in t for t in thread_texts(h, thread)))
         upload(h, thread, "F10", "serving.csv", whole_run())
         said = h.fake.wait_for(lambda: [t for t in thread_texts(h, thread) if t.startswith("Capture")])[0]
@@ -157,8 +174,9 @@ def test_the_measured_figures_are_kept_as_values_not_their_rounded_text_read_bac
         wait_question(h, thread, 1)
         upload(h, thread, "F9", "odd.csv", whole_run(minutes=97, busy_mib=41300))
         h.fake.wait_for(lambda: [t for t in thread_texts(h, thread) if t.startswith("Capture")])
-        convo = h.fake.wait_for(lambda: (c := h.deps.conversations.by_thread("T1", "C1", thread))
-                                and "memory" in c.values and c)
+        convo = h.fake.wait_for(
+            lambda: (c := h.deps.conversations.by_thread("T1", "C1", thread)) and "memory" in c.values and c
+        )
         assert convo.answers["memory"] == "40/80"  # what people are shown
         assert convo.values["memory"]["peak_gb"] == 41300 / 1024 and convo.values["memory"]["card_gb"] == 80
 

@@ -22,16 +22,29 @@ def responses(h: Harness) -> list[dict[str, Any]]:
 
 def submit(h: Harness, view: dict[str, Any], values: dict[str, str], user: str = "U1") -> tuple[int, str]:
     state = {key: {"value": {"type": "plain_text_input", "value": text}} for key, text in values.items()}
-    return h.send.interaction({
-        "type": "view_submission", "team": {"id": "T1"}, "user": {"id": user, "team_id": "T1"}, "api_app_id": "A1",
-        "trigger_id": "555.666.xyz",
-        "view": {"id": "V1", "type": "modal", "callback_id": view["callback_id"],
-                 "private_metadata": view["private_metadata"], "state": {"values": state}},
-    })
+    return h.send.interaction(
+        {
+            "type": "view_submission",
+            "team": {"id": "T1"},
+            "user": {"id": user, "team_id": "T1"},
+            "api_app_id": "A1",
+            "trigger_id": "555.666.xyz",
+            "view": {
+                "id": "V1",
+                "type": "modal",
+                "callback_id": view["callback_id"],
+                "private_metadata": view["private_metadata"],
+                "state": {"values": state},
+            },
+        }
+    )
+
+
 def test_inline_answers_give_the_recommendation_at_once(tmp_path: Path) -> None:
     with running_app(tmp_path) as h:
-        status, body = h.send.command("10h mem=70/80 mp=no freq=daily resume=不能 workload=lora hours=4x14",
-                                      response_url=h.fake.response_url())
+        status, body = h.send.command(
+            "10h mem=70/80 mp=no freq=daily resume=不能 workload=lora hours=4x14", response_url=h.fake.response_url()
+        )
         assert (status, body) == (200, "")
         (rec,) = h.fake.wait_for(lambda: header_posts(h))
         text = h.texts(rec)
@@ -41,6 +54,8 @@ def test_inline_answers_give_the_recommendation_at_once(tmp_path: Path) -> None:
         assert "¥5,600" in text and "¥1,568" in text and "¥784" not in text
         assert "No spot: the job cannot resume" in text
         assert "Assumed from your answers" not in text  # hours=4x14 was given
+
+
 def test_inline_with_a_bad_value_names_the_key_typed_and_points_to_help(tmp_path: Path) -> None:
     with running_app(tmp_path) as h:
         h.fake.locales["U2"] = "zh-CN"
@@ -54,11 +69,15 @@ def test_inline_with_a_bad_value_names_the_key_typed_and_points_to_help(tmp_path
         assert "`form`" not in h.texts(english)  # the whole usage is not repeated
         assert "`显存`：无法识别“很多”" in chinese["text"] or "`显存`: 无法识别“很多”" in chinese["text"]
         assert header_posts(h) == []
+
+
 def test_inline_with_missing_answers_names_them(tmp_path: Path) -> None:
     with running_app(tmp_path) as h:
         h.send.command("10h mem=70/80", response_url=h.fake.response_url())
         (reply,) = h.fake.wait_for(lambda: responses(h))
         assert "Missing answers: `mp`, `freq`, `resume`" in reply["text"]
+
+
 def test_unknown_subcommand_and_unknown_key(tmp_path: Path) -> None:
     with running_app(tmp_path) as h:
         h.send.command("bananas", response_url=h.fake.response_url("a"))
@@ -67,6 +86,8 @@ def test_unknown_subcommand_and_unknown_key(tmp_path: Path) -> None:
         by_path = {r["_path"]: r["text"] for r in replies}
         assert "unknown sub-command 'bananas'" in by_path["/response/a"]
         assert "unknown key 'color'; keys:" in by_path["/response/b"]
+
+
 def test_help_prices_and_quote(tmp_path: Path) -> None:
     with running_app(tmp_path) as h:
         h.send.command("help", response_url=h.fake.response_url("help"))
@@ -81,6 +102,8 @@ def test_help_prices_and_quote(tmp_path: Path) -> None:
         assert quote["response_type"] == "in_channel"
         assert "¥5,600" in h.texts(quote) and "¥784" in h.texts(quote)
         assert "give the schedule: hours=4x14" in replies["/response/badquote"]["text"]
+
+
 def test_modal_shows_errors_inline_then_posts_the_recommendation(tmp_path: Path) -> None:
     with running_app(tmp_path) as h:
         h.send.command("form", trigger_id="999.888.form", response_url=h.fake.response_url())
@@ -96,13 +119,25 @@ def test_modal_shows_errors_inline_then_posts_the_recommendation(tmp_path: Path)
         assert "Could not read" in errors["errors"]["duration"]
         assert errors["errors"]["frequency"] == "This question needs an answer."
         assert header_posts(h) == []
-        status, body = submit(h, view, {"duration": "3h", "memory": "20GB", "model_parallel": "no",
-                                        "frequency": "weekly", "can_resume": "yes", "workload": "hpo"})
+        status, body = submit(
+            h,
+            view,
+            {
+                "duration": "3h",
+                "memory": "20GB",
+                "model_parallel": "no",
+                "frequency": "weekly",
+                "can_resume": "yes",
+                "workload": "hpo",
+            },
+        )
         assert (status, body) == (200, "")
         (rec,) = h.fake.wait_for(lambda: header_posts(h))
         assert rec["channel"] == "C1"
         assert "Shared card" in rec["blocks"][0]["text"]["text"]
         assert "Hyper-parameter search" in h.texts(rec)
+
+
 def test_change_an_answer_opens_the_modal_prefilled(tmp_path: Path) -> None:
     with running_app(tmp_path) as h:
         h.send.command("10h mem=70/80 mp=no freq=daily resume=no", response_url=h.fake.response_url())
@@ -112,11 +147,16 @@ def test_change_an_answer_opens_the_modal_prefilled(tmp_path: Path) -> None:
         blocks = {b["block_id"]: b for b in opened["view"]["blocks"]}
         assert blocks["duration"]["element"]["initial_value"] == "10h"
         assert blocks["memory"]["element"]["initial_value"] == "70/80"
-        submit(h, opened["view"], {"duration": "2h", "memory": "70/80", "model_parallel": "no",
-                                   "frequency": "daily", "can_resume": "yes"})
+        submit(
+            h,
+            opened["view"],
+            {"duration": "2h", "memory": "70/80", "model_parallel": "no", "frequency": "daily", "can_resume": "yes"},
+        )
         second = h.fake.wait_for(lambda: len(header_posts(h)) == 2 and header_posts(h))[1]
         assert "Shared card" in second["blocks"][0]["text"]["text"]  # 2 h and resumable: one hit left
         assert second["thread_ts"] == rec["_ts"]  # posted under the recommendation it changes
+
+
 def test_bad_signature_and_stale_timestamp_are_refused(tmp_path: Path) -> None:
     with running_app(tmp_path) as h:
         before = list(h.fake.methods())
@@ -124,20 +164,26 @@ def test_bad_signature_and_stale_timestamp_are_refused(tmp_path: Path) -> None:
         assert status == 401
         old = str(int(time.time()) - 6 * 60)
         body = b"token=x&team_id=T1&user_id=U1&channel_id=C1&command=%2Fgpu-advise&text="
-        status, _ = h.send.post(body, "application/x-www-form-urlencoded", timestamp=old,
-                                signature=sign(SECRET, old, body))
+        status, _ = h.send.post(
+            body, "application/x-www-form-urlencoded", timestamp=old, signature=sign(SECRET, old, body)
+        )
         assert status == 401
         time.sleep(0.3)
         assert h.fake.methods() == before  # nothing reached Slack
 
 
 def test_signing_matches_slacks_documented_example() -> None:
-    body = (b"token=xyzz0WbapA4vBCDEFasx0q6G&team_id=T1DC2JH3J&team_domain=testteamnow&channel_id=G8PSS9T3V"
-            b"&channel_name=foobar&user_id=U2CERLKJA&user_name=roadrunner&command=%2Fwebhook-collect&text="
-            b"&response_url=https%3A%2F%2Fhooks.slack.com%2Fcommands%2FT1DC2JH3J%2F397700885554%2F96rGlfmibIGlgcZRskXaIFfN"
-            b"&trigger_id=398738663015.47445629121.803a0bc887a14d10d2c447fce8b6703c")
+    body = (
+        b"token=xyzz0WbapA4vBCDEFasx0q6G&team_id=T1DC2JH3J&team_domain=testteamnow&channel_id=G8PSS9T3V"
+        b"&channel_name=foobar&user_id=U2CERLKJA&user_name=roadrunner&command=%2Fwebhook-collect&text="
+        b"&response_url=https%3A%2F%2Fhooks.slack.com%2Fcommands%2FT1DC2JH3J%2F397700885554%2F96rGlfmibIGlgcZRskXaIFfN"
+        b"&trigger_id=398738663015.47445629121.803a0bc887a14d10d2c447fce8b6703c"
+    )
     assert sign("8f742231b10e8888abcd99yyyzzz85a5", "1531420618", body) == (
-        "v0=a2114d57b48eac39b9ad189dd8316235a7b4a8d21a10bd27519666489c69b503")
+        "v0=a2114d57b48eac39b9ad189dd8316235a7b4a8d21a10bd27519666489c69b503"
+    )
+
+
 def test_not_in_channel_continues_in_a_dm(tmp_path: Path) -> None:
     with running_app(tmp_path) as h:
         h.fake.refuse_channels["CPRIV"] = "not_in_channel"
@@ -149,6 +195,8 @@ def test_not_in_channel_continues_in_a_dm(tmp_path: Path) -> None:
         assert question[0]["text"] == "What kind of workload is it?"
         (note,) = h.fake.wait_for(lambda: responses(h))
         assert note["response_type"] == "ephemeral" and "DM" in note["text"]
+
+
 def test_rate_limited_call_is_retried_after_retry_after(tmp_path: Path) -> None:
     with running_app(tmp_path) as h:
         h.fake.rate_limit_once.add("chat.postMessage")
@@ -159,6 +207,8 @@ def test_rate_limited_call_is_retried_after_retry_after(tmp_path: Path) -> None:
         attempts = [c for c in h.fake.of("chat.postMessage") if c.get("text") == root["text"]]
         assert len(attempts) == 2  # the 429, then the success
         h.fake.wait_for(lambda: h.posts(thread_ts=root["_ts"]))
+
+
 def test_app_home_shows_recent_recommendations_and_sources(tmp_path: Path) -> None:
     with running_app(tmp_path) as h:
         h.send.command("10h mem=70/80 mp=no freq=daily resume=no", response_url=h.fake.response_url())
@@ -174,6 +224,8 @@ def test_app_home_shows_recent_recommendations_and_sources(tmp_path: Path) -> No
         home_button = {"blocks": published["view"]["blocks"], "channel": "D1"}
         h.send.click(home_button, "new_profile")
         h.fake.wait_for(lambda: [p for p in h.posts(channel="DU1") if "a few questions" in str(p.get("text"))])
+
+
 def test_quote_subcommand_errors_are_specific(tmp_path: Path) -> None:
     with running_app(tmp_path) as h:
         h.send.command("quote gpu=A100 hours=4x14 cards=1.5", response_url=h.fake.response_url("cards"))
@@ -183,17 +235,24 @@ def test_quote_subcommand_errors_are_specific(tmp_path: Path) -> None:
         assert "a whole number of cards; use share=1/2" in replies["/response/cards"]
         assert "unknown GPU model 'B300'. Known models:" in replies["/response/gpu"]
         assert "a day has at most 24 hours" in replies["/response/hours"]
+
+
 def test_inline_with_chinese_keys_and_values_for_a_chinese_user(tmp_path: Path) -> None:
     with running_app(tmp_path) as h:
         h.fake.locales["U8"] = "zh-CN"
-        h.send.command("时长=10小时 显存=70G/80G 并行=否 频率=每周两次 恢复=能 类型=超参搜索",
-                       user="U8", response_url=h.fake.response_url())
+        h.send.command(
+            "时长=10小时 显存=70G/80G 并行=否 频率=每周两次 恢复=能 类型=超参搜索",
+            user="U8",
+            response_url=h.fake.response_url(),
+        )
         h.send.command("help", user="U8", response_url=h.fake.response_url("help"))
         (rec,) = h.fake.wait_for(lambda: header_posts(h))
         assert rec["blocks"][0]["text"]["text"] == "建议: 独占卡：A100-80GB"  # long run + memory tight
         assert "超参数搜索" in h.texts(rec) and "低频运行" in h.texts(rec)
         (helped,) = h.fake.wait_for(lambda: responses(h))
         assert "在帖子里回答问题（先说任务类型）" in helped["text"]
+
+
 def test_inline_inference_needs_only_qps_and_p99(tmp_path: Path) -> None:
     with running_app(tmp_path) as h:
         h.send.command("workload=inference qps=300 p99=40ms", response_url=h.fake.response_url())
@@ -202,22 +261,29 @@ def test_inline_inference_needs_only_qps_and_p99(tmp_path: Path) -> None:
         assert rec["blocks"][0]["text"]["text"] == "Recommendation: Dedicated card: A100-80GB"
         assert "24 h/day × 30 days" in text and "No spot: a latency-critical service" in text
         assert "Release instances" not in text
+
+
 def test_a_schedule_past_the_bounds_is_a_clear_error_not_a_failure(tmp_path: Path) -> None:
     with running_app(tmp_path) as h:
         h.send.command("10h mem=70/80 mp=no freq=daily resume=no hours=1x3661", response_url=h.fake.response_url())
         (reply,) = h.fake.wait_for(lambda: responses(h))
         assert "the days must be from 1 to 3,660" in reply["text"]
         assert h.fake.of("chat.postEphemeral") == []  # no "Something went wrong"
+
+
 def test_a_service_gets_its_serving_memory_in_slack_as_in_the_terminal(tmp_path: Path) -> None:
     """Issue 17: question 2 of a service takes the served model in Slack too (here inline, quoted)."""
     with running_app(tmp_path) as h:
-        h.send.command('workload=inference qps=20 p99=300ms mem="Qwen2.5-7B 8k x 16"',
-                       response_url=h.fake.response_url())
+        h.send.command(
+            'workload=inference qps=20 p99=300ms mem="Qwen2.5-7B 8k x 16"', response_url=h.fake.response_url()
+        )
         (rec,) = h.fake.wait_for(lambda: header_posts(h))
         text = h.texts(rec)
         assert "MIG 3g.40gb" in rec["blocks"][0]["text"]["text"]
         assert "about 24.2 GB = weights 15.2 + KV cache 7.5 (56 KiB a token" in text
         assert "holds at most 49 requests of 8,192 tokens" in text
+
+
 def test_quote_compare_yes_lists_each_provider_in_the_channel(tmp_path: Path) -> None:
     from pricing import cache
     from pricing.refresh import refresh
@@ -229,10 +295,14 @@ def test_quote_compare_yes_lists_each_provider_in_the_channel(tmp_path: Path) ->
             if source.name.startswith("gpuhunt:"):
                 assert refresh(db, source).ok
         h.fake.locales["U1"] = "en-US"
-        h.send.command("quote gpu=H100 hours=8x14 compare=yes currency=USD", user="U1",
-                       response_url=h.fake.response_url("compare"))
-        h.send.command("quote gpu=H100 hours=8x14 provider=lambdalabs currency=USD", user="U1",
-                       response_url=h.fake.response_url("one"))
+        h.send.command(
+            "quote gpu=H100 hours=8x14 compare=yes currency=USD", user="U1", response_url=h.fake.response_url("compare")
+        )
+        h.send.command(
+            "quote gpu=H100 hours=8x14 provider=lambdalabs currency=USD",
+            user="U1",
+            response_url=h.fake.response_url("one"),
+        )
         h.send.command("quote gpu=H100 hours=8x14 compare=maybe", user="U1", response_url=h.fake.response_url("bad"))
         h.fake.locales["U2"] = "zh-CN"
         h.send.command("quote gpu=H100 hours=8x14 currency=RUB", user="U2", response_url=h.fake.response_url("rub"))

@@ -24,9 +24,12 @@ KIND_QUESTIONS = {"What kind of workload is it?", "任务类型是什么？"}
 
 def question_posts(h: Harness, thread_ts: str, *, kind: bool = False) -> list[dict[str, Any]]:
     """The questions posted in the thread; the kind-of-work question (asked first) only when `kind`."""
-    return [p for p in h.posts(thread_ts=thread_ts)
-            if any(b.get("block_id") == "question" for b in p.get("blocks") or [])
-            and (kind or p.get("text") not in KIND_QUESTIONS)]
+    return [
+        p
+        for p in h.posts(thread_ts=thread_ts)
+        if any(b.get("block_id") == "question" for b in p.get("blocks") or [])
+        and (kind or p.get("text") not in KIND_QUESTIONS)
+    ]
 
 
 def _saved(h: Harness, thread_ts: str, question: dict[str, Any]) -> bool:
@@ -37,12 +40,13 @@ def _saved(h: Harness, thread_ts: str, question: dict[str, Any]) -> bool:
 def wait_question(h: Harness, thread_ts: str, count: int) -> dict[str, Any]:
     """The count-th question of the thread, once it is posted and the store knows it (it is saved right after it
     is posted: a test that moves the clock or answers before that races the save)."""
+
     def saved() -> dict[str, Any] | None:
         qs = question_posts(h, thread_ts)
         if len(qs) < count:
             return None
         convo = h.deps.conversations.by_thread("T1", qs[0]["channel"], thread_ts)
-        known = convo is not None and (convo.question_ts in {q["_ts"] for q in qs[count - 1:]} or convo.step > count)
+        known = convo is not None and (convo.question_ts in {q["_ts"] for q in qs[count - 1 :]} or convo.step > count)
         return qs[count - 1] if known else None
 
     return h.fake.wait_for(saved)  # type: ignore[no-any-return]
@@ -55,8 +59,9 @@ def start(h: Harness, *, skip_kind: bool = True, **kwargs: Any) -> dict[str, Any
     assert (status, body) == (200, "")
     root = h.wait_posts(1)[0]  # the root message
     # the first question (the kind of work), once the store knows it: it is saved right after it is posted
-    kind = h.fake.wait_for(lambda: (qs := question_posts(h, root["_ts"], kind=True)) and _saved(h, root["_ts"], qs[0])
-                           and qs[0])
+    kind = h.fake.wait_for(
+        lambda: (qs := question_posts(h, root["_ts"], kind=True)) and _saved(h, root["_ts"], qs[0]) and qs[0]
+    )
     if skip_kind:
         assert h.send.click(kind, button(kind, "Skip"), user=kwargs.get("user", "U1"))[0] == 200
         h.fake.wait_for(lambda: h.fake.of("chat.update"))
@@ -64,8 +69,13 @@ def start(h: Harness, *, skip_kind: bool = True, **kwargs: Any) -> dict[str, Any
 
 
 def button(message: dict[str, Any], label: str) -> str:
-    return next(e["action_id"] for b in message["blocks"] if b["type"] == "actions" for e in b["elements"]
-                if e["text"]["text"] == label)
+    return next(
+        e["action_id"]
+        for b in message["blocks"]
+        if b["type"] == "actions"
+        for e in b["elements"]
+        if e["text"]["text"] == label
+    )
 
 
 def test_whole_conversation_by_buttons(tmp_path: Path) -> None:
@@ -107,14 +117,33 @@ def test_conversation_by_typed_replies_in_chinese(tmp_path: Path) -> None:
         root = start(h, user="U7", skip_kind=False)
         thread = root["_ts"]
         h.fake.wait_for(lambda: question_posts(h, thread, kind=True))
-        h.send.event({"type": "message", "channel": "C1", "user": "U7", "text": "lora", "ts": "1700000001.000000",
-                      "thread_ts": thread, "channel_type": "channel"}, event_id="EvKind")
+        h.send.event(
+            {
+                "type": "message",
+                "channel": "C1",
+                "user": "U7",
+                "text": "lora",
+                "ts": "1700000001.000000",
+                "thread_ts": thread,
+                "channel_type": "channel",
+            },
+            event_id="EvKind",
+        )
         replies = ["大约10个小时", "70G/80G", "不需要", "每天", "不能", "稳定", "跳过", "每天4小时，14天"]
         for n, reply in enumerate(replies, 1):
             wait_question(h, thread, n)
-            status, _ = h.send.event({"type": "message", "channel": "C1", "user": "U7", "text": reply,
-                                      "ts": f"1700000001.{n:06d}", "thread_ts": thread, "channel_type": "channel"},
-                                     event_id=f"Ev{n}")
+            status, _ = h.send.event(
+                {
+                    "type": "message",
+                    "channel": "C1",
+                    "user": "U7",
+                    "text": reply,
+                    "ts": f"1700000001.{n:06d}",
+                    "thread_ts": thread,
+                    "channel_type": "channel",
+                },
+                event_id=f"Ev{n}",
+            )
             assert status == 200
         result = h.fake.wait_for(lambda: [p for p in h.posts(thread_ts=thread) if is_header(p)])
         text = h.texts(result[0])
@@ -129,13 +158,31 @@ def test_bad_typed_answer_is_reasked(tmp_path: Path) -> None:
     with running_app(tmp_path) as h:
         thread = start(h)["_ts"]
         wait_question(h, thread, 1)
-        h.send.event({"type": "message", "channel": "C1", "user": "U1", "text": "soonish", "ts": "1700000001.1",
-                      "thread_ts": thread}, event_id="EvBad")
+        h.send.event(
+            {
+                "type": "message",
+                "channel": "C1",
+                "user": "U1",
+                "text": "soonish",
+                "ts": "1700000001.1",
+                "thread_ts": thread,
+            },
+            event_id="EvBad",
+        )
         reply = h.fake.wait_for(lambda: [p for p in h.posts(thread_ts=thread) if "soonish" in str(p.get("text"))])
         assert "Accepted" in reply[0]["text"] and "3.5 hours" in reply[0]["text"]
         assert len(question_posts(h, thread)) == 1  # still on question 1
-        h.send.event({"type": "message", "channel": "C1", "user": "U1", "text": "3.5 hours", "ts": "1700000001.2",
-                      "thread_ts": thread}, event_id="EvGood")
+        h.send.event(
+            {
+                "type": "message",
+                "channel": "C1",
+                "user": "U1",
+                "text": "3.5 hours",
+                "ts": "1700000001.2",
+                "thread_ts": thread,
+            },
+            event_id="EvGood",
+        )
         second = wait_question(h, thread, 2)
         assert "Question 2/5" in h.texts(second)
 
@@ -145,11 +192,22 @@ def test_other_users_replies_are_ignored_and_the_starter_told_once(tmp_path: Pat
         thread = start(h)["_ts"]
         wait_question(h, thread, 1)
         for n in (1, 2):
-            h.send.event({"type": "message", "channel": "C1", "user": "U2", "text": "10h", "ts": f"1700000002.{n}",
-                          "thread_ts": thread}, event_id=f"EvOther{n}")
+            h.send.event(
+                {
+                    "type": "message",
+                    "channel": "C1",
+                    "user": "U2",
+                    "text": "10h",
+                    "ts": f"1700000002.{n}",
+                    "thread_ts": thread,
+                },
+                event_id=f"EvOther{n}",
+            )
         notes = h.fake.wait_for(lambda: h.fake.of("chat.postEphemeral"))
-        h.send.event({"type": "message", "channel": "C1", "user": "U1", "text": "2h", "ts": "1700000002.9",
-                      "thread_ts": thread}, event_id="EvMine")
+        h.send.event(
+            {"type": "message", "channel": "C1", "user": "U1", "text": "2h", "ts": "1700000002.9", "thread_ts": thread},
+            event_id="EvMine",
+        )
         wait_question(h, thread, 2)
         assert len(h.fake.of("chat.postEphemeral")) == 1
         assert notes[0]["user"] == "U1" and "<@U2>" in notes[0]["text"]
@@ -170,14 +228,43 @@ def test_bot_and_own_messages_are_ignored(tmp_path: Path) -> None:
     with running_app(tmp_path) as h:
         thread = start(h)["_ts"]
         wait_question(h, thread, 1)
-        h.send.event({"type": "message", "channel": "C1", "bot_id": "B2", "user": "U5", "text": "10h",
-                      "ts": "1700000003.1", "thread_ts": thread}, event_id="EvBot")
-        h.send.event({"type": "message", "channel": "C1", "user": "UBOT", "text": "10h", "ts": "1700000003.2",
-                      "thread_ts": thread}, event_id="EvSelf")
-        h.send.event({"type": "message", "subtype": "message_changed", "channel": "C1", "ts": "1700000003.3",
-                      "thread_ts": thread}, event_id="EvEdit")
-        h.send.event({"type": "message", "channel": "C1", "user": "U1", "text": "1h", "ts": "1700000003.4",
-                      "thread_ts": thread}, event_id="EvReal")
+        h.send.event(
+            {
+                "type": "message",
+                "channel": "C1",
+                "bot_id": "B2",
+                "user": "U5",
+                "text": "10h",
+                "ts": "1700000003.1",
+                "thread_ts": thread,
+            },
+            event_id="EvBot",
+        )
+        h.send.event(
+            {
+                "type": "message",
+                "channel": "C1",
+                "user": "UBOT",
+                "text": "10h",
+                "ts": "1700000003.2",
+                "thread_ts": thread,
+            },
+            event_id="EvSelf",
+        )
+        h.send.event(
+            {
+                "type": "message",
+                "subtype": "message_changed",
+                "channel": "C1",
+                "ts": "1700000003.3",
+                "thread_ts": thread,
+            },
+            event_id="EvEdit",
+        )
+        h.send.event(
+            {"type": "message", "channel": "C1", "user": "U1", "text": "1h", "ts": "1700000003.4", "thread_ts": thread},
+            event_id="EvReal",
+        )
         wait_question(h, thread, 2)
         h.fake.wait_for(lambda: len(h.fake.of("chat.update")) >= 2)  # the skip's update may land after question 2
         assert len(h.fake.of("chat.update")) == 2  # the skipped kind of work, then 1h
@@ -187,15 +274,31 @@ def test_retried_event_is_answered_once(tmp_path: Path) -> None:
     with running_app(tmp_path) as h:
         thread = start(h)["_ts"]
         wait_question(h, thread, 1)
-        event = {"type": "message", "channel": "C1", "user": "U1", "text": "10h", "ts": "1700000004.1",
-                 "thread_ts": thread}
+        event = {
+            "type": "message",
+            "channel": "C1",
+            "user": "U1",
+            "text": "10h",
+            "ts": "1700000004.1",
+            "thread_ts": thread,
+        }
         assert h.send.event(event, event_id="EvSame")[0] == 200
         wait_question(h, thread, 2)
-        retry = h.send.event(event, event_id="EvSame", headers={"X-Slack-Retry-Num": "1",
-                                                                "X-Slack-Retry-Reason": "http_timeout"})
+        retry = h.send.event(
+            event, event_id="EvSame", headers={"X-Slack-Retry-Num": "1", "X-Slack-Retry-Reason": "http_timeout"}
+        )
         assert retry[0] == 200
-        h.send.event({"type": "message", "channel": "C1", "user": "U1", "text": "yes", "ts": "1700000004.2",
-                      "thread_ts": thread}, event_id="EvNext")
+        h.send.event(
+            {
+                "type": "message",
+                "channel": "C1",
+                "user": "U1",
+                "text": "yes",
+                "ts": "1700000004.2",
+                "thread_ts": thread,
+            },
+            event_id="EvNext",
+        )
         wait_question(h, thread, 3)
         assert len(h.fake.of("chat.update")) == 3  # the skipped kind of work, 10h once, then yes
 
@@ -239,10 +342,20 @@ def test_a_typed_answer_echoed_in_an_error_is_escaped(tmp_path: Path) -> None:
     with running_app(tmp_path) as h:
         thread = start(h)["_ts"]
         wait_question(h, thread, 1)
-        h.send.event({"type": "message", "channel": "C1", "user": "U1", "text": "<!channel> soon",
-                      "ts": "1700000001.000001", "thread_ts": thread}, event_id="EvEsc")
-        said = h.fake.wait_for(lambda: [t for t in (str(p.get("text")) for p in h.posts(thread_ts=thread))
-                                        if "channel" in t])[0]
+        h.send.event(
+            {
+                "type": "message",
+                "channel": "C1",
+                "user": "U1",
+                "text": "<!channel> soon",
+                "ts": "1700000001.000001",
+                "thread_ts": thread,
+            },
+            event_id="EvEsc",
+        )
+        said = h.fake.wait_for(
+            lambda: [t for t in (str(p.get("text")) for p in h.posts(thread_ts=thread)) if "channel" in t]
+        )[0]
         assert "<!channel>" not in said and "&lt;!channel&gt;" in said
 
 
@@ -261,6 +374,7 @@ def test_a_click_the_moment_question_one_appears_is_not_lost(tmp_path: Path) -> 
                 posted.set()  # question 1 (the kind of work) is out; its save comes late
                 time.sleep(0.5)
             real_save(convo)
+
         h.deps.conversations.save = slow_save  # type: ignore[method-assign]
         assert h.send.command("", response_url=h.fake.response_url())[0] == 200
         root = h.wait_posts(1)[0]

@@ -31,6 +31,7 @@ def test_the_answer_goes_out_before_bolt_and_the_work_follows(tmp_path: Path, mo
     def held(*args: Any) -> None:
         gate.wait(10)
         real(*args)
+
     monkeypatch.setattr(fast_ack, "dispatch", held)
     with running_app(tmp_path) as h:
         status, body = h.send.command("help", response_url=h.fake.response_url("help"))
@@ -54,11 +55,13 @@ def test_what_bolt_never_got_to_is_redone_from_the_inbox(tmp_path: Path, monkeyp
 
 
 def test_a_repeated_request_is_answered_once_and_a_form_still_waits_for_its_check(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     calls: list[str] = []
     real = fast_ack.dispatch
-    monkeypatch.setattr(fast_ack, "dispatch", lambda app, raw, headers, key: (calls.append(key),
-                                                                               real(app, raw, headers, key)))
+    monkeypatch.setattr(
+        fast_ack, "dispatch", lambda app, raw, headers, key: (calls.append(key), real(app, raw, headers, key))
+    )
     with running_app(tmp_path) as h:
         event = {"type": "app_home_opened", "user": "U1", "channel": "D1", "tab": "home"}
         assert h.send.event(event, event_id="EvTwice")[0] == 200

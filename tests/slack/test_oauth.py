@@ -34,9 +34,18 @@ NOW = datetime(2026, 11, 25, 2, 0, tzinfo=UTC)
 
 
 def oauth_settings(tmp_path: Path, fake: FakeSlack, **extra: object) -> Settings:
-    values = {"db": tmp_path / "bot.db", "slack_signing_secret": SECRET, "slack_client_id": "111.222",
-              "slack_client_secret": "client-secret", "encryption_key": KEY, "slack_api_url": fake.api_url,
-              "azure_enabled": False, "ecb_enabled": False, "lang": "en", "remind_pace_s": 0} | extra
+    values = {
+        "db": tmp_path / "bot.db",
+        "slack_signing_secret": SECRET,
+        "slack_client_id": "111.222",
+        "slack_client_secret": "client-secret",
+        "encryption_key": KEY,
+        "slack_api_url": fake.api_url,
+        "azure_enabled": False,
+        "ecb_enabled": False,
+        "lang": "en",
+        "remind_pace_s": 0,
+    } | extra
     return Settings(**values)  # type: ignore[arg-type]
 
 
@@ -64,8 +73,9 @@ def install(base: str, team: str) -> str:
         cookie = page.headers["Set-Cookie"].split(";")[0]
     state = re.search(r"state=([\w-]+)", html)
     assert state is not None and "slack.com/oauth/v2/authorize" in html, html
-    back = urllib.request.Request(f"{base}/slack/oauth_redirect?code=code-{team}&state={state.group(1)}",
-                                  headers={"Cookie": cookie})
+    back = urllib.request.Request(
+        f"{base}/slack/oauth_redirect?code=code-{team}&state={state.group(1)}", headers={"Cookie": cookie}
+    )
     with urllib.request.urlopen(back, timeout=10) as done:
         return done.read().decode()
 
@@ -85,24 +95,51 @@ def test_two_workspaces_install_and_neither_sees_the_other(tmp_path: Path, db_ta
         assert all(row.bot_token.startswith("enc1:") and "xoxb" not in row.bot_token for row in stored)
 
         for team in ("T1", "T2"):  # each workspace's requests are answered with its own token
-            assert send.command("", team=team, user=f"U{team}", channel=f"C{team}",
-                                response_url=fake.response_url(team))[0] == 200
-        roots = fake.wait_for(lambda: len(r := [p for p in fake.of("chat.postMessage") if "thread_ts" not in p]) >= 2
-                              and r)
-        assert {(p["channel"], p["_auth"]) for p in roots} == {("CT1", "Bearer xoxb-T1-bot-token"),
-                                                              ("CT2", "Bearer xoxb-T2-bot-token")}
+            assert (
+                send.command("", team=team, user=f"U{team}", channel=f"C{team}", response_url=fake.response_url(team))[
+                    0
+                ]
+                == 200
+            )
+        roots = fake.wait_for(
+            lambda: len(r := [p for p in fake.of("chat.postMessage") if "thread_ts" not in p]) >= 2 and r
+        )
+        assert {(p["channel"], p["_auth"]) for p in roots} == {
+            ("CT1", "Bearer xoxb-T1-bot-token"),
+            ("CT2", "Bearer xoxb-T2-bot-token"),
+        }
         t1_thread = next(p["_ts"] for p in roots if p["channel"] == "CT1")
         before = len(fake.of("chat.postMessage"))
         # a T2 user replying into T1's thread (same channel and ts, another workspace): nothing happens
-        send.event({"type": "message", "channel": "CT1", "user": "UT1", "text": "skip", "ts": "1700000300.1",
-                    "thread_ts": t1_thread}, event_id="EvX1", team="T2")
+        send.event(
+            {
+                "type": "message",
+                "channel": "CT1",
+                "user": "UT1",
+                "text": "skip",
+                "ts": "1700000300.1",
+                "thread_ts": t1_thread,
+            },
+            event_id="EvX1",
+            team="T2",
+        )
         fake.wait_for(lambda: deps.inbox.pending(timedelta(hours=1)) == [])  # type: ignore[attr-defined]
         t1 = deps.conversations.by_thread("T1", "CT1", t1_thread)  # type: ignore[attr-defined]
         assert t1 is not None and t1.answers == {} and deps.conversations.by_thread("T2", "CT1", t1_thread) is None  # type: ignore[attr-defined]
         rentals = Rentals(deps.store)  # type: ignore[attr-defined]
         now = deps.now()
-        fields = {"gpu": "A100-80GB", "cards": 1, "share": None, "unit": "day", "price": 400.0, "currency": "CNY",
-                  "channel": "CT1", "owner": "UT1", "project": None, "started_at": now - timedelta(hours=3)}
+        fields = {
+            "gpu": "A100-80GB",
+            "cards": 1,
+            "share": None,
+            "unit": "day",
+            "price": 400.0,
+            "currency": "CNY",
+            "channel": "CT1",
+            "owner": "UT1",
+            "project": None,
+            "started_at": now - timedelta(hours=3),
+        }
         inst, _ = rentals.track_instance("T1", "t1-box", fields)
         quiet = [Sample(now - timedelta(minutes=m), 0, 0, 1200, 81920) for m in range(120, -1, -5)]
         rentals.add_samples(inst.id, quiet, [None] * len(quiet))
@@ -124,9 +161,15 @@ def test_two_workspaces_install_and_neither_sees_the_other(tmp_path: Path, db_ta
         fake.wait_for(lambda: len(fake.of("chat.postMessage")) > posted)
         assert {p["channel"] for p in fake.of("chat.postMessage")[posted:]} == {"CT1"}
 
-        env = {"GPU_ADVISOR_DB": str(tmp_path / "bot.db"), "SLACK_CLIENT_ID": "111.222", "SLACK_CLIENT_SECRET": "s",
-               "GPU_ADVISOR_ENCRYPTION_KEY": KEY, "SLACK_API_URL": fake.api_url, "GPU_ADVISOR_REMIND_PACE_S": "0",
-               **({"GPU_ADVISOR_DATABASE_URL": url} if url else {})}
+        env = {
+            "GPU_ADVISOR_DB": str(tmp_path / "bot.db"),
+            "SLACK_CLIENT_ID": "111.222",
+            "SLACK_CLIENT_SECRET": "s",
+            "GPU_ADVISOR_ENCRYPTION_KEY": KEY,
+            "SLACK_API_URL": fake.api_url,
+            "GPU_ADVISOR_REMIND_PACE_S": "0",
+            **({"GPU_ADVISOR_DATABASE_URL": url} if url else {}),
+        }
         gone = run_cli("remind", "--now", "--team", "T2", env=env | {"GPU_ADVISOR_LANG": "en"})
         assert gone.returncode == 2 and "cannot send to workspace T2" in gone.stderr
         before = len(fake.of("chat.postMessage"))

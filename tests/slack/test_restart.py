@@ -24,7 +24,6 @@ from tests.support.state_template import migrated_state_db
 pytestmark = pytest.mark.e2e  # every test here starts a process
 
 
-
 @contextmanager
 def bot_process(tmp_path: Path, fake: FakeSlack) -> Iterator[SlackSender]:
     with serve_process(bot_env(tmp_path, fake)) as (send, _):
@@ -32,8 +31,9 @@ def bot_process(tmp_path: Path, fake: FakeSlack) -> Iterator[SlackSender]:
 
 
 def questions(fake: FakeSlack, thread: str) -> list[dict[str, object]]:
-    return [p for p in fake.of("chat.postMessage") if p.get("thread_ts") == thread
-            and "Question" in str(p.get("blocks"))]
+    return [
+        p for p in fake.of("chat.postMessage") if p.get("thread_ts") == thread and "Question" in str(p.get("blocks"))
+    ]
 
 
 def start_profile(fake: FakeSlack, send: SlackSender) -> str:
@@ -42,8 +42,10 @@ def start_profile(fake: FakeSlack, send: SlackSender) -> str:
     root = fake.wait_for(lambda: [p for p in fake.of("chat.postMessage") if "_ts" in p])[0]
     thread = str(root["_ts"])
     fake.wait_for(lambda: [p for p in fake.of("chat.postMessage") if p.get("thread_ts") == thread])
-    send.event({"type": "message", "channel": "C1", "user": "U1", "text": "skip", "ts": "1700000008.1",
-                "thread_ts": thread}, event_id="EvSkipKind")
+    send.event(
+        {"type": "message", "channel": "C1", "user": "U1", "text": "skip", "ts": "1700000008.1", "thread_ts": thread},
+        event_id="EvSkipKind",
+    )
     fake.wait_for(lambda: questions(fake, thread))
     return thread
 
@@ -54,13 +56,31 @@ def test_a_restart_between_answers_loses_nothing(tmp_path: Path) -> None:
             thread = start_profile(fake, send)
             for n, reply in enumerate(["10 hours", "70/80"], 1):
                 fake.wait_for(lambda n=n: len(questions(fake, thread)) >= n)
-                send.event({"type": "message", "channel": "C1", "user": "U1", "text": reply,
-                            "ts": f"1700000009.{n}", "thread_ts": thread}, event_id=f"EvR{n}")
+                send.event(
+                    {
+                        "type": "message",
+                        "channel": "C1",
+                        "user": "U1",
+                        "text": reply,
+                        "ts": f"1700000009.{n}",
+                        "thread_ts": thread,
+                    },
+                    event_id=f"EvR{n}",
+                )
             fake.wait_for(lambda: len(questions(fake, thread)) >= 3)
         # the process is gone (killed); a new one picks the conversation up from the database
         with bot_process(tmp_path, fake) as send:
-            send.event({"type": "message", "channel": "C1", "user": "U1", "text": "no", "ts": "1700000009.3",
-                        "thread_ts": thread}, event_id="EvR3")
+            send.event(
+                {
+                    "type": "message",
+                    "channel": "C1",
+                    "user": "U1",
+                    "text": "no",
+                    "ts": "1700000009.3",
+                    "thread_ts": thread,
+                },
+                event_id="EvR3",
+            )
             # wait for question 4 itself: a re-asked question 3 (below) also makes a fourth post
             fake.wait_for(lambda: "Question 4/5" in str(questions(fake, thread)[-1]["blocks"]))
     # a kill just after question 3 was posted, before its event was marked done, re-asks question 3 on the
@@ -86,8 +106,11 @@ def test_serve_says_what_to_set_in_the_terminals_language(tmp_path: Path) -> Non
 
 
 def test_serve_with_a_wrong_kind_of_token(tmp_path: Path) -> None:
-    result = run_process("serve", env={"SLACK_BOT_TOKEN": "xoxp-user-token", "SLACK_SIGNING_SECRET": "s",
-                                   "GPU_ADVISOR_LANG": "en"}, tmp=tmp_path)
+    result = run_process(
+        "serve",
+        env={"SLACK_BOT_TOKEN": "xoxp-user-token", "SLACK_SIGNING_SECRET": "s", "GPU_ADVISOR_LANG": "en"},
+        tmp=tmp_path,
+    )
     assert result.returncode == 2
     assert "must be a bot token starting with xoxb-" in result.stderr
     assert "xoxp-user-token" not in result.stderr  # never echo a token
@@ -97,9 +120,13 @@ def test_socket_mode_when_an_app_token_is_set(tmp_path: Path) -> None:
     with fake_slack() as fake:
         env = bot_env(tmp_path, fake) | {"SLACK_APP_TOKEN": "xapp-test-token"}
         port = free_port()
-        proc = subprocess.Popen([sys.executable, "-m", "bot", "serve", "--no-scheduler", "--host", "127.0.0.1",
-                                 "--port", str(port)], cwd=ROOT, env=env, stdout=subprocess.PIPE,
-                                stderr=subprocess.STDOUT)
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "bot", "serve", "--no-scheduler", "--host", "127.0.0.1", "--port", str(port)],
+            cwd=ROOT,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+        )
         try:
             opened = fake.wait_for(lambda: fake.of("apps.connections.open"), timeout=20)
             # heartbeats need HTTP in Socket Mode too: the side server answers (401 without a token)
@@ -121,8 +148,17 @@ def test_work_cut_short_by_a_crash_is_finished_on_the_next_start(tmp_path: Path)
         with bot_process(tmp_path, fake) as send:
             thread = start_profile(fake, send)
             fake.delays["chat.update"] = 5  # Slack is slow: the process dies while the answer is being shown
-            status, _ = send.event({"type": "message", "channel": "C1", "user": "U1", "text": "10 hours",
-                                    "ts": "1700000010.1", "thread_ts": thread}, event_id="EvCrash")
+            status, _ = send.event(
+                {
+                    "type": "message",
+                    "channel": "C1",
+                    "user": "U1",
+                    "text": "10 hours",
+                    "ts": "1700000010.1",
+                    "thread_ts": thread,
+                },
+                event_id="EvCrash",
+            )
             assert status == 200  # acknowledged
             fake.wait_for(lambda: fake.of("chat.update"))
         fake.delays.clear()
@@ -141,19 +177,38 @@ def test_work_cut_short_by_a_crash_is_finished_on_the_next_start(tmp_path: Path)
 def test_serve_with_an_unusable_state_database(tmp_path: Path) -> None:
     bad = tmp_path / "state.db"
     bad.write_text("not sqlite")
-    result = run_process("serve", "--no-scheduler", tmp=tmp_path, env={
-        "SLACK_BOT_TOKEN": "xoxb-test-token", "SLACK_SIGNING_SECRET": "s", "GPU_ADVISOR_STATE_DB": str(bad),
-        "GPU_ADVISOR_AZURE_ENABLED": "false", "GPU_ADVISOR_ECB_ENABLED": "false", "GPU_ADVISOR_LANG": "en"})
+    result = run_process(
+        "serve",
+        "--no-scheduler",
+        tmp=tmp_path,
+        env={
+            "SLACK_BOT_TOKEN": "xoxb-test-token",
+            "SLACK_SIGNING_SECRET": "s",
+            "GPU_ADVISOR_STATE_DB": str(bad),
+            "GPU_ADVISOR_AZURE_ENABLED": "false",
+            "GPU_ADVISOR_ECB_ENABLED": "false",
+            "GPU_ADVISOR_LANG": "en",
+        },
+    )
     assert result.returncode == 2
     assert f"cannot use the state database {bad}: file is not a database" in result.stderr
 
 
 def test_serve_with_an_unreachable_postgresql_names_it_without_the_password(tmp_path: Path) -> None:
     port = free_port()  # nothing listens there
-    result = run_process("serve", "--no-scheduler", tmp=tmp_path, env={
-        "SLACK_BOT_TOKEN": "xoxb-test-token", "SLACK_SIGNING_SECRET": "s", "GPU_ADVISOR_LANG": "en",
-        "GPU_ADVISOR_DATABASE_URL": f"postgresql://advisor:hunter2@127.0.0.1:{port}/state",
-        "GPU_ADVISOR_AZURE_ENABLED": "false", "GPU_ADVISOR_ECB_ENABLED": "false"})
+    result = run_process(
+        "serve",
+        "--no-scheduler",
+        tmp=tmp_path,
+        env={
+            "SLACK_BOT_TOKEN": "xoxb-test-token",
+            "SLACK_SIGNING_SECRET": "s",
+            "GPU_ADVISOR_LANG": "en",
+            "GPU_ADVISOR_DATABASE_URL": f"postgresql://advisor:hunter2@127.0.0.1:{port}/state",
+            "GPU_ADVISOR_AZURE_ENABLED": "false",
+            "GPU_ADVISOR_ECB_ENABLED": "false",
+        },
+    )
     assert result.returncode == 2 and "Traceback" not in result.stderr
     assert f"cannot use the state database postgresql://advisor:***@127.0.0.1:{port}/state" in result.stderr
     assert "Connection refused" in result.stderr and "hunter2" not in result.stderr

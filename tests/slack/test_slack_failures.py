@@ -16,8 +16,9 @@ def test_a_server_error_is_retried_and_the_message_arrives(tmp_path: Path) -> No
         root = h.fake.wait_for(lambda: [p for p in h.posts() if "_ts" in p])[0]
         assert "a few questions" in root["text"]
         assert len([c for c in h.fake.of("chat.postMessage") if c.get("text") == root["text"]]) == 3
-        retried = h.deps.metrics.registry.get_sample_value("gpu_advisor_slack_api_retries_total",
-                                                           {"reason": "server_error"})
+        retried = h.deps.metrics.registry.get_sample_value(
+            "gpu_advisor_slack_api_retries_total", {"reason": "server_error"}
+        )
         assert retried == 2
 
 

@@ -22,8 +22,14 @@ def store(db_target: str) -> Store:
     return Store(db_target)
 
 
-def issue(store: Store, *, uses: int = 3, team: str = "T1", expires: timedelta = timedelta(days=7),
-          project: str | None = "llm") -> str:
+def issue(
+    store: Store,
+    *,
+    uses: int = 3,
+    team: str = "T1",
+    expires: timedelta = timedelta(days=7),
+    project: str | None = "llm",
+) -> str:
     return Enrolments(store).issue(Grant(team, "C1", "U1", project, uses, T0 + expires), created_by="U1", now=T0)
 
 
@@ -32,11 +38,17 @@ def test_only_the_hash_is_kept_and_a_box_becomes_an_agent_instance(store: Store)
     with store.reading() as conn:
         [row] = conn.execute(select(enroll_tokens)).all()
     assert row.token_hash == token_hash(token) and token not in str(tuple(row))
-    made, heartbeat = Enrolments(store).enrol(token, Box("gpu-box-1", "m1", "A100-80GB", 2, "aws:i-0abc12345678"),
-                                              PRICE, T0)
+    made, heartbeat = Enrolments(store).enrol(
+        token, Box("gpu-box-1", "m1", "A100-80GB", 2, "aws:i-0abc12345678"), PRICE, T0
+    )
     assert (made.team, made.channel, made.owner, made.project) == ("T1", "C1", "U1", "llm")
-    assert (made.gpu, made.cards, made.price, made.source, made.provider_id) == ("A100-80GB", 2, 14.0, "agent",
-                                                                                 "aws:i-0abc12345678")
+    assert (made.gpu, made.cards, made.price, made.source, made.provider_id) == (
+        "A100-80GB",
+        2,
+        14.0,
+        "agent",
+        "aws:i-0abc12345678",
+    )
     found = Rentals(store).by_token(heartbeat)
     assert found is not None and found.id == made.id
 
@@ -65,8 +77,11 @@ def test_expired_used_up_and_unknown_tokens_are_refused(store: Store) -> None:
     once = issue(store, uses=1)
     Enrolments(store).enrol(once, Box("a", "m1", "A100-80GB", 1), PRICE, T0)
     short = issue(store, expires=timedelta(minutes=30))
-    cases = [(once, "used_up_token", T0), (short, "expired_token", T0 + timedelta(minutes=31)),
-             ("never-issued", "unknown_token", T0)]
+    cases = [
+        (once, "used_up_token", T0),
+        (short, "expired_token", T0 + timedelta(minutes=31)),
+        ("never-issued", "unknown_token", T0),
+    ]
     for token, reason, at in cases:
         with pytest.raises(EnrolRefused) as refused:
             Enrolments(store).enrol(token, Box("b", "m2", "A100-80GB", 1), PRICE, at)
@@ -75,17 +90,34 @@ def test_expired_used_up_and_unknown_tokens_are_refused(store: Store) -> None:
 
 
 def test_a_token_enrols_into_its_own_workspace_only(store: Store) -> None:
-    Rentals(store).track_instance("T1", "box", {"gpu": "A100-80GB", "cards": 1, "share": None, "unit": "day",
-                                                "price": 400.0, "currency": "CNY", "channel": "C1", "owner": "U1",
-                                                "project": None, "started_at": T0})
+    Rentals(store).track_instance(
+        "T1",
+        "box",
+        {
+            "gpu": "A100-80GB",
+            "cards": 1,
+            "share": None,
+            "unit": "day",
+            "price": 400.0,
+            "currency": "CNY",
+            "channel": "C1",
+            "owner": "U1",
+            "project": None,
+            "started_at": T0,
+        },
+    )
     theirs = issue(store, team="T2")
     made, _ = Enrolments(store).enrol(theirs, Box("box", "m1", "A100-80GB", 1), PRICE, T0)
     assert made.team == "T2" and [i.source for i in Rentals(store).instances("T1")] == ["track"]
 
 
 def test_an_unknown_card_is_kept_as_named_without_a_price(store: Store) -> None:
-    made, _ = Enrolments(store).enrol(issue(store), Box("box", "m1", "Tesla V100-SXM2-16GB", 8),
-                                      {"unit": "hour", "price": None, "currency": "CNY"}, T0)
+    made, _ = Enrolments(store).enrol(
+        issue(store),
+        Box("box", "m1", "Tesla V100-SXM2-16GB", 8),
+        {"unit": "hour", "price": None, "currency": "CNY"},
+        T0,
+    )
     assert (made.gpu, made.cards, made.price) == ("Tesla V100-SXM2-16GB", 8, None)
 
 

@@ -36,8 +36,9 @@ class Writer:
         return [item.upper() for item in items]
 
 
-def submit_in_thread(commits: GroupCommit[str, str], item: str, results: dict[str, object],
-                     budget_s: float | None = None) -> threading.Thread:
+def submit_in_thread(
+    commits: GroupCommit[str, str], item: str, results: dict[str, object], budget_s: float | None = None
+) -> threading.Thread:
     def go() -> None:
         try:
             results[item] = commits.submit(item, budget_s)

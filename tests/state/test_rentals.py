@@ -11,8 +11,18 @@ from bot.state.rentals import RentalError, Rentals, token_hash
 from rules.samples import Sample
 
 T0 = datetime(2026, 11, 30, 1, tzinfo=UTC)
-FIELDS = {"gpu": "A100-80GB", "cards": 1, "share": None, "unit": "day", "price": 400.0, "currency": "CNY",
-          "channel": "C1", "owner": "U1", "project": None, "started_at": T0}
+FIELDS = {
+    "gpu": "A100-80GB",
+    "cards": 1,
+    "share": None,
+    "unit": "day",
+    "price": 400.0,
+    "currency": "CNY",
+    "channel": "C1",
+    "owner": "U1",
+    "project": None,
+    "started_at": T0,
+}
 
 
 @pytest.fixture
@@ -38,8 +48,20 @@ def test_one_workspace_never_sees_another(rentals: Rentals) -> None:
     rentals.track_instance("T2", "a", FIELDS | {"owner": "U9"})
     assert [i.owner for i in rentals.instances("T2")] == ["U9"]
     with pytest.raises(RentalError) as err:
-        rentals.track_storage("T2", "s", {"size_gb": 1.0, "price_gb_month": 0.3, "currency": "CNY", "channel": "C1",
-                                          "owner": "U1", "project": None, "created_at": T0}, instance="b")
+        rentals.track_storage(
+            "T2",
+            "s",
+            {
+                "size_gb": 1.0,
+                "price_gb_month": 0.3,
+                "currency": "CNY",
+                "channel": "C1",
+                "owner": "U1",
+                "project": None,
+                "created_at": T0,
+            },
+            instance="b",
+        )
     assert err.value.code == "no_instance"
     assert rentals.storage("T2") == []  # nothing half-written
     with pytest.raises(RentalError) as err:

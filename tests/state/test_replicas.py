@@ -61,8 +61,15 @@ def test_many_replicas_racing_for_one_item_or_one_slot_leave_one_winner(db_targe
 def test_a_job_runs_once_per_slot_whichever_replica_ticks(db_target: str) -> None:
     clock = Clock()
     ran: list[str] = []
-    jobs = [once(Store(db_target, now=clock, replica=name), "samples:compact", timedelta(hours=1),
-                 lambda name=name: ran.append(name)) for name in ("a", "b")]  # type: ignore[misc]
+    jobs = [
+        once(
+            Store(db_target, now=clock, replica=name),
+            "samples:compact",
+            timedelta(hours=1),
+            lambda name=name: ran.append(name),
+        )
+        for name in ("a", "b")
+    ]  # type: ignore[misc]
     assert [job() for job in jobs] == [True, False]
     clock.now += timedelta(minutes=59)
     assert [job() for job in jobs] == [False, False]  # the same hour

@@ -15,8 +15,18 @@ from bot.state.schema import gpu_samples, gpu_samples_hourly
 from rules.samples import Sample
 
 NOW = datetime(2026, 11, 30, 12, tzinfo=UTC)
-FIELDS = {"gpu": "A100-80GB", "cards": 1, "share": None, "unit": "day", "price": 400.0, "currency": "CNY",
-          "channel": "C1", "owner": "U1", "project": None, "started_at": NOW - timedelta(days=30)}
+FIELDS = {
+    "gpu": "A100-80GB",
+    "cards": 1,
+    "share": None,
+    "unit": "day",
+    "price": 400.0,
+    "currency": "CNY",
+    "channel": "C1",
+    "owner": "U1",
+    "project": None,
+    "started_at": NOW - timedelta(days=30),
+}
 
 
 def test_old_samples_fold_into_hourly_maxima_once_and_recent_ones_stay(db_target: str) -> None:
@@ -34,7 +44,9 @@ def test_old_samples_fold_into_hourly_maxima_once_and_recent_ones_stay(db_target
         hours = conn.execute(select(gpu_samples_hourly).order_by(gpu_samples_hourly.c.hour)).all()
         left = conn.execute(select(func.count()).select_from(gpu_samples)).scalar()
     assert [(h.hour, h.samples, h.utilization_max_pct, h.memory_used_max_mib, h.power_max_w) for h in hours] == [
-        (old_hour, 60, 59.0, 1059.0, 60.0), (old_hour + timedelta(hours=1), 60, 119.0, 1119.0, 60.0)]
+        (old_hour, 60, 59.0, 1059.0, 60.0),
+        (old_hour + timedelta(hours=1), 60, 119.0, 1119.0, 60.0),
+    ]
     assert left == 30  # the last half hour is still raw, for the idle rule
     assert compact(store, NOW, raw_days=7, hourly_days=90).folded == 0
 
@@ -44,7 +56,10 @@ def test_old_samples_fold_into_hourly_maxima_once_and_recent_ones_stay(db_target
     with store.reading() as conn:
         first = conn.execute(select(gpu_samples_hourly).order_by(gpu_samples_hourly.c.hour)).first()
     assert first is not None and (first.samples, first.utilization_max_pct, first.memory_used_max_mib) == (
-        61, 99.0, 1059.0)
+        61,
+        99.0,
+        1059.0,
+    )
     later = compact(store, NOW + timedelta(days=100), raw_days=7, hourly_days=90)
     # the recent half hour folds into its two hours too, and all four hourly rows are past 90 days
     assert (later.folded, later.hours, later.dropped) == (30, 2, 4)
@@ -62,8 +77,10 @@ def test_a_fold_in_batches_writes_what_one_statement_would(db_target: str, monke
     old_hour = datetime(2026, 11, 20, 3, tzinfo=UTC)
     for n in range(7):
         inst, _ = rentals.track_instance("T1", f"box-{n}", FIELDS)
-        day = [Sample(old_hour + timedelta(minutes=m), m % 2, float((m * 7 + n) % 100), 100.0 * n, 81920)
-               for m in range(150)]
+        day = [
+            Sample(old_hour + timedelta(minutes=m), m % 2, float((m * 7 + n) % 100), 100.0 * n, 81920)
+            for m in range(150)
+        ]
         rentals.add_samples(inst.id, day, [float(n) if m % 3 else None for m in range(150)])
     expected = []
     with store.reading() as conn:  # the floor: one statement, in a transaction rolled back
@@ -77,6 +94,7 @@ def test_a_fold_in_batches_writes_what_one_statement_would(db_target: str, monke
     def counting() -> Any:
         writes.append(1)
         return real()
+
     monkeypatch.setattr(store, "writing", counting)
     done = compact(store, NOW, raw_days=7, hourly_days=90)
     assert (done.folded, done.hours, len(writes)) == (7 * 150, len(expected), 4 + 1)  # + the drop of old hours
@@ -91,6 +109,7 @@ def test_a_fold_in_batches_writes_what_one_statement_would(db_target: str, monke
     compact(store, NOW, raw_days=7, hourly_days=90)
     h = gpu_samples_hourly.c
     with store.reading() as conn:
-        power, samples = conn.execute(select(h.power_max_w, h.samples).where(
-            h.instance_id == late.id, h.gpu == 0, h.hour == old_hour)).one()
+        power, samples = conn.execute(
+            select(h.power_max_w, h.samples).where(h.instance_id == late.id, h.gpu == 0, h.hour == old_hour)
+        ).one()
     assert (power, samples) == (3.0, 31)

@@ -143,11 +143,15 @@ for i in range(60):
     Inbox(store).enqueue(f"{sys.argv[2]}-{i}", "command", {"i": i})
     Inbox(store).done(f"{sys.argv[2]}-{i}")
 """
+
+
 @pytest.mark.e2e  # starts a process
 def test_two_processes_writing_at_once_both_land(db_target: str) -> None:
     Store(db_target)  # migrated once, as serve does at start-up
-    writers = [subprocess.Popen([sys.executable, "-c", WRITER, db_target, name], cwd=ROOT,
-                                stderr=subprocess.PIPE, text=True) for name in ("a", "b")]
+    writers = [
+        subprocess.Popen([sys.executable, "-c", WRITER, db_target, name], cwd=ROOT, stderr=subprocess.PIPE, text=True)
+        for name in ("a", "b")
+    ]
     errors = [w.communicate(timeout=60)[1] for w in writers]
     assert [w.returncode for w in writers] == [0, 0], errors
     store = Store(db_target)

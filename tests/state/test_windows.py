@@ -14,8 +14,18 @@ from rules.policy import Idle
 from rules.samples import Sample
 
 NOW = datetime(2026, 11, 30, 12, tzinfo=UTC)
-FIELDS = {"gpu": "A100-80GB", "cards": 1, "share": None, "unit": "hour", "price": 30.0, "currency": "CNY",
-          "channel": "C1", "owner": "U1", "project": None, "started_at": NOW - timedelta(days=1)}
+FIELDS = {
+    "gpu": "A100-80GB",
+    "cards": 1,
+    "share": None,
+    "unit": "hour",
+    "price": 30.0,
+    "currency": "CNY",
+    "channel": "C1",
+    "owner": "U1",
+    "project": None,
+    "started_at": NOW - timedelta(days=1),
+}
 
 
 def _samples(rng: random.Random, gpus: int, steady: float | None) -> list[Sample]:

@@ -62,11 +62,26 @@ def test_a_day_of_samples_is_kept_in_batches_each_its_own_transaction(tmp_path: 
     store = Store(migrated_state_db(tmp_path / "s.db"))
     rentals = Rentals(store)
     t0 = datetime(2026, 11, 30, tzinfo=UTC)
-    inst, _ = rentals.track_instance("T1", "box", {"gpu": "A100-80GB", "cards": 1, "share": None, "unit": "day",
-                                                   "price": 400.0, "currency": "CNY", "channel": "C1", "owner": "U1",
-                                                   "project": None, "started_at": t0})
-    samples = [Sample(t0 + timedelta(seconds=10 * i), i % 8, 50 if i == 1200 else 0, 1000, 81920)
-               for i in range(SAMPLE_BATCH * 3 + 7)]
+    inst, _ = rentals.track_instance(
+        "T1",
+        "box",
+        {
+            "gpu": "A100-80GB",
+            "cards": 1,
+            "share": None,
+            "unit": "day",
+            "price": 400.0,
+            "currency": "CNY",
+            "channel": "C1",
+            "owner": "U1",
+            "project": None,
+            "started_at": t0,
+        },
+    )
+    samples = [
+        Sample(t0 + timedelta(seconds=10 * i), i % 8, 50 if i == 1200 else 0, 1000, 81920)
+        for i in range(SAMPLE_BATCH * 3 + 7)
+    ]
     transactions = []
     original = store.writing
 
@@ -100,6 +115,7 @@ def test_background_work_waits_at_its_next_step_while_a_request_is_acknowledged(
         acking.wait(5)
         gate.yield_to_acks()
         passed.set()
+
     threads = [threading.Thread(target=acknowledge), threading.Thread(target=background)]
     for th in threads:
         th.start()
@@ -126,6 +142,7 @@ def test_a_thread_holding_the_write_lock_never_waits_and_no_wait_is_longer_than_
             started = time.perf_counter()
             gate.yield_to_acks()  # not holding it: waits, but no longer than the bound
             done.append(time.perf_counter() - started)
+
         th = threading.Thread(target=holder)
         th.start()
         th.join(5)
@@ -139,13 +156,19 @@ fcntl.flock(fd, fcntl.LOCK_EX)
 print("held", flush=True)
 sys.stdin.readline()
 """
+
+
 @pytest.mark.e2e  # starts a process
 def test_another_process_holding_the_write_lock_of_a_sqlite_store_makes_an_acknowledgement_busy(tmp_path: Path) -> None:
     """serve's front door and work process (and terminal commands) write one SQLite file: the file lock beside it
     keeps them apart, and an acknowledgement's budget holds across processes too."""
     store = Store(migrated_state_db(tmp_path / "state.db"))
-    holder = subprocess.Popen([sys.executable, "-c", HOLD_LOCK, str(tmp_path / "state.db-writer")],
-                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    holder = subprocess.Popen(
+        [sys.executable, "-c", HOLD_LOCK, str(tmp_path / "state.db-writer")],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     try:
         assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
         began = time.monotonic()
@@ -194,8 +217,9 @@ def test_the_work_process_waits_while_the_front_door_acknowledges() -> None:
     waited: list[float] = []
     with front.acknowledging():
         assert count.value == 1
-        thread = threading.Thread(target=lambda: (t := time.monotonic(), work.yield_to_acks(),
-                                                  waited.append(time.monotonic() - t)))
+        thread = threading.Thread(
+            target=lambda: (t := time.monotonic(), work.yield_to_acks(), waited.append(time.monotonic() - t))
+        )
         thread.start()
         time.sleep(0.1)
         assert thread.is_alive()  # held back while the acknowledgement is in flight

@@ -16,9 +16,15 @@ import httpx
 import pytest
 from moto.server import ThreadedMotoServer
 
-FAKE_ENV = {"AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing", "AWS_SESSION_TOKEN": "testing",
-            "AWS_EC2_METADATA_DISABLED": "true", "AWS_DEFAULT_REGION": "us-east-1",
-            "AWS_SHARED_CREDENTIALS_FILE": os.devnull, "AWS_CONFIG_FILE": os.devnull}
+FAKE_ENV = {
+    "AWS_ACCESS_KEY_ID": "testing",
+    "AWS_SECRET_ACCESS_KEY": "testing",
+    "AWS_SESSION_TOKEN": "testing",
+    "AWS_EC2_METADATA_DISABLED": "true",
+    "AWS_DEFAULT_REGION": "us-east-1",
+    "AWS_SHARED_CREDENTIALS_FILE": os.devnull,
+    "AWS_CONFIG_FILE": os.devnull,
+}
 
 
 @contextmanager
@@ -55,8 +61,9 @@ AMI = "ami-12c6146b"  # one of moto's bundled images (asking for the list costs 
 def launch(client: Any, instance_type: str, tags: dict[str, str] | None = None, *, spot: bool = False) -> str:
     extra: dict[str, Any] = {"InstanceMarketOptions": {"MarketType": "spot"}} if spot else {}
     if tags:
-        extra["TagSpecifications"] = [{"ResourceType": "instance",
-                                       "Tags": [{"Key": k, "Value": v} for k, v in tags.items()]}]
+        extra["TagSpecifications"] = [
+            {"ResourceType": "instance", "Tags": [{"Key": k, "Value": v} for k, v in tags.items()]}
+        ]
     made = client.run_instances(ImageId=AMI, MinCount=1, MaxCount=1, InstanceType=instance_type, **extra)
     return str(made["Instances"][0]["InstanceId"])
 
@@ -64,7 +71,8 @@ def launch(client: Any, instance_type: str, tags: dict[str, str] | None = None, 
 def volume(client: Any, size_gb: int, tags: dict[str, str] | None = None, volume_type: str = "gp3") -> str:
     extra: dict[str, Any] = {}
     if tags:
-        extra["TagSpecifications"] = [{"ResourceType": "volume",
-                                       "Tags": [{"Key": k, "Value": v} for k, v in tags.items()]}]
+        extra["TagSpecifications"] = [
+            {"ResourceType": "volume", "Tags": [{"Key": k, "Value": v} for k, v in tags.items()]}
+        ]
     made = client.create_volume(Size=size_gb, AvailabilityZone="us-east-1a", VolumeType=volume_type, **extra)
     return str(made["VolumeId"])

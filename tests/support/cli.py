@@ -43,16 +43,25 @@ def _migrated_state_in(tmp: Path, environment: dict[str, str]) -> None:
         migrated_state_db(state)
 
 
-def run_process(*args: str, stdin: str = "", env: dict[str, str] | None = None,
-                tmp: Path | None = None) -> subprocess.CompletedProcess[str]:
+def run_process(
+    *args: str, stdin: str = "", env: dict[str, str] | None = None, tmp: Path | None = None
+) -> subprocess.CompletedProcess[str]:
     """Run `gpu-advise` in a subprocess, as a user would."""
     base = {k: v for k, v in os.environ.items() if not _clean(k)} | _env(env, tmp)
-    return subprocess.run([sys.executable, "-m", "bot", *args], input=stdin, capture_output=True, text=True,
-                          env=base, cwd=tmp or ROOT, timeout=60)
+    return subprocess.run(
+        [sys.executable, "-m", "bot", *args],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        env=base,
+        cwd=tmp or ROOT,
+        timeout=60,
+    )
 
 
-def run_cli(*args: str, stdin: str = "", env: dict[str, str] | None = None,
-            tmp: Path | None = None) -> subprocess.CompletedProcess[str]:
+def run_cli(
+    *args: str, stdin: str = "", env: dict[str, str] | None = None, tmp: Path | None = None
+) -> subprocess.CompletedProcess[str]:
     """Run `gpu-advise` in this process (the command line built as main() builds it). An exception the
     command does not handle is raised here: a traceback is a failure, not an output to compare."""
     from bot.cli.main import build_app, help_lang, invoked
@@ -63,8 +72,9 @@ def run_cli(*args: str, stdin: str = "", env: dict[str, str] | None = None,
     with contextlib.chdir(tmp or ROOT), runner.isolation(env=environment):  # the app is built as main() builds it
         app = build_app(invoked(list(args)), help_lang(list(args)))
     with contextlib.chdir(tmp or ROOT):
-        result = runner.invoke(app, list(args), input=stdin, env=environment, prog_name="gpu-advise",
-                               catch_exceptions=True)
+        result = runner.invoke(
+            app, list(args), input=stdin, env=environment, prog_name="gpu-advise", catch_exceptions=True
+        )
     if result.exception is not None and not isinstance(result.exception, SystemExit):
         raise result.exception
     return subprocess.CompletedProcess(["gpu-advise", *args], result.exit_code, result.stdout, result.stderr)

@@ -95,14 +95,29 @@ class FakeSlack:
             return 200, {}, {"ok": False, "error": self.auth_error}
         if method == "auth.test":
             team = self._team_of_token(str(args.get("token") or args.get("_auth", "")))
-            return 200, {}, {"ok": True, "user_id": "UBOT", "bot_id": f"B{team}", "team_id": team,
-                             "user": "gpu-advisor"}
+            return (
+                200,
+                {},
+                {"ok": True, "user_id": "UBOT", "bot_id": f"B{team}", "team_id": team, "user": "gpu-advisor"},
+            )
         if method == "oauth.v2.access":  # code "code-T2" installs workspace T2 with the bot token xoxb-T2-...
             team = str(args.get("code", "")).removeprefix("code-")
-            return 200, {}, {"ok": True, "app_id": "A1", "authed_user": {"id": "U1"}, "token_type": "bot",
-                             "scope": "commands,chat:write", "access_token": f"xoxb-{team}-bot-token",
-                             "bot_user_id": "UBOT", "team": {"id": team, "name": f"Team {team}"},
-                             "enterprise": None, "is_enterprise_install": False}
+            return (
+                200,
+                {},
+                {
+                    "ok": True,
+                    "app_id": "A1",
+                    "authed_user": {"id": "U1"},
+                    "token_type": "bot",
+                    "scope": "commands,chat:write",
+                    "access_token": f"xoxb-{team}-bot-token",
+                    "bot_user_id": "UBOT",
+                    "team": {"id": team, "name": f"Team {team}"},
+                    "enterprise": None,
+                    "is_enterprise_install": False,
+                },
+            )
         if method in ("chat.postMessage", "chat.postEphemeral") and channel in self.refuse_channels:
             return 200, {}, {"ok": False, "error": self.refuse_channels[channel]}
         if method == "chat.postMessage":
@@ -115,11 +130,21 @@ class FakeSlack:
             return 200, {}, {"ok": True, "view": {"id": "V" + ts.replace(".", "")}}
         if method == "users.info":
             user = str(args.get("user"))
-            return 200, {}, {"ok": True, "user": {"id": user, "locale": self.locales.get(user, "en-US"),
-                                                  "tz": self.zones.get(user, "Asia/Shanghai"),
-                                                  "profile": {"display_name": self.names.get(user, "")},
-                                                  "is_admin": user in self.admins,
-                                                  "team_id": self.user_teams.get(user, "T1")}}
+            return (
+                200,
+                {},
+                {
+                    "ok": True,
+                    "user": {
+                        "id": user,
+                        "locale": self.locales.get(user, "en-US"),
+                        "tz": self.zones.get(user, "Asia/Shanghai"),
+                        "profile": {"display_name": self.names.get(user, "")},
+                        "is_admin": user in self.admins,
+                        "team_id": self.user_teams.get(user, "T1"),
+                    },
+                },
+            )
         if method == "users.lookupByEmail":  # the people of `emails` (address -> user id)
             found = self.emails.get(str(args.get("email", "")).lower())
             said = {"ok": True, "user": {"id": found}} if found else {"ok": False, "error": "users_not_found"}
@@ -141,7 +166,6 @@ class FakeSlack:
             return 200, {}, {"ok": True, "channel": {"id": "D" + str(args.get("users", "")).split(",")[0]}}
         return 200, {}, {"ok": False, "error": "unknown_method"}
 
-
     def _history(self, channel: str) -> list[dict[str, Any]]:
         """The channel's messages posted here, newest first. (`oldest` is not applied: the fake's ts do not
         follow the tests' clocks; the caller's `oldest` is in the recorded call.)"""
@@ -151,9 +175,16 @@ class FakeSlack:
         for c in reversed(posted):
             now = updated.get(c["_ts"], c)
             blocks = now.get("blocks")
-            out.append({"type": "message", "ts": c["_ts"], "text": now.get("text"), "bot_id": "BT1",
-                        **({"blocks": json.loads(blocks) if isinstance(blocks, str) else blocks} if blocks else {}),
-                        **({"metadata": c["metadata"]} if c.get("metadata") else {})})
+            out.append(
+                {
+                    "type": "message",
+                    "ts": c["_ts"],
+                    "text": now.get("text"),
+                    "bot_id": "BT1",
+                    **({"blocks": json.loads(blocks) if isinstance(blocks, str) else blocks} if blocks else {}),
+                    **({"metadata": c["metadata"]} if c.get("metadata") else {}),
+                }
+            )
         return out
 
     @staticmethod
@@ -168,8 +199,20 @@ class FakeSlack:
         name, data = self.files[file_id]
         host = f"http://{self.file_host}" if self.file_host else self.base_url
         url = f"{host}/files-pri/T1-{file_id}/download/{name}"
-        return 200, {}, {"ok": True, "file": {"id": file_id, "name": name, "size": len(data),
-                                               "url_private_download": url, "url_private": url}}
+        return (
+            200,
+            {},
+            {
+                "ok": True,
+                "file": {
+                    "id": file_id,
+                    "name": name,
+                    "size": len(data),
+                    "url_private_download": url,
+                    "url_private": url,
+                },
+            },
+        )
 
     def download(self, path: str, auth: str) -> tuple[int, str, bytes]:
         """GET of a private file URL: the bytes with a bot token; Slack's sign-in page without one."""
@@ -287,23 +330,58 @@ class SlackSender:
     url: str
     secret: str
 
-    def post(self, body: bytes, content_type: str, *, timestamp: str | None = None, signature: str | None = None,
-             headers: dict[str, str] | None = None) -> tuple[int, str]:
+    def post(
+        self,
+        body: bytes,
+        content_type: str,
+        *,
+        timestamp: str | None = None,
+        signature: str | None = None,
+        headers: dict[str, str] | None = None,
+    ) -> tuple[int, str]:
         ts = timestamp or str(int(time.time()))
-        request = urllib.request.Request(self.url, data=body, method="POST", headers={
-            "Content-Type": content_type, "X-Slack-Request-Timestamp": ts,
-            "X-Slack-Signature": signature or sign(self.secret, ts, body), **(headers or {})})
+        request = urllib.request.Request(
+            self.url,
+            data=body,
+            method="POST",
+            headers={
+                "Content-Type": content_type,
+                "X-Slack-Request-Timestamp": ts,
+                "X-Slack-Signature": signature or sign(self.secret, ts, body),
+                **(headers or {}),
+            },
+        )
         try:
             with urllib.request.urlopen(request, timeout=10) as response:
                 return response.status, response.read().decode()
         except urllib.error.HTTPError as exc:
             return exc.code, exc.read().decode()
 
-    def command(self, text: str, *, user: str = "U1", channel: str = "C1", response_url: str = "",
-                trigger_id: str = "111.222.abc", team: str = "T1", **kwargs: Any) -> tuple[int, str]:
-        form = {"token": "legacy", "team_id": team, "team_domain": "acme", "channel_id": channel,
-                "channel_name": "gpu", "user_id": user, "user_name": user.lower(), "command": "/gpu-advise",
-                "text": text, "api_app_id": "A1", "response_url": response_url, "trigger_id": trigger_id}
+    def command(
+        self,
+        text: str,
+        *,
+        user: str = "U1",
+        channel: str = "C1",
+        response_url: str = "",
+        trigger_id: str = "111.222.abc",
+        team: str = "T1",
+        **kwargs: Any,
+    ) -> tuple[int, str]:
+        form = {
+            "token": "legacy",
+            "team_id": team,
+            "team_domain": "acme",
+            "channel_id": channel,
+            "channel_name": "gpu",
+            "user_id": user,
+            "user_name": user.lower(),
+            "command": "/gpu-advise",
+            "text": text,
+            "api_app_id": "A1",
+            "response_url": response_url,
+            "trigger_id": trigger_id,
+        }
         return self.post(urlencode(form).encode(), "application/x-www-form-urlencoded", **kwargs)
 
     def interaction(self, payload: dict[str, Any], **kwargs: Any) -> tuple[int, str]:
@@ -311,23 +389,58 @@ class SlackSender:
         return self.post(body, "application/x-www-form-urlencoded", **kwargs)
 
     def event(self, event: dict[str, Any], event_id: str, team: str = "T1", **kwargs: Any) -> tuple[int, str]:
-        envelope = {"token": "legacy", "team_id": team, "api_app_id": "A1", "event": event, "type": "event_callback",
-                    "event_id": event_id, "event_time": int(time.time()),
-                    "authorizations": [{"team_id": team, "user_id": "UBOT", "is_bot": True}]}
+        envelope = {
+            "token": "legacy",
+            "team_id": team,
+            "api_app_id": "A1",
+            "event": event,
+            "type": "event_callback",
+            "event_id": event_id,
+            "event_time": int(time.time()),
+            "authorizations": [{"team_id": team, "user_id": "UBOT", "is_bot": True}],
+        }
         return self.post(json.dumps(envelope).encode(), "application/json", **kwargs)
 
-    def click(self, message: dict[str, Any], action_id: str, *, user: str = "U1", response_url: str = "",
-              value: str | None = None) -> tuple[int, str]:
+    def click(
+        self,
+        message: dict[str, Any],
+        action_id: str,
+        *,
+        user: str = "U1",
+        response_url: str = "",
+        value: str | None = None,
+    ) -> tuple[int, str]:
         """Press the button `action_id` of a message the bot posted (as recorded by the fake)."""
-        block, button = next((b, e) for b in message["blocks"] if b["type"] == "actions" for e in b["elements"]
-                             if e["action_id"] == action_id and (value is None or e["value"] == value))
-        return self.interaction({
-            "type": "block_actions", "user": {"id": user, "team_id": "T1"}, "team": {"id": "T1"},
-            "api_app_id": "A1", "channel": {"id": message["channel"]}, "trigger_id": "333.444.def",
-            "container": {"type": "message", "message_ts": message.get("_ts", ""), "channel_id": message["channel"]},
-            "response_url": response_url,
-            "message": {"ts": message.get("_ts", ""), "text": message.get("text", ""), "blocks": message["blocks"]},
-            "actions": [{"action_id": action_id, "block_id": block.get("block_id", "answers"), "type": "button",
-                         "value": button["value"],
-                         "action_ts": str(time.time())}],
-        })
+        block, button = next(
+            (b, e)
+            for b in message["blocks"]
+            if b["type"] == "actions"
+            for e in b["elements"]
+            if e["action_id"] == action_id and (value is None or e["value"] == value)
+        )
+        return self.interaction(
+            {
+                "type": "block_actions",
+                "user": {"id": user, "team_id": "T1"},
+                "team": {"id": "T1"},
+                "api_app_id": "A1",
+                "channel": {"id": message["channel"]},
+                "trigger_id": "333.444.def",
+                "container": {
+                    "type": "message",
+                    "message_ts": message.get("_ts", ""),
+                    "channel_id": message["channel"],
+                },
+                "response_url": response_url,
+                "message": {"ts": message.get("_ts", ""), "text": message.get("text", ""), "blocks": message["blocks"]},
+                "actions": [
+                    {
+                        "action_id": action_id,
+                        "block_id": block.get("block_id", "answers"),
+                        "type": "button",
+                        "value": button["value"],
+                        "action_ts": str(time.time()),
+                    }
+                ],
+            }
+        )

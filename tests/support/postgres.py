@@ -16,8 +16,9 @@ from urllib.parse import quote, urlsplit, urlunsplit
 
 import pytest
 
-URL = os.environ.get("GPU_ADVISOR_TEST_POSTGRES_URL",
-                     "postgresql://gpu_advisor:gpu_advisor@127.0.0.1:5432/gpu_advisor_test")
+URL = os.environ.get(
+    "GPU_ADVISOR_TEST_POSTGRES_URL", "postgresql://gpu_advisor:gpu_advisor@127.0.0.1:5432/gpu_advisor_test"
+)
 REQUIRED = os.environ.get("GPU_ADVISOR_TEST_POSTGRES") == "required"
 
 

@@ -26,19 +26,30 @@ def free_port() -> int:
 
 def bot_env(tmp_path: Path, fake: FakeSlack) -> dict[str, str]:
     return {k: v for k, v in os.environ.items() if not k.startswith(("GPU_ADVISOR_", "SLACK_"))} | {
-        "SLACK_BOT_TOKEN": "xoxb-test-token", "SLACK_SIGNING_SECRET": SECRET, "SLACK_API_URL": fake.api_url,
-        "GPU_ADVISOR_DB": str(tmp_path / "bot.db"), "GPU_ADVISOR_AZURE_ENABLED": "false",
-        "GPU_ADVISOR_ECB_ENABLED": "false", "GPU_ADVISOR_LANG": "en"}
+        "SLACK_BOT_TOKEN": "xoxb-test-token",
+        "SLACK_SIGNING_SECRET": SECRET,
+        "SLACK_API_URL": fake.api_url,
+        "GPU_ADVISOR_DB": str(tmp_path / "bot.db"),
+        "GPU_ADVISOR_AZURE_ENABLED": "false",
+        "GPU_ADVISOR_ECB_ENABLED": "false",
+        "GPU_ADVISOR_LANG": "en",
+    }
 
 
 @contextmanager
-def serve_process(env: dict[str, str], *,
-                  scheduler: bool = False) -> Iterator[tuple[SlackSender, subprocess.Popen[bytes]]]:
+def serve_process(
+    env: dict[str, str], *, scheduler: bool = False
+) -> Iterator[tuple[SlackSender, subprocess.Popen[bytes]]]:
     """A serve process, ready (its /healthz answers); SIGKILLed on leaving, as a crash would, if still up."""
     port = free_port()
     args = [sys.executable, "-m", "bot", "serve", "--host", "127.0.0.1", "--port", str(port)]
-    proc = subprocess.Popen(args + ([] if scheduler else ["--no-scheduler"]), cwd=ROOT, env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    proc = subprocess.Popen(
+        args + ([] if scheduler else ["--no-scheduler"]),
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+    )
     try:
         deadline = time.monotonic() + 30
         while True:

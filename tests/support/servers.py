@@ -38,8 +38,13 @@ def _handler(server: Server) -> type[BaseHTTPRequestHandler]:
         def _serve(self) -> None:
             parts = urlsplit(self.path)
             length = int(self.headers.get("Content-Length") or 0)
-            request = Request(self.command, parts.path, parts.query, dict(self.headers.items()),
-                              self.rfile.read(length) if length else b"")
+            request = Request(
+                self.command,
+                parts.path,
+                parts.query,
+                dict(self.headers.items()),
+                self.rfile.read(length) if length else b"",
+            )
             server.requests.append(request)
             route = server.routes.get(parts.path)
             if route is None:

@@ -62,8 +62,16 @@ class Harness:
 
 def settings_for(tmp_path: Path, fake: FakeSlack, **extra: Any) -> Settings:
     """Settings of an app talking to `fake`, its state a fresh migrated SQLite file (unless a database_url)."""
-    settings = Settings(db=tmp_path / "bot.db", slack_bot_token="xoxb-test-token", slack_signing_secret=SECRET,
-                        slack_api_url=fake.api_url, azure_enabled=False, ecb_enabled=False, lang="zh", **extra)
+    settings = Settings(
+        db=tmp_path / "bot.db",
+        slack_bot_token="xoxb-test-token",
+        slack_signing_secret=SECRET,
+        slack_api_url=fake.api_url,
+        azure_enabled=False,
+        ecb_enabled=False,
+        lang="zh",
+        **extra,
+    )
     if settings.database_url is None:
         migrated_state_db(settings.state_db_path())
     return settings
@@ -83,8 +91,9 @@ def running_app(tmp_path: Path, *, work: Handoff | None = None, **extra: Any) ->
         thread.start()
         try:
             url = f"http://127.0.0.1:{server.server_address[1]}{EVENTS_PATH}"
-            yield Harness(fake, SlackSender(url, SECRET), clock, settings, deps,
-                          f"http://127.0.0.1:{server.server_address[1]}")
+            yield Harness(
+                fake, SlackSender(url, SECRET), clock, settings, deps, f"http://127.0.0.1:{server.server_address[1]}"
+            )
         finally:
             server.shutdown()
             server.server_close()

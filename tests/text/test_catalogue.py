@@ -31,8 +31,14 @@ def test_every_catalogue_file_is_loaded() -> None:
 
 def test_every_advice_id_the_engine_emits_has_a_message() -> None:
     emitted = set(re.findall(r'Topic\.\w+, "(\w+)"', RULES))
-    emitted |= {"two_of_four_dedicated", "two_of_four_shared", "inference_dedicated", "inference_shared",
-                "two_of_four_overruled", "inference_overruled"}
+    emitted |= {
+        "two_of_four_dedicated",
+        "two_of_four_shared",
+        "inference_dedicated",
+        "inference_shared",
+        "two_of_four_overruled",
+        "inference_overruled",
+    }
     emitted |= {f"spot_not.{reason}" for reason in re.findall(r'return False, "(\w+)"', RULES)}
     assert len(emitted) > 20, "the engine's advice ids were not found"
     assert {f"advice.{rule}" for rule in emitted} <= set(entries())
@@ -48,8 +54,11 @@ def test_every_question_and_usual_answer_has_words() -> None:
 @pytest.mark.parametrize("source", ["rules/parsing.py", "pricing/quote.py", "bot/slack/inline.py"])
 def test_every_error_code_raised_has_a_sentence(source: str) -> None:
     code = (ROOT / source).read_text("utf-8")
-    prefixes = {"rules/parsing.py": "parse.problem.", "pricing/quote.py": "error.quote.",
-                "bot/slack/inline.py": "error.inline."}
+    prefixes = {
+        "rules/parsing.py": "parse.problem.",
+        "pricing/quote.py": "error.quote.",
+        "bot/slack/inline.py": "error.inline.",
+    }
     found = set(re.findall(r'(?:ParseError\([^\n]*, |QuoteError\(|InlineError\()"(\w+)"', code))
     assert found, f"no error codes found in {source}"
     for name in found:
@@ -74,10 +83,12 @@ def test_numbers_are_shown_without_trailing_zeros() -> None:
 def test_chinese_has_no_stray_space_around_a_word_put_in() -> None:
     text = t("advice.scenario_conflict", Lang.ZH, workload="full-finetune", expected="dedicated")
     assert "全参微调通常适合独占卡" in text
-    assert "13B 模型全参微调的显存峰值" in t("advice.memory_estimate", Lang.ZH, model_size_b=13,
-                                          workload="full-finetune", estimate_gb=250, card_gb=80)
-    assert "训练训练" not in t("advice.memory_estimate", Lang.ZH, model_size_b=7, workload="pretrain",
-                              estimate_gb=130, card_gb=80)
+    assert "13B 模型全参微调的显存峰值" in t(
+        "advice.memory_estimate", Lang.ZH, model_size_b=13, workload="full-finetune", estimate_gb=250, card_gb=80
+    )
+    assert "训练训练" not in t(
+        "advice.memory_estimate", Lang.ZH, model_size_b=7, workload="pretrain", estimate_gb=130, card_gb=80
+    )
 
 
 def test_no_english_article_before_a_number() -> None:
@@ -90,8 +101,18 @@ def test_the_articles_term_for_the_rule() -> None:
 
 
 TERMINAL_COMMAND = re.compile(r"(?<![/\w-])gpu-advise [a-z]")  # `gpu-advise list`, not `/gpu-advise list`
-SLACK_FAMILIES = ("slack.", "digest.", "advice.", "check.", "error.rental.", "error.capture.", "error.quote.",
-                  "headline.", "parse.problem.", "question.")
+SLACK_FAMILIES = (
+    "slack.",
+    "digest.",
+    "advice.",
+    "check.",
+    "error.rental.",
+    "error.capture.",
+    "error.quote.",
+    "headline.",
+    "parse.problem.",
+    "question.",
+)
 
 
 def test_no_slack_message_tells_people_to_run_a_terminal_command() -> None:

@@ -23,9 +23,18 @@ FREQUENCY = [None, "daily", "weekly", "3 times a week", "low"]
 WORKLOAD = [None, "pretrain", "full-finetune", "lora", "qlora", "hpo", "inference", "debug", "other"]
 PHASE = [None, "exploration", "stable", "deployment"]
 GPU = [None, "A100-80GB", "H100", "H200", "RTX4090", "L40S", "A800"]
-EXTRAS = [{}, {"model_size_b": "7b"}, {"model_size_b": "70b"}, {"cards": "4"}, {"cards": "64"},
-          {"qps": "300", "p99_ms": "40"}, {"qps": "20", "p99_ms": "200"}, {"checkpointing": "yes"},
-          {"serving_hours": "8h a day"}, {"yearly_gpu_hours": "5000"}]
+EXTRAS = [
+    {},
+    {"model_size_b": "7b"},
+    {"model_size_b": "70b"},
+    {"cards": "4"},
+    {"cards": "64"},
+    {"qps": "300", "p99_ms": "40"},
+    {"qps": "20", "p99_ms": "200"},
+    {"checkpointing": "yes"},
+    {"serving_hours": "8h a day"},
+    {"yearly_gpu_hours": "5000"},
+]
 
 
 def profiles(count: int) -> list[dict[str, str]]:
@@ -35,10 +44,19 @@ def profiles(count: int) -> list[dict[str, str]]:
     combos = [tuple(rng.choice(axis) for axis in axes) for _ in range(count)]
     combos += list(itertools.product(MEMORY, WORKLOAD, [None, "yes", "no"]))  # every memory x workload x MP
     out = []
-    for d, m, mp, f, r, w, ph, g, extra in (c if len(c) == 9 else (None, c[0], c[2], None, None, c[1], None, None, {})
-                                               for c in combos):
-        raw = {"duration": d, "memory": m, "model_parallel": mp, "frequency": f, "can_resume": r, "workload": w,
-               "phase": ph, "gpu": g} | extra
+    for d, m, mp, f, r, w, ph, g, extra in (
+        c if len(c) == 9 else (None, c[0], c[2], None, None, c[1], None, None, {}) for c in combos
+    ):
+        raw = {
+            "duration": d,
+            "memory": m,
+            "model_parallel": mp,
+            "frequency": f,
+            "can_resume": r,
+            "workload": w,
+            "phase": ph,
+            "gpu": g,
+        } | extra
         out.append({k: v for k, v in raw.items() if v is not None})
     return out
 

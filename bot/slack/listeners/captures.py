@@ -41,8 +41,9 @@ def _read(deps: Deps, request: SlackRequest, convo: Conversation, file: dict[str
     lang = Lang(convo.lang)
     name = str(file.get("name") or file.get("id"))
     try:
-        upload = fetch(request.client, str(file["id"]), deps.settings.capture_max_bytes,
-                       deps.settings.capture_timeout_s)
+        upload = fetch(
+            request.client, str(file["id"]), deps.settings.capture_max_bytes, deps.settings.capture_timeout_s
+        )
         name = upload.name
         try:
             text = upload.data.decode("utf-8")
@@ -50,14 +51,21 @@ def _read(deps: Deps, request: SlackRequest, convo: Conversation, file: dict[str
             raise CaptureError(0, "not_text") from None
         return read_text(text, _card_mib(convo))
     except FetchError as exc:
-        _say(request, convo, t(f"slack.capture_fetch.{exc.code}", lang,
-                               **({"name": escape(name)} | {k: escape(v) if isinstance(v, str) else v
-                                                            for k, v in exc.params.items()})))
+        _say(
+            request,
+            convo,
+            t(
+                f"slack.capture_fetch.{exc.code}",
+                lang,
+                **({"name": escape(name)} | {k: escape(v) if isinstance(v, str) else v for k, v in exc.params.items()}),
+            ),
+        )
     except CaptureError as exc:
         code = "dmon_no_total_slack" if exc.code == "dmon_no_total" else None
         # what comes from the file (its name, a line of it) is escaped: no <!channel>, no link it did not have
-        shown = CaptureError(exc.line, exc.code, **{k: escape(v) if isinstance(v, str) else v
-                                                    for k, v in exc.params.items()})
+        shown = CaptureError(
+            exc.line, exc.code, **{k: escape(v) if isinstance(v, str) else v for k, v in exc.params.items()}
+        )
         error = tw(f"error.capture.{code}", lang, "slack") if code else capture_error_text(shown, lang, "slack")
         _say(request, convo, t("slack.capture_unreadable", lang, name=escape(name), error=error))
     return None
@@ -81,12 +89,24 @@ def on_upload(deps: Deps, request: SlackRequest, convo: Conversation, files: lis
     asked = {step.ask.key for step in steps(conversation.parsed(convo))}  # a service is not asked its run length
     implied = measured_answers(overall, whole_run_s(readings, deps.policy.capture), tight)
     measured = {k: v for k, v in implied.items() if k in asked}  # values as measured, not their text read back
-    lines = [t("slack.capture_title", lang, name=escape(str(files[0].get("name") or "")), samples=overall.samples,
-               minutes=round(overall.duration_s / 60, 1)),
-             *figure_lines(per_gpu(readings, deps.policy.capture, tight), overall, lang,
-                           idle_gpus(readings, deps.policy.capture)),
-             t("slack.capture_verdict", lang, continuity=t(f"word.continuity_{overall.continuity}", lang),
-               tight=t("cli.yes" if overall.memory_tight else "cli.no", lang))]
+    lines = [
+        t(
+            "slack.capture_title",
+            lang,
+            name=escape(str(files[0].get("name") or "")),
+            samples=overall.samples,
+            minutes=round(overall.duration_s / 60, 1),
+        ),
+        *figure_lines(
+            per_gpu(readings, deps.policy.capture, tight), overall, lang, idle_gpus(readings, deps.policy.capture)
+        ),
+        t(
+            "slack.capture_verdict",
+            lang,
+            continuity=t(f"word.continuity_{overall.continuity}", lang),
+            tight=t("cli.yes" if overall.memory_tight else "cli.no", lang),
+        ),
+    ]
     if "duration" in asked and "duration" not in measured:
         lines.append(t("capture.no_run", lang))
     open_step = conversation.current(convo) if convo.status == "active" else None
@@ -101,10 +121,20 @@ def on_upload(deps: Deps, request: SlackRequest, convo: Conversation, files: lis
     deps.conversations.save(convo)  # the measured answers are kept before anything is said about them
     _say(request, convo, "\n".join(lines))
     png = io.BytesIO()
-    draw(readings, png, busy_pct=deps.policy.capture.busy_pct, tight_fraction=tight,
-         title=str(files[0].get("name") or ""))
-    post_chart(client, channel=convo.channel, thread_ts=str(convo.thread_ts), png=png.getvalue(),
-               title=t("slack.capture_chart_title", lang))
+    draw(
+        readings,
+        png,
+        busy_pct=deps.policy.capture.busy_pct,
+        tight_fraction=tight,
+        title=str(files[0].get("name") or ""),
+    )
+    post_chart(
+        client,
+        channel=convo.channel,
+        thread_ts=str(convo.thread_ts),
+        png=png.getvalue(),
+        title=t("slack.capture_chart_title", lang),
+    )
     if opened:
         key, text = next(iter(opened.items()))
         conversation.take_answer(deps, client, convo, key, text, user, value=measured[key].value)

@@ -67,8 +67,12 @@ def on_command(deps: Deps, request: SlackRequest) -> None:
 
 def usage_text(lang: Lang) -> str:
     """`/gpu-advise help`: every inline key from the one table of answer fields."""
-    return t("slack.usage", lang, keys=", ".join(f"`{'`/`'.join(f.keys)}`" for f in FIELDS),
-             keys_zh=", ".join(f"`{k}`" for f in FIELDS for k in f.keys_zh))
+    return t(
+        "slack.usage",
+        lang,
+        keys=", ".join(f"`{'`/`'.join(f.keys)}`" for f in FIELDS),
+        keys_zh=", ".join(f"`{k}`" for f in FIELDS for k in f.keys_zh),
+    )
 
 
 def _dispatch(deps: Deps, request: SlackRequest, tokens: list[str], lang: Lang) -> None:
@@ -96,10 +100,12 @@ def _dispatch(deps: Deps, request: SlackRequest, tokens: list[str], lang: Lang) 
 def _analyze(deps: Deps, request: SlackRequest, lang: Lang) -> None:
     """A profile whose thread waits for a capture upload (it answers questions 1 and 2 when it comes)."""
     user = request.body["user_id"]
-    convo = conversation.start(deps, request.client, team=request.team, channel=request.body["channel_id"],
-                               user=user, lang=lang)
-    request.client.chat_postMessage(channel=convo.channel, thread_ts=convo.thread_ts,
-                                    text=t("slack.analyze_prompt", lang, user=user))
+    convo = conversation.start(
+        deps, request.client, team=request.team, channel=request.body["channel_id"], user=user, lang=lang
+    )
+    request.client.chat_postMessage(
+        channel=convo.channel, thread_ts=convo.thread_ts, text=t("slack.analyze_prompt", lang, user=user)
+    )
     if convo.note:
         request.respond(response_type="ephemeral", text=t("slack.moved_to_dm", lang))
 
@@ -140,15 +146,23 @@ def _inline(deps: Deps, request: SlackRequest, tokens: list[str], lang: Lang) ->
     try:
         values = parse_answers(raw)
     except AnswersError as exc:
-        raise CommandError("\n".join(
-            f"`{escape(typed.get(key, inline_key(key)))}`: {error_text(error, lang, where='slack')}"
-            for key, error in exc.errors.items())) from None
+        raise CommandError(
+            "\n".join(
+                f"`{escape(typed.get(key, inline_key(key)))}`: {error_text(error, lang, where='slack')}"
+                for key, error in exc.errors.items()
+            )
+        ) from None
     absent = missing(values)
     if absent:
         raise CommandError(t("slack.missing", lang, keys=", ".join(f"`{inline_key(k)}`" for k in absent)))
-    convo = deps.conversations.create(team=request.team, channel=request.body["channel_id"],
-                                      user=request.body["user_id"], lang=lang.value, answers=raw,
-                                      values=dump_answers(values))
+    convo = deps.conversations.create(
+        team=request.team,
+        channel=request.body["channel_id"],
+        user=request.body["user_id"],
+        lang=lang.value,
+        answers=raw,
+        values=dump_answers(values),
+    )
     conversation.finish(deps, request.client, convo)
     if convo.note:
         request.respond(response_type="ephemeral", text=t("slack.moved_to_dm", lang))
@@ -166,9 +180,11 @@ def _prices(deps: Deps, request: SlackRequest, args: list[str], lang: Lang) -> N
     for o in offers[:40]:
         r = o.record
         stale = f" *{t('stale', lang)}*" if o.stale else ""
-        lines.append(f"• {r.gpu} · {r.instance_type} · {r.sharing} · {r.pricing_model} · "
-                     f"{r.amount:g} {r.currency}/{r.unit} · `{r.source}` {o.as_of.date()} "
-                     f"({age_text(o.age_days, lang)}){stale}")
+        lines.append(
+            f"• {r.gpu} · {r.instance_type} · {r.sharing} · {r.pricing_model} · "
+            f"{r.amount:g} {r.currency}/{r.unit} · `{r.source}` {o.as_of.date()} "
+            f"({age_text(o.age_days, lang)}){stale}"
+        )
     if not offers:
         lines.append(t("slack.no_prices", lang))
     request.respond(response_type="ephemeral", text=lines[0], blocks=blocks.text("\n".join(lines)))
@@ -181,13 +197,17 @@ def _quote_request(deps: Deps, raw: dict[str, str], lang: Lang) -> QuoteRequest:
     gpu = raw.get("gpu", "A100-80GB")
     currency = raw.get("currency", deps.settings.currency).strip().upper()
     if currency not in ECB_CURRENCIES:
-        raise CommandError(t("error.quote_currency", lang, currency=currency[:12],
-                             accepted=", ".join(sorted(ECB_CURRENCIES))))
-    fields: dict[str, Any] = {"gpu": gpu, "hours_per_day": schedule.hours_per_day, "days": schedule.days,
-                              "currency": currency,
-                              "region": raw.get("region"),
-                              "provider": None if raw.get("provider", "").lower() in ("", "cheapest")
-                              else raw["provider"]}
+        raise CommandError(
+            t("error.quote_currency", lang, currency=currency[:12], accepted=", ".join(sorted(ECB_CURRENCIES)))
+        )
+    fields: dict[str, Any] = {
+        "gpu": gpu,
+        "hours_per_day": schedule.hours_per_day,
+        "days": schedule.days,
+        "currency": currency,
+        "region": raw.get("region"),
+        "provider": None if raw.get("provider", "").lower() in ("", "cheapest") else raw["provider"],
+    }
     if "cards" in raw:
         if not raw["cards"].isdigit():
             raise CommandError(t("error.whole_cards", lang, cards=raw["cards"]))
@@ -221,7 +241,16 @@ def _quote(deps: Deps, request: SlackRequest, args: list[str], lang: Lang) -> No
         made = deps.prices.quote(_quote_request(deps, raw, lang))
     except (ParseError, QuoteError) as exc:
         raise CommandError(error_text(exc, lang, where="slack")) from None
-    request.respond(response_type="in_channel", text=t("quote.title", lang, gpu=made.gpu, cards=made.cards,
-                                                       hours=made.hours_per_day, days=made.days,
-                                                       gpu_hours=made.gpu_hours),
-                    blocks=blocks.quote_message(made, deps.policy, lang))
+    request.respond(
+        response_type="in_channel",
+        text=t(
+            "quote.title",
+            lang,
+            gpu=made.gpu,
+            cards=made.cards,
+            hours=made.hours_per_day,
+            days=made.days,
+            gpu_hours=made.gpu_hours,
+        ),
+        blocks=blocks.quote_message(made, deps.policy, lang),
+    )

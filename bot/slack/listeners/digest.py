@@ -95,16 +95,23 @@ def on_digest_button(deps: Deps, request: SlackRequest) -> None:
     replace_item(request, "s" if is_storage else "i", name, new, posted_in)
 
 
-def _answer(deps: Deps, rentals: Rentals, action: Action, team: str, name: str, who: str,
-            lang: Lang, zone: ZoneInfo) -> list[dict[str, Any]]:
+def _answer(
+    deps: Deps, rentals: Rentals, action: Action, team: str, name: str, who: str, lang: Lang, zone: ZoneInfo
+) -> list[dict[str, Any]]:
     """Do what the button says; the blocks that take the item's place (in `lang`, times in `zone`)."""
     now = deps.now()
     if action is Action.RELEASED:
         released = rentals.release(team, name, now, who.strip("<@>"))
         out = context(t("digest.done.released", lang, name=name, user=who))
         for left in rentals.storage(team, instance_id=released.id, kept_only=True):
-            question = t("digest.storage_question", lang, name=name, storage=left.name, size=show(left.size_gb),
-                         per_month=money(left.size_gb * left.price_gb_month, left.currency))
+            question = t(
+                "digest.storage_question",
+                lang,
+                name=name,
+                storage=left.name,
+                size=show(left.size_gb),
+                per_month=money(left.size_gb * left.price_gb_month, left.currency),
+            )
             out += item_blocks("s", left.name, question, lang)
         return out
     if action in SNOOZE:

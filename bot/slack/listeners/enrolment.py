@@ -31,8 +31,15 @@ def on_enroll(deps: Deps, request: SlackRequest, args: list[str], lang: Lang) ->
     grant = Grant(request.team, channel, user, project, SLACK_USES, now + SLACK_EXPIRY)
     token = Enrolments(deps.store).issue(grant, created_by=user, now=now, request_key=request.inbox_key)
     url = (deps.settings.public_url or "https://YOUR-BOT").rstrip("/")
-    text = t("slack.enroll_token", lang, token=token, uses=SLACK_USES, channel=f"<#{channel}>",
-             expires=grant.expires_at.strftime("%Y-%m-%d %H:%M"), command=agent_command(url, token))
+    text = t(
+        "slack.enroll_token",
+        lang,
+        token=token,
+        uses=SLACK_USES,
+        channel=f"<#{channel}>",
+        expires=grant.expires_at.strftime("%Y-%m-%d %H:%M"),
+        command=agent_command(url, token),
+    )
     if not deps.settings.public_url:
         text += "\n" + t("slack.enroll_no_public_url", lang)
     request.respond(response_type="ephemeral", text=text, blocks=blocks.text(text))

@@ -32,11 +32,25 @@ def rentals_text(deps: Deps, team: str, user: str, lang: Lang, now: datetime) ->
     lines = [t("slack.home_rentals", lang)]
     for inst in (i for i in instances if i.released_at is None):
         cards = f"{inst.gpu} × {show(inst.share or inst.cards)}"
-        lines.append(t("slack.home_instance", lang, name=inst.name, gpu=cards,
-                       price=rate(inst.price, inst.currency, inst.unit, t("digest.no_price", lang))))
+        lines.append(
+            t(
+                "slack.home_instance",
+                lang,
+                name=inst.name,
+                gpu=cards,
+                price=rate(inst.price, inst.currency, inst.unit, t("digest.no_price", lang)),
+            )
+        )
     for disk in (s for s in storage if s.deleted_at is None):
-        lines.append(t("slack.home_storage", lang, name=disk.name, size=show(disk.size_gb),
-                       per_month=money(disk.size_gb * disk.price_gb_month, disk.currency)))
+        lines.append(
+            t(
+                "slack.home_storage",
+                lang,
+                name=disk.name,
+                size=show(disk.size_gb),
+                per_month=money(disk.size_gb * disk.price_gb_month, disk.currency),
+            )
+        )
     if len(lines) == 1:
         lines.append(t("slack.home_rents_nothing", lang))
     spend = ", ".join(money(a, c) for c, a in sorted(spent.items()) if a > 0)
@@ -44,9 +58,17 @@ def rentals_text(deps: Deps, team: str, user: str, lang: Lang, now: datetime) ->
     budgets = Budgets(deps.store)
     mine = {key: amount for key, amount in budgets.of(team).items() if budgets.set_by(team, key[0]) == user}
     for standing in standings(rentals.instances(team), rentals.storage(team), mine, local):
-        lines.append(t("slack.home_budget", lang, project=standing.project or t("digest.no_project", lang),
-                       spent=money(standing.spent, standing.currency),
-                       budget=money(standing.budget, standing.currency)) + " " + forecast_text(standing, lang))
+        lines.append(
+            t(
+                "slack.home_budget",
+                lang,
+                project=standing.project or t("digest.no_project", lang),
+                spent=money(standing.spent, standing.currency),
+                budget=money(standing.budget, standing.currency),
+            )
+            + " "
+            + forecast_text(standing, lang)
+        )
     return "\n".join(lines)
 
 
@@ -54,10 +76,14 @@ def home_chart(deps: Deps, team: str, user: str, lang: Lang) -> dict[str, str] |
     """The newest report chart of the channels the person's instances and storage are in."""
     rentals = Rentals(deps.store)
     channels = {i.channel for i in rentals.instances(team) if i.owner == user} | {
-        s.channel for s in rentals.storage(team) if s.owner == user}
+        s.channel for s in rentals.storage(team) if s.owner == user
+    }
     chart = ReportCharts(deps.store).last(team, sorted(channels))
     if chart is None:
         return None
     period = {"start": f"{chart.start:%m-%d}", "end": f"{chart.end:%m-%d}"}
-    return {"file_id": chart.file_id, "title": t("report.chart_title", lang, **period),
-            "caption": t("slack.home_chart", lang, channel=f"<#{chart.channel}>", **period)}
+    return {
+        "file_id": chart.file_id,
+        "title": t("report.chart_title", lang, **period),
+        "caption": t("slack.home_chart", lang, channel=f"<#{chart.channel}>", **period),
+    }

@@ -24,8 +24,7 @@ def on_answer(deps: Deps, request: SlackRequest) -> None:
     value = _value(request)
     with deps.store.lock(value.c):
         convo = deps.conversations.get(value.c, request.team)
-        if convo is None or not conversation.admit(deps, request.client, convo, request.channel or convo.channel,
-                                                   user):
+        if convo is None or not conversation.admit(deps, request.client, convo, request.channel or convo.channel, user):
             return
         conversation.take_answer(deps, request.client, convo, value.k, value.v, user, request.inbox_key)
 
@@ -37,12 +36,18 @@ def on_from_model(deps: Deps, request: SlackRequest) -> None:
         return
     lang = Lang(convo.lang)
     service = is_inference(conversation.parsed(convo))  # a served model: its size, context and concurrency
-    named = (["7B serve", "Qwen2.5-7B 8k x 16", "Llama-3.1-70B int4 4k×32"] if service
-             else ["7B LoRA", "13B 全参微调", "72B QLoRA", "13B full fine-tune"])
+    named = (
+        ["7B serve", "Qwen2.5-7B 8k x 16", "Llama-3.1-70B int4 4k×32"]
+        if service
+        else ["7B LoRA", "13B 全参微调", "72B QLoRA", "13B full fine-tune"]
+    )
     examples = ", ".join(f"`{a}`" for a in forms(named, lang))
     key = "slack.from_model_prompt_service" if service else "slack.from_model_prompt"
-    request.client.chat_postMessage(channel=convo.channel, thread_ts=convo.thread_ts,
-                                    text=t(key, lang, user=request.body["user"]["id"], examples=examples))
+    request.client.chat_postMessage(
+        channel=convo.channel,
+        thread_ts=convo.thread_ts,
+        text=t(key, lang, user=request.body["user"]["id"], examples=examples),
+    )
 
 
 def on_change(deps: Deps, request: SlackRequest) -> None:
@@ -58,13 +63,20 @@ def on_change(deps: Deps, request: SlackRequest) -> None:
 def on_restart(deps: Deps, request: SlackRequest) -> None:
     """Start over: a new profile for the presser, in the same channel."""
     user = request.body["user"]["id"]
-    conversation.start(deps, request.client, team=request.team, channel=request.channel or user, user=user,
-                       lang=lang_for(request.client, deps, user))
+    conversation.start(
+        deps,
+        request.client,
+        team=request.team,
+        channel=request.channel or user,
+        user=user,
+        lang=lang_for(request.client, deps, user),
+    )
 
 
 def on_new_profile(deps: Deps, request: SlackRequest) -> None:
     """New profile (App Home): a new profile in a DM with the presser."""
     user = request.body["user"]["id"]
     dm = request.client.conversations_open(users=user)["channel"]["id"]
-    conversation.start(deps, request.client, team=request.team, channel=dm, user=user,
-                       lang=lang_for(request.client, deps, user))
+    conversation.start(
+        deps, request.client, team=request.team, channel=dm, user=user, lang=lang_for(request.client, deps, user)
+    )

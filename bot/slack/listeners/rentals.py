@@ -40,16 +40,32 @@ def on_list(deps: Deps, request: SlackRequest, lang: Lang) -> None:
         if i.hidden_by:  # "Not ours"
             continue
         state = "released" if i.released_at else "running"
-        lines.append(t("digest.list_instance", lang, name=i.name, gpu=f"{i.gpu} × {show(i.share or i.cards)}",
-                       price=rate(i.price, i.currency, i.unit, t("digest.no_price", lang)), owner=f"<@{i.owner}>",
-                       state=t(f"digest.state.{state}", lang)))
+        lines.append(
+            t(
+                "digest.list_instance",
+                lang,
+                name=i.name,
+                gpu=f"{i.gpu} × {show(i.share or i.cards)}",
+                price=rate(i.price, i.currency, i.unit, t("digest.no_price", lang)),
+                owner=f"<@{i.owner}>",
+                state=t(f"digest.state.{state}", lang),
+            )
+        )
     for s in rentals.storage(request.team):
         if s.hidden_by:
             continue
         state = "deleted" if s.deleted_at else "kept"
-        lines.append(t("digest.list_storage", lang, name=s.name, size=show(s.size_gb),
-                       per_month=money(s.size_gb * s.price_gb_month, s.currency), owner=f"<@{s.owner}>",
-                       state=t(f"digest.state.{state}", lang)))
+        lines.append(
+            t(
+                "digest.list_storage",
+                lang,
+                name=s.name,
+                size=show(s.size_gb),
+                per_month=money(s.size_gb * s.price_gb_month, s.currency),
+                owner=f"<@{s.owner}>",
+                state=t(f"digest.state.{state}", lang),
+            )
+        )
     _say(request, "\n".join([t("digest.list_title", lang), *lines]) if lines else t("digest.list_empty", lang))
 
 
@@ -75,8 +91,14 @@ def on_release(deps: Deps, request: SlackRequest, args: list[str], lang: Lang) -
     note = t("digest.done.released", lang, name=name, user=f"<@{user}>")
     out = blocks.text(note)
     for left in rentals.storage(request.team, instance_id=released.id, kept_only=True):
-        question = t("digest.storage_question", lang, name=name, storage=left.name, size=show(left.size_gb),
-                     per_month=money(left.size_gb * left.price_gb_month, left.currency))
+        question = t(
+            "digest.storage_question",
+            lang,
+            name=name,
+            storage=left.name,
+            size=show(left.size_gb),
+            per_month=money(left.size_gb * left.price_gb_month, left.currency),
+        )
         out += item_blocks("s", left.name, question, lang)
     request.client.chat_postMessage(channel=request.channel or user, text=note, blocks=out)
 
@@ -150,10 +172,20 @@ def _language(value: str | None, lang: Lang) -> Lang | None:
 def schedule_text(schedule: RemindSchedule, now: datetime, lang: Lang, channel_lang: Lang) -> str:
     """The schedule as a person reads it: its local time and zone, days, language and the next send."""
     upcoming = next_send(schedule, now)
-    nxt = (f"{upcoming:%Y-%m-%d %H:%M} {t(f'word.weekday.{upcoming.weekday()}', lang)} {schedule.zone}"
-           if upcoming else "-")
-    return t("digest.schedule", lang, at=schedule.at.strftime("%H:%M"), zone=schedule.zone,
-             days=schedule.days_text, next=nxt, language=t(f"word.lang.{channel_lang.value}", lang))
+    nxt = (
+        f"{upcoming:%Y-%m-%d %H:%M} {t(f'word.weekday.{upcoming.weekday()}', lang)} {schedule.zone}"
+        if upcoming
+        else "-"
+    )
+    return t(
+        "digest.schedule",
+        lang,
+        at=schedule.at.strftime("%H:%M"),
+        zone=schedule.zone,
+        days=schedule.days_text,
+        next=nxt,
+        language=t(f"word.lang.{channel_lang.value}", lang),
+    )
 
 
 def _schedule(args: list[str], current: RemindSchedule, zone: str) -> RemindSchedule:
@@ -194,5 +226,3 @@ def on_budget(deps: Deps, request: SlackRequest, args: list[str], lang: Lang) ->
         raise RentalCommandError(t("digest.budget_usage", lang, text=" ".join(args[1:])))
     budgets.put(team, project, amount, currency, request.user or "", deps.now())
     _say(request, t("digest.budget_set", lang, project=project, amount=money(amount, currency)))
-
-

@@ -43,8 +43,16 @@ def on_report(deps: Deps, request: SlackRequest, args: list[str], lang: Lang) ->
         return
     zone = ZoneInfo(Schedules(deps.store, deps.settings.default_schedule()).of(team, channel).zone)
     start, end = period(word, now.astimezone(zone).date(), lang)
-    made = compose(Rentals(deps.store), team, start, end, zone=zone, now=now, channel=channel,
-                   busy_above_pct=deps.policy.idle.utilisation_max_pct)
+    made = compose(
+        Rentals(deps.store),
+        team,
+        start,
+        end,
+        zone=zone,
+        now=now,
+        channel=channel,
+        busy_above_pct=deps.policy.idle.utilisation_max_pct,
+    )
     if not made.rows:
         text = t("report.nothing", lang, start=f"{start:%m-%d}", end=f"{end:%m-%d}")
         request.respond(response_type="ephemeral", text=text, blocks=blocks.text(text))

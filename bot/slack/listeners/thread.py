@@ -34,8 +34,12 @@ def on_message(deps: Deps, request: SlackRequest) -> None:
         convo = deps.conversations.get(found.id) or found
         if user != convo.user:
             if not convo.warned_others and convo.status == "active":
-                request.client.chat_postEphemeral(channel=channel, user=convo.user, thread_ts=thread_ts,
-                                                  text=t("slack.not_yours", Lang(convo.lang), other=user))
+                request.client.chat_postEphemeral(
+                    channel=channel,
+                    user=convo.user,
+                    thread_ts=thread_ts,
+                    text=t("slack.not_yours", Lang(convo.lang), other=user),
+                )
                 convo.warned_others = True
                 deps.conversations.save(convo)
             return
@@ -44,8 +48,7 @@ def on_message(deps: Deps, request: SlackRequest) -> None:
         if files:
             captures.on_upload(deps, request, convo, files)
         else:
-            conversation.typed_answer(deps, request.client, convo, event.get("text") or "", user,
-                                      request.inbox_key)
+            conversation.typed_answer(deps, request.client, convo, event.get("text") or "", user, request.inbox_key)
 
 
 def on_uninstalled(deps: Deps, request: SlackRequest) -> None:
@@ -66,7 +69,11 @@ def on_home(deps: Deps, request: SlackRequest) -> None:
         return
     user = event["user"]
     lang = lang_for(request.client, deps, user)
-    view = blocks.home(deps.users.recent_recommendations(request.team, user), deps.prices.status(), lang,
-                       rentals=rentals_text(deps, request.team, user, lang, deps.now()),
-                       chart=home_chart(deps, request.team, user, lang))
+    view = blocks.home(
+        deps.users.recent_recommendations(request.team, user),
+        deps.prices.status(),
+        lang,
+        rentals=rentals_text(deps, request.team, user, lang, deps.now()),
+        chart=home_chart(deps, request.team, user, lang),
+    )
     request.client.views_publish(user_id=user, view=view)

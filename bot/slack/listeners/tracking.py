@@ -67,8 +67,11 @@ def on_track(deps: Deps, request: SlackRequest, args: list[str], lang: Lang) -> 
     name, pairs = args[0], args[1:]
     raw = inline.parse_pairs(pairs, INSTANCE_KEYS if kind == "instance" else STORAGE_KEYS)[0]
     user, channel = request.user or "", request.channel or ""
-    base: dict[str, Any] = {"channel": channel, "owner": _owner(raw.get("owner"), user, lang),
-                            "project": raw.get("project")}
+    base: dict[str, Any] = {
+        "channel": channel,
+        "owner": _owner(raw.get("owner"), user, lang),
+        "project": raw.get("project"),
+    }
     rentals = Rentals(deps.store)
     try:
         if kind == "instance":
@@ -81,41 +84,72 @@ def on_track(deps: Deps, request: SlackRequest, args: list[str], lang: Lang) -> 
         raise RentalCommandError(tw(f"error.rental.{exc.code}", lang, "slack", **exc.params)) from None
 
 
-def _instance(deps: Deps, request: SlackRequest, rentals: Rentals, name: str, raw: dict[str, str],
-              base: dict[str, Any], lang: Lang) -> None:
+def _instance(
+    deps: Deps,
+    request: SlackRequest,
+    rentals: Rentals,
+    name: str,
+    raw: dict[str, str],
+    base: dict[str, Any],
+    lang: Lang,
+) -> None:
     if "gpu" not in raw:
         raise RentalCommandError(t("digest.track_usage", lang))
     cards = raw.get("cards", "1")
     if not cards.isdigit() or not 1 <= int(cards) <= 1024:
         raise RentalCommandError(t("error.whole_cards", lang, cards=cards))
-    fields = instance_fields(raw["gpu"], raw.get("price"), int(cards), raw.get("share"),
-                             raw.get("currency", deps.settings.currency), lang, cached=cached_price(deps))
+    fields = instance_fields(
+        raw["gpu"],
+        raw.get("price"),
+        int(cards),
+        raw.get("share"),
+        raw.get("currency", deps.settings.currency),
+        lang,
+        cached=cached_price(deps),
+    )
     source = fields.pop("price_source", None)
     made, token, again = track_or_reissue(rentals, request, name, fields | base | {"started_at": deps.now()})
     if not again:
         _tell_owner(deps, request, made.owner, made.name)
     text = _tracked_text(made, token, again, lang)
     if source:
-        text += "\n" + t("digest.price_from_cache", lang, price=rate(made.price, made.currency, made.unit, ""),
-                         source=source)
+        text += "\n" + t(
+            "digest.price_from_cache", lang, price=rate(made.price, made.currency, made.unit, ""), source=source
+        )
     request.respond(response_type="ephemeral", text=text, blocks=blocks.text(text))
 
 
-def _storage(deps: Deps, request: SlackRequest, rentals: Rentals, name: str, raw: dict[str, str],
-             base: dict[str, Any], lang: Lang) -> None:
+def _storage(
+    deps: Deps,
+    request: SlackRequest,
+    rentals: Rentals,
+    name: str,
+    raw: dict[str, str],
+    base: dict[str, Any],
+    lang: Lang,
+) -> None:
     size, price = _positive(raw, "size", lang), _positive(raw, "price", lang)
     currency = currency_of(raw.get("currency", deps.settings.currency), lang)
-    made = rentals.track_storage(request.team, name, base | {"size_gb": size, "price_gb_month": price,
-                                                             "currency": currency, "created_at": deps.now()},
-                                 raw.get("instance"))
+    made = rentals.track_storage(
+        request.team,
+        name,
+        base | {"size_gb": size, "price_gb_month": price, "currency": currency, "created_at": deps.now()},
+        raw.get("instance"),
+    )
     _tell_owner(deps, request, made.owner, made.name)
-    text = t("digest.tracked_storage", lang, name=made.name, owner=f"<@{made.owner}>",
-             per_month=money(size * price, currency))
+    text = t(
+        "digest.tracked_storage",
+        lang,
+        name=made.name,
+        owner=f"<@{made.owner}>",
+        per_month=money(size * price, currency),
+    )
     request.respond(response_type="ephemeral", text=text, blocks=blocks.text(text))
 
 
-def track_or_reissue(rentals: Rentals, request: SlackRequest, name: str,
-                     fields: dict[str, Any]) -> tuple[Instance, str, bool]:
+def track_or_reissue(
+    rentals: Rentals, request: SlackRequest, name: str, fields: dict[str, Any]
+) -> tuple[Instance, str, bool]:
     """Track `name`; or, when this very request tracked it before and is being redone because the reply
     with the token was not delivered, a new token for it (the third value True). The token is shown
     once and kept only hashed, so the first cannot be shown again: the new one replaces it."""
@@ -140,8 +174,13 @@ def _tell_owner(deps: Deps, request: SlackRequest, owner: str, name: str) -> Non
     """Tracking something for someone else is allowed, and they are told (in their language, by DM)."""
     user = request.user or ""
     if owner and owner != user:
-        said = t("digest.tracked_for_you", lang_for(request.client, deps, owner), user=f"<@{user}>", name=name,
-                 channel=f"<#{request.channel}>" if request.channel else "")
+        said = t(
+            "digest.tracked_for_you",
+            lang_for(request.client, deps, owner),
+            user=f"<@{user}>",
+            name=name,
+            channel=f"<#{request.channel}>" if request.channel else "",
+        )
         try:
             request.client.chat_postMessage(channel=owner, text=said)
         except SlackApiError as exc:  # tracked all the same; the owner still sees it in the digest
@@ -192,14 +231,17 @@ def on_track_form(deps: Deps, request: SlackRequest) -> None:
     lang, user = Lang(meta.lang), request.user or ""
     name = fields.pop("name")
     try:
-        made, token, again = track_or_reissue(Rentals(deps.store), request, name,
-                                              fields | {"owner": user, "started_at": deps.now()})
+        made, token, again = track_or_reissue(
+            Rentals(deps.store), request, name, fields | {"owner": user, "started_at": deps.now()}
+        )
     except RentalError as exc:
-        request.client.chat_postEphemeral(channel=meta.ch, user=user,
-                                          text=tw(f"error.rental.{exc.code}", lang, "slack", **exc.params))
+        request.client.chat_postEphemeral(
+            channel=meta.ch, user=user, text=tw(f"error.rental.{exc.code}", lang, "slack", **exc.params)
+        )
         return
     text = _tracked_text(made, token, again, lang)
     if source:
-        text += "\n" + t("digest.price_from_cache", lang, price=rate(made.price, made.currency, made.unit, ""),
-                         source=source)
+        text += "\n" + t(
+            "digest.price_from_cache", lang, price=rate(made.price, made.currency, made.unit, ""), source=source
+        )
     request.client.chat_postEphemeral(channel=meta.ch, user=user, text=text)

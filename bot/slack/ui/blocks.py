@@ -51,15 +51,33 @@ def _label(ask: Ask, value: str, lang: Lang) -> str:
 
 def question(convo_id: str, step: Step, lang: Lang) -> list[dict[str, Any]]:
     ask = step.ask
-    buttons = [{"action_id": f"{Action.ANSWER}:{i}", "label": _label(ask, value, lang), "primary": False,
-                "value": ButtonValue(c=convo_id, k=ask.key, v=value).model_dump_json()}
-               for i, value in enumerate(ask.options)]
+    buttons = [
+        {
+            "action_id": f"{Action.ANSWER}:{i}",
+            "label": _label(ask, value, lang),
+            "primary": False,
+            "value": ButtonValue(c=convo_id, k=ask.key, v=value).model_dump_json(),
+        }
+        for i, value in enumerate(ask.options)
+    ]
     if has(f"question.{ask.key}.hint"):
-        buttons.append({"action_id": Action.FROM_MODEL.value, "label": t("slack.from_model", lang), "primary": False,
-                        "value": ButtonValue(c=convo_id, k=ask.key, v=None).model_dump_json()})
+        buttons.append(
+            {
+                "action_id": Action.FROM_MODEL.value,
+                "label": t("slack.from_model", lang),
+                "primary": False,
+                "value": ButtonValue(c=convo_id, k=ask.key, v=None).model_dump_json(),
+            }
+        )
     if not step.required:
-        buttons.append({"action_id": Action.SKIP.value, "label": t("slack.skip", lang), "primary": False,
-                        "value": ButtonValue(c=convo_id, k=ask.key, v=None).model_dump_json()})
+        buttons.append(
+            {
+                "action_id": Action.SKIP.value,
+                "label": t("slack.skip", lang),
+                "primary": False,
+                "value": ButtonValue(c=convo_id, k=ask.key, v=None).model_dump_json(),
+            }
+        )
     examples = ", ".join(f"`{templating.escape(a)}`" for a in forms(ask.accepted(), lang)[:5])
     hint = t("slack.type_hint", lang, examples=examples)
     return templating.message("question.json.j2", title=_title(step, lang), buttons=buttons, hint=hint)
@@ -75,17 +93,30 @@ def answered(step: Step, answer: str | None, user: str, lang: Lang) -> list[dict
     return templating.message("answered.json.j2", title=_title(step, lang), answer=text)
 
 
-def costs(quote: Quote | None, error: QuoteError | None, policy: Policy, lang: Lang,
-          assumed: bool = False, *, serving_given: bool = False) -> dict[str, Any]:
+def costs(
+    quote: Quote | None,
+    error: QuoteError | None,
+    policy: Policy,
+    lang: Lang,
+    assumed: bool = False,
+    *,
+    serving_given: bool = False,
+) -> dict[str, Any]:
     if quote is None:
         reason = error_text(error, lang, where="slack") if error is not None else "?"
-        return {"title": t("slack.costs", lang) + "\n" + t("slack.no_quote", lang, reason=reason),
-                "rows": [], "notes": ""}
+        return {
+            "title": t("slack.costs", lang) + "\n" + t("slack.no_quote", lang, reason=reason),
+            "rows": [],
+            "notes": "",
+        }
     heading = f"{t('slack.costs', lang)}  {title(quote, lang)}"
     if assumed:
         # a hint is not repeated once answered: with serving= given, the service's hours are the answer
-        key = ("slack.assumed_service_given" if serving_given else "slack.assumed_service") if quote.service \
+        key = (
+            ("slack.assumed_service_given" if serving_given else "slack.assumed_service")
+            if quote.service
             else "slack.assumed_schedule"
+        )
         heading += "\n_" + t(key, lang, hours=quote.hours_per_day, days=quote.days) + "_"
     lines = [f"*{row.option}*  {row.cost}\n{row.billing}\n_{row.source}_" for row in rows(quote, policy, lang)]
     return {"title": heading, "rows": lines, "notes": "\n".join(notes(quote, lang))}
@@ -110,12 +141,23 @@ def recommendation(advice: Advice, convo_id: str, policy: Policy, lang: Lang) ->
     choice = headline(advice.decision, lang)
     return templating.message(
         "recommendation.json.j2",
-        header=f"{t('recommendation', lang)}: {choice}", why=_why(advice, lang), advice=sections,
-        costs=costs(advice.quote, advice.quote_error, policy, lang, advice.schedule_assumed,
-                    serving_given=advice.profile.serving_hours is not None),
-        change_action=Action.CHANGE.value, change_label=t("slack.change", lang),
-        restart_action=Action.RESTART.value, restart_label=t("slack.restart", lang),
-        rented_action=Action.RENTED.value, rented_label=t("digest.button.rented", lang),
+        header=f"{t('recommendation', lang)}: {choice}",
+        why=_why(advice, lang),
+        advice=sections,
+        costs=costs(
+            advice.quote,
+            advice.quote_error,
+            policy,
+            lang,
+            advice.schedule_assumed,
+            serving_given=advice.profile.serving_hours is not None,
+        ),
+        change_action=Action.CHANGE.value,
+        change_label=t("slack.change", lang),
+        restart_action=Action.RESTART.value,
+        restart_label=t("slack.restart", lang),
+        rented_action=Action.RENTED.value,
+        rented_label=t("digest.button.rented", lang),
         value=ButtonValue(c=convo_id).model_dump_json(),
     )
 
@@ -140,12 +182,25 @@ def form(answers: dict[str, str], metadata: str, lang: Lang) -> dict[str, Any]:
         hint = ", ".join(forms(ask.accepted(), lang)[:6])
         if ask.required or ask.key in INFERENCE_KEYS:  # which ones depends on the workload: checked on submit
             hint = t("slack.form_required_for", lang, work=t(f"slack.form_for.{ask.stage.value}", lang)) + hint
-        fields.append({"key": ask.key, "label": t(f"question.{ask.key}", lang), "required": False,
-                       "hint": hint, "placeholder": forms(ask.accepted(), lang)[0],
-                       "initial": answers.get(ask.key, "")})
-    return templating.view("form.json.j2", callback_id=Callback.PROFILE_FORM.value, metadata=metadata,
-                           title=t("slack.form_title", lang), submit=t("slack.form_submit", lang),
-                           cancel=t("slack.form_cancel", lang), fields=fields)
+        fields.append(
+            {
+                "key": ask.key,
+                "label": t(f"question.{ask.key}", lang),
+                "required": False,
+                "hint": hint,
+                "placeholder": forms(ask.accepted(), lang)[0],
+                "initial": answers.get(ask.key, ""),
+            }
+        )
+    return templating.view(
+        "form.json.j2",
+        callback_id=Callback.PROFILE_FORM.value,
+        metadata=metadata,
+        title=t("slack.form_title", lang),
+        submit=t("slack.form_submit", lang),
+        cancel=t("slack.form_cancel", lang),
+        fields=fields,
+    )
 
 
 def slack_time(moment: datetime) -> str:
@@ -153,23 +208,37 @@ def slack_time(moment: datetime) -> str:
     return f"<!date^{int(moment.timestamp())}^{{date_num}} {{time}}|{moment.astimezone(UTC):%Y-%m-%d %H:%M} UTC>"
 
 
-def home(recent: list[dict[str, Any]], sources: list[SourceState], lang: Lang,
-         rentals: str | None = None, chart: dict[str, str] | None = None) -> dict[str, Any]:
+def home(
+    recent: list[dict[str, Any]],
+    sources: list[SourceState],
+    lang: Lang,
+    rentals: str | None = None,
+    chart: dict[str, str] | None = None,
+) -> dict[str, Any]:
     """App Home; `chart`: the last report chart of the person's channels ({"file_id", "title"})."""
     if recent:
-        lines = [f"• {slack_time(r['created_at'])}  *{t('choice.' + r['choice'], lang)}*  {r['summary']}"
-                 for r in recent]
+        lines = [
+            f"• {slack_time(r['created_at'])}  *{t('choice.' + r['choice'], lang)}*  {r['summary']}" for r in recent
+        ]
         recent_text = t("slack.home_recent", lang) + "\n" + "\n".join(lines)
     else:
         recent_text = t("slack.home_recent", lang) + "\n" + t("slack.home_none", lang)
     source_lines = []
     for s in sources:
         state = stale_text(s, lang) if s.stale else t("slack.fresh", lang)
-        when = (age_text(s.age_days, lang) if s.age_days is not None else t("slack.never", lang))
+        when = age_text(s.age_days, lang) if s.age_days is not None else t("slack.never", lang)
         error = f" · ⚠️ {s.last_error}" if s.last_error else ""
-        source_lines.append(t("slack.source_line", lang, source=s.source, state=state, rows=show(s.rows), when=when,
-                              error=error))
-    return templating.view("home.json.j2", title=t("slack.home_title", lang), intro=t("slack.home_intro", lang),
-                           new_action=Action.NEW_PROFILE.value, new_label=t("slack.new_profile", lang),
-                           recent=recent_text, rentals=rentals, chart=chart,
-                           sources=t("slack.home_sources", lang) + "\n" + "\n".join(source_lines))
+        source_lines.append(
+            t("slack.source_line", lang, source=s.source, state=state, rows=show(s.rows), when=when, error=error)
+        )
+    return templating.view(
+        "home.json.j2",
+        title=t("slack.home_title", lang),
+        intro=t("slack.home_intro", lang),
+        new_action=Action.NEW_PROFILE.value,
+        new_label=t("slack.new_profile", lang),
+        recent=recent_text,
+        rentals=rentals,
+        chart=chart,
+        sources=t("slack.home_sources", lang) + "\n" + "\n".join(source_lines),
+    )

@@ -32,8 +32,15 @@ def message_lang(message: dict[str, Any]) -> Lang | None:
 
 def header_block(count: int, lang: Lang) -> dict[str, Any]:
     """The digest's header for `count` items still listed."""
-    blocks: list[dict[str, Any]] = templating.message("digest.json.j2", header=t("digest.header", lang, count=count),
-                                                      lang=lang.value, items=[], notes=[], found=[], found_title="")
+    blocks: list[dict[str, Any]] = templating.message(
+        "digest.json.j2",
+        header=t("digest.header", lang, count=count),
+        lang=lang.value,
+        items=[],
+        notes=[],
+        found=[],
+        found_title="",
+    )
     return blocks[0]
 
 
@@ -41,9 +48,15 @@ def instance_line(news: InstanceNews, lang: Lang, zone: ZoneInfo) -> str:
     unknown = "digest.unknown_found" if news.source in ("aws", "k8s") else "digest.unknown"
     key = {Activity.IDLE: "digest.idle", Activity.MEMORY_HELD: "digest.memory_held"}.get(news.activity, unknown)
     no_price = t("digest.price_unknown", lang)
-    line = t(key, lang, name=news.name, owner=f"<@{news.owner}>", since=when(news.since, zone),
-             per_day=money(news.per_day, news.currency) if news.priced else no_price,
-             burned=money(news.burned, news.currency) if news.priced else no_price)
+    line = t(
+        key,
+        lang,
+        name=news.name,
+        owner=f"<@{news.owner}>",
+        since=when(news.since, zone),
+        per_day=money(news.per_day, news.currency) if news.priced else no_price,
+        burned=money(news.burned, news.currency) if news.priced else no_price,
+    )
     if news.stop_at is not None:
         line += " " + t("digest.stop_warning", lang, at=when(news.stop_at, zone))  # with its date: graces run to 7d
     elif news.never_stopped:
@@ -55,13 +68,26 @@ def found_line(news: FoundNews, lang: Lang) -> str:
     """A found item nobody claimed: what it is, its cloud state, what it costs a day."""
     state = f"{news.state}, spot" if news.spot else (news.state or "?")
     cost = money(news.per_day, news.currency) if news.priced else t("digest.price_unknown", lang)
-    return t(f"digest.found_{'instance' if news.kind == 'i' else 'storage'}", lang, name=news.name, what=news.what,
-             state=state, per_day=cost)
+    return t(
+        f"digest.found_{'instance' if news.kind == 'i' else 'storage'}",
+        lang,
+        name=news.name,
+        what=news.what,
+        state=state,
+        per_day=cost,
+    )
 
 
 def storage_line(news: StorageNews, lang: Lang) -> str:
-    return t(f"digest.{news.reason}", lang, name=news.name, owner=f"<@{news.owner}>", size=show(news.size_gb),
-             per_month=money(news.per_month, news.currency), days=show(round(news.untouched_days)))
+    return t(
+        f"digest.{news.reason}",
+        lang,
+        name=news.name,
+        owner=f"<@{news.owner}>",
+        size=show(news.size_gb),
+        per_month=money(news.per_month, news.currency),
+        days=show(round(news.untouched_days)),
+    )
 
 
 def _spend(digest: Digest, lang: Lang) -> str | None:
@@ -80,11 +106,15 @@ def _spend(digest: Digest, lang: Lang) -> str | None:
     return t("digest.spend", lang, lines=" · ".join(lines)) if lines else None
 
 
-INSTANCE_BUTTONS = ((Action.RELEASED, "digest.button.released", "primary"),
-                    (Action.STILL_NEEDED, "digest.button.still_needed", None),
-                    (Action.SNOOZE_WEEK, "digest.button.snooze_week", None))
-STORAGE_BUTTONS = ((Action.STORAGE_DELETED, "digest.button.deleted", "primary"),
-                   (Action.STORAGE_KEEP, "digest.button.keep", None))
+INSTANCE_BUTTONS = (
+    (Action.RELEASED, "digest.button.released", "primary"),
+    (Action.STILL_NEEDED, "digest.button.still_needed", None),
+    (Action.SNOOZE_WEEK, "digest.button.snooze_week", None),
+)
+STORAGE_BUTTONS = (
+    (Action.STORAGE_DELETED, "digest.button.deleted", "primary"),
+    (Action.STORAGE_KEEP, "digest.button.keep", None),
+)
 FOUND_BUTTONS = ((Action.CLAIM, "digest.button.claim", "primary"), (Action.NOT_OURS, "digest.button.not_ours", None))
 BUTTONS = {"i": INSTANCE_BUTTONS, "s": STORAGE_BUTTONS, "fi": FOUND_BUTTONS, "fs": FOUND_BUTTONS}
 
@@ -92,9 +122,14 @@ BUTTONS = {"i": INSTANCE_BUTTONS, "s": STORAGE_BUTTONS, "fi": FOUND_BUTTONS, "fs
 def _item(kind: str, name: str, text: str, lang: Lang) -> dict[str, Any]:
     """One item's context for digest_item.json.j2: its line and its answers (`i` instance, `s` storage; `fi`,
     `fs` the same found in the cloud and nobody's yet)."""
-    return {"kind": kind, "name": name, "text": text,
-            "buttons": [{"action": str(action), "label": t(key, lang), "style": style}
-                        for action, key, style in BUTTONS[kind]]}
+    return {
+        "kind": kind,
+        "name": name,
+        "text": text,
+        "buttons": [
+            {"action": str(action), "label": t(key, lang), "style": style} for action, key, style in BUTTONS[kind]
+        ],
+    }
 
 
 def item_blocks(kind: str, name: str, text: str, lang: Lang) -> list[dict[str, Any]]:
@@ -108,22 +143,32 @@ def render(digest: Digest, lang: Lang, zone: ZoneInfo) -> tuple[str, list[dict[s
     items += [(s.per_month / 30, "s", s.name, storage_line(s, lang)) for s in digest.storage]
     items.sort(key=lambda item: -item[0])
     count = len(items)
-    footer = [text for text in (_spend(digest, lang),
-                                t("digest.saved", lang, amounts=", ".join(money(a, c) for c, a in digest.saved.items()))
-                                if digest.saved else None,
-                                t("digest.how_to_act", lang)) if text]
+    footer = [
+        text
+        for text in (
+            _spend(digest, lang),
+            t("digest.saved", lang, amounts=", ".join(money(a, c) for c, a in digest.saved.items()))
+            if digest.saved
+            else None,
+            t("digest.how_to_act", lang),
+        )
+        if text
+    ]
     found = [(f.per_day, f"f{f.kind}", f.name, found_line(f, lang)) for f in digest.found]
     count += len(found)
     # the header, the footer, the found title; each item takes two blocks: its line and buttons
     room = MAX_BLOCKS - 1 - len(footer) - (1 if found else 0)
-    shown = (items + found) if 2 * (len(items) + len(found)) <= room else (items + found)[:(room - 1) // 2]
+    shown = (items + found) if 2 * (len(items) + len(found)) <= room else (items + found)[: (room - 1) // 2]
     more = [t("digest.more", lang, count=count - len(shown))] if len(shown) < count else []
-    blocks = templating.message("digest.json.j2", header=t("digest.header", lang, count=count), lang=lang.value,
-                                items=[_item(kind, name, text, lang) for _, kind, name, text in shown
-                                       if not kind.startswith("f")],
-                                found=[_item(kind, name, text, lang) for _, kind, name, text in shown
-                                       if kind.startswith("f")],
-                                found_title=t("digest.found_title", lang), notes=more + footer)
+    blocks = templating.message(
+        "digest.json.j2",
+        header=t("digest.header", lang, count=count),
+        lang=lang.value,
+        items=[_item(kind, name, text, lang) for _, kind, name, text in shown if not kind.startswith("f")],
+        found=[_item(kind, name, text, lang) for _, kind, name, text in shown if kind.startswith("f")],
+        found_title=t("digest.found_title", lang),
+        notes=more + footer,
+    )
     per: dict[str, float] = {}
     for news in digest.instances:
         per[news.currency] = per.get(news.currency, 0.0) + news.per_day

@@ -32,8 +32,13 @@ def _j(text: object, limit: int = SECTION_TEXT) -> str:
     return json.dumps(cut(text, limit), ensure_ascii=False)
 
 
-_env = Environment(loader=PackageLoader("bot.slack.ui", "templates"), autoescape=False, undefined=StrictUndefined,
-                   trim_blocks=True, lstrip_blocks=True)
+_env = Environment(
+    loader=PackageLoader("bot.slack.ui", "templates"),
+    autoescape=False,
+    undefined=StrictUndefined,
+    trim_blocks=True,
+    lstrip_blocks=True,
+)
 _env.filters["j"] = _j
 _env.filters["tojson"] = lambda value: json.dumps(value, ensure_ascii=False)
 

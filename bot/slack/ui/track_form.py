@@ -27,17 +27,33 @@ class TrackMeta(BaseModel):
 
 def view(meta: TrackMeta, initial: dict[str, str]) -> dict[str, Any]:
     lang = Lang(meta.lang)
-    fields = [{"key": key, "required": required, "label": t(f"track_form.{key}", lang),
-               "hint": t(f"track_form.{key}.hint", lang), "initial": initial.get(key, ""),
-               "placeholder": t(f"track_form.{key}.hint", lang)[:150]} for key, required in FIELDS]
-    return templating.view("form.json.j2", callback_id=Callback.TRACK_FORM.value, metadata=meta.model_dump_json(),
-                           title=t("track_form.title", lang), submit=t("track_form.submit", lang),
-                           cancel=t("track_form.cancel", lang), fields=fields)
+    fields = [
+        {
+            "key": key,
+            "required": required,
+            "label": t(f"track_form.{key}", lang),
+            "hint": t(f"track_form.{key}.hint", lang),
+            "initial": initial.get(key, ""),
+            "placeholder": t(f"track_form.{key}.hint", lang)[:150],
+        }
+        for key, required in FIELDS
+    ]
+    return templating.view(
+        "form.json.j2",
+        callback_id=Callback.TRACK_FORM.value,
+        metadata=meta.model_dump_json(),
+        title=t("track_form.title", lang),
+        submit=t("track_form.submit", lang),
+        cancel=t("track_form.cancel", lang),
+        fields=fields,
+    )
 
 
-def read(payload_view: dict[str, Any], currency: str,
-         cached: Callable[[str, int, float | None], CachedPrice | None] | None = None,
-         ) -> tuple[dict[str, Any], dict[str, str]]:
+def read(
+    payload_view: dict[str, Any],
+    currency: str,
+    cached: Callable[[str, int, float | None], CachedPrice | None] | None = None,
+) -> tuple[dict[str, Any], dict[str, str]]:
     """(the instance's columns, {field: error}) of a submitted track modal."""
     meta = TrackMeta.model_validate_json(payload_view.get("private_metadata") or "{}")
     lang, typed = Lang(meta.lang), typed_texts(payload_view, dict(FIELDS))
@@ -51,8 +67,15 @@ def read(payload_view: dict[str, Any], currency: str,
         errors["cards"] = t("track_form.cards.hint", lang)
     fields: dict[str, Any] = {}
     try:
-        fields = instance_fields(typed.get("gpu", ""), typed.get("price"), int(cards) if cards.isdigit() else 1,
-                                 typed.get("share"), currency, lang, cached=cached)
+        fields = instance_fields(
+            typed.get("gpu", ""),
+            typed.get("price"),
+            int(cards) if cards.isdigit() else 1,
+            typed.get("share"),
+            currency,
+            lang,
+            cached=cached,
+        )
     except FieldError as exc:
         errors[exc.field if exc.field in dict(FIELDS) else "price"] = exc.message[:150]
     for key, required in FIELDS:

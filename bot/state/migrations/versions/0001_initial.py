@@ -44,8 +44,9 @@ def upgrade() -> None:
             sa.Column("created_at", UtcDateTime, nullable=False),
             sa.Column("updated_at", UtcDateTime, nullable=False),
         )
-        op.create_index("ix_advisor_conversations_team_channel_thread_ts", "advisor_conversations",
-                        ["team", "channel", "thread_ts"])
+        op.create_index(
+            "ix_advisor_conversations_team_channel_thread_ts", "advisor_conversations", ["team", "channel", "thread_ts"]
+        )
     if _missing("advisor_inbox"):
         op.create_table(
             "advisor_inbox",
@@ -75,8 +76,7 @@ def upgrade() -> None:
             sa.Column("data", sa.JSON, nullable=False),
             sa.Column("created_at", UtcDateTime, nullable=False),
         )
-        op.create_index("ix_advisor_recommendations_user_created_at", "advisor_recommendations",
-                        ["user", "created_at"])
+        op.create_index("ix_advisor_recommendations_user_created_at", "advisor_recommendations", ["user", "created_at"])
 
 
 def downgrade() -> None:

@@ -16,8 +16,10 @@ depends_on = None
 
 
 def upgrade() -> None:
-    op.execute("DELETE FROM gpu_samples WHERE id NOT IN "
-               "(SELECT first FROM (SELECT MIN(id) AS first FROM gpu_samples GROUP BY instance_id, gpu, at) AS kept)")
+    op.execute(
+        "DELETE FROM gpu_samples WHERE id NOT IN "
+        "(SELECT first FROM (SELECT MIN(id) AS first FROM gpu_samples GROUP BY instance_id, gpu, at) AS kept)"
+    )
     op.create_index("uq_gpu_samples_instance_gpu_at", "gpu_samples", ["instance_id", "gpu", "at"], unique=True)
 
 

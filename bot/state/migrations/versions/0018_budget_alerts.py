@@ -32,7 +32,6 @@ def upgrade() -> None:
         sa.PrimaryKeyConstraint("team", "project", "currency", "month", "threshold_pct", name="pk_budget_alerts"),
     )
 
-
     op.create_table(
         "report_channels",
         sa.Column("team", sa.String(32), nullable=False),

@@ -28,8 +28,9 @@ PG_TIME = "to_timestamp({0})"
 SQLITE_TIME = "strftime('%Y-%m-%dT%H:%M:%S.000000+00:00', {0}, 'unixepoch')"
 
 SAMPLE_COLUMNS = "id, instance_id, at, gpu, utilization_pct, memory_used_mib, memory_total_mib, power_w"
-HOURLY_COLUMNS = "instance_id, gpu, hour, samples, utilization_max_pct, memory_used_max_mib, memory_total_mib, " \
-                 "power_max_w"
+HOURLY_COLUMNS = (
+    "instance_id, gpu, hour, samples, utilization_max_pct, memory_used_max_mib, memory_total_mib, power_max_w"
+)
 
 
 def _samples_table(name: str, at: Any) -> None:
@@ -60,8 +61,15 @@ def _hourly_table(name: str, hour: Any) -> None:
     )
 
 
-def _sqlite_copy(table: str, columns: str, time_column: str, convert: str, make: Callable[[str, Any], None],
-                 time_type: Any, unique: tuple[str, list[str]] | None = None) -> None:
+def _sqlite_copy(
+    table: str,
+    columns: str,
+    time_column: str,
+    convert: str,
+    make: Callable[[str, Any], None],
+    time_type: Any,
+    unique: tuple[str, list[str]] | None = None,
+) -> None:
     """SQLite cannot change a column's type: a new table (with its unique index, so a repeat is skipped), the
     rows copied across converted, the first of repeats kept, then renamed (its indexes follow it)."""
     new = f"{table}_new"
@@ -84,9 +92,11 @@ def upgrade() -> None:
         _sqlite_copy("gpu_samples", SAMPLE_COLUMNS, "at", SQLITE_SECONDS, _samples_table, sa.BigInteger, UNIQUE)
         _sqlite_copy("gpu_samples_hourly", HOURLY_COLUMNS, "hour", SQLITE_SECONDS, _hourly_table, sa.BigInteger)
     else:
-        op.execute("DELETE FROM gpu_samples a USING gpu_samples b WHERE a.instance_id = b.instance_id "
-                   "AND a.gpu = b.gpu AND floor(extract(epoch from a.at)) = floor(extract(epoch from b.at)) "
-                   "AND a.id > b.id")
+        op.execute(
+            "DELETE FROM gpu_samples a USING gpu_samples b WHERE a.instance_id = b.instance_id "
+            "AND a.gpu = b.gpu AND floor(extract(epoch from a.at)) = floor(extract(epoch from b.at)) "
+            "AND a.id > b.id"
+        )
         op.alter_column("gpu_samples", "at", type_=sa.BigInteger, postgresql_using=PG_SECONDS.format("at"))
         op.alter_column("gpu_samples_hourly", "hour", type_=sa.BigInteger, postgresql_using=PG_SECONDS.format("hour"))
         op.create_index(UNIQUE[0], "gpu_samples", UNIQUE[1], unique=True)
@@ -99,7 +109,8 @@ def downgrade() -> None:
         _sqlite_copy("gpu_samples_hourly", HOURLY_COLUMNS, "hour", SQLITE_TIME, _hourly_table, sa.String(40))
     else:
         op.alter_column("gpu_samples", "at", type_=sa.DateTime(timezone=True), postgresql_using=PG_TIME.format("at"))
-        op.alter_column("gpu_samples_hourly", "hour", type_=sa.DateTime(timezone=True),
-                        postgresql_using=PG_TIME.format("hour"))
+        op.alter_column(
+            "gpu_samples_hourly", "hour", type_=sa.DateTime(timezone=True), postgresql_using=PG_TIME.format("hour")
+        )
     op.create_index("ix_gpu_samples_instance_id_at", "gpu_samples", ["instance_id", "at"])
     op.create_index("uq_gpu_samples_instance_gpu_at", "gpu_samples", ["instance_id", "gpu", "at"], unique=True)
