@@ -32,7 +32,7 @@ def test_probe_writes_every_gpu_every_interval(tmp_path: Path) -> None:
         tmp=tmp_path,
     )
     assert done.returncode == 0, done.stderr
-    rows = list(csv.DictReader(out.open()))
+    rows = list(csv.DictReader(out.read_text().splitlines()))
     assert len(rows) >= 4 and len(rows) % 2 == 0  # two GPUs a sample, at least two samples in a second
     assert rows[0]["gpu"] == "0" and rows[1]["memory_used_mib"] == "30000.0" and rows[1]["power_w"] == ""
     assert f"{len(rows)} samples in {out}" in done.stdout
@@ -89,7 +89,7 @@ def test_ctrl_c_keeps_what_was_sampled(tmp_path: Path) -> None:
         time.sleep(0.1)
     proc.send_signal(signal.SIGINT)
     stdout, _ = proc.communicate(timeout=30)
-    rows = list(csv.DictReader(out.open()))
+    rows = list(csv.DictReader(out.read_text().splitlines()))
     assert proc.returncode == 0 and len(rows) >= 4
     assert f"{len(rows)} samples in {out}" in stdout
 
