@@ -55,7 +55,7 @@ _factory = logging.getLogRecordFactory()
 
 
 def keep_secret(*values: str | None) -> None:
-    """Never log these (a signing or client secret, an encryption key, an enrolment or heartbeat token):
+    """Never log these (a signing or client secret, an encryption key, an enrollment or heartbeat token):
     every log record, from any library at any level, has them replaced before any handler sees it."""
     _SECRETS.update(v for v in values if v and len(v) >= 8)
     if logging.getLogRecordFactory() is not _redacting:

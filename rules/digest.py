@@ -74,7 +74,7 @@ class InstanceNews:
     since: datetime | None = None  # when the trailing quiet stretch began (idle, memory held)
     burned: float = 0.0  # money spent since then
     priced: bool = True  # False: its price is not known (an enrolled card the price cache does not know)
-    source: str = "track"  # aws, k8s: found in the cloud (no activity data means: enrol the agent)
+    source: str = "track"  # aws, k8s: found in the cloud (no activity data means: enroll the agent)
     stop_at: datetime | None = None  # a channel that stops idle instances: when this one will be, unless...
     never_stopped: bool = False  # ...or, in such a channel, an instance the bot cannot stop (said so)
 

@@ -1,10 +1,10 @@
 """`gpu-advise agent`: run on a rented GPU machine; posts its GPU samples to the bot's /api/heartbeat.
 
-The heartbeat token is `--token`, else the one an earlier enrolment kept in `--state-file`, else the agent
-enrols with `--enroll TOKEN` (bot/agent/enrol.py) and keeps it there.
+The heartbeat token is `--token`, else the one an earlier enrollment kept in `--state-file`, else the agent
+enrolls with `--enroll TOKEN` (bot/agent/enroll.py) and keeps it there.
 
 Exit 0: `--once` sent a batch the bot kept. 1: `--once` could not send (the samples stay buffered) or could
-not reach the bot to enrol. 2: no GPU could be read, or a bad option. 3: the bot refused the token.
+not reach the bot to enroll. 2: no GPU could be read, or a bad option. 3: the bot refused the token.
 """
 
 from __future__ import annotations
@@ -37,16 +37,16 @@ def agent(
             "--enroll",
             envvar="GPU_ADVISOR_ENROLL_TOKEN",
             show_envvar=True,
-            help="An enrolment token (`gpu-advise enroll-token`, `/gpu-advise "
+            help="An enrollment token (`gpu-advise enroll-token`, `/gpu-advise "
             "enroll`): the first run registers this box.",
         ),
     ] = None,
     name: Annotated[
-        str | None, typer.Option("--name", help="The box's name when it enrols (default: the host name).")
+        str | None, typer.Option("--name", help="The box's name when it enrolls (default: the host name).")
     ] = None,
     price: Annotated[
         str | None,
-        typer.Option("--price", help="What the box costs when it enrols: 14/h, 400/day (default: the price cache's)."),
+        typer.Option("--price", help="What the box costs when it enrolls: 14/h, 400/day (default: the price cache's)."),
     ] = None,
     provider_id: Annotated[
         str | None,
@@ -65,7 +65,7 @@ def agent(
         ),
     ] = None,
     state_file: Annotated[
-        Path, typer.Option("--state-file", help="Where an enrolment keeps the heartbeat token (mode 0600).")
+        Path, typer.Option("--state-file", help="Where an enrollment keeps the heartbeat token (mode 0600).")
     ] = Path("gpu-advisor-agent.json"),
     interval: Annotated[float, typer.Option("--interval", min=5, max=3600, help="Seconds between samples.")] = 60,
     watch_dir: Annotated[
@@ -141,13 +141,14 @@ def _enrolled(
     interval: float,
     box: tuple[str | None, str | None, str | None],
 ) -> str:
-    """The heartbeat token an earlier enrolment kept in `state_file`, else a new enrolment's (kept there).
-    Until the bot can be reached, enrolment is tried again every `interval` (once with --once)."""
+    """The heartbeat token an earlier enrollment kept in `state_file`, else a new enrollment's (kept there).
+    Until the bot can be reached, enrollment is tried again every `interval` (once with --once)."""
     import time
 
     import httpx
 
-    from bot.agent.enrol import EnrolFailed, about_box, enrol, read_state, write_state
+    from bot.agent.enroll import EnrollFailed, about_box, read_state, write_state
+    from bot.agent.enroll import enroll as enroll_box
     from bot.agent.sampler import cards
 
     kept = read_state(state_file)
@@ -161,17 +162,17 @@ def _enrolled(
     about = about_box(*box, cards())
     while True:
         try:
-            enrolled = enrol(client, url, enroll, about)
+            enrolled = enroll_box(client, url, enroll, about)
             break
         except httpx.HTTPError as exc:
-            logging.getLogger("bot.agent").warning("cannot reach %s to enrol: %s", url, type(exc).__name__)
+            logging.getLogger("bot.agent").warning("cannot reach %s to enroll: %s", url, type(exc).__name__)
             if once:
-                raise fail(t("cli.agent_enrol_unreachable", lang, url=url), code=1) from None
+                raise fail(t("cli.agent_enroll_unreachable", lang, url=url), code=1) from None
             time.sleep(interval)
-        except EnrolFailed as exc:  # the bot's reason in the terminal's language where it names one
-            said = t(f"cli.enrol_why.{exc.reason}", lang, **exc.params) if exc.reason in ENROL_REASONS else exc.said
+        except EnrollFailed as exc:  # the bot's reason in the terminal's language where it names one
+            said = t(f"cli.enroll_why.{exc.reason}", lang, **exc.params) if exc.reason in ENROLL_REASONS else exc.said
             raise fail(
-                t("cli.agent_enrol_refused", lang, status=exc.status, said=said), code=3 if exc.status == 401 else 2
+                t("cli.agent_enroll_refused", lang, status=exc.status, said=said), code=3 if exc.status == 401 else 2
             ) from None
     write_state(state_file, enrolled, url)
     logging.getLogger("bot.agent").info(
@@ -180,7 +181,7 @@ def _enrolled(
     return enrolled.token
 
 
-ENROL_REASONS = ("no_token", "unknown_token", "expired_token", "used_up_token", "name_taken")
+ENROLL_REASONS = ("no_token", "unknown_token", "expired_token", "used_up_token", "name_taken")
 
 
 def _unwritable(path: Path) -> str | None:

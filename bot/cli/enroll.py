@@ -1,7 +1,7 @@
-"""`gpu-advise enroll-token`: a token GPU boxes enrol themselves with (`gpu-advise agent --enroll TOKEN`).
+"""`gpu-advise enroll-token`: a token GPU boxes enroll themselves with (`gpu-advise agent --enroll TOKEN`).
 
-Printed once; only its hash is kept. The boxes it enrols go to --channel, owned by --owner, billed to
---project; it works until --expires and for --uses enrolments.
+Printed once; only its hash is kept. The boxes it enrolls go to --channel, owned by --owner, billed to
+--project; it works until --expires and for --uses enrollments.
 """
 
 from __future__ import annotations
@@ -28,13 +28,13 @@ def enroll_token(
     expires: Annotated[
         str, typer.Option("--expires", help="How long the token works: 30m, 12h, 7d (up to 365d).")
     ] = "7d",
-    uses: Annotated[int, typer.Option("--uses", min=1, max=10_000, help="How many boxes may enrol with it.")] = 20,
+    uses: Annotated[int, typer.Option("--uses", min=1, max=10_000, help="How many boxes may enroll with it.")] = 20,
     team: TeamOpt = None,
     lang: LangOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
-    """Print an enrolment token once, for `gpu-advise agent --enroll` on each GPU box."""
-    from bot.state.enrolment import Enrolments, Grant, agent_command
+    """Print an enrollment token once, for `gpu-advise agent --enroll` on each GPU box."""
+    from bot.state.enrollment import Enrollments, Grant, agent_command
     from bot.state.rentals import NAME
 
     settings = load_settings(lang=lang)
@@ -48,7 +48,7 @@ def enroll_token(
     store = open_rentals(settings).store
     now = store.now()
     grant = Grant(workspace, channel, owner, project, uses, now + span)
-    token = Enrolments(store).issue(grant, created_by="terminal", now=now)
+    token = Enrollments(store).issue(grant, created_by="terminal", now=now)
     if as_json:
         out = {"token": token, "expires_at": grant.expires_at.isoformat(), "uses": uses}
         sys.stdout.write(json.dumps(out) + "\n")

@@ -1,4 +1,4 @@
-"""POST /api/enroll: a GPU box registers itself with an enrolment token (`gpu-advise enroll-token`).
+"""POST /api/enroll: a GPU box registers itself with an enrollment token (`gpu-advise enroll-token`).
 
 `Authorization: Bearer ENROLL_TOKEN`; the body is JSON `{"name", "machine_id", "gpus": [{"index", "name",
 "memory_total_mib"}], "price"?, "currency"?, "provider_id"?}`. Answers 201 `{"instance", "token", "gpu",
@@ -20,7 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from bot.fields.rentals import price_from_cache
 from bot.server.heartbeat import Answer, bearer, field_name
-from bot.state.enrolment import Box, Enrolments, EnrolRefused
+from bot.state.enrollment import Box, Enrollments, EnrollRefused
 from bot.state.rentals import BOUNDS, RentalError
 from rules.errors import ParseError
 from rules.gpus import card_model
@@ -29,9 +29,9 @@ from rules.parsing import parse_price
 PATH = "/api/enroll"
 log = logging.getLogger(__name__)
 REFUSALS = {
-    "unknown_token": "unknown enrolment token: ask for one with `gpu-advise enroll-token` or `/gpu-advise enroll`",
-    "expired_token": "the enrolment token expired at {at}: ask for a new one",
-    "used_up_token": "the enrolment token has no uses left: ask for a new one",
+    "unknown_token": "unknown enrollment token: ask for one with `gpu-advise enroll-token` or `/gpu-advise enroll`",
+    "expired_token": "the enrollment token expired at {at}: ask for a new one",
+    "used_up_token": "the enrollment token has no uses left: ask for a new one",
     "name_taken": "another machine is enrolled as {name}: choose another name with --name",
 }
 
@@ -53,21 +53,21 @@ class EnrollIn(BaseModel):
     provider_id: str | None = Field(default=None, max_length=200, pattern=r"^[a-z0-9]+:[\w.:/\-]+$")
 
 
-def refusal(exc: EnrolRefused) -> Answer:
+def refusal(exc: EnrollRefused) -> Answer:
     return Answer(exc.status, {"error": REFUSALS[exc.reason].format(**exc.params), "reason": exc.reason, **exc.params})
 
 
-def identify(enrolments: Enrolments, authorization: str | None, now: datetime) -> str | Answer:
-    """The enrolment token when it may still enrol, else the 401 to give (from the header alone)."""
+def identify(enrollments: Enrollments, authorization: str | None, now: datetime) -> str | Answer:
+    """The enrollment token when it may still enroll, else the 401 to give (from the header alone)."""
     token = bearer(authorization)
     if token is None:
         return Answer(
-            401, {"error": "no bearer token: send Authorization: Bearer <enrolment token>", "reason": "no_token"}
+            401, {"error": "no bearer token: send Authorization: Bearer <enrollment token>", "reason": "no_token"}
         )
     try:
-        enrolments.grant(token, now)
-    except EnrolRefused as exc:
-        log.info("enrolment refused: %s", exc.reason)
+        enrollments.grant(token, now)
+    except EnrollRefused as exc:
+        log.info("enrollment refused: %s", exc.reason)
         return refusal(exc)
     return token
 
@@ -99,9 +99,15 @@ def pricing(box: EnrollIn, gpu: str, offers: Callable[[str], list[Any]], currenc
 
 
 def receive(
-    enrolments: Enrolments, token: str, body: bytes, now: datetime, *, offers: Callable[[str], list[Any]], currency: str
+    enrollments: Enrollments,
+    token: str,
+    body: bytes,
+    now: datetime,
+    *,
+    offers: Callable[[str], list[Any]],
+    currency: str,
 ) -> Answer:
-    """What an identified enrolment request gets."""
+    """What an identified enrollment request gets."""
     try:
         box = EnrollIn.model_validate_json(body)
     except ValidationError as exc:
@@ -112,10 +118,10 @@ def receive(
     if isinstance(price, Answer):
         return price
     try:
-        made, heartbeat = enrolments.enrol(
+        made, heartbeat = enrollments.enroll(
             token, Box(box.name, box.machine_id, gpu, len(box.gpus), box.provider_id), price, now
         )
-    except EnrolRefused as exc:
+    except EnrollRefused as exc:
         return refusal(exc)
     except RentalError as exc:
         field = exc.params.get("field", "name")

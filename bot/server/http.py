@@ -33,7 +33,7 @@ from bot.server.verify import check, too_large
 from bot.slack import fast_ack
 from bot.slack.ids import INSTALL_PATH, REDIRECT_PATH
 from bot.state import StoreBusy, StoreUnavailable
-from bot.state.enrolment import Enrolments
+from bot.state.enrollment import Enrollments
 from bot.state.rentals import Rentals
 
 EVENTS_PATH = "/slack/events"
@@ -212,25 +212,27 @@ def _events_endpoint(app: App, deps: Deps, handler: SlackRequestHandler) -> Call
 
 def _enroll_endpoint(deps: Deps) -> Callable[..., Iterable[bytes]]:
     """POST /api/enroll (enroll.py): the token checked from the header, then the body read and the box kept."""
-    enrolments = Enrolments(deps.store)
+    enrollments = Enrollments(deps.store)
 
     def agent_enroll(environ: dict[str, Any], start_response: StartResponse) -> Iterable[bytes]:
         if too_large(environ, ENROLL_MAX_BYTES):
-            return _reply(start_response, 413, b'{"error": "an enrolment body is a few kilobytes"}', "application/json")
+            return _reply(
+                start_response, 413, b'{"error": "an enrollment body is a few kilobytes"}', "application/json"
+            )
         try:
-            found = enroll.identify(enrolments, environ.get("HTTP_AUTHORIZATION"), deps.now())
+            found = enroll.identify(enrollments, environ.get("HTTP_AUTHORIZATION"), deps.now())
             if isinstance(found, heartbeat.Answer):
                 answer = found
             else:
                 body = read_body(environ, deps.settings.read_timeout_s)
                 answer = enroll.receive(
-                    enrolments, found, body, deps.now(), offers=deps.gpu_offers, currency=deps.settings.currency
+                    enrollments, found, body, deps.now(), offers=deps.gpu_offers, currency=deps.settings.currency
                 )
         except BodyTimeout as exc:
             answer = heartbeat.Answer(408, {"error": str(exc)})
         except (StoreBusy, StoreUnavailable) as exc:
-            log.warning("enrolment not kept: the state database is %s", type(exc).__name__)
-            answer = heartbeat.Answer(503, {"error": "the state database is busy or down: enrol again"})
+            log.warning("enrollment not kept: the state database is %s", type(exc).__name__)
+            answer = heartbeat.Answer(503, {"error": "the state database is busy or down: enroll again"})
         return _reply(start_response, answer.status, heartbeat.encode(answer), "application/json")
 
     return agent_enroll

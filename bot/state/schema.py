@@ -209,7 +209,7 @@ rental_instances = Table(
     Index(None, "team", "provider_id"),
 )
 
-enroll_tokens = Table(  # tokens a GPU box enrols itself with (0015): only the hash is kept
+enroll_tokens = Table(  # tokens a GPU box enrolls itself with (0015): only the hash is kept
     "enroll_tokens",
     metadata,
     Column("token_hash", String(64), primary_key=True),

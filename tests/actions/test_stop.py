@@ -22,7 +22,7 @@ from bot.slack.ui.blocks import context
 from bot.slack.ui.digest import render
 from bot.state.actions import Actions
 from bot.state.digest_sends import Sends
-from bot.state.enrolment import Box, Enrolments, Grant
+from bot.state.enrollment import Box, Enrollments, Grant
 from bot.state.rentals import Instance, Rentals
 from bot.text import Lang
 from rules.samples import Sample
@@ -36,13 +36,13 @@ GRACE = timedelta(minutes=30)
 
 
 def enrolled(h: Harness, name: str = "box-1") -> tuple[Instance, str]:
-    enrolments = Enrolments(h.deps.store)
-    token = enrolments.issue(
+    enrollments = Enrollments(h.deps.store)
+    token = enrollments.issue(
         Grant("T1", "C1", "U1", None, 5, h.clock.now + timedelta(days=1)),
         created_by="U1",
         now=h.clock.now - timedelta(hours=5),
     )
-    made, heartbeat = enrolments.enrol(
+    made, heartbeat = enrollments.enroll(
         token, Box(name, f"m-{name}", "A100-80GB", 1), PRICE, h.clock.now - timedelta(hours=5)
     )
     return made, heartbeat

@@ -9,7 +9,7 @@ from pathlib import Path
 from sqlalchemy import select
 
 from bot.state import Store
-from bot.state.enrolment import Enrolments
+from bot.state.enrollment import Enrollments
 from bot.state.rentals import token_hash
 from bot.state.schema import enroll_tokens
 from tests.support.cli import run_cli
@@ -43,7 +43,7 @@ def test_json_gives_the_token_once_with_its_expiry_and_uses(tmp_path: Path) -> N
     expires = datetime.fromisoformat(said["expires_at"])
     assert abs(expires - (datetime.now(UTC) + timedelta(hours=12))) < timedelta(minutes=1)
     store = Store(f"sqlite:///{migrated_state_db(tmp_path / 'advisor.state.db')}")
-    grant = Enrolments(store).grant(said["token"], datetime.now(UTC))
+    grant = Enrollments(store).grant(said["token"], datetime.now(UTC))
     assert (grant.team, grant.channel, grant.owner, grant.project, grant.uses_left) == ("T1", "C1", "U1", "llm", 3)
     with store.reading() as conn:
         kept = [tuple(r) for r in conn.execute(select(enroll_tokens))]

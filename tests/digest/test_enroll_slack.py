@@ -1,5 +1,5 @@
 """`/gpu-advise enroll` from Slack: a token shown to the caller alone with the agent command; the boxes it
-enrols are the caller's and report to this channel; a reply redone replaces the token nobody saw."""
+enrolls are the caller's and report to this channel; a reply redone replaces the token nobody saw."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from bot.slack.inbox import redo_stalled
-from bot.state.enrolment import Enrolments, EnrolRefused
+from bot.state.enrollment import Enrollments, EnrollRefused
 from tests.support.slack_harness import Harness, running_app
 
 
@@ -29,7 +29,7 @@ def test_enroll_answers_the_caller_alone_with_a_token_and_the_command(tmp_path: 
         assert reply["response_type"] == "ephemeral"
         token = token_in(reply["text"])
         assert f"gpu-advise agent --url https://gpu.example.com --enroll {token}" in reply["text"]
-        grant = Enrolments(h.deps.store).grant(token, h.clock.now)
+        grant = Enrollments(h.deps.store).grant(token, h.clock.now)
         assert (grant.team, grant.channel, grant.owner, grant.project) == ("T1", "C1", "U7", "llm")
         assert grant.expires_at == h.clock.now + timedelta(days=7)
         assert h.posts(channel="C1") == []  # never in the channel
@@ -46,8 +46,8 @@ def test_a_reply_not_delivered_is_redone_with_a_token_that_replaces_the_first(tm
         assert redo_stalled(h.deps, h.deps_client(), timedelta(0)) == 1
         [reply] = replies(h, 1)
         assert "YOUR-BOT" in reply["text"] and "GPU_ADVISOR_PUBLIC_URL" in reply["text"]
-        Enrolments(h.deps.store).grant(token_in(reply["text"]), h.clock.now)  # the delivered one works
+        Enrollments(h.deps.store).grant(token_in(reply["text"]), h.clock.now)  # the delivered one works
         failed = token_in(h.fake.of("response_url_failed")[0]["text"])
         assert failed != token_in(reply["text"])
-        with pytest.raises(EnrolRefused):  # the one that never arrived does not
-            Enrolments(h.deps.store).grant(failed, h.clock.now)
+        with pytest.raises(EnrollRefused):  # the one that never arrived does not
+            Enrollments(h.deps.store).grant(failed, h.clock.now)

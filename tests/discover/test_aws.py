@@ -16,7 +16,7 @@ from bot.discover.run import discover
 from bot.settings import Settings
 from bot.state import Store
 from bot.state.discovered import Discovered
-from bot.state.enrolment import Box, Enrolments, Grant
+from bot.state.enrollment import Box, Enrollments, Grant
 from bot.state.rentals import Rentals
 from tests.support.aws import cloudwatch, ec2, launch, moto_server, volume
 from tests.support.cli import run_cli
@@ -161,12 +161,12 @@ def test_an_enrolled_box_and_its_cloud_instance_are_one_item(tmp_path: Path, mon
         later = launch(client, "g5.2xlarge")
         store = Store(f"sqlite:///{migrated_state_db(tmp_path / 'state.db')}")
         now = datetime.now(UTC)
-        enrolments = Enrolments(store)
-        token = enrolments.issue(Grant("T1", "C1", "U1", None, 5, now + timedelta(days=1)), created_by="U1", now=now)
+        enrollments = Enrollments(store)
+        token = enrollments.issue(Grant("T1", "C1", "U1", None, 5, now + timedelta(days=1)), created_by="U1", now=now)
         price = {"unit": "hour", "price": 1.2, "currency": "USD"}
-        enrolled, _ = enrolments.enrol(token, Box("box-a", "m1", "A10-24GB", 1, f"aws:{first}"), price, now)
-        run(tmp_path, url, store)  # discovery after enrolment: the enrolled item, the tags' owner and channel
-        enrolments.enrol(token, Box("box-b", "m2", "A10-24GB", 1, f"aws:{later}"), price, now)  # after discovery
+        enrolled, _ = enrollments.enroll(token, Box("box-a", "m1", "A10-24GB", 1, f"aws:{first}"), price, now)
+        run(tmp_path, url, store)  # discovery after enrollment: the enrolled item, the tags' owner and channel
+        enrollments.enroll(token, Box("box-b", "m2", "A10-24GB", 1, f"aws:{later}"), price, now)  # after discovery
         rentals = Rentals(store)
         items = {i.provider_id: i for i in rentals.instances("T1")}
         assert len(items) == 2

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from bot.state.enrolment import Enrolments, Grant
+from bot.state.enrollment import Enrollments, Grant
 from bot.state.rentals import Rentals
 from tests.support.slack_harness import Harness, running_app
 
@@ -32,18 +32,18 @@ def post(h: Harness, path: str, body: Any, token: str | None) -> tuple[int, dict
 
 def token_for(h: Harness, *, uses: int = 5, project: str | None = "llm") -> str:
     grant = Grant("T1", "C1", "U1", project, uses, h.clock.now + timedelta(days=7))
-    return Enrolments(h.deps.store).issue(grant, created_by="terminal", now=h.clock.now)
+    return Enrollments(h.deps.store).issue(grant, created_by="terminal", now=h.clock.now)
 
 
 def box(name: str = "gpu-box-1", machine: str = "a" * 32, cards: int = 2, **extra: Any) -> dict[str, Any]:
     return {"name": name, "machine_id": machine, "gpus": [{"index": i, **A100} for i in range(cards)], **extra}
 
 
-def test_a_box_enrols_then_heartbeats_with_the_token_it_got(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+def test_a_box_enrolls_then_heartbeats_with_the_token_it_got(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
     caplog.set_level(logging.DEBUG)
     with running_app(tmp_path) as h:
-        enrol = token_for(h)
-        status, body = post(h, "/api/enroll", box(provider_id="aws:i-0abc1234def567890"), enrol)
+        enroll = token_for(h)
+        status, body = post(h, "/api/enroll", box(provider_id="aws:i-0abc1234def567890"), enroll)
         assert status == 201, body
         assert (body["instance"], body["gpu"], body["cards"]) == ("gpu-box-1", "A100-80GB", 2)
         assert (body["price"], body["unit"], body["currency"]) == (800.0, "day", "CNY")  # the rate card's 400/day × 2
@@ -64,22 +64,22 @@ def test_a_box_enrols_then_heartbeats_with_the_token_it_got(tmp_path: Path, capl
         }
         beat, said = post(h, "/api/heartbeat", {"samples": [sample]}, body["token"])
         assert (beat, said["instance"], said["kept"]) == (202, "gpu-box-1", 1)
-    assert enrol not in caplog.text and body["token"] not in caplog.text
+    assert enroll not in caplog.text and body["token"] not in caplog.text
 
 
 def test_enrolling_again_gives_the_same_instance_a_fresh_token(tmp_path: Path) -> None:
     with running_app(tmp_path) as h:
-        enrol = token_for(h)
-        _, first = post(h, "/api/enroll", box(), enrol)
-        status, again = post(h, "/api/enroll", box(), enrol)
+        enroll = token_for(h)
+        _, first = post(h, "/api/enroll", box(), enroll)
+        status, again = post(h, "/api/enroll", box(), enroll)
         assert status == 201 and again["instance"] == "gpu-box-1" and again["token"] != first["token"]
         assert post(h, "/api/heartbeat", {"samples": []}, first["token"])[0] == 401
         assert post(h, "/api/heartbeat", {"samples": []}, again["token"])[0] == 202
-        status, taken = post(h, "/api/enroll", box(machine="b" * 32), enrol)
+        status, taken = post(h, "/api/enroll", box(machine="b" * 32), enroll)
         assert status == 409 and taken["name"] == "gpu-box-1" and "--name" in taken["error"]
 
 
-def test_tokens_and_fields_that_cannot_enrol_say_why(tmp_path: Path) -> None:
+def test_tokens_and_fields_that_cannot_enroll_say_why(tmp_path: Path) -> None:
     with running_app(tmp_path) as h:
         once = token_for(h, uses=1)
         assert post(h, "/api/enroll", box(), None)[0] == 401

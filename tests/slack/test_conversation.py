@@ -34,7 +34,7 @@ def question_posts(h: Harness, thread_ts: str, *, kind: bool = False) -> list[di
 
 def _saved(h: Harness, thread_ts: str, question: dict[str, Any]) -> bool:
     convo = h.deps.conversations.by_thread("T1", question["channel"], thread_ts)
-    return convo is not None and convo.question_ts == question["_ts"]
+    return convo is not None and question.get("_ts") is not None and convo.question_ts == question["_ts"]
 
 
 def wait_question(h: Harness, thread_ts: str, count: int) -> dict[str, Any]:
@@ -46,7 +46,9 @@ def wait_question(h: Harness, thread_ts: str, count: int) -> dict[str, Any]:
         if len(qs) < count:
             return None
         convo = h.deps.conversations.by_thread("T1", qs[0]["channel"], thread_ts)
-        known = convo is not None and (convo.question_ts in {q["_ts"] for q in qs[count - 1 :]} or convo.step > count)
+        known = convo is not None and (
+            convo.question_ts in {q.get("_ts") for q in qs[count - 1 :]} - {None} or convo.step > count
+        )
         return qs[count - 1] if known else None
 
     return h.fake.wait_for(saved)  # type: ignore[no-any-return]

@@ -11,7 +11,7 @@ from bot.deps import Deps
 from bot.fields.answers import FIELDS, inline_key
 from bot.slack import conversation, inline
 from bot.slack.ids import SubCommand
-from bot.slack.listeners import act, enrolment, rentals, report, tracking
+from bot.slack.listeners import act, enrollment, rentals, report, tracking
 from bot.slack.replies import lang_for
 from bot.slack.request import SlackRequest
 from bot.slack.ui import blocks
@@ -119,7 +119,7 @@ RENTAL_COMMANDS: dict[str, SubHandler] = {
     SubCommand.BUDGET: rentals.on_budget,
     SubCommand.REMIND: rentals.on_remind,
     SubCommand.TRACK: tracking.on_track,
-    SubCommand.ENROLL: enrolment.on_enroll,
+    SubCommand.ENROLL: enrollment.on_enroll,
     SubCommand.ACT: act.on_act,
     SubCommand.REPORT: report.on_report,
 }

@@ -1,5 +1,5 @@
-"""`/gpu-advise enroll [project=P]`: an enrolment token for the caller's GPU boxes, shown to the caller alone
-with the agent command to paste on each box. The boxes it enrols report to this channel and are the caller's.
+"""`/gpu-advise enroll [project=P]`: an enrollment token for the caller's GPU boxes, shown to the caller alone
+with the agent command to paste on each box. The boxes it enrolls report to this channel and are the caller's.
 
 A reply that could not be delivered is redone with a new token in place of the first (the request key
 names it), so no token that nobody saw keeps working."""
@@ -13,7 +13,7 @@ from bot.slack import inline
 from bot.slack.listeners.rentals import RentalCommandError
 from bot.slack.request import SlackRequest
 from bot.slack.ui import blocks
-from bot.state.enrolment import Enrolments, Grant, agent_command
+from bot.state.enrollment import Enrollments, Grant, agent_command
 from bot.state.rentals import NAME
 from bot.text import Lang, t
 
@@ -29,7 +29,7 @@ def on_enroll(deps: Deps, request: SlackRequest, args: list[str], lang: Lang) ->
         raise RentalCommandError(f"`project`: {t('error.rental.bad_name', lang, name=project)}")
     user, channel, now = request.user or "", request.channel or "", deps.now()
     grant = Grant(request.team, channel, user, project, SLACK_USES, now + SLACK_EXPIRY)
-    token = Enrolments(deps.store).issue(grant, created_by=user, now=now, request_key=request.inbox_key)
+    token = Enrollments(deps.store).issue(grant, created_by=user, now=now, request_key=request.inbox_key)
     url = (deps.settings.public_url or "https://YOUR-BOT").rstrip("/")
     text = t(
         "slack.enroll_token",

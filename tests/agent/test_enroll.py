@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.state.enrolment import Enrolments, Grant
+from bot.state.enrollment import Enrollments, Grant
 from tests.agent.test_agent import stand_in_smi
 from tests.support.cli import run_cli
 from tests.support.servers import serve
@@ -20,9 +20,9 @@ from tests.support.slack_harness import Harness, running_app
 IMDS_TOKEN = "imds-session-token"
 
 
-def enrol_token(h: Harness, uses: int = 5) -> str:
+def enroll_token(h: Harness, uses: int = 5) -> str:
     grant = Grant("T1", "C1", "U1", "llm", uses, h.clock.now + timedelta(days=7))
-    return Enrolments(h.deps.store).issue(grant, created_by="terminal", now=h.clock.now)
+    return Enrollments(h.deps.store).issue(grant, created_by="terminal", now=h.clock.now)
 
 
 def agent(tmp: Path, url: str, env: dict[str, str], *extra: str):  # type: ignore[no-untyped-def]
@@ -50,9 +50,9 @@ def metadata_routes() -> dict:  # type: ignore[type-arg]
 
 
 @pytest.mark.e2e  # starts a process
-def test_a_box_enrols_once_and_a_restart_reuses_its_state_file(tmp_path: Path) -> None:
+def test_a_box_enrolls_once_and_a_restart_reuses_its_state_file(tmp_path: Path) -> None:
     with running_app(tmp_path) as h, serve(metadata_routes()) as imds:
-        token = enrol_token(h)
+        token = enroll_token(h)
         env = stand_in_smi(tmp_path) | {"AWS_EC2_METADATA_SERVICE_ENDPOINT": imds.base_url}
         first = agent(tmp_path, h.base_url, env, "--enroll", token, "--name", "gpu-box-1")
         assert first.returncode == 0, first.stderr
@@ -64,8 +64,8 @@ def test_a_box_enrols_once_and_a_restart_reuses_its_state_file(tmp_path: Path) -
         assert [r.method for r in imds.requests] == ["PUT", "GET"]
         again = agent(tmp_path, h.base_url, env, "--enroll", token, "--name", "gpu-box-1")
         assert again.returncode == 0, again.stderr
-        assert "enrolled" not in again.stderr and len(imds.requests) == 2  # the state file, not a new enrolment
-        assert Enrolments(h.deps.store).grant(token, h.clock.now).uses_left == 4
+        assert "enrolled" not in again.stderr and len(imds.requests) == 2  # the state file, not a new enrollment
+        assert Enrollments(h.deps.store).grant(token, h.clock.now).uses_left == 4
         listed = run_cli("list", "--team", "T1", "--json", env={"GPU_ADVISOR_DB": str(tmp_path / "bot.db")})
         [box] = json.loads(listed.stdout)["instances"]
         assert (box["name"], box["gpu"], box["cards"], box["price"], box["unit"]) == (
@@ -87,7 +87,7 @@ def test_the_metadata_service_is_never_asked_when_botocore_is_told_not_to(tmp_pa
             "AWS_EC2_METADATA_SERVICE_ENDPOINT": imds.base_url,
             "AWS_EC2_METADATA_DISABLED": "true",
         }
-        done = agent(tmp_path, h.base_url, env, "--enroll", enrol_token(h), "--name", "box")
+        done = agent(tmp_path, h.base_url, env, "--enroll", enroll_token(h), "--name", "box")
         assert done.returncode == 0, done.stderr
         assert imds.requests == []
         listed = run_cli("list", "--team", "T1", "--json", env={"GPU_ADVISOR_DB": str(tmp_path / "bot.db")})
@@ -99,14 +99,14 @@ def test_a_given_provider_id_wins_and_a_refused_token_exits_3(tmp_path: Path) ->
     with running_app(tmp_path) as h:
         env = stand_in_smi(tmp_path) | {"AWS_EC2_METADATA_DISABLED": "true"}
         refused = agent(tmp_path, h.base_url, env, "--enroll", "not-issued")
-        assert refused.returncode == 3 and "refused the enrolment (401)" in refused.stderr
+        assert refused.returncode == 3 and "refused the enrollment (401)" in refused.stderr
         assert not (tmp_path / "agent.json").exists()
         done = agent(
             tmp_path,
             h.base_url,
             env,
             "--enroll",
-            enrol_token(h),
+            enroll_token(h),
             "--name",
             "box",
             "--provider-id",
@@ -120,7 +120,7 @@ def test_a_given_provider_id_wins_and_a_refused_token_exits_3(tmp_path: Path) ->
         assert (box["provider_id"], box["price"], box["unit"]) == ("aws:i-0fedcba9876543210", 14.0, "hour")
 
 
-def test_without_a_token_or_an_enrolment_it_says_what_to_give(tmp_path: Path) -> None:
+def test_without_a_token_or_an_enrollment_it_says_what_to_give(tmp_path: Path) -> None:
     done = agent(tmp_path, "http://127.0.0.1:9", stand_in_smi(tmp_path))
     assert done.returncode == 2 and "--enroll TOKEN" in done.stderr and "--token" in done.stderr
     (tmp_path / "agent.json").mkdir()
@@ -150,10 +150,10 @@ def test_a_taken_name_is_refused_with_what_to_do(tmp_path: Path) -> None:
             },
         )
         env = stand_in_smi(tmp_path) | {"AWS_EC2_METADATA_DISABLED": "true"}
-        done = agent(tmp_path, h.base_url, env, "--enroll", enrol_token(h), "--name", "taken")
+        done = agent(tmp_path, h.base_url, env, "--enroll", enroll_token(h), "--name", "taken")
         assert done.returncode == 2
         assert (
-            "refused the enrolment (409): another machine is enrolled as taken: choose another name with --name"
+            "refused the enrollment (409): another machine is enrolled as taken: choose another name with --name"
             in done.stderr
         )
         assert not (tmp_path / "agent.json").exists()
@@ -167,7 +167,7 @@ def test_a_taken_name_is_refused_with_what_to_do(tmp_path: Path) -> None:
             "--state-file",
             str(tmp_path / "agent.json"),
             "--enroll",
-            enrol_token(h),
+            enroll_token(h),
             "--name",
             "taken",
             env=env | {"GPU_ADVISOR_LANG": "zh"},

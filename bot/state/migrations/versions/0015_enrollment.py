@@ -1,4 +1,4 @@
-"""GPU boxes that enrol themselves: enrolment tokens (only their hash), and on each instance where it came
+"""GPU boxes that enroll themselves: enrollment tokens (only their hash), and on each instance where it came
 from (`source`: track, agent, aws, k8s), the cloud's id (`provider_id`) and an enrolled box's machine id.
 An enrolled card the price cache does not know has no price yet, so `price` may be NULL.
 

@@ -1,6 +1,6 @@
-"""Enrolment: a GPU box registers itself with an enrolment token instead of someone typing `track`.
+"""Enrollment: a GPU box registers itself with an enrollment token instead of someone typing `track`.
 
-An enrolment token names the workspace, channel, owner and project the boxes it enrols belong to; it
+An enrollment token names the workspace, channel, owner and project the boxes it enrolls belong to; it
 expires and has a number of uses. Only its SHA-256 hash is kept (it is random, so a plain hash is
 enough), like the heartbeat tokens. Enrolling spends one use and, in the same transaction, either
 makes the instance (source "agent") or, for a machine id already enrolled in the workspace and not
@@ -22,12 +22,12 @@ from bot.state.store import Store
 
 
 def agent_command(url: str, token: str) -> str:
-    """The command to paste on a GPU box: enrols on its first run, then heartbeats (`--enroll` may stay)."""
+    """The command to paste on a GPU box: enrolls on its first run, then heartbeats (`--enroll` may stay)."""
     return f"gpu-advise agent --url {url} --enroll {token} --state-file /var/lib/gpu-advisor/agent.json"
 
 
-class EnrolRefused(Exception):
-    """Why an enrolment was refused: `status` (401 for the token, 409 for a taken name) and the reason."""
+class EnrollRefused(Exception):
+    """Why an enrollment was refused: `status` (401 for the token, 409 for a taken name) and the reason."""
 
     def __init__(self, status: int, reason: str, **params: str) -> None:
         super().__init__(reason)
@@ -36,7 +36,7 @@ class EnrolRefused(Exception):
 
 @dataclass(frozen=True)
 class Grant:
-    """What an enrolment token gives: where the boxes it enrols belong."""
+    """What an enrollment token gives: where the boxes it enrolls belong."""
 
     team: str
     channel: str
@@ -48,7 +48,7 @@ class Grant:
 
 @dataclass(frozen=True)
 class Box:
-    """What an agent says about its machine when it enrols."""
+    """What an agent says about its machine when it enrolls."""
 
     name: str
     machine_id: str
@@ -57,12 +57,12 @@ class Box:
     provider_id: str | None = None
 
 
-class Enrolments:
+class Enrollments:
     def __init__(self, store: Store) -> None:
         self.store = store
 
     def issue(self, grant: Grant, *, created_by: str, now: datetime, request_key: str | None = None) -> str:
-        """A new enrolment token (shown once). A Slack request made again (its reply was not delivered)
+        """A new enrollment token (shown once). A Slack request made again (its reply was not delivered)
         replaces the token it made the first time, so only the delivered one works."""
         check_numbers({"expires_at": grant.expires_at})
         token = new_token()
@@ -85,12 +85,12 @@ class Enrolments:
         return token
 
     def grant(self, token: str, now: datetime) -> Grant:
-        """What a token gives, or EnrolRefused(401) when it is unknown, expired or used up."""
+        """What a token gives, or EnrollRefused(401) when it is unknown, expired or used up."""
         with self.store.reading() as conn:
             row = conn.execute(select(enroll_tokens).where(enroll_tokens.c.token_hash == token_hash(token))).first()
         return _usable(row, now)
 
-    def enrol(self, token: str, box: Box, price: dict[str, Any], now: datetime) -> tuple[Instance, str]:
+    def enroll(self, token: str, box: Box, price: dict[str, Any], now: datetime) -> tuple[Instance, str]:
         """Spend one use of `token` and make (or give back) `box`'s instance; returns it and its new
         heartbeat token. `price`: the instance's unit, price and currency (price None: not known)."""
         check_name(box.name)
@@ -154,7 +154,7 @@ class Enrolments:
                         )
                     )
         except IntegrityError:
-            raise EnrolRefused(409, "name_taken", name=box.name) from None
+            raise EnrollRefused(409, "name_taken", name=box.name) from None
         found = Rentals(self.store).by_token(heartbeat)
         if found is None:  # released between the write and this read: nothing to give back
             raise RentalError("no_instance", name=box.name)
@@ -175,9 +175,9 @@ def _discovered(conn: Any, team: str, provider_id: str | None) -> Any:
 
 def _usable(row: Any, now: datetime) -> Grant:
     if row is None:
-        raise EnrolRefused(401, "unknown_token")
+        raise EnrollRefused(401, "unknown_token")
     if row.expires_at <= now:
-        raise EnrolRefused(401, "expired_token", at=row.expires_at.isoformat(timespec="minutes"))
+        raise EnrollRefused(401, "expired_token", at=row.expires_at.isoformat(timespec="minutes"))
     if row.uses_left <= 0:
-        raise EnrolRefused(401, "used_up_token")
+        raise EnrollRefused(401, "used_up_token")
     return Grant(row.team, row.channel, row.owner, row.project, row.uses_left, row.expires_at)

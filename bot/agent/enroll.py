@@ -1,4 +1,4 @@
-"""The agent's enrolment: on its first run, `--enroll TOKEN` registers the box (POST /api/enroll) and keeps
+"""The agent's enrollment: on its first run, `--enroll TOKEN` registers the box (POST /api/enroll) and keeps
 the heartbeat token it gets in a state file (mode 0600); later runs read the file, so `--enroll` may stay
 in the unit file. The box says its name, machine id, cards and, on EC2, its instance id (read from the
 instance metadata service when it answers within a second, unless AWS_EC2_METADATA_DISABLED=true)."""
@@ -25,8 +25,8 @@ METADATA_TIMEOUT_S = 1.0
 INSTANCE_ID = re.compile(r"i-[0-9a-f]{8,17}")
 
 
-class EnrolFailed(RuntimeError):
-    """The bot refused the enrolment: `status` (401 token, 409 name, 400 a field) and what it said."""
+class EnrollFailed(RuntimeError):
+    """The bot refused the enrollment: `status` (401 token, 409 name, 400 a field) and what it said."""
 
     def __init__(self, status: int, said: str, reason: str = "", params: dict[str, str] | None = None) -> None:
         super().__init__(f"{status}: {said}")
@@ -73,7 +73,7 @@ def ec2_instance_id(environ: dict[str, str] | None = None) -> str | None:
 
 
 def read_state(path: Path) -> Enrolled | None:
-    """What an earlier enrolment kept, or None when there is no usable state file."""
+    """What an earlier enrollment kept, or None when there is no usable state file."""
     try:
         kept = json.loads(path.read_text("utf-8"))
     except FileNotFoundError:
@@ -105,8 +105,8 @@ def write_state(path: Path, enrolled: Enrolled, url: str) -> None:
     os.replace(tmp, path)
 
 
-def enrol(client: httpx.Client, url: str, token: str, about: dict[str, Any]) -> Enrolled:
-    """POST /api/enroll. EnrolFailed when the bot refuses; httpx.HTTPError when it cannot be reached."""
+def enroll(client: httpx.Client, url: str, token: str, about: dict[str, Any]) -> Enrolled:
+    """POST /api/enroll. EnrollFailed when the bot refuses; httpx.HTTPError when it cannot be reached."""
     answer = client.post(url.rstrip("/") + "/api/enroll", headers={"Authorization": f"Bearer {token}"}, json=about)
     try:
         body = answer.json()
@@ -116,14 +116,14 @@ def enrol(client: httpx.Client, url: str, token: str, about: dict[str, Any]) -> 
         said = body.get("error") if isinstance(body, dict) else None
         reason = str(body.get("reason", "")) if isinstance(body, dict) else ""
         params = {k: str(body[k]) for k in ("name", "at") if isinstance(body, dict) and k in body}
-        raise EnrolFailed(answer.status_code, str(said or answer.text[:200]), reason, params)
+        raise EnrollFailed(answer.status_code, str(said or answer.text[:200]), reason, params)
     return Enrolled(str(body.get("instance", about["name"])), str(body["token"]))
 
 
 def about_box(
     name: str | None, price: str | None, provider_id: str | None, cards: list[dict[str, Any]]
 ) -> dict[str, Any]:
-    """The enrolment body: the name (default: the host name), machine id, cards, and price and provider id
+    """The enrollment body: the name (default: the host name), machine id, cards, and price and provider id
     when known."""
     body: dict[str, Any] = {
         "name": name or socket.gethostname().split(".")[0],
