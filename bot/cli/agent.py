@@ -65,8 +65,13 @@ def agent(
         ),
     ] = None,
     state_file: Annotated[
-        Path, typer.Option("--state-file", help="Where an enrollment keeps the heartbeat token (mode 0600).")
-    ] = Path("gpu-advisor-agent.json"),
+        Path | None,
+        typer.Option(
+            "--state-file",
+            help="Where an enrollment keeps the heartbeat token (mode 0600; default: "
+            "$XDG_STATE_HOME/gpu-advisor/agent.json, else ~/.local/state/gpu-advisor/agent.json).",
+        ),
+    ] = None,
     interval: Annotated[float, typer.Option("--interval", min=5, max=3600, help="Seconds between samples.")] = 60,
     watch_dir: Annotated[
         list[Path] | None,
@@ -74,18 +79,25 @@ def agent(
     ] = None,
     once: Annotated[bool, typer.Option("--once", help="Send one batch and exit.")] = False,
     buffer: Annotated[
-        Path, typer.Option("--buffer", help="Where samples wait while the bot cannot be reached.")
-    ] = Path("gpu-advisor-agent.buffer.jsonl"),
+        Path | None,
+        typer.Option(
+            "--buffer",
+            help="Where samples wait while the bot cannot be reached (default: agent.buffer.jsonl in the state "
+            "directory, beside the state file's default).",
+        ),
+    ] = None,
     lang: LangOpt = None,
 ) -> None:
     """Sample this machine's GPUs and post them to the bot, for the daily reminders' idle judgement."""
     import httpx
 
+    from bot.agent.files import BUFFER_FILE, STATE_FILE, default_path
     from bot.agent.run import Buffer, TokenRefused, run
     from bot.agent.sampler import NoGPU
 
     settings = load_settings(lang=lang)
     _log_posts()
+    buffer = buffer or default_path(BUFFER_FILE)
     problem = url_problem(url)
     if problem is not None:
         raise fail(t("cli.agent_bad_url", settings.lang, url=url[:120], reason=problem))
@@ -102,7 +114,7 @@ def agent(
                 client,
                 url,
                 enroll,
-                state_file,
+                state_file or default_path(STATE_FILE),
                 once=once,
                 interval=interval,
                 box=(name, price, provider_id),

@@ -231,3 +231,24 @@ def test_a_hung_or_nonsense_nvidia_smi_is_said_not_waited_for(tmp_path: Path, mo
     nonsense = SMI_OUTPUT.replace(", 3, 1200,", ", inf, nan,")
     odd = agent(tmp_path, "http://127.0.0.1:9", "abc", stand_in_smi(tmp_path, nonsense))
     assert odd.returncode == 2 and "nvidia-smi line 1 is not" in odd.stderr and "Traceback" not in odd.stderr
+
+
+@pytest.mark.e2e  # starts a process
+def test_the_agent_keeps_its_files_in_the_state_directory_not_where_it_runs(tmp_path: Path) -> None:
+    """Issue 28.5: the default --buffer was relative, so running the agent from a checkout left
+    gpu-advisor-agent.buffer.jsonl in it."""
+    where, state = tmp_path / "checkout", tmp_path / "state"
+    where.mkdir()
+    with running_app(tmp_path) as h:
+        _, _, token = tracked(h)
+        env = stand_in_smi(tmp_path) | {
+            "XDG_STATE_HOME": str(state),
+            "GPU_ADVISOR_AGENT_TOKEN": token,
+            "GPU_ADVISOR_LANG": "en",
+            "GPU_ADVISOR_DB": str(tmp_path / "prices.db"),
+        }
+        done = run_cli("agent", "--url", "http://127.0.0.1:9", "--once", env=env, tmp=where)  # nothing answers
+    assert done.returncode == 1, done.stderr  # could not send: the samples wait in the buffer
+    assert list(where.iterdir()) == []
+    assert (state / "gpu-advisor" / "agent.buffer.jsonl").read_text().count("utilization_pct") == 2
+    assert (state / "gpu-advisor").stat().st_mode & 0o777 == 0o700
