@@ -391,19 +391,3 @@ class Settings(BaseSettings):
     def state_url(self) -> str:
         """The bot's state database: GPU_ADVISOR_DATABASE_URL, else the SQLite file."""
         return self.database_url or f"sqlite:///{self.state_db_path()}"
-
-
-def settings_table() -> str:
-    """Every setting as a Markdown table (variable, meaning, default): the README's, kept in step by a test."""
-    rows = ["| variable | meaning | default |", "|---|---|---|"]
-    for name, field in Settings.model_fields.items():
-        alias = field.validation_alias
-        variable = alias.choices[0] if isinstance(alias, AliasChoices) else f"GPU_ADVISOR_{name.upper()}"
-        if field.default_factory is not None:
-            default = "`~/.local/share/gpu-advisor/gpu-advisor.db`"
-        elif field.default in (None, ""):
-            default = "-"
-        else:
-            default = f"`{field.default.value if isinstance(field.default, Lang) else field.default}`"
-        rows.append(f"| `{variable}` | {field.description} | {default} |")
-    return "\n".join(rows)
