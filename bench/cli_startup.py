@@ -71,7 +71,13 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=30)
     rounds = parser.parse_args().rounds
     with tempfile.TemporaryDirectory() as tmp:
-        env = {k: v for k, v in os.environ.items() if not k.startswith(("GPU_ADVISOR_", "SLACK_"))}
+        # PYTHONDONTWRITEBYTECODE (set on some machines) would make every run compile our sources again, which
+        # an installed wheel never does: the warm-up below writes the bytecode, as pip does at install time
+        env = {
+            k: v
+            for k, v in os.environ.items()
+            if not k.startswith(("GPU_ADVISOR_", "SLACK_")) and k != "PYTHONDONTWRITEBYTECODE"
+        }
         env["GPU_ADVISOR_DB"] = str(Path(tmp) / "bench.db")
         timed(ADVISE, env)  # warm the file cache and write the bytecode once, outside the figures
         base, floor, typer_floor, advise = [], [], [], []
