@@ -61,7 +61,9 @@ class Harness:
 
 
 def settings_for(tmp_path: Path, fake: FakeSlack, **extra: Any) -> Settings:
-    """Settings of an app talking to `fake`, its state a fresh migrated SQLite file (unless a database_url)."""
+    """Settings of an app talking to `fake`, its state a fresh migrated SQLite file (unless a database_url).
+    Digests go out without Slack's pace of a second between channels (the fake has no rate limit; a test of
+    the pace sets `remind_pace_s`)."""
     settings = Settings(
         db=tmp_path / "bot.db",
         slack_bot_token="xoxb-test-token",
@@ -70,7 +72,7 @@ def settings_for(tmp_path: Path, fake: FakeSlack, **extra: Any) -> Settings:
         azure_enabled=False,
         ecb_enabled=False,
         lang="zh",
-        **extra,
+        **({"remind_pace_s": 0} | extra),
     )
     if settings.database_url is None:
         migrated_state_db(settings.state_db_path())
