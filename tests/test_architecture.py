@@ -141,3 +141,41 @@ def test_block_kit_is_built_one_way_from_templates() -> None:
         if block.search(line)
     ]
     assert literal == []
+
+
+def _assigned_attributes(tree: ast.Module) -> list[ast.Attribute]:
+    targets: list[ast.expr] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign):
+            targets += node.targets
+        elif isinstance(node, ast.AugAssign | ast.AnnAssign):
+            targets.append(node.target)
+    flat = [t for target in targets for t in (target.elts if isinstance(target, ast.Tuple) else [target])]
+    return [t for t in flat if isinstance(t, ast.Attribute)]
+
+
+def test_deps_is_complete_when_build_deps_returns() -> None:
+    """Issue 28.3: create_app and serve's run() wrote into Deps after it was built."""
+    writes = [
+        f"{path.relative_to(ROOT)}:{target.lineno} {ast.unparse(target)}"
+        for path in sources("bot")
+        if path != ROOT / "bot" / "deps.py"
+        for target in _assigned_attributes(parsed(path))
+        if (isinstance(target.value, ast.Name) and target.value.id == "deps")
+        or (isinstance(target.value, ast.Attribute) and target.value.attr == "deps")
+    ]
+    assert writes == []
+
+
+def test_the_acknowledgement_gate_is_no_module_global() -> None:
+    """Issue 28.3: ACKS, one AckGate in bot/state/write_lock.py, was reached from rendering, the Slack client and
+    the store; the gate is made by build_deps and passed to what gives way through it."""
+    globals_ = [
+        f"{path.relative_to(ROOT)}:{node.lineno}"
+        for path in sources(*PACKAGES)
+        for node in parsed(path).body
+        if isinstance(node, ast.Assign | ast.AnnAssign)
+        and isinstance(node.value, ast.Call)
+        and "AckGate" in ast.unparse(node.value.func)
+    ]
+    assert globals_ == []
