@@ -11,10 +11,14 @@ import sys
 import threading
 from collections.abc import Callable
 from datetime import timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from bot.settings import Settings
 from bot.text import Lang, t
+
+if TYPE_CHECKING:
+    from bot.deps import Deps, Handoff
+    from bot.state import Inbox
 
 log = logging.getLogger("bot.serve")
 
@@ -97,11 +101,11 @@ def run(settings: Settings, *, host: str, port: int, jobs: bool, lang: Lang) -> 
         deps.shutdown()  # a capture cut short stays pending in the inbox: redone at start-up
 
 
-def _work_process(settings: Settings, jobs: bool, lang: Lang) -> Callable[[Any], tuple[Any, Any]]:
+def _work_process(settings: Settings, jobs: bool, lang: Lang) -> Callable[[Deps], tuple[Handoff, Inbox | None]]:
     """What build_deps makes serve's work process with: the spool the front door keeps requests in (SQLite) and
     the process (not started yet), which follows the front door's count of acknowledgements in flight."""
 
-    def make(deps: Any) -> tuple[Any, Any]:
+    def make(deps: Deps) -> tuple[Handoff, Inbox | None]:
         from bot.server.spool import open_spool
         from bot.server.work_process import WorkProcess
 

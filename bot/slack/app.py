@@ -15,7 +15,7 @@ from slack_bolt.logger.messages import warning_client_prioritized_and_token_skip
 from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError
 
-from bot.deps import Deps, Handoff, build_deps
+from bot.deps import Deps, Handoff, Workspaces, build_deps
 from bot.metrics import Metrics
 from bot.settings import Settings
 from bot.slack import routes
@@ -124,10 +124,10 @@ def slack_deps(
     return build_deps(settings, now=now, acks=acks, work=work, workspaces=_workspaces if settings.oauth() else None)
 
 
-def _workspaces(deps: Deps) -> Any:
-    from bot.slack.installs import Workspaces, installation_store
+def _workspaces(deps: Deps) -> Workspaces:
+    from bot.slack.installs import Installs, installation_store
 
-    return Workspaces(
+    return Installs(
         installation_store(deps.settings, deps.store.engine), web_client(deps.settings, deps.metrics, deps.acks)
     )
 
@@ -143,9 +143,9 @@ def create_app(deps: Deps, *, client: WebClient | None = None, lang: Lang | None
     secret = settings.slack_signing_secret.get_secret_value() if settings.slack_signing_secret else None
     extra: dict[str, Any] = {}
     if settings.oauth():  # many workspaces: each request's client carries its workspace's token
-        from bot.slack.installs import Workspaces, oauth_settings
+        from bot.slack.installs import Installs, oauth_settings
 
-        if not isinstance(deps.workspaces, Workspaces):
+        if not isinstance(deps.workspaces, Installs):
             raise TypeError("OAuth settings need Deps with the installs' clients: build them with slack_deps()")
         extra["oauth_settings"] = oauth_settings(settings, deps.store.engine, deps.workspaces.store)
         _keys_open_every_install(settings, deps.store.engine, lang)

@@ -172,8 +172,8 @@ def installation_store(settings: Settings, engine: Engine) -> EncryptedInstallat
     return EncryptedInstallationStore(settings.slack_client_id or "", engine, fernet(key))
 
 
-class Workspaces:
-    """The OAuth installs, as Deps names them (bot/deps.py Workspaces): each workspace's client, made from its
+class Installs:
+    """The OAuth installs, as Deps needs them (the Workspaces of bot/deps.py): each workspace's client, made from its
     stored bot token with `template`'s base URL, retries and acknowledgement gate."""
 
     def __init__(self, store: EncryptedInstallationStore, template: WebClient) -> None:
