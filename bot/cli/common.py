@@ -55,10 +55,18 @@ def load_settings(*, terminal: bool = True, **overrides: object) -> Settings:
     """Settings from the environment and .env, with the command's flags on top; exit 2 on a bad setting.
 
     For the terminal (`terminal`), the language is --lang, else GPU_ADVISOR_LANG, else the locale, so
-    every message of one run is in one language."""
+    every message of one run is in one language.
+
+    It also quiets the libraries' logs (warnings and below): a command prints what a person needs to know, and
+    the logs are for `serve`, which sets its own. Every command that loads libraries that log comes here;
+    advise's light start (terminal_settings) loads none and does not pay for `logging`."""
+    import logging
+
     from pydantic import ValidationError
 
     from bot.settings import Settings
+
+    logging.basicConfig(level=logging.ERROR, format="%(message)s")
 
     lang = overrides.get("lang")
     try:

@@ -6,7 +6,6 @@ Slack or state module, and builds no other command's options."""
 from __future__ import annotations
 
 import importlib
-import logging
 import sys
 from pathlib import Path
 from typing import Annotated
@@ -41,16 +40,15 @@ COMMANDS: dict[str, tuple[str, str, bool]] = {
 HELP = "GPU Advisor: dedicated card, shared slice or spot, and what each costs."
 
 
-def _quiet_logs() -> None:
-    """A command prints what a person needs to know; the libraries' logs are for `serve` (which sets its own)."""
-    logging.basicConfig(level=logging.ERROR, format="%(message)s")
+def _group() -> None:
+    """The app's callback: with only the invoked command built, it keeps `gpu-advise` a group of commands."""
 
 
 def build_app(only: str | None = None, lang: Lang | None = None) -> typer.Typer:
     """The typer app with every command, or with only `only` when it names one (the rest are not imported).
     `lang`: the language of the help typer lets us choose (default: the terminal's)."""
     app = typer.Typer(add_completion=False, no_args_is_help=True, help=HELP)
-    app.callback()(_quiet_logs)
+    app.callback()(_group)
     for name, (module, attribute, group) in COMMANDS.items():
         if only in COMMANDS and name != only:
             continue
