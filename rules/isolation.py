@@ -4,14 +4,17 @@ the same SharedOption, so they cannot disagree."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from rules.decision import Advice, Param, Topic
 from rules.fit import FitKind, SharedOption, bigger_card, bigger_card_slice, cards_needed
 from rules.gpus import GPUModel
 from rules.memory import MemoryNeed, served
-from rules.memory_model import breakdown
 from rules.policy import Policy
 from rules.profile import TaskProfile
-from rules.serving import Architecture, ServingBreakdown, max_concurrency
+
+if TYPE_CHECKING:  # loaded by the answers that name a model (rules/memory.py)
+    from rules.serving import Architecture, ServingBreakdown
 
 
 def _advice(topic: Topic, rule_id: str, **params: Param) -> Advice:
@@ -146,6 +149,8 @@ def model_memory_advice(
             + _smallest(card, shared, cards)
             + [_advice(Topic.MEMORY, "memory_serving_concurrency", requests=holds, context=serving[1].context)]
         )
+    from rules.memory_model import breakdown
+
     parts = breakdown(answer.model_size_b, answer.method, policy.memory_estimates)
     if parts is None:
         return []
@@ -194,6 +199,8 @@ def serving_room(
     cards: int,
 ) -> int:
     """The most requests of the answer's context the option the header names holds."""
+    from rules.serving import max_concurrency
+
     memory = shared.memory_gb if shared is not None else cards * card.memory_gb
     return max_concurrency(serving[1], serving[0], memory, policy.serving)
 

@@ -4,18 +4,22 @@ and the memory a job must be given, from the user's answer and that estimate tog
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from rules.gpus import GPUModel
-from rules.memory_model import breakdown
 from rules.policy import MemoryEstimates, Policy
 from rules.profile import MemoryAnswer, TaskProfile, Workload
-from rules.serving import Architecture, ServingBreakdown, find_model, nearest_model, serving_breakdown
+
+if TYPE_CHECKING:  # the model tables are loaded by the answers that name a model (the terminal's start pays less)
+    from rules.serving import Architecture, ServingBreakdown
 
 
 def served(answer: MemoryAnswer | None, policy: Policy) -> tuple[Architecture, ServingBreakdown] | None:
     """A memory answer naming a served model ("qwen2.5-7b 8k x 16"): its architecture and memory."""
     if answer is None or answer.method is not Workload.INFERENCE or answer.model_size_b is None:
         return None
+    from rules.serving import find_model, nearest_model, serving_breakdown
+
     model = find_model(answer.served_model or "") or nearest_model(answer.model_size_b)
     parts = serving_breakdown(
         model,
@@ -32,6 +36,8 @@ def served(answer: MemoryAnswer | None, policy: Policy) -> tuple[Architecture, S
 def estimate_training_gb(model_size_b: float, workload: Workload | None, rules: MemoryEstimates) -> float | None:
     """Estimated peak memory in GB for training a model of `model_size_b` billion parameters
     (rules/memory_model.py's breakdown). None when the workload has no rule of thumb."""
+    from rules.memory_model import breakdown
+
     parts = breakdown(model_size_b, workload, rules)
     return None if parts is None else parts.total_gb
 
