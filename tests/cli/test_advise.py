@@ -183,6 +183,17 @@ def test_bad_setting_in_environment(tmp_path: Path) -> None:
     assert "bad configuration" in result.stderr and "lang" in result.stderr
 
 
+def test_a_bad_language_in_dot_env_is_refused_by_the_command_and_help_still_answers(tmp_path: Path) -> None:
+    """The light start reads `.env` as Settings does: a bad GPU_ADVISOR_LANG there is a clear error naming the
+    setting and what it takes; `--help` falls back to the terminal's locale rather than failing."""
+    (tmp_path / ".env").write_text("GPU_ADVISOR_LANG=fr\n")
+    result = run_cli("advise", *FLAGS, tmp=tmp_path)
+    assert result.returncode == 2, result.stdout
+    assert "bad configuration" in result.stderr and "lang: Input should be 'zh' or 'en'" in result.stderr
+    helped = run_cli("advise", "--help", tmp=tmp_path)
+    assert helped.returncode == 0 and "--duration" in helped.stdout and not _chinese(helped.stdout)
+
+
 def test_interactive_schedule_adds_the_cost_quote(tmp_path: Path) -> None:
     answers = "hpo\n3h\n20GB\nno\nweekly\nyes\n\n\n4x14\n"
     result = run_cli(
