@@ -158,7 +158,15 @@ def test_two_workspaces_install_and_neither_sees_the_other(tmp_path: Path, db_ta
         posted = len(fake.of("chat.postMessage"))
         send.command("", team="T2", user="UT2", channel="CT2", response_url=fake.response_url("after"))
         send.command("", team="T1", user="UT1", channel="CT1", response_url=fake.response_url("t1"))
-        fake.wait_for(lambda: len(fake.of("chat.postMessage")) > posted)
+        # T1's profile starts: its root message, then its first question (waited for, or it could land among the
+        # digest's posts counted below)
+        fake.wait_for(
+            lambda: any(
+                b.get("block_id") == "question"
+                for p in fake.of("chat.postMessage")[posted:]
+                for b in p.get("blocks") or []
+            )
+        )
         assert {p["channel"] for p in fake.of("chat.postMessage")[posted:]} == {"CT1"}
 
         env = {
