@@ -35,11 +35,10 @@ USER_AGENT = "gpu-advisor/0.1"
 
 @functools.cache
 def _tls() -> ssl.SSLContext:
-    """The CA bundle httpx trusts (certifi's), loaded into one TLS context per process: building it costs 25-50 ms,
-    which every client would otherwise pay again. An SSLContext is safe to share between clients and threads."""
-    import certifi
-
-    return ssl.create_default_context(cafile=certifi.where())
+    """The TLS context httpx would build for each client (certifi's bundle, or SSL_CERT_FILE / SSL_CERT_DIR where
+    set), built once per process: it costs 25-50 ms, which every client would otherwise pay again. An SSLContext
+    is safe to share between clients and threads."""
+    return httpx.create_ssl_context()
 
 
 def http_client(settings: Settings) -> httpx.Client:
