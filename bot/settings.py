@@ -24,6 +24,11 @@ def default_db_path() -> Path:
     return Path(base) / "gpu-advisor" / "gpu-advisor.db"
 
 
+def state_db_beside(db: Path) -> Path:
+    """The bot state's SQLite file when GPU_ADVISOR_STATE_DB is not set: beside the price cache, <name>.state.db."""
+    return db.with_name(f"{db.stem}.state{db.suffix or '.db'}")
+
+
 class _Environment(EnvSettingsSource):
     """The environment over `.env`, as bot/environment.py reads it for every command."""
 
@@ -382,7 +387,7 @@ class Settings(BaseSettings):
         return RemindSchedule(parse_at(self.remind_at), self.remind_tz, parse_days(self.remind_days))
 
     def state_db_path(self) -> Path:
-        return self.state_db or self.db.with_name(f"{self.db.stem}.state{self.db.suffix or '.db'}")
+        return self.state_db or state_db_beside(self.db)
 
     def oauth(self) -> bool:
         """Installed through OAuth into many workspaces: a client ID and secret, and no single bot token."""

@@ -32,17 +32,13 @@ def question_posts(h: Harness, thread_ts: str, *, kind: bool = False) -> list[di
     ]
 
 
-def _saved(h: Harness, thread_ts: str, question: dict[str, Any]) -> bool:
-    convo = h.deps.conversations.by_thread("T1", question["channel"], thread_ts)
-    return convo is not None and question.get("_ts") is not None and convo.question_ts == question["_ts"]
-
-
-def wait_question(h: Harness, thread_ts: str, count: int) -> dict[str, Any]:
-    """The count-th question of the thread, once it is posted and the store knows it (it is saved right after it
-    is posted: a test that moves the clock or answers before that races the save)."""
+def wait_question(h: Harness, thread_ts: str, count: int, *, kind: bool = False) -> dict[str, Any]:
+    """The count-th question of the thread (counting the kind-of-work question when `kind`), once it is posted and
+    the store knows it (it is saved right after it is posted: a test that moves the clock or answers before that
+    races the save)."""
 
     def saved() -> dict[str, Any] | None:
-        qs = question_posts(h, thread_ts)
+        qs = question_posts(h, thread_ts, kind=kind)
         if len(qs) < count:
             return None
         convo = h.deps.conversations.by_thread("T1", qs[0]["channel"], thread_ts)
@@ -61,9 +57,7 @@ def start(h: Harness, *, skip_kind: bool = True, **kwargs: Any) -> dict[str, Any
     assert (status, body) == (200, "")
     root = h.wait_posts(1)[0]  # the root message
     # the first question (the kind of work), once the store knows it: it is saved right after it is posted
-    kind = h.fake.wait_for(
-        lambda: (qs := question_posts(h, root["_ts"], kind=True)) and _saved(h, root["_ts"], qs[0]) and qs[0]
-    )
+    kind = wait_question(h, root["_ts"], 1, kind=True)
     if skip_kind:
         assert h.send.click(kind, button(kind, "Skip"), user=kwargs.get("user", "U1"))[0] == 200
         h.fake.wait_for(lambda: h.fake.of("chat.update"))

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
+from bot.settings import state_db_beside
 from tests.support.state_template import migrated_state_db
 
 ROOT = Path(__file__).parents[2]
@@ -38,7 +39,7 @@ def _migrated_state_in(tmp: Path, environment: dict[str, str]) -> None:
     if environment.get("GPU_ADVISOR_DATABASE_URL"):
         return
     db = Path(environment["GPU_ADVISOR_DB"])
-    state = Path(environment.get("GPU_ADVISOR_STATE_DB") or db.with_name(f"{db.stem}.state{db.suffix or '.db'}"))
+    state = Path(environment.get("GPU_ADVISOR_STATE_DB") or state_db_beside(db))
     if state.parent == tmp and tmp.is_dir():
         migrated_state_db(state)
 
