@@ -4,6 +4,7 @@ started in, so running it from a checkout or a job's folder leaves nothing there
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import Mapping
 from pathlib import Path
@@ -21,7 +22,9 @@ def state_dir(environ: Mapping[str, str] | None = None) -> Path:
 
 
 def default_path(name: str) -> Path:
-    """The agent's file `name` in the state directory, which is made (0700) if it is not there yet."""
+    """The agent's file `name` in the state directory, which is made (0700) if it is not there yet. A folder that
+    cannot be made is left to the checks that follow (the buffer's, the state file's), which say why."""
     folder = state_dir()
-    folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+    with contextlib.suppress(OSError):
+        folder.mkdir(mode=0o700, parents=True, exist_ok=True)
     return folder / name

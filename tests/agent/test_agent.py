@@ -252,3 +252,15 @@ def test_the_agent_keeps_its_files_in_the_state_directory_not_where_it_runs(tmp_
     assert list(where.iterdir()) == []
     assert (state / "gpu-advisor" / "agent.buffer.jsonl").read_text().count("utilization_pct") == 2
     assert (state / "gpu-advisor").stat().st_mode & 0o777 == 0o700
+
+
+def test_a_state_directory_that_cannot_be_made_is_said_not_a_traceback(tmp_path: Path) -> None:
+    (tmp_path / "a-file").write_text("x")
+    env = {
+        "XDG_STATE_HOME": str(tmp_path / "a-file" / "state"),
+        "GPU_ADVISOR_AGENT_TOKEN": "x",
+        "GPU_ADVISOR_LANG": "en",
+    }
+    done = run_cli("agent", "--url", "http://127.0.0.1:9", "--once", env=env, tmp=tmp_path)
+    assert done.returncode == 2
+    assert "--buffer" in done.stderr and "a-file/state/gpu-advisor/agent.buffer.jsonl" in done.stderr, done.stderr
