@@ -4,6 +4,10 @@ from __future__ import annotations
 
 from enum import StrEnum
 
+from bot.chat.ids import Action, ButtonValue, SubCommand
+
+__all__ = ["COMMAND", "EVENTS", "SCOPES", "Action", "ButtonValue", "Callback", "SubCommand"]
+
 COMMAND = "/gpu-advise"
 
 # Events the app subscribes to (kept in step with manifest.yml by a test).
@@ -36,41 +40,6 @@ SCOPES = {
 }
 
 
-class Action(StrEnum):
-    ANSWER = "answer"  # prefix: answer:<n>, one per button
-    SKIP = "skip"
-    CHANGE = "change_answers"
-    RESTART = "start_over"
-    NEW_PROFILE = "new_profile"
-    # the digest's buttons (bot/slack/ui/digest.py); the value is the item's name
-    RELEASED = "rental_released"
-    STILL_NEEDED = "rental_still_needed"
-    SNOOZE_WEEK = "rental_snooze_week"
-    STORAGE_DELETED = "storage_deleted"
-    STORAGE_KEEP = "storage_keep"
-    CLAIM = "found_claim"  # "Found, not tracked": the presser becomes the owner (the block id says i or s)
-    NOT_OURS = "found_not_ours"  # an admin hides it from digests and lists
-    RENTED = "rented"  # on a recommendation: open the track form, pre-filled
-    FROM_MODEL = "memory_from_model"  # question 2: ask for the model to estimate the memory from
-
-
 class Callback(StrEnum):
     PROFILE_FORM = "profile_form"
     TRACK_FORM = "track_form"
-
-
-class SubCommand(StrEnum):
-    HELP = "help"
-    ANALYZE = "analyze"
-    FORM = "form"
-    PRICES = "prices"
-    QUOTE = "quote"
-    REMIND = "remind"
-    LIST = "list"
-    RELEASE = "release"
-    DELETE_STORAGE = "delete-storage"
-    BUDGET = "budget"
-    TRACK = "track"
-    ENROLL = "enroll"
-    ACT = "act"
-    REPORT = "report"

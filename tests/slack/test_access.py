@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
-from bot.slack.access import Gate, gate, has_expired, is_starter
+from bot.chat.access import Gate, gate, has_expired, is_starter
 from bot.state import Conversation
 
 NOW = datetime(2026, 11, 30, 9, 0, tzinfo=UTC)

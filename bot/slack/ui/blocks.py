@@ -5,153 +5,51 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict
-
 from bot.advice import Advice
+from bot.chat import profile_messages
 from bot.fields.answers import FORM_FIELDS
-from bot.slack.ids import Action, Callback
+from bot.slack.ids import Action, ButtonValue, Callback
 from bot.slack.ui import templating
 from bot.text import Lang, t
-from bot.text.catalogue import has
-from bot.text.errors import error_text
 from bot.text.format import forms, show
-from bot.text.quote import age_text, notes, rows, stale_text, title
-from bot.text.reasons import headline, render
-from pricing.errors import QuoteError
+from bot.text.quote import age_text, stale_text
+from bot.text.reasons import headline
 from pricing.quote import Quote
 from pricing.status import SourceState
 from rules.policy import Policy
-from rules.questions import INFERENCE_KEYS, Ask, Step
-
-
-class ButtonValue(BaseModel):
-    """What a button carries: the conversation, the question, and the answer (None: skip)."""
-
-    model_config = ConfigDict(frozen=True)
-
-    c: str
-    k: str = ""
-    v: str | None = None
+from rules.questions import INFERENCE_KEYS, Step
 
 
 def root(user: str, lang: Lang, note: str | None = None) -> list[dict[str, Any]]:
     return templating.message("root.json.j2", text=t("slack.root", lang, user=user), note=note)
 
 
-def _title(step: Step, lang: Lang) -> str:
-    text = t(f"question.{step.ask.key}", lang)
-    if step.required:
-        return t("slack.question", lang, n=step.number, total=step.total, text=text)
-    return t("slack.follow_up", lang, text=text)
-
-
-def _label(ask: Ask, value: str, lang: Lang) -> str:
-    return t(f"answer.{ask.key}.{value}", lang)
-
-
 def question(convo_id: str, step: Step, lang: Lang) -> list[dict[str, Any]]:
-    ask = step.ask
     buttons = [
-        {
-            "action_id": f"{Action.ANSWER}:{i}",
-            "label": _label(ask, value, lang),
-            "primary": False,
-            "value": ButtonValue(c=convo_id, k=ask.key, v=value).model_dump_json(),
-        }
-        for i, value in enumerate(ask.options)
+        {"action_id": b.action, "label": b.label, "primary": False, "value": b.value}
+        for b in profile_messages.question_buttons(convo_id, step, lang)
     ]
-    if has(f"question.{ask.key}.hint"):
-        buttons.append(
-            {
-                "action_id": Action.FROM_MODEL.value,
-                "label": t("slack.from_model", lang),
-                "primary": False,
-                "value": ButtonValue(c=convo_id, k=ask.key, v=None).model_dump_json(),
-            }
-        )
-    if not step.required:
-        buttons.append(
-            {
-                "action_id": Action.SKIP.value,
-                "label": t("slack.skip", lang),
-                "primary": False,
-                "value": ButtonValue(c=convo_id, k=ask.key, v=None).model_dump_json(),
-            }
-        )
-    examples = ", ".join(f"`{templating.escape(a)}`" for a in forms(ask.accepted(), lang)[:5])
-    hint = t("slack.type_hint", lang, examples=examples)
-    return templating.message("question.json.j2", title=_title(step, lang), buttons=buttons, hint=hint)
+    hint = t("slack.type_hint", lang, examples=profile_messages.examples(step, lang, templating.escape))
+    return templating.message(
+        "question.json.j2", title=profile_messages.step_title(step, lang), buttons=buttons, hint=hint
+    )
 
 
 def answered(step: Step, answer: str | None, user: str, lang: Lang) -> list[dict[str, Any]]:
-    ask = step.ask
-    label = _label(ask, answer, lang) if answer and answer in ask.options else answer
-    if answer:
-        text = t("slack.answered", lang, answer=templating.escape(label), user=user)
-    else:
-        text = t("slack.skipped", lang, user=user)
-    return templating.message("answered.json.j2", title=_title(step, lang), answer=text)
+    text = profile_messages.answered_line(step, answer, user, lang, templating.escape)
+    return templating.message("answered.json.j2", title=profile_messages.step_title(step, lang), answer=text)
 
 
-def costs(
-    quote: Quote | None,
-    error: QuoteError | None,
-    policy: Policy,
-    lang: Lang,
-    assumed: bool = False,
-    *,
-    serving_given: bool = False,
-) -> dict[str, Any]:
-    if quote is None:
-        reason = error_text(error, lang, where="slack") if error is not None else "?"
-        return {
-            "title": t("slack.costs", lang) + "\n" + t("slack.no_quote", lang, reason=reason),
-            "rows": [],
-            "notes": "",
-        }
-    heading = f"{t('slack.costs', lang)}  {title(quote, lang)}"
-    if assumed:
-        # a hint is not repeated once answered: with serving= given, the service's hours are the answer
-        key = (
-            ("slack.assumed_service_given" if serving_given else "slack.assumed_service")
-            if quote.service
-            else "slack.assumed_schedule"
-        )
-        heading += "\n_" + t(key, lang, hours=quote.hours_per_day, days=quote.days) + "_"
-    lines = [f"*{row.option}*  {row.cost}\n{row.billing}\n_{row.source}_" for row in rows(quote, policy, lang)]
-    return {"title": heading, "rows": lines, "notes": "\n".join(notes(quote, lang))}
-
-
-def _why(advice: Advice, lang: Lang) -> str:
-    decision = advice.decision
-    why = [t("slack.why", lang)]
-    why += [("✅ " if check.fired else "▫️ ") + render(check, lang, "slack") for check in decision.checks]
-    why += [f"→ {render(reason, lang, 'slack')}" for reason in decision.verdict]
-    why += [f"⚠️ {render(warning, lang, 'slack')}" for warning in decision.warnings]
-    if decision.missing:
-        why.append(f"_{t('missing', lang)}: {', '.join(q.value for q in decision.missing)}_")
-    return "\n".join(why)
+costs = profile_messages.costs
 
 
 def recommendation(advice: Advice, convo_id: str, policy: Policy, lang: Lang) -> list[dict[str, Any]]:
-    groups: dict[str, list[str]] = {}
-    for item in advice.decision.guidance:
-        groups.setdefault(item.topic.value, []).append(f"• {render(item, lang, 'slack')}")
-    sections = [f"*{t('topic.' + topic, lang)}*\n" + "\n".join(lines) for topic, lines in groups.items()]
-    choice = headline(advice.decision, lang)
     return templating.message(
         "recommendation.json.j2",
-        header=f"{t('recommendation', lang)}: {choice}",
-        why=_why(advice, lang),
-        advice=sections,
-        costs=costs(
-            advice.quote,
-            advice.quote_error,
-            policy,
-            lang,
-            advice.schedule_assumed,
-            serving_given=advice.profile.serving_hours is not None,
-        ),
+        header=f"{t('recommendation', lang)}: {headline(advice.decision, lang)}",
+        why=profile_messages.why(advice, lang),
+        advice=profile_messages.guidance(advice, lang),
+        costs=profile_messages.advice_costs(advice, policy, lang),
         change_action=Action.CHANGE.value,
         change_label=t("slack.change", lang),
         restart_action=Action.RESTART.value,

@@ -1,0 +1,203 @@
+"""The profiling conversation on any chat: start it, ask each question, take answers, post the result.
+
+Each answer is parsed once, when it is given: the conversation keeps the text (to show it and to pre-fill the
+form) and the parsed value (to decide), so a restart reads the same answers back. Everything said goes through
+the chat port (bot/chat/port.py); bot/slack/ and bot/feishu/ call these with their chat."""
+
+from __future__ import annotations
+
+from functools import partial
+from typing import Any
+
+from bot.advice import Advice, advise
+from bot.chat import profile_messages as says
+from bot.chat.access import Gate, gate
+from bot.chat.message import Message, plain
+from bot.chat.port import Chat, Place, Posted
+from bot.deps import Deps
+from bot.state import Conversation
+from bot.text import Lang, t
+from bot.text.errors import parse_error_text
+from rules.answers import dump_answers, load_answers, parse_answers
+from rules.capture import Measured
+from rules.errors import ParseError
+from rules.questions import Step, steps
+
+SKIP_WORDS = {"skip", "pass", "-", "跳过", "略过", "不填"}
+
+
+def parsed(convo: Conversation) -> dict[str, Any]:
+    """The answers given so far, as parsed values (skipped ones left out)."""
+    given = {k: v for k, v in convo.answers.items() if v}
+    if set(given) <= set(convo.values):
+        return load_answers({k: convo.values[k] for k in given})
+    return parse_answers(given)  # a conversation kept before parsed values were stored
+
+
+def set_answers(convo: Conversation, answers: dict[str, str], values: dict[str, Any]) -> None:
+    """Replace every answer: the texts, and their parsed values (parse_answers of the same texts)."""
+    convo.answers = dict(answers)
+    convo.values = dump_answers(values)
+
+
+def current(convo: Conversation) -> Step | None:
+    """The first unanswered question of this conversation, or None when all are answered."""
+    return next((step for step in steps(parsed(convo)) if step.ask.key not in convo.answers), None)
+
+
+def record(convo: Conversation, step: Step, text: str | None, value: Any = None) -> None:
+    """Keep an answer (None skips an optional question): `value` when it is known (a measured answer),
+    else `text` parsed. Raises ParseError and keeps nothing if unreadable."""
+    key = step.ask.key
+    if text is None:
+        if step.required:
+            raise ValueError(f"{key} cannot be skipped")
+        convo.answers[key] = ""
+        return
+    value = step.ask.parse(text) if value is None else value
+    convo.answers[key] = text.strip()
+    convo.values = {**convo.values, **dump_answers({key: value})}
+
+
+def prefill(convo: Conversation, answers: dict[str, Measured]) -> dict[str, str]:
+    """Record measured answers (for questions this conversation asks) not answered yet, except the open
+    one: take_answer does that, so its message is marked answered. Returns what was recorded."""
+    open_step = current(convo)
+    done: dict[str, str] = {}
+    for key, measured in answers.items():
+        if key in convo.answers or (open_step is not None and open_step.ask.key == key):
+            continue
+        convo.values = {**convo.values, **dump_answers({key: measured.value})}
+        convo.answers[key] = measured.text
+        done[key] = measured.text
+    return done
+
+
+def place_of(chat: Chat, convo: Conversation) -> Place:
+    return Place(chat.platform, convo.team, convo.channel, convo.thread_ts)
+
+
+def start(deps: Deps, chat: Chat, *, team: str, channel: str, user: str, lang: Lang) -> Conversation:
+    """Post the root message (in a DM if the chat refuses) and ask question 1 in its thread."""
+    convo = deps.conversations.create(team=team, channel=channel, user=user, lang=lang.value)
+    # Held until question 1 and its message are saved: a click on it that comes at once (it is on screen as
+    # soon as it is posted) waits, instead of reading the conversation before it knows its own question.
+    with deps.store.lock(convo.id):
+        posted = chat.post(Place(chat.platform, team, channel), partial(says.root, user), lang, fallback_user=user)
+        convo.channel, convo.thread_ts = posted.place.chat, posted.id
+        convo.note = posted.moved_because
+        deps.conversations.save(convo)
+        ask_next(deps, chat, convo)
+    return convo
+
+
+def admit(deps: Deps, chat: Chat, convo: Conversation, channel: str, user: str) -> bool:
+    """Does an answer from `user` count (access.gate)? If not, say why: to that user, or in the thread."""
+    lang = Lang(convo.lang)
+    verdict = gate(convo, user, deps.now(), deps.conversation_ttl)
+    if verdict is Gate.NOT_STARTER:
+        chat.tell(Place(chat.platform, convo.team, channel), user, t("slack.only_starter", lang, user=convo.user))
+    elif verdict is Gate.EXPIRED:
+        if convo.status != "expired":
+            convo.status = "expired"
+            deps.conversations.save(convo)
+        hours = deps.settings.conversation_ttl_hours
+        chat.post(place_of(chat, convo), lambda lang: plain(t("slack.expired", lang, hours=hours), lang), lang)
+    return verdict is Gate.OPEN
+
+
+def ask_next(deps: Deps, chat: Chat, convo: Conversation) -> None:
+    """Post the next open question, or the recommendation when none is left."""
+    step = current(convo)
+    if step is None:
+        finish(deps, chat, convo)
+        return
+    reply = chat.post(place_of(chat, convo), partial(says.question, convo.id, step), Lang(convo.lang))
+    convo.question_ts, convo.step = reply.id, len(convo.answers) + 1
+    deps.conversations.save(convo)
+
+
+def take_answer(
+    deps: Deps,
+    chat: Chat,
+    convo: Conversation,
+    key: str,
+    text: str | None,
+    user: str,
+    input_key: str | None = None,
+    value: Any = None,
+) -> None:
+    """Record an answer to the open question `key` (None skips it), mark it answered, go on.
+
+    `input_key` names the request that carried the answer: when it was already applied (the work is
+    redone after a crash), only the steps after recording are finished. Raises ParseError (nothing
+    recorded) when the text does not parse."""
+    if input_key is not None and convo.last_input == input_key:
+        if convo.question_ts is None and convo.status == "active":
+            ask_next(deps, chat, convo)  # crashed between recording the answer and asking on
+        return
+    step = current(convo)
+    if step is None or step.ask.key != key:
+        return  # a second click on an old button: nothing to do
+    record(convo, step, text, value)
+    convo.last_input = input_key
+    answered_id = convo.question_ts
+    convo.question_ts = None
+    deps.conversations.save(convo)  # the answer is on disk before anything is said about it
+    if answered_id:
+        chat.update(
+            Posted(place_of(chat, convo), answered_id), partial(says.answered, step, text, user), Lang(convo.lang)
+        )
+    ask_next(deps, chat, convo)
+
+
+def typed_answer(
+    deps: Deps, chat: Chat, convo: Conversation, text: str, user: str, input_key: str | None = None
+) -> None:
+    """A reply typed in the thread: parse it for the open question; on failure say what is accepted."""
+    if input_key is not None and convo.last_input == input_key:
+        take_answer(deps, chat, convo, "", None, user, input_key)  # a redo: finish what was started
+        return
+    step = current(convo)
+    if step is None:
+        return
+    answer: str | None = text.strip()
+    if not step.required and answer and answer.lower() in SKIP_WORDS:
+        answer = None
+    try:
+        take_answer(deps, chat, convo, step.ask.key, answer, user, input_key)
+    except ParseError as exc:
+        chat.post(place_of(chat, convo), partial(_parse_error, exc), Lang(convo.lang))
+
+
+def recommend(deps: Deps, convo: Conversation) -> Advice:
+    """The decision for the conversation's answers, priced (on a schedule assumed when none was given)."""
+    return advise(
+        parsed(convo), deps.policy, quoter=deps.prices.quote, currency=deps.settings.currency, assume_schedule=True
+    )
+
+
+def finish(deps: Deps, chat: Chat, convo: Conversation) -> None:
+    """Post the recommendation in the conversation's thread (or as a message) and remember it."""
+    lang = Lang(convo.lang)
+    advice = recommend(deps, convo)
+    say = partial(says.recommendation, advice, convo.id, deps.policy)
+    if convo.thread_ts:
+        chat.post(place_of(chat, convo), say, lang)
+    else:
+        posted = chat.post(place_of(chat, convo), say, lang, fallback_user=convo.user)
+        convo.channel, convo.thread_ts = posted.place.chat, posted.id
+    convo.status = "done"
+    deps.conversations.save(convo)
+    deps.metrics.decisions.labels(advice.decision.choice.value).inc()
+    summary = " · ".join(convo.answers[k] for k in ("duration", "memory", "workload", "gpu") if convo.answers.get(k))
+    choice = advice.decision.choice.value
+    deps.users.add_recommendation(convo.team, convo.user, choice, summary, advice.to_json(lang))
+
+
+def _parse_error(error: ParseError, lang: Lang) -> Message:
+    return plain(parse_error_text(error, lang, "slack"), lang)
+
+
+def _parse_error(error: ParseError, lang: Lang) -> Message:
+    return plain(parse_error_text(error, lang, "slack"), lang)

@@ -1,0 +1,93 @@
+"""Places, actors and what a chat can do: the port the core talks to (one implementation per platform)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from enum import StrEnum
+from typing import Protocol
+
+from bot.chat.message import Message
+from bot.text import Lang
+
+
+class Platform(StrEnum):
+    SLACK = "slack"
+    FEISHU = "feishu"
+
+
+# A tenant's id in the state tables (their `team` column): a Slack workspace's own id (T…, E…), a Feishu tenant's
+# key behind this prefix, so the two never meet and each row says which platform it belongs to.
+FEISHU_PREFIX = "feishu:"
+
+
+def platform_of(team: str) -> Platform:
+    return Platform.FEISHU if team.startswith(FEISHU_PREFIX) else Platform.SLACK
+
+
+@dataclass(frozen=True)
+class Place:
+    """Where a message goes: a chat (a Slack channel or DM, a Feishu chat oc_…) of a tenant, in a thread when
+    `thread` is set (Slack: the root's ts; Feishu: the root message's id)."""
+
+    platform: Platform
+    tenant: str
+    chat: str
+    thread: str | None = None
+
+    def in_thread(self, thread: str | None) -> Place:
+        return replace(self, thread=thread)
+
+
+@dataclass(frozen=True)
+class Actor:
+    """Who pressed or wrote: a user (Slack U…, Feishu open_id ou_…) of a tenant."""
+
+    platform: Platform
+    tenant: str
+    user: str
+
+
+@dataclass(frozen=True)
+class Posted:
+    """A message sent: where it is now (a post moved to a DM says why in `moved_because`) and its id."""
+
+    place: Place
+    id: str
+    moved_because: str | None = None
+
+
+# A message in any language: a card shown to several readers can carry each reader's language.
+Say = Callable[[Lang], Message]
+
+
+class ChatError(Exception):
+    """A chat refused a call for good (after its client's retries): `code` is the platform's error."""
+
+    def __init__(self, code: str, *, cannot_post: bool = False) -> None:
+        super().__init__(code)
+        self.code = code
+        self.cannot_post = cannot_post  # the bot may not post there (not a member, archived, …)
+
+
+class Chat(Protocol):
+    """What the core needs from a chat. `lang` is the reader's language: a platform that can show each reader
+    their own (Feishu's cards) renders `say` in every language it supports, with `lang` first."""
+
+    platform: Platform
+
+    def post(self, place: Place, say: Say, lang: Lang, *, fallback_user: str | None = None) -> Posted:
+        """Post in `place` (a reply when `place.thread` is set); with `fallback_user`, a chat the bot cannot post in
+        sends the message to that user directly instead, saying why. ChatError when it cannot be sent."""
+
+    def update(self, posted: Posted, say: Say, lang: Lang) -> None:
+        """Replace what a message the bot sent shows."""
+
+    def tell(self, place: Place, user: str, text: str) -> None:
+        """A line only `user` sees (Slack: ephemeral; elsewhere: a direct message)."""
+
+    def direct(self, actor: Actor, say: Say, lang: Lang) -> Posted:
+        """A direct message to a user."""
+
+    def user_lang(self, actor: Actor) -> Lang:
+        """The user's language, as the chat knows it, else the workspace default."""

@@ -1,0 +1,88 @@
+"""The chat port on Slack: neutral messages rendered as Block Kit (the profile's intents with their own templates,
+anything else generically) and sent with slack_sdk's WebClient."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from slack_sdk import WebClient
+
+from bot.chat import profile_messages as says
+from bot.chat.message import Message, Section
+from bot.chat.port import Actor, Place, Platform, Posted, Say
+from bot.deps import Deps
+from bot.slack.replies import lang_for, post_or_dm
+from bot.slack.ui import blocks, templating
+from bot.text import Lang
+
+
+def render(message: Message) -> list[dict[str, Any]]:
+    """Block Kit for a neutral message: the profile's own templates for its intents, else section by section."""
+    intent, lang = message.intent, message.lang
+    if isinstance(intent, says.Root):
+        return blocks.root(intent.user, lang, intent.note)
+    if isinstance(intent, says.Question):
+        return blocks.question(intent.convo_id, intent.step, lang)
+    if isinstance(intent, says.Answered):
+        return blocks.answered(intent.step, intent.answer, intent.user, lang)
+    if isinstance(intent, says.Recommendation):
+        return blocks.recommendation(intent.advice, intent.convo_id, intent.policy, lang)
+    if message.sections == (Section(message.text),) and not (message.title or message.buttons or message.context):
+        return []  # a plain line: Slack shows the text itself
+    return generic(message)
+
+
+def generic(message: Message) -> list[dict[str, Any]]:
+    """A message no template is made for: title, sections, buttons, context (ending in a divider)."""
+    return templating.message(
+        "generic.json.j2",
+        title=message.title,
+        sections=message.sections,
+        buttons=message.buttons,
+        context=message.context,
+    )
+
+
+class SlackChat:
+    platform = Platform.SLACK
+
+    def __init__(self, client: WebClient, deps: Deps) -> None:
+        self.client, self.deps = client, deps
+
+    def post(self, place: Place, say: Say, lang: Lang, *, fallback_user: str | None = None) -> Posted:
+        message = say(lang)
+        if fallback_user is not None:
+            posted = post_or_dm(
+                self.client,
+                channel=place.chat,
+                user=fallback_user,
+                blocks=render(message),
+                text=message.text,
+                lang=lang,
+                thread_ts=place.thread,
+            )
+            where = Place(place.platform, place.tenant, posted.channel, place.thread)
+            return Posted(where, posted.ts, posted.moved_because)
+        # Slack's errors (SlackApiError) go to the app's error handler as they are
+        reply = self.client.chat_postMessage(
+            channel=place.chat, thread_ts=place.thread, blocks=render(message) or None, text=message.text
+        )
+        return Posted(place, str(reply["ts"]))
+
+    def update(self, posted: Posted, say: Say, lang: Lang) -> None:
+        message = say(lang)
+        self.client.chat_update(
+            channel=posted.place.chat, ts=posted.id, blocks=render(message) or None, text=message.text
+        )
+
+    def tell(self, place: Place, user: str, text: str) -> None:
+        self.client.chat_postEphemeral(channel=place.chat, user=user, text=text)
+
+    def direct(self, actor: Actor, say: Say, lang: Lang) -> Posted:
+        dm = self.client.conversations_open(users=actor.user)["channel"]["id"]
+        message = say(lang)
+        reply = self.client.chat_postMessage(channel=dm, blocks=render(message) or None, text=message.text)
+        return Posted(Place(Platform.SLACK, actor.tenant, dm, str(reply["ts"])), str(reply["ts"]))
+
+    def user_lang(self, actor: Actor) -> Lang:
+        return lang_for(self.client, self.deps, actor.user)
