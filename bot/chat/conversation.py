@@ -197,7 +197,3 @@ def finish(deps: Deps, chat: Chat, convo: Conversation) -> None:
 
 def _parse_error(error: ParseError, lang: Lang) -> Message:
     return plain(parse_error_text(error, lang, "slack"), lang)
-
-
-def _parse_error(error: ParseError, lang: Lang) -> Message:
-    return plain(parse_error_text(error, lang, "slack"), lang)

@@ -7,7 +7,7 @@ from bot.slack import conversation
 from bot.slack.replies import lang_for
 from bot.slack.request import SlackRequest
 from bot.slack.ui import blocks
-from bot.slack.ui.blocks import ButtonValue
+from bot.chat.ids import ButtonValue
 from bot.slack.ui.forms import FormMeta
 from bot.text import Lang, t
 from bot.text.format import forms

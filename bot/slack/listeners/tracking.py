@@ -22,7 +22,7 @@ from bot.slack.listeners.rentals import RentalCommandError
 from bot.slack.replies import lang_for
 from bot.slack.request import SlackRequest
 from bot.slack.ui import blocks, track_form
-from bot.slack.ui.blocks import ButtonValue
+from bot.chat.ids import ButtonValue
 from bot.state.rentals import Instance, RentalError, Rentals
 from bot.text import Lang, t
 from bot.text.catalogue import tw
