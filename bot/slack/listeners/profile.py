@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
+from bot.chat.ids import ButtonValue
 from bot.deps import Deps
 from bot.slack import conversation
 from bot.slack.replies import lang_for
 from bot.slack.request import SlackRequest
 from bot.slack.ui import blocks
-from bot.chat.ids import ButtonValue
 from bot.slack.ui.forms import FormMeta
 from bot.text import Lang, t
 from bot.text.format import forms

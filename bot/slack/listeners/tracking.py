@@ -14,6 +14,7 @@ from typing import Any
 from slack_bolt import Ack
 from slack_sdk.errors import SlackApiError
 
+from bot.chat.ids import ButtonValue
 from bot.deps import Deps
 from bot.fields.rentals import CachedPrice, FieldError, currency_of, instance_fields, price_from_cache
 from bot.slack import inline
@@ -22,7 +23,6 @@ from bot.slack.listeners.rentals import RentalCommandError
 from bot.slack.replies import lang_for
 from bot.slack.request import SlackRequest
 from bot.slack.ui import blocks, track_form
-from bot.chat.ids import ButtonValue
 from bot.state.rentals import Instance, RentalError, Rentals
 from bot.text import Lang, t
 from bot.text.catalogue import tw
