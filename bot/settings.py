@@ -327,6 +327,28 @@ class Settings(BaseSettings):
         validation_alias=AliasChoices("SLACK_REDIRECT_URI", "GPU_ADVISOR_SLACK_REDIRECT_URI"),
         description="OAuth: the redirect URL (https://YOUR-HOST/slack/oauth_redirect) when the app lists several",
     )
+    feishu_app_id: str | None = Field(
+        default=None,
+        description="Feishu/Lark: the self-built app's App ID (cli_...); with the secret, serve talks to Feishu",
+    )
+    feishu_app_secret: SecretStr | None = Field(default=None, description="Feishu/Lark: the app's App Secret")
+    feishu_verification_token: SecretStr | None = Field(
+        default=None,
+        description="Feishu/Lark: the Verification Token of Events and Callbacks (checked when no encrypt key)",
+    )
+    feishu_encrypt_key: SecretStr | None = Field(
+        default=None,
+        description="Feishu/Lark: the Encrypt Key; callbacks are then encrypted and signed (X-Lark-Signature)",
+    )
+    feishu_domain: str = Field(
+        default="feishu",
+        description="Feishu/Lark: feishu (open.feishu.cn), lark (open.larksuite.com) or an origin URL (a local fake)",
+    )
+    feishu_mode: str = Field(
+        default="ws",
+        pattern="^(ws|http)$",
+        description="Feishu/Lark: ws (the SDK's long connection, no public URL) or http (POSTs to /feishu/events)",
+    )
     encryption_key: SecretStr | None = Field(
         default=None,
         description="OAuth: the Fernet key that encrypts installations' tokens at rest (make one with "
@@ -349,6 +371,20 @@ class Settings(BaseSettings):
 
     def azure_region_list(self) -> tuple[str, ...]:
         return tuple(r.strip() for r in self.azure_regions.split(",") if r.strip())
+
+    @field_validator("feishu_domain")
+    @classmethod
+    def _feishu_domain(cls, value: str) -> str:
+        from urllib.parse import urlsplit
+
+        if value.lower() in ("feishu", "lark"):
+            return value.lower()
+        url = urlsplit(value)
+        loopback = url.hostname in ("127.0.0.1", "localhost", "::1")
+        secure = url.scheme == "https" or (url.scheme == "http" and loopback)
+        if secure and url.netloc and url.path in ("", "/") and not url.query:
+            return value
+        raise ValueError("feishu, lark, or an origin such as https://open.example.com (http only on the loopback)")
 
     @field_validator("currency")
     @classmethod
@@ -392,6 +428,19 @@ class Settings(BaseSettings):
     def oauth(self) -> bool:
         """Installed through OAuth into many workspaces: a client ID and secret, and no single bot token."""
         return bool(self.slack_client_id and self.slack_client_secret and not self.slack_bot_token)
+
+    def feishu(self) -> bool:
+        """Talks to Feishu/Lark: an App ID and App Secret are set."""
+        return bool(self.feishu_app_id and self.feishu_app_secret)
+
+    def slack(self) -> bool:
+        """Talks to Slack: a bot token, or an OAuth client (installs into many workspaces)."""
+        return bool(self.slack_bot_token or self.oauth())
+
+    def feishu_base_url(self) -> str:
+        """The Open API's origin: Feishu's or Lark's, or the URL given (https, or http on the loopback only)."""
+        named = {"feishu": "https://open.feishu.cn", "lark": "https://open.larksuite.com"}
+        return named.get(self.feishu_domain.lower(), self.feishu_domain.rstrip("/"))
 
     def state_url(self) -> str:
         """The bot's state database: GPU_ADVISOR_DATABASE_URL, else the SQLite file."""

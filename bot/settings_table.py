@@ -57,6 +57,14 @@ AREAS: dict[str, tuple[str, ...]] = {
         "locale_cache_hours",
         "slack_retry_backoff_s",
     ),
+    "Feishu/Lark": (
+        "feishu_app_id",
+        "feishu_app_secret",
+        "feishu_verification_token",
+        "feishu_encrypt_key",
+        "feishu_domain",
+        "feishu_mode",
+    ),
     "serve: the front door, the work process, replicas, logs": (
         "ack_db_budget_s",
         "max_body_bytes",

@@ -28,6 +28,7 @@ from slack_bolt.adapter.wsgi import SlackRequestHandler
 from bot.deps import Deps
 from bot.server import enroll, heartbeat
 from bot.server.bodies import SOCKET_KEY, BodyTimeout, PendingBodies, TooManyPending, read_body
+from bot.server.feishu_endpoint import PATH as FEISHU_PATH
 from bot.server.health import health
 from bot.server.verify import check, too_large
 from bot.slack import fast_ack
@@ -100,11 +101,16 @@ def _unauthenticated_body(environ: dict[str, Any], deps: Deps, pending: PendingB
         return 408, str(exc).encode()
 
 
-def wsgi_app(app: App, deps: Deps, scheduler_running: Callable[[], bool] | None = None) -> Callable[..., Any]:
-    """The WSGI application: what each path does."""
-    handler = SlackRequestHandler(app, path=EVENTS_PATH)
+def wsgi_app(
+    app: App | None,
+    deps: Deps,
+    scheduler_running: Callable[[], bool] | None = None,
+    feishu: Callable[..., Iterable[bytes]] | None = None,
+) -> Callable[..., Any]:
+    """The WSGI application: what each path does (`feishu`: /feishu/events, when serve talks to Feishu)."""
+    handler = SlackRequestHandler(app, path=EVENTS_PATH) if app is not None else None
     rentals = Rentals(deps.store)
-    slack_events = _events_endpoint(app, deps, handler)
+    slack_events = _events_endpoint(app, deps, handler) if app is not None and handler is not None else None
 
     def agent_heartbeat(environ: dict[str, Any], start_response: StartResponse) -> Iterable[bytes]:
         beat_limit = deps.settings.heartbeat_max_bytes
@@ -140,13 +146,15 @@ def wsgi_app(app: App, deps: Deps, scheduler_running: Callable[[], bool] | None 
 
     def wsgi(environ: dict[str, Any], start_response: StartResponse) -> Iterable[bytes]:
         path = environ.get("PATH_INFO")
-        if path == EVENTS_PATH and environ.get("REQUEST_METHOD") == "POST":
+        if path == EVENTS_PATH and slack_events is not None and environ.get("REQUEST_METHOD") == "POST":
             return slack_events(environ, start_response)
+        if path == FEISHU_PATH and feishu is not None and environ.get("REQUEST_METHOD") == "POST":
+            return feishu(environ, start_response)
         if path == heartbeat.PATH and environ.get("REQUEST_METHOD") == "POST":
             return agent_heartbeat(environ, start_response)
         if path == enroll.PATH and environ.get("REQUEST_METHOD") == "POST":
             return agent_enroll(environ, start_response)
-        if path in (INSTALL_PATH, REDIRECT_PATH) and app.oauth_flow is not None:
+        if path in (INSTALL_PATH, REDIRECT_PATH) and app is not None and handler is not None and app.oauth_flow:
             return handler(environ, start_response)  # OAuth installs: bolt's install page and redirect
         if path == "/healthz":
             status, report = health(deps, scheduler_running)
@@ -239,8 +247,18 @@ def _enroll_endpoint(deps: Deps) -> Callable[..., Iterable[bytes]]:
 
 
 def build_server(
-    app: App, deps: Deps, host: str, port: int, *, scheduler_running: Callable[[], bool] | None = None
+    app: App | None,
+    deps: Deps,
+    host: str,
+    port: int,
+    *,
+    scheduler_running: Callable[[], bool] | None = None,
+    feishu: Callable[..., Iterable[bytes]] | None = None,
 ) -> ThreadingWSGIServer:
     return make_server(
-        host, port, wsgi_app(app, deps, scheduler_running), server_class=ThreadingWSGIServer, handler_class=QuietHandler
+        host,
+        port,
+        wsgi_app(app, deps, scheduler_running, feishu),
+        server_class=ThreadingWSGIServer,
+        handler_class=QuietHandler,
     )

@@ -17,7 +17,7 @@ from bot.text.format import show
 from bot.text.lang import Lang
 from rules.patterns import lazy
 
-FILES = ("decision", "questions", "quote", "slack", "cli", "errors", "digest")
+FILES = ("decision", "questions", "quote", "slack", "cli", "errors", "digest", "feishu")
 
 
 class CatalogueError(RuntimeError):

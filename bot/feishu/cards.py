@@ -1,0 +1,76 @@
+"""Neutral messages as Feishu message cards (JSON 2.0): every text in zh_cn and en_us (`i18n_content`, with
+`config.locales`), so each reader's Feishu shows their own language; buttons whose callback value carries the
+core's action id and value; `update_multi`, so an updated card changes for everyone in the chat.
+
+Text comes in the catalogue's markup (Slack's mrkdwn: *bold*, _italic_, <@USER>, <url|label>) and is written as
+Feishu markdown (**bold**, *italic*, <at id=USER></at>, [label](url))."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from bot.chat.message import Message
+from bot.chat.port import Say
+from bot.text import Lang
+
+LOCALE = {Lang.ZH: "zh_cn", Lang.EN: "en_us"}
+
+_BOLD = re.compile(r"(?<![\w*])\*(?=\S)([^*\n]+?)(?<=\S)\*(?![\w*])")
+_ITALIC = re.compile(r"(?<![\w_])_(?=\S)([^_\n]+?)(?<=\S)_(?![\w_])")
+_MENTION = re.compile(r"<@([A-Za-z0-9_]+)>")
+_LINK = re.compile(r"<(https?://[^|>\s]+)\|([^>]+)>")
+
+
+def markdown(text: str) -> str:
+    text = _LINK.sub(lambda m: f"[{m.group(2)}]({m.group(1)})", text)
+    text = _MENTION.sub(lambda m: f"<at id={m.group(1)}></at>", text)
+    text = _ITALIC.sub(lambda m: f"\x00{m.group(1)}\x00", text)  # italic first: its * must not look bold
+    text = _BOLD.sub(lambda m: f"**{m.group(1)}**", text)
+    return text.replace("\x00", "*")
+
+
+def _texts(versions: dict[Lang, str], first: Lang, md: bool = True) -> dict[str, Any]:
+    shown = {LOCALE[lang]: markdown(text) if md else text for lang, text in versions.items()}
+    return {"content": shown[LOCALE[first]], "i18n_content": shown}
+
+
+def _pick(messages: dict[Lang, Message], get: Any) -> list[dict[Lang, Any]]:
+    """Element i of each language's message, where every language has one (else the first language's only)."""
+    first = next(iter(messages.values()))
+    out = []
+    for i, item in enumerate(get(first)):
+        out.append({lang: (get(m)[i] if i < len(get(m)) else item) for lang, m in messages.items()})
+    return out
+
+
+def card(say: Say, lang: Lang) -> dict[str, Any]:
+    """The card for `say`, in `lang` first and in every other language the catalogue has."""
+    order = [lang, *(other for other in Lang if other is not lang)]
+    messages = {each: say(each) for each in order}
+    first = messages[lang]
+    elements: list[dict[str, Any]] = []
+    for versions in _pick(messages, lambda m: m.sections):
+        texts = {k: "\n".join([s.text, *s.fields]) for k, s in versions.items()}
+        elements.append({"tag": "markdown", **_texts(texts, lang)})
+    for versions in _pick(messages, lambda m: m.buttons):
+        button = versions[lang]
+        elements.append(
+            {
+                "tag": "button",
+                "text": {"tag": "plain_text", **_texts({k: b.label for k, b in versions.items()}, lang, md=False)},
+                "type": {"primary": "primary", "danger": "danger"}.get(button.style or "", "default"),
+                "behaviors": [{"type": "callback", "value": {"action": button.action, "value": button.value}}],
+            }
+        )
+    for versions in _pick(messages, lambda m: m.context):
+        elements.append({"tag": "markdown", "text_size": "notation", **_texts(dict(versions), lang)})
+    body: dict[str, Any] = {
+        "schema": "2.0",
+        "config": {"update_multi": True, "locales": [LOCALE[each] for each in order]},
+        "body": {"elements": elements},
+    }
+    if first.title:
+        titles = {k: m.title or first.title for k, m in messages.items()}
+        body["header"] = {"title": {"tag": "plain_text", **_texts(titles, lang, md=False)}, "template": "blue"}
+    return body

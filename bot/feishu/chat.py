@@ -1,0 +1,109 @@
+"""The chat port on Feishu/Lark: cards (cards.py) sent with the SDK's IM service (sdk.py). A thread is a reply
+with reply_in_thread under the conversation's root message; a line for one person is a direct message."""
+
+from __future__ import annotations
+
+import json
+import logging
+from dataclasses import replace
+
+from bot.chat.message import Message, plain
+from bot.chat.port import Actor, ChatError, Place, Platform, Posted, Say
+from bot.feishu.cards import card
+from bot.feishu.sdk import FeishuError, OpenApi
+from bot.text import Lang, t
+
+log = logging.getLogger(__name__)
+
+# The bot may not post in that chat (not a member, the chat dissolved, no permission): go to a direct message.
+CANNOT_POST = {230002, 230006, 230013, 230017, 232009}
+
+
+class FeishuChat:
+    platform = Platform.FEISHU
+
+    def __init__(self, api: OpenApi, default_lang: Lang) -> None:
+        self.api, self.default_lang = api, default_lang
+
+    def _send(self, receive_type: str, receive_id: str, content: dict[str, object]) -> str:
+        im = self.api.sdk.im
+        request = (
+            im.CreateMessageRequest.builder()
+            .receive_id_type(receive_type)
+            .request_body(
+                im.CreateMessageRequestBody.builder()
+                .receive_id(receive_id)
+                .msg_type("interactive")
+                .content(json.dumps(content, ensure_ascii=False))
+                .build()
+            )
+            .build()
+        )
+        data = self.api.call("messages.create", lambda: self.api.im.message.create(request))
+        return str(data.message_id)
+
+    def _reply(self, root: str, content: dict[str, object]) -> str:
+        im = self.api.sdk.im
+        request = (
+            im.ReplyMessageRequest.builder()
+            .message_id(root)
+            .request_body(
+                im.ReplyMessageRequestBody.builder()
+                .msg_type("interactive")
+                .content(json.dumps(content, ensure_ascii=False))
+                .reply_in_thread(True)
+                .build()
+            )
+            .build()
+        )
+        data = self.api.call("messages.reply", lambda: self.api.im.message.reply(request))
+        return str(data.message_id)
+
+    def post(self, place: Place, say: Say, lang: Lang, *, fallback_user: str | None = None) -> Posted:
+        content = card(say, lang)
+        try:
+            if place.thread:
+                return Posted(place, self._reply(place.thread, content))
+            sent = self._send("chat_id", place.chat, content)
+            return Posted(place.in_thread(sent), sent)
+        except FeishuError as exc:
+            if fallback_user is None or exc.code not in CANNOT_POST:
+                raise ChatError(str(exc.code), cannot_post=exc.code in CANNOT_POST) from exc
+            log.info("cannot post in %s (code %s); continuing in a direct message", place.chat, exc.code)
+            note = t("slack.dm_fallback", lang, channel=place.chat, error=exc.msg or exc.code)
+
+            def moved(each: Lang) -> Message:
+                message = say(each)
+                return replace(message, context=(*message.context, note))
+
+            sent = self._send("open_id", fallback_user, card(moved, lang))
+            return Posted(Place(self.platform, place.tenant, fallback_user, sent), sent, str(exc.code))
+
+    def update(self, posted: Posted, say: Say, lang: Lang) -> None:
+        im = self.api.sdk.im
+        request = (
+            im.PatchMessageRequest.builder()
+            .message_id(posted.id)
+            .request_body(
+                im.PatchMessageRequestBody.builder().content(json.dumps(card(say, lang), ensure_ascii=False)).build()
+            )
+            .build()
+        )
+        try:
+            self.api.call("messages.patch", lambda: self.api.im.message.patch(request))
+        except FeishuError as exc:
+            raise ChatError(str(exc.code)) from exc
+
+    def tell(self, place: Place, user: str, text: str) -> None:
+        self.direct(Actor(self.platform, place.tenant, user), lambda lang: plain(text, lang), self.default_lang)
+
+    def direct(self, actor: Actor, say: Say, lang: Lang) -> Posted:
+        try:
+            sent = self._send("open_id", actor.user, card(say, lang))
+        except FeishuError as exc:
+            raise ChatError(str(exc.code)) from exc
+        return Posted(Place(self.platform, actor.tenant, actor.user, sent), sent)
+
+    def user_lang(self, actor: Actor) -> Lang:
+        """Feishu does not tell a bot a user's language: the default (cards show each reader's own anyway)."""
+        return self.default_lang

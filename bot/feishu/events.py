@@ -1,0 +1,124 @@
+"""What each Feishu callback does: a message to the bot (a direct message, or a group message that @mentions it)
+is a command, or, in a profile's thread, an answer; a card button is an answer, Skip, Start over, … The text of a
+command is what follows /gpu-advise in Slack, with or without a leading /gpu-advise.
+
+`handle` runs after the callback was kept in the inbox and acknowledged; `input_key` (the inbox key) makes a
+redo after a crash finish what was started instead of doing it twice, as in Slack."""
+
+from __future__ import annotations
+
+import json
+import logging
+from typing import Any
+
+from bot.chat import conversation
+from bot.chat.ids import Action, ButtonValue, SubCommand
+from bot.chat.message import plain
+from bot.chat.port import FEISHU_PREFIX, Place
+from bot.deps import Deps
+from bot.feishu.chat import FeishuChat
+from bot.text import Lang, t
+
+log = logging.getLogger(__name__)
+
+MESSAGE, CARD_ACTION = "im.message.receive_v1", "card.action.trigger"
+COMMAND = "/gpu-advise"
+START_WORDS = {"", "advise", "start", "开始", "建议"}
+
+
+def team_of(payload: dict[str, Any]) -> str:
+    """The tenant's id in the state tables: the tenant key behind the Feishu prefix."""
+    return FEISHU_PREFIX + str((payload.get("header") or {}).get("tenant_key") or "")
+
+
+def event_type(payload: dict[str, Any]) -> str:
+    return str((payload.get("header") or {}).get("event_type") or "")
+
+
+def command_text(message: dict[str, Any]) -> str:
+    """The typed text, without the @mentions and a leading /gpu-advise."""
+    try:
+        text = str(json.loads(message.get("content") or "{}").get("text") or "")
+    except (ValueError, AttributeError):
+        return ""
+    for mention in message.get("mentions") or []:
+        text = text.replace(str(mention.get("key", "")), " ")
+    text = text.strip()
+    if text.lower().startswith(COMMAND):
+        text = text[len(COMMAND) :]
+    return text.strip()
+
+
+def _lang_of(text: str, default: Lang) -> Lang:
+    """Chinese when the person wrote Chinese; else the default (Feishu tells a bot no user's language)."""
+    return Lang.ZH if any("\u4e00" <= ch <= "\u9fff" for ch in text) else default
+
+
+def handle(deps: Deps, chat: FeishuChat, payload: dict[str, Any], input_key: str | None = None) -> None:
+    kind = event_type(payload)
+    if kind == MESSAGE:
+        on_message(deps, chat, payload, input_key)
+    elif kind == CARD_ACTION:
+        on_card_action(deps, chat, payload, input_key)
+
+
+def on_message(deps: Deps, chat: FeishuChat, payload: dict[str, Any], input_key: str | None) -> None:
+    event = payload.get("event") or {}
+    sender, message = event.get("sender") or {}, event.get("message") or {}
+    if sender.get("sender_type") not in (None, "user"):
+        return  # the bot's own messages, other apps
+    user = str((sender.get("sender_id") or {}).get("open_id") or "")
+    chat_id, team = str(message.get("chat_id") or ""), team_of(payload)
+    if not user or not chat_id:
+        return
+    text = command_text(message)
+    root = message.get("root_id")
+    if root:  # a reply in a thread: the open question of the profile there, if it is one
+        found = deps.conversations.by_thread(team, chat_id, str(root))
+        if found is not None:
+            with deps.store.lock(found.id):
+                convo = deps.conversations.get(found.id) or found
+                if conversation.admit(deps, chat, convo, chat_id, user):
+                    conversation.typed_answer(deps, chat, convo, text, user, input_key)
+            return
+    lang = _lang_of(text, deps.settings.lang)
+    head = text.split()[0].lower() if text.split() else ""
+    place = Place(chat.platform, team, chat_id)
+    if head in START_WORDS:
+        conversation.start(deps, chat, team=team, channel=chat_id, user=user, lang=lang)
+    elif head == SubCommand.HELP:
+        chat.post(
+            place.in_thread(str(message.get("message_id"))), lambda each: plain(t("feishu.help", each), each), lang
+        )
+    else:
+        said = lambda each: plain(t("feishu.not_yet", each, name=head), each)  # noqa: E731
+        chat.post(place.in_thread(str(message.get("message_id"))), said, lang)
+
+
+def on_card_action(deps: Deps, chat: FeishuChat, payload: dict[str, Any], input_key: str | None) -> None:
+    event = payload.get("event") or {}
+    operator = event.get("operator") or {}
+    user = str(operator.get("open_id") or "")
+    pressed = (event.get("action") or {}).get("value") or {}
+    action, raw = str(pressed.get("action") or ""), str(pressed.get("value") or "")
+    chat_id = str((event.get("context") or {}).get("open_chat_id") or "")
+    team = FEISHU_PREFIX + str(operator.get("tenant_key") or (payload.get("header") or {}).get("tenant_key") or "")
+    if not user or not raw:
+        return
+    try:
+        value = ButtonValue.model_validate_json(raw)
+    except ValueError:
+        log.info("a card action with a value this app did not make: ignored")
+        return
+    if action.startswith(Action.ANSWER) or action == Action.SKIP:
+        with deps.store.lock(value.c):
+            convo = deps.conversations.get(value.c, team)  # another tenant's press finds nothing
+            if convo is None or not conversation.admit(deps, chat, convo, chat_id or convo.channel, user):
+                return
+            conversation.take_answer(deps, chat, convo, value.k, value.v, user, input_key)
+    elif action == Action.RESTART:
+        convo = deps.conversations.get(value.c, team)
+        if convo is not None:
+            conversation.start(
+                deps, chat, team=team, channel=chat_id or convo.channel, user=user, lang=Lang(convo.lang)
+            )

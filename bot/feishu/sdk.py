@@ -1,0 +1,104 @@
+"""The parts of lark-oapi this app uses, and only those: `import lark_oapi` loads every API of the SDK (about 3 s of
+CPU here), `lark_oapi.client.Client` as much again; the IM and contact services with the core take 0.4 s. So the
+SDK's top packages are entered without running their __init__ (which imports everything), and the services are
+built on the SDK's own Config, token manager and transport, as lark.Client.builder() would build them.
+
+Calls are retried with backoff on Feishu's frequency limit (HTTP 429, code 99991400) and on 5xx or a dropped
+connection; anything else is an answer (FeishuError carries its code)."""
+
+from __future__ import annotations
+
+import importlib.util
+import logging
+import sys
+import time
+import types
+from collections.abc import Callable
+from typing import Any
+
+log = logging.getLogger(__name__)
+
+RATE_LIMITED = {99991400, 11232, 230020}  # frequency limit (Open API), message rate limits (IM)
+ATTEMPTS = 4
+
+
+class FeishuError(Exception):
+    """The Open API refused a call (after the retries): its `code` and `msg`."""
+
+    def __init__(self, code: int | None, msg: str, status: int | None = None) -> None:
+        super().__init__(f"Feishu error {code}: {msg}")
+        self.code, self.msg, self.status = code, msg, status
+
+
+def _enter_without_init(name: str) -> None:
+    """Make package `name` importable for its submodules without running its __init__ (see the module's note)."""
+    if name in sys.modules:
+        return
+    spec = importlib.util.find_spec(name)
+    if spec is None or spec.submodule_search_locations is None:
+        raise ImportError(f"{name} is not installed: pip install lark-oapi")
+    package = types.ModuleType(name)
+    package.__path__ = list(spec.submodule_search_locations)
+    package.__spec__ = spec
+    package.__package__ = name
+    sys.modules[name] = package
+
+
+def load() -> Any:
+    """The SDK's pieces: (Config, IM v1 service, contact v3 service, the im.v1 model module, AESCipher)."""
+    _enter_without_init("lark_oapi")
+    _enter_without_init("lark_oapi.api")
+    from lark_oapi.api.contact.v3 import model as contact_model
+    from lark_oapi.api.contact.v3.version import V3 as ContactV3
+    from lark_oapi.api.im.v1 import model as im_model
+    from lark_oapi.api.im.v1.version import V1 as ImV1
+    from lark_oapi.core.model import Config
+    from lark_oapi.core.utils.decryptor import AESCipher
+
+    return types.SimpleNamespace(
+        Config=Config, ImV1=ImV1, ContactV3=ContactV3, im=im_model, contact=contact_model, AESCipher=AESCipher
+    )
+
+
+class OpenApi:
+    """One app's Open API: the IM and contact services on one Config (the SDK keeps the tenant token cached)."""
+
+    def __init__(
+        self,
+        app_id: str,
+        app_secret: str,
+        base_url: str,
+        *,
+        backoff_s: float = 0.5,
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> None:
+        self.sdk = load()
+        config = self.sdk.Config()
+        config.app_id, config.app_secret, config.domain, config.timeout = app_id, app_secret, base_url, 10
+        self.im = self.sdk.ImV1(config)
+        self.contact = self.sdk.ContactV3(config)
+        self.backoff_s, self.sleep = backoff_s, sleep
+
+    def call(self, what: str, send: Callable[[], Any]) -> Any:
+        """Send (`send` makes the SDK call) until it is answered: the response's data, else FeishuError."""
+        import requests
+
+        delay = self.backoff_s
+        for attempt in range(1, ATTEMPTS + 1):
+            try:
+                response = send()
+            except requests.RequestException as exc:
+                if attempt == ATTEMPTS:
+                    raise FeishuError(None, f"unreachable: {type(exc).__name__}") from None
+                log.warning("Feishu %s: %s, retrying in %.1f s", what, type(exc).__name__, delay)
+            else:
+                status = response.raw.status_code if response.raw is not None else None
+                if response.success():
+                    return getattr(response, "data", None)  # some answers (patch) carry none
+                again = status == 429 or (status or 0) >= 500 or response.code in RATE_LIMITED
+                if not again or attempt == ATTEMPTS:
+                    raise FeishuError(response.code, str(response.msg or ""), status)
+                log.warning("Feishu %s: code %s (HTTP %s), retrying in %.1f s", what, response.code, status, delay)
+            self.sleep(delay)
+            delay *= 2
+        raise AssertionError("unreachable")

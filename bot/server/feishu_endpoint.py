@@ -1,0 +1,131 @@
+"""POST /feishu/events: Feishu's callbacks (events and card actions) in HTTP mode.
+
+Checked first (bot/feishu/callback.py: signature, encryption, token; 401/400 and nothing done), then kept in the
+inbox under the event's id before it is answered, so Feishu's redelivery of an event it thinks unanswered is
+done once, and a crash after the answer loses nothing: `replay` does the work at the next start. A card action is
+answered at once with a toast (Feishu wants an answer within 3 s); its work, like a message's, runs on the
+gateway's threads, and the item is marked done when it ends."""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from collections.abc import Callable, Iterable
+from concurrent.futures import ThreadPoolExecutor
+from datetime import timedelta
+from typing import Any
+
+from bot.deps import Deps
+from bot.server.bodies import BodyTimeout, read_body
+from bot.server.verify import too_large
+from bot.state import StoreBusy, StoreUnavailable
+
+PATH = "/feishu/events"
+KIND = "feishu"
+REPLAY_WINDOW = timedelta(hours=1)
+log = logging.getLogger(__name__)
+
+StartResponse = Callable[..., Any]
+
+
+def _answer(start_response: StartResponse, status: int, body: dict[str, Any] | str) -> list[bytes]:
+    data = (json.dumps(body, ensure_ascii=False) if isinstance(body, dict) else body).encode()
+    kind = "application/json" if isinstance(body, dict) else "text/plain"
+    start_response(
+        f"{status} {'OK' if status == 200 else 'Refused'}", [("Content-Type", kind), ("Content-Length", str(len(data)))]
+    )
+    return [data]
+
+
+class FeishuGateway:
+    """Feishu's side of serve: the chat (its Open API client) and the callback endpoint."""
+
+    def __init__(self, deps: Deps, *, clock: Callable[[], float] = time.time) -> None:
+        from bot.feishu.chat import FeishuChat
+        from bot.feishu.sdk import OpenApi
+
+        settings = deps.settings
+        secret = settings.feishu_app_secret.get_secret_value() if settings.feishu_app_secret else ""
+        self.api = OpenApi(settings.feishu_app_id or "", secret, settings.feishu_base_url())
+        self.chat = FeishuChat(self.api, settings.lang)
+        self.deps, self.clock = deps, clock
+        self.encrypt_key = settings.feishu_encrypt_key.get_secret_value() if settings.feishu_encrypt_key else ""
+        token = settings.feishu_verification_token
+        self.token = token.get_secret_value() if token else ""
+        self.pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="feishu")
+
+    def state(self) -> str:
+        return "http"
+
+    def __call__(self, environ: dict[str, Any], start_response: StartResponse) -> Iterable[bytes]:
+        from bot.feishu.callback import Refused, open_callback
+        from bot.feishu.events import CARD_ACTION, event_type
+
+        deps = self.deps
+        if too_large(environ, deps.settings.max_body_bytes):
+            return _answer(start_response, 413, "too large")
+        try:
+            body = read_body(environ, deps.settings.read_timeout_s)
+        except BodyTimeout as exc:
+            return _answer(start_response, 408, str(exc))
+        headers = {k[5:].replace("_", "-").lower(): str(v) for k, v in environ.items() if k.startswith("HTTP_")}
+        opened = open_callback(
+            body, headers, encrypt_key=self.encrypt_key, verification_token=self.token, now=self.clock()
+        )
+        if isinstance(opened, Refused):
+            deps.metrics.refused.labels(str(opened.status)).inc()
+            log.info("refused a request to %s: %s (%s)", PATH, opened.status, opened.reason)
+            return _answer(start_response, opened.status, opened.reason)
+        if opened.challenge is not None:
+            return _answer(start_response, 200, {"challenge": opened.challenge})
+        payload = opened.payload
+        event_id = str((payload.get("header") or {}).get("event_id") or "")
+        if not event_id:
+            return _answer(start_response, 400, "a callback without header.event_id (schema 2.0 is expected)")
+        key = f"feishu:{event_id}"
+        deps.metrics.requests.labels(KIND).inc()
+        try:
+            fresh = deps.inbox.enqueue(key, KIND, payload, budget_s=deps.settings.ack_db_budget_s)
+        except StoreBusy:
+            return _answer(start_response, 503, "busy: try again")
+        except StoreUnavailable as exc:
+            return _answer(start_response, 503, f"the state database is unavailable ({exc.reason})")
+        if fresh:
+            self.pool.submit(self.work, key, payload)
+        if event_type(payload) == CARD_ACTION:
+            return _answer(start_response, 200, {"toast": _toast()})
+        return _answer(start_response, 200, {})
+
+    def work(self, key: str, payload: dict[str, Any]) -> None:
+        """The callback's work, then the item done; an error is logged with the key and left to be redone."""
+        from bot.feishu.events import handle
+
+        try:
+            handle(self.deps, self.chat, payload, key)
+        except Exception:
+            log.exception("the work of %s failed; it stays pending and is redone", key)
+            return
+        self.deps.inbox.done(key)
+
+    def replay(self) -> int:
+        """At start-up: the work of Feishu callbacks acknowledged before a stop."""
+        redone = 0
+        for key, kind, payload in self.deps.inbox.pending(REPLAY_WINDOW):
+            if kind == KIND:
+                self.work(key, payload)
+                redone += 1
+        return redone
+
+    def stop(self) -> None:
+        self.pool.shutdown(wait=True, cancel_futures=False)
+
+
+def _toast() -> dict[str, Any]:
+    from bot.text import Lang, t
+
+    return {
+        "type": "success",
+        "content": t("feishu.toast", Lang.ZH),
+        "i18n": {"zh_cn": t("feishu.toast", Lang.ZH), "en_us": t("feishu.toast", Lang.EN)},
+    }

@@ -1,0 +1,237 @@
+"""A fake Feishu/Lark Open API on 127.0.0.1 that records every call (the paths, bodies and answers of the real one:
+tenant_access_token/internal, im/v1/messages create, reply and patch, contact batch_get_id), and a sender of
+callbacks to /feishu/events encrypted and signed as Feishu does (AES-256-CBC under SHA-256 of the encrypt key,
+X-Lark-Signature = SHA-256 of timestamp + nonce + encrypt key + body)."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import itertools
+import json
+import os
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler
+from typing import Any
+from urllib.parse import parse_qsl, urlsplit
+
+import httpx
+from cryptography.hazmat.primitives import padding
+from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
+
+from tests.support.servers import running
+
+TOKEN = "t-g1044ghJRUIJJ5ELPFZ5ZUOHFR6QUCMYPQEFLEUD"  # the shape of a tenant access token
+
+
+@dataclass
+class Call:
+    method: str  # e.g. messages.create, messages.reply, messages.patch
+    path: str
+    query: dict[str, str]
+    body: dict[str, Any]
+    auth: str
+
+    @property
+    def card(self) -> dict[str, Any]:
+        return json.loads(self.body.get("content") or "{}")
+
+
+@dataclass
+class FakeFeishu:
+    base_url: str = ""
+    calls: list[Call] = field(default_factory=list)
+    not_member: set[str] = field(default_factory=set)  # chats where a send answers 230002 (bot not in the chat)
+    rate_limit_once: set[str] = field(default_factory=set)  # methods answered 99991400 (HTTP 429) the first time
+    app_secret: str = "s3cr3t-app-secret-value"
+    _ids: Iterator[int] = field(default_factory=lambda: itertools.count(1))
+    _answered: threading.Condition = field(default_factory=threading.Condition)
+
+    def of(self, method: str) -> list[Call]:
+        return [c for c in self.calls if c.method == method]
+
+    def wait_for(self, predicate: Callable[[], Any], timeout: float = 20.0) -> Any:
+        deadline = time.monotonic() + timeout
+        with self._answered:
+            while not (found := predicate()):
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise AssertionError(f"not seen in {timeout} s; calls: {[c.method for c in self.calls]}")
+                self._answered.wait(min(left, 0.5))
+        return found
+
+    def answer(self, call: Call) -> tuple[int, dict[str, Any]]:
+        if call.method == "auth.tenant_token":
+            if call.body.get("app_secret") != self.app_secret:
+                return 200, {"code": 10014, "msg": "app secret invalid"}
+            return 200, {"code": 0, "msg": "ok", "tenant_access_token": TOKEN, "expire": 7200}
+        if call.auth != f"Bearer {TOKEN}":
+            return 401, {"code": 99991663, "msg": "Invalid access token for authorization"}
+        if call.method in self.rate_limit_once:
+            self.rate_limit_once.discard(call.method)
+            return 429, {"code": 99991400, "msg": "request trigger frequency limit"}
+        if call.method == "messages.create" and call.body.get("receive_id") in self.not_member:
+            return 400, {"code": 230002, "msg": "Bot/User can NOT be out of the chat."}
+        if call.method in ("messages.create", "messages.reply"):
+            message_id = f"om_{next(self._ids):04d}"
+            return 200, {"code": 0, "msg": "success", "data": {"message_id": message_id, "msg_type": "interactive"}}
+        if call.method == "messages.patch":
+            return 200, {"code": 0, "msg": "success", "data": {}}
+        return 404, {"code": 404, "msg": f"not faked: {call.method}"}
+
+    def sent(self) -> list[Call]:
+        return [c for c in self.calls if c.method in ("messages.create", "messages.reply")]
+
+
+def _method(verb: str, path: str) -> str:
+    if path == "/open-apis/auth/v3/tenant_access_token/internal":
+        return "auth.tenant_token"
+    if path == "/open-apis/im/v1/messages" and verb == "POST":
+        return "messages.create"
+    if path.startswith("/open-apis/im/v1/messages/") and path.endswith("/reply"):
+        return "messages.reply"
+    if path.startswith("/open-apis/im/v1/messages/") and verb == "PATCH":
+        return "messages.patch"
+    return f"{verb} {path}"
+
+
+@contextmanager
+def fake_feishu() -> Iterator[FakeFeishu]:
+    fake = FakeFeishu()
+
+    class Handler(BaseHTTPRequestHandler):
+        def _serve(self, verb: str) -> None:
+            parts = urlsplit(self.path)
+            raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+            call = Call(
+                _method(verb, parts.path),
+                parts.path,
+                dict(parse_qsl(parts.query)),
+                json.loads(raw or b"{}"),
+                self.headers.get("Authorization", ""),
+            )
+            status, body = fake.answer(call)
+            if status == 200 and body.get("data", {}).get("message_id"):
+                call.body["_message_id"] = body["data"]["message_id"]
+            fake.calls.append(call)
+            payload = json.dumps(body).encode()
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json; charset=utf-8")
+            self.send_header("Content-Length", str(len(payload)))
+            self.end_headers()
+            self.wfile.write(payload)
+            with fake._answered:
+                fake._answered.notify_all()
+
+        def do_POST(self) -> None:
+            self._serve("POST")
+
+        def do_PATCH(self) -> None:
+            self._serve("PATCH")
+
+        def log_message(self, *args: object) -> None:
+            return
+
+    with running(Handler) as base_url:
+        fake.base_url = base_url
+        yield fake
+
+
+def encrypt(plaintext: bytes, key: str) -> str:
+    """Feishu's encryption of a callback body: base64(IV + AES-256-CBC(PKCS#7(plaintext))), key = SHA-256(key)."""
+    iv = os.urandom(16)
+    padder = padding.PKCS7(128).padder()
+    data = padder.update(plaintext) + padder.finalize()
+    encryptor = Cipher(algorithms.AES(hashlib.sha256(key.encode()).digest()), modes.CBC(iv)).encryptor()
+    return base64.b64encode(iv + encryptor.update(data) + encryptor.finalize()).decode()
+
+
+@dataclass
+class FeishuSender:
+    """Sends callbacks to serve's /feishu/events as Feishu does."""
+
+    url: str
+    encrypt_key: str
+    verification_token: str
+    tenant: str = "2ed263bf32cf1651"
+    _ids: Iterator[int] = field(default_factory=lambda: itertools.count(1))
+
+    def post(
+        self, payload: dict[str, Any], *, signature: str | None = None, timestamp: int | None = None
+    ) -> httpx.Response:
+        body = json.dumps({"encrypt": encrypt(json.dumps(payload).encode(), self.encrypt_key)}).encode()
+        stamp, nonce = str(timestamp if timestamp is not None else int(time.time())), "nonce-" + str(next(self._ids))
+        signed = hashlib.sha256((stamp + nonce + self.encrypt_key).encode() + body).hexdigest()
+        headers = {
+            "Content-Type": "application/json",
+            "X-Lark-Request-Timestamp": stamp,
+            "X-Lark-Request-Nonce": nonce,
+            "X-Lark-Signature": signed if signature is None else signature,
+        }
+        return httpx.post(self.url, content=body, headers=headers, timeout=10)
+
+    def header(self, event_type: str, event_id: str | None = None, tenant: str | None = None) -> dict[str, Any]:
+        return {
+            "event_id": event_id or f"ev_{next(self._ids):06d}",
+            "event_type": event_type,
+            "create_time": str(int(time.time() * 1000)),
+            "token": self.verification_token,
+            "app_id": "cli_a1b2c3d4e5f6",
+            "tenant_key": tenant or self.tenant,
+        }
+
+    def message(
+        self,
+        text: str,
+        *,
+        user: str = "ou_starter",
+        chat: str = "oc_dm1",
+        chat_type: str = "p2p",
+        root: str | None = None,
+        event_id: str | None = None,
+        tenant: str | None = None,
+    ) -> httpx.Response:
+        message: dict[str, Any] = {
+            "message_id": f"om_user_{next(self._ids)}",
+            "chat_id": chat,
+            "chat_type": chat_type,
+            "message_type": "text",
+            "content": json.dumps({"text": text}),
+        }
+        if root:
+            message |= {"root_id": root, "parent_id": root}
+        event = {
+            "sender": {"sender_id": {"open_id": user}, "sender_type": "user", "tenant_key": tenant or self.tenant},
+            "message": message,
+        }
+        payload = {"schema": "2.0", "header": self.header("im.message.receive_v1", event_id, tenant), "event": event}
+        return self.post(payload)
+
+    def press(
+        self,
+        button: dict[str, Any],
+        *,
+        user: str = "ou_starter",
+        chat: str = "oc_dm1",
+        message_id: str = "",
+        tenant: str | None = None,
+    ) -> httpx.Response:
+        """A press of a card's button (its callback behaviour's value, as the card carries it)."""
+        value = next(b["value"] for b in button["behaviors"] if b["type"] == "callback")
+        event = {
+            "operator": {"tenant_key": tenant or self.tenant, "open_id": user},
+            "token": "c-0123456789abcdef",
+            "action": {"value": value, "tag": "button"},
+            "host": "im_message",
+            "context": {"open_message_id": message_id, "open_chat_id": chat},
+        }
+        payload = {"schema": "2.0", "header": self.header("card.action.trigger", None, tenant), "event": event}
+        return self.post(payload)
+
+
+def buttons(card: dict[str, Any]) -> list[dict[str, Any]]:
+    return [e for e in card["body"]["elements"] if e.get("tag") == "button"]

@@ -1,0 +1,62 @@
+"""serve's HTTP front door talking to Feishu only: a fake Feishu Open API, a migrated state file, the gateway
+on a local port, and a sender of encrypted, signed callbacks."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from bot.deps import Deps, build_deps
+from bot.server.feishu_endpoint import PATH, FeishuGateway
+from bot.server.http import build_server
+from bot.settings import Settings
+from tests.support.fake_feishu import FakeFeishu, FeishuSender, fake_feishu
+from tests.support.state_template import migrated_state_db
+
+ENCRYPT_KEY = "kl2ydVMp7BLRDYVbfBVmZbGnvRaNv1pq"
+VERIFICATION_TOKEN = "v-Kd8s9a0ZpQwErTyUiOp1234"
+
+
+@dataclass
+class FeishuHarness:
+    fake: FakeFeishu
+    send: FeishuSender
+    deps: Deps
+    gateway: FeishuGateway
+    url: str
+
+
+@contextmanager
+def running_feishu(tmp_path: Path, **extra: Any) -> Iterator[FeishuHarness]:
+    with fake_feishu() as fake:
+        settings = Settings(
+            db=tmp_path / "bot.db",
+            feishu_app_id="cli_a1b2c3d4e5f6",
+            feishu_app_secret=fake.app_secret,
+            feishu_encrypt_key=ENCRYPT_KEY,
+            feishu_verification_token=VERIFICATION_TOKEN,
+            feishu_domain=fake.base_url,
+            feishu_mode="http",
+            azure_enabled=False,
+            ecb_enabled=False,
+            **({"lang": "zh"} | extra),
+        )
+        migrated_state_db(settings.state_db_path())
+        deps = build_deps(settings)
+        gateway = FeishuGateway(deps)
+        gateway.api.backoff_s = 0.01
+        server = build_server(None, deps, "127.0.0.1", 0, feishu=gateway)
+        thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+        thread.start()
+        url = f"http://127.0.0.1:{server.server_address[1]}{PATH}"
+        try:
+            yield FeishuHarness(fake, FeishuSender(url, ENCRYPT_KEY, VERIFICATION_TOKEN), deps, gateway, url)
+        finally:
+            server.shutdown()
+            server.server_close()
+            gateway.stop()
+            deps.shutdown()
