@@ -24,6 +24,7 @@ class Button:
 class Section:
     text: str
     fields: tuple[str, ...] = ()
+    buttons: tuple[Button, ...] = ()  # the section's own answers (a digest item's Released, Still needed, …)
 
 
 @dataclass(frozen=True)

@@ -39,6 +39,7 @@ def remind(
         raise fail(t("cli.remind_needs_token", settings.lang))
     from bot.digest.send import send_digests
     from bot.slack.app import web_client
+    from bot.slack.digest_outlet import SlackOutlet
     from bot.slack.ui.digest import render
     from bot.state.digest_sends import Sends
     from bot.state.schedules import Schedules
@@ -58,14 +59,13 @@ def remind(
     outcomes = send_digests(
         rentals,
         Sends(rentals.store),
-        client,
+        SlackOutlet(client, render),
         team=workspace,
         channels=channel,
         now=lambda: datetime.now(UTC),
         rules=policy.idle,
         lang=lang or channel_lang(schedules, workspace, load_settings(terminal=False).lang),
         zone=lambda ch: ZoneInfo(schedules.of(workspace, ch).zone),
-        render=render,
         force=force,
         all_clear=settings.remind_all_clear,
         pace_s=settings.remind_pace_s,

@@ -15,7 +15,8 @@ from slack_sdk import WebClient
 
 from bot.deps import Deps
 from bot.digest.budget_alerts import Alert, check_budgets
-from bot.digest.send import Outcome, Render, channels_of, send_digests
+from bot.digest.outlet import Outlet
+from bot.digest.send import Outcome, channels_of, send_digests
 from bot.state.digest_sends import Sends
 from bot.state.rentals import Rentals
 from bot.state.schedules import Schedules
@@ -39,7 +40,9 @@ def _langs(plans: dict[str, RemindSchedule], default: Lang) -> Callable[[str], L
     return of
 
 
-def run_due(deps: Deps, client: WebClient, render: Render) -> list[Outcome]:
+def run_due(deps: Deps, outlet_for: Callable[[str], Outlet]) -> list[Outcome]:
+    """The digests due now, each team's through its chat (`outlet_for`: LookupError when the team's chat is not
+    reachable any more: the app uninstalled there)."""
     rentals, sends = Rentals(deps.store), Sends(deps.store)
     schedules = Schedules(deps.store, deps.settings.default_schedule())
     outcomes: list[Outcome] = []
@@ -54,21 +57,20 @@ def run_due(deps: Deps, client: WebClient, render: Render) -> list[Outcome]:
         if not due:
             continue
         try:
-            team_client = deps.client_of(team, client)
+            outlet = outlet_for(team)
         except LookupError:
             log.info("no digest for workspace %s: the app is not installed there", team)
             continue
         outcomes += send_digests(
             rentals,
             sends,
-            team_client,
+            outlet,
             team=team,
             channels=due,
             now=deps.now,
             rules=deps.policy.idle,
             lang=_langs(plans, deps.settings.lang),
             zone=_zones(plans),
-            render=render,
             scheduled=True,
             all_clear=deps.settings.remind_all_clear,
             pace_s=deps.settings.remind_pace_s,

@@ -6,7 +6,8 @@ may be taken over after CLAIM_TIMEOUT, after looking in the channel's history fo
 A failed post gives the claim back so a later run can try again (one whose outcome is unknown, a
 timeout or a 5xx, leaves it to be taken over the same way); a channel that fails for good (archived,
 bot removed) is reported and the others go on.
-Posts are paced; 429 and 5xx are retried by the Web API client (bot/slack/retries.py).
+Posts are paced; 429 and 5xx are retried by each chat's client. What is posted and how is the outlet's
+(bot/digest/outlet.py): this room knows no chat.
 """
 
 from __future__ import annotations
@@ -18,25 +19,18 @@ from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
-from typing import Any
 from zoneinfo import ZoneInfo
 
-from slack_sdk import WebClient
-from slack_sdk.errors import SlackApiError
-
 from bot.actions.warn import Warner
-from bot.digest import once
+from bot.digest.outlet import Outlet, Undelivered
 from bot.state.budgets import Budgets
 from bot.state.digest_sends import Sends
 from bot.state.rentals import Instance, Rentals, Storage
 from bot.state.windows import gpu_windows
-from bot.text import Lang, t
+from bot.text import Lang
 from rules.budget import standings
 from rules.digest import Digest, compose, spending
 from rules.policy import Idle
-
-# How a digest looks in Slack (bot/slack/ui/digest.py render): the fallback text and the blocks.
-Render = Callable[[Digest, Lang, ZoneInfo], tuple[str, list[dict[str, Any]]]]
 
 SAMPLE_HORIZON = timedelta(days=1)  # how far back the quiet stretch of an idle instance is traced
 log = logging.getLogger(__name__)
@@ -118,7 +112,7 @@ def channels_of(rentals: Rentals, team: str) -> list[str]:
 def send_digests(
     rentals: Rentals,
     sends: Sends,
-    client: WebClient,
+    outlet: Outlet,
     *,
     team: str,
     channels: list[str] | None,
@@ -126,7 +120,6 @@ def send_digests(
     rules: Idle,
     lang: Lang | Callable[[str], Lang],
     zone: ZoneInfo | Callable[[str], ZoneInfo],
-    render: Render,
     force: bool = False,
     all_clear: bool = False,
     pace_s: float = 1.0,
@@ -149,9 +142,9 @@ def send_digests(
         day = moment.astimezone(local_zone).date()
         claim = sends.claim(team, channel, day, moment, force=force, retake_empty=not scheduled)
         digest = composed[channel]
-        posted = once.posted_before(client, channel, day, local_zone) if claim == "taken" and not force else None
+        posted = outlet.posted_before(channel, day, local_zone) if claim == "taken" and not force else None
         if claim is None or posted is not None:
-            if posted is not None:  # a sender killed after Slack had its post: record it, post no second
+            if posted is not None:  # a sender killed after the chat had its post: record it, post no second
                 sends.sent(team, channel, day, now(), posted, len(digest.instances) + len(digest.storage))
             outcomes.append(Outcome(channel, "already"))
             continue
@@ -163,9 +156,7 @@ def send_digests(
             outcomes.append(Outcome(channel, "nothing"))
             continue
         try:
-            text, blocks = (
-                render(digest, channel_lang, local_zone) if digest.news else (t("digest.all_clear", channel_lang), [])
-            )
+            shown = outlet.compose(digest if digest.news else None, channel_lang, local_zone)
         except (ArithmeticError, ValueError) as exc:  # a figure no digest can show: the others still go out
             sends.give_back(team, channel, day)
             log.error("digest for %s cannot be composed (%s); its claim is given back", channel, exc)
@@ -174,27 +165,19 @@ def send_digests(
         if last_post is not None:
             sleep(max(0.0, pace_s - (time.monotonic() - last_post)))
         try:
-            answer = client.chat_postMessage(
-                channel=channel, text=text, blocks=blocks or None, unfurl_links=False, metadata=once.metadata(day)
-            )
-        except SlackApiError as exc:
-            if getattr(exc.response, "status_code", 200) >= 500:
-                sends.unknown(team, channel, day, now())  # Slack may have it: the next run looks first
+            message_id = outlet.post(channel, shown, day)
+        except Undelivered as exc:
+            if exc.unknown:
+                sends.unknown(team, channel, day, now())  # the chat may have it: the next run looks first
             else:
                 sends.give_back(team, channel, day)
-            error = str(exc.response.get("error", "unknown"))
-            log.warning("digest for %s not sent: %s", channel, error)
-            outcomes.append(Outcome(channel, "failed", error=error))
-            continue
-        except OSError as exc:  # a timeout or a reset: whether Slack has the post is unknown
-            sends.unknown(team, channel, day, now())
-            log.warning("digest for %s not sent: %s", channel, type(exc).__name__)
-            outcomes.append(Outcome(channel, "failed", error=type(exc).__name__))
+            log.warning("digest for %s not sent: %s", channel, exc.error)
+            outcomes.append(Outcome(channel, "failed", error=exc.error))
             continue
         finally:
             last_post = time.monotonic()
         items = len(digest.instances) + len(digest.storage)
-        sends.sent(team, channel, day, now(), str(answer.get("ts", "")), items)
-        warner.record(team, channel, digest, str(answer.get("ts", "")) or None, moment, channel_lang.value)
+        sends.sent(team, channel, day, now(), message_id, items)
+        warner.record(team, channel, digest, message_id or None, moment, channel_lang.value)
         outcomes.append(Outcome(channel, "sent", items))
     return outcomes

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from bot.chat.message import Message
+from bot.chat.message import Button, Message
 from bot.chat.port import Say
 from bot.text import Lang
 
@@ -44,6 +44,21 @@ def _pick(messages: dict[Lang, Message], get: Any) -> list[dict[Lang, Any]]:
     return out
 
 
+def _buttons(rows: dict[Lang, tuple[Button, ...]], lang: Lang) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = []
+    for i, button in enumerate(rows[lang]):
+        labels = {k: (b[i].label if i < len(b) else button.label) for k, b in rows.items()}
+        out.append(
+            {
+                "tag": "button",
+                "text": {"tag": "plain_text"} | _texts(labels, lang, md=False),
+                "type": {"primary": "primary", "danger": "danger"}.get(button.style or "", "default"),
+                "behaviors": [{"type": "callback", "value": {"action": button.action, "value": button.value}}],
+            }
+        )
+    return out
+
+
 def card(say: Say, lang: Lang) -> dict[str, Any]:
     """The card for `say`, in `lang` first and in every other language the catalogue has."""
     order = [lang, *(other for other in Lang if other is not lang)]
@@ -53,16 +68,8 @@ def card(say: Say, lang: Lang) -> dict[str, Any]:
     for versions in _pick(messages, lambda m: m.sections):
         texts = {k: "\n".join([s.text, *s.fields]) for k, s in versions.items()}
         elements.append({"tag": "markdown", **_texts(texts, lang)})
-    for versions in _pick(messages, lambda m: m.buttons):
-        button = versions[lang]
-        elements.append(
-            {
-                "tag": "button",
-                "text": {"tag": "plain_text", **_texts({k: b.label for k, b in versions.items()}, lang, md=False)},
-                "type": {"primary": "primary", "danger": "danger"}.get(button.style or "", "default"),
-                "behaviors": [{"type": "callback", "value": {"action": button.action, "value": button.value}}],
-            }
-        )
+        elements += _buttons({k: s.buttons for k, s in versions.items()}, lang)
+    elements += _buttons({k: m.buttons for k, m in messages.items()}, lang)
     for versions in _pick(messages, lambda m: m.context):
         elements.append({"tag": "markdown", "text_size": "notation", **_texts(dict(versions), lang)})
     body: dict[str, Any] = {

@@ -25,20 +25,19 @@ class FeishuChat:
     def __init__(self, api: OpenApi, default_lang: Lang) -> None:
         self.api, self.default_lang = api, default_lang
 
-    def _send(self, receive_type: str, receive_id: str, content: dict[str, object]) -> str:
+    def send(self, receive_type: str, receive_id: str, content: dict[str, object], uuid: str | None = None) -> str:
+        """A card to a chat (`chat_id`), a user (`open_id`) or an address (`email`). `uuid`: Feishu sends one
+        message for all sends with the same uuid within an hour (its idempotency key)."""
         im = self.api.sdk.im
-        request = (
-            im.CreateMessageRequest.builder()
-            .receive_id_type(receive_type)
-            .request_body(
-                im.CreateMessageRequestBody.builder()
-                .receive_id(receive_id)
-                .msg_type("interactive")
-                .content(json.dumps(content, ensure_ascii=False))
-                .build()
-            )
-            .build()
+        body = (
+            im.CreateMessageRequestBody.builder()
+            .receive_id(receive_id)
+            .msg_type("interactive")
+            .content(json.dumps(content, ensure_ascii=False))
         )
+        if uuid:
+            body = body.uuid(uuid)
+        request = im.CreateMessageRequest.builder().receive_id_type(receive_type).request_body(body.build()).build()
         data = self.api.call("messages.create", lambda: self.api.im.message.create(request))
         return str(data.message_id)
 
@@ -64,7 +63,7 @@ class FeishuChat:
         try:
             if place.thread:
                 return Posted(place, self._reply(place.thread, content))
-            sent = self._send("chat_id", place.chat, content)
+            sent = self.send("chat_id", place.chat, content)
             return Posted(place.in_thread(sent), sent)
         except FeishuError as exc:
             if fallback_user is None or exc.code not in CANNOT_POST:
@@ -76,7 +75,7 @@ class FeishuChat:
                 message = say(each)
                 return replace(message, context=(*message.context, note))
 
-            sent = self._send("open_id", fallback_user, card(moved, lang))
+            sent = self.send("open_id", fallback_user, card(moved, lang))
             return Posted(Place(self.platform, place.tenant, fallback_user, sent), sent, str(exc.code))
 
     def update(self, posted: Posted, say: Say, lang: Lang) -> None:
@@ -99,7 +98,7 @@ class FeishuChat:
 
     def direct(self, actor: Actor, say: Say, lang: Lang) -> Posted:
         try:
-            sent = self._send("open_id", actor.user, card(say, lang))
+            sent = self.send("open_id", actor.user, card(say, lang))
         except FeishuError as exc:
             raise ChatError(str(exc.code)) from exc
         return Posted(Place(self.platform, actor.tenant, actor.user, sent), sent)

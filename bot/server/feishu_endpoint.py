@@ -14,12 +14,15 @@ import time
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from datetime import timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from bot.deps import Deps
 from bot.server.bodies import BodyTimeout, read_body
 from bot.server.verify import too_large
 from bot.state import StoreBusy, StoreUnavailable
+
+if TYPE_CHECKING:
+    from bot.feishu.digest_outlet import FeishuOutlet
 
 PATH = "/feishu/events"
 KIND = "feishu"
@@ -57,6 +60,12 @@ class FeishuGateway:
 
     def state(self) -> str:
         return "http"
+
+    def outlet(self) -> FeishuOutlet:
+        """Where a Feishu tenant's digests go (bot/feishu/digest_outlet.py)."""
+        from bot.feishu.digest_outlet import FeishuOutlet
+
+        return FeishuOutlet(self.chat)
 
     def __call__(self, environ: dict[str, Any], start_response: StartResponse) -> Iterable[bytes]:
         from bot.feishu.callback import Refused, open_callback

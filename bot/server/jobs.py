@@ -25,6 +25,8 @@ if TYPE_CHECKING:
     from slack_sdk import WebClient
 
     from bot.deps import Deps
+    from bot.digest.outlet import Outlet
+    from bot.server.feishu_endpoint import FeishuGateway
     from bot.settings import Settings
     from bot.state import Store
 
@@ -119,12 +121,14 @@ class Job:
     at_start: bool = False  # also once at start-up
 
 
-def jobs_of(settings: Settings, deps: Deps, client: WebClient) -> list[Job]:
+def jobs_of(settings: Settings, deps: Deps, client: WebClient, feishu: FeishuGateway | None = None) -> list[Job]:
     """Every job `serve` runs besides the price refreshes (one per source, build_scheduler), in one table.
     The job ids are the names in job_runs: operators' queries read them, so they do not change."""
     from bot.actions.due import SlackSide, run_actions
+    from bot.chat.port import Platform, platform_of
     from bot.digest.due import budgets_due, run_due
     from bot.server.prometheus import pull_prometheus
+    from bot.slack.digest_outlet import slack_outlets
     from bot.slack.inbox import KEPT, redo_stalled
     from bot.slack.replies import lang_for
     from bot.slack.ui.blocks import context
@@ -132,6 +136,17 @@ def jobs_of(settings: Settings, deps: Deps, client: WebClient) -> list[Job]:
     from bot.state.retention import compact
 
     store, minute, hour = deps.store, timedelta(minutes=1), timedelta(hours=1)
+
+    def outlets(team: str) -> Outlet:
+        """Each team's digest outlet: its Feishu tenant's, else its Slack workspace's (LookupError: gone)."""
+        if platform_of(team) is Platform.FEISHU:
+            if feishu is None:
+                raise LookupError("serve does not talk to Feishu (GPU_ADVISOR_FEISHU_APP_ID)")
+            return feishu.outlet()
+        if client is None:
+            raise LookupError("serve does not talk to Slack")
+        return slack_outlets(deps, client, render)(team)
+
     # each stalled item is claimed on its own (the replica that took it, or one taking over a dead one's)
     redo_every = timedelta(seconds=max(1.0, min(60.0, settings.redo_after_s / 2)))
     # the table of jobs, one row a job, as written (not laid out by ruff format)
@@ -139,7 +154,7 @@ def jobs_of(settings: Settings, deps: Deps, client: WebClient) -> list[Job]:
     table = [
         Job("inbox:redo", "redo work that did not reach Slack", redo_every, lambda: redo_stalled(deps, client)),
         # every minute, and once at start-up: a digest missed while down goes out if its local day is not over
-        Job("reminders:due", "send the daily digests that are due", minute, lambda: run_due(deps, client, render),
+        Job("reminders:due", "send the daily digests that are due", minute, lambda: run_due(deps, outlets),
             shared=minute, at_start=True),
         Job("budgets:check", "tell projects' channels of budget thresholds crossed", minute,
             lambda: budgets_due(deps, client), shared=minute),
@@ -237,7 +252,9 @@ def discovery_job(settings: Settings, deps: Deps, client: WebClient) -> Callable
     return work
 
 
-def start_jobs(settings: Settings, deps: Deps, client: WebClient) -> BackgroundScheduler:
+def start_jobs(
+    settings: Settings, deps: Deps, client: WebClient, feishu: FeishuGateway | None = None
+) -> BackgroundScheduler:
     """The scheduler of `serve`, started: a refresh per price source, then every job of jobs_of()."""
     from pricing import cache
 
@@ -246,7 +263,7 @@ def start_jobs(settings: Settings, deps: Deps, client: WebClient) -> BackgroundS
         lambda: cache.open_db(settings.db),
         on_refresh=lambda r: deps.metrics.refreshes.labels(r.source, "ok" if r.ok else "failed").inc(),
     )
-    for job in jobs_of(settings, deps, client):
+    for job in jobs_of(settings, deps, client, feishu):
         work = once(deps.store, job.id, job.shared, job.work) if job.shared else job.work
         start = {"next_run_time": datetime.now(UTC)} if job.at_start else {}
         scheduler.add_job(

@@ -17,6 +17,7 @@ import pytest
 
 from bot.actions.due import SlackSide, run_actions
 from bot.digest.send import send_digests
+from bot.slack.digest_outlet import SlackOutlet
 from bot.slack.replies import lang_for
 from bot.slack.ui.blocks import context
 from bot.slack.ui.digest import render
@@ -57,14 +58,13 @@ def digest(h: Harness) -> dict[str, Any]:
     [outcome] = send_digests(
         Rentals(h.deps.store),
         Sends(h.deps.store),
-        h.deps_client(),
+        SlackOutlet(h.deps_client(), render),
         team="T1",
         channels=["C1"],
         now=h.clock,
         rules=h.deps.policy.idle,
         lang=Lang.EN,
         zone=ZoneInfo("Asia/Shanghai"),
-        render=render,
         pace_s=0,
     )
     assert outcome.status == "sent", outcome

@@ -12,6 +12,7 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from bot.digest.send import send_digests
+from bot.slack.digest_outlet import SlackOutlet
 from bot.slack.ui.digest import render
 from bot.state.digest_sends import Sends
 from bot.state.rentals import RentalError, Rentals
@@ -57,14 +58,13 @@ def digest(h: Harness, *, storage: bool = False) -> tuple[Rentals, dict[str, Any
     [outcome] = send_digests(
         rentals,
         Sends(h.deps.store),
-        h.deps_client(),
+        SlackOutlet(h.deps_client(), render),
         team="T1",
         channels=None,
         now=h.clock,
         rules=h.deps.policy.idle,
         lang=Lang.EN,
         zone=ZoneInfo("Asia/Shanghai"),
-        render=render,
         pace_s=0,
     )
     assert outcome.status == "sent"
@@ -124,14 +124,13 @@ def again(h: Harness, rentals: Rentals) -> str:
     return send_digests(
         rentals,
         Sends(h.deps.store),
-        h.deps_client(),
+        SlackOutlet(h.deps_client(), render),
         team="T1",
         channels=["C1"],
         now=h.clock,
         rules=h.deps.policy.idle,
         lang=Lang.EN,
         zone=ZoneInfo("Asia/Shanghai"),
-        render=render,
         pace_s=0,
         force=True,
     )[0].status
@@ -197,14 +196,13 @@ def test_every_button_updates_a_digest_in_one_language(tmp_path: Path, lang: Lan
         send_digests(
             rentals,
             Sends(h.deps.store),
-            h.deps_client(),
+            SlackOutlet(h.deps_client(), render),
             team="T1",
             channels=None,
             now=h.clock,
             rules=h.deps.policy.idle,
             lang=lang,
             zone=ZoneInfo("Asia/Shanghai"),
-            render=render,
             pace_s=0,
         )
         message = h.posts(channel="C1")[-1]
@@ -272,14 +270,13 @@ def test_one_impossible_figure_stops_only_its_own_channels_digest_and_gives_the_
         outcomes = send_digests(
             rentals,
             Sends(h.deps.store),
-            h.deps_client(),
+            SlackOutlet(h.deps_client(), render),
             team="T1",
             channels=None,
             now=h.clock,
             rules=h.deps.policy.idle,
             lang=Lang.EN,
             zone=ZoneInfo("Asia/Shanghai"),
-            render=render,
             pace_s=0,
         )
         # the impossible row is left out (and logged); the other channel's digest goes out

@@ -10,7 +10,6 @@ from pathlib import Path
 
 from bot.digest.due import run_due
 from bot.digest.send import digests
-from bot.slack.ui.digest import render
 from bot.state.rentals import Rentals
 from rules.digest import Spend
 from tests.digest.test_rented import views
@@ -51,7 +50,7 @@ def test_track_heartbeat_digest_release_from_slack_alone(tmp_path: Path) -> None
         with urllib.request.urlopen(request, timeout=10) as answer:
             assert answer.status == 202
 
-        [sent] = run_due(h.deps, h.deps_client(), render)
+        [sent] = run_due(h.deps, h.outlets())
         assert sent.status == "sent"
         digest = h.posts(channel="C1")[-1]
         text = json.dumps(digest["blocks"], ensure_ascii=False)

@@ -9,9 +9,8 @@ from datetime import date, datetime, timedelta
 from pathlib import Path
 from zoneinfo import ZoneInfo
 
-from bot.digest import once
 from bot.digest.due import run_due
-from bot.slack.ui.digest import render
+from bot.slack import digest_once as once
 from bot.state.digest_sends import Sends
 from tests.digest.test_schedule import MONDAY_0910_SHANGHAI, idle_box
 from tests.support.slack_harness import running_app
@@ -30,10 +29,10 @@ def test_a_claim_left_by_a_kill_is_taken_over_after_ten_minutes_and_sent_once(tm
         h.clock.now = AT_1110
         idle_box(h)
         killed_mid_post(Sends(h.deps.store), AT_1110)
-        assert run_due(h.deps, h.deps_client(), render) == []  # a live sender may still be posting
+        assert run_due(h.deps, h.outlets()) == []  # a live sender may still be posting
         assert h.posts(channel="C1") == []
         h.clock.now = AT_1110 + timedelta(minutes=11)  # past the claim's 10 minutes: taken over
-        [sent] = run_due(h.deps, h.deps_client(), render)
+        [sent] = run_due(h.deps, h.outlets())
         assert sent.status == "sent" and len(h.posts(channel="C1")) == 1
         [history] = h.fake.of("conversations.history")  # it looked before posting
         start = datetime(2026, 11, 30, tzinfo=ZoneInfo("Asia/Shanghai")).timestamp()
@@ -41,7 +40,7 @@ def test_a_claim_left_by_a_kill_is_taken_over_after_ten_minutes_and_sent_once(tm
         post = h.posts(channel="C1")[0]
         assert post["metadata"] == {"event_type": "gpu_advisor_digest", "event_payload": {"date": "2026-11-30"}}
         h.clock.now += timedelta(minutes=30)
-        assert run_due(h.deps, h.deps_client(), render) == []
+        assert run_due(h.deps, h.outlets()) == []
 
 
 def test_a_kill_after_slack_had_the_post_leaves_one_digest_not_two(tmp_path: Path) -> None:
@@ -53,11 +52,11 @@ def test_a_kill_after_slack_had_the_post_leaves_one_digest_not_two(tmp_path: Pat
         # the killed sender's post reached Slack, with its metadata; its ts was never recorded
         posted = h.deps_client().chat_postMessage(channel="C1", text="digest", metadata=once.metadata(DAY))
         h.clock.now = AT_1110 + timedelta(minutes=11)
-        [outcome] = run_due(h.deps, h.deps_client(), render)
+        [outcome] = run_due(h.deps, h.outlets())
         assert outcome.status == "already" and len(h.posts(channel="C1")) == 1
         assert sends.sent_row("T1", "C1", DAY) == (h.clock.now, posted["ts"])  # recorded: the buttons work on it
         h.clock.now += timedelta(hours=1)
-        assert run_due(h.deps, h.deps_client(), render) == [] and len(h.posts(channel="C1")) == 1
+        assert run_due(h.deps, h.outlets()) == [] and len(h.posts(channel="C1")) == 1
 
 
 def test_yesterdays_digest_in_the_history_does_not_stop_todays(tmp_path: Path) -> None:
@@ -67,7 +66,7 @@ def test_yesterdays_digest_in_the_history_does_not_stop_todays(tmp_path: Path) -
         h.deps_client().chat_postMessage(channel="C1", text="digest", metadata=once.metadata(DAY - timedelta(days=1)))
         killed_mid_post(Sends(h.deps.store), AT_1110)
         h.clock.now = AT_1110 + timedelta(minutes=11)
-        [sent] = run_due(h.deps, h.deps_client(), render)
+        [sent] = run_due(h.deps, h.outlets())
         assert sent.status == "sent" and len(h.posts(channel="C1")) == 2
 
 
@@ -76,8 +75,8 @@ def test_a_post_whose_outcome_is_unknown_is_looked_for_before_the_next_try(tmp_p
         h.clock.now = AT_1110
         idle_box(h)
         h.fake.server_errors["chat.postMessage"] = 4  # Slack answers 5xx past the retries: it may have it
-        [failed] = run_due(h.deps, h.deps_client(), render)
+        [failed] = run_due(h.deps, h.outlets())
         assert failed.status == "failed"
         h.clock.now += timedelta(minutes=1)  # the next minute's run: no waiting out 10 minutes
-        [sent] = run_due(h.deps, h.deps_client(), render)
+        [sent] = run_due(h.deps, h.outlets())
         assert sent.status == "sent" and h.fake.of("conversations.history")

@@ -8,7 +8,6 @@ from pathlib import Path
 from typing import Any
 
 from bot.digest.due import run_due
-from bot.slack.ui.digest import render
 from bot.state.budgets import Budgets
 from bot.state.rentals import Rentals
 from bot.state.schedules import Schedules
@@ -45,14 +44,14 @@ def test_a_digest_missed_while_down_goes_out_at_start_up_once_across_a_restart(t
     with running_app(tmp_path) as h:
         h.clock.now = MONDAY_0910_SHANGHAI
         idle_box(h)
-        assert run_due(h.deps, h.deps_client(), render) == []  # 09:10: not yet
+        assert run_due(h.deps, h.outlets()) == []  # 09:10: not yet
         h.clock.now = MONDAY_0910_SHANGHAI + timedelta(hours=2)  # down at 09:30, back at 11:10
-        [sent] = run_due(h.deps, h.deps_client(), render)
+        [sent] = run_due(h.deps, h.outlets())
         assert sent.status == "sent" and len(h.posts(channel="C1")) == 1
-        assert run_due(h.deps, h.deps_client(), render) == []
+        assert run_due(h.deps, h.outlets()) == []
     with running_app(tmp_path) as again:  # a restart: the same state database
         again.clock.now = MONDAY_0910_SHANGHAI + timedelta(hours=3)
-        assert run_due(again.deps, again.deps_client(), render) == []
+        assert run_due(again.deps, again.outlets()) == []
         assert again.posts() == []
 
 
@@ -63,11 +62,11 @@ def test_new_york_follows_its_daylight_saving_and_shanghai_does_not(tmp_path: Pa
         idle_box(h, "ny", channel="C2")
         h.send.command("remind at 09:30 America/New_York", channel="C2", response_url=h.fake.response_url("a"))
         replies(h, 1)
-        assert [o.channel for o in run_due(h.deps, h.deps_client(), render)] == ["C1"]  # Shanghai's 09:30 has passed
+        assert [o.channel for o in run_due(h.deps, h.outlets())] == ["C1"]  # Shanghai's 09:30 has passed
         h.clock.now = datetime(2026, 11, 2, 14, 0, tzinfo=UTC)  # 09:00 in New York now that DST is over
-        assert run_due(h.deps, h.deps_client(), render) == []
+        assert run_due(h.deps, h.outlets()) == []
         h.clock.now = datetime(2026, 11, 2, 14, 30, tzinfo=UTC)  # 09:30 EST
-        assert [o.channel for o in run_due(h.deps, h.deps_client(), render)] == ["C2"]
+        assert [o.channel for o in run_due(h.deps, h.outlets())] == ["C2"]
 
 
 def test_remind_at_shows_the_next_send_off_stops_it_and_bad_input_says_the_accepted_form(tmp_path: Path) -> None:
@@ -87,7 +86,7 @@ def test_remind_at_shows_the_next_send_off_stops_it_and_bad_input_says_the_accep
         h.send.command("remind off", response_url=h.fake.response_url("3"))
         assert "off" in replies(h, 5)[4]["text"]
         h.clock.now = MONDAY_0910_SHANGHAI + timedelta(hours=3)
-        assert run_due(h.deps, h.deps_client(), render) == []
+        assert run_due(h.deps, h.outlets()) == []
         h.send.command("remind", response_url=h.fake.response_url("4"))
         assert "off" in replies(h, 6)[5]["text"]
 
@@ -132,7 +131,7 @@ def test_a_budget_shows_beside_the_project_spend_across_channels_and_flags_over(
         assert "positive number" in replies(h, 2)[1]["text"] and "lots" in replies(h, 2)[1]["text"]
         h.send.command("budget", response_url=h.fake.response_url("3"))
         assert "llm ¥50" in replies(h, 3)[2]["text"]
-        run_due(h.deps, h.deps_client(), render)
+        run_due(h.deps, h.outlets())
         footer = str(h.posts(channel="C1")[0]["blocks"])
         # each box has run 9 hours this month at 400/day: 150 each, 300 for the project across both channels
         assert "llm ¥300 / 预算 ¥50 :warning: 已超预算" in footer  # the channel speaks GPU_ADVISOR_LANG (zh)
@@ -153,7 +152,7 @@ def test_a_channel_speaks_the_language_set_for_it_else_its_setters(tmp_path: Pat
         said = {r["_path"].rsplit("/", 1)[-1]: r["text"] for r in replies(h, 2)}  # answered in any order
         assert "in English" in said["1"] and "使用英文" in said["2"]
         h.clock.now = MONDAY_0910_SHANGHAI + timedelta(hours=1)
-        run_due(h.deps, h.deps_client(), render)
+        run_due(h.deps, h.outlets())
         by_channel = {p["channel"]: h.texts(p) for p in h.posts()}
         assert "GPU rentals" in by_channel["C1"] and "GPU rentals" in by_channel["C2"]  # the setter's, the set
         assert "GPU 租用提醒" in by_channel["C3"]  # no schedule: the workspace default

@@ -13,6 +13,7 @@ import pytest
 
 from bot.digest.send import send_digests
 from bot.server.jobs import jobs_of
+from bot.slack.digest_outlet import SlackOutlet
 from bot.slack.ui.digest import render
 from bot.state.digest_sends import Sends
 from bot.state.rentals import Rentals
@@ -31,14 +32,13 @@ def digest(h: Harness) -> dict[str, Any]:
     [outcome] = send_digests(
         Rentals(h.deps.store),
         Sends(h.deps.store),
-        h.deps_client(),
+        SlackOutlet(h.deps_client(), render),
         team="T1",
         channels=None,
         now=h.clock,
         rules=h.deps.policy.idle,
         lang=Lang.EN,
         zone=ZoneInfo("Asia/Shanghai"),
-        render=render,
         pace_s=0,
     )
     assert outcome.status == "sent", outcome

@@ -20,6 +20,7 @@ from bot.digest.due import run_due
 from bot.server.http import build_server
 from bot.settings import Settings
 from bot.slack.app import MissingSlackSettings, check_tokens, create_app, slack_deps
+from bot.slack.digest_outlet import slack_outlets
 from bot.slack.ui.digest import render
 from bot.state.rentals import Rentals
 from bot.state.schema import migrated_metadata
@@ -146,7 +147,7 @@ def test_two_workspaces_install_and_neither_sees_the_other(tmp_path: Path, db_ta
         send.command("list", team="T2", user="UT2", channel="CT2", response_url=fake.response_url("list2"))
         listed = fake.wait_for(lambda: [c for c in fake.of("response_url") if c["_path"].endswith("list2")])[0]
         assert "t1-box" not in str(listed)
-        run_due(deps, app.client, render)  # type: ignore[arg-type, attr-defined]
+        run_due(deps, slack_outlets(deps, app.client, render))  # type: ignore[arg-type, attr-defined]
         digests = [p for p in fake.of("chat.postMessage")[before:] if "t1-box" in str(p.get("blocks"))]
         assert [(p["channel"], p["_auth"]) for p in digests] == [("CT1", "Bearer xoxb-T1-bot-token")]
 

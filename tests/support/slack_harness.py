@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -16,6 +16,8 @@ from bot.deps import Deps, Handoff
 from bot.server.http import EVENTS_PATH, build_server
 from bot.settings import Settings
 from bot.slack.app import create_app, slack_deps, web_client
+from bot.slack.digest_outlet import SlackOutlet, slack_outlets
+from bot.slack.ui.digest import render
 from tests.support.fake_slack import FakeSlack, SlackSender, fake_slack
 from tests.support.state_template import migrated_state_db
 
@@ -45,6 +47,10 @@ class Harness:
     def deps_client(self) -> WebClient:
         """A Web API client like the app's, on the fake Slack."""
         return web_client(self.settings, self.deps.metrics)
+
+    def outlets(self) -> Callable[[str], SlackOutlet]:
+        """The digest's outlet of each workspace, as serve's digest job makes them."""
+        return slack_outlets(self.deps, self.deps_client(), render)
 
     def posts(self, **match: Any) -> list[dict[str, Any]]:
         return [c for c in self.fake.of("chat.postMessage") if all(c.get(k) == v for k, v in match.items())]

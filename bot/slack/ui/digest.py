@@ -1,26 +1,20 @@
 """A channel's digest as Slack blocks (templates/digest.json.j2): the most expensive items first, at most 50
-blocks."""
+blocks. The lines and the buttons are the core's (bot/chat/digest_messages.py), the same on every chat."""
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from bot.slack.ids import Action
+from bot.chat.digest_messages import BUTTONS, found_line, instance_line, spend_line, storage_line, when
 from bot.slack.ui import templating
 from bot.text import Lang, t
-from bot.text.budget import forecast_text
-from bot.text.format import money, show
-from rules.digest import Digest, FoundNews, InstanceNews, StorageNews
-from rules.idle import Activity
+from bot.text.format import money
+from rules.digest import Digest
+
+__all__ = ["BUTTONS", "found_line", "header_block", "instance_line", "item_blocks", "render", "storage_line", "when"]
 
 MAX_BLOCKS = 50  # Slack's limit for a message
-
-
-def when(moment: datetime | None, zone: ZoneInfo) -> str:
-    """A time as a channel reads it: in the channel's zone, naming the zone (11-30 22:17 Asia/Shanghai)."""
-    return f"{moment.astimezone(zone):%m-%d %H:%M} {zone.key}" if moment else "?"
 
 
 def message_lang(message: dict[str, Any]) -> Lang | None:
@@ -42,81 +36,6 @@ def header_block(count: int, lang: Lang) -> dict[str, Any]:
         found_title="",
     )
     return blocks[0]
-
-
-def instance_line(news: InstanceNews, lang: Lang, zone: ZoneInfo) -> str:
-    unknown = "digest.unknown_found" if news.source in ("aws", "k8s") else "digest.unknown"
-    key = {Activity.IDLE: "digest.idle", Activity.MEMORY_HELD: "digest.memory_held"}.get(news.activity, unknown)
-    no_price = t("digest.price_unknown", lang)
-    line = t(
-        key,
-        lang,
-        name=news.name,
-        owner=f"<@{news.owner}>",
-        since=when(news.since, zone),
-        per_day=money(news.per_day, news.currency) if news.priced else no_price,
-        burned=money(news.burned, news.currency) if news.priced else no_price,
-    )
-    if news.stop_at is not None:
-        line += " " + t("digest.stop_warning", lang, at=when(news.stop_at, zone))  # with its date: graces run to 7d
-    elif news.never_stopped:
-        line += " " + t("digest.never_stopped", lang)
-    return line
-
-
-def found_line(news: FoundNews, lang: Lang) -> str:
-    """A found item nobody claimed: what it is, its cloud state, what it costs a day."""
-    state = f"{news.state}, spot" if news.spot else (news.state or "?")
-    cost = money(news.per_day, news.currency) if news.priced else t("digest.price_unknown", lang)
-    return t(
-        f"digest.found_{'instance' if news.kind == 'i' else 'storage'}",
-        lang,
-        name=news.name,
-        what=news.what,
-        state=state,
-        per_day=cost,
-    )
-
-
-def storage_line(news: StorageNews, lang: Lang) -> str:
-    return t(
-        f"digest.{news.reason}",
-        lang,
-        name=news.name,
-        owner=f"<@{news.owner}>",
-        size=show(news.size_gb),
-        per_month=money(news.per_month, news.currency),
-        days=show(round(news.untouched_days)),
-    )
-
-
-def _spend(digest: Digest, lang: Lang) -> str | None:
-    lines = []
-    for spend in digest.spend:
-        project = spend.project or t("digest.no_project", lang)
-        amount = money(spend.amount, spend.currency)
-        if spend.budget is None:
-            lines.append(t("digest.spend_line", lang, project=project, amount=amount))
-        else:
-            key = "digest.spend_over" if spend.amount > spend.budget else "digest.spend_budget"
-            line = t(key, lang, project=project, amount=amount, budget=money(spend.budget, spend.currency))
-            if spend.forecast is not None and spend.forecast.forecast > spend.forecast.budget:
-                line += " " + forecast_text(spend.forecast, lang)  # said before the threshold is crossed
-            lines.append(line)
-    return t("digest.spend", lang, lines=" · ".join(lines)) if lines else None
-
-
-INSTANCE_BUTTONS = (
-    (Action.RELEASED, "digest.button.released", "primary"),
-    (Action.STILL_NEEDED, "digest.button.still_needed", None),
-    (Action.SNOOZE_WEEK, "digest.button.snooze_week", None),
-)
-STORAGE_BUTTONS = (
-    (Action.STORAGE_DELETED, "digest.button.deleted", "primary"),
-    (Action.STORAGE_KEEP, "digest.button.keep", None),
-)
-FOUND_BUTTONS = ((Action.CLAIM, "digest.button.claim", "primary"), (Action.NOT_OURS, "digest.button.not_ours", None))
-BUTTONS = {"i": INSTANCE_BUTTONS, "s": STORAGE_BUTTONS, "fi": FOUND_BUTTONS, "fs": FOUND_BUTTONS}
 
 
 def _item(kind: str, name: str, text: str, lang: Lang) -> dict[str, Any]:
@@ -146,7 +65,7 @@ def render(digest: Digest, lang: Lang, zone: ZoneInfo) -> tuple[str, list[dict[s
     footer = [
         text
         for text in (
-            _spend(digest, lang),
+            spend_line(digest, lang),
             t("digest.saved", lang, amounts=", ".join(money(a, c) for c, a in digest.saved.items()))
             if digest.saved
             else None,

@@ -1,0 +1,123 @@
+"""What a channel's digest says, as neutral lines and messages: each item's line and its buttons, the spend
+line; digest_message() the whole digest for chats without a layout of their own (Slack keeps its template,
+bot/slack/ui/digest.py, on the same lines). Times are shown in the channel's zone with its IANA name."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from zoneinfo import ZoneInfo
+
+from bot.chat.ids import Action
+from bot.chat.message import Button, Message, Section
+from bot.text import Lang, t
+from bot.text.budget import forecast_text
+from bot.text.format import money, show
+from rules.digest import Digest, FoundNews, InstanceNews, StorageNews
+from rules.idle import Activity
+
+
+def when(moment: datetime | None, zone: ZoneInfo) -> str:
+    """A time as a channel reads it: in the channel's zone, naming the zone (11-30 22:17 Asia/Shanghai)."""
+    return f"{moment.astimezone(zone):%m-%d %H:%M} {zone.key}" if moment else "?"
+
+
+def instance_line(news: InstanceNews, lang: Lang, zone: ZoneInfo) -> str:
+    unknown = "digest.unknown_found" if news.source in ("aws", "k8s") else "digest.unknown"
+    key = {Activity.IDLE: "digest.idle", Activity.MEMORY_HELD: "digest.memory_held"}.get(news.activity, unknown)
+    no_price = t("digest.price_unknown", lang)
+    line = t(
+        key,
+        lang,
+        name=news.name,
+        owner=f"<@{news.owner}>",
+        since=when(news.since, zone),
+        per_day=money(news.per_day, news.currency) if news.priced else no_price,
+        burned=money(news.burned, news.currency) if news.priced else no_price,
+    )
+    if news.stop_at is not None:
+        line += " " + t("digest.stop_warning", lang, at=when(news.stop_at, zone))  # with its date: graces run to 7d
+    elif news.never_stopped:
+        line += " " + t("digest.never_stopped", lang)
+    return line
+
+
+def found_line(news: FoundNews, lang: Lang) -> str:
+    """A found item nobody claimed: what it is, its cloud state, what it costs a day."""
+    state = f"{news.state}, spot" if news.spot else (news.state or "?")
+    cost = money(news.per_day, news.currency) if news.priced else t("digest.price_unknown", lang)
+    return t(
+        f"digest.found_{'instance' if news.kind == 'i' else 'storage'}",
+        lang,
+        name=news.name,
+        what=news.what,
+        state=state,
+        per_day=cost,
+    )
+
+
+def storage_line(news: StorageNews, lang: Lang) -> str:
+    return t(
+        f"digest.{news.reason}",
+        lang,
+        name=news.name,
+        owner=f"<@{news.owner}>",
+        size=show(news.size_gb),
+        per_month=money(news.per_month, news.currency),
+        days=show(round(news.untouched_days)),
+    )
+
+
+def spend_line(digest: Digest, lang: Lang) -> str | None:
+    lines = []
+    for spend in digest.spend:
+        project = spend.project or t("digest.no_project", lang)
+        amount = money(spend.amount, spend.currency)
+        if spend.budget is None:
+            lines.append(t("digest.spend_line", lang, project=project, amount=amount))
+        else:
+            key = "digest.spend_over" if spend.amount > spend.budget else "digest.spend_budget"
+            line = t(key, lang, project=project, amount=amount, budget=money(spend.budget, spend.currency))
+            if spend.forecast is not None and spend.forecast.forecast > spend.forecast.budget:
+                line += " " + forecast_text(spend.forecast, lang)  # said before the threshold is crossed
+            lines.append(line)
+    return t("digest.spend", lang, lines=" · ".join(lines)) if lines else None
+
+
+INSTANCE_BUTTONS = (
+    (Action.RELEASED, "digest.button.released", "primary"),
+    (Action.STILL_NEEDED, "digest.button.still_needed", None),
+    (Action.SNOOZE_WEEK, "digest.button.snooze_week", None),
+)
+STORAGE_BUTTONS = (
+    (Action.STORAGE_DELETED, "digest.button.deleted", "primary"),
+    (Action.STORAGE_KEEP, "digest.button.keep", None),
+)
+FOUND_BUTTONS = ((Action.CLAIM, "digest.button.claim", "primary"), (Action.NOT_OURS, "digest.button.not_ours", None))
+BUTTONS = {"i": INSTANCE_BUTTONS, "s": STORAGE_BUTTONS, "fi": FOUND_BUTTONS, "fs": FOUND_BUTTONS}
+
+
+def item_buttons(kind: str, name: str, lang: Lang) -> tuple[Button, ...]:
+    """An item's answers; each button's value is the item's kind and name (`i:gpu-box-1`)."""
+    return tuple(Button(str(action), f"{kind}:{name}", t(key, lang), style) for action, key, style in BUTTONS[kind])
+
+
+def digest_message(digest: Digest, lang: Lang, zone: ZoneInfo, done: str | None = None) -> Message:
+    """The whole digest: a title with the count, each item (dearest first) with its answers, then what was found
+    and nobody claimed, then the spend and how to act. `done`: the line of an answer just given, shown first."""
+    items = [(n.per_day, "i", n.name, instance_line(n, lang, zone)) for n in digest.instances]
+    items += [(s.per_month / 30, "s", s.name, storage_line(s, lang)) for s in digest.storage]
+    items.sort(key=lambda item: -item[0])
+    found = [(f.per_day, f"f{f.kind}", f.name, found_line(f, lang)) for f in digest.found]
+    sections = [Section(done)] if done else []
+    sections += [Section(text, buttons=item_buttons(kind, name, lang)) for _, kind, name, text in items]
+    if found:
+        sections.append(Section(t("digest.found_title", lang)))
+        sections += [Section(text, buttons=item_buttons(kind, name, lang)) for _, kind, name, text in found]
+    spent = spend_line(digest, lang)
+    saved = ", ".join(money(a, c) for c, a in digest.saved.items())
+    notes = [line for line in (spent, t("digest.saved", lang, amounts=saved) if saved else None) if line]
+    count = len(items) + len(found)
+    title = t("digest.header", lang, count=count)
+    return Message(
+        text=title, lang=lang, title=title, sections=tuple(sections), context=(*notes, t("digest.how_to_act", lang))
+    )

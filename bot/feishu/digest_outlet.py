@@ -1,0 +1,45 @@
+"""The digest's outlet in Feishu: the digest as a card (both languages, the chat's own first), sent to the group
+chat with an idempotency key naming the chat and the day: a sender that takes over a claim left by a kill (after
+10 minutes) sends with the same key, and Feishu keeps one message for a key within an hour."""
+
+from __future__ import annotations
+
+import hashlib
+from datetime import date
+from functools import partial
+from typing import Any, cast
+from zoneinfo import ZoneInfo
+
+from bot.chat.digest_messages import digest_message
+from bot.chat.message import plain
+from bot.digest.outlet import Undelivered
+from bot.feishu.cards import card
+from bot.feishu.chat import FeishuChat
+from bot.feishu.sdk import FeishuError
+from bot.text import Lang, t
+from rules.digest import Digest
+
+
+def digest_key(chat: str, day: date) -> str:
+    """The send's uuid (at most 50 characters): the same for every sender of this chat's digest of `day`."""
+    return "digest-" + hashlib.sha256(f"{chat}|{day.isoformat()}".encode()).hexdigest()[:32]
+
+
+class FeishuOutlet:
+    def __init__(self, chat: FeishuChat) -> None:
+        self.chat = chat
+
+    def compose(self, digest: Digest | None, lang: Lang, zone: ZoneInfo) -> dict[str, Any]:
+        if digest is None:
+            return card(lambda each: plain(t("digest.all_clear", each), each), lang)
+        return card(partial(digest_message, digest, zone=zone), lang)
+
+    def post(self, channel: str, composed: object, day: date) -> str:
+        try:
+            return self.chat.send("chat_id", channel, cast(dict[str, Any], composed), uuid=digest_key(channel, day))
+        except FeishuError as exc:
+            unknown = exc.status is None or exc.status >= 500
+            raise Undelivered(str(exc.code or exc.msg), unknown=unknown) from exc
+
+    def posted_before(self, channel: str, day: date, zone: ZoneInfo) -> str | None:
+        return None  # a second send of the day within the hour is the same message (digest_key)
