@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import typer.main
 
+from bot.chat.inline import KEYS
 from bot.cli import app
 from bot.fields.answers import BY_INLINE_KEY, FIELDS, FORM_FIELDS
-from bot.slack.inline import KEYS
 from rules.questions import ASKS, Stage
 
 

@@ -101,6 +101,10 @@ def item_buttons(kind: str, name: str, lang: Lang) -> tuple[Button, ...]:
     return tuple(Button(str(action), f"{kind}:{name}", t(key, lang), style) for action, key, style in BUTTONS[kind])
 
 
+def item_section(kind: str, name: str, text: str, lang: Lang) -> Section:
+    return Section(text, buttons=item_buttons(kind, name, lang), item=(kind, name))
+
+
 def digest_message(digest: Digest, lang: Lang, zone: ZoneInfo, done: str | None = None) -> Message:
     """The whole digest: a title with the count, each item (dearest first) with its answers, then what was found
     and nobody claimed, then the spend and how to act. `done`: the line of an answer just given, shown first."""
@@ -109,10 +113,14 @@ def digest_message(digest: Digest, lang: Lang, zone: ZoneInfo, done: str | None 
     items.sort(key=lambda item: -item[0])
     found = [(f.per_day, f"f{f.kind}", f.name, found_line(f, lang)) for f in digest.found]
     sections = [Section(done)] if done else []
-    sections += [Section(text, buttons=item_buttons(kind, name, lang)) for _, kind, name, text in items]
+    sections += [
+        item_section(kind, name, text, lang) for _, kind, name, text in items
+    ]
     if found:
         sections.append(Section(t("digest.found_title", lang)))
-        sections += [Section(text, buttons=item_buttons(kind, name, lang)) for _, kind, name, text in found]
+        sections += [
+            item_section(kind, name, text, lang) for _, kind, name, text in found
+        ]
     spent = spend_line(digest, lang)
     saved = ", ".join(money(a, c) for c, a in digest.saved.items())
     notes = [line for line in (spent, t("digest.saved", lang, amounts=saved) if saved else None) if line]

@@ -25,6 +25,7 @@ class Section:
     text: str
     fields: tuple[str, ...] = ()
     buttons: tuple[Button, ...] = ()  # the section's own answers (a digest item's Released, Still needed, …)
+    item: tuple[str, str] | None = None  # a digest item (kind, name): its buttons answer for it
 
 
 @dataclass(frozen=True)

@@ -51,13 +51,13 @@ def test_every_question_and_usual_answer_has_words() -> None:
             assert t(f"answer.{ask.key}.{value}", Lang.ZH)
 
 
-@pytest.mark.parametrize("source", ["rules/parsing.py", "pricing/quote.py", "bot/slack/inline.py"])
+@pytest.mark.parametrize("source", ["rules/parsing.py", "pricing/quote.py", "bot/chat/inline.py"])
 def test_every_error_code_raised_has_a_sentence(source: str) -> None:
     code = (ROOT / source).read_text("utf-8")
     prefixes = {
         "rules/parsing.py": "parse.problem.",
         "pricing/quote.py": "error.quote.",
-        "bot/slack/inline.py": "error.inline.",
+        "bot/chat/inline.py": "error.inline.",
     }
     found = set(re.findall(r'(?:ParseError\([^\n]*, |QuoteError\(|InlineError\()"(\w+)"', code))
     assert found, f"no error codes found in {source}"

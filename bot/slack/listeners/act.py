@@ -5,8 +5,8 @@ needs them or an admin. The answer goes to the channel: everyone there is told w
 from __future__ import annotations
 
 from bot.actions.policy import PolicyError, read_grace, read_mode, said
+from bot.chat import inline
 from bot.deps import Deps
-from bot.slack import inline
 from bot.slack.listeners.digest import is_admin
 from bot.slack.listeners.rentals import RentalCommandError
 from bot.slack.request import SlackRequest

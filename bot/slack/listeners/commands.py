@@ -7,9 +7,10 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from bot.chat import inline
 from bot.deps import Deps
 from bot.fields.answers import FIELDS, inline_key
-from bot.slack import conversation, inline
+from bot.slack import conversation
 from bot.slack.ids import SubCommand
 from bot.slack.listeners import act, enrollment, rentals, report, tracking
 from bot.slack.replies import lang_for

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+from bot.chat import inline
 from bot.deps import Deps
-from bot.slack import inline
 from bot.slack.listeners.rentals import RentalCommandError
 from bot.slack.request import SlackRequest
 from bot.slack.ui import blocks

@@ -14,10 +14,10 @@ from typing import Any
 from slack_bolt import Ack
 from slack_sdk.errors import SlackApiError
 
+from bot.chat import inline
 from bot.chat.ids import ButtonValue
 from bot.deps import Deps
 from bot.fields.rentals import CachedPrice, FieldError, currency_of, instance_fields, price_from_cache
-from bot.slack import inline
 from bot.slack.conversation import recommend
 from bot.slack.listeners.rentals import RentalCommandError
 from bot.slack.replies import lang_for

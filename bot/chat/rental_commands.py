@@ -1,0 +1,223 @@
+"""The sub-commands about what a team rents, the same on every chat: `list`, `release NAME`,
+`delete-storage NAME`, `remind [at HH:MM [zone] [days] [lang=en|zh] | lang en|zh | off]`, `budget …`."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from datetime import datetime
+from typing import overload
+
+from bot.chat.commands import CommandError, Invocation
+from bot.chat.digest_messages import item_section
+from bot.chat.message import Message, Section, plain
+from bot.fields.rentals import budget_amount
+from bot.state.budgets import Budgets
+from bot.state.rentals import RentalError, Rentals, check_name
+from bot.state.schedules import Schedules
+from bot.text import Lang, t
+from bot.text.catalogue import tw
+from bot.text.errors import error_text
+from bot.text.format import escape, money, rate, show
+from rules.errors import ParseError
+from rules.remind_schedule import RemindSchedule, next_send, parse_at, parse_days, parse_zone
+
+
+def list_items(inv: Invocation) -> None:
+    """`list`: what the team rents and keeps, with owner and state."""
+    rentals, lang = Rentals(inv.deps.store), inv.lang
+    lines = []
+    for i in rentals.instances(inv.team):
+        if i.hidden_by:  # "Not ours"
+            continue
+        state = "released" if i.released_at else "running"
+        lines.append(
+            t(
+                "digest.list_instance",
+                lang,
+                name=i.name,
+                gpu=f"{i.gpu} × {show(i.share or i.cards)}",
+                price=rate(i.price, i.currency, i.unit, t("digest.no_price", lang)),
+                owner=f"<@{i.owner}>",
+                state=t(f"digest.state.{state}", lang),
+            )
+        )
+    for s in rentals.storage(inv.team):
+        if s.hidden_by:
+            continue
+        state = "deleted" if s.deleted_at else "kept"
+        lines.append(
+            t(
+                "digest.list_storage",
+                lang,
+                name=s.name,
+                size=show(s.size_gb),
+                per_month=money(s.size_gb * s.price_gb_month, s.currency),
+                owner=f"<@{s.owner}>",
+                state=t(f"digest.state.{state}", lang),
+            )
+        )
+    said = "\n".join([t("digest.list_title", lang), *lines]) if lines else t("digest.list_empty", lang)
+    inv.answer(plain(said, lang))
+
+
+def _owner_or_admin(inv: Invocation, owner: str, name: str) -> None:
+    """Releasing or deleting an item is for its owner or an admin of this workspace; anyone else is told who."""
+    if inv.user != owner and not inv.is_admin():
+        raise CommandError(t("digest.not_yours", inv.lang, owner=f"<@{owner}>", name=name))
+
+
+def release(inv: Invocation, args: list[str]) -> None:
+    """`release NAME`: the instance was released (its owner or an admin); storage it leaves is asked about."""
+    lang = inv.lang
+    if len(args) != 1:
+        raise CommandError(t("digest.release_usage", lang))
+    rentals, name, user = Rentals(inv.deps.store), args[0], inv.user
+    found = rentals.instance(inv.team, name)
+    if found is None:
+        raise CommandError(tw("error.rental.no_instance", lang, "slack", name=escape(name)))
+    _owner_or_admin(inv, found.owner, name)
+    try:
+        released = rentals.release(inv.team, name, inv.deps.now(), user)
+    except RentalError as exc:
+        raise CommandError(tw(f"error.rental.{exc.code}", lang, "slack", **exc.params)) from None
+    note = t("digest.done.released", lang, name=name, user=f"<@{user}>")
+    out = [Section(note)]
+    for left in rentals.storage(inv.team, instance_id=released.id, kept_only=True):
+        question = t(
+            "digest.storage_question",
+            lang,
+            name=name,
+            storage=left.name,
+            size=show(left.size_gb),
+            per_month=money(left.size_gb * left.price_gb_month, left.currency),
+        )
+        out.append(item_section("s", left.name, question, lang))
+    inv.post(Message(text=note, lang=lang, sections=tuple(out)))
+
+
+def delete_storage(inv: Invocation, args: list[str]) -> None:
+    """`delete-storage NAME`: the storage was deleted (its owner or an admin of this workspace); it stops costing."""
+    lang = inv.lang
+    if len(args) != 1:
+        raise CommandError(t("digest.delete_storage_usage", lang))
+    rentals, name, user = Rentals(inv.deps.store), args[0], inv.user
+    found = rentals.storage_named(inv.team, name)
+    if found is None:
+        raise CommandError(tw("error.rental.no_storage", lang, "slack", name=escape(name)))
+    _owner_or_admin(inv, found.owner, name)
+    try:
+        rentals.delete_storage(inv.team, name, inv.deps.now())
+    except RentalError as exc:
+        raise CommandError(tw(f"error.rental.{exc.code}", lang, "slack", **exc.params)) from None
+    note = t("digest.done.deleted", lang, name=name, user=f"<@{user}>")
+    inv.post(plain(note, lang))
+
+
+def remind(inv: Invocation, args: list[str]) -> None:
+    """`remind at 09:30 [zone] [days] [lang=en|zh]`, `remind lang en|zh`, `remind off`, `remind`. The
+    channel's language: one set here wins; else the language of whoever set the schedule."""
+    deps, lang = inv.deps, inv.lang
+    schedules = Schedules(deps.store, deps.settings.default_schedule())
+    team, channel, user = inv.team, inv.channel, inv.user
+    current = schedules.of(team, channel)
+    given = [a for a in args if a.lower().startswith("lang=")]
+    args = [a for a in args if a not in given]
+    chosen = _language(given[-1].split("=", 1)[1] if given else None, lang)
+    words = [a.lower() for a in args]
+    if words == ["off"]:
+        setter = schedules.set_by(team, channel)
+        if setter not in (None, user) and not inv.is_admin():
+            raise CommandError(t("digest.remind_not_yours", lang, setter=f"<@{setter}>"))
+        schedules.put(team, channel, replace(current, enabled=False), user, deps.now())
+        inv.answer(plain(t("digest.schedule_off", lang), lang))
+        return
+    if len(words) == 2 and words[0] == "lang":
+        current = replace(current, lang=_language(words[1], lang).value)
+        schedules.put(team, channel, current, user, deps.now())
+    elif words and words[0] == "at" and 2 <= len(args) <= 4:
+        try:
+            current = _schedule(args[1:], current, inv.zone() or current.zone)
+        except ParseError as exc:
+            raise CommandError(error_text(exc, lang, where="slack")) from None
+        # the language set here, else the one it had, else the language of whoever sets it
+        current = replace(current, lang=(chosen or (Lang(current.lang) if current.lang else lang)).value)
+        schedules.put(team, channel, current, user, deps.now())
+    elif args or given:
+        raise CommandError(t("digest.remind_usage", lang))
+    if not current.enabled:
+        inv.answer(plain(t("digest.schedule_off", lang), lang))
+        return
+    inv.answer(plain(schedule_text(current, deps.now(), lang, Lang(current.lang or deps.settings.lang)), lang))
+
+
+@overload
+def _language(value: str, lang: Lang) -> Lang: ...
+@overload
+def _language(value: None, lang: Lang) -> None: ...
+def _language(value: str | None, lang: Lang) -> Lang | None:
+    """A language named in the command (`lang=en`, `lang zh`); RentalCommandError for anything else."""
+    if value is None:
+        return None
+    if value.lower() not in {code.value for code in Lang}:
+        raise CommandError(t("digest.remind_lang_usage", lang, text=value))
+    return Lang(value.lower())
+
+
+def schedule_text(schedule: RemindSchedule, now: datetime, lang: Lang, channel_lang: Lang) -> str:
+    """The schedule as a person reads it: its local time and zone, days, language and the next send."""
+    upcoming = next_send(schedule, now)
+    nxt = (
+        f"{upcoming:%Y-%m-%d %H:%M} {t(f'word.weekday.{upcoming.weekday()}', lang)} {schedule.zone}"
+        if upcoming
+        else "-"
+    )
+    return t(
+        "digest.schedule",
+        lang,
+        at=schedule.at.strftime("%H:%M"),
+        zone=schedule.zone,
+        days=schedule.days_text,
+        next=nxt,
+        language=t(f"word.lang.{channel_lang.value}", lang),
+    )
+
+
+def _schedule(args: list[str], current: RemindSchedule, zone: str) -> RemindSchedule:
+    """`09:30 [zone] [days]`: a zone has a '/' or is UTC; anything else after the time is the days. Without
+    a zone, `zone` (the caller's Slack time zone)."""
+    at, days = parse_at(args[0]), current.days
+    for arg in args[1:]:
+        if "/" in arg or arg.upper() in ("UTC", "GMT"):
+            zone = parse_zone(arg if "/" in arg else arg.upper())
+        else:
+            days = parse_days(arg)
+    return RemindSchedule(at, zone, days, True, current.lang)
+
+
+def budget(inv: Invocation, args: list[str]) -> None:
+    """`budget PROJECT AMOUNT [CNY|USD]`, `budget PROJECT off`, or `budget` (the list)."""
+    deps, lang = inv.deps, inv.lang
+    budgets, team = Budgets(deps.store), inv.team
+    if not args:
+        found = budgets.of(team)
+        lines = " · ".join(f"{project} {money(amount, currency)}" for (project, currency), amount in found.items())
+        inv.answer(plain(t("digest.budget_list", lang, lines=lines) if found else t("digest.budget_none", lang), lang))
+        return
+    project = args[0]
+    try:
+        check_name(project)
+    except RentalError as exc:
+        raise CommandError(tw(f"error.rental.{exc.code}", lang, "slack", **exc.params)) from None
+    setter = budgets.set_by(team, project)
+    if setter not in (None, inv.user) and not inv.is_admin():
+        raise CommandError(t("digest.budget_not_yours", lang, project=project, setter=f"<@{setter}>"))
+    if len(args) == 2 and args[1].lower() == "off":
+        budgets.remove(team, project)
+        inv.answer(plain(t("digest.budget_removed", lang, project=project), lang))
+        return
+    amount = budget_amount(args[1]) if 2 <= len(args) <= 3 else None
+    currency = (args[2] if len(args) == 3 else deps.settings.currency).upper()
+    if amount is None or currency not in ("CNY", "USD"):
+        raise CommandError(t("digest.budget_usage", lang, text=" ".join(args[1:])))
+    budgets.put(team, project, amount, currency, inv.user, deps.now())
+    inv.answer(plain(t("digest.budget_set", lang, project=project, amount=money(amount, currency)), lang))
