@@ -23,7 +23,7 @@ class Invocation:
     channel: str
     user: str
     lang: Lang
-    answer: Callable[[Message], None]  # to the person who typed it (Slack: ephemeral; Feishu: in its thread)
-    post: Callable[[Message], None]  # in the channel, for everyone
+    answer: Callable[[Message], object]  # to the person who typed it (Slack: ephemeral; Feishu: in its thread)
+    post: Callable[[Message], object]  # in the channel, for everyone
     is_admin: Callable[[], bool]  # may this person act as an admin of the tenant (or of this chat)?
     zone: Callable[[], str | None]  # this person's IANA time zone, when the chat knows it

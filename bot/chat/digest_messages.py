@@ -113,14 +113,10 @@ def digest_message(digest: Digest, lang: Lang, zone: ZoneInfo, done: str | None 
     items.sort(key=lambda item: -item[0])
     found = [(f.per_day, f"f{f.kind}", f.name, found_line(f, lang)) for f in digest.found]
     sections = [Section(done)] if done else []
-    sections += [
-        item_section(kind, name, text, lang) for _, kind, name, text in items
-    ]
+    sections += [item_section(kind, name, text, lang) for _, kind, name, text in items]
     if found:
         sections.append(Section(t("digest.found_title", lang)))
-        sections += [
-            item_section(kind, name, text, lang) for _, kind, name, text in found
-        ]
+        sections += [item_section(kind, name, text, lang) for _, kind, name, text in found]
     spent = spend_line(digest, lang)
     saved = ", ".join(money(a, c) for c, a in digest.saved.items())
     notes = [line for line in (spent, t("digest.saved", lang, amounts=saved) if saved else None) if line]

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import logging
 from dataclasses import replace
+from typing import Any
 
 from bot.chat.message import Message, plain
 from bot.chat.port import Actor, ChatError, Place, Platform, Posted, Say
@@ -102,6 +103,36 @@ class FeishuChat:
         except FeishuError as exc:
             raise ChatError(str(exc.code)) from exc
         return Posted(Place(self.platform, actor.tenant, actor.user, sent), sent)
+
+    def user(self, open_id: str) -> Any:
+        """A user as the contact API has them (email, time_zone, is_tenant_manager); None when it will not say
+        (the app lacks the contact scope, or the user left): then nobody is taken for an admin."""
+        contact = self.api.sdk.contact
+        request = contact.GetUserRequest.builder().user_id(open_id).user_id_type("open_id").build()
+        try:
+            return self.api.call("contact.users.get", lambda: self.api.contact.user.get(request)).user
+        except FeishuError as exc:
+            log.warning("contact user of %s not read (code %s): treated as no admin, no zone", open_id, exc.code)
+            return None
+
+    def is_admin(self, open_id: str, chat_id: str | None) -> bool:
+        """A tenant administrator, or the owner or a manager of the chat the command or button came from."""
+        found = self.user(open_id)
+        if found is not None and found.is_tenant_manager:
+            return True
+        if not chat_id:
+            return False
+        request = self.api.sdk.im.GetChatRequest.builder().chat_id(chat_id).user_id_type("open_id").build()
+        try:
+            chat = self.api.call("chats.get", lambda: self.api.im.chat.get(request))
+        except FeishuError as exc:
+            log.warning("chat %s not read (code %s): its owner and managers unknown", chat_id, exc.code)
+            return False
+        return open_id == chat.owner_id or open_id in (chat.user_manager_id_list or [])
+
+    def user_zone(self, open_id: str) -> str | None:
+        found = self.user(open_id)
+        return str(found.time_zone) if found is not None and found.time_zone else None
 
     def user_lang(self, actor: Actor) -> Lang:
         """Feishu does not tell a bot a user's language: the default (cards show each reader's own anyway)."""

@@ -9,13 +9,18 @@ from __future__ import annotations
 
 import json
 import logging
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
-from bot.chat import conversation
+from bot.chat import conversation, inline, rental_commands
+from bot.chat.commands import CommandError, Invocation
+from bot.chat.digest_answers import ITEM_ACTIONS
 from bot.chat.ids import Action, ButtonValue, SubCommand
 from bot.chat.message import plain
 from bot.chat.port import FEISHU_PREFIX, Place
 from bot.deps import Deps
+from bot.feishu import digest_buttons
 from bot.feishu.chat import FeishuChat
 from bot.text import Lang, t
 
@@ -54,12 +59,49 @@ def _lang_of(text: str, default: Lang) -> Lang:
     return Lang.ZH if any("\u4e00" <= ch <= "\u9fff" for ch in text) else default
 
 
-def handle(deps: Deps, chat: FeishuChat, payload: dict[str, Any], input_key: str | None = None) -> None:
+@dataclass(frozen=True)
+class Toast:
+    """What a card press is answered with (Feishu shows it to the presser): a catalogue key and its kind."""
+
+    key: str
+    kind: str = "success"  # success, info, warning, error
+    params: tuple[tuple[str, str], ...] = ()
+
+
+def handle(deps: Deps, chat: FeishuChat, payload: dict[str, Any], input_key: str | None = None) -> Toast | None:
     kind = event_type(payload)
     if kind == MESSAGE:
         on_message(deps, chat, payload, input_key)
     elif kind == CARD_ACTION:
-        on_card_action(deps, chat, payload, input_key)
+        return on_card_action(deps, chat, payload, input_key)
+    return None
+
+
+def invocation(
+    deps: Deps, chat: FeishuChat, team: str, chat_id: str, user: str, reply_to: str, lang: Lang
+) -> Invocation:
+    """A sub-command typed in Feishu: answered in a thread under the person's message; posts go to the chat."""
+    place = Place(chat.platform, team, chat_id)
+    return Invocation(
+        deps,
+        team=team,
+        channel=chat_id,
+        user=user,
+        lang=lang,
+        answer=lambda message: chat.post(place.in_thread(reply_to), lambda _: message, lang),
+        post=lambda message: chat.post(place, lambda _: message, lang),
+        is_admin=lambda: chat.is_admin(user, chat_id),
+        zone=lambda: chat.user_zone(user),
+    )
+
+
+RENTAL_COMMANDS: dict[str, Callable[[Invocation, list[str]], None]] = {
+    SubCommand.LIST: lambda inv, _args: rental_commands.list_items(inv),
+    SubCommand.RELEASE: rental_commands.release,
+    SubCommand.DELETE_STORAGE: rental_commands.delete_storage,
+    SubCommand.BUDGET: rental_commands.budget,
+    SubCommand.REMIND: rental_commands.remind,
+}
 
 
 def on_message(deps: Deps, chat: FeishuChat, payload: dict[str, Any], input_key: str | None) -> None:
@@ -82,39 +124,54 @@ def on_message(deps: Deps, chat: FeishuChat, payload: dict[str, Any], input_key:
                     conversation.typed_answer(deps, chat, convo, text, user, input_key)
             return
     lang = _lang_of(text, deps.settings.lang)
-    head = text.split()[0].lower() if text.split() else ""
-    place = Place(chat.platform, team, chat_id)
+    here = Place(chat.platform, team, chat_id, str(message.get("message_id") or "") or None)
+    try:
+        tokens = inline.split(text)
+    except inline.InlineError as exc:
+        error = t(f"error.inline.{exc.code}", lang, **exc.params)
+        chat.post(here, lambda each: plain(error, each), lang)
+        return
+    head = tokens[0].lower() if tokens else ""
     if head in START_WORDS:
         conversation.start(deps, chat, team=team, channel=chat_id, user=user, lang=lang)
     elif head == SubCommand.HELP:
-        chat.post(
-            place.in_thread(str(message.get("message_id"))), lambda each: plain(t("feishu.help", each), each), lang
-        )
+        chat.post(here, lambda each: plain(t("feishu.help", each), each), lang)
+    elif head in RENTAL_COMMANDS:
+        inv = invocation(deps, chat, team, chat_id, user, here.thread or "", lang)
+        try:
+            RENTAL_COMMANDS[head](inv, tokens[1:])
+        except CommandError as exc:
+            said = f"{exc}\n{t('feishu.see_help', lang)}"
+            chat.post(here, lambda each: plain(said, each), lang)
     else:
-        said = lambda each: plain(t("feishu.not_yet", each, name=head), each)  # noqa: E731
-        chat.post(place.in_thread(str(message.get("message_id"))), said, lang)
+        chat.post(here, lambda each: plain(t("feishu.not_yet", each, name=head), each), lang)
 
 
-def on_card_action(deps: Deps, chat: FeishuChat, payload: dict[str, Any], input_key: str | None) -> None:
+def on_card_action(deps: Deps, chat: FeishuChat, payload: dict[str, Any], input_key: str | None) -> Toast | None:
     event = payload.get("event") or {}
     operator = event.get("operator") or {}
     user = str(operator.get("open_id") or "")
     pressed = (event.get("action") or {}).get("value") or {}
     action, raw = str(pressed.get("action") or ""), str(pressed.get("value") or "")
-    chat_id = str((event.get("context") or {}).get("open_chat_id") or "")
+    context = event.get("context") or {}
+    chat_id, message_id = str(context.get("open_chat_id") or ""), str(context.get("open_message_id") or "")
     team = FEISHU_PREFIX + str(operator.get("tenant_key") or (payload.get("header") or {}).get("tenant_key") or "")
     if not user or not raw:
-        return
+        return None
+    if action in ITEM_ACTIONS:
+        return digest_buttons.on_press(deps, chat, Action(action), raw, team, chat_id, message_id, user)
     try:
         value = ButtonValue.model_validate_json(raw)
     except ValueError:
         log.info("a card action with a value this app did not make: ignored")
-        return
+        return None
     if action.startswith(Action.ANSWER) or action == Action.SKIP:
         with deps.store.lock(value.c):
             convo = deps.conversations.get(value.c, team)  # another tenant's press finds nothing
-            if convo is None or not conversation.admit(deps, chat, convo, chat_id or convo.channel, user):
-                return
+            if convo is None:
+                return Toast("feishu.toast_gone", "warning")
+            if not conversation.admit(deps, chat, convo, chat_id or convo.channel, user):
+                return Toast("feishu.toast_not_yours", "error")
             conversation.take_answer(deps, chat, convo, value.k, value.v, user, input_key)
     elif action == Action.RESTART:
         convo = deps.conversations.get(value.c, team)
@@ -122,3 +179,4 @@ def on_card_action(deps: Deps, chat: FeishuChat, payload: dict[str, Any], input_
             conversation.start(
                 deps, chat, team=team, channel=chat_id or convo.channel, user=user, lang=Lang(convo.lang)
             )
+    return None

@@ -8,11 +8,13 @@ gateway's threads, and the item is marked done when it ends."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import time
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import TimeoutError as FutureTimeout
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
@@ -23,10 +25,12 @@ from bot.state import StoreBusy, StoreUnavailable
 
 if TYPE_CHECKING:
     from bot.feishu.digest_outlet import FeishuOutlet
+    from bot.feishu.events import Toast
 
 PATH = "/feishu/events"
 KIND = "feishu"
 REPLAY_WINDOW = timedelta(hours=1)
+TOAST_WAIT_S = 2.0  # a press is answered within Feishu's 3 s with what it did, or with "got it" while it goes on
 log = logging.getLogger(__name__)
 
 StartResponse = Callable[..., Any]
@@ -100,22 +104,26 @@ class FeishuGateway:
             return _answer(start_response, 503, "busy: try again")
         except StoreUnavailable as exc:
             return _answer(start_response, 503, f"the state database is unavailable ({exc.reason})")
-        if fresh:
-            self.pool.submit(self.work, key, payload)
-        if event_type(payload) == CARD_ACTION:
-            return _answer(start_response, 200, {"toast": _toast()})
-        return _answer(start_response, 200, {})
+        done = self.pool.submit(self.work, key, payload) if fresh else None
+        if event_type(payload) != CARD_ACTION:
+            return _answer(start_response, 200, {})
+        toast = None
+        if done is not None:  # a press: what it did, when that is known in time (Feishu waits 3 s)
+            with contextlib.suppress(FutureTimeout):
+                toast = done.result(timeout=TOAST_WAIT_S)
+        return _answer(start_response, 200, {"toast": _toast(toast)})
 
-    def work(self, key: str, payload: dict[str, Any]) -> None:
+    def work(self, key: str, payload: dict[str, Any]) -> Toast | None:
         """The callback's work, then the item done; an error is logged with the key and left to be redone."""
         from bot.feishu.events import handle
 
         try:
-            handle(self.deps, self.chat, payload, key)
+            toast = handle(self.deps, self.chat, payload, key)
         except Exception:
             log.exception("the work of %s failed; it stays pending and is redone", key)
-            return
+            return None
         self.deps.inbox.done(key)
+        return toast
 
     def replay(self) -> int:
         """At start-up: the work of Feishu callbacks acknowledged before a stop."""
@@ -130,11 +138,9 @@ class FeishuGateway:
         self.pool.shutdown(wait=True, cancel_futures=False)
 
 
-def _toast() -> dict[str, Any]:
+def _toast(toast: Toast | None) -> dict[str, Any]:
     from bot.text import Lang, t
 
-    return {
-        "type": "success",
-        "content": t("feishu.toast", Lang.ZH),
-        "i18n": {"zh_cn": t("feishu.toast", Lang.ZH), "en_us": t("feishu.toast", Lang.EN)},
-    }
+    key, kind, params = (toast.key, toast.kind, dict(toast.params)) if toast else ("feishu.toast", "success", {})
+    zh, en = t(key, Lang.ZH, **params), t(key, Lang.EN, **params)
+    return {"type": kind, "content": zh, "i18n": {"zh_cn": zh, "en_us": en}}

@@ -48,6 +48,8 @@ class FakeFeishu:
     not_member: set[str] = field(default_factory=set)  # chats where a send answers 230002 (bot not in the chat)
     rate_limit_once: set[str] = field(default_factory=set)  # methods answered 99991400 (HTTP 429) the first time
     app_secret: str = "s3cr3t-app-secret-value"
+    users: dict[str, dict[str, Any]] = field(default_factory=dict)  # open_id -> contact user fields
+    chats: dict[str, dict[str, Any]] = field(default_factory=dict)  # chat_id -> owner_id, user_manager_id_list
     _ids: Iterator[int] = field(default_factory=lambda: itertools.count(1))
     _answered: threading.Condition = field(default_factory=threading.Condition)
 
@@ -81,6 +83,16 @@ class FakeFeishu:
             return 200, {"code": 0, "msg": "success", "data": {"message_id": message_id, "msg_type": "interactive"}}
         if call.method == "messages.patch":
             return 200, {"code": 0, "msg": "success", "data": {}}
+        if call.method == "contact.users.get":
+            user = self.users.get(call.path.rsplit("/", 1)[1])
+            if user is None:
+                return 400, {"code": 41050, "msg": "no user authority error"}
+            return 200, {"code": 0, "msg": "success", "data": {"user": user}}
+        if call.method == "chats.get":
+            chat = self.chats.get(call.path.rsplit("/", 1)[1])
+            if chat is None:
+                return 400, {"code": 232011, "msg": "operator can NOT be out of the chat."}
+            return 200, {"code": 0, "msg": "success", "data": {"owner_id_type": "open_id", **chat}}
         return 404, {"code": 404, "msg": f"not faked: {call.method}"}
 
     def sent(self) -> list[Call]:
@@ -96,6 +108,10 @@ def _method(verb: str, path: str) -> str:
         return "messages.reply"
     if path.startswith("/open-apis/im/v1/messages/") and verb == "PATCH":
         return "messages.patch"
+    if path.startswith("/open-apis/contact/v3/users/") and verb == "GET":
+        return "contact.users.get"
+    if path.startswith("/open-apis/im/v1/chats/") and verb == "GET":
+        return "chats.get"
     return f"{verb} {path}"
 
 
@@ -129,6 +145,9 @@ def fake_feishu() -> Iterator[FakeFeishu]:
 
         def do_POST(self) -> None:
             self._serve("POST")
+
+        def do_GET(self) -> None:
+            self._serve("GET")
 
         def do_PATCH(self) -> None:
             self._serve("PATCH")

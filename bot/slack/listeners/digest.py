@@ -8,26 +8,24 @@ an instance that leaves storage asks, in the same message, whether to delete tha
 from __future__ import annotations
 
 import logging
-from datetime import timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
 
 from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError
 
+from bot.chat import digest_answers
 from bot.deps import Deps
 from bot.slack.ids import Action
 from bot.slack.replies import lang_for
 from bot.slack.request import SlackRequest
 from bot.slack.ui.blocks import context
-from bot.slack.ui.digest import header_block, item_blocks, message_lang, when
+from bot.slack.ui.digest import header_block, item_blocks, message_lang
 from bot.state.rentals import RentalError, Rentals
 from bot.state.schedules import Schedules
 from bot.text import Lang, t
-from bot.text.format import money, show
 
 log = logging.getLogger(__name__)
-SNOOZE = {Action.STILL_NEEDED: timedelta(days=1), Action.SNOOZE_WEEK: timedelta(days=7)}
 
 
 def member_of(client: WebClient, user: str, team: str) -> dict[str, Any] | None:
@@ -98,29 +96,10 @@ def on_digest_button(deps: Deps, request: SlackRequest) -> None:
 def _answer(
     deps: Deps, rentals: Rentals, action: Action, team: str, name: str, who: str, lang: Lang, zone: ZoneInfo
 ) -> list[dict[str, Any]]:
-    """Do what the button says; the blocks that take the item's place (in `lang`, times in `zone`)."""
-    now = deps.now()
-    if action is Action.RELEASED:
-        released = rentals.release(team, name, now, who.strip("<@>"))
-        out = context(t("digest.done.released", lang, name=name, user=who))
-        for left in rentals.storage(team, instance_id=released.id, kept_only=True):
-            question = t(
-                "digest.storage_question",
-                lang,
-                name=name,
-                storage=left.name,
-                size=show(left.size_gb),
-                per_month=money(left.size_gb * left.price_gb_month, left.currency),
-            )
-            out += item_blocks("s", left.name, question, lang)
-        return out
-    if action in SNOOZE:
-        until = now + SNOOZE[action]
-        rentals.snooze(team, name, until)
-        return context(t("digest.done.still_needed", lang, name=name, user=who, until=when(until, zone)))
-    if action is Action.STORAGE_DELETED:
-        rentals.delete_storage(team, name, now)
-        return context(t("digest.done.deleted", lang, name=name, user=who))
-    until = now + timedelta(days=deps.policy.idle.storage_keep_days)
-    rentals.keep_storage(team, name, until)
-    return context(t("digest.done.kept", lang, name=name, user=who, until=when(until, zone)))
+    """Do what the button says (bot/chat/digest_answers.py); the blocks that take the item's place."""
+    done = digest_answers.answer(deps, rentals, action, team, name, who, zone)
+    out = context(done.line(lang))
+    for section in done.follow_ups(lang):
+        if section.item is not None:
+            out += item_blocks(*section.item, section.text, lang)
+    return out

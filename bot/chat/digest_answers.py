@@ -1,0 +1,66 @@
+"""A digest button's answer, the same on every chat: Released, Still needed, Snooze 1 week, Deleted, Keep. The
+chat checks who pressed (the owner or an admin) and shows the answer where the item was."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import timedelta
+from zoneinfo import ZoneInfo
+
+from bot.chat.digest_messages import item_section, when
+from bot.chat.ids import Action
+from bot.chat.message import Section
+from bot.deps import Deps
+from bot.state.rentals import Rentals
+from bot.text import Lang, t
+from bot.text.format import money, show
+
+SNOOZE = {Action.STILL_NEEDED: timedelta(days=1), Action.SNOOZE_WEEK: timedelta(days=7)}
+STORAGE_ACTIONS = (Action.STORAGE_DELETED, Action.STORAGE_KEEP)
+ITEM_ACTIONS = (Action.RELEASED, *SNOOZE, *STORAGE_ACTIONS)
+
+
+@dataclass
+class Answered:
+    """What a button did, to be said in any language: its catalogue key and figures, and the storage a released
+    instance left behind (each asked about, with its own buttons)."""
+
+    key: str
+    params: dict[str, str]
+    left: list[tuple[str, dict[str, str]]] = field(default_factory=list)  # storage name, its question's figures
+
+    def line(self, lang: Lang) -> str:
+        return t(self.key, lang, **self.params)
+
+    def follow_ups(self, lang: Lang) -> list[Section]:
+        return [
+            item_section("s", name, t("digest.storage_question", lang, **figures), lang) for name, figures in self.left
+        ]
+
+
+def answer(deps: Deps, rentals: Rentals, action: Action, team: str, name: str, who: str, zone: ZoneInfo) -> Answered:
+    """Do what the button says; what takes the item's place (times in `zone`). RentalError when the item is gone
+    (released or deleted meanwhile)."""
+    now = deps.now()
+    if action is Action.RELEASED:
+        released = rentals.release(team, name, now, who.strip("<@>"))
+        out = Answered("digest.done.released", {"name": name, "user": who})
+        for left in rentals.storage(team, instance_id=released.id, kept_only=True):
+            figures = {
+                "name": name,
+                "storage": left.name,
+                "size": show(left.size_gb),
+                "per_month": money(left.size_gb * left.price_gb_month, left.currency),
+            }
+            out.left.append((left.name, figures))
+        return out
+    if action in SNOOZE:
+        until = now + SNOOZE[action]
+        rentals.snooze(team, name, until)
+        return Answered("digest.done.still_needed", {"name": name, "user": who, "until": when(until, zone)})
+    if action is Action.STORAGE_DELETED:
+        rentals.delete_storage(team, name, now)
+        return Answered("digest.done.deleted", {"name": name, "user": who})
+    until = now + timedelta(days=deps.policy.idle.storage_keep_days)
+    rentals.keep_storage(team, name, until)
+    return Answered("digest.done.kept", {"name": name, "user": who, "until": when(until, zone)})

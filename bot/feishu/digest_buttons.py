@@ -1,0 +1,61 @@
+"""A digest card's buttons in Feishu: only the item's owner or an admin (a tenant administrator, the chat's owner
+or a manager) may answer; anyone else is told so and nothing changes. The answer is done, then the card is
+composed again from what is still listed, with the answer's line at the top (Feishu's press carries no card)."""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import replace
+from typing import TYPE_CHECKING
+from zoneinfo import ZoneInfo
+
+from bot.actions.warn import Warner
+from bot.chat import digest_answers
+from bot.chat.digest_messages import digest_message
+from bot.chat.ids import Action
+from bot.chat.message import Message
+from bot.chat.port import Place, Posted
+from bot.deps import Deps
+from bot.digest.send import digests
+from bot.feishu.chat import FeishuChat
+from bot.state.rentals import RentalError, Rentals
+from bot.state.schedules import Schedules
+from bot.text import Lang
+
+if TYPE_CHECKING:
+    from bot.feishu.events import Toast
+
+log = logging.getLogger(__name__)
+
+
+def on_press(
+    deps: Deps, chat: FeishuChat, action: Action, value: str, team: str, chat_id: str, message_id: str, user: str
+) -> Toast | None:
+    from bot.feishu.events import Toast
+
+    kind, _, name = value.partition(":")
+    rentals = Rentals(deps.store)
+    is_storage = action in digest_answers.STORAGE_ACTIONS
+    found = rentals.storage_named(team, name) if is_storage else rentals.instance(team, name)
+    if found is None or kind not in ("i", "s"):
+        return Toast("feishu.toast_gone", "warning")  # gone, or another tenant's item: nothing to change here
+    if user != found.owner and not chat.is_admin(user, chat_id):
+        return Toast("feishu.toast_not_yours", "error")
+    plan = Schedules(deps.store, deps.settings.default_schedule()).of(team, chat_id)
+    zone, lang = ZoneInfo(plan.zone), Lang(plan.lang) if plan.lang else deps.settings.lang
+    try:
+        done = digest_answers.answer(deps, rentals, action, team, name, f"<@{user}>", zone)
+    except RentalError:
+        return Toast("feishu.toast_gone", "warning")
+    if message_id:
+        now = deps.now()
+        digest = Warner(rentals).annotate(
+            team, chat_id, digests(rentals, team, [chat_id], now, deps.policy.idle)[chat_id], now
+        )
+
+        def say(each: Lang) -> Message:
+            shown = digest_message(digest, each, zone, done=done.line(each))
+            return replace(shown, sections=(shown.sections[0], *done.follow_ups(each), *shown.sections[1:]))
+
+        chat.update(Posted(Place(chat.platform, team, chat_id), message_id), say, lang)
+    return None
