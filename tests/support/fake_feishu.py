@@ -213,6 +213,7 @@ class FeishuSender:
         root: str | None = None,
         event_id: str | None = None,
         tenant: str | None = None,
+        mentions: list[dict[str, Any]] | None = None,
     ) -> httpx.Response:
         message: dict[str, Any] = {
             "message_id": f"om_user_{next(self._ids)}",
@@ -223,6 +224,8 @@ class FeishuSender:
         }
         if root:
             message |= {"root_id": root, "parent_id": root}
+        if mentions:
+            message["mentions"] = mentions
         event = {
             "sender": {"sender_id": {"open_id": user}, "sender_type": "user", "tenant_key": tenant or self.tenant},
             "message": message,

@@ -11,10 +11,13 @@ from pathlib import Path
 from typing import Any
 
 from bot.deps import Deps, build_deps
+from bot.digest.due import run_due
+from bot.digest.send import Outcome
 from bot.server.feishu_endpoint import PATH, FeishuGateway
 from bot.server.http import build_server
 from bot.settings import Settings
 from tests.support.fake_feishu import FakeFeishu, FeishuSender, fake_feishu
+from tests.support.slack_harness import Clock
 from tests.support.state_template import migrated_state_db
 
 ENCRYPT_KEY = "kl2ydVMp7BLRDYVbfBVmZbGnvRaNv1pq"
@@ -28,6 +31,11 @@ class FeishuHarness:
     deps: Deps
     gateway: FeishuGateway
     url: str
+    clock: Clock
+
+    def run_due(self) -> list[Outcome]:
+        """serve's digest job, for Feishu's tenants."""
+        return run_due(self.deps, lambda _team: self.gateway.outlet())
 
 
 @contextmanager
@@ -46,7 +54,8 @@ def running_feishu(tmp_path: Path, **extra: Any) -> Iterator[FeishuHarness]:
             **({"lang": "zh"} | extra),
         )
         migrated_state_db(settings.state_db_path())
-        deps = build_deps(settings)
+        clock = Clock()
+        deps = build_deps(settings, now=clock)
         gateway = FeishuGateway(deps)
         gateway.api.backoff_s = 0.01
         server = build_server(None, deps, "127.0.0.1", 0, feishu=gateway)
@@ -54,7 +63,7 @@ def running_feishu(tmp_path: Path, **extra: Any) -> Iterator[FeishuHarness]:
         thread.start()
         url = f"http://127.0.0.1:{server.server_address[1]}{PATH}"
         try:
-            yield FeishuHarness(fake, FeishuSender(url, ENCRYPT_KEY, VERIFICATION_TOKEN), deps, gateway, url)
+            yield FeishuHarness(fake, FeishuSender(url, ENCRYPT_KEY, VERIFICATION_TOKEN), deps, gateway, url, clock)
         finally:
             server.shutdown()
             server.server_close()

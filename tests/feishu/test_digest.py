@@ -1,0 +1,133 @@
+"""The digest in a Feishu group chat: `remind at 09:30 Asia/Shanghai` typed to the bot, an idle tracked instance,
+the digest card at 09:30 Shanghai time, and its Released button: done for the owner, refused for anyone else and
+for another tenant (nothing changes)."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+from bot.state.rentals import Rentals
+from bot.state.schedules import Schedules
+from rules.samples import Sample
+from tests.support.fake_feishu import buttons
+from tests.support.feishu_harness import FeishuHarness, running_feishu
+from tests.support.pending import settled
+
+MONDAY_0910_SHANGHAI = datetime(2026, 11, 30, 1, 10, tzinfo=UTC)
+GROUP, OWNER = "oc_group_gpu", "ou_owner"
+
+
+def idle_box(h: FeishuHarness, name: str = "train-1") -> None:
+    rentals = Rentals(h.deps.store)
+    now = h.clock.now
+    fields = {
+        "gpu": "A100-80GB",
+        "cards": 1,
+        "share": None,
+        "unit": "day",
+        "price": 400.0,
+        "currency": "CNY",
+        "owner": OWNER,
+        "project": "llm",
+        "channel": GROUP,
+        "started_at": now - timedelta(hours=9),
+    }
+    inst, _ = rentals.track_instance("feishu:" + h.send.tenant, name, fields)
+    quiet = [Sample(now - timedelta(minutes=m), 0, 0, 1200, 81920) for m in range(480, -241, -5)]
+    rentals.add_samples(inst.id, quiet, [None] * len(quiet))
+
+
+def remind(h: FeishuHarness) -> None:
+    mention = [{"key": "@_user_1", "id": {"open_id": "ou_bot"}, "name": "GPU Advisor"}]
+    before = len(h.fake.sent())
+    h.send.message(
+        "@_user_1 remind at 09:30 Asia/Shanghai", chat=GROUP, chat_type="group", user=OWNER, mentions=mention
+    )
+    h.fake.wait_for(lambda: len(h.fake.sent()) > before)
+    settled(h.deps)
+
+
+def digest_at_0930(h: FeishuHarness) -> dict:
+    h.clock.now = MONDAY_0910_SHANGHAI
+    remind(h)
+    idle_box(h)
+    assert h.run_due() == []  # 09:10 in Shanghai: not yet
+    h.clock.now = MONDAY_0910_SHANGHAI + timedelta(minutes=21)
+    [sent] = h.run_due()
+    assert sent.status == "sent" and sent.channel == GROUP
+    return h.fake.of("messages.create")[-1]
+
+
+def test_remind_in_a_group_sets_its_digest_and_says_when(tmp_path: Path) -> None:
+    with running_feishu(tmp_path) as h:
+        h.clock.now = MONDAY_0910_SHANGHAI
+        remind(h)
+        plan = Schedules(h.deps.store, h.deps.settings.default_schedule()).of("feishu:" + h.send.tenant, GROUP)
+        assert plan.at.strftime("%H:%M") == "09:30" and plan.zone == "Asia/Shanghai" and plan.enabled
+        said = json.dumps(h.fake.of("messages.reply")[-1].card, ensure_ascii=False)
+        assert "09:30" in said and "Asia/Shanghai" in said
+
+
+def test_the_digest_card_goes_to_the_group_at_0930_shanghai_with_released(tmp_path: Path) -> None:
+    with running_feishu(tmp_path) as h:
+        post = digest_at_0930(h)
+        assert post.query["receive_id_type"] == "chat_id" and post.body["receive_id"] == GROUP
+        assert post.body["uuid"].startswith("digest-")  # the same key for every sender of this chat's day
+        card = post.card
+        shown = json.dumps(card, ensure_ascii=False)
+        assert "train-1" in shown and "Asia/Shanghai" in shown
+        labels = [b["text"]["i18n_content"]["en_us"] for b in buttons(card)]
+        assert "Released" in labels
+        assert h.run_due() == []  # once a day
+
+
+def _released(h: FeishuHarness) -> dict:
+    card = h.fake.of("messages.create")[-1].card
+    return next(b for b in buttons(card) if b["text"]["i18n_content"]["en_us"] == "Released")
+
+
+def test_released_pressed_by_the_owner_releases_it_and_updates_the_card(tmp_path: Path) -> None:
+    with running_feishu(tmp_path) as h:
+        post = digest_at_0930(h)
+        answer = h.send.press(_released(h), user=OWNER, chat=GROUP, message_id=post.body["_message_id"])
+        assert answer.status_code == 200 and answer.json()["toast"]["type"] == "success"
+        settled(h.deps)
+        found = Rentals(h.deps.store).instance("feishu:" + h.send.tenant, "train-1")
+        assert found is not None and found.released_at is not None
+        [patched] = h.fake.of("messages.patch")
+        assert patched.path.endswith(post.body["_message_id"])
+        assert "train-1" in json.dumps(patched.card, ensure_ascii=False)  # the line saying it was released
+        assert not [
+            b
+            for b in buttons(patched.card)
+            if json.loads(json.dumps(b)).get("behaviors")[0]["value"]["value"] == "i:train-1"
+        ]
+
+
+def test_the_same_press_by_someone_else_or_from_another_tenant_changes_nothing(tmp_path: Path) -> None:
+    with running_feishu(tmp_path) as h:
+        h.fake.chats[GROUP] = {"owner_id": "ou_chat_owner", "user_manager_id_list": []}
+        h.fake.users["ou_someone"] = {"open_id": "ou_someone", "is_tenant_manager": False}
+        post = digest_at_0930(h)
+        refused = h.send.press(_released(h), user="ou_someone", chat=GROUP, message_id=post.body["_message_id"])
+        assert refused.json()["toast"]["type"] == "error"
+        other = h.send.press(
+            _released(h), user=OWNER, chat=GROUP, message_id=post.body["_message_id"], tenant="t-other"
+        )
+        assert other.json()["toast"]["type"] == "warning"
+        settled(h.deps)
+        found = Rentals(h.deps.store).instance("feishu:" + h.send.tenant, "train-1")
+        assert found is not None and found.released_at is None
+        assert h.fake.of("messages.patch") == []
+
+
+def test_the_chat_owner_may_answer_for_an_item(tmp_path: Path) -> None:
+    with running_feishu(tmp_path) as h:
+        h.fake.chats[GROUP] = {"owner_id": "ou_chat_owner", "user_manager_id_list": ["ou_manager"]}
+        post = digest_at_0930(h)
+        h.send.press(_released(h), user="ou_manager", chat=GROUP, message_id=post.body["_message_id"])
+        settled(h.deps)
+        found = Rentals(h.deps.store).instance("feishu:" + h.send.tenant, "train-1")
+        assert found is not None and found.released_at is not None
