@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import functools
+import os
 import re
 import subprocess
 import sys
@@ -120,6 +121,55 @@ def test_the_rooms_of_bot_import_one_way() -> None:
 )
 def test_a_room_never_imports_the_room_that_uses_it(room: str, never: str) -> None:
     assert never not in room_graph()[room]
+
+
+CHAT_SDKS = ("slack_sdk", "slack_bolt", "lark_oapi")
+
+
+@pytest.mark.parametrize("room", ["chat", "digest", "report", "actions"])
+def test_the_core_speaks_only_the_chat_port(room: str) -> None:
+    """The conversation, the digest, the reports and warn-then-act know no chat: no chat SDK is imported there,
+    at the top or inside a function, and neither is a chat's own room (bot/slack/, bot/feishu/)."""
+    found = {
+        f"{path.relative_to(ROOT)}: {name}"
+        for path in sorted((ROOT / "bot" / room).rglob("*.py"))
+        for name in imported(path)
+        if name.split(".")[0] in CHAT_SDKS or name.startswith(("bot.slack", "bot.feishu"))
+    }
+    assert found == set()
+
+
+@pytest.mark.e2e  # starts processes
+@pytest.mark.parametrize(
+    "command",
+    [
+        [
+            "advise",
+            "--duration",
+            "10h",
+            "--memory-peak",
+            "no",
+            "--model-parallel",
+            "no",
+            "--frequency",
+            "daily",
+            "--can-resume",
+            "yes",
+            "--json",
+        ],
+        ["prices", "list", "--gpu", "A100"],
+    ],
+)
+def test_the_terminal_never_loads_the_feishu_sdk(command: list[str], tmp_path: Path) -> None:
+    """lark-oapi is a heavy import (seconds of CPU): the terminal's commands never load it."""
+    env = {**os.environ, "GPU_ADVISOR_DB": str(tmp_path / "prices.db")}
+    result = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "bot", *command], cwd=ROOT, capture_output=True, text=True, env=env
+    )
+    assert result.returncode == 0, result.stderr[-2000:]
+    loaded = [line for line in result.stderr.splitlines() if "| bot" in line or "| lark_oapi" in line]
+    assert any("bot.cli" in line for line in loaded)  # the probe saw the command's own imports
+    assert not [line for line in loaded if "lark_oapi" in line]
 
 
 @pytest.mark.e2e  # starts a process

@@ -19,9 +19,8 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from botocore.exceptions import BotoCoreError, ClientError
-from slack_sdk import WebClient
-from slack_sdk.errors import SlackApiError
 
+from bot.chat.port import ChatError, Teller
 from bot.deps import Deps
 from bot.discover.aws import Aws, aws_problem
 from bot.state.actions import Actions, Warning
@@ -42,11 +41,10 @@ class Ctx:
     """What one run works with."""
 
     deps: Deps
-    client: WebClient
+    teller: Teller  # the team's chat
     actions: Actions
     rentals: Rentals
     now: datetime
-    slack: SlackSide | None = None
 
 
 @dataclass(frozen=True)
@@ -77,22 +75,12 @@ def judge_again(deps: Deps, rentals: Rentals, inst: Instance | None, warning: Wa
     return Verdict(verdict is Activity.IDLE, str(verdict), figures)
 
 
-@dataclass(frozen=True)
-class SlackSide:
-    """What this room takes from bot/slack/ (which imports this room, so it is handed in): a person's language
-    (replies.lang_for) and a note's blocks (ui.blocks.context)."""
-
-    lang_of: Callable[[WebClient, Deps, str], Lang]
-    note: Callable[[str], list[dict[str, Any]]]
-
-
-def run_actions(deps: Deps, client: WebClient, slack: SlackSide | None = None) -> int:
-    """Do what is due; returns how many warnings moved on. Without `slack`, the owner's DM is in the
-    workspace's language and what is said goes in the digest's thread."""
+def run_actions(deps: Deps, teller_of: Callable[[str], Teller]) -> int:
+    """Do what is due; returns how many warnings moved on. `teller_of(team)`: the team's chat."""
     actions, rentals, now = Actions(deps.store), Rentals(deps.store), deps.now()
     moved = 0
     for warning in actions.due(now, AGENT_WAIT):
-        ctx = Ctx(deps, deps.client_of(warning.team, client), actions, rentals, now, slack)
+        ctx = Ctx(deps, teller_of(warning.team), actions, rentals, now)
         try:
             moved += _step(ctx, warning, rentals.by_id(warning.instance_id))
         except Exception:  # one item's trouble never stops the others'
@@ -180,13 +168,13 @@ def _stopped(ctx: Ctx, warning: Warning, inst: Instance) -> None:
     idle = f"{show(round((ctx.now - since).total_seconds() / 3600, 1))} h" if since else "?"
     _say(ctx, warning, inst, "action.stopped", saved=saved, idle=idle)
     try:
-        owner_lang = ctx.slack.lang_of(ctx.client, ctx.deps, inst.owner) if ctx.slack else lang  # the owner's own
-        ctx.client.chat_postMessage(
-            channel=inst.owner,
-            text=t("action.stopped_dm", owner_lang, name=inst.name, channel=f"<#{warning.channel}>", saved=saved),
+        owner_lang = ctx.teller.lang_of(inst.owner)  # the owner's own
+        ctx.teller.direct(
+            inst.owner,
+            t("action.stopped_dm", owner_lang, name=inst.name, channel=f"<#{warning.channel}>", saved=saved),
         )
-    except SlackApiError as exc:
-        log.warning("could not tell %s their instance was stopped: %s", inst.owner, exc.response.get("error"))
+    except ChatError as exc:
+        log.warning("could not tell %s their instance was stopped: %s", inst.owner, exc.code)
 
 
 def _say(ctx: Ctx, warning: Warning, inst: Instance | None, key: str, **params: str) -> None:
@@ -205,43 +193,17 @@ def _say(ctx: Ctx, warning: Warning, inst: Instance | None, key: str, **params: 
         why=why,
         **params,
     )
-    if inst is not None and _update_item(ctx, warning, inst.name, text, keep_item=key == "action.cancelled"):
+    keep = key == "action.cancelled"
+    if (
+        inst is not None
+        and warning.message_ts
+        and ctx.teller.note_item(warning.channel, warning.message_ts, inst.name, text, keep_item=keep)
+    ):
         return
     try:  # the digest could not be updated (too old, deleted): said in its thread instead
-        ctx.client.chat_postMessage(channel=warning.channel, thread_ts=warning.message_ts, text=text)
-    except SlackApiError as exc:
-        log.warning("could not say %s in %s: %s", key, warning.channel, exc.response.get("error"))
-
-
-def _update_item(ctx: Ctx, warning: Warning, name: str, text: str, *, keep_item: bool) -> bool:
-    """Say `text` where the instance is in the digest that warned: under its line (nothing was done: its
-    buttons stay), or in place of its line and buttons (stopped, or left to people). False when the message
-    cannot be read or changed."""
-    if not warning.message_ts or ctx.slack is None:
-        return False
-    try:
-        found = ctx.client.conversations_history(
-            channel=warning.channel, latest=warning.message_ts, inclusive=True, limit=1
-        )
-        message = next((m for m in found.get("messages") or [] if m.get("ts") == warning.message_ts), None)
-        if not message or not message.get("blocks"):
-            return False
-        note = ctx.slack.note(text[:3000])
-        if not any(block.get("block_id") == f"item:i:{name}" for block in message["blocks"]):
-            return False  # answered already (Still needed, Released): said in the thread
-        blocks: list[dict[str, Any]] = []
-        for block in message["blocks"]:
-            if block.get("block_id") == f"item:i:{name}":
-                blocks += [block, *note] if keep_item else note
-            elif keep_item or block.get("block_id") != f"act:i:{name}":
-                blocks.append(block)
-        ctx.client.chat_update(
-            channel=warning.channel, ts=warning.message_ts, blocks=blocks, text=str(message.get("text") or text)
-        )
-    except SlackApiError as exc:
-        log.info("digest %s not updated (%s): said in its thread", warning.message_ts, exc.response.get("error"))
-        return False
-    return True
+        ctx.teller.say(warning.channel, text, thread=warning.message_ts)
+    except ChatError as exc:
+        log.warning("could not say %s in %s: %s", key, warning.channel, exc.code)
 
 
 def _count(ctx: Ctx, result: str) -> None:

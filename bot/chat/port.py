@@ -91,3 +91,25 @@ class Chat(Protocol):
 
     def user_lang(self, actor: Actor) -> Lang:
         """The user's language, as the chat knows it, else the workspace default."""
+
+
+class Teller(Protocol):
+    """What work the clock starts (budget alerts, weekly reports, warn-then-act) needs of a team's chat: plain
+    lines in a channel or a thread, a direct line to a person, a file in a thread, a note on a digest's item.
+    ChatError when the chat refuses for good (its client retried what could be retried)."""
+
+    def say(self, channel: str, text: str, *, thread: str | None = None, link_previews: bool = True) -> str:
+        """Post `text`; its message id."""
+
+    def direct(self, user: str, text: str) -> None:
+        """A direct message to `user`."""
+
+    def upload(self, channel: str, thread: str, name: str, data: bytes, title: str) -> str | None:
+        """A file in the thread under message `thread`; the chat's id for the file, when it gives one."""
+
+    def note_item(self, channel: str, message_id: str, name: str, text: str, *, keep_item: bool) -> bool:
+        """Say `text` at instance `name`'s line in the digest `message_id` (under it with its buttons when
+        `keep_item`, else in its place). False when the chat cannot change that message: say it in its thread."""
+
+    def lang_of(self, user: str) -> Lang:
+        """The person's language, as the chat knows it, else the default."""

@@ -91,12 +91,13 @@ def _alert(settings: Any, rentals: Any) -> None:
         return
     from bot.digest.budget_alerts import check_budgets
     from bot.slack.app import web_client
+    from bot.slack.teller import SlackTeller
 
     policy = load_effective_policy(settings)
     client = web_client(settings)
     alerts = check_budgets(
         rentals,
-        lambda _team: client,
+        lambda _team: SlackTeller(client, lambda _user: settings.lang),
         datetime.now(UTC),
         ZoneInfo(settings.remind_tz),
         policy.budget.thresholds_pct,

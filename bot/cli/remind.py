@@ -71,11 +71,12 @@ def remind(
         pace_s=settings.remind_pace_s,
     )
     from bot.digest.budget_alerts import check_budgets
+    from bot.slack.teller import SlackTeller
 
     langs = channel_lang(schedules, workspace, load_settings(terminal=False).lang)
     alerts = check_budgets(
         rentals,
-        lambda _team: client,
+        lambda _team: SlackTeller(client, lambda _user: settings.lang),
         datetime.now(UTC),
         ZoneInfo(settings.remind_tz),
         policy.budget.thresholds_pct,

@@ -12,9 +12,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from zoneinfo import ZoneInfo
 
-from slack_sdk import WebClient
-from slack_sdk.errors import SlackApiError
-
+from bot.chat.port import ChatError, Teller
 from bot.state.budgets import Budgets
 from bot.state.rentals import Rentals
 from bot.text import Lang, t
@@ -35,7 +33,7 @@ class Alert:
 
 def check_budgets(
     rentals: Rentals,
-    client_of: Callable[[str], WebClient],
+    teller_of: Callable[[str], Teller],
     now: datetime,
     zone: ZoneInfo,
     thresholds: tuple[float, ...],
@@ -58,7 +56,7 @@ def check_budgets(
                 {i.channel for i in instances if (i.project or "") == standing.project and i.channel}
                 | {s.channel for s in storage if (s.project or "") == standing.project and s.channel}
             )
-            told = _tell(client_of(team), team, channels, standing, highest, lang_of)
+            told = _tell(teller_of(team), team, channels, standing, highest, lang_of)
             if not told:
                 budgets.give_back_alert(team, standing.project, standing.currency, month, now)
                 continue
@@ -83,7 +81,7 @@ def alert_text(standing: Standing, threshold: float, lang: Lang) -> str:
 
 
 def _tell(
-    client: WebClient,
+    teller: Teller,
     team: str,
     channels: list[str],
     standing: Standing,
@@ -93,14 +91,9 @@ def _tell(
     told = []
     for channel in channels:
         try:
-            client.chat_postMessage(channel=channel, text=alert_text(standing, threshold, lang_of(team, channel)))
-        except SlackApiError as exc:
-            log.warning(
-                "budget alert for %s not posted in %s: %s", standing.project, channel, exc.response.get("error")
-            )
-            continue
-        except OSError as exc:
-            log.warning("budget alert for %s not posted in %s: %s", standing.project, channel, type(exc).__name__)
+            teller.say(channel, alert_text(standing, threshold, lang_of(team, channel)))
+        except ChatError as exc:
+            log.warning("budget alert for %s not posted in %s: %s", standing.project, channel, exc.code)
             continue
         told.append(channel)
     return told

@@ -11,8 +11,7 @@ import logging
 from collections.abc import Callable
 from zoneinfo import ZoneInfo
 
-from slack_sdk import WebClient
-
+from bot.chat.port import Teller
 from bot.deps import Deps
 from bot.digest.budget_alerts import Alert, check_budgets
 from bot.digest.outlet import Outlet
@@ -81,7 +80,7 @@ def run_due(deps: Deps, outlet_for: Callable[[str], Outlet]) -> list[Outcome]:
     return outcomes
 
 
-def budgets_due(deps: Deps, client: WebClient) -> list[Alert]:
+def budgets_due(deps: Deps, teller_of: Callable[[str], Teller]) -> list[Alert]:
     """serve's `budgets:check` (and `remind --now`, `budget ...`): the budget alerts that are due."""
     schedules = Schedules(deps.store, deps.settings.default_schedule())
 
@@ -89,12 +88,9 @@ def budgets_due(deps: Deps, client: WebClient) -> list[Alert]:
         chosen = schedules.of(team, channel).lang
         return Lang(chosen) if chosen else deps.settings.lang
 
-    def client_of(team: str) -> WebClient:
-        return deps.client_of(team, client)
-
     sent = check_budgets(
         Rentals(deps.store),
-        client_of,
+        teller_of,
         deps.now(),
         ZoneInfo(deps.settings.remind_tz),
         deps.policy.budget.thresholds_pct,

@@ -1,6 +1,6 @@
-"""A report in Slack: a message with the totals and who and which project left cards idle (owners and
+"""A report in a team's chat: a message with the totals and who and which project left cards idle (owners and
 projects ranked by idle cost, the top 10 then "+N more"), and its chart uploaded into the message's thread
-(files upload v2). Weekly, per channel, on GPU_ADVISOR_REPORT_DAY at the channel's digest time, once per
+(each chat's own upload). Weekly, per channel, on GPU_ADVISOR_REPORT_DAY at the channel's digest time, once per
 channel and week across restarts and replicas (claimed like the digest); on demand with
 `/gpu-advise report`."""
 
@@ -12,9 +12,7 @@ from collections.abc import Callable
 from datetime import date, datetime, timedelta
 from zoneinfo import ZoneInfo
 
-from slack_sdk import WebClient
-from slack_sdk.errors import SlackApiError
-
+from bot.chat.port import ChatError, Teller
 from bot.report.chart import draw
 from bot.report.compose import compose
 from bot.state.digest_sends import Sends
@@ -82,27 +80,20 @@ def extras(report: Report, lang: Lang) -> list[str]:
     return out
 
 
-def post(client: WebClient, channel: str, report: Report, lang: Lang, *, store: Store, team: str, now: datetime) -> str:
+def post(teller: Teller, channel: str, report: Report, lang: Lang, *, store: Store, team: str, now: datetime) -> str:
     """Post the report and its chart (in the thread), and keep the chart's file as the channel's last (for App
-    Home); the message's ts. SlackApiError when the message cannot be posted."""
-    answer = client.chat_postMessage(channel=channel, text=report_text(report, lang), unfurl_links=False)
-    ts = str(answer.get("ts", ""))
+    Home); the message's id. ChatError when the message cannot be posted."""
+    ts = teller.say(channel, report_text(report, lang), link_previews=False)
     png = io.BytesIO()
     draw(report, png, lang)
+    title = t("report.chart_title", lang, start=f"{report.start:%m-%d}", end=f"{report.end:%m-%d}")
     try:
-        uploaded = client.files_upload_v2(
-            channel=channel,
-            thread_ts=ts,
-            content=png.getvalue(),
-            filename="gpu-report.png",
-            title=t("report.chart_title", lang, start=f"{report.start:%m-%d}", end=f"{report.end:%m-%d}"),
-        )
-    except SlackApiError as exc:  # the message is out; the chart is a bonus (files:write may be missing)
-        log.warning("report chart not uploaded in %s: %s", channel, exc.response.get("error"))
+        file_id = teller.upload(channel, ts, "gpu-report.png", png.getvalue(), title)
+    except ChatError as exc:  # the message is out; the chart is a bonus (files:write may be missing)
+        log.warning("report chart not uploaded in %s: %s", channel, exc.code)
         return ts
-    files = uploaded.get("files") or ([uploaded["file"]] if uploaded.get("file") else [])
-    if files and files[0].get("id"):
-        ReportCharts(store).keep(team, channel, str(files[0]["id"]), report.start, report.end, now)
+    if file_id:
+        ReportCharts(store).keep(team, channel, file_id, report.start, report.end, now)
     return ts
 
 
@@ -113,7 +104,7 @@ def week_before(day: date) -> tuple[date, date]:
 
 def weekly_due(
     rentals: Rentals,
-    client_of: Callable[[str], WebClient],
+    teller_of: Callable[[str], Teller],
     now: datetime,
     *,
     report_day: str,
@@ -149,10 +140,10 @@ def weekly_due(
                 sends.sent(team, channel, local.date(), now, None, 0)
                 continue
             try:
-                ts = post(client_of(team), channel, made, lang_of(plan), store=rentals.store, team=team, now=now)
-            except (SlackApiError, OSError) as exc:
+                ts = post(teller_of(team), channel, made, lang_of(plan), store=rentals.store, team=team, now=now)
+            except (ChatError, LookupError) as exc:
                 sends.give_back(team, channel, local.date())
-                log.warning("weekly report for %s not sent: %s", channel, type(exc).__name__)
+                log.warning("weekly report for %s not sent: %s", channel, exc)
                 continue
             sends.sent(team, channel, local.date(), now, ts, len(made.rows))
             told.append(channel)

@@ -26,6 +26,7 @@ from bot.state import StoreBusy, StoreUnavailable
 if TYPE_CHECKING:
     from bot.feishu.digest_outlet import FeishuOutlet
     from bot.feishu.events import Toast
+    from bot.feishu.teller import FeishuTeller
 
 PATH = "/feishu/events"
 KIND = "feishu"
@@ -64,6 +65,12 @@ class FeishuGateway:
 
     def state(self) -> str:
         return "http"
+
+    def teller(self) -> FeishuTeller:
+        """What the clock's work (budget alerts, weekly reports, warn-then-act) says through, in Feishu."""
+        from bot.feishu.teller import FeishuTeller
+
+        return FeishuTeller(self.chat, self.deps.settings.lang)
 
     def outlet(self) -> FeishuOutlet:
         """Where a Feishu tenant's digests go (bot/feishu/digest_outlet.py)."""

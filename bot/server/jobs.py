@@ -24,8 +24,8 @@ from pricing.sources import Source
 if TYPE_CHECKING:
     from slack_sdk import WebClient
 
+    from bot.chat.port import Teller
     from bot.deps import Deps
-    from bot.digest.outlet import Outlet
     from bot.server.feishu_endpoint import FeishuGateway
     from bot.settings import Settings
     from bot.state import Store
@@ -124,28 +124,17 @@ class Job:
 def jobs_of(settings: Settings, deps: Deps, client: WebClient, feishu: FeishuGateway | None = None) -> list[Job]:
     """Every job `serve` runs besides the price refreshes (one per source, build_scheduler), in one table.
     The job ids are the names in job_runs: operators' queries read them, so they do not change."""
-    from bot.actions.due import SlackSide, run_actions
-    from bot.chat.port import Platform, platform_of
+    from bot.actions.due import run_actions
     from bot.digest.due import budgets_due, run_due
+    from bot.server.chats import Chats
     from bot.server.prometheus import pull_prometheus
-    from bot.slack.digest_outlet import slack_outlets
     from bot.slack.inbox import KEPT, redo_stalled
-    from bot.slack.replies import lang_for
-    from bot.slack.ui.blocks import context
-    from bot.slack.ui.digest import render
     from bot.state.retention import compact
 
     store, minute, hour = deps.store, timedelta(minutes=1), timedelta(hours=1)
 
-    def outlets(team: str) -> Outlet:
-        """Each team's digest outlet: its Feishu tenant's, else its Slack workspace's (LookupError: gone)."""
-        if platform_of(team) is Platform.FEISHU:
-            if feishu is None:
-                raise LookupError("serve does not talk to Feishu (GPU_ADVISOR_FEISHU_APP_ID)")
-            return feishu.outlet()
-        if client is None:
-            raise LookupError("serve does not talk to Slack")
-        return slack_outlets(deps, client, render)(team)
+    chats = Chats(deps, client, feishu)
+    outlets, tellers = chats.outlet, chats.teller
 
     # each stalled item is claimed on its own (the replica that took it, or one taking over a dead one's)
     redo_every = timedelta(seconds=max(1.0, min(60.0, settings.redo_after_s / 2)))
@@ -157,11 +146,11 @@ def jobs_of(settings: Settings, deps: Deps, client: WebClient, feishu: FeishuGat
         Job("reminders:due", "send the daily digests that are due", minute, lambda: run_due(deps, outlets),
             shared=minute, at_start=True),
         Job("budgets:check", "tell projects' channels of budget thresholds crossed", minute,
-            lambda: budgets_due(deps, client), shared=minute),
+            lambda: budgets_due(deps, tellers), shared=minute),
         Job("reports:weekly", "post each channel's weekly report on its day", minute,
-            lambda: weekly_reports(deps, client), shared=minute),
+            lambda: weekly_reports(deps, tellers), shared=minute),
         Job("actions:due", "judge warnings past their deadline again, and stop what stayed idle", minute,
-            lambda: run_actions(deps, client, SlackSide(lang_for, context)), shared=minute),
+            lambda: run_actions(deps, tellers), shared=minute),
         Job("samples:compact", "fold old GPU samples into hourly maxima", hour,
             lambda: compact(store, deps.now(), raw_days=settings.samples_raw_days,
                             hourly_days=settings.samples_hourly_days), shared=hour),
@@ -196,7 +185,7 @@ def jobs_of(settings: Settings, deps: Deps, client: WebClient, feishu: FeishuGat
     return table
 
 
-def weekly_reports(deps: Deps, client: WebClient) -> list[str]:
+def weekly_reports(deps: Deps, tellers: Callable[[str], Teller]) -> list[str]:
     """The weekly reports due now, in each channel's zone and language, at its digest time."""
     from bot.digest.send import channels_of
     from bot.report.post import weekly_due
@@ -208,7 +197,7 @@ def weekly_reports(deps: Deps, client: WebClient) -> list[str]:
     schedules = Schedules(deps.store, deps.settings.default_schedule())
     return weekly_due(
         rentals,
-        lambda team: deps.client_of(team, client),
+        tellers,
         deps.now(),
         report_day=deps.settings.report_day,
         schedules=schedules.of,

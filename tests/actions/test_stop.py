@@ -15,11 +15,9 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from bot.actions.due import SlackSide, run_actions
+from bot.actions.due import run_actions
 from bot.digest.send import send_digests
 from bot.slack.digest_outlet import SlackOutlet
-from bot.slack.replies import lang_for
-from bot.slack.ui.blocks import context
 from bot.slack.ui.digest import render
 from bot.state.actions import Actions
 from bot.state.digest_sends import Sends
@@ -32,7 +30,6 @@ from tests.support.cli import run_cli
 from tests.support.slack_harness import Harness, running_app
 
 PRICE = {"unit": "day", "price": 400.0, "currency": "CNY"}
-SLACK = SlackSide(lang_for, context)  # as serve's job hands it
 GRACE = timedelta(minutes=30)
 
 
@@ -103,9 +100,9 @@ def test_an_idle_enrolled_box_is_warned_then_stopped_by_its_agent(tmp_path: Path
         assert f"It will be stopped at {local:%m-%d %H:%M} Asia/Shanghai" in text  # with its date: graces run to 7d
         [warning] = Actions(h.deps.store).open_for([inst.id]).values()
         assert (warning.status, warning.message_ts, warning.deadline) == ("warned", message["_ts"], deadline)
-        assert run_actions(h.deps, h.deps_client(), SLACK) == 0  # not yet
+        assert run_actions(h.deps, h.tellers()) == 0  # not yet
         past_deadline(h, inst)
-        assert run_actions(h.deps, h.deps_client(), SLACK) == 1
+        assert run_actions(h.deps, h.tellers()) == 1
         assert Actions(h.deps.store).get(warning.id).status == "requested"  # type: ignore[union-attr]
         flag = tmp_path / "stopped.flag"
         done = run_cli(
@@ -123,7 +120,7 @@ def test_an_idle_enrolled_box_is_warned_then_stopped_by_its_agent(tmp_path: Path
         assert done.returncode == 0, done.stderr
         assert flag.exists() and "the bot asked this box to stop" in done.stderr
         assert Actions(h.deps.store).get(warning.id).status == "done"  # type: ignore[union-attr]
-        assert run_actions(h.deps, h.deps_client(), SLACK) == 1
+        assert run_actions(h.deps, h.tellers()) == 1
         after = Actions(h.deps.store).get(warning.id)
         assert after is not None and after.status == "stopped" and after.figures["samples"] >= 12
         released = Rentals(h.deps.store).by_id(inst.id)
@@ -148,12 +145,12 @@ def test_without_on_stop_the_agent_says_it_cannot_act_and_the_channel_is_told(tm
         one_quiet_card = "2026/11/30 01:00:00.123, 0, NVIDIA A100-SXM4-80GB, 0, 1200, 81920, 61.20\n"
         env = stand_in_smi(tmp_path, one_quiet_card) | {"GPU_ADVISOR_AGENT_TOKEN": heartbeat, "GPU_ADVISOR_LANG": "en"}
         for _ in range(2):  # asked, refused; asked again, refused again
-            run_actions(h.deps, h.deps_client(), SLACK)
+            run_actions(h.deps, h.tellers())
             done = run_cli(
                 "agent", "--url", h.base_url, "--once", "--buffer", str(tmp_path / "b.jsonl"), env=env, tmp=tmp_path
             )
             assert "no --on-stop command was given" in done.stderr
-            run_actions(h.deps, h.deps_client(), SLACK)
+            run_actions(h.deps, h.tellers())
         [warning] = [w for w, _ in Actions(h.deps.store).history("T1")]
         assert warning.status == "failed" and "no --on-stop" in (warning.detail or "")
         said = told(h, message)
@@ -171,7 +168,7 @@ def test_nothing_is_done_without_fresh_idle_data_or_after_still_needed(tmp_path:
         h.clock.advance(minutes=31)
         if case != "no_data":
             quiet(h, inst, minutes=60, util=50 if case == "busy" else 0)
-        run_actions(h.deps, h.deps_client(), SLACK)
+        run_actions(h.deps, h.tellers())
         [warning] = [w for w, _ in Actions(h.deps.store).history("T1")]
         expected = {"no_data": "unknown", "still_needed": "still_needed", "busy": "busy"}[case]
         assert (warning.status, warning.detail) == ("cancelled", expected)
@@ -190,7 +187,7 @@ def test_two_replicas_at_once_act_once(tmp_path: Path) -> None:
         inst, _, _ = warned(h)
         past_deadline(h, inst)
         moved: list[int] = []
-        replica = lambda: moved.append(run_actions(h.deps, h.deps_client(), SLACK))  # noqa: E731
+        replica = lambda: moved.append(run_actions(h.deps, h.tellers()))  # noqa: E731
         runs = [threading.Thread(target=replica) for _ in range(4)]
         for r in runs:
             r.start()
@@ -252,7 +249,7 @@ def test_an_idle_aws_instance_is_stopped_in_the_cloud_never_terminated(
             assert "It will be stopped at" in json.dumps(message["blocks"])
             h.clock.advance(minutes=31)
             quiet(h, inst, minutes=60)
-            assert run_actions(h.deps, h.deps_client(), SLACK) == 1
+            assert run_actions(h.deps, h.tellers()) == 1
             state = client.describe_instances(InstanceIds=[box])["Reservations"][0]["Instances"][0]["State"]["Name"]
             assert state in ("stopping", "stopped")
             [warning] = [w for w, _ in Actions(h.deps.store).history("T1")]
@@ -260,7 +257,7 @@ def test_an_idle_aws_instance_is_stopped_in_the_cloud_never_terminated(
             assert Rentals(h.deps.store).by_id(inst.id).released_by == "bot"  # type: ignore[union-attr]
             said = told(h, message)
             assert f"Stopped *{box}*" in said and "$24.14 a day saved" in said
-            assert run_actions(h.deps, h.deps_client(), SLACK) == 0  # never twice
+            assert run_actions(h.deps, h.tellers()) == 0  # never twice
             metrics = urllib.request.urlopen(h.base_url + "/metrics", timeout=10).read()
             assert b'gpu_advisor_actions_total{kind="stop",result="stopped"} 1.0' in metrics
 

@@ -12,6 +12,7 @@ from zoneinfo import ZoneInfo
 from slack_sdk import WebClient
 
 from bot.digest.budget_alerts import check_budgets
+from bot.slack.teller import SlackTeller
 from bot.state import Store
 from bot.state.budgets import Budgets
 from bot.state.rentals import Instance, Rentals
@@ -67,7 +68,14 @@ def test_one_alert_per_threshold_and_month_the_highest_when_several(tmp_path: Pa
         client = WebClient(token="xoxb-test", base_url=fake.api_url)
 
         def check(now: datetime) -> list:  # type: ignore[type-arg]
-            return check_budgets(rentals, lambda _t: client, now, SHANGHAI, THRESHOLDS, lambda _t, _c: Lang.EN)
+            return check_budgets(
+                rentals,
+                lambda _t: SlackTeller(client, lambda _u: Lang.EN),
+                now,
+                SHANGHAI,
+                THRESHOLDS,
+                lambda _t, _c: Lang.EN,
+            )
 
         fake.refuse_channels.update({"C1": "channel_not_found", "C2": "channel_not_found"})
         assert check(NOW) == []  # nobody could be told: the claim is given back

@@ -45,17 +45,17 @@ def test_the_weekly_report_goes_out_once_with_its_chart(tmp_path: Path) -> None:
     with running_app(tmp_path) as h:
         rented(h)
         h.clock.now = MONDAY - timedelta(hours=1)  # 09:00: before the digest time
-        assert weekly_reports(h.deps, h.deps_client()) == []
+        assert weekly_reports(h.deps, h.tellers()) == []
         h.clock.now = MONDAY
-        assert weekly_reports(h.deps, h.deps_client()) == ["C1"]
-        assert weekly_reports(h.deps, h.deps_client()) == []  # once per channel and week
+        assert weekly_reports(h.deps, h.tellers()) == ["C1"]
+        assert weekly_reports(h.deps, h.tellers()) == []  # once per channel and week
         [message] = reports(h)
         assert "11-30 至 12-06" in message["text"]  # the channel's language (the workspace default, zh)
         assert message["text"].index("<@U1>") < len(message["text"])  # U1 left a card idle
         assert "<@U2>" not in message["text"]  # busy all week: not in the idle ranking
         h.fake.wait_for(lambda: h.fake.of("files.completeUploadExternal"))
         h.clock.now = MONDAY + timedelta(days=1)  # Tuesday: not the report day
-        assert weekly_reports(h.deps, h.deps_client()) == []
+        assert weekly_reports(h.deps, h.tellers()) == []
 
 
 def test_on_demand_and_off(tmp_path: Path) -> None:
@@ -70,7 +70,7 @@ def test_on_demand_and_off(tmp_path: Path) -> None:
         assert "last-week, this-week or a month" in bad["text"]
         h.send.command("report off", user="U1", response_url=h.fake.response_url("3"))
         h.fake.wait_for(lambda: [c for c in h.fake.of("response_url") if c["_path"].endswith("/3")])
-        assert weekly_reports(h.deps, h.deps_client()) == []  # off here
+        assert weekly_reports(h.deps, h.tellers()) == []  # off here
 
 
 def test_app_home_shows_what_you_rent_your_spend_and_your_budgets(tmp_path: Path) -> None:
@@ -97,7 +97,7 @@ def test_app_home_shows_the_last_report_chart_of_your_channels(tmp_path: Path) -
         h.send.event({"type": "app_home_opened", "user": "U1", "channel": "D1", "tab": "home"}, event_id="EvHome3")
         (before,) = h.fake.wait_for(lambda: h.fake.of("views.publish"))
         assert not [b for b in before["view"]["blocks"] if b["type"] == "image"]  # no report yet
-        assert weekly_reports(h.deps, h.deps_client()) == ["C1"]
+        assert weekly_reports(h.deps, h.tellers()) == ["C1"]
         [done] = h.fake.wait_for(lambda: h.fake.of("files.completeUploadExternal"))
         file_id = done["files"][0]["id"] if isinstance(done["files"], list) else json.loads(done["files"])[0]["id"]
         h.send.event({"type": "app_home_opened", "user": "U1", "channel": "D1", "tab": "home"}, event_id="EvHome4")

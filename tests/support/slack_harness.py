@@ -17,6 +17,7 @@ from bot.server.http import EVENTS_PATH, build_server
 from bot.settings import Settings
 from bot.slack.app import create_app, slack_deps, web_client
 from bot.slack.digest_outlet import SlackOutlet, slack_outlets
+from bot.slack.teller import SlackTeller, slack_tellers
 from bot.slack.ui.digest import render
 from tests.support.fake_slack import FakeSlack, SlackSender, fake_slack
 from tests.support.state_template import migrated_state_db
@@ -51,6 +52,10 @@ class Harness:
     def outlets(self) -> Callable[[str], SlackOutlet]:
         """The digest's outlet of each workspace, as serve's digest job makes them."""
         return slack_outlets(self.deps, self.deps_client(), render)
+
+    def tellers(self) -> Callable[[str], SlackTeller]:
+        """Each workspace's chat for the clock's work, as serve's jobs make them."""
+        return slack_tellers(self.deps, self.deps_client())
 
     def posts(self, **match: Any) -> list[dict[str, Any]]:
         return [c for c in self.fake.of("chat.postMessage") if all(c.get(k) == v for k, v in match.items())]

@@ -12,6 +12,7 @@ from bot.report.compose import compose
 from bot.report.post import post, week_before
 from bot.slack.listeners.rentals import RentalCommandError
 from bot.slack.request import SlackRequest
+from bot.slack.teller import slack_tellers
 from bot.slack.ui import blocks
 from bot.state.rentals import Rentals
 from bot.state.report_channels import ReportChannels
@@ -57,4 +58,4 @@ def on_report(deps: Deps, request: SlackRequest, args: list[str], lang: Lang) ->
         text = t("report.nothing", lang, start=f"{start:%m-%d}", end=f"{end:%m-%d}")
         request.respond(response_type="ephemeral", text=text, blocks=blocks.text(text))
         return
-    post(request.client, channel, made, lang, store=deps.store, team=team, now=now)
+    post(slack_tellers(deps, request.client)(team), channel, made, lang, store=deps.store, team=team, now=now)

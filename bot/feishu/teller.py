@@ -1,0 +1,65 @@
+"""The Teller port on Feishu: lines as cards (a reply in the thread under a message, or a message in the chat),
+a direct message to an open_id, a chart uploaded as an image (im/v1/images) and shown in the thread. A digest's
+card cannot be read back, so a note on an item goes in the card's thread."""
+
+from __future__ import annotations
+
+import io
+import json
+from dataclasses import dataclass
+
+from bot.chat.message import plain
+from bot.chat.port import ChatError, Place, Platform
+from bot.feishu.cards import card
+from bot.feishu.chat import FeishuChat
+from bot.feishu.sdk import FeishuError
+from bot.text import Lang
+
+
+@dataclass
+class FeishuTeller:
+    chat: FeishuChat
+    lang: Lang
+
+    def _card(self, text: str) -> dict[str, object]:
+        return card(lambda each: plain(text, each), self.lang)
+
+    def say(self, channel: str, text: str, *, thread: str | None = None, link_previews: bool = True) -> str:
+        place = Place(Platform.FEISHU, "", channel, thread)
+        return self.chat.post(place, lambda each: plain(text, each), self.lang).id
+
+    def direct(self, user: str, text: str) -> None:
+        try:
+            self.chat.send("open_id", user, self._card(text))
+        except FeishuError as exc:
+            raise ChatError(str(exc.code)) from exc
+
+    def upload(self, channel: str, thread: str, name: str, data: bytes, title: str) -> str | None:
+        api = self.chat.api
+        im = api.sdk.im
+        body = im.CreateImageRequestBody.builder().image_type("message").image(io.BytesIO(data)).build()
+        request = im.CreateImageRequest.builder().request_body(body).build()
+        try:
+            image_key = str(api.call("images.create", lambda: api.im.image.create(request)).image_key)
+            reply = (
+                im.ReplyMessageRequest.builder()
+                .message_id(thread)
+                .request_body(
+                    im.ReplyMessageRequestBody.builder()
+                    .msg_type("image")
+                    .content(json.dumps({"image_key": image_key}))
+                    .reply_in_thread(True)
+                    .build()
+                )
+                .build()
+            )
+            api.call("messages.reply", lambda: api.im.message.reply(reply))
+        except FeishuError as exc:
+            raise ChatError(str(exc.code)) from exc
+        return image_key
+
+    def note_item(self, channel: str, message_id: str, name: str, text: str, *, keep_item: bool) -> bool:
+        return False
+
+    def lang_of(self, user: str) -> Lang:
+        return self.lang
