@@ -165,6 +165,9 @@ def build_deps(
                 settings.slack_signing_secret,
                 settings.slack_client_secret,
                 settings.encryption_key,
+                settings.feishu_app_secret,
+                settings.feishu_encrypt_key,
+                settings.feishu_verification_token,
             )
             if s is not None
         )

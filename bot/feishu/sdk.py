@@ -79,6 +79,20 @@ class OpenApi:
         self.contact = self.sdk.ContactV3(config)
         self.backoff_s, self.sleep = backoff_s, sleep
 
+    def check(self) -> None:
+        """Ask for a tenant access token (serve's start-up check, as auth.test for Slack): FeishuError when the
+        app's credentials are refused or Feishu cannot be reached."""
+        import requests
+        from lark_oapi.core.exception import ObtainAccessTokenException
+        from lark_oapi.core.token.manager import TokenManager
+
+        try:
+            TokenManager.get_self_tenant_token(self.im.message.config)
+        except ObtainAccessTokenException as exc:
+            raise FeishuError(getattr(exc, "code", None), str(getattr(exc, "msg", "") or exc)) from None
+        except requests.RequestException as exc:
+            raise FeishuError(None, f"unreachable: {type(exc).__name__}") from None
+
     def call(self, what: str, send: Callable[[], Any]) -> Any:
         """Send (`send` makes the SDK call) until it is answered: the response's data, else FeishuError."""
         import requests

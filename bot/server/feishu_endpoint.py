@@ -26,6 +26,7 @@ from bot.state import StoreBusy, StoreUnavailable
 if TYPE_CHECKING:
     from bot.feishu.digest_outlet import FeishuOutlet
     from bot.feishu.events import Toast
+    from bot.feishu.long_connection import LongConnection
     from bot.feishu.teller import FeishuTeller
 
 PATH = "/feishu/events"
@@ -62,9 +63,40 @@ class FeishuGateway:
         token = settings.feishu_verification_token
         self.token = token.get_secret_value() if token else ""
         self.pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="feishu")
+        self.connection: LongConnection | None = None
 
     def state(self) -> str:
-        return "http"
+        """For /healthz: http (callbacks come to /feishu/events), or the long connection's state."""
+        return self.connection.state() if self.connection is not None else "http"
+
+    def connect(self) -> None:
+        """ws mode: open the SDK's long connection; events and card actions come over it."""
+        from bot.feishu.long_connection import LongConnection
+
+        settings = self.deps.settings
+        secret = settings.feishu_app_secret.get_secret_value() if settings.feishu_app_secret else ""
+        self.connection = LongConnection(settings.feishu_app_id or "", secret, settings.feishu_base_url(), self.receive)
+        self.connection.start()
+
+    def receive(self, payload: dict[str, Any]) -> dict[str, Any] | None:
+        """An event from the long connection (authenticated by the connection): kept, answered, done as in HTTP
+        mode; a card action's answer is its toast."""
+        from bot.feishu.events import CARD_ACTION, event_type
+
+        event_id = str((payload.get("header") or {}).get("event_id") or "")
+        if not event_id:
+            return None
+        key = f"feishu:{event_id}"
+        self.deps.metrics.requests.labels(KIND).inc()
+        if not self.deps.inbox.enqueue(key, KIND, payload, budget_s=self.deps.settings.ack_db_budget_s):
+            return {"toast": _toast(None)} if event_type(payload) == CARD_ACTION else None
+        done = self.pool.submit(self.work, key, payload)
+        if event_type(payload) != CARD_ACTION:
+            return None
+        toast = None
+        with contextlib.suppress(FutureTimeout):
+            toast = done.result(timeout=TOAST_WAIT_S)
+        return {"toast": _toast(toast)}
 
     def teller(self) -> FeishuTeller:
         """What the clock's work (budget alerts, weekly reports, warn-then-act) says through, in Feishu."""
@@ -142,6 +174,8 @@ class FeishuGateway:
         return redone
 
     def stop(self) -> None:
+        if self.connection is not None:
+            self.connection.stop()
         self.pool.shutdown(wait=True, cancel_futures=False)
 
 

@@ -121,7 +121,7 @@ class Job:
     at_start: bool = False  # also once at start-up
 
 
-def jobs_of(settings: Settings, deps: Deps, client: WebClient, feishu: FeishuGateway | None = None) -> list[Job]:
+def jobs_of(settings: Settings, deps: Deps, client: WebClient | None, feishu: FeishuGateway | None = None) -> list[Job]:
     """Every job `serve` runs besides the price refreshes (one per source, build_scheduler), in one table.
     The job ids are the names in job_runs: operators' queries read them, so they do not change."""
     from bot.actions.due import run_actions
@@ -141,7 +141,8 @@ def jobs_of(settings: Settings, deps: Deps, client: WebClient, feishu: FeishuGat
     # the table of jobs, one row a job, as written (not laid out by ruff format)
     # fmt: off
     table = [
-        Job("inbox:redo", "redo work that did not reach Slack", redo_every, lambda: redo_stalled(deps, client)),
+        Job("inbox:redo", "redo work that did not reach Slack", redo_every,
+            lambda: redo_stalled(deps, client) if client is not None else 0),
         # every minute, and once at start-up: a digest missed while down goes out if its local day is not over
         Job("reminders:due", "send the daily digests that are due", minute, lambda: run_due(deps, outlets),
             shared=minute, at_start=True),
@@ -207,7 +208,7 @@ def weekly_reports(deps: Deps, tellers: Callable[[str], Teller]) -> list[str]:
     )
 
 
-def discovery_job(settings: Settings, deps: Deps, client: WebClient) -> Callable[[], object]:
+def discovery_job(settings: Settings, deps: Deps, client: WebClient | None) -> Callable[[], object]:
     """serve's discovery run: into GPU_ADVISOR_DISCOVER_TEAM, else the bot token's workspace (asked once)."""
     from bot.discover.run import discover
 
@@ -216,6 +217,8 @@ def discovery_job(settings: Settings, deps: Deps, client: WebClient) -> Callable
     def work() -> object:
         if not team:
             try:
+                if client is None:
+                    raise LookupError("no Slack workspace to ask")
                 team.append(str(client.auth_test()["team_id"]))
             except Exception as exc:  # Slack down, or OAuth with no bot token: said, tried again next run
                 log.warning(
@@ -224,7 +227,7 @@ def discovery_job(settings: Settings, deps: Deps, client: WebClient) -> Callable
                 )
                 return None
         try:
-            lookups = deps.client_of(team[0], client)
+            lookups = deps.client_of(team[0], client) if client is not None else None
         except LookupError:
             lookups = None
         report = discover(settings, deps.store, team[0], deps.now(), offers=deps.gpu_offers, client=lookups)
@@ -242,7 +245,7 @@ def discovery_job(settings: Settings, deps: Deps, client: WebClient) -> Callable
 
 
 def start_jobs(
-    settings: Settings, deps: Deps, client: WebClient, feishu: FeishuGateway | None = None
+    settings: Settings, deps: Deps, client: WebClient | None, feishu: FeishuGateway | None = None
 ) -> BackgroundScheduler:
     """The scheduler of `serve`, started: a refresh per price source, then every job of jobs_of()."""
     from pricing import cache

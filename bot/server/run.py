@@ -18,6 +18,7 @@ from bot.text import Lang, t
 
 if TYPE_CHECKING:
     from bot.deps import Deps, Handoff
+    from bot.server.feishu_endpoint import FeishuGateway
     from bot.state import Inbox
 
 log = logging.getLogger("bot.serve")
@@ -29,7 +30,9 @@ class StartFailed(RuntimeError):
 
 def run(settings: Settings, *, host: str, port: int, jobs: bool, lang: Lang) -> None:
     """Serve until stopped (Ctrl-C or SIGTERM). StartFailed when a setting, the state or Slack is not usable."""
+    from bot.deps import build_deps
     from bot.logs import configure as configure_logs
+    from bot.server.feishu_endpoint import PATH as FEISHU_PATH
     from bot.server.http import EVENTS_PATH, build_server
     from bot.server.jobs import start_jobs
     from bot.slack.app import MissingSlackSettings, SlackUnreachable, check_tokens, create_app, slack_deps
@@ -41,10 +44,19 @@ def run(settings: Settings, *, host: str, port: int, jobs: bool, lang: Lang) -> 
     # The work after an acknowledgement runs on threads of this process; a thread waiting to acknowledge gets
     # the interpreter back within a millisecond of asking instead of Python's default five.
     sys.setswitchinterval(0.001)
+    slack, feishu = _platforms(settings)
     try:
-        check_tokens(settings, lang)
-        deps = slack_deps(settings, work=_work_process(settings, jobs, lang) if settings.work_process else None)
-        app = create_app(deps, lang=lang)
+        if slack or not feishu:
+            check_tokens(settings, lang)  # neither configured: says what to set for each
+        if feishu:
+            _check_feishu(settings, lang)
+        if slack:
+            making = _work_process(settings, jobs, lang) if settings.work_process else None
+            deps = slack_deps(settings, work=making)
+            app: Any = create_app(deps, lang=lang)
+        else:
+            deps, app = build_deps(settings), None
+        gateway = _feishu_gateway(deps, lang) if feishu else None
     except (MissingSlackSettings, SlackUnreachable) as exc:
         raise StartFailed(str(exc)) from None
     except StoreUnavailable as exc:
@@ -61,18 +73,24 @@ def run(settings: Settings, *, host: str, port: int, jobs: bool, lang: Lang) -> 
         work.start()
         if deps.spool is not None:
             Sweeper(deps.spool, deps.inbox, work, timedelta(seconds=settings.redo_after_s)).start(sweeping)
-    else:
+    elif app is not None:
         # Finish the work of requests acknowledged before the last stop, beside the new requests.
         threading.Thread(target=_replay, args=(deps, app.client), name="replay", daemon=True).start()
-        scheduler = start_jobs(settings, deps, app.client) if jobs else None
-    app_token = settings.slack_app_token.get_secret_value() if settings.slack_app_token else ""
+    if gateway is not None:  # Feishu's callbacks acknowledged before the last stop
+        threading.Thread(target=gateway.replay, name="feishu-replay", daemon=True).start()
+    if work is None:
+        scheduler = start_jobs(settings, deps, app.client if app is not None else None, gateway) if jobs else None
+    app_token = settings.slack_app_token.get_secret_value() if settings.slack_app_token and slack else ""
+    http_feishu = gateway if gateway is not None and settings.feishu_mode == "http" else None
     try:
+        if gateway is not None and settings.feishu_mode == "ws":
+            gateway.connect()  # Feishu's long connection, on its own thread
         if app_token:
             from slack_bolt.adapter.socket_mode import SocketModeHandler
 
             # Slack comes over the socket; agents' heartbeats, /healthz and /metrics still need HTTP.
             running = _scheduler_check(scheduler, work, jobs)
-            side = build_server(app, deps, host, port, scheduler_running=running)
+            side = build_server(app, deps, host, port, scheduler_running=running, feishu=http_feishu)
             threading.Thread(target=side.serve_forever, kwargs={"poll_interval": 0.2}, name="http", daemon=True).start()
             log.info(
                 "starting in Socket Mode; /api/heartbeat, /healthz and /metrics on http://%s:%s",
@@ -82,9 +100,11 @@ def run(settings: Settings, *, host: str, port: int, jobs: bool, lang: Lang) -> 
             SocketModeHandler(app, app_token).start()  # type: ignore[no-untyped-call]
         else:
             running = _scheduler_check(scheduler, work, jobs)
-            server = build_server(app, deps, host, port, scheduler_running=running)
+            server = build_server(app, deps, host, port, scheduler_running=running, feishu=http_feishu)
             signal.signal(signal.SIGTERM, signal.default_int_handler)  # stop like Ctrl-C: finish, then exit
-            log.info("listening on http://%s:%s%s", host, server.server_address[1], EVENTS_PATH)
+            paths = [EVENTS_PATH] if app is not None else []
+            paths += [FEISHU_PATH] if http_feishu is not None else []
+            log.info("listening on http://%s:%s (%s)", host, server.server_address[1], ", ".join(paths) or "no chat")
             sys.stdout.flush()
             try:
                 server.serve_forever(poll_interval=0.2)
@@ -98,7 +118,37 @@ def run(settings: Settings, *, host: str, port: int, jobs: bool, lang: Lang) -> 
         sweeping.set()
         if work is not None:
             work.stop()
+        if gateway is not None:
+            gateway.stop()
         deps.shutdown()  # a capture cut short stays pending in the inbox: redone at start-up
+
+
+def _platforms(settings: Settings) -> tuple[bool, bool]:
+    """Which chats serve talks to, by which settings are set: Slack (a token, an OAuth client, or any of its
+    secrets: a half-configured Slack is refused by check_tokens, not ignored), Feishu (an App ID and secret)."""
+    slack = settings.slack() or bool(
+        settings.slack_signing_secret or settings.slack_app_token or settings.slack_client_id
+    )
+    return slack, settings.feishu()
+
+
+def _check_feishu(settings: Settings, lang: Lang) -> None:
+    if settings.feishu_mode == "http" and not (settings.feishu_encrypt_key or settings.feishu_verification_token):
+        raise StartFailed(t("feishu.http_needs_a_check", lang))
+
+
+def _feishu_gateway(deps: Deps, lang: Lang) -> FeishuGateway:
+    """Feishu's side of serve, its credentials checked (a tenant access token is asked for)."""
+    from bot.feishu.sdk import FeishuError
+    from bot.server.feishu_endpoint import FeishuGateway
+
+    gateway = FeishuGateway(deps)
+    try:
+        gateway.api.check()
+    except FeishuError as exc:
+        url = deps.settings.feishu_base_url()
+        raise StartFailed(t("feishu.unreachable", lang, url=url, reason=f"{exc.code}: {exc.msg}")) from None
+    return gateway
 
 
 def _work_process(settings: Settings, jobs: bool, lang: Lang) -> Callable[[Deps], tuple[Handoff, Inbox | None]]:

@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import json
+from datetime import timedelta
 from pathlib import Path
+
+import pytest
 
 from bot.chat.conversation import current
 from tests.support.fake_feishu import buttons
 from tests.support.feishu_harness import FeishuHarness, running_feishu
+from tests.support.pending import settled
 
 
 def _question_cards(h: FeishuHarness, count: int) -> list[dict]:
@@ -23,7 +27,7 @@ def _texts(card: dict) -> str:
 
 
 def _wait_done(h: FeishuHarness) -> None:
-    h.fake.wait_for(lambda: not h.deps.inbox.pending(__import__("datetime").timedelta(hours=1)))
+    settled(h.deps)
 
 
 def test_a_direct_message_starts_the_five_questions_in_a_thread(tmp_path: Path) -> None:
@@ -43,8 +47,9 @@ def test_a_direct_message_starts_the_five_questions_in_a_thread(tmp_path: Path) 
         assert buttons(first), "the usual answers are buttons"
 
 
-def test_buttons_and_plain_replies_answer_and_the_recommendation_shows_the_costs(tmp_path: Path) -> None:
-    with running_feishu(tmp_path) as h:
+@pytest.mark.parametrize("mode", ["http", "ws"])
+def test_buttons_and_plain_replies_answer_and_the_recommendation_shows_the_costs(tmp_path: Path, mode: str) -> None:
+    with running_feishu(tmp_path, mode) as h:
         h.send.message("advise")
         root_id = h.fake.wait_for(lambda: h.fake.of("messages.create"))[0].body["_message_id"]
         first = _question_cards(h, 1)[0]
@@ -88,7 +93,7 @@ def test_a_forged_signature_is_refused_and_nothing_is_done(tmp_path: Path) -> No
         assert h.send.post(payload, signature="0" * 64).status_code == 401
         assert h.send.post(payload, timestamp=1_000_000_000).status_code == 401  # stale: more than 5 minutes
         assert h.fake.calls == []
-        assert h.deps.inbox.pending(__import__("datetime").timedelta(days=1)) == []
+        assert h.deps.inbox.pending(timedelta(days=1)) == []
 
 
 def test_the_url_check_is_answered_with_its_challenge(tmp_path: Path) -> None:

@@ -50,6 +50,7 @@ class FakeFeishu:
     app_secret: str = "s3cr3t-app-secret-value"
     users: dict[str, dict[str, Any]] = field(default_factory=dict)  # open_id -> contact user fields
     chats: dict[str, dict[str, Any]] = field(default_factory=dict)  # chat_id -> owner_id, user_manager_id_list
+    ws_url: str = ""  # the long connection's server (ws_server()), handed out by /callback/ws/endpoint
     _ids: Iterator[int] = field(default_factory=lambda: itertools.count(1))
     _answered: threading.Condition = field(default_factory=threading.Condition)
 
@@ -67,6 +68,12 @@ class FakeFeishu:
         return found
 
     def answer(self, call: Call) -> tuple[int, dict[str, Any]]:
+        if call.method == "ws.endpoint":
+            if call.body.get("AppSecret") != self.app_secret:
+                return 200, {"code": 514, "msg": "auth failed"}
+            url = f"{self.ws_url}/ws?device_id=d-1&service_id=7"
+            config = {"ReconnectCount": 3, "ReconnectInterval": 1, "ReconnectNonce": 1, "PingInterval": 120}
+            return 200, {"code": 0, "msg": "ok", "data": {"URL": url, "ClientConfig": config}}
         if call.method == "auth.tenant_token":
             if call.body.get("app_secret") != self.app_secret:
                 return 200, {"code": 10014, "msg": "app secret invalid"}
@@ -100,6 +107,8 @@ class FakeFeishu:
 
 
 def _method(verb: str, path: str) -> str:
+    if path == "/callback/ws/endpoint":
+        return "ws.endpoint"
     if path == "/open-apis/auth/v3/tenant_access_token/internal":
         return "auth.tenant_token"
     if path == "/open-apis/im/v1/messages" and verb == "POST":
@@ -177,11 +186,15 @@ class FeishuSender:
     encrypt_key: str
     verification_token: str
     tenant: str = "2ed263bf32cf1651"
+    ws: WsServer | None = None  # set: callbacks go over the long connection instead of HTTP
     _ids: Iterator[int] = field(default_factory=lambda: itertools.count(1))
 
     def post(
         self, payload: dict[str, Any], *, signature: str | None = None, timestamp: int | None = None
     ) -> httpx.Response:
+        if self.ws is not None:  # the long connection: the frame's response, as an HTTP answer would carry it
+            answer = self.ws.push(payload)
+            return httpx.Response(answer.get("code", 500), json=answer.get("answer") or {})
         body = json.dumps({"encrypt": encrypt(json.dumps(payload).encode(), self.encrypt_key)}).encode()
         stamp, nonce = str(timestamp if timestamp is not None else int(time.time())), "nonce-" + str(next(self._ids))
         signed = hashlib.sha256((stamp + nonce + self.encrypt_key).encode() + body).hexdigest()
@@ -257,3 +270,83 @@ class FeishuSender:
 
 def buttons(card: dict[str, Any]) -> list[dict[str, Any]]:
     return [e for e in card["body"]["elements"] if e.get("tag") == "button"]
+
+
+@dataclass
+class WsServer:
+    """Feishu's side of the long connection: frames in the SDK's own protobuf format (pbbp2.Frame), an event
+    pushed as a DATA frame, and the client's response frame (its JSON, with a card action's answer in base64)."""
+
+    url: str = ""
+    connections: list[Any] = field(default_factory=list)
+    answers: dict[str, dict[str, Any]] = field(default_factory=dict)  # message_id -> the response frame's JSON
+    _seen: threading.Condition = field(default_factory=threading.Condition)
+    _ids: Iterator[int] = field(default_factory=lambda: itertools.count(1))
+
+    def wait_connected(self, timeout: float = 20.0) -> None:
+        with self._seen:
+            if not self._seen.wait_for(lambda: self.connections, timeout):
+                raise AssertionError("the long connection never connected")
+
+    def push(self, payload: dict[str, Any], timeout: float = 20.0) -> dict[str, Any]:
+        """Send an event frame; the client's response (code, and `answer`: the card action's decoded result)."""
+        from bot.feishu.sdk import load
+
+        load()
+        from lark_oapi.ws.pb.pbbp2_pb2 import Frame
+
+        message_id = f"msg-{next(self._ids)}"
+        frame = Frame(SeqID=1, LogID=1, service=7, method=1, payload=json.dumps(payload).encode())
+        for key, value in (
+            ("type", "event"),
+            ("message_id", message_id),
+            ("trace_id", "t-1"),
+            ("sum", "1"),
+            ("seq", "0"),
+        ):
+            header = frame.headers.add()
+            header.key, header.value = key, value
+        self.connections[-1].send(frame.SerializeToString())
+        with self._seen:
+            if not self._seen.wait_for(lambda: message_id in self.answers, timeout):
+                raise AssertionError(f"no response frame for {message_id}")
+        answer = self.answers[message_id]
+        if answer.get("data"):
+            answer["answer"] = json.loads(base64.b64decode(answer["data"]))
+        return answer
+
+
+@contextmanager
+def ws_server() -> Iterator[WsServer]:
+    from websockets.sync.server import serve
+
+    from bot.feishu.sdk import load
+
+    load()
+    from lark_oapi.ws.pb.pbbp2_pb2 import Frame
+
+    server = WsServer()
+
+    def handler(connection: Any) -> None:
+        with server._seen:
+            server.connections.append(connection)
+            server._seen.notify_all()
+        for raw in connection:
+            frame = Frame()
+            frame.ParseFromString(raw)
+            if frame.method != 1:
+                continue  # the client's pings
+            headers = {h.key: h.value for h in frame.headers}
+            with server._seen:
+                server.answers[headers["message_id"]] = json.loads(frame.payload)
+                server._seen.notify_all()
+
+    with serve(handler, "127.0.0.1", 0) as ws:
+        server.url = f"ws://127.0.0.1:{ws.socket.getsockname()[1]}"
+        thread = threading.Thread(target=ws.serve_forever, daemon=True)
+        thread.start()
+        try:
+            yield server
+        finally:
+            ws.shutdown()
+            thread.join(5)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -16,7 +16,7 @@ from bot.digest.send import Outcome
 from bot.server.feishu_endpoint import PATH, FeishuGateway
 from bot.server.http import build_server
 from bot.settings import Settings
-from tests.support.fake_feishu import FakeFeishu, FeishuSender, fake_feishu
+from tests.support.fake_feishu import FakeFeishu, FeishuSender, fake_feishu, ws_server
 from tests.support.slack_harness import Clock
 from tests.support.state_template import migrated_state_db
 
@@ -39,8 +39,12 @@ class FeishuHarness:
 
 
 @contextmanager
-def running_feishu(tmp_path: Path, **extra: Any) -> Iterator[FeishuHarness]:
-    with fake_feishu() as fake:
+def running_feishu(tmp_path: Path, mode: str = "http", **extra: Any) -> Iterator[FeishuHarness]:
+    """`mode` http: callbacks POSTed, encrypted and signed, to /feishu/events; ws: frames over the SDK's long
+    connection to a local WebSocket server."""
+    with fake_feishu() as fake, ws_server() if mode == "ws" else nullcontext() as ws:
+        if ws is not None:
+            fake.ws_url = ws.url
         settings = Settings(
             db=tmp_path / "bot.db",
             feishu_app_id="cli_a1b2c3d4e5f6",
@@ -48,7 +52,7 @@ def running_feishu(tmp_path: Path, **extra: Any) -> Iterator[FeishuHarness]:
             feishu_encrypt_key=ENCRYPT_KEY,
             feishu_verification_token=VERIFICATION_TOKEN,
             feishu_domain=fake.base_url,
-            feishu_mode="http",
+            feishu_mode=mode,
             azure_enabled=False,
             ecb_enabled=False,
             **({"lang": "zh"} | extra),
@@ -62,8 +66,12 @@ def running_feishu(tmp_path: Path, **extra: Any) -> Iterator[FeishuHarness]:
         thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
         thread.start()
         url = f"http://127.0.0.1:{server.server_address[1]}{PATH}"
+        if ws is not None:
+            gateway.connect()
+            ws.wait_connected()
+        sender = FeishuSender(url, ENCRYPT_KEY, VERIFICATION_TOKEN, ws=ws)
         try:
-            yield FeishuHarness(fake, FeishuSender(url, ENCRYPT_KEY, VERIFICATION_TOKEN), deps, gateway, url, clock)
+            yield FeishuHarness(fake, sender, deps, gateway, url, clock)
         finally:
             server.shutdown()
             server.server_close()
