@@ -24,6 +24,24 @@ class Metrics:
         self.requests = Counter(
             "gpu_advisor_slack_requests", "Slack requests by kind (command, event, ...)", ["kind"], registry=r
         )
+        self.chat_requests = Counter(
+            "gpu_advisor_chat_requests",
+            "Requests from each chat, by platform and kind",
+            ["platform", "kind"],
+            registry=r,
+        )
+        self.chat_errors = Counter(
+            "gpu_advisor_chat_api_errors",
+            "Chat API calls that failed for good (after retries), by platform and error",
+            ["platform", "error"],
+            registry=r,
+        )
+        self.chat_retries = Counter(
+            "gpu_advisor_chat_api_retries",
+            "Chat API calls retried, by platform and reason",
+            ["platform", "reason"],
+            registry=r,
+        )
         self.refused = Counter(
             "gpu_advisor_slack_requests_refused", "Requests refused at the door, by HTTP status", ["status"], registry=r
         )

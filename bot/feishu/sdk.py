@@ -14,7 +14,7 @@ import sys
 import time
 import types
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NoReturn
 
 log = logging.getLogger(__name__)
 
@@ -71,6 +71,8 @@ class OpenApi:
         *,
         backoff_s: float = 0.5,
         sleep: Callable[[float], None] = time.sleep,
+        on_retry: Callable[[str], None] = lambda _reason: None,
+        on_failure: Callable[[str, FeishuError], None] = lambda _what, _error: None,
     ) -> None:
         self.sdk = load()
         config = self.sdk.Config()
@@ -78,6 +80,7 @@ class OpenApi:
         self.im = self.sdk.ImV1(config)
         self.contact = self.sdk.ContactV3(config)
         self.backoff_s, self.sleep = backoff_s, sleep
+        self.on_retry, self.on_failure = on_retry, on_failure
 
     def check(self) -> None:
         """Ask for a tenant access token (serve's start-up check, as auth.test for Slack): FeishuError when the
@@ -103,16 +106,22 @@ class OpenApi:
                 response = send()
             except requests.RequestException as exc:
                 if attempt == ATTEMPTS:
-                    raise FeishuError(None, f"unreachable: {type(exc).__name__}") from None
+                    self._failed(what, FeishuError(None, f"unreachable: {type(exc).__name__}"))
                 log.warning("Feishu %s: %s, retrying in %.1f s", what, type(exc).__name__, delay)
+                self.on_retry("unreachable")
             else:
                 status = response.raw.status_code if response.raw is not None else None
                 if response.success():
                     return getattr(response, "data", None)  # some answers (patch) carry none
-                again = status == 429 or (status or 0) >= 500 or response.code in RATE_LIMITED
-                if not again or attempt == ATTEMPTS:
-                    raise FeishuError(response.code, str(response.msg or ""), status)
+                limited = status == 429 or response.code in RATE_LIMITED
+                if not (limited or (status or 0) >= 500) or attempt == ATTEMPTS:
+                    self._failed(what, FeishuError(response.code, str(response.msg or ""), status))
                 log.warning("Feishu %s: code %s (HTTP %s), retrying in %.1f s", what, response.code, status, delay)
+                self.on_retry("rate_limited" if limited else "server_error")
             self.sleep(delay)
             delay *= 2
         raise AssertionError("unreachable")
+
+    def _failed(self, what: str, error: FeishuError) -> NoReturn:
+        self.on_failure(what, error)
+        raise error

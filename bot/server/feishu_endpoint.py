@@ -52,11 +52,25 @@ class FeishuGateway:
 
     def __init__(self, deps: Deps, *, clock: Callable[[], float] = time.time) -> None:
         from bot.feishu.chat import FeishuChat
-        from bot.feishu.sdk import OpenApi
+        from bot.feishu.sdk import FeishuError, OpenApi
 
         settings = deps.settings
         secret = settings.feishu_app_secret.get_secret_value() if settings.feishu_app_secret else ""
-        self.api = OpenApi(settings.feishu_app_id or "", secret, settings.feishu_base_url())
+        metrics = deps.metrics
+        self.last_failure: str | None = None
+
+        def failed(what: str, error: FeishuError) -> None:
+            metrics.chat_errors.labels("feishu", str(error.code)).inc()
+            self.last_failure = f"{what}: code {error.code} {error.msg}"[:200]
+            log.error("Feishu %s failed for good: code %s %s", what, error.code, error.msg)
+
+        self.api = OpenApi(
+            settings.feishu_app_id or "",
+            secret,
+            settings.feishu_base_url(),
+            on_retry=lambda reason: metrics.chat_retries.labels("feishu", reason).inc(),
+            on_failure=failed,
+        )
         self.chat = FeishuChat(self.api, settings.lang)
         self.deps, self.clock = deps, clock
         self.encrypt_key = settings.feishu_encrypt_key.get_secret_value() if settings.feishu_encrypt_key else ""
@@ -68,6 +82,12 @@ class FeishuGateway:
     def state(self) -> str:
         """For /healthz: http (callbacks come to /feishu/events), or the long connection's state."""
         return self.connection.state() if self.connection is not None else "http"
+
+    def health(self) -> dict[str, str]:
+        found = {"mode": self.deps.settings.feishu_mode, "state": self.state()}
+        if self.last_failure:
+            found["last_failure"] = self.last_failure
+        return found
 
     def connect(self) -> None:
         """ws mode: open the SDK's long connection; events and card actions come over it."""
@@ -87,7 +107,7 @@ class FeishuGateway:
         if not event_id:
             return None
         key = f"feishu:{event_id}"
-        self.deps.metrics.requests.labels(KIND).inc()
+        self.deps.metrics.chat_requests.labels("feishu", event_type(payload)).inc()
         if not self.deps.inbox.enqueue(key, KIND, payload, budget_s=self.deps.settings.ack_db_budget_s):
             return {"toast": _toast(None)} if event_type(payload) == CARD_ACTION else None
         done = self.pool.submit(self.work, key, payload)
@@ -136,7 +156,7 @@ class FeishuGateway:
         if not event_id:
             return _answer(start_response, 400, "a callback without header.event_id (schema 2.0 is expected)")
         key = f"feishu:{event_id}"
-        deps.metrics.requests.labels(KIND).inc()
+        deps.metrics.chat_requests.labels("feishu", event_type(payload)).inc()
         try:
             fresh = deps.inbox.enqueue(key, KIND, payload, budget_s=deps.settings.ack_db_budget_s)
         except StoreBusy:

@@ -21,10 +21,15 @@ def _discovery(deps: Deps) -> dict[str, str]:
     return {"aws": "ok" if run.error is None else f"degraded: {run.error}"}
 
 
-def health(deps: Deps, scheduler_running: Callable[[], bool] | None) -> tuple[int, dict[str, Any]]:
+def health(
+    deps: Deps, scheduler_running: Callable[[], bool] | None, chats: Callable[[], dict[str, Any]] | None = None
+) -> tuple[int, dict[str, Any]]:
     """(HTTP status, body). `down` (503) when the state database or the price cache cannot be read;
-    `degraded` (200) when the scheduler stopped or a price source is stale or failing; else `ok`."""
+    `degraded` (200) when the scheduler stopped, a price source is stale or failing, or a chat's connection
+    failed; else `ok`. `chats`: each platform serve talks to, and its state."""
     checks: dict[str, Any] = {}
+    if chats is not None:
+        checks["chats"] = chats()
     problem = deps.store.problem()
     checks["state_db"] = "ok" if problem is None else f"unreachable: {problem}"
     if scheduler_running is None:
@@ -55,5 +60,6 @@ def health(deps: Deps, scheduler_running: Callable[[], bool] | None) -> tuple[in
         or checks.get("work_process", "running") != "running"
         or any(v in ("never loaded", "failing") for v in sources.values())
         or any(v != "ok" for v in checks["discovery"].values())
+        or any(str(c.get("state", "")).startswith("failed") for c in checks.get("chats", {}).values())
     )
     return 200, {"status": "degraded" if degraded else "ok", "checks": checks}

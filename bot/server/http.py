@@ -144,12 +144,24 @@ def wsgi_app(
 
     agent_enroll = _enroll_endpoint(deps)
 
+    feishu_http = feishu is not None and deps.settings.feishu_mode == "http"  # else events come over its socket
+
+    def chats() -> dict[str, Any]:
+        """Each chat serve talks to: Slack's requests over HTTP or its socket; Feishu's mode and connection."""
+        found: dict[str, Any] = {}
+        if app is not None:
+            found["slack"] = {"mode": "socket" if deps.settings.slack_app_token else "http", "state": "ok"}
+        state = getattr(feishu, "health", None)
+        if callable(state):
+            found["feishu"] = state()
+        return found
+
     def wsgi(environ: dict[str, Any], start_response: StartResponse) -> Iterable[bytes]:
         path = environ.get("PATH_INFO")
         if path == EVENTS_PATH and slack_events is not None and environ.get("REQUEST_METHOD") == "POST":
             return slack_events(environ, start_response)
-        if path == FEISHU_PATH and feishu is not None and environ.get("REQUEST_METHOD") == "POST":
-            return feishu(environ, start_response)
+        if path == FEISHU_PATH and feishu_http and environ.get("REQUEST_METHOD") == "POST":
+            return feishu(environ, start_response)  # type: ignore[misc]
         if path == heartbeat.PATH and environ.get("REQUEST_METHOD") == "POST":
             return agent_heartbeat(environ, start_response)
         if path == enroll.PATH and environ.get("REQUEST_METHOD") == "POST":
@@ -157,7 +169,7 @@ def wsgi_app(
         if path in (INSTALL_PATH, REDIRECT_PATH) and app is not None and handler is not None and app.oauth_flow:
             return handler(environ, start_response)  # OAuth installs: bolt's install page and redirect
         if path == "/healthz":
-            status, report = health(deps, scheduler_running)
+            status, report = health(deps, scheduler_running, chats)
             return _reply(start_response, status, json.dumps(report).encode(), "application/json")
         if path == "/metrics":
             deps.refresh_gauges()

@@ -29,42 +29,15 @@ class StartFailed(RuntimeError):
 
 
 def run(settings: Settings, *, host: str, port: int, jobs: bool, lang: Lang) -> None:
-    """Serve until stopped (Ctrl-C or SIGTERM). StartFailed when a setting, the state or Slack is not usable."""
-    from bot.deps import build_deps
+    """Serve until stopped (Ctrl-C or SIGTERM). StartFailed when a setting, the state or a chat is not usable."""
     from bot.logs import configure as configure_logs
-    from bot.server.feishu_endpoint import PATH as FEISHU_PATH
-    from bot.server.http import EVENTS_PATH, build_server
     from bot.server.jobs import start_jobs
-    from bot.slack.app import MissingSlackSettings, SlackUnreachable, check_tokens, create_app, slack_deps
-    from bot.state import StoreUnavailable
-    from pricing.errors import CacheUnavailable
-    from rules.errors import PolicyError
 
     configure_logs(settings.log_level, settings.log_format)
     # The work after an acknowledgement runs on threads of this process; a thread waiting to acknowledge gets
     # the interpreter back within a millisecond of asking instead of Python's default five.
     sys.setswitchinterval(0.001)
-    slack, feishu = _platforms(settings)
-    try:
-        if slack or not feishu:
-            check_tokens(settings, lang)  # neither configured: says what to set for each
-        if feishu:
-            _check_feishu(settings, lang)
-        if slack:
-            making = _work_process(settings, jobs, lang) if settings.work_process else None
-            deps = slack_deps(settings, work=making)
-            app: Any = create_app(deps, lang=lang)
-        else:
-            deps, app = build_deps(settings), None
-        gateway = _feishu_gateway(deps, lang) if feishu else None
-    except (MissingSlackSettings, SlackUnreachable) as exc:
-        raise StartFailed(str(exc)) from None
-    except StoreUnavailable as exc:
-        raise StartFailed(t("cli.state_unavailable", lang, target=exc.target, reason=exc.reason)) from None
-    except CacheUnavailable as exc:
-        raise StartFailed(t("cli.cache_unavailable", lang, path=exc.path, reason=exc.reason)) from None
-    except PolicyError as exc:
-        raise StartFailed(t("cli.policy_error", lang, error=str(exc))) from None
+    deps, app, gateway = _build(settings, jobs, lang)
     settle_heap()
     work, scheduler, sweeping = deps.work, None, threading.Event()
     if work is not None:  # the work after each acknowledgement, the replay and the jobs: in a second process
@@ -80,38 +53,10 @@ def run(settings: Settings, *, host: str, port: int, jobs: bool, lang: Lang) -> 
         threading.Thread(target=gateway.replay, name="feishu-replay", daemon=True).start()
     if work is None:
         scheduler = start_jobs(settings, deps, app.client if app is not None else None, gateway) if jobs else None
-    app_token = settings.slack_app_token.get_secret_value() if settings.slack_app_token and slack else ""
-    http_feishu = gateway if gateway is not None and settings.feishu_mode == "http" else None
     try:
         if gateway is not None and settings.feishu_mode == "ws":
             gateway.connect()  # Feishu's long connection, on its own thread
-        if app_token:
-            from slack_bolt.adapter.socket_mode import SocketModeHandler
-
-            # Slack comes over the socket; agents' heartbeats, /healthz and /metrics still need HTTP.
-            running = _scheduler_check(scheduler, work, jobs)
-            side = build_server(app, deps, host, port, scheduler_running=running, feishu=http_feishu)
-            threading.Thread(target=side.serve_forever, kwargs={"poll_interval": 0.2}, name="http", daemon=True).start()
-            log.info(
-                "starting in Socket Mode; /api/heartbeat, /healthz and /metrics on http://%s:%s",
-                host,
-                side.server_address[1],
-            )
-            SocketModeHandler(app, app_token).start()  # type: ignore[no-untyped-call]
-        else:
-            running = _scheduler_check(scheduler, work, jobs)
-            server = build_server(app, deps, host, port, scheduler_running=running, feishu=http_feishu)
-            signal.signal(signal.SIGTERM, signal.default_int_handler)  # stop like Ctrl-C: finish, then exit
-            paths = [EVENTS_PATH] if app is not None else []
-            paths += [FEISHU_PATH] if http_feishu is not None else []
-            log.info("listening on http://%s:%s (%s)", host, server.server_address[1], ", ".join(paths) or "no chat")
-            sys.stdout.flush()
-            try:
-                server.serve_forever(poll_interval=0.2)
-            except KeyboardInterrupt:
-                log.info("stopping")
-            finally:
-                server.server_close()
+        _serve(settings, deps, app, gateway, host, port, _scheduler_check(scheduler, work, jobs))
     finally:
         if scheduler is not None:
             scheduler.shutdown(wait=False)
@@ -121,6 +66,78 @@ def run(settings: Settings, *, host: str, port: int, jobs: bool, lang: Lang) -> 
         if gateway is not None:
             gateway.stop()
         deps.shutdown()  # a capture cut short stays pending in the inbox: redone at start-up
+
+
+def _build(settings: Settings, jobs: bool, lang: Lang) -> tuple[Deps, Any, FeishuGateway | None]:
+    """The process (bot/deps.py), Slack's app when serve talks to Slack, Feishu's gateway when to Feishu."""
+    from bot.deps import build_deps
+    from bot.slack.app import MissingSlackSettings, SlackUnreachable, check_tokens, create_app, slack_deps
+    from bot.state import StoreUnavailable
+    from pricing.errors import CacheUnavailable
+    from rules.errors import PolicyError
+
+    slack, feishu = _platforms(settings)
+    try:
+        if slack or not feishu:
+            check_tokens(settings, lang)  # neither configured: says what to set for each
+        if feishu:
+            _check_feishu(settings, lang)
+        if slack:
+            making = _work_process(settings, jobs, lang) if settings.work_process else None
+            deps = slack_deps(settings, work=making)
+            app: Any = create_app(deps, lang=lang)
+        else:
+            deps, app = build_deps(settings), None
+        return deps, app, (_feishu_gateway(deps, lang) if feishu else None)
+    except (MissingSlackSettings, SlackUnreachable) as exc:
+        raise StartFailed(str(exc)) from None
+    except StoreUnavailable as exc:
+        raise StartFailed(t("cli.state_unavailable", lang, target=exc.target, reason=exc.reason)) from None
+    except CacheUnavailable as exc:
+        raise StartFailed(t("cli.cache_unavailable", lang, path=exc.path, reason=exc.reason)) from None
+    except PolicyError as exc:
+        raise StartFailed(t("cli.policy_error", lang, error=str(exc))) from None
+
+
+def _serve(
+    settings: Settings,
+    deps: Deps,
+    app: Any,
+    gateway: FeishuGateway | None,
+    host: str,
+    port: int,
+    running: Callable[[], bool] | None,
+) -> None:
+    """Slack over its socket (the HTTP side serving the rest) or everything over HTTP, until stopped."""
+    from bot.server.feishu_endpoint import PATH as FEISHU_PATH
+    from bot.server.http import EVENTS_PATH, build_server
+
+    app_token = settings.slack_app_token.get_secret_value() if settings.slack_app_token and app is not None else ""
+    if app_token:
+        from slack_bolt.adapter.socket_mode import SocketModeHandler
+
+        # Slack comes over the socket; agents' heartbeats, /healthz and /metrics still need HTTP.
+        side = build_server(app, deps, host, port, scheduler_running=running, feishu=gateway)
+        threading.Thread(target=side.serve_forever, kwargs={"poll_interval": 0.2}, name="http", daemon=True).start()
+        log.info(
+            "starting in Socket Mode; /api/heartbeat, /healthz and /metrics on http://%s:%s",
+            host,
+            side.server_address[1],
+        )
+        SocketModeHandler(app, app_token).start()  # type: ignore[no-untyped-call]
+        return
+    server = build_server(app, deps, host, port, scheduler_running=running, feishu=gateway)
+    signal.signal(signal.SIGTERM, signal.default_int_handler)  # stop like Ctrl-C: finish, then exit
+    paths = [EVENTS_PATH] if app is not None else []
+    paths += [FEISHU_PATH] if gateway is not None and settings.feishu_mode == "http" else []
+    log.info("listening on http://%s:%s (%s)", host, server.server_address[1], ", ".join(paths) or "no chat")
+    sys.stdout.flush()
+    try:
+        server.serve_forever(poll_interval=0.2)
+    except KeyboardInterrupt:
+        log.info("stopping")
+    finally:
+        server.server_close()
 
 
 def _platforms(settings: Settings) -> tuple[bool, bool]:

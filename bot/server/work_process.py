@@ -191,7 +191,12 @@ def work_main(
         reason = getattr(exc, "reason", None) or str(exc) or type(exc).__name__
         log.error("the work process could not start: %s", reason)
         raise SystemExit(1) from None
-    scheduler = start_jobs(job.settings, deps, app.client) if job.jobs else None
+    scheduler = None
+    if job.jobs:  # the clock's work reaches Feishu's tenants too, when serve talks to Feishu
+        from bot.server.feishu_endpoint import FeishuGateway
+
+        feishu = FeishuGateway(deps) if job.settings.feishu() else None
+        scheduler = start_jobs(job.settings, deps, app.client, feishu)
     scheduler_up.value = int(scheduler is not None)
     settle_heap()
     threading.Thread(target=_answer_metrics, args=(metrics_conn, deps), name="metrics", daemon=True).start()

@@ -96,6 +96,7 @@ def keep(deps: Deps, kind: str, body: dict[str, Any], signature: str | None) -> 
     request_id.set(short_id(key))
     workspace.set(team_of(body) or "-")
     deps.metrics.requests.labels(kind).inc()
+    deps.metrics.chat_requests.labels("slack", kind).inc()
     try:
         box = deps.spool if deps.spool is not None else deps.inbox
         kept = box.enqueue(key, kind, body, budget_s=deps.settings.ack_db_budget_s)
