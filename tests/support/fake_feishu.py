@@ -50,6 +50,7 @@ class FakeFeishu:
     app_secret: str = "s3cr3t-app-secret-value"
     users: dict[str, dict[str, Any]] = field(default_factory=dict)  # open_id -> contact user fields
     chats: dict[str, dict[str, Any]] = field(default_factory=dict)  # chat_id -> owner_id, user_manager_id_list
+    delays: dict[str, float] = field(default_factory=dict)  # method -> seconds before it is answered
     ws_url: str = ""  # the long connection's server (ws_server()), handed out by /callback/ws/endpoint
     _ids: Iterator[int] = field(default_factory=lambda: itertools.count(1))
     _answered: threading.Condition = field(default_factory=threading.Condition)
@@ -139,6 +140,7 @@ def fake_feishu() -> Iterator[FakeFeishu]:
                 json.loads(raw or b"{}"),
                 self.headers.get("Authorization", ""),
             )
+            time.sleep(fake.delays.get(call.method, 0))
             status, body = fake.answer(call)
             if status == 200 and body.get("data", {}).get("message_id"):
                 call.body["_message_id"] = body["data"]["message_id"]

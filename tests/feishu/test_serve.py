@@ -1,0 +1,106 @@
+"""`gpu-advise serve` talking to Feishu only, as a real process: HTTP mode with encrypted, signed callbacks, the
+long connection (ws mode) to a local WebSocket server, and a kill between an event's acknowledgement and its work."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from tests.support.fake_feishu import FakeFeishu, FeishuSender, fake_feishu, ws_server
+from tests.support.feishu_harness import ENCRYPT_KEY, VERIFICATION_TOKEN
+from tests.support.processes import serve_process
+
+pytestmark = pytest.mark.e2e  # starts serve
+
+
+def feishu_env(tmp_path: Path, fake: FakeFeishu, mode: str = "http") -> dict[str, str]:
+    return {k: v for k, v in os.environ.items() if not k.startswith(("GPU_ADVISOR_", "SLACK_"))} | {
+        "GPU_ADVISOR_FEISHU_APP_ID": "cli_a1b2c3d4e5f6",
+        "GPU_ADVISOR_FEISHU_APP_SECRET": fake.app_secret,
+        "GPU_ADVISOR_FEISHU_ENCRYPT_KEY": ENCRYPT_KEY,
+        "GPU_ADVISOR_FEISHU_VERIFICATION_TOKEN": VERIFICATION_TOKEN,
+        "GPU_ADVISOR_FEISHU_DOMAIN": fake.base_url,
+        "GPU_ADVISOR_FEISHU_MODE": mode,
+        "GPU_ADVISOR_DB": str(tmp_path / "bot.db"),
+        "GPU_ADVISOR_AZURE_ENABLED": "false",
+        "GPU_ADVISOR_ECB_ENABLED": "false",
+        "GPU_ADVISOR_LANG": "en",
+    }
+
+
+def base_of(url: str) -> str:
+    return url.rsplit("/slack/", 1)[0]
+
+
+def get(url: str) -> tuple[int, dict]:  # type: ignore[type-arg]
+    try:
+        with urllib.request.urlopen(url, timeout=5) as answer:
+            return answer.status, json.loads(answer.read() or b"{}")
+    except urllib.error.HTTPError as exc:
+        return exc.code, {}
+
+
+def test_serve_with_feishu_only_answers_a_direct_message_and_refuses_a_forged_one(tmp_path: Path) -> None:
+    with fake_feishu() as fake, serve_process(feishu_env(tmp_path, fake)) as (slack, _proc):
+        base = base_of(slack.url)
+        status, health = get(f"{base}/healthz")
+        assert status == 200 and health["checks"]["chats"] == {"feishu": {"mode": "http", "state": "http"}}
+        assert get(f"{base}/slack/events")[0] == 404  # no Slack here
+        send = FeishuSender(f"{base}/feishu/events", ENCRYPT_KEY, VERIFICATION_TOKEN)
+        assert send.message("advise").status_code == 200
+        fake.wait_for(lambda: fake.of("messages.reply"))
+        assert [c.method for c in fake.sent()] == ["messages.create", "messages.reply"]
+        payload = {"schema": "2.0", "header": send.header("im.message.receive_v1"), "event": {}}
+        assert send.post(payload, signature="f" * 64).status_code == 401
+
+
+def test_an_event_acknowledged_before_a_kill_is_done_once_at_the_next_start(tmp_path: Path) -> None:
+    with fake_feishu() as fake:
+        env = feishu_env(tmp_path, fake)
+        with serve_process(env) as (slack, proc):
+            fake.delays["messages.create"] = 10  # the work hangs on Feishu: killed before it is done
+            send = FeishuSender(f"{base_of(slack.url)}/feishu/events", ENCRYPT_KEY, VERIFICATION_TOKEN)
+            assert send.message("advise", event_id="ev_before_kill").status_code == 200
+        assert fake.sent() == []  # SIGKILLed with the work undone
+        fake.delays.clear()
+        with serve_process(env) as (slack, _proc):
+            fake.wait_for(lambda: fake.of("messages.reply"))  # redone from the inbox at start-up
+            send = FeishuSender(f"{base_of(slack.url)}/feishu/events", ENCRYPT_KEY, VERIFICATION_TOKEN)
+            assert send.message("advise", event_id="ev_before_kill").status_code == 200  # Feishu redelivers it
+            fake.wait_for(lambda: len(fake.of("messages.reply")) >= 1)
+        assert len(fake.of("messages.create")) == 1, [c.method for c in fake.calls]
+
+
+def test_serve_in_ws_mode_takes_events_over_the_long_connection(tmp_path: Path) -> None:
+    with fake_feishu() as fake, ws_server() as ws:
+        fake.ws_url = ws.url
+        with serve_process(feishu_env(tmp_path, fake, mode="ws")) as (slack, _proc):
+            ws.wait_connected()
+            send = FeishuSender("", ENCRYPT_KEY, VERIFICATION_TOKEN, ws=ws)
+            send.message("advise")
+            fake.wait_for(lambda: fake.of("messages.reply"))
+            _status, health = get(f"{base_of(slack.url)}/healthz")
+            assert health["checks"]["chats"]["feishu"] == {"mode": "ws", "state": "connected"}
+            assert get(f"{base_of(slack.url)}/feishu/events")[0] == 404  # no callback URL in ws mode
+
+
+def test_serve_says_what_to_set_when_feishu_refuses_the_credentials(tmp_path: Path) -> None:
+    with fake_feishu() as fake:
+        env = feishu_env(tmp_path, fake) | {"GPU_ADVISOR_FEISHU_APP_SECRET": "wrong-secret-value"}
+        result = subprocess.run(
+            [sys.executable, "-m", "bot", "serve", "--port", "0"],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert result.returncode != 0
+        assert "GPU_ADVISOR_FEISHU_APP_SECRET" in result.stderr + result.stdout
+        assert "wrong-secret-value" not in result.stderr + result.stdout
