@@ -64,7 +64,7 @@ def test_serve_with_feishu_only_answers_a_direct_message_and_refuses_a_forged_on
 def test_an_event_acknowledged_before_a_kill_is_done_once_at_the_next_start(tmp_path: Path) -> None:
     with fake_feishu() as fake:
         env = feishu_env(tmp_path, fake)
-        with serve_process(env) as (slack, proc):
+        with serve_process(env) as (slack, _proc):
             fake.delays["messages.create"] = 10  # the work hangs on Feishu: killed before it is done
             send = FeishuSender(f"{base_of(slack.url)}/feishu/events", ENCRYPT_KEY, VERIFICATION_TOKEN)
             assert send.message("advise", event_id="ev_before_kill").status_code == 200
