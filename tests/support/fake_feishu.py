@@ -126,7 +126,7 @@ def _method(verb: str, path: str) -> str:
 
 
 @contextmanager
-def fake_feishu() -> Iterator[FakeFeishu]:
+def fake_feishu(port: int = 0) -> Iterator[FakeFeishu]:
     fake = FakeFeishu()
 
     class Handler(BaseHTTPRequestHandler):
@@ -166,7 +166,7 @@ def fake_feishu() -> Iterator[FakeFeishu]:
         def log_message(self, *args: object) -> None:
             return
 
-    with running(Handler) as base_url:
+    with running(Handler, port) as base_url:
         fake.base_url = base_url
         yield fake
 

@@ -82,9 +82,9 @@ class _QuietServer(ThreadingHTTPServer):
 
 
 @contextmanager
-def running(handler: type[BaseHTTPRequestHandler]) -> Iterator[str]:
-    """Run `handler` on 127.0.0.1 at a free port for the duration of the block; yields the base URL."""
-    httpd = _QuietServer(("127.0.0.1", 0), handler)
+def running(handler: type[BaseHTTPRequestHandler], port: int = 0) -> Iterator[str]:
+    """Run `handler` on 127.0.0.1 at a free port (or `port`) for the duration of the block; yields the base URL."""
+    httpd = _QuietServer(("127.0.0.1", port), handler)
     httpd.daemon_threads = True
     thread = threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
     thread.start()
