@@ -13,9 +13,9 @@ import json
 import logging
 import time
 from collections.abc import Callable, Iterable
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from bot.deps import Deps
@@ -30,7 +30,8 @@ if TYPE_CHECKING:
     from bot.feishu.teller import FeishuTeller
 
 PATH = "/feishu/events"
-KIND = "feishu"
+KIND = "feishu"  # a message event: done by serve's work process when there is one
+CARD_KIND = "feishu_card"  # a card action: done here, at once, so its answer (a toast) is known within 3 s
 REPLAY_WINDOW = timedelta(hours=1)
 TOAST_WAIT_S = 2.0  # a press is answered within Feishu's 3 s with what it did, or with "got it" while it goes on
 log = logging.getLogger(__name__)
@@ -106,17 +107,30 @@ class FeishuGateway:
         event_id = str((payload.get("header") or {}).get("event_id") or "")
         if not event_id:
             return None
-        key = f"feishu:{event_id}"
         self.deps.metrics.chat_requests.labels("feishu", event_type(payload)).inc()
-        if not self.deps.inbox.enqueue(key, KIND, payload, budget_s=self.deps.settings.ack_db_budget_s):
-            return {"toast": _toast(None)} if event_type(payload) == CARD_ACTION else None
-        done = self.pool.submit(self.work, key, payload)
+        done = self.take(f"feishu:{event_id}", payload)
         if event_type(payload) != CARD_ACTION:
             return None
         toast = None
-        with contextlib.suppress(FutureTimeout):
-            toast = done.result(timeout=TOAST_WAIT_S)
+        if done is not None:
+            with contextlib.suppress(FutureTimeout):
+                toast = done.result(timeout=TOAST_WAIT_S)
         return {"toast": _toast(toast)}
+
+    def take(self, key: str, payload: dict[str, Any]) -> Future[Toast | None] | None:
+        """Keep a callback before it is answered, then start its work: a card action's here (its future), a
+        message's in serve's work process when there is one (kept in the front door's spool on SQLite), else
+        here. None when it was kept before (Feishu redelivered it): nothing is done again."""
+        from bot.feishu.events import CARD_ACTION, event_type
+
+        deps, budget = self.deps, self.deps.settings.ack_db_budget_s
+        if event_type(payload) == CARD_ACTION or deps.work is None:
+            kind = CARD_KIND if event_type(payload) == CARD_ACTION else KIND
+            return self.pool.submit(self.work, key, payload) if deps.inbox.enqueue(key, kind, payload, budget) else None
+        box = deps.spool if deps.spool is not None else deps.inbox
+        if box.enqueue(key, KIND, payload, budget):
+            deps.work.run(key, KIND, payload)
+        return None
 
     def teller(self) -> FeishuTeller:
         """What the clock's work (budget alerts, weekly reports, warn-then-act) says through, in Feishu."""
@@ -155,15 +169,13 @@ class FeishuGateway:
         event_id = str((payload.get("header") or {}).get("event_id") or "")
         if not event_id:
             return _answer(start_response, 400, "a callback without header.event_id (schema 2.0 is expected)")
-        key = f"feishu:{event_id}"
         deps.metrics.chat_requests.labels("feishu", event_type(payload)).inc()
         try:
-            fresh = deps.inbox.enqueue(key, KIND, payload, budget_s=deps.settings.ack_db_budget_s)
+            done = self.take(f"feishu:{event_id}", payload)
         except StoreBusy:
             return _answer(start_response, 503, "busy: try again")
         except StoreUnavailable as exc:
             return _answer(start_response, 503, f"the state database is unavailable ({exc.reason})")
-        done = self.pool.submit(self.work, key, payload) if fresh else None
         if event_type(payload) != CARD_ACTION:
             return _answer(start_response, 200, {})
         toast = None
@@ -184,12 +196,15 @@ class FeishuGateway:
         self.deps.inbox.done(key)
         return toast
 
-    def replay(self) -> int:
-        """At start-up: the work of Feishu callbacks acknowledged before a stop."""
+    def replay(self, received_before: datetime | None = None, first: Callable[[str], bool] | None = None) -> int:
+        """At start-up: the work of Feishu callbacks acknowledged before a stop (`received_before`: only those
+        kept before then; `first`: whether this process has not started it yet). The front door redoes card
+        actions, and messages when it has no work process; a work process redoes messages."""
+        kinds = {KIND} if received_before is not None else {CARD_KIND} | ({KIND} if self.deps.work is None else set())
         redone = 0
-        for key, kind, payload in self.deps.inbox.pending(REPLAY_WINDOW):
-            if kind == KIND:
-                self.work(key, payload)
+        for spooled in self.deps.inbox.spooled(REPLAY_WINDOW, received_before):
+            if spooled.kind in kinds and (first is None or first(spooled.key)):
+                self.work(spooled.key, spooled.body)
                 redone += 1
         return redone
 

@@ -82,12 +82,12 @@ def _build(settings: Settings, jobs: bool, lang: Lang) -> tuple[Deps, Any, Feish
             check_tokens(settings, lang)  # neither configured: says what to set for each
         if feishu:
             _check_feishu(settings, lang)
+        making = _work_process(settings, jobs, lang) if settings.work_process else None
         if slack:
-            making = _work_process(settings, jobs, lang) if settings.work_process else None
             deps = slack_deps(settings, work=making)
             app: Any = create_app(deps, lang=lang)
         else:
-            deps, app = build_deps(settings), None
+            deps, app = build_deps(settings, work=making), None
         return deps, app, (_feishu_gateway(deps, lang) if feishu else None)
     except (MissingSlackSettings, SlackUnreachable) as exc:
         raise StartFailed(str(exc)) from None

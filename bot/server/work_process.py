@@ -35,6 +35,7 @@ from multiprocessing.connection import Connection
 from typing import Any
 
 from bot.deps import Deps
+from bot.server.feishu_endpoint import KIND as FEISHU_KIND
 from bot.settings import Settings
 from bot.state import Inbox, Store
 from bot.state.write_lock import AckGate, SharedCount
@@ -179,24 +180,18 @@ def work_main(
     from bot.logs import configure as configure_logs
     from bot.server.jobs import start_jobs
     from bot.server.run import settle_heap
-    from bot.slack.app import create_app, slack_deps
 
     configure_logs(job.settings.log_level, job.settings.log_format)
     gate = AckGate()
     gate.follow(acking)  # the acknowledgements to give way to are the front door's
     try:
-        deps = slack_deps(job.settings, acks=gate)
-        app = create_app(deps, lang=job.lang)
+        deps, app, feishu = _build(job, gate)
     except Exception as exc:  # what serve checked a moment ago failed now (Slack, the database): said, not a traceback
         reason = getattr(exc, "reason", None) or str(exc) or type(exc).__name__
         log.error("the work process could not start: %s", reason)
         raise SystemExit(1) from None
-    scheduler = None
-    if job.jobs:  # the clock's work reaches Feishu's tenants too, when serve talks to Feishu
-        from bot.server.feishu_endpoint import FeishuGateway
-
-        feishu = FeishuGateway(deps) if job.settings.feishu() else None
-        scheduler = start_jobs(job.settings, deps, app.client, feishu)
+    client = app.client if app is not None else None
+    scheduler = start_jobs(job.settings, deps, client, feishu) if job.jobs else None
     scheduler_up.value = int(scheduler is not None)
     settle_heap()
     threading.Thread(target=_answer_metrics, args=(metrics_conn, deps), name="metrics", daemon=True).start()
@@ -204,19 +199,40 @@ def work_main(
     started = Started()
     threading.Thread(
         target=_recover,
-        args=(deps, app.client, spool, datetime.fromtimestamp(job.kept_before, UTC), started),
+        args=(deps, client, feishu, spool, datetime.fromtimestamp(job.kept_before, UTC), started),
         name="replay",
         daemon=True,
     ).start()
     log.info("the work process is ready (pid %s)", multiprocessing.current_process().pid)
     ready.value = 1
     try:
-        _take_work(work_queue, deps, app, started, spooled=spool is not None)
+        _take_work(work_queue, deps, app, feishu, started, spooled=spool is not None)
     finally:
         ready.value = scheduler_up.value = 0
         if scheduler is not None:
             scheduler.shutdown(wait=False)
+        if feishu is not None:
+            feishu.stop()
         deps.shutdown()
+
+
+def _build(job: Job, gate: AckGate) -> tuple[Deps, Any, Any]:
+    """The work process's Deps, Slack's app (when serve talks to Slack) and Feishu's gateway (to Feishu)."""
+    from bot.deps import build_deps
+
+    feishu: Any = None
+    if job.settings.slack():
+        from bot.slack.app import create_app, slack_deps
+
+        deps = slack_deps(job.settings, acks=gate)
+        app: Any = create_app(deps, lang=job.lang)
+    else:
+        deps, app = build_deps(job.settings, acks=gate), None
+    if job.settings.feishu():
+        from bot.server.feishu_endpoint import FeishuGateway
+
+        feishu = FeishuGateway(deps)
+    return deps, app, feishu
 
 
 class Started:
@@ -240,7 +256,9 @@ class Started:
             return True
 
 
-def _recover(deps: Deps, client: Any, spool: Inbox | None, kept_before: datetime, started: Started) -> None:
+def _recover(
+    deps: Deps, client: Any, feishu: Any, spool: Inbox | None, kept_before: datetime, started: Started
+) -> None:
     """What was kept before this process started: taken from the spool, then redone from the inbox."""
     from bot.server.spool import take_spooled
     from bot.slack.inbox import replay_pending
@@ -249,10 +267,13 @@ def _recover(deps: Deps, client: Any, spool: Inbox | None, kept_before: datetime
         taken = take_spooled(spool, deps.inbox, kept_before)
         if taken:
             log.info("took %d request(s) the front door kept before this work process started", taken)
-    replay_pending(deps, client, kept_before, started.first)
+    if client is not None:
+        replay_pending(deps, client, kept_before, started.first)
+    if feishu is not None:
+        feishu.replay(kept_before, started.first)
 
 
-def _take_work(work_queue: Any, deps: Deps, app: Any, started: Started, *, spooled: bool) -> None:
+def _take_work(work_queue: Any, deps: Deps, app: Any, feishu: Any, started: Started, *, spooled: bool) -> None:
     from slack_bolt.request.internals import parse_body
 
     from bot.slack.app import LAZY_WORKERS
@@ -280,6 +301,10 @@ def _take_work(work_queue: Any, deps: Deps, app: Any, started: Started, *, spool
             continue  # taken before: a Slack retry, or handed over again while it was on its way
         if not started.first(key):
             continue  # the replay at this process's start did it
+        if kind == FEISHU_KIND:
+            if feishu is not None:
+                feishu.pool.submit(feishu.work, key, body)
+            continue
         found = request_for(deps, app.client, key, kind, body)
         if found is not None:
             start(found[0], deps, found[1], workers)

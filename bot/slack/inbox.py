@@ -166,7 +166,7 @@ def redo_stalled(
     stalled = timedelta(seconds=deps.settings.redo_after_s)  # pending this long: Slack failed, or its taker died
     redone = 0
     for key, kind, body in deps.inbox.pending(REPLAY_WINDOW, stalled if min_age is None else min_age):
-        if kind == "feishu":
+        if kind.startswith("feishu"):
             continue  # Feishu's callbacks are redone by its gateway (bot/server/feishu_endpoint.py)
         if first is not None and not first(key):
             continue  # this process started it already (`first`: whether it is the first time)

@@ -190,6 +190,7 @@ class FeishuSender:
     tenant: str = "2ed263bf32cf1651"
     ws: WsServer | None = None  # set: callbacks go over the long connection instead of HTTP
     _ids: Iterator[int] = field(default_factory=lambda: itertools.count(1))
+    _http: httpx.Client = field(default_factory=lambda: httpx.Client(timeout=10))  # one, kept alive
 
     def post(
         self, payload: dict[str, Any], *, signature: str | None = None, timestamp: int | None = None
@@ -206,7 +207,7 @@ class FeishuSender:
             "X-Lark-Request-Nonce": nonce,
             "X-Lark-Signature": signed if signature is None else signature,
         }
-        return httpx.post(self.url, content=body, headers=headers, timeout=10)
+        return self._http.post(self.url, content=body, headers=headers)
 
     def header(self, event_type: str, event_id: str | None = None, tenant: str | None = None) -> dict[str, Any]:
         return {
