@@ -105,20 +105,23 @@ def seconds(moment: datetime) -> int:
     return math.floor(moment.timestamp())
 
 
+# a team, a channel, a person or a message: Slack's ids, or Feishu's (oc_/ou_/om_ + 32, a tenant behind feishu:)
+ID = 64
+
 conversations = Table(
     "advisor_conversations",
     metadata,
     Column("id", String(32), primary_key=True),
-    Column("team", String(32), nullable=False),
-    Column("channel", String(32), nullable=False),
-    Column("thread_ts", String(32)),
-    Column("user", String(32), nullable=False),
+    Column("team", String(ID), nullable=False),
+    Column("channel", String(ID), nullable=False),
+    Column("thread_ts", String(ID)),
+    Column("user", String(ID), nullable=False),
     Column("lang", String(8), nullable=False),
     Column("answers", JSON, nullable=False),  # {key: the text given}; "" means skipped
     Column("answer_values", JSON),  # {key: the parsed answer as JSON}: parsed once, when given
     Column("step", Integer, nullable=False, server_default="0"),
     Column("status", String(16), nullable=False, server_default="active"),
-    Column("question_ts", String(32)),
+    Column("question_ts", String(ID)),
     Column("note", Text),
     Column("warned_others", Boolean, nullable=False, server_default=false()),
     Column("last_input", String(200)),  # the inbox key of the last answer applied
@@ -152,7 +155,7 @@ job_runs = Table(  # one row per run of a scheduled job: every replica's schedul
 locales = Table(
     "advisor_user_locales",
     metadata,
-    Column("user", String(32), primary_key=True),
+    Column("user", String(ID), primary_key=True),
     Column("locale", String(32)),
     Column("tz", String(64)),
     Column("fetched_at", UtcDateTime, nullable=False),
@@ -162,8 +165,8 @@ recommendations = Table(
     "advisor_recommendations",
     metadata,
     Column("id", Integer, primary_key=True, autoincrement=True),
-    Column("team", String(32)),
-    Column("user", String(32), nullable=False),
+    Column("team", String(ID)),
+    Column("user", String(ID), nullable=False),
     Column("choice", String(16), nullable=False),
     Column("summary", Text, nullable=False),
     Column("data", JSON, nullable=False),
@@ -175,10 +178,10 @@ rental_instances = Table(
     "rental_instances",
     metadata,
     Column("id", Integer, primary_key=True, autoincrement=True),
-    Column("team", String(32), nullable=False),
+    Column("team", String(ID), nullable=False),
     Column("name", String(80), nullable=False),
-    Column("channel", String(32), nullable=False),
-    Column("owner", String(32), nullable=False),
+    Column("channel", String(ID), nullable=False),
+    Column("owner", String(ID), nullable=False),
     Column("project", String(80)),
     Column("gpu", String(32), nullable=False),
     Column("cards", Integer, nullable=False, server_default="1"),
@@ -201,8 +204,8 @@ rental_instances = Table(
     Column("provider_region", String(32)),
     Column("launched_at", UtcDateTime),
     Column("spot", Boolean, nullable=False, server_default=false()),
-    Column("released_by", String(32)),  # who released it: a Slack user, "cloud" (gone from the cloud), "bot"
-    Column("hidden_by", String(32)),  # "Not ours": the admin who hid it from digests and lists
+    Column("released_by", String(ID)),  # who released it: a Slack user, "cloud" (gone from the cloud), "bot"
+    Column("hidden_by", String(ID)),  # "Not ours": the admin who hid it from digests and lists
     UniqueConstraint("team", "name", name="uq_rental_instances_team_name"),
     Index(None, "token_hash"),
     Index(None, "team", "machine_id"),
@@ -213,13 +216,13 @@ enroll_tokens = Table(  # tokens a GPU box enrolls itself with (0015): only the 
     "enroll_tokens",
     metadata,
     Column("token_hash", String(64), primary_key=True),
-    Column("team", String(32), nullable=False),
-    Column("channel", String(32), nullable=False),
-    Column("owner", String(32), nullable=False),
+    Column("team", String(ID), nullable=False),
+    Column("channel", String(ID), nullable=False),
+    Column("owner", String(ID), nullable=False),
     Column("project", String(80)),
     Column("uses_left", Integer, nullable=False),
     Column("expires_at", UtcDateTime, nullable=False),
-    Column("created_by", String(32), nullable=False),  # a Slack user, or "terminal"
+    Column("created_by", String(ID), nullable=False),  # a Slack user, or "terminal"
     Column("created_at", UtcDateTime, nullable=False),
     Column("request_key", String(200)),  # the Slack request that made it: its redo replaces it
 )
@@ -228,10 +231,10 @@ rental_storage = Table(
     "rental_storage",
     metadata,
     Column("id", Integer, primary_key=True, autoincrement=True),
-    Column("team", String(32), nullable=False),
+    Column("team", String(ID), nullable=False),
     Column("name", String(80), nullable=False),
-    Column("channel", String(32), nullable=False),
-    Column("owner", String(32), nullable=False),
+    Column("channel", String(ID), nullable=False),
+    Column("owner", String(ID), nullable=False),
     Column("project", String(80)),
     Column("size_gb", Float, nullable=False),
     Column("price_gb_month", Float, nullable=False),
@@ -244,7 +247,7 @@ rental_storage = Table(
     Column("provider_id", String(200)),  # the cloud's id, e.g. aws:vol-0abc...
     Column("cloud_state", String(16)),  # available (attached to nothing), in-use (0016)
     Column("provider_region", String(32)),
-    Column("hidden_by", String(32)),  # "Not ours": the admin who hid it from digests and lists
+    Column("hidden_by", String(ID)),  # "Not ours": the admin who hid it from digests and lists
     UniqueConstraint("team", "name", name="uq_rental_storage_team_name"),
     Index(None, "team", "provider_id"),
 )
@@ -277,26 +280,26 @@ disk_reports = Table(
 digest_sends = Table(  # a channel's digest of a local day: claimed before posting, so it goes out once
     "digest_sends",
     metadata,
-    Column("team", String(32), primary_key=True),
-    Column("channel", String(32), primary_key=True),
+    Column("team", String(ID), primary_key=True),
+    Column("channel", String(ID), primary_key=True),
     Column("kind", String(16), primary_key=True),  # "digest" (others later: weekly, ...)
     Column("local_date", Date, primary_key=True),
     Column("claimed_at", UtcDateTime, nullable=False),
     Column("sent_at", UtcDateTime),
-    Column("ts", String(32)),  # the Slack message, once posted
+    Column("ts", String(ID)),  # the Slack message, once posted
     Column("items", Integer, nullable=False, server_default="0"),
 )
 
 digest_schedules = Table(  # a channel's digest time; channels without a row use the settings' defaults
     "digest_schedules",
     metadata,
-    Column("team", String(32), primary_key=True),
-    Column("channel", String(32), primary_key=True),
+    Column("team", String(ID), primary_key=True),
+    Column("channel", String(ID), primary_key=True),
     Column("at_time", String(5), nullable=False),  # HH:MM, local
     Column("zone", String(64), nullable=False),  # IANA time zone
     Column("days", String(40), nullable=False),  # mon-fri, mon,wed,fri, ...
     Column("enabled", Boolean, nullable=False),
-    Column("set_by", String(32), nullable=False),
+    Column("set_by", String(ID), nullable=False),
     Column("updated_at", UtcDateTime, nullable=False),
     Column("lang", String(2)),  # zh or en: the channel's language (migration 0012); NULL: the default
 )
@@ -304,11 +307,11 @@ digest_schedules = Table(  # a channel's digest time; channels without a row use
 project_budgets = Table(  # a project's monthly budget, per workspace
     "project_budgets",
     metadata,
-    Column("team", String(32), primary_key=True),
+    Column("team", String(ID), primary_key=True),
     Column("project", String(80), primary_key=True),
     Column("amount", Float, nullable=False),
     Column("currency", String(3), nullable=False),
-    Column("set_by", String(32), nullable=False),
+    Column("set_by", String(ID), nullable=False),
     Column("updated_at", UtcDateTime, nullable=False),
 )
 
@@ -325,12 +328,12 @@ discovery_runs = Table(  # each discovery source's last run (0016): /healthz and
 act_policies = Table(  # what a channel (or one project in it) does about idle instances (0017)
     "act_policies",
     metadata,
-    Column("team", String(32), primary_key=True),
-    Column("channel", String(32), primary_key=True),
+    Column("team", String(ID), primary_key=True),
+    Column("channel", String(ID), primary_key=True),
     Column("project", String(80), primary_key=True),  # "": the channel's own policy
     Column("mode", String(8), nullable=False),  # off, notify, stop
     Column("grace_s", Integer, nullable=False),
-    Column("set_by", String(32), nullable=False),
+    Column("set_by", String(ID), nullable=False),
     Column("updated_at", UtcDateTime, nullable=False),
 )
 
@@ -338,10 +341,10 @@ stop_actions = Table(  # a warning that an idle instance will be stopped, and wh
     "stop_actions",
     metadata,
     Column("id", Integer, primary_key=True, autoincrement=True),
-    Column("team", String(32), nullable=False),
+    Column("team", String(ID), nullable=False),
     Column("instance_id", Integer, ForeignKey("rental_instances.id"), nullable=False),
-    Column("channel", String(32), nullable=False),
-    Column("message_ts", String(32)),  # the digest that warned
+    Column("channel", String(ID), nullable=False),
+    Column("message_ts", String(ID)),  # the digest that warned
     Column("lang", String(2)),  # the digest's language: what is said about it later is in the same
     Column("warned_at", UtcDateTime, nullable=False),
     Column("deadline", UtcDateTime, nullable=False),
@@ -359,19 +362,19 @@ stop_actions = Table(  # a warning that an idle instance will be stopped, and wh
 report_channels = Table(  # `/gpu-advise report off|on`: a channel's weekly report (no row: on) (0018)
     "report_channels",
     metadata,
-    Column("team", String(32), primary_key=True),
-    Column("channel", String(32), primary_key=True),
+    Column("team", String(ID), primary_key=True),
+    Column("channel", String(ID), primary_key=True),
     Column("enabled", Boolean, nullable=False),
-    Column("set_by", String(32), nullable=False),
+    Column("set_by", String(ID), nullable=False),
     Column("updated_at", UtcDateTime, nullable=False),
 )
 
 report_charts = Table(  # each channel's last report chart: the Slack file, for App Home (0020)
     "report_charts",
     metadata,
-    Column("team", String(32), primary_key=True),
-    Column("channel", String(32), primary_key=True),
-    Column("file_id", String(32), nullable=False),
+    Column("team", String(ID), primary_key=True),
+    Column("channel", String(ID), primary_key=True),
+    Column("file_id", String(ID), nullable=False),
     Column("period_start", Date, nullable=False),
     Column("period_end", Date, nullable=False),
     Column("posted_at", UtcDateTime, nullable=False),
@@ -380,7 +383,7 @@ report_charts = Table(  # each channel's last report chart: the Slack file, for 
 budget_alerts = Table(  # a budget threshold crossed in a month: claimed before the alert goes out, so it goes once
     "budget_alerts",
     metadata,
-    Column("team", String(32), primary_key=True),
+    Column("team", String(ID), primary_key=True),
     Column("project", String(80), primary_key=True),
     Column("currency", String(3), primary_key=True),
     Column("month", String(7), primary_key=True),  # YYYY-MM, in the reminders' zone

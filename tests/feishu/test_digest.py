@@ -8,6 +8,8 @@ import json
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+import pytest
+
 from bot.state.rentals import Rentals
 from bot.state.schedules import Schedules
 from rules.samples import Sample
@@ -16,7 +18,8 @@ from tests.support.feishu_harness import FeishuHarness, running_feishu
 from tests.support.pending import settled
 
 MONDAY_0910_SHANGHAI = datetime(2026, 11, 30, 1, 10, tzinfo=UTC)
-GROUP, OWNER = "oc_group_gpu", "ou_owner"
+# as long as Feishu's own: oc_/ou_ and 32 hex digits (the state's columns must hold them, on PostgreSQL too)
+GROUP, OWNER = "oc_5ad11d72b830411d72b836c20b1c0f4e", "ou_7d8a6e6df7621556ce0d21922b676706"
 
 
 def idle_box(h: FeishuHarness, name: str = "train-1") -> None:
@@ -88,8 +91,10 @@ def _released(h: FeishuHarness) -> dict:
     return next(b for b in buttons(card) if b["text"]["i18n_content"]["en_us"] == "Released")
 
 
-def test_released_pressed_by_the_owner_releases_it_and_updates_the_card(tmp_path: Path) -> None:
-    with running_feishu(tmp_path) as h:
+@pytest.mark.parametrize("db_target", ["sqlite", "postgresql"], indirect=True)
+def test_released_pressed_by_the_owner_releases_it_and_updates_the_card(tmp_path: Path, db_target: str) -> None:
+    extra = {"database_url": db_target} if db_target.startswith("postgresql") else {}
+    with running_feishu(tmp_path, **extra) as h:
         post = digest_at_0930(h)
         answer = h.send.press(_released(h), user=OWNER, chat=GROUP, message_id=post.body["_message_id"])
         assert answer.status_code == 200 and answer.json()["toast"]["type"] == "success"

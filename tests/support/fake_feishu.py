@@ -87,7 +87,7 @@ class FakeFeishu:
         if call.method == "messages.create" and call.body.get("receive_id") in self.not_member:
             return 400, {"code": 230002, "msg": "Bot/User can NOT be out of the chat."}
         if call.method in ("messages.create", "messages.reply"):
-            message_id = f"om_{next(self._ids):04d}"
+            message_id = f"om_{next(self._ids):032x}"  # Feishu's ids: om_/oc_/ou_ and 32 hex digits
             return 200, {"code": 0, "msg": "success", "data": {"message_id": message_id, "msg_type": "interactive"}}
         if call.method == "messages.patch":
             return 200, {"code": 0, "msg": "success", "data": {}}
