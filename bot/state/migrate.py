@@ -37,3 +37,11 @@ def upgrade(connection: Connection, revision: str = "head") -> None:
     config = _config()
     config.attributes["connection"] = connection
     command.upgrade(config, revision)
+
+
+def downgrade(connection: Connection, revision: str) -> None:
+    """Undo the migrations after `revision`, on `connection`, inside its transaction (going back to an older
+    release; the tests use it to prove each migration reverses)."""
+    config = _config()
+    config.attributes["connection"] = connection
+    command.downgrade(config, revision)
