@@ -266,10 +266,15 @@ class Settings(BaseSettings):
         default="Owner",
         min_length=1,
         max_length=128,
-        description="the cloud tag naming an item's owner: a Slack user id, or an email looked up in Slack",
+        description="the cloud tag naming an item's owner: a user id (Slack U…, Feishu ou_…), or an email looked up "
+        "in the team's chat",
     )
     channel_tag: str = Field(
-        default="SlackChannel", min_length=1, max_length=128, description="the cloud tag naming an item's Slack channel"
+        default="ChatChannel",
+        min_length=1,
+        max_length=128,
+        description="the cloud tag naming an item's channel (a Slack channel id, or feishu:oc_… for a Feishu chat); "
+        "SlackChannel, its name before, is still read",
     )
     public_url: str | None = Field(
         default=None,

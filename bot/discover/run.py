@@ -25,7 +25,7 @@ from bot.state.rentals import Instance, Rentals, Storage
 from bot.state.store import Store
 
 log = logging.getLogger(__name__)
-USER_ID = re.compile(r"[UW][A-Z0-9]{2,}")
+USER_ID = re.compile(r"[UW][A-Z0-9]{2,}|ou_[0-9a-f]{20,}")  # a Slack user id, a Feishu open_id
 ACTIVITY_WINDOW = timedelta(minutes=70)  # the idle window (60 min) and a margin for CloudWatch's delay
 
 
@@ -44,16 +44,21 @@ class Report:
         return out
 
 
-def owner_lookup(client: Any | None) -> Callable[[str], str | None]:
-    """An owner tag's value -> a Slack user id: an id as it is, an email looked up in Slack (cached)."""
+def owner_lookup(
+    client: Any | None, find_owner: Callable[[str], str | None] | None = None
+) -> Callable[[str], str | None]:
+    """An owner tag's value -> a user id: an id as it is, an email looked up in the team's chat (cached): with
+    `find_owner` (Feishu's contact lookup), else Slack's users.lookupByEmail with `client`."""
     known: dict[str, str | None] = {}
 
     def owner_of(value: str) -> str | None:
         if USER_ID.fullmatch(value):
             return value
-        if "@" not in value or client is None:
+        if "@" not in value or (client is None and find_owner is None):
             return None
-        if value not in known:
+        if value not in known and find_owner is not None:
+            known[value] = find_owner(value)
+        if value not in known and client is not None:
             try:
                 known[value] = str(client.users_lookupByEmail(email=value)["user"]["id"])
             except Exception as exc:  # users_not_found, missing_scope, Slack down: the item stays unowned
@@ -92,13 +97,14 @@ def discover(
     offers: Callable[[str], list[Any]],
     client: Any | None = None,
     aws: Aws | None = None,
+    find_owner: Callable[[str], str | None] | None = None,
 ) -> Report:
     aws = aws or Aws(settings.aws_region_list(), settings.aws_endpoint_url)
     scan = aws.scan()
     filing = Filing(
         team,
         settings.discover_channel or "",
-        owner_lookup(client),
+        owner_lookup(client, find_owner),
         settings.channel_tag,
         settings.owner_tag,
         pricer(offers),

@@ -130,6 +130,19 @@ class FeishuChat:
             return False
         return open_id == chat.owner_id or open_id in (chat.user_manager_id_list or [])
 
+    def find_by_email(self, email: str) -> str | None:
+        """The open_id of the tenant's user with this address (contact batch_get_id), None when there is none or
+        the app may not look (contact:user.id:readonly)."""
+        contact = self.api.sdk.contact
+        body = contact.BatchGetIdUserRequestBody.builder().emails([email]).build()
+        request = contact.BatchGetIdUserRequest.builder().user_id_type("open_id").request_body(body).build()
+        try:
+            found = self.api.call("contact.users.batch_get_id", lambda: self.api.contact.user.batch_get_id(request))
+        except FeishuError as exc:
+            log.info("no Feishu user found for an owner tag's address (code %s)", exc.code)
+            return None
+        return next((str(u.user_id) for u in (found.user_list or []) if u.user_id and u.email == email), None)
+
     def user_zone(self, open_id: str) -> str | None:
         found = self.user(open_id)
         return str(found.time_zone) if found is not None and found.time_zone else None

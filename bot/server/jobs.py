@@ -7,6 +7,7 @@ price refreshes are not claimed: each replica refreshes its own local price cach
 
 from __future__ import annotations
 
+import contextlib
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -166,7 +167,7 @@ def jobs_of(settings: Settings, deps: Deps, client: WebClient | None, feishu: Fe
                 "discover:aws",
                 "find GPU instances and unattached volumes in AWS",
                 span,
-                discovery_job(settings, deps, client),
+                discovery_job(settings, deps, client, feishu),
                 shared=span,
                 at_start=True,
             )
@@ -208,8 +209,11 @@ def weekly_reports(deps: Deps, tellers: Callable[[str], Teller]) -> list[str]:
     )
 
 
-def discovery_job(settings: Settings, deps: Deps, client: WebClient | None) -> Callable[[], object]:
+def discovery_job(
+    settings: Settings, deps: Deps, client: WebClient | None, feishu: FeishuGateway | None = None
+) -> Callable[[], object]:
     """serve's discovery run: into GPU_ADVISOR_DISCOVER_TEAM, else the bot token's workspace (asked once)."""
+    from bot.chat.port import Platform, platform_of
     from bot.discover.run import discover
 
     team: list[str] = [settings.discover_team] if settings.discover_team else []
@@ -226,11 +230,15 @@ def discovery_job(settings: Settings, deps: Deps, client: WebClient | None) -> C
                     type(exc).__name__,
                 )
                 return None
-        try:
-            lookups = deps.client_of(team[0], client) if client is not None else None
-        except LookupError:
-            lookups = None
-        report = discover(settings, deps.store, team[0], deps.now(), offers=deps.gpu_offers, client=lookups)
+        lookups, find_owner = None, None
+        if platform_of(team[0]) is Platform.FEISHU:  # owners' addresses looked up in the tenant's contacts
+            find_owner = feishu.chat.find_by_email if feishu is not None else None
+        else:
+            with contextlib.suppress(LookupError):
+                lookups = deps.client_of(team[0], client) if client is not None else None
+        report = discover(
+            settings, deps.store, team[0], deps.now(), offers=deps.gpu_offers, client=lookups, find_owner=find_owner
+        )
         log.info(
             "AWS discovery: %d items, %d new, %d gone, %d deleted%s",
             len(report.items),

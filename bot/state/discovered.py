@@ -58,6 +58,9 @@ class Scan:
     problems: dict[str, str] = field(default_factory=dict)  # region -> one line
 
 
+LEGACY_CHANNEL_TAG = "SlackChannel"
+
+
 @dataclass(frozen=True)
 class Filing:
     """Where found items go: the workspace, the channel without a channel tag, who an owner tag names, the
@@ -65,7 +68,7 @@ class Filing:
 
     team: str
     channel: str
-    owner_of: Callable[[str], str | None]  # an owner tag's value -> a Slack user id
+    owner_of: Callable[[str], str | None]  # an owner tag's value -> a user id of the team's chat
     channel_tag: str
     owner_tag: str
     price_of: Callable[[Found], tuple[float | None, str, str]]
@@ -339,9 +342,12 @@ def _who(item: Found, filing: Filing) -> dict[str, Any]:
     owner = filing.owner_of(owner_tag) if owner_tag else None
     if owner:
         out["owner"] = owner
-    channel = item.tags.get(filing.channel_tag, "").strip().lstrip("#")
+    # the channel tag (ChatChannel), else the name it had before chats other than Slack (SlackChannel); a value
+    # may name its platform (feishu:oc_…), which the team already says
+    named = next((item.tags[tag] for tag in (filing.channel_tag, LEGACY_CHANNEL_TAG) if item.tags.get(tag)), "")
+    channel = named.strip().removeprefix("feishu:").removeprefix("slack:").lstrip("#")
     if channel:
-        out["channel"] = channel[:32]
+        out["channel"] = channel[:64]
     project = item.tags.get("Project", "").strip()
     if project and NAME.fullmatch(project):
         out["project"] = project[:80]

@@ -91,6 +91,14 @@ class FakeFeishu:
             return 200, {"code": 0, "msg": "success", "data": {"message_id": message_id, "msg_type": "interactive"}}
         if call.method == "messages.patch":
             return 200, {"code": 0, "msg": "success", "data": {}}
+        if call.method == "contact.users.batch_get_id":
+            found = [
+                {"user_id": user_id, "email": email}
+                for email in call.body.get("emails") or []
+                for user_id, user in self.users.items()
+                if user.get("email") == email
+            ]
+            return 200, {"code": 0, "msg": "success", "data": {"user_list": found}}
         if call.method == "contact.users.get":
             user = self.users.get(call.path.rsplit("/", 1)[1])
             if user is None:
@@ -118,6 +126,8 @@ def _method(verb: str, path: str) -> str:
         return "messages.reply"
     if path.startswith("/open-apis/im/v1/messages/") and verb == "PATCH":
         return "messages.patch"
+    if path == "/open-apis/contact/v3/users/batch_get_id":
+        return "contact.users.batch_get_id"
     if path.startswith("/open-apis/contact/v3/users/") and verb == "GET":
         return "contact.users.get"
     if path.startswith("/open-apis/im/v1/chats/") and verb == "GET":
