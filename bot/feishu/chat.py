@@ -27,8 +27,14 @@ class FeishuChat:
         self.api, self.default_lang = api, default_lang
 
     def send(self, receive_type: str, receive_id: str, content: dict[str, object], uuid: str | None = None) -> str:
-        """A card to a chat (`chat_id`), a user (`open_id`) or an address (`email`). `uuid`: Feishu sends one
-        message for all sends with the same uuid within an hour (its idempotency key)."""
+        """A card to a chat (`chat_id`), a user (`open_id`) or an address (`email`); its message id. `uuid`:
+        Feishu sends one message for all sends with the same uuid within an hour (its idempotency key)."""
+        return self.send_into(receive_type, receive_id, content, uuid)[0]
+
+    def send_into(
+        self, receive_type: str, receive_id: str, content: dict[str, object], uuid: str | None = None
+    ) -> tuple[str, str]:
+        """As send(): the message id and the chat it went into (a user's direct chat, for an open_id)."""
         im = self.api.sdk.im
         body = (
             im.CreateMessageRequestBody.builder()
@@ -40,7 +46,7 @@ class FeishuChat:
             body = body.uuid(uuid)
         request = im.CreateMessageRequest.builder().receive_id_type(receive_type).request_body(body.build()).build()
         data = self.api.call("messages.create", lambda: self.api.im.message.create(request))
-        return str(data.message_id)
+        return str(data.message_id), str(data.chat_id or receive_id)
 
     def _reply(self, root: str, content: dict[str, object]) -> str:
         im = self.api.sdk.im
@@ -64,8 +70,10 @@ class FeishuChat:
         try:
             if place.thread:
                 return Posted(place, self._reply(place.thread, content))
-            sent = self.send("chat_id", place.chat, content)
-            return Posted(place.in_thread(sent), sent)
+            # a chat (oc_…), or a person (ou_…): then their direct chat with the bot, which the answer names
+            kind = "open_id" if place.chat.startswith("ou_") else "chat_id"
+            sent, chat_id = self.send_into(kind, place.chat, content)
+            return Posted(Place(place.platform, place.tenant, chat_id, sent), sent)
         except FeishuError as exc:
             if fallback_user is None or exc.code not in CANNOT_POST:
                 raise ChatError(str(exc.code), cannot_post=exc.code in CANNOT_POST) from exc

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from bot.chat import conversation, inline, rental_commands
+from bot.chat import answer_commands, conversation, inline, rental_commands
 from bot.chat.commands import CommandError, Invocation
 from bot.chat.digest_answers import ITEM_ACTIONS
 from bot.chat.ids import Action, ButtonValue, SubCommand
@@ -27,6 +27,9 @@ from bot.text import Lang, t
 log = logging.getLogger(__name__)
 
 MESSAGE, CARD_ACTION = "im.message.receive_v1", "card.action.trigger"
+MENU, ADDED = "application.bot.menu_v6", "im.chat.member.bot.added_v1"
+# the bot menu's items (their event keys, as set in the developer console: docs/feishu.md)
+MENU_NEW_PROFILE, MENU_HELP, MENU_MY_RENTALS = "new_profile", "help", "my_rentals"
 COMMAND = "/gpu-advise"
 START_WORDS = {"", "advise", "start", "开始", "建议"}
 
@@ -74,7 +77,41 @@ def handle(deps: Deps, chat: FeishuChat, payload: dict[str, Any], input_key: str
         on_message(deps, chat, payload, input_key)
     elif kind == CARD_ACTION:
         return on_card_action(deps, chat, payload, input_key)
+    elif kind == MENU:
+        on_menu(deps, chat, payload)
+    elif kind == ADDED:
+        chat_id = str((payload.get("event") or {}).get("chat_id") or "")
+        if chat_id:  # added to a group: say what it does there
+            place = Place(chat.platform, team_of(payload), chat_id)
+            chat.post(place, lambda each: plain(t("feishu.help", each), each), deps.settings.lang)
     return None
+
+
+def on_menu(deps: Deps, chat: FeishuChat, payload: dict[str, Any]) -> None:
+    """The bot menu: New profile (in the direct chat), Help, My rentals (what the tenant rents, listed)."""
+    event = payload.get("event") or {}
+    user = str(((event.get("operator") or {}).get("operator_id") or {}).get("open_id") or "")
+    key, team, lang = str(event.get("event_key") or ""), team_of(payload), deps.settings.lang
+    if not user:
+        return
+    if key == MENU_NEW_PROFILE:
+        conversation.start(deps, chat, team=team, channel=user, user=user, lang=lang)
+    elif key == MENU_HELP:
+        chat.post(Place(chat.platform, team, user), lambda each: plain(t("feishu.help", each), each), lang)
+    elif key == MENU_MY_RENTALS:
+        place = Place(chat.platform, team, user)
+        inv = Invocation(
+            deps,
+            team=team,
+            channel=user,
+            user=user,
+            lang=lang,
+            answer=lambda message: chat.post(place, lambda _: message, lang),
+            post=lambda message: chat.post(place, lambda _: message, lang),
+            is_admin=lambda: False,
+            zone=lambda: chat.user_zone(user),
+        )
+        rental_commands.list_items(inv)
 
 
 def invocation(
@@ -136,6 +173,8 @@ def on_message(deps: Deps, chat: FeishuChat, payload: dict[str, Any], input_key:
         conversation.start(deps, chat, team=team, channel=chat_id, user=user, lang=lang)
     elif head == SubCommand.HELP:
         chat.post(here, lambda each: plain(t("feishu.help", each), each), lang)
+    elif head == SubCommand.PRICES or answer_commands.is_inline(tokens):
+        _answers(deps, chat, here, user, tokens, lang)
     elif head in RENTAL_COMMANDS:
         inv = invocation(deps, chat, team, chat_id, user, here.thread or "", lang)
         try:
@@ -145,6 +184,21 @@ def on_message(deps: Deps, chat: FeishuChat, payload: dict[str, Any], input_key:
             chat.post(here, lambda each: plain(said, each), lang)
     else:
         chat.post(here, lambda each: plain(t("feishu.not_yet", each, name=head), each), lang)
+
+
+def _answers(deps: Deps, chat: FeishuChat, here: Place, user: str, tokens: list[str], lang: Lang) -> None:
+    """`prices [gpu]`, or every answer in the text (the recommendation at once), as in Slack."""
+    try:
+        if tokens[0].lower() == SubCommand.PRICES:
+            said = "\n".join(answer_commands.price_lines(deps, tokens[1:], lang))
+            chat.post(here, lambda each: plain(said, each), lang)
+        else:
+            answer_commands.inline_profile(
+                deps, chat, team=here.tenant, channel=here.chat, user=user, tokens=tokens, lang=lang
+            )
+    except CommandError as exc:
+        error = f"{exc}\n{t('feishu.see_help', lang)}"
+        chat.post(here, lambda each: plain(error, each), lang)
 
 
 def on_card_action(deps: Deps, chat: FeishuChat, payload: dict[str, Any], input_key: str | None) -> Toast | None:

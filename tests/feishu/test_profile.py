@@ -133,3 +133,40 @@ def test_the_frequency_limit_is_retried(tmp_path: Path) -> None:
         h.send.message("advise")
         h.fake.wait_for(lambda: h.fake.of("messages.reply"))
         assert len(h.fake.of("messages.create")) == 2  # refused once (99991400, HTTP 429), then sent
+
+
+def test_every_answer_at_once_gives_the_recommendation_card(tmp_path: Path) -> None:
+    with running_feishu(tmp_path) as h:
+        h.send.message("10h mem=70/80 mp=no freq=daily resume=no")
+        settled(h.deps)
+        [card] = [c.card for c in h.fake.of("messages.create")]
+        assert card["header"]["title"]["i18n_content"]["en_us"].startswith("Recommendation")
+        h.send.message("10h mem=lots")  # unreadable: what was wrong and what is accepted, nothing started
+        settled(h.deps)
+        said = _texts(h.fake.sent()[-1].card)
+        assert "mem" in said and len(h.fake.of("messages.create")) == 1
+
+
+def test_prices_lists_the_cached_offers_with_their_source(tmp_path: Path) -> None:
+    with running_feishu(tmp_path) as h:
+        h.send.message("prices A100")
+        settled(h.deps)
+        said = _texts(h.fake.sent()[-1].card)
+        assert "A100-80GB" in said and "ratecard" in said
+
+
+def test_the_menu_starts_a_profile_in_the_direct_chat_and_being_added_says_what_it_does(tmp_path: Path) -> None:
+    with running_feishu(tmp_path) as h:
+        event = {"operator": {"operator_id": {"open_id": "ou_starter"}}, "event_key": "new_profile"}
+        h.send.post({"schema": "2.0", "header": h.send.header("application.bot.menu_v6"), "event": event})
+        settled(h.deps)
+        [root] = h.fake.of("messages.create")
+        assert root.query["receive_id_type"] == "open_id" and root.body["receive_id"] == "ou_starter"
+        convo = h.deps.conversations.by_thread(
+            "feishu:" + h.send.tenant, h.fake.direct_chat("ou_starter"), root.body["_message_id"]
+        )
+        assert convo is not None  # a reply in that thread (it comes from the direct chat) answers it
+        added = {"chat_id": "oc_newgroup", "operator_id": {"open_id": "ou_starter"}}
+        h.send.post({"schema": "2.0", "header": h.send.header("im.chat.member.bot.added_v1"), "event": added})
+        settled(h.deps)
+        assert h.fake.of("messages.create")[-1].body["receive_id"] == "oc_newgroup"

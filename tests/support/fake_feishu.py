@@ -88,7 +88,11 @@ class FakeFeishu:
             return 400, {"code": 230002, "msg": "Bot/User can NOT be out of the chat."}
         if call.method in ("messages.create", "messages.reply"):
             message_id = f"om_{next(self._ids):032x}"  # Feishu's ids: om_/oc_/ou_ and 32 hex digits
-            return 200, {"code": 0, "msg": "success", "data": {"message_id": message_id, "msg_type": "interactive"}}
+            data = {"message_id": message_id, "msg_type": "interactive"}
+            if call.method == "messages.create":  # the chat it went into: a person's direct chat with the bot
+                to = str(call.body.get("receive_id", ""))
+                data["chat_id"] = self.direct_chat(to) if call.query.get("receive_id_type") == "open_id" else to
+            return 200, {"code": 0, "msg": "success", "data": data}
         if call.method == "messages.patch":
             return 200, {"code": 0, "msg": "success", "data": {}}
         if call.method == "contact.users.batch_get_id":
@@ -110,6 +114,11 @@ class FakeFeishu:
                 return 400, {"code": 232011, "msg": "operator can NOT be out of the chat."}
             return 200, {"code": 0, "msg": "success", "data": {"owner_id_type": "open_id", **chat}}
         return 404, {"code": 404, "msg": f"not faked: {call.method}"}
+
+    @staticmethod
+    def direct_chat(open_id: str) -> str:
+        """The direct chat between a person and the bot (Feishu makes one the first time either writes)."""
+        return "oc_" + hashlib.sha256(open_id.encode()).hexdigest()[:32]
 
     def sent(self) -> list[Call]:
         return [c for c in self.calls if c.method in ("messages.create", "messages.reply")]

@@ -7,10 +7,12 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from bot.chat import inline
+from bot.chat import answer_commands, inline
+from bot.chat.commands import CommandError as ChatCommandError
 from bot.deps import Deps
-from bot.fields.answers import FIELDS, inline_key
+from bot.fields.answers import FIELDS
 from bot.slack import conversation
+from bot.slack.chat import SlackChat
 from bot.slack.ids import SubCommand
 from bot.slack.listeners import act, enrollment, rentals, report, tracking
 from bot.slack.replies import lang_for
@@ -20,16 +22,11 @@ from bot.slack.ui.forms import FormMeta
 from bot.text import Lang, t
 from bot.text.compare import lines as compare_lines
 from bot.text.errors import error_text
-from bot.text.format import escape
-from bot.text.quote import age_text
 from pricing.errors import QuoteError
 from pricing.fx import ECB_CURRENCIES
 from pricing.quote import QuoteRequest
-from rules.answers import AnswersError, dump_answers, parse_answers
-from rules.errors import ParseError, UnknownGPU
-from rules.gpus import canonical_gpu
-from rules.parsing import parse_duration, parse_schedule, parse_share
-from rules.questions import missing
+from rules.errors import ParseError
+from rules.parsing import parse_schedule, parse_share
 
 MAX_TEXT = 4000  # longer than any set of answers; the text is not even split beyond it
 
@@ -92,7 +89,7 @@ def _dispatch(deps: Deps, request: SlackRequest, tokens: list[str], lang: Lang) 
         _quote(deps, request, tokens[1:], lang)
     elif head in RENTAL_COMMANDS:
         _rentals(deps, request, head, tokens[1:], lang)
-    elif "=" in tokens[0] or _is_duration(tokens[0]):
+    elif answer_commands.is_inline(tokens):
         _inline(deps, request, tokens, lang)
     else:
         raise CommandError(t("error.unknown_subcommand", lang, name=tokens[0]))
@@ -133,61 +130,30 @@ def _rentals(deps: Deps, request: SlackRequest, head: str, args: list[str], lang
         raise CommandError(str(exc)) from None
 
 
-def _is_duration(token: str) -> bool:
-    try:
-        parse_duration(token)
-    except ParseError:
-        return False
-    return True
-
-
 def _inline(deps: Deps, request: SlackRequest, tokens: list[str], lang: Lang) -> None:
-    """Every answer in the command text: the recommendation at once."""
-    raw, typed = inline.parse_pairs(tokens, inline.KEYS, positional="duration")
+    """Every answer in the command text: the recommendation at once (bot/chat/answer_commands.py)."""
+    chat = SlackChat(request.client, deps)
     try:
-        values = parse_answers(raw)
-    except AnswersError as exc:
-        raise CommandError(
-            "\n".join(
-                f"`{escape(typed.get(key, inline_key(key)))}`: {error_text(error, lang, where='slack')}"
-                for key, error in exc.errors.items()
-            )
-        ) from None
-    absent = missing(values)
-    if absent:
-        raise CommandError(t("slack.missing", lang, keys=", ".join(f"`{inline_key(k)}`" for k in absent)))
-    convo = deps.conversations.create(
-        team=request.team,
-        channel=request.body["channel_id"],
-        user=request.body["user_id"],
-        lang=lang.value,
-        answers=raw,
-        values=dump_answers(values),
-    )
-    conversation.finish(deps, request.client, convo)
+        convo = answer_commands.inline_profile(
+            deps,
+            chat,
+            team=request.team,
+            channel=request.body["channel_id"],
+            user=request.body["user_id"],
+            tokens=tokens,
+            lang=lang,
+        )
+    except ChatCommandError as exc:
+        raise CommandError(str(exc)) from None
     if convo.note:
         request.respond(response_type="ephemeral", text=t("slack.moved_to_dm", lang))
 
 
 def _prices(deps: Deps, request: SlackRequest, args: list[str], lang: Lang) -> None:
-    gpu = None
-    if args:
-        try:
-            gpu = canonical_gpu(" ".join(args))
-        except UnknownGPU as exc:
-            raise CommandError(error_text(exc, lang, where="slack")) from None
-    offers = deps.prices.offers(gpu=gpu)
-    lines = [t("slack.prices_title", lang, gpu=f" — {gpu}" if gpu else "")]
-    for o in offers[:40]:
-        r = o.record
-        stale = f" *{t('stale', lang)}*" if o.stale else ""
-        lines.append(
-            f"• {r.gpu} · {r.instance_type} · {r.sharing} · {r.pricing_model} · "
-            f"{r.amount:g} {r.currency}/{r.unit} · `{r.source}` {o.as_of.date()} "
-            f"({age_text(o.age_days, lang)}){stale}"
-        )
-    if not offers:
-        lines.append(t("slack.no_prices", lang))
+    try:
+        lines = answer_commands.price_lines(deps, args, lang)
+    except ChatCommandError as exc:
+        raise CommandError(str(exc)) from None
     request.respond(response_type="ephemeral", text=lines[0], blocks=blocks.text("\n".join(lines)))
 
 

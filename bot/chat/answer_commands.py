@@ -1,0 +1,81 @@
+"""Sub-commands that answer with advice or prices, the same on every chat: the inline answers (`10h mem=70/80
+mp=no freq=daily resume=no`: the recommendation at once) and `prices [gpu]`."""
+
+from __future__ import annotations
+
+from bot.chat import conversation, inline
+from bot.chat.commands import CommandError
+from bot.chat.port import Chat
+from bot.deps import Deps
+from bot.fields.answers import inline_key
+from bot.state import Conversation
+from bot.text import Lang, t
+from bot.text.errors import error_text
+from bot.text.format import escape
+from bot.text.quote import age_text
+from rules.answers import AnswersError, dump_answers, parse_answers
+from rules.errors import ParseError, UnknownGPU
+from rules.gpus import canonical_gpu
+from rules.parsing import parse_duration
+from rules.questions import missing
+
+
+def _is_duration(token: str) -> bool:
+    try:
+        parse_duration(token)
+    except ParseError:
+        return False
+    return True
+
+
+def is_inline(tokens: list[str]) -> bool:
+    """Answers given in the command's text (`10h mem=70/80 …`): a key=value, or a run's length first."""
+    return bool(tokens) and ("=" in tokens[0] or _is_duration(tokens[0]))
+
+
+def inline_profile(
+    deps: Deps, chat: Chat, *, team: str, channel: str, user: str, tokens: list[str], lang: Lang
+) -> Conversation:
+    """Every answer in the command text: the recommendation at once, through `chat`. CommandError (what was
+    wrong with which answer) when one is unreadable or a required one is missing."""
+    raw, typed = inline.parse_pairs(tokens, inline.KEYS, positional="duration")
+    try:
+        values = parse_answers(raw)
+    except AnswersError as exc:
+        raise CommandError(
+            "\n".join(
+                f"`{escape(typed.get(key, inline_key(key)))}`: {error_text(error, lang, where='slack')}"
+                for key, error in exc.errors.items()
+            )
+        ) from None
+    absent = missing(values)
+    if absent:
+        raise CommandError(t("slack.missing", lang, keys=", ".join(f"`{inline_key(k)}`" for k in absent)))
+    convo = deps.conversations.create(
+        team=team, channel=channel, user=user, lang=lang.value, answers=raw, values=dump_answers(values)
+    )
+    conversation.finish(deps, chat, convo)
+    return convo
+
+
+def price_lines(deps: Deps, args: list[str], lang: Lang) -> list[str]:
+    """`prices [gpu]`: a title, then each cached offer with its source and age (stale ones said)."""
+    gpu = None
+    if args:
+        try:
+            gpu = canonical_gpu(" ".join(args))
+        except UnknownGPU as exc:
+            raise CommandError(error_text(exc, lang, where="slack")) from None
+    offers = deps.prices.offers(gpu=gpu)
+    lines = [t("slack.prices_title", lang, gpu=f" — {gpu}" if gpu else "")]
+    for o in offers[:40]:
+        r = o.record
+        stale = f" *{t('stale', lang)}*" if o.stale else ""
+        lines.append(
+            f"• {r.gpu} · {r.instance_type} · {r.sharing} · {r.pricing_model} · "
+            f"{r.amount:g} {r.currency}/{r.unit} · `{r.source}` {o.as_of.date()} "
+            f"({age_text(o.age_days, lang)}){stale}"
+        )
+    if not offers:
+        lines.append(t("slack.no_prices", lang))
+    return lines
