@@ -15,7 +15,7 @@ import pytest
 
 from tests.support.fake_feishu import FakeFeishu, FeishuSender, fake_feishu, ws_server
 from tests.support.feishu_harness import ENCRYPT_KEY, VERIFICATION_TOKEN
-from tests.support.processes import serve_process
+from tests.support.processes import kill_all, serve_process
 
 pytestmark = pytest.mark.e2e  # starts serve
 
@@ -48,7 +48,7 @@ def get(url: str) -> tuple[int, dict]:  # type: ignore[type-arg]
 
 
 def test_serve_with_feishu_only_answers_a_direct_message_and_refuses_a_forged_one(tmp_path: Path) -> None:
-    with fake_feishu() as fake, serve_process(feishu_env(tmp_path, fake)) as (slack, _proc):
+    with fake_feishu() as fake, serve_process(feishu_env(tmp_path, fake), working=True) as (slack, _proc):
         base = base_of(slack.url)
         status, health = get(f"{base}/healthz")
         assert status == 200 and health["checks"]["chats"] == {"feishu": {"mode": "http", "state": "http"}}
@@ -64,13 +64,15 @@ def test_serve_with_feishu_only_answers_a_direct_message_and_refuses_a_forged_on
 def test_an_event_acknowledged_before_a_kill_is_done_once_at_the_next_start(tmp_path: Path) -> None:
     with fake_feishu() as fake:
         env = feishu_env(tmp_path, fake)
-        with serve_process(env) as (slack, _proc):
+        with serve_process(env, working=True) as (slack, proc):
             fake.delays["messages.create"] = 10  # the work hangs on Feishu: killed before it is done
             send = FeishuSender(f"{base_of(slack.url)}/feishu/events", ENCRYPT_KEY, VERIFICATION_TOKEN)
             assert send.message("advise", event_id="ev_before_kill").status_code == 200
-        assert fake.sent() == []  # SIGKILLed with the work undone
+            fake.wait_for(lambda: len([c for c in fake.calls if c.method == "auth.tenant_token"]) >= 2)
+            kill_all(proc)  # the front door and its work process, mid-work
+        assert fake.sent() == []  # killed with the work undone
         fake.delays.clear()
-        with serve_process(env) as (slack, _proc):
+        with serve_process(env, working=True) as (slack, _proc):
             fake.wait_for(lambda: fake.of("messages.reply"))  # redone from the inbox at start-up
             send = FeishuSender(f"{base_of(slack.url)}/feishu/events", ENCRYPT_KEY, VERIFICATION_TOKEN)
             assert send.message("advise", event_id="ev_before_kill").status_code == 200  # Feishu redelivers it
@@ -81,7 +83,7 @@ def test_an_event_acknowledged_before_a_kill_is_done_once_at_the_next_start(tmp_
 def test_serve_in_ws_mode_takes_events_over_the_long_connection(tmp_path: Path) -> None:
     with fake_feishu() as fake, ws_server() as ws:
         fake.ws_url = ws.url
-        with serve_process(feishu_env(tmp_path, fake, mode="ws")) as (slack, _proc):
+        with serve_process(feishu_env(tmp_path, fake, mode="ws"), working=True) as (slack, _proc):
             ws.wait_connected()
             send = FeishuSender("", ENCRYPT_KEY, VERIFICATION_TOKEN, ws=ws)
             send.message("advise")

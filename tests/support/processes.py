@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import socket
@@ -38,9 +39,10 @@ def bot_env(tmp_path: Path, fake: FakeSlack) -> dict[str, str]:
 
 @contextmanager
 def serve_process(
-    env: dict[str, str], *, scheduler: bool = False
+    env: dict[str, str], *, scheduler: bool = False, working: bool = False
 ) -> Iterator[tuple[SlackSender, subprocess.Popen[bytes]]]:
-    """A serve process, ready (its /healthz answers); SIGKILLed on leaving, as a crash would, if still up."""
+    """A serve process, ready (its /healthz answers; with `working`, its work process takes work too); SIGKILLed
+    on leaving, as a crash would, if still up."""
     port = free_port()
     args = [sys.executable, "-m", "bot", "serve", "--host", "127.0.0.1", "--port", str(port)]
     proc = subprocess.Popen(
@@ -51,11 +53,14 @@ def serve_process(
         stderr=subprocess.STDOUT,
     )
     try:
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + 60
         while True:
             try:
-                with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=1):
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=1) as answer:
+                    checks = json.loads(answer.read()).get("checks", {})
+                if not working or checks.get("work_process", "running") == "running":
                     break
+                time.sleep(0.1)
             except OSError:
                 if proc.poll() is not None or time.monotonic() > deadline:
                     proc.kill()
@@ -68,3 +73,21 @@ def serve_process(
         proc.wait(timeout=10)
         if proc.stdout:
             proc.stdout.close()
+
+
+def kill_all(proc: subprocess.Popen[bytes]) -> None:
+    """SIGKILL serve and the processes it started (its work process), as a crash of the machine would: an
+    orphaned work process would otherwise go on with what it was doing."""
+    found: list[int] = []
+    for task in Path(f"/proc/{proc.pid}/task").glob("*"):
+        try:
+            found += [int(c) for c in (task / "children").read_text().split()]
+        except OSError:
+            continue
+    proc.kill()
+    for child in found:
+        try:
+            os.kill(child, signal.SIGKILL)
+        except OSError:
+            continue  # gone already
+    proc.wait(timeout=10)
