@@ -1,0 +1,193 @@
+"""The same scenarios on Slack and on Feishu (parametrised by platform): the core is neutral when the same
+steps, pressed and typed through each platform's own requests against its local fake, give the same outcome."""
+
+from __future__ import annotations
+
+import itertools
+import json
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, Protocol
+
+import pytest
+
+from bot.chat.conversation import current
+from bot.deps import Deps
+from bot.state import Conversation
+from tests.support.fake_feishu import buttons as card_buttons
+from tests.support.feishu_harness import FeishuHarness, running_feishu
+from tests.support.pending import settled
+from tests.support.slack_harness import Harness, running_app
+
+STARTER, STRANGER = "starter", "stranger"
+
+
+class Driver(Protocol):
+    deps: Deps
+
+    def start(self) -> None:
+        """The starter asks for a profile."""
+
+    def press(self, value: str | None, user: str = STARTER) -> None:
+        """Press the open question's button for answer `value` (None: Skip)."""
+
+    def reply(self, text: str, user: str = STARTER) -> None:
+        """Type `text` in the profile's thread."""
+
+    def convo(self) -> Conversation:
+        """The profile, as the store has it."""
+
+    def recommendation(self) -> str | None:
+        """The recommendation's text, once it is posted."""
+
+
+def _value(raw: str) -> dict[str, Any]:
+    try:
+        found = json.loads(raw)
+    except ValueError:
+        return {}
+    return found if isinstance(found, dict) else {}
+
+
+class SlackDriver:
+    def __init__(self, h: Harness) -> None:
+        self.h, self.deps, self.root = h, h.deps, ""
+        self.ids = {STARTER: "U1", STRANGER: "U2"}
+        self._events = itertools.count(1)
+
+    def start(self) -> None:
+        assert self.h.send.command("", response_url=self.h.fake.response_url())[0] == 200
+        self.root = self.h.wait_posts(1)[0]["_ts"]
+        self.h.fake.wait_for(lambda: (found := self._find()) is not None and found.question_ts)
+        settled(self.deps)
+
+    def _question(self) -> dict[str, Any]:
+        ts = self.convo().question_ts
+        return next(p for p in self.h.posts(thread_ts=self.root) if p.get("_ts") == ts)
+
+    def press(self, value: str | None, user: str = STARTER) -> None:
+        question = self._question()
+        action = next(
+            e["action_id"]
+            for b in question["blocks"]
+            if b["type"] == "actions"
+            for e in b["elements"]
+            if _value(e.get("value", "")).get("v", "?") == value and e["action_id"] != "memory_from_model"
+        )
+        assert self.h.send.click(question, action, user=self.ids[user])[0] == 200
+        settled(self.deps)
+
+    def reply(self, text: str, user: str = STARTER) -> None:
+        n = next(self._events)
+        event = {
+            "type": "message",
+            "channel": self.convo().channel,
+            "user": self.ids[user],
+            "text": text,
+            "ts": f"{self.root}{n:03d}",
+            "thread_ts": self.root,
+        }
+        assert self.h.send.event(event, f"Ev{n:06d}")[0] == 200
+        settled(self.deps)
+
+    def _find(self) -> Conversation | None:
+        return self.deps.conversations.by_thread("T1", "C1", self.root)
+
+    def convo(self) -> Conversation:
+        found = self._find()
+        assert found is not None
+        return found
+
+    def recommendation(self) -> str | None:
+        done = [p for p in self.h.posts(thread_ts=self.root) if (p.get("blocks") or [{}])[0].get("type") == "header"]
+        return self.h.texts(done[-1]) if done else None
+
+
+class FeishuDriver:
+    def __init__(self, h: FeishuHarness) -> None:
+        self.h, self.deps, self.root = h, h.deps, ""
+        self.ids = {STARTER: "ou_starter", STRANGER: "ou_stranger"}
+
+    def start(self) -> None:
+        assert self.h.send.message("advise", user=self.ids[STARTER]).status_code == 200
+        settled(self.deps)
+        self.root = self.h.fake.of("messages.create")[0].body["_message_id"]
+
+    def press(self, value: str | None, user: str = STARTER) -> None:
+        question_id = self.convo().question_ts
+        question = next(c for c in self.h.fake.of("messages.reply") if c.body.get("_message_id") == question_id)
+        pressed = next(
+            b
+            for b in card_buttons(question.card)
+            if _value(b["behaviors"][0]["value"]["value"]).get("v", "?") == value
+            and b["behaviors"][0]["value"]["action"] != "memory_from_model"
+        )
+        assert self.h.send.press(pressed, user=self.ids[user], message_id=str(question_id)).status_code == 200
+        settled(self.deps)
+
+    def reply(self, text: str, user: str = STARTER) -> None:
+        assert self.h.send.message(text, user=self.ids[user], root=self.root).status_code == 200
+        settled(self.deps)
+
+    def convo(self) -> Conversation:
+        found = self.deps.conversations.by_thread("feishu:" + self.h.send.tenant, "oc_dm1", self.root)
+        assert found is not None
+        return found
+
+    def recommendation(self) -> str | None:
+        done = [c.card for c in self.h.fake.of("messages.reply") if "header" in c.card]
+        return json.dumps(done[-1], ensure_ascii=False) if done else None
+
+
+@contextmanager
+def driving(platform: str, tmp_path: Path) -> Iterator[Driver]:
+    if platform == "slack":
+        with running_app(tmp_path) as h:
+            yield SlackDriver(h)
+    else:
+        with running_feishu(tmp_path) as f:
+            yield FeishuDriver(f)
+
+
+PLATFORMS = pytest.mark.parametrize("platform", ["slack", "feishu"])
+
+
+@PLATFORMS
+def test_buttons_and_typed_answers_end_in_the_recommendation_with_its_costs(platform: str, tmp_path: Path) -> None:
+    with driving(platform, tmp_path) as chat:
+        chat.start()
+        chat.press(None)  # the kind of work: skipped
+        chat.reply("about 10 hours")
+        chat.press("yes")  # memory above 80% of the card
+        chat.reply("no")  # model parallel
+        chat.press("daily")
+        chat.reply("不能")  # cannot resume
+        while (step := current(chat.convo())) is not None:
+            chat.reply("skip" if step.ask.key != "gpu" else "A100")
+        said = chat.recommendation()
+        assert said is not None and ("独占" in said or "Dedicated" in said)
+        assert "¥" in said  # the costs, from the bundled rate card
+        assert chat.convo().values["duration"]["hours"] == 10.0 and chat.convo().status == "done"
+
+
+@PLATFORMS
+def test_a_stranger_cannot_answer_someone_elses_profile(platform: str, tmp_path: Path) -> None:
+    with driving(platform, tmp_path) as chat:
+        chat.start()
+        chat.press(None)
+        chat.press("1-8h", user=STRANGER)
+        chat.reply("about 10 hours", user=STRANGER)
+        assert "duration" not in chat.convo().answers
+        chat.reply("about 10 hours")
+        assert chat.convo().answers["duration"] == "about 10 hours"
+
+
+@PLATFORMS
+def test_an_unreadable_typed_answer_keeps_the_question_open(platform: str, tmp_path: Path) -> None:
+    with driving(platform, tmp_path) as chat:
+        chat.start()
+        chat.press(None)
+        open_question = current(chat.convo())
+        chat.reply("whenever the moon is full")
+        assert current(chat.convo()) == open_question and "duration" not in chat.convo().answers
