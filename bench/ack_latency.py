@@ -55,27 +55,8 @@ from tests.support.fake_slack import SlackSender  # noqa: E402
 from tests.support.feishu_harness import ENCRYPT_KEY, VERIFICATION_TOKEN  # noqa: E402
 from tests.support.slack_harness import SECRET  # noqa: E402
 
-FAKE_SLACK = """
-import os, sys, time
-os.nice(19)  # it stands for Slack's servers, which do not share our CPUs: it takes what the apps leave
-from tests.support.fake_slack import fake_slack
-with fake_slack() as fake:
-    print(fake.api_url, flush=True)
-    sys.stdin.read()
-"""
-
-BARE_APP = """
-import sqlite3, sys, threading
-from wsgiref.simple_server import make_server
-from slack_bolt import App
-from slack_bolt.adapter.wsgi import SlackRequestHandler
-from slack_sdk import WebClient
-from bot.server.http import QuietHandler, ThreadingWSGIServer
-api_url, secret, mode, db = sys.argv[1:5]
-# process_before_response=True, as the real app: the acknowledgement is returned when the ack function ends
-app = App(client=WebClient(token="xoxb-bench", base_url=api_url), signing_secret=secret,
-          process_before_response=True)
-lock, local = threading.Lock(), threading.local()
+# the floors' durable write: one row, committed, in WAL mode as the state database is
+KEEP = """lock, local = threading.Lock(), threading.local()
 
 def keep(body):
     conn = getattr(local, "conn", None)
@@ -88,7 +69,29 @@ def keep(body):
         conn.execute("BEGIN IMMEDIATE")
         conn.execute("INSERT INTO kept VALUES (?)", (str(body),))
         conn.execute("COMMIT")
+"""
 
+FAKE_SLACK = """
+import os, sys, time
+os.nice(19)  # it stands for Slack's servers, which do not share our CPUs: it takes what the apps leave
+from tests.support.fake_slack import fake_slack
+with fake_slack() as fake:
+    print(fake.api_url, flush=True)
+    sys.stdin.read()
+"""
+
+BARE_APP = f"""
+import sqlite3, sys, threading
+from wsgiref.simple_server import make_server
+from slack_bolt import App
+from slack_bolt.adapter.wsgi import SlackRequestHandler
+from slack_sdk import WebClient
+from bot.server.http import QuietHandler, ThreadingWSGIServer
+api_url, secret, mode, db = sys.argv[1:5]
+# process_before_response=True, as the real app: the acknowledgement is returned when the ack function ends
+app = App(client=WebClient(token="xoxb-bench", base_url=api_url), signing_secret=secret,
+          process_before_response=True)
+{KEEP}
 @app.command("/gpu-advise")
 def only_ack(ack, body):
     if mode == "write":
@@ -118,26 +121,13 @@ with fake_feishu() as fake:
     sys.stdin.read()
 """
 
-FEISHU_FLOOR = """
+FEISHU_FLOOR = f"""
 import hashlib, hmac, json, sqlite3, sys, threading
 from wsgiref.simple_server import make_server
 from bot.server.http import QuietHandler, ThreadingWSGIServer
 from bot.feishu.callback import decrypt
 key, mode, db = sys.argv[1:4]
-lock, local = threading.Lock(), threading.local()
-
-def keep(body):
-    conn = getattr(local, "conn", None)
-    if conn is None:
-        conn = local.conn = sqlite3.connect(db, isolation_level=None, timeout=30)
-        conn.execute("PRAGMA journal_mode=WAL")
-        conn.execute("PRAGMA synchronous=NORMAL")
-        conn.execute("CREATE TABLE IF NOT EXISTS kept (body TEXT)")
-    with lock:
-        conn.execute("BEGIN IMMEDIATE")
-        conn.execute("INSERT INTO kept VALUES (?)", (body,))
-        conn.execute("COMMIT")
-
+{KEEP}
 def wsgi(environ, start_response):
     if environ.get("PATH_INFO") == "/healthz":
         start_response("200 OK", [("Content-Type", "text/plain")])
@@ -152,7 +142,7 @@ def wsgi(environ, start_response):
     if mode == "write":
         keep(json.dumps(payload))
     start_response("200 OK", [("Content-Type", "application/json"), ("Content-Length", "2")])
-    return [b"{}"]
+    return [b"{{}}"]
 
 server = make_server("127.0.0.1", 0, wsgi, server_class=ThreadingWSGIServer, handler_class=QuietHandler)
 print(server.server_address[1], flush=True)

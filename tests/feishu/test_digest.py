@@ -13,6 +13,7 @@ import pytest
 from bot.state.rentals import Rentals
 from bot.state.schedules import Schedules
 from rules.samples import Sample
+from tests.digest.test_schedule import FIELDS
 from tests.support.fake_feishu import buttons
 from tests.support.feishu_harness import FeishuHarness, running_feishu
 from tests.support.pending import settled
@@ -25,18 +26,7 @@ GROUP, OWNER = "oc_5ad11d72b830411d72b836c20b1c0f4e", "ou_7d8a6e6df7621556ce0d21
 def idle_box(h: FeishuHarness, name: str = "train-1") -> None:
     rentals = Rentals(h.deps.store)
     now = h.clock.now
-    fields = {
-        "gpu": "A100-80GB",
-        "cards": 1,
-        "share": None,
-        "unit": "day",
-        "price": 400.0,
-        "currency": "CNY",
-        "owner": OWNER,
-        "project": "llm",
-        "channel": GROUP,
-        "started_at": now - timedelta(hours=9),
-    }
+    fields = FIELDS | {"owner": OWNER, "channel": GROUP, "started_at": now - timedelta(hours=9)}
     inst, _ = rentals.track_instance("feishu:" + h.send.tenant, name, fields)
     quiet = [Sample(now - timedelta(minutes=m), 0, 0, 1200, 81920) for m in range(480, -241, -5)]
     rentals.add_samples(inst.id, quiet, [None] * len(quiet))

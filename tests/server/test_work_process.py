@@ -20,7 +20,7 @@ import pytest
 from bot.metrics import Metrics
 from bot.slack.inbox import replay_pending
 from tests.support.fake_slack import FakeSlack, SlackSender, fake_slack
-from tests.support.processes import bot_env, serve_process
+from tests.support.processes import bot_env, child_pids, serve_process
 from tests.support.slack_harness import running_app
 
 LINUX = Path("/proc/self/task").exists()
@@ -29,13 +29,7 @@ PROFILE = "10h mem=70/80 mp=no freq=daily resume=no"
 
 def children(pid: int) -> list[int]:
     """The work processes `pid` started and that still run (Linux /proc); not multiprocessing's resource tracker."""
-    found: list[int] = []
-    for task in Path(f"/proc/{pid}/task").glob("*"):
-        try:
-            found += [int(c) for c in (task / "children").read_text().split()]
-        except OSError:
-            continue
-    return [c for c in found if running(c) and b"spawn_main" in cmdline(c)]
+    return [c for c in child_pids(pid) if running(c) and b"spawn_main" in cmdline(c)]
 
 
 def cmdline(pid: int) -> bytes:

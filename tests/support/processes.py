@@ -75,15 +75,21 @@ def serve_process(
             proc.stdout.close()
 
 
-def kill_all(proc: subprocess.Popen[bytes]) -> None:
-    """SIGKILL serve and the processes it started (its work process), as a crash of the machine would: an
-    orphaned work process would otherwise go on with what it was doing."""
+def child_pids(pid: int) -> list[int]:
+    """The processes `pid` started that have not been reaped (Linux's /proc: each thread's children)."""
     found: list[int] = []
-    for task in Path(f"/proc/{proc.pid}/task").glob("*"):
+    for task in Path(f"/proc/{pid}/task").glob("*"):
         try:
             found += [int(c) for c in (task / "children").read_text().split()]
         except OSError:
             continue
+    return found
+
+
+def kill_all(proc: subprocess.Popen[bytes]) -> None:
+    """SIGKILL serve and the processes it started (its work process), as a crash of the machine would: an
+    orphaned work process would otherwise go on with what it was doing."""
+    found = child_pids(proc.pid)
     proc.kill()
     for child in found:
         try:
