@@ -197,6 +197,11 @@ def work_main(
     threading.Thread(target=_answer_metrics, args=(metrics_conn, deps), name="metrics", daemon=True).start()
     spool = Inbox(Store(job.spool, now=deps.store.now, replica=deps.store.replica, acks=gate)) if job.spool else None
     started = Started()
+    # what the replay thread and the work loop import, imported here first: two threads importing slack_bolt for
+    # the first time at once break its circular imports (a serve that talks to Feishu only had not loaded it yet)
+    import bot.server.spool
+    import bot.slack.inbox  # noqa: F401
+
     threading.Thread(
         target=_recover,
         args=(deps, client, feishu, spool, datetime.fromtimestamp(job.kept_before, UTC), started),

@@ -67,6 +67,13 @@ def serve_process(
                     raise AssertionError((proc.stdout.read() if proc.stdout else b"").decode()) from None
                 time.sleep(0.1)
         yield SlackSender(f"http://127.0.0.1:{port}/slack/events", SECRET), proc
+    except BaseException as exc:  # a failing test says what serve said
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGKILL)
+        proc.wait(timeout=10)
+        said = (proc.stdout.read() if proc.stdout else b"").decode(errors="replace")
+        exc.add_note("serve's output:\n" + said[-6000:])
+        raise
     finally:
         if proc.poll() is None:
             proc.send_signal(signal.SIGKILL)
