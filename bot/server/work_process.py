@@ -26,6 +26,7 @@ import multiprocessing
 import os
 import queue
 import signal
+import sys
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -46,6 +47,7 @@ log = logging.getLogger("bot.serve")
 RESTART_S, RESTART_MAX_S = 1.0, 30.0
 METRICS_WAIT_S = 2.0  # a scrape waits this long for the work process's counters, then goes without them
 STOP_WAIT_S = 10.0
+REPLAY_WAIT_S = 60.0  # new work waits at most this long for the replay at start (a long one still lets it on)
 
 
 @dataclass(frozen=True)
@@ -175,6 +177,7 @@ def work_main(
     """The work process: build what the handlers need, redo what was kept before it started, then do what
     comes over the queue until told to stop or the front door is gone."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches the whole group: the front door says when
+    _die_with_the_front_door()
     if hasattr(os, "nice"):  # where the CPUs are all busy, the front door's acknowledgements go first
         os.nice(job.settings.work_niceness)
     from bot.logs import configure as configure_logs
@@ -240,6 +243,25 @@ def _build(job: Job, gate: AckGate) -> tuple[Deps, Any, Any]:
     return deps, app, feishu
 
 
+def _die_with_the_front_door() -> None:
+    """Linux: the kernel kills this process when the front door dies (PR_SET_PDEATHSIG), so a killed serve never
+    leaves a work process finishing what it had begun while another replica, or the next serve, redoes it. Elsewhere
+    the work loop notices within a second that the front door is gone, once what it is doing ends."""
+    if not sys.platform.startswith("linux"):
+        return
+    import ctypes
+
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG = 1
+    except (OSError, AttributeError) as exc:
+        log.warning("the work process cannot ask to end with the front door: %s", exc)
+        return
+    parent = multiprocessing.parent_process()
+    if parent is not None and not parent.is_alive():  # it died before the request was made
+        os._exit(1)
+
+
 class Started:
     """The requests whose work this process started, from its replay at start or from the queue: one kept just
     before a work process started again may come both ways (on SQLite the spool's adoption tells; on
@@ -248,6 +270,9 @@ class Started:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._keys: dict[str, float] = {}
+        # set when the replay at start has ended: new work waits for it, so a conversation's redone step comes
+        # before the next answer to it (else a redone question and a new answer race for the same profile)
+        self.replayed = threading.Event()
 
     def first(self, key: str) -> bool:
         """True the first time `key` is asked about."""
@@ -268,14 +293,17 @@ def _recover(
     from bot.server.spool import take_spooled
     from bot.slack.inbox import replay_pending
 
-    if spool is not None:
-        taken = take_spooled(spool, deps.inbox, kept_before)
-        if taken:
-            log.info("took %d request(s) the front door kept before this work process started", taken)
-    if client is not None:
-        replay_pending(deps, client, kept_before, started.first)
-    if feishu is not None:
-        feishu.replay(kept_before, started.first)
+    try:
+        if spool is not None:
+            taken = take_spooled(spool, deps.inbox, kept_before)
+            if taken:
+                log.info("took %d request(s) the front door kept before this work process started", taken)
+        if client is not None:
+            replay_pending(deps, client, kept_before, started.first)
+        if feishu is not None:
+            feishu.replay(kept_before, started.first)
+    finally:
+        started.replayed.set()
 
 
 def _take_work(work_queue: Any, deps: Deps, app: Any, feishu: Any, started: Started, *, spooled: bool) -> None:
@@ -304,6 +332,7 @@ def _take_work(work_queue: Any, deps: Deps, app: Any, feishu: Any, started: Star
             key, kind, body = item[1:]
         if spooled and not deps.inbox.adopt(key, kind, body):
             continue  # taken before: a Slack retry, or handed over again while it was on its way
+        started.replayed.wait(REPLAY_WAIT_S)  # what was kept before this process started goes first
         if not started.first(key):
             continue  # the replay at this process's start did it
         if kind == FEISHU_KIND:

@@ -139,6 +139,13 @@ def test_the_work_process_ends_with_the_front_door(tmp_path: Path) -> None:
             proc.kill()
             proc.wait(timeout=10)
             fake.wait_for(lambda: not running(work), timeout=10)
+        with serving(tmp_path, fake) as (send, proc):  # killed while its work process is busy (here: frozen):
+            [work] = fake.wait_for(lambda: children(proc.pid))  # it goes too, at once, and finishes nothing
+            fake.wait_for(lambda: healthz(send)["checks"]["work_process"] == "running")
+            os.kill(work, signal.SIGSTOP)
+            proc.kill()
+            proc.wait(timeout=10)
+            fake.wait_for(lambda: not running(work), timeout=5)
 
 
 @pytest.mark.e2e  # starts a process

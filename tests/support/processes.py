@@ -71,8 +71,7 @@ def serve_process(
         if proc.poll() is None:
             proc.send_signal(signal.SIGKILL)
         proc.wait(timeout=10)
-        said = (proc.stdout.read() if proc.stdout else b"").decode(errors="replace")
-        exc.add_note("serve's output:\n" + said[-6000:])
+        exc.add_note("serve's output:\n" + _said(proc)[-6000:])
         raise
     finally:
         if proc.poll() is None:
@@ -80,6 +79,17 @@ def serve_process(
         proc.wait(timeout=10)
         if proc.stdout:
             proc.stdout.close()
+
+
+def _said(proc: subprocess.Popen[bytes]) -> str:
+    """What serve wrote, without waiting for the end of its output (a process it started may still hold it)."""
+    if proc.stdout is None:
+        return ""
+    os.set_blocking(proc.stdout.fileno(), False)
+    try:
+        return (proc.stdout.read() or b"").decode(errors="replace")
+    except OSError:
+        return ""
 
 
 def child_pids(pid: int) -> list[int]:
