@@ -99,19 +99,7 @@ def on_menu(deps: Deps, chat: FeishuChat, payload: dict[str, Any]) -> None:
     elif key == MENU_HELP:
         chat.post(Place(chat.platform, team, user), lambda each: plain(t("feishu.help", each), each), lang)
     elif key == MENU_MY_RENTALS:
-        place = Place(chat.platform, team, user)
-        inv = Invocation(
-            deps,
-            team=team,
-            channel=user,
-            user=user,
-            lang=lang,
-            answer=lambda message: chat.post(place, lambda _: message, lang),
-            post=lambda message: chat.post(place, lambda _: message, lang),
-            is_admin=lambda: False,
-            zone=lambda: chat.user_zone(user),
-        )
-        rental_commands.list_items(inv)
+        rental_commands.list_items(invocation(deps, chat, team, user, user, "", lang))  # in the direct chat
 
 
 def invocation(

@@ -9,8 +9,7 @@ import json
 from dataclasses import dataclass
 
 from bot.chat.message import plain
-from bot.chat.port import ChatError, Place, Platform
-from bot.feishu.cards import card
+from bot.chat.port import Actor, ChatError, Place, Platform
 from bot.feishu.chat import FeishuChat
 from bot.feishu.sdk import FeishuError
 from bot.text import Lang
@@ -21,18 +20,12 @@ class FeishuTeller:
     chat: FeishuChat
     lang: Lang
 
-    def _card(self, text: str) -> dict[str, object]:
-        return card(lambda each: plain(text, each), self.lang)
-
     def say(self, channel: str, text: str, *, thread: str | None = None, link_previews: bool = True) -> str:
         place = Place(Platform.FEISHU, "", channel, thread)
         return self.chat.post(place, lambda each: plain(text, each), self.lang).id
 
     def direct(self, user: str, text: str) -> None:
-        try:
-            self.chat.send("open_id", user, self._card(text))
-        except FeishuError as exc:
-            raise ChatError(str(exc.code)) from exc
+        self.chat.direct(Actor(Platform.FEISHU, "", user), lambda each: plain(text, each), self.lang)
 
     def upload(self, channel: str, thread: str, name: str, data: bytes, title: str) -> str | None:
         api = self.chat.api

@@ -100,8 +100,14 @@ class FeishuGateway:
         self.connection.start()
 
     def receive(self, payload: dict[str, Any]) -> dict[str, Any] | None:
-        """An event from the long connection (authenticated by the connection): kept, answered, done as in HTTP
-        mode; a card action's answer is its toast."""
+        """An event from the long connection (authenticated by the connection): kept, answered and done as in
+        HTTP mode; a card action's answer (its toast) goes back in the frame's response."""
+        return self.accept(payload) or None
+
+    def accept(self, payload: dict[str, Any]) -> dict[str, Any] | None:
+        """An authenticated callback kept and its work started (take): the answer's body, a card action's with
+        the toast of what it did when that is known in time (Feishu waits 3 s). None without header.event_id.
+        StoreBusy or StoreUnavailable when it could not be kept: nothing is done."""
         from bot.feishu.events import CARD_ACTION, event_type
 
         event_id = str((payload.get("header") or {}).get("event_id") or "")
@@ -110,7 +116,7 @@ class FeishuGateway:
         self.deps.metrics.chat_requests.labels("feishu", event_type(payload)).inc()
         done = self.take(f"feishu:{event_id}", payload)
         if event_type(payload) != CARD_ACTION:
-            return None
+            return {}
         toast = None
         if done is not None:
             with contextlib.suppress(FutureTimeout):
@@ -146,7 +152,6 @@ class FeishuGateway:
 
     def __call__(self, environ: dict[str, Any], start_response: StartResponse) -> Iterable[bytes]:
         from bot.feishu.callback import Refused, open_callback
-        from bot.feishu.events import CARD_ACTION, event_type
 
         deps = self.deps
         if too_large(environ, deps.settings.max_body_bytes):
@@ -165,24 +170,15 @@ class FeishuGateway:
             return _answer(start_response, opened.status, opened.reason)
         if opened.challenge is not None:
             return _answer(start_response, 200, {"challenge": opened.challenge})
-        payload = opened.payload
-        event_id = str((payload.get("header") or {}).get("event_id") or "")
-        if not event_id:
-            return _answer(start_response, 400, "a callback without header.event_id (schema 2.0 is expected)")
-        deps.metrics.chat_requests.labels("feishu", event_type(payload)).inc()
         try:
-            done = self.take(f"feishu:{event_id}", payload)
+            answer = self.accept(opened.payload)
         except StoreBusy:
             return _answer(start_response, 503, "busy: try again")
         except StoreUnavailable as exc:
             return _answer(start_response, 503, f"the state database is unavailable ({exc.reason})")
-        if event_type(payload) != CARD_ACTION:
-            return _answer(start_response, 200, {})
-        toast = None
-        if done is not None:  # a press: what it did, when that is known in time (Feishu waits 3 s)
-            with contextlib.suppress(FutureTimeout):
-                toast = done.result(timeout=TOAST_WAIT_S)
-        return _answer(start_response, 200, {"toast": _toast(toast)})
+        if answer is None:
+            return _answer(start_response, 400, "a callback without header.event_id (schema 2.0 is expected)")
+        return _answer(start_response, 200, answer)
 
     def work(self, key: str, payload: dict[str, Any]) -> Toast | None:
         """The callback's work, then the item done; an error is logged with the key and left to be redone."""

@@ -166,6 +166,12 @@ def test_the_menu_starts_a_profile_in_the_direct_chat_and_being_added_says_what_
             "feishu:" + h.send.tenant, h.fake.direct_chat("ou_starter"), root.body["_message_id"]
         )
         assert convo is not None  # a reply in that thread (it comes from the direct chat) answers it
+        rentals = {"operator": {"operator_id": {"open_id": "ou_starter"}}, "event_key": "my_rentals"}
+        h.send.post({"schema": "2.0", "header": h.send.header("application.bot.menu_v6"), "event": rentals})
+        settled(h.deps)
+        listed = h.fake.of("messages.create")[-1]
+        assert listed.body["receive_id"] == "ou_starter" and "list_empty" not in _texts(listed.card)
+        assert _texts(listed.card) != _texts(root.card)
         added = {"chat_id": "oc_newgroup", "operator_id": {"open_id": "ou_starter"}}
         h.send.post({"schema": "2.0", "header": h.send.header("im.chat.member.bot.added_v1"), "event": added})
         settled(h.deps)
