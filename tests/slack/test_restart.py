@@ -160,7 +160,9 @@ def test_work_cut_short_by_a_crash_is_finished_on_the_next_start(tmp_path: Path)
                 event_id="EvCrash",
             )
             assert status == 200  # acknowledged
-            fake.wait_for(lambda: fake.of("chat.update"))
+            # the answer to question 1 is being shown (the first update marked the kind of work skipped): the work
+            # process dies with serve now, so the kill comes while that update hangs, not before it began
+            fake.wait_for(lambda: len(fake.of("chat.update")) >= 2)
         fake.delays.clear()
         assert len(questions(fake, thread)) == 1  # question 2 was never asked
         store = Store(migrated_state_db(tmp_path / "bot.state.db"))
