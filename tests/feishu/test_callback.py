@@ -1,0 +1,53 @@
+"""The checks of a callback before anything is done with it (bot/feishu/callback.py), each refusal with its reason."""
+
+from __future__ import annotations
+
+import json
+
+from bot.feishu.callback import Opened, Refused, open_callback, signature
+from tests.support.fake_feishu import encrypt
+
+KEY, TOKEN, NOW = "kl2ydVMp7BLRDYVbfBVmZbGnvRaNv1pq", "v-token-1234567890", 1_764_633_600
+
+
+def signed(body: bytes, stamp: int = NOW) -> dict[str, str]:
+    return {
+        "x-lark-request-timestamp": str(stamp),
+        "x-lark-request-nonce": "n1",
+        "x-lark-signature": signature(str(stamp), "n1", KEY, body),
+    }
+
+
+def test_a_plain_callback_is_checked_by_its_token() -> None:
+    payload = {"schema": "2.0", "header": {"event_id": "e1", "token": TOKEN}}
+    assert isinstance(
+        open_callback(json.dumps(payload).encode(), {}, encrypt_key="", verification_token=TOKEN, now=NOW), Opened
+    )
+    payload["header"]["token"] = "not-it"
+    refused = open_callback(json.dumps(payload).encode(), {}, encrypt_key="", verification_token=TOKEN, now=NOW)
+    assert refused == Refused(401, "the verification token does not match")
+
+
+def test_with_an_encrypt_key_a_plain_or_undecryptable_body_is_refused() -> None:
+    plain = json.dumps({"schema": "2.0", "header": {"event_id": "e1"}}).encode()
+    assert open_callback(plain, signed(plain), encrypt_key=KEY, verification_token="", now=NOW) == Refused(
+        401, "an encrypt key is set: the body must be encrypted"
+    )
+    other = json.dumps({"encrypt": encrypt(plain, "another-key-entirely")}).encode()
+    refused = open_callback(other, signed(other), encrypt_key=KEY, verification_token="", now=NOW)
+    assert isinstance(refused, Refused) and refused.status == 401
+
+
+def test_a_signed_body_is_opened_and_a_stale_or_unsigned_one_refused() -> None:
+    body = json.dumps({"encrypt": encrypt(b'{"schema": "2.0", "header": {"event_id": "e1"}}', KEY)}).encode()
+    opened = open_callback(body, signed(body), encrypt_key=KEY, verification_token="", now=NOW)
+    assert isinstance(opened, Opened) and opened.payload["header"]["event_id"] == "e1"
+    stale = open_callback(body, signed(body, NOW - 301), encrypt_key=KEY, verification_token="", now=NOW)
+    assert isinstance(stale, Refused) and "301 s old" in stale.reason
+    assert open_callback(body, {}, encrypt_key=KEY, verification_token="", now=NOW).status == 401  # type: ignore[union-attr]
+
+
+def test_a_body_that_is_not_json_is_a_client_error() -> None:
+    assert open_callback(b"<xml/>", {}, encrypt_key="", verification_token=TOKEN, now=NOW) == Refused(
+        400, "the body is not JSON"
+    )
