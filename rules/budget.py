@@ -1,9 +1,9 @@
 """Budgets that alert: each project's month-to-date spend against its budget, the forecast for the month's
 end, and the thresholds crossed. Pure: the rented things, the budgets, the clock and the thresholds come in.
 
-The forecast is the spend so far plus what runs now at its current rate until the month ends: an instance
-not released at its price a day (hourly ones as billed while running: 24 h a day, the digest's convention),
-storage not deleted at its price a month. Money is per currency, never converted.
+The forecast is the spend so far plus what each item will bill to the month's end as it runs
+(rules/metering.py): an hourly instance at its share of billed time over the last week, a period instance each
+renewal, storage not deleted at its price a month. Money is per currency, never converted.
 """
 
 from __future__ import annotations
@@ -13,7 +13,9 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 
-from rules.digest import Rented, Stored, per_day, spent_this_month, stored_this_month
+from rules import metering
+from rules.digest import Rented, Stored, spent_this_month, stored_this_month
+from rules.metering import Timelines, stretches_of
 
 
 @dataclass(frozen=True)
@@ -48,6 +50,7 @@ def standings(
     budgets: Mapping[tuple[str, str], float],
     now: datetime,
     top: int = 3,
+    timelines: Timelines | None = None,
 ) -> list[Standing]:
     """Each budgeted (project, currency): spent this month, the forecast, and what costs most."""
     left = max((month_end(now) - now).total_seconds(), 0.0) / 86400
@@ -58,11 +61,10 @@ def standings(
         key = (inst.project or "", inst.currency)
         if key not in budgets:
             continue
-        cost = spent_this_month(inst, now)
+        cost = spent_this_month(inst, now, timelines)
         spent[key] += cost
         items[key].append((inst.name, cost))
-        if inst.released_at is None and getattr(inst, "cloud_state", None) != "stopped":
-            ahead[key] += per_day(inst) * left
+        ahead[key] += metering.ahead(inst, stretches_of(inst, timelines, now), now, month_end(now))
     for disk in storage:
         key = (disk.project or "", disk.currency)
         if key not in budgets:

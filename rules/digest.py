@@ -4,7 +4,8 @@ left behind or untouched, month-to-date spend per project, and what releases sav
 Pure: the rented things, their samples, the clock and the policy come in; nothing is read or sent
 here (bot/digest/ sends it, bot/slack/ui/digest.py renders it). Busy and young instances are not news and are left
 out. Money is per currency, never converted: a team that rents in CNY and USD sees both.
-A month is 30 days, a day 24 hours (the quote's convention).
+Money is what the bill says (rules/metering.py): an hourly item's billed hours, a period item's periods started.
+A month is 30 days, a day 24 hours in rates (the quote's convention).
 """
 
 from __future__ import annotations
@@ -15,14 +16,15 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Protocol
 
+from rules import metering
 from rules.idle import Activity, GpuWindow, judge, judge_windows
+from rules.metering import PER_DAY, Timelines, stretches_of
 from rules.policy import Idle
+from rules.power import Power, Stretch, state_at
 from rules.samples import Sample
 
 if TYPE_CHECKING:
     from rules.budget import Standing  # rules/budget.py builds on this module
-
-PER_DAY = {"hour": 24.0, "day": 1.0, "month": 1 / 30}
 
 
 class Owned(Protocol):
@@ -77,6 +79,8 @@ class InstanceNews:
     source: str = "track"  # aws, k8s: found in the cloud (no activity data means: enroll the agent)
     stop_at: datetime | None = None  # a channel that stops idle instances: when this one will be, unless...
     never_stopped: bool = False  # ...or, in such a channel, an instance the bot cannot stop (said so)
+    per_hour: float = 0.0  # its price an hour while billed
+    month: float = 0.0  # what it has billed this month (said for one stopped but still billed)
 
 
 @dataclass(frozen=True)
@@ -190,9 +194,9 @@ def _found(instances: list[Rented], storage: list[Stored]) -> list[FoundNews]:
     return sorted(out, key=lambda f: (-f.per_day, f.name))
 
 
-def spent_this_month(thing: Rented, now: datetime) -> float:
-    start = max(thing.started_at, _month_start(now))
-    return per_day(thing) * _days(start, min(thing.released_at or now, now))
+def spent_this_month(thing: Rented, now: datetime, timelines: Timelines | None = None) -> float:
+    """What it has billed this month up to `now` (rules/metering.py)."""
+    return metering.cost(thing, stretches_of(thing, timelines, now), _month_start(now), now)
 
 
 def stored_this_month(disk: Stored, now: datetime) -> float:
@@ -209,6 +213,7 @@ def spending(
     storage: Iterable[Stored],
     now: datetime,
     budgets: Mapping[tuple[str, str], float] | None = None,
+    timelines: Timelines | None = None,
 ) -> list[Spend]:
     """This month's spend per (project, currency), with its budget: the projects that spent, or have one.
     Items hidden by an admin ("Not ours") count nothing."""
@@ -216,7 +221,7 @@ def spending(
     spend: dict[tuple[str, str], float] = defaultdict(float)
     for inst in instances:
         if not hidden(inst):
-            spend[(inst.project or "", inst.currency)] += spent_this_month(inst, now)
+            spend[(inst.project or "", inst.currency)] += spent_this_month(inst, now, timelines)
     for disk in storage:
         if not hidden(disk):
             spend[(disk.project or "", disk.currency)] += stored_this_month(disk, now)
@@ -227,6 +232,50 @@ def spending(
         for (p, c), a in sorted(spend.items())
         if a > 0 or (p, c) in budgets
     ]
+
+
+def _stopped_billed(inst: Rented, stretches: Sequence[Stretch], now: datetime) -> InstanceNews:
+    return InstanceNews(
+        inst.name,
+        inst.owner,
+        Activity.STOPPED_BILLED,
+        per_day(inst),
+        inst.currency,
+        priced=inst.price is not None,
+        source=getattr(inst, "source", "track"),
+        per_hour=metering.per_hour(inst),
+        month=metering.cost(inst, stretches, _month_start(now), now),
+    )
+
+
+def _storage_news(
+    storage: list[Stored],
+    released_ids: set[int],
+    now: datetime,
+    rules: Idle,
+    last_touched: Mapping[str, datetime],
+    kept_until: Mapping[str, datetime],
+) -> list[StorageNews]:
+    left: list[StorageNews] = []
+    for disk in storage:
+        per_month = disk.size_gb * disk.price_gb_month
+        if (
+            disk.deleted_at is not None
+            or kept_until.get(disk.name, now) > now
+            or unclaimed(disk)
+            or getattr(disk, "cloud_state", None) == "in-use"
+        ):
+            continue
+        touched = max(disk.created_at, last_touched.get(disk.name, disk.created_at))
+        untouched = _days(touched, now)
+        if disk.instance_id is not None and disk.instance_id in released_ids:
+            reason = "left_behind"
+        elif untouched >= rules.storage_stale_days:
+            reason = "stale"
+        else:
+            continue
+        left.append(StorageNews(disk.name, disk.owner, reason, disk.size_gb, per_month, disk.currency, untouched))
+    return left
 
 
 def compose(
@@ -242,25 +291,32 @@ def compose(
     kept: Mapping[str, datetime] | None = None,
     quiet_since: Mapping[int, datetime] | None = None,
     windows: Mapping[int, Sequence[GpuWindow]] | None = None,
+    timelines: Timelines | None = None,
 ) -> Digest:
     """The digest of one channel at `now` (see the module's rules). `samples` by instance id; `snoozes`:
     instance id -> "still needed" until; `last_touched`: storage name -> newest file time an agent saw;
     `budgets`: (project, currency) -> this month's budget; `kept`: storage name -> "keep" until;
     `quiet_since`: instance id -> when its quiet stretch began, when the caller found it without
     passing a day of samples (else it is found in `samples`); `windows`: instance id -> its GPUs' summaries of
-    the window, when the caller had the database add them up (then `samples` may be empty)."""
+    the window, when the caller had the database add them up (then `samples` may be empty); `timelines`: instance
+    id -> when it was on and off (rules/power.py; without one, on since its start)."""
     snoozes, budgets, last_touched, kept_until = snoozes or {}, budgets or {}, last_touched or {}, kept or {}
     instances, storage = [i for i in instances if not hidden(i)], [s for s in storage if not hidden(s)]
     news: list[InstanceNews] = []
     saved: dict[str, float] = defaultdict(float)
     released_ids = {i.id for i in instances if i.released_at is not None}
     for inst in instances:
+        stretches = stretches_of(inst, timelines, now)
         if inst.released_at is not None:
             if inst.released_at >= _month_start(now):
-                saved[inst.currency] += per_day(inst) * _days(inst.released_at, now)
+                saved[inst.currency] += metering.saved(inst, stretches, now)
             continue
-        if unclaimed(inst) or getattr(inst, "cloud_state", None) == "stopped":
-            continue  # listed apart (found), or not running
+        if unclaimed(inst):
+            continue  # listed apart (found)
+        if state_at(stretches, now) is Power.OFF or getattr(inst, "cloud_state", None) == "stopped":
+            if metering.stopped_billed(inst, stretches, now):  # stopped, but its meter runs: say so
+                news.append(_stopped_billed(inst, stretches, now))
+            continue  # not running
         own = samples.get(inst.id, ())
         if windows is not None:
             verdict = judge_windows(
@@ -282,7 +338,7 @@ def compose(
                     per_day(inst),
                     inst.currency,
                     since,
-                    per_day(inst) * _days(since, now),
+                    metering.accrued(inst, stretches, since, now),
                     inst.price is not None,
                 )
             )
@@ -298,28 +354,10 @@ def compose(
                     source=getattr(inst, "source", "track"),
                 )
             )
-    left: list[StorageNews] = []
-    for disk in storage:
-        per_month = disk.size_gb * disk.price_gb_month
-        if (
-            disk.deleted_at is not None
-            or kept_until.get(disk.name, now) > now
-            or unclaimed(disk)
-            or getattr(disk, "cloud_state", None) == "in-use"
-        ):
-            continue
-        touched = max(disk.created_at, last_touched.get(disk.name, disk.created_at))
-        untouched = _days(touched, now)
-        if disk.instance_id is not None and disk.instance_id in released_ids:
-            reason = "left_behind"
-        elif untouched >= rules.storage_stale_days:
-            reason = "stale"
-        else:
-            continue
-        left.append(StorageNews(disk.name, disk.owner, reason, disk.size_gb, per_month, disk.currency, untouched))
+    left = _storage_news(storage, released_ids, now, rules, last_touched, kept_until)
     news.sort(key=lambda n: (-n.per_day, n.name))
     left.sort(key=lambda s: (-s.per_month, s.name))
-    projects = spending(instances, storage, now, budgets)
+    projects = spending(instances, storage, now, budgets, timelines)
     return Digest(
         news, left, projects, {c: round(a, 2) for c, a in sorted(saved.items()) if a > 0}, _found(instances, storage)
     )

@@ -26,6 +26,7 @@ class Activity(StrEnum):
     UNKNOWN = "unknown"  # no samples, or too few to tell
     YOUNG = "young"  # started less than a window ago: not judged
     SNOOZED = "snoozed"  # someone said it is still needed
+    STOPPED_BILLED = "stopped_billed"  # off, but its meter keeps running (rules/metering.py)
 
 
 @dataclass(frozen=True)

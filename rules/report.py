@@ -2,25 +2,29 @@
 report and `gpu-advise report` show. Pure: the rented things, each GPU's busiest reading per hour, the
 period, the zone and the idle threshold come in.
 
-Per instance and local day it was rented (from its start to its release, parts of days as parts): GPU-hours
-paid are its cards (or its slice) times the hours; a GPU-hour whose busiest reading is above the idle threshold
-is busy, one at or below it idle (both added up by the database), one with no reading unknown (never idle).
-Money: an instance costs its price a day spread over the day's hours while rented (the digest's
-convention); storage its price a month over 30 days until deleted. Idle cost is the instance's cost in
-the share of its GPU-hours that were idle. Each row is one item on one local day; totals are the rows'
-sums, so an export adds up to the report.
+Per instance and local day it was rented (from its start to its release, parts of days as parts): its hours
+on, off and unknown (rules/power.py) and the hours billed (rules/metering.py: an hourly meter's running hours,
+every hour of a period item). GPU-hours paid are its cards (or its slice) times the billed hours; a GPU-hour
+whose busiest reading is above the idle threshold is busy, one at or below it idle (both added up by the
+database), one with no reading unknown (never idle). Money: an hourly instance costs its price for each billed
+hour, a period instance its period price on the day each period starts; storage its price a month over 30 days
+until deleted. Idle cost is the instance's cost in the share of its GPU-hours that were idle. Each row is one
+item on one local day; totals are the rows' sums, so an export adds up to the report.
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 from functools import lru_cache
 from zoneinfo import ZoneInfo
 
+from rules import metering
 from rules.digest import Rented, Stored, per_day
+from rules.metering import Timelines, stretches_of
+from rules.power import Stretch
 
 
 @dataclass(frozen=True)
@@ -39,10 +43,16 @@ class Row:
     busy_gpu_hours: float = 0.0
     idle_gpu_hours: float = 0.0
     unknown_gpu_hours: float = 0.0
+    billed_hours: float = 0.0  # hours of the day billed
+    on_hours: float = 0.0  # hours on, off (the meter stopped or not) and unknown
+    off_hours: float = 0.0
+    unknown_hours: float = 0.0
+    accrued: float | None = None  # a period item's price spread over the day (its cost falls on a period's start)
 
     @property
     def idle_cost(self) -> float:
-        return self.cost * self.idle_gpu_hours / self.gpu_hours if self.gpu_hours else 0.0
+        worth = self.cost if self.accrued is None else self.accrued
+        return worth * self.idle_gpu_hours / self.gpu_hours if self.gpu_hours else 0.0
 
 
 @dataclass(frozen=True)
@@ -63,7 +73,7 @@ class Released:
     at: datetime
     currency: str
     per_day: float  # what it no longer costs
-    saved: float  # from its release to the end of the period
+    saved: float  # from its release (or the end of the period it was paid for) to the end of the report
 
 
 @dataclass(frozen=True)
@@ -164,17 +174,20 @@ def build(
     end: date,
     zone: ZoneInfo,
     now: datetime,
+    timelines: Timelines | None = None,
 ) -> Report:
     """The report of [start, end] (local days, both included) up to `now`. `daily`: per instance and local day,
-    its busy and idle GPU-hours (as the database adds them up: bot/state/usage.py)."""
+    its busy and idle GPU-hours (as the database adds them up: bot/state/usage.py); `timelines`: when each
+    instance was on and off (without one, on since its start)."""
     first = datetime.combine(start, datetime.min.time(), zone)
     last = min(datetime.combine(end + timedelta(days=1), datetime.min.time(), zone), now)
     report = Report(start, end)
     for inst in instances:
-        report.rows += _instance_rows(inst, daily, first, last, zone)
+        stretches = stretches_of(inst, timelines, last)
+        report.rows += _instance_rows(inst, stretches, daily, first, last, zone)
         by = getattr(inst, "released_by", None)
         if inst.released_at is not None and first <= inst.released_at < last and by and by != "cloud":
-            saved = per_day(inst) * (last - inst.released_at).total_seconds() / 86400
+            saved = metering.saved(inst, stretches, last)
             report.released.append(
                 Released(inst.name, by, inst.released_at, inst.currency, per_day(inst), round(saved, 2))
             )
@@ -207,13 +220,22 @@ def _days(begin: datetime, stop: datetime, zone: ZoneInfo) -> Iterable[tuple[dat
 
 
 def _instance_rows(
-    inst: Rented, daily: Mapping[tuple[int, date], tuple[float, float]], first: datetime, last: datetime, zone: ZoneInfo
+    inst: Rented,
+    stretches: Sequence[Stretch],
+    daily: Mapping[tuple[int, date], tuple[float, float]],
+    first: datetime,
+    last: datetime,
+    zone: ZoneInfo,
 ) -> list[Row]:
     begin, stop = max(inst.started_at, first), min(inst.released_at or last, last)
-    cards, per_hour = _cards(inst), per_day(inst) / 24
+    cards = _cards(inst)
     rows = []
-    for day, hours in _days(begin, stop, zone):
-        paid = cards * hours
+    for day, _ in _days(begin, stop, zone):
+        lo, hi = _bounds(day, zone)
+        lo, hi = max(lo, begin), min(hi, stop)
+        hours = metering.hours(inst, stretches, lo, hi)
+        billed = metering.billed_hours(inst, stretches, lo, hi)
+        paid = cards * billed
         busy_hours, idle_hours = daily.get((inst.id, day), (0.0, 0.0))
         busy = min(busy_hours, paid)
         idle = min(idle_hours, paid - busy)
@@ -228,11 +250,18 @@ def _instance_rows(
                 str(getattr(inst, "gpu", "")),
                 cards,
                 inst.currency,
-                round(per_hour * hours, 4),
+                round(metering.cost(inst, stretches, lo, hi), 4),
                 round(paid, 4),
                 round(busy, 4),
                 round(idle, 4),
                 round(paid - busy - idle, 4),
+                round(billed, 4),
+                round(hours.on, 4),
+                round(hours.off + hours.off_billed, 4),
+                round(hours.unknown, 4),
+                None
+                if metering.basis(inst) is metering.Basis.HOURLY
+                else round(billed * metering.spread_per_hour(inst), 4),
             )
         )
     return rows

@@ -59,11 +59,14 @@ def budget(
 
 def _list(settings: Any, rentals: Any, workspace: str, now: datetime, as_json: bool) -> None:
     from bot.state.budgets import Budgets
+    from bot.state.power import PowerLog
     from rules.budget import standings
 
     local = now.astimezone(ZoneInfo(settings.remind_tz))
+    instances = rentals.instances(workspace)
+    timelines = PowerLog(rentals.store).timelines(instances, now)
     found = standings(
-        rentals.instances(workspace), rentals.storage(workspace), Budgets(rentals.store).of(workspace), local
+        instances, rentals.storage(workspace), Budgets(rentals.store).of(workspace), local, timelines=timelines
     )
     rows = [
         {

@@ -64,6 +64,7 @@ def remind(
         channels=channel,
         now=lambda: datetime.now(UTC),
         rules=policy.idle,
+        metering=policy.metering,
         lang=lang or channel_lang(schedules, workspace, load_settings(terminal=False).lang),
         zone=lambda ch: ZoneInfo(schedules.of(workspace, ch).zone),
         force=force,

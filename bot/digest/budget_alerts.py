@@ -14,11 +14,13 @@ from zoneinfo import ZoneInfo
 
 from bot.chat.port import ChatError, Teller
 from bot.state.budgets import Budgets
+from bot.state.power import PowerLog
 from bot.state.rentals import Rentals
 from bot.text import Lang, t
 from bot.text.budget import forecast_text
 from bot.text.format import money, show
 from rules.budget import Standing, crossed, standings
+from rules.policy import Metering
 
 log = logging.getLogger(__name__)
 
@@ -38,6 +40,7 @@ def check_budgets(
     zone: ZoneInfo,
     thresholds: tuple[float, ...],
     lang_of: Callable[[str, str], Lang],
+    metering: Metering | None = None,
 ) -> list[Alert]:
     """Send each alert that is due; returns what was sent. `lang_of(team, channel)`: a channel's language."""
     budgets, local = Budgets(rentals.store), now.astimezone(zone)
@@ -45,7 +48,8 @@ def check_budgets(
     sent: list[Alert] = []
     for team in budgets.teams():
         instances, storage = rentals.instances(team), rentals.storage(team)
-        for standing in standings(instances, storage, budgets.of(team), local):
+        timelines = PowerLog(rentals.store, metering).timelines(instances, now)
+        for standing in standings(instances, storage, budgets.of(team), local, timelines=timelines):
             reached = crossed(standing, thresholds)
             highest = (
                 budgets.claim_alert(team, standing.project, standing.currency, month, reached, now) if reached else None

@@ -68,6 +68,7 @@ def run_due(deps: Deps, outlet_for: Callable[[str], Outlet]) -> list[Outcome]:
             channels=due,
             now=deps.now,
             rules=deps.policy.idle,
+            metering=deps.policy.metering,
             lang=_langs(plans, deps.settings.lang),
             zone=_zones(plans),
             scheduled=True,
@@ -95,6 +96,7 @@ def budgets_due(deps: Deps, teller_of: Callable[[str], Teller]) -> list[Alert]:
         ZoneInfo(deps.settings.remind_tz),
         deps.policy.budget.thresholds_pct,
         lang_of,
+        deps.policy.metering,
     )
     for alert in sent:
         log.info("budget alert: %s past %s%% in %s", alert.project, alert.threshold_pct, ", ".join(alert.channels))

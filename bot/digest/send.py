@@ -25,12 +25,13 @@ from bot.actions.warn import Warner
 from bot.digest.outlet import Outlet, Undelivered
 from bot.state.budgets import Budgets
 from bot.state.digest_sends import Sends
+from bot.state.power import PowerLog
 from bot.state.rentals import Instance, Rentals, Storage
 from bot.state.windows import gpu_windows
 from bot.text import Lang
 from rules.budget import standings
 from rules.digest import Digest, compose, spending
-from rules.policy import Idle
+from rules.policy import Idle, Metering
 
 SAMPLE_HORIZON = timedelta(days=1)  # how far back the quiet stretch of an idle instance is traced
 log = logging.getLogger(__name__)
@@ -44,7 +45,9 @@ class Outcome:
     error: str | None = None
 
 
-def digests(rentals: Rentals, team: str, channels: list[str], now: datetime, rules: Idle) -> dict[str, Digest]:
+def digests(
+    rentals: Rentals, team: str, channels: list[str], now: datetime, rules: Idle, metering: Metering | None = None
+) -> dict[str, Digest]:
     """Compose the digests of `channels` in a few queries for the whole workspace: the rented things,
     each GPU's summary of the window's samples and when each quiet stretch began (both added up by the
     database), and disk reports."""
@@ -72,8 +75,9 @@ def digests(rentals: Rentals, team: str, channels: list[str], now: datetime, rul
         stored[disk.channel].append(disk)
     # Spend and budgets are the workspace's: a project's month counts every channel's things.
     budgets = Budgets(rentals.store).of(team)
-    spend = spending(everything, all_storage, now, budgets)
-    ahead = {(s.project, s.currency): s for s in standings(everything, all_storage, budgets, now)}
+    timelines = PowerLog(rentals.store, metering).timelines(everything, now)
+    spend = spending(everything, all_storage, now, budgets, timelines)
+    ahead = {(s.project, s.currency): s for s in standings(everything, all_storage, budgets, now, timelines=timelines)}
     spend = [replace(s, forecast=ahead.get((s.project, s.currency))) for s in spend]
     out = {}
     for channel in channels:
@@ -89,6 +93,7 @@ def digests(rentals: Rentals, team: str, channels: list[str], now: datetime, rul
             snoozes={i.id: i.snoozed_until for i in mine if i.snoozed_until},
             kept={s.name: s.kept_until for s in kept if s.kept_until},
             quiet_since=quiet,
+            timelines=timelines,
         )
         projects = {(i.project or "", i.currency) for i in mine} | {(d.project or "", d.currency) for d in kept}
         out[channel] = replace(made, spend=[s for s in spend if (s.project, s.currency) in projects])
@@ -125,6 +130,7 @@ def send_digests(
     pace_s: float = 1.0,
     scheduled: bool = False,
     sleep: Callable[[float], None] = time.sleep,
+    metering: Metering | None = None,
 ) -> list[Outcome]:
     """Each channel's digest (`channels`, else every channel with something running or kept), in the
     channel's zone (`zone`, or a function of the channel). `scheduled`: a day with nothing to say is
@@ -132,7 +138,7 @@ def send_digests(
     outcomes: list[Outcome] = []
     last_post: float | None = None
     wanted = channels if channels is not None else channels_of(rentals, team)
-    composed = digests(rentals, team, wanted, now(), rules)  # at the start: a long paced send reads no more
+    composed = digests(rentals, team, wanted, now(), rules, metering)  # at the start: a long paced send reads no more
     warner = Warner(rentals)
     for channel in wanted:
         moment = now()

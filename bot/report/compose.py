@@ -9,8 +9,10 @@ from datetime import UTC, date, datetime, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
 
+from bot.state.power import PowerLog
 from bot.state.rentals import Rentals
 from bot.state.usage import daily_activity
+from rules.policy import Metering
 from rules.report import Rank, Report, build
 
 
@@ -25,6 +27,7 @@ def compose(
     busy_above_pct: float,
     channel: str | None = None,
     project: str | None = None,
+    metering: Metering | None = None,
 ) -> Report:
     return next(
         compose_parts(
@@ -38,6 +41,7 @@ def compose(
             channel=channel,
             project=project,
             part=None,
+            metering=metering,
         )
     )
 
@@ -57,6 +61,7 @@ def compose_parts(
     channel: str | None = None,
     project: str | None = None,
     part: int | None = PART,
+    metering: Metering | None = None,
 ) -> Iterator[Report]:
     """The report in parts of `part` instances (storage in the last), each read and built on its own, so a
     month's CSV of thousands of instances is written without holding every row at once; `part=None`: one."""
@@ -72,7 +77,8 @@ def compose_parts(
             rentals.store, [i.id for i in batch], first, min(last, now), offset_s=offset, busy_above_pct=busy_above_pct
         )
         kept = storage if n == len(batches) - 1 else []
-        yield build(batch, kept, daily, start=start, end=end, zone=zone, now=now)
+        timelines = PowerLog(rentals.store, metering).timelines(batch, min(last, now))
+        yield build(batch, kept, daily, start=start, end=end, zone=zone, now=now, timelines=timelines)
 
 
 def _wanted(inst: Any, project: str | None, first: datetime, last: datetime) -> bool:

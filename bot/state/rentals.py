@@ -18,7 +18,15 @@ from sqlalchemy import delete, func, insert, or_, select, update
 from sqlalchemy.exc import IntegrityError
 
 from bot.logs import keep_secret
-from bot.state.schema import as_seconds, disk_reports, gpu_samples, rental_instances, rental_storage, seconds_of
+from bot.state.schema import (
+    as_seconds,
+    disk_reports,
+    gpu_samples,
+    power_reports,
+    rental_instances,
+    rental_storage,
+    seconds_of,
+)
 from bot.state.store import Store
 from rules.policy import Idle
 from rules.samples import Sample
@@ -61,6 +69,9 @@ class Instance:
     spot: bool = False
     released_by: str | None = None  # a Slack user, "cloud" or "bot"
     hidden_by: str | None = None  # "Not ours"
+    billing: str | None = None  # hourly, day, month; None: from `unit` (rules/metering.py)
+    stop_billing: str | None = None  # stops, keeps; None: stops
+    provider: str | None = None  # the provider account it bills to: aws, autodl, aliyun, ...
 
 
 @dataclass(frozen=True)
@@ -194,7 +205,13 @@ class Rentals:
         row = {"team": team, "name": name, **fields, "token_hash": token_hash(token), "request_key": request_key}
         try:
             with self.store.writing() as conn:
-                conn.execute(insert(rental_instances).values(**row))
+                made = conn.execute(insert(rental_instances).values(**row)).inserted_primary_key
+                assert made is not None
+                if row.get("source", "track") == "track":  # typed: on from its start, until told otherwise
+                    at = row["started_at"]
+                    conn.execute(
+                        insert(power_reports).values(instance_id=made[0], state="on", at=at, last_at=at, source="track")
+                    )
         except IntegrityError:
             raise RentalError("instance_exists", name=name) from None
         found = self.instance(team, name)

@@ -206,6 +206,11 @@ rental_instances = Table(
     Column("spot", Boolean, nullable=False, server_default=false()),
     Column("released_by", String(ID)),  # who released it: a Slack user, "cloud" (gone from the cloud), "bot"
     Column("hidden_by", String(ID)),  # "Not ours": the admin who hid it from digests and lists
+    # how it is billed (0022): hourly, day or month (NULL: from `unit`); whether stopping stops an hourly
+    # meter: stops or keeps (NULL: stops); the provider account it bills to (aws, autodl, aliyun, ...)
+    Column("billing", String(8)),
+    Column("stop_billing", String(8)),
+    Column("provider", String(32)),
     UniqueConstraint("team", "name", name="uq_rental_instances_team_name"),
     Index(None, "token_hash"),
     Index(None, "team", "machine_id"),
@@ -265,6 +270,36 @@ gpu_samples = Table(
     Column("power_w", Float),
     # kept once (0013); ordered by time within an instance, so it also serves every time-range read (0019)
     Index("uq_gpu_samples_instance_at_gpu", "instance_id", "at", "gpu", unique=True),
+)
+
+power_reports = Table(  # when an instance was on or off, and who said so (0022): rules/power.py reads them
+    "power_reports",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("instance_id", Integer, ForeignKey("rental_instances.id"), nullable=False),
+    Column("state", String(8), nullable=False),  # on, off
+    Column("at", UtcDateTime, nullable=False),
+    Column("last_at", UtcDateTime, nullable=False),  # seen so until then (heartbeats and scans extend it)
+    Column("source", String(16), nullable=False),  # agent, aws, k8s, person, bot, track
+    Column("charging", Boolean),  # off as a cloud said: its meter keeps running (True) or stopped (False)
+    Column("by", String(ID)),  # the person, for a person's report
+    Index("uq_power_reports_instance_at", "instance_id", "at", "state", "source", unique=True),
+)
+
+prepaid_balances = Table(  # a provider account's prepaid balance, as typed or read from its API (0022)
+    "prepaid_balances",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("team", String(ID), nullable=False),
+    Column("provider", String(32), nullable=False),
+    Column("amount", Float, nullable=False),
+    Column("currency", String(3), nullable=False),
+    Column("at", UtcDateTime, nullable=False),  # when the balance was this
+    Column("source", String(16), nullable=False),  # typed, or the API that reported it
+    Column("recorded_by", String(ID)),
+    Column("recorded_at", UtcDateTime, nullable=False),
+    Column("alerted_below_h", Float),  # the lowest runway threshold already told for this balance
+    Index(None, "team", "provider", "at"),
 )
 
 disk_reports = Table(

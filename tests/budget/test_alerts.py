@@ -5,6 +5,7 @@ budget before the threshold; `gpu-advise budget` in the terminal."""
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from zoneinfo import ZoneInfo
@@ -34,8 +35,10 @@ def box(
     started: datetime = NOW - timedelta(days=2),
     project: str = "llm",
     released: datetime | None = None,
+    billing: str | None = "hourly",  # a day's price billed by the hour while it runs (here: all the time)
 ) -> Instance:
-    return Instance(1, "T1", name, "C1", "U1", project, "A100-80GB", 1, None, "day", price, "CNY", started, released)
+    made = Instance(1, "T1", name, "C1", "U1", project, "A100-80GB", 1, None, "day", price, "CNY", started, released)
+    return replace(made, billing=billing)
 
 
 def test_spend_forecast_and_thresholds_add_up() -> None:
@@ -46,6 +49,14 @@ def test_spend_forecast_and_thresholds_add_up() -> None:
     assert standing.forecast == round(900 + 400 * days_left, 2) == 9500.0
     assert standing.month_end.isoformat() == "2026-12-31" and standing.top == (("a", 800.0), ("b", 100.0))
     assert crossed(standing, THRESHOLDS) == [50.0, 80.0] and round(standing.over_pct) == 850
+
+
+def test_a_day_card_bills_each_day_started_and_forecasts_its_renewals() -> None:
+    card = box("a", billing=None, started=NOW - timedelta(days=2, hours=1))  # 400/day, two days and an hour in
+    [standing] = standings([card], [], {("llm", "CNY"): 1000.0}, NOW.astimezone(SHANGHAI))
+    assert standing.spent == 1200.0  # three periods started: 03:00 UTC Dec 8, 9 and 10
+    # renewals at 03:00 UTC Dec 11..31 (Dec 31 03:00 UTC is 11:00 in Shanghai, before the month's end): 21
+    assert standing.forecast == 1200.0 + 400 * 21
 
 
 def test_one_alert_per_threshold_and_month_the_highest_when_several(tmp_path: Path) -> None:
@@ -60,6 +71,7 @@ def test_one_alert_per_threshold_and_month_the_highest_when_several(tmp_path: Pa
         "currency": "CNY",
         "owner": "U1",
         "project": "llm",
+        "billing": "hourly",  # a day's price billed by the hour: the alerts' arithmetic in hours
     }
     rentals.track_instance("T1", "a", fields | {"channel": "C1", "started_at": NOW - timedelta(days=2)})
     rentals.track_instance("T1", "b", fields | {"channel": "C2", "started_at": NOW - timedelta(hours=1)})

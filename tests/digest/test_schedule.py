@@ -133,8 +133,9 @@ def test_a_budget_shows_beside_the_project_spend_across_channels_and_flags_over(
         assert "llm ¥50" in replies(h, 3)[2]["text"]
         run_due(h.deps, h.outlets())
         footer = str(h.posts(channel="C1")[0]["blocks"])
-        # each box has run 9 hours this month at 400/day: 150 each, 300 for the project across both channels
-        assert "llm ¥300 / 预算 ¥50 :warning: 已超预算" in footer  # the channel speaks GPU_ADVISOR_LANG (zh)
+        # each box has run 9 hours this month at 400/day, billed by the day started: 400 each, 800 for the
+        # project across both channels
+        assert "llm ¥800 / 预算 ¥50 :warning: 已超预算" in footer  # the channel speaks GPU_ADVISOR_LANG (zh)
         h.send.command("budget llm off", response_url=h.fake.response_url("4"))
         assert "removed" in replies(h, 4)[3]["text"]
 

@@ -20,7 +20,8 @@ from tests.support.state_template import migrated_state_db
 
 NOW = datetime(2026, 12, 3, 4, tzinfo=UTC)  # 12:00 in Shanghai
 SHANGHAI = ZoneInfo("Asia/Shanghai")
-FIELDS = {"gpu": "A100-80GB", "share": None, "unit": "day", "currency": "CNY", "channel": "C1"}
+# a day's price billed by the hour while it runs (here: all the time), so the money is the hours' share of it
+FIELDS = {"gpu": "A100-80GB", "share": None, "unit": "day", "billing": "hourly", "currency": "CNY", "channel": "C1"}
 
 
 def world(target: Path | str, started: datetime = datetime(2026, 12, 2, 16, tzinfo=UTC)) -> Rentals:

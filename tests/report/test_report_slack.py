@@ -86,8 +86,9 @@ def test_app_home_shows_what_you_rent_your_spend_and_your_budgets(tmp_path: Path
         (published,) = h.fake.wait_for(lambda: h.fake.of("views.publish"))
         text = json.dumps(published["view"], ensure_ascii=False)
         assert "What you rent" in text and "*a* A100-80GB × 1 · ¥480/day" in text and "*b*" not in text
-        assert "Your spend this month: ¥3,080" in text  # a: 480 a day since 12-01 00:00 in Shanghai (6.42 days)
-        assert "Budget of *llm* (you set it): ¥6,160 of ¥10,000. At this rate ¥29,760 by 12-31, 198% over." in text
+        # a: 480/day, billed for each day started: the six days' periods that began since 12-01 00:00 in Shanghai
+        assert "Your spend this month: ¥2,880" in text
+        assert "Budget of *llm* (you set it): ¥5,760 of ¥10,000. At this rate ¥29,760 by 12-31, 198% over." in text
 
 
 def test_app_home_shows_the_last_report_chart_of_your_channels(tmp_path: Path) -> None:

@@ -75,7 +75,7 @@ def test_a_snoozed_instance_is_not_news_until_the_snooze_ends() -> None:
 
 
 def test_storage_left_behind_or_untouched_past_the_policy_age() -> None:
-    released = Box(1, "gone", released_at=NOW - timedelta(hours=10))
+    released = Box(1, "gone", price=14, unit="hour", released_at=NOW - timedelta(hours=10))
     disks = [
         Disk("ckpt", instance_id=1),
         Disk("old", created_at=NOW - timedelta(days=20)),
@@ -88,13 +88,17 @@ def test_storage_left_behind_or_untouched_past_the_policy_age() -> None:
     )
     assert [(s.name, s.reason) for s in digest.storage] == [("ckpt", "left_behind"), ("old", "stale")]
     assert digest.storage[0].per_month == 30.0
-    assert digest.saved == {"CNY": round(400 * 10 / 24, 2)}  # released ten hours ago
+    assert digest.saved == {"CNY": 140.0}  # an hourly meter, on all day, released ten hours ago: 10 h x 14
     assert digest.instances == []
+    by_day = Box(2, "daily", released_at=NOW - timedelta(hours=10))  # 400/day from NOW - 3 days: paid until NOW
+    assert compose([by_day], [], {}, now=NOW, rules=RULES).saved == {}
+    later = NOW + timedelta(hours=1)  # the next day's period was not started: 400 saved
+    assert compose([by_day], [], {}, now=later, rules=RULES).saved == {"CNY": 400.0}
 
 
 def test_month_to_date_spend_per_project_and_currency() -> None:
     boxes = [
-        Box(1, "a", started_at=datetime(2026, 10, 20, tzinfo=UTC)),  # billed from Nov 1
+        Box(1, "a", started_at=datetime(2026, 10, 20, tzinfo=UTC)),  # 400/day: each day's period from Nov 1
         Box(2, "b", project="search", price=2, unit="hour", currency="USD"),
         Box(3, "c", released_at=NOW - timedelta(days=1)),
     ]
@@ -103,5 +107,6 @@ def test_month_to_date_spend_per_project_and_currency() -> None:
     assert {(s.project, s.budget) for s in made.spend} == {("llm", 20000), ("ops", 500), ("search", None)}
     assert spend[("ops", "USD")] == 0  # a budget with nothing spent yet is still shown
     assert spend[("search", "USD")] == 144.0  # 3 days of 48/day
-    assert spend[("llm", "CNY")] == round(400 * (29 + 1.5 / 24) + 400 * 2, 2)
+    # a: the 30 periods started Nov 1 to Nov 30 00:00; c: two days started 01:30 Nov 27 and 28, then released
+    assert spend[("llm", "CNY")] == 400 * 30 + 400 * 2
     assert per_day(Box(9, "m", price=11500, unit="month")) == 11500 / 30

@@ -10,6 +10,7 @@ from zoneinfo import ZoneInfo
 
 from bot.deps import Deps
 from bot.state.budgets import Budgets
+from bot.state.power import PowerLog
 from bot.state.rentals import Rentals
 from bot.state.report_channels import ReportCharts
 from bot.text import Lang, t
@@ -24,9 +25,11 @@ def rentals_text(deps: Deps, team: str, user: str, lang: Lang, now: datetime) ->
     local = now.astimezone(ZoneInfo(deps.settings.remind_tz))
     instances = [i for i in rentals.instances(team) if i.owner == user and not i.hidden_by]
     storage = [s for s in rentals.storage(team) if s.owner == user and not s.hidden_by]
+    everything = rentals.instances(team)
+    timelines = PowerLog(deps.store, deps.policy.metering).timelines(everything, now)
     spent: dict[str, float] = defaultdict(float)
     for inst in instances:
-        spent[inst.currency] += spent_this_month(inst, local)
+        spent[inst.currency] += spent_this_month(inst, local, timelines)
     for disk in storage:
         spent[disk.currency] += stored_this_month(disk, local)
     lines = [t("slack.home_rentals", lang)]
@@ -57,7 +60,7 @@ def rentals_text(deps: Deps, team: str, user: str, lang: Lang, now: datetime) ->
     lines.append(t("slack.home_spent", lang, amount=spend or money(0, deps.settings.currency)))
     budgets = Budgets(deps.store)
     mine = {key: amount for key, amount in budgets.of(team).items() if budgets.set_by(team, key[0]) == user}
-    for standing in standings(rentals.instances(team), rentals.storage(team), mine, local):
+    for standing in standings(everything, rentals.storage(team), mine, local, timelines=timelines):
         lines.append(
             t(
                 "slack.home_budget",

@@ -1,0 +1,147 @@
+"""When each instance was on or off (power_reports), as its agent, the cloud's scans, people and the bot said.
+
+A machine's sighting (a heartbeat, a scan) that repeats the latest report of its source extends it (`last_at`)
+instead of adding a row, so an instance has a few rows a day, not one a heartbeat. A person's report is
+checked: not in the future, and not inside a stretch a machine saw otherwise (error.power.*). A report already
+kept (same time, state and source: a retried post, a replayed buffer) is kept once; reports out of order are
+read in time order (rules/power.py).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+from sqlalchemy import insert, select, update
+from sqlalchemy.exc import IntegrityError
+
+from bot.state.rentals import RentalError
+from bot.state.schema import power_reports
+from bot.state.store import Store
+from rules.policy import Metering
+from rules.power import HELD, Power, PowerReport, Stretch, timeline
+
+
+def silence(rules: Metering) -> dict[str, timedelta]:
+    return {"agent": timedelta(minutes=rules.agent_silent_minutes), "scan": timedelta(hours=rules.scan_silent_hours)}
+
+
+@dataclass(frozen=True)
+class Sighting:
+    instance_id: int
+    state: Power
+    at: datetime
+    source: str
+    charging: bool | None = None
+
+
+def _report(row: Any) -> PowerReport:
+    return PowerReport(Power(row[0]), row[1], row[2], row[3], row[4])
+
+
+class PowerLog:
+    def __init__(self, store: Store, rules: Metering | None = None) -> None:
+        self.store, self.rules = store, rules or Metering()
+
+    def reports(self, instance_ids: Iterable[int], before: datetime | None = None) -> dict[int, list[PowerReport]]:
+        """Each instance's reports, in time order (those from `before` on left out)."""
+        ids = sorted(set(instance_ids))
+        out: dict[int, list[PowerReport]] = defaultdict(list)
+        c = power_reports.c
+        for start in range(0, len(ids), 900):
+            query = select(c.instance_id, c.state, c.at, c.last_at, c.source, c.charging).where(
+                c.instance_id.in_(ids[start : start + 900])
+            )
+            if before is not None:
+                query = query.where(c.at < before)
+            with self.store.reading() as conn:
+                for row in conn.execute(query.order_by(c.instance_id, c.at)):
+                    out[row[0]].append(_report(row[1:]))
+        return out
+
+    def timelines(self, things: Iterable[object], now: datetime) -> dict[int, list[Stretch]]:
+        """Each instance's stretches from its start to its release (or `now`)."""
+        items = list(things)
+        found = self.reports([i.id for i in items], before=now)  # type: ignore[attr-defined]
+        gaps = silence(self.rules)
+        out = {}
+        for item in items:
+            begin, released = item.started_at, item.released_at  # type: ignore[attr-defined]
+            end = min(released, now) if released is not None else now
+            out[item.id] = timeline(found.get(item.id, []), begin, end, gaps)  # type: ignore[attr-defined]
+        return out
+
+    def sight(self, sightings: Sequence[Sighting]) -> int:
+        """Keep machine sightings: each extends its source's latest report when it repeats it within the
+        source's silence limit, else starts a new one. Returns how many new reports were kept."""
+        if not sightings:
+            return 0
+        latest = self.reports({s.instance_id for s in sightings})
+        gaps = silence(self.rules)
+        new = 0
+        with self.store.writing() as conn:
+            for s in sorted(sightings, key=lambda s: s.at):
+                mine = latest.setdefault(s.instance_id, [])
+                prior = [r for r in mine if r.at <= s.at]
+                last = prior[-1] if prior else None
+                if (
+                    last is not None
+                    and (last.source, last.state, last.charging) == (s.source, s.state, s.charging)
+                    and s.at - last.last_at <= gaps.get(s.source, gaps["scan"])
+                ):
+                    if s.at > last.last_at:  # the same word again: it holds until now
+                        c = power_reports.c
+                        conn.execute(
+                            update(power_reports)
+                            .where(c.instance_id == s.instance_id, c.at == last.at, c.source == last.source)
+                            .values(last_at=s.at)
+                        )
+                        mine[mine.index(last)] = PowerReport(last.state, last.at, s.at, last.source, last.charging)
+                    continue
+                if any((r.at, r.state, r.source) == (s.at, s.state, s.source) for r in mine):
+                    continue  # kept already (a replayed buffer)
+                conn.execute(
+                    insert(power_reports).values(
+                        instance_id=s.instance_id,
+                        state=s.state.value,
+                        at=s.at,
+                        last_at=s.at,
+                        source=s.source,
+                        charging=s.charging,
+                    )
+                )
+                mine.append(PowerReport(s.state, s.at, s.at, s.source, s.charging))
+                mine.sort(key=lambda r: r.at)
+                new += 1
+        return new
+
+    def say(self, instance_id: int, state: Power, at: datetime, now: datetime, *, source: str, by: str | None) -> bool:
+        """A person's (or the bot's) word that the instance went on or off at `at`. False: already kept.
+        RentalError power_future (after `now`) or power_overlaps (a machine saw it otherwise then)."""
+        if at > now + timedelta(minutes=1):
+            raise RentalError("power_future", at=at.isoformat(timespec="minutes"))
+        for r in self.reports([instance_id]).get(instance_id, []):
+            if r.at == at and r.state is state and r.source == source:
+                return False
+            if r.source not in HELD and r.state is not state and r.at < at < r.last_at:
+                raise RentalError(
+                    "power_overlaps",
+                    at=at.isoformat(timespec="minutes"),
+                    state=r.state.value,
+                    source=r.source,
+                    start=r.at.isoformat(timespec="minutes"),
+                    end=r.last_at.isoformat(timespec="minutes"),
+                )
+        try:
+            with self.store.writing() as conn:
+                conn.execute(
+                    insert(power_reports).values(
+                        instance_id=instance_id, state=state.value, at=at, last_at=at, source=source, by=by
+                    )
+                )
+        except IntegrityError:
+            return False
+        return True

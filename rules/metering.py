@@ -1,0 +1,229 @@
+"""What the bill says: an instance's money from how it is billed and when it ran.
+
+Pure. An instance is billed `hourly` (pay-as-you-go, spot, a slice by the hour: its price for each hour the
+meter runs; the articles' "按秒计费的共享实例，随开随停", "开机即用，关机不扣钱") or by a period, `day` or `month`
+(its period price for each period started, running or not, until released; periods follow one another from
+its start, a month being a calendar month from the start's day). An hourly meter runs while the instance is on,
+while nobody knows (unknown), and while it is off where stopping keeps the meter running (`stop_billing`
+"keeps": Tencent Cloud's and Baidu's default, Alibaba Cloud without economical mode, or a cloud's own
+keep-charging stop). The basis comes from the price's unit unless set. An instance with no power timeline
+(rules/power.py) is taken as on from its start.
+"""
+
+from __future__ import annotations
+
+import calendar
+import math
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from enum import StrEnum
+from typing import Any
+
+from rules.power import Hours, Power, Stretch, hours_in, state_at
+
+PER_DAY = {"hour": 24.0, "day": 1.0, "month": 1 / 30}  # a month is 30 days in rates (the quote's convention)
+FORECAST_DAYS = 7  # an hourly item's share of billed time is read over the last week
+
+
+class Basis(StrEnum):
+    HOURLY = "hourly"
+    DAY = "day"
+    MONTH = "month"
+
+
+BASIS_OF_UNIT = {"hour": Basis.HOURLY, "day": Basis.DAY, "month": Basis.MONTH}
+STOP_BILLING = ("stops", "keeps")
+Timelines = Mapping[int, Sequence[Stretch]]
+
+
+def basis(thing: Any) -> Basis:
+    """Its billing basis: as set, else from its price's unit."""
+    chosen: str | None = getattr(thing, "billing", None)
+    return Basis(chosen) if chosen else BASIS_OF_UNIT[str(thing.unit)]
+
+
+def keeps(thing: Any) -> bool:
+    """Whether its meter runs while it is off (a period item's always does: it is billed by the period)."""
+    return basis(thing) is not Basis.HOURLY or getattr(thing, "stop_billing", None) == "keeps"
+
+
+def per_hour(thing: Any) -> float:
+    """Its price an hour while billed (an unknown price counts nothing)."""
+    price: float = thing.price or 0.0
+    return price * PER_DAY[str(thing.unit)] / 24
+
+
+def period_price(thing: Any) -> float:
+    """What one period of a day or month item costs."""
+    chosen = basis(thing)
+    if thing.unit == chosen.value or (thing.unit == "hour" and chosen is Basis.HOURLY):
+        price: float = thing.price or 0.0
+        return price
+    return per_hour(thing) * 24 * (30 if chosen is Basis.MONTH else 1)
+
+
+def add_months(moment: datetime, months: int) -> datetime:
+    """`moment` `months` calendar months on, its day clamped to the month's length (Jan 31 + 1 = Feb 28)."""
+    index = moment.month - 1 + months
+    year, month = moment.year + index // 12, index % 12 + 1
+    return moment.replace(year=year, month=month, day=min(moment.day, calendar.monthrange(year, month)[1]))
+
+
+def period_starts(thing: Any, lo: datetime, hi: datetime) -> Iterator[datetime]:
+    """The starts of its periods in [lo, hi) and before its release, first first."""
+    chosen, begin = basis(thing), thing.started_at
+    stop = min(hi, thing.released_at) if thing.released_at is not None else hi
+    if lo <= begin:
+        step = 0
+    elif chosen is Basis.DAY:
+        step = math.ceil((lo - begin) / timedelta(days=1))
+    else:
+        step = max((lo.year - begin.year) * 12 + lo.month - begin.month - 1, 0)
+    while True:
+        at = begin + timedelta(days=step) if chosen is Basis.DAY else add_months(begin, step)
+        if at >= stop:
+            return
+        if at >= lo:
+            yield at
+        step += 1
+
+
+def period_end(thing: Any, moment: datetime) -> datetime:
+    """The end of the period running at `moment`."""
+    chosen, begin = basis(thing), thing.started_at
+    assert isinstance(begin, datetime)
+    if chosen is Basis.DAY:
+        return begin + timedelta(days=int((moment - begin) / timedelta(days=1)) + 1)
+    step = max((moment.year - begin.year) * 12 + moment.month - begin.month - 1, 0)
+    while add_months(begin, step) <= moment:
+        step += 1
+    return add_months(begin, step)
+
+
+def stretches_of(thing: Any, timelines: Timelines | None, now: datetime) -> Sequence[Stretch]:
+    """Its timeline, or on from its start when it has none."""
+    found = (timelines or {}).get(thing.id)
+    if found is not None:
+        return found
+    end = min(thing.released_at, now) if thing.released_at is not None else now
+    return [Stretch(Power.ON, thing.started_at, end, "track")] if end > thing.started_at else []
+
+
+def _rented(thing: Any, start: datetime, end: datetime) -> tuple[datetime, datetime]:
+    stop = min(thing.released_at, end) if thing.released_at is not None else end
+    return max(thing.started_at, start), stop
+
+
+def hours(thing: Any, stretches: Sequence[Stretch], start: datetime, end: datetime) -> Hours:
+    """Its hours of each state in [start, end), within its rental."""
+    lo, hi = _rented(thing, start, end)
+    return hours_in(stretches, lo, hi, keeps(thing)) if hi > lo else Hours()
+
+
+def billed_hours(thing: Any, stretches: Sequence[Stretch], start: datetime, end: datetime) -> float:
+    """Hours billed in [start, end): an hourly meter's running hours; every rented hour of a period item."""
+    got = hours(thing, stretches, start, end)
+    return got.billed if basis(thing) is Basis.HOURLY else got.total
+
+
+def cost(thing: Any, stretches: Sequence[Stretch], start: datetime, end: datetime) -> float:
+    """Money billed in [start, end): hourly, its billed hours at its price; a period item, each period started."""
+    if basis(thing) is Basis.HOURLY:
+        return billed_hours(thing, stretches, start, end) * per_hour(thing)
+    lo, hi = _rented(thing, start, end)
+    if hi <= lo:
+        return 0.0
+    return period_price(thing) * sum(1 for _ in period_starts(thing, lo, hi))
+
+
+def spread_per_hour(thing: Any) -> float:
+    """Its money an hour billed: an hourly item's price, a period item's period price over the period's hours."""
+    chosen = basis(thing)
+    if chosen is Basis.HOURLY:
+        return per_hour(thing)
+    return period_price(thing) / (24 * (30 if chosen is Basis.MONTH else 1))
+
+
+def accrued(thing: Any, stretches: Sequence[Stretch], start: datetime, end: datetime) -> float:
+    """Its billed hours in [start, end) at its money an hour: what a stretch of it is worth (what an idle stretch
+    burned), a period item's price spread over its period rather than paid at its start."""
+    return billed_hours(thing, stretches, start, end) * spread_per_hour(thing)
+
+
+def billed_share(thing: Any, stretches: Sequence[Stretch], now: datetime, days: float = FORECAST_DAYS) -> float:
+    """The share of the last `days` (or since its start, when younger) an hourly meter ran; the state now
+    when it has no past."""
+    lo: datetime = max(thing.started_at, now - timedelta(days=days))
+    span = (now - lo).total_seconds() / 3600
+    if span <= 0:
+        state = state_at(stretches, now)
+        return 0.0 if state is Power.OFF and not keeps(thing) else 1.0
+    return min(hours(thing, stretches, lo, now).billed / span, 1.0)
+
+
+def burn_per_hour(thing: Any, stretches: Sequence[Stretch], now: datetime) -> float:
+    """What it costs an hour now: an hourly item while its meter runs (on, unknown, off and still billed), a
+    period item its period price spread over the period; nothing once released."""
+    if thing.released_at is not None and thing.released_at <= now:
+        return 0.0
+    if basis(thing) is not Basis.HOURLY:
+        return spread_per_hour(thing)
+    state = state_at(stretches, now)
+    return 0.0 if state is Power.OFF and not _off_billed(thing, stretches, now) else per_hour(thing)
+
+
+def _off_billed(thing: Any, stretches: Sequence[Stretch], now: datetime) -> bool:
+    for s in reversed(stretches):
+        if s.start <= now:
+            return keeps(thing) if s.charging is None else s.charging
+    return keeps(thing)
+
+
+def stopped_billed(thing: Any, stretches: Sequence[Stretch], now: datetime) -> bool:
+    """Off now with its hourly meter still running: the digest says so, with what to do."""
+    return (
+        basis(thing) is Basis.HOURLY
+        and thing.released_at is None
+        and state_at(stretches, now) is Power.OFF
+        and _off_billed(thing, stretches, now)
+    )
+
+
+def ahead(thing: Any, stretches: Sequence[Stretch], now: datetime, until: datetime) -> float:
+    """What it will cost from `now` to `until` if it goes on as it runs: an hourly item at its share of billed
+    time over the last week, a period item each renewal starting before `until` (the running period is paid)."""
+    if thing.released_at is not None or until <= now:
+        return 0.0
+    if basis(thing) is Basis.HOURLY:
+        return billed_share(thing, stretches, now) * per_hour(thing) * (until - now).total_seconds() / 3600
+    return period_price(thing) * sum(1 for _ in period_starts(thing, now, until))
+
+
+def saved(thing: Any, stretches: Sequence[Stretch], now: datetime) -> float:
+    """What its release has not cost up to `now`: from the end of the period it was released in (an hourly
+    item's at once) at the rate it ran in its last week."""
+    released: datetime | None = thing.released_at
+    if released is None or released >= now:
+        return 0.0
+    if basis(thing) is Basis.HOURLY:
+        rate: float = billed_share(thing, stretches, released) * per_hour(thing)
+        return rate * (now - released).total_seconds() / 3600
+    spent_until = period_end(thing, released)
+    unreleased = replace_release(thing)
+    return period_price(thing) * sum(1 for _ in period_starts(unreleased, spent_until, now))
+
+
+@dataclass(frozen=True)
+class _Unreleased:
+    """An item seen as if it had not been released (what its release saved)."""
+
+    thing: Any
+    released_at: None = None
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.thing, name)
+
+
+def replace_release(thing: Any) -> Any:
+    return _Unreleased(thing)
