@@ -64,7 +64,7 @@ def timeline(
     holds past its last sighting ("agent", "scan" for every cloud, or a source by name)."""
     if end <= start:
         return []
-    ordered = sorted(reports, key=lambda r: (r.at, r.last_at))
+    ordered = sorted(reports, key=lambda r: r.at)  # stable: of two at one time, the later said wins
     out: list[Stretch] = []
     cursor = start
 

@@ -7,7 +7,9 @@ import json
 import logging
 import os
 import shlex
+import signal
 import subprocess
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -216,6 +218,14 @@ def _reason(exc: httpx.HTTPError) -> str:
     return text.split("] ")[-1].lower() if "Errno" in text else text
 
 
+class PowerOff(Exception):
+    """SIGTERM: the box is shutting down (systemd sends it at shutdown, and after an --on-stop command)."""
+
+
+def _on_sigterm(signum: int, frame: object) -> None:
+    raise PowerOff
+
+
 def run(
     url: str,
     token: str,
@@ -229,18 +239,39 @@ def run(
     on_stop: str | None = None,
 ) -> bool:
     """Sample and send until stopped (or once). Returns whether the last send was kept. A stop the bot asks
-    for (in a heartbeat's answer) runs `on_stop` once and its result is sent at once (else with the next post)."""
+    for (in a heartbeat's answer) runs `on_stop` once and its result is sent at once (else with the next post).
+    The first post says the box is on; SIGTERM sends one last post saying it is off, then returns."""
     if not usable_token(token):
         log.error("the token cannot be one the bot issued (it has spaces or characters beyond ASCII)")
         raise TokenRefused("not a token")
     stops = Stops(on_stop)
-    while True:
-        ok = send(client, url, token, buffer, sample(), watched, stops.report(), stops.asked)
-        if stops.pending is not None and send(client, url, token, buffer, [], watched, stops.report(), stops.asked):
-            stops.pending = None
-        if once:
-            return ok
-        sleep(interval)
+    power: dict[str, Any] | None = {"power": "on", "power_at": _now()}
+    previous = None
+    if threading.current_thread() is threading.main_thread():
+        previous = signal.signal(signal.SIGTERM, _on_sigterm)
+    try:
+        while True:
+            extra = {**(stops.report() or {}), **(power or {})}
+            ok = send(client, url, token, buffer, sample(), watched, extra or None, stops.asked)
+            if ok:
+                power = None
+            if stops.pending is not None and send(client, url, token, buffer, [], watched, stops.report(), stops.asked):
+                stops.pending = None
+            if once:
+                return ok
+            sleep(interval)
+    except PowerOff:
+        log.warning("SIGTERM: telling the bot this box is going off")
+        if threading.current_thread() is threading.main_thread():
+            signal.signal(signal.SIGTERM, signal.SIG_DFL)  # a second SIGTERM ends it at once
+        return send(client, url, token, buffer, [], watched, {"power": "off", "power_at": _now()}, None)
+    finally:
+        if previous is not None and threading.current_thread() is threading.main_thread():
+            signal.signal(signal.SIGTERM, previous)
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")
 
 
 ON_STOP_TIMEOUT_S = 300

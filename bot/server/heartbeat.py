@@ -6,7 +6,8 @@ only its hash is stored, and releasing the instance revokes it). Answers 202 wit
 `heartbeat_max_bytes`. Samples carry their own time: up to GPU_ADVISOR_HEARTBEAT_MAX_AGE_HOURS (24) old
 is kept (an agent sends what it buffered; a backfill may send more), older is counted and dropped, later
 than a few minutes ahead is refused (a wrong clock would make a busy card look idle). A repeated sample
-(an agent's retry) is kept once. The token never appears in a log.
+(an agent's retry) is kept once. Each post is the agent's word that its box is on; `"power": "off"` (its last
+post before the box stops) that it is off from `power_at` (rules/power.py). The token never appears in a log.
 """
 
 from __future__ import annotations
@@ -16,13 +17,16 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, AwareDatetime, BaseModel, ConfigDict, Field, ValidationError, model_validator
 from pydantic_core import ErrorDetails
 
 from bot.state.actions import Actions
+from bot.state.power import PowerLog, Sighting
 from bot.state.rentals import BOUNDS, DiskReport, Instance, Rentals, in_range
+from rules.policy import Metering
+from rules.power import Power
 from rules.samples import Sample
 
 PATH = "/api/heartbeat"
@@ -79,6 +83,8 @@ class HeartbeatIn(BaseModel):
     samples: list[SampleIn] = Field(max_length=50_000)
     disks: list[DiskIn] = Field(default_factory=list, max_length=200)
     action_result: ActionResultIn | None = None
+    power: Literal["on", "off"] | None = None  # "on": the first post after the box booted; "off": it is stopping
+    power_at: Moment | None = None  # when (else when the post arrived)
 
 
 @dataclass(frozen=True)
@@ -121,6 +127,7 @@ def receive(
     *,
     busy_above_pct: float,
     max_age: timedelta = MAX_AGE,
+    metering: Metering | None = None,
 ) -> Answer:
     """What an identified heartbeat request gets; the HTTP details (size limit, headers) are the server's."""
     try:
@@ -145,6 +152,7 @@ def receive(
         [s.power_w for s in fresh],
         busy_above_pct=busy_above_pct,
     )
+    _sight(rentals, instance, beat, fresh, moment, metering, max_age)
     if beat.disks:
         rentals.report_disks(instance.id, [DiskReport(d.path, d.size_gb, d.newest_mtime) for d in beat.disks], moment)
     said: dict[str, Any] = {
@@ -161,6 +169,26 @@ def receive(
     if asked is not None:  # a stop the bot decided on: the agent runs its --on-stop command
         said["action"] = {"id": asked.id, "kind": "stop"}
     return Answer(202, said)
+
+
+def _sight(
+    rentals: Rentals,
+    instance: Instance,
+    beat: HeartbeatIn,
+    fresh: list[SampleIn],
+    moment: datetime,
+    metering: Metering | None,
+    max_age: timedelta,
+) -> None:
+    """A post is the agent's word that its box is on (as of its newest sample, or now), unless it says "off"."""
+    said_at = min(max(beat.power_at or moment, moment - max_age), moment)  # an agent's clock may be off
+    newest = max((s.ts for s in fresh), default=None)
+    seen = [Sighting(instance.id, Power.ON, newest, "agent")] if newest is not None else []
+    if beat.power == "off":
+        seen = [x for x in seen if x.at < said_at] + [Sighting(instance.id, Power.OFF, said_at, "agent")]
+    else:
+        seen.append(Sighting(instance.id, Power.ON, said_at if beat.power == "on" else moment, "agent"))
+    PowerLog(rentals.store, metering).sight(seen)
 
 
 def _take_result(actions: Actions, instance: Instance, result: ActionResultIn, moment: datetime) -> str:

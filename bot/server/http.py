@@ -131,6 +131,7 @@ def wsgi_app(
                     deps.now,
                     busy_above_pct=deps.policy.idle.utilisation_max_pct,
                     max_age=timedelta(hours=deps.settings.heartbeat_max_age_hours),
+                    metering=deps.policy.metering,
                 )
         except BodyTimeout as exc:
             answer = heartbeat.Answer(408, {"error": f"{exc}: send fewer samples at a time, or check the link"})

@@ -15,12 +15,15 @@ from typing import Any
 
 from sqlalchemy import bindparam, func, insert, select, update
 
+from bot.state.power import PowerLog, Sighting
 from bot.state.rentals import NAME, Rentals, token_hash
 from bot.state.schema import discovery_runs, rental_instances, rental_storage
 from bot.state.store import Store
+from rules.power import Power
 
 BATCH = 500  # items a transaction: the write lock is given back between batches
 GONE = ("terminated", "shutting-down")
+POWER = {"running": Power.ON, "stopping": Power.OFF, "stopped": Power.OFF}  # pending: not billed yet, not said
 
 
 @dataclass(frozen=True)
@@ -43,6 +46,7 @@ class Found:
     usd_gb_month: float = 0.0
     created_at: datetime | None = None
     attached_to: str | None = None  # aws:i-... a volume is attached to
+    charging: bool | None = None  # stopped, as the cloud says: its meter keeps running (True) or stopped (False)
 
     @property
     def source(self) -> str:
@@ -111,7 +115,18 @@ class Discovered:
                 writes.append(_set(rental_storage, row, deleted_at=now, cloud_state="deleted"))
                 out.deleted.append(row.name)
         self._write([w for w in writes if w is not None])
+        self._sight(scan, filing.team, now)
         return out
+
+    def _sight(self, scan: Scan, team: str, now: datetime) -> None:
+        """Each instance's state as this scan saw it: running is on, stopped off (a change placed at this scan)."""
+        ids = {key: row.id for key, row in self._known(rental_instances, team).items()}
+        seen = [
+            Sighting(ids[item.key], POWER[item.state], now, item.key.split(":", 1)[0], item.charging)
+            for item in scan.found
+            if item.kind == "instance" and item.key in ids and item.state in POWER
+        ]
+        PowerLog(self.store).sight(seen)
 
     def _write(self, writes: list[tuple[str, Any, dict[str, Any]]]) -> None:
         """Inserts and updates, alike ones together (executemany), in batches that give the write lock back."""
@@ -186,6 +201,8 @@ class Discovered:
                     token_hash=token_hash(secrets.token_urlsafe(32)),  # no agent: a token nobody has
                     started_at=item.launched_at or now,
                     source="aws",
+                    provider="aws",
+                    billing="hourly",  # on-demand and spot: by the second while running (stopped: no compute)
                     provider_id=item.key,
                     cloud_state=item.state,
                     provider_region=item.region,
@@ -228,6 +245,8 @@ class Discovered:
                     currency="USD",
                     created_at=item.created_at,
                     source="aws",
+                    provider="aws",
+                    billing="hourly",  # on-demand and spot: by the second while running (stopped: no compute)
                     provider_id=item.key,
                     cloud_state=item.state,
                     provider_region=item.region,
@@ -306,7 +325,10 @@ class Discovered:
                     cloud_state="running",
                 )
             )
-        return Rentals(self.store).instance(team, name)
+        made = Rentals(self.store).instance(team, name)
+        if made is not None:  # a pod runs while it exists
+            PowerLog(self.store).sight([Sighting(made.id, Power.ON, now, "k8s")])
+        return made
 
     def counts(self) -> dict[str, int]:
         """Items found by discovery still rented (instances not released, volumes not deleted), by source."""

@@ -58,7 +58,7 @@ class PowerLog:
             if before is not None:
                 query = query.where(c.at < before)
             with self.store.reading() as conn:
-                for row in conn.execute(query.order_by(c.instance_id, c.at)):
+                for row in conn.execute(query.order_by(c.instance_id, c.at, c.id)):
                     out[row[0]].append(_report(row[1:]))
         return out
 

@@ -7,6 +7,7 @@ import json
 import os
 import socket
 import stat
+from dataclasses import replace
 from datetime import datetime, timedelta
 from pathlib import Path
 
@@ -264,3 +265,46 @@ def test_a_state_directory_that_cannot_be_made_is_said_not_a_traceback(tmp_path:
     done = run_cli("agent", "--url", "http://127.0.0.1:9", "--once", env=env, tmp=tmp_path)
     assert done.returncode == 2
     assert "--buffer" in done.stderr and "a-file/state/gpu-advisor/agent.buffer.jsonl" in done.stderr, done.stderr
+
+
+@pytest.mark.e2e  # starts a process and signals it
+def test_the_agent_says_on_at_start_and_off_on_sigterm_and_its_box_bills_only_while_on(tmp_path: Path) -> None:
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    from bot.state.power import PowerLog
+    from rules import metering
+    from rules.power import Power
+    from tests.support.cli import _env
+
+    with running_app(tmp_path) as h:
+        rentals, inst, token = tracked(h)
+        env = os.environ | _env(stand_in_smi(tmp_path), tmp_path) | {"GPU_ADVISOR_AGENT_TOKEN": token}
+        args = ["agent", "--url", h.base_url, "--interval", "5", "--buffer", str(tmp_path / "b.jsonl")]
+        process = subprocess.Popen([sys.executable, "-m", "bot", *args], env=env, stderr=subprocess.PIPE, text=True)
+        try:
+            deadline = time.monotonic() + 30
+            while time.monotonic() < deadline and not [
+                r for r in PowerLog(h.deps.store).reports([inst])[inst] if r.source == "agent"
+            ]:
+                time.sleep(0.1)
+            process.send_signal(signal.SIGTERM)
+            _, err = process.communicate(timeout=30)
+        finally:
+            process.kill()
+        assert process.returncode == 0, err
+        assert "SIGTERM: telling the bot this box is going off" in err
+        said = [(r.state, r.source) for r in PowerLog(h.deps.store).reports([inst])[inst]]
+        # on from the tracking, the agent's word that it runs, then its last word as the box goes off
+        assert said[0] == (Power.ON, "track") and said[-1] == (Power.OFF, "agent")
+        assert (Power.ON, "agent") in said
+        box = rentals.by_id(inst)
+        assert box is not None
+        later = h.clock.now + timedelta(hours=5)
+        [stretches] = PowerLog(h.deps.store).timelines([box], later).values()
+        assert stretches[-1].state is Power.OFF  # hours later still off: the agent's off holds until it is heard
+        # billed by the hour, it bills the two hours tracked before the agent and its seconds on, none after
+        hourly = replace(box, billing="hourly")
+        assert metering.billed_hours(hourly, stretches, box.started_at, later) == pytest.approx(2.0, abs=0.02)

@@ -213,3 +213,46 @@ def test_discover_json_from_the_terminal(tmp_path: Path, monkeypatch: pytest.Mon
         assert [(i["source"], i["provider_id"]) for i in listed["instances"]] == [("aws", f"aws:{box}")]
         off = run_cli("discover", env={"GPU_ADVISOR_LANG": "en"}, tmp=tmp_path)
         assert off.returncode == 2 and "GPU_ADVISOR_AWS_REGIONS" in off.stderr
+
+
+def test_a_stop_between_scans_stops_the_meter_from_the_scan_that_saw_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from bot.state.power import PowerLog
+    from rules import metering
+    from rules.power import Power
+
+    with moto_server(monkeypatch) as url:
+        client = ec2(url)
+        box = launch(client, "g6.xlarge")
+        store = Store(f"sqlite:///{migrated_state_db(tmp_path / 'state.db')}")
+        t0 = datetime.now(UTC).replace(microsecond=0) + timedelta(hours=1)  # after moto's launch time: scans follow
+
+        def scan(at: datetime) -> None:
+            discover(settings(tmp_path, url), store, "T1", at, offers=no_offers)
+
+        scan(t0)
+        scan(t0 + timedelta(hours=1))
+        client.stop_instances(InstanceIds=[box])
+        scan(t0 + timedelta(hours=2))  # seen stopped here: the meter stops from this scan
+        scan(t0 + timedelta(hours=4))
+        client.start_instances(InstanceIds=[box])
+        scan(t0 + timedelta(hours=5))
+        [inst] = Rentals(store).instances("T1")
+        assert (inst.billing, inst.provider) == ("hourly", "aws")
+        end = t0 + timedelta(hours=6)
+        [stretches] = PowerLog(store).timelines([inst], end).values()
+        ours = [(s.state, s.start - t0, s.end - t0) for s in stretches if s.start >= t0]
+        assert stretches[0].state is Power.UNKNOWN  # from its launch to the first scan nobody saw it
+        assert ours == [
+            (Power.ON, timedelta(0), timedelta(hours=2)),
+            (Power.OFF, timedelta(hours=2), timedelta(hours=5)),
+            (Power.ON, timedelta(hours=5), timedelta(hours=6)),
+        ]
+        assert metering.billed_hours(inst, stretches, t0, end) == pytest.approx(
+            3.0
+        )  # 2 h, then 1 h: the 3 h stopped are not
+        assert metering.cost(inst, stretches, t0, end) == pytest.approx(3 * metering.per_hour(inst))
+        silent = t0 + timedelta(hours=10)  # no scan for 5 h: on at the last scan, unknown after the limit (3 h)
+        [later] = PowerLog(store).timelines([inst], silent).values()
+        assert (later[-1].state, later[-1].start) == (Power.UNKNOWN, t0 + timedelta(hours=8))
