@@ -144,11 +144,20 @@ def track_instance(
     project: Annotated[str | None, typer.Option(help="The project it is billed to.")] = None,
     currency: Annotated[str, typer.Option(help="CNY or USD.")] = "CNY",
     started: Annotated[str | None, typer.Option(help="When it started (ISO 8601; default now).")] = None,
+    billing: Annotated[
+        str | None, typer.Option(help="hourly, day or month (default: from the price's unit, 14/h -> hourly).")
+    ] = None,
+    stop_billing: Annotated[
+        str | None, typer.Option("--stop-billing", help="stops (default) or keeps: a stopped box still bills.")
+    ] = None,
+    provider: Annotated[str | None, typer.Option(help="The provider account it bills to: autodl, aliyun...")] = None,
     team: TeamOpt = None,
     lang: LangOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Track a rented instance; prints its heartbeat token once (for `gpu-advise agent`)."""
+    from bot.fields.metering import billing_of, provider_of, stop_billing_of
+
     settings = load_settings(lang=lang)
     fields = _fields(
         lambda: instance_fields(
@@ -157,6 +166,12 @@ def track_instance(
     )
     source = fields.pop("price_source", None)
     fields |= {"channel": channel, "owner": owner, "project": project, "started_at": _when(started, settings.lang)}
+    if billing is not None:
+        fields["billing"] = _fields(lambda: billing_of(billing, settings.lang))
+    if stop_billing is not None:
+        fields["stop_billing"] = _fields(lambda: stop_billing_of(stop_billing, settings.lang))
+    if provider is not None:
+        fields["provider"] = _fields(lambda: provider_of(provider, settings.lang))
     workspace = workspace_of(settings, team)
     instance, token = _run(settings, lambda: open_rentals(settings).track_instance(workspace, name, fields))
     if as_json:
@@ -220,7 +235,7 @@ def list_rentals(
     instances = [i for i in rentals.instances(workspace) if everything or not i.hidden_by]
     storage = [s for s in rentals.storage(workspace) if everything or not s.hidden_by]
     if as_json:
-        out = {"instances": [_plain(i) for i in instances], "storage": [_plain(s) for s in storage]}
+        out = {"instances": _metered(rentals, instances, settings.remind_tz), "storage": [_plain(s) for s in storage]}
         sys.stdout.write(json.dumps(out, ensure_ascii=False, indent=2) + "\n")
         return
     names = people(settings, {i.owner for i in instances if i.owner} | {s.owner for s in storage if s.owner})
@@ -237,6 +252,33 @@ def list_rentals(
             f"{s.name}\t{s.size_gb:g} GB\t{s.price_gb_month:g} {s.currency}/GB-month\t"
             f"{names[s.owner]}\t{state}\t{s.source}\n"
         )
+
+
+def _metered(rentals: Any, instances: list[Any], zone: str) -> list[dict[str, Any]]:
+    """Each instance as JSON with how it bills: its basis, stop mode, power now and hours billed this month (the
+    month of the team's zone)."""
+    from zoneinfo import ZoneInfo
+
+    from bot.state.power import PowerLog
+    from rules import metering
+    from rules.power import state_at
+
+    now = datetime.now(UTC)
+    month = now.astimezone(ZoneInfo(zone)).replace(day=1, hour=0, minute=0, second=0, microsecond=0)
+    timelines = PowerLog(rentals.store).timelines(instances, now)
+    out = []
+    for i in instances:
+        stretches = timelines[i.id]
+        out.append(
+            _plain(i)
+            | {
+                "billing": metering.basis(i).value,
+                "stop_billing": i.stop_billing or "stops",
+                "power": state_at(stretches, now).value if i.released_at is None else "off",
+                "billed_hours_this_month": round(metering.billed_hours(i, stretches, month, now), 2),
+            }
+        )
+    return out
 
 
 def _rate(instance: Any, lang: Lang) -> str:

@@ -305,6 +305,10 @@ class Rentals:
         """Release a running instance; `by`: who (a Slack user, "terminal"), kept for the reports."""
         return self._change_running(team, name, released_at=at, released_by=by)
 
+    def set_billing(self, team: str, name: str, **values: str | None) -> Instance:
+        """Set how a running instance is billed: `billing` (hourly, day, month), `stop_billing`, `provider`."""
+        return self._change_running(team, name, **{k: v for k, v in values.items() if v is not None})
+
     def snooze(self, team: str, name: str, until: datetime) -> Instance:
         """ "Still needed": the instance is not news until `until`."""
         return self._change_running(team, name, snoozed_until=until)

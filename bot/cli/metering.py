@@ -1,0 +1,172 @@
+"""`gpu-advise power`, `billing` and `balance`: when an instance ran, how it is billed, and a provider's prepaid
+balance with how long it lasts (rules/metering.py, rules/runway.py)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from datetime import UTC, datetime
+from typing import Annotated, Any
+from zoneinfo import ZoneInfo
+
+import typer
+
+from bot.cli.common import LangOpt, fail, load_settings
+from bot.cli.rentals import JsonOpt, TeamOpt, _fields, _run, open_rentals, workspace_of
+from bot.fields.metering import balance_of, billing_of, power_of, provider_of, stop_billing_of
+from bot.fields.rentals import currency_of
+from bot.settings import Settings
+from bot.text import t
+
+
+def _moment(text: str | None, settings: Settings, flag: str = "--at") -> datetime:
+    """ISO 8601; a time without a zone is in GPU_ADVISOR_REMIND_TZ (the team's clock)."""
+    if text is None:
+        return datetime.now(UTC)
+    try:
+        moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        raise fail(t("cli.bad_time", settings.lang, text=text).replace("--started", flag)) from None
+    return moment if moment.tzinfo else moment.replace(tzinfo=ZoneInfo(settings.remind_tz))
+
+
+def power(
+    name: Annotated[str, typer.Argument(help="The instance.")],
+    state: Annotated[
+        str | None, typer.Argument(help="on or off: say it went on or off (else list its stretches).")
+    ] = None,
+    at: Annotated[str | None, typer.Option("--at", help="When (ISO 8601; default now; no zone: the team's).")] = None,
+    team: TeamOpt = None,
+    lang: LangOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Say an instance went on or off (its hourly meter follows), or list when it was on, off and unknown."""
+    from bot.state.power import PowerLog
+
+    settings = load_settings(lang=lang)
+    rentals = open_rentals(settings)
+    workspace = workspace_of(settings, team)
+    inst = rentals.instance(workspace, name)
+    if inst is None:
+        raise fail(t("error.rental.no_instance", settings.lang, name=name))
+    log = PowerLog(rentals.store, _metering(settings))
+    now = datetime.now(UTC)
+    if state is not None:
+        if inst.released_at is not None:
+            raise fail(t("error.rental.already_released", settings.lang, name=name))
+        said = _fields(lambda: power_of(state, settings.lang))
+        moment = _moment(at, settings)
+        kept = _run(settings, lambda: log.say(inst.id, said, moment, now, source="person", by="terminal"))
+        key = "cli.power_said" if kept else "cli.power_repeated"
+        sys.stdout.write(
+            t(key, settings.lang, name=name, state=said.value, at=moment.isoformat(timespec="minutes")) + "\n"
+        )
+        return
+    [stretches] = log.timelines([inst], now).values()
+    rows = [
+        {"from": s.start.isoformat(), "to": s.end.isoformat(), "state": s.state.value, "source": s.source or None}
+        for s in stretches
+    ]
+    if as_json:
+        sys.stdout.write(json.dumps(rows, ensure_ascii=False, indent=2) + "\n")
+        return
+    zone = ZoneInfo(settings.remind_tz)
+    for s in stretches:
+        sys.stdout.write(
+            f"{s.start.astimezone(zone):%Y-%m-%d %H:%M}\t{s.end.astimezone(zone):%Y-%m-%d %H:%M}\t"
+            f"{s.state.value}\t{s.hours:.2f} h\t{s.source or '-'}\n"
+        )
+
+
+def _metering(settings: Settings) -> Any:
+    from bot.cli.common import load_effective_policy
+
+    return load_effective_policy(settings).metering
+
+
+def billing(
+    name: Annotated[str, typer.Argument(help="The instance.")],
+    basis: Annotated[str, typer.Argument(help="hourly (billed while running), day or month (each period started).")],
+    stop_billing: Annotated[
+        str | None, typer.Option("--stop-billing", help="stops (stopping stops the meter) or keeps.")
+    ] = None,
+    provider: Annotated[str | None, typer.Option(help="The provider account it bills to: autodl, aliyun...")] = None,
+    team: TeamOpt = None,
+    lang: LangOpt = None,
+) -> None:
+    """Set how an instance is billed (by default, from its price's unit)."""
+    settings = load_settings(lang=lang)
+    values = {
+        "billing": _fields(lambda: billing_of(basis, settings.lang)),
+        "stop_billing": _fields(lambda: stop_billing_of(stop_billing, settings.lang)) if stop_billing else None,
+        "provider": _fields(lambda: provider_of(provider, settings.lang)) if provider else None,
+    }
+    rentals = open_rentals(settings)
+    workspace = workspace_of(settings, team)
+    changed = _run(settings, lambda: rentals.set_billing(workspace, name, **values))
+    sys.stdout.write(
+        t(
+            "cli.billing_set",
+            settings.lang,
+            name=changed.name,
+            billing=changed.billing,
+            stop_billing=changed.stop_billing or "stops",
+        )
+        + "\n"
+    )
+
+
+def balance(
+    provider: Annotated[str | None, typer.Argument(help="The provider account: autodl, aliyun, tencent...")] = None,
+    amount: Annotated[str | None, typer.Argument(help="Its prepaid balance now (or --at), e.g. 320.")] = None,
+    currency: Annotated[str, typer.Option(help="CNY or USD.")] = "CNY",
+    at: Annotated[str | None, typer.Option("--at", help="When it was so (ISO 8601; default now).")] = None,
+    team: TeamOpt = None,
+    lang: LangOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Record a provider account's prepaid balance, or list each with how long it lasts at the current rate."""
+    from bot.state.balances import Balances
+    from bot.state.power import PowerLog
+    from rules.runway import runway
+
+    settings = load_settings(lang=lang)
+    rentals = open_rentals(settings)
+    workspace = workspace_of(settings, team)
+    balances, now = Balances(rentals.store), datetime.now(UTC)
+    if provider is not None:
+        if amount is None:
+            raise fail(t("cli.balance_needs_amount", settings.lang, provider=provider))
+        name = _fields(lambda: provider_of(provider, settings.lang))
+        value = _fields(lambda: balance_of(amount, settings.lang))
+        money = _fields(lambda: currency_of(currency, settings.lang))
+        moment = _moment(at, settings)
+        if moment > now:
+            raise fail(t("error.rental.power_future", settings.lang, at=moment.isoformat(timespec="minutes")))
+        balances.record(workspace, name, value, money, moment, now, by="terminal")
+    instances = rentals.instances(workspace)
+    timelines = PowerLog(rentals.store, _metering(settings)).timelines(instances, now)
+    found = [runway(b, instances, timelines, now) for b in balances.latest(workspace)]
+    rows = [
+        {
+            "provider": r.provider,
+            "balance": r.recorded,
+            "currency": r.currency,
+            "at": r.at.isoformat(),
+            "source": r.source,
+            "left": round(r.left, 2),
+            "burn_per_hour": round(r.burn_per_hour, 4),
+            "runway_hours": None if r.hours is None else round(r.hours, 2),
+            "until": r.until.isoformat() if r.until else None,
+        }
+        for r in found
+    ]
+    if as_json:
+        sys.stdout.write(json.dumps(rows, ensure_ascii=False, indent=2) + "\n")
+        return
+    from bot.text.runway import runway_line
+
+    if not found:
+        sys.stdout.write(t("cli.balance_empty", settings.lang) + "\n")
+    for r in found:
+        sys.stdout.write(runway_line(r, settings.lang, ZoneInfo(settings.remind_tz)) + "\n")

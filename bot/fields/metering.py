@@ -1,0 +1,61 @@
+"""How an item is billed and what it says about its power and balance, as typed in the terminal (flags) or in
+chat (key=value): read once, here. A bad value raises FieldError naming the field, what was wrong and what is
+accepted, in the user's language (bot/fields/rentals.py)."""
+
+from __future__ import annotations
+
+import math
+import re
+
+from bot.fields.rentals import FieldError
+from bot.text import Lang, t
+from rules.metering import STOP_BILLING, Basis
+from rules.power import Power
+
+PROVIDER = re.compile(r"[a-z][a-z0-9_.\-]{0,31}")
+BASES = tuple(b.value for b in Basis)
+BALANCE_MAX = 1e12
+ALIASES = {"hour": "hourly", "h": "hourly", "按量": "hourly", "按小时": "hourly"}
+ALIASES |= {"daily": "day", "包天": "day", "按天": "day", "monthly": "month", "包月": "month", "按月": "month"}
+
+
+def billing_of(text: str, lang: Lang) -> str:
+    value = text.strip().lower()
+    value = ALIASES.get(value, value)
+    if value not in BASES:
+        raise FieldError("billing", t("error.metering.bad_billing", lang, value=text, accepted=", ".join(BASES)))
+    return value
+
+
+def stop_billing_of(text: str, lang: Lang) -> str:
+    value = text.strip().lower()
+    if value not in STOP_BILLING:
+        raise FieldError("stop-billing", t("error.metering.bad_stop_billing", lang, value=text))
+    return value
+
+
+def provider_of(text: str, lang: Lang) -> str:
+    value = text.strip().lower()
+    if not PROVIDER.fullmatch(value):
+        raise FieldError("provider", t("error.metering.bad_provider", lang, value=text))
+    return value
+
+
+def power_of(text: str, lang: Lang) -> Power:
+    value = text.strip().lower()
+    value = {"开": "on", "开机": "on", "关": "off", "关机": "off", "started": "on", "stopped": "off"}.get(value, value)
+    if value not in ("on", "off"):
+        raise FieldError("state", t("error.metering.bad_power", lang, value=text))
+    return Power(value)
+
+
+def balance_of(text: str, lang: Lang) -> float:
+    """A prepaid balance: a finite amount from 0 (¥ and thousands separators allowed)."""
+    cleaned = text.strip().replace(",", "").replace("，", "").lstrip("¥$￥")
+    try:
+        value = float(cleaned)
+    except ValueError:
+        value = math.nan
+    if not math.isfinite(value) or value < 0 or value > BALANCE_MAX:
+        raise FieldError("amount", t("error.metering.bad_balance", lang, value=text, high=f"{BALANCE_MAX:g}"))
+    return value

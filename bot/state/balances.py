@@ -1,0 +1,101 @@
+"""Prepaid balances of provider accounts (prepaid_balances): the latest per workspace and provider is the one
+that counts; a reading from the provider's API replaces a typed one (its `source` says which). Runway alerts are
+claimed on the balance's row, so each threshold is told once per recorded balance across replicas."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from sqlalchemy import func, insert, or_, select, update
+
+from bot.state.schema import prepaid_balances
+from bot.state.store import Store
+
+
+@dataclass(frozen=True)
+class Balance:
+    id: int
+    team: str
+    provider: str
+    amount: float
+    currency: str
+    at: datetime
+    source: str  # typed, or the API that read it
+    recorded_by: str | None
+    alerted_below_h: float | None
+
+
+COLUMNS = [prepaid_balances.c[name] for name in Balance.__dataclass_fields__]
+
+
+class Balances:
+    def __init__(self, store: Store) -> None:
+        self.store = store
+
+    def record(
+        self,
+        team: str,
+        provider: str,
+        amount: float,
+        currency: str,
+        at: datetime,
+        now: datetime,
+        *,
+        source: str = "typed",
+        by: str | None = None,
+    ) -> Balance:
+        with self.store.writing() as conn:
+            made = conn.execute(
+                insert(prepaid_balances).values(
+                    team=team,
+                    provider=provider,
+                    amount=amount,
+                    currency=currency,
+                    at=at,
+                    source=source,
+                    recorded_by=by,
+                    recorded_at=now,
+                )
+            ).inserted_primary_key
+        assert made is not None
+        found = self.get(int(made[0]))
+        assert found is not None
+        return found
+
+    def get(self, balance_id: int) -> Balance | None:
+        with self.store.reading() as conn:
+            row = conn.execute(select(*COLUMNS).where(prepaid_balances.c.id == balance_id)).first()
+        return Balance(*row) if row else None
+
+    def latest(self, team: str | None = None) -> list[Balance]:
+        """Each (workspace, provider)'s latest balance (by its time, then as recorded), by provider."""
+        c = prepaid_balances.c
+        ranked = select(c.team, c.provider, func.max(c.at).label("at")).group_by(c.team, c.provider).subquery()
+        newest = (
+            select(func.max(c.id))
+            .join(ranked, (ranked.c.team == c.team) & (ranked.c.provider == c.provider) & (ranked.c.at == c.at))
+            .group_by(c.team, c.provider)
+        )
+        query = select(*COLUMNS).where(c.id.in_(newest.scalar_subquery()))
+        if team is not None:
+            query = query.where(c.team == team)
+        with self.store.reading() as conn:
+            return [Balance(*r) for r in conn.execute(query.order_by(c.team, c.provider))]
+
+    def claim_alert(self, balance_id: int, below_h: float) -> bool:
+        """Claim telling that this balance's runway fell below `below_h` hours; False when told already."""
+        c = prepaid_balances.c
+        with self.store.writing() as conn:
+            changed = conn.execute(
+                update(prepaid_balances)
+                .where(c.id == balance_id, or_(c.alerted_below_h.is_(None), c.alerted_below_h > below_h))
+                .values(alerted_below_h=below_h)
+            ).rowcount
+        return bool(changed)
+
+    def give_back_alert(self, balance_id: int, previous: float | None) -> None:
+        with self.store.writing() as conn:
+            conn.execute(
+                update(prepaid_balances).where(prepaid_balances.c.id == balance_id).values(alerted_below_h=previous)
+            )

@@ -1,0 +1,54 @@
+"""How long a prepaid balance lasts. Pure: the balance, the provider's instances, their timelines and the clock.
+
+Left: the balance minus what the provider's instances (in its currency) have billed since it was recorded
+(rules/metering.py). Burn: what they cost an hour now (running hourly items, unknown ones, stopped ones whose
+meter runs, period items at their period price spread over the period). Runway: left over burn, in hours.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+from rules import metering
+from rules.metering import Timelines, stretches_of
+
+
+@dataclass(frozen=True)
+class Runway:
+    provider: str
+    currency: str
+    recorded: float  # the balance as recorded
+    at: datetime  # when it was that
+    source: str
+    left: float
+    burn_per_hour: float
+    hours: float | None  # None: nothing burns
+    until: datetime | None
+
+
+def runway(balance: Any, instances: Iterable[Any], timelines: Timelines | None, now: datetime) -> Runway:
+    """`balance`: provider, amount, currency, at, source; `instances`: every instance of the workspace."""
+    spent = burn = 0.0
+    for inst in instances:
+        if getattr(inst, "provider", None) != balance.provider or inst.currency != balance.currency:
+            continue
+        if getattr(inst, "hidden_by", None):
+            continue
+        stretches = stretches_of(inst, timelines, now)
+        spent += metering.cost(inst, stretches, balance.at, now)
+        burn += metering.burn_per_hour(inst, stretches, now)
+    left = balance.amount - spent
+    hours = max(left, 0.0) / burn if burn > 0 else None
+    until = now + timedelta(hours=hours) if hours is not None else None
+    return Runway(
+        balance.provider, balance.currency, balance.amount, balance.at, balance.source, left, burn, hours, until
+    )
+
+
+def crossed(runway: Runway, thresholds: Iterable[float]) -> float | None:
+    """The lowest threshold (hours) the runway is below, if any."""
+    below = [t for t in thresholds if runway.hours is not None and runway.hours < t]
+    return min(below) if below else None

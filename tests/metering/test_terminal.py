@@ -1,0 +1,90 @@
+"""`gpu-advise power`, `billing`, `balance` and `track instance --billing/--provider` in the terminal: what they
+keep, what `list --json` and `power --json` then say, and bad values refused naming the field, nothing written."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+from tests.support.cli import run_cli
+
+ENV = {"GPU_ADVISOR_LANG": "en", "GPU_ADVISOR_REMIND_TZ": "Asia/Shanghai"}
+
+
+def cli(tmp: Path, *args: str, lang: str = "en"):  # type: ignore[no-untyped-def]
+    team = () if "--team" in args else ("--team", "T1")
+    return run_cli(*args, *team, env=ENV | {"GPU_ADVISOR_LANG": lang}, tmp=tmp)
+
+
+def track(tmp: Path, name: str, price: str, started: datetime, *extra: str) -> None:
+    done = cli(
+        tmp, "track", "instance", name, "--gpu", "A100-80GB", "--share", "1/2", "--price", price, "--channel", "C1",
+        "--owner", "U1", "--started", started.isoformat(), *extra,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+
+
+def test_power_reports_make_an_hourly_slice_bill_only_while_on(tmp_path: Path) -> None:
+    now = datetime.now(UTC).replace(microsecond=0)
+    start = now - timedelta(hours=10)
+    track(tmp_path, "slice", "14/h", start, "--provider", "autodl")
+    off, on = now - timedelta(hours=8), now - timedelta(hours=2)
+    assert cli(tmp_path, "power", "slice", "off", "--at", off.isoformat()).returncode == 0
+    again = cli(tmp_path, "power", "slice", "off", "--at", off.isoformat())
+    assert again.returncode == 0 and "already kept" in again.stdout  # a repeated report is kept once
+    assert cli(tmp_path, "power", "slice", "on", "--at", on.isoformat()).returncode == 0
+    stretches = json.loads(cli(tmp_path, "power", "slice", "--json").stdout)
+    assert [(s["state"], s["source"]) for s in stretches] == [("on", "track"), ("off", "person"), ("on", "person")]
+    assert stretches[1]["from"] == off.isoformat() and stretches[1]["to"] == on.isoformat()
+    [item] = json.loads(cli(tmp_path, "list", "--json").stdout)["instances"]
+    assert (item["billing"], item["stop_billing"], item["power"], item["provider"]) == (
+        "hourly",
+        "stops",
+        "on",
+        "autodl",
+    )
+    month = now.astimezone(__import__("zoneinfo").ZoneInfo("Asia/Shanghai")).replace(day=1, hour=0, minute=0, second=0)
+    expected = (min(off, now) - max(start, month)).total_seconds() / 3600 + (
+        now - max(on, month)
+    ).total_seconds() / 3600
+    assert abs(item["billed_hours_this_month"] - max(expected, 0)) < 0.05  # 4 h of the 10: the 6 off are not billed
+
+
+def test_billing_and_a_balance_with_its_runway(tmp_path: Path) -> None:
+    now = datetime.now(UTC).replace(microsecond=0)
+    track(tmp_path, "card", "400/day", now - timedelta(hours=1), "--provider", "autodl")
+    [item] = json.loads(cli(tmp_path, "list", "--json").stdout)["instances"]
+    assert item["billing"] == "day"  # from the price's unit
+    changed = cli(tmp_path, "billing", "card", "hourly", "--stop-billing", "keeps")
+    assert changed.returncode == 0 and "billed hourly" in changed.stdout
+    recorded = cli(tmp_path, "balance", "autodl", "320", "--at", now.isoformat())
+    assert recorded.returncode == 0, recorded.stderr
+    [row] = json.loads(cli(tmp_path, "balance", "--json").stdout)
+    # 400/day billed by the hour: 16.67/h, nothing billed since the balance was recorded a moment ago
+    assert (row["provider"], row["balance"], row["currency"]) == ("autodl", 320.0, "CNY")
+    assert abs(row["burn_per_hour"] - 400 / 24) < 1e-3 and 18.9 < row["runway_hours"] <= 19.2
+    text = cli(tmp_path, "balance").stdout
+    assert text.startswith("autodl: about ¥") and "h at the current rate" in text and "Asia/Shanghai" in text
+
+
+def test_bad_values_name_the_field_in_the_users_language_and_write_nothing(tmp_path: Path) -> None:
+    now = datetime.now(UTC).replace(microsecond=0)
+    track(tmp_path, "slice", "14/h", now - timedelta(hours=3))
+    for args, said in [
+        (("balance", "--team", "T1", "--", "autodl", "-5"), "is not a balance: give a finite amount from 0"),
+        (("balance", "autodl", "inf"), "is not a balance"),
+        (("balance", "AutoDL!", "5"), "is not a provider name"),
+        (("balance", "autodl", "5", "--at", (now + timedelta(days=1)).isoformat()), "is in the future"),
+        (("billing", "slice", "weekly"), "is not a billing basis: give hourly, day, month"),
+        (("billing", "slice", "hourly", "--stop-billing", "maybe"), "stops (stopping stops the meter) or keeps"),
+        (("power", "slice", "sideways"), "is not a power state: give on or off"),
+        (("power", "slice", "off", "--at", (now + timedelta(hours=1)).isoformat()), "is in the future"),
+        (("power", "nope", "off"), "no instance named 'nope'"),
+    ]:
+        done = cli(tmp_path, *args)
+        assert done.returncode == 2 and said in done.stderr, (args, done.stderr)
+    assert json.loads(cli(tmp_path, "balance", "--json").stdout) == []
+    assert [s["source"] for s in json.loads(cli(tmp_path, "power", "slice", "--json").stdout)] == ["track"]
+    zh = cli(tmp_path, "billing", "slice", "weekly", lang="zh")
+    assert zh.returncode == 2 and "不是计费方式" in zh.stderr
