@@ -16,7 +16,7 @@ import calendar
 import math
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from enum import StrEnum
 from typing import Any
 
@@ -155,7 +155,7 @@ def billed_share(thing: Any, stretches: Sequence[Stretch], now: datetime, days: 
     """The share of the last `days` (or since its start, when younger) an hourly meter ran; the state now
     when it has no past."""
     lo: datetime = max(thing.started_at, now - timedelta(days=days))
-    span = (now - lo).total_seconds() / 3600
+    span = (now.astimezone(UTC) - lo.astimezone(UTC)).total_seconds() / 3600
     if span <= 0:
         state = state_at(stretches, now)
         return 0.0 if state is Power.OFF and not keeps(thing) else 1.0
@@ -196,7 +196,8 @@ def ahead(thing: Any, stretches: Sequence[Stretch], now: datetime, until: dateti
     if thing.released_at is not None or until <= now:
         return 0.0
     if basis(thing) is Basis.HOURLY:
-        return billed_share(thing, stretches, now) * per_hour(thing) * (until - now).total_seconds() / 3600
+        hours = (until.astimezone(UTC) - now.astimezone(UTC)).total_seconds() / 3600
+        return billed_share(thing, stretches, now) * per_hour(thing) * hours
     return period_price(thing) * sum(1 for _ in period_starts(thing, now, until))
 
 
@@ -208,7 +209,7 @@ def saved(thing: Any, stretches: Sequence[Stretch], now: datetime) -> float:
         return 0.0
     if basis(thing) is Basis.HOURLY:
         rate: float = billed_share(thing, stretches, released) * per_hour(thing)
-        return rate * (now - released).total_seconds() / 3600
+        return rate * (now.astimezone(UTC) - released.astimezone(UTC)).total_seconds() / 3600
     spent_until = period_end(thing, released)
     unreleased = replace_release(thing)
     return period_price(thing) * sum(1 for _ in period_starts(unreleased, spent_until, now))

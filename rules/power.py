@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from enum import StrEnum
 
 
@@ -46,7 +46,12 @@ class Stretch:
 
     @property
     def hours(self) -> float:
-        return max((self.end - self.start).total_seconds(), 0.0) / 3600
+        return _hours(self.start, self.end)
+
+
+def _hours(start: datetime, end: datetime) -> float:
+    """Elapsed hours, in UTC: two times of one zone subtract as wall clocks (a DST change would be lost)."""
+    return max((end.astimezone(UTC) - start.astimezone(UTC)).total_seconds(), 0.0) / 3600
 
 
 def holds(report: PowerReport, silence: Mapping[str, timedelta]) -> timedelta | None:
@@ -129,7 +134,7 @@ def hours_in(stretches: Iterable[Stretch], start: datetime, end: datetime, keeps
         lo, hi = max(s.start, start), min(s.end, end)
         if hi <= lo:
             continue
-        h = (hi - lo).total_seconds() / 3600
+        h = _hours(lo, hi)
         if s.state is Power.ON:
             on += h
         elif s.state is Power.UNKNOWN:
