@@ -21,6 +21,7 @@ from rules.idle import Activity, GpuWindow, judge, judge_windows
 from rules.metering import PER_DAY, Timelines, stretches_of
 from rules.policy import Idle
 from rules.power import Power, Stretch, state_at
+from rules.runway import Runway
 from rules.samples import Sample
 
 if TYPE_CHECKING:
@@ -124,6 +125,7 @@ class Digest:
     spend: list[Spend] = field(default_factory=list)
     saved: dict[str, float] = field(default_factory=dict)  # currency -> money not spent thanks to releases
     found: list[FoundNews] = field(default_factory=list)  # found in the cloud, nobody's yet
+    runways: list[Runway] = field(default_factory=list)  # the prepaid balances of this channel's providers
 
     @property
     def news(self) -> bool:

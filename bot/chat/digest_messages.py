@@ -12,6 +12,7 @@ from bot.chat.message import Button, Message, Section
 from bot.text import Lang, t
 from bot.text.budget import forecast_text
 from bot.text.format import money, show
+from bot.text.runway import runway_line
 from rules.digest import Digest, FoundNews, InstanceNews, StorageNews
 from rules.idle import Activity
 
@@ -22,6 +23,16 @@ def when(moment: datetime | None, zone: ZoneInfo) -> str:
 
 
 def instance_line(news: InstanceNews, lang: Lang, zone: ZoneInfo) -> str:
+    if news.activity is Activity.STOPPED_BILLED:
+        no_price = t("digest.price_unknown", lang)
+        return t(
+            "digest.stopped_billed",
+            lang,
+            name=news.name,
+            owner=news.owner or "?",
+            rate=money(news.per_hour, news.currency) if news.priced else no_price,
+            month=money(news.month, news.currency) if news.priced else no_price,
+        )
     unknown = "digest.unknown_found" if news.source in ("aws", "k8s") else "digest.unknown"
     key = {Activity.IDLE: "digest.idle", Activity.MEMORY_HELD: "digest.memory_held"}.get(news.activity, unknown)
     no_price = t("digest.price_unknown", lang)
@@ -83,6 +94,13 @@ def spend_line(digest: Digest, lang: Lang) -> str | None:
     return t("digest.spend", lang, lines=" · ".join(lines)) if lines else None
 
 
+def runway_text(digest: Digest, lang: Lang, zone: ZoneInfo) -> str | None:
+    """The prepaid balances of the channel's providers and how long each lasts."""
+    if not digest.runways:
+        return None
+    return t("digest.runway_head", lang) + " " + " · ".join(runway_line(r, lang, zone) for r in digest.runways)
+
+
 INSTANCE_BUTTONS = (
     (Action.RELEASED, "digest.button.released", "primary"),
     (Action.STILL_NEEDED, "digest.button.still_needed", None),
@@ -119,7 +137,11 @@ def digest_message(digest: Digest, lang: Lang, zone: ZoneInfo, done: str | None 
         sections += [item_section(kind, name, text, lang) for _, kind, name, text in found]
     spent = spend_line(digest, lang)
     saved = ", ".join(money(a, c) for c, a in digest.saved.items())
-    notes = [line for line in (spent, t("digest.saved", lang, amounts=saved) if saved else None) if line]
+    notes = [
+        line
+        for line in (spent, runway_text(digest, lang, zone), t("digest.saved", lang, amounts=saved) if saved else None)
+        if line
+    ]
     count = len(items) + len(found)
     title = t("digest.header", lang, count=count)
     return Message(

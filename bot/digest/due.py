@@ -15,6 +15,7 @@ from bot.chat.port import Teller
 from bot.deps import Deps
 from bot.digest.budget_alerts import Alert, check_budgets
 from bot.digest.outlet import Outlet
+from bot.digest.runway_alerts import RunwayAlert, check_runways
 from bot.digest.send import Outcome, channels_of, send_digests
 from bot.state.digest_sends import Sends
 from bot.state.rentals import Rentals
@@ -100,4 +101,20 @@ def budgets_due(deps: Deps, teller_of: Callable[[str], Teller]) -> list[Alert]:
     )
     for alert in sent:
         log.info("budget alert: %s past %s%% in %s", alert.project, alert.threshold_pct, ", ".join(alert.channels))
+    return sent
+
+
+def runways_due(deps: Deps, teller_of: Callable[[str], Teller]) -> list[RunwayAlert]:
+    """serve's `balances:check`: the prepaid balances' runway alerts that are due."""
+    schedules = Schedules(deps.store, deps.settings.default_schedule())
+
+    def lang_of(team: str, channel: str) -> Lang:
+        chosen = schedules.of(team, channel).lang
+        return Lang(chosen) if chosen else deps.settings.lang
+
+    sent = check_runways(
+        Rentals(deps.store), teller_of, deps.now(), ZoneInfo(deps.settings.remind_tz), lang_of, deps.policy.metering
+    )
+    for alert in sent:
+        log.info("runway alert: %s below %s h in %s", alert.provider, alert.below_h, ", ".join(alert.channels))
     return sent

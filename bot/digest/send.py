@@ -23,6 +23,7 @@ from zoneinfo import ZoneInfo
 
 from bot.actions.warn import Warner
 from bot.digest.outlet import Outlet, Undelivered
+from bot.state.balances import Balances
 from bot.state.budgets import Budgets
 from bot.state.digest_sends import Sends
 from bot.state.power import PowerLog
@@ -32,6 +33,7 @@ from bot.text import Lang
 from rules.budget import standings
 from rules.digest import Digest, compose, spending
 from rules.policy import Idle, Metering
+from rules.runway import runway
 
 SAMPLE_HORIZON = timedelta(days=1)  # how far back the quiet stretch of an idle instance is traced
 log = logging.getLogger(__name__)
@@ -79,6 +81,7 @@ def digests(
     spend = spending(everything, all_storage, now, budgets, timelines)
     ahead = {(s.project, s.currency): s for s in standings(everything, all_storage, budgets, now, timelines=timelines)}
     spend = [replace(s, forecast=ahead.get((s.project, s.currency))) for s in spend]
+    runways = [runway(b, everything, timelines, now) for b in Balances(rentals.store).latest(team)]
     out = {}
     for channel in channels:
         mine, kept = by_channel[channel], stored[channel]
@@ -96,7 +99,12 @@ def digests(
             timelines=timelines,
         )
         projects = {(i.project or "", i.currency) for i in mine} | {(d.project or "", d.currency) for d in kept}
-        out[channel] = replace(made, spend=[s for s in spend if (s.project, s.currency) in projects])
+        providers = {i.provider for i in mine if i.provider and i.released_at is None}
+        out[channel] = replace(
+            made,
+            spend=[s for s in spend if (s.project, s.currency) in projects],
+            runways=[r for r in runways if r.provider in providers],
+        )
     return out
 
 

@@ -126,7 +126,7 @@ def jobs_of(settings: Settings, deps: Deps, client: WebClient | None, feishu: Fe
     """Every job `serve` runs besides the price refreshes (one per source, build_scheduler), in one table.
     The job ids are the names in job_runs: operators' queries read them, so they do not change."""
     from bot.actions.due import run_actions
-    from bot.digest.due import budgets_due, run_due
+    from bot.digest.due import budgets_due, run_due, runways_due
     from bot.server.chats import Chats
     from bot.server.prometheus import pull_prometheus
     from bot.slack.inbox import KEPT, redo_stalled
@@ -149,6 +149,8 @@ def jobs_of(settings: Settings, deps: Deps, client: WebClient | None, feishu: Fe
             shared=minute, at_start=True),
         Job("budgets:check", "tell projects' channels of budget thresholds crossed", minute,
             lambda: budgets_due(deps, tellers), shared=minute),
+        Job("balances:check", "tell providers' channels of a prepaid balance running out", minute,
+            lambda: runways_due(deps, tellers), shared=minute),
         Job("reports:weekly", "post each channel's weekly report on its day", minute,
             lambda: weekly_reports(deps, tellers), shared=minute),
         Job("actions:due", "judge warnings past their deadline again, and stop what stayed idle", minute,

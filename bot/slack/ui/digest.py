@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from bot.chat.digest_messages import BUTTONS, found_line, instance_line, spend_line, storage_line, when
+from bot.chat.digest_messages import BUTTONS, found_line, instance_line, runway_text, spend_line, storage_line, when
 from bot.slack.ui import templating
 from bot.text import Lang, t
 from bot.text.format import money
@@ -66,6 +66,7 @@ def render(digest: Digest, lang: Lang, zone: ZoneInfo) -> tuple[str, list[dict[s
         text
         for text in (
             spend_line(digest, lang),
+            runway_text(digest, lang, zone),
             t("digest.saved", lang, amounts=", ".join(money(a, c) for c, a in digest.saved.items()))
             if digest.saved
             else None,
