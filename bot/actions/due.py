@@ -24,12 +24,15 @@ from bot.chat.port import ChatError, Teller
 from bot.deps import Deps
 from bot.discover.aws import Aws, aws_problem
 from bot.state.actions import Actions, Warning
+from bot.state.power import PowerLog
 from bot.state.rentals import Instance, Rentals
 from bot.state.schedules import Schedules
 from bot.text import Lang, t
 from bot.text.format import money, show
+from rules import metering
 from rules.digest import per_day
 from rules.idle import Activity, judge
+from rules.power import Power
 
 log = logging.getLogger(__name__)
 AGENT_WAIT = timedelta(minutes=15)  # an agent that has not taken its stop by then is asked once more
@@ -160,18 +163,25 @@ def _agent_answer(ctx: Ctx, warning: Warning, inst: Instance | None) -> int:
 
 
 def _stopped(ctx: Ctx, warning: Warning, inst: Instance) -> None:
-    ctx.rentals.release_by(inst.id, ctx.now, "bot")
+    """The bot stopped it: off from now. Where stopping stops the meter it is released (saving its rate); where
+    the meter keeps running (a period item, a platform that bills a stopped box) it stays, still billed, and the
+    channel is told it saves nothing until released at the provider."""
+    PowerLog(ctx.rentals.store).say(inst.id, Power.OFF, ctx.now, ctx.now, source="bot", by="bot")
     _count(ctx, "stopped")
     lang = ctx.deps.settings.lang
+    still_billed = metering.keeps(inst)
+    if not still_billed:
+        ctx.rentals.release_by(inst.id, ctx.now, "bot")
     saved = money(per_day(inst), inst.currency) if inst.price is not None else t("digest.price_unknown", lang)
     since = ctx.rentals.quiet_since([inst.id], ctx.now - timedelta(days=1)).get(inst.id)
     idle = f"{show(round((ctx.now - since).total_seconds() / 3600, 1))} h" if since else "?"
-    _say(ctx, warning, inst, "action.stopped", saved=saved, idle=idle)
+    key = "action.stopped_still_billed" if still_billed else "action.stopped"
+    _say(ctx, warning, inst, key, saved=saved, idle=idle)
     try:
         owner_lang = ctx.teller.lang_of(inst.owner)  # the owner's own
         ctx.teller.direct(
             inst.owner,
-            t("action.stopped_dm", owner_lang, name=inst.name, channel=f"<#{warning.channel}>", saved=saved),
+            t(f"{key}_dm", owner_lang, name=inst.name, channel=f"<#{warning.channel}>", saved=saved),
         )
     except ChatError as exc:
         log.warning("could not tell %s their instance was stopped: %s", inst.owner, exc.code)

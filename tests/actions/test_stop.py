@@ -29,7 +29,8 @@ from tests.agent.test_agent import stand_in_smi
 from tests.support.cli import run_cli
 from tests.support.slack_harness import Harness, running_app
 
-PRICE = {"unit": "day", "price": 400.0, "currency": "CNY"}
+# a day's price billed by the hour: stopping it stops the meter, so the bot releases it (a period item it cannot)
+PRICE = {"unit": "day", "price": 400.0, "currency": "CNY", "billing": "hourly"}
 GRACE = timedelta(minutes=30)
 
 
