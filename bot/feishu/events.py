@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from bot.chat import answer_commands, conversation, inline, rental_commands
+from bot.chat import answer_commands, conversation, inline, meter_commands, rental_commands
 from bot.chat.commands import CommandError, Invocation
 from bot.chat.digest_answers import ITEM_ACTIONS
 from bot.chat.ids import Action, ButtonValue, SubCommand
@@ -125,6 +125,9 @@ RENTAL_COMMANDS: dict[str, Callable[[Invocation, list[str]], None]] = {
     SubCommand.RELEASE: rental_commands.release,
     SubCommand.DELETE_STORAGE: rental_commands.delete_storage,
     SubCommand.BUDGET: rental_commands.budget,
+    SubCommand.POWER: meter_commands.power,
+    SubCommand.BILLING: meter_commands.billing,
+    SubCommand.BALANCE: meter_commands.balance,
     SubCommand.REMIND: rental_commands.remind,
 }
 

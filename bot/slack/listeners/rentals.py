@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from bot.chat import rental_commands
+from bot.chat import meter_commands, rental_commands
 from bot.chat.commands import CommandError, Invocation
 from bot.chat.message import Message
 from bot.deps import Deps
@@ -64,3 +64,6 @@ on_release = _with_args(rental_commands.release)
 on_delete_storage = _with_args(rental_commands.delete_storage)
 on_remind = _with_args(rental_commands.remind)
 on_budget = _with_args(rental_commands.budget)
+on_power = _with_args(meter_commands.power)
+on_billing = _with_args(meter_commands.billing)
+on_balance = _with_args(meter_commands.balance)

@@ -17,6 +17,7 @@ from slack_sdk.errors import SlackApiError
 from bot.chat import inline
 from bot.chat.ids import ButtonValue
 from bot.deps import Deps
+from bot.fields.metering import billing_of, provider_of, stop_billing_of
 from bot.fields.rentals import CachedPrice, FieldError, currency_of, instance_fields, price_from_cache
 from bot.slack.conversation import recommend
 from bot.slack.listeners.rentals import RentalCommandError
@@ -30,7 +31,11 @@ from bot.text.format import money, rate
 
 log = logging.getLogger(__name__)
 
-INSTANCE_KEYS = {k: k for k in ("gpu", "price", "cards", "share", "project", "owner", "currency")}
+INSTANCE_KEYS = {
+    k: k
+    for k in ("gpu", "price", "cards", "share", "project", "owner", "currency", "billing", "stop_billing", "provider")
+}
+INSTANCE_KEYS["stop-billing"] = "stop_billing"
 STORAGE_KEYS = {k: k for k in ("size", "price", "instance", "project", "owner", "currency")}
 MENTION = re.compile(r"<@([UW][A-Z0-9]+)(?:\|[^>]*)?>|@?([UW][A-Z0-9]{2,})")
 
@@ -84,6 +89,19 @@ def on_track(deps: Deps, request: SlackRequest, args: list[str], lang: Lang) -> 
         raise RentalCommandError(tw(f"error.rental.{exc.code}", lang, "slack", **exc.params)) from None
 
 
+def metering_fields(raw: dict[str, str], lang: Lang) -> dict[str, str]:
+    """`billing=hourly|day|month`, `stop_billing=stops|keeps` (or `stop-billing=`), `provider=autodl`."""
+    out = {}
+    if "billing" in raw:
+        out["billing"] = billing_of(raw["billing"], lang)
+    stop = raw.get("stop_billing")
+    if stop is not None:
+        out["stop_billing"] = stop_billing_of(stop, lang)
+    if "provider" in raw:
+        out["provider"] = provider_of(raw["provider"], lang)
+    return out
+
+
 def _instance(
     deps: Deps,
     request: SlackRequest,
@@ -108,6 +126,7 @@ def _instance(
         cached=cached_price(deps),
     )
     source = fields.pop("price_source", None)
+    fields |= metering_fields(raw, lang)
     made, token, again = track_or_reissue(rentals, request, name, fields | base | {"started_at": deps.now()})
     if not again:
         _tell_owner(deps, request, made.owner, made.name)

@@ -1,0 +1,88 @@
+"""The sub-commands about the bill, the same on every chat: `power NAME on|off` (its owner or an admin: its hourly
+meter follows), `billing NAME hourly|day|month [stops|keeps]`, and `balance [PROVIDER AMOUNT [CNY|USD]]` (a
+provider's prepaid balance; without one, the list with each runway)."""
+
+from __future__ import annotations
+
+from zoneinfo import ZoneInfo
+
+from bot.chat.commands import CommandError, Invocation
+from bot.chat.message import plain
+from bot.fields.metering import balance_of, billing_of, power_of, provider_of, stop_billing_of
+from bot.fields.rentals import FieldError, currency_of
+from bot.state.balances import Balances
+from bot.state.power import PowerLog
+from bot.state.rentals import Instance, RentalError, Rentals
+from bot.text import t
+from bot.text.catalogue import tw
+from bot.text.format import escape
+from bot.text.runway import runway_line
+from rules.runway import runway
+
+
+def _instance(inv: Invocation, name: str) -> Instance:
+    found = Rentals(inv.deps.store).instance(inv.team, name)
+    if found is None:
+        raise CommandError(tw("error.rental.no_instance", inv.lang, "slack", name=escape(name)))
+    if found.released_at is not None:
+        raise CommandError(t("error.rental.already_released", inv.lang, name=escape(name)))
+    if inv.user != found.owner and not inv.is_admin():
+        raise CommandError(t("digest.not_yours", inv.lang, owner=f"<@{found.owner}>", name=escape(name)))
+    return found
+
+
+def power(inv: Invocation, args: list[str]) -> None:
+    """`power NAME on|off`: it went on or off now."""
+    lang = inv.lang
+    if len(args) != 2:
+        raise CommandError(t("meter.power_usage", lang))
+    found = _instance(inv, args[0])
+    try:
+        state = power_of(args[1], lang)
+        now = inv.deps.now()
+        kept = PowerLog(inv.deps.store, inv.deps.policy.metering).say(
+            found.id, state, now, now, source="person", by=inv.user
+        )
+    except FieldError as exc:
+        raise CommandError(f"{exc.field}: {exc.message}") from None
+    except RentalError as exc:
+        raise CommandError(tw(f"error.rental.{exc.code}", lang, "slack", **exc.params)) from None
+    key = "meter.power_on" if state.value == "on" else "meter.power_off"
+    inv.answer(plain(t(key, lang, name=found.name, user=f"<@{inv.user}>") if kept else t("meter.repeated", lang), lang))
+
+
+def billing(inv: Invocation, args: list[str]) -> None:
+    """`billing NAME hourly|day|month [stops|keeps]`."""
+    lang = inv.lang
+    if len(args) not in (2, 3):
+        raise CommandError(t("meter.billing_usage", lang))
+    found = _instance(inv, args[0])
+    try:
+        basis = billing_of(args[1], lang)
+        stop = stop_billing_of(args[2], lang) if len(args) == 3 else None
+    except FieldError as exc:
+        raise CommandError(f"{exc.field}: {exc.message}") from None
+    changed = Rentals(inv.deps.store).set_billing(inv.team, found.name, billing=basis, stop_billing=stop)
+    said = t("cli.billing_set", lang, name=changed.name, billing=basis, stop_billing=changed.stop_billing or "stops")
+    inv.answer(plain(said, lang))
+
+
+def balance(inv: Invocation, args: list[str]) -> None:
+    """`balance PROVIDER AMOUNT [CNY|USD]` records; `balance` lists with each runway."""
+    lang, deps = inv.lang, inv.deps
+    balances, now = Balances(deps.store), deps.now()
+    if args:
+        if len(args) not in (2, 3):
+            raise CommandError(t("meter.balance_usage", lang))
+        try:
+            provider = provider_of(args[0], lang)
+            amount = balance_of(args[1], lang)
+            currency = currency_of(args[2], lang) if len(args) == 3 else deps.settings.currency
+        except FieldError as exc:
+            raise CommandError(f"{exc.field}: {exc.message}") from None
+        balances.record(inv.team, provider, amount, currency, now, now, by=inv.user)
+    instances = Rentals(deps.store).instances(inv.team)
+    timelines = PowerLog(deps.store, deps.policy.metering).timelines(instances, now)
+    zone = ZoneInfo(deps.settings.remind_tz)
+    lines = [runway_line(runway(b, instances, timelines, now), lang, zone) for b in balances.latest(inv.team)]
+    inv.answer(plain("\n".join(lines) if lines else t("meter.balance_none", lang), lang))

@@ -1,0 +1,50 @@
+"""`/gpu-advise track … billing= provider=`, `power NAME on|off`, `billing NAME …` and `balance …` through real
+signed Slack requests to the app: what is kept, who may say it, and bad values named with what is accepted."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from bot.state.balances import Balances
+from bot.state.power import PowerLog
+from bot.state.rentals import Rentals
+from rules.power import Power
+from tests.support.slack_harness import Harness, running_app
+
+NOW = datetime(2026, 12, 1, 2, tzinfo=UTC)
+
+
+def reply(h: Harness, n: int) -> str:
+    found: list[Any] = h.fake.wait_for(lambda: [c for c in h.fake.of("response_url") if c["_path"].endswith(f"/{n}")])
+    return str(found[-1]["text"])
+
+
+def say(h: Harness, n: int, text: str, user: str = "U1") -> str:
+    h.send.command(text, user=user, response_url=h.fake.response_url(str(n)))
+    return reply(h, n)
+
+
+def test_track_power_billing_and_balance_from_slack(tmp_path: Path) -> None:
+    with running_app(tmp_path) as h:
+        h.clock.now = NOW
+        h.fake.locales["U1"] = "en-US"
+        said = say(h, 1, "track slice gpu=A100-80GB share=1/2 price=14/h provider=autodl stop-billing=keeps")
+        assert "slice" in said
+        inst = Rentals(h.deps.store).instance("T1", "slice")
+        assert inst is not None and (inst.provider, inst.stop_billing, inst.billing) == ("autodl", "keeps", None)
+        h.clock.advance(hours=3)
+        assert "is off from now" in say(h, 2, "power slice off")
+        assert "Only <@U1> (its owner) or a workspace admin" in say(h, 3, "power slice on", user="U7")
+        reports = PowerLog(h.deps.store).reports([inst.id])[inst.id]
+        assert [(r.state, r.source) for r in reports] == [(Power.ON, "track"), (Power.OFF, "person")]
+        assert "billed day" in say(h, 4, "billing slice day")
+        assert "is not a billing basis" in say(h, 5, "billing slice weekly")
+        listed = say(h, 6, "balance autodl 320")
+        assert listed.startswith("autodl: about ¥")  # now a day card: its day's price spread over the day
+        assert "at the current rate (¥14/h)" in listed  # 14/h x 24 = 336 a day, spread: 14 an hour
+        assert "is not a balance" in say(h, 7, "balance autodl lots")
+        assert "is not a power state" in say(h, 8, "power slice sideways")
+        [kept] = Balances(h.deps.store).latest("T1")
+        assert (kept.provider, kept.amount, kept.currency, kept.recorded_by) == ("autodl", 320.0, "CNY", "U1")
