@@ -128,9 +128,10 @@ def as_json(report: Report) -> dict[str, Any]:
                 "busy_gpu_hours": 0.0,
                 "idle_gpu_hours": 0.0,
                 "unknown_gpu_hours": 0.0,
+                **dict.fromkeys(HOURS, 0.0),
             },
         )
-        for key in ("cost", "gpu_hours", "busy_gpu_hours", "idle_gpu_hours", "unknown_gpu_hours"):
+        for key in ("cost", "gpu_hours", "busy_gpu_hours", "idle_gpu_hours", "unknown_gpu_hours", *HOURS):
             item[key] = round(item[key] + getattr(r, key), 4)
     return {
         "period": {"from": report.start.isoformat(), "to": report.end.isoformat()},
@@ -155,6 +156,7 @@ def as_json(report: Report) -> dict[str, Any]:
     }
 
 
+HOURS = ("billed_hours", "on_hours", "off_hours", "unknown_hours")  # of the item's own clock, not its GPUs'
 CSV_COLUMNS = (
     "date",
     "workspace",
@@ -171,6 +173,7 @@ CSV_COLUMNS = (
     "busy_gpu_hours",
     "idle_gpu_hours",
     "unknown_gpu_hours",
+    *HOURS,
 )
 
 
@@ -192,6 +195,10 @@ def csv_rows(report: Report, team: str) -> list[list[Any]]:
             r.busy_gpu_hours,
             r.idle_gpu_hours,
             r.unknown_gpu_hours,
+            r.billed_hours,
+            r.on_hours,
+            r.off_hours,
+            r.unknown_hours,
         ]
         for r in report.rows
     ]

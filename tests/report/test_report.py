@@ -100,6 +100,9 @@ def test_the_terminal_json_csv_and_chart_add_up(tmp_path: Path) -> None:
     assert round(sum(float(r["cost"]) for r in rows), 2) == said["totals"]["cost"]["CNY"]
     for key in ("gpu_hours", "busy_gpu_hours", "idle_gpu_hours", "unknown_gpu_hours"):
         assert round(sum(float(r[key]) for r in rows), 2) == said["totals"][key], key
+    for row in (r for r in rows if r["item"] == "b"):  # one card, on all along: every hour billed, none off
+        assert float(row["billed_hours"]) == float(row["gpu_hours"]) == float(row["on_hours"])
+        assert float(row["off_hours"]) == float(row["unknown_hours"]) == 0.0
     assert (tmp_path / "week.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     text = run_cli(*base, env=env, tmp=tmp_path).stdout
     assert "Idle cost by owner:" in text and text.index("U1") < text.index("U2")
