@@ -31,6 +31,7 @@ sys.path.insert(0, str(ROOT))
 from bot.digest.send import digests, send_digests  # noqa: E402
 from bot.settings import Settings  # noqa: E402
 from bot.slack.app import web_client  # noqa: E402
+from bot.slack.digest_outlet import SlackOutlet  # noqa: E402
 from bot.slack.ui.digest import render  # noqa: E402
 from bot.state import Store  # noqa: E402
 from bot.state.digest_sends import Sends  # noqa: E402
@@ -183,14 +184,13 @@ def main() -> None:
             outcomes = send_digests(
                 rentals,
                 Sends(store),
-                web_client(settings),
+                SlackOutlet(web_client(settings), render),
                 team="T1",
                 channels=channels,
                 now=lambda: now,
                 rules=rules,
                 lang=Lang.ZH,
                 zone=ZoneInfo("Asia/Shanghai"),
-                render=render,
                 pace_s=args.pace,
             )
             sent_s = time.perf_counter() - started

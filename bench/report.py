@@ -1,6 +1,6 @@
 """The report at scale: N instances over M channels with a week of samples as serve keeps them (the last
 `--raw-hours` as one-minute samples, the rest of the week folded into hourly maxima, as the retention job
-leaves it).
+leaves it), and power in play: half the instances hourly slices their agents power on and off every day.
 
 Prints the time to compose every channel's weekly report (goal: under 2 s), the time to compose the whole
 workspace's month and write its CSV (goal: under 5 s), and the peak memory of each run, at N and at 2N
@@ -33,11 +33,11 @@ FIELDS = {"gpu": "A100-80GB", "cards": 1, "share": None, "unit": "day", "price":
 
 def fill(target: Path, instances: int, channels: int, raw_hours: int) -> None:
     """The week's data: instances, raw samples for the last `raw_hours`, hourly maxima before that."""
-    from sqlalchemy import insert
+    from sqlalchemy import insert, update
 
     from bot.state import Store
     from bot.state.rentals import Rentals
-    from bot.state.schema import gpu_samples, gpu_samples_hourly
+    from bot.state.schema import gpu_samples, gpu_samples_hourly, power_reports, rental_instances
 
     store = Store(target)
     rentals = Rentals(store)
@@ -76,6 +76,29 @@ def fill(target: Path, instances: int, channels: int, raw_hours: int) -> None:
                     for h in range(hours)
                 ],
             )
+    # power in play: every other box an hourly slice whose agent powers it on 09:00-13:00 each day of the month
+    # (an on report its heartbeats extend, then an off), the rest on all along from the tracking
+    reports = [
+        {
+            "instance_id": i,
+            "state": state,
+            "at": start + timedelta(days=d, hours=hour),
+            "last_at": start + timedelta(days=d, hours=hour + (4 if state == "on" else 0)),
+            "source": "agent",
+        }
+        for i in ids[::2]
+        for d in range(30)
+        for state, hour in (("on", 1), ("off", 5))
+    ]
+    for batch_start in range(0, len(reports), 5000):
+        with store.writing() as conn:
+            conn.execute(insert(power_reports), reports[batch_start : batch_start + 5000])
+    with store.writing() as conn:
+        conn.execute(
+            update(rental_instances)
+            .where(rental_instances.c.id.in_(ids[::2]))
+            .values(billing="hourly", unit="hour", price=14.0)
+        )
     minutes = raw_hours * 60
     for batch_start in range(0, len(ids), 20):
         with store.writing() as conn:

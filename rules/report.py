@@ -24,7 +24,7 @@ from zoneinfo import ZoneInfo
 from rules import metering
 from rules.digest import Rented, Stored, per_day
 from rules.metering import Timelines, stretches_of
-from rules.power import Stretch
+from rules.power import Stretch, hours_in
 
 
 @dataclass(frozen=True)
@@ -229,12 +229,16 @@ def _instance_rows(
 ) -> list[Row]:
     begin, stop = max(inst.started_at, first), min(inst.released_at or last, last)
     cards = _cards(inst)
+    hourly, keeps = metering.basis(inst) is metering.Basis.HOURLY, metering.keeps(inst)
+    rate, spread = metering.per_hour(inst), metering.spread_per_hour(inst)
+    window = [s for s in stretches if s.end > begin and s.start < stop]  # read once, then a day at a time
     rows = []
     for day, _ in _days(begin, stop, zone):
         lo, hi = _bounds(day, zone)
         lo, hi = max(lo, begin), min(hi, stop)
-        hours = metering.hours(inst, stretches, lo, hi)
-        billed = metering.billed_hours(inst, stretches, lo, hi)
+        hours = hours_in([s for s in window if s.end > lo and s.start < hi], lo, hi, keeps)
+        billed = hours.billed if hourly else hours.total
+        cost = billed * rate if hourly else metering.cost(inst, (), lo, hi)
         paid = cards * billed
         busy_hours, idle_hours = daily.get((inst.id, day), (0.0, 0.0))
         busy = min(busy_hours, paid)
@@ -250,7 +254,7 @@ def _instance_rows(
                 str(getattr(inst, "gpu", "")),
                 cards,
                 inst.currency,
-                round(metering.cost(inst, stretches, lo, hi), 4),
+                round(cost, 4),
                 round(paid, 4),
                 round(busy, 4),
                 round(idle, 4),
@@ -259,9 +263,7 @@ def _instance_rows(
                 round(hours.on, 4),
                 round(hours.off + hours.off_billed, 4),
                 round(hours.unknown, 4),
-                None
-                if metering.basis(inst) is metering.Basis.HOURLY
-                else round(billed * metering.spread_per_hour(inst), 4),
+                None if hourly else round(billed * spread, 4),
             )
         )
     return rows

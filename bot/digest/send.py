@@ -77,11 +77,15 @@ def digests(
         stored[disk.channel].append(disk)
     # Spend and budgets are the workspace's: a project's month counts every channel's things.
     budgets = Budgets(rentals.store).of(team)
-    timelines = PowerLog(rentals.store, metering).timelines(everything, now)
+    recorded = Balances(rentals.store).latest(team)
+    # what the figures read back: this month, the week before it (forecasts, savings), each balance's time
+    month = now.replace(day=1, hour=0, minute=0, second=0, microsecond=0)
+    since = min([month - timedelta(days=(metering or Metering()).forecast_days), *(b.at for b in recorded)])
+    timelines = PowerLog(rentals.store, metering).timelines(everything, now, since=since)
     spend = spending(everything, all_storage, now, budgets, timelines)
     ahead = {(s.project, s.currency): s for s in standings(everything, all_storage, budgets, now, timelines=timelines)}
     spend = [replace(s, forecast=ahead.get((s.project, s.currency))) for s in spend]
-    runways = [runway(b, everything, timelines, now) for b in Balances(rentals.store).latest(team)]
+    runways = [runway(b, everything, timelines, now) for b in recorded]
     out = {}
     for channel in channels:
         mine, kept = by_channel[channel], stored[channel]

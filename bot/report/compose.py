@@ -77,8 +77,16 @@ def compose_parts(
             rentals.store, [i.id for i in batch], first, min(last, now), offset_s=offset, busy_above_pct=busy_above_pct
         )
         kept = storage if n == len(batches) - 1 else []
-        timelines = PowerLog(rentals.store, metering).timelines(batch, min(last, now))
-        yield build(batch, kept, daily, start=start, end=end, zone=zone, now=now, timelines=timelines)
+        look_back = timedelta(days=(metering or Metering()).forecast_days)  # what a release saved reads back
+        whole = build([], kept, daily, start=start, end=end, zone=zone, now=now)
+        for k in range(0, len(batch), PART):  # power timelines a few hundred instances at a time: memory stays flat
+            chunk = batch[k : k + PART]
+            timelines = PowerLog(rentals.store, metering).timelines(chunk, min(last, now), since=first - look_back)
+            made = build(chunk, [], daily, start=start, end=end, zone=zone, now=now, timelines=timelines)
+            whole.rows += made.rows
+            whole.released += made.released
+        whole.rows.sort(key=lambda r: (r.day, r.kind, r.item))
+        yield whole
 
 
 def _wanted(inst: Any, project: str | None, first: datetime, last: datetime) -> bool:

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import insert, select, update
+from sqlalchemy import func, insert, or_, select, update
 from sqlalchemy.exc import IntegrityError
 
 from bot.state.rentals import RentalError
@@ -46,8 +46,11 @@ class PowerLog:
     def __init__(self, store: Store, rules: Metering | None = None) -> None:
         self.store, self.rules = store, rules or Metering()
 
-    def reports(self, instance_ids: Iterable[int], before: datetime | None = None) -> dict[int, list[PowerReport]]:
-        """Each instance's reports, in time order (those from `before` on left out)."""
+    def reports(
+        self, instance_ids: Iterable[int], before: datetime | None = None, since: datetime | None = None
+    ) -> dict[int, list[PowerReport]]:
+        """Each instance's reports, in time order: those before `before`; from `since` on, with the last one
+        before it (its word may still hold at `since`)."""
         ids = sorted(set(instance_ids))
         out: dict[int, list[PowerReport]] = defaultdict(list)
         c = power_reports.c
@@ -57,19 +60,30 @@ class PowerLog:
             )
             if before is not None:
                 query = query.where(c.at < before)
+            if since is not None:
+                prior = power_reports.alias("prior")
+                latest = (
+                    select(func.max(prior.c.at))
+                    .where(prior.c.instance_id == c.instance_id, prior.c.at < since)
+                    .scalar_subquery()
+                )
+                query = query.where(or_(c.at >= since, c.at == latest))
             with self.store.reading() as conn:
                 for row in conn.execute(query.order_by(c.instance_id, c.at, c.id)):
                     out[row[0]].append(_report(row[1:]))
         return out
 
-    def timelines(self, things: Iterable[object], now: datetime) -> dict[int, list[Stretch]]:
-        """Each instance's stretches from its start to its release (or `now`)."""
+    def timelines(
+        self, things: Iterable[object], now: datetime, since: datetime | None = None
+    ) -> dict[int, list[Stretch]]:
+        """Each instance's stretches from its start (or `since`, when later) to its release (or `now`)."""
         items = list(things)
-        found = self.reports([i.id for i in items], before=now)  # type: ignore[attr-defined]
+        found = self.reports([i.id for i in items], before=now, since=since)  # type: ignore[attr-defined]
         gaps = silence(self.rules)
         out = {}
         for item in items:
             begin, released = item.started_at, item.released_at  # type: ignore[attr-defined]
+            begin = max(begin, since) if since is not None else begin
             end = min(released, now) if released is not None else now
             out[item.id] = timeline(found.get(item.id, []), begin, end, gaps)  # type: ignore[attr-defined]
         return out
