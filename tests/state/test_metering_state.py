@@ -1,0 +1,84 @@
+"""Migration 0022 and the metering tables on SQLite and PostgreSQL: an instance kept before it is on from its
+start after the upgrade (as every figure counted it), down to 0021 and up again; sightings extend their report
+or start one; a person's report refused in the future or inside a machine's stretch; reports read from a time
+with the one before it; the latest balance per provider and its alert claimed once per threshold."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+from sqlalchemy import insert, select
+
+from bot.state import Store
+from bot.state.balances import Balances
+from bot.state.migrate import downgrade, upgrade
+from bot.state.power import PowerLog, Sighting
+from bot.state.rentals import RentalError, Rentals
+from bot.state.schema import power_reports
+from rules.power import Power
+
+T0 = datetime(2026, 12, 1, 1, tzinfo=UTC)
+FIELDS = {"gpu": "A100-80GB", "cards": 1, "share": None, "unit": "hour", "price": 14.0, "currency": "CNY"}
+FIELDS |= {"channel": "C1", "owner": "U1", "project": None}
+
+
+def test_an_instance_kept_before_0022_is_on_from_its_start(db_target: str) -> None:
+    from sqlalchemy import column, table
+
+    store = Store(db_target)
+    with store.engine.begin() as conn:
+        downgrade(conn, "0021")
+        names = ("team", "name", "channel", "owner", "gpu", "cards", "unit", "price", "currency", "token_hash")
+        old = table("rental_instances", *(column(n) for n in (*names, "started_at", "source")))
+        conn.execute(
+            insert(old).values(
+                team="T1", name="old", channel="C1", owner="U1", gpu="A100-80GB", cards=1, unit="day", price=400.0,
+                currency="CNY", token_hash="x" * 64, started_at=T0.isoformat() if conn.dialect.name == "sqlite" else T0,
+                source="track",
+            )
+        )  # fmt: skip
+        upgrade(conn)
+    inst = Rentals(Store(db_target)).instance("T1", "old")
+    assert inst is not None and (inst.billing, inst.stop_billing, inst.provider) == (None, None, None)
+    [report] = PowerLog(Store(db_target)).reports([inst.id])[inst.id]
+    assert (report.state, report.at, report.source) == (Power.ON, T0, "track")
+
+
+def test_sightings_a_persons_word_and_reports_from_a_time(db_target: str) -> None:
+    store = Store(db_target)
+    inst, _ = Rentals(store).track_instance("T1", "box", FIELDS | {"started_at": T0})
+    log = PowerLog(store)
+    beats = [Sighting(inst.id, Power.ON, T0 + timedelta(minutes=m), "agent") for m in (60, 61, 62, 90)]
+    assert log.sight(beats) == 2  # 60-62 one report; 90 past the 15 minutes of silence: another
+    assert log.sight(beats[:2]) == 0  # a replayed buffer: kept once
+    said = log.reports([inst.id])[inst.id]
+    assert [(r.source, r.at - T0, r.last_at - T0) for r in said] == [
+        ("track", timedelta(0), timedelta(0)),
+        ("agent", timedelta(minutes=60), timedelta(minutes=62)),
+        ("agent", timedelta(minutes=90), timedelta(minutes=90)),
+    ]
+    now = T0 + timedelta(hours=3)
+    with pytest.raises(RentalError) as future:
+        log.say(inst.id, Power.OFF, now + timedelta(hours=1), now, source="person", by="U1")
+    assert future.value.code == "power_future"
+    with pytest.raises(RentalError) as inside:
+        log.say(inst.id, Power.OFF, T0 + timedelta(minutes=61), now, source="person", by="U1")
+    assert inside.value.code == "power_overlaps" and inside.value.params["source"] == "agent"
+    assert log.say(inst.id, Power.OFF, T0 + timedelta(hours=2), now, source="person", by="U1")
+    assert not log.say(inst.id, Power.OFF, T0 + timedelta(hours=2), now, source="person", by="U1")  # once
+    recent = log.reports([inst.id], since=T0 + timedelta(minutes=100))[inst.id]
+    assert [r.at - T0 for r in recent] == [timedelta(minutes=90), timedelta(hours=2)]  # with the one before
+    with store.reading() as conn:
+        assert conn.execute(select(power_reports.c.by).where(power_reports.c.source == "person")).scalar() == "U1"
+
+
+def test_the_latest_balance_counts_and_its_alert_is_claimed_once(db_target: str) -> None:
+    balances = Balances(Store(db_target))
+    balances.record("T1", "autodl", 500.0, "CNY", T0, T0)
+    newer = balances.record("T1", "autodl", 320.0, "CNY", T0 + timedelta(hours=1), T0)
+    balances.record("T1", "aliyun", 90.0, "CNY", T0, T0)
+    balances.record("T2", "autodl", 1.0, "CNY", T0, T0)
+    assert [(b.provider, b.amount) for b in balances.latest("T1")] == [("aliyun", 90.0), ("autodl", 320.0)]
+    assert balances.claim_alert(newer.id, 48) and not balances.claim_alert(newer.id, 48)
+    assert balances.claim_alert(newer.id, 12) and not balances.claim_alert(newer.id, 48)
