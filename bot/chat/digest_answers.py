@@ -1,4 +1,4 @@
-"""A digest button's answer, the same on every chat: Released, Still needed, Snooze 1 week, Deleted, Keep. The
+"""A digest button's answer, the same on every chat: Released, Still needed, Snooze 1 week, Stopped, Deleted, Keep. The
 chat checks who pressed (the owner or an admin) and shows the answer where the item was."""
 
 from __future__ import annotations
@@ -11,13 +11,16 @@ from bot.chat.digest_messages import item_section, when
 from bot.chat.ids import Action
 from bot.chat.message import Section
 from bot.deps import Deps
-from bot.state.rentals import Rentals
+from bot.state.power import PowerLog
+from bot.state.rentals import RentalError, Rentals
 from bot.text import Lang, t
 from bot.text.format import money, show
+from rules import metering
+from rules.power import Power
 
 SNOOZE = {Action.STILL_NEEDED: timedelta(days=1), Action.SNOOZE_WEEK: timedelta(days=7)}
 STORAGE_ACTIONS = (Action.STORAGE_DELETED, Action.STORAGE_KEEP)
-ITEM_ACTIONS = (Action.RELEASED, *SNOOZE, *STORAGE_ACTIONS)
+ITEM_ACTIONS = (Action.RELEASED, Action.STOPPED, *SNOOZE, *STORAGE_ACTIONS)
 
 
 @dataclass
@@ -54,6 +57,15 @@ def answer(deps: Deps, rentals: Rentals, action: Action, team: str, name: str, w
             }
             out.left.append((left.name, figures))
         return out
+    if action is Action.STOPPED:  # off from now: its hourly meter stops, unless stopping keeps it billed
+        inst = rentals.instance(team, name)
+        if inst is None or inst.released_at is not None:
+            raise RentalError("already_released", name=name)
+        PowerLog(deps.store, deps.policy.metering).say(
+            inst.id, Power.OFF, now, now, source="person", by=who.strip("<@>")
+        )
+        key = "digest.done.stopped_billed" if metering.keeps(inst) else "digest.done.stopped"
+        return Answered(key, {"name": name, "user": who})
     if action in SNOOZE:
         until = now + SNOOZE[action]
         rentals.snooze(team, name, until)

@@ -105,6 +105,7 @@ INSTANCE_BUTTONS = (
     (Action.RELEASED, "digest.button.released", "primary"),
     (Action.STILL_NEEDED, "digest.button.still_needed", None),
     (Action.SNOOZE_WEEK, "digest.button.snooze_week", None),
+    (Action.STOPPED, "digest.button.stopped", None),
 )
 STORAGE_BUTTONS = (
     (Action.STORAGE_DELETED, "digest.button.deleted", "primary"),

@@ -72,6 +72,7 @@ def test_each_item_has_its_buttons_named_for_it() -> None:
         "rental_released",
         "rental_still_needed",
         "rental_snooze_week",
+        "rental_stopped",
     ]
     assert [a for a, _, _ in actions["act:s:ckpt"]] == ["storage_deleted", "storage_keep"]
 

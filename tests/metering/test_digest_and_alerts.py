@@ -75,3 +75,25 @@ def test_a_runway_alert_once_per_threshold_and_balance(tmp_path: Path) -> None:
         assert low.below_h == 12.0 and runways_due(h.deps, h.tellers()) == []
         balances.record("T1", "autodl", 2000.0, "CNY", h.clock.now, h.clock.now)  # topped up: 133 h, no alert
         assert runways_due(h.deps, h.tellers()) == []
+
+
+def test_the_stopped_button_stops_an_hourly_meter_from_the_press(tmp_path: Path) -> None:
+    with running_app(tmp_path) as h:
+        h.clock.now = MONDAY_1110_SHANGHAI
+        rentals = rented(h)
+        [sent] = run_due(h.deps, h.outlets())
+        assert sent.status == "sent"
+        digest = h.posts(channel="C1")[-1]
+        h.send.click(digest, "rental_stopped", user="U7", value="box")  # not the owner, not an admin
+        h.fake.wait_for(lambda: h.fake.of("chat.postEphemeral"))
+        box = rentals.instance("T1", "box")
+        assert box is not None
+        assert [r.source for r in PowerLog(h.deps.store).reports([box.id])[box.id]] == ["track"]
+        h.send.click(digest, "rental_stopped", user="U1", value="box")
+        h.fake.wait_for(lambda: h.fake.of("chat.update"))
+        said = PowerLog(h.deps.store).reports([box.id])[box.id]
+        assert [(r.state, r.source, r.at) for r in said][-1] == (Power.OFF, "person", h.clock.now)
+        assert "box：<@U1> 表示已关机；按时计费停止" in json.dumps(h.fake.of("chat.update")[-1], ensure_ascii=False)
+        h.clock.advance(hours=5)
+        [stretches] = PowerLog(h.deps.store).timelines([box], h.clock.now).values()
+        assert stretches[-1].state is Power.OFF  # and it bills nothing since the press
