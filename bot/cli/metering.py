@@ -12,7 +12,7 @@ from zoneinfo import ZoneInfo
 import typer
 
 from bot.cli.common import LangOpt, fail, load_settings
-from bot.cli.rentals import JsonOpt, TeamOpt, _fields, _run, open_rentals, workspace_of
+from bot.cli.rentals import JsonOpt, TeamOpt, _fields, _run, _when, open_rentals, workspace_of
 from bot.fields.metering import balance_of, billing_of, power_of, provider_of, stop_billing_of
 from bot.fields.rentals import currency_of
 from bot.settings import Settings
@@ -21,13 +21,7 @@ from bot.text import t
 
 def _moment(text: str | None, settings: Settings, flag: str = "--at") -> datetime:
     """ISO 8601; a time without a zone is in GPU_ADVISOR_REMIND_TZ (the team's clock)."""
-    if text is None:
-        return datetime.now(UTC)
-    try:
-        moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
-    except ValueError:
-        raise fail(t("cli.bad_time", settings.lang, text=text).replace("--started", flag)) from None
-    return moment if moment.tzinfo else moment.replace(tzinfo=ZoneInfo(settings.remind_tz))
+    return _when(text, settings.lang, flag, ZoneInfo(settings.remind_tz))
 
 
 def power(

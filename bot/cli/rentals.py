@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import sys
-from datetime import UTC, datetime
+from datetime import UTC, datetime, tzinfo
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
@@ -82,14 +82,15 @@ def _run(settings: Settings, action: Any) -> Any:
         raise fail(t(f"error.rental.{exc.code}", settings.lang, **exc.params)) from None
 
 
-def _when(text: str | None, lang: Lang, flag: str = "--started") -> datetime:
+def _when(text: str | None, lang: Lang, flag: str = "--started", zone: tzinfo = UTC) -> datetime:
+    """ISO 8601 (default now); a time without a zone is in `zone`."""
     if text is None:
         return datetime.now(UTC)
     try:
         moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
     except ValueError:
         raise fail(t("cli.bad_time", lang, text=text).replace("--started", flag)) from None
-    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+    return moment if moment.tzinfo else moment.replace(tzinfo=zone)
 
 
 def _cached(settings: Settings, gpu: str, cards: int, share: float | None) -> CachedPrice | None:

@@ -82,14 +82,20 @@ def run_due(deps: Deps, outlet_for: Callable[[str], Outlet]) -> list[Outcome]:
     return outcomes
 
 
-def budgets_due(deps: Deps, teller_of: Callable[[str], Teller]) -> list[Alert]:
-    """serve's `budgets:check` (and `remind --now`, `budget ...`): the budget alerts that are due."""
+def channel_langs(deps: Deps) -> Callable[[str, str], Lang]:
+    """A channel's language: its schedule's, else GPU_ADVISOR_LANG."""
     schedules = Schedules(deps.store, deps.settings.default_schedule())
 
     def lang_of(team: str, channel: str) -> Lang:
         chosen = schedules.of(team, channel).lang
         return Lang(chosen) if chosen else deps.settings.lang
 
+    return lang_of
+
+
+def budgets_due(deps: Deps, teller_of: Callable[[str], Teller]) -> list[Alert]:
+    """serve's `budgets:check` (and `remind --now`, `budget ...`): the budget alerts that are due."""
+    lang_of = channel_langs(deps)
     sent = check_budgets(
         Rentals(deps.store),
         teller_of,
@@ -106,12 +112,7 @@ def budgets_due(deps: Deps, teller_of: Callable[[str], Teller]) -> list[Alert]:
 
 def runways_due(deps: Deps, teller_of: Callable[[str], Teller]) -> list[RunwayAlert]:
     """serve's `balances:check`: the prepaid balances' runway alerts that are due."""
-    schedules = Schedules(deps.store, deps.settings.default_schedule())
-
-    def lang_of(team: str, channel: str) -> Lang:
-        chosen = schedules.of(team, channel).lang
-        return Lang(chosen) if chosen else deps.settings.lang
-
+    lang_of = channel_langs(deps)
     sent = check_runways(
         Rentals(deps.store), teller_of, deps.now(), ZoneInfo(deps.settings.remind_tz), lang_of, deps.policy.metering
     )
