@@ -241,11 +241,14 @@ def list_rentals(
         return
     names = people(settings, {i.owner for i in instances if i.owner} | {s.owner for s in storage if s.owner})
     names[""] = t("cli.no_owner", settings.lang)  # found in the cloud, not claimed yet
+    metered = {m["name"]: m for m in _metered(rentals, instances, settings.remind_tz)}
     for i in instances:
         state = t("cli.released", settings.lang) if i.released_at else t("cli.running", settings.lang)
+        bill = metered[i.name]
         sys.stdout.write(
             f"{i.name}\t{i.gpu} × {i.share or i.cards}\t{_rate(i, settings.lang)}\t"
-            f"{names[i.owner]}\t{state}\t{i.source}\n"
+            f"{names[i.owner]}\t{state}\t{i.source}\t{bill['billing']}\t{bill['power']}\t"
+            f"{bill['billed_hours_this_month']:g} h\n"
         )
     for s in storage:
         state = t("cli.deleted", settings.lang) if s.deleted_at else t("cli.kept", settings.lang)

@@ -308,3 +308,7 @@ def test_the_agent_says_on_at_start_and_off_on_sigterm_and_its_box_bills_only_wh
         # billed by the hour, it bills the two hours tracked before the agent and its seconds on, none after
         hourly = replace(box, billing="hourly")
         assert metering.billed_hours(hourly, stretches, box.started_at, later) == pytest.approx(2.0, abs=0.02)
+        again = agent(tmp_path, h.base_url, token, stand_in_smi(tmp_path))  # the box boots again: on
+        assert again.returncode == 0, again.stderr
+        said = [(r.state, r.source) for r in PowerLog(h.deps.store).reports([inst])[inst]]
+        assert said[-2:] == [(Power.OFF, "agent"), (Power.ON, "agent")]
