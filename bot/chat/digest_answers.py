@@ -1,5 +1,5 @@
-"""A digest button's answer, the same on every chat: Released, Still needed, Snooze 1 week, Stopped, Deleted, Keep. The
-chat checks who pressed (the owner or an admin) and shows the answer where the item was."""
+"""A digest button's answer, the same on every chat: Released, Still needed, Snooze 1 week, Stopped, Started,
+Deleted, Keep. The chat checks who pressed (the owner or an admin) and shows the answer where the item was."""
 
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ from rules.power import Power
 
 SNOOZE = {Action.STILL_NEEDED: timedelta(days=1), Action.SNOOZE_WEEK: timedelta(days=7)}
 STORAGE_ACTIONS = (Action.STORAGE_DELETED, Action.STORAGE_KEEP)
-ITEM_ACTIONS = (Action.RELEASED, Action.STOPPED, *SNOOZE, *STORAGE_ACTIONS)
+ITEM_ACTIONS = (Action.RELEASED, Action.STOPPED, Action.STARTED, *SNOOZE, *STORAGE_ACTIONS)
 
 
 @dataclass
@@ -57,13 +57,14 @@ def answer(deps: Deps, rentals: Rentals, action: Action, team: str, name: str, w
             }
             out.left.append((left.name, figures))
         return out
-    if action is Action.STOPPED:  # off from now: its hourly meter stops, unless stopping keeps it billed
+    if action in (Action.STOPPED, Action.STARTED):  # off or on from now: an hourly meter follows
         inst = rentals.instance(team, name)
         if inst is None or inst.released_at is not None:
             raise RentalError("already_released", name=name)
-        PowerLog(deps.store, deps.policy.metering).say(
-            inst.id, Power.OFF, now, now, source="person", by=who.strip("<@>")
-        )
+        state = Power.OFF if action is Action.STOPPED else Power.ON
+        PowerLog(deps.store, deps.policy.metering).say(inst.id, state, now, now, source="person", by=who.strip("<@>"))
+        if state is Power.ON:
+            return Answered("digest.done.started", {"name": name, "user": who})
         key = "digest.done.stopped_billed" if metering.keeps(inst) else "digest.done.stopped"
         return Answered(key, {"name": name, "user": who})
     if action in SNOOZE:

@@ -111,23 +111,38 @@ STORAGE_BUTTONS = (
     (Action.STORAGE_DELETED, "digest.button.deleted", "primary"),
     (Action.STORAGE_KEEP, "digest.button.keep", None),
 )
+STOPPED_BUTTONS = (  # an instance stopped but still billed: started again, or released
+    (Action.RELEASED, "digest.button.released", "primary"),
+    (Action.STARTED, "digest.button.started", None),
+)
 FOUND_BUTTONS = ((Action.CLAIM, "digest.button.claim", "primary"), (Action.NOT_OURS, "digest.button.not_ours", None))
-BUTTONS = {"i": INSTANCE_BUTTONS, "s": STORAGE_BUTTONS, "fi": FOUND_BUTTONS, "fs": FOUND_BUTTONS}
+BUTTONS = {"i": INSTANCE_BUTTONS, "io": STOPPED_BUTTONS, "s": STORAGE_BUTTONS, "fi": FOUND_BUTTONS, "fs": FOUND_BUTTONS}
+
+
+def buttons_of(news: InstanceNews) -> str:
+    """Which answers an instance's line gets: "io" for one stopped but still billed, else "i"."""
+    return "io" if news.activity is Activity.STOPPED_BILLED else "i"
+
+
+def item_kind(buttons: str) -> str:
+    """The item's kind as its buttons' values and block ids carry it ("io" is an instance: "i")."""
+    return "i" if buttons == "io" else buttons
 
 
 def item_buttons(kind: str, name: str, lang: Lang) -> tuple[Button, ...]:
     """An item's answers; each button's value is the item's kind and name (`i:gpu-box-1`)."""
-    return tuple(Button(str(action), f"{kind}:{name}", t(key, lang), style) for action, key, style in BUTTONS[kind])
+    value = f"{item_kind(kind)}:{name}"
+    return tuple(Button(str(action), value, t(key, lang), style) for action, key, style in BUTTONS[kind])
 
 
 def item_section(kind: str, name: str, text: str, lang: Lang) -> Section:
-    return Section(text, buttons=item_buttons(kind, name, lang), item=(kind, name))
+    return Section(text, buttons=item_buttons(kind, name, lang), item=(item_kind(kind), name))
 
 
 def digest_message(digest: Digest, lang: Lang, zone: ZoneInfo, done: str | None = None) -> Message:
     """The whole digest: a title with the count, each item (dearest first) with its answers, then what was found
     and nobody claimed, then the spend and how to act. `done`: the line of an answer just given, shown first."""
-    items = [(n.per_day, "i", n.name, instance_line(n, lang, zone)) for n in digest.instances]
+    items = [(n.per_day, buttons_of(n), n.name, instance_line(n, lang, zone)) for n in digest.instances]
     items += [(s.per_month / 30, "s", s.name, storage_line(s, lang)) for s in digest.storage]
     items.sort(key=lambda item: -item[0])
     found = [(f.per_day, f"f{f.kind}", f.name, found_line(f, lang)) for f in digest.found]

@@ -18,6 +18,7 @@ class Action(StrEnum):
     STILL_NEEDED = "rental_still_needed"
     SNOOZE_WEEK = "rental_snooze_week"
     STOPPED = "rental_stopped"  # off from the press: an hourly meter stops (rules/metering.py)
+    STARTED = "rental_started"  # on again from the press (an item stopped but still billed shows it)
     STORAGE_DELETED = "storage_deleted"
     STORAGE_KEEP = "storage_keep"
     CLAIM = "found_claim"  # "Found, not tracked": the presser becomes the owner (the block id says i or s)

@@ -74,6 +74,7 @@ ROUTES: tuple[Route, ...] = (
     Route(Kind.ACTION, Action.STILL_NEEDED, digest.on_digest_button, "digest: still needed, ask again in a day"),
     Route(Kind.ACTION, Action.SNOOZE_WEEK, digest.on_digest_button, "digest: ask again in a week"),
     Route(Kind.ACTION, Action.STOPPED, digest.on_digest_button, "digest: the instance was stopped (its meter follows)"),
+    Route(Kind.ACTION, Action.STARTED, digest.on_digest_button, "digest: the instance was started again"),
     Route(Kind.ACTION, Action.STORAGE_DELETED, digest.on_digest_button, "digest: the storage was deleted"),
     Route(Kind.ACTION, Action.STORAGE_KEEP, digest.on_digest_button, "digest: keep the storage a while"),
     Route(Kind.ACTION, Action.CLAIM, found.on_found_button, "digest: claim a found item (the presser owns it)"),

@@ -97,3 +97,23 @@ def test_the_stopped_button_stops_an_hourly_meter_from_the_press(tmp_path: Path)
         h.clock.advance(hours=5)
         [stretches] = PowerLog(h.deps.store).timelines([box], h.clock.now).values()
         assert stretches[-1].state is Power.OFF  # and it bills nothing since the press
+
+
+def test_a_stopped_but_billed_item_offers_released_and_started(tmp_path: Path) -> None:
+    with running_app(tmp_path) as h:
+        h.clock.now = MONDAY_1110_SHANGHAI
+        rentals = rented(h)
+        run_due(h.deps, h.outlets())
+        digest = h.posts(channel="C1")[-1]
+        actions = {
+            b["block_id"]: [e["action_id"] for e in b["elements"]] for b in digest["blocks"] if b["type"] == "actions"
+        }
+        assert actions["act:i:kept"] == ["rental_released", "rental_started"]
+        assert actions["act:i:box"][-1] == "rental_stopped"
+        h.send.click(digest, "rental_started", user="U1", value="kept")
+        h.fake.wait_for(lambda: h.fake.of("chat.update"))
+        kept = rentals.instance("T1", "kept")
+        assert kept is not None
+        last = PowerLog(h.deps.store).reports([kept.id])[kept.id][-1]
+        assert (last.state, last.source) == (Power.ON, "person")
+        assert "kept：<@U1> 表示已重新开机" in json.dumps(h.fake.of("chat.update")[-1], ensure_ascii=False)

@@ -6,7 +6,17 @@ from __future__ import annotations
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from bot.chat.digest_messages import BUTTONS, found_line, instance_line, runway_text, spend_line, storage_line, when
+from bot.chat.digest_messages import (
+    BUTTONS,
+    buttons_of,
+    found_line,
+    instance_line,
+    item_kind,
+    runway_text,
+    spend_line,
+    storage_line,
+    when,
+)
 from bot.slack.ui import templating
 from bot.text import Lang, t
 from bot.text.format import money
@@ -42,7 +52,7 @@ def _item(kind: str, name: str, text: str, lang: Lang) -> dict[str, Any]:
     """One item's context for digest_item.json.j2: its line and its answers (`i` instance, `s` storage; `fi`,
     `fs` the same found in the cloud and nobody's yet)."""
     return {
-        "kind": kind,
+        "kind": item_kind(kind),
         "name": name,
         "text": text,
         "buttons": [
@@ -58,7 +68,7 @@ def item_blocks(kind: str, name: str, text: str, lang: Lang) -> list[dict[str, A
 
 def render(digest: Digest, lang: Lang, zone: ZoneInfo) -> tuple[str, list[dict[str, Any]]]:
     """The fallback text and the blocks. Items beyond what fits are counted in a last "+N more" line."""
-    items = [(n.per_day, "i", n.name, instance_line(n, lang, zone)) for n in digest.instances]
+    items = [(n.per_day, buttons_of(n), n.name, instance_line(n, lang, zone)) for n in digest.instances]
     items += [(s.per_month / 30, "s", s.name, storage_line(s, lang)) for s in digest.storage]
     items.sort(key=lambda item: -item[0])
     count = len(items)
