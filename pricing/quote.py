@@ -22,7 +22,8 @@ from pricing.options import (
     spot_option,
 )
 from pricing.quote_models import Billing, ExtraCost, Option, PriceUsed, Quote, QuoteRequest
-from pricing.records import ExtraPrice
+from pricing.records import ExtraPrice, RegionClass
+from pricing.regions import accepted, region_class, resolve
 from rules.errors import UnknownGPU
 from rules.gpus import CATALOGUE, canonical_gpu, gpu_model
 from rules.policy import Policy
@@ -68,18 +69,24 @@ def _filter(offers: Sequence[Offer], req: QuoteRequest) -> list[Offer]:
         gpu = sold
     if req.region is None:
         return gpu
-    region = req.region.lower()
+    name, tier = resolve(req.region)
+    region = name or (tier.value if tier else req.region.lower())
     matched = [o for o in gpu if region in (o.record.region.lower(), o.record.region_class.value)]
+    if not matched and name is not None and tier is not None:  # a named region without prices: its class's
+        matched = [o for o in gpu if o.record.region_class is tier]
+        region = tier.value
     if not matched and region == INLAND:
         return gpu  # estimated below from the other regions' prices and the policy's inland discount
     if not matched:
         known = sorted({o.record.region for o in gpu} | {o.record.region_class.value for o in gpu})
         raise QuoteError(
             "no_region_price",
-            f"no price for {req.gpu} in region {req.region!r}. Regions with prices: {', '.join(known)}",
+            f"no price for {req.gpu} in region {req.region!r}. Regions with prices: {', '.join(known)}; "
+            f"names and classes: {accepted()}",
             gpu=req.gpu,
             region=req.region,
             known=", ".join(known),
+            names=accepted(),
         )
     return matched
 
@@ -147,7 +154,9 @@ def quote(
     gpu = quoted_gpu(req.gpu)
     req = req.model_copy(update={"gpu": gpu})
     usable = prefer_own_prices(_filter(offers, req))
-    inland = (req.region or "").lower() == INLAND and not any(o.record.region_class.value == INLAND for o in usable)
+    inland = region_class(req.region) is RegionClass.INLAND and not any(
+        o.record.region_class.value == INLAND for o in usable
+    )
     money = Money(req.currency, fx, fx.euro if fx is not None else None)
     share = req.share or policy.shared.default_share
     dedicated, per_day = dedicated_option(usable, req, money)

@@ -161,8 +161,28 @@ def test_region_filter(policy: Policy) -> None:
     q = quote(QuoteRequest(gpu="H800", hours_per_day=4, days=10, region="inland"), bundled(), policy)
     assert q.dedicated is not None and q.dedicated.price is not None
     assert q.dedicated.price.region == "guizhou"
-    with pytest.raises(QuoteError, match="Regions with prices: beijing, guizhou, inland, tier1"):
-        quote(QuoteRequest(gpu="H800", hours_per_day=4, days=10, region="shanghai"), bundled(), policy)
+    shanghai = quote(QuoteRequest(gpu="H800", hours_per_day=4, days=10, region="上海"), bundled(), policy)
+    tier1 = quote(QuoteRequest(gpu="H800", hours_per_day=4, days=10, region="tier1"), bundled(), policy)
+    assert shanghai.model_dump() == tier1.model_dump()  # no Shanghai row: tier 1's prices, as for the class
+    with pytest.raises(QuoteError, match="Regions with prices: beijing, guizhou, inland, tier1; names and classes"):
+        quote(QuoteRequest(gpu="H800", hours_per_day=4, days=10, region="mars"), bundled(), policy)
+
+
+@pytest.mark.parametrize(
+    "name", ["guizhou", "贵州", "Guiyang", "内蒙古", "inner mongolia", "Inner_Mongolia", "neimenggu"]
+)
+def test_the_articles_cheap_regions_by_name_in_chinese_and_english(policy: Policy, name: str) -> None:
+    """Issue 33.1.4: the docs' region names were refused; each maps to its tier (inland)."""
+    by_name = quote(QuoteRequest(gpu="A100", hours_per_day=4, days=14, region=name), bundled(), policy)
+    by_class = quote(QuoteRequest(gpu="A100", hours_per_day=4, days=14, region="inland"), bundled(), policy)
+    assert by_name.dedicated is not None and by_class.dedicated is not None
+    assert (by_name.dedicated.amount_min, by_name.dedicated.amount_max) == (
+        by_class.dedicated.amount_min,
+        by_class.dedicated.amount_max,
+    )
+    guizhou = quote(QuoteRequest(gpu="H800", hours_per_day=4, days=10, region="贵州"), bundled(), policy)
+    assert guizhou.dedicated is not None and guizhou.dedicated.price is not None
+    assert guizhou.dedicated.price.region == "guizhou" and not guizhou.dedicated.estimate
 
 
 def test_unknown_gpu_lists_known_models(policy: Policy) -> None:
