@@ -190,6 +190,7 @@ def quote(
     }
     savings, savings_range = _savings(dedicated, {"shared": shared, "spot": spot})
     yearly = req.yearly_gpu_hours if req.yearly_gpu_hours is not None else req.daily_hours * 365 * req.cards
+    per_card = round(yearly / max(req.cards, 1), 1)  # the threshold is the use of one card you would own
     threshold = policy.rent_vs_buy.gpu_hours_per_year
     chosen = [o for o in (dedicated, shared, spot) if o is not None]
     reference = reference_card_hour(usable, money)
@@ -214,8 +215,9 @@ def quote(
         break_even_hours_per_day=_break_even(per_day, slice_hour, policy, share < 1 and not req.service),
         rent_vs_buy={
             "yearly_gpu_hours_at_this_pace": yearly,
+            "yearly_gpu_hours_per_card": per_card,
             "threshold": threshold,
-            "advice": "rent" if yearly <= threshold else "consider_buying",
+            "advice": "rent" if per_card <= threshold else "consider_buying",
         },
         fx=money.used,
         stale=any(o.price is not None and o.price.stale for o in chosen),

@@ -116,8 +116,10 @@ def cost_advice(profile: TaskProfile, policy: Policy, cards: int) -> list[Advice
     yearly = yearly_gpu_hours(profile, cards)
     if yearly is not None:
         limit = policy.rent_vs_buy.gpu_hours_per_year
-        rule = "rent_not_buy" if yearly <= limit else "consider_buying"  # "2,000 hours or less": rent
-        out.append(_advice(Topic.COST, rule, hours=yearly, threshold=limit))
+        # "年使用时长在2000小时以内": the use of one card you would own (each card bought costs its own)
+        per_card = round(yearly / max(cards, 1), 1)
+        rule = "rent_not_buy" if per_card <= limit else "consider_buying"  # "2,000 hours or less": rent
+        out.append(_advice(Topic.COST, rule, hours=yearly, per_card=per_card, cards=cards, threshold=limit))
     if profile.workload is Workload.INFERENCE:
         return out
     long_run = profile.duration is not None and (

@@ -225,7 +225,15 @@ def notes(quote: Quote, lang: Lang) -> list[str]:
     out = [t(f"omitted.{kind}.{reason}", lang) for kind, reason in quote.omitted.items()]
     out += _savings(quote, lang) + _break_even(quote, lang) + _totals(quote, lang)
     rvb = quote.rent_vs_buy
-    out.append(t(str(rvb["advice"]), lang, hours=rvb["yearly_gpu_hours_at_this_pace"], threshold=rvb["threshold"]))
+    per_card = rvb.get("yearly_gpu_hours_per_card", rvb["yearly_gpu_hours_at_this_pace"])
+    said = t(
+        str(rvb["advice"]),
+        lang,
+        hours=rvb["yearly_gpu_hours_at_this_pace"],
+        per_card=per_card,
+        threshold=rvb["threshold"],
+    )
+    out.append(said)
     if quote.fx:
         base, target = str(quote.fx["pair"]).split("/")
         out.append(

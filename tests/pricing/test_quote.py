@@ -143,6 +143,13 @@ def test_rent_vs_buy_at_this_pace(policy: Policy) -> None:
     heavy = quote(QuoteRequest(gpu="A100", hours_per_day=8, days=14), bundled(), policy)
     assert light.rent_vs_buy["advice"] == "rent"  # 1,460 GPU-hours a year
     assert heavy.rent_vs_buy["advice"] == "consider_buying"  # 2,920
+    four = quote(QuoteRequest(gpu="A100", hours_per_day=3, days=14, cards=4), bundled(), policy)
+    # issue 33.1.3: 4,380 GPU-hours a year, but 1,095 for each card you would own: rent
+    assert (four.rent_vs_buy["yearly_gpu_hours_at_this_pace"], four.rent_vs_buy["yearly_gpu_hours_per_card"]) == (
+        4380,
+        1095.0,
+    )
+    assert four.rent_vs_buy["advice"] == "rent"
 
 
 def test_total_gpu_hours_instead_of_a_schedule(policy: Policy) -> None:

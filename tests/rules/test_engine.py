@@ -253,6 +253,13 @@ def test_rent_vs_buy_at_2000_hours_a_year_is_rent(policy: Policy) -> None:
     assert "consider_buying" in advice_ids(decide(policy, yearly_gpu_hours="2001"))
 
 
+def test_rent_vs_buy_compares_each_cards_hours_with_the_threshold(policy: Policy) -> None:
+    """Issue 33.1.3: 4 cards 3 h a day every day were "about 4,368 GPU-hours, above 2,000": 1,092 a card."""
+    decision = decide(policy, duration="3h", frequency="daily", cards="4")
+    rent = next(a for a in decision.advice if a.id == "rent_not_buy")
+    assert (rent.params["hours"], rent.params["per_card"], rent.params["cards"]) == (4368.0, 1092.0, 4)
+
+
 def test_yearly_hours_come_from_run_length_and_frequency(policy: Policy) -> None:
     decision = decide(policy, duration="3h", frequency="3 times a week")
     assert decision.yearly_gpu_hours == 3 * 3 * 52
