@@ -163,6 +163,20 @@ def _language(value: str | None, lang: Lang) -> Lang | None:
     return Lang(value.lower())
 
 
+def days_said(schedule: RemindSchedule, lang: Lang) -> str:
+    """A schedule's days as the reader says them: `mon-fri` in English (as typed), 周一至周五 or 周一、周三、周五
+    in Chinese, 每天 for every day."""
+    if lang is not Lang.ZH:
+        return schedule.days_text
+    ordered = sorted(schedule.days)
+    if len(ordered) == 7:
+        return "每天"
+    name = [t(f"word.weekday.{d}", lang) for d in range(7)]
+    if len(ordered) > 2 and ordered == list(range(ordered[0], ordered[-1] + 1)):
+        return f"{name[ordered[0]]}至{name[ordered[-1]]}"
+    return "、".join(name[d] for d in ordered)
+
+
 def schedule_text(schedule: RemindSchedule, now: datetime, lang: Lang, channel_lang: Lang) -> str:
     """The schedule as a person reads it: its local time and zone, days, language and the next send."""
     upcoming = next_send(schedule, now)
@@ -176,7 +190,7 @@ def schedule_text(schedule: RemindSchedule, now: datetime, lang: Lang, channel_l
         lang,
         at=schedule.at.strftime("%H:%M"),
         zone=schedule.zone,
-        days=schedule.days_text,
+        days=days_said(schedule, lang),
         next=nxt,
         language=t(f"word.lang.{channel_lang.value}", lang),
     )
