@@ -96,7 +96,7 @@ def analyze(
         t(
             "cli.capture_verdict",
             settings.lang,
-            continuity=overall.continuity,
+            continuity=t(f"word.continuity_{overall.continuity}", settings.lang),
             tight=t("cli.yes" if overall.memory_tight else "cli.no", settings.lang),
             flags=flags,
         )

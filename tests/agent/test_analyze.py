@@ -32,6 +32,16 @@ def test_nvidia_smi_csv_with_units_gives_the_answers(tmp_path: Path) -> None:
     assert set(out["gpus"]["0"]) == set(out) - {"suggested_flags", "gpus", "run_duration_s", "idle_gpus"}  # per GPU
 
 
+def test_the_chinese_figures_have_no_english_word(tmp_path: Path) -> None:
+    """Issue 33.3: `analyze --lang zh` said "连续性：high"."""
+    import re
+
+    done = run_cli("analyze", str(SMI), "--lang", "zh", tmp=tmp_path)
+    assert done.returncode == 0 and "连续性：高" in done.stdout
+    words = set(re.findall(r"[A-Za-z]{2,}", done.stdout)) - {"GPU", "MiB", "gpu", "advise", "memory", "peak"}
+    assert words == set(), words  # what is left is the command and flag users type, and units
+
+
 def test_a_probe_capture_of_a_quiet_notebook_is_low_and_not_tight(tmp_path: Path) -> None:
     capture = tmp_path / "probe.csv"
     rows = ["timestamp,gpu,utilization_pct,memory_used_mib,memory_total_mib,power_w"]
