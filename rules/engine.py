@@ -230,7 +230,8 @@ def evaluate(profile: TaskProfile, policy: Policy) -> Decision:
             advice = [replace(why, id=f"{basis.value}_overruled")]
         choice, basis, advice = Choice.DEDICATED, Basis.MEMORY, advice + verdict
     advice += memory_warnings(profile, card, need)
-    advice += model_memory_advice(profile, card, policy, shared, cards)
+    rented = shared if choice is Choice.SHARED else None  # what the decision rents: its capacity is said
+    advice += model_memory_advice(profile, card, policy, shared, cards, rented)
     advice += _scenario(profile, policy, choice, card)
     advice += _phase(profile)
     spot = spot_fit(profile, choice, basis)
@@ -241,7 +242,7 @@ def evaluate(profile: TaskProfile, policy: Policy) -> Decision:
     advice += cost_advice(profile, policy, cards)
     missing = [] if basis is Basis.INFERENCE else profile.missing()
     serving = served(profile.memory, policy)
-    holds = serving_room(serving, card, policy, shared, cards) if serving is not None else None
+    holds = serving_room(serving, card, policy, rented, cards) if serving is not None else None
     return Decision(
         choice=choice,
         basis=basis,

@@ -133,22 +133,36 @@ def memory_warnings(profile: TaskProfile, card: GPUModel, need: MemoryNeed) -> l
 
 
 def model_memory_advice(
-    profile: TaskProfile, card: GPUModel, policy: Policy, shared: SharedOption | None, cards: int
+    profile: TaskProfile,
+    card: GPUModel,
+    policy: Policy,
+    shared: SharedOption | None,
+    cards: int,
+    rented: SharedOption | bool | None = True,
 ) -> list[Advice]:
-    """An answer naming the model ("7B LoRA"): the estimate's parts, and what holds it (the same shared
-    option or card count the header shows)."""
+    """An answer naming the model ("7B LoRA"): the estimate's parts, and what holds it (the smallest shared
+    option, or the card count the header shows). `rented`: the shared option the decision rents (None: it rents
+    dedicated cards; True: `shared`); a served model's capacity is that of what is rented."""
     answer = profile.memory
     if answer is None or answer.model_size_b is None:
         return []
     serving = served(answer, policy)
     if serving is not None:
         out = [_serving_advice(*serving)]
-        holds = serving_room(serving, card, policy, shared, cards)
-        return (
-            out
-            + _smallest(card, shared, cards)
-            + [_advice(Topic.MEMORY, "memory_serving_concurrency", requests=holds, context=serving[1].context)]
-        )
+        option = shared if rented is True else (rented or None)
+        holds = serving_room(serving, card, policy, option, cards)
+        if option is None and shared is not None:  # dedicated, though a slice would hold it: say each for what it is
+            said = _advice(
+                Topic.MEMORY,
+                "memory_serving_concurrency_dedicated",
+                requests=holds,
+                context=serving[1].context,
+                cards=cards,
+                gpu=card.name,
+            )
+        else:
+            said = _advice(Topic.MEMORY, "memory_serving_concurrency", requests=holds, context=serving[1].context)
+        return out + _smallest(card, shared, cards) + [said]
     from rules.memory_model import breakdown
 
     parts = breakdown(answer.model_size_b, answer.method, policy.memory_estimates)

@@ -12,6 +12,7 @@ from bot.advice import advise
 from bot.text import Lang
 from bot.text.reasons import render
 from rules.answers import build_profile, parse_answers
+from rules.decision import Choice
 from rules.engine import evaluate
 from rules.errors import ParseError
 from rules.parsing import parse_memory
@@ -131,3 +132,19 @@ def test_the_terminal_takes_a_served_model_and_prints_the_fields(tmp_path: Path)
 def test_advise_carries_the_figure_to_json(policy: Policy) -> None:
     data = advise(parse_answers(SERVICE | {"memory": "Qwen2.5-7B 8k x 16"}), policy).to_json(Lang.ZH)
     assert data["max_concurrent_requests"] == 49 and "KV 缓存" in json.dumps(data, ensure_ascii=False)
+
+
+def test_a_dedicated_service_is_given_its_cards_capacity_not_the_slices(policy: Policy) -> None:
+    """Issue 33.1.2: dedicated A100 80 GB recommended, but the 3g.40gb slice's 41 requests reported."""
+    decision = evaluate(
+        build_profile(
+            parse_answers({"workload": "inference", "qps": "500", "p99_ms": "30", "memory": "Llama-3.1-8B 4k x 32"})
+        ),
+        policy,
+    )
+    assert decision.choice is Choice.DEDICATED and decision.shared is not None  # a slice would hold the model
+    slice_holds = next(a for a in decision.advice if a.id == "memory_from_model_slice")
+    assert slice_holds.params["profile"] == "3g.40gb"  # named as the smallest that holds it
+    said = next(a for a in decision.advice if a.id == "memory_serving_concurrency_dedicated")
+    assert said.params["requests"] == decision.max_concurrent_requests > 41  # the whole 80 GB card's
+    assert (said.params["cards"], said.params["gpu"]) == (1, "A100-80GB")
