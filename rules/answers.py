@@ -31,11 +31,26 @@ def parse_answers(raw: Mapping[str, str | None]) -> dict[str, Any]:
             continue
         try:
             parsed[key] = BY_KEY[key].parse(text)
+            parsed |= derived(key, str(text))
         except ParseError as exc:
             errors[key] = exc
     if errors:
         raise AnswersError(errors)
     return parsed
+
+
+# what one answer says besides its own value: the card count of a model-parallelism yes
+DERIVED = {"model_parallel": "model_parallel_cards"}
+
+
+def derived(key: str, text: str) -> dict[str, Any]:
+    """The values an answer's text carries for other fields ({} when none)."""
+    if key == "model_parallel":
+        from rules.parsing import model_parallel_cards
+
+        count = model_parallel_cards(text)
+        return {"model_parallel_cards": count} if count is not None else {}
+    return {}
 
 
 def build_profile(parsed: Mapping[str, Any]) -> TaskProfile:

@@ -211,6 +211,18 @@ def _choose(profile: TaskProfile, policy: Policy, checks: list[Check]) -> tuple[
     return choice, Basis.TWO_OF_FOUR, _advice(Topic.DECISION, f"two_of_four_{choice.value}", hits=hits, needed=needed)
 
 
+def _split_cards(profile: TaskProfile) -> tuple[int, list[Advice]]:
+    """The cards a model-parallel job needs: the count its answer named, else at least 2 ("需要2张以上卡做模型并行");
+    `--cards` that disagrees is said, and the larger wins (as for memory)."""
+    if profile.model_parallel is not True:
+        return profile.cards, []
+    named = profile.model_parallel_cards
+    cards = max(profile.cards, named or 2)
+    if named is not None and profile.cards > 1 and profile.cards != named:
+        return cards, [_advice(Topic.DECISION, "model_parallel_cards_disagree", named=named, cards=profile.cards)]
+    return cards, []
+
+
 def evaluate(profile: TaskProfile, policy: Policy) -> Decision:
     """Decide dedicated vs shared for `profile` under `policy`, with every reason that fired.
 
@@ -223,9 +235,10 @@ def evaluate(profile: TaskProfile, policy: Policy) -> Decision:
     checks = _checks(profile, policy, card, need, peak_cards)
     choice, basis, why = _choose(profile, policy, checks)
     advice = [why]
-    cards = profile.cards
+    cards, split_advice = _split_cards(profile)
+    advice += split_advice
     if shared is None:
-        cards, verdict = beyond_one_card(card, need, profile)
+        cards, verdict = beyond_one_card(card, need, replace(profile, cards=cards))
         if choice is Choice.SHARED:  # say what the rule found, not what it would have chosen
             advice = [replace(why, id=f"{basis.value}_overruled")]
         choice, basis, advice = Choice.DEDICATED, Basis.MEMORY, advice + verdict

@@ -41,7 +41,7 @@ ACCEPTED = {
         ">8h",
     ],
     "yes_no": ["yes/no", "y/n", "true/false", "是/否", "能/不能", "可以/不可以", "需要/不需要"],
-    "model_parallel": ["yes/no", "y/n", "需要/不需要", "是/否", "要/不要"],
+    "model_parallel": ["yes/no", "y/n", "需要/不需要", "是/否", "要/不要", "4 cards", "需要8卡"],
     "can_resume": ["yes/no", "y/n", "能/不能", "可以/不可以", "是/否"],
     "checkpointing": ["yes/no", "y/n", "有/没有", "是/否"],
     "memory": [
@@ -245,6 +245,28 @@ def read_yes_no(norm: str) -> bool | None:
         if norm.startswith(prefix) and re.match(r"^[\s,，.。;；!！]", norm[len(prefix) :] or " "):
             return value
     return None
+
+
+_MP_CARDS = lazy(r"(?<![\d.])(?P<n>\d{1,4})\s*(?:x\s*)?(?:cards?|gpus?|张卡|张|卡|块卡|块)")
+
+
+def model_parallel_cards(text: str) -> int | None:
+    """The card count a model-parallelism answer names ("yes, 4 cards", "需要，8卡", "4"), 2 or more; else None."""
+    norm = normalise(text) if isinstance(text, str) else ""
+    found = _MP_CARDS.search(norm)
+    count = int(found.group("n")) if found else (int(norm) if norm.isdigit() else None)
+    return count if count is not None and 2 <= count <= 1024 else None
+
+
+def parse_model_parallel(text: str) -> bool:
+    """Yes or no, or a card count of 2 or more ("4", "yes, 4 cards", "需要，8卡"): model parallelism needs 2+ cards."""
+    if isinstance(text, str) and model_parallel_cards(text) is not None:
+        norm = normalise(text)
+        said = read_yes_no(norm)
+        if said is False:
+            raise ParseError("model_parallel", text, accepted_for("model_parallel"))  # "no, 4 cards": which?
+        return True
+    return parse_yes_no(text, "model_parallel")
 
 
 def parse_yes_no(text: str, question: str = "yes_no") -> bool:

@@ -115,6 +115,7 @@ class TaskProfile:
     duration: DurationAnswer | None = None
     memory: MemoryAnswer | None = None
     model_parallel: bool | None = None
+    model_parallel_cards: Annotated[int, Ge(2), Le(1024)] | None = None  # the count a yes named ("yes, 4 cards")
     frequency: FrequencyAnswer | None = None
     can_resume: bool | None = None
     # Context.

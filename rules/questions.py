@@ -55,7 +55,7 @@ ASKS: tuple[Ask, ...] = (
     ),
     Ask("duration", parsing.parse_duration, ("<1h", "1-8h", ">8h")),
     Ask("memory", parsing.parse_memory, ("yes", "no")),
-    Ask("model_parallel", _yes_no("model_parallel"), ("yes", "no")),
+    Ask("model_parallel", parsing.parse_model_parallel, ("yes", "no")),
     Ask("frequency", parsing.parse_frequency, ("daily", "low")),
     Ask("can_resume", _yes_no("can_resume"), ("yes", "no")),
     Ask("phase", parsing.parse_phase, ("exploration", "stable", "deployment"), Stage.CONTEXT),

@@ -18,7 +18,7 @@ from bot.deps import Deps
 from bot.state import Conversation
 from bot.text import Lang, t
 from bot.text.errors import parse_error_text
-from rules.answers import dump_answers, load_answers, parse_answers
+from rules.answers import DERIVED, derived, dump_answers, load_answers, parse_answers
 from rules.capture import Measured
 from rules.errors import ParseError
 from rules.questions import Step, steps
@@ -30,7 +30,8 @@ def parsed(convo: Conversation) -> dict[str, Any]:
     """The answers given so far, as parsed values (skipped ones left out)."""
     given = {k: v for k, v in convo.answers.items() if v}
     if set(given) <= set(convo.values):
-        return load_answers({k: convo.values[k] for k in given})
+        extra = [DERIVED[k] for k in given if k in DERIVED and DERIVED[k] in convo.values]  # "yes, 4 cards"'s 4
+        return load_answers({k: convo.values[k] for k in [*given, *extra]})
     return parse_answers(given)  # a conversation kept before parsed values were stored
 
 
@@ -56,7 +57,8 @@ def record(convo: Conversation, step: Step, text: str | None, value: Any = None)
         return
     value = step.ask.parse(text) if value is None else value
     convo.answers[key] = text.strip()
-    convo.values = {**convo.values, **dump_answers({key: value})}
+    kept = {k: v for k, v in convo.values.items() if k != DERIVED.get(key)}  # a new answer replaces what it said
+    convo.values = {**kept, **dump_answers({key: value, **derived(key, text)})}
 
 
 def prefill(convo: Conversation, answers: dict[str, Measured]) -> dict[str, str]:

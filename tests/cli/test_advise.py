@@ -292,7 +292,9 @@ def test_every_message_of_a_run_is_in_one_language(tmp_path: Path) -> None:
 
 def test_re_asks_list_the_forms_in_the_users_language(tmp_path: Path) -> None:
     result = run_cli("advise", "--duration", "3h", "--model-parallel", "也许", "--lang", "zh", tmp=tmp_path)
-    assert "可接受的格式：需要/不需要, 是/否, 要/不要, yes/no" in result.stderr  # about parallelism, Chinese first
+    assert (
+        "可接受的格式：需要/不需要, 是/否, 要/不要, 需要8卡, yes/no" in result.stderr
+    )  # about parallelism, Chinese first
 
 
 def test_a_negative_figure_and_chinese_numerals(tmp_path: Path) -> None:

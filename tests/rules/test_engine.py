@@ -10,6 +10,7 @@ from bot.text.reasons import render
 from rules.answers import build_profile, parse_answers
 from rules.decision import Choice, HitRule
 from rules.engine import evaluate
+from rules.errors import ParseError
 from rules.gpus import gpu_model
 from rules.policy import Policy
 from rules.profile import TaskProfile
@@ -362,3 +363,25 @@ def test_service_sentences_fit_a_service_and_its_concurrency(policy: Policy) -> 
         texts = [render(a, Lang.EN) + render(a, Lang.ZH) for a in decision.advice]
         assert not any("costs below" in text or "下方费用" in text for text in texts)
     assert service("300", "40").spot_reason == "latency_critical"
+
+
+@pytest.mark.parametrize(
+    ("answer", "cards", "expected"),
+    [("yes", "1", 2), ("yes, 4 cards", "1", 4), ("需要，8卡", "1", 8), ("4", "1", 4), ("yes, 4 cards", "8", 8)],
+)
+def test_model_parallelism_means_two_cards_or_the_count_it_names(
+    policy: Policy, answer: str, cards: str, expected: int
+) -> None:
+    """Issue 33.1.1: `--model-parallel yes` was priced as one card; the question is "2张以上卡做模型并行"."""
+    decision = decide(policy, model_parallel=answer, cards=cards)
+    assert decision.cards == expected
+    disagree = [a for a in decision.advice if a.id == "model_parallel_cards_disagree"]
+    assert bool(disagree) == (answer == "yes, 4 cards" and cards == "8")  # --cards 8 against 4 named: said
+
+
+def test_a_no_that_names_cards_is_refused_as_ambiguous() -> None:
+    from rules.parsing import parse_model_parallel
+
+    with pytest.raises(ParseError):
+        parse_model_parallel("no, 4 cards")
+    assert parse_model_parallel("不需要") is False and parse_model_parallel("需要8卡") is True
