@@ -15,7 +15,6 @@ from __future__ import annotations
 import calendar
 import math
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from enum import StrEnum
 from typing import Any
@@ -33,6 +32,7 @@ class Basis(StrEnum):
 
 
 BASIS_OF_UNIT = {"hour": Basis.HOURLY, "day": Basis.DAY, "month": Basis.MONTH}
+PERIOD_HOURS = {Basis.DAY: 24.0, Basis.MONTH: 24.0 * 30}  # a period's price spread over its hours
 STOP_BILLING = ("stops", "keeps")
 Timelines = Mapping[int, Sequence[Stretch]]
 
@@ -55,12 +55,12 @@ def per_hour(thing: Any) -> float:
 
 
 def period_price(thing: Any) -> float:
-    """What one period of a day or month item costs."""
+    """What one period of a day or month item costs: its price when priced by that period, else its rate."""
     chosen = basis(thing)
-    if thing.unit == chosen.value or (thing.unit == "hour" and chosen is Basis.HOURLY):
+    if thing.unit == chosen.value:
         price: float = thing.price or 0.0
         return price
-    return per_hour(thing) * 24 * (30 if chosen is Basis.MONTH else 1)
+    return per_hour(thing) * PERIOD_HOURS[chosen]
 
 
 def add_months(moment: datetime, months: int) -> datetime:
@@ -70,10 +70,9 @@ def add_months(moment: datetime, months: int) -> datetime:
     return moment.replace(year=year, month=month, day=min(moment.day, calendar.monthrange(year, month)[1]))
 
 
-def period_starts(thing: Any, lo: datetime, hi: datetime) -> Iterator[datetime]:
-    """The starts of its periods in [lo, hi) and before its release, first first."""
+def _starts(thing: Any, lo: datetime, hi: datetime) -> Iterator[datetime]:
+    """The starts of its periods in [lo, hi), released or not, first first (each found from its index)."""
     chosen, begin = basis(thing), thing.started_at
-    stop = min(hi, thing.released_at) if thing.released_at is not None else hi
     if lo <= begin:
         step = 0
     elif chosen is Basis.DAY:
@@ -82,23 +81,22 @@ def period_starts(thing: Any, lo: datetime, hi: datetime) -> Iterator[datetime]:
         step = max((lo.year - begin.year) * 12 + lo.month - begin.month - 1, 0)
     while True:
         at = begin + timedelta(days=step) if chosen is Basis.DAY else add_months(begin, step)
-        if at >= stop:
+        if at >= hi:
             return
         if at >= lo:
             yield at
         step += 1
 
 
+def period_starts(thing: Any, lo: datetime, hi: datetime) -> Iterator[datetime]:
+    """The starts of its periods in [lo, hi) and before its release, first first."""
+    return _starts(thing, lo, min(hi, thing.released_at) if thing.released_at is not None else hi)
+
+
 def period_end(thing: Any, moment: datetime) -> datetime:
-    """The end of the period running at `moment`."""
-    chosen, begin = basis(thing), thing.started_at
-    assert isinstance(begin, datetime)
-    if chosen is Basis.DAY:
-        return begin + timedelta(days=int((moment - begin) / timedelta(days=1)) + 1)
-    step = max((moment.year - begin.year) * 12 + moment.month - begin.month - 1, 0)
-    while add_months(begin, step) <= moment:
-        step += 1
-    return add_months(begin, step)
+    """The end of the period running at `moment`: the next period's start."""
+    far = moment + timedelta(days=32)  # a month and a day: the next start is always before
+    return next(at for at in _starts(thing, moment, far) if at > moment)
 
 
 def stretches_of(thing: Any, timelines: Timelines | None, now: datetime) -> Sequence[Stretch]:
@@ -140,9 +138,7 @@ def cost(thing: Any, stretches: Sequence[Stretch], start: datetime, end: datetim
 def spread_per_hour(thing: Any) -> float:
     """Its money an hour billed: an hourly item's price, a period item's period price over the period's hours."""
     chosen = basis(thing)
-    if chosen is Basis.HOURLY:
-        return per_hour(thing)
-    return period_price(thing) / (24 * (30 if chosen is Basis.MONTH else 1))
+    return per_hour(thing) if chosen is Basis.HOURLY else period_price(thing) / PERIOD_HOURS[chosen]
 
 
 def accrued(thing: Any, stretches: Sequence[Stretch], start: datetime, end: datetime) -> float:
@@ -210,21 +206,5 @@ def saved(thing: Any, stretches: Sequence[Stretch], now: datetime) -> float:
     if basis(thing) is Basis.HOURLY:
         rate: float = billed_share(thing, stretches, released) * per_hour(thing)
         return rate * (now.astimezone(UTC) - released.astimezone(UTC)).total_seconds() / 3600
-    spent_until = period_end(thing, released)
-    unreleased = replace_release(thing)
-    return period_price(thing) * sum(1 for _ in period_starts(unreleased, spent_until, now))
-
-
-@dataclass(frozen=True)
-class _Unreleased:
-    """An item seen as if it had not been released (what its release saved)."""
-
-    thing: Any
-    released_at: None = None
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self.thing, name)
-
-
-def replace_release(thing: Any) -> Any:
-    return _Unreleased(thing)
+    paid_until = period_end(thing, released)
+    return period_price(thing) * sum(1 for _ in _starts(thing, paid_until, now))  # the renewals not bought

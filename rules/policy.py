@@ -172,12 +172,11 @@ def _runway_alerts() -> tuple[float, ...]:
 @dataclass(frozen=True, kw_only=True)
 class Metering(_Section):
     """When the meter runs (rules/power.py, rules/metering.py): how long an agent's or a scan's word that an
-    instance is on holds once they fall silent, how far back an hourly item's share of billed time is read for
-    forecasts, and the runways of a prepaid balance whose crossing tells its channels."""
+    instance is on holds once they fall silent, and the runways of a prepaid balance whose crossing tells its
+    channels."""
 
     agent_silent_minutes: Annotated[float, Gt(0), Le(24 * 60)] = 15
     scan_silent_hours: Annotated[float, Gt(0), Le(7 * 24)] = 3
-    forecast_days: Annotated[float, Gt(0), Le(31)] = 7
     runway_alert_hours: tuple[Annotated[float, Gt(0), Le(24 * 90)], ...] = field(default_factory=_runway_alerts)
 
 

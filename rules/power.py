@@ -90,7 +90,7 @@ def timeline(
         if report.at > cursor:
             add(Power.UNKNOWN, cursor, report.at)
         limit = holds(report, silence)
-        until = following if limit is None else min(following, max(report.last_at, report.at) + limit)
+        until = following if limit is None else min(following, report.last_at + limit)
         add(report.state, max(report.at, cursor), until, report.source, report.charging)
         cursor = max(cursor, until)
         if until < following:

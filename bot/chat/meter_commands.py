@@ -82,7 +82,8 @@ def balance(inv: Invocation, args: list[str]) -> None:
             raise CommandError(f"{exc.field}: {exc.message}") from None
         balances.record(inv.team, provider, amount, currency, now, now, by=inv.user)
     instances = Rentals(deps.store).instances(inv.team)
-    timelines = PowerLog(deps.store, deps.policy.metering).timelines(instances, now)
+    recorded = balances.latest(inv.team)
+    timelines = PowerLog(deps.store, deps.policy.metering).this_month(instances, now, also=[b.at for b in recorded])
     zone = ZoneInfo(deps.settings.remind_tz)
-    lines = [runway_line(runway(b, instances, timelines, now), lang, zone) for b in balances.latest(inv.team)]
+    lines = [runway_line(runway(b, instances, timelines, now), lang, zone) for b in recorded]
     inv.answer(plain("\n".join(lines) if lines else t("meter.balance_none", lang), lang))

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import logging
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from enum import StrEnum
 from typing import Protocol
 
 from bot.chat.message import Message
 from bot.text import Lang
+
+log = logging.getLogger(__name__)
 
 
 class Platform(StrEnum):
@@ -113,3 +116,17 @@ class Teller(Protocol):
 
     def lang_of(self, user: str) -> Lang:
         """The person's language, as the chat knows it, else the default."""
+
+
+def tell_each(teller: Teller, texts: Mapping[str, str], what: str) -> list[str]:
+    """Say each channel's text in it; the channels that took it (a refusal is logged as `what`, and the others
+    are still told)."""
+    told = []
+    for channel, text in texts.items():
+        try:
+            teller.say(channel, text)
+        except ChatError as exc:
+            log.warning("%s not posted in %s: %s", what, channel, exc.code)
+            continue
+        told.append(channel)
+    return told

@@ -64,7 +64,7 @@ def _list(settings: Any, rentals: Any, workspace: str, now: datetime, as_json: b
 
     local = now.astimezone(ZoneInfo(settings.remind_tz))
     instances = rentals.instances(workspace)
-    timelines = PowerLog(rentals.store).timelines(instances, now)
+    timelines = PowerLog(rentals.store).this_month(instances, now)
     found = standings(
         instances, rentals.storage(workspace), Budgets(rentals.store).of(workspace), local, timelines=timelines
     )

@@ -139,8 +139,9 @@ def balance(
             raise fail(t("error.rental.power_future", settings.lang, at=moment.isoformat(timespec="minutes")))
         balances.record(workspace, name, value, money, moment, now, by="terminal")
     instances = rentals.instances(workspace)
-    timelines = PowerLog(rentals.store, _metering(settings)).timelines(instances, now)
-    found = [runway(b, instances, timelines, now) for b in balances.latest(workspace)]
+    recorded = balances.latest(workspace)
+    timelines = PowerLog(rentals.store, _metering(settings)).this_month(instances, now, also=[b.at for b in recorded])
+    found = [runway(b, instances, timelines, now) for b in recorded]
     rows = [
         {
             "provider": r.provider,

@@ -269,7 +269,7 @@ def _metered(rentals: Any, instances: list[Any], zone: str) -> list[dict[str, An
 
     now = datetime.now(UTC)
     month = now.astimezone(ZoneInfo(zone)).replace(day=1, hour=0, minute=0, second=0, microsecond=0)
-    timelines = PowerLog(rentals.store).timelines(instances, now)
+    timelines = PowerLog(rentals.store).this_month(instances, now)
     out = []
     for i in instances:
         stretches = timelines[i.id]

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from zoneinfo import ZoneInfo
 
-from bot.chat.port import ChatError, Teller
+from bot.chat.port import Teller, tell_each
 from bot.state.budgets import Budgets
 from bot.state.power import PowerLog
 from bot.state.rentals import Rentals
@@ -48,7 +48,7 @@ def check_budgets(
     sent: list[Alert] = []
     for team in budgets.teams():
         instances, storage = rentals.instances(team), rentals.storage(team)
-        timelines = PowerLog(rentals.store, metering).timelines(instances, now)
+        timelines = PowerLog(rentals.store, metering).this_month(instances, now)
         for standing in standings(instances, storage, budgets.of(team), local, timelines=timelines):
             reached = crossed(standing, thresholds)
             highest = (
@@ -60,7 +60,8 @@ def check_budgets(
                 {i.channel for i in instances if (i.project or "") == standing.project and i.channel}
                 | {s.channel for s in storage if (s.project or "") == standing.project and s.channel}
             )
-            told = _tell(teller_of(team), team, channels, standing, highest, lang_of)
+            texts = {channel: alert_text(standing, highest, lang_of(team, channel)) for channel in channels}
+            told = tell_each(teller_of(team), texts, f"budget alert for {standing.project}")
             if not told:
                 budgets.give_back_alert(team, standing.project, standing.currency, month, now)
                 continue
@@ -82,22 +83,3 @@ def alert_text(standing: Standing, threshold: float, lang: Lang) -> str:
         top=top,
     )
     return text + " " + forecast_text(standing, lang)
-
-
-def _tell(
-    teller: Teller,
-    team: str,
-    channels: list[str],
-    standing: Standing,
-    threshold: float,
-    lang_of: Callable[[str, str], Lang],
-) -> list[str]:
-    told = []
-    for channel in channels:
-        try:
-            teller.say(channel, alert_text(standing, threshold, lang_of(team, channel)))
-        except ChatError as exc:
-            log.warning("budget alert for %s not posted in %s: %s", standing.project, channel, exc.code)
-            continue
-        told.append(channel)
-    return told

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from zoneinfo import ZoneInfo
 
-from bot.chat.port import ChatError, Teller
+from bot.chat.port import Teller, tell_each
 from bot.state.balances import Balances
 from bot.state.power import PowerLog
 from bot.state.rentals import Rentals
@@ -19,7 +19,7 @@ from bot.text import Lang, t
 from bot.text.format import show
 from bot.text.runway import runway_line
 from rules.policy import Metering
-from rules.runway import crossed, runway
+from rules.runway import Runway, crossed, runway
 
 log = logging.getLogger(__name__)
 
@@ -46,9 +46,9 @@ def check_runways(
     latest = balances.latest()
     sent: list[RunwayAlert] = []
     for team in sorted({b.team for b in latest}):
-        instances = rentals.instances(team)
-        timelines = PowerLog(rentals.store, rules).timelines(instances, now)
-        for balance in (b for b in latest if b.team == team):
+        instances, mine = rentals.instances(team), [b for b in latest if b.team == team]
+        timelines = PowerLog(rentals.store, rules).this_month(instances, now, also=[b.at for b in mine])
+        for balance in mine:
             left = runway(balance, instances, timelines, now)
             below = crossed(left, rules.runway_alert_hours)
             if below is None or not balances.claim_alert(balance.id, below):
@@ -56,18 +56,14 @@ def check_runways(
             channels = sorted(
                 {i.channel for i in instances if i.provider == balance.provider and i.released_at is None and i.channel}
             )
-            told = []
-            for channel in channels:
-                lang = lang_of(team, channel)
-                text = t("runway.alert", lang, line=runway_line(left, lang, zone), hours=show(below))
-                try:
-                    teller_of(team).say(channel, text)
-                except ChatError as exc:
-                    log.warning("runway alert for %s not posted in %s: %s", balance.provider, channel, exc.code)
-                    continue
-                told.append(channel)
+            texts = {channel: _alert_text(left, below, lang_of(team, channel), zone) for channel in channels}
+            told = tell_each(teller_of(team), texts, f"runway alert for {balance.provider}")
             if not told:
                 balances.give_back_alert(balance.id, balance.alerted_below_h)
                 continue
             sent.append(RunwayAlert(team, balance.provider, below, told))
     return sent
+
+
+def _alert_text(left: Runway, below: float, lang: Lang, zone: ZoneInfo) -> str:
+    return t("runway.alert", lang, line=runway_line(left, lang, zone), hours=show(below))

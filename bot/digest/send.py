@@ -78,10 +78,7 @@ def digests(
     # Spend and budgets are the workspace's: a project's month counts every channel's things.
     budgets = Budgets(rentals.store).of(team)
     recorded = Balances(rentals.store).latest(team)
-    # what the figures read back: this month, the week before it (forecasts, savings), each balance's time
-    month = now.replace(day=1, hour=0, minute=0, second=0, microsecond=0)
-    since = min([month - timedelta(days=(metering or Metering()).forecast_days), *(b.at for b in recorded)])
-    timelines = PowerLog(rentals.store, metering).timelines(everything, now, since=since)
+    timelines = PowerLog(rentals.store, metering).this_month(everything, now, also=[b.at for b in recorded])
     spend = spending(everything, all_storage, now, budgets, timelines)
     ahead = {(s.project, s.currency): s for s in standings(everything, all_storage, budgets, now, timelines=timelines)}
     spend = [replace(s, forecast=ahead.get((s.project, s.currency))) for s in spend]

@@ -12,6 +12,7 @@ from zoneinfo import ZoneInfo
 from bot.state.power import PowerLog
 from bot.state.rentals import Rentals
 from bot.state.usage import daily_activity
+from rules.metering import FORECAST_DAYS
 from rules.policy import Metering
 from rules.report import Rank, Report, build
 
@@ -77,7 +78,7 @@ def compose_parts(
             rentals.store, [i.id for i in batch], first, min(last, now), offset_s=offset, busy_above_pct=busy_above_pct
         )
         kept = storage if n == len(batches) - 1 else []
-        look_back = timedelta(days=(metering or Metering()).forecast_days)  # what a release saved reads back
+        look_back = timedelta(days=FORECAST_DAYS)  # what a release saved reads back
         whole = build([], kept, daily, start=start, end=end, zone=zone, now=now)
         for k in range(0, len(batch), PART):  # power timelines a few hundred instances at a time: memory stays flat
             chunk = batch[k : k + PART]

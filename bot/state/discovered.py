@@ -115,12 +115,14 @@ class Discovered:
                 writes.append(_set(rental_storage, row, deleted_at=now, cloud_state="deleted"))
                 out.deleted.append(row.name)
         self._write([w for w in writes if w is not None])
-        self._sight(scan, filing.team, now)
+        self._sight(scan, filing.team, now, {key: row.id for key, row in instances.items()}, bool(out.new))
         return out
 
-    def _sight(self, scan: Scan, team: str, now: datetime) -> None:
-        """Each instance's state as this scan saw it: running is on, stopped off (a change placed at this scan)."""
-        ids = {key: row.id for key, row in self._known(rental_instances, team).items()}
+    def _sight(self, scan: Scan, team: str, now: datetime, ids: dict[str, int], added: bool) -> None:
+        """Each instance's state as this scan saw it: running is on, stopped off (a change placed at this scan).
+        `ids`: the known instances' ids (read again only when this scan added some)."""
+        if added:
+            ids = {key: row.id for key, row in self._known(rental_instances, team).items()}
         seen = [
             Sighting(ids[item.key], POWER[item.state], now, item.key.split(":", 1)[0], item.charging)
             for item in scan.found

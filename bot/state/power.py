@@ -21,6 +21,8 @@ from sqlalchemy.exc import IntegrityError
 from bot.state.rentals import RentalError
 from bot.state.schema import power_reports
 from bot.state.store import Store
+from rules.digest import Rented
+from rules.metering import FORECAST_DAYS
 from rules.policy import Metering
 from rules.power import HELD, Power, PowerReport, Stretch, timeline
 
@@ -74,26 +76,35 @@ class PowerLog:
         return out
 
     def timelines(
-        self, things: Iterable[object], now: datetime, since: datetime | None = None
+        self, things: Iterable[Rented], now: datetime, since: datetime | None = None
     ) -> dict[int, list[Stretch]]:
         """Each instance's stretches from its start (or `since`, when later) to its release (or `now`)."""
         items = list(things)
-        found = self.reports([i.id for i in items], before=now, since=since)  # type: ignore[attr-defined]
+        found = self.reports([i.id for i in items], before=now, since=since)
         gaps = silence(self.rules)
         out = {}
         for item in items:
-            begin, released = item.started_at, item.released_at  # type: ignore[attr-defined]
-            begin = max(begin, since) if since is not None else begin
-            end = min(released, now) if released is not None else now
-            out[item.id] = timeline(found.get(item.id, []), begin, end, gaps)  # type: ignore[attr-defined]
+            begin = max(item.started_at, since) if since is not None else item.started_at
+            end = min(item.released_at, now) if item.released_at is not None else now
+            out[item.id] = timeline(found.get(item.id, []), begin, end, gaps)
         return out
+
+    def this_month(
+        self, things: Iterable[Rented], now: datetime, also: Iterable[datetime] = ()
+    ) -> dict[int, list[Stretch]]:
+        """The timelines this month's figures read: the month (in any zone) and the week before it (forecasts and
+        savings look back a week), and from each time in `also` (a prepaid balance's)."""
+        month = now.replace(day=1, hour=0, minute=0, second=0, microsecond=0)
+        since = min([month - timedelta(days=FORECAST_DAYS + 1), *also])
+        return self.timelines(things, now, since=since)
 
     def sight(self, sightings: Sequence[Sighting]) -> int:
         """Keep machine sightings: each extends its source's latest report when it repeats it within the
         source's silence limit, else starts a new one. Returns how many new reports were kept."""
         if not sightings:
             return 0
-        latest = self.reports({s.instance_id for s in sightings})
+        # the reports they may extend: from the earliest sighting on, with the one before it
+        latest = self.reports({s.instance_id for s in sightings}, since=min(s.at for s in sightings))
         gaps = silence(self.rules)
         new = 0
         with self.store.writing() as conn:
@@ -110,7 +121,12 @@ class PowerLog:
                         c = power_reports.c
                         conn.execute(
                             update(power_reports)
-                            .where(c.instance_id == s.instance_id, c.at == last.at, c.source == last.source)
+                            .where(
+                                c.instance_id == s.instance_id,
+                                c.at == last.at,
+                                c.state == last.state.value,
+                                c.source == last.source,
+                            )
                             .values(last_at=s.at)
                         )
                         mine[mine.index(last)] = PowerReport(last.state, last.at, s.at, last.source, last.charging)

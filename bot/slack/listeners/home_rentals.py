@@ -26,7 +26,7 @@ def rentals_text(deps: Deps, team: str, user: str, lang: Lang, now: datetime) ->
     instances = [i for i in rentals.instances(team) if i.owner == user and not i.hidden_by]
     storage = [s for s in rentals.storage(team) if s.owner == user and not s.hidden_by]
     everything = rentals.instances(team)
-    timelines = PowerLog(deps.store, deps.policy.metering).timelines(everything, now)
+    timelines = PowerLog(deps.store, deps.policy.metering).this_month(everything, now)
     spent: dict[str, float] = defaultdict(float)
     for inst in instances:
         spent[inst.currency] += spent_this_month(inst, local, timelines)
