@@ -16,7 +16,7 @@ from bot.state.rentals import Instance, RentalError, Rentals
 from bot.text import t
 from bot.text.catalogue import tw
 from bot.text.format import escape
-from bot.text.runway import runway_line
+from bot.text.runway import billing_said, runway_line
 from rules.runway import runway
 
 
@@ -63,7 +63,7 @@ def billing(inv: Invocation, args: list[str]) -> None:
     except FieldError as exc:
         raise CommandError(f"{exc.field}: {exc.message}") from None
     changed = Rentals(inv.deps.store).set_billing(inv.team, found.name, billing=basis, stop_billing=stop)
-    said = t("cli.billing_set", lang, name=changed.name, billing=basis, stop_billing=changed.stop_billing or "stops")
+    said = t("cli.billing_set", lang, name=changed.name, **billing_said(basis, changed.stop_billing, lang))
     inv.answer(plain(said, lang))
 
 

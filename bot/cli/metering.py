@@ -17,6 +17,7 @@ from bot.fields.metering import balance_of, billing_of, power_of, provider_of, s
 from bot.fields.rentals import currency_of
 from bot.settings import Settings
 from bot.text import t
+from bot.text.runway import billing_said, when_said
 
 
 def _moment(text: str | None, settings: Settings, flag: str = "--at") -> datetime:
@@ -52,9 +53,9 @@ def power(
         moment = _moment(at, settings)
         kept = _run(settings, lambda: log.say(inst.id, said, moment, now, source="person", by="terminal"))
         key = "cli.power_said" if kept else "cli.power_repeated"
-        sys.stdout.write(
-            t(key, settings.lang, name=name, state=said.value, at=moment.isoformat(timespec="minutes")) + "\n"
-        )
+        zone = ZoneInfo(settings.remind_tz)
+        state_word = t(f"word.power.{said.value}", settings.lang)
+        sys.stdout.write(t(key, settings.lang, name=name, state=state_word, at=when_said(moment, zone)) + "\n")
         return
     [stretches] = log.timelines([inst], now).values()
     rows = [
@@ -103,8 +104,7 @@ def billing(
             "cli.billing_set",
             settings.lang,
             name=changed.name,
-            billing=changed.billing,
-            stop_billing=changed.stop_billing or "stops",
+            **billing_said(changed.billing, changed.stop_billing, settings.lang),
         )
         + "\n"
     )
@@ -136,7 +136,8 @@ def balance(
         money = _fields(lambda: currency_of(currency, settings.lang))
         moment = _moment(at, settings)
         if moment > now:
-            raise fail(t("error.rental.power_future", settings.lang, at=moment.isoformat(timespec="minutes")))
+            at_said = when_said(moment, ZoneInfo(settings.remind_tz))
+            raise fail(t("error.metering.balance_future", settings.lang, at=at_said))
         balances.record(workspace, name, value, money, moment, now, by="terminal")
     instances = rentals.instances(workspace)
     recorded = balances.latest(workspace)

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from sqlalchemy import func, insert, or_, select, update
@@ -38,6 +38,11 @@ class Sighting:
     at: datetime
     source: str
     charging: bool | None = None
+
+
+def _utc(moment: datetime) -> str:
+    """A time as an error says it, in a named zone (the state layer knows no reader's)."""
+    return f"{moment.astimezone(UTC):%Y-%m-%d %H:%M} UTC"
 
 
 def _report(row: Any) -> PowerReport:
@@ -152,18 +157,17 @@ class PowerLog:
         """A person's (or the bot's) word that the instance went on or off at `at`. False: already kept.
         RentalError power_future (after `now`) or power_overlaps (a machine saw it otherwise then)."""
         if at > now + timedelta(minutes=1):
-            raise RentalError("power_future", at=at.isoformat(timespec="minutes"))
+            raise RentalError("power_future", at=_utc(at))
         for r in self.reports([instance_id]).get(instance_id, []):
             if r.at == at and r.state is state and r.source == source:
                 return False
             if r.source not in HELD and r.state is not state and r.at < at < r.last_at:
                 raise RentalError(
                     "power_overlaps",
-                    at=at.isoformat(timespec="minutes"),
-                    state=r.state.value,
+                    at=_utc(at),
                     source=r.source,
-                    start=r.at.isoformat(timespec="minutes"),
-                    end=r.last_at.isoformat(timespec="minutes"),
+                    start=_utc(r.at),
+                    end=_utc(r.last_at),
                 )
         try:
             with self.store.writing() as conn:

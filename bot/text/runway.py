@@ -1,7 +1,9 @@
-"""A prepaid balance's runway as a sentence, in either language (digest, alerts, terminal)."""
+"""The bill in words, in either language: a prepaid balance's runway (digest, alerts, terminal), how an instance
+bills, a time in its zone."""
 
 from __future__ import annotations
 
+from datetime import datetime
 from zoneinfo import ZoneInfo
 
 from bot.text import Lang, t
@@ -26,3 +28,16 @@ def runway_line(runway: Runway, lang: Lang, zone: ZoneInfo) -> str:
         zone=zone.key,
         rate=money(runway.burn_per_hour, runway.currency),
     )
+
+
+def billing_said(billing: str, stop_billing: str | None, lang: Lang) -> dict[str, str]:
+    """How an instance bills, as `cli.billing_set` says it."""
+    return {
+        "billing": t(f"word.billing.{billing}", lang),
+        "stop_billing": t(f"word.stop_billing.{stop_billing or 'stops'}", lang),
+    }
+
+
+def when_said(moment: datetime, zone: ZoneInfo) -> str:
+    """A time in a named zone: 12-05 14:00 Asia/Shanghai."""
+    return f"{moment.astimezone(zone):%Y-%m-%d %H:%M} {zone.key}"

@@ -39,7 +39,7 @@ def test_track_power_billing_and_balance_from_slack(tmp_path: Path) -> None:
         assert "Only <@U1> (its owner) or a workspace admin" in say(h, 3, "power slice on", user="U7")
         reports = PowerLog(h.deps.store).reports([inst.id])[inst.id]
         assert [(r.state, r.source) for r in reports] == [(Power.ON, "track"), (Power.OFF, "person")]
-        assert "billed day" in say(h, 4, "billing slice day")
+        assert "billed by the day (each day started)" in say(h, 4, "billing slice day")
         assert "is not a billing basis" in say(h, 5, "billing slice weekly")
         listed = say(h, 6, "balance autodl 320")
         assert listed.startswith("autodl: about ¥")  # now a day card: its day's price spread over the day
@@ -48,3 +48,28 @@ def test_track_power_billing_and_balance_from_slack(tmp_path: Path) -> None:
         assert "is not a power state" in say(h, 8, "power slice sideways")
         [kept] = Balances(h.deps.store).latest("T1")
         assert (kept.provider, kept.amount, kept.currency, kept.recorded_by) == ("autodl", 320.0, "CNY", "U1")
+
+
+def test_a_heartbeat_with_a_power_word_it_cannot_read_is_refused_naming_the_field(tmp_path: Path) -> None:
+    import json
+    import urllib.error
+    import urllib.request
+
+    with running_app(tmp_path) as h:
+        h.clock.now = NOW
+        _, token = Rentals(h.deps.store).track_instance(
+            "T1", "box", {"gpu": "A100-80GB", "cards": 1, "share": None, "unit": "hour", "price": 14.0,
+                          "currency": "CNY", "channel": "C1", "owner": "U1", "project": None, "started_at": NOW},
+        )  # fmt: skip
+        request = urllib.request.Request(
+            h.base_url + "/api/heartbeat",
+            data=json.dumps({"samples": [], "power": "sideways"}).encode(),
+            method="POST",
+            headers={"Authorization": f"Bearer {token}"},
+        )
+        try:
+            urllib.request.urlopen(request, timeout=10)
+            raise AssertionError("a power word it cannot read was taken")
+        except urllib.error.HTTPError as answer:
+            said = json.loads(answer.read())
+            assert answer.code == 400 and said["field"] == "power" and "'on' or 'off'" in said["error"]

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from zoneinfo import ZoneInfo
 
 from tests.support.cli import run_cli
 
@@ -44,11 +45,13 @@ def test_power_reports_make_an_hourly_slice_bill_only_while_on(tmp_path: Path) -
         "on",
         "autodl",
     )
-    month = now.astimezone(__import__("zoneinfo").ZoneInfo("Asia/Shanghai")).replace(day=1, hour=0, minute=0, second=0)
-    expected = (min(off, now) - max(start, month)).total_seconds() / 3600 + (
-        now - max(on, month)
-    ).total_seconds() / 3600
-    assert abs(item["billed_hours_this_month"] - max(expected, 0)) < 0.05  # 4 h of the 10: the 6 off are not billed
+    month = now.astimezone(ZoneInfo("Asia/Shanghai")).replace(day=1, hour=0, minute=0, second=0)
+
+    def within_month(lo: datetime, hi: datetime) -> float:  # the run may straddle the month's start
+        return max((hi - max(lo, month)).total_seconds(), 0.0) / 3600
+
+    expected = within_month(start, off) + within_month(on, now)  # 4 h of the 10: the 6 off are not billed
+    assert abs(item["billed_hours_this_month"] - expected) < 0.05
 
 
 def test_billing_and_a_balance_with_its_runway(tmp_path: Path) -> None:
@@ -84,7 +87,31 @@ def test_bad_values_name_the_field_in_the_users_language_and_write_nothing(tmp_p
     ]:
         done = cli(tmp_path, *args)
         assert done.returncode == 2 and said in done.stderr, (args, done.stderr)
+    bad_basis = cli(tmp_path, "track", "instance", "b2", "--gpu", "A100-80GB", "--price", "14/h", "--channel", "C1",
+                    "--owner", "U1", "--billing", "weekly")  # fmt: skip
+    assert bad_basis.returncode == 2 and "--billing: 'weekly' is not a billing basis" in bad_basis.stderr
     assert json.loads(cli(tmp_path, "balance", "--json").stdout) == []
+    assert [i["name"] for i in json.loads(cli(tmp_path, "list", "--json").stdout)["instances"]] == ["slice"]
     assert [s["source"] for s in json.loads(cli(tmp_path, "power", "slice", "--json").stdout)] == ["track"]
     zh = cli(tmp_path, "billing", "slice", "weekly", lang="zh")
     assert zh.returncode == 2 and "不是计费方式" in zh.stderr
+
+
+def test_a_persons_report_inside_what_the_agent_saw_is_refused_naming_it(tmp_path: Path) -> None:
+    from bot.settings import state_db_beside
+    from bot.state import Store
+    from bot.state.power import PowerLog, Sighting
+    from bot.state.rentals import Rentals
+    from rules.power import Power
+
+    now = datetime.now(UTC).replace(microsecond=0)
+    track(tmp_path, "slice", "14/h", now - timedelta(hours=3))
+    store = Store(f"sqlite:///{state_db_beside(tmp_path / 'advisor.db')}")
+    inst = Rentals(store).instance("T1", "slice")
+    assert inst is not None
+    beats = [Sighting(inst.id, Power.ON, now - timedelta(minutes=m), "agent") for m in range(60, -1, -5)]
+    PowerLog(store).sight(beats)  # its agent posted every 5 minutes for the last hour
+    inside = cli(tmp_path, "power", "slice", "off", "--at", (now - timedelta(minutes=30)).isoformat())
+    assert inside.returncode == 2 and "agent saw it the other way" in inside.stderr
+    assert "give a time outside that stretch" in inside.stderr
+    assert [s["source"] for s in json.loads(cli(tmp_path, "power", "slice", "--json").stdout)][-1] == "agent"
