@@ -129,7 +129,10 @@ class Settings(BaseSettings):
         default=0.5,
         ge=0,
         le=30,
-        description="first wait before retrying a Slack call that failed with 5xx or a dropped connection; it doubles",
+        description=(
+            "first wait before retrying a Slack call that failed with 5xx or a dropped connection; it doubles,"
+            " and each wait is up to twice its step (jitter)"
+        ),
     )
     ack_db_budget_s: float = Field(
         default=1.0,

@@ -3,6 +3,7 @@ connections with back-off (slack_sdk's retry handlers), each retry counted in th
 
 from __future__ import annotations
 
+import random
 from collections.abc import Callable
 from typing import Any
 
@@ -13,6 +14,7 @@ from slack_sdk.http_retry.builtin_handlers import (
     ServerErrorRetryHandler,
 )
 from slack_sdk.http_retry.builtin_interval_calculators import BackoffRetryIntervalCalculator
+from slack_sdk.http_retry.jitter import Jitter
 
 from bot.metrics import Metrics
 
@@ -49,9 +51,22 @@ class ConnectionDropped(_Counted, ConnectionErrorRetryHandler):
     reason = "connection"
 
 
+class ScaledJitter(Jitter):
+    """Adds up to the interval itself, so a back-off of b waits b..2b, 2b..4b, ...
+
+    slack_sdk's own RandomJitter adds 0-1 s whatever the back-off, so a back-off of 10 ms still
+    waited up to a second a retry, and `slack_retry_backoff_s` did not mean what it says."""
+
+    def __init__(self, draw: Callable[[], float] = random.random) -> None:
+        self.draw = draw
+
+    def recalculate(self, duration: float) -> float:
+        return duration * (1.0 + self.draw())
+
+
 def retry_handlers(metrics: Metrics | None = None, *, backoff_s: float = 0.5) -> list[RetryHandler]:
     """429: up to 5 retries after Retry-After; 5xx: 3 with exponential back-off; connection errors: 2."""
-    interval = BackoffRetryIntervalCalculator(backoff_factor=backoff_s)
+    interval = BackoffRetryIntervalCalculator(backoff_factor=backoff_s, jitter=ScaledJitter())
     handlers: list[RetryHandler] = [
         RateLimited(max_retry_count=5),
         ServerError(max_retry_count=3, interval_calculator=interval),
