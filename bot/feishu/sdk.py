@@ -30,7 +30,7 @@ class FeishuError(Exception):
         self.code, self.msg, self.status = code, msg, status
 
 
-def _enter_without_init(name: str) -> None:
+def enter_without_init(name: str) -> None:
     """Make package `name` importable for its submodules without running its __init__ (see the module's note)."""
     if name in sys.modules:
         return
@@ -46,8 +46,8 @@ def _enter_without_init(name: str) -> None:
 
 def load() -> Any:
     """The SDK's pieces: (Config, IM v1 service, contact v3 service, the im.v1 model module, AESCipher)."""
-    _enter_without_init("lark_oapi")
-    _enter_without_init("lark_oapi.api")
+    enter_without_init("lark_oapi")
+    enter_without_init("lark_oapi.api")
     from lark_oapi.api.contact.v3 import model as contact_model
     from lark_oapi.api.contact.v3.version import V3 as ContactV3
     from lark_oapi.api.im.v1 import model as im_model

@@ -312,11 +312,7 @@ class WsServer:
 
     def push(self, payload: dict[str, Any], timeout: float = 20.0) -> dict[str, Any]:
         """Send an event frame; the client's response (code, and `answer`: the card action's decoded result)."""
-        from bot.feishu.sdk import load
-
-        load()
-        from lark_oapi.ws.pb.pbbp2_pb2 import Frame
-
+        Frame = _frame_type()
         message_id = f"msg-{next(self._ids)}"
         frame = Frame(SeqID=1, LogID=1, service=7, method=1, payload=json.dumps(payload).encode())
         for key, value in (
@@ -338,15 +334,23 @@ class WsServer:
         return answer
 
 
+def _frame_type() -> Any:
+    """The SDK's protobuf frame. Entered without `lark_oapi.ws`'s __init__, which imports the ws client and,
+    through it, every event processor of the SDK (about a second of CPU a test process)."""
+    from bot.feishu.sdk import enter_without_init, load
+
+    load()
+    enter_without_init("lark_oapi.ws")
+    from lark_oapi.ws.pb.pbbp2_pb2 import Frame
+
+    return Frame
+
+
 @contextmanager
 def ws_server() -> Iterator[WsServer]:
     from websockets.sync.server import serve
 
-    from bot.feishu.sdk import load
-
-    load()
-    from lark_oapi.ws.pb.pbbp2_pb2 import Frame
-
+    Frame = _frame_type()
     server = WsServer()
 
     def handler(connection: Any) -> None:
