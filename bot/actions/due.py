@@ -3,10 +3,11 @@ on fresh data, and the instance is stopped only if it was idle over the whole id
 
 Nothing is done (the warning is cancelled, and the thread says why) when the data is unknown or stale, the
 instance was busy or held GPU memory, someone pressed Still needed or snoozed it, or it was released since the
-warning. An agent's box is stopped by its agent (the request rides on the next heartbeat's answer); an AWS
-instance with stop_instances (never terminate), confirmed by a describe. A failed stop is tried once more,
-then reported in the channel and left to people. After a stop: the instance is released by the bot, the
-digest's item says so, the owner gets a DM, and the audit row keeps what was judged.
+warning. An agent's box is stopped by its agent (the request rides on the next heartbeat's answer); a cloud's
+instance by its cloud (bot/discover/cloud.py: never terminated or released), confirmed by a describe. A failed
+stop is tried once more, then reported in the channel and left to people. After a stop: the instance is released
+by the bot, the digest's item says so, the owner gets a DM, and the audit row keeps what was judged; one the cloud
+stopped with its meter running (Alibaba Cloud's keep-charging mode) is kept instead, said to be still billed.
 """
 
 from __future__ import annotations
@@ -18,13 +19,12 @@ from datetime import datetime, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from botocore.exceptions import BotoCoreError, ClientError
-
 from bot.chat.port import ChatError, Teller
 from bot.deps import Deps
-from bot.discover.aws import Aws, aws_problem
+from bot.discover.cloud import CloudError, clouds
 from bot.state.actions import Actions, Warning
-from bot.state.power import PowerLog
+from bot.state.discovered import CLOUD_SOURCES
+from bot.state.power import PowerLog, Sighting
 from bot.state.rentals import Instance, Rentals
 from bot.state.schedules import Schedules
 from bot.text import Lang, t
@@ -101,41 +101,39 @@ def _step(ctx: Ctx, warning: Warning, inst: Instance | None) -> int:
             _say(ctx, warning, inst, "action.cancelled", reason=verdict.why)
             return 1
         return 0
-    if inst.source == "agent" or (inst.machine_id and inst.source != "aws"):
+    if inst.source == "agent" or (inst.machine_id and inst.source not in CLOUD_SOURCES):
         if ctx.actions.move(warning.id, "warned", "requested", ctx.now, figures=verdict.figures, attempt=True):
             log.info("asked the agent of %s to stop it (action %s)", inst.name, warning.id)
             return 1
         return 0
-    if inst.source == "aws" and inst.provider_id and inst.provider_region:
-        return _stop_aws(ctx, warning, inst, verdict)
+    if inst.source in CLOUD_SOURCES and inst.provider_id and inst.provider_region:
+        return _stop_in_cloud(ctx, warning, inst, verdict)
     if ctx.actions.move(warning.id, "warned", "cancelled", ctx.now, detail="not_stoppable", figures=verdict.figures):
         _say(ctx, warning, inst, "action.cancelled", reason="not_stoppable")
     return 1
 
 
-def _stop_aws(ctx: Ctx, warning: Warning, inst: Instance, verdict: Verdict) -> int:
+def _stop_in_cloud(ctx: Ctx, warning: Warning, inst: Instance, verdict: Verdict) -> int:
     region = inst.provider_region or ""
     instance_id = (inst.provider_id or "").split(":", 1)[1]
+    make = clouds(ctx.deps.settings).get(inst.source)
+    if make is None:
+        return _failed_try(ctx, warning, inst, "warned", f"{inst.source} is not turned on in this deployment")
     try:
-        ec2 = Aws((region,), ctx.deps.settings.aws_endpoint_url).client("ec2", region)
-        ec2.stop_instances(InstanceIds=[instance_id])
-        state = ec2.describe_instances(InstanceIds=[instance_id])["Reservations"][0]["Instances"][0]["State"]["Name"]
-        problem = None if state in ("stopping", "stopped") else f"the instance is {state} after stop_instances"
-    except (ClientError, BotoCoreError) as exc:
-        problem = aws_problem(exc)
-    if problem is None:
-        if ctx.actions.move(
-            warning.id,
-            "warned",
-            "stopped",
-            ctx.now,
-            detail=f"aws stop_instances: {state}",
-            figures=verdict.figures,
-            attempt=True,
-        ):
-            _stopped(ctx, warning, inst)
-        return 1
-    return _failed_try(ctx, warning, inst, "warned", problem)
+        done = make().stop(region, instance_id)
+        problem = None if done.state in ("stopping", "stopped") else f"the instance is {done.state} after the stop"
+    except CloudError as exc:
+        problem = str(exc)
+    if problem is not None:
+        return _failed_try(ctx, warning, inst, "warned", problem)
+    if done.charging:  # stopped, its meter still running: kept (never released by the bot), said to be billed
+        PowerLog(ctx.rentals.store).sight([Sighting(inst.id, Power.OFF, ctx.now, inst.source, True)])
+        ctx.rentals.set_billing(inst.team, inst.name, stop_billing="keeps")
+        inst = ctx.rentals.by_id(inst.id) or inst
+    detail = f"{inst.source} {done.how}: {done.state}" + (", still charging" if done.charging else "")
+    if ctx.actions.move(warning.id, "warned", "stopped", ctx.now, detail=detail, figures=verdict.figures, attempt=True):
+        _stopped(ctx, warning, inst)
+    return 1
 
 
 def _failed_try(ctx: Ctx, warning: Warning, inst: Instance | None, expected: str, problem: str) -> int:

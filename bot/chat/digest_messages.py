@@ -9,6 +9,7 @@ from zoneinfo import ZoneInfo
 
 from bot.chat.ids import Action
 from bot.chat.message import Button, Message, Section
+from bot.state.discovered import FOUND_SOURCES
 from bot.text import Lang, t
 from bot.text.budget import forecast_text
 from bot.text.format import money, show
@@ -33,7 +34,7 @@ def instance_line(news: InstanceNews, lang: Lang, zone: ZoneInfo) -> str:
             rate=money(news.per_hour, news.currency) if news.priced else no_price,
             month=money(news.month, news.currency) if news.priced else no_price,
         )
-    unknown = "digest.unknown_found" if news.source in ("aws", "k8s") else "digest.unknown"
+    unknown = "digest.unknown_found" if news.source in FOUND_SOURCES else "digest.unknown"
     key = {Activity.IDLE: "digest.idle", Activity.MEMORY_HELD: "digest.memory_held"}.get(news.activity, unknown)
     no_price = t("digest.price_unknown", lang)
     line = t(

@@ -1,6 +1,6 @@
-"""`gpu-advise discover [--source aws] [--json]`: find what the team rents in the cloud, once (serve does it
-every GPU_ADVISOR_DISCOVER_EVERY_MINUTES). Exit 0: every region answered; 1: some did not (what they did
-not answer changed nothing); 2: discovery is not set up."""
+"""`gpu-advise discover [--source aws|aliyun] [--json]`: find what the team rents in the clouds, once (serve does
+it every GPU_ADVISOR_DISCOVER_EVERY_MINUTES). Without --source, every cloud turned on, one after another. Exit 0:
+every region answered; 1: some did not (what they did not answer changed nothing); 2: discovery is not set up."""
 
 from __future__ import annotations
 
@@ -14,34 +14,49 @@ from bot.cli.common import LangOpt, fail, load_settings, say
 from bot.cli.rentals import JsonOpt, open_rentals, workspace_of
 from bot.text import t
 
-SOURCES = ("aws",)
+SOURCES = ("aws", "aliyun")
+TURN_ON = {"aws": "GPU_ADVISOR_AWS_REGIONS", "aliyun": "GPU_ADVISOR_ALIYUN_REGIONS"}
 
 
 def discover(
-    source: Annotated[str, typer.Option("--source", help="Where to look: aws.")] = "aws",
+    source: Annotated[
+        str | None, typer.Option("--source", help="Where to look: aws or aliyun; default every cloud turned on.")
+    ] = None,
     lang: LangOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
-    """Find GPU instances and unattached volumes in the cloud, and keep them as items of the workspace."""
+    """Find GPU instances and unattached disks in the clouds, and keep them as items of the workspace."""
     from bot.cli.rentals import cached_offers
+    from bot.discover.cloud import clouds
+    from bot.discover.run import Report
     from bot.discover.run import discover as run_discovery
 
     settings = load_settings(lang=lang)
-    if source not in SOURCES:
+    if source is not None and source not in SOURCES:
         raise fail(t("cli.discover_bad_source", settings.lang, source=source, known=", ".join(SOURCES)))
-    if not settings.aws_region_list():
+    on = clouds(settings)
+    if source is not None and source not in on:
+        raise fail(t(f"cli.discover_off_{source}", settings.lang))
+    if not on:
         raise fail(t("cli.discover_off", settings.lang))
     team = workspace_of(settings, settings.discover_team)
     store = open_rentals(settings).store
-    report = run_discovery(settings, store, team, store.now(), offers=cached_offers(settings), client=_slack(settings))
-    for where, problem in report.problems.items():
+    offers, client = cached_offers(settings), _slack(settings)
+    reports: list[Report] = []
+    for name, make in on.items():
+        if source is None or name == source:
+            cloud = make()
+            reports.append(run_discovery(settings, store, team, store.now(), offers=offers, client=client, cloud=cloud))
+    problems = {f"{r.source} {k}" if len(reports) > 1 else k: v for r in reports for k, v in r.problems.items()}
+    for where, problem in problems.items():
         say(t("cli.discover_problem", settings.lang, where=where, problem=problem))
+    items = [(r.source, i) for r in reports for i in r.items]
     if as_json:
-        out = {"found": len(report.items), "items": [_item(i) for i in report.items]}
+        out = {"found": len(items), "items": [_item(i, where) for where, i in items]}
         sys.stdout.write(json.dumps(out, ensure_ascii=False, indent=2) + "\n")
     else:
-        for item in report.items:
-            row = _item(item)
+        for where, item in items:
+            row = _item(item, where)
             sys.stdout.write(
                 "\t".join(
                     str(row[k] if row[k] is not None else "-")
@@ -53,24 +68,24 @@ def discover(
             t(
                 "cli.discover_done",
                 settings.lang,
-                found=len(report.items),
-                new=len(report.applied.new),
-                released=len(report.applied.released),
-                deleted=len(report.applied.deleted),
+                found=len(items),
+                new=sum(len(r.applied.new) for r in reports),
+                released=sum(len(r.applied.released) for r in reports),
+                deleted=sum(len(r.applied.deleted) for r in reports),
             )
             + "\n"
         )
-    if report.problems:
+    if problems:
         raise typer.Exit(1)
 
 
-def _item(item: Any) -> dict[str, Any]:
+def _item(item: Any, source: str) -> dict[str, Any]:
     from bot.state.rentals import Instance
 
     instance = isinstance(item, Instance)
     return {
         "key": item.provider_id,
-        "source": "aws",
+        "source": source,
         "kind": "instance" if instance else "storage",
         "name": item.name,
         "gpu": item.gpu if instance else None,

@@ -21,6 +21,7 @@ from botocore.exceptions import BotoCoreError, ClientError, NoCredentialsError, 
 from botocore.loaders import Loader, create_loader
 
 from bot.discover.catalog import VOLUME_USD_GB_MONTH, gpu_types
+from bot.discover.cloud import CloudError, Stopped
 from bot.state.discovered import Found, Scan
 from rules.samples import Sample
 
@@ -62,6 +63,9 @@ def _models() -> Loader:
 
 
 class Aws:
+    name = "aws"
+    metrics = "cloudwatch"
+
     def __init__(self, regions: tuple[str, ...], endpoint_url: str | None = None) -> None:
         self.regions, self.endpoint_url = regions, endpoint_url
         core = botocore.session.Session()
@@ -78,7 +82,7 @@ class Aws:
 
     def scan(self) -> Scan:
         """Every region's GPU instances and volumes; a region that fails is said and skipped."""
-        out = Scan()
+        out = Scan(source=self.name)
         for region in self.regions:
             try:
                 ec2 = self.client("ec2", region)
@@ -137,16 +141,34 @@ class Aws:
                     raw.get("State", "unknown"),
                     tags,
                     size_gb=float(raw.get("Size", 0)),
-                    usd_gb_month=VOLUME_USD_GB_MONTH.get(raw.get("VolumeType", ""), 0.08),
+                    per_gb_month=VOLUME_USD_GB_MONTH.get(raw.get("VolumeType", ""), 0.08),
                     created_at=raw.get("CreateTime"),
                     attached_to=attached,
                 )
+
+    def stop(self, region: str, instance_id: str) -> Stopped:
+        """stop_instances (never terminate), then a describe. A stopped EC2 instance bills no compute."""
+        try:
+            ec2 = self.client("ec2", region)
+            ec2.stop_instances(InstanceIds=[instance_id])
+            found = ec2.describe_instances(InstanceIds=[instance_id])["Reservations"][0]["Instances"][0]
+        except (ClientError, BotoCoreError) as exc:
+            raise CloudError(aws_problem(exc)) from None
+        return Stopped(str(found["State"]["Name"]), charging=False, how="stop_instances")
 
     def gpu_samples(
         self, region: str, instance_ids: list[str], since: datetime, until: datetime
     ) -> dict[str, list[Sample]]:
         """CloudWatch agent's NVIDIA metrics (namespace CWAgent, `nvidia_smi_utilization_gpu` and
         `nvidia_smi_memory_used`, per InstanceId and GPU `index`), one-minute maxima, for `instance_ids`."""
+        try:
+            return self._gpu_samples(region, instance_ids, since, until)
+        except (ClientError, BotoCoreError) as exc:
+            raise CloudError(aws_problem(exc)) from None
+
+    def _gpu_samples(
+        self, region: str, instance_ids: list[str], since: datetime, until: datetime
+    ) -> dict[str, list[Sample]]:
         cloudwatch = self.client("cloudwatch", region)
         wanted, series, seen = set(instance_ids), [], set()
         for metric in ("nvidia_smi_utilization_gpu", "nvidia_smi_memory_used", "nvidia_smi_memory_total"):

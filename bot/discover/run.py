@@ -15,11 +15,10 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
-from botocore.exceptions import BotoCoreError, ClientError
-
-from bot.discover.aws import Aws, aws_problem
+from bot.discover.cloud import Cloud, CloudError
 from bot.fields.rentals import price_from_cache
 from bot.settings import Settings
+from bot.state.balances import Balances
 from bot.state.discovered import Applied, Discovered, Filing, Found, Scan
 from bot.state.rentals import Instance, Rentals, Storage
 from bot.state.store import Store
@@ -35,12 +34,17 @@ class Report:
     applied: Applied
     items: list[Instance | Storage] = field(default_factory=list)
     activity_problem: str | None = None
+    balance_problem: str | None = None
+    source: str = "aws"  # the cloud scanned
+    metrics: str = "metrics"  # where the activity was read (cloudwatch, cloudmonitor): how its problem is named
 
     @property
     def problems(self) -> dict[str, str]:
         out = dict(self.scan.problems)
         if self.activity_problem:
-            out["cloudwatch"] = self.activity_problem
+            out[self.metrics] = self.activity_problem
+        if self.balance_problem:
+            out["balance"] = self.balance_problem
         return out
 
 
@@ -70,20 +74,20 @@ def owner_lookup(
 
 
 def pricer(offers: Callable[[str], list[Any]]) -> Callable[[Found], tuple[float | None, str, str]]:
-    """An instance's price: the price cache's for its GPUs as AWS sells them (a team's rate card or a feed
-    quoting AWS, or this very instance type), else the bundled table's On-Demand reference. Another
+    """An instance's price: the price cache's for this very instance type, else for its GPUs as its cloud sells
+    them (a team's rate card or a feed quoting that cloud), else the bundled table's reference. Another
     provider's price for the same GPU is not what this instance costs, so it is not used."""
 
     def price_of(item: Found) -> tuple[float | None, str, str]:
-        aws = [
-            o
-            for o in (offers(item.gpu) if item.gpu else [])
-            if o.record.provider.lower() == "aws" or o.record.instance_type == item.instance_type
-        ]
-        cached = price_from_cache(aws, item.cards, None)
-        if cached is not None:
-            return cached.amount, cached.unit, cached.currency
-        return item.usd_per_hour, "hour", "USD"
+        quoted = offers(item.gpu) if item.gpu else []
+        exact = [o for o in quoted if o.record.instance_type == item.instance_type and o.record.region == item.region]
+        same = [o for o in quoted if o.record.instance_type == item.instance_type]
+        ours = [o for o in quoted if o.record.provider.lower() == item.source]
+        for offers_of in (exact, same, ours):
+            cached = price_from_cache(offers_of, item.cards, None)
+            if cached is not None:
+                return cached.amount, cached.unit, cached.currency
+        return item.per_hour, "hour", item.currency
 
     return price_of
 
@@ -95,12 +99,16 @@ def discover(
     now: datetime,
     *,
     offers: Callable[[str], list[Any]],
+    cloud: Cloud | None = None,
     client: Any | None = None,
-    aws: Aws | None = None,
     find_owner: Callable[[str], str | None] | None = None,
 ) -> Report:
-    aws = aws or Aws(settings.aws_region_list(), settings.aws_endpoint_url)
-    scan = aws.scan()
+    """Scan `cloud` (default: AWS as `settings` has it), keep what it has, read its GPU metrics."""
+    if cloud is None:
+        from bot.discover.aws import Aws
+
+        cloud = Aws(settings.aws_region_list(), settings.aws_endpoint_url)
+    scan = cloud.scan()
     filing = Filing(
         team,
         settings.discover_channel or "",
@@ -111,32 +119,47 @@ def discover(
     )
     known = Discovered(store)
     applied = known.apply(scan, filing, now)
-    report = Report(scan, applied)
+    report = Report(scan, applied, source=cloud.name, metrics=cloud.metrics)
     rentals = Rentals(store)
-    report.activity_problem = _activity(aws, rentals, team, scan, now)
+    report.activity_problem = _activity(cloud, rentals, team, scan, now)
+    report.balance_problem = _balance(cloud, store, team, now)
     keys = {f.key for f in scan.found}
     report.items = [i for i in rentals.instances(team) if i.provider_id in keys] + [
         s for s in rentals.storage(team) if s.provider_id in keys
     ]
     found = len(report.items)
-    known.record_run("aws", now, found, "; ".join(f"{k}: {v}" for k, v in report.problems.items()) or None)
+    problems = "; ".join(f"{k}: {v}" for k, v in report.problems.items()) or None
+    known.record_run(cloud.name, now, found, problems)
     return report
 
 
-def _activity(aws: Aws, rentals: Rentals, team: str, scan: Scan, now: datetime) -> str | None:
-    """CloudWatch's NVIDIA metrics as samples, for running discovered instances no agent reports for."""
+def _balance(cloud: Cloud, store: Store, team: str, now: datetime) -> str | None:
+    """The account's prepaid balance as its API says, kept for the runway (a cloud with no balance API: none)."""
+    read = getattr(cloud, "balance", None)
+    if read is None:
+        return None
+    try:
+        amount, currency = read()
+    except CloudError as exc:
+        log.warning("%s balance not read: %s", cloud.name, exc)
+        return str(exc)
+    Balances(store).record(team, cloud.name, amount, currency, now, now, source=f"{cloud.name}-api")
+    return None
+
+
+def _activity(cloud: Cloud, rentals: Rentals, team: str, scan: Scan, now: datetime) -> str | None:
+    """The cloud's GPU metrics as samples, for its running discovered instances no agent reports for."""
     by_region: dict[str, list[Instance]] = defaultdict(list)
     for inst in rentals.instances(team, active_only=True):
-        if inst.source == "aws" and inst.cloud_state == "running" and inst.provider_region in scan.regions_ok:
+        if inst.source == cloud.name and inst.cloud_state == "running" and inst.provider_region in scan.regions_ok:
             by_region[inst.provider_region or ""].append(inst)
     for region, instances in by_region.items():
         ids = {i.provider_id.split(":", 1)[1]: i for i in instances if i.provider_id}
         try:
-            found = aws.gpu_samples(region, list(ids), now - ACTIVITY_WINDOW, now)
-        except (ClientError, BotoCoreError) as exc:
-            problem = aws_problem(exc)
-            log.warning("CloudWatch in %s not read: %s", region, problem)
-            return problem
+            found = cloud.gpu_samples(region, list(ids), now - ACTIVITY_WINDOW, now)
+        except CloudError as exc:
+            log.warning("%s metrics in %s not read: %s", cloud.name, region, exc)
+            return str(exc)
         for instance_id, samples in found.items():
             rentals.add_samples(ids[instance_id].id, samples, [None] * len(samples))
     return None

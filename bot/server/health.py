@@ -10,15 +10,20 @@ from pricing.errors import CacheUnavailable
 
 
 def _discovery(deps: Deps) -> dict[str, str]:
-    """Each configured discovery source: ok, degraded (its last run's problem) or never run."""
-    if not deps.settings.aws_region_list():
+    """Each cloud discovery is on for: ok, degraded (its last run's problem) or never run."""
+    from bot.discover.cloud import clouds
+
+    on = clouds(deps.settings)
+    if not on:
         return {}
     from bot.state.discovered import Discovered
 
-    run = Discovered(deps.store).runs().get("aws")
-    if run is None:
-        return {"aws": "never run"}
-    return {"aws": "ok" if run.error is None else f"degraded: {run.error}"}
+    runs = Discovered(deps.store).runs()
+    out: dict[str, str] = {}
+    for name in on:
+        run = runs.get(name)
+        out[name] = "never run" if run is None else "ok" if run.error is None else f"degraded: {run.error}"
+    return out
 
 
 def health(

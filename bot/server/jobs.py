@@ -27,6 +27,7 @@ if TYPE_CHECKING:
 
     from bot.chat.port import Teller
     from bot.deps import Deps
+    from bot.discover.cloud import Cloud
     from bot.server.feishu_endpoint import FeishuGateway
     from bot.settings import Settings
     from bot.state import Store
@@ -162,14 +163,16 @@ def jobs_of(settings: Settings, deps: Deps, client: WebClient | None, feishu: Fe
             lambda: (deps.inbox.prune(KEPT), JobRuns(store).prune(KEPT)), shared=timedelta(days=1)),
     ]
     # fmt: on
-    if settings.aws_region_list():
+    from bot.discover.cloud import clouds
+
+    for name, make in clouds(settings).items():
         span = timedelta(minutes=settings.discover_every_minutes)
         table.append(
             Job(
-                "discover:aws",
-                "find GPU instances and unattached volumes in AWS",
+                f"discover:{name}",
+                f"find GPU instances and unattached disks in {name}",
                 span,
-                discovery_job(settings, deps, client, feishu),
+                discovery_job(settings, deps, client, feishu, make),
                 shared=span,
                 at_start=True,
             )
@@ -212,10 +215,16 @@ def weekly_reports(deps: Deps, tellers: Callable[[str], Teller]) -> list[str]:
 
 
 def discovery_job(
-    settings: Settings, deps: Deps, client: WebClient | None, feishu: FeishuGateway | None = None
+    settings: Settings,
+    deps: Deps,
+    client: WebClient | None,
+    feishu: FeishuGateway | None = None,
+    make: Callable[[], Cloud] | None = None,
 ) -> Callable[[], object]:
-    """serve's discovery run: into GPU_ADVISOR_DISCOVER_TEAM, else the bot token's workspace (asked once)."""
+    """serve's discovery run of one cloud (`make`; default AWS): into GPU_ADVISOR_DISCOVER_TEAM, else the bot
+    token's workspace (asked once)."""
     from bot.chat.port import Platform, platform_of
+    from bot.discover.cloud import clouds
     from bot.discover.run import discover
 
     team: list[str] = [settings.discover_team] if settings.discover_team else []
@@ -228,7 +237,7 @@ def discovery_job(
                 team.append(str(client.auth_test()["team_id"]))
             except Exception as exc:  # Slack down, or OAuth with no bot token: said, tried again next run
                 log.warning(
-                    "AWS discovery skipped: no workspace to keep items in (set GPU_ADVISOR_DISCOVER_TEAM): %s",
+                    "discovery skipped: no workspace to keep items in (set GPU_ADVISOR_DISCOVER_TEAM): %s",
                     type(exc).__name__,
                 )
                 return None
@@ -238,11 +247,20 @@ def discovery_job(
         else:
             with contextlib.suppress(LookupError):
                 lookups = deps.client_of(team[0], client) if client is not None else None
+        cloud = make() if make is not None else clouds(settings)["aws"]()
         report = discover(
-            settings, deps.store, team[0], deps.now(), offers=deps.gpu_offers, client=lookups, find_owner=find_owner
+            settings,
+            deps.store,
+            team[0],
+            deps.now(),
+            offers=deps.gpu_offers,
+            cloud=cloud,
+            client=lookups,
+            find_owner=find_owner,
         )
         log.info(
-            "AWS discovery: %d items, %d new, %d gone, %d deleted%s",
+            "%s discovery: %d items, %d new, %d gone, %d deleted%s",
+            cloud.name,
             len(report.items),
             len(report.applied.new),
             len(report.applied.released),

@@ -21,36 +21,41 @@ from bot.state.schema import discovery_runs, rental_instances, rental_storage
 from bot.state.store import Store
 from rules.power import Power
 
+CLOUD_SOURCES = ("aws", "aliyun")  # clouds whose items discovery keeps (bot/discover/cloud.py)
+FOUND_SOURCES = (*CLOUD_SOURCES, "k8s")  # every source of found items
 BATCH = 500  # items a transaction: the write lock is given back between batches
-GONE = ("terminated", "shutting-down")
+GONE = ("terminated", "shutting-down", "released")
 POWER = {"running": Power.ON, "stopping": Power.OFF, "stopped": Power.OFF}  # pending: not billed yet, not said
 
 
 @dataclass(frozen=True)
 class Found:
-    """One thing the cloud has: an instance with GPUs, or a volume."""
+    """One thing a cloud has: an instance with GPUs, or a disk. Its source is its key's prefix."""
 
-    key: str  # aws:i-0abc..., aws:vol-0abc...
+    key: str  # aws:i-0abc..., aws:vol-0abc..., aliyun:i-bp1..., aliyun:d-bp1...
     kind: str  # instance or storage
     region: str
-    name: str  # the Name tag, else the cloud's id
+    name: str  # the Name tag (the cloud's instance name), else the cloud's id
     state: str  # running, stopped, terminated, ...; available or in-use for volumes
     tags: dict[str, str] = field(default_factory=dict)
     instance_type: str | None = None
     gpu: str | None = None
     cards: int = 0
-    usd_per_hour: float | None = None  # the bundled table's reference
+    per_hour: float | None = None  # a bundled reference price of the instance type, in `currency`
     spot: bool = False
     launched_at: datetime | None = None
     size_gb: float = 0.0
-    usd_gb_month: float = 0.0
+    per_gb_month: float = 0.0  # a disk's reference price, in `currency`
     created_at: datetime | None = None
     attached_to: str | None = None  # aws:i-... a volume is attached to
     charging: bool | None = None  # stopped, as the cloud says: its meter keeps running (True) or stopped (False)
+    currency: str = "USD"
+    billing: str = "hourly"  # how the cloud bills it: hourly (pay as you go, spot), month (prepaid)
+    note: str | None = None  # what else the cloud says of it that costs money or data (said in the digest)
 
     @property
     def source(self) -> str:
-        return "aws"
+        return self.key.split(":", 1)[0]
 
 
 @dataclass
@@ -60,6 +65,7 @@ class Scan:
     found: list[Found] = field(default_factory=list)
     regions_ok: list[str] = field(default_factory=list)
     problems: dict[str, str] = field(default_factory=dict)  # region -> one line
+    source: str = "aws"  # the cloud scanned: only its items are updated, released or deleted by this scan
 
 
 LEGACY_CHANNEL_TAG = "SlackChannel"
@@ -92,8 +98,8 @@ class Discovered:
 
     def apply(self, scan: Scan, filing: Filing, now: datetime) -> Applied:
         out = Applied()
-        instances = self._known(rental_instances, filing.team)
-        volumes = self._known(rental_storage, filing.team)
+        instances = self._known(rental_instances, filing.team, scan.source)
+        volumes = self._known(rental_storage, filing.team, scan.source)
         names = self._names(rental_instances, filing.team), self._names(rental_storage, filing.team)
         writes: list[tuple[str, Any, dict[str, Any]] | None] = []
         seen: set[str] = set()
@@ -122,7 +128,7 @@ class Discovered:
         """Each instance's state as this scan saw it: running is on, stopped off (a change placed at this scan).
         `ids`: the known instances' ids (read again only when this scan added some)."""
         if added:
-            ids = {key: row.id for key, row in self._known(rental_instances, team).items()}
+            ids = {key: row.id for key, row in self._known(rental_instances, team, scan.source).items()}
         seen = [
             Sighting(ids[item.key], POWER[item.state], now, item.key.split(":", 1)[0], item.charging)
             for item in scan.found
@@ -152,8 +158,8 @@ class Discovered:
                 with self.store.writing() as conn:
                     conn.execute(statement, rows[start : start + BATCH])
 
-    def _known(self, table: Any, team: str) -> dict[str, Any]:
-        query = select(table).where(table.c.team == team, table.c.provider_id.like("aws:%"))
+    def _known(self, table: Any, team: str, source: str) -> dict[str, Any]:
+        query = select(table).where(table.c.team == team, table.c.provider_id.like(f"{source}:%"))
         with self.store.reading() as conn:
             return {r.provider_id: r for r in conn.execute(query)}
 
@@ -202,9 +208,9 @@ class Discovered:
                     currency=currency,
                     token_hash=token_hash(secrets.token_urlsafe(32)),  # no agent: a token nobody has
                     started_at=item.launched_at or now,
-                    source="aws",
-                    provider="aws",
-                    billing="hourly",  # on-demand and spot: by the second while running (stopped: no compute)
+                    source=item.source,
+                    provider=item.source,
+                    billing=item.billing,  # AWS on-demand and spot: by the second while running
                     provider_id=item.key,
                     cloud_state=item.state,
                     provider_region=item.region,
@@ -243,12 +249,12 @@ class Discovered:
                     owner=who.get("owner", ""),
                     project=who.get("project"),
                     size_gb=item.size_gb,
-                    price_gb_month=item.usd_gb_month,
-                    currency="USD",
+                    price_gb_month=item.per_gb_month,
+                    currency=item.currency,
                     created_at=item.created_at,
-                    source="aws",
-                    provider="aws",
-                    billing="hourly",  # on-demand and spot: by the second while running (stopped: no compute)
+                    source=item.source,
+                    provider=item.source,
+                    billing="hourly",  # a disk bills by the hour it exists
                     provider_id=item.key,
                     cloud_state=item.state,
                     provider_region=item.region,
@@ -340,7 +346,7 @@ class Discovered:
             for table, alive in ((rental_instances, i.released_at.is_(None)), (rental_storage, v.deleted_at.is_(None))):
                 query = (
                     select(table.c.source, func.count())
-                    .where(alive, table.c.source.in_(("aws", "k8s")))
+                    .where(alive, table.c.source.in_(FOUND_SOURCES))
                     .group_by(table.c.source)
                 )
                 for source, count in conn.execute(query):

@@ -1,0 +1,81 @@
+"""What discovery, activity and warn-then-stop need of a cloud, whichever it is (AWS, Alibaba Cloud, ...).
+
+Each cloud's module reads its own API with its official SDK and answers in these terms; `clouds(settings)`
+gives the clouds a deployment has turned on, by name. Nothing here imports an SDK: a cloud's module is
+imported only when that cloud is on (the Alibaba Cloud SDK alone takes half a second to import)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Protocol
+
+from bot.settings import Settings
+from bot.state.discovered import Scan
+from rules.samples import Sample
+
+
+@dataclass(frozen=True)
+class Stopped:
+    """What the cloud says after a stop: its state, and whether the stopped instance's meter keeps running
+    (True), stopped (False) or was not said (None)."""
+
+    state: str
+    charging: bool | None = None
+    how: str = "stop"  # the call that stopped it, for the audit: stop_instances, StopInstances(StopCharging)
+
+
+class CloudError(Exception):
+    """A call to a cloud that failed, said in one line (no credentials, denied, throttled, unreachable, ...)."""
+
+
+class Cloud(Protocol):
+    name: str  # the items' source and key prefix: aws, aliyun, ...
+    metrics: str  # the cloud's metrics service, as its problems are named: cloudwatch, cloudmonitor
+    regions: tuple[str, ...]
+
+    def scan(self) -> Scan:
+        """Every region's GPU instances and unattached disks; a region that fails is said and skipped."""
+        ...
+
+    def gpu_samples(
+        self, region: str, instance_ids: list[str], since: datetime, until: datetime
+    ) -> dict[str, list[Sample]]:
+        """The cloud's own GPU metrics per instance id (CloudError when they cannot be read)."""
+        ...
+
+    def stop(self, region: str, instance_id: str) -> Stopped:
+        """Stop an instance without releasing it, asking for its meter to stop where the cloud can; then read
+        its state again (CloudError when the stop or the read failed)."""
+        ...
+
+
+class HasBalance(Protocol):
+    def balance(self) -> tuple[float, str]:
+        """The account's prepaid balance available now, and its currency (CloudError when it cannot be read)."""
+        ...
+
+
+def clouds(settings: Settings) -> dict[str, Callable[[], Cloud]]:
+    """The clouds turned on in `settings`, each made when asked for."""
+    out: dict[str, Callable[[], Cloud]] = {}
+    if settings.aws_region_list():
+
+        def aws() -> Cloud:
+            from bot.discover.aws import Aws
+
+            return Aws(settings.aws_region_list(), settings.aws_endpoint_url)
+
+        out["aws"] = aws
+    if settings.aliyun_region_list():
+
+        def aliyun() -> Cloud:
+            from bot.discover.aliyun import Aliyun
+
+            return Aliyun(
+                settings.aliyun_region_list(), settings.aliyun_endpoint, backoff_s=settings.aliyun_retry_backoff_s
+            )
+
+        out["aliyun"] = aliyun
+    return out
