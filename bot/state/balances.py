@@ -45,6 +45,14 @@ class Balances:
         source: str = "typed",
         by: str | None = None,
     ) -> Balance:
+        """Keep a balance. A reading from the provider's API that is no higher than the balance before it keeps
+        the runway alerts already told (read every discovery run, it would otherwise tell them again each run);
+        a top-up, or a balance typed by a person, starts them afresh."""
+        told = None
+        if source != "typed":
+            before = next((b for b in self.latest(team) if b.provider == provider), None)
+            if before is not None and before.currency == currency and amount <= before.amount:
+                told = before.alerted_below_h
         with self.store.writing() as conn:
             made = conn.execute(
                 insert(prepaid_balances).values(
@@ -56,6 +64,7 @@ class Balances:
                     source=source,
                     recorded_by=by,
                     recorded_at=now,
+                    alerted_below_h=told,
                 )
             ).inserted_primary_key
         assert made is not None
