@@ -26,7 +26,15 @@ from pricing.gpuhunt_source import Catalog
 from pricing.offers import Freshness, Offer, as_offers
 from pricing.quote import Quote, QuoteRequest
 from pricing.refresh import refresh
-from pricing.sources import Source, azure_source, ecb_source, feed_source, gpuhunt_source, rate_card_source
+from pricing.sources import (
+    Source,
+    aliyun_source,
+    azure_source,
+    ecb_source,
+    feed_source,
+    gpuhunt_source,
+    rate_card_source,
+)
 from pricing.status import SourceState, source_status
 from rules.policy import Policy
 
@@ -81,6 +89,22 @@ def build_sources(settings: Settings, client: httpx.Client) -> list[Source]:
         sources.append(
             gpuhunt_source(
                 catalog, ttl=timedelta(days=settings.ttl_gpuhunt_days), interval=settings.refresh_gpuhunt_hours * hours
+            )
+        )
+    if settings.aliyun_region_list() and settings.aliyun_price_type_list():
+        from bot.discover.aliyun import Aliyun
+
+        cloud = Aliyun(
+            settings.aliyun_region_list(), settings.aliyun_endpoint, backoff_s=settings.aliyun_retry_backoff_s
+        )
+        sources.append(
+            aliyun_source(
+                cloud.ask,
+                settings.aliyun_region_list(),
+                settings.aliyun_price_type_list(),
+                where=settings.aliyun_endpoint or "ecs.aliyuncs.com",
+                ttl=settings.ttl_aliyun_hours * hours,
+                interval=settings.refresh_aliyun_hours * hours,
             )
         )
     if settings.ecb_enabled:

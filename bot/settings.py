@@ -255,6 +255,32 @@ class Settings(BaseSettings):
         description="an endpoint for every AWS call instead of "
         "AWS's own (a compatible cloud, or moto's server in tests)",
     )
+    aliyun_regions: str = Field(
+        default="",
+        description="Alibaba Cloud regions to discover GPU instances and unattached disks in, comma-separated "
+        "(cn-hangzhou,cn-shanghai); empty: Alibaba Cloud is off. Credentials come from Alibaba Cloud's own chain "
+        "(ALIBABA_CLOUD_ACCESS_KEY_ID / ALIBABA_CLOUD_ACCESS_KEY_SECRET, a profile, an instance RAM role)",
+    )
+    aliyun_endpoint: str | None = Field(
+        default=None,
+        description="one endpoint for every Alibaba Cloud call (ECS, CloudMonitor, billing) instead of each "
+        "product's own, as http://host:port or host (a local fake in tests)",
+    )
+    aliyun_price_types: str = Field(
+        default="",
+        description="ECS instance types priced by Alibaba Cloud's DescribePrice beside those discovery finds, "
+        "comma-separated (ecs.gn7i-c8g1.2xlarge)",
+    )
+    aliyun_retry_backoff_s: float = Field(
+        default=0.5,
+        ge=0,
+        le=30,
+        description="first wait before retrying an Alibaba Cloud call that was throttled; it doubles (3 tries)",
+    )
+    refresh_aliyun_hours: float = Field(default=6, gt=0, description="how often serve refreshes Alibaba Cloud prices")
+    ttl_aliyun_hours: float = Field(
+        default=24, gt=0, description="an Alibaba Cloud price is stale this long after its fetch"
+    )
     discover_every_minutes: float = Field(
         default=30, ge=1, le=1440, description="how often serve discovers (once per slot across replicas)"
     )
@@ -373,6 +399,12 @@ class Settings(BaseSettings):
 
     def aws_region_list(self) -> tuple[str, ...]:
         return tuple(r.strip() for r in self.aws_regions.split(",") if r.strip())
+
+    def aliyun_region_list(self) -> tuple[str, ...]:
+        return tuple(dict.fromkeys(r.strip() for r in self.aliyun_regions.split(",") if r.strip()))
+
+    def aliyun_price_type_list(self) -> tuple[str, ...]:
+        return tuple(dict.fromkeys(r.strip() for r in self.aliyun_price_types.split(",") if r.strip()))
 
     def gpuhunt_provider_list(self) -> tuple[str, ...]:
         return tuple(dict.fromkeys(p.strip().lower() for p in self.gpuhunt_providers.split(",") if p.strip()))

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import httpx
 
-from pricing import azure, fx
+from pricing import aliyun, azure, fx
 from pricing import gpuhunt_source as gpuhunt_source_module
 from pricing.errors import RecordError
 from pricing.feed import Row, format_of, parse_text, read_rows
@@ -129,4 +129,24 @@ def gpuhunt_source(catalog: gpuhunt_source_module.Catalog, *, ttl: timedelta, in
         age_from_effective_date=True,
         description=f"gpuhunt catalog of {catalog.provider} ({where})",
         note=lambda: catalog.skipped.note(),
+    )
+
+
+def aliyun_source(
+    ask: aliyun.Ask,
+    regions: tuple[str, ...],
+    types: tuple[str, ...],
+    *,
+    where: str,
+    ttl: timedelta,
+    interval: timedelta,
+) -> Source:
+    skipped = aliyun.Skipped()
+    return Source(
+        "aliyun",
+        ttl,
+        interval,
+        fetch=lambda now: aliyun.fetch(ask, regions, types, now, skipped, where),
+        description=f"Alibaba Cloud DescribePrice and DescribeSpotPriceHistory ({where})",
+        note=skipped.note,
     )

@@ -1,0 +1,384 @@
+"""Reading and stopping Alibaba Cloud with its official SDKs (alibabacloud-ecs20140526, -cms20190101): ECS
+instances with GPUs (GPUAmount > 0), cloud disks attached to nothing (Available), CloudMonitor's per-GPU metrics.
+
+Credentials: ALIBABA_CLOUD_ACCESS_KEY_ID / ALIBABA_CLOUD_ACCESS_KEY_SECRET (and ALIBABA_CLOUD_SECURITY_TOKEN) as
+set when the cloud is made, else the SDK's own chain (a profile, an instance RAM role). `endpoint` points every
+client at one host (a local fake in tests); without it each product's regional endpoint is used. Throttling is
+retried with back-off; what still fails is one line (aliyun_problem), never a traceback.
+
+A stop asks for economical mode (StoppedMode=StopCharging). Alibaba Cloud stops an instance that cannot stop
+charging (a local-disk family, a prepaid one, economical mode off) in keep-charging mode without an error, so
+the describe that follows says which it was: KeepCharging is "stopped, still billed"."""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import replace
+from datetime import UTC, datetime
+from typing import Any
+
+from bot.discover.cloud import CloudError, Stopped
+from bot.state.discovered import Found, Scan
+from rules.gpus import canonical_gpu
+from rules.samples import Sample
+
+log = logging.getLogger(__name__)
+PAGE = 100  # DescribeInstances' and DescribeDisks' MaxResults ceiling
+THROTTLED = ("Throttling", "Throttling.User", "Throttling.Api", "ServiceUnavailable", "Throttling.Resource")
+DENIED = ("Forbidden.RAM", "Forbidden", "NoPermission", "Forbidden.Unauthorized", "Forbidden.NotAuthorized")
+REFUSED = ("InvalidAccessKeyId.NotFound", "InvalidAccessKeyId.Inactive", "SignatureDoesNotMatch")
+BAD_REGION = ("InvalidRegionId.NotFound", "InvalidRegionId.Malformed", "InvalidRegionId")
+TRIES = 3
+# ESSD PL0, mainland regions: the bundled rate card's alibaba-cloud-reference row (2024 public price list)
+DISK_CNY_GB_MONTH = 0.5
+DISK_SOURCE = "Alibaba Cloud ESSD PL0 list price, about 0.5 CNY per GB-month (2024 public price list)"
+STATES = {"Running": "running", "Stopped": "stopped", "Stopping": "stopping", "Starting": "starting"}
+
+
+def aliyun_problem(exc: Exception, region: str | None = None) -> str:
+    """One line for what went wrong with Alibaba Cloud."""
+    code = str(getattr(exc, "code", "") or "")
+    data = getattr(exc, "data", None)
+    said = data.get("Message") if isinstance(data, dict) else None
+    message = str(said or getattr(exc, "message", "") or exc)[:160].replace("\n", " ")
+    inner = getattr(exc, "inner_exception", None)
+    if "CredentialException" in (type(exc).__name__, type(inner).__name__):
+        return (
+            "no Alibaba Cloud credentials (set ALIBABA_CLOUD_ACCESS_KEY_ID and ALIBABA_CLOUD_ACCESS_KEY_SECRET, "
+            "a profile or an instance RAM role)"
+        )
+    if code in REFUSED:
+        return f"Alibaba Cloud refused the credentials ({code}): check the AccessKey pair"
+    if code in DENIED:
+        return (
+            f"access denied ({code}): the RAM policy lacks ecs:DescribeInstances/DescribeDisks/StopInstances or "
+            f"cms:DescribeMetricList; {message}"
+        )
+    if code in THROTTLED:
+        return f"throttled by Alibaba Cloud ({code}) after retries: the next run tries again"
+    if code in BAD_REGION:
+        return f"unknown region {region or '?'} ({code}): check GPU_ADVISOR_ALIYUN_REGIONS"
+    if type(exc).__name__ == "UnretryableException" or not code:
+        return f"Alibaba Cloud unreachable: {str(inner or exc)[:160]}"
+    return f"{code}: {message}"
+
+
+def _errors() -> tuple[type[Exception], ...]:
+    from alibabacloud_credentials.exceptions import CredentialException
+    from Tea.exceptions import TeaException
+
+    return TeaException, CredentialException
+
+
+class Aliyun:
+    name = "aliyun"
+    metrics = "cloudmonitor"
+
+    def __init__(
+        self,
+        regions: tuple[str, ...],
+        endpoint: str | None = None,
+        *,
+        sleep: Callable[[float], None] = time.sleep,
+        backoff_s: float = 0.5,
+    ) -> None:
+        self.regions, self.endpoint = regions, endpoint
+        self.sleep, self.backoff_s = sleep, backoff_s
+        self._clients: dict[tuple[str, str], Any] = {}
+        self._quoted: dict[tuple[str, str], dict[str, float]] = {}
+
+    def config(self, region: str) -> Any:
+        """The SDK's Config for `region`: credentials, timeouts, and the one endpoint where set."""
+        from alibabacloud_tea_openapi.utils_models import Config
+
+        config = Config(region_id=region, connect_timeout=5000, read_timeout=30000)
+        key, secret = os.environ.get("ALIBABA_CLOUD_ACCESS_KEY_ID"), os.environ.get("ALIBABA_CLOUD_ACCESS_KEY_SECRET")
+        if key and secret:
+            config.access_key_id, config.access_key_secret = key, secret
+            config.security_token = os.environ.get("ALIBABA_CLOUD_SECURITY_TOKEN") or None
+        else:
+            from alibabacloud_credentials.client import Client as Credentials
+
+            config.credential = Credentials()
+        if self.endpoint:
+            scheme, _, host = self.endpoint.rpartition("://")
+            config.endpoint, config.protocol = host.rstrip("/"), scheme or "https"
+        return config
+
+    def client(self, product: str, region: str) -> Any:
+        """The product's client (ecs, cms, bss) for `region`, made once."""
+        if (product, region) not in self._clients:
+            if product == "ecs":
+                from alibabacloud_ecs20140526.client import Client
+            elif product == "cms":
+                from alibabacloud_cms20190101.client import Client
+            else:
+                from alibabacloud_bssopenapi20171214.client import Client
+            self._clients[(product, region)] = Client(self.config(region))
+        return self._clients[(product, region)]
+
+    def call(self, product: str, region: str, action: str, request: Any = None) -> dict[str, Any]:
+        """One API call, its body as the API documents it (a dict); throttling retried with back-off."""
+        client = self.client(product, region)
+        method = getattr(client, action)
+        teas = _errors()
+        for attempt in range(TRIES):
+            try:
+                response = method(request) if request is not None else method()
+                return dict(response.body.to_map())
+            except teas as exc:
+                if str(getattr(exc, "code", "")) in THROTTLED and attempt + 1 < TRIES:
+                    self.sleep(self.backoff_s * 2**attempt)
+                    continue
+                raise CloudError(aliyun_problem(exc, region)) from None
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def ask(self, region: str, action: str, params: dict[str, Any]) -> dict[str, Any]:
+        """Any ECS action by name with its documented parameters (the SDK's generic call, signed as the typed
+        ones are): what pricing/aliyun.py asks with. AskError, transient when throttled or unreachable."""
+        from alibabacloud_tea_openapi.utils_models import OpenApiRequest, Params
+        from darabonba.runtime import RuntimeOptions
+
+        from pricing.aliyun import AskError
+
+        client = self.client("ecs", region)
+        spec = Params(
+            action=action,
+            version="2014-05-26",
+            protocol="HTTPS",
+            pathname="/",
+            method="POST",
+            auth_type="AK",
+            style="RPC",
+            req_body_type="formData",
+            body_type="json",
+        )
+        teas = _errors()
+        for attempt in range(TRIES):
+            try:
+                answer = client.call_api(spec, OpenApiRequest(query=params), RuntimeOptions())
+                return dict(answer.get("body") or {})
+            except teas as exc:
+                code = str(getattr(exc, "code", "") or "")
+                if code in THROTTLED and attempt + 1 < TRIES:
+                    self.sleep(self.backoff_s * 2**attempt)
+                    continue
+                transient = code in THROTTLED or not code
+                raise AskError(aliyun_problem(exc, region), transient=transient) from None
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def hourly(self, region: str, instance_type: str, spot: bool) -> float | None:
+        """The type's price an hour in `region` from the cloud itself (DescribePrice, or the latest spot price),
+        asked once per cloud object; None when the cloud would not say."""
+        from pricing.aliyun import AskError, Skipped, fetch
+        from pricing.errors import PricingError
+
+        key = (region, instance_type)
+        if key not in self._quoted:
+            self._quoted[key] = {}
+            try:
+                for record in fetch(self.ask, [region], [instance_type], datetime.now(UTC), Skipped(), "discovery"):
+                    self._quoted[key][str(record.pricing_model)] = record.amount
+            except (AskError, PricingError) as exc:  # a price the cloud will not give leaves the item unpriced
+                log.info("no Alibaba Cloud price for %s in %s: %s", instance_type, region, exc)
+        quoted = self._quoted[key]
+        return quoted.get("spot") if spot and "spot" in quoted else quoted.get("on-demand")
+
+    def scan(self) -> Scan:
+        out = Scan(source=self.name)
+        for region in self.regions:
+            try:
+                found = list(self._instances(region)) + list(self._disks(region))
+            except CloudError as exc:
+                out.problems[region] = str(exc)
+                log.warning("Alibaba Cloud discovery in %s failed: %s", region, exc)
+                continue
+            out.found += found
+            out.regions_ok.append(region)
+        return out
+
+    def _pages(
+        self, region: str, action: str, make: Callable[[str | None], Any], key: tuple[str, str]
+    ) -> Iterator[Any]:
+        token: str | None = None
+        while True:
+            body = self.call("ecs", region, action, make(token))
+            yield from (body.get(key[0]) or {}).get(key[1]) or []
+            token = body.get("NextToken") or None
+            if not token:
+                return
+
+    def _instances(self, region: str) -> Iterator[Found]:
+        from alibabacloud_ecs20140526 import models
+
+        def request(token: str | None) -> Any:
+            return models.DescribeInstancesRequest(region_id=region, max_results=PAGE, next_token=token)
+
+        for raw in self._pages(region, "describe_instances", request, ("Instances", "Instance")):
+            if int(raw.get("GPUAmount") or 0) <= 0:
+                continue
+            found = instance_found(raw, region)
+            if found.instance_type and found.billing == "hourly":
+                found = replace(found, per_hour=self.hourly(region, found.instance_type, found.spot))
+            yield found
+
+    def _disks(self, region: str) -> Iterator[Found]:
+        from alibabacloud_ecs20140526 import models
+
+        def request(token: str | None) -> Any:
+            return models.DescribeDisksRequest(region_id=region, status="Available", max_results=PAGE, next_token=token)
+
+        for raw in self._pages(region, "describe_disks", request, ("Disks", "Disk")):
+            tags = _tags(raw)
+            yield Found(
+                f"aliyun:{raw['DiskId']}",
+                "storage",
+                region,
+                tags.get("Name") or raw.get("DiskName") or raw["DiskId"],
+                "available" if raw.get("Status") == "Available" else str(raw.get("Status", "unknown")).lower(),
+                tags,
+                size_gb=float(raw.get("Size") or 0),
+                per_gb_month=DISK_CNY_GB_MONTH,
+                currency="CNY",
+                created_at=_time(raw.get("CreationTime")),
+            )
+
+    def describe(self, region: str, instance_id: str) -> dict[str, Any] | None:
+        from alibabacloud_ecs20140526 import models
+
+        request = models.DescribeInstancesRequest(region_id=region, instance_ids=json.dumps([instance_id]))
+        found = (self.call("ecs", region, "describe_instances", request).get("Instances") or {}).get("Instance")
+        return found[0] if found else None
+
+    def stop(self, region: str, instance_id: str) -> Stopped:
+        from alibabacloud_ecs20140526 import models
+
+        request = models.StopInstancesRequest(region_id=region, instance_id=[instance_id], stopped_mode="StopCharging")
+        body = self.call("ecs", region, "stop_instances", request)
+        for answer in (body.get("InstanceResponses") or {}).get("InstanceResponse") or []:
+            if answer.get("InstanceId") == instance_id and str(answer.get("Code", "200")) != "200":
+                raise CloudError(f"{answer.get('Code')}: {str(answer.get('Message', ''))[:160]}")
+        raw = self.describe(region, instance_id)
+        if raw is None:
+            raise CloudError(f"{instance_id} is not in {region} after the stop")
+        state = STATES.get(str(raw.get("Status")), str(raw.get("Status", "unknown")).lower())
+        return Stopped(state, charging=_charging(raw), how="StopInstances(StoppedMode=StopCharging)")
+
+    def balance(self) -> tuple[float, str]:
+        """The account's available amount (QueryAccountBalance's AvailableAmount, "10,000.00"), its currency."""
+        body = self.call("bss", self.regions[0] if self.regions else "cn-hangzhou", "query_account_balance")
+        data = body.get("Data") or {}
+        if body.get("Success") is False or "AvailableAmount" not in data:
+            raise CloudError(f"QueryAccountBalance {body.get('Code')}: {str(body.get('Message', ''))[:160]}")
+        try:
+            amount = float(str(data["AvailableAmount"]).replace(",", ""))
+        except ValueError:
+            raise CloudError(
+                f"QueryAccountBalance answered an amount that is not a number: {data['AvailableAmount']!r}"
+            ) from None
+        return amount, str(data.get("Currency") or "CNY")
+
+    def gpu_samples(
+        self, region: str, instance_ids: list[str], since: datetime, until: datetime
+    ) -> dict[str, list[Sample]]:
+        """CloudMonitor's per-GPU metrics (namespace acs_ecs_dashboard: gpu_gpu_usedutilization in %,
+        gpu_memory_usedspace and gpu_memory_freespace in bytes, per instanceId and gpuId), one-minute maxima."""
+        from alibabacloud_cms20190101 import models
+
+        values: dict[tuple[str, int, datetime], dict[str, float]] = {}
+        dimensions = json.dumps([{"instanceId": i} for i in instance_ids])
+        for metric in ("gpu_gpu_usedutilization", "gpu_memory_usedspace", "gpu_memory_freespace"):
+            token: str | None = None
+            while True:
+                request = models.DescribeMetricListRequest(
+                    namespace="acs_ecs_dashboard",
+                    metric_name=metric,
+                    dimensions=dimensions,
+                    period="60",
+                    start_time=str(int(since.timestamp() * 1000)),
+                    end_time=str(int(until.timestamp() * 1000)),
+                    length="1000",
+                    next_token=token,
+                )
+                body = self.call("cms", region, "describe_metric_list", request)
+                if str(body.get("Code", "200")) != "200" or body.get("Success") is False:
+                    raise CloudError(f"CloudMonitor {body.get('Code')}: {str(body.get('Message', ''))[:160]}")
+                for point in json.loads(body.get("Datapoints") or "[]"):
+                    at = datetime.fromtimestamp(int(point["timestamp"]) / 1000, UTC)
+                    gpu = int(point["gpuId"]) if str(point.get("gpuId", "0")).isdigit() else 0
+                    value = point.get("Maximum", point.get("Average"))
+                    if value is not None:
+                        values.setdefault((str(point["instanceId"]), gpu, at), {})[metric] = float(value)
+                token = body.get("NextToken") or None
+                if not token:
+                    break
+        return _samples(values)
+
+
+def instance_found(raw: dict[str, Any], region: str) -> Found:
+    """An ECS instance with GPUs, as DescribeInstances gives it."""
+    tags = _tags(raw)
+    spec = str(raw.get("GPUSpec") or "").strip()
+    try:
+        gpu = canonical_gpu(spec) if spec else None
+    except ValueError:
+        gpu = spec  # a card the catalogue does not know yet: kept by the cloud's name
+    state = STATES.get(str(raw.get("Status")), str(raw.get("Status", "unknown")).lower())
+    return Found(
+        f"aliyun:{raw['InstanceId']}",
+        "instance",
+        region,
+        tags.get("Name") or raw.get("InstanceName") or raw["InstanceId"],
+        state,
+        tags,
+        raw.get("InstanceType"),
+        gpu,
+        int(raw.get("GPUAmount") or 0),
+        None,  # the price comes from the price cache (DescribePrice, source aliyun)
+        str(raw.get("SpotStrategy") or "NoSpot") != "NoSpot",
+        _time(raw.get("StartTime")) or _time(raw.get("CreationTime")),
+        charging=_charging(raw) if state == "stopped" else None,
+        currency="CNY",
+        billing="month" if raw.get("InstanceChargeType") == "PrePaid" else "hourly",
+    )
+
+
+def _charging(raw: dict[str, Any]) -> bool | None:
+    """A stopped instance's meter: KeepCharging runs on, StopCharging stopped it (its GPUs, vCPUs and memory;
+    disks and public IPs bill on), anything else is not said."""
+    return {"KeepCharging": True, "StopCharging": False}.get(str(raw.get("StoppedMode")))
+
+
+def _tags(raw: dict[str, Any]) -> dict[str, str]:
+    tags = (raw.get("Tags") or {}).get("Tag") or []
+    return {str(t.get("TagKey", "")): str(t.get("TagValue", "")) for t in tags}
+
+
+def _time(text: Any) -> datetime | None:
+    """Alibaba Cloud's times: 2026-11-30T08:00Z or 2026-11-30T08:00:00Z (UTC)."""
+    if not text:
+        return None
+    for pattern in ("%Y-%m-%dT%H:%MZ", "%Y-%m-%dT%H:%M:%SZ"):
+        try:
+            return datetime.strptime(str(text), pattern).replace(tzinfo=UTC)
+        except ValueError:
+            continue
+    return None
+
+
+def _samples(values: dict[tuple[str, int, datetime], dict[str, float]]) -> dict[str, list[Sample]]:
+    """Readings joined per instance, GPU and minute (memory from bytes to MiB, as the agent reports it)."""
+    out: dict[str, list[Sample]] = {}
+    mib = 1024 * 1024
+    for (instance, gpu, at), reading in sorted(values.items(), key=lambda kv: kv[0][2]):
+        if "gpu_gpu_usedutilization" not in reading:
+            continue
+        used = reading.get("gpu_memory_usedspace", 0.0) / mib
+        total = max(used + reading.get("gpu_memory_freespace", 0.0) / mib, used, 1.0)
+        util = min(max(reading["gpu_gpu_usedutilization"], 0.0), 100.0)
+        out.setdefault(instance, []).append(Sample(at, gpu, util, used, total))
+    return out

@@ -1,0 +1,114 @@
+"""Warn, then act, on Alibaba Cloud (the local fake of its OpenAPI, the official SDK pointed at it): an idle ECS
+instance found by discovery is stopped in economical mode (StoppedMode=StopCharging), never released, and its
+spend stops; one the cloud can only stop with its meter running (a local-disk family, prepaid, economical mode
+off) is kept and said to be "stopped, still billed", never "saved"."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from bot.actions.due import run_actions
+from bot.state.actions import Actions
+from bot.state.power import PowerLog
+from bot.state.rentals import Rentals
+from rules import metering
+from tests.actions.test_stop import GRACE, digest, quiet, told
+from tests.support.fake_aliyun import ENV, FakeAliyun, fake_aliyun
+from tests.support.slack_harness import Harness, running_app
+
+
+@pytest.fixture(autouse=True)
+def keys(monkeypatch: pytest.MonkeyPatch) -> None:
+    for key, value in ENV.items():
+        monkeypatch.setenv(key, value)
+
+
+def warned_then_due(h: Harness) -> tuple[int, dict[str, object]]:
+    """Discover, warn in the digest of a stop channel, and reach the deadline idle: the instance's id and digest."""
+    from bot.server.jobs import jobs_of
+
+    [job] = [j for j in jobs_of(h.settings, h.deps, h.deps_client()) if j.id == "discover:aliyun"]
+    job.work()
+    [inst] = Rentals(h.deps.store).instances("T1")
+    Actions(h.deps.store).set_policy("T1", "C1", "stop", GRACE, by="UADMIN", now=h.clock.now)
+    h.clock.advance(hours=3)
+    quiet(h, inst)  # idle, as CloudMonitor's metrics would say
+    message = digest(h)
+    assert "It will be stopped at" in json.dumps(message["blocks"])
+    h.clock.advance(minutes=31)
+    quiet(h, inst, minutes=60)
+    assert run_actions(h.deps, h.tellers()) == 1
+    return inst.id, message
+
+
+def app(tmp_path: Path, fake: FakeAliyun):  # type: ignore[no-untyped-def]
+    return running_app(tmp_path, aliyun_regions="cn-hangzhou", aliyun_endpoint=fake.url, aliyun_retry_backoff_s=0.001)
+
+
+def test_an_idle_instance_is_stopped_with_no_charge_and_its_spend_stops(tmp_path: Path) -> None:
+    with fake_aliyun() as fake:
+        fake.prices[("cn-hangzhou", "ecs.gn7i-c8g1.2xlarge")] = 11.62
+        box = fake.add(tags={"Owner": "U0456", "SlackChannel": "C1"}, name="a10-dev")
+        with app(tmp_path, fake) as h:
+            inst_id, message = warned_then_due(h)
+            [stop] = [params for action, params in fake.calls if action == "StopInstances"]
+            assert (stop["InstanceId.1"], stop["StoppedMode"]) == (box.id, "StopCharging")
+            assert (box.status, box.stopped_mode) == ("Stopped", "StopCharging")
+            assert "DeleteInstance" not in fake.actions() and "DeleteInstances" not in fake.actions()
+            [warning] = [w for w, _ in Actions(h.deps.store).history("T1")]
+            assert warning.status == "stopped" and "StopInstances(StoppedMode=StopCharging)" in (warning.detail or "")
+            inst = Rentals(h.deps.store).by_id(inst_id)
+            assert inst is not None and inst.released_by == "bot" and not metering.keeps(inst)
+            said = told(h, message)
+            assert "Stopped *a10-dev*" in said and "¥279 a day saved" in said
+            assert run_actions(h.deps, h.tellers()) == 0  # never twice
+
+
+def test_an_instance_the_cloud_stops_with_its_meter_running_is_shown_still_billed(tmp_path: Path) -> None:
+    with fake_aliyun() as fake:
+        fake.prices[("cn-hangzhou", "ecs.gn7i-c8g1.2xlarge")] = 11.62
+        box = fake.add(tags={"Owner": "U0456", "SlackChannel": "C1"}, name="local-disk", can_stop_charging=False)
+        with app(tmp_path, fake) as h:
+            inst_id, message = warned_then_due(h)
+            assert (box.status, box.stopped_mode) == ("Stopped", "KeepCharging")
+            inst = Rentals(h.deps.store).by_id(inst_id)
+            assert inst is not None and inst.released_at is None  # kept: never released by the bot
+            assert inst.stop_billing == "keeps" and metering.keeps(inst)
+            [warning] = [w for w, _ in Actions(h.deps.store).history("T1")]
+            assert warning.status == "stopped" and "still charging" in (warning.detail or "")
+            last = PowerLog(h.deps.store).reports([inst_id])[inst_id][-1]
+            assert last.state.value == "off"
+            said = told(h, message)
+            assert "a day saved" not in said and "It saves nothing yet" in said
+            h.clock.advance(days=1)
+            quiet(h, inst)
+            text = json.dumps(digest(h)["blocks"], ensure_ascii=False)
+            assert "stopped, still billed" in text and "¥11.62/h" in text
+
+
+def test_serve_discovers_alibaba_cloud_as_a_job_and_healthz_says_when_it_fails(tmp_path: Path) -> None:
+    import urllib.request
+
+    from bot.server.jobs import jobs_of
+
+    with fake_aliyun() as fake:
+        fake.add()
+        with app(tmp_path, fake) as h:
+            [job] = [j for j in jobs_of(h.settings, h.deps, h.deps_client()) if j.id == "discover:aliyun"]
+            assert job.at_start and job.shared is not None
+            job.work()
+            [found] = Rentals(h.deps.store).instances("T1")
+            assert found.source == "aliyun"
+            health = json.loads(urllib.request.urlopen(h.base_url + "/healthz", timeout=10).read())
+            assert health["checks"]["discovery"] == {"aliyun": "ok"}
+            metrics = urllib.request.urlopen(h.base_url + "/metrics", timeout=10).read().decode()
+            assert 'gpu_advisor_discovered_items{source="aliyun"} 1.0' in metrics
+            fake.deny.add("DescribeInstances")
+            job.work()
+            health = json.loads(urllib.request.urlopen(h.base_url + "/healthz", timeout=10).read())
+            assert health["status"] == "degraded"
+            assert health["checks"]["discovery"]["aliyun"].startswith("degraded: cn-hangzhou: access denied")
+            assert Rentals(h.deps.store).instances("T1")[0].released_at is None

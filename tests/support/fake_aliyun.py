@@ -1,0 +1,362 @@
+"""Alibaba Cloud stood in by a local server on 127.0.0.1 speaking its OpenAPI (RPC style): the official SDKs are
+pointed at it with GPU_ADVISOR_ALIYUN_ENDPOINT, so what is tested is what runs.
+
+Each request's ACS3-HMAC-SHA256 signature is checked with the test's keys, as Alibaba Cloud documents it (V3
+request structure and signature): the canonical request is the method, the path, the sorted and RFC 3986
+encoded query, the signed headers (host, x-acs-*, content-type) one a line, their names, and the payload's
+SHA-256; the string to sign is the algorithm and that request's SHA-256; the signature the HMAC-SHA256 of it
+with the AccessKey secret. Products are told apart by x-acs-version (ECS 2014-05-26, CloudMonitor 2019-01-01,
+billing 2017-12-14), actions by x-acs-action; answers and error codes have the documented shapes."""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import re
+import threading
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler
+from typing import Any
+from urllib.parse import parse_qsl, quote, urlsplit
+
+from tests.support.servers import running
+
+KEY_ID, KEY_SECRET = "LTAI-test-key", "test-secret-of-the-fake"
+VERSIONS = {"2014-05-26": "ecs", "2019-01-01": "cms", "2017-12-14": "bss"}
+REGIONS = ("cn-hangzhou", "cn-shanghai", "cn-beijing", "cn-shenzhen")
+AUTH = re.compile(r"ACS3-HMAC-SHA256 Credential=([^,]+),SignedHeaders=([^,]+),Signature=([0-9a-f]+)")
+
+
+class Refusal(Exception):
+    def __init__(self, status: int, code: str, message: str) -> None:
+        super().__init__(message)
+        self.status, self.code, self.message = status, code, message
+
+
+@dataclass
+class Instance:
+    id: str
+    region: str
+    instance_type: str = "ecs.gn7i-c8g1.2xlarge"
+    gpus: int = 1
+    spec: str = "NVIDIA A10"
+    status: str = "Running"
+    charge: str = "PostPaid"
+    spot: str = "NoSpot"
+    stopped_mode: str = "Not-applicable"
+    tags: dict[str, str] = field(default_factory=dict)
+    name: str = ""
+    can_stop_charging: bool = True  # economical mode on, a cloud-disk family, pay as you go
+    created: str = "2026-11-30T08:00Z"
+
+    def raw(self) -> dict[str, Any]:
+        return {
+            "InstanceId": self.id,
+            "InstanceName": self.name or self.id,
+            "InstanceType": self.instance_type,
+            "RegionId": self.region,
+            "ZoneId": f"{self.region}-h",
+            "Status": self.status,
+            "GPUAmount": self.gpus,
+            "GPUSpec": self.spec if self.gpus else "",
+            "InstanceChargeType": self.charge,
+            "SpotStrategy": self.spot,
+            "StoppedMode": self.stopped_mode,
+            "CreationTime": self.created,
+            "StartTime": self.created,
+            "Tags": {"Tag": [{"TagKey": k, "TagValue": v} for k, v in self.tags.items()]},
+        }
+
+
+@dataclass
+class FakeAliyun:
+    url: str = ""
+    instances: list[Instance] = field(default_factory=list)
+    disks: list[dict[str, Any]] = field(default_factory=list)
+    prices: dict[tuple[str, str], float] = field(default_factory=dict)  # (region, type) -> CNY an hour
+    spot_prices: dict[tuple[str, str], float] = field(default_factory=dict)
+    types: dict[str, tuple[str, int]] = field(default_factory=dict)  # instance type -> (GPUSpec, GPUAmount)
+    datapoints: dict[str, list[dict[str, Any]]] = field(default_factory=dict)  # metric -> CloudMonitor points
+    balance: str = "10,000.00"
+    throttle: dict[str, int] = field(default_factory=dict)  # action -> how many more times it is throttled
+    deny: set[str] = field(default_factory=set)  # actions answered Forbidden.RAM
+    calls: list[tuple[str, dict[str, str]]] = field(default_factory=list)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def add(self, region: str = "cn-hangzhou", **fields: Any) -> Instance:
+        made = Instance(id=f"i-{uuid.uuid4().hex[:20]}", region=region, **fields)
+        self.instances.append(made)
+        return made
+
+    def add_disk(self, region: str = "cn-hangzhou", size: int = 500, status: str = "Available", **extra: Any) -> str:
+        disk_id = f"d-{uuid.uuid4().hex[:20]}"
+        tags = extra.pop("tags", {})
+        self.disks.append(
+            {
+                "DiskId": disk_id,
+                "DiskName": extra.pop("name", ""),
+                "RegionId": region,
+                "Size": size,
+                "Category": "cloud_essd",
+                "Status": status,
+                "CreationTime": "2026-11-01T00:00Z",
+                "Tags": {"Tag": [{"TagKey": k, "TagValue": v} for k, v in tags.items()]},
+                **extra,
+            }
+        )
+        return disk_id
+
+    def actions(self) -> list[str]:
+        return [action for action, _ in self.calls]
+
+    # the protocol
+
+    def answer(self, method: str, path: str, query: str, headers: dict[str, str], body: bytes) -> tuple[int, Any]:
+        try:
+            verify(method, path, query, headers, body)
+            product = VERSIONS.get(headers.get("x-acs-version", ""))
+            action = headers.get("x-acs-action", "")
+            params = dict(parse_qsl(query, keep_blank_values=True))
+            if body and "form" in headers.get("content-type", ""):
+                params |= dict(parse_qsl(body.decode(), keep_blank_values=True))
+            with self.lock:
+                self.calls.append((action, params))
+                if action in self.deny:
+                    raise Refusal(403, "Forbidden.RAM", "User not authorized to operate on the specified resource.")
+                if self.throttle.get(action, 0) > 0:
+                    self.throttle[action] -= 1
+                    raise Refusal(400, "Throttling.User", "Request was denied due to user flow control.")
+                handler = getattr(self, f"_{product}_{_snake(action)}", None)
+                if product is None or handler is None:
+                    raise Refusal(404, "InvalidAction.NotFound", f"Specified api is not found: {action}")
+                return 200, {"RequestId": str(uuid.uuid4()).upper(), **handler(params)}
+        except Refusal as refused:
+            return refused.status, {
+                "RequestId": str(uuid.uuid4()).upper(),
+                "HostId": headers.get("host", ""),
+                "Code": refused.code,
+                "Message": refused.message,
+                "Recommend": "https://api.aliyun.com/troubleshoot",
+            }
+
+    def _region(self, params: dict[str, str]) -> str:
+        region = params.get("RegionId", "")
+        if region not in REGIONS:
+            raise Refusal(404, "InvalidRegionId.NotFound", "The specified RegionId does not exist.")
+        return region
+
+    def _page(self, items: list[Any], params: dict[str, str]) -> tuple[list[Any], str]:
+        size = int(params.get("MaxResults") or 10)
+        if not 1 <= size <= 100:
+            raise Refusal(400, "InvalidParameter.MaxResults", "The specified MaxResults is invalid.")
+        start = int(params.get("NextToken") or 0)
+        end = start + size
+        return items[start:end], str(end) if end < len(items) else ""
+
+    def _ecs_describe_instances(self, params: dict[str, str]) -> dict[str, Any]:
+        region = self._region(params)
+        mine = [i for i in self.instances if i.region == region]
+        if params.get("InstanceIds"):
+            wanted = set(json.loads(params["InstanceIds"]))
+            mine = [i for i in mine if i.id in wanted]
+        page, token = self._page(mine, params)
+        return {"Instances": {"Instance": [i.raw() for i in page]}, "NextToken": token, "TotalCount": len(mine)}
+
+    def _ecs_describe_disks(self, params: dict[str, str]) -> dict[str, Any]:
+        region = self._region(params)
+        mine = [d for d in self.disks if d["RegionId"] == region]
+        if params.get("Status"):
+            mine = [d for d in mine if d["Status"] == params["Status"]]
+        page, token = self._page(mine, params)
+        return {"Disks": {"Disk": page}, "NextToken": token, "TotalCount": len(mine)}
+
+    def _ecs_stop_instances(self, params: dict[str, str]) -> dict[str, Any]:
+        region = self._region(params)
+        ids = [v for k, v in sorted(params.items()) if k.startswith("InstanceId.")]
+        if not ids:
+            raise Refusal(400, "MissingInstanceId", "InstanceId is mandatory for this action.")
+        out = []
+        for instance_id in ids:
+            found = next((i for i in self.instances if i.id == instance_id and i.region == region), None)
+            if found is None:
+                out.append({"InstanceId": instance_id, "Code": "InvalidInstanceId.NotFound", "Message": "not found"})
+                continue
+            previous, found.status = found.status, "Stopped"
+            asked = params.get("StoppedMode", "KeepCharging")
+            # not supported: stopped in keep-charging mode, and no error (as Alibaba Cloud documents it)
+            found.stopped_mode = (
+                "StopCharging" if asked == "StopCharging" and found.can_stop_charging else "KeepCharging"
+            )
+            out.append(
+                {
+                    "InstanceId": instance_id,
+                    "Code": "200",
+                    "Message": "success",
+                    "PreviousStatus": previous,
+                    "CurrentStatus": "Stopping",
+                }
+            )
+        return {"InstanceResponses": {"InstanceResponse": out}}
+
+    def _ecs_describe_instance_types(self, params: dict[str, str]) -> dict[str, Any]:
+        wanted = [v for k, v in sorted(params.items()) if k.startswith("InstanceTypes.")]
+        if len(wanted) > 10:
+            raise Refusal(400, "InvalidParameter.InstanceTypes", "At most 10 instance types a call.")
+        known = {i.instance_type: (i.spec, i.gpus) for i in self.instances} | self.types
+        return {
+            "InstanceTypes": {
+                "InstanceType": [
+                    {"InstanceTypeId": name, "GPUSpec": known[name][0], "GPUAmount": known[name][1]}
+                    for name in wanted
+                    if name in known
+                ]
+            }
+        }
+
+    def _ecs_describe_price(self, params: dict[str, str]) -> dict[str, Any]:
+        region = self._region(params)
+        if params.get("ResourceType", "instance") != "instance" or params.get("PriceUnit") != "Hour":
+            raise Refusal(400, "InvalidParameter", "this fake prices instances by the hour only")
+        price = self.prices.get((region, params.get("InstanceType", "")))
+        if price is None:
+            raise Refusal(400, "InvalidInstanceType.ValueNotSupported", "The specified InstanceType does not exist.")
+        original = round(price * 1.0, 4)
+        return {
+            "PriceInfo": {
+                "Price": {
+                    "OriginalPrice": original,
+                    "DiscountPrice": 0.0,
+                    "TradePrice": price,
+                    "Currency": "CNY",
+                },
+                "Rules": {"Rule": []},
+            }
+        }
+
+    def _ecs_describe_spot_price_history(self, params: dict[str, str]) -> dict[str, Any]:
+        region = self._region(params)
+        price = self.spot_prices.get((region, params.get("InstanceType", "")))
+        points = []
+        if price is not None:
+            points = [
+                {
+                    "ZoneId": f"{region}-h",
+                    "InstanceType": params["InstanceType"],
+                    "IoOptimized": "optimized",
+                    "NetworkType": "vpc",
+                    "Timestamp": "2026-12-01T00:00:00Z",
+                    "SpotPrice": price,
+                    "OriginPrice": self.prices.get((region, params["InstanceType"]), price * 5),
+                }
+            ]
+        return {"SpotPrices": {"SpotPriceType": points}, "Currency": "CNY", "NextOffset": 0}
+
+    def _cms_describe_metric_list(self, params: dict[str, str]) -> dict[str, Any]:
+        if params.get("Namespace") != "acs_ecs_dashboard":
+            raise Refusal(400, "InvalidParameter", "Namespace is invalid.")
+        wanted = {d["instanceId"] for d in json.loads(params.get("Dimensions") or "[]")}
+        start, end = int(params.get("StartTime", 0)), int(params.get("EndTime", 0))
+        points = [
+            p
+            for p in self.datapoints.get(params.get("MetricName", ""), [])
+            if p["instanceId"] in wanted and start <= p["timestamp"] <= end
+        ]
+        return {"Code": "200", "Success": True, "Period": params.get("Period", "60"), "Datapoints": json.dumps(points)}
+
+    def _bss_query_account_balance(self, params: dict[str, str]) -> dict[str, Any]:
+        return {
+            "Code": "200",
+            "Message": "Successful!",
+            "Success": True,
+            "Data": {
+                "AvailableAmount": self.balance,
+                "AvailableCashAmount": self.balance,
+                "CreditAmount": "0.00",
+                "MybankCreditAmount": "0.00",
+                "Currency": "CNY",
+                "QuotaLimit": "0.00",
+            },
+        }
+
+
+def _snake(action: str) -> str:
+    return re.sub(r"(?<!^)(?=[A-Z])", "_", action).lower()
+
+
+def _encode(text: str) -> str:
+    return quote(text, safe="-_.~")
+
+
+def verify(method: str, path: str, query: str, headers: dict[str, str], body: bytes) -> None:
+    """The ACS3-HMAC-SHA256 check: Refusal as Alibaba Cloud answers a bad one."""
+    found = AUTH.fullmatch(headers.get("authorization", ""))
+    if found is None:
+        raise Refusal(400, "MissingAuthorization", "Authorization is mandatory for this action.")
+    key, signed, signature = found.groups()
+    if key != KEY_ID:
+        raise Refusal(404, "InvalidAccessKeyId.NotFound", "Specified access key is not found.")
+    names = signed.split(";")
+    needed = {"host", "x-acs-action", "x-acs-content-sha256", "x-acs-date", "x-acs-signature-nonce", "x-acs-version"}
+    if not needed <= set(names) or names != sorted(names):
+        raise Refusal(400, "IncompleteSignature", f"SignedHeaders must hold {sorted(needed)}, sorted.")
+    payload = hashlib.sha256(body).hexdigest()
+    if headers.get("x-acs-content-sha256") != payload:
+        raise Refusal(400, "InvalidParameter.ContentSHA256", "x-acs-content-sha256 is not the body's SHA-256.")
+    pairs = sorted((_encode(k), _encode(v)) for k, v in parse_qsl(query, keep_blank_values=True))
+    canonical = "\n".join(
+        [
+            method,
+            path or "/",
+            "&".join(f"{k}={v}" for k, v in pairs),
+            "".join(f"{name}:{headers.get(name, '').strip()}\n" for name in names),
+            signed,
+            payload,
+        ]
+    )
+    to_sign = f"ACS3-HMAC-SHA256\n{hashlib.sha256(canonical.encode()).hexdigest()}"
+    expected = hmac.new(KEY_SECRET.encode(), to_sign.encode(), hashlib.sha256).hexdigest()
+    if not hmac.compare_digest(expected, signature):
+        raise Refusal(400, "SignatureDoesNotMatch", "Specified signature does not match our calculation.")
+
+
+def _handler(fake: FakeAliyun) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        def _serve(self) -> None:
+            parts = urlsplit(self.path)
+            length = int(self.headers.get("Content-Length") or 0)
+            body = self.rfile.read(length) if length else b""
+            headers = {k.lower(): v for k, v in self.headers.items()}
+            status, answer = fake.answer(self.command, parts.path, parts.query, headers, body)
+            data = json.dumps(answer).encode()
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json;charset=utf-8")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+        do_GET = do_POST = _serve
+
+        def log_message(self, *args: object) -> None:
+            return
+
+    return Handler
+
+
+ENV = {
+    "ALIBABA_CLOUD_ACCESS_KEY_ID": KEY_ID,
+    "ALIBABA_CLOUD_ACCESS_KEY_SECRET": KEY_SECRET,
+    "ALIBABA_CLOUD_ECS_METADATA_DISABLED": "true",
+}
+
+
+@contextmanager
+def fake_aliyun() -> Iterator[FakeAliyun]:
+    """A fake Alibaba Cloud on 127.0.0.1 for the block; `url` is what GPU_ADVISOR_ALIYUN_ENDPOINT takes."""
+    fake = FakeAliyun()
+    with running(_handler(fake)) as url:
+        fake.url = url
+        yield fake
