@@ -50,7 +50,10 @@ def configure(level: str = "INFO", fmt: str = "text") -> None:
 
 # Slack's token shapes (bot, user, app, refresh, configuration): redacted wherever they appear
 # Slack's tokens, and Feishu's tenant, app and user access tokens (t-…, a-…, u-…: "Bearer t-g104…")
-_TOKEN = re.compile(r"\b(?:xox[abeoprs]|xapp|xoxe\.xox[bp])-[A-Za-z0-9-]+|\b[tau]-[A-Za-z0-9_-]{20,}")
+# and the request signatures of Alibaba Cloud (ACS3-HMAC-SHA256) and Tencent Cloud (TC3-HMAC-SHA256)
+_TOKEN = re.compile(
+    r"\b(?:xox[abeoprs]|xapp|xoxe\.xox[bp])-[A-Za-z0-9-]+|\b[tau]-[A-Za-z0-9_-]{20,}|Signature=[0-9a-fA-F]{32,}"
+)
 _SECRETS: set[str] = set()
 _factory = logging.getLogRecordFactory()
 

@@ -115,3 +115,29 @@ def test_no_secret_the_bot_holds_reaches_a_log_line_at_debug(tmp_path: Path, cap
     ):
         assert secret not in logged, secret
     assert Fernet(KEY.encode())  # the key tried is a real one
+
+
+def test_cloud_request_signatures_and_secret_keys_never_reach_a_log_line(
+    caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What an SDK might log at debug (an Authorization header, a key pair) comes out redacted."""
+    from bot.discover.aliyun import Aliyun
+    from bot.discover.tencent import Tencent
+
+    monkeypatch.setenv("ALIBABA_CLOUD_ACCESS_KEY_ID", "LTAI-log-test")
+    monkeypatch.setenv("ALIBABA_CLOUD_ACCESS_KEY_SECRET", "aliyun-secret-for-the-log-test")
+    monkeypatch.setenv("TENCENTCLOUD_SECRET_ID", "AKID-log-test")
+    monkeypatch.setenv("TENCENTCLOUD_SECRET_KEY", "tencent-secret-for-the-log-test")
+    Aliyun(("cn-hangzhou",), "http://127.0.0.1:9").config("cn-hangzhou")
+    Tencent(("ap-guangzhou",), "http://127.0.0.1:9").client("cvm", "ap-guangzhou")
+    signature = "0f" * 32
+    with caplog.at_level(logging.DEBUG):
+        logging.getLogger("tencentcloud_sdk_common").debug(
+            "SendRequest: Authorization: TC3-HMAC-SHA256 Credential=AKID/2026-12-02/cvm/tc3_request, "
+            "SignedHeaders=content-type;host, Signature=%s key=%s",
+            signature,
+            "tencent-secret-for-the-log-test",
+        )
+        logging.getLogger("alibabacloud").debug("secret %s", "aliyun-secret-for-the-log-test")
+    assert signature not in caplog.text and "secret-for-the-log-test" not in caplog.text
+    assert caplog.text.count("[redacted]") >= 3
