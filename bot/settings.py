@@ -277,6 +277,23 @@ class Settings(BaseSettings):
         le=30,
         description="first wait before retrying an Alibaba Cloud call that was throttled; it doubles (3 tries)",
     )
+    tencent_regions: str = Field(
+        default="",
+        description="Tencent Cloud regions to discover GPU instances in, comma-separated (ap-guangzhou,ap-shanghai); "
+        "empty: Tencent Cloud is off. Credentials: TENCENTCLOUD_SECRET_ID / TENCENTCLOUD_SECRET_KEY, else the "
+        "SDK's chain (a profile, a CVM role)",
+    )
+    tencent_endpoint: str | None = Field(
+        default=None,
+        description="one endpoint for every Tencent Cloud call (CVM, Cloud Monitor) instead of each product's "
+        "own, as http://host:port or host (a local fake in tests)",
+    )
+    tencent_retry_backoff_s: float = Field(
+        default=0.5,
+        ge=0,
+        le=30,
+        description="first wait before retrying a Tencent Cloud call refused for its rate limit; it doubles (3 tries)",
+    )
     refresh_aliyun_hours: float = Field(default=6, gt=0, description="how often serve refreshes Alibaba Cloud prices")
     ttl_aliyun_hours: float = Field(
         default=24, gt=0, description="an Alibaba Cloud price is stale this long after its fetch"
@@ -402,6 +419,9 @@ class Settings(BaseSettings):
 
     def aliyun_region_list(self) -> tuple[str, ...]:
         return tuple(dict.fromkeys(r.strip() for r in self.aliyun_regions.split(",") if r.strip()))
+
+    def tencent_region_list(self) -> tuple[str, ...]:
+        return tuple(dict.fromkeys(r.strip() for r in self.tencent_regions.split(",") if r.strip()))
 
     def aliyun_price_type_list(self) -> tuple[str, ...]:
         return tuple(dict.fromkeys(r.strip() for r in self.aliyun_price_types.split(",") if r.strip()))

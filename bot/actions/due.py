@@ -123,6 +123,12 @@ def _stop_in_cloud(ctx: Ctx, warning: Warning, inst: Instance, verdict: Verdict)
         done = make().stop(region, instance_id)
         problem = None if done.state in ("stopping", "stopped") else f"the instance is {done.state} after the stop"
     except CloudError as exc:
+        if exc.final:  # the cloud refuses this for this instance: trying again cannot help, said at once
+            log.warning("stopping %s refused: %s", inst.name, exc)
+            if ctx.actions.move(warning.id, "warned", "failed", ctx.now, detail=str(exc), attempt=True):
+                _count(ctx, "failed")
+                _say(ctx, warning, inst, "action.refused", problem=str(exc))
+            return 1
         problem = str(exc)
     if problem is not None:
         return _failed_try(ctx, warning, inst, "warned", problem)

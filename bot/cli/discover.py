@@ -1,6 +1,7 @@
-"""`gpu-advise discover [--source aws|aliyun] [--json]`: find what the team rents in the clouds, once (serve does
-it every GPU_ADVISOR_DISCOVER_EVERY_MINUTES). Without --source, every cloud turned on, one after another. Exit 0:
-every region answered; 1: some did not (what they did not answer changed nothing); 2: discovery is not set up."""
+"""`gpu-advise discover [--source aws|aliyun|tencent] [--json]`: find what the team rents in the clouds, once
+(serve does it every GPU_ADVISOR_DISCOVER_EVERY_MINUTES). Without --source, every cloud turned on, one after
+another. Exit 0: every region answered; 1: some did not (what they did not answer changed nothing); 2: discovery
+is not set up."""
 
 from __future__ import annotations
 
@@ -14,13 +15,13 @@ from bot.cli.common import LangOpt, fail, load_settings, say
 from bot.cli.rentals import JsonOpt, open_rentals, workspace_of
 from bot.text import t
 
-SOURCES = ("aws", "aliyun")
-TURN_ON = {"aws": "GPU_ADVISOR_AWS_REGIONS", "aliyun": "GPU_ADVISOR_ALIYUN_REGIONS"}
+SOURCES = ("aws", "aliyun", "tencent")
 
 
 def discover(
     source: Annotated[
-        str | None, typer.Option("--source", help="Where to look: aws or aliyun; default every cloud turned on.")
+        str | None,
+        typer.Option("--source", help="Where to look: aws, aliyun or tencent; default every cloud turned on."),
     ] = None,
     lang: LangOpt = None,
     as_json: JsonOpt = False,

@@ -98,6 +98,9 @@ class Aliyun:
         config = Config(region_id=region, connect_timeout=5000, read_timeout=30000)
         key, secret = os.environ.get("ALIBABA_CLOUD_ACCESS_KEY_ID"), os.environ.get("ALIBABA_CLOUD_ACCESS_KEY_SECRET")
         if key and secret:
+            from bot.logs import keep_secret
+
+            keep_secret(secret, os.environ.get("ALIBABA_CLOUD_SECURITY_TOKEN"))
             config.access_key_id, config.access_key_secret = key, secret
             config.security_token = os.environ.get("ALIBABA_CLOUD_SECURITY_TOKEN") or None
         else:

@@ -27,7 +27,12 @@ class Stopped:
 
 
 class CloudError(Exception):
-    """A call to a cloud that failed, said in one line (no credentials, denied, throttled, unreachable, ...)."""
+    """A call to a cloud that failed, said in one line (no credentials, denied, throttled, unreachable, ...).
+    `final`: trying again cannot help (the cloud refuses this for this instance): left to people at once."""
+
+    def __init__(self, message: str, final: bool = False) -> None:
+        super().__init__(message)
+        self.final = final
 
 
 class Cloud(Protocol):
@@ -78,4 +83,14 @@ def clouds(settings: Settings) -> dict[str, Callable[[], Cloud]]:
             )
 
         out["aliyun"] = aliyun
+    if settings.tencent_region_list():
+
+        def tencent() -> Cloud:
+            from bot.discover.tencent import Tencent
+
+            return Tencent(
+                settings.tencent_region_list(), settings.tencent_endpoint, backoff_s=settings.tencent_retry_backoff_s
+            )
+
+        out["tencent"] = tencent
     return out

@@ -21,7 +21,7 @@ from bot.state.schema import discovery_runs, rental_instances, rental_storage
 from bot.state.store import Store
 from rules.power import Power
 
-CLOUD_SOURCES = ("aws", "aliyun")  # clouds whose items discovery keeps (bot/discover/cloud.py)
+CLOUD_SOURCES = ("aws", "aliyun", "tencent")  # clouds whose items discovery keeps (bot/discover/cloud.py)
 FOUND_SOURCES = (*CLOUD_SOURCES, "k8s")  # every source of found items
 BATCH = 500  # items a transaction: the write lock is given back between batches
 GONE = ("terminated", "shutting-down", "released")

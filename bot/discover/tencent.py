@@ -1,0 +1,305 @@
+"""Reading and stopping Tencent Cloud with its official SDK (tencentcloud-sdk-python-cvm, -monitor; their common
+client, signed TC3-HMAC-SHA256): CVM instances with GPUs (GPUInfo; a GPUCount below 1 is a vGPU share, kept as
+one card), their pay-as-you-go price from DescribeZoneInstanceConfigInfos, Cloud Monitor's GPU metrics.
+
+Credentials: TENCENTCLOUD_SECRET_ID / TENCENTCLOUD_SECRET_KEY (and TENCENTCLOUD_SESSION_TOKEN) as set when the
+cloud is made, else the SDK's chain (a profile, a CVM role). `endpoint` points every client at one host (a local
+fake in tests). Rate limits (RequestLimitExceeded) are retried with back-off; Cloud Monitor is asked at most 10
+instances a call and paced to its documented 20 calls a second.
+
+Tencent Cloud keeps billing a stopped CVM by default (KEEP_CHARGING): the bot asks for STOP_CHARGING with
+SOFT_FIRST. Where the cloud refuses no-charge for an instance (prepaid, a family or disk that cannot), the bot
+does not stop it with the meter running: it says it cannot stop it without charge and leaves it to people."""
+
+from __future__ import annotations
+
+import logging
+import os
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import replace
+from datetime import UTC, datetime
+from typing import Any
+
+from bot.discover.cloud import CloudError, Stopped
+from bot.state.discovered import Found, Scan
+from rules.gpus import canonical_gpu
+from rules.samples import Sample
+
+log = logging.getLogger(__name__)
+PAGE = 100  # DescribeInstances' Limit ceiling
+VERSIONS = {"cvm": "2017-03-12", "monitor": "2018-07-24"}
+THROTTLED = (
+    "RequestLimitExceeded",
+    "RequestLimitExceeded.UinLimitExceeded",
+    "RequestLimitExceeded.GlobalRegionUinLimitExceeded",
+)
+REFUSED = ("AuthFailure.SecretIdNotFound", "AuthFailure.SignatureFailure", "AuthFailure.InvalidSecretId")
+DENIED = ("UnauthorizedOperation", "AuthFailure.UnauthorizedOperation", "OperationDenied")
+BAD_REGION = ("InvalidRegion", "UnsupportedRegion", "InvalidParameterValue.InvalidRegion")
+NO_FREE_STOP = (
+    "UnsupportedOperation.StoppedModeStopCharging",
+    "UnsupportedOperation.StoppedModeStopChargingSameFamily",
+    "UnsupportedOperation.InstanceChargeType",
+)
+UNNAMED = "未命名"  # the console's name for an instance nobody named
+TRIES = 3
+MONITOR_BATCH = 10
+MONITOR_PACE_S = 1 / 20
+STATES = {
+    "RUNNING": "running",
+    "STOPPED": "stopped",
+    "STOPPING": "stopping",
+    "STARTING": "starting",
+    "PENDING": "pending",
+    "REBOOTING": "running",
+    "SHUTDOWN": "stopped",  # a prepaid instance past its term, waiting to be destroyed
+    "TERMINATING": "terminated",
+    "LAUNCH_FAILED": "terminated",
+}
+
+
+def tencent_problem(exc: Exception, region: str | None = None) -> str:
+    """One line for what went wrong with Tencent Cloud."""
+    code = str(getattr(exc, "code", "") or "")
+    message = str(getattr(exc, "message", "") or exc)[:160].replace("\n", " ")
+    if code == "ClientSideError" and "credentail" in message.lower() + "credential":
+        return (
+            "no Tencent Cloud credentials (set TENCENTCLOUD_SECRET_ID and TENCENTCLOUD_SECRET_KEY, a profile or "
+            "a CVM role)"
+        )
+    if code in REFUSED or code.startswith("AuthFailure"):
+        return f"Tencent Cloud refused the credentials ({code}): check the SecretId and SecretKey"
+    if code in DENIED or code.startswith("UnauthorizedOperation"):
+        return (
+            f"access denied ({code}): the CAM policy lacks cvm:DescribeInstances/StopInstances/"
+            f"DescribeZoneInstanceConfigInfos or monitor:GetMonitorData; {message}"
+        )
+    if code in THROTTLED:
+        return f"throttled by Tencent Cloud ({code}) after retries: the next run tries again"
+    if code in BAD_REGION:
+        return f"unknown region {region or '?'} ({code}): check GPU_ADVISOR_TENCENT_REGIONS"
+    if code in ("ClientNetworkError", "ServerNetworkError") or not code:
+        return f"Tencent Cloud unreachable: {message}"
+    return f"{code}: {message}"
+
+
+class Tencent:
+    name = "tencent"
+    metrics = "cloudmonitor"
+
+    def __init__(
+        self,
+        regions: tuple[str, ...],
+        endpoint: str | None = None,
+        *,
+        sleep: Callable[[float], None] = time.sleep,
+        backoff_s: float = 0.5,
+    ) -> None:
+        self.regions, self.endpoint = regions, endpoint
+        self.sleep, self.backoff_s = sleep, backoff_s
+        self._clients: dict[tuple[str, str], Any] = {}
+        self._quoted: dict[tuple[str, str], dict[str, Any] | None] = {}
+
+    def _credential(self) -> Any:
+        from tencentcloud.common import credential
+
+        key_id, key = os.environ.get("TENCENTCLOUD_SECRET_ID"), os.environ.get("TENCENTCLOUD_SECRET_KEY")
+        if key_id and key:
+            from bot.logs import keep_secret
+
+            token = os.environ.get("TENCENTCLOUD_SESSION_TOKEN") or None
+            keep_secret(key, token)
+            return credential.Credential(key_id, key, token)
+        return credential.DefaultCredentialProvider().get_credentials()
+
+    def client(self, product: str, region: str) -> Any:
+        if (product, region) not in self._clients:
+            from tencentcloud.common.common_client import CommonClient
+            from tencentcloud.common.profile.client_profile import ClientProfile
+            from tencentcloud.common.profile.http_profile import HttpProfile
+
+            http = HttpProfile(reqTimeout=30)
+            if self.endpoint:
+                scheme, _, host = self.endpoint.rpartition("://")
+                http = HttpProfile(protocol=scheme or "https", endpoint=host.rstrip("/"), reqTimeout=30)
+            else:
+                http.endpoint = f"{product}.tencentcloudapi.com"
+            profile = ClientProfile(httpProfile=http, signMethod="TC3-HMAC-SHA256")
+            self._clients[(product, region)] = CommonClient(
+                product, VERSIONS[product], self._credential(), region, profile
+            )
+        return self._clients[(product, region)]
+
+    def call(self, product: str, region: str, action: str, params: dict[str, Any]) -> dict[str, Any]:
+        """One call, its Response (rate limits retried with back-off); CloudError in one line."""
+        from tencentcloud.common.exception.tencent_cloud_sdk_exception import TencentCloudSDKException
+
+        for attempt in range(TRIES):
+            try:
+                return dict(self.client(product, region).call_json(action, params).get("Response") or {})
+            except TencentCloudSDKException as exc:
+                code = str(exc.code or "")
+                if code in THROTTLED and attempt + 1 < TRIES:
+                    self.sleep(self.backoff_s * 2**attempt)
+                    continue
+                raise CloudError(tencent_problem(exc, region), final=code in NO_FREE_STOP) from None
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def scan(self) -> Scan:
+        out = Scan(source=self.name)
+        for region in self.regions:
+            try:
+                found = list(self._instances(region))
+            except CloudError as exc:
+                out.problems[region] = str(exc)
+                log.warning("Tencent Cloud discovery in %s failed: %s", region, exc)
+                continue
+            out.found += found
+            out.regions_ok.append(region)
+        return out
+
+    def _instances(self, region: str) -> Iterator[Found]:
+        offset = 0
+        while True:
+            body = self.call("cvm", region, "DescribeInstances", {"Offset": offset, "Limit": PAGE})
+            page = body.get("InstanceSet") or []
+            for raw in page:
+                if float((raw.get("GPUInfo") or {}).get("GPUCount") or 0) <= 0:
+                    continue
+                found = instance_found(raw, region)
+                if found.instance_type and found.billing == "hourly":
+                    zone = (raw.get("Placement") or {}).get("Zone")
+                    found = replace(found, per_hour=self.hourly(region, zone, found.instance_type))
+                yield found
+            offset += len(page)
+            if not page or offset >= int(body.get("TotalCount") or 0):
+                return
+
+    def hourly(self, region: str, zone: str | None, instance_type: str) -> float | None:
+        """The type's pay-as-you-go price an hour in the zone (the first tier of DescribeZoneInstanceConfigInfos:
+        the tiers past 96 h and 360 h are cheaper and kept in `quote`), asked once per cloud object."""
+        quote = self.quote(region, zone, instance_type)
+        return float(quote["UnitPrice"]) if quote and quote.get("UnitPrice") is not None else None
+
+    def quote(self, region: str, zone: str | None, instance_type: str) -> dict[str, Any] | None:
+        key = (region, f"{zone}/{instance_type}")
+        if key not in self._quoted:
+            filters = [
+                {"Name": "instance-type", "Values": [instance_type]},
+                {"Name": "instance-charge-type", "Values": ["POSTPAID_BY_HOUR"]},
+            ]
+            if zone:
+                filters.append({"Name": "zone", "Values": [zone]})
+            try:
+                body = self.call("cvm", region, "DescribeZoneInstanceConfigInfos", {"Filters": filters})
+                rows = body.get("InstanceTypeQuotaSet") or []
+                self._quoted[key] = {**(rows[0].get("Price") or {}), "Status": rows[0].get("Status")} if rows else None
+            except CloudError as exc:
+                log.info("no Tencent Cloud price for %s in %s: %s", instance_type, region, exc)
+                self._quoted[key] = None
+        return self._quoted[key]
+
+    def stop(self, region: str, instance_id: str) -> Stopped:
+        params = {"InstanceIds": [instance_id], "StopType": "SOFT_FIRST", "StoppedMode": "STOP_CHARGING"}
+        try:
+            self.call("cvm", region, "StopInstances", params)
+        except CloudError as exc:
+            if exc.final:
+                raise CloudError(
+                    f"Tencent Cloud cannot stop {instance_id} without charge ({exc}); it was left running: "
+                    "release it in the console when it is no longer needed",
+                    final=True,
+                ) from None
+            raise
+        body = self.call("cvm", region, "DescribeInstances", {"InstanceIds": [instance_id]})
+        found = body.get("InstanceSet") or []
+        if not found:
+            raise CloudError(f"{instance_id} is not in {region} after the stop")
+        raw = found[0]
+        state = STATES.get(str(raw.get("InstanceState")), str(raw.get("InstanceState", "unknown")).lower())
+        return Stopped(state, charging=_charging(raw), how="StopInstances(StoppedMode=STOP_CHARGING)")
+
+    def gpu_samples(
+        self, region: str, instance_ids: list[str], since: datetime, until: datetime
+    ) -> dict[str, list[Sample]]:
+        """Cloud Monitor's QCE/CVM GPU metrics (GpuUtil in %, GpuMemUsed and GpuMemTotal in MB, per instance),
+        one-minute points, ten instances a call."""
+        values: dict[tuple[str, datetime], dict[str, float]] = {}
+        for start in range(0, len(instance_ids), MONITOR_BATCH):
+            batch = instance_ids[start : start + MONITOR_BATCH]
+            for metric in ("GpuUtil", "GpuMemUsed", "GpuMemTotal"):
+                params = {
+                    "Namespace": "QCE/CVM",
+                    "MetricName": metric,
+                    "Period": 60,
+                    "StartTime": _iso(since),
+                    "EndTime": _iso(until),
+                    "Instances": [{"Dimensions": [{"Name": "InstanceId", "Value": i}]} for i in batch],
+                }
+                body = self.call("monitor", region, "GetMonitorData", params)
+                self.sleep(MONITOR_PACE_S)
+                for series in body.get("DataPoints") or []:
+                    dims = {d.get("Name"): d.get("Value") for d in series.get("Dimensions") or []}
+                    for at, value in zip(series.get("Timestamps") or [], series.get("Values") or [], strict=False):
+                        if value is not None:
+                            when = datetime.fromtimestamp(int(at), UTC)
+                            values.setdefault((str(dims.get("InstanceId")), when), {})[metric] = float(value)
+        out: dict[str, list[Sample]] = {}
+        for (instance, at), reading in sorted(values.items(), key=lambda kv: kv[0][1]):
+            if "GpuUtil" not in reading:
+                continue
+            used = reading.get("GpuMemUsed", 0.0)
+            total = max(reading.get("GpuMemTotal", 0.0), used, 1.0)
+            util = min(max(reading["GpuUtil"], 0.0), 100.0)
+            out.setdefault(instance, []).append(Sample(at, 0, util, used, total))
+        return out
+
+
+def instance_found(raw: dict[str, Any], region: str) -> Found:
+    """A CVM instance with GPUs, as DescribeInstances gives it."""
+    tags = {str(t.get("Key", "")): str(t.get("Value", "")) for t in raw.get("Tags") or []}
+    info = raw.get("GPUInfo") or {}
+    spec = str(info.get("GPUType") or "").strip()
+    try:
+        gpu = canonical_gpu(spec) if spec else None
+    except ValueError:
+        gpu = spec or None
+    state = STATES.get(str(raw.get("InstanceState")), str(raw.get("InstanceState", "unknown")).lower())
+    charge = str(raw.get("InstanceChargeType") or "")
+    named = str(raw.get("InstanceName") or "")
+    return Found(
+        f"tencent:{raw['InstanceId']}",
+        "instance",
+        region,
+        tags.get("Name") or (named if named not in ("", UNNAMED) else raw["InstanceId"]),
+        state,
+        tags,
+        raw.get("InstanceType"),
+        gpu,
+        max(int(float(info.get("GPUCount") or 0)), 1),  # a vGPU share (GPUCount below 1) is kept as one card
+        None,
+        charge == "SPOTPAID",
+        _time(raw.get("CreatedTime")),
+        charging=_charging(raw) if state == "stopped" else None,
+        currency="CNY",
+        billing="month" if charge == "PREPAID" else "hourly",
+    )
+
+
+def _charging(raw: dict[str, Any]) -> bool | None:
+    return {"KEEP_CHARGING": True, "STOP_CHARGING": False}.get(str(raw.get("StopChargingMode")))
+
+
+def _time(text: Any) -> datetime | None:
+    if not text:
+        return None
+    try:
+        return datetime.strptime(str(text), "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=UTC)
+    except ValueError:
+        return None
+
+
+def _iso(at: datetime) -> str:
+    """A time as Cloud Monitor takes it: ISO 8601 with its offset."""
+    return at.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S+00:00")

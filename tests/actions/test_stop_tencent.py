@@ -1,0 +1,80 @@
+"""Warn, then act, on Tencent Cloud (the local fake of its API 3.0, the official SDK pointed at it): an idle CVM is
+stopped with StoppedMode=STOP_CHARGING and StopType=SOFT_FIRST, never terminated, and released from what is
+billed; one the cloud cannot stop without charge is not stopped at all (never with its meter running): the
+channel is told at once, with the release left to people."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from bot.actions.due import run_actions
+from bot.state.actions import Actions
+from bot.state.rentals import Rentals
+from tests.actions.test_stop import GRACE, digest, quiet, told
+from tests.support.fake_tencent import ENV, FakeTencent, fake_tencent
+from tests.support.slack_harness import Harness, running_app
+
+
+@pytest.fixture(autouse=True)
+def keys(monkeypatch: pytest.MonkeyPatch) -> None:
+    for key, value in ENV.items():
+        monkeypatch.setenv(key, value)
+
+
+def due(h: Harness) -> tuple[int, dict[str, object]]:
+    from bot.server.jobs import jobs_of
+
+    [job] = [j for j in jobs_of(h.settings, h.deps, h.deps_client()) if j.id == "discover:tencent"]
+    job.work()
+    [inst] = Rentals(h.deps.store).instances("T1")
+    Actions(h.deps.store).set_policy("T1", "C1", "stop", GRACE, by="UADMIN", now=h.clock.now)
+    h.clock.advance(hours=3)
+    quiet(h, inst)
+    message = digest(h)
+    assert "It will be stopped at" in json.dumps(message["blocks"])
+    h.clock.advance(minutes=31)
+    quiet(h, inst, minutes=60)
+    assert run_actions(h.deps, h.tellers()) == 1
+    return inst.id, message
+
+
+def app(tmp_path: Path, fake: FakeTencent):  # type: ignore[no-untyped-def]
+    return running_app(
+        tmp_path, tencent_regions="ap-guangzhou", tencent_endpoint=fake.url, tencent_retry_backoff_s=0.001
+    )
+
+
+def test_an_idle_cvm_is_stopped_with_no_charge(tmp_path: Path) -> None:
+    with fake_tencent() as fake:
+        fake.price("ap-guangzhou-3", "GN7.2XLARGE32", 8.68)
+        box = fake.add(tags={"Owner": "U0456", "SlackChannel": "C1"}, name="t4-dev")
+        with app(tmp_path, fake) as h:
+            inst_id, message = due(h)
+            [stop] = [p for a, p in fake.calls if a == "StopInstances"]
+            assert stop == {"InstanceIds": [box.id], "StopType": "SOFT_FIRST", "StoppedMode": "STOP_CHARGING"}
+            assert (box.state, box.stop_mode) == ("STOPPED", "STOP_CHARGING")
+            assert "TerminateInstances" not in fake.actions()
+            inst = Rentals(h.deps.store).by_id(inst_id)
+            assert inst is not None and inst.released_by == "bot"
+            said = told(h, message)
+            assert "Stopped *t4-dev*" in said and "¥208 a day saved" in said
+
+
+def test_one_the_cloud_cannot_stop_without_charge_is_left_running_and_said_at_once(tmp_path: Path) -> None:
+    with fake_tencent() as fake:
+        fake.price("ap-guangzhou-3", "GN7.2XLARGE32", 8.68)
+        box = fake.add(tags={"Owner": "U0456", "SlackChannel": "C1"}, name="local-nvme", can_stop_charging=False)
+        with app(tmp_path, fake) as h:
+            inst_id, message = due(h)
+            assert box.state == "RUNNING"  # never stopped with its meter running
+            assert fake.actions().count("StopInstances") == 1  # refused: not tried again
+            [warning] = [w for w, _ in Actions(h.deps.store).history("T1")]
+            assert warning.status == "failed" and "cannot stop" in (warning.detail or "")
+            inst = Rentals(h.deps.store).by_id(inst_id)
+            assert inst is not None and inst.released_at is None
+            said = told(h, message)
+            assert "Could not stop *local-nvme*" in said and "twice" not in said
+            assert "cannot stop" in said and "without charge" in said and "release it in the console" in said

@@ -1,0 +1,154 @@
+"""Tencent Cloud discovery against a local fake of its API 3.0 (tests/support/fake_tencent.py), with the official
+SDK pointed at it and every request's TC3 signature checked: CVM instances with GPUs (a vGPU share, prepaid, spot)
+with the first-tier hourly price the cloud quotes (its cheaper tiers past 96 h and 360 h kept), Cloud Monitor's
+GPU metrics ten instances a call, and the faults said in one line each."""
+
+from __future__ import annotations
+
+import logging
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from bot.discover.run import discover
+from bot.discover.tencent import Tencent
+from bot.settings import Settings
+from bot.state import Store
+from bot.state.discovered import Discovered
+from bot.state.rentals import Rentals
+from tests.support.fake_tencent import ENV, KEY_SECRET, FakeTencent, fake_tencent
+from tests.support.state_template import migrated_state_db
+
+NOW = datetime.now(UTC).replace(second=0, microsecond=0)  # the fake refuses signatures 5 minutes off the clock
+
+
+@pytest.fixture(autouse=True)
+def keys(monkeypatch: pytest.MonkeyPatch) -> None:
+    for key, value in ENV.items():
+        monkeypatch.setenv(key, value)
+
+
+def settings(tmp_path: Path, url: str) -> Settings:
+    return Settings(
+        db=tmp_path / "bot.db",
+        tencent_regions="ap-guangzhou,ap-shanghai",
+        tencent_endpoint=url,
+        azure_enabled=False,
+        ecb_enabled=False,
+        discover_channel="CGPU",
+    )
+
+
+def no_offers(gpu: str) -> list[Any]:
+    return []
+
+
+def run(tmp_path: Path, fake: FakeTencent, store: Store, at: datetime = NOW, sleeps: list[float] | None = None):  # type: ignore[no-untyped-def]
+    waits = sleeps if sleeps is not None else []
+    cloud = Tencent(("ap-guangzhou", "ap-shanghai"), fake.url, sleep=waits.append)
+    return discover(settings(tmp_path, fake.url), store, "T1", at, offers=no_offers, cloud=cloud)
+
+
+def store_in(tmp_path: Path) -> Store:
+    return Store(f"sqlite:///{migrated_state_db(tmp_path / 'state.db')}")
+
+
+def test_gpu_instances_become_items_with_the_clouds_first_tier_hourly_price(tmp_path: Path) -> None:
+    with fake_tencent() as fake:
+        fake.price("ap-guangzhou-3", "GN7.2XLARGE32", 8.68)
+        fake.price("ap-shanghai-2", "GT4.41XLARGE948", 240.0)
+        bare = fake.add()
+        big = fake.add(
+            "ap-shanghai",
+            instance_type="GT4.41XLARGE948",
+            gpus=8,
+            gpu_type="NVIDIA A100",
+            zone="ap-shanghai-2",
+            name="pretrain-8x",
+            tags={"Owner": "U0456", "SlackChannel": "C9"},
+        )
+        share = fake.add(instance_type="GN7vw.2XLARGE32", gpus=0.25, gpu_type="NVIDIA T4", name="vgpu-quarter")
+        spot = fake.add(charge="SPOTPAID", name="spot-t4")
+        prepaid = fake.add(charge="PREPAID", name="monthly-t4")
+        fake.add(instance_type="S5.LARGE8", gpus=0)  # no GPU: never an item
+        store = store_in(tmp_path)
+        report = run(tmp_path, fake, store)
+        assert report.problems == {}
+        items = {i.provider_id: i for i in Rentals(store).instances("T1")}
+        first = items[f"tencent:{bare.id}"]
+        assert (first.name, first.source, first.gpu, first.cards) == (bare.id, "tencent", "T4-16GB", 1)
+        assert (first.price, first.unit, first.currency, first.billing) == (8.68, "hour", "CNY", "hourly")
+        assert (first.channel, first.owner) == ("CGPU", "")
+        eight = items[f"tencent:{big.id}"]
+        assert (eight.name, eight.gpu, eight.cards, eight.price, eight.owner, eight.channel) == (
+            "pretrain-8x",
+            "A100-80GB",
+            8,
+            240.0,
+            "U0456",
+            "C9",
+        )
+        assert items[f"tencent:{share.id}"].cards == 1  # a quarter of a T4: one card, a share
+        assert items[f"tencent:{spot.id}"].spot
+        assert items[f"tencent:{prepaid.id}"].billing == "month"
+        assert len(items) == 5
+        quote = Tencent(("ap-guangzhou",), fake.url).quote("ap-guangzhou", "ap-guangzhou-3", "GN7.2XLARGE32")
+        assert quote is not None and (quote["UnitPriceSecondStep"], quote["UnitPriceThirdStep"]) == (6.94, 4.34)
+        assert quote["Status"] == "SELL"
+        assert Discovered(store).runs()["tencent"].error is None
+
+
+def test_cloud_monitor_gpu_metrics_come_ten_instances_a_call_paced(tmp_path: Path) -> None:
+    with fake_tencent() as fake:
+        boxes = [fake.add(name=f"t4-{n}") for n in range(12)]
+        at = int((NOW - timedelta(minutes=5)).timestamp())
+        fake.series = {
+            "GpuUtil": {b.id: [(at, 3.0)] for b in boxes},
+            "GpuMemUsed": {b.id: [(at, 1200.0)] for b in boxes},
+            "GpuMemTotal": {b.id: [(at, 15360.0)] for b in boxes},
+        }
+        store = store_in(tmp_path)
+        waits: list[float] = []
+        run(tmp_path, fake, store, sleeps=waits)
+        asked = [p for a, p in fake.calls if a == "GetMonitorData"]
+        assert len(asked) == 6 and max(len(p["Instances"]) for p in asked) == 10  # 12 instances: 10 + 2, 3 metrics
+        assert waits.count(1 / 20) == 6  # paced to 20 calls a second
+        rentals = Rentals(store)
+        [one] = [i for i in rentals.instances("T1") if i.name == "t4-0"]
+        [sample] = rentals.recent([one.id], NOW - timedelta(hours=1))[one.id]
+        assert (sample.utilization_pct, sample.memory_used_mib, sample.memory_total_mib) == (3.0, 1200.0, 15360.0)
+
+
+def test_faults_are_one_line_and_change_nothing_known(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    with fake_tencent() as fake:
+        fake.add()
+        store = store_in(tmp_path)
+        caplog.set_level(logging.DEBUG)
+        fake.throttle["DescribeInstances"] = 2
+        waits: list[float] = []
+        assert run(tmp_path, fake, store, sleeps=waits).problems == {}
+        assert waits[:2] == [0.5, 1.0]  # backed off, doubling
+        fake.throttle["DescribeInstances"] = 99
+        throttled = run(tmp_path, fake, store).problems["ap-guangzhou"]
+        assert throttled == "throttled by Tencent Cloud (RequestLimitExceeded) after retries: the next run tries again"
+        fake.throttle.clear()
+        fake.deny.add("DescribeInstances")
+        denied = run(tmp_path, fake, store).problems["ap-guangzhou"]
+        assert denied.startswith("access denied (UnauthorizedOperation): the CAM policy lacks cvm:DescribeInstances")
+        fake.deny.clear()
+        monkeypatch.setenv("TENCENTCLOUD_SECRET_KEY", "not-the-secret-key")
+        refused = run(tmp_path, fake, store).problems["ap-guangzhou"]
+        assert (
+            refused
+            == "Tencent Cloud refused the credentials (AuthFailure.SignatureFailure): check the SecretId and SecretKey"
+        )
+        monkeypatch.setenv("TENCENTCLOUD_SECRET_KEY", KEY_SECRET)
+        nowhere = Tencent(("ap-nowhere",), fake.url).scan().problems
+        assert nowhere == {"ap-nowhere": "unknown region ap-nowhere (InvalidRegion): check GPU_ADVISOR_TENCENT_REGIONS"}
+        [kept] = Rentals(store).instances("T1")
+        assert kept.released_at is None  # no failed run released it
+        assert KEY_SECRET not in caplog.text and "not-the-secret-key" not in caplog.text
