@@ -168,6 +168,7 @@ def build_deps(
                 settings.feishu_app_secret,
                 settings.feishu_encrypt_key,
                 settings.feishu_verification_token,
+                settings.autodl_token,
             )
             if s is not None
         )

@@ -294,6 +294,14 @@ class Settings(BaseSettings):
         le=30,
         description="first wait before retrying a Tencent Cloud call refused for its rate limit; it doubles (3 tries)",
     )
+    autodl_token: SecretStr | None = Field(
+        default=None,
+        description="AutoDL's developer token (控制台 → 设置 → 开发者Token): its wallet balance is read as the prepaid "
+        "balance of provider autodl every GPU_ADVISOR_DISCOVER_EVERY_MINUTES",
+    )
+    autodl_url: str = Field(
+        default="https://api.autodl.com", description="AutoDL's developer API (a local fake in tests)"
+    )
     refresh_aliyun_hours: float = Field(default=6, gt=0, description="how often serve refreshes Alibaba Cloud prices")
     ttl_aliyun_hours: float = Field(
         default=24, gt=0, description="an Alibaba Cloud price is stale this long after its fetch"

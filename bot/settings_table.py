@@ -101,6 +101,8 @@ AREAS: dict[str, tuple[str, ...]] = {
         "tencent_regions",
         "tencent_endpoint",
         "tencent_retry_backoff_s",
+        "autodl_token",
+        "autodl_url",
         "discover_every_minutes",
         "discover_team",
         "discover_channel",

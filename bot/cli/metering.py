@@ -11,7 +11,7 @@ from zoneinfo import ZoneInfo
 
 import typer
 
-from bot.cli.common import LangOpt, fail, load_settings
+from bot.cli.common import LangOpt, fail, load_settings, say
 from bot.cli.rentals import JsonOpt, TeamOpt, _fields, _run, _when, open_rentals, workspace_of
 from bot.fields.metering import balance_of, billing_of, power_of, provider_of, stop_billing_of
 from bot.fields.rentals import currency_of
@@ -115,6 +115,9 @@ def balance(
     amount: Annotated[str | None, typer.Argument(help="Its prepaid balance now (or --at), e.g. 320.")] = None,
     currency: Annotated[str, typer.Option(help="CNY or USD.")] = "CNY",
     at: Annotated[str | None, typer.Option("--at", help="When it was so (ISO 8601; default now).")] = None,
+    read: Annotated[
+        bool, typer.Option("--read", help="Read the balances the providers' APIs give (Alibaba Cloud, AutoDL) first.")
+    ] = False,
     team: TeamOpt = None,
     lang: LangOpt = None,
     as_json: JsonOpt = False,
@@ -139,6 +142,15 @@ def balance(
             at_said = when_said(moment, ZoneInfo(settings.remind_tz))
             raise fail(t("error.metering.balance_future", settings.lang, at=at_said))
         balances.record(workspace, name, value, money, moment, now, by="terminal")
+    problems: dict[str, str] = {}
+    if read:
+        from bot.discover.cloud import balance_readers, read_balances
+
+        if not balance_readers(settings):
+            raise fail(t("cli.balance_read_off", settings.lang))
+        problems = read_balances(settings, rentals.store, workspace, now)
+        for where, problem in problems.items():
+            say(t("cli.discover_problem", settings.lang, where=where, problem=problem))
     instances = rentals.instances(workspace)
     recorded = balances.latest(workspace)
     timelines = PowerLog(rentals.store, _metering(settings)).this_month(instances, now, also=[b.at for b in recorded])
@@ -159,10 +171,12 @@ def balance(
     ]
     if as_json:
         sys.stdout.write(json.dumps(rows, ensure_ascii=False, indent=2) + "\n")
-        return
-    from bot.text.runway import runway_line
+    else:
+        from bot.text.runway import runway_line
 
-    if not found:
-        sys.stdout.write(t("cli.balance_empty", settings.lang) + "\n")
-    for r in found:
-        sys.stdout.write(runway_line(r, settings.lang, ZoneInfo(settings.remind_tz)) + "\n")
+        if not found:
+            sys.stdout.write(t("cli.balance_empty", settings.lang) + "\n")
+        for r in found:
+            sys.stdout.write(runway_line(r, settings.lang, ZoneInfo(settings.remind_tz)) + "\n")
+    if problems:
+        raise typer.Exit(1)

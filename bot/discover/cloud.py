@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Protocol
+from typing import Any, Protocol, cast
 
 from bot.settings import Settings
 from bot.state.discovered import Scan
@@ -94,3 +94,49 @@ def clouds(settings: Settings) -> dict[str, Callable[[], Cloud]]:
 
         out["tencent"] = tencent
     return out
+
+
+def balance_readers(settings: Settings, client: Any | None = None) -> dict[str, Callable[[], HasBalance]]:
+    """The provider accounts whose prepaid balance their API gives (Alibaba Cloud, AutoDL), each made when
+    asked for. `client`: the HTTP client for AutoDL (one is made when not given)."""
+    out: dict[str, Callable[[], HasBalance]] = {}
+    make_aliyun = clouds(settings).get("aliyun")
+    if make_aliyun is not None:
+        out["aliyun"] = lambda: cast(HasBalance, make_aliyun())
+    if settings.autodl_token is not None:
+
+        def autodl() -> HasBalance:
+            import httpx
+
+            from bot.discover.autodl import AutoDL
+
+            token = settings.autodl_token.get_secret_value() if settings.autodl_token else ""
+            return AutoDL(settings.autodl_url, token, client or httpx.Client())
+
+        out["autodl"] = autodl
+    return out
+
+
+def read_balances(
+    settings: Settings,
+    store: Any,
+    team: str,
+    now: datetime,
+    client: Any | None = None,
+    only: tuple[str, ...] | None = None,
+) -> dict[str, str]:
+    """Read each provider API's balance (or those `only` names) into the workspace's prepaid balances; each
+    failure in one line, by provider."""
+    from bot.state.balances import Balances
+
+    problems: dict[str, str] = {}
+    for name, make in balance_readers(settings, client).items():
+        if only is not None and name not in only:
+            continue
+        try:
+            amount, currency = make().balance()
+        except CloudError as exc:
+            problems[name] = str(exc)
+            continue
+        Balances(store).record(team, name, amount, currency, now, now, source=f"{name}-api")
+    return problems

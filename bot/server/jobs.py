@@ -177,6 +177,18 @@ def jobs_of(settings: Settings, deps: Deps, client: WebClient | None, feishu: Fe
                 at_start=True,
             )
         )
+    if settings.autodl_token is not None:  # Alibaba Cloud's balance is read with its discovery
+        span = timedelta(minutes=settings.discover_every_minutes)
+        table.append(
+            Job(
+                "balances:read",
+                "read AutoDL's wallet balance as its prepaid balance",
+                span,
+                balance_job(settings, deps, client),
+                shared=span,
+                at_start=True,
+            )
+        )
     if settings.prometheus_url:
         every, url = settings.prometheus_every_minutes, settings.prometheus_url
         table.append(
@@ -268,6 +280,30 @@ def discovery_job(
             "".join(f"; {k}: {v}" for k, v in report.problems.items()),
         )
         return report
+
+    return work
+
+
+def balance_job(settings: Settings, deps: Deps, client: WebClient | None) -> Callable[[], object]:
+    """serve's reading of the API balances discovery does not read (AutoDL's wallet), into
+    GPU_ADVISOR_DISCOVER_TEAM, else the bot token's workspace."""
+    from bot.discover.cloud import read_balances
+
+    def work() -> object:
+        team = settings.discover_team
+        if not team and client is not None:
+            try:
+                team = str(client.auth_test()["team_id"])
+            except Exception as exc:  # Slack down: tried again next run
+                log.warning("balance reading skipped: no workspace (set GPU_ADVISOR_DISCOVER_TEAM): %s", exc)
+                return None
+        if not team:
+            log.warning("balance reading skipped: no workspace (set GPU_ADVISOR_DISCOVER_TEAM)")
+            return None
+        problems = read_balances(settings, deps.store, team, deps.now(), only=("autodl",))
+        for name, problem in problems.items():
+            log.warning("%s balance not read: %s", name, problem)
+        return problems
 
     return work
 

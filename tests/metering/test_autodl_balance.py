@@ -1,0 +1,71 @@
+"""AutoDL's wallet balance, read from its developer API (a local fake speaking it over real HTTP), kept as the
+prepaid balance of provider autodl: by `gpu-advise balance --read` and by serve's `balances:read` job; 厘 become
+yuan; a refused token, an error code and an unreachable API are one line each, never a traceback."""
+
+from __future__ import annotations
+
+import json
+import socket
+from pathlib import Path
+
+from bot.settings import state_db_beside
+from bot.state import Store
+from bot.state.balances import Balances
+from tests.support.cli import run_cli
+from tests.support.fake_autodl import TOKEN, fake_autodl
+from tests.support.slack_harness import running_app
+
+
+def env(url: str, token: str = TOKEN, **extra: str) -> dict[str, str]:
+    return {"GPU_ADVISOR_AUTODL_TOKEN": token, "GPU_ADVISOR_AUTODL_URL": url, "GPU_ADVISOR_LANG": "en", **extra}
+
+
+def test_balance_read_keeps_the_wallet_in_yuan_with_its_source(tmp_path: Path) -> None:
+    with fake_autodl() as fake:
+        done = run_cli("balance", "--read", "--team", "T1", "--json", env=env(fake.url), tmp=tmp_path)
+        assert done.returncode == 0, done.stderr
+        [row] = json.loads(done.stdout)
+        assert (row["provider"], row["balance"], row["currency"], row["source"]) == (
+            "autodl",
+            320.5,
+            "CNY",
+            "autodl-api",
+        )
+        assert fake.seen[0].headers["Authorization"] == TOKEN and fake.seen[0].method == "POST"
+        fake.assets_li = 100_000
+        run_cli("balance", "--read", "--team", "T1", env=env(fake.url), tmp=tmp_path)
+        [row] = json.loads(run_cli("balance", "--team", "T1", "--json", env=env(fake.url), tmp=tmp_path).stdout)
+        assert row["balance"] == 100.0
+
+
+def test_a_refused_token_an_error_code_and_no_api_are_each_one_line(tmp_path: Path) -> None:
+    with fake_autodl() as fake:
+        refused = run_cli("balance", "--read", "--team", "T1", env=env(fake.url, token="wrong"), tmp=tmp_path)
+        assert refused.returncode == 1 and "Traceback" not in refused.stdout + refused.stderr
+        assert refused.stderr.strip().splitlines() == [
+            "autodl: AutoDL refused the developer token (HTTP 401): check GPU_ADVISOR_AUTODL_TOKEN"
+        ]
+        fake.answer = {"code": "InternalError", "msg": "服务繁忙"}
+        odd = run_cli("balance", "--read", "--team", "T1", env=env(fake.url), tmp=tmp_path)
+        assert odd.returncode == 1 and odd.stderr.strip().splitlines() == ["autodl: AutoDL InternalError: 服务繁忙"]
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        nobody = f"http://127.0.0.1:{probe.getsockname()[1]}"
+    down = run_cli("balance", "--read", "--team", "T1", env=env(nobody), tmp=tmp_path)
+    assert down.returncode == 1 and down.stderr.startswith("autodl: AutoDL unreachable: ConnectError")
+    off = run_cli("balance", "--read", "--team", "T1", env={"GPU_ADVISOR_LANG": "zh"}, tmp=tmp_path)
+    assert off.returncode == 2 and "GPU_ADVISOR_AUTODL_TOKEN" in off.stderr and "没有可读余额" in off.stderr
+    state = state_db_beside(tmp_path / "advisor.db")  # the commands' own state file
+    assert state.exists() and Balances(Store(state)).latest("T1") == []  # nothing failed was kept
+
+
+def test_serve_reads_the_wallet_as_a_job(tmp_path: Path) -> None:
+    from bot.server.jobs import jobs_of
+
+    with fake_autodl() as fake:
+        fake.assets_li = 48_000
+        with running_app(tmp_path, autodl_token=TOKEN, autodl_url=fake.url) as h:
+            [job] = [j for j in jobs_of(h.settings, h.deps, h.deps_client()) if j.id == "balances:read"]
+            assert job.at_start and job.work() == {}
+            [balance] = Balances(h.deps.store).latest("T1")
+            assert (balance.provider, balance.amount, balance.source) == ("autodl", 48.0, "autodl-api")
