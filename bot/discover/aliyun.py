@@ -17,13 +17,11 @@ import logging
 import os
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any
 
-from bot.discover.cloud import CloudError, Stopped
+from bot.discover.cloud import CloudError, Stopped, gpu_named
 from bot.state.discovered import Found, Scan
-from rules.gpus import canonical_gpu
 from rules.samples import Sample
 
 log = logging.getLogger(__name__)
@@ -33,6 +31,7 @@ DENIED = ("Forbidden.RAM", "Forbidden", "NoPermission", "Forbidden.Unauthorized"
 REFUSED = ("InvalidAccessKeyId.NotFound", "InvalidAccessKeyId.Inactive", "SignatureDoesNotMatch")
 BAD_REGION = ("InvalidRegionId.NotFound", "InvalidRegionId.Malformed", "InvalidRegionId")
 TRIES = 3
+METRIC_BATCH = 50  # instances a DescribeMetricList call (their ids ride in the query string)
 # ESSD PL0, mainland regions: the bundled rate card's alibaba-cloud-reference row (2024 public price list)
 DISK_CNY_GB_MONTH = 0.5
 DISK_SOURCE = "Alibaba Cloud ESSD PL0 list price, about 0.5 CNY per GB-month (2024 public price list)"
@@ -224,10 +223,10 @@ class Aliyun:
         for raw in self._pages(region, "describe_instances", request, ("Instances", "Instance")):
             if int(raw.get("GPUAmount") or 0) <= 0:
                 continue
-            found = instance_found(raw, region)
-            if found.instance_type and found.billing == "hourly":
-                found = replace(found, per_hour=self.hourly(region, found.instance_type, found.spot))
-            yield found
+            kind = str(raw.get("InstanceType") or "")
+            hourly = raw.get("InstanceChargeType") != "PrePaid"
+            spot = str(raw.get("SpotStrategy") or "NoSpot") != "NoSpot"
+            yield instance_found(raw, region, self.hourly(region, kind, spot) if kind and hourly else None)
 
     def _disks(self, region: str) -> Iterator[Found]:
         from alibabacloud_ecs20140526 import models
@@ -289,47 +288,57 @@ class Aliyun:
         self, region: str, instance_ids: list[str], since: datetime, until: datetime
     ) -> dict[str, list[Sample]]:
         """CloudMonitor's per-GPU metrics (namespace acs_ecs_dashboard: gpu_gpu_usedutilization in %,
-        gpu_memory_usedspace and gpu_memory_freespace in bytes, per instanceId and gpuId), one-minute maxima."""
-        from alibabacloud_cms20190101 import models
-
+        gpu_memory_usedspace and gpu_memory_freespace in bytes, per instanceId and gpuId), one-minute maxima,
+        METRIC_BATCH instances a call."""
         values: dict[tuple[str, int, datetime], dict[str, float]] = {}
-        dimensions = json.dumps([{"instanceId": i} for i in instance_ids])
-        for metric in ("gpu_gpu_usedutilization", "gpu_memory_usedspace", "gpu_memory_freespace"):
-            token: str | None = None
-            while True:
-                request = models.DescribeMetricListRequest(
-                    namespace="acs_ecs_dashboard",
-                    metric_name=metric,
-                    dimensions=dimensions,
-                    period="60",
-                    start_time=str(int(since.timestamp() * 1000)),
-                    end_time=str(int(until.timestamp() * 1000)),
-                    length="1000",
-                    next_token=token,
-                )
-                body = self.call("cms", region, "describe_metric_list", request)
-                if str(body.get("Code", "200")) != "200" or body.get("Success") is False:
-                    raise CloudError(f"CloudMonitor {body.get('Code')}: {str(body.get('Message', ''))[:160]}")
-                for point in json.loads(body.get("Datapoints") or "[]"):
-                    at = datetime.fromtimestamp(int(point["timestamp"]) / 1000, UTC)
-                    gpu = int(point["gpuId"]) if str(point.get("gpuId", "0")).isdigit() else 0
-                    value = point.get("Maximum", point.get("Average"))
-                    if value is not None:
-                        values.setdefault((str(point["instanceId"]), gpu, at), {})[metric] = float(value)
-                token = body.get("NextToken") or None
-                if not token:
-                    break
+        for start in range(0, len(instance_ids), METRIC_BATCH):
+            dimensions = json.dumps([{"instanceId": i} for i in instance_ids[start : start + METRIC_BATCH]])
+            for metric in ("gpu_gpu_usedutilization", "gpu_memory_usedspace", "gpu_memory_freespace"):
+                self._metric(region, metric, dimensions, since, until, values)
         return _samples(values)
 
+    def _metric(
+        self,
+        region: str,
+        metric: str,
+        dimensions: str,
+        since: datetime,
+        until: datetime,
+        values: dict[tuple[str, int, datetime], dict[str, float]],
+    ) -> None:
+        """One metric of some instances, every page, into `values`."""
+        from alibabacloud_cms20190101 import models
 
-def instance_found(raw: dict[str, Any], region: str) -> Found:
-    """An ECS instance with GPUs, as DescribeInstances gives it."""
+        token: str | None = None
+        while True:
+            request = models.DescribeMetricListRequest(
+                namespace="acs_ecs_dashboard",
+                metric_name=metric,
+                dimensions=dimensions,
+                period="60",
+                start_time=str(int(since.timestamp() * 1000)),
+                end_time=str(int(until.timestamp() * 1000)),
+                length="1000",
+                next_token=token,
+            )
+            body = self.call("cms", region, "describe_metric_list", request)
+            if str(body.get("Code", "200")) != "200" or body.get("Success") is False:
+                raise CloudError(f"CloudMonitor {body.get('Code')}: {str(body.get('Message', ''))[:160]}")
+            for point in json.loads(body.get("Datapoints") or "[]"):
+                at = datetime.fromtimestamp(int(point["timestamp"]) / 1000, UTC)
+                gpu = int(point["gpuId"]) if str(point.get("gpuId", "0")).isdigit() else 0
+                value = point.get("Maximum", point.get("Average"))
+                if value is not None:
+                    values.setdefault((str(point["instanceId"]), gpu, at), {})[metric] = float(value)
+            token = body.get("NextToken") or None
+            if not token:
+                break
+
+
+def instance_found(raw: dict[str, Any], region: str, per_hour: float | None = None) -> Found:
+    """An ECS instance with GPUs, as DescribeInstances gives it; `per_hour` the cloud's price of it."""
     tags = _tags(raw)
-    spec = str(raw.get("GPUSpec") or "").strip()
-    try:
-        gpu = canonical_gpu(spec) if spec else None
-    except ValueError:
-        gpu = spec  # a card the catalogue does not know yet: kept by the cloud's name
+    gpu = gpu_named(str(raw.get("GPUSpec") or "").strip())
     state = STATES.get(str(raw.get("Status")), str(raw.get("Status", "unknown")).lower())
     return Found(
         f"aliyun:{raw['InstanceId']}",
@@ -341,7 +350,7 @@ def instance_found(raw: dict[str, Any], region: str) -> Found:
         raw.get("InstanceType"),
         gpu,
         int(raw.get("GPUAmount") or 0),
-        None,  # the price comes from the price cache (DescribePrice, source aliyun)
+        per_hour,
         str(raw.get("SpotStrategy") or "NoSpot") != "NoSpot",
         _time(raw.get("StartTime")) or _time(raw.get("CreationTime")),
         charging=_charging(raw) if state == "stopped" else None,
@@ -365,12 +374,11 @@ def _time(text: Any) -> datetime | None:
     """Alibaba Cloud's times: 2026-11-30T08:00Z or 2026-11-30T08:00:00Z (UTC)."""
     if not text:
         return None
-    for pattern in ("%Y-%m-%dT%H:%MZ", "%Y-%m-%dT%H:%M:%SZ"):
-        try:
-            return datetime.strptime(str(text), pattern).replace(tzinfo=UTC)
-        except ValueError:
-            continue
-    return None
+    try:
+        found = datetime.fromisoformat(str(text))
+    except ValueError:
+        return None
+    return found if found.tzinfo else found.replace(tzinfo=UTC)
 
 
 def _samples(values: dict[tuple[str, int, datetime], dict[str, float]]) -> dict[str, list[Sample]]:

@@ -6,6 +6,7 @@ imported only when that cloud is on (the Alibaba Cloud SDK alone takes half a se
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
@@ -13,6 +14,7 @@ from typing import Any, Protocol, cast
 
 from bot.settings import Settings
 from bot.state.discovered import Scan
+from rules.gpus import canonical_gpu
 from rules.samples import Sample
 
 
@@ -33,6 +35,17 @@ class CloudError(Exception):
     def __init__(self, message: str, final: bool = False) -> None:
         super().__init__(message)
         self.final = final
+
+
+@functools.lru_cache(maxsize=256)
+def gpu_named(spec: str) -> str | None:
+    """The catalogue's name of the GPU a cloud names ("NVIDIA A10" -> A10-24GB); one it does not know, as named."""
+    if not spec:
+        return None
+    try:
+        return canonical_gpu(spec)
+    except ValueError:
+        return spec
 
 
 class Cloud(Protocol):

@@ -17,13 +17,11 @@ import logging
 import os
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any
 
-from bot.discover.cloud import CloudError, Stopped
+from bot.discover.cloud import CloudError, Stopped, gpu_named
 from bot.state.discovered import Found, Scan
-from rules.gpus import canonical_gpu
 from rules.samples import Sample
 
 log = logging.getLogger(__name__)
@@ -95,9 +93,11 @@ class Tencent:
         *,
         sleep: Callable[[float], None] = time.sleep,
         backoff_s: float = 0.5,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.regions, self.endpoint = regions, endpoint
-        self.sleep, self.backoff_s = sleep, backoff_s
+        self.sleep, self.backoff_s, self.clock = sleep, backoff_s, clock
+        self._last_monitor_call: float | None = None
         self._clients: dict[tuple[str, str], Any] = {}
         self._quoted: dict[tuple[str, str], dict[str, Any] | None] = {}
 
@@ -167,11 +167,11 @@ class Tencent:
             for raw in page:
                 if float((raw.get("GPUInfo") or {}).get("GPUCount") or 0) <= 0:
                     continue
-                found = instance_found(raw, region)
-                if found.instance_type and found.billing == "hourly":
-                    zone = (raw.get("Placement") or {}).get("Zone")
-                    found = replace(found, per_hour=self.hourly(region, zone, found.instance_type))
-                yield found
+                kind = str(raw.get("InstanceType") or "")
+                price = None
+                if kind and raw.get("InstanceChargeType") != "PREPAID":
+                    price = self.hourly(region, (raw.get("Placement") or {}).get("Zone"), kind)
+                yield instance_found(raw, region, price)
             offset += len(page)
             if not page or offset >= int(body.get("TotalCount") or 0):
                 return
@@ -220,6 +220,14 @@ class Tencent:
         state = STATES.get(str(raw.get("InstanceState")), str(raw.get("InstanceState", "unknown")).lower())
         return Stopped(state, charging=_charging(raw), how="StopInstances(StoppedMode=STOP_CHARGING)")
 
+    def _pace(self) -> None:
+        """Cloud Monitor's calls no closer than 1/20 s apart (its documented 20 calls a second)."""
+        if self._last_monitor_call is not None:
+            wait = MONITOR_PACE_S - (self.clock() - self._last_monitor_call)
+            if wait > 0:
+                self.sleep(wait)
+        self._last_monitor_call = self.clock()
+
     def gpu_samples(
         self, region: str, instance_ids: list[str], since: datetime, until: datetime
     ) -> dict[str, list[Sample]]:
@@ -237,8 +245,8 @@ class Tencent:
                     "EndTime": _iso(until),
                     "Instances": [{"Dimensions": [{"Name": "InstanceId", "Value": i}]} for i in batch],
                 }
+                self._pace()
                 body = self.call("monitor", region, "GetMonitorData", params)
-                self.sleep(MONITOR_PACE_S)
                 for series in body.get("DataPoints") or []:
                     dims = {d.get("Name"): d.get("Value") for d in series.get("Dimensions") or []}
                     for at, value in zip(series.get("Timestamps") or [], series.get("Values") or [], strict=False):
@@ -256,15 +264,11 @@ class Tencent:
         return out
 
 
-def instance_found(raw: dict[str, Any], region: str) -> Found:
-    """A CVM instance with GPUs, as DescribeInstances gives it."""
+def instance_found(raw: dict[str, Any], region: str, per_hour: float | None = None) -> Found:
+    """A CVM instance with GPUs, as DescribeInstances gives it; `per_hour` the cloud's price of it."""
     tags = {str(t.get("Key", "")): str(t.get("Value", "")) for t in raw.get("Tags") or []}
     info = raw.get("GPUInfo") or {}
-    spec = str(info.get("GPUType") or "").strip()
-    try:
-        gpu = canonical_gpu(spec) if spec else None
-    except ValueError:
-        gpu = spec or None
+    gpu = gpu_named(str(info.get("GPUType") or "").strip())
     state = STATES.get(str(raw.get("InstanceState")), str(raw.get("InstanceState", "unknown")).lower())
     charge = str(raw.get("InstanceChargeType") or "")
     named = str(raw.get("InstanceName") or "")
@@ -278,7 +282,7 @@ def instance_found(raw: dict[str, Any], region: str) -> Found:
         raw.get("InstanceType"),
         gpu,
         max(int(float(info.get("GPUCount") or 0)), 1),  # a vGPU share (GPUCount below 1) is kept as one card
-        None,
+        per_hour,
         charge == "SPOTPAID",
         _time(raw.get("CreatedTime")),
         charging=_charging(raw) if state == "stopped" else None,
@@ -292,12 +296,14 @@ def _charging(raw: dict[str, Any]) -> bool | None:
 
 
 def _time(text: Any) -> datetime | None:
+    """CVM's CreatedTime: 2026-11-30T08:00:00Z."""
     if not text:
         return None
     try:
-        return datetime.strptime(str(text), "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=UTC)
+        found = datetime.fromisoformat(str(text))
     except ValueError:
         return None
+    return found if found.tzinfo else found.replace(tzinfo=UTC)
 
 
 def _iso(at: datetime) -> str:

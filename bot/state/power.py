@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from sqlalchemy import func, insert, or_, select, update
+from sqlalchemy import bindparam, func, insert, or_, select, update
 from sqlalchemy.exc import IntegrityError
 
 from bot.state.rentals import RentalError
@@ -25,6 +25,8 @@ from rules.digest import Rented
 from rules.metering import FORECAST_DAYS
 from rules.policy import Metering
 from rules.power import HELD, Power, PowerReport, Stretch, timeline
+
+BATCH = 500  # writes a transaction: the write lock is given back between batches
 
 
 def silence(rules: Metering) -> dict[str, timedelta]:
@@ -111,47 +113,63 @@ class PowerLog:
         # the reports they may extend: from the earliest sighting on, with the one before it
         latest = self.reports({s.instance_id for s in sightings}, since=min(s.at for s in sightings))
         gaps = silence(self.rules)
-        new = 0
-        with self.store.writing() as conn:
-            for s in sorted(sightings, key=lambda s: s.at):
-                mine = latest.setdefault(s.instance_id, [])
-                prior = [r for r in mine if r.at <= s.at]
-                last = prior[-1] if prior else None
-                if (
-                    last is not None
-                    and (last.source, last.state, last.charging) == (s.source, s.state, s.charging)
-                    and s.at - last.last_at <= gaps.get(s.source, gaps["scan"])
-                ):
-                    if s.at > last.last_at:  # the same word again: it holds until now
-                        c = power_reports.c
-                        conn.execute(
-                            update(power_reports)
-                            .where(
-                                c.instance_id == s.instance_id,
-                                c.at == last.at,
-                                c.state == last.state.value,
-                                c.source == last.source,
-                            )
-                            .values(last_at=s.at)
-                        )
-                        mine[mine.index(last)] = PowerReport(last.state, last.at, s.at, last.source, last.charging)
-                    continue
-                if any((r.at, r.state, r.source) == (s.at, s.state, s.source) for r in mine):
-                    continue  # kept already (a replayed buffer)
-                conn.execute(
-                    insert(power_reports).values(
-                        instance_id=s.instance_id,
-                        state=s.state.value,
-                        at=s.at,
-                        last_at=s.at,
-                        source=s.source,
-                        charging=s.charging,
-                    )
-                )
-                mine.append(PowerReport(s.state, s.at, s.at, s.source, s.charging))
-                mine.sort(key=lambda r: r.at)
-                new += 1
-        return new
+        extended: dict[tuple[int, datetime, str, str], datetime] = {}  # a kept report's key -> its new last_at
+        added: dict[tuple[int, datetime, str, str], dict[str, Any]] = {}  # new reports, by the same key
+        for s in sorted(sightings, key=lambda s: s.at):
+            mine = latest.setdefault(s.instance_id, [])
+            prior = [r for r in mine if r.at <= s.at]
+            last = prior[-1] if prior else None
+            if (
+                last is not None
+                and (last.source, last.state, last.charging) == (s.source, s.state, s.charging)
+                and s.at - last.last_at <= gaps.get(s.source, gaps["scan"])
+            ):
+                if s.at > last.last_at:  # the same word again: it holds until now
+                    key = (s.instance_id, last.at, last.state.value, last.source)
+                    if key in added:
+                        added[key]["last_at"] = s.at
+                    else:
+                        extended[key] = s.at
+                    mine[mine.index(last)] = PowerReport(last.state, last.at, s.at, last.source, last.charging)
+                continue
+            if any((r.at, r.state, r.source) == (s.at, s.state, s.source) for r in mine):
+                continue  # kept already (a replayed buffer)
+            added[(s.instance_id, s.at, s.state.value, s.source)] = dict(
+                instance_id=s.instance_id,
+                state=s.state.value,
+                at=s.at,
+                last_at=s.at,
+                source=s.source,
+                charging=s.charging,
+            )
+            mine.append(PowerReport(s.state, s.at, s.at, s.source, s.charging))
+            mine.sort(key=lambda r: r.at)
+        self._keep(extended, list(added.values()))
+        return len(added)
+
+    def _keep(self, extended: dict[tuple[int, datetime, str, str], datetime], added: list[dict[str, Any]]) -> None:
+        """The sightings' writes, alike ones together (executemany), in batches that give the write lock back."""
+        c = power_reports.c
+        stretch = (
+            update(power_reports)
+            .where(
+                c.instance_id == bindparam("b_id"),
+                c.at == bindparam("b_at"),
+                c.state == bindparam("b_state"),
+                c.source == bindparam("b_source"),
+            )
+            .values(last_at=bindparam("b_last"))
+        )
+        rows = [
+            {"b_id": i, "b_at": at, "b_state": state, "b_source": source, "b_last": last}
+            for (i, at, state, source), last in extended.items()
+        ]
+        for begin in range(0, max(len(rows), len(added)), BATCH):
+            with self.store.writing() as conn:
+                if rows[begin : begin + BATCH]:
+                    conn.execute(stretch, rows[begin : begin + BATCH])
+                if added[begin : begin + BATCH]:
+                    conn.execute(insert(power_reports), added[begin : begin + BATCH])
 
     def say(self, instance_id: int, state: Power, at: datetime, now: datetime, *, source: str, by: str | None) -> bool:
         """A person's (or the bot's) word that the instance went on or off at `at`. False: already kept.
