@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Protocol
 from rules import metering
 from rules.idle import Activity, GpuWindow, judge, judge_windows
 from rules.metering import PER_DAY, Timelines, stretches_of
+from rules.platforms import release_at
 from rules.policy import Idle
 from rules.power import Power, Stretch, state_at
 from rules.runway import Runway
@@ -110,6 +111,17 @@ class FoundNews:
 
 
 @dataclass(frozen=True)
+class LifecycleNews:
+    """Powered off on a platform that releases what stays off (rules/platforms.py): when, and when it goes."""
+
+    name: str
+    owner: str
+    provider: str
+    off_since: datetime
+    release_at: datetime
+
+
+@dataclass(frozen=True)
 class Spend:
     project: str
     currency: str
@@ -126,11 +138,12 @@ class Digest:
     saved: dict[str, float] = field(default_factory=dict)  # currency -> money not spent thanks to releases
     found: list[FoundNews] = field(default_factory=list)  # found in the cloud, nobody's yet
     runways: list[Runway] = field(default_factory=list)  # the prepaid balances of this channel's providers
+    lifecycle: list[LifecycleNews] = field(default_factory=list)  # powered off where the platform releases it
 
     @property
     def news(self) -> bool:
         """Anything worth a message (spend alone is not: it is context for the items)."""
-        return bool(self.instances or self.storage or self.found)
+        return bool(self.instances or self.storage or self.found or self.lifecycle)
 
 
 def per_day(thing: Rented) -> float:
@@ -305,6 +318,7 @@ def compose(
     snoozes, budgets, last_touched, kept_until = snoozes or {}, budgets or {}, last_touched or {}, kept or {}
     instances, storage = [i for i in instances if not hidden(i)], [s for s in storage if not hidden(s)]
     news: list[InstanceNews] = []
+    ends: list[LifecycleNews] = []
     saved: dict[str, float] = defaultdict(float)
     released_ids = {i.id for i in instances if i.released_at is not None}
     for inst in instances:
@@ -318,6 +332,8 @@ def compose(
         if state_at(stretches, now) is Power.OFF or getattr(inst, "cloud_state", None) == "stopped":
             if metering.stopped_billed(inst, stretches, now):  # stopped, but its meter runs: say so
                 news.append(_stopped_billed(inst, stretches, now))
+            elif (going := release_at(getattr(inst, "provider", None), stretches, now)) is not None:
+                ends.append(LifecycleNews(inst.name, inst.owner, str(getattr(inst, "provider", "")), *going))
             continue  # not running
         own = samples.get(inst.id, ())
         if windows is not None:
@@ -361,5 +377,10 @@ def compose(
     left.sort(key=lambda s: (-s.per_month, s.name))
     projects = spending(instances, storage, now, budgets, timelines)
     return Digest(
-        news, left, projects, {c: round(a, 2) for c, a in sorted(saved.items()) if a > 0}, _found(instances, storage)
+        news,
+        left,
+        projects,
+        {c: round(a, 2) for c, a in sorted(saved.items()) if a > 0},
+        _found(instances, storage),
+        lifecycle=sorted(ends, key=lambda e: (e.release_at, e.name)),
     )

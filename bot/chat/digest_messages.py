@@ -14,7 +14,7 @@ from bot.text import Lang, t
 from bot.text.budget import forecast_text
 from bot.text.format import money, show
 from bot.text.runway import runway_line
-from rules.digest import Digest, FoundNews, InstanceNews, StorageNews
+from rules.digest import Digest, FoundNews, InstanceNews, LifecycleNews, StorageNews
 from rules.idle import Activity
 
 
@@ -51,6 +51,18 @@ def instance_line(news: InstanceNews, lang: Lang, zone: ZoneInfo) -> str:
     elif news.never_stopped:
         line += " " + t("digest.never_stopped", lang)
     return line
+
+
+def lifecycle_line(news: LifecycleNews, lang: Lang, zone: ZoneInfo) -> str:
+    """Powered off where the platform releases what stays off: since when, and around when it goes."""
+    return t(
+        f"digest.lifecycle_{news.provider}",
+        lang,
+        name=news.name,
+        owner=f"<@{news.owner}>" if news.owner else "?",
+        since=when(news.off_since, zone),
+        release=when(news.release_at, zone),
+    )
 
 
 def found_line(news: FoundNews, lang: Lang) -> str:
@@ -149,6 +161,7 @@ def digest_message(digest: Digest, lang: Lang, zone: ZoneInfo, done: str | None 
     found = [(f.per_day, f"f{f.kind}", f.name, found_line(f, lang)) for f in digest.found]
     sections = [Section(done)] if done else []
     sections += [item_section(kind, name, text, lang) for _, kind, name, text in items]
+    sections += [Section(lifecycle_line(e, lang, zone)) for e in digest.lifecycle]
     if found:
         sections.append(Section(t("digest.found_title", lang)))
         sections += [item_section(kind, name, text, lang) for _, kind, name, text in found]
@@ -159,7 +172,7 @@ def digest_message(digest: Digest, lang: Lang, zone: ZoneInfo, done: str | None 
         for line in (spent, runway_text(digest, lang, zone), t("digest.saved", lang, amounts=saved) if saved else None)
         if line
     ]
-    count = len(items) + len(found)
+    count = len(items) + len(found) + len(digest.lifecycle)
     title = t("digest.header", lang, count=count)
     return Message(
         text=title, lang=lang, title=title, sections=tuple(sections), context=(*notes, t("digest.how_to_act", lang))

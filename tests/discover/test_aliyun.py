@@ -214,9 +214,9 @@ def test_denied_refused_and_unknown_regions_are_each_one_line(
 def test_an_unreachable_endpoint_is_one_line(tmp_path: Path) -> None:
     import socket
 
-    with socket.socket() as probe:
+    with socket.socket() as probe:  # bound, never listening: refused, and no other test can take the port
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    scan = Aliyun(("cn-hangzhou",), f"http://127.0.0.1:{port}").scan()
+        scan = Aliyun(("cn-hangzhou",), f"http://127.0.0.1:{port}").scan()
     assert scan.problems["cn-hangzhou"].startswith("Alibaba Cloud unreachable")
     assert scan.regions_ok == []

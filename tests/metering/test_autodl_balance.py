@@ -48,11 +48,11 @@ def test_a_refused_token_an_error_code_and_no_api_are_each_one_line(tmp_path: Pa
         fake.answer = {"code": "InternalError", "msg": "服务繁忙"}
         odd = run_cli("balance", "--read", "--team", "T1", env=env(fake.url), tmp=tmp_path)
         assert odd.returncode == 1 and odd.stderr.strip().splitlines() == ["autodl: AutoDL InternalError: 服务繁忙"]
-    with socket.socket() as probe:
+    with socket.socket() as probe:  # bound, never listening: refused, and no other test can take the port
         probe.bind(("127.0.0.1", 0))
         nobody = f"http://127.0.0.1:{probe.getsockname()[1]}"
-    down = run_cli("balance", "--read", "--team", "T1", env=env(nobody), tmp=tmp_path)
-    assert down.returncode == 1 and down.stderr.startswith("autodl: AutoDL unreachable: ConnectError")
+        down = run_cli("balance", "--read", "--team", "T1", env=env(nobody), tmp=tmp_path)
+    assert down.returncode == 1 and down.stderr.startswith("autodl: AutoDL unreachable: ConnectError"), down.stderr
     off = run_cli("balance", "--read", "--team", "T1", env={"GPU_ADVISOR_LANG": "zh"}, tmp=tmp_path)
     assert off.returncode == 2 and "GPU_ADVISOR_AUTODL_TOKEN" in off.stderr and "没有可读余额" in off.stderr
     state = state_db_beside(tmp_path / "advisor.db")  # the commands' own state file

@@ -9,6 +9,7 @@ import contextlib
 import os
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 from typer.testing import CliRunner
@@ -60,6 +61,28 @@ def run_process(
     )
 
 
+@contextlib.contextmanager
+def _logging_as_it_was() -> Iterator[None]:
+    """A command sets up logging for its process (basicConfig on the root, the agent's own handler): in this
+    process its handlers would outlive the run, writing to the runner's closed stderr in a later test."""
+    import logging
+
+    loggers = [
+        logging.getLogger(),
+        *(v for v in logging.Logger.manager.loggerDict.values() if isinstance(v, logging.Logger)),
+    ]
+    kept = {id(lg): (lg, lg.handlers[:], lg.level, lg.propagate) for lg in loggers}
+    try:
+        yield
+    finally:
+        for logger in [logging.getLogger(), *logging.Logger.manager.loggerDict.values()]:
+            if not isinstance(logger, logging.Logger):
+                continue
+            _, handlers, level, propagate = kept.get(id(logger), (logger, [], logging.NOTSET, True))
+            logger.handlers[:], logger.propagate = handlers, propagate
+            logger.setLevel(level)
+
+
 def run_cli(
     *args: str, stdin: str = "", env: dict[str, str] | None = None, tmp: Path | None = None
 ) -> subprocess.CompletedProcess[str]:
@@ -72,7 +95,7 @@ def run_cli(
     runner = CliRunner()
     with contextlib.chdir(tmp or ROOT), runner.isolation(env=environment):  # the app is built as main() builds it
         app = build_app(invoked(list(args)), help_lang(list(args)))
-    with contextlib.chdir(tmp or ROOT):
+    with contextlib.chdir(tmp or ROOT), _logging_as_it_was():
         result = runner.invoke(
             app, list(args), input=stdin, env=environment, prog_name="gpu-advise", catch_exceptions=True
         )

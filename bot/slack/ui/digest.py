@@ -12,6 +12,7 @@ from bot.chat.digest_messages import (
     found_line,
     instance_line,
     item_kind,
+    lifecycle_line,
     runway_text,
     spend_line,
     storage_line,
@@ -72,7 +73,8 @@ def render(digest: Digest, lang: Lang, zone: ZoneInfo) -> tuple[str, list[dict[s
     items += [(s.per_month / 30, "s", s.name, storage_line(s, lang)) for s in digest.storage]
     items.sort(key=lambda item: -item[0])
     count = len(items)
-    footer = [
+    ends = [lifecycle_line(e, lang, zone) for e in digest.lifecycle]  # no answers: said with the notes
+    footer = ends + [
         text
         for text in (
             spend_line(digest, lang),
@@ -92,7 +94,7 @@ def render(digest: Digest, lang: Lang, zone: ZoneInfo) -> tuple[str, list[dict[s
     more = [t("digest.more", lang, count=count - len(shown))] if len(shown) < count else []
     blocks = templating.message(
         "digest.json.j2",
-        header=t("digest.header", lang, count=count),
+        header=t("digest.header", lang, count=count + len(ends)),
         lang=lang.value,
         items=[_item(kind, name, text, lang) for _, kind, name, text in shown if not kind.startswith("f")],
         found=[_item(kind, name, text, lang) for _, kind, name, text in shown if kind.startswith("f")],

@@ -1,0 +1,68 @@
+"""A platform's lifecycle where it costs data (rules/platforms.py): an AutoDL instance left powered off is said in
+the digest with when AutoDL will release it and its data (15 days off in a row) and that a paid data disk bills
+meanwhile, in Slack and in Feishu's card alike, in the channel's language; a box on another platform, or one
+powered on again, is not."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from zoneinfo import ZoneInfo
+
+from bot.chat.digest_messages import digest_message
+from bot.digest.due import run_due
+from bot.state.power import PowerLog
+from bot.state.rentals import Rentals
+from bot.text import Lang
+from rules.digest import Digest, LifecycleNews
+from rules.platforms import LIFECYCLES, off_since, release_at
+from rules.power import Power, Stretch
+from tests.metering.test_digest_and_alerts import FIELDS, MONDAY_1110_SHANGHAI
+from tests.support.slack_harness import running_app
+
+T0 = datetime(2026, 11, 20, 2, 0, tzinfo=UTC)
+
+
+def test_off_since_is_the_start_of_the_trailing_off_stretch_whoever_said_it() -> None:
+    day = timedelta(days=1)
+    stretches = [
+        Stretch(Power.ON, T0, T0 + day, "agent"),
+        Stretch(Power.OFF, T0 + day, T0 + 2 * day, "agent"),
+        Stretch(Power.OFF, T0 + 2 * day, T0 + 3 * day, "person"),
+    ]
+    assert off_since(stretches, T0 + 3 * day) == T0 + day
+    assert release_at("AutoDL", stretches, T0 + 3 * day) == (T0 + day, T0 + 16 * day)
+    assert release_at("aliyun", stretches, T0 + 3 * day) is None  # no such rule for it
+    on_again = [*stretches, Stretch(Power.ON, T0 + 3 * day, T0 + 4 * day, "agent")]
+    assert release_at("autodl", on_again, T0 + 4 * day) is None
+    assert LIFECYCLES["autodl"].released_after_off == timedelta(days=15)
+
+
+def test_the_digest_says_when_autodl_releases_a_box_left_off(tmp_path: Path) -> None:
+    with running_app(tmp_path) as h:
+        h.clock.now = MONDAY_1110_SHANGHAI
+        rentals = Rentals(h.deps.store)
+        now = h.clock.now
+        off, _ = rentals.track_instance("T1", "left-off", FIELDS | {"started_at": now - timedelta(days=5)})
+        other, _ = rentals.track_instance(
+            "T1", "elsewhere", FIELDS | {"started_at": now - timedelta(days=5), "provider": "matpool"}
+        )
+        for inst in (off, other):
+            PowerLog(h.deps.store).say(inst.id, Power.OFF, now - timedelta(days=3), now, source="person", by="U1")
+        [sent] = run_due(h.deps, h.outlets())
+        assert sent.status == "sent"
+        text = json.dumps(h.posts(channel="C1")[-1]["blocks"], ensure_ascii=False)
+        # the channel speaks Chinese; off since 11-27 11:10 Shanghai, released around 12-12 11:10
+        assert "*left-off*（<@U1>）自 11-27 11:10 Asia/Shanghai 起在 AutoDL 上处于关机状态" in text
+        assert "约在 12-12 11:10 Asia/Shanghai" in text and "数据盘仍在计费" in text
+        assert "elsewhere" not in text and "还有" not in text  # nothing left out
+
+
+def test_feishu_and_english_say_the_same() -> None:
+    news = LifecycleNews("box", "ou_1", "autodl", T0, T0 + timedelta(days=15))
+    card = digest_message(Digest(lifecycle=[news]), Lang.EN, ZoneInfo("Asia/Shanghai"))
+    [line] = [s.text for s in card.sections]
+    assert line.startswith("*box* (<@ou_1>) has been powered off on AutoDL since 11-20 10:00 Asia/Shanghai")
+    assert "around 12-05 10:00 Asia/Shanghai" in line and "paid data disk bills while it is off" in line
+    assert card.title == "GPU rentals: 1 to look at"
