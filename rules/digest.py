@@ -24,6 +24,7 @@ from rules.policy import Idle
 from rules.power import Power, Stretch, state_at
 from rules.runway import Runway
 from rules.samples import Sample
+from rules.sources import FOUND_SOURCES
 
 if TYPE_CHECKING:
     from rules.budget import Standing  # rules/budget.py builds on this module
@@ -171,7 +172,7 @@ def _days(start: datetime, end: datetime) -> float:
 
 def unclaimed(thing: Owned) -> bool:
     """Found by discovery and nobody's yet: not judged, listed apart until someone claims it."""
-    return getattr(thing, "source", "track") in ("aws", "k8s") and not thing.owner
+    return getattr(thing, "source", "track") in FOUND_SOURCES and not thing.owner
 
 
 def hidden(thing: Owned) -> bool:

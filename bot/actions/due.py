@@ -23,7 +23,6 @@ from bot.chat.port import ChatError, Teller
 from bot.deps import Deps
 from bot.discover.cloud import CloudError, clouds
 from bot.state.actions import Actions, Warning
-from bot.state.discovered import CLOUD_SOURCES
 from bot.state.power import PowerLog, Sighting
 from bot.state.rentals import Instance, Rentals
 from bot.state.schedules import Schedules
@@ -33,6 +32,7 @@ from rules import metering
 from rules.digest import per_day
 from rules.idle import Activity, judge
 from rules.power import Power
+from rules.sources import CLOUD_SOURCES
 
 log = logging.getLogger(__name__)
 AGENT_WAIT = timedelta(minutes=15)  # an agent that has not taken its stop by then is asked once more

@@ -10,10 +10,10 @@ from dataclasses import replace
 from datetime import datetime
 
 from bot.state.actions import Actions, Policy
-from bot.state.discovered import CLOUD_SOURCES
 from bot.state.rentals import Instance, Rentals
 from rules.digest import Digest
 from rules.idle import Activity
+from rules.sources import CLOUD_SOURCES
 
 STOPPABLE = ("agent", *CLOUD_SOURCES)
 

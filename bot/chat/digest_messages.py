@@ -9,13 +9,13 @@ from zoneinfo import ZoneInfo
 
 from bot.chat.ids import Action
 from bot.chat.message import Button, Message, Section
-from bot.state.discovered import FOUND_SOURCES
 from bot.text import Lang, t
 from bot.text.budget import forecast_text
 from bot.text.format import money, show
 from bot.text.runway import runway_line
 from rules.digest import Digest, FoundNews, InstanceNews, LifecycleNews, StorageNews
 from rules.idle import Activity
+from rules.sources import FOUND_SOURCES
 
 
 def when(moment: datetime | None, zone: ZoneInfo) -> str:

@@ -14,8 +14,9 @@ import typer
 from bot.cli.common import LangOpt, fail, load_settings, say
 from bot.cli.rentals import JsonOpt, open_rentals, workspace_of
 from bot.text import t
+from rules.sources import CLOUD_SOURCES
 
-SOURCES = ("aws", "aliyun", "tencent")
+SOURCES = CLOUD_SOURCES
 
 
 def discover(

@@ -20,9 +20,8 @@ from bot.state.rentals import NAME, Rentals, token_hash
 from bot.state.schema import discovery_runs, rental_instances, rental_storage
 from bot.state.store import Store
 from rules.power import Power
+from rules.sources import FOUND_SOURCES
 
-CLOUD_SOURCES = ("aws", "aliyun", "tencent")  # clouds whose items discovery keeps (bot/discover/cloud.py)
-FOUND_SOURCES = (*CLOUD_SOURCES, "k8s")  # every source of found items
 BATCH = 500  # items a transaction: the write lock is given back between batches
 GONE = ("terminated", "shutting-down", "released")
 POWER = {"running": Power.ON, "stopping": Power.OFF, "stopped": Power.OFF}  # pending: not billed yet, not said
