@@ -25,7 +25,7 @@ from pricing.quote_models import Billing, ExtraCost, Option, PriceUsed, Quote, Q
 from pricing.records import ExtraPrice, RegionClass
 from pricing.regions import accepted, region_class, resolve
 from rules.errors import UnknownGPU
-from rules.gpus import CATALOGUE, canonical_gpu, gpu_model
+from rules.gpus import CATALOGUE, VARIANTS, canonical_gpu, gpu_model
 from rules.policy import Policy
 
 __all__ = ["Billing", "ExtraCost", "Option", "PriceUsed", "Quote", "QuoteRequest", "prefer_own_prices", "quote"]
@@ -46,6 +46,8 @@ def prefer_own_prices(offers: Sequence[Offer]) -> list[Offer]:
 
 def _filter(offers: Sequence[Offer], req: QuoteRequest) -> list[Offer]:
     gpu = [o for o in offers if o.record.gpu == req.gpu]
+    if not gpu:  # a family named without its variant ("910B"): its variants' prices
+        gpu = [o for o in offers if o.record.gpu in VARIANTS.get(req.gpu, ())]
     if not gpu:
         priced = sorted({o.record.gpu for o in offers})
         raise QuoteError(

@@ -144,6 +144,8 @@ def _scenario(profile: TaskProfile, policy: Policy, choice: Choice, card: GPUMod
     out: list[Advice] = []
     if card.stack is not None:  # a domestic accelerator: CUDA code needs porting to its stack
         out.append(_advice(Topic.SCENARIO, "domestic_accelerator", gpu=card.name, stack=card.stack))
+        if workload is Workload.INFERENCE:  # a serving engine built on CUDA kernels: its port, not the model's
+            out.append(_advice(Topic.SCENARIO, "domestic_inference_engine", gpu=card.name))
     if workload in (Workload.PRETRAIN, Workload.FULL_FINETUNE):
         out.append(_advice(Topic.SCENARIO, "scenario_pretrain"))
         if choice is Choice.SHARED:

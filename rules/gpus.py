@@ -6,7 +6,11 @@ A model with `mig=()` does not support MIG: it can only be shared by time-slicin
 Domestic accelerators (seed 004, 坑四: rising on Chinese platforms, compatibility to be checked) carry
 the software stack CUDA code must be ported to. Memory from the vendors' published specifications:
 Huawei Ascend 910B, 64 GB HBM2e (Ascend product documentation); Cambricon MLU370-X8, 48 GB LPDDR5
-(Cambricon's MLU370-X8 product page); Hygon DCU Z100, 32 GB HBM2 (Hygon's DCU product page).
+(Cambricon's MLU370-X8 product page); Hygon DCU Z100, 32 GB HBM2 (Hygon's DCU product page). The ones rented
+today on Chinese platforms (issue 32, from the platforms' own listings): Ascend 910B2 and 910B3, 64 GB (AutoDL's
+list, 2026-09/10); Hygon K100-AI, 64 GB (SCNet's list, 2026-09); Moore Threads MTT S4000, 48 GB (AutoDL's list);
+Kunlunxin P800, 96 GB (Baidu AI Cloud's product page). Ascend 910B4 is left out: listings disagree on its memory
+(32 or 64 GB), so it is not guessed.
 """
 
 from __future__ import annotations
@@ -75,6 +79,9 @@ _MIG_141 = _profiles(
     ("7g.141gb", 7, 141, 1),
 )
 
+ASCEND = "CANN (PyTorch through torch_npu; its transfer_to_npu maps most CUDA calls)"
+HYGON = "Hygon DTK (ROCm/HIP; PyTorch built for DTK)"
+
 CATALOGUE: dict[str, GPUModel] = {
     m.name: m
     for m in (
@@ -92,13 +99,22 @@ CATALOGUE: dict[str, GPUModel] = {
         GPUModel("RTX4090-24GB", 24),
         GPUModel("V100-32GB", 32),
         GPUModel("T4-16GB", 16),
-        GPUModel("Ascend-910B-64GB", 64, stack="CANN (PyTorch through torch_npu)"),
+        GPUModel("Ascend-910B-64GB", 64, stack=ASCEND),
+        GPUModel("Ascend-910B2-64GB", 64, stack=ASCEND),
+        GPUModel("Ascend-910B3-64GB", 64, stack=ASCEND),
         GPUModel("MLU370-X8-48GB", 48, stack="Cambricon Neuware (PyTorch through torch_mlu)"),
-        GPUModel("DCU-Z100-32GB", 32, stack="Hygon DTK (ROCm/HIP)"),
+        GPUModel("DCU-Z100-32GB", 32, stack=HYGON),
+        GPUModel("K100-AI-64GB", 64, stack=HYGON),
+        GPUModel("MTT-S4000-48GB", 48, stack="Moore Threads MUSA (PyTorch through torch_musa)"),
+        GPUModel("P800-96GB", 96, stack="Kunlunxin XPU SDK (PyTorch through Kunlunxin's own build)"),
     )
 }
 
 DEFAULT_GPU = "A100-80GB"
+
+# A family people name without its variant ("910B") and the variants platforms sell: a quote for the family with
+# no price of its own is priced from its variants' (the same memory; AutoDL lists 910B2).
+VARIANTS: dict[str, tuple[str, ...]] = {"Ascend-910B-64GB": ("Ascend-910B2-64GB", "Ascend-910B3-64GB")}
 
 # Extra spellings, after normalisation (see _key), that do not follow "<model><memory>G".
 _EXTRA_ALIASES = {
@@ -125,6 +141,24 @@ _EXTRA_ALIASES = {
     "DCUZ100": "DCU-Z100-32GB",
     "HYGONDCUZ100": "DCU-Z100-32GB",
     "Z100": "DCU-Z100-32GB",
+    "910B2": "Ascend-910B2-64GB",
+    "ASCEND910B2": "Ascend-910B2-64GB",
+    "HUAWEIASCEND910B2": "Ascend-910B2-64GB",
+    "910B3": "Ascend-910B3-64GB",
+    "ASCEND910B3": "Ascend-910B3-64GB",
+    "HUAWEIASCEND910B3": "Ascend-910B3-64GB",
+    "K100": "K100-AI-64GB",
+    "K100AI": "K100-AI-64GB",
+    "HYGONK100": "K100-AI-64GB",
+    "HYGONK100AI": "K100-AI-64GB",
+    "DCUK100": "K100-AI-64GB",
+    "DCUK100AI": "K100-AI-64GB",
+    "S4000": "MTT-S4000-48GB",
+    "MTTS4000": "MTT-S4000-48GB",
+    "MOORETHREADSMTTS4000": "MTT-S4000-48GB",
+    "P800": "P800-96GB",
+    "KUNLUNXINP800": "P800-96GB",
+    "KUNLUNP800": "P800-96GB",
 }
 
 _NOISE = lazy(r"NVIDIA|TESLA|GEFORCE|SXM\d?|PCIE|NVL|HBM\d?E?|[^A-Z0-9]")
