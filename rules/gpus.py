@@ -9,8 +9,8 @@ Huawei Ascend 910B, 64 GB HBM2e (Ascend product documentation); Cambricon MLU370
 (Cambricon's MLU370-X8 product page); Hygon DCU Z100, 32 GB HBM2 (Hygon's DCU product page). The ones rented
 today on Chinese platforms (issue 32, from the platforms' own listings): Ascend 910B2 and 910B3, 64 GB (AutoDL's
 list, 2026-09/10); Hygon K100-AI, 64 GB (SCNet's list, 2026-09); Moore Threads MTT S4000, 48 GB (AutoDL's list);
-Kunlunxin P800, 96 GB (Baidu AI Cloud's product page). Ascend 910B4 is left out: listings disagree on its memory
-(32 or 64 GB), so it is not guessed.
+Kunlunxin P800, 96 GB (Baidu AI Cloud's product page); Ascend 910B1 64 GB and 910B4 32 GB, as `npu-smi info`
+prints their HBM total on such boxes (65536 and 32768 MB; listings that give the 910B4 64 GB are wrong for it).
 """
 
 from __future__ import annotations
@@ -102,6 +102,8 @@ CATALOGUE: dict[str, GPUModel] = {
         GPUModel("Ascend-910B-64GB", 64, stack=ASCEND),
         GPUModel("Ascend-910B2-64GB", 64, stack=ASCEND),
         GPUModel("Ascend-910B3-64GB", 64, stack=ASCEND),
+        GPUModel("Ascend-910B1-64GB", 64, stack=ASCEND),
+        GPUModel("Ascend-910B4-32GB", 32, stack=ASCEND),
         GPUModel("MLU370-X8-48GB", 48, stack="Cambricon Neuware (PyTorch through torch_mlu)"),
         GPUModel("DCU-Z100-32GB", 32, stack=HYGON),
         GPUModel("K100-AI-64GB", 64, stack=HYGON),
@@ -147,6 +149,12 @@ _EXTRA_ALIASES = {
     "910B3": "Ascend-910B3-64GB",
     "ASCEND910B3": "Ascend-910B3-64GB",
     "HUAWEIASCEND910B3": "Ascend-910B3-64GB",
+    "910B1": "Ascend-910B1-64GB",
+    "ASCEND910B1": "Ascend-910B1-64GB",
+    "910B4": "Ascend-910B4-32GB",
+    "ASCEND910B4": "Ascend-910B4-32GB",
+    "910B2C": "Ascend-910B2-64GB",
+    "ASCEND910B2C": "Ascend-910B2-64GB",
     "K100": "K100-AI-64GB",
     "K100AI": "K100-AI-64GB",
     "HYGONK100": "K100-AI-64GB",

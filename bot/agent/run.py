@@ -237,6 +237,7 @@ def run(
     client: httpx.Client,
     sleep: Callable[[float], None] = time.sleep,
     on_stop: str | None = None,
+    source: str | None = None,
 ) -> bool:
     """Sample and send until stopped (or once). Returns whether the last send was kept. A stop the bot asks
     for (in a heartbeat's answer) runs `on_stop` once and its result is sent at once (else with the next post).
@@ -252,7 +253,7 @@ def run(
     try:
         while True:
             extra = {**(stops.report() or {}), **(power or {})}
-            ok = send(client, url, token, buffer, sample(), watched, extra or None, stops.asked)
+            ok = send(client, url, token, buffer, sample(source=source), watched, extra or None, stops.asked)
             if ok:
                 power = None
             if stops.pending is not None and send(client, url, token, buffer, [], watched, stops.report(), stops.asked):

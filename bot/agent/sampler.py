@@ -1,5 +1,6 @@
-"""One reading of every GPU: NVML first (nvidia-ml-py; NVIDIA recommends it over parsing nvidia-smi,
-whose output format is not guaranteed), else `nvidia-smi --query-gpu=... --format=csv,noheader,nounits`."""
+"""One reading of every card: NVML first (nvidia-ml-py; NVIDIA recommends it over parsing nvidia-smi,
+whose output format is not guaranteed), else `nvidia-smi --query-gpu=... --format=csv,noheader,nounits`, else
+`npu-smi info` on a Huawei Ascend box (bot/agent/npu_smi.py). `--source` forces one of READERS."""
 
 from __future__ import annotations
 
@@ -9,18 +10,13 @@ import subprocess
 from datetime import UTC, datetime
 from typing import Any
 
+from bot.agent.errors import NoGPU
+
+__all__ = ["READERS", "NoGPU", "cards", "sample"]
+
 # The issue's query, with power.draw added for the heartbeat's optional power_w.
 QUERY = "timestamp,index,name,utilization.gpu,memory.used,memory.total,power.draw"
 SMI_TIMEOUT_S = 30
-
-
-class NoGPU(RuntimeError):
-    """Neither NVML nor nvidia-smi could read a GPU: why, as a `code` the catalogue words (gpu.<code>) and
-    its `params`, so the person is told in their language."""
-
-    def __init__(self, code: str, **params: object) -> None:
-        super().__init__(f"{code}: {params}" if params else code)
-        self.code, self.params = code, params
 
 
 def _number(text: str) -> float | None:
@@ -103,20 +99,51 @@ def _nvidia_smi(now: datetime) -> list[dict[str, Any]]:
     return out
 
 
-def sample(now: datetime | None = None) -> list[dict[str, Any]]:
-    """Every GPU's utilisation, memory and power now, as /api/heartbeat takes them."""
-    return [{k: v for k, v in reading.items() if k != "name"} for reading in _read(now or datetime.now(UTC))]
+def sample(now: datetime | None = None, source: str | None = None) -> list[dict[str, Any]]:
+    """Every card's utilisation, memory and power now, as /api/heartbeat takes them. `source`: one reader
+    (READERS) instead of finding which the box has."""
+    return [{k: v for k, v in r.items() if k != "name"} for r in _read(now or datetime.now(UTC), source)]
 
 
-def cards() -> list[dict[str, Any]]:
-    """Every GPU's index, name and memory, as /api/enroll takes them ("NVIDIA A100-SXM4-80GB", 81920)."""
+def cards(source: str | None = None) -> list[dict[str, Any]]:
+    """Every card's index, name and memory, as /api/enroll takes them ("NVIDIA A100-SXM4-80GB", 81920)."""
     return [
         {"index": r["gpu"], "name": r["name"], "memory_total_mib": r["memory_total_mib"]}
-        for r in _read(datetime.now(UTC))
+        for r in _read(datetime.now(UTC), source)
     ]
 
 
-def _read(moment: datetime) -> list[dict[str, Any]]:
+def _npu_smi(moment: datetime) -> list[dict[str, Any]]:
+    from bot.agent import npu_smi
+
+    return npu_smi.read(moment)
+
+
+READERS = {"nvml": _nvml, "nvidia-smi": _nvidia_smi, "npu-smi": _npu_smi}
+
+
+def _read(moment: datetime, source: str | None = None) -> list[dict[str, Any]]:
+    """The forced reader, else NVML, else nvidia-smi, else npu-smi (an Ascend box has no NVIDIA tool)."""
+    if source is not None:
+        if source == "nvml":
+            try:
+                import pynvml
+            except ImportError:
+                raise NoGPU("no_tool", tool="nvml (pip install nvidia-ml-py)") from None
+            try:
+                return _nvml(moment)
+            except pynvml.NVMLError as exc:
+                raise NoGPU("tool_failed", tool="nvml", exit_code="-", output=str(exc)[:200]) from None
+        return READERS[source](moment)
+    try:
+        return _nvidia(moment)
+    except NoGPU as nvidia:
+        if nvidia.code != "no_driver" or shutil.which("npu-smi") is None:
+            raise
+        return _npu_smi(moment)
+
+
+def _nvidia(moment: datetime) -> list[dict[str, Any]]:
     try:
         import pynvml
     except ImportError:

@@ -78,6 +78,7 @@ def agent(
         typer.Option("--watch-dir", help="A folder whose size and newest file time are reported (repeatable)."),
     ] = None,
     once: Annotated[bool, typer.Option("--once", help="Send one batch and exit.")] = False,
+    source: SourceOpt = None,
     buffer: Annotated[
         Path | None,
         typer.Option(
@@ -118,6 +119,7 @@ def agent(
                 once=once,
                 interval=interval,
                 box=(name, price, provider_id),
+                source=source,
             )
             ok = run(
                 url,
@@ -128,6 +130,7 @@ def agent(
                 once=once,
                 client=client,
                 on_stop=on_stop,
+                source=source,
             )
     except NoGPU as exc:
         reason = t(f"gpu.{exc.code}", settings.lang, **exc.params)
@@ -152,6 +155,7 @@ def _enrolled(
     once: bool,
     interval: float,
     box: tuple[str | None, str | None, str | None],
+    source: str | None = None,
 ) -> str:
     """The heartbeat token an earlier enrollment kept in `state_file`, else a new enrollment's (kept there).
     Until the bot can be reached, enrollment is tried again every `interval` (once with --once)."""
@@ -171,7 +175,7 @@ def _enrolled(
     problem = _unwritable(state_file)
     if problem:
         raise fail(t("cli.agent_bad_state_file", lang, path=str(state_file), reason=problem))
-    about = about_box(*box, cards())
+    about = about_box(*box, cards(source))
     while True:
         try:
             enrolled = enroll_box(client, url, enroll, about)
@@ -219,6 +223,24 @@ def _log_posts() -> None:
     logger.handlers[:] = [handler]
     logger.setLevel(logging.INFO)
     logger.propagate = False
+
+
+def _source(value: str | None) -> str | None:
+    from bot.agent.sampler import READERS
+
+    if value is not None and value not in READERS:
+        raise typer.BadParameter(f"{value!r}: one of {', '.join(READERS)}")
+    return value
+
+
+SourceOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--source",
+        callback=_source,
+        help="Read the cards with this tool only: nvml, nvidia-smi or npu-smi (default: the first the box has).",
+    ),
+]
 
 
 def url_problem(url: str) -> str | None:

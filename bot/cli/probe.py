@@ -16,6 +16,7 @@ from typing import Annotated
 
 import typer
 
+from bot.cli.agent import SourceOpt
 from bot.cli.common import LangOpt, fail, load_settings
 from bot.text import t
 
@@ -35,9 +36,10 @@ def probe(
     output: Annotated[
         Path | None, typer.Option("--output", help="The CSV to write (default gpu-probe-<time>.csv).")
     ] = None,
+    source: SourceOpt = None,
     lang: LangOpt = None,
 ) -> None:
-    """Sample this machine's GPUs (NVML, else nvidia-smi) into a CSV for `gpu-advise analyze`."""
+    """Sample this machine's cards (NVML, else nvidia-smi, else npu-smi) into a CSV for `gpu-advise analyze`."""
     from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
 
     from bot.agent.sampler import NoGPU, sample
@@ -48,7 +50,7 @@ def probe(
         raise fail(t("cli.probe_bad_duration", settings.lang, text=duration))
     path = output or Path(f"gpu-probe-{datetime.now(UTC):%Y%m%dT%H%M%SZ}.csv")
     try:
-        first = sample()
+        first = sample(source=source)
     except NoGPU as exc:
         reason = t(f"gpu.{exc.code}", settings.lang, **exc.params)
         raise fail(t("cli.probe_no_gpu", settings.lang, reason=reason)) from None
@@ -99,7 +101,7 @@ def probe(
                 if time.monotonic() - start + interval > seconds:
                     break
                 time.sleep(interval)
-                batch = sample()
+                batch = sample(source=source)
         except KeyboardInterrupt:
             pass  # Ctrl-C ends the capture early: every row written so far is kept (and flushed)
     sys.stdout.write(t("cli.probe_done", settings.lang, rows=rows, path=str(path)) + "\n")
