@@ -97,6 +97,8 @@ def quote_request(
         hours_per_day=schedule.hours_per_day,
         days=schedule.days,
         share=decision.shared.share if decision.shared else None,
+        sharing=decision.shared.sharing if decision.shared else None,
+        shared_memory_gb=decision.shared.memory_gb if decision.shared and decision.shared.compute_pct else None,
         currency=currency,
         omit=omit,
         yearly_gpu_hours=decision.yearly_gpu_hours,

@@ -238,7 +238,8 @@ def shared_option(
         days_min=round(days / eff_max, 2),
         days_max=round(days / eff_min, 2),
         notes=notes,
-        memory_gb=round(gpu_model(req.gpu).memory_gb * share, 1) * req.cards,
+        memory_gb=(req.shared_memory_gb or round(gpu_model(req.gpu).memory_gb * share, 1)) * req.cards,
+        sharing=req.sharing,
     ), hourly
 
 

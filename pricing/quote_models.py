@@ -25,6 +25,9 @@ class QuoteRequest(BaseModel):
     days: float | None = Field(default=None, gt=0, le=3660)
     gpu_hours: float | None = Field(default=None, gt=0, le=10_000_000)
     share: float | None = Field(default=None, gt=0, le=1)
+    # a software partition (qGPU, HAMi): its own memory, priced at its compute share (`share`)
+    sharing: str | None = None  # mig, qgpu, hami, time-slicing: how the shared option is shared
+    shared_memory_gb: float | None = Field(default=None, gt=0, le=10_000)
     region: str | None = None
     provider: str | None = None  # only this provider's prices (None: the cheapest of every provider)
     currency: str = "CNY"  # any currency the ECB publishes (prices are converted through the euro)
@@ -101,6 +104,7 @@ class Option(BaseModel):
     days_max: float | None = None
     share: float | None = None
     memory_gb: float | None = None  # the GPU memory the option gives, all cards together
+    sharing: str | None = None  # the shared option's kind of sharing, when the platform's was asked for
     notes: list[str] = Field(default_factory=list)
     alternatives: dict[str, float] = Field(default_factory=dict)
     # set where the billing priced differs from the billing the advice names: why (no price for that billing)

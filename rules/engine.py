@@ -232,7 +232,10 @@ def evaluate(profile: TaskProfile, policy: Policy) -> Decision:
     makes it dedicated (several cards, or a bigger one), whatever the rule said."""
     card = gpu_model(profile.gpu)
     need = memory_need(profile, card, policy)
-    shared = shared_option(card, need.hold_gb, policy.shared.default_share, need.bound_gb)
+    offered = str(profile.sharing) if profile.sharing is not None else None
+    no_mig = offered == "mig" and not card.mig  # asked for MIG on a card without it: time-slicing, said
+    sharing = "time-slicing" if no_mig else offered
+    shared = shared_option(card, need.hold_gb, policy.shared.default_share, need.bound_gb, sharing)
     peak_cards = 1 if shared is not None else cards_needed(card, need.hold_gb or card.memory_gb)
     checks = _checks(profile, policy, card, need, peak_cards)
     choice, basis, why = _choose(profile, policy, checks)
@@ -252,6 +255,8 @@ def evaluate(profile: TaskProfile, policy: Policy) -> Decision:
     spot = spot_fit(profile, choice, basis)
     advice += billing_advice(profile, policy, choice, spot)
     if choice is Choice.SHARED and shared is not None:
+        if no_mig:
+            advice.append(_advice(Topic.ISOLATION, "sharing_no_mig", gpu=card.name))
         advice += isolation_advice(shared, card, need, policy)
     advice += _communication(profile, policy, cards, peak_cards if need.hold_gb is not None else None)
     advice += cost_advice(profile, policy, cards)

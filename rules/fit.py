@@ -20,6 +20,7 @@ FRACTIONS = (0.25, 0.5)  # vGPU / time-sliced fractions sold for cards without M
 class FitKind(StrEnum):
     SLICE = "slice"  # a MIG slice smaller than the card
     FRACTION = "fraction"  # a vGPU or time-sliced fraction of a card without MIG
+    PARTITION = "partition"  # qGPU or HAMi: memory and compute limits set in software
     WHOLE_CARD = "whole_card"  # no smaller slice holds the peak: a whole card, by the hour, on a shared platform
     ASSUMED = "assumed"  # no peak known: the policy's default slice
 
@@ -35,6 +36,35 @@ class SharedOption:
     mig_profile: str | None = None
     bound_gb: float | None = None  # ASSUMED under "not above 80%": the peak may be up to this, so the slice
     # holds it only if it stays under memory_gb (else a whole card)
+    sharing: str | None = None  # mig, qgpu, hami, time-slicing: how it is shared (None: the card's default)
+    compute_pct: float | None = None  # the compute share a partition gets (qGPU in 5% steps, HAMi in 1%)
+
+
+# Tencent qGPU (its TKE documentation): memory in 1 GB steps, compute in 5% steps, at most 16 a card.
+QGPU_COMPUTE_STEP_PCT, QGPU_MAX_PER_CARD = 5, 16
+# HAMi on Kubernetes (its docs): memory in MiB (here whole GB), cores in 1% steps.
+HAMI_COMPUTE_STEP_PCT = 1
+
+
+def partition(card: GPUModel, peak_gb: float, sharing: str) -> SharedOption:
+    """The smallest qGPU or HAMi share that holds `peak_gb`: its memory rounded up to a whole GB, its compute
+    the same fraction of the card rounded up to the platform's step (qGPU: at least 1/16 of a card)."""
+    memory = float(min(max(math.ceil(peak_gb), 1), card.memory_gb))
+    fraction = memory / card.memory_gb
+    if sharing == "qgpu":
+        fraction = max(fraction, 1 / QGPU_MAX_PER_CARD)
+        step = QGPU_COMPUTE_STEP_PCT
+    else:
+        step = HAMI_COMPUTE_STEP_PCT
+    compute = float(min(math.ceil(round(fraction * 100, 6) / step) * step, 100))
+    return SharedOption(
+        kind=FitKind.PARTITION,
+        gpu=card.name,
+        share=round(compute / 100, 4),
+        memory_gb=memory,
+        sharing=sharing,
+        compute_pct=compute,
+    )
 
 
 def _mig_at(card: GPUModel, share: float) -> str | None:
@@ -44,10 +74,23 @@ def _mig_at(card: GPUModel, share: float) -> str | None:
 
 
 def shared_option(
-    card: GPUModel, peak_gb: float | None, default_share: float, bound_gb: float | None = None
+    card: GPUModel,
+    peak_gb: float | None,
+    default_share: float,
+    bound_gb: float | None = None,
+    sharing: str | None = None,
 ) -> SharedOption | None:
     """The smallest shared option of `card` that holds `peak_gb`; None when the peak is above the card.
-    With no figure, the policy's default slice, assumed (`bound_gb`: what a bare "no" allows)."""
+    With no figure, the policy's default slice, assumed (`bound_gb`: what a bare "no" allows). `sharing`: the
+    kind the platform offers (mig, qgpu, hami, time-slicing); MIG on a card without it is time-slicing."""
+    if sharing in ("qgpu", "hami") and peak_gb is not None:
+        return partition(card, peak_gb, sharing) if peak_gb <= card.memory_gb else None
+    if sharing == "time-slicing" and peak_gb is not None and peak_gb <= card.memory_gb:
+        fraction = next((f for f in FRACTIONS if f * card.memory_gb >= peak_gb), None)
+        if fraction is not None:
+            memory = round(card.memory_gb * fraction, 1)
+            return SharedOption(kind=FitKind.FRACTION, gpu=card.name, share=fraction, memory_gb=memory, sharing=sharing)
+        return SharedOption(kind=FitKind.WHOLE_CARD, gpu=card.name, share=1.0, memory_gb=card.memory_gb)
     if peak_gb is None:
         memory = round(card.memory_gb * default_share, 1)
         return SharedOption(

@@ -39,16 +39,13 @@ def isolation_advice(option: SharedOption, card: GPUModel, need: MemoryNeed, pol
                 max_count=profile.max_count,
             )
         )
+    elif option.kind is FitKind.PARTITION:  # software limits, not hardware: the time-slicing warning always
+        return _partition(option, card, peak)
     elif option.kind is FitKind.FRACTION:
+        said = "isolation_time_slicing" if option.sharing == "time-slicing" else "isolation_fraction"
+        share_pct = round(option.share * 100)
         out.append(
-            _advice(
-                Topic.ISOLATION,
-                "isolation_fraction",
-                gpu=card.name,
-                share_pct=round(option.share * 100),
-                slice_gb=option.memory_gb,
-                peak_gb=peak,
-            )
+            _advice(Topic.ISOLATION, said, gpu=card.name, share_pct=share_pct, slice_gb=option.memory_gb, peak_gb=peak)
         )
     elif option.kind is FitKind.WHOLE_CARD:
         if peak is not None:
@@ -101,6 +98,19 @@ def isolation_advice(option: SharedOption, card: GPUModel, need: MemoryNeed, pol
     )
     out.append(_advice(Topic.ISOLATION, "isolation_confirm"))
     return out
+
+
+def _partition(option: SharedOption, card: GPUModel, peak: float | None) -> list[Advice]:
+    """A qGPU or HAMi share: its memory and compute, and that nothing isolates it in hardware."""
+    said = _advice(
+        Topic.ISOLATION,
+        f"isolation_{option.sharing}",
+        gpu=card.name,
+        slice_gb=option.memory_gb,
+        compute_pct=option.compute_pct,
+        peak_gb=peak,
+    )
+    return [said, _advice(Topic.ISOLATION, "timeslice_warning"), _advice(Topic.ISOLATION, "isolation_confirm")]
 
 
 def beyond_one_card(card: GPUModel, need: MemoryNeed, profile: TaskProfile) -> tuple[int, list[Advice]]:
@@ -231,6 +241,17 @@ def _smallest(card: GPUModel, shared: SharedOption | None, cards: int) -> list[A
                 "memory_from_model_slice",
                 gpu=card.name,
                 profile=shared.mig_profile,
+                slice_gb=shared.memory_gb,
+            )
+        )
+    elif shared.kind is FitKind.PARTITION:
+        out.append(
+            _advice(
+                Topic.MEMORY,
+                "memory_from_model_partition",
+                gpu=card.name,
+                sharing=str(shared.sharing),
+                compute_pct=shared.compute_pct,
                 slice_gb=shared.memory_gb,
             )
         )

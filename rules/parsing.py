@@ -20,6 +20,7 @@ from rules.profile import (
     MemoryAnswer,
     Phase,
     Schedule,
+    Sharing,
     Workload,
 )
 
@@ -554,6 +555,32 @@ def parse_phase(text: str) -> Phase:
     if norm in _PHASES:
         return _PHASES[norm]
     raise ParseError("phase", text, ACCEPTED["phase"])
+
+
+_SHARING = {
+    "mig": Sharing.MIG,
+    "qgpu": Sharing.QGPU,
+    "tencent qgpu": Sharing.QGPU,
+    "hami": Sharing.HAMI,
+    "time-slicing": Sharing.TIME_SLICING,
+    "time slicing": Sharing.TIME_SLICING,
+    "timeslicing": Sharing.TIME_SLICING,
+    "time-sliced": Sharing.TIME_SLICING,
+    "timeslice": Sharing.TIME_SLICING,
+    "时间片": Sharing.TIME_SLICING,
+    "时分复用": Sharing.TIME_SLICING,
+}
+
+
+def parse_sharing(text: str) -> Sharing:
+    """The kind of sharing a platform offers: mig, qgpu, hami, time-slicing (时间片)."""
+    norm = _prepare("sharing", text)
+    if norm in _SHARING:
+        return _SHARING[norm]
+    raise ParseError("sharing", text, ACCEPTED["sharing"])
+
+
+ACCEPTED["sharing"] = ["mig", "qgpu", "hami", "time-slicing", "时间片"]
 
 
 def parse_gpu(text: str) -> str:

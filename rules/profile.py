@@ -47,6 +47,16 @@ class Phase(StrEnum):
     DEPLOYMENT = "deployment"
 
 
+class Sharing(StrEnum):
+    """How a platform shares a card (issue 32): MIG isolates memory and faults in hardware; Tencent's qGPU and
+    HAMi on Kubernetes set memory and compute limits in software; time-slicing sets none."""
+
+    MIG = "mig"
+    QGPU = "qgpu"
+    HAMI = "hami"
+    TIME_SLICING = "time-slicing"
+
+
 class Question(StrEnum):
     """The five questions, in the order they are asked."""
 
@@ -121,6 +131,7 @@ class TaskProfile:
     # Context.
     workload: Workload | None = None
     phase: Phase | None = None
+    sharing: Sharing | None = None  # the kind of sharing the team's platform offers (None: the card's best)
     gpu: str = DEFAULT_GPU
     cards: Annotated[int, Ge(1), Le(1024)] = 1
     qps: Annotated[float, Ge(0)] | None = None

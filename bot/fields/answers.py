@@ -50,6 +50,7 @@ _NAMES: dict[str, tuple[str, tuple[str, ...], tuple[str, ...]]] = {
     "checkpointing": ("--checkpointing", ("ckpt", "checkpointing"), ("检查点",)),
     "model_size_b": ("--model-size", ("size", "model_size"), ("模型",)),
     "cards": ("--cards", ("cards",), ("卡数",)),
+    "sharing": ("--sharing", ("sharing",), ("共享",)),
     "yearly_gpu_hours": ("--yearly-gpu-hours", ("yearly", "yearly_gpu_hours"), ("年用量",)),
 }
 

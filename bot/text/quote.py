@@ -106,16 +106,21 @@ def _notes(option: Option, policy: Policy, lang: Lang) -> list[str]:
     return out
 
 
+SHARINGS = ("qgpu", "hami", "time-slicing")  # named in the option: no hardware isolation (MIG is the slice)
+
+
 def rows(quote: Quote, policy: Policy, lang: Lang) -> list[Row]:
     out = []
     for option in (quote.dedicated, quote.shared, quote.spot):
         if option is None:
             continue
         whole = option.kind == "shared" and (option.share or quote.share) >= 1
+        named = f"option.shared_{option.sharing}" if option.kind == "shared" and option.sharing in SHARINGS else None
         name = t(
-            "option.shared_whole" if whole else f"option.{option.kind}",
+            named or ("option.shared_whole" if whole else f"option.{option.kind}"),
             lang,
             share=share_text(option.share or quote.share),
+            compute_pct=round((option.share or quote.share) * 100),
         )
         if option.memory_gb:
             name += " · " + t("option.memory", lang, memory_gb=option.memory_gb)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from bot.text.catalogue import has, t
+from bot.text.format import show
 from bot.text.lang import Lang
 from rules.decision import Check, Choice, Decision, Reason
 from rules.fit import FitKind
@@ -36,6 +37,10 @@ def headline(decision: Decision, lang: Lang) -> str:
         return t(
             "headline.shared.bounded" if option.mig_profile else "headline.shared.bounded_fraction", lang, **params
         )
+    if option.kind is FitKind.PARTITION:  # qGPU, HAMi: memory and compute limits of their own
+        return t(f"headline.shared.{option.sharing}", lang, **params, compute_pct=show(option.compute_pct or 0))
+    if option.kind is FitKind.FRACTION and option.sharing == "time-slicing":
+        return t("headline.shared.time_slicing", lang, **params)
     if option.kind is FitKind.ASSUMED and not option.mig_profile:
         return t("headline.shared.fraction", lang, **params)
     kind = "slice" if option.kind is FitKind.ASSUMED else option.kind.value
