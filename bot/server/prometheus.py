@@ -1,11 +1,15 @@
-"""Samples from a team's own Prometheus, for teams that already run NVIDIA's DCGM exporter.
+"""Samples from a team's own Prometheus, for teams that already run NVIDIA's DCGM exporter or Huawei's
+npu-exporter for Ascend cards.
 
 Every few minutes `serve` asks Prometheus's HTTP API (`GET /api/v1/query_range`) for
 `DCGM_FI_DEV_GPU_UTIL` (percent), `DCGM_FI_DEV_FB_USED` and `DCGM_FI_DEV_FB_FREE` (MiB; total is
 used + free) over the last minutes, and keeps them as if the instance's agent had sent them. A
 series belongs to the tracked instance whose name equals its `GPU_ADVISOR_PROMETHEUS_LABEL` label
 (default `Hostname`, which the exporter sets); its `gpu` label is the GPU index. Series of names
-not tracked, or tracked in more than one workspace, are left alone.
+not tracked, or tracked in more than one workspace, are left alone. Ascend cards through npu-exporter:
+`npu_chip_info_utilization` (percent), `npu_chip_info_hbm_used_memory` and `npu_chip_info_hbm_total_memory`
+(MB), the card's index in its `id` label; judged by the same idle rule. A metric nobody exports is an empty
+answer, as Prometheus gives it.
 """
 
 from __future__ import annotations
@@ -26,6 +30,11 @@ from bot.state.rentals import Instance, Rentals
 from rules.samples import Sample
 
 UTIL, USED, FREE = "DCGM_FI_DEV_GPU_UTIL", "DCGM_FI_DEV_FB_USED", "DCGM_FI_DEV_FB_FREE"
+NPU_UTIL, NPU_USED, NPU_TOTAL = (
+    "npu_chip_info_utilization",
+    "npu_chip_info_hbm_used_memory",
+    "npu_chip_info_hbm_total_memory",
+)
 log = logging.getLogger(__name__)
 
 
@@ -58,11 +67,11 @@ def query_range(
     return list(data.get("result") or [])
 
 
-def _by_point(series: list[dict[str, Any]], label: str) -> dict[tuple[str, int, float], float]:
+def _by_point(series: list[dict[str, Any]], label: str, index: str = "gpu") -> dict[tuple[str, int, float], float]:
     out: dict[tuple[str, int, float], float] = {}
     for one in series:
         metric = one.get("metric") or {}
-        name, gpu = metric.get(label), metric.get("gpu", "0")
+        name, gpu = metric.get(label), metric.get(index, "0")
         if name is None or not str(gpu).isdigit():
             continue
         for stamp, value in one.get("values") or []:
@@ -96,22 +105,33 @@ def pull(
         claimed = lambda labels: len(owners.get(str(labels.get(label)), [])) == 1  # noqa: E731 (a tracked instance's)
         in_pods = k8s.pods(raw[0], raw[1], raw[2], tracked=claimed)
         k8s.keep(rentals, in_pods, pods, now, timedelta(minutes=60))
+    readings = {key: (pct, used[key], used[key] + free.get(key, 0.0)) for key, pct in util.items() if key in used}
+    readings |= _npu_readings(client, base_url, label, start, now, step_s)
     found: dict[int, list[Sample]] = defaultdict(list)
-    series, skipped = set(), set()
-    for (name, gpu, stamp), pct in util.items():
+    series, skipped = set(), {(name, gpu) for name, gpu, _ in util}
+    for (name, gpu, stamp), (pct, mem_used, total) in readings.items():
         matches = owners.get(name, [])
-        if len(matches) != 1 or (name, gpu, stamp) not in used:
+        if len(matches) != 1:
             skipped.add((name, gpu))
             continue
         series.add((name, gpu))
-        mem_used = used[(name, gpu, stamp)]
-        total = mem_used + free.get((name, gpu, stamp), 0.0)
         found[matches[0].id].append(Sample(datetime.fromtimestamp(stamp, UTC), gpu, pct, mem_used, total or mem_used))
     kept = sum(
         rentals.add_samples(inst_id, samples, [None] * len(samples), busy_above_pct=busy_above_pct)
         for inst_id, samples in found.items()
     )
     return Pulled(kept, len(series), len(skipped - series))
+
+
+def _npu_readings(
+    client: httpx.Client, base_url: str, label: str, start: datetime, end: datetime, step_s: int
+) -> dict[tuple[str, int, float], tuple[float, float, float]]:
+    """npu-exporter's series as (utilisation, HBM used, HBM total) per host, card and point."""
+    util, used, total = (
+        _by_point(query_range(client, base_url, q, start, end, step_s), label, index="id")
+        for q in (NPU_UTIL, NPU_USED, NPU_TOTAL)
+    )
+    return {key: (pct, used[key], total.get(key, used[key])) for key, pct in util.items() if key in used}
 
 
 def pod_filing(deps: Deps, rentals: Rentals) -> PodFiling | None:

@@ -36,6 +36,47 @@ VALUES = {
 }
 
 
+EMPTY = {"status": "success", "data": {"resultType": "matrix", "result": []}}
+NPU = {  # npu-exporter: AI Core utilisation (%), HBM used and total (MB)
+    "npu_chip_info_utilization": ("0", "88"),
+    "npu_chip_info_hbm_used_memory": ("3126", "60000"),
+    "npu_chip_info_hbm_total_memory": ("65536", "65536"),
+}
+
+
+def npu_matrix(request: Request) -> Reply:
+    """An Ascend box's npu-exporter series as Prometheus has them (the card's index in `id`); no DCGM series."""
+    query = parse_qs(request.query)
+    metric = query["query"][0]
+    start, end, step = (float(query[k][0]) for k in ("start", "end", "step"))
+    points = [start + i * step for i in range(int((end - start) // step) + 1)]
+    result = [
+        {
+            "metric": {"__name__": metric, "id": str(card), "Hostname": "ascend-1", "model_name": "Ascend910B2"},
+            "values": [[p, NPU[metric][card]] for p in points],
+        }
+        for card in (0, 1)
+        if metric in NPU
+    ]
+    body = {"status": "success", "data": {"resultType": "matrix", "result": result}}
+    return 200, {"Content-Type": "application/json"}, json.dumps(body).encode()
+
+
+def test_npu_exporter_series_of_an_ascend_box_become_its_samples(tmp_path: Path) -> None:
+    rentals = Rentals(Store(migrated_state_db(tmp_path / "s.db")))
+    inst, _ = rentals.track_instance("T1", "ascend-1", FIELDS | {"gpu": "Ascend-910B2-64GB"})
+    with serve({"/api/v1/query_range": npu_matrix}) as prom, httpx.Client() as client:
+        done = pull(rentals, client, prom.base_url, label="Hostname", now=NOW, minutes=10)
+    assert (done.kept, done.series) == (22, 2)
+    got = rentals.samples(inst.id, NOW - timedelta(hours=1))
+    idle = next(s for s in got if s.gpu == 0)
+    busy = next(s for s in got if s.gpu == 1)
+    assert (idle.utilization_pct, idle.memory_used_mib, idle.memory_total_mib) == (0.0, 3126.0, 65536.0)
+    assert (busy.utilization_pct, busy.memory_used_mib) == (88.0, 60000.0)
+    asked = {parse_qs(r.query)["query"][0] for r in prom.requests}
+    assert {"npu_chip_info_utilization", "DCGM_FI_DEV_GPU_UTIL"} <= asked
+
+
 def matrix(request: Request) -> Reply:
     """A query_range answer: for each of two hosts' GPUs 0 and 1, a point a minute over the range."""
     query = parse_qs(request.query)
@@ -55,6 +96,7 @@ def matrix(request: Request) -> Reply:
         }
         for host in ("train-1", "someone-else")
         for gpu in (0, 1)
+        if metric in VALUES  # a metric nobody exports: an empty matrix, as Prometheus answers
     ]
     body = {"status": "success", "data": {"resultType": "matrix", "result": result}}
     return 200, {"Content-Type": "application/json"}, json.dumps(body).encode()
@@ -95,6 +137,8 @@ def pod_matrix(request: Request) -> Reply:
     metric = query["query"][0]
     start, end, step = (float(query[k][0]) for k in ("start", "end", "step"))
     points = [start + i * step for i in range(int((end - start) // step) + 1)]
+    if metric not in VALUES:  # a metric nobody exports: an empty matrix, as Prometheus answers
+        return 200, {"Content-Type": "application/json"}, json.dumps(EMPTY).encode()
     pods = [("ml", "train-0", 0), ("ml", "train-0", 1), ("serving", "llm-7f9c", 0)]
     h100, a100 = "NVIDIA H100 80GB HBM3", "NVIDIA A100-SXM4-80GB"
     result = [
