@@ -186,19 +186,31 @@ CSV_COLUMNS = (
 )
 
 
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r")  # what a spreadsheet may run as a formula (OWASP, CSV injection)
+
+
+def cell(value: Any) -> Any:
+    """A text value as a CSV cell no spreadsheet runs: one that starts like a formula gets a leading ' (OWASP's
+    advice); numbers and empty values stay as they are."""
+    if isinstance(value, str) and value.startswith(FORMULA_START):
+        return "'" + value
+    return value
+
+
 def csv_rows(report: Report, team: str) -> list[list[Any]]:
+    """One row per item per day; every text cell neutralised (an item's name, a tag, a GPU name may hold anything)."""
     return [
         [
             r.day.isoformat(),
-            team,
-            r.channel,
-            r.project,
-            r.owner,
-            r.item,
-            r.kind,
-            r.gpu,
+            cell(team),
+            cell(r.channel),
+            cell(r.project),
+            cell(r.owner),
+            cell(r.item),
+            cell(r.kind),
+            cell(r.gpu),
             r.cards,
-            r.currency,
+            cell(r.currency),
             r.cost,
             r.gpu_hours,
             r.busy_gpu_hours,
