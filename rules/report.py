@@ -85,6 +85,15 @@ class Totals:
     unknown_gpu_hours: float
 
 
+# The days a report can be asked for: the data holds nothing older, and a day past it cannot be reached (9999-12
+# has no next month to end at)
+FIRST_DAY, LAST_DAY = date(2000, 1, 1), date(2099, 12, 31)
+
+
+def reportable(day: date) -> bool:
+    return FIRST_DAY <= day <= LAST_DAY
+
+
 def month_days(first: date) -> tuple[date, date]:
     """The first and last day of `first`'s month."""
     start = first.replace(day=1)

@@ -26,11 +26,19 @@ from rules.report import Report, month_days
 TOP = 10
 
 
-def _day(text: str, flag: str, lang: Lang) -> date:
+def _day(text: str, flag: str, lang: Lang, typed: str | None = None) -> date:
+    """`text` as a day the report can cover; `typed`: what the user wrote, as the error shows it."""
+    from rules.report import FIRST_DAY, LAST_DAY, reportable
+
+    shown = (typed or text)[:40]
     try:
-        return date.fromisoformat(text)
+        day = date.fromisoformat(text)
     except ValueError:
-        raise fail(t("cli.report_bad_date", lang, flag=flag, text=text[:40])) from None
+        raise fail(t("cli.report_bad_date", lang, flag=flag, text=shown)) from None
+    if not reportable(day):
+        first, last = f"{FIRST_DAY:%Y-%m}", f"{LAST_DAY:%Y-%m}"
+        raise fail(t("cli.report_out_of_range", lang, flag=flag, text=shown, first=first, last=last))
+    return day
 
 
 def period(
@@ -40,7 +48,9 @@ def period(
     if sum(x for x in (since is not None or until is not None, week, month is not None)) > 1:
         raise fail(t("cli.report_one_period", lang))
     if month is not None:
-        return month_days(_day(f"{month}-01", "--month", lang) if len(month) == 7 else _day(month, "--month", lang))
+        return month_days(
+            _day(f"{month}-01", "--month", lang, typed=month) if len(month) == 7 else _day(month, "--month", lang)
+        )
     if since is not None or until is not None:
         if since is None or until is None:
             raise fail(t("cli.report_both_dates", lang))

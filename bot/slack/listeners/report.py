@@ -18,7 +18,7 @@ from bot.state.rentals import Rentals
 from bot.state.report_channels import ReportChannels
 from bot.state.schedules import Schedules
 from bot.text import Lang, t
-from rules.report import month_days
+from rules.report import FIRST_DAY, LAST_DAY, month_days, reportable
 
 MONTH = re.compile(r"(\d{4})-(\d{2})")
 
@@ -30,7 +30,11 @@ def period(text: str, today: date, lang: Lang) -> tuple[date, date]:
         return today - timedelta(days=today.weekday()), today
     found = MONTH.fullmatch(text)
     if found and 1 <= int(found[2]) <= 12:
-        return month_days(date(int(found[1]), int(found[2]), 1))
+        first = date(max(int(found[1]), 1), int(found[2]), 1)
+        if not reportable(first):
+            span = {"first": f"{FIRST_DAY:%Y-%m}", "last": f"{LAST_DAY:%Y-%m}"}
+            raise RentalCommandError(t("report.out_of_range", lang, text=text[:40], **span))
+        return month_days(first)
     raise RentalCommandError(t("report.bad_period", lang, text=text[:40]))
 
 

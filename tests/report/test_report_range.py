@@ -1,0 +1,38 @@
+"""A month outside what a report can cover is refused naming the accepted range, in the terminal and in chat
+(issue 34.7: 0001-01 and 9999-12 ended in "unexpected error", 0000-01 is not a date at all)."""
+
+from __future__ import annotations
+
+from datetime import date
+from pathlib import Path
+
+import pytest
+
+from bot.slack.listeners.rentals import RentalCommandError
+from bot.slack.listeners.report import period
+from bot.text import Lang
+from tests.support.cli import run_cli
+
+
+@pytest.mark.parametrize("month", ["0001-01", "9999-12", "1999-12", "2100-01"])
+def test_the_terminal_refuses_a_month_out_of_range_naming_it(tmp_path: Path, month: str) -> None:
+    done = run_cli("report", "--month", month, "--team", "T1", env={"GPU_ADVISOR_LANG": "en"}, tmp=tmp_path)
+    assert done.returncode == 2, done.stderr
+    assert f"--month: '{month}' is outside the months a report covers: 2000-01 to 2099-12" in done.stderr
+    far = run_cli("report", "--from", f"{month}-01", "--to", "2026-01-01", "--team", "T1", tmp=tmp_path)
+    assert far.returncode == 2 and "2000-01 to 2099-12" in far.stderr
+
+
+def test_0000_01_is_no_date_and_a_good_month_still_reports(tmp_path: Path) -> None:
+    zero = run_cli("report", "--month", "0000-01", "--team", "T1", env={"GPU_ADVISOR_LANG": "zh"}, tmp=tmp_path)
+    assert zero.returncode == 2 and "不是日期" in zero.stderr
+    fine = run_cli("report", "--month", "2026-11", "--team", "T1", env={"GPU_ADVISOR_LANG": "en"}, tmp=tmp_path)
+    assert fine.returncode == 0, fine.stderr
+
+
+@pytest.mark.parametrize("text", ["0000-01", "0001-01", "9999-12"])
+def test_chat_refuses_it_in_the_users_language(text: str) -> None:
+    with pytest.raises(RentalCommandError) as caught:
+        period(text, date(2026, 12, 2), Lang.ZH)
+    assert "超出报告可查的月份：2000-01 至 2099-12" in str(caught.value)
+    assert period("2026-11", date(2026, 12, 2), Lang.EN) == (date(2026, 11, 1), date(2026, 11, 30))
