@@ -8,6 +8,7 @@ B per euro divided by A per euro.
 
 from __future__ import annotations
 
+import math
 import xml.etree.ElementTree as ET
 from datetime import date, datetime
 
@@ -100,6 +101,11 @@ class FxRate(BaseModel):
     euro: EuroRates | None = Field(default=None, exclude=True)  # the day's rates of every currency (the ECB's)
 
 
+# Units of a currency per euro any ECB reference rate lies in (the lowest today is GBP's ~0.85, the highest IDR's
+# ~18,000): a rate outside, or inf or nan, is a broken feed, not a price
+SANE_PER_EUR = (1e-3, 1e6)
+
+
 def parse_ecb(xml_text: str, fetched_at: datetime, source: str = "ecb") -> FxRate:
     try:
         root = ET.fromstring(xml_text)
@@ -114,15 +120,18 @@ def parse_ecb(xml_text: str, fetched_at: datetime, source: str = "ecb") -> FxRat
         when = date.fromisoformat(day.get("time", ""))
     except (KeyError, ValueError):
         raise SourceError("ECB rates lack a numeric USD or CNY rate, or a valid date") from None
-    if usd <= 0 or cny <= 0:
-        raise SourceError("ECB rates must be positive")
     euro = {}
     for code, text in rates.items():
         try:
             value = float(text or "")
         except ValueError:
             continue
-        if code in ECB_CURRENCIES and value > 0:
+        if code in ECB_CURRENCIES or code in ("USD", "CNY"):
+            if not (math.isfinite(value) and SANE_PER_EUR[0] <= value <= SANE_PER_EUR[1]):
+                raise SourceError(
+                    f"ECB rate for {code} is {text!r}: not a finite number of units per euro between "
+                    f"{SANE_PER_EUR[0]:g} and {SANE_PER_EUR[1]:g}; the last good rates stay"
+                )
             euro[code] = value
     return FxRate(
         rate=round(cny / usd, 6),
