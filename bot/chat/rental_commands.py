@@ -10,7 +10,7 @@ from typing import overload
 from bot.chat.commands import CommandError, Invocation
 from bot.chat.digest_messages import item_section
 from bot.chat.message import Message, Section, plain
-from bot.fields.rentals import budget_amount
+from bot.fields.rentals import SIGNS, budget_money
 from bot.state.budgets import Budgets
 from bot.state.rentals import RentalError, Rentals, check_name
 from bot.state.schedules import Schedules
@@ -229,9 +229,11 @@ def budget(inv: Invocation, args: list[str]) -> None:
         budgets.remove(team, project)
         inv.answer(plain(t("digest.budget_removed", lang, project=project), lang))
         return
-    amount = budget_amount(args[1]) if 2 <= len(args) <= 3 else None
-    currency = (args[2] if len(args) == 3 else deps.settings.currency).upper()
-    if amount is None or currency not in ("CNY", "USD"):
+    asked = budget_money(args[1], args[2] if len(args) == 3 else None) if 2 <= len(args) <= 3 else None
+    if asked is not None and len(args) == 2 and args[1][:1] not in SIGNS:  # no sign, no code: the bot's currency
+        asked = (asked[0], deps.settings.currency.upper())
+    if asked is None or asked[1] not in ("CNY", "USD"):
         raise CommandError(t("digest.budget_usage", lang, text=" ".join(args[1:])))
+    amount, currency = asked
     budgets.put(team, project, amount, currency, inv.user, deps.now())
     inv.answer(plain(t("digest.budget_set", lang, project=project, amount=money(amount, currency)), lang))

@@ -15,14 +15,16 @@ import typer
 
 from bot.cli.common import LangOpt, fail, load_effective_policy, load_settings, say
 from bot.cli.rentals import JsonOpt, TeamOpt, open_rentals, workspace_of
-from bot.fields.rentals import budget_amount
+from bot.fields.rentals import budget_money
 from bot.text import t
 
 
 def budget(
     project: Annotated[str | None, typer.Argument(help="The project (none: list every budget).")] = None,
     amount: Annotated[str | None, typer.Argument(help="The monthly budget, e.g. 20000; or off.")] = None,
-    currency: Annotated[str, typer.Option("--currency", help="CNY or USD.")] = "CNY",
+    currency: Annotated[
+        str | None, typer.Option("--currency", help="CNY or USD (default: a ¥ or $ sign on the amount, else CNY).")
+    ] = None,
     team: TeamOpt = None,
     lang: LangOpt = None,
     as_json: JsonOpt = False,
@@ -49,11 +51,12 @@ def budget(
             t("cli.budget_removed" if gone else "cli.budget_none_for", settings.lang, project=project) + "\n"
         )
         return
-    value = budget_amount(amount)
-    if value is None or currency.upper() not in ("CNY", "USD"):
-        raise fail(t("cli.budget_bad", settings.lang, amount=amount[:40], currency=currency[:8]))
-    budgets.put(workspace, project, value, currency.upper(), "terminal", now)
-    sys.stdout.write(t("cli.budget_set", settings.lang, project=project, amount=f"{value:g} {currency.upper()}") + "\n")
+    found = budget_money(amount, currency)
+    if found is None or found[1] not in ("CNY", "USD"):
+        raise fail(t("cli.budget_bad", settings.lang, amount=amount[:40], currency=(currency or "CNY")[:8]))
+    value, money = found
+    budgets.put(workspace, project, value, money, "terminal", now)
+    sys.stdout.write(t("cli.budget_set", settings.lang, project=project, amount=f"{value:g} {money}") + "\n")
     _alert(settings, rentals)
 
 

@@ -111,10 +111,25 @@ def price_from_cache(offers: Iterable[Any], cards: int, share: float | None) -> 
     )
 
 
-def budget_amount(text: str) -> float | None:
-    """A budget as typed: 20000, 20,000, ¥20000 or $500; None unless a positive amount below a trillion."""
+SIGNS = {"¥": "CNY", "￥": "CNY", "$": "USD"}
+BUDGET_MIN, BUDGET_MAX = 1.0, 1e12
+
+
+def budget_money(text: str, currency: str | None) -> tuple[float, str] | None:
+    """(amount, currency) of a budget as typed: a ¥ or $ sign sets the currency, which a currency also given must
+    agree with ("$500" with CNY is refused, never stored as ¥500); without either, CNY. None when unreadable, below
+    1 or above a trillion."""
+    text = text.strip()
+    signed = SIGNS.get(text[:1])
+    if signed is not None:
+        text = text[1:]
+    said = currency.upper() if currency else None
+    if signed is not None and said is not None and signed != said:
+        return None
     try:
-        value = float(text.replace(",", "").lstrip("¥$"))
+        value = float(text.replace(",", ""))
     except ValueError:
         return None
-    return value if 0 < value < 1e12 else None
+    if not BUDGET_MIN <= value < BUDGET_MAX:  # also nan and inf
+        return None
+    return value, signed or said or "CNY"

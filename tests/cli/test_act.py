@@ -32,7 +32,7 @@ def test_report_budget_and_discover_name_what_was_wrong(tmp_path: Path) -> None:
     """The new commands' bad input: each says what was wrong and what is accepted, and exits 2."""
     cases = [
         (("report", "--from", "2026-11-01", "--team", "T1"), "give both --from and --to"),
-        (("report", "--month", "2026-13", "--team", "T1"), "--month: '2026-13-01' is not a date"),
+        (("report", "--month", "2026-13", "--team", "T1"), "--month: '2026-13' is not a date"),
         (("budget", "llm", "--team", "T1"), "give the amount"),
         (("budget", "no spaces", "100", "--team", "T1"), "is not a usable name"),
         (("discover", "--source", "gcp"), "--source gcp: not a source discovery knows; known: aws"),

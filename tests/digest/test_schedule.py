@@ -128,7 +128,7 @@ def test_a_budget_shows_beside_the_project_spend_across_channels_and_flags_over(
         h.send.command("budget llm 50", response_url=h.fake.response_url("1"))
         assert "llm: ¥50 a month" in replies(h, 1)[0]["text"]
         h.send.command("budget llm lots", response_url=h.fake.response_url("2"))
-        assert "positive number" in replies(h, 2)[1]["text"] and "lots" in replies(h, 2)[1]["text"]
+        assert "from 1 to below a trillion" in replies(h, 2)[1]["text"] and "lots" in replies(h, 2)[1]["text"]
         h.send.command("budget", response_url=h.fake.response_url("3"))
         assert "llm ¥50" in replies(h, 3)[2]["text"]
         run_due(h.deps, h.outlets())
