@@ -197,7 +197,7 @@ def _enrolled(
     return enrolled.token
 
 
-ENROLL_REASONS = ("no_token", "unknown_token", "expired_token", "used_up_token", "name_taken")
+ENROLL_REASONS = ("no_token", "unknown_token", "expired_token", "used_up_token", "name_taken", "machine_taken")
 
 
 def _unwritable(path: Path) -> str | None:

@@ -33,6 +33,8 @@ REFUSALS = {
     "expired_token": "the enrollment token expired at {at}: ask for a new one",
     "used_up_token": "the enrollment token has no uses left: ask for a new one",
     "name_taken": "another machine is enrolled as {name}: choose another name with --name",
+    "machine_taken": "this machine is enrolled as someone else's instance: enroll it with a token of its owner's "
+    "(or the operator's, `gpu-advise enroll-token`); nothing was changed",
 }
 
 

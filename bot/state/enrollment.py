@@ -44,6 +44,7 @@ class Grant:
     project: str | None
     uses_left: int
     expires_at: datetime
+    created_by: str = ""  # a chat user, or "terminal" (the operator)
 
 
 @dataclass(frozen=True)
@@ -106,8 +107,14 @@ class Enrollments:
                     update(enroll_tokens).where(e.token_hash == token_hash(token)).values(uses_left=e.uses_left - 1)
                 )
                 again = conn.execute(
-                    select(c.id).where(c.team == grant.team, c.machine_id == box.machine_id, c.released_at.is_(None))
+                    select(c.id, c.owner).where(
+                        c.team == grant.team, c.machine_id == box.machine_id, c.released_at.is_(None)
+                    )
                 ).first()
+                if again is not None and again.owner != grant.owner and grant.created_by != "terminal":
+                    # a machine_id is only the box's claim: another person's grant never takes over her instance
+                    # (renaming it, revoking her agent's token); the operator's (terminal) token may
+                    raise EnrollRefused(409, "machine_taken")
                 found = _discovered(conn, grant.team, box.provider_id) if again is None else None
                 if again is not None:
                     conn.execute(
@@ -180,4 +187,4 @@ def _usable(row: Any, now: datetime) -> Grant:
         raise EnrollRefused(401, "expired_token", at=row.expires_at.isoformat(timespec="minutes"))
     if row.uses_left <= 0:
         raise EnrollRefused(401, "used_up_token")
-    return Grant(row.team, row.channel, row.owner, row.project, row.uses_left, row.expires_at)
+    return Grant(row.team, row.channel, row.owner, row.project, row.uses_left, row.expires_at, row.created_by)

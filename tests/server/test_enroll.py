@@ -108,3 +108,28 @@ def test_an_unknown_card_is_kept_as_named_and_its_price_said_missing(tmp_path: P
         given = {"name": "priced", "machine_id": "f" * 32, "gpus": [card], "price": "3.5/h", "currency": "USD"}
         status, body = post(h, "/api/enroll", given, token_for(h))
         assert status == 201 and (body["price"], body["unit"], body["currency"]) == (3.5, "hour", "USD")
+
+
+def test_another_persons_token_with_the_same_machine_gets_409_and_changes_nothing(tmp_path: Path) -> None:
+    """Issue 34.1: a machine_id is only the box's claim; another person's grant never takes the instance."""
+    with running_app(tmp_path) as h:
+        mine = Enrollments(h.deps.store).issue(
+            Grant("T1", "C1", "UANA", None, 5, h.clock.now + timedelta(days=7)), created_by="UANA", now=h.clock.now
+        )
+        status, first = post(h, "/api/enroll", box(), mine)
+        assert status == 201, first
+        theirs = Enrollments(h.deps.store).issue(
+            Grant("T1", "C1", "UBOB", None, 5, h.clock.now + timedelta(days=7)), created_by="UBOB", now=h.clock.now
+        )
+        status, refused = post(h, "/api/enroll", box(name="bobs-now"), theirs)
+        assert status == 409 and refused["reason"] == "machine_taken" and "nothing was changed" in refused["error"]
+        sample = {
+            "ts": h.clock.now.isoformat(),
+            "gpu": 0,
+            "utilization_pct": 5,
+            "memory_used_mib": 1,
+            "memory_total_mib": 81920,
+        }
+        assert post(h, "/api/heartbeat", {"samples": [sample]}, first["token"])[0] == 202  # hers still works
+        [kept] = Rentals(h.deps.store).instances("T1")
+        assert (kept.name, kept.owner) == ("gpu-box-1", "UANA")
