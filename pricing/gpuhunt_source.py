@@ -183,11 +183,16 @@ class Catalog:
             raise SourceError(f"{origin} is not a gpuhunt catalog: no column {', '.join(missing)}")
         lines = _Counted(handle)
         read = 0
-        for item in storage.load(itertools.chain([header], lines), provider=self.provider):
-            read += 1
-            record = self._record(item, when, origin, now)
-            if record is not None:
-                yield record
+        try:
+            for item in storage.load(itertools.chain([header], lines), provider=self.provider):
+                read += 1
+                record = self._record(item, when, origin, now)
+                if record is not None:
+                    yield record
+        except (csv.Error, UnicodeDecodeError, ValueError) as exc:  # a field over the CSV limit, bad bytes, ...
+            raise SourceError(
+                f"{origin} is a malformed gpuhunt catalog near row {lines.count + 1}: {str(exc)[:160]}"
+            ) from None
         self.skipped.unreadable = lines.count - read
         if lines.count and not read:
             raise SourceError(f"gpuhunt could read none of the {lines.count} rows of {origin}")

@@ -351,3 +351,19 @@ def test_a_file_that_is_not_a_catalog_fails_and_bad_rows_are_counted(tmp_path: P
     book = PriceBook.open(settings, load_policy(None), httpx.Client(), now=lambda: NOW)
     note = {s.source: s.note for s in book.status()}["gpuhunt:azure"]
     assert note is not None and "1 rows gpuhunt could not read" in note
+
+
+def test_a_catalog_with_a_field_over_the_csv_limit_fails_its_source_in_one_line(tmp_path: Path) -> None:
+    """Issue 34.8: a field over the CSV reader's limit crashed the refresh with an internal error; the last
+    prices of that source stay, the others load."""
+    folder = tmp_path / "catalogs"
+    folder.mkdir()
+    shutil.copy(CATALOGS / "azure.csv", folder / "azure.csv")
+    good = (CATALOGS / "aws.csv").read_text(encoding="utf-8").splitlines()
+    huge = '"' + "x" * (csv.field_size_limit() + 10) + '"'
+    (folder / "aws.csv").write_text("\n".join([good[0], good[1], huge + good[2][good[2].index(",") :]]) + "\n")
+    results = _refresh_all(_settings(tmp_path, "azure,aws", folder))
+    assert results["gpuhunt:azure"].ok  # type: ignore[attr-defined]
+    error = results["gpuhunt:aws"].error  # type: ignore[attr-defined]
+    assert error is not None and "malformed gpuhunt catalog near row" in error and "internal error" not in error
+    assert "\n" not in error
