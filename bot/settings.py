@@ -454,6 +454,24 @@ class Settings(BaseSettings):
             return value
         raise ValueError("feishu, lark, or an origin such as https://open.example.com (http only on the loopback)")
 
+    @field_validator("aws_endpoint_url", "aliyun_endpoint", "tencent_endpoint")
+    @classmethod
+    def _endpoint(cls, value: str | None) -> str | None:
+        """A cloud's endpoint: http(s)://host[:port][/path], or host[:port] for the Chinese clouds' SDKs."""
+        if value is None or not value.strip():
+            return None
+        from urllib.parse import urlsplit
+
+        text = value.strip()
+        parts = urlsplit(text if "://" in text else f"https://{text}")
+        try:
+            parts.port  # noqa: B018 (a port that is not a number raises here)
+        except ValueError:
+            raise ValueError(f"{value!r} has a port that is not a number") from None
+        if parts.scheme not in ("http", "https") or not parts.hostname or " " in text:
+            raise ValueError(f"{value!r} is not an endpoint: give http://host:port or https://host")
+        return text
+
     @field_validator("currency")
     @classmethod
     def _known_currency(cls, value: str) -> str:

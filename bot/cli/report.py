@@ -108,7 +108,12 @@ def report(
     if chart_file is not None:
         from bot.report.chart import draw
 
-        draw(made, chart_file, settings.lang)
+        try:
+            draw(made, chart_file, settings.lang)
+        except OSError as exc:  # a folder, a missing folder, /proc, a full disk
+            reason = exc.strerror or type(exc).__name__
+            said = t("cli.report_chart_cannot_write", settings.lang, path=str(chart_file), reason=reason)
+            raise fail(said, code=1) from None
         say(t("cli.report_chart", settings.lang, path=str(chart_file)))
     if as_json:
         sys.stdout.write(json.dumps(report_json(made), ensure_ascii=False, indent=2) + "\n")

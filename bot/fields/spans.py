@@ -26,7 +26,10 @@ def parse_span(text: str, low: timedelta, high: timedelta) -> timedelta:
     if found is None:
         raise SpanError("bad", text=text[:40])
     unit = found[2].lower()
-    span = float(found[1]) * UNITS[ZH.get(unit[0], unit[0])]
+    try:
+        span = float(found[1]) * UNITS[ZH.get(unit[0], unit[0])]
+    except (OverflowError, ValueError):  # 400 nines: beyond any span
+        raise SpanError("range", text=text[:40], low=_said(low), high=_said(high)) from None
     if not low <= span <= high:
         raise SpanError("range", text=text[:40], low=_said(low), high=_said(high))
     return span
