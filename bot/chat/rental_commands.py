@@ -17,7 +17,7 @@ from bot.state.schedules import Schedules
 from bot.text import Lang, t
 from bot.text.catalogue import tw
 from bot.text.errors import error_text
-from bot.text.format import escape, money, rate, show
+from bot.text.format import escape, money, rate, show, who
 from rules.errors import ParseError
 from rules.remind_schedule import RemindSchedule, next_send, parse_at, parse_days, parse_zone
 
@@ -127,7 +127,7 @@ def remind(inv: Invocation, args: list[str]) -> None:
     if words == ["off"]:
         setter = schedules.set_by(team, channel)
         if setter not in (None, user) and not inv.is_admin():
-            raise CommandError(t("digest.remind_not_yours", lang, setter=f"<@{setter}>"))
+            raise CommandError(t("digest.remind_not_yours", lang, setter=who(setter, lang)))
         schedules.put(team, channel, replace(current, enabled=False), user, deps.now())
         inv.answer(plain(t("digest.schedule_off", lang), lang))
         return
@@ -224,7 +224,7 @@ def budget(inv: Invocation, args: list[str]) -> None:
         raise CommandError(tw(f"error.rental.{exc.code}", lang, "slack", **exc.params)) from None
     setter = budgets.set_by(team, project)
     if setter not in (None, inv.user) and not inv.is_admin():
-        raise CommandError(t("digest.budget_not_yours", lang, project=project, setter=f"<@{setter}>"))
+        raise CommandError(t("digest.budget_not_yours", lang, project=project, setter=who(setter, lang)))
     if len(args) == 2 and args[1].lower() == "off":
         budgets.remove(team, project)
         inv.answer(plain(t("digest.budget_removed", lang, project=project), lang))

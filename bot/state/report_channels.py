@@ -24,6 +24,13 @@ class ReportChannels:
                 insert(report_channels).values(team=team, channel=channel, enabled=enabled, set_by=by, updated_at=now)
             )
 
+    def set_by(self, team: str, channel: str) -> str | None:
+        """Who last turned the channel's weekly report off or on (None: nobody has)."""
+        c = report_channels.c
+        with self.store.reading() as conn:
+            found = conn.execute(select(c.set_by).where(c.team == team, c.channel == channel)).scalar()
+        return str(found) if found else None
+
     def enabled(self, team: str, channel: str) -> bool:
         c = report_channels.c
         with self.store.reading() as conn:

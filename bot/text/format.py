@@ -54,3 +54,15 @@ def escape(text: object) -> str:
     """Slack's mrkdwn escaping for text that came from a user or a data file: &, < and > (so no
     <!channel> and no link it did not have is posted)."""
     return str(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def who(user: str | None, lang: Lang) -> str:
+    """Who did something, as a chat message names them: a user as a mention, the terminal and the bot by name
+    (a budget set from the terminal was shown as a mention of a user called terminal)."""
+    from bot.text.catalogue import t
+
+    if not user:
+        return "?"
+    if user in ("terminal", "bot", "cloud"):
+        return t(f"who.{user}", lang)
+    return f"<@{escape(user)}>"

@@ -10,6 +10,7 @@ from typing import Any
 
 from bot.server.jobs import weekly_reports
 from bot.state.rentals import Rentals
+from bot.state.report_channels import ReportChannels
 from rules.samples import Sample
 from tests.support.slack_harness import Harness, running_app
 
@@ -71,6 +72,14 @@ def test_on_demand_and_off(tmp_path: Path) -> None:
         h.send.command("report off", user="U1", response_url=h.fake.response_url("3"))
         h.fake.wait_for(lambda: [c for c in h.fake.of("response_url") if c["_path"].endswith("/3")])
         assert weekly_reports(h.deps, h.tellers()) == []  # off here
+        # issue 34.7d: the same rule as `remind off`: whoever set it, or an admin
+        h.send.command("report on", user="U7", response_url=h.fake.response_url("4"))
+        refused = h.fake.wait_for(lambda: [c for c in h.fake.of("response_url") if c["_path"].endswith("/4")])[0]
+        assert "last set by <@U1>" in refused["text"] and weekly_reports(h.deps, h.tellers()) == []
+        h.fake.admins.add("UADMIN")
+        h.send.command("report on", user="UADMIN", response_url=h.fake.response_url("5"))
+        h.fake.wait_for(lambda: [c for c in h.fake.of("response_url") if c["_path"].endswith("/5")])
+        assert ReportChannels(h.deps.store).enabled("T1", "C1")
 
 
 def test_app_home_shows_what_you_rent_your_spend_and_your_budgets(tmp_path: Path) -> None:

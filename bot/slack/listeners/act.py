@@ -14,6 +14,7 @@ from bot.slack.ui import blocks
 from bot.state.actions import Actions
 from bot.state.rentals import NAME
 from bot.text import Lang, t
+from bot.text.format import who
 
 KEYS = {"grace": "grace", "project": "project", "宽限": "grace", "项目": "project"}
 
@@ -41,7 +42,7 @@ def on_act(deps: Deps, request: SlackRequest, args: list[str], lang: Lang) -> No
     if mode == "stop" and not admin:
         raise RentalCommandError(t("action.stop_admins_only", lang))
     if not mine and not admin:
-        raise RentalCommandError(t("action.not_yours", lang, who=f"<@{current.set_by}>"))
+        raise RentalCommandError(t("action.not_yours", lang, who=who(current.set_by, lang)))
     actions.set_policy(team, channel, mode, grace, project=project, by=user, now=deps.now())
     text = f"<@{user}>: " + said(actions.policy(team, channel, project), where, lang)
     request.respond(response_type="in_channel", text=text, blocks=blocks.text(text))

@@ -10,6 +10,7 @@ from zoneinfo import ZoneInfo
 from bot.deps import Deps
 from bot.report.compose import compose
 from bot.report.post import post, week_before
+from bot.slack.listeners.digest import is_admin
 from bot.slack.listeners.rentals import RentalCommandError
 from bot.slack.request import SlackRequest
 from bot.slack.teller import slack_tellers
@@ -18,6 +19,7 @@ from bot.state.rentals import Rentals
 from bot.state.report_channels import ReportChannels
 from bot.state.schedules import Schedules
 from bot.text import Lang, t
+from bot.text.format import who
 from rules.report import FIRST_DAY, LAST_DAY, month_days, reportable
 
 MONTH = re.compile(r"(\d{4})-(\d{2})")
@@ -42,7 +44,11 @@ def on_report(deps: Deps, request: SlackRequest, args: list[str], lang: Lang) ->
     channel, team, now = request.channel or "", request.team, deps.now()
     word = args[0].lower() if args else ""
     if word in ("off", "on"):
-        ReportChannels(deps.store).set(team, channel, word == "on", request.user or "", now)
+        reports, user = ReportChannels(deps.store), request.user or ""
+        setter = reports.set_by(team, channel)  # the same rule as `remind off`: whoever set it, or an admin
+        if setter not in (None, user) and not is_admin(request.client, user, team):
+            raise RentalCommandError(t("report.not_yours", lang, setter=who(setter, lang)))
+        reports.set(team, channel, word == "on", user, now)
         text = t(f"report.{word}", lang, day=deps.settings.report_day)
         request.respond(response_type="in_channel", text=text, blocks=blocks.text(text))
         return

@@ -1,0 +1,14 @@
+"""Who set something, as chat names them (issue 34.13): the terminal and the bot by name, never as a mention of a
+user called "terminal"; a user id as a mention, escaped so it cannot ping the channel."""
+
+from __future__ import annotations
+
+from bot.text import Lang
+from bot.text.format import who
+
+
+def test_the_terminal_and_the_bot_are_named_and_users_are_mentioned() -> None:
+    assert who("terminal", Lang.EN) == "someone at the terminal" and who("terminal", Lang.ZH) == "终端上的操作者"
+    assert who("bot", Lang.EN) == "the bot" and who("", Lang.EN) == "?" and who(None, Lang.ZH) == "?"
+    assert who("U0456", Lang.EN) == "<@U0456>"
+    assert who("<!channel>", Lang.EN) == "<@&lt;!channel&gt;>"
