@@ -7,6 +7,8 @@ cloud's owner and channel win where its tags have them) instead of adding a seco
 
 from __future__ import annotations
 
+import logging
+import re
 import secrets
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -22,6 +24,9 @@ from bot.state.store import Store
 from rules.power import Power
 from rules.sources import FOUND_SOURCES
 
+log = logging.getLogger(__name__)
+# a Slack channel id (public C…, private G…) or a Feishu group chat id (oc_…): what a channel tag may name
+CHANNEL_ID = re.compile(r"[CG][A-Z0-9]{1,20}|oc_[0-9A-Za-z]{1,64}")
 BATCH = 500  # items a transaction: the write lock is given back between batches
 GONE = ("terminated", "shutting-down", "released")
 POWER = {"running": Power.ON, "stopping": Power.OFF, "stopped": Power.OFF}  # pending: not billed yet, not said
@@ -375,8 +380,12 @@ def _who(item: Found, filing: Filing) -> dict[str, Any]:
     # may name its platform (feishu:oc_…), which the team already says
     named = next((item.tags[tag] for tag in (filing.channel_tag, LEGACY_CHANNEL_TAG) if item.tags.get(tag)), "")
     channel = named.strip().removeprefix("feishu:").removeprefix("slack:").lstrip("#")
-    if channel:
-        out["channel"] = channel[:64]
+    if channel and CHANNEL_ID.fullmatch(channel):
+        out["channel"] = channel
+    elif channel:  # a mention (<!channel>), a user id, a formula: tags are data, not where to post
+        log.warning(
+            "%s: its channel tag %r is not a channel id; it goes to the default channel", item.key, channel[:40]
+        )
     project = item.tags.get("Project", "").strip()
     if project and NAME.fullmatch(project):
         out["project"] = project[:80]
