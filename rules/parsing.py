@@ -123,7 +123,8 @@ _BUCKETS = {
     ">8h": DurationBucket.LONG,
 }
 _ABOVE = lazy(
-    r"^(?:>|more than|over|longer than|超过|大于|多于)\s*(?P<rest>.+)$"
+    r"^(?:>|more than|over|longer than|at least|just over|a bit over|a little over"
+    r"|超过|大于|多于|至少|起码|最少)\s*(?P<rest>.+)$"
     r"|^(?P<rest2>.+?)\s*(?:以上|多|\+)$"
 )
 _BELOW = lazy(
@@ -131,6 +132,13 @@ _BELOW = lazy(
     r"|^(?P<rest2>.+?)\s*(?:以内|以下|之内)$"
 )
 _RANGE = lazy(rf"^(?P<low>{NUMBER})\s*(?:-|~|to|到|至)\s*(?P<high>.+)$")
+_AND_A_HALF = lazy(rf"({NUMBER})\s+and a half\b")
+_PLUS = lazy(r"(\d)\s*\+(?=\s*\S)")  # a + between a number and its unit
+_MORE_INSIDE = lazy(r"([\d零一二两三四五六七八九十百千])\s*(?:个)?多(?=\s*(?:个)?(?:小时|钟头|天|周|星期|分钟))")
+
+
+def show_number(value: float) -> str:
+    return f"{value:g}"
 
 
 def _sum_parts(text: str) -> float | None:
@@ -156,7 +164,10 @@ def parse_duration(text: str) -> DurationAnswer:
         if key in _BUCKETS:
             return DurationAnswer(bucket=_BUCKETS[key])
     norm = norm.replace("half an hour", "0.5h").replace("half a day", "0.5d")
+    norm = _AND_A_HALF.sub(lambda m: show_number(number_value(m.group(1)) + 0.5), norm)  # "three and a half"
     above = False
+    if _PLUS.search(norm) or _MORE_INSIDE.search(norm):  # "10+ hours", "12个多小时": more than that
+        norm, above = _MORE_INSIDE.sub(r"\1", _PLUS.sub(r"\1", norm)), True
     for pattern in (_ABOVE, _BELOW):
         match = pattern.match(norm)
         if match:
