@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 from typing import Any
 
-from bot.discover.cloud import CloudError, Stopped, gpu_named
+from bot.discover.cloud import CloudError, Stopped, gpu_named, scan_regions
 from bot.state.discovered import Found, Scan
 from rules.samples import Sample
 
@@ -191,17 +191,7 @@ class Aliyun:
         return quoted.get("spot") if spot and "spot" in quoted else quoted.get("on-demand")
 
     def scan(self) -> Scan:
-        out = Scan(source=self.name)
-        for region in self.regions:
-            try:
-                found = list(self._instances(region)) + list(self._disks(region))
-            except CloudError as exc:
-                out.problems[region] = str(exc)
-                log.warning("Alibaba Cloud discovery in %s failed: %s", region, exc)
-                continue
-            out.found += found
-            out.regions_ok.append(region)
-        return out
+        return scan_regions(self.name, self.regions, lambda r: [*self._instances(r), *self._disks(r)])
 
     def _pages(
         self, region: str, action: str, make: Callable[[str | None], Any], key: tuple[str, str]

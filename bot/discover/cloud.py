@@ -7,15 +7,18 @@ imported only when that cloud is on (the Alibaba Cloud SDK alone takes half a se
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
+import logging
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Protocol, cast
 
 from bot.settings import Settings
-from bot.state.discovered import Scan
+from bot.state.discovered import Found, Scan
 from rules.gpus import canonical_gpu
 from rules.samples import Sample
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -67,6 +70,21 @@ class Cloud(Protocol):
         """Stop an instance without releasing it, asking for its meter to stop where the cloud can; then read
         its state again (CloudError when the stop or the read failed)."""
         ...
+
+
+def scan_regions(source: str, regions: tuple[str, ...], read: Callable[[str], Iterable[Found]]) -> Scan:
+    """Each region read with `read`; one that fails (CloudError) is said in one line and changes nothing known."""
+    out = Scan(source=source)
+    for region in regions:
+        try:
+            found = list(read(region))
+        except CloudError as exc:
+            out.problems[region] = str(exc)
+            log.warning("%s discovery in %s failed: %s", source, region, exc)
+            continue
+        out.found += found
+        out.regions_ok.append(region)
+    return out
 
 
 class HasBalance(Protocol):

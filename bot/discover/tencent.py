@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 from typing import Any
 
-from bot.discover.cloud import CloudError, Stopped, gpu_named
+from bot.discover.cloud import CloudError, Stopped, gpu_named, scan_regions
 from bot.state.discovered import Found, Scan
 from rules.samples import Sample
 
@@ -147,17 +147,7 @@ class Tencent:
         raise AssertionError("unreachable")  # pragma: no cover
 
     def scan(self) -> Scan:
-        out = Scan(source=self.name)
-        for region in self.regions:
-            try:
-                found = list(self._instances(region))
-            except CloudError as exc:
-                out.problems[region] = str(exc)
-                log.warning("Tencent Cloud discovery in %s failed: %s", region, exc)
-                continue
-            out.found += found
-            out.regions_ok.append(region)
-        return out
+        return scan_regions(self.name, self.regions, self._instances)
 
     def _instances(self, region: str) -> Iterator[Found]:
         offset = 0
