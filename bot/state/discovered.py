@@ -29,6 +29,7 @@ log = logging.getLogger(__name__)
 CHANNEL_ID = re.compile(r"[CG][A-Z0-9]{1,20}|oc_[0-9A-Za-z]{1,64}")
 BATCH = 500  # items a transaction: the write lock is given back between batches
 GONE = ("terminated", "shutting-down", "released")
+RUNNING = ("running", "pending", "starting")
 POWER = {"running": Power.ON, "stopping": Power.OFF, "stopped": Power.OFF}  # pending: not billed yet, not said
 
 
@@ -94,6 +95,7 @@ class Applied:
     updated: int = 0
     released: list[str] = field(default_factory=list)
     deleted: list[str] = field(default_factory=list)
+    back: list[str] = field(default_factory=list)  # released here, then found running again
 
 
 class Discovered:
@@ -187,6 +189,10 @@ class Discovered:
             if gone and row.released_at is None:
                 values |= {"released_at": now, "released_by": "cloud"}
                 out.released.append(row.name)
+            elif item.state in RUNNING and row.released_at is not None:  # released here, started again there:
+                values |= {"released_at": None, "released_by": None}  # it bills again, so it is an item again
+                log.info("%s runs again in the cloud after its release: tracked again", row.name)
+                out.back.append(row.name)
             else:
                 out.updated += 1
             return [_set(rental_instances, row, **values)]

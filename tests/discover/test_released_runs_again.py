@@ -1,0 +1,42 @@
+"""A released instance that runs again in the cloud is an item again (issue 34.2): released in the bot (a
+person's release, or the bot's own stop) and then started again at AWS (moto's server here), the next discovery
+brings it back, unreleased with the same owner, and its spend counts from the scan that saw it running."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+from bot.discover.run import discover
+from bot.state import Store
+from bot.state.power import PowerLog
+from bot.state.rentals import Rentals
+from rules.power import Power
+from tests.discover.test_aws import no_offers, settings
+from tests.support.aws import ec2, launch, moto_server
+from tests.support.state_template import migrated_state_db
+
+
+def test_an_instance_released_then_started_again_comes_back(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    with moto_server(monkeypatch) as url:
+        client = ec2(url)
+        box = launch(client, "g5.xlarge", {"Owner": "U0456", "SlackChannel": "C1"})
+        store = Store(f"sqlite:///{migrated_state_db(tmp_path / 'state.db')}")
+        t0 = datetime.now(UTC).replace(microsecond=0) + timedelta(hours=1)
+        discover(settings(tmp_path, url), store, "T1", t0, offers=no_offers)
+        rentals = Rentals(store)
+        [inst] = rentals.instances("T1")
+        client.stop_instances(InstanceIds=[box])
+        rentals.release("T1", inst.name, t0 + timedelta(hours=1))
+        assert rentals.instances("T1", active_only=True) == []
+        discover(settings(tmp_path, url), store, "T1", t0 + timedelta(hours=2), offers=no_offers)  # still stopped
+        assert rentals.instances("T1", active_only=True) == []
+        client.start_instances(InstanceIds=[box])
+        report = discover(settings(tmp_path, url), store, "T1", t0 + timedelta(hours=3), offers=no_offers)
+        assert report.applied.back == [inst.name]
+        [again] = rentals.instances("T1", active_only=True)
+        assert (again.id, again.owner, again.released_at, again.released_by) == (inst.id, "U0456", None, None)
+        [stretches] = PowerLog(store).timelines([again], t0 + timedelta(hours=4)).values()
+        assert stretches[-1].state is Power.ON and stretches[-1].start == t0 + timedelta(hours=3)
