@@ -57,6 +57,9 @@ def _record(values: dict[str, Any], source: str, fetched_at: datetime) -> Row:
     return PriceRecord(source=source, fetched_at=fetched_at, **values)
 
 
+PLACEHOLDER = "REPLACE:"  # what pricing/data/ratecard.example.csv marks each value to fill in with
+
+
 def read_rows(rows: Iterable[Mapping[str, Any]], *, origin: str, source: str, fetched_at: datetime) -> Iterator[Row]:
     """Validate rows one at a time (memory does not grow with the feed). The first bad row raises RecordError."""
     checked_header = False
@@ -72,6 +75,15 @@ def read_rows(rows: Iterable[Mapping[str, Any]], *, origin: str, source: str, fe
                 raise RecordError(origin, number, missing[0], "required column is missing")
             checked_header = True
         values = {k: v for k, v in row.items() if v not in (None, "")}
+        placeholder = next((k for k, v in values.items() if isinstance(v, str) and v.startswith(PLACEHOLDER)), None)
+        if placeholder is not None:  # ratecard.example.csv copied and not filled in: its sample prices are no price
+            raise RecordError(
+                origin,
+                number,
+                placeholder,
+                f"still the template's {PLACEHOLDER} placeholder: put the platform's own "
+                "price and where it comes from in this row, or delete the row",
+            )
         values.setdefault("provenance", origin)
         try:
             yield _record(values, source, fetched_at)

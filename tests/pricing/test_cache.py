@@ -198,13 +198,20 @@ def test_file_database_survives_reopening(tmp_path: Path) -> None:
     again.close()
 
 
-def test_the_rate_card_template_reads_as_a_rate_card_with_storage_and_egress() -> None:
-    """pricing/data/ratecard.example.csv: what a team fills in for its own platform, read by the same reader."""
+def test_the_rate_card_template_reads_as_a_rate_card_with_storage_and_egress(tmp_path: Path) -> None:
+    """pricing/data/ratecard.example.csv: what a team fills in for its own platform, read by the same reader once
+    filled in; loaded unedited, its sample prices are refused naming the file and the row (issue 34.19)."""
     from datetime import UTC, datetime
 
+    from pricing.errors import RecordError
     from pricing.sources import read_price_file
 
-    path = Path(__file__).parents[2] / "pricing" / "data" / "ratecard.example.csv"
+    template = Path(__file__).parents[2] / "pricing" / "data" / "ratecard.example.csv"
+    with pytest.raises(RecordError) as unedited:
+        list(read_price_file(template, str(template), "ratecard", datetime.now(UTC)))
+    assert "row 1" in str(unedited.value) and "REPLACE:" in str(unedited.value) and str(template) in str(unedited.value)
+    path = tmp_path / "ours.csv"
+    path.write_text(template.read_text(encoding="utf-8").replace("REPLACE: ", "our list, 2026-12: "), encoding="utf-8")
     rows = list(read_price_file(path, str(path), "ratecard", datetime.now(UTC)))
     assert [str(r.unit) for r in rows] == ["hour", "day", "month", "hour", "hour", "hour", "gb-month", "gb"]
     assert {str(r.pricing_model) for r in rows[:6]} == {"on-demand", "daily", "monthly", "spot"}  # the GPU rows
