@@ -142,6 +142,11 @@ class Digest:
     lifecycle: list[LifecycleNews] = field(default_factory=list)  # powered off where the platform releases it
 
     @property
+    def count(self) -> int:
+        """The items the message lists, as its header counts them (found and platform notes included)."""
+        return len(self.instances) + len(self.storage) + len(self.found) + len(self.lifecycle)
+
+    @property
     def news(self) -> bool:
         """Anything worth a message (spend alone is not: it is context for the items)."""
         return bool(self.instances or self.storage or self.found or self.lifecycle)

@@ -160,7 +160,7 @@ def send_digests(
         posted = outlet.posted_before(channel, day, local_zone) if claim == "taken" and not force else None
         if claim is None or posted is not None:
             if posted is not None:  # a sender killed after the chat had its post: record it, post no second
-                sends.sent(team, channel, day, now(), posted, len(digest.instances) + len(digest.storage))
+                sends.sent(team, channel, day, now(), posted, digest.count)
             outcomes.append(Outcome(channel, "already"))
             continue
         if not digest.news and not all_clear:
@@ -191,7 +191,7 @@ def send_digests(
             continue
         finally:
             last_post = time.monotonic()
-        items = len(digest.instances) + len(digest.storage)
+        items = digest.count  # what the message's header says
         sends.sent(team, channel, day, now(), message_id, items)
         warner.record(team, channel, digest, message_id or None, moment, channel_lang.value)
         outcomes.append(Outcome(channel, "sent", items))

@@ -197,3 +197,19 @@ def test_remind_now_with_lang_posts_in_that_language_else_the_channels(tmp_path:
     )
     assert remind(tmp_path, fake, "--force", lang="en").returncode == 0  # no --lang: the channel's (zh)
     assert "GPU 租用提醒" in json.dumps(posts(fake)[-1]["blocks"], ensure_ascii=False)
+
+
+def test_the_terminal_counts_the_items_the_message_lists(tmp_path: Path, fake: FakeSlack) -> None:
+    """Issue 34.11: remind --now said "0 items" for a digest whose header said 2: found items count too."""
+    from bot.state.discovered import Discovered
+
+    rentals = idle_box(tmp_path)
+    Discovered(rentals.store).add_pod(
+        "T1", "k8s:ml/train-0", "ml.train-0", "A100-80GB", 1, "C1", (2.0, "hour", "USD"), datetime.now(UTC)
+    )
+    done = remind(tmp_path, fake)
+    assert done.returncode == 0, done.stderr
+    [message] = posts(fake)
+    header = next(b for b in message["blocks"] if b["type"] == "header")["text"]["text"]
+    assert header == "GPU rentals: 2 to look at"
+    assert "C1: digest sent (2 items)" in done.stdout
