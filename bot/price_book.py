@@ -93,10 +93,10 @@ def build_sources(settings: Settings, client: httpx.Client) -> list[Source]:
         )
     if settings.aliyun_region_list() and settings.aliyun_price_type_list():
         from bot.discover.aliyun import Aliyun
+        from bot.discover.cloud import clouds
 
-        cloud = Aliyun(
-            settings.aliyun_region_list(), settings.aliyun_endpoint, backoff_s=settings.aliyun_retry_backoff_s
-        )
+        cloud = clouds(settings)["aliyun"]()
+        assert isinstance(cloud, Aliyun)
         sources.append(
             aliyun_source(
                 cloud.ask,

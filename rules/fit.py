@@ -86,11 +86,7 @@ def shared_option(
     if sharing in ("qgpu", "hami") and peak_gb is not None:
         return partition(card, peak_gb, sharing) if peak_gb <= card.memory_gb else None
     if sharing == "time-slicing" and peak_gb is not None and peak_gb <= card.memory_gb:
-        fraction = next((f for f in FRACTIONS if f * card.memory_gb >= peak_gb), None)
-        if fraction is not None:
-            memory = round(card.memory_gb * fraction, 1)
-            return SharedOption(kind=FitKind.FRACTION, gpu=card.name, share=fraction, memory_gb=memory, sharing=sharing)
-        return SharedOption(kind=FitKind.WHOLE_CARD, gpu=card.name, share=1.0, memory_gb=card.memory_gb)
+        return _fraction(card, peak_gb, sharing) or _whole(card)
     if peak_gb is None:
         memory = round(card.memory_gb * default_share, 1)
         return SharedOption(
@@ -113,12 +109,21 @@ def shared_option(
                 memory_gb=fit.memory_gb,
                 mig_profile=fit.name,
             )
-    else:
-        fraction = next((f for f in FRACTIONS if f * card.memory_gb >= peak_gb), None)
-        if fraction is not None:
-            return SharedOption(
-                kind=FitKind.FRACTION, gpu=card.name, share=fraction, memory_gb=round(card.memory_gb * fraction, 1)
-            )
+    elif (fraction := _fraction(card, peak_gb)) is not None:
+        return fraction
+    return _whole(card)
+
+
+def _fraction(card: GPUModel, peak_gb: float, sharing: str | None = None) -> SharedOption | None:
+    """The smallest time-sliced or vGPU fraction of `card` (FRACTIONS) that holds `peak_gb`, if one does."""
+    share = next((f for f in FRACTIONS if f * card.memory_gb >= peak_gb), None)
+    if share is None:
+        return None
+    memory = round(card.memory_gb * share, 1)
+    return SharedOption(kind=FitKind.FRACTION, gpu=card.name, share=share, memory_gb=memory, sharing=sharing)
+
+
+def _whole(card: GPUModel) -> SharedOption:
     return SharedOption(kind=FitKind.WHOLE_CARD, gpu=card.name, share=1.0, memory_gb=card.memory_gb)
 
 

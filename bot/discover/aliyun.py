@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 from typing import Any
 
-from bot.discover.cloud import CloudError, Stopped, gpu_named, scan_regions
+from bot.discover.cloud import CloudError, Stopped, gpu_named, scan_regions, utc_time
 from bot.state.discovered import Found, Scan
 from rules.samples import Sample
 
@@ -34,7 +34,6 @@ TRIES = 3
 METRIC_BATCH = 50  # instances a DescribeMetricList call (their ids ride in the query string)
 # ESSD PL0, mainland regions: the bundled rate card's alibaba-cloud-reference row (2024 public price list)
 DISK_CNY_GB_MONTH = 0.5
-DISK_SOURCE = "Alibaba Cloud ESSD PL0 list price, about 0.5 CNY per GB-month (2024 public price list)"
 STATES = {"Running": "running", "Stopped": "stopped", "Stopping": "stopping", "Starting": "starting"}
 
 
@@ -125,18 +124,22 @@ class Aliyun:
 
     def call(self, product: str, region: str, action: str, request: Any = None) -> dict[str, Any]:
         """One API call, its body as the API documents it (a dict); throttling retried with back-off."""
-        client = self.client(product, region)
-        method = getattr(client, action)
+        method = getattr(self.client(product, region), action)
+        try:
+            return self._retrying(lambda: dict((method(request) if request is not None else method()).body.to_map()))
+        except _errors() as exc:
+            raise CloudError(aliyun_problem(exc, region)) from None
+
+    def _retrying(self, once: Callable[[], dict[str, Any]]) -> dict[str, Any]:
+        """`once`, tried again with back-off while Alibaba Cloud answers throttled; its last error raised."""
         teas = _errors()
         for attempt in range(TRIES):
             try:
-                response = method(request) if request is not None else method()
-                return dict(response.body.to_map())
+                return once()
             except teas as exc:
-                if str(getattr(exc, "code", "")) in THROTTLED and attempt + 1 < TRIES:
-                    self.sleep(self.backoff_s * 2**attempt)
-                    continue
-                raise CloudError(aliyun_problem(exc, region)) from None
+                if str(getattr(exc, "code", "")) not in THROTTLED or attempt + 1 == TRIES:
+                    raise
+                self.sleep(self.backoff_s * 2**attempt)
         raise AssertionError("unreachable")  # pragma: no cover
 
     def ask(self, region: str, action: str, params: dict[str, Any]) -> dict[str, Any]:
@@ -159,19 +162,13 @@ class Aliyun:
             req_body_type="formData",
             body_type="json",
         )
-        teas = _errors()
-        for attempt in range(TRIES):
-            try:
-                answer = client.call_api(spec, OpenApiRequest(query=params), RuntimeOptions())
-                return dict(answer.get("body") or {})
-            except teas as exc:
-                code = str(getattr(exc, "code", "") or "")
-                if code in THROTTLED and attempt + 1 < TRIES:
-                    self.sleep(self.backoff_s * 2**attempt)
-                    continue
-                transient = code in THROTTLED or not code
-                raise AskError(aliyun_problem(exc, region), transient=transient) from None
-        raise AssertionError("unreachable")  # pragma: no cover
+        try:
+            return self._retrying(
+                lambda: dict(client.call_api(spec, OpenApiRequest(query=params), RuntimeOptions()).get("body") or {})
+            )
+        except _errors() as exc:
+            code = str(getattr(exc, "code", "") or "")
+            raise AskError(aliyun_problem(exc, region), transient=code in THROTTLED or not code) from None
 
     def hourly(self, region: str, instance_type: str, spot: bool) -> float | None:
         """The type's price an hour in `region` from the cloud itself (DescribePrice, or the latest spot price),
@@ -236,7 +233,7 @@ class Aliyun:
                 size_gb=float(raw.get("Size") or 0),
                 per_gb_month=DISK_CNY_GB_MONTH,
                 currency="CNY",
-                created_at=_time(raw.get("CreationTime")),
+                created_at=utc_time(raw.get("CreationTime")),
             )
 
     def describe(self, region: str, instance_id: str) -> dict[str, Any] | None:
@@ -342,7 +339,7 @@ def instance_found(raw: dict[str, Any], region: str, per_hour: float | None = No
         int(raw.get("GPUAmount") or 0),
         per_hour,
         str(raw.get("SpotStrategy") or "NoSpot") != "NoSpot",
-        _time(raw.get("StartTime")) or _time(raw.get("CreationTime")),
+        utc_time(raw.get("StartTime")) or utc_time(raw.get("CreationTime")),
         charging=_charging(raw) if state == "stopped" else None,
         currency="CNY",
         billing="month" if raw.get("InstanceChargeType") == "PrePaid" else "hourly",
@@ -358,17 +355,6 @@ def _charging(raw: dict[str, Any]) -> bool | None:
 def _tags(raw: dict[str, Any]) -> dict[str, str]:
     tags = (raw.get("Tags") or {}).get("Tag") or []
     return {str(t.get("TagKey", "")): str(t.get("TagValue", "")) for t in tags}
-
-
-def _time(text: Any) -> datetime | None:
-    """Alibaba Cloud's times: 2026-11-30T08:00Z or 2026-11-30T08:00:00Z (UTC)."""
-    if not text:
-        return None
-    try:
-        found = datetime.fromisoformat(str(text))
-    except ValueError:
-        return None
-    return found if found.tzinfo else found.replace(tzinfo=UTC)
 
 
 def _samples(values: dict[tuple[str, int, datetime], dict[str, float]]) -> dict[str, list[Sample]]:

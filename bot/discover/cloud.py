@@ -10,7 +10,7 @@ import functools
 import logging
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any, Protocol, cast
 
 from bot.settings import Settings
@@ -49,6 +49,17 @@ def gpu_named(spec: str) -> str | None:
         return canonical_gpu(spec)
     except ValueError:
         return spec
+
+
+def utc_time(text: Any) -> datetime | None:
+    """A cloud's ISO 8601 time (2026-11-30T08:00Z, 2026-11-30T08:00:00Z) as UTC; None when there is none."""
+    if not text:
+        return None
+    try:
+        found = datetime.fromisoformat(str(text))
+    except ValueError:
+        return None
+    return found if found.tzinfo else found.replace(tzinfo=UTC)
 
 
 class Cloud(Protocol):

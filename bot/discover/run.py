@@ -78,8 +78,12 @@ def pricer(offers: Callable[[str], list[Any]]) -> Callable[[Found], tuple[float 
     them (a team's rate card or a feed quoting that cloud), else the bundled table's reference. Another
     provider's price for the same GPU is not what this instance costs, so it is not used."""
 
+    read: dict[str, list[Any]] = {}  # each GPU's offers read once a run, not once an item
+
     def price_of(item: Found) -> tuple[float | None, str, str]:
-        quoted = offers(item.gpu) if item.gpu else []
+        if item.gpu and item.gpu not in read:
+            read[item.gpu] = offers(item.gpu)
+        quoted = read.get(item.gpu or "", [])
         exact = [o for o in quoted if o.record.instance_type == item.instance_type and o.record.region == item.region]
         same = [o for o in quoted if o.record.instance_type == item.instance_type]
         ours = [o for o in quoted if o.record.provider.lower() == item.source]

@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 from typing import Any
 
-from bot.discover.cloud import CloudError, Stopped, gpu_named, scan_regions
+from bot.discover.cloud import CloudError, Stopped, gpu_named, scan_regions, utc_time
 from bot.state.discovered import Found, Scan
 from rules.samples import Sample
 
@@ -274,7 +274,7 @@ def instance_found(raw: dict[str, Any], region: str, per_hour: float | None = No
         max(int(float(info.get("GPUCount") or 0)), 1),  # a vGPU share (GPUCount below 1) is kept as one card
         per_hour,
         charge == "SPOTPAID",
-        _time(raw.get("CreatedTime")),
+        utc_time(raw.get("CreatedTime")),
         charging=_charging(raw) if state == "stopped" else None,
         currency="CNY",
         billing="month" if charge == "PREPAID" else "hourly",
@@ -283,17 +283,6 @@ def instance_found(raw: dict[str, Any], region: str, per_hour: float | None = No
 
 def _charging(raw: dict[str, Any]) -> bool | None:
     return {"KEEP_CHARGING": True, "STOP_CHARGING": False}.get(str(raw.get("StopChargingMode")))
-
-
-def _time(text: Any) -> datetime | None:
-    """CVM's CreatedTime: 2026-11-30T08:00:00Z."""
-    if not text:
-        return None
-    try:
-        found = datetime.fromisoformat(str(text))
-    except ValueError:
-        return None
-    return found if found.tzinfo else found.replace(tzinfo=UTC)
 
 
 def _iso(at: datetime) -> str:

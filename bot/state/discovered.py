@@ -56,7 +56,6 @@ class Found:
     charging: bool | None = None  # stopped, as the cloud says: its meter keeps running (True) or stopped (False)
     currency: str = "USD"
     billing: str = "hourly"  # how the cloud bills it: hourly (pay as you go, spot), month (prepaid)
-    note: str | None = None  # what else the cloud says of it that costs money or data (said in the digest)
 
     @property
     def source(self) -> str:

@@ -26,11 +26,12 @@ def keys(monkeypatch: pytest.MonkeyPatch) -> None:
         monkeypatch.setenv(key, value)
 
 
-def warned_then_due(h: Harness) -> tuple[int, dict[str, object]]:
-    """Discover, warn in the digest of a stop channel, and reach the deadline idle: the instance's id and digest."""
+def warned_then_due(h: Harness, job_id: str = "discover:aliyun") -> tuple[int, dict[str, object]]:
+    """Discover (the cloud's job), warn in the digest of a stop channel, and reach the deadline idle: the
+    instance's id and digest."""
     from bot.server.jobs import jobs_of
 
-    [job] = [j for j in jobs_of(h.settings, h.deps, h.deps_client()) if j.id == "discover:aliyun"]
+    [job] = [j for j in jobs_of(h.settings, h.deps, h.deps_client()) if j.id == job_id]
     job.work()
     [inst] = Rentals(h.deps.store).instances("T1")
     Actions(h.deps.store).set_policy("T1", "C1", "stop", GRACE, by="UADMIN", now=h.clock.now)

@@ -5,15 +5,14 @@ channel is told at once, with the release left to people."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
 
-from bot.actions.due import run_actions
 from bot.state.actions import Actions
 from bot.state.rentals import Rentals
-from tests.actions.test_stop import GRACE, digest, quiet, told
+from tests.actions.test_stop import told
+from tests.actions.test_stop_aliyun import warned_then_due
 from tests.support.fake_tencent import ENV, FakeTencent, fake_tencent
 from tests.support.slack_harness import Harness, running_app
 
@@ -25,20 +24,7 @@ def keys(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def due(h: Harness) -> tuple[int, dict[str, object]]:
-    from bot.server.jobs import jobs_of
-
-    [job] = [j for j in jobs_of(h.settings, h.deps, h.deps_client()) if j.id == "discover:tencent"]
-    job.work()
-    [inst] = Rentals(h.deps.store).instances("T1")
-    Actions(h.deps.store).set_policy("T1", "C1", "stop", GRACE, by="UADMIN", now=h.clock.now)
-    h.clock.advance(hours=3)
-    quiet(h, inst)
-    message = digest(h)
-    assert "It will be stopped at" in json.dumps(message["blocks"])
-    h.clock.advance(minutes=31)
-    quiet(h, inst, minutes=60)
-    assert run_actions(h.deps, h.tellers()) == 1
-    return inst.id, message
+    return warned_then_due(h, "discover:tencent")
 
 
 def app(tmp_path: Path, fake: FakeTencent):  # type: ignore[no-untyped-def]
