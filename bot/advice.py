@@ -17,6 +17,7 @@ from pricing.errors import QuoteError
 from rules.answers import build_profile
 from rules.decision import Choice, Decision
 from rules.engine import evaluate
+from rules.fit import FitKind, SharedOption
 from rules.policy import Policy
 from rules.profile import Schedule, TaskProfile, Workload
 from rules.schedule import assumed_schedule
@@ -30,6 +31,17 @@ Quoter = Callable[["QuoteRequest"], "Quote"]
 def without_none(data: dict[str, Any]) -> dict[str, Any]:
     """`data` without its None values, at every depth (what was not answered is left out)."""
     return {k: without_none(v) if isinstance(v, dict) else v for k, v in data.items() if v is not None}
+
+
+def shared_json(option: SharedOption | None) -> dict[str, Any] | None:
+    """The shared option as --json says it: `kind` is the kind of sharing asked for (qgpu, hami, time-slicing)
+    where there is one, else how it fits (slice, fraction, whole_card, assumed); `sharing` says which was asked."""
+    if option is None:
+        return None
+    out = asdict(option)
+    if option.sharing in ("qgpu", "hami", "time-slicing") and option.kind is not FitKind.WHOLE_CARD:
+        out["kind"] = option.sharing
+    return out
 
 
 @dataclass(frozen=True)
@@ -67,7 +79,7 @@ class Advice:
             "spot_reason": decision.spot_reason,
             "cards": decision.cards,
             "max_concurrent_requests": decision.max_concurrent_requests,
-            "shared_option": asdict(decision.shared) if decision.shared else None,
+            "shared_option": shared_json(decision.shared),
             "warnings": [{"id": w.id, "params": w.params, "text": render(w, lang)} for w in decision.warnings],
             "yearly_gpu_hours": decision.yearly_gpu_hours,
             "profile": without_none(asdict(self.profile)),

@@ -28,7 +28,7 @@ def test_a_17_gb_peak_is_quoted_as_a_17_gb_qgpu_share(tmp_path: Path) -> None:
     done = run_cli(*ANSWERS, "--sharing", "qgpu", "--schedule", "4x14", "--quote", "--json", tmp=tmp_path)
     assert done.returncode == 0, done.stderr
     out = json.loads(done.stdout)
-    assert out["shared_option"]["sharing"] == "qgpu"
+    assert (out["shared_option"]["kind"], out["shared_option"]["sharing"]) == ("qgpu", "qgpu")
     assert (out["shared_option"]["memory_gb"], out["shared_option"]["compute_pct"]) == (17.0, 25.0)
     assert "qGPU" in out["choice_text"] and "no hardware isolation" in out["choice_text"]
     shared = out["quote"]["shared"]
