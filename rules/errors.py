@@ -17,13 +17,22 @@ class ParseError(RulesError, ValueError):
     """An answer could not be read. `accepted` lists the forms the question takes.
 
     `problem` is a code (`duration_over_a_year`, `bare_number`, ...; None: not understood) that the
-    bot's text catalogue turns into a sentence in the user's language (`parse.problem.<code>`)."""
+    bot's text catalogue turns into a sentence in the user's language (`parse.problem.<code>`), filled
+    with `params` (an ambiguous answer's reading and the nearest accepted answer: "did you mean 10 h?")."""
 
-    def __init__(self, question: str, text: str, accepted: list[str], problem: str | None = None) -> None:
+    def __init__(
+        self,
+        question: str,
+        text: str,
+        accepted: list[str],
+        problem: str | None = None,
+        params: dict[str, str | float] | None = None,
+    ) -> None:
         self.question = question
         self.text = text
         self.accepted = accepted
         self.problem = problem
+        self.params = params or {}  # what the problem's sentence names: what was understood, the nearest answer
         shown = text if len(text) <= 60 else text[:57] + "..."
         why = problem or "not_understood"
         super().__init__(f"{question}: {shown!r}: {why}. Accepted: {', '.join(accepted)}")

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 
+from rules import colloquial as said
 from rules.errors import ParseError, UnknownGPU
 from rules.gpus import canonical_gpu
 from rules.numbers import CHINESE_NUMERAL, NUMBER, chinese_int, normalise, number_value
@@ -23,6 +24,7 @@ from rules.profile import (
     Sharing,
     Workload,
 )
+from rules.spoken import spoken
 
 ACCEPTED = {
     "duration": [
@@ -89,8 +91,21 @@ def _prepare(question: str, text: object) -> str:
         raise ParseError(question, text, accepted_for(question), "negative")
     if len(norm) > _MAX_TEXT:
         raise ParseError(question, text, accepted_for(question), "too_long")
-    return norm
+    if said.unsure(norm):
+        raise ParseError(question, text, accepted_for(question), "unsure", {"nearest": _nearest(question)})
+    return norm if question in _NAMES else spoken(norm)
 
+
+def _nearest(question: str) -> str:
+    """The answers to offer someone who is not sure: the question's buttons where it has them."""
+    from rules.questions import BY_KEY
+
+    ask = BY_KEY.get(_ACCEPTED_ALIASES.get(question, question)) or BY_KEY.get(question)
+    options = list(ask.options) if ask is not None and ask.options else accepted_for(question)[:3]
+    return " / ".join(options)
+
+
+_NAMES = {"workload", "phase", "gpu", "sharing"}  # answers that name a thing: no numbers read out of words
 
 _ACCEPTED_ALIASES = {"p99_ms": "p99", "model_size_b": "model_size"}
 
@@ -159,6 +174,9 @@ def _sum_parts(text: str) -> float | None:
 def parse_duration(text: str) -> DurationAnswer:
     """A single run's length: '45 min', '3.5 hours', '两个半小时', 'long', '>8h' ..."""
     norm = _prepare("duration", text)
+    if said.overnight(norm):
+        raise ParseError("duration", text, ACCEPTED["duration"], "ambiguous_overnight", {"suggestion": "10h"})
+    norm = said.duration_words(norm)
     compact = norm.replace(" ", "")
     for key in (norm, compact, compact.removesuffix("ours").removesuffix("our")):
         if key in _BUCKETS:
@@ -262,28 +280,49 @@ def read_yes_no(norm: str) -> bool | None:
 _MP_CARDS = lazy(r"(?<![\d.])(?P<n>\d{1,4})\s*(?:x\s*)?(?:cards?|gpus?|张卡|张|卡|块卡|块)")
 
 
-def model_parallel_cards(text: str) -> int | None:
-    """The card count a model-parallelism answer names ("yes, 4 cards", "需要，8卡", "4"), 2 or more; else None."""
-    norm = normalise(text) if isinstance(text, str) else ""
+def _cards_named(norm: str) -> int | None:
     found = _MP_CARDS.search(norm)
-    count = int(found.group("n")) if found else (int(norm) if norm.isdigit() else None)
+    count = int(found.group("n")) if found else (int(norm) if norm.isdigit() else said.tensor_parallel_cards(norm))
+    return count
+
+
+def model_parallel_cards(text: str) -> int | None:
+    """The card count a model-parallelism answer names ("yes, 4 cards", "需要，八卡", "4", "tp=4"), 2 or more;
+    else None (also for data parallelism on several cards: that is not model parallelism)."""
+    norm = spoken(normalise(text)) if isinstance(text, str) else ""
+    if said.model_parallel_words(norm) is False:
+        return None
+    count = _cards_named(norm)
     return count if count is not None and 2 <= count <= 1024 else None
 
 
 def parse_model_parallel(text: str) -> bool:
-    """Yes or no, or a card count of 2 or more ("4", "yes, 4 cards", "需要，8卡"): model parallelism needs 2+ cards."""
-    if isinstance(text, str) and model_parallel_cards(text) is not None:
-        norm = normalise(text)
-        said = read_yes_no(norm)
-        if said is False:
+    """Yes or no, or a card count of 2 or more ("4", "yes, 4 cards", "需要，8卡"): model parallelism needs 2+ cards.
+    "只是数据并行", "data parallel only", "单卡就够" are a no: each card holds the whole model."""
+    norm = _prepare("model_parallel", text)
+    words = said.model_parallel_words(norm)
+    if words is False:
+        return False
+    count = _cards_named(norm)
+    if count is not None and 2 <= count <= 1024:
+        if read_yes_no(norm) is False:
             raise ParseError("model_parallel", text, accepted_for("model_parallel"))  # "no, 4 cards": which?
         return True
-    return parse_yes_no(text, "model_parallel")
+    if count == 1:  # "1张卡", "one card"
+        return False
+    value = read_yes_no(norm)
+    if value is None:
+        value = words
+    if value is None:
+        raise ParseError("model_parallel", text, accepted_for("model_parallel"))
+    return value
 
 
 def parse_yes_no(text: str, question: str = "yes_no") -> bool:
     norm = _prepare(question, text)
     value = read_yes_no(norm)
+    if value is None and question in ("can_resume", "checkpointing"):
+        value = said.resume_words(norm)  # "每小时存一次checkpoint", "挂了要从头跑"
     if value is None:
         raise ParseError(question, text, accepted_for(question) if question in ACCEPTED else ACCEPTED["yes_no"])
     return value
@@ -307,15 +346,23 @@ def parse_memory(text: str) -> MemoryAnswer:
     yes_no = read_yes_no(norm)
     if yes_no is not None:
         return MemoryAnswer(tight=yes_no)
+    full = said.memory_full(norm)
+    if full is not None:
+        return MemoryAnswer(tight=full)  # "快满了", "plenty of room"
+    norm = said.memory_words(norm)
+    fraction = said.memory_fraction(norm) or said.memory_fraction(norm.replace(" ", ""))
+    if fraction is not None:
+        return MemoryAnswer(fraction=fraction)  # "一半左右", "most of the card": of the card asked about
+    both = said.peak_and_card(norm)
+    if both is not None:  # "80G的卡用了70G", "峰值大概70G，卡是80G"
+        return _peak_of_card(text, *both)
+    ranged = said.memory_range(norm)
+    if ranged is not None:
+        return _memory_range(text, *ranged)
     compact = norm.replace(" ", "")
     match = _PEAK_OF_CARD.match(norm) or _PEAK_OF_CARD.match(compact)
     if match:
-        peak, card = float(match.group("peak")), float(match.group("card"))
-        if peak <= 0 or card <= 0:
-            raise ParseError("memory", text, ACCEPTED["memory"], "memory_not_positive")
-        if card > 4096:
-            raise ParseError("memory", text, ACCEPTED["memory"], "card_too_large")
-        return MemoryAnswer(peak_gb=peak, card_gb=card)
+        return _peak_of_card(text, float(match.group("peak")), float(match.group("card")))
     match = _PERCENT.match(compact)
     if match:
         pct = float(match.group("pct")) if match.group("pct") else number_value(match.group("cn"))
@@ -328,12 +375,38 @@ def parse_memory(text: str) -> MemoryAnswer:
         if not 0 < peak <= 4096:
             raise ParseError("memory", text, ACCEPTED["memory"], "peak_not_positive")
         return MemoryAnswer(peak_gb=peak)
-    model = _served(text, norm) or _model_job(text, norm)
+    model = _served(text, said.serving_words(norm)) or _model_job(text, norm)
     if model is not None:
         return model
     if re.fullmatch(_NUM, compact):
         raise ParseError("memory", text, ACCEPTED["memory"], "bare_number")
     raise ParseError("memory", text, ACCEPTED["memory"])
+
+
+def _peak_of_card(text: str, peak: float, card: float) -> MemoryAnswer:
+    if peak <= 0 or card <= 0:
+        raise ParseError("memory", text, ACCEPTED["memory"], "memory_not_positive")
+    if card > 4096:
+        raise ParseError("memory", text, ACCEPTED["memory"], "card_too_large")
+    return MemoryAnswer(peak_gb=peak, card_gb=card)
+
+
+TIGHT_LINE = 0.8  # the bundled policy's memory_tight_fraction: where a range of GB must not straddle
+
+
+def _memory_range(text: str, low: float, high: float) -> MemoryAnswer:
+    """ "30-40 GB": the upper end, as the hit rules read a range; one that straddles the tight line of the
+    default card ("60-70 GB", the line at 64 GB of 80) is refused: the answer decides the rule."""
+    from rules.gpus import DEFAULT_GPU, gpu_model
+
+    card = gpu_model(DEFAULT_GPU)
+    line = TIGHT_LINE * card.memory_gb
+    if not 0 < low < high <= 4096:
+        raise ParseError("memory", text, ACCEPTED["memory"], "peak_not_positive")
+    if low <= line < high:
+        params: dict[str, str | float] = {"low": low, "high": high, "line": line, "gpu": card.name}
+        raise ParseError("memory", text, ACCEPTED["memory"], "ambiguous_range", params)
+    return MemoryAnswer(peak_gb=high)
 
 
 _QUANTS = {
@@ -461,22 +534,26 @@ _PERIOD = r"(?P<per>day|week|month|天|日|周|星期|礼拜|个月|月)"
 _TIMES = rf"(?P<n>{NUMBER})\s*(?:times|time|x|次|回)?"
 _FREQ_FORMS = [
     lazy(rf"^(?:every|each)\s+{_PERIOD}$|^(?P<word>daily|weekly|monthly|everyday)$"),
-    lazy(rf"^(?:每|每个|一)\s*{_PERIOD}$|^天天$"),
+    lazy(rf"^(?:每|每个|一|1)\s*{_PERIOD}$|^天天$"),
     lazy(rf"^{_TIMES}\s*(?:a|an|per|each|every|/)\s*{_PERIOD}$"),
-    lazy(rf"^(?:每|每个|一)\s*{_PERIOD}\s*(?P<n>{NUMBER})\s*(?:次|回)$"),
+    lazy(rf"^(?:每|每个|一|1)\s*{_PERIOD}\s*(?P<n>{NUMBER})\s*(?:次|回)$"),
     lazy(rf"^(?P<n>{NUMBER})\s*(?:次|回)\s*(?:/|每)\s*{_PERIOD}$"),
     lazy(rf"^(?:once|twice|thrice)\s+(?:a|an|per|every)\s+{_PERIOD}$"),
     lazy(rf"^(?:a\s+)?few\s+times\s+(?:a|per)\s+{_PERIOD}$"),
 ]
-_EVERY_N_DAYS = lazy(rf"^every\s+(?P<n>{NUMBER})\s+days$|^每\s*(?P<cn>{NUMBER})\s*天(?:一次)?$")
+_EVERY_N_DAYS = lazy(rf"^every\s+(?P<n>{NUMBER})\s+days?$|^每\s*(?P<cn>{NUMBER})\s*天(?:一次|1次)?$")
+_RUNS_RANGE = lazy(r"(\d+(?:\.\d+)?)\s*-\s*(\d+(?:\.\d+)?)(?=\s*(?:次|回|times|x\b))")  # "3-4次": the upper end
 
 
 def parse_frequency(text: str) -> FrequencyAnswer:
     """How often the job runs: 'daily', '3 times a week', '每周两次', 'high' ..."""
-    norm = _prepare("frequency", text)
+    norm = said.frequency_words(_RUNS_RANGE.sub(r"\2", _prepare("frequency", text)))
     compact = norm.replace(" ", "") if re.search(r"[\u4e00-\u9fff]", norm) else norm
     if compact in _LEVELS:
         return FrequencyAnswer(level=_LEVELS[compact])
+    weekly = said.runs_a_week(compact) or said.runs_a_week(norm)
+    if weekly is not None:
+        return FrequencyAnswer(runs_per_week=weekly)
     match = _EVERY_N_DAYS.match(compact)
     if match:
         n = number_value(match.group("n") or match.group("cn"))
@@ -535,6 +612,39 @@ _WORKLOADS = {
     "调试": Workload.DEBUG,
     "other": Workload.OTHER,
     "其他": Workload.OTHER,
+    # the articles' own words, and how teams name the same work
+    "调参": Workload.HPO,
+    "超参调优": Workload.HPO,
+    "超参数调优": Workload.HPO,
+    "hyperparameter tuning": Workload.HPO,
+    "hyper-parameter tuning": Workload.HPO,
+    "sweep": Workload.HPO,
+    "grid search": Workload.HPO,
+    "继续预训练": Workload.PRETRAIN,
+    "增量预训练": Workload.PRETRAIN,
+    "大模型预训练": Workload.PRETRAIN,
+    "全参数微调": Workload.FULL_FINETUNE,
+    "全量训练": Workload.FULL_FINETUNE,
+    "sft": Workload.FULL_FINETUNE,
+    "full sft": Workload.FULL_FINETUNE,
+    "lora微调": Workload.LORA,
+    "lora fine-tune": Workload.LORA,
+    "lora finetune": Workload.LORA,
+    "qlora微调": Workload.QLORA,
+    "推理服务": Workload.INFERENCE,
+    "在线推理": Workload.INFERENCE,
+    "模型服务": Workload.INFERENCE,
+    "部署推理": Workload.INFERENCE,
+    "model serving": Workload.INFERENCE,
+    "online inference": Workload.INFERENCE,
+    "调试代码": Workload.DEBUG,
+    "跑通代码": Workload.DEBUG,
+    # work the two-of-four rule judges without a scenario of its own (the articles count 3D rendering
+    # among the high-continuity jobs: its duration and interruption answers carry it)
+    "渲染": Workload.OTHER,
+    "3d渲染": Workload.OTHER,
+    "rendering": Workload.OTHER,
+    "3d rendering": Workload.OTHER,
 }
 _PHASES = {
     "exploration": Phase.EXPLORATION,
@@ -556,8 +666,10 @@ _PHASES = {
 
 def parse_workload(text: str) -> Workload:
     norm = _prepare("workload", text)
-    if norm in _WORKLOADS:
-        return _WORKLOADS[norm]
+    bare = norm.removesuffix("任务").strip()
+    for key in (norm, bare, bare.removesuffix("训练").strip(), norm.replace(" ", "")):
+        if key in _WORKLOADS:
+            return _WORKLOADS[key]
     raise ParseError("workload", text, ACCEPTED["workload"])
 
 
@@ -618,8 +730,8 @@ def parse_model_size(text: str) -> float:
     return value
 
 
-def _positive(question: str, text: str, pattern: str, scale: dict[str, float]) -> float:
-    norm = _prepare(question, text).replace(" ", "")
+def _positive(question: str, text: str, pattern: str, scale: dict[str, float], norm: str | None = None) -> float:
+    norm = (_prepare(question, text) if norm is None else norm).replace(" ", "")
     norm = re.sub(rf"^{CHINESE_NUMERAL}", lambda m: str(chinese_int(m.group())), norm)  # 三百 -> 300
     match = re.fullmatch(pattern, norm)
     if not match:
@@ -630,18 +742,35 @@ def _positive(question: str, text: str, pattern: str, scale: dict[str, float]) -
     return value
 
 
+def _upper(text: str) -> str:
+    """A range ("150-200") as its upper end, as the hit rules read it."""
+    return re.sub(rf"^{_NUM}\s*(?:-|~|to|到|至)\s*(?={_NUM})", "", text)
+
+
 def parse_qps(text: str) -> float:
-    return _positive("qps", text, rf"(?P<n>{_NUM})(?P<unit>qps|rps|/s|req/s)?", {})
+    """Peak requests a second: '300', '300 qps', 'peak around 150 qps', '峰值一百五十左右', '每秒150个请求', '1.5k'."""
+    words = said.qps_words(_upper(_prepare("qps", text)))
+    return _positive("qps", text, rf"(?P<n>{_NUM})(?P<unit>qps|rps|/s|req/s)?", {}, words)
 
 
 def parse_p99(text: str) -> float:
-    """P99 latency target in milliseconds: '40ms', '40', '0.04s'."""
-    return _positive("p99", text, rf"(?:p99)?(?P<n>{_NUM})(?P<unit>ms|毫秒|s|秒)?", {"s": 1000.0, "秒": 1000.0})
+    """P99 latency target in milliseconds: '40ms', '40', '0.04s', 'p99 under 30ms', '99分位要在20毫秒以内'."""
+    words = said.p99_words(_prepare("p99", text))
+    pattern = rf"(?:p99)?(?P<n>{_NUM})(?P<unit>ms|毫秒|s|秒)?"
+    return _positive("p99", text, pattern, {"s": 1000.0, "秒": 1000.0}, words)
+
+
+_A_YEAR = lazy(
+    r"^(?:1年|每年|一年|全年|a year|per year|yearly|annually)\s*|\s*(?:a year|per year|/\s*year|/yr|每年|一年)$"
+)
 
 
 def parse_yearly_gpu_hours(text: str) -> float:
-    """GPU-hours a year, for the rent-vs-buy hint: '1500', '3000h'."""
-    return _positive("yearly_gpu_hours", text, rf"(?P<n>{_NUM})(?P<unit>h|hours|gpu-hours|小时)?", {})
+    """GPU-hours a year, for the rent-vs-buy hint: '1500', '3000h', '一年两千多小时' (2000, more than that)."""
+    norm = _A_YEAR.sub("", _upper(_prepare("yearly_gpu_hours", text))).strip()
+    norm = re.sub(r"(\d)\s*(?:多|\+)(?=\s*(?:个)?(?:gpu)?\s*(?:小时|h|hours|gpu-hours|卡时)?$)", r"\1", norm)
+    pattern = rf"(?P<n>{_NUM})(?P<unit>h|hours|gpu-hours|gpuhours|小时|个小时|卡时|gpu小时)?"
+    return _positive("yearly_gpu_hours", text, pattern, {}, norm)
 
 
 _ALWAYS = lazy(
@@ -672,7 +801,7 @@ def parse_serving_hours(text: str) -> float:
 
 
 def parse_cards(text: str) -> int:
-    value = _positive("cards", text, r"(?P<n>\d+)(?P<unit>cards?|gpus?|张|卡|张卡)?", {})
+    value = _positive("cards", text, r"(?P<n>\d+)(?P<unit>cards?|gpus?|张|卡|张卡|块|块卡)?", {})
     if value > 1024:
         raise ParseError("cards", text, ACCEPTED["cards"], "too_many_cards")
     return int(value)
@@ -699,6 +828,16 @@ def parse_schedule(text: str) -> Schedule:
             if not MIN_DAYS <= days <= MAX_DAYS:
                 raise ParseError("schedule", text, ACCEPTED["schedule"], "days_out_of_range")
             return Schedule(hours_per_day=hours, days=days)
+    parts = said.schedule_parts(norm)  # "3周每天6小时", "6h a day for 3 weeks", "weekdays, 8 hours"
+    if parts is not None:
+        hours, days, _assumed = parts
+        if hours > 24:
+            raise ParseError("schedule", text, ACCEPTED["schedule"], "day_over_24h")
+        if hours <= 0 or days <= 0:
+            raise ParseError("schedule", text, ACCEPTED["schedule"], "schedule_not_positive")
+        if not MIN_DAYS <= days <= MAX_DAYS:
+            raise ParseError("schedule", text, ACCEPTED["schedule"], "days_out_of_range")
+        return Schedule(hours_per_day=hours, days=days)
     raise ParseError("schedule", text, ACCEPTED["schedule"])
 
 

@@ -15,7 +15,8 @@ def parse_error_text(exc: ParseError, lang: Lang, where: str = "cli") -> str:
     echoed back is escaped: what someone typed is never posted as a mention or a link."""
     shown = exc.text if len(exc.text) <= 60 else exc.text[:57] + "..."
     shown = escape(shown) if where == "slack" else shown
-    problem = t(f"parse.problem.{exc.problem or 'not_understood'}", lang)
+    params = {k: escape(v) if where == "slack" and isinstance(v, str) else v for k, v in exc.params.items()}
+    problem = t(f"parse.problem.{exc.problem or 'not_understood'}", lang, **params)
     return t("ask.parse_error", lang, text=shown, problem=problem, accepted=", ".join(forms(exc.accepted, lang)))
 
 

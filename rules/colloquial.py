@@ -1,0 +1,379 @@
+"""Answers as people say them, for the parsers in rules/parsing.py: the words around a figure ("显存用了",
+"peak around", "要在…以内"), what an answer means without a figure ("快满了", "挂了要从头跑", "只是数据并行"),
+and answers that carry two facts ("80G的卡用了70G", "每天10小时，持续两周").
+
+Each reader takes normalised text with numbers already written as digits (rules/spoken.py) and returns
+what it understood, or None for "not this form" (the parser then tries its own forms).
+"""
+
+from __future__ import annotations
+
+import re
+
+from rules.patterns import lazy
+
+NUM = r"\d+(?:\.\d+)?"
+
+# --- any question -------------------------------------------------------------------------------
+
+_UNSURE = lazy(
+    r"^(?:not sure|unsure|no idea|i don'?t know|don'?t know|dunno|idk|depends|it depends|hard to say"
+    r"|不确定|不知道|不清楚|说不好|说不准|看情况|不好说|没概念)$"
+)
+
+
+def unsure(norm: str) -> bool:
+    """ "not sure", "不知道": not an answer the rules can use; the reply asks for the nearest one."""
+    return _UNSURE.match(norm) is not None
+
+
+# --- duration -----------------------------------------------------------------------------------
+
+_OVERNIGHT = lazy(r"^(?:跑|要|需要|大概)?\s*(?:一晚上?|一夜|一个?通宵|通宵|overnight|all night|over ?night)$")
+_DURATION_LEAD = lazy(r"^(?:跑|要跑|需要|要|takes?|it takes|runs? for|lasts?|each run takes)\s*")
+_WHOLE = lazy(r"(?:一?整|whole |full |entire )(?=\s*(?:\d*\s*)?(?:天|day|周|week|个?小时|hour))|整(?=天|周)")
+_TRAILING_HALF = lazy(rf"({NUM})\s*(个)?\s*(小时|钟头|天|周|星期)半")
+_UNIT_AND_A_HALF = lazy(rf"(?:({NUM})|\ban?)\s+(hour|day|week)s?\s+and a half\b")
+_HOURS_MINUTES = lazy(rf"^({NUM})\s*h\s*(\d{{1,2}})$")
+
+
+def overnight(norm: str) -> bool:
+    """ "跑一晚上", "overnight": anywhere from 6 to 14 hours; the reply suggests 10 h."""
+    return _OVERNIGHT.match(norm) is not None
+
+
+def duration_words(norm: str) -> str:
+    """The duration with its words made plain: "一整天" -> 1天, "1天半" -> 1.5天, "a day and a half" -> 1.5 day,
+    "1h30" -> 1h30m, a leading "跑"/"takes" dropped."""
+    norm = _DURATION_LEAD.sub("", norm)
+    norm = _WHOLE.sub("", norm)
+    norm = _TRAILING_HALF.sub(lambda m: f"{float(m.group(1)) + 0.5:g}{m.group(2) or ''}{m.group(3)}", norm)
+    norm = _UNIT_AND_A_HALF.sub(lambda m: f"{float(m.group(1) or 1) + 0.5:g} {m.group(2)}", norm)
+    return _HOURS_MINUTES.sub(r"\1h\2m", norm).strip()
+
+
+# --- memory -------------------------------------------------------------------------------------
+
+_MEMORY_LEAD = lazy(
+    r"^(?:(?:显存|显存峰值|峰值显存|峰值|最高|最多|高峰)\s*(?:大概|大约|能到|到|会到|用了?|占了?|是|有)?"
+    r"|(?:只|就|才)?(?:用了?|占了?|吃了?)"
+    r"|(?:peak(?:s| is| of| at)?|peaks? at|it uses|uses|using|about|maybe|only|just|it peaks at|memory peak(?: is)?)"
+    r")\s*"
+)
+_MEMORY_TAIL = lazy(r"\s*(?:显存|的显存|左右|上下|的样子|吧|of memory|of vram|vram|memory|at peak|at most)$")
+_GB_WORDS = lazy(r"\s*(?:个\s*)?(?:gigabytes?|gigs?|gib|gb|g)\b|\s*(?:个\s*)?g(?=$|[^a-z])")
+_FULL = lazy(
+    r"^(?:(?:快|几乎|差不多|基本)?(?:满了?|占满了?|用满了?|吃满了?"
+    r"|爆了?|要爆了?)|爆显存|会爆显存|oom|会oom|out of memory"
+    r"|(?:almost|nearly|basically|practically)? ?(?:full|maxed out|at the limit)|the whole card|all of it)$"
+)
+_FRACTION_WORDS = {
+    "一半": 0.5,
+    "半张卡": 0.5,
+    "半卡": 0.5,
+    "half": 0.5,
+    "half the card": 0.5,
+    "half of the card": 0.5,
+    "half of it": 0.5,
+    "大半": 0.75,
+    "大部分": 0.75,
+    "most of the card": 0.75,
+    "most of it": 0.75,
+    "most": 0.75,
+    "a quarter": 0.25,
+    "quarter": 0.25,
+    "四分之一": 0.25,
+    "一小半": 0.3,
+}
+_ROOMY = lazy(
+    r"^(?:很少|不多|一点点|够用|很宽裕|宽裕|绰绰有余|远没满|没满|不紧张|不会满|不会爆|用不满"
+    r"|plenty of (?:room|headroom|space)|lots of room|not much|a little|well under|nowhere near full)$"
+)
+# "80G的卡用了70G", "80GB card, 70 used", "on an 80 GB card, 70 GB": the card first
+_CARD_THEN_PEAK = lazy(
+    rf"^(?:on\s+)?(?:an?\s+)?(?P<card>{NUM})\s*(?:gb|g)?\s*(?:的)?\s*(?:卡|card|gpu)\s*[,;]?\s*"
+    rf"(?:上|里|中)?\s*(?:的)?\s*(?:峰值|peak|显存)?\s*(?:用了?|占了?|uses?|used|peaks? at|at)?\s*"
+    rf"(?P<peak>{NUM})\s*(?:gb|g)?\s*(?:used|用)?$"
+)
+# "峰值大概70G，卡是80G", "70 GB on an 80 GB card", "70G，80G的卡": the peak first
+_PEAK_THEN_CARD = lazy(
+    rf"^(?P<peak>{NUM})\s*(?:gb|g)\s*[,;]?\s*(?:卡是|卡有|显卡是|the card (?:is|has)|card is|on an?|on the|in an?|"
+    rf"out of an?|of an?)?\s*(?P<card>{NUM})\s*(?:gb|g)\s*(?:的)?\s*(?:卡|card|gpu)?$"
+)
+_RANGE_GB = lazy(rf"^(?P<low>{NUM})\s*(?:gb|g)?\s*(?:-|~|到|至|to)\s*(?P<high>{NUM})\s*(?:gb|g)$")
+
+
+def memory_words(norm: str) -> str:
+    """The memory answer without the words around its figure: "显存用了65个g" -> 65g, "peak 70 gigs" -> 70gb."""
+    previous = None
+    while previous != norm:
+        previous = norm
+        norm = _MEMORY_LEAD.sub("", norm).strip()
+        norm = _MEMORY_TAIL.sub("", norm).strip()
+    return _GB_WORDS.sub("gb", norm).strip()
+
+
+def memory_full(norm: str) -> bool | None:
+    """True for "快满了"/"almost full", False for "够用"/"plenty of room"; None when neither."""
+    if _FULL.match(norm):
+        return True
+    if _ROOMY.match(norm):
+        return False
+    return None
+
+
+def memory_fraction(norm: str) -> float | None:
+    """ "一半", "most of the card", "三分之一" (already 33.3%): the share of the card."""
+    return _FRACTION_WORDS.get(norm)
+
+
+def peak_and_card(norm: str) -> tuple[float, float] | None:
+    """Two facts in one answer: the peak and the card's memory, in either order."""
+    for pattern in (_CARD_THEN_PEAK, _PEAK_THEN_CARD):
+        match = pattern.match(norm)
+        if match:
+            return float(match.group("peak")), float(match.group("card"))
+    return None
+
+
+def memory_range(norm: str) -> tuple[float, float] | None:
+    """ "60-70 GB": the low and high end."""
+    match = _RANGE_GB.match(norm)
+    return (float(match.group("low")), float(match.group("high"))) if match else None
+
+
+# --- model parallelism --------------------------------------------------------------------------
+
+_DATA_PARALLEL = lazy(
+    r"(?:只是|只|就是|只用|只做|仅|纯)?\s*(?:数据并行|ddp)|data[- ]parallel(?:ism)?(?: only)?|just ddp|only ddp"
+)
+_SINGLE_CARD = lazy(
+    r"^(?:不用|不需要|不要)?\s*[,]?\s*(?:单卡|一张卡|1张卡|1卡|1 card|one card|a single card|single card|single gpu"
+    r"|1 gpu|one gpu)(?:就够了?|就行|足够|够了?|is enough|enough|fits| is fine)?$"
+)
+_MODEL_PARALLEL = lazy(
+    r"张量并行|流水线并行|模型并行|tensor[- ]parallel|pipeline[- ]parallel"
+    r"|model[- ]parallel|\btp\s*=?\s*\d|\bpp\s*=?\s*\d"
+    r"|megatron|deepspeed zero-?3|zero-?3|fsdp"
+)
+_TP = lazy(r"\b(?:tp|pp)\s*=?\s*(\d{1,4})\b")
+
+
+def model_parallel_words(norm: str) -> bool | None:
+    """ "只是数据并行", "no, it's data parallel only", "单卡就够" -> False (data parallelism is not model
+    parallelism: each card holds the whole model); "张量并行", "tensor parallel", "tp=4" -> True."""
+    if _SINGLE_CARD.match(norm):
+        return False
+    if _DATA_PARALLEL.search(norm) and not re.search(r"模型并行|model[- ]parallel|张量|tensor|pipeline|流水线", norm):
+        return False
+    if _MODEL_PARALLEL.search(norm) and not re.match(r"^(?:no|not|不|没|无)", norm):
+        return True
+    return None
+
+
+def tensor_parallel_cards(norm: str) -> int | None:
+    match = _TP.search(norm)
+    return int(match.group(1)) if match else None
+
+
+# --- interruption, by how the job saves --------------------------------------------------------
+
+_CKPT = r"(?:checkpoints?|checkpointing|checkpointed|ckpts?|检查点|断点|存档|快照|snapshots?)"
+_STARTS_OVER = lazy(
+    r"从头(?:开始|跑|再跑|来)?|重头|重新跑|重跑|白跑|前功尽弃|start(?:s"
+    r"|ing)? over|from scratch|from the (?:start|beginning)"
+    r"|restart(?:s)? from (?:zero|0|the beginning)|lose everything|all lost|全部重来"
+)
+_NO_CKPT = lazy(
+    rf"(?:no|without|never|don'?t|do not|doesn'?t|does not|不|没|没有|无|不会"
+    rf"|不存|没存)\s*(?:any\s+|save\s+|saves\s+|存|保存|做|有|use\s+)?{_CKPT}"
+)
+_SAVES = lazy(
+    rf"{_CKPT}|断点续训|断点续跑|续训|续跑|接着跑|resum(?:e|es|able)"
+    rf"|pick(?:s)? up where|save(?:s)? (?:every|each|state)"
+    r"|每.{0,6}(?:存|保存)[一1]次|存[一1]次|保存[一1]次"
+)
+
+
+_NO_STOP = lazy(
+    r"不能(?:被)?(?:中断|断|停)|不可以(?:中断|停)|停不得|can'?t be (?:interrupted"
+    r"|stopped)|cannot be (?:interrupted|stopped)"
+    r"|must not (?:stop|be interrupted)|no interruptions?"
+)
+_MAY_STOP = lazy(
+    r"可以(?:被)?(?:中断|停)|断了也没事|停了也没关系|中断也没事|can be (?:interrupted"
+    r"|stopped)|interruptions? (?:are|is) fine"
+    r"|fine if (?:it|they) stops?"
+)
+
+
+def resume_words(norm: str) -> bool | None:
+    """ "每小时存一次checkpoint", "we checkpoint every 30 min" -> True (it resumes from the last one);
+    "挂了要从头跑", "no checkpoints" -> False; None when the answer says neither."""
+    if _STARTS_OVER.search(norm) or _NO_CKPT.search(norm) or _NO_STOP.search(norm):
+        return False
+    if _SAVES.search(norm) or _MAY_STOP.search(norm):
+        return True
+    return None
+
+
+# --- frequency ----------------------------------------------------------------------------------
+
+_FREQUENCY_LEAD = lazy(r"(?<=[周天月日])\s*(?:跑|训练|做|用|运行)\s*|^(?:跑|运行|runs?|we run it|it runs)\s+")
+_WEEK_WORDS = {
+    "weekdays": 5.0,
+    "every weekday": 5.0,
+    "on weekdays": 5.0,
+    "工作日": 5.0,
+    "每个工作日": 5.0,
+    "工作日每天": 5.0,
+    "周一至周五": 5.0,
+    "周一到周五": 5.0,
+    "mon-fri": 5.0,
+    "weekends": 2.0,
+    "on weekends": 2.0,
+    "every weekend": 1.0,
+    "周末": 2.0,
+    "每个周末": 1.0,
+    "隔天": 3.5,
+    "隔一天": 3.5,
+    "隔周": 0.5,
+    "every 2 weeks": 0.5,
+    "every two weeks": 0.5,
+    "biweekly": 0.5,
+    "fortnightly": 0.5,
+    "每两周": 0.5,
+    "每2周": 0.5,
+    "每半个月": 0.5,
+}
+_DAYS_A_WEEK = lazy(rf"^(?P<n>{NUM})\s*days?\s*(?:a|per|/)\s*week$|^每周\s*(?P<cn>{NUM})\s*天$")
+
+
+def frequency_words(norm: str) -> str:
+    return _FREQUENCY_LEAD.sub("", norm).strip()
+
+
+def runs_a_week(norm: str) -> float | None:
+    """ "weekdays" (5), "隔天" (3.5), "5 days a week", "每周5天": runs a week said without a count of runs."""
+    if norm in _WEEK_WORDS:
+        return _WEEK_WORDS[norm]
+    match = _DAYS_A_WEEK.match(norm)
+    if match:
+        return float(match.group("n") or match.group("cn"))
+    return None
+
+
+# --- services -----------------------------------------------------------------------------------
+
+_QPS_LEAD = lazy(
+    r"^(?:peak(?:s| is| of| at)?|峰值|高峰|高峰期|最高|最大|qps|qps峰值|峰值qps|at peak|about|up to|最多|大概)\s*"
+)
+_QPS_WORDS = lazy(
+    r"\s*(?:个)?\s*(?:requests?|reqs?|queries|calls?)?\s*(?:per second|a second|/\s*s(?:ec)?|每秒|/秒)\s*$"
+    r"|\s*(?:个请求|次请求|个|次)$"
+)
+_PER_SECOND_FIRST = lazy(rf"^每秒\s*(?:大概|约)?\s*(?P<n>{NUM})\s*(?:个|次)?\s*(?:请求|查询|调用)?$")
+_THOUSANDS = lazy(rf"^({NUM})\s*k(?=\s*(?:qps|rps|/s|req/s)?$)")
+_P99_LEAD = lazy(
+    r"^(?:p99|p99延迟|p99 latency|99分位(?:延迟)?|99线|尾延迟|tail latency|latency|延迟|目标)?\s*"
+    r"(?:要|需要|必须|should be|must be|needs to be|target)?\s*"
+    r"(?:在|低于|小于|不超过|控制在|under|below|less than|within|at most|<=?)?\s*"
+)
+_P99_TAIL = lazy(r"\s*(?:以内|以下|之内|内|左右|at p99|p99|or less|or under|max)$")
+_MILLISECONDS = lazy(r"\s*(?:milliseconds?|millis|msecs?)$")
+
+
+def qps_words(norm: str) -> str:
+    """ "peak around 150 qps" -> 150qps; "每秒150个请求" -> 150; "1.5k" -> 1500."""
+    match = _PER_SECOND_FIRST.match(norm)
+    if match:
+        return match.group("n")
+    norm = _QPS_LEAD.sub("", norm).strip()
+    norm = _QPS_WORDS.sub("", norm).strip()
+    return _THOUSANDS.sub(lambda m: f"{float(m.group(1)) * 1000:g}", norm)
+
+
+def p99_words(norm: str) -> str:
+    """ "p99 under 30ms" -> 30ms; "99分位要在20毫秒以内" -> 20毫秒."""
+    norm = _P99_TAIL.sub("", _P99_LEAD.sub("", norm)).strip()
+    return _MILLISECONDS.sub("ms", norm)
+
+
+# --- schedules ----------------------------------------------------------------------------------
+
+_HOURS_EACH_DAY = lazy(
+    rf"(?:(?:每天|每日|一天|1天|daily|a day|per day)\s*(?:跑|用|训练)?\s*(?P<a>{NUM})\s*(?:h|hrs?|hours?|个?小时))"
+    rf"|(?:(?P<b>{NUM})\s*(?:h|hrs?|hours?|个?小时)\s*(?:a day|per day|/\s*day|/d|daily|每天|一天|each day|every day))"
+)
+_PERIOD = lazy(rf"(?P<n>{NUM})\s*(?P<unit>days?|d|天|weeks?|wks?|周|个?星期|个?礼拜|months?|个?月)(?![a-z])")
+_PERIOD_DAYS = {"d": 1, "day": 1, "days": 1, "天": 1, "week": 7, "weeks": 7, "wk": 7, "wks": 7, "周": 7}
+_WEEKDAYS = lazy(r"weekdays|工作日|周一至周五|周一到周五|mon-fri")
+
+
+def _period_days(unit: str) -> float:
+    unit = unit.removeprefix("个")
+    if unit in ("星期", "礼拜"):
+        return 7
+    if unit in ("month", "months", "月"):
+        return 30
+    return _PERIOD_DAYS[unit]
+
+
+def schedule_parts(norm: str) -> tuple[float, float, bool] | None:
+    """Hours a day and days, said in pieces: "3周每天6小时", "6h a day for 3 weeks", "每天10小时，持续2周",
+    "weekdays, 8 hours" (a month of weekdays: 22). The third value says the days were assumed."""
+    hours = _HOURS_EACH_DAY.search(norm)
+    rest = norm[: hours.start()] + " " + norm[hours.end() :] if hours else norm
+    weekdays = _WEEKDAYS.search(norm) is not None
+    if hours is None and weekdays:
+        hours = re.search(rf"(?P<a>{NUM})\s*(?:h|hrs?|hours?|个?小时)", norm)
+        rest = ""
+    if hours is None:
+        return None
+    per_day = float(hours.group("a") or hours.group("b"))
+    period = _PERIOD.search(rest)
+    if period is None:
+        return (per_day, 22.0, True) if weekdays else None
+    days = float(period.group("n")) * _period_days(period.group("unit"))
+    if weekdays:
+        days = round(days * 5 / 7)
+    return per_day, days, False
+
+
+# --- served models ------------------------------------------------------------------------------
+
+_SUFFIX_QUANT = [
+    (lazy(r"-gptq-int4\b|-gptq-4bit\b"), "int4"),
+    (lazy(r"-gptq-int8\b|-gptq-8bit\b"), "int8"),
+    (lazy(r"-awq\b|-gptq\b|-int4\b|-4bit\b"), "int4"),
+    (lazy(r"-int8\b|-8bit\b"), "int8"),
+    (lazy(r"-fp8\b"), "fp8"),
+    (lazy(r"-bf16\b"), "bf16"),
+    (lazy(r"-fp16\b"), "fp16"),
+]
+_NAME_SUFFIX = lazy(r"-(?:instruct|chat|it|base|hf|v\d+(?:\.\d+)?)\b")
+_CONTEXT = lazy(
+    rf"[,;]?\s*(?:context\s*|上下文\s*)?(?P<ctx>{NUM}\s*k?)\s*(?:tokens?\s*)?(?:context"
+    rf"|上下文|的上下文|ctx)?\s*[,;]?\s*"
+    rf"(?:concurrency\s*|并发\s*)?(?P<conc>\d+)\s*(?:路并发|个并发"
+    rf"|并发|at once|at a time|concurrent(?: requests| users)?"
+    rf"|requests? at once|parallel requests|users at once)$"
+)
+
+
+def serving_words(norm: str) -> str:
+    """A served model as its publisher names it, with the context and concurrency in words, written the way
+    the memory parser reads it: "qwen2.5-7b-instruct-awq, 32k上下文, 8路并发" -> "qwen2.5-7b int4 32k x 8"."""
+    quant = None
+    for pattern, name in _SUFFIX_QUANT:
+        if pattern.search(norm):
+            norm, quant = pattern.sub("", norm), name
+            break
+    norm = _NAME_SUFFIX.sub("", norm)
+    match = _CONTEXT.search(norm)
+    tail = ""
+    if match and match.start() > 0:
+        tail = f" {match.group('ctx').replace(' ', '')} x {match.group('conc')}"
+        norm = norm[: match.start()]
+    name, _, rest = norm.strip(" ,;").partition(" ")
+    return " ".join(part for part in (name, quant, rest.strip(" ,;"), tail.strip()) if part)
