@@ -15,6 +15,7 @@ from bot.text.catalogue import has
 from bot.text.errors import error_text
 from bot.text.format import forms
 from bot.text.quote import notes, rows, title
+from bot.text.readings import echo
 from bot.text.reasons import headline, render
 from pricing.errors import QuoteError
 from pricing.quote import Quote
@@ -99,8 +100,22 @@ def question(convo_id: str, step: Step, lang: Lang) -> Message:
     )
 
 
+def read_back(step: Step, answer: str, lang: Lang) -> str | None:
+    """What a typed answer was read as, when it needed reading ("10 h (from “十来个小时”)"); None otherwise."""
+    from rules.answers import derived
+    from rules.errors import ParseError
+
+    try:
+        value = step.ask.parse(answer)
+    except ParseError:  # a measured answer's own text ("from the capture"): said as it is
+        return None
+    return echo(step.ask.key, answer, value, lang, derived(step.ask.key, answer).get("model_parallel_cards"))
+
+
 def answered_line(step: Step, answer: str | None, user: str, lang: Lang, escape: Any = None) -> str:
     label = answer_label(step, answer, lang) if answer and answer in step.ask.options else answer
+    if answer and label == answer:
+        label = read_back(step, answer, lang) or answer
     if answer:
         return t("slack.answered", lang, answer=escape(label) if escape else label, user=user)
     return t("slack.skipped", lang, user=user)

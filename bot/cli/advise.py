@@ -87,6 +87,18 @@ def _interview(console: Console, parsed: dict[str, Any], lang: Lang) -> None:
             parsed[step.ask.key] = value
 
 
+def _read_back(raw: dict[str, str | None], parsed: dict[str, Any], lang: Lang) -> None:
+    """Say on stderr what each answer that needed reading was read as: "--duration: 10 h (from “十来个小时”)"."""
+    from bot.text.readings import echo
+
+    for key, text in raw.items():
+        if text and key in parsed:
+            cards = parsed.get("model_parallel_cards") if key == "model_parallel" else None
+            read = echo(key, text, parsed[key], lang, cards, parsed.get("gpu"))
+            if read:
+                say(t("cli.read_as", lang, flag=flag(key), reading=read))
+
+
 def read_answers(raw: dict[str, str | None], lang: Lang, *, console: Console | None) -> dict[str, Any] | None:
     """Parse the flags, ask for what is missing (when given a console to ask on), check the required set.
     None: exit 2 (what was wrong is already on stderr)."""
@@ -96,6 +108,7 @@ def read_answers(raw: dict[str, str | None], lang: Lang, *, console: Console | N
         for key, error in exc.errors.items():
             say(f"{flag(key)}: {parse_error_text(error, lang)}")
         return None
+    _read_back(raw, parsed, lang)
     if console is not None:
         try:
             _interview(console, parsed, lang)

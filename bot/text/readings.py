@@ -1,0 +1,90 @@
+"""What an answer was read as, said back to the person who typed it: "10 h (from “十来个小时”)".
+
+A number read from words, an approximation, a range or an answer with no figure ("快满了") is echoed in
+the next message, so a misreading is seen at once and answered again, not found in the recommendation."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from typing import Any
+
+from bot.text.catalogue import t
+from bot.text.format import show
+from bot.text.lang import Lang
+from rules.profile import DurationAnswer, FrequencyAnswer, MemoryAnswer, Schedule
+
+_PLAIN = re.compile(r"^\d+(?:\.\d+)?\s*(?:[a-z%]+|/\s*\d+(?:\.\d+)?\s*[a-z]*)?$")  # 10h, 70gb, 85%, 70/80, 300
+_RANGE = re.compile(
+    r"\d\s*(?:-|~|到|至|to|or)\s*\d|[一二两三四五六七八九][二两三四五六七八九](?:[十百千万个次天小周]|$)"
+)
+
+
+def _memory(value: MemoryAnswer, lang: Lang, gpu: str | None) -> str:
+    if value.tight is not None:
+        return t("read.memory.tight" if value.tight else "read.memory.roomy", lang)
+    if value.served_model is not None:
+        parts = [value.served_model, value.quant or ""]
+        if value.context and value.concurrency:
+            parts.append(t("read.memory.serving", lang, context=value.context, concurrency=value.concurrency))
+        return " ".join(p for p in parts if p)
+    if value.model_size_b is not None and value.method is not None:
+        return f"{show(value.model_size_b)}B {t(f'word.{value.method}', lang) if value.method else ''}".strip()
+    if value.fraction is not None:
+        from rules.gpus import DEFAULT_GPU, gpu_model
+
+        card = gpu_model(gpu or DEFAULT_GPU)
+        key = "read.memory.fraction" if gpu else "read.memory.fraction_default"
+        return t(
+            key, lang, pct=round(value.fraction * 100, 1), gpu=card.name, gb=round(value.fraction * card.memory_gb, 1)
+        )
+    if value.card_gb is not None:
+        return t("read.memory.peak_of_card", lang, peak=value.peak_gb, card=value.card_gb)
+    return t("read.memory.peak", lang, peak=value.peak_gb)
+
+
+def reading(key: str, value: Any, lang: Lang, cards: int | None = None, gpu: str | None = None) -> str | None:
+    """The value an answer was read as, in words ("10 h", "more than 12 h", "4 runs a week"); None when the
+    value has no reading of its own (a duration bucket is a button's own label)."""
+    if isinstance(value, DurationAnswer):
+        if value.hours is None:
+            return None
+        return t("read.duration.above" if value.above else "read.duration", lang, hours=round(value.hours, 2))
+    if isinstance(value, MemoryAnswer):
+        return _memory(value, lang, gpu)
+    if isinstance(value, FrequencyAnswer):
+        if value.runs_per_week is None:
+            return None
+        return t("read.frequency", lang, runs=round(value.runs_per_week, 2))
+    if isinstance(value, Schedule):
+        return t("read.schedule", lang, hours=value.hours_per_day, days=value.days)
+    if isinstance(value, bool):
+        if value and cards:
+            return t("read.yes_cards", lang, cards=cards)
+        return t("read.yes" if value else "read.no", lang)
+    if key in ("qps", "p99_ms", "serving_hours", "cards", "yearly_gpu_hours", "model_size_b"):
+        return t(f"read.{key}", lang, n=value)
+    return None
+
+
+def plain(key: str, text: str) -> bool:
+    """An answer already in the form it is read as ("10h", "70/80", "yes", one of the question's listed
+    forms such as "daily"): nothing to echo."""
+    from rules.parsing import ACCEPTED, accepted_for
+
+    norm = unicodedata.normalize("NFKC", text).strip().lower()
+    listed = {f.lower() for shown in accepted_for(key) + ACCEPTED["yes_no"] for f in shown.split("/")}
+    return bool(_PLAIN.match(norm)) or norm in listed
+
+
+def echo(key: str, text: str, value: Any, lang: Lang, cards: int | None = None, gpu: str | None = None) -> str | None:
+    """ "10 h (from “十来个小时”)" for an answer that needed reading; None for one already plain. A range says
+    that its upper end was taken."""
+    if not text or plain(key, text):
+        return None
+    read = reading(key, value, lang, cards, gpu)
+    if read is None:
+        return None
+    norm = unicodedata.normalize("NFKC", text)
+    ranged = key not in ("schedule", "memory") and _RANGE.search(norm) is not None
+    return t("read.echo.range" if ranged else "read.echo", lang, reading=read, text=text.strip())
