@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from rules.billing import billing_advice, cost_advice, spot_fit, yearly_gpu_hours
+from rules.contradictions import contradictions
 from rules.decision import Advice, Basis, Check, Choice, Decision, HitRule, Param, Topic
 from rules.fit import cards_needed, shared_option
 from rules.gpus import GPUModel, gpu_model
@@ -248,6 +249,7 @@ def evaluate(profile: TaskProfile, policy: Policy) -> Decision:
             advice = [replace(why, id=f"{basis.value}_overruled")]
         choice, basis, advice = Choice.DEDICATED, Basis.MEMORY, advice + verdict
     advice += memory_warnings(profile, card, need)
+    advice += contradictions(profile, card)
     rented = shared if choice is Choice.SHARED else None  # what the decision rents: its capacity is said
     advice += model_memory_advice(profile, card, policy, shared, cards, rented)
     advice += _scenario(profile, policy, choice, card)

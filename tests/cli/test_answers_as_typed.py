@@ -42,7 +42,7 @@ READ = {
     ],
     "en": [
         "--duration read as more than 24 h (from “just over a day”)",
-        "--memory-peak read as 70 GB of a 80 GB card",
+        "--memory-peak read as 70 GB of 80 GB",
         "--model-parallel read as yes, 4 cards",
         "--frequency read as 14 runs a week",
         "--can-resume read as no (from “no checkpoints”)",

@@ -1,0 +1,41 @@
+"""Answers that contradict each other are flagged beside the decision, in both languages, not silently combined."""
+
+from __future__ import annotations
+
+from bot.text import Lang
+from bot.text.reasons import render
+from rules.answers import build_profile, parse_answers
+from rules.engine import evaluate
+from rules.policy import load_policy
+
+POLICY = load_policy()
+
+
+def _warnings(**answers: str) -> dict[str, str]:
+    decision = evaluate(build_profile(parse_answers(answers)), POLICY)
+    return {w.id: render(w, Lang.ZH) + " | " + render(w, Lang.EN) for w in decision.warnings}
+
+
+FIVE = {"memory": "no", "model_parallel": "no", "frequency": "daily"}
+
+
+def test_a_long_run_that_cannot_stop_on_a_short_day_is_flagged() -> None:
+    found = _warnings(duration="48h", can_resume="no", schedule="8x10", **FIVE)
+    assert "run_longer_than_schedule_day" in found
+    assert (
+        "48 h run that cannot be interrupted does not fit a schedule of 8 h a day"
+        in found["run_longer_than_schedule_day"]
+    )
+    assert "单次 48 小时且不能中断" in found["run_longer_than_schedule_day"]
+    # the same run that resumes from a checkpoint, or a schedule as long as the run: nothing to flag
+    assert "run_longer_than_schedule_day" not in _warnings(duration="48h", can_resume="yes", schedule="8x10", **FIVE)
+    assert "run_longer_than_schedule_day" not in _warnings(duration="6h", can_resume="no", schedule="8x10", **FIVE)
+
+
+def test_a_memory_answer_about_another_card_and_a_peak_above_it_are_flagged() -> None:
+    base = {"duration": "3h", "model_parallel": "no", "frequency": "daily", "can_resume": "yes"}
+    found = _warnings(memory="24G的卡用了20G", gpu="A100-80GB", **base)
+    assert "card of 24 GB, but the advice is for the A100-80GB (80 GB)" in found["memory_answer_other_card"]
+    assert "memory_answer_other_card" not in _warnings(memory="80G的卡用了70G", **base)
+    above = _warnings(memory="200/80", **base)
+    assert "A peak of 200 GB is more than the 80 GB card" in above["memory_peak_above_named_card"]
