@@ -244,14 +244,15 @@ def evaluate(profile: TaskProfile, policy: Policy) -> Decision:
     cards, split_advice = _split_cards(profile)
     advice += split_advice
     if shared is None:
-        cards, verdict = beyond_one_card(card, need, replace(profile, cards=cards))
+        per_node = policy.communication.cards_per_node
+        cards, verdict = beyond_one_card(card, need, replace(profile, cards=cards), per_node)
         if choice is Choice.SHARED:  # say what the rule found, not what it would have chosen
             advice = [replace(why, id=f"{basis.value}_overruled")]
         choice, basis, advice = Choice.DEDICATED, Basis.MEMORY, advice + verdict
     advice += memory_warnings(profile, card, need)
     advice += contradictions(profile, card)
     rented = shared if choice is Choice.SHARED else None  # what the decision rents: its capacity is said
-    advice += model_memory_advice(profile, card, policy, shared, cards, rented)
+    advice += model_memory_advice(profile, card, policy, shared, cards, rented, None if shared else peak_cards)
     advice += _scenario(profile, policy, choice, card)
     advice += _phase(profile)
     spot = spot_fit(profile, choice, basis)

@@ -113,13 +113,23 @@ def _partition(option: SharedOption, card: GPUModel, peak: float | None) -> list
     return [said, _advice(Topic.ISOLATION, "timeslice_warning"), _advice(Topic.ISOLATION, "isolation_confirm")]
 
 
-def beyond_one_card(card: GPUModel, need: MemoryNeed, profile: TaskProfile) -> tuple[int, list[Advice]]:
-    """(cards the peak needs, the verdict) when no single card holds the peak."""
+def beyond_one_card(
+    card: GPUModel, need: MemoryNeed, profile: TaskProfile, per_node: int = 8
+) -> tuple[int, list[Advice]]:
+    """(cards rented: the peak's count or more if asked, the verdict) when no single card holds the peak. The
+    verdict names the count the memory needs, and, past one node, the whole nodes that count takes."""
     hold = need.hold_gb or card.memory_gb
-    cards = max(profile.cards, cards_needed(card, hold))
+    needed = cards_needed(card, hold)
+    cards = max(profile.cards, needed)
     out = [
-        _advice(Topic.DECISION, "memory_exceeds_card", peak_gb=hold, gpu=card.name, card_gb=card.memory_gb, cards=cards)
+        _advice(
+            Topic.DECISION, "memory_exceeds_card", peak_gb=hold, gpu=card.name, card_gb=card.memory_gb, cards=needed
+        )
     ]
+    if needed > per_node and needed % per_node:
+        nodes = -(-needed // per_node)
+        params: dict[str, Param] = {"cards": needed, "per_node": per_node, "nodes": nodes, "whole": nodes * per_node}
+        out.append(_advice(Topic.DECISION, "memory_cards_whole_nodes", **params))
     alone = bigger_card(card, hold)
     if alone is not None:
         out.append(_advice(Topic.DECISION, "memory_bigger_card", gpu=alone.name, card_gb=alone.memory_gb))
@@ -149,10 +159,12 @@ def model_memory_advice(
     shared: SharedOption | None,
     cards: int,
     rented: SharedOption | bool | None = True,
+    needed: int | None = None,
 ) -> list[Advice]:
     """An answer naming the model ("7B LoRA"): the estimate's parts, and what holds it (the smallest shared
-    option, or the card count the header shows). `rented`: the shared option the decision rents (None: it rents
-    dedicated cards; True: `shared`); a served model's capacity is that of what is rented."""
+    option, or the cards the memory needs: `needed`, else the card count the header shows). `rented`: the shared
+    option the decision rents (None: it rents dedicated cards; True: `shared`); a served model's capacity is that
+    of what is rented."""
     answer = profile.memory
     if answer is None or answer.model_size_b is None:
         return []
@@ -172,7 +184,7 @@ def model_memory_advice(
             )
         else:
             said = _advice(Topic.MEMORY, "memory_serving_concurrency", requests=holds, context=serving[1].context)
-        return out + _smallest(card, shared, cards) + [said]
+        return out + _smallest(card, shared, needed or cards) + [said]
     from rules.memory_model import breakdown
 
     parts = breakdown(answer.model_size_b, answer.method, policy.memory_estimates)
@@ -192,7 +204,7 @@ def model_memory_advice(
             overhead_gb=parts.overhead_gb,
         )
     ]
-    return out + _smallest(card, shared, cards)
+    return out + _smallest(card, shared, needed or cards)
 
 
 def _serving_advice(model: Architecture, parts: ServingBreakdown) -> Advice:

@@ -39,3 +39,16 @@ def test_a_memory_answer_about_another_card_and_a_peak_above_it_are_flagged() ->
     assert "memory_answer_other_card" not in _warnings(memory="80G的卡用了70G", **base)
     above = _warnings(memory="200/80", **base)
     assert "A peak of 200 GB is more than the 80 GB card" in above["memory_peak_above_named_card"]
+
+
+def test_more_cards_asked_than_the_memory_needs_say_both_numbers_and_whole_nodes() -> None:
+    answers = {"workload": "full-finetune", "duration": "2d", "memory": "70B 全参微调", "model_parallel": "yes"}
+    decision = evaluate(
+        build_profile(parse_answers({**answers, "frequency": "daily", "can_resume": "yes", "cards": "64"})), POLICY
+    )
+    said = {a.id: render(a, Lang.EN) for a in decision.advice}
+    assert decision.cards == 64  # what was asked for is rented
+    assert "it needs 17 cards with model parallelism" in said["memory_exceeds_card"]
+    assert "17 cards; at 8 cards a node that is 3 nodes, 24 cards" in said["memory_cards_whole_nodes"]
+    assert "You asked for 64 cards; the memory peak needs 17" in said["cards_beyond_memory"]
+    assert "17 × A100-80GB" in said["memory_from_model_cards"]
