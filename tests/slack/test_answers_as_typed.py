@@ -171,3 +171,28 @@ def test_an_ambiguous_answer_is_refused_with_the_nearest_answer(
         )
         assert said in refusal[0]["text"], refusal[0]["text"]
         assert len(question_posts(h, thread, kind=True)) == 2  # the duration is still the open question
+
+
+@pytest.mark.parametrize(
+    ("command", "said"),
+    [
+        (
+            "时长=十来个小时 显存=80G的卡用了70G 并行=只是数据并行 频率=每周跑三四次 恢复=挂了要从头跑",
+            ["单次 10 小时", "峰值 70 GB / 80 GB"],
+        ),
+        (
+            'dur="three and a half hours" mem="most of the card" mp="data parallel" freq="every other day"'
+            ' resume="we checkpoint every 30 min"',
+            ["3.5 h", "60 GB of 80 GB"],
+        ),
+    ],
+)
+def test_inline_answers_as_typed(command: str, said: list[str], tmp_path: Path) -> None:
+    with running_app(tmp_path) as h:
+        h.fake.locales["U1"] = "zh-CN" if "时长" in command else "en-US"
+        status, body = h.send.command(command, response_url=h.fake.response_url())
+        assert (status, body) == (200, "")
+        result = h.fake.wait_for(lambda: [p for p in h.posts() if is_header(p)] or h.fake.of("response_url"))
+        text = h.texts(result[0])
+    for part in said:
+        assert part in text, (part, text)
