@@ -112,3 +112,23 @@ def test_plain_answers_are_not_said_back(tmp_path: Path) -> None:
     flags = ["--duration", "10h", "--memory-peak", "70/80", "--model-parallel", "no", "--frequency", "daily"]
     done = run_cli("advise", *flags, "--can-resume", "yes", "--json", tmp=tmp_path)
     assert done.returncode == 0 and "read as" not in done.stderr and "理解为" not in done.stderr
+
+
+@pytest.mark.parametrize(("lang", "said"), [("zh", "这几个回答互相矛盾"), ("en", "These answers disagree")])
+def test_answers_that_contradict_each_other_are_flagged(lang: str, said: str, tmp_path: Path) -> None:
+    flags = ["--duration", "两天", "--memory-peak", "no", "--model-parallel", "no", "--frequency", "daily"]
+    done = run_cli(
+        "advise",
+        *flags,
+        "--can-resume",
+        "不能",
+        "--schedule",
+        "每天8小时，10天",
+        "--json",
+        "--lang",
+        lang,
+        tmp=tmp_path,
+    )
+    assert done.returncode == 0, done.stderr
+    warnings = json.loads(done.stdout)["warnings"]
+    assert [w["id"] for w in warnings] == ["run_longer_than_schedule_day"] and said in warnings[0]["text"]

@@ -121,7 +121,7 @@ SERVICE = {
             "peak around 150 qps",
             "p99 under 30ms",
             "always",
-            "Llama-3.1-8B 8k context, 4 at once",
+            "Llama-3.1-8B-Instruct 8k context, 4 at once",
             "deployment",
             "skip",
         ],
