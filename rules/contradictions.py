@@ -4,7 +4,7 @@ than the one asked about, a peak above the card the answer itself names."""
 
 from __future__ import annotations
 
-from rules.decision import Advice, Topic
+from rules.decision import Advice, Param, Topic
 from rules.gpus import GPUModel
 from rules.profile import TaskProfile
 
@@ -15,14 +15,14 @@ def contradictions(profile: TaskProfile, card: GPUModel) -> list[Advice]:
     schedule = profile.schedule
     if hours is not None and schedule is not None and profile.can_resume is False and hours > schedule.hours_per_day:
         # a 48 h run that must not stop, on 8 h a day: the card runs 48 h at a stretch or the run stops daily
-        params = {"hours": hours, "per_day": schedule.hours_per_day}
+        params: dict[str, Param] = {"hours": hours, "per_day": schedule.hours_per_day}
         out.append(Advice(topic=Topic.WARNING, id="run_longer_than_schedule_day", params=params))
     answer = profile.memory
     if answer is not None and answer.card_gb is not None:
         if answer.card_gb != card.memory_gb:
-            params = {"card_gb": answer.card_gb, "gpu": card.name, "gpu_gb": card.memory_gb}
-            out.append(Advice(topic=Topic.WARNING, id="memory_answer_other_card", params=params))
+            other: dict[str, Param] = {"card_gb": answer.card_gb, "gpu": card.name, "gpu_gb": card.memory_gb}
+            out.append(Advice(topic=Topic.WARNING, id="memory_answer_other_card", params=other))
         if answer.peak_gb is not None and answer.peak_gb > answer.card_gb:
-            params = {"peak_gb": answer.peak_gb, "card_gb": answer.card_gb}
-            out.append(Advice(topic=Topic.WARNING, id="memory_peak_above_named_card", params=params))
+            above: dict[str, Param] = {"peak_gb": answer.peak_gb, "card_gb": answer.card_gb}
+            out.append(Advice(topic=Topic.WARNING, id="memory_peak_above_named_card", params=above))
     return out

@@ -33,7 +33,8 @@ from bot.text import Lang, t
 from bot.text.catalogue import has
 from bot.text.errors import parse_error_text
 from bot.text.format import forms
-from rules.answers import AnswersError, parse_answers
+from bot.text.readings import echo
+from rules.answers import AnswersError, derived, parse_answers
 from rules.errors import ParseError
 from rules.policy import Policy
 from rules.questions import Step, is_inference, missing, steps
@@ -68,7 +69,7 @@ def _ask(console: Console, step: Step, lang: Lang, *, service: bool = False) -> 
         if not text.strip() and not step.required:
             return None
         try:
-            return ask.parse(text)
+            return ask.parse(text), text
         except ParseError as exc:
             console.print(f"  [red]{parse_error_text(exc, lang)}[/red]")
 
@@ -80,17 +81,21 @@ def _interview(console: Console, parsed: dict[str, Any], lang: Lang) -> None:
         step = next((s for s in steps(parsed) if s.ask.key not in parsed and s.ask.key not in skipped), None)
         if step is None:
             return
-        value = _ask(console, step, lang, service=is_inference(parsed))
-        if value is None:
+        answer = _ask(console, step, lang, service=is_inference(parsed))
+        if answer is None:
             skipped.add(step.ask.key)
-        else:
-            parsed[step.ask.key] = value
+            continue
+        value, text = answer
+        parsed[step.ask.key] = value
+        parsed |= derived(step.ask.key, text)  # "yes, 4 cards": the 4, as parse_answers keeps it
+        cards = parsed.get("model_parallel_cards") if step.ask.key == "model_parallel" else None
+        read = echo(step.ask.key, text, value, lang, cards, parsed.get("gpu"))
+        if read:
+            console.print("  " + t("cli.read_as_answer", lang, reading=read), style="dim", markup=False)
 
 
 def _read_back(raw: dict[str, str | None], parsed: dict[str, Any], lang: Lang) -> None:
     """Say on stderr what each answer that needed reading was read as: "--duration: 10 h (from “十来个小时”)"."""
-    from bot.text.readings import echo
-
     for key, text in raw.items():
         if text and key in parsed:
             cards = parsed.get("model_parallel_cards") if key == "model_parallel" else None

@@ -132,3 +132,13 @@ def test_answers_that_contradict_each_other_are_flagged(lang: str, said: str, tm
     assert done.returncode == 0, done.stderr
     warnings = json.loads(done.stdout)["warnings"]
     assert [w["id"] for w in warnings] == ["run_longer_than_schedule_day"] and said in warnings[0]["text"]
+
+
+def test_the_interview_reads_typed_answers_says_them_back_and_keeps_the_card_count(tmp_path: Path) -> None:
+    typed = "lora\n十来个小时\n80G的卡用了70G\nyes, 4 cards\n每周跑三四次\n不能\n\n\n\n"
+    done = run_cli("advise", "--interactive", "--json", "--lang", "zh", stdin=typed, tmp=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "理解为 10 小时（来自“十来个小时”）" in done.stderr  # the interview talks on stderr, --json is stdout
+    assert "理解为是，4 张卡（来自“yes, 4 cards”）" in done.stderr
+    decision = json.loads(done.stdout)
+    assert decision["cards"] == 4  # "yes, 4 cards" typed at the prompt counts as on the command line
