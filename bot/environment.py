@@ -27,3 +27,23 @@ def environment(env_file: Path = ENV_FILE, environ: Mapping[str, str] | None = N
 def setting(name: str, values: Mapping[str, str] | None = None) -> str | None:
     """The raw value of one variable (`GPU_ADVISOR_LANG`), as Settings reads it; None when unset."""
     return (environment() if values is None else values).get(name.lower())
+
+
+# The clouds' own SDKs read their credentials from the process environment (boto3, Alibaba's and Tencent's
+# credential chains); a key kept in `.env` beside the other settings reaches them through this.
+CLOUD_CREDENTIALS = ("AWS_", "ALIBABA_CLOUD_", "TENCENTCLOUD_")
+
+
+def export_cloud_credentials(env_file: Path = ENV_FILE) -> list[str]:
+    """Put the cloud SDKs' variables found in `.env` into the process environment, where they are not set
+    already (the environment wins, as for every setting). Returns the names exported (never the values)."""
+    if not env_file.is_file():
+        return []
+    from dotenv import dotenv_values
+
+    exported = []
+    for name, value in dotenv_values(env_file).items():
+        if value is not None and name.upper().startswith(CLOUD_CREDENTIALS) and name.upper() not in os.environ:
+            os.environ[name.upper()] = value
+            exported.append(name.upper())
+    return exported

@@ -53,6 +53,8 @@ def test_compose_runs_two_replicas_on_one_postgres_behind_the_proxy() -> None:
     assert {b["environment"]["GPU_ADVISOR_REPLICA_ID"] for b in bots} == {"bot-1", "bot-2"}
     assert len({b["volumes"][0] for b in bots}) == 2  # each its own price cache
     assert all(b["depends_on"]["postgres"]["condition"] == "service_healthy" for b in bots)
+    # every setting of .env reaches the bots (issue 34.20: only Slack's and the database's did), and the rate cards
+    assert all(b["env_file"] == ".env" and "./ratecards:/ratecards:ro" in b["volumes"] for b in bots)
     assert "./deploy/Caddyfile:/etc/caddy/Caddyfile:ro" in services["proxy"]["volumes"]
     caddy = (ROOT / "deploy" / "Caddyfile").read_text()
     assert "reverse_proxy bot-1:3000 bot-2:3000" in caddy and "health_uri /healthz" in caddy

@@ -36,7 +36,11 @@ def unreachable() -> str | None:
         with psycopg.connect(URL, connect_timeout=3) as conn:
             conn.execute("SELECT 1")
     except psycopg.Error as exc:
-        return f"no PostgreSQL at {URL.split('@')[-1]} ({str(exc).strip().splitlines()[0]}); .ci/run starts one"
+        return (
+            f"no PostgreSQL at {URL.split('@')[-1]} ({str(exc).strip().splitlines()[0]})"
+            "; start one with `bash .ci/run` (it runs the whole suite on it), or set GPU_ADVISOR_TEST_POSTGRES_URL "
+            "(CONTRIBUTING.md says how)"
+        )
     return None
 
 
