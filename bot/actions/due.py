@@ -37,6 +37,10 @@ from rules.sources import CLOUD_SOURCES
 log = logging.getLogger(__name__)
 AGENT_WAIT = timedelta(minutes=15)  # an agent that has not taken its stop by then is asked once more
 TRIES = 2  # a stop is tried twice, then left to people
+# An agent's "stop command ran" is confirmed by the box going quiet: no sample newer than the answer (past a
+# slack for samples taken before the command ran) by CONFIRM_AFTER; a box still reporting then is not stopped.
+CONFIRM_AFTER = timedelta(minutes=5)
+CONFIRM_SLACK = timedelta(minutes=2)
 
 
 @dataclass(frozen=True)
@@ -157,6 +161,13 @@ def _failed_try(ctx: Ctx, warning: Warning, inst: Instance | None, expected: str
 
 def _agent_answer(ctx: Ctx, warning: Warning, inst: Instance | None) -> int:
     if warning.status == "done" and inst is not None:
+        answered = warning.decided_at or ctx.now
+        still = ctx.rentals.samples(inst.id, answered + CONFIRM_SLACK)
+        if still:  # it said the command worked, and its box goes on sampling: not stopped, its token kept
+            log.warning("%s still reports after its stop command said it worked: not stopped", inst.name)
+            return _failed_try(ctx, warning, inst, "done", _still_reporting(still[-1].at))
+        if ctx.now - answered < CONFIRM_AFTER:
+            return 0  # stop requested; confirmed when the box has gone quiet
         if ctx.actions.move(warning.id, "done", "stopped", ctx.now):
             _stopped(ctx, warning, inst)
         return 1
@@ -164,6 +175,10 @@ def _agent_answer(ctx: Ctx, warning: Warning, inst: Instance | None) -> int:
     if warning.status == "requested":
         problem = "the agent did not take the stop within 15 minutes (is it running?)"
     return _failed_try(ctx, warning, inst, warning.status, problem)
+
+
+def _still_reporting(last: datetime) -> str:
+    return f"the stop command said it worked, but the box kept reporting (last sample {last:%Y-%m-%d %H:%M} UTC)"
 
 
 def _stopped(ctx: Ctx, warning: Warning, inst: Instance) -> None:

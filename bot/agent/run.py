@@ -276,13 +276,16 @@ def _now() -> str:
 
 
 ON_STOP_TIMEOUT_S = 300
+ON_STOP_RETRY_S = 10.0
 
 
 class Stops:
-    """The stops the bot asked for: each run once (`--on-stop`), its result kept until the bot has it."""
+    """The stops the bot asked for: each run once (`--on-stop`), and once more `retry_after_s` later when it fails
+    (a busy package manager holding shutdown, a sudo that timed out); its result kept until the bot has it."""
 
-    def __init__(self, command: str | None) -> None:
+    def __init__(self, command: str | None, retry_after_s: float = ON_STOP_RETRY_S) -> None:
         self.command, self.done = command, set[int]()
+        self.retry_after_s = retry_after_s
         self.pending: dict[str, Any] | None = None
 
     def asked(self, said: dict[str, Any]) -> None:
@@ -294,7 +297,13 @@ class Stops:
         if action["id"] in self.done:
             return
         self.done.add(action["id"])
-        self.pending = {"id": action["id"], **self._run()}
+        result = self._run()
+        if not result["ok"] and self.command:
+            log.warning("the stop command failed (%s): trying once more in %gs", result["detail"], self.retry_after_s)
+            time.sleep(self.retry_after_s)
+            again = self._run()
+            result = {**again, "detail": f"tried twice; first: {result['detail']}; then: {again['detail']}"[:2000]}
+        self.pending = {"id": action["id"], **result}
 
     def report(self) -> dict[str, Any] | None:
         return {"action_result": self.pending} if self.pending is not None else None

@@ -146,6 +146,9 @@ def receive(
                 },
             )
     fresh = [s for s in beat.samples if s.ts >= moment - max_age]
+    started_again = instance.released_at is not None and beat.power != "off" and (fresh or beat.power == "on")
+    if started_again and rentals.unrelease(instance.id):  # the bot stopped it, someone started it: it bills again
+        log.info("%s reports again after the bot stopped it: tracked again", instance.name)
     kept = rentals.add_samples(
         instance.id,
         [Sample(s.ts, s.gpu, s.utilization_pct, s.memory_used_mib, s.memory_total_mib) for s in fresh],

@@ -20,10 +20,14 @@ from bot.state.rentals import Instance, RentalError, Rentals, check_name, check_
 from bot.state.schema import enroll_tokens, rental_instances
 from bot.state.store import Store
 
+ON_STOP = "shutdown -h now"  # a rented box's power-off (AutoDL's own shutdown; a VM's, run as root)
+
 
 def agent_command(url: str, token: str) -> str:
-    """The command to paste on a GPU box: enrolls on its first run, then heartbeats (`--enroll` may stay)."""
-    return f"gpu-advise agent --url {url} --enroll {token} --state-file /var/lib/gpu-advisor/agent.json"
+    """The command to paste on a GPU box: enrolls on its first run, then heartbeats (`--enroll` may stay), and
+    can act on a stop the channel turns on (`act stop`): without `--on-stop` a box could never be stopped."""
+    state = "/var/lib/gpu-advisor/agent.json"
+    return f"gpu-advise agent --url {url} --enroll {token} --state-file {state} --on-stop '{ON_STOP}'"
 
 
 class EnrollRefused(Exception):

@@ -255,11 +255,23 @@ class Rentals:
                 ).rowcount
             )
 
+    def unrelease(self, instance_id: int) -> bool:
+        """A box the bot stopped reports again: it is an item again (its owner, channel and price unchanged)."""
+        c = rental_instances.c
+        with self.store.writing() as conn:
+            done = conn.execute(
+                update(rental_instances)
+                .where(c.id == instance_id, c.released_by == "bot")
+                .values(released_at=None, released_by=None)
+            )
+            return bool(done.rowcount)
+
     def by_token(self, token: str) -> Instance | None:
-        """The instance a heartbeat token belongs to, unless it was released (its token is then revoked)."""
-        query = select(*INSTANCE_COLUMNS).where(
-            rental_instances.c.token_hash == token_hash(token), rental_instances.c.released_at.is_(None)
-        )
+        """The instance a heartbeat token belongs to, unless a person (or the cloud) released it: its token is then
+        revoked. One the bot stopped keeps its token: started again, the box reports and is an item again."""
+        c = rental_instances.c
+        kept = or_(c.released_at.is_(None), c.released_by == "bot")
+        query = select(*INSTANCE_COLUMNS).where(c.token_hash == token_hash(token), kept)
         with self.store.reading() as conn:
             row = conn.execute(query).first()
         return _instance(row) if row else None

@@ -121,13 +121,18 @@ def test_an_idle_enrolled_box_is_warned_then_stopped_by_its_agent(tmp_path: Path
         assert done.returncode == 0, done.stderr
         assert flag.exists() and "the bot asked this box to stop" in done.stderr
         assert Actions(h.deps.store).get(warning.id).status == "done"  # type: ignore[union-attr]
+        assert run_actions(h.deps, h.tellers()) == 0  # stop requested: confirmed once the box has gone quiet
+        assert not [u for u in h.fake.of("chat.update") if u.get("ts") == message["_ts"]]  # nothing said yet
+        h.clock.advance(minutes=6)
         assert run_actions(h.deps, h.tellers()) == 1
         after = Actions(h.deps.store).get(warning.id)
         assert after is not None and after.status == "stopped" and after.figures["samples"] >= 12
         released = Rentals(h.deps.store).by_id(inst.id)
         assert released is not None and released.released_by == "bot" and released.released_at == h.clock.now
         said = told(h, message)
-        assert "Stopped *box-1* (<@U1>)" in said and "idle 3.5 h, ¥400 a day saved" in said
+        assert (
+            "Stopped *box-1* (<@U1>)" in said and "idle 3.6 h, ¥400 a day saved" in said
+        )  # 6 minutes later, confirmed quiet
         assert "rental_released" not in said  # its buttons went with it
         [dm] = h.posts(channel="U1")
         assert "*box-1* was stopped" in dm["text"]

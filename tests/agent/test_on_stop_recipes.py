@@ -56,3 +56,28 @@ def test_each_recipe_runs_its_command_once_and_reports_its_exit(
     assert report["action_result"]["detail"].startswith(f"{command}: exit 0")
     lines = said.read_text().splitlines()
     assert len(lines) == 1 and lines[0].endswith("shutdown -h now"), (platform, lines)
+
+
+@pytest.mark.e2e  # runs the stand-in command as a process
+def test_a_failed_stop_is_tried_once_more_and_both_results_are_said(tmp_path: Path) -> None:
+    """Issue 34.18: a stop command that fails (a package manager holding shutdown) is tried again, once."""
+    tries = tmp_path / "tries"
+    script = tmp_path / "power-off"
+    # fails the first time, works the second
+    script.write_text(f'#!/bin/sh\necho x >> {tries}\n[ "$(wc -l < {tries})" -ge 2 ] || {{ echo busy >&2; exit 1; }}\n')
+    script.chmod(script.stat().st_mode | stat.S_IEXEC)
+    stops = Stops(str(script), retry_after_s=0)
+    stops.asked({"action": {"id": 9, "kind": "stop"}})
+    report = stops.report()
+    assert report is not None and report["action_result"]["ok"] is True
+    assert "tried twice" in report["action_result"]["detail"] and "exit 1: busy" in report["action_result"]["detail"]
+    assert len(tries.read_text().splitlines()) == 2
+    stops.asked({"action": {"id": 9, "kind": "stop"}})  # the same stop asked again: not run a third time
+    assert len(tries.read_text().splitlines()) == 2
+
+
+def test_the_enrollment_command_can_act_on_a_stop() -> None:
+    from bot.state.enrollment import agent_command
+
+    command = agent_command("https://bot.example.com", "tok")
+    assert shlex.split(command)[-2:] == ["--on-stop", "shutdown -h now"]  # a box enrolled with it can be stopped
