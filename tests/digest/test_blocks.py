@@ -139,3 +139,19 @@ def test_a_forecast_over_budget_is_said_before_the_threshold_is_crossed() -> Non
         ],
     )
     assert "At this rate" not in json.dumps(render(under, Lang.EN, SHANGHAI)[1])
+
+
+def test_the_money_line_counts_only_instances_that_may_not_be_working() -> None:
+    """Issue 34.11: the headline's "a day on instances that may not be working" counted storage found in the cloud
+    and instances never judged (no activity data); it counts what its words say."""
+    from bot.slack.ui.digest import render
+    from rules.digest import Digest, FoundNews, InstanceNews
+    from rules.idle import Activity
+
+    idle = InstanceNews(name="a", owner="U1", activity=Activity.IDLE, per_day=400, currency="CNY")
+    unknown = InstanceNews(name="b", owner="U1", activity=Activity.UNKNOWN, per_day=383, currency="CNY")
+    volume = FoundNews(kind="s", name="vol-1", what="500 GB", per_day=1.3, currency="USD")
+    text, _ = render(Digest(instances=[idle, unknown], found=[volume]), Lang.EN, ZoneInfo("UTC"))
+    assert "3 to look at (¥400 a day on instances that may not be working)" in text
+    only_unknown, _ = render(Digest(instances=[unknown]), Lang.ZH, ZoneInfo("UTC"))
+    assert only_unknown == "GPU 租用提醒：1 项需要处理"  # nothing it could call not working: no figure

@@ -22,6 +22,7 @@ from bot.slack.ui import templating
 from bot.text import Lang, t
 from bot.text.format import money
 from rules.digest import Digest
+from rules.idle import Activity
 
 __all__ = ["BUTTONS", "found_line", "header_block", "instance_line", "item_blocks", "render", "storage_line", "when"]
 
@@ -101,15 +102,18 @@ def render(digest: Digest, lang: Lang, zone: ZoneInfo) -> tuple[str, list[dict[s
         found_title=t("digest.found_title", lang),
         notes=more + footer,
     )
+    # the money line counts what its words say: instances idle or holding memory without work ("may not be
+    # working"), not those without data, not found items nobody has claimed, not storage (its own line)
     per: dict[str, float] = {}
     for news in digest.instances:
-        per[news.currency] = per.get(news.currency, 0.0) + news.per_day
-    for news_found in digest.found:
-        per[news_found.currency] = per.get(news_found.currency, 0.0) + news_found.per_day
-    if not digest.instances and not digest.found:  # only storage: what it costs, not "¥0 a day on instances"
-        for kept in digest.storage:
-            per[kept.currency] = per.get(kept.currency, 0.0) + kept.per_month
-        cost = ", ".join(money(a, c) for c, a in per.items())
+        if news.activity in (Activity.IDLE, Activity.MEMORY_HELD):
+            per[news.currency] = per.get(news.currency, 0.0) + news.per_day
+    if per:
+        return t("digest.fallback", lang, count=count, cost=", ".join(money(a, c) for c, a in per.items())), blocks
+    kept_per: dict[str, float] = {}
+    for kept in digest.storage:
+        kept_per[kept.currency] = kept_per.get(kept.currency, 0.0) + kept.per_month
+    if kept_per and not digest.instances and not digest.found:  # only storage: what it costs a month
+        cost = ", ".join(money(a, c) for c, a in kept_per.items())
         return t("digest.fallback_storage", lang, count=count, cost=cost), blocks
-    cost = ", ".join(money(a, c) for c, a in per.items())
-    return t("digest.fallback", lang, count=count, cost=cost), blocks
+    return t("digest.header", lang, count=count), blocks
