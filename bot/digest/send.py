@@ -31,7 +31,7 @@ from bot.state.rentals import Instance, Rentals, Storage
 from bot.state.windows import gpu_windows
 from bot.text import Lang
 from rules.budget import standings
-from rules.digest import Digest, compose, spending
+from rules.digest import Digest, Spend, compose, spending
 from rules.policy import Idle, Metering
 from rules.runway import runway
 
@@ -48,11 +48,18 @@ class Outcome:
 
 
 def digests(
-    rentals: Rentals, team: str, channels: list[str], now: datetime, rules: Idle, metering: Metering | None = None
+    rentals: Rentals,
+    team: str,
+    channels: list[str],
+    now: datetime,
+    rules: Idle,
+    metering: Metering | None = None,
+    zone: ZoneInfo | Callable[[str], ZoneInfo] | None = None,
 ) -> dict[str, Digest]:
     """Compose the digests of `channels` in a few queries for the whole workspace: the rented things,
     each GPU's summary of the window's samples and when each quiet stretch began (both added up by the
-    database), and disk reports."""
+    database), and disk reports. Month figures (spend, budgets, what an item billed this month) count the month
+    from 00:00 in each channel's digest zone (`zone`; None: UTC), as budgets and App Home do."""
     wanted = set(channels)
     # an item with a figure no digest can show (stored before the bounds) is left out, said in the log,
     # so it never stops the other items' digest nor the workspace's spend
@@ -79,18 +86,30 @@ def digests(
     budgets = Budgets(rentals.store).of(team)
     recorded = Balances(rentals.store).latest(team)
     timelines = PowerLog(rentals.store, metering).this_month(everything, now, also=[b.at for b in recorded])
-    spend = spending(everything, all_storage, now, budgets, timelines)
-    ahead = {(s.project, s.currency): s for s in standings(everything, all_storage, budgets, now, timelines=timelines)}
-    spend = [replace(s, forecast=ahead.get((s.project, s.currency))) for s in spend]
+    months: dict[str, list[Spend]] = {}
+
+    def spend_in(local: datetime) -> list[Spend]:
+        """The workspace's spend and budget forecasts, the month counted in `local`'s zone (once per zone)."""
+        key = str(local.tzinfo)
+        if key not in months:
+            spent = spending(everything, all_storage, local, budgets, timelines)
+            found = standings(everything, all_storage, budgets, local, timelines=timelines)
+            ahead = {(s.project, s.currency): s for s in found}
+            months[key] = [replace(s, forecast=ahead.get((s.project, s.currency))) for s in spent]
+        return months[key]
+
     runways = [runway(b, everything, timelines, now) for b in recorded]
     out = {}
     for channel in channels:
         mine, kept = by_channel[channel], stored[channel]
+        local_zone = zone(channel) if callable(zone) else zone
+        local = now.astimezone(local_zone) if local_zone is not None else now
+        spend = spend_in(local)
         made = compose(
             mine,
             kept,
             {},
-            now=now,
+            now=local,
             rules=rules,
             last_touched=touched,
             windows=windows,
@@ -147,7 +166,8 @@ def send_digests(
     outcomes: list[Outcome] = []
     last_post: float | None = None
     wanted = channels if channels is not None else channels_of(rentals, team)
-    composed = digests(rentals, team, wanted, now(), rules, metering)  # at the start: a long paced send reads no more
+    # at the start (a long paced send reads no more), each channel's month in its digest zone
+    composed = digests(rentals, team, wanted, now(), rules, metering, zone)
     warner = Warner(rentals)
     for channel in wanted:
         moment = now()

@@ -50,7 +50,10 @@ def on_press(
     if message_id:
         now = deps.now()
         digest = Warner(rentals).annotate(
-            team, chat_id, digests(rentals, team, [chat_id], now, deps.policy.idle, deps.policy.metering)[chat_id], now
+            team,
+            chat_id,
+            digests(rentals, team, [chat_id], now, deps.policy.idle, deps.policy.metering, zone)[chat_id],
+            now,
         )
 
         def say(each: Lang) -> Message:
