@@ -17,7 +17,8 @@ from bot.state.schedules import Schedules
 from bot.text import Lang, t
 from bot.text.catalogue import tw
 from bot.text.errors import error_text
-from bot.text.format import escape, money, rate, show, who
+from bot.text.format import escape, money, show, who
+from bot.text.quote import rate
 from rules.errors import ParseError
 from rules.remind_schedule import RemindSchedule, next_send, parse_at, parse_days, parse_zone
 
@@ -36,7 +37,7 @@ def list_items(inv: Invocation) -> None:
                 lang,
                 name=i.name,
                 gpu=f"{i.gpu} × {show(i.share or i.cards)}",
-                price=rate(i.price, i.currency, i.unit, t("digest.no_price", lang)),
+                price=rate(i.price, i.currency, i.unit, t("digest.no_price", lang), lang),
                 owner=f"<@{i.owner}>",
                 state=t(f"digest.state.{state}", lang),
             )

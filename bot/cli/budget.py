@@ -57,7 +57,7 @@ def budget(
     value, money = found
     budgets.put(workspace, project, value, money, "terminal", now)
     sys.stdout.write(t("cli.budget_set", settings.lang, project=project, amount=f"{value:g} {money}") + "\n")
-    _alert(settings, rentals)
+    _alert(settings, rentals, workspace)
 
 
 def _list(settings: Any, rentals: Any, workspace: str, now: datetime, as_json: bool) -> None:
@@ -91,10 +91,15 @@ def _list(settings: Any, rentals: Any, workspace: str, now: datetime, as_json: b
         sys.stdout.write(f"{r['project']}\t{r['amount']:g} {r['currency']}\t{r['spent']:g}\t{r['forecast']:g}\n")
 
 
-def _alert(settings: Any, rentals: Any) -> None:
-    """Send the budget alerts now due, when Slack can be reached with a bot token."""
+def _alert(settings: Any, rentals: Any, workspace: str) -> None:
+    """Send the budget alerts now due, when Slack can be reached with a bot token: each in its channel's language
+    (its digest's), as serve's are."""
     if settings.slack_bot_token is None:
         return
+    from bot.cli.remind import channel_lang
+    from bot.state.schedules import Schedules
+
+    langs = channel_lang(Schedules(rentals.store, settings.default_schedule()), workspace, settings.lang)
     from bot.digest.budget_alerts import check_budgets
     from bot.slack.app import web_client
     from bot.slack.teller import SlackTeller
@@ -107,7 +112,7 @@ def _alert(settings: Any, rentals: Any) -> None:
         datetime.now(UTC),
         ZoneInfo(settings.remind_tz),
         policy.budget.thresholds_pct,
-        lambda _team, _channel: settings.lang,
+        lambda _team, channel: langs(channel),
     )
     for alert in alerts:
         say(

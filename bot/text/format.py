@@ -28,11 +28,6 @@ def money(amount: float, currency: str) -> str:
     return f"{symbol}{show(value)}" if symbol else f"{show(value)} {currency}"
 
 
-def rate(price: float | None, currency: str, unit: str, unknown: str) -> str:
-    """An instance's price as it reads in a list ("¥14/hour"), or `unknown` (the words for a price not known)."""
-    return unknown if price is None else f"{money(price, currency)}/{unit}"
-
-
 def share_text(share: float) -> str:
     """A slice of one card as a fraction: 0.5 -> '1/2', 1.0 -> '1'."""
     fraction = Fraction(share).limit_denominator(8)

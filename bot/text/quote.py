@@ -24,6 +24,14 @@ class Row:
     stale: bool
 
 
+def rate(price: float | None, currency: str, unit: str, unknown: str, lang: Lang) -> str:
+    """An instance's price as it reads in a list, in the reader's language ("¥14/hour", "¥14/小时"), or `unknown`
+    (the words for a price not known)."""
+    if price is None:
+        return unknown
+    return f"{money(price, currency)}/{t(f'word.per.{unit}', lang) if unit in ('hour', 'day', 'month') else unit}"
+
+
 def stale_text(state: SourceState, lang: Lang) -> str:
     """STALE, and how many rows are, when a source holds rows past their TTL (as `prices list` marks them)."""
     if state.stale_rows and state.last_success is not None:

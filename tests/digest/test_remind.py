@@ -213,3 +213,22 @@ def test_the_terminal_counts_the_items_the_message_lists(tmp_path: Path, fake: F
     header = next(b for b in message["blocks"] if b["type"] == "header")["text"]["text"]
     assert header == "GPU rentals: 2 to look at"
     assert "C1: digest sent (2 items)" in done.stdout
+
+
+def test_a_budget_alert_from_the_terminal_speaks_the_channels_language(tmp_path: Path, fake: FakeSlack) -> None:
+    """Issue 34.13: a budget set in the terminal alerted a Chinese channel in the terminal's English."""
+    rentals = idle_box(tmp_path)  # 400 a day, project llm, started three hours ago: past a budget of 1
+    store = rentals.store
+    Schedules(store, RemindSchedule(time(9, 30), "Asia/Shanghai", frozenset(range(5)))).put(
+        "T1",
+        "C1",
+        RemindSchedule(time(9, 30), "Asia/Shanghai", frozenset(range(5)), lang="zh"),
+        "U1",
+        datetime.now(UTC),
+    )
+    done = run_cli("budget", "llm", "1", "--team", "T1", env=env(tmp_path, fake, "en"), tmp=tmp_path)
+    assert done.returncode == 0, done.stderr
+    alerts = [p for p in posts(fake) if p.get("channel") == "C1"]
+    assert alerts, done.stdout + done.stderr
+    text = json.dumps(alerts[-1], ensure_ascii=False)
+    assert "预算" in text and "budget" not in alerts[-1].get("text", "").lower()

@@ -118,3 +118,16 @@ def test_app_home_shows_the_last_report_chart_of_your_channels(tmp_path: Path) -
         h.send.event({"type": "app_home_opened", "user": "U9", "channel": "D9", "tab": "home"}, event_id="EvHome5")
         stranger = h.fake.wait_for(lambda: h.fake.of("views.publish")[2:])[0]
         assert not [b for b in stranger["view"]["blocks"] if b["type"] == "image"]  # rents nothing in C1
+
+
+def test_app_home_in_chinese_says_the_price_in_chinese(tmp_path: Path) -> None:
+    """Issue 34.13: App Home's "¥480/day" in a Chinese home."""
+    import json
+
+    with running_app(tmp_path) as h:
+        rented(h)
+        h.fake.locales["U1"] = "zh-CN"
+        h.send.event({"type": "app_home_opened", "user": "U1", "channel": "D1", "tab": "home"}, event_id="EvHomeZh")
+        (published,) = h.fake.wait_for(lambda: h.fake.of("views.publish"))
+        text = json.dumps(published["view"], ensure_ascii=False)
+        assert "¥480/天" in text and "/day" not in text

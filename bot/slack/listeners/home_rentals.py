@@ -15,7 +15,8 @@ from bot.state.rentals import Rentals
 from bot.state.report_channels import ReportCharts
 from bot.text import Lang, t
 from bot.text.budget import forecast_text
-from bot.text.format import money, rate, show
+from bot.text.format import money, show
+from bot.text.quote import rate
 from rules.budget import standings
 from rules.digest import spent_this_month, stored_this_month
 
@@ -41,7 +42,7 @@ def rentals_text(deps: Deps, team: str, user: str, lang: Lang, now: datetime) ->
                 lang,
                 name=inst.name,
                 gpu=cards,
-                price=rate(inst.price, inst.currency, inst.unit, t("digest.no_price", lang)),
+                price=rate(inst.price, inst.currency, inst.unit, t("digest.no_price", lang), lang),
             )
         )
     for disk in (s for s in storage if s.deleted_at is None):

@@ -27,7 +27,8 @@ from bot.slack.ui import blocks, track_form
 from bot.state.rentals import Instance, RentalError, Rentals
 from bot.text import Lang, t
 from bot.text.catalogue import tw
-from bot.text.format import money, rate
+from bot.text.format import money
+from bot.text.quote import rate
 
 log = logging.getLogger(__name__)
 
@@ -133,7 +134,7 @@ def _instance(
     text = _tracked_text(made, token, again, lang)
     if source:
         text += "\n" + t(
-            "digest.price_from_cache", lang, price=rate(made.price, made.currency, made.unit, ""), source=source
+            "digest.price_from_cache", lang, price=rate(made.price, made.currency, made.unit, "", lang), source=source
         )
     request.respond(response_type="ephemeral", text=text, blocks=blocks.text(text))
 
@@ -261,6 +262,6 @@ def on_track_form(deps: Deps, request: SlackRequest) -> None:
     text = _tracked_text(made, token, again, lang)
     if source:
         text += "\n" + t(
-            "digest.price_from_cache", lang, price=rate(made.price, made.currency, made.unit, ""), source=source
+            "digest.price_from_cache", lang, price=rate(made.price, made.currency, made.unit, "", lang), source=source
         )
     request.client.chat_postEphemeral(channel=meta.ch, user=user, text=text)
