@@ -27,6 +27,9 @@ class Standing:
     forecast: float
     month_end: date  # the month's last day
     top: tuple[tuple[str, float], ...]  # the items costing most this month, most first
+    # the project's spend this month in currencies it has no budget in: not counted (money is never converted
+    # here), said beside the standing so a budget in CNY does not hide the project's USD instances
+    not_counted: tuple[tuple[str, float], ...] = ()
 
     @property
     def spent_pct(self) -> float:
@@ -57,9 +60,13 @@ def standings(
     spent: dict[tuple[str, str], float] = defaultdict(float)
     ahead: dict[tuple[str, str], float] = defaultdict(float)
     items: dict[tuple[str, str], list[tuple[str, float]]] = defaultdict(list)
+    projects = {project for project, _ in budgets}
+    other: dict[tuple[str, str], float] = defaultdict(float)  # (project, currency without a budget) -> spent
     for inst in instances:
         key = (inst.project or "", inst.currency)
         if key not in budgets:
+            if key[0] in projects:
+                other[key] += spent_this_month(inst, now, timelines)
             continue
         cost = spent_this_month(inst, now, timelines)
         spent[key] += cost
@@ -68,6 +75,8 @@ def standings(
     for disk in storage:
         key = (disk.project or "", disk.currency)
         if key not in budgets:
+            if key[0] in projects:
+                other[key] += stored_this_month(disk, now)
             continue
         cost = stored_this_month(disk, now)
         spent[key] += cost
@@ -78,6 +87,7 @@ def standings(
     for (project, currency), budget in sorted(budgets.items()):
         key = (project, currency)
         ranked = tuple(sorted(((n, round(c, 2)) for n, c in items[key] if c > 0), key=lambda i: -i[1])[:top])
+        others = tuple((c, round(a, 2)) for (p, c), a in sorted(other.items()) if p == project and a > 0)
         out.append(
             Standing(
                 project,
@@ -87,6 +97,7 @@ def standings(
                 round(spent[key] + ahead[key], 2),
                 (month_end(now) - timedelta(days=1)).date(),
                 ranked,
+                others,
             )
         )
     return out

@@ -79,6 +79,7 @@ def _list(settings: Any, rentals: Any, workspace: str, now: datetime, as_json: b
             "spent": s.spent,
             "forecast": s.forecast,
             "month_end": s.month_end.isoformat(),
+            "not_counted": dict(s.not_counted),  # the project's spend in currencies without a budget
         }
         for s in found
     ]

@@ -11,10 +11,20 @@ from rules.budget import Standing
 def forecast_text(standing: Standing, lang: Lang) -> str:
     """ "At this rate ¥23,400 by 12-31, 17% over" (or under)."""
     key = "budget.forecast_over" if standing.forecast > standing.budget else "budget.forecast_under"
-    return t(
+    said = t(
         key,
         lang,
         amount=money(standing.forecast, standing.currency),
         day=f"{standing.month_end:%m-%d}",
         pct=show(round(abs(standing.over_pct))),
     )
+    return said + not_counted_text(standing, lang)
+
+
+def not_counted_text(standing: Standing, lang: Lang) -> str:
+    """ " Not counted: $12.50 of the project's USD items (no USD budget; money is not converted)." or ""."""
+    if not standing.not_counted:
+        return ""
+    amounts = ", ".join(money(amount, currency) for currency, amount in standing.not_counted)
+    currencies = "/".join(currency for currency, _ in standing.not_counted)
+    return " " + t("budget.not_counted", lang, amounts=amounts, currencies=currencies, currency=standing.currency)

@@ -116,3 +116,17 @@ def test_the_terminal_sets_lists_and_removes_budgets(tmp_path: Path) -> None:
     off = run_cli("budget", "llm", "off", "--team", "T1", env=env, tmp=tmp_path)
     assert "removed" in off.stdout
     assert json.loads(run_cli("budget", "--team", "T1", "--json", env=env, tmp=tmp_path).stdout) == []
+
+
+def test_a_budget_in_one_currency_says_what_the_projects_other_currency_spent() -> None:
+    """Issue 34.12: `budget llm-ft 3000 CNY` left the project's USD instances out without a word."""
+    from bot.text.budget import forecast_text
+
+    cny, usd = box("a"), replace(box("b", price=48.0), currency="USD")
+    [standing] = standings([cny, usd], [], {("llm", "CNY"): 3000.0}, NOW.astimezone(SHANGHAI))
+    assert standing.spent == 800.0 and standing.not_counted == (("USD", 96.0),)  # 2 days at $48, not converted
+    said = forecast_text(standing, Lang.EN)
+    assert "Not counted: $96 this month on the project's USD items (the budget is in CNY" in said
+    assert "未计入：本项目 USD 计价的资源本月 $96" in forecast_text(standing, Lang.ZH)
+    both = standings([cny, usd], [], {("llm", "CNY"): 3000.0, ("llm", "USD"): 500.0}, NOW.astimezone(SHANGHAI))
+    assert [s.not_counted for s in both] == [(), ()]  # each currency has its budget: nothing left out
