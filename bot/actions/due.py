@@ -123,6 +123,10 @@ def _stop_in_cloud(ctx: Ctx, warning: Warning, inst: Instance, verdict: Verdict)
     make = clouds(ctx.deps.settings).get(inst.source)
     if make is None:
         return _failed_try(ctx, warning, inst, "warned", f"{inst.source} is not turned on in this deployment")
+    if _objected(ctx, warning, inst):  # judged again right before the call: a Still needed since counts
+        if ctx.actions.move(warning.id, "warned", "cancelled", ctx.now, detail="still_needed"):
+            _say(ctx, warning, inst, "action.cancelled", reason="still_needed")
+        return 1
     try:
         done = make().stop(region, instance_id)
         problem = None if done.state in ("stopping", "stopped") else f"the instance is {done.state} after the stop"
@@ -142,8 +146,14 @@ def _stop_in_cloud(ctx: Ctx, warning: Warning, inst: Instance, verdict: Verdict)
         inst = ctx.rentals.by_id(inst.id) or inst
     detail = f"{inst.source} {done.how}: {done.state}" + (", still charging" if done.charging else "")
     if ctx.actions.move(warning.id, "warned", "stopped", ctx.now, detail=detail, figures=verdict.figures, attempt=True):
-        _stopped(ctx, warning, inst)
+        _stopped(ctx, warning, inst, late=_objected(ctx, warning, inst))  # pressed while the call was on its way
     return 1
+
+
+def _objected(ctx: Ctx, warning: Warning, inst: Instance) -> bool:
+    """Has someone pressed Still needed (or snoozed it) since the warning? Read fresh from the store."""
+    fresh = ctx.rentals.by_id(inst.id)
+    return bool(fresh and fresh.snoozed_until is not None and fresh.snoozed_until > warning.warned_at)
 
 
 def _failed_try(ctx: Ctx, warning: Warning, inst: Instance | None, expected: str, problem: str) -> int:
@@ -181,7 +191,7 @@ def _still_reporting(last: datetime) -> str:
     return f"the stop command said it worked, but the box kept reporting (last sample {last:%Y-%m-%d %H:%M} UTC)"
 
 
-def _stopped(ctx: Ctx, warning: Warning, inst: Instance) -> None:
+def _stopped(ctx: Ctx, warning: Warning, inst: Instance, *, late: bool = False) -> None:
     """The bot stopped it: off from now. Where stopping stops the meter it is released (saving its rate); where
     the meter keeps running (a period item, a platform that bills a stopped box) it stays, still billed, and the
     channel is told it saves nothing until released at the provider."""
@@ -195,6 +205,8 @@ def _stopped(ctx: Ctx, warning: Warning, inst: Instance) -> None:
     since = ctx.rentals.quiet_since([inst.id], ctx.now - timedelta(days=1)).get(inst.id)
     idle = f"{show(round((ctx.now - since).total_seconds() / 3600, 1))} h" if since else "?"
     key = "action.stopped_still_billed" if still_billed else "action.stopped"
+    if late:  # Still needed came while the stop was on its way: it was stopped all the same, said truthfully
+        key = "action.stopped_despite_still_needed"
     _say(ctx, warning, inst, key, saved=saved, idle=idle)
     try:
         owner_lang = ctx.teller.lang_of(inst.owner)  # the owner's own

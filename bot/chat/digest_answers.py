@@ -11,6 +11,7 @@ from bot.chat.digest_messages import item_section, when
 from bot.chat.ids import Action
 from bot.chat.message import Section
 from bot.deps import Deps
+from bot.state.actions import Actions
 from bot.state.power import PowerLog
 from bot.state.rentals import RentalError, Rentals
 from bot.text import Lang, t
@@ -69,8 +70,12 @@ def answer(deps: Deps, rentals: Rentals, action: Action, team: str, name: str, w
         return Answered(key, {"name": name, "user": who})
     if action in SNOOZE:
         until = now + SNOOZE[action]
-        rentals.snooze(team, name, until)
-        return Answered("digest.done.still_needed", {"name": name, "user": who, "until": when(until, zone)})
+        snoozed = rentals.snooze(team, name, until)
+        said = {"name": name, "user": who, "until": when(until, zone)}
+        objection = Actions(deps.store).object(snoozed.id, now)  # a stop not taken yet is called off
+        if objection == "too_late":  # the box's agent ran its stop command already: said as it is
+            return Answered("digest.done.still_needed_too_late", said)
+        return Answered("digest.done.still_needed", said)
     if action is Action.STORAGE_DELETED:
         rentals.delete_storage(team, name, now)
         return Answered("digest.done.deleted", {"name": name, "user": who})

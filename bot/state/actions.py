@@ -20,7 +20,10 @@ from bot.state.store import Store
 
 MODES = ("off", "notify", "stop")
 DEFAULT_GRACE = timedelta(hours=4)
-OPEN = ("warned", "requested", "done", "agent_failed")  # not decided yet, or not yet said in Slack
+OPEN = ("warned", "requested", "done", "agent_failed")
+OBJECTION_LATE = timedelta(
+    hours=1
+)  # a Still needed within this of a stop that ran is told it came too late  # not decided yet, or not yet said in Slack
 
 
 @dataclass(frozen=True)
@@ -179,6 +182,28 @@ class Actions:
                     update(stop_actions).where(a.id == warning_id, a.status == expected).values(**values)
                 ).rowcount
             )
+
+    def object(self, instance_id: int, now: datetime) -> str | None:
+        """Still needed, pressed for an instance with a stop under way: a stop asked of its agent and not taken yet
+        is cancelled ("cancelled"); one its agent has run already cannot be undone ("too_late"); None when no stop
+        was under way (a warning not yet due is judged again before any call, and the press counts there)."""
+        a = stop_actions.c
+        with self.store.writing() as conn:
+            called_off = conn.execute(
+                update(stop_actions)
+                .where(a.instance_id == instance_id, a.status == "requested")
+                .values(status="cancelled", detail="still_needed", decided_at=now)
+            ).rowcount
+            if called_off:
+                return "cancelled"
+            ran = conn.execute(
+                select(a.id).where(
+                    a.instance_id == instance_id,
+                    a.status.in_(("done", "stopped")),
+                    a.decided_at >= now - OBJECTION_LATE,
+                )
+            ).first()
+        return "too_late" if ran else None
 
     def requested_for(self, instance_id: int) -> Warning | None:
         """The stop an agent's box is asked for, if any (its heartbeat answer carries it)."""

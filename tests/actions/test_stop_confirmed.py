@@ -95,3 +95,29 @@ def test_a_token_of_a_box_released_by_a_person_stays_refused(tmp_path: Path) -> 
         inst, token, _ = warned(h)
         Rentals(h.deps.store).release("T1", inst.name, h.clock.now, by="U1")
         assert beat(h, token, h.clock.now)[0] == 401
+
+
+def test_still_needed_pressed_once_a_stop_is_requested_calls_it_off(tmp_path: Path) -> None:
+    """Issue 34.4a: the press let the next heartbeat answer carry the stop all the same."""
+    with running_app(tmp_path) as h:
+        inst, token, message = warned(h)
+        past_deadline(h, inst)
+        assert run_actions(h.deps, h.tellers()) == 1  # requested of its agent, not taken yet
+        [warning] = Actions(h.deps.store).open_for([inst.id]).values()
+        assert warning.status == "requested"
+        h.send.click(message, "rental_still_needed", user="U1", value=inst.name)
+        h.fake.wait_for(lambda: [u for u in h.fake.of("chat.update") if "still needed" in json.dumps(u)])
+        assert Actions(h.deps.store).get(warning.id).status == "cancelled"  # type: ignore[union-attr]
+        status, said = beat(h, token, h.clock.now, util=0)
+        assert status == 202 and "action" not in said  # the agent is not asked to stop
+
+
+def test_still_needed_after_the_box_ran_its_stop_is_told_it_came_too_late(tmp_path: Path) -> None:
+    with running_app(tmp_path) as h:
+        inst, token, message, action = requested(h)
+        beat(h, token, None, action_result={"id": action, "ok": True, "detail": "shutdown -h now: exit 0"})
+        h.send.click(message, "rental_still_needed", user="U1", value=inst.name)
+        updated = h.fake.wait_for(
+            lambda: [u for u in h.fake.of("chat.update") if "stop command had already run" in json.dumps(u)]
+        )
+        assert "start it again" in json.dumps(updated[-1])
