@@ -309,6 +309,13 @@ class Settings(BaseSettings):
     discover_every_minutes: float = Field(
         default=30, ge=1, le=1440, description="how often serve discovers (once per slot across replicas)"
     )
+    activity_every_minutes: float = Field(
+        default=5,
+        ge=1,
+        le=60,
+        description="how often serve reads discovered instances' GPU metrics between scans (CloudWatch, "
+        "CloudMonitor, Cloud Monitor), so the idle rule has a fresh sample",
+    )
     discover_team: str | None = Field(
         default=None,
         description="the workspace discovered items belong to (needed with OAuth installs; default: the bot token's)",

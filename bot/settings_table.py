@@ -104,6 +104,7 @@ AREAS: dict[str, tuple[str, ...]] = {
         "autodl_token",
         "autodl_url",
         "discover_every_minutes",
+        "activity_every_minutes",
         "discover_team",
         "discover_channel",
         "owner_tag",

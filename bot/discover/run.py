@@ -153,14 +153,29 @@ def _balance(cloud: Cloud, store: Store, team: str, now: datetime) -> str | None
 
 def _activity(cloud: Cloud, rentals: Rentals, team: str, scan: Scan, now: datetime) -> str | None:
     """The cloud's GPU metrics as samples, for its running discovered instances no agent reports for."""
+    return read_activity(cloud, rentals, team, now, set(scan.regions_ok))
+
+
+def read_activity(
+    cloud: Cloud,
+    rentals: Rentals,
+    team: str,
+    now: datetime,
+    regions: set[str] | None = None,
+    window: timedelta = ACTIVITY_WINDOW,
+) -> str | None:
+    """The cloud's GPU metrics over `window` as samples, for its running instances kept in `team` (in `regions`;
+    None: every region they are in). Discovery reads it after each scan; serve's `activity:<cloud>` job reads it
+    between scans, as often as the idle rule needs a fresh sample, without scanning again."""
     by_region: dict[str, list[Instance]] = defaultdict(list)
     for inst in rentals.instances(team, active_only=True):
-        if inst.source == cloud.name and inst.cloud_state == "running" and inst.provider_region in scan.regions_ok:
+        in_region = regions is None or inst.provider_region in regions
+        if inst.source == cloud.name and inst.cloud_state == "running" and in_region:
             by_region[inst.provider_region or ""].append(inst)
     for region, instances in by_region.items():
         ids = {i.provider_id.split(":", 1)[1]: i for i in instances if i.provider_id}
         try:
-            found = cloud.gpu_samples(region, list(ids), now - ACTIVITY_WINDOW, now)
+            found = cloud.gpu_samples(region, list(ids), now - window, now)
         except CloudError as exc:
             log.warning("%s metrics in %s not read: %s", cloud.name, region, exc)
             return str(exc)

@@ -177,6 +177,16 @@ def jobs_of(settings: Settings, deps: Deps, client: WebClient | None, feishu: Fe
                 at_start=True,
             )
         )
+        often = timedelta(minutes=settings.activity_every_minutes)
+        table.append(
+            Job(
+                f"activity:{name}",
+                f"read {name}'s GPU metrics for its instances between scans",
+                often,
+                activity_job(deps, make),
+                shared=often,
+            )
+        )
     if settings.autodl_token is not None:  # Alibaba Cloud's balance is read with its discovery
         span = timedelta(minutes=settings.discover_every_minutes)
         table.append(
@@ -224,6 +234,28 @@ def weekly_reports(deps: Deps, tellers: Callable[[str], Teller]) -> list[str]:
         busy_above_pct=deps.policy.idle.utilisation_max_pct,
         channels=lambda team: channels_of(rentals, team),
     )
+
+
+ACTIVITY_READ = timedelta(minutes=15)  # a read between scans: the last quarter hour (the metrics come late)
+
+
+def activity_job(deps: Deps, make: Callable[[], Cloud]) -> Callable[[], object]:
+    """serve's `activity:<cloud>`: each workspace's running instances of that cloud, their GPU metrics of the last
+    quarter hour as samples (the idle rule wants a sample at most 10 minutes old; a scan comes every 30)."""
+    from bot.discover.run import read_activity
+    from bot.state.rentals import Rentals
+
+    def work() -> object:
+        rentals, now = Rentals(deps.store), deps.now()
+        cloud = make()
+        problems = {}
+        for team in rentals.teams():
+            problem = read_activity(cloud, rentals, team, now, window=ACTIVITY_READ)
+            if problem is not None:
+                problems[team] = problem
+        return problems
+
+    return work
 
 
 def discovery_job(

@@ -256,3 +256,36 @@ def test_a_stop_between_scans_stops_the_meter_from_the_scan_that_saw_it(
         silent = t0 + timedelta(hours=10)  # no scan for 5 h: on at the last scan, unknown after the limit (3 h)
         [later] = PowerLog(store).timelines([inst], silent).values()
         assert (later[-1].state, later[-1].start) == (Power.UNKNOWN, t0 + timedelta(hours=8))
+
+
+def test_activity_is_read_between_scans_as_often_as_the_idle_rule_needs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 34.17: CloudWatch was read only with a scan (every 30 min) while the idle rule wants a sample at
+    most 10 minutes old, so a due stop was cancelled as unknown. serve's `activity:aws` reads it between scans."""
+    from bot.server.jobs import jobs_of
+    from tests.support.slack_harness import running_app
+
+    with moto_server(monkeypatch) as url:
+        box = launch(ec2(url), "g5.xlarge", {"Owner": "U0456", "SlackChannel": "C1"})
+        with running_app(tmp_path, aws_regions="us-east-1", aws_endpoint_url=url, activity_every_minutes=5) as h:
+            jobs = {j.id: j for j in jobs_of(h.settings, h.deps, h.deps_client())}
+            assert jobs["activity:aws"].every == timedelta(minutes=5) and jobs["discover:aws"].every == timedelta(
+                minutes=30
+            )
+            jobs["discover:aws"].work()
+            [inst] = Rentals(h.deps.store).instances("T1")
+            now = h.clock.now.replace(second=0, microsecond=0)
+            dims = [{"Name": "InstanceId", "Value": box}, {"Name": "index", "Value": "0"}]
+            fresh = [
+                {"MetricName": name, "Dimensions": dims, "Timestamp": now - timedelta(minutes=2), "Value": value}
+                for name, value in (
+                    ("nvidia_smi_utilization_gpu", 0.0),
+                    ("nvidia_smi_memory_used", 0.0),
+                    ("nvidia_smi_memory_total", 23028.0),
+                )
+            ]
+            cloudwatch(url).put_metric_data(Namespace="CWAgent", MetricData=fresh)  # after the scan
+            assert jobs["activity:aws"].work() == {}
+            [sample] = Rentals(h.deps.store).samples(inst.id, now - timedelta(minutes=10))
+            assert (sample.utilization_pct, sample.memory_total_mib) == (0.0, 23028.0)
