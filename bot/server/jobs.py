@@ -163,30 +163,7 @@ def jobs_of(settings: Settings, deps: Deps, client: WebClient | None, feishu: Fe
             lambda: (deps.inbox.prune(KEPT), JobRuns(store).prune(KEPT)), shared=timedelta(days=1)),
     ]
     # fmt: on
-    from bot.discover.cloud import clouds
-
-    for name, make in clouds(settings).items():
-        span = timedelta(minutes=settings.discover_every_minutes)
-        table.append(
-            Job(
-                f"discover:{name}",
-                f"find GPU instances and unattached disks in {name}",
-                span,
-                discovery_job(settings, deps, client, feishu, make),
-                shared=span,
-                at_start=True,
-            )
-        )
-        often = timedelta(minutes=settings.activity_every_minutes)
-        table.append(
-            Job(
-                f"activity:{name}",
-                f"read {name}'s GPU metrics for its instances between scans",
-                often,
-                activity_job(deps, make),
-                shared=often,
-            )
-        )
+    table += cloud_jobs(settings, deps, client, feishu)
     if settings.autodl_token is not None:  # Alibaba Cloud's balance is read with its discovery
         span = timedelta(minutes=settings.discover_every_minutes)
         table.append(
@@ -234,6 +211,23 @@ def weekly_reports(deps: Deps, tellers: Callable[[str], Teller]) -> list[str]:
         busy_above_pct=deps.policy.idle.utilisation_max_pct,
         channels=lambda team: channels_of(rentals, team),
     )
+
+
+def cloud_jobs(settings: Settings, deps: Deps, client: WebClient | None, feishu: FeishuGateway | None) -> list[Job]:
+    """Each cloud turned on: its discovery every GPU_ADVISOR_DISCOVER_EVERY_MINUTES and, between scans, its GPU
+    metrics every GPU_ADVISOR_ACTIVITY_EVERY_MINUTES."""
+    from bot.discover.cloud import clouds
+
+    out = []
+    span = timedelta(minutes=settings.discover_every_minutes)
+    often = timedelta(minutes=settings.activity_every_minutes)
+    for name, make in clouds(settings).items():
+        scan = discovery_job(settings, deps, client, feishu, make)
+        out.append(Job(f"discover:{name}", f"find GPU instances and unattached disks in {name}", span, scan,
+                       shared=span, at_start=True))  # fmt: skip
+        read = activity_job(deps, make)
+        out.append(Job(f"activity:{name}", f"read {name}'s GPU metrics between scans", often, read, shared=often))
+    return out
 
 
 ACTIVITY_READ = timedelta(minutes=15)  # a read between scans: the last quarter hour (the metrics come late)
