@@ -18,6 +18,7 @@ import os
 import time
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
+from itertools import chain
 from typing import Any
 
 from bot.discover.cloud import CloudError, Stopped, gpu_named, scan_regions, utc_time
@@ -188,7 +189,7 @@ class Aliyun:
         return quoted.get("spot") if spot and "spot" in quoted else quoted.get("on-demand")
 
     def scan(self) -> Scan:
-        return scan_regions(self.name, self.regions, lambda r: [*self._instances(r), *self._disks(r)])
+        return scan_regions(self.name, self.regions, lambda r: chain(self._instances(r), self._disks(r)))
 
     def _pages(
         self, region: str, action: str, make: Callable[[str | None], Any], key: tuple[str, str]

@@ -21,13 +21,15 @@ from botocore.exceptions import BotoCoreError, ClientError, NoCredentialsError, 
 from botocore.loaders import Loader, create_loader
 
 from bot.discover.catalog import VOLUME_USD_GB_MONTH, gpu_types
-from bot.discover.cloud import CloudError, Stopped
+from bot.discover.cloud import CloudError, Stopped, scan_regions
 from bot.state.discovered import Found, Scan
 from rules.samples import Sample
 
 log = logging.getLogger(__name__)
-# standard retries (throttling and 5xx, with backoff); AWS_MAX_ATTEMPTS sets how many, as for any boto3 client
-CONFIG = Config(retries={"mode": "standard"}, connect_timeout=5, read_timeout=30)
+# standard retries (throttling, 5xx and read timeouts, with backoff); AWS_MAX_ATTEMPTS sets how many, as for any
+# boto3 client. The read timeout is sized for a page (PAGE instances of XML from a slow endpoint took over 30 s),
+# and a page that still fails keeps what the pages before it gave.
+CONFIG = Config(retries={"mode": "standard"}, connect_timeout=5, read_timeout=90)
 ALIVE = ("pending", "running", "stopping", "stopped", "shutting-down", "terminated")
 PAGE = 1000  # instances or volumes a describe call returns (EC2's maximum)
 
@@ -81,19 +83,17 @@ class Aws:
         )
 
     def scan(self) -> Scan:
-        """Every region's GPU instances and volumes; a region that fails is said and skipped."""
-        out = Scan(source=self.name)
-        for region in self.regions:
-            try:
-                ec2 = self.client("ec2", region)
-                found = list(self._instances(ec2, region)) + list(self._volumes(ec2, region))
-            except (ClientError, BotoCoreError) as exc:
-                out.problems[region] = aws_problem(exc)
-                log.warning("AWS discovery in %s failed: %s", region, out.problems[region])
-                continue
-            out.found += found
-            out.regions_ok.append(region)
-        return out
+        """Every region's GPU instances and volumes, page by page; a region that fails is said, what its pages gave
+        before is kept (cloud.scan_regions)."""
+        return scan_regions(self.name, self.regions, self._read)
+
+    def _read(self, region: str) -> Iterator[Found]:
+        try:
+            ec2 = self.client("ec2", region)
+            yield from self._instances(ec2, region)
+            yield from self._volumes(ec2, region)
+        except (ClientError, BotoCoreError) as exc:
+            raise CloudError(aws_problem(exc)) from None
 
     def _instances(self, ec2: Any, region: str) -> Iterator[Found]:
         table = gpu_types()

@@ -84,16 +84,23 @@ class Cloud(Protocol):
 
 
 def scan_regions(source: str, regions: tuple[str, ...], read: Callable[[str], Iterable[Found]]) -> Scan:
-    """Each region read with `read`; one that fails (CloudError) is said in one line and changes nothing known."""
+    """Each region read with `read` (pages as they come); one that fails (CloudError) is said in one line. What its
+    pages gave before the failure is kept (new items added, known ones updated), but the region is not complete:
+    nothing in it is released or marked deleted for not being seen, and the next run reads it again."""
     out = Scan(source=source)
     for region in regions:
+        got: list[Found] = []
         try:
-            found = list(read(region))
+            for item in read(region):
+                got.append(item)
         except CloudError as exc:
-            out.problems[region] = str(exc)
-            log.warning("%s discovery in %s failed: %s", source, region, exc)
+            out.found += got
+            out.problems[region] = f"{exc}" + (
+                f" ({len(got)} found before it, kept; the next run reads the rest)" if got else ""
+            )
+            log.warning("%s discovery in %s failed after %d items: %s", source, region, len(got), exc)
             continue
-        out.found += found
+        out.found += got
         out.regions_ok.append(region)
     return out
 
