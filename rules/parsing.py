@@ -814,30 +814,25 @@ _SCHEDULE_FORMS = [
 ]
 
 
+def _schedule(text: str, hours: float, days: float) -> Schedule:
+    if hours > 24:
+        raise ParseError("schedule", text, ACCEPTED["schedule"], "day_over_24h")
+    if hours <= 0 or days <= 0:
+        raise ParseError("schedule", text, ACCEPTED["schedule"], "schedule_not_positive")
+    if not MIN_DAYS <= days <= MAX_DAYS:
+        raise ParseError("schedule", text, ACCEPTED["schedule"], "days_out_of_range")
+    return Schedule(hours_per_day=hours, days=days)
+
+
 def parse_schedule(text: str) -> Schedule:
     """Hours a day and days: '4x14', '4h x 14d', '4 hours a day for 14 days', '每天4小时，14天'."""
     norm = _prepare("schedule", text)
-    for form in _SCHEDULE_FORMS:
-        match = form.match(norm)
-        if match:
-            hours, days = float(match.group("h")), float(match.group("d"))
-            if hours > 24:
-                raise ParseError("schedule", text, ACCEPTED["schedule"], "day_over_24h")
-            if hours <= 0 or days <= 0:
-                raise ParseError("schedule", text, ACCEPTED["schedule"], "schedule_not_positive")
-            if not MIN_DAYS <= days <= MAX_DAYS:
-                raise ParseError("schedule", text, ACCEPTED["schedule"], "days_out_of_range")
-            return Schedule(hours_per_day=hours, days=days)
+    found = next((m for m in (form.match(norm) for form in _SCHEDULE_FORMS) if m), None)
+    if found is not None:
+        return _schedule(text, float(found.group("h")), float(found.group("d")))
     parts = said.schedule_parts(norm)  # "3周每天6小时", "6h a day for 3 weeks", "weekdays, 8 hours"
     if parts is not None:
-        hours, days, _assumed = parts
-        if hours > 24:
-            raise ParseError("schedule", text, ACCEPTED["schedule"], "day_over_24h")
-        if hours <= 0 or days <= 0:
-            raise ParseError("schedule", text, ACCEPTED["schedule"], "schedule_not_positive")
-        if not MIN_DAYS <= days <= MAX_DAYS:
-            raise ParseError("schedule", text, ACCEPTED["schedule"], "days_out_of_range")
-        return Schedule(hours_per_day=hours, days=days)
+        return _schedule(text, parts[0], parts[1])
     raise ParseError("schedule", text, ACCEPTED["schedule"])
 
 
