@@ -319,9 +319,9 @@ def _period_days(unit: str) -> float:
     return _PERIOD_DAYS[unit]
 
 
-def schedule_parts(norm: str) -> tuple[float, float, bool] | None:
+def schedule_parts(norm: str) -> tuple[float, float] | None:
     """Hours a day and days, said in pieces: "3周每天6小时", "6h a day for 3 weeks", "每天10小时，持续2周",
-    "weekdays, 8 hours" (a month of weekdays: 22). The third value says the days were assumed."""
+    "weekdays, 8 hours" (a month of weekdays: 22)."""
     hours = _HOURS_EACH_DAY.search(norm)
     rest = norm[: hours.start()] + " " + norm[hours.end() :] if hours else norm
     weekdays = _WEEKDAYS.search(norm) is not None
@@ -333,11 +333,11 @@ def schedule_parts(norm: str) -> tuple[float, float, bool] | None:
     per_day = float(hours.group("a") or hours.group("b"))
     period = _PERIOD.search(rest)
     if period is None:
-        return (per_day, 22.0, True) if weekdays else None
+        return (per_day, 22.0) if weekdays else None
     days = float(period.group("n")) * _period_days(period.group("unit"))
     if weekdays:
         days = round(days * 5 / 7)
-    return per_day, days, False
+    return per_day, days
 
 
 # --- served models ------------------------------------------------------------------------------

@@ -832,7 +832,7 @@ def parse_schedule(text: str) -> Schedule:
         return _schedule(text, float(found.group("h")), float(found.group("d")))
     parts = said.schedule_parts(norm)  # "3周每天6小时", "6h a day for 3 weeks", "weekdays, 8 hours"
     if parts is not None:
-        return _schedule(text, parts[0], parts[1])
+        return _schedule(text, *parts)
     raise ParseError("schedule", text, ACCEPTED["schedule"])
 
 

@@ -72,7 +72,7 @@ def answer(deps: Deps, rentals: Rentals, action: Action, team: str, name: str, w
         until = now + SNOOZE[action]
         snoozed = rentals.snooze(team, name, until)
         said = {"name": name, "user": who, "until": when(until, zone)}
-        objection = Actions(deps.store).object(snoozed.id, now)  # a stop not taken yet is called off
+        objection = Actions(deps.store).still_needed(snoozed.id, now)  # a stop not taken yet is called off
         if objection == "too_late":  # the box's agent ran its stop command already: said as it is
             return Answered("digest.done.still_needed_too_late", said)
         return Answered("digest.done.still_needed", said)

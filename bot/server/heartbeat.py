@@ -170,7 +170,7 @@ def receive(
         said["action_result"] = _take_result(actions, instance, beat.action_result, moment)
     asked = actions.requested_for(instance.id)
     if asked is not None and instance.snoozed_until is not None and instance.snoozed_until > asked.warned_at:
-        actions.object(instance.id, moment)  # judged again right before it is handed over: still needed since
+        actions.still_needed(instance.id, moment)  # judged again right before it is handed over: still needed since
         asked = None
     if asked is not None:  # a stop the bot decided on: the agent runs its --on-stop command
         said["action"] = {"id": asked.id, "kind": "stop"}

@@ -183,7 +183,7 @@ class Actions:
                 ).rowcount
             )
 
-    def object(self, instance_id: int, now: datetime) -> str | None:
+    def still_needed(self, instance_id: int, now: datetime) -> str | None:
         """Still needed, pressed for an instance with a stop under way: a stop asked of its agent and not taken yet
         is cancelled ("cancelled"); one its agent has run already cannot be undone ("too_late"); None when no stop
         was under way (a warning not yet due is judged again before any call, and the press counts there)."""

@@ -15,9 +15,8 @@ from bot.text.lang import Lang
 from rules.profile import DurationAnswer, FrequencyAnswer, MemoryAnswer, Schedule
 
 _PLAIN = re.compile(r"^\d+(?:\.\d+)?\s*(?:[a-z%]+|/\s*\d+(?:\.\d+)?\s*[a-z]*)?$")  # 10h, 70gb, 85%, 70/80, 300
-_RANGE = re.compile(
-    r"\d\s*(?:-|~|到|至|to|or)\s*\d|[一二两三四五六七八九][二两三四五六七八九](?:[十百千万个次天小周]|$)"
-)
+# a range as the answer's numbers read (rules/spoken.py writes 六七 and "three or four" as 6-7, 3-4)
+_RANGE = re.compile(r"\d\s*(?:-|~|到|至|to)\s*\d")
 
 
 def _memory(value: MemoryAnswer, lang: Lang, gpu: str | None) -> str:
@@ -85,6 +84,8 @@ def echo(key: str, text: str, value: Any, lang: Lang, cards: int | None = None, 
     read = reading(key, value, lang, cards, gpu)
     if read is None:
         return None
-    norm = unicodedata.normalize("NFKC", text)
-    ranged = key not in ("schedule", "memory") and _RANGE.search(norm) is not None
+    from rules.numbers import normalise
+    from rules.spoken import spoken
+
+    ranged = key not in ("schedule", "memory") and _RANGE.search(spoken(normalise(text))) is not None
     return t("read.echo.range" if ranged else "read.echo", lang, reading=read, text=text.strip())

@@ -48,7 +48,7 @@ def breaking_after_first_page(upstream: str) -> Iterator[dict[str, Any]]:
             self.wfile.write(answer.content)
 
         def log_message(self, *args: Any) -> None:
-            pass
+            """Quiet: http.server would print every proxied request on stderr."""
 
     server = ThreadingHTTPServer(("127.0.0.1", 0), Proxy)
     threading.Thread(target=server.serve_forever, daemon=True).start()
