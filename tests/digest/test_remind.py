@@ -217,7 +217,13 @@ def test_the_terminal_counts_the_items_the_message_lists(tmp_path: Path, fake: F
 
 def test_a_budget_alert_from_the_terminal_speaks_the_channels_language(tmp_path: Path, fake: FakeSlack) -> None:
     """Issue 34.13: a budget set in the terminal alerted a Chinese channel in the terminal's English."""
-    rentals = idle_box(tmp_path)  # 400 a day, project llm, started three hours ago: past a budget of 1
+    # Billed by the hour (40,000/h, started three hours ago), so a tenth of a second into this month in any zone is
+    # past a budget of 1: a box billed by the day may not have cost this month anything in the month's first hours.
+    rentals = Rentals(Store(migrated_state_db(tmp_path / "state.db")))
+    started = datetime.now(UTC) - timedelta(hours=3)
+    rentals.track_instance(
+        "T1", "train-1", FIELDS | {"unit": "hour", "price": 40000.0, "channel": "C1", "started_at": started}
+    )
     store = rentals.store
     Schedules(store, RemindSchedule(time(9, 30), "Asia/Shanghai", frozenset(range(5)))).put(
         "T1",
