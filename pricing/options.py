@@ -128,6 +128,22 @@ def inland_estimate(option: Option | None, policy: Policy) -> Option | None:
     )
 
 
+def rentable_rows(offers: list[Offer], cards: int) -> list[Offer]:
+    """The rows a request for `cards` whole cards can rent: a node of more cards than asked is set aside when a row
+    of at most that many exists in its class (on-demand/period, or spot), since a node is rented whole; its per-card
+    rate is kept only where nothing smaller is sold (a provider selling the H100 by the 8-card node only)."""
+    set_aside: set[int] = set()
+    for spot in (False, True):
+        whole = [
+            o
+            for o in offers
+            if o.record.sharing is Sharing.DEDICATED and (o.record.pricing_model is PricingModel.SPOT) == spot
+        ]
+        if any(o.record.gpu_count <= cards for o in whole):
+            set_aside |= {id(o) for o in whole if o.record.gpu_count > cards}
+    return [o for o in offers if id(o) not in set_aside]
+
+
 def dedicated_option(offers: list[Offer], req: QuoteRequest, money: Money) -> tuple[Option | None, float | None]:
     """The cheapest dedicated billing, and its cost per card-day when billed by the day or month (for break-even)."""
     days = req.period_days

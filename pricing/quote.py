@@ -18,6 +18,7 @@ from pricing.options import (
     extra_cost,
     inland_estimate,
     reference_card_hour,
+    rentable_rows,
     shared_option,
     spot_option,
 )
@@ -155,7 +156,7 @@ def quote(
     """Cost of each option for `req` from `offers` (cached prices with their freshness)."""
     gpu = quoted_gpu(req.gpu)
     req = req.model_copy(update={"gpu": gpu})
-    usable = prefer_own_prices(_filter(offers, req))
+    usable = rentable_rows(prefer_own_prices(_filter(offers, req)), req.cards)
     inland = region_class(req.region) is RegionClass.INLAND and not any(
         o.record.region_class.value == INLAND for o in usable
     )

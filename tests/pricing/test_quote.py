@@ -286,3 +286,30 @@ def test_a_team_card_replaces_the_reference_prices_of_a_gpu_whatever_the_billing
         assert option.price.provider == "our-cloud" and "reference" not in option.price.flags
     other = quote(QuoteRequest(gpu="A100", hours_per_day=4, days=14), offers, policy, fx=rate)
     assert other.dedicated is not None and "reference" in other.dedicated.price.flags  # type: ignore[union-attr]
+
+
+def _template_offers(tmp_path: Path) -> list[Offer]:
+    template = Path(__file__).parents[2] / "pricing" / "data" / "ratecard.example.csv"
+    ours = tmp_path / "ours.csv"
+    ours.write_text(template.read_text(encoding="utf-8").replace("REPLACE: ", "our list: "), encoding="utf-8")
+    return as_offers(rate_card_records([ours], NOW), RATECARD, NOW)
+
+
+def test_one_card_is_priced_from_the_single_card_row_not_the_8_card_node(tmp_path: Path, policy: Policy) -> None:
+    """Issue 34.19: 56 card-hours were ¥770 from the 8-card node's 110/8 a card-hour; one card cannot be rented
+    from a node, so the single-card row's 14/h gives ¥784; eight cards may take the node (13.75 a card-hour)."""
+    offers = _template_offers(tmp_path)
+    one = quote(QuoteRequest(gpu="A100-80GB", hours_per_day=4, days=14, dedicated_billing="hourly"), offers, policy)
+    assert one.dedicated is not None and one.dedicated.amount == 784
+    assert one.dedicated.price is not None and one.dedicated.price.instance_type == "A100 80GB whole card (hourly)"
+    eight = quote(
+        QuoteRequest(gpu="A100-80GB", hours_per_day=4, days=14, cards=8, dedicated_billing="hourly"), offers, policy
+    )
+    assert eight.dedicated is not None and eight.dedicated.amount == 56 * 8 * 110 / 8
+
+
+def test_a_node_sold_only_whole_still_prices_a_card(policy: Policy) -> None:
+    """Where a provider sells the card only in an 8-card node, its per-card rate is what there is to quote."""
+    offers = azure_like(("ND96", "on-demand", 8, 32.77))
+    q = quote(QuoteRequest(gpu="A100", hours_per_day=4, days=14, currency="USD"), offers, policy)
+    assert q.dedicated is not None and q.dedicated.amount == pytest.approx(56 * 32.77 / 8, abs=0.01)
