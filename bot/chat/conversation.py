@@ -6,6 +6,7 @@ the chat port (bot/chat/port.py); bot/slack/ and bot/feishu/ call these with the
 
 from __future__ import annotations
 
+import hashlib
 from functools import partial
 from typing import Any
 
@@ -13,7 +14,7 @@ from bot.advice import Advice, advise
 from bot.chat import profile_messages as says
 from bot.chat.access import Gate, gate
 from bot.chat.message import Message, plain
-from bot.chat.port import Chat, Place, Posted
+from bot.chat.port import Chat, Place, Posted, Say
 from bot.deps import Deps
 from bot.state import Conversation
 from bot.text import Lang, t
@@ -108,14 +109,36 @@ def admit(deps: Deps, chat: Chat, convo: Conversation, channel: str, user: str) 
     return verdict is Gate.OPEN
 
 
+def post_key(convo: Conversation, what: str) -> str:
+    """The key of a post `what` (a question's number, "r" for the recommendation) made after the conversation's
+    last input: a redo of that input makes the same key, a new answer a new one (Feishu sends one message per key
+    within an hour, so a question asked again later must not reuse it). 35 characters."""
+    digest = hashlib.sha256(f"{convo.id}|{convo.last_input}|{what}".encode()).hexdigest()[:32]
+    return f"{what[:2]}-{digest}"
+
+
+def post_once(deps: Deps, chat: Chat, convo: Conversation, what: str, say: Say) -> Posted:
+    """Post `say` in the conversation's thread once, also across a kill between the post and keeping its id:
+    the key is kept before posting, and a redo that finds it kept looks for that message in the thread first."""
+    key = post_key(convo, what)
+    place = place_of(chat, convo)
+    found = chat.find(place, key) if convo.asking == key else None
+    if found is not None:
+        return found
+    convo.asking = key
+    deps.conversations.save(convo)
+    return chat.post(place, say, Lang(convo.lang), key=key)
+
+
 def ask_next(deps: Deps, chat: Chat, convo: Conversation) -> None:
     """Post the next open question, or the recommendation when none is left."""
     step = current(convo)
     if step is None:
         finish(deps, chat, convo)
         return
-    reply = chat.post(place_of(chat, convo), partial(says.question, convo.id, step), Lang(convo.lang))
-    convo.question_ts, convo.step = reply.id, len(convo.answers) + 1
+    asked = len(convo.answers) + 1
+    reply = post_once(deps, chat, convo, str(asked), partial(says.question, convo.id, step))
+    convo.question_ts, convo.step, convo.asking = reply.id, asked, None
     deps.conversations.save(convo)
 
 
@@ -185,7 +208,8 @@ def finish(deps: Deps, chat: Chat, convo: Conversation) -> None:
     advice = recommend(deps, convo)
     say = partial(says.recommendation, advice, convo.id, deps.policy)
     if convo.thread_ts:
-        chat.post(place_of(chat, convo), say, lang)
+        post_once(deps, chat, convo, "r", say)
+        convo.asking = None
     else:
         posted = chat.post(place_of(chat, convo), say, lang, fallback_user=convo.user)
         convo.channel, convo.thread_ts = posted.place.chat, posted.id

@@ -79,9 +79,17 @@ class Chat(Protocol):
 
     platform: Platform
 
-    def post(self, place: Place, say: Say, lang: Lang, *, fallback_user: str | None = None) -> Posted:
+    def post(
+        self, place: Place, say: Say, lang: Lang, *, fallback_user: str | None = None, key: str | None = None
+    ) -> Posted:
         """Post in `place` (a reply when `place.thread` is set); with `fallback_user`, a chat the bot cannot post in
-        sends the message to that user directly instead, saying why. ChatError when it cannot be sent."""
+        sends the message to that user directly instead, saying why. `key` (at most 50 characters) goes with the
+        message, so that `find` knows it again, or the chat sends one message for every post with that key.
+        ChatError when it cannot be sent."""
+
+    def find(self, place: Place, key: str) -> Posted | None:
+        """The message posted in thread `place` with `key`, when the chat has it; None when it has not, or when the
+        chat cannot tell (then posting again with the same `key` is safe: such a chat sends it once)."""
 
     def update(self, posted: Posted, say: Say, lang: Lang) -> None:
         """Replace what a message the bot sent shows."""

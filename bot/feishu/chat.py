@@ -48,31 +48,30 @@ class FeishuChat:
         data = self.api.call("messages.create", lambda: self.api.im.message.create(request))
         return str(data.message_id), str(data.chat_id or receive_id)
 
-    def _reply(self, root: str, content: dict[str, object]) -> str:
+    def _reply(self, root: str, content: dict[str, object], uuid: str | None = None) -> str:
         im = self.api.sdk.im
-        request = (
-            im.ReplyMessageRequest.builder()
-            .message_id(root)
-            .request_body(
-                im.ReplyMessageRequestBody.builder()
-                .msg_type("interactive")
-                .content(json.dumps(content, ensure_ascii=False))
-                .reply_in_thread(True)
-                .build()
-            )
-            .build()
+        body = (
+            im.ReplyMessageRequestBody.builder()
+            .msg_type("interactive")
+            .content(json.dumps(content, ensure_ascii=False))
+            .reply_in_thread(True)
         )
+        if uuid:
+            body = body.uuid(uuid)
+        request = im.ReplyMessageRequest.builder().message_id(root).request_body(body.build()).build()
         data = self.api.call("messages.reply", lambda: self.api.im.message.reply(request))
         return str(data.message_id)
 
-    def post(self, place: Place, say: Say, lang: Lang, *, fallback_user: str | None = None) -> Posted:
+    def post(
+        self, place: Place, say: Say, lang: Lang, *, fallback_user: str | None = None, key: str | None = None
+    ) -> Posted:
         content = card(say, lang)
         try:
             if place.thread:
-                return Posted(place, self._reply(place.thread, content))
+                return Posted(place, self._reply(place.thread, content, key))
             # a chat (oc_…), or a person (ou_…): then their direct chat with the bot, which the answer names
             kind = "open_id" if place.chat.startswith("ou_") else "chat_id"
-            sent, chat_id = self.send_into(kind, place.chat, content)
+            sent, chat_id = self.send_into(kind, place.chat, content, key)
             return Posted(Place(place.platform, place.tenant, chat_id, sent), sent)
         except FeishuError as exc:
             if fallback_user is None or exc.code not in CANNOT_POST:
@@ -86,6 +85,11 @@ class FeishuChat:
 
             sent = self.send("open_id", fallback_user, card(moved, lang))
             return Posted(Place(self.platform, place.tenant, fallback_user, sent), sent, str(exc.code))
+
+    def find(self, place: Place, key: str) -> Posted | None:
+        """None: Feishu is not asked; a post with the same key is its uuid, and Feishu sends one message for the
+        sends of one uuid within an hour, answering each with that message."""
+        return None
 
     def update(self, posted: Posted, say: Say, lang: Lang) -> None:
         im = self.api.sdk.im

@@ -11,6 +11,7 @@ from bot.chat import profile_messages as says
 from bot.chat.message import Message, Section
 from bot.chat.port import Actor, Place, Platform, Posted, Say
 from bot.deps import Deps
+from bot.slack.keyed_posts import keyed, posted_in_thread
 from bot.slack.replies import lang_for, post_or_dm
 from bot.slack.ui import blocks, templating
 from bot.text import Lang
@@ -49,7 +50,9 @@ class SlackChat:
     def __init__(self, client: WebClient, deps: Deps) -> None:
         self.client, self.deps = client, deps
 
-    def post(self, place: Place, say: Say, lang: Lang, *, fallback_user: str | None = None) -> Posted:
+    def post(
+        self, place: Place, say: Say, lang: Lang, *, fallback_user: str | None = None, key: str | None = None
+    ) -> Posted:
         message = say(lang)
         if fallback_user is not None:
             posted = post_or_dm(
@@ -65,9 +68,17 @@ class SlackChat:
             return Posted(where, posted.ts, posted.moved_because)
         # Slack's errors (SlackApiError) go to the app's error handler as they are
         reply = self.client.chat_postMessage(
-            channel=place.chat, thread_ts=place.thread, blocks=render(message) or None, text=message.text
+            channel=place.chat,
+            thread_ts=place.thread,
+            blocks=render(message) or None,
+            text=message.text,
+            metadata=keyed(key) if key else None,
         )
         return Posted(place, str(reply["ts"]))
+
+    def find(self, place: Place, key: str) -> Posted | None:
+        ts = posted_in_thread(self.client, place.chat, place.thread, key) if place.thread else None
+        return Posted(place, ts) if ts else None
 
     def update(self, posted: Posted, say: Say, lang: Lang) -> None:
         message = say(lang)

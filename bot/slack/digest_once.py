@@ -5,16 +5,17 @@ scopes) and, when the digest is there, records it instead of posting a second co
 
 from __future__ import annotations
 
-import logging
+from collections.abc import Mapping
 from datetime import date, datetime, time
 from typing import Any
 from zoneinfo import ZoneInfo
 
 from slack_sdk import WebClient
-from slack_sdk.errors import SlackApiError
+from slack_sdk.web import SlackResponse
+
+from bot.slack.keyed_posts import first_marked
 
 EVENT_TYPE = "gpu_advisor_digest"
-log = logging.getLogger(__name__)
 
 
 def metadata(day: date) -> dict[str, Any]:
@@ -25,24 +26,13 @@ def posted_before(client: WebClient, channel: str, day: date, zone: ZoneInfo) ->
     """The ts of `day`'s digest already in `channel`, if Slack has it; None when it has not (or the
     history cannot be read: then a second copy is the lesser harm than none, and it is logged)."""
     oldest = datetime.combine(day, time(0), tzinfo=zone).timestamp()
-    cursor: str | None = None
-    try:
-        for _ in range(10):  # at most 2,000 messages of the day are looked through
-            page = client.conversations_history(
-                channel=channel, oldest=f"{oldest:.6f}", limit=200, include_all_metadata=True, cursor=cursor
-            )
-            for message in page.get("messages") or []:
-                found = message.get("metadata") or {}
-                if (
-                    found.get("event_type") == EVENT_TYPE
-                    and (found.get("event_payload") or {}).get("date") == day.isoformat()
-                ):
-                    return str(message.get("ts"))
-            cursor = (page.get("response_metadata") or {}).get("next_cursor") or None
-            if not cursor:
-                return None
-    except SlackApiError as exc:
-        log.warning(
-            "cannot read the history of %s (%s): the digest may go out twice", channel, exc.response.get("error")
+
+    def read(cursor: str | None) -> SlackResponse:
+        return client.conversations_history(
+            channel=channel, oldest=f"{oldest:.6f}", limit=200, include_all_metadata=True, cursor=cursor
         )
-    return None
+
+    def marked(meta: Mapping[str, Any]) -> bool:
+        return meta.get("event_type") == EVENT_TYPE and (meta.get("event_payload") or {}).get("date") == day.isoformat()
+
+    return first_marked(read, marked, f"the history of {channel} (the digest)")

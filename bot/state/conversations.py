@@ -29,6 +29,7 @@ class Conversation:
     note: str | None = None
     warned_others: bool = False
     last_input: str | None = None  # the inbox key of the last answer applied (so a redo does not apply it twice)
+    asking: str | None = None  # the key of the message being posted (a redo looks for it before posting again)
     created_at: datetime = field(default_factory=lambda: datetime.now(UTC))
     updated_at: datetime = field(default_factory=lambda: datetime.now(UTC))
 
@@ -55,6 +56,7 @@ class Conversation:
             "note": self.note,
             "warned_others": self.warned_others,
             "last_input": self.last_input,
+            "asking": self.asking,
             "created_at": self.created_at,
             "updated_at": self.updated_at,
         }

@@ -125,6 +125,7 @@ conversations = Table(
     Column("note", Text),
     Column("warned_others", Boolean, nullable=False, server_default=false()),
     Column("last_input", String(200)),  # the inbox key of the last answer applied
+    Column("asking", String(80)),  # the key of the message being posted, until its id is kept (0023)
     Column("created_at", UtcDateTime, nullable=False),
     Column("updated_at", UtcDateTime, nullable=False),
     Index(None, "team", "channel", "thread_ts"),

@@ -53,6 +53,7 @@ class FakeFeishu:
     delays: dict[str, float] = field(default_factory=dict)  # method -> seconds before it is answered
     ws_url: str = ""  # the long connection's server (ws_server()), handed out by /callback/ws/endpoint
     _ids: Iterator[int] = field(default_factory=lambda: itertools.count(1))
+    _by_uuid: dict[str, dict[str, Any]] = field(default_factory=dict)  # a send's uuid -> the message it made
     _answered: threading.Condition = field(default_factory=threading.Condition)
 
     def of(self, method: str) -> list[Call]:
@@ -87,11 +88,17 @@ class FakeFeishu:
         if call.method == "messages.create" and call.body.get("receive_id") in self.not_member:
             return 400, {"code": 230002, "msg": "Bot/User can NOT be out of the chat."}
         if call.method in ("messages.create", "messages.reply"):
+            uuid = str(call.body.get("uuid") or "")
+            if uuid and uuid in self._by_uuid:  # one message for every send of one uuid (within the hour)
+                call.body["_repeat"] = True
+                return 200, {"code": 0, "msg": "success", "data": self._by_uuid[uuid]}
             message_id = f"om_{next(self._ids):032x}"  # Feishu's ids: om_/oc_/ou_ and 32 hex digits
             data = {"message_id": message_id, "msg_type": "interactive"}
             if call.method == "messages.create":  # the chat it went into: a person's direct chat with the bot
                 to = str(call.body.get("receive_id", ""))
                 data["chat_id"] = self.direct_chat(to) if call.query.get("receive_id_type") == "open_id" else to
+            if uuid:
+                self._by_uuid[uuid] = data
             return 200, {"code": 0, "msg": "success", "data": data}
         if call.method == "messages.patch":
             return 200, {"code": 0, "msg": "success", "data": {}}
@@ -121,7 +128,10 @@ class FakeFeishu:
         return "oc_" + hashlib.sha256(open_id.encode()).hexdigest()[:32]
 
     def sent(self) -> list[Call]:
-        return [c for c in self.calls if c.method in ("messages.create", "messages.reply")]
+        """The sends that made a message (a send repeating a uuid is answered with the first one's message)."""
+        return [
+            c for c in self.calls if c.method in ("messages.create", "messages.reply") and not c.body.get("_repeat")
+        ]
 
 
 def _method(verb: str, path: str) -> str:

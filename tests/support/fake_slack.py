@@ -162,6 +162,10 @@ class FakeSlack:
             return 200, {}, {"ok": True, "files": [{"id": f["id"], "title": f.get("title")} for f in listed or []]}
         if method == "conversations.history":
             return 200, {}, {"ok": True, "messages": self._history(channel), "has_more": False}
+        if method == "conversations.replies":  # the thread's root and its replies, oldest first, as Slack gives them
+            thread = str(args.get("ts", ""))
+            found = [m for m in reversed(self._history(channel)) if m["ts"] == thread or m.get("thread_ts") == thread]
+            return 200, {}, {"ok": True, "messages": found, "has_more": False}
         if method == "conversations.open":
             return 200, {}, {"ok": True, "channel": {"id": "D" + str(args.get("users", "")).split(",")[0]}}
         return 200, {}, {"ok": False, "error": "unknown_method"}
@@ -179,6 +183,7 @@ class FakeSlack:
                 {
                     "type": "message",
                     "ts": c["_ts"],
+                    **({"thread_ts": c["thread_ts"]} if c.get("thread_ts") else {}),
                     "text": now.get("text"),
                     "bot_id": "BT1",
                     **({"blocks": json.loads(blocks) if isinstance(blocks, str) else blocks} if blocks else {}),
