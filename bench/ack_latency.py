@@ -9,6 +9,7 @@ that work competes for the CPU as it would.
 
     python bench/ack_latency.py [--requests 300] [--concurrency 1 8] [--rounds 5] [--single-process]
     python bench/ack_latency.py --chat feishu [...]
+    python bench/ack_latency.py --answers --busy 2 [--rounds 5] [--every 0.25] [--for 15]
 
 --chat feishu measures Feishu's callback path instead: serve talking to Feishu only (HTTP mode), sent
 encrypted, signed `im.message.receive_v1` messages ("advise": a profile starts, its cards are sent to a local
@@ -48,6 +49,7 @@ from typing import Any
 ROOT = Path(__file__).parents[1]
 sys.path.insert(0, str(ROOT))
 
+from bench.answer_latency import KEPT, busy, run  # noqa: E402
 from bot.server.feishu_endpoint import PATH as FEISHU_PATH  # noqa: E402
 from bot.server.http import EVENTS_PATH  # noqa: E402
 from tests.support.fake_feishu import FeishuSender  # noqa: E402
@@ -311,7 +313,7 @@ def start_feishu(stack: contextlib.ExitStack, tmp: Path, _single: bool) -> tuple
 
 def serve(stack: contextlib.ExitStack, tmp: Path, chat: dict[str, str]) -> tuple[int, Any]:
     port = free_port()
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("GPU_ADVISOR_", "SLACK_"))} | {
+    env = {k: v for k, v in os.environ.items() if k in KEPT or not k.startswith(("GPU_ADVISOR_", "SLACK_"))} | {
         "GPU_ADVISOR_DB": str(tmp / "bench.db"),
         "GPU_ADVISOR_AZURE_ENABLED": "false",
         "GPU_ADVISOR_ECB_ENABLED": "false",
@@ -339,10 +341,22 @@ def main() -> None:
         help="the apps take turns this many times, so drift of the machine falls on all alike",
     )
     parser.add_argument("--chat", choices=["slack", "feishu"], default="slack", help="whose callback path")
+    parser.add_argument(
+        "--answers",
+        action="store_true",
+        help="measure the answers after the acknowledgements from serve's start (bench/answer_latency.py)",
+    )
+    parser.add_argument("--busy", type=int, default=0, help="CPU-bound processes beside the apps")
+    parser.add_argument("--every", type=float, default=0.25, help="seconds between commands (with --answers)")
+    parser.add_argument("--for", dest="during", type=float, default=15, help="seconds of commands (with --answers)")
     args = parser.parse_args()
+    if args.answers:
+        run(args.rounds, args.busy, args.every, args.during)
+        return
+    print(f"beside {args.busy} CPU-bound process(es) on {os.cpu_count()} CPUs")
     floors = FEISHU_FLOORS if args.chat == "feishu" else FLOORS
     names = [name for name, _ in floors] + ["gpu-advisor"]
-    with tempfile.TemporaryDirectory() as tmp, contextlib.ExitStack() as stack:
+    with tempfile.TemporaryDirectory() as tmp, contextlib.ExitStack() as stack, busy(args.busy):
         start = start_feishu if args.chat == "feishu" else start_slack
         senders, app = start(stack, Path(tmp), args.single_process)
         for name in names:  # warm up

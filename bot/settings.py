@@ -170,8 +170,8 @@ class Settings(BaseSettings):
         ge=0,
         le=19,
         description="the work process's CPU priority below the "
-        "front door's (nice: 0 the same, 19 the lowest), so acknowledgements go first on busy "
-        "CPUs",
+        "front door's once it is ready (nice: 0 the same, 19 the lowest), so acknowledgements go first on busy "
+        "CPUs; its start-up runs at the front door's",
     )
     replica_id: str = Field(
         default="",
