@@ -158,7 +158,8 @@ class Settings(BaseSettings):
         default=32,
         ge=1,
         le=10000,
-        description="at most this many request bodies not yet authenticated are received at once; past it, 503",
+        description="at most this many request bodies not yet authenticated are received at once; past it, 503 "
+        "(counted apart for requests whose headers carry a fresh Slack or Feishu signature and the rest)",
     )
     work_process: bool = Field(
         default=True,

@@ -87,6 +87,20 @@ def open_callback(
     return Opened(payload)
 
 
+def claims_signature(environ: dict[str, Any], now: float) -> bool:
+    """Do the headers carry Feishu's signature (64 hex digits) with a timestamp inside the window and a nonce?
+    Claimed, not checked (that needs the body): such a request gets a body slot apart from the unsigned."""
+    stamp = str(environ.get("HTTP_X_LARK_REQUEST_TIMESTAMP") or "")
+    signed = str(environ.get("HTTP_X_LARK_SIGNATURE") or "")
+    return (
+        stamp.isdigit()
+        and abs(now - int(stamp)) <= MAX_SKEW_S
+        and bool(environ.get("HTTP_X_LARK_REQUEST_NONCE"))
+        and len(signed) == 64
+        and all(c in "0123456789abcdef" for c in signed)
+    )
+
+
 def _check_signature(body: bytes, headers: dict[str, str], encrypt_key: str, now: float) -> Refused | None:
     stamp = headers.get("x-lark-request-timestamp", "")
     nonce = headers.get("x-lark-request-nonce", "")

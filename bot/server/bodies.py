@@ -64,16 +64,21 @@ def _read_until(read: Any, sock: socket.socket | None, expected: int, ends: floa
 
 
 class PendingBodies:
-    """At most `limit` bodies received at once before they are authenticated; past it TooManyPending."""
+    """At most `limit` bodies received at once before they are authenticated, past it TooManyPending; counted
+    apart for requests whose headers carry the chat's signature with a fresh timestamp (`signed`) and the rest,
+    so bodies without one, however many are held open, never take a signed request's place. A request that
+    forges such headers is refused at the signature check once its body is in, and holds a signed slot at most
+    until the read deadline."""
 
     def __init__(self, limit: int) -> None:
-        self._slots = threading.BoundedSemaphore(limit)
+        self._slots = {True: threading.BoundedSemaphore(limit), False: threading.BoundedSemaphore(limit)}
 
     @contextmanager
-    def slot(self) -> Iterator[None]:
-        if not self._slots.acquire(blocking=False):
+    def slot(self, signed: bool = False) -> Iterator[None]:
+        slots = self._slots[signed]
+        if not slots.acquire(blocking=False):
             raise TooManyPending
         try:
             yield
         finally:
-            self._slots.release()
+            slots.release()

@@ -19,7 +19,7 @@ from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from bot.deps import Deps
-from bot.server.bodies import BodyTimeout, read_body
+from bot.server.bodies import BodyTimeout, PendingBodies, TooManyPending, read_body
 from bot.server.verify import too_large
 from bot.state import StoreBusy, StoreUnavailable
 
@@ -59,6 +59,7 @@ class FeishuGateway:
         secret = settings.feishu_app_secret.get_secret_value() if settings.feishu_app_secret else ""
         metrics = deps.metrics
         self.last_failure: str | None = None
+        self.pending = PendingBodies(settings.max_pending_bodies)  # bodies in before their signature is checked
 
         def failed(what: str, error: FeishuError) -> None:
             metrics.chat_errors.labels("feishu", str(error.code)).inc()
@@ -151,13 +152,17 @@ class FeishuGateway:
         return FeishuOutlet(self.chat)
 
     def __call__(self, environ: dict[str, Any], start_response: StartResponse) -> Iterable[bytes]:
-        from bot.feishu.callback import Refused, open_callback
+        from bot.feishu.callback import Refused, claims_signature, open_callback
 
         deps = self.deps
         if too_large(environ, deps.settings.max_body_bytes):
             return _answer(start_response, 413, "too large")
         try:
-            body = read_body(environ, deps.settings.read_timeout_s)
+            with self.pending.slot(signed=claims_signature(environ, self.clock())):
+                body = read_body(environ, deps.settings.read_timeout_s)
+        except TooManyPending:
+            deps.metrics.refused.labels("503").inc()
+            return _answer(start_response, 503, "too many requests being received at once: try again")
         except BodyTimeout as exc:
             return _answer(start_response, 408, str(exc))
         headers = {k[5:].replace("_", "-").lower(): str(v) for k, v in environ.items() if k.startswith("HTTP_")}

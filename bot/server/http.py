@@ -30,7 +30,7 @@ from bot.server import enroll, heartbeat
 from bot.server.bodies import SOCKET_KEY, BodyTimeout, PendingBodies, TooManyPending, read_body
 from bot.server.feishu_endpoint import PATH as FEISHU_PATH
 from bot.server.health import health
-from bot.server.verify import check, too_large
+from bot.server.verify import check, claims_signature, too_large
 from bot.slack import fast_ack
 from bot.slack.ids import INSTALL_PATH, REDIRECT_PATH
 from bot.state import StoreBusy, StoreUnavailable
@@ -88,9 +88,9 @@ def _headers(environ: dict[str, Any]) -> dict[str, str]:
 
 def _unauthenticated_body(environ: dict[str, Any], deps: Deps, pending: PendingBodies) -> bytes | tuple[int, bytes]:
     """A Slack request's body, or the (status, reason) refusing it: 503 past the cap of bodies received
-    at once before their signature is checked, 408 past the read deadline."""
+    at once before their signature is checked (signed-looking requests counted apart), 408 past the deadline."""
     try:
-        with pending.slot():
+        with pending.slot(signed=claims_signature(environ)):
             return read_body(environ, deps.settings.read_timeout_s)
     except TooManyPending:
         deps.metrics.refused.labels("503").inc()

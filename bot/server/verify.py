@@ -9,6 +9,7 @@ is read; a signed body that is not UTF-8, or whose JSON does not parse, gets 400
 from __future__ import annotations
 
 import json
+import re
 import time
 from dataclasses import dataclass
 from typing import Any
@@ -37,6 +38,17 @@ def too_large(environ: dict[str, Any], limit: int) -> bool:
 
 def _timestamp(value: str | None, now: float) -> bool:
     return value is not None and value.isdigit() and abs(now - int(value)) <= MAX_AGE_S
+
+
+SIGNATURE = re.compile(r"v0=[0-9a-f]{64}")
+
+
+def claims_signature(environ: dict[str, Any], now: float | None = None) -> bool:
+    """Do the headers carry Slack's signature with a timestamp inside its window? (Claimed, not checked: the body
+    is needed for that.) Such a request waits for a body slot only behind others that claim as much."""
+    stamp = environ.get("HTTP_X_SLACK_REQUEST_TIMESTAMP")
+    signature = str(environ.get("HTTP_X_SLACK_SIGNATURE") or "")
+    return _timestamp(stamp, time.time() if now is None else now) and SIGNATURE.fullmatch(signature) is not None
 
 
 MAX_DEPTH = 64  # Slack's own payloads nest a dozen levels; bolt copies each request recursively

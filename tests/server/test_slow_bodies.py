@@ -8,6 +8,8 @@ from __future__ import annotations
 import socket
 import threading
 import time
+import urllib.error
+import urllib.request
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -65,8 +67,9 @@ def test_a_trickling_body_is_cut_at_the_deadline_with_408_and_nothing_is_done(tm
 
 def test_past_the_cap_of_bodies_being_received_a_request_gets_503_then_is_served(tmp_path: Path) -> None:
     with running_app(tmp_path, max_pending_bodies=2, read_timeout_s=20) as h:
-        hold = [stalled(h, "/slack/events", 1000, "Content-Type: application/x-www-form-urlencoded") for _ in range(2)]
         body = command("help")
+        head = [f"{k}: {v}" for k, v in signed(body).items()]  # a fresh signature claimed, the body held back
+        hold = [stalled(h, "/slack/events", len(body), *head) for _ in range(2)]
         deadline = time.monotonic() + 5
         while (answer := raw(h, body, signed(body)))[0] != 503 and time.monotonic() < deadline:
             time.sleep(0.05)  # until both stalled bodies hold their slots
@@ -77,3 +80,53 @@ def test_past_the_cap_of_bodies_being_received_a_request_gets_503_then_is_served
         while (answer := raw(h, body, signed(body)))[0] == 503 and time.monotonic() < deadline:
             time.sleep(0.05)
         assert answer[0] == 200
+
+
+def test_signed_requests_never_wait_behind_unsigned_bodies_held_open(tmp_path: Path) -> None:
+    """Issue 34.7a: 200 unauthenticated 1 MiB bodies held open took the shared slots, and 21 of 40 signed
+    commands got 503. Bodies without a signature have slots of their own."""
+    with running_app(tmp_path, max_pending_bodies=4, read_timeout_s=20) as h:
+        form = "Content-Type: application/x-www-form-urlencoded"
+        hold = [stalled(h, "/slack/events", 1 << 20, form) for _ in range(40)]
+        try:
+            deadline = time.monotonic() + 5
+            unsigned = command("help")
+            while (answer := raw(h, unsigned, {"Content-Type": form[14:]}))[0] != 503 and time.monotonic() < deadline:
+                time.sleep(0.05)  # the unsigned slots are all held
+            assert answer[0] == 503
+            statuses = [raw(h, body, signed(body))[0] for body in (command("help") for _ in range(40))]
+            assert statuses == [200] * 40
+        finally:
+            for sock in hold:
+                sock.close()
+
+
+def test_signed_feishu_callbacks_never_wait_behind_unsigned_bodies_held_open(tmp_path: Path) -> None:
+    """Feishu's HTTP callbacks had no cap at all on bodies being received; now they have the same, with the
+    requests that carry a fresh X-Lark-Signature counted apart."""
+    from tests.support.feishu_harness import running_feishu
+
+    with running_feishu(tmp_path, max_pending_bodies=3, read_timeout_s=20) as f:
+        where = urlsplit(f.url)
+        hold = []
+        for _ in range(30):
+            sock = socket.create_connection((where.hostname or "127.0.0.1", where.port or 80), timeout=5)
+            head = [f"POST {where.path} HTTP/1.1", f"Host: {where.netloc}", f"Content-Length: {1 << 20}"]
+            sock.sendall("\r\n".join([*head, "Content-Type: application/json", "", ""]).encode())
+            hold.append(sock)
+        try:
+            deadline = time.monotonic() + 5
+            while time.monotonic() < deadline:  # until the unsigned slots are all held
+                probe = urllib.request.Request(f.url, data=b"{}", headers={"Content-Type": "application/json"})
+                try:
+                    urllib.request.urlopen(probe, timeout=5)
+                except urllib.error.HTTPError as exc:
+                    if exc.code == 503:
+                        break
+                time.sleep(0.05)
+            else:
+                raise AssertionError("the unsigned slots were never all held")
+            assert [f.send.message(f"help {n}").status_code for n in range(20)] == [200] * 20
+        finally:
+            for sock in hold:
+                sock.close()
