@@ -26,7 +26,7 @@ import threading
 import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from pathlib import Path
 from typing import Any
 
@@ -34,7 +34,9 @@ ROOT = Path(__file__).parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bench.ack_latency import free_port, wait_healthy  # noqa: E402
+from bench.agents import posting, tracked  # noqa: E402
 from bot.server.http import EVENTS_PATH  # noqa: E402
+from bot.settings import state_db_beside  # noqa: E402
 from tests.support.fake_slack import FakeSlack, SlackSender, fake_slack  # noqa: E402
 from tests.support.postgres import schema_in  # noqa: E402
 from tests.support.slack_harness import SECRET  # noqa: E402
@@ -135,9 +137,12 @@ def database(postgres: str | None) -> Iterator[str | None]:
         yield url
 
 
-def run(users: int, timeout: float, replicas: int = 1, postgres: str | None = None) -> dict[str, float]:
+def run(
+    users: int, timeout: float, replicas: int = 1, postgres: str | None = None, agents: int = 0, every: float = 60
+) -> dict[str, float]:
     with tempfile.TemporaryDirectory() as tmp, fake_slack() as fake, database(postgres) as url:
         procs, ports = [], []
+        tokens = tracked(state_db_beside(Path(tmp) / "load0.db"), agents) if agents else []
         for r in range(replicas):
             port = free_port()
             env = (
@@ -183,9 +188,13 @@ def run(users: int, timeout: float, replicas: int = 1, postgres: str | None = No
             errors: list[str] = []
             deadline = time.monotonic() + timeout
             began = time.monotonic()
-            with ThreadPoolExecutor(users) as pool:
-                list(pool.map(lambda n: one_user(n, fake, senders, acks, errors, deadline), range(users)))
-            took = time.monotonic() - began
+            beats_to = f"http://127.0.0.1:{ports[0]}/api/heartbeat"
+            with posting(beats_to, tokens, every) if tokens else nullcontext({}) as beats:
+                with ThreadPoolExecutor(users) as pool:
+                    list(pool.map(lambda n: one_user(n, fake, senders, acks, errors, deadline), range(users)))
+                took = time.monotonic() - began
+            beats_failed = sum(count for status, count in beats.items() if status != 202)
+            beats_kept = beats.get(202, 0)
             _wait(lambda: recommendations(fake, users)[0] == 0, min(deadline, time.monotonic() + 10))
             lost, duplicated = recommendations(fake, users)
         finally:
@@ -202,6 +211,8 @@ def run(users: int, timeout: float, replicas: int = 1, postgres: str | None = No
         "lost": lost,
         "duplicated": duplicated,
         "seconds": took,
+        "beats": beats_kept,
+        "beats_failed": beats_failed,
     }
 
 
@@ -213,8 +224,15 @@ def main() -> None:
         "--postgres",
         help="a PostgreSQL URL: compare one replica on SQLite (the baseline) with one and two replicas on PostgreSQL",
     )
+    parser.add_argument(
+        "--agents", type=int, default=0, help="this many agents post heartbeats during each run (bench/agents.py)"
+    )
+    parser.add_argument("--beat-every", type=float, default=60, help="seconds between one agent's heartbeats")
     args = parser.parse_args()
     threading.stack_size(512 * 1024)
+    if args.agents:
+        with_agents(args.users, args.timeout, args.agents, args.beat_every)
+        return
     setups = [("1 x SQLite", 1, None)]
     if args.postgres:
         setups += [("1 x PostgreSQL", 1, args.postgres), ("2 x PostgreSQL", 2, args.postgres)]
@@ -234,6 +252,24 @@ def main() -> None:
             if r["p99"] < P99_LIMIT_MS and not (r["errors"] or r["lost"] or r["duplicated"]):
                 held = users
         print(f"{name}: largest N with p99 under {P99_LIMIT_MS:.0f} ms and nothing lost or duplicated: {held}")
+
+
+def with_agents(levels: list[int], timeout: float, agents: int, every: float) -> None:
+    """Each level of users twice on one SQLite serve: alone (the floor), then with the agents posting."""
+    print(f"{agents} agents, a heartbeat of 8 GPUs each every {every:g} s ({agents / every:.0f}/s), beside the users")
+    print(f"{'users':>6}{'agents':>8}{'p50 ms':>9}{'p99 ms':>9}{'max ms':>9}{'errors':>8}{'lost':>6}{'beats':>7}")
+    for users in levels:
+        floor, loaded = run(users, timeout), run(users, timeout, agents=agents, every=every)
+        for count, r in ((0, floor), (agents, loaded)):
+            print(
+                f"{users:>6}{count:>8}{r['p50']:>9.1f}{r['p99']:>9.1f}{r['max']:>9.1f}{r['errors']:>8.0f}"
+                f"{r['lost']:>6.0f}{r['beats']:>7.0f}" + (f" ({r['beats_failed']:.0f} not kept)" if count else ""),
+                flush=True,
+            )
+        print(
+            f"{users} users: with the agents p50 {loaded['p50'] / floor['p50']:.2f}x, p99 "
+            f"{loaded['p99'] / floor['p99']:.2f}x the same load without them (goal <= 1.5x, 0 lost)"
+        )
 
 
 if __name__ == "__main__":

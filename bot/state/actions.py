@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import and_, delete, insert, or_, select, update
+from sqlalchemy import and_, bindparam, delete, insert, or_, select, update
 
 from bot.state.schema import act_policies, rental_instances, stop_actions
 from bot.state.store import Store
@@ -54,6 +54,12 @@ class Warning:
 
 def _warning(row: Any) -> Warning:
     return Warning(**{column.name: row._mapping[column.name] for column in stop_actions.columns})
+
+
+# asked at every heartbeat: made once, its value bound at each call
+REQUESTED_FOR = select(stop_actions).where(
+    stop_actions.c.instance_id == bindparam("b_id"), stop_actions.c.status == "requested"
+)
 
 
 class Actions:
@@ -207,10 +213,8 @@ class Actions:
 
     def requested_for(self, instance_id: int) -> Warning | None:
         """The stop an agent's box is asked for, if any (its heartbeat answer carries it)."""
-        a = stop_actions.c
-        query = select(stop_actions).where(a.instance_id == instance_id, a.status == "requested")
         with self.store.reading() as conn:
-            row = conn.execute(query).first()
+            row = conn.execute(REQUESTED_FOR, {"b_id": instance_id}).first()
         return _warning(row) if row else None
 
     def get(self, warning_id: int) -> Warning | None:

@@ -14,7 +14,7 @@ from dataclasses import dataclass, fields
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import delete, func, insert, or_, select, update
+from sqlalchemy import bindparam, delete, func, insert, or_, select, update
 from sqlalchemy.exc import IntegrityError
 
 from bot.logs import keep_secret
@@ -190,6 +190,26 @@ def _instance(row: Any) -> Instance:
 SAMPLE_BATCH = 500  # samples a transaction: a few milliseconds of the write lock
 
 
+# a heartbeat's statements, made once with their values bound at each call (building them cost more than running)
+KNOWN_SAMPLES = select(gpu_samples.c.gpu, gpu_samples.c.at).where(
+    gpu_samples.c.instance_id == bindparam("b_id"),
+    gpu_samples.c.at >= bindparam("b_first"),
+    gpu_samples.c.at <= bindparam("b_last"),
+)
+BY_TOKEN = select(*INSTANCE_COLUMNS).where(
+    rental_instances.c.token_hash == bindparam("b_hash"),
+    or_(rental_instances.c.released_at.is_(None), rental_instances.c.released_by == "bot"),
+)
+LATER_BUSY = (
+    update(rental_instances)
+    .where(
+        rental_instances.c.id == bindparam("b_id"),
+        or_(rental_instances.c.last_busy_at.is_(None), rental_instances.c.last_busy_at < bindparam("b_busy")),
+    )
+    .values(last_busy_at=bindparam("b_busy"))
+)
+
+
 class Rentals:
     def __init__(self, store: Store) -> None:
         self.store = store
@@ -269,11 +289,8 @@ class Rentals:
     def by_token(self, token: str) -> Instance | None:
         """The instance a heartbeat token belongs to, unless a person (or the cloud) released it: its token is then
         revoked. One the bot stopped keeps its token: started again, the box reports and is an item again."""
-        c = rental_instances.c
-        kept = or_(c.released_at.is_(None), c.released_by == "bot")
-        query = select(*INSTANCE_COLUMNS).where(c.token_hash == token_hash(token), kept)
         with self.store.reading() as conn:
-            row = conn.execute(query).first()
+            row = conn.execute(BY_TOKEN, {"b_hash": token_hash(token)}).first()
         return _instance(row) if row else None
 
     def teams(self) -> list[str]:
@@ -405,11 +422,11 @@ class Rentals:
         self, instance_id: int, samples: list[Sample], power: list[float | None], busy_above_pct: float
     ) -> int:
         first, last = min(s.at for s in samples), max(s.at for s in samples)
-        known = select(gpu_samples.c.gpu, gpu_samples.c.at).where(
-            gpu_samples.c.instance_id == instance_id, gpu_samples.c.at >= first, gpu_samples.c.at <= last
-        )
         with self.store.writing() as conn:
-            seen = {(r.gpu, r.at) for r in conn.execute(known)}
+            seen = {
+                (r.gpu, r.at)
+                for r in conn.execute(KNOWN_SAMPLES, {"b_id": instance_id, "b_first": first, "b_last": last})
+            }
             rows = []
             for s, w in zip(samples, power, strict=True):
                 if (s.gpu, s.at) in seen:
@@ -431,9 +448,7 @@ class Rentals:
                 new = len(conn.execute(_insert_new(conn), rows).all())  # one id for each row that was new
             busy = max((s.at for s in samples if s.utilization_pct > busy_above_pct), default=None)
             if busy is not None:
-                c = rental_instances.c
-                later = or_(c.last_busy_at.is_(None), c.last_busy_at < busy)
-                conn.execute(update(rental_instances).where(c.id == instance_id, later).values(last_busy_at=busy))
+                conn.execute(LATER_BUSY, {"b_id": instance_id, "b_busy": busy})
         return new
 
     def report_disks(self, instance_id: int, disks: list[DiskReport], at: datetime) -> None:
