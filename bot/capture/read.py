@@ -1,5 +1,6 @@
 """Sample a GPU capture: the probe's CSV, `nvidia-smi --query-gpu=... --format=csv` with its header
-and units (`utilization.gpu [%]`, values like `97 %`), or `nvidia-smi dmon` output. A bad file raises
+and units (`utilization.gpu [%]`, values like `97 %`), `nvidia-smi dmon` output, or Ascend's `npu-smi info`
+printed once or in a loop (bot/capture/npu_smi_log.py). A bad file raises
 CaptureError naming the line and what was expected."""
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from pathlib import Path
 
 from bot.capture.dmon import is_dmon, read_dmon
 from bot.capture.errors import CaptureError
+from bot.capture.npu_smi_log import is_npu_smi, read_npu_smi
 from rules.samples import Sample
 
 __all__ = ["CaptureError", "read", "read_text"]
@@ -94,6 +96,8 @@ def read_text(text: str, card_mib: float | None = None) -> list[Sample]:
         raise CaptureError(1, "empty")
     if is_dmon(first):
         return read_dmon(lines, card_mib)
+    if is_npu_smi(lines):
+        return read_npu_smi(lines)
     return _read_csv(text)
 
 
