@@ -14,7 +14,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from rules import metering
 from rules.idle import Activity, GpuWindow, judge, judge_windows
@@ -84,6 +84,8 @@ class InstanceNews:
     never_stopped: bool = False  # ...or, in such a channel, an instance the bot cannot stop (said so)
     per_hour: float = 0.0  # its price an hour while billed
     month: float = 0.0  # what it has billed this month (said for one stopped but still billed)
+    gpu: str = ""  # its card, as the catalogue names it (Ascend-910B2-64GB), when known
+    cards: float = 1.0
 
 
 @dataclass(frozen=True)
@@ -255,6 +257,11 @@ def spending(
     ]
 
 
+def _card(inst: Rented) -> dict[str, Any]:
+    """What card an item is, for its line (an item without one, as some fakes and old rows, says none)."""
+    return {"gpu": str(getattr(inst, "gpu", "") or ""), "cards": float(getattr(inst, "cards", 1) or 1)}
+
+
 def _stopped_billed(inst: Rented, stretches: Sequence[Stretch], now: datetime) -> InstanceNews:
     return InstanceNews(
         inst.name,
@@ -266,6 +273,7 @@ def _stopped_billed(inst: Rented, stretches: Sequence[Stretch], now: datetime) -
         source=getattr(inst, "source", "track"),
         per_hour=metering.per_hour(inst),
         month=metering.cost(inst, stretches, _month_start(now), now),
+        **_card(inst),
     )
 
 
@@ -364,6 +372,7 @@ def compose(
                     since,
                     metering.accrued(inst, stretches, since, now),
                     inst.price is not None,
+                    **_card(inst),
                 )
             )
         elif verdict is Activity.UNKNOWN:
@@ -376,6 +385,7 @@ def compose(
                     inst.currency,
                     priced=inst.price is not None,
                     source=getattr(inst, "source", "track"),
+                    **_card(inst),
                 )
             )
     left = _storage_news(storage, released_ids, now, rules, last_touched, kept_until)

@@ -11,7 +11,7 @@ from bot.chat.ids import Action
 from bot.chat.message import Button, Message, Section
 from bot.text import Lang, t
 from bot.text.budget import forecast_text
-from bot.text.format import money, show
+from bot.text.format import card_label, money, show
 from bot.text.runway import runway_line
 from rules.digest import Digest, FoundNews, InstanceNews, LifecycleNews, StorageNews
 from rules.idle import Activity
@@ -23,6 +23,12 @@ def when(moment: datetime | None, zone: ZoneInfo) -> str:
     return f"{moment.astimezone(zone):%m-%d %H:%M} {zone.key}" if moment else "?"
 
 
+def _card(news: InstanceNews) -> str:
+    """After an item's name: " · Ascend 910B2 64 GB ×8", or nothing when its card is not known."""
+    label = card_label(news.gpu, news.cards)
+    return f" · {label}" if label else ""
+
+
 def instance_line(news: InstanceNews, lang: Lang, zone: ZoneInfo) -> str:
     if news.activity is Activity.STOPPED_BILLED:
         no_price = t("digest.price_unknown", lang)
@@ -30,6 +36,7 @@ def instance_line(news: InstanceNews, lang: Lang, zone: ZoneInfo) -> str:
             "digest.stopped_billed",
             lang,
             name=news.name,
+            card=_card(news),
             owner=news.owner or "?",
             rate=money(news.per_hour, news.currency) if news.priced else no_price,
             month=money(news.month, news.currency) if news.priced else no_price,
@@ -41,6 +48,7 @@ def instance_line(news: InstanceNews, lang: Lang, zone: ZoneInfo) -> str:
         key,
         lang,
         name=news.name,
+        card=_card(news),
         owner=f"<@{news.owner}>",
         since=when(news.since, zone),
         per_day=money(news.per_day, news.currency) if news.priced else no_price,

@@ -61,3 +61,12 @@ def who(user: str | None, lang: Lang) -> str:
     if user in ("terminal", "bot", "cloud"):
         return t(f"who.{user}", lang)
     return f"<@{escape(user)}>"
+
+
+def card_label(gpu: str, cards: float = 1) -> str:
+    """A catalogue card as people read it: Ascend-910B2-64GB → "Ascend 910B2 64 GB", with "×8" for several."""
+    if not gpu:
+        return ""
+    words = gpu.replace("-", " ")
+    named = words[: -len("GB")] + " GB" if words.endswith("GB") and words[-3:-2].isdigit() else words
+    return named if cards == 1 else f"{named} ×{show(cards)}"

@@ -155,3 +155,22 @@ def test_the_money_line_counts_only_instances_that_may_not_be_working() -> None:
     assert "3 to look at (¥400 a day on instances that may not be working)" in text
     only_unknown, _ = render(Digest(instances=[unknown]), Lang.ZH, ZoneInfo("UTC"))
     assert only_unknown == "GPU 租用提醒：1 项需要处理"  # nothing it could call not working: no figure
+
+
+def test_each_line_names_the_card_as_people_read_it() -> None:
+    """Issue 32: a rented Ascend box was only its name in the digest; its card is said after it."""
+    from datetime import UTC, datetime
+    from zoneinfo import ZoneInfo
+
+    from bot.chat.digest_messages import instance_line
+    from bot.text import Lang
+    from rules.digest import InstanceNews
+    from rules.idle import Activity
+
+    since = datetime(2026, 12, 3, 1, tzinfo=UTC)
+    zone = ZoneInfo("Asia/Shanghai")
+    ascend = InstanceNews("npu-1", "U1", Activity.IDLE, 744.0, "CNY", since, 93.0, gpu="Ascend-910B2-64GB", cards=8)
+    assert instance_line(ascend, Lang.EN, zone).startswith("*npu-1* · Ascend 910B2 64 GB ×8 (<@U1>) has been idle")
+    assert instance_line(ascend, Lang.ZH, zone).startswith("*npu-1* · Ascend 910B2 64 GB ×8（<@U1>）自 ")
+    unnamed = InstanceNews("box", "U1", Activity.UNKNOWN, 10.0, "CNY")
+    assert instance_line(unnamed, Lang.EN, zone).startswith("*box* (<@U1>): no activity data")
