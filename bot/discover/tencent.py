@@ -1,6 +1,7 @@
 """Reading and stopping Tencent Cloud with its official SDK (tencentcloud-sdk-python-cvm, -monitor; their common
 client, signed TC3-HMAC-SHA256): CVM instances with GPUs (GPUInfo; a GPUCount below 1 is a vGPU share, kept as
-one card), their pay-as-you-go price from DescribeZoneInstanceConfigInfos, Cloud Monitor's GPU metrics.
+one card), their pay-as-you-go price from DescribeZoneInstanceConfigInfos, CBS disks attached to nothing
+(DescribeDisks, disk-state UNATTACHED), Cloud Monitor's GPU metrics.
 
 Credentials: TENCENTCLOUD_SECRET_ID / TENCENTCLOUD_SECRET_KEY (and TENCENTCLOUD_SESSION_TOKEN) as set when the
 cloud is made, else the SDK's chain (a profile, a CVM role). `endpoint` points every client at one host (a local
@@ -17,7 +18,8 @@ import logging
 import os
 import time
 from collections.abc import Callable, Iterator
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta, timezone
+from itertools import chain
 from typing import Any
 
 from bot.discover.cloud import CloudError, Stopped, gpu_named, scan_regions, utc_time
@@ -26,7 +28,7 @@ from rules.samples import Sample
 
 log = logging.getLogger(__name__)
 PAGE = 100  # DescribeInstances' Limit ceiling
-VERSIONS = {"cvm": "2017-03-12", "monitor": "2018-07-24"}
+VERSIONS = {"cvm": "2017-03-12", "monitor": "2018-07-24", "cbs": "2017-03-12"}
 THROTTLED = (
     "RequestLimitExceeded",
     "RequestLimitExceeded.UinLimitExceeded",
@@ -71,7 +73,7 @@ def tencent_problem(exc: Exception, region: str | None = None) -> str:
     if code in DENIED or code.startswith("UnauthorizedOperation"):
         return (
             f"access denied ({code}): the CAM policy lacks cvm:DescribeInstances/StopInstances/"
-            f"DescribeZoneInstanceConfigInfos or monitor:GetMonitorData; {message}"
+            f"DescribeZoneInstanceConfigInfos, cbs:DescribeDisks or monitor:GetMonitorData; {message}"
         )
     if code in THROTTLED:
         return f"throttled by Tencent Cloud ({code}) after retries: the next run tries again"
@@ -147,7 +149,20 @@ class Tencent:
         raise AssertionError("unreachable")  # pragma: no cover
 
     def scan(self) -> Scan:
-        return scan_regions(self.name, self.regions, self._instances)
+        return scan_regions(self.name, self.regions, lambda r: chain(self._instances(r), self._disks(r)))
+
+    def _disks(self, region: str) -> Iterator[Found]:
+        """CBS disks attached to nothing (disk-state UNATTACHED): storage that bills with no instance."""
+        offset = 0
+        unattached = [{"Name": "disk-state", "Values": ["UNATTACHED"]}]
+        while True:
+            body = self.call("cbs", region, "DescribeDisks", {"Filters": unattached, "Offset": offset, "Limit": PAGE})
+            page = body.get("DiskSet") or []
+            for raw in page:
+                yield disk_found(raw, region)
+            offset += len(page)
+            if not page or offset >= int(body.get("TotalCount") or 0):
+                return
 
     def _instances(self, region: str) -> Iterator[Found]:
         offset = 0
@@ -278,6 +293,33 @@ def instance_found(raw: dict[str, Any], region: str, per_hour: float | None = No
         charging=_charging(raw) if state == "stopped" else None,
         currency="CNY",
         billing="month" if charge == "PREPAID" else "hourly",
+    )
+
+
+# CBS's list prices a GB-month, pay-as-you-go, by disk type (CNY; Tencent Cloud's CBS price page, mainland
+# regions, as of 2026-11: premium 0.35, SSD 1.00, enhanced SSD 1.50): a dated reference, not the account's bill
+DISK_CNY_GB_MONTH = {"CLOUD_PREMIUM": 0.35, "CLOUD_SSD": 1.0, "CLOUD_HSSD": 1.5, "CLOUD_BSSD": 0.5}
+BEIJING = timezone(timedelta(hours=8))
+
+
+def disk_found(raw: dict[str, Any], region: str) -> Found:
+    """A CBS disk as DescribeDisks gives it; its CreateTime is Beijing time without a zone (2026-11-30 08:00:00)."""
+    tags = {str(t.get("Key", "")): str(t.get("Value", "")) for t in raw.get("Tags") or []}
+    made = utc_time(str(raw.get("CreateTime") or "").replace(" ", "T"))
+    if made is not None and raw.get("CreateTime") and "+" not in str(raw["CreateTime"]):
+        made = made.replace(tzinfo=BEIJING).astimezone(UTC)
+    kind = str(raw.get("DiskType") or "CLOUD_PREMIUM")
+    return Found(
+        f"tencent:{raw['DiskId']}",
+        "storage",
+        region,
+        tags.get("Name") or str(raw.get("DiskName") or "") or raw["DiskId"],
+        "available" if raw.get("DiskState") == "UNATTACHED" else str(raw.get("DiskState", "unknown")).lower(),
+        tags,
+        size_gb=float(raw.get("DiskSize") or 0),
+        per_gb_month=DISK_CNY_GB_MONTH.get(kind, DISK_CNY_GB_MONTH["CLOUD_PREMIUM"]),
+        currency="CNY",
+        created_at=made,
     )
 
 

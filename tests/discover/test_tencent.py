@@ -152,3 +152,28 @@ def test_faults_are_one_line_and_change_nothing_known(
         [kept] = Rentals(store).instances("T1")
         assert kept.released_at is None  # no failed run released it
         assert KEY_SECRET not in caplog.text and "not-the-secret-key" not in caplog.text
+
+
+def test_unattached_cbs_disks_become_storage_with_their_size_type_price_and_age(tmp_path: Path) -> None:
+    """Issue 31.2: CBS disks attached to nothing bill with no instance; they are found (disk-state UNATTACHED,
+    page by page), priced by their type's list price a GB-month, their age from CBS's Beijing-time CreateTime."""
+    with fake_tencent() as fake:
+        fake.add()  # a GPU instance beside them
+        old = fake.disk(size_gb=500, name="old-ckpt", tags={"Owner": "U0456", "SlackChannel": "C9"})
+        ssd = fake.disk("ap-shanghai", size_gb=200, disk_type="CLOUD_SSD", created="2026-11-01 08:00:00")
+        fake.disk(size_gb=50, state="ATTACHED")  # a system disk in use: not news
+        for n in range(120):  # more than a page of 100
+            fake.disk("ap-shanghai", size_gb=10, name=f"scratch-{n}")
+        store = store_in(tmp_path)
+        result = run(tmp_path, fake, store)
+        kept = {s.provider_id: s for s in Rentals(store).storage("T1")}
+        assert len(kept) == 122 and f"tencent:{old.id}" in kept
+        first = kept[f"tencent:{old.id}"]
+        assert (first.name, first.size_gb, first.price_gb_month, first.currency) == ("old-ckpt", 500, 0.35, "CNY")
+        assert (first.owner, first.channel) == ("U0456", "C9")
+        assert kept[f"tencent:{ssd.id}"].price_gb_month == 1.0
+        assert kept[f"tencent:{ssd.id}"].created_at == datetime(2026, 11, 1, 0, 0, tzinfo=UTC)  # 08:00 in Beijing
+        pages = [p for a, p in fake.calls if a == "DescribeDisks"]
+        assert all(p["Filters"] == [{"Name": "disk-state", "Values": ["UNATTACHED"]}] for p in pages)
+        assert len(pages) == 3  # Guangzhou's one page, Shanghai's two
+        assert Discovered(store).runs()["tencent"].error is None and result is not None

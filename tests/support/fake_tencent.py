@@ -6,7 +6,8 @@ canonical request is the method, the path, the query (empty for a POST), the sig
 line, their names, and the payload's SHA-256; the string to sign is the algorithm, the timestamp, the credential
 scope (date/service/tc3_request) and that request's SHA-256; the signing key is HMAC-SHA256 chained from
 "TC3" + SecretKey over the date, the service and "tc3_request". A timestamp more than 5 minutes off is refused.
-Products are told apart by X-TC-Version (CVM 2017-03-12, Cloud Monitor 2018-07-24), actions by X-TC-Action;
+Products are told apart by the credential scope's service (cvm, cbs, monitor), which must come with its
+X-TC-Version (CVM and CBS 2017-03-12, Cloud Monitor 2018-07-24), actions by X-TC-Action;
 every answer is {"Response": {...}}, an error as {"Response": {"Error": {"Code", "Message"}, "RequestId"}}."""
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ from typing import Any
 from tests.support.servers import running
 
 KEY_ID, KEY_SECRET = "AKIDtestkeyofthefake", "tencent-test-secret"
-VERSIONS = {"2017-03-12": "cvm", "2018-07-24": "monitor"}
+VERSIONS = {"cvm": "2017-03-12", "monitor": "2018-07-24", "cbs": "2017-03-12"}  # product -> its X-TC-Version
 REGIONS = ("ap-guangzhou", "ap-shanghai", "ap-beijing", "ap-nanjing")
 AUTH = re.compile(
     r"TC3-HMAC-SHA256 Credential=([^/]+)/(\d{4}-\d{2}-\d{2})/([a-z]+)/tc3_request, "
@@ -74,9 +75,37 @@ class Instance:
 
 
 @dataclass
+class Disk:
+    id: str
+    region: str
+    size_gb: int = 500
+    state: str = "UNATTACHED"
+    disk_type: str = "CLOUD_PREMIUM"
+    name: str = ""
+    tags: dict[str, str] = field(default_factory=dict)
+    created: str = "2026-11-20 16:00:00"  # as CBS gives it: Beijing time, no zone
+
+    def raw(self) -> dict[str, Any]:
+        return {
+            "DiskId": self.id,
+            "DiskName": self.name or self.id,
+            "DiskSize": self.size_gb,
+            "DiskState": self.state,
+            "DiskType": self.disk_type,
+            "DiskChargeType": "POSTPAID_BY_HOUR",
+            "DiskUsage": "DATA_DISK",
+            "Attached": self.state == "ATTACHED",
+            "CreateTime": self.created,
+            "Tags": [{"Key": k, "Value": v} for k, v in self.tags.items()],
+            "Placement": {"Zone": f"{self.region}-3", "ProjectId": 0},
+        }
+
+
+@dataclass
 class FakeTencent:
     url: str = ""
     instances: list[Instance] = field(default_factory=list)
+    disks: list[Disk] = field(default_factory=list)
     prices: dict[tuple[str, str], dict[str, Any]] = field(default_factory=dict)  # (zone, type) -> Price
     series: dict[str, dict[str, list[tuple[int, float]]]] = field(default_factory=dict)  # metric -> id -> points
     throttle: dict[str, int] = field(default_factory=dict)
@@ -87,6 +116,11 @@ class FakeTencent:
     def add(self, region: str = "ap-guangzhou", **fields: Any) -> Instance:
         made = Instance(id=f"ins-{uuid.uuid4().hex[:8]}", region=region, **fields)
         self.instances.append(made)
+        return made
+
+    def disk(self, region: str = "ap-guangzhou", **fields: Any) -> Disk:
+        made = Disk(id=f"disk-{uuid.uuid4().hex[:8]}", region=region, **fields)
+        self.disks.append(made)
         return made
 
     def price(self, zone: str, instance_type: str, unit: float, status: str = "SELL") -> None:
@@ -134,6 +168,17 @@ class FakeTencent:
         if not 1 <= limit <= 100:
             raise Refusal("InvalidParameterValue.LimitExceeded", "Limit must be 1-100.")
         return {"TotalCount": len(mine), "InstanceSet": [i.raw() for i in mine[offset : offset + limit]]}
+
+    def _cbs_DescribeDisks(self, region: str, params: dict[str, Any]) -> dict[str, Any]:
+        mine = [d for d in self.disks if d.region == region]
+        for wanted in params.get("Filters") or []:
+            if wanted.get("Name") != "disk-state":
+                raise Refusal("InvalidFilter", f"The filter {wanted.get('Name')} is not faked.")
+            mine = [d for d in mine if d.state in set(wanted.get("Values") or [])]
+        limit, offset = int(params.get("Limit", 20)), int(params.get("Offset", 0))
+        if not 1 <= limit <= 100:
+            raise Refusal("InvalidParameterValue.LimitTooLarge", "Limit must be 1-100.")
+        return {"TotalCount": len(mine), "DiskSet": [d.raw() for d in mine[offset : offset + limit]]}
 
     def _cvm_StopInstances(self, region: str, params: dict[str, Any]) -> dict[str, Any]:
         found = [i for i in self.instances if i.region == region and i.id in set(params.get("InstanceIds") or [])]
@@ -206,9 +251,9 @@ def verify(path: str, headers: dict[str, str], body: bytes) -> str:
     key_id, date, service, signed, signature = found.groups()
     if key_id != KEY_ID:
         raise Refusal("AuthFailure.SecretIdNotFound", "The SecretId is not found.")
-    product = VERSIONS.get(headers.get("x-tc-version", ""))
-    if product is None or product != service:
-        raise Refusal("AuthFailure.InvalidAuthorization", f"Credential scope's service {service} is not {product}.")
+    product, version = service, headers.get("x-tc-version", "")
+    if VERSIONS.get(product) != version:
+        raise Refusal("InvalidParameter", f"The version {version} of {product} does not exist (or is not faked).")
     stamp = int(headers.get("x-tc-timestamp", "0"))
     if abs(time.time() - stamp) > 300:
         raise Refusal("AuthFailure.SignatureExpire", "The signature expired (timestamp more than 5 minutes off).")
