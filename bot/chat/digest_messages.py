@@ -1,6 +1,7 @@
 """What a channel's digest says, as neutral lines and messages: each item's line and its buttons, the spend
 line; digest_message() the whole digest for chats without a layout of their own (Slack keeps its template,
-bot/slack/ui/digest.py, on the same lines). Times are shown in the channel's zone with its IANA name."""
+bot/slack/ui/digest.py, on the same lines). Times are shown in the channel's zone with its IANA name. Names, tags
+and projects are data (a cloud tag, an enrolled box's name): escaped, so `<!channel>` in one never pings."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from bot.chat.ids import Action
 from bot.chat.message import Button, Message, Section
 from bot.text import Lang, t
 from bot.text.budget import forecast_text
-from bot.text.format import card_label, money, show
+from bot.text.format import card_label, escape, money, show
 from bot.text.runway import runway_line
 from rules.digest import Digest, FoundNews, InstanceNews, LifecycleNews, StorageNews
 from rules.idle import Activity
@@ -35,9 +36,9 @@ def instance_line(news: InstanceNews, lang: Lang, zone: ZoneInfo) -> str:
         return t(
             "digest.stopped_billed",
             lang,
-            name=news.name,
+            name=escape(news.name),
             card=_card(news),
-            owner=news.owner or "?",
+            owner=escape(news.owner) if news.owner else "?",
             rate=money(news.per_hour, news.currency) if news.priced else no_price,
             month=money(news.month, news.currency) if news.priced else no_price,
         )
@@ -47,9 +48,9 @@ def instance_line(news: InstanceNews, lang: Lang, zone: ZoneInfo) -> str:
     line = t(
         key,
         lang,
-        name=news.name,
+        name=escape(news.name),
         card=_card(news),
-        owner=f"<@{news.owner}>",
+        owner=f"<@{escape(news.owner)}>",
         since=when(news.since, zone),
         per_day=money(news.per_day, news.currency) if news.priced else no_price,
         burned=money(news.burned, news.currency) if news.priced else no_price,
@@ -66,8 +67,8 @@ def lifecycle_line(news: LifecycleNews, lang: Lang, zone: ZoneInfo) -> str:
     return t(
         f"digest.lifecycle_{news.provider}",
         lang,
-        name=news.name,
-        owner=f"<@{news.owner}>" if news.owner else "?",
+        name=escape(news.name),
+        owner=f"<@{escape(news.owner)}>" if news.owner else "?",
         since=when(news.off_since, zone),
         release=when(news.release_at, zone),
     )
@@ -80,8 +81,8 @@ def found_line(news: FoundNews, lang: Lang) -> str:
     return t(
         f"digest.found_{'instance' if news.kind == 'i' else 'storage'}",
         lang,
-        name=news.name,
-        what=news.what,
+        name=escape(news.name),
+        what=escape(news.what),
         state=state,
         per_day=cost,
     )
@@ -91,8 +92,8 @@ def storage_line(news: StorageNews, lang: Lang) -> str:
     return t(
         f"digest.{news.reason}",
         lang,
-        name=news.name,
-        owner=f"<@{news.owner}>",
+        name=escape(news.name),
+        owner=f"<@{escape(news.owner)}>",
         size=show(news.size_gb),
         per_month=money(news.per_month, news.currency),
         days=show(round(news.untouched_days)),
@@ -102,7 +103,7 @@ def storage_line(news: StorageNews, lang: Lang) -> str:
 def spend_line(digest: Digest, lang: Lang) -> str | None:
     lines = []
     for spend in digest.spend:
-        project = spend.project or t("digest.no_project", lang)
+        project = escape(spend.project) if spend.project else t("digest.no_project", lang)
         amount = money(spend.amount, spend.currency)
         if spend.budget is None:
             lines.append(t("digest.spend_line", lang, project=project, amount=amount))

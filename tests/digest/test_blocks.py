@@ -174,3 +174,27 @@ def test_each_line_names_the_card_as_people_read_it() -> None:
     assert instance_line(ascend, Lang.ZH, zone).startswith("*npu-1* · Ascend 910B2 64 GB ×8（<@U1>）自 ")
     unnamed = InstanceNews("box", "U1", Activity.UNKNOWN, 10.0, "CNY")
     assert instance_line(unnamed, Lang.EN, zone).startswith("*box* (<@U1>): no activity data")
+
+
+def test_names_tags_and_projects_from_data_cannot_ping_or_link() -> None:
+    """Issue 34.3: an instance named by a cloud tag `<!channel>`, a project `<!here>`: shown, escaped."""
+    from datetime import UTC, datetime
+    from zoneinfo import ZoneInfo
+
+    from bot.chat.digest_messages import found_line, instance_line, spend_line, storage_line
+    from bot.text import Lang
+    from rules.digest import Digest, FoundNews, InstanceNews, Spend, StorageNews
+    from rules.idle import Activity
+
+    zone = ZoneInfo("Asia/Shanghai")
+    since = datetime(2026, 12, 3, 1, tzinfo=UTC)
+    lines = [
+        instance_line(InstanceNews("<!channel>", "U1", Activity.IDLE, 400.0, "CNY", since, 50.0), Lang.EN, zone),
+        storage_line(StorageNews("<https://evil|ckpt>", "U1", "left_behind", 500, 50.0, "CNY", 9.0), Lang.ZH),
+        found_line(FoundNews("i", "<!here>", "<@U9> A100", 100.0, "CNY"), Lang.EN),
+    ]
+    digest = Digest([], [], [Spend("<!everyone>", "CNY", 10.0)])
+    lines.append(spend_line(digest, Lang.EN) or "")
+    for line in lines:
+        assert "<!" not in line and "<http" not in line and "<@U9>" not in line, line
+    assert "&lt;!channel&gt;" in lines[0] and "&lt;!everyone&gt;" in lines[3]
