@@ -27,7 +27,7 @@ from bot.state.power import PowerLog, Sighting
 from bot.state.rentals import Instance, Rentals
 from bot.state.schedules import Schedules
 from bot.text import Lang, t
-from bot.text.format import money, show
+from bot.text.format import escape, money, show
 from rules import metering
 from rules.digest import per_day
 from rules.idle import Activity, judge
@@ -212,7 +212,7 @@ def _stopped(ctx: Ctx, warning: Warning, inst: Instance, *, late: bool = False) 
         owner_lang = ctx.teller.lang_of(inst.owner)  # the owner's own
         ctx.teller.direct(
             inst.owner,
-            t(f"{key}_dm", owner_lang, name=inst.name, channel=f"<#{warning.channel}>", saved=saved),
+            t(f"{key}_dm", owner_lang, name=escape(inst.name), channel=f"<#{warning.channel}>", saved=saved),
         )
     except ChatError as exc:
         log.warning("could not tell %s their instance was stopped: %s", inst.owner, exc.code)
@@ -228,8 +228,8 @@ def _say(ctx: Ctx, warning: Warning, inst: Instance | None, key: str, **params: 
     text = t(
         key,
         lang,
-        name=inst.name if inst else str(warning.instance_id),
-        owner=f"<@{inst.owner}>" if inst else "",
+        name=escape(inst.name) if inst else str(warning.instance_id),
+        owner=f"<@{escape(inst.owner)}>" if inst else "",
         at=f"{ctx.now.astimezone(zone):%H:%M} {zone.key}",
         why=why,
         **params,

@@ -48,7 +48,8 @@ def power(inv: Invocation, args: list[str]) -> None:
     except RentalError as exc:
         raise CommandError(tw(f"error.rental.{exc.code}", lang, "slack", **exc.params)) from None
     key = "meter.power_on" if state.value == "on" else "meter.power_off"
-    inv.answer(plain(t(key, lang, name=found.name, user=f"<@{inv.user}>") if kept else t("meter.repeated", lang), lang))
+    said = t(key, lang, name=escape(found.name), user=f"<@{inv.user}>") if kept else t("meter.repeated", lang)
+    inv.answer(plain(said, lang))
 
 
 def billing(inv: Invocation, args: list[str]) -> None:

@@ -225,10 +225,10 @@ def budget(inv: Invocation, args: list[str]) -> None:
         raise CommandError(tw(f"error.rental.{exc.code}", lang, "slack", **exc.params)) from None
     setter = budgets.set_by(team, project)
     if setter not in (None, inv.user) and not inv.is_admin():
-        raise CommandError(t("digest.budget_not_yours", lang, project=project, setter=who(setter, lang)))
+        raise CommandError(t("digest.budget_not_yours", lang, project=escape(project), setter=who(setter, lang)))
     if len(args) == 2 and args[1].lower() == "off":
         budgets.remove(team, project)
-        inv.answer(plain(t("digest.budget_removed", lang, project=project), lang))
+        inv.answer(plain(t("digest.budget_removed", lang, project=escape(project)), lang))
         return
     asked = budget_money(args[1], args[2] if len(args) == 3 else None) if 2 <= len(args) <= 3 else None
     if asked is not None and len(args) == 2 and args[1][:1] not in SIGNS:  # no sign, no code: the bot's currency
@@ -237,4 +237,4 @@ def budget(inv: Invocation, args: list[str]) -> None:
         raise CommandError(t("digest.budget_usage", lang, text=" ".join(args[1:])))
     amount, currency = asked
     budgets.put(team, project, amount, currency, inv.user, deps.now())
-    inv.answer(plain(t("digest.budget_set", lang, project=project, amount=money(amount, currency)), lang))
+    inv.answer(plain(t("digest.budget_set", lang, project=escape(project), amount=money(amount, currency)), lang))

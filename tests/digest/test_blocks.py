@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 from zoneinfo import ZoneInfo
 
 import pytest
@@ -198,3 +199,30 @@ def test_names_tags_and_projects_from_data_cannot_ping_or_link() -> None:
     for line in lines:
         assert "<!" not in line and "<http" not in line and "<@U9>" not in line, line
     assert "&lt;!channel&gt;" in lines[0] and "&lt;!everyone&gt;" in lines[3]
+
+
+def test_app_home_shows_a_hostile_project_as_text(tmp_path: Path) -> None:
+    """Issue 34.3: App Home listed a project named from a tag, `<!here>`, as it was (names typed into the bot are
+    checked when kept; projects from tags are not)."""
+    from datetime import UTC, datetime, timedelta
+
+    from bot.deps import build_deps
+    from bot.settings import Settings
+    from bot.slack.listeners.home_rentals import rentals_text
+    from bot.state.budgets import Budgets
+    from bot.state.rentals import Rentals
+    from bot.text import Lang
+    from tests.support.state_template import migrated_state_db
+
+    migrated_state_db(tmp_path / "bot-state.db")
+    deps = build_deps(Settings(db=tmp_path / "bot.db", state_db=tmp_path / "bot-state.db", azure_enabled=False))
+    now = datetime.now(UTC)
+    fields = {"gpu": "A100-80GB", "cards": 1, "share": None, "unit": "hour", "price": 10.0, "currency": "CNY"}
+    Rentals(deps.store).track_instance(
+        "T1",
+        "train-1",
+        fields | {"owner": "U1", "channel": "C1", "project": "<!here>", "started_at": now - timedelta(hours=2)},
+    )
+    Budgets(deps.store).put("T1", "<!here>", 100.0, "CNY", "U1", now)
+    text = rentals_text(deps, "T1", "U1", Lang.EN, now)
+    assert "train-1" in text and "&lt;!here&gt;" in text and "<!" not in text

@@ -15,7 +15,7 @@ from bot.state.rentals import Rentals
 from bot.state.report_channels import ReportCharts
 from bot.text import Lang, t
 from bot.text.budget import forecast_text
-from bot.text.format import money, show
+from bot.text.format import escape, money, show
 from bot.text.quote import rate
 from rules.budget import standings
 from rules.digest import spent_this_month, stored_this_month
@@ -40,7 +40,7 @@ def rentals_text(deps: Deps, team: str, user: str, lang: Lang, now: datetime) ->
             t(
                 "slack.home_instance",
                 lang,
-                name=inst.name,
+                name=escape(inst.name),
                 gpu=cards,
                 price=rate(inst.price, inst.currency, inst.unit, t("digest.no_price", lang), lang),
             )
@@ -50,7 +50,7 @@ def rentals_text(deps: Deps, team: str, user: str, lang: Lang, now: datetime) ->
             t(
                 "slack.home_storage",
                 lang,
-                name=disk.name,
+                name=escape(disk.name),
                 size=show(disk.size_gb),
                 per_month=money(disk.size_gb * disk.price_gb_month, disk.currency),
             )
@@ -66,7 +66,7 @@ def rentals_text(deps: Deps, team: str, user: str, lang: Lang, now: datetime) ->
             t(
                 "slack.home_budget",
                 lang,
-                project=standing.project or t("digest.no_project", lang),
+                project=escape(standing.project) if standing.project else t("digest.no_project", lang),
                 spent=money(standing.spent, standing.currency),
                 budget=money(standing.budget, standing.currency),
             )
