@@ -18,7 +18,7 @@ from bot.state.power import PowerLog
 from bot.state.rentals import Rentals
 from bot.text import Lang, t
 from bot.text.budget import forecast_text
-from bot.text.format import money, show
+from bot.text.format import escape, money, show
 from rules.budget import Standing, crossed, standings
 from rules.policy import Metering
 
@@ -70,8 +70,8 @@ def check_budgets(
 
 
 def alert_text(standing: Standing, threshold: float, lang: Lang) -> str:
-    project = standing.project or t("digest.no_project", lang)
-    top = ", ".join(f"*{name}* {money(cost, standing.currency)}" for name, cost in standing.top) or "-"
+    project = escape(standing.project) if standing.project else t("digest.no_project", lang)
+    top = ", ".join(f"*{escape(name)}* {money(cost, standing.currency)}" for name, cost in standing.top) or "-"
     text = t(
         "budget.alert",
         lang,

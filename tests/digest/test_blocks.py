@@ -226,3 +226,17 @@ def test_app_home_shows_a_hostile_project_as_text(tmp_path: Path) -> None:
     Budgets(deps.store).put("T1", "<!here>", 100.0, "CNY", "U1", now)
     text = rentals_text(deps, "T1", "U1", Lang.EN, now)
     assert "train-1" in text and "&lt;!here&gt;" in text and "<!" not in text
+
+
+def test_a_budget_alert_names_a_hostile_project_and_item_as_text() -> None:
+    """Issue 34.3: the budget alert posted a project and its costliest items as they were."""
+    from datetime import date
+
+    from bot.digest.budget_alerts import alert_text
+    from bot.text import Lang
+    from rules.budget import Standing
+
+    standing = Standing("<!channel>", "CNY", 1000.0, 900.0, 1200.0, date(2026, 12, 31), (("<@U9>", 500.0),))
+    for lang in (Lang.EN, Lang.ZH):
+        text = alert_text(standing, 80, lang)
+        assert "&lt;!channel&gt;" in text and "&lt;@U9&gt;" in text and "<!" not in text and "<@U9>" not in text
