@@ -114,7 +114,7 @@ def post_key(convo: Conversation, what: str) -> str:
     last input: a redo of that input makes the same key, a new answer a new one (Feishu sends one message per key
     within an hour, so a question asked again later must not reuse it). 35 characters."""
     digest = hashlib.sha256(f"{convo.id}|{convo.last_input}|{what}".encode()).hexdigest()[:32]
-    return f"{what[:2]}-{digest}"
+    return f"{what}-{digest}"
 
 
 def post_once(deps: Deps, chat: Chat, convo: Conversation, what: str, say: Say) -> Posted:

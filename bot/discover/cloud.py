@@ -10,7 +10,7 @@ import functools
 import logging
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, tzinfo
 from typing import Any, Protocol, cast
 
 from bot.settings import Settings
@@ -51,15 +51,16 @@ def gpu_named(spec: str) -> str | None:
         return spec
 
 
-def utc_time(text: Any) -> datetime | None:
-    """A cloud's ISO 8601 time (2026-11-30T08:00Z, 2026-11-30T08:00:00Z) as UTC; None when there is none."""
+def utc_time(text: Any, zone: tzinfo = UTC) -> datetime | None:
+    """A cloud's ISO 8601 time (2026-11-30T08:00Z, 2026-11-30T08:00:00Z, 2026-11-30 08:00:00) as UTC; one without
+    an offset is in `zone` (UTC unless the cloud says its own, as CBS gives Beijing time). None when there is none."""
     if not text:
         return None
     try:
         found = datetime.fromisoformat(str(text))
     except ValueError:
         return None
-    return found if found.tzinfo else found.replace(tzinfo=UTC)
+    return (found if found.tzinfo else found.replace(tzinfo=zone)).astimezone(UTC)
 
 
 class Cloud(Protocol):

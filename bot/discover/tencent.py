@@ -305,9 +305,6 @@ BEIJING = timezone(timedelta(hours=8))
 def disk_found(raw: dict[str, Any], region: str) -> Found:
     """A CBS disk as DescribeDisks gives it; its CreateTime is Beijing time without a zone (2026-11-30 08:00:00)."""
     tags = {str(t.get("Key", "")): str(t.get("Value", "")) for t in raw.get("Tags") or []}
-    made = utc_time(str(raw.get("CreateTime") or "").replace(" ", "T"))
-    if made is not None and raw.get("CreateTime") and "+" not in str(raw["CreateTime"]):
-        made = made.replace(tzinfo=BEIJING).astimezone(UTC)
     kind = str(raw.get("DiskType") or "CLOUD_PREMIUM")
     return Found(
         f"tencent:{raw['DiskId']}",
@@ -319,7 +316,7 @@ def disk_found(raw: dict[str, Any], region: str) -> Found:
         size_gb=float(raw.get("DiskSize") or 0),
         per_gb_month=DISK_CNY_GB_MONTH.get(kind, DISK_CNY_GB_MONTH["CLOUD_PREMIUM"]),
         currency="CNY",
-        created_at=made,
+        created_at=utc_time(raw.get("CreateTime"), BEIJING),
     )
 
 
