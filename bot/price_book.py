@@ -6,8 +6,6 @@ connection to the cache (listeners and scheduled jobs run on worker threads).
 
 from __future__ import annotations
 
-import functools
-import ssl
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
@@ -17,6 +15,7 @@ import httpx
 from sqlite_utils import Database
 
 from bot.settings import Settings
+from bot.tls import shared_context
 from pricing import cache
 from pricing.azure import AzureConfig
 from pricing.book import compare_from_cache, quote_from_cache
@@ -41,17 +40,12 @@ from rules.policy import Policy
 USER_AGENT = "gpu-advisor/0.1"
 
 
-@functools.cache
-def _tls() -> ssl.SSLContext:
-    """The TLS context httpx would build for each client (certifi's bundle, or SSL_CERT_FILE / SSL_CERT_DIR where
-    set), built once per process: it costs 25-50 ms, which every client would otherwise pay again. An SSLContext
-    is safe to share between clients and threads."""
-    return httpx.create_ssl_context()
-
-
 def http_client(settings: Settings) -> httpx.Client:
     return httpx.Client(
-        timeout=settings.http_timeout_s, headers={"User-Agent": USER_AGENT}, follow_redirects=True, verify=_tls()
+        timeout=settings.http_timeout_s,
+        headers={"User-Agent": USER_AGENT},
+        follow_redirects=True,
+        verify=shared_context(),
     )
 
 

@@ -18,6 +18,8 @@ from typing import Any
 
 import httpx
 
+from bot.tls import shared_context
+
 log = logging.getLogger(__name__)
 MACHINE_ID_FILES = (Path("/etc/machine-id"), Path("/var/lib/dbus/machine-id"))
 METADATA_DEFAULT = "http://169.254.169.254"  # botocore's; AWS_EC2_METADATA_SERVICE_ENDPOINT points it elsewhere
@@ -60,7 +62,7 @@ def ec2_instance_id(environ: dict[str, str] | None = None) -> str | None:
         return None
     base = env.get("AWS_EC2_METADATA_SERVICE_ENDPOINT", METADATA_DEFAULT).rstrip("/")
     try:
-        with httpx.Client(timeout=METADATA_TIMEOUT_S) as client:
+        with httpx.Client(timeout=METADATA_TIMEOUT_S, verify=shared_context()) as client:
             headers = {}
             session = client.put(f"{base}/latest/api/token", headers={"X-aws-ec2-metadata-token-ttl-seconds": "60"})
             if session.status_code == 200:

@@ -95,6 +95,7 @@ def agent(
     from bot.agent.files import BUFFER_FILE, STATE_FILE, default_path
     from bot.agent.run import Buffer, TokenRefused, run
     from bot.agent.sampler import NoGPU
+    from bot.tls import shared_context
 
     settings = load_settings(lang=lang)
     _log_posts()
@@ -109,7 +110,7 @@ def agent(
             t("cli.agent_bad_buffer", settings.lang, path=str(buffer), reason=exc.strerror or type(exc).__name__)
         ) from None
     try:
-        with httpx.Client(timeout=settings.http_timeout_s) as client:
+        with httpx.Client(timeout=settings.http_timeout_s, verify=shared_context()) as client:
             heartbeat = token or _enrolled(
                 settings.lang,
                 client,

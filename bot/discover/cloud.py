@@ -163,9 +163,10 @@ def balance_readers(settings: Settings, client: Any | None = None) -> dict[str, 
             import httpx
 
             from bot.discover.autodl import AutoDL
+            from bot.tls import shared_context
 
             token = settings.autodl_token.get_secret_value() if settings.autodl_token else ""
-            return AutoDL(settings.autodl_url, token, client or httpx.Client())
+            return AutoDL(settings.autodl_url, token, client or httpx.Client(verify=shared_context()))
 
         out["autodl"] = autodl
     return out

@@ -16,6 +16,8 @@ import httpx
 from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError
 
+from bot.tls import shared_context
+
 
 class FetchError(Exception):
     """The capture could not be fetched: `code` (gone, too_large, not_slack, login_page, http, timeout) and
@@ -74,6 +76,7 @@ def _download(url: str, client: WebClient, name: str, max_bytes: int, deadline_s
         headers={"Authorization": f"Bearer {client.token}"},
         timeout=httpx.Timeout(min(30.0, deadline_s)),
         follow_redirects=False,
+        verify=shared_context(),
     ) as response:
         if response.status_code != 200:
             raise FetchError("http", name=name, status=response.status_code)

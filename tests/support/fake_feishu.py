@@ -23,6 +23,7 @@ import httpx
 from cryptography.hazmat.primitives import padding
 from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
 
+from bot.tls import shared_context
 from tests.support.servers import running
 
 TOKEN = "t-g1044ghJRUIJJ5ELPFZ5ZUOHFR6QUCMYPQEFLEUD"  # the shape of a tenant access token
@@ -219,7 +220,9 @@ class FeishuSender:
     tenant: str = "2ed263bf32cf1651"
     ws: WsServer | None = None  # set: callbacks go over the long connection instead of HTTP
     _ids: Iterator[int] = field(default_factory=lambda: itertools.count(1))
-    _http: httpx.Client = field(default_factory=lambda: httpx.Client(timeout=10))  # one, kept alive
+    _http: httpx.Client = field(
+        default_factory=lambda: httpx.Client(timeout=10, verify=shared_context())
+    )  # one, kept alive
 
     def post(
         self, payload: dict[str, Any], *, signature: str | None = None, timestamp: int | None = None

@@ -1,0 +1,48 @@
+"""The TLS context of every HTTP client of the bot: built once per process, and still the one httpx would
+build, so a team behind a proxy with its own CA (SSL_CERT_FILE) is trusted as before."""
+
+from __future__ import annotations
+
+import ast
+import ssl
+from pathlib import Path
+
+import certifi
+import pytest
+
+from bot.tls import shared_context
+
+
+def test_ssl_cert_file_names_the_authorities_trusted(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    bundle = Path(certifi.where()).read_text()
+    one = bundle[bundle.index("-----BEGIN CERTIFICATE-----") :]
+    one = one[: one.index("-----END CERTIFICATE-----") + len("-----END CERTIFICATE-----")] + "\n"
+    (tmp_path / "team-ca.pem").write_text(one)
+    monkeypatch.setenv("SSL_CERT_FILE", str(tmp_path / "team-ca.pem"))
+    monkeypatch.delenv("SSL_CERT_DIR", raising=False)
+    context = shared_context.__wrapped__()  # built afresh (the process's is cached)
+    assert isinstance(context, ssl.SSLContext) and len(context.get_ca_certs()) == 1
+    monkeypatch.delenv("SSL_CERT_FILE")
+    assert len(shared_context.__wrapped__().get_ca_certs()) == bundle.count("-----BEGIN CERTIFICATE-----")
+
+
+def test_the_context_is_made_once_a_process() -> None:
+    assert shared_context() is shared_context()
+
+
+def test_every_client_the_bot_makes_takes_the_shared_context() -> None:
+    """A client made without it builds its own context again (20-50 ms of CPU, each download and each read)."""
+    root = Path(__file__).resolve().parents[1] / "bot"
+    made = []
+    for path in root.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text("utf-8"))):
+            if (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Attribute)
+                and isinstance(node.func.value, ast.Name)
+                and node.func.value.id == "httpx"
+                and node.func.attr in ("Client", "stream", "get", "post", "request")
+            ):
+                made.append((f"{path.relative_to(root)}:{node.lineno}", {k.arg for k in node.keywords}))
+    assert made, "no httpx client found: the test looks in the wrong place"
+    assert [where for where, keywords in made if "verify" not in keywords] == []
