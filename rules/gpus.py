@@ -167,6 +167,8 @@ _EXTRA_ALIASES = {
     "P800": "P800-96GB",
     "KUNLUNXINP800": "P800-96GB",
     "KUNLUNP800": "P800-96GB",
+    "P800OAM": "P800-96GB",  # as xpu-smi names the OAM module
+    "KUNLUNXINP800OAM": "P800-96GB",
 }
 
 _NOISE = lazy(r"NVIDIA|TESLA|GEFORCE|SXM\d?|PCIE|NVL|HBM\d?E?|[^A-Z0-9]")

@@ -14,14 +14,12 @@ line, never a sample of 0 %."""
 from __future__ import annotations
 
 import re
-import shutil
-import subprocess
 from datetime import datetime
 from typing import Any
 
 from bot.agent.errors import NoGPU
+from bot.agent.tool_run import output_of
 
-TIMEOUT_S = 30
 _CARD = re.compile(r"^(\d+)\s+(\S*[A-Za-z]\S*)$")  # "0     910B3"
 _CHIP_ID = re.compile(r"^\d+(?:\s+\d+)?$")  # the second row's first cell: the chip id (and the device id on 310P)
 _PAIR = r"(\d+(?:\.\d+)?)\s*/\s*(\d+(?:\.\d+)?)"
@@ -30,18 +28,7 @@ _POWER = re.compile(r"^(\d+(?:\.\d+)?|NA)\b")
 
 
 def read(now: datetime) -> list[dict[str, Any]]:
-    binary = shutil.which("npu-smi")
-    if binary is None:
-        raise NoGPU("no_tool", tool="npu-smi")
-    try:
-        done = subprocess.run([binary, "info"], capture_output=True, text=True, timeout=TIMEOUT_S)
-    except subprocess.TimeoutExpired:
-        raise NoGPU("tool_timeout", tool="npu-smi", seconds=TIMEOUT_S) from None
-    if done.returncode != 0:
-        raise NoGPU(
-            "tool_failed", tool="npu-smi", exit_code=done.returncode, output=(done.stderr or done.stdout).strip()[:200]
-        )
-    return parse(done.stdout, now)
+    return parse(output_of("npu-smi", "info"), now)
 
 
 def parse(text: str, now: datetime) -> list[dict[str, Any]]:

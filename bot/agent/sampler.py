@@ -1,14 +1,18 @@
 """One reading of every card: NVML first (nvidia-ml-py; NVIDIA recommends it over parsing nvidia-smi,
 whose output format is not guaranteed), else `nvidia-smi --query-gpu=... --format=csv,noheader,nounits`, else
-`npu-smi info` on a Huawei Ascend box (bot/agent/npu_smi.py). `--source` forces one of READERS."""
+the first domestic card tool the box has: Huawei Ascend's `npu-smi info`, Hygon's `hy-smi`, Cambricon's `cnmon`,
+Moore Threads' `mthreads-gmi`, Kunlunxin's `xpu-smi` (a module each in bot/agent/). `--source` forces one of
+READERS."""
 
 from __future__ import annotations
 
+import importlib
 import math
 import shutil
 import subprocess
+from collections.abc import Callable
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, cast
 
 from bot.agent.errors import NoGPU
 
@@ -113,17 +117,28 @@ def cards(source: str | None = None) -> list[dict[str, Any]]:
     ]
 
 
-def _npu_smi(moment: datetime) -> list[dict[str, Any]]:
-    from bot.agent import npu_smi
+def _domestic(tool: str) -> Callable[[datetime], list[dict[str, Any]]]:
+    """The reader of a domestic card's tool, its module imported when first used."""
 
-    return npu_smi.read(moment)
+    def read(moment: datetime) -> list[dict[str, Any]]:
+        module = importlib.import_module(f"bot.agent.{tool.replace('-', '_')}")
+        return cast(list[dict[str, Any]], module.read(moment))
+
+    return read
 
 
-READERS = {"nvml": _nvml, "nvidia-smi": _nvidia_smi, "npu-smi": _npu_smi}
+# The domestic cards' tools, in the order a box without NVIDIA's is tried.
+DOMESTIC = ("npu-smi", "hy-smi", "cnmon", "mthreads-gmi", "xpu-smi")
+READERS: dict[str, Callable[[datetime], list[dict[str, Any]]]] = {
+    "nvml": _nvml,
+    "nvidia-smi": _nvidia_smi,
+    **{tool: _domestic(tool) for tool in DOMESTIC},
+}
 
 
 def _read(moment: datetime, source: str | None = None) -> list[dict[str, Any]]:
-    """The forced reader, else NVML, else nvidia-smi, else npu-smi (an Ascend box has no NVIDIA tool)."""
+    """The forced reader, else NVML, else nvidia-smi, else the first domestic tool on PATH (a box with Ascend,
+    Hygon, Cambricon, Moore Threads or Kunlunxin cards has no NVIDIA tool)."""
     if source is not None:
         if source == "nvml":
             try:
@@ -138,9 +153,10 @@ def _read(moment: datetime, source: str | None = None) -> list[dict[str, Any]]:
     try:
         return _nvidia(moment)
     except NoGPU as nvidia:
-        if nvidia.code != "no_driver" or shutil.which("npu-smi") is None:
+        tool = next((t for t in DOMESTIC if shutil.which(t) is not None), None)
+        if nvidia.code != "no_driver" or tool is None:
             raise
-        return _npu_smi(moment)
+        return READERS[tool](moment)
 
 
 def _nvidia(moment: datetime) -> list[dict[str, Any]]:

@@ -239,7 +239,10 @@ SourceOpt = Annotated[
     typer.Option(
         "--source",
         callback=_source,
-        help="Read the cards with this tool only: nvml, nvidia-smi or npu-smi (default: the first the box has).",
+        help=(
+            "Read the cards with this tool only: nvml, nvidia-smi, npu-smi, hy-smi, cnmon, mthreads-gmi or xpu-smi "
+            "(default: the first the box has)."
+        ),
     ),
 ]
 

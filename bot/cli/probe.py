@@ -39,7 +39,7 @@ def probe(
     source: SourceOpt = None,
     lang: LangOpt = None,
 ) -> None:
-    """Sample this machine's cards (NVML, else nvidia-smi, else npu-smi) into a CSV for `gpu-advise analyze`."""
+    """Sample this box's cards (NVML, nvidia-smi or a domestic card's tool) into a CSV for `gpu-advise analyze`."""
     from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
 
     from bot.agent.sampler import NoGPU, sample

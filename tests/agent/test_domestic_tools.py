@@ -1,0 +1,101 @@
+"""The domestic cards' tools read as the agent and probe read them (bot/agent/hy_smi.py, cnmon.py,
+mthreads_gmi.py, xpu_smi.py), from outputs written in each tool's documented layout (tests/data/<tool>; not
+recorded on a box: no such card here): every card's utilisation, memory and power, its name mapped to the
+catalogue, and output a reader cannot use is one error naming the tool and the line or field, never a 0 %."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from bot.agent import cnmon, hy_smi, mthreads_gmi, xpu_smi
+from bot.agent.errors import NoGPU
+from bot.text import t
+from rules.gpus import card_model
+
+DATA = Path(__file__).parents[1] / "data"
+NOW = datetime(2026, 12, 3, 9, tzinfo=UTC)
+
+
+def rows(read: list[dict[str, object]]) -> list[tuple[object, ...]]:
+    keys = ("gpu", "name", "utilization_pct", "memory_used_mib", "memory_total_mib", "power_w")
+    return [tuple(r[k] for k in keys) for r in read]
+
+
+def test_hy_smi_reads_each_card_with_the_unit_its_keys_name() -> None:
+    read = hy_smi.parse((DATA / "hy_smi" / "k100_two_cards.json").read_text(), NOW)
+    assert rows(read) == [
+        (0, "Hygon K100_AI", 92.0, 46580.0, 65520.0, 298.0),
+        (1, "Hygon K100_AI", 0.0, 12.0, 65520.0, 61.0),
+    ]  # the "system" entry is no card
+    assert card_model(str(read[0]["name"]), 65520.0) == "K100-AI-64GB"
+    [older] = hy_smi.parse((DATA / "hy_smi" / "z100_bytes.json").read_text(), NOW)
+    assert (older["utilization_pct"], older["memory_total_mib"], older["power_w"]) == (3.0, 32752.0, None)
+    assert older["memory_used_mib"] == pytest.approx(6.703, abs=0.001)  # bytes in, MiB out
+
+
+def test_mthreads_gmi_reads_the_full_query() -> None:
+    read = mthreads_gmi.parse((DATA / "mthreads_gmi" / "s4000.json").read_text(), NOW)
+    assert rows(read) == [
+        (0, "MTT S4000", 86.0, 30721.0, 49152.0, 312.4),
+        (1, "MTT S4000", 0.0, 3.0, 49152.0, None),
+    ]
+    assert card_model(str(read[0]["name"]), 49152.0) == "MTT-S4000-48GB"
+
+
+def test_cnmon_reads_physical_memory_not_virtual() -> None:
+    read = cnmon.parse((DATA / "cnmon" / "mlu370_two_cards.txt").read_text(), NOW)
+    assert rows(read) == [
+        (0, "Cambricon MLU370-X8", 74.0, 20118.0, 24576.0, 148.0),
+        (1, "Cambricon MLU370-X8", 0.0, 0.0, 24576.0, 61.0),
+    ]
+    assert card_model(str(read[0]["name"])) == "MLU370-X8-48GB"
+
+
+def test_xpu_smi_reads_its_machine_lines_by_position() -> None:
+    read = xpu_smi.parse((DATA / "xpu_smi" / "p800_two_cards.txt").read_text(), NOW)
+    assert rows(read) == [
+        (0, "Kunlunxin P800 OAM", 63.0, 71680.0, 98304.0, 186.0),
+        (1, "Kunlunxin P800 OAM", 0.0, 0.0, 98304.0, 84.0),
+    ]
+    assert card_model(str(read[0]["name"]), 98304.0) == "P800-96GB"
+
+
+def said(exc: pytest.ExceptionInfo[NoGPU], lang: str = "en") -> str:
+    return t(f"gpu.{exc.value.code}", lang, **exc.value.params)  # type: ignore[arg-type]
+
+
+def test_what_a_reader_cannot_use_is_one_error_naming_it() -> None:
+    with pytest.raises(NoGPU) as no_json:
+        hy_smi.parse('WARNING: no amdgpu\n{"card0": {"DCU use (%)": "5",\n oops}', NOW)
+    assert said(no_json) == "hy-smi line 3 is not a row of its device table:  oops}"
+    with pytest.raises(NoGPU) as no_memory:
+        hy_smi.parse('{"card0": {"DCU use (%)": "5"}}', NOW)
+    assert said(no_memory) == "hy-smi gave no vram Total Memory / vram Total Used Memory for card0"
+    assert "没有给出 card0 的" in said(no_memory, "zh")
+    text = (DATA / "cnmon" / "mlu370_two_cards.txt").read_text().replace("MLU Average                : 74 %", "??")
+    with pytest.raises(NoGPU) as bad_line:
+        cnmon.parse(text, NOW)
+    assert said(bad_line) == "cnmon line 7 is not a row of its device table: ??"
+    without = (DATA / "cnmon" / "mlu370_two_cards.txt").read_text().replace("MLU Average                : 0 %", "")
+    with pytest.raises(NoGPU) as no_use:
+        cnmon.parse(without, NOW)
+    assert said(no_use) == "cnmon gave no Utilization / MLU Average for Card 1"
+    line = (DATA / "xpu_smi" / "p800_two_cards.txt").read_text().splitlines()[1].replace(" 0 98304 ", " - 98304 ")
+    with pytest.raises(NoGPU) as bad_xpu:
+        xpu_smi.parse(line, NOW)
+    assert said(bad_xpu).startswith("xpu-smi line 1 is not a row of its device table: 1 1 0000:23:00.0")
+    broken = (DATA / "mthreads_gmi" / "s4000.json").read_text().replace('"Gpu": "86%"', '"Gpu": "N/A"')
+    with pytest.raises(NoGPU) as no_util:
+        mthreads_gmi.parse(broken, NOW)
+    assert said(no_util) == "mthreads-gmi gave no Utilization / Gpu for 0"
+
+
+@pytest.mark.parametrize("tool", [hy_smi, mthreads_gmi, cnmon, xpu_smi])
+def test_no_card_at_all_is_said(tool: object) -> None:
+    empty = {hy_smi: '{"system": {}}', mthreads_gmi: '{"GPU": []}', cnmon: "CNMON v5.10.22\n", xpu_smi: "\n"}
+    with pytest.raises(NoGPU) as nothing:
+        tool.parse(empty[tool], NOW)  # type: ignore[attr-defined]
+    assert nothing.value.code == "tool_empty"
