@@ -24,7 +24,8 @@ def is_npu_smi(lines: list[str]) -> bool:
     return any("npu-smi" in line and "Version" in line for line in lines[:200])
 
 
-def _time(line: str) -> datetime | None:
+def time_line(line: str) -> datetime | None:
+    """The time a line says (`date -Is`, `date`'s own format, 2026-12-03 05:52:10), or None."""
     text = " ".join(line.split())
     try:
         moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
@@ -48,7 +49,7 @@ def _printouts(lines: list[str]) -> list[tuple[int, datetime | None, list[str]]]
     for number, line in enumerate(lines, start=1):
         stripped = line.strip()
         if not stripped.startswith(("|", "+")):
-            said = _time(stripped) if stripped else said
+            said = time_line(stripped) if stripped else said
             continue
         if "npu-smi" in stripped and "Version" in stripped:
             found.append((number, said, []))

@@ -1,6 +1,7 @@
 """Sample a GPU capture: the probe's CSV, `nvidia-smi --query-gpu=... --format=csv` with its header
-and units (`utilization.gpu [%]`, values like `97 %`), `nvidia-smi dmon` output, or Ascend's `npu-smi info`
-printed once or in a loop (bot/capture/npu_smi_log.py). A bad file raises
+and units (`utilization.gpu [%]`, values like `97 %`), `nvidia-smi dmon` output, Ascend's `npu-smi info`
+printed once or in a loop (bot/capture/npu_smi_log.py), or hy-smi, cnmon, mthreads-gmi or xpu-smi output as the
+agent asks for it (bot/capture/card_tools_log.py). A bad file raises
 CaptureError naming the line and what was expected."""
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ import math
 from datetime import UTC, datetime
 from pathlib import Path
 
+from bot.capture.card_tools_log import read_tool_log, which_tool
 from bot.capture.dmon import is_dmon, read_dmon
 from bot.capture.errors import CaptureError
 from bot.capture.npu_smi_log import is_npu_smi, read_npu_smi
@@ -98,6 +100,8 @@ def read_text(text: str, card_mib: float | None = None) -> list[Sample]:
         return read_dmon(lines, card_mib)
     if is_npu_smi(lines):
         return read_npu_smi(lines)
+    if (tool := which_tool(text)) is not None:
+        return read_tool_log(tool, lines)
     return _read_csv(text)
 
 
