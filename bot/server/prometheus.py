@@ -1,15 +1,20 @@
-"""Samples from a team's own Prometheus, for teams that already run NVIDIA's DCGM exporter or Huawei's
-npu-exporter for Ascend cards.
+"""Samples from a team's own Prometheus, for teams that already run NVIDIA's DCGM exporter, or the domestic
+cards' exporters: Huawei's npu-exporter (Ascend), Cambricon's mlu-exporter, Hygon's dcu-exporter.
 
 Every few minutes `serve` asks Prometheus's HTTP API (`GET /api/v1/query_range`) for
 `DCGM_FI_DEV_GPU_UTIL` (percent), `DCGM_FI_DEV_FB_USED` and `DCGM_FI_DEV_FB_FREE` (MiB; total is
 used + free) over the last minutes, and keeps them as if the instance's agent had sent them. A
 series belongs to the tracked instance whose name equals its `GPU_ADVISOR_PROMETHEUS_LABEL` label
 (default `Hostname`, which the exporter sets); its `gpu` label is the GPU index. Series of names
-not tracked, or tracked in more than one workspace, are left alone. Ascend cards through npu-exporter:
-`npu_chip_info_utilization` (percent), `npu_chip_info_hbm_used_memory` and `npu_chip_info_hbm_total_memory`
-(MB), the card's index in its `id` label; judged by the same idle rule. A metric nobody exports is an empty
-answer, as Prometheus gives it.
+not tracked, or tracked in more than one workspace, are left alone. The domestic exporters (EXPORTERS), read
+the same way and judged by the same idle rule:
+- npu-exporter: `npu_chip_info_utilization` (percent), `npu_chip_info_hbm_used_memory` and
+  `npu_chip_info_hbm_total_memory` (MB), the card in its `id` label;
+- mlu-exporter (its default prefix `mlu`): `mlu_utilization` (percent), `mlu_memory_used` and `mlu_memory_total`
+  (bytes, the physical memory), the card in `mlu`, the host in `node` where the label above is absent;
+- dcu-exporter: `dcu_utilizationrate` (percent), `dcu_usedmemory_bytes` and `dcu_memorycap_bytes`, the card in
+  `minor_number`.
+A metric nobody exports is an empty answer, as Prometheus gives it.
 """
 
 from __future__ import annotations
@@ -30,10 +35,31 @@ from bot.state.rentals import Instance, Rentals
 from rules.samples import Sample
 
 UTIL, USED, FREE = "DCGM_FI_DEV_GPU_UTIL", "DCGM_FI_DEV_FB_USED", "DCGM_FI_DEV_FB_FREE"
-NPU_UTIL, NPU_USED, NPU_TOTAL = (
-    "npu_chip_info_utilization",
-    "npu_chip_info_hbm_used_memory",
-    "npu_chip_info_hbm_total_memory",
+
+
+@dataclass(frozen=True)
+class Exporter:
+    """A domestic card exporter's three series: utilisation (%), memory used and total (in `unit_mib` MiB a
+    unit), and the labels its card index and host may be in (the configured host label is tried first)."""
+
+    util: str
+    used: str
+    total: str
+    index: tuple[str, ...]
+    hosts: tuple[str, ...] = ()
+    unit_mib: float = 1.0
+
+
+EXPORTERS = (
+    Exporter("npu_chip_info_utilization", "npu_chip_info_hbm_used_memory", "npu_chip_info_hbm_total_memory", ("id",)),
+    Exporter("mlu_utilization", "mlu_memory_used", "mlu_memory_total", ("mlu",), ("node",), 1 / 1048576),
+    Exporter(
+        "dcu_utilizationrate",
+        "dcu_usedmemory_bytes",
+        "dcu_memorycap_bytes",
+        ("minor_number", "monitor_number"),
+        unit_mib=1 / 1048576,
+    ),
 )
 log = logging.getLogger(__name__)
 
@@ -67,15 +93,20 @@ def query_range(
     return list(data.get("result") or [])
 
 
-def _by_point(series: list[dict[str, Any]], label: str, index: str = "gpu") -> dict[tuple[str, int, float], float]:
+def _by_point(
+    series: list[dict[str, Any]], hosts: tuple[str, ...], index: tuple[str, ...] = ("gpu",), scale: float = 1.0
+) -> dict[tuple[str, int, float], float]:
+    """Each point of `series` by (host, card, time): the host from the first of `hosts` a series has, the card
+    from the first of `index` (0 when it has none), the value times `scale`."""
     out: dict[tuple[str, int, float], float] = {}
     for one in series:
         metric = one.get("metric") or {}
-        name, gpu = metric.get(label), metric.get(index, "0")
+        name = next((metric[h] for h in hosts if h in metric), None)
+        gpu = next((metric[i] for i in index if i in metric), "0")
         if name is None or not str(gpu).isdigit():
             continue
         for stamp, value in one.get("values") or []:
-            out[(str(name), int(gpu), float(stamp))] = float(value)
+            out[(str(name), int(gpu), float(stamp))] = float(value) * scale
     return out
 
 
@@ -95,7 +126,7 @@ def pull(
     series of Kubernetes pods no tracked instance claims become items of their own (bot/discover/k8s.py)."""
     start = now - timedelta(minutes=minutes)
     raw = [query_range(client, base_url, q, start, now, step_s) for q in (UTIL, USED, FREE)]
-    util, used, free = (_by_point(series, label) for series in raw)
+    util, used, free = (_by_point(series, (label,)) for series in raw)
     owners: dict[str, list[Instance]] = defaultdict(list)
     for team in rentals.teams():
         for inst in rentals.instances(team, active_only=True):
@@ -106,7 +137,8 @@ def pull(
         in_pods = k8s.pods(raw[0], raw[1], raw[2], tracked=claimed)
         k8s.keep(rentals, in_pods, pods, now, timedelta(minutes=60))
     readings = {key: (pct, used[key], used[key] + free.get(key, 0.0)) for key, pct in util.items() if key in used}
-    readings |= _npu_readings(client, base_url, label, start, now, step_s)
+    for exporter in EXPORTERS:
+        readings |= _exporter_readings(exporter, client, base_url, label, start, now, step_s)
     found: dict[int, list[Sample]] = defaultdict(list)
     series, skipped = set(), {(name, gpu) for name, gpu, _ in util}
     for (name, gpu, stamp), (pct, mem_used, total) in readings.items():
@@ -123,13 +155,19 @@ def pull(
     return Pulled(kept, len(series), len(skipped - series))
 
 
-def _npu_readings(
-    client: httpx.Client, base_url: str, label: str, start: datetime, end: datetime, step_s: int
+def _exporter_readings(
+    exporter: Exporter, client: httpx.Client, base_url: str, label: str, start: datetime, end: datetime, step_s: int
 ) -> dict[tuple[str, int, float], tuple[float, float, float]]:
-    """npu-exporter's series as (utilisation, HBM used, HBM total) per host, card and point."""
+    """A domestic exporter's series as (utilisation, memory used, memory total in MiB) per host, card and point."""
+    hosts = (label, *exporter.hosts)
     util, used, total = (
-        _by_point(query_range(client, base_url, q, start, end, step_s), label, index="id")
-        for q in (NPU_UTIL, NPU_USED, NPU_TOTAL)
+        _by_point(
+            query_range(client, base_url, query, start, end, step_s),
+            hosts,
+            exporter.index,
+            1.0 if query == exporter.util else exporter.unit_mib,
+        )
+        for query in (exporter.util, exporter.used, exporter.total)
     )
     return {key: (pct, used[key], total.get(key, used[key])) for key, pct in util.items() if key in used}
 

@@ -77,6 +77,68 @@ def test_npu_exporter_series_of_an_ascend_box_become_its_samples(tmp_path: Path)
     assert {"npu_chip_info_utilization", "DCGM_FI_DEV_GPU_UTIL"} <= asked
 
 
+GIB = 1024**3
+EXPORTED = {  # each exporter's series as it labels them: (labels of card 0, of card 1), values of cards 0 and 1
+    "mlu": (  # Cambricon mlu-exporter (prefix mlu): the card in `mlu`, the host in `node`, memory in bytes
+        {
+            "mlu_utilization": ("0", "64"),
+            "mlu_memory_used": ("0", str(20 * GIB)),
+            "mlu_memory_total": (str(24 * GIB),) * 2,
+        },
+        lambda card: {"mlu": str(card), "node": "mlu-1", "model": "MLU370-X8", "type": "MLU370-X8"},
+    ),
+    "dcu": (  # Hygon dcu-exporter: the card in `minor_number`, the host in `Hostname`, memory in bytes
+        {
+            "dcu_utilizationrate": ("0", "91"),
+            "dcu_usedmemory_bytes": (str(GIB // 1024), str(50 * GIB)),
+            "dcu_memorycap_bytes": (str(64 * GIB),) * 2,
+        },
+        lambda card: {"minor_number": str(card), "Hostname": "dcu-1", "device_id": f"{card:x}ab1"},
+    ),
+}
+
+
+def exported(kind: str):  # type: ignore[no-untyped-def]
+    values, labels = EXPORTED[kind]
+
+    def answer(request: Request) -> Reply:
+        query = parse_qs(request.query)
+        metric = query["query"][0]
+        start, end, step = (float(query[k][0]) for k in ("start", "end", "step"))
+        points = [start + i * step for i in range(int((end - start) // step) + 1)]
+        result = [
+            {"metric": {"__name__": metric, **labels(card)}, "values": [[p, values[metric][card]] for p in points]}
+            for card in (0, 1)
+            if metric in values
+        ]
+        body = {"status": "success", "data": {"resultType": "matrix", "result": result}}
+        return 200, {"Content-Type": "application/json"}, json.dumps(body).encode()
+
+    return answer
+
+
+@pytest.mark.parametrize(
+    ("kind", "host", "gpu", "total_mib", "busy"),
+    [
+        ("mlu", "mlu-1", "MLU370-X8-48GB", 24576.0, (64.0, 20480.0)),
+        ("dcu", "dcu-1", "K100-AI-64GB", 65536.0, (91.0, 51200.0)),
+    ],
+)
+def test_cambricon_and_hygon_exporters_become_their_boxes_samples(
+    tmp_path: Path, kind: str, host: str, gpu: str, total_mib: float, busy: tuple[float, float]
+) -> None:
+    rentals = Rentals(Store(migrated_state_db(tmp_path / "s.db")))
+    inst, _ = rentals.track_instance("T1", host, FIELDS | {"gpu": gpu})
+    with serve({"/api/v1/query_range": exported(kind)}) as prom, httpx.Client() as client:
+        done = pull(rentals, client, prom.base_url, label="Hostname", now=NOW, minutes=10)
+    assert (done.kept, done.series) == (22, 2)
+    got = rentals.samples(inst.id, NOW - timedelta(hours=1))
+    idle = next(s for s in got if s.gpu == 0)
+    working = next(s for s in got if s.gpu == 1)
+    assert (idle.utilization_pct, idle.memory_total_mib) == (0.0, total_mib)
+    assert (working.utilization_pct, working.memory_used_mib) == busy  # bytes in, MiB kept
+
+
 def matrix(request: Request) -> Reply:
     """A query_range answer: for each of two hosts' GPUs 0 and 1, a point a minute over the range."""
     query = parse_qs(request.query)
