@@ -34,12 +34,12 @@ def without_none(data: dict[str, Any]) -> dict[str, Any]:
 
 
 def shared_json(option: SharedOption | None) -> dict[str, Any] | None:
-    """The shared option as --json says it: `kind` is the kind of sharing asked for (qgpu, hami, time-slicing)
+    """The shared option as --json says it: `kind` is the kind of sharing (vnpu, qgpu, hami, time-slicing)
     where there is one, else how it fits (slice, fraction, whole_card, assumed); `sharing` says which was asked."""
     if option is None:
         return None
     out = asdict(option)
-    if option.sharing in ("qgpu", "hami", "time-slicing") and option.kind is not FitKind.WHOLE_CARD:
+    if option.sharing in ("vnpu", "qgpu", "hami", "time-slicing") and option.kind is not FitKind.WHOLE_CARD:
         out["kind"] = option.sharing
     return out
 

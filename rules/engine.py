@@ -234,7 +234,8 @@ def evaluate(profile: TaskProfile, policy: Policy) -> Decision:
     card = gpu_model(profile.gpu)
     need = memory_need(profile, card, policy)
     offered = str(profile.sharing) if profile.sharing is not None else None
-    no_mig = offered == "mig" and not card.mig  # asked for MIG on a card without it: time-slicing, said
+    # asked for MIG, or vNPU, on a card without it: time-slicing, said
+    no_mig = (offered == "mig" and not card.mig) or (offered == "vnpu" and not card.vnpu)
     sharing = "time-slicing" if no_mig else offered
     shared = shared_option(card, need.hold_gb, policy.shared.default_share, need.bound_gb, sharing)
     peak_cards = 1 if shared is not None else cards_needed(card, need.hold_gb or card.memory_gb)
@@ -259,7 +260,8 @@ def evaluate(profile: TaskProfile, policy: Policy) -> Decision:
     advice += billing_advice(profile, policy, choice, spot)
     if choice is Choice.SHARED and shared is not None:
         if no_mig:
-            advice.append(_advice(Topic.ISOLATION, "sharing_no_mig", gpu=card.name))
+            said = "sharing_no_vnpu" if offered == "vnpu" else "sharing_no_mig"
+            advice.append(_advice(Topic.ISOLATION, said, gpu=card.name))
         advice += isolation_advice(shared, card, need, policy)
     advice += _communication(profile, policy, cards, peak_cards if need.hold_gb is not None else None)
     advice += cost_advice(profile, policy, cards)

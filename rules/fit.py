@@ -1,7 +1,8 @@
 """What holds a memory peak: the smallest shared option of a card, a bigger card's slice, or several cards.
 
 Shared options, smallest first (domain.md): a MIG slice smaller than the card (A100 80 GB: 1g.10gb
-up to 4g.40gb; H200 141 GB: up to 4g.71gb); on a card without MIG, a time-sliced or vGPU fraction
+up to 4g.40gb; H200 141 GB: up to 4g.71gb); on an Ascend 910B, a vNPU template (910B3: vir05_1c_16g,
+vir10_3c_32g); on a card without either, a time-sliced or vGPU fraction
 (1/4, 1/2); else the whole card rented by the hour on a shared platform. A peak above one card
 holds on no shared option: it needs several cards (model parallelism) or a bigger card.
 """
@@ -12,13 +13,14 @@ import math
 from dataclasses import dataclass
 from enum import StrEnum
 
-from rules.gpus import CATALOGUE, GPUModel, MigProfile, smallest_mig_profile
+from rules.gpus import CATALOGUE, GPUModel, MigProfile, VnpuTemplate, smallest_mig_profile
 
 FRACTIONS = (0.25, 0.5)  # vGPU / time-sliced fractions sold for cards without MIG
 
 
 class FitKind(StrEnum):
     SLICE = "slice"  # a MIG slice smaller than the card
+    VNPU = "vnpu"  # an Ascend vNPU template: AI Cores and memory carved out by the driver
     FRACTION = "fraction"  # a vGPU or time-sliced fraction of a card without MIG
     PARTITION = "partition"  # qGPU or HAMi: memory and compute limits set in software
     WHOLE_CARD = "whole_card"  # no smaller slice holds the peak: a whole card, by the hour, on a shared platform
@@ -36,8 +38,11 @@ class SharedOption:
     mig_profile: str | None = None
     bound_gb: float | None = None  # ASSUMED under "not above 80%": the peak may be up to this, so the slice
     # holds it only if it stays under memory_gb (else a whole card)
-    sharing: str | None = None  # mig, qgpu, hami, time-slicing: how it is shared (None: the card's default)
-    compute_pct: float | None = None  # the compute share a partition gets (qGPU in 5% steps, HAMi in 1%)
+    sharing: str | None = None  # mig, vnpu, qgpu, hami, time-slicing: how it is shared (None: the card's default)
+    compute_pct: float | None = None  # the compute share a partition gets (qGPU in 5% steps, HAMi in 1%, vNPU
+    # its AI Cores of the card's)
+    template: str | None = None  # the vNPU template (vir05_1c_16g)
+    ai_cores: int | None = None  # the vNPU template's AI Cores
 
 
 # Tencent qGPU (its TKE documentation): memory in 1 GB steps, compute in 5% steps, at most 16 a card.
@@ -83,6 +88,8 @@ def shared_option(
     """The smallest shared option of `card` that holds `peak_gb`; None when the peak is above the card.
     With no figure, the policy's default slice, assumed (`bound_gb`: what a bare "no" allows). `sharing`: the
     kind the platform offers (mig, qgpu, hami, time-slicing); MIG on a card without it is time-slicing."""
+    if sharing == "vnpu" and card.vnpu and peak_gb is not None:
+        return _vnpu(card, peak_gb) if peak_gb <= card.memory_gb else None
     if sharing in ("qgpu", "hami") and peak_gb is not None:
         return partition(card, peak_gb, sharing) if peak_gb <= card.memory_gb else None
     if sharing == "time-slicing" and peak_gb is not None and peak_gb <= card.memory_gb:
@@ -109,9 +116,29 @@ def shared_option(
                 memory_gb=fit.memory_gb,
                 mig_profile=fit.name,
             )
+    elif card.vnpu:  # hardware isolation where the card has it: its vNPU templates, else the whole card
+        return _vnpu(card, peak_gb)
     elif (fraction := _fraction(card, peak_gb)) is not None:
         return fraction
     return _whole(card)
+
+
+def _vnpu(card: GPUModel, peak_gb: float) -> SharedOption:
+    """The smallest vNPU template of `card` whose memory holds `peak_gb`; the whole card above the largest."""
+    template: VnpuTemplate | None = next((v for v in card.vnpu if v.memory_gb >= peak_gb), None)
+    if template is None or card.ai_cores is None:
+        return _whole(card)
+    share = round(template.ai_cores / card.ai_cores, 4)
+    return SharedOption(
+        kind=FitKind.VNPU,
+        gpu=card.name,
+        share=share,
+        memory_gb=template.memory_gb,
+        sharing="vnpu",
+        compute_pct=round(share * 100, 1),
+        template=template.name,
+        ai_cores=template.ai_cores,
+    )
 
 
 def _fraction(card: GPUModel, peak_gb: float, sharing: str | None = None) -> SharedOption | None:

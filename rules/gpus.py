@@ -31,11 +31,22 @@ class MigProfile:
 
 
 @dataclass(frozen=True)
+class VnpuTemplate:
+    """An Ascend virtual-instance template: a vNPU the driver carves out of one NPU (hard partition)."""
+
+    name: str  # e.g. "vir05_1c_16g"
+    ai_cores: int
+    memory_gb: float
+
+
+@dataclass(frozen=True)
 class GPUModel:
     name: str  # canonical, e.g. "A100-80GB"
     memory_gb: float
     mig: tuple[MigProfile, ...] = ()
     stack: str | None = None  # a domestic accelerator's software stack (CUDA code needs porting); None: CUDA
+    vnpu: tuple[VnpuTemplate, ...] = ()  # Ascend virtual-instance templates, smallest first
+    ai_cores: int | None = None  # an Ascend NPU's AI Cores, which its vNPU templates divide
 
     @property
     def domestic(self) -> bool:
@@ -45,6 +56,19 @@ class GPUModel:
 def _profiles(*rows: tuple[str, int, float, int]) -> tuple[MigProfile, ...]:
     return tuple(MigProfile(name, g, mem, n) for name, g, mem, n in rows)
 
+
+# Ascend 910B virtual-instance templates (npu-smi's create-vnpu help in Huawei's driver source, and HAMi's
+# Ascend device configuration, charts/hami device-configmap, v2.5): 910B2 (24 AI Cores, 64 GB) vir03_1c_8g,
+# vir06_1c_16g, vir12_3c_32g; 910B3 (20, 64 GB) vir05_1c_16g, vir10_3c_32g; 910B4 (20, 32 GB) vir05_1c_8g,
+# vir10_3c_16g. (vir02/04/08/16 are the first-generation Ascend 910's, 30 or 32 AI Cores and 32 GB.) A "910B"
+# without its variant is given 910B3's, the two templates every 64 GB 910B board lists; 910B1 is left without.
+_VNPU_910B2 = (
+    VnpuTemplate("vir03_1c_8g", 3, 8),
+    VnpuTemplate("vir06_1c_16g", 6, 16),
+    VnpuTemplate("vir12_3c_32g", 12, 32),
+)
+_VNPU_910B3 = (VnpuTemplate("vir05_1c_16g", 5, 16), VnpuTemplate("vir10_3c_32g", 10, 32))
+_VNPU_910B4 = (VnpuTemplate("vir05_1c_8g", 5, 8), VnpuTemplate("vir10_3c_16g", 10, 16))
 
 _MIG_80 = _profiles(
     ("1g.10gb", 1, 10, 7),
@@ -99,11 +123,11 @@ CATALOGUE: dict[str, GPUModel] = {
         GPUModel("RTX4090-24GB", 24),
         GPUModel("V100-32GB", 32),
         GPUModel("T4-16GB", 16),
-        GPUModel("Ascend-910B-64GB", 64, stack=ASCEND),
-        GPUModel("Ascend-910B2-64GB", 64, stack=ASCEND),
-        GPUModel("Ascend-910B3-64GB", 64, stack=ASCEND),
+        GPUModel("Ascend-910B-64GB", 64, stack=ASCEND, vnpu=_VNPU_910B3, ai_cores=20),
+        GPUModel("Ascend-910B2-64GB", 64, stack=ASCEND, vnpu=_VNPU_910B2, ai_cores=24),
+        GPUModel("Ascend-910B3-64GB", 64, stack=ASCEND, vnpu=_VNPU_910B3, ai_cores=20),
         GPUModel("Ascend-910B1-64GB", 64, stack=ASCEND),
-        GPUModel("Ascend-910B4-32GB", 32, stack=ASCEND),
+        GPUModel("Ascend-910B4-32GB", 32, stack=ASCEND, vnpu=_VNPU_910B4, ai_cores=20),
         GPUModel("MLU370-X8-48GB", 48, stack="Cambricon Neuware (PyTorch through torch_mlu)"),
         GPUModel("DCU-Z100-32GB", 32, stack=HYGON),
         GPUModel("K100-AI-64GB", 64, stack=HYGON),

@@ -26,19 +26,8 @@ def isolation_advice(option: SharedOption, card: GPUModel, need: MemoryNeed, pol
     peak = need.peak_gb
     share_pct = round(policy.shared.default_share * 100)
     out: list[Advice] = []
-    if option.kind is FitKind.SLICE:
-        profile = next(p for p in card.mig if p.name == option.mig_profile)
-        out.append(
-            _advice(
-                Topic.ISOLATION,
-                "isolation_mig",
-                gpu=card.name,
-                profile=profile.name,
-                peak_gb=peak,
-                slice_gb=profile.memory_gb,
-                max_count=profile.max_count,
-            )
-        )
+    if option.kind in (FitKind.SLICE, FitKind.VNPU):  # carved out in hardware: a MIG slice, an Ascend vNPU
+        out.append(_hardware_slice(option, card, peak))
     elif option.kind is FitKind.PARTITION:  # software limits, not hardware: the time-slicing warning always
         return _partition(option, card, peak)
     elif option.kind is FitKind.FRACTION:
@@ -98,6 +87,31 @@ def isolation_advice(option: SharedOption, card: GPUModel, need: MemoryNeed, pol
     )
     out.append(_advice(Topic.ISOLATION, "isolation_confirm"))
     return out
+
+
+def _hardware_slice(option: SharedOption, card: GPUModel, peak: float | None) -> Advice:
+    """A MIG slice or an Ascend vNPU: what it holds; both are isolated by the card itself."""
+    if option.kind is FitKind.VNPU:
+        return _advice(
+            Topic.ISOLATION,
+            "isolation_vnpu",
+            gpu=card.name,
+            template=option.template,
+            ai_cores=option.ai_cores,
+            total_cores=card.ai_cores,
+            slice_gb=option.memory_gb,
+            peak_gb=peak,
+        )
+    profile = next(p for p in card.mig if p.name == option.mig_profile)
+    return _advice(
+        Topic.ISOLATION,
+        "isolation_mig",
+        gpu=card.name,
+        profile=profile.name,
+        peak_gb=peak,
+        slice_gb=profile.memory_gb,
+        max_count=profile.max_count,
+    )
 
 
 def _partition(option: SharedOption, card: GPUModel, peak: float | None) -> list[Advice]:

@@ -682,6 +682,11 @@ def parse_phase(text: str) -> Phase:
 
 _SHARING = {
     "mig": Sharing.MIG,
+    "vnpu": Sharing.VNPU,
+    "ascend vnpu": Sharing.VNPU,
+    "npu virtualization": Sharing.VNPU,
+    "昇腾虚拟化": Sharing.VNPU,
+    "虚拟化实例": Sharing.VNPU,
     "qgpu": Sharing.QGPU,
     "tencent qgpu": Sharing.QGPU,
     "hami": Sharing.HAMI,
@@ -696,14 +701,14 @@ _SHARING = {
 
 
 def parse_sharing(text: str) -> Sharing:
-    """The kind of sharing a platform offers: mig, qgpu, hami, time-slicing (时间片)."""
+    """The kind of sharing a platform offers: mig, vnpu (昇腾虚拟化), qgpu, hami, time-slicing (时间片)."""
     norm = _prepare("sharing", text)
     if norm in _SHARING:
         return _SHARING[norm]
     raise ParseError("sharing", text, ACCEPTED["sharing"])
 
 
-ACCEPTED["sharing"] = ["mig", "qgpu", "hami", "time-slicing", "时间片"]
+ACCEPTED["sharing"] = ["mig", "vnpu", "qgpu", "hami", "time-slicing", "时间片"]
 
 
 def parse_gpu(text: str) -> str:

@@ -48,10 +48,12 @@ class Phase(StrEnum):
 
 
 class Sharing(StrEnum):
-    """How a platform shares a card (issue 32): MIG isolates memory and faults in hardware; Tencent's qGPU and
-    HAMi on Kubernetes set memory and compute limits in software; time-slicing sets none."""
+    """How a platform shares a card (issue 32): MIG and Ascend's vNPU templates isolate memory and compute in
+    hardware; Tencent's qGPU and HAMi on Kubernetes set memory and compute limits in software; time-slicing
+    sets none."""
 
     MIG = "mig"
+    VNPU = "vnpu"
     QGPU = "qgpu"
     HAMI = "hami"
     TIME_SLICING = "time-slicing"

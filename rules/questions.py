@@ -67,7 +67,7 @@ ASKS: tuple[Ask, ...] = (
     Ask("checkpointing", _yes_no("checkpointing"), ("yes", "no"), Stage.EXTRA),
     Ask("model_size_b", parsing.parse_model_size, (), Stage.EXTRA),
     Ask("cards", parsing.parse_cards, (), Stage.EXTRA),
-    Ask("sharing", parsing.parse_sharing, ("mig", "qgpu", "hami", "time-slicing"), Stage.EXTRA),
+    Ask("sharing", parsing.parse_sharing, ("mig", "vnpu", "qgpu", "hami", "time-slicing"), Stage.EXTRA),
     Ask("yearly_gpu_hours", parsing.parse_yearly_gpu_hours, (), Stage.EXTRA),
 )
 

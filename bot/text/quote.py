@@ -114,7 +114,7 @@ def _notes(option: Option, policy: Policy, lang: Lang) -> list[str]:
     return out
 
 
-SHARINGS = ("qgpu", "hami", "time-slicing")  # named in the option: no hardware isolation (MIG is the slice)
+SHARINGS = ("vnpu", "qgpu", "hami", "time-slicing")  # named in the option (MIG is the slice)
 
 
 def rows(quote: Quote, policy: Policy, lang: Lang) -> list[Row]:

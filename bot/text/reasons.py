@@ -37,6 +37,14 @@ def headline(decision: Decision, lang: Lang) -> str:
         return t(
             "headline.shared.bounded" if option.mig_profile else "headline.shared.bounded_fraction", lang, **params
         )
+    if option.kind is FitKind.VNPU:
+        return t(
+            "headline.shared.vnpu",
+            lang,
+            **params,
+            template=option.template or "",
+            compute_pct=show(option.compute_pct or 0),
+        )
     if option.kind is FitKind.PARTITION:  # qGPU, HAMi: memory and compute limits of their own
         return t(f"headline.shared.{option.sharing}", lang, **params, compute_pct=show(option.compute_pct or 0))
     if option.kind is FitKind.FRACTION and option.sharing == "time-slicing":

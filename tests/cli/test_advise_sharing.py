@@ -41,3 +41,21 @@ def test_an_unknown_kind_is_refused_in_chinese_with_what_is_taken(tmp_path: Path
     done = run_cli(*ANSWERS, "--sharing", "magic", "--lang", "zh", tmp=tmp_path)
     assert done.returncode == 2
     assert "--sharing" in done.stderr and "qgpu" in done.stderr and "时间片" in done.stderr
+
+
+def test_a_17_gb_peak_on_a_910b2_is_a_vnpu_template_quoted_as_its_share(tmp_path: Path) -> None:
+    asked = [*ANSWERS, "--gpu", "910B2", "--sharing", "vnpu", "--schedule", "4x14", "--quote", "--json"]
+    done = run_cli(*asked, tmp=tmp_path)
+    assert done.returncode == 0, done.stderr
+    out = json.loads(done.stdout)
+    option = out["shared_option"]
+    assert (option["kind"], option["template"], option["ai_cores"], option["memory_gb"]) == (
+        "vnpu",
+        "vir12_3c_32g",
+        12,
+        32,
+    )
+    assert option["compute_pct"] == 50.0 and "vNPU vir12_3c_32g" in out["choice_text"]
+    assert (out["quote"]["shared"]["memory_gb"], out["quote"]["shared"]["share"]) == (32, 0.5)
+    zh = run_cli(*asked[:-1], "--lang", "zh", tmp=tmp_path).stdout.replace("\n", " ").replace("│", " ")
+    assert "vNPU 份额（50% 的 AI Core，由驱动隔离）" in zh and "硬件隔离" in zh

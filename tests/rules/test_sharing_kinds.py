@@ -72,3 +72,50 @@ def test_an_unknown_kind_is_refused_with_what_is_accepted() -> None:
     with pytest.raises(ParseError) as caught:
         parse_sharing("vgpu-magic")
     assert "qgpu" in caught.value.accepted and "时间片" in caught.value.accepted
+
+
+@pytest.mark.parametrize(
+    ("gpu", "peak", "template", "cores", "memory"),
+    [
+        ("910B3", 5, "vir05_1c_16g", 5, 16),  # the smallest template whose memory holds the peak
+        ("910B3", 17, "vir10_3c_32g", 10, 32),
+        ("910B2", 7, "vir03_1c_8g", 3, 8),  # 910B2: 24 AI Cores, three templates
+        ("910B4", 9, "vir10_3c_16g", 10, 16),  # 910B4: 32 GB
+        ("910B", 12, "vir05_1c_16g", 5, 16),  # the family without its variant: 910B3's templates
+    ],
+)
+def test_the_smallest_vnpu_template_that_holds_the_peak(
+    gpu: str, peak: float, template: str, cores: int, memory: float
+) -> None:
+    card = gpu_model(gpu)
+    found = shared_option(card, peak, 0.5, sharing="vnpu")
+    assert found is not None and card.ai_cores is not None
+    assert (found.kind, found.template, found.ai_cores, found.memory_gb) == (FitKind.VNPU, template, cores, memory)
+    assert found.share == round(cores / card.ai_cores, 4) and found.compute_pct == round(100 * cores / card.ai_cores, 1)
+    assert shared_option(card, peak, 0.5) == found  # the card's own hardware isolation is the default
+
+
+def test_above_the_largest_template_is_the_whole_card_and_above_the_card_none() -> None:
+    card = gpu_model("910B3")
+    whole = shared_option(card, 40, 0.5, sharing="vnpu")
+    assert whole is not None and (whole.kind, whole.share) == (FitKind.WHOLE_CARD, 1.0)
+    assert shared_option(card, 70, 0.5, sharing="vnpu") is None
+
+
+def test_a_vnpu_share_is_said_isolated_in_hardware(policy: Policy) -> None:
+    decision = evaluate(build_profile(parse_answers(SHORT | {"memory": "17GB", "gpu": "910B3"})), policy)
+    assert decision.shared is not None and decision.shared.template == "vir10_3c_32g"
+    ids = [a.id for a in decision.advice]
+    assert "isolation_vnpu" in ids and "isolation_time_slicing" not in ids and "isolation_qgpu" not in ids
+
+
+def test_vnpu_on_a_card_without_templates_is_time_slicing_and_said(policy: Policy) -> None:
+    asked = SHORT | {"memory": "6GB", "sharing": "vnpu", "gpu": "A100-80GB"}
+    decision = evaluate(build_profile(parse_answers(asked)), policy)
+    assert decision.shared is not None and decision.shared.sharing == "time-slicing"
+    assert "sharing_no_vnpu" in [a.id for a in decision.advice]
+
+
+@pytest.mark.parametrize("typed", ["vNPU", "vnpu", "昇腾虚拟化", "Ascend vNPU"])
+def test_vnpu_as_people_write_it(typed: str) -> None:
+    assert parse_sharing(typed).value == "vnpu"
