@@ -129,10 +129,16 @@ def configured_fx(settings: Settings) -> FxRate | None:
 
 
 def open_cache(settings: Settings, sources: list[Source]) -> Database:
-    """Open the database; on first use load the bundled rate card (local, no network) so quotes work at once."""
+    """Open the database; on first use load the bundled rate card (local, no network) so quotes work at once, and
+    load it again when what it is read from changed since its last run (a team's rate card edited, an upgrade's
+    bundled one): the prices a command quotes are the files as they are now, not as `serve` last read them."""
     db = cache.open_db(settings.db)
-    if cache.count_prices(db) == 0 and cache.last_run(db, "ratecard", "ok") is None:
-        refresh(db, next(s for s in sources if s.name == "ratecard"))
+    ratecard = next(s for s in sources if s.name == "ratecard")
+    last = cache.last_run(db, "ratecard")
+    first_use = cache.count_prices(db) == 0 and cache.last_run(db, "ratecard", "ok") is None
+    changed = ratecard.inputs is not None and last is not None and last.get("inputs") != ratecard.inputs()
+    if first_use or changed:
+        refresh(db, ratecard)
     return db
 
 

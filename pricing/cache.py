@@ -99,12 +99,15 @@ def _create_tables(db: Database) -> None:
                 "status": str,
                 "error": str,
                 "note": str,
+                "inputs": str,
             },
             pk="id",
         )
         runs.create_index(["source", "started_at"])
     if "note" not in runs.columns_dict:  # caches made before notes were kept
         runs.add_column("note", str)
+    if "inputs" not in runs.columns_dict:  # caches made before local sources' inputs were kept
+        runs.add_column("inputs", str)
     extras = db.table(EXTRAS)
     if not extras.exists():
         extras.create(
@@ -234,9 +237,17 @@ def start_run(db: Database, source: str, started: datetime) -> int:
 
 
 def finish_run(
-    db: Database, run_id: int, finished: datetime, *, rows: int, error: str | None, note: str | None = None
+    db: Database,
+    run_id: int,
+    finished: datetime,
+    *,
+    rows: int,
+    error: str | None,
+    note: str | None = None,
+    inputs: str | None = None,
 ) -> None:
-    """`note`: what a successful load left out (offers skipped), shown with the source's status."""
+    """`note`: what a successful load left out (offers skipped), shown with the source's status; `inputs`: what a
+    local source read (Source.inputs), so a change to them is seen."""
     with writing(db):
         db.table(RUNS).update(
             run_id,
@@ -246,6 +257,7 @@ def finish_run(
                 "status": "failed" if error else "ok",
                 "error": error,
                 "note": note,
+                "inputs": inputs,
             },
         )
 

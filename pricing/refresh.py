@@ -40,6 +40,7 @@ def refresh(
     with exponential back-off (or the server's Retry-After). On any failure the cached prices of the
     source stay as they were and the run is recorded as failed with its error."""
     run_id = cache.start_run(db, source.name, now())
+    inputs = source.inputs() if source.inputs is not None else None
     attempts = 0
     while True:
         attempts += 1
@@ -51,14 +52,16 @@ def refresh(
                 log.info("refresh of %s failed (%s); retrying in %.1fs", source.name, exc, delay)
                 sleep(min(delay, MAX_BACKOFF_S))
                 continue
-            return _failed(db, run_id, source, attempts, str(exc), now)
+            return _failed(db, run_id, source, attempts, str(exc), now, inputs)
         except PricingError as exc:
-            return _failed(db, run_id, source, attempts, str(exc), now)
+            return _failed(db, run_id, source, attempts, str(exc), now, inputs)
         except Exception as exc:  # a bug must not take the scheduler or the server down
             ref = uuid.uuid4().hex[:8]
             log.exception("refresh of %s crashed (error id %s)", source.name, ref)
-            return _failed(db, run_id, source, attempts, f"internal error {ref}: {type(exc).__name__}: {exc}", now)
-        cache.finish_run(db, run_id, now(), rows=rows, error=None, note=source.note() if source.note else None)
+            error = f"internal error {ref}: {type(exc).__name__}: {exc}"
+            return _failed(db, run_id, source, attempts, error, now, inputs)
+        note = source.note() if source.note else None
+        cache.finish_run(db, run_id, now(), rows=rows, error=None, note=note, inputs=inputs)
         log.info("refreshed %s: %d rows", source.name, rows)
         return RefreshResult(source.name, True, rows, attempts)
 
@@ -72,8 +75,14 @@ def _load(db: Database, source: Source, at: datetime) -> int:
 
 
 def _failed(
-    db: Database, run_id: int, source: Source, attempts: int, error: str, now: Callable[[], datetime]
+    db: Database,
+    run_id: int,
+    source: Source,
+    attempts: int,
+    error: str,
+    now: Callable[[], datetime],
+    inputs: str | None = None,
 ) -> RefreshResult:
     log.warning("refresh of %s failed after %d attempt(s): %s", source.name, attempts, error)
-    cache.finish_run(db, run_id, now(), rows=0, error=error)
+    cache.finish_run(db, run_id, now(), rows=0, error=error, inputs=inputs)
     return RefreshResult(source.name, False, 0, attempts, error)

@@ -6,6 +6,7 @@ Sources take their HTTP client and paths as arguments; nothing here reads settin
 from __future__ import annotations
 
 import csv
+import hashlib
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
@@ -37,6 +38,9 @@ class Source:
     retries: int = field(default=2)
     backoff_s: float = 2.0  # the first retry's wait; it doubles with each retry (unless Retry-After says)
     note: Callable[[], str | None] | None = None  # what the last successful load left out, kept with its run
+    # what a local source is read from, as a short fingerprint kept with its run: a cache whose last run read
+    # other inputs (a team's rate card edited, a bundled rate card an upgrade changed) loads them again at once
+    inputs: Callable[[], str] | None = None
 
 
 def read_price_file(path: Path, origin: str, source: str, now: datetime) -> Iterator[Row]:
@@ -66,6 +70,19 @@ def rate_card_records(team_files: Iterable[Path], now: datetime, source: str = "
         yield from read_price_file(Path(path), str(path), source, now)
 
 
+def rate_card_inputs(team_files: Iterable[Path]) -> str:
+    """The bundled rate card's content and each team file's size and modification time, hashed: it changes when
+    any of them does (a file that cannot be read counts as missing)."""
+    digest = hashlib.sha256(resources.files("pricing").joinpath(BUNDLED_RATE_CARD).read_bytes())
+    for path in team_files:
+        try:
+            found = Path(path).stat()
+            digest.update(f"\0{path}\0{found.st_size}\0{found.st_mtime_ns}".encode())
+        except OSError:
+            digest.update(f"\0{path}\0missing".encode())
+    return digest.hexdigest()[:16]
+
+
 def rate_card_source(team_files: Iterable[Path], *, ttl: timedelta, interval: timedelta) -> Source:
     files = tuple(team_files)
     return Source(
@@ -76,6 +93,7 @@ def rate_card_source(team_files: Iterable[Path], *, ttl: timedelta, interval: ti
         description="bundled reference prices and team rate cards",
         age_from_effective_date=True,
         retries=0,
+        inputs=lambda: rate_card_inputs(files),
     )
 
 
