@@ -303,6 +303,11 @@ class Settings(BaseSettings):
     autodl_url: str = Field(
         default="https://api.autodl.com", description="AutoDL's developer API (a local fake in tests)"
     )
+    autodl_pro: bool = Field(
+        default=True,
+        description="with GPU_ADVISOR_AUTODL_TOKEN, find AutoDL Pro container instances and power idle ones off "
+        "through its Pro API (which needs the account's real-name verification); false: the wallet balance only",
+    )
     refresh_aliyun_hours: float = Field(default=6, gt=0, description="how often serve refreshes Alibaba Cloud prices")
     ttl_aliyun_hours: float = Field(
         default=24, gt=0, description="an Alibaba Cloud price is stale this long after its fetch"

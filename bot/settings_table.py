@@ -103,6 +103,7 @@ AREAS: dict[str, tuple[str, ...]] = {
         "tencent_retry_backoff_s",
         "autodl_token",
         "autodl_url",
+        "autodl_pro",
         "discover_every_minutes",
         "activity_every_minutes",
         "discover_team",

@@ -3,5 +3,5 @@ cluster. Found items are nobody's until claimed, and have no activity data unles
 
 from __future__ import annotations
 
-CLOUD_SOURCES = ("aws", "aliyun", "tencent")  # clouds whose items discovery keeps (bot/discover/cloud.py)
+CLOUD_SOURCES = ("aws", "aliyun", "tencent", "autodl")  # clouds whose items discovery keeps (bot/discover/cloud.py)
 FOUND_SOURCES = (*CLOUD_SOURCES, "k8s")  # every source of found items

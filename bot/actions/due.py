@@ -197,19 +197,19 @@ def _stopped(ctx: Ctx, warning: Warning, inst: Instance, *, late: bool = False) 
     channel is told it saves nothing until released at the provider."""
     PowerLog(ctx.rentals.store).say(inst.id, Power.OFF, ctx.now, ctx.now, source="bot", by="bot")
     _count(ctx, "stopped")
-    lang = ctx.deps.settings.lang
     still_billed = metering.keeps(inst)
     if not still_billed:
         ctx.rentals.release_by(inst.id, ctx.now, "bot")
-    saved = money(per_day(inst), inst.currency) if inst.price is not None else t("digest.price_unknown", lang)
+    priced = money(per_day(inst), inst.currency) if inst.price is not None else None
     since = ctx.rentals.quiet_since([inst.id], ctx.now - timedelta(days=1)).get(inst.id)
     idle = f"{show(round((ctx.now - since).total_seconds() / 3600, 1))} h" if since else "?"
     key = "action.stopped_still_billed" if still_billed else "action.stopped"
     if late:  # Still needed came while the stop was on its way: it was stopped all the same, said truthfully
         key = "action.stopped_despite_still_needed"
-    _say(ctx, warning, inst, key, saved=saved, idle=idle)
+    _say(ctx, warning, inst, key, saved=priced, idle=idle)
     try:
         owner_lang = ctx.teller.lang_of(inst.owner)  # the owner's own
+        saved = priced or t("digest.price_unknown", owner_lang)  # an unknown amount, said in the DM's language
         ctx.teller.direct(
             inst.owner,
             t(f"{key}_dm", owner_lang, name=escape(inst.name), channel=f"<#{warning.channel}>", saved=saved),
@@ -218,11 +218,14 @@ def _stopped(ctx: Ctx, warning: Warning, inst: Instance, *, late: bool = False) 
         log.warning("could not tell %s their instance was stopped: %s", inst.owner, exc.code)
 
 
-def _say(ctx: Ctx, warning: Warning, inst: Instance | None, key: str, **params: str) -> None:
-    """Said in the digest's thread (or the channel), in the digest's language and the channel's zone."""
+def _say(ctx: Ctx, warning: Warning, inst: Instance | None, key: str, **params: str | None) -> None:
+    """Said in the digest's thread (or the channel), in the digest's language and the channel's zone; a `saved`
+    of None is an unknown amount, said in that language."""
     schedule = Schedules(ctx.deps.store, ctx.deps.settings.default_schedule()).of(warning.team, warning.channel)
     lang = Lang(warning.lang or schedule.lang or ctx.deps.settings.lang)
     zone = ZoneInfo(schedule.zone)
+    if "saved" in params and params["saved"] is None:
+        params["saved"] = t("digest.price_unknown", lang)
     reason = params.pop("reason", None)  # why nothing was done: one of action.why.*
     why = t(f"action.why.{reason}", lang) if reason else params.pop("problem", "")
     text = t(

@@ -1,4 +1,4 @@
-"""`gpu-advise discover [--source aws|aliyun|tencent] [--json]`: find what the team rents in the clouds, once
+"""`gpu-advise discover [--source aws|aliyun|tencent|autodl] [--json]`: find what the team rents in the clouds, once
 (serve does it every GPU_ADVISOR_DISCOVER_EVERY_MINUTES). Without --source, every cloud turned on, one after
 another. Exit 0: every region answered; 1: some did not (what they did not answer changed nothing); 2: discovery
 is not set up."""
@@ -22,7 +22,7 @@ SOURCES = CLOUD_SOURCES
 def discover(
     source: Annotated[
         str | None,
-        typer.Option("--source", help="Where to look: aws, aliyun or tencent; default every cloud turned on."),
+        typer.Option("--source", help="Where to look: aws, aliyun, tencent or autodl; default every cloud turned on."),
     ] = None,
     lang: LangOpt = None,
     as_json: JsonOpt = False,

@@ -147,6 +147,18 @@ def clouds(settings: Settings) -> dict[str, Callable[[], Cloud]]:
             )
 
         out["tencent"] = tencent
+    if settings.autodl_token is not None and settings.autodl_pro:
+
+        def autodl() -> Cloud:
+            import httpx
+
+            from bot.discover.autodl import AutoDL
+            from bot.tls import shared_context
+
+            token = settings.autodl_token.get_secret_value() if settings.autodl_token else ""
+            return AutoDL(settings.autodl_url, token, httpx.Client(verify=shared_context()))
+
+        out["autodl"] = autodl
     return out
 
 

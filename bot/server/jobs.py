@@ -164,7 +164,8 @@ def jobs_of(settings: Settings, deps: Deps, client: WebClient | None, feishu: Fe
     ]
     # fmt: on
     table += cloud_jobs(settings, deps, client, feishu)
-    if settings.autodl_token is not None:  # Alibaba Cloud's balance is read with its discovery
+    # Alibaba Cloud's balance, and AutoDL's with its Pro instances, are read with their discovery
+    if settings.autodl_token is not None and not settings.autodl_pro:
         span = timedelta(minutes=settings.discover_every_minutes)
         table.append(
             Job(

@@ -60,11 +60,13 @@ def test_a_refused_token_an_error_code_and_no_api_are_each_one_line(tmp_path: Pa
 
 
 def test_serve_reads_the_wallet_as_a_job(tmp_path: Path) -> None:
+    """Without the Pro API (GPU_ADVISOR_AUTODL_PRO=false) a job of its own reads the wallet; with it, AutoDL's
+    discovery does (tests/discover/test_autodl_pro.py)."""
     from bot.server.jobs import jobs_of
 
     with fake_autodl() as fake:
         fake.assets_li = 48_000
-        with running_app(tmp_path, autodl_token=TOKEN, autodl_url=fake.url) as h:
+        with running_app(tmp_path, autodl_token=TOKEN, autodl_url=fake.url, autodl_pro=False) as h:
             [job] = [j for j in jobs_of(h.settings, h.deps, h.deps_client()) if j.id == "balances:read"]
             assert job.at_start and job.work() == {}
             [balance] = Balances(h.deps.store).latest("T1")
