@@ -289,6 +289,11 @@ class Settings(BaseSettings):
         description="one endpoint for every Tencent Cloud call (CVM, Cloud Monitor) instead of each product's "
         "own, as http://host:port or host (a local fake in tests)",
     )
+    tencent_hai: bool = Field(
+        default=True,
+        description="with GPU_ADVISOR_TENCENT_REGIONS, also find Tencent Cloud's HAI GPU servers in those regions "
+        "(discover:tencent-hai) and stop them without charge",
+    )
     tencent_retry_backoff_s: float = Field(
         default=0.5,
         ge=0,

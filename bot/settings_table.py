@@ -101,6 +101,7 @@ AREAS: dict[str, tuple[str, ...]] = {
         "tencent_regions",
         "tencent_endpoint",
         "tencent_retry_backoff_s",
+        "tencent_hai",
         "autodl_token",
         "autodl_url",
         "autodl_pro",

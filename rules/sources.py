@@ -3,5 +3,6 @@ cluster. Found items are nobody's until claimed, and have no activity data unles
 
 from __future__ import annotations
 
-CLOUD_SOURCES = ("aws", "aliyun", "tencent", "autodl")  # clouds whose items discovery keeps (bot/discover/cloud.py)
+# clouds whose items discovery keeps (bot/discover/cloud.py)
+CLOUD_SOURCES = ("aws", "aliyun", "tencent", "tencent-hai", "autodl")
 FOUND_SOURCES = (*CLOUD_SOURCES, "k8s")  # every source of found items

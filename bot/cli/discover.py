@@ -1,7 +1,7 @@
-"""`gpu-advise discover [--source aws|aliyun|tencent|autodl] [--json]`: find what the team rents in the clouds, once
-(serve does it every GPU_ADVISOR_DISCOVER_EVERY_MINUTES). Without --source, every cloud turned on, one after
-another. Exit 0: every region answered; 1: some did not (what they did not answer changed nothing); 2: discovery
-is not set up."""
+"""`gpu-advise discover [--source aws|aliyun|tencent|tencent-hai|autodl] [--json]`: find what the team rents in
+the clouds, once (serve does it every GPU_ADVISOR_DISCOVER_EVERY_MINUTES). Without --source, every cloud turned
+on, one after another. Exit 0: every region answered; 1: some did not (what they did not answer changed
+nothing); 2: discovery is not set up."""
 
 from __future__ import annotations
 
@@ -22,7 +22,10 @@ SOURCES = CLOUD_SOURCES
 def discover(
     source: Annotated[
         str | None,
-        typer.Option("--source", help="Where to look: aws, aliyun, tencent or autodl; default every cloud turned on."),
+        typer.Option(
+            "--source",
+            help="Where to look: aws, aliyun, tencent, tencent-hai or autodl; default every cloud turned on.",
+        ),
     ] = None,
     lang: LangOpt = None,
     as_json: JsonOpt = False,

@@ -147,6 +147,16 @@ def clouds(settings: Settings) -> dict[str, Callable[[], Cloud]]:
             )
 
         out["tencent"] = tencent
+
+        def tencent_hai() -> Cloud:
+            from bot.discover.tencent_hai import TencentHai
+
+            return TencentHai(
+                settings.tencent_region_list(), settings.tencent_endpoint, backoff_s=settings.tencent_retry_backoff_s
+            )
+
+        if settings.tencent_hai:
+            out["tencent-hai"] = tencent_hai
     if settings.autodl_token is not None and settings.autodl_pro:
 
         def autodl() -> Cloud:

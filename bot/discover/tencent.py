@@ -28,7 +28,7 @@ from rules.samples import Sample
 
 log = logging.getLogger(__name__)
 PAGE = 100  # DescribeInstances' Limit ceiling
-VERSIONS = {"cvm": "2017-03-12", "monitor": "2018-07-24", "cbs": "2017-03-12"}
+VERSIONS = {"cvm": "2017-03-12", "monitor": "2018-07-24", "cbs": "2017-03-12", "hai": "2023-08-12"}
 THROTTLED = (
     "RequestLimitExceeded",
     "RequestLimitExceeded.UinLimitExceeded",
@@ -133,8 +133,11 @@ class Tencent:
             )
         return self._clients[(product, region)]
 
-    def call(self, product: str, region: str, action: str, params: dict[str, Any]) -> dict[str, Any]:
-        """One call, its Response (rate limits retried with back-off); CloudError in one line."""
+    def call(
+        self, product: str, region: str, action: str, params: dict[str, Any], *, absent: tuple[str, ...] = ()
+    ) -> dict[str, Any]:
+        """One call, its Response (rate limits retried with back-off); CloudError in one line. An error whose code
+        is in `absent` is an empty answer (a product not offered in that region has nothing there)."""
         from tencentcloud.common.exception.tencent_cloud_sdk_exception import TencentCloudSDKException
 
         for attempt in range(TRIES):
@@ -142,6 +145,8 @@ class Tencent:
                 return dict(self.client(product, region).call_json(action, params).get("Response") or {})
             except TencentCloudSDKException as exc:
                 code = str(exc.code or "")
+                if code in absent:
+                    return {}
                 if code in THROTTLED and attempt + 1 < TRIES:
                     self.sleep(self.backoff_s * 2**attempt)
                     continue

@@ -29,7 +29,7 @@ from typing import Any
 from tests.support.servers import running
 
 KEY_ID, KEY_SECRET = "AKIDtestkeyofthefake", "tencent-test-secret"
-VERSIONS = {"cvm": "2017-03-12", "monitor": "2018-07-24", "cbs": "2017-03-12"}  # product -> its X-TC-Version
+VERSIONS = {"cvm": "2017-03-12", "monitor": "2018-07-24", "cbs": "2017-03-12", "hai": "2023-08-12"}  # its X-TC-Version
 REGIONS = ("ap-guangzhou", "ap-shanghai", "ap-beijing", "ap-nanjing")
 AUTH = re.compile(
     r"TC3-HMAC-SHA256 Credential=([^/]+)/(\d{4}-\d{2}-\d{2})/([a-z]+)/tc3_request, "
@@ -102,10 +102,42 @@ class Disk:
 
 
 @dataclass
+class Server:
+    """A HAI GPU application server, as hai's DescribeInstances gives it."""
+
+    id: str
+    region: str
+    name: str = ""
+    state: str = "RUNNING"
+    bundle: str = "GPU进阶型"
+    gpus: int = 1
+    gpu_memory_gb: str = "32"
+
+    def raw(self) -> dict[str, Any]:
+        return {
+            "InstanceId": self.id,
+            "InstanceName": self.name or self.id,
+            "InstanceState": self.state,
+            "ApplicationName": "PyTorch",
+            "BundleName": self.bundle,
+            "GPUCount": self.gpus,
+            "GPUPerformance": "15+TFlops SP",
+            "GPUMemory": self.gpu_memory_gb,
+            "CPU": "10",
+            "Memory": "40",
+            "CreateTime": "2026-12-01 09:00:00",  # Beijing time, as HAI gives it
+            "LatestOperation": "StartInstance",
+            "LatestOperationState": "SUCCESS",
+        }
+
+
+@dataclass
 class FakeTencent:
     url: str = ""
     instances: list[Instance] = field(default_factory=list)
     disks: list[Disk] = field(default_factory=list)
+    servers: list[Server] = field(default_factory=list)  # HAI
+    hai_regions: tuple[str, ...] = ("ap-guangzhou", "ap-shanghai", "ap-beijing", "ap-nanjing")
     prices: dict[tuple[str, str], dict[str, Any]] = field(default_factory=dict)  # (zone, type) -> Price
     series: dict[str, dict[str, list[tuple[int, float]]]] = field(default_factory=dict)  # metric -> id -> points
     throttle: dict[str, int] = field(default_factory=dict)
@@ -116,6 +148,11 @@ class FakeTencent:
     def add(self, region: str = "ap-guangzhou", **fields: Any) -> Instance:
         made = Instance(id=f"ins-{uuid.uuid4().hex[:8]}", region=region, **fields)
         self.instances.append(made)
+        return made
+
+    def server(self, region: str = "ap-guangzhou", **fields: Any) -> Server:
+        made = Server(id=f"hai-{uuid.uuid4().hex[:8]}", region=region, **fields)
+        self.servers.append(made)
         return made
 
     def disk(self, region: str = "ap-guangzhou", **fields: Any) -> Disk:
@@ -193,6 +230,26 @@ class FakeTencent:
             inst.state = "STOPPED"
             inst.stop_mode = "STOP_CHARGING" if params.get("StoppedMode") == "STOP_CHARGING" else "KEEP_CHARGING"
         return {}
+
+    def _hai_DescribeInstances(self, region: str, params: dict[str, Any]) -> dict[str, Any]:
+        if region not in self.hai_regions:
+            raise Refusal("UnsupportedRegion", f"HAI is not offered in {region}.")
+        mine = [v for v in self.servers if v.region == region]
+        if params.get("InstanceIds"):
+            mine = [v for v in mine if v.id in set(params["InstanceIds"])]
+        limit, offset = int(params.get("Limit", 20)), int(params.get("Offset", 0))
+        if offset > 100 or limit < 0:
+            raise Refusal("InvalidParameterValue", "Offset must not be above 100.")
+        return {"TotalCount": len(mine), "InstanceSet": [v.raw() for v in mine[offset : offset + limit]]}
+
+    def _hai_StopInstance(self, region: str, params: dict[str, Any]) -> dict[str, Any]:
+        found = [v for v in self.servers if v.region == region and v.id == params.get("InstanceId")]
+        if not found:
+            raise Refusal("InvalidInstanceId.NotFound", "The instance does not exist.")
+        if params.get("StopMode", "STOP_CHARGE") != "STOP_CHARGE":
+            raise Refusal("InvalidParameterValue", "StopMode supports STOP_CHARGE only.")
+        found[0].state = "STOPPED_NO_CHARGE"
+        return {"TaskId": 1}
 
     def _cvm_DescribeZoneInstanceConfigInfos(self, region: str, params: dict[str, Any]) -> dict[str, Any]:
         filters = {f["Name"]: set(f["Values"]) for f in params.get("Filters") or []}
