@@ -272,6 +272,11 @@ class Settings(BaseSettings):
         description="ECS instance types priced by Alibaba Cloud's DescribePrice beside those discovery finds, "
         "comma-separated (ecs.gn7i-c8g1.2xlarge)",
     )
+    aliyun_dsw: bool = Field(
+        default=True,
+        description="with GPU_ADVISOR_ALIYUN_REGIONS, also find PAI-DSW notebook instances with GPUs in those "
+        "regions (discover:aliyun-dsw), read their GPU metrics and stop idle ones",
+    )
     aliyun_retry_backoff_s: float = Field(
         default=0.5,
         ge=0,

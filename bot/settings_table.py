@@ -98,6 +98,7 @@ AREAS: dict[str, tuple[str, ...]] = {
         "aliyun_endpoint",
         "aliyun_price_types",
         "aliyun_retry_backoff_s",
+        "aliyun_dsw",
         "tencent_regions",
         "tencent_endpoint",
         "tencent_retry_backoff_s",

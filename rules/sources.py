@@ -4,5 +4,5 @@ cluster. Found items are nobody's until claimed, and have no activity data unles
 from __future__ import annotations
 
 # clouds whose items discovery keeps (bot/discover/cloud.py)
-CLOUD_SOURCES = ("aws", "aliyun", "tencent", "tencent-hai", "autodl")
+CLOUD_SOURCES = ("aws", "aliyun", "aliyun-dsw", "tencent", "tencent-hai", "autodl")
 FOUND_SOURCES = (*CLOUD_SOURCES, "k8s")  # every source of found items

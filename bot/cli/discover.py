@@ -1,5 +1,5 @@
-"""`gpu-advise discover [--source aws|aliyun|tencent|tencent-hai|autodl] [--json]`: find what the team rents in
-the clouds, once (serve does it every GPU_ADVISOR_DISCOVER_EVERY_MINUTES). Without --source, every cloud turned
+"""`gpu-advise discover [--source aws|aliyun|aliyun-dsw|tencent|tencent-hai|autodl] [--json]`: find what the team
+rents in the clouds, once (serve does it every GPU_ADVISOR_DISCOVER_EVERY_MINUTES). Without --source, every cloud turned
 on, one after another. Exit 0: every region answered; 1: some did not (what they did not answer changed
 nothing); 2: discovery is not set up."""
 
@@ -24,7 +24,7 @@ def discover(
         str | None,
         typer.Option(
             "--source",
-            help="Where to look: aws, aliyun, tencent, tencent-hai or autodl; default every cloud turned on.",
+            help="Where to look: aws, aliyun, aliyun-dsw, tencent, tencent-hai or autodl; default: every one on.",
         ),
     ] = None,
     lang: LangOpt = None,

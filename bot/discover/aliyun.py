@@ -1,4 +1,5 @@
-"""Reading and stopping Alibaba Cloud with its official SDKs (alibabacloud-ecs20140526, -cms20190101): ECS
+"""Reading and stopping Alibaba Cloud with its official SDKs (alibabacloud-ecs20140526, -cms20190101; PAI-DSW in
+bot/discover/aliyun_dsw.py): ECS
 instances with GPUs (GPUAmount > 0), cloud disks attached to nothing (Available), CloudMonitor's per-GPU metrics.
 
 Credentials: ALIBABA_CLOUD_ACCESS_KEY_ID / ALIBABA_CLOUD_ACCESS_KEY_SECRET (and ALIBABA_CLOUD_SECURITY_TOKEN) as
@@ -118,16 +119,19 @@ class Aliyun:
                 from alibabacloud_ecs20140526.client import Client
             elif product == "cms":
                 from alibabacloud_cms20190101.client import Client
+            elif product == "dsw":
+                from alibabacloud_pai_dsw20220101.client import Client
             else:
                 from alibabacloud_bssopenapi20171214.client import Client
             self._clients[(product, region)] = Client(self.config(region))
         return self._clients[(product, region)]
 
-    def call(self, product: str, region: str, action: str, request: Any = None) -> dict[str, Any]:
-        """One API call, its body as the API documents it (a dict); throttling retried with back-off."""
+    def call(self, product: str, region: str, action: str, *args: Any) -> dict[str, Any]:
+        """One API call with the SDK method's own arguments (a request; an id and a request for a REST-style
+        product), its body as the API documents it (a dict); throttling retried with back-off."""
         method = getattr(self.client(product, region), action)
         try:
-            return self._retrying(lambda: dict((method(request) if request is not None else method()).body.to_map()))
+            return self._retrying(lambda: dict(method(*args).body.to_map()))
         except _errors() as exc:
             raise CloudError(aliyun_problem(exc, region)) from None
 

@@ -137,6 +137,16 @@ def clouds(settings: Settings) -> dict[str, Callable[[], Cloud]]:
             )
 
         out["aliyun"] = aliyun
+
+        def aliyun_dsw() -> Cloud:
+            from bot.discover.aliyun_dsw import AliyunDsw
+
+            return AliyunDsw(
+                settings.aliyun_region_list(), settings.aliyun_endpoint, backoff_s=settings.aliyun_retry_backoff_s
+            )
+
+        if settings.aliyun_dsw:
+            out["aliyun-dsw"] = aliyun_dsw
     if settings.tencent_region_list():
 
         def tencent() -> Cloud:

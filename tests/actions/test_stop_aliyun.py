@@ -46,7 +46,10 @@ def warned_then_due(h: Harness, job_id: str = "discover:aliyun") -> tuple[int, d
 
 
 def app(tmp_path: Path, fake: FakeAliyun):  # type: ignore[no-untyped-def]
-    return running_app(tmp_path, aliyun_regions="cn-hangzhou", aliyun_endpoint=fake.url, aliyun_retry_backoff_s=0.001)
+    """ECS only (PAI-DSW's notebooks are tests/discover/test_aliyun_dsw.py's)."""
+    return running_app(
+        tmp_path, aliyun_regions="cn-hangzhou", aliyun_endpoint=fake.url, aliyun_retry_backoff_s=0.001, aliyun_dsw=False
+    )
 
 
 def test_an_idle_instance_is_stopped_with_no_charge_and_its_spend_stops(tmp_path: Path) -> None:

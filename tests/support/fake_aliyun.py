@@ -19,6 +19,7 @@ import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
 from http.server import BaseHTTPRequestHandler
 from typing import Any
 from urllib.parse import parse_qsl, quote, urlsplit
@@ -26,7 +27,7 @@ from urllib.parse import parse_qsl, quote, urlsplit
 from tests.support.servers import running
 
 KEY_ID, KEY_SECRET = "LTAI-test-key", "test-secret-of-the-fake"
-VERSIONS = {"2014-05-26": "ecs", "2019-01-01": "cms", "2017-12-14": "bss"}
+VERSIONS = {"2014-05-26": "ecs", "2019-01-01": "cms", "2017-12-14": "bss", "2022-01-01": "dsw"}
 REGIONS = ("cn-hangzhou", "cn-shanghai", "cn-beijing", "cn-shenzhen")
 AUTH = re.compile(r"ACS3-HMAC-SHA256 Credential=([^,]+),SignedHeaders=([^,]+),Signature=([0-9a-f]+)")
 
@@ -73,10 +74,47 @@ class Instance:
 
 
 @dataclass
+class Notebook:
+    """A PAI-DSW instance, as its REST API (2022-01-01) gives it."""
+
+    id: str
+    name: str = ""
+    status: str = "Running"
+    ecs_spec: str = "ecs.gn7i-c8g1.2xlarge"
+    payment: str = "PayAsYouGo"
+    idle_minutes: int | None = None
+    tags: dict[str, str] = field(default_factory=dict)
+    gpu_usage: float = 0.0  # GpuCoreUsage, %
+    memory_usage: float = 12.5  # GpuMemoryUsage, %
+
+    def raw(self) -> dict[str, Any]:
+        culler = (
+            {"MaxIdleTimeInMinutes": self.idle_minutes, "GpuPercentThreshold": 5, "CpuPercentThreshold": 20}
+            if self.idle_minutes
+            else None
+        )
+        return {
+            "InstanceId": self.id,
+            "InstanceName": self.name or self.id,
+            "Status": self.status,
+            "AcceleratorType": "GPU",
+            "EcsSpec": self.ecs_spec,
+            "PaymentType": self.payment,
+            "GmtCreateTime": "2026-12-01T01:00:00Z",
+            "IdleInstanceCuller": culler,
+            "Tags": [{"TagKey": k, "TagValue": v} for k, v in self.tags.items()],
+            "RequestedResource": {"CPU": "8", "GPU": "1", "GPUType": "", "Memory": "30Gi"},
+            "WorkspaceId": "12345",
+        }
+
+
+@dataclass
 class FakeAliyun:
     url: str = ""
     instances: list[Instance] = field(default_factory=list)
     disks: list[dict[str, Any]] = field(default_factory=list)
+    notebooks: list[Notebook] = field(default_factory=list)  # PAI-DSW, one region (its REST calls carry none)
+    path: str = ""  # the path of the request being answered (the REST-style products' resource ids are in it)
     prices: dict[tuple[str, str], float] = field(default_factory=dict)  # (region, type) -> CNY an hour
     spot_prices: dict[tuple[str, str], float] = field(default_factory=dict)
     types: dict[str, tuple[str, int]] = field(default_factory=dict)  # instance type -> (GPUSpec, GPUAmount)
@@ -90,6 +128,11 @@ class FakeAliyun:
     def add(self, region: str = "cn-hangzhou", **fields: Any) -> Instance:
         made = Instance(id=f"i-{uuid.uuid4().hex[:20]}", region=region, **fields)
         self.instances.append(made)
+        return made
+
+    def notebook(self, **fields: Any) -> Notebook:
+        made = Notebook(id=f"dsw-{uuid.uuid4().hex[:16]}", **fields)
+        self.notebooks.append(made)
         return made
 
     def add_disk(self, region: str = "cn-hangzhou", size: int = 500, status: str = "Available", **extra: Any) -> str:
@@ -124,6 +167,7 @@ class FakeAliyun:
             if body and "form" in headers.get("content-type", ""):
                 params |= dict(parse_qsl(body.decode(), keep_blank_values=True))
             with self.lock:
+                self.path = path
                 self.calls.append((action, params))
                 if action in self.deny:
                     raise Refusal(403, "Forbidden.RAM", "User not authorized to operate on the specified resource.")
@@ -216,6 +260,45 @@ class FakeAliyun:
                 ]
             }
         }
+
+    def _notebook(self) -> Notebook:
+        """The notebook the request's path names (/api/v2/instances/{id}..., /api/v2/instance/{id}/metrics)."""
+        parts = self.path.strip("/").split("/")
+        found = [n for n in self.notebooks if len(parts) > 3 and n.id == parts[3]]
+        if not found:
+            raise Refusal(404, "InstanceNotFound", "The instance does not exist.")
+        return found[0]
+
+    def _dsw_list_instances(self, params: dict[str, str]) -> dict[str, Any]:
+        if self.path != "/api/v2/instances":
+            raise Refusal(404, "InvalidAction.NotFound", f"no ListInstances at {self.path}")
+        mine = [n for n in self.notebooks if params.get("AcceleratorType") in (None, "GPU")]
+        number, size = int(params.get("PageNumber", 1)), int(params.get("PageSize", 10))
+        page = mine[(number - 1) * size : number * size]
+        return {"Instances": [n.raw() for n in page], "TotalCount": len(mine), "Success": True, "Code": "200"}
+
+    def _dsw_get_instance(self, params: dict[str, str]) -> dict[str, Any]:
+        return {**self._notebook().raw(), "Success": True, "Code": "200"}
+
+    def _dsw_stop_instance(self, params: dict[str, str]) -> dict[str, Any]:
+        notebook = self._notebook()
+        if not self.path.endswith("/stop"):
+            raise Refusal(404, "InvalidAction.NotFound", f"no StopInstance at {self.path}")
+        notebook.status = "Stopped"
+        return {"InstanceId": notebook.id, "Success": True, "Code": "200", "Message": "stopping"}
+
+    def _dsw_get_instance_metrics(self, params: dict[str, str]) -> dict[str, Any]:
+        notebook = self._notebook()
+        if not self.path.endswith("/metrics") or not params.get("StartTime") or not params.get("EndTime"):
+            raise Refusal(400, "ValidationError", "StartTime and EndTime are required.")
+        start = datetime.strptime(params["StartTime"], "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=UTC)
+        end = datetime.strptime(params["EndTime"], "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=UTC)
+        value = {"GpuCoreUsage": notebook.gpu_usage, "GpuMemoryUsage": notebook.memory_usage}[params["MetricType"]]
+        points, at = [], start
+        while at <= end:
+            points.append({"Time": int(at.timestamp() * 1000), "Value": value})
+            at += timedelta(minutes=1)
+        return {"InstanceId": notebook.id, "PodMetrics": [{"PodId": "pod-0", "Metrics": points}], "Success": True}
 
     def _ecs_describe_price(self, params: dict[str, str]) -> dict[str, Any]:
         region = self._region(params)
@@ -338,7 +421,7 @@ def _handler(fake: FakeAliyun) -> type[BaseHTTPRequestHandler]:
             self.end_headers()
             self.wfile.write(data)
 
-        do_GET = do_POST = _serve
+        do_GET = do_POST = do_PUT = _serve
 
         def log_message(self, *args: object) -> None:
             return

@@ -1,0 +1,85 @@
+"""Alibaba Cloud's PAI-DSW notebooks against the local fake (tests/support/fake_aliyun.py, REST paths and the ACS3
+signature checked as for ECS): notebooks with GPUs found with the card their ECS type carries and their own
+idle-shutdown rule, nobody's unless tagged, never priced at the ECS type's price; their GPU metrics as samples;
+a stop read back as stopped."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from bot.discover.aliyun_dsw import IDLE_TAG, AliyunDsw
+from bot.discover.run import discover
+from bot.settings import Settings
+from bot.state import Store
+from bot.state.rentals import Rentals
+from tests.support.fake_aliyun import ENV, fake_aliyun
+from tests.support.state_template import migrated_state_db
+
+NOW = datetime(2026, 12, 3, 8, 0, tzinfo=UTC)
+
+
+@pytest.fixture(autouse=True)
+def keys(monkeypatch: pytest.MonkeyPatch) -> None:
+    for key, value in ENV.items():
+        monkeypatch.setenv(key, value)
+
+
+def no_offers(gpu: str) -> list[Any]:
+    return []
+
+
+def test_gpu_notebooks_are_found_with_their_card_and_idle_rule(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("bot.discover.aliyun_dsw.PAGE", 1)
+    with fake_aliyun() as fake:
+        fake.types["ecs.gn7i-c8g1.2xlarge"] = ("NVIDIA A10", 1)
+        fake.types["ecs.gn7e-c16g1.4xlarge"] = ("NVIDIA A800", 1)
+        mine = fake.notebook(name="llm-notebook", idle_minutes=60, tags={"Owner": "U0456"})
+        fake.notebook(ecs_spec="ecs.gn7e-c16g1.4xlarge", status="Stopped", payment="Subscription")
+        cloud = AliyunDsw(("cn-hangzhou",), fake.url, sleep=lambda s: None)
+        scan = cloud.scan()
+        assert scan.problems == {} and scan.regions_ok == ["cn-hangzhou"]
+        found = {f.key: f for f in scan.found}
+        notebook = found[f"aliyun-dsw:{mine.id}"]
+        assert (notebook.name, notebook.gpu, notebook.cards, notebook.state) == (
+            "llm-notebook",
+            "A10-24GB",
+            1,
+            "running",
+        )
+        assert notebook.tags == {"Owner": "U0456", IDLE_TAG: "60"}
+        assert notebook.instance_type == "PAI-DSW ecs.gn7i-c8g1.2xlarge"  # DSW's price list, not the ECS type's
+        assert notebook.launched_at == datetime(2026, 12, 1, 1, 0, tzinfo=UTC)
+        other = next(f for f in found.values() if f.key != notebook.key)
+        assert (other.gpu, other.state, other.billing, other.charging) == ("A800-80GB", "stopped", "month", False)
+        assert fake.actions().count("DescribeInstanceTypes") == 2  # once a type
+
+
+def test_notebook_metrics_become_samples_and_a_stop_is_read_back(tmp_path: Path) -> None:
+    with fake_aliyun() as fake:
+        fake.types["ecs.gn7i-c8g1.2xlarge"] = ("NVIDIA A10", 1)
+        idle = fake.notebook(name="idle-notebook", gpu_usage=0.0, memory_usage=25.0)
+        cloud = AliyunDsw(("cn-hangzhou",), fake.url, sleep=lambda s: None)
+        got = cloud.gpu_samples("cn-hangzhou", [idle.id], NOW - timedelta(minutes=10), NOW)
+        samples = got[idle.id]
+        assert len(samples) == 11 and samples[-1].at == NOW
+        assert (samples[0].utilization_pct, samples[0].memory_used_mib, samples[0].memory_total_mib) == (
+            0.0,
+            6144.0,
+            24576.0,
+        )
+        stopped = cloud.stop("cn-hangzhou", idle.id)
+        assert (stopped.state, stopped.charging, stopped.how) == ("stopped", False, "StopInstance")
+        settings = Settings(
+            db=tmp_path / "bot.db", aliyun_regions="cn-hangzhou", aliyun_endpoint=fake.url, discover_channel="C1"
+        )
+        store = Store(f"sqlite:///{migrated_state_db(tmp_path / 'state.db')}")
+        fake.notebooks[0].status = "Running"
+        report = discover(settings, store, "T1", NOW, offers=no_offers, cloud=cloud)
+        assert report.problems == {} and report.activity_problem is None
+        [inst] = Rentals(store).instances("T1")
+        assert (inst.source, inst.gpu, inst.price) == ("aliyun-dsw", "A10-24GB", None)
+        assert Rentals(store).samples(inst.id, NOW - timedelta(hours=1))  # the metrics were kept as its samples
