@@ -8,14 +8,14 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 import pytest
-from sqlalchemy import insert, select
+from sqlalchemy import func, insert, select
 
 from bot.state import Store
 from bot.state.balances import Balances
 from bot.state.migrate import downgrade, upgrade
 from bot.state.power import PowerLog, Sighting
 from bot.state.rentals import RentalError, Rentals
-from bot.state.schema import power_reports
+from bot.state.schema import power_reports, prepaid_balances
 from rules.power import Power
 
 T0 = datetime(2026, 12, 1, 1, tzinfo=UTC)
@@ -82,3 +82,20 @@ def test_the_latest_balance_counts_and_its_alert_is_claimed_once(db_target: str)
     assert [(b.provider, b.amount) for b in balances.latest("T1")] == [("aliyun", 90.0), ("autodl", 320.0)]
     assert balances.claim_alert(newer.id, 48) and not balances.claim_alert(newer.id, 48)
     assert balances.claim_alert(newer.id, 12) and not balances.claim_alert(newer.id, 48)
+
+
+def test_an_unchanged_reading_moves_the_time_of_the_one_before_it(db_target: str) -> None:
+    """Read every half hour, an idle wallet adds no row; a change (spent, topped up, typed) does."""
+    store = Store(db_target)
+    balances = Balances(store)
+    first = balances.record("T1", "autodl", 320.0, "CNY", T0, T0, source="autodl-api")
+    assert balances.claim_alert(first.id, 48)
+    for half_hours in range(1, 6):
+        at = T0 + timedelta(minutes=30 * half_hours)
+        same = balances.record("T1", "autodl", 320.0, "CNY", at, at, source="autodl-api")
+        assert (same.id, same.at, same.alerted_below_h) == (first.id, at, 48)  # the alert stays told
+    spent = balances.record("T1", "autodl", 300.0, "CNY", T0 + timedelta(hours=3), T0, source="autodl-api")
+    typed = balances.record("T1", "autodl", 300.0, "CNY", T0 + timedelta(hours=4), T0)
+    assert len({first.id, spent.id, typed.id}) == 3
+    with store.reading() as conn:
+        assert conn.execute(select(func.count()).select_from(prepaid_balances)).scalar() == 3
