@@ -28,6 +28,7 @@ from bot.state.rentals import Instance, Rentals
 from bot.state.schedules import Schedules
 from bot.text import Lang, t
 from bot.text.format import escape, money, show
+from bot.text.problem import said
 from rules import metering
 from rules.digest import per_day
 from rules.idle import Activity, judge
@@ -135,9 +136,9 @@ def _stop_in_cloud(ctx: Ctx, warning: Warning, inst: Instance, verdict: Verdict)
             log.warning("stopping %s refused: %s", inst.name, exc)
             if ctx.actions.move(warning.id, "warned", "failed", ctx.now, detail=str(exc), attempt=True):
                 _count(ctx, "failed")
-                _say(ctx, warning, inst, "action.refused", problem=str(exc))
+                _say(ctx, warning, inst, "action.refused", problem=exc.problem)
             return 1
-        problem = str(exc)
+        problem = exc.problem
     if problem is not None:
         return _failed_try(ctx, warning, inst, "warned", problem)
     if done.charging:  # stopped, its meter still running: kept (never released by the bot), said to be billed
@@ -227,7 +228,7 @@ def _say(ctx: Ctx, warning: Warning, inst: Instance | None, key: str, **params: 
     if "saved" in params and params["saved"] is None:
         params["saved"] = t("digest.price_unknown", lang)
     reason = params.pop("reason", None)  # why nothing was done: one of action.why.*
-    why = t(f"action.why.{reason}", lang) if reason else params.pop("problem", "")
+    why = t(f"action.why.{reason}", lang) if reason else str(said(params.pop("problem", "") or "", lang))
     text = t(
         key,
         lang,

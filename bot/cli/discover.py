@@ -14,6 +14,7 @@ import typer
 from bot.cli.common import LangOpt, fail, load_settings, say
 from bot.cli.rentals import JsonOpt, open_rentals, workspace_of
 from bot.text import t
+from bot.text.problem import said
 from rules.sources import CLOUD_SOURCES
 
 SOURCES = CLOUD_SOURCES
@@ -54,7 +55,7 @@ def discover(
             reports.append(run_discovery(settings, store, team, store.now(), offers=offers, client=client, cloud=cloud))
     problems = {f"{r.source} {k}" if len(reports) > 1 else k: v for r in reports for k, v in r.problems.items()}
     for where, problem in problems.items():
-        say(t("cli.discover_problem", settings.lang, where=where, problem=problem))
+        say(t("cli.discover_problem", settings.lang, where=where, problem=said(problem, settings.lang)))
     items = [(r.source, i) for r in reports for i in r.items]
     if as_json:
         out = {"found": len(items), "items": [_item(i, where) for where, i in items]}

@@ -17,6 +17,7 @@ from bot.fields.metering import balance_of, billing_of, power_of, provider_of, s
 from bot.fields.rentals import currency_of
 from bot.settings import Settings
 from bot.text import t
+from bot.text.problem import said
 from bot.text.runway import billing_said, when_said
 
 
@@ -150,7 +151,7 @@ def balance(
             raise fail(t("cli.balance_read_off", settings.lang))
         problems = read_balances(settings, rentals.store, workspace, now)
         for where, problem in problems.items():
-            say(t("cli.discover_problem", settings.lang, where=where, problem=problem))
+            say(t("cli.discover_problem", settings.lang, where=where, problem=said(problem, settings.lang)))
     instances = rentals.instances(workspace)
     recorded = balances.latest(workspace)
     timelines = PowerLog(rentals.store, _metering(settings)).this_month(instances, now, also=[b.at for b in recorded])

@@ -24,6 +24,7 @@ from typing import Any
 
 from bot.discover.cloud import CloudError, Stopped, gpu_named, scan_regions, utc_time
 from bot.state.discovered import Found, Scan
+from bot.text.problem import Problem
 from rules.samples import Sample
 
 log = logging.getLogger(__name__)
@@ -47,24 +48,20 @@ def aliyun_problem(exc: Exception, region: str | None = None) -> str:
     message = str(said or getattr(exc, "message", "") or exc)[:160].replace("\n", " ")
     inner = getattr(exc, "inner_exception", None)
     if "CredentialException" in (type(exc).__name__, type(inner).__name__):
-        return (
-            "no Alibaba Cloud credentials (set ALIBABA_CLOUD_ACCESS_KEY_ID and ALIBABA_CLOUD_ACCESS_KEY_SECRET, "
-            "a profile or an instance RAM role)"
-        )
+        how = "ALIBABA_CLOUD_ACCESS_KEY_ID and ALIBABA_CLOUD_ACCESS_KEY_SECRET, a profile or an instance RAM role"
+        return Problem("cloud.no_credentials", cloud="Alibaba Cloud", how=how)
     if code in REFUSED:
-        return f"Alibaba Cloud refused the credentials ({code}): check the AccessKey pair"
+        return Problem("cloud.refused", cloud="Alibaba Cloud", code=code, what="the AccessKey pair")
     if code in DENIED:
-        return (
-            f"access denied ({code}): the RAM policy lacks ecs:DescribeInstances/DescribeDisks/StopInstances or "
-            f"cms:DescribeMetricList; {message}"
-        )
+        needs = "ecs:DescribeInstances/DescribeDisks/StopInstances or cms:DescribeMetricList"
+        return Problem("cloud.denied", code=code, policy="RAM policy", needs=needs, message=message)
     if code in THROTTLED:
-        return f"throttled by Alibaba Cloud ({code}) after retries: the next run tries again"
+        return Problem("cloud.throttled", cloud="Alibaba Cloud", code=code)
     if code in BAD_REGION:
-        return f"unknown region {region or '?'} ({code}): check GPU_ADVISOR_ALIYUN_REGIONS"
+        return Problem("cloud.bad_region", region=region or "?", code=code, setting="GPU_ADVISOR_ALIYUN_REGIONS")
     if type(exc).__name__ == "UnretryableException" or not code:
-        return f"Alibaba Cloud unreachable: {str(inner or exc)[:160]}"
-    return f"{code}: {message}"
+        return Problem("cloud.unreachable", cloud="Alibaba Cloud", why=str(inner or exc)[:160])
+    return Problem("cloud.answered", code=code, message=message)
 
 
 def _errors() -> tuple[type[Exception], ...]:
@@ -258,7 +255,7 @@ class Aliyun:
                 raise CloudError(f"{answer.get('Code')}: {str(answer.get('Message', ''))[:160]}")
         raw = self.describe(region, instance_id)
         if raw is None:
-            raise CloudError(f"{instance_id} is not in {region} after the stop")
+            raise CloudError(Problem("cloud.gone_after_stop", instance=instance_id, region=region))
         state = STATES.get(str(raw.get("Status")), str(raw.get("Status", "unknown")).lower())
         return Stopped(state, charging=_charging(raw), how="StopInstances(StoppedMode=StopCharging)")
 

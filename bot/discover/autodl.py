@@ -25,6 +25,7 @@ import httpx
 
 from bot.discover.cloud import CloudError, Stopped, gpu_named, utc_time
 from bot.state.discovered import Found, Scan
+from bot.text.problem import Problem
 from rules.samples import Sample
 
 BALANCE = "/api/v1/dev/wallet/balance"
@@ -77,21 +78,22 @@ class AutoDL:
                 timeout=15,
             )
         except httpx.HTTPError as exc:
-            raise CloudError(f"AutoDL unreachable: {type(exc).__name__}: {str(exc)[:160]}") from None
-        if response.status_code in (401, 403):
             raise CloudError(
-                f"AutoDL refused the developer token (HTTP {response.status_code}): check GPU_ADVISOR_AUTODL_TOKEN"
-            )
+                Problem("cloud.unreachable", cloud="AutoDL", why=f"{type(exc).__name__}: {str(exc)[:160]}")
+            ) from None
+        if response.status_code in (401, 403):
+            raise CloudError(Problem("cloud.autodl_token", status=response.status_code))
         if response.status_code == 429:
-            raise CloudError("throttled by AutoDL (HTTP 429): the next run tries again")
+            raise CloudError(Problem("cloud.autodl_throttled"))
         try:
             answer = response.json()
         except ValueError:
-            raise CloudError(f"AutoDL answered HTTP {response.status_code} without JSON") from None
+            raise CloudError(Problem("cloud.autodl_no_json", status=response.status_code)) from None
         if not isinstance(answer, dict) or answer.get("code") != "Success":
             code = answer.get("code") if isinstance(answer, dict) else None
             message = str(answer.get("msg", "") if isinstance(answer, dict) else "")[:160]
-            raise CloudError(f"AutoDL {code or response.status_code}: {message or 'no data in the answer'}")
+            said = message or "no data in the answer"
+            raise CloudError(Problem("cloud.autodl_said", code=code or response.status_code, message=said))
         return answer.get("data")
 
     def scan(self) -> Scan:
@@ -102,7 +104,10 @@ class AutoDL:
             for item in self._instances():
                 out.found.append(item)
         except CloudError as exc:
-            out.problems[REGION] = f"{exc}" + (f" ({len(out.found)} found before it, kept)" if out.found else "")
+            found = len(out.found)
+            out.problems[REGION] = (
+                Problem("cloud.kept_before", problem=exc.problem, count=found) if found else exc.problem
+            )
             return out
         out.regions_ok.append(REGION)
         return out

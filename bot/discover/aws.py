@@ -23,6 +23,7 @@ from botocore.loaders import Loader, create_loader
 from bot.discover.catalog import VOLUME_USD_GB_MONTH, gpu_types
 from bot.discover.cloud import CloudError, Stopped, scan_regions
 from bot.state.discovered import Found, Scan
+from bot.text.problem import Problem
 from rules.samples import Sample
 
 log = logging.getLogger(__name__)
@@ -35,25 +36,26 @@ PAGE = 1000  # instances or volumes a describe call returns (EC2's maximum)
 
 
 def aws_problem(exc: Exception) -> str:
-    """One line for what went wrong with AWS: no credentials, access denied, throttled, unreachable, ..."""
+    """One line for what went wrong with AWS: no credentials, access denied, throttled, unreachable, ... (a
+    Problem: English as a str, said in the reader's language where shown)."""
     if isinstance(exc, NoCredentialsError):
-        return "no AWS credentials (set them in the environment, a profile or an instance role)"
+        return Problem(
+            "cloud.no_credentials", cloud="AWS", how="them in the environment, a profile or an instance role"
+        )
     if isinstance(exc, NoRegionError):
-        return "no AWS region (set GPU_ADVISOR_AWS_REGIONS)"
+        return Problem("cloud.no_region")
     if isinstance(exc, ClientError):
         error = exc.response.get("Error", {})
         code, message = str(error.get("Code", "")), str(error.get("Message", ""))[:160]
         if code in ("AccessDenied", "UnauthorizedOperation", "AccessDeniedException", "AuthFailure"):
-            return (
-                f"access denied ({code}): the credentials lack ec2:DescribeInstances/DescribeVolumes or "
-                f"cloudwatch:GetMetricData; {message}"
-            )
+            needs = "ec2:DescribeInstances/DescribeVolumes or cloudwatch:GetMetricData"
+            return Problem("cloud.denied", code=code, policy="credentials' policy", needs=needs, message=message)
         if code in ("Throttling", "ThrottlingException", "RequestLimitExceeded"):
-            return f"throttled by AWS ({code}) after retries: the next run tries again"
-        return f"{code or 'error'}: {message}"
+            return Problem("cloud.throttled", cloud="AWS", code=code)
+        return Problem("cloud.answered", code=code or "error", message=message)
     if isinstance(exc, BotoCoreError):
-        return f"AWS unreachable or refused: {str(exc)[:200]}"
-    return f"{type(exc).__name__}: {str(exc)[:200]}"
+        return Problem("cloud.unreachable_or_refused", cloud="AWS", why=str(exc)[:200])
+    return Problem("cloud.answered", code=type(exc).__name__, message=str(exc)[:200])
 
 
 @functools.cache

@@ -15,6 +15,7 @@ from typing import Any, Protocol, cast
 
 from bot.settings import Settings
 from bot.state.discovered import Found, Scan
+from bot.text.problem import Problem
 from rules.gpus import canonical_gpu
 from rules.samples import Sample
 
@@ -38,6 +39,7 @@ class CloudError(Exception):
     def __init__(self, message: str, final: bool = False) -> None:
         super().__init__(message)
         self.final = final
+        self.problem = message  # a Problem where one was given: said in the reader's language where shown
 
 
 @functools.lru_cache(maxsize=256)
@@ -96,8 +98,8 @@ def scan_regions(source: str, regions: tuple[str, ...], read: Callable[[str], It
                 got.append(item)
         except CloudError as exc:
             out.found += got
-            out.problems[region] = f"{exc}" + (
-                f" ({len(got)} found before it, kept; the next run reads the rest)" if got else ""
+            out.problems[region] = (
+                Problem("cloud.kept_before", problem=exc.problem, count=len(got)) if got else exc.problem
             )
             log.warning("%s discovery in %s failed after %d items: %s", source, region, len(got), exc)
             continue

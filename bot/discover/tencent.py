@@ -24,6 +24,7 @@ from typing import Any
 
 from bot.discover.cloud import CloudError, Stopped, gpu_named, scan_regions, utc_time
 from bot.state.discovered import Found, Scan
+from bot.text.problem import Problem
 from rules.samples import Sample
 
 log = logging.getLogger(__name__)
@@ -64,24 +65,23 @@ def tencent_problem(exc: Exception, region: str | None = None) -> str:
     code = str(getattr(exc, "code", "") or "")
     message = str(getattr(exc, "message", "") or exc)[:160].replace("\n", " ")
     if code == "ClientSideError" and "credentail" in message.lower() + "credential":
-        return (
-            "no Tencent Cloud credentials (set TENCENTCLOUD_SECRET_ID and TENCENTCLOUD_SECRET_KEY, a profile or "
-            "a CVM role)"
-        )
+        how = "TENCENTCLOUD_SECRET_ID and TENCENTCLOUD_SECRET_KEY, a profile or a CVM role"
+        return Problem("cloud.no_credentials", cloud="Tencent Cloud", how=how)
     if code in REFUSED or code.startswith("AuthFailure"):
-        return f"Tencent Cloud refused the credentials ({code}): check the SecretId and SecretKey"
+        return Problem("cloud.refused", cloud="Tencent Cloud", code=code, what="the SecretId and SecretKey")
     if code in DENIED or code.startswith("UnauthorizedOperation"):
-        return (
-            f"access denied ({code}): the CAM policy lacks cvm:DescribeInstances/StopInstances/"
-            f"DescribeZoneInstanceConfigInfos, cbs:DescribeDisks or monitor:GetMonitorData; {message}"
+        needs = (
+            "cvm:DescribeInstances/StopInstances/DescribeZoneInstanceConfigInfos, cbs:DescribeDisks or "
+            "monitor:GetMonitorData"
         )
+        return Problem("cloud.denied", code=code, policy="CAM policy", needs=needs, message=message)
     if code in THROTTLED:
-        return f"throttled by Tencent Cloud ({code}) after retries: the next run tries again"
+        return Problem("cloud.throttled", cloud="Tencent Cloud", code=code)
     if code in BAD_REGION:
-        return f"unknown region {region or '?'} ({code}): check GPU_ADVISOR_TENCENT_REGIONS"
+        return Problem("cloud.bad_region", region=region or "?", code=code, setting="GPU_ADVISOR_TENCENT_REGIONS")
     if code in ("ClientNetworkError", "ServerNetworkError") or not code:
-        return f"Tencent Cloud unreachable: {message}"
-    return f"{code}: {message}"
+        return Problem("cloud.unreachable", cloud="Tencent Cloud", why=message)
+    return Problem("cloud.answered", code=code, message=message)
 
 
 class Tencent:
@@ -217,15 +217,13 @@ class Tencent:
         except CloudError as exc:
             if exc.final:
                 raise CloudError(
-                    f"Tencent Cloud cannot stop {instance_id} without charge ({exc}); it was left running: "
-                    "release it in the console when it is no longer needed",
-                    final=True,
+                    Problem("cloud.no_free_stop", instance=instance_id, why=exc.problem), final=True
                 ) from None
             raise
         body = self.call("cvm", region, "DescribeInstances", {"InstanceIds": [instance_id]})
         found = body.get("InstanceSet") or []
         if not found:
-            raise CloudError(f"{instance_id} is not in {region} after the stop")
+            raise CloudError(Problem("cloud.gone_after_stop", instance=instance_id, region=region))
         raw = found[0]
         state = STATES.get(str(raw.get("InstanceState")), str(raw.get("InstanceState", "unknown")).lower())
         return Stopped(state, charging=_charging(raw), how="StopInstances(StoppedMode=STOP_CHARGING)")

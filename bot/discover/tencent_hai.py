@@ -17,6 +17,7 @@ from typing import Any
 from bot.discover.cloud import CloudError, Stopped, scan_regions, utc_time
 from bot.discover.tencent import BAD_REGION, Tencent
 from bot.state.discovered import Found, Scan
+from bot.text.problem import Problem
 from rules.samples import Sample
 
 PAGE = 100  # DescribeInstances takes Offset up to 100; 100 a page reads 200 servers a region
@@ -61,7 +62,7 @@ class TencentHai(Tencent):
         body = self.call("hai", region, "DescribeInstances", {"InstanceIds": [instance_id]})
         found = body.get("InstanceSet") or []
         if not found:
-            raise CloudError(f"{instance_id} is not in {region} after the stop")
+            raise CloudError(Problem("cloud.gone_after_stop", instance=instance_id, region=region))
         said = str(found[0].get("InstanceState") or "unknown")
         return Stopped(STATES.get(said, said.lower()), charging=_charging(said), how="StopInstance(STOP_CHARGE)")
 

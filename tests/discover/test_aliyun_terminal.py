@@ -52,6 +52,16 @@ def test_found_items_are_listed_with_their_source_and_kept(tmp_path: Path, monke
             "cn-hangzhou: access denied (Forbidden.RAM): the RAM policy lacks ecs:DescribeInstances/DescribeDisks/"
             "StopInstances or cms:DescribeMetricList; User not authorized to operate on the specified resource."
         ]
+        zh = run_cli("discover", "--source", "aliyun", "--lang", "zh", env=env(fake.url), tmp=tmp_path)
+        assert zh.returncode == 1
+        assert (
+            zh.stderr.strip()
+            .splitlines()[0]
+            .endswith(
+                "访问被拒绝（Forbidden.RAM）：RAM 策略缺少 ecs:DescribeInstances/DescribeDisks/StopInstances or "
+                "cms:DescribeMetricList；User not authorized to operate on the specified resource."
+            )
+        )  # the cloud's own words stay as it said them
 
 
 @pytest.mark.parametrize(
