@@ -10,6 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import httpx
 from sqlite_utils import Database
@@ -33,6 +34,7 @@ from pricing.sources import (
     feed_source,
     gpuhunt_source,
     rate_card_source,
+    tencent_source,
 )
 from pricing.status import SourceState, source_status
 from rules.policy import Policy
@@ -46,6 +48,34 @@ def http_client(settings: Settings) -> httpx.Client:
         headers={"User-Agent": USER_AGENT},
         follow_redirects=True,
         verify=shared_context(),
+    )
+
+
+def tencent_prices(settings: Settings, hours: timedelta) -> Source:
+    """Tencent Cloud's price source, asking with the discovery's client (its credentials, endpoint and retries)."""
+    from bot.discover.cloud import CloudError
+    from bot.discover.tencent import Tencent
+    from pricing.aliyun import AskError
+    from pricing.tencent import types_of
+
+    cloud = Tencent(
+        settings.tencent_region_list(), settings.tencent_endpoint, backoff_s=settings.tencent_retry_backoff_s
+    )
+
+    def ask(region: str, action: str, params: dict[str, Any]) -> dict[str, Any]:
+        try:
+            return cloud.call("cvm", region, action, params)
+        except CloudError as exc:
+            key = getattr(exc.problem, "key", "")
+            raise AskError(str(exc), transient=key in ("cloud.throttled", "cloud.unreachable")) from None
+
+    return tencent_source(
+        ask,
+        settings.tencent_region_list(),
+        types_of(settings.tencent_price_types),
+        where=settings.tencent_endpoint or "cvm.tencentcloudapi.com",
+        ttl=settings.ttl_tencent_hours * hours,
+        interval=settings.refresh_tencent_hours * hours,
     )
 
 
@@ -101,6 +131,8 @@ def build_sources(settings: Settings, client: httpx.Client) -> list[Source]:
                 interval=settings.refresh_aliyun_hours * hours,
             )
         )
+    if settings.tencent_region_list() and settings.tencent_price_types.strip():
+        sources.append(tencent_prices(settings, hours))
     if settings.ecb_enabled:
         sources.append(
             ecb_source(

@@ -294,6 +294,15 @@ class Settings(BaseSettings):
         description="one endpoint for every Tencent Cloud call (CVM, Cloud Monitor) instead of each product's "
         "own, as http://host:port or host (a local fake in tests)",
     )
+    tencent_price_types: str = Field(
+        default="",
+        description="CVM GPU instance types priced by Tencent Cloud's DescribeZoneInstanceConfigInfos as source "
+        "tencent, each with its GPU (the API does not say it), comma-separated (GN7.2XLARGE32=T4,GNV4.4XLARGE48=A10)",
+    )
+    refresh_tencent_hours: float = Field(default=6, gt=0, description="how often serve refreshes Tencent Cloud prices")
+    ttl_tencent_hours: float = Field(
+        default=24, gt=0, description="a Tencent Cloud price is stale this long after its fetch"
+    )
     tencent_hai: bool = Field(
         default=True,
         description="with GPU_ADVISOR_TENCENT_REGIONS, also find Tencent Cloud's HAI GPU servers in those regions "

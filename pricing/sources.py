@@ -150,6 +150,28 @@ def gpuhunt_source(catalog: gpuhunt_source_module.Catalog, *, ttl: timedelta, in
     )
 
 
+def tencent_source(
+    ask: aliyun.Ask,
+    regions: tuple[str, ...],
+    types: dict[str, str | None],
+    *,
+    where: str,
+    ttl: timedelta,
+    interval: timedelta,
+) -> Source:
+    from pricing import tencent
+
+    skipped = aliyun.Skipped()
+    return Source(
+        "tencent",
+        ttl,
+        interval,
+        fetch=lambda now: tencent.fetch(ask, regions, types, now, skipped, where),
+        description=f"Tencent Cloud DescribeZoneInstanceConfigInfos ({where})",
+        note=skipped.note,
+    )
+
+
 def aliyun_source(
     ask: aliyun.Ask,
     regions: tuple[str, ...],

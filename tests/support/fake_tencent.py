@@ -160,8 +160,9 @@ class FakeTencent:
         self.disks.append(made)
         return made
 
-    def price(self, zone: str, instance_type: str, unit: float, status: str = "SELL") -> None:
+    def price(self, zone: str, instance_type: str, unit: float, status: str = "SELL", gpu_count: float = 1.0) -> None:
         self.prices[(zone, instance_type)] = {
+            "GpuCount": gpu_count,
             "UnitPrice": unit,
             "ChargeUnit": "HOUR",
             "UnitPriceSecondStep": round(unit * 0.8, 2),  # past 96 hours
@@ -266,9 +267,9 @@ class FakeTencent:
                     "InstanceType": kind,
                     "InstanceChargeType": "POSTPAID_BY_HOUR",
                     "Status": status,
-                    "Price": {k: v for k, v in price.items() if k != "Status"},
-                    "Gpu": 1,
-                    "GpuCount": 1.0,
+                    "Price": {k: v for k, v in price.items() if k not in ("Status", "GpuCount")},
+                    "Gpu": max(int(price["GpuCount"]), 1),
+                    "GpuCount": price["GpuCount"],
                 }
             )
         return {"InstanceTypeQuotaSet": rows}

@@ -1,0 +1,58 @@
+"""Tencent Cloud's own prices as the price-cache source `tencent`, against the local fake of its API 3.0 (the TC3
+signature checked): each configured type with its GPU, the region's cheapest zone in stock, the cheaper tiers past
+96 h and 360 h named, a vGPU type as a share; a type without its GPU, or not sold there, said in the note."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import httpx
+import pytest
+
+from bot.price_book import build_sources
+from bot.settings import Settings
+from pricing import cache
+from pricing.records import Sharing
+from pricing.refresh import refresh
+from tests.support.fake_tencent import ENV, fake_tencent
+
+
+@pytest.fixture(autouse=True)
+def keys(monkeypatch: pytest.MonkeyPatch) -> None:
+    for key, value in ENV.items():
+        monkeypatch.setenv(key, value)
+
+
+def test_configured_types_are_priced_from_the_clouds_cheapest_zone(tmp_path: Path) -> None:
+    with fake_tencent() as fake, httpx.Client() as client:
+        fake.price("ap-guangzhou-3", "GN7.2XLARGE32", 8.68)
+        fake.price("ap-guangzhou-4", "GN7.2XLARGE32", 7.9, status="SOLD_OUT")  # cheaper, but out of stock
+        fake.price("ap-guangzhou-6", "GN7.2XLARGE32", 8.1)
+        fake.price("ap-guangzhou-3", "GN7VW.2XLARGE32", 3.2, gpu_count=0.25)
+        settings = Settings(
+            db=tmp_path / "prices.db",
+            tencent_regions="ap-guangzhou",
+            tencent_endpoint=fake.url,
+            tencent_price_types="GN7.2XLARGE32=T4,GN7VW.2XLARGE32=T4,GNV4.4XLARGE48=A10,GT4.4XLARGE96",
+            azure_enabled=False,
+            ecb_enabled=False,
+        )
+        [source] = [s for s in build_sources(settings, client) if s.name == "tencent"]
+        db = cache.open_db(settings.db)
+        done = refresh(db, source)
+        assert done.ok, done.error
+        rows = {r.instance_type: r for r in cache.load_prices(db, source="tencent")}
+    whole = rows["GN7.2XLARGE32"]
+    assert (whole.gpu, whole.gpu_count, whole.amount, whole.currency, whole.sharing) == (
+        "T4-16GB",
+        1,
+        8.1,
+        "CNY",
+        Sharing.DEDICATED,
+    )
+    assert "ap-guangzhou-6" in whole.provenance and "(past 96 h / 360 h: ¥6.48 / ¥4.05)" in whole.basis
+    share = rows["GN7VW.2XLARGE32"]
+    assert (share.gpu_count, share.sharing) == (0.25, Sharing.VGPU)
+    note = source.note() or ""
+    assert "GT4.4XLARGE96: name its GPU (GT4.4XLARGE96=T4)" in note
+    assert "GNV4.4XLARGE48 in ap-guangzhou: not sold there by the hour" in note
