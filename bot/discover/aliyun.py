@@ -18,6 +18,7 @@ import logging
 import os
 import time
 from collections.abc import Callable, Iterator
+from dataclasses import replace
 from datetime import UTC, datetime
 from itertools import chain
 from typing import Any
@@ -25,6 +26,8 @@ from typing import Any
 from bot.discover.cloud import CloudError, Stopped, gpu_named, scan_regions, utc_time
 from bot.state.discovered import Found, Scan
 from bot.text.problem import Problem
+from rules.errors import UnknownGPU
+from rules.gpus import gpu_model
 from rules.samples import Sample
 
 log = logging.getLogger(__name__)
@@ -37,6 +40,8 @@ TRIES = 3
 METRIC_BATCH = 50  # instances a DescribeMetricList call (their ids ride in the query string)
 # ESSD PL0, mainland regions: the bundled rate card's alibaba-cloud-reference row (2024 public price list)
 DISK_CNY_GB_MONTH = 0.5
+# ECS's vGPU families (a slice of a card: Alibaba Cloud's GPU virtualisation types; its instance-family pages)
+VGPU_FAMILIES = ("ecs.vgn", "ecs.sgn")
 STATES = {"Running": "running", "Stopped": "stopped", "Stopping": "stopping", "Starting": "starting"}
 
 
@@ -192,6 +197,27 @@ class Aliyun:
     def scan(self) -> Scan:
         return scan_regions(self.name, self.regions, lambda r: chain(self._instances(r), self._disks(r)))
 
+    def share(self, region: str, instance_type: str, gpu: str | None) -> float | None:
+        """A vGPU type's slice of its card: its GPU memory (DescribeInstanceTypes' GPUMemorySize, GiB) over the
+        card's, below one (ecs.vgn6i-m4.xlarge: 4 of a T4's 16 GB, a quarter); None for a whole card or unsaid."""
+        from pricing.aliyun import AskError
+
+        if not hasattr(self, "_shares"):
+            self._shares: dict[tuple[str, str], float | None] = {}
+        key = (region, instance_type)
+        if key not in self._shares:
+            self._shares[key] = None
+            try:
+                body = self.ask(region, "DescribeInstanceTypes", {"RegionId": region, "InstanceTypes.1": instance_type})
+                [kind] = (body.get("InstanceTypes") or {}).get("InstanceType") or [{}]
+                memory, count = float(kind.get("GPUMemorySize") or 0), int(kind.get("GPUAmount") or 1)
+                card = gpu_model(gpu).memory_gb if gpu else 0.0
+                if memory and card and memory < card * count:
+                    self._shares[key] = round(memory / (card * count), 4)
+            except (AskError, UnknownGPU, ValueError):
+                pass  # no share said: kept as whole cards
+        return self._shares[key]
+
     def _pages(
         self, region: str, action: str, make: Callable[[str | None], Any], key: tuple[str, str]
     ) -> Iterator[Any]:
@@ -215,7 +241,9 @@ class Aliyun:
             kind = str(raw.get("InstanceType") or "")
             hourly = raw.get("InstanceChargeType") != "PrePaid"
             spot = str(raw.get("SpotStrategy") or "NoSpot") != "NoSpot"
-            yield instance_found(raw, region, self.hourly(region, kind, spot) if kind and hourly else None)
+            found = instance_found(raw, region, self.hourly(region, kind, spot) if kind and hourly else None)
+            share = self.share(region, kind, found.gpu) if kind.startswith(VGPU_FAMILIES) else None
+            yield replace(found, share=share) if share is not None else found
 
     def _disks(self, region: str) -> Iterator[Found]:
         from alibabacloud_ecs20140526 import models

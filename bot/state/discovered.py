@@ -54,6 +54,7 @@ class Found:
     created_at: datetime | None = None
     attached_to: str | None = None  # aws:i-... a volume is attached to
     charging: bool | None = None  # stopped, as the cloud says: its meter keeps running (True) or stopped (False)
+    share: float | None = None  # a vGPU type's slice of its one card (Alibaba Cloud's vgn6i-m4: a quarter of a T4)
     currency: str = "USD"
     billing: str = "hourly"  # how the cloud bills it: hourly (pay as you go, spot), month (prepaid)
 
@@ -212,6 +213,7 @@ class Discovered:
                     project=who.get("project"),
                     gpu=item.gpu or "unknown",
                     cards=max(item.cards, 1),
+                    share=item.share,
                     unit=unit,
                     price=price,
                     currency=currency,

@@ -222,3 +222,19 @@ def test_an_unreachable_endpoint_is_one_line(tmp_path: Path) -> None:
         scan = Aliyun(("cn-hangzhou",), f"http://127.0.0.1:{port}").scan()
     assert scan.problems["cn-hangzhou"].startswith("Alibaba Cloud unreachable")
     assert scan.regions_ok == []
+
+
+def test_a_vgpu_type_is_kept_as_its_share_of_the_card(tmp_path: Path) -> None:
+    """ecs.vgn6i-m4.xlarge: one NVIDIA T4 as DescribeInstances says it, 4 GiB of its 16 as DescribeInstanceTypes
+    says: a quarter of a T4. A whole-card type keeps no share."""
+    with fake_aliyun() as fake:
+        fake.type_memory["ecs.vgn6i-m4.xlarge"] = 4.0
+        vgpu = fake.add(instance_type="ecs.vgn6i-m4.xlarge", spec="NVIDIA T4", name="tiny-infer")
+        whole = fake.add(name="a10-box")
+        store = store_in(tmp_path)
+        report = run(tmp_path, fake, store)
+        assert report.problems == {}
+        items = {i.provider_id: i for i in Rentals(store).instances("T1")}
+        shared = items[f"aliyun:{vgpu.id}"]
+        assert (shared.gpu, shared.cards, shared.share) == ("T4-16GB", 1, 0.25)
+        assert items[f"aliyun:{whole.id}"].share is None

@@ -118,6 +118,7 @@ class FakeAliyun:
     prices: dict[tuple[str, str], float] = field(default_factory=dict)  # (region, type) -> CNY an hour
     spot_prices: dict[tuple[str, str], float] = field(default_factory=dict)
     types: dict[str, tuple[str, int]] = field(default_factory=dict)  # instance type -> (GPUSpec, GPUAmount)
+    type_memory: dict[str, float] = field(default_factory=dict)  # instance type -> GPUMemorySize (GiB)
     datapoints: dict[str, list[dict[str, Any]]] = field(default_factory=dict)  # metric -> CloudMonitor points
     balance: str = "10,000.00"
     throttle: dict[str, int] = field(default_factory=dict)  # action -> how many more times it is throttled
@@ -254,7 +255,12 @@ class FakeAliyun:
         return {
             "InstanceTypes": {
                 "InstanceType": [
-                    {"InstanceTypeId": name, "GPUSpec": known[name][0], "GPUAmount": known[name][1]}
+                    {
+                        "InstanceTypeId": name,
+                        "GPUSpec": known[name][0],
+                        "GPUAmount": known[name][1],
+                        "GPUMemorySize": self.type_memory.get(name, 0.0),
+                    }
                     for name in wanted
                     if name in known
                 ]
