@@ -57,19 +57,19 @@ def discover(
     for where, problem in problems.items():
         say(t("cli.discover_problem", settings.lang, where=where, problem=said(problem, settings.lang)))
     items = [(r.source, i) for r in reports for i in r.items]
+    from bot.discover.aliyun_dsw import IDLE_TAG
+
+    idle_rule = {f.key: f.tags[IDLE_TAG] for r in reports for f in r.scan.found if f.tags.get(IDLE_TAG)}
     if as_json:
-        out = {"found": len(items), "items": [_item(i, where) for where, i in items]}
+        out = {"found": len(items), "items": [_item(i, where, idle_rule) for where, i in items]}
         sys.stdout.write(json.dumps(out, ensure_ascii=False, indent=2) + "\n")
     else:
         for where, item in items:
-            row = _item(item, where)
-            sys.stdout.write(
-                "\t".join(
-                    str(row[k] if row[k] is not None else "-")
-                    for k in ("key", "kind", "name", "gpu", "cards", "owner", "channel", "state")
-                )
-                + "\n"
-            )
+            row = _item(item, where, idle_rule)
+            cells = [str(row[k] if row[k] is not None else "-") for k in COLUMNS]
+            if row.get("idle_shutdown_minutes"):  # a PAI-DSW notebook that stops itself when idle
+                cells.append(t("cli.discover_idle_rule", settings.lang, minutes=row["idle_shutdown_minutes"]))
+            sys.stdout.write("\t".join(cells) + "\n")
         sys.stdout.write(
             t(
                 "cli.discover_done",
@@ -85,11 +85,16 @@ def discover(
         raise typer.Exit(1)
 
 
-def _item(item: Any, source: str) -> dict[str, Any]:
+COLUMNS = ("key", "kind", "name", "gpu", "cards", "owner", "channel", "state")
+
+
+def _item(item: Any, source: str, idle_rule: dict[str, str]) -> dict[str, Any]:
     from bot.state.rentals import Instance
 
     instance = isinstance(item, Instance)
+    rule = idle_rule.get(item.provider_id or "")
     return {
+        "idle_shutdown_minutes": int(rule) if rule and rule.isdigit() else None,
         "key": item.provider_id,
         "source": source,
         "kind": "instance" if instance else "storage",

@@ -5,6 +5,7 @@ a stop read back as stopped."""
 
 from __future__ import annotations
 
+import json
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -16,6 +17,7 @@ from bot.discover.run import discover
 from bot.settings import Settings
 from bot.state import Store
 from bot.state.rentals import Rentals
+from tests.support.cli import run_cli
 from tests.support.fake_aliyun import ENV, fake_aliyun
 from tests.support.state_template import migrated_state_db
 
@@ -83,3 +85,22 @@ def test_notebook_metrics_become_samples_and_a_stop_is_read_back(tmp_path: Path)
         [inst] = Rentals(store).instances("T1")
         assert (inst.source, inst.gpu, inst.price) == ("aliyun-dsw", "A10-24GB", None)
         assert Rentals(store).samples(inst.id, NOW - timedelta(hours=1))  # the metrics were kept as its samples
+
+
+def test_discover_says_a_notebooks_own_idle_rule(tmp_path: Path) -> None:
+    with fake_aliyun() as fake:
+        fake.types["ecs.gn7i-c8g1.2xlarge"] = ("NVIDIA A10", 1)
+        fake.notebook(name="llm-notebook", idle_minutes=60)
+        env = {
+            **ENV,
+            "GPU_ADVISOR_ALIYUN_REGIONS": "cn-hangzhou",
+            "GPU_ADVISOR_ALIYUN_ENDPOINT": fake.url,
+            "GPU_ADVISOR_DISCOVER_TEAM": "T1",
+            "GPU_ADVISOR_DISCOVER_CHANNEL": "C1",
+        }
+        done = run_cli("discover", "--source", "aliyun-dsw", "--json", env=env, tmp=tmp_path)
+        assert done.returncode == 0, done.stderr
+        [item] = json.loads(done.stdout)["items"]
+        assert (item["source"], item["gpu"], item["idle_shutdown_minutes"]) == ("aliyun-dsw", "A10-24GB", 60)
+        zh = run_cli("discover", "--source", "aliyun-dsw", "--lang", "zh", env=env, tmp=tmp_path)
+        assert "空闲 60 分钟后自动停止" in zh.stdout
