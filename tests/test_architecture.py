@@ -13,19 +13,10 @@ from pathlib import Path
 import pytest
 
 from tests.support.cli import ROOT
+from tests.support.sources import parsed, sources
 
 PACKAGES = ("bot", "rules", "pricing")
 MAX_FUNCTION_LINES = 80
-
-
-def sources(*packages: str) -> list[Path]:
-    return sorted(p for pkg in packages for p in (ROOT / pkg).rglob("*.py"))
-
-
-@functools.cache
-def parsed(path: Path) -> ast.Module:
-    """A source file's syntax tree, parsed once for all the tests here."""
-    return ast.parse(path.read_text("utf-8"))
 
 
 @functools.cache

@@ -11,6 +11,7 @@ import certifi
 import pytest
 
 from bot.tls import shared_context
+from tests.support.sources import parsed, sources
 
 
 def test_ssl_cert_file_names_the_authorities_trusted(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -34,8 +35,8 @@ def test_every_client_the_bot_makes_takes_the_shared_context() -> None:
     """A client made without it builds its own context again (20-50 ms of CPU, each download and each read)."""
     root = Path(__file__).resolve().parents[1] / "bot"
     made = []
-    for path in root.rglob("*.py"):
-        for node in ast.walk(ast.parse(path.read_text("utf-8"))):
+    for path in sources("bot"):
+        for node in ast.walk(parsed(path)):
             if (
                 isinstance(node, ast.Call)
                 and isinstance(node.func, ast.Attribute)
