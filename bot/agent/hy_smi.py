@@ -10,13 +10,12 @@ not cards. Output that is no JSON, or a card without its use or memory, is one e
 
 from __future__ import annotations
 
-import json
 import re
 from datetime import datetime
 from typing import Any
 
 from bot.agent.errors import NoGPU
-from bot.agent.tool_run import in_mib, output_of, reading
+from bot.agent.tool_run import in_mib, json_of, output_of, reading
 
 TOOL = "hy-smi"
 ARGS = ("--showuse", "--showmemuse", "--showmeminfo", "vram", "--showpower", "--showproductname", "--json")
@@ -33,14 +32,7 @@ def read(now: datetime) -> list[dict[str, Any]]:
 
 
 def parse(text: str, now: datetime) -> list[dict[str, Any]]:
-    start = text.find("{")
-    try:
-        cards = json.loads(text[start:]) if start >= 0 else None
-    except json.JSONDecodeError as exc:
-        line = text[:start].count("\n") + exc.lineno
-        raise NoGPU("tool_line", tool=TOOL, line=line, text=text.splitlines()[line - 1][:120]) from None
-    if not isinstance(cards, dict):
-        raise NoGPU("tool_line", tool=TOOL, line=1, text=(text.strip().splitlines() or [""])[0][:120])
+    cards = json_of(text, TOOL)
     out = []
     for key, fields in cards.items():
         found = _CARD.match(key)

@@ -9,13 +9,12 @@ card without its utilisation or memory, is one error naming what is missing."""
 
 from __future__ import annotations
 
-import json
 import re
 from datetime import datetime
 from typing import Any
 
 from bot.agent.errors import NoGPU
-from bot.agent.tool_run import in_mib, output_of, reading
+from bot.agent.tool_run import in_mib, json_of, output_of, reading
 
 TOOL = "mthreads-gmi"
 _AMOUNT = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([A-Za-z]*)\s*$")
@@ -27,13 +26,7 @@ def read(now: datetime) -> list[dict[str, Any]]:
 
 
 def parse(text: str, now: datetime) -> list[dict[str, Any]]:
-    start = text.find("{")
-    try:
-        document = json.loads(text[start:]) if start >= 0 else None
-    except json.JSONDecodeError as exc:
-        line = text[:start].count("\n") + exc.lineno
-        raise NoGPU("tool_line", tool=TOOL, line=line, text=text.splitlines()[line - 1][:120]) from None
-    gpus = _field(document, "GPU") if isinstance(document, dict) else None
+    gpus = _field(json_of(text, TOOL), "GPU")
     if isinstance(gpus, dict):
         gpus = [gpus]  # one card: some builds print the object itself
     if not isinstance(gpus, list):

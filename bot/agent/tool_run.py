@@ -3,8 +3,10 @@ found on PATH, bounded in time, its failure said as NoGPU with the tool's own ex
 
 from __future__ import annotations
 
+import json
 import shutil
 import subprocess
+from typing import Any
 
 from bot.agent.errors import NoGPU
 
@@ -53,3 +55,17 @@ def reading(
         "memory_total_mib": total_mib,
         "power_w": power_w,
     }
+
+
+def json_of(text: str, tool: str) -> dict[str, Any]:
+    """The JSON object a tool printed (after any warning lines before it); NoGPU tool_line naming the line where
+    it is not one."""
+    start = text.find("{")
+    try:
+        document = json.loads(text[start:]) if start >= 0 else None
+    except json.JSONDecodeError as exc:
+        line = text[:start].count("\n") + exc.lineno
+        raise NoGPU("tool_line", tool=tool, line=line, text=text.splitlines()[line - 1][:120]) from None
+    if not isinstance(document, dict):
+        raise NoGPU("tool_line", tool=tool, line=1, text=(text.strip().splitlines() or [""])[0][:120])
+    return document

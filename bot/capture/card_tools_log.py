@@ -17,7 +17,7 @@ from typing import Any
 from bot.agent import cnmon, hy_smi, mthreads_gmi, xpu_smi
 from bot.agent.errors import NoGPU
 from bot.capture.errors import CaptureError
-from bot.capture.npu_smi_log import time_line
+from bot.capture.npu_smi_log import as_samples, time_line
 from rules.samples import Sample
 
 Reader = Callable[[str, datetime], list[dict[str, Any]]]
@@ -84,10 +84,7 @@ def read_tool_log(tool: str, lines: list[str], now: datetime | None = None) -> l
         cards = [r["gpu"] for r in readings]
         if at is None and len(set(cards)) < len(cards):
             raise CaptureError(first, "tool_no_time", tool=tool, asked=ASKED[tool])
-        out += [
-            Sample(moment, r["gpu"], r["utilization_pct"], r["memory_used_mib"], r["memory_total_mib"])
-            for r in readings
-        ]
+        out += as_samples(readings, moment)
     if not out:
         raise CaptureError(len(lines), "no_samples")
     return out

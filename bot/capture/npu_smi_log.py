@@ -10,6 +10,7 @@ refused saying how to make one (their spacing is the run's length)."""
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from typing import Any
 
 from bot.agent.errors import NoGPU
 from bot.agent.npu_smi import parse
@@ -72,10 +73,14 @@ def read_npu_smi(lines: list[str], now: datetime | None = None) -> list[Sample]:
         except NoGPU as exc:
             line = first - 1 + int(str(exc.params.get("line", 1)))
             raise CaptureError(line, "npu_smi_row", text=str(exc.params.get("text", ""))[:80]) from None
-        out += [
-            Sample(moment, r["gpu"], r["utilization_pct"], r["memory_used_mib"], r["memory_total_mib"])
-            for r in readings
-        ]
+        out += as_samples(readings, moment)
     if not out:
         raise CaptureError(len(lines), "no_samples")
     return out
+
+
+def as_samples(readings: list[dict[str, Any]], moment: datetime) -> list[Sample]:
+    """A tool reader's readings (bot/agent) as the capture's samples at `moment`."""
+    return [
+        Sample(moment, r["gpu"], r["utilization_pct"], r["memory_used_mib"], r["memory_total_mib"]) for r in readings
+    ]
