@@ -244,14 +244,19 @@ def _floor(which: str, regions: tuple[str, ...], url: str) -> tuple[float, int]:
     for region in regions:
         profile = ClientProfile(httpProfile=HttpProfile(protocol="http", endpoint=url.split("://")[1]))
         cvm = CommonClient("cvm", "2017-03-12", cred, region, profile)
-        offset = 0
-        while True:
-            body = cvm.call_json("DescribeInstances", {"Offset": offset, "Limit": 100})["Response"]
-            page = body.get("InstanceSet") or []
-            seen += len(page)
-            offset += len(page)
-            if not page or offset >= body["TotalCount"]:
-                break
+        cbs = CommonClient("cbs", "2017-03-12", cred, region, profile)
+        for client, action, key, extra in (
+            (cvm, "DescribeInstances", "InstanceSet", {}),
+            (cbs, "DescribeDisks", "DiskSet", {"Filters": [{"Name": "disk-state", "Values": ["UNATTACHED"]}]}),
+        ):  # the same describes as discovery's: GPU instances, and disks attached to nothing
+            offset = 0
+            while True:
+                body = client.call_json(action, {"Offset": offset, "Limit": 100, **extra})["Response"]
+                page = body.get(key) or []
+                seen += len(page)
+                offset += len(page)
+                if not page or offset >= body["TotalCount"]:
+                    break
     return time.perf_counter() - start, seen
 
 
