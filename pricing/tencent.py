@@ -84,14 +84,14 @@ def _quotas(ask: Ask, region: str, kinds: list[str], skipped: Skipped) -> list[d
 def _records(
     region: str, rows: list[dict[str, Any]], gpus: dict[str, str], now: datetime, skipped: Skipped, where: str
 ) -> Iterator[PriceRecord]:
+    def rank(row: dict[str, Any]) -> tuple[bool, float]:
+        return row.get("Status") != "SELL", float(row["Price"]["UnitPrice"])  # in stock first, then the cheapest
+
     best: dict[str, dict[str, Any]] = {}
     for row in rows:
-        kind, price = str(row.get("InstanceType") or ""), (row.get("Price") or {}).get("UnitPrice")
-        if kind not in gpus or price is None:
-            continue
-        key = (row.get("Status") != "SELL", float(price))  # in stock first, then the cheapest
-        if kind not in best or key < (best[kind].get("Status") != "SELL", float(best[kind]["Price"]["UnitPrice"])):
-            best[kind] = row
+        kind = str(row.get("InstanceType") or "")
+        if kind in gpus and (row.get("Price") or {}).get("UnitPrice") is not None:
+            best[kind] = min(best.get(kind, row), row, key=rank)
     for kind in gpus:
         if kind not in best:
             skipped.lines.append(f"{kind} in {region}: not sold there by the hour")

@@ -55,22 +55,23 @@ def _card(index: int, key: str, fields: dict[str, Any], now: datetime) -> dict[s
     return reading(now.isoformat(), index, f"Hygon {series}", use, used, total, _number(fields, _POWER))
 
 
-def _number(fields: dict[str, Any], key: re.Pattern[str]) -> float | None:
+def _field(fields: dict[str, Any], key: re.Pattern[str]) -> tuple[re.Match[str], float] | None:
+    """The first field whose name matches `key`, and its value as a number (None: no such field, or no number)."""
     for name, value in fields.items():
-        if key.match(name.strip()):
+        if found := key.match(name.strip()):
             try:
-                return float(str(value).strip().rstrip("%W").strip())
+                return found, float(str(value).strip().rstrip("%W").strip())
             except ValueError:
                 return None
     return None
+
+
+def _number(fields: dict[str, Any], key: re.Pattern[str]) -> float | None:
+    got = _field(fields, key)
+    return got[1] if got else None
 
 
 def _memory(fields: dict[str, Any], key: re.Pattern[str]) -> float | None:
-    for name, value in fields.items():
-        found = key.match(name.strip())
-        if found:
-            try:
-                return in_mib(float(str(value).strip()), found.group(1))
-            except ValueError:
-                return None
-    return None
+    """A memory field in MiB, its unit read from its name ("vram Total Memory (B)")."""
+    got = _field(fields, key)
+    return in_mib(got[1], got[0].group(1)) if got else None

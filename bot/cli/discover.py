@@ -25,7 +25,7 @@ def discover(
         str | None,
         typer.Option(
             "--source",
-            help="Where to look: aws, aliyun, aliyun-dsw, tencent, tencent-hai or autodl; default: every one on.",
+            help="Where to look: aws, aliyun (with aliyun-dsw), tencent (with tencent-hai) or autodl; default: all on.",
         ),
     ] = None,
     lang: LangOpt = None,
@@ -50,10 +50,10 @@ def discover(
     offers, client = cached_offers(settings), _slack(settings)
     reports: list[Report] = []
     for name, make in on.items():
-        if source is None or name == source:
+        if source is None or name == source or name.startswith(f"{source}-"):  # aliyun: with aliyun-dsw
             cloud = make()
             reports.append(run_discovery(settings, store, team, store.now(), offers=offers, client=client, cloud=cloud))
-    problems = {f"{r.source} {k}" if len(reports) > 1 else k: v for r in reports for k, v in r.problems.items()}
+    problems = _problems(reports, source)
     for where, problem in problems.items():
         say(t("cli.discover_problem", settings.lang, where=where, problem=said(problem, settings.lang)))
     items = [(r.source, i) for r in reports for i in r.items]
@@ -83,6 +83,19 @@ def discover(
         )
     if problems:
         raise typer.Exit(1)
+
+
+def _problems(reports: list[Any], source: str | None) -> dict[str, str]:
+    """Each region's problem, named by its cloud where several were read; within the one asked for (aliyun, read
+    with aliyun-dsw after it), a problem its head already said for that region (no credentials) is said once."""
+    out: dict[str, str] = {}
+    for report in reports:
+        head = len(reports) == 1 or report.source == source
+        for region, problem in report.problems.items():
+            if not head and source is not None and out.get(region) == problem:
+                continue
+            out[region if head else f"{report.source} {region}"] = problem
+    return out
 
 
 COLUMNS = ("key", "kind", "name", "gpu", "cards", "owner", "channel", "state")

@@ -92,6 +92,7 @@ class Aliyun:
         self.sleep, self.backoff_s = sleep, backoff_s
         self._clients: dict[tuple[str, str], Any] = {}
         self._quoted: dict[tuple[str, str], dict[str, float]] = {}
+        self._types: dict[tuple[str, str], dict[str, Any]] = {}
 
     def config(self, region: str) -> Any:
         """The SDK's Config for `region`: credentials, timeouts, and the one endpoint where set."""
@@ -197,26 +198,31 @@ class Aliyun:
     def scan(self) -> Scan:
         return scan_regions(self.name, self.regions, lambda r: chain(self._instances(r), self._disks(r)))
 
+    def instance_type(self, region: str, instance_type: str) -> dict[str, Any]:
+        """An ECS type as DescribeInstanceTypes gives it (GPUSpec, GPUAmount, GPUMemorySize), asked once a type per
+        cloud object; empty when the cloud would not say."""
+        from pricing.aliyun import AskError
+
+        key = (region, instance_type)
+        if key not in self._types:
+            try:
+                body = self.ask(region, "DescribeInstanceTypes", {"RegionId": region, "InstanceTypes.1": instance_type})
+                found = (body.get("InstanceTypes") or {}).get("InstanceType") or []
+                self._types[key] = dict(found[0]) if found else {}
+            except AskError:
+                self._types[key] = {}
+        return self._types[key]
+
     def share(self, region: str, instance_type: str, gpu: str | None) -> float | None:
         """A vGPU type's slice of its card: its GPU memory (DescribeInstanceTypes' GPUMemorySize, GiB) over the
         card's, below one (ecs.vgn6i-m4.xlarge: 4 of a T4's 16 GB, a quarter); None for a whole card or unsaid."""
-        from pricing.aliyun import AskError
-
-        if not hasattr(self, "_shares"):
-            self._shares: dict[tuple[str, str], float | None] = {}
-        key = (region, instance_type)
-        if key not in self._shares:
-            self._shares[key] = None
-            try:
-                body = self.ask(region, "DescribeInstanceTypes", {"RegionId": region, "InstanceTypes.1": instance_type})
-                [kind] = (body.get("InstanceTypes") or {}).get("InstanceType") or [{}]
-                memory, count = float(kind.get("GPUMemorySize") or 0), int(kind.get("GPUAmount") or 1)
-                card = gpu_model(gpu).memory_gb if gpu else 0.0
-                if memory and card and memory < card * count:
-                    self._shares[key] = round(memory / (card * count), 4)
-            except (AskError, UnknownGPU, ValueError):
-                pass  # no share said: kept as whole cards
-        return self._shares[key]
+        kind = self.instance_type(region, instance_type)
+        try:
+            memory, count = float(kind.get("GPUMemorySize") or 0), int(kind.get("GPUAmount") or 1)
+            card = gpu_model(gpu).memory_gb if gpu else 0.0
+        except (UnknownGPU, ValueError):
+            return None  # no share said: kept as whole cards
+        return round(memory / (card * count), 4) if memory and card and memory < card * count else None
 
     def _pages(
         self, region: str, action: str, make: Callable[[str | None], Any], key: tuple[str, str]

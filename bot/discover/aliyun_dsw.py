@@ -19,7 +19,7 @@ from typing import Any
 from bot.discover.aliyun import Aliyun
 from bot.discover.cloud import CloudError, Stopped, gpu_named, scan_regions, utc_time
 from bot.state.discovered import Found, Scan
-from pricing.aliyun import AskError, gpu_of
+from pricing.aliyun import gpu_of
 from rules.errors import UnknownGPU
 from rules.gpus import gpu_model
 from rules.samples import Sample
@@ -64,26 +64,12 @@ class AliyunDsw(Aliyun):
     def _card(self, region: str, raw: dict[str, Any]) -> tuple[str | None, int]:
         """The notebook's GPU model and count: its ECS type's (asked once a type), else what it requested."""
         spec = str(raw.get("EcsSpec") or "")
-        if not hasattr(self, "_types"):
-            self._types: dict[tuple[str, str], tuple[str, int] | None] = {}
-        if spec.startswith("ecs.") and (region, spec) not in self._types:
-            self._types[(region, spec)] = self._type_gpus(region, spec)
-        if (typed := self._types.get((region, spec))) is not None:
+        typed = gpu_of(self.instance_type(region, spec)) if spec.startswith("ecs.") else None
+        if typed is not None:
             return typed
         asked = raw.get("RequestedResource") or {}
         count = int(float(asked.get("GPU") or 0) or 1)
         return gpu_named(str(asked.get("GPUType") or "").strip()), count
-
-    def _type_gpus(self, region: str, spec: str) -> tuple[str, int] | None:
-        if spec.startswith("ecs."):
-            try:
-                body = self.ask(region, "DescribeInstanceTypes", {"RegionId": region, "InstanceTypes.1": spec})
-            except AskError:
-                body = {}
-            for kind in (body.get("InstanceTypes") or {}).get("InstanceType") or []:
-                if (found := gpu_of(kind)) is not None:
-                    return found
-        return None
 
     def gpu_samples(
         self, region: str, instance_ids: list[str], since: datetime, until: datetime

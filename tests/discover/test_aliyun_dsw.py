@@ -102,5 +102,7 @@ def test_discover_says_a_notebooks_own_idle_rule(tmp_path: Path) -> None:
         assert done.returncode == 0, done.stderr
         [item] = json.loads(done.stdout)["items"]
         assert (item["source"], item["gpu"], item["idle_shutdown_minutes"]) == ("aliyun-dsw", "A10-24GB", 60)
+        family = run_cli("discover", "--source", "aliyun", "--json", env=env, tmp=tmp_path)
+        assert {i["source"] for i in json.loads(family.stdout)["items"]} == {"aliyun-dsw"}  # --source aliyun: DSW too
         zh = run_cli("discover", "--source", "aliyun-dsw", "--lang", "zh", env=env, tmp=tmp_path)
         assert "空闲 60 分钟后自动停止" in zh.stdout

@@ -33,7 +33,7 @@ def test_configured_types_are_priced_from_the_clouds_cheapest_zone(tmp_path: Pat
             db=tmp_path / "prices.db",
             tencent_regions="ap-guangzhou",
             tencent_endpoint=fake.url,
-            tencent_price_types="GN7.2XLARGE32=T4,GN7VW.2XLARGE32=T4,GNV4.4XLARGE48=A10,GT4.4XLARGE96",
+            tencent_price_types="GN7.2XLARGE32=T4,GN7VW.2XLARGE32=T4,GNV4.4XLARGE48=A10,GT4.4XLARGE96,GX9.8XLARGE=B9000",
             azure_enabled=False,
             ecb_enabled=False,
         )
@@ -56,3 +56,4 @@ def test_configured_types_are_priced_from_the_clouds_cheapest_zone(tmp_path: Pat
     note = source.note() or ""
     assert "GT4.4XLARGE96: name its GPU (GT4.4XLARGE96=T4)" in note
     assert "GNV4.4XLARGE48 in ap-guangzhou: not sold there by the hour" in note
+    assert "GX9.8XLARGE: B9000 is not a GPU the catalogue knows" in note and "GX9.8XLARGE" not in rows

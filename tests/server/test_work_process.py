@@ -310,7 +310,7 @@ def test_a_bad_work_process_setting_is_refused_before_serve_starts(
 
 
 @pytest.mark.e2e  # starts a process (its own nice values are changed, not the test runner's)
-@pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="per-thread nice values are read from Linux's /proc")
+@pytest.mark.skipif(not LINUX, reason="per-thread nice values are read from Linux's /proc")
 def test_the_work_process_lowers_every_thread_once_ready_not_before() -> None:
     """Issue 34.6: at nice 10 from its first line, the work process beside two busy processes took 3.7 s to
     answer its first command; it now starts at the front door's priority and then lowers every thread it has."""
