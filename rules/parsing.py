@@ -12,7 +12,7 @@ from rules import colloquial as said
 from rules.errors import ParseError, UnknownGPU
 from rules.gpus import canonical_gpu
 from rules.numbers import CHINESE_NUMERAL, NUMBER, chinese_int, normalise, number_value
-from rules.patterns import lazy
+from rules.patterns import has_han, lazy
 from rules.profile import (
     DurationAnswer,
     DurationBucket,
@@ -548,7 +548,7 @@ _RUNS_RANGE = lazy(r"(\d+(?:\.\d+)?)\s*-\s*(\d+(?:\.\d+)?)(?=\s*(?:次|回|times
 def parse_frequency(text: str) -> FrequencyAnswer:
     """How often the job runs: 'daily', '3 times a week', '每周两次', 'high' ..."""
     norm = said.frequency_words(_RUNS_RANGE.sub(r"\2", _prepare("frequency", text)))
-    compact = norm.replace(" ", "") if re.search(r"[\u4e00-\u9fff]", norm) else norm
+    compact = norm.replace(" ", "") if has_han(norm) else norm
     if compact in _LEVELS:
         return FrequencyAnswer(level=_LEVELS[compact])
     weekly = said.runs_a_week(compact) or said.runs_a_week(norm)

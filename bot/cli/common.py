@@ -107,11 +107,10 @@ def terminal_settings(*, lang: Lang | None, policy: Path | None) -> TerminalSett
 
 def bundled_policy() -> Policy:
     """The bundled policy, validated once and then read from the cache (bot/cache.py)."""
-    from importlib import resources
-
     from bot.cache import cached
+    from rules import policy
 
-    sources = [resources.files("rules").joinpath(name) for name in ("policy.yaml", "policy.py")]
+    sources = [policy.bundled_file(), Path(policy.__file__)]
     return cached("policy", sources, load_policy)
 
 

@@ -11,12 +11,15 @@ from __future__ import annotations
 
 import string
 from functools import cache
-from importlib import resources
+from pathlib import Path
 
 from bot.text.format import show
 from bot.text.lang import Lang
 from rules.patterns import lazy
 
+# The package's own folder, not importlib.resources: importing that (its readers, tempfile, random) was 4-5 ms of
+# every start, and the package is always installed as files (a wheel or an editable install, never a zip)
+HERE = Path(__file__).parent
 FILES = ("decision", "questions", "quote", "slack", "cli", "errors", "digest", "feishu")
 
 
@@ -29,8 +32,7 @@ def entries() -> dict[str, dict[Lang, str]]:
     """Every key of every catalogue file, with its text in each language (read once, then from the cache)."""
     from bot.cache import cached
 
-    package = resources.files("bot.text")
-    sources = [package.joinpath(f"{name}.yaml") for name in FILES] + [package.joinpath("catalogue.py")]
+    sources = [HERE / f"{name}.yaml" for name in FILES] + [HERE / "catalogue.py"]
     return cached("catalogue", sources, read_entries)
 
 
@@ -41,7 +43,7 @@ def read_entries() -> dict[str, dict[Lang, str]]:
     loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when present
     table: dict[str, dict[Lang, str]] = {}
     for name in FILES:
-        text = resources.files("bot.text").joinpath(f"{name}.yaml").read_text("utf-8")
+        text = (HERE / f"{name}.yaml").read_text("utf-8")
         for key, texts in (yaml.load(text, Loader=loader) or {}).items():
             if key in table:
                 raise CatalogueError(f"{name}.yaml: {key!r} is defined twice")

@@ -5,7 +5,7 @@ from __future__ import annotations
 from fractions import Fraction
 
 from bot.text.lang import Lang
-from rules.patterns import lazy
+from rules.patterns import has_han
 
 Number = str | float | int | bool | None
 
@@ -34,14 +34,11 @@ def share_text(share: float) -> str:
     return f"{fraction.numerator}/{fraction.denominator}" if fraction.denominator != 1 else "1"
 
 
-_CHINESE = lazy("[\u4e00-\u9fff]")
-
-
 def forms(accepted: list[str], lang: Lang) -> list[str]:
     """The accepted forms of an answer as a user of `lang` reads them: Chinese first for zh, English
     only for en (both are understood either way)."""
-    chinese = [a for a in accepted if _CHINESE.search(a)]
-    latin = [a for a in accepted if not _CHINESE.search(a)]
+    chinese = [a for a in accepted if has_han(a)]
+    latin = [a for a in accepted if not has_han(a)]
     return chinese + latin if lang is Lang.ZH else latin or accepted
 
 
