@@ -53,6 +53,8 @@ class Inference(_Section):
 
 
 class _Range(_Section):
+    __dataclass_fields__: ClassVar[dict[str, Any]]  # each subclass is a dataclass
+
     def __post_init__(self) -> None:
         for low in [f.name for f in fields(self) if f.name.endswith("_min")]:
             high = low[: -len("_min")] + "_max"

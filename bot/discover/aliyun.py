@@ -23,7 +23,7 @@ from datetime import UTC, datetime
 from itertools import chain
 from typing import Any
 
-from bot.discover.cloud import CloudError, Stopped, gpu_named, scan_regions, utc_time
+from bot.discover.cloud import REGIONS_AT_ONCE, CloudError, Stopped, gpu_named, scan_regions, utc_time
 from bot.state.discovered import Found, Scan
 from bot.text.problem import Problem
 from rules.errors import UnknownGPU
@@ -87,9 +87,11 @@ class Aliyun:
         *,
         sleep: Callable[[float], None] = time.sleep,
         backoff_s: float = 0.5,
+        at_once: int = REGIONS_AT_ONCE,
     ) -> None:
         self.regions, self.endpoint = regions, endpoint
         self.sleep, self.backoff_s = sleep, backoff_s
+        self.at_once = at_once  # regions a scan reads at once, each with its own clients
         self._clients: dict[tuple[str, str], Any] = {}
         self._quoted: dict[tuple[str, str], dict[str, float]] = {}
         self._types: dict[tuple[str, str], dict[str, Any]] = {}
@@ -196,7 +198,9 @@ class Aliyun:
         return quoted.get("spot") if spot and "spot" in quoted else quoted.get("on-demand")
 
     def scan(self) -> Scan:
-        return scan_regions(self.name, self.regions, lambda r: chain(self._instances(r), self._disks(r)))
+        return scan_regions(
+            self.name, self.regions, lambda r: chain(self._instances(r), self._disks(r)), workers=self.at_once
+        )
 
     def instance_type(self, region: str, instance_type: str) -> dict[str, Any]:
         """An ECS type as DescribeInstanceTypes gives it (GPUSpec, GPUAmount, GPUMemorySize), asked once a type per

@@ -22,7 +22,7 @@ from datetime import UTC, datetime, timedelta, timezone
 from itertools import chain
 from typing import Any
 
-from bot.discover.cloud import CloudError, Stopped, gpu_named, scan_regions, utc_time
+from bot.discover.cloud import REGIONS_AT_ONCE, CloudError, Stopped, gpu_named, scan_regions, utc_time
 from bot.state.discovered import Found, Scan
 from bot.text.problem import Problem
 from rules.samples import Sample
@@ -96,8 +96,10 @@ class Tencent:
         sleep: Callable[[float], None] = time.sleep,
         backoff_s: float = 0.5,
         clock: Callable[[], float] = time.monotonic,
+        at_once: int = REGIONS_AT_ONCE,
     ) -> None:
         self.regions, self.endpoint = regions, endpoint
+        self.at_once = at_once  # regions a scan reads at once, each with its own clients
         self.sleep, self.backoff_s, self.clock = sleep, backoff_s, clock
         self._last_monitor_call: float | None = None
         self._clients: dict[tuple[str, str], Any] = {}
@@ -154,7 +156,9 @@ class Tencent:
         raise AssertionError("unreachable")  # pragma: no cover
 
     def scan(self) -> Scan:
-        return scan_regions(self.name, self.regions, lambda r: chain(self._instances(r), self._disks(r)))
+        return scan_regions(
+            self.name, self.regions, lambda r: chain(self._instances(r), self._disks(r)), workers=self.at_once
+        )
 
     def _disks(self, region: str) -> Iterator[Found]:
         """CBS disks attached to nothing (disk-state UNATTACHED): storage that bills with no instance."""
@@ -171,17 +175,22 @@ class Tencent:
 
     def _instances(self, region: str) -> Iterator[Found]:
         offset = 0
+        prices: dict[tuple[str | None, str], float | None] = {}  # (zone, type): most instances share a few
         while True:
             body = self.call("cvm", region, "DescribeInstances", {"Offset": offset, "Limit": PAGE})
             page = body.get("InstanceSet") or []
             for raw in page:
-                if float((raw.get("GPUInfo") or {}).get("GPUCount") or 0) <= 0:
+                info = raw.get("GPUInfo") or {}
+                if float(info.get("GPUCount") or 0) <= 0:
                     continue
                 kind = str(raw.get("InstanceType") or "")
                 price = None
                 if kind and raw.get("InstanceChargeType") != "PREPAID":
-                    price = self.hourly(region, (raw.get("Placement") or {}).get("Zone"), kind)
-                yield instance_found(raw, region, price)
+                    where = ((raw.get("Placement") or {}).get("Zone"), kind)
+                    if where not in prices:
+                        prices[where] = self.hourly(region, *where)
+                    price = prices[where]
+                yield instance_found(raw, region, price, info)
             offset += len(page)
             if not page or offset >= int(body.get("TotalCount") or 0):
                 return
@@ -272,12 +281,16 @@ class Tencent:
         return out
 
 
-def instance_found(raw: dict[str, Any], region: str, per_hour: float | None = None) -> Found:
-    """A CVM instance with GPUs, as DescribeInstances gives it; `per_hour` the cloud's price of it."""
+def instance_found(
+    raw: dict[str, Any], region: str, per_hour: float | None = None, info: dict[str, Any] | None = None
+) -> Found:
+    """A CVM instance with GPUs, as DescribeInstances gives it; `per_hour` the cloud's price of it; `info` its
+    GPUInfo where the caller has read it already."""
     tags = {str(t.get("Key", "")): str(t.get("Value", "")) for t in raw.get("Tags") or []}
-    info = raw.get("GPUInfo") or {}
+    info = (raw.get("GPUInfo") or {}) if info is None else info
     gpu = gpu_named(str(info.get("GPUType") or "").strip())
-    state = STATES.get(str(raw.get("InstanceState")), str(raw.get("InstanceState", "unknown")).lower())
+    said = str(raw.get("InstanceState", "unknown"))
+    state = STATES.get(said) or said.lower()
     charge = str(raw.get("InstanceChargeType") or "")
     named = str(raw.get("InstanceName") or "")
     return Found(

@@ -130,8 +130,11 @@ def test_faults_are_one_line_and_change_nothing_known(
         caplog.set_level(logging.DEBUG)
         fake.throttle["DescribeInstances"] = 2
         waits: list[float] = []
-        assert run(tmp_path, fake, store, sleeps=waits).problems == {}
-        assert waits[:2] == [0.5, 1.0]  # backed off, doubling
+        one_region = Tencent(("ap-guangzhou",), fake.url, sleep=waits.append, clock=lambda: 100.0)
+        assert one_region.scan().problems == {}
+        assert waits == [0.5, 1.0]  # backed off, doubling
+        fake.throttle["DescribeInstances"] = 2  # both regions read at once, throttled on the way: retried through
+        assert run(tmp_path, fake, store).problems == {}
         fake.throttle["DescribeInstances"] = 99
         throttled = run(tmp_path, fake, store).problems["ap-guangzhou"]
         assert throttled == "throttled by Tencent Cloud (RequestLimitExceeded) after retries: the next run tries again"
@@ -177,3 +180,20 @@ def test_unattached_cbs_disks_become_storage_with_their_size_type_price_and_age(
         assert all(p["Filters"] == [{"Name": "disk-state", "Values": ["UNATTACHED"]}] for p in pages)
         assert len(pages) == 3  # Guangzhou's one page, Shanghai's two
         assert Discovered(store).runs()["tencent"].error is None and result is not None
+
+
+def test_regions_read_at_once_give_what_regions_in_turn_give_in_the_same_order() -> None:
+    """A scan reads its regions at once (a thread each): the items are the same, in the regions' order, pages and
+    all, as reading them one after another; a region that fails is said and the others are kept."""
+    regions = ("ap-guangzhou", "ap-shanghai", "ap-beijing")
+    with fake_tencent() as fake:
+        for n in range(3 * 230):  # three pages a region
+            fake.add(regions[n % 3], tags={"Owner": f"U{n:04d}"})
+        in_turn = Tencent(regions, fake.url, at_once=1).scan()
+        at_once = Tencent(regions, fake.url).scan()
+        with_a_bad_one = Tencent((*regions[:2], "ap-nowhere"), fake.url).scan()
+    assert [f.key for f in at_once.found] == [f.key for f in in_turn.found]
+    assert len(at_once.found) == 690 and at_once.regions_ok == list(regions)
+    assert [f.region for f in at_once.found] == sorted((f.region for f in at_once.found), key=regions.index)
+    assert with_a_bad_one.regions_ok == list(regions[:2]) and len(with_a_bad_one.found) == 460
+    assert list(with_a_bad_one.problems) == ["ap-nowhere"]
