@@ -14,6 +14,7 @@ from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 from bot.state import Store
 from bot.state.rentals import Rentals
@@ -56,9 +57,8 @@ def beat(url: str, token: str) -> int:
         return 0
 
 
-@contextmanager
-def posting(url: str, tokens: list[str], every: float) -> Iterator[dict[int, int]]:
-    """The agents posting until the block ends; yields the count of answers by HTTP status (0: no answer)."""
+def _post_until_told(url: str, tokens: list[str], every: float, conn: Any) -> None:
+    """The fleet, in its own process: posts until the bench says stop, then sends back the answers' counts."""
     statuses: dict[int, int] = {}
     stop = threading.Event()
     lock = threading.Lock()
@@ -83,8 +83,32 @@ def posting(url: str, tokens: list[str], every: float) -> Iterator[dict[int, int
 
     thread = threading.Thread(target=loop, daemon=True)
     thread.start()
+    conn.send("posting")
+    conn.recv()  # stop
+    stop.set()
+    thread.join(timeout=60)
+    with lock:
+        conn.send(dict(statuses))
+
+
+@contextmanager
+def posting(url: str, tokens: list[str], every: float) -> Iterator[dict[int, int]]:
+    """The agents posting until the block ends; yields the count of answers by HTTP status (0: no answer), filled
+    when the block ends. The agents run in their own process, as a fleet of boxes is elsewhere: in the bench's
+    process their threads would take the GIL from the users' threads, whose clocks measure the acknowledgements."""
+    import multiprocessing
+
+    statuses: dict[int, int] = {}
+    ours, theirs = multiprocessing.Pipe()
+    fleet = multiprocessing.get_context("fork").Process(
+        target=_post_until_told, args=(url, tokens, every, theirs), daemon=True
+    )
+    fleet.start()
+    ours.recv()  # posting
     try:
         yield statuses
     finally:
-        stop.set()
-        thread.join(timeout=60)
+        ours.send("stop")
+        if ours.poll(90):
+            statuses.update(ours.recv())
+        fleet.join(timeout=10)
