@@ -1,6 +1,7 @@
 """Agents beside the users of bench/load.py: N instances tracked in the state database before serve starts, each
 with its own heartbeat token, posting a heartbeat of eight GPUs' samples every `every` seconds (the agent's
-default is 60 s), spread evenly, over HTTP to /api/heartbeat, for as long as the users' run lasts."""
+default is 60 s), spread evenly, over HTTP to /api/heartbeat, for as long as the users' run lasts, from a process of
+their own (a fleet is other machines)."""
 
 from __future__ import annotations
 

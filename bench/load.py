@@ -139,7 +139,7 @@ def database(postgres: str | None) -> Iterator[str | None]:
 
 def run(
     users: int, timeout: float, replicas: int = 1, postgres: str | None = None, agents: int = 0, every: float = 60
-) -> dict[str, float]:
+) -> dict[str, Any]:
     with tempfile.TemporaryDirectory() as tmp, fake_slack() as fake, database(postgres) as url:
         procs, ports = [], []
         tokens = tracked(state_db_beside(Path(tmp) / "load0.db"), agents) if agents else []
@@ -208,6 +208,7 @@ def run(
         "p99": ordered[max(0, int(len(ordered) * 0.99) - 1)] * 1000,
         "max": ordered[-1] * 1000,
         "errors": len(errors),
+        "said": sorted(set(errors))[:3],  # what went wrong, where something did
         "lost": lost,
         "duplicated": duplicated,
         "seconds": took,
@@ -247,7 +248,8 @@ def main() -> None:
             r = run(users, args.timeout, replicas, postgres)
             print(
                 f"{name:<16}{users:>6}{r['p50']:>9.1f}{r['p99']:>9.1f}{r['max']:>9.1f}{r['errors']:>8.0f}"
-                f"{r['lost']:>6.0f}{r['duplicated']:>5.0f}{r['seconds']:>9.1f}",
+                f"{r['lost']:>6.0f}{r['duplicated']:>5.0f}{r['seconds']:>9.1f}"
+                + (f"  errors: {'; '.join(r['said'])}" if r["said"] else ""),
                 flush=True,
             )
             if r["p99"] < P99_LIMIT_MS and not (r["errors"] or r["lost"] or r["duplicated"]):
@@ -272,11 +274,13 @@ def with_agents(levels: list[int], timeout: float, agents: int, every: float, re
             for count, r in ((0, floors[-1]), (agents, loads[-1])):
                 print(
                     f"{users:>6}{count:>8}{r['p50']:>9.1f}{r['p99']:>9.1f}{r['max']:>9.1f}{r['errors']:>8.0f}"
-                    f"{r['lost']:>6.0f}{r['beats']:>7.0f}" + (f" ({r['beats_failed']:.0f} not kept)" if count else ""),
+                    f"{r['lost']:>6.0f}{r['beats']:>7.0f}"
+                    + (f" ({r['beats_failed']:.0f} not kept)" if count else "")
+                    + (f"  errors: {'; '.join(r['said'])}" if r["said"] else ""),
                     flush=True,
                 )
 
-        def median(runs: list[dict[str, float]], key: str) -> float:
+        def median(runs: list[dict[str, Any]], key: str) -> float:
             return statistics.median(r[key] for r in runs)
 
         p50, p99 = median(loads, "p50") / median(floors, "p50"), median(loads, "p99") / median(floors, "p99")
