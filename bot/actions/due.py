@@ -27,6 +27,7 @@ from bot.state.power import PowerLog, Sighting
 from bot.state.rentals import Instance, Rentals
 from bot.state.schedules import Schedules
 from bot.text import Lang, t
+from bot.text.catalogue import has
 from bot.text.format import escape, money, show
 from bot.text.problem import said
 from rules import metering
@@ -211,10 +212,11 @@ def _stopped(ctx: Ctx, warning: Warning, inst: Instance, *, late: bool = False) 
     try:
         owner_lang = ctx.teller.lang_of(inst.owner)  # the owner's own
         saved = priced or t("digest.price_unknown", owner_lang)  # an unknown amount, said in the DM's language
-        ctx.teller.direct(
-            inst.owner,
-            t(f"{key}_dm", owner_lang, name=escape(inst.name), channel=f"<#{warning.channel}>", saved=saved),
-        )
+        text = t(f"{key}_dm", owner_lang, name=escape(inst.name), channel=f"<#{warning.channel}>", saved=saved)
+        restart = f"action.restart.{inst.source}"  # a cloud's start can fail for want of a free card: said where
+        if not still_billed and has(restart):  # it is the owner who will start it
+            text += " " + t(restart, owner_lang)
+        ctx.teller.direct(inst.owner, text)
     except ChatError as exc:
         log.warning("could not tell %s their instance was stopped: %s", inst.owner, exc.code)
 

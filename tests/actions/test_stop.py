@@ -135,7 +135,7 @@ def test_an_idle_enrolled_box_is_warned_then_stopped_by_its_agent(tmp_path: Path
         )  # 6 minutes later, confirmed quiet
         assert "rental_released" not in said  # its buttons went with it
         [dm] = h.posts(channel="U1")
-        assert "*box-1* was stopped" in dm["text"]
+        assert "*box-1* was stopped" in dm["text"] and "gave its GPU back" not in dm["text"]  # a box of its own
         listed = json.loads(
             run_cli("actions", "--team", "T1", "--json", env={"GPU_ADVISOR_DB": str(tmp_path / "bot.db")}).stdout
         )
@@ -263,6 +263,8 @@ def test_an_idle_aws_instance_is_stopped_in_the_cloud_never_terminated(
             assert Rentals(h.deps.store).by_id(inst.id).released_by == "bot"  # type: ignore[union-attr]
             said = told(h, message)
             assert f"Stopped *{box}*" in said and "$24.14 a day saved" in said
+            [dm] = h.posts(channel="U0456")
+            assert "InsufficientInstanceCapacity" in dm["text"]  # a start needs a free card of its type
             assert run_actions(h.deps, h.tellers()) == 0  # never twice
             metrics = urllib.request.urlopen(h.base_url + "/metrics", timeout=10).read()
             assert b'gpu_advisor_actions_total{kind="stop",result="stopped"} 1.0' in metrics

@@ -68,6 +68,8 @@ def test_an_idle_instance_is_stopped_with_no_charge_and_its_spend_stops(tmp_path
             assert inst is not None and inst.released_by == "bot" and not metering.keeps(inst)
             said = told(h, message)
             assert "Stopped *a10-dev*" in said and "¥279 a day saved" in said
+            [dm] = h.posts(channel="U0456")  # a start may find the zone out of stock: its owner is told so
+            assert "economical mode" in dm["text"] and "OperationDenied.NoStock" in dm["text"]
             assert run_actions(h.deps, h.tellers()) == 0  # never twice
 
 
@@ -87,6 +89,8 @@ def test_an_instance_the_cloud_stops_with_its_meter_running_is_shown_still_bille
             assert last.state.value == "off"
             said = told(h, message)
             assert "a day saved" not in said and "It saves nothing yet" in said
+            [dm] = h.posts(channel="U0456")
+            assert "meter keeps running" in dm["text"] and "NoStock" not in dm["text"]  # it kept its GPU
             h.clock.advance(days=1)
             quiet(h, inst)
             text = json.dumps(digest(h)["blocks"], ensure_ascii=False)

@@ -47,6 +47,9 @@ def test_an_idle_cvm_is_stopped_with_no_charge(tmp_path: Path) -> None:
             assert inst is not None and inst.released_by == "bot"
             said = told(h, message)
             assert "Stopped *t4-dev*" in said and "¥208 a day saved" in said
+            [dm] = h.posts(channel="U0456")  # its owner, who will start it again: told it may be sold out then
+            assert "*t4-dev* was stopped" in dm["text"] and "gave its GPU back" in dm["text"]
+            assert "ResourceInsufficient" in dm["text"]
 
 
 def test_one_the_cloud_cannot_stop_without_charge_is_left_running_and_said_at_once(tmp_path: Path) -> None:

@@ -98,3 +98,5 @@ def test_a_claimed_idle_pro_instance_is_powered_off_and_its_wallet_read(tmp_path
             assert any(t.startswith("Stopped *train-4090* (<@U5>)") for t in said), said
             # AutoDL's list price of an RTX 4090 is in no rate card: the saving is an unknown amount, in English
             assert all("未知" not in t for t in said) and any("an unknown amount a day saved" in t for t in said)
+            [dm] = [c for c in h.fake.of("chat.postMessage") if c.get("channel") == "U5"]  # its claimer, its owner
+            assert "无卡模式" in dm["text"] and "clone it to another host" in dm["text"]
