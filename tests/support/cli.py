@@ -80,7 +80,8 @@ def _logging_as_it_was() -> Iterator[None]:
                 continue
             _, handlers, level, propagate = kept.get(id(logger), (logger, [], logging.NOTSET, True))
             logger.handlers[:], logger.propagate = handlers, propagate
-            logger.setLevel(level)
+            if logger.level != level:  # setLevel clears every logger's cache: thousands of loggers, each time
+                logger.setLevel(level)
 
 
 def run_cli(
