@@ -3,11 +3,11 @@
 Each round runs, in fresh processes and in turn, the baseline `python -c "import typer, pydantic,
 yaml, jinja2, rich"`; a floor that also defines one pydantic model and builds one pydantic-settings
 object (what a CLI on those libraries pays before its own code); a typer floor, a typer command with
-advise's 25 options that does nothing (typer 0.2x builds a pydantic TypeAdapter for every option of
-the invoked command: its own cost of running that command); and the advisor answering from flags as
-JSON. Bytecode is written by the warm-up run, as a wheel install has it. The figure is the median of
-the per-round ratios (advise / baseline), so a noisy moment slows both sides of a pair. Goal: at
-most 1.5x.
+advise's 25 options that does nothing (its own cost of running that command: typer 0.29 built a
+pydantic TypeAdapter for every option at each run, 1.1-1.4x the baseline by itself, hence
+pyproject's typer<0.29); and the advisor answering from flags as JSON. Bytecode is written by the
+warm-up run, as a wheel install has it. The figure is the median of the per-round ratios (advise /
+baseline), so a noisy moment slows both sides of a pair. Goal: at most 1.5x.
 
     python bench/cli_startup.py [--rounds 30]
 """
