@@ -68,7 +68,7 @@ def keep_secret(*values: str | None) -> None:
 
 def redact(text: str) -> str:
     text = _TOKEN.sub("[redacted]", text)
-    for secret in _SECRETS:
+    for secret in tuple(_SECRETS):  # a snapshot: another thread may keep a new secret meanwhile (a region's client)
         if secret in text:
             text = text.replace(secret, "[redacted]")
     return text
