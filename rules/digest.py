@@ -86,6 +86,7 @@ class InstanceNews:
     month: float = 0.0  # what it has billed this month (said for one stopped but still billed)
     gpu: str = ""  # its card, as the catalogue names it (Ascend-910B2-64GB), when known
     cards: float = 1.0
+    idle_rule: int | None = None  # the platform stops it by itself after this many minutes idle (a DSW notebook)
 
 
 @dataclass(frozen=True)
@@ -111,6 +112,7 @@ class FoundNews:
     state: str | None = None  # the cloud's: running, stopped, available
     spot: bool = False
     priced: bool = True
+    idle_rule: int | None = None  # the platform stops it by itself after this many minutes idle (a DSW notebook)
 
 
 @dataclass(frozen=True)
@@ -198,6 +200,7 @@ def _found(instances: list[Rented], storage: list[Stored]) -> list[FoundNews]:
             getattr(i, "cloud_state", None),
             bool(getattr(i, "spot", False)),
             i.price is not None,
+            getattr(i, "idle_rule_minutes", None),
         )
         for i in instances
         if unclaimed(i) and i.released_at is None
@@ -258,8 +261,13 @@ def spending(
 
 
 def _card(inst: Rented) -> dict[str, Any]:
-    """What card an item is, for its line (an item without one, as some fakes and old rows, says none)."""
-    return {"gpu": str(getattr(inst, "gpu", "") or ""), "cards": float(getattr(inst, "cards", 1) or 1)}
+    """What card an item is, and the platform's own idle rule where it has one, for its line (an item without
+    them, as some fakes and old rows, says none)."""
+    return {
+        "gpu": str(getattr(inst, "gpu", "") or ""),
+        "cards": float(getattr(inst, "cards", 1) or 1),
+        "idle_rule": getattr(inst, "idle_rule_minutes", None),
+    }
 
 
 def _stopped_billed(inst: Rented, stretches: Sequence[Stretch], now: datetime) -> InstanceNews:

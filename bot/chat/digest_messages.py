@@ -55,6 +55,8 @@ def instance_line(news: InstanceNews, lang: Lang, zone: ZoneInfo) -> str:
         per_day=money(news.per_day, news.currency) if news.priced else no_price,
         burned=money(news.burned, news.currency) if news.priced else no_price,
     )
+    if news.idle_rule:  # the platform's own rule: it may stop before anyone is warned
+        line += " " + t("digest.idle_rule", lang, minutes=news.idle_rule)
     if news.stop_at is not None:
         line += " " + t("digest.stop_warning", lang, at=when(news.stop_at, zone))  # with its date: graces run to 7d
     elif news.never_stopped:
@@ -78,7 +80,7 @@ def found_line(news: FoundNews, lang: Lang) -> str:
     """A found item nobody claimed: what it is, its cloud state, what it costs a day."""
     state = f"{news.state}, spot" if news.spot else (news.state or "?")
     cost = money(news.per_day, news.currency) if news.priced else t("digest.price_unknown", lang)
-    return t(
+    line = t(
         f"digest.found_{'instance' if news.kind == 'i' else 'storage'}",
         lang,
         name=escape(news.name),
@@ -86,6 +88,7 @@ def found_line(news: FoundNews, lang: Lang) -> str:
         state=state,
         per_day=cost,
     )
+    return line + " " + t("digest.idle_rule", lang, minutes=news.idle_rule) if news.idle_rule else line
 
 
 def storage_line(news: StorageNews, lang: Lang) -> str:

@@ -57,7 +57,7 @@ def discover(
     for where, problem in problems.items():
         say(t("cli.discover_problem", settings.lang, where=where, problem=said(problem, settings.lang)))
     items = [(r.source, i) for r in reports for i in r.items]
-    from bot.discover.aliyun_dsw import IDLE_TAG
+    from bot.state.discovered import IDLE_TAG
 
     idle_rule = {f.key: f.tags[IDLE_TAG] for r in reports for f in r.scan.found if f.tags.get(IDLE_TAG)}
     if as_json:

@@ -18,7 +18,7 @@ from typing import Any
 
 from bot.discover.aliyun import Aliyun
 from bot.discover.cloud import CloudError, Stopped, gpu_named, scan_regions, utc_time
-from bot.state.discovered import Found, Scan
+from bot.state.discovered import IDLE_TAG, Found, Scan  # IDLE_TAG: the notebook's own idle-shutdown rule, kept with it
 from pricing.aliyun import gpu_of
 from rules.errors import UnknownGPU
 from rules.gpus import gpu_model
@@ -37,7 +37,6 @@ STATES = {
     "Failed": "stopped",
     "Deleting": "terminated",
 }
-IDLE_TAG = "DSWIdleShutdownMinutes"  # the notebook's own idle-shutdown rule, kept with it
 
 
 class AliyunDsw(Aliyun):

@@ -184,6 +184,7 @@ class Discovered:
                 "provider_region": item.region,
                 "spot": item.spot,
                 "launched_at": item.launched_at,
+                "idle_rule_minutes": _idle_rule(item),
                 **who,
             }
             if gone and row.released_at is None:
@@ -227,6 +228,7 @@ class Discovered:
                     provider_region=item.region,
                     launched_at=item.launched_at,
                     spot=item.spot,
+                    idle_rule_minutes=_idle_rule(item),
                 ),
             )
         ]
@@ -374,6 +376,15 @@ def _set(table: Any, row: Any, **values: Any) -> tuple[str, Any, dict[str, Any]]
     what changed)."""
     changed = {k: v for k, v in values.items() if getattr(row, k) != v}
     return ("update", table, {"b_id": row.id, **changed}) if changed else None
+
+
+# the tag a platform's own idle rule is kept under at discovery (a PAI-DSW notebook's idle shutdown, in minutes)
+IDLE_TAG = "DSWIdleShutdownMinutes"
+
+
+def _idle_rule(item: Found) -> int | None:
+    rule = item.tags.get(IDLE_TAG, "")
+    return int(rule) if rule.isdigit() and int(rule) > 0 else None
 
 
 def _who(item: Found, filing: Filing) -> dict[str, Any]:

@@ -72,6 +72,7 @@ class Instance:
     billing: str | None = None  # hourly, day, month; None: from `unit` (rules/metering.py)
     stop_billing: str | None = None  # stops, keeps; None: stops
     provider: str | None = None  # the provider account it bills to: aws, autodl, aliyun, ...
+    idle_rule_minutes: int | None = None  # the platform stops it by itself after this long idle (a DSW notebook)
 
 
 @dataclass(frozen=True)

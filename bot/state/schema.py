@@ -212,6 +212,7 @@ rental_instances = Table(
     Column("billing", String(8)),
     Column("stop_billing", String(8)),
     Column("provider", String(32)),
+    Column("idle_rule_minutes", Integer),  # the platform stops it by itself after this long idle (0024): DSW's
     UniqueConstraint("team", "name", name="uq_rental_instances_team_name"),
     Index(None, "token_hash"),
     Index(None, "team", "machine_id"),

@@ -6,17 +6,21 @@ a stop read back as stopped."""
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
+from zoneinfo import ZoneInfo
 
 import pytest
 
-from bot.discover.aliyun_dsw import IDLE_TAG, AliyunDsw
+from bot.discover.aliyun_dsw import AliyunDsw
 from bot.discover.run import discover
 from bot.settings import Settings
 from bot.state import Store
+from bot.state.discovered import IDLE_TAG
 from bot.state.rentals import Rentals
+from bot.text import Lang
 from tests.support.cli import run_cli
 from tests.support.fake_aliyun import ENV, fake_aliyun
 from tests.support.state_template import migrated_state_db
@@ -106,3 +110,33 @@ def test_discover_says_a_notebooks_own_idle_rule(tmp_path: Path) -> None:
         assert {i["source"] for i in json.loads(family.stdout)["items"]} == {"aliyun-dsw"}  # --source aliyun: DSW too
         zh = run_cli("discover", "--source", "aliyun-dsw", "--lang", "zh", env=env, tmp=tmp_path)
         assert "空闲 60 分钟后自动停止" in zh.stdout
+
+
+def test_a_notebooks_own_idle_rule_is_kept_and_said_in_the_digest(tmp_path: Path) -> None:
+    """Issue 31.1: DSW stops a notebook by itself after its idle time; the digest says so beside it (found or
+    claimed), in the channel's language, and a notebook without the setting says nothing of it."""
+    from bot.chat.digest_messages import found_line, instance_line
+    from rules.digest import compose
+    from rules.policy import Idle
+
+    with fake_aliyun() as fake:
+        fake.types["ecs.gn7i-c8g1.2xlarge"] = ("NVIDIA A10", 1)
+        fake.notebook(name="self-stopping", idle_minutes=45)
+        fake.notebook(name="runs-on")
+        cloud = AliyunDsw(("cn-hangzhou",), fake.url, sleep=lambda s: None)
+        settings = Settings(
+            db=tmp_path / "bot.db", aliyun_regions="cn-hangzhou", aliyun_endpoint=fake.url, discover_channel="C1"
+        )
+        store = Store(f"sqlite:///{migrated_state_db(tmp_path / 'state.db')}")
+        discover(settings, store, "T1", NOW, offers=no_offers, cloud=cloud)
+        fake.notebooks[0].idle_minutes = 30  # changed in the console: the next scan keeps the new rule
+        discover(settings, store, "T1", NOW, offers=no_offers, cloud=cloud)
+    kept = {i.name: i for i in Rentals(store).instances("T1")}
+    assert (kept["self-stopping"].idle_rule_minutes, kept["runs-on"].idle_rule_minutes) == (30, None)
+    found = {f.name: f for f in compose(kept.values(), [], {}, now=NOW, rules=Idle()).found}
+    assert found_line(found["self-stopping"], Lang.EN).endswith("(the platform stops it by itself after 30 min idle)")
+    assert "闲置 30 分钟后自动停机" in found_line(found["self-stopping"], Lang.ZH)
+    assert "by itself" not in found_line(found["runs-on"], Lang.EN)
+    claimed = replace(kept["self-stopping"], owner="U0456")  # claimed: judged, and with no activity yet unknown
+    [news] = compose([claimed], [], {}, now=NOW, rules=Idle()).instances
+    assert "(the platform stops it by itself after 30 min idle)" in instance_line(news, Lang.EN, ZoneInfo("UTC"))
