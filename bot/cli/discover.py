@@ -57,15 +57,12 @@ def discover(
     for where, problem in problems.items():
         say(t("cli.discover_problem", settings.lang, where=where, problem=said(problem, settings.lang)))
     items = [(r.source, i) for r in reports for i in r.items]
-    from bot.state.discovered import IDLE_TAG
-
-    idle_rule = {f.key: f.tags[IDLE_TAG] for r in reports for f in r.scan.found if f.tags.get(IDLE_TAG)}
     if as_json:
-        out = {"found": len(items), "items": [_item(i, where, idle_rule) for where, i in items]}
+        out = {"found": len(items), "items": [_item(i, where) for where, i in items]}
         sys.stdout.write(json.dumps(out, ensure_ascii=False, indent=2) + "\n")
     else:
         for where, item in items:
-            row = _item(item, where, idle_rule)
+            row = _item(item, where)
             cells = [str(row[k] if row[k] is not None else "-") for k in COLUMNS]
             if row.get("idle_shutdown_minutes"):  # a PAI-DSW notebook that stops itself when idle
                 cells.append(t("cli.discover_idle_rule", settings.lang, minutes=row["idle_shutdown_minutes"]))
@@ -101,13 +98,12 @@ def _problems(reports: list[Any], source: str | None) -> dict[str, str]:
 COLUMNS = ("key", "kind", "name", "gpu", "cards", "owner", "channel", "state")
 
 
-def _item(item: Any, source: str, idle_rule: dict[str, str]) -> dict[str, Any]:
+def _item(item: Any, source: str) -> dict[str, Any]:
     from bot.state.rentals import Instance
 
     instance = isinstance(item, Instance)
-    rule = idle_rule.get(item.provider_id or "")
     return {
-        "idle_shutdown_minutes": int(rule) if rule and rule.isdigit() else None,
+        "idle_shutdown_minutes": item.idle_rule_minutes if instance else None,  # kept by the scan (a DSW notebook)
         "key": item.provider_id,
         "source": source,
         "kind": "instance" if instance else "storage",

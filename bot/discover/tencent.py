@@ -175,7 +175,6 @@ class Tencent:
 
     def _instances(self, region: str) -> Iterator[Found]:
         offset = 0
-        prices: dict[tuple[str | None, str], float | None] = {}  # (zone, type): most instances share a few
         while True:
             body = self.call("cvm", region, "DescribeInstances", {"Offset": offset, "Limit": PAGE})
             page = body.get("InstanceSet") or []
@@ -186,10 +185,7 @@ class Tencent:
                 kind = str(raw.get("InstanceType") or "")
                 price = None
                 if kind and raw.get("InstanceChargeType") != "PREPAID":
-                    where = ((raw.get("Placement") or {}).get("Zone"), kind)
-                    if where not in prices:
-                        prices[where] = self.hourly(region, *where)
-                    price = prices[where]
+                    price = self.hourly(region, (raw.get("Placement") or {}).get("Zone"), kind)  # asked once a type
                 yield instance_found(raw, region, price, info)
             offset += len(page)
             if not page or offset >= int(body.get("TotalCount") or 0):
