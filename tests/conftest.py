@@ -139,6 +139,18 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     gc.freeze()
 
 
+@pytest.hookimpl(trylast=True)
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """A worker's last act before its os._exit: pytest's unraisable-exception plugin runs a full collection at
+    unconfigure and another at cleanup, each walking every object the session's tests left alive (moto's backends,
+    botocore's models, SQLAlchemy's caches), 0.5-1 s a worker, all four at the same moment at the end of the run.
+    Freezing what is alive makes both walk nothing. What pytest reports after each test stays reported; only what
+    a last collection alone would have found (a cycle of the last tests' garbage whose finalizer raises) goes
+    unseen in a worker, and a run without -n still collects. Fast loop 29-31 s -> 27-28 s (alternated runs)."""
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        gc.freeze()
+
+
 def _leave_now() -> None:
     sys.stdout.flush()
     sys.stderr.flush()
