@@ -14,6 +14,12 @@ from typing import Any
 import boto3
 import httpx
 import pytest
+
+# moto gives every EC2 backend (an account and a region: made again after each reset, one for each region a scan
+# reads) its 44 bundled images and the region's "latest" ones, about 1,300 images and 30 ms a backend, unless
+# MOTO_AMIS_PATH names the images to load instead: here the one image the tests launch (its record as moto bundles
+# it). Read when moto's EC2 models are imported, so set before moto is: this module is the tests' only way to moto.
+os.environ.setdefault("MOTO_AMIS_PATH", os.path.join(os.path.dirname(__file__), "moto_amis.json"))
 from moto.server import ThreadedMotoServer
 
 FAKE_ENV = {
@@ -61,7 +67,7 @@ def cloudwatch(url: str, region: str = "us-east-1") -> Any:
     return boto3.client("cloudwatch", region_name=region, endpoint_url=url)
 
 
-AMI = "ami-12c6146b"  # one of moto's bundled images (asking for the list costs seconds a test)
+AMI = "ami-12c6146b"  # one of moto's bundled images, the one moto_amis.json loads
 
 
 def launch(client: Any, instance_type: str, tags: dict[str, str] | None = None, *, spot: bool = False) -> str:
