@@ -127,6 +127,7 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
 #   the collector. At (100_000, 50, 1_000) the fast loop went 40-50 s -> 33-35 s (user CPU 61-76 s -> 45-49 s)
 #   for the same largest worker (about 590 MB): garbage is still collected, in fewer, larger passes.
 GC_THRESHOLDS = (100_000, 50, 1_000)
+_IN_A_WORKER = bool(os.environ.get("PYTEST_XDIST_WORKER"))  # an xdist worker, not the controller or a run without -n
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -147,7 +148,7 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
     Freezing what is alive makes both walk nothing. What pytest reports after each test stays reported; only what
     a last collection alone would have found (a cycle of the last tests' garbage whose finalizer raises) goes
     unseen in a worker, and a run without -n still collects. Fast loop 29-31 s -> 27-28 s (alternated runs)."""
-    if os.environ.get("PYTEST_XDIST_WORKER"):
+    if _IN_A_WORKER:
         gc.freeze()
 
 
@@ -157,5 +158,5 @@ def _leave_now() -> None:
     os._exit(0)
 
 
-if os.environ.get("PYTEST_XDIST_WORKER"):
+if _IN_A_WORKER:
     atexit.register(_leave_now)  # registered before the tests' own, so run after them

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import atexit
 import functools
+import json
 import os
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -19,8 +20,9 @@ import pytest
 # reads) its 44 bundled images and the region's "latest" ones, about 1,300 images and 30 ms a backend, unless
 # MOTO_AMIS_PATH names the images to load instead: here the one image the tests launch (its record as moto bundles
 # it). Read when moto's EC2 models are imported, so set before moto is: this module is the tests' only way to moto.
-os.environ.setdefault("MOTO_AMIS_PATH", os.path.join(os.path.dirname(__file__), "moto_amis.json"))
-from moto.server import ThreadedMotoServer
+IMAGES = os.path.join(os.path.dirname(__file__), "moto_amis.json")
+os.environ.setdefault("MOTO_AMIS_PATH", IMAGES)
+from moto.server import ThreadedMotoServer  # noqa: E402  (after MOTO_AMIS_PATH)
 
 FAKE_ENV = {
     "AWS_ACCESS_KEY_ID": "testing",
@@ -67,7 +69,8 @@ def cloudwatch(url: str, region: str = "us-east-1") -> Any:
     return boto3.client("cloudwatch", region_name=region, endpoint_url=url)
 
 
-AMI = "ami-12c6146b"  # one of moto's bundled images, the one moto_amis.json loads
+with open(IMAGES, encoding="utf-8") as _images:
+    AMI = str(json.load(_images)[0]["ami_id"])  # the image moto loads, named in one place
 
 
 def launch(client: Any, instance_type: str, tags: dict[str, str] | None = None, *, spot: bool = False) -> str:
