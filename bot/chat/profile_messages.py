@@ -211,3 +211,16 @@ def recommendation(advice: Advice, convo_id: str, policy: Policy, lang: Lang) ->
         ),
         intent=Recommendation(advice, convo_id, policy),
     )
+
+
+def from_model_prompt(service: bool, user: str, lang: Lang) -> str:
+    """Estimate from the model (question 2): what to reply in the thread ("7B LoRA"; for a `service`, the served
+    model's size, context and concurrency)."""
+    named = (
+        ["7B serve", "Qwen2.5-7B 8k x 16", "Llama-3.1-70B int4 4k×32"]
+        if service
+        else ["7B LoRA", "13B 全参微调", "72B QLoRA", "13B full fine-tune"]
+    )
+    examples = ", ".join(f"`{a}`" for a in forms(named, lang))
+    key = "slack.from_model_prompt_service" if service else "slack.from_model_prompt"
+    return t(key, lang, user=user, examples=examples)

@@ -48,7 +48,7 @@ class FeishuChat:
         data = self.api.call("messages.create", lambda: self.api.im.message.create(request))
         return str(data.message_id), str(data.chat_id or receive_id)
 
-    def _reply(self, root: str, content: dict[str, object], uuid: str | None = None) -> str:
+    def reply(self, root: str, content: dict[str, object], uuid: str | None = None) -> str:
         im = self.api.sdk.im
         body = (
             im.ReplyMessageRequestBody.builder()
@@ -68,7 +68,7 @@ class FeishuChat:
         content = card(say, lang)
         try:
             if place.thread:
-                return Posted(place, self._reply(place.thread, content, key))
+                return Posted(place, self.reply(place.thread, content, key))
             # a chat (oc_…), or a person (ou_…): then their direct chat with the bot, which the answer names
             kind = "open_id" if place.chat.startswith("ou_") else "chat_id"
             sent, chat_id = self.send_into(kind, place.chat, content, key)
@@ -92,15 +92,13 @@ class FeishuChat:
         return None
 
     def update(self, posted: Posted, say: Say, lang: Lang) -> None:
+        self.update_card(posted, card(say, lang))
+
+    def update_card(self, posted: Posted, content: dict[str, object]) -> None:
+        """Replace a card the bot sent with `content`."""
         im = self.api.sdk.im
-        request = (
-            im.PatchMessageRequest.builder()
-            .message_id(posted.id)
-            .request_body(
-                im.PatchMessageRequestBody.builder().content(json.dumps(card(say, lang), ensure_ascii=False)).build()
-            )
-            .build()
-        )
+        body = im.PatchMessageRequestBody.builder().content(json.dumps(content, ensure_ascii=False)).build()
+        request = im.PatchMessageRequest.builder().message_id(posted.id).request_body(body).build()
         try:
             self.api.call("messages.patch", lambda: self.api.im.message.patch(request))
         except FeishuError as exc:

@@ -5,15 +5,18 @@ composed again from what is still listed, with the answer's line at the top (Fei
 from __future__ import annotations
 
 import logging
-from dataclasses import replace
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Protocol
 from zoneinfo import ZoneInfo
 
 from bot.actions.warn import Warner
+from bot.app import found
+from bot.app.found import Pressed
 from bot.chat import digest_answers
 from bot.chat.digest_messages import digest_message
 from bot.chat.ids import Action
-from bot.chat.message import Message
+from bot.chat.message import Message, Section
 from bot.chat.port import Place, Posted
 from bot.deps import Deps
 from bot.digest.send import digests
@@ -48,17 +51,69 @@ def on_press(
     except RentalError:
         return Toast("feishu.toast_gone", "warning")
     if message_id:
-        now = deps.now()
-        digest = Warner(rentals).annotate(
-            team,
-            chat_id,
-            digests(rentals, team, [chat_id], now, deps.policy.idle, deps.policy.metering, zone)[chat_id],
-            now,
-        )
-
-        def say(each: Lang) -> Message:
-            shown = digest_message(digest, each, zone, done=done.line(each))
-            return replace(shown, sections=(shown.sections[0], *done.follow_ups(each), *shown.sections[1:]))
-
-        chat.update(Posted(Place(chat.platform, team, chat_id), message_id), say, lang)
+        _show(deps, chat, rentals, team, chat_id, message_id, zone, lang, done)
     return None
+
+
+def on_found(
+    deps: Deps, chat: FeishuChat, action: Action, value: str, team: str, chat_id: str, message_id: str, user: str
+) -> Toast | None:
+    """Claim (anyone of the tenant: a press comes from one) or Not ours (an admin) on a found item."""
+    from bot.feishu.events import Toast
+
+    kind, _, name = value.partition(":")
+    if kind not in ("i", "s") or not name:
+        return Toast("feishu.toast_gone", "warning")
+    plan = Schedules(deps.store, deps.settings.default_schedule()).of(team, chat_id)
+    zone, lang = ZoneInfo(plan.zone), Lang(plan.lang) if plan.lang else deps.settings.lang
+    press = Pressed(action, team, chat_id, kind, name, user, message_id or None, lang)
+    outcome = found.answer(deps, press, lang, member=True, is_admin=lambda: chat.is_admin(user, chat_id))
+    if outcome.refused is not None:
+        return Toast("feishu.toast_refused", "error", (("why", outcome.refused),))
+    if message_id and outcome.done is not None:
+        said = outcome.done
+        _show(deps, chat, Rentals(deps.store), team, chat_id, message_id, zone, lang, Done(lambda _: said))
+    return None
+
+
+@dataclass(frozen=True)
+class Done:
+    """A found item's answer as a digest card shows it at the top: one line, no follow-ups."""
+
+    line: Callable[[Lang], str]
+
+    def follow_ups(self, lang: Lang) -> list[Section]:
+        return []
+
+
+class Said(Protocol):
+    def line(self, lang: Lang) -> str: ...
+
+    def follow_ups(self, lang: Lang) -> list[Section]: ...
+
+
+def _show(
+    deps: Deps,
+    chat: FeishuChat,
+    rentals: Rentals,
+    team: str,
+    chat_id: str,
+    message_id: str,
+    zone: ZoneInfo,
+    lang: Lang,
+    done: Said,
+) -> None:
+    """The digest card composed again from what is still listed, with the answer's line at the top."""
+    now = deps.now()
+    digest = Warner(rentals).annotate(
+        team,
+        chat_id,
+        digests(rentals, team, [chat_id], now, deps.policy.idle, deps.policy.metering, zone)[chat_id],
+        now,
+    )
+
+    def say(each: Lang) -> Message:
+        shown = digest_message(digest, each, zone, done=done.line(each))
+        return replace(shown, sections=(shown.sections[0], *done.follow_ups(each), *shown.sections[1:]))
+
+    chat.update(Posted(Place(chat.platform, team, chat_id), message_id), say, lang)

@@ -9,20 +9,24 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from bot.chat import answer_commands, conversation, inline, meter_commands, rental_commands
-from bot.chat.commands import CommandError, Invocation
+from bot.app import rentals, table
+from bot.app.invocation import CommandError, Form, Invocation
+from bot.app.track import rented
+from bot.chat import conversation
 from bot.chat.digest_answers import ITEM_ACTIONS
-from bot.chat.ids import Action, ButtonValue, SubCommand
+from bot.chat.ids import Action, ButtonValue
 from bot.chat.message import plain
-from bot.chat.port import FEISHU_PREFIX, Place
+from bot.chat.port import FEISHU_PREFIX, Actor, Place
+from bot.chat.profile_messages import from_model_prompt
 from bot.deps import Deps
-from bot.feishu import digest_buttons
+from bot.feishu import digest_buttons, forms
 from bot.feishu.chat import FeishuChat
+from bot.feishu.teller import FeishuTeller
 from bot.text import Lang, t
+from rules.questions import is_inference
 
 log = logging.getLogger(__name__)
 
@@ -31,7 +35,6 @@ MENU, ADDED = "application.bot.menu_v6", "im.chat.member.bot.added_v1"
 # the bot menu's items (their event keys, as set in the developer console: docs/feishu.md)
 MENU_NEW_PROFILE, MENU_HELP, MENU_MY_RENTALS = "new_profile", "help", "my_rentals"
 COMMAND = "/gpu-advise"
-START_WORDS = {"", "advise", "start", "开始", "建议"}
 
 
 def team_of(payload: dict[str, Any]) -> str:
@@ -44,13 +47,18 @@ def event_type(payload: dict[str, Any]) -> str:
 
 
 def command_text(message: dict[str, Any]) -> str:
-    """The typed text, without the @mentions and a leading /gpu-advise."""
+    """The typed text, without a leading /gpu-advise: the @mentions before it (the bot's, in a group) dropped, any
+    other @mention written as the core writes a person, <@open_id> (`track … owner=@someone`)."""
     try:
         text = str(json.loads(message.get("content") or "{}").get("text") or "")
     except (ValueError, AttributeError):
         return ""
     for mention in message.get("mentions") or []:
-        text = text.replace(str(mention.get("key", "")), " ")
+        key, person = str(mention.get("key", "")), str((mention.get("id") or {}).get("open_id") or "")
+        if not key:
+            continue
+        leading = text.lstrip().startswith(key)
+        text = text.replace(key, " " if leading or not person else f"<@{person}>", 1)
     text = text.strip()
     if text.lower().startswith(COMMAND):
         text = text[len(COMMAND) :]
@@ -83,7 +91,8 @@ def handle(deps: Deps, chat: FeishuChat, payload: dict[str, Any], input_key: str
         chat_id = str((payload.get("event") or {}).get("chat_id") or "")
         if chat_id:  # added to a group: say what it does there
             place = Place(chat.platform, team_of(payload), chat_id)
-            chat.post(place, lambda each: plain(t("feishu.help", each), each), deps.settings.lang)
+            help_ = invocation(deps, chat, team_of(payload), chat_id, "", "", deps.settings.lang).help_text
+            chat.post(place, lambda each: plain(help_(each), each), deps.settings.lang)
     return None
 
 
@@ -97,39 +106,50 @@ def on_menu(deps: Deps, chat: FeishuChat, payload: dict[str, Any]) -> None:
     if key == MENU_NEW_PROFILE:
         conversation.start(deps, chat, team=team, channel=user, user=user, lang=lang)
     elif key == MENU_HELP:
-        chat.post(Place(chat.platform, team, user), lambda each: plain(t("feishu.help", each), each), lang)
+        help_ = invocation(deps, chat, team, user, user, "", lang).help_text
+        chat.post(Place(chat.platform, team, user), lambda each: plain(help_(each), each), lang)
     elif key == MENU_MY_RENTALS:
-        rental_commands.list_items(invocation(deps, chat, team, user, user, "", lang))  # in the direct chat
+        rentals.list_items(invocation(deps, chat, team, user, user, "", lang))  # in the direct chat
 
 
 def invocation(
-    deps: Deps, chat: FeishuChat, team: str, chat_id: str, user: str, reply_to: str, lang: Lang
+    deps: Deps,
+    chat: FeishuChat,
+    team: str,
+    chat_id: str,
+    user: str,
+    reply_to: str,
+    lang: Lang,
+    request_key: str | None = None,
 ) -> Invocation:
-    """A sub-command typed in Feishu: answered in a thread under the person's message; posts go to the chat."""
+    """A sub-command typed in Feishu: answered in a thread under the person's message (for everyone in the chat);
+    what is for the person alone (a token) in a direct message; posts go to the chat."""
     place = Place(chat.platform, team, chat_id)
+    here = place.in_thread(reply_to or None)
+
+    def say(where: Place) -> Any:
+        return lambda message: chat.post(where, lambda _: message, lang)
+
     return Invocation(
         deps,
         team=team,
         channel=chat_id,
         user=user,
         lang=lang,
-        answer=lambda message: chat.post(place.in_thread(reply_to), lambda _: message, lang),
-        post=lambda message: chat.post(place, lambda _: message, lang),
+        answer=say(here),
+        post=say(place),
         is_admin=lambda: chat.is_admin(user, chat_id),
         zone=lambda: chat.user_zone(user),
+        chat=chat,
+        announce=say(here),
+        privately=lambda message: chat.direct(Actor(chat.platform, team, user), lambda _: message, lang),
+        teller=lambda: FeishuTeller(chat, lang),
+        open_form=lambda kind, initial: forms.send(chat, here, kind, initial, lang),
+        help_text=lambda each: t("feishu.help", each, tenant=team.removeprefix(FEISHU_PREFIX)),
+        lang_of=lambda _other: chat.default_lang,
+        channel_name=t("feishu.this_chat", lang),
+        request_key=request_key,
     )
-
-
-RENTAL_COMMANDS: dict[str, Callable[[Invocation, list[str]], None]] = {
-    SubCommand.LIST: lambda inv, _args: rental_commands.list_items(inv),
-    SubCommand.RELEASE: rental_commands.release,
-    SubCommand.DELETE_STORAGE: rental_commands.delete_storage,
-    SubCommand.BUDGET: rental_commands.budget,
-    SubCommand.POWER: meter_commands.power,
-    SubCommand.BILLING: meter_commands.billing,
-    SubCommand.BALANCE: meter_commands.balance,
-    SubCommand.REMIND: rental_commands.remind,
-}
 
 
 def on_message(deps: Deps, chat: FeishuChat, payload: dict[str, Any], input_key: str | None) -> None:
@@ -152,64 +172,55 @@ def on_message(deps: Deps, chat: FeishuChat, payload: dict[str, Any], input_key:
                     conversation.typed_answer(deps, chat, convo, text, user, input_key)
             return
     lang = _lang_of(text, deps.settings.lang)
-    here = Place(chat.platform, team, chat_id, str(message.get("message_id") or "") or None)
+    here = str(message.get("message_id") or "")
+    inv = invocation(deps, chat, team, chat_id, user, here, lang, input_key)
     try:
-        tokens = inline.split(text)
-    except inline.InlineError as exc:
-        error = t(f"error.inline.{exc.code}", lang, **exc.params)
-        chat.post(here, lambda each: plain(error, each), lang)
-        return
-    head = tokens[0].lower() if tokens else ""
-    if head in START_WORDS:
-        conversation.start(deps, chat, team=team, channel=chat_id, user=user, lang=lang)
-    elif head == SubCommand.HELP:
-        chat.post(here, lambda each: plain(t("feishu.help", each), each), lang)
-    elif head == SubCommand.PRICES or answer_commands.is_inline(tokens):
-        _answers(deps, chat, here, user, tokens, lang)
-    elif head in RENTAL_COMMANDS:
-        inv = invocation(deps, chat, team, chat_id, user, here.thread or "", lang)
-        try:
-            RENTAL_COMMANDS[head](inv, tokens[1:])
-        except CommandError as exc:
-            said = f"{exc}\n{t('feishu.see_help', lang)}"
-            chat.post(here, lambda each: plain(said, each), lang)
-    else:
-        chat.post(here, lambda each: plain(t("feishu.not_yet", each, name=head), each), lang)
-
-
-def _answers(deps: Deps, chat: FeishuChat, here: Place, user: str, tokens: list[str], lang: Lang) -> None:
-    """`prices [gpu]`, or every answer in the text (the recommendation at once), as in Slack."""
-    try:
-        if tokens[0].lower() == SubCommand.PRICES:
-            said = "\n".join(answer_commands.price_lines(deps, tokens[1:], lang))
-            chat.post(here, lambda each: plain(said, each), lang)
-        else:
-            answer_commands.inline_profile(
-                deps, chat, team=here.tenant, channel=here.chat, user=user, tokens=tokens, lang=lang
-            )
+        table.run(inv, text)
     except CommandError as exc:
-        error = f"{exc}\n{t('feishu.see_help', lang)}"
-        chat.post(here, lambda each: plain(error, each), lang)
+        said = f"{exc}\n{t('feishu.see_help', lang)}"
+        inv.answer(plain(said, lang))
 
 
 def on_card_action(deps: Deps, chat: FeishuChat, payload: dict[str, Any], input_key: str | None) -> Toast | None:
     event = payload.get("event") or {}
     operator = event.get("operator") or {}
     user = str(operator.get("open_id") or "")
-    pressed = (event.get("action") or {}).get("value") or {}
+    action_of = event.get("action") or {}
+    pressed = action_of.get("value") or {}
     action, raw = str(pressed.get("action") or ""), str(pressed.get("value") or "")
     context = event.get("context") or {}
     chat_id, message_id = str(context.get("open_chat_id") or ""), str(context.get("open_message_id") or "")
     team = FEISHU_PREFIX + str(operator.get("tenant_key") or (payload.get("header") or {}).get("tenant_key") or "")
+    form = forms.submitted(action_of)
+    if user and form is not None:
+        refused = forms.on_submit(deps, chat, form, team, chat_id, message_id, user, input_key)
+        return Toast(refused, "error") if refused else None
     if not user or not raw:
         return None
     if action in ITEM_ACTIONS:
         return digest_buttons.on_press(deps, chat, Action(action), raw, team, chat_id, message_id, user)
+    if action in (Action.CLAIM, Action.NOT_OURS):
+        return digest_buttons.on_found(deps, chat, Action(action), raw, team, chat_id, message_id, user)
     try:
         value = ButtonValue.model_validate_json(raw)
     except ValueError:
         log.info("a card action with a value this app did not make: ignored")
         return None
+    return _profile_button(deps, chat, action, value, team, chat_id, user, input_key)
+
+
+def _profile_button(
+    deps: Deps,
+    chat: FeishuChat,
+    action: str,
+    value: ButtonValue,
+    team: str,
+    chat_id: str,
+    user: str,
+    input_key: str | None,
+) -> Toast | None:
+    """A profile's buttons: an answer or Skip, Change an answer (the form card, pre-filled), Start over, I rented
+    this (the track card, pre-filled with what was recommended), Estimate from the model."""
     if action.startswith(Action.ANSWER) or action == Action.SKIP:
         with deps.store.lock(value.c):
             convo = deps.conversations.get(value.c, team)  # another tenant's press finds nothing
@@ -218,10 +229,20 @@ def on_card_action(deps: Deps, chat: FeishuChat, payload: dict[str, Any], input_
             if not conversation.admit(deps, chat, convo, chat_id or convo.channel, user):
                 return Toast("feishu.toast_not_yours", "error")
             conversation.take_answer(deps, chat, convo, value.k, value.v, user, input_key)
-    elif action == Action.RESTART:
-        convo = deps.conversations.get(value.c, team)
-        if convo is not None:
-            conversation.start(
-                deps, chat, team=team, channel=chat_id or convo.channel, user=user, lang=Lang(convo.lang)
-            )
+        return None
+    convo = deps.conversations.get(value.c, team)
+    if convo is None:
+        return Toast("feishu.toast_gone", "warning")
+    lang, where = Lang(convo.lang), Place(chat.platform, team, chat_id or convo.channel, convo.thread_ts)
+    if action == Action.RESTART:
+        conversation.start(deps, chat, team=team, channel=chat_id or convo.channel, user=user, lang=lang)
+    elif action == Action.CHANGE:
+        forms.send(chat, where, Form.PROFILE, dict(convo.answers), lang, convo.id)
+    elif action == Action.RENTED:
+        forms.send(chat, where, Form.TRACK, rented(deps, convo), lang)
+    elif action == Action.FROM_MODEL:
+        prompt = from_model_prompt(is_inference(conversation.parsed(convo)), user, lang)
+        chat.post(where, lambda _: plain(prompt, lang), lang)
+    else:
+        log.info("a card action %s this app does not know: ignored", action[:40])
     return None

@@ -6,10 +6,11 @@ from __future__ import annotations
 from typing import Any
 
 from slack_sdk import WebClient
+from slack_sdk.errors import SlackApiError
 
 from bot.chat import profile_messages as says
 from bot.chat.message import Message, Section
-from bot.chat.port import Actor, Place, Platform, Posted, Say
+from bot.chat.port import Actor, ChatError, Place, Platform, Posted, Say
 from bot.deps import Deps
 from bot.slack.keyed_posts import keyed, posted_in_thread
 from bot.slack.replies import lang_for, post_or_dm
@@ -90,9 +91,13 @@ class SlackChat:
         self.client.chat_postEphemeral(channel=place.chat, user=user, text=text)
 
     def direct(self, actor: Actor, say: Say, lang: Lang) -> Posted:
-        dm = self.client.conversations_open(users=actor.user)["channel"]["id"]
+        """A message to the user's direct chat with the app (chat.postMessage to a user id opens it)."""
         message = say(lang)
-        reply = self.client.chat_postMessage(channel=dm, blocks=render(message) or None, text=message.text)
+        try:
+            reply = self.client.chat_postMessage(channel=actor.user, blocks=render(message) or None, text=message.text)
+        except SlackApiError as exc:
+            raise ChatError(str(exc.response.get("error") or "slack_error")) from exc
+        dm = str(reply.get("channel") or actor.user)
         return Posted(Place(Platform.SLACK, actor.tenant, dm, str(reply["ts"])), str(reply["ts"]))
 
     def user_lang(self, actor: Actor) -> Lang:

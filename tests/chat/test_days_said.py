@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from bot.chat.rental_commands import days_said, schedule_text
+from bot.app.rentals import days_said, schedule_text
 from bot.text import Lang
 from rules.remind_schedule import RemindSchedule, parse_at, parse_days
 

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from bot.slack.listeners.rentals import RentalCommandError
-from bot.slack.listeners.report import period
+from bot.app.invocation import CommandError as RentalCommandError
+from bot.app.report import period
 from bot.text import Lang
 from tests.support.cli import run_cli
 

@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 from bot.chat.ids import ButtonValue
+from bot.chat.profile_messages import from_model_prompt
 from bot.deps import Deps
 from bot.slack import conversation
 from bot.slack.replies import lang_for
 from bot.slack.request import SlackRequest
 from bot.slack.ui import blocks
 from bot.slack.ui.forms import FormMeta
-from bot.text import Lang, t
-from bot.text.format import forms
+from bot.text import Lang
 from rules.questions import is_inference
 
 
@@ -34,20 +34,8 @@ def on_from_model(deps: Deps, request: SlackRequest) -> None:
     convo = deps.conversations.get(_value(request).c, request.team)
     if convo is None or not convo.thread_ts:
         return
-    lang = Lang(convo.lang)
-    service = is_inference(conversation.parsed(convo))  # a served model: its size, context and concurrency
-    named = (
-        ["7B serve", "Qwen2.5-7B 8k x 16", "Llama-3.1-70B int4 4k×32"]
-        if service
-        else ["7B LoRA", "13B 全参微调", "72B QLoRA", "13B full fine-tune"]
-    )
-    examples = ", ".join(f"`{a}`" for a in forms(named, lang))
-    key = "slack.from_model_prompt_service" if service else "slack.from_model_prompt"
-    request.client.chat_postMessage(
-        channel=convo.channel,
-        thread_ts=convo.thread_ts,
-        text=t(key, lang, user=request.body["user"]["id"], examples=examples),
-    )
+    prompt = from_model_prompt(is_inference(conversation.parsed(convo)), request.body["user"]["id"], Lang(convo.lang))
+    request.client.chat_postMessage(channel=convo.channel, thread_ts=convo.thread_ts, text=prompt)
 
 
 def on_change(deps: Deps, request: SlackRequest) -> None:

@@ -7,11 +7,9 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
+from bot.app.forms import read_answers
 from bot.fields.answers import FORM_FIELDS
-from bot.text import Lang, t
-from bot.text.errors import parse_error_text
-from rules.answers import AnswersError, parse_answers
-from rules.questions import missing
+from bot.text import Lang
 
 
 class FormMeta(BaseModel):
@@ -41,18 +39,7 @@ def form_answers(view: dict[str, Any]) -> dict[str, str]:
 
 
 def read_form(view: dict[str, Any], lang: Lang) -> tuple[dict[str, str], dict[str, Any], dict[str, str]]:
-    """(texts, parsed answers, {block_id: error}) of a submitted modal.
-
-    An error for every answer that does not parse, and for every required answer left blank
-    (the same required set as everywhere: inference needs only QPS and P99)."""
+    """(texts, parsed answers, {block_id: error}) of a submitted modal (bot/app/forms.py reads them)."""
     answers = form_answers(view)
-    errors: dict[str, str] = {}
-    try:
-        values = parse_answers(answers)
-    except AnswersError as exc:
-        errors = {key: parse_error_text(error, lang)[:150] for key, error in exc.errors.items()}
-        values = parse_answers({k: v for k, v in answers.items() if k not in exc.errors})
-    for key in missing(values):
-        if key not in answers:
-            errors[key] = t("slack.required", lang)
+    values, errors = read_answers(answers, lang)
     return answers, values, errors

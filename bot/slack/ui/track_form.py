@@ -8,15 +8,14 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from bot.fields.rentals import CachedPrice, FieldError, instance_fields
+from bot.app.forms import TRACK_FIELDS, read_track
+from bot.fields.rentals import CachedPrice
 from bot.slack.ids import Callback
 from bot.slack.ui import templating
 from bot.slack.ui.forms import typed_texts
-from bot.state.rentals import RentalError, check_name
 from bot.text import Lang, t
-from bot.text.catalogue import tw
 
-FIELDS = (("name", True), ("gpu", True), ("price", False), ("cards", False), ("share", False), ("project", False))
+FIELDS = TRACK_FIELDS
 
 
 class TrackMeta(BaseModel):
@@ -56,29 +55,5 @@ def read(
 ) -> tuple[dict[str, Any], dict[str, str]]:
     """(the instance's columns, {field: error}) of a submitted track modal."""
     meta = TrackMeta.model_validate_json(payload_view.get("private_metadata") or "{}")
-    lang, typed = Lang(meta.lang), typed_texts(payload_view, dict(FIELDS))
-    errors: dict[str, str] = {}
-    try:
-        check_name(typed.get("name", ""))
-    except RentalError as exc:
-        errors["name"] = tw(f"error.rental.{exc.code}", lang, "slack", **exc.params)[:150]
-    cards = typed.get("cards", "1")
-    if not cards.isdigit() or not 1 <= int(cards) <= 1024:
-        errors["cards"] = t("track_form.cards.hint", lang)
-    fields: dict[str, Any] = {}
-    try:
-        fields = instance_fields(
-            typed.get("gpu", ""),
-            typed.get("price"),
-            int(cards) if cards.isdigit() else 1,
-            typed.get("share"),
-            currency,
-            lang,
-            cached=cached,
-        )
-    except FieldError as exc:
-        errors[exc.field if exc.field in dict(FIELDS) else "price"] = exc.message[:150]
-    for key, required in FIELDS:
-        if required and key not in typed:
-            errors[key] = t("slack.required", lang)
-    return fields | {"name": typed.get("name", ""), "project": typed.get("project"), "channel": meta.ch}, errors
+    fields, errors = read_track(typed_texts(payload_view, dict(FIELDS)), Lang(meta.lang), currency, cached)
+    return fields | {"channel": meta.ch}, errors

@@ -3,8 +3,8 @@ mp=no freq=daily resume=no`: the recommendation at once) and `prices [gpu]`."""
 
 from __future__ import annotations
 
+from bot.app.invocation import CommandError
 from bot.chat import conversation, inline
-from bot.chat.commands import CommandError
 from bot.chat.port import Chat
 from bot.deps import Deps
 from bot.fields.answers import inline_key

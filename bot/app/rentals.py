@@ -7,7 +7,7 @@ from dataclasses import replace
 from datetime import datetime
 from typing import overload
 
-from bot.chat.commands import CommandError, Invocation
+from bot.app.invocation import CommandError, Invocation
 from bot.chat.digest_messages import item_section
 from bot.chat.message import Message, Section, plain
 from bot.fields.rentals import SIGNS, budget_money
@@ -156,7 +156,7 @@ def _language(value: str, lang: Lang) -> Lang: ...
 @overload
 def _language(value: None, lang: Lang) -> None: ...
 def _language(value: str | None, lang: Lang) -> Lang | None:
-    """A language named in the command (`lang=en`, `lang zh`); RentalCommandError for anything else."""
+    """A language named in the command (`lang=en`, `lang zh`); CommandError for anything else."""
     if value is None:
         return None
     if value.lower() not in {code.value for code in Lang}:

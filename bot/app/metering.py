@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from zoneinfo import ZoneInfo
 
-from bot.chat.commands import CommandError, Invocation
+from bot.app.invocation import CommandError, Invocation
 from bot.chat.message import plain
 from bot.fields.metering import balance_of, billing_of, power_of, provider_of, stop_billing_of
 from bot.fields.rentals import FieldError, currency_of

@@ -1,0 +1,42 @@
+"""`act off|notify|stop [grace=4h] [project=P]`: this channel's policy for idle instances (and `act` alone: what
+it is). `stop` is an admin's choice; changing a policy someone else set needs them or an admin. The answer goes
+to the channel: everyone there is told what will happen."""
+
+from __future__ import annotations
+
+from bot.actions.policy import PolicyError, read_grace, read_mode, said
+from bot.app.invocation import CommandError, Invocation
+from bot.chat import inline
+from bot.chat.message import plain
+from bot.state.actions import Actions
+from bot.state.rentals import NAME
+from bot.text import t
+from bot.text.format import who
+
+KEYS = {"grace": "grace", "project": "project", "宽限": "grace", "项目": "project"}
+
+
+def act(inv: Invocation, args: list[str]) -> None:
+    user, channel, team, lang = inv.user, inv.channel, inv.team, inv.lang
+    actions = Actions(inv.deps.store)
+    if not args:
+        inv.answer(plain(said(actions.policy(team, channel), inv.channel_name, lang), lang))
+        return
+    try:
+        mode = read_mode(args[0], lang)
+        raw = inline.parse_pairs(args[1:], KEYS)[0]
+        grace = read_grace(raw.get("grace"), lang)
+    except PolicyError as exc:
+        raise CommandError(str(exc)) from None
+    project = raw.get("project", "")
+    if project and not NAME.fullmatch(project):
+        raise CommandError(f"`project`: {t('error.rental.bad_name', lang, name=project)}")
+    current = actions.policy(team, channel, project)
+    mine = current.set_by is None or current.set_by == user or current.project != project
+    admin = (mode == "stop" or not mine) and inv.is_admin()
+    if mode == "stop" and not admin:
+        raise CommandError(t("action.stop_admins_only", lang))
+    if not mine and not admin:
+        raise CommandError(t("action.not_yours", lang, who=who(current.set_by, lang)))
+    actions.set_policy(team, channel, mode, grace, project=project, by=user, now=inv.deps.now())
+    inv.announce(plain(f"<@{user}>: " + said(actions.policy(team, channel, project), inv.channel_name, lang), lang))

@@ -1,0 +1,50 @@
+"""A sub-command as any chat hands it to the core: who typed it, where, in which language, and how to answer.
+The sub-commands (bot/app/table.py names them all) parse and answer the same on every chat; a chat's wing builds
+the Invocation from its own request (bot/slack/invocation.py, bot/feishu/events.py) and fills in what only it can
+do: answer one person privately, open a form, reach the channel's teller, say its own help."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from enum import StrEnum
+
+from bot.chat.message import Message
+from bot.chat.port import Chat, Teller
+from bot.deps import Deps
+from bot.text import Lang
+
+
+class CommandError(Exception):
+    """Bad input to a sub-command: the sentence, in the user's language (what was wrong, what is accepted)."""
+
+
+class Form(StrEnum):
+    """The forms a chat opens: the five questions at once, and tracking an instance (pre-filled)."""
+
+    PROFILE = "profile"
+    TRACK = "track"
+
+
+@dataclass
+class Invocation:
+    deps: Deps
+    team: str  # the tenant: a Slack workspace (T…), a Feishu tenant behind its prefix (feishu:…)
+    channel: str
+    user: str
+    lang: Lang
+    answer: Callable[[Message], object]  # to the person who typed it (Slack: ephemeral; Feishu: in its thread)
+    post: Callable[[Message], object]  # a new message in the channel, for everyone
+    is_admin: Callable[[], bool]  # may this person act as an admin of the tenant (or of this chat)?
+    zone: Callable[[], str | None]  # this person's IANA time zone, when the chat knows it
+    chat: Chat  # the chat it came from, as the port (profiles, direct messages)
+    # where it was typed, for everyone there (Slack: the command's channel; Feishu: the thread under the message)
+    announce: Callable[[Message], object]
+    # to the person alone, for what others must not see (a token): Slack ephemeral, Feishu a direct message
+    privately: Callable[[Message], object]
+    teller: Callable[[], Teller]  # the channel's teller: reports and their charts
+    open_form: Callable[[Form, dict[str, str]], None]  # a form, pre-filled
+    help_text: Callable[[Lang], str]  # the chat's own `help`: how its people type the sub-commands
+    lang_of: Callable[[str], Lang]  # another person's language, as the chat knows it
+    channel_name: str = ""  # the channel as a line names it (Slack: a link to it; Feishu: "this chat")
+    request_key: str | None = None  # the inbox key of the request: a redo finishes what was started

@@ -1,0 +1,92 @@
+"""`quote gpu=… hours=HxD [cards=N | share=F] [currency=C] [provider=P] [region=R] [compare=yes]`: what the
+options cost for a schedule, the same on every chat, answered where it was typed for everyone there."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import ValidationError
+
+from bot.app.invocation import CommandError, Invocation
+from bot.chat import inline
+from bot.chat.message import Message, Section, plain
+from bot.chat.profile_messages import costs
+from bot.deps import Deps
+from bot.text import Lang, t
+from bot.text.compare import lines as compare_lines
+from bot.text.errors import error_text
+from pricing.errors import QuoteError
+from pricing.fx import ECB_CURRENCIES
+from pricing.quote import Quote, QuoteRequest
+from rules.errors import ParseError
+from rules.parsing import parse_schedule, parse_share
+
+YES, NO = ("yes", "y", "true", "1", "是", "要"), ("no", "n", "false", "0", "否", "不")
+
+
+def request_of(deps: Deps, raw: dict[str, str], lang: Lang) -> QuoteRequest:
+    if "schedule" not in raw:
+        raise CommandError(t("error.quote_needs_schedule", lang))
+    schedule = parse_schedule(raw["schedule"])
+    gpu = raw.get("gpu", "A100-80GB")
+    currency = raw.get("currency", deps.settings.currency).strip().upper()
+    if currency not in ECB_CURRENCIES:
+        raise CommandError(
+            t("error.quote_currency", lang, currency=currency[:12], accepted=", ".join(sorted(ECB_CURRENCIES)))
+        )
+    fields: dict[str, Any] = {
+        "gpu": gpu,
+        "hours_per_day": schedule.hours_per_day,
+        "days": schedule.days,
+        "currency": currency,
+        "region": raw.get("region"),
+        "provider": None if raw.get("provider", "").lower() in ("", "cheapest") else raw["provider"],
+    }
+    if "cards" in raw:
+        if not raw["cards"].isdigit():
+            raise CommandError(t("error.whole_cards", lang, cards=raw["cards"]))
+        fields["cards"] = int(raw["cards"])
+    if "share" in raw:
+        fields["share"] = parse_share(raw["share"], gpu)
+    for key in ("storage_gb", "storage_price", "egress_gb", "egress_price"):
+        if key in raw:
+            fields[key] = raw[key].removesuffix("GB").removesuffix("gb").strip()
+    try:
+        return QuoteRequest.model_validate(fields)
+    except ValidationError as exc:
+        problems = "; ".join(f"{'.'.join(map(str, e['loc'])) or 'hours'}: {e['msg']}" for e in exc.errors())
+        raise CommandError(t("error.bad_quote_request", lang, problems=problems)) from None
+
+
+def message(made: Quote, inv: Invocation) -> Message:
+    """The quote as a neutral message: its title, a section per option, the notes under them."""
+    lang = inv.lang
+    priced = costs(made, None, inv.deps.policy, lang)
+    title = t(
+        "quote.title",
+        lang,
+        gpu=made.gpu,
+        cards=made.cards,
+        hours=made.hours_per_day,
+        days=made.days,
+        gpu_hours=made.gpu_hours,
+    )
+    sections = (Section(priced["title"]), *(Section(row) for row in priced["rows"]))
+    return Message(text=title, lang=lang, sections=sections, context=(priced["notes"],) if priced["notes"] else ())
+
+
+def quote(inv: Invocation, args: list[str]) -> None:
+    deps, lang = inv.deps, inv.lang
+    raw = inline.parse_pairs(args, inline.QUOTE_KEYS)[0]
+    wanted = raw.get("compare", "no").strip().lower()
+    if wanted not in YES + NO:
+        raise CommandError(t("error.bad_compare", lang, value=wanted[:20]))
+    try:
+        asked = request_of(deps, raw, lang)
+        if wanted in YES:
+            inv.announce(plain("\n".join(compare_lines(deps.prices.compare(asked), asked, lang)), lang))
+            return
+        made = deps.prices.quote(asked)
+    except (ParseError, QuoteError) as exc:
+        raise CommandError(error_text(exc, lang, where="slack")) from None
+    inv.announce(message(made, inv))

@@ -1,0 +1,107 @@
+"""Every sub-command, in one table that every chat dispatches through: the words typed after `/gpu-advise` in
+Slack, or to the bot in Feishu, read once (bot/chat/inline.py) and run here. A reader finds what happens when
+someone types X in one hop: SUBCOMMANDS[X].
+
+Nothing typed: a profile's five questions in a thread; answers typed at once (`10h mem=70/80 …`): the
+recommendation at once; anything else: a specific error naming the word, answered to the person."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from bot.app import act, answers, enroll, metering, quote, rentals, report, track
+from bot.app.invocation import CommandError, Form, Invocation
+from bot.chat import conversation, inline
+from bot.chat.ids import SubCommand
+from bot.chat.message import plain
+from bot.chat.port import Place
+from bot.state import Conversation
+from bot.text import t
+
+MAX_TEXT = 4000  # longer than any set of answers; the text is not even split beyond it
+START_WORDS = ("advise", "start", "开始", "建议")  # a profile, as typing nothing starts one
+
+Handler = Callable[[Invocation, list[str]], None]
+
+
+def start(inv: Invocation) -> Conversation:
+    """A profile: its root in the channel (a direct message when the bot may not post there), questions in its
+    thread."""
+    convo = conversation.start(inv.deps, inv.chat, team=inv.team, channel=inv.channel, user=inv.user, lang=inv.lang)
+    if convo.note:  # moved to a direct message: say so where the command was typed
+        inv.answer(plain(t("slack.moved_to_dm", inv.lang), inv.lang))
+    return convo
+
+
+def analyze(inv: Invocation, _args: list[str]) -> None:
+    """A profile whose thread waits for a capture upload (it answers questions 1 and 2 when it comes)."""
+    convo = start(inv)
+    prompt = t("slack.analyze_prompt", inv.lang, user=inv.user)
+    thread = Place(inv.chat.platform, inv.team, convo.channel, convo.thread_ts)
+    inv.chat.post(thread, lambda each: plain(prompt, each), inv.lang)
+
+
+def advise(inv: Invocation, _args: list[str]) -> None:
+    start(inv)
+
+
+def help_(inv: Invocation, _args: list[str]) -> None:
+    inv.answer(plain(inv.help_text(inv.lang), inv.lang))
+
+
+def form(inv: Invocation, _args: list[str]) -> None:
+    inv.open_form(Form.PROFILE, {})
+
+
+def prices(inv: Invocation, args: list[str]) -> None:
+    inv.answer(plain("\n".join(answers.price_lines(inv.deps, args, inv.lang)), inv.lang))
+
+
+SUBCOMMANDS: dict[str, Handler] = {
+    SubCommand.HELP: help_,
+    SubCommand.ANALYZE: analyze,
+    SubCommand.FORM: form,
+    SubCommand.PRICES: prices,
+    SubCommand.QUOTE: quote.quote,
+    SubCommand.LIST: lambda inv, _args: rentals.list_items(inv),
+    SubCommand.RELEASE: rentals.release,
+    SubCommand.DELETE_STORAGE: rentals.delete_storage,
+    SubCommand.BUDGET: rentals.budget,
+    SubCommand.POWER: metering.power,
+    SubCommand.BILLING: metering.billing,
+    SubCommand.BALANCE: metering.balance,
+    SubCommand.REMIND: rentals.remind,
+    SubCommand.TRACK: track.track,
+    SubCommand.ENROLL: enroll.enroll,
+    SubCommand.ACT: act.act,
+    SubCommand.REPORT: report.report,
+    **dict.fromkeys(START_WORDS, advise),
+}
+
+
+def run(inv: Invocation, text: str) -> None:
+    """Run what `text` asks. CommandError (in the person's language) for bad input; the wing says it to them
+    with where its help is."""
+    if len(text) > MAX_TEXT:
+        raise CommandError(t("error.text_too_long", inv.lang, limit=MAX_TEXT))
+    try:
+        _run(inv, inline.split(text))
+    except inline.InlineError as exc:
+        raise CommandError(t(f"error.inline.{exc.code}", inv.lang, **exc.params)) from None
+
+
+def _run(inv: Invocation, tokens: list[str]) -> None:
+    if not tokens:
+        start(inv)
+        return
+    handler = SUBCOMMANDS.get(tokens[0].lower())
+    if handler is not None:
+        handler(inv, tokens[1:])
+    elif answers.is_inline(tokens):
+        convo = answers.inline_profile(
+            inv.deps, inv.chat, team=inv.team, channel=inv.channel, user=inv.user, tokens=tokens, lang=inv.lang
+        )
+        if convo.note:
+            inv.answer(plain(t("slack.moved_to_dm", inv.lang), inv.lang))
+    else:
+        raise CommandError(t("error.unknown_subcommand", inv.lang, name=tokens[0]))

@@ -1,0 +1,202 @@
+"""`track NAME gpu=... price=... [...]`, `track storage NAME size=... price=...` and `track` alone (the form): what
+the team rents, tracked in the channel where the command is typed, the same on every chat.
+
+The heartbeat token is shown once, to the person who typed the command alone (Slack: ephemeral; elsewhere a
+direct message); a redo of the same request (its reply not delivered) issues a new token in place of the first."""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Callable
+from typing import Any
+
+from bot.app.invocation import CommandError, Form, Invocation
+from bot.chat import inline
+from bot.chat.conversation import recommend
+from bot.chat.message import plain
+from bot.chat.port import Actor, ChatError
+from bot.deps import Deps
+from bot.fields.metering import billing_of, provider_of, stop_billing_of
+from bot.fields.rentals import CachedPrice, FieldError, currency_of, instance_fields, price_from_cache
+from bot.state import Conversation
+from bot.state.rentals import Instance, RentalError, Rentals
+from bot.text import Lang, t
+from bot.text.catalogue import tw
+from bot.text.format import money
+from bot.text.quote import rate
+
+log = logging.getLogger(__name__)
+
+INSTANCE_KEYS = {
+    k: k
+    for k in ("gpu", "price", "cards", "share", "project", "owner", "currency", "billing", "stop_billing", "provider")
+}
+INSTANCE_KEYS["stop-billing"] = "stop_billing"
+STORAGE_KEYS = {k: k for k in ("size", "price", "instance", "project", "owner", "currency")}
+# a person as the chats write them: a mention (<@U…> on Slack, <@ou_…> as the Feishu wing writes its @s), or an id
+MENTION = re.compile(r"<@([UW][A-Z0-9]+|ou_[a-z0-9]+)(?:\|[^>]*)?>|@?([UW][A-Z0-9]{2,}|ou_[a-z0-9]{4,})")
+
+
+def owner_of(text: str | None, user: str, lang: Lang) -> str:
+    if text is None:
+        return user
+    found = MENTION.fullmatch(text.strip())
+    if not found:
+        raise CommandError(t("digest.track_bad_owner", lang, text=text))
+    return found[1] or found[2]
+
+
+def _positive(raw: dict[str, str], key: str, lang: Lang) -> float:
+    try:
+        value = float(raw[key].replace(",", "").removesuffix("GB").removesuffix("gb"))
+    except (KeyError, ValueError):
+        raise CommandError(t("digest.track_bad_number", lang, key=key, text=raw.get(key, ""))) from None
+    if not 0 < value < 1e9:
+        raise CommandError(t("digest.track_bad_number", lang, key=key, text=raw[key]))
+    return value
+
+
+def track(inv: Invocation, args: list[str]) -> None:
+    lang, kind = inv.lang, "instance"
+    if args and args[0].lower() in ("instance", "storage"):
+        kind, args = args[0].lower(), args[1:]
+    if not args and kind == "instance":  # `track` alone: the form
+        inv.open_form(Form.TRACK, {})
+        return
+    if not args or "=" in args[0]:
+        raise CommandError(t("digest.track_usage", lang))
+    name, pairs = args[0], args[1:]
+    raw = inline.parse_pairs(pairs, INSTANCE_KEYS if kind == "instance" else STORAGE_KEYS)[0]
+    base: dict[str, Any] = {
+        "channel": inv.channel,
+        "owner": owner_of(raw.get("owner"), inv.user, lang),
+        "project": raw.get("project"),
+    }
+    rentals = Rentals(inv.deps.store)
+    try:
+        if kind == "instance":
+            _instance(inv, rentals, name, raw, base)
+        else:
+            _storage(inv, rentals, name, raw, base)
+    except FieldError as exc:
+        raise CommandError(f"`{exc.field}`: {exc.message}") from None
+    except RentalError as exc:
+        raise CommandError(tw(f"error.rental.{exc.code}", lang, "slack", **exc.params)) from None
+
+
+def metering_fields(raw: dict[str, str], lang: Lang) -> dict[str, str]:
+    """`billing=hourly|day|month`, `stop_billing=stops|keeps` (or `stop-billing=`), `provider=autodl`."""
+    out = {}
+    if "billing" in raw:
+        out["billing"] = billing_of(raw["billing"], lang)
+    stop = raw.get("stop_billing")
+    if stop is not None:
+        out["stop_billing"] = stop_billing_of(stop, lang)
+    if "provider" in raw:
+        out["provider"] = provider_of(raw["provider"], lang)
+    return out
+
+
+def _instance(inv: Invocation, rentals: Rentals, name: str, raw: dict[str, str], base: dict[str, Any]) -> None:
+    deps, lang = inv.deps, inv.lang
+    if "gpu" not in raw:
+        raise CommandError(t("digest.track_usage", lang))
+    cards = raw.get("cards", "1")
+    if not cards.isdigit() or not 1 <= int(cards) <= 1024:
+        raise CommandError(t("error.whole_cards", lang, cards=cards))
+    fields = instance_fields(
+        raw["gpu"],
+        raw.get("price"),
+        int(cards),
+        raw.get("share"),
+        raw.get("currency", deps.settings.currency),
+        lang,
+        cached=cached_price(deps),
+    )
+    source = fields.pop("price_source", None)
+    fields |= metering_fields(raw, lang)
+    made, token, again = track_or_reissue(
+        rentals, inv.team, inv.request_key, name, fields | base | {"started_at": deps.now()}
+    )
+    if not again:
+        _tell_owner(inv, made.owner, made.name)
+    inv.privately(plain(tracked_text(made, token, again, source, lang), lang))
+
+
+def _storage(inv: Invocation, rentals: Rentals, name: str, raw: dict[str, str], base: dict[str, Any]) -> None:
+    deps, lang = inv.deps, inv.lang
+    size, price = _positive(raw, "size", lang), _positive(raw, "price", lang)
+    currency = currency_of(raw.get("currency", deps.settings.currency), lang)
+    made = rentals.track_storage(
+        inv.team,
+        name,
+        base | {"size_gb": size, "price_gb_month": price, "currency": currency, "created_at": deps.now()},
+        raw.get("instance"),
+    )
+    _tell_owner(inv, made.owner, made.name)
+    text = t(
+        "digest.tracked_storage",
+        lang,
+        name=made.name,
+        owner=f"<@{made.owner}>",
+        per_month=money(size * price, currency),
+    )
+    inv.answer(plain(text, lang))
+
+
+def track_or_reissue(
+    rentals: Rentals, team: str, request_key: str | None, name: str, fields: dict[str, Any]
+) -> tuple[Instance, str, bool]:
+    """Track `name`; or, when this very request tracked it before and is being redone because the reply
+    with the token was not delivered, a new token for it (the third value True). The token is shown
+    once and kept only hashed, so the first cannot be shown again: the new one replaces it."""
+    try:
+        made, token = rentals.track_instance(team, name, fields, request_key=request_key)
+        return made, token, False
+    except RentalError as exc:
+        if exc.code != "instance_exists" or not request_key:
+            raise
+        again = rentals.reissue_for(team, name, request_key)
+        if again is None:
+            raise
+        return again[0], again[1], True
+
+
+def tracked_text(made: Instance, token: str, again: bool, source: str | None, lang: Lang) -> str:
+    """What the person who tracked an instance is told: its token (once), and where its price came from."""
+    text = t("digest.tracked_instance", lang, name=made.name, owner=f"<@{made.owner}>", token=token)
+    if again:
+        text += "\n" + t("digest.token_reissued", lang)
+    if source:
+        price = rate(made.price, made.currency, made.unit, "", lang)
+        text += "\n" + t("digest.price_from_cache", lang, price=price, source=source)
+    return text
+
+
+def _tell_owner(inv: Invocation, owner: str, name: str) -> None:
+    """Tracking something for someone else is allowed, and they are told (in their language, directly)."""
+    if not owner or owner == inv.user:
+        return
+    lang = inv.lang_of(owner)
+    said = t("digest.tracked_for_you", lang, user=f"<@{inv.user}>", name=name, channel=inv.channel_name)
+    try:
+        inv.chat.direct(Actor(inv.chat.platform, inv.team, owner), lambda each: plain(said, each), lang)
+    except ChatError as exc:  # tracked all the same; the owner still sees it in the digest
+        log.warning("could not tell %s about %s: %s", owner, name, exc.code)
+
+
+def rented(deps: Deps, convo: Conversation) -> dict[str, str]:
+    """I rented this: the track form's fields as the recommendation said (its GPU, and its share or cards)."""
+    decision = recommend(deps, convo).decision
+    initial = {"gpu": decision.gpu}
+    if decision.choice.value == "shared":
+        initial["share"] = f"{decision.share_fraction:g}"
+    else:
+        initial["cards"] = str(decision.cards)
+    return initial
+
+
+def cached_price(deps: Deps) -> Callable[[str, int, float | None], CachedPrice | None]:
+    """A price from the price cache, for an instance tracked without one."""
+    return lambda gpu, cards, share: price_from_cache(deps.prices.offers(gpu=gpu), cards, share)
