@@ -13,8 +13,6 @@ from datetime import UTC, datetime, timedelta
 from functools import cached_property
 from typing import Any, Protocol
 
-from slack_sdk import WebClient
-
 from bot.logs import keep_secret
 from bot.metrics import Metrics
 from bot.price_book import PriceBook, http_client
@@ -55,8 +53,8 @@ class Workspaces(Protocol):
     """Installs through OAuth (bot/slack/installs.py): each workspace's own client, for work that starts outside
     a request, and forgetting a workspace that uninstalled the app."""
 
-    def client_for(self, team: str) -> WebClient:
-        """The workspace's client; LookupError when it has no installation any more."""
+    def client_for(self, team: str) -> Any:
+        """The workspace's client (the Slack wing's WebClient); LookupError when it has no installation any more."""
 
     def forget(self, team: str) -> None:
         """Drop the workspace's tokens."""
@@ -90,7 +88,7 @@ class Deps:
     def users(self) -> Users:
         return Users(self.store)
 
-    def client_of(self, team: str, default: WebClient) -> WebClient:
+    def client_of(self, team: str, default: Any) -> Any:
         """The client to reach `team`'s workspace with: its own installation's, else `default`.
         LookupError when the workspace has no installation any more."""
         return self.workspaces.client_for(team) if self.workspaces is not None else default

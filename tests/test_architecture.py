@@ -117,7 +117,7 @@ def test_a_room_never_imports_the_room_that_uses_it(room: str, never: str) -> No
 CHAT_SDKS = ("slack_sdk", "slack_bolt", "lark_oapi")
 
 
-@pytest.mark.parametrize("room", ["chat", "digest", "report", "actions"])
+@pytest.mark.parametrize("room", ["app", "chat", "digest", "report", "actions"])
 def test_the_core_speaks_only_the_chat_port(room: str) -> None:
     """The conversation, the digest, the reports and warn-then-act know no chat: no chat SDK is imported there,
     at the top or inside a function, and neither is a chat's own room (bot/slack/, bot/feishu/)."""
@@ -128,6 +128,39 @@ def test_the_core_speaks_only_the_chat_port(room: str) -> None:
         if name.split(".")[0] in CHAT_SDKS or name.startswith(("bot.slack", "bot.feishu"))
     }
     assert found == set()
+
+
+# Loaded by the core, the SDKs' weight and their types would leak into every chat: only the wings (bot/slack/,
+# bot/feishu/), the runtime (bot/server/) and the terminal (bot/cli/, which sends through the chats) load them.
+WINGS_AND_RUNTIME = ("bot.slack", "bot.feishu", "bot.server", "bot.cli")
+_LOADS_A_CHAT_SDK = """
+import importlib, pkgutil, sys
+sdks, wings = sys.argv[1].split(","), tuple(sys.argv[2].split(","))
+for package in ("bot", "rules", "pricing"):
+    for found in pkgutil.walk_packages(importlib.import_module(package).__path__, package + "."):
+        if found.name.startswith(wings) or ".migrations" in found.name or found.name == "bot.__main__":
+            continue
+        importlib.import_module(found.name)
+        loaded = sorted({m.split(".")[0] for m in sys.modules} & set(sdks))
+        if loaded:
+            print(found.name, loaded)
+            break
+    print("read", package)
+"""
+
+
+@pytest.mark.e2e  # starts a process: a fresh interpreter, so nothing the tests imported before counts
+def test_no_module_outside_the_wings_and_the_runtime_loads_a_chat_sdk() -> None:
+    """Not only what a module imports itself: what importing it loads, through everything it imports (Deps once
+    loaded slack_sdk for nine modules of the core)."""
+    result = subprocess.run(
+        [sys.executable, "-c", _LOADS_A_CHAT_SDK, ",".join(CHAT_SDKS), ",".join(WINGS_AND_RUNTIME)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert result.stdout.split("\n")[:3] == ["read bot", "read rules", "read pricing"], result.stdout
 
 
 @pytest.mark.e2e  # starts processes

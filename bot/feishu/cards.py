@@ -23,6 +23,8 @@ _LINK = re.compile(r"<(https?://[^|>\s]+)\|([^>]+)>")
 
 
 def markdown(text: str) -> str:
+    # the catalogue's chat sentences say what to type as Slack's slash command; in Feishu it is typed to the bot
+    text = text.replace("`/gpu-advise ", "`").replace("`/gpu-advise`", "`advise`")
     text = _LINK.sub(lambda m: f"[{m.group(2)}]({m.group(1)})", text)
     text = _MENTION.sub(lambda m: f"<at id={m.group(1)}></at>", text)
     text = _ITALIC.sub(lambda m: f"\x00{m.group(1)}\x00", text)  # italic first: its * must not look bold

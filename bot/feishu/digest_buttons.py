@@ -61,7 +61,8 @@ def on_found(
     """Claim (anyone of the tenant: a press comes from one) or Not ours (an admin) on a found item."""
     from bot.feishu.events import Toast
 
-    kind, _, name = value.partition(":")
+    kind, _, name = value.partition(":")  # a found item's buttons carry "fi:NAME" or "fs:NAME"
+    kind = kind.removeprefix("f")
     if kind not in ("i", "s") or not name:
         return Toast("feishu.toast_gone", "warning")
     plan = Schedules(deps.store, deps.settings.default_schedule()).of(team, chat_id)

@@ -148,6 +148,7 @@ def invocation(
         help_text=lambda each: t("feishu.help", each, tenant=team.removeprefix(FEISHU_PREFIX)),
         lang_of=lambda _other: chat.default_lang,
         channel_name=t("feishu.this_chat", lang),
+        captures=False,  # a file sent into a profile's thread is not read here yet: `analyze` says so
         request_key=request_key,
     )
 

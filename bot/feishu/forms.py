@@ -81,7 +81,10 @@ def card(kind: Form, lang: Lang, initial: dict[str, str], errors: dict[str, str]
         {
             "tag": "button",
             "name": submit_name(kind, lang, convo),
-            "text": {"tag": "plain_text", "content": t("track_form.submit", lang)},
+            "text": {
+                "tag": "plain_text",
+                "content": t("track_form.submit" if kind is Form.TRACK else "feishu.form_submit", lang),
+            },
             "type": "primary",
             "form_action_type": "submit",
         }

@@ -302,6 +302,34 @@ class FeishuSender:
         payload = {"schema": "2.0", "header": self.header("card.action.trigger", None, tenant), "event": event}
         return self.post(payload)
 
+    def submit(
+        self,
+        card: dict[str, Any],
+        values: dict[str, str],
+        *,
+        user: str = "ou_starter",
+        chat: str = "oc_dm1",
+        message_id: str = "",
+        tenant: str | None = None,
+    ) -> httpx.Response:
+        """A form card submitted: its submit button's name, and the form's inputs as typed (blank ones as "")."""
+        [form] = [e for e in card["body"]["elements"] if e.get("tag") == "form"]
+        [submit] = [e for e in form["elements"] if e.get("form_action_type") == "submit"]
+        typed = {
+            e["name"]: values.get(e["name"], e.get("default_value", ""))
+            for e in form["elements"]
+            if e.get("tag") == "input"
+        }
+        event = {
+            "operator": {"tenant_key": tenant or self.tenant, "open_id": user},
+            "token": "c-0123456789abcdef",
+            "action": {"tag": "button", "name": submit["name"], "form_value": typed},
+            "host": "im_message",
+            "context": {"open_message_id": message_id, "open_chat_id": chat},
+        }
+        payload = {"schema": "2.0", "header": self.header("card.action.trigger", None, tenant), "event": event}
+        return self.post(payload)
+
 
 def buttons(card: dict[str, Any]) -> list[dict[str, Any]]:
     return [e for e in card["body"]["elements"] if e.get("tag") == "button"]

@@ -1,0 +1,185 @@
+"""Everything Slack's /gpu-advise does, typed to the bot in a Feishu group through the core's one table: quote
+(the articles' worked example), track (the token to the typer alone, the owner told), enroll, act (stop is an
+admin's), report; and the cards' buttons that were "Got it" before: the form and Change an answer (a bad answer
+shown on the card), I rented this (the track card), Estimate from the model, Claim and Not ours."""
+
+from __future__ import annotations
+
+import json
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+from bot.state.actions import Actions
+from bot.state.enrollment import Enrollments
+from bot.state.rentals import Rentals
+from tests.digest.test_schedule import FIELDS
+from tests.feishu.test_digest import GROUP, MONDAY_0910_SHANGHAI, OWNER, remind
+from tests.support.fake_feishu import Call, buttons
+from tests.support.feishu_harness import FeishuHarness, running_feishu
+from tests.support.pending import settled
+
+MENTION = [{"key": "@_user_1", "id": {"open_id": "ou_bot"}, "name": "GPU Advisor"}]
+BOB = "ou_" + "b0b" * 10 + "b0"
+
+
+def say(h: FeishuHarness, text: str, user: str = OWNER, mentions: list[dict[str, Any]] | None = None) -> Call:
+    """Type `text` to the bot in the group; the first message it sends back."""
+    before = len(h.fake.sent())
+    h.send.message(f"@_user_1 {text}", chat=GROUP, chat_type="group", user=user, mentions=MENTION + (mentions or []))
+    h.fake.wait_for(lambda: len(h.fake.sent()) > before)
+    settled(h.deps)
+    return h.fake.sent()[before]
+
+
+def shown(call: Call) -> str:
+    return json.dumps(call.card, ensure_ascii=False)
+
+
+def team(h: FeishuHarness) -> str:
+    return "feishu:" + h.send.tenant
+
+
+def test_quote_answers_the_articles_example_in_the_thread(tmp_path: Path) -> None:
+    with running_feishu(tmp_path, lang="en") as h:
+        said = say(h, "quote gpu=A100 hours=4x14 share=1/2")
+        assert said.method == "messages.reply"  # in a thread under the person's message
+        assert "5,600" in shown(said) and "784" in shown(said)
+        refused = shown(say(h, "quote gpu=A100"))
+        assert "hours=4x14" in refused and "help" in refused
+        not_here = shown(say(h, "analyze"))  # said, not promised: no profile waits for a file it cannot read
+        assert "gpu-advise analyze" in not_here and h.deps.conversations.by_thread(team(h), GROUP, "") is None
+
+
+def test_track_sends_the_token_to_the_typer_alone_and_tells_the_owner(tmp_path: Path) -> None:
+    with running_feishu(tmp_path, lang="en") as h:
+        bob = [{"key": "@_user_2", "id": {"open_id": BOB}, "name": "Bob"}]
+        say(h, "track train-1 gpu=A100 price=14/h share=1/2 owner=@_user_2", mentions=bob)
+        said = h.fake.wait_for(lambda: next((c for c in h.fake.sent() if c.body.get("receive_id") == OWNER), None))
+        inst = Rentals(h.deps.store).instance(team(h), "train-1")
+        assert inst is not None and (inst.owner, inst.channel, inst.price, inst.share) == (BOB, GROUP, 14.0, 0.5)
+        assert said.method == "messages.create" and said.query["receive_id_type"] == "open_id"
+        assert said.body["receive_id"] == OWNER and "shown once" in shown(said)  # the token: a direct message
+        assert all("shown once" not in shown(c) for c in h.fake.sent() if c.body.get("receive_id") != OWNER)
+        h.fake.wait_for(lambda: any(c.body.get("receive_id") == BOB for c in h.fake.sent()))  # the owner is told
+        storage = shown(say(h, "track storage ckpt size=500 price=0.7"))
+        assert "ckpt" in storage and Rentals(h.deps.store).storage_named(team(h), "ckpt") is not None
+        bad = shown(say(h, "track train-2 gpu=A100 cards=1.5"))
+        assert "1.5" in bad and Rentals(h.deps.store).instance(team(h), "train-2") is None
+
+
+def test_enroll_sends_a_token_and_the_agent_command_directly(tmp_path: Path) -> None:
+    with running_feishu(tmp_path, lang="en") as h:
+        said = say(h, "enroll project=llm")
+        assert said.body["receive_id"] == OWNER and "gpu-advise agent" in shown(said)
+        token = shown(said).split("`")[1]
+        grant = Enrollments(h.deps.store).grant(token, h.clock.now)
+        assert grant is not None and (grant.team, grant.channel, grant.owner, grant.project) == (
+            team(h),
+            GROUP,
+            OWNER,
+            "llm",
+        )
+
+
+def test_act_stop_is_an_admins_and_notify_anyones(tmp_path: Path) -> None:
+    with running_feishu(tmp_path, lang="en") as h:
+        refused = shown(say(h, "act stop grace=2h"))  # the fake says nothing of this person: no admin
+        assert "admin" in refused.lower()
+        assert Actions(h.deps.store).policy(team(h), GROUP).mode != "stop"
+        h.fake.chats[GROUP] = {"owner_id": OWNER, "user_manager_id_list": []}
+        said = shown(say(h, "act stop grace=2h"))
+        assert "2" in said and Actions(h.deps.store).policy(team(h), GROUP).mode == "stop"
+
+
+def test_report_on_demand_and_off(tmp_path: Path) -> None:
+    with running_feishu(tmp_path, lang="en") as h:
+        h.clock.now = MONDAY_0910_SHANGHAI
+        inst, _ = Rentals(h.deps.store).track_instance(
+            team(h),
+            "train-1",
+            FIELDS | {"owner": OWNER, "channel": GROUP, "started_at": h.clock.now - timedelta(days=9)},
+        )
+        said = say(h, "report last-week")
+        assert said.method == "messages.create" and said.body["receive_id"] == GROUP
+        assert "11-23" in shown(said)  # last Monday to Sunday, in the chat's zone
+        off = shown(say(h, "report off"))
+        assert "No weekly report" in off and "`report on`" in off and "/gpu-advise" not in off  # Feishu's words
+        assert inst is not None
+
+
+def _form_card(h: FeishuHarness) -> Call:
+    return h.fake.wait_for(lambda: next((c for c in reversed(h.fake.sent()) if '"tag": "form"' in shown(c)), None))
+
+
+def test_form_shows_a_bad_answer_on_the_card_then_recommends(tmp_path: Path) -> None:
+    with running_feishu(tmp_path, lang="en") as h:
+        card = _form_card(h) if say(h, "form") else None
+        assert card is not None
+        message_id = card.body["_message_id"]
+        answers = {"duration": "10h", "memory": "lots", "model_parallel": "no", "frequency": "daily"}
+        answers["can_resume"] = "no"
+        h.send.submit(card.card, answers, user=OWNER, chat=GROUP, message_id=message_id)
+        patched = h.fake.wait_for(lambda: h.fake.of("messages.patch"))
+        again = json.loads(patched[-1].body["content"])
+        assert "<font color='red'>" in json.dumps(again, ensure_ascii=False)  # the error, under its field
+        typed = next(e for e in again["body"]["elements"][0]["elements"] if e.get("name") == "memory")
+        assert typed["default_value"] == "lots"  # what was typed stays, to be corrected
+        before = len(h.fake.sent())
+        h.send.submit(card.card, answers | {"memory": "70/80"}, user=OWNER, chat=GROUP, message_id=message_id)
+        h.fake.wait_for(lambda: len(h.fake.sent()) > before)
+        settled(h.deps)
+        assert any("Dedicated" in shown(c) or "dedicated" in shown(c) for c in h.fake.sent()[before:])
+
+
+def _recommendation(h: FeishuHarness) -> Call:
+    say(h, "10h mem=70/80 mp=no freq=daily resume=no")
+    return h.fake.wait_for(lambda: next((c for c in reversed(h.fake.sent()) if "change_answers" in shown(c)), None))
+
+
+def test_every_button_of_the_recommendation_does_what_it_says(tmp_path: Path) -> None:
+    with running_feishu(tmp_path, lang="en") as h:
+        card = _recommendation(h)
+        pressed = {b["behaviors"][0]["value"]["action"]: b for b in buttons(card.card)}
+        assert set(pressed) == {"change_answers", "start_over", "rented"}
+        before = len(h.fake.sent())
+        h.send.press(pressed["change_answers"], user=OWNER, chat=GROUP, message_id=card.body["_message_id"])
+        form = _form_card(h)
+        assert h.fake.sent().index(form) >= before and '"default_value": "10h"' in shown(form)
+        h.send.press(pressed["rented"], user=OWNER, chat=GROUP, message_id=card.body["_message_id"])
+        track = h.fake.wait_for(lambda: (f := _form_card(h)) is not form and f)
+        assert '"default_value": "A100-80GB"' in shown(track) or "A100" in shown(track)
+        h.send.submit(track.card, {"name": "rented-1", "price": "14/h"}, user=OWNER, chat=GROUP)
+        h.fake.wait_for(lambda: Rentals(h.deps.store).instance(team(h), "rented-1"))
+        before = len(h.fake.sent())
+        h.send.press(pressed["start_over"], user=OWNER, chat=GROUP, message_id=card.body["_message_id"])
+        h.fake.wait_for(lambda: len(h.fake.sent()) > before)
+
+
+def test_claim_and_not_ours_on_a_found_item(tmp_path: Path) -> None:
+    with running_feishu(tmp_path, lang="en") as h:
+        h.clock.now = MONDAY_0910_SHANGHAI
+        remind(h)
+        rentals = Rentals(h.deps.store)
+        for name in ("found-1", "found-2"):
+            fields = FIELDS | {"owner": "", "channel": GROUP, "started_at": h.clock.now, "source": "aws"}
+            rentals.track_instance(team(h), name, fields)
+        h.clock.now += timedelta(minutes=21)
+        [sent] = h.run_due()
+        assert sent.status == "sent"
+        post = h.fake.of("messages.create")[-1]
+        claims = [b for b in buttons(post.card) if b["behaviors"][0]["value"]["action"] == "found_claim"]
+        hides = [b for b in buttons(post.card) if b["behaviors"][0]["value"]["action"] == "found_not_ours"]
+        assert len(claims) == len(hides) == 2
+        answer = h.send.press(claims[0], user=BOB, chat=GROUP, message_id=post.body["_message_id"])
+        assert "toast" in answer.json()
+        h.fake.wait_for(lambda: h.fake.of("messages.patch"))
+        claimed = rentals.instance(team(h), "found-1")
+        assert claimed is not None and claimed.owner == BOB
+        refused = h.send.press(hides[1], user=BOB, chat=GROUP, message_id=post.body["_message_id"])
+        assert refused.status_code == 200
+        kept = rentals.instance(team(h), "found-2")
+        assert kept is not None and not kept.hidden_by  # Bob is no admin
+        h.fake.chats[GROUP] = {"owner_id": OWNER, "user_manager_id_list": []}
+        h.send.press(hides[1], user=OWNER, chat=GROUP, message_id=post.body["_message_id"])
+        h.fake.wait_for(lambda: (i := rentals.instance(team(h), "found-2")) is not None and i.hidden_by)
