@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from enum import StrEnum
@@ -24,8 +25,20 @@ class Platform(StrEnum):
 FEISHU_PREFIX = "feishu:"
 
 
+# A tenant as the terminal and the settings take it: a Slack workspace or Enterprise Grid id (T…, E…), or a Feishu
+# tenant's key behind its prefix (the key is shown by the bot's `help` in Feishu and in serve's log).
+TENANT = re.compile(r"[TE][A-Z0-9]{1,20}|feishu:[A-Za-z0-9_-]{1,64}")
+
+
 def platform_of(team: str) -> Platform:
     return Platform.FEISHU if team.startswith(FEISHU_PREFIX) else Platform.SLACK
+
+
+def channel_named(tenant: str, channel: str, lang: Lang) -> str:
+    """A channel as a line in it names it: a link on Slack; on Feishu (no channel links) "this chat"."""
+    from bot.text import t
+
+    return t("feishu.this_chat", lang) if platform_of(tenant) is Platform.FEISHU else f"<#{channel}>"
 
 
 @dataclass(frozen=True)

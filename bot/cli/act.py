@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import json
 import sys
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
-from bot.cli.common import LangOpt, fail, load_settings
+from bot.cli.common import LangOpt, fail, load_settings, say
 from bot.cli.rentals import JsonOpt, TeamOpt, open_rentals, workspace_of
 
 
@@ -40,11 +40,35 @@ def act(
         raise fail(str(exc).replace("grace:", "--grace:")) from None
     if project is not None and not NAME.fullmatch(project):
         raise fail(f"--project: {t('error.rental.bad_name', settings.lang, name=project)}")
-    workspace = workspace_of(settings, team)
-    store = open_rentals(settings).store
+    rentals = open_rentals(settings)
+    workspace, store = workspace_of(settings, team, rentals), rentals.store
     actions = Actions(store)
     actions.set_policy(workspace, channel, chosen, span, project=project or "", by="terminal", now=store.now())
-    sys.stdout.write(said(actions.policy(workspace, channel, project), channel, settings.lang).replace("*", "") + "\n")
+    policy = actions.policy(workspace, channel, project)
+    sys.stdout.write(said(policy, channel, settings.lang).replace("*", "") + "\n")
+    _tell(settings, rentals, workspace, channel, policy)
+
+
+def _tell(settings: Any, rentals: Any, workspace: str, channel: str, policy: Any) -> None:
+    """Everyone in the channel is told what will happen to its idle instances, as when it is set in the chat,
+    through the channel's chat when the terminal has its settings (else serve's digest says it)."""
+    from bot.actions.policy import said
+    from bot.chat.port import ChatError, channel_named
+    from bot.cli.reach import teller_or_none
+    from bot.cli.remind import channel_lang
+    from bot.state.schedules import Schedules
+    from bot.text import t
+
+    teller = teller_or_none(settings, rentals.store, workspace)
+    if teller is None:
+        return
+    lang = channel_lang(Schedules(rentals.store, settings.default_schedule()), workspace, settings.lang)(channel)
+    try:
+        teller.say(channel, said(policy, channel_named(workspace, channel, lang), lang))
+    except ChatError as exc:
+        say(t("cli.report_not_posted", settings.lang, channel=channel, error=exc.code))
+        return
+    say(t("cli.act_told", settings.lang, channel=channel))
 
 
 def actions_list(team: TeamOpt = None, lang: LangOpt = None, as_json: JsonOpt = False) -> None:

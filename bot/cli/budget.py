@@ -93,23 +93,22 @@ def _list(settings: Any, rentals: Any, workspace: str, now: datetime, as_json: b
 
 
 def _alert(settings: Any, rentals: Any, workspace: str) -> None:
-    """Send the budget alerts now due, when Slack can be reached with a bot token: each in its channel's language
-    (its digest's), as serve's are."""
-    if settings.slack_bot_token is None:
-        return
+    """Send the budget alerts now due through the tenant's chat (Slack's or Feishu's, with that chat's own
+    settings), each in its channel's language (its digest's), as serve's are. Without the chat's settings the
+    alert waits for serve."""
+    from bot.cli.reach import teller_or_none
     from bot.cli.remind import channel_lang
+    from bot.digest.budget_alerts import check_budgets
     from bot.state.schedules import Schedules
 
+    teller = teller_or_none(settings, rentals.store, workspace)
+    if teller is None:
+        return
     langs = channel_lang(Schedules(rentals.store, settings.default_schedule()), workspace, settings.lang)
-    from bot.digest.budget_alerts import check_budgets
-    from bot.slack.app import web_client
-    from bot.slack.teller import SlackTeller
-
     policy = load_effective_policy(settings)
-    client = web_client(settings)
     alerts = check_budgets(
         rentals,
-        lambda _team: SlackTeller(client, lambda _user: settings.lang),
+        lambda _team: teller,
         datetime.now(UTC),
         ZoneInfo(settings.remind_tz),
         policy.budget.thresholds_pct,

@@ -45,14 +45,16 @@ def discover(
         raise fail(t(f"cli.discover_off_{source}", settings.lang))
     if not on:
         raise fail(t("cli.discover_off", settings.lang))
-    team = workspace_of(settings, settings.discover_team)
-    store = open_rentals(settings).store
-    offers, client = cached_offers(settings), _slack(settings)
+    rentals = open_rentals(settings)
+    team, store = workspace_of(settings, settings.discover_team, rentals), rentals.store
+    offers, owner = cached_offers(settings), _owner_lookup(settings, store, team)
     reports: list[Report] = []
     for name, make in on.items():
         if source is None or name == source or name.startswith(f"{source}-"):  # aliyun: with aliyun-dsw
             cloud = make()
-            reports.append(run_discovery(settings, store, team, store.now(), offers=offers, client=client, cloud=cloud))
+            reports.append(
+                run_discovery(settings, store, team, store.now(), offers=offers, find_owner=owner, cloud=cloud)
+            )
     problems = _problems(reports, source)
     for where, problem in problems.items():
         say(t("cli.discover_problem", settings.lang, where=where, problem=said(problem, settings.lang)))
@@ -118,10 +120,10 @@ def _item(item: Any, source: str) -> dict[str, Any]:
     }
 
 
-def _slack(settings: Any) -> Any:
-    """The bot token's client, to look owner emails up (users.lookupByEmail); None without a token."""
-    if settings.slack_bot_token is None:
-        return None
-    from slack_sdk import WebClient
+def _owner_lookup(settings: Any, store: Any, team: str) -> Any:
+    """Owner tags' addresses looked up in the tenant's chat (Slack's users.lookupByEmail, Feishu's contacts), when
+    the terminal has that chat's settings; else None (items found by address stay unowned until claimed)."""
+    from bot.cli.reach import chats
 
-    return WebClient(token=settings.slack_bot_token.get_secret_value(), base_url=settings.slack_api_url)
+    found = chats(settings, store)
+    return (lambda email: found.person(team, email)) if found.wings else None

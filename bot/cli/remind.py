@@ -16,6 +16,7 @@ from zoneinfo import ZoneInfo
 import typer
 
 from bot.cli.common import LangOpt, fail, load_effective_policy, load_settings, say
+from bot.cli.reach import reach
 from bot.cli.rentals import JsonOpt, TeamOpt, open_rentals, workspace_of
 from bot.text import Lang, t
 
@@ -35,49 +36,35 @@ def remind(
     settings = load_settings(lang=lang)
     if not now:
         raise fail(t("cli.remind_needs_now", settings.lang))
-    if not settings.slack_bot_token and not (settings.oauth() and settings.encryption_key):
-        raise fail(t("cli.remind_needs_token", settings.lang))
+    from bot.digest.budget_alerts import check_budgets
     from bot.digest.send import send_digests
-    from bot.slack.app import web_client
-    from bot.slack.digest_outlet import SlackOutlet
-    from bot.slack.ui.digest import render
     from bot.state.digest_sends import Sends
     from bot.state.schedules import Schedules
 
     policy = load_effective_policy(settings)
     rentals = open_rentals(settings)
-    workspace = workspace_of(settings, team)
+    workspace = workspace_of(settings, team, rentals)
+    outlet, teller = reach(settings, rentals.store, workspace)
     schedules = Schedules(rentals.store, settings.default_schedule())
-    client = web_client(settings)
-    if settings.oauth():  # installed into many workspaces: this workspace's own token
-        from bot.slack.installs import BadEncryptionKey, workspace_client
-
-        try:
-            client = workspace_client(settings, rentals.store.engine, workspace, client)
-        except (LookupError, BadEncryptionKey) as exc:
-            raise fail(t("cli.remind_not_installed", settings.lang, team=workspace, reason=str(exc))) from None
+    langs = channel_lang(schedules, workspace, load_settings(terminal=False).lang)
     outcomes = send_digests(
         rentals,
         Sends(rentals.store),
-        SlackOutlet(client, render),
+        outlet,
         team=workspace,
         channels=channel,
         now=lambda: datetime.now(UTC),
         rules=policy.idle,
         metering=policy.metering,
-        lang=lang or channel_lang(schedules, workspace, load_settings(terminal=False).lang),
+        lang=lang or langs,
         zone=lambda ch: ZoneInfo(schedules.of(workspace, ch).zone),
         force=force,
         all_clear=settings.remind_all_clear,
         pace_s=settings.remind_pace_s,
     )
-    from bot.digest.budget_alerts import check_budgets
-    from bot.slack.teller import SlackTeller
-
-    langs = channel_lang(schedules, workspace, load_settings(terminal=False).lang)
     alerts = check_budgets(
         rentals,
-        lambda _team: SlackTeller(client, lambda _user: settings.lang),
+        lambda _team: teller,
         datetime.now(UTC),
         ZoneInfo(settings.remind_tz),
         policy.budget.thresholds_pct,

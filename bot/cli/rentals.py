@@ -26,20 +26,31 @@ TeamOpt = Annotated[str | None, typer.Option("--team", help="The Slack workspace
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON.")]
 
 
-def workspace_of(settings: Settings, team: str | None) -> str:
-    if team:
-        return team
-    if settings.slack_bot_token is None:
-        raise fail(t("cli.no_team", settings.lang))
-    from slack_sdk import WebClient
-    from slack_sdk.errors import SlackApiError
+def workspace_of(settings: Settings, team: str | None, rentals: Rentals | None = None) -> str:
+    """The tenant a command is about: `--team` (a Slack workspace T…, or a Feishu tenant as feishu:<tenant key>);
+    else the Slack bot token's workspace (auth.test); else the one tenant the state knows."""
+    from bot.chat.port import TENANT
 
-    try:
-        client = WebClient(token=settings.slack_bot_token.get_secret_value(), base_url=settings.slack_api_url)
-        found = client.auth_test()
-    except (SlackApiError, OSError) as exc:
-        raise fail(t("cli.no_team_from_slack", settings.lang, reason=type(exc).__name__)) from None
-    return str(found["team_id"])
+    if team:
+        if not TENANT.fullmatch(team):
+            raise fail(t("cli.bad_team", settings.lang, team=team[:80]))
+        return team
+    if settings.slack_bot_token is not None:
+        from slack_sdk import WebClient
+        from slack_sdk.errors import SlackApiError
+
+        try:
+            client = WebClient(token=settings.slack_bot_token.get_secret_value(), base_url=settings.slack_api_url)
+            found = client.auth_test()
+        except (SlackApiError, OSError) as exc:
+            raise fail(t("cli.no_team_from_slack", settings.lang, reason=type(exc).__name__)) from None
+        return str(found["team_id"])
+    from bot.state.tenants import known_tenants
+
+    known = known_tenants((rentals or open_rentals(settings)).store)
+    if len(known) == 1:
+        return known[0]
+    raise fail(t("cli.no_team", settings.lang, known=", ".join(known) or t("cli.no_tenants_yet", settings.lang)))
 
 
 def people(settings: Settings, users: set[str]) -> dict[str, str]:

@@ -70,6 +70,9 @@ def report(
     project: Annotated[str | None, typer.Option("--project", help="Only this project's items.")] = None,
     csv_file: Annotated[Path | None, typer.Option("--csv", help="Write one row per item per day here.")] = None,
     chart_file: Annotated[Path | None, typer.Option("--chart", help="Draw the chart into this PNG file.")] = None,
+    post_it: Annotated[
+        bool, typer.Option("--post", help="Post it in --channel through its chat, the chart in the thread.")
+    ] = False,
     team: TeamOpt = None,
     lang: LangOpt = None,
     as_json: JsonOpt = False,
@@ -82,8 +85,10 @@ def report(
     zone = ZoneInfo(settings.remind_tz)
     now = datetime.now(UTC)
     start, end = period(since, until, week, month, now.astimezone(zone).date(), settings.lang)
+    if post_it and not channel:
+        raise fail(t("cli.report_post_needs_channel", settings.lang))
     rentals = open_rentals(settings)
-    workspace = workspace_of(settings, team)
+    workspace = workspace_of(settings, team, rentals)
     busy = load_effective_policy(settings).idle.utilisation_max_pct
     if csv_file is not None:
         rows = _write_csv(
@@ -115,12 +120,31 @@ def report(
             said = t("cli.report_chart_cannot_write", settings.lang, path=str(chart_file), reason=reason)
             raise fail(said, code=1) from None
         say(t("cli.report_chart", settings.lang, path=str(chart_file)))
+    if post_it and channel:
+        _post(settings, rentals, workspace, channel, made, now)
     if as_json:
         sys.stdout.write(json.dumps(report_json(made), ensure_ascii=False, indent=2) + "\n")
     elif csv_file is None and not made.rows:
         sys.stdout.write(t("cli.report_nothing", settings.lang, start=start.isoformat(), end=end.isoformat()) + "\n")
     elif csv_file is None:
         sys.stdout.write(_text(made, settings.lang) + "\n")
+
+
+def _post(settings: Any, rentals: Any, workspace: str, channel: str, made: Any, now: datetime) -> None:
+    """`--post`: the report in the channel, through the tenant's chat (its own settings), in the channel's language."""
+    from bot.chat.port import ChatError
+    from bot.cli.reach import reach
+    from bot.cli.remind import channel_lang
+    from bot.report.post import post
+    from bot.state.schedules import Schedules
+
+    teller = reach(settings, rentals.store, workspace)[1]
+    lang = channel_lang(Schedules(rentals.store, settings.default_schedule()), workspace, settings.lang)(channel)
+    try:
+        post(teller, channel, made, lang, store=rentals.store, team=workspace, now=now)
+    except ChatError as exc:
+        raise fail(t("cli.report_not_posted", settings.lang, channel=channel, error=exc.code), code=1) from None
+    say(t("cli.report_posted", settings.lang, channel=channel))
 
 
 def _write_csv(path: Path, rentals: Any, workspace: str, start: date, end: date, *, lang: Lang, **options: Any) -> int:

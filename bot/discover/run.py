@@ -48,26 +48,18 @@ class Report:
         return out
 
 
-def owner_lookup(
-    client: Any | None, find_owner: Callable[[str], str | None] | None = None
-) -> Callable[[str], str | None]:
-    """An owner tag's value -> a user id: an id as it is, an email looked up in the team's chat (cached): with
-    `find_owner` (Feishu's contact lookup), else Slack's users.lookupByEmail with `client`."""
+def owner_lookup(find_owner: Callable[[str], str | None] | None = None) -> Callable[[str], str | None]:
+    """An owner tag's value -> a user id: an id as it is, an email looked up in the team's chat (`find_owner`: its
+    wing's person(); cached for the run)."""
     known: dict[str, str | None] = {}
 
     def owner_of(value: str) -> str | None:
         if USER_ID.fullmatch(value):
             return value
-        if "@" not in value or (client is None and find_owner is None):
+        if "@" not in value or find_owner is None:
             return None
-        if value not in known and find_owner is not None:
+        if value not in known:
             known[value] = find_owner(value)
-        if value not in known and client is not None:
-            try:
-                known[value] = str(client.users_lookupByEmail(email=value)["user"]["id"])
-            except Exception as exc:  # users_not_found, missing_scope, Slack down: the item stays unowned
-                log.info("owner tag %s not found in Slack: %s", value, getattr(exc, "response", {}).get("error", exc))
-                known[value] = None
         return known[value]
 
     return owner_of
@@ -104,7 +96,6 @@ def discover(
     *,
     offers: Callable[[str], list[Any]],
     cloud: Cloud | None = None,
-    client: Any | None = None,
     find_owner: Callable[[str], str | None] | None = None,
 ) -> Report:
     """Scan `cloud` (default: AWS as `settings` has it), keep what it has, read its GPU metrics."""
@@ -116,7 +107,7 @@ def discover(
     filing = Filing(
         team,
         settings.discover_channel or "",
-        owner_lookup(client, find_owner),
+        owner_lookup(find_owner),
         settings.channel_tag,
         settings.owner_tag,
         pricer(offers),

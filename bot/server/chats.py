@@ -1,51 +1,113 @@
-"""The chat each team talks in, for the work serve's clock starts: its Feishu tenant's (a team id behind the
-Feishu prefix) or its Slack workspace's. LookupError when serve does not talk to that platform, or the workspace
-uninstalled the app."""
+"""The configured chats as one list, for the work that starts outside a request (serve's clock, the terminal's
+commands that send): each tenant's outlet, teller and address book come from the wing that owns it (a Slack
+workspace T…, a Feishu tenant behind its prefix). LookupError when no configured chat owns the tenant, or its
+chat cannot reach it (uninstalled), saying which.
+
+The one place that lists the wings is here: `serve_wings` (serve's clients, with their metrics and retries) and
+`terminal_wings` (the terminal's, made from the settings alone)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
-from bot.chat.port import Platform, Teller, platform_of
-from bot.deps import Deps
+from bot.chat.port import Teller
 from bot.digest.outlet import Outlet
+from bot.settings import Settings
+from bot.state.store import Store
 
 if TYPE_CHECKING:
     from slack_sdk import WebClient
 
-    from bot.server.feishu_endpoint import FeishuGateway
+    from bot.deps import Deps
+    from bot.feishu.chat import FeishuChat
+
+
+class Wing(Protocol):
+    name: str  # the chat's name in settings, logs and messages: "slack", "feishu"
+
+    def owns(self, tenant: str) -> bool:
+        """Is `tenant` (a state's team id) one of this chat's?"""
+
+    def outlet(self, tenant: str) -> Outlet:
+        """Where `tenant`'s digests go. LookupError when the chat cannot reach it (uninstalled)."""
+
+    def teller(self, tenant: str) -> Teller:
+        """What budget alerts, reports and warn-then-act say through to `tenant`. LookupError as outlet()."""
+
+    def person(self, tenant: str, email: str) -> str | None:
+        """The user with this address in `tenant`, as the chat names them; None when there is none or the chat
+        may not look."""
 
 
 @dataclass
 class Chats:
-    deps: Deps
-    slack: WebClient | None
-    feishu: FeishuGateway | None
+    wings: list[Wing]
 
-    def _feishu(self) -> FeishuGateway:
-        if self.feishu is None:
-            raise LookupError("serve does not talk to Feishu (GPU_ADVISOR_FEISHU_APP_ID)")
-        return self.feishu
+    def wing(self, tenant: str) -> Wing:
+        for wing in self.wings:
+            if wing.owns(tenant):
+                return wing
+        configured = ", ".join(w.name for w in self.wings) or "none"
+        raise LookupError(f"no configured chat talks to {tenant} (configured: {configured})")
 
-    def _slack(self) -> WebClient:
-        if self.slack is None:
-            raise LookupError("serve does not talk to Slack")
-        return self.slack
+    def outlet(self, tenant: str) -> Outlet:
+        return self.wing(tenant).outlet(tenant)
 
-    def outlet(self, team: str) -> Outlet:
-        """Where `team`'s digests go."""
-        if platform_of(team) is Platform.FEISHU:
-            return self._feishu().outlet()
-        from bot.slack.digest_outlet import slack_outlets
-        from bot.slack.ui.digest import render
+    def teller(self, tenant: str) -> Teller:
+        return self.wing(tenant).teller(tenant)
 
-        return slack_outlets(self.deps, self._slack(), render)(team)
+    def person(self, tenant: str, email: str) -> str | None:
+        try:
+            return self.wing(tenant).person(tenant, email)
+        except LookupError:
+            return None
 
-    def teller(self, team: str) -> Teller:
-        """What budget alerts, weekly reports and warn-then-act say through to `team`."""
-        if platform_of(team) is Platform.FEISHU:
-            return self._feishu().teller()
-        from bot.slack.teller import slack_tellers
 
-        return slack_tellers(self.deps, self._slack())(team)
+def serve_wings(deps: Deps, slack: WebClient | None, feishu: FeishuChat | None) -> list[Wing]:
+    """serve's chats: Slack with serve's client (each OAuth workspace its own), Feishu with the gateway's chat."""
+    wings: list[Wing] = []
+    if slack is not None:
+        from bot.slack.replies import lang_for
+        from bot.slack.wing import SlackWing
+
+        wings.append(SlackWing(lambda team: deps.client_of(team, slack), lambda c, user: lang_for(c, deps, user)))
+    if feishu is not None:
+        from bot.feishu.wing import FeishuWing
+
+        wings.append(FeishuWing(feishu, deps.settings.lang))
+    return wings
+
+
+def terminal_wings(settings: Settings, store: Store) -> list[Wing]:
+    """The terminal's chats, from the settings alone: Slack when a bot token (or an OAuth client with its key)
+    is set, Feishu when its app is; each with only its own settings."""
+    wings: list[Wing] = []
+    if settings.slack_bot_token or (settings.oauth() and settings.encryption_key):
+        from bot.slack.app import web_client
+        from bot.slack.wing import SlackWing
+
+        client = web_client(settings)
+        if settings.oauth():  # installed into many workspaces: each workspace's own token
+            from bot.slack.installs import BadEncryptionKey, workspace_client
+
+            def client_for(team: str) -> WebClient:
+                try:
+                    return workspace_client(settings, store.engine, team, client)
+                except BadEncryptionKey as exc:
+                    raise LookupError(str(exc)) from None
+
+        else:
+
+            def client_for(team: str) -> WebClient:
+                return client
+
+        wings.append(SlackWing(client_for, lambda _client, _user: settings.lang))
+    if settings.feishu_app_id and settings.feishu_app_secret:
+        from bot.feishu.chat import FeishuChat
+        from bot.feishu.sdk import OpenApi
+        from bot.feishu.wing import FeishuWing
+
+        api = OpenApi(settings.feishu_app_id, settings.feishu_app_secret.get_secret_value(), settings.feishu_base_url())
+        wings.append(FeishuWing(FeishuChat(api, settings.lang), settings.lang))
+    return wings

@@ -209,6 +209,20 @@ class FeishuGateway:
                 redone += 1
         return redone
 
+    def redo_stalled(self) -> int:
+        """Redo the work of callbacks left pending this long (GPU_ADVISOR_REDO_AFTER_S): Feishu could not be
+        reached, or the replica that took them stopped. Run by serve's redo job beside Slack's, so a reply that
+        failed is sent within a minute, not at the next start. Each is claimed first: one replica redoes it."""
+        stalled = timedelta(seconds=self.deps.settings.redo_after_s)
+        redone = 0
+        for key, kind, body in self.deps.inbox.pending(REPLAY_WINDOW, stalled):
+            if kind not in (KIND, CARD_KIND) or not self.deps.inbox.claim(key, stalled):
+                continue
+            log.info("redoing %s: acknowledged, its work not done (a stop, or Feishu unreachable)", key)
+            self.work(key, body)
+            redone += 1
+        return redone
+
     def stop(self) -> None:
         if self.connection is not None:
             self.connection.stop()

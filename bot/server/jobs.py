@@ -7,7 +7,6 @@ price refreshes are not claimed: each replica refreshes its own local price cach
 
 from __future__ import annotations
 
-import contextlib
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -28,6 +27,7 @@ if TYPE_CHECKING:
     from bot.chat.port import Teller
     from bot.deps import Deps
     from bot.discover.cloud import Cloud
+    from bot.server.chats import Chats
     from bot.server.feishu_endpoint import FeishuGateway
     from bot.settings import Settings
     from bot.state import Store
@@ -128,23 +128,26 @@ def jobs_of(settings: Settings, deps: Deps, client: WebClient | None, feishu: Fe
     The job ids are the names in job_runs: operators' queries read them, so they do not change."""
     from bot.actions.due import run_actions
     from bot.digest.due import budgets_due, run_due, runways_due
-    from bot.server.chats import Chats
+    from bot.server.chats import Chats, serve_wings
     from bot.server.prometheus import pull_prometheus
     from bot.slack.inbox import KEPT, redo_stalled
     from bot.state.retention import compact
 
     store, minute, hour = deps.store, timedelta(minutes=1), timedelta(hours=1)
 
-    chats = Chats(deps, client, feishu)
+    chats = Chats(serve_wings(deps, client, feishu.chat if feishu is not None else None))
     outlets, tellers = chats.outlet, chats.teller
+    # each chat's front door redoes the work it acknowledged and could not finish (its chat unreachable, a kill)
+    redoers: list[Callable[[], int]] = [lambda: redo_stalled(deps, client)] if client is not None else []
+    redoers += [feishu.redo_stalled] if feishu is not None else []
 
     # each stalled item is claimed on its own (the replica that took it, or one taking over a dead one's)
     redo_every = timedelta(seconds=max(1.0, min(60.0, settings.redo_after_s / 2)))
     # the table of jobs, one row a job, as written (not laid out by ruff format)
     # fmt: off
     table = [
-        Job("inbox:redo", "redo work that did not reach Slack", redo_every,
-            lambda: redo_stalled(deps, client) if client is not None else 0),
+        Job("inbox:redo", "redo work that did not reach its chat", redo_every,
+            lambda: sum(redo() for redo in redoers)),
         # every minute, and once at start-up: a digest missed while down goes out if its local day is not over
         Job("reminders:due", "send the daily digests that are due", minute, lambda: run_due(deps, outlets),
             shared=minute, at_start=True),
@@ -163,7 +166,7 @@ def jobs_of(settings: Settings, deps: Deps, client: WebClient | None, feishu: Fe
             lambda: (deps.inbox.prune(KEPT), JobRuns(store).prune(KEPT)), shared=timedelta(days=1)),
     ]
     # fmt: on
-    table += cloud_jobs(settings, deps, client, feishu)
+    table += cloud_jobs(settings, deps, client, chats)
     # Alibaba Cloud's balance, and AutoDL's with its Pro instances, are read with their discovery
     if settings.autodl_token is not None and not settings.autodl_pro:
         span = timedelta(minutes=settings.discover_every_minutes)
@@ -214,7 +217,7 @@ def weekly_reports(deps: Deps, tellers: Callable[[str], Teller]) -> list[str]:
     )
 
 
-def cloud_jobs(settings: Settings, deps: Deps, client: WebClient | None, feishu: FeishuGateway | None) -> list[Job]:
+def cloud_jobs(settings: Settings, deps: Deps, client: WebClient | None, chats: Chats) -> list[Job]:
     """Each cloud turned on: its discovery every GPU_ADVISOR_DISCOVER_EVERY_MINUTES and, between scans, its GPU
     metrics every GPU_ADVISOR_ACTIVITY_EVERY_MINUTES."""
     from bot.discover.cloud import clouds
@@ -223,7 +226,7 @@ def cloud_jobs(settings: Settings, deps: Deps, client: WebClient | None, feishu:
     span = timedelta(minutes=settings.discover_every_minutes)
     often = timedelta(minutes=settings.activity_every_minutes)
     for name, make in clouds(settings).items():
-        scan = discovery_job(settings, deps, client, feishu, make)
+        scan = discovery_job(settings, deps, client, chats, make)
         out.append(Job(f"discover:{name}", f"find GPU instances and unattached disks in {name}", span, scan,
                        shared=span, at_start=True))  # fmt: skip
         read = activity_job(deps, make)
@@ -257,12 +260,11 @@ def discovery_job(
     settings: Settings,
     deps: Deps,
     client: WebClient | None,
-    feishu: FeishuGateway | None = None,
+    chats: Chats | None = None,
     make: Callable[[], Cloud] | None = None,
 ) -> Callable[[], object]:
     """serve's discovery run of one cloud (`make`; default AWS): into GPU_ADVISOR_DISCOVER_TEAM, else the bot
     token's workspace (asked once)."""
-    from bot.chat.port import Platform, platform_of
     from bot.discover.cloud import clouds
     from bot.discover.run import discover
 
@@ -280,12 +282,8 @@ def discovery_job(
                     type(exc).__name__,
                 )
                 return None
-        lookups, find_owner = None, None
-        if platform_of(team[0]) is Platform.FEISHU:  # owners' addresses looked up in the tenant's contacts
-            find_owner = feishu.chat.find_by_email if feishu is not None else None
-        else:
-            with contextlib.suppress(LookupError):
-                lookups = deps.client_of(team[0], client) if client is not None else None
+        tenant = team[0]  # owners' addresses looked up in the tenant's chat (Slack's users, Feishu's contacts)
+        find_owner = (lambda email: chats.person(tenant, email)) if chats is not None else None
         cloud = make() if make is not None else clouds(settings)["aws"]()
         report = discover(
             settings,
@@ -294,7 +292,6 @@ def discovery_job(
             deps.now(),
             offers=deps.gpu_offers,
             cloud=cloud,
-            client=lookups,
             find_owner=find_owner,
         )
         log.info(

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 from datetime import UTC, datetime, timedelta
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -14,10 +15,12 @@ from slack_sdk import WebClient
 
 from bot.discover.run import discover
 from bot.settings import Settings
+from bot.slack.wing import SlackWing
 from bot.state import Store
 from bot.state.discovered import Discovered
 from bot.state.enrollment import Box, Enrollments, Grant
 from bot.state.rentals import Rentals
+from bot.text import Lang
 from tests.support.aws import cloudwatch, ec2, launch, moto_server, volume
 from tests.support.cli import run_cli
 from tests.support.fake_slack import fake_slack
@@ -41,7 +44,12 @@ def no_offers(gpu: str) -> list[Any]:
 
 
 def run(tmp_path: Path, url: str, store: Store, client: Any = None, **extra: Any):  # type: ignore[no-untyped-def]
-    return discover(settings(tmp_path, url, **extra), store, "T1", datetime.now(UTC), offers=no_offers, client=client)
+    """A discovery run; with a Slack `client`, Owner tags' addresses are looked up in its workspace."""
+    find = SlackWing(lambda _team: client, lambda _client, _user: Lang.EN).person if client is not None else None
+    at = datetime.now(UTC)
+    return discover(
+        settings(tmp_path, url, **extra), store, "T1", at, offers=no_offers, find_owner=find and partial(find, "T1")
+    )
 
 
 def test_gpu_instances_and_unattached_volumes_become_items_with_owner_channel_and_price(
