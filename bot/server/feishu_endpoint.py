@@ -18,6 +18,7 @@ from concurrent.futures import TimeoutError as FutureTimeout
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
+from bot.chat.port import FEISHU_PREFIX
 from bot.deps import Deps
 from bot.server.bodies import BodyTimeout, PendingBodies, TooManyPending, read_body
 from bot.server.verify import too_large
@@ -85,11 +86,23 @@ class FeishuGateway:
         """For /healthz: http (callbacks come to /feishu/events), or the long connection's state."""
         return self.connection.state() if self.connection is not None else "http"
 
-    def health(self) -> dict[str, str]:
-        found = {"mode": self.deps.settings.feishu_mode, "state": self.state()}
+    def health(self) -> dict[str, Any]:
+        found: dict[str, Any] = {"mode": self.deps.settings.feishu_mode, "state": self.state()}
         if self.last_failure:
             found["last_failure"] = self.last_failure
+        found["tenants"] = self.tenants()
         return found
+
+    def tenants(self) -> list[str]:
+        """The Feishu tenants the state knows, as the terminal's --team takes them (feishu:<tenant key>); none when
+        the state cannot be read (/healthz says that apart)."""
+        from bot.state import StoreUnavailable
+        from bot.state.tenants import known_tenants
+
+        try:
+            return [tenant for tenant in known_tenants(self.deps.store) if tenant.startswith(FEISHU_PREFIX)]
+        except StoreUnavailable:
+            return []
 
     def connect(self) -> None:
         """ws mode: open the SDK's long connection; events and card actions come over it."""

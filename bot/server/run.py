@@ -50,6 +50,8 @@ def run(settings: Settings, *, host: str, port: int, jobs: bool, lang: Lang) -> 
         # Finish the work of requests acknowledged before the last stop, beside the new requests.
         threading.Thread(target=_replay, args=(deps, app.client), name="replay", daemon=True).start()
     if gateway is not None:  # Feishu's callbacks acknowledged before the last stop
+        known = ", ".join(gateway.tenants()) or "none yet (a tenant's key is in the bot's `help` there)"
+        log.info("Feishu tenants known (the terminal's --team): %s", known)
         threading.Thread(target=gateway.replay, name="feishu-replay", daemon=True).start()
     if work is None:
         scheduler = start_jobs(settings, deps, app.client if app is not None else None, gateway) if jobs else None

@@ -183,3 +183,27 @@ def test_claim_and_not_ours_on_a_found_item(tmp_path: Path) -> None:
         h.fake.chats[GROUP] = {"owner_id": OWNER, "user_manager_id_list": []}
         h.send.press(hides[1], user=OWNER, chat=GROUP, message_id=post.body["_message_id"])
         h.fake.wait_for(lambda: (i := rentals.instance(team(h), "found-2")) is not None and i.hidden_by)
+
+
+def test_a_reply_feishu_could_not_take_is_redone_by_the_redo_job_not_at_the_next_start(tmp_path: Path) -> None:
+    """The redo job ran only with a Slack client: a Feishu-only serve redid a failed reply at its next start."""
+    from bot.server.jobs import jobs_of
+
+    with running_feishu(tmp_path, lang="en") as h:
+        h.fake.down.add("messages.reply")
+        h.send.message("@_user_1 help", chat=GROUP, chat_type="group", user=OWNER, mentions=MENTION)
+        h.fake.wait_for(lambda: h.gateway.last_failure)  # tried, with the client's retries, and given up
+        refused = len(h.fake.sent())  # each try, answered 503
+        assert refused >= 1 and h.deps.inbox.pending(timedelta(days=1))  # kept, its work not done
+        h.fake.down.clear()
+        [redo] = [job for job in jobs_of(h.deps.settings, h.deps, None, h.gateway) if job.id == "inbox:redo"]
+        assert redo.every <= timedelta(minutes=1)
+        assert redo.work() == 0  # not yet stalled: the taker may still be at it
+        h.clock.advance(seconds=h.deps.settings.redo_after_s + 1)
+        assert redo.work() == 1
+        [answered] = h.fake.sent()[refused:]
+        assert answered.method == "messages.reply" and "tenant's key" in shown(answered)
+        assert redo.work() == 0 and h.deps.inbox.pending(timedelta(days=1)) == []  # done once
+        assert h.gateway.health()["tenants"] == []  # a help leaves nothing of the tenant behind
+        say(h, "remind at 09:30 Asia/Shanghai")
+        assert h.gateway.health()["tenants"] == [team(h)]  # the key the terminal's --team takes, on /healthz too

@@ -48,6 +48,7 @@ class FakeFeishu:
     calls: list[Call] = field(default_factory=list)
     not_member: set[str] = field(default_factory=set)  # chats where a send answers 230002 (bot not in the chat)
     rate_limit_once: set[str] = field(default_factory=set)  # methods answered 99991400 (HTTP 429) the first time
+    down: set[str] = field(default_factory=set)  # methods answered HTTP 503 until taken out (Feishu down for them)
     app_secret: str = "s3cr3t-app-secret-value"
     users: dict[str, dict[str, Any]] = field(default_factory=dict)  # open_id -> contact user fields
     chats: dict[str, dict[str, Any]] = field(default_factory=dict)  # chat_id -> owner_id, user_manager_id_list
@@ -83,6 +84,8 @@ class FakeFeishu:
             return 200, {"code": 0, "msg": "ok", "tenant_access_token": TOKEN, "expire": 7200}
         if call.auth != f"Bearer {TOKEN}":
             return 401, {"code": 99991663, "msg": "Invalid access token for authorization"}
+        if call.method in self.down:
+            return 503, {"code": 99991672, "msg": "service unavailable"}
         if call.method in self.rate_limit_once:
             self.rate_limit_once.discard(call.method)
             return 429, {"code": 99991400, "msg": "request trigger frequency limit"}
