@@ -46,6 +46,5 @@ class Invocation:
     open_form: Callable[[Form, dict[str, str]], None]  # a form, pre-filled
     help_text: Callable[[Lang], str]  # the chat's own `help`: how its people type the sub-commands
     lang_of: Callable[[str], Lang]  # another person's language, as the chat knows it
-    captures: bool = True  # does the chat hand the core a file sent into a profile's thread (`analyze`)?
     channel_name: str = ""  # the channel as a line names it (Slack: a link to it; Feishu: "this chat")
     request_key: str | None = None  # the inbox key of the request: a redo finishes what was started

@@ -35,8 +35,6 @@ def start(inv: Invocation) -> Conversation:
 
 def analyze(inv: Invocation, _args: list[str]) -> None:
     """A profile whose thread waits for a capture upload (it answers questions 1 and 2 when it comes)."""
-    if not inv.captures:
-        raise CommandError(t("app.no_captures", inv.lang))
     convo = start(inv)
     prompt = t("slack.analyze_prompt", inv.lang, user=inv.user)
     thread = Place(inv.chat.platform, inv.team, convo.channel, convo.thread_ts)

@@ -13,7 +13,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from bot.app import rentals, table
+from bot.app.capture import SentFile
 from bot.app.invocation import CommandError, Form, Invocation
+from bot.app.thread import ThreadMessage, on_thread_message
 from bot.app.track import rented
 from bot.chat import conversation
 from bot.chat.digest_answers import ITEM_ACTIONS
@@ -24,6 +26,7 @@ from bot.chat.profile_messages import from_model_prompt
 from bot.deps import Deps
 from bot.feishu import digest_buttons, forms
 from bot.feishu.chat import FeishuChat
+from bot.feishu.files import fetch
 from bot.feishu.teller import FeishuTeller
 from bot.text import Lang, t
 from rules.questions import is_inference
@@ -63,6 +66,23 @@ def command_text(message: dict[str, Any]) -> str:
     if text.lower().startswith(COMMAND):
         text = text[len(COMMAND) :]
     return text.strip()
+
+
+def sent_file(chat: FeishuChat, message: dict[str, Any]) -> SentFile | None:
+    """A file message's file (its key and name), fetched from the message-resource API when it is read."""
+    if message.get("message_type") != "file":
+        return None
+    try:
+        content = json.loads(message.get("content") or "{}")
+    except ValueError:
+        return None
+    key, message_id = str(content.get("file_key") or ""), str(message.get("message_id") or "")
+    if not key or not message_id:
+        return None
+    name = str(content.get("file_name") or key)
+    return SentFile(
+        name, lambda max_bytes, deadline_s: fetch(chat.api, message_id, key, name, max_bytes, deadline_s), "feishu"
+    )
 
 
 def _lang_of(text: str, default: Lang) -> Lang:
@@ -148,7 +168,6 @@ def invocation(
         help_text=lambda each: t("feishu.help", each, tenant=team.removeprefix(FEISHU_PREFIX)),
         lang_of=lambda _other: chat.default_lang,
         channel_name=t("feishu.this_chat", lang),
-        captures=False,  # a file sent into a profile's thread is not read here yet: `analyze` says so
         request_key=request_key,
     )
 
@@ -164,13 +183,9 @@ def on_message(deps: Deps, chat: FeishuChat, payload: dict[str, Any], input_key:
         return
     text = command_text(message)
     root = message.get("root_id")
-    if root:  # a reply in a thread: the open question of the profile there, if it is one
-        found = deps.conversations.by_thread(team, chat_id, str(root))
-        if found is not None:
-            with deps.store.lock(found.id):
-                convo = deps.conversations.get(found.id) or found
-                if conversation.admit(deps, chat, convo, chat_id, user):
-                    conversation.typed_answer(deps, chat, convo, text, user, input_key)
+    if root:  # a reply in a thread: an answer (or a capture) when the thread is a profile's
+        reply = ThreadMessage(team, chat_id, str(root), user, text, sent_file(chat, message), input_key)
+        if on_thread_message(deps, chat, FeishuTeller(chat, deps.settings.lang), reply):
             return
     lang = _lang_of(text, deps.settings.lang)
     here = str(message.get("message_id") or "")

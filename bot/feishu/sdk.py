@@ -77,6 +77,7 @@ class OpenApi:
         self.sdk = load()
         config = self.sdk.Config()
         config.app_id, config.app_secret, config.domain, config.timeout = app_id, app_secret, base_url, 10
+        self.base_url = base_url.rstrip("/")
         self.im = self.sdk.ImV1(config)
         self.contact = self.sdk.ContactV3(config)
         self.backoff_s, self.sleep = backoff_s, sleep
@@ -85,16 +86,25 @@ class OpenApi:
     def check(self) -> None:
         """Ask for a tenant access token (serve's start-up check, as auth.test for Slack): FeishuError when the
         app's credentials are refused or Feishu cannot be reached."""
+        self.tenant_token()
+
+    def tenant_token(self) -> str:
+        """The app's tenant access token, from the SDK's token manager (cached there until near its expiry).
+        FeishuError when the credentials are refused or Feishu cannot be reached. Kept out of every log."""
         import requests
         from lark_oapi.core.exception import ObtainAccessTokenException
         from lark_oapi.core.token.manager import TokenManager
 
+        from bot.logs import keep_secret
+
         try:
-            TokenManager.get_self_tenant_token(self.im.message.config)
+            token = str(TokenManager.get_self_tenant_token(self.im.message.config))
         except ObtainAccessTokenException as exc:
             raise FeishuError(getattr(exc, "code", None), str(getattr(exc, "msg", "") or exc)) from None
         except requests.RequestException as exc:
             raise FeishuError(None, f"unreachable: {type(exc).__name__}") from None
+        keep_secret(token)
+        return token
 
     def call(self, what: str, send: Callable[[], Any]) -> Any:
         """Send (`send` makes the SDK call) until it is answered: the response's data, else FeishuError."""

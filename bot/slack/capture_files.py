@@ -9,30 +9,14 @@ host the WebClient is pointed at). Upload: slack_sdk's `files_upload_v2`, which 
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
 from urllib.parse import urlsplit
 
 import httpx
 from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError
 
+from bot.app.capture import FetchError, Upload
 from bot.tls import shared_context
-
-
-class FetchError(Exception):
-    """The capture could not be fetched: `code` (gone, too_large, not_slack, login_page, http, timeout) and
-    its parameters."""
-
-    def __init__(self, code: str, **params: object) -> None:
-        super().__init__(code)
-        self.code = code
-        self.params = params
-
-
-@dataclass(frozen=True)
-class Upload:
-    name: str
-    data: bytes
 
 
 def _trusted(url: str, client: WebClient) -> bool:
@@ -90,7 +74,3 @@ def _download(url: str, client: WebClient, name: str, max_bytes: int, deadline_s
                 raise FetchError("too_large", name=name, limit_mib=round(max_bytes / 1024 / 1024, 1))
             chunks.append(chunk)
     return b"".join(chunks)
-
-
-def post_chart(client: WebClient, *, channel: str, thread_ts: str, png: bytes, title: str) -> None:
-    client.files_upload_v2(channel=channel, thread_ts=thread_ts, content=png, filename="gpu-capture.png", title=title)

@@ -47,8 +47,6 @@ def test_quote_answers_the_articles_example_in_the_thread(tmp_path: Path) -> Non
         assert "5,600" in shown(said) and "784" in shown(said)
         refused = shown(say(h, "quote gpu=A100"))
         assert "hours=4x14" in refused and "help" in refused
-        not_here = shown(say(h, "analyze"))  # said, not promised: no profile waits for a file it cannot read
-        assert "gpu-advise analyze" in not_here and h.deps.conversations.by_thread(team(h), GROUP, "") is None
 
 
 def test_track_sends_the_token_to_the_typer_alone_and_tells_the_owner(tmp_path: Path) -> None:
@@ -207,3 +205,44 @@ def test_a_reply_feishu_could_not_take_is_redone_by_the_redo_job_not_at_the_next
         assert h.gateway.health()["tenants"] == []  # a help leaves nothing of the tenant behind
         say(h, "remind at 09:30 Asia/Shanghai")
         assert h.gateway.health()["tenants"] == [team(h)]  # the key the terminal's --team takes, on /healthz too
+
+
+def test_analyze_then_a_capture_sent_as_a_file_answers_duration_and_memory(tmp_path: Path) -> None:
+    from tests.slack.test_captures import whole_run
+
+    with running_feishu(tmp_path, lang="en") as h:
+        root = say(h, "analyze")  # the profile's first message, in the group
+        root_id = root.body["_message_id"]
+        h.fake.wait_for(lambda: any("Upload a capture" in shown(c) for c in h.fake.of("messages.reply")))
+        convo = h.deps.conversations.by_thread(team(h), GROUP, root_id)
+        assert convo is not None
+        h.fake.files[("om_file_1", "file_v3_capture")] = whole_run()
+        h.send.file("file_v3_capture", "capture.csv", root=root_id, user=OWNER, chat=GROUP, message_id="om_file_1")
+        summary = h.fake.wait_for(
+            lambda: next((c for c in h.fake.of("messages.reply") if "Continuity" in shown(c)), None)
+        )
+        assert "`dur=2.5h`, `mem=40/80`" in shown(summary) and summary.path.endswith(f"/{root_id}/reply")
+        [download] = h.fake.of("messages.resources.get")
+        assert download.query == {"type": "file"} and download.auth.startswith("Bearer t-")
+        h.fake.wait_for(lambda: h.fake.of("images.create"))  # the chart, as an image in the thread
+        h.fake.wait_for(lambda: any(c.body.get("msg_type") == "image" for c in h.fake.of("messages.reply")))
+        settled(h.deps)
+        convo = h.deps.conversations.by_thread(team(h), GROUP, root_id)
+        assert convo is not None and convo.answers["duration"] == "2.5h" and convo.answers["memory"] == "40/80"
+
+
+def test_a_capture_too_large_or_gone_is_said_and_someone_elses_file_left_alone(tmp_path: Path) -> None:
+    from tests.slack.test_captures import whole_run
+
+    with running_feishu(tmp_path, lang="en", capture_max_bytes=2048) as h:
+        root_id = say(h, "analyze").body["_message_id"]
+        h.fake.files[("om_big", "file_big")] = whole_run(200)
+        h.send.file("file_big", "big.csv", root=root_id, user=OWNER, chat=GROUP, message_id="om_big")
+        h.fake.wait_for(lambda: any("larger than" in shown(c) for c in h.fake.of("messages.reply")))
+        h.send.file("file_gone", "gone.csv", root=root_id, user=OWNER, chat=GROUP, message_id="om_gone")
+        h.fake.wait_for(lambda: any("gone from Feishu" in shown(c) for c in h.fake.of("messages.reply")))
+        before = len(h.fake.of("messages.resources.get"))
+        h.send.file("file_big", "big.csv", root=root_id, user=BOB, chat=GROUP, message_id="om_big")
+        told = h.fake.wait_for(lambda: [c for c in h.fake.sent() if c.body.get("receive_id") == OWNER])
+        assert "replied in your profile thread" in shown(told[-1])  # the starter is told once
+        assert len(h.fake.of("messages.resources.get")) == before  # Bob's file is not fetched

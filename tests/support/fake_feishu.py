@@ -49,6 +49,7 @@ class FakeFeishu:
     not_member: set[str] = field(default_factory=set)  # chats where a send answers 230002 (bot not in the chat)
     rate_limit_once: set[str] = field(default_factory=set)  # methods answered 99991400 (HTTP 429) the first time
     down: set[str] = field(default_factory=set)  # methods answered HTTP 503 until taken out (Feishu down for them)
+    files: dict[tuple[str, str], bytes] = field(default_factory=dict)  # (message_id, file_key) -> a sent file's bytes
     app_secret: str = "s3cr3t-app-secret-value"
     users: dict[str, dict[str, Any]] = field(default_factory=dict)  # open_id -> contact user fields
     chats: dict[str, dict[str, Any]] = field(default_factory=dict)  # chat_id -> owner_id, user_manager_id_list
@@ -106,6 +107,13 @@ class FakeFeishu:
             return 200, {"code": 0, "msg": "success", "data": data}
         if call.method == "messages.patch":
             return 200, {"code": 0, "msg": "success", "data": {}}
+        if call.method == "images.create":
+            return 200, {"code": 0, "msg": "success", "data": {"image_key": f"img_v3_{next(self._ids):08x}"}}
+        if call.method == "messages.resources.get":
+            message_id, _, key = call.path.removeprefix("/open-apis/im/v1/messages/").partition("/resources/")
+            if (message_id, key) not in self.files or call.query.get("type") != "file":
+                return 400, {"code": 234003, "msg": "File not in msg."}
+            return 200, {"_bytes": self.files[(message_id, key)]}
         if call.method == "contact.users.batch_get_id":
             found = [
                 {"user_id": user_id, "email": email}
@@ -155,6 +163,10 @@ def _method(verb: str, path: str) -> str:
         return "contact.users.get"
     if path.startswith("/open-apis/im/v1/chats/") and verb == "GET":
         return "chats.get"
+    if path == "/open-apis/im/v1/images" and verb == "POST":
+        return "images.create"
+    if path.startswith("/open-apis/im/v1/messages/") and "/resources/" in path and verb == "GET":
+        return "messages.resources.get"
     return f"{verb} {path}"
 
 
@@ -166,21 +178,29 @@ def fake_feishu(port: int = 0) -> Iterator[FakeFeishu]:
         def _serve(self, verb: str) -> None:
             parts = urlsplit(self.path)
             raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+            try:
+                body = json.loads(raw or b"{}")
+            except ValueError:  # an upload (multipart): its size is enough to look at
+                body = {"_size": len(raw)}
             call = Call(
                 _method(verb, parts.path),
                 parts.path,
                 dict(parse_qsl(parts.query)),
-                json.loads(raw or b"{}"),
+                body,
                 self.headers.get("Authorization", ""),
             )
             time.sleep(fake.delays.get(call.method, 0))
             status, body = fake.answer(call)
-            if status == 200 and body.get("data", {}).get("message_id"):
+            if status == 200 and (body.get("data") or {}).get("message_id"):
                 call.body["_message_id"] = body["data"]["message_id"]
             fake.calls.append(call)
-            payload = json.dumps(body).encode()
+            kind = "application/json; charset=utf-8"
+            if "_bytes" in body:  # a file's bytes, as the message-resource API streams them
+                payload, kind = body["_bytes"], "application/octet-stream"
+            else:
+                payload = json.dumps(body).encode()
             self.send_response(status)
-            self.send_header("Content-Type", "application/json; charset=utf-8")
+            self.send_header("Content-Type", kind)
             self.send_header("Content-Length", str(len(payload)))
             self.end_headers()
             self.wfile.write(payload)
@@ -282,6 +302,23 @@ class FeishuSender:
             "message": message,
         }
         payload = {"schema": "2.0", "header": self.header("im.message.receive_v1", event_id, tenant), "event": event}
+        return self.post(payload)
+
+    def file(
+        self, key: str, name: str, *, root: str, user: str = "ou_starter", chat: str = "oc_dm1", message_id: str
+    ) -> httpx.Response:
+        """A file sent as a reply in the thread under `root` (message_type file: its key and name, no bytes)."""
+        message = {
+            "message_id": message_id,
+            "root_id": root,
+            "parent_id": root,
+            "chat_id": chat,
+            "chat_type": "p2p" if chat == "oc_dm1" else "group",
+            "message_type": "file",
+            "content": json.dumps({"file_key": key, "file_name": name}),
+        }
+        event = {"sender": {"sender_id": {"open_id": user}, "sender_type": "user"}, "message": message}
+        payload = {"schema": "2.0", "header": self.header("im.message.receive_v1"), "event": event}
         return self.post(payload)
 
     def press(

@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+from bot.app.capture import SentFile
+from bot.app.thread import ThreadMessage, on_thread_message
 from bot.deps import Deps
-from bot.slack import conversation
-from bot.slack.listeners import captures
+from bot.slack.capture_files import fetch
+from bot.slack.chat import SlackChat
 from bot.slack.listeners.home_rentals import home_chart, rentals_text
 from bot.slack.replies import lang_for
 from bot.slack.request import SlackRequest
+from bot.slack.teller import slack_tellers
 from bot.slack.ui import blocks
-from bot.text import Lang, t
 
 
 def is_upload(request: SlackRequest) -> bool:
@@ -18,37 +20,30 @@ def is_upload(request: SlackRequest) -> bool:
 
 
 def on_message(deps: Deps, request: SlackRequest) -> None:
-    """A message in a profile's thread: the starter's reply answers the open question; others are
-    ignored, and the starter is told once (ephemerally) that someone else replied."""
-    event = request.event
+    """A message in a profile's thread, given to the core (bot/app/thread.py): the starter's reply answers the
+    open question (a file they share is a capture); others are left alone, the starter told once."""
+    event, client = request.event, request.client
     files = event.get("files") if event.get("subtype") == "file_share" else None
     if (event.get("subtype") and not files) or event.get("bot_id") or not event.get("user"):
         return  # edits, joins, bots (our own messages are dropped by bolt already)
-    thread_ts, channel, user = event.get("thread_ts"), event.get("channel", ""), event["user"]
+    thread_ts = event.get("thread_ts")
     if not thread_ts or thread_ts == event.get("ts"):
         return
-    found = deps.conversations.by_thread(request.team, channel, thread_ts)
-    if found is None:
-        return
-    with deps.store.lock(found.id):
-        convo = deps.conversations.get(found.id) or found
-        if user != convo.user:
-            if not convo.warned_others and convo.status == "active":
-                request.client.chat_postEphemeral(
-                    channel=channel,
-                    user=convo.user,
-                    thread_ts=thread_ts,
-                    text=t("slack.not_yours", Lang(convo.lang), other=user),
-                )
-                convo.warned_others = True
-                deps.conversations.save(convo)
-            return
-        if not conversation.admit(deps, request.client, convo, channel, user):
-            return  # asked once: an expired profile's notice is posted once per message
-        if files:
-            captures.on_upload(deps, request, convo, files)
-        else:
-            conversation.typed_answer(deps, request.client, convo, event.get("text") or "", user, request.inbox_key)
+    sent = None
+    if files:  # the first file shared: fetched with files.info and its private download
+        file_id = str(files[0]["id"])
+        name = str(files[0].get("name") or file_id)
+        sent = SentFile(name, lambda max_bytes, deadline_s: fetch(client, file_id, max_bytes, deadline_s))
+    message = ThreadMessage(
+        request.team,
+        str(event.get("channel", "")),
+        str(thread_ts),
+        str(event["user"]),
+        str(event.get("text") or ""),
+        sent,
+        request.inbox_key,
+    )
+    on_thread_message(deps, SlackChat(client, deps), slack_tellers(deps, client)(request.team), message)
 
 
 def on_uninstalled(deps: Deps, request: SlackRequest) -> None:
