@@ -34,10 +34,19 @@ def is_inline(tokens: list[str]) -> bool:
 
 
 def inline_profile(
-    deps: Deps, chat: Chat, *, team: str, channel: str, user: str, tokens: list[str], lang: Lang
+    deps: Deps,
+    chat: Chat,
+    *,
+    team: str,
+    channel: str,
+    user: str,
+    tokens: list[str],
+    lang: Lang,
+    thread: str | None = None,
 ) -> Conversation:
-    """Every answer in the command text: the recommendation at once, through `chat`. CommandError (what was
-    wrong with which answer) when one is unreadable or a required one is missing."""
+    """Every answer in the command text: the recommendation at once, through `chat` (in the thread under the
+    person's message, where the chat has one: `thread`). CommandError (what was wrong with which answer) when
+    one is unreadable or a required one is missing."""
     raw, typed = inline.parse_pairs(tokens, inline.KEYS, positional="duration")
     try:
         values = parse_answers(raw)
@@ -54,6 +63,8 @@ def inline_profile(
     convo = deps.conversations.create(
         team=team, channel=channel, user=user, lang=lang.value, answers=raw, values=dump_answers(values)
     )
+    if thread:
+        convo.thread_ts = thread
     conversation.finish(deps, chat, convo)
     return convo
 

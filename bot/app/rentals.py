@@ -6,31 +6,41 @@ from __future__ import annotations
 from dataclasses import replace
 from datetime import datetime
 from typing import overload
+from zoneinfo import ZoneInfo
 
 from bot.app.invocation import CommandError, Invocation
 from bot.chat.digest_messages import item_section
 from bot.chat.message import Message, Section, plain
 from bot.fields.rentals import SIGNS, budget_money
 from bot.state.budgets import Budgets
+from bot.state.power import PowerLog
 from bot.state.rentals import RentalError, Rentals, check_name
 from bot.state.schedules import Schedules
 from bot.text import Lang, t
+from bot.text.budget import forecast_text
 from bot.text.catalogue import tw
 from bot.text.errors import error_text
 from bot.text.format import escape, money, show, who
 from bot.text.quote import rate
+from rules.budget import standings
+from rules.digest import spent_this_month
 from rules.errors import ParseError
+from rules.power import state_at
 from rules.remind_schedule import RemindSchedule, next_send, parse_at, parse_days, parse_zone
 
 
 def list_items(inv: Invocation) -> None:
     """`list`: what the team rents and keeps, with owner and state."""
-    rentals, lang = Rentals(inv.deps.store), inv.lang
+    rentals, lang, deps = Rentals(inv.deps.store), inv.lang, inv.deps
     lines = []
-    for i in rentals.instances(inv.team):
-        if i.hidden_by:  # "Not ours"
-            continue
-        state = "released" if i.released_at else "running"
+    instances = [i for i in rentals.instances(inv.team) if not i.hidden_by]  # "Not ours" left out
+    now = deps.now()
+    local = now.astimezone(
+        ZoneInfo(Schedules(deps.store, deps.settings.default_schedule()).of(inv.team, inv.channel).zone)
+    )
+    timelines = PowerLog(deps.store, deps.policy.metering).this_month(instances, now)
+    for i in instances:
+        power = "released" if i.released_at else state_at(timelines.get(i.id, []), now).value  # on, off, unknown
         lines.append(
             t(
                 "digest.list_instance",
@@ -38,8 +48,9 @@ def list_items(inv: Invocation) -> None:
                 name=i.name,
                 gpu=f"{i.gpu} × {show(i.share or i.cards)}",
                 price=rate(i.price, i.currency, i.unit, t("digest.no_price", lang), lang),
-                owner=f"<@{i.owner}>",
-                state=t(f"digest.state.{state}", lang),
+                owner=f"<@{i.owner}>" if i.owner else t("cli.no_owner", lang),
+                state=t(f"digest.state.{power}", lang),
+                spent=money(spent_this_month(i, local, timelines), i.currency),
             )
         )
     for s in rentals.storage(inv.team):
@@ -209,14 +220,37 @@ def _schedule(args: list[str], current: RemindSchedule, zone: str) -> RemindSche
     return RemindSchedule(at, zone, days, True, current.lang)
 
 
+def _budgets_said(inv: Invocation) -> str:
+    """Each project's budget with what it has spent this month and where it is heading, as the terminal says."""
+    deps, lang, team = inv.deps, inv.lang, inv.team
+    rentals, now = Rentals(deps.store), deps.now()
+    local = now.astimezone(ZoneInfo(Schedules(deps.store, deps.settings.default_schedule()).of(team, inv.channel).zone))
+    instances = rentals.instances(team)
+    timelines = PowerLog(deps.store, deps.policy.metering).this_month(instances, now)
+    found = standings(instances, rentals.storage(team), Budgets(deps.store).of(team), local, timelines=timelines)
+    if not found:
+        return t("digest.budget_none", lang)
+    lines = [
+        t(
+            "digest.budget_standing",
+            lang,
+            project=escape(s.project),
+            spent=money(s.spent, s.currency),
+            budget=money(s.budget, s.currency),
+        )
+        + " "
+        + forecast_text(s, lang)
+        for s in found
+    ]
+    return "\n".join([t("digest.budget_title", lang), *lines])
+
+
 def budget(inv: Invocation, args: list[str]) -> None:
     """`budget PROJECT AMOUNT [CNY|USD]`, `budget PROJECT off`, or `budget` (the list)."""
     deps, lang = inv.deps, inv.lang
     budgets, team = Budgets(deps.store), inv.team
     if not args:
-        found = budgets.of(team)
-        lines = " · ".join(f"{project} {money(amount, currency)}" for (project, currency), amount in found.items())
-        inv.answer(plain(t("digest.budget_list", lang, lines=lines) if found else t("digest.budget_none", lang), lang))
+        inv.answer(plain(_budgets_said(inv), lang))
         return
     project = args[0]
     try:

@@ -99,7 +99,14 @@ def _run(inv: Invocation, tokens: list[str]) -> None:
         handler(inv, tokens[1:])
     elif answers.is_inline(tokens):
         convo = answers.inline_profile(
-            inv.deps, inv.chat, team=inv.team, channel=inv.channel, user=inv.user, tokens=tokens, lang=inv.lang
+            inv.deps,
+            inv.chat,
+            team=inv.team,
+            channel=inv.channel,
+            user=inv.user,
+            tokens=tokens,
+            lang=inv.lang,
+            thread=inv.reply_to,
         )
         if convo.note:
             inv.answer(plain(t("slack.moved_to_dm", inv.lang), inv.lang))

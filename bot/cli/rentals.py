@@ -53,24 +53,15 @@ def workspace_of(settings: Settings, team: str | None, rentals: Rentals | None =
     raise fail(t("cli.no_team", settings.lang, known=", ".join(known) or t("cli.no_tenants_yet", settings.lang)))
 
 
-def people(settings: Settings, users: set[str]) -> dict[str, str]:
-    """Each Slack user id as a person reads it in a terminal: their Slack name (users.info, once a user a
-    run) when a bot token is set and Slack answers, else the bare id. Never a `<@U…>` mention."""
-    names = {user: user for user in users}
-    if settings.slack_bot_token is None or not users:
-        return names
-    from slack_sdk import WebClient
-    from slack_sdk.errors import SlackApiError
+def people(settings: Settings, rentals: Rentals, tenant: str, users: set[str]) -> dict[str, str]:
+    """Each user id as a person reads it in a terminal: their name as the tenant's chat says it (Slack's users.info,
+    Feishu's contacts; once a user a run) when the terminal has that chat's settings, else the bare id. Never a
+    `<@U…>` mention."""
+    if not users:
+        return {}
+    from bot.cli.reach import chats
 
-    client = WebClient(token=settings.slack_bot_token.get_secret_value(), base_url=settings.slack_api_url)
-    for user in sorted(users):
-        try:
-            found = client.users_info(user=user).get("user") or {}
-        except (SlackApiError, OSError):
-            continue  # the bare id, as without a token
-        profile = found.get("profile") or {}
-        names[user] = str(profile.get("display_name") or found.get("real_name") or found.get("name") or user)
-    return names
+    return chats(settings, rentals.store).names(tenant, users)
 
 
 def open_rentals(settings: Settings) -> Rentals:
@@ -250,7 +241,8 @@ def list_rentals(
         out = {"instances": _metered(rentals, instances, settings.remind_tz), "storage": [_plain(s) for s in storage]}
         sys.stdout.write(json.dumps(out, ensure_ascii=False, indent=2) + "\n")
         return
-    names = people(settings, {i.owner for i in instances if i.owner} | {s.owner for s in storage if s.owner})
+    owners = {i.owner for i in instances if i.owner} | {s.owner for s in storage if s.owner}
+    names = people(settings, rentals, workspace, owners)
     names[""] = t("cli.no_owner", settings.lang)  # found in the cloud, not claimed yet
     metered = {m["name"]: m for m in _metered(rentals, instances, settings.remind_tz)}
     for i in instances:

@@ -12,7 +12,8 @@ from typing import Any
 
 from bot.chat.message import Button, Message
 from bot.chat.port import Say
-from bot.text import Lang
+from bot.chat.profile_messages import Root
+from bot.text import Lang, t
 
 LOCALE = {Lang.ZH: "zh_cn", Lang.EN: "en_us"}
 
@@ -62,9 +63,12 @@ def _buttons(rows: dict[Lang, tuple[Button, ...]], lang: Lang) -> list[dict[str,
 
 
 def card(say: Say, lang: Lang) -> dict[str, Any]:
-    """The card for `say`, in `lang` first and in every other language the catalogue has."""
+    """The card for `say`, in `lang` first and in every other language the catalogue has; a message said in one
+    language only (a command's answer, in the language it was typed in) is shown in that one to every reader."""
     order = [lang, *(other for other in Lang if other is not lang)]
     messages = {each: say(each) for each in order}
+    messages = {each: m for each, m in messages.items() if each is lang or m.lang is each}
+    order = list(messages)
     first = messages[lang]
     elements: list[dict[str, Any]] = []
     for versions in _pick(messages, lambda m: m.sections):
@@ -74,6 +78,9 @@ def card(say: Say, lang: Lang) -> dict[str, Any]:
     elements += _buttons({k: m.buttons for k, m in messages.items()}, lang)
     for versions in _pick(messages, lambda m: m.context):
         elements.append({"tag": "markdown", "text_size": "notation", **_texts(dict(versions), lang)})
+    if isinstance(first.intent, Root):  # a profile's first message: how to answer in a group
+        notes = {each: t("feishu.reply_mention", each) for each in messages}
+        elements.append({"tag": "markdown", "text_size": "notation", **_texts(notes, lang)})
     body: dict[str, Any] = {
         "schema": "2.0",
         "config": {"update_multi": True, "locales": [LOCALE[each] for each in order]},

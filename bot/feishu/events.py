@@ -15,6 +15,7 @@ from typing import Any
 from bot.app import rentals, table
 from bot.app.capture import SentFile
 from bot.app.invocation import CommandError, Form, Invocation
+from bot.app.table import START_WORDS
 from bot.app.thread import ThreadMessage, on_thread_message
 from bot.app.track import rented
 from bot.chat import conversation
@@ -85,9 +86,17 @@ def sent_file(chat: FeishuChat, message: dict[str, Any]) -> SentFile | None:
     )
 
 
+def _has_han(text: str) -> bool:
+    return any("\u4e00" <= ch <= "\u9fff" for ch in text)
+
+
 def _lang_of(text: str, default: Lang) -> Lang:
-    """Chinese when the person wrote Chinese; else the default (Feishu tells a bot no user's language)."""
-    return Lang.ZH if any("\u4e00" <= ch <= "\u9fff" for ch in text) else default
+    """The language the person wrote in: Chinese when the text has Chinese, English when it has Latin letters
+    and no Chinese (a command typed in English is answered in English); else the default (Feishu tells a bot
+    no user's language)."""
+    if _has_han(text):
+        return Lang.ZH
+    return Lang.EN if any("a" <= ch.lower() <= "z" for ch in text) else default
 
 
 @dataclass(frozen=True)
@@ -157,7 +166,7 @@ def invocation(
         user=user,
         lang=lang,
         answer=say(here),
-        post=say(place),
+        post=say(here),  # under the person's message too (release's note and its storage questions)
         is_admin=lambda: chat.is_admin(user, chat_id),
         zone=lambda: chat.user_zone(user),
         chat=chat,
@@ -169,6 +178,7 @@ def invocation(
         lang_of=lambda _other: chat.default_lang,
         channel_name=t("feishu.this_chat", lang),
         request_key=request_key,
+        reply_to=reply_to or None,
     )
 
 
@@ -187,7 +197,10 @@ def on_message(deps: Deps, chat: FeishuChat, payload: dict[str, Any], input_key:
         reply = ThreadMessage(team, chat_id, str(root), user, text, sent_file(chat, message), input_key)
         if on_thread_message(deps, chat, FeishuTeller(chat, deps.settings.lang), reply):
             return
-    lang = _lang_of(text, deps.settings.lang)
+    # a profile's cards carry both languages (each reader sees their own): the default leads; a command's answer
+    # is said in one, the language it was typed in
+    starts = not text.strip() or text.split()[0].lower() in START_WORDS
+    lang = deps.settings.lang if starts and not _has_han(text) else _lang_of(text, deps.settings.lang)
     here = str(message.get("message_id") or "")
     inv = invocation(deps, chat, team, chat_id, user, here, lang, input_key)
     try:

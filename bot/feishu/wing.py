@@ -28,3 +28,7 @@ class FeishuWing:
 
     def person(self, tenant: str, email: str) -> str | None:
         return self.chat.find_by_email(email)
+
+    def display_name(self, tenant: str, user: str) -> str | None:
+        found = self.chat.user(user)
+        return str(found.name) if found is not None and getattr(found, "name", None) else None

@@ -39,6 +39,9 @@ class Wing(Protocol):
         """The user with this address in `tenant`, as the chat names them; None when there is none or the chat
         may not look."""
 
+    def display_name(self, tenant: str, user: str) -> str | None:
+        """How people read `user` (their display name), None when the chat will not say."""
+
 
 @dataclass
 class Chats:
@@ -62,6 +65,14 @@ class Chats:
             return self.wing(tenant).person(tenant, email)
         except LookupError:
             return None
+
+    def names(self, tenant: str, users: set[str]) -> dict[str, str]:
+        """Each user as people read them: their name where the tenant's chat says it, else the bare id."""
+        try:
+            wing = self.wing(tenant)
+        except LookupError:
+            return {user: user for user in users}
+        return {user: wing.display_name(tenant, user) or user for user in sorted(users)}
 
 
 def serve_wings(deps: Deps, slack: WebClient | None, feishu: FeishuChat | None) -> list[Wing]:

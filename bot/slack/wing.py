@@ -41,3 +41,11 @@ class SlackWing:
         except (SlackApiError, LookupError, KeyError) as exc:
             log.info("no Slack user found for an owner tag's address: %s", type(exc).__name__)
             return None
+
+    def display_name(self, tenant: str, user: str) -> str | None:
+        try:
+            found = self.client_for(tenant).users_info(user=user).get("user") or {}
+        except (SlackApiError, LookupError, OSError):
+            return None
+        profile = found.get("profile") or {}
+        return str(profile.get("display_name") or found.get("real_name") or found.get("name") or "") or None

@@ -110,7 +110,9 @@ def test_list_and_release_from_slack_owner_or_admin_only(tmp_path: Path) -> None
         )
         h.send.command("list", response_url=h.fake.response_url("1"))
         listed = replies(h, 1)[0]["text"]
-        assert "*train-1* A100-80GB × 1 · ¥400/day · <@U1> · running" in listed and "*ckpt* 340 GB" in listed
+        # on or off and the month's spend, as the terminal's list says them (issue 46)
+        assert "*train-1* A100-80GB × 1 · ¥400/day · <@U1> · on · ¥400 this month" in listed
+        assert "*ckpt* 340 GB" in listed
         h.send.command("release train-1", user="U7", response_url=h.fake.response_url("2"))
         assert "Only <@U1>" in replies(h, 2)[1]["text"]
         h.send.command("release train-1", user="U1", response_url=h.fake.response_url("3"))
@@ -130,7 +132,8 @@ def test_a_budget_shows_beside_the_project_spend_across_channels_and_flags_over(
         h.send.command("budget llm lots", response_url=h.fake.response_url("2"))
         assert "from 1 to below a trillion" in replies(h, 2)[1]["text"] and "lots" in replies(h, 2)[1]["text"]
         h.send.command("budget", response_url=h.fake.response_url("3"))
-        assert "llm ¥50" in replies(h, 3)[2]["text"]
+        # spent so far and where it is heading, as the terminal says (issue 46): two idle boxes at ¥400/day
+        assert "*llm* ¥800 of ¥50. At this rate ¥800 by 11-30, 1,500% over." in replies(h, 3)[2]["text"]
         run_due(h.deps, h.outlets())
         footer = str(h.posts(channel="C1")[0]["blocks"])
         # each box has run 9 hours this month at 400/day, billed by the day started: 400 each, 800 for the

@@ -139,12 +139,13 @@ def test_every_answer_at_once_gives_the_recommendation_card(tmp_path: Path) -> N
     with running_feishu(tmp_path) as h:
         h.send.message("10h mem=70/80 mp=no freq=daily resume=no")
         settled(h.deps)
-        [card] = [c.card for c in h.fake.of("messages.create")]
-        assert card["header"]["title"]["i18n_content"]["en_us"].startswith("Recommendation")
+        [recommended] = h.fake.of("messages.reply")  # in a thread under the person's message
+        assert recommended.path == "/open-apis/im/v1/messages/om_user_1/reply"
+        assert recommended.card["header"]["title"]["content"].startswith("Recommendation")  # typed in English
         h.send.message("10h mem=lots")  # unreadable: what was wrong and what is accepted, nothing started
         settled(h.deps)
         said = _texts(h.fake.sent()[-1].card)
-        assert "mem" in said and len(h.fake.of("messages.create")) == 1
+        assert "mem" in said and h.fake.of("messages.create") == []
 
 
 def test_prices_lists_the_cached_offers_with_their_source(tmp_path: Path) -> None:

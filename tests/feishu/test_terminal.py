@@ -88,3 +88,14 @@ def test_a_budget_report_and_act_from_the_terminal_reach_the_feishu_group(tmp_pa
         assert "this chat" in told and "<#" not in told
         needs = run_cli("report", "--post", "--team", TENANT, env=env, tmp=tmp_path)
         assert needs.returncode == 2 and "--channel" in needs.stderr
+
+
+def test_list_names_owners_as_feishu_contacts_name_them(tmp_path: Path) -> None:
+    with fake_feishu() as fake:
+        idle_box(tmp_path)
+        fake.users[OWNER] = {"open_id": OWNER, "name": "Ana Li"}
+        listed = run_cli("list", "--team", TENANT, env=env_of(fake, tmp_path), tmp=tmp_path)
+        assert listed.returncode == 0 and "train-1" in listed.stdout
+        assert "Ana Li" in listed.stdout and OWNER not in listed.stdout
+        bare = run_cli("list", "--team", TENANT, env={"GPU_ADVISOR_LANG": "en"}, tmp=tmp_path)  # no Feishu settings
+        assert OWNER in bare.stdout  # the id, as without a chat to ask
