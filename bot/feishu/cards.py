@@ -13,6 +13,7 @@ from typing import Any
 from bot.chat.message import Button, Message
 from bot.chat.port import Say
 from bot.chat.profile_messages import Root
+from bot.feishu.words import said_in_feishu
 from bot.text import Lang, t
 
 LOCALE = {Lang.ZH: "zh_cn", Lang.EN: "en_us"}
@@ -24,8 +25,6 @@ _LINK = re.compile(r"<(https?://[^|>\s]+)\|([^>]+)>")
 
 
 def markdown(text: str) -> str:
-    # the catalogue's chat sentences say what to type as Slack's slash command; in Feishu it is typed to the bot
-    text = text.replace("`/gpu-advise ", "`").replace("`/gpu-advise`", "`advise`")
     text = _LINK.sub(lambda m: f"[{m.group(2)}]({m.group(1)})", text)
     text = _MENTION.sub(lambda m: f"<at id={m.group(1)}></at>", text)
     text = _ITALIC.sub(lambda m: f"\x00{m.group(1)}\x00", text)  # italic first: its * must not look bold
@@ -34,7 +33,9 @@ def markdown(text: str) -> str:
 
 
 def _texts(versions: dict[Lang, str], first: Lang, md: bool = True) -> dict[str, Any]:
-    shown = {LOCALE[lang]: markdown(text) if md else text for lang, text in versions.items()}
+    shown = {
+        LOCALE[lang]: markdown(said_in_feishu(text)) if md else said_in_feishu(text) for lang, text in versions.items()
+    }
     return {"content": shown[LOCALE[first]], "i18n_content": shown}
 
 
