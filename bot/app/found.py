@@ -40,6 +40,7 @@ class Pressed:
 class Outcome:
     done: str | None = None  # the line that takes the item's place, in the digest's language
     refused: str | None = None  # why not, to the presser alone, in theirs
+    gone: bool = False  # refused because the item is no longer there
 
 
 def _warn_if_idle(deps: Deps, press: Pressed) -> datetime | None:
@@ -72,7 +73,7 @@ def answer(deps: Deps, press: Pressed, lang: Lang, *, member: bool, is_admin: Ca
         if owner:
             return Outcome(refused=t("digest.found_already", lang, name=name, owner=f"<@{owner}>"))
         if owner == "":
-            return Outcome(refused=t("digest.gone", lang, name=name))
+            return Outcome(refused=t("digest.gone", lang, name=name), gone=True)
         said = t("digest.done.claimed", said_in, name=name, user=f"<@{press.user}>")
         warned = _warn_if_idle(deps, press) if press.kind == "i" else None
         if warned is not None:
@@ -82,5 +83,5 @@ def answer(deps: Deps, press: Pressed, lang: Lang, *, member: bool, is_admin: Ca
     if not is_admin():
         return Outcome(refused=t("digest.found_admins_only", lang, name=name))
     if not found.hide(team, press.kind, name, press.user):
-        return Outcome(refused=t("digest.gone", lang, name=name))
+        return Outcome(refused=t("digest.gone", lang, name=name), gone=True)
     return Outcome(done=t("digest.done.not_ours", said_in, name=name, user=f"<@{press.user}>"))

@@ -116,6 +116,9 @@ class Chat(Protocol):
     def user_lang(self, actor: Actor) -> Lang:
         """The user's language, as the chat knows it, else the workspace default."""
 
+    def direct_chat(self, actor: Actor) -> str:
+        """Where the user's direct chat with the bot is, as a place's chat (opened when there is none yet)."""
+
 
 class Teller(Protocol):
     """What work the clock starts (budget alerts, weekly reports, warn-then-act) needs of a team's chat: plain

@@ -157,6 +157,10 @@ class FeishuChat:
         found = self.user(open_id)
         return str(found.time_zone) if found is not None and found.time_zone else None
 
+    def direct_chat(self, actor: Actor) -> str:
+        """The person's open_id: a message to it goes into their direct chat with the bot (which the answer names)."""
+        return actor.user
+
     def user_lang(self, actor: Actor) -> Lang:
         """Feishu does not tell a bot a user's language: the default (cards show each reader's own anyway)."""
         return self.default_lang

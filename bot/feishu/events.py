@@ -9,28 +9,23 @@ from __future__ import annotations
 
 import json
 import logging
-from dataclasses import dataclass
 from typing import Any
 
 from bot.app import rentals, table
 from bot.app.capture import SentFile
-from bot.app.invocation import CommandError, Form, Invocation
+from bot.app.invocation import CommandError, Invocation
 from bot.app.table import START_WORDS
 from bot.app.thread import ThreadMessage, on_thread_message
-from bot.app.track import rented
 from bot.chat import conversation
-from bot.chat.digest_answers import ITEM_ACTIONS
-from bot.chat.ids import Action, ButtonValue
 from bot.chat.message import plain
 from bot.chat.port import FEISHU_PREFIX, Actor, Place
-from bot.chat.profile_messages import from_model_prompt
 from bot.deps import Deps
-from bot.feishu import digest_buttons, forms
+from bot.feishu import forms, press
 from bot.feishu.chat import FeishuChat
 from bot.feishu.files import fetch
 from bot.feishu.teller import FeishuTeller
+from bot.feishu.toast import Toast
 from bot.text import Lang, t
-from rules.questions import is_inference
 
 log = logging.getLogger(__name__)
 
@@ -97,15 +92,6 @@ def _lang_of(text: str, default: Lang) -> Lang:
     if _has_han(text):
         return Lang.ZH
     return Lang.EN if any("a" <= ch.lower() <= "z" for ch in text) else default
-
-
-@dataclass(frozen=True)
-class Toast:
-    """What a card press is answered with (Feishu shows it to the presser): a catalogue key and its kind."""
-
-    key: str
-    kind: str = "success"  # success, info, warning, error
-    params: tuple[tuple[str, str], ...] = ()
 
 
 def handle(deps: Deps, chat: FeishuChat, payload: dict[str, Any], input_key: str | None = None) -> Toast | None:
@@ -211,6 +197,7 @@ def on_message(deps: Deps, chat: FeishuChat, payload: dict[str, Any], input_key:
 
 
 def on_card_action(deps: Deps, chat: FeishuChat, payload: dict[str, Any], input_key: str | None) -> Toast | None:
+    """A form submitted, or a button of the core's table (bot/app/buttons.py): its toast."""
     event = payload.get("event") or {}
     operator = event.get("operator") or {}
     user = str(operator.get("open_id") or "")
@@ -226,52 +213,4 @@ def on_card_action(deps: Deps, chat: FeishuChat, payload: dict[str, Any], input_
         return Toast(refused, "error") if refused else None
     if not user or not raw:
         return None
-    if action in ITEM_ACTIONS:
-        return digest_buttons.on_press(deps, chat, Action(action), raw, team, chat_id, message_id, user)
-    if action in (Action.CLAIM, Action.NOT_OURS):
-        return digest_buttons.on_found(deps, chat, Action(action), raw, team, chat_id, message_id, user)
-    try:
-        value = ButtonValue.model_validate_json(raw)
-    except ValueError:
-        log.info("a card action with a value this app did not make: ignored")
-        return None
-    return _profile_button(deps, chat, action, value, team, chat_id, user, input_key)
-
-
-def _profile_button(
-    deps: Deps,
-    chat: FeishuChat,
-    action: str,
-    value: ButtonValue,
-    team: str,
-    chat_id: str,
-    user: str,
-    input_key: str | None,
-) -> Toast | None:
-    """A profile's buttons: an answer or Skip, Change an answer (the form card, pre-filled), Start over, I rented
-    this (the track card, pre-filled with what was recommended), Estimate from the model."""
-    if action.startswith(Action.ANSWER) or action == Action.SKIP:
-        with deps.store.lock(value.c):
-            convo = deps.conversations.get(value.c, team)  # another tenant's press finds nothing
-            if convo is None:
-                return Toast("feishu.toast_gone", "warning")
-            if not conversation.admit(deps, chat, convo, chat_id or convo.channel, user):
-                return Toast("feishu.toast_not_yours", "error")
-            conversation.take_answer(deps, chat, convo, value.k, value.v, user, input_key)
-        return None
-    convo = deps.conversations.get(value.c, team)
-    if convo is None:
-        return Toast("feishu.toast_gone", "warning")
-    lang, where = Lang(convo.lang), Place(chat.platform, team, chat_id or convo.channel, convo.thread_ts)
-    if action == Action.RESTART:
-        conversation.start(deps, chat, team=team, channel=chat_id or convo.channel, user=user, lang=lang)
-    elif action == Action.CHANGE:
-        forms.send(chat, where, Form.PROFILE, dict(convo.answers), lang, convo.id)
-    elif action == Action.RENTED:
-        forms.send(chat, where, Form.TRACK, rented(deps, convo), lang)
-    elif action == Action.FROM_MODEL:
-        prompt = from_model_prompt(is_inference(conversation.parsed(convo)), user, lang)
-        chat.post(where, lambda _: plain(prompt, lang), lang)
-    else:
-        log.info("a card action %s this app does not know: ignored", action[:40])
-    return None
+    return press.on_press(deps, chat, action, raw, (team, chat_id, message_id), user, input_key)

@@ -26,9 +26,9 @@ from bot.state import StoreBusy, StoreUnavailable
 
 if TYPE_CHECKING:
     from bot.feishu.digest_outlet import FeishuOutlet
-    from bot.feishu.events import Toast
     from bot.feishu.long_connection import LongConnection
     from bot.feishu.teller import FeishuTeller
+    from bot.feishu.toast import Toast
 
 PATH = "/feishu/events"
 KIND = "feishu"  # a message event: done by serve's work process when there is one

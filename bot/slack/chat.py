@@ -100,5 +100,9 @@ class SlackChat:
         dm = str(reply.get("channel") or actor.user)
         return Posted(Place(Platform.SLACK, actor.tenant, dm, str(reply["ts"])), str(reply["ts"]))
 
+    def direct_chat(self, actor: Actor) -> str:
+        """conversations.open: the DM's id (D…)."""
+        return str(self.client.conversations_open(users=actor.user)["channel"]["id"])
+
     def user_lang(self, actor: Actor) -> Lang:
         return lang_for(self.client, self.deps, actor.user)

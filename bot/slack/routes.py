@@ -24,10 +24,12 @@ from slack_bolt import Ack, App, BoltContext
 from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError
 
+from bot.app.buttons import BUTTONS
 from bot.deps import Deps
 from bot.logs import about
+from bot.slack import press
 from bot.slack.ids import COMMAND, Action, Callback
-from bot.slack.listeners import commands, digest, found, profile, profile_form, thread, tracking
+from bot.slack.listeners import commands, profile_form, thread, tracking
 from bot.slack.replies import lang_for, report
 from bot.slack.request import SlackRequest
 
@@ -60,26 +62,12 @@ class Route:
         return bool(self.match.fullmatch(value)) if isinstance(self.match, re.Pattern) else self.match == value
 
 
-ANSWER_ACTION = re.compile(rf"{Action.ANSWER}:\d+")
+# every button the core's table answers (bot/app/buttons.py): each usual answer is its own action id, answer:<n>
+BUTTON = re.compile("|".join([rf"{Action.ANSWER}:\d+", *(re.escape(action) for action in BUTTONS)]))
 
 ROUTES: tuple[Route, ...] = (
     Route(Kind.COMMAND, COMMAND, commands.on_command, "/gpu-advise: start a profile, or a sub-command"),
-    Route(Kind.ACTION, ANSWER_ACTION, profile.on_answer, "a button answering the open question"),
-    Route(Kind.ACTION, Action.SKIP, profile.on_answer, "Skip: leave an optional question unanswered"),
-    Route(Kind.ACTION, Action.FROM_MODEL, profile.on_from_model, "Estimate from the model: ask for e.g. 7B LoRA"),
-    Route(Kind.ACTION, Action.CHANGE, profile.on_change, "Change an answer: open the profile form, pre-filled"),
-    Route(Kind.ACTION, Action.RESTART, profile.on_restart, "Start over: a new profile where this one was"),
-    Route(Kind.ACTION, Action.NEW_PROFILE, profile.on_new_profile, "New profile (App Home): a profile in a DM"),
-    Route(Kind.ACTION, Action.RELEASED, digest.on_digest_button, "digest: the instance was released"),
-    Route(Kind.ACTION, Action.STILL_NEEDED, digest.on_digest_button, "digest: still needed, ask again in a day"),
-    Route(Kind.ACTION, Action.SNOOZE_WEEK, digest.on_digest_button, "digest: ask again in a week"),
-    Route(Kind.ACTION, Action.STOPPED, digest.on_digest_button, "digest: the instance was stopped (its meter follows)"),
-    Route(Kind.ACTION, Action.STARTED, digest.on_digest_button, "digest: the instance was started again"),
-    Route(Kind.ACTION, Action.STORAGE_DELETED, digest.on_digest_button, "digest: the storage was deleted"),
-    Route(Kind.ACTION, Action.STORAGE_KEEP, digest.on_digest_button, "digest: keep the storage a while"),
-    Route(Kind.ACTION, Action.CLAIM, found.on_found_button, "digest: claim a found item (the presser owns it)"),
-    Route(Kind.ACTION, Action.NOT_OURS, found.on_found_button, "digest: a found item is not ours (an admin hides it)"),
-    Route(Kind.ACTION, Action.RENTED, tracking.on_rented, "I rented this: the track form, pre-filled"),
+    Route(Kind.ACTION, BUTTON, press.on_button, "a button: what it does is the core's table (bot/app/buttons.py)"),
     Route(
         Kind.VIEW,
         Callback.TRACK_FORM,

@@ -13,9 +13,9 @@ from slack_bolt import Ack
 from slack_sdk import WebClient
 
 from bot.deps import Deps, build_deps
-from bot.slack import conversation
+from bot.slack import conversation, press
 from bot.slack.ids import COMMAND, Action, Callback
-from bot.slack.listeners import commands, profile, profile_form, thread
+from bot.slack.listeners import commands, profile_form, thread
 from bot.slack.request import SlackRequest
 from bot.slack.routes import ROUTES, route_for
 from bot.slack.ui.blocks import ButtonValue
@@ -91,8 +91,8 @@ FIVE = {"duration": "10h", "memory": "70/80", "model_parallel": "no", "frequency
 
 
 def test_every_route_names_a_handler_and_the_replay_finds_the_same_one() -> None:
-    assert route_for("block_actions", {"actions": [{"action_id": Action.CHANGE.value}]}).handler is profile.on_change  # type: ignore[union-attr]
-    assert route_for("block_actions", {"actions": [{"action_id": "answer:3"}]}).handler is profile.on_answer  # type: ignore[union-attr]
+    assert route_for("block_actions", {"actions": [{"action_id": Action.CHANGE.value}]}).handler is press.on_button  # type: ignore[union-attr]
+    assert route_for("block_actions", {"actions": [{"action_id": "answer:3"}]}).handler is press.on_button  # type: ignore[union-attr]
     assert route_for("command", {"command": COMMAND}).handler is commands.on_command  # type: ignore[union-attr]
     assert route_for("event", {"event": {"type": "reaction_added"}}) is None
     assert route_for("block_actions", {"actions": [{"action_id": "answer:x"}]}) is None
@@ -128,7 +128,7 @@ def test_command_error_is_in_the_users_language(world: World) -> None:
 
 def test_answer_button_records_the_answer_and_asks_the_next_question(world: World) -> None:
     convo = world.started()
-    profile.on_answer(world.deps, world.request(click("answer:2", ButtonValue(c=convo.id, k="duration", v=">8h"))))
+    press.on_button(world.deps, world.request(click("answer:2", ButtonValue(c=convo.id, k="duration", v=">8h"))))
     kept = world.deps.conversations.get(convo.id)
     assert kept is not None and kept.answers == {"workload": "", "duration": ">8h"}
     assert kept.values["duration"]["bucket"] == "long"  # parsed once, kept parsed
@@ -152,7 +152,7 @@ def test_inference_asks_only_what_a_service_needs(world: World) -> None:
 
 def test_answer_button_from_someone_else_is_refused_ephemerally(world: World) -> None:
     convo = world.started()
-    profile.on_answer(
+    press.on_button(
         world.deps, world.request(click("answer:0", ButtonValue(c=convo.id, k="duration", v="<1h"), user="U2"))
     )
     (refusal,) = world.fake.of("chat.postEphemeral")
@@ -163,7 +163,7 @@ def test_answer_button_from_someone_else_is_refused_ephemerally(world: World) ->
 def test_change_an_answer_opens_the_form_prefilled(world: World) -> None:
     convo = world.started()
     conversation.take_answer(world.deps, world.client, world.deps.conversations.get(convo.id), "duration", "10h", "U1")  # type: ignore[arg-type]
-    profile.on_change(world.deps, world.request(click(Action.CHANGE.value, ButtonValue(c=convo.id))))
+    press.on_button(world.deps, world.request(click(Action.CHANGE.value, ButtonValue(c=convo.id))))
     (opened,) = world.fake.of("views.open")
     duration = next(b for b in opened["view"]["blocks"] if b["block_id"] == "duration")
     assert duration["element"]["initial_value"] == "10h"
@@ -172,7 +172,7 @@ def test_change_an_answer_opens_the_form_prefilled(world: World) -> None:
 
 def test_start_over_starts_a_new_profile_in_the_same_channel(world: World) -> None:
     convo = world.started()
-    profile.on_restart(world.deps, world.request(click(Action.RESTART.value, ButtonValue(c=convo.id))))
+    press.on_button(world.deps, world.request(click(Action.RESTART.value, ButtonValue(c=convo.id))))
     roots = [p for p in world.fake.of("chat.postMessage") if "thread_ts" not in p]
     assert len(roots) == 2 and roots[1]["channel"] == "C1"
 
@@ -183,7 +183,7 @@ def test_new_profile_from_app_home_starts_in_a_dm(world: World) -> None:
         "user": {"id": "U1", "team_id": "T1"},
         "actions": [{"action_id": Action.NEW_PROFILE.value, "value": "home"}],
     }
-    profile.on_new_profile(world.deps, world.request(body))
+    press.on_button(world.deps, world.request(body))
     assert world.fake.of("conversations.open")[0]["users"] == "U1"
     assert world.fake.of("chat.postMessage")[0]["channel"] == "DU1"
 
@@ -279,7 +279,7 @@ def test_question_2_offers_the_estimate_from_the_model_and_a_reply_naming_it_ans
     buttons = [e for b in asked["blocks"] if b["type"] == "actions" for e in b["elements"]]
     offer = next(b for b in buttons if b["action_id"] == Action.FROM_MODEL.value)
     assert offer["text"]["text"] == "Estimate from the model"
-    profile.on_from_model(
+    press.on_button(
         world.deps, world.request(click(Action.FROM_MODEL.value, ButtonValue.model_validate_json(offer["value"])))
     )
     prompt = world.fake.of("chat.postMessage")[-1]

@@ -9,20 +9,12 @@ from __future__ import annotations
 
 import logging
 from typing import Any
-from zoneinfo import ZoneInfo
 
 from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError
 
-from bot.chat import digest_answers
-from bot.deps import Deps
-from bot.slack.ids import Action
-from bot.slack.replies import lang_for
 from bot.slack.request import SlackRequest
-from bot.slack.ui.blocks import context
-from bot.slack.ui.digest import header_block, item_blocks, message_lang
-from bot.state.rentals import RentalError, Rentals
-from bot.state.schedules import Schedules
+from bot.slack.ui.digest import header_block
 from bot.text import Lang, t
 
 log = logging.getLogger(__name__)
@@ -66,40 +58,3 @@ def replace_item(request: SlackRequest, kind: str, name: str, new: list[dict[str
     left = sum(1 for b in out if str(b.get("block_id", "")).startswith("item:"))
     out = [header_block(left, lang) if b.get("type") == "header" else b for b in out]
     request.client.chat_update(channel=request.channel, ts=ts, blocks=out, text=t("digest.header", lang, count=left))
-
-
-def on_digest_button(deps: Deps, request: SlackRequest) -> None:
-    """A digest button: check the presser may answer for the item, do it, and put the answer in its place."""
-    user = request.user or ""
-    action, name, team = Action(request.action["action_id"]), str(request.action.get("value", "")), request.team
-    rentals = Rentals(deps.store)
-    lang = lang_for(request.client, deps, user)
-    is_storage = action in (Action.STORAGE_DELETED, Action.STORAGE_KEEP)
-    found = rentals.storage_named(team, name) if is_storage else rentals.instance(team, name)
-    if found is None:
-        ephemeral(request, user, t("digest.gone", lang, name=name))
-        return
-    if user != found.owner and not is_admin(request.client, user, request.team):
-        ephemeral(request, user, t("digest.not_yours", lang, owner=f"<@{found.owner}>", name=name))
-        return
-    # the message keeps its own language and the channel's zone, whoever presses
-    posted_in = message_lang(request.body.get("message") or {}) or lang
-    zone = ZoneInfo(Schedules(deps.store, deps.settings.default_schedule()).of(team, request.channel or "").zone)
-    try:
-        new = _answer(deps, rentals, action, team, name, f"<@{user}>", posted_in, zone)
-    except RentalError:
-        ephemeral(request, user, t("digest.gone", lang, name=name))
-        return
-    replace_item(request, "s" if is_storage else "i", name, new, posted_in)
-
-
-def _answer(
-    deps: Deps, rentals: Rentals, action: Action, team: str, name: str, who: str, lang: Lang, zone: ZoneInfo
-) -> list[dict[str, Any]]:
-    """Do what the button says (bot/chat/digest_answers.py); the blocks that take the item's place."""
-    done = digest_answers.answer(deps, rentals, action, team, name, who, zone)
-    out = context(done.line(lang))
-    for section in done.follow_ups(lang):
-        if section.item is not None:
-            out += item_blocks(*section.item, section.text, lang)
-    return out

@@ -8,24 +8,13 @@ from __future__ import annotations
 
 from slack_bolt import Ack
 
-from bot.app.invocation import Form
-from bot.app.track import cached_price, rented, track_or_reissue, tracked_text
-from bot.chat.ids import ButtonValue
+from bot.app.track import cached_price, track_or_reissue, tracked_text
 from bot.deps import Deps
-from bot.slack.invocation import invocation
 from bot.slack.request import SlackRequest
 from bot.slack.ui import track_form
 from bot.state.rentals import RentalError, Rentals
 from bot.text import Lang
 from bot.text.catalogue import tw
-
-
-def on_rented(deps: Deps, request: SlackRequest) -> None:
-    """I rented this (on a recommendation): the track form, pre-filled with the recommended GPU and size."""
-    convo = deps.conversations.get(ButtonValue.model_validate_json(request.action["value"]).c, request.team)
-    if convo is None:
-        return
-    invocation(deps, request, Lang(convo.lang)).open_form(Form.TRACK, rented(deps, convo))
 
 
 def check_track_form(deps: Deps, ack: Ack, request: SlackRequest) -> None:

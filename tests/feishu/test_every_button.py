@@ -1,0 +1,98 @@
+"""Every button a Feishu card renders does what it says (issue 46): pressed by someone who may, each changes what
+it names and answers with the card again or a new one, never a bare "Got it". The digest card's item buttons
+(an idle instance, one stopped but still billed, storage left behind), and the question cards' Skip and Estimate
+from the model. The recommendation's and the found items' are pressed in test_subcommands.py."""
+
+from __future__ import annotations
+
+import json
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from bot.chat.ids import Action
+from bot.state.power import PowerLog
+from bot.state.rentals import Rentals
+from rules.power import Power
+from tests.feishu.test_digest import GROUP, MONDAY_0910_SHANGHAI, OWNER, idle_box, remind
+from tests.support.fake_feishu import buttons
+from tests.support.feishu_harness import FeishuHarness, running_feishu
+from tests.support.pending import settled
+
+
+def _digest(h: FeishuHarness) -> dict[str, Any]:
+    h.clock.now = MONDAY_0910_SHANGHAI
+    remind(h)
+    idle_box(h, "train-1")
+    team = "feishu:" + h.send.tenant
+    rentals = Rentals(h.deps.store)
+    off, _ = rentals.track_instance(
+        team,
+        "keeps-1",
+        {"gpu": "A100-80GB", "cards": 1, "unit": "hour", "price": 9.0, "currency": "CNY", "owner": OWNER,
+         "project": "llm", "channel": GROUP, "started_at": h.clock.now - timedelta(days=2), "stop_billing": "keeps"},
+    )  # fmt: skip
+    PowerLog(h.deps.store).say(
+        off.id, Power.OFF, h.clock.now - timedelta(days=1), h.clock.now, source="person", by=OWNER
+    )
+    inst = rentals.instance(team, "train-1")
+    assert inst is not None
+    fields = {"size_gb": 500.0, "price_gb_month": 0.7, "currency": "CNY", "owner": OWNER, "project": "llm",
+              "channel": GROUP, "created_at": h.clock.now - timedelta(days=30)}  # fmt: skip
+    rentals.track_storage(team, "ckpt-1", fields, None)
+    h.clock.now += timedelta(minutes=21)
+    [sent] = h.run_due()
+    assert sent.status == "sent"
+    return h.fake.of("messages.create")[-1].body | {"card": h.fake.of("messages.create")[-1].card}
+
+
+ITEM_BUTTONS = [a.value for a in (Action.RELEASED, Action.STILL_NEEDED, Action.SNOOZE_WEEK, Action.STOPPED)]
+
+
+@pytest.mark.parametrize("action", [*ITEM_BUTTONS, Action.STARTED.value, Action.STORAGE_DELETED.value,
+                                    Action.STORAGE_KEEP.value])  # fmt: skip
+def test_each_digest_button_answers_for_its_item(tmp_path: Path, action: str) -> None:
+    with running_feishu(tmp_path, lang="en") as h:
+        post = _digest(h)
+        pressed = [b for b in buttons(post["card"]) if b["behaviors"][0]["value"]["action"] == action]
+        assert pressed, f"the digest renders {action}"
+        button = pressed[0]
+        item = button["behaviors"][0]["value"]["value"].split(":", 1)[1]
+        answer = h.send.press(button, user=OWNER, chat=GROUP, message_id=post["_message_id"])
+        assert answer.json()["toast"]["type"] == "success"
+        settled(h.deps)
+        [patched] = h.fake.of("messages.patch")  # the card again, the answer at its top
+        top = json.dumps(patched.card["body"]["elements"][0], ensure_ascii=False)
+        assert item in top
+        team, rentals = "feishu:" + h.send.tenant, Rentals(h.deps.store)
+        if action == Action.RELEASED:
+            assert rentals.instance(team, item).released_at is not None  # type: ignore[union-attr]
+        elif action in (Action.STILL_NEEDED, Action.SNOOZE_WEEK):
+            assert rentals.instance(team, item).snoozed_until is not None  # type: ignore[union-attr]
+        elif action in (Action.STOPPED, Action.STARTED):
+            inst = rentals.instance(team, item)
+            assert inst is not None
+            [*_, last] = PowerLog(h.deps.store).reports([inst.id])[inst.id]
+            assert last.state is (Power.OFF if action == Action.STOPPED else Power.ON) and last.source == "person"
+        elif action == Action.STORAGE_DELETED:
+            assert rentals.storage_named(team, item).deleted_at is not None  # type: ignore[union-attr]
+        else:
+            assert rentals.storage_named(team, item).kept_until is not None  # type: ignore[union-attr]
+
+
+def test_skip_and_estimate_from_the_model_on_the_question_cards(tmp_path: Path) -> None:
+    with running_feishu(tmp_path, lang="en") as h:
+        h.send.message("advise")
+        first = h.fake.wait_for(lambda: [c for c in h.fake.of("messages.reply") if buttons(c.card)])[0]
+        skip = next(b for b in buttons(first.card) if b["behaviors"][0]["value"]["action"] == Action.SKIP)
+        h.send.press(skip, message_id=first.body["_message_id"])  # the kind of work is optional
+        second = h.fake.wait_for(lambda: [c for c in h.fake.of("messages.reply") if buttons(c.card)][1:])[0]
+        h.send.press(buttons(second.card)[0], message_id=second.body["_message_id"])  # the run's length
+        memory = h.fake.wait_for(lambda: [c for c in h.fake.of("messages.reply") if buttons(c.card)][2:])[0]
+        model = next(b for b in buttons(memory.card) if b["behaviors"][0]["value"]["action"] == Action.FROM_MODEL)
+        before = len(h.fake.of("messages.reply"))
+        h.send.press(model, message_id=memory.body["_message_id"])
+        said = h.fake.wait_for(lambda: h.fake.of("messages.reply")[before:])[0]
+        assert "7B LoRA" in json.dumps(said.card, ensure_ascii=False)
