@@ -76,7 +76,7 @@ def price_lines(deps: Deps, args: list[str], lang: Lang) -> list[str]:
         try:
             gpu = canonical_gpu(" ".join(args))
         except UnknownGPU as exc:
-            raise CommandError(error_text(exc, lang, where="slack")) from None
+            raise CommandError(error_text(exc, lang, where="chat")) from None
     offers = deps.prices.offers(gpu=gpu)
     lines = [t("slack.prices_title", lang, gpu=f" — {gpu}" if gpu else "")]
     for o in offers[:40]:

@@ -90,7 +90,7 @@ def _read(deps: Deps, chat: Chat, convo: Conversation, sent: SentFile) -> list[S
     except CaptureError as exc:
         code = "dmon_no_total_slack" if exc.code == "dmon_no_total" else None
         shown = CaptureError(exc.line, exc.code, **_escaped(exc.params))
-        error = tw(f"error.capture.{code}", lang, "slack") if code else capture_error_text(shown, lang, "slack")
+        error = tw(f"error.capture.{code}", lang, "chat") if code else capture_error_text(shown, lang, "chat")
         _say(chat, convo, t("slack.capture_unreadable", lang, name=escape(name), error=error))
     return None
 

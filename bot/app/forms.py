@@ -57,7 +57,7 @@ def read_track(
     try:
         check_name(texts.get("name", ""))
     except RentalError as exc:
-        errors["name"] = tw(f"error.rental.{exc.code}", lang, "slack", **exc.params)[:ERROR_MAX]
+        errors["name"] = tw(f"error.rental.{exc.code}", lang, "chat", **exc.params)[:ERROR_MAX]
     cards = texts.get("cards", "1")
     if not cards.isdigit() or not 1 <= int(cards) <= 1024:
         errors["cards"] = t("track_form.cards.hint", lang)

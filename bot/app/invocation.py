@@ -45,7 +45,6 @@ class Invocation:
     teller: Callable[[], Teller]  # the channel's teller: reports and their charts
     open_form: Callable[[Form, dict[str, str]], None]  # a form, pre-filled
     help_text: Callable[[Lang], str]  # the chat's own `help`: how its people type the sub-commands
-    lang_of: Callable[[str], Lang]  # another person's language, as the chat knows it
     channel_name: str = ""  # the channel as a line names it (Slack: a link to it; Feishu: "this chat")
     request_key: str | None = None  # the inbox key of the request: a redo finishes what was started
     reply_to: str | None = None  # the person's message, where the chat threads answers under it (Feishu)

@@ -23,7 +23,7 @@ from rules.runway import runway
 def _instance(inv: Invocation, name: str) -> Instance:
     found = Rentals(inv.deps.store).instance(inv.team, name)
     if found is None:
-        raise CommandError(tw("error.rental.no_instance", inv.lang, "slack", name=escape(name)))
+        raise CommandError(tw("error.rental.no_instance", inv.lang, "chat", name=escape(name)))
     if found.released_at is not None:
         raise CommandError(t("error.rental.already_released", inv.lang, name=escape(name)))
     if inv.user != found.owner and not inv.is_admin():
@@ -46,7 +46,7 @@ def power(inv: Invocation, args: list[str]) -> None:
     except FieldError as exc:
         raise CommandError(f"{exc.field}: {exc.message}") from None
     except RentalError as exc:
-        raise CommandError(tw(f"error.rental.{exc.code}", lang, "slack", **exc.params)) from None
+        raise CommandError(tw(f"error.rental.{exc.code}", lang, "chat", **exc.params)) from None
     key = "meter.power_on" if state.value == "on" else "meter.power_off"
     said = t(key, lang, name=escape(found.name), user=f"<@{inv.user}>") if kept else t("meter.repeated", lang)
     inv.answer(plain(said, lang))

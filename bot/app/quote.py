@@ -88,5 +88,5 @@ def quote(inv: Invocation, args: list[str]) -> None:
             return
         made = deps.prices.quote(asked)
     except (ParseError, QuoteError) as exc:
-        raise CommandError(error_text(exc, lang, where="slack")) from None
+        raise CommandError(error_text(exc, lang, where="chat")) from None
     inv.announce(message(made, inv))

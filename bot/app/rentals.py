@@ -86,12 +86,12 @@ def release(inv: Invocation, args: list[str]) -> None:
     rentals, name, user = Rentals(inv.deps.store), args[0], inv.user
     found = rentals.instance(inv.team, name)
     if found is None:
-        raise CommandError(tw("error.rental.no_instance", lang, "slack", name=escape(name)))
+        raise CommandError(tw("error.rental.no_instance", lang, "chat", name=escape(name)))
     _owner_or_admin(inv, found.owner, name)
     try:
         released = rentals.release(inv.team, name, inv.deps.now(), user)
     except RentalError as exc:
-        raise CommandError(tw(f"error.rental.{exc.code}", lang, "slack", **exc.params)) from None
+        raise CommandError(tw(f"error.rental.{exc.code}", lang, "chat", **exc.params)) from None
     note = t("digest.done.released", lang, name=name, user=f"<@{user}>")
     out = [Section(note)]
     for left in rentals.storage(inv.team, instance_id=released.id, kept_only=True):
@@ -115,12 +115,12 @@ def delete_storage(inv: Invocation, args: list[str]) -> None:
     rentals, name, user = Rentals(inv.deps.store), args[0], inv.user
     found = rentals.storage_named(inv.team, name)
     if found is None:
-        raise CommandError(tw("error.rental.no_storage", lang, "slack", name=escape(name)))
+        raise CommandError(tw("error.rental.no_storage", lang, "chat", name=escape(name)))
     _owner_or_admin(inv, found.owner, name)
     try:
         rentals.delete_storage(inv.team, name, inv.deps.now())
     except RentalError as exc:
-        raise CommandError(tw(f"error.rental.{exc.code}", lang, "slack", **exc.params)) from None
+        raise CommandError(tw(f"error.rental.{exc.code}", lang, "chat", **exc.params)) from None
     note = t("digest.done.deleted", lang, name=name, user=f"<@{user}>")
     inv.post(plain(note, lang))
 
@@ -150,7 +150,7 @@ def remind(inv: Invocation, args: list[str]) -> None:
         try:
             current = _schedule(args[1:], current, inv.zone() or current.zone)
         except ParseError as exc:
-            raise CommandError(error_text(exc, lang, where="slack")) from None
+            raise CommandError(error_text(exc, lang, where="chat")) from None
         # the language set here, else the one it had, else the language of whoever sets it
         current = replace(current, lang=(chosen or (Lang(current.lang) if current.lang else lang)).value)
         schedules.put(team, channel, current, user, deps.now())
@@ -256,7 +256,7 @@ def budget(inv: Invocation, args: list[str]) -> None:
     try:
         check_name(project)
     except RentalError as exc:
-        raise CommandError(tw(f"error.rental.{exc.code}", lang, "slack", **exc.params)) from None
+        raise CommandError(tw(f"error.rental.{exc.code}", lang, "chat", **exc.params)) from None
     setter = budgets.set_by(team, project)
     if setter not in (None, inv.user) and not inv.is_admin():
         raise CommandError(t("digest.budget_not_yours", lang, project=escape(project), setter=who(setter, lang)))

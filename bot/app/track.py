@@ -82,7 +82,7 @@ def track(inv: Invocation, args: list[str]) -> None:
     except FieldError as exc:
         raise CommandError(f"`{exc.field}`: {exc.message}") from None
     except RentalError as exc:
-        raise CommandError(tw(f"error.rental.{exc.code}", lang, "slack", **exc.params)) from None
+        raise CommandError(tw(f"error.rental.{exc.code}", lang, "chat", **exc.params)) from None
 
 
 def metering_fields(raw: dict[str, str], lang: Lang) -> dict[str, str]:
@@ -178,10 +178,11 @@ def _tell_owner(inv: Invocation, owner: str, name: str) -> None:
     """Tracking something for someone else is allowed, and they are told (in their language, directly)."""
     if not owner or owner == inv.user:
         return
-    lang = inv.lang_of(owner)
+    actor = Actor(inv.chat.platform, inv.team, owner)
+    lang = inv.chat.user_lang(actor)
     said = t("digest.tracked_for_you", lang, user=f"<@{inv.user}>", name=name, channel=inv.channel_name)
     try:
-        inv.chat.direct(Actor(inv.chat.platform, inv.team, owner), lambda each: plain(said, each), lang)
+        inv.chat.direct(actor, lambda each: plain(said, each), lang)
     except ChatError as exc:  # tracked all the same; the owner still sees it in the digest
         log.warning("could not tell %s about %s: %s", owner, name, exc.code)
 

@@ -222,4 +222,4 @@ def finish(deps: Deps, chat: Chat, convo: Conversation) -> None:
 
 
 def _parse_error(error: ParseError, lang: Lang) -> Message:
-    return plain(parse_error_text(error, lang, "slack"), lang)
+    return plain(parse_error_text(error, lang, "chat"), lang)

@@ -142,7 +142,7 @@ def costs(
 ) -> dict[str, Any]:
     """The costs part: a title (with the schedule assumed, if any), a line for each option, the notes."""
     if quote is None:
-        reason = error_text(error, lang, where="slack") if error is not None else "?"
+        reason = error_text(error, lang, where="chat") if error is not None else "?"
         return {
             "title": t("slack.costs", lang) + "\n" + t("slack.no_quote", lang, reason=reason),
             "rows": [],
@@ -165,7 +165,7 @@ def why(advice: Advice, lang: Lang) -> str:
     """The rules that fired and those that did not, the verdict's reasons, the warnings, what is missing."""
     decision = advice.decision
     lines = [t("slack.why", lang)]
-    lines += [("✅ " if check.fired else "▫️ ") + render(check, lang, "slack") for check in decision.checks]
+    lines += [("✅ " if check.fired else "▫️ ") + render(check, lang, "chat") for check in decision.checks]
     lines += [f"→ {render(reason, lang, 'slack')}" for reason in decision.verdict]
     lines += [f"⚠️ {render(warning, lang, 'slack')}" for warning in decision.warnings]
     if decision.missing:

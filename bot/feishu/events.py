@@ -161,7 +161,6 @@ def invocation(
         teller=lambda: FeishuTeller(chat, lang),
         open_form=lambda kind, initial: forms.send(chat, here, kind, initial, lang),
         help_text=lambda each: t("feishu.help", each, tenant=team.removeprefix(FEISHU_PREFIX)),
-        lang_of=lambda _other: chat.default_lang,
         channel_name=t("feishu.this_chat", lang),
         request_key=request_key,
         reply_to=reply_to or None,

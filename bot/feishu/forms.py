@@ -118,7 +118,7 @@ def on_submit(
         texts = typed(form.texts, tuple(k for k, _ in TRACK_FIELDS))
         fields, errors = read_track(texts, form.lang, deps.settings.currency, cached_price(deps))
         if not errors and Rentals(deps.store).instance(team, fields["name"]) is not None:
-            errors["name"] = tw("error.rental.instance_exists", form.lang, "slack", name=fields["name"])
+            errors["name"] = tw("error.rental.instance_exists", form.lang, "chat", name=fields["name"])
     else:
         texts = typed(form.texts, PROFILE_KEYS)
         values, errors = read_answers(texts, form.lang)
@@ -153,6 +153,6 @@ def _track(
         made, token, again = track_or_reissue(Rentals(deps.store), team, key, name, fields)
         said = tracked_text(made, token, again, source, form.lang)
     except RentalError as exc:
-        said = tw(f"error.rental.{exc.code}", form.lang, "slack", **exc.params)
+        said = tw(f"error.rental.{exc.code}", form.lang, "chat", **exc.params)
     chat.direct(Actor(chat.platform, team, user), lambda each: plain(said, each), form.lang)  # the token: theirs
     return None

@@ -11,7 +11,7 @@ from bot.deps import Deps
 from bot.fields.answers import FIELDS
 from bot.slack.chat import SlackChat, generic
 from bot.slack.listeners.digest import is_admin
-from bot.slack.replies import lang_for, zone_for
+from bot.slack.replies import zone_for
 from bot.slack.request import SlackRequest
 from bot.slack.teller import slack_tellers
 from bot.slack.ui import blocks, track_form
@@ -70,7 +70,6 @@ def invocation(deps: Deps, request: SlackRequest, lang: Lang) -> Invocation:
         teller=lambda: slack_tellers(deps, client)(request.team),
         open_form=open_form,
         help_text=usage_text,
-        lang_of=lambda other: lang_for(client, deps, other),
         channel_name=f"<#{channel}>" if channel else "",
         request_key=request.inbox_key,
     )

@@ -73,7 +73,7 @@ _CJK_GAP = lazy(f"(?<=[{_CJK}])[ ]+(?=[{_CJK}])")
 
 
 def tw(key: str, lang: Lang, where: str, /, **params: object) -> str:
-    """t() of the sentence's variant for `where` ("slack": the Slack way, no terminal command), if it has one."""
+    """t() of the sentence's variant for `where` ("chat": a chat's way, no terminal command), if it has one."""
     return t(f"{key}.{where}" if has(f"{key}.{where}") else key, lang, **params)
 
 

@@ -14,8 +14,8 @@ def parse_error_text(exc: ParseError, lang: Lang, where: str = "cli") -> str:
     """'Could not read "x": why. Accepted: a, b, c' for an answer that did not parse. In Slack the text
     echoed back is escaped: what someone typed is never posted as a mention or a link."""
     shown = exc.text if len(exc.text) <= 60 else exc.text[:57] + "..."
-    shown = escape(shown) if where == "slack" else shown
-    params = {k: escape(v) if where == "slack" and isinstance(v, str) else v for k, v in exc.params.items()}
+    shown = escape(shown) if where == "chat" else shown
+    params = {k: escape(v) if where == "chat" and isinstance(v, str) else v for k, v in exc.params.items()}
     problem = t(f"parse.problem.{exc.problem or 'not_understood'}", lang, **params)
     return t("ask.parse_error", lang, text=shown, problem=problem, accepted=", ".join(forms(exc.accepted, lang)))
 
@@ -23,7 +23,7 @@ def parse_error_text(exc: ParseError, lang: Lang, where: str = "cli") -> str:
 def error_text(exc: ParseError | UnknownGPU | QuoteError, lang: Lang, *, where: str = "cli") -> str:
     """The sentence a user sees for a bad answer, an unknown GPU, or a quote that cannot be made.
 
-    `where` ("cli" or "slack") picks the way out a quote error offers: a terminal user can run a
+    `where` ("cli" or "chat") picks the way out a quote error offers: a terminal user can run a
     command; a Slack user is told what their admin can do."""
     if isinstance(exc, ParseError):
         return parse_error_text(exc, lang, where)

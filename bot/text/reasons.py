@@ -10,7 +10,7 @@ from rules.fit import FitKind
 
 
 def render(reason: Reason, lang: Lang, where: str = "cli") -> str:
-    """A reason in `lang`; `where` ("cli" or "slack") picks a sentence's variant for that front end, where
+    """A reason in `lang`; `where` ("cli" or "chat") picks a sentence's variant for that front end, where
     it has one (the Slack way of doing a thing rather than a terminal command)."""
     if isinstance(reason, Check):
         return t(f"check.{reason.id}.{'hit' if reason.fired else 'miss'}", lang, **reason.params)

@@ -12,8 +12,10 @@ import pytest
 from slack_bolt import Ack
 from slack_sdk import WebClient
 
+from bot.chat import conversation
 from bot.deps import Deps, build_deps
-from bot.slack import conversation, press
+from bot.slack import press
+from bot.slack.chat import SlackChat
 from bot.slack.ids import COMMAND, Action, Callback
 from bot.slack.listeners import commands, profile_form, thread
 from bot.slack.request import SlackRequest
@@ -35,10 +37,14 @@ class World:
     def request(self, body: dict[str, Any]) -> SlackRequest:
         return SlackRequest(body, self.client)
 
+    @property
+    def chat(self) -> SlackChat:
+        return SlackChat(self.client, self.deps)
+
     def started(self, user: str = "U1", channel: str = "C1", kind: str | None = None) -> Conversation:
         """A profile with its first question (the kind of work) answered: skipped unless `kind` says."""
-        convo = conversation.start(self.deps, self.client, team="T1", channel=channel, user=user, lang=Lang.EN)
-        conversation.take_answer(self.deps, self.client, convo, "workload", kind, user)
+        convo = conversation.start(self.deps, self.chat, team="T1", channel=channel, user=user, lang=Lang.EN)
+        conversation.take_answer(self.deps, self.chat, convo, "workload", kind, user)
         return convo
 
 
@@ -140,7 +146,7 @@ def test_inference_asks_only_what_a_service_needs(world: World) -> None:
     convo = world.started(kind="inference")
     asked = [world.fake.of("chat.postMessage")[-1]["text"]]
     for key, text in (("qps", "300"), ("p99_ms", "40ms"), ("serving_hours", "24/7")):
-        conversation.take_answer(world.deps, world.client, world.deps.conversations.get(convo.id), key, text, "U1")  # type: ignore[arg-type]
+        conversation.take_answer(world.deps, world.chat, world.deps.conversations.get(convo.id), key, text, "U1")  # type: ignore[arg-type]
         asked.append(world.fake.of("chat.postMessage")[-1]["text"])
     assert asked == [
         "Peak QPS?",
@@ -162,7 +168,7 @@ def test_answer_button_from_someone_else_is_refused_ephemerally(world: World) ->
 
 def test_change_an_answer_opens_the_form_prefilled(world: World) -> None:
     convo = world.started()
-    conversation.take_answer(world.deps, world.client, world.deps.conversations.get(convo.id), "duration", "10h", "U1")  # type: ignore[arg-type]
+    conversation.take_answer(world.deps, world.chat, world.deps.conversations.get(convo.id), "duration", "10h", "U1")  # type: ignore[arg-type]
     press.on_button(world.deps, world.request(click(Action.CHANGE.value, ButtonValue(c=convo.id))))
     (opened,) = world.fake.of("views.open")
     duration = next(b for b in opened["view"]["blocks"] if b["block_id"] == "duration")
@@ -274,7 +280,7 @@ def test_app_home_shows_every_source_prices_status_shows(tmp_path: Path) -> None
 
 def test_question_2_offers_the_estimate_from_the_model_and_a_reply_naming_it_answers(world: World) -> None:
     convo = world.started()
-    conversation.take_answer(world.deps, world.client, world.deps.conversations.get(convo.id), "duration", "3h", "U1")  # type: ignore[arg-type]
+    conversation.take_answer(world.deps, world.chat, world.deps.conversations.get(convo.id), "duration", "3h", "U1")  # type: ignore[arg-type]
     asked = world.fake.of("chat.postMessage")[-1]
     buttons = [e for b in asked["blocks"] if b["type"] == "actions" for e in b["elements"]]
     offer = next(b for b in buttons if b["action_id"] == Action.FROM_MODEL.value)
@@ -289,10 +295,10 @@ def test_question_2_offers_the_estimate_from_the_model_and_a_reply_naming_it_ans
     kept = world.deps.conversations.get(convo.id)
     assert kept is not None and kept.values["memory"]["model_size_b"] == 7 and kept.values["memory"]["method"] == "lora"
     for key, text in (("model_parallel", "no"), ("frequency", "daily"), ("can_resume", "yes")):
-        conversation.take_answer(world.deps, world.client, world.deps.conversations.get(convo.id), key, text, "U1")  # type: ignore[arg-type]
+        conversation.take_answer(world.deps, world.chat, world.deps.conversations.get(convo.id), key, text, "U1")  # type: ignore[arg-type]
     while (kept := world.deps.conversations.get(convo.id)) is not None and (
         step := conversation.current(kept)
     ) is not None:
-        conversation.take_answer(world.deps, world.client, kept, step.ask.key, None, "U1")  # skip the optional ones
+        conversation.take_answer(world.deps, world.chat, kept, step.ask.key, None, "U1")  # skip the optional ones
     said = json.dumps([p.get("blocks") for p in world.fake.of("chat.postMessage")], ensure_ascii=False)
     assert "Memory estimated from the model (7B, LoRA): about 19 GB" in said and "MIG slice 1g.20gb" in said

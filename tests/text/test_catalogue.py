@@ -119,10 +119,10 @@ def test_no_slack_message_tells_people_to_run_a_terminal_command() -> None:
     """Issue 19.7: Slack said `gpu-advise list`, `gpu-advise track instance ...`, `gpu-advise probe`, and
     the digest footer `gpu-advise release NAME`: the Slack way, or what an admin can do, instead."""
     table = entries()
-    said_in_slack = {key.removesuffix(".slack") for key in table if key.endswith(".slack")}
+    said_in_slack = {key.removesuffix(".chat") for key in table if key.endswith(".chat")}
     offenders = []
     for key, texts in table.items():
         if not key.startswith(SLACK_FAMILIES) or key.endswith(".cli") or key in said_in_slack:
-            continue  # terminal-only sentences, and those Slack says through their .slack variant
+            continue  # terminal-only sentences, and those Slack says through their .chat variant
         offenders += [f"{key} ({lang.value})" for lang, text in texts.items() if TERMINAL_COMMAND.search(text)]
     assert offenders == []

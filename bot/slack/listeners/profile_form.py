@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from slack_bolt import Ack
 
+from bot.chat import conversation
 from bot.deps import Deps
-from bot.slack import conversation
+from bot.slack.chat import SlackChat
 from bot.slack.request import SlackRequest
 from bot.slack.ui.forms import FormMeta, read_form
 from bot.text import Lang
@@ -37,4 +38,4 @@ def on_form(deps: Deps, request: SlackRequest) -> None:
     if convo is None:
         convo = deps.conversations.create(team=request.team, channel=meta.ch or user, user=user, lang=meta.lang)
     conversation.set_answers(convo, answers, values)
-    conversation.finish(deps, request.client, convo)
+    conversation.finish(deps, SlackChat(request.client, deps), convo)

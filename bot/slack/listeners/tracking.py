@@ -22,7 +22,7 @@ def check_track_form(deps: Deps, ack: Ack, request: SlackRequest) -> None:
     fields, errors = track_form.read(request.body["view"], deps.settings.currency, cached_price(deps))
     if not errors and Rentals(deps.store).instance(request.team, fields["name"]) is not None:
         meta = track_form.TrackMeta.model_validate_json(request.body["view"].get("private_metadata") or "{}")
-        errors["name"] = tw("error.rental.instance_exists", Lang(meta.lang), "slack", name=fields["name"])
+        errors["name"] = tw("error.rental.instance_exists", Lang(meta.lang), "chat", name=fields["name"])
     if errors:
         if request.inbox_key:
             deps.inbox.done(request.inbox_key)
@@ -50,7 +50,7 @@ def on_track_form(deps: Deps, request: SlackRequest) -> None:
         )
     except RentalError as exc:
         request.client.chat_postEphemeral(
-            channel=meta.ch, user=user, text=tw(f"error.rental.{exc.code}", lang, "slack", **exc.params)
+            channel=meta.ch, user=user, text=tw(f"error.rental.{exc.code}", lang, "chat", **exc.params)
         )
         return
     text = tracked_text(made, token, again, source, lang)
