@@ -6,7 +6,6 @@ import logging
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
-from enum import StrEnum
 from typing import Protocol
 
 from bot.chat.message import Message
@@ -15,14 +14,34 @@ from bot.text import Lang
 log = logging.getLogger(__name__)
 
 
-class Platform(StrEnum):
-    SLACK = "slack"
-    FEISHU = "feishu"
+class Platform(str):
+    """A chat's name ("slack", "feishu", …): one object a chat, so `is` compares them. A chat not built in names
+    itself with `register_chat` (the one line a new chat's wing adds)."""
+
+    SLACK: Platform
+    FEISHU: Platform
 
 
-# A tenant's id in the state tables (their `team` column): a Slack workspace's own id (T…, E…), a Feishu tenant's
-# key behind this prefix, so the two never meet and each row says which platform it belongs to.
+Platform.SLACK, Platform.FEISHU = Platform("slack"), Platform("feishu")
+
+# A tenant's id in the state tables (their `team` column): a Slack workspace's own id (T…, E…), any other chat's
+# tenant behind its chat's prefix (Feishu's tenant key behind feishu:), so no two chats' rows meet and each row says
+# whose it is.
 FEISHU_PREFIX = "feishu:"
+_PREFIXES: dict[str, Platform] = {FEISHU_PREFIX: Platform.FEISHU}
+
+
+def register_chat(name: str, prefix: str) -> Platform:
+    """A chat beside Slack and Feishu: its name, and the prefix its tenants' ids carry in the state (e.g. "dingtalk",
+    "dingtalk:"). The same object on every call for one name."""
+    if not prefix.endswith(":") or prefix in ("", ":"):
+        raise ValueError(f"a chat's prefix ends with ':' (got {prefix!r})")
+    known = _PREFIXES.get(prefix)
+    if known is not None:
+        return known
+    platform = Platform(name)
+    _PREFIXES[prefix] = platform
+    return platform
 
 
 # A tenant as the terminal and the settings take it: a Slack workspace or Enterprise Grid id (T…, E…), or a Feishu
@@ -31,7 +50,9 @@ TENANT = re.compile(r"[TE][A-Z0-9]{1,20}|feishu:[A-Za-z0-9_-]{1,64}")
 
 
 def platform_of(team: str) -> Platform:
-    return Platform.FEISHU if team.startswith(FEISHU_PREFIX) else Platform.SLACK
+    """The chat a tenant belongs to, by its id's prefix (none: a Slack workspace)."""
+    prefix, colon, _ = team.partition(":")
+    return _PREFIXES.get(prefix + colon, Platform.SLACK) if colon else Platform.SLACK
 
 
 def channel_named(tenant: str, channel: str, lang: Lang) -> str:
