@@ -46,6 +46,15 @@ def test_no_function_is_longer_than_80_lines() -> None:
     assert long == []
 
 
+MAX_LOOSE_MODULES = 9
+
+
+def test_the_root_of_bot_keeps_few_loose_modules() -> None:
+    """What belongs together lives in a room; at most nine modules stand loose at bot/'s root (twelve once)."""
+    loose = sorted(path.name for path in (ROOT / "bot").glob("*.py"))
+    assert len(loose) <= MAX_LOOSE_MODULES, loose
+
+
 @pytest.mark.parametrize(("package", "forbidden"), [("rules", ("bot", "pricing")), ("pricing", ("bot",))])
 def test_data_flows_one_way(package: str, forbidden: tuple[str, ...]) -> None:
     for path in sources(package):

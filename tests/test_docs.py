@@ -52,7 +52,7 @@ def test_every_flag_is_documented() -> None:
 
 
 def test_the_settings_table_is_made_from_the_settings_model() -> None:
-    from bot.settings_table import settings_table
+    from bot.settings.table import settings_table
 
     assert between(page("configuration.md"), "<!-- settings:start -->\n", "\n<!-- settings:end -->") == settings_table()
 

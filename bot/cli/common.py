@@ -91,9 +91,9 @@ class TerminalSettings:
 def terminal_settings(*, lang: Lang | None, policy: Path | None) -> TerminalSettings:
     """The language (--lang, else GPU_ADVISOR_LANG, else the locale) and the policy (--policy, else
     GPU_ADVISOR_POLICY), read from the environment over `.env` by the reader Settings uses
-    (bot/environment.py), without building Settings: the light start of a command that needs no more. Exit 2 on
+    (bot/settings/environment.py), without building Settings: the light start of a command that needs no more. Exit 2 on
     a bad language, as load_settings does."""
-    from bot.environment import environment
+    from bot.settings.environment import environment
 
     values = environment()
     given = values.get("gpu_advisor_lang")

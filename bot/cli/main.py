@@ -69,7 +69,7 @@ def help_lang(args: list[str]) -> Lang:
     """The terminal's language for help: --lang on the command line, else GPU_ADVISOR_LANG (the environment over
     `.env`, as every command reads it), else the locale. A bad value is the command's to report: help falls back
     to the locale."""
-    from bot.environment import setting
+    from bot.settings.environment import setting
 
     given = next((args[i + 1] for i, a in enumerate(args[:-1]) if a == "--lang"), None)
     given = given or next((a.split("=", 1)[1] for a in args if a.startswith("--lang=")), None)

@@ -139,7 +139,7 @@ class HasBalance(Protocol):
 def clouds(settings: Settings) -> dict[str, Callable[[], Cloud]]:
     """The clouds turned on in `settings`, each made when asked for. Their SDKs' credentials kept in `.env`
     (AWS_ACCESS_KEY_ID, ALIBABA_CLOUD_ACCESS_KEY_ID, TENCENTCLOUD_SECRET_ID, ...) reach the SDKs' own chains."""
-    from bot.environment import export_cloud_credentials
+    from bot.settings.environment import export_cloud_credentials
 
     export_cloud_credentials()
     out: dict[str, Callable[[], Cloud]] = {}

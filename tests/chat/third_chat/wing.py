@@ -186,4 +186,3 @@ def pressed(deps: Deps, chat: MemoChat, tenant: str, channel: str, user: str, ac
         )
     )
     return refusals
-

@@ -12,7 +12,7 @@ from pydantic import AliasChoices, Field, SecretStr, ValidationInfo, field_valid
 from pydantic_settings import BaseSettings, EnvSettingsSource, PydanticBaseSettingsSource, SettingsConfigDict
 from pydantic_settings.sources.utils import parse_env_vars
 
-from bot.environment import environment
+from bot.settings.environment import environment
 from bot.text.lang import Lang
 
 if TYPE_CHECKING:
@@ -30,7 +30,7 @@ def state_db_beside(db: Path) -> Path:
 
 
 class _Environment(EnvSettingsSource):
-    """The environment over `.env`, as bot/environment.py reads it for every command."""
+    """The environment over `.env`, as bot/settings/environment.py reads it for every command."""
 
     def _load_env_vars(self) -> Mapping[str, str | None]:
         return parse_env_vars(environment(), self.case_sensitive, self.env_ignore_empty, self.env_parse_none_str)
@@ -38,7 +38,7 @@ class _Environment(EnvSettingsSource):
 
 class Settings(BaseSettings):
     """Every setting reads GPU_ADVISOR_<NAME>; the Slack ones read Slack's usual variable names. Values come from
-    the process environment over `.env` in the working folder (bot/environment.py)."""
+    the process environment over `.env` in the working folder (bot/settings/environment.py)."""
 
     model_config = SettingsConfigDict(env_prefix="GPU_ADVISOR_", extra="ignore", populate_by_name=True)
 

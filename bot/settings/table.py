@@ -166,7 +166,7 @@ def settings_table() -> str:
     placed = [name for names in AREAS.values() for name in names]
     missing = [name for name in fields if name not in placed]
     if missing or len(placed) != len(set(placed)):
-        raise KeyError(f"settings in no area (bot/settings_table.py AREAS), or in two: {missing or placed}")
+        raise KeyError(f"settings in no area (bot/settings/table.py AREAS), or in two: {missing or placed}")
     parts = []
     for area, names in AREAS.items():
         rows = [f"### {area}", "", "| variable | type | default | meaning |", "|---|---|---|---|"]
