@@ -117,7 +117,7 @@ def build_sources(settings: Settings, client: httpx.Client) -> list[Source]:
         )
     if settings.aliyun_region_list() and settings.aliyun_price_type_list():
         from bot.discover.aliyun import Aliyun
-        from bot.discover.cloud import clouds
+        from bot.discover.registry import clouds
 
         cloud = clouds(settings)["aliyun"]()
         assert isinstance(cloud, Aliyun)

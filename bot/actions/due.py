@@ -21,7 +21,8 @@ from zoneinfo import ZoneInfo
 
 from bot.chat.port import ChatError, Teller
 from bot.deps import Deps
-from bot.discover.cloud import CloudError, clouds
+from bot.discover.cloud import CloudError
+from bot.discover.registry import clouds
 from bot.state.actions import Actions, Warning
 from bot.state.power import PowerLog, Sighting
 from bot.state.rentals import Instance, Rentals

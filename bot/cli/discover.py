@@ -33,7 +33,7 @@ def discover(
 ) -> None:
     """Find GPU instances and unattached disks in the clouds, and keep them as items of the workspace."""
     from bot.cli.rentals import cached_offers
-    from bot.discover.cloud import clouds
+    from bot.discover.registry import clouds
     from bot.discover.run import Report
     from bot.discover.run import discover as run_discovery
 

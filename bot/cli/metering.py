@@ -145,7 +145,7 @@ def balance(
         balances.record(workspace, name, value, money, moment, now, by="terminal")
     problems: dict[str, str] = {}
     if read:
-        from bot.discover.cloud import balance_readers, read_balances
+        from bot.discover.registry import balance_readers, read_balances
 
         if not balance_readers(settings):
             raise fail(t("cli.balance_read_off", settings.lang))

@@ -11,7 +11,7 @@ from pricing.errors import CacheUnavailable
 
 def _discovery(deps: Deps) -> dict[str, str]:
     """Each cloud discovery is on for: ok, degraded (its last run's problem) or never run."""
-    from bot.discover.cloud import clouds
+    from bot.discover.registry import clouds
 
     on = clouds(deps.settings)
     if not on:

@@ -220,7 +220,7 @@ def weekly_reports(deps: Deps, tellers: Callable[[str], Teller]) -> list[str]:
 def cloud_jobs(settings: Settings, deps: Deps, client: WebClient | None, chats: Chats) -> list[Job]:
     """Each cloud turned on: its discovery every GPU_ADVISOR_DISCOVER_EVERY_MINUTES and, between scans, its GPU
     metrics every GPU_ADVISOR_ACTIVITY_EVERY_MINUTES."""
-    from bot.discover.cloud import clouds
+    from bot.discover.registry import clouds
 
     out = []
     span = timedelta(minutes=settings.discover_every_minutes)
@@ -265,7 +265,7 @@ def discovery_job(
 ) -> Callable[[], object]:
     """serve's discovery run of one cloud (`make`; default AWS): into GPU_ADVISOR_DISCOVER_TEAM, else the bot
     token's workspace (asked once)."""
-    from bot.discover.cloud import clouds
+    from bot.discover.registry import clouds
     from bot.discover.run import discover
 
     team: list[str] = [settings.discover_team] if settings.discover_team else []
@@ -311,7 +311,7 @@ def discovery_job(
 def balance_job(settings: Settings, deps: Deps, client: WebClient | None) -> Callable[[], object]:
     """serve's reading of the API balances discovery does not read (AutoDL's wallet), into
     GPU_ADVISOR_DISCOVER_TEAM, else the bot token's workspace."""
-    from bot.discover.cloud import read_balances
+    from bot.discover.registry import read_balances
 
     def work() -> object:
         team = settings.discover_team

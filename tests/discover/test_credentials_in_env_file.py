@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.discover.cloud import clouds
+from bot.discover.registry import clouds
 from bot.settings import Settings
 
 

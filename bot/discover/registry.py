@@ -1,0 +1,127 @@
+"""The clouds discovery can read, one row each (a cloud is a module of bot/discover/ plus its row here), and
+the provider accounts whose prepaid balance their API gives. Apart from the base (cloud.py), so that no cloud's
+module and the base import each other."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime
+from functools import partial
+from typing import Any, Protocol, cast
+
+from bot.discover.cloud import Cloud, CloudError
+from bot.settings import Settings
+
+
+class HasBalance(Protocol):
+    def balance(self) -> tuple[float, str]:
+        """The account's prepaid balance available now, and its currency (CloudError when it cannot be read)."""
+        ...
+
+
+def _aws(settings: Settings) -> Cloud:
+    from bot.discover.aws import Aws
+
+    return Aws(settings.aws_region_list(), settings.aws_endpoint_url)
+
+
+def _aliyun(settings: Settings) -> Cloud:
+    from bot.discover.aliyun import Aliyun
+
+    return Aliyun(settings.aliyun_region_list(), settings.aliyun_endpoint, backoff_s=settings.aliyun_retry_backoff_s)
+
+
+def _aliyun_dsw(settings: Settings) -> Cloud:
+    from bot.discover.aliyun_dsw import AliyunDsw
+
+    return AliyunDsw(settings.aliyun_region_list(), settings.aliyun_endpoint, backoff_s=settings.aliyun_retry_backoff_s)
+
+
+def _tencent(settings: Settings) -> Cloud:
+    from bot.discover.tencent import Tencent
+
+    return Tencent(
+        settings.tencent_region_list(), settings.tencent_endpoint, backoff_s=settings.tencent_retry_backoff_s
+    )
+
+
+def _tencent_hai(settings: Settings) -> Cloud:
+    from bot.discover.tencent_hai import TencentHai
+
+    return TencentHai(
+        settings.tencent_region_list(), settings.tencent_endpoint, backoff_s=settings.tencent_retry_backoff_s
+    )
+
+
+def _autodl(settings: Settings, client: Any | None = None) -> Any:
+    import httpx
+
+    from bot.discover.autodl import AutoDL
+    from bot.tls import shared_context
+
+    token = settings.autodl_token.get_secret_value() if settings.autodl_token else ""
+    return AutoDL(settings.autodl_url, token, client or httpx.Client(verify=shared_context()))
+
+
+@dataclass(frozen=True)
+class Row:
+    name: str  # as discover --source, the job ids (discover:<name>) and the items' source name it
+    on: Callable[[Settings], bool]  # turned on by these settings
+    make: Callable[[Settings], Cloud]
+
+
+CLOUDS: tuple[Row, ...] = (
+    Row("aws", lambda s: bool(s.aws_region_list()), _aws),
+    Row("aliyun", lambda s: bool(s.aliyun_region_list()), _aliyun),
+    Row("aliyun-dsw", lambda s: bool(s.aliyun_region_list()) and s.aliyun_dsw, _aliyun_dsw),
+    Row("tencent", lambda s: bool(s.tencent_region_list()), _tencent),
+    Row("tencent-hai", lambda s: bool(s.tencent_region_list()) and s.tencent_hai, _tencent_hai),
+    Row("autodl", lambda s: s.autodl_token is not None and s.autodl_pro, _autodl),
+)
+
+
+def clouds(settings: Settings) -> dict[str, Callable[[], Cloud]]:
+    """The clouds turned on in `settings`, each made when asked for. Their SDKs' credentials kept in `.env`
+    (AWS_ACCESS_KEY_ID, ALIBABA_CLOUD_ACCESS_KEY_ID, TENCENTCLOUD_SECRET_ID, ...) reach the SDKs' own chains."""
+    from bot.settings.environment import export_cloud_credentials
+
+    export_cloud_credentials()
+    return {row.name: partial(row.make, settings) for row in CLOUDS if row.on(settings)}
+
+
+def balance_readers(settings: Settings, client: Any | None = None) -> dict[str, Callable[[], HasBalance]]:
+    """The provider accounts whose prepaid balance their API gives (Alibaba Cloud, AutoDL), each made when
+    asked for. `client`: the HTTP client for AutoDL (one is made when not given)."""
+    out: dict[str, Callable[[], HasBalance]] = {}
+    make_aliyun = clouds(settings).get("aliyun")
+    if make_aliyun is not None:
+        out["aliyun"] = lambda: cast(HasBalance, make_aliyun())
+    if settings.autodl_token is not None:
+        out["autodl"] = lambda: cast(HasBalance, _autodl(settings, client))
+    return out
+
+
+def read_balances(
+    settings: Settings,
+    store: Any,
+    team: str,
+    now: datetime,
+    client: Any | None = None,
+    only: tuple[str, ...] | None = None,
+) -> dict[str, str]:
+    """Read each provider API's balance (or those `only` names) into the workspace's prepaid balances; each
+    failure in one line, by provider."""
+    from bot.state.balances import Balances
+
+    problems: dict[str, str] = {}
+    for name, make in balance_readers(settings, client).items():
+        if only is not None and name not in only:
+            continue
+        try:
+            amount, currency = make().balance()
+        except CloudError as exc:
+            problems[name] = str(exc)
+            continue
+        Balances(store).record(team, name, amount, currency, now, now, source=f"{name}-api")
+    return problems
