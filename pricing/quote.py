@@ -7,6 +7,7 @@ the offers, prices the options and compares them (savings, break-even, rent vs b
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from pricing.errors import QuoteError
 from pricing.fx import FxRate
@@ -145,6 +146,42 @@ def quoted_gpu(name: str) -> str:
         ) from None
 
 
+def _with_extras(
+    req: QuoteRequest, extra_prices: Sequence[ExtraPrice], money: Money, options: tuple[Option | None, ...]
+) -> tuple[dict[str, ExtraCost], dict[str, float], dict[str, tuple[float, float]]]:
+    """Storage and egress beside the cards (when asked for), and each option's total with them (and its range)."""
+    extras = {
+        kind: cost
+        for kind, gb, given in (
+            ("storage", req.storage_gb, req.storage_price),
+            ("egress", req.egress_gb, req.egress_price),
+        )
+        if (cost := extra_cost(kind, gb, given, extra_prices, req, money)) is not None
+    }
+    beside = sum(cost.amount for cost in extras.values())
+    priced = [o for o in options if o is not None] if extras else []
+    totals = {o.kind: round(o.amount + beside, 2) for o in priced}
+    totals_range = {
+        o.kind: (round(o.amount_min + beside, 2), round(o.amount_max + beside, 2))
+        for o in priced
+        if o.amount_max - o.amount_min > 0.005
+    }
+    return extras, totals, totals_range
+
+
+def _rent_vs_buy(req: QuoteRequest, policy: Policy) -> dict[str, Any]:
+    """The GPU-hours a year at this pace, per card (the threshold is the use of one card you would own)."""
+    yearly = req.yearly_gpu_hours if req.yearly_gpu_hours is not None else req.daily_hours * 365 * req.cards
+    per_card = round(yearly / max(req.cards, 1), 1)
+    threshold = policy.rent_vs_buy.gpu_hours_per_year
+    return {
+        "yearly_gpu_hours_at_this_pace": yearly,
+        "yearly_gpu_hours_per_card": per_card,
+        "threshold": threshold,
+        "advice": "rent" if per_card <= threshold else "consider_buying",
+    }
+
+
 def quote(
     req: QuoteRequest,
     offers: Sequence[Offer],
@@ -175,26 +212,8 @@ def quote(
     whole = {"memory_gb": gpu_model(gpu).memory_gb * req.cards}
     dedicated = dedicated.model_copy(update=whole) if dedicated else None
     spot = spot.model_copy(update=whole) if spot else None
-    extras = {
-        kind: cost
-        for kind, gb, given in (
-            ("storage", req.storage_gb, req.storage_price),
-            ("egress", req.egress_gb, req.egress_price),
-        )
-        if (cost := extra_cost(kind, gb, given, extra_prices, req, money)) is not None
-    }
-    beside = sum(cost.amount for cost in extras.values())
-    priced = [o for o in (dedicated, shared, spot) if o is not None] if extras else []
-    totals = {o.kind: round(o.amount + beside, 2) for o in priced}
-    totals_range = {
-        o.kind: (round(o.amount_min + beside, 2), round(o.amount_max + beside, 2))
-        for o in priced
-        if o.amount_max - o.amount_min > 0.005
-    }
+    extras, totals, totals_range = _with_extras(req, extra_prices, money, (dedicated, shared, spot))
     savings, savings_range = _savings(dedicated, {"shared": shared, "spot": spot})
-    yearly = req.yearly_gpu_hours if req.yearly_gpu_hours is not None else req.daily_hours * 365 * req.cards
-    per_card = round(yearly / max(req.cards, 1), 1)  # the threshold is the use of one card you would own
-    threshold = policy.rent_vs_buy.gpu_hours_per_year
     chosen = [o for o in (dedicated, shared, spot) if o is not None]
     reference = reference_card_hour(usable, money)
     shared_pct = (
@@ -216,12 +235,7 @@ def quote(
         savings_pct=savings,
         savings_range_pct=savings_range,
         break_even_hours_per_day=_break_even(per_day, slice_hour, policy, share < 1 and not req.service),
-        rent_vs_buy={
-            "yearly_gpu_hours_at_this_pace": yearly,
-            "yearly_gpu_hours_per_card": per_card,
-            "threshold": threshold,
-            "advice": "rent" if per_card <= threshold else "consider_buying",
-        },
+        rent_vs_buy=_rent_vs_buy(req, policy),
         fx=money.used,
         stale=any(o.price is not None and o.price.stale for o in chosen),
         omitted=dict(req.omit),

@@ -315,6 +315,40 @@ def _storage_news(
     return left
 
 
+def _judged(
+    inst: Rented,
+    stretches: Sequence[Stretch],
+    samples: Mapping[int, Sequence[Sample]],
+    windows: Mapping[int, Sequence[GpuWindow]] | None,
+    now: datetime,
+    rules: Idle,
+    snoozed_until: datetime | None,
+    quiet_since: Mapping[int, datetime] | None,
+) -> InstanceNews | None:
+    """A running instance's line when it is idle, holds memory with no work, or says nothing (None: busy, young
+    or snoozed): from its samples, or its GPUs' summaries of the window when the caller added them up."""
+    own = samples.get(inst.id, ())
+    if windows is not None:
+        verdict = judge_windows(
+            windows.get(inst.id, ()), started=inst.started_at, now=now, rules=rules, snoozed_until=snoozed_until
+        )
+    else:
+        verdict = judge(own, started=inst.started_at, now=now, rules=rules, snoozed_until=snoozed_until)
+    if verdict in (Activity.IDLE, Activity.MEMORY_HELD):
+        since = (quiet_since or {}).get(inst.id) or _quiet_since(own, rules) or now
+        accrued = metering.accrued(inst, stretches, since, now)
+        return InstanceNews(
+            inst.name, inst.owner, verdict, per_day(inst), inst.currency, since, accrued, inst.price is not None,
+            **_card(inst),
+        )  # fmt: skip
+    if verdict is Activity.UNKNOWN:
+        return InstanceNews(
+            inst.name, inst.owner, verdict, per_day(inst), inst.currency, priced=inst.price is not None,
+            source=getattr(inst, "source", "track"), **_card(inst),
+        )  # fmt: skip
+    return None
+
+
 def compose(
     instances: Iterable[Rented],
     storage: Iterable[Stored],
@@ -357,45 +391,9 @@ def compose(
             elif (going := release_at(getattr(inst, "provider", None), stretches, now)) is not None:
                 ends.append(LifecycleNews(inst.name, inst.owner, str(getattr(inst, "provider", "")), *going))
             continue  # not running
-        own = samples.get(inst.id, ())
-        if windows is not None:
-            verdict = judge_windows(
-                windows.get(inst.id, ()),
-                started=inst.started_at,
-                now=now,
-                rules=rules,
-                snoozed_until=snoozes.get(inst.id),
-            )
-        else:
-            verdict = judge(own, started=inst.started_at, now=now, rules=rules, snoozed_until=snoozes.get(inst.id))
-        if verdict in (Activity.IDLE, Activity.MEMORY_HELD):
-            since = (quiet_since or {}).get(inst.id) or _quiet_since(own, rules) or now
-            news.append(
-                InstanceNews(
-                    inst.name,
-                    inst.owner,
-                    verdict,
-                    per_day(inst),
-                    inst.currency,
-                    since,
-                    metering.accrued(inst, stretches, since, now),
-                    inst.price is not None,
-                    **_card(inst),
-                )
-            )
-        elif verdict is Activity.UNKNOWN:
-            news.append(
-                InstanceNews(
-                    inst.name,
-                    inst.owner,
-                    verdict,
-                    per_day(inst),
-                    inst.currency,
-                    priced=inst.price is not None,
-                    source=getattr(inst, "source", "track"),
-                    **_card(inst),
-                )
-            )
+        judged = _judged(inst, stretches, samples, windows, now, rules, snoozes.get(inst.id), quiet_since)
+        if judged is not None:
+            news.append(judged)
     left = _storage_news(storage, released_ids, now, rules, last_touched, kept_until)
     news.sort(key=lambda n: (-n.per_day, n.name))
     left.sort(key=lambda s: (-s.per_month, s.name))

@@ -19,74 +19,84 @@ import typer
 from bot.cli.common import LangOpt, fail, load_settings
 from bot.text import Lang, t
 
+UrlOpt = Annotated[str, typer.Option("--url", help="The bot's base URL, e.g. https://gpu-advisor.example.com.")]
+TokenOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--token",
+        envvar="GPU_ADVISOR_AGENT_TOKEN",
+        show_envvar=True,
+        help="The token `track instance` printed (better from the environment, so it stays out of ps).",
+    ),
+]
+EnrollOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--enroll",
+        envvar="GPU_ADVISOR_ENROLL_TOKEN",
+        show_envvar=True,
+        help="An enrollment token (`gpu-advise enroll-token`, `/gpu-advise enroll`): the first run registers this box.",
+    ),
+]
+NameOpt = Annotated[str | None, typer.Option("--name", help="The box's name when it enrolls (default: the host name).")]
+PriceOpt = Annotated[
+    str | None,
+    typer.Option("--price", help="What the box costs when it enrolls: 14/h, 400/day (default: the price cache's)."),
+]
+ProviderIdOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--provider-id",
+        help="The cloud's id of this box, e.g. aws:i-0abc... (default: from EC2's instance metadata).",
+    ),
+]
+OnStopOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--on-stop",
+        help="The command that stops this box when the bot "
+        "asks (a channel with `act stop`), e.g. 'sudo shutdown -h now'; "
+        "without it the agent says it cannot act.",
+    ),
+]
+StateFileOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--state-file",
+        help="Where an enrollment keeps the heartbeat token (mode 0600; default: "
+        "$XDG_STATE_HOME/gpu-advisor/agent.json, else ~/.local/state/gpu-advisor/agent.json).",
+    ),
+]
+IntervalOpt = Annotated[float, typer.Option("--interval", min=5, max=3600, help="Seconds between samples.")]
+WatchDirOpt = Annotated[
+    list[Path] | None,
+    typer.Option("--watch-dir", help="A folder whose size and newest file time are reported (repeatable)."),
+]
+OnceOpt = Annotated[bool, typer.Option("--once", help="Send one batch and exit.")]
+BufferOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--buffer",
+        help="Where samples wait while the bot cannot be reached (default: agent.buffer.jsonl in the state "
+        "directory, beside the state file's default).",
+    ),
+]
+
 
 def agent(
-    url: Annotated[str, typer.Option("--url", help="The bot's base URL, e.g. https://gpu-advisor.example.com.")],
-    token: Annotated[
-        str | None,
-        typer.Option(
-            "--token",
-            envvar="GPU_ADVISOR_AGENT_TOKEN",
-            show_envvar=True,
-            help="The token `track instance` printed (better from the environment, so it stays out of ps).",
-        ),
-    ] = None,
-    enroll: Annotated[
-        str | None,
-        typer.Option(
-            "--enroll",
-            envvar="GPU_ADVISOR_ENROLL_TOKEN",
-            show_envvar=True,
-            help="An enrollment token (`gpu-advise enroll-token`, `/gpu-advise "
-            "enroll`): the first run registers this box.",
-        ),
-    ] = None,
-    name: Annotated[
-        str | None, typer.Option("--name", help="The box's name when it enrolls (default: the host name).")
-    ] = None,
-    price: Annotated[
-        str | None,
-        typer.Option("--price", help="What the box costs when it enrolls: 14/h, 400/day (default: the price cache's)."),
-    ] = None,
-    provider_id: Annotated[
-        str | None,
-        typer.Option(
-            "--provider-id",
-            help="The cloud's id of this box, e.g. aws:i-0abc... (default: from EC2's instance metadata).",
-        ),
-    ] = None,
-    on_stop: Annotated[
-        str | None,
-        typer.Option(
-            "--on-stop",
-            help="The command that stops this box when the bot "
-            "asks (a channel with `act stop`), e.g. 'sudo shutdown -h now'; "
-            "without it the agent says it cannot act.",
-        ),
-    ] = None,
-    state_file: Annotated[
-        Path | None,
-        typer.Option(
-            "--state-file",
-            help="Where an enrollment keeps the heartbeat token (mode 0600; default: "
-            "$XDG_STATE_HOME/gpu-advisor/agent.json, else ~/.local/state/gpu-advisor/agent.json).",
-        ),
-    ] = None,
-    interval: Annotated[float, typer.Option("--interval", min=5, max=3600, help="Seconds between samples.")] = 60,
-    watch_dir: Annotated[
-        list[Path] | None,
-        typer.Option("--watch-dir", help="A folder whose size and newest file time are reported (repeatable)."),
-    ] = None,
-    once: Annotated[bool, typer.Option("--once", help="Send one batch and exit.")] = False,
+    url: UrlOpt,
+    token: TokenOpt = None,
+    enroll: EnrollOpt = None,
+    name: NameOpt = None,
+    price: PriceOpt = None,
+    provider_id: ProviderIdOpt = None,
+    on_stop: OnStopOpt = None,
+    state_file: StateFileOpt = None,
+    interval: IntervalOpt = 60,
+    watch_dir: WatchDirOpt = None,
+    once: OnceOpt = False,
     source: SourceOpt = None,
-    buffer: Annotated[
-        Path | None,
-        typer.Option(
-            "--buffer",
-            help="Where samples wait while the bot cannot be reached (default: agent.buffer.jsonl in the state "
-            "directory, beside the state file's default).",
-        ),
-    ] = None,
+    buffer: BufferOpt = None,
     lang: LangOpt = None,
 ) -> None:
     """Sample this machine's GPUs and post them to the bot, for the daily reminders' idle judgement."""
