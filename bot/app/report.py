@@ -3,21 +3,26 @@ thread; `report off|on`: this channel's weekly report (whoever set it, or an adm
 
 from __future__ import annotations
 
+import csv
+import io
+import logging
 import re
 from datetime import date, timedelta
 from zoneinfo import ZoneInfo
 
 from bot.app.invocation import CommandError, Invocation
 from bot.chat.message import plain
-from bot.report.compose import compose
+from bot.chat.port import ChatError, Teller
+from bot.report.compose import CSV_COLUMNS, compose, csv_rows
 from bot.report.post import post, week_before
 from bot.state.rentals import Rentals
 from bot.state.report_channels import ReportChannels
 from bot.state.schedules import Schedules
 from bot.text import Lang, t
 from bot.text.format import who
-from rules.report import FIRST_DAY, LAST_DAY, month_days, reportable
+from rules.report import FIRST_DAY, LAST_DAY, Report, month_days, reportable
 
+log = logging.getLogger(__name__)
 MONTH = re.compile(r"(\d{4})-(\d{2})")
 
 
@@ -62,4 +67,21 @@ def report(inv: Invocation, args: list[str]) -> None:
     if not made.rows:
         inv.answer(plain(t("report.nothing", lang, start=f"{start:%m-%d}", end=f"{end:%m-%d}"), lang))
         return
-    post(inv.teller(), channel, made, lang, store=deps.store, team=team, now=now)
+    teller = inv.teller()
+    ts = post(teller, channel, made, lang, store=deps.store, team=team, now=now)
+    _attach_csv(teller, channel, ts, made, team, lang)
+
+
+def _attach_csv(teller: Teller, channel: str, thread: str, made: Report, team: str, lang: Lang) -> None:
+    """The report's rows as a CSV file in its thread (one row per item per day, as `gpu-advise report --csv`): for
+    chargeback without a terminal. The message and chart are out; a refused file is logged, not said."""
+    out = io.StringIO()
+    writer = csv.writer(out)
+    writer.writerow(CSV_COLUMNS)
+    writer.writerows(csv_rows(made, team))
+    name = f"gpu-report-{made.start:%Y%m%d}-{made.end:%Y%m%d}.csv"
+    title = t("report.csv_title", lang, start=f"{made.start:%m-%d}", end=f"{made.end:%m-%d}")
+    try:
+        teller.upload(channel, thread, name, out.getvalue().encode("utf-8-sig"), title)
+    except ChatError as exc:
+        log.warning("report CSV not uploaded in %s: %s", channel, exc.code)

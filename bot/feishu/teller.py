@@ -28,19 +28,38 @@ class FeishuTeller:
         self.chat.direct(Actor(Platform.FEISHU, "", user), lambda each: plain(text, each), self.lang)
 
     def upload(self, channel: str, thread: str, name: str, data: bytes, title: str) -> str | None:
+        """A chart (.png) as an image in the thread (im/v1/images), anything else as a file (im/v1/files); the
+        image's or file's key."""
         api = self.chat.api
         im = api.sdk.im
-        body = im.CreateImageRequestBody.builder().image_type("message").image(io.BytesIO(data)).build()
-        request = im.CreateImageRequest.builder().request_body(body).build()
         try:
-            image_key = str(api.call("images.create", lambda: api.im.image.create(request)).image_key)
+            if name.endswith(".png"):
+                body = im.CreateImageRequestBody.builder().image_type("message").image(io.BytesIO(data)).build()
+                made = api.call(
+                    "images.create",
+                    lambda: api.im.image.create(im.CreateImageRequest.builder().request_body(body).build()),
+                )
+                key, kind, content = str(made.image_key), "image", {"image_key": str(made.image_key)}
+            else:
+                body = (
+                    im.CreateFileRequestBody.builder()
+                    .file_type("stream")
+                    .file_name(name)
+                    .file(io.BytesIO(data))
+                    .build()
+                )
+                made = api.call(
+                    "files.create",
+                    lambda: api.im.file.create(im.CreateFileRequest.builder().request_body(body).build()),
+                )
+                key, kind, content = str(made.file_key), "file", {"file_key": str(made.file_key)}
             reply = (
                 im.ReplyMessageRequest.builder()
                 .message_id(thread)
                 .request_body(
                     im.ReplyMessageRequestBody.builder()
-                    .msg_type("image")
-                    .content(json.dumps({"image_key": image_key}))
+                    .msg_type(kind)
+                    .content(json.dumps(content))
                     .reply_in_thread(True)
                     .build()
                 )
@@ -49,7 +68,7 @@ class FeishuTeller:
             api.call("messages.reply", lambda: api.im.message.reply(reply))
         except FeishuError as exc:
             raise ChatError(str(exc.code)) from exc
-        return image_key
+        return key
 
     def note_item(self, channel: str, message_id: str, name: str, text: str, *, keep_item: bool) -> bool:
         return False

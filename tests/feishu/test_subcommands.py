@@ -101,6 +101,12 @@ def test_report_on_demand_and_off(tmp_path: Path) -> None:
         said = say(h, "report last-week")
         assert said.method == "messages.create" and said.body["receive_id"] == GROUP
         assert "11-23" in shown(said)  # last Monday to Sunday, in the chat's zone
+        report_id = said.body["_message_id"]
+        h.fake.wait_for(lambda: h.fake.of("files.create"))  # the rows as a CSV file, for chargeback
+        files = [c for c in h.fake.of("messages.reply") if c.body.get("msg_type") == "file"]
+        assert files and files[0].path.endswith(f"/{report_id}/reply")
+        images = [c for c in h.fake.of("messages.reply") if c.body.get("msg_type") == "image"]
+        assert images and images[0].path.endswith(f"/{report_id}/reply")  # and the chart as an image
         off = shown(say(h, "report off"))
         assert "No weekly report" in off and "`report on`" in off and "/gpu-advise" not in off  # Feishu's words
         assert inst is not None

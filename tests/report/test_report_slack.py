@@ -3,11 +3,14 @@ on demand with /gpu-advise report; off and on per channel."""
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from bot.report.compose import CSV_COLUMNS
 from bot.server.jobs import weekly_reports
 from bot.state.rentals import Rentals
 from bot.state.report_channels import ReportChannels
@@ -66,6 +69,10 @@ def test_on_demand_and_off(tmp_path: Path) -> None:
         h.send.command("report last-week", user="U1", response_url=h.fake.response_url("1"))
         [message] = h.fake.wait_for(lambda: reports(h))
         assert message["text"].startswith("*GPU report 11-30 to 12-06:*") and "Idle cost by owner" in message["text"]
+        # the chart and the rows as a CSV file go into its thread (one row per item per day, as `report --csv`)
+        csv_file = h.fake.wait_for(lambda: [d for d in h.fake.uploads.values() if d.startswith(b"\xef\xbb\xbfdate,")])
+        rows = list(csv.reader(io.StringIO(csv_file[0].decode("utf-8-sig"))))
+        assert tuple(rows[0]) == CSV_COLUMNS and rows[1:] and all(row[1] == "T1" for row in rows[1:])
         h.send.command("report 2026-13", user="U1", response_url=h.fake.response_url("2"))
         bad = h.fake.wait_for(lambda: [c for c in h.fake.of("response_url") if c["_path"].endswith("/2")])[0]
         assert "last-week, this-week or a month" in bad["text"]

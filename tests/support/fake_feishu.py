@@ -107,6 +107,8 @@ class FakeFeishu:
             return 200, {"code": 0, "msg": "success", "data": data}
         if call.method == "messages.patch":
             return 200, {"code": 0, "msg": "success", "data": {}}
+        if call.method == "files.create":
+            return 200, {"code": 0, "msg": "success", "data": {"file_key": f"file_v3_{next(self._ids):08x}"}}
         if call.method == "images.create":
             return 200, {"code": 0, "msg": "success", "data": {"image_key": f"img_v3_{next(self._ids):08x}"}}
         if call.method == "messages.resources.get":
@@ -165,6 +167,8 @@ def _method(verb: str, path: str) -> str:
         return "chats.get"
     if path == "/open-apis/im/v1/images" and verb == "POST":
         return "images.create"
+    if path == "/open-apis/im/v1/files" and verb == "POST":
+        return "files.create"
     if path.startswith("/open-apis/im/v1/messages/") and "/resources/" in path and verb == "GET":
         return "messages.resources.get"
     return f"{verb} {path}"
