@@ -51,7 +51,9 @@ def test_serve_with_feishu_only_answers_a_direct_message_and_refuses_a_forged_on
     with fake_feishu() as fake, serve_process(feishu_env(tmp_path, fake), working=True) as (slack, _proc):
         base = base_of(slack.url)
         status, health = get(f"{base}/healthz")
-        assert status == 200 and health["checks"]["chats"] == {"feishu": {"mode": "http", "state": "http"}}
+        assert status == 200 and health["checks"]["chats"] == {
+            "feishu": {"mode": "http", "state": "http", "tenants": []}
+        }
         assert get(f"{base}/slack/events")[0] == 404  # no Slack here
         send = FeishuSender(f"{base}/feishu/events", ENCRYPT_KEY, VERIFICATION_TOKEN)
         assert send.message("advise").status_code == 200
@@ -89,7 +91,11 @@ def test_serve_in_ws_mode_takes_events_over_the_long_connection(tmp_path: Path) 
             send.message("advise")
             fake.wait_for(lambda: fake.of("messages.reply"))
             _status, health = get(f"{base_of(slack.url)}/healthz")
-            assert health["checks"]["chats"]["feishu"] == {"mode": "ws", "state": "connected"}
+            assert health["checks"]["chats"]["feishu"] == {
+                "mode": "ws",
+                "state": "connected",
+                "tenants": ["feishu:" + send.tenant],
+            }  # the one who asked
             assert get(f"{base_of(slack.url)}/feishu/events")[0] == 404  # no callback URL in ws mode
 
 
