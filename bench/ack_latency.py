@@ -50,8 +50,8 @@ ROOT = Path(__file__).parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bench.answer_latency import KEPT, busy, run  # noqa: E402
-from bot.server.feishu_endpoint import PATH as FEISHU_PATH  # noqa: E402
-from bot.server.http import EVENTS_PATH  # noqa: E402
+from bot.feishu.gateway import PATH as FEISHU_PATH  # noqa: E402
+from bot.slack.events import EVENTS_PATH  # noqa: E402
 from tests.support.fake_feishu import FeishuSender  # noqa: E402
 from tests.support.fake_slack import SlackSender  # noqa: E402
 from tests.support.feishu_harness import ENCRYPT_KEY, VERIFICATION_TOKEN  # noqa: E402

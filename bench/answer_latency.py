@@ -27,7 +27,7 @@ from pathlib import Path
 ROOT = Path(__file__).parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bot.server.http import EVENTS_PATH  # noqa: E402
+from bot.slack.events import EVENTS_PATH  # noqa: E402
 from tests.support.fake_slack import FakeSlack, SlackSender, fake_slack  # noqa: E402
 from tests.support.processes import free_port  # noqa: E402
 from tests.support.slack_harness import SECRET  # noqa: E402

@@ -35,8 +35,8 @@ sys.path.insert(0, str(ROOT))
 
 from bench.ack_latency import free_port, wait_healthy  # noqa: E402
 from bench.agents import posting, tracked  # noqa: E402
-from bot.server.http import EVENTS_PATH  # noqa: E402
 from bot.settings import state_db_beside  # noqa: E402
+from bot.slack.events import EVENTS_PATH  # noqa: E402
 from tests.support.fake_slack import FakeSlack, SlackSender, fake_slack  # noqa: E402
 from tests.support.postgres import schema_in  # noqa: E402
 from tests.support.slack_harness import SECRET  # noqa: E402

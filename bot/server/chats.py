@@ -3,8 +3,8 @@ commands that send): each tenant's outlet, teller and address book come from the
 workspace T…, a Feishu tenant behind its prefix). LookupError when no configured chat owns the tenant, or its
 chat cannot reach it (uninstalled), saying which.
 
-The one place that lists the wings is here: `serve_wings` (serve's clients, with their metrics and retries) and
-`terminal_wings` (the terminal's, made from the settings alone)."""
+serve's wings come from its front doors (bot/server/doors.py); the terminal's are made here, from the settings
+alone (`terminal_wings`)."""
 
 from __future__ import annotations
 
@@ -18,9 +18,6 @@ from bot.state.store import Store
 
 if TYPE_CHECKING:
     from slack_sdk import WebClient
-
-    from bot.deps import Deps
-    from bot.feishu.chat import FeishuChat
 
 
 class Wing(Protocol):
@@ -73,21 +70,6 @@ class Chats:
         except LookupError:
             return {user: user for user in users}
         return {user: wing.display_name(tenant, user) or user for user in sorted(users)}
-
-
-def serve_wings(deps: Deps, slack: WebClient | None, feishu: FeishuChat | None) -> list[Wing]:
-    """serve's chats: Slack with serve's client (each OAuth workspace its own), Feishu with the gateway's chat."""
-    wings: list[Wing] = []
-    if slack is not None:
-        from bot.slack.replies import lang_for
-        from bot.slack.wing import SlackWing
-
-        wings.append(SlackWing(lambda team: deps.client_of(team, slack), lambda c, user: lang_for(c, deps, user)))
-    if feishu is not None:
-        from bot.feishu.wing import FeishuWing
-
-        wings.append(FeishuWing(feishu, deps.settings.lang))
-    return wings
 
 
 def terminal_wings(settings: Settings, store: Store) -> list[Wing]:

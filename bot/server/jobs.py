@@ -8,7 +8,7 @@ price refreshes are not claimed: each replica refreshes its own local price cach
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING
@@ -22,13 +22,11 @@ from pricing.refresh import RefreshResult, refresh
 from pricing.sources import Source
 
 if TYPE_CHECKING:
-    from slack_sdk import WebClient
-
     from bot.chat.port import Teller
     from bot.deps import Deps
     from bot.discover.cloud import Cloud
     from bot.server.chats import Chats
-    from bot.server.feishu_endpoint import FeishuGateway
+    from bot.server.doors import FrontDoor
     from bot.settings import Settings
     from bot.state import Store
 
@@ -123,23 +121,20 @@ class Job:
     at_start: bool = False  # also once at start-up
 
 
-def jobs_of(settings: Settings, deps: Deps, client: WebClient | None, feishu: FeishuGateway | None = None) -> list[Job]:
+def jobs_of(settings: Settings, deps: Deps, doors: Sequence[FrontDoor] = ()) -> list[Job]:
     """Every job `serve` runs besides the price refreshes (one per source, build_scheduler), in one table.
     The job ids are the names in job_runs: operators' queries read them, so they do not change."""
     from bot.actions.due import run_actions
     from bot.digest.due import budgets_due, run_due, runways_due
-    from bot.server.chats import Chats, serve_wings
+    from bot.server.chats import Chats
     from bot.server.prometheus import pull_prometheus
-    from bot.slack.inbox import KEPT, redo_stalled
+    from bot.slack.inbox import KEPT
     from bot.state.retention import compact
 
     store, minute, hour = deps.store, timedelta(minutes=1), timedelta(hours=1)
 
-    chats = Chats(serve_wings(deps, client, feishu.chat if feishu is not None else None))
+    chats = Chats([door.wing() for door in doors])
     outlets, tellers = chats.outlet, chats.teller
-    # each chat's front door redoes the work it acknowledged and could not finish (its chat unreachable, a kill)
-    redoers: list[Callable[[], int]] = [lambda: redo_stalled(deps, client)] if client is not None else []
-    redoers += [feishu.redo_stalled] if feishu is not None else []
 
     # each stalled item is claimed on its own (the replica that took it, or one taking over a dead one's)
     redo_every = timedelta(seconds=max(1.0, min(60.0, settings.redo_after_s / 2)))
@@ -147,7 +142,7 @@ def jobs_of(settings: Settings, deps: Deps, client: WebClient | None, feishu: Fe
     # fmt: off
     table = [
         Job("inbox:redo", "redo work that did not reach its chat", redo_every,
-            lambda: sum(redo() for redo in redoers)),
+            lambda: sum(door.redo_stalled() for door in doors)),  # each chat's front door redoes its own
         # every minute, and once at start-up: a digest missed while down goes out if its local day is not over
         Job("reminders:due", "send the daily digests that are due", minute, lambda: run_due(deps, outlets),
             shared=minute, at_start=True),
@@ -166,7 +161,7 @@ def jobs_of(settings: Settings, deps: Deps, client: WebClient | None, feishu: Fe
             lambda: (deps.inbox.prune(KEPT), JobRuns(store).prune(KEPT)), shared=timedelta(days=1)),
     ]
     # fmt: on
-    table += cloud_jobs(settings, deps, client, chats)
+    table += cloud_jobs(settings, deps, doors, chats)
     # Alibaba Cloud's balance, and AutoDL's with its Pro instances, are read with their discovery
     if settings.autodl_token is not None and not settings.autodl_pro:
         span = timedelta(minutes=settings.discover_every_minutes)
@@ -175,7 +170,7 @@ def jobs_of(settings: Settings, deps: Deps, client: WebClient | None, feishu: Fe
                 "balances:read",
                 "read AutoDL's wallet balance as its prepaid balance",
                 span,
-                balance_job(settings, deps, client),
+                balance_job(settings, deps, doors),
                 shared=span,
                 at_start=True,
             )
@@ -217,7 +212,7 @@ def weekly_reports(deps: Deps, tellers: Callable[[str], Teller]) -> list[str]:
     )
 
 
-def cloud_jobs(settings: Settings, deps: Deps, client: WebClient | None, chats: Chats) -> list[Job]:
+def cloud_jobs(settings: Settings, deps: Deps, doors: Sequence[FrontDoor], chats: Chats) -> list[Job]:
     """Each cloud turned on: its discovery every GPU_ADVISOR_DISCOVER_EVERY_MINUTES and, between scans, its GPU
     metrics every GPU_ADVISOR_ACTIVITY_EVERY_MINUTES."""
     from bot.discover.registry import clouds
@@ -226,7 +221,7 @@ def cloud_jobs(settings: Settings, deps: Deps, client: WebClient | None, chats: 
     span = timedelta(minutes=settings.discover_every_minutes)
     often = timedelta(minutes=settings.activity_every_minutes)
     for name, make in clouds(settings).items():
-        scan = discovery_job(settings, deps, client, chats, make)
+        scan = discovery_job(settings, deps, doors, chats, make)
         out.append(Job(f"discover:{name}", f"find GPU instances and unattached disks in {name}", span, scan,
                        shared=span, at_start=True))  # fmt: skip
         read = activity_job(deps, make)
@@ -259,7 +254,7 @@ def activity_job(deps: Deps, make: Callable[[], Cloud]) -> Callable[[], object]:
 def discovery_job(
     settings: Settings,
     deps: Deps,
-    client: WebClient | None,
+    doors: Sequence[FrontDoor] = (),
     chats: Chats | None = None,
     make: Callable[[], Cloud] | None = None,
 ) -> Callable[[], object]:
@@ -272,16 +267,11 @@ def discovery_job(
 
     def work() -> object:
         if not team:
-            try:
-                if client is None:
-                    raise LookupError("no Slack workspace to ask")
-                team.append(str(client.auth_test()["team_id"]))
-            except Exception as exc:  # Slack down, or OAuth with no bot token: said, tried again next run
-                log.warning(
-                    "discovery skipped: no workspace to keep items in (set GPU_ADVISOR_DISCOVER_TEAM): %s",
-                    type(exc).__name__,
-                )
+            found = default_tenant(doors)
+            if found is None:  # a chat down, or several tenants: said, tried again next run
+                log.warning("discovery skipped: no tenant to keep items in (set GPU_ADVISOR_DISCOVER_TEAM)")
                 return None
+            team.append(found)
         tenant = team[0]  # owners' addresses looked up in the tenant's chat (Slack's users, Feishu's contacts)
         find_owner = (lambda email: chats.person(tenant, email)) if chats is not None else None
         cloud = make() if make is not None else clouds(settings)["aws"]()
@@ -308,21 +298,15 @@ def discovery_job(
     return work
 
 
-def balance_job(settings: Settings, deps: Deps, client: WebClient | None) -> Callable[[], object]:
+def balance_job(settings: Settings, deps: Deps, doors: Sequence[FrontDoor]) -> Callable[[], object]:
     """serve's reading of the API balances discovery does not read (AutoDL's wallet), into
-    GPU_ADVISOR_DISCOVER_TEAM, else the bot token's workspace."""
+    GPU_ADVISOR_DISCOVER_TEAM, else the one tenant a chat names (the Slack bot token's workspace)."""
     from bot.discover.registry import read_balances
 
     def work() -> object:
-        team = settings.discover_team
-        if not team and client is not None:
-            try:
-                team = str(client.auth_test()["team_id"])
-            except Exception as exc:  # Slack down: tried again next run
-                log.warning("balance reading skipped: no workspace (set GPU_ADVISOR_DISCOVER_TEAM): %s", exc)
-                return None
+        team = settings.discover_team or default_tenant(doors)
         if not team:
-            log.warning("balance reading skipped: no workspace (set GPU_ADVISOR_DISCOVER_TEAM)")
+            log.warning("balance reading skipped: no tenant (set GPU_ADVISOR_DISCOVER_TEAM)")
             return None
         problems = read_balances(settings, deps.store, team, deps.now(), only=("autodl",))
         for name, problem in problems.items():
@@ -332,9 +316,16 @@ def balance_job(settings: Settings, deps: Deps, client: WebClient | None) -> Cal
     return work
 
 
-def start_jobs(
-    settings: Settings, deps: Deps, client: WebClient | None, feishu: FeishuGateway | None = None
-) -> BackgroundScheduler:
+def default_tenant(doors: Sequence[FrontDoor]) -> str | None:
+    """The tenant the first chat that can say names (Slack: the bot token's workspace; Feishu: its one tenant)."""
+    for door in doors:
+        found = door.default_tenant()
+        if found:
+            return found
+    return None
+
+
+def start_jobs(settings: Settings, deps: Deps, doors: Sequence[FrontDoor] = ()) -> BackgroundScheduler:
     """The scheduler of `serve`, started: a refresh per price source, then every job of jobs_of()."""
     from pricing import cache
 
@@ -343,7 +334,7 @@ def start_jobs(
         lambda: cache.open_db(settings.db),
         on_refresh=lambda r: deps.metrics.refreshes.labels(r.source, "ok" if r.ok else "failed").inc(),
     )
-    for job in jobs_of(settings, deps, client, feishu):
+    for job in jobs_of(settings, deps, doors):
         work = once(deps.store, job.id, job.shared, job.work) if job.shared else job.work
         start = {"next_run_time": datetime.now(UTC)} if job.at_start else {}
         scheduler.add_job(

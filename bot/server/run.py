@@ -18,7 +18,7 @@ from bot.text import Lang, t
 
 if TYPE_CHECKING:
     from bot.deps import Deps, Handoff
-    from bot.server.feishu_endpoint import FeishuGateway
+    from bot.server.doors import FrontDoor
     from bot.state import Inbox
 
 log = logging.getLogger("bot.serve")
@@ -37,7 +37,7 @@ def run(settings: Settings, *, host: str, port: int, jobs: bool, lang: Lang) -> 
     # The work after an acknowledgement runs on threads of this process; a thread waiting to acknowledge gets
     # the interpreter back within a millisecond of asking instead of Python's default five.
     sys.setswitchinterval(0.001)
-    deps, app, gateway = _build(settings, jobs, lang)
+    deps, app, doors = _build(settings, jobs, lang)
     settle_heap()
     work, scheduler, sweeping = deps.work, None, threading.Event()
     if work is not None:  # the work after each acknowledgement, the replay and the jobs: in a second process
@@ -46,33 +46,30 @@ def run(settings: Settings, *, host: str, port: int, jobs: bool, lang: Lang) -> 
         work.start()
         if deps.spool is not None:
             Sweeper(deps.spool, deps.inbox, work, timedelta(seconds=settings.redo_after_s)).start(sweeping)
-    elif app is not None:
-        # Finish the work of requests acknowledged before the last stop, beside the new requests.
-        threading.Thread(target=_replay, args=(deps, app.client), name="replay", daemon=True).start()
-    if gateway is not None:  # Feishu's callbacks acknowledged before the last stop
-        known = ", ".join(gateway.tenants()) or "none yet (a tenant's key is in the bot's `help` there)"
-        log.info("Feishu tenants known (the terminal's --team): %s", known)
-        threading.Thread(target=gateway.replay, name="feishu-replay", daemon=True).start()
+    # Finish the work of requests acknowledged before the last stop, beside the new requests (each front door
+    # redoes what is its to do here: all of it without a work process, its own answers' part with one).
+    threading.Thread(target=_replay, args=(deps, doors), name="replay", daemon=True).start()
     if work is None:
-        scheduler = start_jobs(settings, deps, app.client if app is not None else None, gateway) if jobs else None
+        scheduler = start_jobs(settings, deps, doors) if jobs else None
     try:
-        if gateway is not None and settings.feishu_mode == "ws":
-            gateway.connect()  # Feishu's long connection, on its own thread
-        _serve(settings, deps, app, gateway, host, port, _scheduler_check(scheduler, work, jobs))
+        for door in doors:
+            door.start()  # a long connection, on its own thread
+        _serve(settings, deps, app, doors, host, port, _scheduler_check(scheduler, work, jobs))
     finally:
         if scheduler is not None:
             scheduler.shutdown(wait=False)
         sweeping.set()
         if work is not None:
             work.stop()
-        if gateway is not None:
-            gateway.stop()
+        for door in doors:
+            door.stop()
         deps.shutdown()  # a capture cut short stays pending in the inbox: redone at start-up
 
 
-def _build(settings: Settings, jobs: bool, lang: Lang) -> tuple[Deps, Any, FeishuGateway | None]:
-    """The process (bot/deps.py), Slack's app when serve talks to Slack, Feishu's gateway when to Feishu."""
+def _build(settings: Settings, jobs: bool, lang: Lang) -> tuple[Deps, Any, list[FrontDoor]]:
+    """The process (bot/deps.py), Slack's app when serve talks to Slack, and every chat's front door."""
     from bot.deps import build_deps
+    from bot.server.doors import DoorRefused, doors_of
     from bot.slack.app import MissingSlackSettings, SlackUnreachable, check_tokens, create_app, slack_deps
     from bot.state import StoreUnavailable
     from pricing.errors import CacheUnavailable
@@ -90,8 +87,11 @@ def _build(settings: Settings, jobs: bool, lang: Lang) -> tuple[Deps, Any, Feish
             app: Any = create_app(deps, lang=lang)
         else:
             deps, app = build_deps(settings, work=making), None
-        return deps, app, (_feishu_gateway(deps, lang) if feishu else None)
-    except (MissingSlackSettings, SlackUnreachable) as exc:
+        doors = doors_of(deps, lang, slack_app=app)
+        for door in doors:
+            door.check(lang)  # its credentials, asked once (a Feishu tenant token)
+        return deps, app, doors
+    except (MissingSlackSettings, SlackUnreachable, DoorRefused) as exc:
         raise StartFailed(str(exc)) from None
     except StoreUnavailable as exc:
         raise StartFailed(t("cli.state_unavailable", lang, target=exc.target, reason=exc.reason)) from None
@@ -105,21 +105,20 @@ def _serve(
     settings: Settings,
     deps: Deps,
     app: Any,
-    gateway: FeishuGateway | None,
+    doors: list[FrontDoor],
     host: str,
     port: int,
     running: Callable[[], bool] | None,
 ) -> None:
     """Slack over its socket (the HTTP side serving the rest) or everything over HTTP, until stopped."""
-    from bot.server.feishu_endpoint import PATH as FEISHU_PATH
-    from bot.server.http import EVENTS_PATH, build_server
+    from bot.server.http import build_server
 
     app_token = settings.slack_app_token.get_secret_value() if settings.slack_app_token and app is not None else ""
     if app_token:
         from slack_bolt.adapter.socket_mode import SocketModeHandler
 
         # Slack comes over the socket; agents' heartbeats, /healthz and /metrics still need HTTP.
-        side = build_server(app, deps, host, port, scheduler_running=running, feishu=gateway)
+        side = build_server(deps, host, port, doors=doors, scheduler_running=running)
         threading.Thread(target=side.serve_forever, kwargs={"poll_interval": 0.2}, name="http", daemon=True).start()
         log.info(
             "starting in Socket Mode; /api/heartbeat, /healthz and /metrics on http://%s:%s",
@@ -128,10 +127,9 @@ def _serve(
         )
         SocketModeHandler(app, app_token).start()  # type: ignore[no-untyped-call]
         return
-    server = build_server(app, deps, host, port, scheduler_running=running, feishu=gateway)
+    server = build_server(deps, host, port, doors=doors, scheduler_running=running)
     signal.signal(signal.SIGTERM, signal.default_int_handler)  # stop like Ctrl-C: finish, then exit
-    paths = [EVENTS_PATH] if app is not None else []
-    paths += [FEISHU_PATH] if gateway is not None and settings.feishu_mode == "http" else []
+    paths = [route.path for door in doors for route in door.routes() if route.methods == {"POST"}]  # chats' events
     log.info("listening on http://%s:%s (%s)", host, server.server_address[1], ", ".join(paths) or "no chat")
     sys.stdout.flush()
     try:
@@ -156,20 +154,6 @@ def _check_feishu(settings: Settings, lang: Lang) -> None:
         raise StartFailed(t("feishu.http_needs_a_check", lang))
 
 
-def _feishu_gateway(deps: Deps, lang: Lang) -> FeishuGateway:
-    """Feishu's side of serve, its credentials checked (a tenant access token is asked for)."""
-    from bot.feishu.sdk import FeishuError
-    from bot.server.feishu_endpoint import FeishuGateway
-
-    gateway = FeishuGateway(deps)
-    try:
-        gateway.api.check()
-    except FeishuError as exc:
-        url = deps.settings.feishu_base_url()
-        raise StartFailed(t("feishu.unreachable", lang, url=url, reason=f"{exc.code}: {exc.msg}")) from None
-    return gateway
-
-
 def _work_process(settings: Settings, jobs: bool, lang: Lang) -> Callable[[Deps], tuple[Handoff, Inbox | None]]:
     """What build_deps makes serve's work process with: the spool the front door keeps requests in (SQLite) and
     the process (not started yet), which follows the front door's count of acknowledgements in flight."""
@@ -186,15 +170,17 @@ def _work_process(settings: Settings, jobs: bool, lang: Lang) -> Callable[[Deps]
     return make
 
 
-def _replay(deps: Any, client: Any) -> None:
-    """serve in one process: what a work process left in the spool (serve run with one before), then the inbox."""
+def _replay(deps: Any, doors: list[FrontDoor]) -> None:
+    """Without a work process: what one left in the spool (serve run with one before) first. Then each front
+    door's replay of what it kept and did not finish."""
     from bot.server.spool import open_spool, take_over
-    from bot.slack.inbox import replay_pending
 
-    spool = open_spool(deps.store, only_if_there=True)
-    if spool is not None:
-        take_over(spool, deps.inbox)
-    replay_pending(deps, client)
+    if deps.work is None:
+        spool = open_spool(deps.store, only_if_there=True)
+        if spool is not None:
+            take_over(spool, deps.inbox)
+    for door in doors:
+        door.replay()
 
 
 def settle_heap() -> None:

@@ -34,14 +34,16 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from multiprocessing.connection import Connection
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from bot.deps import Deps
-from bot.server.feishu_endpoint import KIND as FEISHU_KIND
 from bot.settings import Settings
 from bot.state import Inbox, Store
 from bot.state.write_lock import AckGate, SharedCount
 from bot.text import Lang
+
+if TYPE_CHECKING:
+    from bot.server.doors import FrontDoor
 
 log = logging.getLogger("bot.serve")
 
@@ -187,13 +189,12 @@ def work_main(
     gate = AckGate()
     gate.follow(acking)  # the acknowledgements to give way to are the front door's
     try:
-        deps, app, feishu = _build(job, gate)
+        deps, doors = _build(job, gate)
     except Exception as exc:  # what serve checked a moment ago failed now (Slack, the database): said, not a traceback
         reason = getattr(exc, "reason", None) or str(exc) or type(exc).__name__
         log.error("the work process could not start: %s", reason)
         raise SystemExit(1) from None
-    client = app.client if app is not None else None
-    scheduler = start_jobs(job.settings, deps, client, feishu) if job.jobs else None
+    scheduler = start_jobs(job.settings, deps, doors) if job.jobs else None
     scheduler_up.value = int(scheduler is not None)
     settle_heap()
     threading.Thread(target=_answer_metrics, args=(metrics_conn, deps), name="metrics", daemon=True).start()
@@ -206,7 +207,7 @@ def work_main(
 
     threading.Thread(
         target=_recover,
-        args=(deps, client, feishu, spool, datetime.fromtimestamp(job.kept_before, UTC), started),
+        args=(deps, doors, spool, datetime.fromtimestamp(job.kept_before, UTC), started),
         name="replay",
         daemon=True,
     ).start()
@@ -214,13 +215,13 @@ def work_main(
     ready.value = 1
     lower_priority(job.settings.work_niceness)
     try:
-        _take_work(work_queue, deps, app, feishu, started, spooled=spool is not None)
+        _take_work(work_queue, deps, doors, started, spooled=spool is not None)
     finally:
         ready.value = scheduler_up.value = 0
         if scheduler is not None:
             scheduler.shutdown(wait=False)
-        if feishu is not None:
-            feishu.stop()
+        for door in doors:
+            door.stop()
         deps.shutdown()
 
 
@@ -241,23 +242,20 @@ def lower_priority(niceness: int) -> None:
             log.debug("cannot set the priority of thread %s: %s", tid, exc)
 
 
-def _build(job: Job, gate: AckGate) -> tuple[Deps, Any, Any]:
-    """The work process's Deps, Slack's app (when serve talks to Slack) and Feishu's gateway (to Feishu)."""
+def _build(job: Job, gate: AckGate) -> tuple[Deps, list[FrontDoor]]:
+    """The work process's Deps and every chat's front door (the same list the front door made)."""
     from bot.deps import build_deps
+    from bot.server.doors import doors_of
 
-    feishu: Any = None
+    app: Any = None
     if job.settings.slack():
         from bot.slack.app import create_app, slack_deps
 
         deps = slack_deps(job.settings, acks=gate)
-        app: Any = create_app(deps, lang=job.lang)
+        app = create_app(deps, lang=job.lang)
     else:
-        deps, app = build_deps(job.settings, acks=gate), None
-    if job.settings.feishu():
-        from bot.server.feishu_endpoint import FeishuGateway
-
-        feishu = FeishuGateway(deps)
-    return deps, app, feishu
+        deps = build_deps(job.settings, acks=gate)
+    return deps, doors_of(deps, job.lang, slack_app=app)
 
 
 def _die_with_the_front_door() -> None:
@@ -303,32 +301,26 @@ class Started:
             return True
 
 
-def _recover(
-    deps: Deps, client: Any, feishu: Any, spool: Inbox | None, kept_before: datetime, started: Started
-) -> None:
+def _recover(deps: Deps, doors: list[FrontDoor], spool: Inbox | None, kept_before: datetime, started: Started) -> None:
     """What was kept before this process started: taken from the spool, then redone from the inbox."""
     from bot.server.spool import take_spooled
-    from bot.slack.inbox import replay_pending
 
     try:
         if spool is not None:
             taken = take_spooled(spool, deps.inbox, kept_before)
             if taken:
                 log.info("took %d request(s) the front door kept before this work process started", taken)
-        if client is not None:
-            replay_pending(deps, client, kept_before, started.first)
-        if feishu is not None:
-            feishu.replay(kept_before, started.first)
+        for door in doors:
+            door.replay(kept_before, started.first)
     finally:
         started.replayed.set()
 
 
-def _take_work(work_queue: Any, deps: Deps, app: Any, feishu: Any, started: Started, *, spooled: bool) -> None:
+def _take_work(work_queue: Any, deps: Deps, doors: list[FrontDoor], started: Started, *, spooled: bool) -> None:
     from slack_bolt.request.internals import parse_body
 
     from bot.slack.app import LAZY_WORKERS
-    from bot.slack.inbox import kind_of, request_for
-    from bot.slack.routes import start
+    from bot.slack.inbox import kind_of
 
     workers = ThreadPoolExecutor(max_workers=LAZY_WORKERS, thread_name_prefix="work")
     parent = multiprocessing.parent_process()
@@ -352,13 +344,8 @@ def _take_work(work_queue: Any, deps: Deps, app: Any, feishu: Any, started: Star
         started.replayed.wait(REPLAY_WAIT_S)  # what was kept before this process started goes first
         if not started.first(key):
             continue  # the replay at this process's start did it
-        if kind == FEISHU_KIND:
-            if feishu is not None:
-                feishu.pool.submit(feishu.work, key, body)
-            continue
-        found = request_for(deps, app.client, key, kind, body)
-        if found is not None:
-            start(found[0], deps, found[1], workers)
+        if not any(door.take(key, kind, body, workers) for door in doors):
+            log.warning("%s: no chat serve talks to takes work of kind %s; left in the inbox", key, kind)
 
 
 def _answer_metrics(conn: Connection, deps: Any) -> None:

@@ -150,7 +150,7 @@ def create_app(deps: Deps, *, client: WebClient | None = None, lang: Lang | None
         extra["oauth_settings"] = oauth_settings(settings, deps.store.engine, deps.workspaces.store)
         _keys_open_every_install(settings, deps.store.engine, lang)
     try:
-        # The HTTP front door (bot/server/http.py, bot/server/verify.py) checks every signature before bolt sees
+        # The HTTP front door (bot/server/http.py, bot/slack/verify.py) checks every signature before bolt sees
         # the request, without bolt's crash on a malformed timestamp; Socket Mode has no signatures.
         logger = logging.getLogger("bot.slack")
         if not any(isinstance(f, _NotAProblem) for f in logger.filters):

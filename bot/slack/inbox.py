@@ -19,7 +19,7 @@ from slack_sdk import WebClient
 from bot.deps import Deps
 from bot.logs import request_id, workspace
 from bot.slack.request import SlackRequest, team_of
-from bot.slack.routes import Route, route_for, run, short_id
+from bot.slack.routes import SLACK_KINDS, Route, route_for, run, short_id
 from bot.state import StoreBusy, StoreUnavailable
 from bot.text import Lang, t
 
@@ -166,8 +166,8 @@ def redo_stalled(
     stalled = timedelta(seconds=deps.settings.redo_after_s)  # pending this long: Slack failed, or its taker died
     redone = 0
     for key, kind, body in deps.inbox.pending(REPLAY_WINDOW, stalled if min_age is None else min_age):
-        if kind.startswith("feishu"):
-            continue  # Feishu's callbacks are redone by its gateway (bot/server/feishu_endpoint.py)
+        if kind not in SLACK_KINDS:
+            continue  # another chat's callbacks are redone by its own front door
         if first is not None and not first(key):
             continue  # this process started it already (`first`: whether it is the first time)
         if not deps.inbox.claim(key, stalled):

@@ -97,6 +97,7 @@ ROUTES: tuple[Route, ...] = (
 
 # each kind of route as the inbox records its requests (inbox.kind_of)
 INBOX_KIND = {Kind.COMMAND: "command", Kind.EVENT: "event", Kind.VIEW: "view_submission", Kind.ACTION: "block_actions"}
+SLACK_KINDS = frozenset(INBOX_KIND.values())  # the inbox's kinds of Slack's requests (another chat keeps its own)
 
 
 def route_for(kind: str, body: dict[str, Any]) -> Route | None:

@@ -39,7 +39,7 @@ def test_untagged_instances_of_both_clouds_are_found_with_their_clouds_prices(tm
             tencent_endpoint=tc.url,
             discover_channel="C1",
         ) as h:
-            jobs = {j.id: j for j in jobs_of(h.settings, h.deps, h.deps_client())}
+            jobs = {j.id: j for j in jobs_of(h.settings, h.deps, h.doors())}
             jobs["discover:aliyun"].work()
             jobs["discover:tencent"].work()
             found = {i.provider_id: i for i in Rentals(h.deps.store).instances("T1")}

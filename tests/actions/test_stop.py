@@ -245,7 +245,7 @@ def test_an_idle_aws_instance_is_stopped_in_the_cloud_never_terminated(
         client = ec2(url)
         box = launch(client, "g5.xlarge", {"Owner": "U0456", "SlackChannel": "C1"})
         with running_app(tmp_path, aws_regions="us-east-1", aws_endpoint_url=url) as h:
-            [job] = [j for j in jobs_of(h.settings, h.deps, h.deps_client()) if j.id == "discover:aws"]
+            [job] = [j for j in jobs_of(h.settings, h.deps, h.doors()) if j.id == "discover:aws"]
             job.work()
             [inst] = Rentals(h.deps.store).instances("T1")
             Actions(h.deps.store).set_policy("T1", "C1", "stop", GRACE, by="UADMIN", now=h.clock.now)
@@ -304,7 +304,7 @@ def test_a_claim_in_a_stop_channel_warns_an_idle_instance_at_once(
     with moto_server(monkeypatch) as url:
         box = launch(ec2(url), "g6.xlarge")
         with running_app(tmp_path, aws_regions="us-east-1", aws_endpoint_url=url, discover_channel="C1") as h:
-            [job] = [j for j in jobs_of(h.settings, h.deps, h.deps_client()) if j.id == "discover:aws"]
+            [job] = [j for j in jobs_of(h.settings, h.deps, h.doors()) if j.id == "discover:aws"]
             job.work()
             [inst] = Rentals(h.deps.store).instances("T1")
             Actions(h.deps.store).set_policy("T1", "C1", "stop", GRACE, by="UADMIN", now=h.clock.now)

@@ -31,7 +31,7 @@ def warned_then_due(h: Harness, job_id: str = "discover:aliyun") -> tuple[int, d
     instance's id and digest."""
     from bot.server.jobs import jobs_of
 
-    [job] = [j for j in jobs_of(h.settings, h.deps, h.deps_client()) if j.id == job_id]
+    [job] = [j for j in jobs_of(h.settings, h.deps, h.doors()) if j.id == job_id]
     job.work()
     [inst] = Rentals(h.deps.store).instances("T1")
     Actions(h.deps.store).set_policy("T1", "C1", "stop", GRACE, by="UADMIN", now=h.clock.now)
@@ -105,7 +105,7 @@ def test_serve_discovers_alibaba_cloud_as_a_job_and_healthz_says_when_it_fails(t
     with fake_aliyun() as fake:
         fake.add()
         with app(tmp_path, fake) as h:
-            [job] = [j for j in jobs_of(h.settings, h.deps, h.deps_client()) if j.id == "discover:aliyun"]
+            [job] = [j for j in jobs_of(h.settings, h.deps, h.doors()) if j.id == "discover:aliyun"]
             assert job.at_start and job.shared is not None
             job.work()
             [found] = Rentals(h.deps.store).instances("T1")

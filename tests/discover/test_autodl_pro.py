@@ -61,7 +61,7 @@ def test_an_account_the_pro_api_refuses_is_one_line_and_nothing_is_lost() -> Non
 def jobs(h: Any) -> dict[str, Any]:
     from bot.server.jobs import jobs_of
 
-    return {j.id: j for j in jobs_of(h.settings, h.deps, h.deps_client())}
+    return {j.id: j for j in jobs_of(h.settings, h.deps, h.doors())}
 
 
 def test_a_claimed_idle_pro_instance_is_powered_off_and_its_wallet_read(tmp_path: Path) -> None:

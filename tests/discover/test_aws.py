@@ -277,7 +277,7 @@ def test_activity_is_read_between_scans_as_often_as_the_idle_rule_needs(
     with moto_server(monkeypatch) as url:
         box = launch(ec2(url), "g5.xlarge", {"Owner": "U0456", "SlackChannel": "C1"})
         with running_app(tmp_path, aws_regions="us-east-1", aws_endpoint_url=url, activity_every_minutes=5) as h:
-            jobs = {j.id: j for j in jobs_of(h.settings, h.deps, h.deps_client())}
+            jobs = {j.id: j for j in jobs_of(h.settings, h.deps, h.doors())}
             assert jobs["activity:aws"].every == timedelta(minutes=5) and jobs["discover:aws"].every == timedelta(
                 minutes=30
             )

@@ -134,7 +134,7 @@ def test_serve_runs_discovery_as_a_job_and_healthz_says_when_aws_fails(
     with moto_server(monkeypatch) as url, serve({"/": failing(url, DENIED, 100)}) as denied:
         launch(ec2(url), "g5.xlarge")
         with running_app(tmp_path, aws_regions="us-east-1", aws_endpoint_url=url, discover_every_minutes=30) as h:
-            [job] = [j for j in jobs_of(h.settings, h.deps, h.deps_client()) if j.id == "discover:aws"]
+            [job] = [j for j in jobs_of(h.settings, h.deps, h.doors()) if j.id == "discover:aws"]
             assert job.at_start and job.shared is not None and job.shared.total_seconds() == 1800
             job.work()  # the bot token's workspace (auth.test): T1
             [found] = Rentals(h.deps.store).instances("T1")
@@ -144,7 +144,7 @@ def test_serve_runs_discovery_as_a_job_and_healthz_says_when_aws_fails(
             metrics = urllib.request.urlopen(h.base_url + "/metrics", timeout=10).read().decode()
             assert 'gpu_advisor_discovered_items{source="aws"} 1.0' in metrics
             h.settings.aws_endpoint_url = denied.base_url
-            [job] = [j for j in jobs_of(h.settings, h.deps, h.deps_client()) if j.id == "discover:aws"]
+            [job] = [j for j in jobs_of(h.settings, h.deps, h.doors()) if j.id == "discover:aws"]
             job.work()
             health = json.loads(urllib.request.urlopen(h.base_url + "/healthz", timeout=10).read())
             assert health["status"] == "degraded"

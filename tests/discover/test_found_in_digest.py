@@ -24,7 +24,7 @@ from tests.support.slack_harness import Harness, running_app
 
 
 def discovered(h: Harness) -> None:
-    [job] = [j for j in jobs_of(h.settings, h.deps, h.deps_client()) if j.id == "discover:aws"]
+    [job] = [j for j in jobs_of(h.settings, h.deps, h.doors()) if j.id == "discover:aws"]
     job.work()
 
 

@@ -200,7 +200,7 @@ def test_a_reply_feishu_could_not_take_is_redone_by_the_redo_job_not_at_the_next
         refused = len(h.fake.sent())  # each try, answered 503
         assert refused >= 1 and h.deps.inbox.pending(timedelta(days=1))  # kept, its work not done
         h.fake.down.clear()
-        [redo] = [job for job in jobs_of(h.deps.settings, h.deps, None, h.gateway) if job.id == "inbox:redo"]
+        [redo] = [job for job in jobs_of(h.deps.settings, h.deps, [h.gateway]) if job.id == "inbox:redo"]
         assert redo.every <= timedelta(minutes=1)
         assert redo.work() == 0  # not yet stalled: the taker may still be at it
         h.clock.advance(seconds=h.deps.settings.redo_after_s + 1)

@@ -67,7 +67,7 @@ def test_serve_reads_the_wallet_as_a_job(tmp_path: Path) -> None:
     with fake_autodl() as fake:
         fake.assets_li = 48_000
         with running_app(tmp_path, autodl_token=TOKEN, autodl_url=fake.url, autodl_pro=False) as h:
-            [job] = [j for j in jobs_of(h.settings, h.deps, h.deps_client()) if j.id == "balances:read"]
+            [job] = [j for j in jobs_of(h.settings, h.deps, h.doors()) if j.id == "balances:read"]
             assert job.at_start and job.work() == {}
             [balance] = Balances(h.deps.store).latest("T1")
             assert (balance.provider, balance.amount, balance.source) == ("autodl", 48.0, "autodl-api")

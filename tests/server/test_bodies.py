@@ -7,7 +7,7 @@ import socket
 
 import pytest
 
-from bot.server.bodies import SOCKET_KEY, BodyTimeout, read_body
+from bot.web.bodies import SOCKET_KEY, BodyTimeout, read_body
 
 
 def test_the_socket_timeout_is_given_back_after_the_body_and_after_a_timeout() -> None:

@@ -21,6 +21,7 @@ from bot.server.http import build_server
 from bot.settings import Settings
 from bot.slack.app import MissingSlackSettings, check_tokens, create_app, slack_deps
 from bot.slack.digest_outlet import slack_outlets
+from bot.slack.door import SlackDoor
 from bot.slack.ui.digest import render
 from bot.state.rentals import Rentals
 from bot.state.schema import migrated_metadata
@@ -55,7 +56,7 @@ def oauth_app(tmp_path: Path, url: str | None) -> Iterator[tuple[FakeSlack, Slac
     with fake_slack() as fake:
         deps = slack_deps(oauth_settings(tmp_path, fake, database_url=url), now=lambda: NOW)
         app = create_app(deps)
-        server = build_server(app, deps, "127.0.0.1", 0)
+        server = build_server(deps, "127.0.0.1", 0, doors=[SlackDoor(app, deps)])
         thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
         thread.start()
         base = f"http://127.0.0.1:{server.server_address[1]}"

@@ -13,7 +13,7 @@ from typing import Any
 from bot.deps import Deps, build_deps
 from bot.digest.due import run_due
 from bot.digest.send import Outcome
-from bot.server.feishu_endpoint import PATH, FeishuGateway
+from bot.feishu.gateway import PATH, FeishuGateway
 from bot.server.http import build_server
 from bot.settings import Settings
 from tests.support.fake_feishu import FakeFeishu, FeishuSender, fake_feishu, ws_server
@@ -63,7 +63,7 @@ def running_feishu(tmp_path: Path, mode: str = "http", **extra: Any) -> Iterator
         deps = build_deps(settings, now=clock)
         gateway = FeishuGateway(deps)
         gateway.api.backoff_s = 0.01
-        server = build_server(None, deps, "127.0.0.1", 0, feishu=gateway)
+        server = build_server(deps, "127.0.0.1", 0, doors=[gateway])
         thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
         thread.start()
         url = f"http://127.0.0.1:{server.server_address[1]}{PATH}"

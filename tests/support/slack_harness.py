@@ -13,10 +13,12 @@ from typing import Any
 from slack_sdk import WebClient
 
 from bot.deps import Deps, Handoff
-from bot.server.http import EVENTS_PATH, build_server
+from bot.server.http import build_server
 from bot.settings import Settings
 from bot.slack.app import create_app, slack_deps, web_client
 from bot.slack.digest_outlet import SlackOutlet, slack_outlets
+from bot.slack.door import SlackDoor
+from bot.slack.events import EVENTS_PATH
 from bot.slack.teller import SlackTeller, slack_tellers
 from bot.slack.ui.digest import render
 from tests.support.fake_slack import FakeSlack, SlackSender, fake_slack
@@ -44,6 +46,11 @@ class Harness:
     settings: Settings
     deps: Deps
     base_url: str
+    app: Any = None
+
+    def doors(self) -> list[Any]:
+        """serve's front doors for this app: Slack's."""
+        return [SlackDoor(self.app, self.deps)]
 
     def deps_client(self) -> WebClient:
         """A Web API client like the app's, on the fake Slack."""
@@ -99,13 +106,19 @@ def running_app(tmp_path: Path, *, work: Handoff | None = None, **extra: Any) ->
         clock = Clock()
         deps = slack_deps(settings, now=clock, work=(lambda _: (work, None)) if work is not None else None)
         app = create_app(deps)
-        server = build_server(app, deps, "127.0.0.1", 0)
+        server = build_server(deps, "127.0.0.1", 0, doors=[SlackDoor(app, deps)])
         thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
         thread.start()
         try:
             url = f"http://127.0.0.1:{server.server_address[1]}{EVENTS_PATH}"
             yield Harness(
-                fake, SlackSender(url, SECRET), clock, settings, deps, f"http://127.0.0.1:{server.server_address[1]}"
+                fake,
+                SlackSender(url, SECRET),
+                clock,
+                settings,
+                deps,
+                f"http://127.0.0.1:{server.server_address[1]}",
+                app,
             )
         finally:
             server.shutdown()

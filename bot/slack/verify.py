@@ -30,12 +30,6 @@ class Verdict:
         return self.status == 200
 
 
-def too_large(environ: dict[str, Any], limit: int) -> bool:
-    """True when the declared length is above `limit` (or not a number): refuse before reading."""
-    length = environ.get("CONTENT_LENGTH") or "0"
-    return not length.isdigit() or int(length) > limit
-
-
 def _timestamp(value: str | None, now: float) -> bool:
     return value is not None and value.isdigit() and abs(now - int(value)) <= MAX_AGE_S
 

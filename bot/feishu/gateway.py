@@ -20,9 +20,10 @@ from typing import TYPE_CHECKING, Any
 
 from bot.chat.port import FEISHU_PREFIX
 from bot.deps import Deps
-from bot.server.bodies import BodyTimeout, PendingBodies, TooManyPending, read_body
-from bot.server.verify import too_large
 from bot.state import StoreBusy, StoreUnavailable
+from bot.text import Lang
+from bot.web.answer import DoorRefused, Route
+from bot.web.bodies import BodyTimeout, PendingBodies, TooManyPending, read_body, too_large
 
 if TYPE_CHECKING:
     from bot.feishu.digest_outlet import FeishuOutlet
@@ -128,7 +129,7 @@ class FeishuGateway:
         if not event_id:
             return None
         self.deps.metrics.chat_requests.labels("feishu", event_type(payload)).inc()
-        done = self.take(f"feishu:{event_id}", payload)
+        done = self.keep(f"feishu:{event_id}", payload)
         if event_type(payload) != CARD_ACTION:
             return {}
         toast = None
@@ -137,7 +138,7 @@ class FeishuGateway:
                 toast = done.result(timeout=TOAST_WAIT_S)
         return {"toast": _toast(toast)}
 
-    def take(self, key: str, payload: dict[str, Any]) -> Future[Toast | None] | None:
+    def keep(self, key: str, payload: dict[str, Any]) -> Future[Toast | None] | None:
         """Keep a callback before it is answered, then start its work: a card action's here (its future), a
         message's in serve's work process when there is one (kept in the front door's spool on SQLite), else
         here. None when it was kept before (Feishu redelivered it): nothing is done again."""
@@ -235,6 +236,47 @@ class FeishuGateway:
             self.work(key, body)
             redone += 1
         return redone
+
+    # --- as one of serve's front doors (bot/server/doors.py) ---
+
+    name = "feishu"
+
+    def routes(self) -> list[Route]:
+        """POST /feishu/events in HTTP mode; none in ws mode (events come over the long connection)."""
+        return [Route(PATH, frozenset({"POST"}), self)] if self.deps.settings.feishu_mode == "http" else []
+
+    def wing(self) -> Any:
+        from bot.feishu.wing import FeishuWing
+
+        return FeishuWing(self.chat, self.deps.settings.lang)
+
+    def take(self, key: str, kind: str, body: Any, workers: Any) -> bool:
+        """In the work process: a message callback the front door kept, done on this gateway's pool."""
+        if kind != KIND:
+            return False
+        self.pool.submit(self.work, key, body)
+        return True
+
+    def default_tenant(self) -> str | None:
+        """The one Feishu tenant the state knows, when there is exactly one."""
+        known = self.tenants()
+        return known[0] if len(known) == 1 else None
+
+    def check(self, lang: Lang) -> None:
+        """A tenant access token is asked for: DoorRefused naming the URL and Feishu's answer when refused."""
+        from bot.feishu.sdk import FeishuError
+        from bot.text import t
+
+        try:
+            self.api.check()
+        except FeishuError as exc:
+            url = self.deps.settings.feishu_base_url()
+            raise DoorRefused(t("feishu.unreachable", lang, url=url, reason=f"{exc.code}: {exc.msg}")) from None
+
+    def start(self) -> None:
+        """ws mode: the long connection, on its own thread."""
+        if self.deps.settings.feishu_mode == "ws":
+            self.connect()
 
     def stop(self) -> None:
         if self.connection is not None:

@@ -15,6 +15,12 @@ SOCKET_KEY = "gpu_advisor.socket"  # the connection's socket, put in the WSGI en
 CHUNK = 64 * 1024
 
 
+def too_large(environ: dict[str, Any], limit: int) -> bool:
+    """True when the declared length is above `limit` (or not a number): refuse before reading."""
+    length = environ.get("CONTENT_LENGTH") or "0"
+    return not length.isdigit() or int(length) > limit
+
+
 class BodyTimeout(Exception):
     """The body did not arrive within the deadline: `got` of `expected` bytes."""
 

@@ -1,0 +1,85 @@
+"""Slack as one of serve's front doors (bot/server/doors.py): /slack/events over HTTP (events.py; none in Socket
+Mode, where bolt's socket brings them), bolt's OAuth install pages, the inbox's replay and redo, and the work the
+work process takes for it."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from datetime import datetime
+from typing import Any
+
+from slack_bolt import App
+from slack_bolt.adapter.wsgi import SlackRequestHandler
+
+from bot.deps import Deps
+from bot.slack.events import EVENTS_PATH, events_endpoint
+from bot.slack.ids import INSTALL_PATH, REDIRECT_PATH
+from bot.slack.replies import lang_for
+from bot.slack.wing import SlackWing
+from bot.text import Lang
+from bot.web.answer import Route
+
+
+class SlackDoor:
+    name = "slack"
+
+    def __init__(self, app: App, deps: Deps) -> None:
+        self.app, self.deps = app, deps
+        self.handler = SlackRequestHandler(app, path=EVENTS_PATH)
+
+    def routes(self) -> list[Route]:
+        routes = []
+        if not self.deps.settings.slack_app_token:  # else Slack comes over its socket
+            routes.append(Route(EVENTS_PATH, frozenset({"POST"}), events_endpoint(self.app, self.deps, self.handler)))
+        if self.app.oauth_flow:  # installs into many workspaces: bolt's install page and Slack's redirect
+            for path in (INSTALL_PATH, REDIRECT_PATH):
+                routes.append(Route(path, frozenset({"GET", "POST"}), self.handler))
+        return routes
+
+    def health(self) -> dict[str, Any]:
+        return {"mode": "socket" if self.deps.settings.slack_app_token else "http", "state": "ok"}
+
+    def wing(self) -> SlackWing:
+        deps, client = self.deps, self.app.client
+        return SlackWing(lambda team: deps.client_of(team, client), lambda c, user: lang_for(c, deps, user))
+
+    def replay(self, received_before: datetime | None = None, first: Callable[[str], bool] | None = None) -> int:
+        """Slack's requests kept before the last stop; in the front door only without a work process (which
+        replays them itself, `received_before` its start)."""
+        from bot.slack.inbox import replay_pending
+
+        if received_before is None and self.deps.work is not None:
+            return 0
+        return replay_pending(self.deps, self.app.client, received_before, first)
+
+    def redo_stalled(self) -> int:
+        from bot.slack.inbox import redo_stalled
+
+        return redo_stalled(self.deps, self.app.client)
+
+    def take(self, key: str, kind: str, body: Any, workers: ThreadPoolExecutor) -> bool:
+        from bot.slack.inbox import request_for
+        from bot.slack.routes import SLACK_KINDS, start
+
+        if kind not in SLACK_KINDS:
+            return False
+        found = request_for(self.deps, self.app.client, key, kind, body)
+        if found is not None:
+            start(found[0], self.deps, found[1], workers)
+        return True
+
+    def default_tenant(self) -> str | None:
+        try:
+            return str(self.app.client.auth_test()["team_id"])
+        except Exception:  # Slack down, or OAuth with no bot token: the caller says it and tries again later
+            return None
+
+    def check(self, lang: Lang) -> None:
+        """Slack's tokens were checked as the app was made (bot/slack/app.py: check_tokens, auth.test)."""
+
+    def start(self) -> None:
+        """Socket Mode is started by serve itself, in the foreground (bolt's handler blocks)."""
+
+    def stop(self) -> None:
+        """bolt's app holds nothing to close."""
