@@ -29,7 +29,7 @@ from bot.state.rentals import Instance, Rentals
 from bot.state.schedules import Schedules
 from bot.text import Lang, t
 from bot.text.catalogue import has
-from bot.text.format import escape, money, show
+from bot.text.format import escape, mention, money, show
 from bot.text.problem import said
 from rules import metering
 from rules.digest import per_day
@@ -236,7 +236,7 @@ def _say(ctx: Ctx, warning: Warning, inst: Instance | None, key: str, **params: 
         key,
         lang,
         name=escape(inst.name) if inst else str(warning.instance_id),
-        owner=f"<@{escape(inst.owner)}>" if inst else "",
+        owner=mention(inst.owner) if inst else "",
         at=f"{ctx.now.astimezone(zone):%H:%M} {zone.key}",
         why=why,
         **params,

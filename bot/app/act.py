@@ -11,7 +11,7 @@ from bot.chat.message import plain
 from bot.state.actions import Actions
 from bot.state.rentals import NAME
 from bot.text import t
-from bot.text.format import who
+from bot.text.format import mention, who
 
 KEYS = {"grace": "grace", "project": "project", "宽限": "grace", "项目": "project"}
 
@@ -39,4 +39,6 @@ def act(inv: Invocation, args: list[str]) -> None:
     if not mine and not admin:
         raise CommandError(t("action.not_yours", lang, who=who(current.set_by, lang)))
     actions.set_policy(team, channel, mode, grace, project=project, by=user, now=inv.deps.now())
-    inv.announce(plain(f"<@{user}>: " + said(actions.policy(team, channel, project), inv.channel_name, lang), lang))
+    inv.announce(
+        plain(mention(user) + ": " + said(actions.policy(team, channel, project), inv.channel_name, lang), lang)
+    )

@@ -23,6 +23,7 @@ from bot.state import Conversation
 from bot.state.rentals import RentalError, Rentals
 from bot.state.schedules import Schedules
 from bot.text import Lang, t
+from bot.text.format import mention
 from rules.questions import is_inference
 
 
@@ -140,11 +141,11 @@ def digest_item(press: Press) -> None:
         press.refuse(Refusal("digest.gone", {"name": name}, gone=True))
         return
     if press.user != item.owner and not press.is_admin():
-        press.refuse(Refusal("digest.not_yours", {"owner": f"<@{item.owner}>", "name": name}))
+        press.refuse(Refusal("digest.not_yours", {"owner": mention(item.owner), "name": name}))
         return
     zone = ZoneInfo(Schedules(deps.store, deps.settings.default_schedule()).of(team, press.channel).zone)
     try:
-        done: Answered = digest_answers.answer(deps, rentals, action, team, name, f"<@{press.user}>", zone)
+        done: Answered = digest_answers.answer(deps, rentals, action, team, name, press.user, zone)
     except RentalError:
         press.refuse(Refusal("digest.gone", {"name": name}, gone=True))
         return

@@ -18,6 +18,7 @@ from bot.state.discovered import Discovered
 from bot.state.rentals import Rentals
 from bot.state.schedules import Schedules
 from bot.text import Lang, t
+from bot.text.format import mention
 from rules.idle import Activity, judge
 
 
@@ -71,10 +72,10 @@ def answer(deps: Deps, press: Pressed, lang: Lang, *, member: bool, is_admin: Ca
             return Outcome(refused=t("digest.found_not_member", lang))
         owner = found.claim(team, press.kind, name, press.user)
         if owner:
-            return Outcome(refused=t("digest.found_already", lang, name=name, owner=f"<@{owner}>"))
+            return Outcome(refused=t("digest.found_already", lang, name=name, owner=mention(owner)))
         if owner == "":
             return Outcome(refused=t("digest.gone", lang, name=name), gone=True)
-        said = t("digest.done.claimed", said_in, name=name, user=f"<@{press.user}>")
+        said = t("digest.done.claimed", said_in, name=name, user=mention(press.user))
         warned = _warn_if_idle(deps, press) if press.kind == "i" else None
         if warned is not None:
             zone = ZoneInfo(Schedules(deps.store, deps.settings.default_schedule()).of(team, press.channel).zone)
@@ -84,4 +85,4 @@ def answer(deps: Deps, press: Pressed, lang: Lang, *, member: bool, is_admin: Ca
         return Outcome(refused=t("digest.found_admins_only", lang, name=name))
     if not found.hide(team, press.kind, name, press.user):
         return Outcome(refused=t("digest.gone", lang, name=name), gone=True)
-    return Outcome(done=t("digest.done.not_ours", said_in, name=name, user=f"<@{press.user}>"))
+    return Outcome(done=t("digest.done.not_ours", said_in, name=name, user=mention(press.user)))

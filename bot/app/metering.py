@@ -15,7 +15,7 @@ from bot.state.power import PowerLog
 from bot.state.rentals import Instance, RentalError, Rentals
 from bot.text import t
 from bot.text.catalogue import tw
-from bot.text.format import escape
+from bot.text.format import escape, mention
 from bot.text.runway import billing_said, runway_line
 from rules.runway import runway
 
@@ -27,7 +27,7 @@ def _instance(inv: Invocation, name: str) -> Instance:
     if found.released_at is not None:
         raise CommandError(t("error.rental.already_released", inv.lang, name=escape(name)))
     if inv.user != found.owner and not inv.is_admin():
-        raise CommandError(t("digest.not_yours", inv.lang, owner=f"<@{found.owner}>", name=escape(name)))
+        raise CommandError(t("digest.not_yours", inv.lang, owner=mention(found.owner), name=escape(name)))
     return found
 
 
@@ -48,7 +48,7 @@ def power(inv: Invocation, args: list[str]) -> None:
     except RentalError as exc:
         raise CommandError(tw(f"error.rental.{exc.code}", lang, "chat", **exc.params)) from None
     key = "meter.power_on" if state.value == "on" else "meter.power_off"
-    said = t(key, lang, name=escape(found.name), user=f"<@{inv.user}>") if kept else t("meter.repeated", lang)
+    said = t(key, lang, name=escape(found.name), user=mention(inv.user)) if kept else t("meter.repeated", lang)
     inv.answer(plain(said, lang))
 
 

@@ -20,7 +20,7 @@ from bot.text import Lang, t
 from bot.text.budget import forecast_text
 from bot.text.catalogue import tw
 from bot.text.errors import error_text
-from bot.text.format import escape, money, show, who
+from bot.text.format import escape, mention, money, show, who
 from bot.text.quote import rate
 from rules.budget import standings
 from rules.digest import spent_this_month
@@ -48,7 +48,7 @@ def list_items(inv: Invocation) -> None:
                 name=i.name,
                 gpu=f"{i.gpu} × {show(i.share or i.cards)}",
                 price=rate(i.price, i.currency, i.unit, t("digest.no_price", lang), lang),
-                owner=f"<@{i.owner}>" if i.owner else t("cli.no_owner", lang),
+                owner=mention(i.owner) if i.owner else t("cli.no_owner", lang),
                 state=t(f"digest.state.{power}", lang),
                 spent=money(spent_this_month(i, local, timelines), i.currency),
             )
@@ -64,7 +64,7 @@ def list_items(inv: Invocation) -> None:
                 name=s.name,
                 size=show(s.size_gb),
                 per_month=money(s.size_gb * s.price_gb_month, s.currency),
-                owner=f"<@{s.owner}>",
+                owner=mention(s.owner),
                 state=t(f"digest.state.{state}", lang),
             )
         )
@@ -75,7 +75,7 @@ def list_items(inv: Invocation) -> None:
 def _owner_or_admin(inv: Invocation, owner: str, name: str) -> None:
     """Releasing or deleting an item is for its owner or an admin of this workspace; anyone else is told who."""
     if inv.user != owner and not inv.is_admin():
-        raise CommandError(t("digest.not_yours", inv.lang, owner=f"<@{owner}>", name=name))
+        raise CommandError(t("digest.not_yours", inv.lang, owner=mention(owner), name=name))
 
 
 def release(inv: Invocation, args: list[str]) -> None:
@@ -92,7 +92,7 @@ def release(inv: Invocation, args: list[str]) -> None:
         released = rentals.release(inv.team, name, inv.deps.now(), user)
     except RentalError as exc:
         raise CommandError(tw(f"error.rental.{exc.code}", lang, "chat", **exc.params)) from None
-    note = t("digest.done.released", lang, name=name, user=f"<@{user}>")
+    note = t("digest.done.released", lang, name=name, user=mention(user))
     out = [Section(note)]
     for left in rentals.storage(inv.team, instance_id=released.id, kept_only=True):
         question = t(
@@ -121,7 +121,7 @@ def delete_storage(inv: Invocation, args: list[str]) -> None:
         rentals.delete_storage(inv.team, name, inv.deps.now())
     except RentalError as exc:
         raise CommandError(tw(f"error.rental.{exc.code}", lang, "chat", **exc.params)) from None
-    note = t("digest.done.deleted", lang, name=name, user=f"<@{user}>")
+    note = t("digest.done.deleted", lang, name=name, user=mention(user))
     inv.post(plain(note, lang))
 
 

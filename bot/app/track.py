@@ -23,7 +23,7 @@ from bot.state import Conversation
 from bot.state.rentals import Instance, RentalError, Rentals
 from bot.text import Lang, t
 from bot.text.catalogue import tw
-from bot.text.format import money
+from bot.text.format import mention, money
 from bot.text.quote import rate
 
 log = logging.getLogger(__name__)
@@ -139,7 +139,7 @@ def _storage(inv: Invocation, rentals: Rentals, name: str, raw: dict[str, str], 
         "digest.tracked_storage",
         lang,
         name=made.name,
-        owner=f"<@{made.owner}>",
+        owner=mention(made.owner),
         per_month=money(size * price, currency),
     )
     inv.answer(plain(text, lang))
@@ -165,7 +165,7 @@ def track_or_reissue(
 
 def tracked_text(made: Instance, token: str, again: bool, source: str | None, lang: Lang) -> str:
     """What the person who tracked an instance is told: its token (once), and where its price came from."""
-    text = t("digest.tracked_instance", lang, name=made.name, owner=f"<@{made.owner}>", token=token)
+    text = t("digest.tracked_instance", lang, name=made.name, owner=mention(made.owner), token=token)
     if again:
         text += "\n" + t("digest.token_reissued", lang)
     if source:
@@ -180,7 +180,7 @@ def _tell_owner(inv: Invocation, owner: str, name: str) -> None:
         return
     actor = Actor(inv.chat.platform, inv.team, owner)
     lang = inv.chat.user_lang(actor)
-    said = t("digest.tracked_for_you", lang, user=f"<@{inv.user}>", name=name, channel=inv.channel_name)
+    said = t("digest.tracked_for_you", lang, user=mention(inv.user), name=name, channel=inv.channel_name)
     try:
         inv.chat.direct(actor, lambda each: plain(said, each), lang)
     except ChatError as exc:  # tracked all the same; the owner still sees it in the digest

@@ -15,7 +15,7 @@ from bot.state.actions import Actions
 from bot.state.power import PowerLog
 from bot.state.rentals import RentalError, Rentals
 from bot.text import Lang, t
-from bot.text.format import money, show
+from bot.text.format import mention, money, show
 from rules import metering
 from rules.power import Power
 
@@ -42,12 +42,12 @@ class Answered:
         ]
 
 
-def answer(deps: Deps, rentals: Rentals, action: Action, team: str, name: str, who: str, zone: ZoneInfo) -> Answered:
-    """Do what the button says; what takes the item's place (times in `zone`). RentalError when the item is gone
-    (released or deleted meanwhile)."""
-    now = deps.now()
+def answer(deps: Deps, rentals: Rentals, action: Action, team: str, name: str, user: str, zone: ZoneInfo) -> Answered:
+    """Do what the button says, as `user` (the presser's id); what takes the item's place (times in `zone`).
+    RentalError when the item is gone (released or deleted meanwhile)."""
+    now, who = deps.now(), mention(user)
     if action is Action.RELEASED:
-        released = rentals.release(team, name, now, who.strip("<@>"))
+        released = rentals.release(team, name, now, user)
         out = Answered("digest.done.released", {"name": name, "user": who})
         for left in rentals.storage(team, instance_id=released.id, kept_only=True):
             figures = {
@@ -63,7 +63,7 @@ def answer(deps: Deps, rentals: Rentals, action: Action, team: str, name: str, w
         if inst is None or inst.released_at is not None:
             raise RentalError("already_released", name=name)
         state = Power.OFF if action is Action.STOPPED else Power.ON
-        PowerLog(deps.store, deps.policy.metering).say(inst.id, state, now, now, source="person", by=who.strip("<@>"))
+        PowerLog(deps.store, deps.policy.metering).say(inst.id, state, now, now, source="person", by=user)
         if state is Power.ON:
             return Answered("digest.done.started", {"name": name, "user": who})
         key = "digest.done.stopped_billed" if metering.keeps(inst) else "digest.done.stopped"

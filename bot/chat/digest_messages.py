@@ -12,7 +12,7 @@ from bot.chat.ids import Action
 from bot.chat.message import Button, Message, Section
 from bot.text import Lang, t
 from bot.text.budget import forecast_text
-from bot.text.format import card_label, escape, money, show
+from bot.text.format import card_label, escape, mention, money, show
 from bot.text.runway import runway_line
 from rules.digest import Digest, FoundNews, InstanceNews, LifecycleNews, StorageNews
 from rules.idle import Activity
@@ -50,7 +50,7 @@ def instance_line(news: InstanceNews, lang: Lang, zone: ZoneInfo) -> str:
         lang,
         name=escape(news.name),
         card=_card(news),
-        owner=f"<@{escape(news.owner)}>",
+        owner=mention(news.owner),
         since=when(news.since, zone),
         per_day=money(news.per_day, news.currency) if news.priced else no_price,
         burned=money(news.burned, news.currency) if news.priced else no_price,
@@ -70,7 +70,7 @@ def lifecycle_line(news: LifecycleNews, lang: Lang, zone: ZoneInfo) -> str:
         f"digest.lifecycle_{news.provider}",
         lang,
         name=escape(news.name),
-        owner=f"<@{escape(news.owner)}>" if news.owner else "?",
+        owner=mention(news.owner) if news.owner else "?",
         since=when(news.off_since, zone),
         release=when(news.release_at, zone),
     )
@@ -96,7 +96,7 @@ def storage_line(news: StorageNews, lang: Lang) -> str:
         f"digest.{news.reason}",
         lang,
         name=escape(news.name),
-        owner=f"<@{escape(news.owner)}>",
+        owner=mention(news.owner),
         size=show(news.size_gb),
         per_month=money(news.per_month, news.currency),
         days=show(round(news.untouched_days)),

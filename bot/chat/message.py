@@ -1,5 +1,6 @@
 """The neutral message: what the core says, with no platform's markup. Text uses a small common markup that every
-renderer translates: *bold*, _italic_, `code`, <@USER> for a mention (Slack's own, as the catalogue writes it).
+renderer translates: *bold*, _italic_, `code`, and a person marked by bot.text.format.mention (the one place its
+mark is written; Slack's wing shows it as a mention, Feishu's as an <at>).
 
 `intent` says what a message is for (a question of the profile, the recommendation, …): a renderer that has a
 native layout for it may use it (Slack keeps its Block Kit templates); every renderer can show the generic parts."""

@@ -20,7 +20,7 @@ from bot.state.rentals import Rentals
 from bot.state.report_channels import ReportChannels, ReportCharts
 from bot.state.store import Store
 from bot.text import Lang, t
-from bot.text.format import escape, money, show
+from bot.text.format import escape, mention, money, show
 from rules.remind_schedule import RemindSchedule
 from rules.report import Report, by_channel
 
@@ -52,7 +52,7 @@ def report_text(report: Report, lang: Lang) -> str:
         lines.append(t(f"report.by_{by}", lang))
         for rank in ranked[:TOP]:
             named = escape(rank.who)  # an owner or a project from a tag: data, never a mention or a link
-            who = (f"<@{named}>" if by == "owner" else named) if rank.who else t("digest.no_project", lang)
+            who = (mention(named) if by == "owner" else named) if rank.who else t("digest.no_project", lang)
             idle = ", ".join(money(a, c) for c, a in rank.idle_cost.items() if a)
             lines.append(t("report.rank_line", lang, who=who, idle=idle, hours=show(rank.idle_gpu_hours)))
         if len(ranked) > TOP:

@@ -48,6 +48,12 @@ def escape(text: object) -> str:
     return str(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
+def mention(user: str) -> str:
+    """A person, as the neutral message marks one (each chat's wing renders it: Slack's mention, Feishu's <at>,
+    the terminal's name): the one place the mark is written."""
+    return f"<@{escape(user)}>"
+
+
 def who(user: str | None, lang: Lang) -> str:
     """Who did something, as a chat message names them: a user as a mention, the terminal and the bot by name
     (a budget set from the terminal was shown as a mention of a user called terminal)."""
@@ -57,7 +63,7 @@ def who(user: str | None, lang: Lang) -> str:
         return "?"
     if user in ("terminal", "bot", "cloud"):
         return t(f"who.{user}", lang)
-    return f"<@{escape(user)}>"
+    return mention(user)
 
 
 def card_label(gpu: str, cards: float = 1) -> str:
