@@ -336,10 +336,16 @@ class FeishuSender:
     ) -> httpx.Response:
         """A press of a card's button (its callback behaviour's value, as the card carries it)."""
         value = next(b["value"] for b in button["behaviors"] if b["type"] == "callback")
+        return self._card_action({"value": value, "tag": "button"}, user, chat, message_id, tenant)
+
+    def _card_action(
+        self, action: dict[str, Any], user: str, chat: str, message_id: str, tenant: str | None
+    ) -> httpx.Response:
+        """A card.action.trigger callback for `action`, pressed by `user` on message `message_id` in `chat`."""
         event = {
             "operator": {"tenant_key": tenant or self.tenant, "open_id": user},
             "token": "c-0123456789abcdef",
-            "action": {"value": value, "tag": "button"},
+            "action": action,
             "host": "im_message",
             "context": {"open_message_id": message_id, "open_chat_id": chat},
         }
@@ -364,15 +370,8 @@ class FeishuSender:
             for e in form["elements"]
             if e.get("tag") == "input"
         }
-        event = {
-            "operator": {"tenant_key": tenant or self.tenant, "open_id": user},
-            "token": "c-0123456789abcdef",
-            "action": {"tag": "button", "name": submit["name"], "form_value": typed},
-            "host": "im_message",
-            "context": {"open_message_id": message_id, "open_chat_id": chat},
-        }
-        payload = {"schema": "2.0", "header": self.header("card.action.trigger", None, tenant), "event": event}
-        return self.post(payload)
+        action = {"tag": "button", "name": submit["name"], "form_value": typed}
+        return self._card_action(action, user, chat, message_id, tenant)
 
 
 def buttons(card: dict[str, Any]) -> list[dict[str, Any]]:
