@@ -12,9 +12,10 @@ from typing import Any
 
 from bot.chat.message import Button, Message
 from bot.chat.port import Say
-from bot.chat.profile_messages import Root
+from bot.chat.profile_messages import Question
 from bot.feishu.words import said_in_feishu
 from bot.text import Lang, t
+from rules.questions import steps
 
 LOCALE = {Lang.ZH: "zh_cn", Lang.EN: "en_us"}
 
@@ -79,7 +80,7 @@ def card(say: Say, lang: Lang) -> dict[str, Any]:
     elements += _buttons({k: m.buttons for k, m in messages.items()}, lang)
     for versions in _pick(messages, lambda m: m.context):
         elements.append({"tag": "markdown", "text_size": "notation", **_texts(dict(versions), lang)})
-    if isinstance(first.intent, Root):  # a profile's first message: how to answer in a group
+    if isinstance(first.intent, Question) and first.intent.step.ask.key == steps({})[0].ask.key:  # how to answer
         notes = {each: t("feishu.reply_mention", each) for each in messages}
         elements.append({"tag": "markdown", "text_size": "notation", **_texts(notes, lang)})
     body: dict[str, Any] = {

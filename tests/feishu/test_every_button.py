@@ -86,6 +86,7 @@ def test_skip_and_estimate_from_the_model_on_the_question_cards(tmp_path: Path) 
     with running_feishu(tmp_path, lang="en") as h:
         h.send.message("advise")
         first = h.fake.wait_for(lambda: [c for c in h.fake.of("messages.reply") if buttons(c.card)])[0]
+        assert "@mention me in your reply" in json.dumps(first.card)  # the first question says how to answer
         skip = next(b for b in buttons(first.card) if b["behaviors"][0]["value"]["action"] == Action.SKIP)
         h.send.press(skip, message_id=first.body["_message_id"])  # the kind of work is optional
         second = h.fake.wait_for(lambda: [c for c in h.fake.of("messages.reply") if buttons(c.card)][1:])[0]
