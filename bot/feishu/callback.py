@@ -56,10 +56,18 @@ def _token_of(payload: dict[str, Any]) -> str | None:
 def open_callback(
     body: bytes, headers: dict[str, str], *, encrypt_key: str, verification_token: str, now: float
 ) -> Opened | Refused:
-    """The callback's payload, or why it is refused. `headers` with lower-case names; `now` in Unix seconds."""
+    """The callback's payload, or why it is refused. `headers` with lower-case names; `now` in Unix seconds.
+
+    A signed request's signature is checked on the raw bytes before anything is read from them; JSON nested past
+    the parser's depth is refused as not JSON, like any other body that does not parse (400, never a 500)."""
+    signed = bool(headers.get("x-lark-signature"))
+    if encrypt_key and signed:
+        refused = _check_signature(body, headers, encrypt_key, now)
+        if refused is not None:
+            return refused
     try:
         outer = json.loads(body)
-    except (UnicodeDecodeError, ValueError):
+    except (UnicodeDecodeError, ValueError, RecursionError):
         return Refused(400, "the body is not JSON")
     if not isinstance(outer, dict):
         return Refused(400, "the body is not a JSON object")
@@ -68,7 +76,7 @@ def open_callback(
             return Refused(401, "an encrypt key is set: the body must be encrypted")
         try:
             payload = json.loads(decrypt(outer["encrypt"], encrypt_key))
-        except (ValueError, UnicodeDecodeError):
+        except (ValueError, UnicodeDecodeError, RecursionError):
             return Refused(401, "the body does not decrypt with the encrypt key")
         if not isinstance(payload, dict):
             return Refused(400, "the decrypted body is not a JSON object")
@@ -80,10 +88,8 @@ def open_callback(
             return Refused(401, "the verification token does not match")
     if payload.get("type") == "url_verification":
         return Opened(payload)
-    if encrypt_key:
-        refused = _check_signature(body, headers, encrypt_key, now)
-        if refused is not None:
-            return refused
+    if encrypt_key and not signed:
+        return Refused(401, "X-Lark-Request-Timestamp, X-Lark-Request-Nonce and X-Lark-Signature are required")
     return Opened(payload)
 
 
