@@ -55,6 +55,18 @@ def platform_of(team: str) -> Platform:
     return _PREFIXES.get(prefix + colon, Platform.SLACK) if colon else Platform.SLACK
 
 
+_CHANNELS = {"slack": re.compile(r"[CG][A-Z0-9]{1,20}"), "feishu": re.compile(r"oc_[0-9A-Za-z]{1,64}")}
+
+
+def channel_of(tenant: str, text: str) -> str | None:
+    """`text` as a channel of `tenant`'s chat (a Slack channel C…/G…; a Feishu group chat oc_…, with or without its
+    feishu: prefix or a leading #), or None when it names none: a mention, a user, a formula is no place to post."""
+    platform = platform_of(tenant)
+    found = text.strip().removeprefix(f"{platform}:").lstrip("#")
+    shape = _CHANNELS.get(platform)
+    return found if shape is not None and shape.fullmatch(found) else None
+
+
 def channel_named(tenant: str, channel: str, lang: Lang) -> str:
     """A channel as a line in it names it: a link on Slack; on Feishu (no channel links) "this chat"."""
     from bot.text import t

@@ -11,11 +11,11 @@ from typing import Annotated, Any
 import typer
 
 from bot.cli.common import LangOpt, fail, load_settings, say
-from bot.cli.rentals import JsonOpt, TeamOpt, open_rentals, workspace_of
+from bot.cli.rentals import JsonOpt, TeamOpt, checked_channel, open_rentals, workspace_of
 
 
 def act(
-    channel: Annotated[str, typer.Argument(help="The Slack channel (its id, e.g. C0123).")],
+    channel: Annotated[str, typer.Argument(help="The channel: a Slack channel id (C0123), or a Feishu chat (oc_…).")],
     mode: Annotated[str, typer.Argument(help="off, notify or stop.")],
     grace: Annotated[
         str | None,
@@ -42,6 +42,7 @@ def act(
         raise fail(f"--project: {t('error.rental.bad_name', settings.lang, name=project)}")
     rentals = open_rentals(settings)
     workspace, store = workspace_of(settings, team, rentals), rentals.store
+    channel = checked_channel(settings, workspace, channel, "CHANNEL")
     actions = Actions(store)
     actions.set_policy(workspace, channel, chosen, span, project=project or "", by="terminal", now=store.now())
     policy = actions.policy(workspace, channel, project)

@@ -53,6 +53,18 @@ def workspace_of(settings: Settings, team: str | None, rentals: Rentals | None =
     raise fail(t("cli.no_team", settings.lang, known=", ".join(known) or t("cli.no_tenants_yet", settings.lang)))
 
 
+def checked_channel(settings: Settings, tenant: str, text: str, flag: str = "--channel") -> str:
+    """The channel a flag names, as the tenant's chat names it (a Feishu chat without its prefix); exit 2 saying
+    what a channel looks like when it names none (a mention, a user id, a formula)."""
+    from bot.chat.port import channel_of, platform_of
+
+    found = channel_of(tenant, text)
+    if found is None:
+        key = "cli.bad_channel_feishu" if platform_of(tenant) == "feishu" else "cli.bad_channel_slack"
+        raise fail(t(key, settings.lang, flag=flag, text=text[:80]))
+    return found
+
+
 def people(settings: Settings, rentals: Rentals, tenant: str, users: set[str]) -> dict[str, str]:
     """Each user id as a person reads it in a terminal: their name as the tenant's chat says it (Slack's users.info,
     Feishu's contacts; once a user a run) when the terminal has that chat's settings, else the bare id. Never a
@@ -137,7 +149,7 @@ def _fields(make: Any) -> Any:
 def track_instance(
     name: Annotated[str, typer.Argument(help="A name, unique in the workspace.")],
     gpu: Annotated[str, typer.Option(help="GPU model, e.g. A100-80GB.")],
-    channel: Annotated[str, typer.Option(help="The Slack channel its reminders go to.")],
+    channel: Annotated[str, typer.Option(help="The channel its reminders go to: Slack's C…, or a Feishu oc_….")],
     owner: Annotated[str, typer.Option(help="The Slack user who owns it.")],
     price: Annotated[
         str | None, typer.Option(help="400/day, 14/h or 11500/month (default: a dedicated price from the price cache).")
@@ -176,6 +188,7 @@ def track_instance(
     if provider is not None:
         fields["provider"] = _fields(lambda: provider_of(provider, settings.lang))
     workspace = workspace_of(settings, team)
+    fields["channel"] = checked_channel(settings, workspace, channel)
     instance, token = _run(settings, lambda: open_rentals(settings).track_instance(workspace, name, fields))
     if as_json:
         sys.stdout.write(json.dumps({"name": instance.name, "token": token}) + "\n")
@@ -190,7 +203,7 @@ def track_storage(
     name: Annotated[str, typer.Argument(help="A name, unique in the workspace.")],
     size_gb: Annotated[float, typer.Option(min=0.001, help="Size in GB.")],
     price_gb_month: Annotated[float, typer.Option(min=0.0001, help="Price per GB-month.")],
-    channel: Annotated[str, typer.Option(help="The Slack channel its reminders go to.")],
+    channel: Annotated[str, typer.Option(help="The channel its reminders go to: Slack's C…, or a Feishu oc_….")],
     owner: Annotated[str, typer.Option(help="The Slack user who owns it.")],
     instance: Annotated[str | None, typer.Option(help="The tracked instance it belongs to.")] = None,
     project: Annotated[str | None, typer.Option(help="The project it is billed to.")] = None,
@@ -216,6 +229,7 @@ def track_storage(
         "created_at": _when(created, settings.lang, "--created"),
     }
     workspace = workspace_of(settings, team)
+    fields["channel"] = checked_channel(settings, workspace, channel)
     stored = _run(settings, lambda: open_rentals(settings).track_storage(workspace, name, fields, instance))
     sys.stdout.write(t("cli.tracked_storage", settings.lang, name=stored.name) + "\n")
 

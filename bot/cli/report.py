@@ -121,7 +121,9 @@ def report(
             raise fail(said, code=1) from None
         say(t("cli.report_chart", settings.lang, path=str(chart_file)))
     if post_it and channel:
-        _post(settings, rentals, workspace, channel, made, now)
+        from bot.cli.rentals import checked_channel
+
+        _post(settings, rentals, workspace, checked_channel(settings, workspace, channel), made, now)
     if as_json:
         sys.stdout.write(json.dumps(report_json(made), ensure_ascii=False, indent=2) + "\n")
     elif csv_file is None and not made.rows:
