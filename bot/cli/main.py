@@ -60,8 +60,9 @@ def build_app(only: str | None = None, lang: Lang | None = None) -> typer.Typer:
             target = target(lang or help_lang([]))
         if group:
             app.add_typer(target, name=name)
-        else:
-            app.command(name)(target)
+        else:  # a command may name its own click settings (balance: -5 is an amount, not an option)
+            settings = getattr(importlib.import_module(module), "CONTEXT", {}).get(name)
+            app.command(name, context_settings=settings)(target)
     return app
 
 

@@ -20,10 +20,18 @@ from bot.text import t
 from bot.text.problem import said
 from bot.text.runway import billing_said, when_said
 
+# click reads "-5" as an option; for `balance autodl -5` it is an amount, refused as a negative balance
+CONTEXT = {"balance": {"ignore_unknown_options": True}}
 
-def _moment(text: str | None, settings: Settings, flag: str = "--at") -> datetime:
+
+def _moment(text: str | None, settings: Settings, now: datetime, flag: str = "--at") -> datetime:
     """ISO 8601; a time without a zone is in GPU_ADVISOR_REMIND_TZ (the team's clock)."""
-    return _when(text, settings.lang, flag, ZoneInfo(settings.remind_tz))
+    """`--at` as a time (no zone: the team's), `now` when not given; exit 2 naming the flag for a time to come."""
+    moment = _when(text, settings.lang, flag, ZoneInfo(settings.remind_tz)) if text is not None else now
+    if moment > now:
+        said = t("error.metering.future", settings.lang, at=when_said(moment, ZoneInfo(settings.remind_tz)))
+        raise fail(f"{flag}: {said}")
+    return moment
 
 
 def power(
@@ -51,7 +59,7 @@ def power(
         if inst.released_at is not None:
             raise fail(t("error.rental.already_released", settings.lang, name=name))
         said = _fields(lambda: power_of(state, settings.lang))
-        moment = _moment(at, settings)
+        moment = _moment(at, settings, now)
         kept = _run(settings, lambda: log.say(inst.id, said, moment, now, source="person", by="terminal"))
         key = "cli.power_said" if kept else "cli.power_repeated"
         zone = ZoneInfo(settings.remind_tz)
@@ -138,10 +146,7 @@ def balance(
         name = _fields(lambda: provider_of(provider, settings.lang))
         value = _fields(lambda: balance_of(amount, settings.lang))
         money = _fields(lambda: currency_of(currency, settings.lang))
-        moment = _moment(at, settings)
-        if moment > now:
-            at_said = when_said(moment, ZoneInfo(settings.remind_tz))
-            raise fail(t("error.metering.balance_future", settings.lang, at=at_said))
+        moment = _moment(at, settings, now)
         balances.record(workspace, name, value, money, moment, now, by="terminal")
     problems: dict[str, str] = {}
     if read:

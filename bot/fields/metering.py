@@ -56,6 +56,8 @@ def balance_of(text: str, lang: Lang) -> float:
         value = float(cleaned)
     except ValueError:
         value = math.nan
-    if not math.isfinite(value) or value < 0 or value > BALANCE_MAX:
+    if math.isfinite(value) and value < 0:  # owed money is read from a provider, never typed
+        raise FieldError("amount", t("error.metering.negative_balance", lang, value=text))
+    if not math.isfinite(value) or value > BALANCE_MAX:
         raise FieldError("amount", t("error.metering.bad_balance", lang, value=text, high=f"{BALANCE_MAX:g}"))
     return value

@@ -75,7 +75,7 @@ def test_bad_values_name_the_field_in_the_users_language_and_write_nothing(tmp_p
     now = datetime.now(UTC).replace(microsecond=0)
     track(tmp_path, "slice", "14/h", now - timedelta(hours=3))
     for args, said in [
-        (("balance", "--team", "T1", "--", "autodl", "-5"), "is not a balance: give a finite amount from 0"),
+        (("balance", "--team", "T1", "--", "autodl", "-5"), "a prepaid balance cannot be negative"),
         (("balance", "autodl", "inf"), "is not a balance"),
         (("balance", "AutoDL!", "5"), "is not a provider name"),
         (("balance", "autodl", "5", "--at", (now + timedelta(days=1)).isoformat()), "is in the future"),
@@ -115,3 +115,23 @@ def test_a_persons_report_inside_what_the_agent_saw_is_refused_naming_it(tmp_pat
     assert inside.returncode == 2 and "agent saw it the other way" in inside.stderr
     assert "give a time outside that stretch" in inside.stderr
     assert [s["source"] for s in json.loads(cli(tmp_path, "power", "slice", "--json").stdout)][-1] == "agent"
+
+
+def test_a_balance_without_at_is_now_and_a_negative_or_future_one_is_refused_naming_it(tmp_path: Path) -> None:
+    """Issue 53.8: `balance autodl 100` (no --at, as documented) was always "in the future"; `-5` was click's "No
+    such option"; a time to come did not say which flag it was about."""
+    kept = cli(tmp_path, "balance", "autodl", "100")
+    assert kept.returncode == 0, kept.stderr
+    [row] = json.loads(cli(tmp_path, "balance", "--json").stdout)
+    assert (row["provider"], row["balance"]) == ("autodl", 100.0)
+    negative = cli(tmp_path, "balance", "autodl", "-5")
+    assert (
+        negative.returncode == 2 and "cannot be negative" in negative.stderr and "No such option" not in negative.stderr
+    )
+    later = (datetime.now(UTC) + timedelta(hours=2)).isoformat()
+    future = cli(tmp_path, "balance", "autodl", "90", "--at", later)
+    assert future.returncode == 2 and future.stderr.strip().startswith("--at:") and "in the future" in future.stderr
+    track(tmp_path, "slice", "14/h", datetime.now(UTC) - timedelta(hours=1))
+    power = cli(tmp_path, "power", "slice", "off", "--at", later)
+    assert power.returncode == 2 and "--at" in power.stderr and "in the future" in power.stderr
+    assert [r["balance"] for r in json.loads(cli(tmp_path, "balance", "--json").stdout)] == [100.0]  # nothing kept
