@@ -62,7 +62,7 @@ class AutoDL:
                 int(data.get("voucher_balance") or 0) / LI_PER_YUAN,
                 int(data.get("accumulate") or 0) / LI_PER_YUAN,
             )
-        except (KeyError, TypeError, ValueError):
+        except (KeyError, TypeError, ValueError, OverflowError):  # Infinity does not make a whole number either
             raise CloudError(f"AutoDL's balance answer has no whole-number assets: {str(data)[:160]}") from None
 
     def _call(self, method: str, path: str, body: dict[str, Any]) -> Any:

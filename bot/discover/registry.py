@@ -4,6 +4,7 @@ module and the base import each other."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
@@ -102,6 +103,17 @@ def balance_readers(settings: Settings, client: Any | None = None) -> dict[str, 
     return out
 
 
+def _believable(amount: object) -> bool:
+    """A balance read from an API: finite and within what a typed one may be (BALANCE_MAX), or owed as much."""
+    from bot.fields.metering import BALANCE_MAX
+
+    try:
+        value = float(amount)  # type: ignore[arg-type]
+    except (TypeError, ValueError, OverflowError):
+        return False
+    return math.isfinite(value) and abs(value) <= BALANCE_MAX
+
+
 def read_balances(
     settings: Settings,
     store: Any,
@@ -123,5 +135,8 @@ def read_balances(
         except CloudError as exc:
             problems[name] = str(exc)
             continue
-        Balances(store).record(team, name, amount, currency, now, now, source=f"{name}-api")
+        if not _believable(amount):  # NaN, Infinity, 1e309, forty digits: a broken answer, never a balance
+            problems[name] = f"its API answered a balance of {str(amount)[:24]}, not a finite amount within ±1e12"
+            continue
+        Balances(store).record(team, name, float(amount), currency, now, now, source=f"{name}-api")
     return problems

@@ -13,10 +13,10 @@ from rules.runway import Runway
 
 def runway_line(runway: Runway, lang: Lang, zone: ZoneInfo) -> str:
     left = money(max(runway.left, 0.0), runway.currency)
+    if runway.left < 0 or (runway.left == 0 and runway.hours is not None):  # owed, or used up: never "¥0 left"
+        return t("runway.spent", lang, provider=runway.provider, over=money(-runway.left, runway.currency))
     if runway.hours is None:
         return t("runway.idle", lang, provider=runway.provider, left=left)
-    if runway.left <= 0:
-        return t("runway.spent", lang, provider=runway.provider, over=money(-runway.left, runway.currency))
     until = runway.until.astimezone(zone) if runway.until else None
     return t(
         "runway.line",

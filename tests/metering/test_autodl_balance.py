@@ -8,6 +8,8 @@ import json
 import socket
 from pathlib import Path
 
+import pytest
+
 from bot.settings import state_db_beside
 from bot.state import Store
 from bot.state.balances import Balances
@@ -71,3 +73,28 @@ def test_serve_reads_the_wallet_as_a_job(tmp_path: Path) -> None:
             assert job.at_start and job.work() == {}
             [balance] = Balances(h.deps.store).latest("T1")
             assert (balance.provider, balance.amount, balance.source) == ("autodl", 48.0, "autodl-api")
+
+
+@pytest.mark.parametrize("assets", [float("nan"), float("inf"), 10**40 * 1000])
+def test_a_balance_no_wallet_holds_is_a_problem_line_and_nothing_kept(tmp_path: Path, assets: float) -> None:
+    """Issue 53.9: NaN crashed `balance --read` with a traceback, Infinity was kept and printed as invalid JSON,
+    a 40-digit amount was kept ("about ¥10,000,000,000,000,000,303,… left")."""
+    with fake_autodl() as fake:
+        fake.answer = {"code": "Success", "msg": "", "data": {"assets": assets, "accumulate": 0, "voucher_balance": 0}}
+        done = run_cli("balance", "--read", "--team", "T1", "--json", env=env(fake.url), tmp=tmp_path)
+        assert done.returncode == 1 and "autodl" in done.stderr and "Traceback" not in done.stderr
+        assert json.loads(done.stdout) == []  # valid JSON, and nothing kept
+
+
+def test_an_owed_balance_is_said_as_owed_not_as_nothing_left() -> None:
+    from datetime import UTC, datetime
+    from zoneinfo import ZoneInfo
+
+    from bot.text import Lang
+    from bot.text.runway import runway_line
+    from rules.runway import Runway
+
+    at = datetime(2026, 12, 1, tzinfo=UTC)
+    owed = Runway("aliyun", "CNY", -120.0, at, "aliyun-api", -120.0, 0.0, None, None)  # nothing billing: no rate
+    said = runway_line(owed, Lang.EN, ZoneInfo("Asia/Shanghai"))
+    assert "¥120" in said and "used up" in said and "¥0 left" not in said
