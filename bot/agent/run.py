@@ -314,7 +314,9 @@ class Stops:
             return {"ok": False, "detail": "no --on-stop command given: the agent does not act on its own"}
         log.warning("the bot asked this box to stop: running %s", self.command)
         try:
-            done = subprocess.run(shlex.split(self.command), capture_output=True, text=True, timeout=ON_STOP_TIMEOUT_S)
+            done = subprocess.run(
+                shlex.split(self.command), capture_output=True, text=True, errors="replace", timeout=ON_STOP_TIMEOUT_S
+            )
         except (OSError, ValueError, subprocess.TimeoutExpired) as exc:
             return {"ok": False, "detail": f"{self.command}: {type(exc).__name__}: {exc}"[:2000]}
         said = (done.stderr or done.stdout).strip()[:500]

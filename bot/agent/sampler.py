@@ -71,6 +71,7 @@ def _nvidia_smi(now: datetime) -> list[dict[str, Any]]:
             [binary, f"--query-gpu={QUERY}", "--format=csv,noheader,nounits"],
             capture_output=True,
             text=True,
+            errors="replace",  # a stray byte is a line the reader refuses (smi_line), never a traceback
             timeout=SMI_TIMEOUT_S,
         )
     except subprocess.TimeoutExpired:  # a hung driver: say so, rather than wait for ever

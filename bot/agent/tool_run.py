@@ -19,14 +19,27 @@ def output_of(tool: str, *args: str) -> str:
     if binary is None:
         raise NoGPU("no_tool", tool=tool)
     try:
-        done = subprocess.run([binary, *args], capture_output=True, text=True, timeout=TIMEOUT_S)
+        done = subprocess.run([binary, *args], capture_output=True, timeout=TIMEOUT_S)
     except subprocess.TimeoutExpired:
         raise NoGPU("tool_timeout", tool=tool, seconds=TIMEOUT_S) from None
     if done.returncode != 0:
-        raise NoGPU(
-            "tool_failed", tool=tool, exit_code=done.returncode, output=(done.stderr or done.stdout).strip()[:200]
-        )
-    return done.stdout
+        said = decoded(done.stderr or done.stdout, tool, strict=False)
+        raise NoGPU("tool_failed", tool=tool, exit_code=done.returncode, output=said.strip()[:200])
+    return decoded(done.stdout, tool)
+
+
+def decoded(raw: bytes, tool: str, *, strict: bool = True) -> str:
+    """A tool's output as text: UTF-8, else GB18030 (a tool localised for Chinese prints GBK); neither is NoGPU
+    tool_encoding naming the first byte neither reads (`strict` False: what cannot be read shown as \ufffd)."""
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        try:
+            return raw.decode("gb18030")
+        except UnicodeDecodeError:
+            if not strict:
+                return raw.decode("utf-8", errors="replace")
+            raise NoGPU("tool_encoding", tool=tool, offset=exc.start, byte=f"0x{raw[exc.start]:02x}") from None
 
 
 def on_path(tool: str) -> bool:
@@ -63,9 +76,11 @@ def json_of(text: str, tool: str) -> dict[str, Any]:
     start = text.find("{")
     try:
         document = json.loads(text[start:]) if start >= 0 else None
-    except json.JSONDecodeError as exc:
-        line = text[:start].count("\n") + exc.lineno
-        raise NoGPU("tool_line", tool=tool, line=line, text=text.splitlines()[line - 1][:120]) from None
+    except (json.JSONDecodeError, RecursionError) as exc:
+        line = text[:start].count("\n") + getattr(exc, "lineno", 1)
+        lines = text.splitlines()
+        shown = lines[line - 1][:120] if 0 < line <= len(lines) else "(the output ends there)"
+        raise NoGPU("tool_line", tool=tool, line=line, text=shown) from None
     if not isinstance(document, dict):
         raise NoGPU("tool_line", tool=tool, line=1, text=(text.strip().splitlines() or [""])[0][:120])
     return document

@@ -145,7 +145,9 @@ def agent(
             )
     except NoGPU as exc:
         reason = t(f"gpu.{exc.code}", settings.lang, **exc.params)
-        raise fail(t("cli.agent_no_gpu", settings.lang, reason=reason)) from None
+        # the NVIDIA hint only where NVIDIA's driver or nvidia-smi was what failed; a domestic card's tool is named
+        key = "cli.agent_no_gpu" if exc.code.startswith(("smi_", "no_driver")) else "cli.no_card_read"
+        raise fail(t(key, settings.lang, reason=reason)) from None
     except TokenRefused:
         raise fail(t("cli.agent_token_refused", settings.lang), code=3) from None
     except KeyboardInterrupt:

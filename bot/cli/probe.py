@@ -53,7 +53,9 @@ def probe(
         first = sample(source=source)
     except NoGPU as exc:
         reason = t(f"gpu.{exc.code}", settings.lang, **exc.params)
-        raise fail(t("cli.probe_no_gpu", settings.lang, reason=reason)) from None
+        # the NVIDIA hint only where NVIDIA's driver or nvidia-smi was what failed; a domestic card's tool is named
+        key = "cli.probe_no_gpu" if exc.code.startswith(("smi_", "no_driver")) else "cli.no_card_read"
+        raise fail(t(key, settings.lang, reason=reason)) from None
     rows = 0
     try:
         handle = path.open("w", newline="", encoding="utf-8")

@@ -65,3 +65,28 @@ def test_a_tool_that_fails_is_said_with_its_own_words(tmp_path: Path) -> None:
     done = agent(tmp_path, "http://127.0.0.1:9", {"PATH": f"{folder}{os.pathsep}/usr/bin:/bin"}, "--token", "t")
     assert done.returncode == 2
     assert "cnmon exited 3: cndev: no device found" in done.stderr and "Traceback" not in done.stderr
+
+
+@pytest.mark.e2e  # starts processes
+@pytest.mark.parametrize(
+    ("printed", "said"),
+    [
+        (b"\xff\xfe\x80 not text", "neither UTF-8 nor GBK"),  # a stray byte: one line naming the tool
+        (b'{"card0": {"DCU use (%)": "9', "hy-smi line"),  # JSON cut short: the line where it ends
+    ],
+)
+def test_a_tool_printing_what_cannot_be_read_is_one_line_never_a_traceback(
+    tmp_path: Path, printed: bytes, said: str
+) -> None:
+    """Issue 53.10: a GBK-localised tool or a stray byte stopped the agent with a UnicodeDecodeError traceback; a
+    malformed hy-smi JSON with an IndexError."""
+    folder = tmp_path / "bin"
+    folder.mkdir()
+    (folder / "raw").write_bytes(printed)
+    script = folder / "hy-smi"
+    script.write_text(f"#!/bin/sh\ncat {folder / 'raw'}\n")
+    script.chmod(script.stat().st_mode | stat.S_IEXEC)
+    done = agent(tmp_path, "http://127.0.0.1:9", {"PATH": f"{folder}{os.pathsep}/usr/bin:/bin"}, "--token", "t")
+    assert done.returncode == 2 and said in done.stderr and "hy-smi" in done.stderr
+    assert "Traceback" not in done.stderr and len(done.stderr.strip().splitlines()) == 1
+    assert "NVIDIA" not in done.stderr  # a domestic card's tool failed, not NVIDIA's driver (issue 53.11)

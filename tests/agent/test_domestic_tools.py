@@ -99,3 +99,20 @@ def test_no_card_at_all_is_said(tool: object) -> None:
     with pytest.raises(NoGPU) as nothing:
         tool.parse(empty[tool], NOW)  # type: ignore[attr-defined]
     assert nothing.value.code == "tool_empty"
+
+
+def test_a_tools_bytes_are_utf8_else_gbk_else_one_error_naming_the_byte() -> None:
+    from bot.agent.tool_run import decoded
+
+    assert decoded("显存 64GB".encode(), "hy-smi") == "显存 64GB"
+    assert decoded("显存 64GB".encode("gbk"), "hy-smi") == "显存 64GB"  # a tool localised for Chinese
+    with pytest.raises(NoGPU) as caught:
+        decoded(b"ok \xff\xff\xff", "npu-smi")
+    assert caught.value.code == "tool_encoding" and caught.value.params["tool"] == "npu-smi"
+    assert "neither UTF-8 nor GBK" in said(caught)
+
+
+def test_json_cut_short_names_where_it_ends_rather_than_failing() -> None:
+    with pytest.raises(NoGPU) as caught:
+        hy_smi.parse('{"card0": {"DCU use (%)": "9', datetime.now(UTC))
+    assert caught.value.code == "tool_line" and "hy-smi" in said(caught)
