@@ -120,6 +120,10 @@ class Enrollments:
                     # (renaming it, revoking her agent's token); the operator's (terminal) token may
                     raise EnrollRefused(409, "machine_taken")
                 found = _discovered(conn, grant.team, box.provider_id) if again is None else None
+                if found is not None and found.owner and found.owner != grant.owner and grant.created_by != "terminal":
+                    # the cloud's id is only the box's claim too: another person's grant never takes over an instance
+                    # someone owns (its agent's token revoked); the operator's (terminal) token may
+                    raise EnrollRefused(409, "machine_taken")
                 if again is not None:
                     conn.execute(
                         update(rental_instances)

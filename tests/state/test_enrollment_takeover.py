@@ -54,3 +54,21 @@ def test_the_owners_own_token_or_the_operators_gets_it_back(store: Store) -> Non
     moved, moved_heartbeat = enrollments.enroll(operator, Box("rebuilt", "m1", "A100-80GB", 1), PRICE, T0)
     assert moved.id == ana.id and moved.name == "rebuilt"
     assert rentals.by_token(heartbeat) is None and rentals.by_token(moved_heartbeat) is not None
+
+
+def test_someone_elses_token_cannot_take_over_an_instance_by_its_cloud_id(store: Store) -> None:
+    """Issue 53.2: Bob's token with Alice's instance's provider_id (from another machine id) got 201 on her
+    instance and revoked her agent's token: the path through what discovery found compared no owners."""
+    enrollments, rentals = Enrollments(store), Rentals(store)
+    cloud = "aws:i-0abc1234def567890"
+    ana, ana_heartbeat = enrollments.enroll(
+        token_of(store, "UANA"), Box("ana-box", "m1", "A100-80GB", 1, provider_id=cloud), PRICE, T0
+    )
+    with pytest.raises(EnrollRefused) as refused:
+        enrollments.enroll(token_of(store, "UBOB"), Box("bob-box", "m2", "A100-80GB", 1, provider_id=cloud), PRICE, T0)
+    assert (refused.value.status, refused.value.reason) == (409, "machine_taken")
+    kept = rentals.by_token(ana_heartbeat)
+    assert kept is not None and (kept.id, kept.owner, kept.name) == (ana.id, "UANA", "ana-box")
+    operator = token_of(store, "UOPS", created_by="terminal")  # the operator may move it
+    moved, _ = enrollments.enroll(operator, Box("rebuilt", "m2", "A100-80GB", 1, provider_id=cloud), PRICE, T0)
+    assert moved.id == ana.id
