@@ -198,7 +198,7 @@ def _stopped(ctx: Ctx, warning: Warning, inst: Instance, *, late: bool = False) 
     """The bot stopped it: off from now. Where stopping stops the meter it is released (saving its rate); where
     the meter keeps running (a period item, a platform that bills a stopped box) it stays, still billed, and the
     channel is told it saves nothing until released at the provider."""
-    PowerLog(ctx.rentals.store).say(inst.id, Power.OFF, ctx.now, ctx.now, source="bot", by="bot")
+    PowerLog(ctx.rentals.store).stopped(inst.id, ctx.now, ctx.now)  # merged with what the machines saw; never refused
     _count(ctx, "stopped")
     still_billed = metering.keeps(inst)
     if not still_billed:

@@ -194,6 +194,32 @@ class PowerLog:
                 if added[begin : begin + BATCH]:
                     conn.execute(insert(power_reports), added[begin : begin + BATCH])
 
+    def stopped(self, instance_id: int, at: datetime, now: datetime) -> datetime:
+        """The bot's stop, as the cloud (or the box going quiet) confirmed it at `at`: off from then, or from the
+        last moment a machine saw it on (an agent reporting during a 12-second StopInstances; discovery sighting it
+        in the same minute), since it was on until then. Never refused: a stop that happened is kept and told.
+        The time it is kept at."""
+        moment = at
+        for r in self.reports([instance_id]).get(instance_id, []):
+            if r.source not in HELD and r.state is not Power.OFF and r.at <= moment < r.last_at:
+                moment = r.last_at
+        moment = min(moment, now + timedelta(minutes=1))  # a machine's clock ahead of ours is not followed further
+        try:
+            with self.store.writing() as conn:
+                conn.execute(
+                    insert(power_reports).values(
+                        instance_id=instance_id,
+                        state=Power.OFF.value,
+                        at=moment,
+                        last_at=moment,
+                        source="bot",
+                        by="bot",
+                    )
+                )
+        except IntegrityError:
+            pass  # kept already (a redo of the same stop)
+        return moment
+
     def say(self, instance_id: int, state: Power, at: datetime, now: datetime, *, source: str, by: str | None) -> bool:
         """A person's (or the bot's) word that the instance went on or off at `at`. False: already kept.
         RentalError power_future (after `now`) or power_overlaps (a machine saw it otherwise then)."""
