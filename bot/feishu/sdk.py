@@ -19,6 +19,9 @@ from typing import Any, NoReturn
 log = logging.getLogger(__name__)
 
 RATE_LIMITED = {99991400, 11232, 230020}  # frequency limit (Open API), message rate limits (IM)
+# the tenant access token is refused (revoked, reset, or expired early): the SDK keeps its cached one until its own
+# expiry, so every call fails meanwhile unless the cache is dropped and a fresh token asked for
+TOKEN_REFUSED = {99991663, 99991661, 99991668}
 ATTEMPTS = 4
 
 
@@ -88,6 +91,13 @@ class OpenApi:
         app's credentials are refused or Feishu cannot be reached."""
         self.tenant_token()
 
+    def forget_token(self) -> None:
+        """Drop the SDK's cached tenant access token: the next call asks for a fresh one."""
+        from lark_oapi.core.token.manager import TokenManager
+
+        config = self.im.message.config
+        TokenManager.cache.set(f"self_tenant_token:{config.app_id}", "", 0)
+
     def tenant_token(self) -> str:
         """The app's tenant access token, from the SDK's token manager (cached there until near its expiry).
         FeishuError when the credentials are refused or Feishu cannot be reached. Kept out of every log."""
@@ -110,7 +120,7 @@ class OpenApi:
         """Send (`send` makes the SDK call) until it is answered: the response's data, else FeishuError."""
         import requests
 
-        delay = self.backoff_s
+        delay, renewed = self.backoff_s, False
         for attempt in range(1, ATTEMPTS + 1):
             try:
                 response = send()
@@ -123,6 +133,13 @@ class OpenApi:
                 status = response.raw.status_code if response.raw is not None else None
                 if response.success():
                     return getattr(response, "data", None)  # some answers (patch) carry none
+                if response.code in TOKEN_REFUSED and not renewed:  # once: a fresh token, and the call again
+                    log.warning(
+                        "Feishu %s: the tenant token was refused (code %s); asking for a new one", what, response.code
+                    )
+                    self.forget_token()
+                    renewed = True
+                    continue
                 limited = status == 429 or response.code in RATE_LIMITED
                 if not (limited or (status or 0) >= 500) or attempt == ATTEMPTS:
                     self._failed(what, FeishuError(response.code, str(response.msg or ""), status))

@@ -36,6 +36,7 @@ class Call:
     query: dict[str, str]
     body: dict[str, Any]
     auth: str
+    status: int = 0  # how the fake answered it
 
     @property
     def card(self) -> dict[str, Any]:
@@ -50,6 +51,13 @@ class FakeFeishu:
     rate_limit_once: set[str] = field(default_factory=set)  # methods answered 99991400 (HTTP 429) the first time
     down: set[str] = field(default_factory=set)  # methods answered HTTP 503 until taken out (Feishu down for them)
     files: dict[tuple[str, str], bytes] = field(default_factory=dict)  # (message_id, file_key) -> a sent file's bytes
+    token: str = TOKEN  # the tenant access token Feishu takes now; revoke() makes it another
+
+    def revoke(self) -> None:
+        """The tenant's token revoked (an admin reset the app's secret, the app re-installed): the one handed out
+        so far is refused with 99991663 until a new one is asked for."""
+        self.token = TOKEN + "-renewed"
+
     app_secret: str = "s3cr3t-app-secret-value"
     users: dict[str, dict[str, Any]] = field(default_factory=dict)  # open_id -> contact user fields
     chats: dict[str, dict[str, Any]] = field(default_factory=dict)  # chat_id -> owner_id, user_manager_id_list
@@ -82,8 +90,8 @@ class FakeFeishu:
         if call.method == "auth.tenant_token":
             if call.body.get("app_secret") != self.app_secret:
                 return 200, {"code": 10014, "msg": "app secret invalid"}
-            return 200, {"code": 0, "msg": "ok", "tenant_access_token": TOKEN, "expire": 7200}
-        if call.auth != f"Bearer {TOKEN}":
+            return 200, {"code": 0, "msg": "ok", "tenant_access_token": self.token, "expire": 7200}
+        if call.auth != f"Bearer {self.token}":
             return 401, {"code": 99991663, "msg": "Invalid access token for authorization"}
         if call.method in self.down:
             return 503, {"code": 99991672, "msg": "service unavailable"}
@@ -142,9 +150,11 @@ class FakeFeishu:
         return "oc_" + hashlib.sha256(open_id.encode()).hexdigest()[:32]
 
     def sent(self) -> list[Call]:
-        """The sends that made a message (a send repeating a uuid is answered with the first one's message)."""
+        """The sends that made a message: answered, and not repeating a uuid (answered with the first one's)."""
         return [
-            c for c in self.calls if c.method in ("messages.create", "messages.reply") and not c.body.get("_repeat")
+            c
+            for c in self.calls
+            if c.method in ("messages.create", "messages.reply") and c.status == 200 and not c.body.get("_repeat")
         ]
 
 
@@ -195,6 +205,7 @@ def fake_feishu(port: int = 0) -> Iterator[FakeFeishu]:
             )
             time.sleep(fake.delays.get(call.method, 0))
             status, body = fake.answer(call)
+            call.status = status
             if status == 200 and (body.get("data") or {}).get("message_id"):
                 call.body["_message_id"] = body["data"]["message_id"]
             fake.calls.append(call)
