@@ -7,6 +7,7 @@ redo after a crash finish what was started instead of doing it twice, as in Slac
 
 from __future__ import annotations
 
+import itertools
 import json
 import logging
 from typing import Any
@@ -21,7 +22,7 @@ from bot.chat.message import plain
 from bot.chat.port import FEISHU_PREFIX, Actor, Place
 from bot.deps import Deps
 from bot.feishu import forms, press
-from bot.feishu.chat import FeishuChat
+from bot.feishu.chat import FeishuChat, idempotency_key
 from bot.feishu.files import fetch
 from bot.feishu.teller import FeishuTeller
 from bot.feishu.toast import Toast
@@ -141,9 +142,13 @@ def invocation(
     what is for the person alone (a token) in a direct message; posts go to the chat."""
     place = Place(chat.platform, team, chat_id)
     here = place.in_thread(reply_to or None)
+    sends = itertools.count()  # each send's place in this work: its uuid, so a redo of the work sends none twice
+
+    def key() -> str | None:
+        return idempotency_key(request_key, next(sends)) if request_key else None
 
     def say(where: Place) -> Any:
-        return lambda message: chat.post(where, lambda _: message, lang)
+        return lambda message: chat.post(where, lambda _: message, lang, key=key())
 
     return Invocation(
         deps,
@@ -157,7 +162,7 @@ def invocation(
         zone=lambda: chat.user_zone(user),
         chat=chat,
         announce=say(here),
-        privately=lambda message: chat.direct(Actor(chat.platform, team, user), lambda _: message, lang),
+        privately=lambda message: chat.direct(Actor(chat.platform, team, user), lambda _: message, lang, key=key()),
         teller=lambda: FeishuTeller(chat, lang),
         open_form=lambda kind, initial: forms.send(chat, here, kind, initial, lang),
         help_text=lambda each: t("feishu.help", each, tenant=team.removeprefix(FEISHU_PREFIX)),

@@ -266,3 +266,15 @@ def test_a_revoked_tenant_token_is_renewed_at_once(tmp_path: Path) -> None:
         tries = [c for c in h.fake.of("messages.reply") if c.status != 200]
         assert len(tries) == 1  # the revoked token, refused once
         assert len(h.fake.of("auth.tenant_token")) == before + 1  # asked for once
+
+
+def test_a_reply_feishu_kept_but_answered_502_is_posted_once(tmp_path: Path) -> None:
+    """Issue 53.6: sub-command replies carried no uuid, so the client's retry after a lost answer posted twice.
+    Every send carries one, from the work it belongs to: Feishu keeps one message for it."""
+    with running_feishu(tmp_path, lang="en") as h:
+        h.fake.lose_answer_once.add("messages.reply")
+        say(h, "list")
+        settled(h.deps)
+        tries = h.fake.of("messages.reply")
+        assert len(tries) == 2 and tries[0].body["uuid"] == tries[1].body["uuid"]  # retried with the same key
+        assert len(h.fake.sent()) == 1  # one message in the chat

@@ -52,6 +52,7 @@ class FakeFeishu:
     down: set[str] = field(default_factory=set)  # methods answered HTTP 503 until taken out (Feishu down for them)
     files: dict[tuple[str, str], bytes] = field(default_factory=dict)  # (message_id, file_key) -> a sent file's bytes
     token: str = TOKEN  # the tenant access token Feishu takes now; revoke() makes it another
+    lose_answer_once: set[str] = field(default_factory=set)  # methods done the first time, but answered 502
 
     def revoke(self) -> None:
         """The tenant's token revoked (an admin reset the app's secret, the app re-installed): the one handed out
@@ -154,7 +155,9 @@ class FakeFeishu:
         return [
             c
             for c in self.calls
-            if c.method in ("messages.create", "messages.reply") and c.status == 200 and not c.body.get("_repeat")
+            if c.method in ("messages.create", "messages.reply")
+            and (c.status == 200 or c.body.get("_made"))
+            and not c.body.get("_repeat")
         ]
 
 
@@ -205,6 +208,10 @@ def fake_feishu(port: int = 0) -> Iterator[FakeFeishu]:
             )
             time.sleep(fake.delays.get(call.method, 0))
             status, body = fake.answer(call)
+            if status == 200 and call.method in fake.lose_answer_once:  # done, and the answer lost on its way back
+                fake.lose_answer_once.discard(call.method)
+                call.body["_made"] = True
+                status, body = 502, {"code": 502, "msg": "bad gateway"}
             call.status = status
             if status == 200 and (body.get("data") or {}).get("message_id"):
                 call.body["_message_id"] = body["data"]["message_id"]

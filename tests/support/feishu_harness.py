@@ -63,6 +63,7 @@ def running_feishu(tmp_path: Path, mode: str = "http", **extra: Any) -> Iterator
         deps = build_deps(settings, now=clock)
         gateway = FeishuGateway(deps)
         gateway.api.backoff_s = 0.01
+        gateway.api.forget_token()  # the SDK caches it for the process: each harness's fake hands its own
         server = build_server(deps, "127.0.0.1", 0, doors=[gateway])
         thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
         thread.start()
