@@ -66,7 +66,9 @@ class AutoDL:
             raise CloudError(f"AutoDL's balance answer has no whole-number assets: {str(data)[:160]}") from None
 
     def _call(self, method: str, path: str, body: dict[str, Any]) -> Any:
-        """One call; its `data`, or CloudError in one line (the token refused, throttled, an error code)."""
+        """One call; its `data`, or CloudError in one line (the token refused or malformed, throttled, an error)."""
+        if not self.token.strip() or any(ch.isspace() or not ch.isprintable() for ch in self.token):
+            raise CloudError(Problem("cloud.autodl_token_malformed"))  # a header no HTTP client can send
         query = {"instance_uuid": body["instance_uuid"]} if method == "GET" and "instance_uuid" in body else None
         try:
             response = self.client.request(

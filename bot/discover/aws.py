@@ -35,9 +35,11 @@ ALIVE = ("pending", "running", "stopping", "stopped", "shutting-down", "terminat
 PAGE = 1000  # instances or volumes a describe call returns (EC2's maximum)
 
 
-def aws_problem(exc: Exception) -> str:
-    """One line for what went wrong with AWS: no credentials, access denied, throttled, unreachable, ... (a
-    Problem: English as a str, said in the reader's language where shown)."""
+def aws_problem(
+    exc: Exception, needs: str = "ec2:DescribeInstances/DescribeVolumes or cloudwatch:GetMetricData"
+) -> str:
+    """One line for what went wrong with AWS: no credentials, access denied (naming the permission `needs`: the
+    call's own), throttled, unreachable, ... (a Problem: English as a str, said in the reader's language)."""
     if isinstance(exc, NoCredentialsError):
         return Problem(
             "cloud.no_credentials", cloud="AWS", how="them in the environment, a profile or an instance role"
@@ -48,7 +50,6 @@ def aws_problem(exc: Exception) -> str:
         error = exc.response.get("Error", {})
         code, message = str(error.get("Code", "")), str(error.get("Message", ""))[:160]
         if code in ("AccessDenied", "UnauthorizedOperation", "AccessDeniedException", "AuthFailure"):
-            needs = "ec2:DescribeInstances/DescribeVolumes or cloudwatch:GetMetricData"
             return Problem("cloud.denied", code=code, policy="credentials' policy", needs=needs, message=message)
         if code in ("Throttling", "ThrottlingException", "RequestLimitExceeded"):
             return Problem("cloud.throttled", cloud="AWS", code=code)
@@ -150,12 +151,15 @@ class Aws:
 
     def stop(self, region: str, instance_id: str) -> Stopped:
         """stop_instances (never terminate), then a describe. A stopped EC2 instance bills no compute."""
+        ec2 = self.client("ec2", region)
         try:
-            ec2 = self.client("ec2", region)
             ec2.stop_instances(InstanceIds=[instance_id])
+        except (ClientError, BotoCoreError) as exc:  # refused: the stop itself needs ec2:StopInstances
+            raise CloudError(aws_problem(exc, "ec2:StopInstances")) from None
+        try:
             found = ec2.describe_instances(InstanceIds=[instance_id])["Reservations"][0]["Instances"][0]
         except (ClientError, BotoCoreError) as exc:
-            raise CloudError(aws_problem(exc)) from None
+            raise CloudError(aws_problem(exc, "ec2:DescribeInstances")) from None
         return Stopped(str(found["State"]["Name"]), charging=False, how="stop_instances")
 
     def gpu_samples(
