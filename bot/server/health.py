@@ -31,7 +31,7 @@ def health(
 ) -> tuple[int, dict[str, Any]]:
     """(HTTP status, body). `down` (503) when the state database or the price cache cannot be read;
     `degraded` (200) when the scheduler stopped, a price source is stale or failing, or a chat's connection
-    failed; else `ok`. `chats`: each platform serve talks to, and its state."""
+    failed or is not connected yet; else `ok`. `chats`: each platform serve talks to, and its state."""
     checks: dict[str, Any] = {}
     if chats is not None:
         checks["chats"] = chats()
@@ -65,6 +65,7 @@ def health(
         or checks.get("work_process", "running") != "running"
         or any(v in ("never loaded", "failing") for v in sources.values())
         or any(v != "ok" for v in checks["discovery"].values())
-        or any(str(c.get("state", "")).startswith("failed") for c in checks.get("chats", {}).values())
+        # a chat whose long connection failed, or is not up yet (refused again and again looks the same)
+        or any(str(c.get("state", "")).startswith(("failed", "connecting")) for c in checks.get("chats", {}).values())
     )
     return 200, {"status": "degraded" if degraded else "ok", "checks": checks}

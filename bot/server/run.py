@@ -130,7 +130,9 @@ def _serve(
     server = build_server(deps, host, port, doors=doors, scheduler_running=running)
     signal.signal(signal.SIGTERM, signal.default_int_handler)  # stop like Ctrl-C: finish, then exit
     paths = [route.path for door in doors for route in door.routes() if route.methods == {"POST"}]  # chats' events
-    log.info("listening on http://%s:%s (%s)", host, server.server_address[1], ", ".join(paths) or "no chat")
+    chats = ", ".join(f"{door.name} {door.health().get('mode', '')}".strip() for door in doors) or "no chat"
+    where = ", ".join(paths) or "no chat callbacks over HTTP"
+    log.info("listening on http://%s:%s (%s); chats: %s", host, server.server_address[1], where, chats)
     sys.stdout.flush()
     try:
         server.serve_forever(poll_interval=0.2)

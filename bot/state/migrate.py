@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import logging
 from importlib import resources
 
 from alembic import command
@@ -10,6 +11,8 @@ from alembic.config import Config
 from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
 from sqlalchemy import Connection
+
+log = logging.getLogger(__name__)
 
 
 def _config() -> Config:
@@ -32,11 +35,15 @@ def upgrade(connection: Connection, revision: str = "head") -> None:
     loading the migrations (a store opens in milliseconds, not tens of them)."""
     if connection.dialect.name == "postgresql":  # replicas starting at once migrate one after another
         connection.exec_driver_sql("SELECT pg_advisory_xact_lock(7243101)")
-    if revision == "head" and MigrationContext.configure(connection).get_current_revision() == head():
+    # Alembic says its context and each migration's docstring at INFO (forty lines on a fresh database): one here
+    logging.getLogger("alembic.runtime.migration").setLevel(logging.WARNING)
+    before = MigrationContext.configure(connection).get_current_revision()
+    if revision == "head" and before == head():
         return
     config = _config()
     config.attributes["connection"] = connection
     command.upgrade(config, revision)
+    log.info("state database migrated from %s to %s", before or "empty", head() if revision == "head" else revision)
 
 
 def downgrade(connection: Connection, revision: str) -> None:
