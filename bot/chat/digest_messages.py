@@ -19,6 +19,12 @@ from rules.idle import Activity
 from rules.sources import FOUND_SOURCES
 
 
+def digest_header(count: int, lang: Lang) -> str:
+    """The digest's title: how many items to look at, or all clear once every one is answered ("0 to look at"
+    read as work left)."""
+    return t("digest.header", lang, count=count) if count else t("digest.header_clear", lang)
+
+
 def when(moment: datetime | None, zone: ZoneInfo) -> str:
     """A time as a channel reads it: in the channel's zone, naming the zone (11-30 22:17 Asia/Shanghai)."""
     return f"{moment.astimezone(zone):%m-%d %H:%M} {zone.key}" if moment else "?"
@@ -185,7 +191,7 @@ def digest_message(digest: Digest, lang: Lang, zone: ZoneInfo, done: str | None 
         if line
     ]
     count = len(items) + len(found) + len(digest.lifecycle)
-    title = t("digest.header", lang, count=count)
+    title = digest_header(count, lang)
     return Message(
         text=title, lang=lang, title=title, sections=tuple(sections), context=(*notes, t("digest.how_to_act", lang))
     )

@@ -8,7 +8,7 @@ from __future__ import annotations
 import importlib
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -114,6 +114,47 @@ def policy_check(file: Annotated[Path, typer.Argument(help="Policy YAML file to 
     sys.stdout.write(t("cli.policy_ok", lang, file=str(file)) + "\n")
 
 
+def _click() -> Any:
+    """The click typer runs on (its own copy since typer 0.28, click itself before): its exceptions' module."""
+    return sys.modules[typer.BadParameter.__module__]
+
+
 def main(argv: list[str] | None = None) -> None:
+    click = _click()
     args = sys.argv[1:] if argv is None else argv
-    build_app(invoked(args), help_lang(args))(args=args, prog_name="gpu-advise")
+    lang = help_lang(args)
+    try:
+        code = build_app(invoked(args), lang)(args=args, prog_name="gpu-advise", standalone_mode=False)
+    except click.UsageError as exc:  # click says these in English only: said in the terminal's language
+        sys.stderr.write(usage_said(exc, lang) + "\n")
+        raise SystemExit(exc.exit_code) from None
+    except click.ClickException as exc:
+        exc.show()
+        raise SystemExit(exc.exit_code) from None
+    except click.Abort:
+        raise SystemExit(1) from None
+    raise SystemExit(code if isinstance(code, int) else 0)
+
+
+def usage_said(exc: Any, lang: Lang) -> str:
+    """A usage error as the terminal's language says it: which option, argument or value was wrong (its own
+    words where our code wrote them), and where the help is."""
+    click = _click()
+
+    context = exc.ctx
+    where = context.command_path if context is not None else "gpu-advise"
+    if isinstance(exc, click.NoSuchOption):
+        close = ", ".join(sorted(exc.possibilities or ()))
+        what = t("cli.usage.no_such_option", lang, name=exc.option_name) + (
+            " " + t("cli.usage.did_you_mean", lang, names=close) if close else ""
+        )
+    elif isinstance(exc, click.BadOptionUsage) and "requires an argument" in exc.message:
+        what = t("cli.usage.needs_value", lang, name=exc.option_name)
+    elif isinstance(exc, click.MissingParameter):
+        what = t("cli.usage.missing", lang, name=exc.param.get_error_hint(context) if exc.param and context else "?")
+    elif isinstance(exc, click.BadParameter):
+        name = exc.param.get_error_hint(context) if exc.param and context else "?"
+        what = t("cli.usage.bad_value", lang, name=name, why=exc.message)
+    else:
+        what = exc.format_message()
+    return t("cli.usage.error", lang, what=what.rstrip(".。"), help=f"{where} --help")

@@ -54,6 +54,7 @@ def prices_refresh(
         str | None, typer.Option("--source", help="Refresh only this source (gpuhunt: every gpuhunt:PROVIDER).")
     ] = None,
     db: DbOpt = None,
+    lang: LangOpt = None,
 ) -> None:
     """Fetch prices from each source into the cache (a failed source keeps its previous prices)."""
     from rich.console import Console
@@ -61,7 +62,7 @@ def prices_refresh(
 
     from pricing.refresh import refresh
 
-    settings = load_settings(db=db)
+    settings = load_settings(db=db, lang=lang)
     lang = settings.lang
     with price_book(settings) as book:
         chosen = [s for s in book.sources if source in (None, s.name) or s.name.startswith(f"{source}:")]
@@ -114,12 +115,13 @@ def prices_list(
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
     db: DbOpt = None,
+    lang: LangOpt = None,
 ) -> None:
     """List cached prices with their source and age."""
     from rich.console import Console
     from rich.table import Table
 
-    settings = load_settings(db=db)
+    settings = load_settings(db=db, lang=lang)
     lang = settings.lang
     try:
         wanted = canonical_gpu(gpu) if gpu else None
@@ -163,12 +165,13 @@ def prices_list(
 def prices_status(
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
     db: DbOpt = None,
+    lang: LangOpt = None,
 ) -> None:
     """Each source: last success, rows, age, last error."""
     from rich.console import Console
     from rich.table import Table
 
-    settings = load_settings(db=db)
+    settings = load_settings(db=db, lang=lang)
     lang = settings.lang
     with price_book(settings) as book:
         states = book.status()

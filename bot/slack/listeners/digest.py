@@ -13,9 +13,10 @@ from typing import Any
 from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError
 
+from bot.chat.digest_messages import digest_header
 from bot.slack.request import SlackRequest
 from bot.slack.ui.digest import header_block
-from bot.text import Lang, t
+from bot.text import Lang
 
 log = logging.getLogger(__name__)
 
@@ -57,4 +58,4 @@ def replace_item(request: SlackRequest, kind: str, name: str, new: list[dict[str
             out.append(block)
     left = sum(1 for b in out if str(b.get("block_id", "")).startswith("item:"))
     out = [header_block(left, lang) if b.get("type") == "header" else b for b in out]
-    request.client.chat_update(channel=request.channel, ts=ts, blocks=out, text=t("digest.header", lang, count=left))
+    request.client.chat_update(channel=request.channel, ts=ts, blocks=out, text=digest_header(left, lang))

@@ -9,6 +9,7 @@ from zoneinfo import ZoneInfo
 from bot.chat.digest_messages import (
     BUTTONS,
     buttons_of,
+    digest_header,
     found_line,
     instance_line,
     item_kind,
@@ -40,7 +41,7 @@ def header_block(count: int, lang: Lang) -> dict[str, Any]:
     """The digest's header for `count` items still listed."""
     blocks: list[dict[str, Any]] = templating.message(
         "digest.json.j2",
-        header=t("digest.header", lang, count=count),
+        header=digest_header(count, lang),
         lang=lang.value,
         items=[],
         notes=[],
@@ -95,7 +96,7 @@ def render(digest: Digest, lang: Lang, zone: ZoneInfo) -> tuple[str, list[dict[s
     more = [t("digest.more", lang, count=count - len(shown))] if len(shown) < count else []
     blocks = templating.message(
         "digest.json.j2",
-        header=t("digest.header", lang, count=count + len(ends)),
+        header=digest_header(count + len(ends), lang),
         lang=lang.value,
         items=[_item(kind, name, text, lang) for _, kind, name, text in shown if not kind.startswith("f")],
         found=[_item(kind, name, text, lang) for _, kind, name, text in shown if kind.startswith("f")],
@@ -116,4 +117,4 @@ def render(digest: Digest, lang: Lang, zone: ZoneInfo) -> tuple[str, list[dict[s
     if kept_per and not digest.instances and not digest.found:  # only storage: what it costs a month
         cost = ", ".join(money(a, c) for c, a in kept_per.items())
         return t("digest.fallback_storage", lang, count=count, cost=cost), blocks
-    return t("digest.header", lang, count=count), blocks
+    return digest_header(count, lang), blocks
