@@ -23,7 +23,7 @@ from datetime import UTC, datetime
 from itertools import chain
 from typing import Any
 
-from bot.discover.cloud import REGIONS_AT_ONCE, CloudError, Stopped, gpu_named, scan_regions, utc_time
+from bot.discover.cloud import REGIONS_AT_ONCE, CloudError, Paging, Stopped, gpu_named, scan_regions, utc_time
 from bot.state.discovered import Found, Scan
 from bot.text.problem import Problem
 from rules.errors import UnknownGPU
@@ -232,10 +232,12 @@ class Aliyun:
         self, region: str, action: str, make: Callable[[str | None], Any], key: tuple[str, str]
     ) -> Iterator[Any]:
         token: str | None = None
+        paging = Paging("Alibaba Cloud", f"{action} in {region}")
         while True:
             body = self.call("ecs", region, action, make(token))
-            yield from (body.get(key[0]) or {}).get(key[1]) or []
-            token = body.get("NextToken") or None
+            rows = (body.get(key[0]) or {}).get(key[1]) or []
+            token = paging.token(body.get("NextToken") or None)  # a page that repeats one is not given again
+            yield from rows
             if not token:
                 return
 
@@ -337,6 +339,7 @@ class Aliyun:
         from alibabacloud_cms20190101 import models
 
         token: str | None = None
+        paging = Paging("Alibaba Cloud", f"CloudMonitor {metric} in {region}")
         while True:
             request = models.DescribeMetricListRequest(
                 namespace="acs_ecs_dashboard",
@@ -357,7 +360,7 @@ class Aliyun:
                 value = point.get("Maximum", point.get("Average"))
                 if value is not None:
                     values.setdefault((str(point["instanceId"]), gpu, at), {})[metric] = float(value)
-            token = body.get("NextToken") or None
+            token = paging.token(body.get("NextToken") or None)
             if not token:
                 break
 

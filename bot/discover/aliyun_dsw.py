@@ -17,7 +17,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from bot.discover.aliyun import Aliyun
-from bot.discover.cloud import CloudError, Stopped, gpu_named, scan_regions, utc_time
+from bot.discover.cloud import CloudError, Paging, Stopped, gpu_named, scan_regions, utc_time
 from bot.state.discovered import IDLE_TAG, Found, Scan  # IDLE_TAG: the notebook's own idle-shutdown rule, kept with it
 from pricing.aliyun import gpu_of
 from rules.errors import UnknownGPU
@@ -50,10 +50,12 @@ class AliyunDsw(Aliyun):
         from alibabacloud_pai_dsw20220101 import models
 
         page = 1
+        paging = Paging("Alibaba Cloud", f"PAI-DSW ListInstances in {region}")
         while True:
             request = models.ListInstancesRequest(accelerator_type="GPU", page_number=page, page_size=PAGE)
             body = self.call("dsw", region, "list_instances", request)
             rows = body.get("Instances") or []
+            paging.rows(rows)
             for raw in rows:
                 yield notebook_found(raw, region, self._card(region, raw))
             if not rows or page * PAGE >= int(body.get("TotalCount") or 0):

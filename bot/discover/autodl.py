@@ -23,7 +23,7 @@ from typing import Any
 
 import httpx
 
-from bot.discover.cloud import CloudError, Stopped, gpu_named, utc_time
+from bot.discover.cloud import CloudError, Paging, Stopped, gpu_named, utc_time
 from bot.state.discovered import Found, Scan
 from bot.text.problem import Problem
 from rules.samples import Sample
@@ -116,9 +116,11 @@ class AutoDL:
 
     def _instances(self) -> Iterator[Found]:
         page = 1
+        paging = Paging("AutoDL", "the Pro instances' list")
         while True:
             data = self._call("POST", f"{PRO}/list", {"page_index": page, "page_size": PAGE}) or {}
             rows = [r for r in data.get("list") or [] if isinstance(r, dict) and r.get("uuid")]
+            paging.rows(rows)
             for row in rows:
                 yield pro_found(row, self._card(str(row["uuid"])))
             total = int(data.get("result_total") or 0)

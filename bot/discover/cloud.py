@@ -7,8 +7,10 @@ imported only when that cloud is on (the Alibaba Cloud SDK alone takes half a se
 from __future__ import annotations
 
 import functools
+import hashlib
+import json
 import logging
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, tzinfo
 from typing import Any, Protocol
@@ -83,6 +85,48 @@ class Cloud(Protocol):
         """Stop an instance without releasing it, asking for its meter to stop where the cloud can; then read
         its state again (CloudError when the stop or the read failed)."""
         ...
+
+
+MAX_PAGES = 10_000  # a million instances at a hundred a page: past this no listing is believed to end
+
+
+class Paging:
+    """A paged listing that could go on for ever (a cloud answering the same NextToken, or a TotalCount of 10^9
+    with the same rows each time) is stopped with one problem line; what its pages gave before is kept
+    (scan_regions). `token` for the listings that page by token, `rows` for those that page by offset or number."""
+
+    def __init__(self, cloud: str, listing: str) -> None:
+        self.cloud, self.listing = cloud, listing
+        self.tokens: set[str] = set()
+        self.seen: set[str] = set()
+        self.pages = 0
+
+    def _stop(self, why: str) -> CloudError:
+        log.warning("%s %s: %s; stopped after %d pages", self.cloud, self.listing, why, self.pages)
+        return CloudError(Problem("cloud.endless_pages", cloud=self.cloud, listing=self.listing, why=why))
+
+    def token(self, token: str | None) -> str | None:
+        """The next page's token, once: the same one again is a listing that never ends."""
+        self.pages += 1
+        if token is not None and token in self.tokens:
+            raise self._stop("the same NextToken came back")
+        if self.pages > MAX_PAGES:
+            raise self._stop(f"more than {MAX_PAGES} pages")
+        if token is not None:
+            self.tokens.add(token)
+        return token
+
+    def rows(self, rows: Sequence[Any]) -> None:
+        """A page's rows: the same rows again (an offset the cloud ignores) is a listing that never ends."""
+        self.pages += 1
+        if not rows:
+            return
+        seen = hashlib.sha256(json.dumps(rows, sort_keys=True, default=str).encode()).hexdigest()
+        if seen in self.seen:
+            raise self._stop("the same rows came back for the next page")
+        if self.pages > MAX_PAGES:
+            raise self._stop(f"more than {MAX_PAGES} pages")
+        self.seen.add(seen)
 
 
 def scan_regions(

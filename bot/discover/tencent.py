@@ -22,7 +22,7 @@ from datetime import UTC, datetime, timedelta, timezone
 from itertools import chain
 from typing import Any
 
-from bot.discover.cloud import REGIONS_AT_ONCE, CloudError, Stopped, gpu_named, scan_regions, utc_time
+from bot.discover.cloud import REGIONS_AT_ONCE, CloudError, Paging, Stopped, gpu_named, scan_regions, utc_time
 from bot.state.discovered import Found, Scan
 from bot.text.problem import Problem
 from rules.samples import Sample
@@ -164,9 +164,11 @@ class Tencent:
         """CBS disks attached to nothing (disk-state UNATTACHED): storage that bills with no instance."""
         offset = 0
         unattached = [{"Name": "disk-state", "Values": ["UNATTACHED"]}]
+        paging = Paging("Tencent Cloud", f"DescribeDisks in {region}")
         while True:
             body = self.call("cbs", region, "DescribeDisks", {"Filters": unattached, "Offset": offset, "Limit": PAGE})
             page = body.get("DiskSet") or []
+            paging.rows(page)
             for raw in page:
                 yield disk_found(raw, region)
             offset += len(page)
@@ -175,9 +177,11 @@ class Tencent:
 
     def _instances(self, region: str) -> Iterator[Found]:
         offset = 0
+        paging = Paging("Tencent Cloud", f"DescribeInstances in {region}")
         while True:
             body = self.call("cvm", region, "DescribeInstances", {"Offset": offset, "Limit": PAGE})
             page = body.get("InstanceSet") or []
+            paging.rows(page)
             for raw in page:
                 info = raw.get("GPUInfo") or {}
                 if float(info.get("GPUCount") or 0) <= 0:

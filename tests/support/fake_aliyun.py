@@ -123,6 +123,7 @@ class FakeAliyun:
     balance: str = "10,000.00"
     throttle: dict[str, int] = field(default_factory=dict)  # action -> how many more times it is throttled
     deny: set[str] = field(default_factory=set)  # actions answered Forbidden.RAM
+    endless: bool = False  # every page answers the same NextToken (a cloud that never says the listing ended)
     calls: list[tuple[str, dict[str, str]]] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -198,6 +199,8 @@ class FakeAliyun:
         size = int(params.get("MaxResults") or 10)
         if not 1 <= size <= 100:
             raise Refusal(400, "InvalidParameter.MaxResults", "The specified MaxResults is invalid.")
+        if self.endless:
+            return items[:size], "AAAAAZ9t3ew-same-token"
         start = int(params.get("NextToken") or 0)
         end = start + size
         return items[start:end], str(end) if end < len(items) else ""

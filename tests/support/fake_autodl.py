@@ -23,6 +23,7 @@ TOKEN = "autodl-developer-token-of-the-test"
 class FakeAutoDL:
     url: str = ""
     assets_li: int = 320_500  # ¥320.50
+    endless: bool = False  # a result_total of 10^9, and the same rows on every page
     vouchers_li: int = 0
     spent_li: int = 1_000_000
     answer: dict[str, object] | None = None  # answered instead, when set (an error code, a bad shape)
@@ -79,8 +80,9 @@ class FakeAutoDL:
         body = asked[0]
         index, size = int(body.get("page_index", 1)), int(body.get("page_size", 10))
         rows = [{k: v for k, v in row.items() if k != "gpu"} for row in self.pro.values()]
-        page = rows[(index - 1) * size : index * size]
-        return _json(200, {"code": "Success", "msg": "", "data": {"list": page, "result_total": len(rows)}})
+        page = rows[:size] if self.endless else rows[(index - 1) * size : index * size]
+        total = 10**9 if self.endless else len(rows)  # endless: the first page again, whatever page is asked
+        return _json(200, {"code": "Success", "msg": "", "data": {"list": page, "result_total": total}})
 
     def one(self, request: Request, what: str) -> tuple[int, dict[str, str], bytes]:
         asked = self._pro(request, "GET" if what in ("snapshot", "status") else "POST")

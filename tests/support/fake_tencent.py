@@ -142,6 +142,7 @@ class FakeTencent:
     series: dict[str, dict[str, list[tuple[int, float]]]] = field(default_factory=dict)  # metric -> id -> points
     throttle: dict[str, int] = field(default_factory=dict)
     deny: set[str] = field(default_factory=set)
+    endless: bool = False  # TotalCount 10^9 and the same rows whatever the Offset
     calls: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -205,6 +206,8 @@ class FakeTencent:
         limit, offset = int(params.get("Limit", 20)), int(params.get("Offset", 0))
         if not 1 <= limit <= 100:
             raise Refusal("InvalidParameterValue.LimitExceeded", "Limit must be 1-100.")
+        if self.endless:
+            return {"TotalCount": 10**9, "InstanceSet": [i.raw() for i in mine[:limit]]}
         return {"TotalCount": len(mine), "InstanceSet": [i.raw() for i in mine[offset : offset + limit]]}
 
     def _cbs_DescribeDisks(self, region: str, params: dict[str, Any]) -> dict[str, Any]:
