@@ -223,6 +223,9 @@ class PowerOff(Exception):
 
 
 def _on_sigterm(signum: int, frame: object) -> None:
+    # a second SIGTERM (systemd's, or an impatient person's) waits for the "off" post, which the client's timeout
+    # bounds, instead of ending the agent with a traceback before the bot hears it
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
     raise PowerOff
 
 
@@ -263,8 +266,6 @@ def run(
             sleep(interval)
     except PowerOff:
         log.warning("SIGTERM: telling the bot this box is going off")
-        if threading.current_thread() is threading.main_thread():
-            signal.signal(signal.SIGTERM, signal.SIG_DFL)  # a second SIGTERM ends it at once
         return send(client, url, token, buffer, [], watched, {"power": "off", "power_at": _now()}, None)
     finally:
         if previous is not None and threading.current_thread() is threading.main_thread():

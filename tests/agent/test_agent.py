@@ -312,3 +312,64 @@ def test_the_agent_says_on_at_start_and_off_on_sigterm_and_its_box_bills_only_wh
         assert again.returncode == 0, again.stderr
         said = [(r.state, r.source) for r in PowerLog(h.deps.store).reports([inst])[inst]]
         assert said[-2:] == [(Power.OFF, "agent"), (Power.ON, "agent")]
+
+
+@pytest.mark.e2e  # starts a process and signals it
+def test_a_second_sigterm_waits_for_the_off_post(tmp_path: Path) -> None:
+    """Issue 53.14: a second SIGTERM during the shutdown post ended the agent with a traceback before its "off"."""
+    import signal
+    import subprocess
+    import sys
+    import time
+    import urllib.request
+    from http.server import BaseHTTPRequestHandler
+
+    from bot.state.power import PowerLog
+    from rules.power import Power
+    from tests.support.cli import _env
+    from tests.support.servers import running
+
+    with running_app(tmp_path) as h:
+        _rentals, inst, token = tracked(h)
+
+        class SlowOff(BaseHTTPRequestHandler):
+            """The bot behind a slow link: the "off" post takes a second to arrive, so a second SIGTERM lands
+            while it is on its way."""
+
+            def do_POST(self) -> None:
+                body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+                if b'"off"' in body:
+                    time.sleep(1.0)
+                forwarded = urllib.request.Request(
+                    h.base_url + self.path, data=body, headers={k: v for k, v in self.headers.items()}
+                )
+                with urllib.request.urlopen(forwarded, timeout=10) as answer:
+                    status, data = answer.status, answer.read()
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def log_message(self, *args: object) -> None:
+                return
+
+        with running(SlowOff) as slow:
+            env = os.environ | _env(stand_in_smi(tmp_path), tmp_path) | {"GPU_ADVISOR_AGENT_TOKEN": token}
+            args = ["agent", "--url", slow, "--interval", "5", "--buffer", str(tmp_path / "b.jsonl")]
+            process = subprocess.Popen([sys.executable, "-m", "bot", *args], env=env, stderr=subprocess.PIPE, text=True)
+            try:
+                deadline = time.monotonic() + 30
+                while time.monotonic() < deadline and not [
+                    r for r in PowerLog(h.deps.store).reports([inst])[inst] if r.source == "agent"
+                ]:
+                    time.sleep(0.1)
+                process.send_signal(signal.SIGTERM)
+                time.sleep(0.4)  # the off post is on its way
+                process.send_signal(signal.SIGTERM)
+                _, err = process.communicate(timeout=30)
+            finally:
+                process.kill()
+        assert process.returncode == 0 and "Traceback" not in err, err
+        said = [(r.state, r.source) for r in PowerLog(h.deps.store).reports([inst])[inst]]
+        assert said[-1] == (Power.OFF, "agent")  # the off was posted
