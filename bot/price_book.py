@@ -228,9 +228,20 @@ class PriceBook:
             db.close()
 
     def offers(self, gpu: str | None = None, source: str | None = None) -> list[Offer]:
+        """The cached offers (of `gpu`; a family named without its variant, "Ascend 910B", is its variants' rows,
+        as a quote prices it)."""
+        from rules.gpus import VARIANTS
+
         db = self.db()
         try:
-            return as_offers(cache.load_prices(db, gpu=gpu, source=source), freshness(self.sources), self.now())
+            rows = cache.load_prices(db, gpu=gpu, source=source)
+            if gpu is not None and not rows:
+                rows = [
+                    row
+                    for variant in VARIANTS.get(gpu, ())
+                    for row in cache.load_prices(db, gpu=variant, source=source)
+                ]
+            return as_offers(rows, freshness(self.sources), self.now())
         finally:
             db.close()
 

@@ -104,10 +104,12 @@ def _nvidia_smi(now: datetime) -> list[dict[str, Any]]:
     return out
 
 
-def sample(now: datetime | None = None, source: str | None = None) -> list[dict[str, Any]]:
-    """Every card's utilisation, memory and power now, as /api/heartbeat takes them. `source`: one reader
-    (READERS) instead of finding which the box has."""
-    return [{k: v for k, v in r.items() if k != "name"} for r in _read(now or datetime.now(UTC), source)]
+def sample(now: datetime | None = None, source: str | None = None, *, named: bool = False) -> list[dict[str, Any]]:
+    """Every card's utilisation, memory and power now, as /api/heartbeat takes them (`named`: with the card's
+    name too, as the probe's capture keeps it). `source`: one reader (READERS) instead of finding which the box
+    has."""
+    read = _read(now or datetime.now(UTC), source)
+    return read if named else [{k: v for k, v in r.items() if k != "name"} for r in read]
 
 
 def cards(source: str | None = None) -> list[dict[str, Any]]:

@@ -20,7 +20,8 @@ from bot.cli.agent import SourceOpt
 from bot.cli.common import LangOpt, fail, load_settings
 from bot.text import t
 
-COLUMNS = ("timestamp", "gpu", "utilization_pct", "memory_used_mib", "memory_total_mib", "power_w")
+# the card's name last: a reader of the capture finds its model there (an Ascend 910B2, an A100-SXM4-80GB)
+COLUMNS = ("timestamp", "gpu", "utilization_pct", "memory_used_mib", "memory_total_mib", "power_w", "name")
 UNITS = {"s": 1, "m": 60, "h": 3600, "": 1}
 
 
@@ -50,7 +51,7 @@ def probe(
         raise fail(t("cli.probe_bad_duration", settings.lang, text=duration))
     path = output or Path(f"gpu-probe-{datetime.now(UTC):%Y%m%dT%H%M%SZ}.csv")
     try:
-        first = sample(source=source)
+        first = sample(source=source, named=True)
     except NoGPU as exc:
         reason = t(f"gpu.{exc.code}", settings.lang, **exc.params)
         # the NVIDIA hint only where NVIDIA's driver or nvidia-smi was what failed; a domestic card's tool is named
@@ -90,6 +91,7 @@ def probe(
                             "memory_used_mib": round(s["memory_used_mib"], 1),
                             "memory_total_mib": round(s["memory_total_mib"], 1),
                             "power_w": s["power_w"],
+                            "name": s.get("name") or "",
                         }
                     )
                     rows += 1
@@ -103,7 +105,7 @@ def probe(
                 if time.monotonic() - start + interval > seconds:
                     break
                 time.sleep(interval)
-                batch = sample(source=source)
+                batch = sample(source=source, named=True)
         except KeyboardInterrupt:
             pass  # Ctrl-C ends the capture early: every row written so far is kept (and flushed)
     sys.stdout.write(t("cli.probe_done", settings.lang, rows=rows, path=str(path)) + "\n")

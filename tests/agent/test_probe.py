@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import json
 import os
 import signal
 import subprocess
@@ -108,3 +109,28 @@ def test_probe_output_that_cannot_be_written_is_one_line(tmp_path: Path, where: 
         tmp=tmp_path,
     )
     assert done.returncode == 2 and "cannot write the capture to" in done.stderr and "Traceback" not in done.stderr
+
+
+@pytest.mark.e2e  # starts a process (the stand-in npu-smi)
+def test_probe_on_an_ascend_box_records_the_cards_model(tmp_path: Path) -> None:
+    """Issue 53.13: with only npu-smi, the capture kept no word of the card; its name is the last column now."""
+    from tests.agent.test_agent_ascend import stand_in_npu_smi
+
+    out = tmp_path / "npu.csv"
+    env = stand_in_npu_smi(tmp_path / "bin") | {"GPU_ADVISOR_LANG": "en"}
+    done = run_cli("probe", "--interval", "0.3", "--duration", "1s", "--output", str(out), env=env, tmp=tmp_path)
+    assert done.returncode == 0, done.stderr
+    rows = list(csv.DictReader(out.read_text().splitlines()))
+    assert rows and {row["name"] for row in rows} == {"Ascend 910B2"}
+    read = run_cli("analyze", str(out), "--json", env={"GPU_ADVISOR_LANG": "en"}, tmp=tmp_path)
+    assert read.returncode == 0, read.stderr  # the capture with its name column reads as before
+
+
+def test_prices_list_shows_a_family_named_without_its_variant(tmp_path: Path) -> None:
+    """Issue 53.13: `prices list --gpu 'Ascend 910B'` showed 0 rows, while `quote --gpu 'Ascend 910B'` priced from
+    the bundled 910B2 row: both read the family's variants."""
+    listed = run_cli("prices", "list", "--gpu", "Ascend 910B", "--json", env={"GPU_ADVISOR_LANG": "en"}, tmp=tmp_path)
+    assert listed.returncode == 0, listed.stderr
+    rows = json.loads(listed.stdout)
+    assert rows and {row["gpu"] for row in rows} <= {"Ascend-910B2-64GB", "Ascend-910B3-64GB"}
+    assert all(row["as_of"] for row in rows)  # dated, as every cached row
