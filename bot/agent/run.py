@@ -68,6 +68,10 @@ class Buffer:
 
     def save(self, samples: list[dict[str, Any]]) -> None:
         kept = samples[-MAX_BUFFERED:]
+        if len(samples) > MAX_BUFFERED:  # the oldest go: said once a save, never a silent pile of junk
+            log.warning(
+                "the buffer keeps the newest %d samples: %d older ones dropped", MAX_BUFFERED, len(samples) - len(kept)
+            )
         tmp = self.path.with_suffix(".tmp")
         tmp.write_text("".join(json.dumps(s) + "\n" for s in kept), "utf-8")
         os.replace(tmp, self.path)

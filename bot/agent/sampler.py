@@ -139,7 +139,19 @@ READERS: dict[str, Callable[[datetime], list[dict[str, Any]]]] = {
 }
 
 
+MAX_CARDS = 64  # more cards than any one box holds (16 is the most a node carries today): a tool's output gone wrong
+
+
 def _read(moment: datetime, source: str | None = None) -> list[dict[str, Any]]:
+    """Every card's reading, at most MAX_CARDS of them (NoGPU too_many_cards: one line, nothing buffered)."""
+    found = _read_any(moment, source)
+    cards = {r["gpu"] for r in found}
+    if len(found) > MAX_CARDS or len(cards) > MAX_CARDS:
+        raise NoGPU("too_many_cards", count=len(found), most=MAX_CARDS)
+    return found
+
+
+def _read_any(moment: datetime, source: str | None = None) -> list[dict[str, Any]]:
     """The forced reader, else NVML, else nvidia-smi, else the first domestic tool on PATH (a box with Ascend,
     Hygon, Cambricon, Moore Threads or Kunlunxin cards has no NVIDIA tool)."""
     if source is not None:

@@ -90,3 +90,21 @@ def test_a_tool_printing_what_cannot_be_read_is_one_line_never_a_traceback(
     assert done.returncode == 2 and said in done.stderr and "hy-smi" in done.stderr
     assert "Traceback" not in done.stderr and len(done.stderr.strip().splitlines()) == 1
     assert "NVIDIA" not in done.stderr  # a domestic card's tool failed, not NVIDIA's driver (issue 53.11)
+
+
+@pytest.mark.e2e  # starts processes
+def test_a_reading_naming_more_cards_than_a_box_holds_is_one_line_and_nothing_buffered(tmp_path: Path) -> None:
+    """Issue 53.11: 40 MB of xpu-smi rows became hundreds of thousands of samples, a heartbeat serve refused and a
+    buffer of junk. A reading names at most 64 cards; more is one line, and nothing is kept."""
+    folder = tmp_path / "bin"
+    folder.mkdir()
+    row = '{i} {i} 0000:03:00.0 0 45 - - - 186 400 - - - - - - - 71680 98304 63 0 "P800 OAM" 1 0 0 - - - - - KX{i} -'
+    (folder / "rows.txt").write_text("\n".join(row.format(i=i) for i in range(5000)) + "\n")
+    script = folder / "xpu-smi"
+    script.write_text(f'#!/bin/sh\n[ "$*" = "-m" ] || exit 2\ncat {folder / "rows.txt"}\n')
+    script.chmod(script.stat().st_mode | stat.S_IEXEC)
+    buffer = tmp_path / "b.jsonl"
+    env = {"PATH": f"{folder}{os.pathsep}/usr/bin:/bin"}
+    done = agent(tmp_path, "http://127.0.0.1:9", env, "--token", "t", "--buffer", str(buffer))
+    assert done.returncode == 2 and "5,000 cards" in done.stderr and "64" in done.stderr
+    assert "Traceback" not in done.stderr and (not buffer.exists() or buffer.read_text() == "")
