@@ -128,6 +128,20 @@ def read_answers(raw: dict[str, str | None], lang: Lang, *, console: Console | N
     return parsed
 
 
+PIPED_ORDER = ("duration", "memory", "model_parallel", "frequency", "can_resume")  # the README's five, in order
+
+
+def piped(answers: dict[str, str | None], text: str) -> dict[str, str | None]:
+    """The five answers piped in, a line each in the README's order (`printf '10h\\n70/80\\nno\\ndaily\\nno\\n' |
+    gpu-advise advise`); a flag given wins over its line, and an empty line leaves that answer to a flag."""
+    lines = [line.strip() for line in text.splitlines()]
+    out = dict(answers)
+    for key, line in zip(PIPED_ORDER, lines, strict=False):
+        if line and not out.get(key):
+            out[key] = line
+    return out
+
+
 def _priced(
     light: TerminalSettings, policy: Policy, parsed: dict[str, Any], currency: str | None, db: Path | None
 ) -> Advice:
@@ -167,6 +181,8 @@ def run(
         from rich.console import Console
 
         console = Console(stderr=as_json)  # questions go to stderr when stdout carries JSON
+    if not ask and not sys.stdin.isatty():  # piped: the five answers a line each, in the README's order
+        answers = piped(answers, sys.stdin.read())
     parsed = read_answers(answers, settings.lang, console=console)
     if parsed is None:
         raise typer.Exit(2)

@@ -411,3 +411,26 @@ def test_advise_help_speaks_the_terminals_language_where_typer_allows(tmp_path: 
     assert "为训练或推理任务推荐独占卡或共享切片" in zh and "显存峰值是否超过单卡显存的 80%？例如" in zh
     en = run_cli("advise", "--help", env={"GPU_ADVISOR_LANG": "en"}, tmp=tmp_path).stdout
     assert "Recommend a dedicated card" in en and "What kind of workload is it? E.g." in en
+
+
+def test_the_five_answers_piped_in_the_readmes_order_give_the_decision(tmp_path: Path) -> None:
+    """Issue 53.19: the README names five questions, and a person piping them in that order was told to use
+    flags instead."""
+    done = run_cli(
+        "advise", "--json", stdin="10h\n70/80\nno\ndaily\nno\n", env={"GPU_ADVISOR_LANG": "en"}, tmp=tmp_path
+    )
+    assert done.returncode == 0, done.stderr
+    decided = json.loads(done.stdout)
+    assert decided["choice"] == "dedicated"  # the README's example: three of four fire
+    flags_win = run_cli(
+        "advise",
+        "--json",
+        "--duration",
+        "2h",
+        stdin="10h\n70/80\nno\ndaily\nno\n",
+        env={"GPU_ADVISOR_LANG": "en"},
+        tmp=tmp_path,
+    )
+    assert json.loads(flags_win.stdout)["profile"]["duration"]["hours"] == 2.0
+    none = run_cli("advise", stdin="", env={"GPU_ADVISOR_LANG": "en"}, tmp=tmp_path)
+    assert none.returncode == 2 and "--duration" in none.stderr  # nothing piped: the flags, as before
