@@ -3,9 +3,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import replace
 from datetime import datetime
-from typing import overload
+from typing import Protocol, overload
 from zoneinfo import ZoneInfo
 
 from bot.app.invocation import CommandError, Invocation
@@ -72,26 +74,49 @@ def list_items(inv: Invocation) -> None:
     inv.answer(plain(said, lang))
 
 
+class _Owned(Protocol):
+    """An instance or a storage item: what `release` and `delete-storage` check before changing it."""
+
+    @property
+    def owner(self) -> str: ...
+
+
 def _owner_or_admin(inv: Invocation, owner: str, name: str) -> None:
     """Releasing or deleting an item is for its owner or an admin of this workspace; anyone else is told who."""
     if inv.user != owner and not inv.is_admin():
         raise CommandError(t("digest.not_yours", inv.lang, owner=mention(owner), name=name))
 
 
-def release(inv: Invocation, args: list[str]) -> None:
-    """`release NAME`: the instance was released (its owner or an admin); storage it leaves is asked about."""
-    lang = inv.lang
+_MISSING = {"release": "error.rental.no_instance", "delete_storage": "error.rental.no_storage"}
+
+
+def _named(inv: Invocation, args: list[str], verb: str, lookup: Callable[[str], _Owned | None]) -> str:
+    """The one NAME a `release` or `delete-storage` takes, once it is known and its owner or an admin asks."""
     if len(args) != 1:
-        raise CommandError(t("digest.release_usage", lang))
-    rentals, name, user = Rentals(inv.deps.store), args[0], inv.user
-    found = rentals.instance(inv.team, name)
+        raise CommandError(t(f"digest.{verb}_usage", inv.lang))
+    name = args[0]
+    found = lookup(name)
     if found is None:
-        raise CommandError(tw("error.rental.no_instance", lang, "chat", name=escape(name)))
+        raise CommandError(tw(_MISSING[verb], inv.lang, "chat", name=escape(name)))
     _owner_or_admin(inv, found.owner, name)
+    return name
+
+
+@contextmanager
+def _said(lang: Lang) -> Iterator[None]:
+    """A rental the store refuses to change (released already, deleted already) is said in the asker's language."""
     try:
-        released = rentals.release(inv.team, name, inv.deps.now(), user)
+        yield
     except RentalError as exc:
         raise CommandError(tw(f"error.rental.{exc.code}", lang, "chat", **exc.params)) from None
+
+
+def release(inv: Invocation, args: list[str]) -> None:
+    """`release NAME`: the instance was released (its owner or an admin); storage it leaves is asked about."""
+    lang, rentals, user = inv.lang, Rentals(inv.deps.store), inv.user
+    name = _named(inv, args, "release", lambda n: rentals.instance(inv.team, n))
+    with _said(lang):
+        released = rentals.release(inv.team, name, inv.deps.now(), user)
     note = t("digest.done.released", lang, name=name, user=mention(user))
     out = [Section(note)]
     for left in rentals.storage(inv.team, instance_id=released.id, kept_only=True):
@@ -109,18 +134,10 @@ def release(inv: Invocation, args: list[str]) -> None:
 
 def delete_storage(inv: Invocation, args: list[str]) -> None:
     """`delete-storage NAME`: the storage was deleted (its owner or an admin of this workspace); it stops costing."""
-    lang = inv.lang
-    if len(args) != 1:
-        raise CommandError(t("digest.delete_storage_usage", lang))
-    rentals, name, user = Rentals(inv.deps.store), args[0], inv.user
-    found = rentals.storage_named(inv.team, name)
-    if found is None:
-        raise CommandError(tw("error.rental.no_storage", lang, "chat", name=escape(name)))
-    _owner_or_admin(inv, found.owner, name)
-    try:
+    lang, rentals, user = inv.lang, Rentals(inv.deps.store), inv.user
+    name = _named(inv, args, "delete_storage", lambda n: rentals.storage_named(inv.team, n))
+    with _said(lang):
         rentals.delete_storage(inv.team, name, inv.deps.now())
-    except RentalError as exc:
-        raise CommandError(tw(f"error.rental.{exc.code}", lang, "chat", **exc.params)) from None
     note = t("digest.done.deleted", lang, name=name, user=mention(user))
     inv.post(plain(note, lang))
 

@@ -63,6 +63,26 @@ def agent(tmp: Path, url: str, token: str, env: dict[str, str], *extra: str):  #
     )
 
 
+def heard_running(h: Harness, tmp: Path, url: str, token: str, inst: int):  # type: ignore[no-untyped-def]
+    """Starts `agent --interval 5` against URL and returns the process once the bot has heard it say "on"."""
+    import subprocess
+    import sys
+    import time
+
+    from bot.state.power import PowerLog
+    from tests.support.cli import _env
+
+    env = os.environ | _env(stand_in_smi(tmp), tmp) | {"GPU_ADVISOR_AGENT_TOKEN": token}
+    args = ["agent", "--url", url, "--interval", "5", "--buffer", str(tmp / "b.jsonl")]
+    process = subprocess.Popen([sys.executable, "-m", "bot", *args], env=env, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and not [
+        r for r in PowerLog(h.deps.store).reports([inst])[inst] if r.source == "agent"
+    ]:
+        time.sleep(0.1)
+    return process
+
+
 @pytest.mark.e2e  # starts a process
 def test_once_sends_every_gpu_with_the_watched_folder(tmp_path: Path) -> None:
     ckpt = tmp_path / "ckpt"
@@ -270,26 +290,15 @@ def test_a_state_directory_that_cannot_be_made_is_said_not_a_traceback(tmp_path:
 @pytest.mark.e2e  # starts a process and signals it
 def test_the_agent_says_on_at_start_and_off_on_sigterm_and_its_box_bills_only_while_on(tmp_path: Path) -> None:
     import signal
-    import subprocess
-    import sys
-    import time
 
     from bot.state.power import PowerLog
     from rules import metering
     from rules.power import Power
-    from tests.support.cli import _env
 
     with running_app(tmp_path) as h:
         rentals, inst, token = tracked(h)
-        env = os.environ | _env(stand_in_smi(tmp_path), tmp_path) | {"GPU_ADVISOR_AGENT_TOKEN": token}
-        args = ["agent", "--url", h.base_url, "--interval", "5", "--buffer", str(tmp_path / "b.jsonl")]
-        process = subprocess.Popen([sys.executable, "-m", "bot", *args], env=env, stderr=subprocess.PIPE, text=True)
+        process = heard_running(h, tmp_path, h.base_url, token, inst)
         try:
-            deadline = time.monotonic() + 30
-            while time.monotonic() < deadline and not [
-                r for r in PowerLog(h.deps.store).reports([inst])[inst] if r.source == "agent"
-            ]:
-                time.sleep(0.1)
             process.send_signal(signal.SIGTERM)
             _, err = process.communicate(timeout=30)
         finally:
@@ -318,15 +327,12 @@ def test_the_agent_says_on_at_start_and_off_on_sigterm_and_its_box_bills_only_wh
 def test_a_second_sigterm_waits_for_the_off_post(tmp_path: Path) -> None:
     """Issue 53.14: a second SIGTERM during the shutdown post ended the agent with a traceback before its "off"."""
     import signal
-    import subprocess
-    import sys
     import time
     import urllib.request
     from http.server import BaseHTTPRequestHandler
 
     from bot.state.power import PowerLog
     from rules.power import Power
-    from tests.support.cli import _env
     from tests.support.servers import running
 
     with running_app(tmp_path) as h:
@@ -355,15 +361,8 @@ def test_a_second_sigterm_waits_for_the_off_post(tmp_path: Path) -> None:
                 return
 
         with running(SlowOff) as slow:
-            env = os.environ | _env(stand_in_smi(tmp_path), tmp_path) | {"GPU_ADVISOR_AGENT_TOKEN": token}
-            args = ["agent", "--url", slow, "--interval", "5", "--buffer", str(tmp_path / "b.jsonl")]
-            process = subprocess.Popen([sys.executable, "-m", "bot", *args], env=env, stderr=subprocess.PIPE, text=True)
+            process = heard_running(h, tmp_path, slow, token, inst)
             try:
-                deadline = time.monotonic() + 30
-                while time.monotonic() < deadline and not [
-                    r for r in PowerLog(h.deps.store).reports([inst])[inst] if r.source == "agent"
-                ]:
-                    time.sleep(0.1)
                 process.send_signal(signal.SIGTERM)
                 time.sleep(0.4)  # the off post is on its way
                 process.send_signal(signal.SIGTERM)
