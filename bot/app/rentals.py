@@ -19,7 +19,7 @@ from bot.state.power import PowerLog
 from bot.state.rentals import RentalError, Rentals, check_name
 from bot.state.schedules import Schedules
 from bot.text import Lang, t
-from bot.text.budget import forecast_text
+from bot.text.budget import standing_line
 from bot.text.catalogue import tw
 from bot.text.errors import error_text
 from bot.text.format import escape, mention, money, show, who
@@ -247,18 +247,7 @@ def _budgets_said(inv: Invocation) -> str:
     found = standings(instances, rentals.storage(team), Budgets(deps.store).of(team), local, timelines=timelines)
     if not found:
         return t("digest.budget_none", lang)
-    lines = [
-        t(
-            "digest.budget_standing",
-            lang,
-            project=escape(s.project),
-            spent=money(s.spent, s.currency),
-            budget=money(s.budget, s.currency),
-        )
-        + " "
-        + forecast_text(s, lang)
-        for s in found
-    ]
+    lines = [standing_line(s, lang, chat=True) for s in found]
     return "\n".join([t("digest.budget_title", lang), *lines])
 
 

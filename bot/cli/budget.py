@@ -17,6 +17,8 @@ from bot.cli.common import LangOpt, fail, load_effective_policy, load_settings, 
 from bot.cli.rentals import JsonOpt, TeamOpt, open_rentals, workspace_of
 from bot.fields.rentals import budget_money
 from bot.text import t
+from bot.text.budget import standing_line
+from bot.text.format import money as money_text
 
 
 def budget(
@@ -56,7 +58,7 @@ def budget(
         raise fail(t("cli.budget_bad", settings.lang, amount=amount[:40], currency=(currency or "CNY")[:8]))
     value, money = found
     budgets.put(workspace, project, value, money, "terminal", now)
-    sys.stdout.write(t("cli.budget_set", settings.lang, project=project, amount=f"{value:g} {money}") + "\n")
+    sys.stdout.write(t("cli.budget_set", settings.lang, project=project, amount=money_text(value, money)) + "\n")
     _alert(settings, rentals, workspace)
 
 
@@ -67,7 +69,7 @@ def _list(settings: Any, rentals: Any, workspace: str, now: datetime, as_json: b
 
     local = now.astimezone(ZoneInfo(settings.remind_tz))
     instances = rentals.instances(workspace)
-    timelines = PowerLog(rentals.store).this_month(instances, now)
+    timelines = PowerLog(rentals.store, load_effective_policy(settings).metering).this_month(instances, now)
     found = standings(
         instances, rentals.storage(workspace), Budgets(rentals.store).of(workspace), local, timelines=timelines
     )
@@ -88,8 +90,8 @@ def _list(settings: Any, rentals: Any, workspace: str, now: datetime, as_json: b
         return
     if not rows:
         sys.stdout.write(t("cli.budget_empty", settings.lang) + "\n")
-    for r in rows:
-        sys.stdout.write(f"{r['project']}\t{r['amount']:g} {r['currency']}\t{r['spent']:g}\t{r['forecast']:g}\n")
+    for s in found:  # the chat's figures, rounded as money reads everywhere (--json keeps them exact)
+        sys.stdout.write(standing_line(s, settings.lang) + "\n")
 
 
 def _alert(settings: Any, rentals: Any, workspace: str) -> None:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from bot.text.catalogue import t
-from bot.text.format import money, show
+from bot.text.format import escape, money, show
 from bot.text.lang import Lang
 from rules.budget import Standing
 
@@ -28,3 +28,19 @@ def not_counted_text(standing: Standing, lang: Lang) -> str:
     amounts = ", ".join(money(amount, currency) for currency, amount in standing.not_counted)
     currencies = "/".join(currency for currency, _ in standing.not_counted)
     return " " + t("budget.not_counted", lang, amounts=amounts, currencies=currencies, currency=standing.currency)
+
+
+def standing_line(standing: Standing, lang: Lang, *, chat: bool = False) -> str:
+    """One project's budget as the chat's `budget` and the terminal's `gpu-advise budget` list it: "llm: ¥812 of
+    ¥20,000. At this rate ¥23,400 by 12-31, 17% over." (the chat's with its project in bold)."""
+    key, project = (
+        ("digest.budget_standing", escape(standing.project)) if chat else ("cli.budget_line", standing.project)
+    )
+    said = t(
+        key,
+        lang,
+        project=project,
+        spent=money(standing.spent, standing.currency),
+        budget=money(standing.budget, standing.currency),
+    )
+    return said + " " + forecast_text(standing, lang)

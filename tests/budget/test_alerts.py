@@ -10,6 +10,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from zoneinfo import ZoneInfo
 
+import pytest
 from slack_sdk import WebClient
 
 from bot.digest.budget_alerts import check_budgets
@@ -106,7 +107,7 @@ def test_one_alert_per_threshold_and_month_the_highest_when_several(tmp_path: Pa
 def test_the_terminal_sets_lists_and_removes_budgets(tmp_path: Path) -> None:
     env = {"GPU_ADVISOR_LANG": "en"}
     done = run_cli("budget", "llm", "20000", "--team", "T1", env=env, tmp=tmp_path)
-    assert done.returncode == 0 and "Budget of llm: 20000 CNY a month." in done.stdout
+    assert done.returncode == 0 and "Budget of llm: ¥20,000 a month." in done.stdout
     listed = json.loads(run_cli("budget", "--team", "T1", "--json", env=env, tmp=tmp_path).stdout)
     assert [(b["project"], b["amount"], b["currency"], b["spent"]) for b in listed] == [("llm", 20000.0, "CNY", 0.0)]
     bad = run_cli("budget", "llm", "lots", "--team", "T1", env=env, tmp=tmp_path)
@@ -116,6 +117,31 @@ def test_the_terminal_sets_lists_and_removes_budgets(tmp_path: Path) -> None:
     off = run_cli("budget", "llm", "off", "--team", "T1", env=env, tmp=tmp_path)
     assert "removed" in off.stdout
     assert json.loads(run_cli("budget", "--team", "T1", "--json", env=env, tmp=tmp_path).stdout) == []
+
+
+def test_the_terminal_list_reads_the_chats_figures_rounded_as_money(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 53.21: `gpu-advise budget` printed `%g` figures (a budget of 1234567 read 1.23457e+06, a spend of
+    816.666667 read 816.667) beside the chat's ¥1,234,567 and ¥817; it reads as the chat's list now."""
+    from bot.cli.budget import _list
+    from bot.settings import Settings
+    from bot.text.budget import standing_line
+
+    settings = Settings(db=tmp_path / "bot.db", state_db=tmp_path / "state.db", lang=Lang.EN, remind_tz="Asia/Shanghai")
+    store = Store(migrated_state_db(tmp_path / "state.db"))
+    rentals = Rentals(store)
+    fields = {"gpu": "A100-80GB", "cards": 1, "share": None, "unit": "day", "price": 400.0, "currency": "CNY"}
+    fields |= {"owner": "U1", "project": "llm", "billing": "hourly", "channel": "C1"}
+    rentals.track_instance("T1", "a", fields | {"started_at": NOW - timedelta(days=2, hours=1)})
+    Budgets(store).put("T1", "llm", 1234567.0, "CNY", "U1", NOW)
+    _list(settings, rentals, "T1", NOW, as_json=False)
+    said = capsys.readouterr().out
+    assert said.startswith("llm: ¥817 of ¥1,234,567. At this rate ¥9,417 by 12-31, 99% under."), said
+    assert "e+06" not in said and "816.6" not in said
+    [standing] = standings(rentals.instances("T1"), [], Budgets(store).of("T1"), NOW.astimezone(SHANGHAI))
+    chat = standing_line(standing, Lang.EN, chat=True)  # the chat's line: the same figures, the project in bold
+    assert chat == said.strip().replace("llm:", "• *llm*", 1)
 
 
 def test_a_budget_in_one_currency_says_what_the_projects_other_currency_spent() -> None:
