@@ -15,12 +15,18 @@
 A card begins at its "Card N" line; a line without a value ("Physical Memory Usage", or one ending in a bare
 colon) opens a section, so the physical memory is read, never the virtual one. A card without its MLU Average or
 physical memory is one error naming what is missing; a line that is neither a card, a section nor `key : value`
-is one error naming the line."""
+is one error naming the line.
+
+On the box, each card also has its device node, `/dev/cambricon_dev<N>` (the path Cambricon's Kubernetes device
+plugin mounts: cambricon-k8s-device-plugin, device-plugin/pkg/mlu/const.go). Output cut short between two cards
+reads whole cards only, so `read` compares the cards read with the nodes and names the ones cnmon left out
+("cnmon read 1 of the 2 cards this box has: Card 1 is missing") rather than report half a box."""
 
 from __future__ import annotations
 
 import re
 from datetime import datetime
+from pathlib import Path
 from typing import Any
 
 from bot.agent.errors import NoGPU
@@ -33,8 +39,25 @@ _AMOUNT = re.compile(r"^(\d+(?:\.\d+)?)\s*([A-Za-z%]*)")
 _SECTION = re.compile(r"^[A-Za-z][A-Za-z0-9 /()-]*$")
 
 
-def read(now: datetime) -> list[dict[str, Any]]:
-    return parse(output_of(TOOL, "info", "-u", "-m", "-p"), now)
+DEVICES = Path("/dev")
+_NODE = re.compile(r"^cambricon_dev(\d+)$")
+
+
+def read(now: datetime, devices: Path = DEVICES) -> list[dict[str, Any]]:
+    cards = parse(output_of(TOOL, "info", "-u", "-m", "-p"), now)
+    missing = sorted(nodes(devices) - {card["gpu"] for card in cards})
+    if missing:
+        said = ", ".join(f"Card {n}" for n in missing)
+        raise NoGPU("tool_missing", tool=TOOL, read=len(cards), of=len(cards) + len(missing), missing=said)
+    return cards
+
+
+def nodes(devices: Path) -> set[int]:
+    """The card numbers of the box's `cambricon_dev<N>` nodes (none where the folder cannot be listed)."""
+    try:
+        return {int(m.group(1)) for entry in devices.iterdir() if (m := _NODE.match(entry.name))}
+    except OSError:
+        return set()
 
 
 def parse(text: str, now: datetime) -> list[dict[str, Any]]:

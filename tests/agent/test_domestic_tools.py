@@ -5,6 +5,7 @@ catalogue, and output a reader cannot use is one error naming the tool and the l
 
 from __future__ import annotations
 
+import os
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -116,3 +117,32 @@ def test_json_cut_short_names_where_it_ends_rather_than_failing() -> None:
     with pytest.raises(NoGPU) as caught:
         hy_smi.parse('{"card0": {"DCU use (%)": "9', datetime.now(UTC))
     assert caught.value.code == "tool_line" and "hy-smi" in said(caught)
+
+
+@pytest.mark.e2e  # starts the stand-in cnmon
+def test_cnmon_cut_short_between_two_cards_names_the_card_left_out(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 53.11: cnmon's output cut after its first card read 1 of 2 cards without a word. The box's
+    /dev/cambricon_dev<N> nodes say how many it has; the card left out is named."""
+    whole = (DATA / "cnmon" / "mlu370_two_cards.txt").read_text()
+    printed = tmp_path / "printed.txt"
+    printed.write_text(whole[: whole.index("Card 1")])  # the second card's block lost
+    folder, devices = tmp_path / "bin", tmp_path / "dev"
+    folder.mkdir()
+    devices.mkdir()
+    script = folder / "cnmon"
+    script.write_text(f"#!/bin/sh\ncat {printed}\n")
+    script.chmod(0o755)
+    for node in ("cambricon_dev0", "cambricon_dev1", "cambricon_ctl", "cambricon_ipcm0"):
+        (devices / node).touch()
+    monkeypatch.setenv("PATH", f"{folder}{os.pathsep}/usr/bin:/bin")
+    with pytest.raises(NoGPU) as cut:
+        cnmon.read(NOW, devices)
+    assert (
+        said(cut)
+        == "cnmon printed 1 of the 2 cards this box has (one /dev node each): Card 1 missing, its output cut short"
+    )
+    printed.write_text(whole)  # the whole output: both cards, as the nodes say
+    assert [r["gpu"] for r in cnmon.read(NOW, devices)] == [0, 1]
+    assert [r["gpu"] for r in cnmon.read(NOW, tmp_path / "no-dev")] == [0, 1]  # no nodes to compare: as printed
