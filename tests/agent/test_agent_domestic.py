@@ -15,6 +15,7 @@ import pytest
 from bot.agent import hy_smi
 from bot.state.rentals import Rentals
 from tests.agent.test_enroll import agent, enroll_token
+from tests.support.cli import run_cli
 from tests.support.slack_harness import running_app
 
 DATA = Path(__file__).parents[1] / "data"
@@ -65,6 +66,9 @@ def test_a_tool_that_fails_is_said_with_its_own_words(tmp_path: Path) -> None:
     done = agent(tmp_path, "http://127.0.0.1:9", {"PATH": f"{folder}{os.pathsep}/usr/bin:/bin"}, "--token", "t")
     assert done.returncode == 2
     assert "cnmon exited 3: cndev: no device found" in done.stderr and "Traceback" not in done.stderr
+    assert "NVIDIA" not in done.stderr  # issue 53.11: not told to run where NVIDIA's cards and driver are
+    probe = run_cli("probe", "--duration", "1s", env={"PATH": f"{folder}{os.pathsep}/usr/bin:/bin"}, tmp=tmp_path)
+    assert probe.returncode == 2 and "cnmon exited 3" in probe.stderr and "NVIDIA" not in probe.stderr, probe.stderr
 
 
 @pytest.mark.e2e  # starts processes
