@@ -18,6 +18,7 @@ from typing import Any
 from sqlalchemy import bindparam, func, insert, or_, select, update
 from sqlalchemy.exc import IntegrityError
 
+from bot.state.conflicts import insert_for
 from bot.state.rentals import RentalError
 from bot.state.schema import power_reports
 from bot.state.store import Store
@@ -192,7 +193,8 @@ class PowerLog:
                 if rows[begin : begin + BATCH]:
                     conn.execute(stretch, rows[begin : begin + BATCH])
                 if added[begin : begin + BATCH]:
-                    conn.execute(insert(power_reports), added[begin : begin + BATCH])
+                    # another replica may keep the same agent's word at the same moment: it is kept once
+                    conn.execute(insert_for(conn, power_reports).on_conflict_do_nothing(), added[begin : begin + BATCH])
 
     def stopped(self, instance_id: int, at: datetime, now: datetime) -> datetime:
         """The bot's stop, as the cloud (or the box going quiet) confirmed it at `at`: off from then, or from the

@@ -14,10 +14,11 @@ from dataclasses import dataclass, fields
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import bindparam, delete, func, insert, or_, select, update
+from sqlalchemy import bindparam, func, insert, or_, select, update
 from sqlalchemy.exc import IntegrityError
 
 from bot.logs import keep_secret
+from bot.state.conflicts import insert_for
 from bot.state.schema import (
     as_seconds,
     disk_reports,
@@ -138,11 +139,7 @@ def in_range(moment: datetime) -> bool:
 def _insert_new(conn: Any) -> Any:
     """INSERT of samples that skips one whose (instance, GPU, time) is already kept, returning the id of
     each that was new (SQLite and PostgreSQL both have ON CONFLICT DO NOTHING; batched executemany)."""
-    from sqlalchemy.dialects.postgresql import insert as pg_insert
-    from sqlalchemy.dialects.sqlite import insert as sqlite_insert
-
-    make = pg_insert if conn.dialect.name == "postgresql" else sqlite_insert
-    return make(gpu_samples).on_conflict_do_nothing().returning(gpu_samples.c.id)
+    return insert_for(conn, gpu_samples).on_conflict_do_nothing().returning(gpu_samples.c.id)
 
 
 def quiet_query(dialect: str, instance_ids: list[int], since: datetime) -> Any:
@@ -454,20 +451,13 @@ class Rentals:
 
     def report_disks(self, instance_id: int, disks: list[DiskReport], at: datetime) -> None:
         """Keep the latest size and newest file time of each path an agent watches."""
-        with self.store.writing() as conn:
+        with self.store.writing() as conn:  # another replica may report the same path now: the newer one stays
             for disk in disks:
+                said = {"size_gb": disk.size_gb, "newest_mtime": disk.newest_mtime, "reported_at": at}
+                statement = insert_for(conn, disk_reports).values(instance_id=instance_id, path=disk.path, **said)
                 conn.execute(
-                    delete(disk_reports).where(
-                        disk_reports.c.instance_id == instance_id, disk_reports.c.path == disk.path
-                    )
-                )
-                conn.execute(
-                    insert(disk_reports).values(
-                        instance_id=instance_id,
-                        path=disk.path,
-                        size_gb=disk.size_gb,
-                        newest_mtime=disk.newest_mtime,
-                        reported_at=at,
+                    statement.on_conflict_do_update(
+                        index_elements=[disk_reports.c.instance_id, disk_reports.c.path], set_=said
                     )
                 )
 

@@ -99,3 +99,61 @@ def test_one_conversation_is_taken_by_one_replica_at_a_time(pg_url: str) -> None
         order.append("b took it")
     thread.join()
     assert order == ["b other", "a done", "b took it"]
+
+
+def test_two_replicas_given_the_same_heartbeat_at_once_both_accept_and_keep_it_once(db_target: str) -> None:
+    """Issue 53.18: on PostgreSQL one of two replicas given the same heartbeat at once answered 500 (the
+    agent's "on" and its disk report were inserted by both). Both answer 202; each sample, power report and
+    disk is kept once."""
+    import json
+
+    from sqlalchemy import func, select
+
+    from bot.server import heartbeat
+    from bot.state.rentals import Rentals
+    from bot.state.schema import disk_reports, gpu_samples, power_reports
+
+    clock = Clock()
+    first = Rentals(Store(db_target, now=clock, replica="a"))
+    fields = {"gpu": "A100-80GB", "cards": 1, "share": None, "unit": "hour", "price": 20.0, "currency": "CNY"}
+    fields |= {"channel": "C1", "owner": "U1", "project": "llm", "started_at": clock.now - timedelta(hours=1)}
+    _box, token = first.track_instance("T1", "train-1", fields)
+    replicas = [first, Rentals(Store(db_target, now=clock, replica="b"))]
+    answers: list[int] = []
+    rounds = 8
+    for n in range(rounds):
+        at = clock.now + timedelta(minutes=n)
+        samples = [
+            {"ts": (at - timedelta(seconds=s)).isoformat(), "gpu": g, "utilization_pct": 50.0}
+            | {"memory_used_mib": 1000.0, "memory_total_mib": 81920.0}
+            for s in (0, 30)
+            for g in (0, 1)
+        ]
+        body = {
+            "samples": samples,
+            "disks": [{"path": "/data", "size_gb": 10.0 + n}],
+            "power": "on" if n == 0 else None,
+        }
+        raw = json.dumps(body | {"power_at": at.isoformat()} if n == 0 else body).encode()
+        gate = threading.Barrier(2)
+
+        def post(rentals: Rentals, raw: bytes = raw, at: datetime = at, gate: threading.Barrier = gate) -> None:
+            found = heartbeat.identify(rentals, f"Bearer {token}")
+            assert not isinstance(found, heartbeat.Answer)
+            gate.wait()
+            answer = heartbeat.receive(rentals, found, raw, lambda: at, busy_above_pct=10.0)
+            answers.append(answer.status)
+
+        threads = [threading.Thread(target=post, args=(r,)) for r in replicas]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+    assert answers == [202] * (2 * rounds)
+    with first.store.reading() as conn:
+        kept = conn.execute(select(func.count()).select_from(gpu_samples)).scalar_one()
+        said = conn.execute(select(power_reports.c.at, power_reports.c.state, power_reports.c.source)).all()
+        disks = conn.execute(select(disk_reports.c.path, disk_reports.c.size_gb)).all()
+    assert kept == rounds * 4  # two cards, two moments a round: each once
+    assert len(said) == len(set(said))  # no report twice
+    assert disks == [("/data", 10.0 + rounds - 1)]
