@@ -14,7 +14,7 @@ from bot.advice import Advice, advise
 from bot.chat import profile_messages as says
 from bot.chat.access import Gate, gate
 from bot.chat.message import Message, plain
-from bot.chat.port import Chat, Place, Posted, Say
+from bot.chat.port import Chat, Place, Posted, Say, SendUnsettled
 from bot.deps import Deps
 from bot.state import Conversation
 from bot.text import Lang, t
@@ -122,10 +122,14 @@ def post_once(deps: Deps, chat: Chat, convo: Conversation, what: str, say: Say) 
     the key is kept before posting, and a redo that finds it kept looks for that message in the thread first."""
     key = post_key(convo, what)
     place = place_of(chat, convo)
-    found = chat.find(place, key) if convo.asking == key else None
-    if found is not None:
-        return found
-    convo.asking = key
+    if convo.asking == key:  # a redo: the message may be in the chat already
+        began, settles = convo.asking_at, chat.settles_in
+        if began is not None and settles is not None and deps.now() - began < settles:
+            raise SendUnsettled(key)  # it may still be on its way: a later redo looks for it
+        found = chat.find(place, key)
+        if found is not None:
+            return found
+    convo.asking, convo.asking_at = key, deps.now()
     deps.conversations.save(convo)
     return chat.post(place, say, Lang(convo.lang), key=key)
 
@@ -138,7 +142,7 @@ def ask_next(deps: Deps, chat: Chat, convo: Conversation) -> None:
         return
     asked = len(convo.answers) + 1
     reply = post_once(deps, chat, convo, str(asked), partial(says.question, convo.id, step))
-    convo.question_ts, convo.step, convo.asking = reply.id, asked, None
+    convo.question_ts, convo.step, convo.asking, convo.asking_at = reply.id, asked, None, None
     deps.conversations.save(convo)
 
 
@@ -209,7 +213,7 @@ def finish(deps: Deps, chat: Chat, convo: Conversation) -> None:
     say = partial(says.recommendation, advice, convo.id, deps.policy)
     if convo.thread_ts:
         post_once(deps, chat, convo, "r", say)
-        convo.asking = None
+        convo.asking, convo.asking_at = None, None
     else:
         posted = chat.post(place_of(chat, convo), say, lang, fallback_user=convo.user)
         convo.channel, convo.thread_ts = posted.place.chat, posted.id

@@ -6,6 +6,7 @@ import logging
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
+from datetime import timedelta
 from typing import Protocol
 
 from bot.chat.message import Message
@@ -110,6 +111,11 @@ class Posted:
 Say = Callable[[Lang], Message]
 
 
+class SendUnsettled(Exception):
+    """A redo came while a send it may repeat can still be on its way into the chat (a work process killed
+    mid-send and started again at once): the work is left for a later redo, which looks for that message first."""
+
+
 class ChatError(Exception):
     """A chat refused a call for good (after its client's retries): `code` is the platform's error."""
 
@@ -124,6 +130,9 @@ class Chat(Protocol):
     their own (Feishu's cards) renders `say` in every language it supports, with `lang` first."""
 
     platform: Platform
+    # How long a message sent may take to show in what `find` reads (None: posting again with the same key is
+    # safe, the chat sends one message for a key); a redo sooner than this after a send waits (SendUnsettled).
+    settles_in: timedelta | None
 
     def post(
         self, place: Place, say: Say, lang: Lang, *, fallback_user: str | None = None, key: str | None = None

@@ -8,6 +8,7 @@ import json
 import logging
 import uuid
 from dataclasses import replace
+from datetime import timedelta
 from typing import Any
 
 from bot.chat.message import Message, plain
@@ -33,6 +34,9 @@ def idempotency_key(work: str | None = None, n: int = 0) -> str:
 
 class FeishuChat:
     platform = Platform.FEISHU
+    settles_in: timedelta | None = (
+        None  # a post again with the same key is the same message (its uuid): never waited for
+    )
 
     def __init__(self, api: OpenApi, default_lang: Lang) -> None:
         self.api, self.default_lang = api, default_lang

@@ -3,6 +3,7 @@ anything else generically) and sent with slack_sdk's WebClient."""
 
 from __future__ import annotations
 
+from datetime import timedelta
 from typing import Any
 
 from slack_sdk import WebClient
@@ -47,6 +48,9 @@ def generic(message: Message) -> list[dict[str, Any]]:
 
 class SlackChat:
     platform = Platform.SLACK
+    # a post Slack has taken may show in conversations.replies only seconds later (issue 53.17 saw 15 s), and a
+    # send outlives its process by at most the client's timeout (slack_sdk's WebClient: 30 s): twice that
+    settles_in: timedelta | None = timedelta(seconds=60)
 
     def __init__(self, client: WebClient, deps: Deps) -> None:
         self.client, self.deps = client, deps

@@ -30,6 +30,7 @@ class Conversation:
     warned_others: bool = False
     last_input: str | None = None  # the inbox key of the last answer applied (so a redo does not apply it twice)
     asking: str | None = None  # the key of the message being posted (a redo looks for it before posting again)
+    asking_at: datetime | None = None  # when that post began (a redo soon after waits for it to settle)
     created_at: datetime = field(default_factory=lambda: datetime.now(UTC))
     updated_at: datetime = field(default_factory=lambda: datetime.now(UTC))
 
@@ -57,6 +58,7 @@ class Conversation:
             "warned_others": self.warned_others,
             "last_input": self.last_input,
             "asking": self.asking,
+            "asking_at": self.asking_at,
             "created_at": self.created_at,
             "updated_at": self.updated_at,
         }

@@ -126,6 +126,7 @@ conversations = Table(
     Column("warned_others", Boolean, nullable=False, server_default=false()),
     Column("last_input", String(200)),  # the inbox key of the last answer applied
     Column("asking", String(80)),  # the key of the message being posted, until its id is kept (0023)
+    Column("asking_at", UtcDateTime),  # when that post began: a redo waits for it to settle (0025)
     Column("created_at", UtcDateTime, nullable=False),
     Column("updated_at", UtcDateTime, nullable=False),
     Index(None, "team", "channel", "thread_ts"),

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from bot.chat.conversation import current, typed_answer
-from bot.chat.port import Chat, Place, Posted, Say
+from bot.chat.port import Chat, Place, Posted, Say, SendUnsettled
 from bot.deps import Deps
 from bot.slack.chat import SlackChat
 from bot.state import Conversation
@@ -92,9 +92,43 @@ def test_a_kill_after_each_post_asks_nothing_twice(name: str, tmp_path: Path) ->
                 typed_answer(deps, DiesAfterPosting(chat), convo, ANSWERS[step.ask.key], user, key)
             died: Conversation = driver.convo()
             assert died.asking and died.question_ts is None  # posted, its id not kept: what the redo finds
-            typed_answer(deps, chat, died, ANSWERS[step.ask.key], user, key)  # the restarted process redoes it
+            if chat.settles_in is not None:  # Slack: a redo at once waits, the post may still be on its way
+                with pytest.raises(SendUnsettled):
+                    typed_answer(deps, chat, died, ANSWERS[step.ask.key], user, key)
+                assert in_thread() == before + 1
+                driver.h.clock.advance(seconds=chat.settles_in.total_seconds())
+            typed_answer(
+                deps, chat, driver.convo(), ANSWERS[step.ask.key], user, key
+            )  # the restarted process redoes it
             assert in_thread() == before + 1, f"after answering {step.ask.key}: posted again"
             redone = driver.convo()
             assert redone.asking is None and (redone.question_ts or redone.status == "done")
         assert n >= 5 and driver.recommendation() is not None
         assert in_thread() == n + 1  # question 1 and one post an answer: each question, then the recommendation
+
+
+def test_a_redo_while_slack_is_still_storing_the_question_waits_then_finds_it(tmp_path: Path) -> None:
+    """Issue 53.17: Slack took 15 s to store a question; the work process killed after sending it was started
+    again and its redo read the thread before the question showed there, and asked it twice. The redo waits
+    until the send has settled (SlackChat.settles_in), then finds the question by its key."""
+    with platform("slack", tmp_path) as (driver, chat, in_thread, user):
+        deps: Deps = driver.deps
+        convo = driver.convo()
+        step = current(convo)
+        assert step is not None
+        before = in_thread()
+        driver.h.fake.storing = True  # Slack takes the post, and shows it in reads only later
+        with pytest.raises(Killed):
+            typed_answer(deps, DiesAfterPosting(chat), convo, ANSWERS[step.ask.key], user, "EvSlow1")
+        driver.h.fake.storing = False
+        assert in_thread() == before + 1 and driver.h.fake.unstored  # sent; not yet in conversations.replies
+        driver.h.clock.advance(seconds=2)
+        with pytest.raises(SendUnsettled):  # the restarted process redoes it at once: nothing is asked again
+            typed_answer(deps, chat, driver.convo(), ANSWERS[step.ask.key], user, "EvSlow1")
+        assert in_thread() == before + 1
+        driver.h.fake.unstored.clear()  # Slack has stored it, 15 s on
+        driver.h.clock.advance(seconds=60)
+        typed_answer(deps, chat, driver.convo(), ANSWERS[step.ask.key], user, "EvSlow1")  # the next redo
+        assert in_thread() == before + 1  # found by its key, not asked twice
+        redone = driver.convo()
+        assert redone.asking is None and redone.asking_at is None and redone.question_ts

@@ -50,6 +50,8 @@ class FakeSlack:
     file_host: str | None = None  # files.info names this host in its download URL instead of ours
     download_answer: tuple[int, str, bytes] | None = None  # what every private download gets, when set
     download_trickle_s: float = 0  # when set, a download sends a byte, then waits this long, and so on
+    unstored: set[str] = field(default_factory=set)  # ts of posts Slack has taken but not yet shows in reads
+    storing: bool = False  # while set, each post is taken (its ts answered) but left out of reads: `unstored`
     _ts: Iterator[int] = field(default_factory=lambda: itertools.count(1))
     _lock: threading.Lock = field(default_factory=threading.Lock)
     _answered: threading.Condition = field(default_factory=threading.Condition)  # notified after each request
@@ -121,6 +123,8 @@ class FakeSlack:
         if method in ("chat.postMessage", "chat.postEphemeral") and channel in self.refuse_channels:
             return 200, {}, {"ok": False, "error": self.refuse_channels[channel]}
         if method == "chat.postMessage":
+            if self.storing:  # Slack slow to store it (issue 53.17 saw 15 s): reads miss it until it is
+                self.unstored.add(ts)
             return 200, {}, {"ok": True, "channel": channel, "ts": ts, "message": {"ts": ts, "text": args.get("text")}}
         if method == "chat.postEphemeral":
             return 200, {}, {"ok": True, "message_ts": ts}
@@ -173,7 +177,11 @@ class FakeSlack:
     def _history(self, channel: str) -> list[dict[str, Any]]:
         """The channel's messages posted here, newest first. (`oldest` is not applied: the fake's ts do not
         follow the tests' clocks; the caller's `oldest` is in the recorded call.)"""
-        posted = [c for c in self.of("chat.postMessage") if c.get("channel") == channel and "_ts" in c]
+        posted = [
+            c
+            for c in self.of("chat.postMessage")
+            if c.get("channel") == channel and "_ts" in c and c["_ts"] not in self.unstored
+        ]
         updated = {c.get("ts"): c for c in self.of("chat.update") if c.get("channel") == channel}  # the latest wins
         out = []
         for c in reversed(posted):

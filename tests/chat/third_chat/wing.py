@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass, field
-from datetime import date
+from datetime import date, timedelta
 from zoneinfo import ZoneInfo
 
 from bot.app import table
@@ -37,6 +37,7 @@ class MemoChat:
     """Every message kept in a list, by id; a thread is a message's id; a private line goes to a user's list."""
 
     platform = MEMO
+    settles_in: timedelta | None = None  # a list: what is sent is there at once
     sent: list[Sent] = field(default_factory=list)
     private: dict[str, list[str]] = field(default_factory=dict)
     forms: list[tuple[Form, dict[str, str]]] = field(default_factory=list)
