@@ -7,6 +7,8 @@ the chat port (bot/chat/port.py); bot/slack/ and bot/feishu/ call these with the
 from __future__ import annotations
 
 import hashlib
+import time
+from datetime import datetime
 from functools import partial
 from typing import Any
 
@@ -14,7 +16,7 @@ from bot.advice import Advice, advise
 from bot.chat import profile_messages as says
 from bot.chat.access import Gate, gate
 from bot.chat.message import Message, plain
-from bot.chat.port import Chat, Place, Posted, Say, SendUnsettled
+from bot.chat.port import Chat, Place, Posted, Say
 from bot.deps import Deps
 from bot.state import Conversation
 from bot.text import Lang, t
@@ -24,6 +26,7 @@ from rules.capture import Measured
 from rules.errors import ParseError
 from rules.questions import Step, steps
 
+SETTLE_POLL_S = 2.0  # conversations.replies is Slack's tier 3 (50+ a minute): one look every 2 s stays within it
 SKIP_WORDS = {"skip", "pass", "-", "跳过", "略过", "不填"}
 
 
@@ -123,15 +126,28 @@ def post_once(deps: Deps, chat: Chat, convo: Conversation, what: str, say: Say) 
     key = post_key(convo, what)
     place = place_of(chat, convo)
     if convo.asking == key:  # a redo: the message may be in the chat already
-        began, settles = convo.asking_at, chat.settles_in
-        if began is not None and settles is not None and deps.now() - began < settles:
-            raise SendUnsettled(key)  # it may still be on its way: a later redo looks for it
-        found = chat.find(place, key)
+        found = find_settled(deps, chat, place, key, convo.asking_at)
         if found is not None:
             return found
     convo.asking, convo.asking_at = key, deps.now()
     deps.conversations.save(convo)
     return chat.post(place, say, Lang(convo.lang), key=key)
+
+
+def find_settled(deps: Deps, chat: Chat, place: Place, key: str, began: datetime | None) -> Posted | None:
+    """The message posted with `key`, looked for again every SETTLE_POLL_S seconds while a send that began at
+    `began` may still be on its way into the chat (Slack showed one in its thread 15 s after taking it, and a
+    work process killed mid-send is redone at once on its restart); None once it has settled unseen (the send
+    was lost: post it again). Waits only in that redo, at most the chat's `settles_in`."""
+    found = chat.find(place, key)
+    settles = chat.settles_in
+    if found is not None or settles is None or began is None:
+        return found
+    deadline = time.monotonic() + max(0.0, (settles - (deps.now() - began)).total_seconds())
+    while found is None and (left := deadline - time.monotonic()) > 0:
+        time.sleep(min(SETTLE_POLL_S, left))
+        found = chat.find(place, key)
+    return found
 
 
 def ask_next(deps: Deps, chat: Chat, convo: Conversation) -> None:

@@ -111,11 +111,6 @@ class Posted:
 Say = Callable[[Lang], Message]
 
 
-class SendUnsettled(Exception):
-    """A redo came while a send it may repeat can still be on its way into the chat (a work process killed
-    mid-send and started again at once): the work is left for a later redo, which looks for that message first."""
-
-
 class ChatError(Exception):
     """A chat refused a call for good (after its client's retries): `code` is the platform's error."""
 
@@ -131,7 +126,7 @@ class Chat(Protocol):
 
     platform: Platform
     # How long a message sent may take to show in what `find` reads (None: posting again with the same key is
-    # safe, the chat sends one message for a key); a redo sooner than this after a send waits (SendUnsettled).
+    # safe, the chat sends one message for a key); a redo sooner than this after a send looks again until then.
     settles_in: timedelta | None
 
     def post(

@@ -25,7 +25,6 @@ from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError
 
 from bot.app.buttons import BUTTONS
-from bot.chat.port import SendUnsettled
 from bot.deps import Deps
 from bot.logs import about
 from bot.slack import press
@@ -144,11 +143,6 @@ def _run(handler: Handler, deps: Deps, request: SlackRequest) -> None:
         if isinstance(exc, SlackApiError):
             method = str(getattr(exc.response, "api_url", "")).rstrip("/").rsplit("/", 1)[-1] or "unknown"
             deps.metrics.slack_errors.labels(method, str(exc.response.get("error"))).inc()
-        if isinstance(exc, SendUnsettled):
-            log.info(
-                "%s waits: a post it may repeat can still be on its way into Slack; redone later", request.inbox_key
-            )
-            return
         if unreachable(exc):
             log.warning(
                 "Slack could not be reached for %s; the work will be redone: %s", request.inbox_key, type(exc).__name__
