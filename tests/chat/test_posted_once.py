@@ -100,6 +100,20 @@ def test_a_kill_after_each_post_asks_nothing_twice(name: str, tmp_path: Path) ->
         assert in_thread() == n + 1  # question 1 and one post an answer: each question, then the recommendation
 
 
+def killed_unstored(driver: Any, chat: Chat, before: int, user: str, event: str) -> tuple[Deps, str, int]:
+    """The open question answered by a work process killed right after its next question went to a Slack slow
+    to store it (taken, not yet shown in reads): the deps, the answer given, and the thread's posts before."""
+    deps: Deps = driver.deps
+    convo = driver.convo()
+    step = current(convo)
+    assert step is not None
+    driver.h.fake.storing = True
+    with pytest.raises(Killed):
+        typed_answer(deps, DiesAfterPosting(chat), convo, ANSWERS[step.ask.key], user, event)
+    driver.h.fake.storing = False
+    return deps, ANSWERS[step.ask.key], before
+
+
 def test_a_redo_while_slack_is_still_storing_the_question_waits_for_it(tmp_path: Path) -> None:
     """Issue 53.17: Slack took 15 s to store a question; the work process killed after sending it was started
     again and its redo read the thread before the question showed there, and asked it twice. The redo looks
@@ -107,20 +121,12 @@ def test_a_redo_while_slack_is_still_storing_the_question_waits_for_it(tmp_path:
     import threading
 
     with platform("slack", tmp_path) as (driver, chat, in_thread, user):
-        deps: Deps = driver.deps
-        convo = driver.convo()
-        step = current(convo)
-        assert step is not None
-        before = in_thread()
-        driver.h.fake.storing = True  # Slack takes the post, and shows it in reads only later
-        with pytest.raises(Killed):
-            typed_answer(deps, DiesAfterPosting(chat), convo, ANSWERS[step.ask.key], user, "EvSlow1")
-        driver.h.fake.storing = False
+        deps, answer, before = killed_unstored(driver, chat, in_thread(), user, "EvSlow1")
         assert in_thread() == before + 1 and driver.h.fake.unstored  # sent; not yet in conversations.replies
         stored = threading.Timer(1.0, driver.h.fake.unstored.clear)  # Slack has it a second on (15 s in 53.17)
         stored.start()
         try:
-            typed_answer(deps, chat, driver.convo(), ANSWERS[step.ask.key], user, "EvSlow1")  # redone at once
+            typed_answer(deps, chat, driver.convo(), answer, user, "EvSlow1")  # redone at once
         finally:
             stored.cancel()
         assert in_thread() == before + 1  # found by its key once Slack showed it: not asked twice
@@ -133,16 +139,8 @@ def test_a_send_lost_for_good_is_posted_again_once_it_has_settled(tmp_path: Path
     """The other side: a question whose send never showed in Slack is asked again by a redo once the send has
     settled (here it began more than `settles_in` ago, so the redo looks once and posts)."""
     with platform("slack", tmp_path) as (driver, chat, in_thread, user):
-        deps: Deps = driver.deps
-        convo = driver.convo()
-        step = current(convo)
-        assert step is not None
-        before = in_thread()
-        driver.h.fake.storing = True
-        with pytest.raises(Killed):
-            typed_answer(deps, DiesAfterPosting(chat), convo, ANSWERS[step.ask.key], user, "EvLost1")
-        driver.h.fake.storing = False  # and it is never shown: lost
+        deps, answer, before = killed_unstored(driver, chat, in_thread(), user, "EvLost1")  # and never shown: lost
         driver.h.clock.advance(seconds=61)
-        typed_answer(deps, chat, driver.convo(), ANSWERS[step.ask.key], user, "EvLost1")
+        typed_answer(deps, chat, driver.convo(), answer, user, "EvLost1")
         assert in_thread() == before + 2  # the lost one (never shown in reads) and the one asked again
         assert driver.convo().question_ts
