@@ -247,7 +247,7 @@ def _budgets_said(inv: Invocation) -> str:
     found = standings(instances, rentals.storage(team), Budgets(deps.store).of(team), local, timelines=timelines)
     if not found:
         return t("digest.budget_none", lang)
-    lines = [standing_line(s, lang, chat=True) for s in found]
+    lines = [standing_line(s, lang, "digest.budget_standing") for s in found]
     return "\n".join([t("digest.budget_title", lang), *lines])
 
 

@@ -30,12 +30,11 @@ def not_counted_text(standing: Standing, lang: Lang) -> str:
     return " " + t("budget.not_counted", lang, amounts=amounts, currencies=currencies, currency=standing.currency)
 
 
-def standing_line(standing: Standing, lang: Lang, *, chat: bool = False) -> str:
-    """One project's budget as the chat's `budget` and the terminal's `gpu-advise budget` list it: "llm: ¥812 of
-    ¥20,000. At this rate ¥23,400 by 12-31, 17% over." (the chat's with its project in bold)."""
-    key, project = (
-        ("digest.budget_standing", escape(standing.project)) if chat else ("cli.budget_line", standing.project)
-    )
+def standing_line(standing: Standing, lang: Lang, key: str = "cli.budget_line") -> str:
+    """One project's budget with its spend and forecast, the figures the same wherever it is said: the terminal's
+    `gpu-advise budget` ("llm: ¥812 of ¥20,000. At this rate ¥23,400 by 12-31, 17% over."), the chats' `budget`
+    list (`digest.budget_standing`, the project in bold) and App Home (`slack.home_budget`)."""
+    project = standing.project if key.startswith("cli.") else escape(standing.project)
     said = t(
         key,
         lang,

@@ -140,7 +140,9 @@ def test_the_terminal_list_reads_the_chats_figures_rounded_as_money(
     assert said.startswith("llm: ¥817 of ¥1,234,567. At this rate ¥9,417 by 12-31, 99% under."), said
     assert "e+06" not in said and "816.6" not in said
     [standing] = standings(rentals.instances("T1"), [], Budgets(store).of("T1"), NOW.astimezone(SHANGHAI))
-    chat = standing_line(standing, Lang.EN, chat=True)  # the chat's line: the same figures, the project in bold
+    chat = standing_line(
+        standing, Lang.EN, "digest.budget_standing"
+    )  # the chat's line: the same figures, the project in bold
     assert chat == said.strip().replace("llm:", "• *llm*", 1)
 
 

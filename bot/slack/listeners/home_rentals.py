@@ -14,7 +14,7 @@ from bot.state.power import PowerLog
 from bot.state.rentals import Rentals
 from bot.state.report_channels import ReportCharts
 from bot.text import Lang, t
-from bot.text.budget import forecast_text
+from bot.text.budget import standing_line
 from bot.text.format import escape, money, show
 from bot.text.quote import rate
 from rules.budget import standings
@@ -62,17 +62,7 @@ def rentals_text(deps: Deps, team: str, user: str, lang: Lang, now: datetime) ->
     budgets = Budgets(deps.store)
     mine = {key: amount for key, amount in budgets.of(team).items() if budgets.set_by(team, key[0]) == user}
     for standing in standings(everything, rentals.storage(team), mine, local, timelines=timelines):
-        lines.append(
-            t(
-                "slack.home_budget",
-                lang,
-                project=escape(standing.project) if standing.project else t("digest.no_project", lang),
-                spent=money(standing.spent, standing.currency),
-                budget=money(standing.budget, standing.currency),
-            )
-            + " "
-            + forecast_text(standing, lang)
-        )
+        lines.append(standing_line(standing, lang, "slack.home_budget"))
     return "\n".join(lines)
 
 
