@@ -12,6 +12,7 @@ import functools
 import os
 import queue
 import threading
+import time
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -101,10 +102,23 @@ def _template() -> str | None:
 
 
 def _drop(name: str) -> None:
+    """DROP DATABASE, ending its sessions first (FORCE). FORCE is refused while an autovacuum worker (the server's
+    own, not ours to end) is in the new database; a plain DROP then ends that worker itself, and is tried again
+    briefly while a session of ours is still closing."""
     import psycopg
 
     with psycopg.connect(URL, autocommit=True) as conn:
-        conn.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+        for _ in range(20):
+            try:
+                conn.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+                return
+            except psycopg.errors.InsufficientPrivilege:
+                try:
+                    conn.execute(f"DROP DATABASE IF EXISTS {name}")
+                    return
+                except psycopg.errors.ObjectInUse:
+                    time.sleep(0.1)
+        conn.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")  # said as it fails, when it still does
 
 
 class _Dropper:
