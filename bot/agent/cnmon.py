@@ -20,7 +20,8 @@ is one error naming the line.
 On the box, each card also has its device node, `/dev/cambricon_dev<N>` (the path Cambricon's Kubernetes device
 plugin mounts: cambricon-k8s-device-plugin, device-plugin/pkg/mlu/const.go). Output cut short between two cards
 reads whole cards only, so `read` compares the cards read with the nodes and names the ones cnmon left out
-("cnmon read 1 of the 2 cards this box has: Card 1 is missing") rather than report half a box."""
+(gpu.tool_missing: "cnmon printed 1 of the 2 cards this box has …: Card 1 missing") rather than report half a
+box."""
 
 from __future__ import annotations
 

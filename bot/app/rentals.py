@@ -87,17 +87,14 @@ def _owner_or_admin(inv: Invocation, owner: str, name: str) -> None:
         raise CommandError(t("digest.not_yours", inv.lang, owner=mention(owner), name=name))
 
 
-_MISSING = {"release": "error.rental.no_instance", "delete_storage": "error.rental.no_storage"}
-
-
-def _named(inv: Invocation, args: list[str], verb: str, lookup: Callable[[str], _Owned | None]) -> str:
+def _named(inv: Invocation, args: list[str], usage: str, missing: str, lookup: Callable[[str], _Owned | None]) -> str:
     """The one NAME a `release` or `delete-storage` takes, once it is known and its owner or an admin asks."""
     if len(args) != 1:
-        raise CommandError(t(f"digest.{verb}_usage", inv.lang))
+        raise CommandError(t(usage, inv.lang))
     name = args[0]
     found = lookup(name)
     if found is None:
-        raise CommandError(tw(_MISSING[verb], inv.lang, "chat", name=escape(name)))
+        raise CommandError(tw(missing, inv.lang, "chat", name=escape(name)))
     _owner_or_admin(inv, found.owner, name)
     return name
 
@@ -114,7 +111,9 @@ def _said(lang: Lang) -> Iterator[None]:
 def release(inv: Invocation, args: list[str]) -> None:
     """`release NAME`: the instance was released (its owner or an admin); storage it leaves is asked about."""
     lang, rentals, user = inv.lang, Rentals(inv.deps.store), inv.user
-    name = _named(inv, args, "release", lambda n: rentals.instance(inv.team, n))
+    name = _named(
+        inv, args, "digest.release_usage", "error.rental.no_instance", lambda n: rentals.instance(inv.team, n)
+    )
     with _said(lang):
         released = rentals.release(inv.team, name, inv.deps.now(), user)
     note = t("digest.done.released", lang, name=name, user=mention(user))
@@ -135,7 +134,13 @@ def release(inv: Invocation, args: list[str]) -> None:
 def delete_storage(inv: Invocation, args: list[str]) -> None:
     """`delete-storage NAME`: the storage was deleted (its owner or an admin of this workspace); it stops costing."""
     lang, rentals, user = inv.lang, Rentals(inv.deps.store), inv.user
-    name = _named(inv, args, "delete_storage", lambda n: rentals.storage_named(inv.team, n))
+    name = _named(
+        inv,
+        args,
+        "digest.delete_storage_usage",
+        "error.rental.no_storage",
+        lambda n: rentals.storage_named(inv.team, n),
+    )
     with _said(lang):
         rentals.delete_storage(inv.team, name, inv.deps.now())
     note = t("digest.done.deleted", lang, name=name, user=mention(user))

@@ -18,7 +18,7 @@ from bot.cli.rentals import JsonOpt, TeamOpt, open_rentals, workspace_of
 from bot.fields.rentals import budget_money
 from bot.text import t
 from bot.text.budget import standing_line
-from bot.text.format import money as money_text
+from bot.text.format import money
 
 
 def budget(
@@ -56,9 +56,9 @@ def budget(
     found = budget_money(amount, currency)
     if found is None or found[1] not in ("CNY", "USD"):
         raise fail(t("cli.budget_bad", settings.lang, amount=amount[:40], currency=(currency or "CNY")[:8]))
-    value, money = found
-    budgets.put(workspace, project, value, money, "terminal", now)
-    sys.stdout.write(t("cli.budget_set", settings.lang, project=project, amount=money_text(value, money)) + "\n")
+    value, code = found
+    budgets.put(workspace, project, value, code, "terminal", now)
+    sys.stdout.write(t("cli.budget_set", settings.lang, project=project, amount=money(value, code)) + "\n")
     _alert(settings, rentals, workspace)
 
 

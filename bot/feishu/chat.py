@@ -34,9 +34,8 @@ def idempotency_key(work: str | None = None, n: int = 0) -> str:
 
 class FeishuChat:
     platform = Platform.FEISHU
-    settles_in: timedelta | None = (
-        None  # a post again with the same key is the same message (its uuid): never waited for
-    )
+    # posted again with the same key (its uuid), a message is the same message: a redo never waits
+    settles_in: timedelta | None = None
 
     def __init__(self, api: OpenApi, default_lang: Lang) -> None:
         self.api, self.default_lang = api, default_lang

@@ -33,12 +33,12 @@ def not_counted_text(standing: Standing, lang: Lang) -> str:
 def standing_line(standing: Standing, lang: Lang, key: str = "cli.budget_line") -> str:
     """One project's budget with its spend and forecast, the figures the same wherever it is said: the terminal's
     `gpu-advise budget` ("llm: ¥812 of ¥20,000. At this rate ¥23,400 by 12-31, 17% over."), the chats' `budget`
-    list (`digest.budget_standing`, the project in bold) and App Home (`slack.home_budget`)."""
-    project = standing.project if key.startswith("cli.") else escape(standing.project)
+    list (`digest.budget_standing`, the project in bold) and App Home (`slack.home_budget`). A project's name is a
+    rental NAME (no &, < or >), so escaping it for the chats leaves the terminal's the same."""
     said = t(
         key,
         lang,
-        project=project,
+        project=escape(standing.project),
         spent=money(standing.spent, standing.currency),
         budget=money(standing.budget, standing.currency),
     )
