@@ -24,7 +24,7 @@ Reader = Callable[[str, datetime], list[dict[str, Any]]]
 ASKED = {
     "hy-smi": " ".join(hy_smi.ARGS),
     "cnmon": "info -u -m -p",
-    "mthreads-gmi": "-q --json",
+    "mthreads-gmi": "-q",
     "xpu-smi": "-m",
 }
 READERS: dict[str, Reader] = {
@@ -34,6 +34,7 @@ READERS: dict[str, Reader] = {
     "xpu-smi": xpu_smi.parse,
 }
 _HY = (re.compile(r'"card\d+"\s*:'), re.compile(r"[DHG]CU use \(%\)", re.IGNORECASE))
+_MTT_TEXT = re.compile(r"^\s*(?:Product Name\s*:\s*MTT\b|MTBios Version\s*:)", re.MULTILINE)
 _CNMON = re.compile(r"^\s*Card\s*:?\s*\d+\s*$", re.MULTILINE)
 
 
@@ -41,8 +42,8 @@ def which_tool(text: str) -> str | None:
     """The tool whose output the capture holds, or None."""
     if all(pattern.search(text) for pattern in _HY):
         return "hy-smi"
-    if '"FB Memory Usage"' in text:
-        return "mthreads-gmi"
+    if '"FB Memory Usage"' in text or ("FB Memory Usage" in text and _MTT_TEXT.search(text)):
+        return "mthreads-gmi"  # its JSON, or its text (nvidia-smi -q prints the same section, without MTT)
     if _CNMON.search(text) and "MLU Average" in text:
         return "cnmon"
     first = next((line for line in text.splitlines() if line.strip() and time_line(line.strip()) is None), "")

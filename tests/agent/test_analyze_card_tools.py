@@ -25,14 +25,18 @@ CAPTURES = {
 }
 
 
-def looped(tool: str, times: list[str]) -> str:
-    once = (DATA / CAPTURES[tool]).read_text()
+FORMS = [(tool, path) for tool, path in sorted(CAPTURES.items())] + [("mthreads-gmi", "mthreads_gmi/s4000_q.txt")]
+
+
+def looped(tool: str, times: list[str], path: str | None = None) -> str:
+    once = (DATA / (path or CAPTURES[tool])).read_text()
     return "".join(f"{at}\n{once}" for at in times)
 
 
-@pytest.mark.parametrize("tool", sorted(CAPTURES))
-def test_a_looped_capture_is_read_at_the_times_before_each_printout(tool: str) -> None:
-    text = looped(tool, ["2026-12-03T09:00:00+08:00", "2026-12-03T09:00:10+08:00", "2026-12-03T09:00:20+08:00"])
+@pytest.mark.parametrize(("tool", "path"), FORMS)
+def test_a_looped_capture_is_read_at_the_times_before_each_printout(tool: str, path: str) -> None:
+    times = ["2026-12-03T09:00:00+08:00", "2026-12-03T09:00:10+08:00", "2026-12-03T09:00:20+08:00"]
+    text = looped(tool, times, path)
     assert which_tool(text) == tool
     samples = read_text(text)
     assert len(samples) == 6 and {s.gpu for s in samples} == {0, 1}
@@ -41,6 +45,11 @@ def test_a_looped_capture_is_read_at_the_times_before_each_printout(tool: str) -
     ]
     busy = [s for s in samples if s.gpu == 0]
     assert all(s.utilization_pct > 50 for s in busy) and all(s.memory_total_mib > 20000 for s in busy)
+
+
+def test_nvidia_smi_query_text_is_not_taken_for_moore_threads() -> None:
+    nvidia = (DATA / "mthreads_gmi" / "s4000_q.txt").read_text().replace("MTT", "NVIDIA").replace("MTBios", "VBIOS")
+    assert which_tool(nvidia) is None  # the same sections, but no Moore Threads card in them
 
 
 def test_one_printout_is_read_as_of_now() -> None:

@@ -46,6 +46,38 @@ def test_mthreads_gmi_reads_the_full_query() -> None:
     assert card_model(str(read[0]["name"]), 49152.0) == "MTT-S4000-48GB"
 
 
+def test_mthreads_gmi_reads_the_text_form_as_the_json() -> None:
+    text = (DATA / "mthreads_gmi" / "s4000_q.txt").read_text()
+    json_form = mthreads_gmi.parse((DATA / "mthreads_gmi" / "s4000.json").read_text(), NOW)
+    assert mthreads_gmi.parse(text, NOW) == json_form
+    flat = "\n".join(line.removeprefix("    ") for line in text.splitlines())  # a card's lines not indented
+    assert rows(mthreads_gmi.parse(flat, NOW))[0][2:5] == (86.0, 30721.0, 49152.0)
+    one = text.split("GPU 00000000:2b")[0].replace("GPU 00000000:2a:00.0\n", "")  # one card, no header
+    assert rows(mthreads_gmi.parse(one, NOW)) == [(0, "MTT S4000", 86.0, 30721.0, 49152.0, 312.4)]
+    with pytest.raises(NoGPU) as none:
+        mthreads_gmi.parse("Error: No MT GPU device found.\n", NOW)  # what the tool prints without a card
+    assert said(none) == "mthreads-gmi listed no card"
+    with pytest.raises(NoGPU) as cut:
+        mthreads_gmi.parse(text.replace("        Gpu                             : 0%\n", ""), NOW)
+    assert said(cut) == "mthreads-gmi gave no Utilization / Gpu for 1"
+
+
+@pytest.mark.e2e  # starts the stand-in tool
+def test_mthreads_gmi_asks_an_older_build_for_its_text(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tool = tmp_path / "mthreads-gmi"
+    log = tmp_path / "asked"
+    tool.write_text(
+        f'#!/bin/sh\necho "$*" >> {log}\n'
+        f'[ "$*" = "-q" ] || {{ echo "unknown option: --json" >&2; exit 1; }}\n'
+        f"cat {DATA / 'mthreads_gmi' / 's4000_q.txt'}\n"
+    )
+    tool.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{tmp_path}{os.pathsep}/usr/bin:/bin")
+    assert rows(mthreads_gmi.read(NOW))[0][2:5] == (86.0, 30721.0, 49152.0)
+    assert rows(mthreads_gmi.read(NOW))[1][2:5] == (0.0, 3.0, 49152.0)
+    assert log.read_text().splitlines() == ["-q --json", "-q", "-q"]  # refused once, then asked as it answers
+
+
 def test_cnmon_reads_physical_memory_not_virtual() -> None:
     read = cnmon.parse((DATA / "cnmon" / "mlu370_two_cards.txt").read_text(), NOW)
     assert rows(read) == [
