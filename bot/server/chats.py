@@ -9,15 +9,12 @@ alone (`terminal_wings`)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Protocol
+from typing import Protocol
 
 from bot.chat.port import Teller
 from bot.digest.outlet import Outlet
 from bot.settings import Settings
 from bot.state.store import Store
-
-if TYPE_CHECKING:
-    from slack_sdk import WebClient
 
 
 class Wing(Protocol):
@@ -73,34 +70,8 @@ class Chats:
 
 
 def terminal_wings(settings: Settings, store: Store) -> list[Wing]:
-    """The terminal's chats, from the settings alone: Slack when a bot token (or an OAuth client with its key)
-    is set, Feishu when its app is; each with only its own settings."""
-    wings: list[Wing] = []
-    if settings.slack_bot_token or (settings.oauth() and settings.encryption_key):
-        from bot.slack.app import web_client
-        from bot.slack.wing import SlackWing
+    """The terminal's chats, from the settings alone (bot/server/chat_setups.py): each configured chat's wing, with
+    only its own settings."""
+    from bot.server.chat_setups import chat_setups
 
-        client = web_client(settings)
-        if settings.oauth():  # installed into many workspaces: each workspace's own token
-            from bot.slack.installs import BadEncryptionKey, workspace_client
-
-            def client_for(team: str) -> WebClient:
-                try:
-                    return workspace_client(settings, store.engine, team, client)
-                except BadEncryptionKey as exc:
-                    raise LookupError(str(exc)) from None
-
-        else:
-
-            def client_for(team: str) -> WebClient:
-                return client
-
-        wings.append(SlackWing(client_for, lambda _client, _user: settings.lang))
-    if settings.feishu_app_id and settings.feishu_app_secret:
-        from bot.feishu.chat import FeishuChat
-        from bot.feishu.sdk import OpenApi
-        from bot.feishu.wing import FeishuWing
-
-        api = OpenApi(settings.feishu_app_id, settings.feishu_app_secret.get_secret_value(), settings.feishu_base_url())
-        wings.append(FeishuWing(FeishuChat(api, settings.lang), settings.lang))
-    return wings
+    return [wing for setup in chat_setups() if (wing := setup.terminal_wing(settings, store)) is not None]

@@ -1,7 +1,7 @@
 """The chats serve talks to, as one list of front doors: what each answers over HTTP, how it is doing for
 /healthz, its wing for the clock (bot/server/chats.py), the work it kept and did not finish (redone at the start and
 by the redo job), the work the work process takes for it, and its stop. `doors_of` is the one place that makes them
-from the settings: a new chat is a folder and a line there."""
+from the chats' setups (bot/server/chat_setups.py: a new chat is a folder and a line there)."""
 
 from __future__ import annotations
 
@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from concurrent.futures import ThreadPoolExecutor
 
     from bot.deps import Deps
+    from bot.server.chat_setups import ChatSetup
     from bot.server.chats import Wing
     from bot.text import Lang
 
@@ -55,16 +56,6 @@ class FrontDoor(Protocol):
         """Close it, finishing what it started."""
 
 
-def doors_of(deps: Deps, lang: Lang, *, slack_app: Any = None) -> list[FrontDoor]:
-    """The chats the settings turn on, each as its front door. Slack's app is made with Deps (its OAuth installs
-    are part of them), so it is handed in made."""
-    doors: list[FrontDoor] = []
-    if slack_app is not None:
-        from bot.slack.door import SlackDoor
-
-        doors.append(SlackDoor(slack_app, deps))
-    if deps.settings.feishu():
-        from bot.feishu.gateway import FeishuGateway
-
-        doors.append(FeishuGateway(deps))
-    return doors
+def doors_of(deps: Deps, lang: Lang, setups: list[ChatSetup]) -> list[FrontDoor]:
+    """The front doors of the chats the settings turn on (bot/server/chat_setups.py), made once Deps are."""
+    return [setup.door(deps, lang) for setup in setups]

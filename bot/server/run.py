@@ -1,6 +1,7 @@
-"""Start-up of `gpu-advise serve`: check the settings, build the process (bot/deps.py) and the Slack app,
-replay work acknowledged before the last stop, start the jobs (jobs.py), then serve Slack over HTTP
-(http.py) or Socket Mode, with heartbeats, /healthz and /metrics over HTTP in both modes."""
+"""Start-up of `gpu-advise serve`: check the settings of the chats they turn on (bot/server/chat_setups.py), build
+the process (bot/deps.py) and each chat's front door, replay work acknowledged before the last stop, start the jobs
+(jobs.py) and each door's own connection (Slack's socket, Feishu's long connection), then serve HTTP (http.py): the
+chats' callbacks, agents' heartbeats, /healthz and /metrics. No chat is named here."""
 
 from __future__ import annotations
 
@@ -37,7 +38,7 @@ def run(settings: Settings, *, host: str, port: int, jobs: bool, lang: Lang) -> 
     # The work after an acknowledgement runs on threads of this process; a thread waiting to acknowledge gets
     # the interpreter back within a millisecond of asking instead of Python's default five.
     sys.setswitchinterval(0.001)
-    deps, app, doors = _build(settings, jobs, lang)
+    deps, doors = _build(settings, jobs, lang)
     settle_heap()
     work, scheduler, sweeping = deps.work, None, threading.Event()
     if work is not None:  # the work after each acknowledgement, the replay and the jobs: in a second process
@@ -52,9 +53,7 @@ def run(settings: Settings, *, host: str, port: int, jobs: bool, lang: Lang) -> 
     if work is None:
         scheduler = start_jobs(settings, deps, doors) if jobs else None
     try:
-        for door in doors:
-            door.start()  # a long connection, on its own thread
-        _serve(settings, deps, app, doors, host, port, _scheduler_check(scheduler, work, jobs))
+        _serve(deps, doors, host, port, _scheduler_check(scheduler, work, jobs))
     finally:
         if scheduler is not None:
             scheduler.shutdown(wait=False)
@@ -66,32 +65,27 @@ def run(settings: Settings, *, host: str, port: int, jobs: bool, lang: Lang) -> 
         deps.shutdown()  # a capture cut short stays pending in the inbox: redone at start-up
 
 
-def _build(settings: Settings, jobs: bool, lang: Lang) -> tuple[Deps, Any, list[FrontDoor]]:
-    """The process (bot/deps.py), Slack's app when serve talks to Slack, and every chat's front door."""
+def _build(settings: Settings, jobs: bool, lang: Lang) -> tuple[Deps, list[FrontDoor]]:
+    """The process (bot/deps.py) and the front door of every chat the settings turn on (bot/server/chat_setups.py;
+    none turned on: the first chat registered says what to set)."""
     from bot.deps import build_deps
+    from bot.server.chat_setups import chat_setups, installs_of, turned_on
     from bot.server.doors import DoorRefused, doors_of
-    from bot.slack.app import MissingSlackSettings, SlackUnreachable, check_tokens, create_app, slack_deps
     from bot.state import StoreUnavailable
     from pricing.errors import CacheUnavailable
     from rules.errors import PolicyError
 
-    slack, feishu = _platforms(settings)
+    setups = turned_on(settings)
     try:
-        if slack or not feishu:
-            check_tokens(settings, lang)  # neither configured: says what to set for each
-        if feishu:
-            _check_feishu(settings, lang)
+        for setup in setups or chat_setups()[:1]:
+            setup.check(settings, lang)
         making = _work_process(settings, jobs, lang) if settings.work_process else None
-        if slack:
-            deps = slack_deps(settings, work=making)
-            app: Any = create_app(deps, lang=lang)
-        else:
-            deps, app = build_deps(settings, work=making), None
-        doors = doors_of(deps, lang, slack_app=app)
+        deps = build_deps(settings, work=making, workspaces=installs_of(settings, setups))
+        doors = doors_of(deps, lang, setups)
         for door in doors:
             door.check(lang)  # its credentials, asked once (a Feishu tenant token)
-        return deps, app, doors
-    except (MissingSlackSettings, SlackUnreachable, DoorRefused) as exc:
+        return deps, doors
+    except DoorRefused as exc:
         raise StartFailed(str(exc)) from None
     except StoreUnavailable as exc:
         raise StartFailed(t("cli.state_unavailable", lang, target=exc.target, reason=exc.reason)) from None
@@ -101,33 +95,14 @@ def _build(settings: Settings, jobs: bool, lang: Lang) -> tuple[Deps, Any, list[
         raise StartFailed(t("cli.policy_error", lang, error=str(exc))) from None
 
 
-def _serve(
-    settings: Settings,
-    deps: Deps,
-    app: Any,
-    doors: list[FrontDoor],
-    host: str,
-    port: int,
-    running: Callable[[], bool] | None,
-) -> None:
-    """Slack over its socket (the HTTP side serving the rest) or everything over HTTP, until stopped."""
+def _serve(deps: Deps, doors: list[FrontDoor], host: str, port: int, running: Callable[[], bool] | None) -> None:
+    """Every chat's HTTP routes, agents' heartbeats, /healthz and /metrics over HTTP, until stopped (a chat on a
+    socket or long connection was started by its door)."""
     from bot.server.http import build_server
 
-    app_token = settings.slack_app_token.get_secret_value() if settings.slack_app_token and app is not None else ""
-    if app_token:
-        from slack_bolt.adapter.socket_mode import SocketModeHandler
-
-        # Slack comes over the socket; agents' heartbeats, /healthz and /metrics still need HTTP.
-        side = build_server(deps, host, port, doors=doors, scheduler_running=running)
-        threading.Thread(target=side.serve_forever, kwargs={"poll_interval": 0.2}, name="http", daemon=True).start()
-        log.info(
-            "starting in Socket Mode; /api/heartbeat, /healthz and /metrics on http://%s:%s",
-            host,
-            side.server_address[1],
-        )
-        SocketModeHandler(app, app_token).start()  # type: ignore[no-untyped-call]
-        return
     server = build_server(deps, host, port, doors=doors, scheduler_running=running)
+    for door in doors:
+        door.start()  # its socket or long connection, on its own thread, once HTTP is bound
     signal.signal(signal.SIGTERM, signal.default_int_handler)  # stop like Ctrl-C: finish, then exit
     paths = [route.path for door in doors for route in door.routes() if route.methods == {"POST"}]  # chats' events
     chats = ", ".join(f"{door.name} {door.health().get('mode', '')}".strip() for door in doors) or "no chat"
@@ -140,20 +115,6 @@ def _serve(
         log.info("stopping")
     finally:
         server.server_close()
-
-
-def _platforms(settings: Settings) -> tuple[bool, bool]:
-    """Which chats serve talks to, by which settings are set: Slack (a token, an OAuth client, or any of its
-    secrets: a half-configured Slack is refused by check_tokens, not ignored), Feishu (an App ID and secret)."""
-    slack = settings.slack() or bool(
-        settings.slack_signing_secret or settings.slack_app_token or settings.slack_client_id
-    )
-    return slack, settings.feishu()
-
-
-def _check_feishu(settings: Settings, lang: Lang) -> None:
-    if settings.feishu_mode == "http" and not (settings.feishu_encrypt_key or settings.feishu_verification_token):
-        raise StartFailed(t("feishu.http_needs_a_check", lang))
 
 
 def _work_process(settings: Settings, jobs: bool, lang: Lang) -> Callable[[Deps], tuple[Handoff, Inbox | None]]:

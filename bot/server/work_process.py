@@ -245,17 +245,12 @@ def lower_priority(niceness: int) -> None:
 def _build(job: Job, gate: AckGate) -> tuple[Deps, list[FrontDoor]]:
     """The work process's Deps and every chat's front door (the same list the front door made)."""
     from bot.deps import build_deps
+    from bot.server.chat_setups import installs_of, turned_on
     from bot.server.doors import doors_of
 
-    app: Any = None
-    if job.settings.slack():
-        from bot.slack.app import create_app, slack_deps
-
-        deps = slack_deps(job.settings, acks=gate)
-        app = create_app(deps, lang=job.lang)
-    else:
-        deps = build_deps(job.settings, acks=gate)
-    return deps, doors_of(deps, job.lang, slack_app=app)
+    setups = turned_on(job.settings)
+    deps = build_deps(job.settings, acks=gate, workspaces=installs_of(job.settings, setups))
+    return deps, doors_of(deps, job.lang, setups)
 
 
 def _die_with_the_front_door() -> None:

@@ -121,10 +121,11 @@ def slack_deps(
 ) -> Deps:
     """The process's Deps for the Slack app: build_deps with the OAuth installs' clients when the app installs
     through OAuth (installs.py)."""
-    return build_deps(settings, now=now, acks=acks, work=work, workspaces=_workspaces if settings.oauth() else None)
+    return build_deps(settings, now=now, acks=acks, work=work, workspaces=installs if settings.oauth() else None)
 
 
-def _workspaces(deps: Deps) -> Workspaces:
+def installs(deps: Deps) -> Workspaces:
+    """The OAuth installs' clients, each with its workspace's own token."""
     from bot.slack.installs import Installs, installation_store
 
     return Installs(

@@ -4,6 +4,8 @@ work process takes for it."""
 
 from __future__ import annotations
 
+import logging
+import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime
@@ -20,12 +22,15 @@ from bot.slack.wing import SlackWing
 from bot.text import Lang
 from bot.web.answer import Route
 
+log = logging.getLogger("bot.serve")
+
 
 class SlackDoor:
     name = "slack"
 
     def __init__(self, app: App, deps: Deps) -> None:
         self.app, self.deps = app, deps
+        self.socket: Any = None
         self.handler = SlackRequestHandler(app, path=EVENTS_PATH)
 
     def routes(self) -> list[Route]:
@@ -79,7 +84,18 @@ class SlackDoor:
         """Slack's tokens were checked as the app was made (bot/slack/app.py: check_tokens, auth.test)."""
 
     def start(self) -> None:
-        """Socket Mode is started by serve itself, in the foreground (bolt's handler blocks)."""
+        """Socket Mode (SLACK_APP_TOKEN): bolt's socket, connected on its own threads (the HTTP side serves the
+        rest: agents' heartbeats, /healthz, /metrics)."""
+        token = self.deps.settings.slack_app_token
+        if token is None or not token.get_secret_value():
+            return
+        from slack_bolt.adapter.socket_mode import SocketModeHandler
+
+        self.socket = SocketModeHandler(self.app, token.get_secret_value())
+        # connect() waits for Slack's socket (and retries it): on its own thread, so HTTP is served meanwhile
+        threading.Thread(target=self.socket.connect, name="slack-socket", daemon=True).start()
+        log.info("starting in Socket Mode: Slack's events come over its socket")
 
     def stop(self) -> None:
-        """bolt's app holds nothing to close."""
+        if self.socket is not None:
+            self.socket.close()

@@ -10,9 +10,11 @@ from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError
 
 from bot.chat.port import Platform, platform_of
+from bot.settings import Settings
 from bot.slack.digest_outlet import SlackOutlet
 from bot.slack.teller import SlackTeller
 from bot.slack.ui.digest import render
+from bot.state.store import Store
 from bot.text import Lang
 
 log = logging.getLogger(__name__)
@@ -49,3 +51,26 @@ class SlackWing:
             return None
         profile = found.get("profile") or {}
         return str(profile.get("display_name") or found.get("real_name") or found.get("name") or "") or None
+
+
+def terminal_wing(settings: Settings, store: Store) -> SlackWing:
+    """Slack for the terminal: the bot token's client, or each OAuth install's own (a key that no longer opens a
+    workspace's token is a LookupError saying so); people read in the settings' language."""
+    from bot.slack.app import web_client
+
+    client = web_client(settings)
+    if settings.oauth():  # installed into many workspaces: each workspace's own token
+        from bot.slack.installs import BadEncryptionKey, workspace_client
+
+        def client_for(team: str) -> WebClient:
+            try:
+                return workspace_client(settings, store.engine, team, client)
+            except BadEncryptionKey as exc:
+                raise LookupError(str(exc)) from None
+
+    else:
+
+        def client_for(team: str) -> WebClient:
+            return client
+
+    return SlackWing(client_for, lambda _client, _user: settings.lang)

@@ -1,0 +1,59 @@
+"""Slack as the runtime starts it (bot/server/chat_setups.py): turned on by a bot token, an OAuth client or any of
+its secrets; checked by check_tokens (bot/slack/app.py); installed into many workspaces through OAuth (installs.py);
+its front door over the bolt app (door.py); its terminal wing with the bot token or each install's own."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from bot.server.doors import DoorRefused
+
+if TYPE_CHECKING:
+    from bot.deps import Deps, Workspaces
+    from bot.server.chats import Wing
+    from bot.settings import Settings
+    from bot.slack.door import SlackDoor
+    from bot.state.store import Store
+    from bot.text import Lang
+
+
+class SlackSetup:
+    name = "slack"
+
+    def turned_on(self, settings: Settings) -> bool:
+        return settings.slack() or bool(
+            settings.slack_signing_secret or settings.slack_app_token or settings.slack_client_id
+        )
+
+    def check(self, settings: Settings, lang: Lang) -> None:
+        from bot.slack.app import MissingSlackSettings, check_tokens
+
+        try:
+            check_tokens(settings, lang)
+        except MissingSlackSettings as exc:
+            raise DoorRefused(str(exc)) from None
+
+    def installs(self, settings: Settings) -> Callable[[Deps], Workspaces] | None:
+        from bot.slack.app import installs
+
+        return installs if settings.oauth() else None
+
+    def door(self, deps: Deps, lang: Lang) -> SlackDoor:
+        from bot.slack.app import MissingSlackSettings, SlackUnreachable, create_app
+        from bot.slack.door import SlackDoor
+
+        try:
+            return SlackDoor(create_app(deps, lang=lang), deps)
+        except (MissingSlackSettings, SlackUnreachable) as exc:
+            raise DoorRefused(str(exc)) from None
+
+    def terminal_wing(self, settings: Settings, store: Store) -> Wing | None:
+        if not (settings.slack_bot_token or (settings.oauth() and settings.encryption_key)):
+            return None
+        from bot.slack.wing import terminal_wing
+
+        return terminal_wing(settings, store)
+
+
+SETUP = SlackSetup()
