@@ -1,6 +1,6 @@
 """What the whole process is given (settings, policy, state, prices, clock, metrics, the acknowledgement gate,
-the workspaces' clients, serve's work process), built once at start-up by build_deps() and passed to each call:
-no module globals. Deps is complete when build_deps() returns: what a wing adds (the OAuth workspaces of the
+the OAuth installs' clients, serve's work process), built once at start-up by build_deps() and passed to each call:
+no module globals. Deps is complete when build_deps() returns: what a wing adds (the OAuth installs of the
 Slack wing, serve's work process and spool) is handed to build_deps as a factory and made before it returns."""
 
 from __future__ import annotations
@@ -30,8 +30,9 @@ class Handoff(Protocol):
     """Where the work of a request kept in the inbox goes when it is not done in this process: serve's work
     process (bot/server/work_process.py)."""
 
-    def kept(self, key: str, raw: bytes, headers: dict[str, str]) -> None:
-        """A request the front door kept and acknowledged (bot/slack/fast_ack.py): all its work is to do."""
+    def kept(self, chat: str, key: str, raw: bytes, headers: dict[str, str]) -> None:
+        """A request `chat`'s front door kept and acknowledged as it came (bot/slack/fast_ack.py): all its work is
+        to do, its body read by that chat's door (FrontDoor.opened)."""
 
     def run(self, key: str, kind: str, body: dict[str, Any]) -> None:
         """A request bolt acknowledged here: only its route's handler is still to run."""
@@ -49,15 +50,15 @@ class Handoff(Protocol):
         """Stop, with serve."""
 
 
-class Workspaces(Protocol):
-    """Installs through OAuth (bot/slack/installs.py): each workspace's own client, for work that starts outside
-    a request, and forgetting a workspace that uninstalled the app."""
+class Installs(Protocol):
+    """Installs through OAuth (bot/slack/installs.py): each team's own client, for work that starts outside
+    a request, and forgetting a team that uninstalled the app."""
 
     def client_for(self, team: str) -> Any:
-        """The workspace's client (the Slack wing's WebClient); LookupError when it has no installation any more."""
+        """The team's client (the Slack wing's WebClient); LookupError when it has no installation any more."""
 
     def forget(self, team: str) -> None:
-        """Drop the workspace's tokens."""
+        """Drop the team's tokens."""
 
 
 @dataclass
@@ -70,7 +71,7 @@ class Deps:
     # the process's acknowledgement gate (bot/state/write_lock.py): background work gives way through it
     acks: AckGate = field(default_factory=AckGate)
     metrics: Metrics = field(default_factory=Metrics)
-    workspaces: Workspaces | None = None  # OAuth installs (None: one bot token)
+    installs: Installs | None = None  # OAuth installs (None: one bot token)
     # serve's work process (bot/server/work_process.py): the work after each acknowledgement goes there
     work: Handoff | None = None
     # with a work process on SQLite: the front door's own inbox file, where requests are kept (bot/server/spool.py)
@@ -89,9 +90,9 @@ class Deps:
         return Users(self.store)
 
     def client_of(self, team: str, default: Any) -> Any:
-        """The client to reach `team`'s workspace with: its own installation's, else `default`.
-        LookupError when the workspace has no installation any more."""
-        return self.workspaces.client_for(team) if self.workspaces is not None else default
+        """The client to reach `team` with: its own installation's, else `default`.
+        LookupError when the team has no installation any more."""
+        return self.installs.client_for(team) if self.installs is not None else default
 
     def gpu_offers(self, gpu: str) -> list[Any]:
         """The price cache's offers of a GPU; none (logged) when the cache cannot be read, so an item found or
@@ -145,14 +146,14 @@ def build_deps(
     *,
     now: Callable[[], datetime] | None = None,
     acks: AckGate | None = None,
-    workspaces: Callable[[Deps], Workspaces] | None = None,
+    installs: Callable[[Deps], Installs] | None = None,
     work: Callable[[Deps], tuple[Handoff, Inbox | None]] | None = None,
 ) -> Deps:
     """What the handlers need. Local problems are found here, before Slack is contacted: PolicyError
     for a bad policy, StoreUnavailable or CacheUnavailable for an unusable database.
 
     `acks`: the process's acknowledgement gate (a new one unless given: the work process's follows the front
-    door's count). `workspaces` makes the OAuth installs' clients, `work` serve's work process and the spool
+    door's count). `installs` makes the OAuth installs' clients, `work` serve's work process and the spool
     it takes from; each is given the Deps being built and called before it is returned."""
     keep_secret(
         *(
@@ -179,8 +180,8 @@ def build_deps(
     store = Store(settings.state_url(), now=clock, replica=settings.replica_id or None, acks=gate)
     prices = PriceBook.open(settings, policy, http_client(settings), now=clock)
     deps = Deps(settings=settings, policy=policy, store=store, prices=prices, now=clock, acks=gate)
-    if workspaces is not None:
-        deps.workspaces = workspaces(deps)
+    if installs is not None:
+        deps.installs = installs(deps)
     if work is not None:
         deps.work, deps.spool = work(deps)
     return deps

@@ -1,4 +1,4 @@
-"""The log lines of serve: text or one JSON object a line, each with the request id and the workspace.
+"""The log lines of serve: text or one JSON object a line, each with the request id and the team.
 
 The request id of a Slack request is its inbox key, so the lines of its acknowledgement, of its work
 and of a redo after a restart all carry the same id. Tokens and secrets are never logged: the
@@ -18,18 +18,18 @@ from typing import Any
 from pythonjsonlogger.json import JsonFormatter
 
 request_id: ContextVar[str] = ContextVar("request_id", default="-")
-workspace: ContextVar[str] = ContextVar("workspace", default="-")
+team_id: ContextVar[str] = ContextVar("team", default="-")
 
-TEXT = "%(asctime)s %(levelname)s %(name)s [%(request_id)s %(workspace)s] %(message)s"
-JSON_FIELDS = "%(asctime)s %(levelname)s %(name)s %(message)s %(request_id)s %(workspace)s"
+TEXT = "%(asctime)s %(levelname)s %(name)s [%(request_id)s %(team)s] %(message)s"
+JSON_FIELDS = "%(asctime)s %(levelname)s %(name)s %(message)s %(request_id)s %(team)s"
 
 
 class RequestContext(logging.Filter):
-    """Adds the current request id and workspace to every record."""
+    """Adds the current request id and team to every record."""
 
     def filter(self, record: logging.LogRecord) -> bool:
         record.request_id = request_id.get()
-        record.workspace = workspace.get()
+        record.team = team_id.get()
         return True
 
 
@@ -49,7 +49,7 @@ def configure(level: str = "INFO", fmt: str = "text") -> None:
 
 
 # Slack's token shapes (bot, user, app, refresh, configuration): redacted wherever they appear
-# Slack's tokens, and Feishu's tenant, app and user access tokens (t-…, a-…, u-…: "Bearer t-g104…")
+# Slack's tokens, and Feishu's team, app and user access tokens (t-…, a-…, u-…: "Bearer t-g104…")
 # and the request signatures of Alibaba Cloud (ACS3-HMAC-SHA256) and Tencent Cloud (TC3-HMAC-SHA256)
 _TOKEN = re.compile(
     r"\b(?:xox[abeoprs]|xapp|xoxe\.xox[bp])-[A-Za-z0-9-]+|\b[tau]-[A-Za-z0-9_-]{20,}|Signature=[0-9a-fA-F]{32,}"
@@ -88,10 +88,10 @@ def _redacting(*args: Any, **kwargs: Any) -> logging.LogRecord:
 
 @contextmanager
 def about(request: str, team: str) -> Iterator[None]:
-    """Log lines inside are about this request and this workspace."""
-    tokens = request_id.set(request), workspace.set(team or "-")
+    """Log lines inside are about this request and this team."""
+    tokens = request_id.set(request), team_id.set(team or "-")
     try:
         yield
     finally:
         request_id.reset(tokens[0])
-        workspace.reset(tokens[1])
+        team_id.reset(tokens[1])

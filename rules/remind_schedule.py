@@ -30,7 +30,7 @@ class RemindSchedule:
     zone: str
     days: frozenset[int]  # 0 = Monday
     enabled: bool = True
-    lang: str | None = None  # the channel's language (zh or en); None: the workspace default
+    lang: str | None = None  # the channel's language (zh or en); None: the team default
 
     @property
     def days_text(self) -> str:

@@ -156,7 +156,7 @@ class Report:
 
 
 def by_channel(report: Report) -> dict[str, Report]:
-    """One workspace's report split per channel (each channel's rows and releases): every channel's report
+    """One team's report split per channel (each channel's rows and releases): every channel's report
     from one reading of the samples."""
     out: dict[str, Report] = {}
     for row in report.rows:

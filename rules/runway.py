@@ -30,7 +30,7 @@ class Runway:
 
 
 def runway(balance: Any, instances: Iterable[Any], timelines: Timelines | None, now: datetime) -> Runway:
-    """`balance`: provider, amount, currency, at, source; `instances`: every instance of the workspace."""
+    """`balance`: provider, amount, currency, at, source; `instances`: every instance of the team."""
     spent = burn = 0.0
     for inst in instances:
         if getattr(inst, "provider", None) != balance.provider or inst.currency != balance.currency:

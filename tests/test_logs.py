@@ -1,4 +1,4 @@
-"""Log lines: text or JSON with the request id and workspace; tokens and secrets never appear."""
+"""Log lines: text or JSON with the request id and team; tokens and secrets never appear."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from bot.logs import RequestContext, about, configure
 from tests.support.slack_harness import SECRET, running_app
 
 
-def test_json_lines_carry_time_level_logger_request_and_workspace() -> None:
+def test_json_lines_carry_time_level_logger_request_and_team() -> None:
     stream = io.StringIO()
     configure("DEBUG", "json")
     handler = logging.getLogger().handlers[0]
@@ -26,12 +26,12 @@ def test_json_lines_carry_time_level_logger_request_and_workspace() -> None:
     finally:
         logging.getLogger().handlers.clear()
     first, second = (json.loads(line) for line in stream.getvalue().splitlines())
-    assert {k: first[k] for k in ("level", "logger", "message", "request_id", "workspace")} == {
+    assert {k: first[k] for k in ("level", "logger", "message", "request_id", "team")} == {
         "level": "INFO",
         "logger": "bot.test",
         "message": "hello there",
         "request_id": "abc123",
-        "workspace": "T9",
+        "team": "T9",
     }
     assert "time" in first and second["request_id"] == "-"
 
@@ -40,7 +40,7 @@ def test_text_lines_name_the_request() -> None:
     record = logging.LogRecord("bot.x", logging.INFO, __file__, 1, "work done", None, None)
     with about("r1", "T1"):
         RequestContext().filter(record)
-    assert (record.request_id, record.workspace) == ("r1", "T1")  # type: ignore[attr-defined]
+    assert (record.request_id, record.team) == ("r1", "T1")  # type: ignore[attr-defined]
 
 
 def test_a_whole_conversation_at_debug_logs_no_token_or_secret(

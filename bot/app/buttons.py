@@ -30,7 +30,7 @@ from rules.questions import is_inference
 @dataclass(frozen=True)
 class Refusal:
     """Why a press did nothing, for the presser alone: a catalogue key and its figures; `gone` when what it was
-    about is no longer there (released, deleted, another tenant's), else it was not theirs to press."""
+    about is no longer there (released, deleted, another team's), else it was not theirs to press."""
 
     key: str
     params: dict[str, str] = field(default_factory=dict)
@@ -62,7 +62,7 @@ class Press:
     posted_in: Lang  # the language the pressed message was posted in (a digest keeps its own)
     message_id: str | None
     is_admin: Callable[[], bool]
-    is_member: Callable[[], bool]  # of this tenant (a guest from another workspace is not)
+    is_member: Callable[[], bool]  # of this team (a guest from another team is not)
     # a form, pre-filled; for a profile (Change an answer), in its language, and its answers replace the profile's
     open_form: Callable[[Form, dict[str, str], Conversation | None], None]
     refuse: Callable[[Refusal], None]  # to the presser alone
@@ -75,7 +75,7 @@ def _convo(press: Press) -> Conversation | None:
         value = ButtonValue.model_validate_json(press.value)
     except ValueError:
         return None
-    convo = press.deps.conversations.get(value.c, press.team)  # another tenant's press finds nothing
+    convo = press.deps.conversations.get(value.c, press.team)  # another team's press finds nothing
     if convo is None:
         press.refuse(Refusal("app.button_gone", gone=True))
     return convo
@@ -153,7 +153,7 @@ def digest_item(press: Press) -> None:
 
 
 def found_item(press: Press) -> None:
-    """Claim (anyone of the tenant) or Not ours (an admin) on an item discovery found that nobody owns."""
+    """Claim (anyone of the team) or Not ours (an admin) on an item discovery found that nobody owns."""
     kind, _, name = press.value.rpartition(":") if ":" in press.value else ("", "", press.value)
     kind = kind.removeprefix("f") or "i"
     if kind not in ("i", "s") or not name:

@@ -1,4 +1,4 @@
-"""The digest's "Found, not tracked" buttons, the same on every chat: **Claim** (anyone of the tenant: the presser
+"""The digest's "Found, not tracked" buttons, the same on every chat: **Claim** (anyone of the team: the presser
 becomes the owner; in a channel that stops idle instances, one idle now is warned at once) and **Not ours** (an
 admin: hidden from digests and lists). The wing says `done` where the item was, or `refused` to the presser."""
 
@@ -65,7 +65,7 @@ def _warn_if_idle(deps: Deps, press: Pressed) -> datetime | None:
 
 
 def answer(deps: Deps, press: Pressed, lang: Lang, *, member: bool, is_admin: Callable[[], bool]) -> Outcome:
-    """Claim or Not ours, by `press.user` (whose language is `lang`; `member`: of the tenant)."""
+    """Claim or Not ours, by `press.user` (whose language is `lang`; `member`: of the team)."""
     found, team, name, said_in = Discovered(deps.store), press.team, press.name, press.posted_in
     if press.action is Action.CLAIM:
         if not member:

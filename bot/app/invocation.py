@@ -35,7 +35,7 @@ class Invocation:
     lang: Lang
     answer: Callable[[Message], object]  # to the person who typed it (Slack: ephemeral; Feishu: in its thread)
     post: Callable[[Message], object]  # a new message in the channel, for everyone
-    is_admin: Callable[[], bool]  # may this person act as an admin of the tenant (or of this chat)?
+    is_admin: Callable[[], bool]  # may this person act as an admin of the team (or of this chat)?
     zone: Callable[[], str | None]  # this person's IANA time zone, when the chat knows it
     chat: Chat  # the chat it came from, as the port (profiles, direct messages)
     # where it was typed, for everyone there (Slack: the command's channel; Feishu: the thread under the message)

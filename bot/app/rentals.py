@@ -82,7 +82,7 @@ class _Owned(Protocol):
 
 
 def _owner_or_admin(inv: Invocation, owner: str, name: str) -> None:
-    """Releasing or deleting an item is for its owner or an admin of this workspace; anyone else is told who."""
+    """Releasing or deleting an item is for its owner or an admin of this team; anyone else is told who."""
     if inv.user != owner and not inv.is_admin():
         raise CommandError(t("digest.not_yours", inv.lang, owner=mention(owner), name=name))
 
@@ -132,7 +132,7 @@ def release(inv: Invocation, args: list[str]) -> None:
 
 
 def delete_storage(inv: Invocation, args: list[str]) -> None:
-    """`delete-storage NAME`: the storage was deleted (its owner or an admin of this workspace); it stops costing."""
+    """`delete-storage NAME`: the storage was deleted (its owner or an admin of this team); it stops costing."""
     lang, rentals, user = inv.lang, Rentals(inv.deps.store), inv.user
     name = _named(
         inv,

@@ -90,7 +90,7 @@ def start(deps: Deps, chat: Chat, *, team: str, channel: str, user: str, lang: L
     # soon as it is posted) waits, instead of reading the conversation before it knows its own question.
     with deps.store.lock(convo.id):
         posted = chat.post(Place(chat.platform, team, channel), partial(says.root, user), lang, fallback_user=user)
-        convo.channel, convo.thread_ts = posted.place.chat, posted.id
+        convo.channel, convo.thread_ts = posted.place.channel, posted.id
         convo.note = posted.moved_because
         deps.conversations.save(convo)
         ask_next(deps, chat, convo)
@@ -232,7 +232,7 @@ def finish(deps: Deps, chat: Chat, convo: Conversation) -> None:
         convo.asking, convo.asking_at = None, None
     else:
         posted = chat.post(place_of(chat, convo), say, lang, fallback_user=convo.user)
-        convo.channel, convo.thread_ts = posted.place.chat, posted.id
+        convo.channel, convo.thread_ts = posted.place.channel, posted.id
     convo.status = "done"
     deps.conversations.save(convo)
     deps.metrics.decisions.labels(advice.decision.choice.value).inc()

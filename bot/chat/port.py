@@ -33,7 +33,7 @@ _PREFIXES: dict[str, Platform] = {FEISHU_PREFIX: Platform.FEISHU}
 
 
 def register_chat(name: str, prefix: str) -> Platform:
-    """A chat beside Slack and Feishu: its name, and the prefix its tenants' ids carry in the state (e.g. "dingtalk",
+    """A chat beside Slack and Feishu: its name, and the prefix its teams' ids carry in the state (e.g. "dingtalk",
     "dingtalk:"). The same object on every call for one name."""
     if not prefix.endswith(":") or prefix in ("", ":"):
         raise ValueError(f"a chat's prefix ends with ':' (got {prefix!r})")
@@ -45,9 +45,18 @@ def register_chat(name: str, prefix: str) -> Platform:
     return platform
 
 
-# A tenant as the terminal and the settings take it: a Slack workspace or Enterprise Grid id (T…, E…), or a Feishu
-# tenant's key behind its prefix (the key is shown by the bot's `help` in Feishu and in serve's log).
-TENANT = re.compile(r"[TE][A-Z0-9]{1,20}|feishu:[A-Za-z0-9_-]{1,64}")
+_SLACK_TEAM = re.compile(r"[TE][A-Z0-9]{1,20}")
+_TEAM_KEY = re.compile(r"[A-Za-z0-9_-]{1,64}")
+
+
+def is_team(text: str) -> bool:
+    """A team as the terminal and the settings take it: a Slack workspace or Enterprise Grid id (T…, E…), or another
+    chat's key behind its registered prefix (a Feishu tenant's key behind feishu:, shown by the bot's `help` in
+    Feishu and in serve's log)."""
+    prefix, colon, key = text.partition(":")
+    if not colon:
+        return bool(_SLACK_TEAM.fullmatch(text))
+    return prefix + colon in _PREFIXES and bool(_TEAM_KEY.fullmatch(key))
 
 
 def platform_of(team: str) -> Platform:
@@ -59,30 +68,30 @@ def platform_of(team: str) -> Platform:
 _CHANNELS = {"slack": re.compile(r"[CG][A-Z0-9]{1,20}"), "feishu": re.compile(r"oc_[0-9A-Za-z]{1,64}")}
 
 
-def channel_of(tenant: str, text: str) -> str | None:
-    """`text` as a channel of `tenant`'s chat (a Slack channel C…/G…; a Feishu group chat oc_…, with or without its
+def channel_of(team: str, text: str) -> str | None:
+    """`text` as a channel of `team`'s chat (a Slack channel C…/G…; a Feishu group chat oc_…, with or without its
     feishu: prefix or a leading #), or None when it names none: a mention, a user, a formula is no place to post."""
-    platform = platform_of(tenant)
+    platform = platform_of(team)
     found = text.strip().removeprefix(f"{platform}:").lstrip("#")
     shape = _CHANNELS.get(platform)
     return found if shape is not None and shape.fullmatch(found) else None
 
 
-def channel_named(tenant: str, channel: str, lang: Lang) -> str:
+def channel_named(team: str, channel: str, lang: Lang) -> str:
     """A channel as a line in it names it: a link on Slack; on Feishu (no channel links) "this chat"."""
     from bot.text import t
 
-    return t("feishu.this_chat", lang) if platform_of(tenant) is Platform.FEISHU else f"<#{channel}>"
+    return t("feishu.this_chat", lang) if platform_of(team) is Platform.FEISHU else f"<#{channel}>"
 
 
 @dataclass(frozen=True)
 class Place:
-    """Where a message goes: a chat (a Slack channel or DM, a Feishu chat oc_…) of a tenant, in a thread when
+    """Where a message goes: a channel (a Slack channel or DM, a Feishu chat oc_…) of a team, in a thread when
     `thread` is set (Slack: the root's ts; Feishu: the root message's id)."""
 
     platform: Platform
-    tenant: str
-    chat: str
+    team: str
+    channel: str
     thread: str | None = None
 
     def in_thread(self, thread: str | None) -> Place:
@@ -91,10 +100,10 @@ class Place:
 
 @dataclass(frozen=True)
 class Actor:
-    """Who pressed or wrote: a user (Slack U…, Feishu open_id ou_…) of a tenant."""
+    """Who pressed or wrote: a user (Slack U…, Feishu open_id ou_…) of a team."""
 
     platform: Platform
-    tenant: str
+    team: str
     user: str
 
 
@@ -151,7 +160,7 @@ class Chat(Protocol):
         """A direct message to a user."""
 
     def user_lang(self, actor: Actor) -> Lang:
-        """The user's language, as the chat knows it, else the workspace default."""
+        """The user's language, as the chat knows it, else the team default."""
 
     def direct_chat(self, actor: Actor) -> str:
         """Where the user's direct chat with the bot is, as a place's chat (opened when there is none yet)."""

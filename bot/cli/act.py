@@ -11,7 +11,7 @@ from typing import Annotated, Any
 import typer
 
 from bot.cli.common import LangOpt, fail, load_settings, say
-from bot.cli.rentals import JsonOpt, TeamOpt, checked_channel, open_rentals, workspace_of
+from bot.cli.rentals import JsonOpt, TeamOpt, checked_channel, chosen_team, open_rentals
 
 
 def act(
@@ -41,16 +41,16 @@ def act(
     if project is not None and not NAME.fullmatch(project):
         raise fail(f"--project: {t('error.rental.bad_name', settings.lang, name=project)}")
     rentals = open_rentals(settings)
-    workspace, store = workspace_of(settings, team, rentals), rentals.store
-    channel = checked_channel(settings, workspace, channel, "CHANNEL")
+    team, store = chosen_team(settings, team, rentals), rentals.store
+    channel = checked_channel(settings, team, channel, "CHANNEL")
     actions = Actions(store)
-    actions.set_policy(workspace, channel, chosen, span, project=project or "", by="terminal", now=store.now())
-    policy = actions.policy(workspace, channel, project)
+    actions.set_policy(team, channel, chosen, span, project=project or "", by="terminal", now=store.now())
+    policy = actions.policy(team, channel, project)
     sys.stdout.write(said(policy, channel, settings.lang).replace("*", "") + "\n")
-    _tell(settings, rentals, workspace, channel, policy)
+    _tell(settings, rentals, team, channel, policy)
 
 
-def _tell(settings: Any, rentals: Any, workspace: str, channel: str, policy: Any) -> None:
+def _tell(settings: Any, rentals: Any, team: str, channel: str, policy: Any) -> None:
     """Everyone in the channel is told what will happen to its idle instances, as when it is set in the chat,
     through the channel's chat when the terminal has its settings (else serve's digest says it)."""
     from bot.actions.policy import said
@@ -60,12 +60,12 @@ def _tell(settings: Any, rentals: Any, workspace: str, channel: str, policy: Any
     from bot.state.schedules import Schedules
     from bot.text import t
 
-    teller = teller_or_none(settings, rentals.store, workspace)
+    teller = teller_or_none(settings, rentals.store, team)
     if teller is None:
         return
-    lang = channel_lang(Schedules(rentals.store, settings.default_schedule()), workspace, settings.lang)(channel)
+    lang = channel_lang(Schedules(rentals.store, settings.default_schedule()), team, settings.lang)(channel)
     try:
-        teller.say(channel, said(policy, channel_named(workspace, channel, lang), lang))
+        teller.say(channel, said(policy, channel_named(team, channel, lang), lang))
     except ChatError as exc:
         say(t("cli.report_not_posted", settings.lang, channel=channel, error=exc.code))
         return
@@ -77,8 +77,8 @@ def actions_list(team: TeamOpt = None, lang: LangOpt = None, as_json: JsonOpt = 
     from bot.state.actions import Actions
 
     settings = load_settings(lang=lang)
-    workspace = workspace_of(settings, team)
-    rows = Actions(open_rentals(settings).store).history(workspace)
+    team = chosen_team(settings, team)
+    rows = Actions(open_rentals(settings).store).history(team)
     out = [
         {
             "at": (w.decided_at or w.requested_at or w.warned_at).isoformat(),

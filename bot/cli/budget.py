@@ -14,7 +14,7 @@ from zoneinfo import ZoneInfo
 import typer
 
 from bot.cli.common import LangOpt, fail, load_effective_policy, load_settings, say
-from bot.cli.rentals import JsonOpt, TeamOpt, open_rentals, workspace_of
+from bot.cli.rentals import JsonOpt, TeamOpt, chosen_team, open_rentals
 from bot.fields.rentals import budget_money
 from bot.text import t
 from bot.text.budget import standing_line
@@ -37,18 +37,18 @@ def budget(
 
     settings = load_settings(lang=lang)
     rentals = open_rentals(settings)
-    workspace = workspace_of(settings, team)
+    team = chosen_team(settings, team)
     budgets = Budgets(rentals.store)
     now = datetime.now(UTC)
     if project is None:
-        _list(settings, rentals, workspace, now, as_json)
+        _list(settings, rentals, team, now, as_json)
         return
     if not NAME.fullmatch(project):
         raise fail(t("error.rental.bad_name", settings.lang, name=project))
     if amount is None:
         raise fail(t("cli.budget_usage", settings.lang))
     if amount.lower() == "off":
-        gone = budgets.remove(workspace, project)
+        gone = budgets.remove(team, project)
         sys.stdout.write(
             t("cli.budget_removed" if gone else "cli.budget_none_for", settings.lang, project=project) + "\n"
         )
@@ -57,22 +57,20 @@ def budget(
     if found is None or found[1] not in ("CNY", "USD"):
         raise fail(t("cli.budget_bad", settings.lang, amount=amount[:40], currency=(currency or "CNY")[:8]))
     value, code = found
-    budgets.put(workspace, project, value, code, "terminal", now)
+    budgets.put(team, project, value, code, "terminal", now)
     sys.stdout.write(t("cli.budget_set", settings.lang, project=project, amount=money(value, code)) + "\n")
-    _alert(settings, rentals, workspace)
+    _alert(settings, rentals, team)
 
 
-def _list(settings: Any, rentals: Any, workspace: str, now: datetime, as_json: bool) -> None:
+def _list(settings: Any, rentals: Any, team: str, now: datetime, as_json: bool) -> None:
     from bot.state.budgets import Budgets
     from bot.state.power import PowerLog
     from rules.budget import standings
 
     local = now.astimezone(ZoneInfo(settings.remind_tz))
-    instances = rentals.instances(workspace)
+    instances = rentals.instances(team)
     timelines = PowerLog(rentals.store, load_effective_policy(settings).metering).this_month(instances, now)
-    found = standings(
-        instances, rentals.storage(workspace), Budgets(rentals.store).of(workspace), local, timelines=timelines
-    )
+    found = standings(instances, rentals.storage(team), Budgets(rentals.store).of(team), local, timelines=timelines)
     rows = [
         {
             "project": s.project,
@@ -94,8 +92,8 @@ def _list(settings: Any, rentals: Any, workspace: str, now: datetime, as_json: b
         sys.stdout.write(standing_line(s, settings.lang) + "\n")
 
 
-def _alert(settings: Any, rentals: Any, workspace: str) -> None:
-    """Send the budget alerts now due through the tenant's chat (Slack's or Feishu's, with that chat's own
+def _alert(settings: Any, rentals: Any, team: str) -> None:
+    """Send the budget alerts now due through the team's chat (Slack's or Feishu's, with that chat's own
     settings), each in its channel's language (its digest's), as serve's are. Without the chat's settings the
     alert waits for serve."""
     from bot.cli.reach import teller_or_none
@@ -103,10 +101,10 @@ def _alert(settings: Any, rentals: Any, workspace: str) -> None:
     from bot.digest.budget_alerts import check_budgets
     from bot.state.schedules import Schedules
 
-    teller = teller_or_none(settings, rentals.store, workspace)
+    teller = teller_or_none(settings, rentals.store, team)
     if teller is None:
         return
-    langs = channel_lang(Schedules(rentals.store, settings.default_schedule()), workspace, settings.lang)
+    langs = channel_lang(Schedules(rentals.store, settings.default_schedule()), team, settings.lang)
     policy = load_effective_policy(settings)
     alerts = check_budgets(
         rentals,

@@ -12,7 +12,7 @@ from typing import Annotated, Any
 import typer
 
 from bot.cli.common import LangOpt, fail, load_settings, say
-from bot.cli.rentals import JsonOpt, open_rentals, workspace_of
+from bot.cli.rentals import JsonOpt, chosen_team, open_rentals
 from bot.text import t
 from bot.text.problem import said
 from rules.sources import CLOUD_SOURCES
@@ -31,7 +31,7 @@ def discover(
     lang: LangOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
-    """Find GPU instances and unattached disks in the clouds, and keep them as items of the workspace."""
+    """Find GPU instances and unattached disks in the clouds, and keep them as items of the team."""
     from bot.cli.rentals import cached_offers
     from bot.discover.registry import clouds
     from bot.discover.run import Report
@@ -46,7 +46,7 @@ def discover(
     if not on:
         raise fail(t("cli.discover_off", settings.lang))
     rentals = open_rentals(settings)
-    team, store = workspace_of(settings, settings.discover_team, rentals), rentals.store
+    team, store = chosen_team(settings, settings.discover_team, rentals), rentals.store
     offers, owner = cached_offers(settings), _owner_lookup(settings, store, team)
     reports: list[Report] = []
     for name, make in on.items():
@@ -121,7 +121,7 @@ def _item(item: Any, source: str) -> dict[str, Any]:
 
 
 def _owner_lookup(settings: Any, store: Any, team: str) -> Any:
-    """Owner tags' addresses looked up in the tenant's chat (Slack's users.lookupByEmail, Feishu's contacts), when
+    """Owner tags' addresses looked up in the team's chat (Slack's users.lookupByEmail, Feishu's contacts), when
     the terminal has that chat's settings; else None (items found by address stay unowned until claimed)."""
     from bot.cli.reach import chats
 

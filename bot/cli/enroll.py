@@ -14,7 +14,7 @@ from typing import Annotated
 import typer
 
 from bot.cli.common import LangOpt, fail, load_settings
-from bot.cli.rentals import JsonOpt, TeamOpt, open_rentals, workspace_of
+from bot.cli.rentals import JsonOpt, TeamOpt, chosen_team, open_rentals
 from bot.fields.spans import SpanError, parse_span
 from bot.text import t
 
@@ -44,10 +44,10 @@ def enroll_token(
         raise fail(f"--expires: {t(f'error.span.{exc.code}', settings.lang, **exc.params)}") from None
     if project is not None and not NAME.fullmatch(project):
         raise fail(f"--project: {t('error.rental.bad_name', settings.lang, name=project)}")
-    workspace = workspace_of(settings, team)
+    team = chosen_team(settings, team)
     store = open_rentals(settings).store
     now = store.now()
-    grant = Grant(workspace, channel, owner, project, uses, now + span)
+    grant = Grant(team, channel, owner, project, uses, now + span)
     token = Enrollments(store).issue(grant, created_by="terminal", now=now)
     if as_json:
         out = {"token": token, "expires_at": grant.expires_at.isoformat(), "uses": uses}

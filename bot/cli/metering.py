@@ -12,7 +12,7 @@ from zoneinfo import ZoneInfo
 import typer
 
 from bot.cli.common import LangOpt, fail, load_settings, say
-from bot.cli.rentals import JsonOpt, TeamOpt, _fields, _run, _when, open_rentals, workspace_of
+from bot.cli.rentals import JsonOpt, TeamOpt, _fields, _run, _when, chosen_team, open_rentals
 from bot.fields.metering import balance_of, billing_of, power_of, provider_of, stop_billing_of
 from bot.fields.rentals import currency_of
 from bot.settings import Settings
@@ -49,8 +49,8 @@ def power(
 
     settings = load_settings(lang=lang)
     rentals = open_rentals(settings)
-    workspace = workspace_of(settings, team)
-    inst = rentals.instance(workspace, name)
+    team = chosen_team(settings, team)
+    inst = rentals.instance(team, name)
     if inst is None:
         raise fail(t("error.rental.no_instance", settings.lang, name=name))
     log = PowerLog(rentals.store, _metering(settings))
@@ -106,8 +106,8 @@ def billing(
         "provider": _fields(lambda: provider_of(provider, settings.lang)) if provider else None,
     }
     rentals = open_rentals(settings)
-    workspace = workspace_of(settings, team)
-    changed = _run(settings, lambda: rentals.set_billing(workspace, name, **values))
+    team = chosen_team(settings, team)
+    changed = _run(settings, lambda: rentals.set_billing(team, name, **values))
     sys.stdout.write(
         t(
             "cli.billing_set",
@@ -138,7 +138,7 @@ def balance(
 
     settings = load_settings(lang=lang)
     rentals = open_rentals(settings)
-    workspace = workspace_of(settings, team)
+    team = chosen_team(settings, team)
     balances, now = Balances(rentals.store), datetime.now(UTC)
     if provider is not None:
         if amount is None:
@@ -147,18 +147,18 @@ def balance(
         value = _fields(lambda: balance_of(amount, settings.lang))
         money = _fields(lambda: currency_of(currency, settings.lang))
         moment = _moment(at, settings, now)
-        balances.record(workspace, name, value, money, moment, now, by="terminal")
+        balances.record(team, name, value, money, moment, now, by="terminal")
     problems: dict[str, str] = {}
     if read:
         from bot.discover.registry import balance_readers, read_balances
 
         if not balance_readers(settings):
             raise fail(t("cli.balance_read_off", settings.lang))
-        problems = read_balances(settings, rentals.store, workspace, now)
+        problems = read_balances(settings, rentals.store, team, now)
         for where, problem in problems.items():
             say(t("cli.discover_problem", settings.lang, where=where, problem=said(problem, settings.lang)))
-    instances = rentals.instances(workspace)
-    recorded = balances.latest(workspace)
+    instances = rentals.instances(team)
+    recorded = balances.latest(team)
     timelines = PowerLog(rentals.store, _metering(settings)).this_month(instances, now, also=[b.at for b in recorded])
     found = [runway(b, instances, timelines, now) for b in recorded]
     rows = [

@@ -1,4 +1,4 @@
-"""How the terminal reaches a tenant's chat: through the wing that owns it (bot/server/chats.py), made from that
+"""How the terminal reaches a team's chat: through the wing that owns it (bot/server/chats.py), made from that
 chat's own settings alone (a Feishu tenant needs no Slack token). Imported only by the commands that send, so the
 others load no chat SDK."""
 
@@ -23,21 +23,21 @@ def chats(settings: Settings, store: Store) -> Chats:
     return Chats(terminal_wings(settings, store))
 
 
-def reach(settings: Settings, store: Store, tenant: str) -> tuple[Outlet, Teller]:
-    """The tenant's outlet and teller; exits 2 saying which settings its chat needs when they are not set."""
+def reach(settings: Settings, store: Store, team: str) -> tuple[Outlet, Teller]:
+    """The team's outlet and teller; exits 2 saying which settings its chat needs when they are not set."""
     found = chats(settings, store)
     try:
-        return found.outlet(tenant), found.teller(tenant)
+        return found.outlet(team), found.teller(team)
     except LookupError as exc:
-        if any(wing.owns(tenant) for wing in found.wings):  # configured, but the tenant is not installed
-            raise fail(t("cli.remind_not_installed", settings.lang, team=tenant, reason=str(exc))) from None
-        key = "cli.remind_needs_feishu" if tenant.startswith("feishu:") else "cli.remind_needs_token"
+        if any(wing.owns(team) for wing in found.wings):  # configured, but the team is not installed
+            raise fail(t("cli.remind_not_installed", settings.lang, team=team, reason=str(exc))) from None
+        key = "cli.remind_needs_feishu" if team.startswith("feishu:") else "cli.remind_needs_token"
         raise fail(t(key, settings.lang)) from None
 
 
-def teller_or_none(settings: Settings, store: Store, tenant: str) -> Teller | None:
-    """The tenant's teller, when the terminal has its chat's settings; else None (serve will say it)."""
+def teller_or_none(settings: Settings, store: Store, team: str) -> Teller | None:
+    """The team's teller, when the terminal has its chat's settings; else None (serve will say it)."""
     try:
-        return chats(settings, store).teller(tenant)
+        return chats(settings, store).teller(team)
     except LookupError:
         return None

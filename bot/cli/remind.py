@@ -17,7 +17,7 @@ import typer
 
 from bot.cli.common import LangOpt, fail, load_effective_policy, load_settings, say
 from bot.cli.reach import reach
-from bot.cli.rentals import JsonOpt, TeamOpt, open_rentals, workspace_of
+from bot.cli.rentals import JsonOpt, TeamOpt, chosen_team, open_rentals
 from bot.text import Lang, t
 
 if TYPE_CHECKING:
@@ -43,21 +43,21 @@ def remind(
 
     policy = load_effective_policy(settings)
     rentals = open_rentals(settings)
-    workspace = workspace_of(settings, team, rentals)
-    outlet, teller = reach(settings, rentals.store, workspace)
+    team = chosen_team(settings, team, rentals)
+    outlet, teller = reach(settings, rentals.store, team)
     schedules = Schedules(rentals.store, settings.default_schedule())
-    langs = channel_lang(schedules, workspace, load_settings(terminal=False).lang)
+    langs = channel_lang(schedules, team, load_settings(terminal=False).lang)
     outcomes = send_digests(
         rentals,
         Sends(rentals.store),
         outlet,
-        team=workspace,
+        team=team,
         channels=channel,
         now=lambda: datetime.now(UTC),
         rules=policy.idle,
         metering=policy.metering,
         lang=lang or langs,
-        zone=lambda ch: ZoneInfo(schedules.of(workspace, ch).zone),
+        zone=lambda ch: ZoneInfo(schedules.of(team, ch).zone),
         force=force,
         all_clear=settings.remind_all_clear,
         pace_s=settings.remind_pace_s,
@@ -94,5 +94,5 @@ def remind(
 
 
 def channel_lang(schedules: Schedules, team: str, default: Lang) -> Callable[[str], Lang]:
-    """Without --lang, each channel's own language (its schedule's), else the workspace default."""
+    """Without --lang, each channel's own language (its schedule's), else the team default."""
     return lambda channel: Lang(code) if (code := schedules.of(team, channel).lang) else default

@@ -1,6 +1,6 @@
 """`gpu-advise track instance|storage`, `list`, `release`, `delete-storage`: what a team rents.
 
-The workspace is `--team`, else the one the configured bot token belongs to (auth.test). The state
+The team is `--team`, else the one the configured bot token belongs to (auth.test). The state
 database is opened when a command runs (SQLAlchemy is not loaded to build the CLI).
 """
 
@@ -22,58 +22,65 @@ if TYPE_CHECKING:
     from bot.state.rentals import Rentals
 
 track_app = typer.Typer(no_args_is_help=True, help="Track what the team rents: an instance, or storage.")
-TeamOpt = Annotated[str | None, typer.Option("--team", help="The Slack workspace (default: the bot token's).")]
+TeamOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--team",
+        help="The team: a Slack workspace (T…) or a Feishu tenant (feishu:<tenant key>); default: the Slack bot "
+        "token's workspace, else the one team known here.",
+    ),
+]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON.")]
 
 
-def workspace_of(settings: Settings, team: str | None, rentals: Rentals | None = None) -> str:
-    """The tenant a command is about: `--team` (a Slack workspace T…, or a Feishu tenant as feishu:<tenant key>);
-    else the Slack bot token's workspace (auth.test); else the one tenant the state knows."""
-    from bot.chat.port import TENANT
+def chosen_team(settings: Settings, team: str | None, rentals: Rentals | None = None) -> str:
+    """The team a command is about: `--team` (a Slack workspace T…, or a Feishu tenant as feishu:<tenant key>);
+    else the one a chat's settings name on their own (the Slack bot token's workspace); else the one team the state
+    knows."""
+    from bot.chat.port import is_team
 
     if team:
-        if not TENANT.fullmatch(team):
+        if not is_team(team):
             raise fail(t("cli.bad_team", settings.lang, team=team[:80]))
         return team
-    if settings.slack_bot_token is not None:
-        from slack_sdk import WebClient
-        from slack_sdk.errors import SlackApiError
+    from bot.server.chat_setups import chat_setups
 
+    for setup in chat_setups():
         try:
-            client = WebClient(token=settings.slack_bot_token.get_secret_value(), base_url=settings.slack_api_url)
-            found = client.auth_test()
-        except (SlackApiError, OSError) as exc:
-            raise fail(t("cli.no_team_from_slack", settings.lang, reason=type(exc).__name__)) from None
-        return str(found["team_id"])
-    from bot.state.tenants import known_tenants
+            own = setup.own_team(settings, settings.lang)
+        except LookupError as exc:
+            raise fail(str(exc.args[0])) from None
+        if own is not None:
+            return own
+    from bot.state.teams import known_teams
 
-    known = known_tenants((rentals or open_rentals(settings)).store)
+    known = known_teams((rentals or open_rentals(settings)).store)
     if len(known) == 1:
         return known[0]
-    raise fail(t("cli.no_team", settings.lang, known=", ".join(known) or t("cli.no_tenants_yet", settings.lang)))
+    raise fail(t("cli.no_team", settings.lang, known=", ".join(known) or t("cli.no_teams_yet", settings.lang)))
 
 
-def checked_channel(settings: Settings, tenant: str, text: str, flag: str = "--channel") -> str:
-    """The channel a flag names, as the tenant's chat names it (a Feishu chat without its prefix); exit 2 saying
+def checked_channel(settings: Settings, team: str, text: str, flag: str = "--channel") -> str:
+    """The channel a flag names, as the team's chat names it (a Feishu chat without its prefix); exit 2 saying
     what a channel looks like when it names none (a mention, a user id, a formula)."""
     from bot.chat.port import channel_of, platform_of
 
-    found = channel_of(tenant, text)
+    found = channel_of(team, text)
     if found is None:
-        key = "cli.bad_channel_feishu" if platform_of(tenant) == "feishu" else "cli.bad_channel_slack"
+        key = "cli.bad_channel_feishu" if platform_of(team) == "feishu" else "cli.bad_channel_slack"
         raise fail(t(key, settings.lang, flag=flag, text=text[:80]))
     return found
 
 
-def people(settings: Settings, rentals: Rentals, tenant: str, users: set[str]) -> dict[str, str]:
-    """Each user id as a person reads it in a terminal: their name as the tenant's chat says it (Slack's users.info,
+def people(settings: Settings, rentals: Rentals, team: str, users: set[str]) -> dict[str, str]:
+    """Each user id as a person reads it in a terminal: their name as the team's chat says it (Slack's users.info,
     Feishu's contacts; once a user a run) when the terminal has that chat's settings, else the bare id. Never a
     `<@U…>` mention."""
     if not users:
         return {}
     from bot.cli.reach import chats
 
-    return chats(settings, rentals.store).names(tenant, users)
+    return chats(settings, rentals.store).names(team, users)
 
 
 def open_rentals(settings: Settings) -> Rentals:
@@ -147,7 +154,7 @@ def _fields(make: Any) -> Any:
 
 @track_app.command("instance")
 def track_instance(
-    name: Annotated[str, typer.Argument(help="A name, unique in the workspace.")],
+    name: Annotated[str, typer.Argument(help="A name, unique in the team.")],
     gpu: Annotated[str, typer.Option(help="GPU model, e.g. A100-80GB.")],
     channel: Annotated[str, typer.Option(help="The channel its reminders go to: Slack's C…, or a Feishu oc_….")],
     owner: Annotated[str, typer.Option(help="The Slack user who owns it.")],
@@ -187,9 +194,9 @@ def track_instance(
         fields["stop_billing"] = _fields(lambda: stop_billing_of(stop_billing, settings.lang))
     if provider is not None:
         fields["provider"] = _fields(lambda: provider_of(provider, settings.lang))
-    workspace = workspace_of(settings, team)
-    fields["channel"] = checked_channel(settings, workspace, channel)
-    instance, token = _run(settings, lambda: open_rentals(settings).track_instance(workspace, name, fields))
+    team = chosen_team(settings, team)
+    fields["channel"] = checked_channel(settings, team, channel)
+    instance, token = _run(settings, lambda: open_rentals(settings).track_instance(team, name, fields))
     if as_json:
         sys.stdout.write(json.dumps({"name": instance.name, "token": token}) + "\n")
     else:
@@ -200,7 +207,7 @@ def track_instance(
 
 @track_app.command("storage")
 def track_storage(
-    name: Annotated[str, typer.Argument(help="A name, unique in the workspace.")],
+    name: Annotated[str, typer.Argument(help="A name, unique in the team.")],
     size_gb: Annotated[float, typer.Option(min=0.001, help="Size in GB.")],
     price_gb_month: Annotated[float, typer.Option(min=0.0001, help="Price per GB-month.")],
     channel: Annotated[str, typer.Option(help="The channel its reminders go to: Slack's C…, or a Feishu oc_….")],
@@ -228,9 +235,9 @@ def track_storage(
         "currency": _fields(lambda: currency_of(currency, settings.lang)),
         "created_at": _when(created, settings.lang, "--created"),
     }
-    workspace = workspace_of(settings, team)
-    fields["channel"] = checked_channel(settings, workspace, channel)
-    stored = _run(settings, lambda: open_rentals(settings).track_storage(workspace, name, fields, instance))
+    team = chosen_team(settings, team)
+    fields["channel"] = checked_channel(settings, team, channel)
+    stored = _run(settings, lambda: open_rentals(settings).track_storage(team, name, fields, instance))
     sys.stdout.write(t("cli.tracked_storage", settings.lang, name=stored.name) + "\n")
 
 
@@ -245,18 +252,18 @@ def list_rentals(
     as_json: JsonOpt = False,
     everything: Annotated[bool, typer.Option("--all", help="Also what an admin marked Not ours.")] = False,
 ) -> None:
-    """List the workspace's tracked instances and storage."""
+    """List the team's tracked instances and storage."""
     settings = load_settings(lang=lang)
     rentals = open_rentals(settings)
-    workspace = workspace_of(settings, team)
-    instances = [i for i in rentals.instances(workspace) if everything or not i.hidden_by]
-    storage = [s for s in rentals.storage(workspace) if everything or not s.hidden_by]
+    team = chosen_team(settings, team)
+    instances = [i for i in rentals.instances(team) if everything or not i.hidden_by]
+    storage = [s for s in rentals.storage(team) if everything or not s.hidden_by]
     if as_json:
         out = {"instances": _metered(rentals, instances, settings.remind_tz), "storage": [_plain(s) for s in storage]}
         sys.stdout.write(json.dumps(out, ensure_ascii=False, indent=2) + "\n")
         return
     owners = {i.owner for i in instances if i.owner} | {s.owner for s in storage if s.owner}
-    names = people(settings, rentals, workspace, owners)
+    names = people(settings, rentals, team, owners)
     names[""] = t("cli.no_owner", settings.lang)  # found in the cloud, not claimed yet
     metered = {m["name"]: m for m in _metered(rentals, instances, settings.remind_tz)}
     for i in instances:
@@ -313,10 +320,10 @@ def release(
     """Mark an instance released (it stops costing); lists the storage it leaves behind."""
     settings = load_settings(lang=lang)
     rentals = open_rentals(settings)
-    workspace = workspace_of(settings, team)
-    released = _run(settings, lambda: rentals.release(workspace, name, datetime.now(UTC), "terminal"))
+    team = chosen_team(settings, team)
+    released = _run(settings, lambda: rentals.release(team, name, datetime.now(UTC), "terminal"))
     sys.stdout.write(t("cli.released_instance", settings.lang, name=released.name) + "\n")
-    for left in rentals.storage(workspace, instance_id=released.id, kept_only=True):
+    for left in rentals.storage(team, instance_id=released.id, kept_only=True):
         say(t("cli.storage_left", settings.lang, name=left.name, size=left.size_gb))
 
 
@@ -327,6 +334,6 @@ def delete_storage(
 ) -> None:
     """Mark storage deleted (it stops costing)."""
     settings = load_settings(lang=lang)
-    workspace = workspace_of(settings, team)
-    gone = _run(settings, lambda: open_rentals(settings).delete_storage(workspace, name, datetime.now(UTC)))
+    team = chosen_team(settings, team)
+    gone = _run(settings, lambda: open_rentals(settings).delete_storage(team, name, datetime.now(UTC)))
     sys.stdout.write(t("cli.deleted_storage", settings.lang, name=gone.name) + "\n")

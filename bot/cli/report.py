@@ -18,7 +18,7 @@ from zoneinfo import ZoneInfo
 import typer
 
 from bot.cli.common import LangOpt, fail, load_effective_policy, load_settings, say
-from bot.cli.rentals import JsonOpt, TeamOpt, open_rentals, workspace_of
+from bot.cli.rentals import JsonOpt, TeamOpt, chosen_team, open_rentals
 from bot.text import Lang, t
 from bot.text.format import money, show
 from rules.report import Report, month_days
@@ -88,13 +88,13 @@ def report(
     if post_it and not channel:
         raise fail(t("cli.report_post_needs_channel", settings.lang))
     rentals = open_rentals(settings)
-    workspace = workspace_of(settings, team, rentals)
+    team = chosen_team(settings, team, rentals)
     busy = load_effective_policy(settings).idle.utilisation_max_pct
     if csv_file is not None:
         rows = _write_csv(
             csv_file,
             rentals,
-            workspace,
+            team,
             start,
             end,
             zone=zone,
@@ -107,9 +107,7 @@ def report(
         say(t("cli.report_csv", settings.lang, rows=rows, path=str(csv_file)))
         if not (as_json or chart_file):
             return  # the CSV alone: written part by part, never the whole report at once
-    made = compose(
-        rentals, workspace, start, end, zone=zone, now=now, channel=channel, project=project, busy_above_pct=busy
-    )
+    made = compose(rentals, team, start, end, zone=zone, now=now, channel=channel, project=project, busy_above_pct=busy)
     if chart_file is not None:
         from bot.report.chart import draw
 
@@ -123,7 +121,7 @@ def report(
     if post_it and channel:
         from bot.cli.rentals import checked_channel
 
-        _post(settings, rentals, workspace, checked_channel(settings, workspace, channel), made, now)
+        _post(settings, rentals, team, checked_channel(settings, team, channel), made, now)
     if as_json:
         sys.stdout.write(json.dumps(report_json(made), ensure_ascii=False, indent=2) + "\n")
     elif csv_file is None and not made.rows:
@@ -132,24 +130,24 @@ def report(
         sys.stdout.write(_text(made, settings.lang) + "\n")
 
 
-def _post(settings: Any, rentals: Any, workspace: str, channel: str, made: Any, now: datetime) -> None:
-    """`--post`: the report in the channel, through the tenant's chat (its own settings), in the channel's language."""
+def _post(settings: Any, rentals: Any, team: str, channel: str, made: Any, now: datetime) -> None:
+    """`--post`: the report in the channel, through the team's chat (its own settings), in the channel's language."""
     from bot.chat.port import ChatError
     from bot.cli.reach import reach
     from bot.cli.remind import channel_lang
     from bot.report.post import post
     from bot.state.schedules import Schedules
 
-    teller = reach(settings, rentals.store, workspace)[1]
-    lang = channel_lang(Schedules(rentals.store, settings.default_schedule()), workspace, settings.lang)(channel)
+    teller = reach(settings, rentals.store, team)[1]
+    lang = channel_lang(Schedules(rentals.store, settings.default_schedule()), team, settings.lang)(channel)
     try:
-        post(teller, channel, made, lang, store=rentals.store, team=workspace, now=now)
+        post(teller, channel, made, lang, store=rentals.store, team=team, now=now)
     except ChatError as exc:
         raise fail(t("cli.report_not_posted", settings.lang, channel=channel, error=exc.code), code=1) from None
     say(t("cli.report_posted", settings.lang, channel=channel))
 
 
-def _write_csv(path: Path, rentals: Any, workspace: str, start: date, end: date, *, lang: Lang, **options: Any) -> int:
+def _write_csv(path: Path, rentals: Any, team: str, start: date, end: date, *, lang: Lang, **options: Any) -> int:
     """`--csv`: one row per item per day, written a part of the instances at a time; the rows written."""
     from bot.report.compose import CSV_COLUMNS, compose_parts, csv_rows
 
@@ -158,8 +156,8 @@ def _write_csv(path: Path, rentals: Any, workspace: str, start: date, end: date,
         with path.open("w", newline="", encoding="utf-8") as handle:
             writer = csv.writer(handle)
             writer.writerow(CSV_COLUMNS)
-            for part in compose_parts(rentals, workspace, start, end, **options):
-                rows = csv_rows(part, workspace)
+            for part in compose_parts(rentals, team, start, end, **options):
+                rows = csv_rows(part, team)
                 writer.writerows(rows)
                 written += len(rows)
     except OSError as exc:

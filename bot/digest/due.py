@@ -31,7 +31,7 @@ def _zones(plans: dict[str, RemindSchedule]) -> Callable[[str], ZoneInfo]:
 
 
 def _langs(plans: dict[str, RemindSchedule], default: Lang) -> Callable[[str], Lang]:
-    """Each channel's language: the one its schedule names, else the workspace default."""
+    """Each channel's language: the one its schedule names, else the team default."""
 
     def of(channel: str) -> Lang:
         code = plans[channel].lang
@@ -59,7 +59,7 @@ def run_due(deps: Deps, outlet_for: Callable[[str], Outlet]) -> list[Outcome]:
         try:
             outlet = outlet_for(team)
         except LookupError:
-            log.info("no digest for workspace %s: the app is not installed there", team)
+            log.info("no digest for team %s: the app is not installed there", team)
             continue
         outcomes += send_digests(
             rentals,

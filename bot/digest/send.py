@@ -56,13 +56,13 @@ def digests(
     metering: Metering | None = None,
     zone: ZoneInfo | Callable[[str], ZoneInfo] | None = None,
 ) -> dict[str, Digest]:
-    """Compose the digests of `channels` in a few queries for the whole workspace: the rented things,
+    """Compose the digests of `channels` in a few queries for the whole team: the rented things,
     each GPU's summary of the window's samples and when each quiet stretch began (both added up by the
     database), and disk reports. Month figures (spend, budgets, what an item billed this month) count the month
     from 00:00 in each channel's digest zone (`zone`; None: UTC), as budgets and App Home do."""
     wanted = set(channels)
     # an item with a figure no digest can show (stored before the bounds) is left out, said in the log,
-    # so it never stops the other items' digest nor the workspace's spend
+    # so it never stops the other items' digest nor the team's spend
     everything = [i for i in rentals.instances(team) if _shown(i, i.price or 0.0)]
     all_storage = [s for s in rentals.storage(team) if _shown(s, s.size_gb * s.price_gb_month)]
     instances = [i for i in everything if i.channel in wanted]
@@ -82,14 +82,14 @@ def digests(
         by_channel[inst.channel].append(inst)
     for disk in storage:
         stored[disk.channel].append(disk)
-    # Spend and budgets are the workspace's: a project's month counts every channel's things.
+    # Spend and budgets are the team's: a project's month counts every channel's things.
     budgets = Budgets(rentals.store).of(team)
     recorded = Balances(rentals.store).latest(team)
     timelines = PowerLog(rentals.store, metering).this_month(everything, now, also=[b.at for b in recorded])
     months: dict[str, list[Spend]] = {}
 
     def spend_in(local: datetime) -> list[Spend]:
-        """The workspace's spend and budget forecasts, the month counted in `local`'s zone (once per zone)."""
+        """The team's spend and budget forecasts, the month counted in `local`'s zone (once per zone)."""
         key = str(local.tzinfo)
         if key not in months:
             spent = spending(everything, all_storage, local, budgets, timelines)

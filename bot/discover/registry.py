@@ -122,7 +122,7 @@ def read_balances(
     client: Any | None = None,
     only: tuple[str, ...] | None = None,
 ) -> dict[str, str]:
-    """Read each provider API's balance (or those `only` names) into the workspace's prepaid balances; each
+    """Read each provider API's balance (or those `only` names) into the team's prepaid balances; each
     failure in one line, by provider."""
     from bot.state.balances import Balances
 

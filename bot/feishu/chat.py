@@ -85,21 +85,21 @@ class FeishuChat:
             if place.thread:
                 return Posted(place, self.reply(place.thread, content, key))
             # a chat (oc_…), or a person (ou_…): then their direct chat with the bot, which the answer names
-            kind = "open_id" if place.chat.startswith("ou_") else "chat_id"
-            sent, chat_id = self.send_into(kind, place.chat, content, key)
-            return Posted(Place(place.platform, place.tenant, chat_id, sent), sent)
+            kind = "open_id" if place.channel.startswith("ou_") else "chat_id"
+            sent, chat_id = self.send_into(kind, place.channel, content, key)
+            return Posted(Place(place.platform, place.team, chat_id, sent), sent)
         except FeishuError as exc:
             if fallback_user is None or exc.code not in CANNOT_POST:
                 raise ChatError(str(exc.code), cannot_post=exc.code in CANNOT_POST) from exc
-            log.info("cannot post in %s (code %s); continuing in a direct message", place.chat, exc.code)
-            note = t("slack.dm_fallback", lang, channel=place.chat, error=exc.msg or exc.code)
+            log.info("cannot post in %s (code %s); continuing in a direct message", place.channel, exc.code)
+            note = t("slack.dm_fallback", lang, channel=place.channel, error=exc.msg or exc.code)
 
             def moved(each: Lang) -> Message:
                 message = say(each)
                 return replace(message, context=(*message.context, note))
 
             sent = self.send("open_id", fallback_user, card(moved, lang))
-            return Posted(Place(self.platform, place.tenant, fallback_user, sent), sent, str(exc.code))
+            return Posted(Place(self.platform, place.team, fallback_user, sent), sent, str(exc.code))
 
     def find(self, place: Place, key: str) -> Posted | None:
         """None: Feishu is not asked; a post with the same key is its uuid, and Feishu sends one message for the
@@ -120,14 +120,14 @@ class FeishuChat:
             raise ChatError(str(exc.code)) from exc
 
     def tell(self, place: Place, user: str, text: str) -> None:
-        self.direct(Actor(self.platform, place.tenant, user), lambda lang: plain(text, lang), self.default_lang)
+        self.direct(Actor(self.platform, place.team, user), lambda lang: plain(text, lang), self.default_lang)
 
     def direct(self, actor: Actor, say: Say, lang: Lang, *, key: str | None = None) -> Posted:
         try:
             sent = self.send("open_id", actor.user, card(say, lang), key or idempotency_key())
         except FeishuError as exc:
             raise ChatError(str(exc.code)) from exc
-        return Posted(Place(self.platform, actor.tenant, actor.user, sent), sent)
+        return Posted(Place(self.platform, actor.team, actor.user, sent), sent)
 
     def user(self, open_id: str) -> Any:
         """A user as the contact API has them (email, time_zone, is_tenant_manager); None when it will not say

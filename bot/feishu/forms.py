@@ -104,7 +104,7 @@ def send(chat: FeishuChat, where: Place, kind: Form, initial: dict[str, str], la
         if where.thread:
             chat.reply(where.thread, content)
         else:
-            chat.send("open_id" if where.chat.startswith("ou_") else "chat_id", where.chat, content)
+            chat.send("open_id" if where.channel.startswith("ou_") else "chat_id", where.channel, content)
     except FeishuError as exc:
         raise ChatError(str(exc.code)) from exc
 

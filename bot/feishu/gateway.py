@@ -98,10 +98,10 @@ class FeishuGateway:
         """The Feishu tenants the state knows, as the terminal's --team takes them (feishu:<tenant key>); none when
         the state cannot be read (/healthz says that apart)."""
         from bot.state import StoreUnavailable
-        from bot.state.tenants import known_tenants
+        from bot.state.teams import known_teams
 
         try:
-            return [tenant for tenant in known_tenants(self.deps.store) if tenant.startswith(FEISHU_PREFIX)]
+            return [tenant for tenant in known_teams(self.deps.store) if tenant.startswith(FEISHU_PREFIX)]
         except StoreUnavailable:
             return []
 
@@ -257,7 +257,7 @@ class FeishuGateway:
         self.pool.submit(self.work, key, body)
         return True
 
-    def default_tenant(self) -> str | None:
+    def default_team(self) -> str | None:
         """The one Feishu tenant the state knows, when there is exactly one."""
         known = self.tenants()
         return known[0] if len(known) == 1 else None
@@ -272,6 +272,10 @@ class FeishuGateway:
         except FeishuError as exc:
             url = self.deps.settings.feishu_base_url()
             raise DoorRefused(t("feishu.unreachable", lang, url=url, reason=f"{exc.code}: {exc.msg}")) from None
+
+    def opened(self, raw: bytes, content_type: str | None) -> tuple[str, dict[str, Any]]:
+        """Feishu's callbacks reach the work process read (Deps.work.run), never as they came."""
+        raise LookupError("Feishu hands the work process read callbacks only")
 
     def start(self) -> None:
         """ws mode: the long connection, on its own thread."""

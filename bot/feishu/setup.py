@@ -7,12 +7,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from bot.server.doors import DoorRefused
+from bot.web.answer import DoorRefused
 
 if TYPE_CHECKING:
-    from bot.deps import Deps, Workspaces
+    from bot.deps import Deps, Installs
     from bot.feishu.gateway import FeishuGateway
-    from bot.server.chats import Wing
+    from bot.feishu.wing import FeishuWing
     from bot.settings import Settings
     from bot.state.store import Store
     from bot.text import Lang
@@ -30,7 +30,7 @@ class FeishuSetup:
         if settings.feishu_mode == "http" and not (settings.feishu_encrypt_key or settings.feishu_verification_token):
             raise DoorRefused(t("feishu.http_needs_a_check", lang))
 
-    def installs(self, settings: Settings) -> Callable[[Deps], Workspaces] | None:
+    def installs(self, settings: Settings) -> Callable[[Deps], Installs] | None:
         return None  # one app, its tenants' tokens asked by the SDK
 
     def door(self, deps: Deps, lang: Lang) -> FeishuGateway:
@@ -38,7 +38,10 @@ class FeishuSetup:
 
         return FeishuGateway(deps)
 
-    def terminal_wing(self, settings: Settings, store: Store) -> Wing | None:
+    def own_team(self, settings: Settings, lang: Lang) -> str | None:
+        return None  # one app serves many tenants: the terminal is given --team feishu:<tenant key>
+
+    def terminal_wing(self, settings: Settings, store: Store) -> FeishuWing | None:
         if not settings.feishu():
             return None
         from bot.feishu.chat import FeishuChat

@@ -1,4 +1,4 @@
-"""A report of a period for a workspace (optionally one channel or project): the rented things and each
+"""A report of a period for a team (optionally one channel or project): the rented things and each
 GPU's busiest reading per hour, read once, then rules/report.py."""
 
 from __future__ import annotations

@@ -10,7 +10,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
-    from bot.deps import Deps, Workspaces
+    from bot.deps import Deps, Installs
     from bot.server.chats import Wing
     from bot.server.doors import FrontDoor
     from bot.settings import Settings
@@ -29,11 +29,15 @@ class ChatSetup(Protocol):
     def check(self, settings: Settings, lang: Lang) -> None:
         """Its settings are usable: DoorRefused, in `lang`, saying what to set and where to find it."""
 
-    def installs(self, settings: Settings) -> Callable[[Deps], Workspaces] | None:
+    def installs(self, settings: Settings) -> Callable[[Deps], Installs] | None:
         """What makes the clients of the teams it is installed into, when it is installed into many."""
 
     def door(self, deps: Deps, lang: Lang) -> FrontDoor:
         """Its front door for serve (and the work process), made once Deps are."""
+
+    def own_team(self, settings: Settings, lang: Lang) -> str | None:
+        """The one team its settings name on their own, for the terminal (a bot token's workspace); None when they
+        name none. LookupError, in `lang`, when it cannot be asked."""
 
     def terminal_wing(self, settings: Settings, store: Store) -> Wing | None:
         """Its wing for the terminal's commands that send, from the settings alone; None when they cannot reach it."""
@@ -47,6 +51,6 @@ def turned_on(settings: Settings) -> list[ChatSetup]:
     return [setup for setup in chat_setups() if setup.turned_on(settings)]
 
 
-def installs_of(settings: Settings, setups: list[ChatSetup]) -> Callable[[Deps], Workspaces] | None:
+def installs_of(settings: Settings, setups: list[ChatSetup]) -> Callable[[Deps], Installs] | None:
     """The one chat's installs that Deps keep (a chat installed into many teams), if any chat has them."""
     return next((made for setup in setups if (made := setup.installs(settings)) is not None), None)

@@ -1,5 +1,5 @@
 """The configured chats as one list, for the work that starts outside a request (serve's clock, the terminal's
-commands that send): each tenant's outlet, teller and address book come from the wing that owns it (a Slack
+commands that send): each team's outlet, teller and address book come from the wing that owns it (a Slack
 workspace T…, a Feishu tenant behind its prefix). LookupError when no configured chat owns the tenant, or its
 chat cannot reach it (uninstalled), saying which.
 
@@ -20,20 +20,20 @@ from bot.state.store import Store
 class Wing(Protocol):
     name: str  # the chat's name in settings, logs and messages: "slack", "feishu"
 
-    def owns(self, tenant: str) -> bool:
-        """Is `tenant` (a state's team id) one of this chat's?"""
+    def owns(self, team: str) -> bool:
+        """Is `team` (a state's team id) one of this chat's?"""
 
-    def outlet(self, tenant: str) -> Outlet:
-        """Where `tenant`'s digests go. LookupError when the chat cannot reach it (uninstalled)."""
+    def outlet(self, team: str) -> Outlet:
+        """Where `team`'s digests go. LookupError when the chat cannot reach it (uninstalled)."""
 
-    def teller(self, tenant: str) -> Teller:
-        """What budget alerts, reports and warn-then-act say through to `tenant`. LookupError as outlet()."""
+    def teller(self, team: str) -> Teller:
+        """What budget alerts, reports and warn-then-act say through to `team`. LookupError as outlet()."""
 
-    def person(self, tenant: str, email: str) -> str | None:
-        """The user with this address in `tenant`, as the chat names them; None when there is none or the chat
+    def person(self, team: str, email: str) -> str | None:
+        """The user with this address in `team`, as the chat names them; None when there is none or the chat
         may not look."""
 
-    def display_name(self, tenant: str, user: str) -> str | None:
+    def display_name(self, team: str, user: str) -> str | None:
         """How people read `user` (their display name), None when the chat will not say."""
 
 
@@ -41,32 +41,32 @@ class Wing(Protocol):
 class Chats:
     wings: list[Wing]
 
-    def wing(self, tenant: str) -> Wing:
+    def wing(self, team: str) -> Wing:
         for wing in self.wings:
-            if wing.owns(tenant):
+            if wing.owns(team):
                 return wing
         configured = ", ".join(w.name for w in self.wings) or "none"
-        raise LookupError(f"no configured chat talks to {tenant} (configured: {configured})")
+        raise LookupError(f"no configured chat talks to {team} (configured: {configured})")
 
-    def outlet(self, tenant: str) -> Outlet:
-        return self.wing(tenant).outlet(tenant)
+    def outlet(self, team: str) -> Outlet:
+        return self.wing(team).outlet(team)
 
-    def teller(self, tenant: str) -> Teller:
-        return self.wing(tenant).teller(tenant)
+    def teller(self, team: str) -> Teller:
+        return self.wing(team).teller(team)
 
-    def person(self, tenant: str, email: str) -> str | None:
+    def person(self, team: str, email: str) -> str | None:
         try:
-            return self.wing(tenant).person(tenant, email)
+            return self.wing(team).person(team, email)
         except LookupError:
             return None
 
-    def names(self, tenant: str, users: set[str]) -> dict[str, str]:
-        """Each user as people read them: their name where the tenant's chat says it, else the bare id."""
+    def names(self, team: str, users: set[str]) -> dict[str, str]:
+        """Each user as people read them: their name where the team's chat says it, else the bare id."""
         try:
-            wing = self.wing(tenant)
+            wing = self.wing(team)
         except LookupError:
             return {user: user for user in users}
-        return {user: wing.display_name(tenant, user) or user for user in sorted(users)}
+        return {user: wing.display_name(team, user) or user for user in sorted(users)}
 
 
 def terminal_wings(settings: Settings, store: Store) -> list[Wing]:

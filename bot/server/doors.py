@@ -32,7 +32,7 @@ class FrontDoor(Protocol):
         """For /healthz: its mode and state (a state starting with "failed" makes serve degraded)."""
 
     def wing(self) -> Wing:
-        """It for the clock and the terminal: its tenants' outlets, tellers and address books."""
+        """It for the clock and the terminal: its teams' outlets, tellers and address books."""
 
     def replay(self, received_before: datetime | None = None, first: Callable[[str], bool] | None = None) -> int:
         """At start-up: the work of requests it kept and acknowledged before the last stop; how many."""
@@ -40,11 +40,14 @@ class FrontDoor(Protocol):
     def redo_stalled(self) -> int:
         """Work kept and left pending past GPU_ADVISOR_REDO_AFTER_S (its chat unreachable, its taker killed)."""
 
+    def opened(self, raw: bytes, content_type: str | None) -> tuple[str, dict[str, Any]]:
+        """A request it kept as it came (Deps.work.kept), read as its front door read it: its kind and body."""
+
     def take(self, key: str, kind: str, body: Any, workers: ThreadPoolExecutor) -> bool:
         """The work process's share: do the work of a kept request when it is this chat's kind; False when not."""
 
-    def default_tenant(self) -> str | None:
-        """The tenant to keep what discovery finds in when GPU_ADVISOR_DISCOVER_TEAM is not set, if it can say."""
+    def default_team(self) -> str | None:
+        """The team to keep what discovery finds in when GPU_ADVISOR_DISCOVER_TEAM is not set, if it can say."""
 
     def check(self, lang: Lang) -> None:
         """At start-up: its credentials work (DoorRefused, in `lang`, saying what to fix)."""

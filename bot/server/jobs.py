@@ -128,7 +128,7 @@ def jobs_of(settings: Settings, deps: Deps, doors: Sequence[FrontDoor] = ()) -> 
     from bot.digest.due import budgets_due, run_due, runways_due
     from bot.server.chats import Chats
     from bot.server.prometheus import pull_prometheus
-    from bot.slack.inbox import KEPT
+    from bot.state.inbox import KEPT
     from bot.state.retention import compact
 
     store, minute, hour = deps.store, timedelta(minutes=1), timedelta(hours=1)
@@ -233,7 +233,7 @@ ACTIVITY_READ = timedelta(minutes=15)  # a read between scans: the last quarter 
 
 
 def activity_job(deps: Deps, make: Callable[[], Cloud]) -> Callable[[], object]:
-    """serve's `activity:<cloud>`: each workspace's running instances of that cloud, their GPU metrics of the last
+    """serve's `activity:<cloud>`: each team's running instances of that cloud, their GPU metrics of the last
     quarter hour as samples (the idle rule wants a sample at most 10 minutes old; a scan comes every 30)."""
     from bot.discover.run import read_activity
     from bot.state.rentals import Rentals
@@ -259,26 +259,26 @@ def discovery_job(
     make: Callable[[], Cloud] | None = None,
 ) -> Callable[[], object]:
     """serve's discovery run of one cloud (`make`; default AWS): into GPU_ADVISOR_DISCOVER_TEAM, else the bot
-    token's workspace (asked once)."""
+    token's team (asked once)."""
     from bot.discover.registry import clouds
     from bot.discover.run import discover
 
-    team: list[str] = [settings.discover_team] if settings.discover_team else []
+    chosen: list[str] = [settings.discover_team] if settings.discover_team else []
 
     def work() -> object:
-        if not team:
-            found = default_tenant(doors)
-            if found is None:  # a chat down, or several tenants: said, tried again next run
-                log.warning("discovery skipped: no tenant to keep items in (set GPU_ADVISOR_DISCOVER_TEAM)")
+        if not chosen:
+            found = default_team(doors)
+            if found is None:  # a chat down, or several teams: said, tried again next run
+                log.warning("discovery skipped: no team to keep items in (set GPU_ADVISOR_DISCOVER_TEAM)")
                 return None
-            team.append(found)
-        tenant = team[0]  # owners' addresses looked up in the tenant's chat (Slack's users, Feishu's contacts)
-        find_owner = (lambda email: chats.person(tenant, email)) if chats is not None else None
+            chosen.append(found)
+        team = chosen[0]  # owners' addresses looked up in the team's chat (Slack's users, Feishu's contacts)
+        find_owner = (lambda email: chats.person(team, email)) if chats is not None else None
         cloud = make() if make is not None else clouds(settings)["aws"]()
         report = discover(
             settings,
             deps.store,
-            team[0],
+            team,
             deps.now(),
             offers=deps.gpu_offers,
             cloud=cloud,
@@ -300,13 +300,13 @@ def discovery_job(
 
 def balance_job(settings: Settings, deps: Deps, doors: Sequence[FrontDoor]) -> Callable[[], object]:
     """serve's reading of the API balances discovery does not read (AutoDL's wallet), into
-    GPU_ADVISOR_DISCOVER_TEAM, else the one tenant a chat names (the Slack bot token's workspace)."""
+    GPU_ADVISOR_DISCOVER_TEAM, else the one team a chat names (the Slack bot token's team)."""
     from bot.discover.registry import read_balances
 
     def work() -> object:
-        team = settings.discover_team or default_tenant(doors)
+        team = settings.discover_team or default_team(doors)
         if not team:
-            log.warning("balance reading skipped: no tenant (set GPU_ADVISOR_DISCOVER_TEAM)")
+            log.warning("balance reading skipped: no team (set GPU_ADVISOR_DISCOVER_TEAM)")
             return None
         problems = read_balances(settings, deps.store, team, deps.now(), only=("autodl",))
         for name, problem in problems.items():
@@ -316,10 +316,10 @@ def balance_job(settings: Settings, deps: Deps, doors: Sequence[FrontDoor]) -> C
     return work
 
 
-def default_tenant(doors: Sequence[FrontDoor]) -> str | None:
-    """The tenant the first chat that can say names (Slack: the bot token's workspace; Feishu: its one tenant)."""
+def default_team(doors: Sequence[FrontDoor]) -> str | None:
+    """The team the first chat that can say names (Slack: the bot token's team; Feishu: its one team)."""
     for door in doors:
-        found = door.default_tenant()
+        found = door.default_team()
         if found:
             return found
     return None

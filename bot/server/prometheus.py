@@ -6,7 +6,7 @@ Every few minutes `serve` asks Prometheus's HTTP API (`GET /api/v1/query_range`)
 used + free) over the last minutes, and keeps them as if the instance's agent had sent them. A
 series belongs to the tracked instance whose name equals its `GPU_ADVISOR_PROMETHEUS_LABEL` label
 (default `Hostname`, which the exporter sets); its `gpu` label is the GPU index. Series of names
-not tracked, or tracked in more than one workspace, are left alone. The domestic exporters (EXPORTERS), read
+not tracked, or tracked in more than one team, are left alone. The domestic exporters (EXPORTERS), read
 the same way and judged by the same idle rule:
 - npu-exporter: `npu_chip_info_utilization` (percent), `npu_chip_info_hbm_used_memory` and
   `npu_chip_info_hbm_total_memory` (MB), the card in its `id` label;
@@ -173,7 +173,7 @@ def _exporter_readings(
 
 
 def pod_filing(deps: Deps, rentals: Rentals) -> PodFiling | None:
-    """Where Kubernetes pods' items go: GPU_ADVISOR_DISCOVER_TEAM, else the one workspace with rentals (none
+    """Where Kubernetes pods' items go: GPU_ADVISOR_DISCOVER_TEAM, else the one team with rentals (none
     when that is not clear), in GPU_ADVISOR_DISCOVER_CHANNEL."""
     from bot.fields.rentals import price_from_cache
 

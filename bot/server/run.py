@@ -80,7 +80,7 @@ def _build(settings: Settings, jobs: bool, lang: Lang) -> tuple[Deps, list[Front
         for setup in setups or chat_setups()[:1]:
             setup.check(settings, lang)
         making = _work_process(settings, jobs, lang) if settings.work_process else None
-        deps = build_deps(settings, work=making, workspaces=installs_of(settings, setups))
+        deps = build_deps(settings, work=making, installs=installs_of(settings, setups))
         doors = doors_of(deps, lang, setups)
         for door in doors:
             door.check(lang)  # its credentials, asked once (a Feishu tenant token)

@@ -18,8 +18,8 @@ from datetime import datetime, timedelta
 from pathlib import Path
 
 from bot.deps import Handoff
-from bot.slack.inbox import KEPT, REPLAY_WINDOW
 from bot.state import Inbox, Store
+from bot.state.inbox import KEPT, SPOOL_REPLAY
 
 log = logging.getLogger("bot.serve")
 
@@ -88,6 +88,6 @@ def take_spooled(spool: Inbox, inbox: Inbox, received_before: datetime) -> int:
     """In a work process starting (or serve starting without one): take into the inbox what the front door
     spooled before then and the inbox does not hold (a hand-over lost with a work process). Returns how many."""
     taken = 0
-    for row in spool.spooled(REPLAY_WINDOW, received_before):
+    for row in spool.spooled(SPOOL_REPLAY, received_before):
         taken += inbox.adopt(row.key, row.kind, row.body, row.received_at)
     return taken

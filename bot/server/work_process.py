@@ -51,6 +51,7 @@ RESTART_S, RESTART_MAX_S = 1.0, 30.0
 METRICS_WAIT_S = 2.0  # a scrape waits this long for the work process's counters, then goes without them
 STOP_WAIT_S = 10.0
 REPLAY_WAIT_S = 60.0  # new work waits at most this long for the replay at start (a long one still lets it on)
+WORK_THREADS = 4  # the work of kept requests at once (as many as bolt's lazy listeners in the front door)
 
 
 @dataclass(frozen=True)
@@ -131,8 +132,8 @@ class WorkProcess:
     def pid(self) -> int | None:
         return self._process.pid if self._process is not None else None
 
-    def kept(self, key: str, raw: bytes, headers: dict[str, str]) -> None:
-        self._queue.put(("kept", key, raw, headers.get("content-type")))  # never blocks: the queue's thread writes
+    def kept(self, chat: str, key: str, raw: bytes, headers: dict[str, str]) -> None:
+        self._queue.put(("kept", chat, key, raw, headers.get("content-type")))  # never blocks
 
     def run(self, key: str, kind: str, body: dict[str, Any]) -> None:
         self._queue.put(("run", key, kind, body))
@@ -201,9 +202,8 @@ def work_main(
     spool = Inbox(Store(job.spool, now=deps.store.now, replica=deps.store.replica, acks=gate)) if job.spool else None
     started = Started()
     # what the replay thread and the work loop import, imported here first: two threads importing slack_bolt for
-    # the first time at once break its circular imports (a serve that talks to Feishu only had not loaded it yet)
-    import bot.server.spool
-    import bot.slack.inbox  # noqa: F401
+    # the first time at once break its circular imports (each door's module loaded what its work takes)
+    import bot.server.spool  # noqa: F401
 
     threading.Thread(
         target=_recover,
@@ -249,7 +249,7 @@ def _build(job: Job, gate: AckGate) -> tuple[Deps, list[FrontDoor]]:
     from bot.server.doors import doors_of
 
     setups = turned_on(job.settings)
-    deps = build_deps(job.settings, acks=gate, workspaces=installs_of(job.settings, setups))
+    deps = build_deps(job.settings, acks=gate, installs=installs_of(job.settings, setups))
     return deps, doors_of(deps, job.lang, setups)
 
 
@@ -312,12 +312,8 @@ def _recover(deps: Deps, doors: list[FrontDoor], spool: Inbox | None, kept_befor
 
 
 def _take_work(work_queue: Any, deps: Deps, doors: list[FrontDoor], started: Started, *, spooled: bool) -> None:
-    from slack_bolt.request.internals import parse_body
-
-    from bot.slack.app import LAZY_WORKERS
-    from bot.slack.inbox import kind_of
-
-    workers = ThreadPoolExecutor(max_workers=LAZY_WORKERS, thread_name_prefix="work")
+    workers = ThreadPoolExecutor(max_workers=WORK_THREADS, thread_name_prefix="work")
+    by_name = {door.name: door for door in doors}
     parent = multiprocessing.parent_process()
     while True:
         try:
@@ -329,9 +325,12 @@ def _take_work(work_queue: Any, deps: Deps, doors: list[FrontDoor], started: Sta
             continue
         if item is None:
             return
-        if item[0] == "kept":  # read as the front door read it (it was checked there)
-            key, body = item[1], parse_body(item[2].decode("utf-8"), item[3])
-            kind = kind_of(body)
+        if item[0] == "kept":  # read by its chat's door as the front door read it (it was checked there)
+            door = by_name.get(item[1])
+            if door is None:
+                log.warning("%s: kept by %s, which this work process does not talk to", item[2], item[1])
+                continue
+            key, (kind, body) = item[2], door.opened(item[3], item[4])
         else:
             key, kind, body = item[1:]
         if spooled and not deps.inbox.adopt(key, kind, body):

@@ -343,7 +343,7 @@ class Settings(BaseSettings):
     )
     discover_team: str | None = Field(
         default=None,
-        description="the workspace discovered items belong to (needed with OAuth installs; default: the bot token's)",
+        description="the team discovered items belong to (needed with OAuth installs; default: the bot token's)",
     )
     discover_channel: str | None = Field(
         default=None, description="the channel of discovered items without a channel tag (and of Kubernetes items)"

@@ -15,7 +15,7 @@ from slack_bolt.logger.messages import warning_client_prioritized_and_token_skip
 from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError
 
-from bot.deps import Deps, Handoff, Workspaces, build_deps
+from bot.deps import Deps, Handoff, Installs, build_deps
 from bot.metrics import Metrics
 from bot.settings import Settings
 from bot.slack import routes
@@ -121,10 +121,10 @@ def slack_deps(
 ) -> Deps:
     """The process's Deps for the Slack app: build_deps with the OAuth installs' clients when the app installs
     through OAuth (installs.py)."""
-    return build_deps(settings, now=now, acks=acks, work=work, workspaces=installs if settings.oauth() else None)
+    return build_deps(settings, now=now, acks=acks, work=work, installs=installs if settings.oauth() else None)
 
 
-def installs(deps: Deps) -> Workspaces:
+def installs(deps: Deps) -> Installs:
     """The OAuth installs' clients, each with its workspace's own token."""
     from bot.slack.installs import Installs, installation_store
 
@@ -146,9 +146,9 @@ def create_app(deps: Deps, *, client: WebClient | None = None, lang: Lang | None
     if settings.oauth():  # many workspaces: each request's client carries its workspace's token
         from bot.slack.installs import Installs, oauth_settings
 
-        if not isinstance(deps.workspaces, Installs):
+        if not isinstance(deps.installs, Installs):
             raise TypeError("OAuth settings need Deps with the installs' clients: build them with slack_deps()")
-        extra["oauth_settings"] = oauth_settings(settings, deps.store.engine, deps.workspaces.store)
+        extra["oauth_settings"] = oauth_settings(settings, deps.store.engine, deps.installs.store)
         _keys_open_every_install(settings, deps.store.engine, lang)
     try:
         # The HTTP front door (bot/server/http.py, bot/slack/verify.py) checks every signature before bolt sees

@@ -62,18 +62,18 @@ class SlackChat:
         if fallback_user is not None:
             posted = post_or_dm(
                 self.client,
-                channel=place.chat,
+                channel=place.channel,
                 user=fallback_user,
                 blocks=render(message),
                 text=message.text,
                 lang=lang,
                 thread_ts=place.thread,
             )
-            where = Place(place.platform, place.tenant, posted.channel, place.thread)
+            where = Place(place.platform, place.team, posted.channel, place.thread)
             return Posted(where, posted.ts, posted.moved_because)
         # Slack's errors (SlackApiError) go to the app's error handler as they are
         reply = self.client.chat_postMessage(
-            channel=place.chat,
+            channel=place.channel,
             thread_ts=place.thread,
             blocks=render(message) or None,
             text=message.text,
@@ -82,17 +82,17 @@ class SlackChat:
         return Posted(place, str(reply["ts"]))
 
     def find(self, place: Place, key: str) -> Posted | None:
-        ts = posted_in_thread(self.client, place.chat, place.thread, key) if place.thread else None
+        ts = posted_in_thread(self.client, place.channel, place.thread, key) if place.thread else None
         return Posted(place, ts) if ts else None
 
     def update(self, posted: Posted, say: Say, lang: Lang) -> None:
         message = say(lang)
         self.client.chat_update(
-            channel=posted.place.chat, ts=posted.id, blocks=render(message) or None, text=message.text
+            channel=posted.place.channel, ts=posted.id, blocks=render(message) or None, text=message.text
         )
 
     def tell(self, place: Place, user: str, text: str) -> None:
-        self.client.chat_postEphemeral(channel=place.chat, user=user, text=text, thread_ts=place.thread)
+        self.client.chat_postEphemeral(channel=place.channel, user=user, text=text, thread_ts=place.thread)
 
     def direct(self, actor: Actor, say: Say, lang: Lang) -> Posted:
         """A message to the user's direct chat with the app (chat.postMessage to a user id opens it)."""
@@ -102,7 +102,7 @@ class SlackChat:
         except SlackApiError as exc:
             raise ChatError(str(exc.response.get("error") or "slack_error")) from exc
         dm = str(reply.get("channel") or actor.user)
-        return Posted(Place(Platform.SLACK, actor.tenant, dm, str(reply["ts"])), str(reply["ts"]))
+        return Posted(Place(Platform.SLACK, actor.team, dm, str(reply["ts"])), str(reply["ts"]))
 
     def direct_chat(self, actor: Actor) -> str:
         """conversations.open: the DM's id (D…)."""

@@ -13,10 +13,12 @@ from typing import Any
 
 from slack_bolt import App
 from slack_bolt.adapter.wsgi import SlackRequestHandler
+from slack_bolt.request.internals import parse_body
 
 from bot.deps import Deps
 from bot.slack.events import EVENTS_PATH, events_endpoint
 from bot.slack.ids import INSTALL_PATH, REDIRECT_PATH
+from bot.slack.inbox import kind_of
 from bot.slack.replies import lang_for
 from bot.slack.wing import SlackWing
 from bot.text import Lang
@@ -63,6 +65,11 @@ class SlackDoor:
 
         return redo_stalled(self.deps, self.app.client)
 
+    def opened(self, raw: bytes, content_type: str | None) -> tuple[str, dict[str, Any]]:
+        """A request bolt would read: a form body (commands, interactions) or JSON (events)."""
+        body = parse_body(raw.decode("utf-8"), content_type)
+        return kind_of(body), body
+
     def take(self, key: str, kind: str, body: Any, workers: ThreadPoolExecutor) -> bool:
         from bot.slack.inbox import request_for
         from bot.slack.routes import SLACK_KINDS, start
@@ -74,7 +81,7 @@ class SlackDoor:
             start(found[0], self.deps, found[1], workers)
         return True
 
-    def default_tenant(self) -> str | None:
+    def default_team(self) -> str | None:
         try:
             return str(self.app.client.auth_test()["team_id"])
         except Exception:  # Slack down, or OAuth with no bot token: the caller says it and tries again later

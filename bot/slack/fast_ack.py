@@ -82,6 +82,6 @@ def after(
     if answer.kept is None:
         return
     if work is not None:
-        work.kept(answer.kept, raw, headers)
+        work.kept("slack", answer.kept, raw, headers)
     else:
         executor.submit(dispatch, app, raw, headers, answer.kept)

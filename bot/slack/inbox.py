@@ -17,17 +17,17 @@ from slack_bolt import BoltContext, BoltRequest, BoltResponse
 from slack_sdk import WebClient
 
 from bot.deps import Deps
-from bot.logs import request_id, workspace
+from bot.logs import request_id, team_id
 from bot.slack.request import SlackRequest, team_of
 from bot.slack.routes import SLACK_KINDS, Route, route_for, run, short_id
 from bot.state import StoreBusy, StoreUnavailable
+from bot.state.inbox import KEPT
 from bot.text import Lang, t
 
 log = logging.getLogger(__name__)
 
 # Work older than this is not redone after a restart (response URLs last 30 minutes).
 REPLAY_WINDOW = timedelta(minutes=30)
-KEPT = timedelta(days=7)  # finished requests are kept this long (against retries), then pruned at start-up
 
 
 def kind_of(body: dict[str, Any]) -> str:
@@ -94,7 +94,7 @@ def keep(deps: Deps, kind: str, body: dict[str, Any], signature: str | None) -> 
     or seen before: a retried event, a replayed command or click, answered 200 and not carried out again)."""
     key = inbox_key(body, signature)
     request_id.set(short_id(key))
-    workspace.set(team_of(body) or "-")
+    team_id.set(team_of(body) or "-")
     deps.metrics.requests.labels(kind).inc()
     deps.metrics.chat_requests.labels("slack", kind).inc()
     try:

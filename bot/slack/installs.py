@@ -173,7 +173,7 @@ def installation_store(settings: Settings, engine: Engine) -> EncryptedInstallat
 
 
 class Installs:
-    """The OAuth installs, as Deps needs them (the Workspaces of bot/deps.py): each workspace's client, made from its
+    """The OAuth installs, as Deps needs them (the Installs of bot/deps.py): each workspace's client, made from its
     stored bot token with `template`'s base URL, retries and acknowledgement gate."""
 
     def __init__(self, store: EncryptedInstallationStore, template: WebClient) -> None:

@@ -7,13 +7,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from bot.server.doors import DoorRefused
+from bot.web.answer import DoorRefused
 
 if TYPE_CHECKING:
-    from bot.deps import Deps, Workspaces
-    from bot.server.chats import Wing
+    from bot.deps import Deps, Installs
     from bot.settings import Settings
     from bot.slack.door import SlackDoor
+    from bot.slack.wing import SlackWing
     from bot.state.store import Store
     from bot.text import Lang
 
@@ -34,7 +34,7 @@ class SlackSetup:
         except MissingSlackSettings as exc:
             raise DoorRefused(str(exc)) from None
 
-    def installs(self, settings: Settings) -> Callable[[Deps], Workspaces] | None:
+    def installs(self, settings: Settings) -> Callable[[Deps], Installs] | None:
         from bot.slack.app import installs
 
         return installs if settings.oauth() else None
@@ -48,7 +48,23 @@ class SlackSetup:
         except (MissingSlackSettings, SlackUnreachable) as exc:
             raise DoorRefused(str(exc)) from None
 
-    def terminal_wing(self, settings: Settings, store: Store) -> Wing | None:
+    def own_team(self, settings: Settings, lang: Lang) -> str | None:
+        """The bot token's workspace (auth.test); None without a token (OAuth installs name many)."""
+        if settings.slack_bot_token is None:
+            return None
+        from slack_sdk import WebClient
+        from slack_sdk.errors import SlackApiError
+
+        from bot.text import t
+
+        try:
+            client = WebClient(token=settings.slack_bot_token.get_secret_value(), base_url=settings.slack_api_url)
+            found = client.auth_test()
+        except (SlackApiError, OSError) as exc:
+            raise LookupError(t("cli.no_team_from_slack", lang, reason=type(exc).__name__)) from None
+        return str(found["team_id"])
+
+    def terminal_wing(self, settings: Settings, store: Store) -> SlackWing | None:
         if not (settings.slack_bot_token or (settings.oauth() and settings.encryption_key)):
             return None
         from bot.slack.wing import terminal_wing

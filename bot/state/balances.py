@@ -1,4 +1,4 @@
-"""Prepaid balances of provider accounts (prepaid_balances): the latest per workspace and provider is the one
+"""Prepaid balances of provider accounts (prepaid_balances): the latest per team and provider is the one
 that counts; a reading from the provider's API replaces a typed one (its `source` says which). Runway alerts are
 claimed on the balance's row, so each threshold is told once per recorded balance across replicas."""
 
@@ -91,7 +91,7 @@ class Balances:
         return Balance(*row) if row else None
 
     def latest(self, team: str | None = None) -> list[Balance]:
-        """Each (workspace, provider)'s latest balance (by its time, then as recorded), by provider."""
+        """Each (team, provider)'s latest balance (by its time, then as recorded), by provider."""
         c = prepaid_balances.c
         ranked = select(c.team, c.provider, func.max(c.at).label("at")).group_by(c.team, c.provider).subquery()
         newest = (

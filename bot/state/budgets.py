@@ -1,4 +1,4 @@
-"""Each project's monthly budget, per workspace."""
+"""Each project's monthly budget, per team."""
 
 from __future__ import annotations
 

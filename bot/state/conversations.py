@@ -105,8 +105,8 @@ class Conversations:
             conn.execute(update(conversations).where(conversations.c.id == convo.id).values(**row))
 
     def get(self, convo_id: str, team: str | None = None) -> Conversation | None:
-        """A conversation by id; with `team`, only if it belongs to that workspace (a request from one
-        workspace never reaches another's conversation)."""
+        """A conversation by id; with `team`, only if it belongs to that team (a request from one
+        team never reaches another's conversation)."""
         query = select(conversations).where(conversations.c.id == convo_id)
         if team is not None:
             query = query.where(conversations.c.team == team)

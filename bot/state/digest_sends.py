@@ -1,4 +1,4 @@
-"""The digest_sends rows: a channel's digest of a local day is claimed before posting (unique on workspace,
+"""The digest_sends rows: a channel's digest of a local day is claimed before posting (unique on team,
 channel, kind and local date), then marked sent or given back. A claim whose post never finished (the
 process died) may be taken over after CLAIM_TIMEOUT."""
 

@@ -1,4 +1,4 @@
-"""Keeping what discovery found (bot/discover/): one item per cloud id, per workspace. A re-run updates,
+"""Keeping what discovery found (bot/discover/): one item per cloud id, per team. A re-run updates,
 never duplicates; an instance gone or terminated is released by the cloud (with the time), a deleted volume
 is deleted. Only regions that answered change anything: a failed region leaves what is known as it was.
 
@@ -78,7 +78,7 @@ LEGACY_CHANNEL_TAG = "SlackChannel"
 
 @dataclass(frozen=True)
 class Filing:
-    """Where found items go: the workspace, the channel without a channel tag, who an owner tag names, the
+    """Where found items go: the team, the channel without a channel tag, who an owner tag names, the
     price of an instance (price, unit, currency; price None when not known)."""
 
     team: str
@@ -321,7 +321,7 @@ class Discovered:
         price: tuple[float | None, str, str],
         now: datetime,
     ) -> Any:
-        """A Kubernetes pod's item (source k8s), nobody's yet; its name made free in the workspace if taken."""
+        """A Kubernetes pod's item (source k8s), nobody's yet; its name made free in the team if taken."""
         taken = self._names(rental_instances, team)
         if name in taken:
             name = f"{name[:55]}-{secrets.token_hex(4)}"
@@ -411,7 +411,7 @@ def _who(item: Found, filing: Filing) -> dict[str, Any]:
 
 
 def _free_name(item: Found, names: set[str]) -> str:
-    """The Name tag when it is a usable name not taken in the workspace, else the cloud's id."""
+    """The Name tag when it is a usable name not taken in the team, else the cloud's id."""
     wanted = item.name if NAME.fullmatch(item.name) and item.name not in names else item.key.split(":", 1)[1]
     names.add(wanted)
     return wanted

@@ -1,9 +1,9 @@
 """Enrollment: a GPU box registers itself with an enrollment token instead of someone typing `track`.
 
-An enrollment token names the workspace, channel, owner and project the boxes it enrolls belong to; it
+An enrollment token names the team, channel, owner and project the boxes it enrolls belong to; it
 expires and has a number of uses. Only its SHA-256 hash is kept (it is random, so a plain hash is
 enough), like the heartbeat tokens. Enrolling spends one use and, in the same transaction, either
-makes the instance (source "agent") or, for a machine id already enrolled in the workspace and not
+makes the instance (source "agent") or, for a machine id already enrolled in the team and not
 released, gives that instance back with a fresh heartbeat token (the old one stops working).
 """
 
@@ -177,7 +177,7 @@ class Enrollments:
 
 
 def _discovered(conn: Any, team: str, provider_id: str | None) -> Any:
-    """The running item discovery keeps for this cloud id in the workspace, if any."""
+    """The running item discovery keeps for this cloud id in the team, if any."""
     if not provider_id:
         return None
     c = rental_instances.c

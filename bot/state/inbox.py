@@ -23,6 +23,8 @@ ENQUEUE = {
 }
 
 Request = tuple[str, str, dict[str, Any]]  # key, kind, body
+KEPT = timedelta(days=7)  # finished requests are kept this long (against a chat's retries), then pruned
+SPOOL_REPLAY = timedelta(minutes=30)  # a request the front door spooled is redone at start-up when this recent
 
 
 @dataclass(frozen=True)

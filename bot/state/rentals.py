@@ -1,6 +1,6 @@
 """What a team rents, in the state database: instances (with their agents' samples) and storage.
 
-Everything is scoped by workspace (`team`): nothing of one workspace is read in another. Heartbeat
+Everything is scoped by team (`team`): nothing of one team is read in another. Heartbeat
 tokens are shown once and kept as a SHA-256 hash (they are random, so a plain hash is enough).
 """
 
@@ -103,7 +103,7 @@ NAME = re.compile(r"[^\W_][\w.\-]{0,63}")
 
 # What a stored number may be, whichever front end it came from (terminal, Slack, /api/heartbeat): finite,
 # and within what a real rental or GPU can be. One bad figure would otherwise stop every digest of its
-# workspace (Infinity in a sum, an overflow in a date) or every `list`.
+# team (Infinity in a sum, an overflow in a date) or every `list`.
 BOUNDS: dict[str, tuple[float, float]] = {
     "price": (0.0, 10_000_000.0),  # per hour, day or month
     "cards": (1, 1024),
@@ -292,7 +292,7 @@ class Rentals:
         return _instance(row) if row else None
 
     def teams(self) -> list[str]:
-        """Workspaces with something running or kept."""
+        """Installs with something running or kept."""
         with self.store.reading() as conn:
             found = {
                 r[0]
@@ -362,7 +362,7 @@ class Rentals:
         return self._change_kept(team, name, kept_until=until)
 
     def track_storage(self, team: str, name: str, fields: dict[str, Any], instance: str | None) -> Storage:
-        """Keep rented storage; `instance` names a tracked instance of the same workspace, if any."""
+        """Keep rented storage; `instance` names a tracked instance of the same team, if any."""
         check_name(name)
         check_numbers(fields)
         row = {"team": team, "name": name, **fields}

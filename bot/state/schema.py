@@ -105,7 +105,7 @@ def seconds(moment: datetime) -> int:
     return math.floor(moment.timestamp())
 
 
-# a team, a channel, a person or a message: Slack's ids, or Feishu's (oc_/ou_/om_ + 32, a tenant behind feishu:)
+# a team, a channel, a person or a message: Slack's ids, or Feishu's (oc_/ou_/om_ + 32, a team behind feishu:)
 ID = 64
 
 conversations = Table(
@@ -342,7 +342,7 @@ digest_schedules = Table(  # a channel's digest time; channels without a row use
     Column("lang", String(2)),  # zh or en: the channel's language (migration 0012); NULL: the default
 )
 
-project_budgets = Table(  # a project's monthly budget, per workspace
+project_budgets = Table(  # a project's monthly budget, per team
     "project_budgets",
     metadata,
     Column("team", String(ID), primary_key=True),

@@ -55,7 +55,7 @@ def _daily_query(
 
 def _parts(instance_ids: list[int]) -> list[list[int]]:
     """The instances split for reading side by side: one part per core (at most PARTS), each of at least
-    PART_MIN instances, so that a small workspace is one query."""
+    PART_MIN instances, so that a small team is one query."""
     count = max(1, min(PARTS, os.cpu_count() or 1, len(instance_ids) // PART_MIN))
     size = -(-len(instance_ids) // count)
     return [instance_ids[k : k + size] for k in range(0, len(instance_ids), size)]
@@ -67,7 +67,7 @@ def daily_activity(
     """Per instance and local day (the zone's UTC offset `offset_s`), its GPU-hours busy (a GPU's busiest
     reading of the hour above the threshold) and idle (at or below it), added up by the database from the
     raw samples and the folded hourly maxima: a few rows per instance, whatever the samples' number. A large
-    workspace is read in parts on several connections at once (the database groups a week of raw samples by
+    team is read in parts on several connections at once (the database groups a week of raw samples by
     hour with a sort, and each part's sort runs on its own core; SQLite's WAL lets readers run together)."""
     out: Daily = {}
     if not instance_ids:

@@ -18,7 +18,7 @@ from tests.digest.test_schedule import FIELDS
 from tests.support.cli import run_cli
 from tests.support.fake_feishu import FakeFeishu, fake_feishu
 
-TENANT, GROUP = "feishu:2ed263bf32cf1651", "oc_" + "5ad1" * 8
+TEAM, GROUP = "feishu:2ed263bf32cf1651", "oc_" + "5ad1" * 8
 OWNER = "ou_" + "7d8a" * 8
 
 
@@ -34,16 +34,16 @@ def env_of(fake: FakeFeishu, tmp: Path) -> dict[str, str]:
 
 def idle_box(tmp: Path) -> None:
     """What the group rents: a box idle all day (the state file the terminal opens, made by a first command)."""
-    run_cli("list", "--team", TENANT, env={"GPU_ADVISOR_LANG": "en"}, tmp=tmp)
+    run_cli("list", "--team", TEAM, env={"GPU_ADVISOR_LANG": "en"}, tmp=tmp)
     store = Store(f"sqlite:///{tmp / 'advisor.state.db'}")
     rentals = Rentals(store)
     now = datetime.now(UTC)
     fields = FIELDS | {"owner": OWNER, "channel": GROUP, "started_at": now - timedelta(hours=30), "price": 30.0}
-    inst, _ = rentals.track_instance(TENANT, "train-1", fields)
+    inst, _ = rentals.track_instance(TEAM, "train-1", fields)
     quiet = [Sample(now - timedelta(minutes=m), 0, 0, 1200, 81920) for m in range(600, -1, -5)]
     rentals.add_samples(inst.id, quiet, [None] * len(quiet))
     every_day = RemindSchedule(time(0, 0), "Asia/Shanghai", frozenset(range(7)), lang="en")
-    Schedules(store, every_day).put(TENANT, GROUP, every_day, OWNER, now)
+    Schedules(store, every_day).put(TEAM, GROUP, every_day, OWNER, now)
 
 
 def cards_to(fake: FakeFeishu, chat: str) -> list[dict[str, Any]]:
@@ -54,7 +54,7 @@ def test_remind_now_sends_the_feishu_digest_without_a_slack_token(tmp_path: Path
     with fake_feishu() as fake:
         idle_box(tmp_path)
         env = env_of(fake, tmp_path)
-        sent = run_cli("remind", "--now", "--team", TENANT, env=env, tmp=tmp_path)
+        sent = run_cli("remind", "--now", "--team", TEAM, env=env, tmp=tmp_path)
         assert sent.returncode == 0, sent.stderr + sent.stdout
         [card] = cards_to(fake, GROUP)
         assert "train-1" in json.dumps(card, ensure_ascii=False)
@@ -75,18 +75,18 @@ def test_a_budget_report_and_act_from_the_terminal_reach_the_feishu_group(tmp_pa
         idle_box(tmp_path)
         env = env_of(fake, tmp_path)
         run_cli("track", "instance", "llm-1", "--gpu", "A100", "--price", "30/h", "--project", "llm",
-                "--channel", GROUP, "--owner", OWNER, "--team", TENANT, env=env, tmp=tmp_path)  # fmt: skip
-        budget = run_cli("budget", "llm", "1", "--team", TENANT, env=env, tmp=tmp_path)
+                "--channel", GROUP, "--owner", OWNER, "--team", TEAM, env=env, tmp=tmp_path)  # fmt: skip
+        budget = run_cli("budget", "llm", "1", "--team", TEAM, env=env, tmp=tmp_path)
         assert budget.returncode == 0, budget.stderr
         alerts = [c for c in cards_to(fake, GROUP) if "Budget alert" in json.dumps(c, ensure_ascii=False)]
         assert alerts, [json.dumps(c)[:300] for c in cards_to(fake, GROUP)]
-        posted = run_cli("report", "--post", "--channel", GROUP, "--team", TENANT, env=env, tmp=tmp_path)
+        posted = run_cli("report", "--post", "--channel", GROUP, "--team", TEAM, env=env, tmp=tmp_path)
         assert posted.returncode == 0 and "Posted the report" in posted.stderr + posted.stdout
-        act = run_cli("act", GROUP, "notify", "--team", TENANT, env=env, tmp=tmp_path)
+        act = run_cli("act", GROUP, "notify", "--team", TEAM, env=env, tmp=tmp_path)
         assert act.returncode == 0 and "Told" in act.stderr + act.stdout
         told = json.dumps(cards_to(fake, GROUP)[-1], ensure_ascii=False)
         assert "this chat" in told and "<#" not in told
-        needs = run_cli("report", "--post", "--team", TENANT, env=env, tmp=tmp_path)
+        needs = run_cli("report", "--post", "--team", TEAM, env=env, tmp=tmp_path)
         assert needs.returncode == 2 and "--channel" in needs.stderr
 
 
@@ -94,8 +94,8 @@ def test_list_names_owners_as_feishu_contacts_name_them(tmp_path: Path) -> None:
     with fake_feishu() as fake:
         idle_box(tmp_path)
         fake.users[OWNER] = {"open_id": OWNER, "name": "Ana Li"}
-        listed = run_cli("list", "--team", TENANT, env=env_of(fake, tmp_path), tmp=tmp_path)
+        listed = run_cli("list", "--team", TEAM, env=env_of(fake, tmp_path), tmp=tmp_path)
         assert listed.returncode == 0 and "train-1" in listed.stdout
         assert "Ana Li" in listed.stdout and OWNER not in listed.stdout
-        bare = run_cli("list", "--team", TENANT, env={"GPU_ADVISOR_LANG": "en"}, tmp=tmp_path)  # no Feishu settings
+        bare = run_cli("list", "--team", TEAM, env={"GPU_ADVISOR_LANG": "en"}, tmp=tmp_path)  # no Feishu settings
         assert OWNER in bare.stdout  # the id, as without a chat to ask

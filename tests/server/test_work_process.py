@@ -207,7 +207,7 @@ class HandedOver:
         self.acknowledged: list[tuple[str, bytes]] = []
         self.runs: list[tuple[str, str, dict[str, Any]]] = []
 
-    def kept(self, key: str, raw: bytes, headers: dict[str, str]) -> None:
+    def kept(self, chat: str, key: str, raw: bytes, headers: dict[str, str]) -> None:
         self.acknowledged.append((key, raw))
 
     def run(self, key: str, kind: str, body: dict[str, Any]) -> None:

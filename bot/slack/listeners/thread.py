@@ -52,8 +52,8 @@ def on_uninstalled(deps: Deps, request: SlackRequest) -> None:
     event = request.event
     if event.get("type") == "tokens_revoked" and not (event.get("tokens") or {}).get("bot"):
         return  # only user tokens, which this app never asks for
-    if deps.workspaces is not None and request.team:
-        deps.workspaces.forget(request.team)
+    if deps.installs is not None and request.team:
+        deps.installs.forget(request.team)
 
 
 def on_home(deps: Deps, request: SlackRequest) -> None:

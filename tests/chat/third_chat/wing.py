@@ -46,9 +46,9 @@ class MemoChat:
     def post(
         self, place: Place, say: Say, lang: Lang, *, fallback_user: str | None = None, key: str | None = None
     ) -> Posted:
-        made = Sent(f"m{next(self._ids)}", place.chat, place.thread, say(lang))
+        made = Sent(f"m{next(self._ids)}", place.channel, place.thread, say(lang))
         self.sent.append(made)
-        return Posted(Place(MEMO, place.tenant, place.chat, place.thread), made.id)
+        return Posted(Place(MEMO, place.team, place.channel, place.thread), made.id)
 
     def find(self, place: Place, key: str) -> Posted | None:
         return None
@@ -63,7 +63,7 @@ class MemoChat:
 
     def direct(self, actor: Actor, say: Say, lang: Lang) -> Posted:
         self.private.setdefault(actor.user, []).append(say(lang).text)
-        return Posted(Place(MEMO, actor.tenant, actor.user), f"d{next(self._ids)}")
+        return Posted(Place(MEMO, actor.team, actor.user), f"d{next(self._ids)}")
 
     def user_lang(self, actor: Actor) -> Lang:
         return Lang.EN

@@ -1,5 +1,5 @@
 """The tenants this state knows (a Slack workspace T…, a Feishu tenant behind its prefix): those with a profile,
-something tracked, a digest time or a budget. The terminal's default tenant when exactly one is known."""
+something tracked, a digest time or a budget. The terminal's default team when exactly one is known."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from bot.state.schema import conversations, digest_schedules, project_budgets, r
 from bot.state.store import Store
 
 
-def known_tenants(store: Store) -> list[str]:
+def known_teams(store: Store) -> list[str]:
     tables = (conversations, rental_instances, rental_storage, digest_schedules, project_budgets)
     query = union(*(select(table.c.team.label("team")) for table in tables))
     with store.reading() as conn:
