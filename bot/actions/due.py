@@ -29,8 +29,9 @@ from bot.state.rentals import Instance, Rentals
 from bot.state.schedules import Schedules
 from bot.text import Lang, t
 from bot.text.catalogue import has
-from bot.text.format import escape, mention, money, show
+from bot.text.format import literal, mention, money, show
 from bot.text.problem import said
+from bot.text.spans import channel_ref
 from rules import metering
 from rules.digest import per_day
 from rules.idle import Activity, judge
@@ -213,7 +214,7 @@ def _stopped(ctx: Ctx, warning: Warning, inst: Instance, *, late: bool = False) 
     try:
         owner_lang = ctx.teller.lang_of(inst.owner)  # the owner's own
         saved = priced or t("digest.price_unknown", owner_lang)  # an unknown amount, said in the DM's language
-        text = t(f"{key}_dm", owner_lang, name=escape(inst.name), channel=f"<#{warning.channel}>", saved=saved)
+        text = t(f"{key}_dm", owner_lang, name=literal(inst.name), channel=channel_ref(warning.channel), saved=saved)
         restart = f"action.restart.{inst.source}"  # a cloud's start can fail for want of a free card: said where
         if not still_billed and has(restart):  # it is the owner who will start it
             text += " " + t(restart, owner_lang)
@@ -235,7 +236,7 @@ def _say(ctx: Ctx, warning: Warning, inst: Instance | None, key: str, **params: 
     text = t(
         key,
         lang,
-        name=escape(inst.name) if inst else str(warning.instance_id),
+        name=literal(inst.name) if inst else str(warning.instance_id),
         owner=mention(inst.owner) if inst else "",
         at=f"{ctx.now.astimezone(zone):%H:%M} {zone.key}",
         why=why,

@@ -9,7 +9,7 @@ from datetime import timedelta
 from bot.fields.spans import SpanError, parse_span
 from bot.state.actions import MODES, Policy
 from bot.text import Lang, t
-from bot.text.format import escape, show
+from bot.text.format import literal, show
 
 GRACE_MIN, GRACE_MAX = timedelta(minutes=1), timedelta(days=7)
 
@@ -43,5 +43,5 @@ def grace_text(grace: timedelta) -> str:
 
 def said(policy: Policy, where: str, lang: Lang) -> str:
     """What will happen now, and to what."""
-    scope = t("action.scope_project", lang, project=escape(policy.project), where=where) if policy.project else where
+    scope = t("action.scope_project", lang, project=literal(policy.project), where=where) if policy.project else where
     return t(f"action.now_{policy.mode}", lang, where=scope, grace=grace_text(policy.grace))

@@ -11,7 +11,7 @@ from bot.fields.answers import inline_key
 from bot.state import Conversation
 from bot.text import Lang, t
 from bot.text.errors import error_text
-from bot.text.format import escape
+from bot.text.format import literal
 from bot.text.quote import age_text
 from rules.answers import AnswersError, dump_answers, parse_answers
 from rules.errors import ParseError, UnknownGPU
@@ -53,7 +53,7 @@ def inline_profile(
     except AnswersError as exc:
         raise CommandError(
             "\n".join(
-                f"`{escape(typed.get(key, inline_key(key)))}`: {error_text(error, lang, where='slack')}"
+                f"`{literal(typed.get(key, inline_key(key)))}`: {error_text(error, lang, where='slack')}"
                 for key, error in exc.errors.items()
             )
         ) from None

@@ -23,7 +23,7 @@ from bot.text import Lang, t
 from bot.text.capture import figure_lines
 from bot.text.catalogue import tw
 from bot.text.errors import capture_error_text
-from bot.text.format import escape
+from bot.text.format import literal
 from rules.capture import figures, idle_gpus, measured_answers, per_gpu, whole_run_s
 from rules.gpus import gpu_model
 from rules.questions import steps
@@ -70,7 +70,7 @@ def _card_mib(convo: Conversation) -> float | None:
 
 def _escaped(params: dict[str, object]) -> dict[str, object]:
     # what comes from the file (its name, a line of it) is escaped: no <!channel>, no link it did not have
-    return {k: escape(v) if isinstance(v, str) else v for k, v in params.items()}
+    return {k: literal(v) if isinstance(v, str) else v for k, v in params.items()}
 
 
 def _read(deps: Deps, chat: Chat, convo: Conversation, sent: SentFile) -> list[Sample] | None:
@@ -85,13 +85,13 @@ def _read(deps: Deps, chat: Chat, convo: Conversation, sent: SentFile) -> list[S
             raise CaptureError(0, "not_text") from None
         return read_text(text, _card_mib(convo))
     except FetchError as exc:
-        said = t(f"{sent.chat}.capture_fetch.{exc.code}", lang, **({"name": escape(name)} | _escaped(exc.params)))
+        said = t(f"{sent.chat}.capture_fetch.{exc.code}", lang, **({"name": literal(name)} | _escaped(exc.params)))
         _say(chat, convo, said)
     except CaptureError as exc:
         code = "dmon_no_total_slack" if exc.code == "dmon_no_total" else None
         shown = CaptureError(exc.line, exc.code, **_escaped(exc.params))
         error = tw(f"error.capture.{code}", lang, "chat") if code else capture_error_text(shown, lang, "chat")
-        _say(chat, convo, t("slack.capture_unreadable", lang, name=escape(name), error=error))
+        _say(chat, convo, t("slack.capture_unreadable", lang, name=literal(name), error=error))
     return None
 
 
@@ -119,7 +119,7 @@ def on_upload(
         t(
             "slack.capture_title",
             lang,
-            name=escape(sent.name),
+            name=literal(sent.name),
             samples=overall.samples,
             minutes=round(overall.duration_s / 60, 1),
         ),

@@ -15,7 +15,7 @@ from bot.state.power import PowerLog
 from bot.state.rentals import Instance, RentalError, Rentals
 from bot.text import t
 from bot.text.catalogue import tw
-from bot.text.format import escape, mention
+from bot.text.format import literal, mention
 from bot.text.runway import billing_said, runway_line
 from rules.runway import runway
 
@@ -23,11 +23,11 @@ from rules.runway import runway
 def _instance(inv: Invocation, name: str) -> Instance:
     found = Rentals(inv.deps.store).instance(inv.team, name)
     if found is None:
-        raise CommandError(tw("error.rental.no_instance", inv.lang, "chat", name=escape(name)))
+        raise CommandError(tw("error.rental.no_instance", inv.lang, "chat", name=literal(name)))
     if found.released_at is not None:
-        raise CommandError(t("error.rental.already_released", inv.lang, name=escape(name)))
+        raise CommandError(t("error.rental.already_released", inv.lang, name=literal(name)))
     if inv.user != found.owner and not inv.is_admin():
-        raise CommandError(t("digest.not_yours", inv.lang, owner=mention(found.owner), name=escape(name)))
+        raise CommandError(t("digest.not_yours", inv.lang, owner=mention(found.owner), name=literal(name)))
     return found
 
 
@@ -48,7 +48,7 @@ def power(inv: Invocation, args: list[str]) -> None:
     except RentalError as exc:
         raise CommandError(tw(f"error.rental.{exc.code}", lang, "chat", **exc.params)) from None
     key = "meter.power_on" if state.value == "on" else "meter.power_off"
-    said = t(key, lang, name=escape(found.name), user=mention(inv.user)) if kept else t("meter.repeated", lang)
+    said = t(key, lang, name=literal(found.name), user=mention(inv.user)) if kept else t("meter.repeated", lang)
     inv.answer(plain(said, lang))
 
 

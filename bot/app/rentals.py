@@ -22,7 +22,7 @@ from bot.text import Lang, t
 from bot.text.budget import standing_line
 from bot.text.catalogue import tw
 from bot.text.errors import error_text
-from bot.text.format import escape, mention, money, show, who
+from bot.text.format import literal, mention, money, show, who
 from bot.text.quote import rate
 from rules.budget import standings
 from rules.digest import spent_this_month
@@ -94,7 +94,7 @@ def _named(inv: Invocation, args: list[str], usage: str, missing: str, lookup: C
     name = args[0]
     found = lookup(name)
     if found is None:
-        raise CommandError(tw(missing, inv.lang, "chat", name=escape(name)))
+        raise CommandError(tw(missing, inv.lang, "chat", name=literal(name)))
     _owner_or_admin(inv, found.owner, name)
     return name
 
@@ -270,10 +270,10 @@ def budget(inv: Invocation, args: list[str]) -> None:
         raise CommandError(tw(f"error.rental.{exc.code}", lang, "chat", **exc.params)) from None
     setter = budgets.set_by(team, project)
     if setter not in (None, inv.user) and not inv.is_admin():
-        raise CommandError(t("digest.budget_not_yours", lang, project=escape(project), setter=who(setter, lang)))
+        raise CommandError(t("digest.budget_not_yours", lang, project=literal(project), setter=who(setter, lang)))
     if len(args) == 2 and args[1].lower() == "off":
         budgets.remove(team, project)
-        inv.answer(plain(t("digest.budget_removed", lang, project=escape(project)), lang))
+        inv.answer(plain(t("digest.budget_removed", lang, project=literal(project)), lang))
         return
     asked = budget_money(args[1], args[2] if len(args) == 3 else None) if 2 <= len(args) <= 3 else None
     if asked is not None and len(args) == 2 and args[1][:1] not in SIGNS:  # no sign, no code: the bot's currency
@@ -282,4 +282,4 @@ def budget(inv: Invocation, args: list[str]) -> None:
         raise CommandError(t("digest.budget_usage", lang, text=" ".join(args[1:])))
     amount, currency = asked
     budgets.put(team, project, amount, currency, inv.user, deps.now())
-    inv.answer(plain(t("digest.budget_set", lang, project=escape(project), amount=money(amount, currency)), lang))
+    inv.answer(plain(t("digest.budget_set", lang, project=literal(project), amount=money(amount, currency)), lang))

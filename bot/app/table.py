@@ -17,6 +17,7 @@ from bot.chat.message import plain
 from bot.chat.port import Place
 from bot.state import Conversation
 from bot.text import t
+from bot.text.spans import mention
 
 MAX_TEXT = 4000  # longer than any set of answers; the text is not even split beyond it
 START_WORDS = ("advise", "start", "开始", "建议")  # a profile, as typing nothing starts one
@@ -36,7 +37,7 @@ def start(inv: Invocation) -> Conversation:
 def analyze(inv: Invocation, _args: list[str]) -> None:
     """A profile whose thread waits for a capture upload (it answers questions 1 and 2 when it comes)."""
     convo = start(inv)
-    prompt = t("slack.analyze_prompt", inv.lang, user=inv.user)
+    prompt = t("slack.analyze_prompt", inv.lang, user=mention(inv.user))
     thread = Place(inv.chat.platform, inv.team, convo.channel, convo.thread_ts)
     inv.chat.post(thread, lambda each: plain(prompt, each), inv.lang)
 

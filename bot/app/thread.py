@@ -11,6 +11,7 @@ from bot.chat import conversation
 from bot.chat.port import Chat, Place, Teller
 from bot.deps import Deps
 from bot.text import Lang, t
+from bot.text.spans import mention
 
 
 @dataclass(frozen=True)
@@ -35,7 +36,7 @@ def on_thread_message(deps: Deps, chat: Chat, teller: Teller, message: ThreadMes
         if message.user != convo.user:
             if not convo.warned_others and convo.status == "active":
                 place = Place(chat.platform, message.team, message.channel, message.thread)
-                chat.tell(place, convo.user, t("slack.not_yours", Lang(convo.lang), other=message.user))
+                chat.tell(place, convo.user, t("slack.not_yours", Lang(convo.lang), other=mention(message.user)))
                 convo.warned_others = True
                 deps.conversations.save(convo)
             return True

@@ -34,8 +34,9 @@ INSTANCE_KEYS = {
 }
 INSTANCE_KEYS["stop-billing"] = "stop_billing"
 STORAGE_KEYS = {k: k for k in ("size", "price", "instance", "project", "owner", "currency")}
-# a person as the chats write them: a mention (<@U…> on Slack, <@ou_…> as the Feishu wing writes its @s), or an id
-MENTION = re.compile(r"<@([UW][A-Z0-9]+|ou_[a-z0-9]+)(?:\|[^>]*)?>|@?([UW][A-Z0-9]{2,}|ou_[a-z0-9]{4,})")
+# a person as the chats hand them over: a person's span (bot/text/spans.py: each wing turns its mentions into one),
+# or an id typed as it is (U…, W…, ou_…, with or without @)
+MENTION = re.compile(r"\ue000@([UW][A-Z0-9]+|ou_[a-z0-9]+)\ue001|@?([UW][A-Z0-9]{2,}|ou_[a-z0-9]{4,})")
 
 
 def owner_of(text: str | None, user: str, lang: Lang) -> str:

@@ -21,6 +21,7 @@ from bot.deps import Deps
 from bot.state import Conversation
 from bot.text import Lang, t
 from bot.text.errors import parse_error_text
+from bot.text.spans import mention
 from rules.answers import DERIVED, derived, dump_answers, load_answers, parse_answers
 from rules.capture import Measured
 from rules.errors import ParseError
@@ -102,7 +103,9 @@ def admit(deps: Deps, chat: Chat, convo: Conversation, channel: str, user: str) 
     lang = Lang(convo.lang)
     verdict = gate(convo, user, deps.now(), deps.conversation_ttl)
     if verdict is Gate.NOT_STARTER:
-        chat.tell(Place(chat.platform, convo.team, channel), user, t("slack.only_starter", lang, user=convo.user))
+        chat.tell(
+            Place(chat.platform, convo.team, channel), user, t("slack.only_starter", lang, user=mention(convo.user))
+        )
     elif verdict is Gate.EXPIRED:
         if convo.status != "expired":
             convo.status = "expired"

@@ -12,7 +12,7 @@ from bot.chat.ids import Action
 from bot.chat.message import Button, Message, Section
 from bot.text import Lang, t
 from bot.text.budget import forecast_text
-from bot.text.format import card_label, escape, mention, money, show
+from bot.text.format import card_label, literal, mention, money, show
 from bot.text.runway import runway_line
 from rules.digest import Digest, FoundNews, InstanceNews, LifecycleNews, StorageNews
 from rules.idle import Activity
@@ -42,9 +42,9 @@ def instance_line(news: InstanceNews, lang: Lang, zone: ZoneInfo) -> str:
         return t(
             "digest.stopped_billed",
             lang,
-            name=escape(news.name),
+            name=literal(news.name),
             card=_card(news),
-            owner=escape(news.owner) if news.owner else "?",
+            owner=mention(news.owner) if news.owner else "?",
             rate=money(news.per_hour, news.currency) if news.priced else no_price,
             month=money(news.month, news.currency) if news.priced else no_price,
         )
@@ -54,7 +54,7 @@ def instance_line(news: InstanceNews, lang: Lang, zone: ZoneInfo) -> str:
     line = t(
         key,
         lang,
-        name=escape(news.name),
+        name=literal(news.name),
         card=_card(news),
         owner=mention(news.owner),
         since=when(news.since, zone),
@@ -75,7 +75,7 @@ def lifecycle_line(news: LifecycleNews, lang: Lang, zone: ZoneInfo) -> str:
     return t(
         f"digest.lifecycle_{news.provider}",
         lang,
-        name=escape(news.name),
+        name=literal(news.name),
         owner=mention(news.owner) if news.owner else "?",
         since=when(news.off_since, zone),
         release=when(news.release_at, zone),
@@ -89,8 +89,8 @@ def found_line(news: FoundNews, lang: Lang) -> str:
     line = t(
         f"digest.found_{'instance' if news.kind == 'i' else 'storage'}",
         lang,
-        name=escape(news.name),
-        what=escape(news.what),
+        name=literal(news.name),
+        what=literal(news.what),
         state=state,
         per_day=cost,
     )
@@ -101,7 +101,7 @@ def storage_line(news: StorageNews, lang: Lang) -> str:
     return t(
         f"digest.{news.reason}",
         lang,
-        name=escape(news.name),
+        name=literal(news.name),
         owner=mention(news.owner),
         size=show(news.size_gb),
         per_month=money(news.per_month, news.currency),
@@ -112,7 +112,7 @@ def storage_line(news: StorageNews, lang: Lang) -> str:
 def spend_line(digest: Digest, lang: Lang) -> str | None:
     lines = []
     for spend in digest.spend:
-        project = escape(spend.project) if spend.project else t("digest.no_project", lang)
+        project = literal(spend.project) if spend.project else t("digest.no_project", lang)
         amount = money(spend.amount, spend.currency)
         if spend.budget is None:
             lines.append(t("digest.spend_line", lang, project=project, amount=amount))

@@ -1,6 +1,7 @@
-"""The neutral message: what the core says, with no platform's markup. Text uses a small common markup that every
-renderer translates: *bold*, _italic_, `code`, and a person marked by bot.text.format.mention (the one place its
-mark is written; Slack's wing shows it as a mention, Feishu's as an <at>).
+"""The neutral message: what the core says, with no platform's markup. Text is the catalogue's words with their
+emphasis and code (*bold*, _italic_, `code`) and the spans of bot/text/spans.py (a person, a channel, a link, data),
+which each chat's wing writes its own way (Slack: bot/slack/markup.py; Feishu: bot/feishu/markup.py; the terminal:
+plain words).
 
 `intent` says what a message is for (a question of the profile, the recommendation, …): a renderer that has a
 native layout for it may use it (Slack keeps its Block Kit templates); every renderer can show the generic parts."""

@@ -77,13 +77,6 @@ def channel_of(team: str, text: str) -> str | None:
     return found if shape is not None and shape.fullmatch(found) else None
 
 
-def channel_named(team: str, channel: str, lang: Lang) -> str:
-    """A channel as a line in it names it: a link on Slack; on Feishu (no channel links) "this chat"."""
-    from bot.text import t
-
-    return t("feishu.this_chat", lang) if platform_of(team) is Platform.FEISHU else f"<#{channel}>"
-
-
 @dataclass(frozen=True)
 class Place:
     """Where a message goes: a channel (a Slack channel or DM, a Feishu chat oc_…) of a team, in a thread when

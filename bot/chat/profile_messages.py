@@ -17,6 +17,7 @@ from bot.text.format import forms
 from bot.text.quote import notes, rows, title
 from bot.text.readings import echo
 from bot.text.reasons import headline, render
+from bot.text.spans import literal, mention
 from pricing.errors import QuoteError
 from pricing.quote import Quote
 from rules.policy import Policy
@@ -50,7 +51,7 @@ class Recommendation:
 
 
 def root(user: str, lang: Lang, note: str | None = None) -> Message:
-    text = t("slack.root", lang, user=user)
+    text = t("slack.root", lang, user=mention(user))
     return Message(
         text=text, lang=lang, sections=(Section(text),), context=(note,) if note else (), intent=Root(user, note)
     )
@@ -112,13 +113,13 @@ def read_back(step: Step, answer: str, lang: Lang) -> str | None:
     return echo(step.ask.key, answer, value, lang, derived(step.ask.key, answer).get("model_parallel_cards"))
 
 
-def answered_line(step: Step, answer: str | None, user: str, lang: Lang, escape: Any = None) -> str:
+def answered_line(step: Step, answer: str | None, user: str, lang: Lang) -> str:
     label = answer_label(step, answer, lang) if answer and answer in step.ask.options else answer
     if answer and label == answer:
         label = read_back(step, answer, lang) or answer
     if answer:
-        return t("slack.answered", lang, answer=escape(label) if escape else label, user=user)
-    return t("slack.skipped", lang, user=user)
+        return t("slack.answered", lang, answer=literal(label), user=mention(user))
+    return t("slack.skipped", lang, user=mention(user))
 
 
 def answered(step: Step, answer: str | None, user: str, lang: Lang) -> Message:
@@ -223,4 +224,4 @@ def from_model_prompt(service: bool, user: str, lang: Lang) -> str:
     )
     examples = ", ".join(f"`{a}`" for a in forms(named, lang))
     key = "slack.from_model_prompt_service" if service else "slack.from_model_prompt"
-    return t(key, lang, user=user, examples=examples)
+    return t(key, lang, user=mention(user), examples=examples)

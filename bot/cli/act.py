@@ -54,18 +54,19 @@ def _tell(settings: Any, rentals: Any, team: str, channel: str, policy: Any) -> 
     """Everyone in the channel is told what will happen to its idle instances, as when it is set in the chat,
     through the channel's chat when the terminal has its settings (else serve's digest says it)."""
     from bot.actions.policy import said
-    from bot.chat.port import ChatError, channel_named
+    from bot.chat.port import ChatError
     from bot.cli.reach import teller_or_none
     from bot.cli.remind import channel_lang
     from bot.state.schedules import Schedules
     from bot.text import t
+    from bot.text.spans import channel_ref
 
     teller = teller_or_none(settings, rentals.store, team)
     if teller is None:
         return
     lang = channel_lang(Schedules(rentals.store, settings.default_schedule()), team, settings.lang)(channel)
     try:
-        teller.say(channel, said(policy, channel_named(team, channel, lang), lang))
+        teller.say(channel, said(policy, channel_ref(channel), lang))
     except ChatError as exc:
         say(t("cli.report_not_posted", settings.lang, channel=channel, error=exc.code))
         return

@@ -19,6 +19,7 @@ from bot.fields.rentals import budget_money
 from bot.text import t
 from bot.text.budget import standing_line
 from bot.text.format import money
+from bot.text.spans import plain_text
 
 
 def budget(
@@ -89,7 +90,7 @@ def _list(settings: Any, rentals: Any, team: str, now: datetime, as_json: bool) 
     if not rows:
         sys.stdout.write(t("cli.budget_empty", settings.lang) + "\n")
     for s in found:  # the chat's figures, rounded as money reads everywhere (--json keeps them exact)
-        sys.stdout.write(standing_line(s, settings.lang) + "\n")
+        sys.stdout.write(plain_text(standing_line(s, settings.lang)) + "\n")
 
 
 def _alert(settings: Any, rentals: Any, team: str) -> None:

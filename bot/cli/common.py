@@ -26,10 +26,12 @@ DbOpt = Annotated[Path | None, typer.Option("--db", help="SQLite database file (
 
 
 def say(message: str) -> None:
-    """Print `message` on stderr, as it is (no markup)."""
+    """Print `message` on stderr, as it is (no markup; a neutral text's spans as their words)."""
     from rich.console import Console  # rich loads when there is something to print: not on the --json path
 
-    Console(stderr=True, soft_wrap=True).print(message, markup=False, highlight=False)
+    from bot.text.spans import plain_text
+
+    Console(stderr=True, soft_wrap=True).print(plain_text(message), markup=False, highlight=False)
 
 
 def fail(message: str, code: int = 2) -> typer.Exit:

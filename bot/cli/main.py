@@ -43,8 +43,29 @@ COMMANDS: dict[str, tuple[str, str, bool]] = {
 HELP = "GPU Advisor: dedicated card, shared slice or spot, and what each costs."
 
 
+class _Terminal:
+    """The terminal as a place the neutral text reaches: its spans written as words (bot/text/spans.py), so a
+    project, a person or a channel reads as it is; everything else passed through to the stream."""
+
+    def __init__(self, stream: Any) -> None:
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        from bot.text.spans import OPEN, plain_text
+
+        return int(self._stream.write(plain_text(text) if OPEN in text else text))
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)
+
+
 def _group() -> None:
-    """The app's callback: with only the invoked command built, it keeps `gpu-advise` a group of commands."""
+    """The app's callback, before every command: with only the invoked command built, it keeps `gpu-advise` a group
+    of commands; and the terminal's streams write the neutral text's spans as words."""
+    if not isinstance(sys.stdout, _Terminal):
+        sys.stdout = _Terminal(sys.stdout)
+    if not isinstance(sys.stderr, _Terminal):
+        sys.stderr = _Terminal(sys.stderr)
 
 
 def build_app(only: str | None = None, lang: Lang | None = None) -> typer.Typer:

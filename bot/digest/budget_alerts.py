@@ -18,7 +18,7 @@ from bot.state.power import PowerLog
 from bot.state.rentals import Rentals
 from bot.text import Lang, t
 from bot.text.budget import forecast_text
-from bot.text.format import escape, money, show
+from bot.text.format import literal, money, show
 from rules.budget import Standing, crossed, standings
 from rules.policy import Metering
 
@@ -70,8 +70,8 @@ def check_budgets(
 
 
 def alert_text(standing: Standing, threshold: float, lang: Lang) -> str:
-    project = escape(standing.project) if standing.project else t("digest.no_project", lang)
-    top = ", ".join(f"*{escape(name)}* {money(cost, standing.currency)}" for name, cost in standing.top) or "-"
+    project = literal(standing.project) if standing.project else t("digest.no_project", lang)
+    top = ", ".join(f"*{literal(name)}* {money(cost, standing.currency)}" for name, cost in standing.top) or "-"
     text = t(
         "budget.alert",
         lang,

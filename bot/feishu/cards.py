@@ -2,40 +2,28 @@
 `config.locales`), so each reader's Feishu shows their own language; buttons whose callback value carries the
 core's action id and value; `update_multi`, so an updated card changes for everyone in the chat.
 
-Text comes in the catalogue's markup (Slack's mrkdwn: *bold*, _italic_, <@USER>, <url|label>) and is written as
-Feishu markdown (**bold**, *italic*, <at id=USER></at>, [label](url))."""
+Text comes as the neutral text (the catalogue's *bold*, _italic_, `code` and the spans of bot/text/spans.py) and is
+written as Feishu markdown by markup.py."""
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from bot.chat.message import Button, Message
 from bot.chat.port import Say
 from bot.chat.profile_messages import Question
+from bot.feishu.markup import markdown, plain
 from bot.feishu.words import said_in_feishu
 from bot.text import Lang, t
 from rules.questions import steps
 
 LOCALE = {Lang.ZH: "zh_cn", Lang.EN: "en_us"}
 
-_BOLD = re.compile(r"(?<![\w*])\*(?=\S)([^*\n]+?)(?<=\S)\*(?![\w*])")
-_ITALIC = re.compile(r"(?<![\w_])_(?=\S)([^_\n]+?)(?<=\S)_(?![\w_])")
-_MENTION = re.compile(r"<@([A-Za-z0-9_]+)>")
-_LINK = re.compile(r"<(https?://[^|>\s]+)\|([^>]+)>")
-
-
-def markdown(text: str) -> str:
-    text = _LINK.sub(lambda m: f"[{m.group(2)}]({m.group(1)})", text)
-    text = _MENTION.sub(lambda m: f"<at id={m.group(1)}></at>", text)
-    text = _ITALIC.sub(lambda m: f"\x00{m.group(1)}\x00", text)  # italic first: its * must not look bold
-    text = _BOLD.sub(lambda m: f"**{m.group(1)}**", text)
-    return text.replace("\x00", "*")
-
 
 def _texts(versions: dict[Lang, str], first: Lang, md: bool = True) -> dict[str, Any]:
     shown = {
-        LOCALE[lang]: markdown(said_in_feishu(text)) if md else said_in_feishu(text) for lang, text in versions.items()
+        LOCALE[lang]: markdown(said_in_feishu(text), lang) if md else plain(said_in_feishu(text), lang)
+        for lang, text in versions.items()
     }
     return {"content": shown[LOCALE[first]], "i18n_content": shown}
 

@@ -16,6 +16,7 @@ from bot.chat.port import Actor, ChatError, Place, Platform, Posted, Say
 from bot.feishu.cards import card
 from bot.feishu.sdk import FeishuError, OpenApi
 from bot.text import Lang, t
+from bot.text.spans import channel_ref, literal
 
 log = logging.getLogger(__name__)
 
@@ -92,7 +93,7 @@ class FeishuChat:
             if fallback_user is None or exc.code not in CANNOT_POST:
                 raise ChatError(str(exc.code), cannot_post=exc.code in CANNOT_POST) from exc
             log.info("cannot post in %s (code %s); continuing in a direct message", place.channel, exc.code)
-            note = t("slack.dm_fallback", lang, channel=place.channel, error=exc.msg or exc.code)
+            note = t("slack.dm_fallback", lang, channel=channel_ref(place.channel), error=literal(exc.msg or exc.code))
 
             def moved(each: Lang) -> Message:
                 message = say(each)

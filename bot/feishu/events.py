@@ -27,6 +27,7 @@ from bot.feishu.files import fetch
 from bot.feishu.teller import FeishuTeller
 from bot.feishu.toast import Toast
 from bot.text import Lang, t
+from bot.text.spans import mention as person_span
 
 log = logging.getLogger(__name__)
 
@@ -48,7 +49,7 @@ def event_type(payload: dict[str, Any]) -> str:
 
 def command_text(message: dict[str, Any]) -> str:
     """The typed text, without a leading /gpu-advise: the @mentions before it (the bot's, in a group) dropped, any
-    other @mention written as the core writes a person, <@open_id> (`track … owner=@someone`)."""
+    other @mention written as the neutral text writes a person (`track … owner=@someone`: bot/text/spans.py)."""
     try:
         text = str(json.loads(message.get("content") or "{}").get("text") or "")
     except (ValueError, AttributeError):
@@ -58,7 +59,7 @@ def command_text(message: dict[str, Any]) -> str:
         if not key:
             continue
         leading = text.lstrip().startswith(key)
-        text = text.replace(key, " " if leading or not person else f"<@{person}>", 1)
+        text = text.replace(key, " " if leading or not person else person_span(person), 1)
     text = text.strip()
     if text.lower().startswith(COMMAND):
         text = text[len(COMMAND) :]

@@ -23,6 +23,7 @@ from bot.chat.port import Actor, ChatError, Place, Posted
 from bot.deps import Deps
 from bot.feishu.cards import LOCALE
 from bot.feishu.chat import FeishuChat
+from bot.feishu.markup import markdown
 from bot.feishu.sdk import FeishuError
 from bot.fields.answers import FORM_FIELDS
 from bot.state.rentals import RentalError, Rentals
@@ -67,7 +68,7 @@ def card(kind: Form, lang: Lang, initial: dict[str, str], errors: dict[str, str]
     title = t("track_form.title" if kind is Form.TRACK else "feishu.form_title", lang)
     elements: list[dict[str, Any]] = []
     for key, label, placeholder in _fields(kind, lang):
-        shown = f"**{label}**" + (f"\n<font color='red'>{errors[key]}</font>" if key in errors else "")
+        shown = f"**{label}**" + (f"\n<font color='red'>{markdown(errors[key])}</font>" if key in errors else "")
         elements.append({"tag": "markdown", "content": shown})
         field: dict[str, Any] = {
             "tag": "input",

@@ -292,7 +292,8 @@ def _toast(toast: Toast | None) -> dict[str, Any]:
     from bot.text import Lang, t
 
     key, kind, params = (toast.key, toast.kind, dict(toast.params)) if toast else ("feishu.toast", "success", {})
+    from bot.feishu.markup import plain
     from bot.feishu.words import said_in_feishu
 
-    zh, en = (said_in_feishu(t(key, each, **params)) for each in (Lang.ZH, Lang.EN))
+    zh, en = (plain(said_in_feishu(t(key, each, **params))) for each in (Lang.ZH, Lang.EN))
     return {"type": kind, "content": zh, "i18n": {"zh_cn": zh, "en_us": en}}

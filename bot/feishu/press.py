@@ -4,7 +4,7 @@ from what is still listed, with the answer at the top (Feishu's press carries no
 
 from __future__ import annotations
 
-import re
+from dataclasses import replace
 from zoneinfo import ZoneInfo
 
 from bot.app.buttons import Done, Press, Refusal, handler_for
@@ -18,8 +18,7 @@ from bot.state import Conversation
 from bot.state.rentals import Rentals
 from bot.state.schedules import Schedules
 from bot.text import Lang
-
-MENTION = re.compile(r"<@(ou_[A-Za-z0-9]+)>")
+from bot.text.spans import PLAIN, render
 
 
 def on_press(
@@ -41,7 +40,7 @@ def on_press(
     refused: list[Toast] = []
 
     def refuse(refusal: Refusal) -> None:
-        said = MENTION.sub(lambda found: _name(chat, found.group(1)), refusal.said(lang))
+        said = render(refusal.said(lang), replace(PLAIN, mention=lambda user: _name(chat, user)))
         refused.append(Toast("feishu.toast_refused", "warning" if refusal.gone else "error", (("why", said),)))
 
     def show_done(_kind: str, _name_: str, done: Done) -> None:

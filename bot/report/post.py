@@ -20,7 +20,7 @@ from bot.state.rentals import Rentals
 from bot.state.report_channels import ReportChannels, ReportCharts
 from bot.state.store import Store
 from bot.text import Lang, t
-from bot.text.format import escape, mention, money, show
+from bot.text.format import literal, mention, money, show
 from rules.remind_schedule import RemindSchedule
 from rules.report import Report, by_channel
 
@@ -51,8 +51,12 @@ def report_text(report: Report, lang: Lang) -> str:
             continue
         lines.append(t(f"report.by_{by}", lang))
         for rank in ranked[:TOP]:
-            named = escape(rank.who)  # an owner or a project from a tag: data, never a mention or a link
-            who = (mention(named) if by == "owner" else named) if rank.who else t("digest.no_project", lang)
+            # an owner is a person (each chat shows its mention); a project from a tag is data, never a mention or link
+            who = (
+                (mention(rank.who) if by == "owner" else literal(rank.who))
+                if rank.who
+                else t("digest.no_project", lang)
+            )
             idle = ", ".join(money(a, c) for c, a in rank.idle_cost.items() if a)
             lines.append(t("report.rank_line", lang, who=who, idle=idle, hours=show(rank.idle_gpu_hours)))
         if len(ranked) > TOP:
@@ -77,7 +81,9 @@ def extras(report: Report, lang: Lang) -> list[str]:
         )
     costly = report.storage_costs(3)
     if costly:
-        out.append(t("report.storage", lang, items=", ".join(f"*{escape(i)}* {money(c, cur)}" for i, cur, c in costly)))
+        out.append(
+            t("report.storage", lang, items=", ".join(f"*{literal(i)}* {money(c, cur)}" for i, cur, c in costly))
+        )
     return out
 
 

@@ -14,6 +14,7 @@ from slack_sdk.errors import SlackApiError
 from bot.deps import Deps
 from bot.slack.ui.blocks import context
 from bot.text import Lang, t
+from bot.text.spans import channel_ref
 
 log = logging.getLogger(__name__)
 
@@ -87,7 +88,7 @@ def post_or_dm(
             raise
         log.info("cannot post in %s (%s); continuing in a DM with %s", channel, error, user)
     dm = client.conversations_open(users=user)["channel"]["id"]
-    note = t("slack.dm_fallback", lang, channel=channel, error=error)
+    note = t("slack.dm_fallback", lang, channel=channel_ref(channel), error=error)
     reply = client.chat_postMessage(channel=dm, blocks=[*blocks, *context(note)], text=text)
     return Posted(reply["channel"], reply["ts"], error)
 

@@ -11,6 +11,8 @@ from slack_bolt.context.respond import Respond
 from slack_sdk.http_retry import RetryHandler
 from slack_sdk.webhook import WebhookClient, WebhookResponse
 
+from bot.slack.markup import in_slack
+
 
 class ReplyUndelivered(OSError):
     """Slack answered a response_url reply with 429 or 5xx even after the retries."""
@@ -29,6 +31,7 @@ class Reply(Respond):
         if self.response_url is None:
             raise ValueError("no response_url to reply to")
         client = WebhookClient(url=self.response_url, retry_handlers=self.retry_handlers)
+        text, fields = in_slack(text), in_slack(fields)  # the neutral text's spans in Slack's markup
         answer = client.send_dict(text) if isinstance(text, dict) else client.send(text=text, **fields)
         if answer.status_code == 429 or answer.status_code >= 500:
             raise ReplyUndelivered(f"response_url answered {answer.status_code} after retries")

@@ -8,6 +8,7 @@ from typing import Any
 
 from slack_sdk import WebClient
 
+from bot.slack.client import ours
 from bot.slack.reply_url import Reply
 
 
@@ -26,6 +27,11 @@ class SlackRequest:
     body: dict[str, Any]
     client: WebClient
     inbox_key: str | None = None  # set when the request was kept in the inbox (replayed after a crash)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(
+            self, "client", ours(self.client)
+        )  # bolt's client for a request is a plain WebClient: texts unrendered
 
     @property
     def event(self) -> dict[str, Any]:

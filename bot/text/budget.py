@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from bot.text.catalogue import t
-from bot.text.format import escape, money, show
+from bot.text.format import literal, money, show
 from bot.text.lang import Lang
 from rules.budget import Standing
 
@@ -38,7 +38,7 @@ def standing_line(standing: Standing, lang: Lang, key: str = "cli.budget_line") 
     said = t(
         key,
         lang,
-        project=escape(standing.project),
+        project=literal(standing.project),
         spent=money(standing.spent, standing.currency),
         budget=money(standing.budget, standing.currency),
     )

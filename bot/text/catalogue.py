@@ -12,9 +12,11 @@ from __future__ import annotations
 import string
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 from bot.text.format import show
 from bot.text.lang import Lang
+from bot.text.spans import literal, literal_of
 from rules.patterns import lazy
 
 # The package's own folder, not importlib.resources: importing that (its readers, tempfile, random) was 4-5 ms of
@@ -68,6 +70,15 @@ def _param(value: object, lang: Lang, table: dict[str, dict[Lang, str]]) -> str:
     return show(value)  # type: ignore[arg-type]
 
 
+class _Formatter(string.Formatter):
+    """str.format, except that {x!r} of data (a literal span) quotes the data and keeps it a span."""
+
+    def convert_field(self, value: Any, conversion: str | None) -> Any:
+        data = literal_of(value) if conversion == "r" and isinstance(value, str) else None
+        return literal(repr(data)) if data is not None else super().convert_field(value, conversion)
+
+
+_FORMATTER = _Formatter()
 _CJK = "\u3000-\u303f\u4e00-\u9fff\uff00-\uffef"  # CJK punctuation, ideographs, full-width forms
 _CJK_GAP = lazy(f"(?<=[{_CJK}])[ ]+(?=[{_CJK}])")
 
@@ -83,5 +94,5 @@ def t(key: str, lang: Lang, /, **params: object) -> str:
     In Chinese, a space left between two Chinese characters (a template's space beside a word put in,
     such as 全参微调) is dropped; spaces beside Latin letters and digits stay."""
     table = entries()
-    text = table[key][lang].format(**{name: _param(value, lang, table) for name, value in params.items()})
+    text = _FORMATTER.format(table[key][lang], **{name: _param(value, lang, table) for name, value in params.items()})
     return _CJK_GAP.sub("", text) if lang is Lang.ZH else text

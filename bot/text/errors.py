@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from bot.capture.errors import CaptureError
 from bot.text.catalogue import has, t, tw
-from bot.text.format import escape, forms
+from bot.text.format import forms, literal
 from bot.text.lang import Lang
 from pricing.errors import QuoteError
 from rules.errors import ParseError, UnknownGPU
@@ -14,8 +14,8 @@ def parse_error_text(exc: ParseError, lang: Lang, where: str = "cli") -> str:
     """'Could not read "x": why. Accepted: a, b, c' for an answer that did not parse. In Slack the text
     echoed back is escaped: what someone typed is never posted as a mention or a link."""
     shown = exc.text if len(exc.text) <= 60 else exc.text[:57] + "..."
-    shown = escape(shown) if where == "chat" else shown
-    params = {k: escape(v) if where == "chat" and isinstance(v, str) else v for k, v in exc.params.items()}
+    shown = literal(shown) if where == "chat" else shown
+    params = {k: literal(v) if where == "chat" and isinstance(v, str) else v for k, v in exc.params.items()}
     problem = t(f"parse.problem.{exc.problem or 'not_understood'}", lang, **params)
     return t("ask.parse_error", lang, text=shown, problem=problem, accepted=", ".join(forms(exc.accepted, lang)))
 

@@ -5,6 +5,9 @@ from __future__ import annotations
 from fractions import Fraction
 
 from bot.text.lang import Lang
+from bot.text.spans import literal, mention
+
+__all__ = ["literal", "mention"]  # the spans a neutral text holds: bot/text/spans.py
 from rules.patterns import has_han
 
 Number = str | float | int | bool | None
@@ -40,18 +43,6 @@ def forms(accepted: list[str], lang: Lang) -> list[str]:
     chinese = [a for a in accepted if has_han(a)]
     latin = [a for a in accepted if not has_han(a)]
     return chinese + latin if lang is Lang.ZH else latin or accepted
-
-
-def escape(text: object) -> str:
-    """Slack's mrkdwn escaping for text that came from a user or a data file: &, < and > (so no
-    <!channel> and no link it did not have is posted)."""
-    return str(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-
-
-def mention(user: str) -> str:
-    """A person, as the neutral message marks one (each chat's wing renders it: Slack's mention, Feishu's <at>,
-    the terminal's name): the one place the mark is written."""
-    return f"<@{escape(user)}>"
 
 
 def who(user: str | None, lang: Lang) -> str:

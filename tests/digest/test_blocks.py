@@ -10,6 +10,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
+from bot.slack.markup import mrkdwn
 from bot.slack.ui.digest import MAX_BLOCKS, render
 from bot.text import Lang
 from rules.digest import Digest, InstanceNews, Spend, StorageNews
@@ -171,10 +172,12 @@ def test_each_line_names_the_card_as_people_read_it() -> None:
     since = datetime(2026, 12, 3, 1, tzinfo=UTC)
     zone = ZoneInfo("Asia/Shanghai")
     ascend = InstanceNews("npu-1", "U1", Activity.IDLE, 744.0, "CNY", since, 93.0, gpu="Ascend-910B2-64GB", cards=8)
-    assert instance_line(ascend, Lang.EN, zone).startswith("*npu-1* · Ascend 910B2 64 GB ×8 (<@U1>) has been idle")
-    assert instance_line(ascend, Lang.ZH, zone).startswith("*npu-1* · Ascend 910B2 64 GB ×8（<@U1>）自 ")
+    assert mrkdwn(instance_line(ascend, Lang.EN, zone)).startswith(
+        "*npu-1* · Ascend 910B2 64 GB ×8 (<@U1>) has been idle"
+    )
+    assert mrkdwn(instance_line(ascend, Lang.ZH, zone)).startswith("*npu-1* · Ascend 910B2 64 GB ×8（<@U1>）自 ")
     unnamed = InstanceNews("box", "U1", Activity.UNKNOWN, 10.0, "CNY")
-    assert instance_line(unnamed, Lang.EN, zone).startswith("*box* (<@U1>): no activity data")
+    assert mrkdwn(instance_line(unnamed, Lang.EN, zone)).startswith("*box* (<@U1>): no activity data")
 
 
 def test_names_tags_and_projects_from_data_cannot_ping_or_link() -> None:
@@ -196,6 +199,7 @@ def test_names_tags_and_projects_from_data_cannot_ping_or_link() -> None:
     ]
     digest = Digest([], [], [Spend("<!everyone>", "CNY", 10.0)])
     lines.append(spend_line(digest, Lang.EN) or "")
+    lines = [mrkdwn(line) for line in lines]  # as Slack shows them (bot/slack/markup.py)
     for line in lines:
         assert "<!" not in line and "<http" not in line and "<@U9>" not in line, line
     assert "&lt;!channel&gt;" in lines[0] and "&lt;!everyone&gt;" in lines[3]
@@ -224,7 +228,7 @@ def test_app_home_shows_a_hostile_project_as_text(tmp_path: Path) -> None:
         fields | {"owner": "U1", "channel": "C1", "project": "<!here>", "started_at": now - timedelta(hours=2)},
     )
     Budgets(deps.store).put("T1", "<!here>", 100.0, "CNY", "U1", now)
-    text = rentals_text(deps, "T1", "U1", Lang.EN, now)
+    text = mrkdwn(rentals_text(deps, "T1", "U1", Lang.EN, now))
     assert "train-1" in text and "&lt;!here&gt;" in text and "<!" not in text
 
 
@@ -238,5 +242,5 @@ def test_a_budget_alert_names_a_hostile_project_and_item_as_text() -> None:
 
     standing = Standing("<!channel>", "CNY", 1000.0, 900.0, 1200.0, date(2026, 12, 31), (("<@U9>", 500.0),))
     for lang in (Lang.EN, Lang.ZH):
-        text = alert_text(standing, 80, lang)
+        text = mrkdwn(alert_text(standing, 80, lang))  # as Slack shows it
         assert "&lt;!channel&gt;" in text and "&lt;@U9&gt;" in text and "<!" not in text and "<@U9>" not in text

@@ -11,10 +11,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from slack_sdk import WebClient
 
 from bot.discover.run import discover
 from bot.settings import Settings
+from bot.slack.client import YieldingClient
 from bot.slack.wing import SlackWing
 from bot.state import Store
 from bot.state.discovered import Discovered
@@ -66,7 +66,7 @@ def test_gpu_instances_and_unattached_volumes_become_items_with_owner_channel_an
         launch(client, "t3.micro")  # no GPU: never an item
         disk = volume(client, 500)
         store = Store(f"sqlite:///{migrated_state_db(tmp_path / 'state.db')}")
-        report = run(tmp_path, url, store, WebClient(token="xoxb-test", base_url=fake.api_url))
+        report = run(tmp_path, url, store, YieldingClient(token="xoxb-test", base_url=fake.api_url))
         assert report.problems == {}
         rentals = Rentals(store)
         found = {i.provider_id: i for i in rentals.instances("T1")}

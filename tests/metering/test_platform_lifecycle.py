@@ -12,6 +12,7 @@ from zoneinfo import ZoneInfo
 
 from bot.chat.digest_messages import digest_message
 from bot.digest.due import run_due
+from bot.slack.markup import mrkdwn
 from bot.state.power import PowerLog
 from bot.state.rentals import Rentals
 from bot.text import Lang
@@ -62,7 +63,7 @@ def test_the_digest_says_when_autodl_releases_a_box_left_off(tmp_path: Path) -> 
 def test_feishu_and_english_say_the_same() -> None:
     news = LifecycleNews("box", "ou_1", "autodl", T0, T0 + timedelta(days=15))
     card = digest_message(Digest(lifecycle=[news]), Lang.EN, ZoneInfo("Asia/Shanghai"))
-    [line] = [s.text for s in card.sections]
+    [line] = [mrkdwn(s.text) for s in card.sections]  # in Slack's markup
     assert line.startswith("*box* (<@ou_1>) has been powered off on AutoDL since 11-20 10:00 Asia/Shanghai")
     assert "around 12-05 10:00 Asia/Shanghai" in line and "paid data disk bills while it is off" in line
     assert card.title == "GPU rentals: 1 to look at"

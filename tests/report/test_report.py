@@ -122,8 +122,9 @@ def test_what_releases_saved_and_the_storage_that_cost_most(tmp_path: Path) -> N
     assert said["storage"] == [{"item": "ckpt", "currency": "CNY", "cost": 1.5}]
     from bot.report.post import report_text
     from bot.text import Lang
+    from bot.text.spans import plain_text
 
-    text = report_text(made, Lang.EN)
+    text = plain_text(report_text(made, Lang.EN))
     assert "Instances released during the period: 1, saving ¥60 by its end." in text and "*ckpt* ¥1.5" in text
 
 

@@ -16,6 +16,7 @@ from bot.chat import conversation
 from bot.deps import Deps, build_deps
 from bot.slack import press
 from bot.slack.chat import SlackChat
+from bot.slack.client import YieldingClient
 from bot.slack.ids import COMMAND, Action, Callback
 from bot.slack.listeners import commands, profile_form, thread
 from bot.slack.request import SlackRequest
@@ -52,7 +53,7 @@ class World:
 def world(tmp_path: Path) -> Iterator[World]:
     with fake_slack() as fake:
         deps = build_deps(settings_for(tmp_path, fake))
-        yield World(fake, deps, WebClient(token="xoxb-test-token", base_url=fake.api_url))
+        yield World(fake, deps, YieldingClient(token="xoxb-test-token", base_url=fake.api_url))
         deps.store.close()
 
 
@@ -265,7 +266,7 @@ def test_app_home_shows_every_source_prices_status_shows(tmp_path: Path) -> None
     )
     with fake_slack() as fake:
         deps = build_deps(settings_for(tmp_path, fake, feed=str(feed)))
-        client = WebClient(token="xoxb-test-token", base_url=fake.api_url)
+        client = YieldingClient(token="xoxb-test-token", base_url=fake.api_url)
         body = {
             "type": "event_callback",
             "team_id": "T1",

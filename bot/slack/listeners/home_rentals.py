@@ -9,13 +9,14 @@ from datetime import datetime
 from zoneinfo import ZoneInfo
 
 from bot.deps import Deps
+from bot.slack.markup import escape
 from bot.state.budgets import Budgets
 from bot.state.power import PowerLog
 from bot.state.rentals import Rentals
 from bot.state.report_channels import ReportCharts
 from bot.text import Lang, t
 from bot.text.budget import standing_line
-from bot.text.format import escape, money, show
+from bot.text.format import money, show
 from bot.text.quote import rate
 from rules.budget import standings
 from rules.digest import spent_this_month, stored_this_month

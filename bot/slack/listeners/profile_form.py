@@ -7,6 +7,7 @@ from slack_bolt import Ack
 from bot.chat import conversation
 from bot.deps import Deps
 from bot.slack.chat import SlackChat
+from bot.slack.markup import in_slack
 from bot.slack.request import SlackRequest
 from bot.slack.ui.forms import FormMeta, read_form
 from bot.text import Lang
@@ -22,7 +23,7 @@ def check_form(deps: Deps, ack: Ack, request: SlackRequest) -> None:
     if errors:
         if request.inbox_key:
             deps.inbox.done(request.inbox_key)  # nothing to do until a corrected submission
-        ack(response_action="errors", errors=errors)
+        ack(response_action="errors", errors=in_slack(errors))
     else:
         ack()
 

@@ -8,6 +8,7 @@ from bot.deps import Deps
 from bot.slack.capture_files import fetch
 from bot.slack.chat import SlackChat
 from bot.slack.listeners.home_rentals import home_chart, rentals_text
+from bot.slack.markup import from_slack
 from bot.slack.replies import lang_for
 from bot.slack.request import SlackRequest
 from bot.slack.teller import slack_tellers
@@ -39,7 +40,7 @@ def on_message(deps: Deps, request: SlackRequest) -> None:
         str(event.get("channel", "")),
         str(thread_ts),
         str(event["user"]),
-        str(event.get("text") or ""),
+        from_slack(str(event.get("text") or "")),
         sent,
         request.inbox_key,
     )

@@ -10,6 +10,7 @@ from slack_bolt import Ack
 
 from bot.app.track import cached_price, track_or_reissue, tracked_text
 from bot.deps import Deps
+from bot.slack.markup import in_slack
 from bot.slack.request import SlackRequest
 from bot.slack.ui import track_form
 from bot.state.rentals import RentalError, Rentals
@@ -26,7 +27,7 @@ def check_track_form(deps: Deps, ack: Ack, request: SlackRequest) -> None:
     if errors:
         if request.inbox_key:
             deps.inbox.done(request.inbox_key)
-        ack(response_action="errors", errors=errors)
+        ack(response_action="errors", errors=in_slack(errors))
     else:
         ack()
 

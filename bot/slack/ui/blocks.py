@@ -14,6 +14,7 @@ from bot.text import Lang, t
 from bot.text.format import forms, show
 from bot.text.quote import age_text, stale_text
 from bot.text.reasons import headline
+from bot.text.spans import mention
 from pricing.quote import Quote
 from pricing.status import SourceState
 from rules.policy import Policy
@@ -21,7 +22,7 @@ from rules.questions import INFERENCE_KEYS, Step
 
 
 def root(user: str, lang: Lang, note: str | None = None) -> list[dict[str, Any]]:
-    return templating.message("root.json.j2", text=t("slack.root", lang, user=user), note=note)
+    return templating.message("root.json.j2", text=t("slack.root", lang, user=mention(user)), note=note)
 
 
 def question(convo_id: str, step: Step, lang: Lang) -> list[dict[str, Any]]:
@@ -36,7 +37,7 @@ def question(convo_id: str, step: Step, lang: Lang) -> list[dict[str, Any]]:
 
 
 def answered(step: Step, answer: str | None, user: str, lang: Lang) -> list[dict[str, Any]]:
-    text = profile_messages.answered_line(step, answer, user, lang, templating.escape)
+    text = profile_messages.answered_line(step, answer, user, lang)
     return templating.message("answered.json.j2", title=profile_messages.step_title(step, lang), answer=text)
 
 

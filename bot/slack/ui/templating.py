@@ -13,7 +13,7 @@ from jinja2 import Environment, PackageLoader, StrictUndefined
 from slack_sdk.models.blocks import Block
 from slack_sdk.models.views import View
 
-from bot.text.format import escape
+from bot.slack.markup import escape, in_slack
 
 __all__ = ["escape", "message", "render", "view"]
 
@@ -29,7 +29,8 @@ def cut(text: object, limit: int = SECTION_TEXT) -> str:
 
 
 def _j(text: object, limit: int = SECTION_TEXT) -> str:
-    return json.dumps(cut(text, limit), ensure_ascii=False)
+    """A text into a template: the neutral text's spans in Slack's markup (markup.py), then cut to its limit."""
+    return json.dumps(cut(in_slack(str(text)), limit), ensure_ascii=False)
 
 
 _env = Environment(
@@ -40,7 +41,7 @@ _env = Environment(
     lstrip_blocks=True,
 )
 _env.filters["j"] = _j
-_env.filters["tojson"] = lambda value: json.dumps(value, ensure_ascii=False)
+_env.filters["tojson"] = lambda value: json.dumps(in_slack(value), ensure_ascii=False)
 
 
 def render(template: str, **context: Any) -> Any:
