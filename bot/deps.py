@@ -138,7 +138,7 @@ class Deps:
 
     @property
     def conversation_ttl(self) -> timedelta:
-        return timedelta(hours=self.settings.conversation_ttl_hours)
+        return timedelta(hours=self.settings.slack.conversation_ttl_hours)
 
 
 def build_deps(
@@ -159,25 +159,25 @@ def build_deps(
         *(
             s.get_secret_value()
             for s in (
-                settings.slack_bot_token,
-                settings.slack_app_token,
-                settings.slack_signing_secret,
-                settings.slack_client_secret,
-                settings.encryption_key,
-                settings.feishu_app_secret,
-                settings.feishu_encrypt_key,
-                settings.feishu_verification_token,
-                settings.autodl_token,
+                settings.slack.bot_token,
+                settings.slack.app_token,
+                settings.slack.signing_secret,
+                settings.slack.client_secret,
+                settings.slack.encryption_key,
+                settings.feishu.app_secret,
+                settings.feishu.encrypt_key,
+                settings.feishu.verification_token,
+                settings.discovery.autodl_token,
             )
             if s is not None
         )
     )
-    if settings.encryption_key:  # each key of a rotation too
-        keep_secret(*settings.encryption_key.get_secret_value().split(","))
-    policy = load_policy(settings.policy)
+    if settings.slack.encryption_key:  # each key of a rotation too
+        keep_secret(*settings.slack.encryption_key.get_secret_value().split(","))
+    policy = load_policy(settings.files.policy)
     clock = now or (lambda: datetime.now(UTC))
     gate = acks or AckGate()
-    store = Store(settings.state_url(), now=clock, replica=settings.replica_id or None, acks=gate)
+    store = Store(settings.files.state_url(), now=clock, replica=settings.serve.replica_id or None, acks=gate)
     prices = PriceBook.open(settings, policy, http_client(settings), now=clock)
     deps = Deps(settings=settings, policy=policy, store=store, prices=prices, now=clock, acks=gate)
     if installs is not None:

@@ -44,7 +44,7 @@ USER_AGENT = "gpu-advisor/0.1"
 
 def http_client(settings: Settings) -> httpx.Client:
     return httpx.Client(
-        timeout=settings.http_timeout_s,
+        timeout=settings.prices.http_timeout_s,
         headers={"User-Agent": USER_AGENT},
         follow_redirects=True,
         verify=shared_context(),
@@ -59,7 +59,9 @@ def tencent_prices(settings: Settings, hours: timedelta) -> Source:
     from pricing.tencent import types_of
 
     cloud = Tencent(
-        settings.tencent_region_list(), settings.tencent_endpoint, backoff_s=settings.tencent_retry_backoff_s
+        settings.discovery.tencent_region_list(),
+        settings.discovery.tencent_endpoint,
+        backoff_s=settings.discovery.tencent_retry_backoff_s,
     )
 
     def ask(region: str, action: str, params: dict[str, Any]) -> dict[str, Any]:
@@ -71,11 +73,11 @@ def tencent_prices(settings: Settings, hours: timedelta) -> Source:
 
     return tencent_source(
         ask,
-        settings.tencent_region_list(),
-        types_of(settings.tencent_price_types),
-        where=settings.tencent_endpoint or "cvm.tencentcloudapi.com",
-        ttl=settings.ttl_tencent_hours * hours,
-        interval=settings.refresh_tencent_hours * hours,
+        settings.discovery.tencent_region_list(),
+        types_of(settings.discovery.tencent_price_types),
+        where=settings.discovery.tencent_endpoint or "cvm.tencentcloudapi.com",
+        ttl=settings.discovery.ttl_tencent_hours * hours,
+        interval=settings.discovery.refresh_tencent_hours * hours,
     )
 
 
@@ -83,39 +85,49 @@ def build_sources(settings: Settings, client: httpx.Client) -> list[Source]:
     hours = timedelta(hours=1)
     sources = [
         rate_card_source(
-            settings.rate_card_paths(),
-            ttl=timedelta(days=settings.ttl_ratecard_days),
-            interval=settings.refresh_ratecard_hours * hours,
+            settings.prices.rate_card_paths(),
+            ttl=timedelta(days=settings.prices.ttl_ratecard_days),
+            interval=settings.prices.refresh_ratecard_hours * hours,
         )
     ]
-    if settings.azure_enabled:
+    if settings.prices.azure_enabled:
         config = AzureConfig(
-            base_url=settings.azure_base_url, regions=settings.azure_region_list(), page_cap=settings.azure_page_cap
+            base_url=settings.prices.azure_base_url,
+            regions=settings.prices.azure_region_list(),
+            page_cap=settings.prices.azure_page_cap,
         )
         sources.append(
             azure_source(
-                client, config, ttl=settings.ttl_azure_hours * hours, interval=settings.refresh_azure_hours * hours
+                client,
+                config,
+                ttl=settings.prices.ttl_azure_hours * hours,
+                interval=settings.prices.refresh_azure_hours * hours,
             )
         )
-    if settings.feed:
+    if settings.prices.feed:
         sources.append(
             feed_source(
-                settings.feed, client, ttl=settings.ttl_feed_hours * hours, interval=settings.refresh_feed_hours * hours
+                settings.prices.feed,
+                client,
+                ttl=settings.prices.ttl_feed_hours * hours,
+                interval=settings.prices.refresh_feed_hours * hours,
             )
         )
-    for provider in settings.gpuhunt_provider_list():
+    for provider in settings.prices.gpuhunt_provider_list():
         catalog = Catalog(
             provider,
-            Path(settings.gpuhunt_catalog_dir) if settings.gpuhunt_catalog_dir else None,
-            settings.gpuhunt_catalog_url,
+            Path(settings.prices.gpuhunt_catalog_dir) if settings.prices.gpuhunt_catalog_dir else None,
+            settings.prices.gpuhunt_catalog_url,
             client,
         )
         sources.append(
             gpuhunt_source(
-                catalog, ttl=timedelta(days=settings.ttl_gpuhunt_days), interval=settings.refresh_gpuhunt_hours * hours
+                catalog,
+                ttl=timedelta(days=settings.prices.ttl_gpuhunt_days),
+                interval=settings.prices.refresh_gpuhunt_hours * hours,
             )
         )
-    if settings.aliyun_region_list() and settings.aliyun_price_type_list():
+    if settings.discovery.aliyun_region_list() and settings.discovery.aliyun_price_type_list():
         from bot.discover.aliyun import Aliyun
         from bot.discover.registry import clouds
 
@@ -124,25 +136,25 @@ def build_sources(settings: Settings, client: httpx.Client) -> list[Source]:
         sources.append(
             aliyun_source(
                 cloud.ask,
-                settings.aliyun_region_list(),
-                settings.aliyun_price_type_list(),
-                where=settings.aliyun_endpoint or "ecs.aliyuncs.com",
-                ttl=settings.ttl_aliyun_hours * hours,
-                interval=settings.refresh_aliyun_hours * hours,
+                settings.discovery.aliyun_region_list(),
+                settings.discovery.aliyun_price_type_list(),
+                where=settings.discovery.aliyun_endpoint or "ecs.aliyuncs.com",
+                ttl=settings.prices.ttl_aliyun_hours * hours,
+                interval=settings.prices.refresh_aliyun_hours * hours,
             )
         )
-    if settings.tencent_region_list() and settings.tencent_price_types.strip():
+    if settings.discovery.tencent_region_list() and settings.discovery.tencent_price_types.strip():
         sources.append(tencent_prices(settings, hours))
-    if settings.ecb_enabled:
+    if settings.prices.ecb_enabled:
         sources.append(
             ecb_source(
                 client,
-                settings.ecb_url,
-                ttl=settings.ttl_ecb_hours * hours,
-                interval=settings.refresh_ecb_hours * hours,
+                settings.prices.ecb_url,
+                ttl=settings.prices.ttl_ecb_hours * hours,
+                interval=settings.prices.refresh_ecb_hours * hours,
             )
         )
-    return [replace(s, backoff_s=settings.refresh_backoff_s) for s in sources]
+    return [replace(s, backoff_s=settings.prices.refresh_backoff_s) for s in sources]
 
 
 def freshness(sources: list[Source]) -> dict[str, Freshness]:
@@ -150,11 +162,11 @@ def freshness(sources: list[Source]) -> dict[str, Freshness]:
 
 
 def configured_fx(settings: Settings) -> FxRate | None:
-    if settings.usd_cny is None:
+    if settings.prices.usd_cny is None:
         return None
-    when = settings.usd_cny_date
+    when = settings.prices.usd_cny_date
     return FxRate(
-        rate=settings.usd_cny,
+        rate=settings.prices.usd_cny,
         rate_date=when or cache.now_utc().date(),
         source="configured (GPU_ADVISOR_USD_CNY)" + ("" if when else ", undated"),
     )
@@ -164,7 +176,7 @@ def open_cache(settings: Settings, sources: list[Source]) -> Database:
     """Open the database; on first use load the bundled rate card (local, no network) so quotes work at once, and
     load it again when what it is read from changed since its last run (a team's rate card edited, an upgrade's
     bundled one): the prices a command quotes are the files as they are now, not as `serve` last read them."""
-    db = cache.open_db(settings.db)
+    db = cache.open_db(settings.files.db)
     ratecard = next(s for s in sources if s.name == "ratecard")
     last = cache.last_run(db, "ratecard")
     first_use = cache.count_prices(db) == 0 and cache.last_run(db, "ratecard", "ok") is None
@@ -195,7 +207,7 @@ class PriceBook:
 
     def db(self) -> Database:
         """A connection for this call (callers run on different threads)."""
-        return cache.open_db(self.settings.db)
+        return cache.open_db(self.settings.files.db)
 
     def quote(self, request: QuoteRequest) -> Quote:
         """The quote for `request` from the price cache; raises QuoteError when none can be made."""
@@ -249,7 +261,7 @@ class PriceBook:
         """Each source's state. CacheUnavailable, naming the file, when the cache cannot be read."""
         db = self.db()
         try:
-            with cache.readable(self.settings.db):
+            with cache.readable(self.settings.files.db):
                 return source_status(db, self.sources, self.now())
         finally:
             db.close()

@@ -226,8 +226,8 @@ def _stopped(ctx: Ctx, warning: Warning, inst: Instance, *, late: bool = False) 
 def _say(ctx: Ctx, warning: Warning, inst: Instance | None, key: str, **params: str | None) -> None:
     """Said in the digest's thread (or the channel), in the digest's language and the channel's zone; a `saved`
     of None is an unknown amount, said in that language."""
-    schedule = Schedules(ctx.deps.store, ctx.deps.settings.default_schedule()).of(warning.team, warning.channel)
-    lang = Lang(warning.lang or schedule.lang or ctx.deps.settings.lang)
+    schedule = Schedules(ctx.deps.store, ctx.deps.settings.digest.default_schedule()).of(warning.team, warning.channel)
+    lang = Lang(warning.lang or schedule.lang or ctx.deps.settings.files.lang)
     zone = ZoneInfo(schedule.zone)
     if "saved" in params and params["saved"] is None:
         params["saved"] = t("digest.price_unknown", lang)

@@ -143,7 +143,7 @@ def digest_item(press: Press) -> None:
     if press.user != item.owner and not press.is_admin():
         press.refuse(Refusal("digest.not_yours", {"owner": mention(item.owner), "name": name}))
         return
-    zone = ZoneInfo(Schedules(deps.store, deps.settings.default_schedule()).of(team, press.channel).zone)
+    zone = ZoneInfo(Schedules(deps.store, deps.settings.digest.default_schedule()).of(team, press.channel).zone)
     try:
         done: Answered = digest_answers.answer(deps, rentals, action, team, name, press.user, zone)
     except RentalError:

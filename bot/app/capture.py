@@ -77,7 +77,7 @@ def _read(deps: Deps, chat: Chat, convo: Conversation, sent: SentFile) -> list[S
     """The capture's readings, or None after saying in the thread why it could not be read."""
     lang, name = Lang(convo.lang), sent.name
     try:
-        upload = sent.fetch(deps.settings.capture_max_bytes, deps.settings.capture_timeout_s)
+        upload = sent.fetch(deps.settings.samples.capture_max_bytes, deps.settings.samples.capture_timeout_s)
         name = upload.name
         try:
             text = upload.data.decode("utf-8")

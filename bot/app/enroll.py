@@ -29,7 +29,7 @@ def enroll(inv: Invocation, args: list[str]) -> None:
     now = deps.now()
     grant = Grant(inv.team, inv.channel, inv.user, project, USES, now + EXPIRY)
     token = Enrollments(deps.store).issue(grant, created_by=inv.user, now=now, request_key=inv.request_key)
-    url = (deps.settings.public_url or "https://YOUR-BOT").rstrip("/")
+    url = (deps.settings.serve.public_url or "https://YOUR-BOT").rstrip("/")
     text = t(
         "slack.enroll_token",
         lang,
@@ -39,6 +39,6 @@ def enroll(inv: Invocation, args: list[str]) -> None:
         expires=grant.expires_at.strftime("%Y-%m-%d %H:%M"),
         command=agent_command(url, token),
     )
-    if not deps.settings.public_url:
+    if not deps.settings.serve.public_url:
         text += "\n" + t("slack.enroll_no_public_url", lang)
     inv.privately(plain(text, lang))

@@ -78,7 +78,7 @@ def answer(deps: Deps, press: Pressed, lang: Lang, *, member: bool, is_admin: Ca
         said = t("digest.done.claimed", said_in, name=name, user=mention(press.user))
         warned = _warn_if_idle(deps, press) if press.kind == "i" else None
         if warned is not None:
-            zone = ZoneInfo(Schedules(deps.store, deps.settings.default_schedule()).of(team, press.channel).zone)
+            zone = ZoneInfo(Schedules(deps.store, deps.settings.digest.default_schedule()).of(team, press.channel).zone)
             said += " " + t("digest.stop_warning", said_in, at=when(warned, zone))
         return Outcome(done=said)
     if not is_admin():

@@ -78,13 +78,13 @@ def balance(inv: Invocation, args: list[str]) -> None:
         try:
             provider = provider_of(args[0], lang)
             amount = balance_of(args[1], lang)
-            currency = currency_of(args[2], lang) if len(args) == 3 else deps.settings.currency
+            currency = currency_of(args[2], lang) if len(args) == 3 else deps.settings.files.currency
         except FieldError as exc:
             raise CommandError(f"{exc.field}: {exc.message}") from None
         balances.record(inv.team, provider, amount, currency, now, now, by=inv.user)
     instances = Rentals(deps.store).instances(inv.team)
     recorded = balances.latest(inv.team)
     timelines = PowerLog(deps.store, deps.policy.metering).this_month(instances, now, also=[b.at for b in recorded])
-    zone = ZoneInfo(deps.settings.remind_tz)
+    zone = ZoneInfo(deps.settings.digest.remind_tz)
     lines = [runway_line(runway(b, instances, timelines, now), lang, zone) for b in recorded]
     inv.answer(plain("\n".join(lines) if lines else t("meter.balance_none", lang), lang))

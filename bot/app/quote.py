@@ -29,7 +29,7 @@ def request_of(deps: Deps, raw: dict[str, str], lang: Lang) -> QuoteRequest:
         raise CommandError(t("error.quote_needs_schedule", lang))
     schedule = parse_schedule(raw["schedule"])
     gpu = raw.get("gpu", "A100-80GB")
-    currency = raw.get("currency", deps.settings.currency).strip().upper()
+    currency = raw.get("currency", deps.settings.files.currency).strip().upper()
     if currency not in ECB_CURRENCIES:
         raise CommandError(
             t("error.quote_currency", lang, currency=currency[:12], accepted=", ".join(sorted(ECB_CURRENCIES)))

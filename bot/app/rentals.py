@@ -38,7 +38,7 @@ def list_items(inv: Invocation) -> None:
     instances = [i for i in rentals.instances(inv.team) if not i.hidden_by]  # "Not ours" left out
     now = deps.now()
     local = now.astimezone(
-        ZoneInfo(Schedules(deps.store, deps.settings.default_schedule()).of(inv.team, inv.channel).zone)
+        ZoneInfo(Schedules(deps.store, deps.settings.digest.default_schedule()).of(inv.team, inv.channel).zone)
     )
     timelines = PowerLog(deps.store, deps.policy.metering).this_month(instances, now)
     for i in instances:
@@ -151,7 +151,7 @@ def remind(inv: Invocation, args: list[str]) -> None:
     """`remind at 09:30 [zone] [days] [lang=en|zh]`, `remind lang en|zh`, `remind off`, `remind`. The
     channel's language: one set here wins; else the language of whoever set the schedule."""
     deps, lang = inv.deps, inv.lang
-    schedules = Schedules(deps.store, deps.settings.default_schedule())
+    schedules = Schedules(deps.store, deps.settings.digest.default_schedule())
     team, channel, user = inv.team, inv.channel, inv.user
     current = schedules.of(team, channel)
     given = [a for a in args if a.lower().startswith("lang=")]
@@ -181,7 +181,7 @@ def remind(inv: Invocation, args: list[str]) -> None:
     if not current.enabled:
         inv.answer(plain(t("digest.schedule_off", lang), lang))
         return
-    inv.answer(plain(schedule_text(current, deps.now(), lang, Lang(current.lang or deps.settings.lang)), lang))
+    inv.answer(plain(schedule_text(current, deps.now(), lang, Lang(current.lang or deps.settings.files.lang)), lang))
 
 
 @overload
@@ -246,7 +246,9 @@ def _budgets_said(inv: Invocation) -> str:
     """Each project's budget with what it has spent this month and where it is heading, as the terminal says."""
     deps, lang, team = inv.deps, inv.lang, inv.team
     rentals, now = Rentals(deps.store), deps.now()
-    local = now.astimezone(ZoneInfo(Schedules(deps.store, deps.settings.default_schedule()).of(team, inv.channel).zone))
+    local = now.astimezone(
+        ZoneInfo(Schedules(deps.store, deps.settings.digest.default_schedule()).of(team, inv.channel).zone)
+    )
     instances = rentals.instances(team)
     timelines = PowerLog(deps.store, deps.policy.metering).this_month(instances, now)
     found = standings(instances, rentals.storage(team), Budgets(deps.store).of(team), local, timelines=timelines)
@@ -277,7 +279,7 @@ def budget(inv: Invocation, args: list[str]) -> None:
         return
     asked = budget_money(args[1], args[2] if len(args) == 3 else None) if 2 <= len(args) <= 3 else None
     if asked is not None and len(args) == 2 and args[1][:1] not in SIGNS:  # no sign, no code: the bot's currency
-        asked = (asked[0], deps.settings.currency.upper())
+        asked = (asked[0], deps.settings.files.currency.upper())
     if asked is None or asked[1] not in ("CNY", "USD"):
         raise CommandError(t("digest.budget_usage", lang, text=" ".join(args[1:])))
     amount, currency = asked

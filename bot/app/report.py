@@ -50,9 +50,9 @@ def report(inv: Invocation, args: list[str]) -> None:
         if setter not in (None, inv.user) and not inv.is_admin():
             raise CommandError(t("report.not_yours", lang, setter=who(setter, lang)))
         reports.set(team, channel, word == "on", inv.user, now)
-        inv.announce(plain(t(f"report.{word}", lang, day=deps.settings.report_day), lang))
+        inv.announce(plain(t(f"report.{word}", lang, day=deps.settings.digest.report_day), lang))
         return
-    zone = ZoneInfo(Schedules(deps.store, deps.settings.default_schedule()).of(team, channel).zone)
+    zone = ZoneInfo(Schedules(deps.store, deps.settings.digest.default_schedule()).of(team, channel).zone)
     start, end = period(word, now.astimezone(zone).date(), lang)
     made = compose(
         Rentals(deps.store),

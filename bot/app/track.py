@@ -111,7 +111,7 @@ def _instance(inv: Invocation, rentals: Rentals, name: str, raw: dict[str, str],
         raw.get("price"),
         int(cards),
         raw.get("share"),
-        raw.get("currency", deps.settings.currency),
+        raw.get("currency", deps.settings.files.currency),
         lang,
         cached=cached_price(deps),
     )
@@ -128,7 +128,7 @@ def _instance(inv: Invocation, rentals: Rentals, name: str, raw: dict[str, str],
 def _storage(inv: Invocation, rentals: Rentals, name: str, raw: dict[str, str], base: dict[str, Any]) -> None:
     deps, lang = inv.deps, inv.lang
     size, price = _positive(raw, "size", lang), _positive(raw, "price", lang)
-    currency = currency_of(raw.get("currency", deps.settings.currency), lang)
+    currency = currency_of(raw.get("currency", deps.settings.files.currency), lang)
     made = rentals.track_storage(
         inv.team,
         name,

@@ -110,7 +110,7 @@ def admit(deps: Deps, chat: Chat, convo: Conversation, channel: str, user: str) 
         if convo.status != "expired":
             convo.status = "expired"
             deps.conversations.save(convo)
-        hours = deps.settings.conversation_ttl_hours
+        hours = deps.settings.slack.conversation_ttl_hours
         chat.post(place_of(chat, convo), lambda lang: plain(t("slack.expired", lang, hours=hours), lang), lang)
     return verdict is Gate.OPEN
 
@@ -221,7 +221,11 @@ def typed_answer(
 def recommend(deps: Deps, convo: Conversation) -> Advice:
     """The decision for the conversation's answers, priced (on a schedule assumed when none was given)."""
     return advise(
-        parsed(convo), deps.policy, quoter=deps.prices.quote, currency=deps.settings.currency, assume_schedule=True
+        parsed(convo),
+        deps.policy,
+        quoter=deps.prices.quote,
+        currency=deps.settings.files.currency,
+        assume_schedule=True,
     )
 
 

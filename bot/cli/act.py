@@ -35,18 +35,18 @@ def act(
 
     settings = load_settings(lang=lang)
     try:
-        chosen, span = read_mode(mode, settings.lang), read_grace(grace, settings.lang)
+        chosen, span = read_mode(mode, settings.files.lang), read_grace(grace, settings.files.lang)
     except PolicyError as exc:
         raise fail(str(exc).replace("grace:", "--grace:")) from None
     if project is not None and not NAME.fullmatch(project):
-        raise fail(f"--project: {t('error.rental.bad_name', settings.lang, name=project)}")
+        raise fail(f"--project: {t('error.rental.bad_name', settings.files.lang, name=project)}")
     rentals = open_rentals(settings)
     team, store = chosen_team(settings, team, rentals), rentals.store
     channel = checked_channel(settings, team, channel, "CHANNEL")
     actions = Actions(store)
     actions.set_policy(team, channel, chosen, span, project=project or "", by="terminal", now=store.now())
     policy = actions.policy(team, channel, project)
-    sys.stdout.write(said(policy, channel, settings.lang).replace("*", "") + "\n")
+    sys.stdout.write(said(policy, channel, settings.files.lang).replace("*", "") + "\n")
     _tell(settings, rentals, team, channel, policy)
 
 
@@ -64,13 +64,15 @@ def _tell(settings: Any, rentals: Any, team: str, channel: str, policy: Any) -> 
     teller = teller_or_none(settings, rentals.store, team)
     if teller is None:
         return
-    lang = channel_lang(Schedules(rentals.store, settings.default_schedule()), team, settings.lang)(channel)
+    lang = channel_lang(Schedules(rentals.store, settings.digest.default_schedule()), team, settings.files.lang)(
+        channel
+    )
     try:
         teller.say(channel, said(policy, channel_ref(channel), lang))
     except ChatError as exc:
-        say(t("cli.report_not_posted", settings.lang, channel=channel, error=exc.code))
+        say(t("cli.report_not_posted", settings.files.lang, channel=channel, error=exc.code))
         return
-    say(t("cli.act_told", settings.lang, channel=channel))
+    say(t("cli.act_told", settings.files.lang, channel=channel))
 
 
 def actions_list(team: TeamOpt = None, lang: LangOpt = None, as_json: JsonOpt = False) -> None:

@@ -149,7 +149,7 @@ def _priced(
     path stays light)."""
     from bot.cli.prices import price_book, quote_currency
 
-    settings = load_settings(lang=light.lang, policy=light.policy, db=db)
+    settings = load_settings(lang=light.files.lang, policy=light.files.policy, db=db)
 
     with price_book(settings, policy) as book:  # no --schedule: assumed from the answers, as in Slack
         advice = advise(
@@ -158,7 +158,9 @@ def _priced(
     if advice.quote_error is not None:
         from bot.text.errors import error_text
 
-        raise fail(t("cli.cannot_quote", settings.lang, error=error_text(advice.quote_error, settings.lang)))
+        raise fail(
+            t("cli.cannot_quote", settings.files.lang, error=error_text(advice.quote_error, settings.files.lang))
+        )
     return advice
 
 
@@ -183,17 +185,17 @@ def run(
         console = Console(stderr=as_json)  # questions go to stderr when stdout carries JSON
     if not ask and not sys.stdin.isatty():  # piped: the five answers a line each, in the README's order
         answers = piped(answers, sys.stdin.read())
-    parsed = read_answers(answers, settings.lang, console=console)
+    parsed = read_answers(answers, settings.files.lang, console=console)
     if parsed is None:
         raise typer.Exit(2)
     with_quote = with_quote or (ask and "schedule" in parsed)  # a schedule given at the prompt asks for costs
     advice = _priced(settings, effective, parsed, currency, db) if with_quote else advise(parsed, effective)
     if as_json:
-        sys.stdout.write(json.dumps(advice.to_json(settings.lang), ensure_ascii=False, indent=2) + "\n")
+        sys.stdout.write(json.dumps(advice.to_json(settings.files.lang), ensure_ascii=False, indent=2) + "\n")
         return
     from bot.cli.terminal import print_advice  # rich loads here, for a person reading
 
-    print_advice(advice, effective, settings.lang)
+    print_advice(advice, effective, settings.files.lang)
 
 
 def _options(

@@ -112,17 +112,17 @@ def agent(
     buffer = buffer or default_path(BUFFER_FILE)
     problem = url_problem(url)
     if problem is not None:
-        raise fail(t("cli.agent_bad_url", settings.lang, url=url[:120], reason=problem))
+        raise fail(t("cli.agent_bad_url", settings.files.lang, url=url[:120], reason=problem))
     try:
         Buffer(buffer).check()
     except OSError as exc:
         raise fail(
-            t("cli.agent_bad_buffer", settings.lang, path=str(buffer), reason=exc.strerror or type(exc).__name__)
+            t("cli.agent_bad_buffer", settings.files.lang, path=str(buffer), reason=exc.strerror or type(exc).__name__)
         ) from None
     try:
-        with httpx.Client(timeout=settings.http_timeout_s, verify=shared_context()) as client:
+        with httpx.Client(timeout=settings.prices.http_timeout_s, verify=shared_context()) as client:
             heartbeat = token or _enrolled(
-                settings.lang,
+                settings.files.lang,
                 client,
                 url,
                 enroll,
@@ -144,16 +144,16 @@ def agent(
                 source=source,
             )
     except NoGPU as exc:
-        reason = t(f"gpu.{exc.code}", settings.lang, **exc.params)
+        reason = t(f"gpu.{exc.code}", settings.files.lang, **exc.params)
         # the NVIDIA hint only where NVIDIA's driver or nvidia-smi was what failed; a domestic card's tool is named
         key = "cli.agent_no_gpu" if exc.code.startswith(("smi_", "no_driver")) else "cli.no_card_read"
-        raise fail(t(key, settings.lang, reason=reason)) from None
+        raise fail(t(key, settings.files.lang, reason=reason)) from None
     except TokenRefused:
-        raise fail(t("cli.agent_token_refused", settings.lang), code=3) from None
+        raise fail(t("cli.agent_token_refused", settings.files.lang), code=3) from None
     except KeyboardInterrupt:
         raise typer.Exit(0) from None
     if once:
-        sys.stdout.write(t("cli.agent_once_sent" if ok else "cli.agent_once_buffered", settings.lang) + "\n")
+        sys.stdout.write(t("cli.agent_once_sent" if ok else "cli.agent_once_buffered", settings.files.lang) + "\n")
     if not ok:
         raise typer.Exit(1)
 

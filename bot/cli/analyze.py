@@ -63,10 +63,10 @@ def analyze(
     settings = load_settings(lang=lang)
     policy = load_effective_policy(settings)
     try:
-        readings = read(file, None if card_gb is None else card_gb * 1024, settings.capture_max_bytes)
+        readings = read(file, None if card_gb is None else card_gb * 1024, settings.samples.capture_max_bytes)
     except CaptureError as exc:
-        error = capture_error_text(exc, settings.lang)
-        raise fail(t("cli.capture_error", settings.lang, file=str(file), error=error)) from None
+        error = capture_error_text(exc, settings.files.lang)
+        raise fail(t("cli.capture_error", settings.files.lang, file=str(file), error=error)) from None
     tight = policy.two_of_four.memory_tight_fraction
     overall, gpus = figures(readings, policy.capture, tight), per_gpu(readings, policy.capture, tight)
     if chart is not None:
@@ -75,7 +75,7 @@ def analyze(
         try:
             draw(readings, chart, busy_pct=policy.capture.busy_pct, tight_fraction=tight, title=file.name)
         except (OSError, ValueError) as exc:
-            raise fail(t("cli.capture_error", settings.lang, file=str(chart), error=str(exc))) from None
+            raise fail(t("cli.capture_error", settings.files.lang, file=str(chart), error=str(exc))) from None
     run = whole_run_s(readings, policy.capture)
     implied = implied_answers(overall, run, tight)
     flags = " ".join(f"{flag(key)} {shlex.quote(text)}" for key, text in sorted(implied.items()))
@@ -91,16 +91,16 @@ def analyze(
         return
     from bot.text.capture import figure_lines
 
-    sys.stdout.write("".join(line + "\n" for line in figure_lines(gpus, overall, settings.lang, idle)))
+    sys.stdout.write("".join(line + "\n" for line in figure_lines(gpus, overall, settings.files.lang, idle)))
     sys.stdout.write(
         t(
             "cli.capture_verdict",
-            settings.lang,
-            continuity=t(f"word.continuity_{overall.continuity}", settings.lang),
-            tight=t("cli.yes" if overall.memory_tight else "cli.no", settings.lang),
+            settings.files.lang,
+            continuity=t(f"word.continuity_{overall.continuity}", settings.files.lang),
+            tight=t("cli.yes" if overall.memory_tight else "cli.no", settings.files.lang),
             flags=flags,
         )
         + "\n"
     )
     if "duration" not in implied:
-        sys.stdout.write(t("capture.no_run", settings.lang) + "\n")
+        sys.stdout.write(t("capture.no_run", settings.files.lang) + "\n")

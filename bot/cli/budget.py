@@ -45,21 +45,21 @@ def budget(
         _list(settings, rentals, team, now, as_json)
         return
     if not NAME.fullmatch(project):
-        raise fail(t("error.rental.bad_name", settings.lang, name=project))
+        raise fail(t("error.rental.bad_name", settings.files.lang, name=project))
     if amount is None:
-        raise fail(t("cli.budget_usage", settings.lang))
+        raise fail(t("cli.budget_usage", settings.files.lang))
     if amount.lower() == "off":
         gone = budgets.remove(team, project)
         sys.stdout.write(
-            t("cli.budget_removed" if gone else "cli.budget_none_for", settings.lang, project=project) + "\n"
+            t("cli.budget_removed" if gone else "cli.budget_none_for", settings.files.lang, project=project) + "\n"
         )
         return
     found = budget_money(amount, currency)
     if found is None or found[1] not in ("CNY", "USD"):
-        raise fail(t("cli.budget_bad", settings.lang, amount=amount[:40], currency=(currency or "CNY")[:8]))
+        raise fail(t("cli.budget_bad", settings.files.lang, amount=amount[:40], currency=(currency or "CNY")[:8]))
     value, code = found
     budgets.put(team, project, value, code, "terminal", now)
-    sys.stdout.write(t("cli.budget_set", settings.lang, project=project, amount=money(value, code)) + "\n")
+    sys.stdout.write(t("cli.budget_set", settings.files.lang, project=project, amount=money(value, code)) + "\n")
     _alert(settings, rentals, team)
 
 
@@ -68,7 +68,7 @@ def _list(settings: Any, rentals: Any, team: str, now: datetime, as_json: bool) 
     from bot.state.power import PowerLog
     from rules.budget import standings
 
-    local = now.astimezone(ZoneInfo(settings.remind_tz))
+    local = now.astimezone(ZoneInfo(settings.digest.remind_tz))
     instances = rentals.instances(team)
     timelines = PowerLog(rentals.store, load_effective_policy(settings).metering).this_month(instances, now)
     found = standings(instances, rentals.storage(team), Budgets(rentals.store).of(team), local, timelines=timelines)
@@ -88,9 +88,9 @@ def _list(settings: Any, rentals: Any, team: str, now: datetime, as_json: bool) 
         sys.stdout.write(json.dumps(rows, ensure_ascii=False, indent=2) + "\n")
         return
     if not rows:
-        sys.stdout.write(t("cli.budget_empty", settings.lang) + "\n")
+        sys.stdout.write(t("cli.budget_empty", settings.files.lang) + "\n")
     for s in found:  # the chat's figures, rounded as money reads everywhere (--json keeps them exact)
-        sys.stdout.write(plain_text(standing_line(s, settings.lang)) + "\n")
+        sys.stdout.write(plain_text(standing_line(s, settings.files.lang)) + "\n")
 
 
 def _alert(settings: Any, rentals: Any, team: str) -> None:
@@ -105,13 +105,13 @@ def _alert(settings: Any, rentals: Any, team: str) -> None:
     teller = teller_or_none(settings, rentals.store, team)
     if teller is None:
         return
-    langs = channel_lang(Schedules(rentals.store, settings.default_schedule()), team, settings.lang)
+    langs = channel_lang(Schedules(rentals.store, settings.digest.default_schedule()), team, settings.files.lang)
     policy = load_effective_policy(settings)
     alerts = check_budgets(
         rentals,
         lambda _team: teller,
         datetime.now(UTC),
-        ZoneInfo(settings.remind_tz),
+        ZoneInfo(settings.digest.remind_tz),
         policy.budget.thresholds_pct,
         lambda _team, channel: langs(channel),
     )
@@ -119,7 +119,7 @@ def _alert(settings: Any, rentals: Any, team: str) -> None:
         say(
             t(
                 "cli.budget_alerted",
-                settings.lang,
+                settings.files.lang,
                 project=alert.project,
                 pct=f"{alert.threshold_pct:g}",
                 channels=", ".join(alert.channels),

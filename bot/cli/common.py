@@ -50,7 +50,7 @@ def locale_lang(environ: Mapping[str, str] | None = None) -> Lang:
 
 def terminal_lang(settings: Settings) -> Lang:
     """GPU_ADVISOR_LANG when set, else the terminal's locale (Slack's default stays zh: see Settings)."""
-    return settings.lang if "lang" in settings.model_fields_set else locale_lang()
+    return settings.files.lang if "lang" in settings.files.model_fields_set else locale_lang()
 
 
 def load_settings(*, terminal: bool = True, **overrides: object) -> Settings:
@@ -66,7 +66,7 @@ def load_settings(*, terminal: bool = True, **overrides: object) -> Settings:
 
     from pydantic import ValidationError
 
-    from bot.settings import Settings
+    from bot.settings import Settings, variable_of
 
     logging.basicConfig(level=logging.ERROR, format="%(message)s")
 
@@ -74,20 +74,26 @@ def load_settings(*, terminal: bool = True, **overrides: object) -> Settings:
     try:
         settings = Settings()
     except ValidationError as exc:
-        problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
+        problems = "; ".join(f"{variable_of(e['loc'])}: {e['msg']}" for e in exc.errors())
         raise fail(t("cli.bad_config", lang if isinstance(lang, Lang) else locale_lang(), problems=problems)) from None
     given = {k: v for k, v in overrides.items() if v is not None}
     if terminal and lang is None:
         given["lang"] = terminal_lang(settings)
-    return settings.model_copy(update=given) if given else settings
+    return settings.with_flat(**given) if given else settings
+
+
+@dataclass(frozen=True)
+class TerminalFiles:
+    lang: Lang
+    policy: Path | None
 
 
 @dataclass(frozen=True)
 class TerminalSettings:
-    """What `advise` needs of the settings when it prices nothing: the language and the policy file."""
+    """What `advise` needs of the settings when it prices nothing: the language and the policy file (read as
+    Settings.files holds them)."""
 
-    lang: Lang
-    policy: Path | None
+    files: TerminalFiles
 
 
 def terminal_settings(*, lang: Lang | None, policy: Path | None) -> TerminalSettings:
@@ -104,7 +110,7 @@ def terminal_settings(*, lang: Lang | None, policy: Path | None) -> TerminalSett
         raise fail(t("cli.bad_config", lang or locale_lang(), problems=problems))
     chosen = lang or (Lang(given) if given is not None else locale_lang())
     path = policy or (Path(values["gpu_advisor_policy"]) if values.get("gpu_advisor_policy") else None)
-    return TerminalSettings(chosen, path)
+    return TerminalSettings(TerminalFiles(chosen, path))
 
 
 def bundled_policy() -> Policy:
@@ -118,6 +124,6 @@ def bundled_policy() -> Policy:
 
 def load_effective_policy(settings: Settings | TerminalSettings) -> Policy:
     try:
-        return load_policy(settings.policy) if settings.policy is not None else bundled_policy()
+        return load_policy(settings.files.policy) if settings.files.policy is not None else bundled_policy()
     except PolicyError as exc:
-        raise fail(t("cli.policy_error", settings.lang, error=str(exc))) from None
+        raise fail(t("cli.policy_error", settings.files.lang, error=str(exc))) from None

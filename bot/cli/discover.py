@@ -39,14 +39,14 @@ def discover(
 
     settings = load_settings(lang=lang)
     if source is not None and source not in SOURCES:
-        raise fail(t("cli.discover_bad_source", settings.lang, source=source, known=", ".join(SOURCES)))
+        raise fail(t("cli.discover_bad_source", settings.files.lang, source=source, known=", ".join(SOURCES)))
     on = clouds(settings)
     if source is not None and source not in on:
-        raise fail(t(f"cli.discover_off_{source}", settings.lang))
+        raise fail(t(f"cli.discover_off_{source}", settings.files.lang))
     if not on:
-        raise fail(t("cli.discover_off", settings.lang))
+        raise fail(t("cli.discover_off", settings.files.lang))
     rentals = open_rentals(settings)
-    team, store = chosen_team(settings, settings.discover_team, rentals), rentals.store
+    team, store = chosen_team(settings, settings.discovery.discover_team, rentals), rentals.store
     offers, owner = cached_offers(settings), _owner_lookup(settings, store, team)
     reports: list[Report] = []
     for name, make in on.items():
@@ -57,7 +57,7 @@ def discover(
             )
     problems = _problems(reports, source)
     for where, problem in problems.items():
-        say(t("cli.discover_problem", settings.lang, where=where, problem=said(problem, settings.lang)))
+        say(t("cli.discover_problem", settings.files.lang, where=where, problem=said(problem, settings.files.lang)))
     items = [(r.source, i) for r in reports for i in r.items]
     if as_json:
         out = {"found": len(items), "items": [_item(i, where) for where, i in items]}
@@ -67,12 +67,12 @@ def discover(
             row = _item(item, where)
             cells = [str(row[k] if row[k] is not None else "-") for k in COLUMNS]
             if row.get("idle_shutdown_minutes"):  # a PAI-DSW notebook that stops itself when idle
-                cells.append(t("cli.discover_idle_rule", settings.lang, minutes=row["idle_shutdown_minutes"]))
+                cells.append(t("cli.discover_idle_rule", settings.files.lang, minutes=row["idle_shutdown_minutes"]))
             sys.stdout.write("\t".join(cells) + "\n")
         sys.stdout.write(
             t(
                 "cli.discover_done",
-                settings.lang,
+                settings.files.lang,
                 found=len(items),
                 new=sum(len(r.applied.new) for r in reports),
                 released=sum(len(r.applied.released) for r in reports),

@@ -41,9 +41,9 @@ def enroll_token(
     try:
         span = parse_span(expires, EXPIRES_MIN, EXPIRES_MAX)
     except SpanError as exc:
-        raise fail(f"--expires: {t(f'error.span.{exc.code}', settings.lang, **exc.params)}") from None
+        raise fail(f"--expires: {t(f'error.span.{exc.code}', settings.files.lang, **exc.params)}") from None
     if project is not None and not NAME.fullmatch(project):
-        raise fail(f"--project: {t('error.rental.bad_name', settings.lang, name=project)}")
+        raise fail(f"--project: {t('error.rental.bad_name', settings.files.lang, name=project)}")
     team = chosen_team(settings, team)
     store = open_rentals(settings).store
     now = store.now()
@@ -53,11 +53,11 @@ def enroll_token(
         out = {"token": token, "expires_at": grant.expires_at.isoformat(), "uses": uses}
         sys.stdout.write(json.dumps(out) + "\n")
         return
-    url = (settings.public_url or "https://YOUR-BOT").rstrip("/")
+    url = (settings.serve.public_url or "https://YOUR-BOT").rstrip("/")
     sys.stdout.write(
         t(
             "cli.enroll_token",
-            settings.lang,
+            settings.files.lang,
             token=token,
             uses=uses,
             expires=grant.expires_at.isoformat(timespec="minutes"),

@@ -116,7 +116,7 @@ def policy_show(policy: PolicyOpt = None) -> None:
 
     settings = load_settings(policy=policy)
     effective = load_effective_policy(settings)
-    origin = str(settings.policy) if settings.policy else "bundled policy"
+    origin = str(settings.files.policy) if settings.files.policy else "bundled policy"
     sys.stdout.write(f"# effective policy ({origin})\n")
     sys.stdout.write(yaml.safe_dump(policy_json(effective), sort_keys=False, allow_unicode=True))
 
@@ -127,7 +127,7 @@ def policy_check(file: Annotated[Path, typer.Argument(help="Policy YAML file to 
     from rules.errors import PolicyError
     from rules.policy import load_policy
 
-    lang = load_settings().lang
+    lang = load_settings().files.lang
     try:
         load_policy(file)
     except PolicyError as exc:

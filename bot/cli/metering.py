@@ -27,9 +27,11 @@ CONTEXT = {"balance": {"ignore_unknown_options": True}}
 def _moment(text: str | None, settings: Settings, now: datetime, flag: str = "--at") -> datetime:
     """ISO 8601; a time without a zone is in GPU_ADVISOR_REMIND_TZ (the team's clock)."""
     """`--at` as a time (no zone: the team's), `now` when not given; exit 2 naming the flag for a time to come."""
-    moment = _when(text, settings.lang, flag, ZoneInfo(settings.remind_tz)) if text is not None else now
+    moment = _when(text, settings.files.lang, flag, ZoneInfo(settings.digest.remind_tz)) if text is not None else now
     if moment > now:
-        said = t("error.metering.future", settings.lang, at=when_said(moment, ZoneInfo(settings.remind_tz)))
+        said = t(
+            "error.metering.future", settings.files.lang, at=when_said(moment, ZoneInfo(settings.digest.remind_tz))
+        )
         raise fail(f"{flag}: {said}")
     return moment
 
@@ -52,19 +54,19 @@ def power(
     team = chosen_team(settings, team)
     inst = rentals.instance(team, name)
     if inst is None:
-        raise fail(t("error.rental.no_instance", settings.lang, name=name))
+        raise fail(t("error.rental.no_instance", settings.files.lang, name=name))
     log = PowerLog(rentals.store, _metering(settings))
     now = datetime.now(UTC)
     if state is not None:
         if inst.released_at is not None:
-            raise fail(t("error.rental.already_released", settings.lang, name=name))
-        said = _fields(lambda: power_of(state, settings.lang))
+            raise fail(t("error.rental.already_released", settings.files.lang, name=name))
+        said = _fields(lambda: power_of(state, settings.files.lang))
         moment = _moment(at, settings, now)
         kept = _run(settings, lambda: log.say(inst.id, said, moment, now, source="person", by="terminal"))
         key = "cli.power_said" if kept else "cli.power_repeated"
-        zone = ZoneInfo(settings.remind_tz)
-        state_word = t(f"word.power.{said.value}", settings.lang)
-        sys.stdout.write(t(key, settings.lang, name=name, state=state_word, at=when_said(moment, zone)) + "\n")
+        zone = ZoneInfo(settings.digest.remind_tz)
+        state_word = t(f"word.power.{said.value}", settings.files.lang)
+        sys.stdout.write(t(key, settings.files.lang, name=name, state=state_word, at=when_said(moment, zone)) + "\n")
         return
     [stretches] = log.timelines([inst], now).values()
     rows = [
@@ -74,7 +76,7 @@ def power(
     if as_json:
         sys.stdout.write(json.dumps(rows, ensure_ascii=False, indent=2) + "\n")
         return
-    zone = ZoneInfo(settings.remind_tz)
+    zone = ZoneInfo(settings.digest.remind_tz)
     for s in stretches:
         sys.stdout.write(
             f"{s.start.astimezone(zone):%Y-%m-%d %H:%M}\t{s.end.astimezone(zone):%Y-%m-%d %H:%M}\t"
@@ -101,9 +103,9 @@ def billing(
     """Set how an instance is billed (by default, from its price's unit)."""
     settings = load_settings(lang=lang)
     values = {
-        "billing": _fields(lambda: billing_of(basis, settings.lang)),
-        "stop_billing": _fields(lambda: stop_billing_of(stop_billing, settings.lang)) if stop_billing else None,
-        "provider": _fields(lambda: provider_of(provider, settings.lang)) if provider else None,
+        "billing": _fields(lambda: billing_of(basis, settings.files.lang)),
+        "stop_billing": _fields(lambda: stop_billing_of(stop_billing, settings.files.lang)) if stop_billing else None,
+        "provider": _fields(lambda: provider_of(provider, settings.files.lang)) if provider else None,
     }
     rentals = open_rentals(settings)
     team = chosen_team(settings, team)
@@ -111,9 +113,9 @@ def billing(
     sys.stdout.write(
         t(
             "cli.billing_set",
-            settings.lang,
+            settings.files.lang,
             name=changed.name,
-            **billing_said(changed.billing, changed.stop_billing, settings.lang),
+            **billing_said(changed.billing, changed.stop_billing, settings.files.lang),
         )
         + "\n"
     )
@@ -142,10 +144,10 @@ def balance(
     balances, now = Balances(rentals.store), datetime.now(UTC)
     if provider is not None:
         if amount is None:
-            raise fail(t("cli.balance_needs_amount", settings.lang, provider=provider))
-        name = _fields(lambda: provider_of(provider, settings.lang))
-        value = _fields(lambda: balance_of(amount, settings.lang))
-        money = _fields(lambda: currency_of(currency, settings.lang))
+            raise fail(t("cli.balance_needs_amount", settings.files.lang, provider=provider))
+        name = _fields(lambda: provider_of(provider, settings.files.lang))
+        value = _fields(lambda: balance_of(amount, settings.files.lang))
+        money = _fields(lambda: currency_of(currency, settings.files.lang))
         moment = _moment(at, settings, now)
         balances.record(team, name, value, money, moment, now, by="terminal")
     problems: dict[str, str] = {}
@@ -153,10 +155,10 @@ def balance(
         from bot.discover.registry import balance_readers, read_balances
 
         if not balance_readers(settings):
-            raise fail(t("cli.balance_read_off", settings.lang))
+            raise fail(t("cli.balance_read_off", settings.files.lang))
         problems = read_balances(settings, rentals.store, team, now)
         for where, problem in problems.items():
-            say(t("cli.discover_problem", settings.lang, where=where, problem=said(problem, settings.lang)))
+            say(t("cli.discover_problem", settings.files.lang, where=where, problem=said(problem, settings.files.lang)))
     instances = rentals.instances(team)
     recorded = balances.latest(team)
     timelines = PowerLog(rentals.store, _metering(settings)).this_month(instances, now, also=[b.at for b in recorded])
@@ -181,8 +183,8 @@ def balance(
         from bot.text.runway import runway_line
 
         if not found:
-            sys.stdout.write(t("cli.balance_empty", settings.lang) + "\n")
+            sys.stdout.write(t("cli.balance_empty", settings.files.lang) + "\n")
         for r in found:
-            sys.stdout.write(runway_line(r, settings.lang, ZoneInfo(settings.remind_tz)) + "\n")
+            sys.stdout.write(runway_line(r, settings.files.lang, ZoneInfo(settings.digest.remind_tz)) + "\n")
     if problems:
         raise typer.Exit(1)

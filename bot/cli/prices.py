@@ -43,9 +43,9 @@ def price_book(settings: Settings, policy: Policy | None = None) -> Iterator[Pri
 
     with http_client(settings) as client:
         try:
-            yield PriceBook.open(settings, policy or load_policy(settings.policy), client)
+            yield PriceBook.open(settings, policy or load_policy(settings.files.policy), client)
         except CacheUnavailable as exc:
-            raise fail(t("cli.cache_unavailable", settings.lang, path=exc.path, reason=exc.reason)) from None
+            raise fail(t("cli.cache_unavailable", settings.files.lang, path=exc.path, reason=exc.reason)) from None
 
 
 @prices_app.command("refresh")
@@ -63,7 +63,7 @@ def prices_refresh(
     from pricing.refresh import refresh
 
     settings = load_settings(db=db, lang=lang)
-    lang = settings.lang
+    lang = settings.files.lang
     with price_book(settings) as book:
         chosen = [s for s in book.sources if source in (None, s.name) or s.name.startswith(f"{source}:")]
         if not chosen:
@@ -122,7 +122,7 @@ def prices_list(
     from rich.table import Table
 
     settings = load_settings(db=db, lang=lang)
-    lang = settings.lang
+    lang = settings.files.lang
     try:
         wanted = canonical_gpu(gpu) if gpu else None
     except UnknownGPU as exc:
@@ -172,7 +172,7 @@ def prices_status(
     from rich.table import Table
 
     settings = load_settings(db=db, lang=lang)
-    lang = settings.lang
+    lang = settings.files.lang
     with price_book(settings) as book:
         states = book.status()
     if as_json:
@@ -198,7 +198,7 @@ def prices_status(
 def _request(settings: Settings, fields: dict[str, Any], share: str | None) -> QuoteRequest:
     from pricing.quote import QuoteRequest
 
-    lang = settings.lang
+    lang = settings.files.lang
     if share is not None:
         try:
             fields["share"] = parse_share(share, fields["gpu"])
@@ -254,7 +254,7 @@ def quote(
     traffic, the total cost of the run."""
     settings = load_settings(db=db, lang=lang, policy=policy)
     if not cards.strip().isdigit():
-        raise fail(t("cli.whole_cards", settings.lang, cards=cards))
+        raise fail(t("cli.whole_cards", settings.files.lang, cards=cards))
     effective = load_effective_policy(settings)
     fields: dict[str, Any] = {
         "gpu": gpu,
@@ -282,7 +282,7 @@ def quote(
 
     from bot.cli.terminal import print_quote
 
-    print_quote(result, effective, settings.lang, Console())
+    print_quote(result, effective, settings.files.lang, Console())
 
 
 def _priced(settings: Settings, policy: Policy, ask: Callable[[PriceBook], T]) -> T:
@@ -291,7 +291,7 @@ def _priced(settings: Settings, policy: Policy, ask: Callable[[PriceBook], T]) -
         try:
             return ask(book)
         except QuoteError as exc:
-            raise fail(t("cli.cannot_quote", settings.lang, error=error_text(exc, settings.lang))) from None
+            raise fail(t("cli.cannot_quote", settings.files.lang, error=error_text(exc, settings.files.lang))) from None
 
 
 def _compare(settings: Settings, policy: Policy, request: QuoteRequest, as_json: bool) -> None:
@@ -305,14 +305,16 @@ def _compare(settings: Settings, policy: Policy, request: QuoteRequest, as_json:
 
     from bot.cli.terminal import print_compare
 
-    print_compare(rows, request, settings.lang, Console())
+    print_compare(rows, request, settings.files.lang, Console())
 
 
 def quote_currency(given: str | None, settings: Settings) -> str:
     """--currency (else GPU_ADVISOR_CURRENCY), upper-cased; exit 2 naming the currencies quotes take."""
     from pricing.fx import ECB_CURRENCIES
 
-    code = (given or settings.currency).strip().upper()
+    code = (given or settings.files.currency).strip().upper()
     if code not in ECB_CURRENCIES:
-        raise fail(t("cli.bad_currency", settings.lang, currency=code, accepted=", ".join(sorted(ECB_CURRENCIES))))
+        raise fail(
+            t("cli.bad_currency", settings.files.lang, currency=code, accepted=", ".join(sorted(ECB_CURRENCIES)))
+        )
     return code

@@ -48,21 +48,21 @@ def probe(
     settings = load_settings(lang=lang)
     seconds = parse_seconds(duration)
     if seconds is None or not 1 <= seconds <= 7 * 86400:
-        raise fail(t("cli.probe_bad_duration", settings.lang, text=duration))
+        raise fail(t("cli.probe_bad_duration", settings.files.lang, text=duration))
     path = output or Path(f"gpu-probe-{datetime.now(UTC):%Y%m%dT%H%M%SZ}.csv")
     try:
         first = sample(source=source, named=True)
     except NoGPU as exc:
-        reason = t(f"gpu.{exc.code}", settings.lang, **exc.params)
+        reason = t(f"gpu.{exc.code}", settings.files.lang, **exc.params)
         # the NVIDIA hint only where NVIDIA's driver or nvidia-smi was what failed; a domestic card's tool is named
         key = "cli.probe_no_gpu" if exc.code.startswith(("smi_", "no_driver")) else "cli.no_card_read"
-        raise fail(t(key, settings.lang, reason=reason)) from None
+        raise fail(t(key, settings.files.lang, reason=reason)) from None
     rows = 0
     try:
         handle = path.open("w", newline="", encoding="utf-8")
     except OSError as exc:  # a folder, a missing folder, /proc, a name too long, no permission
         raise fail(
-            t("cli.probe_cannot_write", settings.lang, path=str(path), reason=exc.strerror or type(exc).__name__)
+            t("cli.probe_cannot_write", settings.files.lang, path=str(path), reason=exc.strerror or type(exc).__name__)
         ) from None
     with (
         handle,
@@ -108,4 +108,4 @@ def probe(
                 batch = sample(source=source, named=True)
         except KeyboardInterrupt:
             pass  # Ctrl-C ends the capture early: every row written so far is kept (and flushed)
-    sys.stdout.write(t("cli.probe_done", settings.lang, rows=rows, path=str(path)) + "\n")
+    sys.stdout.write(t("cli.probe_done", settings.files.lang, rows=rows, path=str(path)) + "\n")

@@ -30,9 +30,9 @@ def reach(settings: Settings, store: Store, team: str) -> tuple[Outlet, Teller]:
         return found.outlet(team), found.teller(team)
     except LookupError as exc:
         if any(wing.owns(team) for wing in found.wings):  # configured, but the team is not installed
-            raise fail(t("cli.remind_not_installed", settings.lang, team=team, reason=str(exc))) from None
+            raise fail(t("cli.remind_not_installed", settings.files.lang, team=team, reason=str(exc))) from None
         key = "cli.remind_needs_feishu" if team.startswith("feishu:") else "cli.remind_needs_token"
-        raise fail(t(key, settings.lang)) from None
+        raise fail(t(key, settings.files.lang)) from None
 
 
 def teller_or_none(settings: Settings, store: Store, team: str) -> Teller | None:

@@ -35,7 +35,7 @@ def remind(
     """Send the daily digest: idle instances, storage left behind, spend this month."""
     settings = load_settings(lang=lang)
     if not now:
-        raise fail(t("cli.remind_needs_now", settings.lang))
+        raise fail(t("cli.remind_needs_now", settings.files.lang))
     from bot.digest.budget_alerts import check_budgets
     from bot.digest.send import send_digests
     from bot.state.digest_sends import Sends
@@ -45,8 +45,8 @@ def remind(
     rentals = open_rentals(settings)
     team = chosen_team(settings, team, rentals)
     outlet, teller = reach(settings, rentals.store, team)
-    schedules = Schedules(rentals.store, settings.default_schedule())
-    langs = channel_lang(schedules, team, load_settings(terminal=False).lang)
+    schedules = Schedules(rentals.store, settings.digest.default_schedule())
+    langs = channel_lang(schedules, team, load_settings(terminal=False).files.lang)
     outcomes = send_digests(
         rentals,
         Sends(rentals.store),
@@ -59,14 +59,14 @@ def remind(
         lang=lang or langs,
         zone=lambda ch: ZoneInfo(schedules.of(team, ch).zone),
         force=force,
-        all_clear=settings.remind_all_clear,
-        pace_s=settings.remind_pace_s,
+        all_clear=settings.digest.remind_all_clear,
+        pace_s=settings.digest.remind_pace_s,
     )
     alerts = check_budgets(
         rentals,
         lambda _team: teller,
         datetime.now(UTC),
-        ZoneInfo(settings.remind_tz),
+        ZoneInfo(settings.digest.remind_tz),
         policy.budget.thresholds_pct,
         lambda _team, ch: lang or langs(ch),
     )
@@ -74,7 +74,7 @@ def remind(
         say(
             t(
                 "cli.budget_alerted",
-                settings.lang,
+                settings.files.lang,
                 project=alert.project,
                 pct=f"{alert.threshold_pct:g}",
                 channels=", ".join(alert.channels),
@@ -84,10 +84,11 @@ def remind(
         sys.stdout.write(json.dumps([vars(o) for o in outcomes]) + "\n")
     else:
         if not outcomes:
-            sys.stdout.write(t("cli.remind_no_channels", settings.lang) + "\n")
+            sys.stdout.write(t("cli.remind_no_channels", settings.files.lang) + "\n")
         for o in outcomes:
             sys.stdout.write(
-                t(f"cli.remind_{o.status}", settings.lang, channel=o.channel, items=o.items, error=o.error or "") + "\n"
+                t(f"cli.remind_{o.status}", settings.files.lang, channel=o.channel, items=o.items, error=o.error or "")
+                + "\n"
             )
     if any(o.status == "failed" for o in outcomes):
         raise typer.Exit(1)

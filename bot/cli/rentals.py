@@ -41,13 +41,13 @@ def chosen_team(settings: Settings, team: str | None, rentals: Rentals | None = 
 
     if team:
         if not is_team(team):
-            raise fail(t("cli.bad_team", settings.lang, team=team[:80]))
+            raise fail(t("cli.bad_team", settings.files.lang, team=team[:80]))
         return team
     from bot.server.chat_setups import chat_setups
 
     for setup in chat_setups():
         try:
-            own = setup.own_team(settings, settings.lang)
+            own = setup.own_team(settings, settings.files.lang)
         except LookupError as exc:
             raise fail(str(exc.args[0])) from None
         if own is not None:
@@ -57,7 +57,9 @@ def chosen_team(settings: Settings, team: str | None, rentals: Rentals | None = 
     known = known_teams((rentals or open_rentals(settings)).store)
     if len(known) == 1:
         return known[0]
-    raise fail(t("cli.no_team", settings.lang, known=", ".join(known) or t("cli.no_teams_yet", settings.lang)))
+    raise fail(
+        t("cli.no_team", settings.files.lang, known=", ".join(known) or t("cli.no_teams_yet", settings.files.lang))
+    )
 
 
 def checked_channel(settings: Settings, team: str, text: str, flag: str = "--channel") -> str:
@@ -68,7 +70,7 @@ def checked_channel(settings: Settings, team: str, text: str, flag: str = "--cha
     found = channel_of(team, text)
     if found is None:
         key = "cli.bad_channel_feishu" if platform_of(team) == "feishu" else "cli.bad_channel_slack"
-        raise fail(t(key, settings.lang, flag=flag, text=text[:80]))
+        raise fail(t(key, settings.files.lang, flag=flag, text=text[:80]))
     return found
 
 
@@ -88,9 +90,9 @@ def open_rentals(settings: Settings) -> Rentals:
     from bot.state.rentals import Rentals
 
     try:
-        return Rentals(Store(settings.state_url()))
+        return Rentals(Store(settings.files.state_url()))
     except StoreUnavailable as exc:
-        raise fail(t("cli.state_unavailable", settings.lang, target=exc.target, reason=exc.reason)) from None
+        raise fail(t("cli.state_unavailable", settings.files.lang, target=exc.target, reason=exc.reason)) from None
 
 
 def _run(settings: Settings, action: Any) -> Any:
@@ -100,7 +102,7 @@ def _run(settings: Settings, action: Any) -> Any:
     try:
         return action()
     except RentalError as exc:
-        raise fail(t(f"error.rental.{exc.code}", settings.lang, **exc.params)) from None
+        raise fail(t(f"error.rental.{exc.code}", settings.files.lang, **exc.params)) from None
 
 
 def _when(text: str | None, lang: Lang, flag: str = "--started", zone: tzinfo = UTC) -> datetime:
@@ -183,26 +185,31 @@ def track_instance(
     settings = load_settings(lang=lang)
     fields = _fields(
         lambda: instance_fields(
-            gpu, price, cards, share, currency, settings.lang, cached=lambda g, c, s: _cached(settings, g, c, s)
+            gpu, price, cards, share, currency, settings.files.lang, cached=lambda g, c, s: _cached(settings, g, c, s)
         )
     )
     source = fields.pop("price_source", None)
-    fields |= {"channel": channel, "owner": owner, "project": project, "started_at": _when(started, settings.lang)}
+    fields |= {
+        "channel": channel,
+        "owner": owner,
+        "project": project,
+        "started_at": _when(started, settings.files.lang),
+    }
     if billing is not None:
-        fields["billing"] = _fields(lambda: billing_of(billing, settings.lang))
+        fields["billing"] = _fields(lambda: billing_of(billing, settings.files.lang))
     if stop_billing is not None:
-        fields["stop_billing"] = _fields(lambda: stop_billing_of(stop_billing, settings.lang))
+        fields["stop_billing"] = _fields(lambda: stop_billing_of(stop_billing, settings.files.lang))
     if provider is not None:
-        fields["provider"] = _fields(lambda: provider_of(provider, settings.lang))
+        fields["provider"] = _fields(lambda: provider_of(provider, settings.files.lang))
     team = chosen_team(settings, team)
     fields["channel"] = checked_channel(settings, team, channel)
     instance, token = _run(settings, lambda: open_rentals(settings).track_instance(team, name, fields))
     if as_json:
         sys.stdout.write(json.dumps({"name": instance.name, "token": token}) + "\n")
     else:
-        sys.stdout.write(t("cli.tracked_instance", settings.lang, name=instance.name, token=token) + "\n")
+        sys.stdout.write(t("cli.tracked_instance", settings.files.lang, name=instance.name, token=token) + "\n")
     if source:
-        say(t("cli.price_from_cache", settings.lang, price=_rate(instance, settings.lang), source=source))
+        say(t("cli.price_from_cache", settings.files.lang, price=_rate(instance, settings.files.lang), source=source))
 
 
 @track_app.command("storage")
@@ -232,13 +239,13 @@ def track_storage(
         "project": project,
         "size_gb": size_gb,
         "price_gb_month": price_gb_month,
-        "currency": _fields(lambda: currency_of(currency, settings.lang)),
-        "created_at": _when(created, settings.lang, "--created"),
+        "currency": _fields(lambda: currency_of(currency, settings.files.lang)),
+        "created_at": _when(created, settings.files.lang, "--created"),
     }
     team = chosen_team(settings, team)
     fields["channel"] = checked_channel(settings, team, channel)
     stored = _run(settings, lambda: open_rentals(settings).track_storage(team, name, fields, instance))
-    sys.stdout.write(t("cli.tracked_storage", settings.lang, name=stored.name) + "\n")
+    sys.stdout.write(t("cli.tracked_storage", settings.files.lang, name=stored.name) + "\n")
 
 
 def _plain(thing: object) -> dict[str, Any]:
@@ -259,23 +266,26 @@ def list_rentals(
     instances = [i for i in rentals.instances(team) if everything or not i.hidden_by]
     storage = [s for s in rentals.storage(team) if everything or not s.hidden_by]
     if as_json:
-        out = {"instances": _metered(rentals, instances, settings.remind_tz), "storage": [_plain(s) for s in storage]}
+        out = {
+            "instances": _metered(rentals, instances, settings.digest.remind_tz),
+            "storage": [_plain(s) for s in storage],
+        }
         sys.stdout.write(json.dumps(out, ensure_ascii=False, indent=2) + "\n")
         return
     owners = {i.owner for i in instances if i.owner} | {s.owner for s in storage if s.owner}
     names = people(settings, rentals, team, owners)
-    names[""] = t("cli.no_owner", settings.lang)  # found in the cloud, not claimed yet
-    metered = {m["name"]: m for m in _metered(rentals, instances, settings.remind_tz)}
+    names[""] = t("cli.no_owner", settings.files.lang)  # found in the cloud, not claimed yet
+    metered = {m["name"]: m for m in _metered(rentals, instances, settings.digest.remind_tz)}
     for i in instances:
-        state = t("cli.released", settings.lang) if i.released_at else t("cli.running", settings.lang)
+        state = t("cli.released", settings.files.lang) if i.released_at else t("cli.running", settings.files.lang)
         bill = metered[i.name]
         sys.stdout.write(
-            f"{i.name}\t{i.gpu} × {i.share or i.cards}\t{_rate(i, settings.lang)}\t"
+            f"{i.name}\t{i.gpu} × {i.share or i.cards}\t{_rate(i, settings.files.lang)}\t"
             f"{names[i.owner]}\t{state}\t{i.source}\t{bill['billing']}\t{bill['power']}\t"
             f"{bill['billed_hours_this_month']:g} h\n"
         )
     for s in storage:
-        state = t("cli.deleted", settings.lang) if s.deleted_at else t("cli.kept", settings.lang)
+        state = t("cli.deleted", settings.files.lang) if s.deleted_at else t("cli.kept", settings.files.lang)
         sys.stdout.write(
             f"{s.name}\t{s.size_gb:g} GB\t{s.price_gb_month:g} {s.currency}/GB-month\t"
             f"{names[s.owner]}\t{state}\t{s.source}\n"
@@ -322,9 +332,9 @@ def release(
     rentals = open_rentals(settings)
     team = chosen_team(settings, team)
     released = _run(settings, lambda: rentals.release(team, name, datetime.now(UTC), "terminal"))
-    sys.stdout.write(t("cli.released_instance", settings.lang, name=released.name) + "\n")
+    sys.stdout.write(t("cli.released_instance", settings.files.lang, name=released.name) + "\n")
     for left in rentals.storage(team, instance_id=released.id, kept_only=True):
-        say(t("cli.storage_left", settings.lang, name=left.name, size=left.size_gb))
+        say(t("cli.storage_left", settings.files.lang, name=left.name, size=left.size_gb))
 
 
 def delete_storage(
@@ -336,4 +346,4 @@ def delete_storage(
     settings = load_settings(lang=lang)
     team = chosen_team(settings, team)
     gone = _run(settings, lambda: open_rentals(settings).delete_storage(team, name, datetime.now(UTC)))
-    sys.stdout.write(t("cli.deleted_storage", settings.lang, name=gone.name) + "\n")
+    sys.stdout.write(t("cli.deleted_storage", settings.files.lang, name=gone.name) + "\n")

@@ -82,11 +82,11 @@ def report(
     from bot.report.compose import compose
 
     settings = load_settings(lang=lang)
-    zone = ZoneInfo(settings.remind_tz)
+    zone = ZoneInfo(settings.digest.remind_tz)
     now = datetime.now(UTC)
-    start, end = period(since, until, week, month, now.astimezone(zone).date(), settings.lang)
+    start, end = period(since, until, week, month, now.astimezone(zone).date(), settings.files.lang)
     if post_it and not channel:
-        raise fail(t("cli.report_post_needs_channel", settings.lang))
+        raise fail(t("cli.report_post_needs_channel", settings.files.lang))
     rentals = open_rentals(settings)
     team = chosen_team(settings, team, rentals)
     busy = load_effective_policy(settings).idle.utilisation_max_pct
@@ -102,9 +102,9 @@ def report(
             channel=channel,
             project=project,
             busy_above_pct=busy,
-            lang=settings.lang,
+            lang=settings.files.lang,
         )
-        say(t("cli.report_csv", settings.lang, rows=rows, path=str(csv_file)))
+        say(t("cli.report_csv", settings.files.lang, rows=rows, path=str(csv_file)))
         if not (as_json or chart_file):
             return  # the CSV alone: written part by part, never the whole report at once
     made = compose(rentals, team, start, end, zone=zone, now=now, channel=channel, project=project, busy_above_pct=busy)
@@ -112,12 +112,12 @@ def report(
         from bot.report.chart import draw
 
         try:
-            draw(made, chart_file, settings.lang)
+            draw(made, chart_file, settings.files.lang)
         except OSError as exc:  # a folder, a missing folder, /proc, a full disk
             reason = exc.strerror or type(exc).__name__
-            said = t("cli.report_chart_cannot_write", settings.lang, path=str(chart_file), reason=reason)
+            said = t("cli.report_chart_cannot_write", settings.files.lang, path=str(chart_file), reason=reason)
             raise fail(said, code=1) from None
-        say(t("cli.report_chart", settings.lang, path=str(chart_file)))
+        say(t("cli.report_chart", settings.files.lang, path=str(chart_file)))
     if post_it and channel:
         from bot.cli.rentals import checked_channel
 
@@ -125,9 +125,11 @@ def report(
     if as_json:
         sys.stdout.write(json.dumps(report_json(made), ensure_ascii=False, indent=2) + "\n")
     elif csv_file is None and not made.rows:
-        sys.stdout.write(t("cli.report_nothing", settings.lang, start=start.isoformat(), end=end.isoformat()) + "\n")
+        sys.stdout.write(
+            t("cli.report_nothing", settings.files.lang, start=start.isoformat(), end=end.isoformat()) + "\n"
+        )
     elif csv_file is None:
-        sys.stdout.write(_text(made, settings.lang) + "\n")
+        sys.stdout.write(_text(made, settings.files.lang) + "\n")
 
 
 def _post(settings: Any, rentals: Any, team: str, channel: str, made: Any, now: datetime) -> None:
@@ -139,12 +141,14 @@ def _post(settings: Any, rentals: Any, team: str, channel: str, made: Any, now: 
     from bot.state.schedules import Schedules
 
     teller = reach(settings, rentals.store, team)[1]
-    lang = channel_lang(Schedules(rentals.store, settings.default_schedule()), team, settings.lang)(channel)
+    lang = channel_lang(Schedules(rentals.store, settings.digest.default_schedule()), team, settings.files.lang)(
+        channel
+    )
     try:
         post(teller, channel, made, lang, store=rentals.store, team=team, now=now)
     except ChatError as exc:
-        raise fail(t("cli.report_not_posted", settings.lang, channel=channel, error=exc.code), code=1) from None
-    say(t("cli.report_posted", settings.lang, channel=channel))
+        raise fail(t("cli.report_not_posted", settings.files.lang, channel=channel, error=exc.code), code=1) from None
+    say(t("cli.report_posted", settings.files.lang, channel=channel))
 
 
 def _write_csv(path: Path, rentals: Any, team: str, start: date, end: date, *, lang: Lang, **options: Any) -> int:

@@ -44,7 +44,7 @@ def run_due(deps: Deps, outlet_for: Callable[[str], Outlet]) -> list[Outcome]:
     """The digests due now, each team's through its chat (`outlet_for`: LookupError when the team's chat is not
     reachable any more: the app uninstalled there)."""
     rentals, sends = Rentals(deps.store), Sends(deps.store)
-    schedules = Schedules(deps.store, deps.settings.default_schedule())
+    schedules = Schedules(deps.store, deps.settings.digest.default_schedule())
     outcomes: list[Outcome] = []
     for team in rentals.teams():
         now = deps.now()
@@ -70,11 +70,11 @@ def run_due(deps: Deps, outlet_for: Callable[[str], Outlet]) -> list[Outcome]:
             now=deps.now,
             rules=deps.policy.idle,
             metering=deps.policy.metering,
-            lang=_langs(plans, deps.settings.lang),
+            lang=_langs(plans, deps.settings.files.lang),
             zone=_zones(plans),
             scheduled=True,
-            all_clear=deps.settings.remind_all_clear,
-            pace_s=deps.settings.remind_pace_s,
+            all_clear=deps.settings.digest.remind_all_clear,
+            pace_s=deps.settings.digest.remind_pace_s,
         )
     for outcome in outcomes:
         if outcome.status == "failed":
@@ -84,11 +84,11 @@ def run_due(deps: Deps, outlet_for: Callable[[str], Outlet]) -> list[Outcome]:
 
 def channel_langs(deps: Deps) -> Callable[[str, str], Lang]:
     """A channel's language: its schedule's, else GPU_ADVISOR_LANG."""
-    schedules = Schedules(deps.store, deps.settings.default_schedule())
+    schedules = Schedules(deps.store, deps.settings.digest.default_schedule())
 
     def lang_of(team: str, channel: str) -> Lang:
         chosen = schedules.of(team, channel).lang
-        return Lang(chosen) if chosen else deps.settings.lang
+        return Lang(chosen) if chosen else deps.settings.files.lang
 
     return lang_of
 
@@ -100,7 +100,7 @@ def budgets_due(deps: Deps, teller_of: Callable[[str], Teller]) -> list[Alert]:
         Rentals(deps.store),
         teller_of,
         deps.now(),
-        ZoneInfo(deps.settings.remind_tz),
+        ZoneInfo(deps.settings.digest.remind_tz),
         deps.policy.budget.thresholds_pct,
         lang_of,
         deps.policy.metering,
@@ -114,7 +114,12 @@ def runways_due(deps: Deps, teller_of: Callable[[str], Teller]) -> list[RunwayAl
     """serve's `balances:check`: the prepaid balances' runway alerts that are due."""
     lang_of = channel_langs(deps)
     sent = check_runways(
-        Rentals(deps.store), teller_of, deps.now(), ZoneInfo(deps.settings.remind_tz), lang_of, deps.policy.metering
+        Rentals(deps.store),
+        teller_of,
+        deps.now(),
+        ZoneInfo(deps.settings.digest.remind_tz),
+        lang_of,
+        deps.policy.metering,
     )
     for alert in sent:
         log.info("runway alert: %s below %s h in %s", alert.provider, alert.below_h, ", ".join(alert.channels))

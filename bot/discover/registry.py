@@ -24,26 +24,36 @@ class HasBalance(Protocol):
 def _aws(settings: Settings) -> Cloud:
     from bot.discover.aws import Aws
 
-    return Aws(settings.aws_region_list(), settings.aws_endpoint_url)
+    return Aws(settings.discovery.aws_region_list(), settings.discovery.aws_endpoint_url)
 
 
 def _aliyun(settings: Settings) -> Cloud:
     from bot.discover.aliyun import Aliyun
 
-    return Aliyun(settings.aliyun_region_list(), settings.aliyun_endpoint, backoff_s=settings.aliyun_retry_backoff_s)
+    return Aliyun(
+        settings.discovery.aliyun_region_list(),
+        settings.discovery.aliyun_endpoint,
+        backoff_s=settings.discovery.aliyun_retry_backoff_s,
+    )
 
 
 def _aliyun_dsw(settings: Settings) -> Cloud:
     from bot.discover.aliyun_dsw import AliyunDsw
 
-    return AliyunDsw(settings.aliyun_region_list(), settings.aliyun_endpoint, backoff_s=settings.aliyun_retry_backoff_s)
+    return AliyunDsw(
+        settings.discovery.aliyun_region_list(),
+        settings.discovery.aliyun_endpoint,
+        backoff_s=settings.discovery.aliyun_retry_backoff_s,
+    )
 
 
 def _tencent(settings: Settings) -> Cloud:
     from bot.discover.tencent import Tencent
 
     return Tencent(
-        settings.tencent_region_list(), settings.tencent_endpoint, backoff_s=settings.tencent_retry_backoff_s
+        settings.discovery.tencent_region_list(),
+        settings.discovery.tencent_endpoint,
+        backoff_s=settings.discovery.tencent_retry_backoff_s,
     )
 
 
@@ -51,7 +61,9 @@ def _tencent_hai(settings: Settings) -> Cloud:
     from bot.discover.tencent_hai import TencentHai
 
     return TencentHai(
-        settings.tencent_region_list(), settings.tencent_endpoint, backoff_s=settings.tencent_retry_backoff_s
+        settings.discovery.tencent_region_list(),
+        settings.discovery.tencent_endpoint,
+        backoff_s=settings.discovery.tencent_retry_backoff_s,
     )
 
 
@@ -61,8 +73,8 @@ def _autodl(settings: Settings, client: Any | None = None) -> Any:
     from bot.discover.autodl import AutoDL
     from bot.tls import shared_context
 
-    token = settings.autodl_token.get_secret_value() if settings.autodl_token else ""
-    return AutoDL(settings.autodl_url, token, client or httpx.Client(verify=shared_context()))
+    token = settings.discovery.autodl_token.get_secret_value() if settings.discovery.autodl_token else ""
+    return AutoDL(settings.discovery.autodl_url, token, client or httpx.Client(verify=shared_context()))
 
 
 @dataclass(frozen=True)
@@ -73,12 +85,12 @@ class Row:
 
 
 CLOUDS: tuple[Row, ...] = (
-    Row("aws", lambda s: bool(s.aws_region_list()), _aws),
-    Row("aliyun", lambda s: bool(s.aliyun_region_list()), _aliyun),
-    Row("aliyun-dsw", lambda s: bool(s.aliyun_region_list()) and s.aliyun_dsw, _aliyun_dsw),
-    Row("tencent", lambda s: bool(s.tencent_region_list()), _tencent),
-    Row("tencent-hai", lambda s: bool(s.tencent_region_list()) and s.tencent_hai, _tencent_hai),
-    Row("autodl", lambda s: s.autodl_token is not None and s.autodl_pro, _autodl),
+    Row("aws", lambda s: bool(s.discovery.aws_region_list()), _aws),
+    Row("aliyun", lambda s: bool(s.discovery.aliyun_region_list()), _aliyun),
+    Row("aliyun-dsw", lambda s: bool(s.discovery.aliyun_region_list()) and s.discovery.aliyun_dsw, _aliyun_dsw),
+    Row("tencent", lambda s: bool(s.discovery.tencent_region_list()), _tencent),
+    Row("tencent-hai", lambda s: bool(s.discovery.tencent_region_list()) and s.discovery.tencent_hai, _tencent_hai),
+    Row("autodl", lambda s: s.discovery.autodl_token is not None and s.discovery.autodl_pro, _autodl),
 )
 
 
@@ -98,7 +110,7 @@ def balance_readers(settings: Settings, client: Any | None = None) -> dict[str, 
     make_aliyun = clouds(settings).get("aliyun")
     if make_aliyun is not None:
         out["aliyun"] = lambda: cast(HasBalance, make_aliyun())
-    if settings.autodl_token is not None:
+    if settings.discovery.autodl_token is not None:
         out["autodl"] = lambda: cast(HasBalance, _autodl(settings, client))
     return out
 

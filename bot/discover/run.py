@@ -102,14 +102,14 @@ def discover(
     if cloud is None:
         from bot.discover.aws import Aws
 
-        cloud = Aws(settings.aws_region_list(), settings.aws_endpoint_url)
+        cloud = Aws(settings.discovery.aws_region_list(), settings.discovery.aws_endpoint_url)
     scan = cloud.scan()
     filing = Filing(
         team,
-        settings.discover_channel or "",
+        settings.discovery.discover_channel or "",
         owner_lookup(find_owner),
-        settings.channel_tag,
-        settings.owner_tag,
+        settings.discovery.channel_tag,
+        settings.discovery.owner_tag,
         pricer(offers),
     )
     known = Discovered(store)

@@ -108,8 +108,8 @@ def handle(deps: Deps, chat: FeishuChat, payload: dict[str, Any], input_key: str
         chat_id = str((payload.get("event") or {}).get("chat_id") or "")
         if chat_id:  # added to a group: say what it does there
             place = Place(chat.platform, team_of(payload), chat_id)
-            help_ = invocation(deps, chat, team_of(payload), chat_id, "", "", deps.settings.lang).help_text
-            chat.post(place, lambda each: plain(help_(each), each), deps.settings.lang)
+            help_ = invocation(deps, chat, team_of(payload), chat_id, "", "", deps.settings.files.lang).help_text
+            chat.post(place, lambda each: plain(help_(each), each), deps.settings.files.lang)
     return None
 
 
@@ -117,7 +117,7 @@ def on_menu(deps: Deps, chat: FeishuChat, payload: dict[str, Any]) -> None:
     """The bot menu: New profile (in the direct chat), Help, My rentals (what the tenant rents, listed)."""
     event = payload.get("event") or {}
     user = str(((event.get("operator") or {}).get("operator_id") or {}).get("open_id") or "")
-    key, team, lang = str(event.get("event_key") or ""), team_of(payload), deps.settings.lang
+    key, team, lang = str(event.get("event_key") or ""), team_of(payload), deps.settings.files.lang
     if not user:
         return
     if key == MENU_NEW_PROFILE:
@@ -186,12 +186,12 @@ def on_message(deps: Deps, chat: FeishuChat, payload: dict[str, Any], input_key:
     root = message.get("root_id")
     if root:  # a reply in a thread: an answer (or a capture) when the thread is a profile's
         reply = ThreadMessage(team, chat_id, str(root), user, text, sent_file(chat, message), input_key)
-        if on_thread_message(deps, chat, FeishuTeller(chat, deps.settings.lang), reply):
+        if on_thread_message(deps, chat, FeishuTeller(chat, deps.settings.files.lang), reply):
             return
     # a profile's cards carry both languages (each reader sees their own): the default leads; a command's answer
     # is said in one, the language it was typed in
     starts = not text.strip() or text.split()[0].lower() in START_WORDS
-    lang = deps.settings.lang if starts and not _has_han(text) else _lang_of(text, deps.settings.lang)
+    lang = deps.settings.files.lang if starts and not _has_han(text) else _lang_of(text, deps.settings.files.lang)
     here = str(message.get("message_id") or "")
     inv = invocation(deps, chat, team, chat_id, user, here, lang, input_key)
     try:

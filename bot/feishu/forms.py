@@ -117,7 +117,7 @@ def on_submit(
     catalogue key: None when it was taken, else why not."""
     if form.kind is Form.TRACK:
         texts = typed(form.texts, tuple(k for k, _ in TRACK_FIELDS))
-        fields, errors = read_track(texts, form.lang, deps.settings.currency, cached_price(deps))
+        fields, errors = read_track(texts, form.lang, deps.settings.files.currency, cached_price(deps))
         if not errors and Rentals(deps.store).instance(team, fields["name"]) is not None:
             errors["name"] = tw("error.rental.instance_exists", form.lang, "chat", name=fields["name"])
     else:

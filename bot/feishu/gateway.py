@@ -58,10 +58,10 @@ class FeishuGateway:
         from bot.feishu.sdk import FeishuError, OpenApi
 
         settings = deps.settings
-        secret = settings.feishu_app_secret.get_secret_value() if settings.feishu_app_secret else ""
+        secret = settings.feishu.app_secret.get_secret_value() if settings.feishu.app_secret else ""
         metrics = deps.metrics
         self.last_failure: str | None = None
-        self.pending = PendingBodies(settings.max_pending_bodies)  # bodies in before their signature is checked
+        self.pending = PendingBodies(settings.serve.max_pending_bodies)  # bodies in before their signature is checked
 
         def failed(what: str, error: FeishuError) -> None:
             metrics.chat_errors.labels("feishu", str(error.code)).inc()
@@ -69,16 +69,16 @@ class FeishuGateway:
             log.error("Feishu %s failed for good: code %s %s", what, error.code, error.msg)
 
         self.api = OpenApi(
-            settings.feishu_app_id or "",
+            settings.feishu.app_id or "",
             secret,
-            settings.feishu_base_url(),
+            settings.feishu.base_url(),
             on_retry=lambda reason: metrics.chat_retries.labels("feishu", reason).inc(),
             on_failure=failed,
         )
-        self.chat = FeishuChat(self.api, settings.lang)
+        self.chat = FeishuChat(self.api, settings.files.lang)
         self.deps, self.clock = deps, clock
-        self.encrypt_key = settings.feishu_encrypt_key.get_secret_value() if settings.feishu_encrypt_key else ""
-        token = settings.feishu_verification_token
+        self.encrypt_key = settings.feishu.encrypt_key.get_secret_value() if settings.feishu.encrypt_key else ""
+        token = settings.feishu.verification_token
         self.token = token.get_secret_value() if token else ""
         self.pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="feishu")
         self.connection: LongConnection | None = None
@@ -88,7 +88,7 @@ class FeishuGateway:
         return self.connection.state() if self.connection is not None else "http"
 
     def health(self) -> dict[str, Any]:
-        found: dict[str, Any] = {"mode": self.deps.settings.feishu_mode, "state": self.state()}
+        found: dict[str, Any] = {"mode": self.deps.settings.feishu.mode, "state": self.state()}
         if self.last_failure:
             found["last_failure"] = self.last_failure
         found["tenants"] = self.tenants()
@@ -110,8 +110,8 @@ class FeishuGateway:
         from bot.feishu.long_connection import LongConnection
 
         settings = self.deps.settings
-        secret = settings.feishu_app_secret.get_secret_value() if settings.feishu_app_secret else ""
-        self.connection = LongConnection(settings.feishu_app_id or "", secret, settings.feishu_base_url(), self.receive)
+        secret = settings.feishu.app_secret.get_secret_value() if settings.feishu.app_secret else ""
+        self.connection = LongConnection(settings.feishu.app_id or "", secret, settings.feishu.base_url(), self.receive)
         self.connection.start()
 
     def receive(self, payload: dict[str, Any]) -> dict[str, Any] | None:
@@ -144,7 +144,7 @@ class FeishuGateway:
         here. None when it was kept before (Feishu redelivered it): nothing is done again."""
         from bot.feishu.events import CARD_ACTION, event_type
 
-        deps, budget = self.deps, self.deps.settings.ack_db_budget_s
+        deps, budget = self.deps, self.deps.settings.serve.ack_db_budget_s
         if event_type(payload) == CARD_ACTION or deps.work is None:
             kind = CARD_KIND if event_type(payload) == CARD_ACTION else KIND
             return self.pool.submit(self.work, key, payload) if deps.inbox.enqueue(key, kind, payload, budget) else None
@@ -157,7 +157,7 @@ class FeishuGateway:
         """What the clock's work (budget alerts, weekly reports, warn-then-act) says through, in Feishu."""
         from bot.feishu.teller import FeishuTeller
 
-        return FeishuTeller(self.chat, self.deps.settings.lang)
+        return FeishuTeller(self.chat, self.deps.settings.files.lang)
 
     def outlet(self) -> FeishuOutlet:
         """Where a Feishu tenant's digests go (bot/feishu/digest_outlet.py)."""
@@ -169,11 +169,11 @@ class FeishuGateway:
         from bot.feishu.callback import Refused, claims_signature, open_callback
 
         deps = self.deps
-        if too_large(environ, deps.settings.max_body_bytes):
+        if too_large(environ, deps.settings.serve.max_body_bytes):
             return _answer(start_response, 413, "too large")
         try:
             with self.pending.slot(signed=claims_signature(environ, self.clock())):
-                body = read_body(environ, deps.settings.read_timeout_s)
+                body = read_body(environ, deps.settings.serve.read_timeout_s)
         except TooManyPending:
             deps.metrics.refused.labels("503").inc()
             return _answer(start_response, 503, "too many requests being received at once: try again")
@@ -227,7 +227,7 @@ class FeishuGateway:
         """Redo the work of callbacks left pending this long (GPU_ADVISOR_REDO_AFTER_S): Feishu could not be
         reached, or the replica that took them stopped. Run by serve's redo job beside Slack's, so a reply that
         failed is sent within a minute, not at the next start. Each is claimed first: one replica redoes it."""
-        stalled = timedelta(seconds=self.deps.settings.redo_after_s)
+        stalled = timedelta(seconds=self.deps.settings.serve.redo_after_s)
         redone = 0
         for key, kind, body in self.deps.inbox.pending(REPLAY_WINDOW, stalled):
             if kind not in (KIND, CARD_KIND) or not self.deps.inbox.claim(key, stalled):
@@ -243,12 +243,12 @@ class FeishuGateway:
 
     def routes(self) -> list[Route]:
         """POST /feishu/events in HTTP mode; none in ws mode (events come over the long connection)."""
-        return [Route(PATH, frozenset({"POST"}), self)] if self.deps.settings.feishu_mode == "http" else []
+        return [Route(PATH, frozenset({"POST"}), self)] if self.deps.settings.feishu.mode == "http" else []
 
     def wing(self) -> Any:
         from bot.feishu.wing import FeishuWing
 
-        return FeishuWing(self.chat, self.deps.settings.lang)
+        return FeishuWing(self.chat, self.deps.settings.files.lang)
 
     def take(self, key: str, kind: str, body: Any, workers: Any) -> bool:
         """In the work process: a message callback the front door kept, done on this gateway's pool."""
@@ -270,7 +270,7 @@ class FeishuGateway:
         try:
             self.api.check()
         except FeishuError as exc:
-            url = self.deps.settings.feishu_base_url()
+            url = self.deps.settings.feishu.base_url()
             raise DoorRefused(t("feishu.unreachable", lang, url=url, reason=f"{exc.code}: {exc.msg}")) from None
 
     def opened(self, raw: bytes, content_type: str | None) -> tuple[str, dict[str, Any]]:
@@ -279,7 +279,7 @@ class FeishuGateway:
 
     def start(self) -> None:
         """ws mode: the long connection, on its own thread."""
-        if self.deps.settings.feishu_mode == "ws":
+        if self.deps.settings.feishu.mode == "ws":
             self.connect()
 
     def stop(self) -> None:

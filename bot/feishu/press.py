@@ -35,8 +35,8 @@ def on_press(
     if handler is None:
         return None
     team, chat_id, message_id = where
-    plan = Schedules(deps.store, deps.settings.default_schedule()).of(team, chat_id)
-    lang = Lang(plan.lang) if plan.lang else deps.settings.lang  # the chat's language: Feishu tells no user's
+    plan = Schedules(deps.store, deps.settings.digest.default_schedule()).of(team, chat_id)
+    lang = Lang(plan.lang) if plan.lang else deps.settings.files.lang  # the chat's language: Feishu tells no user's
     refused: list[Toast] = []
 
     def refuse(refusal: Refusal) -> None:

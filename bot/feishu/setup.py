@@ -22,12 +22,12 @@ class FeishuSetup:
     name = "feishu"
 
     def turned_on(self, settings: Settings) -> bool:
-        return settings.feishu()
+        return settings.feishu.configured()
 
     def check(self, settings: Settings, lang: Lang) -> None:
         from bot.text import t
 
-        if settings.feishu_mode == "http" and not (settings.feishu_encrypt_key or settings.feishu_verification_token):
+        if settings.feishu.mode == "http" and not (settings.feishu.encrypt_key or settings.feishu.verification_token):
             raise DoorRefused(t("feishu.http_needs_a_check", lang))
 
     def installs(self, settings: Settings) -> Callable[[Deps], Installs] | None:
@@ -42,15 +42,15 @@ class FeishuSetup:
         return None  # one app serves many tenants: the terminal is given --team feishu:<tenant key>
 
     def terminal_wing(self, settings: Settings, store: Store) -> FeishuWing | None:
-        if not settings.feishu():
+        if not settings.feishu.configured():
             return None
         from bot.feishu.chat import FeishuChat
         from bot.feishu.sdk import OpenApi
         from bot.feishu.wing import FeishuWing
 
-        secret = settings.feishu_app_secret.get_secret_value() if settings.feishu_app_secret else ""
-        api = OpenApi(settings.feishu_app_id or "", secret, settings.feishu_base_url())
-        return FeishuWing(FeishuChat(api, settings.lang), settings.lang)
+        secret = settings.feishu.app_secret.get_secret_value() if settings.feishu.app_secret else ""
+        api = OpenApi(settings.feishu.app_id or "", secret, settings.feishu.base_url())
+        return FeishuWing(FeishuChat(api, settings.files.lang), settings.files.lang)
 
 
 SETUP = FeishuSetup()

@@ -70,7 +70,7 @@ def wsgi_app(
     routes = {route.path: route for door in doors for route in door.routes()}
 
     def agent_heartbeat(environ: dict[str, Any], start_response: StartResponse) -> Iterable[bytes]:
-        beat_limit = deps.settings.heartbeat_max_bytes
+        beat_limit = deps.settings.samples.heartbeat_max_bytes
         if too_large(environ, beat_limit):
             deps.metrics.heartbeats.labels("413").inc()
             said = json.dumps({"error": f"bodies above {beat_limit} bytes are refused: send fewer samples at a time"})
@@ -80,14 +80,14 @@ def wsgi_app(
             if isinstance(found, heartbeat.Answer):
                 answer = found  # refused on the header alone: the body is never read
             else:
-                body = read_body(environ, deps.settings.read_timeout_s)
+                body = read_body(environ, deps.settings.serve.read_timeout_s)
                 answer = heartbeat.receive(
                     rentals,
                     found,
                     body,
                     deps.now,
                     busy_above_pct=deps.policy.idle.utilisation_max_pct,
-                    max_age=timedelta(hours=deps.settings.heartbeat_max_age_hours),
+                    max_age=timedelta(hours=deps.settings.samples.heartbeat_max_age_hours),
                     metering=deps.policy.metering,
                 )
         except BodyTimeout as exc:
@@ -142,9 +142,9 @@ def _enroll_endpoint(deps: Deps) -> Callable[..., Iterable[bytes]]:
             if isinstance(found, heartbeat.Answer):
                 answer = found
             else:
-                body = read_body(environ, deps.settings.read_timeout_s)
+                body = read_body(environ, deps.settings.serve.read_timeout_s)
                 answer = enroll.receive(
-                    enrollments, found, body, deps.now(), offers=deps.gpu_offers, currency=deps.settings.currency
+                    enrollments, found, body, deps.now(), offers=deps.gpu_offers, currency=deps.settings.files.currency
                 )
         except BodyTimeout as exc:
             answer = heartbeat.Answer(408, {"error": str(exc)})

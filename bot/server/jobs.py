@@ -137,7 +137,7 @@ def jobs_of(settings: Settings, deps: Deps, doors: Sequence[FrontDoor] = ()) -> 
     outlets, tellers = chats.outlet, chats.teller
 
     # each stalled item is claimed on its own (the replica that took it, or one taking over a dead one's)
-    redo_every = timedelta(seconds=max(1.0, min(60.0, settings.redo_after_s / 2)))
+    redo_every = timedelta(seconds=max(1.0, min(60.0, settings.serve.redo_after_s / 2)))
     # the table of jobs, one row a job, as written (not laid out by ruff format)
     # fmt: off
     table = [
@@ -155,16 +155,16 @@ def jobs_of(settings: Settings, deps: Deps, doors: Sequence[FrontDoor] = ()) -> 
         Job("actions:due", "judge warnings past their deadline again, and stop what stayed idle", minute,
             lambda: run_actions(deps, tellers), shared=minute),
         Job("samples:compact", "fold old GPU samples into hourly maxima", hour,
-            lambda: compact(store, deps.now(), raw_days=settings.samples_raw_days,
-                            hourly_days=settings.samples_hourly_days), shared=hour),
+            lambda: compact(store, deps.now(), raw_days=settings.samples.samples_raw_days,
+                            hourly_days=settings.samples.samples_hourly_days), shared=hour),
         Job("inbox:prune", "forget finished requests and job claims older than a week", 6 * hour,
             lambda: (deps.inbox.prune(KEPT), JobRuns(store).prune(KEPT)), shared=timedelta(days=1)),
     ]
     # fmt: on
     table += cloud_jobs(settings, deps, doors, chats)
     # Alibaba Cloud's balance, and AutoDL's with its Pro instances, are read with their discovery
-    if settings.autodl_token is not None and not settings.autodl_pro:
-        span = timedelta(minutes=settings.discover_every_minutes)
+    if settings.discovery.autodl_token is not None and not settings.discovery.autodl_pro:
+        span = timedelta(minutes=settings.discovery.discover_every_minutes)
         table.append(
             Job(
                 "balances:read",
@@ -175,8 +175,8 @@ def jobs_of(settings: Settings, deps: Deps, doors: Sequence[FrontDoor] = ()) -> 
                 at_start=True,
             )
         )
-    if settings.prometheus_url:
-        every, url = settings.prometheus_every_minutes, settings.prometheus_url
+    if settings.samples.prometheus_url:
+        every, url = settings.samples.prometheus_every_minutes, settings.samples.prometheus_url
         table.append(
             Job(
                 "samples:prometheus",
@@ -199,14 +199,14 @@ def weekly_reports(deps: Deps, tellers: Callable[[str], Teller]) -> list[str]:
     from bot.text import Lang
 
     rentals = Rentals(deps.store)
-    schedules = Schedules(deps.store, deps.settings.default_schedule())
+    schedules = Schedules(deps.store, deps.settings.digest.default_schedule())
     return weekly_due(
         rentals,
         tellers,
         deps.now(),
-        report_day=deps.settings.report_day,
+        report_day=deps.settings.digest.report_day,
         schedules=schedules.of,
-        lang_of=lambda plan: Lang(plan.lang) if plan.lang else deps.settings.lang,
+        lang_of=lambda plan: Lang(plan.lang) if plan.lang else deps.settings.files.lang,
         busy_above_pct=deps.policy.idle.utilisation_max_pct,
         channels=lambda team: channels_of(rentals, team),
     )
@@ -218,8 +218,8 @@ def cloud_jobs(settings: Settings, deps: Deps, doors: Sequence[FrontDoor], chats
     from bot.discover.registry import clouds
 
     out = []
-    span = timedelta(minutes=settings.discover_every_minutes)
-    often = timedelta(minutes=settings.activity_every_minutes)
+    span = timedelta(minutes=settings.discovery.discover_every_minutes)
+    often = timedelta(minutes=settings.discovery.activity_every_minutes)
     for name, make in clouds(settings).items():
         scan = discovery_job(settings, deps, doors, chats, make)
         out.append(Job(f"discover:{name}", f"find GPU instances and unattached disks in {name}", span, scan,
@@ -263,7 +263,7 @@ def discovery_job(
     from bot.discover.registry import clouds
     from bot.discover.run import discover
 
-    chosen: list[str] = [settings.discover_team] if settings.discover_team else []
+    chosen: list[str] = [settings.discovery.discover_team] if settings.discovery.discover_team else []
 
     def work() -> object:
         if not chosen:
@@ -304,7 +304,7 @@ def balance_job(settings: Settings, deps: Deps, doors: Sequence[FrontDoor]) -> C
     from bot.discover.registry import read_balances
 
     def work() -> object:
-        team = settings.discover_team or default_team(doors)
+        team = settings.discovery.discover_team or default_team(doors)
         if not team:
             log.warning("balance reading skipped: no team (set GPU_ADVISOR_DISCOVER_TEAM)")
             return None
@@ -331,7 +331,7 @@ def start_jobs(settings: Settings, deps: Deps, doors: Sequence[FrontDoor] = ()) 
 
     scheduler = build_scheduler(
         deps.prices.sources,
-        lambda: cache.open_db(settings.db),
+        lambda: cache.open_db(settings.files.db),
         on_refresh=lambda r: deps.metrics.refreshes.labels(r.source, "ok" if r.ok else "failed").inc(),
     )
     for job in jobs_of(settings, deps, doors):

@@ -178,15 +178,15 @@ def pod_filing(deps: Deps, rentals: Rentals) -> PodFiling | None:
     from bot.fields.rentals import price_from_cache
 
     teams = rentals.teams()
-    team = deps.settings.discover_team or (teams[0] if len(teams) == 1 else None)
+    team = deps.settings.discovery.discover_team or (teams[0] if len(teams) == 1 else None)
     if team is None:
         return None
 
     def price_of(gpu: str, cards: int) -> tuple[float | None, str, str]:
         found = price_from_cache(deps.gpu_offers(gpu), cards, None)
-        return (found.amount, found.unit, found.currency) if found else (None, "hour", deps.settings.currency)
+        return (found.amount, found.unit, found.currency) if found else (None, "hour", deps.settings.files.currency)
 
-    return PodFiling(team, deps.settings.discover_channel or "", price_of)
+    return PodFiling(team, deps.settings.discovery.discover_channel or "", price_of)
 
 
 def pull_prometheus(deps: Deps, url: str, every_minutes: float) -> None:
@@ -198,7 +198,7 @@ def pull_prometheus(deps: Deps, url: str, every_minutes: float) -> None:
                 rentals,
                 client,
                 url,
-                label=deps.settings.prometheus_label,
+                label=deps.settings.samples.prometheus_label,
                 now=deps.now(),
                 minutes=2 * every_minutes,
                 busy_above_pct=deps.policy.idle.utilisation_max_pct,

@@ -34,7 +34,7 @@ def run(settings: Settings, *, host: str, port: int, jobs: bool, lang: Lang) -> 
     from bot.logs import configure as configure_logs
     from bot.server.jobs import start_jobs
 
-    configure_logs(settings.log_level, settings.log_format)
+    configure_logs(settings.serve.log_level, settings.serve.log_format)
     # The work after an acknowledgement runs on threads of this process; a thread waiting to acknowledge gets
     # the interpreter back within a millisecond of asking instead of Python's default five.
     sys.setswitchinterval(0.001)
@@ -46,7 +46,7 @@ def run(settings: Settings, *, host: str, port: int, jobs: bool, lang: Lang) -> 
 
         work.start()
         if deps.spool is not None:
-            Sweeper(deps.spool, deps.inbox, work, timedelta(seconds=settings.redo_after_s)).start(sweeping)
+            Sweeper(deps.spool, deps.inbox, work, timedelta(seconds=settings.serve.redo_after_s)).start(sweeping)
     # Finish the work of requests acknowledged before the last stop, beside the new requests (each front door
     # redoes what is its to do here: all of it without a work process, its own answers' part with one).
     threading.Thread(target=_replay, args=(deps, doors), name="replay", daemon=True).start()
@@ -79,7 +79,7 @@ def _build(settings: Settings, jobs: bool, lang: Lang) -> tuple[Deps, list[Front
     try:
         for setup in setups or chat_setups()[:1]:
             setup.check(settings, lang)
-        making = _work_process(settings, jobs, lang) if settings.work_process else None
+        making = _work_process(settings, jobs, lang) if settings.serve.work_process else None
         deps = build_deps(settings, work=making, installs=installs_of(settings, setups))
         doors = doors_of(deps, lang, setups)
         for door in doors:

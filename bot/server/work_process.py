@@ -186,7 +186,7 @@ def work_main(
     from bot.server.jobs import start_jobs
     from bot.server.run import settle_heap
 
-    configure_logs(job.settings.log_level, job.settings.log_format)
+    configure_logs(job.settings.serve.log_level, job.settings.serve.log_format)
     gate = AckGate()
     gate.follow(acking)  # the acknowledgements to give way to are the front door's
     try:
@@ -213,7 +213,7 @@ def work_main(
     ).start()
     log.info("the work process is ready (pid %s)", multiprocessing.current_process().pid)
     ready.value = 1
-    lower_priority(job.settings.work_niceness)
+    lower_priority(job.settings.serve.work_niceness)
     try:
         _take_work(work_queue, deps, doors, started, spooled=spool is not None)
     finally:

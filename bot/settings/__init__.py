@@ -1,16 +1,27 @@
-"""Configuration: one Settings object, built at start-up from the environment (and .env), passed down."""
+"""Configuration: one Settings object, built at start-up from the environment (and .env), passed down, its
+settings grouped by area (files, prices, slack, feishu, serve, samples, discovery, digest: one model each). Every
+setting keeps its variable (GPU_ADVISOR_<NAME>, Slack's own names for Slack's), and its flat name is still taken by
+Settings(...) (Settings(azure_enabled=False) sets prices.azure_enabled): FLAT says where each went."""
 
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
 from datetime import date
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from pydantic import AliasChoices, Field, SecretStr, ValidationInfo, field_validator
-from pydantic_settings import BaseSettings, EnvSettingsSource, PydanticBaseSettingsSource, SettingsConfigDict
-from pydantic_settings.sources.utils import parse_env_vars
+from pydantic import (
+    AliasChoices,
+    BaseModel,
+    ConfigDict,
+    Field,
+    SecretStr,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
+from pydantic.fields import FieldInfo
+from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
 from bot.settings.environment import environment
 from bot.text.lang import Lang
@@ -29,29 +40,14 @@ def state_db_beside(db: Path) -> Path:
     return db.with_name(f"{db.stem}.state{db.suffix or '.db'}")
 
 
-class _Environment(EnvSettingsSource):
-    """The environment over `.env`, as bot/settings/environment.py reads it for every command."""
+class _Area(BaseModel):
+    """One area's settings; given by name or by the variable's other names (Slack's own)."""
 
-    def _load_env_vars(self) -> Mapping[str, str | None]:
-        return parse_env_vars(environment(), self.case_sensitive, self.env_ignore_empty, self.env_parse_none_str)
+    model_config = ConfigDict(populate_by_name=True, extra="ignore")
 
 
-class Settings(BaseSettings):
-    """Every setting reads GPU_ADVISOR_<NAME>; the Slack ones read Slack's usual variable names. Values come from
-    the process environment over `.env` in the working folder (bot/settings/environment.py)."""
-
-    model_config = SettingsConfigDict(env_prefix="GPU_ADVISOR_", extra="ignore", populate_by_name=True)
-
-    @classmethod
-    def settings_customise_sources(
-        cls,
-        settings_cls: type[BaseSettings],
-        init_settings: PydanticBaseSettingsSource,
-        env_settings: PydanticBaseSettingsSource,
-        dotenv_settings: PydanticBaseSettingsSource,
-        file_secret_settings: PydanticBaseSettingsSource,
-    ) -> tuple[PydanticBaseSettingsSource, ...]:
-        return init_settings, _Environment(settings_cls), file_secret_settings
+class Files(_Area):
+    """Files, language and currency."""
 
     db: Path = Field(default_factory=default_db_path, description="SQLite file of the price cache (also --db)")
     state_db: Path | None = Field(
@@ -73,7 +69,24 @@ class Settings(BaseSettings):
         default="CNY", description="currency of quotes: CNY, USD, EUR or any other the ECB publishes rates for"
     )
 
-    # price sources
+    @field_validator("currency")
+    @classmethod
+    def _known_currency(cls, value: str) -> str:
+        from pricing.fx import currency_code
+
+        return currency_code(value)
+
+    def state_db_path(self) -> Path:
+        return self.state_db or state_db_beside(self.db)
+
+    def state_url(self) -> str:
+        """The bot's state database: GPU_ADVISOR_DATABASE_URL, else the SQLite file."""
+        return self.database_url or f"sqlite:///{self.state_db_path()}"
+
+
+class Prices(_Area):
+    """Price sources."""
+
     rate_cards: str = Field(default="", description="team rate-card files (CSV/JSON), comma-separated")
     feed: str | None = Field(default=None, description="a generic price feed: a CSV/JSON file path or URL")
     azure_enabled: bool = Field(default=True, description="refresh prices from the Azure Retail Prices API")
@@ -112,6 +125,7 @@ class Settings(BaseSettings):
     refresh_feed_hours: float = Field(default=6, gt=0, description="how often serve refreshes the feed")
     refresh_ecb_hours: float = Field(default=24, gt=0, description="how often serve refreshes the ECB rates")
     refresh_gpuhunt_hours: float = Field(default=24, gt=0, description="how often serve refreshes gpuhunt's catalogs")
+    refresh_aliyun_hours: float = Field(default=6, gt=0, description="how often serve refreshes Alibaba Cloud prices")
     ttl_ratecard_days: float = Field(
         default=365, gt=0, description="a rate-card price is stale this long after its effective date"
     )
@@ -121,11 +135,67 @@ class Settings(BaseSettings):
     ttl_gpuhunt_days: float = Field(
         default=14, gt=0, description="a gpuhunt price is stale this long after its catalog's date"
     )
+    ttl_aliyun_hours: float = Field(
+        default=24, gt=0, description="an Alibaba Cloud price is stale this long after its fetch"
+    )
 
-    # the Slack bot
+    def rate_card_paths(self) -> list[Path]:
+        return [Path(p.strip()) for p in self.rate_cards.split(",") if p.strip()]
+
+    def gpuhunt_provider_list(self) -> tuple[str, ...]:
+        return tuple(dict.fromkeys(p.strip().lower() for p in self.gpuhunt_providers.split(",") if p.strip()))
+
+    def azure_region_list(self) -> tuple[str, ...]:
+        return tuple(r.strip() for r in self.azure_regions.split(",") if r.strip())
+
+
+class Slack(_Area):
+    """Slack."""
+
+    bot_token: SecretStr | None = Field(
+        default=None,
+        validation_alias=AliasChoices("SLACK_BOT_TOKEN", "GPU_ADVISOR_SLACK_BOT_TOKEN"),
+        description="the Bot User OAuth Token (xoxb-...)",
+    )
+    signing_secret: SecretStr | None = Field(
+        default=None,
+        validation_alias=AliasChoices("SLACK_SIGNING_SECRET", "GPU_ADVISOR_SLACK_SIGNING_SECRET"),
+        description="the app's Signing Secret (HTTP mode)",
+    )
+    app_token: SecretStr | None = Field(
+        default=None,
+        validation_alias=AliasChoices("SLACK_APP_TOKEN", "GPU_ADVISOR_SLACK_APP_TOKEN"),
+        description="an App-Level Token (xapp-...): Socket Mode",
+    )
+    client_id: str | None = Field(
+        default=None,
+        validation_alias=AliasChoices("SLACK_CLIENT_ID", "GPU_ADVISOR_SLACK_CLIENT_ID"),
+        description="OAuth: the app's Client ID; with SLACK_CLIENT_SECRET (and no SLACK_BOT_TOKEN) the app installs "
+        "into many workspaces at /slack/install",
+    )
+    client_secret: SecretStr | None = Field(
+        default=None,
+        validation_alias=AliasChoices("SLACK_CLIENT_SECRET", "GPU_ADVISOR_SLACK_CLIENT_SECRET"),
+        description="OAuth: the app's Client Secret",
+    )
+    redirect_uri: str | None = Field(
+        default=None,
+        validation_alias=AliasChoices("SLACK_REDIRECT_URI", "GPU_ADVISOR_SLACK_REDIRECT_URI"),
+        description="OAuth: the redirect URL (https://YOUR-HOST/slack/oauth_redirect) when the app lists several",
+    )
+    encryption_key: SecretStr | None = Field(
+        default=None,
+        description="OAuth: the Fernet key that encrypts installations' tokens at rest (make one with "
+        '`python -c "from cryptography.fernet import Fernet; print(Fernet.generate_key().decode())"`)',
+    )
+    api_url: str = Field(
+        default="https://slack.com/api/",
+        validation_alias=AliasChoices("SLACK_API_URL", "GPU_ADVISOR_SLACK_API_URL"),
+        description="the Slack Web API base URL of every client the app makes",
+    )
     conversation_ttl_hours: float = Field(default=24, gt=0, description="a profile left unanswered this long expires")
     locale_cache_hours: float = Field(default=24, gt=0, description="how long a user's Slack locale is cached")
-    slack_retry_backoff_s: float = Field(
+    retry_backoff_s: float = Field(
         default=0.5,
         ge=0,
         le=30,
@@ -134,6 +204,69 @@ class Settings(BaseSettings):
             " and each wait is up to twice its step (jitter)"
         ),
     )
+
+    def oauth(self) -> bool:
+        """Installed through OAuth into many workspaces: a client ID and secret, and no single bot token."""
+        return bool(self.client_id and self.client_secret and not self.bot_token)
+
+    def configured(self) -> bool:
+        """Talks to Slack: a bot token, or an OAuth client (installs into many workspaces)."""
+        return bool(self.bot_token or self.oauth())
+
+
+class Feishu(_Area):
+    """Feishu/Lark."""
+
+    app_id: str | None = Field(
+        default=None,
+        description="Feishu/Lark: the self-built app's App ID (cli_...); with the secret, serve talks to Feishu",
+    )
+    app_secret: SecretStr | None = Field(default=None, description="Feishu/Lark: the app's App Secret")
+    verification_token: SecretStr | None = Field(
+        default=None,
+        description="Feishu/Lark: the Verification Token of Events and Callbacks (checked when no encrypt key)",
+    )
+    encrypt_key: SecretStr | None = Field(
+        default=None,
+        description="Feishu/Lark: the Encrypt Key; callbacks are then encrypted and signed (X-Lark-Signature)",
+    )
+    domain: str = Field(
+        default="feishu",
+        description="Feishu/Lark: feishu (open.feishu.cn), lark (open.larksuite.com) or an origin URL (a local fake)",
+    )
+    mode: str = Field(
+        default="ws",
+        pattern="^(ws|http)$",
+        description="Feishu/Lark: ws (the SDK's long connection, no public URL) or http (POSTs to /feishu/events)",
+    )
+
+    @field_validator("domain")
+    @classmethod
+    def _feishu_domain(cls, value: str) -> str:
+        from urllib.parse import urlsplit
+
+        if value.lower() in ("feishu", "lark"):
+            return value.lower()
+        url = urlsplit(value)
+        loopback = url.hostname in ("127.0.0.1", "localhost", "::1")
+        secure = url.scheme == "https" or (url.scheme == "http" and loopback)
+        if secure and url.netloc and url.path in ("", "/") and not url.query:
+            return value
+        raise ValueError("feishu, lark, or an origin such as https://open.example.com (http only on the loopback)")
+
+    def configured(self) -> bool:
+        """Talks to Feishu/Lark: an App ID and App Secret are set."""
+        return bool(self.app_id and self.app_secret)
+
+    def base_url(self) -> str:
+        """The Open API's origin: Feishu's or Lark's, or the URL given (https, or http on the loopback only)."""
+        named = {"feishu": "https://open.feishu.cn", "lark": "https://open.larksuite.com"}
+        return named.get(self.domain.lower(), self.domain.rstrip("/"))
+
+
+class Serve(_Area):
+    """serve: the front door, the work process, replicas, logs."""
+
     ack_db_budget_s: float = Field(
         default=1.0,
         gt=0,
@@ -188,6 +321,25 @@ class Settings(BaseSettings):
         "unreachable, or the replica that took it stopped); checked every half of it, at "
         "most every minute",
     )
+    public_url: str | None = Field(
+        default=None,
+        pattern=r"^https?://\S+$",
+        description="the bot's public base URL (https://gpu-advisor.example.com): the "
+        "agent command `enroll-token` and `/gpu-advise enroll` show points at it",
+    )
+    log_level: str = Field(
+        default="INFO",
+        pattern="^(DEBUG|INFO|WARNING|ERROR)$",
+        description="serve's log level: DEBUG, INFO, WARNING or ERROR",
+    )
+    log_format: str = Field(
+        default="text", pattern="^(text|json)$", description="serve's log lines: text, or json (one object a line)"
+    )
+
+
+class Samples(_Area):
+    """Captures, heartbeats and samples."""
+
     capture_max_bytes: int = Field(
         default=10 * 1024 * 1024,
         ge=1024,
@@ -216,15 +368,6 @@ class Settings(BaseSettings):
         "to this many hours old (an agent's buffer, or a backfill for reports); "
         "older ones are counted and dropped",
     )
-    remind_tz: str = Field(
-        default="Asia/Shanghai",
-        description="the time zone whose day a digest belongs to (one digest a channel a local day)",
-    )
-    remind_at: str = Field(
-        default="09:30",
-        description="local time of a channel's daily digest, unless `/gpu-advise remind at` sets another",
-    )
-    remind_days: str = Field(default="mon-fri", description="working days of the digest: mon-fri, mon,wed,fri, daily")
     samples_raw_days: float = Field(
         default=2,
         ge=1,
@@ -245,6 +388,11 @@ class Settings(BaseSettings):
     prometheus_every_minutes: float = Field(
         default=5, gt=0, le=60, description="how often serve pulls from Prometheus (each pull reads twice that span)"
     )
+
+
+class Discovery(_Area):
+    """Discovery."""
+
     aws_regions: str = Field(
         default="",
         description="AWS regions to discover GPU instances and unattached volumes "
@@ -272,16 +420,16 @@ class Settings(BaseSettings):
         description="ECS instance types priced by Alibaba Cloud's DescribePrice beside those discovery finds, "
         "comma-separated (ecs.gn7i-c8g1.2xlarge)",
     )
-    aliyun_dsw: bool = Field(
-        default=True,
-        description="with GPU_ADVISOR_ALIYUN_REGIONS, also find PAI-DSW notebook instances with GPUs in those "
-        "regions (discover:aliyun-dsw), read their GPU metrics and stop idle ones",
-    )
     aliyun_retry_backoff_s: float = Field(
         default=0.5,
         ge=0,
         le=30,
         description="first wait before retrying an Alibaba Cloud call that was throttled; it doubles (3 tries)",
+    )
+    aliyun_dsw: bool = Field(
+        default=True,
+        description="with GPU_ADVISOR_ALIYUN_REGIONS, also find PAI-DSW notebook instances with GPUs in those "
+        "regions (discover:aliyun-dsw), read their GPU metrics and stop idle ones",
     )
     tencent_regions: str = Field(
         default="",
@@ -294,6 +442,17 @@ class Settings(BaseSettings):
         description="one endpoint for every Tencent Cloud call (CVM, Cloud Monitor) instead of each product's "
         "own, as http://host:port or host (a local fake in tests)",
     )
+    tencent_retry_backoff_s: float = Field(
+        default=0.5,
+        ge=0,
+        le=30,
+        description="first wait before retrying a Tencent Cloud call refused for its rate limit; it doubles (3 tries)",
+    )
+    tencent_hai: bool = Field(
+        default=True,
+        description="with GPU_ADVISOR_TENCENT_REGIONS, also find Tencent Cloud's HAI GPU servers in those regions "
+        "(discover:tencent-hai) and stop them without charge",
+    )
     tencent_price_types: str = Field(
         default="",
         description="CVM GPU instance types priced by Tencent Cloud's DescribeZoneInstanceConfigInfos as source "
@@ -302,17 +461,6 @@ class Settings(BaseSettings):
     refresh_tencent_hours: float = Field(default=6, gt=0, description="how often serve refreshes Tencent Cloud prices")
     ttl_tencent_hours: float = Field(
         default=24, gt=0, description="a Tencent Cloud price is stale this long after its fetch"
-    )
-    tencent_hai: bool = Field(
-        default=True,
-        description="with GPU_ADVISOR_TENCENT_REGIONS, also find Tencent Cloud's HAI GPU servers in those regions "
-        "(discover:tencent-hai) and stop them without charge",
-    )
-    tencent_retry_backoff_s: float = Field(
-        default=0.5,
-        ge=0,
-        le=30,
-        description="first wait before retrying a Tencent Cloud call refused for its rate limit; it doubles (3 tries)",
     )
     autodl_token: SecretStr | None = Field(
         default=None,
@@ -326,10 +474,6 @@ class Settings(BaseSettings):
         default=True,
         description="with GPU_ADVISOR_AUTODL_TOKEN, find AutoDL Pro container instances and power idle ones off "
         "through its Pro API (which needs the account's real-name verification); false: the wallet balance only",
-    )
-    refresh_aliyun_hours: float = Field(default=6, gt=0, description="how often serve refreshes Alibaba Cloud prices")
-    ttl_aliyun_hours: float = Field(
-        default=24, gt=0, description="an Alibaba Cloud price is stale this long after its fetch"
     )
     discover_every_minutes: float = Field(
         default=30, ge=1, le=1440, description="how often serve discovers (once per slot across replicas)"
@@ -362,97 +506,6 @@ class Settings(BaseSettings):
         description="the cloud tag naming an item's channel (a Slack channel id, or feishu:oc_… for a Feishu chat); "
         "SlackChannel, its name before, is still read",
     )
-    public_url: str | None = Field(
-        default=None,
-        pattern=r"^https?://\S+$",
-        description="the bot's public base URL (https://gpu-advisor.example.com): the "
-        "agent command `enroll-token` and `/gpu-advise enroll` show points at it",
-    )
-    report_day: str = Field(
-        default="mon",
-        pattern="^(mon|tue|wed|thu|fri|sat|sun)$",
-        description="the day of each channel's weekly report (mon ... sun), at its digest's local "
-        "time, about the seven days before",
-    )
-    remind_all_clear: bool = Field(default=False, description='post an "all clear" when a digest has nothing to say')
-    remind_pace_s: float = Field(
-        default=1.0, ge=0, le=60, description="seconds between two digests (Slack allows about one message a second)"
-    )
-    log_level: str = Field(
-        default="INFO",
-        pattern="^(DEBUG|INFO|WARNING|ERROR)$",
-        description="serve's log level: DEBUG, INFO, WARNING or ERROR",
-    )
-    log_format: str = Field(
-        default="text", pattern="^(text|json)$", description="serve's log lines: text, or json (one object a line)"
-    )
-
-    slack_bot_token: SecretStr | None = Field(
-        default=None,
-        validation_alias=AliasChoices("SLACK_BOT_TOKEN", "GPU_ADVISOR_SLACK_BOT_TOKEN"),
-        description="the Bot User OAuth Token (xoxb-...)",
-    )
-    slack_signing_secret: SecretStr | None = Field(
-        default=None,
-        validation_alias=AliasChoices("SLACK_SIGNING_SECRET", "GPU_ADVISOR_SLACK_SIGNING_SECRET"),
-        description="the app's Signing Secret (HTTP mode)",
-    )
-    slack_app_token: SecretStr | None = Field(
-        default=None,
-        validation_alias=AliasChoices("SLACK_APP_TOKEN", "GPU_ADVISOR_SLACK_APP_TOKEN"),
-        description="an App-Level Token (xapp-...): Socket Mode",
-    )
-    slack_client_id: str | None = Field(
-        default=None,
-        validation_alias=AliasChoices("SLACK_CLIENT_ID", "GPU_ADVISOR_SLACK_CLIENT_ID"),
-        description="OAuth: the app's Client ID; with SLACK_CLIENT_SECRET (and no SLACK_BOT_TOKEN) the app installs "
-        "into many workspaces at /slack/install",
-    )
-    slack_client_secret: SecretStr | None = Field(
-        default=None,
-        validation_alias=AliasChoices("SLACK_CLIENT_SECRET", "GPU_ADVISOR_SLACK_CLIENT_SECRET"),
-        description="OAuth: the app's Client Secret",
-    )
-    slack_redirect_uri: str | None = Field(
-        default=None,
-        validation_alias=AliasChoices("SLACK_REDIRECT_URI", "GPU_ADVISOR_SLACK_REDIRECT_URI"),
-        description="OAuth: the redirect URL (https://YOUR-HOST/slack/oauth_redirect) when the app lists several",
-    )
-    feishu_app_id: str | None = Field(
-        default=None,
-        description="Feishu/Lark: the self-built app's App ID (cli_...); with the secret, serve talks to Feishu",
-    )
-    feishu_app_secret: SecretStr | None = Field(default=None, description="Feishu/Lark: the app's App Secret")
-    feishu_verification_token: SecretStr | None = Field(
-        default=None,
-        description="Feishu/Lark: the Verification Token of Events and Callbacks (checked when no encrypt key)",
-    )
-    feishu_encrypt_key: SecretStr | None = Field(
-        default=None,
-        description="Feishu/Lark: the Encrypt Key; callbacks are then encrypted and signed (X-Lark-Signature)",
-    )
-    feishu_domain: str = Field(
-        default="feishu",
-        description="Feishu/Lark: feishu (open.feishu.cn), lark (open.larksuite.com) or an origin URL (a local fake)",
-    )
-    feishu_mode: str = Field(
-        default="ws",
-        pattern="^(ws|http)$",
-        description="Feishu/Lark: ws (the SDK's long connection, no public URL) or http (POSTs to /feishu/events)",
-    )
-    encryption_key: SecretStr | None = Field(
-        default=None,
-        description="OAuth: the Fernet key that encrypts installations' tokens at rest (make one with "
-        '`python -c "from cryptography.fernet import Fernet; print(Fernet.generate_key().decode())"`)',
-    )
-    slack_api_url: str = Field(
-        default="https://slack.com/api/",
-        validation_alias=AliasChoices("SLACK_API_URL", "GPU_ADVISOR_SLACK_API_URL"),
-        description="the Slack Web API base URL of every client the app makes",
-    )
-
-    def rate_card_paths(self) -> list[Path]:
-        return [Path(p.strip()) for p in self.rate_cards.split(",") if p.strip()]
 
     def aws_region_list(self) -> tuple[str, ...]:
         return tuple(r.strip() for r in self.aws_regions.split(",") if r.strip())
@@ -465,26 +518,6 @@ class Settings(BaseSettings):
 
     def aliyun_price_type_list(self) -> tuple[str, ...]:
         return tuple(dict.fromkeys(r.strip() for r in self.aliyun_price_types.split(",") if r.strip()))
-
-    def gpuhunt_provider_list(self) -> tuple[str, ...]:
-        return tuple(dict.fromkeys(p.strip().lower() for p in self.gpuhunt_providers.split(",") if p.strip()))
-
-    def azure_region_list(self) -> tuple[str, ...]:
-        return tuple(r.strip() for r in self.azure_regions.split(",") if r.strip())
-
-    @field_validator("feishu_domain")
-    @classmethod
-    def _feishu_domain(cls, value: str) -> str:
-        from urllib.parse import urlsplit
-
-        if value.lower() in ("feishu", "lark"):
-            return value.lower()
-        url = urlsplit(value)
-        loopback = url.hostname in ("127.0.0.1", "localhost", "::1")
-        secure = url.scheme == "https" or (url.scheme == "http" and loopback)
-        if secure and url.netloc and url.path in ("", "/") and not url.query:
-            return value
-        raise ValueError("feishu, lark, or an origin such as https://open.example.com (http only on the loopback)")
 
     @field_validator("aws_endpoint_url", "aliyun_endpoint", "tencent_endpoint")
     @classmethod
@@ -504,12 +537,29 @@ class Settings(BaseSettings):
             raise ValueError(f"{value!r} is not an endpoint: give http://host:port or https://host")
         return text
 
-    @field_validator("currency")
-    @classmethod
-    def _known_currency(cls, value: str) -> str:
-        from pricing.fx import currency_code
 
-        return currency_code(value)
+class Digest(_Area):
+    """The digest and reports."""
+
+    remind_tz: str = Field(
+        default="Asia/Shanghai",
+        description="the time zone whose day a digest belongs to (one digest a channel a local day)",
+    )
+    remind_at: str = Field(
+        default="09:30",
+        description="local time of a channel's daily digest, unless `/gpu-advise remind at` sets another",
+    )
+    remind_days: str = Field(default="mon-fri", description="working days of the digest: mon-fri, mon,wed,fri, daily")
+    remind_all_clear: bool = Field(default=False, description='post an "all clear" when a digest has nothing to say')
+    remind_pace_s: float = Field(
+        default=1.0, ge=0, le=60, description="seconds between two digests (Slack allows about one message a second)"
+    )
+    report_day: str = Field(
+        default="mon",
+        pattern="^(mon|tue|wed|thu|fri|sat|sun)$",
+        description="the day of each channel's weekly report (mon ... sun), at its digest's local "
+        "time, about the seven days before",
+    )
 
     @field_validator("remind_tz")
     @classmethod
@@ -540,26 +590,200 @@ class Settings(BaseSettings):
 
         return RemindSchedule(parse_at(self.remind_at), self.remind_tz, parse_days(self.remind_days))
 
-    def state_db_path(self) -> Path:
-        return self.state_db or state_db_beside(self.db)
 
-    def oauth(self) -> bool:
-        """Installed through OAuth into many workspaces: a client ID and secret, and no single bot token."""
-        return bool(self.slack_client_id and self.slack_client_secret and not self.slack_bot_token)
+AREAS: dict[str, type[_Area]] = {
+    "files": Files,
+    "prices": Prices,
+    "slack": Slack,
+    "feishu": Feishu,
+    "serve": Serve,
+    "samples": Samples,
+    "discovery": Discovery,
+    "digest": Digest,
+}
+# each setting's flat name (as the variable names it, and as Settings(...) still takes it): its area and its name there
+FLAT: dict[str, tuple[str, str]] = {
+    "db": ("files", "db"),
+    "state_db": ("files", "state_db"),
+    "database_url": ("files", "database_url"),
+    "lang": ("files", "lang"),
+    "policy": ("files", "policy"),
+    "currency": ("files", "currency"),
+    "rate_cards": ("prices", "rate_cards"),
+    "feed": ("prices", "feed"),
+    "azure_enabled": ("prices", "azure_enabled"),
+    "azure_base_url": ("prices", "azure_base_url"),
+    "azure_regions": ("prices", "azure_regions"),
+    "azure_page_cap": ("prices", "azure_page_cap"),
+    "ecb_enabled": ("prices", "ecb_enabled"),
+    "ecb_url": ("prices", "ecb_url"),
+    "gpuhunt_providers": ("prices", "gpuhunt_providers"),
+    "gpuhunt_catalog_dir": ("prices", "gpuhunt_catalog_dir"),
+    "gpuhunt_catalog_url": ("prices", "gpuhunt_catalog_url"),
+    "usd_cny": ("prices", "usd_cny"),
+    "usd_cny_date": ("prices", "usd_cny_date"),
+    "http_timeout_s": ("prices", "http_timeout_s"),
+    "refresh_backoff_s": ("prices", "refresh_backoff_s"),
+    "refresh_ratecard_hours": ("prices", "refresh_ratecard_hours"),
+    "refresh_azure_hours": ("prices", "refresh_azure_hours"),
+    "refresh_feed_hours": ("prices", "refresh_feed_hours"),
+    "refresh_ecb_hours": ("prices", "refresh_ecb_hours"),
+    "refresh_gpuhunt_hours": ("prices", "refresh_gpuhunt_hours"),
+    "refresh_aliyun_hours": ("prices", "refresh_aliyun_hours"),
+    "ttl_ratecard_days": ("prices", "ttl_ratecard_days"),
+    "ttl_azure_hours": ("prices", "ttl_azure_hours"),
+    "ttl_feed_hours": ("prices", "ttl_feed_hours"),
+    "ttl_ecb_hours": ("prices", "ttl_ecb_hours"),
+    "ttl_gpuhunt_days": ("prices", "ttl_gpuhunt_days"),
+    "ttl_aliyun_hours": ("prices", "ttl_aliyun_hours"),
+    "slack_bot_token": ("slack", "bot_token"),
+    "slack_signing_secret": ("slack", "signing_secret"),
+    "slack_app_token": ("slack", "app_token"),
+    "slack_client_id": ("slack", "client_id"),
+    "slack_client_secret": ("slack", "client_secret"),
+    "slack_redirect_uri": ("slack", "redirect_uri"),
+    "encryption_key": ("slack", "encryption_key"),
+    "slack_api_url": ("slack", "api_url"),
+    "conversation_ttl_hours": ("slack", "conversation_ttl_hours"),
+    "locale_cache_hours": ("slack", "locale_cache_hours"),
+    "slack_retry_backoff_s": ("slack", "retry_backoff_s"),
+    "feishu_app_id": ("feishu", "app_id"),
+    "feishu_app_secret": ("feishu", "app_secret"),
+    "feishu_verification_token": ("feishu", "verification_token"),
+    "feishu_encrypt_key": ("feishu", "encrypt_key"),
+    "feishu_domain": ("feishu", "domain"),
+    "feishu_mode": ("feishu", "mode"),
+    "ack_db_budget_s": ("serve", "ack_db_budget_s"),
+    "max_body_bytes": ("serve", "max_body_bytes"),
+    "read_timeout_s": ("serve", "read_timeout_s"),
+    "max_pending_bodies": ("serve", "max_pending_bodies"),
+    "work_process": ("serve", "work_process"),
+    "work_niceness": ("serve", "work_niceness"),
+    "replica_id": ("serve", "replica_id"),
+    "redo_after_s": ("serve", "redo_after_s"),
+    "public_url": ("serve", "public_url"),
+    "log_level": ("serve", "log_level"),
+    "log_format": ("serve", "log_format"),
+    "capture_max_bytes": ("samples", "capture_max_bytes"),
+    "capture_timeout_s": ("samples", "capture_timeout_s"),
+    "heartbeat_max_bytes": ("samples", "heartbeat_max_bytes"),
+    "heartbeat_max_age_hours": ("samples", "heartbeat_max_age_hours"),
+    "samples_raw_days": ("samples", "samples_raw_days"),
+    "samples_hourly_days": ("samples", "samples_hourly_days"),
+    "prometheus_url": ("samples", "prometheus_url"),
+    "prometheus_label": ("samples", "prometheus_label"),
+    "prometheus_every_minutes": ("samples", "prometheus_every_minutes"),
+    "aws_regions": ("discovery", "aws_regions"),
+    "aws_endpoint_url": ("discovery", "aws_endpoint_url"),
+    "aliyun_regions": ("discovery", "aliyun_regions"),
+    "aliyun_endpoint": ("discovery", "aliyun_endpoint"),
+    "aliyun_price_types": ("discovery", "aliyun_price_types"),
+    "aliyun_retry_backoff_s": ("discovery", "aliyun_retry_backoff_s"),
+    "aliyun_dsw": ("discovery", "aliyun_dsw"),
+    "tencent_regions": ("discovery", "tencent_regions"),
+    "tencent_endpoint": ("discovery", "tencent_endpoint"),
+    "tencent_retry_backoff_s": ("discovery", "tencent_retry_backoff_s"),
+    "tencent_hai": ("discovery", "tencent_hai"),
+    "tencent_price_types": ("discovery", "tencent_price_types"),
+    "refresh_tencent_hours": ("discovery", "refresh_tencent_hours"),
+    "ttl_tencent_hours": ("discovery", "ttl_tencent_hours"),
+    "autodl_token": ("discovery", "autodl_token"),
+    "autodl_url": ("discovery", "autodl_url"),
+    "autodl_pro": ("discovery", "autodl_pro"),
+    "discover_every_minutes": ("discovery", "discover_every_minutes"),
+    "activity_every_minutes": ("discovery", "activity_every_minutes"),
+    "discover_team": ("discovery", "discover_team"),
+    "discover_channel": ("discovery", "discover_channel"),
+    "owner_tag": ("discovery", "owner_tag"),
+    "channel_tag": ("discovery", "channel_tag"),
+    "remind_tz": ("digest", "remind_tz"),
+    "remind_at": ("digest", "remind_at"),
+    "remind_days": ("digest", "remind_days"),
+    "remind_all_clear": ("digest", "remind_all_clear"),
+    "remind_pace_s": ("digest", "remind_pace_s"),
+    "report_day": ("digest", "report_day"),
+}
 
-    def feishu(self) -> bool:
-        """Talks to Feishu/Lark: an App ID and App Secret are set."""
-        return bool(self.feishu_app_id and self.feishu_app_secret)
 
-    def slack(self) -> bool:
-        """Talks to Slack: a bot token, or an OAuth client (installs into many workspaces)."""
-        return bool(self.slack_bot_token or self.oauth())
+def variables(flat: str, field: FieldInfo) -> tuple[str, ...]:
+    """The environment variables a setting is read from, first found wins: GPU_ADVISOR_<NAME>, or its own names."""
+    alias = field.validation_alias
+    if isinstance(alias, AliasChoices):
+        return tuple(str(choice) for choice in alias.choices)
+    return (f"GPU_ADVISOR_{flat.upper()}",)
 
-    def feishu_base_url(self) -> str:
-        """The Open API's origin: Feishu's or Lark's, or the URL given (https, or http on the loopback only)."""
-        named = {"feishu": "https://open.feishu.cn", "lark": "https://open.larksuite.com"}
-        return named.get(self.feishu_domain.lower(), self.feishu_domain.rstrip("/"))
 
-    def state_url(self) -> str:
-        """The bot's state database: GPU_ADVISOR_DATABASE_URL, else the SQLite file."""
-        return self.database_url or f"sqlite:///{self.state_db_path()}"
+def variable_of(where: tuple[int | str, ...]) -> str:
+    """The variable a validation error's location names (("feishu", "domain") → GPU_ADVISOR_FEISHU_DOMAIN)."""
+    area, name = (str(part) for part in (*where, "", "")[:2])
+    flat = next((flat for flat, placed in FLAT.items() if placed == (area, name)), None)
+    return variables(flat, AREAS[area].model_fields[name])[0] if flat is not None else ".".join(map(str, where))
+
+
+class _Environment(PydanticBaseSettingsSource):
+    """The environment over `.env`, as bot/settings/environment.py reads it for every command, into the areas."""
+
+    def get_field_value(self, field: FieldInfo, field_name: str) -> tuple[Any, str, bool]:
+        return None, field_name, False  # __call__ reads every area at once
+
+    def __call__(self) -> dict[str, Any]:
+        values = environment()
+        found: dict[str, dict[str, str]] = {}
+        for flat, (area, name) in FLAT.items():
+            for variable in variables(flat, AREAS[area].model_fields[name]):
+                if variable.lower() in values:
+                    found.setdefault(area, {})[name] = values[variable.lower()]
+                    break
+        return found
+
+
+class Settings(BaseSettings):
+    """Every setting, by area; read from the process environment over `.env` in the working folder
+    (bot/settings/environment.py)."""
+
+    model_config = SettingsConfigDict(extra="ignore")
+
+    files: Files = Field(default_factory=Files)
+    prices: Prices = Field(default_factory=Prices)
+    slack: Slack = Field(default_factory=Slack)
+    feishu: Feishu = Field(default_factory=Feishu)
+    serve: Serve = Field(default_factory=Serve)
+    samples: Samples = Field(default_factory=Samples)
+    discovery: Discovery = Field(default_factory=Discovery)
+    digest: Digest = Field(default_factory=Digest)
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        return init_settings, _Environment(settings_cls)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _by_flat_name(cls, data: Any) -> Any:
+        """A setting given by its flat name (Settings(azure_enabled=False)) goes to its area, over the environment."""
+        if not isinstance(data, dict):
+            return data
+        out: dict[str, Any] = {key: dict(value) if isinstance(value, dict) else value for key, value in data.items()}
+        for key, value in data.items():
+            if key in FLAT:
+                area, name = FLAT[key]
+                placed = out.get(area)
+                out[area] = (dict(placed) if isinstance(placed, dict) else {}) | {name: value}
+                del out[key]
+        return out
+
+    def with_flat(self, **values: object) -> Settings:
+        """These settings with some given by their flat names (the terminal's flags over the environment)."""
+        areas: dict[str, dict[str, object]] = {}
+        for key, value in values.items():
+            area, name = FLAT[key]
+            areas.setdefault(area, {})[name] = value
+        return self.model_copy(
+            update={area: getattr(self, area).model_copy(update=given) for area, given in areas.items()}
+        )

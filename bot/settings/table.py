@@ -1,6 +1,5 @@
-"""The configuration page's tables (docs/configuration.md), made from the Settings model: every setting by area,
-with its variable, type, default and meaning. tests/test_docs.py keeps the page equal to what this makes, and
-fails when a setting is in no area."""
+"""The configuration page's tables (docs/configuration.md), made from the Settings model's areas: every setting,
+with its variable, type, default and meaning. tests/test_docs.py keeps the page equal to what this makes."""
 
 from __future__ import annotations
 
@@ -10,120 +9,20 @@ from datetime import date
 from enum import Enum
 from pathlib import Path
 
-from pydantic import AliasChoices, SecretStr
+from pydantic import SecretStr
 from pydantic.fields import FieldInfo
 
-from bot.settings import Settings
+from bot.settings import AREAS, FLAT, variables
 
-AREAS: dict[str, tuple[str, ...]] = {
-    "Files, language and currency": ("db", "state_db", "database_url", "lang", "policy", "currency"),
-    "Price sources": (
-        "rate_cards",
-        "feed",
-        "azure_enabled",
-        "azure_base_url",
-        "azure_regions",
-        "azure_page_cap",
-        "ecb_enabled",
-        "ecb_url",
-        "gpuhunt_providers",
-        "gpuhunt_catalog_dir",
-        "gpuhunt_catalog_url",
-        "usd_cny",
-        "usd_cny_date",
-        "http_timeout_s",
-        "refresh_backoff_s",
-        "refresh_ratecard_hours",
-        "refresh_azure_hours",
-        "refresh_feed_hours",
-        "refresh_ecb_hours",
-        "refresh_gpuhunt_hours",
-        "refresh_aliyun_hours",
-        "ttl_ratecard_days",
-        "ttl_azure_hours",
-        "ttl_feed_hours",
-        "ttl_ecb_hours",
-        "ttl_gpuhunt_days",
-        "ttl_aliyun_hours",
-    ),
-    "Slack": (
-        "slack_bot_token",
-        "slack_signing_secret",
-        "slack_app_token",
-        "slack_client_id",
-        "slack_client_secret",
-        "slack_redirect_uri",
-        "encryption_key",
-        "slack_api_url",
-        "conversation_ttl_hours",
-        "locale_cache_hours",
-        "slack_retry_backoff_s",
-    ),
-    "Feishu/Lark": (
-        "feishu_app_id",
-        "feishu_app_secret",
-        "feishu_verification_token",
-        "feishu_encrypt_key",
-        "feishu_domain",
-        "feishu_mode",
-    ),
-    "serve: the front door, the work process, replicas, logs": (
-        "ack_db_budget_s",
-        "max_body_bytes",
-        "read_timeout_s",
-        "max_pending_bodies",
-        "work_process",
-        "work_niceness",
-        "replica_id",
-        "redo_after_s",
-        "public_url",
-        "log_level",
-        "log_format",
-    ),
-    "Captures, heartbeats and samples": (
-        "capture_max_bytes",
-        "capture_timeout_s",
-        "heartbeat_max_bytes",
-        "heartbeat_max_age_hours",
-        "samples_raw_days",
-        "samples_hourly_days",
-        "prometheus_url",
-        "prometheus_label",
-        "prometheus_every_minutes",
-    ),
-    "Discovery": (
-        "aws_regions",
-        "aws_endpoint_url",
-        "aliyun_regions",
-        "aliyun_endpoint",
-        "aliyun_price_types",
-        "aliyun_retry_backoff_s",
-        "aliyun_dsw",
-        "tencent_regions",
-        "tencent_endpoint",
-        "tencent_retry_backoff_s",
-        "tencent_hai",
-        "tencent_price_types",
-        "refresh_tencent_hours",
-        "ttl_tencent_hours",
-        "autodl_token",
-        "autodl_url",
-        "autodl_pro",
-        "discover_every_minutes",
-        "activity_every_minutes",
-        "discover_team",
-        "discover_channel",
-        "owner_tag",
-        "channel_tag",
-    ),
-    "The digest and reports": (
-        "remind_tz",
-        "remind_at",
-        "remind_days",
-        "remind_all_clear",
-        "remind_pace_s",
-        "report_day",
-    ),
+TITLES = {  # the page's heading of each area of Settings (bot/settings/__init__.py)
+    "files": "Files, language and currency",
+    "prices": "Price sources",
+    "slack": "Slack",
+    "feishu": "Feishu/Lark",
+    "serve": "serve: the front door, the work process, replicas, logs",
+    "samples": "Captures, heartbeats and samples",
+    "discovery": "Discovery",
+    "digest": "The digest and reports",
 }
 TYPES: dict[type, str] = {
     bool: "true or false",
@@ -136,9 +35,8 @@ TYPES: dict[type, str] = {
 }
 
 
-def variable(name: str, field: FieldInfo) -> str:
-    alias = field.validation_alias
-    return str(alias.choices[0]) if isinstance(alias, AliasChoices) else f"GPU_ADVISOR_{name.upper()}"
+def variable(flat: str, field: FieldInfo) -> str:
+    return variables(flat, field)[0]
 
 
 def kind(field: FieldInfo) -> str:
@@ -161,18 +59,13 @@ def default(field: FieldInfo) -> str:
 
 
 def settings_table() -> str:
-    """Every setting, one table an area. KeyError names a setting that is in no area (or an area's unknown one)."""
-    fields = Settings.model_fields
-    placed = [name for names in AREAS.values() for name in names]
-    missing = [name for name in fields if name not in placed]
-    if missing or len(placed) != len(set(placed)):
-        raise KeyError(f"settings in no area (bot/settings/table.py AREAS), or in two: {missing or placed}")
+    """Every setting, one table an area (KeyError for an area without a title)."""
+    flat_of = {(area, name): flat for flat, (area, name) in FLAT.items()}
     parts = []
-    for area, names in AREAS.items():
-        rows = [f"### {area}", "", "| variable | type | default | meaning |", "|---|---|---|---|"]
-        rows += [
-            f"| `{variable(n, fields[n])}` | {kind(fields[n])} | {default(fields[n])} | {fields[n].description} |"
-            for n in names
-        ]
+    for area, model in AREAS.items():
+        rows = [f"### {TITLES[area]}", "", "| variable | type | default | meaning |", "|---|---|---|---|"]
+        for name, field in model.model_fields.items():
+            variable_name = variable(flat_of[(area, name)], field)
+            rows.append(f"| `{variable_name}` | {kind(field)} | {default(field)} | {field.description} |")
         parts.append("\n".join(rows))
     return "\n\n".join(parts)

@@ -50,20 +50,20 @@ class MissingSlackSettings(RuntimeError):
 def check_tokens(settings: Settings, lang: Lang | None = None) -> None:
     """MissingSlackSettings, saying what to set and where to find it (in `lang`), unless the tokens look usable."""
     missing = []
-    token = settings.slack_bot_token.get_secret_value() if settings.slack_bot_token else ""
-    if settings.oauth():
+    token = settings.slack.bot_token.get_secret_value() if settings.slack.bot_token else ""
+    if settings.slack.oauth():
         missing += _oauth_problems(settings)
     elif not token:
         missing.append("bot_token_unset")
     elif not token.startswith("xoxb-"):
         missing.append("bot_token_not_xoxb")
-    app_token = settings.slack_app_token.get_secret_value() if settings.slack_app_token else ""
+    app_token = settings.slack.app_token.get_secret_value() if settings.slack.app_token else ""
     if app_token and not app_token.startswith("xapp-"):
         missing.append("app_token_not_xapp")
-    if not app_token and not (settings.slack_signing_secret and settings.slack_signing_secret.get_secret_value()):
+    if not app_token and not (settings.slack.signing_secret and settings.slack.signing_secret.get_secret_value()):
         missing.append("signing_secret_unset")
     if missing:
-        lang = lang or settings.lang
+        lang = lang or settings.files.lang
         problems = "; ".join(t(f"serve.missing.{code}", lang) for code in missing)
         raise MissingSlackSettings(t("serve.not_configured", lang, problems=problems))
 
@@ -73,11 +73,11 @@ def _keys_open_every_install(settings: Settings, engine: Any, lang: Lang | None)
     under an older key are encrypted again with the newest (key rotation)."""
     from bot.slack.installs import BadEncryptionKey, check_and_rotate
 
-    key = settings.encryption_key.get_secret_value() if settings.encryption_key else ""
+    key = settings.slack.encryption_key.get_secret_value() if settings.slack.encryption_key else ""
     try:
         rotated = check_and_rotate(engine, key)
     except BadEncryptionKey:
-        raise MissingSlackSettings(t("serve.encryption_key_changed", lang or settings.lang)) from None
+        raise MissingSlackSettings(t("serve.encryption_key_changed", lang or settings.files.lang)) from None
     if rotated:
         logging.getLogger(__name__).info("%d stored tokens encrypted again with the newest key", rotated)
 
@@ -86,9 +86,9 @@ def _oauth_problems(settings: Settings) -> list[str]:
     from bot.slack.installs import BadEncryptionKey, fernet
 
     problems = []
-    if settings.slack_app_token:
+    if settings.slack.app_token:
         problems.append("oauth_socket_mode")
-    key = settings.encryption_key.get_secret_value() if settings.encryption_key else ""
+    key = settings.slack.encryption_key.get_secret_value() if settings.slack.encryption_key else ""
     if not key:
         problems.append("encryption_key_unset")
     else:
@@ -102,13 +102,13 @@ def _oauth_problems(settings: Settings) -> list[str]:
 def web_client(settings: Settings, metrics: Metrics | None = None, acks: AckGate | None = None) -> WebClient:
     """The Web API client: SLACK_API_URL as base; retries after 429, 5xx and dropped connections (retries.py);
     each call gives way to the process's acknowledgements in flight (`acks`)."""
-    token = settings.slack_bot_token.get_secret_value() if settings.slack_bot_token else None
-    base = settings.slack_api_url if settings.slack_api_url.endswith("/") else settings.slack_api_url + "/"
+    token = settings.slack.bot_token.get_secret_value() if settings.slack.bot_token else None
+    base = settings.slack.api_url if settings.slack.api_url.endswith("/") else settings.slack.api_url + "/"
     return YieldingClient(
         token=token,
         base_url=base,
         acks=acks,
-        retry_handlers=retry_handlers(metrics, backoff_s=settings.slack_retry_backoff_s),
+        retry_handlers=retry_handlers(metrics, backoff_s=settings.slack.retry_backoff_s),
     )
 
 
@@ -121,7 +121,7 @@ def slack_deps(
 ) -> Deps:
     """The process's Deps for the Slack app: build_deps with the OAuth installs' clients when the app installs
     through OAuth (installs.py)."""
-    return build_deps(settings, now=now, acks=acks, work=work, installs=installs if settings.oauth() else None)
+    return build_deps(settings, now=now, acks=acks, work=work, installs=installs if settings.slack.oauth() else None)
 
 
 def installs(deps: Deps) -> Installs:
@@ -141,9 +141,9 @@ def create_app(deps: Deps, *, client: WebClient | None = None, lang: Lang | None
     settings = deps.settings
     check_tokens(settings, lang)
     client = client or web_client(settings, deps.metrics, deps.acks)
-    secret = settings.slack_signing_secret.get_secret_value() if settings.slack_signing_secret else None
+    secret = settings.slack.signing_secret.get_secret_value() if settings.slack.signing_secret else None
     extra: dict[str, Any] = {}
-    if settings.oauth():  # many workspaces: each request's client carries its workspace's token
+    if settings.slack.oauth():  # many workspaces: each request's client carries its workspace's token
         from bot.slack.installs import Installs, oauth_settings
 
         if not isinstance(deps.installs, Installs):
@@ -172,7 +172,7 @@ def create_app(deps: Deps, *, client: WebClient | None = None, lang: Lang | None
     except (BoltError, SlackApiError, URLError, OSError) as exc:
         reason = exc.response.get("error") if isinstance(exc, SlackApiError) else str(exc)
         raise SlackUnreachable(
-            t("serve.slack_unreachable", lang or settings.lang, url=settings.slack_api_url, reason=str(reason))
+            t("serve.slack_unreachable", lang or settings.files.lang, url=settings.slack.api_url, reason=str(reason))
         ) from None
     app.middleware(keep_in_inbox(deps))
     routes.register(app, deps, workers)
@@ -183,7 +183,7 @@ def create_app(deps: Deps, *, client: WebClient | None = None, lang: Lang | None
             logging.getLogger(__name__).error("the state database is down: answered 503 (%s)", error.reason)
             return unavailable(error)
         request = SlackRequest(body, client)
-        report(error, client, channel=request.channel, user=request.user, lang=settings.lang)
+        report(error, client, channel=request.channel, user=request.user, lang=settings.files.lang)
         return None
 
     return app

@@ -37,7 +37,7 @@ class SlackDoor:
 
     def routes(self) -> list[Route]:
         routes = []
-        if not self.deps.settings.slack_app_token:  # else Slack comes over its socket
+        if not self.deps.settings.slack.app_token:  # else Slack comes over its socket
             routes.append(Route(EVENTS_PATH, frozenset({"POST"}), events_endpoint(self.app, self.deps, self.handler)))
         if self.app.oauth_flow:  # installs into many workspaces: bolt's install page and Slack's redirect
             for path in (INSTALL_PATH, REDIRECT_PATH):
@@ -45,7 +45,7 @@ class SlackDoor:
         return routes
 
     def health(self) -> dict[str, Any]:
-        return {"mode": "socket" if self.deps.settings.slack_app_token else "http", "state": "ok"}
+        return {"mode": "socket" if self.deps.settings.slack.app_token else "http", "state": "ok"}
 
     def wing(self) -> SlackWing:
         deps, client = self.deps, self.app.client
@@ -93,7 +93,7 @@ class SlackDoor:
     def start(self) -> None:
         """Socket Mode (SLACK_APP_TOKEN): bolt's socket, connected on its own threads (the HTTP side serves the
         rest: agents' heartbeats, /healthz, /metrics)."""
-        token = self.deps.settings.slack_app_token
+        token = self.deps.settings.slack.app_token
         if token is None or not token.get_secret_value():
             return
         from slack_bolt.adapter.socket_mode import SocketModeHandler

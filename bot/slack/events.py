@@ -29,7 +29,7 @@ def _unauthenticated_body(environ: dict[str, Any], deps: Deps, pending: PendingB
     at once before their signature is checked (signed-looking requests counted apart), 408 past the deadline."""
     try:
         with pending.slot(signed=claims_signature(environ)):
-            return read_body(environ, deps.settings.read_timeout_s)
+            return read_body(environ, deps.settings.serve.read_timeout_s)
     except TooManyPending:
         deps.metrics.refused.labels("503").inc()
         return 503, b"too many requests being received at once: try again"
@@ -42,9 +42,9 @@ def _unauthenticated_body(environ: dict[str, Any], deps: Deps, pending: PendingB
 def events_endpoint(app: App, deps: Deps, handler: SlackRequestHandler) -> Callable[..., Iterable[bytes]]:
     """POST /slack/events: size, body deadline and signature checked first; then kept and answered here
     (bot/slack/fast_ack.py) or by bolt."""
-    secret = deps.settings.slack_signing_secret.get_secret_value() if deps.settings.slack_signing_secret else ""
-    limit = deps.settings.max_body_bytes
-    pending = PendingBodies(deps.settings.max_pending_bodies)
+    secret = deps.settings.slack.signing_secret.get_secret_value() if deps.settings.slack.signing_secret else ""
+    limit = deps.settings.serve.max_body_bytes
+    pending = PendingBodies(deps.settings.serve.max_pending_bodies)
     # bolt's part of requests acknowledged by the front door, one at a time in the order they came
     dispatcher = ThreadPoolExecutor(max_workers=1, thread_name_prefix="dispatch")
 

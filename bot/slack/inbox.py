@@ -99,11 +99,13 @@ def keep(deps: Deps, kind: str, body: dict[str, Any], signature: str | None) -> 
     deps.metrics.chat_requests.labels("slack", kind).inc()
     try:
         box = deps.spool if deps.spool is not None else deps.inbox
-        kept = box.enqueue(key, kind, body, budget_s=deps.settings.ack_db_budget_s)
+        kept = box.enqueue(key, kind, body, budget_s=deps.settings.serve.ack_db_budget_s)
     except StoreBusy:
         deps.metrics.refused.labels("busy").inc()
-        log.warning("the state database was busy past %.1f s: %s answered busy", deps.settings.ack_db_budget_s, kind)
-        return busy(kind, deps.settings.lang)
+        log.warning(
+            "the state database was busy past %.1f s: %s answered busy", deps.settings.serve.ack_db_budget_s, kind
+        )
+        return busy(kind, deps.settings.files.lang)
     except StoreUnavailable as exc:
         deps.metrics.refused.labels("503").inc()
         log.error("the state database is down: %s answered 503 (%s)", kind, exc.reason)
@@ -163,7 +165,7 @@ def redo_stalled(
     """Redo the work of requests left pending because Slack could not be reached, or because the replica
     that took them stopped; run every minute by serve's scheduler. Each item is claimed first, so with
     several replicas one of them redoes it. Returns how many were redone."""
-    stalled = timedelta(seconds=deps.settings.redo_after_s)  # pending this long: Slack failed, or its taker died
+    stalled = timedelta(seconds=deps.settings.serve.redo_after_s)  # pending this long: Slack failed, or its taker died
     redone = 0
     for key, kind, body in deps.inbox.pending(REPLAY_WINDOW, stalled if min_age is None else min_age):
         if kind not in SLACK_KINDS:

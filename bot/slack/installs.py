@@ -153,13 +153,13 @@ class EncryptedInstallationStore(SQLAlchemyInstallationStore):
 
 def oauth_settings(settings: Settings, engine: Engine, installs: EncryptedInstallationStore) -> OAuthSettings:
     """The OAuth flow: the manifest's scopes, both stores in the state database."""
-    client_id = settings.slack_client_id or ""
-    secret = settings.slack_client_secret.get_secret_value() if settings.slack_client_secret else ""
+    client_id = settings.slack.client_id or ""
+    secret = settings.slack.client_secret.get_secret_value() if settings.slack.client_secret else ""
     return OAuthSettings(
         client_id=client_id,
         client_secret=secret,
         scopes=sorted(SCOPES),
-        redirect_uri=settings.slack_redirect_uri,
+        redirect_uri=settings.slack.redirect_uri,
         install_path=INSTALL_PATH,
         redirect_uri_path=REDIRECT_PATH,
         installation_store=installs,
@@ -168,8 +168,8 @@ def oauth_settings(settings: Settings, engine: Engine, installs: EncryptedInstal
 
 
 def installation_store(settings: Settings, engine: Engine) -> EncryptedInstallationStore:
-    key = settings.encryption_key.get_secret_value() if settings.encryption_key else ""
-    return EncryptedInstallationStore(settings.slack_client_id or "", engine, fernet(key))
+    key = settings.slack.encryption_key.get_secret_value() if settings.slack.encryption_key else ""
+    return EncryptedInstallationStore(settings.slack.client_id or "", engine, fernet(key))
 
 
 class Installs:

@@ -32,7 +32,7 @@ CANNOT_POST = {
 
 def _locale_and_zone(client: WebClient, deps: Deps, user: str) -> tuple[str | None, str | None]:
     """The user's Slack locale and IANA time zone (users.info with include_locale, cached)."""
-    cached = deps.users.cached_locale(user, timedelta(hours=deps.settings.locale_cache_hours))
+    cached = deps.users.cached_locale(user, timedelta(hours=deps.settings.slack.locale_cache_hours))
     if cached is None:
         try:
             info = client.users_info(user=user, include_locale=True)
@@ -58,7 +58,7 @@ def lang_for(client: WebClient, deps: Deps, user: str) -> Lang:
         return Lang.ZH
     if locale.startswith("en"):
         return Lang.EN
-    return deps.settings.lang
+    return deps.settings.files.lang
 
 
 @dataclass(frozen=True)

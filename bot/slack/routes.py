@@ -149,7 +149,7 @@ def _run(handler: Handler, deps: Deps, request: SlackRequest) -> None:
             )
             return
         user = request.user
-        lang = lang_for(request.client, deps, user) if user else deps.settings.lang
+        lang = lang_for(request.client, deps, user) if user else deps.settings.files.lang
         report(exc, request.client, channel=request.channel, user=user, lang=lang)
     if request.inbox_key:
         deps.inbox.done(request.inbox_key)

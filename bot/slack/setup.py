@@ -22,8 +22,8 @@ class SlackSetup:
     name = "slack"
 
     def turned_on(self, settings: Settings) -> bool:
-        return settings.slack() or bool(
-            settings.slack_signing_secret or settings.slack_app_token or settings.slack_client_id
+        return settings.slack.configured() or bool(
+            settings.slack.signing_secret or settings.slack.app_token or settings.slack.client_id
         )
 
     def check(self, settings: Settings, lang: Lang) -> None:
@@ -37,7 +37,7 @@ class SlackSetup:
     def installs(self, settings: Settings) -> Callable[[Deps], Installs] | None:
         from bot.slack.app import installs
 
-        return installs if settings.oauth() else None
+        return installs if settings.slack.oauth() else None
 
     def door(self, deps: Deps, lang: Lang) -> SlackDoor:
         from bot.slack.app import MissingSlackSettings, SlackUnreachable, create_app
@@ -50,7 +50,7 @@ class SlackSetup:
 
     def own_team(self, settings: Settings, lang: Lang) -> str | None:
         """The bot token's workspace (auth.test); None without a token (OAuth installs name many)."""
-        if settings.slack_bot_token is None:
+        if settings.slack.bot_token is None:
             return None
         from slack_sdk import WebClient
         from slack_sdk.errors import SlackApiError
@@ -58,14 +58,14 @@ class SlackSetup:
         from bot.text import t
 
         try:
-            client = WebClient(token=settings.slack_bot_token.get_secret_value(), base_url=settings.slack_api_url)
+            client = WebClient(token=settings.slack.bot_token.get_secret_value(), base_url=settings.slack.api_url)
             found = client.auth_test()
         except (SlackApiError, OSError) as exc:
             raise LookupError(t("cli.no_team_from_slack", lang, reason=type(exc).__name__)) from None
         return str(found["team_id"])
 
     def terminal_wing(self, settings: Settings, store: Store) -> SlackWing | None:
-        if not (settings.slack_bot_token or (settings.oauth() and settings.encryption_key)):
+        if not (settings.slack.bot_token or (settings.slack.oauth() and settings.slack.encryption_key)):
             return None
         from bot.slack.wing import terminal_wing
 

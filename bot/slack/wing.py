@@ -59,7 +59,7 @@ def terminal_wing(settings: Settings, store: Store) -> SlackWing:
     from bot.slack.app import web_client
 
     client = web_client(settings)
-    if settings.oauth():  # installed into many workspaces: each workspace's own token
+    if settings.slack.oauth():  # installed into many workspaces: each workspace's own token
         from bot.slack.installs import BadEncryptionKey, workspace_client
 
         def client_for(team: str) -> WebClient:
@@ -73,4 +73,4 @@ def terminal_wing(settings: Settings, store: Store) -> SlackWing:
         def client_for(team: str) -> WebClient:
             return client
 
-    return SlackWing(client_for, lambda _client, _user: settings.lang)
+    return SlackWing(client_for, lambda _client, _user: settings.files.lang)

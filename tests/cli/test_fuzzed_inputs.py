@@ -18,7 +18,7 @@ def test_an_endpoint_that_is_not_a_url_is_a_bad_setting(tmp_path: Path, setting:
     env = {setting: "not a url", "GPU_ADVISOR_AWS_REGIONS": "us-east-1", "GPU_ADVISOR_DISCOVER_TEAM": "T1"}
     done = run_cli("discover", env=env, tmp=tmp_path)
     assert done.returncode == 2 and "'not a url' is not an endpoint" in done.stderr
-    assert setting.removeprefix("GPU_ADVISOR_").lower() in done.stderr
+    assert setting in done.stderr  # the variable, as it was set
 
 
 def test_a_grace_of_400_nines_is_out_of_range(tmp_path: Path) -> None:

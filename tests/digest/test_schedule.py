@@ -221,12 +221,12 @@ def test_only_the_setter_or_an_admin_turns_a_digest_off_or_changes_a_budget(tmp_
         assert "set by <@U1>" in replies(h, 4)[3]["text"]
         h.send.command("budget llm off", user="U7", response_url=h.fake.response_url("5"))
         assert "set by <@U1>" in replies(h, 5)[4]["text"]
-        assert Schedules(h.deps.store, h.deps.settings.default_schedule()).of("T1", "C1").enabled
+        assert Schedules(h.deps.store, h.deps.settings.digest.default_schedule()).of("T1", "C1").enabled
         assert Budgets(h.deps.store).of("T1") == {("llm", "CNY"): 50}
         h.send.command("budget llm 80", user="U9", response_url=h.fake.response_url("6"))  # an admin may
         assert "¥80" in replies(h, 6)[5]["text"]
         h.send.command("remind off", user="U1", response_url=h.fake.response_url("7"))  # the setter may
         assert "off" in replies(h, 7)[6]["text"]
-        assert not Schedules(h.deps.store, h.deps.settings.default_schedule()).of("T1", "C1").enabled
+        assert not Schedules(h.deps.store, h.deps.settings.digest.default_schedule()).of("T1", "C1").enabled
         h.send.command("budget new 10", user="U7", response_url=h.fake.response_url("8"))  # a new project: anyone
         assert "new: ¥10" in replies(h, 8)[7]["text"]

@@ -143,7 +143,7 @@ def test_serve_runs_discovery_as_a_job_and_healthz_says_when_aws_fails(
             assert health["checks"]["discovery"] == {"aws": "ok"}
             metrics = urllib.request.urlopen(h.base_url + "/metrics", timeout=10).read().decode()
             assert 'gpu_advisor_discovered_items{source="aws"} 1.0' in metrics
-            h.settings.aws_endpoint_url = denied.base_url
+            h.settings.discovery.aws_endpoint_url = denied.base_url
             [job] = [j for j in jobs_of(h.settings, h.deps, h.doors()) if j.id == "discover:aws"]
             job.work()
             health = json.loads(urllib.request.urlopen(h.base_url + "/healthz", timeout=10).read())

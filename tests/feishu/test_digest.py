@@ -57,7 +57,7 @@ def test_remind_in_a_group_sets_its_digest_and_says_when(tmp_path: Path) -> None
     with running_feishu(tmp_path) as h:
         h.clock.now = MONDAY_0910_SHANGHAI
         remind(h)
-        plan = Schedules(h.deps.store, h.deps.settings.default_schedule()).of("feishu:" + h.send.tenant, GROUP)
+        plan = Schedules(h.deps.store, h.deps.settings.digest.default_schedule()).of("feishu:" + h.send.tenant, GROUP)
         assert plan.at.strftime("%H:%M") == "09:30" and plan.zone == "Asia/Shanghai" and plan.enabled
         said = json.dumps(h.fake.of("messages.reply")[-1].card, ensure_ascii=False)
         assert "09:30" in said and "Asia/Shanghai" in said

@@ -14,9 +14,13 @@ FEISHU = {"GPU_ADVISOR_FEISHU_APP_ID": "cli_a1b2c3d4e5f6", "GPU_ADVISOR_FEISHU_A
 @pytest.mark.parametrize(
     ("env", "named", "accepted"),
     [
-        ({"GPU_ADVISOR_FEISHU_DOMAIN": "http://open.example.com"}, "feishu_domain", "http only on the loopback"),
-        ({"GPU_ADVISOR_FEISHU_DOMAIN": "https://open.example.com/path"}, "feishu_domain", "an origin"),
-        ({"GPU_ADVISOR_FEISHU_MODE": "socket"}, "feishu_mode", "ws|http"),
+        (
+            {"GPU_ADVISOR_FEISHU_DOMAIN": "http://open.example.com"},
+            "GPU_ADVISOR_FEISHU_DOMAIN",
+            "http only on the loopback",
+        ),
+        ({"GPU_ADVISOR_FEISHU_DOMAIN": "https://open.example.com/path"}, "FEISHU_DOMAIN", "an origin"),
+        ({"GPU_ADVISOR_FEISHU_MODE": "socket"}, "FEISHU_MODE", "ws|http"),
     ],
 )
 def test_a_bad_feishu_setting_is_refused_naming_it(

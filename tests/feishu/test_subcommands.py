@@ -203,7 +203,7 @@ def test_a_reply_feishu_could_not_take_is_redone_by_the_redo_job_not_at_the_next
         [redo] = [job for job in jobs_of(h.deps.settings, h.deps, [h.gateway]) if job.id == "inbox:redo"]
         assert redo.every <= timedelta(minutes=1)
         assert redo.work() == 0  # not yet stalled: the taker may still be at it
-        h.clock.advance(seconds=h.deps.settings.redo_after_s + 1)
+        h.clock.advance(seconds=h.deps.settings.serve.redo_after_s + 1)
         assert redo.work() == 1
         [answered] = h.fake.sent()
         assert answered.method == "messages.reply" and "tenant's key" in shown(answered)

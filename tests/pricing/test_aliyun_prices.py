@@ -47,7 +47,7 @@ def test_configured_types_are_priced_per_region_on_demand_and_spot(tmp_path: Pat
         fake.spot_prices[("cn-hangzhou", GN7I)] = 2.3
         config = settings(tmp_path, fake.url)
         [source] = [s for s in build_sources(config, httpx.Client()) if s.name == "aliyun"]
-        result = refresh(cache.open_db(config.db), source, now=lambda: NOW, sleep=lambda s: None)
+        result = refresh(cache.open_db(config.files.db), source, now=lambda: NOW, sleep=lambda s: None)
         assert result.ok, result
         book = PriceBook.open(config, load_policy(None), httpx.Client(), now=lambda: NOW)
         found = {
@@ -79,7 +79,7 @@ def test_throttled_is_retried_and_the_cache_keeps_its_last_good_prices(tmp_path:
         fake.prices[("cn-hangzhou", GN7I)] = 11.62
         config = settings(tmp_path, fake.url)
         [source] = [s for s in build_sources(config, httpx.Client()) if s.name == "aliyun"]
-        db = cache.open_db(config.db)
+        db = cache.open_db(config.files.db)
         assert refresh(db, source, now=lambda: NOW, sleep=lambda s: None).ok
         fake.throttle["DescribeInstanceTypes"] = 99
         failed = refresh(db, source, now=lambda: NOW, sleep=lambda s: None)

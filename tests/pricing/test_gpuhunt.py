@@ -67,7 +67,7 @@ def _settings(tmp_path: Path, providers: str, folder: Path | None = CATALOGS, **
 
 def _refresh_all(settings: Settings, client: httpx.Client | None = None) -> dict[str, object]:
     sources = [s for s in build_sources(settings, client or httpx.Client()) if s.name.startswith("gpuhunt")]
-    db = cache.open_db(settings.db)
+    db = cache.open_db(settings.files.db)
     return {s.name: refresh(db, s, now=lambda: NOW, sleep=lambda _: None) for s in sources}
 
 
@@ -150,7 +150,7 @@ def test_the_published_layout_is_downloaded_and_a_failure_keeps_the_last_prices(
     answers["/v3/runpod/20251201/catalog.zip"] = [httpx.Response(200, content=b"not a zip")]
     second = _refresh_all(settings, client)["gpuhunt:runpod"]
     assert not second.ok and "is not a zip with runpod.csv" in second.error  # type: ignore[attr-defined]
-    db = cache.open_db(settings.db)
+    db = cache.open_db(settings.files.db)
     assert cache.count_prices(db, "gpuhunt:runpod") == 360  # the last good catalog stays
 
 
@@ -326,7 +326,7 @@ def test_the_default_catalog_address_is_gpuhunts_own() -> None:
 
     from pricing import gpuhunt_source
 
-    assert gpuhunt_source.CATALOG_URL == CATALOG_URL == Settings().gpuhunt_catalog_url
+    assert gpuhunt_source.CATALOG_URL == CATALOG_URL == Settings().prices.gpuhunt_catalog_url
 
 
 def test_a_file_that_is_not_a_catalog_fails_and_bad_rows_are_counted(tmp_path: Path) -> None:
@@ -344,7 +344,7 @@ def test_a_file_that_is_not_a_catalog_fails_and_bad_rows_are_counted(tmp_path: P
     (folder / "azure.csv").write_text("\n".join(broken) + "\n")
     none = _refresh_all(settings)["gpuhunt:azure"]
     assert not none.ok and "gpuhunt could read none of the 56 rows" in none.error  # type: ignore[attr-defined]
-    db = cache.open_db(settings.db)
+    db = cache.open_db(settings.files.db)
     assert cache.count_prices(db, "gpuhunt:azure") == 48  # the last good catalog stays
     (folder / "azure.csv").write_text("\n".join([*lines[:1], lines[1].replace(",False,", ",maybe,"), *lines[2:]]))
     assert _refresh_all(settings)["gpuhunt:azure"].ok  # type: ignore[attr-defined]

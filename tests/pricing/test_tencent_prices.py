@@ -38,7 +38,7 @@ def test_configured_types_are_priced_from_the_clouds_cheapest_zone(tmp_path: Pat
             ecb_enabled=False,
         )
         [source] = [s for s in build_sources(settings, client) if s.name == "tencent"]
-        db = cache.open_db(settings.db)
+        db = cache.open_db(settings.files.db)
         done = refresh(db, source)
         assert done.ok, done.error
         rows = {r.instance_type: r for r in cache.load_prices(db, source="tencent")}

@@ -208,7 +208,7 @@ def test_metrics_count_requests_and_acknowledgements(tmp_path: Path) -> None:
 
 def test_a_locked_state_database_never_holds_the_acknowledgement_past_its_budget(tmp_path: Path) -> None:
     with running_app(tmp_path, ack_db_budget_s=0.5) as h:
-        blocker = sqlite3.connect(h.settings.state_db_path(), timeout=1)
+        blocker = sqlite3.connect(h.settings.files.state_db_path(), timeout=1)
         blocker.execute("BEGIN IMMEDIATE")  # another process holds the write lock
         try:
             started = time.monotonic()

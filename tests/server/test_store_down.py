@@ -62,7 +62,7 @@ def test_a_database_gone_answers_503_and_healthz_says_down(tmp_path: Path) -> No
 
 def test_a_price_cache_that_cannot_be_opened_is_down_in_healthz_and_metrics_still_answer(tmp_path: Path) -> None:
     with running_app(tmp_path) as h:
-        cache = Path(h.deps.settings.db)
+        cache = Path(h.deps.settings.files.db)
         for leftover in cache.parent.glob(cache.name + "-*"):
             leftover.unlink()
         cache.write_bytes(b"not a database at all" * 100)

@@ -297,7 +297,7 @@ def test_a_work_process_that_cannot_start_says_why_and_is_tried_again(tmp_path: 
 
 @pytest.mark.parametrize(
     ("env", "named"),
-    [({"GPU_ADVISOR_WORK_NICENESS": "25"}, "work_niceness"), ({"GPU_ADVISOR_WORK_PROCESS": "maybe"}, "work_process")],
+    [({"GPU_ADVISOR_WORK_NICENESS": "25"}, "WORK_NICENESS"), ({"GPU_ADVISOR_WORK_PROCESS": "maybe"}, "WORK_PROCESS")],
 )
 def test_a_bad_work_process_setting_is_refused_before_serve_starts(
     tmp_path: Path, env: dict[str, str], named: str

@@ -290,7 +290,7 @@ def test_quote_compare_yes_lists_each_provider_in_the_channel(tmp_path: Path) ->
 
     catalogs = Path(__file__).parents[1] / "data" / "gpuhunt"
     with running_app(tmp_path, gpuhunt_providers="aws,runpod,lambdalabs", gpuhunt_catalog_dir=str(catalogs)) as h:
-        db = cache.open_db(h.settings.db)
+        db = cache.open_db(h.settings.files.db)
         for source in h.deps.prices.sources:
             if source.name.startswith("gpuhunt:"):
                 assert refresh(db, source).ok

@@ -101,7 +101,7 @@ def test_whole_conversation_by_buttons(tmp_path: Path) -> None:
         assert "answered by <@U1>" in h.texts(updates[1])
         assert "_skipped_ by <@U1>" in h.texts(updates[-1])
         # every acknowledged request's work is marked done, so a restart redoes nothing
-        store = Store(h.settings.state_db_path())
+        store = Store(h.settings.files.state_db_path())
         h.fake.wait_for(lambda: Inbox(store).pending(timedelta(hours=1)) == [])
         # the users.info locale was looked up once and cached
         assert len(h.fake.of("users.info")) == 1 and h.fake.of("users.info")[0]["include_locale"] in ("1", "true")

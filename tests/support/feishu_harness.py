@@ -57,8 +57,8 @@ def running_feishu(tmp_path: Path, mode: str = "http", **extra: Any) -> Iterator
             ecb_enabled=False,
             **({"lang": "zh"} | extra),
         )
-        if settings.database_url is None:
-            migrated_state_db(settings.state_db_path())
+        if settings.files.database_url is None:
+            migrated_state_db(settings.files.state_db_path())
         clock = Clock()
         deps = build_deps(settings, now=clock)
         gateway = FeishuGateway(deps)

@@ -92,8 +92,8 @@ def settings_for(tmp_path: Path, fake: FakeSlack, **extra: Any) -> Settings:
         lang="zh",
         **({"remind_pace_s": 0} | extra),
     )
-    if settings.database_url is None:
-        migrated_state_db(settings.state_db_path())
+    if settings.files.database_url is None:
+        migrated_state_db(settings.files.state_db_path())
     return settings
 
 

@@ -24,7 +24,7 @@ from rules.digest import spent_this_month, stored_this_month
 
 def rentals_text(deps: Deps, team: str, user: str, lang: Lang, now: datetime) -> str:
     rentals = Rentals(deps.store)
-    local = now.astimezone(ZoneInfo(deps.settings.remind_tz))
+    local = now.astimezone(ZoneInfo(deps.settings.digest.remind_tz))
     instances = [i for i in rentals.instances(team) if i.owner == user and not i.hidden_by]
     storage = [s for s in rentals.storage(team) if s.owner == user and not s.hidden_by]
     everything = rentals.instances(team)
@@ -59,7 +59,7 @@ def rentals_text(deps: Deps, team: str, user: str, lang: Lang, now: datetime) ->
     if len(lines) == 1:
         lines.append(t("slack.home_rents_nothing", lang))
     spend = ", ".join(money(a, c) for c, a in sorted(spent.items()) if a > 0)
-    lines.append(t("slack.home_spent", lang, amount=spend or money(0, deps.settings.currency)))
+    lines.append(t("slack.home_spent", lang, amount=spend or money(0, deps.settings.files.currency)))
     budgets = Budgets(deps.store)
     mine = {key: amount for key, amount in budgets.of(team).items() if budgets.set_by(team, key[0]) == user}
     for standing in standings(everything, rentals.storage(team), mine, local, timelines=timelines):

@@ -20,7 +20,7 @@ from bot.text.catalogue import tw
 
 def check_track_form(deps: Deps, ack: Ack, request: SlackRequest) -> None:
     """The acknowledgement: an error under each wrong field (a taken name too), and the modal stays open."""
-    fields, errors = track_form.read(request.body["view"], deps.settings.currency, cached_price(deps))
+    fields, errors = track_form.read(request.body["view"], deps.settings.files.currency, cached_price(deps))
     if not errors and Rentals(deps.store).instance(request.team, fields["name"]) is not None:
         meta = track_form.TrackMeta.model_validate_json(request.body["view"].get("private_metadata") or "{}")
         errors["name"] = tw("error.rental.instance_exists", Lang(meta.lang), "chat", name=fields["name"])
@@ -34,7 +34,7 @@ def check_track_form(deps: Deps, ack: Ack, request: SlackRequest) -> None:
 
 def on_track_form(deps: Deps, request: SlackRequest) -> None:
     """A valid track form: the instance is tracked; its token goes to the submitter only, once."""
-    fields, errors = track_form.read(request.body["view"], deps.settings.currency, cached_price(deps))
+    fields, errors = track_form.read(request.body["view"], deps.settings.files.currency, cached_price(deps))
     if errors:
         return
     source = fields.pop("price_source", None)

@@ -26,7 +26,7 @@ TEAM, ROOM, ANA, BOB = "memo:acme", "room-1", "ana", "bob"
 
 def deps_for(tmp_path: Path):  # type: ignore[no-untyped-def]
     settings = Settings(db=tmp_path / "bot.db", azure_enabled=False, ecb_enabled=False, lang="en")
-    migrated_state_db(settings.state_db_path())
+    migrated_state_db(settings.files.state_db_path())
     clock = Clock()
     clock.now = MONDAY_0910_SHANGHAI
     return build_deps(settings, now=clock), clock
