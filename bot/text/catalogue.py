@@ -94,5 +94,6 @@ def t(key: str, lang: Lang, /, **params: object) -> str:
     In Chinese, a space left between two Chinese characters (a template's space beside a word put in,
     such as 全参微调) is dropped; spaces beside Latin letters and digits stay."""
     table = entries()
-    text = _FORMATTER.format(table[key][lang], **{name: _param(value, lang, table) for name, value in params.items()})
+    template, values = table[key][lang], {name: _param(value, lang, table) for name, value in params.items()}
+    text = _FORMATTER.format(template, **values) if "!r}" in template else template.format(**values)
     return _CJK_GAP.sub("", text) if lang is Lang.ZH else text
