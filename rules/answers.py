@@ -40,7 +40,7 @@ def parse_answers(raw: Mapping[str, str | None]) -> dict[str, Any]:
 
 
 # what one answer says besides its own value: the card count of a model-parallelism yes
-DERIVED = {"model_parallel": "model_parallel_cards"}
+DERIVED = {"model_parallel": "model_parallel_cards", "p99_ms": "p99_bounded"}
 
 
 def derived(key: str, text: str) -> dict[str, Any]:
@@ -50,6 +50,10 @@ def derived(key: str, text: str) -> dict[str, Any]:
 
         count = model_parallel_cards(text)
         return {"model_parallel_cards": count} if count is not None else {}
+    if key == "p99_ms":
+        from rules.parsing import p99_bounded
+
+        return {"p99_bounded": True} if p99_bounded(text) else {}
     return {}
 
 

@@ -277,9 +277,15 @@ _THOUSANDS = lazy(rf"^({NUM})\s*k(?=\s*(?:qps|rps|/s|req/s)?$)")
 _P99_LEAD = lazy(
     r"^(?:p99|p99延迟|p99 latency|99分位(?:延迟)?|99线|尾延迟|tail latency|latency|延迟|目标)?\s*"
     r"(?:要|需要|必须|should be|must be|needs to be|target)?\s*"
-    r"(?:在|低于|小于|不超过|控制在|under|below|less than|within|at most|<=?)?\s*"
+    r"(?:在|低于|小于|不超过|不高于|不到|控制在|under|below|less than|no more than|not more than|within|at most|<=?|≤)?"
+    r"\s*"
 )
 _P99_TAIL = lazy(r"\s*(?:以内|以下|之内|内|左右|at p99|p99|or less|or under|max)$")
+# a target stated as a bound ("<50ms", "小于50ms", "under 50 ms", "50ms以内"): the requirement is below the number
+_P99_BOUND = lazy(
+    r"(?:低于|小于|不超过|不高于|不到|under|below|less than|no more than|not more than|within|at most|<|≤)\s*\d"
+    r"|\d[^\d]*?(?:以内|以下|之内|or less|or under)\s*$"
+)
 _MILLISECONDS = lazy(r"\s*(?:milliseconds?|millis|msecs?)$")
 
 
@@ -291,6 +297,11 @@ def qps_words(norm: str) -> str:
     norm = _QPS_LEAD.sub("", norm).strip()
     norm = _QPS_WORDS.sub("", norm).strip()
     return _THOUSANDS.sub(lambda m: f"{float(m.group(1)) * 1000:g}", norm)
+
+
+def p99_bounded(norm: str) -> bool:
+    """Is the P99 target said as an upper bound ("<50ms", "p99 under 30ms", "20毫秒以内")?"""
+    return _P99_BOUND.search(norm) is not None
 
 
 def p99_words(norm: str) -> str:

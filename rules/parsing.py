@@ -758,6 +758,12 @@ def parse_qps(text: str) -> float:
     return _positive("qps", text, rf"(?P<n>{_NUM})(?P<unit>qps|rps|/s|req/s)?", {}, words)
 
 
+def p99_bounded(text: str) -> bool:
+    """A P99 target said as a bound ('<50ms', '小于50ms', 'under 50 ms', '50ms以内'): the target is below the number,
+    as the article's rule puts it (「P99延迟要求小于50ms」)."""
+    return said.p99_bounded(_prepare("p99", text))
+
+
 def parse_p99(text: str) -> float:
     """P99 latency target in milliseconds: '40ms', '40', '0.04s', 'p99 under 30ms', '99分位要在20毫秒以内'."""
     words = said.p99_words(_prepare("p99", text))

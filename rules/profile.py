@@ -138,6 +138,7 @@ class TaskProfile:
     cards: Annotated[int, Ge(1), Le(1024)] = 1
     qps: Annotated[float, Ge(0)] | None = None
     p99_ms: Positive | None = None
+    p99_bounded: bool = False  # the target was said as a bound ("<50ms", "50ms以内"): below p99_ms, not at it
     checkpointing: bool | None = None
     model_size_b: Annotated[float, Gt(0), Le(10_000)] | None = None
     schedule: Schedule | None = None

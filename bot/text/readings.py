@@ -84,6 +84,10 @@ def echo(key: str, text: str, value: Any, lang: Lang, cards: int | None = None, 
     read = reading(key, value, lang, cards, gpu)
     if read is None:
         return None
+    if key == "p99_ms":
+        from rules.parsing import p99_bounded
+
+        read = t("read.p99_ms_below", lang, n=value) if p99_bounded(text) else read
     from rules.numbers import normalise
     from rules.spoken import spoken
 
