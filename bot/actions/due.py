@@ -23,7 +23,7 @@ from bot.chat.port import ChatError, Teller
 from bot.deps import Deps
 from bot.discover.cloud import CloudError
 from bot.discover.registry import clouds
-from bot.state.actions import Actions, Warning
+from bot.state.actions import BOOTED_AFTER_STOP, Actions, Warning
 from bot.state.power import PowerLog, Sighting
 from bot.state.rentals import Instance, Rentals
 from bot.state.schedules import Schedules
@@ -174,6 +174,17 @@ def _failed_try(ctx: Ctx, warning: Warning, inst: Instance | None, expected: str
 
 
 def _agent_answer(ctx: Ctx, warning: Warning, inst: Instance | None) -> int:
+    if warning.status == "done" and inst is not None and warning.detail == BOOTED_AFTER_STOP:
+        # the stop ran (the box went down), and someone has started the box again: stopped, and an item again
+        if ctx.actions.move(warning.id, "done", "stopped", ctx.now):
+            _count(ctx, "stopped")
+            _say(ctx, warning, inst, "action.stopped_then_started")
+        return 1
+    if warning.status == "requested" and inst is not None and _quiet_since_handed(ctx, warning, inst):
+        # handed over, and the box went quiet with no answer: its stop command took it down before the agent said so
+        if ctx.actions.move(warning.id, "requested", "stopped", ctx.now, detail="quiet_after_handed"):
+            _stopped(ctx, warning, inst)
+        return 1
     if warning.status == "done" and inst is not None:
         answered = warning.decided_at or ctx.now
         still = ctx.rentals.samples(inst.id, answered + CONFIRM_SLACK)
@@ -189,6 +200,14 @@ def _agent_answer(ctx: Ctx, warning: Warning, inst: Instance | None) -> int:
     if warning.status == "requested":
         problem = "the agent did not take the stop within 15 minutes (is it running?)"
     return _failed_try(ctx, warning, inst, warning.status, problem)
+
+
+def _quiet_since_handed(ctx: Ctx, warning: Warning, inst: Instance) -> bool:
+    """Was the stop handed to the agent, and has its box sent nothing since (a stop command that took the box down
+    before the agent could answer)?"""
+    if warning.handed_at is None or ctx.now - warning.handed_at < CONFIRM_AFTER:
+        return False
+    return not ctx.rentals.samples(inst.id, warning.handed_at + CONFIRM_SLACK)
 
 
 def _still_reporting(last: datetime) -> str:

@@ -22,7 +22,7 @@ from typing import Annotated, Any, Literal
 from pydantic import AfterValidator, AwareDatetime, BaseModel, ConfigDict, Field, ValidationError, model_validator
 from pydantic_core import ErrorDetails
 
-from bot.state.actions import Actions
+from bot.state.actions import BOOTED_AFTER_STOP, Actions
 from bot.state.power import PowerLog, Sighting
 from bot.state.rentals import BOUNDS, DiskReport, Instance, Rentals, in_range
 from rules.policy import Metering
@@ -172,7 +172,15 @@ def receive(
     if asked is not None and instance.snoozed_until is not None and instance.snoozed_until > asked.warned_at:
         actions.still_needed(instance.id, moment)  # judged again right before it is handed over: still needed since
         asked = None
+    booted_at = min(beat.power_at or moment, moment) if beat.power == "on" else None
+    if asked is not None and asked.handed_at is not None and booted_at is not None and booted_at > asked.handed_at:
+        # the box booted after its stop was handed over: the stop command took it down before its agent could say
+        # so. Done, and never handed again: it would shut down the box someone has just started.
+        actions.move(asked.id, "requested", "done", moment, detail=BOOTED_AFTER_STOP)
+        log.info("%s booted after its stop was handed over: the stop ran, not handed again", instance.name)
+        asked = None
     if asked is not None:  # a stop the bot decided on: the agent runs its --on-stop command
+        actions.handed(asked.id, moment)
         said["action"] = {"id": asked.id, "kind": "stop"}
     return Answer(202, said)
 

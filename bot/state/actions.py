@@ -19,6 +19,7 @@ from bot.state.schema import act_policies, rental_instances, stop_actions
 from bot.state.store import Store
 
 MODES = ("off", "notify", "stop")
+BOOTED_AFTER_STOP = "booted_after_stop"  # a stop's detail: its box went down with no answer and has booted since
 DEFAULT_GRACE = timedelta(hours=4)
 OPEN = ("warned", "requested", "done", "agent_failed")
 OBJECTION_LATE = timedelta(
@@ -50,6 +51,7 @@ class Warning:
     decided_at: datetime | None
     detail: str | None
     figures: dict[str, Any] | None
+    handed_at: datetime | None = None  # when a heartbeat's answer first carried it to the agent
 
 
 def _warning(row: Any) -> Warning:
@@ -179,7 +181,7 @@ class Actions:
         if attempt:
             values["attempts"] = a.attempts + 1
         if status == "requested":
-            values["requested_at"] = now
+            values["requested_at"], values["handed_at"] = now, None  # asked again: handed afresh
         else:
             values["decided_at"] = now
         with self.store.writing() as conn:
@@ -210,6 +212,12 @@ class Actions:
                 )
             ).first()
         return "too_late" if ran else None
+
+    def handed(self, warning_id: int, now: datetime) -> None:
+        """A heartbeat's answer carries the stop to its agent: the first time is kept."""
+        a = stop_actions.c
+        with self.store.writing() as conn:
+            conn.execute(update(stop_actions).where(a.id == warning_id, a.handed_at.is_(None)).values(handed_at=now))
 
     def requested_for(self, instance_id: int) -> Warning | None:
         """The stop an agent's box is asked for, if any (its heartbeat answer carries it)."""

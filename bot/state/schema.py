@@ -390,6 +390,7 @@ stop_actions = Table(  # a warning that an idle instance will be stopped, and wh
     Column("status", String(16), nullable=False),
     Column("attempts", Integer, nullable=False, server_default="0"),
     Column("requested_at", UtcDateTime),  # sent to the agent (with its next heartbeat)
+    Column("handed_at", UtcDateTime),  # first carried by a heartbeat's answer (0026)
     Column("decided_at", UtcDateTime),
     Column("detail", Text),  # why, in words: the window judged, the cloud's answer, the agent's
     Column("figures", JSON),  # the window judged: samples, max utilisation, from, to

@@ -1,0 +1,60 @@
+"""Issue 52, stops that never fire late: an agent whose --on-stop (shutdown) took its box down before it could say so
+left the stop pending, and the box someone started next got it with its first heartbeat and shut down at boot. A stop
+handed over and followed by silence is settled as a stop; one handed over to a box that has booted since is done,
+never handed again."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from bot.actions.due import run_actions
+from bot.state.actions import Actions
+from bot.state.rentals import Rentals
+from tests.actions.test_stop_confirmed import beat, requested
+from tests.support.slack_harness import running_app
+
+
+def test_a_box_that_booted_after_its_stop_was_handed_over_is_not_stopped_at_boot(tmp_path: Path) -> None:
+    with running_app(tmp_path) as h:
+        inst, token, _message, action = requested(h)  # handed over; the agent's shutdown took the box down at once
+        h.clock.advance(minutes=3)  # before the actions job looks again, someone starts the box
+        status, said = beat(h, token, h.clock.now, power="on")
+        assert status == 202 and "action" not in said  # the old stop is not handed to the box that just booted
+        assert Actions(h.deps.store).get(action).status == "done"  # type: ignore[union-attr]
+        assert run_actions(h.deps, h.tellers()) == 1
+        assert Actions(h.deps.store).get(action).status == "stopped"  # type: ignore[union-attr]
+        said_in_channel = " ".join(str(p.get("text")) for p in h.posts(channel="C1"))
+        said_in_channel += " ".join(str(u.get("blocks")) for u in h.fake.of("chat.update"))
+        assert "started again" in said_in_channel
+        running = Rentals(h.deps.store).by_id(inst.id)
+        assert running is not None and running.released_at is None  # it runs: an item, not released
+        h.clock.advance(minutes=1)
+        assert "action" not in beat(h, token, h.clock.now)[1]  # and never asked to stop again
+
+
+def test_a_box_that_went_quiet_after_its_stop_was_handed_over_is_stopped(tmp_path: Path) -> None:
+    with running_app(tmp_path) as h:
+        inst, token, _message, action = requested(h)  # handed over, then nothing: shutdown ran before the answer
+        h.clock.advance(minutes=16)  # past the wait for the agent's answer
+        assert run_actions(h.deps, h.tellers()) == 1
+        assert Actions(h.deps.store).get(action).status == "stopped"  # type: ignore[union-attr]
+        stopped = Rentals(h.deps.store).by_id(inst.id)
+        assert stopped is not None and stopped.released_by == "bot"
+        h.clock.advance(hours=10)  # next morning someone starts it: its first post gets no stop
+        status, said = beat(h, token, h.clock.now, power="on")
+        assert status == 202 and "action" not in said
+        back = Rentals(h.deps.store).by_id(inst.id)
+        assert back is not None and back.released_at is None
+
+
+def test_a_stop_never_handed_over_is_still_said_as_not_taken(tmp_path: Path) -> None:
+    from tests.actions.test_stop import past_deadline, warned
+
+    with running_app(tmp_path) as h:
+        inst, _token, _message = warned(h)
+        past_deadline(h, inst)
+        assert run_actions(h.deps, h.tellers()) == 1  # requested; its agent never posts
+        h.clock.advance(minutes=16)
+        run_actions(h.deps, h.tellers())
+        [warning] = [w for w in Actions(h.deps.store).history("T1") if w[0].instance_id == inst.id]
+        assert warning[0].status in ("warned", "failed") and "did not take the stop" in (warning[0].detail or "")
