@@ -21,7 +21,7 @@ from rules.idle import Activity, GpuWindow, judge, judge_windows
 from rules.metering import PER_DAY, Timelines, stretches_of
 from rules.platforms import release_at
 from rules.policy import Idle
-from rules.power import Power, Stretch, state_at
+from rules.power import Power, Stretch, restarted_at, state_at
 from rules.runway import Runway
 from rules.samples import Sample
 from rules.sources import FOUND_SOURCES
@@ -328,12 +328,13 @@ def _judged(
     """A running instance's line when it is idle, holds memory with no work, or says nothing (None: busy, young
     or snoozed): from its samples, or its GPUs' summaries of the window when the caller added them up."""
     own = samples.get(inst.id, ())
+    started = max(inst.started_at, restarted_at(stretches) or inst.started_at)  # a box started again: from then
     if windows is not None:
         verdict = judge_windows(
-            windows.get(inst.id, ()), started=inst.started_at, now=now, rules=rules, snoozed_until=snoozed_until
+            windows.get(inst.id, ()), started=started, now=now, rules=rules, snoozed_until=snoozed_until
         )
     else:
-        verdict = judge(own, started=inst.started_at, now=now, rules=rules, snoozed_until=snoozed_until)
+        verdict = judge(own, started=started, now=now, rules=rules, snoozed_until=snoozed_until)
     if verdict in (Activity.IDLE, Activity.MEMORY_HELD):
         since = (quiet_since or {}).get(inst.id) or _quiet_since(own, rules) or now
         accrued = metering.accrued(inst, stretches, since, now)

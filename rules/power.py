@@ -14,6 +14,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from enum import StrEnum
+from itertools import pairwise
 
 
 class Power(StrEnum):
@@ -99,6 +100,14 @@ def timeline(
     if cursor < end:
         add(Power.UNKNOWN, cursor, end)
     return out
+
+
+def restarted_at(stretches: Sequence[Stretch]) -> datetime | None:
+    """When the instance was last started again after being off (an off stretch followed by an on one); None when
+    its stretches show no such start. Idle is judged from then: a box someone started after a stop gets a whole
+    window before it can be called idle, its stopped stretch never counted as idle time."""
+    starts = [b.start for a, b in pairwise(stretches) if a.state is Power.OFF and b.state is Power.ON]
+    return starts[-1] if starts else None
 
 
 def state_at(stretches: Sequence[Stretch], moment: datetime) -> Power:

@@ -35,7 +35,7 @@ from bot.text.spans import channel_ref
 from rules import metering
 from rules.digest import per_day
 from rules.idle import Activity, judge
-from rules.power import Power
+from rules.power import Power, restarted_at
 from rules.sources import CLOUD_SOURCES
 
 log = logging.getLogger(__name__)
@@ -82,8 +82,15 @@ def judge_again(deps: Deps, rentals: Rentals, inst: Instance | None, warning: Wa
         "samples": len(samples),
         "max_utilization_pct": max((s.utilization_pct for s in samples), default=None),
     }
-    verdict = judge(samples, started=inst.launched_at or inst.started_at, now=now, rules=rules)
+    started = max(inst.launched_at or inst.started_at, _powered_on(deps, inst, now, window) or inst.started_at)
+    verdict = judge(samples, started=started, now=now, rules=rules)
     return Verdict(verdict is Activity.IDLE, str(verdict), figures)
+
+
+def _powered_on(deps: Deps, inst: Instance, now: datetime, window: timedelta) -> datetime | None:
+    """When the instance was last started again after being off, within two windows of now (rules/power.py)."""
+    stretches = PowerLog(deps.store, deps.policy.metering).timelines([inst], now, since=now - 2 * window)[inst.id]
+    return restarted_at(stretches)
 
 
 def run_actions(deps: Deps, teller_of: Callable[[str], Teller]) -> int:

@@ -58,3 +58,23 @@ def test_a_stop_never_handed_over_is_still_said_as_not_taken(tmp_path: Path) -> 
         run_actions(h.deps, h.tellers())
         [warning] = [w for w in Actions(h.deps.store).history("T1") if w[0].instance_id == inst.id]
         assert warning[0].status in ("warned", "failed") and "did not take the stop" in (warning[0].detail or "")
+
+
+def test_a_box_started_again_is_judged_from_its_restart_not_across_its_stopped_stretch(tmp_path: Path) -> None:
+    """Issue 52: a box someone started again was judged idle over its own stopped stretch (its cloud's metrics read
+    0 % while it was off) and stopped again minutes later. Judged from its restart, it gets a whole window."""
+    from datetime import timedelta
+
+    from bot.state.power import PowerLog
+    from rules.power import Power
+    from tests.actions.test_stop import past_deadline, warned
+
+    with running_app(tmp_path) as h:
+        inst, _token, _message = warned(h)
+        past_deadline(h, inst)  # idle readings cover the whole window ...
+        log = PowerLog(h.deps.store, h.deps.policy.metering)
+        log.say(inst.id, Power.OFF, h.clock.now - timedelta(minutes=50), h.clock.now, source="person", by="U1")
+        log.say(inst.id, Power.ON, h.clock.now - timedelta(minutes=5), h.clock.now, source="person", by="U1")
+        assert run_actions(h.deps, h.tellers()) == 1  # ... but it was off, and started again 5 minutes ago
+        [warning] = [w for w, _ in Actions(h.deps.store).history("T1") if w.instance_id == inst.id]
+        assert (warning.status, warning.detail) == ("cancelled", "young")

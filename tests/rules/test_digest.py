@@ -110,3 +110,21 @@ def test_month_to_date_spend_per_project_and_currency() -> None:
     # a: the 30 periods started Nov 1 to Nov 30 00:00; c: two days started 01:30 Nov 27 and 28, then released
     assert spend[("llm", "CNY")] == 400 * 30 + 400 * 2
     assert per_day(Box(9, "m", price=11500, unit="month")) == 11500 / 30
+
+
+def test_a_box_started_again_is_judged_from_its_restart() -> None:
+    """Issue 52: its cloud's 0 % readings while it was off are not idle time; started 10 minutes ago, it is young."""
+    from rules.power import Power, Stretch
+
+    box = Box(1, "restarted")
+    on, off = NOW - timedelta(minutes=10), NOW - timedelta(minutes=120)
+    stretches = [
+        Stretch(Power.ON, box.started_at, off, "agent"),
+        Stretch(Power.OFF, off, on, "person"),
+        Stretch(Power.ON, on, NOW, "person"),
+    ]
+    digest = compose([box], [], {1: hour(0)}, now=NOW, rules=RULES, timelines={1: stretches})
+    assert [n.name for n in digest.instances] == []  # young since its restart: nothing to say yet
+    still_on = [Stretch(Power.ON, box.started_at, NOW, "agent")]
+    digest = compose([box], [], {1: hour(0)}, now=NOW, rules=RULES, timelines={1: still_on})
+    assert [(n.name, n.activity) for n in digest.instances] == [("restarted", Activity.IDLE)]
