@@ -205,13 +205,20 @@ class Actions:
             if called_off:
                 return "cancelled"
             ran = conn.execute(
-                select(a.id).where(
+                select(a.decided_at).where(
                     a.instance_id == instance_id,
                     a.status.in_(("done", "stopped")),
                     a.decided_at >= now - OBJECTION_LATE,
                 )
             ).first()
-        return "too_late" if ran else None
+            # a box warned again since that stop (started again, idle again): the press is about the new warning
+            warned_since = (
+                ran is not None
+                and conn.execute(
+                    select(a.id).where(a.instance_id == instance_id, a.status == "warned", a.warned_at > ran.decided_at)
+                ).first()
+            )
+        return "too_late" if ran and not warned_since else None
 
     def handed(self, warning_id: int, now: datetime) -> None:
         """A heartbeat's answer carries the stop to its agent: the first time is kept."""

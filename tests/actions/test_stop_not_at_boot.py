@@ -78,3 +78,21 @@ def test_a_box_started_again_is_judged_from_its_restart_not_across_its_stopped_s
         assert run_actions(h.deps, h.tellers()) == 1  # ... but it was off, and started again 5 minutes ago
         [warning] = [w for w, _ in Actions(h.deps.store).history("T1") if w.instance_id == inst.id]
         assert (warning.status, warning.detail) == ("cancelled", "young")
+
+
+def test_still_needed_on_a_box_warned_again_since_its_stop_is_not_too_late(tmp_path: Path) -> None:
+    """Issue 52: Still needed on a running box warned again after an earlier stop said "the stop already ran: start
+    it again", though the new warning's stop had not run."""
+    from datetime import timedelta
+
+    with running_app(tmp_path) as h:
+        inst, token, _message, action = requested(h)
+        beat(h, token, None, action_result={"id": action, "ok": True, "detail": "shutdown -h now: exit 0"})
+        actions = Actions(h.deps.store)
+        h.clock.advance(minutes=6)
+        assert run_actions(h.deps, h.tellers()) == 1 and actions.get(action).status == "stopped"  # type: ignore[union-attr]
+        assert actions.still_needed(inst.id, h.clock.now) == "too_late"  # the stop it is about has run
+        h.clock.advance(minutes=20)  # started again, and warned again by a digest
+        again = actions.warn("T1", inst.id, "C1", h.clock.now, h.clock.now + timedelta(hours=4), "9.1")
+        assert again is not None
+        assert actions.still_needed(inst.id, h.clock.now) is None  # about the new warning: noted, not "too late"
