@@ -116,7 +116,8 @@ def _step(ctx: Ctx, warning: Warning, inst: Instance | None) -> int:
             _say(ctx, warning, inst, "action.cancelled", reason=verdict.why)
             return 1
         return 0
-    if inst.source == "agent" or (inst.machine_id and inst.source not in CLOUD_SOURCES):
+    by_agent = inst.source == "agent" or (inst.source not in CLOUD_SOURCES and inst.machine_id is not None)
+    if by_agent or (inst.source not in CLOUD_SOURCES and PowerLog(ctx.rentals.store).with_agents([inst.id])):
         if ctx.actions.move(warning.id, "warned", "requested", ctx.now, figures=verdict.figures, attempt=True):
             log.info("asked the agent of %s to stop it (action %s)", inst.name, warning.id)
             return 1

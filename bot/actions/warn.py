@@ -1,8 +1,8 @@
 """The digest's side of warn-then-act: in a channel whose policy is `stop`, each idle instance the bot can
-stop (an enrolled agent's box, an AWS instance) says when it will be stopped unless someone presses Still
-needed; one it cannot stop (tracked by hand, Kubernetes) says so. The warning is kept once the digest is
-posted, with its deadline: the post's time plus the grace. In an `off` channel (or project) idle instances
-are not listed at all."""
+stop (an agent's box, enrolled or tracked with its agent running; a cloud's instance) says when it will be
+stopped unless someone presses Still needed; one it cannot stop (tracked by hand, Kubernetes) says so. The
+warning is kept once the digest is posted, with its deadline: the post's time plus the grace. In an `off`
+channel (or project) idle instances are not listed at all."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from dataclasses import replace
 from datetime import datetime
 
 from bot.state.actions import Actions, Policy
+from bot.state.power import PowerLog
 from bot.state.rentals import Instance, Rentals
 from rules.digest import Digest
 from rules.idle import Activity
@@ -36,6 +37,7 @@ class Warner:
             return digest
         named = self._instances(team, channel)
         open_now = self.actions.open_for([i.id for i in named.values()])
+        agents = PowerLog(self.rentals.store).with_agents(i.id for i in named.values() if i.source not in STOPPABLE)
         policies: dict[str | None, Policy] = {}  # one read per project, not per item
         out = []
         for news in digest.instances:
@@ -48,7 +50,7 @@ class Warner:
                 continue
             if inst is None or policy.mode != "stop" or news.activity is not Activity.IDLE:
                 out.append(news)
-            elif inst.source not in STOPPABLE:
+            elif inst.source not in STOPPABLE and inst.id not in agents:  # an agent's box is stopped through it
                 out.append(replace(news, never_stopped=True))
             else:
                 warned = open_now.get(inst.id)

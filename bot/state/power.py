@@ -106,6 +106,17 @@ class PowerLog:
                     out[row[0]].append(_report(row[1:]))
         return out
 
+    def with_agents(self, instance_ids: Iterable[int]) -> set[int]:
+        """The instances an agent reports for (a tracked box its agent posts heartbeats about, as well as enrolled
+        ones): the bot can stop them through that agent."""
+        ids, c = sorted(set(instance_ids)), power_reports.c
+        found: set[int] = set()
+        for start in range(0, len(ids), 900):
+            query = select(c.instance_id).where(c.instance_id.in_(ids[start : start + 900]), c.source == "agent")
+            with self.store.reading() as conn:
+                found |= {int(row[0]) for row in conn.execute(query.distinct())}
+        return found
+
     def timelines(
         self, things: Iterable[Rented], now: datetime, since: datetime | None = None
     ) -> dict[int, list[Stretch]]:

@@ -96,3 +96,29 @@ def test_still_needed_on_a_box_warned_again_since_its_stop_is_not_too_late(tmp_p
         again = actions.warn("T1", inst.id, "C1", h.clock.now, h.clock.now + timedelta(hours=4), "9.1")
         assert again is not None
         assert actions.still_needed(inst.id, h.clock.now) is None  # about the new warning: noted, not "too late"
+
+
+def test_a_tracked_box_whose_agent_reports_is_stoppable_through_it(tmp_path: Path) -> None:
+    """Issue 52: a box kept with `track` whose agent runs (with the token `track` printed) was 'never stopped', refused
+    each day, though its agent could run --on-stop as an enrolled one does."""
+    import json
+    from datetime import timedelta
+
+    from tests.actions.test_stop import GRACE, PRICE, digest, past_deadline, quiet
+
+    with running_app(tmp_path) as h:
+        rentals = Rentals(h.deps.store)
+        fields = {"gpu": "A100-80GB", "cards": 1, "share": None, **PRICE, "channel": "C1", "owner": "U2"}
+        typed, token = rentals.track_instance(
+            "T1", "typed", fields | {"project": None, "started_at": h.clock.now - timedelta(hours=5)}
+        )
+        Actions(h.deps.store).set_policy("T1", "C1", "stop", GRACE, by="UADMIN", now=h.clock.now)
+        assert beat(h, token, h.clock.now - timedelta(minutes=1), util=0, power="on")[0] == 202  # its agent runs
+        quiet(h, typed)
+        text = json.dumps(digest(h)["blocks"])
+        assert "will be stopped" in text and "cannot stop this one" not in text
+        past_deadline(h, typed)
+        assert run_actions(h.deps, h.tellers()) == 1
+        [warning] = Actions(h.deps.store).open_for([typed.id]).values()
+        assert warning.status == "requested"
+        assert beat(h, token, None)[1].get("action") == {"id": warning.id, "kind": "stop"}
