@@ -82,6 +82,7 @@ class InstanceNews:
     source: str = "track"  # aws, k8s: found in the cloud (no activity data means: enroll the agent)
     stop_at: datetime | None = None  # a channel that stops idle instances: when this one will be, unless...
     never_stopped: bool = False  # ...or, in such a channel, an instance the bot cannot stop (said so)
+    stop_refused: bool = False  # ...or one its cloud refused to stop (as the bot asks: without charge): said once more
     per_hour: float = 0.0  # its price an hour while billed
     month: float = 0.0  # what it has billed this month (said for one stopped but still billed)
     gpu: str = ""  # its card, as the catalogue names it (Ascend-910B2-64GB), when known

@@ -145,7 +145,10 @@ def _stop_in_cloud(ctx: Ctx, warning: Warning, inst: Instance, verdict: Verdict)
     except CloudError as exc:
         if exc.final:  # the cloud refuses this for this instance: trying again cannot help, said at once
             log.warning("stopping %s refused: %s", inst.name, exc)
-            if ctx.actions.move(warning.id, "warned", "failed", ctx.now, detail=str(exc), attempt=True):
+            refused = {**verdict.figures, "refused": True}  # never warned or tried again (bot/actions/warn.py)
+            if ctx.actions.move(
+                warning.id, "warned", "failed", ctx.now, detail=str(exc), figures=refused, attempt=True
+            ):
                 _count(ctx, "failed")
                 _say(ctx, warning, inst, "action.refused", problem=exc.problem)
             return 1

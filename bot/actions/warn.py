@@ -38,6 +38,7 @@ class Warner:
         named = self._instances(team, channel)
         open_now = self.actions.open_for([i.id for i in named.values()])
         agents = PowerLog(self.rentals.store).with_agents(i.id for i in named.values() if i.source not in STOPPABLE)
+        refused = self.actions.refused([i.id for i in named.values()])
         policies: dict[str | None, Policy] = {}  # one read per project, not per item
         out = []
         for news in digest.instances:
@@ -50,6 +51,8 @@ class Warner:
                 continue
             if inst is None or policy.mode != "stop" or news.activity is not Activity.IDLE:
                 out.append(news)
+            elif inst.id in refused and inst.id not in open_now:  # its cloud refused the stop: not promised again
+                out.append(replace(news, stop_refused=True))
             elif inst.source not in STOPPABLE and inst.id not in agents:  # an agent's box is stopped through it
                 out.append(replace(news, never_stopped=True))
             else:

@@ -65,6 +65,8 @@ def instance_line(news: InstanceNews, lang: Lang, zone: ZoneInfo) -> str:
         line += " " + t("digest.idle_rule", lang, minutes=news.idle_rule)
     if news.stop_at is not None:
         line += " " + t("digest.stop_warning", lang, at=when(news.stop_at, zone))  # with its date: graces run to 7d
+    elif news.stop_refused:
+        line += " " + t("digest.stop_refused", lang)
     elif news.never_stopped:
         line += " " + t("digest.never_stopped", lang)
     return line

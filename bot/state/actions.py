@@ -220,6 +220,17 @@ class Actions:
             )
         return "too_late" if ran and not warned_since else None
 
+    def refused(self, instance_ids: list[int]) -> set[int]:
+        """The instances whose cloud refused their stop for good (a failed stop marked refused): not warned again."""
+        a, found = stop_actions.c, set()
+        for start in range(0, len(instance_ids), 900):
+            query = select(a.instance_id, a.figures).where(
+                a.instance_id.in_(instance_ids[start : start + 900]), a.status == "failed"
+            )
+            with self.store.reading() as conn:
+                found |= {int(row[0]) for row in conn.execute(query) if (row[1] or {}).get("refused")}
+        return found
+
     def handed(self, warning_id: int, now: datetime) -> None:
         """A heartbeat's answer carries the stop to its agent: the first time is kept."""
         a = stop_actions.c

@@ -67,3 +67,28 @@ def test_one_the_cloud_cannot_stop_without_charge_is_left_running_and_said_at_on
             said = told(h, message)
             assert "Could not stop *local-nvme*" in said and "twice" not in said
             assert "cannot stop" in said and "without charge" in said and "release it in the console" in said
+
+
+def test_a_refused_stop_is_not_promised_or_tried_again_the_next_days(tmp_path: Path) -> None:
+    """Issue 52: after the refusal every later digest promised the stop again, and each deadline called it again."""
+    import json
+
+    from bot.actions.due import run_actions
+    from tests.actions.test_stop import digest, quiet
+
+    with fake_tencent() as fake:
+        fake.price("ap-guangzhou-3", "GN7.2XLARGE32", 8.68)
+        fake.add(tags={"Owner": "U0456", "SlackChannel": "C1"}, name="local-nvme", can_stop_charging=False)
+        with app(tmp_path, fake) as h:
+            inst_id, _message = due(h)
+            inst = Rentals(h.deps.store).by_id(inst_id)
+            assert inst is not None
+            h.clock.advance(days=1)  # idle again the next day
+            quiet(h, inst)
+            text = json.dumps(digest(h)["blocks"], ensure_ascii=False)
+            assert "local-nvme" in text and "It will be stopped at" not in text
+            assert "refused the stop" in text and "Release it" in text
+            h.clock.advance(hours=5)
+            quiet(h, inst, minutes=60)
+            run_actions(h.deps, h.tellers())
+            assert fake.actions().count("StopInstances") == 1  # never called again
