@@ -64,9 +64,7 @@ def _tell(settings: Any, rentals: Any, team: str, channel: str, policy: Any) -> 
     teller = teller_or_none(settings, rentals.store, team)
     if teller is None:
         return
-    lang = channel_lang(Schedules(rentals.store, settings.digest.default_schedule()), team, settings.files.lang)(
-        channel
-    )
+    lang = channel_lang(Schedules(rentals.store, settings.digest.default_schedule()), team)(channel)
     try:
         teller.say(channel, said(policy, channel_ref(channel), lang))
     except ChatError as exc:

@@ -105,7 +105,7 @@ def _alert(settings: Any, rentals: Any, team: str) -> None:
     teller = teller_or_none(settings, rentals.store, team)
     if teller is None:
         return
-    langs = channel_lang(Schedules(rentals.store, settings.digest.default_schedule()), team, settings.files.lang)
+    langs = channel_lang(Schedules(rentals.store, settings.digest.default_schedule()), team)
     policy = load_effective_policy(settings)
     alerts = check_budgets(
         rentals,

@@ -94,6 +94,8 @@ def remind(
         raise typer.Exit(1)
 
 
-def channel_lang(schedules: Schedules, team: str, default: Lang) -> Callable[[str], Lang]:
-    """Without --lang, each channel's own language (its schedule's), else the team default."""
-    return lambda channel: Lang(code) if (code := schedules.of(team, channel).lang) else default
+def channel_lang(schedules: Schedules, team: str, default: Lang | None = None) -> Callable[[str], Lang]:
+    """Each channel's own language (its schedule's), else `default`, else the chats' default (GPU_ADVISOR_LANG, as
+    serve says things in it): never the terminal's locale, which is the person typing's, not the channel's."""
+    fallback = default or load_settings(terminal=False).files.lang
+    return lambda channel: Lang(code) if (code := schedules.of(team, channel).lang) else fallback

@@ -141,9 +141,7 @@ def _post(settings: Any, rentals: Any, team: str, channel: str, made: Any, now: 
     from bot.state.schedules import Schedules
 
     teller = reach(settings, rentals.store, team)[1]
-    lang = channel_lang(Schedules(rentals.store, settings.digest.default_schedule()), team, settings.files.lang)(
-        channel
-    )
+    lang = channel_lang(Schedules(rentals.store, settings.digest.default_schedule()), team)(channel)
     try:
         post(teller, channel, made, lang, store=rentals.store, team=team, now=now)
     except ChatError as exc:

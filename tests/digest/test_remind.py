@@ -238,3 +238,19 @@ def test_a_budget_alert_from_the_terminal_speaks_the_channels_language(tmp_path:
     assert alerts, done.stdout + done.stderr
     text = json.dumps(alerts[-1], ensure_ascii=False)
     assert "预算" in text and "budget" not in alerts[-1].get("text", "").lower()
+
+
+def test_a_budget_alert_from_an_english_terminal_speaks_the_chats_default(tmp_path: Path, fake: FakeSlack) -> None:
+    """Issue 52: with no language of its own, a channel was alerted in the terminal's locale (English), not in the
+    chats' default that serve speaks there (GPU_ADVISOR_LANG, zh when unset)."""
+    rentals = Rentals(Store(migrated_state_db(tmp_path / "state.db")))
+    started = datetime.now(UTC) - timedelta(hours=3)
+    rentals.track_instance(
+        "T1", "train-1", FIELDS | {"unit": "hour", "price": 40000.0, "channel": "C1", "started_at": started}
+    )
+    terminal = {k: v for k, v in env(tmp_path, fake).items() if k != "GPU_ADVISOR_LANG"} | {"LANG": "en_US.UTF-8"}
+    done = run_cli("budget", "llm", "1", "--team", "T1", env=terminal, tmp=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "alert" in (done.stdout + done.stderr).lower()  # the terminal itself speaks English
+    alerts = [p for p in posts(fake) if p.get("channel") == "C1"]
+    assert alerts and "预算" in json.dumps(alerts[-1], ensure_ascii=False)
