@@ -147,6 +147,16 @@ def accrued(thing: Any, stretches: Sequence[Stretch], start: datetime, end: date
     return billed_hours(thing, stretches, start, end) * spread_per_hour(thing)
 
 
+STOPPED_BY_WORD = ("person", "bot")  # a stop said by someone (Stopped, `power`) or done by the bot, not seen
+
+
+def said_stopped(thing: Any, stretches: Sequence[Stretch], now: datetime) -> bool:
+    """Is it off now by someone's word or the bot's stop, its meter stopped with it? (A box a machine saw off, an
+    hourly slice on its daily schedule, is forecast at its usual share instead: it will be on again.)"""
+    current = next((s for s in reversed(stretches) if s.start <= now), None)
+    return current is not None and current.state is Power.OFF and current.source in STOPPED_BY_WORD and not keeps(thing)
+
+
 def billed_share(thing: Any, stretches: Sequence[Stretch], now: datetime, days: float = FORECAST_DAYS) -> float:
     """The share of the last `days` (or since its start, when younger) an hourly meter ran; the state now
     when it has no past."""
@@ -191,6 +201,8 @@ def ahead(thing: Any, stretches: Sequence[Stretch], now: datetime, until: dateti
     time over the last week, a period item each renewal starting before `until` (the running period is paid)."""
     if thing.released_at is not None or until <= now:
         return 0.0
+    if basis(thing) is Basis.HOURLY and said_stopped(thing, stretches, now):
+        return 0.0  # someone (or the bot) stopped it: nothing more until it is started again
     if basis(thing) is Basis.HOURLY:
         hours = (until.astimezone(UTC) - now.astimezone(UTC)).total_seconds() / 3600
         return billed_share(thing, stretches, now) * per_hour(thing) * hours

@@ -167,3 +167,20 @@ def test_a_balance_recorded_mid_day_lasts_its_left_over_the_burn_and_alerts_once
     assert left.until == now + timedelta(hours=26)
     assert crossed(left, (48, 12)) == 48 and crossed(runway(Balance(amount=160.0), [card], on, now), (48, 12)) == 12
     assert runway(Balance(), [], on, now).hours is None  # nothing burns it
+
+
+def test_a_box_someone_stopped_is_forecast_at_nothing_more_one_on_its_schedule_at_its_share() -> None:
+    """Issue 52: a box Stopped in the digest was still forecast at its whole share for the rest of the month."""
+    now = DEC1 + timedelta(days=10, hours=14)  # after its daily 4 hours: off, as a machine saw it
+    box = Box()
+    scheduled = timeline(four_hours_a_day(11), box.started_at, now, SILENCE)
+    [on_schedule] = standings([box], [], {("llm", "CNY"): 5000.0}, now, timelines={1: scheduled})
+    stopped = timeline(
+        [*four_hours_a_day(11), PowerReport(Power.OFF, now - timedelta(minutes=30), now, "person")],
+        box.started_at,
+        now,
+        SILENCE,
+    )
+    [said_off] = standings([box], [], {("llm", "CNY"): 5000.0}, now, timelines={1: stopped})
+    assert said_off.forecast == said_off.spent  # nothing more this month: someone said it is stopped
+    assert on_schedule.forecast > on_schedule.spent + 56 * 19  # about 56 a day to the month's end, as before
