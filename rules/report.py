@@ -106,6 +106,7 @@ class Report:
     end: date  # both included
     rows: list[Row] = field(default_factory=list)
     released: list[Released] = field(default_factory=list)
+    unpriced: list[str] = field(default_factory=list)  # items in the period without a price: counted at nothing
 
     def storage_costs(self, top: int = 5) -> list[tuple[str, str, float]]:
         """The storage that cost most over the period: (item, currency, cost), most first."""
@@ -193,7 +194,10 @@ def build(
     report = Report(start, end)
     for inst in instances:
         stretches = stretches_of(inst, timelines, last)
-        report.rows += _instance_rows(inst, stretches, daily, first, last, zone)
+        made = _instance_rows(inst, stretches, daily, first, last, zone)
+        report.rows += made
+        if made and inst.price is None:
+            report.unpriced.append(inst.name)
         by = getattr(inst, "released_by", None)
         if inst.released_at is not None and first <= inst.released_at < last and by and by != "cloud":
             saved = metering.saved(inst, stretches, last)
@@ -201,8 +205,12 @@ def build(
                 Released(inst.name, by, inst.released_at, inst.currency, per_day(inst), round(saved, 2))
             )
     for disk in storage:
-        report.rows += _storage_rows(disk, first, last, zone)
+        made = _storage_rows(disk, first, last, zone)
+        report.rows += made
+        if made and getattr(disk, "price_gb_month", 0) is None:
+            report.unpriced.append(disk.name)
     report.rows.sort(key=lambda r: (r.day, r.kind, r.item))
+    report.unpriced.sort()
     return report
 
 

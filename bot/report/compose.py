@@ -86,7 +86,9 @@ def compose_parts(
             made = build(chunk, [], daily, start=start, end=end, zone=zone, now=now, timelines=timelines)
             whole.rows += made.rows
             whole.released += made.released
+            whole.unpriced += made.unpriced
         whole.rows.sort(key=lambda r: (r.day, r.kind, r.item))
+        whole.unpriced.sort()
         yield whole
 
 
@@ -162,6 +164,7 @@ def as_json(report: Report) -> dict[str, Any]:
         "storage": [
             {"item": item, "currency": currency, "cost": cost} for item, currency, cost in report.storage_costs()
         ],
+        "unpriced": report.unpriced,  # counted at nothing in the totals: named, never left out silently
     }
 
 

@@ -84,6 +84,11 @@ def extras(report: Report, lang: Lang) -> list[str]:
         out.append(
             t("report.storage", lang, items=", ".join(f"*{literal(i)}* {money(c, cur)}" for i, cur, c in costly))
         )
+    if report.unpriced:
+        shown = ", ".join(literal(name) for name in report.unpriced[:10])
+        more = len(report.unpriced) - 10
+        items = shown + (" " + t("report.more_items", lang, count=more) if more > 0 else "")
+        out.append(t("report.unpriced", lang, count=len(report.unpriced), items=items))
     return out
 
 

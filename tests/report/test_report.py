@@ -146,3 +146,22 @@ def test_a_report_read_in_parts_has_the_rows_of_one_read_whole(tmp_path: Path) -
     streamed = [row for p in parts for row in csv_rows(p, "T1")]
     assert sorted(map(tuple, streamed)) == sorted(map(tuple, csv_rows(whole, "T1")))
     assert len(streamed) == 2 + 5 * 3 + 1  # a and b from 12-03 (their start), extras 3 days each, ckpt 12-03
+
+
+def test_the_totals_name_the_items_they_count_at_nothing(tmp_path: Path) -> None:
+    """Issue 52: totals left unpriced items out without saying so."""
+    from bot.report.post import report_text
+    from bot.text import Lang
+    from bot.text.spans import plain_text
+
+    rentals = world(tmp_path)
+    started = datetime(2026, 12, 2, 16, tzinfo=UTC)
+    rentals.track_instance(
+        "T1", "found-4090", FIELDS | {"cards": 1, "price": None, "owner": "U3", "project": "cv", "started_at": started}
+    )
+    made = compose(rentals, "T1", date(2026, 12, 3), date(2026, 12, 3), zone=SHANGHAI, now=NOW, busy_above_pct=5)
+    said = as_json(made)
+    assert said["unpriced"] == ["found-4090"] and said["totals"]["cost"] == {"CNY": 361.5}
+    text = plain_text(report_text(made, Lang.EN))
+    assert "1 item(s) have no known price, so these totals count nothing for them: found-4090." in text
+    assert "以上合计未计入它们的费用：found-4090" in plain_text(report_text(made, Lang.ZH))
