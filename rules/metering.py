@@ -179,6 +179,20 @@ def burn_per_hour(thing: Any, stretches: Sequence[Stretch], now: datetime) -> fl
     return 0.0 if state is Power.OFF and not _off_billed(thing, stretches, now) else per_hour(thing)
 
 
+def average_burn(thing: Any, stretches: Sequence[Stretch], now: datetime) -> float:
+    """What it costs an hour on average: an hourly item at its share of billed time over the last week (or since
+    it started), not the burn of this instant, which swings as a slice powers off and on (a runway read at 120 h
+    while a 4 h/day slice was off read 65 h five minutes after it came on); nothing once released or said stopped;
+    a period item its period price spread over the period."""
+    if thing.released_at is not None and thing.released_at <= now:
+        return 0.0
+    if basis(thing) is not Basis.HOURLY:
+        return spread_per_hour(thing)
+    if said_stopped(thing, stretches, now):
+        return 0.0
+    return billed_share(thing, stretches, now) * per_hour(thing)
+
+
 def _off_billed(thing: Any, stretches: Sequence[Stretch], now: datetime) -> bool:
     for s in reversed(stretches):
         if s.start <= now:

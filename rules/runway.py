@@ -1,8 +1,9 @@
 """How long a prepaid balance lasts. Pure: the balance, the provider's instances, their timelines and the clock.
 
 Left: the balance minus what the provider's instances (in its currency) have billed since it was recorded
-(rules/metering.py). Burn: what they cost an hour now (running hourly items, unknown ones, stopped ones whose
-meter runs, period items at their period price spread over the period). Runway: left over burn, in hours.
+(rules/metering.py). Burn: what they cost an hour on average (hourly items at their share of billed time over the
+last 7 days, or since they started; period items at their period price spread over the period). Runway: left over
+burn, in hours: the same whether a slice on a daily schedule is on or off at the moment it is read.
 """
 
 from __future__ import annotations
@@ -39,7 +40,7 @@ def runway(balance: Any, instances: Iterable[Any], timelines: Timelines | None, 
             continue
         stretches = stretches_of(inst, timelines, now)
         spent += metering.cost(inst, stretches, balance.at, now)
-        burn += metering.burn_per_hour(inst, stretches, now)
+        burn += metering.average_burn(inst, stretches, now)
     left = balance.amount - spent
     hours = max(left, 0.0) / burn if burn > 0 else None
     until = now + timedelta(hours=hours) if hours is not None else None

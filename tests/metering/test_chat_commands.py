@@ -43,7 +43,7 @@ def test_track_power_billing_and_balance_from_slack(tmp_path: Path) -> None:
         assert "is not a billing basis" in say(h, 5, "billing slice weekly")
         listed = say(h, 6, "balance autodl 320")
         assert listed.startswith("autodl: about ¥")  # now a day card: its day's price spread over the day
-        assert "at the current rate (¥14/h)" in listed  # 14/h x 24 = 336 a day, spread: 14 an hour
+        assert "at the average rate of the last 7 days (¥14/h)" in listed  # 14/h x 24 = 336 a day, spread: 14 an hour
         assert "is not a balance" in say(h, 7, "balance autodl lots")
         assert "is not a power state" in say(h, 8, "power slice sideways")
         [kept] = Balances(h.deps.store).latest("T1")

@@ -57,5 +57,6 @@ def test_the_runway_sentence_of_the_page() -> None:
     box = Box(14.0, "hour", started_at=now)  # on from now: nothing billed since the balance yet
     left = runway(Balance(at=now), [box], {1: [Stretch(Power.ON, now, now, "track")]}, now)
     line = runway_line(left, Lang.EN, SHANGHAI)
-    assert line == "autodl: about ¥320 left, about 23 h at the current rate (¥14/h), until 12-05 14:00 Asia/Shanghai"
+    expected = "autodl: about ¥320 left, about 23 h at the average rate of the last 7 days (¥14/h), until 12-05 14:00"
+    assert line == expected + " Asia/Shanghai"
     assert line in PAGE.replace("\n  ", " ")  # the page says it word for word (wrapped)

@@ -68,7 +68,11 @@ def test_billing_and_a_balance_with_its_runway(tmp_path: Path) -> None:
     assert (row["provider"], row["balance"], row["currency"]) == ("autodl", 320.0, "CNY")
     assert abs(row["burn_per_hour"] - 400 / 24) < 1e-3 and 18.9 < row["runway_hours"] <= 19.2
     text = cli(tmp_path, "balance").stdout
-    assert text.startswith("autodl: about ¥") and "h at the current rate" in text and "Asia/Shanghai" in text
+    assert (
+        text.startswith("autodl: about ¥")
+        and "h at the average rate of the last 7 days" in text
+        and "Asia/Shanghai" in text
+    )
 
 
 def test_bad_values_name_the_field_in_the_users_language_and_write_nothing(tmp_path: Path) -> None:

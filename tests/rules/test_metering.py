@@ -184,3 +184,28 @@ def test_a_box_someone_stopped_is_forecast_at_nothing_more_one_on_its_schedule_a
     [said_off] = standings([box], [], {("llm", "CNY"): 5000.0}, now, timelines={1: stopped})
     assert said_off.forecast == said_off.spent  # nothing more this month: someone said it is stopped
     assert on_schedule.forecast > on_schedule.spent + 56 * 19  # about 56 a day to the month's end, as before
+
+
+def test_a_runway_reads_the_same_whether_a_scheduled_slice_is_on_or_off() -> None:
+    """Issue 52: the same wallet read 120 h while a 4 h/day slice was off and 65 h five minutes after it came on;
+    by billed time it lasts about the same at both moments."""
+    from dataclasses import dataclass as frozen
+
+    @frozen(frozen=True)
+    class Wallet:
+        provider: str = "autodl"
+        amount: float = 2000.0
+        currency: str = "CNY"
+        at: datetime = DEC1 + timedelta(days=8)
+        source: str = "typed"
+
+    box = Box(provider="autodl")
+    off = DEC1 + timedelta(days=8, hours=8, minutes=55)  # before its 09:00 start
+    on = off + timedelta(minutes=10)  # five minutes after it powered on
+    reads = []
+    for now in (off, on):
+        stretches = timeline(four_hours_a_day(9), box.started_at, now, SILENCE)
+        reads.append(runway(Wallet(), [box], {1: stretches}, now))
+    assert reads[0].hours is not None and reads[1].hours is not None
+    assert abs(reads[0].hours - reads[1].hours) / reads[0].hours < 0.01  # about the same, by billed time
+    assert reads[0].burn_per_hour == pytest.approx(14 * 4 / 24, rel=0.05)  # 4 billed hours of 24, at 14/h
