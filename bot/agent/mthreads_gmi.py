@@ -54,9 +54,10 @@ def parse(text: str, now: datetime) -> list[dict[str, Any]]:
     if _NO_CARD.search(text):
         raise NoGPU("tool_empty", tool=TOOL)
     is_json = any(line.lstrip().startswith("{") for line in text.splitlines())  # no text line starts so
-    gpus = _field(json_of(text, TOOL) if is_json else as_tree(text), "GPU")
+    document = json_of(text, TOOL) if is_json else as_tree(text)
+    gpus = _field(document, "GPU")
     if gpus is None and not is_json:
-        gpus = _one_card(as_tree(text))
+        gpus = _one_card(document)
     if isinstance(gpus, dict):
         gpus = [gpus]  # one card: some builds print the object itself
     if not isinstance(gpus, list):

@@ -6,8 +6,10 @@ button, a toast), the same spans as words."""
 
 from __future__ import annotations
 
+import html
 import re
 from dataclasses import replace
+from functools import cache
 
 from bot.text import Lang, t
 from bot.text.spans import PLAIN, Renderer, render
@@ -17,9 +19,10 @@ _ITALIC = re.compile(r"(?<![\w_])_(?=\S)([^_\n]+?)(?<=\S)_(?![\w_])")
 
 
 def _escaped(text: str) -> str:
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return html.escape(text, quote=False)  # &, < and >
 
 
+@cache
 def _feishu(lang: Lang) -> Renderer:
     return Renderer(
         mention=lambda user: f"<at id={_escaped(user)}></at>",
@@ -37,5 +40,10 @@ def markdown(text: str, lang: Lang = Lang.EN) -> str:
     return render(text, _feishu(lang))
 
 
+@cache
+def _plain(lang: Lang) -> Renderer:
+    return replace(PLAIN, channel=lambda _chat: t("feishu.this_chat", lang))
+
+
 def plain(text: str, lang: Lang = Lang.EN) -> str:
-    return render(text, replace(PLAIN, channel=lambda _chat: t("feishu.this_chat", lang)))
+    return render(text, _plain(lang))

@@ -180,7 +180,8 @@ def receive(
         log.info("%s booted after its stop was handed over: the stop ran, not handed again", instance.name)
         asked = None
     if asked is not None:  # a stop the bot decided on: the agent runs its --on-stop command
-        actions.handed(asked.id, moment)
+        if asked.handed_at is None:  # the first hand-over is what counts: no write at every later heartbeat
+            actions.handed(asked.id, moment)
         said["action"] = {"id": asked.id, "kind": "stop"}
     return Answer(202, said)
 

@@ -5,6 +5,7 @@
 
 from __future__ import annotations
 
+import html
 import re
 from typing import Any
 
@@ -13,7 +14,7 @@ from bot.text.spans import Renderer, channel_ref, mention, render
 
 def escape(text: object) -> str:
     """Slack's escaping of text that came from a user or a data file."""
-    return str(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return html.escape(str(text), quote=False)  # &, < and > only: Slack's own three
 
 
 SLACK = Renderer(
