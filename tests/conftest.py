@@ -103,6 +103,21 @@ def _e2e_marked_when_it_starts_a_process(request: pytest.FixtureRequest) -> Iter
         pytest.fail(f"starts {_started[0]} but is not marked e2e (pytest.mark.e2e)", pytrace=False)
 
 
+# The PostgreSQL twin of a test (the `postgresql` parameter of db_target and empty_db_target, and every test on
+# pg_url) belongs to the whole suite, not the fast loop: its SQLite twin runs the same code in the fast loop, and
+# each copy of the template database costs the server about 0.1-0.4 s of CPU (about 5 s of a 2-core fast loop's
+# 37-40 s, measured 2026-12-05 with and without a reachable server). CI and `pytest -n auto` run them all.
+_ON_POSTGRES = ("pg_url",)
+
+
+@pytest.hookimpl(tryfirst=True)  # before `-m` deselects by marks
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        params = getattr(getattr(item, "callspec", None), "params", {})
+        if "postgresql" in params.values() or any(f in _ON_POSTGRES for f in getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.e2e)
+
+
 def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
     """`-n auto`: two workers a core. The tests wait on loopback HTTP, threads and the database about half of
     their time: with one worker a core the 2-core machine stayed half idle (load 1.1; fast loop 58 s, 47 s with
