@@ -40,7 +40,7 @@ def parse_answers(raw: Mapping[str, str | None]) -> dict[str, Any]:
 
 
 # what one answer says besides its own value: the card count of a model-parallelism yes
-DERIVED = {"model_parallel": "model_parallel_cards", "p99_ms": "p99_bounded"}
+DERIVED = {"model_parallel": "model_parallel_cards", "p99_ms": "p99_bounded", "qps": "qps_below"}
 
 
 def derived(key: str, text: str) -> dict[str, Any]:
@@ -54,6 +54,10 @@ def derived(key: str, text: str) -> dict[str, Any]:
         from rules.parsing import p99_bounded
 
         return {"p99_bounded": True} if p99_bounded(text) else {}
+    if key == "qps":
+        from rules.parsing import qps_below
+
+        return {"qps_below": True} if qps_below(text) else {}
     return {}
 
 

@@ -61,7 +61,8 @@ def _spot_advice(policy: Policy, spot_ok: bool, reason: str | None) -> list[Advi
 def _service_billing(profile: TaskProfile, policy: Policy, choice: Choice) -> list[Advice]:
     if choice is Choice.DEDICATED:
         return [_advice(Topic.BILLING, "billing_service_dedicated")]
-    if profile.qps is not None and profile.qps >= policy.inference.low_qps:  # busy, but its latency target is loose
+    busy = profile.qps is not None and not profile.qps_below and profile.qps >= policy.inference.low_qps
+    if busy:  # busy, but its latency target is loose
         return [_advice(Topic.BILLING, "billing_service_shared_busy", qps=profile.qps, p99_ms=profile.p99_ms)]
     return [_advice(Topic.BILLING, "billing_service_shared")]
 

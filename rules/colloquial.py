@@ -159,10 +159,17 @@ _MODEL_PARALLEL = lazy(
 _TP = lazy(r"\b(?:tp|pp)\s*=?\s*(\d{1,4})\b")
 
 
+_NOT_MODEL_PARALLEL = lazy(
+    r"(?:不需要|不用|不要|没有|没用|无需|不是|no|not|without|don'?t need|doesn'?t need|no need for)\s*"
+    r"(?:做|用|any)?\s*(?:模型并行|model[- ]parallel)"
+)
+
+
 def model_parallel_words(norm: str) -> bool | None:
-    """ "只是数据并行", "no, it's data parallel only", "单卡就够" -> False (data parallelism is not model
-    parallelism: each card holds the whole model); "张量并行", "tensor parallel", "tp=4" -> True."""
-    if _SINGLE_CARD.match(norm):
+    """ "只是数据并行", "no, it's data parallel only", "单卡就够", "不需要模型并行，只是数据并行" -> False (data
+    parallelism is not model parallelism: each card holds the whole model); "张量并行", "tensor parallel", "tp=4" ->
+    True."""
+    if _SINGLE_CARD.match(norm) or _NOT_MODEL_PARALLEL.search(norm):
         return False
     if _DATA_PARALLEL.search(norm) and not re.search(r"模型并行|model[- ]parallel|张量|tensor|pipeline|流水线", norm):
         return False
@@ -182,7 +189,7 @@ _CKPT = r"(?:checkpoints?|checkpointing|checkpointed|ckpts?|检查点|断点|存
 _STARTS_OVER = lazy(
     r"从头(?:开始|跑|再跑|来)?|重头|重新跑|重跑|白跑|前功尽弃|start(?:s"
     r"|ing)? over|from scratch|from the (?:start|beginning)"
-    r"|restart(?:s)? from (?:zero|0|the beginning)|lose everything|all lost|全部重来"
+    r"|restart(?:s)? from (?:zero|0|the beginning)|lose everything|all lost|重来"
 )
 _NO_CKPT = lazy(
     rf"(?:no|without|never|don'?t|do not|doesn'?t|does not|不|没|没有|无|不会"
@@ -207,9 +214,24 @@ _MAY_STOP = lazy(
 )
 
 
+# negation-aware: "没法恢复", "can't resume" is a no; "不用重来", "no need to start over" a yes
+_CANNOT_RESUME = lazy(
+    r"(?:没法|无法|不能|不可以|没办法|不可|can'?t|cannot|no way to|unable to|not able to)\s*"
+    r"(?:恢复|续|接着|继续|resume|recover|continue|pick up)"
+)
+_NEED_NOT_RESTART = lazy(
+    r"(?:不用|不需要|不必|无需|no need to|don'?t (?:have|need) to|needn'?t)\s*"
+    r"(?:从头|重来|重新|重跑|start over|restart)"
+)
+
+
 def resume_words(norm: str) -> bool | None:
-    """ "每小时存一次checkpoint", "we checkpoint every 30 min" -> True (it resumes from the last one);
-    "挂了要从头跑", "no checkpoints" -> False; None when the answer says neither."""
+    """ "每小时存一次checkpoint", "we checkpoint every 30 min", "不用重来" -> True (it resumes from the last one);
+    "挂了要从头跑", "断了就得重来", "没法恢复", "no checkpoints" -> False; None when the answer says neither."""
+    if _NEED_NOT_RESTART.search(norm):
+        return True
+    if _CANNOT_RESUME.search(norm):
+        return False
     if _STARTS_OVER.search(norm) or _NO_CKPT.search(norm) or _NO_STOP.search(norm):
         return False
     if _SAVES.search(norm) or _MAY_STOP.search(norm):

@@ -74,17 +74,26 @@ def _check_memory(profile: TaskProfile, policy: Policy, card: GPUModel, need: Me
             params={"tight": bool(answer.tight), "threshold_pct": round(limit * 100)},
         )
     share = answer.fraction if answer.fraction is not None else peak / card_gb
+    peak_said, pct_said = _as_stated(answer.low_gb, answer.bound, peak, card_gb, share)
     return Check(
         rule=HitRule.MEMORY_TIGHT,
-        fired=share > limit,
+        fired=share > limit or (answer.bound == "above" and share >= limit),
         id="memory_tight_share",
-        params={
-            "peak_gb": round(peak, 2),
-            "card_gb": card_gb,
-            "pct": round(share * 100, 1),
-            "threshold_pct": round(limit * 100),
-        },
+        params={"peak_gb": peak_said, "card_gb": card_gb, "pct": pct_said, "threshold_pct": round(limit * 100)},
     )
+
+
+def _as_stated(
+    low_gb: float | None, bound: str | None, peak: float, card_gb: float, share: float
+) -> tuple[Param, Param]:
+    """The peak and its share of the card as the answer stated them: "70–80" (七十多G), ">64", "<64", or the figure."""
+    pct = round(share * 100, 1)
+    if low_gb is not None:
+        return f"{low_gb:g}–{peak:g}", f"{round(low_gb / card_gb * 100, 1):g}–{pct:g}"
+    if bound is not None:
+        sign = ">" if bound == "above" else "<"
+        return f"{sign}{round(peak, 2):g}", f"{sign}{pct:g}"
+    return round(peak, 2), pct
 
 
 def _check_model_parallel(profile: TaskProfile, peak_cards: int) -> Check | None:
@@ -125,14 +134,15 @@ def _inference_choice(profile: TaskProfile, policy: Policy) -> tuple[Choice, Adv
     if profile.workload is not Workload.INFERENCE or profile.qps is None or profile.p99_ms is None:
         return None
     rule = policy.inference
-    high = profile.qps >= rule.high_qps
+    # "不到100" (below 100) is not at 100: high only when even the bound's figure is past the line
+    high = profile.qps > rule.high_qps if profile.qps_below else profile.qps >= rule.high_qps
     # a target below 50 ms is strict; one said as "<50ms" (below 50) is too, as the article's own words put it
     strict = profile.p99_ms < rule.p99_ms_below or (profile.p99_bounded and profile.p99_ms <= rule.p99_ms_below)
     choice = Choice.DEDICATED if high and strict else Choice.SHARED
     return choice, _advice(
         Topic.DECISION,
         f"inference_{choice.value}",
-        qps=profile.qps,
+        qps=f"<{profile.qps:g}" if profile.qps_below else profile.qps,
         p99_ms=f"<{profile.p99_ms:g}" if profile.p99_bounded else profile.p99_ms,
         high_qps=rule.high_qps,
         p99_below=rule.p99_ms_below,

@@ -88,8 +88,9 @@ def memory_need(profile: TaskProfile, card: GPUModel, policy: Policy) -> MemoryN
     limit = policy.two_of_four.memory_tight_fraction
     answered, card_gb = answered_peak_gb(profile, card, policy)
     answered_tight: bool | None = None
+    above = profile.memory is not None and profile.memory.bound == "above"  # "more than 64 GB": past the figure
     if answered is not None:
-        answered_tight = answered / card_gb > limit
+        answered_tight = answered / card_gb > limit or (above and answered / card_gb >= limit)
     elif profile.memory is not None:
         answered_tight = profile.memory.tight
     estimate = None
@@ -97,7 +98,7 @@ def memory_need(profile: TaskProfile, card: GPUModel, policy: Policy) -> MemoryN
         estimate = estimate_training_gb(profile.model_size_b, profile.workload, policy.memory_estimates)
     estimate_tight = None if estimate is None else estimate / card.memory_gb > limit
     peak = max((v for v in (answered, estimate) if v is not None), default=None)
-    hold = peak
+    hold = round(peak + 0.01, 2) if above and peak is not None and peak == answered else peak
     if answered_tight and answered is None:  # "yes, above 80%" with no figure: more than that share of the card
         hold = max(peak or 0.0, round(card.memory_gb * limit, 2) + 0.01)
     bound = round(card.memory_gb * limit, 2) if answered_tight is False and answered is None else None

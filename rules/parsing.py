@@ -11,6 +11,7 @@ import re
 from rules import colloquial as said
 from rules.errors import ParseError, UnknownGPU
 from rules.gpus import canonical_gpu
+from rules.memory_amounts import read_memory_amount
 from rules.numbers import CHINESE_NUMERAL, NUMBER, chinese_int, normalise, number_value
 from rules.patterns import has_han, lazy
 from rules.profile import (
@@ -24,6 +25,7 @@ from rules.profile import (
     Sharing,
     Workload,
 )
+from rules.quantity import Amount, read_amount
 from rules.spoken import spoken
 
 ACCEPTED = {
@@ -342,7 +344,7 @@ _PERCENT = lazy(rf"^(?:peak\s*|峰值\s*)?(?P<pct>{_NUM})\s*%$|^百分之(?P<cn>
 
 def parse_memory(text: str) -> MemoryAnswer:
     """Memory peak against one card: 'yes', '70GB', '70 GB of 80', '70/80', '85%' ..."""
-    norm = _prepare("memory", text)
+    norm = stated = _prepare("memory", text)
     yes_no = read_yes_no(norm)
     if yes_no is not None:
         return MemoryAnswer(tight=yes_no)
@@ -378,6 +380,9 @@ def parse_memory(text: str) -> MemoryAnswer:
     model = _served(text, said.serving_words(norm)) or _model_job(text, norm)
     if model is not None:
         return model
+    amount = read_memory_amount("memory", text, stated, ACCEPTED["memory"])  # "七十多G", "不到64G", "用了六成"
+    if amount is not None:
+        return amount
     if re.fullmatch(_NUM, compact):
         raise ParseError("memory", text, ACCEPTED["memory"], "bare_number")
     raise ParseError("memory", text, ACCEPTED["memory"])
@@ -752,10 +757,49 @@ def _upper(text: str) -> str:
     return re.sub(rf"^{_NUM}\s*(?:-|~|to|到|至)\s*(?={_NUM})", "", text)
 
 
+HIGH_QPS_LINE = 100.0  # the bundled policy's inference.high_qps: where a stated interval must not straddle
+_QPS_UNIT = r"qps|rps|req/s|/s|requests?|queries|calls|请求|查询"
+_AT_PEAK = lazy(r"\s*(?:at (?:the )?peak|at peak times|峰值|高峰期?|峰时)$")
+
+
+def stated_qps(text: str) -> Amount | None:
+    """The interval a QPS answer states, where it is one quantity (for the echo); None otherwise."""
+    try:
+        return _qps_amount(text)
+    except ParseError:
+        return None
+
+
+def _qps_amount(text: str) -> Amount | None:
+    """Peak QPS stated as an amount: "about 300 at peak", "一百出头" (100-120), "不到100" (below 100)."""
+    norm = _AT_PEAK.sub("", said.qps_words(_prepare("qps", text))).strip()
+    read = read_amount(norm, _QPS_UNIT)
+    return None if read is None else read[0]
+
+
 def parse_qps(text: str) -> float:
-    """Peak requests a second: '300', '300 qps', 'peak around 150 qps', '峰值一百五十左右', '每秒150个请求', '1.5k'."""
+    """Peak requests a second: '300', '300 qps', 'peak around 150 qps', '峰值一百五十左右', '每秒150个请求', '1.5k',
+    'about 300 at peak', '一百出头' (its upper end), '不到100' (below 100: qps_below says so)."""
+    stated = _qps_amount(text)
+    if stated is not None and stated.side(HIGH_QPS_LINE, at_line_is_above=True) is None:  # "不到200", "80-120"
+        params: dict[str, str | float] = {"said": text.strip(), "line": f"{HIGH_QPS_LINE:g} QPS"}
+        raise ParseError("qps", text, ACCEPTED["qps"], "ambiguous_bound", params)
     words = said.qps_words(_upper(_prepare("qps", text)))
-    return _positive("qps", text, rf"(?P<n>{_NUM})(?P<unit>qps|rps|/s|req/s)?", {}, words)
+    try:
+        return _positive("qps", text, rf"(?P<n>{_NUM})(?P<unit>qps|rps|/s|req/s)?", {}, words)
+    except ParseError:
+        amount = _qps_amount(text)
+        if amount is None:
+            raise
+        if amount.planned <= 0:
+            raise ParseError("qps", text, ACCEPTED["qps"], "not_positive") from None
+        return amount.planned
+
+
+def qps_below(text: str) -> bool:
+    """Is the peak QPS said as an upper bound ("不到100", "under 100", "100以内")? Then it is below that figure."""
+    amount = stated_qps(text)
+    return amount is not None and amount.below_only and amount.high_open
 
 
 def p99_bounded(text: str) -> bool:
@@ -776,12 +820,22 @@ _A_YEAR = lazy(
 )
 
 
+_YEARLY_UNIT = r"h|hrs?|hours?|gpu[- ]?hours?|gpu[- ]?hrs?|card[- ]hours?|小时|卡时|gpu小时|机时"
+
+
 def parse_yearly_gpu_hours(text: str) -> float:
-    """GPU-hours a year, for the rent-vs-buy hint: '1500', '3000h', '一年两千多小时' (2000, more than that)."""
+    """GPU-hours a year, for the rent-vs-buy hint: '1500', '3000h', '一年两千多小时' (2000, more than that),
+    'about 2,400 GPU-hours a year'."""
     norm = _A_YEAR.sub("", _upper(_prepare("yearly_gpu_hours", text))).strip()
     norm = re.sub(r"(\d)\s*(?:多|\+)(?=\s*(?:个)?(?:gpu)?\s*(?:小时|h|hours|gpu-hours|卡时)?$)", r"\1", norm)
     pattern = rf"(?P<n>{_NUM})(?P<unit>h|hours|gpu-hours|gpuhours|小时|个小时|卡时|gpu小时)?"
-    return _positive("yearly_gpu_hours", text, pattern, {}, norm)
+    try:
+        return _positive("yearly_gpu_hours", text, pattern, {}, norm)
+    except ParseError:
+        read = read_amount(norm, _YEARLY_UNIT)
+        if read is None or read[0].planned <= 0:
+            raise
+        return read[0].planned
 
 
 _ALWAYS = lazy(

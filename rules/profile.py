@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Annotated
+from typing import Annotated, Literal
 
 from annotated_types import Ge, Gt, Le
 
@@ -96,6 +96,10 @@ class MemoryAnswer:
     quant: str | None = None
     context: Annotated[int, Ge(1)] | None = None
     concurrency: Annotated[int, Ge(1)] | None = None
+    # how a peak or share was stated (rules/quantity.py): "above" more than peak_gb (or fraction), with no upper end;
+    # "below" less than it; low_gb the low end of an interval whose high end is peak_gb ("七十多G": 70-80)
+    bound: Literal["above", "below"] | None = None
+    low_gb: Positive | None = None
 
     def __post_init__(self) -> None:
         if (self.model_size_b is None) != (self.method is None):
@@ -138,6 +142,7 @@ class TaskProfile:
     cards: Annotated[int, Ge(1), Le(1024)] = 1
     qps: Annotated[float, Ge(0)] | None = None
     p99_ms: Positive | None = None
+    qps_below: bool = False  # the peak was said as a bound ("不到100", "under 100"): below qps, not at it
     p99_bounded: bool = False  # the target was said as a bound ("<50ms", "50ms以内"): below p99_ms, not at it
     checkpointing: bool | None = None
     model_size_b: Annotated[float, Gt(0), Le(10_000)] | None = None

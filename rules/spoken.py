@@ -49,6 +49,7 @@ _EN_BEFORE = [
     (lazy(r"\ba dozen\b|\bdozen\b"), "twelve"),
     (lazy(r"\ba (hundred|thousand)\b"), r"one \1"),
     (lazy(r"\bevery other\b"), "every two"),
+    (lazy(r"(?<=[a-z0-9])-(something|odd|ish)\b"), r" \1"),  # "seventy-something": the number, then how it was said
 ]
 # alpha2digit would write "per second" as "per 2nd" and "seventy billion" (parameters) as 70000000000
 _GUARDED = lazy(r"\b(?:seconds?|billion|million)\b")

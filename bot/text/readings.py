@@ -29,6 +29,8 @@ def _memory(value: MemoryAnswer, lang: Lang, gpu: str | None) -> str:
         return " ".join(p for p in parts if p)
     if value.model_size_b is not None and value.method is not None:
         return f"{show(value.model_size_b)}B {t(f'word.{value.method}', lang) if value.method else ''}".strip()
+    if value.bound is not None or value.low_gb is not None:
+        return _memory_stated(value, lang, gpu)
     if value.fraction is not None:
         from rules.gpus import DEFAULT_GPU, gpu_model
 
@@ -40,6 +42,23 @@ def _memory(value: MemoryAnswer, lang: Lang, gpu: str | None) -> str:
     if value.card_gb is not None:
         return t("read.memory.peak_of_card", lang, peak=value.peak_gb, card=value.card_gb)
     return t("read.memory.peak", lang, peak=value.peak_gb)
+
+
+def _memory_stated(value: MemoryAnswer, lang: Lang, gpu: str | None) -> str:
+    """A peak stated with a bound or as an interval ("七十多G", "不到64G"), and how the tight rule reads it."""
+    from rules.memory_amounts import tight_on
+
+    if value.peak_gb is None:  # "超过80%": a share of the card
+        amount = t("read.memory.share_above", lang, pct=round((value.fraction or 0) * 100, 1))
+    else:
+        key = "read.memory.between" if value.low_gb is not None else f"read.memory.{value.bound}"
+        amount = t(key, lang, low=value.low_gb, peak=value.peak_gb)
+        if value.card_gb is not None:
+            amount = t("read.memory.of_card", lang, amount=amount, card=value.card_gb)
+    tight = tight_on(value, gpu)
+    if tight is None:
+        return amount
+    return t("read.memory.judged", lang, amount=amount, verdict=t(f"read.memory.{'tight' if tight else 'roomy'}", lang))
 
 
 def reading(key: str, value: Any, lang: Lang, cards: int | None = None, gpu: str | None = None) -> str | None:
@@ -66,6 +85,22 @@ def reading(key: str, value: Any, lang: Lang, cards: int | None = None, gpu: str
     return None
 
 
+def _stated(key: str, text: str, value: Any, lang: Lang) -> str | None:
+    """A figure stated as a bound or an interval ("不到100", "一百出头"): what was read, before the figure planned."""
+    if key != "qps":
+        return None
+    from rules.parsing import stated_qps
+
+    amount = stated_qps(text)
+    if amount is None or amount.exact is not None:
+        return None
+    if amount.below_only:
+        return t("read.qps_below", lang, n=value)
+    if amount.low is not None and amount.high is not None:
+        return t("read.qps_between", lang, low=amount.low, high=amount.high)
+    return None
+
+
 def plain(key: str, text: str) -> bool:
     """An answer already in the form it is read as ("10h", "70/80", "yes", one of the question's listed
     forms such as "daily"): nothing to echo."""
@@ -81,7 +116,7 @@ def echo(key: str, text: str, value: Any, lang: Lang, cards: int | None = None, 
     that its upper end was taken."""
     if not text or plain(key, text):
         return None
-    read = reading(key, value, lang, cards, gpu)
+    read = _stated(key, text, value, lang) or reading(key, value, lang, cards, gpu)
     if read is None:
         return None
     if key == "p99_ms":

@@ -32,7 +32,8 @@ def _read(key: str, value: Any) -> Any:
     if key == "memory":
         if value.tight is not None:
             return "tight" if value.tight else "roomy"
-        fields = ("peak_gb", "card_gb", "fraction", "model_size_b", "method", "served_model", "quant", "context")
+        fields = ("peak_gb", "card_gb", "fraction", "model_size_b", "method", "served_model", "quant", "context",
+                  "bound", "low_gb")  # fmt: skip
         read = {f: getattr(value, f) for f in (*fields, "concurrency") if getattr(value, f) is not None}
         return {k: (round(v, 4) if isinstance(v, float) else str(v) if k == "method" else v) for k, v in read.items()}
     if key == "frequency":

@@ -1,0 +1,63 @@
+"""Answers stated with a bound or an approximation decide as they mean (issue 51): "more than 64 GB" is tight on an
+80 GB card though 64 GB is not, "不到64G" is not, 七十多G is; "不到100" QPS is not a high peak, 一百出头 is."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from rules.answers import build_profile, parse_answers
+from rules.engine import evaluate
+from rules.policy import Policy
+from tests.support.cli import run_cli
+
+
+def memory_fired(policy: Policy, memory: str) -> bool:
+    profile = build_profile(parse_answers({"duration": "3h", "memory": memory, "model_parallel": "no"}))
+    check = next(c for c in evaluate(profile, policy).checks if c.rule.value == "memory_tight")
+    return check.fired
+
+
+@pytest.mark.parametrize(
+    ("memory", "tight"),
+    [("七十多G", True), ("more than 64GB", True), ("超过80%", True), ("a bit over 64GB", True), ("不到64G", False),
+     ("64GB", False), ("80G的卡只用了40G", False), ("80G的卡用了六成", False), ("差不多占满80G", True)],
+)  # fmt: skip
+def test_a_bound_decides_the_tight_rule_as_it_means(policy: Policy, memory: str, tight: bool) -> None:
+    assert memory_fired(policy, memory) is tight
+
+
+@pytest.mark.parametrize(
+    ("qps", "choice"), [("不到100", "shared"), ("一百出头", "dedicated"), ("about 300 at peak", "dedicated")]
+)
+def test_a_qps_bound_decides_the_inference_rule_as_it_means(policy: Policy, qps: str, choice: str) -> None:
+    profile = build_profile(parse_answers({"workload": "inference", "qps": qps, "p99_ms": "<50ms"}))
+    assert evaluate(profile, policy).choice.value == choice
+
+
+def test_the_terminal_reads_a_bound_and_says_so_before_the_decision() -> None:
+    done = run_cli(
+        "advise", "--duration", "8个多小时", "--memory-peak", "七十多G", "--model-parallel", "不需要模型并行",
+        "--frequency", "每天", "--can-resume", "没法恢复", "--json", "--lang", "en",
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert "70–80 GB: memory tight" in done.stderr and "no (from “没法恢复”)" in done.stderr
+    advice = json.loads(done.stdout)
+    assert advice["choice"] == "dedicated"
+
+
+def test_an_answer_straddling_the_line_is_refused_naming_it() -> None:
+    done = run_cli("advise", "--memory-peak", "六十多G", "--duration", "3h", "--lang", "en")
+    assert done.returncode == 2
+    assert "straddles 64 GB, 80% of the A100-80GB" in done.stderr
+    done = run_cli("advise", "--workload", "inference", "--qps", "不到200", "--p99-ms", "40", "--lang", "zh")
+    assert done.returncode == 2 and "跨过了规则的判断线 100 QPS" in done.stderr
+
+
+def test_the_interval_lines_are_the_bundled_policys() -> None:
+    """The parser keeps copies of the policy's lines (it has no policy): a change of one without the other fails."""
+    from rules.parsing import HIGH_QPS_LINE
+    from rules.policy import load_policy
+
+    assert load_policy().inference.high_qps == HIGH_QPS_LINE
