@@ -99,10 +99,14 @@ def billing_advice(profile: TaskProfile, policy: Policy, choice: Choice, spot: t
 
 
 def yearly_gpu_hours(profile: TaskProfile, cards: int) -> float | None:
-    """GPU-hours a year: as answered, else one run's hours x runs a week x 52 weeks x cards. A run
-    longer than the time between runs is continuous use: a card gives at most 8,760 hours a year."""
+    """GPU-hours a year: as answered; else the schedule given (hours a day x its days, at most a year's); else one
+    run's hours x runs a week x 52 weeks x cards. A run longer than the time between runs is continuous use: a card
+    gives at most 8,760 hours a year."""
     if profile.yearly_gpu_hours is not None:
         return profile.yearly_gpu_hours
+    if profile.schedule is not None:  # "10 h a day for 14 days": 140 hours a card, not a year of daily runs
+        days = min(profile.schedule.days, HOURS_A_YEAR / 24)
+        return round(min(profile.schedule.hours_per_day * days, HOURS_A_YEAR) * cards, 1)
     hours = profile.duration.hours if profile.duration else None
     runs = profile.frequency.runs_per_week if profile.frequency else None
     if hours is None or runs is None:

@@ -52,3 +52,24 @@ def test_more_cards_asked_than_the_memory_needs_say_both_numbers_and_whole_nodes
     assert "17 cards; at 8 cards a node that is 3 nodes, 24 cards" in said["memory_cards_whole_nodes"]
     assert "You asked for 64 cards; the memory peak needs 17" in said["cards_beyond_memory"]
     assert "17 × A100-80GB" in said["memory_from_model_cards"]
+
+
+def test_runs_that_add_up_to_more_than_a_day_are_flagged() -> None:
+    """Issue 51: 10-hour runs two to three times a day are 20-30 hours a day (read at the upper end, 30)."""
+    found = _warnings(duration="10h", frequency="一天两三次", memory="no", model_parallel="no", can_resume="yes")
+    said = found["runs_longer_than_a_day"]
+    assert "3 runs a day of 10 h each is 30 hours a day" in said and "每天 3 次、每次 10 小时，合计每天 30 小时" in said
+    assert "runs_longer_than_a_day" not in _warnings(duration="10h", frequency="twice a day", **FIVE_BUT_FREQUENCY)
+
+
+FIVE_BUT_FREQUENCY = {"memory": "no", "model_parallel": "no", "can_resume": "yes"}
+
+
+def test_the_yearly_gpu_hours_follow_the_schedule_given() -> None:
+    """Issue 51: 8,760 a year was shown beside a 10 h a day x 14 days quote; the schedule is 140 hours a card."""
+    answers = {"duration": "10h", "frequency": "daily", "schedule": "10x14", **FIVE_BUT_FREQUENCY}
+    decision = evaluate(build_profile(parse_answers(answers)), POLICY)
+    cost = {a.id: a.params for a in decision.advice}
+    assert cost["rent_not_buy"]["hours"] == 140
+    without = evaluate(build_profile(parse_answers({k: v for k, v in answers.items() if k != "schedule"})), POLICY)
+    assert {a.id: a.params for a in without.advice}["consider_buying"]["hours"] == 3640  # 10 h x 7 x 52
