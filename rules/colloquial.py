@@ -1,6 +1,7 @@
-"""Answers as people say them, for the parsers in rules/parsing.py: the words around a figure ("显存用了",
+"""Answers as people say them, for the parsers in rules/parsing.py: the words around a figure ("每天跑",
 "peak around", "要在…以内"), what an answer means without a figure ("快满了", "挂了要从头跑", "只是数据并行"),
-and answers that carry two facts ("80G的卡用了70G", "每天10小时，持续两周").
+and answers that carry two facts ("每天10小时，持续两周"; a memory figure and its card are read in
+rules/memory_amounts.py).
 
 Each reader takes normalised text with numbers already written as digits (rules/spoken.py) and returns
 what it understood, or None for "not this form" (the parser then tries its own forms).
@@ -54,63 +55,15 @@ def duration_words(norm: str) -> str:
 
 # --- memory -------------------------------------------------------------------------------------
 
-_MEMORY_LEAD = lazy(
-    r"^(?:(?:显存|显存峰值|峰值显存|峰值|最高|最多|高峰)\s*(?:大概|大约|能到|到|会到|用了?|占了?|是|有)?"
-    r"|(?:只|就|才)?(?:用了?|占了?|吃了?)"
-    r"|(?:peak(?:s| is| of| at)?|peaks? at|it uses|uses|using|about|maybe|only|just|it peaks at|memory peak(?: is)?)"
-    r")\s*"
-)
-_MEMORY_TAIL = lazy(r"\s*(?:显存|的显存|左右|上下|的样子|吧|of memory|of vram|vram|memory|at peak|at most)$")
-_GB_WORDS = lazy(r"\s*(?:个\s*)?(?:gigabytes?|gigs?|gib|gb|g)\b|\s*(?:个\s*)?g(?=$|[^a-z])")
 _FULL = lazy(
     r"^(?:(?:快|几乎|差不多|基本)?(?:满了?|占满了?|用满了?|吃满了?"
     r"|爆了?|要爆了?)|爆显存|会爆显存|oom|会oom|out of memory"
     r"|(?:almost|nearly|basically|practically)? ?(?:full|maxed out|at the limit)|the whole card|all of it)$"
 )
-_FRACTION_WORDS = {
-    "一半": 0.5,
-    "半张卡": 0.5,
-    "半卡": 0.5,
-    "half": 0.5,
-    "half the card": 0.5,
-    "half of the card": 0.5,
-    "half of it": 0.5,
-    "大半": 0.75,
-    "大部分": 0.75,
-    "most of the card": 0.75,
-    "most of it": 0.75,
-    "most": 0.75,
-    "a quarter": 0.25,
-    "quarter": 0.25,
-    "四分之一": 0.25,
-    "一小半": 0.3,
-}
 _ROOMY = lazy(
     r"^(?:很少|不多|一点点|够用|很宽裕|宽裕|绰绰有余|远没满|没满|不紧张|不会满|不会爆|用不满"
     r"|plenty of (?:room|headroom|space)|lots of room|not much|a little|well under|nowhere near full)$"
 )
-# "80G的卡用了70G", "80GB card, 70 used", "on an 80 GB card, 70 GB": the card first
-_CARD_THEN_PEAK = lazy(
-    rf"^(?:on\s+)?(?:an?\s+)?(?P<card>{NUM})\s*(?:gb|g)?\s*(?:的)?\s*(?:卡|card|gpu)\s*[,;]?\s*"
-    rf"(?:上|里|中)?\s*(?:的)?\s*(?:峰值|peak|显存)?\s*(?:用了?|占了?|uses?|used|peaks? at|at)?\s*"
-    rf"(?P<peak>{NUM})\s*(?:gb|g)?\s*(?:used|用)?$"
-)
-# "峰值大概70G，卡是80G", "70 GB on an 80 GB card", "70G，80G的卡": the peak first
-_PEAK_THEN_CARD = lazy(
-    rf"^(?P<peak>{NUM})\s*(?:gb|g)\s*[,;]?\s*(?:卡是|卡有|显卡是|the card (?:is|has)|card is|on an?|on the|in an?|"
-    rf"out of an?|of an?)?\s*(?P<card>{NUM})\s*(?:gb|g)\s*(?:的)?\s*(?:卡|card|gpu)?$"
-)
-_RANGE_GB = lazy(rf"^(?P<low>{NUM})\s*(?:gb|g)?\s*(?:-|~|到|至|to)\s*(?P<high>{NUM})\s*(?:gb|g)$")
-
-
-def memory_words(norm: str) -> str:
-    """The memory answer without the words around its figure: "显存用了65个g" -> 65g, "peak 70 gigs" -> 70gb."""
-    previous = None
-    while previous != norm:
-        previous = norm
-        norm = _MEMORY_LEAD.sub("", norm).strip()
-        norm = _MEMORY_TAIL.sub("", norm).strip()
-    return _GB_WORDS.sub("gb", norm).strip()
 
 
 def memory_full(norm: str) -> bool | None:
@@ -120,26 +73,6 @@ def memory_full(norm: str) -> bool | None:
     if _ROOMY.match(norm):
         return False
     return None
-
-
-def memory_fraction(norm: str) -> float | None:
-    """ "一半", "most of the card", "三分之一" (already 33.3%): the share of the card."""
-    return _FRACTION_WORDS.get(norm)
-
-
-def peak_and_card(norm: str) -> tuple[float, float] | None:
-    """Two facts in one answer: the peak and the card's memory, in either order."""
-    for pattern in (_CARD_THEN_PEAK, _PEAK_THEN_CARD):
-        match = pattern.match(norm)
-        if match:
-            return float(match.group("peak")), float(match.group("card"))
-    return None
-
-
-def memory_range(norm: str) -> tuple[float, float] | None:
-    """ "60-70 GB": the low and high end."""
-    match = _RANGE_GB.match(norm)
-    return (float(match.group("low")), float(match.group("high"))) if match else None
 
 
 # --- model parallelism --------------------------------------------------------------------------

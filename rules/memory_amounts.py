@@ -1,8 +1,9 @@
-"""A memory answer stated as an amount (rules/quantity.py): a peak with its bound or approximation ("七十多G",
-"不到64G", "more than 64GB"), on a card the answer names ("峰值七十多G，卡是80G的", "80G的卡只用了40G",
-"seventy-something gigs on an 80G card"), or a part of the card ("80G的卡用了六成", "超过80%", "差不多占满80G").
+"""A memory answer stated as a figure (rules/quantity.py): a peak, with its bound or approximation ("70GB", "七十多G",
+"不到64G", "more than 64GB", "30-40 GB"), on a card the answer names in either order ("70 GB of 80", "70/80",
+"80G的卡只用了40G", "峰值七十多G，卡是80G的", "seventy-something gigs on an 80G card"), or a part of the card
+("85%", "一半", "most of the card", "80G的卡用了六成", "超过80%", "差不多占满80G").
 
-The interval is judged against the tight line (80% of the card named, else of the default card): wholly above it
+An interval is judged against the tight line (80% of the card named, else of the default card): wholly above it
 is tight, wholly at or below it is not, and one that straddles it is refused naming the line."""
 
 from __future__ import annotations
@@ -12,24 +13,27 @@ from rules.patterns import lazy
 from rules.profile import MemoryAnswer
 from rules.quantity import NUM, Amount, number, read_amount
 
+TIGHT_LINE = 0.8  # the bundled policy's memory_tight_fraction: where a stated interval must not straddle
 GB = r"gb|gib|g|gigs?|gigabytes?"
 _CARD = lazy(
     rf"(?:^|[\s,;])(?:on|of|in|out of)?\s*(?:an?|the)?\s*(?P<a>{NUM})\s*(?:{GB})?\s*的?\s*(?:卡|card|gpu)(?:上|里|中)?"
     rf"|[\s,;]*(?:卡是|卡有|显卡是|the card (?:is|has)|card is)\s*(?P<b>{NUM})\s*(?:{GB})?\s*的?(?:卡)?"
 )
 _LEAD = lazy(
-    r"^(?:显存|峰值|显存峰值|峰值显存|最高|高峰|peak(?:s| is| of| at)?|memory|it uses|uses|using|maybe)?\s*"
-    r"(?:大概|大约|能到|会到|到|是|有|at)?\s*(?:只|就|才|only|just)?\s*(?:用了?|占了?|吃了?|used?)?\s*"
+    r"^(?:(?:显存|显存峰值|峰值显存|峰值|最高|高峰)\s*(?:能到|到|会到|用了?|占了?|是|有)?"
+    r"|(?:只|就|才)?(?:用了?|占了?|吃了?)"
+    r"|(?:peak(?:s| is| of| at)?|peaks? at|it uses|uses|using|maybe|only|just|it peaks at|memory peak(?: is)?)"
+    r")\s*"
 )
-_TAIL = lazy(r"\s*(?:显存|的显存|的样子|吧|of memory|of vram|vram|memory|at peak|used|用)?$")
-_SHARE = lazy(rf"^(?P<n>{NUM})\s*(?:成|%)$")
-_HALF = {"一半": 0.5, "half": 0.5, "half of it": 0.5, "半": 0.5}
-_FULL = lazy(r"^(?:快|几乎|基本)?(?:占满|用满|吃满|满了?)$|^(?:almost |nearly )?(?:full|maxed out)$")
+_TAIL = lazy(r"\s*(?:显存|的显存|的样子|吧|of memory|of vram|vram|memory|at peak|used|用)$")
+_OF = lazy(rf"^(?P<peak>{NUM})\s*(?:{GB})?\s*(?:/|of|out of|of an?|in|共|中的|,)\s*(?P<card>{NUM})\s*(?:{GB})?$")
 _FILLS = lazy(
     rf"^(?:快|几乎|基本)?(?:占满|用满|吃满|fills?|filling)\s*(?:了|up)?\s*(?:an?|the)?\s*(?P<n>{NUM})\s*(?:{GB})?"
     r"\s*的?(?:卡|card)?$"
 )
-_ONLY_OF = lazy(rf"^(?:only |just )?(?P<peak>{NUM})\s*(?:{GB})?\s*(?:of|out of|/)\s*(?P<card>{NUM})\s*(?:{GB})?$")
+_PARTS = {"一半": 0.5, "半张卡": 0.5, "半卡": 0.5, "half": 0.5, "half the card": 0.5, "half of the card": 0.5,
+          "half of it": 0.5, "大半": 0.75, "大部分": 0.75, "most of the card": 0.75, "most of it": 0.75,
+          "most": 0.75, "a quarter": 0.25, "quarter": 0.25, "四分之一": 0.25, "一小半": 0.3}  # fmt: skip
 
 
 def _card(norm: str) -> tuple[float | None, str]:
@@ -38,59 +42,51 @@ def _card(norm: str) -> tuple[float | None, str]:
     if match is None:
         return None, norm
     card = number(match.group("a") or match.group("b"))
-    rest = (norm[: match.start()] + " " + norm[match.end() :]).strip(" ,;")
-    return card, rest
+    return card, (norm[: match.start()] + " " + norm[match.end() :]).strip(" ,;")
 
 
-def _strip(text: str) -> str:
+def stripped(norm: str) -> str:
+    """The answer without the words around its figure: "显存用了65个g" -> "65个g", "peak 70 gigs" -> "70 gigs"."""
     previous = None
-    while previous != text:
-        previous = text
-        text = _TAIL.sub("", _LEAD.sub("", text).strip(" ,;")).strip(" ,;")
-    return text
+    while previous != norm:
+        previous = norm
+        norm = _TAIL.sub("", _LEAD.sub("", norm).strip(" ,;")).strip(" ,;")
+    return norm
 
 
 def read_memory_amount(question: str, text: str, norm: str, accepted: list[str]) -> MemoryAnswer | None:
-    """The memory answer `norm` states as an amount; None when it is not one (the other forms are tried then)."""
+    """The memory answer `norm` states as a figure; None when it is not one (a model, a yes or no)."""
     fills = _FILLS.match(norm)
     if fills:  # "差不多占满80G": the whole of that card
         return MemoryAnswer(peak_gb=number(fills["n"]), card_gb=number(fills["n"]))
     card, rest = _card(norm)
-    said = _strip(rest)
-    if card is not None and (_FULL.match(said) or not said):
-        return MemoryAnswer(peak_gb=card, card_gb=card) if _FULL.match(said) else None  # "差不多占满80G"
-    only = _ONLY_OF.match(said)
-    if only:  # "only 40 of 80"
-        peak = number(only["peak"])
-        return _judged(question, text, Amount(peak, peak), number(only["card"]), accepted)
-    share = _share(said)
+    said = stripped(rest)
+    of = _OF.match(said)
+    if of:  # "70 GB of 80", "70/80", "only 40 of 80"
+        card = number(of["card"])
+        said = of["peak"] + "gb"
+    share = _share(said) or _share(said.replace(" ", ""))
     if share is not None:
         if card is not None and share.exact is not None:  # "80G的卡用了六成": the peak in GB of that card
             return MemoryAnswer(peak_gb=round(share.exact * card, 2), card_gb=card)
         return _share_answer(question, text, share, accepted)
     read = read_amount(said, GB)
-    if read is None:
-        return None
-    amount, unit = read
-    if unit is None and card is None:
+    if read is None or (read[1] is None and card is None):
         return None  # a bare number is not a peak in GB (the question's own "bare_number" problem says so)
-    return _judged(question, text, amount, card, accepted)
+    return _judged(question, text, read[0], card, accepted)
 
 
 def _share(said: str) -> Amount | None:
-    if said in _HALF:
-        return Amount(0.5, 0.5)
+    if said in _PARTS:
+        return Amount(_PARTS[said], _PARTS[said])
     read = read_amount(said, r"成|%")
     if read is None or read[1] is None:
         return None
-    amount, unit = read
-    return amount.scaled(0.1 if unit == "成" else 0.01)
+    return read[0].scaled(0.1 if read[1] == "成" else 0.01)
 
 
 def _share_answer(question: str, text: str, share: Amount, accepted: list[str]) -> MemoryAnswer:
-    from rules.parsing import TIGHT_LINE
-
-    if share.planned <= 0 or share.planned > 10:
+    if not 0 < share.planned <= 10:
         raise ParseError(question, text, accepted, "percent_not_positive")
     if share.exact is not None:
         return MemoryAnswer(fraction=share.exact)
@@ -105,33 +101,39 @@ def _share_answer(question: str, text: str, share: Amount, accepted: list[str]) 
 def _judged(question: str, text: str, amount: Amount, card: float | None, accepted: list[str]) -> MemoryAnswer:
     """The peak interval against the tight line of the card named, else of the default card."""
     from rules.gpus import DEFAULT_GPU, gpu_model
-    from rules.parsing import TIGHT_LINE
 
-    if amount.planned <= 0 or amount.planned > 4096 or (card is not None and not 0 < card <= 4096):
+    if card is not None and card > 4096:
+        raise ParseError(question, text, accepted, "card_too_large")
+    if amount.planned <= 0 or (card is not None and card <= 0):
+        raise ParseError(question, text, accepted, "memory_not_positive" if card else "peak_not_positive")
+    if amount.planned > 4096:
         raise ParseError(question, text, accepted, "peak_not_positive")
     if amount.exact is not None:
         return MemoryAnswer(peak_gb=amount.exact, card_gb=card)
-    card_gb = card or gpu_model(DEFAULT_GPU).memory_gb
-    line = round(TIGHT_LINE * card_gb, 2)
+    gpu = f"{card:g} GB" if card else gpu_model(DEFAULT_GPU).name
+    line = round(TIGHT_LINE * (card or gpu_model(DEFAULT_GPU).memory_gb), 2)
     if amount.side(line) is None:
-        gpu = f"{card:g} GB" if card else gpu_model(DEFAULT_GPU).name
         params: dict[str, str | float] = {"said": text.strip(), "line": f"{line:g} GB", "gpu": gpu}
+        if amount.low is not None and amount.high is not None and not amount.low_open:  # "60-70 GB": a range
+            params |= {"low": amount.low, "high": amount.high, "line": line}
+            raise ParseError(question, text, accepted, "ambiguous_range", params)
         params["pct"] = round(TIGHT_LINE * 100)
         raise ParseError(question, text, accepted, "ambiguous_memory_bound", params)
     if amount.above_only:
         return MemoryAnswer(peak_gb=amount.low, card_gb=card, bound="above")
-    low = amount.low if amount.low else None
-    return MemoryAnswer(peak_gb=amount.planned, card_gb=card, low_gb=low, bound="below" if low is None else None)
+    if amount.below_only:
+        return MemoryAnswer(peak_gb=amount.planned, card_gb=card, bound="below")
+    low = amount.low if amount.low_open else None  # "七十多G": 70-80; a range ("30-40 GB") reads as its upper end
+    return MemoryAnswer(peak_gb=amount.planned, card_gb=card, low_gb=low)
 
 
 def tight_on(answer: MemoryAnswer, gpu: str | None) -> bool | None:
     """How the tight rule reads a stated peak or share on the card named (else the answer's own card, else the
     default one): the same comparison rules/memory.memory_need makes. None when the answer has no figure."""
     from rules.gpus import DEFAULT_GPU, gpu_model
-    from rules.parsing import TIGHT_LINE
 
     card_gb = answer.card_gb or gpu_model(gpu or DEFAULT_GPU).memory_gb
-    figure = answer.peak_gb if answer.peak_gb is not None else None
+    figure = answer.peak_gb
     if figure is None and answer.fraction is not None:
         figure = answer.fraction * card_gb
     if figure is None:

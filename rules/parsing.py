@@ -11,7 +11,7 @@ import re
 from rules import colloquial as said
 from rules.errors import ParseError, UnknownGPU
 from rules.gpus import canonical_gpu
-from rules.memory_amounts import read_memory_amount
+from rules.memory_amounts import read_memory_amount, stripped
 from rules.numbers import CHINESE_NUMERAL, NUMBER, chinese_int, normalise, number_value
 from rules.patterns import has_han, lazy
 from rules.profile import (
@@ -332,86 +332,27 @@ def parse_yes_no(text: str, question: str = "yes_no") -> bool:
 
 # --- memory ------------------------------------------------------------------------------------
 
-_GB = r"\s*(?:gib|gb|g)?"
 _NUM = r"\d+(?:\.\d+)?"
-_PEAK_OF_CARD = lazy(
-    rf"^(?:peak\s*|峰值\s*)?(?P<peak>{_NUM}){_GB}\s*(?:/|of|out of|of a|of an|,|，|共|中的|in)\s*"
-    rf"(?P<card>{_NUM}){_GB}(?:\s*(?:card|gpu|卡))?$"
-)
-_PEAK = lazy(rf"^(?:peak\s*|峰值\s*)?(?P<peak>{_NUM})\s*(?:gib|gb|g)$")
-_PERCENT = lazy(rf"^(?:peak\s*|峰值\s*)?(?P<pct>{_NUM})\s*%$|^百分之(?P<cn>{NUMBER})$")
 
 
 def parse_memory(text: str) -> MemoryAnswer:
-    """Memory peak against one card: 'yes', '70GB', '70 GB of 80', '70/80', '85%' ..."""
-    norm = stated = _prepare("memory", text)
+    """Memory peak against one card: 'yes', '70GB', '70 GB of 80', '70/80', '85%', '七十多G', '7B LoRA' ..."""
+    norm = _prepare("memory", text)
     yes_no = read_yes_no(norm)
+    if yes_no is None:
+        yes_no = said.memory_full(norm)  # "快满了", "plenty of room"
     if yes_no is not None:
         return MemoryAnswer(tight=yes_no)
-    full = said.memory_full(norm)
-    if full is not None:
-        return MemoryAnswer(tight=full)  # "快满了", "plenty of room"
-    norm = said.memory_words(norm)
-    fraction = said.memory_fraction(norm) or said.memory_fraction(norm.replace(" ", ""))
-    if fraction is not None:
-        return MemoryAnswer(fraction=fraction)  # "一半左右", "most of the card": of the card asked about
-    both = said.peak_and_card(norm)
-    if both is not None:  # "80G的卡用了70G", "峰值大概70G，卡是80G"
-        return _peak_of_card(text, *both)
-    ranged = said.memory_range(norm)
-    if ranged is not None:
-        return _memory_range(text, *ranged)
-    compact = norm.replace(" ", "")
-    match = _PEAK_OF_CARD.match(norm) or _PEAK_OF_CARD.match(compact)
-    if match:
-        return _peak_of_card(text, float(match.group("peak")), float(match.group("card")))
-    match = _PERCENT.match(compact)
-    if match:
-        pct = float(match.group("pct")) if match.group("pct") else number_value(match.group("cn"))
-        if not 0 < pct <= 1000:
-            raise ParseError("memory", text, ACCEPTED["memory"], "percent_not_positive")
-        return MemoryAnswer(fraction=pct / 100)
-    match = _PEAK.match(compact)
-    if match:
-        peak = float(match.group("peak"))
-        if not 0 < peak <= 4096:
-            raise ParseError("memory", text, ACCEPTED["memory"], "peak_not_positive")
-        return MemoryAnswer(peak_gb=peak)
-    model = _served(text, said.serving_words(norm)) or _model_job(text, norm)
+    figure = read_memory_amount("memory", text, norm, ACCEPTED["memory"])  # rules/memory_amounts.py
+    if figure is not None:
+        return figure
+    words = stripped(norm)
+    model = _served(text, said.serving_words(words)) or _model_job(text, words)
     if model is not None:
         return model
-    amount = read_memory_amount("memory", text, stated, ACCEPTED["memory"])  # "七十多G", "不到64G", "用了六成"
-    if amount is not None:
-        return amount
-    if re.fullmatch(_NUM, compact):
+    if re.fullmatch(_NUM, words.replace(" ", "")):
         raise ParseError("memory", text, ACCEPTED["memory"], "bare_number")
     raise ParseError("memory", text, ACCEPTED["memory"])
-
-
-def _peak_of_card(text: str, peak: float, card: float) -> MemoryAnswer:
-    if peak <= 0 or card <= 0:
-        raise ParseError("memory", text, ACCEPTED["memory"], "memory_not_positive")
-    if card > 4096:
-        raise ParseError("memory", text, ACCEPTED["memory"], "card_too_large")
-    return MemoryAnswer(peak_gb=peak, card_gb=card)
-
-
-TIGHT_LINE = 0.8  # the bundled policy's memory_tight_fraction: where a range of GB must not straddle
-
-
-def _memory_range(text: str, low: float, high: float) -> MemoryAnswer:
-    """ "30-40 GB": the upper end, as the hit rules read a range; one that straddles the tight line of the
-    default card ("60-70 GB", the line at 64 GB of 80) is refused: the answer decides the rule."""
-    from rules.gpus import DEFAULT_GPU, gpu_model
-
-    card = gpu_model(DEFAULT_GPU)
-    line = TIGHT_LINE * card.memory_gb
-    if not 0 < low < high <= 4096:
-        raise ParseError("memory", text, ACCEPTED["memory"], "peak_not_positive")
-    if low <= line < high:
-        params: dict[str, str | float] = {"low": low, "high": high, "line": line, "gpu": card.name}
-        raise ParseError("memory", text, ACCEPTED["memory"], "ambiguous_range", params)
-    return MemoryAnswer(peak_gb=high)
 
 
 _QUANTS = {

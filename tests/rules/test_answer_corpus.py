@@ -72,7 +72,7 @@ def test_each_answer_reads_as_the_corpus_says(key: str, text: str, expected: Any
 def test_the_memory_range_line_is_the_bundled_policys() -> None:
     """A memory range is refused when it straddles the tight line; the parser (which has no policy) keeps the
     bundled policy's fraction: a change of one without the other fails here."""
-    from rules.parsing import TIGHT_LINE
+    from rules.memory_amounts import TIGHT_LINE
     from rules.policy import load_policy
 
     assert load_policy().two_of_four.memory_tight_fraction == TIGHT_LINE
