@@ -218,53 +218,6 @@ def runs_a_week(norm: str) -> float | None:
     return None
 
 
-# --- services -----------------------------------------------------------------------------------
-
-_QPS_LEAD = lazy(
-    r"^(?:peak(?:s| is| of| at)?|峰值|高峰|高峰期|最高|最大|qps|qps峰值|峰值qps|at peak|about|up to|最多|大概)\s*"
-)
-_QPS_WORDS = lazy(
-    r"\s*(?:个)?\s*(?:requests?|reqs?|queries|calls?)?\s*(?:per second|a second|/\s*s(?:ec)?|每秒|/秒)\s*$"
-    r"|\s*(?:个请求|次请求|个|次)$"
-)
-_PER_SECOND_FIRST = lazy(rf"^每秒\s*(?:大概|约)?\s*(?P<n>{NUM})\s*(?:个|次)?\s*(?:请求|查询|调用)?$")
-_THOUSANDS = lazy(rf"^({NUM})\s*k(?=\s*(?:qps|rps|/s|req/s)?$)")
-_P99_LEAD = lazy(
-    r"^(?:p99|p99延迟|p99 latency|99分位(?:延迟)?|99线|尾延迟|tail latency|latency|延迟|目标)?\s*"
-    r"(?:要|需要|必须|should be|must be|needs to be|target)?\s*"
-    r"(?:在|低于|小于|不超过|不高于|不到|控制在|under|below|less than|no more than|not more than|within|at most|<=?|≤)?"
-    r"\s*"
-)
-_P99_TAIL = lazy(r"\s*(?:以内|以下|之内|内|左右|at p99|p99|or less|or under|max)$")
-# a target stated as a bound ("<50ms", "小于50ms", "under 50 ms", "50ms以内"): the requirement is below the number
-_P99_BOUND = lazy(
-    r"(?:低于|小于|不超过|不高于|不到|under|below|less than|no more than|not more than|within|at most|<|≤)\s*\d"
-    r"|\d[^\d]*?(?:以内|以下|之内|or less|or under)\s*$"
-)
-_MILLISECONDS = lazy(r"\s*(?:milliseconds?|millis|msecs?)$")
-
-
-def qps_words(norm: str) -> str:
-    """ "peak around 150 qps" -> 150qps; "每秒150个请求" -> 150; "1.5k" -> 1500."""
-    match = _PER_SECOND_FIRST.match(norm)
-    if match:
-        return match.group("n")
-    norm = _QPS_LEAD.sub("", norm).strip()
-    norm = _QPS_WORDS.sub("", norm).strip()
-    return _THOUSANDS.sub(lambda m: f"{float(m.group(1)) * 1000:g}", norm)
-
-
-def p99_bounded(norm: str) -> bool:
-    """Is the P99 target said as an upper bound ("<50ms", "p99 under 30ms", "20毫秒以内")?"""
-    return _P99_BOUND.search(norm) is not None
-
-
-def p99_words(norm: str) -> str:
-    """ "p99 under 30ms" -> 30ms; "99分位要在20毫秒以内" -> 20毫秒."""
-    norm = _P99_TAIL.sub("", _P99_LEAD.sub("", norm)).strip()
-    return _MILLISECONDS.sub("ms", norm)
-
-
 # --- schedules ----------------------------------------------------------------------------------
 
 _HOURS_EACH_DAY = lazy(

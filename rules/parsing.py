@@ -13,7 +13,7 @@ from rules.errors import ParseError, UnknownGPU
 from rules.gpus import canonical_gpu
 from rules.memory_amounts import read_memory_amount, stripped
 from rules.numbers import CHINESE_NUMERAL, NUMBER, chinese_int, normalise, number_value
-from rules.patterns import has_han, lazy
+from rules.patterns import Lazy, has_han, lazy
 from rules.profile import (
     DurationAnswer,
     DurationBucket,
@@ -693,90 +693,83 @@ def _positive(question: str, text: str, pattern: str, scale: dict[str, float], n
     return value
 
 
-def _upper(text: str) -> str:
-    """A range ("150-200") as its upper end, as the hit rules read it."""
-    return re.sub(rf"^{_NUM}\s*(?:-|~|to|到|至)\s*(?={_NUM})", "", text)
-
-
 HIGH_QPS_LINE = 100.0  # the bundled policy's inference.high_qps: where a stated interval must not straddle
-_QPS_UNIT = r"qps|rps|req/s|/s|requests?|queries|calls|请求|查询"
-_AT_PEAK = lazy(r"\s*(?:at (?:the )?peak|at peak times|峰值|高峰期?|峰时)$")
-
-
-def stated_qps(text: str) -> Amount | None:
-    """The interval a QPS answer states, where it is one quantity (for the echo); None otherwise."""
-    try:
-        return _qps_amount(text)
-    except ParseError:
-        return None
-
-
-def _qps_amount(text: str) -> Amount | None:
-    """Peak QPS stated as an amount: "about 300 at peak", "一百出头" (100-120), "不到100" (below 100)."""
-    norm = _AT_PEAK.sub("", said.qps_words(_prepare("qps", text))).strip()
-    read = read_amount(norm, _QPS_UNIT)
-    return None if read is None else read[0]
-
-
-def parse_qps(text: str) -> float:
-    """Peak requests a second: '300', '300 qps', 'peak around 150 qps', '峰值一百五十左右', '每秒150个请求', '1.5k',
-    'about 300 at peak', '一百出头' (its upper end), '不到100' (below 100: qps_below says so)."""
-    stated = _qps_amount(text)
-    if stated is not None and stated.side(HIGH_QPS_LINE, at_line_is_above=True) is None:  # "不到200", "80-120"
-        params: dict[str, str | float] = {"said": text.strip(), "line": f"{HIGH_QPS_LINE:g} QPS"}
-        raise ParseError("qps", text, ACCEPTED["qps"], "ambiguous_bound", params)
-    words = said.qps_words(_upper(_prepare("qps", text)))
-    try:
-        return _positive("qps", text, rf"(?P<n>{_NUM})(?P<unit>qps|rps|/s|req/s)?", {}, words)
-    except ParseError:
-        amount = _qps_amount(text)
-        if amount is None:
-            raise
-        if amount.planned <= 0:
-            raise ParseError("qps", text, ACCEPTED["qps"], "not_positive") from None
-        return amount.planned
-
-
-def qps_below(text: str) -> bool:
-    """Is the peak QPS said as an upper bound ("不到100", "under 100", "100以内")? Then it is below that figure."""
-    amount = stated_qps(text)
-    return amount is not None and amount.below_only and amount.high_open
-
-
-def p99_bounded(text: str) -> bool:
-    """A P99 target said as a bound ('<50ms', '小于50ms', 'under 50 ms', '50ms以内'): the target is below the number,
-    as the article's rule puts it (「P99延迟要求小于50ms」)."""
-    return said.p99_bounded(_prepare("p99", text))
-
-
-def parse_p99(text: str) -> float:
-    """P99 latency target in milliseconds: '40ms', '40', '0.04s', 'p99 under 30ms', '99分位要在20毫秒以内'."""
-    words = said.p99_words(_prepare("p99", text))
-    pattern = rf"(?:p99)?(?P<n>{_NUM})(?P<unit>ms|毫秒|s|秒)?"
-    return _positive("p99", text, pattern, {"s": 1000.0, "秒": 1000.0}, words)
-
-
+_QPS_UNIT = r"qps|rps|req/s|reqs?|requests?|queries|calls?|请求|查询|调用|次"
+_QPS_WORDS = lazy(
+    r"^(?:peak(?:s| is| of| at)?|峰值|高峰期?|最高|最大|qps峰值|峰值qps|qps|at peak|每秒)\s*(?:qps|每秒)?\s*"
+    r"|\s*(?:at (?:the )?peak|at peak times|峰值|高峰期?|峰时|per second|a second|每秒|/秒|/\s*s(?:ec)?)$"
+)
+_P99_UNIT = r"ms|毫秒|milliseconds?|millis|msecs?|s|秒|seconds?"
+_P99_WORDS = lazy(
+    r"^(?:p99|p99延迟|p99 latency|99分位(?:延迟)?|99线|尾延迟|tail latency|latency|延迟|目标)?\s*"
+    r"(?:要|需要|必须|should be|must be|needs to be|target|is)?\s*(?:在|控制在)?\s*|\s*(?:at p99|p99)$"
+)
+_YEARLY_UNIT = r"h|hrs?|hours?|gpu[- ]?hours?|gpu[- ]?hrs?|card[- ]hours?|小时|卡时|gpu小时|机时"
 _A_YEAR = lazy(
     r"^(?:1年|每年|一年|全年|a year|per year|yearly|annually)\s*|\s*(?:a year|per year|/\s*year|/yr|每年|一年)$"
 )
 
 
-_YEARLY_UNIT = r"h|hrs?|hours?|gpu[- ]?hours?|gpu[- ]?hrs?|card[- ]hours?|小时|卡时|gpu小时|机时"
+def _figure(question: str, text: str, words: Lazy, unit: str, seconds: bool = False) -> Amount:
+    """A figure stated with the quantity grammar (rules/quantity.py), the question's words around it removed."""
+    norm = _prepare(question, text)
+    read = read_amount(words.sub("", norm).strip(), unit)
+    if read is None:
+        raise ParseError(question, text, accepted_for(question))
+    amount, found = read
+    if seconds and found is not None and found.startswith(("s", "秒")):
+        amount = amount.scaled(1000.0)
+    if amount.planned <= 0:
+        raise ParseError(question, text, accepted_for(question), "not_positive")
+    return amount
+
+
+def stated_qps(text: str) -> Amount | None:
+    """The interval a QPS answer states (for the echo and qps_below); None when it states none. "at most 300" and
+    "up to 300" name the peak: 300."""
+    try:
+        amount = _figure("qps", text, _QPS_WORDS, _QPS_UNIT)
+    except ParseError:
+        return None
+    return amount.at_most_is_the_peak()
+
+
+def parse_qps(text: str) -> float:
+    """Peak requests a second: '300', '300 qps', 'peak around 150 qps', '峰值一百五十左右', '每秒150个请求', '1.5k',
+    'about 300 at peak', '150-200' (its upper end), '一百出头' (100-120), '不到100' (below 100: qps_below says so).
+    An interval across the high line (不到200, 80-120) is refused naming it."""
+    amount = _figure("qps", text, _QPS_WORDS, _QPS_UNIT).at_most_is_the_peak()
+    if amount.side(HIGH_QPS_LINE, at_line_is_above=True) is None:
+        params: dict[str, str | float] = {"said": text.strip(), "line": f"{HIGH_QPS_LINE:g} QPS"}
+        raise ParseError("qps", text, ACCEPTED["qps"], "ambiguous_bound", params)
+    return amount.planned
+
+
+def qps_below(text: str) -> bool:
+    """Is the peak QPS said as an upper bound ("不到100", "under 100")? Then it is below that figure."""
+    amount = stated_qps(text)
+    return amount is not None and amount.below_only
+
+
+def p99_bounded(text: str) -> bool:
+    """A P99 target said as a bound ('<50ms', '小于50ms', 'under 50 ms', '50ms以内'): the target is below the number,
+    as the article's rule puts it (「P99延迟要求小于50ms」)."""
+    try:
+        return _figure("p99", text, _P99_WORDS, _P99_UNIT, seconds=True).below_only
+    except ParseError:
+        return False
+
+
+def parse_p99(text: str) -> float:
+    """P99 latency target in milliseconds: '40ms', '40', '0.04s', 'p99 under 30ms', '99分位要在20毫秒以内'."""
+    return _figure("p99", text, _P99_WORDS, _P99_UNIT, seconds=True).planned
 
 
 def parse_yearly_gpu_hours(text: str) -> float:
     """GPU-hours a year, for the rent-vs-buy hint: '1500', '3000h', '一年两千多小时' (2000, more than that),
     'about 2,400 GPU-hours a year'."""
-    norm = _A_YEAR.sub("", _upper(_prepare("yearly_gpu_hours", text))).strip()
-    norm = re.sub(r"(\d)\s*(?:多|\+)(?=\s*(?:个)?(?:gpu)?\s*(?:小时|h|hours|gpu-hours|卡时)?$)", r"\1", norm)
-    pattern = rf"(?P<n>{_NUM})(?P<unit>h|hours|gpu-hours|gpuhours|小时|个小时|卡时|gpu小时)?"
-    try:
-        return _positive("yearly_gpu_hours", text, pattern, {}, norm)
-    except ParseError:
-        read = read_amount(norm, _YEARLY_UNIT)
-        if read is None or read[0].planned <= 0:
-            raise
-        return read[0].planned
+    amount = _figure("yearly_gpu_hours", text, _A_YEAR, _YEARLY_UNIT)
+    return amount.low if amount.low is not None and amount.low_open else amount.planned
 
 
 _ALWAYS = lazy(

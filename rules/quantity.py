@@ -34,14 +34,15 @@ _ABOVE_BEFORE = (
     r"|well over|超过|多于|大于|高于|不止|至少|起码|最少|不少于|不低于"
 )
 _BELOW_BEFORE = (
-    r"<=?|≤|less than|fewer than|shorter than|under|below|at most|no more than|not more than|up to|不到|少于|小于"
-    r"|低于|不超过|不高于|不足|最多"
+    r"<=?|≤|less than|fewer than|shorter than|under|below|within|at most|no more than|not more than|up to"
+    r"|不到|少于|小于|低于|不超过|不高于|不足|最多"
 )
 _ABOVE_AFTER = r"以上|\+|or more|plus|and up|不止"
 _BELOW_AFTER = r"以内|以下|之内|不到|or less|or under|at most|max|tops"
 _SOME_AFTER = r"多|出头|something|odd|-odd"
 _CLOSED = {">=", "≥", "at least", "至少", "起码", "最少", "不少于", "不低于", "<=", "≤", "at most", "no more than",
-           "not more than", "up to", "不超过", "不高于", "最多", "以内", "之内", "or less", "max", "tops"}  # fmt: skip
+           "within", "not more than", "up to", "不超过", "不高于", "最多", "以内", "之内", "or less", "max",
+           "tops"}  # fmt: skip
 _APPROX = lazy(r"^\s*[~≈]|(?:^|\s)(?:or so|give or take|ish)(?:\s|$)|(?<=\d)-?ish\b|左右|上下(?!文)")
 
 
@@ -90,6 +91,13 @@ class Amount:
         if self.high is not None and self.high <= line:
             return False
         return None
+
+    def at_most_is_the_peak(self) -> Amount:
+        """For a question that asks for a peak, "at most 300" or "up to 300" names the peak: 300 ("less than 300"
+        stays below it)."""
+        if self.low is None and self.high is not None and not self.high_open:
+            return Amount(self.high, self.high, approx=self.approx)
+        return self
 
     def scaled(self, factor: float) -> Amount:
         def times(v: float | None) -> float | None:
