@@ -128,30 +128,12 @@ _UNIT_HOURS = [
 _UNIT = "|".join(f"(?P<u{i}>{pattern})" for i, (pattern, _) in enumerate(_UNIT_HOURS))
 _PART = lazy(rf"(?P<num>{NUMBER})\s*(?:个)?(?P<half>半)?\s*(?:{_UNIT})(?![a-z])")
 _JOINERS = lazy(r"\b(?:and|a|an|run|runs|per|each)\b|和|又|零|,|，|\s")
-_BUCKETS = {
-    "short": DurationBucket.SHORT,
-    "短": DurationBucket.SHORT,
-    "<1h": DurationBucket.SHORT,
-    "medium": DurationBucket.MEDIUM,
-    "中": DurationBucket.MEDIUM,
-    "1-8h": DurationBucket.MEDIUM,
-    "long": DurationBucket.LONG,
-    "长": DurationBucket.LONG,
-    ">8h": DurationBucket.LONG,
-}
-_ABOVE = lazy(
-    r"^(?:>|more than|over|longer than|at least|just over|a bit over|a little over"
-    r"|超过|大于|多于|至少|起码|最少)\s*(?P<rest>.+)$"
-    r"|^(?P<rest2>.+?)\s*(?:以上|多|\+)$"
-)
-_BELOW = lazy(
-    r"^(?:<|less than|under|shorter than|不到|少于|小于)\s*(?P<rest>.+)$"
-    r"|^(?P<rest2>.+?)\s*(?:以内|以下|之内)$"
-)
-_RANGE = lazy(rf"^(?P<low>{NUMBER})\s*(?:-|~|to|到|至)\s*(?P<high>.+)$")
-_AND_A_HALF = lazy(rf"({NUMBER})\s+and a half\b")
-_PLUS = lazy(r"(\d)\s*\+(?=\s*\S)")  # a + between a number and its unit
-_MORE_INSIDE = lazy(r"([\d零一二两三四五六七八九十百千])\s*(?:个)?多(?=\s*(?:个)?(?:小时|钟头|天|周|星期|分钟))")
+_BUCKETS = {"short": DurationBucket.SHORT, "短": DurationBucket.SHORT, "<1h": DurationBucket.SHORT,
+            "medium": DurationBucket.MEDIUM, "中": DurationBucket.MEDIUM, "1-8h": DurationBucket.MEDIUM,
+            "long": DurationBucket.LONG, "长": DurationBucket.LONG, ">8h": DurationBucket.LONG}  # fmt: skip
+_DURATION_UNIT = "|".join(pattern for pattern, _ in _UNIT_HOURS)
+_ONE = lazy(r"\b(?:an?|one)\s+(?=(?:minute|hour|day|week)s?\b)")  # "just over a day": one day
+_HALF = lazy(r"^半(?=\s*个?(?:小时|钟头|天|日|周|星期))")  # "半小时以内": 0.5 h
 
 
 def show_number(value: float) -> str:
@@ -159,6 +141,7 @@ def show_number(value: float) -> str:
 
 
 def _sum_parts(text: str) -> float | None:
+    """A length said in parts ("1h30m", "2 days 3 hours", "a week"): their sum in hours."""
     total, end = 0.0, 0
     leftovers = []
     for match in _PART.finditer(text):
@@ -173,8 +156,12 @@ def _sum_parts(text: str) -> float | None:
     return total
 
 
+def _unit_hours(unit: str | None) -> float:
+    return next((hours for pattern, hours in _UNIT_HOURS if re.fullmatch(pattern, unit or "")), 1.0)
+
+
 def parse_duration(text: str) -> DurationAnswer:
-    """A single run's length: '45 min', '3.5 hours', '两个半小时', 'long', '>8h' ..."""
+    """A single run's length: '45 min', '3.5 hours', '两个半小时', 'long', '>8h', '8个多小时' (more than 8 h) ..."""
     norm = _prepare("duration", text)
     if said.overnight(norm):
         raise ParseError("duration", text, ACCEPTED["duration"], "ambiguous_overnight", {"suggestion": "10h"})
@@ -183,21 +170,16 @@ def parse_duration(text: str) -> DurationAnswer:
     for key in (norm, compact, compact.removesuffix("ours").removesuffix("our")):
         if key in _BUCKETS:
             return DurationAnswer(bucket=_BUCKETS[key])
-    norm = norm.replace("half an hour", "0.5h").replace("half a day", "0.5d")
-    norm = _AND_A_HALF.sub(lambda m: show_number(number_value(m.group(1)) + 0.5), norm)  # "three and a half"
-    above = False
-    if _PLUS.search(norm) or _MORE_INSIDE.search(norm):  # "10+ hours", "12个多小时": more than that
-        norm, above = _MORE_INSIDE.sub(r"\1", _PLUS.sub(r"\1", norm)), True
-    for pattern in (_ABOVE, _BELOW):
-        match = pattern.match(norm)
-        if match:
-            norm = (match.group("rest") or match.group("rest2")).strip()
-            above = pattern is _ABOVE
-            break
-    range_match = _RANGE.match(norm)
-    if range_match:  # "2-3h", "2到3小时": plan for the upper end
-        norm = range_match.group("high")
-    hours = _sum_parts(norm)
+    norm = _HALF.sub("0.5", _ONE.sub("1 ", norm.replace("half an hour", "0.5h").replace("half a day", "0.5d")))
+    read = read_amount(norm, _DURATION_UNIT)
+    if read is not None and read[1] is not None:  # one figure and its unit, with its bound or approximation
+        amount = read[0].scaled(_unit_hours(read[1]))
+        above = amount.low is not None and amount.low_open  # "more than 8 h", "8个多小时"
+        hours = amount.low if above or amount.above_only else amount.planned
+        above = above or amount.above_only
+    else:  # a length said in parts
+        hours = _sum_parts(norm)
+        above = False
     if hours is None:
         raise ParseError("duration", text, ACCEPTED["duration"])
     if hours <= 0:

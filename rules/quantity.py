@@ -126,7 +126,7 @@ def _quantity_pattern(unit: str) -> str:
     unit_part = rf"(?:\s*(?:个\s*)?(?P<unit>{unit}))?" if unit else ""
     return (
         rf"^(?:(?P<above>{_ABOVE_BEFORE})|(?P<below>{_BELOW_BEFORE}))?\s*"
-        rf"(?P<low>{NUM})(?:\s*(?P<thousand>k)(?![a-z]))?"
+        rf"(?P<low>{NUM})(?:\s*(?P<thousand>k)(?![a-z]))?(?P<plus>\+)?"
         rf"(?:\s*(?:-|–|~|to|or|到|至|或)\s*(?P<high>{NUM})(?:\s*(?P<thousand2>k)(?![a-z]))?)?"
         rf"(?:\s*(?:个\s*)?(?P<some>{_SOME_AFTER}))?"
         rf"{unit_part}"
@@ -156,7 +156,7 @@ def read_amount(text: str, unit: str = "") -> tuple[Amount, str | None] | None:
         return None
     some = g["some"] or g["some2"]
     bound_before = g["above"] or g["below"]
-    bound_after = g["after_above"] or g["after_below"]
+    bound_after = g["after_above"] or g["after_below"] or g["plus"]
     if sum(x is not None for x in (high, some, bound_before, bound_after)) > 1:
         return None  # "over 6-10", "不到70多": not one reading
     found_unit = g.get("unit")
@@ -165,7 +165,7 @@ def read_amount(text: str, unit: str = "") -> tuple[Amount, str | None] | None:
     if some is not None:
         step = _step(low) * (0.2 if some == "出头" else 1.0)
         return Amount(low, low + step, low_open=True, high_open=True, approx=approx), found_unit
-    if g["above"] or g["after_above"]:
+    if g["above"] or g["after_above"] or g["plus"]:
         closed = (g["above"] or g["after_above"]) in _CLOSED
         return Amount(low, None, low_open=not closed, approx=approx), found_unit
     if g["below"] or g["after_below"]:
