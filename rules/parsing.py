@@ -25,7 +25,7 @@ from rules.profile import (
     Sharing,
     Workload,
 )
-from rules.quantity import Amount, read_amount
+from rules.quantity import Amount, number, read_amount
 from rules.spoken import spoken
 
 ACCEPTED = {
@@ -426,86 +426,48 @@ def _model_job(text: str, norm: str) -> MemoryAnswer | None:
 
 # --- frequency ---------------------------------------------------------------------------------
 
-_LEVELS = {
-    "high": FrequencyLevel.HIGH,
-    "高": FrequencyLevel.HIGH,
-    "高频": FrequencyLevel.HIGH,
-    "frequent": FrequencyLevel.HIGH,
-    "often": FrequencyLevel.HIGH,
-    "频繁": FrequencyLevel.HIGH,
-    "经常": FrequencyLevel.HIGH,
-    "low": FrequencyLevel.LOW,
-    "低": FrequencyLevel.LOW,
-    "低频": FrequencyLevel.LOW,
-    "rare": FrequencyLevel.LOW,
-    "rarely": FrequencyLevel.LOW,
-    "occasionally": FrequencyLevel.LOW,
-    "偶尔": FrequencyLevel.LOW,
-    "很少": FrequencyLevel.LOW,
-}
-_PER = {
-    "day": 7.0,
-    "daily": 7.0,
-    "天": 7.0,
-    "日": 7.0,
-    "week": 1.0,
-    "weekly": 1.0,
-    "周": 1.0,
-    "星期": 1.0,
-    "礼拜": 1.0,
-    "month": 12 / 52,
-    "monthly": 12 / 52,
-    "月": 12 / 52,
-    "个月": 12 / 52,
-}
-_PERIOD = r"(?P<per>day|week|month|天|日|周|星期|礼拜|个月|月)"
-_TIMES = rf"(?P<n>{NUMBER})\s*(?:times|time|x|次|回)?"
-_FREQ_FORMS = [
-    lazy(rf"^(?:every|each)\s+{_PERIOD}$|^(?P<word>daily|weekly|monthly|everyday)$"),
-    lazy(rf"^(?:每|每个|一|1)\s*{_PERIOD}$|^天天$"),
-    lazy(rf"^{_TIMES}\s*(?:a|an|per|each|every|/)\s*{_PERIOD}$"),
-    lazy(rf"^(?:每|每个|一|1)\s*{_PERIOD}\s*(?P<n>{NUMBER})\s*(?:次|回)$"),
-    lazy(rf"^(?P<n>{NUMBER})\s*(?:次|回)\s*(?:/|每)\s*{_PERIOD}$"),
-    lazy(rf"^(?:once|twice|thrice)\s+(?:a|an|per|every)\s+{_PERIOD}$"),
-    lazy(rf"^(?:a\s+)?few\s+times\s+(?:a|per)\s+{_PERIOD}$"),
+_LEVELS = {"high": FrequencyLevel.HIGH, "高": FrequencyLevel.HIGH, "高频": FrequencyLevel.HIGH,
+           "frequent": FrequencyLevel.HIGH, "often": FrequencyLevel.HIGH, "频繁": FrequencyLevel.HIGH,
+           "经常": FrequencyLevel.HIGH, "low": FrequencyLevel.LOW, "低": FrequencyLevel.LOW, "低频": FrequencyLevel.LOW,
+           "rare": FrequencyLevel.LOW, "rarely": FrequencyLevel.LOW, "occasionally": FrequencyLevel.LOW,
+           "偶尔": FrequencyLevel.LOW, "很少": FrequencyLevel.LOW}  # fmt: skip
+_A_WEEK = {"day": 7.0, "天": 7.0, "日": 7.0, "week": 1.0, "周": 1.0, "星期": 1.0, "礼拜": 1.0, "month": 12 / 52,
+           "月": 12 / 52}  # fmt: skip
+_PER_WORD = {"daily": "1 a day", "everyday": "1 a day", "天天": "1 a day", "weekly": "1 a week", "monthly": "1 a month",
+             "once": "1", "twice": "2", "thrice": "3", "a few": "3", "few": "3", "several": "3"}  # fmt: skip
+_RUNS = r"times?|x|次|回"
+_PERIOD = r"(?P<per>days?|weeks?|months?|天|日|周|星期|礼拜|个?月)"
+_FREQUENCY = [  # the count before its period ("3 times a week", "3次/周") or after it ("每周3-4次", "一天两三次")
+    lazy(rf"^(?P<count>.*?)\s*(?:a|an|per|each|every|/|每|每个)\s*{_PERIOD}$"),
+    lazy(rf"^(?:every|each|每个?|一个?|1)?\s*{_PERIOD}\s*(?P<count>.*)$"),
 ]
-_EVERY_N_DAYS = lazy(rf"^every\s+(?P<n>{NUMBER})\s+days?$|^每\s*(?P<cn>{NUMBER})\s*天(?:一次|1次)?$")
-_RUNS_RANGE = lazy(r"(\d+(?:\.\d+)?)\s*-\s*(\d+(?:\.\d+)?)(?=\s*(?:次|回|times|x\b))")  # "3-4次": the upper end
+_EVERY_N_DAYS = lazy(rf"^(?:every|每)\s*(?P<n>{_NUM})\s*(?:days?|天)(?:\s*(?:一次|1次|once))?$")
 
 
 def parse_frequency(text: str) -> FrequencyAnswer:
-    """How often the job runs: 'daily', '3 times a week', '每周两次', 'high' ..."""
-    norm = said.frequency_words(_RUNS_RANGE.sub(r"\2", _prepare("frequency", text)))
+    """How often the job runs: 'daily', '3 times a week', '每周两次', '每周跑三四次' (4), 'every 2 days', 'high' ..."""
+    norm = said.frequency_words(_prepare("frequency", text))
     compact = norm.replace(" ", "") if has_han(norm) else norm
     if compact in _LEVELS:
         return FrequencyAnswer(level=_LEVELS[compact])
     weekly = said.runs_a_week(compact) or said.runs_a_week(norm)
     if weekly is not None:
         return FrequencyAnswer(runs_per_week=weekly)
-    match = _EVERY_N_DAYS.match(compact)
-    if match:
-        n = number_value(match.group("n") or match.group("cn"))
-        if n <= 0:
+    every = _EVERY_N_DAYS.match(compact)
+    if every:
+        if number(every["n"]) <= 0:
             raise ParseError("frequency", text, ACCEPTED["frequency"], "interval_not_positive")
-        return FrequencyAnswer(runs_per_week=7 / n)
-    for form in _FREQ_FORMS:
-        match = form.match(compact)
-        if not match:
-            continue
-        groups = match.groupdict()
-        per_key = groups.get("per") or {"daily": "day", "everyday": "day", "weekly": "week", "monthly": "month"}.get(
-            groups.get("word") or "", "day"
-        )
-        word = compact.split()[0]
-        if groups.get("n"):
-            count = number_value(groups["n"])
-        elif word in ("once", "twice", "thrice", "few", "a"):
-            count = number_value("few" if word == "a" else word)
-        else:
-            count = 1.0
-        if count <= 0:
-            raise ParseError("frequency", text, ACCEPTED["frequency"], "runs_not_positive")
-        return FrequencyAnswer(runs_per_week=count * _PER[per_key])
+        return FrequencyAnswer(runs_per_week=7 / number(every["n"]))
+    words = re.sub(r"\b(?:a few|few|several|once|twice|thrice)\b|^(?:daily|everyday|weekly|monthly|天天)$",
+                   lambda m: _PER_WORD[m.group(0)], compact)  # fmt: skip
+    for form in _FREQUENCY:
+        match = form.match(words)
+        count = match and (read_amount(match["count"], _RUNS) if match["count"] else (Amount(1, 1), None))
+        if match and count:
+            if count[0].planned <= 0:  # "3-4次": the upper end, as a range reads
+                raise ParseError("frequency", text, ACCEPTED["frequency"], "runs_not_positive")
+            period = match["per"].removeprefix("个").removesuffix("s")
+            return FrequencyAnswer(runs_per_week=count[0].planned * _A_WEEK[period])
     raise ParseError("frequency", text, ACCEPTED["frequency"])
 
 
