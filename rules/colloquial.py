@@ -175,32 +175,15 @@ def resume_words(norm: str) -> bool | None:
 # --- frequency ----------------------------------------------------------------------------------
 
 _FREQUENCY_LEAD = lazy(r"(?<=[周天月日])\s*(?:跑|训练|做|用|运行)\s*|^(?:跑|运行|runs?|we run it|it runs)\s+")
-_WEEK_WORDS = {
-    "weekdays": 5.0,
-    "every weekday": 5.0,
-    "on weekdays": 5.0,
-    "工作日": 5.0,
-    "每个工作日": 5.0,
-    "工作日每天": 5.0,
-    "周一至周五": 5.0,
-    "周一到周五": 5.0,
-    "mon-fri": 5.0,
-    "weekends": 2.0,
-    "on weekends": 2.0,
-    "every weekend": 1.0,
-    "周末": 2.0,
-    "每个周末": 1.0,
-    "隔天": 3.5,
-    "隔一天": 3.5,
-    "隔周": 0.5,
-    "every 2 weeks": 0.5,
-    "every two weeks": 0.5,
-    "biweekly": 0.5,
-    "fortnightly": 0.5,
-    "每两周": 0.5,
-    "每2周": 0.5,
-    "每半个月": 0.5,
-}
+_WEEK_WORDS = (
+    dict.fromkeys(("weekdays", "every weekday", "on weekdays", "工作日", "每个工作日", "工作日每天",
+        "周一至周五", "周一到周五", "mon-fri"), 5.0)
+    | dict.fromkeys(("weekends", "on weekends", "周末"), 2.0)
+    | dict.fromkeys(("every weekend", "每个周末"), 1.0)
+    | dict.fromkeys(("隔天", "隔一天"), 3.5)
+    | dict.fromkeys(("隔周", "every 2 weeks", "every two weeks", "biweekly", "fortnightly", "每两周", "每2周",
+        "每半个月"), 0.5)
+)  # fmt: skip
 _DAYS_A_WEEK = lazy(rf"^(?P<n>{NUM})\s*days?\s*(?:a|per|/)\s*week$|^每周\s*(?P<cn>{NUM})\s*天$")
 
 
@@ -225,17 +208,12 @@ _HOURS_EACH_DAY = lazy(
     rf"|(?:(?P<b>{NUM})\s*(?:h|hrs?|hours?|个?小时)\s*(?:a day|per day|/\s*day|/d|daily|每天|一天|each day|every day))"
 )
 _PERIOD = lazy(rf"(?P<n>{NUM})\s*(?P<unit>days?|d|天|weeks?|wks?|周|个?星期|个?礼拜|months?|个?月)(?![a-z])")
-_PERIOD_DAYS = {"d": 1, "day": 1, "days": 1, "天": 1, "week": 7, "weeks": 7, "wk": 7, "wks": 7, "周": 7}
+_PERIOD_DAYS = {"d": 1, "day": 1, "天": 1, "week": 7, "wk": 7, "周": 7, "星期": 7, "礼拜": 7, "month": 30, "月": 30}
 _WEEKDAYS = lazy(r"weekdays|工作日|周一至周五|周一到周五|mon-fri")
 
 
 def _period_days(unit: str) -> float:
-    unit = unit.removeprefix("个")
-    if unit in ("星期", "礼拜"):
-        return 7
-    if unit in ("month", "months", "月"):
-        return 30
-    return _PERIOD_DAYS[unit]
+    return _PERIOD_DAYS[unit.removeprefix("个").removesuffix("s")]
 
 
 def schedule_parts(norm: str) -> tuple[float, float] | None:

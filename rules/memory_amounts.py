@@ -73,7 +73,7 @@ def read_memory_amount(question: str, text: str, norm: str, accepted: list[str])
     read = read_amount(said, GB)
     if read is None or (read[1] is None and card is None):
         return None  # a bare number is not a peak in GB (the question's own "bare_number" problem says so)
-    return _judged(question, text, read[0], card, accepted)
+    return _judged(question, text, read[0].at_most_is_the_peak(), card, accepted)  # "最多70G": a peak of 70
 
 
 def _share(said: str) -> Amount | None:

@@ -12,7 +12,7 @@ from rules import colloquial as said
 from rules.errors import ParseError, UnknownGPU
 from rules.gpus import canonical_gpu
 from rules.memory_amounts import read_memory_amount, stripped
-from rules.numbers import CHINESE_NUMERAL, NUMBER, chinese_int, normalise, number_value
+from rules.numbers import NUMBER, normalise, number_value
 from rules.patterns import Lazy, has_han, lazy
 from rules.profile import (
     DurationAnswer,
@@ -29,42 +29,16 @@ from rules.quantity import Amount, number, read_amount
 from rules.spoken import spoken
 
 ACCEPTED = {
-    "duration": [
-        "45 min",
-        "3h",
-        "3.5 hours",
-        "2 days",
-        "3 weeks",
-        "半小时",
-        "两小时",
-        "10小时",
-        "3天",
-        "short/medium/long",
-        "短/中/长",
-        "<1h",
-        "1-8h",
-        ">8h",
-    ],
+    "duration": ["45 min", "3h", "3.5 hours", "2 days", "3 weeks", "半小时", "两小时", "10小时", "3天",
+        "short/medium/long", "短/中/长", "<1h", "1-8h", ">8h"],
     "yes_no": ["yes/no", "y/n", "true/false", "是/否", "能/不能", "可以/不可以", "需要/不需要"],
     "model_parallel": ["yes/no", "y/n", "需要/不需要", "是/否", "要/不要", "4 cards", "需要8卡"],
     "can_resume": ["yes/no", "y/n", "能/不能", "可以/不可以", "是/否"],
     "checkpointing": ["yes/no", "y/n", "有/没有", "是/否"],
-    "memory": [
-        "yes/no",
-        "70 GB of 80",
-        "85%",
-        "7B LoRA",
-        "13B 全参微调",
-        "70/80",
-        "70GB",
-        "70G/80G",
-        "72B QLoRA",
-        "是/否",
-        "7B serve",
-        "qwen2.5-7b 8k x 16",
-        "Llama-3.1-70B int4 4k×32",
-    ],
-    "frequency": ["daily", "every day", "3 times a week", "weekly", "high/low", "每天", "每周两次", "高频/低频"],
+    "memory": ["yes/no", "70 GB of 80", "85%", "7B LoRA", "13B 全参微调", "70/80", "70GB", "70G/80G",
+        "72B QLoRA", "是/否", "7B serve", "qwen2.5-7b 8k x 16", "Llama-3.1-70B int4 4k×32"],
+    "frequency": ["daily", "every day", "3 times a week", "weekly", "high/low", "每天", "每周两次",
+        "高频/低频"],
     "workload": [w.value for w in Workload] + ["预训练", "全参微调", "超参搜索", "推理", "调试"],
     "phase": ["exploration", "stable", "deployment", "探索", "稳定", "部署"],
     "model_size": ["7b", "13B", "72 billion", "70亿"],
@@ -75,7 +49,7 @@ ACCEPTED = {
     "yearly_gpu_hours": ["1500", "3000h"],
     "serving_hours": ["24/7", "always", "8h a day", "12 hours", "一直运行", "每天8小时"],
     "price": ["400/day", "14/h", "11500/month", "400/天", "14/小时", "11500/月"],
-}
+}  # fmt: skip
 
 _MAX_TEXT = 200  # answers longer than this are not answers
 # One set of bounds, checked where an answer is read, so nothing past them reaches a quote.
@@ -136,10 +110,6 @@ _ONE = lazy(r"\b(?:an?|one)\s+(?=(?:minute|hour|day|week)s?\b)")  # "just over a
 _HALF = lazy(r"^半(?=\s*个?(?:小时|钟头|天|日|周|星期))")  # "半小时以内": 0.5 h
 
 
-def show_number(value: float) -> str:
-    return f"{value:g}"
-
-
 def _sum_parts(text: str) -> float | None:
     """A length said in parts ("1h30m", "2 days 3 hours", "a week"): their sum in hours."""
     total, end = 0.0, 0
@@ -193,52 +163,10 @@ def parse_duration(text: str) -> DurationAnswer:
 
 # --- yes / no ----------------------------------------------------------------------------------
 
-_YES = {
-    "yes",
-    "y",
-    "yeah",
-    "yep",
-    "yup",
-    "true",
-    "sure",
-    "ok",
-    "okay",
-    "1",
-    "是",
-    "是的",
-    "对",
-    "对的",
-    "能",
-    "可以",
-    "需要",
-    "要",
-    "有",
-    "会",
-    "行",
-    "嗯",
-}
-_NO = {
-    "no",
-    "n",
-    "nope",
-    "nah",
-    "false",
-    "0",
-    "not really",
-    "否",
-    "不",
-    "不是",
-    "不能",
-    "不可以",
-    "不需要",
-    "不要",
-    "不用",
-    "没有",
-    "无",
-    "不会",
-    "不行",
-    "没",
-}
+_YES = {"yes", "y", "yeah", "yep", "yup", "true", "sure", "ok", "okay", "1", "是", "是的", "对", "对的", "能", "可以",
+        "需要", "要", "有", "会", "行", "嗯"}  # fmt: skip
+_NO = {"no", "n", "nope", "nah", "false", "0", "not really", "否", "不", "不是", "不能", "不可以", "不需要", "不要",
+       "不用", "没有", "无", "不会", "不行", "没"}  # fmt: skip
 _EN_FIRST = lazy(r"^([a-z]+)\b")
 _CN_PREFIX_NO = ("不能", "不可以", "不需要", "不要", "不用", "不会", "不是", "不行", "没有", "否")
 _CN_PREFIX_YES = ("可以", "需要", "能", "是", "会", "要")
@@ -337,17 +265,13 @@ def parse_memory(text: str) -> MemoryAnswer:
     raise ParseError("memory", text, ACCEPTED["memory"])
 
 
-_QUANTS = {
-    "bf16": "bf16",
-    "fp16": "fp16",
-    "fp8": "fp8",
-    "int8": "int8",
-    "8bit": "int8",
-    "int4": "int4",
-    "4bit": "int4",
-    "awq": "int4",
-    "gptq": "int4",
-}
+_QUANTS = (
+    dict.fromkeys(("bf16",), "bf16")
+    | dict.fromkeys(("fp16",), "fp16")
+    | dict.fromkeys(("fp8",), "fp8")
+    | dict.fromkeys(("int8", "8bit"), "int8")
+    | dict.fromkeys(("int4", "4bit", "awq", "gptq"), "int4")
+)  # fmt: skip
 _SERVE_WORDS = r"(?:serve|serving|served|inference|推理|部署|服务|在线服务)"
 _SERVED = lazy(
     rf"^(?:(?P<size>{_NUM})\s*b|(?P<name>[a-z][a-z0-9.\-_ ]*?))"
@@ -473,85 +397,29 @@ def parse_frequency(text: str) -> FrequencyAnswer:
 
 # --- context ------------------------------------------------------------------------------------
 
-_WORKLOADS = {
-    "pretrain": Workload.PRETRAIN,
-    "pre-train": Workload.PRETRAIN,
-    "pretraining": Workload.PRETRAIN,
-    "pre-training": Workload.PRETRAIN,
-    "预训练": Workload.PRETRAIN,
-    "full-finetune": Workload.FULL_FINETUNE,
-    "full finetune": Workload.FULL_FINETUNE,
-    "full fine-tune": Workload.FULL_FINETUNE,
-    "full fine-tuning": Workload.FULL_FINETUNE,
-    "finetune": Workload.FULL_FINETUNE,
-    "fine-tune": Workload.FULL_FINETUNE,
-    "全参微调": Workload.FULL_FINETUNE,
-    "全量微调": Workload.FULL_FINETUNE,
-    "lora": Workload.LORA,
-    "qlora": Workload.QLORA,
-    "hpo": Workload.HPO,
-    "hyperparameter search": Workload.HPO,
-    "hyper-parameter search": Workload.HPO,
-    "超参搜索": Workload.HPO,
-    "超参数搜索": Workload.HPO,
-    "inference": Workload.INFERENCE,
-    "serving": Workload.INFERENCE,
-    "推理": Workload.INFERENCE,
-    "debug": Workload.DEBUG,
-    "debugging": Workload.DEBUG,
-    "调试": Workload.DEBUG,
-    "other": Workload.OTHER,
-    "其他": Workload.OTHER,
-    # the articles' own words, and how teams name the same work
-    "调参": Workload.HPO,
-    "超参调优": Workload.HPO,
-    "超参数调优": Workload.HPO,
-    "hyperparameter tuning": Workload.HPO,
-    "hyper-parameter tuning": Workload.HPO,
-    "sweep": Workload.HPO,
-    "grid search": Workload.HPO,
-    "继续预训练": Workload.PRETRAIN,
-    "增量预训练": Workload.PRETRAIN,
-    "大模型预训练": Workload.PRETRAIN,
-    "全参数微调": Workload.FULL_FINETUNE,
-    "全量训练": Workload.FULL_FINETUNE,
-    "sft": Workload.FULL_FINETUNE,
-    "full sft": Workload.FULL_FINETUNE,
-    "lora微调": Workload.LORA,
-    "lora fine-tune": Workload.LORA,
-    "lora finetune": Workload.LORA,
-    "qlora微调": Workload.QLORA,
-    "推理服务": Workload.INFERENCE,
-    "在线推理": Workload.INFERENCE,
-    "模型服务": Workload.INFERENCE,
-    "部署推理": Workload.INFERENCE,
-    "model serving": Workload.INFERENCE,
-    "online inference": Workload.INFERENCE,
-    "调试代码": Workload.DEBUG,
-    "跑通代码": Workload.DEBUG,
-    # work the two-of-four rule judges without a scenario of its own (the articles count 3D rendering
-    # among the high-continuity jobs: its duration and interruption answers carry it)
-    "渲染": Workload.OTHER,
-    "3d渲染": Workload.OTHER,
-    "rendering": Workload.OTHER,
-    "3d rendering": Workload.OTHER,
-}
-_PHASES = {
-    "exploration": Phase.EXPLORATION,
-    "explore": Phase.EXPLORATION,
-    "探索": Phase.EXPLORATION,
-    "早期探索期": Phase.EXPLORATION,
-    "探索期": Phase.EXPLORATION,
-    "stable": Phase.STABLE,
-    "稳定": Phase.STABLE,
-    "中期稳定期": Phase.STABLE,
-    "稳定期": Phase.STABLE,
-    "deployment": Phase.DEPLOYMENT,
-    "deploy": Phase.DEPLOYMENT,
-    "部署": Phase.DEPLOYMENT,
-    "后期部署期": Phase.DEPLOYMENT,
-    "部署期": Phase.DEPLOYMENT,
-}
+# the articles' own words beside how teams name the same work; rendering (which the articles count among the
+# high-continuity jobs) has no scenario of its own: its duration and interruption answers carry it
+_WORKLOADS = (
+    dict.fromkeys(("pretrain", "pre-train", "pretraining", "pre-training", "预训练", "继续预训练",
+        "增量预训练", "大模型预训练"), Workload.PRETRAIN)
+    | dict.fromkeys(("full-finetune", "full finetune", "full fine-tune", "full fine-tuning",
+        "finetune", "fine-tune", "全参微调", "全量微调", "全参数微调", "全量训练", "sft",
+        "full sft"), Workload.FULL_FINETUNE)
+    | dict.fromkeys(("lora", "lora微调", "lora fine-tune", "lora finetune"), Workload.LORA)
+    | dict.fromkeys(("qlora", "qlora微调"), Workload.QLORA)
+    | dict.fromkeys(("hpo", "hyperparameter search", "hyper-parameter search", "超参搜索",
+        "超参数搜索", "调参", "超参调优", "超参数调优", "hyperparameter tuning",
+        "hyper-parameter tuning", "sweep", "grid search"), Workload.HPO)
+    | dict.fromkeys(("inference", "serving", "推理", "推理服务", "在线推理", "模型服务",
+        "部署推理", "model serving", "online inference"), Workload.INFERENCE)
+    | dict.fromkeys(("debug", "debugging", "调试", "调试代码", "跑通代码"), Workload.DEBUG)
+    | dict.fromkeys(("other", "其他", "渲染", "3d渲染", "rendering", "3d rendering"), Workload.OTHER)
+)  # fmt: skip
+_PHASES = (
+    dict.fromkeys(("exploration", "explore", "探索", "早期探索期", "探索期"), Phase.EXPLORATION)
+    | dict.fromkeys(("stable", "稳定", "中期稳定期", "稳定期"), Phase.STABLE)
+    | dict.fromkeys(("deployment", "deploy", "部署", "后期部署期", "部署期"), Phase.DEPLOYMENT)
+)  # fmt: skip
 
 
 def parse_workload(text: str) -> Workload:
@@ -570,24 +438,14 @@ def parse_phase(text: str) -> Phase:
     raise ParseError("phase", text, ACCEPTED["phase"])
 
 
-_SHARING = {
-    "mig": Sharing.MIG,
-    "vnpu": Sharing.VNPU,
-    "ascend vnpu": Sharing.VNPU,
-    "npu virtualization": Sharing.VNPU,
-    "昇腾虚拟化": Sharing.VNPU,
-    "虚拟化实例": Sharing.VNPU,
-    "qgpu": Sharing.QGPU,
-    "tencent qgpu": Sharing.QGPU,
-    "hami": Sharing.HAMI,
-    "time-slicing": Sharing.TIME_SLICING,
-    "time slicing": Sharing.TIME_SLICING,
-    "timeslicing": Sharing.TIME_SLICING,
-    "time-sliced": Sharing.TIME_SLICING,
-    "timeslice": Sharing.TIME_SLICING,
-    "时间片": Sharing.TIME_SLICING,
-    "时分复用": Sharing.TIME_SLICING,
-}
+_SHARING = (
+    dict.fromkeys(("mig",), Sharing.MIG)
+    | dict.fromkeys(("vnpu", "ascend vnpu", "npu virtualization", "昇腾虚拟化", "虚拟化实例"), Sharing.VNPU)
+    | dict.fromkeys(("qgpu", "tencent qgpu"), Sharing.QGPU)
+    | dict.fromkeys(("hami",), Sharing.HAMI)
+    | dict.fromkeys(("time-slicing", "time slicing", "timeslicing", "time-sliced", "timeslice",
+        "时间片", "时分复用"), Sharing.TIME_SLICING)
+)  # fmt: skip
 
 
 def parse_sharing(text: str) -> Sharing:
@@ -622,18 +480,6 @@ def parse_model_size(text: str) -> float:
     value = {"亿": value / 10, "m": value / 1000, "million": value / 1000}.get(match.group("unit"), value)
     if not 0 < value <= 10_000:
         raise ParseError("model_size", text, ACCEPTED["model_size"], "size_not_positive")
-    return value
-
-
-def _positive(question: str, text: str, pattern: str, scale: dict[str, float], norm: str | None = None) -> float:
-    norm = (_prepare(question, text) if norm is None else norm).replace(" ", "")
-    norm = re.sub(rf"^{CHINESE_NUMERAL}", lambda m: str(chinese_int(m.group())), norm)  # 三百 -> 300
-    match = re.fullmatch(pattern, norm)
-    if not match:
-        raise ParseError(question, text, ACCEPTED[question])
-    value = float(match.group("n")) * scale.get(match.group("unit") or "", 1.0)
-    if value <= 0:
-        raise ParseError(question, text, ACCEPTED[question], "not_positive")
     return value
 
 
@@ -721,39 +567,32 @@ _ALWAYS = lazy(
     r"round the clock|non-?stop|24\s*(?:h|hours?)(?: a day| per day|/day)?|一直运行|一直在线|一直跑|"
     r"全天(?:候)?|全天运行|常驻|不间断|24\s*小时(?:运行|在线)?)$"
 )
-_HOURS_A_DAY = lazy(
-    rf"^(?:每天|每日)?\s*(?P<n>{_NUM})\s*(?:h|hrs?|hours?|个?小时)\s*"
-    r"(?:a day|per day|/day|/d|daily|每天|一天)?$"
-)
+_A_DAY = lazy(r"^(?:每天|每日)\s*|\s*(?:a day|per day|/day|/d|daily|每天|一天)$")
+_CARDS_UNIT = r"cards?|gpus?|张卡|块卡|张|卡|块"
+_CARD_WORDS = lazy(r"^(?:需要|要|用)\s*|\s*(?:就够了?|就行)$")
 
 
 def parse_serving_hours(text: str) -> float:
     """Hours a day an inference service serves: '24/7', 'always', '一直运行' (24), '8h a day', '每天12小时'."""
-    norm = _prepare("serving_hours", text)
-    if _ALWAYS.match(norm):
+    if _ALWAYS.match(_prepare("serving_hours", text)):
         return 24.0
-    match = _HOURS_A_DAY.match(norm)
-    if not match:
-        raise ParseError("serving_hours", text, ACCEPTED["serving_hours"])
-    hours = float(match.group("n"))
+    hours = _figure("serving_hours", text, _A_DAY, r"h|hrs?|hours?|小时|钟头").planned
     if hours > 24:
         raise ParseError("serving_hours", text, ACCEPTED["serving_hours"], "day_over_24h")
-    if hours <= 0:
-        raise ParseError("serving_hours", text, ACCEPTED["serving_hours"], "not_positive")
     return hours
 
 
 def parse_cards(text: str) -> int:
-    value = _positive("cards", text, r"(?P<n>\d+)(?P<unit>cards?|gpus?|张|卡|张卡|块|块卡)?", {})
-    if value > 1024:
+    cards = _figure("cards", text, _CARD_WORDS, _CARDS_UNIT)
+    if cards.exact is None or cards.exact != int(cards.exact):
+        raise ParseError("cards", text, ACCEPTED["cards"])
+    if cards.exact > 1024:
         raise ParseError("cards", text, ACCEPTED["cards"], "too_many_cards")
-    return int(value)
+    return int(cards.exact)
 
 
-_SCHEDULE_FORMS = [
+_SCHEDULE_FORMS = [  # "4x14"; the forms said in words are colloquial.schedule_parts's
     lazy(rf"^(?P<h>{_NUM})\s*(?:h|hours?|小时)?\s*(?:x|\*|×)\s*(?P<d>{_NUM})\s*(?:d|days?|天)?$"),
-    lazy(rf"^(?P<h>{_NUM})\s*(?:h|hours?)\s*(?:a|per|/)\s*day\s*(?:for|,|x)?\s*(?P<d>{_NUM})\s*days?$"),
-    lazy(rf"^每天\s*(?P<h>{_NUM})\s*(?:个)?小时\s*[,，]?\s*(?:共|连续|跑)?\s*(?P<d>{_NUM})\s*天$"),
 ]
 
 
@@ -780,16 +619,12 @@ def parse_schedule(text: str) -> Schedule:
 
 
 ACCEPTED["share"] = ["1/2", "0.5", "50%", "half", "quarter", "一半", "四分之一", "3g.40gb"]
-_SHARE_WORDS = {
-    "half": 0.5,
-    "quarter": 0.25,
-    "whole": 1.0,
-    "一半": 0.5,
-    "半卡": 0.5,
-    "四分之一": 0.25,
-    "整卡": 1.0,
-    "三分之一": 1 / 3,
-}
+_SHARE_WORDS = (
+    dict.fromkeys(("half", "一半", "半卡"), 0.5)
+    | dict.fromkeys(("quarter", "四分之一"), 0.25)
+    | dict.fromkeys(("whole", "整卡"), 1.0)
+    | dict.fromkeys(("三分之一",), 1 / 3)
+)  # fmt: skip
 
 
 def parse_share(text: str, gpu: str | None = None) -> float:
@@ -815,20 +650,11 @@ def parse_share(text: str, gpu: str | None = None) -> float:
     return value
 
 
-_PRICE_UNITS = {
-    "h": "hour",
-    "hr": "hour",
-    "hour": "hour",
-    "小时": "hour",
-    "时": "hour",
-    "d": "day",
-    "day": "day",
-    "天": "day",
-    "日": "day",
-    "mo": "month",
-    "month": "month",
-    "月": "month",
-}
+_PRICE_UNITS = (
+    dict.fromkeys(("h", "hr", "hour", "小时", "时"), "hour")
+    | dict.fromkeys(("d", "day", "天", "日"), "day")
+    | dict.fromkeys(("mo", "month", "月"), "month")
+)  # fmt: skip
 
 
 def parse_price(text: str) -> tuple[float, str]:
