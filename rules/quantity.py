@@ -17,7 +17,9 @@ figure a rule plans for (the upper end, as the hit rules read a range).
 The text comes normalised, with numbers written as digits (rules/numbers.normalise, rules/spoken.spoken: the
 Chinese numerals and English number words are read there). Regular expressions, not a parser library: the
 grammar is one optional prefix, a number or range, one optional suffix and a unit, which a pattern states in a
-few lines; lark or pyparsing would add a dependency and a grammar file for the same shape.
+few lines; lark or pyparsing would add a dependency and a grammar file for the same shape. No word segmentation
+(jieba): the grammar reads characters around one number, and jieba's dictionary (about a second to load) would be
+paid by every `gpu-advise advise` start for answers that do not need it.
 """
 
 from __future__ import annotations

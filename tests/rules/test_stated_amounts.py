@@ -6,11 +6,15 @@ from __future__ import annotations
 import json
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
-from rules.answers import build_profile, parse_answers
+from rules.answers import AnswersError, build_profile, parse_answers
 from rules.engine import evaluate
-from rules.policy import Policy
+from rules.policy import Policy, load_policy
 from tests.support.cli import run_cli
+
+POLICY = load_policy()
 
 
 def memory_fired(policy: Policy, memory: str) -> bool:
@@ -61,3 +65,28 @@ def test_the_interval_lines_are_the_bundled_policys() -> None:
     from rules.policy import load_policy
 
     assert load_policy().inference.high_qps == HIGH_QPS_LINE
+
+
+BOUNDS = {"above": ["more than {n}GB", "超过{n}G", "{n}G以上", "over {n} GB"], "below": ["less than {n}GB", "不到{n}G",
+          "{n}G不到", "under {n} gigs"], "some": ["{n}多G", "{n} something gigs"]}  # fmt: skip
+
+
+@given(st.integers(min_value=1, max_value=40), st.sampled_from(sorted(BOUNDS)), st.data())
+def test_a_stated_peak_is_tight_refused_or_not_as_its_interval_lies_against_the_line(
+    tens: int, kind: str, data: st.DataObject
+) -> None:
+    """Every surface reads answers with parse_answers: a bound or "some more" on the default 80 GB card (line 64 GB)
+    is tight when wholly above the line, not tight when wholly at or below it, and refused naming 64 GB otherwise."""
+    n = tens * 2 if kind != "some" else tens * 10 if tens < 10 else tens
+    form = data.draw(st.sampled_from(BOUNDS[kind]))
+    low, high = {"above": (n, None), "below": (None, n), "some": (n, n + (10 if n % 10 == 0 and n % 100 else 1))}[kind]
+    above_line = low is not None and low >= 64 and not (kind == "some" and low < 64)
+    below_line = high is not None and high <= 64
+    try:
+        answer = parse_answers({"memory": form.format(n=n)})["memory"]
+    except AnswersError as refused:
+        assert not above_line and not below_line, form.format(n=n)
+        assert refused.errors["memory"].params["line"] == "64 GB"
+        return
+    tight = memory_fired(POLICY, form.format(n=n))
+    assert tight is above_line and (tight or below_line), (form.format(n=n), answer)
