@@ -106,6 +106,7 @@ _BUCKETS = {"short": DurationBucket.SHORT, "短": DurationBucket.SHORT, "<1h": D
             "medium": DurationBucket.MEDIUM, "中": DurationBucket.MEDIUM, "1-8h": DurationBucket.MEDIUM,
             "long": DurationBucket.LONG, "长": DurationBucket.LONG, ">8h": DurationBucket.LONG}  # fmt: skip
 _DURATION_UNIT = "|".join(pattern for pattern, _ in _UNIT_HOURS)
+LONG_RUN_LINE = 8.0  # the bundled policy's two_of_four.long_run_hours: where a stated interval must not straddle
 _ONE = lazy(r"\b(?:an?|one)\s+(?=(?:minute|hour|day|week)s?\b)")  # "just over a day": one day
 _HALF = lazy(r"^半(?=\s*个?(?:小时|钟头|天|日|周|星期))")  # "半小时以内": 0.5 h
 
@@ -144,6 +145,9 @@ def parse_duration(text: str) -> DurationAnswer:
     read = read_amount(norm, _DURATION_UNIT)
     if read is not None and read[1] is not None:  # one figure and its unit, with its bound or approximation
         amount = read[0].scaled(_unit_hours(read[1]))
+        if amount.side(LONG_RUN_LINE) is None:  # "6-10 hours", "不到10小时": a long run or not?
+            params: dict[str, str | float] = {"said": text.strip(), "line": f"{LONG_RUN_LINE:g} h"}
+            raise ParseError("duration", text, ACCEPTED["duration"], "ambiguous_bound", params)
         above = amount.low is not None and amount.low_open  # "more than 8 h", "8个多小时"
         hours = amount.low if above or amount.above_only else amount.planned
         above = above or amount.above_only

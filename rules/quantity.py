@@ -24,7 +24,6 @@ paid by every `gpu-advise advise` start for answers that do not need it.
 
 from __future__ import annotations
 
-import math
 import re
 from dataclasses import dataclass
 
@@ -174,18 +173,3 @@ def read_amount(text: str, unit: str = "") -> tuple[Amount, str | None] | None:
         closed = (g["below"] or g["after_below"]) in _CLOSED
         return Amount(None, low, high_open=not closed, approx=approx), found_unit
     return Amount(low, low, approx=approx), found_unit
-
-
-def show_amount(amount: Amount) -> str:
-    """ "70–80", ">64", "<64", "≥20", "300": the interval in a few characters (the echo's words are the catalogue's)."""
-
-    def n(v: float) -> str:
-        return f"{v:g}" if math.isfinite(v) else "∞"
-
-    if amount.exact is not None:
-        return n(amount.exact)
-    if amount.high is None and amount.low is not None:
-        return f"{'>' if amount.low_open else '≥'}{n(amount.low)}"
-    if amount.low is None and amount.high is not None:
-        return f"{'<' if amount.high_open else '≤'}{n(amount.high)}"
-    return f"{n(amount.low or 0)}–{n(amount.high or 0)}"

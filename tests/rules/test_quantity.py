@@ -4,11 +4,13 @@ quantity reads as none."""
 
 from __future__ import annotations
 
+import math
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from rules.quantity import Amount, read_amount, show_amount
+from rules.quantity import Amount, read_amount
 
 UNIT = r"gb|g|qps|h|小时"
 numbers = st.integers(min_value=1, max_value=5000)
@@ -73,6 +75,21 @@ def test_some_more_is_up_to_the_next_step_of_its_last_digit(tens: int, unit: str
     step = 10 if tens % 10 else 100
     amount = _read(f"{n}多{unit}")
     assert (amount.low, amount.high, amount.low_open, amount.high_open) == (n, n + step, True, True)
+
+
+def show_amount(amount: Amount) -> str:
+    """ "70–80", ">64", "<64", "≥20", "300": the interval in a few characters."""
+
+    def n(v: float) -> str:
+        return f"{v:g}" if math.isfinite(v) else "∞"
+
+    if amount.exact is not None:
+        return n(amount.exact)
+    if amount.high is None and amount.low is not None:
+        return f"{'>' if amount.low_open else '≥'}{n(amount.low)}"
+    if amount.low is None and amount.high is not None:
+        return f"{'<' if amount.high_open else '≤'}{n(amount.high)}"
+    return f"{n(amount.low or 0)}–{n(amount.high or 0)}"
 
 
 @pytest.mark.parametrize(

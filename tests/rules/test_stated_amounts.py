@@ -61,10 +61,10 @@ def test_an_answer_straddling_the_line_is_refused_naming_it() -> None:
 
 def test_the_interval_lines_are_the_bundled_policys() -> None:
     """The parser keeps copies of the policy's lines (it has no policy): a change of one without the other fails."""
-    from rules.parsing import HIGH_QPS_LINE
-    from rules.policy import load_policy
+    from rules.parsing import HIGH_QPS_LINE, LONG_RUN_LINE
 
-    assert load_policy().inference.high_qps == HIGH_QPS_LINE
+    assert POLICY.inference.high_qps == HIGH_QPS_LINE
+    assert POLICY.two_of_four.long_run_hours == LONG_RUN_LINE
 
 
 BOUNDS = {"above": ["more than {n}GB", "超过{n}G", "{n}G以上", "over {n} GB"], "below": ["less than {n}GB", "不到{n}G",
