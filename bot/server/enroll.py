@@ -52,7 +52,8 @@ class EnrollIn(BaseModel):
     gpus: list[CardIn] = Field(min_length=1, max_length=1024)
     price: str | None = Field(default=None, max_length=40)  # 14/h, 400/day, 11500/month
     currency: str | None = Field(default=None, pattern=r"^(CNY|USD)$")
-    provider_id: str | None = Field(default=None, max_length=200, pattern=r"^[a-z0-9]+:[\w.:/\-]+$")
+    # the cloud key discovery files it under: aws:i-..., tencent-hai:hai-..., aliyun-dsw:dsw-...
+    provider_id: str | None = Field(default=None, max_length=200, pattern=r"^[a-z0-9]+(?:-[a-z0-9]+)*:[\w.:/\-]+$")
 
 
 def refusal(exc: EnrollRefused) -> Answer:

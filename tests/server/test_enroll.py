@@ -133,3 +133,23 @@ def test_another_persons_token_with_the_same_machine_gets_409_and_changes_nothin
         assert post(h, "/api/heartbeat", {"samples": [sample]}, first["token"])[0] == 202  # hers still works
         [kept] = Rentals(h.deps.store).instances("T1")
         assert (kept.name, kept.owner) == ("gpu-box-1", "UANA")
+
+
+@pytest.mark.parametrize("key", ["tencent-hai:hai-3kq8m2ab", "aliyun-dsw:dsw-730f1ac9e2"])
+def test_a_hai_server_or_dsw_notebook_enrolls_into_the_item_discovery_found(tmp_path: Path, key: str) -> None:
+    """Issue 52: /api/enroll refused the cloud keys of HAI and DSW (a hyphen in the source); a box on one is the
+    found item, not a second one billed beside it."""
+    from bot.state.discovered import Discovered, Filing, Found, Scan
+
+    with running_app(tmp_path) as h:
+        source = key.split(":", 1)[0]
+        found = Found(key, "instance", "ap-guangzhou", key.split(":", 1)[1], "running", gpu="A10", cards=1,
+                      per_hour=9.0, currency="CNY")  # fmt: skip
+        filing = Filing("T1", "C1", lambda _: None, "channel", "owner", lambda f: (f.per_hour, "hour", f.currency))
+        Discovered(h.deps.store).apply(Scan([found], ["ap-guangzhou"], source=source), filing, h.clock.now)
+        status, body = post(h, "/api/enroll", box(cards=1, provider_id=key), token_for(h))
+        assert status == 201, body
+        [item] = Rentals(h.deps.store).instances("T1")
+        assert (item.provider_id, item.machine_id, item.owner, item.price) == (key, "a" * 32, "U1", 9.0)
+        status, refused = post(h, "/api/enroll", box(name="b2", machine="c" * 32, provider_id="Bad Key"), token_for(h))
+        assert status == 400 and "provider_id" in json.dumps(refused)
