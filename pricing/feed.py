@@ -60,8 +60,17 @@ def _record(values: dict[str, Any], source: str, fetched_at: datetime) -> Row:
 PLACEHOLDER = "REPLACE:"  # what pricing/data/ratecard.example.csv marks each value to fill in with
 
 
-def read_rows(rows: Iterable[Mapping[str, Any]], *, origin: str, source: str, fetched_at: datetime) -> Iterator[Row]:
-    """Validate rows one at a time (memory does not grow with the feed). The first bad row raises RecordError."""
+def read_rows(
+    rows: Iterable[Mapping[str, Any]],
+    *,
+    origin: str,
+    source: str,
+    fetched_at: datetime,
+    left_out: list[str] | None = None,
+) -> Iterator[Row]:
+    """Validate rows one at a time (memory does not grow with the feed). The first bad row raises RecordError,
+    except, where `left_out` is given (a team's rate card), a row naming a GPU the catalogue does not know: that
+    row is left out, said in `left_out`, and the rest of the file still prices."""
     checked_header = False
     for number, row in enumerate(rows, 1):
         if not isinstance(row, Mapping):
@@ -89,6 +98,9 @@ def read_rows(rows: Iterable[Mapping[str, Any]], *, origin: str, source: str, fe
             yield _record(values, source, fetched_at)
         except ValidationError as exc:
             field, message = _problem(exc)
+            if field == "gpu" and left_out is not None:
+                left_out.append(f"{origin} row {number} left out: {message}")
+                continue
             raise RecordError(origin, number, field, message) from None
         except ValueError as exc:  # an unknown kind
             raise RecordError(origin, number, "kind", str(exc)) from None
@@ -96,10 +108,16 @@ def read_rows(rows: Iterable[Mapping[str, Any]], *, origin: str, source: str, fe
             raise RecordError(origin, number, None, f"unknown column; accepted: {', '.join(COLUMNS)}") from None
 
 
-def parse_text(text: str, *, fmt: str, origin: str, source: str, fetched_at: datetime) -> Iterator[Row]:
+def parse_text(
+    text: str, *, fmt: str, origin: str, source: str, fetched_at: datetime, left_out: list[str] | None = None
+) -> Iterator[Row]:
     """Rows from CSV or JSON text. `fmt` is 'csv' or 'json'."""
+
+    def rows(data: Iterable[Mapping[str, Any]]) -> Iterator[Row]:
+        return read_rows(data, origin=origin, source=source, fetched_at=fetched_at, left_out=left_out)
+
     if fmt == "csv":
-        return read_rows(csv.DictReader(io.StringIO(text)), origin=origin, source=source, fetched_at=fetched_at)
+        return rows(csv.DictReader(io.StringIO(text)))
     if fmt == "json":
         try:
             data = json.loads(text)
@@ -109,7 +127,7 @@ def parse_text(text: str, *, fmt: str, origin: str, source: str, fetched_at: dat
             data = data["prices"]
         if not isinstance(data, list):
             raise RecordError(origin, None, None, 'expected a JSON list of prices or {"prices": [...]}')
-        return read_rows(data, origin=origin, source=source, fetched_at=fetched_at)
+        return rows(data)
     raise RecordError(origin, None, None, f"unknown feed format {fmt!r}: use .csv or .json")
 
 

@@ -43,8 +43,11 @@ class Source:
     inputs: Callable[[], str] | None = None
 
 
-def read_price_file(path: Path, origin: str, source: str, now: datetime) -> Iterator[Row]:
-    """Rows of a CSV or JSON file; a CSV is streamed, so memory does not grow with its size."""
+def read_price_file(
+    path: Path, origin: str, source: str, now: datetime, left_out: list[str] | None = None
+) -> Iterator[Row]:
+    """Rows of a CSV or JSON file; a CSV is streamed, so memory does not grow with its size. `left_out`: a team
+    rate card's rows naming an unknown GPU are left out and said there, not the whole file (pricing/feed.py)."""
     fmt = format_of(path.name)
     try:
         handle = path.open(encoding="utf-8", newline="")
@@ -52,13 +55,19 @@ def read_price_file(path: Path, origin: str, source: str, now: datetime) -> Iter
         raise RecordError(origin, None, None, f"cannot read the file: {exc.strerror or exc}") from None
     with handle:
         if fmt == "csv":
-            yield from read_rows(csv.DictReader(handle), origin=origin, source=source, fetched_at=now)
+            rows = csv.DictReader(handle)
+            yield from read_rows(rows, origin=origin, source=source, fetched_at=now, left_out=left_out)
         else:
-            yield from parse_text(handle.read(), fmt=fmt, origin=origin, source=source, fetched_at=now)
+            yield from parse_text(
+                handle.read(), fmt=fmt, origin=origin, source=source, fetched_at=now, left_out=left_out
+            )
 
 
-def rate_card_records(team_files: Iterable[Path], now: datetime, source: str = "ratecard") -> Iterator[Row]:
-    """The bundled reference prices, then each team rate-card file."""
+def rate_card_records(
+    team_files: Iterable[Path], now: datetime, source: str = "ratecard", left_out: list[str] | None = None
+) -> Iterator[Row]:
+    """The bundled reference prices, then each team rate-card file (its rows naming an unknown GPU said in
+    `left_out`, the rest kept)."""
     bundled = resources.files("pricing").joinpath(BUNDLED_RATE_CARD)
     for record in parse_text(
         bundled.read_text("utf-8"), fmt="csv", origin=f"pricing/{BUNDLED_RATE_CARD}", source=source, fetched_at=now
@@ -67,7 +76,7 @@ def rate_card_records(team_files: Iterable[Path], now: datetime, source: str = "
             record = record.model_copy(update={"flags": ",".join(filter(None, (record.flags, REFERENCE)))})
         yield record
     for path in team_files:
-        yield from read_price_file(Path(path), str(path), source, now)
+        yield from read_price_file(Path(path), str(path), source, now, [] if left_out is None else left_out)
 
 
 def rate_card_inputs(team_files: Iterable[Path]) -> str:
@@ -85,11 +94,20 @@ def rate_card_inputs(team_files: Iterable[Path]) -> str:
 
 def rate_card_source(team_files: Iterable[Path], *, ttl: timedelta, interval: timedelta) -> Source:
     files = tuple(team_files)
+    left_out: list[str] = []
+
+    def fetch(now: datetime) -> Iterator[Row]:
+        left_out.clear()
+        return rate_card_records(files, now, left_out=left_out)
+
     return Source(
         "ratecard",
         ttl,
         interval,
-        fetch=lambda now: rate_card_records(files, now),
+        fetch=fetch,
+        note=lambda: (
+            "; ".join(left_out[:10]) + (f"; and {len(left_out) - 10} more" if len(left_out) > 10 else "") or None
+        ),
         description="bundled reference prices and team rate cards",
         age_from_effective_date=True,
         retries=0,

@@ -448,3 +448,18 @@ def test_a_currency_quotes_cannot_be_made_in_is_refused_with_the_list(tmp_path: 
     done = run_cli(*command, "--currency", "RUB", env=OFFLINE, tmp=tmp_path)
     said = "--currency RUB is not a currency quotes can be made in: use one of AUD, BGN, BRL, CAD, CHF, CNY"
     assert done.returncode == 2 and said in done.stderr and "EUR" in done.stderr
+
+
+def test_a_team_rate_card_row_naming_an_unknown_gpu_is_left_out_not_the_file(tmp_path: Path) -> None:
+    """Issue 52: a row for 'HAI 基础型' (a bundle, not a GPU) refused the whole file, so none of its prices held."""
+    ours = tmp_path / "ours.csv"
+    hai = "acme-cloud,guangzhou,inland,HAI basic,HAI 基础型,1,dedicated,,on_demand,4.2,CNY,hour,2026-11-01,quote\n"
+    ours.write_text((DATA / "team_ratecard.csv").read_text() + hai)
+    env = OFFLINE | {"GPU_ADVISOR_RATE_CARDS": str(ours)}
+    result = run_cli("prices", "refresh", "--source", "ratecard", env=env, tmp=tmp_path)
+    assert result.returncode == 0, result.stdout + result.stderr
+    status = json.loads(run_cli("prices", "status", "--json", env=env, tmp=tmp_path).stdout)
+    ratecard = next(s for s in status if s["source"] == "ratecard")
+    assert f"{ours} row 4 left out" in ratecard["note"] and "HAI 基础型" in ratecard["note"], ratecard
+    shown = run_cli("prices", "list", "--gpu", "H800", "--json", env=env, tmp=tmp_path)
+    assert "acme-cloud" in shown.stdout  # the file's other rows price
