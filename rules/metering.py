@@ -15,6 +15,7 @@ from __future__ import annotations
 import calendar
 import math
 from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from enum import StrEnum
 from typing import Any
@@ -125,8 +126,27 @@ def billed_hours(thing: Any, stretches: Sequence[Stretch], start: datetime, end:
     return got.billed if basis(thing) is Basis.HOURLY else got.total
 
 
+def priced_stretches(thing: Any, start: datetime, end: datetime) -> Iterator[tuple[Any, datetime, datetime]]:
+    """[start, end) cut where its price changed, each piece with the thing as it was priced then (`earlier_prices`:
+    each price until the next began; the current one from its `price_since`). Money billed stays at its price."""
+    lo = start
+    for earlier in getattr(thing, "earlier_prices", ()):
+        if earlier.until > lo and lo < end:
+            yield replace(thing, price=earlier.price, unit=earlier.unit, earlier_prices=()), lo, min(earlier.until, end)
+        lo = max(lo, earlier.until)
+    if lo < end:
+        yield thing, lo, end
+
+
 def cost(thing: Any, stretches: Sequence[Stretch], start: datetime, end: datetime) -> float:
-    """Money billed in [start, end): hourly, its billed hours at its price; a period item, each period started."""
+    """Money billed in [start, end): hourly, its billed hours at its price; a period item, each period started; each
+    at the price it had then."""
+    if getattr(thing, "earlier_prices", ()):
+        return sum(_cost(t, stretches, lo, hi) for t, lo, hi in priced_stretches(thing, start, end))
+    return _cost(thing, stretches, start, end)
+
+
+def _cost(thing: Any, stretches: Sequence[Stretch], start: datetime, end: datetime) -> float:
     if basis(thing) is Basis.HOURLY:
         return billed_hours(thing, stretches, start, end) * per_hour(thing)
     lo, hi = _rented(thing, start, end)
@@ -143,8 +163,11 @@ def spread_per_hour(thing: Any) -> float:
 
 def accrued(thing: Any, stretches: Sequence[Stretch], start: datetime, end: datetime) -> float:
     """Its billed hours in [start, end) at its money an hour: what a stretch of it is worth (what an idle stretch
-    burned), a period item's price spread over its period rather than paid at its start."""
-    return billed_hours(thing, stretches, start, end) * spread_per_hour(thing)
+    burned), a period item's price spread over its period rather than paid at its start; each at the price it had
+    then."""
+    return sum(
+        billed_hours(t, stretches, lo, hi) * spread_per_hour(t) for t, lo, hi in priced_stretches(thing, start, end)
+    )
 
 
 STOPPED_BY_WORD = ("person", "bot")  # a stop said by someone (Stopped, `power`) or done by the bot, not seen

@@ -1,6 +1,6 @@
 """The sub-commands about the bill, the same on every chat: `power NAME on|off` (its owner or an admin: its hourly
-meter follows), `billing NAME hourly|day|month [stops|keeps]`, and `balance [PROVIDER AMOUNT [CNY|USD]]` (a
-provider's prepaid balance; without one, the list with each runway)."""
+meter follows), `billing NAME hourly|day|month [stops|keeps]` or `billing NAME price=1.88/h`, and
+`balance [PROVIDER AMOUNT [CNY|USD]]` (a provider's prepaid balance; without one, the list with each runway)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from zoneinfo import ZoneInfo
 from bot.app.invocation import CommandError, Invocation
 from bot.chat.message import plain
 from bot.fields.metering import balance_of, billing_of, power_of, provider_of, stop_billing_of
-from bot.fields.rentals import FieldError, currency_of
+from bot.fields.rentals import FieldError, currency_of, price_typed
 from bot.state.balances import Balances
 from bot.state.power import PowerLog
 from bot.state.rentals import Instance, RentalError, Rentals
@@ -53,19 +53,31 @@ def power(inv: Invocation, args: list[str]) -> None:
 
 
 def billing(inv: Invocation, args: list[str]) -> None:
-    """`billing NAME hourly|day|month [stops|keeps]`."""
+    """`billing NAME hourly|day|month [stops|keeps]`, or `billing NAME price=1.88/h` (a price set by hand, kept)."""
     lang = inv.lang
-    if len(args) not in (2, 3):
+    prices = [a.partition("=")[2] for a in args[1:] if a.lower().startswith("price=")]
+    rest = [a for a in args if not a.lower().startswith("price=")]
+    if not 1 <= len(rest) <= 3 or len(prices) > 1 or (len(rest) == 1 and not prices):
         raise CommandError(t("meter.billing_usage", lang))
-    found = _instance(inv, args[0])
+    found = _instance(inv, rest[0])
+    rentals, lines = Rentals(inv.deps.store), []
     try:
-        basis = billing_of(args[1], lang)
-        stop = stop_billing_of(args[2], lang) if len(args) == 3 else None
+        if prices:
+            amount, unit = price_typed(prices[0], lang)
+            priced = rentals.set_price(inv.team, found.name, amount, unit, inv.user, inv.deps.now())
+            lines.append(t("cli.price_set", lang, name=priced.name, price=amount, unit=unit, currency=priced.currency))
+        if len(rest) > 1:
+            basis = billing_of(rest[1], lang)
+            stop = stop_billing_of(rest[2], lang) if len(rest) == 3 else None
+            changed = rentals.set_billing(inv.team, found.name, billing=basis, stop_billing=stop)
+            lines.append(
+                t("cli.billing_set", lang, name=changed.name, **billing_said(basis, changed.stop_billing, lang))
+            )
     except FieldError as exc:
         raise CommandError(f"{exc.field}: {exc.message}") from None
-    changed = Rentals(inv.deps.store).set_billing(inv.team, found.name, billing=basis, stop_billing=stop)
-    said = t("cli.billing_set", lang, name=changed.name, **billing_said(basis, changed.stop_billing, lang))
-    inv.answer(plain(said, lang))
+    except RentalError as exc:
+        raise CommandError(tw(f"error.rental.{exc.code}", lang, "chat", **exc.params)) from None
+    inv.answer(plain("\n".join(lines), lang))
 
 
 def balance(inv: Invocation, args: list[str]) -> None:

@@ -14,7 +14,7 @@ import typer
 from bot.cli.common import LangOpt, fail, load_settings, say
 from bot.cli.rentals import JsonOpt, TeamOpt, _fields, _run, _when, chosen_team, open_rentals
 from bot.fields.metering import balance_of, billing_of, power_of, provider_of, stop_billing_of
-from bot.fields.rentals import currency_of
+from bot.fields.rentals import currency_of, price_typed
 from bot.settings import Settings
 from bot.text import t
 from bot.text.problem import said
@@ -92,7 +92,13 @@ def _metering(settings: Settings) -> Any:
 
 def billing(
     name: Annotated[str, typer.Argument(help="The instance.")],
-    basis: Annotated[str, typer.Argument(help="hourly (billed while running), day or month (each period started).")],
+    basis: Annotated[
+        str | None, typer.Argument(help="hourly (billed while running), day or month (each period started).")
+    ] = None,
+    price: Annotated[
+        str | None,
+        typer.Option(help="Its price from now on, e.g. 1.88/h, 400/day: kept, never changed by a discovery scan."),
+    ] = None,
     stop_billing: Annotated[
         str | None, typer.Option("--stop-billing", help="stops (stopping stops the meter) or keeps.")
     ] = None,
@@ -100,15 +106,28 @@ def billing(
     team: TeamOpt = None,
     lang: LangOpt = None,
 ) -> None:
-    """Set how an instance is billed (by default, from its price's unit)."""
+    """Set how an instance is billed (by default, from its price's unit), or its price (--price)."""
     settings = load_settings(lang=lang)
+    if basis is None and price is None:
+        raise fail(t("cli.billing_needs", settings.files.lang))
+    rentals = open_rentals(settings)
+    team = chosen_team(settings, team)
+    if price is not None:
+        amount, unit = _fields(lambda: price_typed(price, settings.files.lang))
+        now = datetime.now(UTC)
+        priced = _run(settings, lambda: rentals.set_price(team, name, amount, unit, "terminal", now))
+        said = t(
+            "cli.price_set", settings.files.lang, name=priced.name, price=amount, unit=unit, currency=priced.currency
+        )
+        sys.stdout.write(said + "\n")
+        if basis is None:
+            return
+    assert basis is not None  # refused above when neither was given
     values = {
         "billing": _fields(lambda: billing_of(basis, settings.files.lang)),
         "stop_billing": _fields(lambda: stop_billing_of(stop_billing, settings.files.lang)) if stop_billing else None,
         "provider": _fields(lambda: provider_of(provider, settings.files.lang)) if provider else None,
     }
-    rentals = open_rentals(settings)
-    team = chosen_team(settings, team)
     changed = _run(settings, lambda: rentals.set_billing(team, name, **values))
     sys.stdout.write(
         t(

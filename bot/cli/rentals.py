@@ -249,8 +249,11 @@ def track_storage(
 
 
 def _plain(thing: object) -> dict[str, Any]:
-    """A row for JSON: times in ISO 8601."""
-    return {k: v.isoformat() if isinstance(v, datetime) else v for k, v in vars(thing).items()}
+    """A row for JSON: times in ISO 8601; an instance's earlier prices as a list of {until, price, unit, currency}."""
+    out = {k: v.isoformat() if isinstance(v, datetime) else v for k, v in vars(thing).items()}
+    if "earlier_prices" in out:
+        out["earlier_prices"] = [_plain(p) for p in out["earlier_prices"]]
+    return out
 
 
 def list_rentals(

@@ -64,11 +64,16 @@ def instance_fields(
             "currency": found.currency,
             "price_source": f"{found.source} {found.as_of}",
         }
+    amount, unit = price_typed(price, lang)
+    return out | {"unit": unit, "price": amount, "currency": currency_of(currency, lang)}
+
+
+def price_typed(price: str, lang: Lang) -> tuple[float, str]:
+    """A price as typed ("1.88/h", "400/天"): its amount and what it is per (FieldError saying what is accepted)."""
     try:
-        amount, unit = parse_price(price)
+        return parse_price(price)
     except ParseError as exc:
         raise FieldError("price", parse_error_text(exc, lang)) from None
-    return out | {"unit": unit, "price": amount, "currency": currency_of(currency, lang)}
 
 
 @dataclass(frozen=True)

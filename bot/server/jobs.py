@@ -11,7 +11,7 @@ import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from apscheduler.schedulers.background import BackgroundScheduler
 from apscheduler.triggers.interval import IntervalTrigger
@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from bot.server.doors import FrontDoor
     from bot.settings import Settings
     from bot.state import Store
+    from bot.text.lang import Lang
 
 log = logging.getLogger(__name__)
 
@@ -284,6 +285,10 @@ def discovery_job(
             cloud=cloud,
             find_owner=find_owner,
         )
+        if report.applied.repriced and chats is not None:
+            from bot.digest.due import channel_langs
+
+            tell_repriced(report, chats, team, channel_langs(deps))
         log.info(
             "%s discovery: %d items, %d new, %d gone, %d deleted%s",
             cloud.name,
@@ -296,6 +301,32 @@ def discovery_job(
         return report
 
     return work
+
+
+def tell_repriced(report: Any, chats: Chats, team: str, lang_of: Callable[[str, str], Lang]) -> None:
+    """Each item a scan priced again, said once in its channel ("a10-box: now ¥11.73/hour, was ¥9.46/hour, from
+    aliyun"): the hours before stay at the price they had. A chat that cannot take it is logged; the price holds."""
+    from bot.chat.port import tell_each
+    from bot.text import t
+    from bot.text.format import money
+
+    channels = {i.name: i.channel for i in report.items}
+    texts: dict[str, list[str]] = {}
+    for name, before, now, unit, currency in report.applied.repriced:
+        channel = channels.get(name)
+        if not channel:
+            continue
+        lang = lang_of(team, channel)
+        was = money(before, currency) if before is not None else t("digest.no_price", lang)
+        line = t("discover.repriced", lang, name=name, price=money(now, currency), unit=t(f"word.per.{unit}", lang),
+                 was=was, source=report.source)  # fmt: skip
+        texts.setdefault(channel, []).append(line)
+    try:
+        teller = chats.teller(team)
+    except LookupError:
+        log.warning("price changes of %s not said: the team's chat is not reachable", team)
+        return
+    tell_each(teller, {c: "\n".join(lines) for c, lines in texts.items()}, "price change")
 
 
 def balance_job(settings: Settings, deps: Deps, doors: Sequence[FrontDoor]) -> Callable[[], object]:

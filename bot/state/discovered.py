@@ -19,7 +19,7 @@ from sqlalchemy import bindparam, func, insert, select, update
 
 from bot.state.power import PowerLog, Sighting
 from bot.state.rentals import NAME, Rentals, token_hash
-from bot.state.schema import discovery_runs, rental_instances, rental_storage
+from bot.state.schema import discovery_runs, price_history, rental_instances, rental_storage
 from bot.state.store import Store
 from rules.power import Power
 from rules.sources import FOUND_SOURCES
@@ -96,6 +96,8 @@ class Applied:
     released: list[str] = field(default_factory=list)
     deleted: list[str] = field(default_factory=list)
     back: list[str] = field(default_factory=list)  # released here, then found running again
+    # priced again by this scan (its source's price moved): name, the price before, the price now, unit, currency
+    repriced: list[tuple[str, float | None, float, str, str]] = field(default_factory=list)
 
 
 class Discovered:
@@ -196,7 +198,7 @@ class Discovered:
                 out.back.append(row.name)
             else:
                 out.updated += 1
-            return [_set(rental_instances, row, **values)]
+            return [_set(rental_instances, row, **values), *self._repriced(item, row, filing, now, out)]
         if gone:
             return []  # terminated before it was ever seen: nothing to remind anyone of
         price, unit, currency = filing.price_of(item)
@@ -232,6 +234,19 @@ class Discovered:
                 ),
             )
         ]
+
+    def _repriced(self, item: Found, row: Any, filing: Filing, now: datetime, out: Applied) -> list[Any]:
+        """A kept item priced again from its source's record of today: the price before billed until now. A price
+        set by hand (`billing NAME --price`), an item released, or a price the source no longer gives: left."""
+        if row.price_by is not None or row.released_at is not None or item.state in GONE:
+            return []
+        price, unit, currency = filing.price_of(item)
+        if price is None or (round(price, 6), unit, currency) == (round(row.price or -1, 6), row.unit, row.currency):
+            return []
+        out.repriced.append((row.name, row.price, price, unit, currency))
+        earlier = {"instance_id": row.id, "until": now, "price": row.price, "unit": row.unit, "currency": row.currency}
+        now_priced = {"price": price, "unit": unit, "currency": currency, "price_since": now}
+        return [("insert", price_history, earlier), _set(rental_instances, row, **now_priced)]
 
     def _volume(self, item: Found, row: Any, filing: Filing, names: set[str], out: Applied) -> list[Any]:
         who = _who(item, filing)

@@ -10,7 +10,7 @@ import hashlib
 import math
 import re
 import secrets
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, replace
 from datetime import UTC, datetime
 from typing import Any
 
@@ -24,6 +24,7 @@ from bot.state.schema import (
     disk_reports,
     gpu_samples,
     power_reports,
+    price_history,
     rental_instances,
     rental_storage,
     seconds_of,
@@ -74,6 +75,19 @@ class Instance:
     stop_billing: str | None = None  # stops, keeps; None: stops
     provider: str | None = None  # the provider account it bills to: aws, autodl, aliyun, ...
     idle_rule_minutes: int | None = None  # the platform stops it by itself after this long idle (a DSW notebook)
+    price_by: str | None = None  # who set its price by hand (None: its source's, priced again at each scan)
+    price_since: datetime | None = None  # when its price began (None: from its start)
+    earlier_prices: tuple[EarlierPrice, ...] = ()  # its prices before, oldest first (rules/metering.py bills by them)
+
+
+@dataclass(frozen=True)
+class EarlierPrice:
+    """A price an instance had until `until` (from the previous one's end, or its start)."""
+
+    until: datetime
+    price: float | None
+    unit: str
+    currency: str
 
 
 @dataclass(frozen=True)
@@ -178,11 +192,37 @@ def token_hash(token: str) -> str:
 
 
 # An instance's columns in its dataclass's order, so a row becomes one by position (a digest reads thousands)
-INSTANCE_COLUMNS = [rental_instances.c[f.name] for f in fields(Instance)]
+INSTANCE_COLUMNS = [rental_instances.c[f.name] for f in fields(Instance) if f.name in rental_instances.c]
 
 
 def _instance(row: Any) -> Instance:
     return Instance(*row)
+
+
+def _with_history(conn: Any, found: list[Instance]) -> list[Instance]:
+    """`found` with the earlier prices of those whose price changed (one query; none for most)."""
+    changed = {i.id for i in found if i.price_since is not None}
+    if not changed:
+        return found
+    h = price_history.c
+    query = select(h.instance_id, h.until, h.price, h.unit, h.currency).where(h.instance_id.in_(changed))
+    earlier: dict[int, list[EarlierPrice]] = {}
+    for row in conn.execute(query.order_by(h.until)):
+        earlier.setdefault(row.instance_id, []).append(EarlierPrice(row.until, row.price, row.unit, row.currency))
+    return [replace(i, earlier_prices=tuple(earlier.get(i.id, ()))) if i.id in earlier else i for i in found]
+
+
+def reprice(
+    conn: Any, found: Any, price: float | None, unit: str, currency: str, at: datetime, by: str | None = None
+) -> None:
+    """Give `found` (an instance or its row) a new price from `at`: the one before kept until `at`."""
+    conn.execute(
+        insert(price_history).values(
+            instance_id=found.id, until=at, price=found.price, unit=found.unit, currency=found.currency
+        )
+    )
+    values = {"price": price, "unit": unit, "currency": currency, "price_since": at}
+    conn.execute(update(rental_instances).where(rental_instances.c.id == found.id).values(**values, price_by=by))
 
 
 SAMPLE_BATCH = 500  # samples a transaction: a few milliseconds of the write lock
@@ -254,7 +294,7 @@ class Rentals:
         query = select(*INSTANCE_COLUMNS).where(rental_instances.c.team == team, rental_instances.c.name == name)
         with self.store.reading() as conn:
             row = conn.execute(query).first()
-        return _instance(row) if row else None
+            return _with_history(conn, [_instance(row)])[0] if row else None
 
     def by_id(self, instance_id: int) -> Instance | None:
         with self.store.reading() as conn:
@@ -315,7 +355,19 @@ class Rentals:
         if active_only:
             query = query.where(rental_instances.c.released_at.is_(None))
         with self.store.reading() as conn:
-            return [_instance(r) for r in conn.execute(query.order_by(rental_instances.c.name))]
+            return _with_history(conn, [_instance(r) for r in conn.execute(query.order_by(rental_instances.c.name))])
+
+    def set_price(self, team: str, name: str, price: float, unit: str, by: str, at: datetime) -> Instance:
+        """A price set by hand from `at` on (`billing NAME --price`): kept, the price before billed until then, and
+        never changed by a scan after."""
+        found = self.instance(team, name)
+        if found is None:
+            raise RentalError("no_instance", name=name)
+        if found.released_at is not None:
+            raise RentalError("already_released", name=name)
+        with self.store.writing() as conn:
+            reprice(conn, found, price, unit, found.currency, at, by=by)
+        return self.instance(team, name) or found
 
     def _change_running(self, team: str, name: str, **values: Any) -> Instance:
         """Set `values` on an instance not released yet; RentalError when there is none."""

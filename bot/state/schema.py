@@ -214,10 +214,25 @@ rental_instances = Table(
     Column("stop_billing", String(8)),
     Column("provider", String(32)),
     Column("idle_rule_minutes", Integer),  # the platform stops it by itself after this long idle (0024): DSW's
+    # who set its price by hand (0027; NULL: its source's, which each scan prices again) and since when it holds
+    Column("price_by", String(ID)),
+    Column("price_since", UtcDateTime),
     UniqueConstraint("team", "name", name="uq_rental_instances_team_name"),
     Index(None, "token_hash"),
     Index(None, "team", "machine_id"),
     Index(None, "team", "provider_id"),
+)
+
+price_history = Table(  # an instance's earlier prices (0027), each until the next began: money billed stays so
+    "price_history",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("instance_id", Integer, nullable=False),
+    Column("until", UtcDateTime, nullable=False),
+    Column("price", Float),
+    Column("unit", String(8), nullable=False),
+    Column("currency", String(3), nullable=False),
+    Index("ix_price_history_instance_id", "instance_id"),
 )
 
 enroll_tokens = Table(  # tokens a GPU box enrolls itself with (0015): only the hash is kept

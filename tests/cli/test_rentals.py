@@ -272,3 +272,18 @@ def test_storage_kept_from_before_is_entered_with_its_creation_date(tmp_path: Pa
     assert kept["created_at"].startswith("2026-10-01T00:00:00")
     bad = run_cli(*base[:2], "other", *base[3:], "--created", "last spring", env=_state(tmp_path), tmp=tmp_path)
     assert bad.returncode == 2 and "--created: 'last spring' is not a time" in bad.stderr
+
+
+def test_billing_price_sets_a_price_by_hand_and_a_bad_one_is_refused(tmp_path: Path) -> None:
+    """Issue 52: `billing NAME --price 1.88/h` sets a price; with neither a basis nor a price it says what to give."""
+    env = _state(tmp_path)
+    assert run_cli("track", "instance", "box", *A100, *TEAM, env=env, tmp=tmp_path).returncode == 0
+    done = run_cli("billing", "box", "--price", "1.88/h", *TEAM, "--lang", "en", env=env, tmp=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "box: 1.88 CNY/hour from now on, set by hand" in done.stdout
+    listed = json.loads(run_cli("list", "--json", *TEAM, env=env, tmp=tmp_path).stdout)
+    assert [(i["name"], i["price"]) for i in listed["instances"]] == [("box", 1.88)]
+    bad = run_cli("billing", "box", "--price", "cheap", *TEAM, "--lang", "en", env=env, tmp=tmp_path)
+    assert bad.returncode == 2 and "cheap" in bad.stderr
+    needs = run_cli("billing", "box", *TEAM, "--lang", "en", env=env, tmp=tmp_path)
+    assert needs.returncode == 2 and "or its price (--price 1.88/h)" in needs.stderr

@@ -73,3 +73,27 @@ def test_a_heartbeat_with_a_power_word_it_cannot_read_is_refused_naming_the_fiel
         except urllib.error.HTTPError as answer:
             said = json.loads(answer.read())
             assert answer.code == 400 and said["field"] == "power" and "'on' or 'off'" in said["error"]
+
+
+def test_a_price_set_by_hand_in_chat_bills_from_then_and_is_refused_when_unreadable(tmp_path: Path) -> None:
+    """Issue 52: there was no way to give a found item a price; `billing NAME price=1.88/h` sets one from now on."""
+    from datetime import timedelta
+
+    from rules import metering
+
+    with running_app(tmp_path) as h:
+        h.clock.now = NOW
+        h.fake.locales["U1"] = "en-US"
+        say(h, 1, "track box gpu=A100-80GB price=14/h")
+        h.clock.advance(hours=4)
+        said = say(h, 2, "billing box price=1.88/h")
+        assert "box: 1.88 CNY/hour from now on, set by hand" in said, said
+        refused = say(h, 3, "billing box price=cheap")
+        assert "price: Could not read 'cheap'" in refused and "Accepted: 400/day, 14/h" in refused
+        assert "Only <@U1> (its owner) or a workspace admin" in say(h, 5, "billing box price=1/h", user="U7")
+        h.clock.advance(hours=6)
+        inst = Rentals(h.deps.store).instance("T1", "box")
+        assert inst is not None and (inst.price, inst.price_by) == (1.88, "U1")
+        [stretches] = PowerLog(h.deps.store).timelines([inst], h.clock.now).values()
+        billed = metering.cost(inst, stretches, NOW, NOW + timedelta(hours=10))
+        assert billed == 4 * 14 + 6 * 1.88  # the first 4 hours at the price they had

@@ -1,0 +1,76 @@
+"""A found item's price follows its source (issue 52): after Alibaba Cloud's price for ecs.gn7i-c8g1.2xlarge moved
+from 9.46 to 11.73 CNY/h, the found A10 stayed at 9.46 (¥227 a day shown, ¥281.52 right). Each scan now prices it
+again, the hours before billed at the price they had; a price set by hand is kept, whatever a scan finds. The fake
+Alibaba Cloud answers as the real API does, through the official SDK."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+
+from bot.state.power import PowerLog
+from bot.state.rentals import Rentals
+from rules import metering
+from tests.discover.test_aliyun import GN7I, NOW, keys, run, store_in
+from tests.support.fake_aliyun import fake_aliyun
+
+__all__ = ["keys"]  # the fixture that gives the fake's keys to the SDK
+
+
+def test_each_scan_prices_a_found_item_again_and_the_hours_before_keep_their_price(tmp_path: Path) -> None:
+    with fake_aliyun() as fake:
+        fake.prices[("cn-hangzhou", GN7I)] = 9.46
+        box = fake.add(name="a10-box")
+        store = store_in(tmp_path)
+        run(tmp_path, fake, store)
+        fake.prices[("cn-hangzhou", GN7I)] = 11.73  # the source's price moved
+        later = NOW + timedelta(hours=10)
+        report = run(tmp_path, fake, store, later)
+        assert report.applied.repriced == [("a10-box", 9.46, 11.73, "hour", "CNY")]
+        [item] = Rentals(store).instances("T1")
+        assert (item.price, item.price_since, item.price_by) == (11.73, later, None)
+        assert item.provider_id == f"aliyun:{box.id}"
+        end = NOW + timedelta(hours=20)
+        [stretches] = PowerLog(store).timelines([item], end).values()
+        assert metering.cost(item, stretches, NOW, end) == pytest.approx(10 * 9.46 + 10 * 11.73)
+        assert metering.per_hour(item) * 24 == pytest.approx(281.52)  # a day at today's price
+        again = run(tmp_path, fake, store, later + timedelta(hours=1))  # the same price: nothing changes
+        assert again.applied.repriced == []
+
+
+def test_a_price_set_by_hand_is_kept_through_every_scan(tmp_path: Path) -> None:
+    with fake_aliyun() as fake:
+        fake.prices[("cn-hangzhou", GN7I)] = 9.46
+        fake.add(name="a10-box")
+        store = store_in(tmp_path)
+        run(tmp_path, fake, store)
+        Rentals(store).set_price("T1", "a10-box", 1.88, "hour", "U1", NOW + timedelta(hours=2))
+        fake.prices[("cn-hangzhou", GN7I)] = 11.73
+        report = run(tmp_path, fake, store, NOW + timedelta(hours=4))
+        [item] = Rentals(store).instances("T1")
+        assert report.applied.repriced == [] and (item.price, item.price_by) == (1.88, "U1")
+        [stretches] = PowerLog(store).timelines([item], NOW + timedelta(hours=4)).values()
+        assert metering.cost(item, stretches, NOW, NOW + timedelta(hours=4)) == pytest.approx(2 * 9.46 + 2 * 1.88)
+
+
+def test_serve_says_a_price_change_once_in_the_items_channel(tmp_path: Path) -> None:
+    """The discovery job of serve tells the item's channel, through its chat (the fake Slack), once per change."""
+    from bot.server.jobs import jobs_of
+    from tests.support.slack_harness import running_app
+
+    with fake_aliyun() as fake:
+        fake.prices[("cn-hangzhou", GN7I)] = 9.46
+        fake.add(name="a10-box")
+        extra = {"aliyun_regions": "cn-hangzhou", "aliyun_endpoint": fake.url, "discover_channel": "CGPU"}
+        with running_app(tmp_path, **extra) as h:
+            [job] = [j for j in jobs_of(h.settings, h.deps, h.doors()) if j.id == "discover:aliyun"]
+            job.work()
+            fake.prices[("cn-hangzhou", GN7I)] = 11.73
+            h.clock.advance(hours=10)
+            job.work()
+            job.work()  # the same price again: nothing more to say
+            said = [p for p in h.fake.of("chat.postMessage") if "a10-box" in str(p.get("text"))]
+            assert len(said) == 1 and said[0]["channel"] == "CGPU", said
+            assert "a10-box：现价 ¥11.73/小时（原为 ¥9.46），来自 aliyun" in said[0]["text"]  # the channel's language
