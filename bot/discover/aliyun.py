@@ -191,7 +191,8 @@ class Aliyun:
             self._quoted[key] = {}
             try:
                 for record in fetch(self.ask, [region], [instance_type], datetime.now(UTC), Skipped(), "discovery"):
-                    self._quoted[key][str(record.pricing_model)] = record.amount
+                    if record.instance_type == instance_type:  # another type's price is not this one's
+                        self._quoted[key][str(record.pricing_model)] = record.amount
             except (AskError, PricingError) as exc:  # a price the cloud will not give leaves the item unpriced
                 log.info("no Alibaba Cloud price for %s in %s: %s", instance_type, region, exc)
         quoted = self._quoted[key]

@@ -68,7 +68,9 @@ def owner_lookup(find_owner: Callable[[str], str | None] | None = None) -> Calla
 def pricer(offers: Callable[[str], list[Any]]) -> Callable[[Found], tuple[float | None, str, str]]:
     """An instance's price: the price cache's for this very instance type, else for its GPUs as its cloud sells
     them (a team's rate card or a feed quoting that cloud), else the bundled table's reference. Another
-    provider's price for the same GPU is not what this instance costs, so it is not used."""
+    provider's price for the same GPU is not what this instance costs, so it is not used. It is the price of how
+    the instance is billed: a spot instance's spot price, a prepaid one's monthly price, where the cache has them;
+    a vGPU slice (a share of a card) priced from a whole card of another type pays its share."""
 
     read: dict[str, list[Any]] = {}  # each GPU's offers read once a run, not once an item
 
@@ -79,13 +81,28 @@ def pricer(offers: Callable[[str], list[Any]]) -> Callable[[Found], tuple[float 
         exact = [o for o in quoted if o.record.instance_type == item.instance_type and o.record.region == item.region]
         same = [o for o in quoted if o.record.instance_type == item.instance_type]
         ours = [o for o in quoted if o.record.provider.lower() == item.source]
-        for offers_of in (exact, same, ours):
-            cached = price_from_cache(offers_of, item.cards, None)
+        for offers_of, share in ((exact, None), (same, None), (ours, item.share)):  # a type's own price: its slice's
+            billed = _as_billed(offers_of, item, share)
+            if billed is not None:
+                return billed
+            cached = price_from_cache(offers_of, item.cards, share)
             if cached is not None:
                 return cached.amount, cached.unit, cached.currency
         return item.per_hour, "hour", item.currency
 
     return price_of
+
+
+def _as_billed(offers_of: list[Any], item: Found, share: float | None) -> tuple[float, str, str] | None:
+    """The cache's price for how `item` is billed when that is not on-demand: spot for a spot instance, monthly for a
+    prepaid one (freshest, then cheapest a card); None when the cache has none of that kind."""
+    model = "spot" if item.spot else "monthly" if item.billing == "month" else None
+    chosen = [o for o in offers_of if model and o.record.pricing_model.value == model]
+    if not chosen:
+        return None
+    best = min(chosen, key=lambda o: (o.stale, o.record.amount / o.record.gpu_count))
+    amount = best.record.amount / best.record.gpu_count * (share if share is not None else max(item.cards, 1))
+    return round(amount, 4), best.record.unit.value, best.record.currency.value
 
 
 def discover(

@@ -5,15 +5,19 @@ Alibaba Cloud answers as the real API does, through the official SDK."""
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
 
+from bot.discover.aliyun import Aliyun
+from bot.discover.run import discover
 from bot.state.power import PowerLog
 from bot.state.rentals import Rentals
+from pricing.offers import Freshness, as_offers
+from pricing.records import PriceRecord
 from rules import metering
-from tests.discover.test_aliyun import GN7I, NOW, keys, run, store_in
+from tests.discover.test_aliyun import GN7I, NOW, keys, run, settings, store_in
 from tests.support.fake_aliyun import fake_aliyun
 
 __all__ = ["keys"]  # the fixture that gives the fake's keys to the SDK
@@ -74,3 +78,30 @@ def test_serve_says_a_price_change_once_in_the_items_channel(tmp_path: Path) -> 
             said = [p for p in h.fake.of("chat.postMessage") if "a10-box" in str(p.get("text"))]
             assert len(said) == 1 and said[0]["channel"] == "CGPU", said
             assert "a10-box：现价 ¥11.73/小时（原为 ¥9.46），来自 aliyun" in said[0]["text"]  # the channel's language
+
+
+def test_a_spot_a_prepaid_and_a_vgpu_instance_each_get_the_price_of_how_they_are_billed(tmp_path: Path) -> None:
+    """Issue 52: with the cache filled first, a spot T4 was priced on-demand (¥231 instead of ¥46 for 24 h), and a
+    quarter-T4 vGPU at a whole T4."""
+
+    def record(instance_type: str, model: str, amount: float, unit: str = "hour") -> PriceRecord:
+        return PriceRecord(source="aliyun", provider="aliyun", region="cn-hangzhou", instance_type=instance_type,
+                           gpu="T4", gpu_count=1, pricing_model=model, amount=amount, currency="CNY", unit=unit,
+                           fetched_at=NOW, provenance="Alibaba Cloud DescribePrice (test)")  # fmt: skip
+
+    t4 = "ecs.gn6i-c4g1.xlarge"
+    rows = [record(t4, "on-demand", 9.63), record(t4, "spot", 1.93), record(t4, "monthly", 4600, "month")]
+    cached = as_offers(rows, {"aliyun": Freshness(timedelta(days=1))}, datetime.now(UTC))
+    with fake_aliyun() as fake:
+        fake.add(name="t4-spot", instance_type=t4, spec="NVIDIA T4", spot="SpotAsPriceGo")
+        fake.add(name="t4-monthly", instance_type=t4, spec="NVIDIA T4", charge="PrePaid")
+        fake.add(name="t4-hourly", instance_type=t4, spec="NVIDIA T4")
+        fake.add(name="t4-quarter", instance_type="ecs.vgn6i-m4.xlarge", spec="NVIDIA T4")
+        fake.type_memory["ecs.vgn6i-m4.xlarge"] = 4.0  # a quarter of the T4's 16 GB
+        store = store_in(tmp_path)
+        cloud = Aliyun(("cn-hangzhou",), fake.url, sleep=lambda s: None)
+        discover(settings(tmp_path, fake.url), store, "T1", NOW, offers=lambda gpu: cached, cloud=cloud)
+        priced = {i.name: (i.price, i.unit) for i in Rentals(store).instances("T1")}
+        assert priced["t4-spot"] == (1.93, "hour") and priced["t4-hourly"] == (9.63, "hour")
+        assert priced["t4-monthly"] == (4600, "month")
+        assert priced["t4-quarter"] == (round(9.63 * 0.25, 4), "hour")  # its share of a whole T4's price
