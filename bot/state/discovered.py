@@ -111,7 +111,8 @@ class Discovered:
         names = self._names(rental_instances, filing.team), self._names(rental_storage, filing.team)
         writes: list[tuple[str, Any, dict[str, Any]] | None] = []
         seen: set[str] = set()
-        for item in scan.found:
+        found = _first_of_each_key(scan.found)
+        for item in found:
             seen.add(item.key)
             if item.kind == "instance":
                 writes += self._instance(item, instances.get(item.key), filing, now, names[0], out)
@@ -129,17 +130,19 @@ class Discovered:
                 writes.append(_set(rental_storage, row, deleted_at=now, cloud_state="deleted"))
                 out.deleted.append(row.name)
         self._write([w for w in writes if w is not None])
-        self._sight(scan, filing.team, now, {key: row.id for key, row in instances.items()}, bool(out.new))
+        self._sight(scan, found, filing.team, now, {key: row.id for key, row in instances.items()}, bool(out.new))
         return out
 
-    def _sight(self, scan: Scan, team: str, now: datetime, ids: dict[str, int], added: bool) -> None:
+    def _sight(
+        self, scan: Scan, found: list[Found], team: str, now: datetime, ids: dict[str, int], added: bool
+    ) -> None:
         """Each instance's state as this scan saw it: running is on, stopped off (a change placed at this scan).
         `ids`: the known instances' ids (read again only when this scan added some)."""
         if added:
             ids = {key: row.id for key, row in self._known(rental_instances, team, scan.source).items()}
         seen = [
             Sighting(ids[item.key], POWER[item.state], now, item.key.split(":", 1)[0], item.charging)
-            for item in scan.found
+            for item in found
             if item.kind == "instance" and item.key in ids and item.state in POWER
         ]
         PowerLog(self.store).sight(seen)
@@ -384,6 +387,17 @@ class Discovered:
     def runs(self) -> dict[str, Any]:
         with self.store.reading() as conn:
             return {r.source: r for r in conn.execute(select(discovery_runs))}
+
+
+def _first_of_each_key(found: list[Found]) -> list[Found]:
+    """One item a cloud key: a key another region's call lists again (a DSW notebook) is its first listing."""
+    keys: set[str] = set()
+    out = []
+    for item in found:
+        if item.key not in keys:
+            keys.add(item.key)
+            out.append(item)
+    return out
 
 
 def _set(table: Any, row: Any, **values: Any) -> tuple[str, Any, dict[str, Any]] | None:

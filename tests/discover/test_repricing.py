@@ -5,6 +5,7 @@ Alibaba Cloud answers as the real API does, through the official SDK."""
 
 from __future__ import annotations
 
+import copy
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -105,3 +106,22 @@ def test_a_spot_a_prepaid_and_a_vgpu_instance_each_get_the_price_of_how_they_are
         assert priced["t4-spot"] == (1.93, "hour") and priced["t4-hourly"] == (9.63, "hour")
         assert priced["t4-monthly"] == (4600, "month")
         assert priced["t4-quarter"] == (round(9.63 * 0.25, 4), "hour")  # its share of a whole T4's price
+
+
+def test_a_key_listed_by_two_regions_calls_is_one_item_billed_once(tmp_path: Path) -> None:
+    """Issue 52: one DSW notebook became two items under one cloud key, billed twice."""
+    from bot.state.discovered import Discovered, Filing, Found, Scan
+
+    store = store_in(tmp_path)
+    notebook = Found("aliyun-dsw:dsw-730f1ac9e2", "instance", "cn-hangzhou", "nb-1", "running", gpu="A10", cards=1,
+                     per_hour=12.0, currency="CNY")  # fmt: skip
+    again = copy.copy(notebook)
+    again.region = "cn-shanghai"  # the same notebook, listed again by the next region's call
+    filing = Filing("T1", "C1", lambda _: None, "channel", "owner", lambda f: (f.per_hour, "hour", f.currency))
+    scan = Scan([notebook, again], ["cn-hangzhou", "cn-shanghai"], source="aliyun-dsw")
+    applied = Discovered(store).apply(scan, filing, NOW)
+    assert applied.new == ["nb-1"]
+    [item] = Rentals(store).instances("T1")
+    assert (item.provider_id, item.provider_region) == ("aliyun-dsw:dsw-730f1ac9e2", "cn-hangzhou")
+    assert Discovered(store).apply(scan, filing, NOW + timedelta(hours=1)).new == []
+    assert len(Rentals(store).instances("T1")) == 1
