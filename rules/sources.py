@@ -6,3 +6,11 @@ from __future__ import annotations
 # clouds whose items discovery keeps (bot/discover/cloud.py)
 CLOUD_SOURCES = ("aws", "aliyun", "aliyun-dsw", "tencent", "tencent-hai", "autodl")
 FOUND_SOURCES = (*CLOUD_SOURCES, "k8s")  # every source of found items
+# the account a product bills to: a DSW notebook and an ECS instance draw on one Alibaba Cloud wallet, a HAI server and
+# a CVM instance on one Tencent Cloud account (one balance, one runway)
+WALLET_OF = {"aliyun-dsw": "aliyun", "tencent-hai": "tencent"}
+
+
+def wallet_of(source: str) -> str:
+    """The provider account a source's items bill to."""
+    return WALLET_OF.get(source, source)

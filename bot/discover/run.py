@@ -22,6 +22,7 @@ from bot.state.balances import Balances
 from bot.state.discovered import Applied, Discovered, Filing, Found, Scan
 from bot.state.rentals import Instance, Rentals, Storage
 from bot.state.store import Store
+from rules.sources import wallet_of
 
 log = logging.getLogger(__name__)
 USER_ID = re.compile(r"[UW][A-Z0-9]{2,}|ou_[0-9a-f]{20,}")  # a Slack user id, a Feishu open_id
@@ -155,7 +156,8 @@ def _balance(cloud: Cloud, store: Store, team: str, now: datetime) -> str | None
     except CloudError as exc:
         log.warning("%s balance not read: %s", cloud.name, exc)
         return str(exc)
-    Balances(store).record(team, cloud.name, amount, currency, now, now, source=f"{cloud.name}-api")
+    wallet = wallet_of(cloud.name)  # DSW reads the same Alibaba Cloud wallet ECS does: one balance
+    Balances(store).record(team, wallet, amount, currency, now, now, source=f"{wallet}-api")
     return None
 
 

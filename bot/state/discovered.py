@@ -22,7 +22,7 @@ from bot.state.rentals import NAME, Rentals, token_hash
 from bot.state.schema import discovery_runs, price_history, rental_instances, rental_storage
 from bot.state.store import Store
 from rules.power import Power
-from rules.sources import FOUND_SOURCES
+from rules.sources import FOUND_SOURCES, wallet_of
 
 log = logging.getLogger(__name__)
 # a Slack channel id (public C…, private G…) or a Feishu group chat id (oc_…): what a channel tag may name
@@ -226,7 +226,7 @@ class Discovered:
                     token_hash=token_hash(secrets.token_urlsafe(32)),  # no agent: a token nobody has
                     started_at=item.launched_at or now,
                     source=item.source,
-                    provider=item.source,
+                    provider=wallet_of(item.source),  # the account it bills to: a DSW notebook, Alibaba Cloud's
                     billing=item.billing,  # AWS on-demand and spot: by the second while running
                     provider_id=item.key,
                     cloud_state=item.state,
@@ -284,7 +284,7 @@ class Discovered:
                     currency=item.currency,
                     created_at=item.created_at,
                     source=item.source,
-                    provider=item.source,
+                    provider=wallet_of(item.source),
                     billing="hourly",  # a disk bills by the hour it exists
                     provider_id=item.key,
                     cloud_state=item.state,

@@ -140,3 +140,28 @@ def test_a_notebooks_own_idle_rule_is_kept_and_said_in_the_digest(tmp_path: Path
     claimed = replace(kept["self-stopping"], owner="U0456")  # claimed: judged, and with no activity yet unknown
     [news] = compose([claimed], [], {}, now=NOW, rules=Idle()).instances
     assert "(the platform stops it by itself after 30 min idle)" in instance_line(news, Lang.EN, ZoneInfo("UTC"))
+
+
+def test_a_notebook_and_an_ecs_instance_draw_on_one_alibaba_cloud_wallet(tmp_path: Path) -> None:
+    """Issue 52: one Alibaba account showed as `aliyun` and `aliyun-dsw`, ¥4,321.50 each, each with its own runway."""
+    from bot.discover.aliyun import Aliyun
+    from bot.state.balances import Balances
+
+    with fake_aliyun() as fake:
+        fake.types["ecs.gn7i-c8g1.2xlarge"] = ("NVIDIA A10", 1)
+        fake.notebook(name="llm-notebook")
+        fake.add(name="ecs-a10")
+        fake.balance = "4,321.50"
+        settings = Settings(
+            db=tmp_path / "bot.db", aliyun_regions="cn-hangzhou", aliyun_endpoint=fake.url, discover_channel="C1"
+        )
+        store = Store(f"sqlite:///{migrated_state_db(tmp_path / 'state.db')}")
+        for cloud in (Aliyun(("cn-hangzhou",), fake.url, sleep=lambda s: None),
+                      AliyunDsw(("cn-hangzhou",), fake.url, sleep=lambda s: None)):  # fmt: skip
+            assert discover(settings, store, "T1", NOW, offers=no_offers, cloud=cloud).balance_problem is None
+        fake.balance = "300.00"
+        discover(settings, store, "T1", NOW + timedelta(minutes=5), offers=no_offers, cloud=cloud)  # DSW's read
+        [wallet] = Balances(store).latest("T1")
+        assert (wallet.provider, wallet.amount) == ("aliyun", 300.0)  # one balance, updated by either read
+        providers = {i.name: (i.source, i.provider) for i in Rentals(store).instances("T1")}
+        assert providers == {"llm-notebook": ("aliyun-dsw", "aliyun"), "ecs-a10": ("aliyun", "aliyun")}
