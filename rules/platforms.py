@@ -39,10 +39,16 @@ def off_since(stretches: Sequence[Stretch], now: datetime) -> datetime | None:
     return start
 
 
+# An item off for less than a day is on its daily schedule (an hourly slice used a few hours a day), not left off:
+# nothing to act on, so not news. From a day off it is said, two weeks before AutoDL's release.
+SAY_AFTER_OFF = timedelta(days=1)
+
+
 def release_at(provider: str | None, stretches: Sequence[Stretch], now: datetime) -> tuple[datetime, datetime] | None:
-    """(off since, released around) for an instance powered off on a platform that releases what stays off."""
+    """(off since, released around) for an instance left powered off (a day or more) on a platform that releases
+    what stays off; None for one off on its daily schedule."""
     rule = LIFECYCLES.get((provider or "").lower())
     since = off_since(stretches, now) if rule else None
-    if rule is None or since is None:
+    if rule is None or since is None or now - since < SAY_AFTER_OFF:
         return None
     return since, since + rule.released_after_off

@@ -67,3 +67,17 @@ def test_feishu_and_english_say_the_same() -> None:
     assert line.startswith("*box* (<@ou_1>) has been powered off on AutoDL since 11-20 10:00 Asia/Shanghai")
     assert "around 12-05 10:00 Asia/Shanghai" in line and "paid data disk bills while it is off" in line
     assert card.title == "GPU rentals: 1 to look at"
+
+
+def test_a_slice_off_on_its_daily_schedule_is_not_news_until_it_stays_off_a_day() -> None:
+    """Issue 52: a slice powered off on its normal daily schedule appeared in every digest ("自 … 起在 AutoDL 上处于
+    关机状态") with no button to silence it. Off under a day is its schedule; from a day off it is said."""
+    hour = timedelta(hours=1)
+    daily = [
+        Stretch(Power.ON, T0, T0 + 4 * hour, "agent"),
+        Stretch(Power.OFF, T0 + 4 * hour, T0 + 24 * hour, "agent"),
+        Stretch(Power.ON, T0 + 24 * hour, T0 + 28 * hour, "agent"),
+        Stretch(Power.OFF, T0 + 28 * hour, T0 + 60 * hour, "agent"),
+    ]
+    assert release_at("autodl", daily, T0 + 40 * hour) is None  # off 12 h: its schedule
+    assert release_at("autodl", daily, T0 + 52 * hour) == (T0 + 28 * hour, T0 + 28 * hour + timedelta(days=15))
