@@ -9,10 +9,13 @@ import copy
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+import httpx
 import pytest
 
 from bot.discover.aliyun import Aliyun
+from bot.discover.autodl import AutoDL
 from bot.discover.run import discover
+from bot.settings import Settings
 from bot.state.power import PowerLog
 from bot.state.rentals import Rentals
 from pricing.offers import Freshness, as_offers
@@ -20,6 +23,7 @@ from pricing.records import PriceRecord
 from rules import metering
 from tests.discover.test_aliyun import GN7I, NOW, keys, run, settings, store_in
 from tests.support.fake_aliyun import fake_aliyun
+from tests.support.fake_autodl import TOKEN, fake_autodl
 
 __all__ = ["keys"]  # the fixture that gives the fake's keys to the SDK
 
@@ -125,3 +129,22 @@ def test_a_key_listed_by_two_regions_calls_is_one_item_billed_once(tmp_path: Pat
     assert (item.provider_id, item.provider_region) == ("aliyun-dsw:dsw-730f1ac9e2", "cn-hangzhou")
     assert Discovered(store).apply(scan, filing, NOW + timedelta(hours=1)).new == []
     assert len(Rentals(store).instances("T1")) == 1
+
+
+def test_a_team_rate_card_row_prices_an_autodl_instance_found_before_it(tmp_path: Path) -> None:
+    """Issue 52: a team rate-card row for AutoDL's RTX 4090 never priced the Pro instance found before it (a price
+    was looked up once, at the first scan); the next scan prices it, its unpriced hours before staying unpriced."""
+    row = PriceRecord(source="ratecard", provider="autodl", instance_type="RTX 4090 (AutoDL list)", gpu="RTX 4090",
+                      gpu_count=1, pricing_model="on-demand", amount=1.98, currency="CNY", unit="hour", fetched_at=NOW,
+                      provenance="ours.csv")  # fmt: skip
+    card = as_offers([row], {"ratecard": Freshness(timedelta(days=365), True)}, datetime.now(UTC))
+    with fake_autodl() as fake, httpx.Client() as client:
+        fake.add("pro-1a2b3c", name="train-4090")
+        store, settings = store_in(tmp_path), Settings(db=tmp_path / "bot.db", discover_channel="C1")
+        discover(settings, store, "T1", NOW, offers=lambda gpu: [], cloud=AutoDL(fake.url, TOKEN, client))
+        assert Rentals(store).instances("T1")[0].price is None
+        later = NOW + timedelta(hours=3)
+        report = discover(settings, store, "T1", later, offers=lambda gpu: card, cloud=AutoDL(fake.url, TOKEN, client))
+    [item] = Rentals(store).instances("T1")
+    assert report.applied.repriced == [("train-4090", None, 1.98, "hour", "CNY")]
+    assert (item.price, item.provider, [p.price for p in item.earlier_prices]) == (1.98, "autodl", [None])
