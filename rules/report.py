@@ -246,6 +246,7 @@ def _instance_rows(
 ) -> list[Row]:
     begin, stop = max(inst.started_at, first), min(inst.released_at or last, last)
     cards = _cards(inst)
+    slice_of = float(getattr(inst, "share", None) or 1.0)  # the card it sees reports whole hours: its share of them
     hourly, keeps = metering.basis(inst) is metering.Basis.HOURLY, metering.keeps(inst)
     rate, spread = metering.per_hour(inst), metering.spread_per_hour(inst)
     window = [s for s in stretches if s.end > begin and s.start < stop]  # read once, then a day at a time
@@ -258,6 +259,7 @@ def _instance_rows(
         cost = billed * rate if hourly else metering.cost(inst, (), lo, hi)
         paid = cards * billed
         busy_hours, idle_hours = daily.get((inst.id, day), (0.0, 0.0))
+        busy_hours, idle_hours = busy_hours * slice_of, idle_hours * slice_of  # a slice's GPU-hours are its share's
         busy = min(busy_hours, paid)
         idle = min(idle_hours, paid - busy)
         rows.append(

@@ -165,3 +165,22 @@ def test_the_totals_name_the_items_they_count_at_nothing(tmp_path: Path) -> None
     text = plain_text(report_text(made, Lang.EN))
     assert "1 item(s) have no known price, so these totals count nothing for them: found-4090." in text
     assert "以上合计未计入它们的费用：found-4090" in plain_text(report_text(made, Lang.ZH))
+
+
+def test_a_half_slice_busy_six_hours_and_idle_six_has_half_its_money_idle(tmp_path: Path) -> None:
+    """Issue 52: a half slice got no idle money in `report --json` while the digest listed it idle: the card it sees
+    reports whole GPU-hours, which are the slice's share of them."""
+    started = datetime(2026, 12, 2, 16, tzinfo=UTC)
+    rentals = Rentals(Store(migrated_state_db(tmp_path / "state.db")))
+    half, _ = rentals.track_instance(
+        "T1", "half", FIELDS | {"cards": 1, "share": 0.5, "price": 480.0, "owner": "U1", "project": "llm",
+                                "started_at": started},
+    )  # fmt: skip
+    samples = [
+        Sample(started + timedelta(minutes=m), 0, 90.0 if m < 360 else 1.0, 1000, 40960) for m in range(0, 720, 10)
+    ]
+    rentals.add_samples(half.id, samples, [None] * len(samples))
+    made = compose(rentals, "T1", date(2026, 12, 3), date(2026, 12, 3), zone=SHANGHAI, now=NOW, busy_above_pct=5)
+    [row] = [r for r in made.rows if r.item == "half"]
+    assert (row.gpu_hours, row.busy_gpu_hours, row.idle_gpu_hours) == (6.0, 3.0, 3.0)  # 12 h × a half card
+    assert row.cost == 240.0 and row.idle_cost == 120.0  # half a day of 480, half of it idle
