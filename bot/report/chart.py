@@ -37,12 +37,9 @@ def draw(report: Report, path: Path | BinaryIO, lang: Lang) -> None:
         chart(report, chosen).savefig(path, dpi=110, format="png")
 
 
-def chart(report: Report, lang: Lang) -> Figure:
-    from matplotlib.figure import Figure
-
-    costs = report.totals().cost
-    currency = max(costs, key=lambda c: costs[c]) if costs else "CNY"
-    days = [report.start + timedelta(days=n) for n in range((report.end - report.start).days + 1)]  # empty days too
+def day_parts(report: Report, currency: str) -> dict[date, tuple[float, float, float]]:
+    """Each day's money in `currency` as the CSV's rows add it up, split busy / idle / no data by each row's GPU-hours
+    (storage: no data): the bars add up to the CSV's day, a period item's price counted on the day it was billed."""
     busy: dict[date, float] = defaultdict(float)
     idle: dict[date, float] = defaultdict(float)
     unknown: dict[date, float] = defaultdict(float)
@@ -53,12 +50,22 @@ def chart(report: Report, lang: Lang) -> Figure:
             unknown[r.day] += r.cost  # storage: paid, no GPU to judge
             continue
         busy[r.day] += r.cost * r.busy_gpu_hours / r.gpu_hours
-        idle[r.day] += r.idle_cost
+        idle[r.day] += r.cost * r.idle_gpu_hours / r.gpu_hours
         unknown[r.day] += r.cost * r.unknown_gpu_hours / r.gpu_hours
+    return {d: (busy[d], idle[d], unknown[d]) for d in set(busy) | set(idle) | set(unknown)}
+
+
+def chart(report: Report, lang: Lang) -> Figure:
+    from matplotlib.figure import Figure
+
+    costs = report.totals().cost
+    currency = max(costs, key=lambda c: costs[c]) if costs else "CNY"
+    days = [report.start + timedelta(days=n) for n in range((report.end - report.start).days + 1)]  # empty days too
+    parts = day_parts(report, currency)
+    b, i, u = ([parts.get(d, (0.0, 0.0, 0.0))[k] for d in days] for k in range(3))
     fig = Figure(figsize=(10, 6), layout="constrained")
     spend, owners = fig.subplots(1, 2, width_ratios=(3, 2))
     labels = [f"{d:%m-%d}" for d in days]
-    b, i, u = ([series[d] for d in days] for series in (busy, idle, unknown))
     spend.bar(labels, b, label=t("report.chart.busy", lang), color="#2e7d32")
     spend.bar(labels, i, bottom=b, label=t("report.chart.idle", lang), color="#c62828")
     spend.bar(

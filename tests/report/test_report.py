@@ -11,9 +11,11 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
+from bot.report.chart import chart, day_parts
 from bot.report.compose import as_json, compose
 from bot.state import Store
 from bot.state.rentals import Rentals
+from bot.text import Lang
 from rules.samples import Sample
 from tests.support.cli import run_cli
 from tests.support.state_template import migrated_state_db
@@ -184,3 +186,28 @@ def test_a_half_slice_busy_six_hours_and_idle_six_has_half_its_money_idle(tmp_pa
     [row] = [r for r in made.rows if r.item == "half"]
     assert (row.gpu_hours, row.busy_gpu_hours, row.idle_gpu_hours) == (6.0, 3.0, 3.0)  # 12 h × a half card
     assert row.cost == 240.0 and row.idle_cost == 120.0  # half a day of 480, half of it idle
+
+
+def test_the_charts_bars_are_the_csvs_days_for_a_day_card(tmp_path: Path) -> None:
+    """Issue 52: the chart stacked a day card's idle money (its price spread over the day) over the day's billed
+    cost: a day drawn at ¥112 where the CSV said ¥62.57. Each bar is now the day's rows as the CSV adds them up."""
+    started = datetime(2026, 12, 1, 16, 30, tzinfo=UTC)  # a day card started at 00:30 Shanghai on 12-02
+    rentals = Rentals(Store(migrated_state_db(tmp_path / "state.db")))
+    card, _ = rentals.track_instance(
+        "T1", "day-card", FIELDS | {"billing": "day", "cards": 1, "price": 62.57, "owner": "U1", "project": "cv",
+                                    "started_at": started},
+    )  # fmt: skip
+    idle = [Sample(started + timedelta(minutes=m), 0, 1.0, 1000, 81920) for m in range(0, 36 * 60, 10)]
+    rentals.add_samples(card.id, idle, [None] * len(idle))
+    made = compose(rentals, "T1", date(2026, 12, 2), date(2026, 12, 3), zone=SHANGHAI, now=NOW, busy_above_pct=5)
+    csv_days: dict[date, float] = {}
+    for row in made.rows:
+        csv_days[row.day] = csv_days.get(row.day, 0.0) + row.cost
+    parts = day_parts(made, "CNY")
+    for day, cost in csv_days.items():
+        assert sum(parts[day]) == pytest.approx(cost), day
+    figure = chart(made, Lang.EN)
+    heights: dict[int, float] = {}
+    for bar in figure.axes[0].patches:  # busy, idle and no data stacked: each day's bar is their sum
+        heights[round(bar.get_x())] = heights.get(round(bar.get_x()), 0.0) + bar.get_height()
+    assert sorted(round(h, 2) for h in heights.values()) == sorted(round(c, 2) for c in csv_days.values())
