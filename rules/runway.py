@@ -28,11 +28,13 @@ class Runway:
     burn_per_hour: float
     hours: float | None  # None: nothing burns
     until: datetime | None
+    burning: tuple[str, ...] = ()  # the items that billed to it over the last 7 days, most burn first
 
 
 def runway(balance: Any, instances: Iterable[Any], timelines: Timelines | None, now: datetime) -> Runway:
     """`balance`: provider, amount, currency, at, source; `instances`: every instance of the team."""
     spent = burn = 0.0
+    burners: list[tuple[float, str]] = []
     for inst in instances:
         if getattr(inst, "provider", None) != balance.provider or inst.currency != balance.currency:
             continue
@@ -40,12 +42,24 @@ def runway(balance: Any, instances: Iterable[Any], timelines: Timelines | None, 
             continue
         stretches = stretches_of(inst, timelines, now)
         spent += metering.cost(inst, stretches, balance.at, now)
-        burn += metering.average_burn(inst, stretches, now)
+        rate = metering.average_burn(inst, stretches, now)
+        burn += rate
+        if rate > 0 and getattr(inst, "name", None):
+            burners.append((-rate, inst.name))
     left = balance.amount - spent
     hours = max(left, 0.0) / burn if burn > 0 else None
     until = now + timedelta(hours=hours) if hours is not None else None
     return Runway(
-        balance.provider, balance.currency, balance.amount, balance.at, balance.source, left, burn, hours, until
+        balance.provider,
+        balance.currency,
+        balance.amount,
+        balance.at,
+        balance.source,
+        left,
+        burn,
+        hours,
+        until,
+        tuple(name for _, name in sorted(burners)),
     )
 
 

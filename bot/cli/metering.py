@@ -193,6 +193,7 @@ def balance(
             "burn_per_hour": round(r.burn_per_hour, 4),
             "runway_hours": None if r.hours is None else round(r.hours, 2),
             "until": r.until.isoformat() if r.until else None,
+            "burning": list(r.burning),  # the items that billed to it over the last 7 days, most first
         }
         for r in found
     ]

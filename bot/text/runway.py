@@ -27,7 +27,16 @@ def runway_line(runway: Runway, lang: Lang, zone: ZoneInfo) -> str:
         until=f"{until:%m-%d %H:%M}" if until else "-",
         zone=zone.key,
         rate=money(runway.burn_per_hour, runway.currency),
-    )
+    ) + burning_said(runway, lang)
+
+
+def burning_said(runway: Runway, lang: Lang, most: int = 5) -> str:
+    """The items that burn the balance, most first (" — a10-box, nb-1 and 2 more")."""
+    if not runway.burning:
+        return ""
+    names = ", ".join(runway.burning[:most])
+    more = len(runway.burning) - most
+    return t("runway.burning", lang, names=names + (t("runway.more", lang, n=more) if more > 0 else ""))
 
 
 def billing_said(billing: str, stop_billing: str | None, lang: Lang) -> dict[str, str]:

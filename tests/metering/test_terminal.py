@@ -139,3 +139,15 @@ def test_a_balance_without_at_is_now_and_a_negative_or_future_one_is_refused_nam
     power = cli(tmp_path, "power", "slice", "off", "--at", later)
     assert power.returncode == 2 and "--at" in power.stderr and "in the future" in power.stderr
     assert [r["balance"] for r in json.loads(cli(tmp_path, "balance", "--json").stdout)] == [100.0]  # nothing kept
+
+
+def test_a_balance_says_which_items_burn_it_most_first(tmp_path: Path) -> None:
+    """Issue 52: `balance` and the digest say which items burn a wallet."""
+    now = datetime.now(UTC).replace(microsecond=0)
+    track(tmp_path, "small", "4/h", now - timedelta(hours=3), "--provider", "autodl")
+    track(tmp_path, "big", "20/h", now - timedelta(hours=3), "--provider", "autodl")
+    track(tmp_path, "elsewhere", "9/h", now - timedelta(hours=3), "--provider", "matpool")
+    assert cli(tmp_path, "balance", "autodl", "500", "--at", now.isoformat()).returncode == 0
+    [row] = json.loads(cli(tmp_path, "balance", "--json").stdout)
+    assert row["burning"] == ["big", "small"]
+    assert "; burning it: big, small" in cli(tmp_path, "balance").stdout
