@@ -390,7 +390,9 @@ def compose(
         if state_at(stretches, now) is Power.OFF or getattr(inst, "cloud_state", None) == "stopped":
             if metering.stopped_billed(inst, stretches, now):  # stopped, but its meter runs: say so
                 news.append(_stopped_billed(inst, stretches, now))
-            elif (going := release_at(getattr(inst, "provider", None), stretches, now)) is not None:
+            elif (going := release_at(getattr(inst, "provider", None), stretches, now)) is not None and not (
+                inst.id in snoozes and snoozes[inst.id] > now  # "Snooze a week" on its line: known, not news
+            ):
                 ends.append(LifecycleNews(inst.name, inst.owner, str(getattr(inst, "provider", "")), *going))
             continue  # not running
         judged = _judged(inst, stretches, samples, windows, now, rules, snoozes.get(inst.id), quiet_since)

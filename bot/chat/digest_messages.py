@@ -148,8 +148,14 @@ STOPPED_BUTTONS = (  # an instance stopped but still billed: started again, or r
     (Action.RELEASED, "digest.button.released", "primary"),
     (Action.STARTED, "digest.button.started", None),
 )
+OFF_BUTTONS = (  # an instance left off where the platform releases what stays off: done with it, on again, or known
+    (Action.RELEASED, "digest.button.released", "primary"),
+    (Action.STARTED, "digest.button.started", None),
+    (Action.SNOOZE_WEEK, "digest.button.snooze_week", None),
+)
 FOUND_BUTTONS = ((Action.CLAIM, "digest.button.claim", "primary"), (Action.NOT_OURS, "digest.button.not_ours", None))
-BUTTONS = {"i": INSTANCE_BUTTONS, "io": STOPPED_BUTTONS, "s": STORAGE_BUTTONS, "fi": FOUND_BUTTONS, "fs": FOUND_BUTTONS}
+BUTTONS = {"i": INSTANCE_BUTTONS, "io": STOPPED_BUTTONS, "il": OFF_BUTTONS, "s": STORAGE_BUTTONS, "fi": FOUND_BUTTONS,
+           "fs": FOUND_BUTTONS}  # fmt: skip
 
 
 def buttons_of(news: InstanceNews) -> str:
@@ -158,8 +164,8 @@ def buttons_of(news: InstanceNews) -> str:
 
 
 def item_kind(buttons: str) -> str:
-    """The item's kind as its buttons' values and block ids carry it ("io" is an instance: "i")."""
-    return "i" if buttons == "io" else buttons
+    """The item's kind as its buttons' values and block ids carry it ("io", "il" are instances: "i")."""
+    return "i" if buttons in ("io", "il") else buttons
 
 
 def item_buttons(kind: str, name: str, lang: Lang) -> tuple[Button, ...]:
@@ -181,7 +187,7 @@ def digest_message(digest: Digest, lang: Lang, zone: ZoneInfo, done: str | None 
     found = [(f.per_day, f"f{f.kind}", f.name, found_line(f, lang)) for f in digest.found]
     sections = [Section(done)] if done else []
     sections += [item_section(kind, name, text, lang) for _, kind, name, text in items]
-    sections += [Section(lifecycle_line(e, lang, zone)) for e in digest.lifecycle]
+    sections += [item_section("il", e.name, lifecycle_line(e, lang, zone), lang) for e in digest.lifecycle]
     if found:
         sections.append(Section(t("digest.found_title", lang)))
         sections += [item_section(kind, name, text, lang) for _, kind, name, text in found]

@@ -81,3 +81,34 @@ def test_a_slice_off_on_its_daily_schedule_is_not_news_until_it_stays_off_a_day(
     ]
     assert release_at("autodl", daily, T0 + 40 * hour) is None  # off 12 h: its schedule
     assert release_at("autodl", daily, T0 + 52 * hour) == (T0 + 28 * hour, T0 + 28 * hour + timedelta(days=15))
+
+
+def test_the_left_off_lines_buttons_each_do_what_they_say(tmp_path: Path) -> None:
+    """Issue 52: the line had no button to answer it. Snooze a week silences it for the week; Started says it is on
+    again (no longer off: not news); Released releases it."""
+    from tests.digest.test_buttons import again, updates
+
+    with running_app(tmp_path) as h:
+        h.clock.now = MONDAY_1110_SHANGHAI
+        rentals, now = Rentals(h.deps.store), h.clock.now
+        made = {}
+        for name in ("snoozed", "started", "released"):
+            made[name], _ = rentals.track_instance("T1", name, FIELDS | {"started_at": now - timedelta(days=5)})
+            PowerLog(h.deps.store).say(made[name].id, Power.OFF, now - timedelta(days=3), now, source="person", by="U1")
+        [sent] = run_due(h.deps, h.outlets())
+        assert sent.status == "sent"
+        message = h.posts(channel="C1")[-1]
+        pressed = {"snoozed": "rental_snooze_week", "started": "rental_started", "released": "rental_released"}
+        for n, (name, action) in enumerate(pressed.items(), 1):
+            h.send.click(message, action, user="U1", value=name)
+            updates(h, n)
+        assert rentals.instance("T1", "released").released_at == now  # type: ignore[union-attr]
+        assert rentals.instance("T1", "snoozed").snoozed_until == now + timedelta(days=7)  # type: ignore[union-attr]
+        later = now + timedelta(minutes=1)
+        [started] = PowerLog(h.deps.store).timelines([made["started"]], later).values()
+        assert started[-1].state is Power.ON and started[-1].start == now
+        h.clock.advance(hours=1)
+        again(h, rentals)
+        after = json.dumps(h.posts(channel="C1")[-1]["blocks"], ensure_ascii=False)
+        assert "处于关机状态" not in after  # none of the three is left off and unanswered any more
+        assert "*snoozed*" not in after and "*released*" not in after

@@ -74,9 +74,10 @@ def render(digest: Digest, lang: Lang, zone: ZoneInfo) -> tuple[str, list[dict[s
     items = [(n.per_day, buttons_of(n), n.name, instance_line(n, lang, zone)) for n in digest.instances]
     items += [(s.per_month / 30, "s", s.name, storage_line(s, lang)) for s in digest.storage]
     items.sort(key=lambda item: -item[0])
+    # left off where the platform releases what stays off: after them, each with its answers
+    items += [(0.0, "il", e.name, lifecycle_line(e, lang, zone)) for e in digest.lifecycle]
     count = len(items)
-    ends = [lifecycle_line(e, lang, zone) for e in digest.lifecycle]  # no answers: said with the notes
-    footer = ends + [
+    footer = [
         text
         for text in (
             spend_line(digest, lang),
@@ -96,7 +97,7 @@ def render(digest: Digest, lang: Lang, zone: ZoneInfo) -> tuple[str, list[dict[s
     more = [t("digest.more", lang, count=count - len(shown))] if len(shown) < count else []
     blocks = templating.message(
         "digest.json.j2",
-        header=digest_header(count + len(ends), lang),
+        header=digest_header(count, lang),
         lang=lang.value,
         items=[_item(kind, name, text, lang) for _, kind, name, text in shown if not kind.startswith("f")],
         found=[_item(kind, name, text, lang) for _, kind, name, text in shown if kind.startswith("f")],
