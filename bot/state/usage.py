@@ -9,7 +9,7 @@ from concurrent.futures import ThreadPoolExecutor
 from datetime import date, datetime, timedelta
 from typing import Any
 
-from sqlalchemy import case, func, select, union_all
+from sqlalchemy import case, func, literal, select, union_all
 
 from bot.state.schema import as_seconds, gpu_samples, gpu_samples_hourly
 from bot.state.store import Store
@@ -19,12 +19,22 @@ PART_MIN = 250  # instances: below twice this, one query
 Daily = dict[tuple[int, date], tuple[float, float]]  # (instance id, local day) -> (busy, idle GPU-hours)
 
 
+LONE_SAMPLE_S = 60  # what one sample alone in its hour stands for: the agent's default interval
+
+
 def _raw_hours(instance_ids: list[int], since: datetime, until: datetime) -> Any:
-    """Each GPU's busiest raw sample per hour (the hour's first second: integer division of the time)."""
+    """Each GPU's busiest raw sample per hour (the hour's first second: integer division of the time), and the share
+    of the hour its samples cover: their span plus one interval between them (a box started at :35 and sampled each
+    minute covers 25 minutes, not the hour), so idle GPU-hours follow the samples' own time, as the digest's do."""
     s = gpu_samples.c
-    hour = (as_seconds(s.at) // 3600 * 3600).label("hour")
+    secs = as_seconds(s.at)
+    hour = (secs // 3600 * 3600).label("hour")
+    span, count = func.max(secs) - func.min(secs), func.count()
+    step = case((count > 1, span * 1.0 / (count - 1)), else_=LONE_SAMPLE_S)
+    covered = span + step
+    share = (case((covered < 3600, covered), else_=3600) / 3600.0).label("covered")
     return (
-        select(s.instance_id.label("inst"), s.gpu.label("gpu"), hour, func.max(s.utilization_pct).label("top"))
+        select(s.instance_id.label("inst"), s.gpu.label("gpu"), hour, func.max(s.utilization_pct).label("top"), share)
         .where(s.instance_id.in_(instance_ids), s.at >= since, s.at < until)
         .group_by(s.instance_id, s.gpu, hour)
     )
@@ -35,21 +45,22 @@ def _daily_query(
 ) -> Any:
     h = gpu_samples_hourly.c
     raw = _raw_hours(instance_ids, since, until)
-    folded = select(
+    folded = select(  # hours folded after retention: kept as whole hours
         h.instance_id.label("inst"),
         h.gpu.label("gpu"),
         as_seconds(h.hour).label("hour"),
         h.utilization_max_pct.label("top"),
+        literal(1.0).label("covered"),
     ).where(h.instance_id.in_(instance_ids), h.hour >= since, h.hour < until)
     both = union_all(raw, folded).subquery()
     per_hour = (
-        select(both.c.inst, both.c.hour, func.max(both.c.top).label("top"))
+        select(both.c.inst, both.c.hour, func.max(both.c.top).label("top"), func.max(both.c.covered).label("covered"))
         .group_by(both.c.inst, both.c.gpu, both.c.hour)
         .subquery()
     )
     day = ((per_hour.c.hour + offset_s) // 86400).label("day")  # floor division: days since 1970, local
-    busy = func.sum(case((per_hour.c.top > busy_above_pct, 1), else_=0))
-    idle = func.sum(case((per_hour.c.top <= busy_above_pct, 1), else_=0))
+    busy = func.sum(case((per_hour.c.top > busy_above_pct, per_hour.c.covered), else_=0))
+    idle = func.sum(case((per_hour.c.top <= busy_above_pct, per_hour.c.covered), else_=0))
     return select(per_hour.c.inst, day, busy, idle).group_by(per_hour.c.inst, day)
 
 
