@@ -215,15 +215,16 @@ def test_the_charts_bars_are_the_csvs_days_for_a_day_card(tmp_path: Path) -> Non
 
 def test_idle_gpu_hours_follow_the_samples_own_time_not_whole_clock_hours(db_target: str) -> None:
     """Issue 52: 3.0 idle GPU-hours were counted for 1.45 h of 0 % samples (each clock hour touched counted whole),
-    ¥50 where the digest said ¥33.49. A box started at 10:33 and sampled each minute to 12:00 is 1.45 idle hours."""
+    ¥50 where the digest said ¥33.49. A box on from 10:33, sampled idle each minute to 11:29, then no data: 0.95 idle
+    GPU-hours (27 minutes of the 10 o'clock hour, 30 of the 11), the rest of its 1.45 hours unknown."""
     started = datetime(2026, 12, 3, 2, 33, tzinfo=UTC)  # 10:33 in Shanghai
     rentals = Rentals(Store(db_target))
     box, _ = rentals.track_instance(
         "T1", "box", FIELDS | {"cards": 1, "price": 480.0, "owner": "U1", "project": "llm", "started_at": started}
     )
-    quiet = [Sample(started + timedelta(minutes=m), 0, 0.0, 1000, 81920) for m in range(87)]
+    quiet = [Sample(started + timedelta(minutes=m), 0, 0.0, 1000, 81920) for m in range(57)]
     rentals.add_samples(box.id, quiet, [None] * len(quiet))
     made = compose(rentals, "T1", date(2026, 12, 3), date(2026, 12, 3), zone=SHANGHAI, now=NOW, busy_above_pct=5)
     [row] = [r for r in made.rows if r.item == "box"]
-    assert row.idle_gpu_hours == pytest.approx(1.45, abs=0.01)
-    assert row.idle_cost == pytest.approx(480 / 24 * 1.45, abs=0.2)  # the idle hours' money, not the clock hours'
+    assert row.idle_gpu_hours == pytest.approx(0.95, abs=0.01) and row.gpu_hours == pytest.approx(1.45, abs=0.01)
+    assert row.idle_cost == pytest.approx(480 / 24 * 0.95, abs=0.2)  # the idle hours' money, not the clock hours'
