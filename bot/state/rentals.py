@@ -360,22 +360,23 @@ class Rentals:
     def set_price(self, team: str, name: str, price: float, unit: str, by: str, at: datetime) -> Instance:
         """A price set by hand from `at` on (`billing NAME --price`): kept, the price before billed until then, and
         never changed by a scan after."""
-        found = self.instance(team, name)
-        if found is None:
-            raise RentalError("no_instance", name=name)
-        if found.released_at is not None:
-            raise RentalError("already_released", name=name)
+        found = self._running(team, name)
         with self.store.writing() as conn:
             reprice(conn, found, price, unit, found.currency, at, by=by)
         return self.instance(team, name) or found
 
-    def _change_running(self, team: str, name: str, **values: Any) -> Instance:
-        """Set `values` on an instance not released yet; RentalError when there is none."""
+    def _running(self, team: str, name: str) -> Instance:
+        """The instance not released yet; RentalError when there is none."""
         found = self.instance(team, name)
         if found is None:
             raise RentalError("no_instance", name=name)
         if found.released_at is not None:
             raise RentalError("already_released", name=name)
+        return found
+
+    def _change_running(self, team: str, name: str, **values: Any) -> Instance:
+        """Set `values` on an instance not released yet; RentalError when there is none."""
+        found = self._running(team, name)
         with self.store.writing() as conn:
             conn.execute(update(rental_instances).where(rental_instances.c.id == found.id).values(**values))
         return self.instance(team, name) or found
