@@ -127,7 +127,7 @@ def build_sources(settings: Settings, client: httpx.Client) -> list[Source]:
                 interval=settings.prices.refresh_gpuhunt_hours * hours,
             )
         )
-    if settings.discovery.aliyun_region_list() and settings.discovery.aliyun_price_type_list():
+    if settings.discovery.aliyun_region_list():
         from bot.discover.aliyun import Aliyun
         from bot.discover.registry import clouds
 
@@ -137,7 +137,7 @@ def build_sources(settings: Settings, client: httpx.Client) -> list[Source]:
             aliyun_source(
                 cloud.ask,
                 settings.discovery.aliyun_region_list(),
-                settings.discovery.aliyun_price_type_list(),
+                lambda: aliyun_types(cloud, settings.discovery.aliyun_price_type_list()),
                 where=settings.discovery.aliyun_endpoint or "ecs.aliyuncs.com",
                 ttl=settings.prices.ttl_aliyun_hours * hours,
                 interval=settings.prices.refresh_aliyun_hours * hours,
@@ -155,6 +155,28 @@ def build_sources(settings: Settings, client: httpx.Client) -> list[Source]:
             )
         )
     return [replace(s, backoff_s=settings.prices.refresh_backoff_s) for s in sources]
+
+
+def aliyun_types(cloud: Any, configured: tuple[str, ...]) -> list[str]:
+    """The ECS types to price: those of the GPU instances a scan finds running or stopped in the regions, beside
+    GPU_ADVISOR_ALIYUN_PRICE_TYPES. SourceError when the scan fails, or finds none and the setting names none."""
+    from bot.discover.cloud import CloudError
+    from pricing.errors import SourceError
+
+    try:
+        scan = cloud.scan()
+    except CloudError as exc:
+        raise SourceError(f"Alibaba Cloud's instances not read: {exc}") from None
+    found = [f.instance_type for f in scan.found if f.kind == "instance" and f.instance_type]
+    types = list(dict.fromkeys([*configured, *found]))
+    if not types:
+        problems = "; ".join(f"{k}: {v}" for k, v in scan.problems.items())
+        raise SourceError(
+            "no Alibaba Cloud GPU instance found to price"
+            + (f" ({problems})" if problems else "")
+            + ": name the ECS types to price in GPU_ADVISOR_ALIYUN_PRICE_TYPES (ecs.gn7i-c8g1.2xlarge, ...)"
+        )
+    return types
 
 
 def freshness(sources: list[Source]) -> dict[str, Freshness]:

@@ -193,18 +193,24 @@ def tencent_source(
 def aliyun_source(
     ask: aliyun.Ask,
     regions: tuple[str, ...],
-    types: tuple[str, ...],
+    types: tuple[str, ...] | Callable[[], Iterable[str]],
     *,
     where: str,
     ttl: timedelta,
     interval: timedelta,
 ) -> Source:
+    """`types`: the instance types to price, or what gives them at each refresh (the types discovery finds running
+    beside those a setting names)."""
     skipped = aliyun.Skipped()
+
+    def fetch(now: datetime) -> Iterator[Row]:
+        return aliyun.fetch(ask, regions, types() if callable(types) else types, now, skipped, where)
+
     return Source(
         "aliyun",
         ttl,
         interval,
-        fetch=lambda now: aliyun.fetch(ask, regions, types, now, skipped, where),
+        fetch=fetch,
         description=f"Alibaba Cloud DescribePrice and DescribeSpotPriceHistory ({where})",
         note=skipped.note,
     )

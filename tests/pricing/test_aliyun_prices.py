@@ -86,3 +86,22 @@ def test_throttled_is_retried_and_the_cache_keeps_its_last_good_prices(tmp_path:
         assert not failed.ok and "throttled by Alibaba Cloud (Throttling.User)" in (failed.error or "")
         book = PriceBook.open(config, load_policy(None), httpx.Client(), now=lambda: NOW)
         assert [o.record.amount for o in book.offers(source="aliyun")] == [11.62]
+
+
+def test_the_types_discovery_finds_are_priced_without_the_setting_and_none_at_all_is_said(tmp_path: Path) -> None:
+    """Issue 52: `prices refresh --source aliyun` was refused unless GPU_ADVISOR_ALIYUN_PRICE_TYPES was set, though
+    discovery knows each found instance's type. Now the found types are priced; with none found and none set, the
+    refusal names the setting."""
+    with fake_aliyun() as fake:
+        fake.prices[("cn-hangzhou", GN7I)] = 11.73
+        config = settings(tmp_path, fake.url)
+        config.discovery.aliyun_price_types = ""
+        [source] = [s for s in build_sources(config, httpx.Client()) if s.name == "aliyun"]
+        nothing = refresh(cache.open_db(config.files.db), source, now=lambda: NOW, sleep=lambda s: None)
+        assert not nothing.ok and "GPU_ADVISOR_ALIYUN_PRICE_TYPES" in str(nothing.error)
+        fake.add(name="a10-box")  # a GN7I instance running in cn-hangzhou
+        found = refresh(cache.open_db(config.files.db), source, now=lambda: NOW, sleep=lambda s: None)
+        assert found.ok, found
+        book = PriceBook.open(config, load_policy(None), httpx.Client(), now=lambda: NOW)
+        priced = {(o.record.region, o.record.instance_type): o.record.amount for o in book.offers(source="aliyun")}
+        assert priced[("cn-hangzhou", GN7I)] == 11.73
