@@ -71,10 +71,11 @@ def tencent_prices(settings: Settings, hours: timedelta) -> Source:
             key = getattr(exc.problem, "key", "")
             raise AskError(str(exc), transient=key in ("cloud.throttled", "cloud.unreachable")) from None
 
+    configured = types_of(settings.discovery.tencent_price_types)
     return tencent_source(
         ask,
         settings.discovery.tencent_region_list(),
-        types_of(settings.discovery.tencent_price_types),
+        lambda: found_types(cloud, configured, "Tencent Cloud", "GPU_ADVISOR_TENCENT_PRICE_TYPES", "GN7.2XLARGE32=T4"),
         where=settings.discovery.tencent_endpoint or "cvm.tencentcloudapi.com",
         ttl=settings.discovery.ttl_tencent_hours * hours,
         interval=settings.discovery.refresh_tencent_hours * hours,
@@ -137,13 +138,21 @@ def build_sources(settings: Settings, client: httpx.Client) -> list[Source]:
             aliyun_source(
                 cloud.ask,
                 settings.discovery.aliyun_region_list(),
-                lambda: aliyun_types(cloud, settings.discovery.aliyun_price_type_list()),
+                lambda: list(
+                    found_types(
+                        cloud,
+                        dict.fromkeys(settings.discovery.aliyun_price_type_list()),
+                        "Alibaba Cloud",
+                        "GPU_ADVISOR_ALIYUN_PRICE_TYPES",
+                        "ecs.gn7i-c8g1.2xlarge",
+                    )
+                ),
                 where=settings.discovery.aliyun_endpoint or "ecs.aliyuncs.com",
                 ttl=settings.prices.ttl_aliyun_hours * hours,
                 interval=settings.prices.refresh_aliyun_hours * hours,
             )
         )
-    if settings.discovery.tencent_region_list() and settings.discovery.tencent_price_types.strip():
+    if settings.discovery.tencent_region_list():
         sources.append(tencent_prices(settings, hours))
     if settings.prices.ecb_enabled:
         sources.append(
@@ -157,24 +166,27 @@ def build_sources(settings: Settings, client: httpx.Client) -> list[Source]:
     return [replace(s, backoff_s=settings.prices.refresh_backoff_s) for s in sources]
 
 
-def aliyun_types(cloud: Any, configured: tuple[str, ...]) -> list[str]:
-    """The ECS types to price: those of the GPU instances a scan finds running or stopped in the regions, beside
-    GPU_ADVISOR_ALIYUN_PRICE_TYPES. SourceError when the scan fails, or finds none and the setting names none."""
+def found_types(
+    cloud: Any, configured: dict[str, str | None], who: str, setting: str, example: str
+) -> dict[str, str | None]:
+    """The instance types to price, each with its GPU: those of the GPU instances a scan of `cloud` finds (running or
+    stopped) beside those `setting` names. SourceError when the scan fails, or finds none and the setting names
+    none (the refusal names the setting)."""
     from bot.discover.cloud import CloudError
     from pricing.errors import SourceError
 
     try:
         scan = cloud.scan()
     except CloudError as exc:
-        raise SourceError(f"Alibaba Cloud's instances not read: {exc}") from None
-    found = [f.instance_type for f in scan.found if f.kind == "instance" and f.instance_type]
-    types = list(dict.fromkeys([*configured, *found]))
+        raise SourceError(f"{who}'s instances not read: {exc}") from None
+    found = {f.instance_type: f.gpu for f in scan.found if f.kind == "instance" and f.instance_type}
+    types = found | configured  # a type the setting names keeps the GPU it names
     if not types:
         problems = "; ".join(f"{k}: {v}" for k, v in scan.problems.items())
         raise SourceError(
-            "no Alibaba Cloud GPU instance found to price"
+            f"no {who} GPU instance found to price"
             + (f" ({problems})" if problems else "")
-            + ": name the ECS types to price in GPU_ADVISOR_ALIYUN_PRICE_TYPES (ecs.gn7i-c8g1.2xlarge, ...)"
+            + f": name the instance types to price in {setting} ({example}, ...)"
         )
     return types
 

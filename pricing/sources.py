@@ -171,20 +171,26 @@ def gpuhunt_source(catalog: gpuhunt_source_module.Catalog, *, ttl: timedelta, in
 def tencent_source(
     ask: aliyun.Ask,
     regions: tuple[str, ...],
-    types: dict[str, str | None],
+    types: dict[str, str | None] | Callable[[], dict[str, str | None]],
     *,
     where: str,
     ttl: timedelta,
     interval: timedelta,
 ) -> Source:
+    """`types`: each instance type with its GPU, or what gives them at each refresh (the types discovery finds, with
+    the GPU each instance says, beside those a setting names)."""
     from pricing import tencent
 
     skipped = aliyun.Skipped()
+
+    def fetch(now: datetime) -> Iterator[Row]:
+        return tencent.fetch(ask, regions, types() if callable(types) else types, now, skipped, where)
+
     return Source(
         "tencent",
         ttl,
         interval,
-        fetch=lambda now: tencent.fetch(ask, regions, types, now, skipped, where),
+        fetch=fetch,
         description=f"Tencent Cloud DescribeZoneInstanceConfigInfos ({where})",
         note=skipped.note,
     )

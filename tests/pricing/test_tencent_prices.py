@@ -57,3 +57,22 @@ def test_configured_types_are_priced_from_the_clouds_cheapest_zone(tmp_path: Pat
     assert "GT4.4XLARGE96: name its GPU (GT4.4XLARGE96=T4)" in note
     assert "GNV4.4XLARGE48 in ap-guangzhou: not sold there by the hour" in note
     assert "GX9.8XLARGE: B9000 is not a GPU the catalogue knows" in note and "GX9.8XLARGE" not in rows
+
+
+def test_the_types_discovery_finds_are_priced_without_the_setting_and_none_at_all_is_said(tmp_path: Path) -> None:
+    """Issue 52: `prices refresh --source tencent` was refused unless GPU_ADVISOR_TENCENT_PRICE_TYPES was set, though
+    discovery knows each found type's GPU (the instance's GPUInfo). Now those types are priced; with none found and
+    none named, the refresh says so, naming the setting."""
+    with fake_tencent() as fake, httpx.Client() as client:
+        fake.price("ap-guangzhou-3", "GN7.2XLARGE32", 8.68)
+        settings = Settings(db=tmp_path / "prices.db", tencent_regions="ap-guangzhou", tencent_endpoint=fake.url,
+                            azure_enabled=False, ecb_enabled=False)  # fmt: skip
+        [source] = [s for s in build_sources(settings, client) if s.name == "tencent"]
+        db = cache.open_db(settings.files.db)
+        nothing = refresh(db, source, sleep=lambda s: None)
+        assert not nothing.ok and "GPU_ADVISOR_TENCENT_PRICE_TYPES" in str(nothing.error)
+        fake.add(instance_type="GN7.2XLARGE32", gpu_type="NVIDIA T4")
+        done = refresh(db, source, sleep=lambda s: None)
+        assert done.ok, done.error
+        [row] = cache.load_prices(db, source="tencent")
+    assert (row.instance_type, row.gpu, row.amount) == ("GN7.2XLARGE32", "T4-16GB", 8.68)
