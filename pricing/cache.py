@@ -45,6 +45,8 @@ _PRICE_COLUMNS = {
     "basis": str,
     "flags": str,
     "per_gpu_hour": float,
+    "amount_after_96h": float,
+    "amount_after_360h": float,
 }
 
 
@@ -104,6 +106,9 @@ def _create_tables(db: Database) -> None:
             pk="id",
         )
         runs.create_index(["source", "started_at"])
+    for tier in ("amount_after_96h", "amount_after_360h"):  # caches made before tiered prices were kept
+        if tier not in prices.columns_dict:
+            prices.add_column(tier, float)
     if "note" not in runs.columns_dict:  # caches made before notes were kept
         runs.add_column("note", str)
     if "inputs" not in runs.columns_dict:  # caches made before local sources' inputs were kept

@@ -12,7 +12,7 @@ from pricing.errors import QuoteError
 from pricing.fx import EuroRates, FxRate, convert
 from pricing.offers import Offer
 from pricing.quote_models import Billing, ExtraCost, Option, PriceUsed, QuoteRequest
-from pricing.records import ExtraPrice, PricingModel, Sharing, Unit
+from pricing.records import ExtraPrice, PriceRecord, PricingModel, Sharing, Unit
 from rules.gpus import gpu_model
 from rules.policy import Policy
 
@@ -144,6 +144,27 @@ def rentable_rows(offers: list[Offer], cards: int) -> list[Offer]:
     return [o for o in offers if id(o) not in set_aside]
 
 
+TIERS = (96.0, 360.0)  # the hours of continuous use after which a tiered price drops (Tencent Cloud's 阶梯计费)
+
+
+def tiered_hours(record: PriceRecord, req: QuoteRequest) -> float:
+    """A card's hours as first-tier hours: each hour past 96 and past 360 of one instance's continuous use weighed
+    by its cheaper tier's share of the first. A run of 24 h a day is one continuous use; shorter days are runs that
+    each start again (released between them)."""
+    hours = req.used_hours_per_card
+    second, third = record.amount_after_96h, record.amount_after_360h
+    if not second and not third:
+        return hours
+    run = hours if req.daily_hours >= 24 else req.daily_hours
+    runs = hours / run if run else 0.0
+    first_tier = min(run, TIERS[0])
+    second_tier = max(min(run, TIERS[1]) - TIERS[0], 0.0)
+    third_tier = max(run - TIERS[1], 0.0)
+    base: float = record.amount
+    weighed = first_tier + second_tier * (second or base) / base + third_tier * (third or second or base) / base
+    return weighed * runs
+
+
 def dedicated_option(offers: list[Offer], req: QuoteRequest, money: Money) -> tuple[Option | None, float | None]:
     """The cheapest dedicated billing, and its cost per card-day when billed by the day or month (for break-even)."""
     days = req.period_days
@@ -159,7 +180,8 @@ def dedicated_option(offers: list[Offer], req: QuoteRequest, money: Money) -> tu
         elif r.unit is Unit.MONTH:
             billing, cost, per_day = Billing.MONTHLY, math.ceil(days / 30 - 1e-9) * per_card * req.cards, per_card / 30
         else:
-            billing, cost, per_day = Billing.HOURLY, req.used_hours_per_card * per_card * req.cards, None
+            hours = tiered_hours(r, req)
+            billing, cost, per_day = Billing.HOURLY, hours * per_card * req.cards, None
         if billing not in best or cost < best[billing][0]:
             best[billing] = (cost, offer, per_card, r.unit.value, per_day)
     if not best:

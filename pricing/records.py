@@ -71,6 +71,10 @@ class PriceRecord(BaseModel):
     provenance: str = Field(min_length=1)  # URL or file
     basis: str = ""  # e.g. "2024 public quote"
     flags: str = ""
+    # cheaper tiers of an hourly price for one instance's continuous use (Tencent Cloud's 阶梯计费: past 96 h and past
+    # 360 h), in the same currency and unit; None: one price for every hour
+    amount_after_96h: float | None = Field(default=None, gt=0)
+    amount_after_360h: float | None = Field(default=None, gt=0)
 
     @field_validator("gpu")
     @classmethod

@@ -119,6 +119,8 @@ def _records(
                 fetched_at=now,
                 provenance=f"Tencent Cloud {ACTION} ({where}), zone {row.get('Zone')}",
                 basis=basis,
+                amount_after_96h=float(price["UnitPriceSecondStep"]) if price.get("UnitPriceSecondStep") else None,
+                amount_after_360h=float(price["UnitPriceThirdStep"]) if price.get("UnitPriceThirdStep") else None,
             )
         except (ValidationError, ValueError) as exc:
             skipped.lines.append(f"{kind} in {region}: {str(exc).splitlines()[0]}")

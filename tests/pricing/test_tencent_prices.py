@@ -4,16 +4,19 @@ signature checked): each configured type with its GPU, the region's cheapest zon
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 import httpx
 import pytest
 
-from bot.price_book import build_sources
+from bot.price_book import PriceBook, build_sources
 from bot.settings import Settings
 from pricing import cache
+from pricing.quote_models import QuoteRequest
 from pricing.records import Sharing
 from pricing.refresh import refresh
+from rules.policy import load_policy
 from tests.support.fake_tencent import ENV, fake_tencent
 
 
@@ -76,3 +79,23 @@ def test_the_types_discovery_finds_are_priced_without_the_setting_and_none_at_al
         assert done.ok, done.error
         [row] = cache.load_prices(db, source="tencent")
     assert (row.instance_type, row.gpu, row.amount) == ("GN7.2XLARGE32", "T4-16GB", 8.68)
+
+
+def test_a_round_the_clock_month_on_a_tiered_type_is_quoted_with_its_tiers(tmp_path: Path) -> None:
+    """Issue 52: the cheaper tiers past 96 h and 360 h were named but not used in the arithmetic. A 24/7 month (720 h)
+    of GN7.2XLARGE32 at 8.68 is 96 h at 8.68, 264 h at 6.94 and 360 h at 4.34; 10-hour runs released between them
+    never pass 96 h and stay at 8.68."""
+    with fake_tencent() as fake, httpx.Client() as client:
+        fake.price("ap-guangzhou-3", "GN7.2XLARGE32", 8.68)
+        settings = Settings(db=tmp_path / "prices.db", tencent_regions="ap-guangzhou", tencent_endpoint=fake.url,
+                            tencent_price_types="GN7.2XLARGE32=T4", azure_enabled=False, ecb_enabled=False)  # fmt: skip
+        [source] = [s for s in build_sources(settings, client) if s.name == "tencent"]
+        assert refresh(cache.open_db(settings.files.db), source).ok
+        [row] = cache.load_prices(cache.open_db(settings.files.db), source="tencent")
+        assert (row.amount_after_96h, row.amount_after_360h) == (6.94, 4.34)  # kept with the record
+        book = PriceBook.open(settings, load_policy(None), client)
+        month = book.quote(QuoteRequest(gpu="T4", hours_per_day=24, days=30, provider="tencent"))
+        runs = book.quote(QuoteRequest(gpu="T4", hours_per_day=10, days=30, provider="tencent"))
+    assert month.dedicated is not None and runs.dedicated is not None
+    assert math.isclose(month.dedicated.amount, round(96 * 8.68 + 264 * 6.94 + 360 * 4.34, 2), abs_tol=0.02)
+    assert math.isclose(runs.dedicated.amount, round(300 * 8.68, 2), abs_tol=0.02)
