@@ -191,6 +191,18 @@ def billed_share(thing: Any, stretches: Sequence[Stretch], now: datetime, days: 
     return min(hours(thing, stretches, lo, now).billed / span, 1.0)
 
 
+def on_a_schedule(thing: Any, stretches: Sequence[Stretch], now: datetime) -> float | None:
+    """About how many hours a day an hourly item runs, when it runs on a daily pattern (on and off again on at least
+    two of the last days, billed 1-20 hours a day on average): a normal schedule, not something to act on. None
+    otherwise."""
+    if basis(thing) is not Basis.HOURLY or keeps(thing) or now - thing.started_at < timedelta(days=2):
+        return None
+    since = now - timedelta(days=FORECAST_DAYS)
+    starts = [s for s in stretches if s.state is Power.ON and since <= s.start <= now]
+    a_day = billed_share(thing, stretches, now) * 24
+    return round(a_day, 1) if len(starts) >= 2 and 1 <= a_day <= 20 else None
+
+
 def burn_per_hour(thing: Any, stretches: Sequence[Stretch], now: datetime) -> float:
     """What it costs an hour now: an hourly item while its meter runs (on, unknown, off and still billed), a
     period item its period price spread over the period; nothing once released."""

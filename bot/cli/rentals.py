@@ -282,9 +282,12 @@ def list_rentals(
     for i in instances:
         state = t("cli.released", settings.files.lang) if i.released_at else t("cli.running", settings.files.lang)
         bill = metered[i.name]
+        power = bill["power"]
+        if bill["schedule_hours_a_day"]:  # a slice on its daily pattern: said as such, not as off
+            power = t("cli.on_a_schedule", settings.files.lang, hours=bill["schedule_hours_a_day"], power=power)
         sys.stdout.write(
             f"{i.name}\t{i.gpu} × {i.share or i.cards}\t{_rate(i, settings.files.lang)}\t"
-            f"{names[i.owner]}\t{state}\t{i.source}\t{bill['billing']}\t{bill['power']}\t"
+            f"{names[i.owner]}\t{state}\t{i.source}\t{bill['billing']}\t{power}\t"
             f"{bill['billed_hours_this_month']:g} h\n"
         )
     for s in storage:
@@ -317,6 +320,7 @@ def _metered(rentals: Any, instances: list[Any], zone: str) -> list[dict[str, An
                 "stop_billing": i.stop_billing or "stops",
                 "power": state_at(stretches, now).value if i.released_at is None else "off",
                 "billed_hours_this_month": round(metering.billed_hours(i, stretches, month, now), 2),
+                "schedule_hours_a_day": metering.on_a_schedule(i, stretches, now) if i.released_at is None else None,
             }
         )
     return out

@@ -151,3 +151,20 @@ def test_a_balance_says_which_items_burn_it_most_first(tmp_path: Path) -> None:
     [row] = json.loads(cli(tmp_path, "balance", "--json").stdout)
     assert row["burning"] == ["big", "small"]
     assert "; burning it: big, small" in cli(tmp_path, "balance").stdout
+
+
+def test_a_slice_on_its_daily_schedule_is_listed_as_such(tmp_path: Path) -> None:
+    """Issue 52: a slice powered off on its normal daily schedule read as an item to act on. `list` says it is on a
+    schedule, about how many hours a day, and `list --json` gives schedule_hours_a_day."""
+    now = datetime.now(UTC).replace(minute=0, second=0, microsecond=0)
+    start = now - timedelta(days=3)
+    track(tmp_path, "slice", "14/h", start, "--provider", "autodl")
+    for day in range(3):  # on 4 h, then off 20 h, each day
+        off = start + timedelta(days=day, hours=4)
+        assert cli(tmp_path, "power", "slice", "off", "--at", off.isoformat()).returncode == 0
+        if day < 2:
+            on = start + timedelta(days=day + 1)
+            assert cli(tmp_path, "power", "slice", "on", "--at", on.isoformat()).returncode == 0
+    [item] = json.loads(cli(tmp_path, "list", "--json").stdout)["instances"]
+    assert item["power"] == "off" and item["schedule_hours_a_day"] == 4.0
+    assert "off, on a schedule (about 4 h a day)" in cli(tmp_path, "list").stdout
