@@ -95,6 +95,7 @@ class Aliyun:
         self._clients: dict[tuple[str, str], Any] = {}
         self._quoted: dict[tuple[str, str], dict[str, float]] = {}
         self._types: dict[tuple[str, str], dict[str, Any]] = {}
+        self._disk_prices: dict[tuple[str, str, str], float] = {}  # (region, category, level) -> CNY a GB-month
 
     def config(self, region: str) -> Any:
         """The SDK's Config for `region`: credentials, timeouts, and the one endpoint where set."""
@@ -266,6 +267,7 @@ class Aliyun:
 
         for raw in self._pages(region, "describe_disks", request, ("Disks", "Disk")):
             tags = _tags(raw)
+            size = float(raw.get("Size") or 0)
             yield Found(
                 f"aliyun:{raw['DiskId']}",
                 "storage",
@@ -273,11 +275,32 @@ class Aliyun:
                 tags.get("Name") or raw.get("DiskName") or raw["DiskId"],
                 "available" if raw.get("Status") == "Available" else str(raw.get("Status", "unknown")).lower(),
                 tags,
-                size_gb=float(raw.get("Size") or 0),
-                per_gb_month=DISK_CNY_GB_MONTH,
+                size_gb=size,
+                per_gb_month=self.disk_gb_month(region, raw, size),
                 currency="CNY",
                 created_at=utc_time(raw.get("CreationTime")),
             )
+
+    def disk_gb_month(self, region: str, raw: dict[str, Any], size: float) -> float:
+        """A disk's price a GB-month by its class (category and ESSD performance level: PL1 is not PL0's price), from
+        DescribePrice's pay-as-you-go price an hour for its size (30 days a month), asked once a class and region;
+        the bundled ESSD PL0 reference when the cloud will not say."""
+        from pricing.aliyun import AskError
+
+        category, level = str(raw.get("Category") or "cloud_essd"), str(raw.get("PerformanceLevel") or "")
+        key = (region, category, level)
+        if key not in self._disk_prices:
+            params = {"RegionId": region, "ResourceType": "disk", "PriceUnit": "Hour", "DataDisk.1.Category": category,
+                      "DataDisk.1.Size": str(int(size) or 1)}  # fmt: skip
+            if level:
+                params["DataDisk.1.PerformanceLevel"] = level
+            try:
+                price = self.ask(region, "DescribePrice", params)["PriceInfo"]["Price"]["TradePrice"]
+                self._disk_prices[key] = round(float(price) * 720 / (int(size) or 1), 4)
+            except (AskError, KeyError, TypeError, ValueError) as exc:
+                log.info("no Alibaba Cloud price for %s %s disks in %s: %s", category, level, region, exc)
+                self._disk_prices[key] = DISK_CNY_GB_MONTH
+        return self._disk_prices[key]
 
     def describe(self, region: str, instance_id: str) -> dict[str, Any] | None:
         from alibabacloud_ecs20140526 import models

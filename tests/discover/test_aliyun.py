@@ -238,3 +238,21 @@ def test_a_vgpu_type_is_kept_as_its_share_of_the_card(tmp_path: Path) -> None:
         shared = items[f"aliyun:{vgpu.id}"]
         assert (shared.gpu, shared.cards, shared.share) == ("T4-16GB", 1, 0.25)
         assert items[f"aliyun:{whole.id}"].share is None
+
+
+def test_a_free_disk_is_priced_by_its_class_from_the_cloud(tmp_path: Path) -> None:
+    """Issue 52: an unattached ESSD PL1 disk was priced at PL0's reference (0.5 CNY a GB-month). DescribePrice prices
+    a disk of its category, performance level and size by the hour; a class the cloud will not price keeps the
+    reference, said in the log."""
+    with fake_aliyun() as fake:
+        fake.disk_prices[("cn-hangzhou", "cloud_essd", "PL1")] = 0.0014  # CNY a GB an hour: 1.008 a GB-month
+        fake.disk_prices[("cn-hangzhou", "cloud_essd", "PL0")] = 0.000694
+        pl1 = fake.add_disk(size=500, name="pl1-ckpt", PerformanceLevel="PL1")
+        pl0 = fake.add_disk(size=200, name="pl0-data")
+        odd = fake.add_disk(size=100, name="auto-pl", Category="cloud_auto", PerformanceLevel="")
+        store = store_in(tmp_path)
+        run(tmp_path, fake, store)
+        priced = {s.provider_id: s.price_gb_month for s in Rentals(store).storage("T1")}
+    assert priced[f"aliyun:{pl1}"] == pytest.approx(1.008)
+    assert priced[f"aliyun:{pl0}"] == pytest.approx(0.4997, abs=1e-3)
+    assert priced[f"aliyun:{odd}"] == 0.5  # no price for its class: the reference, as before

@@ -117,6 +117,8 @@ class FakeAliyun:
     path: str = ""  # the path of the request being answered (the REST-style products' resource ids are in it)
     prices: dict[tuple[str, str], float] = field(default_factory=dict)  # (region, type) -> CNY an hour
     spot_prices: dict[tuple[str, str], float] = field(default_factory=dict)
+    # (region, category, performance level) -> CNY a GB an hour, as DescribePrice prices a disk of a size
+    disk_prices: dict[tuple[str, str, str], float] = field(default_factory=dict)
     types: dict[str, tuple[str, int]] = field(default_factory=dict)  # instance type -> (GPUSpec, GPUAmount)
     type_memory: dict[str, float] = field(default_factory=dict)  # instance type -> GPUMemorySize (GiB)
     datapoints: dict[str, list[dict[str, Any]]] = field(default_factory=dict)  # metric -> CloudMonitor points
@@ -147,6 +149,7 @@ class FakeAliyun:
                 "RegionId": region,
                 "Size": size,
                 "Category": "cloud_essd",
+                "PerformanceLevel": "PL0",
                 "Status": status,
                 "CreationTime": "2026-11-01T00:00Z",
                 "Tags": {"Tag": [{"TagKey": k, "TagValue": v} for k, v in tags.items()]},
@@ -311,6 +314,21 @@ class FakeAliyun:
 
     def _ecs_describe_price(self, params: dict[str, str]) -> dict[str, Any]:
         region = self._region(params)
+        if params.get("ResourceType") == "disk":  # a disk's price an hour for its size; Hour is the only unit
+            if (
+                params.get("PriceUnit") != "Hour"
+                or "DataDisk.1.Category" not in params
+                or "DataDisk.1.Size" not in params
+            ):
+                raise Refusal(400, "InvalidParameter", "DataDisk.1.Category, DataDisk.1.Size and PriceUnit=Hour")
+            key = (region, params["DataDisk.1.Category"], params.get("DataDisk.1.PerformanceLevel", "PL1"))
+            if key not in self.disk_prices:
+                raise Refusal(
+                    400, "InvalidDataDiskCategory.ValueNotSupported", "The specified disk category is invalid."
+                )
+            hourly = round(self.disk_prices[key] * int(params["DataDisk.1.Size"]), 6)
+            return {"PriceInfo": {"Price": {"OriginalPrice": hourly, "DiscountPrice": 0.0, "TradePrice": hourly,
+                                            "Currency": "CNY"}, "Rules": {"Rule": []}}}  # fmt: skip
         if params.get("ResourceType", "instance") != "instance" or params.get("PriceUnit") != "Hour":
             raise Refusal(400, "InvalidParameter", "this fake prices instances by the hour only")
         price = self.prices.get((region, params.get("InstanceType", "")))
