@@ -64,8 +64,8 @@ def instance_fields(
             "currency": found.currency,
             "price_source": f"{found.source} {found.as_of}",
         }
-    amount, unit = price_typed(price, lang)
-    return out | {"unit": unit, "price": amount, "currency": currency_of(currency, lang)}
+    amount, unit = price_typed(price, lang)  # typed: the price of the whole instance, kept as it was said
+    return out | {"unit": unit, "price": amount, "currency": currency_of(currency, lang), "price_by": "track"}
 
 
 def price_typed(price: str, lang: Lang) -> tuple[float, str]:

@@ -156,6 +156,10 @@ def receive(
         busy_above_pct=busy_above_pct,
     )
     _sight(rentals, instance, beat, fresh, moment, metering, max_age)
+    seen = len({s.gpu for s in fresh})
+    corrected = rentals.cards_seen(instance, seen, moment)
+    if corrected:  # said once: the next heartbeat finds the cards already counted
+        log.info("%s: its agent sees %d cards, tracked with %d: counted from now", instance.name, seen, instance.cards)
     if beat.disks:
         rentals.report_disks(instance.id, [DiskReport(d.path, d.size_gb, d.newest_mtime) for d in beat.disks], moment)
     said: dict[str, Any] = {
@@ -165,6 +169,8 @@ def receive(
         "too_old": len(beat.samples) - len(fresh),
         "disks": len(beat.disks),
     }
+    if corrected:
+        said["cards"] = seen  # the agent's count now bills
     actions = Actions(rentals.store)
     if beat.action_result is not None:
         said["action_result"] = _take_result(actions, instance, beat.action_result, moment)

@@ -357,6 +357,19 @@ class Rentals:
         with self.store.reading() as conn:
             return _with_history(conn, [_instance(r) for r in conn.execute(query.order_by(rental_instances.c.name))])
 
+    def cards_seen(self, instance: Instance, cards: int, at: datetime) -> bool:
+        """Its agent reports more cards than it was tracked with (`track --gpu K100` without `--cards` on a 2-card
+        box): it has that many from `at` on, and a price from the price cache (per card, not typed) follows them, the
+        hours before staying at the price they had. False when there is nothing to correct."""
+        if instance.share is not None or cards <= instance.cards or instance.released_at is not None:
+            return False
+        with self.store.writing() as conn:
+            if instance.price is not None and instance.price_by is None:
+                per_card = instance.price / instance.cards
+                reprice(conn, instance, round(per_card * cards, 4), instance.unit, instance.currency, at)
+            conn.execute(update(rental_instances).where(rental_instances.c.id == instance.id).values(cards=cards))
+        return True
+
     def set_price(self, team: str, name: str, price: float, unit: str, by: str, at: datetime) -> Instance:
         """A price set by hand from `at` on (`billing NAME --price`): kept, the price before billed until then, and
         never changed by a scan after."""

@@ -12,7 +12,9 @@ from typing import Any
 
 import pytest
 
+from bot.state.power import PowerLog
 from bot.state.rentals import Rentals
+from rules import metering
 from tests.support.slack_harness import Harness, running_app
 
 FIELDS = {
@@ -223,3 +225,29 @@ def test_older_samples_are_kept_when_the_operator_allows_a_backfill(tmp_path: Pa
         status, body = beat(h, {"samples": old}, token)
         assert (status, body["kept"], body["too_old"]) == (202, 2, 1)  # 80 h is past the 72 allowed
         assert len(rentals.samples(inst, h.clock.now - timedelta(days=4))) == 2
+
+
+def test_an_agent_seeing_more_cards_than_tracked_corrects_the_count_once(tmp_path: Path) -> None:
+    """Issue 52: `track --gpu K100` without `--cards` stayed 1 card at half the cost while its agent reported 2. The
+    agent's count bills from its heartbeat on: a price the cache gave (per card) follows it, the hours before keep
+    theirs; a typed price (the whole instance's, kept as said) stays."""
+    with running_app(tmp_path) as h:
+        rentals, now = Rentals(h.deps.store), h.clock.now
+        hourly = FIELDS | {"unit": "hour", "price": 16.0, "started_at": now - timedelta(hours=6)}
+        _, token = rentals.track_instance("T1", "from-cache", hourly)
+        _, typed_token = rentals.track_instance(
+            "T1", "typed", FIELDS | {"price_by": "track", "started_at": now - timedelta(hours=6)}
+        )
+        two = [sample(now, gpu=0), sample(now, gpu=1)]
+        status, said = beat(h, {"samples": two}, token)
+        assert status == 202 and said["cards"] == 2
+        again = beat(h, {"samples": [sample(now + timedelta(seconds=30), gpu=g) for g in (0, 1)]}, token)[1]
+        assert "cards" not in again  # said once
+        after = rentals.instance("T1", "from-cache")
+        assert after is not None and (after.cards, after.price, after.price_since) == (2, 32.0, now)
+        [stretches] = PowerLog(h.deps.store).timelines([after], now + timedelta(hours=6)).values()
+        billed = metering.cost(after, stretches, now - timedelta(hours=6), now + timedelta(hours=6))
+        assert billed == pytest.approx(6 * 16 + 6 * 32)  # 6 h at one card's 16 an hour, then 6 h at two cards' 32
+        beat(h, {"samples": two}, typed_token)
+        kept = rentals.instance("T1", "typed")
+        assert kept is not None and (kept.cards, kept.price) == (2, 400.0)
