@@ -82,6 +82,31 @@ def tencent_prices(settings: Settings, hours: timedelta) -> Source:
     )
 
 
+def aliyun_prices(settings: Settings, hours: timedelta) -> Source:
+    """Alibaba Cloud's price source, asking with the discovery's client, for the types a scan finds and those named."""
+    from bot.discover.aliyun import Aliyun
+    from bot.discover.registry import clouds
+
+    cloud = clouds(settings)["aliyun"]()
+    assert isinstance(cloud, Aliyun)
+    return aliyun_source(
+        cloud.ask,
+        settings.discovery.aliyun_region_list(),
+        lambda: list(
+            found_types(
+                cloud,
+                dict.fromkeys(settings.discovery.aliyun_price_type_list()),
+                "Alibaba Cloud",
+                "GPU_ADVISOR_ALIYUN_PRICE_TYPES",
+                "ecs.gn7i-c8g1.2xlarge",
+            )
+        ),
+        where=settings.discovery.aliyun_endpoint or "ecs.aliyuncs.com",
+        ttl=settings.prices.ttl_aliyun_hours * hours,
+        interval=settings.prices.refresh_aliyun_hours * hours,
+    )
+
+
 def build_sources(settings: Settings, client: httpx.Client) -> list[Source]:
     hours = timedelta(hours=1)
     sources = [
@@ -129,29 +154,7 @@ def build_sources(settings: Settings, client: httpx.Client) -> list[Source]:
             )
         )
     if settings.discovery.aliyun_region_list():
-        from bot.discover.aliyun import Aliyun
-        from bot.discover.registry import clouds
-
-        cloud = clouds(settings)["aliyun"]()
-        assert isinstance(cloud, Aliyun)
-        sources.append(
-            aliyun_source(
-                cloud.ask,
-                settings.discovery.aliyun_region_list(),
-                lambda: list(
-                    found_types(
-                        cloud,
-                        dict.fromkeys(settings.discovery.aliyun_price_type_list()),
-                        "Alibaba Cloud",
-                        "GPU_ADVISOR_ALIYUN_PRICE_TYPES",
-                        "ecs.gn7i-c8g1.2xlarge",
-                    )
-                ),
-                where=settings.discovery.aliyun_endpoint or "ecs.aliyuncs.com",
-                ttl=settings.prices.ttl_aliyun_hours * hours,
-                interval=settings.prices.refresh_aliyun_hours * hours,
-            )
-        )
+        sources.append(aliyun_prices(settings, hours))
     if settings.discovery.tencent_region_list():
         sources.append(tencent_prices(settings, hours))
     if settings.prices.ecb_enabled:

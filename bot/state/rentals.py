@@ -361,7 +361,9 @@ class Rentals:
         """Its agent reports more cards than it was tracked with (`track --gpu K100` without `--cards` on a 2-card
         box): it has that many from `at` on, and a price from the price cache (per card, not typed) follows them, the
         hours before staying at the price they had. False when there is nothing to correct."""
-        if instance.share is not None or cards <= instance.cards or instance.released_at is not None:
+        if instance.source != "track" or instance.share is not None or cards <= instance.cards:
+            return False  # an enrolled box's count is its agent's own; a found one's, its cloud's
+        if instance.released_at is not None:
             return False
         with self.store.writing() as conn:
             if instance.price is not None and instance.price_by is None:
