@@ -248,15 +248,15 @@ def _instance_rows(
     cards = _cards(inst)
     slice_of = float(getattr(inst, "share", None) or 1.0)  # the card it sees reports whole hours: its share of them
     hourly, keeps = metering.basis(inst) is metering.Basis.HOURLY, metering.keeps(inst)
-    rate, spread = metering.per_hour(inst), metering.spread_per_hour(inst)
     window = [s for s in stretches if s.end > begin and s.start < stop]  # read once, then a day at a time
     rows = []
     for day, _ in _days(begin, stop, zone):
         lo, hi = _bounds(day, zone)
         lo, hi = max(lo, begin), min(hi, stop)
-        hours = hours_in([s for s in window if s.end > lo and s.start < hi], lo, hi, keeps)
+        day_window = [s for s in window if s.end > lo and s.start < hi]
+        hours = hours_in(day_window, lo, hi, keeps)
         billed = hours.billed if hourly else hours.total
-        cost = billed * rate if hourly else metering.cost(inst, (), lo, hi)
+        cost = metering.cost(inst, day_window, lo, hi)  # each hour at the price it had (a price changed mid-day too)
         paid = cards * billed
         busy_hours, idle_hours = daily.get((inst.id, day), (0.0, 0.0))
         busy_hours, idle_hours = busy_hours * slice_of, idle_hours * slice_of  # a slice's GPU-hours are its share's
@@ -282,7 +282,7 @@ def _instance_rows(
                 round(hours.on, 4),
                 round(hours.off + hours.off_billed, 4),
                 round(hours.unknown, 4),
-                None if hourly else round(billed * spread, 4),
+                None if hourly else round(metering.accrued(inst, day_window, lo, hi), 4),
             )
         )
     return rows
