@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import logging
 import socket
+import threading
 from collections.abc import Callable, Iterable, Sequence
 from datetime import timedelta
 from pathlib import Path
@@ -61,6 +62,23 @@ class QuietHandler(WSGIRequestHandler):
         return environ
 
 
+def tell_cards(deps: Deps, doors: Sequence[FrontDoor], instance: Any, cards: int) -> None:
+    """Say once in the item's channel that its agent's card count now bills (`track` said fewer)."""
+    from bot.chat.port import tell_each
+    from bot.digest.due import channel_langs
+    from bot.server.chats import Chats
+    from bot.text import t
+
+    lang = channel_langs(deps)(instance.team, instance.channel)
+    text = t("heartbeat.cards_seen", lang, name=instance.name, cards=cards, tracked=instance.cards)
+    try:
+        teller = Chats([door.wing() for door in doors]).teller(instance.team)
+    except LookupError:
+        log.warning("%s: the card count its agent sees not said: the team's chat is not reachable", instance.name)
+        return
+    tell_each(teller, {instance.channel: text}, "card count")
+
+
 def wsgi_app(
     deps: Deps, doors: Sequence[FrontDoor] = (), scheduler_running: Callable[[], bool] | None = None
 ) -> Callable[..., Any]:
@@ -98,6 +116,10 @@ def wsgi_app(
         deps.metrics.heartbeats.labels(str(answer.status)).inc()
         if answer.status == 202:
             deps.metrics.samples.inc(answer.body["kept"])
+            if "cards" in answer.body and not isinstance(found, heartbeat.Answer):  # said once, off the agent's path
+                threading.Thread(
+                    target=tell_cards, args=(deps, doors, found, answer.body["cards"]), daemon=True
+                ).start()
         return reply(start_response, answer.status, heartbeat.encode(answer), "application/json")
 
     agent_enroll = _enroll_endpoint(deps)

@@ -243,6 +243,9 @@ def test_an_agent_seeing_more_cards_than_tracked_corrects_the_count_once(tmp_pat
         assert status == 202 and said["cards"] == 2
         again = beat(h, {"samples": [sample(now + timedelta(seconds=30), gpu=g) for g in (0, 1)]}, token)[1]
         assert "cards" not in again  # said once
+        said = h.fake.wait_for(lambda: [p for p in h.fake.of("chat.postMessage") if "from-cache" in str(p["text"])])
+        assert len(said) == 1 and said[0]["channel"] == "C1"  # in its channel, in the channel's language
+        assert "from-cache：代理看到 2 张卡，登记时为 1 张" in said[0]["text"]
         after = rentals.instance("T1", "from-cache")
         assert after is not None and (after.cards, after.price, after.price_since) == (2, 32.0, now)
         [stretches] = PowerLog(h.deps.store).timelines([after], now + timedelta(hours=6)).values()
