@@ -172,14 +172,14 @@ def build_sources(settings: Settings, client: httpx.Client) -> list[Source]:
 def found_types(
     cloud: Any, configured: dict[str, str | None], who: str, setting: str, example: str
 ) -> dict[str, str | None]:
-    """The instance types to price, each with its GPU: those of the GPU instances a scan of `cloud` finds (running or
-    stopped) beside those `setting` names. SourceError when the scan fails, or finds none and the setting names
-    none (the refusal names the setting)."""
+    """The instance types to price, each with its GPU: those of the GPU instances `cloud` lists (running or stopped;
+    nothing priced, no disks) beside those `setting` names. SourceError when the listing fails, or finds none and
+    the setting names none (the refusal names the setting)."""
     from bot.discover.cloud import CloudError
     from pricing.errors import SourceError
 
     try:
-        scan = cloud.scan()
+        scan = cloud.listed()
     except CloudError as exc:
         raise SourceError(f"{who}'s instances not read: {exc}") from None
     found = {f.instance_type: f.gpu for f in scan.found if f.kind == "instance" and f.instance_type}

@@ -243,15 +243,28 @@ class Aliyun:
             if not token:
                 return
 
-    def _instances(self, region: str) -> Iterator[Found]:
+    def listed(self) -> Scan:
+        """The GPU instances in the regions as DescribeInstances lists them, nothing priced: the types the `aliyun`
+        price source prices (bot/price_book.py), without a scan's price and disk calls."""
+        return scan_regions(
+            self.name,
+            self.regions,
+            lambda r: (instance_found(raw, r) for raw in self._gpu_instances(r)),
+            workers=self.at_once,
+        )
+
+    def _gpu_instances(self, region: str) -> Iterator[dict[str, Any]]:
         from alibabacloud_ecs20140526 import models
 
         def request(token: str | None) -> Any:
             return models.DescribeInstancesRequest(region_id=region, max_results=PAGE, next_token=token)
 
         for raw in self._pages(region, "describe_instances", request, ("Instances", "Instance")):
-            if int(raw.get("GPUAmount") or 0) <= 0:
-                continue
+            if int(raw.get("GPUAmount") or 0) > 0:
+                yield raw
+
+    def _instances(self, region: str) -> Iterator[Found]:
+        for raw in self._gpu_instances(region):
             kind = str(raw.get("InstanceType") or "")
             hourly = raw.get("InstanceChargeType") != "PrePaid"
             spot = str(raw.get("SpotStrategy") or "NoSpot") != "NoSpot"

@@ -175,25 +175,35 @@ class Tencent:
             if not page or offset >= int(body.get("TotalCount") or 0):
                 return
 
-    def _instances(self, region: str) -> Iterator[Found]:
+    def listed(self) -> Scan:
+        """The GPU instances in the regions as DescribeInstances lists them, nothing priced: the types (with the GPU
+        each instance says) the `tencent` price source prices, without a scan's price and disk calls."""
+        return scan_regions(
+            self.name,
+            self.regions,
+            lambda r: (instance_found(raw, r, None, raw.get("GPUInfo") or {}) for raw in self._gpu_instances(r)),
+            workers=self.at_once,
+        )
+
+    def _gpu_instances(self, region: str) -> Iterator[dict[str, Any]]:
         offset = 0
         paging = Paging("Tencent Cloud", f"DescribeInstances in {region}")
         while True:
             body = self.call("cvm", region, "DescribeInstances", {"Offset": offset, "Limit": PAGE})
             page = body.get("InstanceSet") or []
             paging.rows(page)
-            for raw in page:
-                info = raw.get("GPUInfo") or {}
-                if float(info.get("GPUCount") or 0) <= 0:
-                    continue
-                kind = str(raw.get("InstanceType") or "")
-                price = None
-                if kind and raw.get("InstanceChargeType") != "PREPAID":
-                    price = self.hourly(region, (raw.get("Placement") or {}).get("Zone"), kind)  # asked once a type
-                yield instance_found(raw, region, price, info)
+            yield from (raw for raw in page if float((raw.get("GPUInfo") or {}).get("GPUCount") or 0) > 0)
             offset += len(page)
             if not page or offset >= int(body.get("TotalCount") or 0):
                 return
+
+    def _instances(self, region: str) -> Iterator[Found]:
+        for raw in self._gpu_instances(region):
+            kind = str(raw.get("InstanceType") or "")
+            price = None
+            if kind and raw.get("InstanceChargeType") != "PREPAID":
+                price = self.hourly(region, (raw.get("Placement") or {}).get("Zone"), kind)  # asked once a type
+            yield instance_found(raw, region, price, raw.get("GPUInfo") or {})
 
     def hourly(self, region: str, zone: str | None, instance_type: str) -> float | None:
         """The type's pay-as-you-go price an hour in the zone (the first tier of DescribeZoneInstanceConfigInfos:
