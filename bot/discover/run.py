@@ -16,7 +16,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from bot.discover.cloud import Cloud, CloudError
-from bot.fields.rentals import price_from_cache
+from bot.fields.rentals import BILLING_ORDER, price_from_cache
 from bot.settings import Settings
 from bot.state.balances import Balances
 from bot.state.discovered import Applied, Discovered, Filing, Found, Scan
@@ -82,28 +82,15 @@ def pricer(offers: Callable[[str], list[Any]]) -> Callable[[Found], tuple[float 
         exact = [o for o in quoted if o.record.instance_type == item.instance_type and o.record.region == item.region]
         same = [o for o in quoted if o.record.instance_type == item.instance_type]
         ours = [o for o in quoted if o.record.provider.lower() == item.source]
+        billed_as = ("spot",) if item.spot else ("monthly",) if item.billing == "month" else ()
         for offers_of, share in ((exact, None), (same, None), (ours, item.share)):  # a type's own price: its slice's
-            billed = _as_billed(offers_of, item, share)
-            if billed is not None:
-                return billed
-            cached = price_from_cache(offers_of, item.cards, share)
-            if cached is not None:
-                return cached.amount, cached.unit, cached.currency
+            for models in (billed_as, BILLING_ORDER) if billed_as else (BILLING_ORDER,):
+                cached = price_from_cache(offers_of, item.cards, share, models)
+                if cached is not None:
+                    return cached.amount, cached.unit, cached.currency
         return item.per_hour, "hour", item.currency
 
     return price_of
-
-
-def _as_billed(offers_of: list[Any], item: Found, share: float | None) -> tuple[float, str, str] | None:
-    """The cache's price for how `item` is billed when that is not on-demand: spot for a spot instance, monthly for a
-    prepaid one (freshest, then cheapest a card); None when the cache has none of that kind."""
-    model = "spot" if item.spot else "monthly" if item.billing == "month" else None
-    chosen = [o for o in offers_of if model and o.record.pricing_model.value == model]
-    if not chosen:
-        return None
-    best = min(chosen, key=lambda o: (o.stale, o.record.amount / o.record.gpu_count))
-    amount = best.record.amount / best.record.gpu_count * (share if share is not None else max(item.cards, 1))
-    return round(amount, 4), best.record.unit.value, best.record.currency.value
 
 
 def discover(

@@ -88,20 +88,20 @@ class CachedPrice:
 BILLING_ORDER = ("on-demand", "daily", "monthly")  # how a rented instance is usually billed, most likely first
 
 
-def price_from_cache(offers: Iterable[Any], cards: int, share: float | None) -> CachedPrice | None:
+def price_from_cache(
+    offers: Iterable[Any], cards: int, share: float | None, models: tuple[str, ...] = BILLING_ORDER
+) -> CachedPrice | None:
     """When no price is typed: a dedicated price of the GPU from the price cache, fresh before stale,
-    billed by the hour before the day before the month, cheapest first; scaled to the instance's cards
-    or slice. None when the cache has none."""
-    usable = [
-        o for o in offers if o.record.sharing.value == "dedicated" and o.record.pricing_model.value in BILLING_ORDER
-    ]
+    billed by the hour before the day before the month (or by `models`, in their order: a spot instance's spot
+    price), cheapest first; scaled to the instance's cards or slice. None when the cache has none."""
+    usable = [o for o in offers if o.record.sharing.value == "dedicated" and o.record.pricing_model.value in models]
     if not usable:
         return None
     best = min(
         usable,
         key=lambda o: (
             o.stale,
-            BILLING_ORDER.index(o.record.pricing_model.value),
+            models.index(o.record.pricing_model.value),
             o.record.amount / o.record.gpu_count,
         ),
     )
