@@ -94,20 +94,18 @@ def rate_card_inputs(team_files: Iterable[Path]) -> str:
 
 def rate_card_source(team_files: Iterable[Path], *, ttl: timedelta, interval: timedelta) -> Source:
     files = tuple(team_files)
-    left_out: list[str] = []
+    skipped = aliyun.Skipped()  # the team rows left out (an unknown GPU), said as every source's note says them
 
     def fetch(now: datetime) -> Iterator[Row]:
-        left_out.clear()
-        return rate_card_records(files, now, left_out=left_out)
+        skipped.lines.clear()
+        return rate_card_records(files, now, left_out=skipped.lines)
 
     return Source(
         "ratecard",
         ttl,
         interval,
         fetch=fetch,
-        note=lambda: (
-            "; ".join(left_out[:10]) + (f"; and {len(left_out) - 10} more" if len(left_out) > 10 else "") or None
-        ),
+        note=skipped.note,
         description="bundled reference prices and team rate cards",
         age_from_effective_date=True,
         retries=0,
