@@ -18,7 +18,7 @@ from typing import Any
 from sqlalchemy import bindparam, func, insert, select, update
 
 from bot.state.power import PowerLog, Sighting
-from bot.state.rentals import NAME, Rentals, token_hash
+from bot.state.rentals import NAME, Rentals, price_change, token_hash
 from bot.state.schema import discovery_runs, price_history, rental_instances, rental_storage
 from bot.state.store import Store
 from rules.power import Power
@@ -247,8 +247,7 @@ class Discovered:
         if price is None or (round(price, 6), unit, currency) == (round(row.price or -1, 6), row.unit, row.currency):
             return []
         out.repriced.append((row.name, row.price, price, unit, currency))
-        earlier = {"instance_id": row.id, "until": now, "price": row.price, "unit": row.unit, "currency": row.currency}
-        now_priced = {"price": price, "unit": unit, "currency": currency, "price_since": now}
+        earlier, now_priced = price_change(row, price, unit, currency, now)
         return [("insert", price_history, earlier), _set(rental_instances, row, **now_priced)]
 
     def _volume(self, item: Found, row: Any, filing: Filing, names: set[str], out: Applied) -> list[Any]:

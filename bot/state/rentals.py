@@ -212,17 +212,28 @@ def _with_history(conn: Any, found: list[Instance]) -> list[Instance]:
     return [replace(i, earlier_prices=tuple(earlier.get(i.id, ()))) if i.id in earlier else i for i in found]
 
 
+def price_change(
+    found: Any, price: float | None, unit: str, currency: str, at: datetime, by: str | None = None
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """What a new price of `found` (an instance or its row) from `at` writes: the price before, kept until `at` (a
+    price_history row), and the instance's new price columns."""
+    earlier = {
+        "instance_id": found.id,
+        "until": at,
+        "price": found.price,
+        "unit": found.unit,
+        "currency": found.currency,
+    }
+    return earlier, {"price": price, "unit": unit, "currency": currency, "price_since": at, "price_by": by}
+
+
 def reprice(
     conn: Any, found: Any, price: float | None, unit: str, currency: str, at: datetime, by: str | None = None
 ) -> None:
-    """Give `found` (an instance or its row) a new price from `at`: the one before kept until `at`."""
-    conn.execute(
-        insert(price_history).values(
-            instance_id=found.id, until=at, price=found.price, unit=found.unit, currency=found.currency
-        )
-    )
-    values = {"price": price, "unit": unit, "currency": currency, "price_since": at}
-    conn.execute(update(rental_instances).where(rental_instances.c.id == found.id).values(**values, price_by=by))
+    """Give `found` a new price from `at`: the one before kept until `at`."""
+    earlier, values = price_change(found, price, unit, currency, at, by)
+    conn.execute(insert(price_history).values(**earlier))
+    conn.execute(update(rental_instances).where(rental_instances.c.id == found.id).values(**values))
 
 
 SAMPLE_BATCH = 500  # samples a transaction: a few milliseconds of the write lock
@@ -299,7 +310,7 @@ class Rentals:
     def by_id(self, instance_id: int) -> Instance | None:
         with self.store.reading() as conn:
             row = conn.execute(select(*INSTANCE_COLUMNS).where(rental_instances.c.id == instance_id)).first()
-        return _instance(row) if row else None
+            return _with_history(conn, [_instance(row)])[0] if row else None
 
     def release_by(self, instance_id: int, at: datetime, by: str) -> bool:
         """Release an instance not released yet, saying who (a person, "bot", "cloud"); False if it was."""
@@ -361,10 +372,8 @@ class Rentals:
         """Its agent reports more cards than it was tracked with (`track --gpu K100` without `--cards` on a 2-card
         box): it has that many from `at` on, and a price from the price cache (per card, not typed) follows them, the
         hours before staying at the price they had. False when there is nothing to correct."""
-        if instance.source != "track" or instance.share is not None or cards <= instance.cards:
+        if instance.source != "track" or instance.share is not None or cards <= instance.cards or instance.released_at:
             return False  # an enrolled box's count is its agent's own; a found one's, its cloud's
-        if instance.released_at is not None:
-            return False
         with self.store.writing() as conn:
             if instance.price is not None and instance.price_by is None:
                 per_card = instance.price / instance.cards
