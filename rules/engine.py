@@ -16,7 +16,7 @@ from rules.isolation import (
     model_memory_advice,
     serving_room,
 )
-from rules.memory import MemoryNeed, answered_peak_gb, memory_need, served
+from rules.memory import MemoryNeed, answered_peak_gb, memory_need, over_line, served
 from rules.policy import Policy
 from rules.profile import DurationBucket, Phase, TaskProfile, Workload
 
@@ -77,7 +77,7 @@ def _check_memory(profile: TaskProfile, policy: Policy, card: GPUModel, need: Me
     peak_said, pct_said = _as_stated(answer.low_gb, answer.bound, peak, card_gb, share)
     return Check(
         rule=HitRule.MEMORY_TIGHT,
-        fired=share > limit or (answer.bound == "above" and share >= limit),
+        fired=over_line(share, limit, answer.bound),
         id="memory_tight_share",
         params={"peak_gb": peak_said, "card_gb": card_gb, "pct": pct_said, "threshold_pct": round(limit * 100)},
     )

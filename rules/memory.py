@@ -84,13 +84,19 @@ def answered_peak_gb(profile: TaskProfile, card: GPUModel, policy: Policy) -> tu
     return None, card_gb
 
 
+def over_line(share: float, line: float, bound: str | None) -> bool:
+    """Is a peak at `share` of the card past the tight line? "More than 64 GB" (bound "above") is past it at the line
+    itself: more than 80% of an 80 GB card."""
+    return share > line or (bound == "above" and share >= line)
+
+
 def memory_need(profile: TaskProfile, card: GPUModel, policy: Policy) -> MemoryNeed:
     limit = policy.two_of_four.memory_tight_fraction
     answered, card_gb = answered_peak_gb(profile, card, policy)
     answered_tight: bool | None = None
-    above = profile.memory is not None and profile.memory.bound == "above"  # "more than 64 GB": past the figure
+    stated = profile.memory.bound if profile.memory is not None else None  # "more than 64 GB": past the figure
     if answered is not None:
-        answered_tight = answered / card_gb > limit or (above and answered / card_gb >= limit)
+        answered_tight = over_line(answered / card_gb, limit, stated)
     elif profile.memory is not None:
         answered_tight = profile.memory.tight
     estimate = None
@@ -98,7 +104,7 @@ def memory_need(profile: TaskProfile, card: GPUModel, policy: Policy) -> MemoryN
         estimate = estimate_training_gb(profile.model_size_b, profile.workload, policy.memory_estimates)
     estimate_tight = None if estimate is None else estimate / card.memory_gb > limit
     peak = max((v for v in (answered, estimate) if v is not None), default=None)
-    hold = round(peak + 0.01, 2) if above and peak is not None and peak == answered else peak
+    hold = round(peak + 0.01, 2) if stated == "above" and peak is not None and peak == answered else peak
     if answered_tight and answered is None:  # "yes, above 80%" with no figure: more than that share of the card
         hold = max(peak or 0.0, round(card.memory_gb * limit, 2) + 0.01)
     bound = round(card.memory_gb * limit, 2) if answered_tight is False and answered is None else None

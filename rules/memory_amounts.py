@@ -138,5 +138,6 @@ def tight_on(answer: MemoryAnswer, gpu: str | None) -> bool | None:
         figure = answer.fraction * card_gb
     if figure is None:
         return None
-    share = figure / card_gb
-    return share > TIGHT_LINE or (answer.bound == "above" and share >= TIGHT_LINE)
+    from rules.memory import over_line
+
+    return over_line(figure / card_gb, TIGHT_LINE, answer.bound)
