@@ -148,9 +148,8 @@ def parse_duration(text: str) -> DurationAnswer:
         if amount.side(LONG_RUN_LINE) is None:  # "6-10 hours", "不到10小时": a long run or not?
             params: dict[str, str | float] = {"said": text.strip(), "line": f"{LONG_RUN_LINE:g} h"}
             raise ParseError("duration", text, ACCEPTED["duration"], "ambiguous_bound", params)
-        above = amount.low is not None and amount.low_open  # "more than 8 h", "8个多小时"
-        hours = amount.low if above or amount.above_only else amount.planned
-        above = above or amount.above_only
+        above = amount.above_only or amount.low_open  # "more than 8 h", "at least 20 h", "8个多小时"
+        hours = amount.low if above else amount.planned
     else:  # a length said in parts
         hours = _sum_parts(norm)
         above = False
