@@ -199,6 +199,23 @@ class Aliyun:
         quoted = self._quoted[key]
         return quoted.get("spot") if spot and "spot" in quoted else quoted.get("on-demand")
 
+    def monthly(self, region: str, instance_type: str) -> float | None:
+        """A prepaid (subscription) instance's price for one month in `region`: DescribePrice with PriceUnit=Month
+        and Period=1, asked once a type per cloud object; None when the cloud would not say."""
+        from pricing.aliyun import AskError
+
+        key = (region, f"month/{instance_type}")
+        if key not in self._quoted:
+            self._quoted[key] = {}
+            params = {"RegionId": region, "ResourceType": "instance", "InstanceType": instance_type,
+                      "PriceUnit": "Month", "Period": "1"}  # fmt: skip
+            try:
+                price = (self.ask(region, "DescribePrice", params).get("PriceInfo") or {}).get("Price") or {}
+                self._quoted[key]["monthly"] = float(price["TradePrice"])
+            except (AskError, KeyError, TypeError, ValueError) as exc:
+                log.info("no Alibaba Cloud monthly price for %s in %s: %s", instance_type, region, exc)
+        return self._quoted[key].get("monthly")
+
     def scan(self) -> Scan:
         return scan_regions(
             self.name, self.regions, lambda r: chain(self._instances(r), self._disks(r)), workers=self.at_once
@@ -269,6 +286,8 @@ class Aliyun:
             hourly = raw.get("InstanceChargeType") != "PrePaid"
             spot = str(raw.get("SpotStrategy") or "NoSpot") != "NoSpot"
             found = instance_found(raw, region, self.hourly(region, kind, spot) if kind and hourly else None)
+            if kind and not hourly:
+                found = replace(found, per_month=self.monthly(region, kind))
             share = self.share(region, kind, found.gpu) if kind.startswith(VGPU_FAMILIES) else None
             yield replace(found, share=share) if share is not None else found
 

@@ -70,7 +70,8 @@ def pricer(offers: Callable[[str], list[Any]]) -> Callable[[Found], tuple[float 
     """An instance's price: the price cache's for this very instance type, else for its GPUs as its cloud sells
     them (a team's rate card or a feed quoting that cloud), else the bundled table's reference. Another
     provider's price for the same GPU is not what this instance costs, so it is not used. It is the price of how
-    the instance is billed: a spot instance's spot price, a prepaid one's monthly price, where the cache has them;
+    the instance is billed: a spot instance's spot price, a prepaid one's monthly price (the cache's, else its
+    cloud's own quote, before any hourly price), where they are known;
     a vGPU slice (a share of a card) priced from a whole card of another type pays its share."""
 
     read: dict[str, list[Any]] = {}  # each GPU's offers read once a run, not once an item
@@ -82,12 +83,15 @@ def pricer(offers: Callable[[str], list[Any]]) -> Callable[[Found], tuple[float 
         exact = [o for o in quoted if o.record.instance_type == item.instance_type and o.record.region == item.region]
         same = [o for o in quoted if o.record.instance_type == item.instance_type]
         ours = [o for o in quoted if o.record.provider.lower() == item.source]
+        tiers = ((exact, None), (same, None), (ours, item.share))  # a type's own price: its slice's
         billed_as = ("spot",) if item.spot else ("monthly",) if item.billing == "month" else ()
-        for offers_of, share in ((exact, None), (same, None), (ours, item.share)):  # a type's own price: its slice's
-            for models in (billed_as, BILLING_ORDER) if billed_as else (BILLING_ORDER,):
+        for models in (billed_as, BILLING_ORDER) if billed_as else (BILLING_ORDER,):
+            for offers_of, share in tiers:
                 cached = price_from_cache(offers_of, item.cards, share, models)
                 if cached is not None:
                     return cached.amount, cached.unit, cached.currency
+            if models == billed_as and item.billing == "month" and item.per_month is not None:
+                return item.per_month, "month", item.currency  # the cloud's own monthly price, before an hourly one
         return item.per_hour, "hour", item.currency
 
     return price_of

@@ -18,6 +18,7 @@ import logging
 import os
 import time
 from collections.abc import Callable, Iterator
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta, timezone
 from itertools import chain
 from typing import Any
@@ -200,10 +201,11 @@ class Tencent:
     def _instances(self, region: str) -> Iterator[Found]:
         for raw in self._gpu_instances(region):
             kind = str(raw.get("InstanceType") or "")
-            price = None
-            if kind and raw.get("InstanceChargeType") != "PREPAID":
-                price = self.hourly(region, (raw.get("Placement") or {}).get("Zone"), kind)  # asked once a type
-            yield instance_found(raw, region, price, raw.get("GPUInfo") or {})
+            zone = (raw.get("Placement") or {}).get("Zone")
+            prepaid = raw.get("InstanceChargeType") == "PREPAID"
+            price = self.hourly(region, zone, kind) if kind and not prepaid else None  # asked once a type
+            found = instance_found(raw, region, price, raw.get("GPUInfo") or {})
+            yield replace(found, per_month=self.monthly(region, zone, kind)) if kind and prepaid else found
 
     def hourly(self, region: str, zone: str | None, instance_type: str) -> float | None:
         """The type's pay-as-you-go price an hour in the zone (the first tier of DescribeZoneInstanceConfigInfos:
@@ -211,12 +213,21 @@ class Tencent:
         quote = self.quote(region, zone, instance_type)
         return float(quote["UnitPrice"]) if quote and quote.get("UnitPrice") is not None else None
 
-    def quote(self, region: str, zone: str | None, instance_type: str) -> dict[str, Any] | None:
-        key = (region, f"{zone}/{instance_type}")
+    def monthly(self, region: str, zone: str | None, instance_type: str) -> float | None:
+        """A prepaid type's price for one month in the zone (DescribeZoneInstanceConfigInfos filtered to PREPAID: its
+        DiscountPrice, what the account pays, else its OriginalPrice), asked once per cloud object."""
+        quote = self.quote(region, zone, instance_type, "PREPAID") or {}
+        price = quote.get("DiscountPrice") if quote.get("DiscountPrice") is not None else quote.get("OriginalPrice")
+        return float(price) if price is not None else None
+
+    def quote(
+        self, region: str, zone: str | None, instance_type: str, charge: str = "POSTPAID_BY_HOUR"
+    ) -> dict[str, Any] | None:
+        key = (region, f"{zone}/{instance_type}/{charge}")
         if key not in self._quoted:
             filters = [
                 {"Name": "instance-type", "Values": [instance_type]},
-                {"Name": "instance-charge-type", "Values": ["POSTPAID_BY_HOUR"]},
+                {"Name": "instance-charge-type", "Values": [charge]},
             ]
             if zone:
                 filters.append({"Name": "zone", "Values": [zone]})

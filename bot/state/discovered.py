@@ -57,6 +57,7 @@ class Found:
     share: float | None = None  # a vGPU type's slice of its one card (Alibaba Cloud's vgn6i-m4: a quarter of a T4)
     currency: str = "USD"
     billing: str = "hourly"  # how the cloud bills it: hourly (pay as you go, spot), month (prepaid)
+    per_month: float | None = None  # a prepaid instance's price a month as its cloud quotes it, in `currency`
 
     @property
     def source(self) -> str:

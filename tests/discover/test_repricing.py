@@ -148,3 +148,34 @@ def test_a_team_rate_card_row_prices_an_autodl_instance_found_before_it(tmp_path
     [item] = Rentals(store).instances("T1")
     assert report.applied.repriced == [("train-4090", None, 1.98, "hour", "CNY")]
     assert (item.price, item.provider, [p.price for p in item.earlier_prices]) == (1.98, "autodl", [None])
+
+
+def test_a_prepaid_instance_is_priced_by_its_clouds_monthly_price_and_billed_every_hour(tmp_path: Path) -> None:
+    """Issue 52: a prepaid instance read ¥0 while its billed hours grew (its cloud was asked only for hourly prices,
+    and a prepaid one was not asked at all). Alibaba's DescribePrice is now asked for one month (PriceUnit=Month);
+    the cache's hourly price of the same type does not win over it, and the month bills whether it is on or off."""
+    on_demand = PriceRecord(source="aliyun", provider="aliyun", region="cn-hangzhou", instance_type=GN7I, gpu="A10",
+                            gpu_count=1, pricing_model="on-demand", amount=11.73, currency="CNY", unit="hour",
+                            fetched_at=NOW, provenance="Alibaba Cloud DescribePrice (test)")  # fmt: skip
+    cached = as_offers([on_demand], {"aliyun": Freshness(timedelta(days=1))}, datetime.now(UTC))
+    with fake_aliyun() as fake:
+        fake.prices[("cn-hangzhou", GN7I)] = 11.73
+        fake.monthly_prices[("cn-hangzhou", GN7I)] = 3600.0
+        fake.add(name="monthly-a10", charge="PrePaid")
+        fake.add(name="hourly-a10")
+        for offers, name in ((lambda gpu: [], "no cache"), (lambda gpu: cached, "the cache filled first")):
+            store = store_in(tmp_path / name.replace(" ", "-"))
+            cloud = Aliyun(("cn-hangzhou",), fake.url, sleep=lambda s: None)
+            discover(settings(tmp_path, fake.url), store, "T1", NOW, offers=offers, cloud=cloud)
+            items = {i.name: i for i in Rentals(store).instances("T1")}
+            prepaid = items["monthly-a10"]
+            assert (prepaid.price, prepaid.unit, prepaid.billing) == (3600.0, "month", "month"), name
+            assert (items["hourly-a10"].price, items["hourly-a10"].unit) == (11.73, "hour"), name
+            later = NOW + timedelta(days=3)
+            [stretches] = PowerLog(store).timelines([prepaid], later).values()
+            bought = datetime(2026, 11, 30, 8, tzinfo=UTC)  # the fake's creation time: its month starts then
+            assert prepaid.started_at == bought, name
+            assert metering.cost(prepaid, stretches, bought, later) == pytest.approx(3600.0), name  # paid at once
+            assert metering.accrued(prepaid, stretches, NOW, later) == pytest.approx(3600.0 / 30 * 3), name
+        monthly_asks = [p for a, p in fake.calls if a == "DescribePrice" and p.get("PriceUnit") == "Month"]
+        assert monthly_asks and all(p["InstanceType"] == GN7I and p["Period"] == "1" for p in monthly_asks)

@@ -197,3 +197,16 @@ def test_regions_read_at_once_give_what_regions_in_turn_give_in_the_same_order()
     assert [f.region for f in at_once.found] == sorted((f.region for f in at_once.found), key=regions.index)
     assert with_a_bad_one.regions_ok == list(regions[:2]) and len(with_a_bad_one.found) == 460
     assert list(with_a_bad_one.problems) == ["ap-nowhere"]
+
+
+def test_a_tencent_prepaid_instance_is_priced_by_its_monthly_price(tmp_path: Path) -> None:
+    """The same on Tencent Cloud: DescribeZoneInstanceConfigInfos under PREPAID gives the month's price (what the
+    account pays after its discount)."""
+    with fake_tencent() as fake:
+        fake.price("ap-guangzhou-3", "GN7.2XLARGE32", 8.68)
+        fake.price_month("ap-guangzhou-3", "GN7.2XLARGE32", 3200.0, discount=80.0)
+        fake.add(charge="PREPAID", name="monthly-t4")
+        store = store_in(tmp_path)
+        run(tmp_path, fake, store)
+        [item] = Rentals(store).instances("T1")
+        assert (item.name, item.price, item.unit, item.billing) == ("monthly-t4", 2560.0, "month", "month")

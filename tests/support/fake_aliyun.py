@@ -117,6 +117,8 @@ class FakeAliyun:
     path: str = ""  # the path of the request being answered (the REST-style products' resource ids are in it)
     prices: dict[tuple[str, str], float] = field(default_factory=dict)  # (region, type) -> CNY an hour
     spot_prices: dict[tuple[str, str], float] = field(default_factory=dict)
+    # (region, type) -> CNY for one month, prepaid (DescribePrice PriceUnit=Month, Period=1)
+    monthly_prices: dict[tuple[str, str], float] = field(default_factory=dict)
     # (region, category, performance level) -> CNY a GB an hour, as DescribePrice prices a disk of a size
     disk_prices: dict[tuple[str, str, str], float] = field(default_factory=dict)
     types: dict[str, tuple[str, int]] = field(default_factory=dict)  # instance type -> (GPUSpec, GPUAmount)
@@ -329,9 +331,12 @@ class FakeAliyun:
             hourly = round(self.disk_prices[key] * int(params["DataDisk.1.Size"]), 6)
             return {"PriceInfo": {"Price": {"OriginalPrice": hourly, "DiscountPrice": 0.0, "TradePrice": hourly,
                                             "Currency": "CNY"}, "Rules": {"Rule": []}}}  # fmt: skip
-        if params.get("ResourceType", "instance") != "instance" or params.get("PriceUnit") != "Hour":
-            raise Refusal(400, "InvalidParameter", "this fake prices instances by the hour only")
-        price = self.prices.get((region, params.get("InstanceType", "")))
+        if params.get("ResourceType", "instance") != "instance" or params.get("PriceUnit") not in ("Hour", "Month"):
+            raise Refusal(400, "InvalidParameter", "this fake prices instances by the hour or the month only")
+        if params["PriceUnit"] == "Month" and params.get("Period", "1") != "1":
+            raise Refusal(400, "InvalidParameter", "this fake prices one month only")
+        table = self.monthly_prices if params["PriceUnit"] == "Month" else self.prices
+        price = table.get((region, params.get("InstanceType", "")))
         if price is None:
             raise Refusal(400, "InvalidInstanceType.ValueNotSupported", "The specified InstanceType does not exist.")
         original = round(price * 1.0, 4)

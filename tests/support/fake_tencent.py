@@ -139,6 +139,8 @@ class FakeTencent:
     servers: list[Server] = field(default_factory=list)  # HAI
     hai_regions: tuple[str, ...] = ("ap-guangzhou", "ap-shanghai", "ap-beijing", "ap-nanjing")
     prices: dict[tuple[str, str], dict[str, Any]] = field(default_factory=dict)  # (zone, type) -> Price
+    # (zone, type) -> the Price of one month prepaid (OriginalPrice, DiscountPrice, Discount)
+    monthly_prices: dict[tuple[str, str], dict[str, Any]] = field(default_factory=dict)
     series: dict[str, dict[str, list[tuple[int, float]]]] = field(default_factory=dict)  # metric -> id -> points
     throttle: dict[str, int] = field(default_factory=dict)
     deny: set[str] = field(default_factory=set)
@@ -171,6 +173,15 @@ class FakeTencent:
             "UnitPriceDiscount": unit,
             "Discount": 100.0,
             "Status": status,
+        }
+
+    def price_month(self, zone: str, instance_type: str, original: float, discount: float = 100.0) -> None:
+        """A type's prepaid price for one month, as DescribeZoneInstanceConfigInfos gives it under PREPAID."""
+        self.monthly_prices[(zone, instance_type)] = {
+            "GpuCount": 1.0,
+            "OriginalPrice": original,
+            "DiscountPrice": round(original * discount / 100, 2),
+            "Discount": discount,
         }
 
     def actions(self) -> list[str]:
@@ -257,24 +268,27 @@ class FakeTencent:
 
     def _cvm_DescribeZoneInstanceConfigInfos(self, region: str, params: dict[str, Any]) -> dict[str, Any]:
         filters = {f["Name"]: set(f["Values"]) for f in params.get("Filters") or []}
+        charges = filters.get("instance-charge-type", {"POSTPAID_BY_HOUR", "PREPAID"})
+        both = (("POSTPAID_BY_HOUR", self.prices), ("PREPAID", self.monthly_prices))
+        tables = [(c, t) for c, t in both if c in charges]
         rows = []
-        for (zone, kind), price in self.prices.items():
-            if not zone.startswith(region) or ("zone" in filters and zone not in filters["zone"]):
-                continue
-            if "instance-type" in filters and kind not in filters["instance-type"]:
-                continue
-            status = price.get("Status", "SELL")
-            rows.append(
-                {
-                    "Zone": zone,
-                    "InstanceType": kind,
-                    "InstanceChargeType": "POSTPAID_BY_HOUR",
-                    "Status": status,
-                    "Price": {k: v for k, v in price.items() if k not in ("Status", "GpuCount")},
-                    "Gpu": max(int(price["GpuCount"]), 1),
-                    "GpuCount": price["GpuCount"],
-                }
-            )
+        for charge, table in tables:
+            for (zone, kind), price in table.items():
+                if not zone.startswith(region) or ("zone" in filters and zone not in filters["zone"]):
+                    continue
+                if "instance-type" in filters and kind not in filters["instance-type"]:
+                    continue
+                rows.append(
+                    {
+                        "Zone": zone,
+                        "InstanceType": kind,
+                        "InstanceChargeType": charge,
+                        "Status": price.get("Status", "SELL"),
+                        "Price": {k: v for k, v in price.items() if k not in ("Status", "GpuCount")},
+                        "Gpu": max(int(price["GpuCount"]), 1),
+                        "GpuCount": price["GpuCount"],
+                    }
+                )
         return {"InstanceTypeQuotaSet": rows}
 
     def _monitor_GetMonitorData(self, region: str, params: dict[str, Any]) -> dict[str, Any]:
