@@ -17,6 +17,7 @@ from bot.cli.common import LangOpt, fail, load_settings, say
 from bot.fields.rentals import CachedPrice, FieldError, currency_of, instance_fields, price_from_cache
 from bot.settings import Settings
 from bot.text import Lang, t
+from bot.text.format import money
 
 if TYPE_CHECKING:
     from bot.state.rentals import Rentals
@@ -270,7 +271,7 @@ def list_rentals(
     storage = [s for s in rentals.storage(team) if everything or not s.hidden_by]
     if as_json:
         out = {
-            "instances": _metered(rentals, instances, settings.digest.remind_tz),
+            "instances": _metered(rentals, instances, settings, team),
             "storage": [_plain(s) for s in storage],
         }
         sys.stdout.write(json.dumps(out, ensure_ascii=False, indent=2) + "\n")
@@ -278,7 +279,7 @@ def list_rentals(
     owners = {i.owner for i in instances if i.owner} | {s.owner for s in storage if s.owner}
     names = people(settings, rentals, team, owners)
     names[""] = t("cli.no_owner", settings.files.lang)  # found in the cloud, not claimed yet
-    metered = {m["name"]: m for m in _metered(rentals, instances, settings.digest.remind_tz)}
+    metered = {m["name"]: m for m in _metered(rentals, instances, settings, team)}
     for i in instances:
         state = t("cli.released", settings.files.lang) if i.released_at else t("cli.running", settings.files.lang)
         bill = metered[i.name]
@@ -288,7 +289,7 @@ def list_rentals(
         sys.stdout.write(
             f"{i.name}\t{i.gpu} × {i.share or i.cards}\t{_rate(i, settings.files.lang)}\t"
             f"{names[i.owner]}\t{state}\t{i.source}\t{bill['billing']}\t{power}\t"
-            f"{bill['billed_hours_this_month']:g} h\n"
+            f"{bill['billed_hours_this_month']:g} h\t{money(bill['spent_this_month'], i.currency)}\n"
         )
     for s in storage:
         state = t("cli.deleted", settings.files.lang) if s.deleted_at else t("cli.kept", settings.files.lang)
@@ -298,21 +299,27 @@ def list_rentals(
         )
 
 
-def _metered(rentals: Any, instances: list[Any], zone: str) -> list[dict[str, Any]]:
-    """Each instance as JSON with how it bills: its basis, stop mode, power now and hours billed this month (the
-    month of the team's zone)."""
+def _metered(rentals: Any, instances: list[Any], settings: Settings, team: str) -> list[dict[str, Any]]:
+    """Each instance as JSON with how it bills: its basis, stop mode, power now, and its hours billed and money
+    spent this month (the month of its channel's digest zone, as the chats' `list`, App Home and the digest count
+    it)."""
     from zoneinfo import ZoneInfo
 
     from bot.state.power import PowerLog
+    from bot.state.schedules import Schedules
     from rules import metering
+    from rules.digest import spent_this_month
     from rules.power import state_at
 
     now = datetime.now(UTC)
-    month = now.astimezone(ZoneInfo(zone)).replace(day=1, hour=0, minute=0, second=0, microsecond=0)
+    schedules = Schedules(rentals.store, settings.digest.default_schedule())
+    zones = {c: ZoneInfo(schedules.of(team, c).zone) for c in {i.channel for i in instances}}
     timelines = PowerLog(rentals.store).this_month(instances, now)
     out = []
     for i in instances:
         stretches = timelines[i.id]
+        local = now.astimezone(zones[i.channel])
+        month = local.replace(day=1, hour=0, minute=0, second=0, microsecond=0)
         out.append(
             _plain(i)
             | {
@@ -320,6 +327,7 @@ def _metered(rentals: Any, instances: list[Any], zone: str) -> list[dict[str, An
                 "stop_billing": i.stop_billing or "stops",
                 "power": state_at(stretches, now).value if i.released_at is None else "off",
                 "billed_hours_this_month": round(metering.billed_hours(i, stretches, month, now), 2),
+                "spent_this_month": round(spent_this_month(i, local, timelines), 2),
                 "schedule_hours_a_day": metering.on_a_schedule(i, stretches, now) if i.released_at is None else None,
             }
         )

@@ -8,6 +8,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from zoneinfo import ZoneInfo
 
+from bot.text.format import money
 from tests.support.cli import run_cli
 
 ENV = {"GPU_ADVISOR_LANG": "en", "GPU_ADVISOR_REMIND_TZ": "Asia/Shanghai"}
@@ -52,6 +53,9 @@ def test_power_reports_make_an_hourly_slice_bill_only_while_on(tmp_path: Path) -
 
     expected = within_month(start, off) + within_month(on, now)  # 4 h of the 10: the 6 off are not billed
     assert abs(item["billed_hours_this_month"] - expected) < 0.05
+    assert abs(item["spent_this_month"] - expected * 14) < 0.7  # the same hours at ¥14/h, the chats' figure
+    [line] = [ln for ln in cli(tmp_path, "list").stdout.splitlines() if ln.startswith("slice\t")]
+    assert line.split("\t")[-1] == money(item["spent_this_month"], "CNY")  # the text says the JSON's money
 
 
 def test_billing_and_a_balance_with_its_runway(tmp_path: Path) -> None:

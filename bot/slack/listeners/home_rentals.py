@@ -14,6 +14,7 @@ from bot.state.budgets import Budgets
 from bot.state.power import PowerLog
 from bot.state.rentals import Rentals
 from bot.state.report_channels import ReportCharts
+from bot.state.schedules import Schedules
 from bot.text import Lang, t
 from bot.text.budget import standing_line
 from bot.text.format import money, show
@@ -24,16 +25,23 @@ from rules.digest import spent_this_month, stored_this_month
 
 def rentals_text(deps: Deps, team: str, user: str, lang: Lang, now: datetime) -> str:
     rentals = Rentals(deps.store)
-    local = now.astimezone(ZoneInfo(deps.settings.digest.remind_tz))
     instances = [i for i in rentals.instances(team) if i.owner == user and not i.hidden_by]
     storage = [s for s in rentals.storage(team) if s.owner == user and not s.hidden_by]
+    schedules = Schedules(deps.store, deps.settings.digest.default_schedule())
+    zones = {
+        c: ZoneInfo(schedules.of(team, c).zone) for c in {i.channel for i in instances} | {d.channel for d in storage}
+    }
+    # each item's month starts at midnight in its channel's digest zone, as `list` and the digest count it; the
+    # budgets, which span channels, in the one zone the person's channels share, else the default zone
+    shared = set(zones.values())
+    local = now.astimezone(shared.pop() if len(shared) == 1 else ZoneInfo(deps.settings.digest.remind_tz))
     everything = rentals.instances(team)
     timelines = PowerLog(deps.store, deps.policy.metering).this_month(everything, now)
     spent: dict[str, float] = defaultdict(float)
     for inst in instances:
-        spent[inst.currency] += spent_this_month(inst, local, timelines)
+        spent[inst.currency] += spent_this_month(inst, now.astimezone(zones[inst.channel]), timelines)
     for disk in storage:
-        spent[disk.currency] += stored_this_month(disk, local)
+        spent[disk.currency] += stored_this_month(disk, now.astimezone(zones[disk.channel]))
     lines = [t("slack.home_rentals", lang)]
     for inst in (i for i in instances if i.released_at is None):
         cards = f"{inst.gpu} × {show(inst.share or inst.cards)}"
