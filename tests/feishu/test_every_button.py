@@ -1,7 +1,8 @@
 """Every button a Feishu card renders does what it says (issue 46): pressed by someone who may, each changes what
-it names and answers with the card again or a new one, never a bare "Got it". The digest card's item buttons
-(an idle instance, one stopped but still billed, storage left behind), and the question cards' Skip and Estimate
-from the model. The recommendation's and the found items' are pressed in test_subcommands.py."""
+it names and answers with the card again or a new one, never a bare "Got it". The digest card's item buttons (an
+idle instance, one stopped but still billed, storage left behind, an AutoDL box left off), and the question
+cards' Skip and Estimate from the model. The recommendation's and the found items' are pressed in
+test_subcommands.py."""
 
 from __future__ import annotations
 
@@ -97,3 +98,49 @@ def test_skip_and_estimate_from_the_model_on_the_question_cards(tmp_path: Path) 
         h.send.press(model, message_id=memory.body["_message_id"])
         said = h.fake.wait_for(lambda: h.fake.of("messages.reply")[before:])[0]
         assert "7B LoRA" in json.dumps(said.card, ensure_ascii=False)
+
+
+def test_the_left_off_lines_buttons_each_do_what_they_say_in_feishu(tmp_path: Path) -> None:
+    """Issue 52: an AutoDL box off for days is said in the digest with when AutoDL releases it; its line's buttons
+    (Snooze a week, Started, Released), pressed on the Feishu card, each do what they say, and a later digest no
+    longer says the three."""
+    with running_feishu(tmp_path, lang="en") as h:
+        h.clock.now = MONDAY_0910_SHANGHAI
+        remind(h)
+        team, rentals, now = "feishu:" + h.send.tenant, Rentals(h.deps.store), h.clock.now
+        made = {}
+        for name in ("snoozed", "started", "released"):
+            made[name], _ = rentals.track_instance(
+                team,
+                name,
+                {"gpu": "A100-80GB", "cards": 1, "unit": "hour", "price": 9.0, "currency": "CNY", "owner": OWNER,
+                 "project": "llm", "channel": GROUP, "provider": "autodl", "started_at": now - timedelta(days=5)},
+            )  # fmt: skip
+            PowerLog(h.deps.store).say(
+                made[name].id, Power.OFF, now - timedelta(days=3), now, source="person", by=OWNER
+            )
+        h.clock.now += timedelta(minutes=21)
+        [sent] = h.run_due()
+        assert sent.status == "sent"
+        post = h.fake.of("messages.create")[-1]
+        wanted = {"snoozed": Action.SNOOZE_WEEK, "started": Action.STARTED, "released": Action.RELEASED}
+        for name, action in wanted.items():
+            [button] = [
+                b
+                for b in buttons(post.card)
+                if b["behaviors"][0]["value"]["action"] == action.value
+                and b["behaviors"][0]["value"]["value"].split(":", 1)[1] == name
+            ]
+            answer = h.send.press(button, user=OWNER, chat=GROUP, message_id=post.body["_message_id"])
+            assert answer.json()["toast"]["type"] == "success", answer.json()
+            settled(h.deps)
+        pressed_at = h.clock.now
+        assert rentals.instance(team, "released").released_at == pressed_at  # type: ignore[union-attr]
+        assert rentals.instance(team, "snoozed").snoozed_until == pressed_at + timedelta(days=7)  # type: ignore[union-attr]
+        [*_, last] = PowerLog(h.deps.store).reports([made["started"].id])[made["started"].id]
+        assert (last.state, last.source) == (Power.ON, "person")
+        h.clock.now += timedelta(days=1)
+        [again] = h.run_due()
+        later = json.dumps(h.fake.of("messages.create")[-1].card, ensure_ascii=False)
+        assert again.status == "sent"  # `started` is on again with no heartbeats: asked whether it still runs
+        assert "powered off on AutoDL" not in later and "**snoozed**" not in later and "**released**" not in later

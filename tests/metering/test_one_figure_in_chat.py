@@ -1,8 +1,9 @@
-"""One figure everywhere, as a person reads it (issue 52): one item whose price changed mid-month, at one moment,
-reads the same month-to-date money in Slack's `list`, `budget`, `balance`, App Home and the digest, and in the
-report's rows (as `report --json` composes them), each through the surface a person uses (real signed requests to the app, the digest
-as the fake Slack received it). `tests/metering/test_one_figure.py` checks the functions beneath; this checks
-that no surface computes the figure another way (another zone, another price, the burn of this instant)."""
+"""One figure everywhere, as a person reads it (issue 52): one item whose price changed mid-month, at one
+moment, reads the same month-to-date money in Slack's `list`, `budget`, `balance`, App Home and the digest, and
+in the report's rows (as `report --json` composes them), each through the surface a person uses (real signed
+requests to the app, the digest as the fake Slack received it). `tests/metering/test_one_figure.py` checks the
+functions beneath; this checks that no surface computes the figure another way (another zone, another price,
+the burn of this instant)."""
 
 from __future__ import annotations
 
