@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.state_template import migrated_state_db
 from bot.deps import build_deps
 from bot.server.health import health
 from bot.settings import Settings
@@ -25,7 +26,8 @@ def test_a_fresh_database_is_migrated_in_one_line(tmp_path: Path, caplog: pytest
 @pytest.mark.parametrize(("state", "status"), [("connecting", "degraded"), ("failed: 1000040345", "degraded"),
                                                ("connected", "ok")])  # fmt: skip
 def test_a_chat_not_connected_yet_makes_serve_degraded(tmp_path: Path, state: str, status: str) -> None:
-    deps = build_deps(Settings(db=tmp_path / "bot.db", azure_enabled=False, ecb_enabled=False))
+    db = migrated_state_db(tmp_path / "bot.db")  # what it checks is the chats, not the migrations
+    deps = build_deps(Settings(db=db, azure_enabled=False, ecb_enabled=False))
     code, report = health(deps, None, lambda: {"feishu": {"mode": "ws", "state": state}})
     assert code == 200 and report["checks"]["chats"]["feishu"]["state"] == state
     without = health(deps, None, None)[1]["status"]  # what the rest says (the price sources' freshness)

@@ -37,6 +37,7 @@ class Clock:
 def stores(tmp_path: Path) -> tuple[Clock, Inbox, Inbox]:
     clock = Clock()
     store = Store(migrated_state_db(tmp_path / "state.db"), now=clock)
+    migrated_state_db(tmp_path / "state.db-spool")  # the spool is a state store of its own: a migrated copy
     spool = open_spool(store)
     assert spool is not None and spool.store.sqlite_path() == f"{tmp_path / 'state.db'}-spool"
     return clock, spool, Inbox(store)

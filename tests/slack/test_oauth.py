@@ -26,6 +26,7 @@ from bot.slack.ui.digest import render
 from bot.state.rentals import Rentals
 from bot.state.schema import migrated_metadata
 from rules.samples import Sample
+from tests.support.state_template import migrated_state_db
 from tests.support.cli import run_cli
 from tests.support.fake_slack import FakeSlack, SlackSender, fake_slack
 from tests.support.slack_harness import SECRET
@@ -37,7 +38,7 @@ NOW = datetime(2026, 11, 25, 2, 0, tzinfo=UTC)
 
 def oauth_settings(tmp_path: Path, fake: FakeSlack, **extra: object) -> Settings:
     values = {
-        "db": tmp_path / "bot.db",
+        "db": migrated_state_db(tmp_path / "bot.db"),  # the migrations are tested in tests/state
         "slack_signing_secret": SECRET,
         "slack_client_id": "111.222",
         "slack_client_secret": "client-secret",
