@@ -21,10 +21,12 @@ from bot.chat import conversation
 from bot.chat.message import plain
 from bot.chat.port import Actor, ChatError, Place, Posted
 from bot.deps import Deps
+from bot.feishu import ack
 from bot.feishu.cards import LOCALE
 from bot.feishu.chat import FeishuChat
 from bot.feishu.markup import markdown
 from bot.feishu.sdk import FeishuError
+from bot.feishu.toast import Toast
 from bot.fields.answers import FORM_FIELDS
 from bot.state.rentals import RentalError, Rentals
 from bot.text import Lang, t
@@ -124,6 +126,7 @@ def on_submit(
         texts = typed(form.texts, PROFILE_KEYS)
         values, errors = read_answers(texts, form.lang)
     if errors:
+        ack.tell(Toast("feishu.toast_form_errors", "error"))  # answered before the card is shown again
         again = card(form.kind, form.lang, texts, errors, form.convo or None)
         chat.update_card(Posted(Place(chat.platform, team, chat_id), message_id), again)
         return "feishu.toast_form_errors"

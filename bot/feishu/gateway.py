@@ -8,13 +8,11 @@ gateway's threads, and the item is marked done when it ends."""
 
 from __future__ import annotations
 
-import contextlib
 import json
 import logging
 import time
 from collections.abc import Callable, Iterable
-from concurrent.futures import Future, ThreadPoolExecutor
-from concurrent.futures import TimeoutError as FutureTimeout
+from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
@@ -26,6 +24,7 @@ from bot.web.answer import DoorRefused, Route
 from bot.web.bodies import BodyTimeout, PendingBodies, TooManyPending, read_body, too_large
 
 if TYPE_CHECKING:
+    from bot.feishu.ack import PressAnswer
     from bot.feishu.digest_outlet import FeishuOutlet
     from bot.feishu.long_connection import LongConnection
     from bot.feishu.teller import FeishuTeller
@@ -129,25 +128,27 @@ class FeishuGateway:
         if not event_id:
             return None
         self.deps.metrics.chat_requests.labels("feishu", event_type(payload)).inc()
-        done = self.keep(f"feishu:{event_id}", payload)
+        answer = self.keep(f"feishu:{event_id}", payload)
         if event_type(payload) != CARD_ACTION:
             return {}
-        toast = None
-        if done is not None:
-            with contextlib.suppress(FutureTimeout):
-                toast = done.result(timeout=TOAST_WAIT_S)
-        return {"toast": _toast(toast)}
+        return {"toast": _toast(answer.wait(TOAST_WAIT_S) if answer is not None else None)}
 
-    def keep(self, key: str, payload: dict[str, Any]) -> Future[Toast | None] | None:
-        """Keep a callback before it is answered, then start its work: a card action's here (its future), a
-        message's in serve's work process when there is one (kept in the front door's spool on SQLite), else
-        here. None when it was kept before (Feishu redelivered it): nothing is done again."""
+    def keep(self, key: str, payload: dict[str, Any]) -> PressAnswer | None:
+        """Keep a callback before it is answered, then start its work: a card action's here (its answer, known
+        once the work refuses, shows errors or starts to send: bot/feishu/ack.py), a message's in serve's work
+        process when there is one (kept in the front door's spool on SQLite), else here. None when it was kept
+        before (Feishu redelivered it): nothing is done again."""
+        from bot.feishu.ack import PressAnswer
         from bot.feishu.events import CARD_ACTION, event_type
 
         deps, budget = self.deps, self.deps.settings.serve.ack_db_budget_s
         if event_type(payload) == CARD_ACTION or deps.work is None:
             kind = CARD_KIND if event_type(payload) == CARD_ACTION else KIND
-            return self.pool.submit(self.work, key, payload) if deps.inbox.enqueue(key, kind, payload, budget) else None
+            if not deps.inbox.enqueue(key, kind, payload, budget):
+                return None
+            answer = PressAnswer()
+            self.pool.submit(self.work, key, payload, answer)
+            return answer
         box = deps.spool if deps.spool is not None else deps.inbox
         if box.enqueue(key, KIND, payload, budget):
             deps.work.run(key, KIND, payload)
@@ -199,17 +200,20 @@ class FeishuGateway:
             return _answer(start_response, 400, "a callback without header.event_id (schema 2.0 is expected)")
         return _answer(start_response, 200, answer)
 
-    def work(self, key: str, payload: dict[str, Any]) -> Toast | None:
-        """The callback's work, then the item done; an error is logged with the key and left to be redone."""
+    def work(self, key: str, payload: dict[str, Any], answer: PressAnswer | None = None) -> None:
+        """The callback's work, then the item done; an error is logged with the key and left to be redone. A
+        card press's `answer` is told its toast as soon as it is known (the press's acknowledgement waits for it)."""
+        from bot.feishu.ack import PressAnswer
         from bot.feishu.events import handle
 
-        try:
-            toast = handle(self.deps, self.chat, payload, key)
-        except Exception:
-            log.exception("the work of %s failed; it stays pending and is redone", key)
-            return None
+        answer = answer or PressAnswer()  # a redo's: nobody waits for it
+        with answer.working():
+            try:
+                answer.tell(handle(self.deps, self.chat, payload, key))
+            except Exception:
+                log.exception("the work of %s failed; it stays pending and is redone", key)
+                return
         self.deps.inbox.done(key)
-        return toast
 
     def replay(self, received_before: datetime | None = None, first: Callable[[str], bool] | None = None) -> int:
         """At start-up: the work of Feishu callbacks acknowledged before a stop (`received_before`: only those

@@ -11,7 +11,7 @@ from bot.app.buttons import Done, Press, Refusal, handler_for
 from bot.app.invocation import Form
 from bot.chat.port import Place
 from bot.deps import Deps
-from bot.feishu import digest_buttons, forms
+from bot.feishu import ack, digest_buttons, forms
 from bot.feishu.chat import FeishuChat
 from bot.feishu.toast import Toast
 from bot.state import Conversation
@@ -42,6 +42,7 @@ def on_press(
     def refuse(refusal: Refusal) -> None:
         said = render(refusal.said(lang), replace(PLAIN, mention=lambda user: _name(chat, user)))
         refused.append(Toast("feishu.toast_refused", "warning" if refusal.gone else "error", (("why", said),)))
+        ack.tell(refused[-1])  # the presser is answered now; the rest of the work goes on after
 
     def show_done(_kind: str, _name_: str, done: Done) -> None:
         if message_id:

@@ -16,6 +16,8 @@ import types
 from collections.abc import Callable
 from typing import Any, NoReturn
 
+from bot.feishu.ack import writing
+
 log = logging.getLogger(__name__)
 
 RATE_LIMITED = {99991400, 11232, 230020}  # frequency limit (Open API), message rate limits (IM)
@@ -23,6 +25,7 @@ RATE_LIMITED = {99991400, 11232, 230020}  # frequency limit (Open API), message 
 # expiry, so every call fails meanwhile unless the cache is dropped and a fresh token asked for
 TOKEN_REFUSED = {99991663, 99991661, 99991668}
 ATTEMPTS = 4
+WRITES = frozenset({"messages.create", "messages.reply", "messages.patch"})  # what a press's work sends
 
 
 class FeishuError(Exception):
@@ -117,9 +120,12 @@ class OpenApi:
         return token
 
     def call(self, what: str, send: Callable[[], Any]) -> Any:
-        """Send (`send` makes the SDK call) until it is answered: the response's data, else FeishuError."""
+        """Send (`send` makes the SDK call) until it is answered: the response's data, else FeishuError. A write
+        answers the card press being worked on, if any, before it goes (bot/feishu/ack.py)."""
         import requests
 
+        if what in WRITES:
+            writing()
         delay, renewed = self.backoff_s, False
         for attempt in range(1, ATTEMPTS + 1):
             try:

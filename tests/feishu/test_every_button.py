@@ -144,3 +144,24 @@ def test_the_left_off_lines_buttons_each_do_what_they_say_in_feishu(tmp_path: Pa
         later = json.dumps(h.fake.of("messages.create")[-1].card, ensure_ascii=False)
         assert again.status == "sent"  # `started` is on again with no heartbeats: asked whether it still runs
         assert "powered off on AutoDL" not in later and "**snoozed**" not in later and "**released**" not in later
+
+
+def test_a_press_is_answered_before_its_card_is_sent_again(tmp_path: Path) -> None:
+    """Issue 50: a press's answer waited for its work's Open API round trips (the card patched). It is answered
+    once its toast is known: here the digest card's patch takes Feishu 1.8 s, and the press's answer comes back
+    before the patch has been answered; the patch follows. A refusal is answered with its own toast as before."""
+    with running_feishu(tmp_path, lang="en") as h:
+        post = _digest(h)
+        h.fake.delays["messages.patch"] = 1.8  # under the 2 s the answer would wait for the work's end
+        [released] = [
+            b
+            for b in buttons(post["card"])
+            if b["behaviors"][0]["value"] == {"action": Action.RELEASED.value, "value": "i:train-1"}
+        ]
+        refused = h.send.press(released, user="ou_somebody_else", chat=GROUP, message_id=post["_message_id"])
+        assert refused.json()["toast"]["type"] == "error"  # not theirs: said at once, nothing sent
+        answer = h.send.press(released, user=OWNER, chat=GROUP, message_id=post["_message_id"])
+        assert answer.json()["toast"]["type"] == "success"
+        assert h.fake.of("messages.patch") == []  # answered while the card is still on its way
+        settled(h.deps)
+        assert len(h.fake.of("messages.patch")) == 1

@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.state_template import migrated_state_db
 from bot.deps import build_deps
 from bot.server.health import health
 from bot.settings import Settings
 from bot.state import Store
+from tests.support.state_template import migrated_state_db
 
 
 def test_a_fresh_database_is_migrated_in_one_line(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:

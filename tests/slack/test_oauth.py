@@ -26,10 +26,10 @@ from bot.slack.ui.digest import render
 from bot.state.rentals import Rentals
 from bot.state.schema import migrated_metadata
 from rules.samples import Sample
-from tests.support.state_template import migrated_state_db
 from tests.support.cli import run_cli
 from tests.support.fake_slack import FakeSlack, SlackSender, fake_slack
 from tests.support.slack_harness import SECRET
+from tests.support.state_template import migrated_state_db
 
 KEY = Fernet.generate_key().decode()
 # A Wednesday, 10:00 in Asia/Shanghai: past the default 09:30 digest on a working day, whatever the real hour.
