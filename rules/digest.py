@@ -145,6 +145,7 @@ class Digest:
     found: list[FoundNews] = field(default_factory=list)  # found in the cloud, nobody's yet
     runways: list[Runway] = field(default_factory=list)  # the prepaid balances of this channel's providers
     lifecycle: list[LifecycleNews] = field(default_factory=list)  # powered off where the platform releases it
+    board_url: str | None = None  # a link to the channel's board (bot/board/), when the bot has a public address
 
     @property
     def count(self) -> int:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from bot.app import act, answers, enroll, metering, quote, rentals, report, track
+from bot.app import act, answers, board, enroll, metering, quote, rentals, report, track
 from bot.app.invocation import CommandError, Form, Invocation
 from bot.chat import conversation, inline
 from bot.chat.ids import SubCommand
@@ -76,6 +76,7 @@ SUBCOMMANDS: dict[str, Handler] = {
     SubCommand.ENROLL: enroll.enroll,
     SubCommand.ACT: act.act,
     SubCommand.REPORT: report.report,
+    SubCommand.BOARD: board.board,
     **dict.fromkeys(START_WORDS, advise),
 }
 

@@ -178,6 +178,19 @@ def item_section(kind: str, name: str, text: str, lang: Lang) -> Section:
     return Section(text, buttons=item_buttons(kind, name, lang), item=(item_kind(kind), name))
 
 
+def digest_notes(digest: Digest, lang: Lang, zone: ZoneInfo) -> list[str]:
+    """The lines under a digest's items, in every chat: the month's spend, the runways, what releases saved, and the
+    link to the channel's board."""
+    saved = ", ".join(money(a, c) for c, a in digest.saved.items())
+    lines = (
+        spend_line(digest, lang),
+        runway_text(digest, lang, zone),
+        t("digest.saved", lang, amounts=saved) if saved else None,
+        t("board.link_line", lang, url=digest.board_url) if digest.board_url else None,
+    )
+    return [line for line in lines if line]
+
+
 def digest_message(digest: Digest, lang: Lang, zone: ZoneInfo, done: str | None = None) -> Message:
     """The whole digest: a title with the count, each item (dearest first) with its answers, then what was found
     and nobody claimed, then the spend and how to act. `done`: the line of an answer just given, shown first."""
@@ -191,13 +204,7 @@ def digest_message(digest: Digest, lang: Lang, zone: ZoneInfo, done: str | None 
     if found:
         sections.append(Section(t("digest.found_title", lang)))
         sections += [item_section(kind, name, text, lang) for _, kind, name, text in found]
-    spent = spend_line(digest, lang)
-    saved = ", ".join(money(a, c) for c, a in digest.saved.items())
-    notes = [
-        line
-        for line in (spent, runway_text(digest, lang, zone), t("digest.saved", lang, amounts=saved) if saved else None)
-        if line
-    ]
+    notes = digest_notes(digest, lang, zone)
     count = len(items) + len(found) + len(digest.lifecycle)
     title = digest_header(count, lang)
     return Message(

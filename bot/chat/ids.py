@@ -55,3 +55,4 @@ class SubCommand(StrEnum):
     ENROLL = "enroll"
     ACT = "act"
     REPORT = "report"
+    BOARD = "board"

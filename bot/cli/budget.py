@@ -64,26 +64,11 @@ def budget(
 
 
 def _list(settings: Any, rentals: Any, team: str, now: datetime, as_json: bool) -> None:
-    from bot.state.budgets import Budgets
-    from bot.state.power import PowerLog
-    from rules.budget import standings
+    from bot.report.money import budget_rows, budget_standings
 
-    local = now.astimezone(ZoneInfo(settings.digest.remind_tz))
-    instances = rentals.instances(team)
-    timelines = PowerLog(rentals.store, load_effective_policy(settings).metering).this_month(instances, now)
-    found = standings(instances, rentals.storage(team), Budgets(rentals.store).of(team), local, timelines=timelines)
-    rows = [
-        {
-            "project": s.project,
-            "amount": s.budget,
-            "currency": s.currency,
-            "spent": s.spent,
-            "forecast": s.forecast,
-            "month_end": s.month_end.isoformat(),
-            "not_counted": dict(s.not_counted),  # the project's spend in currencies without a budget
-        }
-        for s in found
-    ]
+    metering = load_effective_policy(settings).metering
+    found = budget_standings(rentals, team, now, ZoneInfo(settings.digest.remind_tz), metering)
+    rows = budget_rows(found)
     if as_json:
         sys.stdout.write(json.dumps(rows, ensure_ascii=False, indent=2) + "\n")
         return

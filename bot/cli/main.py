@@ -35,6 +35,7 @@ COMMANDS: dict[str, tuple[str, str, bool]] = {
     "billing": ("bot.cli.metering", "billing", False),
     "balance": ("bot.cli.metering", "balance", False),
     "report": ("bot.cli.report", "report", False),
+    "board": ("bot.cli.board", "board", False),
     "actions": ("bot.cli.act", "actions_list", False),
     "probe": ("bot.cli.probe", "probe", False),
     "analyze": ("bot.cli.analyze", "analyze", False),

@@ -154,8 +154,6 @@ def balance(
 ) -> None:
     """Record a provider account's prepaid balance, or list each with how long it lasts at the current rate."""
     from bot.state.balances import Balances
-    from bot.state.power import PowerLog
-    from rules.runway import runway
 
     settings = load_settings(lang=lang)
     rentals = open_rentals(settings)
@@ -178,25 +176,10 @@ def balance(
         problems = read_balances(settings, rentals.store, team, now)
         for where, problem in problems.items():
             say(t("cli.discover_problem", settings.files.lang, where=where, problem=said(problem, settings.files.lang)))
-    instances = rentals.instances(team)
-    recorded = balances.latest(team)
-    timelines = PowerLog(rentals.store, _metering(settings)).this_month(instances, now, also=[b.at for b in recorded])
-    found = [runway(b, instances, timelines, now) for b in recorded]
-    rows = [
-        {
-            "provider": r.provider,
-            "balance": r.recorded,
-            "currency": r.currency,
-            "at": r.at.isoformat(),
-            "source": r.source,
-            "left": round(r.left, 2),
-            "burn_per_hour": round(r.burn_per_hour, 4),
-            "runway_hours": None if r.hours is None else round(r.hours, 2),
-            "until": r.until.isoformat() if r.until else None,
-            "burning": list(r.burning),  # the items that billed to it over the last 7 days, most first
-        }
-        for r in found
-    ]
+    from bot.report.money import balance_rows, runways
+
+    found = runways(rentals, team, now, _metering(settings))
+    rows = balance_rows(found)
     if as_json:
         sys.stdout.write(json.dumps(rows, ensure_ascii=False, indent=2) + "\n")
     else:

@@ -37,6 +37,7 @@ def remind(
     if not now:
         raise fail(t("cli.remind_needs_now", settings.files.lang))
     from bot.digest.budget_alerts import check_budgets
+    from bot.digest.due import board_links
     from bot.digest.send import send_digests
     from bot.state.digest_sends import Sends
     from bot.state.schedules import Schedules
@@ -61,6 +62,7 @@ def remind(
         force=force,
         all_clear=settings.digest.remind_all_clear,
         pace_s=settings.digest.remind_pace_s,
+        board=board_links(rentals.store, settings, team, datetime.now(UTC)),
     )
     alerts = check_budgets(
         rentals,

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
+from datetime import datetime
+from typing import Any
 from zoneinfo import ZoneInfo
 
 from bot.chat.port import Teller
@@ -38,6 +40,17 @@ def _langs(plans: dict[str, RemindSchedule], default: Lang) -> Callable[[str], L
         return Lang(code) if code else default
 
     return of
+
+
+def board_links(store: Any, settings: Any, team: str, now: datetime) -> Callable[[str], str | None]:
+    """Each channel's board link for its digest (bot/board/links.py), None without GPU_ADVISOR_PUBLIC_URL."""
+    from bot.web.board_links import link_for
+
+    def link(channel: str) -> str | None:
+        made = link_for(store, settings.serve.public_url, settings.serve.board_link_hours, team, channel, now)
+        return made[0] if made else None
+
+    return link
 
 
 def run_due(deps: Deps, outlet_for: Callable[[str], Outlet]) -> list[Outcome]:
@@ -75,6 +88,7 @@ def run_due(deps: Deps, outlet_for: Callable[[str], Outlet]) -> list[Outcome]:
             scheduled=True,
             all_clear=deps.settings.digest.remind_all_clear,
             pace_s=deps.settings.digest.remind_pace_s,
+            board=board_links(deps.store, deps.settings, team, now),
         )
     for outcome in outcomes:
         if outcome.status == "failed":

@@ -159,10 +159,12 @@ def send_digests(
     scheduled: bool = False,
     sleep: Callable[[float], None] = time.sleep,
     metering: Metering | None = None,
+    board: Callable[[str], str | None] | None = None,
 ) -> list[Outcome]:
     """Each channel's digest (`channels`, else every channel with something running or kept), in the
     channel's zone (`zone`, or a function of the channel). `scheduled`: a day with nothing to say is
-    recorded, so the scheduler does not compose it again every minute; run by hand, it is not."""
+    recorded, so the scheduler does not compose it again every minute; run by hand, it is not. `board`: the link
+    to a channel's board each digest carries (None: no link)."""
     outcomes: list[Outcome] = []
     last_post: float | None = None
     wanted = channels if channels is not None else channels_of(rentals, team)
@@ -190,6 +192,8 @@ def send_digests(
                 sends.give_back(team, channel, day)
             outcomes.append(Outcome(channel, "nothing"))
             continue
+        if board is not None and digest.news:
+            digest = replace(digest, board_url=board(channel))
         try:
             shown = outlet.compose(digest if digest.news else None, channel_lang, local_zone)
         except (ArithmeticError, ValueError) as exc:  # a figure no digest can show: the others still go out

@@ -128,11 +128,15 @@ def wsgi_app(
         """Each chat serve talks to, as its front door says how it is."""
         return {door.name: door.health() for door in doors}
 
+    board = _board(deps, doors)
+
     def wsgi(environ: dict[str, Any], start_response: StartResponse) -> Iterable[bytes]:
         path = environ.get("PATH_INFO")
         route = routes.get(str(path))
         if route is not None and environ.get("REQUEST_METHOD") in route.methods:
             return route.app(environ, start_response)
+        if str(path).startswith("/board") and environ.get("REQUEST_METHOD") in ("GET", "HEAD"):
+            return board(environ, start_response)
         if path == heartbeat.PATH and environ.get("REQUEST_METHOD") == "POST":
             return agent_heartbeat(environ, start_response)
         if path == enroll.PATH and environ.get("REQUEST_METHOD") == "POST":
@@ -147,6 +151,16 @@ def wsgi_app(
         return reply(start_response, 404, b"not found")
 
     return wsgi
+
+
+def _board(deps: Deps, doors: Sequence[FrontDoor]) -> Callable[..., Iterable[bytes]]:
+    """/board/<token>: the board a link names (bot/board/page.py), owners named as their chat names them."""
+    import time
+
+    from bot.board.page import board_app, remembered
+    from bot.server.chats import Chats
+
+    return board_app(deps, remembered(Chats([door.wing() for door in doors]).names, time.monotonic))
 
 
 ENROLL_MAX_BYTES = 256 * 1024  # a box's name and up to 1024 cards

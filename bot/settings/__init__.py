@@ -99,6 +99,7 @@ FLAT: dict[str, tuple[str, str]] = {
     "replica_id": ("serve", "replica_id"),
     "redo_after_s": ("serve", "redo_after_s"),
     "public_url": ("serve", "public_url"),
+    "board_link_hours": ("serve", "board_link_hours"),
     "log_level": ("serve", "log_level"),
     "log_format": ("serve", "log_format"),
     "capture_max_bytes": ("samples", "capture_max_bytes"),

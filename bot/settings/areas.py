@@ -311,7 +311,14 @@ class Serve(_Area):
         default=None,
         pattern=r"^https?://\S+$",
         description="the bot's public base URL (https://gpu-advisor.example.com): the "
-        "agent command `enroll-token` and `/gpu-advise enroll` show points at it",
+        "agent command `enroll-token` and `/gpu-advise enroll` show points at it, and the board's links",
+    )
+    board_link_hours: float = Field(
+        default=24,
+        gt=0,
+        le=24 * 366,
+        description="how long a link to the board (`gpu-advise board`, `board` in a chat, each digest's) opens "
+        "it, in hours (fractions allowed)",
     )
     log_level: str = Field(
         default="INFO",

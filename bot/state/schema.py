@@ -459,6 +459,14 @@ gpu_samples_hourly = Table(  # raw samples older than the retention, folded into
     Column("power_max_w", Float),
 )
 
+state_secrets = Table(  # the state's own secrets (0029): the board links' signing key, made once, shared by replicas
+    "state_secrets",
+    metadata,
+    Column("name", String(40), primary_key=True),
+    Column("value", String(128), nullable=False),
+    Column("created_at", UtcDateTime, nullable=False),
+)
+
 
 def slack_tables(target: MetaData | None = None) -> list[Table]:
     """slack_sdk's tables for OAuth installs (slack_installations, slack_bots, slack_oauth_states), from its

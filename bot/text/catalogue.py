@@ -22,7 +22,7 @@ from rules.patterns import lazy
 # The package's own folder, not importlib.resources: importing that (its readers, tempfile, random) was 4-5 ms of
 # every start, and the package is always installed as files (a wheel or an editable install, never a zip)
 HERE = Path(__file__).parent
-FILES = ("decision", "questions", "quote", "slack", "cli", "errors", "digest", "feishu")
+FILES = ("decision", "questions", "quote", "slack", "cli", "errors", "digest", "feishu", "board")
 
 
 class CatalogueError(RuntimeError):

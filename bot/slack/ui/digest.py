@@ -10,12 +10,11 @@ from bot.chat.digest_messages import (
     BUTTONS,
     buttons_of,
     digest_header,
+    digest_notes,
     found_line,
     instance_line,
     item_kind,
     lifecycle_line,
-    runway_text,
-    spend_line,
     storage_line,
     when,
 )
@@ -77,18 +76,7 @@ def render(digest: Digest, lang: Lang, zone: ZoneInfo) -> tuple[str, list[dict[s
     # left off where the platform releases what stays off: after them, each with its answers
     items += [(0.0, "il", e.name, lifecycle_line(e, lang, zone)) for e in digest.lifecycle]
     count = len(items)
-    footer = [
-        text
-        for text in (
-            spend_line(digest, lang),
-            runway_text(digest, lang, zone),
-            t("digest.saved", lang, amounts=", ".join(money(a, c) for c, a in digest.saved.items()))
-            if digest.saved
-            else None,
-            t("digest.how_to_act", lang),
-        )
-        if text
-    ]
+    footer = [*digest_notes(digest, lang, zone), t("digest.how_to_act", lang)]
     found = [(f.per_day, f"f{f.kind}", f.name, found_line(f, lang)) for f in digest.found]
     count += len(found)
     # the header, the footer, the found title; each item takes two blocks: its line and buttons

@@ -1,0 +1,166 @@
+"""The board's figures, read where every other surface reads them, so each equals its twin at the same moment:
+what is idle now is the digest's (bot/digest/send.py `digests`: the same items, since when, money billed since),
+the leaderboards are `report --json`'s rankings (the seven days ending today, and this month), budgets are
+`budget --json`'s rows and balances `balance --json`'s (bot/report/money.py), the chart's bars the report's days
+(bot/report/chart.py `day_parts`, as its CSV adds them up), the prices' sources `prices status`'s.
+
+A channel's board holds that channel's items, the budgets of the projects they belong to and the balances of the
+providers they bill to; a team's board holds everything. Months and days are the channel's digest zone's (the
+team's default zone for a team's board), as in the digest."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import date, datetime, timedelta
+from typing import Any
+from zoneinfo import ZoneInfo
+
+from bot.deps import Deps
+from bot.report.chart import day_parts
+from bot.report.compose import as_json as report_json
+from bot.report.compose import compose
+from bot.report.money import balance_rows, budget_rows, budget_standings, runways
+from bot.state.rentals import Rentals
+from bot.state.schedules import Schedules
+from bot.text import Lang
+from rules.report import Report, month_days
+
+Names = Callable[[str, set[str]], dict[str, str]]  # (team, user ids) -> how people read each
+
+
+@dataclass
+class Board:
+    team: str
+    channel: str | None
+    lang: Lang
+    zone: ZoneInfo
+    now: datetime
+    idle: list[dict[str, Any]] = field(default_factory=list)
+    week: dict[str, Any] = field(default_factory=dict)  # report --json of the seven days ending today
+    month: dict[str, Any] = field(default_factory=dict)  # report --json of this month so far
+    budgets: list[dict[str, Any]] = field(default_factory=list)
+    balances: list[dict[str, Any]] = field(default_factory=list)
+    days: list[dict[str, Any]] = field(default_factory=list)  # the chart: each day's busy, idle, no-data money
+    currency: str = "CNY"  # the chart's (the week's biggest)
+    prices: list[dict[str, Any]] = field(default_factory=list)
+    names: dict[str, str] = field(default_factory=dict)  # owner id -> name
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "team": self.team,
+            "channel": self.channel,
+            "at": self.now.isoformat(),
+            "zone": self.zone.key,
+            "idle_now": self.idle,
+            "week": self.week,
+            "month": self.month,
+            "budgets": self.budgets,
+            "balances": self.balances,
+            "chart": {"currency": self.currency, "days": self.days},
+            "prices": self.prices,
+            "owners": self.names,
+        }
+
+
+def board(deps: Deps, team: str, channel: str | None, now: datetime, names: Names, lang: Lang | None = None) -> Board:
+    """The board of `team` (or of one of its channels) at `now`."""
+    schedules = Schedules(deps.store, deps.settings.digest.default_schedule())
+    plan = schedules.of(team, channel) if channel else schedules.default
+    zone = ZoneInfo(plan.zone)
+    said = lang or (Lang(plan.lang) if plan.lang else deps.settings.files.lang)
+    made = Board(team, channel, said, zone, now)
+    rentals = Rentals(deps.store)
+    mine = [i for i in rentals.instances(team) if not i.hidden_by and (channel is None or i.channel == channel)]
+    made.idle = _idle_now(deps, rentals, team, channel, mine, now, zone)
+    today = now.astimezone(zone).date()
+    busy = deps.policy.idle.utilisation_max_pct
+    week = compose(rentals, team, today - timedelta(days=6), today, zone=zone, now=now, busy_above_pct=busy,
+                   channel=channel, metering=deps.policy.metering)  # fmt: skip
+    first, last = month_days(today)
+    month = compose(rentals, team, first, last, zone=zone, now=now, busy_above_pct=busy, channel=channel,
+                    metering=deps.policy.metering)  # fmt: skip
+    made.week, made.month = _ranked(week), _ranked(month)
+    made.currency, made.days = _days(week)
+    projects = {i.project or "" for i in mine} | {s.project or "" for s in rentals.storage(team, channel=channel)}
+    standings = budget_standings(rentals, team, now, zone, deps.policy.metering)
+    made.budgets = budget_rows([s for s in standings if channel is None or s.project in projects])
+    providers = {i.provider for i in mine if i.provider}
+    found = runways(rentals, team, now, deps.policy.metering)
+    made.balances = balance_rows([r for r in found if channel is None or r.provider in providers])
+    made.prices = _prices(deps)
+    owners = {r["owner"] for r in made.idle if r["owner"]}
+    owners |= {r["owner"] for part in (made.week, made.month) for r in part["by_owner"] if r["owner"]}
+    made.names = names(team, owners) if owners else {}
+    return made
+
+
+def _idle_now(
+    deps: Deps, rentals: Rentals, team: str, channel: str | None, mine: list[Any], now: datetime, zone: ZoneInfo
+) -> list[dict[str, Any]]:
+    """The digest's idle and memory-held instances of these channels now: since when, and what they billed since."""
+    from bot.digest.send import digests
+    from rules.idle import Activity
+
+    channels = sorted({i.channel for i in mine if i.released_at is None})
+    if not channels:
+        return []
+    composed = digests(rentals, team, channels, now, deps.policy.idle, deps.policy.metering, lambda _c: zone)
+    rows = []
+    for where, made in sorted(composed.items()):
+        for news in made.instances:
+            if news.activity not in (Activity.IDLE, Activity.MEMORY_HELD):
+                continue
+            rows.append(
+                {
+                    "item": news.name,
+                    "channel": where,
+                    "owner": news.owner or None,
+                    "activity": str(news.activity),
+                    "since": news.since.isoformat() if news.since else None,
+                    "billed_since": round(news.burned, 2),
+                    "per_day": round(news.per_day, 2),
+                    "currency": news.currency,
+                    "gpu": news.gpu,
+                    "cards": news.cards,
+                }
+            )
+    return sorted(rows, key=lambda r: (-r["billed_since"], r["item"]))
+
+
+def _ranked(report: Report) -> dict[str, Any]:
+    """The report's period, totals and rankings by owner and project, as `report --json` says them."""
+    made = report_json(report)
+    return {k: made[k] for k in ("period", "totals", "by_owner", "by_project", "unpriced")}
+
+
+def _days(report: Report) -> tuple[str, list[dict[str, Any]]]:
+    costs = report.totals().cost
+    currency = max(costs, key=lambda c: costs[c]) if costs else "CNY"
+    parts = day_parts(report, currency)
+    days: list[date] = [report.start + timedelta(days=n) for n in range((report.end - report.start).days + 1)]
+    return currency, [
+        {"day": d.isoformat(), "busy": round(b, 2), "idle": round(i, 2), "no_data": round(u, 2)}
+        for d in days
+        for b, i, u in [parts.get(d, (0.0, 0.0, 0.0))]
+    ]
+
+
+def _prices(deps: Deps) -> list[dict[str, Any]]:
+    """Each price source: rows, when it last loaded, its age, whether it is stale (as `prices status`)."""
+    from pricing.errors import CacheUnavailable
+
+    try:
+        states = deps.prices.status()
+    except CacheUnavailable:
+        return []
+    return [
+        {
+            "source": s.source,
+            "rows": s.rows,
+            "last_success": s.last_success.isoformat() if s.last_success else None,
+            "age_days": s.age_days,
+            "stale": s.stale,
+        }
+        for s in states
+    ]

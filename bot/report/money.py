@@ -1,0 +1,67 @@
+"""Budgets and prepaid balances as rows: what `budget --json` and `balance --json` print and the board shows, made
+here once so the figures are one (issue 48: the board's figures equal the terminal's)."""
+
+from __future__ import annotations
+
+from datetime import datetime, tzinfo
+from typing import Any
+
+from bot.state.rentals import Rentals
+from rules.policy import Metering
+
+
+def budget_standings(rentals: Rentals, team: str, now: datetime, zone: tzinfo, metering: Metering | None) -> list[Any]:
+    """Each budgeted project's standing this month (the month of `zone`): spent, forecast, what costs most."""
+    from bot.state.budgets import Budgets
+    from bot.state.power import PowerLog
+    from rules.budget import standings
+
+    instances = rentals.instances(team)
+    timelines = PowerLog(rentals.store, metering).this_month(instances, now)
+    budgets = Budgets(rentals.store).of(team)
+    return standings(instances, rentals.storage(team), budgets, now.astimezone(zone), timelines=timelines)
+
+
+def budget_rows(standings: list[Any]) -> list[dict[str, Any]]:
+    return [
+        {
+            "project": s.project,
+            "amount": s.budget,
+            "currency": s.currency,
+            "spent": s.spent,
+            "forecast": s.forecast,
+            "month_end": s.month_end.isoformat(),
+            "not_counted": dict(s.not_counted),  # the project's spend in currencies without a budget
+        }
+        for s in standings
+    ]
+
+
+def runways(rentals: Rentals, team: str, now: datetime, metering: Metering | None) -> list[Any]:
+    """Each prepaid balance kept for `team`, with what was billed to it since and how long the rest lasts."""
+    from bot.state.balances import Balances
+    from bot.state.power import PowerLog
+    from rules.runway import runway
+
+    instances = rentals.instances(team)
+    recorded = Balances(rentals.store).latest(team)
+    timelines = PowerLog(rentals.store, metering).this_month(instances, now, also=[b.at for b in recorded])
+    return [runway(b, instances, timelines, now) for b in recorded]
+
+
+def balance_rows(found: list[Any]) -> list[dict[str, Any]]:
+    return [
+        {
+            "provider": r.provider,
+            "balance": r.recorded,
+            "currency": r.currency,
+            "at": r.at.isoformat(),
+            "source": r.source,
+            "left": round(r.left, 2),
+            "burn_per_hour": round(r.burn_per_hour, 4),
+            "runway_hours": None if r.hours is None else round(r.hours, 2),
+            "until": r.until.isoformat() if r.until else None,
+            "burning": list(r.burning),  # the items that billed to it over the last 7 days, most first
+        }
+        for r in found
+    ]

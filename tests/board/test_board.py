@@ -1,0 +1,218 @@
+"""The board (issue 48) through the real serve: its routes, its links (signed, expiring, one team's), its headers
+and escaping, its figures equal to `report --json`, `budget --json`, `balance --json` and the digest at the same
+moment, its languages, and `board` in Slack and in the terminal."""
+
+from __future__ import annotations
+
+import json
+import logging
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from zoneinfo import ZoneInfo
+
+import httpx
+import pytest
+
+from bot.report.compose import as_json as report_json
+from bot.report.compose import compose
+from bot.report.money import balance_rows, budget_rows, budget_standings, runways
+from bot.state.balances import Balances
+from bot.state.budgets import Budgets
+from bot.state.rentals import Rentals
+from bot.web.board_links import Expired, Forged, make_token, read_token
+from rules.samples import Sample
+from tests.metering.test_chat_commands import say
+from tests.support.slack_harness import Harness, running_app
+
+SHANGHAI = ZoneInfo("Asia/Shanghai")
+NOW = datetime(2026, 12, 4, 2, tzinfo=UTC)  # 10:00 on 4 December in Shanghai
+PUBLIC = "https://gpu.example.com"
+FIELDS = {"gpu": "A100-80GB", "cards": 1, "share": None, "unit": "hour", "currency": "CNY", "provider": "autodl"}
+
+
+def rented(h: Harness) -> None:
+    """T1: an idle box (U1, llm, C1), a busy one (U2, search, C2), a budget and a balance; T2: a box of its own."""
+    h.clock.now = NOW
+    rentals = Rentals(h.deps.store)
+    for team, name, owner, project, channel, util, price in (
+        ("T1", "idle-a100", "U1", "llm", "C1", 0.0, 10.0),
+        ("T1", "busy-a100", "U2", "search", "C2", 90.0, 12.0),
+        ("T2", "secret-box", "U9", "other", "C9", 0.0, 99.0),
+    ):
+        inst, _ = rentals.track_instance(
+            team, name, FIELDS | {"price": price, "owner": owner, "project": project, "channel": channel,
+                                  "started_at": NOW - timedelta(days=3)},
+        )  # fmt: skip
+        samples = [Sample(NOW - timedelta(minutes=m), 0, util, 1000, 81920) for m in range(0, 600, 5)]
+        rentals.add_samples(inst.id, samples, [None] * len(samples))
+    Budgets(h.deps.store).put("T1", "llm", 5000.0, "CNY", "U1", NOW)
+    Balances(h.deps.store).record("T1", "autodl", 3000.0, "CNY", NOW - timedelta(days=2), NOW, by="U1")
+    h.fake.names.update({"U1": "Wang <b>Fang</b>", "U2": "Li Lei"})
+
+
+def token(h: Harness, team: str = "T1", channel: str | None = None, hours: float = 24) -> str:
+    return make_token(h.deps.store, team, channel, h.clock.now, hours)[0]
+
+
+def get(h: Harness, path: str) -> httpx.Response:
+    return httpx.get(h.base_url + path, timeout=10)
+
+
+def test_a_token_names_its_team_and_channel_expires_and_refuses_any_change(tmp_path: Path) -> None:
+    with running_app(tmp_path) as h:
+        made, expires = make_token(h.deps.store, "T1", "C1", NOW, 0.5)  # fractions of an hour
+        link = read_token(h.deps.store, made, NOW + timedelta(minutes=29))
+        assert (link.team, link.channel, link.expires_at) == ("T1", "C1", NOW + timedelta(minutes=30)) == (
+            "T1", "C1", expires)  # fmt: skip
+        with pytest.raises(Expired):
+            read_token(h.deps.store, made, NOW + timedelta(minutes=30))
+        body = made.rsplit(".", 1)[0]
+        for forged in (made[:-1] + ("A" if made[-1] != "A" else "B"), body + ".", "x" + made, "", "...."):
+            with pytest.raises(Forged):
+                read_token(h.deps.store, forged, NOW)
+    with running_app(tmp_path / "other") as other, pytest.raises(Forged):  # another state: its own secret
+        read_token(other.deps.store, made, NOW)
+
+
+def test_no_figure_without_a_valid_link_and_every_answer_has_the_headers(tmp_path: Path) -> None:
+    with running_app(tmp_path, public_url=PUBLIC, board_link_hours=1) as h:
+        rented(h)
+        good = token(h, hours=1)
+        h.clock.advance(hours=2)
+        expired = get(h, f"/board/{good}")
+        missing, bare = get(h, "/board/"), get(h, "/board")
+        forged = get(h, f"/board/{good[:-3]}abc")
+        forged_json = get(h, f"/board/{good[:-3]}abc.json")
+        assert (expired.status_code, missing.status_code, bare.status_code) == (401, 401, 401)
+        assert (forged.status_code, forged_json.status_code) == (403, 403)
+        assert "新链接" in expired.text and "过期" in expired.text  # the state's language: ask the bot for a new one
+        for answer in (expired, missing, bare, forged, forged_json):
+            assert "idle-a100" not in answer.text and "¥" not in answer.text and "U1" not in answer.text
+            assert answer.headers["Content-Security-Policy"].startswith("default-src 'none'")
+            assert "script-src" not in answer.headers["Content-Security-Policy"]  # none at all
+            assert answer.headers["X-Content-Type-Options"] == "nosniff"
+            assert answer.headers["Referrer-Policy"] == "no-referrer"
+        fresh = get(h, f"/board/{token(h)}")
+        assert fresh.status_code == 200 and "<script" not in fresh.text
+        assert fresh.headers["Cache-Control"] == "no-store" and fresh.headers["X-Content-Type-Options"] == "nosniff"
+        assert get(h, f"/board/{token(h)}?lang=fr").status_code == 400
+
+
+def test_a_link_shows_its_team_only_and_a_channel_link_that_channel_only(tmp_path: Path) -> None:
+    with running_app(tmp_path, public_url=PUBLIC) as h:
+        rented(h)
+        team = get(h, f"/board/{token(h)}?lang=en")
+        assert "idle-a100" in team.text and "secret-box" not in team.text and "U9" not in team.text
+        channel = get(h, f"/board/{token(h, channel='C2')}.json").json()
+        assert channel["channel"] == "C2" and channel["idle_now"] == []  # C2's box is busy
+        assert [r["project"] for r in channel["week"]["by_project"]] == ["search"]
+        assert channel["budgets"] == []  # llm's budget is not C2's project
+        other = get(h, f"/board/{token(h, team='T2')}.json").json()
+        assert [r["item"] for r in other["idle_now"]] == ["secret-box"]
+
+
+def test_names_are_escaped_and_owners_named_as_their_chat_names_them(tmp_path: Path) -> None:
+    with running_app(tmp_path, public_url=PUBLIC) as h:
+        rented(h)
+        page = get(h, f"/board/{token(h)}?lang=en").text
+        assert "Wang &lt;b&gt;Fang&lt;/b&gt;" in page and "<b>Fang" not in page  # the chat's name, as text
+
+
+def test_the_figures_equal_the_reports_budgets_balances_and_the_digests(tmp_path: Path) -> None:
+    from bot.digest.send import digests
+
+    with running_app(tmp_path, public_url=PUBLIC) as h:
+        rented(h)
+        shown = get(h, f"/board/{token(h)}.json").json()
+        rentals, metering = Rentals(h.deps.store), h.deps.policy.metering
+        today = NOW.astimezone(SHANGHAI).date()
+        busy = h.deps.policy.idle.utilisation_max_pct
+        made = compose(rentals, "T1", today - timedelta(days=6), today, zone=SHANGHAI, now=NOW, busy_above_pct=busy,
+                       metering=metering)  # fmt: skip
+        week = report_json(made)
+        assert shown["week"]["by_owner"] == week["by_owner"] and shown["week"]["by_project"] == week["by_project"]
+        assert shown["week"]["totals"] == week["totals"]
+        assert shown["budgets"] == budget_rows(budget_standings(rentals, "T1", NOW, SHANGHAI, metering))
+        assert shown["balances"] == balance_rows(runways(rentals, "T1", NOW, metering))
+        [idle] = shown["idle_now"]
+        [news] = digests(rentals, "T1", ["C1"], NOW, h.deps.policy.idle, metering, SHANGHAI)["C1"].instances
+        assert news.since is not None
+        assert (idle["item"], idle["billed_since"], idle["since"]) == (
+            news.name, round(news.burned, 2), news.since.isoformat())  # fmt: skip
+        by_owner = {r["owner"]: r for r in shown["week"]["by_owner"]}
+        assert by_owner["U1"]["idle_cost"]["CNY"] > 0
+        assert by_owner["U2"]["idle_cost"].get("CNY", 0) == 0  # U2's box is busy
+        assert shown["owners"] == {"U1": "Wang <b>Fang</b>", "U2": "Li Lei"}
+        days = shown["chart"]["days"]
+        assert len(days) == 7 and sum(d["busy"] + d["idle"] + d["no_data"] for d in days) == pytest.approx(
+            sum(week["totals"]["cost"].values()), abs=0.05)  # fmt: skip
+
+
+def test_the_page_speaks_the_channels_language_and_switches_with_lang(tmp_path: Path) -> None:
+    with running_app(tmp_path, public_url=PUBLIC) as h:
+        rented(h)
+        zh = get(h, f"/board/{token(h)}").text  # the state's default: zh
+        en = get(h, f"/board/{token(h)}?lang=en").text
+        assert "当前空闲" in zh and "Idle now" not in zh and 'lang="zh-CN"' in zh
+        assert "Idle now" in en and "当前空闲" not in en and 'href="?lang=zh"' in en
+        assert "Asia/Shanghai" in say(h, 1, "remind at 09:30 Asia/Shanghai lang=en")  # C1's digest in English
+        assert "Idle now" in get(h, f"/board/{token(h, channel='C1')}").text  # so is C1's board
+
+
+def test_board_in_slack_answers_a_link_that_opens_it_and_says_what_is_missing(tmp_path: Path) -> None:
+    with running_app(tmp_path, public_url=PUBLIC) as h:
+        rented(h)
+        h.fake.locales["U1"] = "en-US"
+        said = say(h, 1, "board")
+        url = said.split("https://gpu.example.com", 1)[1].split(" ", 1)[0]
+        assert "The board of channel" in said and url.startswith("/board/")
+        assert get(h, url + ".json").json()["channel"] == "C1"
+        whole = say(h, 2, "board all").split("https://gpu.example.com", 1)[1].split(" ", 1)[0]
+        assert get(h, whole + ".json").json()["channel"] is None
+        assert "is not a board" in say(h, 3, "board everything")
+    with running_app(tmp_path / "bare") as h:
+        h.fake.locales["U1"] = "en-US"
+        assert "GPU_ADVISOR_PUBLIC_URL" in say(h, 1, "board")
+
+
+def test_board_in_the_terminal_prints_a_link_and_its_expiry(tmp_path: Path) -> None:
+    from tests.support.cli import run_cli
+
+    env = {"GPU_ADVISOR_LANG": "en", "GPU_ADVISOR_PUBLIC_URL": PUBLIC, "GPU_ADVISOR_BOARD_LINK_HOURS": "1.5"}
+    before = datetime.now(UTC).replace(microsecond=0)
+    done = run_cli("board", "--team", "T1", "--channel", "C1", "--json", env=env, tmp=tmp_path)
+    assert done.returncode == 0, done.stderr
+    made = json.loads(done.stdout)
+    assert made["url"].startswith(PUBLIC + "/board/")
+    expires = datetime.fromisoformat(made["expires_at"])
+    assert before + timedelta(hours=1.5) <= expires <= datetime.now(UTC) + timedelta(hours=1.5)
+    plain = run_cli("board", "--team", "T1", env=env, tmp=tmp_path)
+    assert plain.returncode == 0 and plain.stdout.strip().startswith(PUBLIC + "/board/")
+    refused = run_cli("board", "--team", "T1", env={"GPU_ADVISOR_LANG": "en"}, tmp=tmp_path)
+    assert refused.returncode == 2 and "GPU_ADVISOR_PUBLIC_URL" in refused.stderr
+
+
+def test_every_digest_carries_a_link_to_its_channels_board(tmp_path: Path) -> None:
+    from bot.digest.due import run_due
+
+    with running_app(tmp_path, public_url=PUBLIC) as h:
+        rented(h)
+        h.clock.now = datetime(2026, 12, 4, 1, 40, tzinfo=UTC)  # 09:40 in Shanghai: the digests are due
+        run_due(h.deps, h.outlets())
+        [post] = h.posts(channel="C1")
+        text = json.dumps(post, ensure_ascii=False)
+        url = text.split(PUBLIC, 1)[1].split('"', 1)[0].split(" ", 1)[0].rstrip(">").split("|")[0]
+        shown = get(h, url + ".json").json()
+        assert shown["channel"] == "C1" and [r["item"] for r in shown["idle_now"]] == ["idle-a100"]
+
+
+def test_no_token_reaches_serves_log(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.DEBUG)
+    with running_app(tmp_path, public_url=PUBLIC) as h:
+        rented(h)
+        made = token(h)
+        for path in (f"/board/{made}", f"/board/{made}.json", f"/board/{made[:-2]}zz", "/board/"):
+            get(h, path)
+    signature = made.rsplit(".", 1)[1]
+    serves = [r for r in caplog.records if not r.name.startswith("httpx")]  # httpx: this test's own client
+    assert serves and not [r for r in serves if signature in r.getMessage()]
