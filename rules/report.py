@@ -108,6 +108,14 @@ class Report:
     released: list[Released] = field(default_factory=list)
     unpriced: list[str] = field(default_factory=list)  # items in the period without a price: counted at nothing
 
+    def days_of(self, start: date, end: date) -> Report:
+        """The report of [start, end], a stretch of this one's days: its rows of those days (each day's figures are
+        the day's own, whatever the period), the unpriced items among them. Releases are left out: what a release
+        saved runs to the end of the report it is in."""
+        rows = [r for r in self.rows if start <= r.day <= end]
+        named = {r.item for r in rows}
+        return Report(start, end, rows, [], [n for n in self.unpriced if n in named])
+
     def storage_costs(self, top: int = 5) -> list[tuple[str, str, float]]:
         """The storage that cost most over the period: (item, currency, cost), most first."""
         costs: dict[tuple[str, str], float] = defaultdict(float)

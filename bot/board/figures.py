@@ -75,19 +75,20 @@ def board(deps: Deps, team: str, channel: str | None, now: datetime, names: Name
     made.idle = _idle_now(deps, rentals, team, channel, mine, now, zone)
     today = now.astimezone(zone).date()
     busy = deps.policy.idle.utilisation_max_pct
-    week = compose(rentals, team, today - timedelta(days=6), today, zone=zone, now=now, busy_above_pct=busy,
-                   channel=channel, metering=deps.policy.metering)  # fmt: skip
     first, last = month_days(today)
-    month = compose(rentals, team, first, last, zone=zone, now=now, busy_above_pct=busy, channel=channel,
-                    metering=deps.policy.metering)  # fmt: skip
+    seven = today - timedelta(days=6)
+    # one report over both periods, read once, then each period's days of it (a day's figures are its own)
+    both = compose(rentals, team, min(seven, first), last, zone=zone, now=now, busy_above_pct=busy,
+                   channel=channel, metering=deps.policy.metering)  # fmt: skip
+    week, month = both.days_of(seven, today), both.days_of(first, last)
     made.week, made.month = _ranked(week), _ranked(month)
     made.currency, made.days = _days(week)
     projects = {i.project or "" for i in mine} | {s.project or "" for s in rentals.storage(team, channel=channel)}
-    standings = budget_standings(rentals, team, now, zone, deps.policy.metering)
-    made.budgets = budget_rows([s for s in standings if channel is None or s.project in projects])
     providers = {i.provider for i in mine if i.provider}
-    found = runways(rentals, team, now, deps.policy.metering)
-    made.balances = balance_rows([r for r in found if channel is None or r.provider in providers])
+    only = channel is not None  # a channel's board: its projects' budgets, its providers' balances
+    metering = deps.policy.metering
+    made.budgets = budget_rows(budget_standings(rentals, team, now, zone, metering, projects if only else None))
+    made.balances = balance_rows(runways(rentals, team, now, metering, providers if only else None))
     made.prices = _prices(deps)
     owners = {r["owner"] for r in made.idle if r["owner"]}
     owners |= {r["owner"] for part in (made.week, made.month) for r in part["by_owner"] if r["owner"]}
@@ -105,7 +106,9 @@ def _idle_now(
     channels = sorted({i.channel for i in mine if i.released_at is None})
     if not channels:
         return []
-    composed = digests(rentals, team, channels, now, deps.policy.idle, deps.policy.metering, lambda _c: zone)
+    composed = digests(
+        rentals, team, channels, now, deps.policy.idle, deps.policy.metering, lambda _c: zone, items_only=True
+    )
     rows = []
     for where, made in sorted(composed.items()):
         for news in made.instances:

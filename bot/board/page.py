@@ -9,8 +9,10 @@ and no caching. serve logs no request line, so the token is never in its log."""
 from __future__ import annotations
 
 import json
+import threading
 from collections.abc import Callable, Iterable
-from datetime import datetime
+from dataclasses import replace
+from datetime import datetime, timedelta
 from functools import cache
 from typing import Any
 from urllib.parse import parse_qs
@@ -61,8 +63,34 @@ def _notice(start_response: StartResponse, status: str, title: str, text: str, l
     return _answer(start_response, status, page.encode(), "text/html; charset=utf-8")
 
 
+FRESH = timedelta(seconds=60)  # a board's figures are shown again for this long, with the moment they are of
+
+
+class Kept:
+    """Each board's figures, computed once for everyone who opens it within FRESH of their moment: a team of
+    thousands of instances takes seconds to add up (bench/board.py), and a digest's link is opened by many people
+    at once. Two who open it together wait for one computation."""
+
+    def __init__(self) -> None:
+        self._boards: dict[tuple[str, str | None], Any] = {}
+        self._locks: dict[tuple[str, str | None], threading.Lock] = {}
+        self._guard = threading.Lock()
+
+    def get(self, team: str, channel: str | None, now: datetime, compute: Callable[[], Any]) -> Any:
+        key = (team, channel)
+        with self._guard:
+            lock = self._locks.setdefault(key, threading.Lock())
+        with lock:
+            found = self._boards.get(key)
+            if found is None or not (found.now <= now < found.now + FRESH):
+                found = self._boards[key] = compute()
+            return found
+
+
 def board_app(deps: Deps, names: Callable[[str, set[str]], dict[str, str]]) -> Callable[..., Iterable[bytes]]:
     """The WSGI app for paths under /board/. `names`: how each owner id reads (the team's chat says it)."""
+
+    kept = Kept()
 
     def app(environ: dict[str, Any], start_response: StartResponse) -> Iterable[bytes]:
         from bot.board.figures import board
@@ -89,7 +117,8 @@ def board_app(deps: Deps, names: Callable[[str, set[str]], dict[str, str]]) -> C
         except Forged:
             title, text = t("board.forged_title", shown), t("board.forged", shown)
             return _notice(start_response, "403 Forbidden", title, text, shown)
-        made = board(deps, link.team, link.channel, now, names, lang)
+        made = kept.get(link.team, link.channel, now, lambda: board(deps, link.team, link.channel, now, names))
+        made = replace(made, lang=lang) if lang is not None else made
         if as_json:
             body = json.dumps(made.as_json() | {"expires_at": link.expires_at.isoformat()}, ensure_ascii=False)
             return _answer(start_response, "200 OK", body.encode(), "application/json; charset=utf-8")

@@ -55,11 +55,14 @@ def digests(
     rules: Idle,
     metering: Metering | None = None,
     zone: ZoneInfo | Callable[[str], ZoneInfo] | None = None,
+    *,
+    items_only: bool = False,
 ) -> dict[str, Digest]:
     """Compose the digests of `channels` in a few queries for the whole team: the rented things,
     each GPU's summary of the window's samples and when each quiet stretch began (both added up by the
     database), and disk reports. Month figures (spend, budgets, what an item billed this month) count the month
-    from 00:00 in each channel's digest zone (`zone`; None: UTC), as budgets and App Home do."""
+    from 00:00 in each channel's digest zone (`zone`; None: UTC), as budgets and App Home do. `items_only`: the
+    items' news alone, without the team's spend and runways."""
     wanted = set(channels)
     # an item with a figure no digest can show (stored before the bounds) is left out, said in the log,
     # so it never stops the other items' digest nor the team's spend
@@ -85,7 +88,10 @@ def digests(
     # Spend and budgets are the team's: a project's month counts every channel's things.
     budgets = Budgets(rentals.store).of(team)
     recorded = Balances(rentals.store).latest(team)
-    timelines = PowerLog(rentals.store, metering).this_month(everything, now, also=[b.at for b in recorded])
+    # `items_only` (the board's idle list): the channels' items and what they billed, without the team's spend and
+    # runways, so only their own power timelines are read
+    read = instances if items_only else everything
+    timelines = PowerLog(rentals.store, metering).this_month(read, now, also=[b.at for b in recorded])
     months: dict[str, list[Spend]] = {}
 
     def spend_in(local: datetime) -> list[Spend]:
@@ -98,13 +104,13 @@ def digests(
             months[key] = [replace(s, forecast=ahead.get((s.project, s.currency))) for s in spent]
         return months[key]
 
-    runways = [runway(b, everything, timelines, now) for b in recorded]
+    runways = [] if items_only else [runway(b, everything, timelines, now) for b in recorded]
     out = {}
     for channel in channels:
         mine, kept = by_channel[channel], stored[channel]
         local_zone = zone(channel) if callable(zone) else zone
         local = now.astimezone(local_zone) if local_zone is not None else now
-        spend = spend_in(local)
+        spend = [] if items_only else spend_in(local)
         made = compose(
             mine,
             kept,

@@ -10,16 +10,28 @@ from bot.state.rentals import Rentals
 from rules.policy import Metering
 
 
-def budget_standings(rentals: Rentals, team: str, now: datetime, zone: tzinfo, metering: Metering | None) -> list[Any]:
-    """Each budgeted project's standing this month (the month of `zone`): spent, forecast, what costs most."""
+def budget_standings(
+    rentals: Rentals,
+    team: str,
+    now: datetime,
+    zone: tzinfo,
+    metering: Metering | None,
+    projects: set[str] | None = None,
+) -> list[Any]:
+    """Each budgeted project's standing this month (the month of `zone`): spent, forecast, what costs most; of
+    `projects` only when given (their items alone are read: a project's standing counts only its own)."""
     from bot.state.budgets import Budgets
     from bot.state.power import PowerLog
     from rules.budget import standings
 
-    instances = rentals.instances(team)
+    budgets = {k: v for k, v in Budgets(rentals.store).of(team).items() if projects is None or k[0] in projects}
+    if not budgets:
+        return []
+    named = {project for project, _ in budgets}
+    instances = [i for i in rentals.instances(team) if projects is None or (i.project or "") in named]
+    storage = [s for s in rentals.storage(team) if projects is None or (s.project or "") in named]
     timelines = PowerLog(rentals.store, metering).this_month(instances, now)
-    budgets = Budgets(rentals.store).of(team)
-    return standings(instances, rentals.storage(team), budgets, now.astimezone(zone), timelines=timelines)
+    return standings(instances, storage, budgets, now.astimezone(zone), timelines=timelines)
 
 
 def budget_rows(standings: list[Any]) -> list[dict[str, Any]]:
@@ -37,14 +49,20 @@ def budget_rows(standings: list[Any]) -> list[dict[str, Any]]:
     ]
 
 
-def runways(rentals: Rentals, team: str, now: datetime, metering: Metering | None) -> list[Any]:
-    """Each prepaid balance kept for `team`, with what was billed to it since and how long the rest lasts."""
+def runways(
+    rentals: Rentals, team: str, now: datetime, metering: Metering | None, providers: set[str] | None = None
+) -> list[Any]:
+    """Each prepaid balance kept for `team` (of `providers` only, when given), with what was billed to it since and
+    how long the rest lasts; only the items billing to those providers are read."""
     from bot.state.balances import Balances
     from bot.state.power import PowerLog
     from rules.runway import runway
 
-    instances = rentals.instances(team)
-    recorded = Balances(rentals.store).latest(team)
+    recorded = [b for b in Balances(rentals.store).latest(team) if providers is None or b.provider in providers]
+    if not recorded:
+        return []
+    wallets = {b.provider for b in recorded}
+    instances = [i for i in rentals.instances(team) if i.provider in wallets]
     timelines = PowerLog(rentals.store, metering).this_month(instances, now, also=[b.at for b in recorded])
     return [runway(b, instances, timelines, now) for b in recorded]
 

@@ -132,6 +132,11 @@ def test_the_figures_equal_the_reports_budgets_balances_and_the_digests(tmp_path
         week = report_json(made)
         assert shown["week"]["by_owner"] == week["by_owner"] and shown["week"]["by_project"] == week["by_project"]
         assert shown["week"]["totals"] == week["totals"]
+        first = today.replace(day=1)
+        month = report_json(compose(rentals, "T1", first, first.replace(day=31), zone=SHANGHAI, now=NOW,
+                                    busy_above_pct=busy, metering=metering))  # fmt: skip
+        assert {k: shown["month"][k] for k in ("period", "totals", "by_owner", "by_project")} == {
+            k: month[k] for k in ("period", "totals", "by_owner", "by_project")}  # fmt: skip
         assert shown["budgets"] == budget_rows(budget_standings(rentals, "T1", NOW, SHANGHAI, metering))
         assert shown["balances"] == balance_rows(runways(rentals, "T1", NOW, metering))
         [idle] = shown["idle_now"]
@@ -216,3 +221,20 @@ def test_no_token_reaches_serves_log(tmp_path: Path, caplog: pytest.LogCaptureFi
     signature = made.rsplit(".", 1)[1]
     serves = [r for r in caplog.records if not r.name.startswith("httpx")]  # httpx: this test's own client
     assert serves and not [r for r in serves if signature in r.getMessage()]
+
+
+def test_a_boards_figures_are_shown_again_for_a_minute_with_their_moment(tmp_path: Path) -> None:
+    """A digest's link is opened by many at once: the figures are added up once a minute at most, and each page
+    says the moment they are of."""
+    with running_app(tmp_path, public_url=PUBLIC) as h:
+        rented(h)
+        made = token(h)
+        first = get(h, f"/board/{made}.json").json()
+        Budgets(h.deps.store).put("T1", "search", 100.0, "CNY", "U2", NOW)
+        h.clock.advance(seconds=59)
+        again = get(h, f"/board/{made}.json").json()
+        assert again["at"] == first["at"] == NOW.isoformat() and again["budgets"] == first["budgets"]
+        h.clock.advance(seconds=1)
+        later = get(h, f"/board/{made}.json").json()
+        assert later["at"] == (NOW + timedelta(seconds=60)).isoformat()
+        assert [b["project"] for b in later["budgets"]] == ["llm", "search"]
