@@ -73,12 +73,7 @@ def digests(
     running = [i.id for i in instances if i.released_at is None]
     windows = gpu_windows(rentals.store, running, now - timedelta(minutes=rules.window_minutes), now)
     quiet = rentals.quiet_since(running, now - SAMPLE_HORIZON)
-    reports = rentals.disks_of(sorted({s.instance_id for s in storage if s.instance_id is not None}))
-    touched: dict[str, datetime] = {}
-    for disk in storage:
-        times = [d.newest_mtime for d in reports.get(disk.instance_id or -1, []) if d.newest_mtime]
-        if times:
-            touched[disk.name] = max(times)
+    touched = _touched(rentals, storage)
     by_channel: dict[str, list[Instance]] = defaultdict(list)
     stored: dict[str, list[Storage]] = defaultdict(list)
     for inst in instances:
@@ -132,6 +127,17 @@ def digests(
             runways=[r for r in runways if r.provider in providers],
         )
     return out
+
+
+def _touched(rentals: Rentals, storage: list[Storage]) -> dict[str, datetime]:
+    """When each disk's files last changed, as its instance's agent reported them."""
+    reports = rentals.disks_of(sorted({s.instance_id for s in storage if s.instance_id is not None}))
+    touched: dict[str, datetime] = {}
+    for disk in storage:
+        times = [d.newest_mtime for d in reports.get(disk.instance_id or -1, []) if d.newest_mtime]
+        if times:
+            touched[disk.name] = max(times)
+    return touched
 
 
 def _shown(item: Instance | Storage, *figures: float) -> bool:
