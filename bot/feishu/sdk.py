@@ -61,9 +61,45 @@ def load() -> Any:
     from lark_oapi.core.model import Config
     from lark_oapi.core.utils.decryptor import AESCipher
 
+    _pool_connections()
     return types.SimpleNamespace(
         Config=Config, ImV1=ImV1, ContactV3=ContactV3, im=im_model, contact=contact_model, AESCipher=AESCipher
     )
+
+
+POOL_SIZE = 16  # connections kept to Feishu: the gateway's threads and the digest sender's, with room
+
+
+class _Pooled:
+    """The `requests` the SDK's transport calls, with `request` going through one session kept for the process."""
+
+    def __init__(self, session: Any) -> None:
+        self.request = session.request
+
+    def __getattr__(self, name: str) -> Any:
+        import requests
+
+        return getattr(requests, name)
+
+
+def _pool_connections() -> None:
+    """lark-oapi's transport sends every call with the module-level `requests.request`: a new session, TCP
+    connection (TLS handshake included) and name lookup each time, about 40 % of the Feishu work's CPU in a burst
+    of answers (issue 50). The SDK offers no session to configure, so its transport module's `requests` is given
+    one whose `request` is a pooled session's, kept for the process (requests' connection pool is safe across
+    threads). Done once; the SDK's own code is unchanged."""
+    from lark_oapi.core.http import transport
+
+    if isinstance(transport.requests, _Pooled):
+        return
+    import requests
+    from requests.adapters import HTTPAdapter
+
+    session = requests.Session()
+    adapter = HTTPAdapter(pool_connections=4, pool_maxsize=POOL_SIZE)
+    session.mount("https://", adapter)
+    session.mount("http://", adapter)
+    transport.requests = _Pooled(session)
 
 
 class OpenApi:

@@ -278,3 +278,16 @@ def test_a_reply_feishu_kept_but_answered_502_is_posted_once(tmp_path: Path) -> 
         tries = h.fake.of("messages.reply")
         assert len(tries) == 2 and tries[0].body["uuid"] == tries[1].body["uuid"]  # retried with the same key
         assert len(h.fake.sent()) == 1  # one message in the chat
+
+
+def test_answers_in_a_burst_reuse_the_connection_to_feishu(tmp_path: Path) -> None:
+    """Issue 50: each Open API call went through the SDK's module-level requests.request, a new session, TCP
+    connection and name lookup every time (about 40 % of the Feishu work's CPU). Twenty answers in a row now
+    reuse a few kept-alive connections."""
+    with running_feishu(tmp_path, lang="en") as h:
+        say(h, "help")  # the token and the first connections
+        before, sent = h.fake.connections, len(h.fake.sent())
+        for _ in range(20):
+            say(h, "help")
+        assert len(h.fake.sent()) - sent == 20
+        assert h.fake.connections - before <= 4, h.fake.connections - before  # the gateway's threads at most

@@ -53,6 +53,7 @@ class FakeFeishu:
     files: dict[tuple[str, str], bytes] = field(default_factory=dict)  # (message_id, file_key) -> a sent file's bytes
     token: str = TOKEN  # the tenant access token Feishu takes now; revoke() makes it another
     lose_answer_once: set[str] = field(default_factory=set)  # methods done the first time, but answered 502
+    connections: int = 0  # TCP connections accepted (Feishu's servers keep a connection open between calls)
 
     def revoke(self) -> None:
         """The tenant's token revoked (an admin reset the app's secret, the app re-installed): the one handed out
@@ -192,6 +193,14 @@ def fake_feishu(port: int = 0) -> Iterator[FakeFeishu]:
     fake = FakeFeishu()
 
     class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"  # keep-alive, as Feishu's servers answer: a client may reuse its connection
+        disable_nagle_algorithm = True  # headers and body are two writes: on a kept connection Nagle held the second
+
+        def setup(self) -> None:
+            super().setup()
+            with fake._answered:
+                fake.connections += 1
+
         def _serve(self, verb: str) -> None:
             parts = urlsplit(self.path)
             raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
