@@ -57,6 +57,16 @@ ADVISE = [
     "--json",
 ]
 
+# the other commands whose start people wait for (issue 50): help, a quote from the bundled rate card, the lists
+OTHERS = {
+    "--help": ["-m", "bot", "--help"],
+    "quote": ["-m", "bot", "quote", "--gpu", "A100-80GB", "--hours-per-day", "4", "--days", "14", "--share", "1/2"],
+    "list": ["-m", "bot", "list", "--team", "T1"],
+    "report": ["-m", "bot", "report", "--team", "T1", "--json"],
+    "discover --help": ["-m", "bot", "discover", "--help"],
+    "prices list": ["-m", "bot", "prices", "list"],
+}
+
 
 def timed(args: list[str], env: dict[str, str]) -> float:
     start = time.perf_counter()
@@ -69,7 +79,9 @@ def timed(args: list[str], env: dict[str, str]) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=30)
-    rounds = parser.parse_args().rounds
+    parser.add_argument("--others", action="store_true", help="also --help, quote, list, report, prices list, ...")
+    args = parser.parse_args()
+    rounds = args.rounds
     with tempfile.TemporaryDirectory() as tmp:
         # PYTHONDONTWRITEBYTECODE (set on some machines) would make every run compile our sources again, which
         # an installed wheel never does: the warm-up below writes the bytecode, as pip does at install time
@@ -81,11 +93,16 @@ def main() -> None:
         env["GPU_ADVISOR_DB"] = str(Path(tmp) / "bench.db")
         timed(ADVISE, env)  # warm the file cache and write the bytecode once, outside the figures
         base, floor, typer_floor, advise = [], [], [], []
+        others: dict[str, list[float]] = {name: [] for name in OTHERS} if args.others else {}
+        for command in others:
+            timed(OTHERS[command], env)  # their bytecode and the state written once, outside the figures
         for _ in range(rounds):
             base.append(timed(["-c", BASELINE], env))
             floor.append(timed(["-c", PYDANTIC_FLOOR], env))
             typer_floor.append(timed(["-c", TYPER_FLOOR], env))
             advise.append(timed(ADVISE, env))
+            for command, took in others.items():
+                took.append(timed(OTHERS[command], env))
     ratios = [a / b for a, b in zip(advise, base, strict=True)]
     floor_ratios = [f / b for f, b in zip(floor, base, strict=True)]
     typer_ratios = [f / b for f, b in zip(typer_floor, base, strict=True)]
@@ -104,6 +121,9 @@ def main() -> None:
         f"advise --json: median {statistics.median(advise) * 1000:.0f} ms, {ratio:.2f}x the baseline "
         f"(goal at most {GOAL}x: {'met' if ratio <= GOAL else 'not met'})"
     )
+    for command, took in others.items():
+        each = statistics.median([a / b for a, b in zip(took, base, strict=True)])
+        print(f"{command}: median {statistics.median(took) * 1000:.0f} ms, {each:.2f}x the baseline")
 
 
 if __name__ == "__main__":

@@ -16,7 +16,6 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from bot.advice import Advice, advise
 from bot.cli.common import (
     DbOpt,
     LangOpt,
@@ -41,6 +40,8 @@ from rules.questions import Step, is_inference, missing, steps
 
 if TYPE_CHECKING:
     from rich.console import Console
+
+    from bot.advice import Advice
 
 
 class InputEnded(Exception):
@@ -147,6 +148,7 @@ def _priced(
 ) -> Advice:
     """The decision and its quote from the price cache (settings and prices loaded here only: the plain
     path stays light)."""
+    from bot.advice import advise
     from bot.cli.prices import price_book, quote_currency
 
     settings = load_settings(lang=light.files.lang, policy=light.files.policy, db=db)
@@ -189,6 +191,8 @@ def run(
     if parsed is None:
         raise typer.Exit(2)
     with_quote = with_quote or (ask and "schedule" in parsed)  # a schedule given at the prompt asks for costs
+    from bot.advice import advise
+
     advice = _priced(settings, effective, parsed, currency, db) if with_quote else advise(parsed, effective)
     if as_json:
         sys.stdout.write(json.dumps(advice.to_json(settings.files.lang), ensure_ascii=False, indent=2) + "\n")

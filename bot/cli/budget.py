@@ -17,7 +17,6 @@ from bot.cli.common import LangOpt, fail, load_effective_policy, load_settings, 
 from bot.cli.rentals import JsonOpt, TeamOpt, chosen_team, open_rentals
 from bot.fields.rentals import budget_money
 from bot.text import t
-from bot.text.budget import standing_line
 from bot.text.format import money
 from bot.text.spans import plain_text
 
@@ -65,6 +64,7 @@ def budget(
 
 def _list(settings: Any, rentals: Any, team: str, now: datetime, as_json: bool) -> None:
     from bot.report.money import budget_rows, budget_standings
+    from bot.text.budget import standing_line
 
     metering = load_effective_policy(settings).metering
     found = budget_standings(rentals, team, now, ZoneInfo(settings.digest.remind_tz), metering)

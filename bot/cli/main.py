@@ -153,9 +153,21 @@ def main(argv: list[str] | None = None) -> None:
     except click.ClickException as exc:
         exc.show()
         raise SystemExit(exc.exit_code) from None
-    except click.Abort:
+    except typer.Abort:  # Ctrl-C or end of input at a prompt (typer's own since 0.28; its click copy has none)
+        raise SystemExit(1) from None
+    except BrokenPipeError:  # `gpu-advise … | head` closed the pipe: nothing more to say, and no traceback
+        _quiet_stdout()
         raise SystemExit(1) from None
     raise SystemExit(code if isinstance(code, int) else 0)
+
+
+def _quiet_stdout() -> None:
+    """Point stdout at /dev/null, so the interpreter's flush at exit does not raise again on the closed pipe (as
+    Python's documentation on SIGPIPE advises)."""
+    import os
+
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
 
 
 def usage_said(exc: Any, lang: Lang) -> str:

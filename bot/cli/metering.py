@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import sys
 from datetime import UTC, datetime
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 from zoneinfo import ZoneInfo
 
 import typer
@@ -15,10 +15,12 @@ from bot.cli.common import LangOpt, fail, load_settings, say
 from bot.cli.rentals import JsonOpt, TeamOpt, _fields, _run, _when, chosen_team, open_rentals
 from bot.fields.metering import balance_of, billing_of, power_of, provider_of, stop_billing_of
 from bot.fields.rentals import currency_of, price_typed
-from bot.settings import Settings
 from bot.text import t
 from bot.text.problem import said
 from bot.text.runway import billing_said, when_said
+
+if TYPE_CHECKING:
+    from bot.settings import Settings
 
 # click reads "-5" as an option; for `balance autodl -5` it is an amount, refused as a negative balance
 CONTEXT = {"balance": {"ignore_unknown_options": True}}

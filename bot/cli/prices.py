@@ -14,10 +14,8 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 import typer
-from pydantic import ValidationError
 
 from bot.cli.common import DbOpt, LangOpt, PolicyOpt, fail, load_effective_policy, load_settings
-from bot.settings import Settings
 from bot.text import t
 from bot.text.errors import error_text
 from bot.text.quote import age_text, stale_text
@@ -29,6 +27,7 @@ from rules.policy import Policy, load_policy
 
 if TYPE_CHECKING:
     from bot.price_book import PriceBook
+    from bot.settings import Settings
     from pricing.quote import QuoteRequest
 
 T = TypeVar("T")
@@ -196,6 +195,8 @@ def prices_status(
 
 
 def _request(settings: Settings, fields: dict[str, Any], share: str | None) -> QuoteRequest:
+    from pydantic import ValidationError
+
     from pricing.quote import QuoteRequest
 
     lang = settings.files.lang

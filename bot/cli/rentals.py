@@ -15,11 +15,11 @@ import typer
 
 from bot.cli.common import LangOpt, fail, load_settings, say
 from bot.fields.rentals import CachedPrice, FieldError, currency_of, instance_fields, price_from_cache
-from bot.settings import Settings
 from bot.text import Lang, t
 from bot.text.format import money
 
 if TYPE_CHECKING:
+    from bot.settings import Settings
     from bot.state.rentals import Rentals
 
 track_app = typer.Typer(no_args_is_help=True, help="Track what the team rents: an instance, or storage.")

@@ -12,7 +12,7 @@ import json
 import sys
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 from zoneinfo import ZoneInfo
 
 import typer
@@ -21,7 +21,9 @@ from bot.cli.common import LangOpt, fail, load_effective_policy, load_settings, 
 from bot.cli.rentals import JsonOpt, TeamOpt, chosen_team, open_rentals
 from bot.text import Lang, t
 from bot.text.format import money, show
-from rules.report import Report, month_days
+
+if TYPE_CHECKING:
+    from rules.report import Report
 
 TOP = 10
 
@@ -48,6 +50,8 @@ def period(
     if sum(x for x in (since is not None or until is not None, week, month is not None)) > 1:
         raise fail(t("cli.report_one_period", lang))
     if month is not None:
+        from rules.report import month_days
+
         return month_days(
             _day(f"{month}-01", "--month", lang, typed=month) if len(month) == 7 else _day(month, "--month", lang)
         )

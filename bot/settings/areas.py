@@ -1,4 +1,4 @@
-"""The settings' areas, one model each (bot/settings/__init__.py puts them together as Settings): their fields, what
+"""The settings' areas, one model each (bot/settings/model.py puts them together as Settings): their fields, what
 each means, and the checks of their values."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """Where every setting comes from: the process environment over a `.env` file in the working folder, names in
-any case. One reader for all of them: `Settings` (bot/settings/__init__.py) reads through it, and so does the terminal's
+any case. One reader for all of them: `Settings` (bot/settings/model.py) reads through it, and so does the terminal's
 light start (the language of `--help`, and `advise` without prices, which must not pay for pydantic-settings'
 import: 0.1 s, as much as the rest of the command), so a value in `.env` means the same everywhere.
 

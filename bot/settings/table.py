@@ -14,7 +14,7 @@ from pydantic.fields import FieldInfo
 
 from bot.settings import AREAS, FLAT, variables
 
-TITLES = {  # the page's heading of each area of Settings (bot/settings/__init__.py)
+TITLES = {  # the page's heading of each area of Settings (bot/settings/model.py)
     "files": "Files, language and currency",
     "prices": "Price sources",
     "slack": "Slack",

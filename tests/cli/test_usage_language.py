@@ -24,3 +24,25 @@ def test_usage_errors_are_said_in_the_terminals_language(tmp_path: Path) -> None
     assert english.returncode == 0 and '"source": "ratecard"' in english.stdout
     said_en = run_process("prices", "status", "--bogus", env={"GPU_ADVISOR_LANG": "en"}, tmp=tmp_path)
     assert said_en.returncode == 2 and "no such option: --bogus" in said_en.stderr
+
+
+@pytest.mark.e2e  # a real process, its stdout a pipe closed after the first line
+@pytest.mark.parametrize("args", [("--help",), ("quote", "--help"), ("prices", "list")])
+def test_output_cut_short_by_a_closed_pipe_ends_without_a_traceback(tmp_path: Path, args: tuple[str, ...]) -> None:
+    """`gpu-advise quote --help | head -2` ended in an AttributeError traceback: typer's own click copy (0.28) has
+    no Abort, and the except clause naming it raised while typer exited on the closed pipe."""
+    import os
+    import subprocess
+    import sys
+
+    from tests.support.cli import _clean, _env
+
+    env = {k: v for k, v in os.environ.items() if not _clean(k)} | _env(None, tmp_path)
+    command = [sys.executable, "-m", "bot", *args]
+    with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=tmp_path, env=env) as process:
+        assert process.stdout is not None and process.stderr is not None
+        process.stdout.readline()
+        process.stdout.close()  # as `head -1` does once it has its line
+        said = process.stderr.read().decode()
+        process.wait(timeout=60)
+    assert "Traceback" not in said and "Error" not in said, said
