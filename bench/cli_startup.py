@@ -9,7 +9,7 @@ pyproject's typer<0.29); and the advisor answering from flags as JSON. Bytecode 
 warm-up run, as a wheel install has it. The figure is the median of the per-round ratios (advise /
 baseline), so a noisy moment slows both sides of a pair. Goal: at most 1.5x.
 
-    python bench/cli_startup.py [--rounds 30]
+    python bench/cli_startup.py [--rounds 30] [--others]
 """
 
 from __future__ import annotations
