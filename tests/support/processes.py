@@ -20,9 +20,21 @@ from tests.support.slack_harness import SECRET
 
 
 def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
+    """A free port for a process to bind later, below the kernel's range for port 0 (Linux's 32768-60999): a port
+    picked from that range could be handed, between this check and the process's bind, to any server a test starts
+    on port 0 in another worker, whose /healthz then answered for the process (seen once in CI). A port below it
+    only this function hands out, at random."""
+    import random
+
+    for _ in range(200):
+        port = random.randint(20_000, 32_000)
+        with socket.socket() as sock:
+            try:
+                sock.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return port
+    raise RuntimeError("no free port between 20000 and 32000")
 
 
 def bot_env(tmp_path: Path, fake: FakeSlack) -> dict[str, str]:
