@@ -13,7 +13,6 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-from sqlite_utils import Database
 
 from bot.settings import Settings
 from bot.tls import shared_context
@@ -36,6 +35,7 @@ from pricing.sources import (
     rate_card_source,
     tencent_source,
 )
+from pricing.sqlite_db import Database
 from pricing.status import SourceState, source_status
 from rules.policy import Policy
 

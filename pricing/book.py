@@ -5,13 +5,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from datetime import UTC, datetime
 
-from sqlite_utils import Database
-
 from pricing import cache
 from pricing.compare import ProviderOffer, compare
 from pricing.fx import FALLBACK_DATE, FALLBACK_USD_CNY, FxRate
 from pricing.offers import Freshness, as_offers
 from pricing.quote import Quote, QuoteRequest, quote
+from pricing.sqlite_db import Database
 from rules.policy import Policy
 
 

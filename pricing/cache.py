@@ -11,11 +11,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from sqlite_utils import Database
-
 from pricing.errors import CacheUnavailable
 from pricing.fx import EuroRates, FxRate
 from pricing.records import ExtraPrice, PriceRecord
+from pricing.sqlite_db import Database
 
 PRICES = "prices"
 EXTRAS = "extra_prices"  # storage by the GB-month, traffic out by the GB

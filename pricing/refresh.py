@@ -9,11 +9,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlite_utils import Database
-
 from pricing import cache
 from pricing.errors import PricingError, TransientSourceError
 from pricing.sources import Source
+from pricing.sqlite_db import Database
 
 log = logging.getLogger(__name__)
 

@@ -6,11 +6,11 @@ from collections.abc import Iterable
 from datetime import datetime
 
 from pydantic import BaseModel
-from sqlite_utils import Database
 
 from pricing import cache
 from pricing.offers import Freshness, as_offers
 from pricing.sources import Source
+from pricing.sqlite_db import Database
 
 
 class SourceState(BaseModel):

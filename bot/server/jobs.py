@@ -15,11 +15,11 @@ from typing import TYPE_CHECKING, Any
 
 from apscheduler.schedulers.background import BackgroundScheduler
 from apscheduler.triggers.interval import IntervalTrigger
-from sqlite_utils import Database
 
 from bot.state.job_runs import JobRuns
 from pricing.refresh import RefreshResult, refresh
 from pricing.sources import Source
+from pricing.sqlite_db import Database
 
 if TYPE_CHECKING:
     from bot.chat.port import Teller
