@@ -238,3 +238,26 @@ def test_a_boards_figures_are_shown_again_for_a_minute_with_their_moment(tmp_pat
         later = get(h, f"/board/{made}.json").json()
         assert later["at"] == (NOW + timedelta(seconds=60)).isoformat()
         assert [b["project"] for b in later["budgets"]] == ["llm", "search"]
+
+
+def test_names_that_look_like_markup_or_formulas_show_as_text() -> None:
+    """The bot refuses such names where people type them and discovery files a cloud's hostile tag under the
+    instance's id, so the page's renderer is checked on its own: whatever an item, owner or project is named
+    shows as that text, and the page holds no script."""
+    from bot.board.figures import Board
+    from bot.board.page import render
+    from bot.text import Lang
+
+    hostile, formula = '<script>alert("board")</script>', '=HYPERLINK("http://evil.example")'
+    made = Board("T1", "C1", Lang.EN, SHANGHAI, NOW)
+    row = {"item": hostile, "channel": "C1", "owner": "U1", "activity": "idle", "since": NOW.isoformat()}
+    made.idle = [row | {"billed_since": 10.0, "per_day": 240.0, "currency": "CNY", "gpu": "A100-80GB", "cards": 1}]
+    rank = {"cost": {"CNY": 10.0}, "idle_gpu_hours": 1.0, "idle_cost": {"CNY": 10.0}, "busy_share": 0.0}
+    period = {"period": {"from": "2026-11-28", "to": "2026-12-04"}, "totals": {}, "unpriced": [formula],
+              "by_owner": [rank | {"owner": "U1"}], "by_project": [rank | {"project": formula}]}  # fmt: skip
+    made.week = made.month = period
+    made.names = {"U1": hostile}
+    page = render(made, NOW + timedelta(hours=24))
+    assert "<script" not in page
+    assert page.count("&lt;script&gt;alert(&#34;board&#34;)&lt;/script&gt;") == 4  # the item, the owner thrice
+    assert "=HYPERLINK(&#34;http://evil.example&#34;)" in page
