@@ -16,14 +16,9 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from bot.actions.due import run_actions
-from bot.digest.send import send_digests
-from bot.slack.digest_outlet import SlackOutlet
-from bot.slack.ui.digest import render
 from bot.state.actions import Actions
-from bot.state.digest_sends import Sends
 from bot.state.enrollment import Box, Enrollments, Grant
 from bot.state.rentals import Instance, Rentals
-from bot.text import Lang
 from rules.samples import Sample
 from tests.agent.test_agent import stand_in_smi
 from tests.support.cli import run_cli
@@ -53,18 +48,7 @@ def quiet(h: Harness, inst: Instance, minutes: int = 180, util: float = 0) -> No
 
 
 def digest(h: Harness) -> dict[str, Any]:
-    [outcome] = send_digests(
-        Rentals(h.deps.store),
-        Sends(h.deps.store),
-        SlackOutlet(h.deps_client(), render),
-        team="T1",
-        channels=["C1"],
-        now=h.clock,
-        rules=h.deps.policy.idle,
-        lang=Lang.EN,
-        zone=ZoneInfo("Asia/Shanghai"),
-        pace_s=0,
-    )
+    outcome = h.send_digest()
     assert outcome.status == "sent", outcome
     return h.posts(channel="C1")[-1]
 

@@ -121,19 +121,7 @@ def test_an_admin_may_answer_and_still_needed_snoozes_a_day(tmp_path: Path) -> N
 
 
 def again(h: Harness, rentals: Rentals) -> str:
-    return send_digests(
-        rentals,
-        Sends(h.deps.store),
-        SlackOutlet(h.deps_client(), render),
-        team="T1",
-        channels=["C1"],
-        now=h.clock,
-        rules=h.deps.policy.idle,
-        lang=Lang.EN,
-        zone=ZoneInfo("Asia/Shanghai"),
-        pace_s=0,
-        force=True,
-    )[0].status
+    return str(h.send_digest(force=True).status)
 
 
 def test_a_second_press_on_a_released_instance_says_it_is_gone(tmp_path: Path) -> None:

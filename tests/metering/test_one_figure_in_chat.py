@@ -14,14 +14,9 @@ from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from bot.digest.send import send_digests
-from bot.slack.digest_outlet import SlackOutlet
-from bot.slack.ui.digest import render
 from bot.state.balances import Balances
 from bot.state.budgets import Budgets
-from bot.state.digest_sends import Sends
 from bot.state.rentals import Rentals
-from bot.text import Lang
 from rules.samples import Sample
 from tests.metering.test_chat_commands import say
 from tests.support.slack_harness import Harness, running_app
@@ -57,19 +52,7 @@ def app_home(h: Harness) -> str:
 
 
 def digest(h: Harness) -> str:
-    [outcome] = send_digests(
-        Rentals(h.deps.store),
-        Sends(h.deps.store),
-        SlackOutlet(h.deps_client(), render),
-        team="T1",
-        channels=["C1"],
-        now=h.clock,
-        rules=h.deps.policy.idle,
-        lang=Lang.EN,
-        zone=SHANGHAI,
-        pace_s=0,
-    )
-    assert outcome.status == "sent"
+    assert h.send_digest().status == "sent"
     [posted] = [p for p in h.posts(channel="C1") if p.get("blocks")]
     return json.dumps(posted["blocks"], ensure_ascii=False)
 

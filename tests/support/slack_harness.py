@@ -64,6 +64,30 @@ class Harness:
         """Each workspace's chat for the clock's work, as serve's jobs make them."""
         return slack_tellers(self.deps, self.deps_client())
 
+    def send_digest(self, channel: str = "C1", *, force: bool = False) -> Any:
+        """The channel's digest now, in English, through Slack as serve sends it (no pace): its outcome."""
+        from zoneinfo import ZoneInfo
+
+        from bot.digest.send import send_digests
+        from bot.state.digest_sends import Sends
+        from bot.state.rentals import Rentals
+        from bot.text import Lang
+
+        [outcome] = send_digests(
+            Rentals(self.deps.store),
+            Sends(self.deps.store),
+            SlackOutlet(self.deps_client(), render),
+            team="T1",
+            channels=[channel],
+            now=self.clock,
+            rules=self.deps.policy.idle,
+            lang=Lang.EN,
+            zone=ZoneInfo("Asia/Shanghai"),
+            pace_s=0,
+            force=force,
+        )
+        return outcome
+
     def posts(self, **match: Any) -> list[dict[str, Any]]:
         return [c for c in self.fake.of("chat.postMessage") if all(c.get(k) == v for k, v in match.items())]
 
