@@ -198,6 +198,22 @@ def feishu_send(sender: FeishuSender) -> Send:
     return lambda i: sender.message("advise", user=f"ou_{i % 50}", chat=f"oc_{i % 10}").status_code
 
 
+PRESS_GROUP, PRESS_OWNER = "oc_5ad11d72b830411d72b836c20b1c0f4e", "ou_7d8a6e6df7621556ce0d21922b676706"
+SNOOZE = {"behaviors": [{"type": "callback", "value": {"action": "rental_snooze_week", "value": "i:box-1"}}]}
+
+
+def feishu_press(sender: FeishuSender) -> Send:
+    """A press of Snooze a week on a digest card's item by its owner: kept, its toast answered, the card patched."""
+    return lambda i: sender.press(SNOOZE, user=PRESS_OWNER, chat=PRESS_GROUP, message_id="om_bench").status_code
+
+
+def track_pressed_item(env: dict[str, str], tenant: str) -> None:
+    """The item the presses answer for, in serve's state, as `gpu-advise track` keeps it."""
+    args = ["track", "instance", "box-1", "--team", f"feishu:{tenant}", "--gpu", "A100-80GB", "--price", "10/h",
+            "--channel", PRESS_GROUP, "--owner", PRESS_OWNER]  # fmt: skip
+    subprocess.run([sys.executable, "-m", "bot", *args], cwd=ROOT, env=env, check=True, capture_output=True)
+
+
 def measure(send: Send, requests: int, concurrency: int) -> tuple[list[float], float]:
     """The latencies of `requests` requests sent `concurrency` at once, and the seconds they took."""
     latencies: list[float] = []
@@ -282,8 +298,12 @@ def start_slack(stack: contextlib.ExitStack, tmp: Path, single_process: bool) ->
     return senders, app
 
 
-def start_feishu(stack: contextlib.ExitStack, tmp: Path, _single: bool) -> tuple[dict[str, Send], Any]:
-    """The fake Open API, the two floors and serve talking to Feishu only (HTTP mode)."""
+def start_feishu(
+    stack: contextlib.ExitStack, tmp: Path, _single: bool, press: bool = False
+) -> tuple[dict[str, Send], Any]:
+    """The fake Open API, the two floors and serve talking to Feishu only (HTTP mode); `press`: card presses
+    instead of messages."""
+    sending = feishu_press if press else feishu_send
     fake = stack.enter_context(process([sys.executable, "-c", FAKE_FEISHU]))
     assert fake.stdout is not None
     base_url, app_secret = fake.stdout.readline().split()
@@ -295,7 +315,7 @@ def start_feishu(stack: contextlib.ExitStack, tmp: Path, _single: bool) -> tuple
         assert bare.stdout is not None
         port = int(bare.stdout.readline())
         wait_healthy(port)
-        senders[name] = feishu_send(FeishuSender(f"http://127.0.0.1:{port}/", ENCRYPT_KEY, VERIFICATION_TOKEN))
+        senders[name] = sending(FeishuSender(f"http://127.0.0.1:{port}/", ENCRYPT_KEY, VERIFICATION_TOKEN))
     env = {
         "GPU_ADVISOR_FEISHU_APP_ID": "cli_bench",
         "GPU_ADVISOR_FEISHU_APP_SECRET": app_secret,
@@ -304,14 +324,16 @@ def start_feishu(stack: contextlib.ExitStack, tmp: Path, _single: bool) -> tuple
         "GPU_ADVISOR_FEISHU_DOMAIN": base_url,
         "GPU_ADVISOR_FEISHU_MODE": "http",
     }
-    port, app = serve(stack, tmp, env)
-    senders["gpu-advisor"] = feishu_send(
-        FeishuSender(f"http://127.0.0.1:{port}{FEISHU_PATH}", ENCRYPT_KEY, VERIFICATION_TOKEN)
-    )
+    tenant = FeishuSender("", ENCRYPT_KEY, VERIFICATION_TOKEN).tenant
+    port, app = serve(stack, tmp, env, before=(lambda full: track_pressed_item(full, tenant)) if press else None)
+    sender = FeishuSender(f"http://127.0.0.1:{port}{FEISHU_PATH}", ENCRYPT_KEY, VERIFICATION_TOKEN)
+    senders["gpu-advisor"] = sending(sender)
     return senders, app
 
 
-def serve(stack: contextlib.ExitStack, tmp: Path, chat: dict[str, str]) -> tuple[int, Any]:
+def serve(
+    stack: contextlib.ExitStack, tmp: Path, chat: dict[str, str], before: Callable[[dict[str, str]], None] | None = None
+) -> tuple[int, Any]:
     port = free_port()
     env = {k: v for k, v in os.environ.items() if k in KEPT or not k.startswith(("GPU_ADVISOR_", "SLACK_"))} | {
         "GPU_ADVISOR_DB": str(tmp / "bench.db"),
@@ -319,6 +341,8 @@ def serve(stack: contextlib.ExitStack, tmp: Path, chat: dict[str, str]) -> tuple
         "GPU_ADVISOR_ECB_ENABLED": "false",
         **chat,
     }
+    if before is not None:
+        before(env)
     args = [sys.executable, "-m", "bot", "serve", "--host", "127.0.0.1", "--port", str(port), "--no-scheduler"]
     app = stack.enter_context(process(args, env=env))
     wait_healthy(port)
@@ -341,6 +365,7 @@ def main() -> None:
         help="the apps take turns this many times, so drift of the machine falls on all alike",
     )
     parser.add_argument("--chat", choices=["slack", "feishu"], default="slack", help="whose callback path")
+    parser.add_argument("--press", action="store_true", help="with --chat feishu: card presses, not messages")
     parser.add_argument(
         "--answers",
         action="store_true",
@@ -357,8 +382,10 @@ def main() -> None:
     floors = FEISHU_FLOORS if args.chat == "feishu" else FLOORS
     names = [name for name, _ in floors] + ["gpu-advisor"]
     with tempfile.TemporaryDirectory() as tmp, contextlib.ExitStack() as stack, busy(args.busy):
-        start = start_feishu if args.chat == "feishu" else start_slack
-        senders, app = start(stack, Path(tmp), args.single_process)
+        if args.chat == "feishu":
+            senders, app = start_feishu(stack, Path(tmp), args.single_process, press=args.press)
+        else:
+            senders, app = start_slack(stack, Path(tmp), args.single_process)
         for name in names:  # warm up
             measure(senders[name], 10, 1)
         taken: dict[tuple[str, int], tuple[list[float], float]] = {
@@ -374,8 +401,11 @@ def main() -> None:
                     kept, spent = taken[(name, level)]
                     taken[(name, level)] = (kept + latencies, spent + seconds)
     results = {key: summary(*value) for key, value in taken.items()}
+    what = "/gpu-advise commands"
+    if args.chat == "feishu":
+        what = "Feishu card presses" if args.press else "Feishu messages"
     print(
-        f"{per_round * args.rounds} signed {'Feishu messages' if args.chat == 'feishu' else '/gpu-advise commands'}"
+        f"{per_round * args.rounds} signed {what}"
         f" per app and level, in {args.rounds} alternating "
         "rounds; each app in its own process"
     )

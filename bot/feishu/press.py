@@ -45,11 +45,13 @@ def on_press(
         ack.tell(refused[-1])  # the presser is answered now; the rest of the work goes on after
 
     def show_done(_kind: str, _name_: str, done: Done) -> None:
+        ack.writing()  # done and not refused: the presser is answered before the card is made and sent again
         if message_id:
             rentals = Rentals(deps.store)
             digest_buttons.show(deps, chat, rentals, team, chat_id, message_id, ZoneInfo(plan.zone), lang, done)
 
     def open_form(kind: Form, initial: dict[str, str], convo: Conversation | None) -> None:
+        ack.writing()  # the form is what the press asked for: answered before it is made and sent
         if convo is not None:  # Change an answer: in the profile's thread and language, editing it
             place = Place(chat.platform, team, chat_id or convo.channel, convo.thread_ts)
             forms.send(chat, place, kind, initial, Lang(convo.lang), convo.id)
