@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import replace
 from datetime import datetime, timedelta
 from functools import cache
+from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs
 
@@ -37,9 +38,7 @@ HEADERS = [
 def _template() -> Any:
     from jinja2 import Environment, FileSystemLoader, select_autoescape
 
-    from bot.board import __file__ as here
-
-    folder = here.rsplit("/", 1)[0] + "/templates"
+    folder = Path(__file__).parent / "templates"
     escaped = select_autoescape(default=True, default_for_string=True)
     env = Environment(loader=FileSystemLoader(folder), autoescape=escaped)
     return env.get_template("board.html.j2")
