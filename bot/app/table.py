@@ -77,6 +77,7 @@ SUBCOMMANDS: dict[str, Handler] = {
     SubCommand.ACT: act.act,
     SubCommand.REPORT: report.report,
     SubCommand.BOARD: board.board,
+    "看板": board.board,
     **dict.fromkeys(START_WORDS, advise),
 }
 

@@ -141,7 +141,7 @@ def render(made: Any, expires: datetime) -> str:
     def amounts(by_currency: dict[str, float]) -> str:
         return " + ".join(money(a, c) for c, a in sorted(by_currency.items())) or money(0, made.currency)
 
-    scope = t("board.scope_channel", lang, channel=made.channel) if made.channel else t("board.scope_team", lang)
+    scope = t("board.page_channel", lang, channel=made.channel) if made.channel else t("board.page_team", lang)
     return str(
         _template().render(
             board=made,

@@ -170,7 +170,7 @@ def test_board_in_slack_answers_a_link_that_opens_it_and_says_what_is_missing(tm
         h.fake.locales["U1"] = "en-US"
         said = say(h, 1, "board")
         url = said.split("https://gpu.example.com", 1)[1].split(" ", 1)[0]
-        assert "The board of channel" in said and url.startswith("/board/")
+        assert "The board of <#C1>" in said and url.startswith("/board/")  # Slack links the channel
         assert get(h, url + ".json").json()["channel"] == "C1"
         whole = say(h, 2, "board all").split("https://gpu.example.com", 1)[1].split(" ", 1)[0]
         assert get(h, whole + ".json").json()["channel"] is None

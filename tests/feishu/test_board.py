@@ -40,6 +40,9 @@ def test_board_in_a_group_answers_its_link_and_board_all_the_tenants(tmp_path: P
         assert everything["channel"] is None
         assert {r["owner"] for r in everything["week"]["by_owner"]} == {OWNER}
         assert "is not a board" in shown(say(h, "board nonsense"))
+        said = shown(say(h, "看板"))  # typed in Chinese: the word, and the answer, in Chinese and Feishu's words
+        assert "本群的看板" in said and opened(h, said)["channel"] == GROUP
+        assert "整个企业的看板" in shown(say(h, "看板 全部"))
 
 
 def test_the_digest_card_carries_its_groups_board(tmp_path: Path) -> None:
