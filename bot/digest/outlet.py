@@ -21,6 +21,9 @@ class Undelivered(Exception):
 
 
 class Outlet(Protocol):
+    # the least time between two digests this chat takes from one app (None: GPU_ADVISOR_REMIND_PACE_S)
+    pace_s: float | None
+
     def compose(self, digest: Digest | None, lang: Lang, zone: ZoneInfo) -> object:
         """What is posted (None: the all-clear line). ArithmeticError or ValueError for a figure no digest can
         show: nothing is posted for that channel."""

@@ -179,6 +179,8 @@ def send_digests(
     to a channel's board each digest carries (None: no link)."""
     outcomes: list[Outcome] = []
     last_post: float | None = None
+    own = getattr(outlet, "pace_s", None)  # the chat's own pace, where it has one, else the setting's
+    pace_s = own if own is not None else pace_s
     wanted = channels if channels is not None else channels_of(rentals, team)
     # at the start (a long paced send reads no more), each channel's month in its digest zone
     composed = digests(rentals, team, wanted, now(), rules, metering, zone)

@@ -545,7 +545,11 @@ class Digest(_Area):
     remind_days: str = Field(default="mon-fri", description="working days of the digest: mon-fri, mon,wed,fri, daily")
     remind_all_clear: bool = Field(default=False, description='post an "all clear" when a digest has nothing to say')
     remind_pace_s: float = Field(
-        default=1.0, ge=0, le=60, description="seconds between two digests (Slack allows about one message a second)"
+        default=1.0,
+        ge=0,
+        le=60,
+        description="seconds between two digests in Slack (about one message a second); Feishu's go at its own "
+        "limit, 16 a second (960 a minute, under its 1,000)",
     )
     report_day: str = Field(
         default="mon",

@@ -22,6 +22,8 @@ Render = Callable[[Digest, Lang, ZoneInfo], tuple[str, list[dict[str, Any]]]]
 
 
 class SlackOutlet:
+    pace_s: float | None = None  # GPU_ADVISOR_REMIND_PACE_S: Slack takes about one message a second
+
     def __init__(self, client: WebClient, render: Render) -> None:
         self.client, self.render = client, render
 

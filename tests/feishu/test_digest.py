@@ -126,3 +126,27 @@ def test_the_chat_owner_may_answer_for_an_item(tmp_path: Path) -> None:
         settled(h.deps)
         found = Rentals(h.deps.store).instance("feishu:" + h.send.tenant, "train-1")
         assert found is not None and found.released_at is not None
+
+
+def test_digests_to_many_groups_go_out_at_feishus_pace_not_slacks(tmp_path: Path) -> None:
+    """Issue 50: the digests went out one a second, Slack's pace, to Feishu too: 500 groups took over 8 minutes.
+    Feishu's send-message API takes 1,000 messages a minute and 50 a second from an app: 24 groups' digests go
+    out in about a second and a half, never more than 17 within any second (960 a minute at most)."""
+    import time
+
+    with running_feishu(tmp_path, remind_pace_s=1.0) as h:  # Slack's pace, as set by default
+        h.clock.now = MONDAY_0910_SHANGHAI + timedelta(minutes=21)  # 09:31: every group's digest is due
+        rentals, team = Rentals(h.deps.store), "feishu:" + h.send.tenant
+        quiet = [Sample(h.clock.now - timedelta(minutes=m), 0, 0, 1200, 81920) for m in range(480, -1, -30)]
+        for n in range(24):
+            group = f"oc_{n:032x}"
+            fields = FIELDS | {"owner": OWNER, "channel": group, "started_at": h.clock.now - timedelta(hours=9)}
+            inst, _ = rentals.track_instance(team, f"box-{n}", fields)
+            rentals.add_samples(inst.id, quiet, [None] * len(quiet))
+        started = time.monotonic()
+        sent = h.run_due()
+        took = time.monotonic() - started
+        assert len([s for s in sent if s.status == "sent"]) == 24
+        stamps = sorted(c.at for c in h.fake.of("messages.create"))
+        assert max(sum(1 for s in stamps if a <= s < a + 1.0) for a in stamps) <= 17  # paced, not a burst
+        assert took < 10, took  # not 24 s at one a second

@@ -37,6 +37,7 @@ class Call:
     body: dict[str, Any]
     auth: str
     status: int = 0  # how the fake answered it
+    at: float = field(default_factory=time.monotonic)  # when it came (the clock of pace and rate limits)
 
     @property
     def card(self) -> dict[str, Any]:

@@ -78,6 +78,7 @@ class MemoChat:
 @dataclass
 class MemoOutlet:
     chat: MemoChat
+    pace_s: float | None = None
 
     def compose(self, digest: Digest | None, lang: Lang, zone: ZoneInfo) -> object:
         return digest_message(digest, lang, zone) if digest is not None else plain(t("digest.all_clear", lang), lang)
