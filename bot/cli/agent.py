@@ -11,12 +11,13 @@ from __future__ import annotations
 
 import logging
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 
-from bot.cli.common import LangOpt, fail, load_settings
+from bot.cli.common import LangOpt, fail
 from bot.text import Lang, t
 
 UrlOpt = Annotated[str, typer.Option("--url", help="The bot's base URL, e.g. https://gpu-advisor.example.com.")]
@@ -100,14 +101,15 @@ def agent(
     lang: LangOpt = None,
 ) -> None:
     """Sample this machine's GPUs and post them to the bot, for the daily reminders' idle judgement."""
-    import httpx
+    from bot.agent.httpx_import import httpx_without_cli
 
+    httpx = httpx_without_cli()
     from bot.agent.files import BUFFER_FILE, STATE_FILE, default_path
     from bot.agent.run import Buffer, TokenRefused, run
     from bot.agent.sampler import NoGPU
     from bot.tls import shared_context
 
-    settings = load_settings(lang=lang)
+    settings = agent_settings(lang)
     _log_posts()
     buffer = buffer or default_path(BUFFER_FILE)
     problem = url_problem(url)
@@ -156,6 +158,39 @@ def agent(
         sys.stdout.write(t("cli.agent_once_sent" if ok else "cli.agent_once_buffered", settings.files.lang) + "\n")
     if not ok:
         raise typer.Exit(1)
+
+
+TIMEOUT = "http_timeout_s"  # Prices.http_timeout_s: its default and bounds, read off the model by a test
+
+
+@dataclass(frozen=True)
+class AgentSettings:
+    """What the agent needs of the settings: the language and the timeout of each request (as Settings holds them)."""
+
+    files: Any
+    prices: Any
+
+
+def agent_settings(lang: Lang | None) -> AgentSettings:
+    """The language (--lang, else GPU_ADVISOR_LANG, else the locale) and GPU_ADVISOR_HTTP_TIMEOUT_S (default 20 s,
+    above 0 and at most 300), read from the environment over `.env` by the reader Settings uses, without building
+    Settings: pydantic-settings and every area's model were 18.8 MB of the agent's 46 (issue 50), on a box whose
+    memory is the user's. Exit 2 on a bad value, as load_settings does."""
+    from types import SimpleNamespace
+
+    from bot.cli.common import terminal_settings
+    from bot.settings.environment import environment
+
+    light = terminal_settings(lang=lang, policy=None)
+    given = environment().get(f"gpu_advisor_{TIMEOUT}")
+    try:
+        timeout = float(given) if given is not None else 20.0
+    except ValueError:
+        timeout = -1.0
+    if not 0 < timeout <= 300:
+        problems = f"{TIMEOUT}: Input should be a number greater than 0 and at most 300, not {given!r}"
+        raise fail(t("cli.bad_config", light.files.lang, problems=problems))
+    return AgentSettings(light.files, SimpleNamespace(http_timeout_s=timeout))
 
 
 def _enrolled(

@@ -372,3 +372,21 @@ def test_a_second_sigterm_waits_for_the_off_post(tmp_path: Path) -> None:
         assert process.returncode == 0 and "Traceback" not in err, err
         said = [(r.state, r.source) for r in PowerLog(h.deps.store).reports([inst])[inst]]
         assert said[-1] == (Power.OFF, "agent")  # the off was posted
+
+
+def test_the_agent_reads_its_settings_without_building_them_and_by_the_same_bounds(tmp_path: Path) -> None:
+    """Issue 50: the agent built every setting (pydantic-settings and each area's model, 18.8 MB of its 46) for its
+    language and one timeout. It reads those two from the environment; the timeout's default and bounds are the
+    settings model's, and a bad value is refused naming it, as everywhere."""
+    import annotated_types
+
+    from bot.cli.agent import TIMEOUT
+    from bot.settings.areas import Prices
+
+    field = Prices.model_fields[TIMEOUT]
+    bounds = {type(m).__name__: m for m in field.metadata}
+    assert field.default == 20 and bounds["Gt"] == annotated_types.Gt(0) and bounds["Le"] == annotated_types.Le(300)
+    for bad in ("0", "301", "soon"):
+        env = {"GPU_ADVISOR_HTTP_TIMEOUT_S": bad, "GPU_ADVISOR_LANG": "en"}
+        done = run_cli("agent", "--url", "http://127.0.0.1:9", "--once", env=env, tmp=tmp_path)
+        assert done.returncode == 2 and "http_timeout_s" in done.stderr and repr(bad) in done.stderr, done.stderr
