@@ -101,9 +101,8 @@ def agent(
     lang: LangOpt = None,
 ) -> None:
     """Sample this machine's GPUs and post them to the bot, for the daily reminders' idle judgement."""
-    from bot.agent.httpx_import import httpx_without_cli
+    import httpx  # without its command-line client (bot/web/lean_imports.py, installed by `gpu-advise`)
 
-    httpx = httpx_without_cli()
     from bot.agent.files import BUFFER_FILE, STATE_FILE, default_path
     from bot.agent.run import Buffer, TokenRefused, run
     from bot.agent.sampler import NoGPU

@@ -142,6 +142,9 @@ def _click() -> Any:
 
 
 def main(argv: list[str] | None = None) -> None:
+    from bot.web.lean_imports import skip_unused_clis
+
+    skip_unused_clis()
     click = _click()
     args = sys.argv[1:] if argv is None else argv
     lang = help_lang(args)

@@ -1,0 +1,35 @@
+"""What our processes never run is not imported: httpx's command-line client, and Mako's syntax highlighting.
+
+httpx's package imports its command-line client (`httpx._main`) when click, rich and pygments are installed, as they
+are beside this package (typer's help uses rich): about 5 MB and 40 ms of every process that makes an HTTP client
+(serve's work process before its first answer, the agent on a user's box: issue 50), for a client nothing here runs.
+A finder at the front of the import system answers that one module with ImportError, so httpx takes the path it takes
+when those libraries are missing (its `main` then only says how to install them). Likewise Mako (Alembic's
+templates, imported to check the state's revision) imports Pygments to highlight its own error pages, 20 ms; it
+falls back to plain text without it. Installed by our entry points
+(`gpu-advise`, serve's work process); the `httpx` command itself, its own entry point, is untouched."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+from importlib.abc import MetaPathFinder
+from importlib.machinery import ModuleSpec
+from types import ModuleType
+
+SKIPPED = frozenset({"httpx._main", "mako.ext.pygmentplugin"})
+
+
+class _Skip(MetaPathFinder):
+    def find_spec(
+        self, fullname: str, path: Sequence[str] | None, target: ModuleType | None = None
+    ) -> ModuleSpec | None:
+        if fullname in SKIPPED:
+            raise ImportError(f"{fullname} is not used by gpu-advisor", name=fullname)  # the library's own fallback
+        return None
+
+
+def skip_unused_clis() -> None:
+    """Install the finder, once per process."""
+    if not any(isinstance(finder, _Skip) for finder in sys.meta_path):
+        sys.meta_path.insert(0, _Skip())
