@@ -1,8 +1,8 @@
-"""The agent's memory on a user's GPU box: `gpu-advise agent` posting a heartbeat every 5 s (its shortest interval) to a local stand-in
-of /api/heartbeat (202, as the bot answers), its samples from a stand-in `nvidia-smi` (NVML absent, as on a box
-without it), beside a floor: a plain Python loop doing the same work (run nvidia-smi, post its rows as JSON with
-urllib). Each runs in its own process for `--seconds`; their resident memory (VmRSS) is read at the end.
-Goal (issue 50): at most 1.5x the floor.
+"""The agent's memory on a user's GPU box: `gpu-advise agent` posting a heartbeat every 5 s (its shortest
+interval) to a local stand-in of /api/heartbeat (202, as the bot answers), its samples from a stand-in
+`nvidia-smi` (NVML absent, as on a box without it), beside a floor: a plain Python loop doing the same work (run
+nvidia-smi, post its rows as JSON with urllib). Each runs in its own process for `--seconds`; their resident
+memory (VmRSS) is read at the end. Goal (issue 50): at most 1.5x the floor.
 
     python bench/agent_memory.py [--seconds 12]
 """
