@@ -67,7 +67,9 @@ def test_an_event_acknowledged_before_a_kill_is_done_once_at_the_next_start(tmp_
     with fake_feishu() as fake:
         env = feishu_env(tmp_path, fake)
         with serve_process(env, working=True) as (slack, proc):
-            fake.delays["messages.create"] = 10  # the work hangs on Feishu: killed before it is done
+            # the work hangs on Feishu: killed before it is done. Long enough that the fake never answers (and so
+            # never records) that send within the test: at 10 s, a slow second start let it land and count twice
+            fake.delays["messages.create"] = 120
             send = FeishuSender(f"{base_of(slack.url)}/feishu/events", ENCRYPT_KEY, VERIFICATION_TOKEN)
             assert send.message("advise", event_id="ev_before_kill").status_code == 200
             fake.wait_for(lambda: len([c for c in fake.calls if c.method == "auth.tenant_token"]) >= 2)
