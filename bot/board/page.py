@@ -63,6 +63,7 @@ def _notice(start_response: StartResponse, status: str, title: str, text: str, l
 
 
 FRESH = timedelta(seconds=60)  # a board's figures are shown again for this long, with the moment they are of
+FORGOTTEN = timedelta(minutes=10)  # kept figures older than this are dropped, so the boards held stay few
 
 
 class Kept:
@@ -78,6 +79,9 @@ class Kept:
     def get(self, team: str, channel: str | None, now: datetime, compute: Callable[[], Any]) -> Any:
         key = (team, channel)
         with self._guard:
+            for old in [k for k, made in self._boards.items() if made.now + FORGOTTEN <= now and k != key]:
+                del self._boards[old]  # a board nobody opened for a while is not held
+                self._locks.pop(old, None)
             lock = self._locks.setdefault(key, threading.Lock())
         with lock:
             found = self._boards.get(key)

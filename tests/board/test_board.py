@@ -261,3 +261,20 @@ def test_names_that_look_like_markup_or_formulas_show_as_text() -> None:
     assert "<script" not in page
     assert page.count("&lt;script&gt;alert(&#34;board&#34;)&lt;/script&gt;") == 4  # the item, the owner thrice
     assert "=HYPERLINK(&#34;http://evil.example&#34;)" in page
+
+
+def test_figures_nobody_opened_for_ten_minutes_are_not_held() -> None:
+    from bot.board.page import Kept
+
+    kept, made = Kept(), []
+
+    def compute(at: datetime) -> object:
+        board = type("B", (), {"now": at})()
+        made.append(board)
+        return board
+
+    kept.get("T1", "C1", NOW, lambda: compute(NOW))
+    kept.get("T1", "C2", NOW, lambda: compute(NOW))
+    later = NOW + timedelta(minutes=10)
+    kept.get("T1", "C2", later, lambda: compute(later))  # C1 unopened for ten minutes: dropped
+    assert set(kept._boards) == {("T1", "C2")} and len(made) == 3
