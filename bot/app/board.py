@@ -20,7 +20,7 @@ def board(inv: Invocation, args: list[str]) -> None:
     word = args[0].lower() if args else ""
     if word and word not in ALL_WORDS:
         raise CommandError(t("board.bad_scope", lang, word=args[0][:40]))
-    whole = bool(word) or not inv.channel or inv.channel.startswith("D")  # a direct chat has no channel board
+    whole = bool(word) or not inv.channel or inv.direct  # a direct chat with the bot has no channel board
     channel = None if whole else inv.channel
     now = deps.now()
     made = link_for(deps.store, deps.settings.serve.public_url, deps.settings.serve.board_link_hours, inv.team,

@@ -48,3 +48,4 @@ class Invocation:
     channel_name: str = ""  # the channel as a line names it (Slack: a link to it; Feishu: "this chat")
     request_key: str | None = None  # the inbox key of the request: a redo finishes what was started
     reply_to: str | None = None  # the person's message, where the chat threads answers under it (Feishu)
+    direct: bool = False  # typed in the person's direct chat with the bot, not a channel of the team

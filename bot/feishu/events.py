@@ -138,9 +138,11 @@ def invocation(
     reply_to: str,
     lang: Lang,
     request_key: str | None = None,
+    direct: bool = False,
 ) -> Invocation:
     """A sub-command typed in Feishu: answered in a thread under the person's message (for everyone in the chat);
-    what is for the person alone (a token) in a direct message; posts go to the chat."""
+    what is for the person alone (a token) in a direct message; posts go to the chat. `direct`: typed in the
+    person's direct chat with the bot (chat_type p2p)."""
     place = Place(chat.platform, team, chat_id)
     here = place.in_thread(reply_to or None)
     sends = itertools.count()  # each send's place in this work: its uuid, so a redo of the work sends none twice
@@ -170,6 +172,7 @@ def invocation(
         channel_name=t("feishu.this_chat", lang),
         request_key=request_key,
         reply_to=reply_to or None,
+        direct=direct,
     )
 
 
@@ -193,7 +196,7 @@ def on_message(deps: Deps, chat: FeishuChat, payload: dict[str, Any], input_key:
     starts = not text.strip() or text.split()[0].lower() in START_WORDS
     lang = deps.settings.files.lang if starts and not _has_han(text) else _lang_of(text, deps.settings.files.lang)
     here = str(message.get("message_id") or "")
-    inv = invocation(deps, chat, team, chat_id, user, here, lang, input_key)
+    inv = invocation(deps, chat, team, chat_id, user, here, lang, input_key, message.get("chat_type") == "p2p")
     try:
         table.run(inv, text)
     except CommandError as exc:

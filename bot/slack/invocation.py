@@ -72,6 +72,7 @@ def invocation(deps: Deps, request: SlackRequest, lang: Lang) -> Invocation:
         help_text=usage_text,
         channel_name=f"<#{channel}>" if channel else "",
         request_key=request.inbox_key,
+        direct=channel.startswith("D"),  # a direct message's channel id (Slack's "D…")
     )
 
 

@@ -175,6 +175,11 @@ def test_board_in_slack_answers_a_link_that_opens_it_and_says_what_is_missing(tm
         whole = say(h, 2, "board all").split("https://gpu.example.com", 1)[1].split(" ", 1)[0]
         assert get(h, whole + ".json").json()["channel"] is None
         assert "is not a board" in say(h, 3, "board everything")
+        h.send.command("board", user="U1", channel="D0DIRECT", response_url=h.fake.response_url("4"))
+        from tests.metering.test_chat_commands import reply
+
+        direct = reply(h, 4).split("https://gpu.example.com", 1)[1].split(" ", 1)[0]
+        assert get(h, direct + ".json").json()["channel"] is None  # a direct message: the whole workspace's
     with running_app(tmp_path / "bare") as h:
         h.fake.locales["U1"] = "en-US"
         assert "GPU_ADVISOR_PUBLIC_URL" in say(h, 1, "board")

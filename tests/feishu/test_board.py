@@ -56,3 +56,17 @@ def test_the_digest_card_carries_its_groups_board(tmp_path: Path) -> None:
         card = json.dumps(h.fake.of("messages.create")[-1].card, ensure_ascii=False)
         board = opened(h, card)
         assert board["channel"] == GROUP and [r["item"] for r in board["idle_now"]] == ["train-1"]
+
+
+def test_board_in_the_direct_chat_with_the_bot_is_the_tenants(tmp_path: Path) -> None:
+    """A direct chat holds none of the team's items: `board` there links the whole tenant's board."""
+    with running_feishu(tmp_path, lang="en", public_url=PUBLIC) as h:
+        h.clock.now = MONDAY_0910_SHANGHAI
+        idle_box(h, "train-1")
+        before = len(h.fake.sent())
+        h.send.message("board", chat="oc_dm1", chat_type="p2p", user=OWNER)
+        h.fake.wait_for(lambda: len(h.fake.sent()) > before)
+        said = shown(h.fake.sent()[before])
+        assert "The board of this tenant" in said, said
+        board = opened(h, said)
+        assert board["channel"] is None and [r["item"] for r in board["idle_now"]] == ["train-1"]
