@@ -66,8 +66,12 @@ def test_a_token_names_its_team_and_channel_expires_and_refuses_any_change(tmp_p
             "T1", "C1", expires)  # fmt: skip
         with pytest.raises(Expired):
             read_token(h.deps.store, made, NOW + timedelta(minutes=30))
-        body = made.rsplit(".", 1)[0]
-        for forged in (made[:-1] + ("A" if made[-1] != "A" else "B"), body + ".", "x" + made, "", "...."):
+        body, signature = made.rsplit(".", 1)
+        # the signature's first character changed (its last one may carry only base64's padding bits), cut, or
+        # the payload changed
+        changed = body + "." + ("A" if signature[0] != "A" else "B") + signature[1:]
+        other = ("f" if body[0] != "f" else "g") + body[1:] + "." + signature  # the payload's first character changed
+        for forged in (changed, body + ".", "x" + made, "", "....", other):
             with pytest.raises(Forged):
                 read_token(h.deps.store, forged, NOW)
     with running_app(tmp_path / "other") as other, pytest.raises(Forged):  # another state: its own secret
