@@ -138,17 +138,23 @@ def priced_stretches(thing: Any, start: datetime, end: datetime) -> Iterator[tup
         yield thing, lo, end
 
 
-def cost(thing: Any, stretches: Sequence[Stretch], start: datetime, end: datetime) -> float:
+def cost(
+    thing: Any, stretches: Sequence[Stretch], start: datetime, end: datetime, *, billed: float | None = None
+) -> float:
     """Money billed in [start, end): hourly, its billed hours at its price; a period item, each period started; each
-    at the price it had then."""
+    at the price it had then. `billed`: its billed hours in [start, end), where the caller has counted them already
+    (the report, a day at a time): not counted again for an item at one price."""
     if getattr(thing, "earlier_prices", ()):
         return sum(_cost(t, stretches, lo, hi) for t, lo, hi in priced_stretches(thing, start, end))
-    return _cost(thing, stretches, start, end)
+    return _cost(thing, stretches, start, end, billed)
 
 
-def _cost(thing: Any, stretches: Sequence[Stretch], start: datetime, end: datetime) -> float:
+def _cost(
+    thing: Any, stretches: Sequence[Stretch], start: datetime, end: datetime, billed: float | None = None
+) -> float:
     if basis(thing) is Basis.HOURLY:
-        return billed_hours(thing, stretches, start, end) * per_hour(thing)
+        counted = billed if billed is not None else billed_hours(thing, stretches, start, end)
+        return counted * per_hour(thing)
     lo, hi = _rented(thing, start, end)
     if hi <= lo:
         return 0.0

@@ -264,7 +264,8 @@ def _instance_rows(
         day_window = [s for s in window if s.end > lo and s.start < hi]
         hours = hours_in(day_window, lo, hi, keeps)
         billed = hours.billed if hourly else hours.total
-        cost = metering.cost(inst, day_window, lo, hi)  # each hour at the price it had (a price changed mid-day too)
+        # each hour at the price it had (a price changed mid-day too); the day's billed hours, counted above, reused
+        cost = metering.cost(inst, day_window, lo, hi, billed=billed if hourly else None)
         paid = cards * billed
         busy_hours, idle_hours = daily.get((inst.id, day), (0.0, 0.0))
         busy_hours, idle_hours = busy_hours * slice_of, idle_hours * slice_of  # a slice's GPU-hours are its share's
