@@ -11,6 +11,7 @@ team's default zone for a team's board), as in the digest."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 from typing import Any
@@ -72,17 +73,12 @@ def board(deps: Deps, team: str, channel: str | None, now: datetime, names: Name
     made = Board(team, channel, said, zone, now)
     rentals = Rentals(deps.store)
     mine = [i for i in rentals.instances(team) if not i.hidden_by and (channel is None or i.channel == channel)]
-    made.idle = _idle_now(deps, rentals, team, channel, mine, now, zone)
-    today = now.astimezone(zone).date()
-    busy = deps.policy.idle.utilisation_max_pct
-    first, last = month_days(today)
-    seven = today - timedelta(days=6)
-    # one report over both periods, read once, then each period's days of it (a day's figures are its own)
-    both = compose(rentals, team, min(seven, first), last, zone=zone, now=now, busy_above_pct=busy,
-                   channel=channel, metering=deps.policy.metering)  # fmt: skip
-    week, month = both.days_of(seven, today), both.days_of(first, last)
-    made.week, made.month = _ranked(week), _ranked(month)
-    made.currency, made.days = _days(week)
+    # the idle list beside the report: while the report's activity is summed by the database on two connections,
+    # the idle list's power timelines are read and built (a team of 2,000 instances: 3.0 s in turn)
+    with ThreadPoolExecutor(1, thread_name_prefix="board") as pool:
+        idle = pool.submit(_idle_now, deps, rentals, team, channel, mine, now, zone)
+        made.week, made.month, made.currency, made.days = _periods(deps, rentals, team, channel, now, zone)
+        made.idle = idle.result()
     projects = {i.project or "" for i in mine} | {s.project or "" for s in rentals.storage(team, channel=channel)}
     providers = {i.provider for i in mine if i.provider}
     only = channel is not None  # a channel's board: its projects' budgets, its providers' balances
@@ -94,6 +90,22 @@ def board(deps: Deps, team: str, channel: str | None, now: datetime, names: Name
     owners |= {r["owner"] for part in (made.week, made.month) for r in part["by_owner"] if r["owner"]}
     made.names = names(team, owners) if owners else {}
     return made
+
+
+def _periods(
+    deps: Deps, rentals: Rentals, team: str, channel: str | None, now: datetime, zone: ZoneInfo
+) -> tuple[dict[str, Any], dict[str, Any], str, list[dict[str, Any]]]:
+    """The seven days ending today and this month, from one report over both (a day's figures are its own), and
+    the chart's days."""
+    today = now.astimezone(zone).date()
+    busy = deps.policy.idle.utilisation_max_pct
+    first, last = month_days(today)
+    seven = today - timedelta(days=6)
+    both = compose(rentals, team, min(seven, first), last, zone=zone, now=now, busy_above_pct=busy,
+                   channel=channel, metering=deps.policy.metering)  # fmt: skip
+    week, month = both.days_of(seven, today), both.days_of(first, last)
+    currency, days = _days(week)
+    return _ranked(week), _ranked(month), currency, days
 
 
 def _idle_now(
