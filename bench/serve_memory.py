@@ -9,13 +9,10 @@ both serve processes together.
 from __future__ import annotations
 
 import argparse
-import json
 import os
-import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -23,7 +20,7 @@ sys.path.insert(0, str(ROOT))
 
 from tests.support.fake_feishu import fake_feishu  # noqa: E402
 from tests.support.fake_slack import fake_slack  # noqa: E402
-from tests.support.processes import free_port  # noqa: E402
+from tests.support.processes import serve_process  # noqa: E402
 
 
 def rss_mb(pid: int) -> float:
@@ -45,7 +42,6 @@ def main() -> None:
     parser.add_argument("--settle", type=float, default=5)
     args = parser.parse_args()
     with fake_slack() as slack, fake_feishu() as feishu, tempfile.TemporaryDirectory() as tmp:
-        port = free_port()
         env = {k: v for k, v in os.environ.items() if not k.startswith(("GPU_ADVISOR_", "SLACK_"))} | {
             "SLACK_BOT_TOKEN": "xoxb-test-token",
             "SLACK_SIGNING_SECRET": "s" * 32,
@@ -60,26 +56,12 @@ def main() -> None:
             "GPU_ADVISOR_AZURE_ENABLED": "false",
             "GPU_ADVISOR_ECB_ENABLED": "false",
         }
-        args_ = [sys.executable, "-m", "bot", "serve", "--host", "127.0.0.1", "--port", str(port)]
-        serve = subprocess.Popen(args_, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        try:
-            deadline = time.monotonic() + 60
-            while time.monotonic() < deadline:
-                try:
-                    with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=1) as answer:
-                        if json.loads(answer.read())["checks"].get("work_process") == "running":
-                            break
-                except (OSError, ValueError):
-                    pass
-                time.sleep(0.2)
+        with serve_process(env, scheduler=True, working=True) as (_sender, serve):  # ready: its work process too
             time.sleep(args.settle)
             found = {"front door": rss_mb(serve.pid)}
             for pid in children(serve.pid):
                 line = Path(f"/proc/{pid}/cmdline").read_text()
                 found["resource tracker" if "resource_tracker" in line else "work process"] = rss_mb(pid)
-        finally:
-            serve.terminate()
-            serve.wait(timeout=20)
     for name, mb in found.items():
         print(f"{name:18} {mb:6.1f} MB")
     both = found["front door"] + found.get("work process", 0.0)

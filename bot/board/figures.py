@@ -64,12 +64,13 @@ class Board:
         }
 
 
-def board(deps: Deps, team: str, channel: str | None, now: datetime, names: Names, lang: Lang | None = None) -> Board:
-    """The board of `team` (or of one of its channels) at `now`."""
+def board(deps: Deps, team: str, channel: str | None, now: datetime, names: Names) -> Board:
+    """The board of `team` (or of one of its channels) at `now`, in its channel's digest language (the page's
+    `?lang=` says it in the other)."""
     schedules = Schedules(deps.store, deps.settings.digest.default_schedule())
     plan = schedules.of(team, channel) if channel else schedules.default
     zone = ZoneInfo(plan.zone)
-    said = lang or (Lang(plan.lang) if plan.lang else deps.settings.files.lang)
+    said = Lang(plan.lang) if plan.lang else deps.settings.files.lang
     made = Board(team, channel, said, zone, now)
     rentals = Rentals(deps.store)
     mine = [i for i in rentals.instances(team) if not i.hidden_by and (channel is None or i.channel == channel)]

@@ -21,7 +21,7 @@ from urllib.parse import parse_qs
 from bot.deps import Deps
 from bot.text import Lang, t
 from bot.text.format import money, show
-from bot.web.answer import StartResponse
+from bot.web.answer import StartResponse, reply
 from bot.web.board_links import PATH, Expired, Forged, read_token
 
 CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' data:; base-uri 'none'; form-action 'none'; "
@@ -44,12 +44,11 @@ def _template() -> Any:
     return env.get_template("board.html.j2")
 
 
-def _answer(start_response: StartResponse, status: str, body: bytes, kind: str) -> list[bytes]:
-    start_response(status, [("Content-Type", kind), ("Content-Length", str(len(body))), *HEADERS])
-    return [body]
+def _answer(start_response: StartResponse, status: int, body: bytes, kind: str) -> list[bytes]:
+    return reply(start_response, status, body, kind, HEADERS)
 
 
-def _notice(start_response: StartResponse, status: str, title: str, text: str, lang: Lang) -> list[bytes]:
+def _notice(start_response: StartResponse, status: int, title: str, text: str, lang: Lang) -> list[bytes]:
     """A page with no figure: why the board is not shown, and how to get a link that shows it."""
     from html import escape
 
@@ -105,27 +104,27 @@ def board_app(deps: Deps, names: Callable[[str, set[str]], dict[str, str]]) -> C
         asked = (parse_qs(str(environ.get("QUERY_STRING") or "")).get("lang") or [""])[0]
         if asked and asked not in ("zh", "en"):
             said = t("board.bad_lang", default, lang=asked[:20])
-            return _answer(start_response, "400 Bad Request", said.encode(), "text/plain; charset=utf-8")
+            return _answer(start_response, 400, said.encode(), "text/plain; charset=utf-8")
         lang = Lang(asked) if asked else None
         shown = lang or default
         if not token:
             title, text = t("board.title", shown), t("board.missing", shown)
-            return _notice(start_response, "401 Unauthorized", title, text, shown)
+            return _notice(start_response, 401, title, text, shown)
         now = deps.now()
         try:
             link = read_token(deps.store, token, now)
         except Expired:
             title, text = t("board.expired_title", shown), t("board.expired", shown)
-            return _notice(start_response, "401 Unauthorized", title, text, shown)
+            return _notice(start_response, 401, title, text, shown)
         except Forged:
             title, text = t("board.forged_title", shown), t("board.forged", shown)
-            return _notice(start_response, "403 Forbidden", title, text, shown)
+            return _notice(start_response, 403, title, text, shown)
         made = kept.get(link.team, link.channel, now, lambda: board(deps, link.team, link.channel, now, names))
         made = replace(made, lang=lang) if lang is not None else made
         if as_json:
             body = json.dumps(made.as_json() | {"expires_at": link.expires_at.isoformat()}, ensure_ascii=False)
-            return _answer(start_response, "200 OK", body.encode(), "application/json; charset=utf-8")
-        return _answer(start_response, "200 OK", render(made, link.expires_at).encode(), "text/html; charset=utf-8")
+            return _answer(start_response, 200, body.encode(), "application/json; charset=utf-8")
+        return _answer(start_response, 200, render(made, link.expires_at).encode(), "text/html; charset=utf-8")
 
     return app
 

@@ -303,7 +303,6 @@ def _metered(rentals: Any, instances: list[Any], settings: Settings, team: str) 
     """Each instance as JSON with how it bills: its basis, stop mode, power now, and its hours billed and money
     spent this month (the month of its channel's digest zone, as the chats' `list`, App Home and the digest count
     it)."""
-    from zoneinfo import ZoneInfo
 
     from bot.state.power import PowerLog
     from bot.state.schedules import Schedules
@@ -313,7 +312,7 @@ def _metered(rentals: Any, instances: list[Any], settings: Settings, team: str) 
 
     now = datetime.now(UTC)
     schedules = Schedules(rentals.store, settings.digest.default_schedule())
-    zones = {c: ZoneInfo(schedules.of(team, c).zone) for c in {i.channel for i in instances}}
+    zones = schedules.zones(team, (i.channel for i in instances))
     timelines = PowerLog(rentals.store).this_month(instances, now)
     out = []
     for i in instances:

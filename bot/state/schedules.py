@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from datetime import datetime
+from zoneinfo import ZoneInfo
 
 from sqlalchemy import delete, insert, select
 
@@ -22,6 +24,10 @@ class Schedules:
         if row is None:
             return self.default
         return RemindSchedule(parse_at(row.at_time), row.zone, parse_days(row.days), bool(row.enabled), row.lang)
+
+    def zones(self, team: str, channels: Iterable[str]) -> dict[str, ZoneInfo]:
+        """Each channel's digest zone: where its items' months and days begin, in every surface."""
+        return {channel: ZoneInfo(self.of(team, channel).zone) for channel in set(channels)}
 
     def set_by(self, team: str, channel: str) -> str | None:
         """Who set the channel's schedule, if anyone did."""

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from http import HTTPStatus
 from typing import Any
@@ -24,9 +24,16 @@ class Route:
     app: Wsgi
 
 
-def reply(start_response: StartResponse, status: int, body: bytes, content_type: str = "text/plain") -> list[bytes]:
+def reply(
+    start_response: StartResponse,
+    status: int,
+    body: bytes,
+    content_type: str = "text/plain",
+    headers: Sequence[tuple[str, str]] = (),
+) -> list[bytes]:
     start_response(
-        f"{status} {HTTPStatus(status).phrase}", [("Content-Type", content_type), ("Content-Length", str(len(body)))]
+        f"{status} {HTTPStatus(status).phrase}",
+        [("Content-Type", content_type), ("Content-Length", str(len(body))), *headers],
     )
     return [body]
 

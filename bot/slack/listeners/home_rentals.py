@@ -28,9 +28,7 @@ def rentals_text(deps: Deps, team: str, user: str, lang: Lang, now: datetime) ->
     instances = [i for i in rentals.instances(team) if i.owner == user and not i.hidden_by]
     storage = [s for s in rentals.storage(team) if s.owner == user and not s.hidden_by]
     schedules = Schedules(deps.store, deps.settings.digest.default_schedule())
-    zones = {
-        c: ZoneInfo(schedules.of(team, c).zone) for c in {i.channel for i in instances} | {d.channel for d in storage}
-    }
+    zones = schedules.zones(team, [*(i.channel for i in instances), *(d.channel for d in storage)])
     # each item's month starts at midnight in its channel's digest zone, as `list` and the digest count it; the
     # budgets, which span channels, in the one zone the person's channels share, else the default zone
     shared = set(zones.values())
