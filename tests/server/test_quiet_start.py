@@ -12,7 +12,7 @@ from bot.deps import build_deps
 from bot.server.health import health
 from bot.settings import Settings
 from bot.state import Store
-from tests.support.state_template import migrated_state_db
+from tests.support.state_template import with_migrated_state
 
 
 def test_a_fresh_database_is_migrated_in_one_line(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
@@ -26,8 +26,8 @@ def test_a_fresh_database_is_migrated_in_one_line(tmp_path: Path, caplog: pytest
 @pytest.mark.parametrize(("state", "status"), [("connecting", "degraded"), ("failed: 1000040345", "degraded"),
                                                ("connected", "ok")])  # fmt: skip
 def test_a_chat_not_connected_yet_makes_serve_degraded(tmp_path: Path, state: str, status: str) -> None:
-    db = migrated_state_db(tmp_path / "bot.db")  # what it checks is the chats, not the migrations
-    deps = build_deps(Settings(db=db, azure_enabled=False, ecb_enabled=False))
+    # what it checks is the chats, not the migrations
+    deps = build_deps(with_migrated_state(Settings(db=tmp_path / "bot.db", azure_enabled=False, ecb_enabled=False)))
     code, report = health(deps, None, lambda: {"feishu": {"mode": "ws", "state": state}})
     assert code == 200 and report["checks"]["chats"]["feishu"]["state"] == state
     without = health(deps, None, None)[1]["status"]  # what the rest says (the price sources' freshness)

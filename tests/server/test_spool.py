@@ -82,6 +82,8 @@ def test_a_work_process_starting_takes_what_was_spooled_before_it_with_its_time(
 
 def test_postgresql_has_no_spool(db_target: str) -> None:
     store = Store(db_target)
+    if store.sqlite_path():
+        migrated_state_db(Path(f"{store.sqlite_path()}-spool"))  # what it checks is where the spool is
     assert (open_spool(store) is None) == (store.engine.dialect.name == "postgresql")
 
 

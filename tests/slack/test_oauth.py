@@ -29,7 +29,7 @@ from rules.samples import Sample
 from tests.support.cli import run_cli
 from tests.support.fake_slack import FakeSlack, SlackSender, fake_slack
 from tests.support.slack_harness import SECRET
-from tests.support.state_template import migrated_state_db
+from tests.support.state_template import with_migrated_state
 
 KEY = Fernet.generate_key().decode()
 # A Wednesday, 10:00 in Asia/Shanghai: past the default 09:30 digest on a working day, whatever the real hour.
@@ -38,7 +38,7 @@ NOW = datetime(2026, 11, 25, 2, 0, tzinfo=UTC)
 
 def oauth_settings(tmp_path: Path, fake: FakeSlack, **extra: object) -> Settings:
     values = {
-        "db": migrated_state_db(tmp_path / "bot.db"),  # the migrations are tested in tests/state
+        "db": tmp_path / "bot.db",
         "slack_signing_secret": SECRET,
         "slack_client_id": "111.222",
         "slack_client_secret": "client-secret",
@@ -49,7 +49,7 @@ def oauth_settings(tmp_path: Path, fake: FakeSlack, **extra: object) -> Settings
         "lang": "en",
         "remind_pace_s": 0,
     } | extra
-    return Settings(**values)  # type: ignore[arg-type]
+    return with_migrated_state(Settings(**values))  # type: ignore[arg-type]  # migrations: tests/state
 
 
 @contextmanager

@@ -16,6 +16,7 @@ import bot.state
 from bot.state import Conversations, Inbox, Store, StoreUnavailable
 from bot.state.schema import migrated_metadata
 from tests.support.cli import ROOT
+from tests.support.state_template import migrated_state_db
 
 
 class Clock:
@@ -122,7 +123,7 @@ def test_the_migrations_build_exactly_the_schema_the_code_queries(empty_db_targe
 
 
 def test_a_database_url_and_a_path_name_the_same_store(tmp_path: Path) -> None:
-    by_path = Store(tmp_path / "s.db")
+    by_path = Store(migrated_state_db(tmp_path / "s.db"))  # the migrations are tested above
     Inbox(by_path).enqueue("k", "command", {})
     by_url = Store(f"sqlite:///{tmp_path / 's.db'}")
     assert [k for k, _, _ in Inbox(by_url).pending(timedelta(hours=1))] == ["k"]

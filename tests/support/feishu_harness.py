@@ -18,7 +18,7 @@ from bot.server.http import build_server
 from bot.settings import Settings
 from tests.support.fake_feishu import FakeFeishu, FeishuSender, fake_feishu, ws_server
 from tests.support.slack_harness import Clock
-from tests.support.state_template import migrated_state_db
+from tests.support.state_template import with_migrated_state
 
 ENCRYPT_KEY = "kl2ydVMp7BLRDYVbfBVmZbGnvRaNv1pq"
 VERIFICATION_TOKEN = "v-Kd8s9a0ZpQwErTyUiOp1234"
@@ -57,8 +57,7 @@ def running_feishu(tmp_path: Path, mode: str = "http", **extra: Any) -> Iterator
             ecb_enabled=False,
             **({"lang": "zh"} | extra),
         )
-        if settings.files.database_url is None:
-            migrated_state_db(settings.files.state_db_path())
+        with_migrated_state(settings)
         clock = Clock()
         deps = build_deps(settings, now=clock)
         gateway = FeishuGateway(deps)

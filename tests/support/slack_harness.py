@@ -22,7 +22,7 @@ from bot.slack.events import EVENTS_PATH
 from bot.slack.teller import SlackTeller, slack_tellers
 from bot.slack.ui.digest import render
 from tests.support.fake_slack import FakeSlack, SlackSender, fake_slack
-from tests.support.state_template import migrated_state_db
+from tests.support.state_template import with_migrated_state
 
 SECRET = "8f742231b10e8888abcd99yyyzzz85a5"
 
@@ -116,9 +116,7 @@ def settings_for(tmp_path: Path, fake: FakeSlack, **extra: Any) -> Settings:
         lang="zh",
         **({"remind_pace_s": 0} | extra),
     )
-    if settings.files.database_url is None:
-        migrated_state_db(settings.files.state_db_path())
-    return settings
+    return with_migrated_state(settings)
 
 
 @contextmanager

@@ -19,14 +19,14 @@ from tests.chat.third_chat.wing import MEMO, MemoChat, MemoWing, pressed, typed
 from tests.digest.test_schedule import FIELDS, MONDAY_0910_SHANGHAI
 from tests.support.cli import ROOT
 from tests.support.slack_harness import Clock
-from tests.support.state_template import migrated_state_db
+from tests.support.state_template import with_migrated_state
 
 TEAM, ROOM, ANA, BOB = "memo:acme", "room-1", "ana", "bob"
 
 
 def deps_for(tmp_path: Path):  # type: ignore[no-untyped-def]
     settings = Settings(db=tmp_path / "bot.db", azure_enabled=False, ecb_enabled=False, lang="en")
-    migrated_state_db(settings.files.state_db_path())
+    with_migrated_state(settings)
     clock = Clock()
     clock.now = MONDAY_0910_SHANGHAI
     return build_deps(settings, now=clock), clock
