@@ -119,14 +119,15 @@ def raw_reads(store: Store, now: datetime, rules: Idle) -> float:
 
 
 def fold_floor(db: Path, now: datetime) -> float:
-    """One set-based statement folding every row past the cutoff, and one delete, on a copy of the database."""
+    """One set-based statement folding every sample, and one delete of those past the cutoff, on a copy of the
+    database."""
     copy = db.with_name("floor.db")
     shutil.copy(db, copy)
     store = Store(copy)
     cutoff = now - timedelta(days=2)
     started = time.perf_counter()
     with store.writing() as conn:
-        conn.execute(fold_statement(conn.dialect.name, None, cutoff))
+        conn.execute(fold_statement(conn.dialect.name, 0, 2**62))
         conn.execute(delete(gpu_samples).where(gpu_samples.c.at < cutoff))
     spent = time.perf_counter() - started
     store.close()

@@ -1,6 +1,7 @@
 """The report at scale: N instances over M channels with a week of samples as serve keeps them (the last
-`--raw-hours` as one-minute samples, the rest of the week folded into hourly maxima, as the retention job
-leaves it), and power in play: half the instances hourly slices their agents power on and off every day.
+`--raw-hours` as one-minute samples, the rest of the week hourly rows only; every sample but the last hour's
+folded into its hour, as serve's hourly job leaves them), and power in play: half the instances hourly slices
+their agents power on and off every day.
 
 Prints the time to compose every channel's weekly report (goal: under 2 s), the time to compose the whole
 workspace's month and write its CSV (goal: under 5 s), and the peak memory of each run, at N and at 2N
@@ -21,6 +22,7 @@ import tempfile
 import time
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
+from typing import Any
 from zoneinfo import ZoneInfo
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -37,7 +39,8 @@ def fill(target: Path, instances: int, channels: int, raw_hours: int) -> None:
 
     from bot.state import Store
     from bot.state.rentals import Rentals
-    from bot.state.schema import gpu_samples, gpu_samples_hourly, power_reports, rental_instances
+    from bot.state.retention import roll_up
+    from bot.state.schema import gpu_samples_hourly, power_reports, rental_instances
 
     store = Store(target)
     rentals = Rentals(store)
@@ -71,6 +74,8 @@ def fill(target: Path, instances: int, channels: int, raw_hours: int) -> None:
                         "utilization_max_pct": 90.0 if (i + h) % 3 else 1.0,
                         "memory_used_max_mib": 1000.0,
                         "memory_total_mib": 81920.0,
+                        "first_at": folded_from + timedelta(hours=h),
+                        "last_at": folded_from + timedelta(hours=h, minutes=59),
                     }
                     for i in ids[batch_start : batch_start + 200]
                     for h in range(hours)
@@ -100,6 +105,18 @@ def fill(target: Path, instances: int, channels: int, raw_hours: int) -> None:
             .values(billing="hourly", unit="hour", price=14.0)
         )
     minutes = raw_hours * 60
+    for last_hour in (False, True):  # what serve's hourly fold has taken, then the hour that came since
+        if last_hour:
+            roll_up(store)
+        _raw(store, ids, raw_from, range(minutes - 60, minutes) if last_hour else range(minutes - 60))
+
+
+def _raw(store: Any, ids: list[int], raw_from: datetime, minutes: range) -> None:
+    """One-minute samples of every instance."""
+    from sqlalchemy import insert
+
+    from bot.state.schema import gpu_samples
+
     for batch_start in range(0, len(ids), 20):
         with store.writing() as conn:
             conn.execute(
@@ -114,7 +131,7 @@ def fill(target: Path, instances: int, channels: int, raw_hours: int) -> None:
                         "memory_total_mib": 81920.0,
                     }
                     for i in ids[batch_start : batch_start + 20]
-                    for m in range(minutes)
+                    for m in minutes
                 ],
             )
 

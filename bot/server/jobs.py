@@ -155,7 +155,7 @@ def jobs_of(settings: Settings, deps: Deps, doors: Sequence[FrontDoor] = ()) -> 
             lambda: weekly_reports(deps, tellers), shared=minute),
         Job("actions:due", "judge warnings past their deadline again, and stop what stayed idle", minute,
             lambda: run_actions(deps, tellers), shared=minute),
-        Job("samples:compact", "fold old GPU samples into hourly maxima", hour,
+        Job("samples:compact", "fold new GPU samples into their hours, delete old ones", hour,
             lambda: compact(store, deps.now(), raw_days=settings.samples.samples_raw_days,
                             hourly_days=settings.samples.samples_hourly_days), shared=hour),
         Job("inbox:prune", "forget finished requests and job claims older than a week", 6 * hour,

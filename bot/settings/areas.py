@@ -366,7 +366,7 @@ class Samples(_Area):
         ge=1,
         le=366,
         description="agents' GPU samples are kept as sent "
-        "this long (the digest looks back a day), then folded into hourly maxima",
+        "this long (the digest looks back a day); each is also folded into its hour within the hour it arrives",
     )
     samples_hourly_days: float = Field(
         default=90, gt=0, le=3660, description="hourly maxima of GPU samples are kept this long"

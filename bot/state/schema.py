@@ -446,7 +446,7 @@ budget_alerts = Table(  # a budget threshold crossed in a month: claimed before 
     Column("alerted", Boolean, nullable=False),  # False: counted as sent with a higher one crossed at once
 )
 
-gpu_samples_hourly = Table(  # raw samples older than the retention, folded into hourly maxima
+gpu_samples_hourly = Table(  # the raw samples folded into hourly maxima (bot/state/retention.py), each sample once
     "gpu_samples_hourly",
     metadata,
     Column("instance_id", Integer, ForeignKey("rental_instances.id"), primary_key=True),
@@ -457,6 +457,17 @@ gpu_samples_hourly = Table(  # raw samples older than the retention, folded into
     Column("memory_used_max_mib", Float, nullable=False),
     Column("memory_total_mib", Float, nullable=False),
     Column("power_max_w", Float),
+    # the hour's first and last sample (0030), so the share of the hour they cover is known as from the raw ones;
+    # NULL: an hour folded before 0030, counted as whole
+    Column("first_at", EpochTime),
+    Column("last_at", EpochTime),
+)
+
+sample_rollup = Table(  # how far the raw samples are folded (0030): every sample of id <= through_id is, no other
+    "sample_rollup",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=False),  # one row, id 1
+    Column("through_id", BigInteger, nullable=False),
 )
 
 state_secrets = Table(  # the state's own secrets (0029): the board links' signing key, made once, shared by replicas

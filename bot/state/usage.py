@@ -1,6 +1,6 @@
 """What reports read of the samples: per instance and local day, the GPU-hours busy and idle, added up by the
-database from the raw samples (grouped by hour, each GPU's busiest reading) and the hourly maxima kept after
-folding (bot/state/retention.py)."""
+database from the hourly rows every sample is folded into (bot/state/retention.py) and the raw samples not folded
+yet (at most about the last hour's, each GPU's busiest reading per hour)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from typing import Any
 
 from sqlalchemy import case, func, literal, select, union_all
 
-from bot.state.schema import as_seconds, gpu_samples, gpu_samples_hourly
+from bot.state.schema import as_seconds, gpu_samples, gpu_samples_hourly, sample_rollup
 from bot.state.store import Store
 
 PARTS = 4
@@ -23,19 +23,26 @@ LONE_SAMPLE_S = 60  # what one sample alone in its hour stands for: the agent's 
 
 
 def _raw_hours(instance_ids: list[int], since: datetime, until: datetime) -> Any:
-    """Each GPU's busiest raw sample per hour (the hour's first second: integer division of the time), and the share
-    of the hour its samples cover: their span plus one interval between them (a box started at :35 and sampled each
-    minute covers 25 minutes, not the hour), so idle GPU-hours follow the samples' own time, as the digest's do."""
+    """The raw samples not folded yet, per GPU and hour: the busiest reading, the first and last time, the count.
+    Read by id (the rows after the fold's marker: a range of the table's key) rather than through the instance's
+    index, which would visit every raw sample of the period only to skip the folded ones: `instance_id + 0` keeps
+    the planner (SQLite's and PostgreSQL's) off that index."""
     s = gpu_samples.c
     secs = as_seconds(s.at)
     hour = (secs // 3600 * 3600).label("hour")
-    span, count = func.max(secs) - func.min(secs), func.count()
-    step = case((count > 1, span * 1.0 / (count - 1)), else_=LONE_SAMPLE_S)
-    covered = span + step
-    share = (case((covered < 3600, covered), else_=3600) / 3600.0).label("covered")
+    folded = func.coalesce(select(sample_rollup.c.through_id).scalar_subquery(), 0)
     return (
-        select(s.instance_id.label("inst"), s.gpu.label("gpu"), hour, func.max(s.utilization_pct).label("top"), share)
-        .where(s.instance_id.in_(instance_ids), s.at >= since, s.at < until)
+        select(
+            s.instance_id.label("inst"),
+            s.gpu.label("gpu"),
+            hour,
+            func.max(s.utilization_pct).label("top"),
+            func.min(secs).label("first"),
+            func.max(secs).label("last"),
+            func.count().label("n"),
+            literal(0).label("whole"),
+        )
+        .where(s.id > folded, (s.instance_id + 0).in_(instance_ids), s.at >= since, s.at < until)
         .group_by(s.instance_id, s.gpu, hour)
     )
 
@@ -43,18 +50,27 @@ def _raw_hours(instance_ids: list[int], since: datetime, until: datetime) -> Any
 def _daily_query(
     instance_ids: list[int], since: datetime, until: datetime, offset_s: int, busy_above_pct: float
 ) -> Any:
+    """One hour of a GPU is the hourly row and the raw samples of it not folded yet, together: the busiest reading
+    of both, and the share of the hour their samples cover (their span plus one interval between them: a box
+    started at :35 and sampled each minute covers 25 minutes, not the hour), so idle GPU-hours follow the samples'
+    own time, as the digest's do. An hour folded before 0030 has no sample times and counts as whole."""
     h = gpu_samples_hourly.c
-    raw = _raw_hours(instance_ids, since, until)
-    folded = select(  # hours folded after retention: kept as whole hours
+    folded = select(
         h.instance_id.label("inst"),
         h.gpu.label("gpu"),
         as_seconds(h.hour).label("hour"),
         h.utilization_max_pct.label("top"),
-        literal(1.0).label("covered"),
+        as_seconds(h.first_at).label("first"),
+        as_seconds(h.last_at).label("last"),
+        h.samples.label("n"),
+        case((h.first_at.is_(None), 1), else_=0).label("whole"),
     ).where(h.instance_id.in_(instance_ids), h.hour >= since, h.hour < until)
-    both = union_all(raw, folded).subquery()
+    both = union_all(_raw_hours(instance_ids, since, until), folded).subquery()
+    span, count = func.max(both.c.last) - func.min(both.c.first), func.sum(both.c.n)
+    step = case((count > 1, span * 1.0 / (count - 1)), else_=LONE_SAMPLE_S)
+    covered = case((func.max(both.c.whole) == 1, 3600), (span + step < 3600, span + step), else_=3600) / 3600.0
     per_hour = (
-        select(both.c.inst, both.c.hour, func.max(both.c.top).label("top"), func.max(both.c.covered).label("covered"))
+        select(both.c.inst, both.c.hour, func.max(both.c.top).label("top"), covered.label("covered"))
         .group_by(both.c.inst, both.c.gpu, both.c.hour)
         .subquery()
     )

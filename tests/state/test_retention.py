@@ -10,7 +10,7 @@ from sqlalchemy import func, select
 
 from bot.state import Store
 from bot.state.rentals import Rentals
-from bot.state.retention import compact
+from bot.state.retention import Compacted, compact
 from bot.state.schema import gpu_samples, gpu_samples_hourly
 from rules.samples import Sample
 
@@ -29,7 +29,12 @@ FIELDS = {
 }
 
 
-def test_old_samples_fold_into_hourly_maxima_once_and_recent_ones_stay(db_target: str) -> None:
+def _hours(store: Store) -> list[Any]:
+    with store.reading() as conn:
+        return conn.execute(select(gpu_samples_hourly).order_by(*gpu_samples_hourly.primary_key)).all()
+
+
+def test_every_sample_folds_into_its_hour_once_and_old_raw_ones_go(db_target: str) -> None:
     store = Store(db_target)
     rentals = Rentals(store)
     inst, _ = rentals.track_instance("T1", "a", FIELDS)
@@ -39,37 +44,40 @@ def test_old_samples_fold_into_hourly_maxima_once_and_recent_ones_stay(db_target
     rentals.add_samples(inst.id, old + recent, [60.0] * len(old) + [None] * len(recent))
 
     done = compact(store, NOW, raw_days=7, hourly_days=90)
-    assert (done.folded, done.hours, done.dropped) == (120, 2, 0)
-    with store.reading() as conn:
-        hours = conn.execute(select(gpu_samples_hourly).order_by(gpu_samples_hourly.c.hour)).all()
-        left = conn.execute(select(func.count()).select_from(gpu_samples)).scalar()
+    # all 150 folded, into the two old hours and the recent half hour's two (11:31-11:59 and 12:00)
+    assert (done.folded, done.hours, done.deleted, done.dropped) == (150, 4, 120, 0)
+    hours = _hours(store)
     assert [(h.hour, h.samples, h.utilization_max_pct, h.memory_used_max_mib, h.power_max_w) for h in hours] == [
         (old_hour, 60, 59.0, 1059.0, 60.0),
         (old_hour + timedelta(hours=1), 60, 119.0, 1119.0, 60.0),
+        (NOW - timedelta(hours=1), 29, 1.0, 500.0, None),
+        (NOW, 1, 1.0, 500.0, None),
     ]
-    assert left == 30  # the last half hour is still raw, for the idle rule
-    assert compact(store, NOW, raw_days=7, hourly_days=90).folded == 0
-
-    # a late sample of an hour already folded combines with it; hourly rows past their days go
-    rentals.add_samples(inst.id, [Sample(old_hour + timedelta(seconds=30), 0, 99.0, 10.0, 81920)], [None])
-    assert compact(store, NOW, raw_days=7, hourly_days=90).hours == 1
+    assert [(h.first_at, h.last_at) for h in hours[2:]] == [
+        (NOW - timedelta(minutes=29), NOW - timedelta(minutes=1))
+    ] + [(NOW, NOW)]
     with store.reading() as conn:
-        first = conn.execute(select(gpu_samples_hourly).order_by(gpu_samples_hourly.c.hour)).first()
-    assert first is not None and (first.samples, first.utilization_max_pct, first.memory_used_max_mib) == (
+        assert conn.execute(select(func.count()).select_from(gpu_samples)).scalar() == 30  # for the idle rule
+    assert compact(store, NOW, raw_days=7, hourly_days=90) == Compacted(0, 0, 0, 0)  # nothing twice
+
+    # a late sample (an agent's buffer) of an hour folded, its raw samples gone: it joins its hour, once
+    rentals.add_samples(inst.id, [Sample(old_hour + timedelta(seconds=30), 0, 99.0, 10.0, 81920)], [None])
+    assert compact(store, NOW, raw_days=7, hourly_days=90) == Compacted(1, 1, 1, 0)
+    first = _hours(store)[0]
+    assert (first.samples, first.utilization_max_pct, first.memory_used_max_mib, first.first_at) == (
         61,
         99.0,
         1059.0,
+        old_hour,
     )
     later = compact(store, NOW + timedelta(days=100), raw_days=7, hourly_days=90)
-    # the recent half hour folds into its two hours too, and all four hourly rows are past 90 days
-    assert (later.folded, later.hours, later.dropped) == (30, 2, 4)
-    with store.reading() as conn:
-        assert conn.execute(select(func.count()).select_from(gpu_samples_hourly)).scalar() == 0
+    assert later == Compacted(0, 0, 30, 4)  # the recent raw samples and every hourly row are past their days
+    assert _hours(store) == []
 
 
 def test_a_fold_in_batches_writes_what_one_statement_would(db_target: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Many instances folded a few at a time (the write lock let go between batches) leave the same hours as
-    one statement over all of them; a late sample without power keeps the hour's power maximum."""
+    """Many instances folded a few thousand ids at a time (the write lock let go between batches) leave the same
+    hours as one statement over all of them; a late sample without power keeps the hour's power maximum."""
     from bot.state import retention
 
     store = Store(db_target)
@@ -82,12 +90,11 @@ def test_a_fold_in_batches_writes_what_one_statement_would(db_target: str, monke
             for m in range(150)
         ]
         rentals.add_samples(inst.id, day, [float(n) if m % 3 else None for m in range(150)])
-    expected = []
     with store.reading() as conn:  # the floor: one statement, in a transaction rolled back
-        conn.execute(retention.fold_statement(conn.dialect.name, None, NOW))
+        conn.execute(retention.fold_statement(conn.dialect.name, 0, 10**9))
         expected = conn.execute(select(gpu_samples_hourly).order_by(*gpu_samples_hourly.primary_key)).all()
         conn.rollback()
-    monkeypatch.setattr(retention, "BATCH", 400)  # 150 rows an instance: 2 instances a batch, 4 batches
+    monkeypatch.setattr(retention, "BATCH", 400)  # 1,050 ids: three batches
     writes = []
     real = store.writing
 
@@ -96,11 +103,10 @@ def test_a_fold_in_batches_writes_what_one_statement_would(db_target: str, monke
         return real()
 
     monkeypatch.setattr(store, "writing", counting)
-    done = compact(store, NOW, raw_days=7, hourly_days=90)
-    assert (done.folded, done.hours, len(writes)) == (7 * 150, len(expected), 4 + 1)  # + the drop of old hours
-    with store.reading() as conn:
-        kept = conn.execute(select(gpu_samples_hourly).order_by(*gpu_samples_hourly.primary_key)).all()
-    assert kept == expected and len(kept) == 7 * 2 * 3  # 7 instances, 2 GPUs, 3 hours
+    folded, hours = retention.roll_up(store)
+    assert folded == 7 * 150 and hours >= len(expected)  # an hour split between two batches is written twice
+    assert len(writes) == 1 + 3 + 1  # the newest id read, three batches, the last look that finds none
+    assert _hours(store) == expected and len(expected) == 7 * 2 * 3  # 7 instances, 2 GPUs, 3 hours
 
     monkeypatch.setattr(store, "writing", real)
     late = rentals.instance("T1", "box-3")
