@@ -167,10 +167,14 @@ def spread_per_hour(thing: Any) -> float:
     return per_hour(thing) if chosen is Basis.HOURLY else period_price(thing) / PERIOD_HOURS[chosen]
 
 
-def accrued(thing: Any, stretches: Sequence[Stretch], start: datetime, end: datetime) -> float:
+def accrued(
+    thing: Any, stretches: Sequence[Stretch], start: datetime, end: datetime, *, billed: float | None = None
+) -> float:
     """Its billed hours in [start, end) at its money an hour: what a stretch of it is worth (what an idle stretch
     burned), a period item's price spread over its period rather than paid at its start; each at the price it had
-    then."""
+    then. `billed`: as for cost()."""
+    if billed is not None and not getattr(thing, "earlier_prices", ()):
+        return billed * spread_per_hour(thing)
     return sum(
         billed_hours(t, stretches, lo, hi) * spread_per_hour(t) for t, lo, hi in priced_stretches(thing, start, end)
     )

@@ -14,6 +14,7 @@ item on one local day; totals are the rows' sums, so an export adds up to the re
 
 from __future__ import annotations
 
+from bisect import bisect_left, bisect_right
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -256,12 +257,14 @@ def _instance_rows(
     cards = _cards(inst)
     slice_of = float(getattr(inst, "share", None) or 1.0)  # the card it sees reports whole hours: its share of them
     hourly, keeps = metering.basis(inst) is metering.Basis.HOURLY, metering.keeps(inst)
-    window = [s for s in stretches if s.end > begin and s.start < stop]  # read once, then a day at a time
+    # read once, then a day at a time: a timeline's stretches follow one another, so a day's are a slice of them
+    window = sorted((s for s in stretches if s.end > begin and s.start < stop), key=lambda s: s.start)
+    starts, ends = [s.start for s in window], [s.end for s in window]
     rows = []
     for day, _ in _days(begin, stop, zone):
         lo, hi = _bounds(day, zone)
         lo, hi = max(lo, begin), min(hi, stop)
-        day_window = [s for s in window if s.end > lo and s.start < hi]
+        day_window = window[bisect_right(ends, lo) : bisect_left(starts, hi)]
         hours = hours_in(day_window, lo, hi, keeps)
         billed = hours.billed if hourly else hours.total
         # each hour at the price it had (a price changed mid-day too); the day's billed hours, counted above, reused
@@ -291,7 +294,7 @@ def _instance_rows(
                 round(hours.on, 4),
                 round(hours.off + hours.off_billed, 4),
                 round(hours.unknown, 4),
-                None if hourly else round(metering.accrued(inst, day_window, lo, hi), 4),
+                None if hourly else round(metering.accrued(inst, day_window, lo, hi, billed=billed), 4),
             )
         )
     return rows

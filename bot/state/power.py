@@ -48,8 +48,11 @@ def _utc(moment: datetime) -> str:
     return f"{moment.astimezone(UTC):%Y-%m-%d %H:%M} UTC"
 
 
+_POWER = {p.value: p for p in Power}  # a dict lookup, not the enum's call: a month's report reads many thousands
+
+
 def _report(row: Any) -> PowerReport:
-    return PowerReport(Power(row[0]), row[1], row[2], row[3], row[4])
+    return PowerReport(_POWER[row[0]], row[1], row[2], row[3], row[4])
 
 
 def _one_since() -> Any:
@@ -102,7 +105,7 @@ class PowerLog:
                 )
                 query = query.where(or_(c.at >= since, c.at == latest))
             with self.store.reading() as conn:
-                for row in conn.execute(query.order_by(c.instance_id, c.at, c.id)):
+                for row in conn.execute(query.order_by(c.instance_id, c.at, c.id)).all():  # fetched at once
                     out[row[0]].append(_report(row[1:]))
         return out
 

@@ -24,7 +24,7 @@ from sqlalchemy import Connection, case, delete, func, select
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 
-from bot.state.schema import as_seconds, gpu_samples, gpu_samples_hourly, sample_rollup
+from bot.state.schema import as_seconds, gpu_samples, gpu_samples_hourly, greater, lesser, sample_rollup
 from bot.state.store import Store
 
 BATCH = 50_000  # sample ids a transaction folds, and raw rows a transaction deletes, about
@@ -36,19 +36,6 @@ class Compacted:
     hours: int  # hourly rows written or updated (an hour split between two batches: twice)
     deleted: int  # raw samples past their retention (all folded before)
     dropped: int  # hourly rows past their retention
-
-
-def _greater(dialect: str, a: Any, b: Any) -> Any:
-    """The larger of two values, a NULL counting as absent (SQLite's two-argument max() is NULL if either is)."""
-    if dialect == "postgresql":
-        return func.greatest(a, b)  # ignores NULLs
-    return func.max(func.coalesce(a, b), func.coalesce(b, a))
-
-
-def _lesser(dialect: str, a: Any, b: Any) -> Any:
-    if dialect == "postgresql":
-        return func.least(a, b)
-    return func.min(func.coalesce(a, b), func.coalesce(b, a))
 
 
 def fold_statement(dialect: str, after_id: int, through_id: int) -> Any:
@@ -96,12 +83,12 @@ def fold_statement(dialect: str, after_id: int, through_id: int) -> Any:
         index_elements=[h.instance_id, h.gpu, h.hour],
         set_={
             "samples": h.samples + new.samples,
-            "utilization_max_pct": _greater(dialect, h.utilization_max_pct, new.utilization_max_pct),
-            "memory_used_max_mib": _greater(dialect, h.memory_used_max_mib, new.memory_used_max_mib),
-            "memory_total_mib": _greater(dialect, h.memory_total_mib, new.memory_total_mib),
-            "power_max_w": _greater(dialect, h.power_max_w, new.power_max_w),
-            "first_at": case((whole, None), else_=_lesser(dialect, first, as_seconds(new.first_at))),
-            "last_at": case((whole, None), else_=_greater(dialect, last, as_seconds(new.last_at))),
+            "utilization_max_pct": greater(dialect, h.utilization_max_pct, new.utilization_max_pct),
+            "memory_used_max_mib": greater(dialect, h.memory_used_max_mib, new.memory_used_max_mib),
+            "memory_total_mib": greater(dialect, h.memory_total_mib, new.memory_total_mib),
+            "power_max_w": greater(dialect, h.power_max_w, new.power_max_w),
+            "first_at": case((whole, None), else_=lesser(dialect, first, as_seconds(new.first_at))),
+            "last_at": case((whole, None), else_=greater(dialect, last, as_seconds(new.last_at))),
         },
     )
 

@@ -100,6 +100,20 @@ def as_seconds(column: Any) -> Any:
     return type_coerce(column, BigInteger)
 
 
+def greater(dialect: str, a: Any, b: Any) -> Any:
+    """The larger of two values, a NULL counting as absent (SQLite's two-argument max() is NULL if either is)."""
+    if dialect == "postgresql":
+        return func.greatest(a, b)  # ignores NULLs
+    return func.max(func.coalesce(a, b), func.coalesce(b, a))
+
+
+def lesser(dialect: str, a: Any, b: Any) -> Any:
+    """The smaller of two values, a NULL counting as absent."""
+    if dialect == "postgresql":
+        return func.least(a, b)
+    return func.min(func.coalesce(a, b), func.coalesce(b, a))
+
+
 def seconds(moment: datetime) -> int:
     """A time as EpochTime stores it, for SQL arithmetic on sample times."""
     return math.floor(moment.timestamp())
