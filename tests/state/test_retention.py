@@ -53,9 +53,8 @@ def test_every_sample_folds_into_its_hour_once_and_old_raw_ones_go(db_target: st
         (NOW - timedelta(hours=1), 29, 1.0, 500.0, None),
         (NOW, 1, 1.0, 500.0, None),
     ]
-    assert [(h.first_at, h.last_at) for h in hours[2:]] == [
-        (NOW - timedelta(minutes=29), NOW - timedelta(minutes=1))
-    ] + [(NOW, NOW)]
+    first_and_last = [(h.first_at, h.last_at) for h in hours[2:]]
+    assert first_and_last == [(NOW - timedelta(minutes=29), NOW - timedelta(minutes=1)), (NOW, NOW)]
     with store.reading() as conn:
         assert conn.execute(select(func.count()).select_from(gpu_samples)).scalar() == 30  # for the idle rule
     assert compact(store, NOW, raw_days=7, hourly_days=90) == Compacted(0, 0, 0, 0)  # nothing twice
