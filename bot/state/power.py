@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from sqlalchemy import bindparam, func, insert, or_, select, update
+from sqlalchemy import and_, bindparam, func, insert, or_, select, union_all, update
 from sqlalchemy.exc import IntegrityError
 
 from bot.state.conflicts import insert_for
@@ -74,6 +74,32 @@ def _one_since() -> Any:
 ONE_SINCE = _one_since()
 
 
+def _many(ids: list[int], before: datetime | None, since: datetime | None) -> Any:
+    """Their reports before `before`; from `since` on, with each one's last before it: the reports from `since`
+    and those last ones, read apart and put together (a condition "from `since`, or the last before it" made the
+    database look up the last one again for every report of the instances' whole history)."""
+    c = power_reports.c
+    columns = (c.instance_id, c.state, c.at, c.last_at, c.source, c.charging, c.id)
+    early = [c.at < before] if before is not None else []
+    if since is None:
+        return select(*columns).where(c.instance_id.in_(ids), *early).order_by(c.instance_id, c.at, c.id)
+    prior = power_reports.alias("prior")
+    last_before = (
+        select(prior.c.instance_id, func.max(prior.c.at).label("at"))
+        .where(prior.c.instance_id.in_(ids), prior.c.at < since)
+        .group_by(prior.c.instance_id)
+        .subquery()
+    )
+    lasts = (
+        select(*columns)
+        .join(last_before, and_(c.instance_id == last_before.c.instance_id, c.at == last_before.c.at))
+        .where(*early)
+    )
+    after = select(*columns).where(c.instance_id.in_(ids), c.at >= since, *early)
+    both = union_all(lasts, after).subquery()
+    return select(both).order_by(both.c.instance_id, both.c.at, both.c.id)
+
+
 class PowerLog:
     def __init__(self, store: Store, rules: Metering | None = None) -> None:
         self.store, self.rules = store, rules or Metering()
@@ -89,24 +115,11 @@ class PowerLog:
             with self.store.reading() as conn:
                 out[ids[0]] = [_report(row) for row in conn.execute(ONE_SINCE, {"b_id": ids[0], "b_since": since})]
             return out
-        c = power_reports.c
         for start in range(0, len(ids), 900):
-            query = select(c.instance_id, c.state, c.at, c.last_at, c.source, c.charging).where(
-                c.instance_id.in_(ids[start : start + 900])
-            )
-            if before is not None:
-                query = query.where(c.at < before)
-            if since is not None:
-                prior = power_reports.alias("prior")
-                latest = (
-                    select(func.max(prior.c.at))
-                    .where(prior.c.instance_id == c.instance_id, prior.c.at < since)
-                    .scalar_subquery()
-                )
-                query = query.where(or_(c.at >= since, c.at == latest))
+            query = _many(ids[start : start + 900], before, since)
             with self.store.reading() as conn:
-                for row in conn.execute(query.order_by(c.instance_id, c.at, c.id)).all():  # fetched at once
-                    out[row[0]].append(_report(row[1:]))
+                for row in conn.execute(query).all():  # fetched at once
+                    out[row[0]].append(_report(row[1:-1]))
         return out
 
     def with_agents(self, instance_ids: Iterable[int]) -> set[int]:
