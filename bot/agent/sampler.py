@@ -6,10 +6,12 @@ READERS."""
 
 from __future__ import annotations
 
+import functools
 import importlib
 import math
 import shutil
 import subprocess
+import sys
 from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any, cast
@@ -174,7 +176,25 @@ def _read_any(moment: datetime, source: str | None = None) -> list[dict[str, Any
         return READERS[tool](moment)
 
 
+@functools.cache
+def _no_nvml_library() -> bool:
+    """On Linux, whether NVML's library is absent (no NVIDIA driver, or a container without it), asked of the dynamic
+    loader before pynvml is imported: pynvml's module is 4 MB of the agent's memory on a box whose memory is the
+    user's, for nothing where nvidia-smi or a domestic card's tool answers. Elsewhere pynvml is asked."""
+    if sys.platform != "linux":
+        return False
+    import ctypes
+
+    try:
+        ctypes.CDLL("libnvidia-ml.so.1")  # the name pynvml loads
+    except OSError:
+        return True
+    return False
+
+
 def _nvidia(moment: datetime) -> list[dict[str, Any]]:
+    if _no_nvml_library():
+        return _nvidia_smi(moment)
     try:
         import pynvml
     except ImportError:

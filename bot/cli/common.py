@@ -12,10 +12,10 @@ import typer
 
 from bot.text import Lang, t
 from rules.errors import PolicyError
-from rules.policy import Policy, load_policy
 
 if TYPE_CHECKING:
     from bot.settings import Settings
+    from rules.policy import Policy
 
 PolicyOpt = Annotated[Path | None, typer.Option("--policy", help="Policy YAML file (default: bundled).")]
 LangOpt = Annotated[
@@ -119,11 +119,13 @@ def bundled_policy() -> Policy:
     from rules import policy
 
     sources = [policy.bundled_file(), Path(policy.__file__)]
-    return cached("policy", sources, load_policy)
+    return cached("policy", sources, policy.load_policy)
 
 
 def load_effective_policy(settings: Settings | TerminalSettings) -> Policy:
     try:
+        from rules.policy import load_policy  # imported where a policy is read: not by the agent on a GPU box
+
         return load_policy(settings.files.policy) if settings.files.policy is not None else bundled_policy()
     except PolicyError as exc:
         raise fail(t("cli.policy_error", settings.files.lang, error=str(exc))) from None

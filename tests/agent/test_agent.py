@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from bot.state.rentals import Rentals
-from tests.support.cli import run_cli
+from tests.support.cli import run_cli, run_process
 from tests.support.slack_harness import Harness, running_app
 
 FIELDS = {
@@ -390,3 +390,29 @@ def test_the_agent_reads_its_settings_without_building_them_and_by_the_same_boun
         env = {"GPU_ADVISOR_HTTP_TIMEOUT_S": bad, "GPU_ADVISOR_LANG": "en"}
         done = run_cli("agent", "--url", "http://127.0.0.1:9", "--once", env=env, tmp=tmp_path)
         assert done.returncode == 2 and "http_timeout_s" in done.stderr and repr(bad) in done.stderr, done.stderr
+
+
+def _nvml_library_here() -> bool:
+    import ctypes
+
+    try:
+        ctypes.CDLL("libnvidia-ml.so.1")
+    except OSError:
+        return False
+    return True
+
+
+@pytest.mark.e2e  # starts a process
+def test_the_agent_imports_only_what_it_runs(tmp_path: Path) -> None:
+    """Issue 50: the agent's memory is the user's. Without NVML's library (a box without NVIDIA's driver, or a
+    container without it, as here) it reads nvidia-smi without importing pynvml (4 MB); it reads no policy and
+    builds no settings model. What the process imported, as Python's -X importtime lists it."""
+    env = stand_in_smi(tmp_path) | {"PYTHONPROFILEIMPORTTIME": "1", "GPU_ADVISOR_AGENT_TOKEN": "t"}
+    done = run_process(
+        "agent", "--url", "http://127.0.0.1:9", "--once", "--buffer", str(tmp_path / "b.jsonl"), env=env, tmp=tmp_path
+    )
+    imported = {line.split("|")[-1].strip() for line in done.stderr.splitlines() if line.startswith("import time:")}
+    assert "Traceback" not in done.stderr and {"bot.agent.sampler", "httpx"} <= imported, done.stderr[-2000:]
+    assert not imported & {"rules.policy", "pydantic_settings", "bot.settings.model"}
+    if not _nvml_library_here():
+        assert "pynvml" not in imported
