@@ -1,7 +1,8 @@
 """serve's memory at rest: `gpu-advise serve` with Slack and Feishu (HTTP mode) configured against local fakes, the
 scheduler on, its work process ready; then each process's resident memory (VmRSS: the front door, the work
-process, multiprocessing's resource tracker) is read after `--settle` seconds. Goal (issue 50): at most 120 MB for
-both serve processes together.
+process, multiprocessing's resource tracker) is read after `--settle` seconds; twice: the first start on a new state
+(it migrates it) and a start on the state then current, as every start is but the first after an upgrade (the goal
+is read on that one). Goal (issue 50): at most 120 MB for both serve processes together.
 
     python bench/serve_memory.py [--settle 5]
 """
@@ -56,15 +57,20 @@ def main() -> None:
             "GPU_ADVISOR_AZURE_ENABLED": "false",
             "GPU_ADVISOR_ECB_ENABLED": "false",
         }
-        with serve_process(env, scheduler=True, working=True) as (_sender, serve):  # ready: its work process too
-            time.sleep(args.settle)
-            found = {"front door": rss_mb(serve.pid)}
-            for pid in children(serve.pid):
-                line = Path(f"/proc/{pid}/cmdline").read_text()
-                found["resource tracker" if "resource_tracker" in line else "work process"] = rss_mb(pid)
-    for name, mb in found.items():
-        print(f"{name:18} {mb:6.1f} MB")
-    both = found["front door"] + found.get("work process", 0.0)
+        runs = {}
+        for run in ("first start (migrates a new state)", "a start on a current state (every other start)"):
+            with serve_process(env, scheduler=True, working=True) as (_sender, serve):  # ready: its work process too
+                time.sleep(args.settle)
+                found = {"front door": rss_mb(serve.pid)}
+                for pid in children(serve.pid):
+                    line = Path(f"/proc/{pid}/cmdline").read_text()
+                    found["resource tracker" if "resource_tracker" in line else "work process"] = rss_mb(pid)
+            runs[run] = found
+    for run, found in runs.items():
+        print(run)
+        for name, mb in found.items():
+            print(f"  {name:18} {mb:6.1f} MB")
+    both = found["front door"] + found.get("work process", 0.0)  # the usual start
     print(f"serve's two processes: {both:.1f} MB (goal at most 120 MB: {'met' if both <= 120 else 'not met'})")
 
 
