@@ -25,7 +25,8 @@ def raw(h: Harness, body: bytes, headers: dict[str, str], path: str = "/slack/ev
         with urllib.request.urlopen(request, timeout=10) as response:
             return response.status, response.read().decode()
     except urllib.error.HTTPError as exc:
-        return exc.code, exc.read().decode()
+        with exc:  # its socket closed with it
+            return exc.code, exc.read().decode()
 
 
 def get(h: Harness, path: str) -> tuple[int, str]:
@@ -33,7 +34,8 @@ def get(h: Harness, path: str) -> tuple[int, str]:
         with urllib.request.urlopen(h.base_url + path, timeout=10) as response:
             return response.status, response.read().decode()
     except urllib.error.HTTPError as exc:
-        return exc.code, exc.read().decode()
+        with exc:  # its socket closed with it
+            return exc.code, exc.read().decode()
 
 
 def signed(body: bytes, content_type: str = FORM) -> dict[str, str]:

@@ -38,7 +38,8 @@ def beat(h: Harness, body: Any, token: str | None, *, raw: bytes | None = None) 
         with urllib.request.urlopen(request, timeout=10) as response:
             return response.status, json.loads(response.read())
     except urllib.error.HTTPError as exc:
-        return exc.code, json.loads(exc.read())
+        with exc:  # its socket closed with it
+            return exc.code, json.loads(exc.read())
 
 
 def sample(at: datetime, util: float = 0, gpu: int = 0, **extra: Any) -> dict[str, Any]:
