@@ -374,9 +374,12 @@ def main() -> None:
     parser.add_argument("--busy", type=int, default=0, help="CPU-bound processes beside the apps")
     parser.add_argument("--every", type=float, default=0.25, help="seconds between commands (with --answers)")
     parser.add_argument("--for", dest="during", type=float, default=15, help="seconds of commands (with --answers)")
+    parser.add_argument(
+        "--startup", type=float, default=3, help="commands of the first seconds are the start-up ones (with --answers)"
+    )
     args = parser.parse_args()
     if args.answers:
-        run(args.rounds, args.busy, args.every, args.during)
+        run(args.rounds, args.busy, args.every, args.during, args.startup)
         return
     print(f"beside {args.busy} CPU-bound process(es) on {os.cpu_count()} CPUs")
     floors = FEISHU_FLOORS if args.chat == "feishu" else FLOORS
