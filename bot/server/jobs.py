@@ -155,9 +155,11 @@ def jobs_of(settings: Settings, deps: Deps, doors: Sequence[FrontDoor] = ()) -> 
             lambda: weekly_reports(deps, tellers), shared=minute),
         Job("actions:due", "judge warnings past their deadline again, and stop what stayed idle", minute,
             lambda: run_actions(deps, tellers), shared=minute),
+        # also at start-up: a serve restarted within the hour again and again would otherwise never fold, and the
+        # reports would read ever more raw samples (one replica an hour slot, as on the hour)
         Job("samples:compact", "fold new GPU samples into their hours, delete old ones", hour,
             lambda: compact(store, deps.now(), raw_days=settings.samples.samples_raw_days,
-                            hourly_days=settings.samples.samples_hourly_days), shared=hour),
+                            hourly_days=settings.samples.samples_hourly_days), shared=hour, at_start=True),
         Job("inbox:prune", "forget finished requests and job claims older than a week", 6 * hour,
             lambda: (deps.inbox.prune(KEPT), JobRuns(store).prune(KEPT)), shared=timedelta(days=1)),
     ]

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import random
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 
 import pytest
 from sqlalchemy import insert
@@ -101,3 +102,19 @@ def test_the_figures_are_the_same_whatever_is_folded(db_target: str) -> None:
     done = compact(store, NOW + timedelta(days=1), raw_days=1, hourly_days=90)
     assert done.deleted > 0 and done.folded == 0
     _same(_daily(rentals, ids), with_late)
+
+
+def test_serve_folds_at_start_up_and_every_hour(tmp_path: Path) -> None:
+    """A serve restarted within the hour again and again would never fold, and reports would read ever more raw
+    samples: the job runs at start-up too (one replica an hour slot), and folds what came."""
+    from bot.server.jobs import jobs_of
+    from tests.support.slack_harness import running_app
+
+    with running_app(tmp_path) as h:
+        [job] = [j for j in jobs_of(h.settings, h.deps, h.doors()) if j.id == "samples:compact"]
+        assert job.at_start and job.every == job.shared == timedelta(hours=1)
+        rentals = Rentals(h.deps.store)
+        inst, _ = rentals.track_instance("T1", "box", FIELDS | {"started_at": h.clock.now - timedelta(days=1)})
+        rentals.add_samples(inst.id, [Sample(h.clock.now - timedelta(minutes=5), 0, 50.0, 1.0, 81920.0)], [None])
+        done = job.work()
+        assert done.folded == 1  # type: ignore[attr-defined]
