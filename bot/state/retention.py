@@ -33,7 +33,7 @@ BATCH = 50_000  # sample ids a transaction folds, and raw rows a transaction del
 @dataclass(frozen=True)
 class Compacted:
     folded: int  # raw samples folded into hourly rows
-    hours: int  # hourly rows written or updated (an hour split between two batches: twice)
+    hours: int  # hourly rows written or updated
     deleted: int  # raw samples past their retention (all folded before)
     dropped: int  # hourly rows past their retention
 
@@ -110,10 +110,12 @@ def _mark(conn: Connection, through_id: int) -> None:
 
 
 def roll_up(store: Store) -> tuple[int, int]:
-    """Fold every raw sample not folded yet into its hour; (samples folded, hourly rows written)."""
+    """Fold every raw sample not folded yet into its hour; (samples folded, hourly rows written: an hour two
+    batches wrote counts once)."""
     last = _last_id(store)
-    folded = hours = 0
-    s = gpu_samples.c
+    folded = 0
+    hours: set[tuple[int, int, int]] = set()
+    s, h = gpu_samples.c, gpu_samples_hourly.c
     while True:
         with store.writing() as conn:
             done = int(conn.execute(select(sample_rollup.c.through_id)).scalar() or 0)
@@ -121,10 +123,10 @@ def roll_up(store: Store) -> tuple[int, int]:
             if start is None or start > last:
                 if done < last:
                     _mark(conn, last)
-                return folded, hours
+                return folded, len(hours)
             upto = min(start - 1 + BATCH, last)
-            fold = fold_statement(conn.dialect.name, done, upto).returning(gpu_samples_hourly.c.gpu)
-            hours += len(conn.execute(fold).all())  # (rowcount of INSERT ... SELECT is -1 on psycopg)
+            fold = fold_statement(conn.dialect.name, done, upto).returning(h.instance_id, h.gpu, as_seconds(h.hour))
+            hours |= {(int(i), int(g), int(at)) for i, g, at in conn.execute(fold)}  # (psycopg: rowcount -1)
             folded += int(conn.execute(select(func.count()).where(s.id > done, s.id <= upto)).scalar() or 0)
             _mark(conn, upto)
 
