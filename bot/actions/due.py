@@ -21,7 +21,7 @@ from zoneinfo import ZoneInfo
 
 from bot.chat.port import ChatError, Teller
 from bot.deps import Deps
-from bot.discover.cloud import CloudError
+from bot.discover.cloud import STOP_SETTLE_S, CloudError
 from bot.discover.registry import clouds
 from bot.state.actions import BOOTED_AFTER_STOP, Actions, Warning
 from bot.state.power import PowerLog, Sighting
@@ -30,7 +30,7 @@ from bot.state.schedules import Schedules
 from bot.text import Lang, t
 from bot.text.catalogue import has
 from bot.text.format import literal, mention, money, show
-from bot.text.problem import said
+from bot.text.problem import Problem, said
 from bot.text.spans import channel_ref
 from rules import metering
 from rules.digest import per_day
@@ -142,6 +142,8 @@ def _stop_in_cloud(ctx: Ctx, warning: Warning, inst: Instance, verdict: Verdict)
     try:
         done = make().stop(region, instance_id)
         problem = None if done.state in ("stopping", "stopped") else f"the instance is {done.state} after the stop"
+        if done.state == "stopping" and done.charging is None:  # whether it bills on is not known yet: not saved
+            problem = Problem("cloud.still_stopping", instance=instance_id, minutes=round(STOP_SETTLE_S / 60))
     except CloudError as exc:
         if exc.final:  # the cloud refuses this for this instance: trying again cannot help, said at once
             log.warning("stopping %s refused: %s", inst.name, exc)

@@ -23,7 +23,16 @@ from datetime import UTC, datetime
 from itertools import chain
 from typing import Any
 
-from bot.discover.cloud import REGIONS_AT_ONCE, CloudError, Paging, Stopped, gpu_named, scan_regions, utc_time
+from bot.discover.cloud import (
+    REGIONS_AT_ONCE,
+    CloudError,
+    Paging,
+    Stopped,
+    gpu_named,
+    scan_regions,
+    settled,
+    utc_time,
+)
 from bot.state.discovered import Found, Scan
 from bot.text.problem import Problem
 from rules.errors import UnknownGPU
@@ -349,7 +358,10 @@ class Aliyun:
         for answer in (body.get("InstanceResponses") or {}).get("InstanceResponse") or []:
             if answer.get("InstanceId") == instance_id and str(answer.get("Code", "200")) != "200":
                 raise CloudError(f"{answer.get('Code')}: {str(answer.get('Message', ''))[:160]}")
-        raw = self.describe(region, instance_id)
+        # whether it keeps billing (StoppedMode) is said once it has stopped: read until then
+        raw = settled(
+            lambda: self.describe(region, instance_id), lambda r: r is not None and r.get("Status") == "Stopping"
+        )
         if raw is None:
             raise CloudError(Problem("cloud.gone_after_stop", instance=instance_id, region=region))
         state = STATES.get(str(raw.get("Status")), str(raw.get("Status", "unknown")).lower())

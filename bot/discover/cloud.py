@@ -10,6 +10,7 @@ import functools
 import hashlib
 import json
 import logging
+import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, tzinfo
@@ -31,6 +32,30 @@ class Stopped:
     state: str
     charging: bool | None = None
     how: str = "stop"  # the call that stopped it, for the audit: stop_instances, StopInstances(StopCharging)
+
+
+STOP_SETTLE_S = 180.0  # how long a stop is watched for its end: GPU instances stop within seconds to a minute or two
+
+
+def settled(
+    read: Callable[[], Any],
+    stopping: Callable[[Any], bool],
+    *,
+    within_s: float = STOP_SETTLE_S,
+    sleep: Callable[[float], None] = time.sleep,
+    clock: Callable[[], float] = time.monotonic,
+) -> Any:
+    """What `read` gives once the stop is over (`stopping` says it is not), read again after 0.5 s, then twice as
+    long each time up to 10 s, for at most `within_s`; the last read when it was still stopping then. A cloud that
+    says whether a stopped instance keeps billing only once it has stopped (Alibaba Cloud's StoppedMode, Tencent
+    Cloud's StopChargingMode) is read so, never judged while it is still stopping."""
+    ends, wait = clock() + within_s, 0.5
+    found = read()
+    while stopping(found) and clock() < ends:
+        sleep(min(wait, max(0.0, ends - clock())))
+        wait = min(wait * 2, 10.0)
+        found = read()
+    return found
 
 
 class CloudError(Exception):

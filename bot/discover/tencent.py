@@ -23,7 +23,16 @@ from datetime import UTC, datetime, timedelta, timezone
 from itertools import chain
 from typing import Any
 
-from bot.discover.cloud import REGIONS_AT_ONCE, CloudError, Paging, Stopped, gpu_named, scan_regions, utc_time
+from bot.discover.cloud import (
+    REGIONS_AT_ONCE,
+    CloudError,
+    Paging,
+    Stopped,
+    gpu_named,
+    scan_regions,
+    settled,
+    utc_time,
+)
 from bot.state.discovered import Found, Scan
 from bot.text.problem import Problem
 from rules.samples import Sample
@@ -250,11 +259,15 @@ class Tencent:
                     Problem("cloud.no_free_stop", instance=instance_id, why=exc.problem), final=True
                 ) from None
             raise
-        body = self.call("cvm", region, "DescribeInstances", {"InstanceIds": [instance_id]})
-        found = body.get("InstanceSet") or []
-        if not found:
+
+        def read() -> dict[str, Any] | None:
+            found = self.call("cvm", region, "DescribeInstances", {"InstanceIds": [instance_id]}).get("InstanceSet")
+            return found[0] if found else None
+
+        # whether it keeps billing (StopChargingMode) is said once it has stopped: read until then
+        raw = settled(read, lambda r: r is not None and r.get("InstanceState") == "STOPPING")
+        if raw is None:
             raise CloudError(Problem("cloud.gone_after_stop", instance=instance_id, region=region))
-        raw = found[0]
         state = STATES.get(str(raw.get("InstanceState")), str(raw.get("InstanceState", "unknown")).lower())
         return Stopped(state, charging=_charging(raw), how="StopInstances(StoppedMode=STOP_CHARGING)")
 

@@ -52,8 +52,15 @@ def app(tmp_path: Path, fake: FakeAliyun):  # type: ignore[no-untyped-def]
     )
 
 
-def test_an_idle_instance_is_stopped_with_no_charge_and_its_spend_stops(tmp_path: Path) -> None:
+# A stop takes time on Alibaba Cloud: Stopping, its StoppedMode not said yet, for seconds. Issue 49: described once
+# while it was still stopping, a keep-charging stop was said "saved"; the stop is now read again until it has stopped.
+SLOW = pytest.mark.parametrize("stop_takes_s", [0.0, 1.2], ids=["at_once", "stopping_for_a_while"])
+
+
+@SLOW
+def test_an_idle_instance_is_stopped_with_no_charge_and_its_spend_stops(tmp_path: Path, stop_takes_s: float) -> None:
     with fake_aliyun() as fake:
+        fake.stop_takes_s = stop_takes_s
         fake.prices[("cn-hangzhou", "ecs.gn7i-c8g1.2xlarge")] = 11.62
         box = fake.add(tags={"Owner": "U0456", "SlackChannel": "C1"}, name="a10-dev")
         with app(tmp_path, fake) as h:
@@ -73,8 +80,12 @@ def test_an_idle_instance_is_stopped_with_no_charge_and_its_spend_stops(tmp_path
             assert run_actions(h.deps, h.tellers()) == 0  # never twice
 
 
-def test_an_instance_the_cloud_stops_with_its_meter_running_is_shown_still_billed(tmp_path: Path) -> None:
+@SLOW
+def test_an_instance_the_cloud_stops_with_its_meter_running_is_shown_still_billed(
+    tmp_path: Path, stop_takes_s: float
+) -> None:
     with fake_aliyun() as fake:
+        fake.stop_takes_s = stop_takes_s
         fake.prices[("cn-hangzhou", "ecs.gn7i-c8g1.2xlarge")] = 11.62
         box = fake.add(tags={"Owner": "U0456", "SlackChannel": "C1"}, name="local-disk", can_stop_charging=False)
         with app(tmp_path, fake) as h:

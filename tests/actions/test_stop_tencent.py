@@ -33,8 +33,11 @@ def app(tmp_path: Path, fake: FakeTencent):  # type: ignore[no-untyped-def]
     )
 
 
-def test_an_idle_cvm_is_stopped_with_no_charge(tmp_path: Path) -> None:
+@pytest.mark.parametrize("stop_takes_s", [0.0, 1.2], ids=["at_once", "stopping_for_a_while"])
+def test_an_idle_cvm_is_stopped_with_no_charge(tmp_path: Path, stop_takes_s: float) -> None:
+    """A CVM is STOPPING for a while, its StopChargingMode not said yet (issue 49): read again until it stopped."""
     with fake_tencent() as fake:
+        fake.stop_takes_s = stop_takes_s
         fake.price("ap-guangzhou-3", "GN7.2XLARGE32", 8.68)
         box = fake.add(tags={"Owner": "U0456", "SlackChannel": "C1"}, name="t4-dev")
         with app(tmp_path, fake) as h:

@@ -15,6 +15,7 @@ import hmac
 import json
 import re
 import threading
+import time
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -53,8 +54,13 @@ class Instance:
     name: str = ""
     can_stop_charging: bool = True  # economical mode on, a cloud-disk family, pay as you go
     created: str = "2026-11-30T08:00Z"
+    # a stop takes time, as Alibaba Cloud's does: Stopping (no StoppedMode said yet) until then, Stopped after
+    stops_at: float | None = None
+    stopping_to: str = ""
 
     def raw(self) -> dict[str, Any]:
+        if self.stops_at is not None and time.monotonic() >= self.stops_at:
+            self.status, self.stopped_mode, self.stops_at = "Stopped", self.stopping_to, None
         return {
             "InstanceId": self.id,
             "InstanceName": self.name or self.id,
@@ -128,6 +134,7 @@ class FakeAliyun:
     throttle: dict[str, int] = field(default_factory=dict)  # action -> how many more times it is throttled
     deny: set[str] = field(default_factory=set)  # actions answered Forbidden.RAM
     endless: bool = False  # every page answers the same NextToken (a cloud that never says the listing ended)
+    stop_takes_s: float = 0.0  # an ECS stop is Stopping this long before Stopped (its StoppedMode said then)
     calls: list[tuple[str, dict[str, str]]] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -238,12 +245,15 @@ class FakeAliyun:
             if found is None:
                 out.append({"InstanceId": instance_id, "Code": "InvalidInstanceId.NotFound", "Message": "not found"})
                 continue
-            previous, found.status = found.status, "Stopped"
+            previous = found.status
             asked = params.get("StoppedMode", "KeepCharging")
             # not supported: stopped in keep-charging mode, and no error (as Alibaba Cloud documents it)
-            found.stopped_mode = (
-                "StopCharging" if asked == "StopCharging" and found.can_stop_charging else "KeepCharging"
-            )
+            mode = "StopCharging" if asked == "StopCharging" and found.can_stop_charging else "KeepCharging"
+            if self.stop_takes_s > 0:  # Stopping for a while, its mode not said yet
+                found.status, found.stopped_mode, found.stopping_to = "Stopping", "", mode
+                found.stops_at = time.monotonic() + self.stop_takes_s
+            else:
+                found.status, found.stopped_mode = "Stopped", mode
             out.append(
                 {
                     "InstanceId": instance_id,

@@ -58,8 +58,13 @@ class Instance:
     name: str = ""
     can_stop_charging: bool = True
     zone: str = ""
+    # a stop takes time, as a CVM's does: STOPPING (its StopChargingMode not said yet) until then, STOPPED after
+    stops_at: float | None = None
+    stopping_to: str = ""
 
     def raw(self) -> dict[str, Any]:
+        if self.stops_at is not None and time.monotonic() >= self.stops_at:
+            self.state, self.stop_mode, self.stops_at = "STOPPED", self.stopping_to, None
         return {
             "InstanceId": self.id,
             "InstanceName": self.name or "未命名",
@@ -145,6 +150,7 @@ class FakeTencent:
     throttle: dict[str, int] = field(default_factory=dict)
     deny: set[str] = field(default_factory=set)
     endless: bool = False  # TotalCount 10^9 and the same rows whatever the Offset
+    stop_takes_s: float = 0.0  # a CVM stop is STOPPING this long before STOPPED (its StopChargingMode said then)
     calls: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -242,8 +248,12 @@ class FakeTencent:
                     "UnsupportedOperation.StoppedModeStopCharging", "该实例不支持关机不收费 (no stop-charging)"
                 )
         for inst in found:
-            inst.state = "STOPPED"
-            inst.stop_mode = "STOP_CHARGING" if params.get("StoppedMode") == "STOP_CHARGING" else "KEEP_CHARGING"
+            mode = "STOP_CHARGING" if params.get("StoppedMode") == "STOP_CHARGING" else "KEEP_CHARGING"
+            if self.stop_takes_s > 0:  # STOPPING for a while, its mode not said yet
+                inst.state, inst.stop_mode, inst.stopping_to = "STOPPING", "NOT_APPLICABLE", mode
+                inst.stops_at = time.monotonic() + self.stop_takes_s
+            else:
+                inst.state, inst.stop_mode = "STOPPED", mode
         return {}
 
     def _hai_DescribeInstances(self, region: str, params: dict[str, Any]) -> dict[str, Any]:
