@@ -75,17 +75,20 @@ def _tell(settings: Any, rentals: Any, team: str, channel: str, policy: Any) -> 
 
 def actions_list(team: TeamOpt = None, lang: LangOpt = None, as_json: JsonOpt = False) -> None:
     """What was warned, stopped, cancelled or failed, newest first."""
+    from bot.actions.outcome import outcome
     from bot.state.actions import Actions
 
     settings = load_settings(lang=lang)
     team = chosen_team(settings, team)
-    rows = Actions(open_rentals(settings).store).history(team)
+    rentals = open_rentals(settings)
+    rows = Actions(rentals.store).history(team)
     out = [
         {
             "at": (w.decided_at or w.requested_at or w.warned_at).isoformat(),
             "item": name,
             "kind": "stop",
             "result": w.status,
+            "verified": outcome(w, rentals.by_id(w.instance_id)),
             "detail": w.detail,
             "warned_at": w.warned_at.isoformat(),
             "deadline": w.deadline.isoformat(),
@@ -98,4 +101,6 @@ def actions_list(team: TeamOpt = None, lang: LangOpt = None, as_json: JsonOpt = 
         sys.stdout.write(json.dumps(out, ensure_ascii=False, indent=2) + "\n")
         return
     for row in out:
-        sys.stdout.write(f"{row['at']}\t{row['item']}\t{row['kind']}\t{row['result']}\t{row['detail'] or ''}\n")
+        verified = row["verified"]
+        said = verified["outcome"] if isinstance(verified, dict) else row["result"]
+        sys.stdout.write(f"{row['at']}\t{row['item']}\t{row['kind']}\t{said}\t{row['detail'] or ''}\n")

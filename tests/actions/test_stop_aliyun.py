@@ -16,6 +16,7 @@ from bot.state.power import PowerLog
 from bot.state.rentals import Rentals
 from rules import metering
 from tests.actions.test_stop import GRACE, digest, quiet, told
+from tests.support.cli import run_cli
 from tests.support.fake_aliyun import ENV, FakeAliyun, fake_aliyun
 from tests.support.slack_harness import Harness, running_app
 
@@ -43,6 +44,14 @@ def warned_then_due(h: Harness, job_id: str = "discover:aliyun") -> tuple[int, d
     quiet(h, inst, minutes=60)
     assert run_actions(h.deps, h.tellers()) == 1
     return inst.id, message
+
+
+def verified(tmp_path: Path) -> list[object]:
+    """What `gpu-advise actions --json` says each stop came to (issue 49)."""
+    listed = json.loads(
+        run_cli("actions", "--team", "T1", "--json", env={"GPU_ADVISOR_DB": str(tmp_path / "bot.db")}).stdout
+    )
+    return [a["verified"] for a in listed]
 
 
 def app(tmp_path: Path, fake: FakeAliyun):  # type: ignore[no-untyped-def]
@@ -75,6 +84,7 @@ def test_an_idle_instance_is_stopped_with_no_charge_and_its_spend_stops(tmp_path
             assert inst is not None and inst.released_by == "bot" and not metering.keeps(inst)
             said = told(h, message)
             assert "Stopped *a10-dev*" in said and "¥279 a day saved" in said
+            assert verified(tmp_path) == [{"outcome": "stopped_without_charge"}]
             [dm] = h.posts(channel="U0456")  # a start may find the zone out of stock: its owner is told so
             assert "economical mode" in dm["text"] and "OperationDenied.NoStock" in dm["text"]
             assert run_actions(h.deps, h.tellers()) == 0  # never twice
@@ -100,6 +110,13 @@ def test_an_instance_the_cloud_stops_with_its_meter_running_is_shown_still_bille
             assert last.state.value == "off"
             said = told(h, message)
             assert "a day saved" not in said and "It saves nothing yet" in said
+            [kept] = verified(tmp_path)
+            assert kept == {
+                "outcome": "stopped_still_billed",
+                "per_hour": 11.62,
+                "currency": "CNY",
+                "hint": "release it at the provider: only that stops its meter",
+            }
             [dm] = h.posts(channel="U0456")
             assert "meter keeps running" in dm["text"] and "NoStock" not in dm["text"]  # it kept its GPU
             h.clock.advance(days=1)

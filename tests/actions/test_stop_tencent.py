@@ -12,7 +12,7 @@ import pytest
 from bot.state.actions import Actions
 from bot.state.rentals import Rentals
 from tests.actions.test_stop import told
-from tests.actions.test_stop_aliyun import warned_then_due
+from tests.actions.test_stop_aliyun import verified, warned_then_due
 from tests.support.fake_tencent import ENV, FakeTencent, fake_tencent
 from tests.support.slack_harness import Harness, running_app
 
@@ -70,6 +70,8 @@ def test_one_the_cloud_cannot_stop_without_charge_is_left_running_and_said_at_on
             said = told(h, message)
             assert "Could not stop *local-nvme*" in said and "twice" not in said
             assert "cannot stop" in said and "without charge" in said and "release it in the console" in said
+            [refused] = verified(tmp_path)
+            assert refused["outcome"] == "refused" and "StoppedModeStopCharging" in refused["reason"]  # type: ignore[index]
 
 
 def test_a_refused_stop_is_not_promised_or_tried_again_the_next_days(tmp_path: Path) -> None:
