@@ -21,7 +21,7 @@ from zoneinfo import ZoneInfo
 
 from bot.chat.port import ChatError, Teller
 from bot.deps import Deps
-from bot.discover.cloud import STOP_SETTLE_S, CloudError
+from bot.discover.cloud import STOP_SETTLE_S, CloudError, Stopped
 from bot.discover.registry import clouds
 from bot.state.actions import BOOTED_AFTER_STOP, Actions, Warning
 from bot.state.power import PowerLog, Sighting
@@ -141,9 +141,7 @@ def _stop_in_cloud(ctx: Ctx, warning: Warning, inst: Instance, verdict: Verdict)
         return 1
     try:
         done = make().stop(region, instance_id)
-        problem = None if done.state in ("stopping", "stopped") else f"the instance is {done.state} after the stop"
-        if done.state == "stopping" and done.charging is None:  # whether it bills on is not known yet: not saved
-            problem = Problem("cloud.still_stopping", instance=instance_id, minutes=round(STOP_SETTLE_S / 60))
+        problem = _not_a_stop(done, instance_id)
     except CloudError as exc:
         if exc.final:  # the cloud refuses this for this instance: trying again cannot help, said at once
             log.warning("stopping %s refused: %s", inst.name, exc)
@@ -165,6 +163,14 @@ def _stop_in_cloud(ctx: Ctx, warning: Warning, inst: Instance, verdict: Verdict)
     if ctx.actions.move(warning.id, "warned", "stopped", ctx.now, detail=detail, figures=verdict.figures, attempt=True):
         _stopped(ctx, warning, inst, late=_objected(ctx, warning, inst))  # pressed while the call was on its way
     return 1
+
+
+def _not_a_stop(done: Stopped, instance_id: str) -> str | None:
+    """Why what the cloud said after the stop does not count as stopped: running still, or still stopping without
+    having said whether it bills on (never counted as saved); None when it counts."""
+    if done.state == "stopping" and done.charging is None:
+        return Problem("cloud.still_stopping", instance=instance_id, minutes=round(STOP_SETTLE_S / 60))
+    return None if done.state in ("stopping", "stopped") else f"the instance is {done.state} after the stop"
 
 
 def _objected(ctx: Ctx, warning: Warning, inst: Instance) -> bool:

@@ -8,18 +8,20 @@ from typing import Any
 
 from bot.state.actions import Warning
 from bot.state.rentals import Instance
+from bot.text import Lang, t
 from rules import metering
 
 
-def outcome(warning: Warning, inst: Instance | None) -> dict[str, Any] | None:
-    """The verified outcome of a stop that was made or refused; None for a warning still open or cancelled."""
+def outcome(warning: Warning, inst: Instance | None, lang: Lang) -> dict[str, Any] | None:
+    """The verified outcome of a stop that was made or refused; None for a warning still open or cancelled. The
+    hint is in `lang`, the terminal's."""
     if warning.status == "stopped":
         if inst is not None and metering.keeps(inst):  # stopped with its meter running (keep-charging, a period item)
             return {
                 "outcome": "stopped_still_billed",
                 "per_hour": round(metering.per_hour(inst), 2),
                 "currency": inst.currency,
-                "hint": "release it at the provider: only that stops its meter",
+                "hint": t("action.release_hint", lang),
             }
         return {"outcome": "stopped_without_charge"}
     if warning.status == "failed":

@@ -88,7 +88,7 @@ def actions_list(team: TeamOpt = None, lang: LangOpt = None, as_json: JsonOpt = 
             "item": name,
             "kind": "stop",
             "result": w.status,
-            "verified": outcome(w, rentals.by_id(w.instance_id)),
+            "verified": outcome(w, rentals.by_id(w.instance_id), settings.files.lang),
             "detail": w.detail,
             "warned_at": w.warned_at.isoformat(),
             "deadline": w.deadline.isoformat(),

@@ -24,6 +24,7 @@ from sqlalchemy import Connection, case, delete, func, select
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 
+from bot.state.conflicts import insert_for
 from bot.state.schema import as_seconds, gpu_samples, gpu_samples_hourly, greater, lesser, sample_rollup
 from bot.state.store import Store
 
@@ -104,9 +105,13 @@ def _last_id(store: Store) -> int:
 
 
 def _mark(conn: Connection, through_id: int) -> None:
-    make = pg_insert if conn.dialect.name == "postgresql" else sqlite_insert
-    statement = make(sample_rollup).values(id=1, through_id=through_id)
+    statement = insert_for(conn, sample_rollup).values(id=1, through_id=through_id)
     conn.execute(statement.on_conflict_do_update(index_elements=[sample_rollup.c.id], set_={"through_id": through_id}))
+
+
+def folded_through() -> Any:
+    """The fold's marker, read by the statement that needs it (0 before the first fold)."""
+    return func.coalesce(select(sample_rollup.c.through_id).scalar_subquery(), 0)
 
 
 def roll_up(store: Store) -> tuple[int, int]:
@@ -118,7 +123,7 @@ def roll_up(store: Store) -> tuple[int, int]:
     s, h = gpu_samples.c, gpu_samples_hourly.c
     while True:
         with store.writing() as conn:
-            done = int(conn.execute(select(sample_rollup.c.through_id)).scalar() or 0)
+            done = int(conn.execute(select(folded_through())).scalar() or 0)
             start = conn.execute(select(func.min(s.id)).where(s.id > done)).scalar()
             if start is None or start > last:
                 if done < last:
@@ -160,9 +165,8 @@ def compact(store: Store, now: datetime, *, raw_days: float, hourly_days: float)
     deleted = 0
     s = gpu_samples.c
     for instance_ids, _ in _batches(store, cutoff):
-        with store.writing() as conn:
-            through = int(conn.execute(select(sample_rollup.c.through_id)).scalar() or 0)
-            gone = delete(gpu_samples).where(s.instance_id.in_(instance_ids), s.at < cutoff, s.id <= through)
+        with store.writing() as conn:  # only what is folded
+            gone = delete(gpu_samples).where(s.instance_id.in_(instance_ids), s.at < cutoff, s.id <= folded_through())
             deleted += conn.execute(gone).rowcount
     with store.writing() as conn:
         dropped = conn.execute(

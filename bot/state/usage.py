@@ -11,7 +11,8 @@ from typing import Any
 
 from sqlalchemy import and_, case, exists, func, select, union_all
 
-from bot.state.schema import as_seconds, gpu_samples, gpu_samples_hourly, greater, lesser, sample_rollup
+from bot.state.retention import folded_through
+from bot.state.schema import as_seconds, gpu_samples, gpu_samples_hourly, greater, lesser
 from bot.state.store import Store
 
 PARTS = 4
@@ -30,7 +31,6 @@ def _raw_hours(instance_ids: list[int], since: datetime, until: datetime) -> Any
     s = gpu_samples.c
     secs = as_seconds(s.at)
     hour = (secs // 3600 * 3600).label("hour")
-    folded = func.coalesce(select(sample_rollup.c.through_id).scalar_subquery(), 0)
     return (
         select(
             s.instance_id.label("inst"),
@@ -41,7 +41,7 @@ def _raw_hours(instance_ids: list[int], since: datetime, until: datetime) -> Any
             func.max(secs).label("last"),
             func.count().label("n"),
         )
-        .where(s.id > folded, (s.instance_id + 0).in_(instance_ids), s.at >= since, s.at < until)
+        .where(s.id > folded_through(), (s.instance_id + 0).in_(instance_ids), s.at >= since, s.at < until)
         .group_by(s.instance_id, s.gpu, hour)
     )
 
