@@ -41,15 +41,15 @@ def settled(
     read: Callable[[], Any],
     stopping: Callable[[Any], bool],
     *,
-    within_s: float = STOP_SETTLE_S,
+    within_s: float | None = None,
     sleep: Callable[[float], None] = time.sleep,
     clock: Callable[[], float] = time.monotonic,
 ) -> Any:
     """What `read` gives once the stop is over (`stopping` says it is not), read again after 0.5 s, then twice as
-    long each time up to 10 s, for at most `within_s`; the last read when it was still stopping then. A cloud that
-    says whether a stopped instance keeps billing only once it has stopped (Alibaba Cloud's StoppedMode, Tencent
-    Cloud's StopChargingMode) is read so, never judged while it is still stopping."""
-    ends, wait = clock() + within_s, 0.5
+    long each time up to 10 s, for at most `within_s` (else STOP_SETTLE_S); the last read when it was still stopping
+    then. A cloud that says whether a stopped instance keeps billing only once it has stopped (Alibaba Cloud's
+    StoppedMode, Tencent Cloud's StopChargingMode) is read so, never judged while it is still stopping."""
+    ends, wait = clock() + (STOP_SETTLE_S if within_s is None else within_s), 0.5
     found = read()
     while stopping(found) and clock() < ends:
         sleep(min(wait, max(0.0, ends - clock())))

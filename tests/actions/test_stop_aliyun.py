@@ -148,3 +148,28 @@ def test_serve_discovers_alibaba_cloud_as_a_job_and_healthz_says_when_it_fails(t
             assert health["status"] == "degraded"
             assert health["checks"]["discovery"]["aliyun"].startswith("degraded: cn-hangzhou: access denied")
             assert Rentals(h.deps.store).instances("T1")[0].released_at is None
+
+
+def test_a_stop_still_under_way_at_the_deadline_is_not_counted_stopped_or_saved(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 49: an instance still Stopping when the bot stops reading it has not said whether it bills on: the try is
+    said to have failed for that reason, the item is kept (not released) and nothing is said saved."""
+    from bot.discover import cloud
+
+    monkeypatch.setattr(cloud, "STOP_SETTLE_S", 1.0)  # the deadline (3 minutes) shortened; the stop takes an hour
+    with fake_aliyun() as fake:
+        fake.stop_takes_s = 3600.0
+        fake.prices[("cn-hangzhou", "ecs.gn7i-c8g1.2xlarge")] = 11.62
+        box = fake.add(tags={"Owner": "U0456", "SlackChannel": "C1"}, name="slow-stop")
+        with app(tmp_path, fake) as h:
+            inst_id, _ = warned_then_due(h)
+            assert box.status == "Stopping"
+            [warning] = [w for w, _ in Actions(h.deps.store).history("T1")]
+            assert warning.status == "warned" and warning.attempts == 1  # tried once, looked at again
+            assert "still stopping" in (warning.detail or "") and "not counted as stopped or saved" in warning.detail
+            inst = Rentals(h.deps.store).by_id(inst_id)
+            assert inst is not None and inst.released_at is None
+            said = [json.dumps(c, ensure_ascii=False) for c in h.fake.of("chat.postMessage") + h.fake.of("chat.update")]
+            assert said and not [c for c in said if "a day saved" in c or "Stopped *slow-stop*" in c]
+            assert verified(tmp_path) == [None]
