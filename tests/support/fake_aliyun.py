@@ -54,7 +54,7 @@ class Instance:
     name: str = ""
     can_stop_charging: bool = True  # economical mode on, a cloud-disk family, pay as you go
     created: str = "2026-11-30T08:00Z"
-    # a stop takes time, as Alibaba Cloud's does: Stopping (no StoppedMode said yet) until then, Stopped after
+    # a stop takes time, as Alibaba Cloud's does: Stopping (StoppedMode Not-applicable yet) until then, Stopped after
     stops_at: float | None = None
     stopping_to: str = ""
 
@@ -250,7 +250,7 @@ class FakeAliyun:
             # not supported: stopped in keep-charging mode, and no error (as Alibaba Cloud documents it)
             mode = "StopCharging" if asked == "StopCharging" and found.can_stop_charging else "KeepCharging"
             if self.stop_takes_s > 0:  # Stopping for a while, its mode not said yet
-                found.status, found.stopped_mode, found.stopping_to = "Stopping", "", mode
+                found.status, found.stopped_mode, found.stopping_to = "Stopping", "Not-applicable", mode
                 found.stops_at = time.monotonic() + self.stop_takes_s
             else:
                 found.status, found.stopped_mode = "Stopped", mode
