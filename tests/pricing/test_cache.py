@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -196,6 +197,40 @@ def test_file_database_survives_reopening(tmp_path: Path) -> None:
     again = cache.open_db(path)
     assert cache.count_prices(again, "feed") == 1
     again.close()
+
+
+def test_a_cache_at_this_schema_opens_while_a_refresh_holds_the_write_lock(tmp_path: Path) -> None:
+    """A quote opening the cache does not wait for the lock a refresh holds: its schema is read, not checked
+    again under the lock. (The timeout is cut to 0.2 s: a wait would fail the open.)"""
+    path = tmp_path / "prices.db"
+    cache.open_db(path).close()
+    refreshing = sqlite3.connect(path)
+    refreshing.execute("BEGIN IMMEDIATE")
+    try:
+        opened = Database(sqlite3.connect(path, timeout=0.2))
+        cache.ensure_schema(opened)
+        opened.close()
+    finally:
+        refreshing.rollback()
+        refreshing.close()
+
+
+def test_a_cache_an_older_release_made_is_brought_up_once(tmp_path: Path) -> None:
+    """A cache made before run notes, local sources' inputs and tiered prices were kept (schema version 0) gains
+    their columns when opened, keeps its rows, and is marked at this release's version."""
+    path = tmp_path / "prices.db"
+    old = sqlite3.connect(path)
+    old.execute("CREATE TABLE prices (source TEXT NOT NULL, gpu TEXT NOT NULL, amount FLOAT NOT NULL, currency TEXT)")
+    old.execute("CREATE TABLE refresh_runs (id INTEGER PRIMARY KEY, source TEXT, started_at TEXT, status TEXT)")
+    old.execute("INSERT INTO prices VALUES ('feed', 'A100-80GB', 12.0, 'CNY')")
+    old.commit()
+    old.close()
+    db = cache.open_db(path)
+    assert {"amount_after_96h", "amount_after_360h"} <= set(db.table(cache.PRICES).columns_dict)
+    assert {"note", "inputs"} <= set(db.table(cache.RUNS).columns_dict)
+    assert cache.count_prices(db, "feed") == 1
+    assert db.execute("PRAGMA user_version").fetchone()[0] == cache.SCHEMA_VERSION
+    db.close()
 
 
 def test_the_rate_card_template_reads_as_a_rate_card_with_storage_and_egress(tmp_path: Path) -> None:
