@@ -34,9 +34,10 @@ def test_an_edited_team_rate_card_is_quoted_at_the_next_command(tmp_path: Path) 
     db = tmp_path / "prices.db"
     env = OFFLINE | {"GPU_ADVISOR_RATE_CARDS": str(card), "GPU_ADVISOR_DB": str(db)}
     assert quoted(tmp_path, env) == 480  # 24 h × ¥20
-    assert quoted(tmp_path, env) == 480 and ratecard_runs(db) == 1  # unchanged: not read again
+    runs = ratecard_runs(db)
+    assert quoted(tmp_path, env) == 480 and ratecard_runs(db) == runs  # unchanged: not read again
     card.write_text(HEADER + "acme,H800 x1,H800-80GB,1,on-demand,15,CNY,hour,2026-11-01,negotiated 2026\n")
-    assert quoted(tmp_path, env) == 360 and ratecard_runs(db) == 2
+    assert quoted(tmp_path, env) == 360 and ratecard_runs(db) == runs + 1
 
 
 def test_a_cache_from_before_inputs_were_kept_loads_the_installed_rate_card(tmp_path: Path) -> None:

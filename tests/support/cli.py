@@ -15,6 +15,7 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from bot.settings import state_db_beside
+from tests.support.price_template import filled_price_cache
 from tests.support.state_template import migrated_state_db
 
 ROOT = Path(__file__).parents[2]
@@ -35,11 +36,14 @@ def _env(env: dict[str, str] | None, tmp: Path | None) -> dict[str, str]:
 
 
 def _migrated_state_in(tmp: Path, environment: dict[str, str]) -> None:
-    """The command's state file, when it lies in `tmp`'s folder and is not there yet, starts as a migrated copy
-    (tests/support/state_template.py), as a user's store is after its first command."""
+    """The command's state file and price cache, when they lie in `tmp`'s folder and are not there yet, start as
+    a user's are after a first command: a migrated copy (tests/support/state_template.py), the bundled rate card
+    loaded (tests/support/price_template.py)."""
+    db = Path(environment["GPU_ADVISOR_DB"])
+    if db.parent == tmp and tmp.is_dir():
+        filled_price_cache(db)
     if environment.get("GPU_ADVISOR_DATABASE_URL"):
         return
-    db = Path(environment["GPU_ADVISOR_DB"])
     state = Path(environment.get("GPU_ADVISOR_STATE_DB") or state_db_beside(db))
     if state.parent == tmp and tmp.is_dir():
         migrated_state_db(state)

@@ -77,7 +77,12 @@ def migrated_state_db(path: Path) -> Path:
 
 def with_migrated_state(settings: Settings) -> Settings:
     """`settings` whose SQLite state file (where the bot will open it: GPU_ADVISOR_STATE_DB, else beside
-    GPU_ADVISOR_DB) starts as a migrated copy; a PostgreSQL URL is left to its own fixture."""
+    GPU_ADVISOR_DB) starts as a migrated copy, a PostgreSQL URL left to its own fixture; and whose price cache
+    (GPU_ADVISOR_DB) starts holding the bundled rate card (tests/support/price_template.py)."""
+    from tests.support.price_template import filled_price_cache
+
     if settings.files.database_url is None:
         migrated_state_db(settings.files.state_db_path())
+    if str(settings.files.db) != ":memory:":
+        filled_price_cache(Path(settings.files.db))
     return settings
