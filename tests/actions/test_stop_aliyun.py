@@ -63,7 +63,7 @@ def app(tmp_path: Path, fake: FakeAliyun):  # type: ignore[no-untyped-def]
 
 # A stop takes time on Alibaba Cloud: Stopping, its StoppedMode not said yet, for seconds. Issue 49: described once
 # while it was still stopping, a keep-charging stop was said "saved"; the stop is now read again until it has stopped.
-SLOW = pytest.mark.parametrize("stop_takes_s", [0.0, 1.2], ids=["at_once", "stopping_for_a_while"])
+SLOW = pytest.mark.parametrize("stop_takes_s", [0.0, 0.3], ids=["at_once", "stopping_for_a_while"])
 
 
 @SLOW
@@ -157,7 +157,7 @@ def test_a_stop_still_under_way_at_the_deadline_is_not_counted_stopped_or_saved(
     said to have failed for that reason, the item is kept (not released) and nothing is said saved."""
     from bot.discover import cloud
 
-    monkeypatch.setattr(cloud, "STOP_SETTLE_S", 1.0)  # the deadline (3 minutes) shortened; the stop takes an hour
+    monkeypatch.setattr(cloud, "STOP_SETTLE_S", 0.6)  # the deadline (3 minutes) shortened; the stop takes an hour
     with fake_aliyun() as fake:
         fake.stop_takes_s = 3600.0
         fake.prices[("cn-hangzhou", "ecs.gn7i-c8g1.2xlarge")] = 11.62

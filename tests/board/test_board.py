@@ -19,6 +19,7 @@ from bot.report.money import balance_rows, budget_rows, budget_standings, runway
 from bot.state.balances import Balances
 from bot.state.budgets import Budgets
 from bot.state.rentals import Rentals
+from bot.tls import shared_context
 from bot.web.board_links import Expired, Forged, make_token, read_token
 from rules.samples import Sample
 from tests.metering.test_chat_commands import say
@@ -55,7 +56,7 @@ def token(h: Harness, team: str = "T1", channel: str | None = None, hours: float
 
 
 def get(h: Harness, path: str) -> httpx.Response:
-    return httpx.get(h.base_url + path, timeout=10)
+    return httpx.get(h.base_url + path, timeout=10, verify=shared_context())
 
 
 def test_a_token_names_its_team_and_channel_expires_and_refuses_any_change(tmp_path: Path) -> None:

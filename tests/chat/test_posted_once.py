@@ -114,16 +114,21 @@ def killed_unstored(driver: Any, chat: Chat, before: int, user: str, event: str)
     return deps, ANSWERS[step.ask.key], before
 
 
-def test_a_redo_while_slack_is_still_storing_the_question_waits_for_it(tmp_path: Path) -> None:
+def test_a_redo_while_slack_is_still_storing_the_question_waits_for_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Issue 53.17: Slack took 15 s to store a question; the work process killed after sending it was started
     again and its redo read the thread before the question showed there, and asked it twice. The redo looks
     again until the send has settled (SlackChat.settles_in) and finds the question by its key."""
     import threading
 
+    from bot.chat import conversation
+
+    monkeypatch.setattr(conversation, "SETTLE_POLL_S", 0.2)  # one look every 2 s, shortened
     with platform("slack", tmp_path) as (driver, chat, in_thread, user):
         deps, answer, before = killed_unstored(driver, chat, in_thread(), user, "EvSlow1")
         assert in_thread() == before + 1 and driver.h.fake.unstored  # sent; not yet in conversations.replies
-        stored = threading.Timer(1.0, driver.h.fake.unstored.clear)  # Slack has it a second on (15 s in 53.17)
+        stored = threading.Timer(0.5, driver.h.fake.unstored.clear)  # Slack has it half a second on (15 s in 53.17)
         stored.start()
         try:
             typed_answer(deps, chat, driver.convo(), answer, user, "EvSlow1")  # redone at once

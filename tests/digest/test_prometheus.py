@@ -13,6 +13,7 @@ import pytest
 from bot.server.prometheus import PrometheusError, pull
 from bot.state import Store
 from bot.state.rentals import Rentals
+from bot.tls import shared_context
 from tests.support.servers import Reply, Request, serve
 from tests.support.state_template import migrated_state_db
 
@@ -65,7 +66,7 @@ def npu_matrix(request: Request) -> Reply:
 def test_npu_exporter_series_of_an_ascend_box_become_its_samples(tmp_path: Path) -> None:
     rentals = Rentals(Store(migrated_state_db(tmp_path / "s.db")))
     inst, _ = rentals.track_instance("T1", "ascend-1", FIELDS | {"gpu": "Ascend-910B2-64GB"})
-    with serve({"/api/v1/query_range": npu_matrix}) as prom, httpx.Client() as client:
+    with serve({"/api/v1/query_range": npu_matrix}) as prom, httpx.Client(verify=shared_context()) as client:
         done = pull(rentals, client, prom.base_url, label="Hostname", now=NOW, minutes=10)
     assert (done.kept, done.series) == (22, 2)
     got = rentals.samples(inst.id, NOW - timedelta(hours=1))
@@ -129,7 +130,7 @@ def test_cambricon_and_hygon_exporters_become_their_boxes_samples(
 ) -> None:
     rentals = Rentals(Store(migrated_state_db(tmp_path / "s.db")))
     inst, _ = rentals.track_instance("T1", host, FIELDS | {"gpu": gpu})
-    with serve({"/api/v1/query_range": exported(kind)}) as prom, httpx.Client() as client:
+    with serve({"/api/v1/query_range": exported(kind)}) as prom, httpx.Client(verify=shared_context()) as client:
         done = pull(rentals, client, prom.base_url, label="Hostname", now=NOW, minutes=10)
     assert (done.kept, done.series) == (22, 2)
     got = rentals.samples(inst.id, NOW - timedelta(hours=1))
@@ -167,7 +168,7 @@ def matrix(request: Request) -> Reply:
 def test_series_of_a_tracked_instance_become_its_samples(tmp_path: Path) -> None:
     rentals = Rentals(Store(migrated_state_db(tmp_path / "s.db")))
     inst, _ = rentals.track_instance("T1", "train-1", FIELDS)
-    with serve({"/api/v1/query_range": matrix}) as prom, httpx.Client() as client:
+    with serve({"/api/v1/query_range": matrix}) as prom, httpx.Client(verify=shared_context()) as client:
         done = pull(rentals, client, prom.base_url, label="Hostname", now=NOW, minutes=10)
         again = pull(rentals, client, prom.base_url, label="Hostname", now=NOW, minutes=10)
     assert (done.kept, done.series, done.skipped) == (22, 2, 2)  # 11 points x 2 GPUs; someone-else is not tracked
@@ -185,7 +186,7 @@ def test_an_error_answer_is_reported_with_prometheus_own_words(tmp_path: Path) -
     answer: Reply = (400, {"Content-Type": "application/json"}, json.dumps(body).encode())
     with (
         serve({"/api/v1/query_range": answer}) as prom,
-        httpx.Client() as client,
+        httpx.Client(verify=shared_context()) as client,
         pytest.raises(PrometheusError) as err,
     ):
         pull(Rentals(Store(migrated_state_db(tmp_path / "s.db"))), client, prom.base_url, label="Hostname", now=NOW)
@@ -240,7 +241,7 @@ def test_pods_given_gpus_become_items_of_their_own_notify_only(tmp_path: Path) -
     rentals = Rentals(Store(migrated_state_db(tmp_path / "s.db")))
     tracked, _ = rentals.track_instance("T1", "train-1", FIELDS)
     filing = PodFiling("T1", "CK8S", lambda gpu, cards: (2.5 * cards, "hour", "USD"))
-    with serve({"/api/v1/query_range": pod_matrix}) as prom, httpx.Client() as client:
+    with serve({"/api/v1/query_range": pod_matrix}) as prom, httpx.Client(verify=shared_context()) as client:
         pull(rentals, client, prom.base_url, label="Hostname", now=NOW, minutes=10, pods=filing)
         pull(rentals, client, prom.base_url, label="Hostname", now=NOW + timedelta(minutes=5), minutes=10, pods=filing)
     items = {i.provider_id: i for i in rentals.instances("T1") if i.source == "k8s"}
@@ -257,7 +258,10 @@ def test_pods_given_gpus_become_items_of_their_own_notify_only(tmp_path: Path) -
     )
     assert len(rentals.samples(pod.id, NOW - timedelta(hours=1))) == 2 * 16  # 11 + 5 new points, two GPUs
     assert len(rentals.samples(tracked.id, NOW - timedelta(hours=1))) == 16
-    with serve({"/api/v1/query_range": matrix}) as prom, httpx.Client() as client:  # the pods are gone
+    with (
+        serve({"/api/v1/query_range": matrix}) as prom,
+        httpx.Client(verify=shared_context()) as client,
+    ):  # the pods are gone
         pull(rentals, client, prom.base_url, label="Hostname", now=NOW + timedelta(hours=2), minutes=10, pods=filing)
     gone = rentals.instance("T1", "ml.train-0")
     assert gone is not None and gone.released_by == "cloud"

@@ -18,6 +18,7 @@ from bot.discover.autodl import AutoDL
 from bot.state.actions import Actions
 from bot.state.balances import Balances
 from bot.state.rentals import Rentals
+from bot.tls import shared_context
 from tests.actions.test_stop import GRACE, digest, quiet
 from tests.support.fake_autodl import TOKEN, fake_autodl
 from tests.support.slack_harness import running_app
@@ -25,7 +26,7 @@ from tests.support.slack_harness import running_app
 
 def test_pro_instances_are_found_with_their_card_across_pages(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr("bot.discover.autodl.PAGE", 2)
-    with fake_autodl() as fake, httpx.Client() as client:
+    with fake_autodl() as fake, httpx.Client(verify=shared_context()) as client:
         fake.add("pro-1a2b3c", name="train-4090")
         fake.add("pro-2b3c4d", gpu="A800 80GB", status="shutdown", req_gpu_amount=2)
         fake.add("pro-3c4d5e", gpu="Ascend 910B2", charge_type="monthly")
@@ -48,7 +49,7 @@ def test_pro_instances_are_found_with_their_card_across_pages(monkeypatch: pytes
 
 
 def test_an_account_the_pro_api_refuses_is_one_line_and_nothing_is_lost() -> None:
-    with fake_autodl() as fake, httpx.Client() as client:
+    with fake_autodl() as fake, httpx.Client(verify=shared_context()) as client:
         fake.add("pro-1a2b3c")
         fake.refuse_pro = "NotVerified"
         scan = AutoDL(fake.url, TOKEN, client).scan()

@@ -19,6 +19,7 @@ from bot.settings import Settings
 from bot.state import Store
 from bot.state.discovered import Discovered
 from bot.state.rentals import Rentals
+from bot.tls import shared_context
 from tests.support.aws import ec2, launch, moto_server, volume
 from tests.support.cli import run_cli
 from tests.support.servers import Request, serve
@@ -45,7 +46,9 @@ def failing(upstream: str, error: tuple[int, str, str], times: int) -> Callable[
             left[0] -= 1
             return ec2_error(*error)
         headers = {k: v for k, v in request.headers.items() if k.lower() not in ("host", "content-length")}
-        answer = httpx.post(upstream + request.path, content=request.body, headers=headers, timeout=30)
+        answer = httpx.post(
+            upstream + request.path, content=request.body, headers=headers, timeout=30, verify=shared_context()
+        )
         return answer.status_code, {"Content-Type": answer.headers.get("content-type", "text/xml")}, answer.content
 
     return route

@@ -20,6 +20,7 @@ from bot.discover.aws import Aws
 from bot.state import Store
 from bot.state.discovered import Discovered, Filing
 from bot.state.rentals import Rentals
+from bot.tls import shared_context
 from tests.support.aws import ec2, launch, moto_server
 from tests.support.state_template import migrated_state_db
 
@@ -40,7 +41,9 @@ def breaking_after_first_page(upstream: str) -> Iterator[dict[str, Any]]:
                 self.end_headers()
                 return
             headers = {k: v for k, v in self.headers.items() if k.lower() not in ("host", "content-length")}
-            answer = httpx.post(upstream + self.path, content=body, headers=headers, timeout=30)
+            answer = httpx.post(
+                upstream + self.path, content=body, headers=headers, timeout=30, verify=shared_context()
+            )
             self.send_response(answer.status_code)
             self.send_header("content-type", answer.headers.get("content-type", "text/xml"))
             self.send_header("content-length", str(len(answer.content)))

@@ -13,6 +13,7 @@ import pytest
 from bot.discover.autodl import AutoDL
 from bot.discover.aws import Aws
 from bot.discover.cloud import CloudError
+from bot.tls import shared_context
 from tests.support.aws import FAKE_ENV
 from tests.support.servers import running
 
@@ -51,7 +52,7 @@ def test_a_refused_stop_names_ec2_stop_instances(monkeypatch: pytest.MonkeyPatch
 
 @pytest.mark.parametrize("token", ["   ", "tok en", "tok\nen"])
 def test_a_malformed_autodl_token_is_said_as_malformed(token: str) -> None:
-    with httpx.Client() as client, pytest.raises(CloudError) as refused:
+    with httpx.Client(verify=shared_context()) as client, pytest.raises(CloudError) as refused:
         AutoDL("http://127.0.0.1:9", token, client).balance()  # nothing is sent: port 9 is never asked
     said = str(refused.value)
     assert "malformed" in said and "GPU_ADVISOR_AUTODL_TOKEN" in said and "LocalProtocolError" not in said

@@ -10,6 +10,7 @@ import pytest
 from bot.discover.aliyun import Aliyun
 from bot.discover.autodl import AutoDL
 from bot.discover.tencent import Tencent
+from bot.tls import shared_context
 from tests.support.fake_aliyun import ENV as ALIYUN_ENV
 from tests.support.fake_aliyun import fake_aliyun
 from tests.support.fake_autodl import TOKEN, fake_autodl
@@ -38,7 +39,7 @@ def test_tencent_and_autodl_answering_the_same_rows_for_ever_stop(monkeypatch: p
         fake.endless = True
         scan = Tencent(("ap-guangzhou",), fake.url, sleep=lambda _s: None, clock=lambda: 100.0).scan()
     assert "the same rows came back" in scan.problems["ap-guangzhou"] and len(scan.found) == 1
-    with fake_autodl() as auto, httpx.Client() as client:
+    with fake_autodl() as auto, httpx.Client(verify=shared_context()) as client:
         auto.add("pro-1a2b3c")
         auto.endless = True
         found = AutoDL(auto.url, TOKEN, client).scan()

@@ -18,6 +18,7 @@ from bot.discover.run import discover
 from bot.settings import Settings
 from bot.state.power import PowerLog
 from bot.state.rentals import Rentals
+from bot.tls import shared_context
 from pricing.offers import Freshness, as_offers
 from pricing.records import PriceRecord
 from rules import metering
@@ -138,7 +139,7 @@ def test_a_team_rate_card_row_prices_an_autodl_instance_found_before_it(tmp_path
                       gpu_count=1, pricing_model="on-demand", amount=1.98, currency="CNY", unit="hour", fetched_at=NOW,
                       provenance="ours.csv")  # fmt: skip
     card = as_offers([row], {"ratecard": Freshness(timedelta(days=365), True)}, datetime.now(UTC))
-    with fake_autodl() as fake, httpx.Client() as client:
+    with fake_autodl() as fake, httpx.Client(verify=shared_context()) as client:
         fake.add("pro-1a2b3c", name="train-4090")
         store, settings = store_in(tmp_path), Settings(db=tmp_path / "bot.db", discover_channel="C1")
         discover(settings, store, "T1", NOW, offers=lambda gpu: [], cloud=AutoDL(fake.url, TOKEN, client))

@@ -11,6 +11,7 @@ from pathlib import Path
 import httpx
 
 from bot.state.rentals import Rentals
+from bot.tls import shared_context
 from tests.feishu.test_digest import GROUP, MONDAY_0910_SHANGHAI, OWNER, idle_box, remind
 from tests.feishu.test_subcommands import say, shown, team
 from tests.support.feishu_harness import FeishuHarness, running_feishu
@@ -21,7 +22,7 @@ PUBLIC = "https://gpu.example.com"
 def opened(h: FeishuHarness, said: str) -> dict:  # type: ignore[type-arg]
     [path] = set(re.findall(re.escape(PUBLIC) + r"(/board/[A-Za-z0-9_.\-]+)", said))  # each language's text
     base = h.url.rsplit("/feishu/", 1)[0]
-    answer = httpx.get(base + path.removesuffix(".") + ".json", timeout=10)
+    answer = httpx.get(base + path.removesuffix(".") + ".json", timeout=10, verify=shared_context())
     assert answer.status_code == 200, answer.text
     return dict(answer.json())
 

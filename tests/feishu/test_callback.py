@@ -10,6 +10,7 @@ import httpx
 import pytest
 
 from bot.feishu.callback import Opened, Refused, open_callback, signature
+from bot.tls import shared_context
 from tests.support.fake_feishu import encrypt
 from tests.support.feishu_harness import running_feishu
 
@@ -77,7 +78,9 @@ def test_a_signed_request_is_checked_on_its_raw_bytes_before_anything_is_read() 
 
 def test_the_endpoint_answers_deep_json_with_400_and_one_line(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
     with running_feishu(tmp_path) as h, caplog.at_level(logging.INFO):
-        answer = httpx.post(h.url, content=b"[" * 100_000, headers={"Content-Type": "application/json"})
+        answer = httpx.post(
+            h.url, content=b"[" * 100_000, headers={"Content-Type": "application/json"}, verify=shared_context()
+        )
         assert answer.status_code == 400 and "not JSON" in answer.text
         said = [r for r in caplog.records if "refused a request" in r.getMessage()]
         assert len(said) == 1 and not [r for r in caplog.records if r.levelno >= logging.ERROR or r.exc_info]

@@ -13,6 +13,7 @@ import pytest
 
 from bot.price_book import PriceBook, build_sources
 from bot.settings import Settings
+from bot.tls import shared_context
 from pricing import cache
 from pricing.refresh import refresh
 from rules.policy import load_policy
@@ -46,10 +47,10 @@ def test_configured_types_are_priced_per_region_on_demand_and_spot(tmp_path: Pat
         fake.prices |= {("cn-hangzhou", GN7I): 11.62, ("cn-shanghai", GN7I): 12.1, ("cn-hangzhou", GN7E): 245.0}
         fake.spot_prices[("cn-hangzhou", GN7I)] = 2.3
         config = settings(tmp_path, fake.url)
-        [source] = [s for s in build_sources(config, httpx.Client()) if s.name == "aliyun"]
+        [source] = [s for s in build_sources(config, httpx.Client(verify=shared_context())) if s.name == "aliyun"]
         result = refresh(cache.open_db(config.files.db), source, now=lambda: NOW, sleep=lambda s: None)
         assert result.ok, result
-        book = PriceBook.open(config, load_policy(None), httpx.Client(), now=lambda: NOW)
+        book = PriceBook.open(config, load_policy(None), httpx.Client(verify=shared_context()), now=lambda: NOW)
         found = {
             (o.record.region, o.record.instance_type, o.record.pricing_model.value): o.record
             for o in book.offers(source="aliyun")
@@ -78,13 +79,13 @@ def test_throttled_is_retried_and_the_cache_keeps_its_last_good_prices(tmp_path:
         fake.types = {GN7I: ("NVIDIA A10", 1)}
         fake.prices[("cn-hangzhou", GN7I)] = 11.62
         config = settings(tmp_path, fake.url)
-        [source] = [s for s in build_sources(config, httpx.Client()) if s.name == "aliyun"]
+        [source] = [s for s in build_sources(config, httpx.Client(verify=shared_context())) if s.name == "aliyun"]
         db = cache.open_db(config.files.db)
         assert refresh(db, source, now=lambda: NOW, sleep=lambda s: None).ok
         fake.throttle["DescribeInstanceTypes"] = 99
         failed = refresh(db, source, now=lambda: NOW, sleep=lambda s: None)
         assert not failed.ok and "throttled by Alibaba Cloud (Throttling.User)" in (failed.error or "")
-        book = PriceBook.open(config, load_policy(None), httpx.Client(), now=lambda: NOW)
+        book = PriceBook.open(config, load_policy(None), httpx.Client(verify=shared_context()), now=lambda: NOW)
         assert [o.record.amount for o in book.offers(source="aliyun")] == [11.62]
 
 
@@ -96,12 +97,12 @@ def test_the_types_discovery_finds_are_priced_without_the_setting_and_none_at_al
         fake.prices[("cn-hangzhou", GN7I)] = 11.73
         config = settings(tmp_path, fake.url)
         config.discovery.aliyun_price_types = ""
-        [source] = [s for s in build_sources(config, httpx.Client()) if s.name == "aliyun"]
+        [source] = [s for s in build_sources(config, httpx.Client(verify=shared_context())) if s.name == "aliyun"]
         nothing = refresh(cache.open_db(config.files.db), source, now=lambda: NOW, sleep=lambda s: None)
         assert not nothing.ok and "GPU_ADVISOR_ALIYUN_PRICE_TYPES" in str(nothing.error)
         fake.add(name="a10-box")  # a GN7I instance running in cn-hangzhou
         found = refresh(cache.open_db(config.files.db), source, now=lambda: NOW, sleep=lambda s: None)
         assert found.ok, found
-        book = PriceBook.open(config, load_policy(None), httpx.Client(), now=lambda: NOW)
+        book = PriceBook.open(config, load_policy(None), httpx.Client(verify=shared_context()), now=lambda: NOW)
         priced = {(o.record.region, o.record.instance_type): o.record.amount for o in book.offers(source="aliyun")}
         assert priced[("cn-hangzhou", GN7I)] == 11.73

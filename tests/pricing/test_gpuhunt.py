@@ -15,7 +15,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from bot.price_book import PriceBook, build_sources
+from bot.price_book import PriceBook, build_sources, http_client
 from bot.settings import Settings
 from pricing import cache
 from pricing.gpuhunt_source import our_gpu
@@ -66,7 +66,7 @@ def _settings(tmp_path: Path, providers: str, folder: Path | None = CATALOGS, **
 
 
 def _refresh_all(settings: Settings, client: httpx.Client | None = None) -> dict[str, object]:
-    sources = [s for s in build_sources(settings, client or httpx.Client()) if s.name.startswith("gpuhunt")]
+    sources = [s for s in build_sources(settings, client or http_client(settings)) if s.name.startswith("gpuhunt")]
     db = cache.open_db(settings.files.db)
     return {s.name: refresh(db, s, now=lambda: NOW, sleep=lambda _: None) for s in sources}
 
@@ -76,7 +76,7 @@ def test_a_catalog_folder_loads_each_provider_as_its_own_source(tmp_path: Path) 
     results = _refresh_all(settings)
     assert list(results) == ["gpuhunt:aws", "gpuhunt:runpod", "gpuhunt:lambdalabs"]
     assert all(r.ok for r in results.values())  # type: ignore[attr-defined]
-    book = PriceBook.open(settings, load_policy(None), httpx.Client(), now=lambda: NOW)
+    book = PriceBook.open(settings, load_policy(None), http_client(settings), now=lambda: NOW)
     h100 = book.offers(gpu="H100-80GB", source="gpuhunt")
     assert {o.record.provider for o in h100} == {"aws", "runpod", "lambdalabs"}
     p5 = next(
@@ -107,7 +107,9 @@ def test_without_a_version_file_the_catalog_is_dated_by_the_file(tmp_path: Path)
     os.utime(folder / "gcp.csv", (moment, moment))
     settings = _settings(tmp_path, "gcp", folder)
     assert _refresh_all(settings)["gpuhunt:gcp"].ok  # type: ignore[attr-defined]
-    offers = PriceBook.open(settings, load_policy(None), httpx.Client(), now=lambda: NOW).offers(source="gpuhunt:gcp")
+    offers = PriceBook.open(settings, load_policy(None), http_client(settings), now=lambda: NOW).offers(
+        source="gpuhunt:gcp"
+    )
     assert {o.record.effective_date for o in offers} == {date(2025, 10, 3)}
     assert all(o.stale for o in offers)  # 14 days is the default: two months old is stale
 
@@ -348,7 +350,7 @@ def test_a_file_that_is_not_a_catalog_fails_and_bad_rows_are_counted(tmp_path: P
     assert cache.count_prices(db, "gpuhunt:azure") == 48  # the last good catalog stays
     (folder / "azure.csv").write_text("\n".join([*lines[:1], lines[1].replace(",False,", ",maybe,"), *lines[2:]]))
     assert _refresh_all(settings)["gpuhunt:azure"].ok  # type: ignore[attr-defined]
-    book = PriceBook.open(settings, load_policy(None), httpx.Client(), now=lambda: NOW)
+    book = PriceBook.open(settings, load_policy(None), http_client(settings), now=lambda: NOW)
     note = {s.source: s.note for s in book.status()}["gpuhunt:azure"]
     assert note is not None and "1 rows gpuhunt could not read" in note
 

@@ -12,6 +12,7 @@ import pytest
 
 from bot.price_book import PriceBook, build_sources
 from bot.settings import Settings
+from bot.tls import shared_context
 from pricing import cache
 from pricing.quote_models import QuoteRequest
 from pricing.records import Sharing
@@ -27,7 +28,7 @@ def keys(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_configured_types_are_priced_from_the_clouds_cheapest_zone(tmp_path: Path) -> None:
-    with fake_tencent() as fake, httpx.Client() as client:
+    with fake_tencent() as fake, httpx.Client(verify=shared_context()) as client:
         fake.price("ap-guangzhou-3", "GN7.2XLARGE32", 8.68)
         fake.price("ap-guangzhou-4", "GN7.2XLARGE32", 7.9, status="SOLD_OUT")  # cheaper, but out of stock
         fake.price("ap-guangzhou-6", "GN7.2XLARGE32", 8.1)
@@ -66,7 +67,7 @@ def test_the_types_discovery_finds_are_priced_without_the_setting_and_none_at_al
     """Issue 52: `prices refresh --source tencent` was refused unless GPU_ADVISOR_TENCENT_PRICE_TYPES was set, though
     discovery knows each found type's GPU (the instance's GPUInfo). Now those types are priced; with none found and
     none named, the refresh says so, naming the setting."""
-    with fake_tencent() as fake, httpx.Client() as client:
+    with fake_tencent() as fake, httpx.Client(verify=shared_context()) as client:
         fake.price("ap-guangzhou-3", "GN7.2XLARGE32", 8.68)
         settings = Settings(db=tmp_path / "prices.db", tencent_regions="ap-guangzhou", tencent_endpoint=fake.url,
                             azure_enabled=False, ecb_enabled=False)  # fmt: skip
@@ -85,7 +86,7 @@ def test_a_round_the_clock_month_on_a_tiered_type_is_quoted_with_its_tiers(tmp_p
     """Issue 52: the cheaper tiers past 96 h and 360 h were named but not used in the arithmetic. A 24/7 month (720 h)
     of GN7.2XLARGE32 at 8.68 is 96 h at 8.68, 264 h at 6.94 and 360 h at 4.34; 10-hour runs released between them
     never pass 96 h and stay at 8.68."""
-    with fake_tencent() as fake, httpx.Client() as client:
+    with fake_tencent() as fake, httpx.Client(verify=shared_context()) as client:
         fake.price("ap-guangzhou-3", "GN7.2XLARGE32", 8.68)
         settings = Settings(db=tmp_path / "prices.db", tencent_regions="ap-guangzhou", tencent_endpoint=fake.url,
                             tencent_price_types="GN7.2XLARGE32=T4", azure_enabled=False, ecb_enabled=False)  # fmt: skip

@@ -24,6 +24,8 @@ IMAGES = os.path.join(os.path.dirname(__file__), "moto_amis.json")
 os.environ.setdefault("MOTO_AMIS_PATH", IMAGES)
 from moto.server import ThreadedMotoServer  # noqa: E402  (after MOTO_AMIS_PATH)
 
+from bot.tls import shared_context  # noqa: E402
+
 FAKE_ENV = {
     "AWS_ACCESS_KEY_ID": "testing",
     "AWS_SECRET_ACCESS_KEY": "testing",
@@ -49,7 +51,7 @@ def moto_server(monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
 @functools.cache
 def _reset_client() -> httpx.Client:
     """One client for the resets, kept alive: a client each time built a TLS context each time (20-50 ms)."""
-    return httpx.Client(timeout=10)
+    return httpx.Client(timeout=10, verify=shared_context())
 
 
 @functools.cache
