@@ -75,10 +75,12 @@ def upgrade(connection: Connection, revision: str = "head") -> None:
     before = current(connection)
     if revision == "head" and before == head():
         return
+    # Alembic says its context and each migration's docstring at INFO (forty lines on a fresh database), and the
+    # first import of its autogenerate plugins in a process (by alembic.command) says each plugin's setup: one line
+    # here instead. Its warnings and errors still reach the log.
+    logging.getLogger("alembic").setLevel(logging.WARNING)
     from alembic import command
 
-    # Alembic says its context and each migration's docstring at INFO (forty lines on a fresh database): one here
-    logging.getLogger("alembic.runtime.migration").setLevel(logging.WARNING)
     config = _config()
     config.attributes["connection"] = connection
     command.upgrade(config, revision)
