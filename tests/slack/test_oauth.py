@@ -28,6 +28,7 @@ from bot.state.schema import migrated_metadata
 from rules.samples import Sample
 from tests.support.cli import run_cli
 from tests.support.fake_slack import FakeSlack, SlackSender, fake_slack
+from tests.support.servers import POLL_S
 from tests.support.slack_harness import SECRET
 from tests.support.state_template import with_migrated_state
 
@@ -58,7 +59,7 @@ def oauth_app(tmp_path: Path, url: str | None) -> Iterator[tuple[FakeSlack, Slac
         deps = slack_deps(oauth_settings(tmp_path, fake, database_url=url), now=lambda: NOW)
         app = create_app(deps)
         server = build_server(deps, "127.0.0.1", 0, doors=[SlackDoor(app, deps)])
-        thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+        thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": POLL_S}, daemon=True)
         thread.start()
         base = f"http://127.0.0.1:{server.server_address[1]}"
         try:

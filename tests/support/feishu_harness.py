@@ -17,6 +17,7 @@ from bot.feishu.gateway import PATH, FeishuGateway
 from bot.server.http import build_server
 from bot.settings import Settings
 from tests.support.fake_feishu import FakeFeishu, FeishuSender, fake_feishu, ws_server
+from tests.support.servers import POLL_S
 from tests.support.slack_harness import Clock
 from tests.support.state_template import with_migrated_state
 
@@ -64,7 +65,7 @@ def running_feishu(tmp_path: Path, mode: str = "http", **extra: Any) -> Iterator
         gateway.api.backoff_s = 0.01
         gateway.api.forget_token()  # the SDK caches it for the process: each harness's fake hands its own
         server = build_server(deps, "127.0.0.1", 0, doors=[gateway])
-        thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+        thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": POLL_S}, daemon=True)
         thread.start()
         url = f"http://127.0.0.1:{server.server_address[1]}{PATH}"
         if ws is not None:

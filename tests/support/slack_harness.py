@@ -22,6 +22,7 @@ from bot.slack.events import EVENTS_PATH
 from bot.slack.teller import SlackTeller, slack_tellers
 from bot.slack.ui.digest import render
 from tests.support.fake_slack import FakeSlack, SlackSender, fake_slack
+from tests.support.servers import POLL_S
 from tests.support.state_template import with_migrated_state
 
 SECRET = "8f742231b10e8888abcd99yyyzzz85a5"
@@ -129,7 +130,7 @@ def running_app(tmp_path: Path, *, work: Handoff | None = None, **extra: Any) ->
         deps = slack_deps(settings, now=clock, work=(lambda _: (work, None)) if work is not None else None)
         app = create_app(deps)
         server = build_server(deps, "127.0.0.1", 0, doors=[SlackDoor(app, deps)])
-        thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+        thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": POLL_S}, daemon=True)
         thread.start()
         try:
             url = f"http://127.0.0.1:{server.server_address[1]}{EVENTS_PATH}"
