@@ -10,6 +10,8 @@ billing 2017-12-14), actions by x-acs-action; answers and error codes have the d
 
 from __future__ import annotations
 
+import atexit
+import functools
 import hashlib
 import hmac
 import json
@@ -18,7 +20,7 @@ import threading
 import time
 import uuid
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from http.server import BaseHTTPRequestHandler
@@ -448,7 +450,7 @@ def verify(method: str, path: str, query: str, headers: dict[str, str], body: by
         raise Refusal(400, "SignatureDoesNotMatch", "Specified signature does not match our calculation.")
 
 
-def _handler(fake: FakeAliyun) -> type[BaseHTTPRequestHandler]:
+def _handler(fake: FakeAliyun | _Serving) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         def _serve(self) -> None:
             parts = urlsplit(self.path)
@@ -478,10 +480,40 @@ ENV = {
 }
 
 
+class _Serving:
+    """The fake a test is using now, behind the one server of its process; between tests, nobody's (503)."""
+
+    def __init__(self) -> None:
+        self.fake: FakeAliyun | None = None
+
+    def answer(self, method: str, path: str, query: str, headers: dict[str, str], body: bytes) -> tuple[int, Any]:
+        fake = self.fake
+        if fake is None:
+            return 503, {"Code": "ServiceUnavailable", "Message": "No fake Alibaba Cloud is serving now."}
+        return fake.answer(method, path, query, headers, body)
+
+
+_SERVING = _Serving()
+
+
+@functools.cache
+def _server_url() -> str:
+    """One server a test process: Alibaba Cloud's SDK keeps an HTTP session for each host and port it has called
+    (darabonba's DaraCore, for the process), and makes a TLS context (about 36 ms of CPU) for each new one: a fake on
+    a new port a test cost every test that much again."""
+    stack = ExitStack()
+    url = stack.enter_context(running(_handler(_SERVING)))
+    atexit.register(stack.close)
+    return url
+
+
 @contextmanager
 def fake_aliyun() -> Iterator[FakeAliyun]:
     """A fake Alibaba Cloud on 127.0.0.1 for the block; `url` is what GPU_ADVISOR_ALIYUN_ENDPOINT takes."""
     fake = FakeAliyun()
-    with running(_handler(fake)) as url:
-        fake.url = url
+    fake.url = _server_url()
+    _SERVING.fake = fake
+    try:
         yield fake
+    finally:
+        _SERVING.fake = None
