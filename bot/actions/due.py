@@ -19,6 +19,7 @@ from datetime import datetime, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
 
+from bot.actions.warn import platform_stops_first
 from bot.chat.port import ChatError, Teller
 from bot.deps import Deps
 from bot.discover.cloud import STOP_SETTLE_S, CloudError, Stopped
@@ -73,6 +74,8 @@ def judge_again(deps: Deps, rentals: Rentals, inst: Instance | None, warning: Wa
         return Verdict(False, "released", {})
     if inst.snoozed_until is not None and inst.snoozed_until > warning.warned_at:
         return Verdict(False, "still_needed", {})
+    if platform_stops_first(inst, warning.deadline - warning.warned_at):  # its own rule appeared since the warning
+        return Verdict(False, "platform_stops_it", {"idle_rule_minutes": inst.idle_rule_minutes})
     rules = deps.policy.idle
     window = timedelta(minutes=rules.window_minutes)
     samples = rentals.recent([inst.id], now - window)[inst.id]

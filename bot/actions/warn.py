@@ -7,7 +7,7 @@ channel (or project) idle instances are not listed at all."""
 from __future__ import annotations
 
 from dataclasses import replace
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from bot.state.actions import Actions, Policy
 from bot.state.power import PowerLog
@@ -17,6 +17,13 @@ from rules.idle import Activity
 from rules.sources import CLOUD_SOURCES
 
 STOPPABLE = ("agent", *CLOUD_SOURCES)
+
+
+def platform_stops_first(inst: Instance, grace: timedelta) -> bool:
+    """The platform's own idle rule (a DSW notebook's idle culler) stops it sooner than the bot's grace would:
+    the bot neither warns nor stops it, so that it never races or contradicts the platform."""
+    rule = inst.idle_rule_minutes
+    return rule is not None and rule > 0 and timedelta(minutes=rule) <= grace
 
 
 class Warner:
@@ -55,6 +62,8 @@ class Warner:
                 out.append(replace(news, stop_refused=True))
             elif inst.source not in STOPPABLE and inst.id not in agents:  # an agent's box is stopped through it
                 out.append(replace(news, never_stopped=True))
+            elif platform_stops_first(inst, policy.grace):  # listed with its own rule; no race with the platform
+                out.append(news)
             else:
                 warned = open_now.get(inst.id)
                 out.append(replace(news, stop_at=warned.deadline if warned else moment + policy.grace))
