@@ -61,8 +61,8 @@ def instance_line(news: InstanceNews, lang: Lang, zone: ZoneInfo) -> str:
         per_day=money(news.per_day, news.currency) if news.priced else no_price,
         burned=money(news.burned, news.currency) if news.priced else no_price,
     )
-    if news.idle_rule:  # the platform's own rule: it may stop before anyone is warned
-        line += " " + t("digest.idle_rule", lang, minutes=news.idle_rule)
+    if news.idle_rule is not None:  # the platform's own rule: it may stop before anyone is warned
+        line += " " + idle_rule_said(news.idle_rule, lang)
     if news.stop_at is not None:
         line += " " + t("digest.stop_warning", lang, at=when(news.stop_at, zone))  # with its date: graces run to 7d
     elif news.stop_refused:
@@ -96,7 +96,12 @@ def found_line(news: FoundNews, lang: Lang) -> str:
         state=state,
         per_day=cost,
     )
-    return line + " " + t("digest.idle_rule", lang, minutes=news.idle_rule) if news.idle_rule else line
+    return line + " " + idle_rule_said(news.idle_rule, lang) if news.idle_rule is not None else line
+
+
+def idle_rule_said(minutes: int, lang: Lang) -> str:
+    """The platform's own idle-shutdown rule beside an item: after how long it stops the item, or that it is off."""
+    return t("digest.idle_rule", lang, minutes=minutes) if minutes > 0 else t("digest.idle_rule_off", lang)
 
 
 def storage_line(news: StorageNews, lang: Lang) -> str:

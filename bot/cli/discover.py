@@ -66,8 +66,10 @@ def discover(
         for where, item in items:
             row = _item(item, where)
             cells = [str(row[k] if row[k] is not None else "-") for k in COLUMNS]
-            if row.get("idle_shutdown_minutes"):  # a PAI-DSW notebook that stops itself when idle
-                cells.append(t("cli.discover_idle_rule", settings.files.lang, minutes=row["idle_shutdown_minutes"]))
+            rule = row.get("idle_shutdown_minutes")  # a PAI-DSW notebook's own idle rule (0: off)
+            if rule is not None:
+                key = "cli.discover_idle_rule" if rule > 0 else "cli.discover_idle_rule_off"
+                cells.append(t(key, settings.files.lang, minutes=rule))
             sys.stdout.write("\t".join(cells) + "\n")
         sys.stdout.write(
             t(

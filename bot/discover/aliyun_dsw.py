@@ -139,8 +139,8 @@ def notebook_found(raw: dict[str, Any], region: str, card: tuple[str | None, int
         for t in raw.get("Tags") or []
     }
     culler = raw.get("IdleInstanceCuller") or {}
-    if culler.get("MaxIdleTimeInMinutes"):
-        tags[IDLE_TAG] = str(culler["MaxIdleTimeInMinutes"])
+    # its own idle-shutdown rule, in minutes; 0: DSW's idle culler is off for it (flagged in the digest)
+    tags[IDLE_TAG] = str(culler.get("MaxIdleTimeInMinutes") or 0)
     said = str(raw.get("Status") or "unknown")
     state = STATES.get(said, said.lower())
     gpu, cards = card

@@ -412,8 +412,9 @@ IDLE_TAG = "DSWIdleShutdownMinutes"
 
 
 def _idle_rule(item: Found) -> int | None:
+    """The platform's own idle-shutdown rule in minutes (0: the platform has one and it is off), None without one."""
     rule = item.tags.get(IDLE_TAG, "")
-    return int(rule) if rule.isdigit() and int(rule) > 0 else None
+    return int(rule) if rule.isdigit() else None
 
 
 def _who(item: Found, filing: Filing) -> dict[str, Any]:

@@ -95,6 +95,7 @@ def test_discover_says_a_notebooks_own_idle_rule(tmp_path: Path) -> None:
     with fake_aliyun() as fake:
         fake.types["ecs.gn7i-c8g1.2xlarge"] = ("NVIDIA A10", 1)
         fake.notebook(name="llm-notebook", idle_minutes=60)
+        fake.notebook(name="always-on")  # DSW's idle culler off for it
         env = {
             **ENV,
             "GPU_ADVISOR_ALIYUN_REGIONS": "cn-hangzhou",
@@ -104,17 +105,18 @@ def test_discover_says_a_notebooks_own_idle_rule(tmp_path: Path) -> None:
         }
         done = run_cli("discover", "--source", "aliyun-dsw", "--json", env=env, tmp=tmp_path)
         assert done.returncode == 0, done.stderr
-        [item] = json.loads(done.stdout)["items"]
+        item, off = sorted(json.loads(done.stdout)["items"], key=lambda i: i["name"] == "always-on")
         assert (item["source"], item["gpu"], item["idle_shutdown_minutes"]) == ("aliyun-dsw", "A10-24GB", 60)
+        assert (off["name"], off["idle_shutdown_minutes"]) == ("always-on", 0)  # 0: the rule is off
         family = run_cli("discover", "--source", "aliyun", "--json", env=env, tmp=tmp_path)
         assert {i["source"] for i in json.loads(family.stdout)["items"]} == {"aliyun-dsw"}  # --source aliyun: DSW too
         zh = run_cli("discover", "--source", "aliyun-dsw", "--lang", "zh", env=env, tmp=tmp_path)
-        assert "空闲 60 分钟后自动停止" in zh.stdout
+        assert "空闲 60 分钟后自动停止" in zh.stdout and "未开启闲置自动停止" in zh.stdout
 
 
 def test_a_notebooks_own_idle_rule_is_kept_and_said_in_the_digest(tmp_path: Path) -> None:
     """Issue 31.1: DSW stops a notebook by itself after its idle time; the digest says so beside it (found or
-    claimed), in the channel's language, and a notebook without the setting says nothing of it."""
+    claimed), in the channel's language. Issue 49: a notebook whose own rule is off is flagged so (turn it on)."""
     from bot.chat.digest_messages import found_line, instance_line
     from rules.digest import compose
     from rules.policy import Idle
@@ -132,11 +134,15 @@ def test_a_notebooks_own_idle_rule_is_kept_and_said_in_the_digest(tmp_path: Path
         fake.notebooks[0].idle_minutes = 30  # changed in the console: the next scan keeps the new rule
         discover(settings, store, "T1", NOW, offers=no_offers, cloud=cloud)
     kept = {i.name: i for i in Rentals(store).instances("T1")}
-    assert (kept["self-stopping"].idle_rule_minutes, kept["runs-on"].idle_rule_minutes) == (30, None)
+    assert (kept["self-stopping"].idle_rule_minutes, kept["runs-on"].idle_rule_minutes) == (30, 0)
     found = {f.name: f for f in compose(kept.values(), [], {}, now=NOW, rules=Idle()).found}
     assert found_line(found["self-stopping"], Lang.EN).endswith("(the platform stops it by itself after 30 min idle)")
     assert "闲置 30 分钟后自动停机" in found_line(found["self-stopping"], Lang.ZH)
-    assert "by itself" not in found_line(found["runs-on"], Lang.EN)
+    assert "stops it by itself after" not in found_line(found["runs-on"], Lang.EN)
+    assert found_line(found["runs-on"], Lang.EN).endswith(
+        "(its platform's own idle shutdown is off: turn it on there to have it stop by itself when idle)"
+    )
+    assert "平台自带的闲置自动停机未开启" in found_line(found["runs-on"], Lang.ZH)
     claimed = replace(kept["self-stopping"], owner="U0456")  # claimed: judged, and with no activity yet unknown
     [news] = compose([claimed], [], {}, now=NOW, rules=Idle()).instances
     assert "(the platform stops it by itself after 30 min idle)" in instance_line(news, Lang.EN, ZoneInfo("UTC"))
