@@ -19,8 +19,7 @@ from zoneinfo import ZoneInfo
 
 from bot.deps import Deps
 from bot.report.chart import day_parts
-from bot.report.compose import as_json as report_json
-from bot.report.compose import compose
+from bot.report.compose import compose, summary_json
 from bot.report.money import balance_rows, budget_rows, budget_standings, runways
 from bot.state.rentals import Rentals
 from bot.state.schedules import Schedules
@@ -146,8 +145,7 @@ def _idle_now(
 
 def _ranked(report: Report) -> dict[str, Any]:
     """The report's period, totals and rankings by owner and project, as `report --json` says them."""
-    made = report_json(report)
-    return {k: made[k] for k in ("period", "totals", "by_owner", "by_project", "unpriced")}
+    return summary_json(report)
 
 
 def _days(report: Report) -> tuple[str, list[dict[str, Any]]]:

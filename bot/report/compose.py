@@ -144,11 +144,12 @@ def as_json(report: Report) -> dict[str, Any]:
         )
         for key in ("cost", "gpu_hours", "busy_gpu_hours", "idle_gpu_hours", "unknown_gpu_hours", *HOURS):
             item[key] = round(item[key] + getattr(r, key), 4)
+    summary = summary_json(report)
     return {
-        "period": {"from": report.start.isoformat(), "to": report.end.isoformat()},
-        "totals": asdict(report.totals()),
-        "by_owner": [rank_json(r, "owner") for r in report.ranked("owner")],
-        "by_project": [rank_json(r, "project") for r in report.ranked("project")],
+        "period": summary["period"],
+        "totals": summary["totals"],
+        "by_owner": summary["by_owner"],
+        "by_project": summary["by_project"],
         "items": sorted(items.values(), key=lambda i: -i["cost"]),
         "released": [
             {
@@ -164,6 +165,18 @@ def as_json(report: Report) -> dict[str, Any]:
         "storage": [
             {"item": item, "currency": currency, "cost": cost} for item, currency, cost in report.storage_costs()
         ],
+        "unpriced": summary["unpriced"],
+    }
+
+
+def summary_json(report: Report) -> dict[str, Any]:
+    """What `report --json` says of the period as a whole: its dates, totals, rankings by owner and project (most
+    idle cost first) and the unpriced items; the board's figures, without the per-item rows it does not show."""
+    return {
+        "period": {"from": report.start.isoformat(), "to": report.end.isoformat()},
+        "totals": asdict(report.totals()),
+        "by_owner": [rank_json(r, "owner") for r in report.ranked("owner")],
+        "by_project": [rank_json(r, "project") for r in report.ranked("project")],
         "unpriced": report.unpriced,  # counted at nothing in the totals: named, never left out silently
     }
 
