@@ -17,7 +17,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from bot.discover.aliyun import Aliyun
-from bot.discover.cloud import CloudError, Paging, Stopped, gpu_named, scan_regions, utc_time
+from bot.discover.cloud import CloudError, Paging, Stopped, gpu_named, scan_regions, settled, utc_time
 from bot.state.discovered import IDLE_TAG, Found, Scan  # IDLE_TAG: the notebook's own idle-shutdown rule, kept with it
 from pricing.aliyun import gpu_of
 from rules.errors import UnknownGPU
@@ -128,9 +128,10 @@ class AliyunDsw(Aliyun):
         from alibabacloud_pai_dsw20220101 import models
 
         self.call("dsw", region, "stop_instance", instance_id, models.StopInstanceRequest())
-        body = self._read(region, instance_id)
+        body = settled(lambda: self._read(region, instance_id), lambda raw: raw.get("Status") == "Stopping")
         said = str(body.get("Status") or "unknown")
-        return Stopped(STATES.get(said, said.lower()), charging=False, how="StopInstance")
+        state = STATES.get(said, said.lower())  # a stopped pay-as-you-go notebook bills no compute; stopping: not yet
+        return Stopped(state, charging=False if state == "stopped" else None, how="StopInstance")
 
 
 def notebook_found(raw: dict[str, Any], region: str, card: tuple[str | None, int]) -> Found:

@@ -23,7 +23,7 @@ from typing import Any
 
 import httpx
 
-from bot.discover.cloud import CloudError, Paging, Stopped, gpu_named, utc_time
+from bot.discover.cloud import CloudError, Paging, Stopped, gpu_named, settled, utc_time
 from bot.state.discovered import Found, Scan
 from bot.text.problem import Problem
 from rules.samples import Sample
@@ -145,12 +145,20 @@ class AutoDL:
     def stop(self, region: str, instance_id: str) -> Stopped:
         """Power the instance off (its GPU stops billing), then read its state again."""
         self._call("POST", f"{PRO}/power_off", {"instance_uuid": instance_id})
-        state = self._call("GET", f"{PRO}/status", {"instance_uuid": instance_id})
-        said = str(state.get("status") if isinstance(state, dict) else state or "unknown").lower()
-        return Stopped(STATES.get(said, said), charging=False, how="power_off")
+        state = settled(
+            lambda: self._call("GET", f"{PRO}/status", {"instance_uuid": instance_id}),
+            lambda got: _status(got) == "shutting_down",  # said stopped once it has powered off
+        )
+        said = STATES.get(_status(state), _status(state))  # powered off, its GPU bills no more; shutting down: not yet
+        return Stopped(said, charging=False if said == "stopped" else None, how="power_off")
 
     def balance(self) -> tuple[float, str]:
         return self.wallet().yuan, "CNY"
+
+
+def _status(state: Any) -> str:
+    """The status the status call answered: a string, or an object holding it."""
+    return str(state.get("status") if isinstance(state, dict) else state or "unknown").lower()
 
 
 def _time(value: Any) -> datetime | None:

@@ -21,7 +21,7 @@ from botocore.exceptions import BotoCoreError, ClientError, NoCredentialsError, 
 from botocore.loaders import Loader, create_loader
 
 from bot.discover.catalog import VOLUME_USD_GB_MONTH, gpu_types
-from bot.discover.cloud import CloudError, Stopped, scan_regions
+from bot.discover.cloud import CloudError, Stopped, scan_regions, settled
 from bot.state.discovered import Found, Scan
 from bot.text.problem import Problem
 from rules.samples import Sample
@@ -156,11 +156,16 @@ class Aws:
             ec2.stop_instances(InstanceIds=[instance_id])
         except (ClientError, BotoCoreError) as exc:  # refused: the stop itself needs ec2:StopInstances
             raise CloudError(aws_problem(exc, "ec2:StopInstances")) from None
-        try:
-            found = ec2.describe_instances(InstanceIds=[instance_id])["Reservations"][0]["Instances"][0]
-        except (ClientError, BotoCoreError) as exc:
-            raise CloudError(aws_problem(exc, "ec2:DescribeInstances")) from None
-        return Stopped(str(found["State"]["Name"]), charging=False, how="stop_instances")
+
+        def read() -> dict[str, Any]:
+            try:
+                return dict(ec2.describe_instances(InstanceIds=[instance_id])["Reservations"][0]["Instances"][0])
+            except (ClientError, BotoCoreError) as exc:
+                raise CloudError(aws_problem(exc, "ec2:DescribeInstances")) from None
+
+        found = settled(read, lambda raw: raw["State"]["Name"] == "stopping")  # said stopped once it has stopped
+        state = str(found["State"]["Name"])  # its compute bills no more once stopped; still stopping: not said yet
+        return Stopped(state, charging=False if state == "stopped" else None, how="stop_instances")
 
     def gpu_samples(
         self, region: str, instance_ids: list[str], since: datetime, until: datetime

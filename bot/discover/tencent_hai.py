@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
-from bot.discover.cloud import CloudError, Stopped, scan_regions, utc_time
+from bot.discover.cloud import CloudError, Stopped, scan_regions, settled, utc_time
 from bot.discover.tencent import BAD_REGION, Tencent
 from bot.state.discovered import Found, Scan
 from bot.text.problem import Problem
@@ -25,6 +25,8 @@ BEIJING = timezone(timedelta(hours=8))
 STATES = {
     "PENDING": "pending",
     "RUNNING": "running",
+    "STARTING": "pending",
+    "STOPPING": "stopping",
     "STOPPED": "stopped",
     "STOPPED_NO_CHARGE": "stopped",
     "ARREARS": "stopped",  # in arrears, to be reclaimed
@@ -57,14 +59,22 @@ class TencentHai(Tencent):
     ) -> dict[str, list[Sample]]:
         return {}
 
+    def _described(self, region: str, instance_id: str) -> list[dict[str, Any]]:
+        body = self.call("hai", region, "DescribeInstances", {"InstanceIds": [instance_id]})
+        return list(body.get("InstanceSet") or [])
+
     def stop(self, region: str, instance_id: str) -> Stopped:
         self.call("hai", region, "StopInstance", {"InstanceId": instance_id, "StopMode": "STOP_CHARGE"})
-        body = self.call("hai", region, "DescribeInstances", {"InstanceIds": [instance_id]})
-        found = body.get("InstanceSet") or []
+        # whether it keeps billing (STOPPED or STOPPED_NO_CHARGE) is said once it has stopped: read until then
+        found = settled(lambda: self._described(region, instance_id), lambda rows: _stopping(rows))
         if not found:
             raise CloudError(Problem("cloud.gone_after_stop", instance=instance_id, region=region))
         said = str(found[0].get("InstanceState") or "unknown")
         return Stopped(STATES.get(said, said.lower()), charging=_charging(said), how="StopInstance(STOP_CHARGE)")
+
+
+def _stopping(rows: list[dict[str, Any]]) -> bool:
+    return bool(rows) and rows[0].get("InstanceState") == "STOPPING"
 
 
 def _charging(state: str) -> bool | None:

@@ -94,8 +94,11 @@ class Notebook:
     tags: dict[str, str] = field(default_factory=dict)
     gpu_usage: float = 0.0  # GpuCoreUsage, %
     memory_usage: float = 12.5  # GpuMemoryUsage, %
+    stops_at: float | None = None  # a stop takes time: Stopping until then, Stopped after
 
     def raw(self) -> dict[str, Any]:
+        if self.stops_at is not None and time.monotonic() >= self.stops_at:
+            self.status, self.stops_at = "Stopped", None
         culler = (
             {"MaxIdleTimeInMinutes": self.idle_minutes, "GpuPercentThreshold": 5, "CpuPercentThreshold": 20}
             if self.idle_minutes
@@ -136,7 +139,7 @@ class FakeAliyun:
     throttle: dict[str, int] = field(default_factory=dict)  # action -> how many more times it is throttled
     deny: set[str] = field(default_factory=set)  # actions answered Forbidden.RAM
     endless: bool = False  # every page answers the same NextToken (a cloud that never says the listing ended)
-    stop_takes_s: float = 0.0  # an ECS stop is Stopping this long before Stopped (its StoppedMode said then)
+    stop_takes_s: float = 0.0  # an ECS or DSW stop is Stopping this long before Stopped (ECS: its StoppedMode then)
     calls: list[tuple[str, dict[str, str]]] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -310,7 +313,10 @@ class FakeAliyun:
         notebook = self._notebook()
         if not self.path.endswith("/stop"):
             raise Refusal(404, "InvalidAction.NotFound", f"no StopInstance at {self.path}")
-        notebook.status = "Stopped"
+        if self.stop_takes_s > 0:  # Stopping for a while, as DSW's notebooks are
+            notebook.status, notebook.stops_at = "Stopping", time.monotonic() + self.stop_takes_s
+        else:
+            notebook.status = "Stopped"
         return {"InstanceId": notebook.id, "Success": True, "Code": "200", "Message": "stopping"}
 
     def _dsw_get_instance_metrics(self, params: dict[str, str]) -> dict[str, Any]:

@@ -8,6 +8,7 @@ documents it ({"code": "Success", "msg": "", "data": ...}); a wrong token gets 4
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -30,6 +31,8 @@ class FakeAutoDL:
     seen: list[Request] = field(default_factory=list)
     pro: dict[str, dict[str, Any]] = field(default_factory=dict)  # Pro instances by uuid: list rows, plus "gpu"
     refuse_pro: str | None = None  # a code the Pro calls answer (an unverified account's), when set
+    stop_takes_s: float = 0.0  # a power-off is shutting_down this long before shutdown
+    _stops_at: dict[str, float] = field(default_factory=dict)
 
     def add(self, uuid: str, gpu: str = "RTX 4090", status: str = "running", **row: Any) -> None:
         self.pro[uuid] = {
@@ -91,7 +94,14 @@ class FakeAutoDL:
         row = self.pro.get(str(asked[0].get("instance_uuid")))
         if row is None:
             return _json(200, {"code": "InstanceNotFound", "msg": "实例不存在", "data": None})
-        if what == "power_off":
+        stops_at = self._stops_at.get(row["uuid"])
+        if stops_at is not None and time.monotonic() >= stops_at:
+            row["status"] = "shutdown"
+            del self._stops_at[row["uuid"]]
+        if what == "power_off" and self.stop_takes_s > 0:
+            row["status"] = "shutting_down"
+            self._stops_at[row["uuid"]] = time.monotonic() + self.stop_takes_s
+        elif what == "power_off":
             row["status"] = "shutdown"
         elif what == "power_on":
             row["status"] = "running"

@@ -117,8 +117,11 @@ class Server:
     bundle: str = "GPU进阶型"
     gpus: int = 1
     gpu_memory_gb: str = "32"
+    stops_at: float | None = None  # a stop takes time: STOPPING until then, STOPPED_NO_CHARGE after
 
     def raw(self) -> dict[str, Any]:
+        if self.stops_at is not None and time.monotonic() >= self.stops_at:
+            self.state, self.stops_at = "STOPPED_NO_CHARGE", None
         return {
             "InstanceId": self.id,
             "InstanceName": self.name or self.id,
@@ -150,7 +153,7 @@ class FakeTencent:
     throttle: dict[str, int] = field(default_factory=dict)
     deny: set[str] = field(default_factory=set)
     endless: bool = False  # TotalCount 10^9 and the same rows whatever the Offset
-    stop_takes_s: float = 0.0  # a CVM stop is STOPPING this long before STOPPED (its StopChargingMode said then)
+    stop_takes_s: float = 0.0  # a CVM or HAI stop is STOPPING this long before STOPPED (CVM: its StopChargingMode then)
     calls: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -273,7 +276,10 @@ class FakeTencent:
             raise Refusal("InvalidInstanceId.NotFound", "The instance does not exist.")
         if params.get("StopMode", "STOP_CHARGE") != "STOP_CHARGE":
             raise Refusal("InvalidParameterValue", "StopMode supports STOP_CHARGE only.")
-        found[0].state = "STOPPED_NO_CHARGE"
+        if self.stop_takes_s > 0:  # STOPPING for a while, as a HAI server is
+            found[0].state, found[0].stops_at = "STOPPING", time.monotonic() + self.stop_takes_s
+        else:
+            found[0].state = "STOPPED_NO_CHARGE"
         return {"TaskId": 1}
 
     def _cvm_DescribeZoneInstanceConfigInfos(self, region: str, params: dict[str, Any]) -> dict[str, Any]:
