@@ -26,6 +26,7 @@ from typing import Any
 from bot.discover.cloud import (
     REGIONS_AT_ONCE,
     CloudError,
+    Pacer,
     Paging,
     Stopped,
     gpu_named,
@@ -46,6 +47,9 @@ DENIED = ("Forbidden.RAM", "Forbidden", "NoPermission", "Forbidden.Unauthorized"
 REFUSED = ("InvalidAccessKeyId.NotFound", "InvalidAccessKeyId.Inactive", "SignatureDoesNotMatch")
 BAD_REGION = ("InvalidRegionId.NotFound", "InvalidRegionId.Malformed", "InvalidRegionId")
 TRIES = 3
+# Each API's published limit, calls a second per account, where Alibaba Cloud publishes one (PAI-DSW's API
+# reference: ListInstances and StopInstance 100 a second); the others' throttling is retried with back-off.
+PACE = {"dsw:list_instances": 100.0, "dsw:stop_instance": 100.0}
 METRIC_BATCH = 50  # instances a DescribeMetricList call (their ids ride in the query string)
 # ESSD PL0, mainland regions: the bundled rate card's alibaba-cloud-reference row (2024 public price list)
 DISK_CNY_GB_MONTH = 0.5
@@ -105,6 +109,7 @@ class Aliyun:
         self._quoted: dict[tuple[str, str], dict[str, float]] = {}
         self._types: dict[tuple[str, str], dict[str, Any]] = {}
         self._disk_prices: dict[tuple[str, str, str], float] = {}  # (region, category, level) -> CNY a GB-month
+        self.pacer = Pacer(PACE, sleep=sleep)
 
     def config(self, region: str) -> Any:
         """The SDK's Config for `region`: credentials, timeouts, and the one endpoint where set."""
@@ -145,6 +150,7 @@ class Aliyun:
         """One API call with the SDK method's own arguments (a request; an id and a request for a REST-style
         product), its body as the API documents it (a dict); throttling retried with back-off."""
         method = getattr(self.client(product, region), action)
+        self.pacer.wait(f"{product}:{action}")
         try:
             return self._retrying(lambda: dict(method(*args).body.to_map()))
         except _errors() as exc:

@@ -10,6 +10,7 @@ import functools
 import hashlib
 import json
 import logging
+import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -56,6 +57,34 @@ def settled(
         wait = min(wait * 2, 10.0)
         found = read()
     return found
+
+
+class Pacer:
+    """Each API's calls no closer together than its published limit allows (calls a second, per account), across
+    the threads that read regions at once: each call takes the next free moment of its API under a lock and waits
+    for it outside the lock. An API without a limit here is not paced (throttling is still retried with back-off)."""
+
+    def __init__(
+        self,
+        per_second: dict[str, float],
+        *,
+        clock: Callable[[], float] = time.monotonic,
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> None:
+        self.per_second, self.clock, self.sleep = per_second, clock, sleep
+        self._next: dict[str, float] = {}
+        self._lock = threading.Lock()
+
+    def wait(self, api: str) -> None:
+        rate = self.per_second.get(api)
+        if not rate:
+            return
+        with self._lock:
+            now = self.clock()
+            at = max(now, self._next.get(api, now))
+            self._next[api] = at + 1 / rate
+        if at > now:
+            self.sleep(at - now)
 
 
 class CloudError(Exception):

@@ -6,7 +6,7 @@ one card), their pay-as-you-go price from DescribeZoneInstanceConfigInfos, CBS d
 Credentials: TENCENTCLOUD_SECRET_ID / TENCENTCLOUD_SECRET_KEY (and TENCENTCLOUD_SESSION_TOKEN) as set when the
 cloud is made, else the SDK's chain (a profile, a CVM role). `endpoint` points every client at one host (a local
 fake in tests). Rate limits (RequestLimitExceeded) are retried with back-off; Cloud Monitor is asked at most 10
-instances a call and paced to its documented 20 calls a second.
+instances a call. Calls are paced under each API's published limit (PACE), across the regions read at once.
 
 Tencent Cloud keeps billing a stopped CVM by default (KEEP_CHARGING): the bot asks for STOP_CHARGING with
 SOFT_FIRST. Where the cloud refuses no-charge for an instance (prepaid, a family or disk that cannot), the bot
@@ -26,6 +26,7 @@ from typing import Any
 from bot.discover.cloud import (
     REGIONS_AT_ONCE,
     CloudError,
+    Pacer,
     Paging,
     Stopped,
     gpu_named,
@@ -56,7 +57,9 @@ NO_FREE_STOP = (
 UNNAMED = "未命名"  # the console's name for an instance nobody named
 TRIES = 3
 MONITOR_BATCH = 10
-MONITOR_PACE_S = 1 / 20
+# Each API's published limit, calls a second per account (Tencent Cloud's API documents, "请求频率限制"):
+# DescribeInstances 40, StopInstances 10, Cloud Monitor's GetMonitorData 20.
+PACE = {"cvm:DescribeInstances": 40.0, "cvm:StopInstances": 10.0, "monitor:GetMonitorData": 20.0}
 STATES = {
     "RUNNING": "running",
     "STOPPED": "stopped",
@@ -111,7 +114,7 @@ class Tencent:
         self.regions, self.endpoint = regions, endpoint
         self.at_once = at_once  # regions a scan reads at once, each with its own clients
         self.sleep, self.backoff_s, self.clock = sleep, backoff_s, clock
-        self._last_monitor_call: float | None = None
+        self.pacer = Pacer(PACE, clock=clock, sleep=sleep)
         self._clients: dict[tuple[str, str], Any] = {}
         self._quoted: dict[tuple[str, str], dict[str, Any] | None] = {}
 
@@ -153,6 +156,7 @@ class Tencent:
         from tencentcloud.common.exception.tencent_cloud_sdk_exception import TencentCloudSDKException
 
         for attempt in range(TRIES):
+            self.pacer.wait(f"{product}:{action}")
             try:
                 return dict(self.client(product, region).call_json(action, params).get("Response") or {})
             except TencentCloudSDKException as exc:
@@ -271,14 +275,6 @@ class Tencent:
         state = STATES.get(str(raw.get("InstanceState")), str(raw.get("InstanceState", "unknown")).lower())
         return Stopped(state, charging=_charging(raw), how="StopInstances(StoppedMode=STOP_CHARGING)")
 
-    def _pace(self) -> None:
-        """Cloud Monitor's calls no closer than 1/20 s apart (its documented 20 calls a second)."""
-        if self._last_monitor_call is not None:
-            wait = MONITOR_PACE_S - (self.clock() - self._last_monitor_call)
-            if wait > 0:
-                self.sleep(wait)
-        self._last_monitor_call = self.clock()
-
     def gpu_samples(
         self, region: str, instance_ids: list[str], since: datetime, until: datetime
     ) -> dict[str, list[Sample]]:
@@ -296,7 +292,6 @@ class Tencent:
                     "EndTime": _iso(until),
                     "Instances": [{"Dimensions": [{"Name": "InstanceId", "Value": i}]} for i in batch],
                 }
-                self._pace()
                 body = self.call("monitor", region, "GetMonitorData", params)
                 for series in body.get("DataPoints") or []:
                     dims = {d.get("Name"): d.get("Value") for d in series.get("Dimensions") or []}

@@ -6,6 +6,7 @@ GPU metrics ten instances a call, and the faults said in one line each."""
 from __future__ import annotations
 
 import logging
+import threading
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -45,9 +46,24 @@ def no_offers(gpu: str) -> list[Any]:
     return []
 
 
+class Ticking:
+    """A monotonic clock that moves only when the cloud sleeps (its back-off and its pacing), keeping each wait."""
+
+    def __init__(self, waits: list[float]) -> None:
+        self.now, self.waits, self.lock = 100.0, waits, threading.Lock()
+
+    def sleep(self, seconds: float) -> None:
+        with self.lock:
+            self.waits.append(seconds)
+            self.now += seconds
+
+    def clock(self) -> float:
+        return self.now
+
+
 def run(tmp_path: Path, fake: FakeTencent, store: Store, at: datetime = NOW, sleeps: list[float] | None = None):  # type: ignore[no-untyped-def]
-    waits = sleeps if sleeps is not None else []
-    cloud = Tencent(("ap-guangzhou", "ap-shanghai"), fake.url, sleep=waits.append, clock=lambda: 100.0)
+    ticking = Ticking(sleeps if sleeps is not None else [])
+    cloud = Tencent(("ap-guangzhou", "ap-shanghai"), fake.url, sleep=ticking.sleep, clock=ticking.clock)
     return discover(settings(tmp_path, fake.url), store, "T1", at, offers=no_offers, cloud=cloud)
 
 
@@ -114,7 +130,8 @@ def test_cloud_monitor_gpu_metrics_come_ten_instances_a_call_paced(tmp_path: Pat
         run(tmp_path, fake, store, sleeps=waits)
         asked = [p for a, p in fake.calls if a == "GetMonitorData"]
         assert len(asked) == 6 and max(len(p["Instances"]) for p in asked) == 10  # 12 instances: 10 + 2, 3 metrics
-        assert waits.count(1 / 20) == 5  # paced to 20 calls a second (the clock stands still: each waits it all)
+        paced = [w for w in waits if w == pytest.approx(1 / 20)]
+        assert len(paced) == 5  # paced to its 20 calls a second: each call after the first waits for its moment
         rentals = Rentals(store)
         [one] = [i for i in rentals.instances("T1") if i.name == "t4-0"]
         [sample] = rentals.recent([one.id], NOW - timedelta(hours=1))[one.id]
@@ -130,7 +147,8 @@ def test_faults_are_one_line_and_change_nothing_known(
         caplog.set_level(logging.DEBUG)
         fake.throttle["DescribeInstances"] = 2
         waits: list[float] = []
-        one_region = Tencent(("ap-guangzhou",), fake.url, sleep=waits.append, clock=lambda: 100.0)
+        ticking = Ticking(waits)
+        one_region = Tencent(("ap-guangzhou",), fake.url, sleep=ticking.sleep, clock=ticking.clock)
         assert one_region.scan().problems == {}
         assert waits == [0.5, 1.0]  # backed off, doubling
         fake.throttle["DescribeInstances"] = 2  # both regions read at once, throttled on the way: retried through
