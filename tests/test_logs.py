@@ -123,13 +123,17 @@ def test_cloud_request_signatures_and_secret_keys_never_reach_a_log_line(
     """What an SDK might log at debug (an Authorization header, a key pair) comes out redacted."""
     from bot.discover.aliyun import Aliyun
     from bot.discover.tencent import Tencent
+    from bot.discover.volcengine import Volcengine
 
     monkeypatch.setenv("ALIBABA_CLOUD_ACCESS_KEY_ID", "LTAI-log-test")
     monkeypatch.setenv("ALIBABA_CLOUD_ACCESS_KEY_SECRET", "aliyun-secret-for-the-log-test")
     monkeypatch.setenv("TENCENTCLOUD_SECRET_ID", "AKID-log-test")
     monkeypatch.setenv("TENCENTCLOUD_SECRET_KEY", "tencent-secret-for-the-log-test")
+    monkeypatch.setenv("VOLCENGINE_ACCESS_KEY", "AKLT-log-test")
+    monkeypatch.setenv("VOLCENGINE_SECRET_KEY", "volcengine-secret-for-the-log-test")
     Aliyun(("cn-hangzhou",), "http://127.0.0.1:9").config("cn-hangzhou")
     Tencent(("ap-guangzhou",), "http://127.0.0.1:9").client("cvm", "ap-guangzhou")
+    Volcengine(("cn-beijing",), "http://127.0.0.1:9")._api("ecs", "cn-beijing")
     signature = "0f" * 32
     with caplog.at_level(logging.DEBUG):
         logging.getLogger("tencentcloud_sdk_common").debug(
@@ -139,5 +143,11 @@ def test_cloud_request_signatures_and_secret_keys_never_reach_a_log_line(
             "tencent-secret-for-the-log-test",
         )
         logging.getLogger("alibabacloud").debug("secret %s", "aliyun-secret-for-the-log-test")
+        logging.getLogger("com.volcengine.sdkcore").debug(
+            "final Authorization header: HMAC-SHA256 Credential=AKLT/20261205/cn-beijing/ecs/request, "
+            "SignedHeaders=host;x-date, Signature=%s sk=%s",
+            signature,
+            "volcengine-secret-for-the-log-test",
+        )
     assert signature not in caplog.text and "secret-for-the-log-test" not in caplog.text
-    assert caplog.text.count("[redacted]") >= 3
+    assert caplog.text.count("[redacted]") >= 5

@@ -67,6 +67,16 @@ def _tencent_hai(settings: Settings) -> Cloud:
     )
 
 
+def _volcengine(settings: Settings) -> Cloud:
+    from bot.discover.volcengine import Volcengine
+
+    return Volcengine(
+        settings.discovery.volcengine_region_list(),
+        settings.discovery.volcengine_endpoint,
+        backoff_s=settings.discovery.volcengine_retry_backoff_s,
+    )
+
+
 def _autodl(settings: Settings, client: Any | None = None) -> Any:
     import httpx
 
@@ -90,6 +100,7 @@ CLOUDS: tuple[Row, ...] = (
     Row("aliyun-dsw", lambda s: bool(s.discovery.aliyun_region_list()) and s.discovery.aliyun_dsw, _aliyun_dsw),
     Row("tencent", lambda s: bool(s.discovery.tencent_region_list()), _tencent),
     Row("tencent-hai", lambda s: bool(s.discovery.tencent_region_list()) and s.discovery.tencent_hai, _tencent_hai),
+    Row("volcengine", lambda s: bool(s.discovery.volcengine_region_list()), _volcengine),
     Row("autodl", lambda s: s.discovery.autodl_token is not None and s.discovery.autodl_pro, _autodl),
 )
 
@@ -104,12 +115,15 @@ def clouds(settings: Settings) -> dict[str, Callable[[], Cloud]]:
 
 
 def balance_readers(settings: Settings, client: Any | None = None) -> dict[str, Callable[[], HasBalance]]:
-    """The provider accounts whose prepaid balance their API gives (Alibaba Cloud, AutoDL), each made when
+    """The provider accounts whose prepaid balance their API gives (Alibaba Cloud, Volcengine, AutoDL), each made when
     asked for. `client`: the HTTP client for AutoDL (one is made when not given)."""
     out: dict[str, Callable[[], HasBalance]] = {}
     make_aliyun = clouds(settings).get("aliyun")
     if make_aliyun is not None:
         out["aliyun"] = lambda: cast(HasBalance, make_aliyun())
+    make_volcengine = clouds(settings).get("volcengine")
+    if make_volcengine is not None:
+        out["volcengine"] = lambda: cast(HasBalance, make_volcengine())
     if settings.discovery.autodl_token is not None:
         out["autodl"] = lambda: cast(HasBalance, _autodl(settings, client))
     return out

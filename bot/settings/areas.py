@@ -455,6 +455,23 @@ class Discovery(_Area):
     ttl_tencent_hours: float = Field(
         default=24, gt=0, description="a Tencent Cloud price is stale this long after its fetch"
     )
+    volcengine_regions: str = Field(
+        default="",
+        description="Volcengine (火山引擎) regions to discover GPU instances in, comma-separated "
+        "(cn-beijing,cn-shanghai); empty: Volcengine is off. Credentials: VOLCENGINE_ACCESS_KEY / "
+        "VOLCENGINE_SECRET_KEY",
+    )
+    volcengine_endpoint: str | None = Field(
+        default=None,
+        description="one endpoint for every Volcengine call (ECS, billing) instead of each product's own, as "
+        "http://host:port or host (a local fake in tests)",
+    )
+    volcengine_retry_backoff_s: float = Field(
+        default=0.5,
+        ge=0,
+        le=30,
+        description="first wait before retrying a Volcengine call that was throttled; it doubles (3 tries)",
+    )
     autodl_token: SecretStr | None = Field(
         default=None,
         description="AutoDL's developer token (控制台 → 设置 → 开发者Token): its wallet balance is read as the prepaid "
@@ -509,10 +526,13 @@ class Discovery(_Area):
     def tencent_region_list(self) -> tuple[str, ...]:
         return tuple(dict.fromkeys(r.strip() for r in self.tencent_regions.split(",") if r.strip()))
 
+    def volcengine_region_list(self) -> tuple[str, ...]:
+        return tuple(dict.fromkeys(r.strip() for r in self.volcengine_regions.split(",") if r.strip()))
+
     def aliyun_price_type_list(self) -> tuple[str, ...]:
         return tuple(dict.fromkeys(r.strip() for r in self.aliyun_price_types.split(",") if r.strip()))
 
-    @field_validator("aws_endpoint_url", "aliyun_endpoint", "tencent_endpoint")
+    @field_validator("aws_endpoint_url", "aliyun_endpoint", "tencent_endpoint", "volcengine_endpoint")
     @classmethod
     def _endpoint(cls, value: str | None) -> str | None:
         """A cloud's endpoint: http(s)://host[:port][/path], or host[:port] for the Chinese clouds' SDKs."""

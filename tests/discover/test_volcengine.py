@@ -1,0 +1,120 @@
+"""Volcengine (火山引擎) ECS through its official SDK against the local fake (tests/support/fake_volcengine.py, the
+HMAC-SHA256 signature checked as the SDK signs): GPU instances found with their type's GPUs and their tags' owner,
+CPU ones ignored, page after page; a stop asked StopCharging and read again until it has stopped, one that stops
+billed said so, one refused said refused; throttling retried; a wrong key one line; the account's balance read."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from bot.discover.cloud import CloudError
+from bot.discover.volcengine import Volcengine
+from tests.support.cli import run_cli
+from tests.support.fake_volcengine import ENV, fake_volcengine
+
+REGIONS = ("cn-beijing", "cn-shanghai")
+
+
+@pytest.fixture(autouse=True)
+def keys(monkeypatch: pytest.MonkeyPatch) -> None:
+    for key, value in ENV.items():
+        monkeypatch.setenv(key, value)
+
+
+def cloud(url: str, waits: list[float] | None = None) -> Volcengine:
+    return Volcengine(REGIONS, url, sleep=(waits if waits is not None else []).append)
+
+
+def test_gpu_instances_are_found_with_their_cards_and_owner_cpu_ones_are_not_page_after_page() -> None:
+    with fake_volcengine() as fake:
+        fake.types["ecs.g3il.8xlarge"] = ("NVIDIA A800-SXM4-80GB", 8)
+        fake.types.pop("ecs.g3i.large", None)  # a CPU type: not in the GPU table
+        trainer = fake.add(name="llm-train", instance_type="ecs.g3il.8xlarge",
+                           tags={"Owner": "U0456", "Project": "llm", "SlackChannel": "C1"})  # fmt: skip
+        fake.add(name="web", instance_type="ecs.g3i.large")  # CPU only
+        for n in range(101):  # past one page of 100
+            fake.add(name=f"a10-{n}", region="cn-shanghai")
+        scan = cloud(fake.url).scan()
+    assert scan.problems == {}
+    found = {f.name: f for f in scan.found}
+    assert "web" not in found and len(found) == 102
+    big = found["llm-train"]
+    assert (big.key, big.region, big.state, big.gpu, big.cards) == (
+        f"volcengine:{trainer.id}",
+        "cn-beijing",
+        "running",
+        "A800-80GB",
+        8,
+    )
+    assert (big.tags["Owner"], big.currency, big.billing, big.per_hour) == ("U0456", "CNY", "hourly", None)
+    assert found["a10-0"].gpu == "A10-24GB" and found["a10-0"].cards == 1
+    assert fake.actions().count("DescribeInstanceTypes") == 2  # once a region for the types it met, not per page
+
+
+@pytest.mark.parametrize("takes_s", [0.0, 0.3], ids=["at_once", "stopping_for_a_while"])
+def test_a_stop_asks_stop_charging_and_is_read_until_it_has_stopped(takes_s: float) -> None:
+    with fake_volcengine() as fake:
+        fake.stop_takes_s = takes_s
+        box = fake.add(name="idle-a10")
+        done = cloud(fake.url).stop("cn-beijing", box.id)
+        [asked] = [p for a, p in fake.calls if a == "StopInstance"]
+    assert asked["StoppedMode"] == "StopCharging"
+    assert (done.state, done.charging, done.how) == ("stopped", False, "StopInstance(StoppedMode=StopCharging)")
+
+
+def test_an_instance_that_cannot_stop_free_is_said_still_billed_and_a_refused_stop_is_final() -> None:
+    with fake_volcengine() as fake:
+        billed = fake.add(name="local-disk", can_stop_charging=False)
+        fake.types["ecs.ebmgni2.28xlarge"] = ("NVIDIA A10", 4)
+        fake.refuse_stop["ecs.ebmgni2.28xlarge"] = ("OperationDenied.StoppedMode", "StopCharging is not supported.")
+        bare = fake.add(name="bare-metal", instance_type="ecs.ebmgni2.28xlarge")
+        volc = cloud(fake.url)
+        done = volc.stop("cn-beijing", billed.id)
+        with pytest.raises(CloudError) as refused:
+            volc.stop("cn-beijing", bare.id)
+    assert (done.state, done.charging) == ("stopped", True)  # KeepCharging: kept, said still billed, never saved
+    assert refused.value.final and "OperationDenied.StoppedMode" in str(refused.value)
+    assert bare.status == "RUNNING"
+
+
+def test_throttling_is_retried_with_back_off_and_a_wrong_key_is_one_line(monkeypatch: pytest.MonkeyPatch) -> None:
+    with fake_volcengine() as fake:
+        fake.add()
+        fake.throttle["DescribeInstances"] = 2
+        waits: list[float] = []
+        one = Volcengine(("cn-beijing",), fake.url, sleep=waits.append)
+        assert one.scan().problems == {} and waits == [0.5, 1.0]
+        fake.throttle["DescribeInstances"] = 99
+        assert "throttled by Volcengine (RequestLimitExceeded)" in one.scan().problems["cn-beijing"]
+        monkeypatch.setenv("VOLCENGINE_SECRET_KEY", "not-the-secret")
+        wrong = Volcengine(("cn-beijing",), fake.url).scan().problems["cn-beijing"]
+    assert "SignatureDoesNotMatch" in wrong and "not-the-secret" not in wrong and "\n" not in wrong
+
+
+def test_the_accounts_balance_is_read() -> None:
+    with fake_volcengine() as fake:
+        fake.balance = "8,800.50"
+        assert cloud(fake.url).balance() == (8800.5, "CNY")
+        assert "QueryBalanceAcct" in fake.actions()
+
+
+def test_discover_from_the_terminal_keeps_them_and_says_them(tmp_path: Path) -> None:
+    with fake_volcengine() as fake:
+        fake.add(name="a10-box", tags={"Owner": "U0456"})
+        env = {
+            **ENV,
+            "GPU_ADVISOR_VOLCENGINE_REGIONS": "cn-beijing",
+            "GPU_ADVISOR_VOLCENGINE_ENDPOINT": fake.url,
+            "GPU_ADVISOR_DISCOVER_TEAM": "T1",
+            "GPU_ADVISOR_DISCOVER_CHANNEL": "C1",
+        }
+        done = run_cli("discover", "--source", "volcengine", "--json", env=env, tmp=tmp_path)
+        balance = run_cli("balance", "--team", "T1", "--json", env=env, tmp=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "QueryBalanceAcct" in fake.actions()  # each run reads the account's balance too
+    assert "volcengine" in balance.stdout and "12345.6" in balance.stdout, balance.stdout
+    [item] = json.loads(done.stdout)["items"]
+    assert (item["source"], item["name"], item["gpu"]) == ("volcengine", "a10-box", "A10-24GB")
