@@ -1,14 +1,16 @@
-"""Reading and stopping Volcengine (火山引擎) ECS with its official SDK (volcenginesdk-ecs, and volcenginesdk-billing
-for the account's balance; requests signed HMAC-SHA256 by volcenginesdkcore): instances whose type has GPUs (the
-type's GpuDevices from DescribeInstanceTypes, asked once a type), owner, channel and project from their tags,
-stopped with StopInstance(StoppedMode=StopCharging) and read again until they have stopped, and the account's
-balance (QueryBalanceAcct).
+"""Reading and stopping Volcengine (火山引擎) ECS with its official SDK (volcenginesdk-ecs, -cloudmonitor for the GPU
+metrics and -billing for the account's balance; requests signed HMAC-SHA256 by volcenginesdkcore): instances whose
+type has GPUs (the type's GpuDevices from DescribeInstanceTypes, asked once a type), owner, channel and project from
+their tags, their GPUs' activity from CloudMonitor (namespace VCM_ECS, sub-namespace GPU: GpuUsedUtilization in %,
+GpuMemoryUsedSpace in bytes, per ResourceID and DeviceName; one-minute points; reported by the monitoring agent
+Volcengine installs on the instance), stopped with StopInstance(StoppedMode=StopCharging) and read again until they
+have stopped, and the account's balance (QueryBalanceAcct).
 
 Credentials: VOLCENGINE_ACCESS_KEY / VOLCENGINE_SECRET_KEY (and VOLCENGINE_SESSION_TOKEN). `endpoint` points every
 product at one host (a local fake in tests). The SDK's own retries are off: throttling is retried here with back-off
 (the tests inject the wait); no published per-API limit is known to pace under. Prices: the price cache's rows for
-provider volcengine (a team's rate card), else the item's cost is unknown. GPU activity: an agent on the instance,
-else unknown (never idle); Volcengine's CloudMonitor is not read yet.
+provider volcengine (a team's rate card), else the item's cost is unknown. An instance CloudMonitor has no GPU points
+for (its monitoring agent not installed) is judged by an agent of ours on it, else unknown, never idle.
 
 Volcengine keeps billing a stopped pay-as-you-go instance unless the stop asks StopCharging; an instance that cannot
 stop without charge (its type or its billing) stops in KeepCharging, as DescribeInstances then says (StoppedMode):
@@ -21,7 +23,7 @@ import logging
 import os
 import time
 from collections.abc import Callable, Iterator
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -47,7 +49,8 @@ THROTTLED = ("RequestLimitExceeded", "Throttling", "FlowLimitExceeded", "TooMany
 REFUSED = ("InvalidAccessKey", "InvalidCredential", "SignatureDoesNotMatch", "InvalidAuthorization")
 DENIED = ("AccessDenied", "Forbidden", "InvalidActionOrVersion.Forbidden")
 BAD_REGION = ("InvalidRegion", "InvalidParameter.Region")
-VERSIONS = {"ecs": "2020-04-01", "billing": "2022-01-01"}
+METRICS_BATCH = 10  # instances a GetMetricData call asks for
+GPU_METRICS = ("GpuUsedUtilization", "GpuMemoryUsedSpace")  # VCM_ECS / GPU: % of the card busy, bytes used
 STATES = {
     "RUNNING": "running",
     "STOPPED": "stopped",
@@ -70,7 +73,10 @@ def volcengine_problem(exc: Exception, region: str | None = None) -> str:
     if code in REFUSED:
         return Problem("cloud.refused", cloud="Volcengine", code=code, what="the AccessKey and SecretKey")
     if code in DENIED or code.startswith("AccessDenied"):
-        needs = "ecs:DescribeInstances/DescribeInstanceTypes/StopInstance and billing:QueryBalanceAcct"
+        needs = (
+            "ecs:DescribeInstances/DescribeInstanceTypes/StopInstance, cloudmonitor:GetMetricData, "
+            "billing:QueryBalanceAcct"
+        )
         return Problem("cloud.denied", code=code, policy="IAM policy", needs=needs, message=message)
     if code in THROTTLED:
         return Problem("cloud.throttled", cloud="Volcengine", code=code)
@@ -101,7 +107,7 @@ def _error_of(exc: Exception) -> tuple[str, str]:
 
 class Volcengine:
     name = "volcengine"
-    metrics = "agent"  # CloudMonitor not read yet: activity from an agent on the instance
+    metrics = "cloudmonitor"
 
     def __init__(
         self,
@@ -142,6 +148,10 @@ class Volcengine:
                 import volcenginesdkecs
 
                 self._apis[(product, region)] = volcenginesdkecs.ECSApi(client)
+            elif product == "cloudmonitor":
+                import volcenginesdkcloudmonitor
+
+                self._apis[(product, region)] = volcenginesdkcloudmonitor.CLOUDMONITORApi(client)
             else:
                 import volcenginesdkbilling
 
@@ -210,8 +220,72 @@ class Volcengine:
     def gpu_samples(
         self, region: str, instance_ids: list[str], since: datetime, until: datetime
     ) -> dict[str, list[Sample]]:
-        """CloudMonitor is not read yet: nothing (an agent on the instance reports its activity)."""
-        return {}
+        """CloudMonitor's GPU points as samples, a card per DeviceName (in the order of their names); each card's
+        memory in MiB from its model's size in the catalogue (the instance's type read again)."""
+        totals = self._card_mib(region, instance_ids)
+        out: dict[str, list[Sample]] = {i: [] for i in instance_ids}
+        for start in range(0, len(instance_ids), METRICS_BATCH):
+            batch = instance_ids[start : start + METRICS_BATCH]
+            points: dict[tuple[str, str], dict[int, dict[str, float]]] = {}
+            for metric in GPU_METRICS:
+                for (instance, device), series in self._metric(region, batch, metric, since, until).items():
+                    for at, value in series:
+                        points.setdefault((instance, device), {}).setdefault(at, {})[metric] = value
+            for instance in batch:
+                devices = sorted(d for i, d in points if i == instance)
+                for card, device in enumerate(devices):
+                    out[instance] += _samples(points[(instance, device)], card, totals.get(instance, 0.0))
+        return out
+
+    def _metric(
+        self, region: str, instance_ids: list[str], metric: str, since: datetime, until: datetime
+    ) -> dict[tuple[str, str], list[tuple[int, float]]]:
+        """One metric's one-minute points for these instances: (instance, device) -> [(unix time, value)]."""
+        import volcenginesdkcloudmonitor as cm
+
+        request = cm.GetMetricDataRequest(
+            namespace="VCM_ECS",
+            sub_namespace="GPU",
+            metric_name=metric,
+            start_time=int(since.timestamp()),
+            end_time=int(until.timestamp()),
+            period="60s",
+            instances=[
+                cm.InstanceForGetMetricDataInput(
+                    dimensions=[cm.DimensionForGetMetricDataInput(name="ResourceID", value=i)]
+                )
+                for i in instance_ids
+            ],
+        )
+        body = self.call("cloudmonitor", region, "GetMetricData", request)
+        out: dict[tuple[str, str], list[tuple[int, float]]] = {}
+        for result in (body.get("data") or {}).get("metric_data_results") or []:
+            dims = {str(d.get("name")): str(d.get("value")) for d in result.get("dimensions") or []}
+            if dims.get("ResourceID") not in instance_ids:
+                continue
+            series = [(int(p["timestamp"]), float(p["value"])) for p in result.get("data_points") or []
+                      if p.get("timestamp") is not None and p.get("value") is not None]  # fmt: skip
+            out[(dims["ResourceID"], dims.get("DeviceName", ""))] = series
+        return out
+
+    def _card_mib(self, region: str, instance_ids: list[str]) -> dict[str, float]:
+        """Each instance's one card's memory in MiB, from its type's GPU model in the catalogue (0 when unknown)."""
+        import volcenginesdkecs
+
+        from rules.errors import UnknownGPU
+        from rules.gpus import gpu_model
+
+        request = volcenginesdkecs.DescribeInstancesRequest(instance_ids=instance_ids, max_results=PAGE)
+        listed = self.call("ecs", region, "DescribeInstances", request).get("instances") or []
+        self._learn_types(region, {str(raw.get("instance_type_id") or "") for raw in listed})
+        out: dict[str, float] = {}
+        for raw in listed:
+            gpu, _ = self._types.get((region, str(raw.get("instance_type_id") or "")), (None, 0))
+            try:
+                out[str(raw["instance_id"])] = gpu_model(gpu).memory_gb * 1024 if gpu else 0.0
+            except UnknownGPU:
+                out[str(raw["instance_id"])] = 0.0
+        return out
 
     def describe(self, region: str, instance_id: str) -> dict[str, Any] | None:
         import volcenginesdkecs
@@ -254,6 +328,21 @@ class Volcengine:
                 f"QueryBalanceAcct answered no available balance that is a number: {body.get('available_balance')!r}"
             ) from None
         return amount, str(body.get("currency") or "CNY")
+
+
+def _samples(points: dict[int, dict[str, float]], card: int, total_mib: float) -> list[Sample]:
+    """One card's samples from its points by unix time (a point without its utilisation is left out)."""
+    return [
+        Sample(
+            datetime.fromtimestamp(at, UTC),
+            card,
+            got["GpuUsedUtilization"],
+            round(got.get("GpuMemoryUsedSpace", 0.0) / 2**20, 1),  # bytes (IEC) to MiB
+            total_mib,
+        )
+        for at, got in sorted(points.items())
+        if "GpuUsedUtilization" in got
+    ]
 
 
 def _plain(answer: Any) -> dict[str, Any]:

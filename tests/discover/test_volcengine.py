@@ -94,6 +94,53 @@ def test_throttling_is_retried_with_back_off_and_a_wrong_key_is_one_line(monkeyp
     assert "SignatureDoesNotMatch" in wrong and "not-the-secret" not in wrong and "\n" not in wrong
 
 
+def test_cloudmonitor_gpu_points_become_samples_a_card_per_device() -> None:
+    from datetime import UTC, datetime, timedelta
+
+    now = datetime(2026, 12, 5, 8, 0, tzinfo=UTC)
+    at = int((now - timedelta(minutes=5)).timestamp())
+    with fake_volcengine() as fake:
+        fake.types["ecs.gni2.6xlarge"] = ("NVIDIA A10", 2)
+        two = fake.add(name="two-a10", instance_type="ecs.gni2.6xlarge")
+        quiet = fake.add(name="no-agent")  # CloudMonitor's agent not installed: no points
+        for device, (util, used_gib) in {"gpu1": (0.0, 0.5), "gpu0": (87.0, 20.0)}.items():
+            fake.series[("GpuUsedUtilization", two.id, device)] = [(at, util)]
+            fake.series[("GpuMemoryUsedSpace", two.id, device)] = [(at, used_gib * 2**30)]
+        got = cloud(fake.url).gpu_samples("cn-beijing", [two.id, quiet.id], now - timedelta(minutes=10), now)
+    assert got[quiet.id] == []
+    by_card = {s.gpu: s for s in got[two.id]}
+    assert sorted(by_card) == [0, 1] and by_card[0].at == now - timedelta(minutes=5)
+    assert (by_card[0].utilization_pct, by_card[0].memory_used_mib, by_card[0].memory_total_mib) == (
+        87.0,
+        20480.0,
+        24576.0,
+    )
+    assert (by_card[1].utilization_pct, by_card[1].memory_used_mib) == (0.0, 512.0)
+
+
+def test_a_discovery_run_keeps_the_gpu_points_as_the_instances_samples(tmp_path: Path) -> None:
+    from datetime import UTC, datetime, timedelta
+
+    from bot.discover.run import discover
+    from bot.settings import Settings
+    from bot.state import Store
+    from bot.state.rentals import Rentals
+    from tests.support.state_template import migrated_state_db
+
+    now = datetime(2026, 12, 5, 8, 0, tzinfo=UTC)
+    with fake_volcengine() as fake:
+        box = fake.add(name="idle-a10", tags={"Owner": "U0456"})
+        fake.series[("GpuUsedUtilization", box.id, "gpu0")] = [(int((now - timedelta(minutes=m)).timestamp()), 0.0)
+                                                               for m in range(10)]  # fmt: skip
+        settings = Settings(db=tmp_path / "bot.db", volcengine_regions="cn-beijing", volcengine_endpoint=fake.url)
+        store = Store(f"sqlite:///{migrated_state_db(tmp_path / 'state.db')}")
+        report = discover(settings, store, "T1", now, offers=lambda gpu: [], cloud=cloud(fake.url))
+    assert report.problems == {} and report.activity_problem is None
+    [inst] = Rentals(store).instances("T1")
+    kept = Rentals(store).recent([inst.id], now - timedelta(hours=1))[inst.id]
+    assert len(kept) == 10 and {s.utilization_pct for s in kept} == {0.0}
+
+
 def test_the_accounts_balance_is_read() -> None:
     with fake_volcengine() as fake:
         fake.balance = "8,800.50"

@@ -7,6 +7,7 @@ X-Content-Sha256): the fake checks the signature as the SDK signs and refuses a 
 `ResponseMetadata.Error` {Code, Message}.
 
 ECS: DescribeInstances (MaxResults and NextToken pages, InstanceIds), DescribeInstanceTypes (Gpu.GpuDevices),
+CloudMonitor: GetMetricData (2018-01-01, POST JSON: VCM_ECS / GPU points per ResourceID and DeviceName),
 StopInstance (StoppedMode; an instance STOPPING for `stop_takes_s`, then STOPPED with its mode; one that cannot stop
 without charge stops in KeepCharging; a refused type answers its error); billing: QueryBalanceAcct."""
 
@@ -29,12 +30,13 @@ from tests.support.servers import running
 
 KEY_ID, KEY_SECRET = "AKLTfakevolcengine", "fake-volcengine-secret-key"
 ENV = {"VOLCENGINE_ACCESS_KEY": KEY_ID, "VOLCENGINE_SECRET_KEY": KEY_SECRET}
-VERSIONS = {"ecs": "2020-04-01", "billing": "2022-01-01"}
+VERSIONS = {"ecs": "2020-04-01", "billing": "2022-01-01", "cloudmonitor": "2018-01-01"}
 SERVICE_OF = {
     "DescribeInstances": "ecs",
     "DescribeInstanceTypes": "ecs",
     "StopInstance": "ecs",
     "QueryBalanceAcct": "billing",
+    "GetMetricData": "cloudmonitor",
 }
 
 
@@ -86,6 +88,8 @@ class FakeVolcengine:
     throttle: dict[str, int] = field(default_factory=dict)  # action -> how many calls answer throttled first
     stop_takes_s: float = 0.0
     balance: str = "12,345.60"
+    # CloudMonitor's VCM_ECS/GPU points: (metric, instance id, device name) -> [(unix time, value)]
+    series: dict[tuple[str, str, str], list[tuple[int, float]]] = field(default_factory=dict)
     calls: list[tuple[str, dict[str, str]]] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -155,6 +159,24 @@ class FakeVolcengine:
         else:
             found.status, found.stopped_mode = "STOPPED", mode
         return {}
+
+    def _GetMetricData(self, region: str, params: dict[str, str], body: bytes) -> dict[str, Any]:
+        asked = json.loads(body or b"{}")
+        if (asked.get("Namespace"), asked.get("SubNamespace")) != ("VCM_ECS", "GPU") or asked.get("Period") != "60s":
+            raise Refusal(400, "InvalidParameter", "Namespace, SubNamespace or Period is not valid.")
+        wanted = {
+            d["Value"] for i in asked.get("Instances") or [] for d in i["Dimensions"] if d["Name"] == "ResourceID"
+        }
+        start, end = int(asked["StartTime"]), int(asked["EndTime"])
+        results = [
+            {
+                "Dimensions": [{"Name": "ResourceID", "Value": instance}, {"Name": "DeviceName", "Value": device}],
+                "DataPoints": [{"Timestamp": t, "Value": v} for t, v in points if start <= t <= end],
+            }
+            for (metric, instance, device), points in sorted(self.series.items())
+            if metric == asked.get("MetricName") and instance in wanted
+        ]
+        return {"Data": {"MetricName": asked.get("MetricName"), "Period": "60s", "MetricDataResults": results}}
 
     def _QueryBalanceAcct(self, region: str, params: dict[str, str], body: bytes) -> dict[str, Any]:
         return {
