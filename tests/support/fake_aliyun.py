@@ -23,11 +23,10 @@ from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
-from http.server import BaseHTTPRequestHandler
 from typing import Any
-from urllib.parse import parse_qsl, quote, urlsplit
+from urllib.parse import parse_qsl, quote
 
-from tests.support.servers import running
+from tests.support.servers import json_api, running
 
 KEY_ID, KEY_SECRET = "LTAI-test-key", "test-secret-of-the-fake"
 VERSIONS = {"2014-05-26": "ecs", "2019-01-01": "cms", "2017-12-14": "bss", "2022-01-01": "dsw"}
@@ -456,29 +455,6 @@ def verify(method: str, path: str, query: str, headers: dict[str, str], body: by
         raise Refusal(400, "SignatureDoesNotMatch", "Specified signature does not match our calculation.")
 
 
-def _handler(fake: FakeAliyun | _Serving) -> type[BaseHTTPRequestHandler]:
-    class Handler(BaseHTTPRequestHandler):
-        def _serve(self) -> None:
-            parts = urlsplit(self.path)
-            length = int(self.headers.get("Content-Length") or 0)
-            body = self.rfile.read(length) if length else b""
-            headers = {k.lower(): v for k, v in self.headers.items()}
-            status, answer = fake.answer(self.command, parts.path, parts.query, headers, body)
-            data = json.dumps(answer).encode()
-            self.send_response(status)
-            self.send_header("Content-Type", "application/json;charset=utf-8")
-            self.send_header("Content-Length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
-
-        do_GET = do_POST = do_PUT = _serve
-
-        def log_message(self, *args: object) -> None:
-            return
-
-    return Handler
-
-
 ENV = {
     "ALIBABA_CLOUD_ACCESS_KEY_ID": KEY_ID,
     "ALIBABA_CLOUD_ACCESS_KEY_SECRET": KEY_SECRET,
@@ -508,7 +484,7 @@ def _server_url() -> str:
     (darabonba's DaraCore, for the process), and makes a TLS context (about 36 ms of CPU) for each new one: a fake on
     a new port a test cost every test that much again."""
     stack = ExitStack()
-    url = stack.enter_context(running(_handler(_SERVING)))
+    url = stack.enter_context(running(json_api(_SERVING.answer, "application/json;charset=utf-8")))
     atexit.register(stack.close)
     return url
 

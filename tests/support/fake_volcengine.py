@@ -22,11 +22,10 @@ import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler
 from typing import Any
-from urllib.parse import parse_qsl, quote, urlsplit
+from urllib.parse import parse_qsl, quote
 
-from tests.support.servers import running
+from tests.support.servers import json_api, running
 
 KEY_ID, KEY_SECRET = "AKLTfakevolcengine", "fake-volcengine-secret-key"
 ENV = {"VOLCENGINE_ACCESS_KEY": KEY_ID, "VOLCENGINE_SECRET_KEY": KEY_SECRET}
@@ -230,33 +229,10 @@ def _header(headers: dict[str, str], name: str) -> str:
     return value
 
 
-def _handler(fake: FakeVolcengine) -> type[BaseHTTPRequestHandler]:
-    class Handler(BaseHTTPRequestHandler):
-        def _serve(self) -> None:
-            parts = urlsplit(self.path)
-            length = int(self.headers.get("Content-Length") or 0)
-            body = self.rfile.read(length) if length else b""
-            headers = {k.lower(): v for k, v in self.headers.items()}
-            status, answer = fake.answer(self.command, parts.path, parts.query, headers, body)
-            data = json.dumps(answer).encode()
-            self.send_response(status)
-            self.send_header("Content-Type", "application/json; charset=utf-8")
-            self.send_header("Content-Length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
-
-        do_GET = do_POST = _serve
-
-        def log_message(self, *args: object) -> None:
-            return
-
-    return Handler
-
-
 @contextmanager
 def fake_volcengine() -> Iterator[FakeVolcengine]:
     """A fake Volcengine on 127.0.0.1 for the block; `url` is what GPU_ADVISOR_VOLCENGINE_ENDPOINT takes."""
     fake = FakeVolcengine()
-    with running(_handler(fake)) as url:
+    with running(json_api(fake.answer)) as url:
         fake.url = url
         yield fake

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import json
 import sys
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
 from urllib.parse import urlsplit
 
 Reply = tuple[int, dict[str, str], bytes]
@@ -67,6 +69,36 @@ def _handler(server: Server) -> type[BaseHTTPRequestHandler]:
         do_PUT = _serve
 
         def log_message(self, *args: object) -> None:  # keep test output clean
+            return
+
+    return Handler
+
+
+# (method, path, query, lower-cased headers, body) -> (HTTP status, the JSON answer): a cloud fake's whole API
+Answerer = Callable[[str, str, str, dict[str, str], bytes], tuple[int, Any]]
+
+
+def json_api(answer: Answerer, content_type: str = "application/json; charset=utf-8") -> type[BaseHTTPRequestHandler]:
+    """A handler that gives every GET, POST and PUT to `answer` as a cloud's OpenAPI receives it (the raw query and
+    body, for the fake to check the request's signature over them) and sends its JSON answer back."""
+
+    class Handler(BaseHTTPRequestHandler):
+        def _serve(self) -> None:
+            parts = urlsplit(self.path)
+            length = int(self.headers.get("Content-Length") or 0)
+            body = self.rfile.read(length) if length else b""
+            headers = {k.lower(): v for k, v in self.headers.items()}
+            status, said = answer(self.command, parts.path, parts.query, headers, body)
+            data = json.dumps(said).encode()
+            self.send_response(status)
+            self.send_header("Content-Type", content_type)
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+        do_GET = do_POST = do_PUT = _serve
+
+        def log_message(self, *args: object) -> None:
             return
 
     return Handler
