@@ -11,9 +11,8 @@ team's default zone for a team's board), as in the digest."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from datetime import date, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
 
@@ -21,9 +20,11 @@ from bot.deps import Deps
 from bot.report.chart import day_parts
 from bot.report.compose import compose, summary_json
 from bot.report.money import balance_rows, budget_rows, budget_standings, runways
+from bot.state.power import PowerLog
 from bot.state.rentals import Rentals
 from bot.state.schedules import Schedules
 from bot.text import Lang
+from rules.metering import FORECAST_DAYS, Timelines
 from rules.report import Report, month_days
 
 Names = Callable[[str, set[str]], dict[str, str]]  # (team, user ids) -> how people read each
@@ -73,12 +74,17 @@ def board(deps: Deps, team: str, channel: str | None, now: datetime, names: Name
     made = Board(team, channel, said, zone, now)
     rentals = Rentals(deps.store)
     mine = [i for i in rentals.instances(team) if not i.hidden_by and (channel is None or i.channel == channel)]
-    # the idle list beside the report: while the report's activity is summed by the database on two connections,
-    # the idle list's power timelines are read and built (a team of 2,000 instances: 3.0 s in turn)
-    with ThreadPoolExecutor(1, thread_name_prefix="board") as pool:
-        idle = pool.submit(_idle_now, deps, rentals, team, channel, mine, now, zone)
-        made.week, made.month, made.currency, made.days = _periods(deps, rentals, team, channel, now, zone)
-        made.idle = idle.result()
+    # the power timelines read once for the report and the idle list, from the earliest day either looks at (the
+    # week's and the month's, less the look-back the forecasts and savings read; the digest's month less its own)
+    today = now.astimezone(zone).date()
+    earliest = min(today - timedelta(days=6), month_days(today)[0])
+    since = min(
+        datetime.combine(earliest, datetime.min.time(), zone).astimezone(UTC) - timedelta(days=FORECAST_DAYS),
+        now.replace(day=1, hour=0, minute=0, second=0, microsecond=0) - timedelta(days=FORECAST_DAYS + 1),
+    )
+    timelines = PowerLog(deps.store, deps.policy.metering).timelines(mine, now, since=since)
+    made.week, made.month, made.currency, made.days = _periods(deps, rentals, team, channel, now, zone, timelines)
+    made.idle = _idle_now(deps, rentals, team, channel, mine, now, zone, timelines)
     projects = {i.project or "" for i in mine} | {s.project or "" for s in rentals.storage(team, channel=channel)}
     providers = {i.provider for i in mine if i.provider}
     only = channel is not None  # a channel's board: its projects' budgets, its providers' balances
@@ -93,7 +99,7 @@ def board(deps: Deps, team: str, channel: str | None, now: datetime, names: Name
 
 
 def _periods(
-    deps: Deps, rentals: Rentals, team: str, channel: str | None, now: datetime, zone: ZoneInfo
+    deps: Deps, rentals: Rentals, team: str, channel: str | None, now: datetime, zone: ZoneInfo, timelines: Timelines
 ) -> tuple[dict[str, Any], dict[str, Any], str, list[dict[str, Any]]]:
     """The seven days ending today and this month, from one report over both (a day's figures are its own), and
     the chart's days."""
@@ -102,14 +108,21 @@ def _periods(
     first, last = month_days(today)
     seven = today - timedelta(days=6)
     both = compose(rentals, team, min(seven, first), last, zone=zone, now=now, busy_above_pct=busy,
-                   channel=channel, metering=deps.policy.metering)  # fmt: skip
+                   channel=channel, metering=deps.policy.metering, timelines=timelines)  # fmt: skip
     week, month = both.days_of(seven, today), both.days_of(first, last)
     currency, days = _days(week)
     return _ranked(week), _ranked(month), currency, days
 
 
 def _idle_now(
-    deps: Deps, rentals: Rentals, team: str, channel: str | None, mine: list[Any], now: datetime, zone: ZoneInfo
+    deps: Deps,
+    rentals: Rentals,
+    team: str,
+    channel: str | None,
+    mine: list[Any],
+    now: datetime,
+    zone: ZoneInfo,
+    timelines: Timelines,
 ) -> list[dict[str, Any]]:
     """The digest's idle and memory-held instances of these channels now: since when, and what they billed since."""
     from bot.digest.send import digests
@@ -119,7 +132,15 @@ def _idle_now(
     if not channels:
         return []
     composed = digests(
-        rentals, team, channels, now, deps.policy.idle, deps.policy.metering, lambda _c: zone, items_only=True
+        rentals,
+        team,
+        channels,
+        now,
+        deps.policy.idle,
+        deps.policy.metering,
+        lambda _c: zone,
+        items_only=True,
+        timelines=timelines,
     )
     rows = []
     for where, made in sorted(composed.items()):

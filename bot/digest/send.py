@@ -32,6 +32,7 @@ from bot.state.windows import gpu_windows
 from bot.text import Lang
 from rules.budget import standings
 from rules.digest import Digest, Spend, compose, spending
+from rules.metering import Timelines
 from rules.policy import Idle, Metering
 from rules.runway import runway
 
@@ -57,12 +58,14 @@ def digests(
     zone: ZoneInfo | Callable[[str], ZoneInfo] | None = None,
     *,
     items_only: bool = False,
+    timelines: Timelines | None = None,
 ) -> dict[str, Digest]:
     """Compose the digests of `channels` in a few queries for the whole team: the rented things,
     each GPU's summary of the window's samples and when each quiet stretch began (both added up by the
     database), and disk reports. Month figures (spend, budgets, what an item billed this month) count the month
     from 00:00 in each channel's digest zone (`zone`; None: UTC), as budgets and App Home do. `items_only`: the
-    items' news alone, without the team's spend and runways."""
+    items' news alone, without the team's spend and runways. `timelines`: the items' power timelines read already
+    from this month's first day less FORECAST_DAYS + 1 (the board reads them once for its report and idle list)."""
     wanted = set(channels)
     # an item with a figure no digest can show (stored before the bounds) is left out, said in the log,
     # so it never stops the other items' digest nor the team's spend
@@ -86,7 +89,8 @@ def digests(
     # `items_only` (the board's idle list): the channels' items and what they billed, without the team's spend and
     # runways, so only their own power timelines are read
     read = instances if items_only else everything
-    timelines = PowerLog(rentals.store, metering).this_month(read, now, also=[b.at for b in recorded])
+    if timelines is None:
+        timelines = PowerLog(rentals.store, metering).this_month(read, now, also=[b.at for b in recorded])
     months: dict[str, list[Spend]] = {}
 
     def spend_in(local: datetime) -> list[Spend]:

@@ -12,7 +12,7 @@ from zoneinfo import ZoneInfo
 from bot.state.power import PowerLog
 from bot.state.rentals import Rentals
 from bot.state.usage import daily_activity
-from rules.metering import FORECAST_DAYS
+from rules.metering import FORECAST_DAYS, Timelines
 from rules.policy import Metering
 from rules.report import Rank, Report, build
 
@@ -29,6 +29,7 @@ def compose(
     channel: str | None = None,
     project: str | None = None,
     metering: Metering | None = None,
+    timelines: Timelines | None = None,
 ) -> Report:
     return next(
         compose_parts(
@@ -43,6 +44,7 @@ def compose(
             project=project,
             part=None,
             metering=metering,
+            timelines=timelines,
         )
     )
 
@@ -63,9 +65,12 @@ def compose_parts(
     project: str | None = None,
     part: int | None = PART,
     metering: Metering | None = None,
+    timelines: Timelines | None = None,
 ) -> Iterator[Report]:
     """The report in parts of `part` instances (storage in the last), each read and built on its own, so a
-    month's CSV of thousands of instances is written without holding every row at once; `part=None`: one."""
+    month's CSV of thousands of instances is written without holding every row at once; `part=None`: one.
+    `timelines`: the instances' power timelines read already from at least FORECAST_DAYS before `start` (the board
+    reads them once for its report and its idle list), else read here a part at a time."""
     first = datetime.combine(start, datetime.min.time(), zone).astimezone(UTC)
     last = datetime.combine(end + timedelta(days=1), datetime.min.time(), zone).astimezone(UTC)
     instances = [i for i in rentals.instances(team, channel=channel) if _wanted(i, project, first, last)]
@@ -82,8 +87,10 @@ def compose_parts(
         whole = build([], kept, daily, start=start, end=end, zone=zone, now=now)
         for k in range(0, len(batch), PART):  # power timelines a few hundred instances at a time: memory stays flat
             chunk = batch[k : k + PART]
-            timelines = PowerLog(rentals.store, metering).timelines(chunk, min(last, now), since=first - look_back)
-            made = build(chunk, [], daily, start=start, end=end, zone=zone, now=now, timelines=timelines)
+            read = timelines
+            if read is None:
+                read = PowerLog(rentals.store, metering).timelines(chunk, min(last, now), since=first - look_back)
+            made = build(chunk, [], daily, start=start, end=end, zone=zone, now=now, timelines=read)
             whole.rows += made.rows
             whole.released += made.released
             whole.unpriced += made.unpriced
