@@ -60,15 +60,14 @@ def digests(
     items_only: bool = False,
     timelines: Timelines | None = None,
 ) -> dict[str, Digest]:
-    """Compose the digests of `channels` in a few queries for the whole team: the rented things,
-    each GPU's summary of the window's samples and when each quiet stretch began (both added up by the
-    database), and disk reports. Month figures (spend, budgets, what an item billed this month) count the month
-    from 00:00 in each channel's digest zone (`zone`; None: UTC), as budgets and App Home do. `items_only`: the
-    items' news alone, without the team's spend and runways. `timelines`: the items' power timelines read already
-    from this month's first day less FORECAST_DAYS + 1 (the board reads them once for its report and idle list)."""
+    """Compose the digests of `channels` in a few queries for the whole team: the rented things, each GPU's summary
+    of the window's samples and when each quiet stretch began (both added up by the database), and disk reports.
+    Month figures (spend, budgets, what an item billed this month) count the month from 00:00 in each channel's
+    digest zone (`zone`; None: UTC), as budgets and App Home do. `items_only`: the items' news alone, without the
+    team's spend and runways. `timelines`: read already from this month's first day less FORECAST_DAYS + 1 (the
+    board reads them once for its report and idle list)."""
     wanted = set(channels)
-    # an item with a figure no digest can show (stored before the bounds) is left out, said in the log,
-    # so it never stops the other items' digest nor the team's spend
+    # an item with a figure no digest can show is left out (said in the log), never stopping the others' digest
     everything = [i for i in rentals.instances(team) if _shown(i, i.price or 0.0)]
     all_storage = [s for s in rentals.storage(team) if _shown(s, s.size_gb * s.price_gb_month)]
     instances = [i for i in everything if i.channel in wanted]
@@ -86,10 +85,8 @@ def digests(
     # Spend and budgets are the team's: a project's month counts every channel's things.
     budgets = Budgets(rentals.store).of(team)
     recorded = Balances(rentals.store).latest(team)
-    # `items_only` (the board's idle list): the channels' items and what they billed, without the team's spend and
-    # runways, so only their own power timelines are read
-    read = instances if items_only else everything
-    if timelines is None:
+    if timelines is None:  # the board's idle list (items_only): only the channels' items' timelines
+        read = instances if items_only else everything
         timelines = PowerLog(rentals.store, metering).this_month(read, now, also=[b.at for b in recorded])
     months: dict[str, list[Spend]] = {}
 
