@@ -16,7 +16,6 @@ from urllib.parse import parse_qs
 import httpx
 import pytest
 
-from bot.discover.aws import Aws
 from bot.state import Store
 from bot.state.discovered import Discovered, Filing
 from bot.state.rentals import Rentals
@@ -64,6 +63,8 @@ def breaking_after_first_page(upstream: str) -> Iterator[dict[str, Any]]:
 
 
 def test_a_page_that_fails_keeps_what_the_pages_before_it_gave(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from bot.discover.aws import Aws  # boto3 is imported by the tests that use it, not at collection
+
     monkeypatch.setattr("bot.discover.aws.PAGE", 5)  # moto's pages: 5 instances each (EC2's minimum is 5)
     monkeypatch.setenv("AWS_MAX_ATTEMPTS", "1")  # the refused page is not retried (a real run retries it)
     with moto_server(monkeypatch) as url:

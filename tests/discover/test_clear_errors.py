@@ -11,7 +11,6 @@ import httpx
 import pytest
 
 from bot.discover.autodl import AutoDL
-from bot.discover.aws import Aws
 from bot.discover.cloud import CloudError
 from bot.tls import shared_context
 from tests.support.aws import FAKE_ENV
@@ -42,6 +41,8 @@ class Ec2Refusing(BaseHTTPRequestHandler):
 
 
 def test_a_refused_stop_names_ec2_stop_instances(monkeypatch: pytest.MonkeyPatch) -> None:
+    from bot.discover.aws import Aws  # boto3 is imported by the tests that use it, not at collection
+
     for name, value in FAKE_ENV.items():
         monkeypatch.setenv(name, value)
     with running(Ec2Refusing) as url, pytest.raises(CloudError) as refused:

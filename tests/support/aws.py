@@ -12,9 +12,10 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-import boto3
 import httpx
 import pytest
+
+from bot.tls import shared_context
 
 # moto gives every EC2 backend (an account and a region: made again after each reset, one for each region a scan
 # reads) its 44 bundled images and the region's "latest" ones, about 1,300 images and 30 ms a backend, unless
@@ -22,9 +23,6 @@ import pytest
 # it). Read when moto's EC2 models are imported, so set before moto is: this module is the tests' only way to moto.
 IMAGES = os.path.join(os.path.dirname(__file__), "moto_amis.json")
 os.environ.setdefault("MOTO_AMIS_PATH", IMAGES)
-from moto.server import ThreadedMotoServer  # noqa: E402  (after MOTO_AMIS_PATH)
-
-from bot.tls import shared_context  # noqa: E402
 
 FAKE_ENV = {
     "AWS_ACCESS_KEY_ID": "testing",
@@ -56,6 +54,8 @@ def _reset_client() -> httpx.Client:
 
 @functools.cache
 def _server() -> str:
+    from moto.server import ThreadedMotoServer  # imported here, after MOTO_AMIS_PATH, by the tests that use it
+
     server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
     server.start()
     atexit.register(server.stop)
@@ -64,10 +64,14 @@ def _server() -> str:
 
 
 def ec2(url: str, region: str = "us-east-1") -> Any:
+    import boto3
+
     return boto3.client("ec2", region_name=region, endpoint_url=url)
 
 
 def cloudwatch(url: str, region: str = "us-east-1") -> Any:
+    import boto3
+
     return boto3.client("cloudwatch", region_name=region, endpoint_url=url)
 
 
