@@ -8,9 +8,6 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
-from alembic.autogenerate import compare_metadata
-from alembic.runtime.migration import MigrationContext
-from alembic.script import ScriptDirectory
 
 import bot.state
 from bot.state import Conversations, Inbox, Store, StoreUnavailable, migrate
@@ -113,6 +110,10 @@ def test_a_state_file_from_before_the_migrations_is_taken_over(tmp_path: Path) -
 
 
 def test_the_migrations_build_exactly_the_schema_the_code_queries(empty_db_target: str) -> None:
+    from alembic.autogenerate import compare_metadata  # Alembic's autogenerate: imported by this test alone
+    from alembic.runtime.migration import MigrationContext
+    from alembic.script import ScriptDirectory
+
     store = Store(empty_db_target)
     with store.reading() as conn:
         differences = compare_metadata(MigrationContext.configure(conn), migrated_metadata())
