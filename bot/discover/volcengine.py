@@ -174,7 +174,7 @@ class Volcengine:
                 if code in THROTTLED and attempt + 1 < TRIES:
                     self.sleep(self.backoff_s * 2**attempt)
                     continue
-                refused = bool(code) and isinstance(exc, ApiException) and action == "StopInstance"  # final: said once
+                refused = action == "StopInstance" and _refusal(exc, code)  # final: said once, not tried again
                 raise CloudError(volcengine_problem(exc, region), final=refused) from None
         raise AssertionError("unreachable")  # pragma: no cover
 
@@ -353,6 +353,14 @@ def _plain(answer: Any) -> dict[str, Any]:
     if hasattr(answer, "to_dict"):
         return dict(answer.to_dict())
     return {_snake(str(k)): v for k, v in dict(answer).items()}
+
+
+def _refusal(exc: Exception, code: str) -> bool:
+    """Volcengine refused the request for what it is (a 4xx with its code: this instance cannot be stopped so), not for
+    who asked (keys, permissions: fixed by people, then tried again) nor for a passing fault (throttling, a 5xx)."""
+    status = int(getattr(exc, "status", 0) or 0)
+    passing = code in THROTTLED or code in REFUSED or code in DENIED or code.startswith("AccessDenied")
+    return bool(code) and 400 <= status < 500 and not passing
 
 
 def _snake(action: str) -> str:

@@ -80,6 +80,23 @@ def test_an_instance_that_cannot_stop_free_is_said_still_billed_and_a_refused_st
     assert bare.status == "RUNNING"
 
 
+def test_a_stop_that_fails_for_a_passing_fault_or_a_missing_permission_is_tried_again_later(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Not final: a 5xx passes, and a key or a policy is fixed by people; only what the instance cannot do is."""
+    with fake_volcengine() as fake:
+        box = fake.add(name="a10")
+        fake.failing["StopInstance"] = 1
+        with pytest.raises(CloudError) as failed:
+            cloud(fake.url).stop("cn-beijing", box.id)
+        assert not failed.value.final and "InternalError" in str(failed.value)
+        monkeypatch.setenv("VOLCENGINE_SECRET_KEY", "not-the-secret")
+        with pytest.raises(CloudError) as unsigned:
+            cloud(fake.url).stop("cn-beijing", box.id)
+        assert not unsigned.value.final and "SignatureDoesNotMatch" in str(unsigned.value)
+    assert box.status == "RUNNING"
+
+
 def test_throttling_is_retried_with_back_off_and_a_wrong_key_is_one_line(monkeypatch: pytest.MonkeyPatch) -> None:
     with fake_volcengine() as fake:
         fake.add()

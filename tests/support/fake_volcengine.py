@@ -85,6 +85,7 @@ class FakeVolcengine:
     types: dict[str, tuple[str, int]] = field(default_factory=lambda: {"ecs.gni2.3xlarge": ("NVIDIA A10", 1)})
     refuse_stop: dict[str, tuple[str, str]] = field(default_factory=dict)  # instance type -> (code, message)
     throttle: dict[str, int] = field(default_factory=dict)  # action -> how many calls answer throttled first
+    failing: dict[str, int] = field(default_factory=dict)  # action -> how many calls answer InternalError (500) first
     stop_takes_s: float = 0.0
     balance: str = "12,345.60"
     # CloudMonitor's VCM_ECS/GPU points: (metric, instance id, device name) -> [(unix time, value)]
@@ -115,6 +116,9 @@ class FakeVolcengine:
                 if self.throttle.get(action, 0) > 0:
                     self.throttle[action] -= 1
                     raise Refusal(429, "RequestLimitExceeded", "Request limit exceeded.")
+                if self.failing.get(action, 0) > 0:
+                    self.failing[action] -= 1
+                    raise Refusal(500, "InternalError", "The request processing has failed due to some unknown error.")
                 result = getattr(self, f"_{action}")(region, params, body)
             return 200, {"ResponseMetadata": meta, "Result": result}
         except Refusal as refused:
