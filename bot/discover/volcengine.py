@@ -161,6 +161,7 @@ class Volcengine:
     def call(self, product: str, region: str, action: str, request: Any) -> dict[str, Any]:
         """One call by the SDK's method for `action` (its snake_case name) with its request model; the Result as a
         dict of snake_case keys. Throttling retried with back-off; CloudError in one line."""
+        from urllib3.exceptions import HTTPError  # the SDK's transport: a connection that failed
         from volcenginesdkcore.rest import ApiException
 
         for attempt in range(TRIES):
@@ -169,7 +170,7 @@ class Volcengine:
                 return _plain(answer)
             except _NoCredentials as exc:
                 raise CloudError(volcengine_problem(exc, region)) from None
-            except (ApiException, OSError) as exc:
+            except (ApiException, HTTPError, OSError) as exc:
                 code, _ = _error_of(exc)
                 if code in THROTTLED and attempt + 1 < TRIES:
                     self.sleep(self.backoff_s * 2**attempt)

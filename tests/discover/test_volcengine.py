@@ -158,6 +158,15 @@ def test_a_discovery_run_keeps_the_gpu_points_as_the_instances_samples(tmp_path:
     assert len(kept) == 10 and {s.utilization_pct for s in kept} == {0.0}
 
 
+def test_an_unreachable_endpoint_is_one_line_for_the_scan_and_the_balance() -> None:
+    gone = Volcengine(("cn-beijing",), "http://127.0.0.1:9")  # nothing listens on the discard port
+    problem = gone.scan().problems["cn-beijing"]
+    assert "Volcengine" in problem and "\n" not in problem
+    with pytest.raises(CloudError) as unread:
+        gone.balance()
+    assert "Volcengine" in str(unread.value)
+
+
 def test_the_accounts_balance_is_read() -> None:
     with fake_volcengine() as fake:
         fake.balance = "8,800.50"
