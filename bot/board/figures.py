@@ -12,19 +12,19 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import UTC, date, datetime, timedelta
+from datetime import date, datetime, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
 
 from bot.deps import Deps
 from bot.report.chart import day_parts
-from bot.report.compose import compose, summary_json
+from bot.report.compose import compose, summary_json, timelines_since
 from bot.report.money import balance_rows, budget_rows, budget_standings, runways
-from bot.state.power import PowerLog
+from bot.state.power import PowerLog, month_since
 from bot.state.rentals import Rentals
 from bot.state.schedules import Schedules
 from bot.text import Lang
-from rules.metering import FORECAST_DAYS, Timelines
+from rules.metering import Timelines
 from rules.report import Report, month_days
 
 Names = Callable[[str, set[str]], dict[str, str]]  # (team, user ids) -> how people read each
@@ -74,16 +74,13 @@ def board(deps: Deps, team: str, channel: str | None, now: datetime, names: Name
     made = Board(team, channel, said, zone, now)
     rentals = Rentals(deps.store)
     mine = [i for i in rentals.instances(team) if not i.hidden_by and (channel is None or i.channel == channel)]
-    # the power timelines read once for the report and the idle list, from the earliest day either looks at (the
-    # week's and the month's, less the look-back the forecasts and savings read; the digest's month less its own)
-    today = now.astimezone(zone).date()
-    earliest = min(today - timedelta(days=6), month_days(today)[0])
-    since = min(
-        datetime.combine(earliest, datetime.min.time(), zone).astimezone(UTC) - timedelta(days=FORECAST_DAYS),
-        now.replace(day=1, hour=0, minute=0, second=0, microsecond=0) - timedelta(days=FORECAST_DAYS + 1),
-    )
+    # the power timelines read once for the report and the idle list, from the earliest moment either reads them
+    shown = _days_shown(now, zone)
+    since = min(timelines_since(shown.start, zone), month_since(now))
     timelines = PowerLog(deps.store, deps.policy.metering).timelines(mine, now, since=since)
-    made.week, made.month, made.currency, made.days = _periods(deps, rentals, team, channel, now, zone, timelines)
+    made.week, made.month, made.currency, made.days = _periods(
+        deps, rentals, team, channel, now, zone, shown, timelines
+    )
     made.idle = _idle_now(deps, rentals, team, channel, mine, now, zone, timelines)
     projects = {i.project or "" for i in mine} | {s.project or "" for s in rentals.storage(team, channel=channel)}
     providers = {i.provider for i in mine if i.provider}
@@ -98,18 +95,42 @@ def board(deps: Deps, team: str, channel: str | None, now: datetime, names: Name
     return made
 
 
+@dataclass(frozen=True)
+class DaysShown:
+    """The board's days in its zone: the seven ending today and this month; `start` is the earlier of their first."""
+
+    today: date
+    seven: date
+    first: date
+    last: date
+
+    @property
+    def start(self) -> date:
+        return min(self.seven, self.first)
+
+
+def _days_shown(now: datetime, zone: ZoneInfo) -> DaysShown:
+    today = now.astimezone(zone).date()
+    first, last = month_days(today)
+    return DaysShown(today, today - timedelta(days=6), first, last)
+
+
 def _periods(
-    deps: Deps, rentals: Rentals, team: str, channel: str | None, now: datetime, zone: ZoneInfo, timelines: Timelines
+    deps: Deps,
+    rentals: Rentals,
+    team: str,
+    channel: str | None,
+    now: datetime,
+    zone: ZoneInfo,
+    shown: DaysShown,
+    timelines: Timelines,
 ) -> tuple[dict[str, Any], dict[str, Any], str, list[dict[str, Any]]]:
     """The seven days ending today and this month, from one report over both (a day's figures are its own), and
     the chart's days."""
-    today = now.astimezone(zone).date()
     busy = deps.policy.idle.utilisation_max_pct
-    first, last = month_days(today)
-    seven = today - timedelta(days=6)
-    both = compose(rentals, team, min(seven, first), last, zone=zone, now=now, busy_above_pct=busy,
+    both = compose(rentals, team, shown.start, shown.last, zone=zone, now=now, busy_above_pct=busy,
                    channel=channel, metering=deps.policy.metering, timelines=timelines)  # fmt: skip
-    week, month = both.days_of(seven, today), both.days_of(first, last)
+    week, month = both.days_of(shown.seven, shown.today), both.days_of(shown.first, shown.last)
     currency, days = _days(week)
     return _ranked(week), _ranked(month), currency, days
 

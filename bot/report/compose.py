@@ -52,6 +52,12 @@ def compose(
 PART = 500  # instances a part of a streamed report reads at once
 
 
+def timelines_since(start: date, zone: ZoneInfo) -> datetime:
+    """From when a report of days from `start` reads the power timelines: the day's first moment in `zone`, less the
+    week a release's saving reads back."""
+    return datetime.combine(start, datetime.min.time(), zone).astimezone(UTC) - timedelta(days=FORECAST_DAYS)
+
+
 def compose_parts(
     rentals: Rentals,
     team: str,
@@ -76,6 +82,7 @@ def compose_parts(
     instances = [i for i in rentals.instances(team, channel=channel) if _wanted(i, project, first, last)]
     storage = [s for s in rentals.storage(team, channel=channel) if _kept(s, project, first, last)]
     offset = int((zone.utcoffset(datetime.combine(start, datetime.min.time())) or timedelta(0)).total_seconds())
+    since = timelines_since(start, zone)
     size = part or max(len(instances), 1)
     batches = [instances[k : k + size] for k in range(0, len(instances), size)] or [[]]
     for n, batch in enumerate(batches):
@@ -83,13 +90,12 @@ def compose_parts(
             rentals.store, [i.id for i in batch], first, min(last, now), offset_s=offset, busy_above_pct=busy_above_pct
         )
         kept = storage if n == len(batches) - 1 else []
-        look_back = timedelta(days=FORECAST_DAYS)  # what a release saved reads back
         whole = build([], kept, daily, start=start, end=end, zone=zone, now=now)
         for k in range(0, len(batch), PART):  # power timelines a few hundred instances at a time: memory stays flat
             chunk = batch[k : k + PART]
             read = timelines
             if read is None:
-                read = PowerLog(rentals.store, metering).timelines(chunk, min(last, now), since=first - look_back)
+                read = PowerLog(rentals.store, metering).timelines(chunk, min(last, now), since=since)
             made = build(chunk, [], daily, start=start, end=end, zone=zone, now=now, timelines=read)
             whole.rows += made.rows
             whole.released += made.released

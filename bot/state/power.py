@@ -100,6 +100,12 @@ def _many(ids: list[int], before: datetime | None, since: datetime | None) -> An
     return select(both).order_by(both.c.instance_id, both.c.at, both.c.id)
 
 
+def month_since(now: datetime) -> datetime:
+    """From when this month's figures read the power timelines: the month's first day (in any zone) less the week
+    before it that forecasts and savings look back on."""
+    return now.replace(day=1, hour=0, minute=0, second=0, microsecond=0) - timedelta(days=FORECAST_DAYS + 1)
+
+
 class PowerLog:
     def __init__(self, store: Store, rules: Metering | None = None) -> None:
         self.store, self.rules = store, rules or Metering()
@@ -152,9 +158,7 @@ class PowerLog:
     ) -> dict[int, list[Stretch]]:
         """The timelines this month's figures read: the month (in any zone) and the week before it (forecasts and
         savings look back a week), and from each time in `also` (a prepaid balance's)."""
-        month = now.replace(day=1, hour=0, minute=0, second=0, microsecond=0)
-        since = min([month - timedelta(days=FORECAST_DAYS + 1), *also])
-        return self.timelines(things, now, since=since)
+        return self.timelines(things, now, since=min([month_since(now), *also]))
 
     def sight(self, sightings: Sequence[Sighting]) -> int:
         """Keep machine sightings: each extends its source's latest report when it repeats it within the
