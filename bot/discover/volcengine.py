@@ -88,21 +88,20 @@ def volcengine_problem(exc: Exception, region: str | None = None) -> str:
 
 
 class _NoCredentials(Exception):
-    pass
+    """Neither VOLCENGINE_ACCESS_KEY nor VOLCENGINE_SECRET_KEY (or one without the other) is set."""
 
 
 def _error_of(exc: Exception) -> tuple[str, str]:
-    """The error code and message Volcengine answered (ResponseMetadata.Error), else none and the exception's own
-    first line (a connection that failed)."""
-    body = getattr(exc, "body", None)
-    if body:
-        try:
-            error = (json.loads(body).get("ResponseMetadata") or {}).get("Error") or {}
-            return str(error.get("Code") or ""), str(error.get("Message") or "")[:160]
-        except (ValueError, AttributeError):
-            pass
-    reason = getattr(exc, "reason", None) or str(exc)
-    return "", str(reason).splitlines()[0][:160] if str(reason) else type(exc).__name__
+    """The error code and message Volcengine answered (ResponseMetadata.Error); else no code and the exception's
+    own first line (a connection that failed, or an answer that is not Volcengine's JSON: a proxy's error page)."""
+    try:
+        error = (json.loads(getattr(exc, "body", None) or "{}").get("ResponseMetadata") or {}).get("Error") or {}
+    except (ValueError, AttributeError):
+        error = {}
+    if error.get("Code"):
+        return str(error["Code"]), str(error.get("Message") or "")[:160]
+    said = str(getattr(exc, "reason", None) or exc).strip()
+    return "", said.splitlines()[0][:160] if said else type(exc).__name__
 
 
 class Volcengine:
@@ -276,8 +275,11 @@ class Volcengine:
         from rules.errors import UnknownGPU
         from rules.gpus import gpu_model
 
-        request = volcenginesdkecs.DescribeInstancesRequest(instance_ids=instance_ids, max_results=PAGE)
-        listed = self.call("ecs", region, "DescribeInstances", request).get("instances") or []
+        listed: list[dict[str, Any]] = []
+        for start in range(0, len(instance_ids), PAGE):  # DescribeInstances takes at most PAGE ids a call
+            batch = instance_ids[start : start + PAGE]
+            request = volcenginesdkecs.DescribeInstancesRequest(instance_ids=batch, max_results=PAGE)
+            listed += self.call("ecs", region, "DescribeInstances", request).get("instances") or []
         self._learn_types(region, {str(raw.get("instance_type_id") or "") for raw in listed})
         out: dict[str, float] = {}
         for raw in listed:

@@ -167,6 +167,34 @@ def test_an_unreachable_endpoint_is_one_line_for_the_scan_and_the_balance() -> N
     assert "Volcengine" in str(unread.value)
 
 
+def test_no_keys_or_a_page_that_is_not_volcengines_is_one_line_naming_what_to_do(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    with fake_volcengine() as fake:
+        fake.add()
+        monkeypatch.delenv("VOLCENGINE_SECRET_KEY")
+        keyless = cloud(fake.url).scan().problems["cn-beijing"]
+        monkeypatch.setenv("VOLCENGINE_SECRET_KEY", ENV["VOLCENGINE_SECRET_KEY"])
+        fake.gateway_down = True
+        proxied = cloud(fake.url).scan().problems["cn-beijing"]
+    assert "VOLCENGINE_ACCESS_KEY and VOLCENGINE_SECRET_KEY" in keyless and "\n" not in keyless
+    assert "Volcengine" in proxied and "Bad Gateway" in proxied and "\n" not in proxied
+
+
+def test_the_gpu_points_of_more_instances_than_one_call_names_are_all_read() -> None:
+    from datetime import UTC, datetime, timedelta
+
+    now = datetime(2026, 12, 5, 8, 0, tzinfo=UTC)
+    with fake_volcengine() as fake:
+        boxes = [fake.add(name=f"a10-{n}") for n in range(105)]
+        for box in boxes:
+            fake.series[("GpuUsedUtilization", box.id, "gpu0")] = [(int(now.timestamp()) - 60, 1.0)]
+        got = cloud(fake.url).gpu_samples("cn-beijing", [b.id for b in boxes], now - timedelta(minutes=5), now)
+        asked = [p for a, p in fake.calls if a == "DescribeInstances"]
+    assert all(len(s) == 1 and s[0].memory_total_mib == 24576.0 for s in got.values()) and len(got) == 105
+    assert max(sum(k.startswith("InstanceIds.") for k in p) for p in asked) <= 100  # a call names 100 at most
+
+
 def test_the_accounts_balance_is_read() -> None:
     with fake_volcengine() as fake:
         fake.balance = "8,800.50"

@@ -86,6 +86,7 @@ class FakeVolcengine:
     refuse_stop: dict[str, tuple[str, str]] = field(default_factory=dict)  # instance type -> (code, message)
     throttle: dict[str, int] = field(default_factory=dict)  # action -> how many calls answer throttled first
     failing: dict[str, int] = field(default_factory=dict)  # action -> how many calls answer InternalError (500) first
+    gateway_down: bool = False  # a proxy in front answers 502 with a page of its own, not Volcengine's JSON
     stop_takes_s: float = 0.0
     balance: str = "12,345.60"
     # CloudMonitor's VCM_ECS/GPU points: (metric, instance id, device name) -> [(unix time, value)]
@@ -102,6 +103,8 @@ class FakeVolcengine:
         return [action for action, _ in self.calls]
 
     def answer(self, method: str, path: str, query: str, headers: dict[str, str], body: bytes) -> tuple[int, Any]:
+        if self.gateway_down:
+            return 502, "<html><body>502 Bad Gateway</body></html>"
         params = dict(parse_qsl(query, keep_blank_values=True))
         action = params.get("Action", "")
         meta: dict[str, Any] = {"RequestId": uuid.uuid4().hex, "Action": action, "Version": params.get("Version", "")}
