@@ -382,9 +382,8 @@ class Aliyun:
         try:
             amount = float(str(data["AvailableAmount"]).replace(",", ""))
         except ValueError:
-            raise CloudError(
-                f"QueryAccountBalance answered an amount that is not a number: {data['AvailableAmount']!r}"
-            ) from None
+            value = repr(data["AvailableAmount"])[:40]
+            raise CloudError(Problem("cloud.bad_balance", api="QueryAccountBalance", value=value)) from None
         return amount, str(data.get("Currency") or "CNY")
 
     def gpu_samples(

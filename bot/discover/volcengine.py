@@ -327,9 +327,8 @@ class Volcengine:
         try:
             amount = float(str(body["available_balance"]).replace(",", ""))
         except (KeyError, ValueError):
-            raise CloudError(
-                f"QueryBalanceAcct answered no available balance that is a number: {body.get('available_balance')!r}"
-            ) from None
+            value = repr(body.get("available_balance"))[:40]
+            raise CloudError(Problem("cloud.bad_balance", api="QueryBalanceAcct", value=value)) from None
         return amount, str(body.get("currency") or "CNY")
 
 

@@ -12,7 +12,13 @@ from tests.support.cli import run_cli
 
 
 @pytest.mark.parametrize(
-    "setting", ["GPU_ADVISOR_AWS_ENDPOINT_URL", "GPU_ADVISOR_ALIYUN_ENDPOINT", "GPU_ADVISOR_TENCENT_ENDPOINT"]
+    "setting",
+    [
+        "GPU_ADVISOR_AWS_ENDPOINT_URL",
+        "GPU_ADVISOR_ALIYUN_ENDPOINT",
+        "GPU_ADVISOR_TENCENT_ENDPOINT",
+        "GPU_ADVISOR_VOLCENGINE_ENDPOINT",
+    ],
 )
 def test_an_endpoint_that_is_not_a_url_is_a_bad_setting(tmp_path: Path, setting: str) -> None:
     env = {setting: "not a url", "GPU_ADVISOR_AWS_REGIONS": "us-east-1", "GPU_ADVISOR_DISCOVER_TEAM": "T1"}

@@ -195,11 +195,16 @@ def test_the_gpu_points_of_more_instances_than_one_call_names_are_all_read() -> 
     assert max(sum(k.startswith("InstanceIds.") for k in p) for p in asked) <= 100  # a call names 100 at most
 
 
-def test_the_accounts_balance_is_read() -> None:
+def test_the_accounts_balance_is_read_and_one_that_is_not_a_number_is_said_so() -> None:
     with fake_volcengine() as fake:
         fake.balance = "8,800.50"
         assert cloud(fake.url).balance() == (8800.5, "CNY")
         assert "QueryBalanceAcct" in fake.actions()
+        fake.balance = "n/a"
+        with pytest.raises(CloudError) as bad:
+            cloud(fake.url).balance()
+    assert str(bad.value) == "QueryBalanceAcct answered a balance that is not a number: 'n/a'"
+    assert bad.value.problem.said("zh") == "QueryBalanceAcct 返回的余额不是数字：'n/a'"  # type: ignore[union-attr]
 
 
 def test_discover_from_the_terminal_keeps_them_and_says_them(tmp_path: Path) -> None:
