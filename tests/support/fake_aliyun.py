@@ -10,7 +10,6 @@ billing 2017-12-14), actions by x-acs-action; answers and error codes have the d
 
 from __future__ import annotations
 
-import atexit
 import functools
 import hashlib
 import hmac
@@ -26,7 +25,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 from urllib.parse import parse_qsl, quote
 
-from tests.support.servers import json_api, running
+from tests.support.servers import POLL_FOR_A_PROCESS_S, json_api, running
 
 KEY_ID, KEY_SECRET = "LTAI-test-key", "test-secret-of-the-fake"
 VERSIONS = {"2014-05-26": "ecs", "2019-01-01": "cms", "2017-12-14": "bss", "2022-01-01": "dsw"}
@@ -482,11 +481,13 @@ _SERVING = _Serving()
 def _server_url() -> str:
     """One server a test process: Alibaba Cloud's SDK keeps an HTTP session for each host and port it has called
     (darabonba's DaraCore, for the process), and makes a TLS context (about 36 ms of CPU) for each new one: a fake on
-    a new port a test cost every test that much again."""
-    stack = ExitStack()
-    url = stack.enter_context(running(json_api(_SERVING.answer, "application/json;charset=utf-8")))
-    atexit.register(stack.close)
-    return url
+    a new port a test cost every test that much again. It is never stopped: its daemon thread ends with the process,
+    whose end would otherwise wait for its next look (POLL_FOR_A_PROCESS_S)."""
+    handler = json_api(_SERVING.answer, "application/json;charset=utf-8")
+    return _KEPT.enter_context(running(handler, poll_s=POLL_FOR_A_PROCESS_S))
+
+
+_KEPT = ExitStack()  # the process's server, held open
 
 
 @contextmanager
