@@ -4,11 +4,12 @@ cluster. Found items are nobody's until claimed, and have no activity data unles
 from __future__ import annotations
 
 # clouds whose items discovery keeps (bot/discover/cloud.py)
-CLOUD_SOURCES = ("aws", "aliyun", "aliyun-dsw", "tencent", "tencent-hai", "volcengine", "autodl")
+CLOUD_SOURCES = ("aws", "aliyun", "aliyun-dsw", "tencent", "tencent-hai", "volcengine", "volcengine-mlp", "autodl")
 FOUND_SOURCES = (*CLOUD_SOURCES, "k8s")  # every source of found items
 # the account a product bills to: a DSW notebook and an ECS instance draw on one Alibaba Cloud wallet, a HAI server and
-# a CVM instance on one Tencent Cloud account (one balance, one runway)
-WALLET_OF = {"aliyun-dsw": "aliyun", "tencent-hai": "tencent"}
+# a CVM instance on one Tencent Cloud account, an ML Platform dev instance and an ECS one on one Volcengine account (one
+# balance, one runway)
+WALLET_OF = {"aliyun-dsw": "aliyun", "tencent-hai": "tencent", "volcengine-mlp": "volcengine"}
 
 
 def wallet_of(source: str) -> str:

@@ -77,6 +77,16 @@ def _volcengine(settings: Settings) -> Cloud:
     )
 
 
+def _volcengine_mlp(settings: Settings) -> Cloud:
+    from bot.discover.volcengine_mlp import VolcengineMlp
+
+    return VolcengineMlp(
+        settings.discovery.volcengine_region_list(),
+        settings.discovery.volcengine_endpoint,
+        backoff_s=settings.discovery.volcengine_retry_backoff_s,
+    )
+
+
 def _autodl(settings: Settings, client: Any | None = None) -> Any:
     import httpx
 
@@ -101,6 +111,11 @@ CLOUDS: tuple[Row, ...] = (
     Row("tencent", lambda s: bool(s.discovery.tencent_region_list()), _tencent),
     Row("tencent-hai", lambda s: bool(s.discovery.tencent_region_list()) and s.discovery.tencent_hai, _tencent_hai),
     Row("volcengine", lambda s: bool(s.discovery.volcengine_region_list()), _volcengine),
+    Row(
+        "volcengine-mlp",
+        lambda s: bool(s.discovery.volcengine_region_list()) and s.discovery.volcengine_mlp,
+        _volcengine_mlp,
+    ),
     Row("autodl", lambda s: s.discovery.autodl_token is not None and s.discovery.autodl_pro, _autodl),
 )
 

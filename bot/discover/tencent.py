@@ -260,7 +260,10 @@ class Tencent:
         except CloudError as exc:
             if exc.final:
                 raise CloudError(
-                    Problem("cloud.no_free_stop", instance=instance_id, why=exc.problem), final=True
+                    Problem(
+                        "cloud.no_free_stop", cloud=Problem("cloud.name_tencent"), instance=instance_id, why=exc.problem
+                    ),
+                    final=True,
                 ) from None
             raise
 

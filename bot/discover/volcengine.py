@@ -18,6 +18,7 @@ it is kept and said "stopped, still billed", never saved. A stop the cloud refus
 
 from __future__ import annotations
 
+import importlib
 import json
 import logging
 import os
@@ -51,6 +52,14 @@ DENIED = ("AccessDenied", "Forbidden", "InvalidActionOrVersion.Forbidden")
 BAD_REGION = ("InvalidRegion", "InvalidParameter.Region")
 METRICS_BATCH = 10  # instances a GetMetricData call asks for
 GPU_METRICS = ("GpuUsedUtilization", "GpuMemoryUsedSpace")  # VCM_ECS / GPU: % of the card busy, bytes used
+STOPS = ("StopInstance", "StopDevInstance")  # a 4xx refusal of these is final (this instance cannot be stopped so)
+# each product's SDK package and API class, imported when first called
+PRODUCTS = {
+    "ecs": ("volcenginesdkecs", "ECSApi"),
+    "cloudmonitor": ("volcenginesdkcloudmonitor", "CLOUDMONITORApi"),
+    "billing": ("volcenginesdkbilling", "BILLINGApi"),
+    "ml_platform": ("volcenginesdkmlplatform20240701", "MLPLATFORM20240701Api"),
+}
 STATES = {
     "RUNNING": "running",
     "STOPPED": "stopped",
@@ -75,7 +84,8 @@ def volcengine_problem(exc: Exception, region: str | None = None) -> str:
     if code in DENIED or code.startswith("AccessDenied"):
         needs = (
             "ecs:DescribeInstances/DescribeInstanceTypes/StopInstance, cloudmonitor:GetMetricData, "
-            "billing:QueryBalanceAcct"
+            "billing:QueryBalanceAcct; for ML Platform ml_platform:ListResourceQueues/ListDevInstances/"
+            "GetDevInstance/GetInstanceType/StopDevInstance"
         )
         return Problem("cloud.denied", code=code, policy="IAM policy", needs=needs, message=message)
     if code in THROTTLED:
@@ -142,19 +152,10 @@ class Volcengine:
             if self.endpoint:
                 parts = urlsplit(self.endpoint if "://" in self.endpoint else f"https://{self.endpoint}")
                 config.host, config.scheme = parts.netloc, parts.scheme
-            client = volcenginesdkcore.ApiClient(config)
-            if product == "ecs":
-                import volcenginesdkecs
-
-                self._apis[(product, region)] = volcenginesdkecs.ECSApi(client)
-            elif product == "cloudmonitor":
-                import volcenginesdkcloudmonitor
-
-                self._apis[(product, region)] = volcenginesdkcloudmonitor.CLOUDMONITORApi(client)
-            else:
-                import volcenginesdkbilling
-
-                self._apis[(product, region)] = volcenginesdkbilling.BILLINGApi(client)
+            module, api = PRODUCTS[product]
+            self._apis[(product, region)] = getattr(importlib.import_module(module), api)(
+                volcenginesdkcore.ApiClient(config)
+            )
         return self._apis[(product, region)]
 
     def call(self, product: str, region: str, action: str, request: Any) -> dict[str, Any]:
@@ -174,7 +175,7 @@ class Volcengine:
                 if code in THROTTLED and attempt + 1 < TRIES:
                     self.sleep(self.backoff_s * 2**attempt)
                     continue
-                refused = action == "StopInstance" and _refusal(exc, code)  # final: said once, not tried again
+                refused = action in STOPS and _refusal(exc, code)  # final: said once, not tried again
                 raise CloudError(volcengine_problem(exc, region), final=refused) from None
         raise AssertionError("unreachable")  # pragma: no cover
 
@@ -306,7 +307,13 @@ class Volcengine:
         except CloudError as exc:
             if exc.final:
                 raise CloudError(
-                    Problem("cloud.no_free_stop", instance=instance_id, why=exc.problem), final=True
+                    Problem(
+                        "cloud.no_free_stop",
+                        cloud=Problem("cloud.name_volcengine"),
+                        instance=instance_id,
+                        why=exc.problem,
+                    ),
+                    final=True,
                 ) from None
             raise
         # whether it keeps billing (StoppedMode) is said once it has stopped: read until then

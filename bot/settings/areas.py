@@ -463,14 +463,19 @@ class Discovery(_Area):
     )
     volcengine_endpoint: str | None = Field(
         default=None,
-        description="one endpoint for every Volcengine call (ECS, billing) instead of each product's own, as "
-        "http://host:port or host (a local fake in tests)",
+        description="one endpoint for every Volcengine call (ECS, CloudMonitor, billing, ML Platform) instead of "
+        "each product's own, as http://host:port or host (a local fake in tests)",
     )
     volcengine_retry_backoff_s: float = Field(
         default=0.5,
         ge=0,
         le=30,
         description="first wait before retrying a Volcengine call that was throttled; it doubles (3 tries)",
+    )
+    volcengine_mlp: bool = Field(
+        default=True,
+        description="with GPU_ADVISOR_VOLCENGINE_REGIONS, also find ML Platform (机器学习平台) dev instances with GPUs "
+        "in those regions (discover:volcengine-mlp), with their queue's idle-shutdown rule, and stop idle ones",
     )
     autodl_token: SecretStr | None = Field(
         default=None,

@@ -121,6 +121,7 @@ FLAT: dict[str, tuple[str, str]] = {
     "volcengine_regions": ("discovery", "volcengine_regions"),
     "volcengine_endpoint": ("discovery", "volcengine_endpoint"),
     "volcengine_retry_backoff_s": ("discovery", "volcengine_retry_backoff_s"),
+    "volcengine_mlp": ("discovery", "volcengine_mlp"),
     "tencent_regions": ("discovery", "tencent_regions"),
     "tencent_endpoint": ("discovery", "tencent_endpoint"),
     "tencent_retry_backoff_s": ("discovery", "tencent_retry_backoff_s"),

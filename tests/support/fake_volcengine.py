@@ -9,7 +9,12 @@ X-Content-Sha256): the fake checks the signature as the SDK signs and refuses a 
 ECS: DescribeInstances (MaxResults and NextToken pages, InstanceIds), DescribeInstanceTypes (Gpu.GpuDevices),
 CloudMonitor: GetMetricData (2018-01-01, POST JSON: VCM_ECS / GPU points per ResourceID and DeviceName),
 StopInstance (StoppedMode; an instance STOPPING for `stop_takes_s`, then STOPPED with its mode; one that cannot stop
-without charge stops in KeepCharging; a refused type answers its error); billing: QueryBalanceAcct."""
+without charge stops in KeepCharging; a refused type answers its error); billing: QueryBalanceAcct.
+
+ML Platform (ml_platform 2024-07-01, POST JSON): ListResourceQueues (each queue's ChargeType and Rules),
+ListDevInstances (PageNumber/PageSize pages), GetDevInstance, GetInstanceType (GpuCount, GpuType, PriceByHour) and
+StopDevInstance (a dev instance Stopping for `stop_takes_s`, then Stopped; one in `refuse_dev_stop` answers its
+error)."""
 
 from __future__ import annotations
 
@@ -29,13 +34,17 @@ from tests.support.servers import json_api, running
 
 KEY_ID, KEY_SECRET = "AKLTfakevolcengine", "fake-volcengine-secret-key"
 ENV = {"VOLCENGINE_ACCESS_KEY": KEY_ID, "VOLCENGINE_SECRET_KEY": KEY_SECRET}
-VERSIONS = {"ecs": "2020-04-01", "billing": "2022-01-01", "cloudmonitor": "2018-01-01"}
+VERSIONS = {"ecs": "2020-04-01", "billing": "2022-01-01", "cloudmonitor": "2018-01-01", "ml_platform": "2024-07-01"}
 SERVICE_OF = {
     "DescribeInstances": "ecs",
     "DescribeInstanceTypes": "ecs",
     "StopInstance": "ecs",
     "QueryBalanceAcct": "billing",
     "GetMetricData": "cloudmonitor",
+    **dict.fromkeys(
+        ("ListResourceQueues", "ListDevInstances", "GetDevInstance", "GetInstanceType", "StopDevInstance"),
+        "ml_platform",
+    ),
 }
 
 
@@ -78,6 +87,47 @@ class Instance:
 
 
 @dataclass
+class DevInstance:
+    id: str
+    region: str = "cn-beijing"
+    name: str = ""
+    queue: str = "q-payg"
+    instance_type: str = "ml.gni3cl.5xlarge"  # "" : a flexible claim of `gpus` x `gpu_type`
+    gpus: float = 0
+    gpu_type: str = ""
+    state: str = "Running"
+    creator: str = "trn:iam::2100000001:user/alice"
+    created: str = "2026-12-01T01:00:00Z"
+    stops_at: float | None = None
+
+    def raw(self) -> dict[str, Any]:
+        if self.stops_at is not None and time.monotonic() >= self.stops_at:
+            self.state, self.stops_at = "Stopped", None
+        claim: dict[str, Any] = {"InstanceTypeId": self.instance_type, "ZoneId": f"{self.region}-a"}
+        if not self.instance_type:
+            claim["FlexibleResourceClaim"] = {"GpuCount": self.gpus, "GpuType": self.gpu_type, "Cpu": 8.0}
+        return {
+            "Id": self.id,
+            "Name": self.name or self.id,
+            "ResourceQueueId": self.queue,
+            "ResourceClaim": claim,
+            "Status": {"State": self.state, "SecondaryState": "", "Message": ""},
+            "CreatorTrn": self.creator,
+            "CreateTime": self.created,
+            "ProjectName": "default",
+        }
+
+
+def idle_rules(general: int = 0, low_use: int = 0, kinds: tuple[str, ...] = ()) -> dict[str, Any]:
+    """A queue's Rules: idle shutdown after `general` minutes, low-utilization shutdown after `low_use` (0: off)."""
+
+    def rule(minutes: int) -> dict[str, Any]:
+        return {"Enabled": minutes > 0, "MinutePeriod": minutes, "Threshold": 5.0, "IdleShutdownRuleTypes": list(kinds)}
+
+    return {"GeneralIdleRule": rule(general), "GpuUtilizationRule": rule(low_use)}
+
+
+@dataclass
 class FakeVolcengine:
     url: str = ""
     instances: list[Instance] = field(default_factory=list)
@@ -91,12 +141,27 @@ class FakeVolcengine:
     balance: str = "12,345.60"
     # CloudMonitor's VCM_ECS/GPU points: (metric, instance id, device name) -> [(unix time, value)]
     series: dict[tuple[str, str, str], list[tuple[int, float]]] = field(default_factory=dict)
+    dev_instances: list[DevInstance] = field(default_factory=list)
+    # ML Platform queues: id -> (ChargeType, Rules)
+    queues: dict[str, tuple[str, dict[str, Any]]] = field(
+        default_factory=lambda: {"q-payg": ("PostPaid", idle_rules(general=60)), "q-prepaid": ("PrePaid", idle_rules())}
+    )
+    # ML Platform instance types: id -> (GpuType, GpuCount, PriceByHour)
+    ml_types: dict[str, tuple[str, int, float]] = field(
+        default_factory=lambda: {"ml.gni3cl.5xlarge": ("NVIDIA A10", 1, 10.36), "ml.g3i.large": ("", 0, 0.6)}
+    )
+    refuse_dev_stop: dict[str, tuple[str, str]] = field(default_factory=dict)  # dev instance id -> (code, message)
     calls: list[tuple[str, dict[str, str]]] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     def add(self, **fields: Any) -> Instance:
         made = Instance(id=f"i-{uuid.uuid4().hex[:18]}", **fields)
         self.instances.append(made)
+        return made
+
+    def add_dev(self, **fields: Any) -> DevInstance:
+        made = DevInstance(id=f"di-{uuid.uuid4().hex[:16]}", **fields)
+        self.dev_instances.append(made)
         return made
 
     def actions(self) -> list[str]:
@@ -193,6 +258,54 @@ class FakeVolcengine:
             "CreditLimit": "0.00",
             "FreezeAmount": "0.00",
         }
+
+    def _ListResourceQueues(self, region: str, params: dict[str, str], body: bytes) -> dict[str, Any]:
+        asked = json.loads(body or b"{}")
+        rows = [
+            {"Id": q, "Name": q, "ChargeType": charge, "Rules": rules} for q, (charge, rules) in self.queues.items()
+        ]
+        return _page(rows, asked, "Items")
+
+    def _ListDevInstances(self, region: str, params: dict[str, str], body: bytes) -> dict[str, Any]:
+        rows = [d.raw() for d in self.dev_instances if d.region == region]
+        return _page(rows, json.loads(body or b"{}"), "List")
+
+    def _dev(self, region: str, body: bytes) -> DevInstance:
+        wanted = json.loads(body or b"{}").get("Id")
+        found = next((d for d in self.dev_instances if d.region == region and d.id == wanted), None)
+        if found is None:
+            raise Refusal(404, "NotFound.DevInstance", f"The dev instance {wanted} is not found.")
+        return found
+
+    def _GetDevInstance(self, region: str, params: dict[str, str], body: bytes) -> dict[str, Any]:
+        return self._dev(region, body).raw()
+
+    def _GetInstanceType(self, region: str, params: dict[str, str], body: bytes) -> dict[str, Any]:
+        kind = json.loads(body or b"{}").get("Id")
+        if kind not in self.ml_types:
+            raise Refusal(404, "NotFound.InstanceType", f"The instance type {kind} is not found.")
+        gpu, count, price = self.ml_types[kind]
+        return {"Id": kind, "GpuType": gpu, "GpuCount": count, "GpuMemoryMiB": 24576 if count else 0,
+                "PriceByHour": price, "Cpu": 20.0, "MemoryMiB": 81920.0}  # fmt: skip
+
+    def _StopDevInstance(self, region: str, params: dict[str, str], body: bytes) -> dict[str, Any]:
+        found = self._dev(region, body)
+        if found.id in self.refuse_dev_stop:
+            raise Refusal(400, *self.refuse_dev_stop[found.id])
+        if self.stop_takes_s > 0:
+            found.state, found.stops_at = "Stopping", time.monotonic() + self.stop_takes_s
+        else:
+            found.state = "Stopped"
+        return {"Id": found.id}
+
+
+def _page(rows: list[dict[str, Any]], asked: dict[str, Any], key: str) -> dict[str, Any]:
+    """ML Platform's pages: PageNumber from 1, PageSize at most 100, TotalCount."""
+    number, size = int(asked.get("PageNumber") or 1), int(asked.get("PageSize") or 10)
+    if size > 100:
+        raise Refusal(400, "InvalidParameter.PageSize", "PageSize must be at most 100.")
+    start = (number - 1) * size
+    return {key: rows[start : start + size], "PageNumber": number, "PageSize": size, "TotalCount": len(rows)}
 
 
 def _check_signature(

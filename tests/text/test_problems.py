@@ -20,7 +20,7 @@ class SdkError(Exception):
 
 def test_a_problem_is_its_english_sentence_and_says_itself_in_chinese() -> None:
     inner = tencent_problem(SdkError("UnsupportedOperation.StoppedModeStopCharging", "该实例不支持关机不收费"))
-    refused = Problem("cloud.no_free_stop", instance="ins-1a2b", why=inner)
+    refused = Problem("cloud.no_free_stop", cloud=Problem("cloud.name_tencent"), instance="ins-1a2b", why=inner)
     assert refused == (
         "Tencent Cloud cannot stop ins-1a2b without charge (UnsupportedOperation.StoppedModeStopCharging: "
         "该实例不支持关机不收费); it was left running: release it in the console when it is no longer needed"
