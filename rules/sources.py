@@ -4,7 +4,17 @@ cluster. Found items are nobody's until claimed, and have no activity data unles
 from __future__ import annotations
 
 # clouds whose items discovery keeps (bot/discover/cloud.py)
-CLOUD_SOURCES = ("aws", "aliyun", "aliyun-dsw", "tencent", "tencent-hai", "volcengine", "volcengine-mlp", "autodl")
+CLOUD_SOURCES = (
+    "aws",
+    "aliyun",
+    "aliyun-dsw",
+    "tencent",
+    "tencent-hai",
+    "volcengine",
+    "volcengine-mlp",
+    "huawei",
+    "autodl",
+)
 FOUND_SOURCES = (*CLOUD_SOURCES, "k8s")  # every source of found items
 # the account a product bills to: a DSW notebook and an ECS instance draw on one Alibaba Cloud wallet, a HAI server and
 # a CVM instance on one Tencent Cloud account, an ML Platform dev instance and an ECS one on one Volcengine account (one

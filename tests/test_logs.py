@@ -122,6 +122,7 @@ def test_cloud_request_signatures_and_secret_keys_never_reach_a_log_line(
 ) -> None:
     """What an SDK might log at debug (an Authorization header, a key pair) comes out redacted."""
     from bot.discover.aliyun import Aliyun
+    from bot.discover.huawei import Huawei
     from bot.discover.tencent import Tencent
     from bot.discover.volcengine import Volcengine
 
@@ -134,6 +135,9 @@ def test_cloud_request_signatures_and_secret_keys_never_reach_a_log_line(
     Aliyun(("cn-hangzhou",), "http://127.0.0.1:9").config("cn-hangzhou")
     Tencent(("ap-guangzhou",), "http://127.0.0.1:9").client("cvm", "ap-guangzhou")
     Volcengine(("cn-beijing",), "http://127.0.0.1:9")._api("ecs", "cn-beijing")
+    monkeypatch.setenv("HUAWEICLOUD_SDK_AK", "HPUA-log-test")
+    monkeypatch.setenv("HUAWEICLOUD_SDK_SK", "huawei-secret-for-the-log-test")
+    Huawei(("cn-north-4",), "http://127.0.0.1:9", {"cn-north-4": "p0"})._client("ecs", "cn-north-4")
     signature = "0f" * 32
     with caplog.at_level(logging.DEBUG):
         logging.getLogger("tencentcloud_sdk_common").debug(
@@ -149,5 +153,10 @@ def test_cloud_request_signatures_and_secret_keys_never_reach_a_log_line(
             signature,
             "volcengine-secret-for-the-log-test",
         )
+        logging.getLogger("HuaweiCloud-SDK").debug(
+            "Authorization: SDK-HMAC-SHA256 Access=HPUA-log-test, SignedHeaders=host;x-sdk-date, Signature=%s sk=%s",
+            signature,
+            "huawei-secret-for-the-log-test",
+        )
     assert signature not in caplog.text and "secret-for-the-log-test" not in caplog.text
-    assert caplog.text.count("[redacted]") >= 5
+    assert caplog.text.count("[redacted]") >= 7

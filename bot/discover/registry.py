@@ -87,6 +87,17 @@ def _volcengine_mlp(settings: Settings) -> Cloud:
     )
 
 
+def _huawei(settings: Settings) -> Cloud:
+    from bot.discover.huawei import Huawei
+
+    return Huawei(
+        settings.discovery.huawei_region_list(),
+        settings.discovery.huawei_endpoint,
+        settings.discovery.huawei_project_map(),
+        backoff_s=settings.discovery.huawei_retry_backoff_s,
+    )
+
+
 def _autodl(settings: Settings, client: Any | None = None) -> Any:
     import httpx
 
@@ -116,6 +127,7 @@ CLOUDS: tuple[Row, ...] = (
         lambda s: bool(s.discovery.volcengine_region_list()) and s.discovery.volcengine_mlp,
         _volcengine_mlp,
     ),
+    Row("huawei", lambda s: bool(s.discovery.huawei_region_list()), _huawei),
     Row("autodl", lambda s: s.discovery.autodl_token is not None and s.discovery.autodl_pro, _autodl),
 )
 
@@ -130,8 +142,8 @@ def clouds(settings: Settings) -> dict[str, Callable[[], Cloud]]:
 
 
 def balance_readers(settings: Settings, client: Any | None = None) -> dict[str, Callable[[], HasBalance]]:
-    """The provider accounts whose prepaid balance their API gives (Alibaba Cloud, Volcengine, AutoDL), each made when
-    asked for. `client`: the HTTP client for AutoDL (one is made when not given)."""
+    """The provider accounts whose prepaid balance their API gives (Alibaba Cloud, Volcengine, Huawei Cloud, AutoDL),
+    each made when asked for. `client`: the HTTP client for AutoDL (one is made when not given)."""
     out: dict[str, Callable[[], HasBalance]] = {}
     make_aliyun = clouds(settings).get("aliyun")
     if make_aliyun is not None:
@@ -139,6 +151,9 @@ def balance_readers(settings: Settings, client: Any | None = None) -> dict[str, 
     make_volcengine = clouds(settings).get("volcengine")
     if make_volcengine is not None:
         out["volcengine"] = lambda: cast(HasBalance, make_volcengine())
+    make_huawei = clouds(settings).get("huawei")
+    if make_huawei is not None:
+        out["huawei"] = lambda: cast(HasBalance, make_huawei())
     if settings.discovery.autodl_token is not None:
         out["autodl"] = lambda: cast(HasBalance, _autodl(settings, client))
     return out

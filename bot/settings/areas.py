@@ -472,6 +472,27 @@ class Discovery(_Area):
         le=30,
         description="first wait before retrying a Volcengine call that was throttled; it doubles (3 tries)",
     )
+    huawei_regions: str = Field(
+        default="",
+        description="Huawei Cloud regions to discover ECS servers with GPUs or Ascend NPUs in, comma-separated "
+        "(cn-north-4,cn-east-3); empty: Huawei Cloud is off. Credentials: HUAWEICLOUD_SDK_AK / HUAWEICLOUD_SDK_SK",
+    )
+    huawei_endpoint: str | None = Field(
+        default=None,
+        description="one endpoint for every Huawei Cloud call (ECS, Cloud Eye, BSS, IAM) instead of each "
+        "service's own, as http://host:port or host (a local fake in tests)",
+    )
+    huawei_project_ids: str = Field(
+        default="",
+        description="each region's project id, as region=project_id pairs, comma-separated "
+        "(cn-north-4=0a1b…); a region not named here is asked of IAM (KeystoneListProjects)",
+    )
+    huawei_retry_backoff_s: float = Field(
+        default=0.5,
+        ge=0,
+        le=30,
+        description="first wait before retrying a Huawei Cloud call that was throttled; it doubles (3 tries)",
+    )
     volcengine_mlp: bool = Field(
         default=True,
         description="with GPU_ADVISOR_VOLCENGINE_REGIONS, also find ML Platform (机器学习平台) dev instances with GPUs "
@@ -531,13 +552,32 @@ class Discovery(_Area):
     def tencent_region_list(self) -> tuple[str, ...]:
         return tuple(dict.fromkeys(r.strip() for r in self.tencent_regions.split(",") if r.strip()))
 
+    @field_validator("huawei_project_ids")
+    @classmethod
+    def _project_pairs(cls, value: str) -> str:
+        for pair in (p.strip() for p in value.split(",") if p.strip()):
+            region, _, project = pair.partition("=")
+            if not (region.strip() and project.strip()):
+                raise ValueError(f"{pair!r} is not region=project_id (e.g. cn-north-4=0a1b2c…)")
+        return value
+
+    def huawei_region_list(self) -> tuple[str, ...]:
+        return tuple(dict.fromkeys(r.strip() for r in self.huawei_regions.split(",") if r.strip()))
+
+    def huawei_project_map(self) -> dict[str, str]:
+        """GPU_ADVISOR_HUAWEI_PROJECT_IDS as region -> project id."""
+        pairs = (p.split("=", 1) for p in self.huawei_project_ids.split(",") if "=" in p)
+        return {region.strip(): project.strip() for region, project in pairs if region.strip() and project.strip()}
+
     def volcengine_region_list(self) -> tuple[str, ...]:
         return tuple(dict.fromkeys(r.strip() for r in self.volcengine_regions.split(",") if r.strip()))
 
     def aliyun_price_type_list(self) -> tuple[str, ...]:
         return tuple(dict.fromkeys(r.strip() for r in self.aliyun_price_types.split(",") if r.strip()))
 
-    @field_validator("aws_endpoint_url", "aliyun_endpoint", "tencent_endpoint", "volcengine_endpoint")
+    @field_validator(
+        "aws_endpoint_url", "aliyun_endpoint", "tencent_endpoint", "volcengine_endpoint", "huawei_endpoint"
+    )
     @classmethod
     def _endpoint(cls, value: str | None) -> str | None:
         """A cloud's endpoint: http(s)://host[:port][/path], or host[:port] for the Chinese clouds' SDKs."""

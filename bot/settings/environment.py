@@ -31,7 +31,7 @@ def setting(name: str, values: Mapping[str, str] | None = None) -> str | None:
 
 # The clouds' own SDKs read their credentials from the process environment (boto3, Alibaba's and Tencent's
 # credential chains); a key kept in `.env` beside the other settings reaches them through this.
-CLOUD_CREDENTIALS = ("AWS_", "ALIBABA_CLOUD_", "TENCENTCLOUD_", "VOLCENGINE_")
+CLOUD_CREDENTIALS = ("AWS_", "ALIBABA_CLOUD_", "TENCENTCLOUD_", "VOLCENGINE_", "HUAWEICLOUD_SDK_")
 
 
 def export_cloud_credentials(env_file: Path = ENV_FILE) -> list[str]:

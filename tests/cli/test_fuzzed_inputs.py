@@ -18,6 +18,7 @@ from tests.support.cli import run_cli
         "GPU_ADVISOR_ALIYUN_ENDPOINT",
         "GPU_ADVISOR_TENCENT_ENDPOINT",
         "GPU_ADVISOR_VOLCENGINE_ENDPOINT",
+        "GPU_ADVISOR_HUAWEI_ENDPOINT",
     ],
 )
 def test_an_endpoint_that_is_not_a_url_is_a_bad_setting(tmp_path: Path, setting: str) -> None:
@@ -25,6 +26,14 @@ def test_an_endpoint_that_is_not_a_url_is_a_bad_setting(tmp_path: Path, setting:
     done = run_cli("discover", env=env, tmp=tmp_path)
     assert done.returncode == 2 and "'not a url' is not an endpoint" in done.stderr
     assert setting in done.stderr  # the variable, as it was set
+
+
+@pytest.mark.parametrize("value", ["cn-north-4", "cn-north-4=", "=0a1b", "cn-north-4=0a1b,cn-east-3"])
+def test_a_huawei_project_list_that_is_not_region_equals_id_is_a_bad_setting(tmp_path: Path, value: str) -> None:
+    env = {"GPU_ADVISOR_HUAWEI_PROJECT_IDS": value, "GPU_ADVISOR_HUAWEI_REGIONS": "cn-north-4"}
+    done = run_cli("discover", env=env, tmp=tmp_path)
+    assert done.returncode == 2 and "GPU_ADVISOR_HUAWEI_PROJECT_IDS" in done.stderr
+    assert "region=project_id" in done.stderr, done.stderr
 
 
 def test_a_grace_of_400_nines_is_out_of_range(tmp_path: Path) -> None:
