@@ -13,13 +13,19 @@ CLOUD_SOURCES = (
     "volcengine",
     "volcengine-mlp",
     "huawei",
+    "huawei-modelarts",
     "autodl",
 )
 FOUND_SOURCES = (*CLOUD_SOURCES, "k8s")  # every source of found items
 # the account a product bills to: a DSW notebook and an ECS instance draw on one Alibaba Cloud wallet, a HAI server and
-# a CVM instance on one Tencent Cloud account, an ML Platform dev instance and an ECS one on one Volcengine account (one
-# balance, one runway)
-WALLET_OF = {"aliyun-dsw": "aliyun", "tencent-hai": "tencent", "volcengine-mlp": "volcengine"}
+# a CVM instance on one Tencent Cloud account, an ML Platform dev instance and an ECS one on one Volcengine account, a
+# ModelArts notebook and an ECS server on one Huawei Cloud account (one balance, one runway)
+WALLET_OF = {
+    "aliyun-dsw": "aliyun",
+    "tencent-hai": "tencent",
+    "volcengine-mlp": "volcengine",
+    "huawei-modelarts": "huawei",
+}
 
 
 def wallet_of(source: str) -> str:

@@ -1,7 +1,7 @@
-"""`gpu-advise discover [--source aws|aliyun|aliyun-dsw|tencent|tencent-hai|volcengine|volcengine-mlp|huawei|autodl]
-[--json]`: find what the team rents in the clouds, once (serve does it every GPU_ADVISOR_DISCOVER_EVERY_MINUTES).
-Without --source, every cloud turned on, one after another. Exit 0: every region answered; 1: some did not (what they
-did not answer changed nothing); 2: discovery is not set up."""
+"""`gpu-advise discover [--source aws|aliyun|aliyun-dsw|tencent|tencent-hai|volcengine|volcengine-mlp|huawei|
+huawei-modelarts|autodl] [--json]`: find what the team rents in the clouds, once (serve does it every
+GPU_ADVISOR_DISCOVER_EVERY_MINUTES). Without --source, every cloud turned on, one after another. Exit 0: every region
+answered; 1: some did not (what they did not answer changed nothing); 2: discovery is not set up."""
 
 from __future__ import annotations
 
@@ -26,7 +26,7 @@ def discover(
         typer.Option(
             "--source",
             help="Where to look: aws, aliyun (with aliyun-dsw), tencent (with tencent-hai), volcengine (with "
-            "volcengine-mlp), huawei or autodl; "
+            "volcengine-mlp), huawei (with huawei-modelarts) or autodl; "
             "default: all on.",
         ),
     ] = None,

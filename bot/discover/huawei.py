@@ -51,7 +51,11 @@ STATES = {
 }
 # Cloud Eye's agent metrics for a card: (utilisation %, memory used %) and the dimension naming the card
 CARD_METRICS = {"gpu": ("gpu_usage_gpu", "gpu_usage_mem"), "npu": ("npu_util_rate_ai_core", "npu_usage_mem")}
-MEASURE = {1: 1.0, 2: 0.1, 3: 0.01}  # BSS measure_id: yuan, jiao, fen
+MEASURE = {1: 1.0, 2: 0.1, 3: 0.01}
+STOPS = (
+    "batch_stop_servers",
+    "stop_notebook",
+)  # a 4xx refusal of these is final (this one cannot be stopped so)  # BSS measure_id: yuan, jiao, fen
 
 
 class _NoCredentials(Exception):
@@ -119,7 +123,7 @@ class Huawei:
             from bot.discover.huawei_clients import make_client
 
             ak, sk = self._keys()
-            project = self.project_id(region) if product in ("ecs", "ces") else None
+            project = self.project_id(region) if product in ("ecs", "ces", "modelarts") else None
             self._clients[(product, region)] = make_client(product, region, ak, sk, project, self.endpoint)
         return self._clients[(product, region)]
 
@@ -154,7 +158,7 @@ class Huawei:
                 if (code in THROTTLED or status == 429) and attempt + 1 < TRIES:
                     self.sleep(self.backoff_s * 2**attempt)
                     continue
-                final = method == "batch_stop_servers" and 400 <= status < 500 and status not in (401, 403, 429)
+                final = method in STOPS and 400 <= status < 500 and status not in (401, 403, 429)
                 raise CloudError(huawei_problem(exc, region), final=final) from None
         raise AssertionError("unreachable")  # pragma: no cover
 

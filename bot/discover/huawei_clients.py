@@ -15,7 +15,7 @@ GLOBAL_REGIONS = {"iam": "cn-north-4", "bss": "cn-north-1"}  # where the global 
 
 
 def make_client(product: str, region: str, ak: str, sk: str, project: str | None, endpoint: str | None) -> Any:
-    """The product's client (ecs, ces: a region's, with its project; iam, bss: the account's), every call to
+    """The product's client (ecs, ces, modelarts: a region's, with its project; iam, bss: the account's), every call to
     `endpoint` when given. The SDK's retries stay off (its default); a call waits 10 s to connect, 30 s to read."""
     from huaweicloudsdkcore.auth.credentials import BasicCredentials, GlobalCredentials
     from huaweicloudsdkcore.http.http_config import HttpConfig
@@ -26,6 +26,9 @@ def make_client(product: str, region: str, ak: str, sk: str, project: str | None
     elif product == "ces":
         from huaweicloudsdkces.v1 import CesClient as Client
         from huaweicloudsdkces.v1.region.ces_region import CesRegion as Regions
+    elif product == "modelarts":
+        from huaweicloudsdkmodelarts.v1 import ModelArtsClient as Client
+        from huaweicloudsdkmodelarts.v1.region.modelarts_region import ModelArtsRegion as Regions
     elif product == "bss":
         from huaweicloudsdkbss.v2 import BssClient as Client
         from huaweicloudsdkbss.v2.region.bss_region import BssRegion as Regions

@@ -98,6 +98,17 @@ def _huawei(settings: Settings) -> Cloud:
     )
 
 
+def _huawei_modelarts(settings: Settings) -> Cloud:
+    from bot.discover.huawei_modelarts import HuaweiModelArts
+
+    return HuaweiModelArts(
+        settings.discovery.huawei_region_list(),
+        settings.discovery.huawei_endpoint,
+        settings.discovery.huawei_project_map(),
+        backoff_s=settings.discovery.huawei_retry_backoff_s,
+    )
+
+
 def _autodl(settings: Settings, client: Any | None = None) -> Any:
     import httpx
 
@@ -128,6 +139,11 @@ CLOUDS: tuple[Row, ...] = (
         _volcengine_mlp,
     ),
     Row("huawei", lambda s: bool(s.discovery.huawei_region_list()), _huawei),
+    Row(
+        "huawei-modelarts",
+        lambda s: bool(s.discovery.huawei_region_list()) and s.discovery.huawei_modelarts,
+        _huawei_modelarts,
+    ),
     Row("autodl", lambda s: s.discovery.autodl_token is not None and s.discovery.autodl_pro, _autodl),
 )
 

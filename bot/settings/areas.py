@@ -487,6 +487,11 @@ class Discovery(_Area):
         description="each region's project id, as region=project_id pairs, comma-separated "
         "(cn-north-4=0a1b…); a region not named here is asked of IAM (KeystoneListProjects)",
     )
+    huawei_modelarts: bool = Field(
+        default=True,
+        description="with GPU_ADVISOR_HUAWEI_REGIONS, also find ModelArts notebooks with GPUs or NPUs in those regions "
+        "(discover:huawei-modelarts), with their idle-stop lease, and stop idle ones",
+    )
     huawei_retry_backoff_s: float = Field(
         default=0.5,
         ge=0,

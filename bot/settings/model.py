@@ -126,6 +126,7 @@ FLAT: dict[str, tuple[str, str]] = {
     "huawei_endpoint": ("discovery", "huawei_endpoint"),
     "huawei_project_ids": ("discovery", "huawei_project_ids"),
     "huawei_retry_backoff_s": ("discovery", "huawei_retry_backoff_s"),
+    "huawei_modelarts": ("discovery", "huawei_modelarts"),
     "tencent_regions": ("discovery", "tencent_regions"),
     "tencent_endpoint": ("discovery", "tencent_endpoint"),
     "tencent_retry_backoff_s": ("discovery", "tencent_retry_backoff_s"),

@@ -81,7 +81,9 @@ def test_alibaba_cloud_off_says_what_to_set(tmp_path: Path, lang: str, said: str
     )
     assert done.returncode == 2 and said in done.stderr
     unknown = run_cli("discover", "--source", "gcp", env={"GPU_ADVISOR_LANG": lang}, tmp=tmp_path)
-    known = "aws, aliyun, aliyun-dsw, tencent, tencent-hai, volcengine, volcengine-mlp, huawei, autodl"
+    known = (
+        "aws, aliyun, aliyun-dsw, tencent, tencent-hai, volcengine, volcengine-mlp, huawei, huawei-modelarts, autodl"
+    )
     assert unknown.returncode == 2 and known in unknown.stderr
 
 

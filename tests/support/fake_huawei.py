@@ -10,7 +10,9 @@ flavor's os_extra_specs with `cond:operation:charge:stop`), /cloudservers/{id} (
 /cloudservers/action with `os-stop` (a server powering off for `stop_takes_s`, then SHUTOFF). Cloud Eye: GET
 /V1.0/{project}/metrics (namespace, metric_name, dim.0=instance_id,<id>) and POST
 /V1.0/{project}/batch-query-metric-data (AGT.ECS points per instance_id and gpu/npu). BSS: GET
-/v2/accounts/customer-accounts/balances."""
+/v2/accounts/customer-accounts/balances. ModelArts: GET /v1/{project}/notebooks (offset, limit 10/20/50; total),
+/notebooks/flavors (each flavor's `gpu` or `ascend` cards), /notebooks/{id}, POST /notebooks/{id}/stop (STOPPING
+for `stop_takes_s`, then STOPPED)."""
 
 from __future__ import annotations
 
@@ -54,6 +56,28 @@ class Server:
 
 
 @dataclass
+class Notebook:
+    id: str
+    region: str = "cn-north-4"
+    name: str = ""
+    flavor: str = "modelarts.vm.gpu.t4u8"
+    status: str = "RUNNING"
+    lease: dict[str, Any] = field(
+        default_factory=lambda: {"type": "IDLE", "duration": 3_600_000, "enable": True, "create_at": 1764550800000}
+    )
+    user: str = "zhang.san"
+    tags: dict[str, str] = field(default_factory=dict)
+    stops_at: float | None = None
+
+    def raw(self) -> dict[str, Any]:
+        if self.stops_at is not None and time.monotonic() >= self.stops_at:
+            self.status, self.stops_at = "STOPPED", None
+        return {"id": self.id, "name": self.name or self.id, "flavor": self.flavor, "status": self.status,
+                "lease": self.lease, "user": {"id": "u-1", "name": self.user}, "feature": "NOTEBOOK",
+                "tags": [{"key": k, "value": v} for k, v in self.tags.items()], "billing_items": ["ALL"]}  # fmt: skip
+
+
+@dataclass
 class FakeHuawei:
     url: str = ""
     projects: dict[str, str] = field(
@@ -74,6 +98,15 @@ class FakeHuawei:
     series: dict[tuple[str, str, str, str], list[tuple[int, float]]] = field(default_factory=dict)
     balance: Any = 8765.43
     stop_takes_s: float = 0.0
+    notebooks: list[Notebook] = field(default_factory=list)
+    # notebook flavor id -> ("gpu" or "ascend", card type, count)
+    notebook_flavors: dict[str, tuple[str, str, int]] = field(
+        default_factory=lambda: {
+            "modelarts.vm.gpu.t4u8": ("gpu", "T4", 1),
+            "modelarts.bm.npu.arm.8snt9b3.d": ("ascend", "Ascend-910B", 8),
+            "modelarts.vm.cpu.8u": ("gpu", "", 0),
+        }
+    )
     refuse_stop: dict[str, tuple[str, str]] = field(default_factory=dict)  # server id -> (error code, message): 400
     throttle: dict[str, int] = field(default_factory=dict)  # path's last word -> how many calls answer 429 first
     calls: list[tuple[str, str, dict[str, str]]] = field(default_factory=list)  # (method, path, query)
@@ -82,6 +115,11 @@ class FakeHuawei:
     def add(self, **fields: Any) -> Server:
         made = Server(id=str(uuid.uuid4()), **fields)
         self.servers.append(made)
+        return made
+
+    def notebook(self, **fields: Any) -> Notebook:
+        made = Notebook(id=str(uuid.uuid4()), **fields)
+        self.notebooks.append(made)
         return made
 
     def paths(self) -> list[str]:
@@ -121,6 +159,8 @@ class FakeHuawei:
             raise Refusal(404, "APIGW.0101", f"The API does not exist or has not been published: {path}.")
         if parts[0] == "V1.0":
             return self._ces(region, parts[2], params, body)
+        if parts[2] == "notebooks":
+            return self._modelarts(method, region, parts[3:], params)
         return self._ecs(method, region, parts[3:], params, body)
 
     def _ecs(
@@ -145,6 +185,32 @@ class FakeHuawei:
                     found.status = "SHUTOFF"
             return {"job_id": uuid.uuid4().hex}
         return {"server": self._raw(self._server(mine, rest[0]))}
+
+    def _modelarts(self, method: str, region: str, rest: list[str], params: dict[str, str]) -> dict[str, Any]:
+        if rest == ["flavors"]:
+            flavors = []
+            for flavor, (kind, card, count) in self.notebook_flavors.items():
+                row: dict[str, Any] = {"id": flavor, "name": flavor, "category": kind.upper() if count else "CPU"}
+                if count:
+                    row[kind] = {kind if kind == "gpu" else "npu": count, "type": card}
+                flavors.append(row)
+            return {"flavors": flavors, "total": len(flavors)}
+        mine = [n for n in self.notebooks if n.region == region]
+        if not rest:
+            limit, offset = int(params.get("limit") or 10), int(params.get("offset") or 0)
+            if limit not in (10, 20, 50):
+                raise Refusal(400, "ModelArts.6404", "limit must be 10, 20 or 50.")
+            shown = mine[offset : offset + limit]
+            return {"data": [n.raw() for n in shown], "total": len(mine), "current": offset // limit, "size": limit}
+        found = next((n for n in mine if n.id == rest[0]), None)
+        if found is None:
+            raise Refusal(404, "ModelArts.6404", f"The notebook {rest[0]} does not exist.")
+        if rest[1:] == ["stop"] and method == "POST":
+            if self.stop_takes_s > 0:
+                found.status, found.stops_at = "STOPPING", time.monotonic() + self.stop_takes_s
+            else:
+                found.status = "STOPPED"
+        return found.raw()
 
     @staticmethod
     def _server(mine: list[Server], server_id: object) -> Server:
