@@ -110,6 +110,7 @@ def _item(item: Any, source: str) -> dict[str, Any]:
     instance = isinstance(item, Instance)
     return {
         "idle_shutdown_minutes": item.idle_rule_minutes if instance else None,  # kept by the scan (a DSW notebook)
+        "idle_threshold_pct": item.idle_rule_threshold_pct if instance else None,  # that rule's GPU %, if it has one
         "key": item.provider_id,
         "source": source,
         "kind": "instance" if instance else "storage",

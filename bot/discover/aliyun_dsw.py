@@ -18,7 +18,7 @@ from typing import Any
 
 from bot.discover.aliyun import Aliyun
 from bot.discover.cloud import CloudError, Paging, Stopped, gpu_named, scan_regions, settled, utc_time
-from bot.state.discovered import IDLE_TAG, Found, Scan  # IDLE_TAG: the notebook's own idle-shutdown rule, kept with it
+from bot.state.discovered import IDLE_TAG, IDLE_THRESHOLD_TAG, Found, Scan  # its own idle-shutdown rule, kept with it
 from pricing.aliyun import gpu_of
 from rules.errors import UnknownGPU
 from rules.gpus import gpu_model
@@ -142,6 +142,8 @@ def notebook_found(raw: dict[str, Any], region: str, card: tuple[str | None, int
     culler = raw.get("IdleInstanceCuller") or {}
     # its own idle-shutdown rule, in minutes; 0: DSW's idle culler is off for it (flagged in the digest)
     tags[IDLE_TAG] = str(culler.get("MaxIdleTimeInMinutes") or 0)
+    if culler.get("MaxIdleTimeInMinutes") and culler.get("GpuPercentThreshold") is not None:
+        tags[IDLE_THRESHOLD_TAG] = str(culler["GpuPercentThreshold"])  # idle: under this GPU % (and the CPU's)
     said = str(raw.get("Status") or "unknown")
     state = STATES.get(said, said.lower())
     gpu, cards = card

@@ -326,13 +326,15 @@ class Volcengine:
         return Stopped(state, charging=charging, how="StopInstance(StoppedMode=StopCharging)")
 
     def balance(self) -> tuple[float, str]:
-        """The account's available balance (QueryBalanceAcct's AvailableBalance, a string of yuan), in CNY."""
+        """The account's balance in CNY: QueryBalanceAcct's AvailableBalance (strings of yuan; what is frozen is not
+        in it) less its ArrearsBalance, so an account in arrears reads as owing that much."""
         import volcenginesdkbilling
 
         body = self.call("billing", self.regions[0] if self.regions else "cn-beijing", "QueryBalanceAcct",
                          volcenginesdkbilling.QueryBalanceAcctRequest())  # fmt: skip
         try:
             amount = float(str(body["available_balance"]).replace(",", ""))
+            amount -= float(str(body.get("arrears_balance") or 0).replace(",", ""))
         except (KeyError, ValueError):
             value = repr(body.get("available_balance"))[:40]
             raise CloudError(Problem("cloud.bad_balance", api="QueryBalanceAcct", value=value)) from None

@@ -25,7 +25,7 @@ from typing import Any
 
 from bot.discover.cloud import CloudError, Paging, Stopped, gpu_named, scan_regions, settled, utc_time
 from bot.discover.volcengine import Volcengine
-from bot.state.discovered import IDLE_TAG, Found, Scan
+from bot.state.discovered import IDLE_TAG, IDLE_THRESHOLD_TAG, Found, Scan
 from bot.text.problem import Problem
 from rules.samples import Sample
 
@@ -78,11 +78,11 @@ class VolcengineMlp(Volcengine):
                 return
             page += 1
 
-    def _queues(self, region: str) -> dict[str, tuple[str, int]]:
-        """Each resource queue's charge type and idle rule in minutes (0: none is on)."""
+    def _queues(self, region: str) -> dict[str, tuple[str, int, float | None]]:
+        """Each resource queue's charge type, idle rule in minutes (0: none is on) and its GPU % threshold."""
         import volcenginesdkmlplatform20240701 as mlp
 
-        out: dict[str, tuple[str, int]] = {}
+        out: dict[str, tuple[str, int, float | None]] = {}
         page = 1
         paging = Paging("Volcengine", f"ML Platform ListResourceQueues in {region}")
         while True:
@@ -91,7 +91,7 @@ class VolcengineMlp(Volcengine):
             rows = body.get("items") or []
             paging.rows(rows)
             for raw in rows:
-                out[str(raw.get("id"))] = (str(raw.get("charge_type") or ""), idle_rule_minutes(raw.get("rules")))
+                out[str(raw.get("id"))] = (str(raw.get("charge_type") or ""), *idle_rule(raw.get("rules")))
             if not rows or page * PAGE >= int(body.get("total_count") or 0):
                 return out
             page += 1
@@ -150,16 +150,18 @@ class VolcengineMlp(Volcengine):
         return Stopped(state, charging=False if state == "stopped" else None, how="StopDevInstance")
 
 
-def idle_rule_minutes(rules: dict[str, Any] | None) -> int:
-    """The queue's shortest idle-shutdown rule that is on and covers GPU dev instances, in minutes; 0: none."""
-    minutes = []
+def idle_rule(rules: dict[str, Any] | None) -> tuple[int, float | None]:
+    """The queue's shortest idle-shutdown rule that is on and covers GPU dev instances: its minutes (0: none) and,
+    for the low-utilization rule, the GPU % under which it counts the instance idle."""
+    chosen: list[tuple[int, float | None]] = []
     for name, notice in (("general_idle_rule", 0), ("gpu_utilization_rule", NOTICE_MINUTES)):
         rule = (rules or {}).get(name) or {}
         kinds = [str(k).lower() for k in rule.get("idle_shutdown_rule_types") or []]
         period = int(rule.get("minute_period") or 0)
         if rule.get("enabled") and period > 0 and (not kinds or any("gpu" in k for k in kinds)):
-            minutes.append(period + notice)
-    return min(minutes, default=0)
+            threshold = rule.get("threshold") if notice else None
+            chosen.append((period + notice, float(threshold) if isinstance(threshold, int | float) else None))
+    return min(chosen, key=lambda rule: rule[0], default=(0, None))
 
 
 def _state(raw: dict[str, Any]) -> str:
@@ -173,14 +175,19 @@ def _creator(trn: str) -> str:
 
 
 def dev_instance_found(
-    raw: dict[str, Any], region: str, card: tuple[str | None, int, float | None], queue: tuple[str, int] | None
+    raw: dict[str, Any],
+    region: str,
+    card: tuple[str | None, int, float | None],
+    queue: tuple[str, int, float | None] | None,
 ) -> Found:
     """A dev instance with GPUs, as ListDevInstances gives it (the SDK's snake_case keys), with its queue's
-    (charge type, idle rule minutes)."""
-    charge, rule = queue or ("", 0)
+    (charge type, idle rule minutes, its GPU % threshold)."""
+    charge, rule, threshold = queue or ("", 0, None)
     prepaid = charge.lower() == "prepaid"
     gpu, cards, per_hour = card
     tags = {IDLE_TAG: str(rule)}
+    if rule and threshold is not None:
+        tags[IDLE_THRESHOLD_TAG] = str(threshold)
     if raw.get("creator_trn"):
         tags["Creator"] = _creator(str(raw["creator_trn"]))
     state = _state(raw)

@@ -191,6 +191,7 @@ class Discovered:
                 "spot": item.spot,
                 "launched_at": item.launched_at,
                 "idle_rule_minutes": _idle_rule(item),
+                "idle_rule_threshold_pct": _idle_threshold(item),
                 **who,
             }
             if gone and row.released_at is None:
@@ -235,6 +236,7 @@ class Discovered:
                     launched_at=item.launched_at,
                     spot=item.spot,
                     idle_rule_minutes=_idle_rule(item),
+                    idle_rule_threshold_pct=_idle_threshold(item),
                 ),
             )
         ]
@@ -407,14 +409,25 @@ def _set(table: Any, row: Any, **values: Any) -> tuple[str, Any, dict[str, Any]]
     return ("update", table, {"b_id": row.id, **changed}) if changed else None
 
 
-# the tag a platform's own idle rule is kept under at discovery (a PAI-DSW notebook's idle shutdown, in minutes)
+# the tags a platform's own idle rule is kept under at discovery (a PAI-DSW notebook's idle shutdown, a Volcengine ML
+# Platform queue's, a ModelArts notebook's IDLE lease): its minutes, and its GPU utilisation threshold (%) where it has
 IDLE_TAG = "DSWIdleShutdownMinutes"
+IDLE_THRESHOLD_TAG = "IdleShutdownGpuPercent"
 
 
 def _idle_rule(item: Found) -> int | None:
     """The platform's own idle-shutdown rule in minutes (0: the platform has one and it is off), None without one."""
     rule = item.tags.get(IDLE_TAG, "")
     return int(rule) if rule.isdigit() else None
+
+
+def _idle_threshold(item: Found) -> float | None:
+    """The GPU utilisation (%) under which the platform's own idle rule counts the item idle, where it says one."""
+    try:
+        value = float(item.tags.get(IDLE_THRESHOLD_TAG, ""))
+    except ValueError:
+        return None
+    return value if 0 <= value <= 100 else None
 
 
 def _who(item: Found, filing: Filing) -> dict[str, Any]:

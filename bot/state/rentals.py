@@ -75,6 +75,7 @@ class Instance:
     stop_billing: str | None = None  # stops, keeps; None: stops
     provider: str | None = None  # the provider account it bills to: aws, autodl, aliyun, ...
     idle_rule_minutes: int | None = None  # the platform stops it by itself after this long idle (a DSW notebook)
+    idle_rule_threshold_pct: float | None = None  # the GPU % under which that rule counts it idle, where it has one
     price_by: str | None = None  # who set its price by hand (None: its source's, priced again at each scan)
     price_since: datetime | None = None  # when its price began (None: from its start)
     earlier_prices: tuple[EarlierPrice, ...] = ()  # its prices before, oldest first (rules/metering.py bills by them)

@@ -228,6 +228,7 @@ rental_instances = Table(
     Column("stop_billing", String(8)),
     Column("provider", String(32)),
     Column("idle_rule_minutes", Integer),  # the platform stops it by itself after this long idle (0024): DSW's
+    Column("idle_rule_threshold_pct", Float),  # the GPU % under which that rule counts it idle (0031), if it has one
     # who set its price by hand (0027; NULL: its source's, which each scan prices again) and since when it holds
     Column("price_by", String(ID)),
     Column("price_since", UtcDateTime),

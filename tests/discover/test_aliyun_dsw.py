@@ -18,7 +18,7 @@ from bot.discover.aliyun_dsw import AliyunDsw
 from bot.discover.run import discover
 from bot.settings import Settings
 from bot.state import Store
-from bot.state.discovered import IDLE_TAG
+from bot.state.discovered import IDLE_TAG, IDLE_THRESHOLD_TAG
 from bot.state.rentals import Rentals
 from bot.text import Lang
 from tests.support.cli import run_cli
@@ -56,7 +56,7 @@ def test_gpu_notebooks_are_found_with_their_card_and_idle_rule(monkeypatch: pyte
             1,
             "running",
         )
-        assert notebook.tags == {"Owner": "U0456", IDLE_TAG: "60"}
+        assert notebook.tags == {"Owner": "U0456", IDLE_TAG: "60", IDLE_THRESHOLD_TAG: "5"}  # idle under 5 % GPU
         assert notebook.instance_type == "PAI-DSW ecs.gn7i-c8g1.2xlarge"  # DSW's price list, not the ECS type's
         assert notebook.launched_at == datetime(2026, 12, 1, 1, 0, tzinfo=UTC)
         other = next(f for f in found.values() if f.key != notebook.key)
@@ -108,6 +108,7 @@ def test_discover_says_a_notebooks_own_idle_rule(tmp_path: Path) -> None:
         item, off = sorted(json.loads(done.stdout)["items"], key=lambda i: i["name"] == "always-on")
         assert (item["source"], item["gpu"], item["idle_shutdown_minutes"]) == ("aliyun-dsw", "A10-24GB", 60)
         assert (off["name"], off["idle_shutdown_minutes"]) == ("always-on", 0)  # 0: the rule is off
+        assert (item["idle_threshold_pct"], off["idle_threshold_pct"]) == (5.0, None)  # idle under 5 % GPU
         family = run_cli("discover", "--source", "aliyun", "--json", env=env, tmp=tmp_path)
         assert {i["source"] for i in json.loads(family.stdout)["items"]} == {"aliyun-dsw"}  # --source aliyun: DSW too
         zh = run_cli("discover", "--source", "aliyun-dsw", "--lang", "zh", env=env, tmp=tmp_path)

@@ -200,7 +200,9 @@ def test_the_accounts_balance_is_read_and_one_that_is_not_a_number_is_said_so() 
         fake.balance = "8,800.50"
         assert cloud(fake.url).balance() == (8800.5, "CNY")
         assert "QueryBalanceAcct" in fake.actions()
-        fake.balance = "n/a"
+        fake.balance, fake.arrears = "0.00", "1,204.30"  # in arrears: it owes that much
+        assert cloud(fake.url).balance() == (-1204.3, "CNY")
+        fake.balance, fake.arrears = "n/a", "0.00"
         with pytest.raises(CloudError) as bad:
             cloud(fake.url).balance()
     assert str(bad.value) == "QueryBalanceAcct answered a balance that is not a number: 'n/a'"

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from bot.discover.cloud import CloudError
-from bot.discover.volcengine_mlp import VolcengineMlp, idle_rule_minutes
+from bot.discover.volcengine_mlp import VolcengineMlp, idle_rule
 from bot.state.discovered import IDLE_TAG
 from bot.text.problem import said
 from tests.support.cli import run_cli
@@ -68,20 +68,23 @@ def test_gpu_dev_instances_are_found_with_card_price_and_their_queues_idle_rule(
 
 
 @pytest.mark.parametrize(
-    ("rules", "minutes"),
+    ("rules", "minutes", "threshold"),
     [
-        (idle_rules(general=60), 60),
-        (idle_rules(low_use=45), 75),  # the low-utilization rule's notice: half an hour more before the stop
-        (idle_rules(general=120, low_use=20), 50),
-        (idle_rules(general=30, kinds=("CPU",)), 0),  # a rule for CPU dev instances only
-        (idle_rules(general=30, kinds=("GPU", "CPU")), 30),
-        (idle_rules(), 0),
-        (None, 0),
+        (idle_rules(general=60), 60, None),
+        (idle_rules(low_use=45), 75, 5.0),  # the low-utilization rule's notice: half an hour more before the stop
+        (idle_rules(general=120, low_use=20), 50, 5.0),
+        (idle_rules(general=30, low_use=20), 30, None),  # the idle rule (no command, no connection) comes first
+        (idle_rules(general=30, kinds=("CPU",)), 0, None),  # a rule for CPU dev instances only
+        (idle_rules(general=30, kinds=("GPU", "CPU")), 30, None),
+        (idle_rules(), 0, None),
+        (None, 0, None),
     ],
 )
-def test_a_queues_idle_rule_is_its_shortest_rule_on_for_gpu_dev_instances(rules: object, minutes: int) -> None:
+def test_a_queues_idle_rule_is_its_shortest_rule_on_for_gpu_dev_instances(
+    rules: object, minutes: int, threshold: float | None
+) -> None:
     plain = None if rules is None else _snake(rules)
-    assert idle_rule_minutes(plain) == minutes  # type: ignore[arg-type]
+    assert idle_rule(plain) == (minutes, threshold)  # type: ignore[arg-type]
 
 
 def _snake(value: object) -> object:
@@ -126,6 +129,8 @@ def test_a_wrong_secret_is_one_line_for_each_region(monkeypatch: pytest.MonkeyPa
 def test_discover_keeps_them_with_their_idle_rule_on_the_volcengine_wallet(tmp_path: Path) -> None:
     with fake_volcengine() as fake:
         fake.add_dev(name="notebook-a10")
+        fake.queues["q-low-use"] = ("PostPaid", idle_rules(low_use=45))
+        fake.add_dev(name="low-use", queue="q-low-use")
         fake.add(name="ecs-a10")
         env = {
             **ENV,
@@ -140,16 +145,21 @@ def test_discover_keeps_them_with_their_idle_rule_on_the_volcengine_wallet(tmp_p
                       tmp=tmp_path)  # fmt: skip
         balance = run_cli("balance", "--team", "T1", "--json", env=env, tmp=tmp_path)
     assert alone.returncode == 0, alone.stderr
-    [item] = json.loads(alone.stdout)["items"]
+    item, low_use = sorted(json.loads(alone.stdout)["items"], key=lambda i: i["name"] == "low-use")
     assert (item["source"], item["name"], item["gpu"], item["idle_shutdown_minutes"]) == (
         "volcengine-mlp",
         "notebook-a10",
         "A10-24GB",
         60,
     )
+    assert (item["idle_threshold_pct"], low_use["idle_shutdown_minutes"], low_use["idle_threshold_pct"]) == (
+        None,  # idle shutdown: no command or connection, no GPU threshold
+        75,
+        5.0,
+    )
     assert {i["source"] for i in json.loads(family.stdout)["items"]} == {"volcengine", "volcengine-mlp"}
     assert off.returncode == 2 and "GPU_ADVISOR_VOLCENGINE_MLP" in off.stderr
     [wallet] = json.loads(balance.stdout)  # one account, one balance: not one for ML Platform apart
     assert (wallet["provider"], wallet["balance"]) == ("volcengine", 12345.6)
     # the dev instance burns its type's price an hour (the ECS one has no price row here: unknown, not counted)
-    assert (wallet["burn_per_hour"], wallet["burning"]) == (10.36, ["notebook-a10"])
+    assert (wallet["burn_per_hour"], sorted(wallet["burning"])) == (20.72, ["low-use", "notebook-a10"])

@@ -139,6 +139,7 @@ class FakeVolcengine:
     gateway_down: bool = False  # a proxy in front answers 502 with a page of its own, not Volcengine's JSON
     stop_takes_s: float = 0.0
     balance: str = "12,345.60"
+    arrears: str = "0.00"  # owed: the account is in arrears by this much
     # CloudMonitor's VCM_ECS/GPU points: (metric, instance id, device name) -> [(unix time, value)]
     series: dict[tuple[str, str, str], list[tuple[int, float]]] = field(default_factory=dict)
     dev_instances: list[DevInstance] = field(default_factory=list)
@@ -254,7 +255,7 @@ class FakeVolcengine:
             "AccountID": 2100000001,
             "AvailableBalance": self.balance,
             "CashBalance": self.balance,
-            "ArrearsBalance": "0.00",
+            "ArrearsBalance": self.arrears,
             "CreditLimit": "0.00",
             "FreezeAmount": "0.00",
         }
