@@ -83,6 +83,7 @@ class InstanceNews:
     stop_at: datetime | None = None  # a channel that stops idle instances: when this one will be, unless...
     never_stopped: bool = False  # ...or, in such a channel, an instance the bot cannot stop (said so)
     stop_refused: bool = False  # ...or one its cloud refused to stop (as the bot asks: without charge): said once more
+    stop_keeps_billing: bool = False  # its stop saves nothing (it bills while stopped): said with the warning
     per_hour: float = 0.0  # its price an hour while billed
     month: float = 0.0  # what it has billed this month (said for one stopped but still billed)
     gpu: str = ""  # its card, as the catalogue names it (Ascend-910B2-64GB), when known

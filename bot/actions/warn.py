@@ -12,6 +12,7 @@ from datetime import datetime, timedelta
 from bot.state.actions import Actions, Policy
 from bot.state.power import PowerLog
 from bot.state.rentals import Instance, Rentals
+from rules import metering
 from rules.digest import Digest
 from rules.idle import Activity
 from rules.sources import CLOUD_SOURCES
@@ -66,7 +67,9 @@ class Warner:
                 out.append(news)
             else:
                 warned = open_now.get(inst.id)
-                out.append(replace(news, stop_at=warned.deadline if warned else moment + policy.grace))
+                deadline = warned.deadline if warned else moment + policy.grace
+                # a flavor that bills while stopped, or a prepaid one: the stop saves nothing, said before it
+                out.append(replace(news, stop_at=deadline, stop_keeps_billing=metering.keeps(inst)))
         return replace(digest, instances=out)
 
     def record(

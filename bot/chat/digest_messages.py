@@ -65,6 +65,8 @@ def instance_line(news: InstanceNews, lang: Lang, zone: ZoneInfo) -> str:
         line += " " + idle_rule_said(news.idle_rule, lang)
     if news.stop_at is not None:
         line += " " + t("digest.stop_warning", lang, at=when(news.stop_at, zone))  # with its date: graces run to 7d
+        if news.stop_keeps_billing:
+            line += " " + t("digest.stop_keeps_billing", lang)
     elif news.stop_refused:
         line += " " + t("digest.stop_refused", lang)
     elif news.never_stopped:

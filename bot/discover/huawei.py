@@ -316,6 +316,7 @@ def server_found(raw: dict[str, Any], region: str, charges_stopped: bool) -> Fou
         mode == "2",
         utc_time(raw.get("created")),
         charging=charges_stopped if state == "stopped" else None,
+        stop_billing="keeps" if charges_stopped else None,  # its flavor bills while stopped: known before any stop
         currency="CNY",
         billing="month" if mode == "1" else "hourly",
     )

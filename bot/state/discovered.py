@@ -54,6 +54,7 @@ class Found:
     created_at: datetime | None = None
     attached_to: str | None = None  # aws:i-... a volume is attached to
     charging: bool | None = None  # stopped, as the cloud says: its meter keeps running (True) or stopped (False)
+    stop_billing: str | None = None  # "keeps": the cloud says before any stop that stopping it keeps it billed
     share: float | None = None  # a vGPU type's slice of its one card (Alibaba Cloud's vgn6i-m4: a quarter of a T4)
     currency: str = "USD"
     billing: str = "hourly"  # how the cloud bills it: hourly (pay as you go, spot), month (prepaid)
@@ -192,6 +193,7 @@ class Discovered:
                 "launched_at": item.launched_at,
                 "idle_rule_minutes": _idle_rule(item),
                 "idle_rule_threshold_pct": _idle_threshold(item),
+                **({"stop_billing": item.stop_billing} if item.stop_billing else {}),
                 **who,
             }
             if gone and row.released_at is None:
@@ -237,6 +239,7 @@ class Discovered:
                     spot=item.spot,
                     idle_rule_minutes=_idle_rule(item),
                     idle_rule_threshold_pct=_idle_threshold(item),
+                    stop_billing=item.stop_billing,
                 ),
             )
         ]

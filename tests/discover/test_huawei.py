@@ -101,6 +101,7 @@ def test_a_flavor_that_bills_while_stopped_is_said_so_and_a_refused_stop_is_fina
             huawei.stop("cn-north-4", refused.id)
     assert (done.state, done.charging) == ("stopped", True)  # kept, said still billed, never saved
     assert found["off-t4"].charging is True and found["off-t4"].key == f"huawei:{already.id}"
+    assert found["off-t4"].stop_billing == "keeps"  # known from its flavor before any stop: its money follows it
     assert said.value.final and "Huawei Cloud refused to stop" in str(said.value) and "Ecs.0051" in str(said.value)
 
 
@@ -168,3 +169,24 @@ def test_discover_from_the_terminal_keeps_them_and_reads_the_balance(tmp_path: P
     assert (wallet["provider"], wallet["balance"], wallet["currency"]) == ("huawei", 8765.43, "CNY")
     assert off.returncode == 2 and "GPU_ADVISOR_HUAWEI_REGIONS" in off.stderr
     assert "/v3/projects" not in fake.paths()  # the project given by GPU_ADVISOR_HUAWEI_PROJECT_IDS
+
+
+def test_a_discovery_run_keeps_cloud_eyes_points_as_the_servers_samples(tmp_path: Path) -> None:
+    from bot.discover.run import discover
+    from bot.settings import Settings
+    from bot.state import Store
+    from bot.state.rentals import Rentals
+    from tests.support.state_template import migrated_state_db
+
+    with fake_huawei() as fake:
+        box = fake.add(name="idle-v100", tags={"Owner": "U0456"})
+        minutes = [int((NOW - timedelta(minutes=m)).timestamp() * 1000) for m in range(10)]
+        fake.series[("gpu_usage_gpu", box.id, "gpu", "slot0")] = [(t, 0.0) for t in minutes]
+        settings = Settings(db=tmp_path / "bot.db", huawei_regions="cn-north-4", huawei_endpoint=fake.url)
+        store = Store(f"sqlite:///{migrated_state_db(tmp_path / 'state.db')}")
+        huawei = Huawei(("cn-north-4",), fake.url, dict(fake.projects), sleep=lambda s: None)
+        report = discover(settings, store, "T1", NOW, offers=lambda gpu: [], cloud=huawei)
+    assert report.problems == {} and report.activity_problem is None
+    [inst] = Rentals(store).instances("T1")
+    kept = Rentals(store).recent([inst.id], NOW - timedelta(hours=1))[inst.id]
+    assert len(kept) == 10 and {s.utilization_pct for s in kept} == {0.0}  # 0 %: idle, as the digest judges it
