@@ -252,17 +252,27 @@ class Huawei:
         return out
 
     def balance(self) -> tuple[float, str]:
-        """The account's cash balance (ShowCustomerAccountBalances, account type 1, in its measure), in CNY."""
+        """The account's balance in CNY (ShowCustomerAccountBalances): the cash account's amount (type 1) plus what is
+        left of its credit (type 2), less what it owes (debt_amount), each in its measure: what can still be spent
+        before Huawei Cloud freezes the account's pay-as-you-go resources."""
         from huaweicloudsdkbss.v2 import ShowCustomerAccountBalancesRequest
 
         body = self.call("bss", "global", "show_customer_account_balances", ShowCustomerAccountBalancesRequest())
-        cash = next((a for a in body.get("account_balances") or [] if int(a.get("account_type") or 0) == 1), None)
+        accounts = {int(a.get("account_type") or 0): a for a in body.get("account_balances") or []}
+        cash = accounts.get(1)
         try:
-            amount = float(str((cash or {})["amount"]).replace(",", "")) * MEASURE[int(cash.get("measure_id") or 1)]  # type: ignore[union-attr]
+            amount = _yuan(cash or {}) + (_yuan(accounts[2]) if 2 in accounts else 0.0) - _yuan(body, "debt_amount")
         except (KeyError, ValueError, TypeError):
             value = repr((cash or {}).get("amount"))[:40]
             raise CloudError(Problem("cloud.bad_balance", api="ShowCustomerAccountBalances", value=value)) from None
         return round(amount, 2), str((cash or {}).get("currency") or body.get("currency") or "CNY")
+
+
+def _yuan(row: dict[str, Any], field: str = "amount") -> float:
+    """A BSS amount in yuan, from its measure (measure_id 1 yuan, 2 jiao, 3 fen); an absent debt is none."""
+    if field == "debt_amount" and row.get(field) is None:
+        return 0.0
+    return float(str(row[field]).replace(",", "")) * MEASURE[int(row.get("measure_id") or 1)]
 
 
 def _powering_off(raw: dict[str, Any] | None) -> bool:

@@ -190,3 +190,17 @@ def test_a_discovery_run_keeps_cloud_eyes_points_as_the_servers_samples(tmp_path
     [inst] = Rentals(store).instances("T1")
     kept = Rentals(store).recent([inst.id], NOW - timedelta(hours=1))[inst.id]
     assert len(kept) == 10 and {s.utilization_pct for s in kept} == {0.0}  # 0 %: idle, as the digest judges it
+
+
+def test_the_balance_is_cash_and_credit_left_less_debt_and_a_bad_one_is_said_so() -> None:
+    with fake_huawei() as fake:
+        huawei = cloud(fake.url)
+        assert huawei.balance() == (8765.43, "CNY")
+        fake.credit_left = 1000.0  # a credit line: spendable before the account is frozen
+        assert huawei.balance() == (9765.43, "CNY")
+        fake.balance, fake.credit_left, fake.debt = 0, None, 250.5  # owes: reads as owing
+        assert huawei.balance() == (-250.5, "CNY")
+        fake.balance = "n/a"
+        with pytest.raises(CloudError) as bad:
+            huawei.balance()
+    assert str(bad.value) == "ShowCustomerAccountBalances answered a balance that is not a number: 'n/a'"

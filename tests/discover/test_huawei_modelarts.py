@@ -107,3 +107,45 @@ def test_discover_keeps_them_with_their_lease_on_the_huawei_wallet(tmp_path: Pat
     assert off.returncode == 2 and "GPU_ADVISOR_HUAWEI_MODELARTS" in off.stderr
     [wallet] = json.loads(balance.stdout)  # one Huawei Cloud account: one balance for ECS and ModelArts
     assert (wallet["provider"], wallet["balance"]) == ("huawei", 8765.43)
+
+
+def test_the_digest_says_each_notebooks_own_rule_and_flags_one_without(tmp_path: Path) -> None:
+    """Issue 49: a ModelArts notebook's IDLE lease, and a Volcengine ML Platform queue's rule, beside the item as
+    DSW's is; a notebook whose lease is a TIMING one is flagged as having no idle stop of its own."""
+    from datetime import UTC, datetime
+
+    from bot.chat.digest_messages import found_line
+    from bot.discover.run import discover
+    from bot.discover.volcengine_mlp import VolcengineMlp
+    from bot.settings import Settings
+    from bot.state import Store
+    from bot.state.rentals import Rentals
+    from bot.text import Lang
+    from rules.digest import compose
+    from rules.policy import Idle
+    from tests.support.fake_volcengine import ENV as VOLCENGINE_ENV
+    from tests.support.fake_volcengine import fake_volcengine, idle_rules
+    from tests.support.state_template import migrated_state_db
+
+    now = datetime(2026, 12, 5, 8, 0, tzinfo=UTC)
+    store = Store(f"sqlite:///{migrated_state_db(tmp_path / 'state.db')}")
+    settings = Settings(db=tmp_path / "bot.db", discover_channel="C1")
+    with fake_huawei() as fake:
+        fake.notebook(name="idle-lease")
+        fake.notebook(name="timing-lease", lease={"type": "TIMING", "duration": 7_200_000, "enable": True})
+        discover(settings, store, "T1", now, offers=lambda gpu: [], cloud=cloud(fake.url, dict(fake.projects)))
+    with pytest.MonkeyPatch.context() as env, fake_volcengine() as volc:
+        for key, value in VOLCENGINE_ENV.items():
+            env.setenv(key, value)
+        volc.queues["q-low-use"] = ("PostPaid", idle_rules(low_use=45))
+        volc.add_dev(name="dev-box", queue="q-low-use")
+        mlp = VolcengineMlp(("cn-beijing",), volc.url, sleep=lambda s: None)
+        discover(settings, store, "T1", now, offers=lambda gpu: [], cloud=mlp)
+    kept = Rentals(store).instances("T1")
+    found = {f.name: f for f in compose(kept, [], {}, now=now, rules=Idle()).found}
+    assert found_line(found["idle-lease"], Lang.EN).endswith("(the platform stops it by itself after 60 min idle)")
+    assert found_line(found["dev-box"], Lang.EN).endswith("(the platform stops it by itself after 75 min idle)")
+    assert "闲置 75 分钟后自动停机" in found_line(found["dev-box"], Lang.ZH)
+    assert found_line(found["timing-lease"], Lang.EN).endswith(
+        "(its platform's own idle shutdown is off: turn it on there to have it stop by itself when idle)"
+    )

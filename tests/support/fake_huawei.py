@@ -97,6 +97,8 @@ class FakeHuawei:
     # Cloud Eye AGT.ECS points: (metric, server id, card dimension "gpu"/"npu", card) -> [(unix ms, value)]
     series: dict[tuple[str, str, str, str], list[tuple[int, float]]] = field(default_factory=dict)
     balance: Any = 8765.43
+    credit_left: float | None = None  # a credit account's amount left, where the account has one
+    debt: float = 0
     stop_takes_s: float = 0.0
     notebooks: list[Notebook] = field(default_factory=list)
     # notebook flavor id -> ("gpu" or "ascend", card type, count)
@@ -153,7 +155,12 @@ class FakeHuawei:
         if path == "/v2/accounts/customer-accounts/balances":
             cash = {"account_id": "acc-1", "account_type": 1, "amount": self.balance, "currency": "CNY",
                     "designated_amount": 0, "credit_amount": 0, "measure_id": 1}  # fmt: skip
-            return {"account_balances": [cash], "debt_amount": 0, "measure_id": 1, "currency": "CNY"}
+            accounts = [cash]
+            if self.credit_left is not None:
+                accounts.append({"account_id": "acc-2", "account_type": 2, "amount": self.credit_left,
+                                 "currency": "CNY", "designated_amount": 0, "credit_amount": 5000,
+                                 "measure_id": 1})  # fmt: skip
+            return {"account_balances": accounts, "debt_amount": self.debt, "measure_id": 1, "currency": "CNY"}
         region = next((r for r, p in self.projects.items() if len(parts) > 1 and parts[1] == p), None)
         if region is None:
             raise Refusal(404, "APIGW.0101", f"The API does not exist or has not been published: {path}.")
