@@ -367,6 +367,7 @@ def compose(
     quiet_since: Mapping[int, datetime] | None = None,
     windows: Mapping[int, Sequence[GpuWindow]] | None = None,
     timelines: Timelines | None = None,
+    spend: bool = True,
 ) -> Digest:
     """The digest of one channel at `now` (see the module's rules). `samples` by instance id; `snoozes`:
     instance id -> "still needed" until; `last_touched`: storage name -> newest file time an agent saw;
@@ -374,7 +375,8 @@ def compose(
     `quiet_since`: instance id -> when its quiet stretch began, when the caller found it without
     passing a day of samples (else it is found in `samples`); `windows`: instance id -> its GPUs' summaries of
     the window, when the caller had the database add them up (then `samples` may be empty); `timelines`: instance
-    id -> when it was on and off (rules/power.py; without one, on since its start)."""
+    id -> when it was on and off (rules/power.py; without one, on since its start); `spend`: False leaves out
+    this month's spend per project (the board's idle list, which says the items alone)."""
     snoozes, budgets, last_touched, kept_until = snoozes or {}, budgets or {}, last_touched or {}, kept or {}
     instances, storage = [i for i in instances if not hidden(i)], [s for s in storage if not hidden(s)]
     news: list[InstanceNews] = []
@@ -403,7 +405,7 @@ def compose(
     left = _storage_news(storage, released_ids, now, rules, last_touched, kept_until)
     news.sort(key=lambda n: (-n.per_day, n.name))
     left.sort(key=lambda s: (-s.per_month, s.name))
-    projects = spending(instances, storage, now, budgets, timelines)
+    projects = spending(instances, storage, now, budgets, timelines) if spend else []
     return Digest(
         news,
         left,

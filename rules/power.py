@@ -10,6 +10,7 @@ reported on is unknown: billed as running (rules/metering.py), never counted as 
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -111,10 +112,11 @@ def restarted_at(stretches: Sequence[Stretch]) -> datetime | None:
 
 
 def state_at(stretches: Sequence[Stretch], moment: datetime) -> Power:
-    """The state at `moment` (the last stretch's at its end)."""
-    for stretch in stretches:
-        if stretch.start <= moment < stretch.end:
-            return stretch.state
+    """The state at `moment` (the last stretch's at its end). Stretches follow one another in time order (a
+    timeline's): the one holding `moment` is found by halving, not read through (a month of them, for 2,000 items)."""
+    at = bisect_right(stretches, moment, key=lambda s: s.start) - 1
+    if at >= 0 and moment < stretches[at].end:
+        return stretches[at].state
     return stretches[-1].state if stretches and moment >= stretches[-1].end else Power.UNKNOWN
 
 

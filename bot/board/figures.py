@@ -11,6 +11,7 @@ team's default zone for a team's board), as in the digest."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 from typing import Any
@@ -78,10 +79,13 @@ def board(deps: Deps, team: str, channel: str | None, now: datetime, names: Name
     shown = _days_shown(now, zone)
     since = min(timelines_since(shown.start, zone), month_since(now))
     timelines = PowerLog(deps.store, deps.policy.metering).timelines(mine, now, since=since)
-    made.week, made.month, made.currency, made.days = _periods(
-        deps, rentals, team, channel, now, zone, shown, timelines
-    )
-    made.idle = _idle_now(deps, rentals, team, channel, mine, now, zone, timelines)
+    # the idle list on a thread of its own: its database reads (the GPUs' windows) run while the report adds up
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="board") as pool:
+        idle = pool.submit(_idle_now, deps, rentals, team, channel, mine, now, zone, timelines)
+        made.week, made.month, made.currency, made.days = _periods(
+            deps, rentals, team, channel, now, zone, shown, timelines
+        )
+        made.idle = idle.result()
     projects = {i.project or "" for i in mine} | {s.project or "" for s in rentals.storage(team, channel=channel)}
     providers = {i.provider for i in mine if i.provider}
     only = channel is not None  # a channel's board: its projects' budgets, its providers' balances

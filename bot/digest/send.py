@@ -107,19 +107,12 @@ def digests(
         local_zone = zone(channel) if callable(zone) else zone
         local = now.astimezone(local_zone) if local_zone is not None else now
         spend = [] if items_only else spend_in(local)
-        made = compose(
-            mine,
-            kept,
-            {},
-            now=local,
-            rules=rules,
-            last_touched=touched,
-            windows=windows,
+        made = compose(  # the board's idle list (items_only) says the items alone, not the month's spend
+            mine, kept, {}, now=local, rules=rules, last_touched=touched, windows=windows,
             snoozes={i.id: i.snoozed_until for i in mine if i.snoozed_until},
             kept={s.name: s.kept_until for s in kept if s.kept_until},
-            quiet_since=quiet,
-            timelines=timelines,
-        )
+            quiet_since=quiet, timelines=timelines, spend=not items_only,
+        )  # fmt: skip
         projects = {(i.project or "", i.currency) for i in mine} | {(d.project or "", d.currency) for d in kept}
         providers = {i.provider for i in mine if i.provider and i.released_at is None}
         out[channel] = replace(
