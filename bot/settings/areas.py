@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 from datetime import date
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field, SecretStr, ValidationInfo, field_validator
 
@@ -24,6 +24,11 @@ def default_db_path() -> Path:
 def state_db_beside(db: Path) -> Path:
     """The bot state's SQLite file when GPU_ADVISOR_STATE_DB is not set: beside the price cache, <name>.state.db."""
     return db.with_name(f"{db.stem}.state{db.suffix or '.db'}")
+
+
+def _backoff(description: str) -> Any:
+    """A cloud's first wait before retrying a throttled call, in seconds: each cloud has one, with the same bounds."""
+    return Field(default=0.5, ge=0, le=30, description=description)
 
 
 class _Area(BaseModel):
@@ -413,11 +418,8 @@ class Discovery(_Area):
         description="ECS instance types priced by Alibaba Cloud's DescribePrice beside those discovery finds, "
         "comma-separated (ecs.gn7i-c8g1.2xlarge)",
     )
-    aliyun_retry_backoff_s: float = Field(
-        default=0.5,
-        ge=0,
-        le=30,
-        description="first wait before retrying an Alibaba Cloud call that was throttled; it doubles (3 tries)",
+    aliyun_retry_backoff_s: float = _backoff(
+        "first wait before retrying an Alibaba Cloud call that was throttled; it doubles (3 tries)"
     )
     aliyun_dsw: bool = Field(
         default=True,
@@ -435,11 +437,8 @@ class Discovery(_Area):
         description="one endpoint for every Tencent Cloud call (CVM, Cloud Monitor) instead of each product's "
         "own, as http://host:port or host (a local fake in tests)",
     )
-    tencent_retry_backoff_s: float = Field(
-        default=0.5,
-        ge=0,
-        le=30,
-        description="first wait before retrying a Tencent Cloud call refused for its rate limit; it doubles (3 tries)",
+    tencent_retry_backoff_s: float = _backoff(
+        "first wait before retrying a Tencent Cloud call refused for its rate limit; it doubles (3 tries)"
     )
     tencent_hai: bool = Field(
         default=True,
@@ -466,11 +465,8 @@ class Discovery(_Area):
         description="one endpoint for every Volcengine call (ECS, CloudMonitor, billing, ML Platform) instead of "
         "each product's own, as http://host:port or host (a local fake in tests)",
     )
-    volcengine_retry_backoff_s: float = Field(
-        default=0.5,
-        ge=0,
-        le=30,
-        description="first wait before retrying a Volcengine call that was throttled; it doubles (3 tries)",
+    volcengine_retry_backoff_s: float = _backoff(
+        "first wait before retrying a Volcengine call that was throttled; it doubles (3 tries)"
     )
     huawei_regions: str = Field(
         default="",
@@ -492,11 +488,8 @@ class Discovery(_Area):
         description="with GPU_ADVISOR_HUAWEI_REGIONS, also find ModelArts notebooks with GPUs or NPUs in those regions "
         "(discover:huawei-modelarts), with their idle-stop lease, and stop idle ones",
     )
-    huawei_retry_backoff_s: float = Field(
-        default=0.5,
-        ge=0,
-        le=30,
-        description="first wait before retrying a Huawei Cloud call that was throttled; it doubles (3 tries)",
+    huawei_retry_backoff_s: float = _backoff(
+        "first wait before retrying a Huawei Cloud call that was throttled; it doubles (3 tries)"
     )
     volcengine_mlp: bool = Field(
         default=True,
