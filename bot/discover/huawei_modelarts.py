@@ -1,6 +1,7 @@
 """Huawei Cloud ModelArts notebooks (Notebook 2.0) with GPUs or Ascend NPUs, with the official SDK
 (huaweicloudsdkmodelarts, signed as ECS; the same credentials, regions, projects and endpoint): the region's notebook
-flavors once (ListFlavors: each flavor's `gpu` or `ascend` cards), ListNotebooks page by page, StopNotebook, then the
+flavors once (ListFlavors, page by page: each flavor's `gpu` or `ascend` cards), every notebook of the project
+(ListAllNotebooks, page by page: not only the key's own user's, as ListNotebooks gives), StopNotebook, then the
 notebook read again (ShowNotebook) until it is no longer STOPPING.
 
 A notebook's own stopper is its `lease`: of type IDLE (stopped by ModelArts once idle for `duration` milliseconds)
@@ -53,13 +54,14 @@ class HuaweiModelArts(Huawei):
         return scan_regions(self.name, self.regions, self._notebooks, workers=self.at_once)
 
     def _notebooks(self, region: str) -> Iterator[Found]:
-        from huaweicloudsdkmodelarts.v1 import ListNotebooksRequest
+        from huaweicloudsdkmodelarts.v1 import ListAllNotebooksRequest
 
         cards = self._flavors(region)
-        paging = Paging("Huawei Cloud", f"ModelArts ListNotebooks in {region}")
+        paging = Paging("Huawei Cloud", f"ModelArts ListAllNotebooks in {region}")
         offset = 0
         while True:
-            body = self.call("modelarts", region, "list_notebooks", ListNotebooksRequest(offset=offset, limit=PAGE))
+            request = ListAllNotebooksRequest(offset=offset, limit=PAGE)
+            body = self.call("modelarts", region, "list_all_notebooks", request)
             rows = body.get("data") or []
             paging.rows(rows)
             for raw in rows:
@@ -75,13 +77,20 @@ class HuaweiModelArts(Huawei):
         from huaweicloudsdkmodelarts.v1 import ListFlavorsRequest
 
         if region not in self._cards:
-            body = self.call("modelarts", region, "list_flavors", ListFlavorsRequest(limit=PAGE))
             out: dict[str, tuple[str | None, int]] = {}
-            for flavor in body.get("flavors") or body.get("data") or []:
-                gpu, npu = flavor.get("gpu") or {}, flavor.get("ascend") or {}
-                count = int(gpu.get("gpu") or 0) or int(npu.get("npu") or 0)
-                named = str((gpu if gpu.get("gpu") else npu).get("type") or "").strip()
-                out[str(flavor.get("id"))] = (gpu_named(named) if count and named else None, count)
+            paging, offset = Paging("Huawei Cloud", f"ModelArts ListFlavors in {region}"), 0
+            while True:
+                body = self.call("modelarts", region, "list_flavors", ListFlavorsRequest(offset=offset, limit=PAGE))
+                rows = body.get("flavors") or body.get("data") or []
+                paging.rows(rows)
+                for flavor in rows:
+                    gpu, npu = flavor.get("gpu") or {}, flavor.get("ascend") or {}
+                    count = int(gpu.get("gpu") or 0) or int(npu.get("npu") or 0)
+                    named = str((gpu if gpu.get("gpu") else npu).get("type") or "").strip()
+                    out[str(flavor.get("id"))] = (gpu_named(named) if count and named else None, count)
+                offset += len(rows)
+                if not rows or offset >= int(body.get("total") or 0):
+                    break
             self._cards[region] = out
         return self._cards[region]
 

@@ -36,6 +36,11 @@ def test_gpu_and_npu_notebooks_are_found_with_their_cards_and_idle_lease() -> No
         fake.notebook(name="cpu-notebook", flavor="modelarts.vm.cpu.8u")
         for n in range(51):  # past one page of 50
             fake.notebook(name=f"east-{n}", region="cn-east-3", lease={"type": "IDLE", "enable": False})
+        for n in range(55):  # flavors past one page of 50 too: the T4 flavor listed first, Ascend's on the second page
+            fake.notebook_flavors[f"modelarts.vm.cpu.{n}u"] = ("gpu", "", 0)
+        fake.notebook_flavors["modelarts.bm.npu.arm.8snt9b3.d"] = fake.notebook_flavors.pop(
+            "modelarts.bm.npu.arm.8snt9b3.d"
+        )
         scan = cloud(fake.url, dict(fake.projects)).scan()
     assert scan.problems == {}
     found = {f.name: f for f in scan.found}
@@ -57,7 +62,7 @@ def test_gpu_and_npu_notebooks_are_found_with_their_cards_and_idle_lease() -> No
     ascend = found["ascend-notebook"]
     assert (ascend.gpu, ascend.cards, ascend.tags[IDLE_TAG]) == ("Ascend-910B-64GB", 8, "0")  # a TIMING stop: not idle
     assert found["east-0"].tags[IDLE_TAG] == "0"  # its idle stop off: flagged
-    assert fake.paths().count(f"/v1/{fake.projects['cn-north-4']}/notebooks/flavors") == 1
+    assert fake.paths().count(f"/v1/{fake.projects['cn-north-4']}/notebooks/flavors") == 2  # two pages, once a region
 
 
 @pytest.mark.parametrize(

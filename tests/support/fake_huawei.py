@@ -10,9 +10,9 @@ flavor's os_extra_specs with `cond:operation:charge:stop`), /cloudservers/{id} (
 /cloudservers/action with `os-stop` (a server powering off for `stop_takes_s`, then SHUTOFF). Cloud Eye: GET
 /V1.0/{project}/metrics (namespace, metric_name, dim.0=instance_id,<id>) and POST
 /V1.0/{project}/batch-query-metric-data (AGT.ECS points per instance_id and gpu/npu). BSS: GET
-/v2/accounts/customer-accounts/balances. ModelArts: GET /v1/{project}/notebooks (offset, limit 10/20/50; total),
-/notebooks/flavors (each flavor's `gpu` or `ascend` cards), /notebooks/{id}, POST /notebooks/{id}/stop (STOPPING
-for `stop_takes_s`, then STOPPED)."""
+/v2/accounts/customer-accounts/balances. ModelArts: GET /v1/{project}/notebooks/all (every user's notebooks;
+offset, limit 10/20/50; total), /notebooks/flavors (each flavor's `gpu` or `ascend` cards, paged), /notebooks/{id},
+POST /notebooks/{id}/stop (STOPPING for `stop_takes_s`, then STOPPED)."""
 
 from __future__ import annotations
 
@@ -194,6 +194,7 @@ class FakeHuawei:
         return {"server": self._raw(self._server(mine, rest[0]))}
 
     def _modelarts(self, method: str, region: str, rest: list[str], params: dict[str, str]) -> dict[str, Any]:
+        limit, offset = int(params.get("limit") or 10), int(params.get("offset") or 0)
         if rest == ["flavors"]:
             flavors = []
             for flavor, (kind, card, count) in self.notebook_flavors.items():
@@ -201,10 +202,13 @@ class FakeHuawei:
                 if count:
                     row[kind] = {kind if kind == "gpu" else "npu": count, "type": card}
                 flavors.append(row)
-            return {"flavors": flavors, "total": len(flavors)}
+            return {"flavors": flavors[offset : offset + limit], "total": len(flavors)}
         mine = [n for n in self.notebooks if n.region == region]
         if not rest:
-            limit, offset = int(params.get("limit") or 10), int(params.get("offset") or 0)
+            raise Refusal(
+                404, "ModelArts.0104", "Listing only your own notebooks is not served here: ask /notebooks/all."
+            )
+        if rest == ["all"]:  # every user's (ListAllNotebooks); ListNotebooks, the key's user's alone, is not served
             if limit not in (10, 20, 50):
                 raise Refusal(400, "ModelArts.6404", "limit must be 10, 20 or 50.")
             shown = mine[offset : offset + limit]
