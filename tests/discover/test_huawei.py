@@ -204,3 +204,19 @@ def test_the_balance_is_cash_and_credit_left_less_debt_and_a_bad_one_is_said_so(
         with pytest.raises(CloudError) as bad:
             huawei.balance()
     assert str(bad.value) == "ShowCustomerAccountBalances answered a balance that is not a number: 'n/a'"
+
+
+def test_an_unreachable_endpoint_is_one_line_for_each_region_and_for_the_balance() -> None:
+    import socket
+
+    with socket.socket() as free:  # a port nothing listens on
+        free.bind(("127.0.0.1", 0))
+        url = f"http://127.0.0.1:{free.getsockname()[1]}"
+    huawei = Huawei(REGIONS, url, {"cn-north-4": "p1", "cn-east-3": "p2"}, sleep=lambda s: None)
+    scan = huawei.scan()
+    with pytest.raises(CloudError) as balance:
+        huawei.balance()
+    assert scan.found == [] and set(scan.problems) == set(REGIONS)
+    for said in [*scan.problems.values(), str(balance.value)]:
+        assert said.splitlines() == [said] and said.startswith("Huawei Cloud unreachable: "), said
+        assert "Connection refused" in said
