@@ -326,7 +326,9 @@ def server_found(raw: dict[str, Any], region: str, charges_stopped: bool) -> Fou
         mode == "2",
         utc_time(raw.get("created")),
         charging=charges_stopped if state == "stopped" else None,
-        stop_billing="keeps" if charges_stopped else None,  # its flavor bills while stopped: known before any stop
+        stop_billing="keeps"
+        if charges_stopped
+        else "stops",  # its flavor says so, before any stop (a resize changes it)
         currency="CNY",
         billing="month" if mode == "1" else "hourly",
     )

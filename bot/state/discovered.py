@@ -54,7 +54,7 @@ class Found:
     created_at: datetime | None = None
     attached_to: str | None = None  # aws:i-... a volume is attached to
     charging: bool | None = None  # stopped, as the cloud says: its meter keeps running (True) or stopped (False)
-    stop_billing: str | None = None  # "keeps": the cloud says before any stop that stopping it keeps it billed
+    stop_billing: str | None = None  # keeps or stops: what the cloud says of a stop before any (None: it does not say)
     share: float | None = None  # a vGPU type's slice of its one card (Alibaba Cloud's vgn6i-m4: a quarter of a T4)
     currency: str = "USD"
     billing: str = "hourly"  # how the cloud bills it: hourly (pay as you go, spot), month (prepaid)

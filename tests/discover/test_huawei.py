@@ -102,6 +102,7 @@ def test_a_flavor_that_bills_while_stopped_is_said_so_and_a_refused_stop_is_fina
     assert (done.state, done.charging) == ("stopped", True)  # kept, said still billed, never saved
     assert found["off-t4"].charging is True and found["off-t4"].key == f"huawei:{already.id}"
     assert found["off-t4"].stop_billing == "keeps"  # known from its flavor before any stop: its money follows it
+    assert found["locked"].stop_billing == "stops"
     assert said.value.final and "Huawei Cloud refused to stop" in str(said.value) and "Ecs.0051" in str(said.value)
 
 
@@ -220,3 +221,24 @@ def test_an_unreachable_endpoint_is_one_line_for_each_region_and_for_the_balance
     for said in [*scan.problems.values(), str(balance.value)]:
         assert said.splitlines() == [said] and said.startswith("Huawei Cloud unreachable: "), said
         assert "Connection refused" in said
+
+
+def test_whether_a_stop_keeps_it_billed_follows_its_flavor_from_scan_to_scan(tmp_path: Path) -> None:
+    from bot.discover.run import discover
+    from bot.settings import Settings
+    from bot.state import Store
+    from bot.state.rentals import Rentals
+    from tests.support.state_template import migrated_state_db
+
+    with fake_huawei() as fake:
+        fake.flavors["pi2.4xlarge.4"] = ("gpus", "NVIDIA T4", 1, 16384, True)  # billed while stopped
+        box = fake.add(name="t4", flavor="pi2.4xlarge.4")
+        settings = Settings(db=tmp_path / "bot.db", huawei_regions="cn-north-4", huawei_endpoint=fake.url)
+        store = Store(f"sqlite:///{migrated_state_db(tmp_path / 'state.db')}")
+        huawei = Huawei(("cn-north-4",), fake.url, dict(fake.projects), sleep=lambda s: None)
+        discover(settings, store, "T1", NOW, offers=lambda gpu: [], cloud=huawei)
+        [before] = Rentals(store).instances("T1")
+        box.flavor = "p2s.2xlarge.8"  # resized to a flavor that stops billing when stopped
+        discover(settings, store, "T1", NOW + timedelta(hours=1), offers=lambda gpu: [], cloud=huawei)
+        [after] = Rentals(store).instances("T1")
+    assert (before.stop_billing, after.stop_billing) == ("keeps", "stops")
