@@ -14,6 +14,7 @@ import typer
 from bot.cli.common import LangOpt, fail, load_settings, say
 from bot.cli.rentals import JsonOpt, chosen_team, open_rentals
 from bot.text import t
+from bot.text.format import show
 from bot.text.problem import said
 from rules.sources import CLOUD_SOURCES
 
@@ -68,10 +69,14 @@ def discover(
         for where, item in items:
             row = _item(item, where)
             cells = [str(row[k] if row[k] is not None else "-") for k in COLUMNS]
-            rule = row.get("idle_shutdown_minutes")  # a PAI-DSW notebook's own idle rule (0: off)
+            rule = row.get(
+                "idle_shutdown_minutes"
+            )  # a notebook's own idle rule (0: off), with its GPU %, if it has one
             if rule is not None:
-                key = "cli.discover_idle_rule" if rule > 0 else "cli.discover_idle_rule_off"
-                cells.append(t(key, settings.files.lang, minutes=rule))
+                below = row.get("idle_threshold_pct")
+                key = "cli.discover_idle_rule_off" if rule <= 0 else "cli.discover_idle_rule"
+                key = f"{key}_below" if rule > 0 and below is not None else key
+                cells.append(t(key, settings.files.lang, minutes=rule, pct=show(below) if below is not None else ""))
             sys.stdout.write("\t".join(cells) + "\n")
         sys.stdout.write(
             t(

@@ -112,7 +112,9 @@ def test_discover_says_a_notebooks_own_idle_rule(tmp_path: Path) -> None:
         family = run_cli("discover", "--source", "aliyun", "--json", env=env, tmp=tmp_path)
         assert {i["source"] for i in json.loads(family.stdout)["items"]} == {"aliyun-dsw"}  # --source aliyun: DSW too
         zh = run_cli("discover", "--source", "aliyun-dsw", "--lang", "zh", env=env, tmp=tmp_path)
-        assert "空闲 60 分钟后自动停止" in zh.stdout and "未开启闲置自动停止" in zh.stdout
+        assert "GPU 利用率低于 5% 达 60 分钟后自动停止" in zh.stdout and "未开启闲置自动停止" in zh.stdout
+        en = run_cli("discover", "--source", "aliyun-dsw", env=env, tmp=tmp_path)
+        assert "stops itself after 60 min under 5% GPU" in en.stdout and "its own idle shutdown is off" in en.stdout
 
 
 def test_a_notebooks_own_idle_rule_is_kept_and_said_in_the_digest(tmp_path: Path) -> None:
