@@ -118,6 +118,15 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker(pytest.mark.e2e)
 
 
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """`-n`'s default (`--dist load`), with each heavy fake's tests on one worker (tests/support/scheduling.py)."""
+    if config.getoption("dist", "load") != "load":
+        return None  # another --dist asked for: xdist's own
+    from tests.support.scheduling import ByLibrary
+
+    return ByLibrary(config, log)
+
+
 def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
     """`-n auto`: two workers a core. The tests wait on loopback HTTP, threads and the database about half of
     their time: with one worker a core the 2-core machine stayed half idle (load 1.1; fast loop 58 s, 47 s with
