@@ -135,7 +135,17 @@ def test_another_persons_token_with_the_same_machine_gets_409_and_changes_nothin
         assert (kept.name, kept.owner) == ("gpu-box-1", "UANA")
 
 
-@pytest.mark.parametrize("key", ["tencent-hai:hai-3kq8m2ab", "aliyun-dsw:dsw-730f1ac9e2"])
+@pytest.mark.parametrize(
+    "key",
+    [
+        "tencent-hai:hai-3kq8m2ab",
+        "aliyun-dsw:dsw-730f1ac9e2",
+        # issue 49: a dev instance's and a notebook's activity comes only from an agent in it
+        "volcengine-mlp:di-20261201abcdef12",
+        "huawei-modelarts:6b1f3c52-9a0e-4f7b-8c1d-2e3f4a5b6c7d",
+        "huawei:0a1507bf-7aea-421a-a3ae-e437a522815d",
+    ],
+)
 def test_a_hai_server_or_dsw_notebook_enrolls_into_the_item_discovery_found(tmp_path: Path, key: str) -> None:
     """Issue 52: /api/enroll refused the cloud keys of HAI and DSW (a hyphen in the source); a box on one is the
     found item, not a second one billed beside it."""
