@@ -17,7 +17,16 @@ from datetime import UTC, datetime
 from typing import Any
 
 from bot.discover.aliyun import Aliyun
-from bot.discover.cloud import CloudError, Paging, Stopped, gpu_named, scan_regions, settled, utc_time
+from bot.discover.cloud import (
+    CloudError,
+    Paging,
+    Stopped,
+    free_once_stopped,
+    gpu_named,
+    scan_regions,
+    settled,
+    utc_time,
+)
 from bot.state.discovered import IDLE_TAG, IDLE_THRESHOLD_TAG, Found, Scan  # its own idle-shutdown rule, kept with it
 from pricing.aliyun import gpu_of
 from rules.errors import UnknownGPU
@@ -131,7 +140,7 @@ class AliyunDsw(Aliyun):
         body = settled(lambda: self._read(region, instance_id), lambda raw: raw.get("Status") == "Stopping")
         said = str(body.get("Status") or "unknown")
         state = STATES.get(said, said.lower())  # a stopped pay-as-you-go notebook bills no compute; stopping: not yet
-        return Stopped(state, charging=False if state == "stopped" else None, how="StopInstance")
+        return Stopped(state, charging=free_once_stopped(state), how="StopInstance")
 
 
 def notebook_found(raw: dict[str, Any], region: str, card: tuple[str | None, int]) -> Found:
@@ -161,7 +170,7 @@ def notebook_found(raw: dict[str, Any], region: str, card: tuple[str | None, int
         None,
         False,
         utc_time(raw.get("GmtCreateTime")),
-        charging=False if state == "stopped" else None,
+        charging=free_once_stopped(state),
         currency="CNY",
         billing="month" if raw.get("PaymentType") == "Subscription" else "hourly",
     )

@@ -23,7 +23,7 @@ from typing import Any
 
 import httpx
 
-from bot.discover.cloud import CloudError, Paging, Stopped, gpu_named, settled, utc_time
+from bot.discover.cloud import CloudError, Paging, Stopped, free_once_stopped, gpu_named, settled, utc_time
 from bot.state.discovered import Found, Scan
 from bot.text.problem import Problem
 from rules.samples import Sample
@@ -150,7 +150,7 @@ class AutoDL:
             lambda got: _status(got) == "shutting_down",  # said stopped once it has powered off
         )
         said = STATES.get(_status(state), _status(state))  # powered off, its GPU bills no more; shutting down: not yet
-        return Stopped(said, charging=False if said == "stopped" else None, how="power_off")
+        return Stopped(said, charging=free_once_stopped(said), how="power_off")
 
     def balance(self) -> tuple[float, str]:
         return self.wallet().yuan, "CNY"
@@ -187,7 +187,7 @@ def pro_found(row: dict[str, Any], gpu: str | None) -> Found:
         None,  # priced from the price cache by its card (AutoDL's list prices in the rate card)
         False,
         _time(row.get("started_at")) or _time(row.get("created_at")),
-        charging=False if STATES.get(said) == "stopped" else None,
+        charging=free_once_stopped(STATES.get(said, "")),
         currency="CNY",
         billing="month" if "month" in charge else "hourly",
     )

@@ -21,7 +21,7 @@ from botocore.exceptions import BotoCoreError, ClientError, NoCredentialsError, 
 from botocore.loaders import Loader, create_loader
 
 from bot.discover.catalog import VOLUME_USD_GB_MONTH, gpu_types
-from bot.discover.cloud import CloudError, Stopped, scan_regions, settled
+from bot.discover.cloud import CloudError, Stopped, free_once_stopped, scan_regions, settled
 from bot.state.discovered import Found, Scan
 from bot.text.problem import Problem
 from rules.samples import Sample
@@ -165,7 +165,7 @@ class Aws:
 
         found = settled(read, lambda raw: raw["State"]["Name"] == "stopping")  # said stopped once it has stopped
         state = str(found["State"]["Name"])  # its compute bills no more once stopped; still stopping: not said yet
-        return Stopped(state, charging=False if state == "stopped" else None, how="stop_instances")
+        return Stopped(state, charging=free_once_stopped(state), how="stop_instances")
 
     def gpu_samples(
         self, region: str, instance_ids: list[str], since: datetime, until: datetime

@@ -35,6 +35,12 @@ class Stopped:
     how: str = "stop"  # the call that stopped it, for the audit: stop_instances, StopInstances(StopCharging)
 
 
+def free_once_stopped(state: str) -> bool | None:
+    """Whether the meter runs, for a product whose stop ends it: not once stopped (False); while it is still
+    stopping, or running, nothing is said (None)."""
+    return False if state == "stopped" else None
+
+
 STOP_SETTLE_S = 180.0  # how long a stop is watched for its end: GPU instances stop within seconds to a minute or two
 
 

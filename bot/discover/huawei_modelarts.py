@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from datetime import UTC, datetime
 from typing import Any
 
-from bot.discover.cloud import CloudError, Paging, Stopped, gpu_named, scan_regions, settled
+from bot.discover.cloud import CloudError, Paging, Stopped, free_once_stopped, gpu_named, scan_regions, settled
 from bot.discover.huawei import Huawei
 from bot.state.discovered import IDLE_TAG, Found, Scan
 from bot.text.problem import Problem
@@ -118,7 +118,7 @@ class HuaweiModelArts(Huawei):
         raw = settled(lambda: self._read(region, instance_id), lambda body: body.get("status") == "STOPPING")
         said = str(raw.get("status") or "unknown")
         state = STATES.get(said, said.lower())  # a stopped notebook bills no compute (its storage apart)
-        return Stopped(state, charging=False if state == "stopped" else None, how="StopNotebook")
+        return Stopped(state, charging=free_once_stopped(state), how="StopNotebook")
 
 
 def idle_lease_minutes(lease: dict[str, Any] | None) -> int:
@@ -153,6 +153,6 @@ def notebook_found(raw: dict[str, Any], region: str, card: tuple[str | None, int
         None,
         False,
         datetime.fromtimestamp(int(created) / 1000, UTC) if created else None,
-        charging=False if state == "stopped" else None,
+        charging=free_once_stopped(state),
         currency="CNY",
     )

@@ -23,7 +23,16 @@ from collections.abc import Iterator
 from datetime import datetime
 from typing import Any
 
-from bot.discover.cloud import CloudError, Paging, Stopped, gpu_named, scan_regions, settled, utc_time
+from bot.discover.cloud import (
+    CloudError,
+    Paging,
+    Stopped,
+    free_once_stopped,
+    gpu_named,
+    scan_regions,
+    settled,
+    utc_time,
+)
 from bot.discover.volcengine import Volcengine
 from bot.state.discovered import IDLE_TAG, IDLE_THRESHOLD_TAG, Found, Scan
 from bot.text.problem import Problem
@@ -147,7 +156,7 @@ class VolcengineMlp(Volcengine):
             raise
         raw = settled(lambda: self._read(region, instance_id), lambda body: _state(body) == "stopping")
         state = _state(raw)  # a stopped dev instance bills no compute; stopping: not yet
-        return Stopped(state, charging=False if state == "stopped" else None, how="StopDevInstance")
+        return Stopped(state, charging=free_once_stopped(state), how="StopDevInstance")
 
 
 def idle_rule(rules: dict[str, Any] | None) -> tuple[int, float | None]:
@@ -205,7 +214,7 @@ def dev_instance_found(
         None if prepaid else per_hour,
         False,
         utc_time(raw.get("create_time")),
-        charging=False if state == "stopped" else None,
+        charging=free_once_stopped(state),
         currency="CNY",
         billing="month" if prepaid else "hourly",
     )
