@@ -12,7 +12,8 @@ import json
 import logging
 import threading
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime, tzinfo
 from typing import Any, Protocol
@@ -39,6 +40,18 @@ def free_once_stopped(state: str) -> bool | None:
     """Whether the meter runs, for a product whose stop ends it: not once stopped (False); while it is still
     stopping, or running, nothing is said (None)."""
     return False if state == "stopped" else None
+
+
+@contextmanager
+def refusal_said(key: str, cloud: str, instance: str) -> Iterator[None]:
+    """A stop the cloud refused for good (CloudError.final) said as `key` (cloud.no_free_stop, cloud.stop_refused)
+    naming the cloud (a catalogue key, cloud.name_…) and the instance; any other failure passes as it is."""
+    try:
+        yield
+    except CloudError as exc:
+        if not exc.final:
+            raise
+        raise CloudError(Problem(key, cloud=Problem(cloud), instance=instance, why=exc.problem), final=True) from None
 
 
 STOP_SETTLE_S = 180.0  # how long a stop is watched for its end: GPU instances stop within seconds to a minute or two

@@ -23,7 +23,17 @@ from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 from typing import Any
 
-from bot.discover.cloud import REGIONS_AT_ONCE, CloudError, Paging, Stopped, gpu_named, scan_regions, settled, utc_time
+from bot.discover.cloud import (
+    REGIONS_AT_ONCE,
+    CloudError,
+    Paging,
+    Stopped,
+    gpu_named,
+    refusal_said,
+    scan_regions,
+    settled,
+    utc_time,
+)
 from bot.state.discovered import Found, Scan
 from bot.text.problem import Problem
 from rules.samples import Sample
@@ -213,14 +223,8 @@ class Huawei:
 
         option = BatchStopServersOption(servers=[ServerId(id=server_id)], type="SOFT")
         request = BatchStopServersRequest(body=BatchStopServersRequestBody(os_stop=option))
-        try:
+        with refusal_said("cloud.stop_refused", "cloud.name_huawei", server_id):
             self.call("ecs", region, "batch_stop_servers", request)
-        except CloudError as exc:
-            if exc.final:
-                why = Problem("cloud.stop_refused", cloud=Problem("cloud.name_huawei"), instance=server_id,
-                              why=exc.problem)  # fmt: skip
-                raise CloudError(why, final=True) from None
-            raise
         raw = settled(lambda: self.describe(region, server_id), _powering_off)
         if raw is None:
             raise CloudError(Problem("cloud.gone_after_stop", instance=server_id, region=region))

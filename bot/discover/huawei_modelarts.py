@@ -17,10 +17,17 @@ from collections.abc import Iterator
 from datetime import UTC, datetime
 from typing import Any
 
-from bot.discover.cloud import CloudError, Paging, Stopped, free_once_stopped, gpu_named, scan_regions, settled
+from bot.discover.cloud import (
+    Paging,
+    Stopped,
+    free_once_stopped,
+    gpu_named,
+    refusal_said,
+    scan_regions,
+    settled,
+)
 from bot.discover.huawei import Huawei
 from bot.state.discovered import IDLE_TAG, Found, Scan
-from bot.text.problem import Problem
 from rules.samples import Sample
 
 PAGE = 50  # ListNotebooks' limit: 10, 20 or 50
@@ -107,14 +114,8 @@ class HuaweiModelArts(Huawei):
     def stop(self, region: str, instance_id: str) -> Stopped:
         from huaweicloudsdkmodelarts.v1 import StopNotebookRequest
 
-        try:
+        with refusal_said("cloud.stop_refused", "cloud.name_huawei_modelarts", instance_id):
             self.call("modelarts", region, "stop_notebook", StopNotebookRequest(id=instance_id))
-        except CloudError as exc:
-            if exc.final:
-                why = Problem("cloud.stop_refused", cloud=Problem("cloud.name_huawei_modelarts"),
-                              instance=instance_id, why=exc.problem)  # fmt: skip
-                raise CloudError(why, final=True) from None
-            raise
         raw = settled(lambda: self._read(region, instance_id), lambda body: body.get("status") == "STOPPING")
         said = str(raw.get("status") or "unknown")
         state = STATES.get(said, said.lower())  # a stopped notebook bills no compute (its storage apart)

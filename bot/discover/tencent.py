@@ -30,6 +30,7 @@ from bot.discover.cloud import (
     Paging,
     Stopped,
     gpu_named,
+    refusal_said,
     scan_regions,
     settled,
     utc_time,
@@ -255,17 +256,8 @@ class Tencent:
 
     def stop(self, region: str, instance_id: str) -> Stopped:
         params = {"InstanceIds": [instance_id], "StopType": "SOFT_FIRST", "StoppedMode": "STOP_CHARGING"}
-        try:
+        with refusal_said("cloud.no_free_stop", "cloud.name_tencent", instance_id):
             self.call("cvm", region, "StopInstances", params)
-        except CloudError as exc:
-            if exc.final:
-                raise CloudError(
-                    Problem(
-                        "cloud.no_free_stop", cloud=Problem("cloud.name_tencent"), instance=instance_id, why=exc.problem
-                    ),
-                    final=True,
-                ) from None
-            raise
 
         def read() -> dict[str, Any] | None:
             found = self.call("cvm", region, "DescribeInstances", {"InstanceIds": [instance_id]}).get("InstanceSet")

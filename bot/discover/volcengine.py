@@ -34,6 +34,7 @@ from bot.discover.cloud import (
     Paging,
     Stopped,
     gpu_named,
+    refusal_said,
     scan_regions,
     settled,
     utc_time,
@@ -302,20 +303,8 @@ class Volcengine:
         import volcenginesdkecs
 
         request = volcenginesdkecs.StopInstanceRequest(instance_id=instance_id, stopped_mode="StopCharging")
-        try:
+        with refusal_said("cloud.no_free_stop", "cloud.name_volcengine", instance_id):
             self.call("ecs", region, "StopInstance", request)
-        except CloudError as exc:
-            if exc.final:
-                raise CloudError(
-                    Problem(
-                        "cloud.no_free_stop",
-                        cloud=Problem("cloud.name_volcengine"),
-                        instance=instance_id,
-                        why=exc.problem,
-                    ),
-                    final=True,
-                ) from None
-            raise
         # whether it keeps billing (StoppedMode) is said once it has stopped: read until then
         raw = settled(lambda: self.describe(region, instance_id), _stopping)
         if raw is None:

@@ -24,18 +24,17 @@ from datetime import datetime
 from typing import Any
 
 from bot.discover.cloud import (
-    CloudError,
     Paging,
     Stopped,
     free_once_stopped,
     gpu_named,
+    refusal_said,
     scan_regions,
     settled,
     utc_time,
 )
 from bot.discover.volcengine import Volcengine
 from bot.state.discovered import IDLE_TAG, IDLE_THRESHOLD_TAG, Found, Scan
-from bot.text.problem import Problem
 from rules.samples import Sample
 
 PAGE = 100  # ListDevInstances' and ListResourceQueues' PageSize at most
@@ -142,18 +141,8 @@ class VolcengineMlp(Volcengine):
     def stop(self, region: str, instance_id: str) -> Stopped:
         import volcenginesdkmlplatform20240701 as mlp
 
-        try:
+        with refusal_said("cloud.stop_refused", "cloud.name_volcengine_mlp", instance_id):
             self.call("ml_platform", region, "StopDevInstance", mlp.StopDevInstanceRequest(id=instance_id))
-        except CloudError as exc:
-            if exc.final:
-                why = Problem(
-                    "cloud.stop_refused",
-                    cloud=Problem("cloud.name_volcengine_mlp"),
-                    instance=instance_id,
-                    why=exc.problem,
-                )
-                raise CloudError(why, final=True) from None
-            raise
         raw = settled(lambda: self._read(region, instance_id), lambda body: _state(body) == "stopping")
         state = _state(raw)  # a stopped dev instance bills no compute; stopping: not yet
         return Stopped(state, charging=free_once_stopped(state), how="StopDevInstance")
