@@ -20,7 +20,7 @@ import logging
 import os
 import time
 from collections.abc import Callable, Iterator
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
 from bot.discover.cloud import (
@@ -59,8 +59,6 @@ STATES = {
     "SHELVED": "stopped",
     "SHELVED_OFFLOADED": "stopped",
 }
-# Cloud Eye's agent metrics for a card: (utilisation %, memory used %) and the dimension naming the card
-CARD_METRICS = {"gpu": ("gpu_usage_gpu", "gpu_usage_mem"), "npu": ("npu_util_rate_ai_core", "npu_usage_mem")}
 MEASURE = {1: 1.0, 2: 0.1, 3: 0.01}
 STOPS = (
     "batch_stop_servers",
@@ -336,11 +334,3 @@ def server_found(raw: dict[str, Any], region: str, charges_stopped: bool) -> Fou
         currency="CNY",
         billing="month" if mode == "1" else "hourly",
     )
-
-
-def points_by_time(datapoints: list[dict[str, Any]], field: str) -> dict[datetime, float]:
-    return {
-        datetime.fromtimestamp(int(p["timestamp"]) / 1000, UTC): float(p[field])
-        for p in datapoints
-        if p.get("timestamp") is not None and p.get(field) is not None
-    }

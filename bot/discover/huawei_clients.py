@@ -5,12 +5,14 @@ BatchListMetricData) stay out of the cloud's own module. Each SDK is imported wh
 from __future__ import annotations
 
 from collections import defaultdict
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from bot.discover.huawei import Huawei
 
+# Cloud Eye's agent metrics for a card: (utilisation %, memory used %) and the dimension naming the card
+CARD_METRICS = {"gpu": ("gpu_usage_gpu", "gpu_usage_mem"), "npu": ("npu_util_rate_ai_core", "npu_usage_mem")}
 GLOBAL_REGIONS = {"iam": "cn-north-4", "bss": "cn-north-1"}  # where the global services are asked without an endpoint
 
 
@@ -62,8 +64,6 @@ def card_series(
         MetricsDimension,
     )
 
-    from bot.discover.huawei import CARD_METRICS, points_by_time
-
     series: dict[str, dict[datetime, dict[str, float]]] = {}
     for dimension, (util, mem) in CARD_METRICS.items():
         listed = cloud.call("ces", region, "list_metrics", ListMetricsRequest(
@@ -88,3 +88,11 @@ def card_series(
             for at, value in points_by_time(result.get("datapoints") or [], "average").items():
                 series.setdefault(card, defaultdict(dict))[at][what] = value
     return series
+
+
+def points_by_time(datapoints: list[dict[str, Any]], field: str) -> dict[datetime, float]:
+    return {
+        datetime.fromtimestamp(int(p["timestamp"]) / 1000, UTC): float(p[field])
+        for p in datapoints
+        if p.get("timestamp") is not None and p.get(field) is not None
+    }
