@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import logging
 import re
 from collections.abc import Callable, Mapping
@@ -30,11 +31,13 @@ Platform.SLACK, Platform.FEISHU = Platform("slack"), Platform("feishu")
 # whose it is.
 FEISHU_PREFIX = "feishu:"
 _PREFIXES: dict[str, Platform] = {FEISHU_PREFIX: Platform.FEISHU}
+_CHANNELS = {"slack": re.compile(r"[CG][A-Z0-9]{1,20}"), "feishu": re.compile(r"oc_[0-9A-Za-z]{1,64}")}
 
 
-def register_chat(name: str, prefix: str) -> Platform:
-    """A chat beside Slack and Feishu: its name, and the prefix its teams' ids carry in the state (e.g. "dingtalk",
-    "dingtalk:"). The same object on every call for one name."""
+def register_chat(name: str, prefix: str, channel: str | None = None) -> Platform:
+    """A chat beside Slack and Feishu: its name, the prefix its teams' ids carry in the state (e.g. "dingtalk",
+    "dingtalk:"), and the shape of its channels' ids (a regular expression), so the terminal's --channel takes
+    them. The same object on every call for one name."""
     if not prefix.endswith(":") or prefix in ("", ":"):
         raise ValueError(f"a chat's prefix ends with ':' (got {prefix!r})")
     known = _PREFIXES.get(prefix)
@@ -42,11 +45,29 @@ def register_chat(name: str, prefix: str) -> Platform:
         return known
     platform = Platform(name)
     _PREFIXES[prefix] = platform
+    if channel is not None:
+        _CHANNELS[name] = re.compile(channel)
     return platform
 
 
 _SLACK_TEAM = re.compile(r"[TE][A-Z0-9]{1,20}")
 _TEAM_KEY = re.compile(r"[A-Za-z0-9_-]{1,64}")
+
+
+def _prefix(prefix: str) -> Platform | None:
+    """The chat a prefix names; the registered chats' folders are loaded once first, so a chat that registers
+    itself in its package (bot/server/chat_setups.py lists them) is known before any of its modules is used."""
+    global _loaded
+    if prefix not in _PREFIXES and not _loaded:
+        _loaded = True
+        from bot.settings.chats import chat_packages
+
+        for package in chat_packages():
+            importlib.import_module(package)
+    return _PREFIXES.get(prefix)
+
+
+_loaded = False
 
 
 def is_team(text: str) -> bool:
@@ -56,16 +77,13 @@ def is_team(text: str) -> bool:
     prefix, colon, key = text.partition(":")
     if not colon:
         return bool(_SLACK_TEAM.fullmatch(text))
-    return prefix + colon in _PREFIXES and bool(_TEAM_KEY.fullmatch(key))
+    return _prefix(prefix + colon) is not None and bool(_TEAM_KEY.fullmatch(key))
 
 
 def platform_of(team: str) -> Platform:
     """The chat a tenant belongs to, by its id's prefix (none: a Slack workspace)."""
     prefix, colon, _ = team.partition(":")
-    return _PREFIXES.get(prefix + colon, Platform.SLACK) if colon else Platform.SLACK
-
-
-_CHANNELS = {"slack": re.compile(r"[CG][A-Z0-9]{1,20}"), "feishu": re.compile(r"oc_[0-9A-Za-z]{1,64}")}
+    return (_prefix(prefix + colon) or Platform.SLACK) if colon else Platform.SLACK
 
 
 def channel_of(team: str, text: str) -> str | None:

@@ -7,11 +7,12 @@ from __future__ import annotations
 from dataclasses import replace
 from zoneinfo import ZoneInfo
 
+from bot.app import digest_card
 from bot.app.buttons import Done, Press, Refusal, handler_for
 from bot.app.invocation import Form
 from bot.chat.port import Place
 from bot.deps import Deps
-from bot.feishu import ack, digest_buttons, forms
+from bot.feishu import ack, forms
 from bot.feishu.chat import FeishuChat
 from bot.feishu.toast import Toast
 from bot.state import Conversation
@@ -48,7 +49,7 @@ def on_press(
         ack.writing()  # done and not refused: the presser is answered before the card is made and sent again
         if message_id:
             rentals = Rentals(deps.store)
-            digest_buttons.show(deps, chat, rentals, team, chat_id, message_id, ZoneInfo(plan.zone), lang, done)
+            digest_card.show(deps, chat, rentals, team, chat_id, message_id, ZoneInfo(plan.zone), lang, done)
 
     def open_form(kind: Form, initial: dict[str, str], convo: Conversation | None) -> None:
         ack.writing()  # the form is what the press asked for: answered before it is made and sent

@@ -1,13 +1,16 @@
 """Each chat as serve, its work process and the terminal start it, before any of its SDK is loaded: whether the
 settings turn it on, what is wrong with them, what the process's Deps need of it (Slack's OAuth installs), its front
-door, and its wing for the terminal. `CHATS` is the one place a chat is registered with the runtime; the rest is its
-folder's setup.py (a module with a `SETUP`)."""
+door, and its wing for the terminal. bot/settings/chats.py is the one place a chat is registered; the rest is its
+folder's setup.py (a module with a `SETUP`) and, for a chat whose settings are its own, its settings.py (an `AREA`:
+bot/settings/model.py reads it into Settings under the chat's name)."""
 
 from __future__ import annotations
 
 import importlib
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Protocol
+
+from bot.settings.chats import chat_packages
 
 if TYPE_CHECKING:
     from bot.deps import Deps, Installs
@@ -16,8 +19,6 @@ if TYPE_CHECKING:
     from bot.settings import Settings
     from bot.state.store import Store
     from bot.text import Lang
-
-CHATS = ("bot.slack.setup", "bot.feishu.setup")  # a new chat adds its setup module here
 
 
 class ChatSetup(Protocol):
@@ -44,7 +45,7 @@ class ChatSetup(Protocol):
 
 
 def chat_setups() -> list[ChatSetup]:
-    return [importlib.import_module(name).SETUP for name in CHATS]
+    return [importlib.import_module(f"{package}.setup").SETUP for package in chat_packages()]
 
 
 def turned_on(settings: Settings) -> list[ChatSetup]:

@@ -5,9 +5,11 @@ Settings(...) (Settings(azure_enabled=False) sets prices.azure_enabled): FLAT sa
 
 from __future__ import annotations
 
-from typing import Any
+import importlib
+import importlib.util
+from typing import TYPE_CHECKING, Any
 
-from pydantic import AliasChoices, Field, model_validator
+from pydantic import AliasChoices, Field, create_model, model_validator
 from pydantic.fields import FieldInfo
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
@@ -26,7 +28,7 @@ from bot.settings.areas import (
 )
 from bot.settings.environment import environment
 
-__all__ = ["AREAS", "FLAT", "Settings", "default_db_path", "state_db_beside", "variable_of", "variables"]
+__all__ = ["AREAS", "CHAT_AREAS", "FLAT", "Settings", "default_db_path", "state_db_beside", "variable_of", "variables"]
 
 AREAS: dict[str, type[_Area]] = {
     "files": Files,
@@ -152,6 +154,25 @@ FLAT: dict[str, tuple[str, str]] = {
 }
 
 
+def _chat_areas() -> dict[str, type[_Area]]:
+    """The areas of the chats whose settings are their own (a chat's folder with a settings.py: its NAME and AREA),
+    by the chat's name: each setting is GPU_ADVISOR_<NAME>_<SETTING>, and Settings has the area under the name."""
+    from bot.settings.chats import chat_packages
+
+    found: dict[str, type[_Area]] = {}
+    for package in chat_packages():
+        if importlib.util.find_spec(f"{package}.settings") is not None:
+            module = importlib.import_module(f"{package}.settings")
+            found[module.NAME] = module.AREA
+    return found
+
+
+CHAT_AREAS = _chat_areas()
+for _chat, _area in CHAT_AREAS.items():
+    AREAS[_chat] = _area
+    FLAT.update({f"{_chat}_{name}": (_chat, name) for name in _area.model_fields})
+
+
 def variables(flat: str, field: FieldInfo) -> tuple[str, ...]:
     """The environment variables a setting is read from, first found wins: GPU_ADVISOR_<NAME>, or its own names."""
     alias = field.validation_alias
@@ -234,3 +255,12 @@ class Settings(BaseSettings):
         return self.model_copy(
             update={area: getattr(self, area).model_copy(update=given) for area, given in areas.items()}
         )
+
+
+if not TYPE_CHECKING:  # the registered chats' own areas, each a field under its chat's name (settings.dingtalk)
+    Settings = create_model(
+        "Settings",
+        __base__=Settings,
+        __module__=__name__,
+        **{chat: (area, Field(default_factory=area)) for chat, area in CHAT_AREAS.items()},
+    )

@@ -59,11 +59,12 @@ def default(field: FieldInfo) -> str:
 
 
 def settings_table() -> str:
-    """Every setting, one table an area (KeyError for an area without a title)."""
+    """Every setting, one table an area (titled here, or by the first line of a chat's own area's doc)."""
     flat_of = {(area, name): flat for flat, (area, name) in FLAT.items()}
     parts = []
     for area, model in AREAS.items():
-        rows = [f"### {TITLES[area]}", "", "| variable | type | default | meaning |", "|---|---|---|---|"]
+        title = TITLES.get(area) or (model.__doc__ or area).strip().splitlines()[0]  # a chat's own area: its doc
+        rows = [f"### {title}", "", "| variable | type | default | meaning |", "|---|---|---|---|"]
         for name, field in model.model_fields.items():
             variable_name = variable(flat_of[(area, name)], field)
             rows.append(f"| `{variable_name}` | {kind(field)} | {default(field)} | {field.description} |")

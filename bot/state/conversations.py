@@ -126,3 +126,21 @@ class Conversations:
         with self.store.reading() as conn:
             row = conn.execute(query).first()
         return Conversation.from_row(row) if row else None
+
+    def open_for(self, team: str, channel: str, user: str) -> Conversation | None:
+        """The profile `user` has open in `channel` (the latest still being answered): how a chat without threads
+        (DingTalk) knows what a typed reply answers."""
+        query = (
+            select(conversations)
+            .where(
+                conversations.c.team == team,
+                conversations.c.channel == channel,
+                conversations.c.user == user,
+                conversations.c.status == "active",
+            )
+            .order_by(conversations.c.created_at.desc())
+            .limit(1)
+        )
+        with self.store.reading() as conn:
+            row = conn.execute(query).first()
+        return Conversation.from_row(row) if row else None

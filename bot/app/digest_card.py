@@ -1,5 +1,6 @@
-"""A digest card answered in Feishu (the answer is the core's, bot/app/buttons.py): the card is composed again
-from what is still listed, with the answer's line at the top (Feishu's press carries no card to edit)."""
+"""A digest card answered on a chat whose press carries no card to edit (Feishu, DingTalk): the answer is the
+core's (bot/app/buttons.py); the card is composed again from what is still listed, with the answer's line at the
+top, and the chat replaces the pressed card with it."""
 
 from __future__ import annotations
 
@@ -10,17 +11,16 @@ from bot.actions.warn import Warner
 from bot.app.buttons import Done
 from bot.chat.digest_messages import digest_message
 from bot.chat.message import Message
-from bot.chat.port import Place, Posted
+from bot.chat.port import Chat, Place, Posted
 from bot.deps import Deps
 from bot.digest.send import digests
-from bot.feishu.chat import FeishuChat
 from bot.state.rentals import Rentals
 from bot.text import Lang
 
 
 def show(
     deps: Deps,
-    chat: FeishuChat,
+    chat: Chat,
     rentals: Rentals,
     team: str,
     chat_id: str,
