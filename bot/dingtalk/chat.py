@@ -1,0 +1,107 @@
+"""The chat port on DingTalk: every message is a card (cards.py) created and delivered with the OpenAPI
+(openapi.py) into a group conversation (its conversationId, cid…) or a person's chat with the robot (dm-<userId>).
+DingTalk robots have no threads: a message "in a thread" goes into the conversation, and a profile is found by its
+conversation and its person (events.py). A card's id (its outTrackId) is made from the work it belongs to and its
+place in it, so a redo of the work delivers the same card, not a second one."""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import uuid
+from datetime import timedelta
+
+from bot.chat.message import plain
+from bot.chat.port import Actor, ChatError, Place, Posted, Say
+from bot.dingtalk import DINGTALK, DIRECT
+from bot.dingtalk.cards import TEMPLATE, card
+from bot.dingtalk.openapi import DingTalkError, OpenApi
+from bot.text import Lang
+
+log = logging.getLogger(__name__)
+
+
+def card_id(work: str | None = None, n: int = 0) -> str:
+    """A card's outTrackId: from the work and its place in it (a redo delivers the same card), else its own."""
+    if work is None:
+        return uuid.uuid4().hex
+    return hashlib.sha256(f"{work}|{n}".encode()).hexdigest()[:32]
+
+
+def space_of(channel: str) -> str:
+    """Where a card is delivered: a group conversation, or a person's chat with the robot."""
+    if channel.startswith(DIRECT):
+        return f"dtv1.card//IM_ROBOT.{channel.removeprefix(DIRECT)}"
+    return f"dtv1.card//IM_GROUP.{channel}"
+
+
+class DingTalkChat:
+    platform = DINGTALK
+    settles_in: timedelta | None = None  # a card posted again with the same outTrackId is the same card
+
+    def __init__(self, api: OpenApi, default_lang: Lang) -> None:
+        self.api, self.default_lang = api, default_lang
+        self.nicks: dict[str, str] = {}  # userId -> the name DingTalk showed with their last message
+        # (organisation, userId) DingTalk said is an admin of the organisation (a message's isAdmin)
+        self.admins: set[tuple[str, str]] = set()
+        self.shown: dict[str, dict[str, str]] = {}  # a card's outTrackId -> what it was last updated to show
+
+    def name_of(self, user: str) -> str:
+        return self.nicks.get(user, user)
+
+    def send(self, channel: str, params: dict[str, str], key: str | None = None) -> str:
+        out_track = key or card_id()
+        try:
+            self.api.deliver_card(out_track, space_of(channel), params, TEMPLATE)
+        except DingTalkError as exc:
+            raise ChatError(exc.code, cannot_post=exc.code == "not_delivered") from exc
+        return out_track
+
+    def post(
+        self, place: Place, say: Say, lang: Lang, *, fallback_user: str | None = None, key: str | None = None
+    ) -> Posted:
+        params = card(say, lang, self.name_of)
+        try:
+            sent = self.send(place.channel, params, key)
+        except ChatError as exc:
+            if fallback_user is None or not exc.cannot_post:
+                raise
+            log.info("cannot post in %s (%s); continuing in a direct message", place.channel, exc.code)
+            sent = self.send(DIRECT + fallback_user, params)
+            return Posted(Place(self.platform, place.team, DIRECT + fallback_user, sent), sent, exc.code)
+        return Posted(Place(self.platform, place.team, place.channel, place.thread or sent), sent)
+
+    def find(self, place: Place, key: str) -> Posted | None:
+        return None  # a card delivered again with the same outTrackId is the same card
+
+    def update(self, posted: Posted, say: Say, lang: Lang) -> None:
+        params = card(say, lang, self.name_of)
+        try:
+            self.api.update_card(posted.id, params)
+            self.shown[posted.id] = params
+        except DingTalkError as exc:
+            raise ChatError(exc.code) from exc
+
+    def tell(self, place: Place, user: str, text: str) -> None:
+        self.direct(Actor(self.platform, place.team, user), lambda each: plain(text, each), self.default_lang)
+
+    def direct(self, actor: Actor, say: Say, lang: Lang, *, key: str | None = None) -> Posted:
+        sent = self.send(DIRECT + actor.user, card(say, lang, self.name_of), key)
+        return Posted(Place(self.platform, actor.team, DIRECT + actor.user, sent), sent)
+
+    def user_lang(self, actor: Actor) -> Lang:
+        """DingTalk tells a robot no user's language: the default (a typed command's is read from its words)."""
+        return self.default_lang
+
+    def direct_chat(self, actor: Actor) -> str:
+        return DIRECT + actor.user
+
+    def find_user(self, word: str) -> str | None:
+        """The userId of the one person the contacts find for an address or a mobile number; None when none or
+        several are found, or the app may not search (Contact.User.Read)."""
+        try:
+            found = self.api.search_users(word)
+        except DingTalkError as exc:
+            log.info("no DingTalk user found for an owner tag (%s)", exc.code)
+            return None
+        return found[0] if len(found) == 1 else None

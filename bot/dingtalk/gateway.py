@@ -1,0 +1,192 @@
+"""DingTalk's side of serve: its chat (the OpenAPI) and its Stream connection (stream.py). Each frame is kept in
+the inbox under its id before it is acknowledged (a robot message under its msgId, a card press under the frame's
+messageId), so a frame DingTalk delivers again is done once, after a crash too (the SDK keeps no such record), and
+a crash after the acknowledgement loses nothing: the work is redone at the next start, or by the redo job within a
+minute. A press is answered in its acknowledgement within DingTalk's time: the presser's refusal (privateData) or
+the card as it now is for everyone (cardData), when known within PRESS_WAIT_S; the rest follows by PUT."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import TimeoutError as WaitedTooLong
+from datetime import datetime, timedelta
+from typing import TYPE_CHECKING, Any
+
+from bot.deps import Deps
+from bot.dingtalk import PREFIX, events
+from bot.dingtalk.chat import DingTalkChat
+from bot.dingtalk.openapi import DingTalkError, OpenApi
+from bot.dingtalk.settings import DingTalk
+from bot.dingtalk.words import line
+from bot.text import Lang
+from bot.web.answer import DoorRefused, Route
+
+if TYPE_CHECKING:
+    from bot.dingtalk.stream import StreamConnection
+    from bot.dingtalk.wing import DingTalkWing
+
+KIND, CARD_KIND = "dingtalk", "dingtalk_card"
+REPLAY_WINDOW = timedelta(hours=1)
+PRESS_WAIT_S = 0.8  # a press's acknowledgement carries its answer when known by then (within 1 s)
+log = logging.getLogger(__name__)
+
+
+def area_of(deps: Deps) -> DingTalk:
+    found: DingTalk = getattr(deps.settings, "dingtalk")  # noqa: B009 (an area of a registered chat)
+    return found
+
+
+def press_answer(pressed: events.Pressed | None, user: str) -> dict[str, Any]:
+    """A press's acknowledgement: the card for everyone when it changed, the refusal for the presser alone."""
+    answer: dict[str, Any] = {}
+    if pressed is not None and pressed.card:
+        answer["cardData"] = {"cardParamMap": pressed.card}
+    if pressed is not None and pressed.refusal:
+        answer["privateData"] = {user: {"cardParamMap": {"tips": pressed.refusal}}}
+    if answer:
+        answer["cardUpdateOptions"] = {"updateCardDataByKey": True, "updatePrivateDataByKey": True}
+    return answer
+
+
+class DingTalkGateway:
+    name = "dingtalk"
+
+    def __init__(self, deps: Deps) -> None:
+        area = area_of(deps)
+        metrics = deps.metrics
+        self.last_failure: str | None = None
+
+        def failed(what: str, error: DingTalkError) -> None:
+            metrics.chat_errors.labels("dingtalk", error.code).inc()
+            self.last_failure = f"{what}: {error}"[:200]
+            log.error("DingTalk %s failed for good: %s", what, error)
+
+        self.api = OpenApi(
+            area.client_id or "",
+            area.secret(),
+            area.api_url,
+            area.robot(),
+            on_retry=lambda reason: metrics.chat_retries.labels("dingtalk", reason).inc(),
+            on_failure=failed,
+        )
+        self.chat = DingTalkChat(self.api, deps.settings.files.lang)
+        self.deps = deps
+        self.pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="dingtalk")
+        self.connection: StreamConnection | None = None
+
+    def receive(self, topic: str, frame_id: str, data: dict[str, Any]) -> dict[str, Any] | None:
+        """A frame from the Stream connection (authenticated by it): kept, then done on the pool; a press waits a
+        moment for its answer. StoreBusy or StoreUnavailable when it could not be kept: nothing is acknowledged,
+        so DingTalk delivers it again."""
+        if topic == events.MESSAGE_TOPIC:
+            key, kind = f"dingtalk:{data.get('msgId') or frame_id}", KIND
+        elif topic == events.CARD_TOPIC:
+            key, kind = f"dingtalk-card:{frame_id}", CARD_KIND
+        else:
+            return None
+        self.deps.metrics.chat_requests.labels("dingtalk", kind).inc()
+        if not self.deps.inbox.enqueue(key, kind, data, self.deps.settings.serve.ack_db_budget_s):
+            return {}  # delivered before: done once
+        future = self.pool.submit(self.work, key, kind, data)
+        if kind != CARD_KIND:
+            return {}
+        try:
+            pressed = future.result(PRESS_WAIT_S)
+        except WaitedTooLong:
+            return {}  # still working: the card is updated by PUT when it is done
+        return press_answer(pressed, str(data.get("userId") or ""))
+
+    def work(self, key: str, kind: str, data: dict[str, Any]) -> events.Pressed | None:
+        """A frame's work, then its item done; an error is logged with the key and left to be redone."""
+        try:
+            if kind == CARD_KIND:
+                pressed: events.Pressed | None = events.on_press(self.deps, self.chat, data, key)
+            else:
+                events.on_message(self.deps, self.chat, data, key)
+                pressed = None
+        except Exception:
+            log.exception("the work of %s failed; it stays pending and is redone", key)
+            return None
+        self.deps.inbox.done(key)
+        return pressed
+
+    def tenants(self) -> list[str]:
+        """The DingTalk organisations the state knows, as the terminal's --team takes them (dingtalk:<corpId>)."""
+        from bot.state import StoreUnavailable
+        from bot.state.teams import known_teams
+
+        try:
+            return [team for team in known_teams(self.deps.store) if team.startswith(PREFIX)]
+        except StoreUnavailable:
+            return []
+
+    # --- as one of serve's front doors (bot/server/doors.py) ---
+
+    def routes(self) -> list[Route]:
+        return []  # frames come over the Stream connection
+
+    def health(self) -> dict[str, Any]:
+        state = self.connection.state() if self.connection is not None else "not started"
+        found: dict[str, Any] = {"mode": "stream", "state": state}
+        if self.last_failure:
+            found["last_failure"] = self.last_failure
+        found["organisations"] = self.tenants()
+        return found
+
+    def wing(self) -> DingTalkWing:
+        from bot.dingtalk.wing import DingTalkWing
+
+        return DingTalkWing(self.chat, self.deps.settings.files.lang)
+
+    def replay(self, received_before: datetime | None = None, first: Callable[[str], bool] | None = None) -> int:
+        """At start-up: the work of frames acknowledged before a stop."""
+        redone = 0
+        for spooled in self.deps.inbox.spooled(REPLAY_WINDOW, received_before):
+            if spooled.kind in (KIND, CARD_KIND) and (first is None or first(spooled.key)):
+                self.work(spooled.key, spooled.kind, spooled.body)
+                redone += 1
+        return redone
+
+    def redo_stalled(self) -> int:
+        """Frames left pending past GPU_ADVISOR_REDO_AFTER_S (DingTalk unreachable, or the taker stopped)."""
+        stalled = timedelta(seconds=self.deps.settings.serve.redo_after_s)
+        redone = 0
+        for key, kind, body in self.deps.inbox.pending(REPLAY_WINDOW, stalled):
+            if kind in (KIND, CARD_KIND) and self.deps.inbox.claim(key, stalled):
+                log.info("redoing %s: acknowledged, its work not done (a stop, or DingTalk unreachable)", key)
+                self.work(key, kind, body)
+                redone += 1
+        return redone
+
+    def opened(self, raw: bytes, content_type: str | None) -> tuple[str, dict[str, Any]]:
+        raise LookupError("DingTalk's frames are done by the front door's own threads")
+
+    def take(self, key: str, kind: str, body: Any, workers: Any) -> bool:
+        return False  # the front door does DingTalk's work: its frames come over its own connection
+
+    def default_team(self) -> str | None:
+        known = self.tenants()
+        return known[0] if len(known) == 1 else None
+
+    def check(self, lang: Lang) -> None:
+        """An access token is asked for: DoorRefused naming the URL and DingTalk's answer when refused."""
+        try:
+            self.api.check()
+        except DingTalkError as exc:
+            url = area_of(self.deps).api_url
+            raise DoorRefused(line("unreachable", lang).format(url=url, reason=str(exc))) from None
+
+    def start(self) -> None:
+        from bot.dingtalk.stream import StreamConnection
+
+        area = area_of(self.deps)
+        topics = [events.MESSAGE_TOPIC, events.CARD_TOPIC]
+        self.connection = StreamConnection(area.client_id or "", area.secret(), area.api_url, topics, self.receive)
+        self.connection.start()
+
+    def stop(self) -> None:
+        if self.connection is not None:
+            self.connection.stop()
+        self.pool.shutdown(wait=True, cancel_futures=False)

@@ -1,0 +1,96 @@
+"""DingTalk's words: what the catalogue says Slack's way in DingTalk's (a workspace is an organisation, 组织; a
+channel is a group, 群; a workspace admin is an admin of the organisation or the group's owner; `/gpu-advise …` is
+typed to the bot as it is), by whole phrases only, and the lines only DingTalk says (its help, in both languages)."""
+
+from __future__ import annotations
+
+import re
+
+from bot.text import Lang
+
+_PHRASES = (
+    ("a few questions in this thread", "a few questions here"),  # a robot's conversation has no threads
+    ("replied in your profile thread", "replied while your profile is open"),
+    ("Reply in this thread", "Reply here"),
+    ("reply in this thread", "reply here"),
+    ("into this thread", "here"),
+    ("在本帖", "在这里"),
+    ("a workspace admin", "an admin (of the organisation, or this group's owner)"),
+    ("workspace admins", "admins (of the organisation, or this group's owner)"),
+    ("across the workspace", "across the organisation"),
+    ("people of this workspace", "people of this organisation"),
+    ("in this workspace", "in this organisation"),
+    ("in the workspace", "in the organisation"),
+    ("this workspace", "this organisation"),
+    ("This channel", "This group"),
+    ("this channel", "this group"),
+    ("工作区管理员", "管理员（组织管理员或群主）"),
+    ("本工作区", "本组织"),
+    ("整个工作区", "整个组织"),
+    ("工作区内", "组织内"),
+    ("本频道", "本群"),
+    ("此频道", "此群"),
+)
+_PATTERN = re.compile("|".join(re.escape(old) for old, _ in _PHRASES))
+_NEW = dict(_PHRASES)
+
+
+def said_in_dingtalk(text: str) -> str:
+    """`text` in DingTalk's words (`/gpu-advise quote …` is `quote …`; `/gpu-advise` alone is `advise`)."""
+    text = text.replace("`/gpu-advise ", "`").replace("`/gpu-advise`", "`advise`")
+    return _PATTERN.sub(lambda found: _NEW[found.group(0)], text)
+
+
+_HELP = {
+    Lang.ZH: (
+        "在单聊里直接发给我，或在群里 @我 后输入：\n"
+        "`advise`（或什么都不输入）：回答五个问题，得到独享、共享或抢占式的建议和费用\n"
+        "`10h mem=70/80 mp=no freq=daily int=no`：一次答完\n"
+        "`quote …`、`prices …`、`track …`、`list`、`release 名称`、`budget`、`balance`、`report`、"
+        "`remind at 09:30 Asia/Shanghai`、`board`、`enroll`、`act …`、`form`\n"
+        "问题卡片上的按钮可以直接作答；也可以直接回复文字（群里请 @我）。\n"
+        "本组织在终端里写作 `--team {team}`，本会话写作 `--channel {channel}`。"
+    ),
+    Lang.EN: (
+        "Write to me directly, or @mention me in a group, then type:\n"
+        "`advise` (or nothing): five questions, then a dedicated, shared or spot recommendation with its costs\n"
+        "`10h mem=70/80 mp=no freq=daily int=no`: every answer at once\n"
+        "`quote …`, `prices …`, `track …`, `list`, `release NAME`, `budget`, `balance`, `report`, "
+        "`remind at 09:30 Asia/Shanghai`, `board`, `enroll`, `act …`, `form`\n"
+        "Press a question card's buttons, or reply in words (in a group, @mention me).\n"
+        "In the terminal this organisation is `--team {team}` and this conversation `--channel {channel}`."
+    ),
+}
+_LINES = {
+    "unreachable": {
+        Lang.ZH: "钉钉没有给出访问令牌（{url}：{reason}）。请检查 GPU_ADVISOR_DINGTALK_CLIENT_ID 和 "
+        "GPU_ADVISOR_DINGTALK_CLIENT_SECRET（钉钉开放平台，应用的凭证与基础信息）。",
+        Lang.EN: "DingTalk gave no access token ({url}: {reason}). Check GPU_ADVISOR_DINGTALK_CLIENT_ID and "
+        "GPU_ADVISOR_DINGTALK_CLIENT_SECRET (the DingTalk developer console, the app's Credentials).",
+    },
+    "half_set": {
+        Lang.ZH: "钉钉需要同时设置 GPU_ADVISOR_DINGTALK_CLIENT_ID 和 GPU_ADVISOR_DINGTALK_CLIENT_SECRET"
+        "（钉钉开放平台，应用的凭证与基础信息）。",
+        Lang.EN: "DingTalk needs both GPU_ADVISOR_DINGTALK_CLIENT_ID and GPU_ADVISOR_DINGTALK_CLIENT_SECRET (the "
+        "DingTalk developer console, the app's Credentials).",
+    },
+    "this_chat": {Lang.ZH: "本会话", Lang.EN: "this conversation"},
+    "see_help": {Lang.ZH: "输入 `help` 查看用法。", Lang.EN: "Type `help` to see what I take."},
+    "reply_mention": {
+        Lang.ZH: "直接回复文字作答；在群里请先 @我。",
+        Lang.EN: "Reply in words to answer; in a group, @mention me first.",
+    },
+    "form": {
+        Lang.ZH: "钉钉卡片没有表单：请一次输入全部回答，例如 `10h mem=70/80 mp=no freq=daily int=no`。",
+        Lang.EN: "DingTalk cards have no forms: type every answer at once, e.g. "
+        "`10h mem=70/80 mp=no freq=daily int=no`.",
+    },
+}
+
+
+def help_text(lang: Lang, team: str, channel: str) -> str:
+    return _HELP[lang].format(team=team, channel=channel)
+
+
+def line(key: str, lang: Lang) -> str:
+    return _LINES[key][lang]

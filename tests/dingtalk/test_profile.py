@@ -1,0 +1,59 @@
+"""A profile in DingTalk, end to end through the official SDKs and a fake DingTalk: a direct `advise` starts the
+five questions as cards; buttons and typed replies answer them; the recommendation shows the costs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from bot.chat.ids import Action
+from tests.support.dingtalk_harness import running_dingtalk
+from tests.support.fake_dingtalk import Card
+
+ANA, BOB = "manager4521", "staff0917"
+
+
+def _action(button: dict[str, str]) -> str:
+    import json
+
+    return str(json.loads(button["value"])["action"])
+
+
+def test_a_direct_advise_asks_with_cards_answered_by_buttons_and_words(tmp_path: Path) -> None:
+    with running_dingtalk(tmp_path, lang="en") as h:
+        fake, dm = h.fake, f"dtv1.card//IM_ROBOT.{ANA}"
+        assert fake.message("advise", ANA) == {}
+        root, first = fake.wait_for(lambda: len(fake.in_space(dm)) >= 2 and fake.in_space(dm))
+        assert "a few questions here" in root.params["markdown"] and "thread" not in root.params["markdown"]
+        assert "@mention me" in first.params["tips"]  # how to answer in words, on the first question
+        assert fake.press(first, first.button("LoRA"), ANA) == {}
+        seen = fake.wait_for(lambda: len(fake.in_space(dm)) > 2 and fake.in_space(dm))
+        assert "LoRA" in seen[1].params["markdown"] or seen[1].updates  # the answered card says so
+        question = seen[-1]
+        assert "how long" in question.params["markdown"].lower() or "run" in question.params["markdown"].lower()
+        fake.message("about 10 hours", ANA)  # a typed reply answers the open question
+        fake.wait_for(lambda: len(fake.in_space(dm)) > len(seen))
+        for _ in range(8):  # the usual first answer of each question, or Skip, until the recommendation
+            last: Card = fake.in_space(dm)[-1]
+            if (last.params.get("title") or "").startswith("Recommendation"):
+                break
+            answers = [b for b in last.buttons if _action(b).startswith("answer:") or _action(b) == Action.SKIP]
+            count = len(fake.cards)
+            fake.press(last, answers[0], ANA)
+            fake.wait_for(lambda count=count: len(fake.cards) > count)
+        recommendation = fake.in_space(dm)[-1]
+        assert recommendation.params["title"].startswith("Recommendation")
+        assert "/h" in recommendation.params["markdown"] or "/hour" in recommendation.params["markdown"]
+        assert any(_action(b) == Action.CHANGE for b in recommendation.buttons)
+
+
+def test_a_press_by_someone_else_is_refused_to_them_alone(tmp_path: Path) -> None:
+    with running_dingtalk(tmp_path, lang="en") as h:
+        fake, group = h.fake, "cidGroupA1b2C3+d4/e5=="
+        fake.message("advise", ANA, group=group)
+        space = f"dtv1.card//IM_GROUP.{group}"
+        _root, first = fake.wait_for(lambda: len(fake.in_space(space)) >= 2 and fake.in_space(space))
+        fake.press(first, first.button("LoRA"), BOB)
+        [told] = fake.wait_for(lambda: fake.in_space(f"dtv1.card//IM_ROBOT.{BOB}"))  # to Bob alone, directly
+        assert "Only @Manager4521 can answer" in told.params["markdown"]  # named as DingTalk showed them
+        h.settled()
+        assert len(fake.in_space(space)) == 2 and first.updates == 0  # nothing was answered for Ana
