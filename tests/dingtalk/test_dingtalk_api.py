@@ -1,0 +1,89 @@
+"""DingTalk's OpenAPI and settings as the bot uses them: throttling retried and a failure for good said in
+/healthz's terms; the secret, the access token and the Stream ticket in no log line at any level; half the
+credentials refused naming what to set; the terminal's `remind --now` sends an organisation's digest with only
+DingTalk's settings."""
+
+from __future__ import annotations
+
+import logging
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+from bot.chat.message import plain
+from bot.chat.port import ChatError, Place
+from bot.dingtalk.setup import SETUP
+from bot.settings import Settings
+from bot.state import Store
+from bot.state.rentals import Rentals
+from bot.text import Lang
+from bot.web.answer import DoorRefused
+from rules.samples import Sample
+from tests.digest.test_schedule import FIELDS
+from tests.support.cli import run_cli
+from tests.support.dingtalk_harness import running_dingtalk
+from tests.support.fake_dingtalk import CLIENT_ID, CLIENT_SECRET, CORP, TICKET, TOKEN, fake_dingtalk
+from tests.support.state_template import migrated_state_db
+
+GROUP = "cidGroupA1b2C3+d4/e5=="
+TEAM = f"dingtalk:{CORP}"
+
+
+def test_throttling_is_retried_and_a_refusal_for_good_is_said(tmp_path: Path) -> None:
+    with running_dingtalk(tmp_path, lang="en") as h:
+        chat, place = h.gateway.chat, Place(h.gateway.chat.platform, TEAM, GROUP)
+        h.fake.throttle = 2  # two 429s with DingTalk's QPS-limit code, then taken
+        posted = chat.post(place, lambda each: plain("hello", each), Lang.EN)
+        assert h.fake.cards[posted.id].params["markdown"] == "hello"
+        h.fake.throttle = 10  # past every retry
+        with pytest.raises(ChatError) as refused:
+            chat.post(place, lambda each: plain("again", each), Lang.EN)
+        assert refused.value.code == "Forbidden.AccessDenied.QpsLimitForApi"
+        assert "QpsLimit" in (h.gateway.health().get("last_failure") or "")
+        assert h.gateway.health()["state"] == "connected"
+
+
+def test_no_secret_token_or_ticket_is_logged(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.DEBUG)
+    with running_dingtalk(tmp_path, lang="en") as h:
+        h.fake.message("advise", "manager4521")
+        h.fake.wait_for(lambda: len(h.fake.cards) >= 2)
+        h.settled()
+    logged = "\n".join(record.getMessage() for record in caplog.records)
+    assert logged  # the SDKs and the bot did log (at DEBUG)
+    for secret in (CLIENT_SECRET, TOKEN, TICKET):
+        assert secret not in logged
+
+
+def test_half_the_credentials_are_refused_naming_what_to_set() -> None:
+    settings = Settings(dingtalk_client_id=CLIENT_ID)
+    assert SETUP.turned_on(settings)
+    with pytest.raises(DoorRefused, match="GPU_ADVISOR_DINGTALK_CLIENT_SECRET"):
+        SETUP.check(settings, Lang.EN)
+    with pytest.raises(ValueError, match="http only on the loopback"):
+        Settings(dingtalk_api_url="http://api.example.com")
+
+
+def test_remind_now_sends_an_organisations_digest_from_the_terminal(tmp_path: Path) -> None:
+    store = Store(migrated_state_db(tmp_path / "state.db"))
+    now = datetime.now(UTC)
+    rentals = Rentals(store)
+    inst, _ = rentals.track_instance(
+        TEAM, "train-1", FIELDS | {"channel": GROUP, "owner": "manager4521", "started_at": now - timedelta(hours=3)}
+    )
+    quiet = [Sample(now - timedelta(minutes=m), 0, 0, 1200, 81920) for m in range(120, -1, -5)]
+    rentals.add_samples(inst.id, quiet, [None] * len(quiet))
+    with fake_dingtalk() as fake:
+        env = {
+            "GPU_ADVISOR_STATE_DB": str(tmp_path / "state.db"),
+            "GPU_ADVISOR_DINGTALK_CLIENT_ID": CLIENT_ID,
+            "GPU_ADVISOR_DINGTALK_CLIENT_SECRET": CLIENT_SECRET,
+            "GPU_ADVISOR_DINGTALK_API_URL": fake.base_url,
+            "GPU_ADVISOR_REMIND_PACE_S": "0",
+            "GPU_ADVISOR_LANG": "en",
+        }
+        done = run_cli("remind", "--now", "--team", TEAM, "--channel", GROUP, env=env, tmp=tmp_path)
+        assert done.returncode == 0, done.stderr
+        [digest] = fake.in_space(f"dtv1.card//IM_GROUP.{GROUP}")
+        assert "train-1" in digest.params["markdown"] and digest.buttons
