@@ -4,9 +4,8 @@ typed to the bot as it is), by whole phrases only, and the lines only DingTalk s
 
 from __future__ import annotations
 
-import re
-
 from bot.text import Lang
+from bot.text.rewording import rewording
 
 _PHRASES = (
     ("a few questions in this thread", "a few questions here"),  # a robot's conversation has no threads
@@ -31,14 +30,7 @@ _PHRASES = (
     ("本频道", "本群"),
     ("此频道", "此群"),
 )
-_PATTERN = re.compile("|".join(re.escape(old) for old, _ in _PHRASES))
-_NEW = dict(_PHRASES)
-
-
-def said_in_dingtalk(text: str) -> str:
-    """`text` in DingTalk's words (`/gpu-advise quote …` is `quote …`; `/gpu-advise` alone is `advise`)."""
-    text = text.replace("`/gpu-advise ", "`").replace("`/gpu-advise`", "`advise`")
-    return _PATTERN.sub(lambda found: _NEW[found.group(0)], text)
+said_in_dingtalk = rewording(_PHRASES)
 
 
 _HELP = {

@@ -6,7 +6,7 @@ digits, ".", "-" and "_", so no name is ever changed)."""
 
 from __future__ import annotations
 
-import re
+from bot.text.rewording import rewording
 
 # longest first, so "a workspace admin" is said before "workspace"
 _PHRASES = (
@@ -26,12 +26,4 @@ _PHRASES = (
     ("本频道", "本群"),
     ("此频道", "此群"),
 )
-_PATTERN = re.compile("|".join(re.escape(old) for old, _ in _PHRASES))
-_NEW = dict(_PHRASES)
-
-
-def said_in_feishu(text: str) -> str:
-    """`text` in Feishu's words: its phrases for a workspace, a channel and their admins, and each command as it is
-    typed here (`/gpu-advise quote …` is `quote …`; `/gpu-advise` alone is `advise`)."""
-    text = text.replace("`/gpu-advise ", "`").replace("`/gpu-advise`", "`advise`")
-    return _PATTERN.sub(lambda found: _NEW[found.group(0)], text)
+said_in_feishu = rewording(_PHRASES)
