@@ -1,0 +1,162 @@
+"""A chat whose robot has no threads (DingTalk, WeCom), the same on each: a message whose first word is no
+sub-command answers the profile its person has open in that conversation, anything else runs through the one
+table; a sub-command is answered in the conversation it was typed in (what is for the person alone, in their chat
+with the robot); a card's press goes to the one table of buttons, its refusal to the presser, a digest's answer
+re-composing the pressed card. Each wing says how it sends, how it shows a refusal, and its own words."""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable
+from dataclasses import dataclass
+from zoneinfo import ZoneInfo
+
+from bot.app import digest_card, table
+from bot.app.buttons import Done, Press, Refusal, handler_for
+from bot.app.invocation import CommandError, Form, Invocation
+from bot.app.thread import ThreadMessage, on_thread_message
+from bot.chat.message import Message, plain
+from bot.chat.port import Actor, Chat, Place, Teller
+from bot.deps import Deps
+from bot.state import Conversation
+from bot.state.rentals import Rentals
+from bot.state.schedules import Schedules
+from bot.text import Lang
+
+
+def lang_of(text: str, default: Lang) -> Lang:
+    """The language the person wrote in: Chinese when the text has Chinese, English when it has Latin letters
+    and no Chinese; else the default (neither chat tells a robot a user's language)."""
+    if any("\u4e00" <= ch <= "\u9fff" for ch in text):
+        return Lang.ZH
+    return Lang.EN if any("a" <= ch.lower() <= "z" for ch in text) else default
+
+
+@dataclass(frozen=True)
+class Wing:
+    """What a threadless chat's wing says its own way."""
+
+    chat: Chat
+    teller: Callable[[Lang], Teller]
+    key: Callable[[str | None, int], str]  # a send's id from the work's key and its place in the work
+    help_text: Callable[[Lang, str, str], str]  # (lang, team, channel)
+    line: Callable[[str, Lang], str]  # its lines: this_chat, see_help, form
+    direct_prefix: str = ""  # a person's chat with the robot, as a channel: the prefix before their id
+
+
+def invocation(
+    wing: Wing, deps: Deps, team: str, channel: str, user: str, lang: Lang, request_key: str | None, admin: bool
+) -> Invocation:
+    chat, here, sends = wing.chat, Place(wing.chat.platform, team, channel), itertools.count()
+
+    def key() -> str | None:
+        return wing.key(request_key, next(sends)) if request_key else None
+
+    def say(message: Message) -> object:
+        return chat.post(here, lambda _: message, lang, key=key())
+
+    def open_form(kind: Form, initial: dict[str, str]) -> None:
+        say(plain(wing.line("form", lang), lang))
+
+    return Invocation(
+        deps,
+        team=team,
+        channel=channel,
+        user=user,
+        lang=lang,
+        answer=say,
+        post=say,
+        is_admin=lambda: admin,
+        zone=lambda: None,
+        chat=chat,
+        announce=say,
+        privately=lambda message: say_directly(chat, team, user, message, lang, key()),
+        teller=lambda: wing.teller(lang),
+        open_form=open_form,
+        help_text=lambda each: wing.help_text(each, team, channel),
+        channel_name=wing.line("this_chat", lang),
+        request_key=request_key,
+        direct=bool(wing.direct_prefix) and channel.startswith(wing.direct_prefix),
+    )
+
+
+def say_directly(chat: Chat, team: str, user: str, message: Message, lang: Lang, key: str | None) -> object:
+    direct = getattr(chat, "direct")  # noqa: B009 (the threadless chats' direct takes the send's key)
+    return direct(Actor(chat.platform, team, user), lambda _: message, lang, key=key)
+
+
+def typed(
+    wing: Wing, deps: Deps, team: str, channel: str, user: str, text: str, request_key: str | None, admin: bool
+) -> None:
+    """A message to the robot: an answer to the person's open profile here, or a sub-command."""
+    words = text.split()
+    if words and words[0].lower() not in table.SUBCOMMANDS:  # words that are no command answer an open profile
+        convo = deps.conversations.open_for(team, channel, user)
+        if convo is not None and convo.thread_ts:
+            reply = ThreadMessage(team, channel, convo.thread_ts, user, text, None, request_key)
+            if on_thread_message(deps, wing.chat, wing.teller(Lang(convo.lang)), reply):
+                return
+    lang = lang_of(text, deps.settings.files.lang)
+    inv = invocation(wing, deps, team, channel, user, lang, request_key, admin)
+    try:
+        table.run(inv, text)
+    except CommandError as exc:
+        inv.answer(plain(f"{exc}\n{wing.line('see_help', lang)}", lang))
+
+
+def pressed(
+    wing: Wing,
+    deps: Deps,
+    where: tuple[str, str, str],
+    user: str,
+    action: str,
+    value: str,
+    request_key: str | None,
+    admin: bool,
+    refuse: Callable[[str], None],
+) -> bool:
+    """A card's button pressed: the one table's answer. `where`: team, channel, the card's id. `refuse` says a
+    refusal to the presser alone. False when the action is no button of the table."""
+    handler = handler_for(action)
+    if handler is None:
+        return False
+    team, channel, card = where
+    chat = wing.chat
+    plan = Schedules(deps.store, deps.settings.digest.default_schedule()).of(team, channel)
+    lang = Lang(plan.lang) if plan.lang else deps.settings.files.lang
+
+    def refused(refusal: Refusal) -> None:
+        refuse(refusal.said(lang))
+
+    def show_done(_kind: str, _name: str, answered: Done) -> None:
+        if card:
+            zone = ZoneInfo(plan.zone)
+            digest_card.show(deps, chat, Rentals(deps.store), team, channel, card, zone, lang, answered)
+
+    def open_form(kind: Form, initial: dict[str, str], convo: Conversation | None) -> None:
+        where_, said_in = (convo.channel, Lang(convo.lang)) if convo is not None else (channel, lang)
+        answers = " ".join(f"{k}={v}" for k, v in initial.items() if v)
+        text = wing.line("form", said_in) + (f"\n`{answers}`" if answers else "")
+        chat.post(Place(chat.platform, team, where_), lambda each: plain(text, each), said_in)
+
+    handler(
+        Press(
+            deps,
+            chat,
+            team=team,
+            channel=channel,
+            user=user,
+            action=action,
+            value=value,
+            lang=lang,
+            posted_in=lang,
+            message_id=card or None,
+            is_admin=lambda: admin,
+            is_member=lambda: True,  # a press comes from someone of the organisation it names
+            open_form=open_form,
+            refuse=refused,
+            show_done=show_done,
+            request_key=request_key,
+        )
+    )
+    return True
