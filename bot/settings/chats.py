@@ -5,7 +5,7 @@ folder and its line here. Importing this loads nothing."""
 
 from __future__ import annotations
 
-CHATS = ("bot.slack", "bot.feishu", "bot.dingtalk")  # a new chat adds its folder here
+CHATS = ("bot.slack", "bot.feishu", "bot.dingtalk", "bot.wecom")  # a new chat adds its folder here
 
 
 def chat_packages() -> list[str]:

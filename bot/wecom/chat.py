@@ -1,0 +1,149 @@
+"""The chat port on WeCom: every message sent unasked over the long connection (aibot_send_msg) to a group chat
+(its chatid) or a person (their userid), a card when it has buttons. A card changes only in answer to a click on it
+(WeCom's update_template_card takes the click's frame, within 5 s): `update` does so while that click is being
+answered (a redo past the 5 s sends the new version anew); a card no click is on stays as it was. Robots have no
+threads: a message "in a thread" goes into the conversation, and a profile is found by its conversation and its
+person (events.py).
+
+WeCom drops silently what passes its limits for one member (30 messages a minute, 1,000 an hour): the sender
+paces itself under them, waiting within the minute and refusing past the hour, and says so in the log."""
+
+from __future__ import annotations
+
+import collections
+import hashlib
+import logging
+import threading
+import time
+import uuid
+from collections.abc import Callable
+from dataclasses import replace
+from datetime import timedelta
+from typing import Any
+
+from bot.chat.message import Message, plain
+from bot.chat.port import Actor, ChatError, Place, Posted, Say
+from bot.text import Lang
+from bot.wecom import WECOM
+from bot.wecom.cards import body_of, template_card
+from bot.wecom.connection import WeComConnection, WeComRefused
+
+log = logging.getLogger(__name__)
+PER_MINUTE, PER_HOUR = 30, 1000  # WeCom's limits for a robot's messages to one member or chat
+SHOWN_KEPT = 2000  # cards whose text a refusal can be shown on
+
+
+def task_id(work: str | None = None, n: int = 0) -> str:
+    """A card's task_id (its id for clicks and updates): from the work and its place in it, else its own."""
+    if work is None:
+        return uuid.uuid4().hex
+    return hashlib.sha256(f"{work}|{n}".encode()).hexdigest()[:32]
+
+
+class Pacer:
+    """The sends to each chat in the last hour: a send waits while the minute's are at the limit, and is refused
+    when the hour's are."""
+
+    def __init__(self, clock: Callable[[], float] = time.monotonic, sleep: Callable[[float], None] = time.sleep):
+        self.clock, self.sleep = clock, sleep
+        self.sent: dict[str, collections.deque[float]] = collections.defaultdict(collections.deque)
+        self.lock = threading.Lock()
+
+    def take(self, chat: str) -> None:
+        while True:
+            with self.lock:
+                now, sent = self.clock(), self.sent[chat]
+                while sent and sent[0] <= now - 3600:
+                    sent.popleft()
+                if len(sent) >= PER_HOUR:
+                    log.warning("held back a message to %s: %d sent there this hour (WeCom's limit)", chat, PER_HOUR)
+                    raise ChatError("paced_hour")
+                last_minute = [at for at in sent if at > now - 60]
+                if len(last_minute) < PER_MINUTE:
+                    sent.append(now)
+                    return
+                wait = last_minute[0] + 60 - now
+            log.info("holding a message to %s for %.0f s: %d sent there this minute", chat, wait, PER_MINUTE)
+            self.sleep(wait)
+
+
+class WeComChat:
+    platform = WECOM
+    settles_in: timedelta | None = None
+
+    def __init__(self, connection: WeComConnection, default_lang: Lang, link: str, pacer: Pacer | None = None):
+        self.connection, self.default_lang, self.link = connection, default_lang, link
+        self.pacer = pacer or Pacer()
+        self.pressing: dict[str, dict[str, Any]] = {}  # a card's task_id -> the frame of the click being answered
+        self.shown: dict[str, Message] = {}  # a card's task_id -> what it shows (a refusal is shown on it)
+
+    def send(self, chat: str, message: Message, key: str | None = None) -> str:
+        made = key or task_id()
+        self.pacer.take(chat)
+        try:
+            self.connection.send(chat, body_of(message, made, self.link))
+        except WeComRefused as exc:
+            raise ChatError(exc.code, cannot_post=exc.code in ("60011", "600040", "93006")) from exc
+        self.keep_shown(made, message)
+        return made
+
+    def keep_shown(self, card: str, message: Message) -> None:
+        self.shown[card] = message
+        while len(self.shown) > SHOWN_KEPT:  # the oldest cards' clicks are answered without their text
+            del self.shown[next(iter(self.shown))]
+
+    def post(
+        self, place: Place, say: Say, lang: Lang, *, fallback_user: str | None = None, key: str | None = None
+    ) -> Posted:
+        message = say(lang)
+        try:
+            sent = self.send(place.channel, message, key)
+        except ChatError as exc:
+            if fallback_user is None or not exc.cannot_post:
+                raise
+            sent = self.send(fallback_user, message)
+            return Posted(Place(self.platform, place.team, fallback_user, sent), sent, exc.code)
+        return Posted(Place(self.platform, place.team, place.channel, place.thread or sent), sent)
+
+    def find(self, place: Place, key: str) -> Posted | None:
+        return None  # the work's key makes the same task_id; WeCom keeps no sent message to look up
+
+    def update(self, posted: Posted, say: Say, lang: Lang) -> None:
+        frame = self.pressing.get(posted.id)
+        if frame is None:  # WeCom changes a card only in answer to a click on it: what follows says the rest
+            log.debug("card %s not changed: no click on it is being answered", posted.id)
+            return
+        message = say(lang)
+        try:
+            self.connection.update_card(frame, template_card(message, posted.id, self.link))
+            self.keep_shown(posted.id, message)
+        except WeComRefused as exc:  # the click's 5 s passed (a redo after a stop): the new version, sent anew
+            log.info("card %s not updated (%s): sent again", posted.id, exc.code)
+            self.send(posted.place.channel, message)
+
+    def refuse(self, card: str, user: str, text: str) -> None:
+        """`text` to the presser alone: on the clicked card, shown to them only, while the click is answered; else
+        in their chat with the robot."""
+        frame, shown = self.pressing.get(card), self.shown.get(card)
+        if frame is not None and shown is not None:
+            noted = replace(shown, context=(text, *shown.context))
+            try:
+                self.connection.update_card(frame, template_card(noted, card, self.link), [user])
+                return
+            except WeComRefused as exc:
+                log.info("refusal not shown on card %s (%s): sent to the presser", card, exc.code)
+        self.send(user, plain(text, self.default_lang))
+
+    def tell(self, place: Place, user: str, text: str) -> None:
+        self.send(user, plain(text, self.default_lang))
+
+    def direct(self, actor: Actor, say: Say, lang: Lang, *, key: str | None = None) -> Posted:
+        sent = self.send(actor.user, say(lang), key)
+        return Posted(Place(self.platform, actor.team, actor.user, sent), sent)
+
+    def user_lang(self, actor: Actor) -> Lang:
+        """WeCom tells a robot no user's language: the default (a typed command's is read from its words)."""
+        return self.default_lang
+
+    def direct_chat(self, actor: Actor) -> str:
+        return actor.user

@@ -1,0 +1,67 @@
+"""The Teller port and the digest's outlet on WeCom: lines and digests sent unasked to a group chat (or a person).
+A digest's task_id is made from the chat and the day. Files are not sent (the robot's long connection takes no
+uploads): a report is posted as its text, and the terminal's `report` gives its chart and CSV."""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from datetime import date
+from typing import cast
+from zoneinfo import ZoneInfo
+
+from bot.chat.digest_messages import digest_message
+from bot.chat.message import Message, plain
+from bot.chat.port import Actor, ChatError, Place
+from bot.digest.outlet import Undelivered
+from bot.text import Lang, t
+from bot.wecom.chat import WeComChat
+from rules.digest import Digest
+
+PACE_S = 1 / 16  # between chats; within one chat the sender's own pacer keeps WeCom's 30 a minute
+
+
+def digest_task_id(chat: str, day: date) -> str:
+    return "digest-" + hashlib.sha256(f"{chat}|{day.isoformat()}".encode()).hexdigest()[:32]
+
+
+@dataclass
+class WeComTeller:
+    chat: WeComChat
+    lang: Lang
+
+    def say(self, channel: str, text: str, *, thread: str | None = None, link_previews: bool = True) -> str:
+        return self.chat.post(Place(self.chat.platform, "", channel, thread), lambda e: plain(text, e), self.lang).id
+
+    def direct(self, user: str, text: str) -> None:
+        self.chat.direct(Actor(self.chat.platform, "", user), lambda each: plain(text, each), self.lang)
+
+    def upload(self, channel: str, thread: str, name: str, data: bytes, title: str) -> str | None:
+        raise ChatError("files_not_sent")  # the report is posted as text; its chart and CSV are logged as not sent
+
+    def note_item(self, channel: str, message_id: str, name: str, text: str, *, keep_item: bool) -> bool:
+        return False
+
+    def lang_of(self, user: str) -> Lang:
+        return self.lang
+
+
+class WeComOutlet:
+    pace_s: float | None = PACE_S
+
+    def __init__(self, chat: WeComChat) -> None:
+        self.chat = chat
+
+    def compose(self, digest: Digest | None, lang: Lang, zone: ZoneInfo) -> Message:
+        if digest is None:
+            return plain(t("digest.all_clear", lang), lang)
+        return digest_message(digest, lang, zone)
+
+    def post(self, channel: str, composed: object, day: date) -> str:
+        try:
+            return self.chat.send(channel, cast(Message, composed), digest_task_id(channel, day))
+        except ChatError as exc:
+            raise Undelivered(exc.code, unknown=exc.code == "timeout") from exc
+
+    def posted_before(self, channel: str, day: date, zone: ZoneInfo) -> str | None:
+        return None

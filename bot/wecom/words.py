@@ -1,0 +1,81 @@
+"""WeCom's words: what the catalogue says Slack's way in WeCom's (a workspace is an organisation, 企业; a channel is
+a group chat, 群聊; `/gpu-advise …` is typed to the robot as it is; a robot's chat has no threads), by whole
+phrases, and the lines only WeCom says (its help, in both languages)."""
+
+from __future__ import annotations
+
+from bot.text import Lang
+from bot.text.rewording import rewording
+
+_PHRASES = (
+    ("a few questions in this thread", "a few questions here"),
+    ("replied in your profile thread", "replied while your profile is open"),
+    ("Reply in this thread", "Reply here"),
+    ("reply in this thread", "reply here"),
+    ("into this thread", "here"),
+    ("在本帖", "在这里"),
+    ("a workspace admin", "an admin of the organisation"),
+    ("workspace admins", "admins of the organisation"),
+    ("across the workspace", "across the organisation"),
+    ("people of this workspace", "people of this organisation"),
+    ("in this workspace", "in this organisation"),
+    ("in the workspace", "in the organisation"),
+    ("this workspace", "this organisation"),
+    ("This channel", "This group chat"),
+    ("this channel", "this group chat"),
+    ("工作区管理员", "企业管理员"),
+    ("本工作区", "本企业"),
+    ("整个工作区", "整个企业"),
+    ("工作区内", "企业内"),
+    ("本频道", "本群"),
+    ("此频道", "此群"),
+)
+said_in_wecom = rewording(_PHRASES)
+
+_HELP = {
+    Lang.ZH: (
+        "在单聊里直接发给我，或在群聊里 @我 后输入：\n"
+        "`advise`（或什么都不输入）：回答五个问题，得到独享、共享或抢占式的建议和费用\n"
+        "`10h mem=70/80 mp=no freq=daily int=no`：一次答完\n"
+        "`quote …`、`prices …`、`track …`、`list`、`release 名称`、`budget`、`balance`、`report`、"
+        "`remind at 09:30 Asia/Shanghai`、`board`、`enroll`、`act …`\n"
+        "卡片上的按钮可以直接作答（企业微信一张卡片最多 6 个按钮，其余请输入文字）；群聊里回复请先 @我。\n"
+        "在终端里，本机器人写作 `--team {team}`，本会话写作 `--channel {channel}`。"
+    ),
+    Lang.EN: (
+        "Write to me directly, or @mention me in a group chat, then type:\n"
+        "`advise` (or nothing): five questions, then a dedicated, shared or spot recommendation with its costs\n"
+        "`10h mem=70/80 mp=no freq=daily int=no`: every answer at once\n"
+        "`quote …`, `prices …`, `track …`, `list`, `release NAME`, `budget`, `balance`, `report`, "
+        "`remind at 09:30 Asia/Shanghai`, `board`, `enroll`, `act …`\n"
+        "Press a card's buttons (WeCom shows at most 6 a card: type the others), or reply in words (in a group "
+        "chat, @mention me).\n"
+        "In the terminal this robot is `--team {team}` and this conversation `--channel {channel}`."
+    ),
+}
+_LINES = {
+    "this_chat": {Lang.ZH: "本会话", Lang.EN: "this conversation"},
+    "see_help": {Lang.ZH: "输入 `help` 查看用法。", Lang.EN: "Type `help` to see what I take."},
+    "reply_mention": {
+        Lang.ZH: "直接回复文字作答；在群聊里请先 @我。",
+        Lang.EN: "Reply in words to answer; in a group chat, @mention me first.",
+    },
+    "form": {
+        Lang.ZH: "企业微信卡片没有表单：请一次输入全部回答，例如 `10h mem=70/80 mp=no freq=daily int=no`。",
+        Lang.EN: "WeCom cards have no forms: type every answer at once, e.g. `10h mem=70/80 mp=no freq=daily int=no`.",
+    },
+    "half_set": {
+        Lang.ZH: "企业微信需要同时设置 GPU_ADVISOR_WECOM_BOT_ID 和 GPU_ADVISOR_WECOM_BOT_SECRET"
+        "（企业微信管理后台，智能机器人，API 模式，长连接）。",
+        Lang.EN: "WeCom needs both GPU_ADVISOR_WECOM_BOT_ID and GPU_ADVISOR_WECOM_BOT_SECRET (the WeCom admin "
+        "console, the intelligent robot's API mode, long connection).",
+    },
+}
+
+
+def help_text(lang: Lang, team: str, channel: str) -> str:
+    return _HELP[lang].format(team=team, channel=channel)
+
+
+def line(key: str, lang: Lang) -> str:
+    return _LINES[key][lang]

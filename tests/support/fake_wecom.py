@@ -1,0 +1,177 @@
+"""A fake WeCom robot long connection on 127.0.0.1 that speaks the frames the official AI-bot SDK speaks: the
+subscribe frame (aibot_subscribe with bot_id and secret, answered errcode 0 or 40001 and closed), the heartbeat
+(ping), pushed messages (aibot_msg_callback) and template-card clicks (aibot_event_callback with
+template_card_event), and what the robot sends back (aibot_send_msg, answered with a receipt; aibot_respond_update_msg
+in answer to a click, refused after WeCom's 5 s). Past 30 messages a minute to one chat, WeCom drops what is sent
+without a word: the fake does the same, and counts what it dropped."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any
+
+BOT_ID, BOT_SECRET = "aibRk2xYpQ8mN4vL7tZc", "Wc-secret-of-the-robot-9fK3mPq7sT2vX6yB1"
+UPDATE_WINDOW_S = 5.0
+
+
+@dataclass
+class Sent:
+    chat: str
+    body: dict[str, Any]
+    at: float
+    updates: list[tuple[dict[str, Any], list[str]]] = field(default_factory=list)  # (card, userids) after clicks
+
+    @property
+    def card(self) -> dict[str, Any]:
+        latest = next((card for card, users in reversed(self.updates) if not users), None)
+        return latest or self.body.get("template_card") or {}
+
+    @property
+    def text(self) -> str:
+        card = self.card
+        if card:
+            return f"{card.get('main_title', {}).get('title', '')}\n{card.get('sub_title_text', '')}"
+        return str((self.body.get("markdown") or {}).get("content") or "")
+
+    @property
+    def buttons(self) -> list[dict[str, Any]]:
+        return list(self.card.get("button_list") or [])
+
+    def button(self, starts: str) -> dict[str, Any]:
+        return next(b for b in self.buttons if b["text"].startswith(starts))
+
+
+@dataclass
+class FakeWeCom:
+    url: str = ""
+    sent: list[Sent] = field(default_factory=list)
+    dropped: int = 0
+    subscribed: int = 0
+    connections: list[Any] = field(default_factory=list)
+    pushed: dict[str, float] = field(default_factory=dict)  # a pushed frame's req_id -> when
+    refused_updates: int = 0
+    _changed: threading.Condition = field(default_factory=threading.Condition)
+    _ids: Iterator[int] = field(default_factory=lambda: itertools.count(1))
+
+    def wait_for(self, predicate: Any, timeout: float = 10.0) -> Any:
+        with self._changed:
+            if not self._changed.wait_for(predicate, timeout):
+                raise AssertionError("the fake WeCom never saw what was waited for")
+            return predicate()
+
+    def to(self, chat: str) -> list[Sent]:
+        return [s for s in self.sent if s.chat == chat]
+
+    def by_task(self, task_id: str) -> Sent:
+        return next(s for s in self.sent if (s.body.get("template_card") or {}).get("task_id") == task_id)
+
+    def _push(self, cmd: str, body: dict[str, Any]) -> str:
+        req_id = f"{cmd}_{next(self._ids)}"
+        with self._changed:
+            self.pushed[req_id] = time.monotonic()
+        self.connections[-1].send(json.dumps({"cmd": cmd, "headers": {"req_id": req_id}, "body": body}))
+        return req_id
+
+    def message(self, text: str, user: str, *, group: str | None = None, msgid: str | None = None) -> str:
+        body: dict[str, Any] = {
+            "msgid": msgid or f"msg{next(self._ids)}",
+            "aibotid": BOT_ID,
+            "chattype": "group" if group else "single",
+            "from": {"userid": user},
+            "response_url": "https://qyapi.weixin.qq.com/cgi-bin/aibot/response?response_code=x",
+            "msgtype": "text",
+            "text": {"content": f"@GPU Advisor {text}" if group else text},
+        }
+        if group:
+            body["chatid"] = group
+        return self._push("aibot_msg_callback", body)
+
+    def click(self, sent: Sent, button: dict[str, Any], user: str, msgid: str | None = None) -> str:
+        card = sent.card
+        body: dict[str, Any] = {
+            "msgid": msgid or f"evt{next(self._ids)}",
+            "create_time": int(time.time()),
+            "aibotid": BOT_ID,
+            "chattype": "single" if sent.chat == user else "group",
+            "from": {"userid": user},
+            "msgtype": "event",
+            "event": {
+                "eventtype": "template_card_event",
+                "template_card_event": {
+                    "card_type": card.get("card_type"),
+                    "event_key": button["key"],
+                    "task_id": card.get("task_id"),
+                },
+            },
+        }
+        if body["chattype"] == "group":
+            body["chatid"] = sent.chat
+        return self._push("aibot_event_callback", body)
+
+    def answer(self, frame: dict[str, Any]) -> dict[str, Any] | None:
+        cmd, req_id = frame.get("cmd"), str((frame.get("headers") or {}).get("req_id") or "")
+        body = frame.get("body") or {}
+        receipt = {"headers": {"req_id": req_id}, "errcode": 0, "errmsg": "ok"}
+        if cmd == "ping":
+            return receipt
+        if cmd == "aibot_send_msg":
+            chat, now = str(body.get("chatid") or ""), time.monotonic()
+            recent = [s for s in self.sent if s.chat == chat and s.at > now - 60]
+            if len(recent) >= 30:
+                self.dropped += 1  # over WeCom's limit: answered, and never shown
+            else:
+                self.sent.append(Sent(chat, {k: v for k, v in body.items() if k != "chatid"}, now))
+            return receipt
+        if cmd == "aibot_respond_update_msg":
+            pushed = self.pushed.get(req_id)
+            if pushed is None or time.monotonic() - pushed > UPDATE_WINDOW_S:
+                self.refused_updates += 1
+                return receipt | {"errcode": 600039, "errmsg": "reply after 5s or invalid req_id"}
+            card = body.get("template_card") or {}
+            target = self.by_task(str(card.get("task_id") or ""))
+            target.updates.append((card, list(body.get("userids") or [])))
+            return receipt
+        return receipt | {"errcode": 40008, "errmsg": f"invalid cmd {cmd}"}
+
+
+@contextmanager
+def fake_wecom() -> Iterator[FakeWeCom]:
+    from websockets.sync.server import serve
+
+    fake = FakeWeCom()
+
+    def handler(connection: Any) -> None:
+        first = json.loads(connection.recv(timeout=10))
+        req_id = (first.get("headers") or {}).get("req_id")
+        body = first.get("body") or {}
+        if first.get("cmd") != "aibot_subscribe" or (body.get("bot_id"), body.get("secret")) != (BOT_ID, BOT_SECRET):
+            connection.send(json.dumps({"headers": {"req_id": req_id}, "errcode": 40001, "errmsg": "invalid secret"}))
+            connection.close()
+            return
+        connection.send(json.dumps({"headers": {"req_id": req_id}, "errcode": 0, "errmsg": "ok"}))
+        with fake._changed:
+            fake.subscribed += 1
+            fake.connections.append(connection)
+            fake._changed.notify_all()
+        for raw in connection:
+            with fake._changed:
+                answer = fake.answer(json.loads(raw))
+                fake._changed.notify_all()
+            if answer is not None:
+                connection.send(json.dumps(answer))
+
+    with serve(handler, "127.0.0.1", 0) as ws:
+        fake.url = f"ws://127.0.0.1:{ws.socket.getsockname()[1]}"
+        thread = threading.Thread(target=ws.serve_forever, daemon=True)
+        thread.start()
+        try:
+            yield fake
+        finally:
+            ws.shutdown()
+            thread.join(5)

@@ -1,0 +1,114 @@
+"""WeCom's connection and sender as the bot uses them: its own pacing under WeCom's 30 messages a minute to one
+chat (waiting, said in the log) and 1,000 an hour (refused, said); a card update past WeCom's 5 s sent anew; no
+secret in any log line; half the settings refused naming what to set; the terminal's `remind --now` through the
+robot's connection with only WeCom's settings."""
+
+from __future__ import annotations
+
+import logging
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+from bot.chat.message import plain
+from bot.chat.port import ChatError, Place, Posted
+from bot.settings import Settings
+from bot.state import Store
+from bot.state.rentals import Rentals
+from bot.text import Lang
+from bot.web.answer import DoorRefused
+from bot.wecom.chat import PER_HOUR, PER_MINUTE, Pacer
+from bot.wecom.setup import SETUP
+from rules.samples import Sample
+from tests.digest.test_schedule import FIELDS
+from tests.support.cli import run_cli
+from tests.support.fake_wecom import BOT_ID, BOT_SECRET, fake_wecom
+from tests.support.state_template import migrated_state_db
+from tests.support.wecom_harness import running_wecom
+
+GROUP = "wrkSFfCgAAxyzGroup01"
+
+
+class FakeClock:
+    def __init__(self) -> None:
+        self.now, self.slept = 1000.0, []
+
+    def sleep(self, seconds: float) -> None:
+        self.slept.append(seconds)
+        self.now += seconds
+
+
+def test_the_sender_waits_within_the_minute_and_refuses_past_the_hour(caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.INFO, logger="bot.wecom.chat")
+    clock = FakeClock()
+    pacer = Pacer(clock=lambda: clock.now, sleep=clock.sleep)
+    for _ in range(PER_MINUTE):
+        pacer.take(GROUP)
+    assert clock.slept == []
+    pacer.take(GROUP)  # the 31st within the minute waits until the first is a minute old
+    assert clock.slept == [pytest.approx(60.0)] and "holding a message" in caplog.text
+    pacer.take("another-chat")  # each chat has its own count
+    assert len(clock.slept) == 1
+    for _ in range(PER_HOUR - PER_MINUTE - 1):
+        pacer.take(GROUP)
+    with pytest.raises(ChatError, match="paced_hour"):
+        pacer.take(GROUP)
+    assert "held back a message" in caplog.text
+
+
+def test_a_click_answered_past_wecoms_5_s_sends_the_card_anew(tmp_path: Path) -> None:
+    with running_wecom(tmp_path, lang="en") as h:
+        chat = h.gateway.chat
+        posted = chat.post(Place(chat.platform, f"wecom:{BOT_ID}", GROUP), lambda e: plain("before", e), Lang.EN)
+        stale = {"cmd": "aibot_event_callback", "headers": {"req_id": "aibot_event_callback_gone"}, "body": {}}
+        chat.pressing[posted.id] = stale  # a click whose frame WeCom no longer takes (a redo after a stop)
+        chat.update(Posted(posted.place, posted.id), lambda e: plain("after", e), Lang.EN)
+        assert h.fake.refused_updates == 1 and "after" in h.fake.to(GROUP)[-1].text
+        chat.pressing.clear()
+        chat.update(Posted(posted.place, posted.id), lambda e: plain("later", e), Lang.EN)
+        assert "later" not in h.fake.to(GROUP)[-1].text  # no click on it: it stays as it was
+
+
+def test_no_secret_is_logged(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.DEBUG)
+    with running_wecom(tmp_path, lang="en") as h:
+        h.fake.message("advise", "ana.li")
+        h.fake.wait_for(lambda: len(h.fake.sent) >= 2)
+        h.settled()
+    logged = "\n".join(record.getMessage() for record in caplog.records)
+    assert "Received push message" in logged and BOT_SECRET not in logged
+
+
+def test_half_the_settings_are_refused_naming_what_to_set() -> None:
+    settings = Settings(wecom_bot_id=BOT_ID)
+    assert SETUP.turned_on(settings)
+    with pytest.raises(DoorRefused, match="GPU_ADVISOR_WECOM_BOT_SECRET"):
+        SETUP.check(settings, Lang.EN)
+    with pytest.raises(ValueError, match="ws only on the loopback"):
+        Settings(wecom_ws_url="ws://openws.example.com")
+
+
+def test_remind_now_sends_a_robots_digest_from_the_terminal(tmp_path: Path) -> None:
+    team = f"wecom:{BOT_ID}"
+    store = Store(migrated_state_db(tmp_path / "state.db"))
+    now = datetime.now(UTC)
+    rentals = Rentals(store)
+    inst, _ = rentals.track_instance(
+        team, "train-1", FIELDS | {"channel": GROUP, "owner": "ana.li", "started_at": now - timedelta(hours=3)}
+    )
+    quiet = [Sample(now - timedelta(minutes=m), 0, 0, 1200, 81920) for m in range(120, -1, -5)]
+    rentals.add_samples(inst.id, quiet, [None] * len(quiet))
+    with fake_wecom() as fake:
+        env = {
+            "GPU_ADVISOR_STATE_DB": str(tmp_path / "state.db"),
+            "GPU_ADVISOR_WECOM_BOT_ID": BOT_ID,
+            "GPU_ADVISOR_WECOM_BOT_SECRET": BOT_SECRET,
+            "GPU_ADVISOR_WECOM_WS_URL": fake.url,
+            "GPU_ADVISOR_REMIND_PACE_S": "0",
+            "GPU_ADVISOR_LANG": "en",
+        }
+        done = run_cli("remind", "--now", "--team", team, "--channel", GROUP, env=env, tmp=tmp_path)
+        assert done.returncode == 0, done.stderr
+        [digest] = fake.to(GROUP)
+        assert "train-1" in digest.text and digest.buttons
