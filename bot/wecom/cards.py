@@ -54,8 +54,10 @@ def pressed(key: str) -> tuple[str, str]:
 
 
 def _buttons(message: Message) -> list[tuple[Button, str | None]]:
+    """The buttons a card shows: all, or the first five and the last (a question's Skip) past WeCom's six."""
     found = [(b, s.item[1] if s.item else None) for s in message.sections for b in s.buttons]
-    return [*found, *((b, None) for b in message.buttons)][:MAX_BUTTONS]
+    found += [(b, None) for b in message.buttons]
+    return found if len(found) <= MAX_BUTTONS else [*found[: MAX_BUTTONS - 1], found[-1]]
 
 
 def _text(message: Message) -> str:

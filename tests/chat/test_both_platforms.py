@@ -1,5 +1,7 @@
-"""The same scenarios on Slack and on Feishu (parametrised by platform): the core is neutral when the same
-steps, pressed and typed through each platform's own requests against its local fake, give the same outcome."""
+"""The same scenarios on Slack, Feishu, DingTalk and WeCom (parametrised by platform): the core is neutral when
+the same steps, pressed and typed through each platform's own requests against its local fake, give the same
+outcome. DingTalk's and WeCom's robots have no threads: their profiles run in a group, answered by the starter's
+messages there."""
 
 from __future__ import annotations
 
@@ -15,10 +17,14 @@ import pytest
 from bot.chat.conversation import current
 from bot.deps import Deps
 from bot.state import Conversation
+from tests.support.dingtalk_harness import DingTalkHarness, running_dingtalk
+from tests.support.fake_dingtalk import CORP as DINGTALK_CORP
 from tests.support.fake_feishu import buttons as card_buttons
+from tests.support.fake_wecom import BOT_ID as WECOM_BOT
 from tests.support.feishu_harness import FeishuHarness, running_feishu
 from tests.support.pending import settled
 from tests.support.slack_harness import Harness, running_app
+from tests.support.wecom_harness import WeComHarness, running_wecom
 
 STARTER, STRANGER = "starter", "stranger"
 
@@ -140,17 +146,104 @@ class FeishuDriver:
         return json.dumps(done[-1], ensure_ascii=False) if done else None
 
 
+GROUP = "cidGroupA1b2C3+d4/e5=="  # DingTalk's shape of a group conversation; WeCom takes it too
+
+
+def _pressed_value(action: str, value: str, v: str | None) -> bool:
+    return action != "memory_from_model" and _value(value).get("v", "?") == v
+
+
+class DingTalkDriver:
+    def __init__(self, h: DingTalkHarness) -> None:
+        self.h, self.deps, self.root = h, h.deps, ""
+        self.ids = {STARTER: "starter01", STRANGER: "stranger02"}
+
+    def start(self) -> None:
+        self.h.fake.message("advise", self.ids[STARTER], group=GROUP)
+        settled(self.deps)
+        self.root = next(iter(self.h.fake.cards))
+
+    def press(self, value: str | None, user: str = STARTER) -> None:
+        card = self.h.fake.cards[str(self.convo().question_ts)]
+        button = next(
+            b
+            for b in card.buttons
+            if _pressed_value(*(lambda p: (p["action"], p["value"]))(json.loads(b["value"])), value)
+        )
+        self.h.fake.press(card, button, self.ids[user])
+        settled(self.deps)
+
+    def reply(self, text: str, user: str = STARTER) -> None:
+        self.h.fake.message(text, self.ids[user], group=GROUP)
+        settled(self.deps)
+
+    def convo(self) -> Conversation:
+        found = self.deps.conversations.by_thread(f"dingtalk:{DINGTALK_CORP}", GROUP, self.root)
+        assert found is not None
+        return found
+
+    def recommendation(self) -> str | None:
+        done = [c.params for c in self.h.fake.cards.values() if c.params.get("title")]
+        return json.dumps(done[-1], ensure_ascii=False) if done else None
+
+
+class WeComDriver:
+    def __init__(self, h: WeComHarness) -> None:
+        self.h, self.deps, self.root = h, h.deps, ""
+        self.ids = {STARTER: "starter01", STRANGER: "stranger02"}
+
+    def start(self) -> None:
+        self.h.settled(self.h.fake.message("advise", self.ids[STARTER], group=GROUP))
+        self.root = str(self.h.fake.to(GROUP)[0].card.get("task_id") or "")
+        if not self.root:  # the root has no buttons: a markdown message, named by the profile's thread
+            self.root = str(self.convo_of_starter().thread_ts)
+
+    def convo_of_starter(self) -> Conversation:
+        found = self.deps.conversations.open_for(f"wecom:{WECOM_BOT}", GROUP, self.ids[STARTER])
+        assert found is not None
+        return found
+
+    def press(self, value: str | None, user: str = STARTER) -> None:
+        sent = self.h.fake.by_task(str(self.convo().question_ts))
+        button = next(
+            b for b in sent.buttons if _pressed_value(*(lambda p: (p["a"], p["v"]))(json.loads(b["key"])), value)
+        )
+        self.h.settled(self.h.fake.click(sent, button, self.ids[user]))
+
+    def reply(self, text: str, user: str = STARTER) -> None:
+        self.h.settled(self.h.fake.message(text, self.ids[user], group=GROUP))
+
+    def convo(self) -> Conversation:
+        found = self.deps.conversations.by_thread(f"wecom:{WECOM_BOT}", GROUP, self.root)
+        assert found is not None
+        return found
+
+    def recommendation(self) -> str | None:
+        done = [
+            s.text
+            for s in self.h.fake.to(GROUP)
+            if s.card.get("main_title", {}).get("title", "GPU Advisor") != "GPU Advisor"
+        ]
+        return done[-1] if done else None
+
+
 @contextmanager
 def driving(platform: str, tmp_path: Path) -> Iterator[Driver]:
     if platform == "slack":
         with running_app(tmp_path) as h:
             yield SlackDriver(h)
-    else:
+    elif platform == "feishu":
         with running_feishu(tmp_path) as f:
             yield FeishuDriver(f)
+    elif platform == "dingtalk":
+        with running_dingtalk(tmp_path) as d:
+            yield DingTalkDriver(d)
+    else:
+        with running_wecom(tmp_path) as w:
+            yield WeComDriver(w)
 
 
-PLATFORMS = pytest.mark.parametrize("platform", ["slack", "feishu"])
+PLATFORMS = pytest.mark.parametrize("platform", ["slack", "feishu", "dingtalk", "wecom"])
 
 
 @PLATFORMS

@@ -3,11 +3,9 @@ official SDK's client) connected to the fake's WebSocket, the OpenAPI SDK pointe
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +15,7 @@ from bot.digest.send import Outcome
 from bot.dingtalk.gateway import DingTalkGateway
 from bot.settings import Settings
 from tests.support.fake_dingtalk import CLIENT_ID, CLIENT_SECRET, FakeDingTalk, fake_dingtalk
+from tests.support.pending import settled
 from tests.support.slack_harness import Clock
 from tests.support.state_template import with_migrated_state
 
@@ -33,12 +32,9 @@ class DingTalkHarness:
         wing = self.gateway.wing()
         return run_due(self.deps, wing.outlet)
 
-    def settled(self, timeout: float = 10.0) -> None:
-        """Every frame's work done (none left pending in the inbox)."""
-        deadline = time.monotonic() + timeout
-        while self.deps.inbox.pending(timedelta(hours=1)):
-            assert time.monotonic() < deadline, "a frame's work never ended"
-            time.sleep(0.02)
+    def settled(self) -> None:
+        """Every frame's work done (a frame is kept before DingTalk has its acknowledgement)."""
+        settled(self.deps)
 
 
 def settings_for(tmp_path: Path, fake: FakeDingTalk, **extra: Any) -> Settings:

@@ -79,6 +79,7 @@ class FakeWeCom:
         return req_id
 
     def message(self, text: str, user: str, *, group: str | None = None, msgid: str | None = None) -> str:
+        """A message to the robot (in `group`, @mentioning it; else the person's chat with it): its msgid."""
         body: dict[str, Any] = {
             "msgid": msgid or f"msg{next(self._ids)}",
             "aibotid": BOT_ID,
@@ -86,11 +87,12 @@ class FakeWeCom:
             "from": {"userid": user},
             "response_url": "https://qyapi.weixin.qq.com/cgi-bin/aibot/response?response_code=x",
             "msgtype": "text",
-            "text": {"content": f"@GPU Advisor {text}" if group else text},
+            "text": {"content": f"@GPU助手 {text}" if group else text},  # the robot @mentioned by its name
         }
         if group:
             body["chatid"] = group
-        return self._push("aibot_msg_callback", body)
+        self._push("aibot_msg_callback", body)
+        return str(body["msgid"])
 
     def click(self, sent: Sent, button: dict[str, Any], user: str, msgid: str | None = None) -> str:
         card = sent.card
@@ -112,7 +114,8 @@ class FakeWeCom:
         }
         if body["chattype"] == "group":
             body["chatid"] = sent.chat
-        return self._push("aibot_event_callback", body)
+        self._push("aibot_event_callback", body)
+        return str(body["msgid"])
 
     def answer(self, frame: dict[str, Any]) -> dict[str, Any] | None:
         cmd, req_id = frame.get("cmd"), str((frame.get("headers") or {}).get("req_id") or "")

@@ -7,7 +7,6 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +16,7 @@ from bot.digest.send import Outcome
 from bot.settings import Settings
 from bot.wecom.gateway import WeComGateway
 from tests.support.fake_wecom import BOT_ID, BOT_SECRET, FakeWeCom, fake_wecom
+from tests.support.pending import settled
 from tests.support.slack_harness import Clock
 from tests.support.state_template import with_migrated_state
 
@@ -31,11 +31,13 @@ class WeComHarness:
     def run_due(self) -> list[Outcome]:
         return run_due(self.deps, self.gateway.wing().outlet)
 
-    def settled(self, timeout: float = 10.0) -> None:
+    def settled(self, msgid: str | None = None, timeout: float = 10.0) -> None:
+        """Every frame's work done; with `msgid`, once that frame was taken (WeCom's frames have no receipt)."""
         deadline = time.monotonic() + timeout
-        while self.deps.inbox.pending(timedelta(hours=1)):
-            assert time.monotonic() < deadline, "a frame's work never ended"
-            time.sleep(0.02)
+        while msgid is not None and not self.deps.inbox.known([f"wecom:{msgid}"]):
+            assert time.monotonic() < deadline, f"frame {msgid} never taken"
+            time.sleep(0.01)
+        settled(self.deps, timeout)
 
 
 def wecom_settings(tmp_path: Path, fake: FakeWeCom, **extra: Any) -> Settings:
