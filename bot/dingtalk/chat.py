@@ -8,7 +8,10 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import threading
 import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import timedelta
 
 from bot.chat.message import plain
@@ -44,7 +47,7 @@ class DingTalkChat:
         self.nicks: dict[str, str] = {}  # userId -> the name DingTalk showed with their last message
         # (organisation, userId) DingTalk said is an admin of the organisation (a message's isAdmin)
         self.admins: set[tuple[str, str]] = set()
-        self.shown: dict[str, dict[str, str]] = {}  # a card's outTrackId -> what it was last updated to show
+        self._answering = threading.local()  # the press this thread answers: its card, and what it now shows
 
     def name_of(self, user: str) -> str:
         return self.nicks.get(user, user)
@@ -71,6 +74,17 @@ class DingTalkChat:
             return Posted(Place(self.platform, place.team, DIRECT + fallback_user, sent), sent, exc.code)
         return Posted(Place(self.platform, place.team, place.channel, place.thread or sent), sent)
 
+    @contextmanager
+    def answering(self, card: str) -> Iterator[dict[str, str]]:
+        """While a press on `card` is answered on this thread: what the card is updated to show, for the press's
+        acknowledgement (empty when it did not change)."""
+        shown: dict[str, str] = {}
+        self._answering.press = (card, shown)
+        try:
+            yield shown
+        finally:
+            self._answering.press = None
+
     def find(self, place: Place, key: str) -> Posted | None:
         return None  # a card delivered again with the same outTrackId is the same card
 
@@ -78,7 +92,9 @@ class DingTalkChat:
         params = card(say, lang, self.name_of)
         try:
             self.api.update_card(posted.id, params)
-            self.shown[posted.id] = params
+            answering = getattr(self._answering, "press", None)
+            if answering is not None and answering[0] == posted.id:
+                answering[1].update(params)  # the press's acknowledgement carries the card as it now is
         except DingTalkError as exc:
             raise ChatError(exc.code) from exc
 

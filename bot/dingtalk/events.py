@@ -89,6 +89,7 @@ def on_press(deps: Deps, chat: DingTalkChat, data: dict[str, Any], input_key: st
         done.refusal = render(text, replace(PLAIN, mention=lambda who: "@" + chat.name_of(who)))
 
     admin = (team, user) in chat.admins
-    threadless.pressed(wing_of(chat), deps, (team, channel, card), user, action, value, input_key, admin, refuse)
-    done.card = chat.shown.pop(card, None) if card else None
+    with chat.answering(card) as shown:
+        threadless.pressed(wing_of(chat), deps, (team, channel, card), user, action, value, input_key, admin, refuse)
+    done.card = shown or None
     return done

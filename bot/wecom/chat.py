@@ -16,7 +16,8 @@ import logging
 import threading
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import replace
 from datetime import timedelta
 from typing import Any
@@ -74,7 +75,7 @@ class WeComChat:
     def __init__(self, connection: WeComConnection, default_lang: Lang, link: str, pacer: Pacer | None = None):
         self.connection, self.default_lang, self.link = connection, default_lang, link
         self.pacer = pacer or Pacer()
-        self.pressing: dict[str, dict[str, Any]] = {}  # a card's task_id -> the frame of the click being answered
+        self._answering = threading.local()  # the clicks this thread answers: a card's task_id -> the click's frame
         self.shown: dict[str, Message] = {}  # a card's task_id -> what it shows (a refusal is shown on it)
 
     def send(self, chat: str, message: Message, key: str | None = None) -> str:
@@ -86,6 +87,20 @@ class WeComChat:
             raise ChatError(exc.code, cannot_post=exc.code in ("60011", "600040", "93006")) from exc
         self.keep_shown(made, message)
         return made
+
+    @contextmanager
+    def answering(self, card: str, frame: dict[str, Any]) -> Iterator[None]:
+        """While a click on `card` is answered on this thread, an update of that card answers the click (two
+        clicks on one card at once each answer their own)."""
+        clicks: dict[str, dict[str, Any]] = self._answering.__dict__.setdefault("clicks", {})
+        clicks[card] = frame
+        try:
+            yield
+        finally:
+            clicks.pop(card, None)
+
+    def click_on(self, card: str) -> dict[str, Any] | None:
+        return getattr(self._answering, "clicks", {}).get(card)
 
     def keep_shown(self, card: str, message: Message) -> None:
         self.shown[card] = message
@@ -109,7 +124,7 @@ class WeComChat:
         return None  # the work's key makes the same task_id; WeCom keeps no sent message to look up
 
     def update(self, posted: Posted, say: Say, lang: Lang) -> None:
-        frame = self.pressing.get(posted.id)
+        frame = self.click_on(posted.id)
         if frame is None:  # WeCom changes a card only in answer to a click on it: what follows says the rest
             log.debug("card %s not changed: no click on it is being answered", posted.id)
             return
@@ -124,7 +139,7 @@ class WeComChat:
     def refuse(self, card: str, user: str, text: str) -> None:
         """`text` to the presser alone: on the clicked card, shown to them only, while the click is answered; else
         in their chat with the robot."""
-        frame, shown = self.pressing.get(card), self.shown.get(card)
+        frame, shown = self.click_on(card), self.shown.get(card)
         if frame is not None and shown is not None:
             noted = replace(shown, context=(text, *shown.context))
             try:

@@ -6,6 +6,7 @@ does them (bot/app/threadless.py). The organisation is the robot's (`wecom:<aibo
 from __future__ import annotations
 
 import re
+from functools import partial
 from typing import Any
 
 from bot.app import threadless
@@ -62,18 +63,7 @@ def on_click(deps: Deps, chat: WeComChat, frame: dict[str, Any], input_key: str 
     action, value = pressed(str(click.get("event_key") or ""))
     if event.get("eventtype") != CARD_EVENT or not user or not channel:
         return
-    chat.pressing[card] = frame  # the card is updated in answer to this click (within WeCom's 5 s)
-    try:
-        threadless.pressed(
-            wing_of(chat),
-            deps,
-            (team_of(body), channel, card),
-            user,
-            action,
-            value,
-            input_key,
-            False,
-            lambda text: chat.refuse(card, user, text),
-        )
-    finally:
-        chat.pressing.pop(card, None)
+    with chat.answering(card, frame):  # the card is updated in answer to this click (within WeCom's 5 s)
+        where_ = (team_of(body), channel, card)
+        refuse = partial(chat.refuse, card, user)
+        threadless.pressed(wing_of(chat), deps, where_, user, action, value, input_key, False, refuse)

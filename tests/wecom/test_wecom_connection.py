@@ -62,10 +62,9 @@ def test_a_click_answered_past_wecoms_5_s_sends_the_card_anew(tmp_path: Path) ->
         chat = h.gateway.chat
         posted = chat.post(Place(chat.platform, f"wecom:{BOT_ID}", GROUP), lambda e: plain("before", e), Lang.EN)
         stale = {"cmd": "aibot_event_callback", "headers": {"req_id": "aibot_event_callback_gone"}, "body": {}}
-        chat.pressing[posted.id] = stale  # a click whose frame WeCom no longer takes (a redo after a stop)
-        chat.update(Posted(posted.place, posted.id), lambda e: plain("after", e), Lang.EN)
+        with chat.answering(posted.id, stale):  # a click whose frame WeCom no longer takes (a redo after a stop)
+            chat.update(Posted(posted.place, posted.id), lambda e: plain("after", e), Lang.EN)
         assert h.fake.refused_updates == 1 and "after" in h.fake.to(GROUP)[-1].text
-        chat.pressing.clear()
         chat.update(Posted(posted.place, posted.id), lambda e: plain("later", e), Lang.EN)
         assert "later" not in h.fake.to(GROUP)[-1].text  # no click on it: it stays as it was
 
