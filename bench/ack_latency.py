@@ -9,6 +9,7 @@ that work competes for the CPU as it would.
 
     python bench/ack_latency.py [--requests 300] [--concurrency 1 8] [--rounds 5] [--single-process]
     python bench/ack_latency.py --chat feishu [...]
+    python bench/ack_latency.py --chat dingtalk|wecom [--requests 300] [--rounds 5]
     python bench/ack_latency.py --answers --busy 2 [--rounds 5] [--every 0.25] [--for 15]
 
 --chat feishu measures Feishu's callback path instead: serve talking to Feishu only (HTTP mode), sent
@@ -364,7 +365,12 @@ def main() -> None:
         default=5,
         help="the apps take turns this many times, so drift of the machine falls on all alike",
     )
-    parser.add_argument("--chat", choices=["slack", "feishu"], default="slack", help="whose callback path")
+    parser.add_argument(
+        "--chat",
+        choices=["slack", "feishu", "dingtalk", "wecom"],
+        default="slack",
+        help="whose callback path (dingtalk, wecom: card presses over the long connection, bench/stream_presses.py)",
+    )
     parser.add_argument("--press", action="store_true", help="with --chat feishu: card presses, not messages")
     parser.add_argument(
         "--answers",
@@ -378,6 +384,11 @@ def main() -> None:
         "--startup", type=float, default=3, help="commands of the first seconds are the start-up ones (with --answers)"
     )
     args = parser.parse_args()
+    if args.chat in ("dingtalk", "wecom"):
+        from bench.stream_presses import run as run_presses
+
+        run_presses(args.chat, args.requests, args.rounds)
+        return
     if args.answers:
         run(args.rounds, args.busy, args.every, args.during, args.startup)
         return

@@ -7,6 +7,7 @@ it does not take, 429 with a QPS-limit code when throttled."""
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import json
 import threading
@@ -120,8 +121,11 @@ class FakeDingTalk:
 
     # --- the Stream connection ---
 
-    def push(self, topic: str, data: dict[str, Any], message_id: str | None = None, timeout: float = 10.0) -> Any:
-        """A CALLBACK frame to the connected client; the `response` of its acknowledgement."""
+    def push(
+        self, topic: str, data: dict[str, Any], message_id: str | None = None, timeout: float = 10.0, to: int = -1
+    ) -> Any:
+        """A CALLBACK frame to a connected client (the latest, or the `to`-th to connect); the `response` of its
+        acknowledgement."""
         message_id = message_id or f"frame-{next(self._ids)}"
         frame = {
             "specVersion": "1.0",
@@ -137,7 +141,7 @@ class FakeDingTalk:
             "data": json.dumps(data, ensure_ascii=False),
         }
         self.acks.pop(message_id, None)
-        self.connections[-1].send(json.dumps(frame, ensure_ascii=False))
+        self.connections[to].send(json.dumps(frame, ensure_ascii=False))
         ack = self.wait_for(lambda: self.acks.get(message_id), timeout)
         assert ack["code"] == 200, ack
         return json.loads(ack.get("data") or "{}").get("response")
@@ -174,7 +178,7 @@ class FakeDingTalk:
         }
         return self.push(BOT_MESSAGE, data)
 
-    def press(self, card: Card, button: dict[str, str], user: str, message_id: str | None = None) -> Any:
+    def press(self, card: Card, button: dict[str, str], user: str, message_id: str | None = None, to: int = -1) -> Any:
         """A button of a card pressed by `user`: the callback DingTalk sends, with the button's params."""
         kind, _, space_id = card.space.removeprefix("dtv1.card//").partition(".")
         content = {
@@ -191,11 +195,12 @@ class FakeDingTalk:
             "spaceId": space_id,
             "userIdType": 1,
         }
-        return self.push(CARD_CALLBACK, data, message_id)
+        return self.push(CARD_CALLBACK, data, message_id, to=to)
 
 
 @contextmanager
 def fake_dingtalk() -> Iterator[FakeDingTalk]:
+    from websockets.exceptions import ConnectionClosed
     from websockets.sync.server import serve
 
     fake = FakeDingTalk()
@@ -236,11 +241,12 @@ def fake_dingtalk() -> Iterator[FakeDingTalk]:
         with fake._changed:
             fake.connections.append(connection)
             fake._changed.notify_all()
-        for raw in connection:
-            ack = json.loads(raw)
-            with fake._changed:
-                fake.acks[str((ack.get("headers") or {}).get("messageId"))] = ack
-                fake._changed.notify_all()
+        with contextlib.suppress(ConnectionClosed):  # a client killed without a close frame
+            for raw in connection:
+                ack = json.loads(raw)
+                with fake._changed:
+                    fake.acks[str((ack.get("headers") or {}).get("messageId"))] = ack
+                    fake._changed.notify_all()
 
     with running(Handler, 0) as base_url, serve(stream, "127.0.0.1", 0) as ws:
         fake.base_url = base_url

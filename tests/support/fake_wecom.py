@@ -7,6 +7,7 @@ without a word: the fake does the same, and counts what it dropped."""
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import json
 import threading
@@ -55,7 +56,9 @@ class FakeWeCom:
     subscribed: int = 0
     connections: list[Any] = field(default_factory=list)
     pushed: dict[str, float] = field(default_factory=dict)  # a pushed frame's req_id -> when
+    updated: dict[str, float] = field(default_factory=dict)  # a pushed click's req_id -> when its card was updated
     refused_updates: int = 0
+    last_click: str = ""  # the req_id of the last click pushed
     _changed: threading.Condition = field(default_factory=threading.Condition)
     _ids: Iterator[int] = field(default_factory=lambda: itertools.count(1))
 
@@ -71,11 +74,11 @@ class FakeWeCom:
     def by_task(self, task_id: str) -> Sent:
         return next(s for s in self.sent if (s.body.get("template_card") or {}).get("task_id") == task_id)
 
-    def _push(self, cmd: str, body: dict[str, Any]) -> str:
+    def _push(self, cmd: str, body: dict[str, Any], to: int = -1) -> str:
         req_id = f"{cmd}_{next(self._ids)}"
         with self._changed:
             self.pushed[req_id] = time.monotonic()
-        self.connections[-1].send(json.dumps({"cmd": cmd, "headers": {"req_id": req_id}, "body": body}))
+        self.connections[to].send(json.dumps({"cmd": cmd, "headers": {"req_id": req_id}, "body": body}))
         return req_id
 
     def message(self, text: str, user: str, *, group: str | None = None, msgid: str | None = None) -> str:
@@ -94,7 +97,8 @@ class FakeWeCom:
         self._push("aibot_msg_callback", body)
         return str(body["msgid"])
 
-    def click(self, sent: Sent, button: dict[str, Any], user: str, msgid: str | None = None) -> str:
+    def click(self, sent: Sent, button: dict[str, Any], user: str, msgid: str | None = None, to: int = -1) -> str:
+        """A click on a button of a card (pushed to the latest connection, or the `to`-th): its msgid."""
         card = sent.card
         body: dict[str, Any] = {
             "msgid": msgid or f"evt{next(self._ids)}",
@@ -114,7 +118,7 @@ class FakeWeCom:
         }
         if body["chattype"] == "group":
             body["chatid"] = sent.chat
-        self._push("aibot_event_callback", body)
+        self.last_click = self._push("aibot_event_callback", body, to)
         return str(body["msgid"])
 
     def answer(self, frame: dict[str, Any]) -> dict[str, Any] | None:
@@ -139,12 +143,14 @@ class FakeWeCom:
             card = body.get("template_card") or {}
             target = self.by_task(str(card.get("task_id") or ""))
             target.updates.append((card, list(body.get("userids") or [])))
+            self.updated[req_id] = time.monotonic()
             return receipt
         return receipt | {"errcode": 40008, "errmsg": f"invalid cmd {cmd}"}
 
 
 @contextmanager
 def fake_wecom() -> Iterator[FakeWeCom]:
+    from websockets.exceptions import ConnectionClosed
     from websockets.sync.server import serve
 
     fake = FakeWeCom()
@@ -162,12 +168,13 @@ def fake_wecom() -> Iterator[FakeWeCom]:
             fake.subscribed += 1
             fake.connections.append(connection)
             fake._changed.notify_all()
-        for raw in connection:
-            with fake._changed:
-                answer = fake.answer(json.loads(raw))
-                fake._changed.notify_all()
-            if answer is not None:
-                connection.send(json.dumps(answer))
+        with contextlib.suppress(ConnectionClosed):  # a client killed without a close frame
+            for raw in connection:
+                with fake._changed:
+                    answer = fake.answer(json.loads(raw))
+                    fake._changed.notify_all()
+                if answer is not None:
+                    connection.send(json.dumps(answer))
 
     with serve(handler, "127.0.0.1", 0) as ws:
         fake.url = f"ws://127.0.0.1:{ws.socket.getsockname()[1]}"
