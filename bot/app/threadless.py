@@ -45,7 +45,14 @@ class Wing:
 
 
 def invocation(
-    wing: Wing, deps: Deps, team: str, channel: str, user: str, lang: Lang, request_key: str | None, admin: bool
+    wing: Wing,
+    deps: Deps,
+    team: str,
+    channel: str,
+    user: str,
+    lang: Lang,
+    request_key: str | None,
+    is_admin: Callable[[], bool],
 ) -> Invocation:
     chat, here, sends = wing.chat, Place(wing.chat.platform, team, channel), itertools.count()
 
@@ -66,7 +73,7 @@ def invocation(
         lang=lang,
         answer=say,
         post=say,
-        is_admin=lambda: admin,
+        is_admin=is_admin,
         zone=lambda: None,
         chat=chat,
         announce=say,
@@ -86,7 +93,14 @@ def say_directly(chat: Chat, team: str, user: str, message: Message, lang: Lang,
 
 
 def typed(
-    wing: Wing, deps: Deps, team: str, channel: str, user: str, text: str, request_key: str | None, admin: bool
+    wing: Wing,
+    deps: Deps,
+    team: str,
+    channel: str,
+    user: str,
+    text: str,
+    request_key: str | None,
+    is_admin: Callable[[], bool],
 ) -> None:
     """A message to the robot: an answer to the person's open profile here, or a sub-command."""
     words = text.split()
@@ -97,7 +111,7 @@ def typed(
             if on_thread_message(deps, wing.chat, wing.teller(Lang(convo.lang)), reply):
                 return
     lang = lang_of(text, deps.settings.files.lang)
-    inv = invocation(wing, deps, team, channel, user, lang, request_key, admin)
+    inv = invocation(wing, deps, team, channel, user, lang, request_key, is_admin)
     try:
         table.run(inv, text)
     except CommandError as exc:
@@ -112,7 +126,7 @@ def pressed(
     action: str,
     value: str,
     request_key: str | None,
-    admin: bool,
+    is_admin: Callable[[], bool],
     refuse: Callable[[str], None],
 ) -> bool:
     """A card's button pressed: the one table's answer. `where`: team, channel, the card's id. `refuse` says a
@@ -151,7 +165,7 @@ def pressed(
             lang=lang,
             posted_in=lang,
             message_id=card or None,
-            is_admin=lambda: admin,
+            is_admin=is_admin,
             is_member=lambda: True,  # a press comes from someone of the organisation it names
             open_form=open_form,
             refuse=refused,

@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import threading
+import time
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -22,6 +23,7 @@ from bot.dingtalk.openapi import DingTalkError, OpenApi
 from bot.text import Lang
 
 log = logging.getLogger(__name__)
+GROUP_OWNER_KEPT_S = 600.0  # a group's owner, as DingTalk said it, is asked again after this long
 
 
 def card_id(work: str | None = None, n: int = 0) -> str:
@@ -47,6 +49,7 @@ class DingTalkChat:
         self.nicks: dict[str, str] = {}  # userId -> the name DingTalk showed with their last message
         # (organisation, userId) DingTalk said is an admin of the organisation (a message's isAdmin)
         self.admins: set[tuple[str, str]] = set()
+        self.owners: dict[str, tuple[str, float]] = {}  # a group -> its owner's userId, and when DingTalk said so
         self._answering = threading.local()  # the press this thread answers: its card, and what it now shows
 
     def name_of(self, user: str) -> str:
@@ -111,6 +114,19 @@ class DingTalkChat:
 
     def direct_chat(self, actor: Actor) -> str:
         return DIRECT + actor.user
+
+    def is_admin(self, team: str, user: str, channel: str) -> bool:
+        """An admin of the organisation (DingTalk said so with a message of theirs), or the owner of the group the
+        press or command came from (asked of DingTalk once, then kept for GROUP_OWNER_KEPT_S)."""
+        if (team, user) in self.admins:
+            return True
+        if channel.startswith(DIRECT):
+            return False
+        owner, asked = self.owners.get(channel, ("", -GROUP_OWNER_KEPT_S))
+        if time.monotonic() - asked >= GROUP_OWNER_KEPT_S:
+            owner = self.api.group_owner(channel) or ""
+            self.owners[channel] = (owner, time.monotonic())
+        return bool(owner) and owner == user
 
     def find_user(self, word: str) -> str | None:
         """The userId of the one person the contacts find for an address or a mobile number; None when none or

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, replace
+from functools import partial
 from typing import Any
 
 from bot.app import threadless
@@ -57,8 +58,8 @@ def on_message(deps: Deps, chat: DingTalkChat, data: dict[str, Any], input_key: 
         chat.admins.add((team, user))
     group = str(data.get("conversationType") or "") == GROUP
     channel = str(data.get("conversationId") or "") if group else DIRECT + user
-    admin = (team, user) in chat.admins
-    threadless.typed(wing_of(chat), deps, team, channel, user, command_text(data), input_key, admin)
+    is_admin = partial(chat.is_admin, team, user, channel)
+    threadless.typed(wing_of(chat), deps, team, channel, user, command_text(data), input_key, is_admin)
 
 
 @dataclass
@@ -88,8 +89,9 @@ def on_press(deps: Deps, chat: DingTalkChat, data: dict[str, Any], input_key: st
     def refuse(text: str) -> None:
         done.refusal = render(text, replace(PLAIN, mention=lambda who: "@" + chat.name_of(who)))
 
-    admin = (team, user) in chat.admins
+    is_admin = partial(chat.is_admin, team, user, channel)
     with chat.answering(card) as shown:
-        threadless.pressed(wing_of(chat), deps, (team, channel, card), user, action, value, input_key, admin, refuse)
+        where = (team, channel, card)
+        threadless.pressed(wing_of(chat), deps, where, user, action, value, input_key, is_admin, refuse)
     done.card = shown or None
     return done

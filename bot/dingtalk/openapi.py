@@ -100,8 +100,11 @@ class OpenApi:
             self._token = None
         self.token()
 
-    def call(self, what: str, service: str, method: str, body: dict[str, Any]) -> dict[str, Any]:
-        """`method` of `service` with `body` (the API's own JSON names), as the app: the answer's body."""
+    def call(
+        self, what: str, service: str, method: str, body: dict[str, Any], *, report: bool = True
+    ) -> dict[str, Any]:
+        """`method` of `service` with `body` (the API's own JSON names), as the app: the answer's body. A refusal
+        for good is said to on_failure unless `report` is False (a question whose "no" is an answer)."""
         models = self._models(service)
         name = "".join(part.title() for part in method.removesuffix("_with_options").split("_"))
         request = getattr(models, f"{name}Request")().from_map(body)
@@ -119,7 +122,7 @@ class OpenApi:
                     with self._lock:
                         self._token = None
                     continue
-                if self.on_failure is not None:
+                if self.on_failure is not None and report:
                     self.on_failure(what, exc)
                 raise
 
@@ -187,6 +190,19 @@ class OpenApi:
             "userIdType": 1,
         }
         self.call("card.update", "card_1_0", "update_card_with_options", body)
+
+    def group_owner(self, conversation: str) -> str | None:
+        """The userId of the group's owner (POST /v1.0/im/sceneGroups/query); None when DingTalk will not say (a
+        group the robot's app may not read): then nobody is taken for its owner."""
+        try:
+            body = {"openConversationId": conversation}
+            answer = self.call(
+                "im.sceneGroups.query", "im_1_0", "get_scene_group_info_with_options", body, report=False
+            )
+        except DingTalkError as exc:
+            log.info("the owner of a group not read (%s): nobody is taken for it", exc.code)
+            return None
+        return str(answer.get("ownerUserId") or "") or None
 
     def search_users(self, word: str) -> list[str]:
         """The userIds the contacts find for `word` (a name, a mobile number or an address), exact matches only."""

@@ -1,4 +1,5 @@
-"""The chat port on WeCom: every message sent unasked over the long connection (aibot_send_msg) to a group chat
+"""The chat port on WeCom: an answer to a message replies to it with its first message (aibot_respond_msg, the
+SDK's reply), and every other message is sent unasked over the long connection (aibot_send_msg) to a group chat
 (its chatid) or a person (their userid), a card when it has buttons. A card changes only in answer to a click on it
 (WeCom's update_template_card takes the click's frame, within 5 s): `update` does so while that click is being
 answered (a redo past the 5 s sends the new version anew); a card no click is on stays as it was. Robots have no
@@ -81,8 +82,17 @@ class WeComChat:
     def send(self, chat: str, message: Message, key: str | None = None) -> str:
         made = key or task_id()
         self.pacer.take(chat)
+        body = body_of(message, made, self.link)
+        asked = self._answering.__dict__.pop("message", None)  # the message this thread answers, if unanswered yet
+        if asked is not None and asked[0] == chat:
+            try:
+                self.connection.reply(asked[1], body)  # the answer's first message replies to it (the SDK's reply)
+                self.keep_shown(made, message)
+                return made
+            except WeComRefused as exc:  # past the reply's window, or refused: sent unasked instead
+                log.info("the reply to a message was refused (%s): sent unasked", exc.code)
         try:
-            self.connection.send(chat, body_of(message, made, self.link))
+            self.connection.send(chat, body)
         except WeComRefused as exc:
             raise ChatError(exc.code, cannot_post=exc.code in ("60011", "600040", "93006")) from exc
         self.keep_shown(made, message)
@@ -98,6 +108,16 @@ class WeComChat:
             yield
         finally:
             clicks.pop(card, None)
+
+    @contextmanager
+    def replying(self, chat: str, frame: dict[str, Any]) -> Iterator[None]:
+        """While a message to the robot is answered on this thread, the answer's first message in that chat is a
+        reply to it; the rest are sent unasked."""
+        self._answering.message = (chat, frame)
+        try:
+            yield
+        finally:
+            self._answering.__dict__.pop("message", None)
 
     def click_on(self, card: str) -> dict[str, Any] | None:
         return getattr(self._answering, "clicks", {}).get(card)

@@ -121,6 +121,10 @@ class WeComConnection:
         """A message to a group chat or a person (their userid), unasked (aibot_send_msg): its receipt."""
         return self._call(self.client.send_message(chat_id, body))
 
+    def reply(self, frame: dict[str, Any], body: dict[str, Any]) -> dict[str, Any]:
+        """An answer to the message `frame` carried (aibot_respond_msg, the SDK's reply): its receipt."""
+        return self._call(self.client.reply(frame, body))
+
     def update_card(self, frame: dict[str, Any], card: dict[str, Any], userids: list[str] | None = None) -> None:
         """A template card changed in answer to the click that `frame` carried (within WeCom's 5 s): for everyone,
         or for `userids` alone."""

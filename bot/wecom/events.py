@@ -42,6 +42,11 @@ def command_text(body: dict[str, Any]) -> str:
     return text.strip()
 
 
+def _no_admin() -> bool:
+    """WeCom's frames say nothing of a member's role: only an item's owner acts on it here."""
+    return False
+
+
 def wing_of(chat: WeComChat) -> threadless.Wing:
     return threadless.Wing(chat, lambda lang: WeComTeller(chat, lang), task_id, help_text, line)
 
@@ -51,7 +56,9 @@ def on_message(deps: Deps, chat: WeComChat, frame: dict[str, Any], input_key: st
     user, channel = where(body)
     if not user or not channel or body.get("msgtype") != "text":
         return  # pictures, voice and files are not read
-    threadless.typed(wing_of(chat), deps, team_of(body), channel, user, command_text(body), input_key, False)
+    with chat.replying(channel, frame):
+        text = command_text(body)
+        threadless.typed(wing_of(chat), deps, team_of(body), channel, user, text, input_key, _no_admin)
 
 
 def on_click(deps: Deps, chat: WeComChat, frame: dict[str, Any], input_key: str | None) -> None:
@@ -66,4 +73,4 @@ def on_click(deps: Deps, chat: WeComChat, frame: dict[str, Any], input_key: str 
     with chat.answering(card, frame):  # the card is updated in answer to this click (within WeCom's 5 s)
         where_ = (team_of(body), channel, card)
         refuse = partial(chat.refuse, card, user)
-        threadless.pressed(wing_of(chat), deps, where_, user, action, value, input_key, False, refuse)
+        threadless.pressed(wing_of(chat), deps, where_, user, action, value, input_key, _no_admin, refuse)

@@ -52,6 +52,7 @@ class FakeDingTalk:
     calls: list[tuple[str, str]] = field(default_factory=list)  # (verb, path) of every OpenAPI call
     throttle: int = 0  # calls answered 429 (QPS limit) before the next one is taken
     users: dict[str, str] = field(default_factory=dict)  # what a contact search finds (an address) -> userId
+    group_owners: dict[str, str] = field(default_factory=dict)  # a group's openConversationId -> its owner
     tickets: set[str] = field(default_factory=lambda: {TICKET})
     connections: list[Any] = field(default_factory=list)
     acks: dict[str, dict[str, Any]] = field(default_factory=dict)  # frame messageId -> the SDK's acknowledgement
@@ -101,6 +102,11 @@ class FakeDingTalk:
             card.params = {**card.params, **given} if by_key else dict(given)
             card.updates += 1
             return 200, {"success": True, "result": True}
+        if path == "/v1.0/im/sceneGroups/query" and verb == "POST":
+            owner = self.group_owners.get(str(body.get("openConversationId")))
+            if owner is None:
+                return 400, {"code": "invalidParameter.openConversationId", "message": "群不存在"}
+            return 200, {"openConversationId": body["openConversationId"], "ownerUserId": owner, "title": "GPU"}
         if path == "/v1.0/contact/users/search" and verb == "POST":
             found = self.users.get(str(body.get("queryWord")))
             return 200, {"hasMore": False, "totalCount": int(found is not None), "list": [found] if found else []}

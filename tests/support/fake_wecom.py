@@ -56,6 +56,8 @@ class FakeWeCom:
     subscribed: int = 0
     connections: list[Any] = field(default_factory=list)
     pushed: dict[str, float] = field(default_factory=dict)  # a pushed frame's req_id -> when
+    pushed_bodies: dict[str, dict[str, Any]] = field(default_factory=dict)  # a pushed frame's req_id -> its body
+    replies: int = 0  # messages sent as replies (aibot_respond_msg)
     updated: dict[str, float] = field(default_factory=dict)  # a pushed click's req_id -> when its card was updated
     refused_updates: int = 0
     last_click: str = ""  # the req_id of the last click pushed
@@ -78,6 +80,7 @@ class FakeWeCom:
         req_id = f"{cmd}_{next(self._ids)}"
         with self._changed:
             self.pushed[req_id] = time.monotonic()
+            self.pushed_bodies[req_id] = body
         self.connections[to].send(json.dumps({"cmd": cmd, "headers": {"req_id": req_id}, "body": body}))
         return req_id
 
@@ -135,6 +138,14 @@ class FakeWeCom:
             else:
                 self.sent.append(Sent(chat, {k: v for k, v in body.items() if k != "chatid"}, now))
             return receipt
+        if cmd == "aibot_respond_msg":  # a reply to a pushed message: shown in that message's chat
+            asked = self.pushed_bodies.get(req_id)
+            if asked is None or asked.get("msgtype") == "event":
+                return receipt | {"errcode": 40008, "errmsg": "invalid req_id for a reply"}
+            chat = str(asked.get("chatid") or (asked.get("from") or {}).get("userid") or "")
+            self.sent.append(Sent(chat, dict(body), time.monotonic()))
+            self.replies += 1
+            return receipt
         if cmd == "aibot_respond_update_msg":
             pushed = self.pushed.get(req_id)
             if pushed is None or time.monotonic() - pushed > UPDATE_WINDOW_S:
@@ -163,11 +174,11 @@ def fake_wecom() -> Iterator[FakeWeCom]:
             connection.send(json.dumps({"headers": {"req_id": req_id}, "errcode": 40001, "errmsg": "invalid secret"}))
             connection.close()
             return
-        connection.send(json.dumps({"headers": {"req_id": req_id}, "errcode": 0, "errmsg": "ok"}))
-        with fake._changed:
+        with fake._changed:  # known before the client hears it is subscribed (it may be pushed to at once)
             fake.subscribed += 1
             fake.connections.append(connection)
             fake._changed.notify_all()
+        connection.send(json.dumps({"headers": {"req_id": req_id}, "errcode": 0, "errmsg": "ok"}))
         with contextlib.suppress(ConnectionClosed):  # a client killed without a close frame
             for raw in connection:
                 with fake._changed:

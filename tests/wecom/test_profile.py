@@ -22,6 +22,7 @@ def test_a_direct_advise_asks_with_cards_answered_by_clicks_and_words(tmp_path: 
         fake.message("advise", ANA)
         root, first = fake.wait_for(lambda: len(fake.to(ANA)) >= 2 and fake.to(ANA))
         assert "a few questions here" in root.text and "thread" not in root.text
+        assert fake.replies == 1  # the answer's first message replies to the message (the SDK's reply)
         assert "@mention me" in first.text and len(first.buttons) <= 6
         fake.click(first, first.button("LoRA"), ANA)
         fake.wait_for(lambda: first.updates and len(fake.to(ANA)) > 2)

@@ -5,6 +5,7 @@ robot's connection with only WeCom's settings."""
 
 from __future__ import annotations
 
+import json
 import logging
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -111,3 +112,26 @@ def test_remind_now_sends_a_robots_digest_from_the_terminal(tmp_path: Path) -> N
         assert done.returncode == 0, done.stderr
         [digest] = fake.to(GROUP)
         assert "train-1" in digest.text and digest.buttons
+
+
+def test_an_owner_tag_by_address_is_found_with_the_classic_api() -> None:
+    from bot.wecom.corp_api import CorpApi
+    from tests.support.servers import Request, serve
+
+    def token(request: Request) -> tuple[int, dict[str, str], bytes]:
+        good = "corpid=ww1234&corpsecret=app-secret-1" in request.query
+        body = {"errcode": 0, "access_token": "tok-42", "expires_in": 7200} if good else {"errcode": 40001}
+        return 200, {"Content-Type": "application/json"}, json.dumps(body).encode()
+
+    def by_email(request: Request) -> tuple[int, dict[str, str], bytes]:
+        asked = json.loads(request.body)
+        found = "access_token=tok-42" in request.query and asked == {"email": "ana@example.com", "email_type": 2}
+        body = {"errcode": 0, "userid": "ana.li"} if found else {"errcode": 46004, "errmsg": "user not found"}
+        return 200, {"Content-Type": "application/json"}, json.dumps(body).encode()
+
+    with serve({"/cgi-bin/gettoken": token, "/cgi-bin/user/get_userid_by_email": by_email}) as api:
+        contacts = CorpApi("ww1234", "app-secret-1", api.base_url)
+        assert contacts.userid_of("ana@example.com") == "ana.li"
+        assert contacts.userid_of("nobody@example.com") is None  # a work address, then a personal one: none
+        assert len(api.hits("/cgi-bin/gettoken")) == 1  # the token kept
+        assert CorpApi("ww1234", "wrong", api.base_url).userid_of("ana@example.com") is None
