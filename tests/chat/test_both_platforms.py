@@ -9,6 +9,7 @@ import itertools
 import json
 from collections.abc import Iterator
 from contextlib import contextmanager
+from datetime import timedelta
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -16,7 +17,12 @@ import pytest
 
 from bot.chat.conversation import current
 from bot.deps import Deps
+from bot.digest.due import run_due
 from bot.state import Conversation
+from bot.state.rentals import Rentals
+from rules.samples import Sample
+from tests.digest.test_schedule import FIELDS, MONDAY_0910_SHANGHAI
+from tests.feishu.test_digest import GROUP as FEISHU_GROUP
 from tests.support.dingtalk_harness import DingTalkHarness, running_dingtalk
 from tests.support.fake_dingtalk import CORP as DINGTALK_CORP
 from tests.support.fake_feishu import buttons as card_buttons
@@ -46,6 +52,19 @@ class Driver(Protocol):
 
     def recommendation(self) -> str | None:
         """The recommendation's text, once it is posted."""
+
+    def digest(self) -> None:
+        """At 09:31 Shanghai time an idle item of the starter's, tracked in a group: the group's digest is sent."""
+
+    def press_released(self, user: str) -> None:
+        """Press the digest's Released for the item."""
+
+    def released(self) -> bool:
+        """Whether the item is released, as the store has it."""
+
+    def command(self, text: str) -> str:
+        """Type a sub-command where the chat takes one (Slack: /gpu-advise; elsewhere: to the bot in a group, as
+        its people do): the text of its answer."""
 
 
 def _value(raw: str) -> dict[str, Any]:
@@ -109,6 +128,26 @@ class SlackDriver:
         done = [p for p in self.h.posts(thread_ts=self.root) if (p.get("blocks") or [{}])[0].get("type") == "header"]
         return self.h.texts(done[-1]) if done else None
 
+    def digest(self) -> None:
+        self.team = "T1"
+        _idle_digest(self.deps, self.h.clock, self.team, "C1", self.ids[STARTER], self.h.outlets())
+        self.message = self.h.posts(channel="C1")[-1]
+
+    def press_released(self, user: str) -> None:
+        assert self.h.send.click(self.message, "rental_released", user=self.ids[user])[0] == 200
+        settled(self.deps)
+
+    def released(self) -> bool:
+        return _released(self.deps, self.team)
+
+    def command(self, text: str) -> str:
+        name = f"c{next(self._events)}"
+        assert self.h.send.command(text, response_url=self.h.fake.response_url(name))[0] == 200
+        said = self.h.fake.wait_for(
+            lambda: [r for r in self.h.fake.of("response_url") if r.get("_path") == f"/response/{name}"]
+        )
+        return self.h.texts(said[0])
+
 
 class FeishuDriver:
     def __init__(self, h: FeishuHarness) -> None:
@@ -144,6 +183,31 @@ class FeishuDriver:
     def recommendation(self) -> str | None:
         done = [c.card for c in self.h.fake.of("messages.reply") if "header" in c.card]
         return json.dumps(done[-1], ensure_ascii=False) if done else None
+
+    def digest(self) -> None:
+        self.team = "feishu:" + self.h.send.tenant
+        _idle_digest(
+            self.deps, self.h.clock, self.team, FEISHU_GROUP, self.ids[STARTER], lambda _t: self.h.gateway.outlet()
+        )
+        self.post = self.h.fake.of("messages.create")[-1]
+
+    def press_released(self, user: str) -> None:
+        pressed = next(
+            b for b in card_buttons(self.post.card) if b["behaviors"][0]["value"]["action"] == "rental_released"
+        )
+        message = str(self.post.body["_message_id"])
+        assert self.h.send.press(pressed, user=self.ids[user], chat=FEISHU_GROUP, message_id=message).status_code == 200
+        settled(self.deps)
+
+    def released(self) -> bool:
+        return _released(self.deps, self.team)
+
+    def command(self, text: str) -> str:
+        before = len(self.h.fake.sent())
+        self.h.send.message(text, user=self.ids[STARTER])
+        self.h.fake.wait_for(lambda: len(self.h.fake.sent()) > before)
+        settled(self.deps)
+        return json.dumps(self.h.fake.sent()[before].card, ensure_ascii=False)
 
 
 GROUP = "cidGroupA1b2C3+d4/e5=="  # DingTalk's shape of a group conversation; WeCom takes it too
@@ -186,6 +250,25 @@ class DingTalkDriver:
         done = [c.params for c in self.h.fake.cards.values() if c.params.get("title")]
         return json.dumps(done[-1], ensure_ascii=False) if done else None
 
+    def digest(self) -> None:
+        self.team = f"dingtalk:{DINGTALK_CORP}"
+        _idle_digest(self.deps, self.h.clock, self.team, GROUP, self.ids[STARTER], self.h.gateway.wing().outlet)
+        self.card = list(self.h.fake.cards.values())[-1]
+
+    def press_released(self, user: str) -> None:
+        button = next(b for b in self.card.buttons if json.loads(b["value"])["action"] == "rental_released")
+        self.h.fake.press(self.card, button, self.ids[user])
+        settled(self.deps)
+
+    def released(self) -> bool:
+        return _released(self.deps, self.team)
+
+    def command(self, text: str) -> str:
+        before = len(self.h.fake.cards)
+        self.h.fake.message(text, self.ids[STARTER], group=GROUP)
+        settled(self.deps)
+        return json.dumps(list(self.h.fake.cards.values())[before].params, ensure_ascii=False)
+
 
 class WeComDriver:
     def __init__(self, h: WeComHarness) -> None:
@@ -218,6 +301,23 @@ class WeComDriver:
         assert found is not None
         return found
 
+    def digest(self) -> None:
+        self.team = f"wecom:{WECOM_BOT}"
+        _idle_digest(self.deps, self.h.clock, self.team, GROUP, self.ids[STARTER], self.h.gateway.wing().outlet)
+        self.sent = self.h.fake.to(GROUP)[-1]
+
+    def press_released(self, user: str) -> None:
+        button = next(b for b in self.sent.buttons if json.loads(b["key"])["a"] == "rental_released")
+        self.h.settled(self.h.fake.click(self.sent, button, self.ids[user]))
+
+    def released(self) -> bool:
+        return _released(self.deps, self.team)
+
+    def command(self, text: str) -> str:
+        before = len(self.h.fake.sent)
+        self.h.settled(self.h.fake.message(text, self.ids[STARTER], group=GROUP))
+        return self.h.fake.sent[before].text
+
     def recommendation(self) -> str | None:
         done = [
             s.text
@@ -225,6 +325,24 @@ class WeComDriver:
             if s.card.get("main_title", {}).get("title", "GPU Advisor") != "GPU Advisor"
         ]
         return done[-1] if done else None
+
+
+def _idle_digest(deps: Deps, clock: Any, team: str, channel: str, owner: str, outlet: Any) -> None:
+    """An idle item of `owner`'s in `channel`, and 09:31 in Shanghai: the channel's digest, sent by serve's job."""
+    clock.now = MONDAY_0910_SHANGHAI + timedelta(minutes=21)
+    rentals = Rentals(deps.store)
+    fields = FIELDS | {"owner": owner, "channel": channel, "started_at": clock.now - timedelta(hours=9)}
+    inst, _ = rentals.track_instance(team, "train-1", fields)
+    quiet = [Sample(clock.now - timedelta(minutes=m), 0, 0, 1200, 81920) for m in range(480, -241, -5)]
+    rentals.add_samples(inst.id, quiet, [None] * len(quiet))
+    [sent] = run_due(deps, outlet)
+    assert sent.status == "sent" and sent.channel == channel
+
+
+def _released(deps: Deps, team: str) -> bool:
+    found = Rentals(deps.store).instance(team, "train-1")
+    assert found is not None
+    return found.released_at is not None
 
 
 @contextmanager
@@ -284,3 +402,25 @@ def test_an_unreadable_typed_answer_keeps_the_question_open(platform: str, tmp_p
         open_question = current(chat.convo())
         chat.reply("whenever the moon is full")
         assert current(chat.convo()) == open_question and "duration" not in chat.convo().answers
+
+
+@PLATFORMS
+def test_the_articles_quote_and_a_quote_missing_its_schedule(platform: str, tmp_path: Path) -> None:
+    """One sub-command through each chat's own door: the worked example answers 5,600 and 784 RMB everywhere, and
+    a quote without its schedule says what to give."""
+    with driving(platform, tmp_path) as chat:
+        said = chat.command("quote gpu=A100 hours=4x14 share=1/2")
+        assert "5,600" in said and "784" in said
+        assert "hours=4x14" in chat.command("quote gpu=A100")
+
+
+@PLATFORMS
+def test_the_digests_released_is_the_owners_to_press(platform: str, tmp_path: Path) -> None:
+    """The digest's button through each chat's own door: pressed by someone else it changes nothing, by the item's
+    owner it releases the item."""
+    with driving(platform, tmp_path) as chat:
+        chat.digest()
+        chat.press_released(STRANGER)
+        assert not chat.released()
+        chat.press_released(STARTER)
+        assert chat.released()
