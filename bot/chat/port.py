@@ -34,10 +34,11 @@ _PREFIXES: dict[str, Platform] = {FEISHU_PREFIX: Platform.FEISHU}
 _CHANNELS = {"slack": re.compile(r"[CG][A-Z0-9]{1,20}"), "feishu": re.compile(r"oc_[0-9A-Za-z]{1,64}")}
 
 
-def register_chat(name: str, prefix: str, channel: str | None = None) -> Platform:
+def register_chat(name: str, prefix: str, channel: str | None = None, team_form: str | None = None) -> Platform:
     """A chat beside Slack and Feishu: its name, the prefix its teams' ids carry in the state (e.g. "dingtalk",
-    "dingtalk:"), and the shape of its channels' ids (a regular expression), so the terminal's --channel takes
-    them. The same object on every call for one name."""
+    "dingtalk:"), the shape of its channels' ids (a regular expression), so the terminal's --channel takes them,
+    and how the terminal's messages name a team of it ("dingtalk:<corpId>"). The same object on every call for
+    one name."""
     if not prefix.endswith(":") or prefix in ("", ":"):
         raise ValueError(f"a chat's prefix ends with ':' (got {prefix!r})")
     known = _PREFIXES.get(prefix)
@@ -47,6 +48,7 @@ def register_chat(name: str, prefix: str, channel: str | None = None) -> Platfor
     _PREFIXES[prefix] = platform
     if channel is not None:
         _CHANNELS[name] = re.compile(channel)
+    _FORMS[name] = team_form or f"{prefix}<id>"
     return platform
 
 
@@ -68,6 +70,13 @@ def _prefix(prefix: str) -> Platform | None:
 
 
 _loaded = False
+_FORMS = {"feishu": "feishu:<tenant key>"}
+
+
+def team_forms() -> str:
+    """How the terminal's messages name a team of each chat that is not Slack ("feishu:<tenant key>, …")."""
+    _prefix("")  # the registered chats' packages loaded, so each has said its form
+    return ", ".join(_FORMS.values())
 
 
 def is_team(text: str) -> bool:

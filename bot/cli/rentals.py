@@ -27,22 +27,23 @@ TeamOpt = Annotated[
     str | None,
     typer.Option(
         "--team",
-        help="The team: a Slack workspace (T…) or a Feishu tenant (feishu:<tenant key>); default: the Slack bot "
-        "token's workspace, else the one team known here.",
+        help="The team: a Slack workspace (T…), or another chat's behind its prefix (feishu:<tenant key>, …: "
+        "the bot's `help` in that chat shows it); default: the Slack bot token's workspace, else the one team "
+        "known here.",
     ),
 ]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON.")]
 
 
 def chosen_team(settings: Settings, team: str | None, rentals: Rentals | None = None) -> str:
-    """The team a command is about: `--team` (a Slack workspace T…, or a Feishu tenant as feishu:<tenant key>);
+    """The team a command is about: `--team` (a Slack workspace T…, or another chat's behind its prefix);
     else the one a chat's settings name on their own (the Slack bot token's workspace); else the one team the state
     knows."""
-    from bot.chat.port import is_team
+    from bot.chat.port import is_team, team_forms
 
     if team:
         if not is_team(team):
-            raise fail(t("cli.bad_team", settings.files.lang, team=team[:80]))
+            raise fail(t("cli.bad_team", settings.files.lang, team=team[:80], forms=team_forms()))
         return team
     from bot.server.chat_setups import chat_setups
 
@@ -59,7 +60,12 @@ def chosen_team(settings: Settings, team: str | None, rentals: Rentals | None = 
     if len(known) == 1:
         return known[0]
     raise fail(
-        t("cli.no_team", settings.files.lang, known=", ".join(known) or t("cli.no_teams_yet", settings.files.lang))
+        t(
+            "cli.no_team",
+            settings.files.lang,
+            known=", ".join(known) or t("cli.no_teams_yet", settings.files.lang),
+            forms=team_forms(),
+        )
     )
 
 

@@ -7,4 +7,4 @@ from bot.chat.port import register_chat
 
 PREFIX = "wecom:"  # a robot's organisation in the state: wecom:<the robot's aibotid, as its frames carry it>
 # a group chat's id or a person's userid (a person's chat with the robot is sent to by their userid)
-WECOM = register_chat("wecom", PREFIX, r"[0-9A-Za-z_@.-]{1,64}")
+WECOM = register_chat("wecom", PREFIX, r"[0-9A-Za-z_@.-]{1,64}", team_form="wecom:<Bot ID>")
