@@ -13,6 +13,8 @@ import pytest
 
 from bot.chat.message import plain
 from bot.chat.port import ChatError, Place
+from bot.dingtalk.events import MESSAGE_TOPIC
+from bot.dingtalk.gateway import DingTalkGateway
 from bot.dingtalk.setup import SETUP
 from bot.settings import Settings
 from bot.state import Store
@@ -87,3 +89,26 @@ def test_remind_now_sends_an_organisations_digest_from_the_terminal(tmp_path: Pa
         assert done.returncode == 0, done.stderr
         [digest] = fake.in_space(f"dtv1.card//IM_GROUP.{GROUP}")
         assert "train-1" in digest.params["markdown"] and digest.buttons
+
+
+def test_an_owner_tag_by_address_or_mobile_is_found_in_the_contacts(tmp_path: Path) -> None:
+    with running_dingtalk(tmp_path, lang="en") as h:
+        h.fake.users |= {"ana@example.com": "manager4521", "13800138000": "staff0917"}
+        wing = h.gateway.wing()
+        assert wing.person(TEAM, "ana@example.com") == "manager4521"
+        assert wing.person(TEAM, "13800138000") == "staff0917"
+        assert wing.person(TEAM, "nobody@example.com") is None
+
+
+def test_a_frame_acknowledged_before_a_crash_is_done_once_at_the_next_start(tmp_path: Path) -> None:
+    with running_dingtalk(tmp_path, lang="en") as h:
+        h.gateway.stop()  # the process that acknowledged it is gone; its frame is kept, its work not done
+        frame = {"msgId": "msgCrash1", "senderStaffId": "manager4521", "chatbotCorpId": CORP, "conversationType": "2",
+                 "conversationId": GROUP, "text": {"content": " prices A100"}, "msgtype": "text"}  # fmt: skip
+        assert h.deps.inbox.enqueue("dingtalk:msgCrash1", "dingtalk", frame)
+        again = DingTalkGateway(h.deps)  # the next start
+        assert again.replay() == 1 and again.replay() == 0
+        assert len(h.fake.in_space(f"dtv1.card//IM_GROUP.{GROUP}")) == 1  # answered once
+        assert again.receive(MESSAGE_TOPIC, "frame-late", frame) == {}  # DingTalk's late redelivery: done once
+        again.pool.shutdown(wait=True)
+        assert len(h.fake.in_space(f"dtv1.card//IM_GROUP.{GROUP}")) == 1

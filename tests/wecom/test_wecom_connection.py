@@ -135,3 +135,25 @@ def test_an_owner_tag_by_address_is_found_with_the_classic_api() -> None:
         assert contacts.userid_of("nobody@example.com") is None  # a work address, then a personal one: none
         assert len(api.hits("/cgi-bin/gettoken")) == 1  # the token kept
         assert CorpApi("ww1234", "wrong", api.base_url).userid_of("ana@example.com") is None
+
+
+def test_a_frame_taken_before_a_crash_is_done_once_at_the_next_start(tmp_path: Path) -> None:
+    from bot.wecom.gateway import WeComGateway
+
+    with running_wecom(tmp_path, lang="en") as h:
+        frame = {
+            "cmd": "aibot_msg_callback",
+            "headers": {"req_id": "aibot_msg_callback_old"},
+            "body": {"msgid": "msgCrash1", "aibotid": BOT_ID, "chattype": "group", "chatid": GROUP,
+                     "from": {"userid": "ana.li"}, "msgtype": "text", "text": {"content": "@GPU助手 prices A100"}},
+        }  # fmt: skip
+        assert h.deps.inbox.enqueue("wecom:msgCrash1", "wecom", frame)  # kept; the process died before its work
+        again = WeComGateway(h.deps)  # the next start (it sends over the connection it opens)
+        try:
+            assert again.replay() == 1 and again.replay() == 0
+            assert len(h.fake.to(GROUP)) == 1  # answered once (its reply's window gone: sent unasked)
+            again.receive(frame)  # WeCom hands it again: done once
+            again.pool.shutdown(wait=True)
+            assert len(h.fake.to(GROUP)) == 1
+        finally:
+            again.stop()
