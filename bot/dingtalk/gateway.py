@@ -8,10 +8,8 @@ the card as it now is for everyone (cardData), when known within PRESS_WAIT_S; t
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from concurrent.futures import TimeoutError as WaitedTooLong
-from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from bot.deps import Deps
@@ -21,14 +19,14 @@ from bot.dingtalk.openapi import DingTalkError, OpenApi
 from bot.dingtalk.settings import DingTalk
 from bot.dingtalk.words import line
 from bot.text import Lang
-from bot.web.answer import DoorRefused, Route
+from bot.web.answer import DoorRefused
+from bot.web.own_connection import OwnConnectionDoor
 
 if TYPE_CHECKING:
     from bot.dingtalk.stream import StreamConnection
     from bot.dingtalk.wing import DingTalkWing
 
 KIND, CARD_KIND = "dingtalk", "dingtalk_card"
-REPLAY_WINDOW = timedelta(hours=1)
 PRESS_WAIT_S = 0.8  # a press's acknowledgement carries its answer when known by then (within 1 s)
 log = logging.getLogger(__name__)
 
@@ -50,7 +48,8 @@ def press_answer(pressed: events.Pressed | None, user: str) -> dict[str, Any]:
     return answer
 
 
-class DingTalkGateway:
+class DingTalkGateway(OwnConnectionDoor):
+    kinds, prefix, chat_name = (KIND, CARD_KIND), PREFIX, "DingTalk"
     name = "dingtalk"
 
     def __init__(self, deps: Deps) -> None:
@@ -112,20 +111,7 @@ class DingTalkGateway:
         self.deps.inbox.done(key)
         return pressed
 
-    def tenants(self) -> list[str]:
-        """The DingTalk organisations the state knows, as the terminal's --team takes them (dingtalk:<corpId>)."""
-        from bot.state import StoreUnavailable
-        from bot.state.teams import known_teams
-
-        try:
-            return [team for team in known_teams(self.deps.store) if team.startswith(PREFIX)]
-        except StoreUnavailable:
-            return []
-
     # --- as one of serve's front doors (bot/server/doors.py) ---
-
-    def routes(self) -> list[Route]:
-        return []  # frames come over the Stream connection
 
     def health(self) -> dict[str, Any]:
         state = self.connection.state() if self.connection is not None else "not started"
@@ -139,36 +125,6 @@ class DingTalkGateway:
         from bot.dingtalk.wing import DingTalkWing
 
         return DingTalkWing(self.chat, self.deps.settings.files.lang)
-
-    def replay(self, received_before: datetime | None = None, first: Callable[[str], bool] | None = None) -> int:
-        """At start-up: the work of frames acknowledged before a stop."""
-        redone = 0
-        for spooled in self.deps.inbox.spooled(REPLAY_WINDOW, received_before):
-            if spooled.kind in (KIND, CARD_KIND) and (first is None or first(spooled.key)):
-                self.work(spooled.key, spooled.kind, spooled.body)
-                redone += 1
-        return redone
-
-    def redo_stalled(self) -> int:
-        """Frames left pending past GPU_ADVISOR_REDO_AFTER_S (DingTalk unreachable, or the taker stopped)."""
-        stalled = timedelta(seconds=self.deps.settings.serve.redo_after_s)
-        redone = 0
-        for key, kind, body in self.deps.inbox.pending(REPLAY_WINDOW, stalled):
-            if kind in (KIND, CARD_KIND) and self.deps.inbox.claim(key, stalled):
-                log.info("redoing %s: acknowledged, its work not done (a stop, or DingTalk unreachable)", key)
-                self.work(key, kind, body)
-                redone += 1
-        return redone
-
-    def opened(self, raw: bytes, content_type: str | None) -> tuple[str, dict[str, Any]]:
-        raise LookupError("DingTalk's frames are done by the front door's own threads")
-
-    def take(self, key: str, kind: str, body: Any, workers: Any) -> bool:
-        return False  # the front door does DingTalk's work: its frames come over its own connection
-
-    def default_team(self) -> str | None:
-        known = self.tenants()
-        return known[0] if len(known) == 1 else None
 
     def check(self, lang: Lang) -> None:
         """An access token is asked for: DoorRefused naming the URL and DingTalk's answer when refused."""

@@ -6,7 +6,6 @@ another API (oapi.dingtalk.com); a report is posted as its text, and the termina
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass
 from datetime import date
 from functools import partial
 from typing import cast
@@ -14,7 +13,8 @@ from zoneinfo import ZoneInfo
 
 from bot.chat.digest_messages import digest_message
 from bot.chat.message import plain
-from bot.chat.port import Actor, ChatError, Place
+from bot.chat.port import ChatError
+from bot.chat.port_teller import PortTeller
 from bot.digest.outlet import Undelivered
 from bot.dingtalk.cards import card
 from bot.dingtalk.chat import DingTalkChat
@@ -30,26 +30,7 @@ def digest_card_id(channel: str, day: date) -> str:
     return "digest-" + hashlib.sha256(f"{channel}|{day.isoformat()}".encode()).hexdigest()[:32]
 
 
-@dataclass
-class DingTalkTeller:
-    chat: DingTalkChat
-    lang: Lang
-
-    def say(self, channel: str, text: str, *, thread: str | None = None, link_previews: bool = True) -> str:
-        place = Place(self.chat.platform, "", channel, thread)
-        return self.chat.post(place, lambda each: plain(text, each), self.lang).id
-
-    def direct(self, user: str, text: str) -> None:
-        self.chat.direct(Actor(self.chat.platform, "", user), lambda each: plain(text, each), self.lang)
-
-    def upload(self, channel: str, thread: str, name: str, data: bytes, title: str) -> str | None:
-        raise ChatError("files_not_sent")  # the report is posted as text; its chart and CSV are logged as not sent
-
-    def note_item(self, channel: str, message_id: str, name: str, text: str, *, keep_item: bool) -> bool:
-        return False
-
-    def lang_of(self, user: str) -> Lang:
-        return self.lang
+DingTalkTeller = PortTeller  # lines through the port; files refused
 
 
 class DingTalkOutlet:

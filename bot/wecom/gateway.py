@@ -8,12 +8,12 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from bot.deps import Deps
 from bot.text import Lang
-from bot.web.answer import DoorRefused, Route
+from bot.web.answer import DoorRefused
+from bot.web.own_connection import OwnConnectionDoor
 from bot.wecom import PREFIX, events
 from bot.wecom.chat import WeComChat
 from bot.wecom.settings import WeCom
@@ -25,7 +25,6 @@ if TYPE_CHECKING:
     from bot.wecom.wing import WeComWing
 
 KIND, CLICK_KIND = "wecom", "wecom_click"
-REPLAY_WINDOW = timedelta(hours=1)
 log = logging.getLogger(__name__)
 
 
@@ -64,7 +63,8 @@ def keep_for_serve(inbox: Inbox, frame: dict[str, Any]) -> None:
         inbox.enqueue(found[0], found[1], frame)
 
 
-class WeComGateway:
+class WeComGateway(OwnConnectionDoor):
+    kinds, prefix, chat_name = (KIND, CLICK_KIND), PREFIX, "WeCom"
     name = "wecom"
 
     def __init__(self, deps: Deps) -> None:
@@ -97,19 +97,7 @@ class WeComGateway:
             return
         self.deps.inbox.done(key)
 
-    def tenants(self) -> list[str]:
-        from bot.state import StoreUnavailable
-        from bot.state.teams import known_teams
-
-        try:
-            return [team for team in known_teams(self.deps.store) if team.startswith(PREFIX)]
-        except StoreUnavailable:
-            return []
-
     # --- as one of serve's front doors (bot/server/doors.py) ---
-
-    def routes(self) -> list[Route]:
-        return []  # frames come over the long connection
 
     def health(self) -> dict[str, Any]:
         return {"mode": "long connection", "state": self.connection.state(), "robots": self.tenants()}
@@ -118,34 +106,6 @@ class WeComGateway:
         from bot.wecom.wing import WeComWing
 
         return WeComWing(self.chat, self.deps.settings.files.lang, contacts_of(area_of(self.deps)))
-
-    def replay(self, received_before: datetime | None = None, first: Callable[[str], bool] | None = None) -> int:
-        redone = 0
-        for spooled in self.deps.inbox.spooled(REPLAY_WINDOW, received_before):
-            if spooled.kind in (KIND, CLICK_KIND) and (first is None or first(spooled.key)):
-                self.work(spooled.key, spooled.kind, spooled.body)
-                redone += 1
-        return redone
-
-    def redo_stalled(self) -> int:
-        stalled = timedelta(seconds=self.deps.settings.serve.redo_after_s)
-        redone = 0
-        for key, kind, body in self.deps.inbox.pending(REPLAY_WINDOW, stalled):
-            if kind in (KIND, CLICK_KIND) and self.deps.inbox.claim(key, stalled):
-                log.info("redoing %s: received, its work not done (a stop, or WeCom unreachable)", key)
-                self.work(key, kind, body)
-                redone += 1
-        return redone
-
-    def opened(self, raw: bytes, content_type: str | None) -> tuple[str, dict[str, Any]]:
-        raise LookupError("WeCom's frames are done by the front door's own threads")
-
-    def take(self, key: str, kind: str, body: Any, workers: Any) -> bool:
-        return False
-
-    def default_team(self) -> str | None:
-        known = self.tenants()
-        return known[0] if len(known) == 1 else None
 
     def check(self, lang: Lang) -> None:
         if not area_of(self.deps).configured():

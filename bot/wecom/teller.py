@@ -5,14 +5,14 @@ uploads): a report is posted as its text, and the terminal's `report` gives its 
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass
 from datetime import date
 from typing import cast
 from zoneinfo import ZoneInfo
 
 from bot.chat.digest_messages import digest_message
 from bot.chat.message import Message, plain
-from bot.chat.port import Actor, ChatError, Place
+from bot.chat.port import ChatError
+from bot.chat.port_teller import PortTeller
 from bot.digest.outlet import Undelivered
 from bot.text import Lang, t
 from bot.wecom.chat import WeComChat
@@ -25,25 +25,7 @@ def digest_task_id(chat: str, day: date) -> str:
     return "digest-" + hashlib.sha256(f"{chat}|{day.isoformat()}".encode()).hexdigest()[:32]
 
 
-@dataclass
-class WeComTeller:
-    chat: WeComChat
-    lang: Lang
-
-    def say(self, channel: str, text: str, *, thread: str | None = None, link_previews: bool = True) -> str:
-        return self.chat.post(Place(self.chat.platform, "", channel, thread), lambda e: plain(text, e), self.lang).id
-
-    def direct(self, user: str, text: str) -> None:
-        self.chat.direct(Actor(self.chat.platform, "", user), lambda each: plain(text, each), self.lang)
-
-    def upload(self, channel: str, thread: str, name: str, data: bytes, title: str) -> str | None:
-        raise ChatError("files_not_sent")  # the report is posted as text; its chart and CSV are logged as not sent
-
-    def note_item(self, channel: str, message_id: str, name: str, text: str, *, keep_item: bool) -> bool:
-        return False
-
-    def lang_of(self, user: str) -> Lang:
-        return self.lang
+WeComTeller = PortTeller  # lines through the port; files refused
 
 
 class WeComOutlet:
