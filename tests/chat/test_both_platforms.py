@@ -20,14 +20,14 @@ from bot.deps import Deps
 from bot.digest.due import run_due
 from bot.state import Conversation
 from bot.state.rentals import Rentals
-from rules.samples import Sample
-from tests.digest.test_schedule import FIELDS, MONDAY_0910_SHANGHAI
+from tests.digest.test_schedule import MONDAY_0910_SHANGHAI
 from tests.feishu.test_digest import GROUP as FEISHU_GROUP
 from tests.support.dingtalk_harness import DingTalkHarness, running_dingtalk
 from tests.support.fake_dingtalk import CORP as DINGTALK_CORP
 from tests.support.fake_feishu import buttons as card_buttons
 from tests.support.fake_wecom import BOT_ID as WECOM_BOT
 from tests.support.feishu_harness import FeishuHarness, running_feishu
+from tests.support.idle_item import idle_item
 from tests.support.pending import settled
 from tests.support.slack_harness import Harness, running_app
 from tests.support.wecom_harness import WeComHarness, running_wecom
@@ -330,11 +330,7 @@ class WeComDriver:
 def _idle_digest(deps: Deps, clock: Any, team: str, channel: str, owner: str, outlet: Any) -> None:
     """An idle item of `owner`'s in `channel`, and 09:31 in Shanghai: the channel's digest, sent by serve's job."""
     clock.now = MONDAY_0910_SHANGHAI + timedelta(minutes=21)
-    rentals = Rentals(deps.store)
-    fields = FIELDS | {"owner": owner, "channel": channel, "started_at": clock.now - timedelta(hours=9)}
-    inst, _ = rentals.track_instance(team, "train-1", fields)
-    quiet = [Sample(clock.now - timedelta(minutes=m), 0, 0, 1200, 81920) for m in range(480, -241, -5)]
-    rentals.add_samples(inst.id, quiet, [None] * len(quiet))
+    idle_item(deps.store, clock.now, team, channel, owner)
     [sent] = run_due(deps, outlet)
     assert sent.status == "sent" and sent.channel == channel
 

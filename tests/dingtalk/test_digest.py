@@ -10,10 +10,10 @@ from pathlib import Path
 
 from bot.chat.ids import Action
 from bot.state.rentals import Rentals
-from rules.samples import Sample
-from tests.digest.test_schedule import FIELDS, MONDAY_0910_SHANGHAI
+from tests.digest.test_schedule import MONDAY_0910_SHANGHAI
 from tests.support.dingtalk_harness import DingTalkHarness, running_dingtalk
 from tests.support.fake_dingtalk import CORP, Card
+from tests.support.idle_item import idle_item
 
 ANA, BOB = "manager4521", "staff0917"
 GROUP = "cidGroupA1b2C3+d4/e5=="
@@ -26,11 +26,7 @@ def _idle_digest(h: DingTalkHarness) -> tuple[Rentals, Card]:
     h.fake.message("remind at 09:30 Asia/Shanghai daily", ANA, group=GROUP)
     h.fake.wait_for(lambda: h.fake.in_space(SPACE))
     h.settled()
-    rentals = Rentals(h.deps.store)
-    start = h.clock.now - timedelta(hours=9)
-    inst, _ = rentals.track_instance(TEAM, "train-1", FIELDS | {"owner": ANA, "channel": GROUP, "started_at": start})
-    quiet = [Sample(h.clock.now - timedelta(minutes=m), 0, 0, 1200, 81920) for m in range(480, -241, -5)]
-    rentals.add_samples(inst.id, quiet, [None] * len(quiet))
+    rentals = idle_item(h.deps.store, h.clock.now, TEAM, GROUP, ANA)
     h.clock.now += timedelta(minutes=21)
     [sent] = h.run_due()
     assert sent.status == "sent" and sent.channel == GROUP

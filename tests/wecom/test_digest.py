@@ -11,9 +11,9 @@ from pathlib import Path
 
 from bot.chat.ids import Action
 from bot.state.rentals import Rentals
-from rules.samples import Sample
-from tests.digest.test_schedule import FIELDS, MONDAY_0910_SHANGHAI
+from tests.digest.test_schedule import MONDAY_0910_SHANGHAI
 from tests.support.fake_wecom import BOT_ID, Sent
+from tests.support.idle_item import idle_item
 from tests.support.wecom_harness import WeComHarness, running_wecom
 
 ANA, BOB = "ana.li", "bob.wang"
@@ -26,11 +26,7 @@ def _idle_digest(h: WeComHarness) -> tuple[Rentals, Sent]:
     h.fake.message("remind at 09:30 Asia/Shanghai daily", ANA, group=GROUP)
     h.fake.wait_for(lambda: h.fake.to(GROUP))
     h.settled()
-    rentals = Rentals(h.deps.store)
-    start = h.clock.now - timedelta(hours=9)
-    inst, _ = rentals.track_instance(TEAM, "train-1", FIELDS | {"owner": ANA, "channel": GROUP, "started_at": start})
-    quiet = [Sample(h.clock.now - timedelta(minutes=m), 0, 0, 1200, 81920) for m in range(480, -241, -5)]
-    rentals.add_samples(inst.id, quiet, [None] * len(quiet))
+    rentals = idle_item(h.deps.store, h.clock.now, TEAM, GROUP, ANA)
     h.clock.now += timedelta(minutes=21)
     [sent] = h.run_due()
     assert sent.status == "sent" and sent.channel == GROUP
