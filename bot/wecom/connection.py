@@ -64,6 +64,7 @@ class WeComConnection:
         self.client = aibot.WSClient(options)
         self.receive = receive
         self.authenticated = threading.Event()
+        self.answered = threading.Event()  # the subscription was answered, either way (or the connection failed)
         self.failed: str | None = None
         self.client.on("authenticated", self._authenticated)
         self.client.on("message", self._frame)
@@ -74,9 +75,11 @@ class WeComConnection:
     def _authenticated(self) -> None:
         self.failed = None
         self.authenticated.set()
+        self.answered.set()
 
     def _error(self, error: Exception) -> None:
         self.failed = str(error)[:200]
+        self.answered.set()
 
     def _frame(self, frame: dict[str, Any]) -> None:
         self.loop.run_in_executor(None, self.receive, frame)
@@ -94,7 +97,15 @@ class WeComConnection:
             self.loop.close()
 
     def start(self) -> None:
-        self.thread.start()
+        if self.thread.ident is None:  # once: serve's check may have started it
+            self.thread.start()
+
+    def subscribed(self, timeout: float) -> bool:
+        """Started if it was not, then whether WeCom took the subscription within `timeout` (`failed` says why
+        not)."""
+        self.start()
+        self.answered.wait(timeout)
+        return self.authenticated.is_set()
 
     def state(self) -> str:
         if self.client.is_connected and self.authenticated.is_set():
@@ -102,8 +113,7 @@ class WeComConnection:
         return f"failed: {self.failed}" if self.failed else "connecting"
 
     def _call(self, coroutine: Coroutine[Any, Any, Any]) -> dict[str, Any]:
-        if not self.thread.is_alive() and not self.thread.ident:
-            self.start()  # the terminal's wing: connected at its first send
+        self.start()  # the terminal's wing: connected at its first send
         if not self.authenticated.wait(CALL_TIMEOUT_S):
             coroutine.close()
             raise WeComRefused("not_connected", self.failed or "the long connection is not subscribed")

@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from bot.wecom.wing import WeComWing
 
 KIND, CLICK_KIND = "wecom", "wecom_click"
+CHECK_WAIT_S = 10.0  # how long serve's start waits for WeCom to answer the robot's subscription
 log = logging.getLogger(__name__)
 
 
@@ -108,8 +109,15 @@ class WeComGateway(OwnConnectionDoor):
         return WeComWing(self.chat, self.deps.settings.files.lang, contacts_of(area_of(self.deps)))
 
     def check(self, lang: Lang) -> None:
-        if not area_of(self.deps).configured():
+        """The robot's subscription, asked once at start: DoorRefused naming what to check when WeCom refuses it
+        or cannot be reached (the connection is then closed)."""
+        area = area_of(self.deps)
+        if not area.configured():
             raise DoorRefused(line("half_set", lang))
+        if not self.connection.subscribed(CHECK_WAIT_S):
+            reason = self.connection.failed or "no answer"
+            self.connection.stop()
+            raise DoorRefused(line("refused", lang).format(url=area.ws_url, reason=reason))
 
     def start(self) -> None:
         self.connection.start()

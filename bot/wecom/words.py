@@ -64,6 +64,12 @@ _LINES = {
         Lang.ZH: "企业微信卡片没有表单：请一次输入全部回答，例如 `10h mem=70/80 mp=no freq=daily int=no`。",
         Lang.EN: "WeCom cards have no forms: type every answer at once, e.g. `10h mem=70/80 mp=no freq=daily int=no`.",
     },
+    "refused": {
+        Lang.ZH: "企业微信没有接受机器人的长连接订阅（{url}：{reason}）。请检查 GPU_ADVISOR_WECOM_BOT_ID 和 "
+        "GPU_ADVISOR_WECOM_BOT_SECRET（企业微信管理后台，智能机器人，API 模式，长连接）。",
+        Lang.EN: "WeCom did not take the robot's subscription ({url}: {reason}). Check GPU_ADVISOR_WECOM_BOT_ID and "
+        "GPU_ADVISOR_WECOM_BOT_SECRET (the WeCom admin console, the intelligent robot's API mode, long connection).",
+    },
     "half_set": {
         Lang.ZH: "企业微信需要同时设置 GPU_ADVISOR_WECOM_BOT_ID 和 GPU_ADVISOR_WECOM_BOT_SECRET"
         "（企业微信管理后台，智能机器人，API 模式，长连接）。",

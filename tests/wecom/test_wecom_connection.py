@@ -157,3 +157,20 @@ def test_a_frame_taken_before_a_crash_is_done_once_at_the_next_start(tmp_path: P
             assert len(h.fake.to(GROUP)) == 1
         finally:
             again.stop()
+
+
+def test_serve_refuses_to_start_when_wecom_refuses_the_robots_secret(tmp_path: Path) -> None:
+    from bot.deps import build_deps
+    from bot.wecom.gateway import WeComGateway
+    from tests.support.state_template import with_migrated_state
+
+    with fake_wecom() as fake:
+        settings = Settings(
+            db=tmp_path / "bot.db", wecom_bot_id=BOT_ID, wecom_bot_secret="not-the-secret", wecom_ws_url=fake.url
+        )
+        with_migrated_state(settings)
+        gateway = WeComGateway(build_deps(settings))
+        with pytest.raises(DoorRefused, match="GPU_ADVISOR_WECOM_BOT_SECRET") as refused:
+            gateway.check(Lang.EN)
+        assert "invalid secret" in str(refused.value) and "not-the-secret" not in str(refused.value)
+        assert not gateway.connection.thread.is_alive()  # closed, not retrying behind a refused start
