@@ -56,6 +56,8 @@ class SentFile:
     name: str
     fetch: Callable[[int, float], Upload]
     chat: str = "slack"  # whose words say why it could not be fetched (the catalogue's <chat>.capture_fetch.*)
+    # or the chat's own words for it (a chat whose sentences live in its folder): (code, lang, params) -> text
+    says: Callable[[str, Lang, dict[str, object]], str] | None = None
 
 
 def _say(chat: Chat, convo: Conversation, text: str) -> None:
@@ -85,7 +87,11 @@ def _read(deps: Deps, chat: Chat, convo: Conversation, sent: SentFile) -> list[S
             raise CaptureError(0, "not_text") from None
         return read_text(text, _card_mib(convo))
     except FetchError as exc:
-        said = t(f"{sent.chat}.capture_fetch.{exc.code}", lang, **({"name": literal(name)} | _escaped(exc.params)))
+        params = {"name": literal(name)} | _escaped(exc.params)
+        if sent.says is not None:
+            said = sent.says(exc.code, lang, params)
+        else:
+            said = t(f"{sent.chat}.capture_fetch.{exc.code}", lang, **params)
         _say(chat, convo, said)
     except CaptureError as exc:
         code = "dmon_no_total_slack" if exc.code == "dmon_no_total" else None

@@ -13,6 +13,7 @@ from zoneinfo import ZoneInfo
 
 from bot.app import digest_card, table
 from bot.app.buttons import Done, Press, Refusal, handler_for
+from bot.app.capture import SentFile
 from bot.app.invocation import CommandError, Form, Invocation
 from bot.app.thread import ThreadMessage, on_thread_message
 from bot.chat.message import Message, plain
@@ -101,8 +102,13 @@ def typed(
     text: str,
     request_key: str | None,
     is_admin: Callable[[], bool],
+    file: SentFile | None = None,
 ) -> None:
-    """A message to the robot: an answer to the person's open profile here, or a sub-command."""
+    """A message to the robot: an answer to the person's open profile here (a file: its capture), or a
+    sub-command."""
+    if file is not None:
+        _sent_file(wing, deps, (team, channel, user), file, request_key)
+        return
     words = text.split()
     if words and words[0].lower() not in table.SUBCOMMANDS:  # words that are no command answer an open profile
         convo = deps.conversations.open_for(team, channel, user)
@@ -116,6 +122,18 @@ def typed(
         table.run(inv, text)
     except CommandError as exc:
         inv.answer(plain(f"{exc}\n{wing.line('see_help', lang)}", lang))
+
+
+def _sent_file(wing: Wing, deps: Deps, where: tuple[str, str, str], file: SentFile, request_key: str | None) -> None:
+    """A file sent to the robot: the capture of the person's open profile here, else said where it goes."""
+    team, channel, user = where
+    convo = deps.conversations.open_for(team, channel, user)
+    if convo is not None and convo.thread_ts:
+        reply = ThreadMessage(team, channel, convo.thread_ts, user, "", file, request_key)
+        if on_thread_message(deps, wing.chat, wing.teller(Lang(convo.lang)), reply):
+            return
+    lang, here = deps.settings.files.lang, Place(wing.chat.platform, team, channel)
+    wing.chat.post(here, lambda each: plain(wing.line("no_profile", each), each), lang)
 
 
 def pressed(

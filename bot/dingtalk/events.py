@@ -14,12 +14,13 @@ from functools import partial
 from typing import Any
 
 from bot.app import threadless
+from bot.app.capture import SentFile
 from bot.deps import Deps
-from bot.dingtalk import DIRECT, PREFIX
+from bot.dingtalk import DIRECT, PREFIX, files
 from bot.dingtalk.cards import pressed
 from bot.dingtalk.chat import DingTalkChat, card_id
 from bot.dingtalk.teller import DingTalkTeller
-from bot.dingtalk.words import help_text, line
+from bot.dingtalk.words import capture_fetch, help_text, line
 from bot.text.spans import PLAIN, render
 
 MESSAGE_TOPIC = "/v1.0/im/bot/messages/get"
@@ -59,7 +60,18 @@ def on_message(deps: Deps, chat: DingTalkChat, data: dict[str, Any], input_key: 
     group = str(data.get("conversationType") or "") == GROUP
     channel = str(data.get("conversationId") or "") if group else DIRECT + user
     is_admin = partial(chat.is_admin, team, user, channel)
-    threadless.typed(wing_of(chat), deps, team, channel, user, command_text(data), input_key, is_admin)
+    sent = sent_file(chat, data)
+    threadless.typed(wing_of(chat), deps, team, channel, user, command_text(data), input_key, is_admin, sent)
+
+
+def sent_file(chat: DingTalkChat, data: dict[str, Any]) -> SentFile | None:
+    """A file message's file (its downloadCode and name), fetched when it is read."""
+    content = data.get("content") or {}
+    code = str(content.get("downloadCode") or "") if isinstance(content, dict) else ""
+    if data.get("msgtype") != "file" or not code:
+        return None
+    name = str(content.get("fileName") or "capture")
+    return SentFile(name, partial(files.fetch, chat.api, code, name), "dingtalk", capture_fetch)
 
 
 @dataclass

@@ -39,7 +39,7 @@ _HELP = {
         "`advise`（或什么都不输入）：回答五个问题，得到独享、共享或抢占式的建议和费用\n"
         "`10h mem=70/80 mp=no freq=daily int=no`：一次答完\n"
         "`quote …`、`prices …`、`track …`、`list`、`release 名称`、`budget`、`balance`、`report`、"
-        "`remind at 09:30 Asia/Shanghai`、`board`、`enroll`、`act …`、`form`\n"
+        "`remind at 09:30 Asia/Shanghai`、`board`、`enroll`、`act …`、`analyze`（之后发来采样文件）、`form`\n"
         "问题卡片上的按钮可以直接作答；也可以直接回复文字（群里请 @我）。\n"
         "本组织在终端里写作 `--team {team}`，本会话写作 `--channel {channel}`。"
     ),
@@ -48,12 +48,16 @@ _HELP = {
         "`advise` (or nothing): five questions, then a dedicated, shared or spot recommendation with its costs\n"
         "`10h mem=70/80 mp=no freq=daily int=no`: every answer at once\n"
         "`quote …`, `prices …`, `track …`, `list`, `release NAME`, `budget`, `balance`, `report`, "
-        "`remind at 09:30 Asia/Shanghai`, `board`, `enroll`, `act …`, `form`\n"
+        "`remind at 09:30 Asia/Shanghai`, `board`, `enroll`, `act …`, `analyze` (then send a capture file), `form`\n"
         "Press a question card's buttons, or reply in words (in a group, @mention me).\n"
         "In the terminal this organisation is `--team {team}` and this conversation `--channel {channel}`."
     ),
 }
 _LINES = {
+    "no_profile": {
+        Lang.ZH: "要分析采样文件，请先输入 `analyze`，再把文件发给我。",
+        Lang.EN: "To read a capture, type `analyze` first, then send me the file.",
+    },
     "unreachable": {
         Lang.ZH: "钉钉没有给出访问令牌（{url}：{reason}）。请检查 GPU_ADVISOR_DINGTALK_CLIENT_ID 和 "
         "GPU_ADVISOR_DINGTALK_CLIENT_SECRET（钉钉开放平台，应用的凭证与基础信息）。",
@@ -86,3 +90,33 @@ def help_text(lang: Lang, team: str, channel: str) -> str:
 
 def line(key: str, lang: Lang) -> str:
     return _LINES[key][lang]
+
+
+_CAPTURE_FETCH = {
+    "gone": {
+        Lang.ZH: "发送的文件已不在钉钉中（在读取前被撤回或已过期）：请重新发送。",
+        Lang.EN: "The file sent is gone from DingTalk (recalled or expired before I could read it): send it again.",
+    },
+    "too_large": {
+        Lang.ZH: "`{name}` 超过 {limit_mib} MiB，超出下载上限（管理员可调整 GPU_ADVISOR_CAPTURE_MAX_BYTES）；"
+        "请每 5 秒采样、共 20 分钟，或截短文件。",
+        Lang.EN: "`{name}` is larger than {limit_mib} MiB, the most I download (an admin sets "
+        "GPU_ADVISOR_CAPTURE_MAX_BYTES); capture every 5 s for 20 minutes, or cut the file.",
+    },
+    "http": {
+        Lang.ZH: "无法从钉钉下载 `{name}`（{status}）；请稍后重新发送。",
+        Lang.EN: "Could not download `{name}` from DingTalk ({status}); send it again in a minute.",
+    },
+    "timeout": {
+        Lang.ZH: "从钉钉下载 `{name}` 超过 {seconds} 秒，已停止；请重新发送，或只发送其中一段。",
+        Lang.EN: "Downloading `{name}` from DingTalk took longer than {seconds} s, so it was stopped; send it "
+        "again, or a smaller part of it.",
+    },
+}
+
+
+def capture_fetch(code: str, lang: Lang, params: dict[str, object]) -> str:
+    """Why a capture sent here could not be fetched, in this chat's words."""
+    return _CAPTURE_FETCH.get(code, _CAPTURE_FETCH["http"])[lang].format_map(
+        {"status": code, "seconds": "", "limit_mib": ""} | params
+    )

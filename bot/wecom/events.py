@@ -10,12 +10,13 @@ from functools import partial
 from typing import Any
 
 from bot.app import threadless
+from bot.app.capture import SentFile
 from bot.deps import Deps
-from bot.wecom import PREFIX
+from bot.wecom import PREFIX, files
 from bot.wecom.cards import pressed
 from bot.wecom.chat import WeComChat, task_id
 from bot.wecom.teller import WeComTeller
-from bot.wecom.words import help_text, line
+from bot.wecom.words import capture_fetch, help_text, line
 
 COMMAND = "/gpu-advise"
 CARD_EVENT = "template_card_event"
@@ -54,11 +55,22 @@ def wing_of(chat: WeComChat) -> threadless.Wing:
 def on_message(deps: Deps, chat: WeComChat, frame: dict[str, Any], input_key: str | None) -> None:
     body = frame.get("body") or {}
     user, channel = where(body)
-    if not user or not channel or body.get("msgtype") != "text":
-        return  # pictures, voice and files are not read
+    sent = sent_file(body)
+    if not user or not channel or (body.get("msgtype") != "text" and sent is None):
+        return  # pictures and voice are not read
     with chat.replying(channel, frame):
         text = command_text(body)
-        threadless.typed(wing_of(chat), deps, team_of(body), channel, user, text, input_key, _no_admin)
+        threadless.typed(wing_of(chat), deps, team_of(body), channel, user, text, input_key, _no_admin, sent)
+
+
+def sent_file(body: dict[str, Any]) -> SentFile | None:
+    """A file message's file (its address and AES key), fetched when it is read."""
+    found = body.get("file") or {}
+    url = str(found.get("url") or "") if isinstance(found, dict) else ""
+    if body.get("msgtype") != "file" or not url:
+        return None
+    name = str(found.get("filename") or found.get("name") or "capture")
+    return SentFile(name, partial(files.fetch, url, str(found.get("aeskey") or ""), name), "wecom", capture_fetch)
 
 
 def on_click(deps: Deps, chat: WeComChat, frame: dict[str, Any], input_key: str | None) -> None:

@@ -38,7 +38,7 @@ _HELP = {
         "`advise`（或什么都不输入）：回答五个问题，得到独享、共享或抢占式的建议和费用\n"
         "`10h mem=70/80 mp=no freq=daily int=no`：一次答完\n"
         "`quote …`、`prices …`、`track …`、`list`、`release 名称`、`budget`、`balance`、`report`、"
-        "`remind at 09:30 Asia/Shanghai`、`board`、`enroll`、`act …`\n"
+        "`remind at 09:30 Asia/Shanghai`、`board`、`enroll`、`act …`、`analyze`（之后发来采样文件）\n"
         "卡片上的按钮可以直接作答（企业微信一张卡片最多 6 个按钮，其余请输入文字）；群聊里回复请先 @我。\n"
         "在终端里，本机器人写作 `--team {team}`，本会话写作 `--channel {channel}`。"
     ),
@@ -47,13 +47,17 @@ _HELP = {
         "`advise` (or nothing): five questions, then a dedicated, shared or spot recommendation with its costs\n"
         "`10h mem=70/80 mp=no freq=daily int=no`: every answer at once\n"
         "`quote …`, `prices …`, `track …`, `list`, `release NAME`, `budget`, `balance`, `report`, "
-        "`remind at 09:30 Asia/Shanghai`, `board`, `enroll`, `act …`\n"
+        "`remind at 09:30 Asia/Shanghai`, `board`, `enroll`, `act …`, `analyze` (then send a capture file)\n"
         "Press a card's buttons (WeCom shows at most 6 a card: type the others), or reply in words (in a group "
         "chat, @mention me).\n"
         "In the terminal this robot is `--team {team}` and this conversation `--channel {channel}`."
     ),
 }
 _LINES = {
+    "no_profile": {
+        Lang.ZH: "要分析采样文件，请先输入 `analyze`，再把文件发给我。",
+        Lang.EN: "To read a capture, type `analyze` first, then send me the file.",
+    },
     "this_chat": {Lang.ZH: "本会话", Lang.EN: "this conversation"},
     "see_help": {Lang.ZH: "输入 `help` 查看用法。", Lang.EN: "Type `help` to see what I take."},
     "reply_mention": {
@@ -85,3 +89,33 @@ def help_text(lang: Lang, team: str, channel: str) -> str:
 
 def line(key: str, lang: Lang) -> str:
     return _LINES[key][lang]
+
+
+_CAPTURE_FETCH = {
+    "gone": {
+        Lang.ZH: "发送的文件已不在企业微信中（在读取前被撤回或已过期）：请重新发送。",
+        Lang.EN: "The file sent is gone from WeCom (recalled or expired before I could read it): send it again.",
+    },
+    "too_large": {
+        Lang.ZH: "`{name}` 超过 {limit_mib} MiB，超出下载上限（管理员可调整 GPU_ADVISOR_CAPTURE_MAX_BYTES）；"
+        "请每 5 秒采样、共 20 分钟，或截短文件。",
+        Lang.EN: "`{name}` is larger than {limit_mib} MiB, the most I download (an admin sets "
+        "GPU_ADVISOR_CAPTURE_MAX_BYTES); capture every 5 s for 20 minutes, or cut the file.",
+    },
+    "http": {
+        Lang.ZH: "无法从企业微信下载 `{name}`（{status}）；请稍后重新发送。",
+        Lang.EN: "Could not download `{name}` from WeCom ({status}); send it again in a minute.",
+    },
+    "timeout": {
+        Lang.ZH: "从企业微信下载 `{name}` 超过 {seconds} 秒，已停止；请重新发送，或只发送其中一段。",
+        Lang.EN: "Downloading `{name}` from WeCom took longer than {seconds} s, so it was stopped; send it "
+        "again, or a smaller part of it.",
+    },
+}
+
+
+def capture_fetch(code: str, lang: Lang, params: dict[str, object]) -> str:
+    """Why a capture sent here could not be fetched, in this chat's words."""
+    return _CAPTURE_FETCH.get(code, _CAPTURE_FETCH["http"])[lang].format_map(
+        {"status": code, "seconds": "", "limit_mib": ""} | params
+    )

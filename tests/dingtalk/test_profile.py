@@ -7,7 +7,7 @@ from pathlib import Path
 
 from bot.chat.ids import Action
 from tests.support.dingtalk_harness import running_dingtalk
-from tests.support.fake_dingtalk import Card
+from tests.support.fake_dingtalk import CORP, Card
 
 ANA, BOB = "manager4521", "staff0917"
 
@@ -58,3 +58,29 @@ def test_a_press_by_someone_else_is_refused_to_them_alone(tmp_path: Path) -> Non
         assert "Only @Manager4521 can answer" in told.params["markdown"]  # named as DingTalk showed them
         h.settled()
         assert len(fake.in_space(space)) == 2 and first.updates == 0  # nothing was answered for Ana
+
+
+def test_analyze_then_a_capture_sent_as_a_file_answers_duration_and_memory(tmp_path: Path) -> None:
+    from tests.slack.test_captures import whole_run
+
+    with running_dingtalk(tmp_path, lang="en", capture_max_bytes=20_000) as h:
+        fake, dm = h.fake, f"dtv1.card//IM_ROBOT.{ANA}"
+        fake.message("analyze", ANA)
+        fake.wait_for(lambda: any("Upload a capture" in c.params["markdown"] for c in fake.in_space(dm)))
+        fake.file_message("capture.csv", whole_run(), ANA)
+        summary = fake.wait_for(
+            lambda: next((c for c in fake.in_space(dm) if "Continuity" in c.params["markdown"]), None)
+        )
+        assert "dur=2.5h" in summary.params["markdown"] and "mem=40/80" in summary.params["markdown"]
+        h.settled()
+        convo = h.deps.conversations.by_thread(f"dingtalk:{CORP}", f"dm-{ANA}", next(iter(fake.cards)))
+        assert convo is not None and convo.answers["duration"] == "2.5h" and convo.answers["memory"] == "40/80"
+        fake.file_message("big.csv", whole_run(200) * 4, ANA)  # over the limit: said, nothing read
+        fake.wait_for(lambda: any("larger than" in c.params["markdown"] for c in fake.in_space(dm)))
+
+
+def test_a_file_with_no_profile_open_says_how_to_send_one(tmp_path: Path) -> None:
+    with running_dingtalk(tmp_path, lang="en") as h:
+        h.fake.file_message("capture.csv", b"timestamp\n", BOB)
+        [said] = h.fake.wait_for(lambda: h.fake.in_space(f"dtv1.card//IM_ROBOT.{BOB}"))
+        assert "type `analyze` first" in said.params["markdown"].replace("\\", "")

@@ -53,6 +53,7 @@ class FakeDingTalk:
     throttle: int = 0  # calls answered 429 (QPS limit) before the next one is taken
     users: dict[str, str] = field(default_factory=dict)  # what a contact search finds (an address) -> userId
     group_owners: dict[str, str] = field(default_factory=dict)  # a group's openConversationId -> its owner
+    files: dict[str, bytes] = field(default_factory=dict)  # a file message's downloadCode -> its bytes
     tickets: set[str] = field(default_factory=lambda: {TICKET})
     connections: list[Any] = field(default_factory=list)
     acks: dict[str, dict[str, Any]] = field(default_factory=dict)  # frame messageId -> the SDK's acknowledgement
@@ -86,6 +87,9 @@ class FakeDingTalk:
             if (body.get("appKey"), body.get("appSecret")) != (CLIENT_ID, CLIENT_SECRET):
                 return 400, {"code": "invalidClientIdOrSecret", "message": "无效的clientId或clientSecret"}
             return 200, {"accessToken": TOKEN, "expireIn": 7200}
+        if path.startswith("/download/") and verb == "GET":  # a file's address: no token, as DingTalk's
+            found = self.files.get(path.removeprefix("/download/"))
+            return (200, found) if found is not None else (404, {"code": "fileNotFound", "message": "文件不存在"})
         if headers.get("x-acs-dingtalk-access-token") != TOKEN:
             return 401, {"code": "InvalidAuthentication", "message": "不合法的access_token"}
         if self.throttle > 0:
@@ -102,6 +106,11 @@ class FakeDingTalk:
             card.params = {**card.params, **given} if by_key else dict(given)
             card.updates += 1
             return 200, {"success": True, "result": True}
+        if path == "/v1.0/robot/messageFiles/download" and verb == "POST":
+            code = str(body.get("downloadCode") or "")
+            if code not in self.files or body.get("robotCode") != CLIENT_ID:
+                return 400, {"code": "invalidParameter.downloadCode", "message": "下载码无效"}
+            return 200, {"downloadUrl": f"{self.base_url}/download/{code}"}
         if path == "/v1.0/im/sceneGroups/query" and verb == "POST":
             owner = self.group_owners.get(str(body.get("openConversationId")))
             if owner is None:
@@ -161,6 +170,7 @@ class FakeDingTalk:
         msg_id: str | None = None,
         admin: bool = False,
         nick: str | None = None,
+        extra: dict[str, Any] | None = None,
     ) -> Any:
         """A robot message: in `group` (a conversationId, the robot @mentioned), else the person's chat with it."""
         data = {
@@ -182,7 +192,16 @@ class FakeDingTalk:
             "msgtype": "text",
             "isInAtList": bool(group),
         }
+        if extra:  # another kind of message (a file): its msgtype and content instead of the text
+            data = {k: v for k, v in data.items() if k != "text"} | extra
         return self.push(BOT_MESSAGE, data)
+
+    def file_message(self, name: str, data: bytes, user: str, *, group: str | None = None) -> Any:
+        """A file sent to the robot (in `group`, or the person's chat with it): kept under a downloadCode."""
+        code = f"dl{next(self._ids)}"
+        self.files[code] = data
+        content = {"downloadCode": code, "fileName": name, "spaceId": "s1", "fileId": "f1"}
+        return self.message("", user, group=group, extra={"msgtype": "file", "content": content})
 
     def press(self, card: Card, button: dict[str, str], user: str, message_id: str | None = None, to: int = -1) -> Any:
         """A button of a card pressed by `user`: the callback DingTalk sends, with the button's params."""
@@ -223,9 +242,12 @@ def fake_dingtalk() -> Iterator[FakeDingTalk]:
             with fake._changed:
                 status, answer = fake.answer(verb, parts.path, headers, body)
                 fake._changed.notify_all()
-            payload = json.dumps(answer, ensure_ascii=False).encode()
+            raw_file = isinstance(answer, bytes)
+            payload = answer if raw_file else json.dumps(answer, ensure_ascii=False).encode()
             self.send_response(status)
-            self.send_header("Content-Type", "application/json;charset=utf-8")
+            self.send_header(
+                "Content-Type", "application/octet-stream" if raw_file else "application/json;charset=utf-8"
+            )
             self.send_header("Content-Length", str(len(payload)))
             self.end_headers()
             self.wfile.write(payload)
@@ -235,6 +257,9 @@ def fake_dingtalk() -> Iterator[FakeDingTalk]:
 
         def do_PUT(self) -> None:
             self._serve("PUT")
+
+        def do_GET(self) -> None:
+            self._serve("GET")
 
         def log_message(self, *args: object) -> None:
             return

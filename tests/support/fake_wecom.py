@@ -7,15 +7,22 @@ without a word: the fake does the same, and counts what it dropped."""
 
 from __future__ import annotations
 
+import base64
 import contextlib
 import itertools
 import json
+import os
 import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler
 from typing import Any
+
+from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
+
+from tests.support.servers import running
 
 BOT_ID, BOT_SECRET = "aibRk2xYpQ8mN4vL7tZc", "Wc-secret-of-the-robot-9fK3mPq7sT2vX6yB1"
 UPDATE_WINDOW_S = 5.0
@@ -61,6 +68,8 @@ class FakeWeCom:
     updated: dict[str, float] = field(default_factory=dict)  # a pushed click's req_id -> when its card was updated
     refused_updates: int = 0
     last_click: str = ""  # the req_id of the last click pushed
+    files_url: str = ""  # where WeCom's file server (encrypted files) listens
+    files: dict[str, bytes] = field(default_factory=dict)  # a file's path there -> its encrypted bytes
     _changed: threading.Condition = field(default_factory=threading.Condition)
     _ids: Iterator[int] = field(default_factory=lambda: itertools.count(1))
 
@@ -94,6 +103,28 @@ class FakeWeCom:
             "response_url": "https://qyapi.weixin.qq.com/cgi-bin/aibot/response?response_code=x",
             "msgtype": "text",
             "text": {"content": f"@GPU助手 {text}" if group else text},  # the robot @mentioned by its name
+        }
+        if group:
+            body["chatid"] = group
+        self._push("aibot_msg_callback", body)
+        return str(body["msgid"])
+
+    def file_message(self, name: str, data: bytes, user: str, *, group: str | None = None) -> str:
+        """A file sent to the robot, as WeCom sends one: encrypted with a key of its own (AES-256-CBC, the IV the
+        key's first 16 bytes, PKCS#7 to 32 bytes) at an address the message carries with the key: its msgid."""
+        key = os.urandom(32)
+        padding = 32 - len(data) % 32
+        padded = data + bytes([padding]) * padding
+        encryptor = Cipher(algorithms.AES(key), modes.CBC(key[:16])).encryptor()
+        path = f"/cgi-bin/file/{next(self._ids)}"
+        self.files[path] = encryptor.update(padded) + encryptor.finalize()
+        body: dict[str, Any] = {
+            "msgid": f"file{next(self._ids)}",
+            "aibotid": BOT_ID,
+            "chattype": "group" if group else "single",
+            "from": {"userid": user},
+            "msgtype": "file",
+            "file": {"url": self.files_url + path, "aeskey": base64.b64encode(key).decode()},
         }
         if group:
             body["chatid"] = group
@@ -187,8 +218,22 @@ def fake_wecom() -> Iterator[FakeWeCom]:
                 if answer is not None:
                     connection.send(json.dumps(answer))
 
-    with serve(handler, "127.0.0.1", 0) as ws:
+    class Files(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            found = fake.files.get(self.path)
+            self.send_response(200 if found is not None else 404)
+            self.send_header("Content-Type", "application/octet-stream")
+            self.send_header("Content-Disposition", 'attachment; filename="capture.csv"')
+            self.send_header("Content-Length", str(len(found or b"")))
+            self.end_headers()
+            self.wfile.write(found or b"")
+
+        def log_message(self, *args: object) -> None:
+            return
+
+    with serve(handler, "127.0.0.1", 0) as ws, running(Files) as files_url:
         fake.url = f"ws://127.0.0.1:{ws.socket.getsockname()[1]}"
+        fake.files_url = files_url
         thread = threading.Thread(target=ws.serve_forever, daemon=True)
         thread.start()
         try:

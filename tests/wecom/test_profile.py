@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 from bot.chat.ids import Action
+from tests.support.fake_wecom import BOT_ID
 from tests.support.wecom_harness import running_wecom
 
 ANA, BOB = "ana.li", "bob.wang"
@@ -43,3 +44,19 @@ def test_a_direct_advise_asks_with_cards_answered_by_clicks_and_words(tmp_path: 
         assert "Recommendation" in recommendation.text and "/h" in recommendation.text
         assert any(_action(b) == Action.CHANGE for b in recommendation.buttons)
         assert fake.refused_updates == 0
+
+
+def test_analyze_then_a_capture_sent_as_a_file_answers_duration_and_memory(tmp_path: Path) -> None:
+    from tests.slack.test_captures import whole_run
+
+    with running_wecom(tmp_path, lang="en", capture_max_bytes=20_000) as h:
+        fake = h.fake
+        h.settled(fake.message("analyze", ANA))
+        assert any("Upload a capture" in s.text for s in fake.to(ANA))
+        h.settled(fake.file_message("capture.csv", whole_run(), ANA))  # encrypted, as WeCom keeps files
+        summary = next(s for s in fake.to(ANA) if "Continuity" in s.text)
+        assert "dur=2.5h" in summary.text and "mem=40/80" in summary.text
+        found = h.deps.conversations.open_for(f"wecom:{BOT_ID}", ANA, ANA)  # the profile goes on
+        assert found is not None and found.answers["duration"] == "2.5h" and found.answers["memory"] == "40/80"
+        h.settled(fake.file_message("big.csv", whole_run(200) * 4, ANA))
+        assert any("larger than" in s.text for s in fake.to(ANA))
