@@ -5,6 +5,7 @@ typed to the bot as it is), by whole phrases only, and the lines only DingTalk s
 from __future__ import annotations
 
 from bot.text import Lang
+from bot.text.chat_capture import fetch_words
 from bot.text.rewording import rewording
 
 _PHRASES = (
@@ -92,31 +93,4 @@ def line(key: str, lang: Lang) -> str:
     return _LINES[key][lang]
 
 
-_CAPTURE_FETCH = {
-    "gone": {
-        Lang.ZH: "发送的文件已不在钉钉中（在读取前被撤回或已过期）：请重新发送。",
-        Lang.EN: "The file sent is gone from DingTalk (recalled or expired before I could read it): send it again.",
-    },
-    "too_large": {
-        Lang.ZH: "`{name}` 超过 {limit_mib} MiB，超出下载上限（管理员可调整 GPU_ADVISOR_CAPTURE_MAX_BYTES）；"
-        "请每 5 秒采样、共 20 分钟，或截短文件。",
-        Lang.EN: "`{name}` is larger than {limit_mib} MiB, the most I download (an admin sets "
-        "GPU_ADVISOR_CAPTURE_MAX_BYTES); capture every 5 s for 20 minutes, or cut the file.",
-    },
-    "http": {
-        Lang.ZH: "无法从钉钉下载 `{name}`（{status}）；请稍后重新发送。",
-        Lang.EN: "Could not download `{name}` from DingTalk ({status}); send it again in a minute.",
-    },
-    "timeout": {
-        Lang.ZH: "从钉钉下载 `{name}` 超过 {seconds} 秒，已停止；请重新发送，或只发送其中一段。",
-        Lang.EN: "Downloading `{name}` from DingTalk took longer than {seconds} s, so it was stopped; send it "
-        "again, or a smaller part of it.",
-    },
-}
-
-
-def capture_fetch(code: str, lang: Lang, params: dict[str, object]) -> str:
-    """Why a capture sent here could not be fetched, in this chat's words."""
-    return _CAPTURE_FETCH.get(code, _CAPTURE_FETCH["http"])[lang].format_map(
-        {"status": code, "seconds": "", "limit_mib": ""} | params
-    )
+capture_fetch = fetch_words({Lang.ZH: "钉钉", Lang.EN: "DingTalk"})  # why a capture sent here could not be fetched

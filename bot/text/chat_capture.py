@@ -1,0 +1,41 @@
+"""Why a capture sent to a chat's robot could not be fetched, for the chats whose sentences live in their folders
+(DingTalk, WeCom): one set of sentences with the chat's name in each language, as the catalogue's
+<chat>.capture_fetch.* are for Slack and Feishu."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from bot.text.lang import Lang
+
+_SAID = {
+    "gone": {
+        Lang.ZH: "发送的文件已不在{chat}中（在读取前被撤回或已过期）：请重新发送。",
+        Lang.EN: "The file sent is gone from {chat} (recalled or expired before I could read it): send it again.",
+    },
+    "too_large": {
+        Lang.ZH: "`{name}` 超过 {limit_mib} MiB，超出下载上限（管理员可调整 GPU_ADVISOR_CAPTURE_MAX_BYTES）；"
+        "请每 5 秒采样、共 20 分钟，或截短文件。",
+        Lang.EN: "`{name}` is larger than {limit_mib} MiB, the most I download (an admin sets "
+        "GPU_ADVISOR_CAPTURE_MAX_BYTES); capture every 5 s for 20 minutes, or cut the file.",
+    },
+    "http": {
+        Lang.ZH: "无法从{chat}下载 `{name}`（{status}）；请稍后重新发送。",
+        Lang.EN: "Could not download `{name}` from {chat} ({status}); send it again in a minute.",
+    },
+    "timeout": {
+        Lang.ZH: "从{chat}下载 `{name}` 超过 {seconds} 秒，已停止；请重新发送，或只发送其中一段。",
+        Lang.EN: "Downloading `{name}` from {chat} took longer than {seconds} s, so it was stopped; send it again, "
+        "or a smaller part of it.",
+    },
+}
+
+
+def fetch_words(names: dict[Lang, str]) -> Callable[[str, Lang, dict[str, object]], str]:
+    """The sentences (bot/app/capture.py's SentFile.says) of a chat named `names` in each language."""
+
+    def said(code: str, lang: Lang, params: dict[str, object]) -> str:
+        fields = {"status": code, "seconds": "", "limit_mib": "", "name": ""} | params | {"chat": names[lang]}
+        return _SAID.get(code, _SAID["http"])[lang].format_map(fields)
+
+    return said
