@@ -6,10 +6,12 @@ not used for it. FetchError (bot/app/capture.py) says why a file could not be ha
 from __future__ import annotations
 
 import time
+from urllib.parse import urlsplit
 
 import httpx
 
 from bot.app.capture import FetchError, Upload
+from bot.logs import keep_secret
 from bot.tls import shared_context
 
 
@@ -22,7 +24,11 @@ def download_capped(
     headers: dict[str, str] | None = None,
     params: dict[str, str] | None = None,
 ) -> Upload:
-    """The file's bytes; FetchError when it is gone or refused, too big, or not downloaded within `deadline_s`."""
+    """The file's bytes; FetchError when it is gone or refused, too big, or not downloaded within `deadline_s`.
+    A signed address's query (its signature, its expiry) is kept from every log line, httpx's own included."""
+    query = urlsplit(url).query
+    if query:
+        keep_secret(query)
     ends = time.monotonic() + deadline_s
     chunks: list[bytes] = []
     size = 0

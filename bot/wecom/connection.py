@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import re
 import threading
 import time
 from collections.abc import Callable, Coroutine
@@ -34,11 +35,16 @@ class WeComRefused(Exception):
         self.code = code
 
 
+# a file message's key and address, in the frames the SDK logs at DEBUG: together they open the person's file
+_FILE_FIELDS = re.compile(r'("(?:aeskey|url)"\s*:\s*")[^"]*(")')
+
+
 class _Logger:
-    """The SDK's logger protocol (debug, info, warn, error) on the bot's logging."""
+    """The SDK's logger protocol (debug, info, warn, error) on the bot's logging; a file's key and address are
+    left out of the frames it logs."""
 
     def debug(self, message: str, *args: object) -> None:
-        SDK_LOG.debug("%s", message)
+        SDK_LOG.debug("%s", _FILE_FIELDS.sub(r"\1[redacted]\2", message))
 
     def info(self, message: str, *args: object) -> None:
         SDK_LOG.info("%s", message)

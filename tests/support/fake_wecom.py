@@ -116,7 +116,7 @@ class FakeWeCom:
         padding = 32 - len(data) % 32
         padded = data + bytes([padding]) * padding
         encryptor = Cipher(algorithms.AES(key), modes.CBC(key[:16])).encryptor()
-        path = f"/cgi-bin/file/{next(self._ids)}"
+        path = f"/cgi-bin/file/{next(self._ids)}?sign=s{os.urandom(8).hex()}&expires=1800"  # a signed address
         self.files[path] = encryptor.update(padded) + encryptor.finalize()
         body: dict[str, Any] = {
             "msgid": f"file{next(self._ids)}",

@@ -76,8 +76,11 @@ def test_no_secret_is_logged(tmp_path: Path, caplog: pytest.LogCaptureFixture) -
         h.fake.message("advise", "ana.li")
         h.fake.wait_for(lambda: len(h.fake.sent) >= 2)
         h.settled()
+        h.settled(h.fake.file_message("capture.csv", b"not a capture", "ana.li"))
     logged = "\n".join(record.getMessage() for record in caplog.records)
     assert "Received push message" in logged and BOT_SECRET not in logged
+    [path] = h.fake.files  # the file's key and its address's signature are in no line
+    assert '"aeskey": "[redacted]"' in logged and path.split("?")[1] not in logged
 
 
 def test_half_the_settings_are_refused_naming_what_to_set() -> None:
