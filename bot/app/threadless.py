@@ -124,6 +124,12 @@ def typed(
         inv.answer(plain(f"{exc}\n{wing.line('see_help', lang)}", lang))
 
 
+def unread(wing: Wing, deps: Deps, team: str, channel: str, text_lang: Lang | None = None) -> None:
+    """A message the robot cannot read (a picture, voice): said what it reads instead."""
+    lang, here = text_lang or deps.settings.files.lang, Place(wing.chat.platform, team, channel)
+    wing.chat.post(here, lambda each: plain(wing.line("unread", each), each), lang)
+
+
 def _sent_file(wing: Wing, deps: Deps, where: tuple[str, str, str], file: SentFile, request_key: str | None) -> None:
     """A file sent to the robot: the capture of the person's open profile here, else said where it goes."""
     team, channel, user = where

@@ -61,6 +61,9 @@ def on_message(deps: Deps, chat: DingTalkChat, data: dict[str, Any], input_key: 
     channel = str(data.get("conversationId") or "") if group else DIRECT + user
     is_admin = partial(chat.is_admin, team, user, channel)
     sent = sent_file(chat, data)
+    if data.get("msgtype") not in (None, "text") and sent is None:  # a picture, voice, a rich text
+        threadless.unread(wing_of(chat), deps, team, channel)
+        return
     threadless.typed(wing_of(chat), deps, team, channel, user, command_text(data), input_key, is_admin, sent)
 
 

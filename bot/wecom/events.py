@@ -56,9 +56,12 @@ def on_message(deps: Deps, chat: WeComChat, frame: dict[str, Any], input_key: st
     body = frame.get("body") or {}
     user, channel = where(body)
     sent = sent_file(body)
-    if not user or not channel or (body.get("msgtype") != "text" and sent is None):
-        return  # pictures and voice are not read
+    if not user or not channel:
+        return
     with chat.replying(channel, frame):
+        if body.get("msgtype") != "text" and sent is None:  # a picture, voice, mixed: said what it reads
+            threadless.unread(wing_of(chat), deps, team_of(body), channel)
+            return
         text = command_text(body)
         threadless.typed(wing_of(chat), deps, team_of(body), channel, user, text, input_key, _no_admin, sent)
 

@@ -55,6 +55,11 @@ _HELP = {
     ),
 }
 _LINES = {
+    "unread": {
+        Lang.ZH: "我只读文字和采样文件（CSV 或文本）：图片和语音请改用文字，输入 `help` 查看用法。",
+        Lang.EN: "I read typed words and capture files (CSV or text): say it in words instead of a picture or "
+        "voice, or type `help`.",
+    },
     "no_profile": {
         Lang.ZH: "要分析采样文件，请先输入 `analyze`，再把文件发给我。",
         Lang.EN: "To read a capture, type `analyze` first, then send me the file.",

@@ -84,3 +84,11 @@ def test_a_file_with_no_profile_open_says_how_to_send_one(tmp_path: Path) -> Non
         h.fake.file_message("capture.csv", b"timestamp\n", BOB)
         [said] = h.fake.wait_for(lambda: h.fake.in_space(f"dtv1.card//IM_ROBOT.{BOB}"))
         assert "type `analyze` first" in said.params["markdown"].replace("\\", "")
+
+
+def test_a_picture_is_answered_with_what_the_robot_reads(tmp_path: Path) -> None:
+    with running_dingtalk(tmp_path, lang="en") as h:
+        picture = {"msgtype": "picture", "content": {"downloadCode": "pic1", "pictureDownloadCode": "pic1"}}
+        h.fake.message("", BOB, extra=picture)
+        [said] = h.fake.wait_for(lambda: h.fake.in_space(f"dtv1.card//IM_ROBOT.{BOB}"))
+        assert "I read typed words and capture files" in said.params["markdown"]

@@ -93,7 +93,15 @@ class FakeWeCom:
         self.connections[to].send(json.dumps({"cmd": cmd, "headers": {"req_id": req_id}, "body": body}))
         return req_id
 
-    def message(self, text: str, user: str, *, group: str | None = None, msgid: str | None = None) -> str:
+    def message(
+        self,
+        text: str,
+        user: str,
+        *,
+        group: str | None = None,
+        msgid: str | None = None,
+        kind: dict[str, Any] | None = None,
+    ) -> str:
         """A message to the robot (in `group`, @mentioning it; else the person's chat with it): its msgid."""
         body: dict[str, Any] = {
             "msgid": msgid or f"msg{next(self._ids)}",
@@ -106,6 +114,8 @@ class FakeWeCom:
         }
         if group:
             body["chatid"] = group
+        if kind:  # another kind of message (voice, a picture): its msgtype and content instead of the text
+            body = {k: v for k, v in body.items() if k != "text"} | kind
         self._push("aibot_msg_callback", body)
         return str(body["msgid"])
 

@@ -60,3 +60,10 @@ def test_analyze_then_a_capture_sent_as_a_file_answers_duration_and_memory(tmp_p
         assert found is not None and found.answers["duration"] == "2.5h" and found.answers["memory"] == "40/80"
         h.settled(fake.file_message("big.csv", whole_run(200) * 4, ANA))
         assert any("larger than" in s.text for s in fake.to(ANA))
+
+
+def test_a_voice_message_is_answered_with_what_the_robot_reads(tmp_path: Path) -> None:
+    with running_wecom(tmp_path, lang="en") as h:
+        h.settled(h.fake.message("", BOB, kind={"msgtype": "voice", "voice": {"content": "十个小时"}}))
+        [said] = h.fake.to(BOB)
+        assert "I read typed words and capture files" in said.text and h.fake.replies == 1
