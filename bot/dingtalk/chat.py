@@ -16,6 +16,7 @@ from contextlib import contextmanager
 from datetime import timedelta
 
 from bot.chat.message import plain
+from bot.chat.pacer import Pacer
 from bot.chat.port import Actor, ChatError, Place, Posted, Say
 from bot.dingtalk import DINGTALK, DIRECT
 from bot.dingtalk.cards import TEMPLATE, card
@@ -23,6 +24,7 @@ from bot.dingtalk.openapi import DingTalkError, OpenApi
 from bot.text import Lang
 
 log = logging.getLogger(__name__)
+PER_MINUTE = 20  # DingTalk's limit for a robot's messages to one group a minute ("每分钟最多发送20条")
 GROUP_OWNER_KEPT_S = 600.0  # a group's owner, as DingTalk said it, is asked again after this long
 
 
@@ -44,8 +46,9 @@ class DingTalkChat:
     platform = DINGTALK
     settles_in: timedelta | None = None  # a card posted again with the same outTrackId is the same card
 
-    def __init__(self, api: OpenApi, default_lang: Lang) -> None:
+    def __init__(self, api: OpenApi, default_lang: Lang, pacer: Pacer | None = None) -> None:
         self.api, self.default_lang = api, default_lang
+        self.pacer = pacer or Pacer(PER_MINUTE, None, "DingTalk")
         self.nicks: dict[str, str] = {}  # userId -> the name DingTalk showed with their last message
         # (organisation, userId) DingTalk said is an admin of the organisation (a message's isAdmin)
         self.admins: set[tuple[str, str]] = set()
@@ -57,6 +60,7 @@ class DingTalkChat:
 
     def send(self, channel: str, params: dict[str, str], key: str | None = None) -> str:
         out_track = key or card_id()
+        self.pacer.take(channel)
         try:
             self.api.deliver_card(out_track, space_of(channel), params, TEMPLATE)
         except DingTalkError as exc:

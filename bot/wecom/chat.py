@@ -11,19 +11,18 @@ paces itself under them, waiting within the minute and refusing past the hour, a
 
 from __future__ import annotations
 
-import collections
 import hashlib
 import logging
 import threading
-import time
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import replace
 from datetime import timedelta
 from typing import Any
 
 from bot.chat.message import Message, plain
+from bot.chat.pacer import Pacer
 from bot.chat.port import Actor, ChatError, Place, Posted, Say
 from bot.text import Lang
 from bot.wecom import WECOM
@@ -42,40 +41,13 @@ def task_id(work: str | None = None, n: int = 0) -> str:
     return hashlib.sha256(f"{work}|{n}".encode()).hexdigest()[:32]
 
 
-class Pacer:
-    """The sends to each chat in the last hour: a send waits while the minute's are at the limit, and is refused
-    when the hour's are."""
-
-    def __init__(self, clock: Callable[[], float] = time.monotonic, sleep: Callable[[float], None] = time.sleep):
-        self.clock, self.sleep = clock, sleep
-        self.sent: dict[str, collections.deque[float]] = collections.defaultdict(collections.deque)
-        self.lock = threading.Lock()
-
-    def take(self, chat: str) -> None:
-        while True:
-            with self.lock:
-                now, sent = self.clock(), self.sent[chat]
-                while sent and sent[0] <= now - 3600:
-                    sent.popleft()
-                if len(sent) >= PER_HOUR:
-                    log.warning("held back a message to %s: %d sent there this hour (WeCom's limit)", chat, PER_HOUR)
-                    raise ChatError("paced_hour")
-                last_minute = [at for at in sent if at > now - 60]
-                if len(last_minute) < PER_MINUTE:
-                    sent.append(now)
-                    return
-                wait = last_minute[0] + 60 - now
-            log.info("holding a message to %s for %.0f s: %d sent there this minute", chat, wait, PER_MINUTE)
-            self.sleep(wait)
-
-
 class WeComChat:
     platform = WECOM
     settles_in: timedelta | None = None
 
     def __init__(self, connection: WeComConnection, default_lang: Lang, link: str, pacer: Pacer | None = None):
         self.connection, self.default_lang, self.link = connection, default_lang, link
-        self.pacer = pacer or Pacer()
+        self.pacer = pacer or Pacer(PER_MINUTE, PER_HOUR, "WeCom")
         self._answering = threading.local()  # the clicks this thread answers: a card's task_id -> the click's frame
         self.shown: dict[str, Message] = {}  # a card's task_id -> what it shows (a refusal is shown on it)
 

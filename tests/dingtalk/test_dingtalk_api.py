@@ -112,3 +112,24 @@ def test_a_frame_acknowledged_before_a_crash_is_done_once_at_the_next_start(tmp_
         assert again.receive(MESSAGE_TOPIC, "frame-late", frame) == {}  # DingTalk's late redelivery: done once
         again.pool.shutdown(wait=True)
         assert len(h.fake.in_space(f"dtv1.card//IM_GROUP.{GROUP}")) == 1
+
+
+def test_a_groups_messages_are_paced_under_dingtalks_20_a_minute(tmp_path: Path) -> None:
+    from bot.chat.pacer import Pacer
+    from bot.dingtalk.chat import PER_MINUTE
+
+    slept: list[float] = []
+    now = [1000.0]
+
+    def sleep(seconds: float) -> None:
+        slept.append(seconds)
+        now[0] += seconds
+
+    with running_dingtalk(tmp_path, lang="en") as h:
+        chat = h.gateway.chat
+        chat.pacer = Pacer(PER_MINUTE, None, "DingTalk", clock=lambda: now[0], sleep=sleep)
+        place = Place(chat.platform, TEAM, GROUP)
+        for n in range(PER_MINUTE + 1):
+            chat.post(place, lambda each, n=n: plain(f"line {n}", each), Lang.EN)
+        assert slept == [pytest.approx(60.0)]  # the 21st waited for the minute; none was dropped
+        assert len(h.fake.in_space(f"dtv1.card//IM_GROUP.{GROUP}")) == PER_MINUTE + 1

@@ -13,13 +13,14 @@ from pathlib import Path
 import pytest
 
 from bot.chat.message import plain
+from bot.chat.pacer import Pacer
 from bot.chat.port import ChatError, Place, Posted
 from bot.settings import Settings
 from bot.state import Store
 from bot.state.rentals import Rentals
 from bot.text import Lang
 from bot.web.answer import DoorRefused
-from bot.wecom.chat import PER_HOUR, PER_MINUTE, Pacer
+from bot.wecom.chat import PER_HOUR, PER_MINUTE
 from bot.wecom.setup import SETUP
 from rules.samples import Sample
 from tests.digest.test_schedule import FIELDS
@@ -41,9 +42,9 @@ class FakeClock:
 
 
 def test_the_sender_waits_within_the_minute_and_refuses_past_the_hour(caplog: pytest.LogCaptureFixture) -> None:
-    caplog.set_level(logging.INFO, logger="bot.wecom.chat")
+    caplog.set_level(logging.INFO, logger="bot.chat.pacer")
     clock = FakeClock()
-    pacer = Pacer(clock=lambda: clock.now, sleep=clock.sleep)
+    pacer = Pacer(PER_MINUTE, PER_HOUR, "WeCom", clock=lambda: clock.now, sleep=clock.sleep)
     for _ in range(PER_MINUTE):
         pacer.take(GROUP)
     assert clock.slept == []
