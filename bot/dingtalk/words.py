@@ -5,8 +5,8 @@ typed to the bot as it is), by whole phrases only, and the lines only DingTalk s
 from __future__ import annotations
 
 from bot.text import Lang
-from bot.text.chat_capture import fetch_words
 from bot.text.rewording import rewording
+from bot.text.robot_lines import LINES, fetch_words
 
 _PHRASES = (
     ("a few questions in this thread", "a few questions here"),  # a robot's conversation has no threads
@@ -55,15 +55,6 @@ _HELP = {
     ),
 }
 _LINES = {
-    "unread": {
-        Lang.ZH: "我只读文字和采样文件（CSV 或文本）：图片和语音请改用文字，输入 `help` 查看用法。",
-        Lang.EN: "I read typed words and capture files (CSV or text): say it in words instead of a picture or "
-        "voice, or type `help`.",
-    },
-    "no_profile": {
-        Lang.ZH: "要分析采样文件，请先输入 `analyze`，再把文件发给我。",
-        Lang.EN: "To read a capture, type `analyze` first, then send me the file.",
-    },
     "unreachable": {
         Lang.ZH: "钉钉没有给出访问令牌（{url}：{reason}）。请检查 GPU_ADVISOR_DINGTALK_CLIENT_ID 和 "
         "GPU_ADVISOR_DINGTALK_CLIENT_SECRET（钉钉开放平台，应用的凭证与基础信息）。",
@@ -77,7 +68,6 @@ _LINES = {
         "DingTalk developer console, the app's Credentials).",
     },
     "this_chat": {Lang.ZH: "本会话", Lang.EN: "this conversation"},
-    "see_help": {Lang.ZH: "输入 `help` 查看用法。", Lang.EN: "Type `help` to see what I take."},
     "reply_mention": {
         Lang.ZH: "直接回复文字作答；在群里请先 @我。",
         Lang.EN: "Reply in words to answer; in a group, @mention me first.",
@@ -95,7 +85,7 @@ def help_text(lang: Lang, team: str, channel: str) -> str:
 
 
 def line(key: str, lang: Lang) -> str:
-    return _LINES[key][lang]
+    return (_LINES.get(key) or LINES[key])[lang]  # its own, else what every robot says alike
 
 
 capture_fetch = fetch_words({Lang.ZH: "钉钉", Lang.EN: "DingTalk"})  # why a capture sent here could not be fetched

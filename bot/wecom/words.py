@@ -5,8 +5,8 @@ phrases, and the lines only WeCom says (its help, in both languages)."""
 from __future__ import annotations
 
 from bot.text import Lang
-from bot.text.chat_capture import fetch_words
 from bot.text.rewording import rewording
+from bot.text.robot_lines import LINES, fetch_words
 
 _PHRASES = (
     ("a few questions in this thread", "a few questions here"),
@@ -55,17 +55,7 @@ _HELP = {
     ),
 }
 _LINES = {
-    "unread": {
-        Lang.ZH: "我只读文字和采样文件（CSV 或文本）：图片和语音请改用文字，输入 `help` 查看用法。",
-        Lang.EN: "I read typed words and capture files (CSV or text): say it in words instead of a picture or "
-        "voice, or type `help`.",
-    },
-    "no_profile": {
-        Lang.ZH: "要分析采样文件，请先输入 `analyze`，再把文件发给我。",
-        Lang.EN: "To read a capture, type `analyze` first, then send me the file.",
-    },
     "this_chat": {Lang.ZH: "本会话", Lang.EN: "this conversation"},
-    "see_help": {Lang.ZH: "输入 `help` 查看用法。", Lang.EN: "Type `help` to see what I take."},
     "reply_mention": {
         Lang.ZH: "直接回复文字作答；在群聊里请先 @我。",
         Lang.EN: "Reply in words to answer; in a group chat, @mention me first.",
@@ -94,7 +84,7 @@ def help_text(lang: Lang, team: str, channel: str) -> str:
 
 
 def line(key: str, lang: Lang) -> str:
-    return _LINES[key][lang]
+    return (_LINES.get(key) or LINES[key])[lang]  # its own, else what every robot says alike
 
 
 capture_fetch = fetch_words({Lang.ZH: "企业微信", Lang.EN: "WeCom"})  # why a capture sent here could not be fetched

@@ -1,12 +1,26 @@
-"""Why a capture sent to a chat's robot could not be fetched, for the chats whose sentences live in their folders
-(DingTalk, WeCom): one set of sentences with the chat's name in each language, as the catalogue's
-<chat>.capture_fetch.* are for Slack and Feishu."""
+"""The lines every chat robot without threads says alike, for the chats whose sentences live in their folders
+(DingTalk, WeCom): what it reads, how a capture is sent, where its help is, and why a capture sent could not be
+fetched (with the chat's name in each language, as the catalogue's <chat>.capture_fetch.* are for Slack and
+Feishu)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
 from bot.text.lang import Lang
+
+LINES = {
+    "no_profile": {
+        Lang.ZH: "要分析采样文件，请先输入 `analyze`，再把文件发给我。",
+        Lang.EN: "To read a capture, type `analyze` first, then send me the file.",
+    },
+    "unread": {
+        Lang.ZH: "我只读文字和采样文件（CSV 或文本）：图片和语音请改用文字，输入 `help` 查看用法。",
+        Lang.EN: "I read typed words and capture files (CSV or text): say it in words instead of a picture or "
+        "voice, or type `help`.",
+    },
+    "see_help": {Lang.ZH: "输入 `help` 查看用法。", Lang.EN: "Type `help` to see what I take."},
+}
 
 _SAID = {
     "gone": {
