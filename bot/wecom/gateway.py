@@ -11,6 +11,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any
 
 from bot.deps import Deps
+from bot.state import StoreUnavailable
 from bot.text import Lang
 from bot.web.answer import DoorRefused
 from bot.web.own_connection import OwnConnectionDoor
@@ -80,8 +81,11 @@ class WeComGateway(OwnConnectionDoor):
             return
         key, kind = found
         self.deps.metrics.chat_requests.labels("wecom", kind).inc()
-        if not self.deps.inbox.enqueue(key, kind, frame, self.deps.settings.serve.ack_db_budget_s):
-            return  # delivered before: done once
+        try:  # no acknowledgement waits on the write (WeCom's frames have none): as long as the store takes
+            if not self.deps.inbox.enqueue(key, kind, frame):
+                return  # delivered before: done once
+        except StoreUnavailable as exc:  # answered all the same: WeCom does not deliver a frame again
+            log.error("WeCom frame %s not kept (%s): answered now, not redone after a stop", key, exc.reason)
         if kind == CLICK_KIND:
             self.work(key, kind, frame)  # now, on this thread: the card's update must be within 5 s
         else:

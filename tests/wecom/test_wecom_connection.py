@@ -9,6 +9,7 @@ import json
 import logging
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -178,3 +179,23 @@ def test_serve_refuses_to_start_when_wecom_refuses_the_robots_secret(tmp_path: P
             gateway.check(Lang.EN)
         assert "invalid secret" in str(refused.value) and "not-the-secret" not in str(refused.value)
         assert not gateway.connection.thread.is_alive()  # closed, not retrying behind a refused start
+
+
+def test_a_message_is_answered_even_when_the_state_cannot_keep_it(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """WeCom gives a frame once and takes no acknowledgement: a full disk must not lose the person's message."""
+    from sqlalchemy import create_engine, event
+
+    with running_wecom(tmp_path, lang="en") as h:
+        db = Path(h.deps.store.engine.url.database or "")
+        full = create_engine(f"sqlite:///{db}", connect_args={"check_same_thread": False})
+
+        @event.listens_for(full, "connect")
+        def _cap(dbapi: Any, _record: Any) -> None:
+            dbapi.execute("PRAGMA query_only = ON")  # no write is taken: as a disk that is full or gone read-only
+
+        h.deps.store.engine = full
+        h.fake.message("prices A100", "ana.li")
+        [said] = h.fake.wait_for(lambda: h.fake.to("ana.li"))
+        assert "A100" in said.text and "not kept" in caplog.text  # said in the log: it will not be redone
