@@ -11,7 +11,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any
 
 from bot.deps import Deps
-from bot.state import StoreUnavailable
+from bot.state import StoreBusy, StoreUnavailable
 from bot.text import Lang
 from bot.web.answer import DoorRefused
 from bot.web.own_connection import OwnConnectionDoor
@@ -84,8 +84,9 @@ class WeComGateway(OwnConnectionDoor):
         try:  # no acknowledgement waits on the write (WeCom's frames have none): as long as the store takes
             if not self.deps.inbox.enqueue(key, kind, frame):
                 return  # delivered before: done once
-        except StoreUnavailable as exc:  # answered all the same: WeCom does not deliver a frame again
-            log.error("WeCom frame %s not kept (%s): answered now, not redone after a stop", key, exc.reason)
+        except (StoreUnavailable, StoreBusy) as exc:  # answered all the same: WeCom does not deliver a frame again
+            why = exc.reason if isinstance(exc, StoreUnavailable) else "the state database stayed locked"
+            log.error("WeCom frame %s not kept (%s): answered now, not redone after a stop", key, why)
         if kind == CLICK_KIND:
             self.work(key, kind, frame)  # now, on this thread: the card's update must be within 5 s
         else:
