@@ -18,6 +18,7 @@ from bot.app.invocation import CommandError, Form, Invocation
 from bot.app.thread import ThreadMessage, on_thread_message
 from bot.chat.message import Message, plain
 from bot.chat.port import Actor, Chat, Place, Teller
+from bot.chat.send_keys import send_key
 from bot.deps import Deps
 from bot.state import Conversation
 from bot.state.rentals import Rentals
@@ -39,7 +40,6 @@ class Wing:
 
     chat: Chat
     teller: Callable[[Lang], Teller]
-    key: Callable[[str | None, int], str]  # a send's id from the work's key and its place in the work
     help_text: Callable[[Lang, str, str], str]  # (lang, team, channel)
     line: Callable[[str, Lang], str]  # its lines: this_chat, see_help, form
     direct_prefix: str = ""  # a person's chat with the robot, as a channel: the prefix before their id
@@ -58,7 +58,7 @@ def invocation(
     chat, here, sends = wing.chat, Place(wing.chat.platform, team, channel), itertools.count()
 
     def key() -> str | None:
-        return wing.key(request_key, next(sends)) if request_key else None
+        return send_key(request_key, next(sends)) if request_key else None
 
     def say(message: Message) -> object:
         return chat.post(here, lambda _: message, lang, key=key())

@@ -6,11 +6,9 @@ place in it, so a redo of the work delivers the same card, not a second one."""
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import threading
 import time
-import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import timedelta
@@ -18,6 +16,7 @@ from datetime import timedelta
 from bot.chat.message import plain
 from bot.chat.pacer import Pacer
 from bot.chat.port import Actor, ChatError, Place, Posted, Say
+from bot.chat.send_keys import send_key
 from bot.dingtalk import DINGTALK, DIRECT
 from bot.dingtalk.cards import TEMPLATE, card
 from bot.dingtalk.openapi import DingTalkError, OpenApi
@@ -26,13 +25,6 @@ from bot.text import Lang
 log = logging.getLogger(__name__)
 PER_MINUTE = 20  # DingTalk's limit for a robot's messages to one group a minute ("每分钟最多发送20条")
 GROUP_OWNER_KEPT_S = 600.0  # a group's owner, as DingTalk said it, is asked again after this long
-
-
-def card_id(work: str | None = None, n: int = 0) -> str:
-    """A card's outTrackId: from the work and its place in it (a redo delivers the same card), else its own."""
-    if work is None:
-        return uuid.uuid4().hex
-    return hashlib.sha256(f"{work}|{n}".encode()).hexdigest()[:32]
 
 
 def space_of(channel: str) -> str:
@@ -59,7 +51,7 @@ class DingTalkChat:
         return self.nicks.get(user, user)
 
     def send(self, channel: str, params: dict[str, str], key: str | None = None) -> str:
-        out_track = key or card_id()
+        out_track = key or send_key()
         self.pacer.take(channel)
         try:
             self.api.deliver_card(out_track, space_of(channel), params, TEMPLATE)

@@ -18,7 +18,7 @@ from bot.app.capture import SentFile
 from bot.deps import Deps
 from bot.dingtalk import DIRECT, PREFIX, files
 from bot.dingtalk.cards import pressed
-from bot.dingtalk.chat import DingTalkChat, card_id
+from bot.dingtalk.chat import DingTalkChat
 from bot.dingtalk.teller import DingTalkTeller
 from bot.dingtalk.words import capture_fetch, help_text, line
 from bot.text.spans import PLAIN, render
@@ -42,9 +42,7 @@ def command_text(data: dict[str, Any]) -> str:
 
 
 def wing_of(chat: DingTalkChat) -> threadless.Wing:
-    return threadless.Wing(
-        chat, lambda lang: DingTalkTeller(chat, lang), card_id, help_text, line, direct_prefix=DIRECT
-    )
+    return threadless.Wing(chat, lambda lang: DingTalkTeller(chat, lang), help_text, line, direct_prefix=DIRECT)
 
 
 def on_message(deps: Deps, chat: DingTalkChat, data: dict[str, Any], input_key: str | None) -> None:

@@ -5,7 +5,6 @@ another API (oapi.dingtalk.com); a report is posted as its text, and the termina
 
 from __future__ import annotations
 
-import hashlib
 from datetime import date
 from functools import partial
 from typing import cast
@@ -15,6 +14,7 @@ from bot.chat.digest_messages import digest_message
 from bot.chat.message import plain
 from bot.chat.port import ChatError
 from bot.chat.port_teller import PortTeller
+from bot.chat.send_keys import digest_send_key
 from bot.digest.outlet import Undelivered
 from bot.dingtalk.cards import card
 from bot.dingtalk.chat import DingTalkChat
@@ -24,10 +24,6 @@ from rules.digest import Digest
 # A robot's messages in one group: DingTalk takes 20 a minute ("每个机器人每分钟最多发送20条消息到群里"); a digest
 # goes to each group once a day, so the pace between groups is DingTalk's app-wide 20 calls a second, kept under.
 PACE_S = 1 / 16
-
-
-def digest_card_id(channel: str, day: date) -> str:
-    return "digest-" + hashlib.sha256(f"{channel}|{day.isoformat()}".encode()).hexdigest()[:32]
 
 
 DingTalkTeller = PortTeller  # lines through the port; files refused
@@ -46,9 +42,9 @@ class DingTalkOutlet:
 
     def post(self, channel: str, composed: object, day: date) -> str:
         try:
-            return self.chat.send(channel, cast(dict[str, str], composed), digest_card_id(channel, day))
+            return self.chat.send(channel, cast(dict[str, str], composed), digest_send_key(channel, day))
         except ChatError as exc:
             raise Undelivered(exc.code, unknown=exc.code == "unreachable") from exc
 
     def posted_before(self, channel: str, day: date, zone: ZoneInfo) -> str | None:
-        return None  # delivered again, the day's digest is the same card (digest_card_id)
+        return None  # delivered again, the day's digest is the same card (digest_send_key)

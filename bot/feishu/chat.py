@@ -3,16 +3,15 @@ with reply_in_thread under the conversation's root message; a line for one perso
 
 from __future__ import annotations
 
-import hashlib
 import json
 import logging
-import uuid
 from dataclasses import replace
 from datetime import timedelta
 from typing import Any
 
 from bot.chat.message import Message, plain
 from bot.chat.port import Actor, ChatError, Place, Platform, Posted, Say
+from bot.chat.send_keys import send_key
 from bot.feishu.cards import card
 from bot.feishu.sdk import FeishuError, OpenApi
 from bot.text import Lang, t
@@ -22,15 +21,6 @@ log = logging.getLogger(__name__)
 
 # The bot may not post in that chat (not a member, the chat dissolved, no permission): go to a direct message.
 CANNOT_POST = {230002, 230006, 230013, 230017, 232009}
-
-
-def idempotency_key(work: str | None = None, n: int = 0) -> str:
-    """A send's uuid (Feishu keeps one message for the sends of one uuid within an hour, answering each with it): from
-    the work it belongs to and its place in it, so a redo of the work sends nothing twice; else one of its own,
-    so the client's retries of this send do not."""
-    if work is None:
-        return uuid.uuid4().hex
-    return hashlib.sha256(f"{work}|{n}".encode()).hexdigest()[:32]
 
 
 class FeishuChat:
@@ -81,7 +71,7 @@ class FeishuChat:
         self, place: Place, say: Say, lang: Lang, *, fallback_user: str | None = None, key: str | None = None
     ) -> Posted:
         content = card(say, lang)
-        key = key or idempotency_key()  # a send retried after an answer lost (a 502) is one message, not two
+        key = key or send_key()  # a send retried after an answer lost (a 502) is one message, not two
         try:
             if place.thread:
                 return Posted(place, self.reply(place.thread, content, key))
@@ -125,7 +115,7 @@ class FeishuChat:
 
     def direct(self, actor: Actor, say: Say, lang: Lang, *, key: str | None = None) -> Posted:
         try:
-            sent = self.send("open_id", actor.user, card(say, lang), key or idempotency_key())
+            sent = self.send("open_id", actor.user, card(say, lang), key or send_key())
         except FeishuError as exc:
             raise ChatError(str(exc.code)) from exc
         return Posted(Place(self.platform, actor.team, actor.user, sent), sent)

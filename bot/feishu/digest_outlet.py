@@ -4,7 +4,6 @@ chat with an idempotency key naming the chat and the day: a sender that takes ov
 
 from __future__ import annotations
 
-import hashlib
 from datetime import date
 from functools import partial
 from typing import Any, cast
@@ -12,18 +11,13 @@ from zoneinfo import ZoneInfo
 
 from bot.chat.digest_messages import digest_message
 from bot.chat.message import plain
+from bot.chat.send_keys import digest_send_key
 from bot.digest.outlet import Undelivered
 from bot.feishu.cards import card
 from bot.feishu.chat import FeishuChat
 from bot.feishu.sdk import FeishuError
 from bot.text import Lang, t
 from rules.digest import Digest
-
-
-def digest_key(chat: str, day: date) -> str:
-    """The send's uuid (at most 50 characters): the same for every sender of this chat's digest of `day`."""
-    return "digest-" + hashlib.sha256(f"{chat}|{day.isoformat()}".encode()).hexdigest()[:32]
-
 
 # Feishu's send-message API takes from one app 1,000 messages a minute and 50 a second ("1000 次/分钟、50 次/秒",
 # its rate limit; either one reached answers 99991400): a digest every 1/16 s is 960 a minute at most, under both,
@@ -44,10 +38,12 @@ class FeishuOutlet:
 
     def post(self, channel: str, composed: object, day: date) -> str:
         try:
-            return self.chat.send("chat_id", channel, cast(dict[str, Any], composed), uuid=digest_key(channel, day))
+            return self.chat.send(
+                "chat_id", channel, cast(dict[str, Any], composed), uuid=digest_send_key(channel, day)
+            )
         except FeishuError as exc:
             unknown = exc.status is None or exc.status >= 500
             raise Undelivered(str(exc.code or exc.msg), unknown=unknown) from exc
 
     def posted_before(self, channel: str, day: date, zone: ZoneInfo) -> str | None:
-        return None  # a second send of the day within the hour is the same message (digest_key)
+        return None  # a second send of the day within the hour is the same message (digest_send_key)

@@ -20,9 +20,10 @@ from bot.app.thread import ThreadMessage, on_thread_message
 from bot.chat import conversation
 from bot.chat.message import plain
 from bot.chat.port import FEISHU_PREFIX, Actor, Place
+from bot.chat.send_keys import send_key
 from bot.deps import Deps
 from bot.feishu import forms, press
-from bot.feishu.chat import FeishuChat, idempotency_key
+from bot.feishu.chat import FeishuChat
 from bot.feishu.files import fetch
 from bot.feishu.teller import FeishuTeller
 from bot.feishu.toast import Toast
@@ -148,7 +149,7 @@ def invocation(
     sends = itertools.count()  # each send's place in this work: its uuid, so a redo of the work sends none twice
 
     def key() -> str | None:
-        return idempotency_key(request_key, next(sends)) if request_key else None
+        return send_key(request_key, next(sends)) if request_key else None
 
     def say(where: Place) -> Any:
         return lambda message: chat.post(where, lambda _: message, lang, key=key())

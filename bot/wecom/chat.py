@@ -11,10 +11,8 @@ paces itself under them, waiting within the minute and refusing past the hour, a
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import threading
-import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import replace
@@ -24,6 +22,7 @@ from typing import Any
 from bot.chat.message import Message, plain
 from bot.chat.pacer import Pacer
 from bot.chat.port import Actor, ChatError, Place, Posted, Say
+from bot.chat.send_keys import send_key
 from bot.text import Lang
 from bot.wecom import WECOM
 from bot.wecom.cards import body_of, template_card
@@ -32,13 +31,6 @@ from bot.wecom.connection import WeComConnection, WeComRefused
 log = logging.getLogger(__name__)
 PER_MINUTE, PER_HOUR = 30, 1000  # WeCom's limits for a robot's messages to one member or chat
 SHOWN_KEPT = 2000  # cards whose text a refusal can be shown on
-
-
-def task_id(work: str | None = None, n: int = 0) -> str:
-    """A card's task_id (its id for clicks and updates): from the work and its place in it, else its own."""
-    if work is None:
-        return uuid.uuid4().hex
-    return hashlib.sha256(f"{work}|{n}".encode()).hexdigest()[:32]
 
 
 class WeComChat:
@@ -52,7 +44,7 @@ class WeComChat:
         self.shown: dict[str, Message] = {}  # a card's task_id -> what it shows (a refusal is shown on it)
 
     def send(self, chat: str, message: Message, key: str | None = None) -> str:
-        made = key or task_id()
+        made = key or send_key()
         self.pacer.take(chat)
         body = body_of(message, made, self.link)
         asked = self._answering.__dict__.pop("message", None)  # the message this thread answers, if unanswered yet

@@ -14,7 +14,7 @@ from bot.app.capture import SentFile
 from bot.deps import Deps
 from bot.wecom import PREFIX, files
 from bot.wecom.cards import pressed
-from bot.wecom.chat import WeComChat, task_id
+from bot.wecom.chat import WeComChat
 from bot.wecom.teller import WeComTeller
 from bot.wecom.words import capture_fetch, help_text, line
 
@@ -49,7 +49,7 @@ def _no_admin() -> bool:
 
 
 def wing_of(chat: WeComChat) -> threadless.Wing:
-    return threadless.Wing(chat, lambda lang: WeComTeller(chat, lang), task_id, help_text, line)
+    return threadless.Wing(chat, lambda lang: WeComTeller(chat, lang), help_text, line)
 
 
 def on_message(deps: Deps, chat: WeComChat, frame: dict[str, Any], input_key: str | None) -> None:

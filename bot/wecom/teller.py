@@ -4,7 +4,6 @@ uploads): a report is posted as its text, and the terminal's `report` gives its 
 
 from __future__ import annotations
 
-import hashlib
 from datetime import date
 from typing import cast
 from zoneinfo import ZoneInfo
@@ -13,16 +12,13 @@ from bot.chat.digest_messages import digest_message
 from bot.chat.message import Message, plain
 from bot.chat.port import ChatError
 from bot.chat.port_teller import PortTeller
+from bot.chat.send_keys import digest_send_key
 from bot.digest.outlet import Undelivered
 from bot.text import Lang, t
 from bot.wecom.chat import WeComChat
 from rules.digest import Digest
 
 PACE_S = 1 / 16  # between chats; within one chat the sender's own pacer keeps WeCom's 30 a minute
-
-
-def digest_task_id(chat: str, day: date) -> str:
-    return "digest-" + hashlib.sha256(f"{chat}|{day.isoformat()}".encode()).hexdigest()[:32]
 
 
 WeComTeller = PortTeller  # lines through the port; files refused
@@ -41,7 +37,7 @@ class WeComOutlet:
 
     def post(self, channel: str, composed: object, day: date) -> str:
         try:
-            return self.chat.send(channel, cast(Message, composed), digest_task_id(channel, day))
+            return self.chat.send(channel, cast(Message, composed), digest_send_key(channel, day))
         except ChatError as exc:
             raise Undelivered(exc.code, unknown=exc.code == "timeout") from exc
 
