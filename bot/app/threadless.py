@@ -78,7 +78,7 @@ def invocation(
         zone=lambda: None,
         chat=chat,
         announce=say,
-        privately=lambda message: say_directly(chat, team, user, message, lang, key()),
+        privately=lambda message: chat.direct(Actor(chat.platform, team, user), lambda _: message, lang, key=key()),
         teller=lambda: wing.teller(lang),
         open_form=open_form,
         help_text=lambda each: wing.help_text(each, team, channel),
@@ -86,11 +86,6 @@ def invocation(
         request_key=request_key,
         direct=bool(wing.direct_prefix) and channel.startswith(wing.direct_prefix),
     )
-
-
-def say_directly(chat: Chat, team: str, user: str, message: Message, lang: Lang, key: str | None) -> object:
-    direct = getattr(chat, "direct")  # noqa: B009 (the threadless chats' direct takes the send's key)
-    return direct(Actor(chat.platform, team, user), lambda _: message, lang, key=key)
 
 
 def typed(

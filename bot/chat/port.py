@@ -176,8 +176,9 @@ class Chat(Protocol):
     def tell(self, place: Place, user: str, text: str) -> None:
         """A line only `user` sees (Slack: ephemeral; elsewhere: a direct message)."""
 
-    def direct(self, actor: Actor, say: Say, lang: Lang) -> Posted:
-        """A direct message to a user."""
+    def direct(self, actor: Actor, say: Say, lang: Lang, *, key: str | None = None) -> Posted:
+        """A direct message to a user. `key`: as post's, where the chat keeps one message for a key (Slack keeps
+        none for a direct message: it sends again)."""
 
     def user_lang(self, actor: Actor) -> Lang:
         """The user's language, as the chat knows it, else the team default."""

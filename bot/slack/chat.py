@@ -94,7 +94,7 @@ class SlackChat:
     def tell(self, place: Place, user: str, text: str) -> None:
         self.client.chat_postEphemeral(channel=place.channel, user=user, text=text, thread_ts=place.thread)
 
-    def direct(self, actor: Actor, say: Say, lang: Lang) -> Posted:
+    def direct(self, actor: Actor, say: Say, lang: Lang, *, key: str | None = None) -> Posted:
         """A message to the user's direct chat with the app (chat.postMessage to a user id opens it)."""
         message = say(lang)
         try:

@@ -61,7 +61,7 @@ class MemoChat:
     def tell(self, place: Place, user: str, text: str) -> None:
         self.private.setdefault(user, []).append(text)
 
-    def direct(self, actor: Actor, say: Say, lang: Lang) -> Posted:
+    def direct(self, actor: Actor, say: Say, lang: Lang, *, key: str | None = None) -> Posted:
         self.private.setdefault(actor.user, []).append(say(lang).text)
         return Posted(Place(MEMO, actor.team, actor.user), f"d{next(self._ids)}")
 
