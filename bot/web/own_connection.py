@@ -7,6 +7,7 @@ teams as the state knows them, by their prefix."""
 from __future__ import annotations
 
 import logging
+from abc import ABC, abstractmethod
 from collections.abc import Callable
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
@@ -20,15 +21,15 @@ REPLAY_WINDOW = timedelta(hours=1)
 log = logging.getLogger(__name__)
 
 
-class OwnConnectionDoor:
+class OwnConnectionDoor(ABC):
     deps: Deps
     kinds: tuple[str, ...]  # the inbox kinds of this chat's frames
     prefix: str  # its teams' prefix in the state ("dingtalk:")
     chat_name: str  # as the log names it ("DingTalk")
 
+    @abstractmethod
     def work(self, key: str, kind: str, body: dict[str, Any]) -> Any:
         """A kept frame's work, then its item done (an error logged, the item left to be redone)."""
-        raise NotImplementedError
 
     def routes(self) -> list[Route]:
         return []  # frames come over the chat's own connection
