@@ -3,9 +3,9 @@ GPU_ADVISOR_DINGTALK_<SETTING>. Importing this loads pydantic only, never DingTa
 
 from __future__ import annotations
 
-from urllib.parse import urlsplit
-
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator
+
+from bot.settings.origins import is_origin
 
 NAME = "dingtalk"
 DEFAULT_API_URL = "https://api.dingtalk.com"
@@ -33,9 +33,7 @@ class DingTalk(BaseModel):
     @field_validator("api_url")
     @classmethod
     def _origin(cls, value: str) -> str:
-        url = urlsplit(value)
-        loopback = url.hostname in ("127.0.0.1", "localhost", "::1")
-        if (url.scheme == "https" or (url.scheme == "http" and loopback)) and url.netloc and url.path in ("", "/"):
+        if is_origin(value):
             return value.rstrip("/")
         raise ValueError("an origin such as https://api.dingtalk.com (http only on the loopback)")
 

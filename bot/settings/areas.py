@@ -234,14 +234,11 @@ class Feishu(_Area):
     @field_validator("domain")
     @classmethod
     def _feishu_domain(cls, value: str) -> str:
-        from urllib.parse import urlsplit
+        from bot.settings.origins import is_origin
 
         if value.lower() in ("feishu", "lark"):
             return value.lower()
-        url = urlsplit(value)
-        loopback = url.hostname in ("127.0.0.1", "localhost", "::1")
-        secure = url.scheme == "https" or (url.scheme == "http" and loopback)
-        if secure and url.netloc and url.path in ("", "/") and not url.query:
+        if is_origin(value):
             return value
         raise ValueError("feishu, lark, or an origin such as https://open.example.com (http only on the loopback)")
 

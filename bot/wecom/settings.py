@@ -3,17 +3,13 @@ GPU_ADVISOR_WECOM_<SETTING>. Importing this loads pydantic only, never WeCom's S
 
 from __future__ import annotations
 
-from urllib.parse import urlsplit
-
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator
+
+from bot.settings.origins import is_origin
 
 NAME = "wecom"
 DEFAULT_WS_URL = "wss://openws.work.weixin.qq.com"  # the SDK's own address
 DEFAULT_API_URL = "https://qyapi.weixin.qq.com"
-
-
-def _loopback(url: str) -> bool:
-    return urlsplit(url).hostname in ("127.0.0.1", "localhost", "::1")
 
 
 class WeCom(BaseModel):
@@ -43,20 +39,14 @@ class WeCom(BaseModel):
     @field_validator("ws_url")
     @classmethod
     def _ws(cls, value: str) -> str:
-        url = urlsplit(value)
-        if url.netloc and (url.scheme == "wss" or (url.scheme == "ws" and _loopback(value))):
+        if is_origin(value, secure="wss", plain="ws", path=True):
             return value
         raise ValueError("a wss:// address such as wss://openws.work.weixin.qq.com (ws only on the loopback)")
 
     @field_validator("api_url")
     @classmethod
     def _api(cls, value: str) -> str:
-        url = urlsplit(value)
-        if (
-            url.netloc
-            and url.path in ("", "/")
-            and (url.scheme == "https" or (url.scheme == "http" and _loopback(value)))
-        ):
+        if is_origin(value):
             return value.rstrip("/")
         raise ValueError("an origin such as https://qyapi.weixin.qq.com (http only on the loopback)")
 
