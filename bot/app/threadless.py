@@ -20,6 +20,7 @@ from bot.chat.message import Message, plain
 from bot.chat.port import Actor, Chat, Place, Teller
 from bot.chat.send_keys import send_key
 from bot.deps import Deps
+from bot.fields.answers import BY_KEY, inline_key
 from bot.state import Conversation
 from bot.state.rentals import Rentals
 from bot.state.schedules import Schedules
@@ -64,7 +65,7 @@ def invocation(
         return chat.post(here, lambda _: message, lang, key=key())
 
     def open_form(kind: Form, initial: dict[str, str]) -> None:
-        say(plain(wing.line("form", lang), lang))
+        say(plain(form_line(wing, kind, initial, lang), lang))
 
     return Invocation(
         deps,
@@ -86,6 +87,20 @@ def invocation(
         request_key=request_key,
         direct=bool(wing.direct_prefix) and channel.startswith(wing.direct_prefix),
     )
+
+
+def form_line(wing: Wing, kind: Form, initial: dict[str, str], lang: Lang) -> str:
+    """What a form would have asked, as the words to type instead (these chats' cards take no input): the profile's
+    answers at once, with those given so far; or `track` with the instance's fields the recommendation named."""
+    if kind is Form.TRACK:
+        given = " ".join(f"{k}={v}" for k, v in initial.items() if v)
+        return wing.line("track_form", lang) + f"\n`track NAME {given} price=…/day`".replace("  ", " ")
+    answers = " ".join(_token(inline_key(k), v) for k, v in initial.items() if v and k in BY_KEY)
+    return wing.line("form", lang) + (f"\n`{answers}`" if answers else "")
+
+
+def _token(key: str, value: str) -> str:
+    return f'{key}="{value}"' if " " in value else f"{key}={value}"
 
 
 def typed(
@@ -168,8 +183,7 @@ def pressed(
 
     def open_form(kind: Form, initial: dict[str, str], convo: Conversation | None) -> None:
         where_, said_in = (convo.channel, Lang(convo.lang)) if convo is not None else (channel, lang)
-        answers = " ".join(f"{k}={v}" for k, v in initial.items() if v)
-        text = wing.line("form", said_in) + (f"\n`{answers}`" if answers else "")
+        text = form_line(wing, kind, initial, said_in)
         chat.post(Place(chat.platform, team, where_), lambda each: plain(text, each), said_in)
 
     handler(

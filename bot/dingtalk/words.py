@@ -38,7 +38,7 @@ _HELP = {
     Lang.ZH: (
         "在单聊里直接发给我，或在群里 @我 后输入：\n"
         "`advise`（或什么都不输入）：回答五个问题，得到独享、共享或抢占式的建议和费用\n"
-        "`10h mem=70/80 mp=no freq=daily int=no`：一次答完\n"
+        "`10h mem=70/80 mp=no freq=daily resume=no`：一次答完\n"
         "`quote …`、`prices …`、`track …`、`list`、`release 名称`、`budget`、`balance`、`report`、"
         "`remind at 09:30 Asia/Shanghai`、`board`、`enroll`、`act …`、`analyze`（之后发来采样文件）、`form`\n"
         "问题卡片上的按钮可以直接作答；也可以直接回复文字（群里请 @我）。\n"
@@ -47,7 +47,7 @@ _HELP = {
     Lang.EN: (
         "Write to me directly, or @mention me in a group, then type:\n"
         "`advise` (or nothing): five questions, then a dedicated, shared or spot recommendation with its costs\n"
-        "`10h mem=70/80 mp=no freq=daily int=no`: every answer at once\n"
+        "`10h mem=70/80 mp=no freq=daily resume=no`: every answer at once\n"
         "`quote …`, `prices …`, `track …`, `list`, `release NAME`, `budget`, `balance`, `report`, "
         "`remind at 09:30 Asia/Shanghai`, `board`, `enroll`, `act …`, `analyze` (then send a capture file), `form`\n"
         "Press a question card's buttons, or reply in words (in a group, @mention me).\n"
@@ -73,9 +73,9 @@ _LINES = {
         Lang.EN: "Reply in words to answer; in a group, @mention me first.",
     },
     "form": {
-        Lang.ZH: "钉钉卡片没有表单：请一次输入全部回答，例如 `10h mem=70/80 mp=no freq=daily int=no`。",
+        Lang.ZH: "钉钉卡片没有表单：请一次输入全部回答，例如 `10h mem=70/80 mp=no freq=daily resume=no`。",
         Lang.EN: "DingTalk cards have no forms: type every answer at once, e.g. "
-        "`10h mem=70/80 mp=no freq=daily int=no`.",
+        "`10h mem=70/80 mp=no freq=daily resume=no`.",
     },
 }
 

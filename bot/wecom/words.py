@@ -37,7 +37,7 @@ _HELP = {
     Lang.ZH: (
         "在单聊里直接发给我，或在群聊里 @我 后输入：\n"
         "`advise`（或什么都不输入）：回答五个问题，得到独享、共享或抢占式的建议和费用\n"
-        "`10h mem=70/80 mp=no freq=daily int=no`：一次答完\n"
+        "`10h mem=70/80 mp=no freq=daily resume=no`：一次答完\n"
         "`quote …`、`prices …`、`track …`、`list`、`release 名称`、`budget`、`balance`、`report`、"
         "`remind at 09:30 Asia/Shanghai`、`board`、`enroll`、`act …`、`analyze`（之后发来采样文件）\n"
         "卡片上的按钮可以直接作答（企业微信一张卡片最多 6 个按钮，其余请输入文字）；群聊里回复请先 @我。\n"
@@ -46,7 +46,7 @@ _HELP = {
     Lang.EN: (
         "Write to me directly, or @mention me in a group chat, then type:\n"
         "`advise` (or nothing): five questions, then a dedicated, shared or spot recommendation with its costs\n"
-        "`10h mem=70/80 mp=no freq=daily int=no`: every answer at once\n"
+        "`10h mem=70/80 mp=no freq=daily resume=no`: every answer at once\n"
         "`quote …`, `prices …`, `track …`, `list`, `release NAME`, `budget`, `balance`, `report`, "
         "`remind at 09:30 Asia/Shanghai`, `board`, `enroll`, `act …`, `analyze` (then send a capture file)\n"
         "Press a card's buttons (WeCom shows at most 6 a card: type the others), or reply in words (in a group "
@@ -61,8 +61,9 @@ _LINES = {
         Lang.EN: "Reply in words to answer; in a group chat, @mention me first.",
     },
     "form": {
-        Lang.ZH: "企业微信卡片没有表单：请一次输入全部回答，例如 `10h mem=70/80 mp=no freq=daily int=no`。",
-        Lang.EN: "WeCom cards have no forms: type every answer at once, e.g. `10h mem=70/80 mp=no freq=daily int=no`.",
+        Lang.ZH: "企业微信卡片没有表单：请一次输入全部回答，例如 `10h mem=70/80 mp=no freq=daily resume=no`。",
+        Lang.EN: "WeCom cards have no forms: type every answer at once, e.g. "
+        "`10h mem=70/80 mp=no freq=daily resume=no`.",
     },
     "refused": {
         Lang.ZH: "企业微信没有接受机器人的长连接订阅（{url}：{reason}）。请检查 GPU_ADVISOR_WECOM_BOT_ID 和 "
