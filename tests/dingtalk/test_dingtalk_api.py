@@ -133,3 +133,22 @@ def test_a_groups_messages_are_paced_under_dingtalks_20_a_minute(tmp_path: Path)
             chat.post(place, lambda each, n=n: plain(f"line {n}", each), Lang.EN)
         assert slept == [pytest.approx(60.0)]  # the 21st waited for the minute; none was dropped
         assert len(h.fake.in_space(f"dtv1.card//IM_GROUP.{GROUP}")) == PER_MINUTE + 1
+
+
+def test_serve_refuses_to_start_when_dingtalk_refuses_the_credentials(tmp_path: Path) -> None:
+    from bot.deps import build_deps
+    from tests.support.state_template import with_migrated_state
+
+    with fake_dingtalk() as fake:
+        settings = Settings(
+            db=tmp_path / "bot.db",
+            dingtalk_client_id=CLIENT_ID,
+            dingtalk_client_secret="not-the-secret",
+            dingtalk_api_url=fake.base_url,
+        )
+        with_migrated_state(settings)
+        gateway = DingTalkGateway(build_deps(settings))
+        gateway.api.backoff_s = ()
+        with pytest.raises(DoorRefused, match="GPU_ADVISOR_DINGTALK_CLIENT_SECRET") as refused:
+            gateway.check(Lang.EN)
+        assert "invalidClientIdOrSecret" in str(refused.value) and "not-the-secret" not in str(refused.value)
