@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import calendar
 import math
+from bisect import bisect_left
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
@@ -33,6 +34,7 @@ class Basis(StrEnum):
 
 
 BASIS_OF_UNIT = {"hour": Basis.HOURLY, "day": Basis.DAY, "month": Basis.MONTH}
+_BASIS = {b.value: b for b in Basis}  # a look-up, not Basis(value): the report asks it of every item-day, thrice
 PERIOD_HOURS = {Basis.DAY: 24.0, Basis.MONTH: 24.0 * 30}  # a period's price spread over its hours
 STOP_BILLING = ("stops", "keeps")
 Timelines = Mapping[int, Sequence[Stretch]]
@@ -41,7 +43,9 @@ Timelines = Mapping[int, Sequence[Stretch]]
 def basis(thing: Any) -> Basis:
     """Its billing basis: as set, else from its price's unit."""
     chosen: str | None = getattr(thing, "billing", None)
-    return Basis(chosen) if chosen else BASIS_OF_UNIT[str(thing.unit)]
+    if not chosen:
+        return BASIS_OF_UNIT[str(thing.unit)]
+    return _BASIS.get(chosen) or Basis(chosen)  # Basis() says what a value it does not know is
 
 
 def keeps(thing: Any) -> bool:
@@ -139,18 +143,30 @@ def priced_stretches(thing: Any, start: datetime, end: datetime) -> Iterator[tup
 
 
 def cost(
-    thing: Any, stretches: Sequence[Stretch], start: datetime, end: datetime, *, billed: float | None = None
+    thing: Any,
+    stretches: Sequence[Stretch],
+    start: datetime,
+    end: datetime,
+    *,
+    billed: float | None = None,
+    starts: Sequence[datetime] | None = None,
 ) -> float:
     """Money billed in [start, end): hourly, its billed hours at its price; a period item, each period started; each
-    at the price it had then. `billed`: its billed hours in [start, end), where the caller has counted them already
-    (the report, a day at a time): not counted again for an item at one price."""
+    at the price it had then. Where the caller has counted them already (the report, a day at a time), not counted
+    again for an item at one price: `billed`, its billed hours in [start, end); `starts`, its period starts over a
+    span of its rental holding [start, end) (`period_starts`, read once for every day of the report)."""
     if getattr(thing, "earlier_prices", ()):
         return sum(_cost(t, stretches, lo, hi) for t, lo, hi in priced_stretches(thing, start, end))
-    return _cost(thing, stretches, start, end, billed)
+    return _cost(thing, stretches, start, end, billed, starts)
 
 
 def _cost(
-    thing: Any, stretches: Sequence[Stretch], start: datetime, end: datetime, billed: float | None = None
+    thing: Any,
+    stretches: Sequence[Stretch],
+    start: datetime,
+    end: datetime,
+    billed: float | None = None,
+    starts: Sequence[datetime] | None = None,
 ) -> float:
     if basis(thing) is Basis.HOURLY:
         counted = billed if billed is not None else billed_hours(thing, stretches, start, end)
@@ -158,6 +174,8 @@ def _cost(
     lo, hi = _rented(thing, start, end)
     if hi <= lo:
         return 0.0
+    if starts is not None:
+        return period_price(thing) * (bisect_left(starts, hi) - bisect_left(starts, lo))
     return period_price(thing) * sum(1 for _ in period_starts(thing, lo, hi))
 
 
