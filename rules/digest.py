@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Protocol
 
 from rules import metering
@@ -179,7 +179,9 @@ def _month_start(now: datetime) -> datetime:
 
 
 def _days(start: datetime, end: datetime) -> float:
-    return max((end - start).total_seconds(), 0.0) / 86400
+    """Elapsed days, in UTC: two local times subtract as wall clocks, and a month the clocks went back would bill
+    its storage an hour short of the report's days (rules/report.py)."""
+    return max((end.astimezone(UTC) - start.astimezone(UTC)).total_seconds(), 0.0) / 86400
 
 
 def unclaimed(thing: Owned) -> bool:

@@ -18,7 +18,7 @@ from bisect import bisect_left, bisect_right
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import date, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 from functools import lru_cache
 from zoneinfo import ZoneInfo
 
@@ -141,28 +141,39 @@ class Report:
 
     def ranked(self, by: str) -> list[Rank]:
         """By owner or project, most idle cost first (the currencies' amounts added only for ordering)."""
-        groups: dict[str, list[Row]] = defaultdict(list)
-        for r in self.rows:
-            groups[r.owner if by == "owner" else r.project].append(r)
-        out = []
-        for who, rows in groups.items():
-            cost: dict[str, float] = defaultdict(float)
-            idle: dict[str, float] = defaultdict(float)
-            for r in rows:
-                cost[r.currency] += r.cost
-                idle[r.currency] += r.idle_cost
-            busy, known = sum(r.busy_gpu_hours for r in rows), sum(r.busy_gpu_hours + r.idle_gpu_hours for r in rows)
-            idle_hours = round(sum(r.idle_gpu_hours for r in rows), 2)
-            out.append(
-                Rank(
-                    who,
-                    {c: round(a, 2) for c, a in cost.items()},
-                    idle_hours,
-                    {c: round(a, 2) for c, a in idle.items()},
-                    round(busy / known, 3) if known else None,
-                )
+        groups: dict[str, _Sums] = {}
+        for r in self.rows:  # one pass, each group's sums in the rows' order
+            who = r.owner if by == "owner" else r.project
+            sums = groups.get(who)
+            if sums is None:
+                sums = groups[who] = _Sums(defaultdict(float), defaultdict(float))
+            sums.cost[r.currency] += r.cost
+            sums.idle[r.currency] += r.idle_cost
+            sums.busy_hours += r.busy_gpu_hours
+            sums.idle_hours += r.idle_gpu_hours
+            sums.known_hours += r.busy_gpu_hours + r.idle_gpu_hours
+        out = [
+            Rank(
+                who,
+                {c: round(a, 2) for c, a in sums.cost.items()},
+                round(sums.idle_hours, 2),
+                {c: round(a, 2) for c, a in sums.idle.items()},
+                round(sums.busy_hours / sums.known_hours, 3) if sums.known_hours else None,
             )
+            for who, sums in groups.items()
+        ]
         return sorted(out, key=lambda r: (-sum(r.idle_cost.values()), r.who))
+
+
+@dataclass
+class _Sums:
+    """One owner's or project's running sums, as `Report.ranked` adds them up."""
+
+    cost: dict[str, float]
+    idle: dict[str, float]
+    busy_hours: float = 0.0
+    idle_hours: float = 0.0
+    known_hours: float = 0.0
 
 
 def by_channel(report: Report) -> dict[str, Report]:
@@ -225,23 +236,26 @@ def build(
 
 @lru_cache(maxsize=4096)
 def _bounds(day: date, zone: ZoneInfo) -> tuple[datetime, datetime]:
-    """A local day's first moment and the next day's (every item of a report asks for the same few days)."""
+    """A local day's first moment and the next day's, in UTC (every item of a report asks for the same few days).
+    In UTC, so that the hours between two of them are the day's real hours: two times of one zone subtract as wall
+    clocks, and a day a clock is put back would count 24 hours, not 25."""
     return (
-        datetime.combine(day, datetime.min.time(), zone),
-        datetime.combine(day + timedelta(days=1), datetime.min.time(), zone),
+        datetime.combine(day, datetime.min.time(), zone).astimezone(UTC),
+        datetime.combine(day + timedelta(days=1), datetime.min.time(), zone).astimezone(UTC),
     )
 
 
-def _days(begin: datetime, stop: datetime, zone: ZoneInfo) -> Iterable[tuple[date, float]]:
-    """Each local day touched by [begin, stop), with the hours of it inside."""
+def _days(begin: datetime, stop: datetime, zone: ZoneInfo) -> Iterable[tuple[date, datetime, datetime]]:
+    """Each local day touched by [begin, stop), with the part of it inside (in UTC)."""
     day = begin.astimezone(zone).date()
+    begin, stop = begin.astimezone(UTC), stop.astimezone(UTC)
     while True:
         day_start, day_end = _bounds(day, zone)
         if day_start >= stop:
             return
-        hours = (min(stop, day_end) - max(begin, day_start)).total_seconds() / 3600
-        if hours > 0:
-            yield day, hours
+        lo, hi = max(begin, day_start), min(stop, day_end)
+        if hi > lo:
+            yield day, lo, hi
         day += timedelta(days=1)
 
 
@@ -260,15 +274,14 @@ def _instance_rows(
     # read once, then a day at a time: a timeline's stretches follow one another, so a day's are a slice of them
     window = sorted((s for s in stretches if s.end > begin and s.start < stop), key=lambda s: s.start)
     starts, ends = [s.start for s in window], [s.end for s in window]
+    periods = None if hourly else list(metering.period_starts(inst, begin, stop))  # read once, not once a day
     rows = []
-    for day, _ in _days(begin, stop, zone):
-        lo, hi = _bounds(day, zone)
-        lo, hi = max(lo, begin), min(hi, stop)
+    for day, lo, hi in _days(begin, stop, zone):
         day_window = window[bisect_right(ends, lo) : bisect_left(starts, hi)]
         hours = hours_in(day_window, lo, hi, keeps)
         billed = hours.billed if hourly else hours.total
         # each hour at the price it had (a price changed mid-day too); the day's billed hours, counted above, reused
-        cost = metering.cost(inst, day_window, lo, hi, billed=billed if hourly else None)
+        cost = metering.cost(inst, day_window, lo, hi, billed=billed if hourly else None, starts=periods)
         paid = cards * billed
         busy_hours, idle_hours = daily.get((inst.id, day), (0.0, 0.0))
         busy_hours, idle_hours = busy_hours * slice_of, idle_hours * slice_of  # a slice's GPU-hours are its share's
@@ -313,7 +326,7 @@ def _storage_rows(disk: Stored, first: datetime, last: datetime, zone: ZoneInfo)
             "",
             0.0,
             disk.currency,
-            round(per_hour * hours, 4),
+            round(per_hour * (hi - lo).total_seconds() / 3600, 4),
         )
-        for day, hours in _days(max(disk.created_at, first), min(disk.deleted_at or last, last), zone)
+        for day, lo, hi in _days(max(disk.created_at, first), min(disk.deleted_at or last, last), zone)
     ]
