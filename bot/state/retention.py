@@ -24,6 +24,7 @@ from sqlalchemy import Connection, case, delete, func, select
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 
+from bot.state.activity_days import forget_before, forget_folded
 from bot.state.conflicts import insert_for
 from bot.state.schema import as_seconds, gpu_samples, gpu_samples_hourly, greater, lesser, sample_rollup
 from bot.state.store import Store
@@ -130,10 +131,13 @@ def roll_up(store: Store) -> tuple[int, int]:
                     _mark(conn, last)
                 return folded, len(hours)
             upto = min(start - 1 + BATCH, last)
+            # the marker first: a report keeping whole days (bot/state/activity_days.py) waits for this fold, or
+            # this fold for it; then the kept days these samples fall in are forgotten, in the same transaction
+            _mark(conn, upto)
+            forget_folded(conn, done, upto)
             fold = fold_statement(conn.dialect.name, done, upto).returning(h.instance_id, h.gpu, as_seconds(h.hour))
             hours |= {(int(i), int(g), int(at)) for i, g, at in conn.execute(fold)}  # (psycopg: rowcount -1)
             folded += int(conn.execute(select(func.count()).where(s.id > done, s.id <= upto)).scalar() or 0)
-            _mark(conn, upto)
 
 
 def _batches(store: Store, cutoff: datetime) -> Iterator[tuple[list[int], int]]:
@@ -169,7 +173,7 @@ def compact(store: Store, now: datetime, *, raw_days: float, hourly_days: float)
             gone = delete(gpu_samples).where(s.instance_id.in_(instance_ids), s.at < cutoff, s.id <= folded_through())
             deleted += conn.execute(gone).rowcount
     with store.writing() as conn:
-        dropped = conn.execute(
-            delete(gpu_samples_hourly).where(gpu_samples_hourly.c.hour < now - timedelta(days=hourly_days))
-        ).rowcount
+        cutoff = now - timedelta(days=hourly_days)
+        dropped = conn.execute(delete(gpu_samples_hourly).where(gpu_samples_hourly.c.hour < cutoff)).rowcount
+        forget_before(conn, cutoff)  # the kept days those hours were in
     return Compacted(folded, hours, deleted, dropped)

@@ -478,6 +478,18 @@ gpu_samples_hourly = Table(  # the raw samples folded into hourly maxima (bot/st
     Column("last_at", EpochTime),
 )
 
+activity_days = Table(  # an instance's busy and idle GPU-hours of a whole local day, as the report adds them up from
+    # the hourly rows (bot/state/usage.py), kept once added up (0032); the fold deletes the days its samples fall in
+    "activity_days",
+    metadata,
+    Column("instance_id", Integer, ForeignKey("rental_instances.id"), primary_key=True),
+    Column("offset_s", Integer, primary_key=True),  # the zone's UTC offset the days are counted in
+    Column("busy_above_pct", Float, primary_key=True),  # the threshold a GPU-hour is busy above
+    Column("day", Integer, primary_key=True),  # local days since 1970
+    Column("busy_hours", Float, nullable=False),  # both 0: a day without samples
+    Column("idle_hours", Float, nullable=False),
+)
+
 sample_rollup = Table(  # how far the raw samples are folded (0030): every sample of id <= through_id is, no other
     "sample_rollup",
     metadata,

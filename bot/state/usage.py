@@ -6,11 +6,12 @@ from __future__ import annotations
 
 import os
 from concurrent.futures import ThreadPoolExecutor
-from datetime import date, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
 from sqlalchemy import and_, case, exists, func, select, union_all
 
+from bot.state.activity_days import DAY_S, keep, kept, marker, unfolded, whole_days
 from bot.state.retention import folded_through
 from bot.state.schema import as_seconds, gpu_samples, gpu_samples_hourly, greater, lesser
 from bot.state.store import Store
@@ -110,12 +111,42 @@ def daily_activity(
 ) -> Daily:
     """Per instance and local day (the zone's UTC offset `offset_s`), its GPU-hours busy (a GPU's busiest
     reading of the hour above the threshold) and idle (at or below it), added up by the database from the
-    raw samples and the folded hourly maxima: a few rows per instance, whatever the samples' number. A large
-    team is read in parts on several connections at once (the database groups a week of raw samples by
-    hour with a sort, and each part's sort runs on its own core; SQLite's WAL lets readers run together)."""
-    out: Daily = {}
+    raw samples and the folded hourly maxima: a few rows per instance, whatever the samples' number. Whole days
+    added up once are kept (bot/state/activity_days.py): a month's report adds up only what they do not hold
+    (the part of a day at either end, days with samples not folded yet, days not kept yet, which it keeps)."""
     if not instance_ids:
-        return out
+        return {}
+    days = whole_days(since, until, offset_s) if offset_s % 3600 == 0 else range(0)  # an hour is one day's
+    through, held, fresh = None, {}, set()
+    if days:
+        with store.reading() as conn:
+            through = marker(conn)
+            if through is not None:
+                held = kept(conn, instance_ids, days, offset_s, busy_above_pct)
+                fresh = unfolded(conn, instance_ids, days, offset_s, through)
+    # an instance whose whole days are all kept, none with samples not folded yet, is added up only around them
+    done = {i for i in instance_ids if all((i, d) in held and (i, d) not in fresh for d in days)} if held else set()
+    rest = [i for i in instance_ids if i not in done]
+    found = _added_up(store, rest, since, until, offset_s, busy_above_pct)
+    if done:
+        first, stop = (datetime.fromtimestamp(d * DAY_S - offset_s, UTC) for d in (days.start, days.stop))
+        found |= _added_up(store, sorted(done), since, first, offset_s, busy_above_pct)
+        found |= _added_up(store, sorted(done), stop, until, offset_s, busy_above_pct)
+        found |= {k: v for k, v in held.items() if k[0] in done and (v[0] or v[1])}  # 0 and 0: a day without any
+    if through is not None:
+        whole = [(i, d) for i in rest for d in days if (i, d) not in fresh]
+        keep(store, [(k, found.get(k, (0.0, 0.0))) for k in whole], offset_s, busy_above_pct, through)
+    return {(inst, EPOCH + timedelta(days=day)): figures for (inst, day), figures in found.items()}
+
+
+def _added_up(
+    store: Store, instance_ids: list[int], since: datetime, until: datetime, offset_s: int, busy_above_pct: float
+) -> dict[tuple[int, int], tuple[float, float]]:
+    """The days of [since, until) added up by the database, keyed by local day since 1970. A large team is read in
+    parts on several connections at once (the database groups a week of raw samples by hour with a sort, and each
+    part's sort runs on its own core; SQLite's WAL lets readers run together)."""
+    if not instance_ids or until <= since:
+        return {}
 
     def read(part: list[int]) -> list[Any]:
         with store.reading() as conn:
@@ -127,10 +158,7 @@ def daily_activity(
     else:
         with ThreadPoolExecutor(len(parts), thread_name_prefix="report-read") as pool:
             results = list(pool.map(read, parts))
-    for rows in results:
-        for inst, days, busy_hours, idle_hours in rows:
-            out[(inst, EPOCH + timedelta(days=int(days)))] = (float(busy_hours), float(idle_hours))
-    return out
+    return {(int(i), int(d)): (float(b), float(n)) for rows in results for i, d, b, n in rows}
 
 
 EPOCH = date(1970, 1, 1)

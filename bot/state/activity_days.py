@@ -1,0 +1,126 @@
+"""Whole local days of each instance's busy and idle GPU-hours, kept once the report has added them up from the hourly
+rows (bot/state/usage.py), so that a month's report at 2,000 instances reads 60,000 rows instead of 1.3 million.
+
+A kept day is the figure the hourly rows give, and stays so:
+- a day is kept only whole (its last hour before the report's end), and only when no raw sample of it waits to be
+  folded (those days are added up from the samples each time, as before);
+- the fold (bot/state/retention.py) forgets, in the transaction that folds them, every kept day its samples fall in
+  (a late sample, an agent's buffer of a day, changes its day's figure), and moves its marker first;
+- a day added up is kept only if the fold's marker has not moved since the day was read (on PostgreSQL the marker's
+  row is locked for the write, so a fold waits for it, or it for the fold);
+- the hourly rows' retention forgets the kept days it reaches into.
+A day without samples is kept as 0 and 0: it says "nothing", as a day the hourly rows have nothing of."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+from datetime import datetime
+
+from sqlalchemy import Connection, and_, delete, exists, select
+
+from bot.state.conflicts import insert_for
+from bot.state.schema import activity_days, as_seconds, gpu_samples, sample_rollup
+from bot.state.store import Store
+
+DAY_S = 86400
+KEEP_BATCH = 5000  # days written a transaction: the write lock is let go between them
+Key = tuple[int, int]  # (instance id, local day since 1970)
+
+
+def epoch(moment: datetime) -> int:
+    """Unix seconds, as EpochTime keeps a time."""
+    return math.floor(moment.timestamp())
+
+
+def whole_days(since: datetime, until: datetime, offset_s: int) -> range:
+    """The local days wholly inside [since, until), in days since 1970 (empty when none is)."""
+    first = -(-(epoch(since) + offset_s) // DAY_S)
+    return range(first, max(first, (epoch(until) + offset_s) // DAY_S))
+
+
+def marker(conn: Connection) -> int | None:
+    """The fold's marker (bot/state/retention.py), None before the first fold: no day is kept until then."""
+    found = conn.execute(select(sample_rollup.c.through_id).where(sample_rollup.c.id == 1)).scalar()
+    return None if found is None else int(found)
+
+
+def kept(
+    conn: Connection, instance_ids: list[int], days: range, offset_s: int, busy_above_pct: float
+) -> dict[Key, tuple[float, float]]:
+    a = activity_days.c
+    out: dict[Key, tuple[float, float]] = {}
+    for start in range(0, len(instance_ids), 900):
+        query = select(a.instance_id, a.day, a.busy_hours, a.idle_hours).where(
+            a.instance_id.in_(instance_ids[start : start + 900]),
+            a.offset_s == offset_s,
+            a.busy_above_pct == busy_above_pct,
+            a.day >= days.start,
+            a.day < days.stop,
+        )
+        out.update({(int(i), int(d)): (float(b), float(n)) for i, d, b, n in conn.execute(query)})
+    return out
+
+
+def unfolded(conn: Connection, instance_ids: list[int], days: range, offset_s: int, through: int) -> set[Key]:
+    """Of `days`, those with raw samples the fold has not taken yet: added up from the samples, never kept. Read by
+    id, as the report reads them (bot/state/usage.py): the samples not folded are the table's last ids."""
+    s, secs = gpu_samples.c, as_seconds(gpu_samples.c.at)
+    day = (secs + offset_s) // DAY_S
+    first, stop = days.start * DAY_S - offset_s, days.stop * DAY_S - offset_s
+    # grouped by day first: grouped by instance first, SQLite's planner walks the (instance_id, at, gpu) index whole
+    # for its order (2.9 million entries, 0.13 s) instead of the last ids
+    query = (
+        select(s.instance_id, day)
+        .where(s.id > through, (s.instance_id + 0).in_(instance_ids), secs >= first, secs < stop)
+        .group_by(day, s.instance_id)
+    )
+    return {(int(i), int(d)) for i, d in conn.execute(query)}
+
+
+def keep(
+    store: Store,
+    days: Iterable[tuple[Key, tuple[float, float]]],
+    offset_s: int,
+    busy_above_pct: float,
+    through: int,
+) -> int:
+    """Keep whole days added up while the fold's marker read `through`; none once it has moved. Returns how many."""
+    rows = [
+        {"instance_id": i, "offset_s": offset_s, "busy_above_pct": busy_above_pct, "day": d, "busy_hours": b,
+         "idle_hours": n}
+        for (i, d), (b, n) in days
+    ]  # fmt: skip
+    written = 0
+    for start in range(0, len(rows), KEEP_BATCH):
+        with store.writing() as conn:
+            now = conn.execute(
+                select(sample_rollup.c.through_id).where(sample_rollup.c.id == 1).with_for_update(read=True)
+            ).scalar()
+            if now is None or int(now) != through:
+                return written  # folded since they were read: added up again next time
+            conn.execute(insert_for(conn, activity_days).on_conflict_do_nothing(), rows[start : start + KEEP_BATCH])
+            written += len(rows[start : start + KEEP_BATCH])
+    return written
+
+
+def forget_folded(conn: Connection, after_id: int, through_id: int) -> None:
+    """In the fold's transaction: forget the kept days the samples after_id < id <= through_id fall in (each kept
+    day's own offset says which UTC seconds are its)."""
+    a, s = activity_days.c, gpu_samples.c
+    start = a.day * DAY_S - a.offset_s
+    touched = exists().where(
+        s.id > after_id,
+        s.id <= through_id,
+        s.instance_id == a.instance_id,
+        as_seconds(s.at) >= start,
+        as_seconds(s.at) < start + DAY_S,
+    )
+    folded = select(s.instance_id).where(s.id > after_id, s.id <= through_id).distinct()
+    conn.execute(delete(activity_days).where(and_(a.instance_id.in_(folded), touched)))
+
+
+def forget_before(conn: Connection, cutoff: datetime) -> int:
+    """Forget the kept days that begin before `cutoff`, where the hourly rows' retention has deleted hours."""
+    a = activity_days.c
+    return int(conn.execute(delete(activity_days).where(a.day * DAY_S - a.offset_s < epoch(cutoff))).rowcount or 0)
