@@ -5,6 +5,7 @@ yet (at most about the last hour's, each GPU's busiest reading per hour)."""
 from __future__ import annotations
 
 import os
+from collections import defaultdict
 from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
@@ -124,19 +125,24 @@ def daily_activity(
             if through is not None:
                 held = kept(conn, instance_ids, days, offset_s, busy_above_pct)
                 fresh = unfolded(conn, instance_ids, days, offset_s, through)
-    # an instance whose whole days are all kept, none with samples not folded yet, is added up only around them
-    done = {i for i in instance_ids if all((i, d) in held and (i, d) not in fresh for d in days)} if held else set()
-    rest = [i for i in instance_ids if i not in done]
-    found = _added_up(store, rest, since, until, offset_s, busy_above_pct)
-    if done:
-        first, stop = (datetime.fromtimestamp(d * DAY_S - offset_s, UTC) for d in (days.start, days.stop))
-        found |= _added_up(store, sorted(done), since, first, offset_s, busy_above_pct)
-        found |= _added_up(store, sorted(done), stop, until, offset_s, busy_above_pct)
-        found |= {k: v for k, v in held.items() if k[0] in done and (v[0] or v[1])}  # 0 and 0: a day without any
+    # each instance's days are read from what is kept up to its first whole day not kept (or with samples not folded
+    # yet), and added up from there on: usually yesterday, or today's part. Instances alike are read together.
+    first: dict[int, list[int]] = defaultdict(list)
+    for i in instance_ids:
+        first[next((d for d in days if (i, d) not in held or (i, d) in fresh), days.stop)].append(i)
+    found = _added_up(store, instance_ids, since, _at(days.start, offset_s), offset_s, busy_above_pct) if days else {}
+    for day, ids in sorted(first.items()):
+        found |= _added_up(store, ids, _at(day, offset_s) if days else since, until, offset_s, busy_above_pct)
+        found |= {(i, d): held[(i, d)] for i in ids for d in range(days.start, day) if any(held[(i, d)])}
     if through is not None:
-        whole = [(i, d) for i in rest for d in days if (i, d) not in fresh]
-        keep(store, [(k, found.get(k, (0.0, 0.0))) for k in whole], offset_s, busy_above_pct, through)
+        added = [(i, d) for day, ids in first.items() for i in ids for d in range(day, days.stop)]
+        keep(store, [(k, found.get(k, (0.0, 0.0))) for k in added if k not in fresh], offset_s, busy_above_pct, through)
     return {(inst, EPOCH + timedelta(days=day)): figures for (inst, day), figures in found.items()}
+
+
+def _at(day: int, offset_s: int) -> datetime:
+    """The first moment of a local day (days since 1970 at `offset_s`)."""
+    return datetime.fromtimestamp(day * DAY_S - offset_s, UTC)
 
 
 def _added_up(

@@ -120,3 +120,14 @@ def test_a_zone_off_the_hour_is_added_up_each_time(tmp_path: object, offset_h: f
     ids = _world(store)
     first = _read(store, ids, int(offset_h * 3600))
     assert first and _kept(store) == 0
+
+
+def test_a_day_later_only_the_days_not_kept_are_added_up(db_target: str) -> None:
+    """Read yesterday (two whole days kept), then today: the third day is added up and kept, the first two read."""
+    store = Store(db_target)
+    ids = _world(store)
+    daily_activity(store, ids, SINCE, NOW - timedelta(days=1), offset_s=OFFSET, busy_above_pct=5.0)
+    assert _kept(store) == 4 * 2
+    today = _read(store, ids)
+    assert _kept(store) == 4 * 3
+    assert _same(today, _added_up_again(store, ids))
