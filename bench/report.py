@@ -33,8 +33,11 @@ ZONE = ZoneInfo("Asia/Shanghai")
 FIELDS = {"gpu": "A100-80GB", "cards": 1, "share": None, "unit": "day", "price": 400.0, "currency": "CNY"}
 
 
-def fill(target: Path, instances: int, channels: int, raw_hours: int) -> None:
-    """The week's data: instances, raw samples for the last `raw_hours`, hourly maxima before that."""
+def fill(
+    target: Path, instances: int, channels: int, raw_hours: int, now: datetime = NOW, sample_days: int = 7
+) -> None:
+    """`sample_days` of data up to `now`: instances, raw samples for the last `raw_hours`, hourly maxima before
+    that; power reports for the 30 days before `now`."""
     from sqlalchemy import insert, update
 
     from bot.state import Store
@@ -44,7 +47,7 @@ def fill(target: Path, instances: int, channels: int, raw_hours: int) -> None:
 
     store = Store(target)
     rentals = Rentals(store)
-    start = NOW - timedelta(days=30)
+    start = now - timedelta(days=30)
     ids = []
     for n in range(instances):
         made, _ = rentals.track_instance(
@@ -59,7 +62,7 @@ def fill(target: Path, instances: int, channels: int, raw_hours: int) -> None:
             },
         )
         ids.append(made.id)
-    folded_from, raw_from = NOW - timedelta(days=7), NOW - timedelta(hours=raw_hours)
+    folded_from, raw_from = now - timedelta(days=sample_days), now - timedelta(hours=raw_hours)
     hours = int((raw_from - folded_from).total_seconds() // 3600)
     for batch_start in range(0, len(ids), 200):
         with store.writing() as conn:
