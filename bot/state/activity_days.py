@@ -13,15 +13,19 @@ A day without samples is kept as 0 and 0: it says "nothing", as a day the hourly
 
 from __future__ import annotations
 
+import logging
 import math
 from collections.abc import Iterable
 from datetime import datetime
 
 from sqlalchemy import Connection, and_, delete, exists, select
+from sqlalchemy.exc import SQLAlchemyError
 
 from bot.state.conflicts import insert_for
 from bot.state.schema import activity_days, as_seconds, gpu_samples, sample_rollup
-from bot.state.store import Store
+from bot.state.store import Store, StoreBusy, StoreUnavailable
+
+log = logging.getLogger(__name__)
 
 DAY_S = 86400
 KEEP_BATCH = 5000  # days written a transaction: the write lock is let go between them
@@ -85,22 +89,28 @@ def keep(
     busy_above_pct: float,
     through: int,
 ) -> int:
-    """Keep whole days added up while the fold's marker read `through`; none once it has moved. Returns how many."""
+    """Keep whole days added up while the fold's marker read `through`; none once it has moved. Returns how many.
+    In key order, so that two reports keeping days at once take their rows' locks in one order (PostgreSQL), and
+    never failing the report that asked: a day not kept is added up again next time."""
     rows = [
         {"instance_id": i, "offset_s": offset_s, "busy_above_pct": busy_above_pct, "day": d, "busy_hours": b,
          "idle_hours": n}
-        for (i, d), (b, n) in days
+        for (i, d), (b, n) in sorted(days)
     ]  # fmt: skip
     written = 0
-    for start in range(0, len(rows), KEEP_BATCH):
-        with store.writing() as conn:
-            now = conn.execute(
-                select(sample_rollup.c.through_id).where(sample_rollup.c.id == 1).with_for_update(read=True)
-            ).scalar()
-            if now is None or int(now) != through:
-                return written  # folded since they were read: added up again next time
-            conn.execute(insert_for(conn, activity_days).on_conflict_do_nothing(), rows[start : start + KEEP_BATCH])
-            written += len(rows[start : start + KEEP_BATCH])
+    try:
+        for start in range(0, len(rows), KEEP_BATCH):
+            with store.writing() as conn:
+                now = conn.execute(
+                    select(sample_rollup.c.through_id).where(sample_rollup.c.id == 1).with_for_update(read=True)
+                ).scalar()
+                if now is None or int(now) != through:
+                    return written  # folded since they were read: added up again next time
+                batch = rows[start : start + KEEP_BATCH]
+                conn.execute(insert_for(conn, activity_days).on_conflict_do_nothing(), batch)
+                written += len(batch)
+    except (SQLAlchemyError, StoreBusy, StoreUnavailable) as exc:
+        log.warning("kept %d of %d days of GPU-hours, not the rest (%s)", written, len(rows), type(exc).__name__)
     return written
 
 

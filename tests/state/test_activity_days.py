@@ -5,8 +5,11 @@ PostgreSQL."""
 
 from __future__ import annotations
 
+import logging
 import random
+import threading
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 
 import pytest
 from sqlalchemy import delete, func, select
@@ -18,6 +21,7 @@ from bot.state.retention import compact, roll_up
 from bot.state.schema import activity_days
 from bot.state.usage import Daily, daily_activity
 from rules.samples import Sample
+from tests.support.state_template import migrated_state_db
 
 NOW = datetime(2026, 11, 30, 12, 40, tzinfo=UTC)  # 20:40 in Shanghai
 OFFSET = 8 * 3600
@@ -112,11 +116,9 @@ def test_a_fold_between_reading_and_keeping_keeps_nothing(db_target: str) -> Non
 
 
 @pytest.mark.parametrize("offset_h", [5.5, 5.75])
-def test_a_zone_off_the_hour_is_added_up_each_time(tmp_path: object, offset_h: float) -> None:
+def test_a_zone_off_the_hour_is_added_up_each_time(tmp_path: Path, offset_h: float) -> None:
     """India's +5:30 and Nepal's +5:45 put an hour in two days: its day is its start's, read each time."""
-    from tests.support.state_template import migrated_state_db
-
-    store = Store(str(migrated_state_db(tmp_path / "state.db")))  # type: ignore[operator]
+    store = Store(str(migrated_state_db(tmp_path / "state.db")))
     ids = _world(store)
     first = _read(store, ids, int(offset_h * 3600))
     assert first and _kept(store) == 0
@@ -131,3 +133,38 @@ def test_a_day_later_only_the_days_not_kept_are_added_up(db_target: str) -> None
     today = _read(store, ids)
     assert _kept(store) == 4 * 3
     assert _same(today, _added_up_again(store, ids))
+
+
+def test_days_the_database_refuses_to_keep_leave_the_report_whole(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    store = Store(str(migrated_state_db(tmp_path / "state.db")))
+    ids = _world(store)
+    with store.writing() as conn:  # whatever the database may refuse a write for
+        conn.exec_driver_sql(
+            "CREATE TRIGGER refused BEFORE INSERT ON activity_days BEGIN SELECT RAISE(ABORT, 'refused'); END"
+        )
+    with caplog.at_level(logging.WARNING, logger="bot.state.activity_days"):
+        refused = _read(store, ids)
+    assert _kept(store) == 0 and "kept 0 of 12 days of GPU-hours" in caplog.text
+    with store.writing() as conn:
+        conn.exec_driver_sql("DROP TRIGGER refused")
+    assert _same(refused, _read(store, ids)) and _kept(store) == 12
+
+
+def test_two_reports_keeping_the_same_days_at_once_both_finish(db_target: str) -> None:
+    """Each keeps in key order: on PostgreSQL two writers of the same rows in opposite orders would deadlock."""
+    store = Store(db_target)
+    ids = _world(store)
+    start, results = threading.Barrier(2), []
+
+    def report(order: list[int]) -> None:
+        start.wait()
+        results.append(_read(store, order))
+
+    readers = [threading.Thread(target=report, args=(order,)) for order in (ids, ids[::-1])]
+    for reader in readers:
+        reader.start()
+    for reader in readers:
+        reader.join(30)
+    assert len(results) == 2 and _same(results[0], results[1]) and _kept(store) == 12
