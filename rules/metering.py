@@ -157,25 +157,21 @@ def cost(
     span of its rental holding [start, end) (`period_starts`, read once for every day of the report)."""
     if getattr(thing, "earlier_prices", ()):
         return sum(_cost(t, stretches, lo, hi) for t, lo, hi in priced_stretches(thing, start, end))
-    return _cost(thing, stretches, start, end, billed, starts)
+    hourly = basis(thing) is Basis.HOURLY
+    if hourly and billed is not None:
+        return billed * per_hour(thing)
+    if not hourly and starts is not None:
+        lo, hi = _rented(thing, start, end)
+        return period_price(thing) * (bisect_left(starts, hi) - bisect_left(starts, lo)) if hi > lo else 0.0
+    return _cost(thing, stretches, start, end)
 
 
-def _cost(
-    thing: Any,
-    stretches: Sequence[Stretch],
-    start: datetime,
-    end: datetime,
-    billed: float | None = None,
-    starts: Sequence[datetime] | None = None,
-) -> float:
+def _cost(thing: Any, stretches: Sequence[Stretch], start: datetime, end: datetime) -> float:
     if basis(thing) is Basis.HOURLY:
-        counted = billed if billed is not None else billed_hours(thing, stretches, start, end)
-        return counted * per_hour(thing)
+        return billed_hours(thing, stretches, start, end) * per_hour(thing)
     lo, hi = _rented(thing, start, end)
     if hi <= lo:
         return 0.0
-    if starts is not None:
-        return period_price(thing) * (bisect_left(starts, hi) - bisect_left(starts, lo))
     return period_price(thing) * sum(1 for _ in period_starts(thing, lo, hi))
 
 
