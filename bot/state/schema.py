@@ -63,6 +63,8 @@ class UtcDateTime(TypeDecorator[datetime]):
         if value is None:
             return None
         parsed = datetime.fromisoformat(value) if isinstance(value, str) else value
+        if parsed.tzinfo is UTC:  # as SQLite's text gives it back: already what is asked
+            return parsed
         return parsed.replace(tzinfo=UTC) if parsed.tzinfo is None else parsed.astimezone(UTC)
 
 
