@@ -17,8 +17,9 @@ import logging
 import math
 from collections.abc import Iterable
 from datetime import datetime
+from typing import Any
 
-from sqlalchemy import Connection, and_, delete, exists, select
+from sqlalchemy import BigInteger, Connection, and_, cast, delete, exists, select
 from sqlalchemy.exc import SQLAlchemyError
 
 from bot.state.conflicts import insert_for
@@ -118,7 +119,7 @@ def forget_folded(conn: Connection, after_id: int, through_id: int) -> None:
     """In the fold's transaction: forget the kept days the samples after_id < id <= through_id fall in (each kept
     day's own offset says which UTC seconds are its)."""
     a, s = activity_days.c, gpu_samples.c
-    start = a.day * DAY_S - a.offset_s
+    start = _first_second(a.day, a.offset_s)
     touched = exists().where(
         s.id > after_id,
         s.id <= through_id,
@@ -132,5 +133,10 @@ def forget_folded(conn: Connection, after_id: int, through_id: int) -> None:
 
 def forget_before(conn: Connection, cutoff: datetime) -> int:
     """Forget the kept days that begin before `cutoff`, where the hourly rows' retention has deleted hours."""
-    a = activity_days.c
-    return int(conn.execute(delete(activity_days).where(a.day * DAY_S - a.offset_s < epoch(cutoff))).rowcount or 0)
+    gone = delete(activity_days).where(_first_second(activity_days.c.day, activity_days.c.offset_s) < epoch(cutoff))
+    return int(conn.execute(gone).rowcount or 0)
+
+
+def _first_second(day: Any, offset_s: Any) -> Any:
+    """A kept day's first second (Unix time), in SQL: in 64 bits (PostgreSQL's integers would overflow in 2038)."""
+    return cast(day, BigInteger) * DAY_S - offset_s
