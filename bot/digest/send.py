@@ -60,8 +60,9 @@ def digests(
     items_only: bool = False,
     timelines: Timelines | None = None,
 ) -> dict[str, Digest]:
-    """Compose the digests of `channels` in a few queries for the whole team: the rented things, each GPU's summary
-    of the window's samples and when each quiet stretch began (both added up by the database), and disk reports.
+    """Compose the digests of `channels` in a few queries: the rented things, each GPU's summary of the window's
+    samples and when each quiet stretch began (both added up by the database), and disk reports. Month figures are the
+    team's, counted over every item of the channels' projects and providers.
     Month figures (spend, budgets, what an item billed this month) count the month from 00:00 in each channel's
     digest zone (`zone`; None: UTC), as budgets and App Home do. `items_only`: the items' news alone, without the
     team's spend and runways. `timelines`: read already from this month's first day less FORECAST_DAYS + 1 (the
@@ -72,6 +73,12 @@ def digests(
     all_storage = [s for s in rentals.storage(team) if _shown(s, s.size_gb * s.price_gb_month)]
     instances = [i for i in everything if i.channel in wanted]
     storage = [s for s in all_storage if s.channel in wanted]
+    # spend and forecasts are said per project, runways per provider, and only these channels' own: only the items of
+    # their projects and providers are counted (one channel's card, sent again after a press, read the whole team's)
+    theirs = {i.project or "" for i in instances} | {s.project or "" for s in storage}
+    paying = {i.provider for i in instances if i.provider}
+    everything = [i for i in everything if (i.project or "") in theirs or i.provider in paying]
+    all_storage = [s for s in all_storage if (s.project or "") in theirs]
     running = [i.id for i in instances if i.released_at is None]
     windows = gpu_windows(rentals.store, running, now - timedelta(minutes=rules.window_minutes), now)
     quiet = rentals.quiet_since(running, now - SAMPLE_HORIZON)
