@@ -22,8 +22,9 @@ from bot.report.chart import day_parts
 from bot.report.compose import compose, summary_json, timelines_since
 from bot.report.money import balance_rows, budget_rows, budget_standings, runways
 from bot.state.power import PowerLog, month_since
-from bot.state.rentals import Rentals
+from bot.state.rentals import Instance, Rentals, Storage
 from bot.state.schedules import Schedules
+from bot.state.store import Store
 from bot.text import Lang
 from rules.metering import Timelines
 from rules.report import Report, month_days
@@ -73,7 +74,7 @@ def board(deps: Deps, team: str, channel: str | None, now: datetime, names: Name
     zone = ZoneInfo(plan.zone)
     said = Lang(plan.lang) if plan.lang else deps.settings.files.lang
     made = Board(team, channel, said, zone, now)
-    rentals = Rentals(deps.store)
+    rentals = ReadOnce(deps.store)
     mine = [i for i in rentals.instances(team) if not i.hidden_by and (channel is None or i.channel == channel)]
     # the power timelines read once for the report and the idle list, from the earliest moment either reads them
     shown = _days_shown(now, zone)
@@ -97,6 +98,29 @@ def board(deps: Deps, team: str, channel: str | None, now: datetime, names: Name
     owners |= {r["owner"] for part in (made.week, made.month) for r in part["by_owner"] if r["owner"]}
     made.names = names(team, owners) if owners else {}
     return made
+
+
+class ReadOnce(Rentals):
+    """The team's rented things read once for the whole board (its report, idle list, budgets and balances each
+    asked for them: four reads of 2,000 instances), as they are at its one moment."""
+
+    def __init__(self, store: Store) -> None:
+        super().__init__(store)
+        self._read: dict[tuple[Any, ...], list[Any]] = {}
+
+    def instances(self, team: str, *, active_only: bool = False, channel: str | None = None) -> list[Instance]:
+        key = ("instances", team, active_only, channel)
+        if key not in self._read:
+            self._read[key] = super().instances(team, active_only=active_only, channel=channel)
+        return list(self._read[key])
+
+    def storage(
+        self, team: str, *, instance_id: int | None = None, kept_only: bool = False, channel: str | None = None
+    ) -> list[Storage]:
+        key = ("storage", team, instance_id, kept_only, channel)
+        if key not in self._read:
+            self._read[key] = super().storage(team, instance_id=instance_id, kept_only=kept_only, channel=channel)
+        return list(self._read[key])
 
 
 @dataclass(frozen=True)
