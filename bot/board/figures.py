@@ -11,10 +11,10 @@ team's default zone for a team's board), as in the digest."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from zoneinfo import ZoneInfo
 
 from bot.deps import Deps
@@ -28,6 +28,9 @@ from bot.state.store import Store
 from bot.text import Lang
 from rules.metering import Timelines
 from rules.report import Report, month_days
+
+if TYPE_CHECKING:
+    from bot.digest.send import Seen
 
 Names = Callable[[str, set[str]], dict[str, str]]  # (team, user ids) -> how people read each
 
@@ -76,13 +79,18 @@ def board(deps: Deps, team: str, channel: str | None, now: datetime, names: Name
     made = Board(team, channel, said, zone, now)
     rentals = ReadOnce(deps.store)
     mine = [i for i in rentals.instances(team) if not i.hidden_by and (channel is None or i.channel == channel)]
-    # the power timelines read once for the report and the idle list, from the earliest moment either reads them
+    from bot.digest.send import seen
+
     shown = _days_shown(now, zone)
     since = min(timelines_since(shown.start, zone), month_since(now))
-    timelines = PowerLog(deps.store, deps.policy.metering).timelines(mine, now, since=since)
-    # the idle list on a thread of its own: its database reads (the GPUs' windows) run while the report adds up
+    running = [i.id for i in mine if i.released_at is None]
+    # On a thread of its own, the idle list: first what the database adds up from the samples (the GPUs' windows and
+    # quiet stretches; the database works without the interpreter's lock) while the power timelines are read here,
+    # once for the report and the idle list, then the idle list itself while the report adds up.
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="board") as pool:
-        idle = pool.submit(_idle_now, deps, rentals, team, channel, mine, now, zone, timelines)
+        sensed = pool.submit(seen, rentals, running, now, deps.policy.idle)
+        timelines = PowerLog(deps.store, deps.policy.metering).timelines(mine, now, since=since)
+        idle = pool.submit(_idle_now, deps, rentals, team, channel, mine, now, zone, timelines, sensed)
         made.week, made.month, made.currency, made.days = _periods(
             deps, rentals, team, channel, now, zone, shown, timelines
         )
@@ -172,6 +180,7 @@ def _idle_now(
     now: datetime,
     zone: ZoneInfo,
     timelines: Timelines,
+    sensed: Future[Seen],
 ) -> list[dict[str, Any]]:
     """The digest's idle and memory-held instances of these channels now: since when, and what they billed since."""
     from bot.digest.send import digests
@@ -190,6 +199,7 @@ def _idle_now(
         lambda _c: zone,
         items_only=True,
         timelines=timelines,
+        sensed=sensed.result(),
     )
     rows = []
     for where, made in sorted(composed.items()):

@@ -32,12 +32,30 @@ from bot.state.windows import gpu_windows
 from bot.text import Lang
 from rules.budget import standings
 from rules.digest import Digest, Spend, compose, spending
+from rules.idle import GpuWindow
 from rules.metering import Timelines
 from rules.policy import Idle, Metering
 from rules.runway import runway
 
 SAMPLE_HORIZON = timedelta(days=1)  # how far back the quiet stretch of an idle instance is traced
 log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class Seen:
+    """What the samples say of running instances now, as the database adds it up: each GPU's summary of the idle
+    window, and when each trailing quiet stretch began."""
+
+    windows: dict[int, list[GpuWindow]]
+    quiet: dict[int, datetime]
+
+
+def seen(rentals: Rentals, running: list[int], now: datetime, rules: Idle) -> Seen:
+    """The samples' word on `running` at `now`."""
+    return Seen(
+        gpu_windows(rentals.store, running, now - timedelta(minutes=rules.window_minutes), now),
+        rentals.quiet_since(running, now - SAMPLE_HORIZON),
+    )
 
 
 @dataclass(frozen=True)
@@ -59,14 +77,15 @@ def digests(
     *,
     items_only: bool = False,
     timelines: Timelines | None = None,
+    sensed: Seen | None = None,
 ) -> dict[str, Digest]:
     """Compose the digests of `channels` in a few queries: the rented things, each GPU's summary of the window's
-    samples and when each quiet stretch began (both added up by the database), and disk reports. Month figures are the
-    team's, counted over every item of the channels' projects and providers.
-    Month figures (spend, budgets, what an item billed this month) count the month from 00:00 in each channel's
-    digest zone (`zone`; None: UTC), as budgets and App Home do. `items_only`: the items' news alone, without the
-    team's spend and runways. `timelines`: read already from this month's first day less FORECAST_DAYS + 1 (the
-    board reads them once for its report and idle list)."""
+    samples and when each quiet stretch began (both added up by the database), and disk reports. Month figures
+    (spend, budgets, what an item billed this month) are the team's, over every item of the channels' projects and
+    providers, and count the month from 00:00 in each channel's digest zone (`zone`; None: UTC), as budgets do.
+    `items_only`: the items' news alone, without the team's spend and runways. `timelines`: read already from this
+    month's first day less FORECAST_DAYS + 1 (the board reads them once for its report and idle list); `sensed`:
+    `seen` of the channels' running items, likewise."""
     wanted = set(channels)
     # an item with a figure no digest can show is left out (said in the log), never stopping the others' digest
     everything = [i for i in rentals.instances(team) if _shown(i, i.price or 0.0)]
@@ -80,8 +99,7 @@ def digests(
     everything = [i for i in everything if (i.project or "") in theirs or i.provider in paying]
     all_storage = [s for s in all_storage if (s.project or "") in theirs]
     running = [i.id for i in instances if i.released_at is None]
-    windows = gpu_windows(rentals.store, running, now - timedelta(minutes=rules.window_minutes), now)
-    quiet = rentals.quiet_since(running, now - SAMPLE_HORIZON)
+    sensed = sensed or seen(rentals, running, now, rules)
     touched = _touched(rentals, storage)
     by_channel: dict[str, list[Instance]] = defaultdict(list)
     stored: dict[str, list[Storage]] = defaultdict(list)
@@ -115,10 +133,10 @@ def digests(
         local = now.astimezone(local_zone) if local_zone is not None else now
         spend = [] if items_only else spend_in(local)
         made = compose(  # the board's idle list (items_only) says the items alone, not the month's spend
-            mine, kept, {}, now=local, rules=rules, last_touched=touched, windows=windows,
+            mine, kept, {}, now=local, rules=rules, last_touched=touched, windows=sensed.windows,
             snoozes={i.id: i.snoozed_until for i in mine if i.snoozed_until},
             kept={s.name: s.kept_until for s in kept if s.kept_until},
-            quiet_since=quiet, timelines=timelines, spend=not items_only,
+            quiet_since=sensed.quiet, timelines=timelines, spend=not items_only,
         )  # fmt: skip
         projects = {(i.project or "", i.currency) for i in mine} | {(d.project or "", d.currency) for d in kept}
         providers = {i.provider for i in mine if i.provider and i.released_at is None}
