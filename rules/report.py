@@ -326,7 +326,7 @@ def _storage_rows(disk: Stored, first: datetime, last: datetime, zone: ZoneInfo)
             "",
             0.0,
             disk.currency,
-            round(per_hour * (hi - lo).total_seconds() / 3600, 4),
+            round(per_hour * ((hi - lo).total_seconds() / 3600), 4),
         )
         for day, lo, hi in _days(max(disk.created_at, first), min(disk.deleted_at or last, last), zone)
     ]
