@@ -81,7 +81,7 @@ def board(deps: Deps, team: str, channel: str | None, now: datetime, names: Name
     mine = [i for i in rentals.instances(team) if not i.hidden_by and (channel is None or i.channel == channel)]
     from bot.digest.send import seen
 
-    shown = _days_shown(now, zone)
+    shown = days_shown(now, zone)
     since = min(timelines_since(shown.start, zone), month_since(now))
     running = [i.id for i in mine if i.released_at is None]
     # On a thread of its own, the idle list: first what the database adds up from the samples (the GPUs' windows and
@@ -145,7 +145,7 @@ class DaysShown:
         return min(self.seven, self.first)
 
 
-def _days_shown(now: datetime, zone: ZoneInfo) -> DaysShown:
+def days_shown(now: datetime, zone: ZoneInfo) -> DaysShown:
     today = now.astimezone(zone).date()
     first, last = month_days(today)
     return DaysShown(today, today - timedelta(days=6), first, last)

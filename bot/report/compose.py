@@ -11,7 +11,7 @@ from zoneinfo import ZoneInfo
 
 from bot.state.power import PowerLog
 from bot.state.rentals import Rentals
-from bot.state.usage import daily_activity
+from bot.state.usage import Daily, daily_activity
 from rules.metering import FORECAST_DAYS, Timelines
 from rules.policy import Metering
 from rules.report import Rank, Report, build
@@ -77,18 +77,14 @@ def compose_parts(
     month's CSV of thousands of instances is written without holding every row at once; `part=None`: one.
     `timelines`: the instances' power timelines read already from at least FORECAST_DAYS before `start` (the board
     reads them once for its report and its idle list), else read here a part at a time."""
-    first = datetime.combine(start, datetime.min.time(), zone).astimezone(UTC)
-    last = datetime.combine(end + timedelta(days=1), datetime.min.time(), zone).astimezone(UTC)
-    instances = [i for i in rentals.instances(team, channel=channel) if _wanted(i, project, first, last)]
+    first, last = period(start, end, zone)
+    instances = [i for i in rentals.instances(team, channel=channel) if wanted(i, project, first, last)]
     storage = [s for s in rentals.storage(team, channel=channel) if _kept(s, project, first, last)]
-    offset = int((zone.utcoffset(datetime.combine(start, datetime.min.time())) or timedelta(0)).total_seconds())
     since = timelines_since(start, zone)
     size = part or max(len(instances), 1)
     batches = [instances[k : k + size] for k in range(0, len(instances), size)] or [[]]
     for n, batch in enumerate(batches):
-        daily = daily_activity(
-            rentals.store, [i.id for i in batch], first, min(last, now), offset_s=offset, busy_above_pct=busy_above_pct
-        )
+        daily = activity(rentals, [i.id for i in batch], start, end, zone=zone, now=now, busy_above_pct=busy_above_pct)
         kept = storage if n == len(batches) - 1 else []
         whole = build([], kept, daily, start=start, end=end, zone=zone, now=now)
         for k in range(0, len(batch), PART):  # power timelines a few hundred instances at a time: memory stays flat
@@ -105,7 +101,32 @@ def compose_parts(
         yield whole
 
 
-def _wanted(inst: Any, project: str | None, first: datetime, last: datetime) -> bool:
+def period(start: date, end: date, zone: ZoneInfo) -> tuple[datetime, datetime]:
+    """The UTC moments a report of the local days [start, end] (both included) runs between."""
+    first = datetime.combine(start, datetime.min.time(), zone).astimezone(UTC)
+    return first, datetime.combine(end + timedelta(days=1), datetime.min.time(), zone).astimezone(UTC)
+
+
+def activity(
+    rentals: Rentals,
+    instance_ids: list[int],
+    start: date,
+    end: date,
+    *,
+    zone: ZoneInfo,
+    now: datetime,
+    busy_above_pct: float,
+) -> Daily:
+    """Per instance and local day of the report of [start, end] up to `now`, its busy and idle GPU-hours: the days
+    counted from the zone's offset on the first day (bot/state/usage.py, whose whole days are kept by that offset)."""
+    first, last = period(start, end, zone)
+    offset = int((zone.utcoffset(datetime.combine(start, datetime.min.time())) or timedelta(0)).total_seconds())
+    until = min(last, now)
+    return daily_activity(rentals.store, instance_ids, first, until, offset_s=offset, busy_above_pct=busy_above_pct)
+
+
+def wanted(inst: Any, project: str | None, first: datetime, last: datetime) -> bool:
+    """An instance a report of [first, last) counts: rented then, not hidden, of the project when one is asked."""
     return (
         (project is None or (inst.project or "") == project)
         and not inst.hidden_by

@@ -126,6 +126,7 @@ def jobs_of(settings: Settings, deps: Deps, doors: Sequence[FrontDoor] = ()) -> 
     """Every job `serve` runs besides the price refreshes (one per source, build_scheduler), in one table.
     The job ids are the names in job_runs: operators' queries read them, so they do not change."""
     from bot.actions.due import run_actions
+    from bot.board.keep_days import keep_days
     from bot.digest.due import budgets_due, run_due, runways_due
     from bot.server.chats import Chats
     from bot.server.prometheus import pull_prometheus
@@ -160,6 +161,8 @@ def jobs_of(settings: Settings, deps: Deps, doors: Sequence[FrontDoor] = ()) -> 
         Job("samples:compact", "fold new GPU samples into their hours, delete old ones", hour,
             lambda: compact(store, deps.now(), raw_days=settings.samples.samples_raw_days,
                             hourly_days=settings.samples.samples_hourly_days), shared=hour, at_start=True),
+        Job("reports:keep-days", "add up each team's whole days of GPU-hours before its board or report asks", hour,
+            lambda: keep_days(deps), shared=hour),
         Job("inbox:prune", "forget finished requests and job claims older than a week", 6 * hour,
             lambda: (deps.inbox.prune(KEPT), JobRuns(store).prune(KEPT)), shared=timedelta(days=1)),
     ]

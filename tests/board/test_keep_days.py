@@ -1,0 +1,53 @@
+"""serve's hourly reports:keep-days job keeps each team's whole days of GPU-hours before the board asks: the board
+then adds up only today's part, and its figures are the same."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+from sqlalchemy import func, select
+
+from bot.board.figures import board
+from bot.server.jobs import jobs_of
+from bot.state.rentals import Rentals
+from bot.state.retention import roll_up
+from bot.state.schema import activity_days
+from rules.samples import Sample
+from tests.support.slack_harness import running_app
+
+THURSDAY_0910_SHANGHAI = datetime(2026, 12, 3, 1, 10, tzinfo=UTC)
+FIELDS = {"gpu": "A100-80GB", "cards": 1, "share": None, "unit": "hour", "price": 10.0, "currency": "CNY",
+          "owner": "U1", "project": "llm"}  # fmt: skip
+
+
+def _kept(h: object) -> int:
+    with h.deps.store.reading() as conn:  # type: ignore[attr-defined]
+        return int(conn.execute(select(func.count()).select_from(activity_days)).scalar() or 0)
+
+
+def test_the_job_keeps_the_boards_days_and_the_board_reads_them(tmp_path: Path) -> None:
+    with running_app(tmp_path) as h:
+        h.clock.now = THURSDAY_0910_SHANGHAI
+        rentals = Rentals(h.deps.store)
+        for n, channel in enumerate(("C1", "C2")):
+            inst, _ = rentals.track_instance(
+                "T1", f"box-{n}", FIELDS | {"channel": channel, "started_at": h.clock.now - timedelta(days=9)}
+            )
+            samples = [
+                Sample(h.clock.now - timedelta(minutes=m), 0, 90.0 if m % 600 < 300 else 1.0, 1000.0, 81920.0)
+                for m in range(30, 8 * 24 * 60, 10)
+            ]
+            rentals.add_samples(inst.id, samples, [None] * len(samples))
+        roll_up(h.deps.store)
+        before = board(h.deps, "T1", None, h.clock.now, lambda _t, ids: {})  # adds every day up, and keeps them
+        shown = _kept(h)
+        with h.deps.store.writing() as conn:
+            conn.execute(activity_days.delete())
+        [job] = [j for j in jobs_of(h.settings, h.deps, h.doors()) if j.id == "reports:keep-days"]
+        assert job.every == job.shared == timedelta(hours=1)
+        assert job.work() == 1  # one team, in one zone (the default schedule's)
+        assert _kept(h) == shown > 0  # the days the board keeps, for both boxes
+        again = board(h.deps, "T1", None, h.clock.now, lambda _t, ids: {})
+        assert _kept(h) == shown  # read, nothing left to keep
+        assert again.as_json() == before.as_json()
