@@ -101,7 +101,9 @@ def main() -> None:
     parser.add_argument("--channels", type=int, default=500)
     parser.add_argument("--raw-hours", type=int, default=24)
     parser.add_argument("--requests", type=int, default=40)
-    parser.add_argument("--day", type=int, default=NOW.day, help="the day of December 2026 it is (1-31)")
+    parser.add_argument(
+        "--day", type=int, default=NOW.day, choices=range(1, 32), metavar="1-31", help="the day of December 2026 it is"
+    )
     parser.add_argument("--serve", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
     now = NOW.replace(day=args.day)
