@@ -19,7 +19,7 @@ from collections.abc import Iterable
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import BigInteger, Connection, and_, cast, delete, exists, select
+from sqlalchemy import BigInteger, Connection, bindparam, cast, delete, select
 from sqlalchemy.exc import SQLAlchemyError
 
 from bot.state.conflicts import insert_for
@@ -116,19 +116,20 @@ def keep(
 
 
 def forget_folded(conn: Connection, after_id: int, through_id: int) -> None:
-    """In the fold's transaction: forget the kept days the samples after_id < id <= through_id fall in (each kept
-    day's own offset says which UTC seconds are its)."""
-    a, s = activity_days.c, gpu_samples.c
-    start = _first_second(a.day, a.offset_s)
-    touched = exists().where(
-        s.id > after_id,
-        s.id <= through_id,
-        s.instance_id == a.instance_id,
-        as_seconds(s.at) >= start,
-        as_seconds(s.at) < start + DAY_S,
-    )
-    folded = select(s.instance_id).where(s.id > after_id, s.id <= through_id).distinct()
-    conn.execute(delete(activity_days).where(and_(a.instance_id.in_(folded), touched)))
+    """In the fold's transaction: forget the kept days the samples after_id < id <= through_id fall in. Their hours
+    are read first (an hour's fold touches one or two an instance; a late buffer a day's more): kept days are only of
+    zones a whole number of hours from UTC, so each hour is in one day of each offset kept."""
+    s, a = gpu_samples.c, activity_days.c
+    hours = conn.execute(
+        select(s.instance_id, as_seconds(s.at) // 3600).where(s.id > after_id, s.id <= through_id).distinct()
+    ).all()
+    offsets = [int(o) for (o,) in conn.execute(select(a.offset_s).distinct())] if hours else []
+    days = {(int(i), o, (int(h) * 3600 + o) // DAY_S) for i, h in hours for o in offsets}
+    if days:
+        gone = delete(activity_days).where(
+            a.instance_id == bindparam("b_i"), a.offset_s == bindparam("b_o"), a.day == bindparam("b_d")
+        )
+        conn.execute(gone, [{"b_i": i, "b_o": o, "b_d": d} for i, o, d in sorted(days)])
 
 
 def forget_before(conn: Connection, cutoff: datetime) -> int:

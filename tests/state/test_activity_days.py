@@ -85,10 +85,15 @@ def test_a_late_sample_counts_before_and_after_the_fold(db_target: str) -> None:
     with_late = _read(store, ids)  # that day added up from its samples, not read from what was kept
     assert not _same(with_late, before)
     assert _kept(store) == 4 * 3
-    roll_up(store)  # folded: the day kept before the samples came is forgotten with the fold
-    assert _kept(store) == 4 * 3 - 1
+    with store.reading() as conn:
+        kept_before = set(conn.execute(select(activity_days.c.instance_id, activity_days.c.day)))
+    roll_up(store)  # folded: the day kept before the samples came is forgotten with the fold, and only it
+    with store.reading() as conn:
+        forgotten = set(conn.execute(select(activity_days.c.instance_id, activity_days.c.day))) ^ kept_before
+    assert forgotten == {(ids[1], (int(day.timestamp()) + OFFSET) // 86400)}
     assert _same(_read(store, ids), with_late)
     assert _kept(store) == 4 * 3
+    assert _same(_read(store, ids), with_late)  # every day read from what is kept
     assert _same(_added_up_again(store, ids), with_late)
 
 
