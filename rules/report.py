@@ -129,14 +129,19 @@ class Report:
     def totals(self) -> Totals:
         """The rows' sums (so an export of the rows adds up to them)."""
         cost: dict[str, float] = defaultdict(float)
+        paid = busy = idle = unknown = 0.0  # one pass, each sum in the rows' order
         for r in self.rows:
             cost[r.currency] += r.cost
+            paid += r.gpu_hours
+            busy += r.busy_gpu_hours
+            idle += r.idle_gpu_hours
+            unknown += r.unknown_gpu_hours
         return Totals(
             {c: round(a, 2) for c, a in sorted(cost.items())},
-            round(sum(r.gpu_hours for r in self.rows), 2),
-            round(sum(r.busy_gpu_hours for r in self.rows), 2),
-            round(sum(r.idle_gpu_hours for r in self.rows), 2),
-            round(sum(r.unknown_gpu_hours for r in self.rows), 2),
+            round(paid, 2),
+            round(busy, 2),
+            round(idle, 2),
+            round(unknown, 2),
         )
 
     def ranked(self, by: str) -> list[Rank]:
