@@ -72,6 +72,8 @@ class Board:
 def board(deps: Deps, team: str, channel: str | None, now: datetime, names: Names) -> Board:
     """The board of `team` (or of one of its channels) at `now`, in its channel's digest language (the page's
     `?lang=` says it in the other)."""
+    from bot.digest.send import seen  # the digest's modules load when a board is asked for
+
     schedules = Schedules(deps.store, deps.settings.digest.default_schedule())
     plan = schedules.of(team, channel) if channel else schedules.default
     zone = ZoneInfo(plan.zone)
@@ -79,8 +81,6 @@ def board(deps: Deps, team: str, channel: str | None, now: datetime, names: Name
     made = Board(team, channel, said, zone, now)
     rentals = ReadOnce(deps.store)
     mine = [i for i in rentals.instances(team) if not i.hidden_by and (channel is None or i.channel == channel)]
-    from bot.digest.send import seen
-
     shown = days_shown(now, zone)
     since = min(timelines_since(shown.start, zone), month_since(now))
     running = [i.id for i in mine if i.released_at is None]
