@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from bot.logs import RequestContext, about, configure
+from tests.support.servers import fetch
 from tests.support.slack_harness import SECRET, running_app
 
 
@@ -96,7 +97,7 @@ def test_no_secret_the_bot_holds_reaches_a_log_line_at_debug(tmp_path: Path, cap
         request = urllib.request.Request(
             h.base_url + "/api/enroll", data=body, method="POST", headers={"Authorization": f"Bearer {enroll_token}"}
         )
-        enrolled_token = json.loads(urllib.request.urlopen(request, timeout=10).read())["token"]
+        enrolled_token = json.loads(fetch(request))["token"]
     with oauth_app(tmp_path / "two", None) as (_fake, _send, base, _):
         install(base, "T1")
     logged = caplog.text + "\n".join(r.getMessage() for r in caplog.records)

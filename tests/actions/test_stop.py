@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import threading
-import urllib.request
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
@@ -22,6 +21,7 @@ from bot.state.rentals import Instance, Rentals
 from rules.samples import Sample
 from tests.agent.test_agent import stand_in_smi
 from tests.support.cli import run_cli
+from tests.support.servers import fetch
 from tests.support.slack_harness import Harness, running_app
 
 # a day's price billed by the hour: stopping it stops the meter, so the bot releases it (a period item it cannot)
@@ -250,7 +250,7 @@ def test_an_idle_aws_instance_is_stopped_in_the_cloud_never_terminated(
             [dm] = h.posts(channel="U0456")
             assert "InsufficientInstanceCapacity" in dm["text"]  # a start needs a free card of its type
             assert run_actions(h.deps, h.tellers()) == 0  # never twice
-            metrics = urllib.request.urlopen(h.base_url + "/metrics", timeout=10).read()
+            metrics = fetch(h.base_url + "/metrics")
             assert b'gpu_advisor_actions_total{kind="stop",result="stopped"} 1.0' in metrics
 
 

@@ -18,6 +18,7 @@ from rules import metering
 from tests.actions.test_stop import GRACE, digest, quiet, told
 from tests.support.cli import run_cli
 from tests.support.fake_aliyun import ENV, FakeAliyun, fake_aliyun
+from tests.support.servers import fetch
 from tests.support.slack_harness import Harness, running_app
 
 
@@ -126,7 +127,6 @@ def test_an_instance_the_cloud_stops_with_its_meter_running_is_shown_still_bille
 
 
 def test_serve_discovers_alibaba_cloud_as_a_job_and_healthz_says_when_it_fails(tmp_path: Path) -> None:
-    import urllib.request
 
     from bot.server.jobs import jobs_of
 
@@ -138,13 +138,13 @@ def test_serve_discovers_alibaba_cloud_as_a_job_and_healthz_says_when_it_fails(t
             job.work()
             [found] = Rentals(h.deps.store).instances("T1")
             assert found.source == "aliyun"
-            health = json.loads(urllib.request.urlopen(h.base_url + "/healthz", timeout=10).read())
+            health = json.loads(fetch(h.base_url + "/healthz"))
             assert health["checks"]["discovery"] == {"aliyun": "ok"}
-            metrics = urllib.request.urlopen(h.base_url + "/metrics", timeout=10).read().decode()
+            metrics = fetch(h.base_url + "/metrics").decode()
             assert 'gpu_advisor_discovered_items{source="aliyun"} 1.0' in metrics
             fake.deny.add("DescribeInstances")
             job.work()
-            health = json.loads(urllib.request.urlopen(h.base_url + "/healthz", timeout=10).read())
+            health = json.loads(fetch(h.base_url + "/healthz"))
             assert health["status"] == "degraded"
             assert health["checks"]["discovery"]["aliyun"].startswith("degraded: cn-hangzhou: access denied")
             assert Rentals(h.deps.store).instances("T1")[0].released_at is None

@@ -22,7 +22,7 @@ from bot.state.rentals import Rentals
 from bot.tls import shared_context
 from tests.support.aws import ec2, launch, moto_server, volume
 from tests.support.cli import run_cli
-from tests.support.servers import Request, serve
+from tests.support.servers import Request, fetch, serve
 from tests.support.state_template import migrated_state_db
 
 DENIED = (403, "UnauthorizedOperation", "You are not authorized to perform this operation.")
@@ -129,7 +129,6 @@ def test_serve_runs_discovery_as_a_job_and_healthz_says_when_aws_fails(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     import json
-    import urllib.request
 
     from bot.server.jobs import jobs_of
     from tests.support.slack_harness import running_app
@@ -142,14 +141,14 @@ def test_serve_runs_discovery_as_a_job_and_healthz_says_when_aws_fails(
             job.work()  # the bot token's workspace (auth.test): T1
             [found] = Rentals(h.deps.store).instances("T1")
             assert found.source == "aws"
-            health = json.loads(urllib.request.urlopen(h.base_url + "/healthz", timeout=10).read())
+            health = json.loads(fetch(h.base_url + "/healthz"))
             assert health["checks"]["discovery"] == {"aws": "ok"}
-            metrics = urllib.request.urlopen(h.base_url + "/metrics", timeout=10).read().decode()
+            metrics = fetch(h.base_url + "/metrics").decode()
             assert 'gpu_advisor_discovered_items{source="aws"} 1.0' in metrics
             h.settings.discovery.aws_endpoint_url = denied.base_url
             [job] = [j for j in jobs_of(h.settings, h.deps, h.doors()) if j.id == "discover:aws"]
             job.work()
-            health = json.loads(urllib.request.urlopen(h.base_url + "/healthz", timeout=10).read())
+            health = json.loads(fetch(h.base_url + "/healthz"))
             assert health["status"] == "degraded"
             assert health["checks"]["discovery"]["aws"].startswith("degraded: us-east-1: access denied")
             assert Rentals(h.deps.store).instances("T1")[0].released_at is None

@@ -71,7 +71,8 @@ def test_a_quiet_hour_is_kept_and_a_retry_is_kept_once(tmp_path: Path) -> None:
         assert len(rentals.samples(inst, since=now - timedelta(hours=2))) == 13
         [disk] = rentals.disks(inst)
         assert (disk.path, disk.size_gb) == ("/data/ckpt", 340)
-        metrics = urllib.request.urlopen(h.base_url + "/metrics", timeout=10).read().decode()
+        with urllib.request.urlopen(h.base_url + "/metrics", timeout=10) as response:  # its socket closed with it
+            metrics = response.read().decode()
         assert 'gpu_advisor_heartbeats_total{status="202"} 2.0' in metrics
         assert "gpu_advisor_gpu_samples_total 13.0" in metrics
 
@@ -105,7 +106,8 @@ def test_no_wrong_or_revoked_token_is_401_and_stores_nothing(tmp_path: Path, cap
         )
         with pytest.raises(urllib.error.HTTPError) as err:
             urllib.request.urlopen(request, timeout=10)
-        assert err.value.code == 401
+        with err.value:  # the refusal's socket closed with it
+            assert err.value.code == 401
     assert token not in caplog.text
 
 

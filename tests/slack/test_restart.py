@@ -133,7 +133,8 @@ def test_socket_mode_when_an_app_token_is_set(tmp_path: Path) -> None:
             request = urllib.request.Request(f"http://127.0.0.1:{port}/api/heartbeat", data=b"{}", method="POST")
             with pytest.raises(urllib.error.HTTPError) as refused:
                 urllib.request.urlopen(request, timeout=5)
-            assert refused.value.code == 401
+            with refused.value:  # the refusal's socket closed with it
+                assert refused.value.code == 401
         finally:
             proc.kill()
             output = (proc.communicate(timeout=10)[0] or b"").decode()

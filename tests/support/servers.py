@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import sys
 import threading
+import urllib.request
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -13,6 +14,16 @@ from typing import Any
 from urllib.parse import urlsplit
 
 Reply = tuple[int, dict[str, str], bytes]
+
+
+def fetch(request: str | urllib.request.Request, timeout: float = 10) -> bytes:
+    """A request's whole answer, its connection closed with it (a response left to the garbage collector warns of
+    an unclosed socket in whichever test collects it)."""
+    with urllib.request.urlopen(request, timeout=timeout) as response:
+        body: bytes = response.read()
+    return body
+
+
 Route = Reply | list[Reply] | Callable[["Request"], Reply]
 
 
