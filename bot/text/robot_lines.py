@@ -5,7 +5,8 @@ Feishu)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 
 from bot.text.lang import Lang
 
@@ -57,3 +58,18 @@ def fetch_words(names: dict[Lang, str]) -> Callable[[str, Lang, dict[str, object
         return _SAID.get(code, _SAID["http"])[lang].format_map(fields)
 
     return said
+
+
+@dataclass(frozen=True)
+class RobotWords:
+    """A threadless chat's own sentences: its help (formatted with the team and the conversation) and its lines,
+    each falling back on what every robot says alike (LINES)."""
+
+    help: Mapping[Lang, str]
+    lines: Mapping[str, Mapping[Lang, str]]
+
+    def help_text(self, lang: Lang, team: str, channel: str) -> str:
+        return self.help[lang].format(team=team, channel=channel)
+
+    def line(self, key: str, lang: Lang) -> str:
+        return (self.lines.get(key) or LINES[key])[lang]

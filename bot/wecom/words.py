@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from bot.text import Lang
 from bot.text.rewording import rewording
-from bot.text.robot_lines import LINES, fetch_words
+from bot.text.robot_lines import RobotWords, fetch_words
 
 _PHRASES = (
     ("a few questions in this thread", "a few questions here"),
@@ -80,12 +80,8 @@ _LINES = {
 }
 
 
-def help_text(lang: Lang, team: str, channel: str) -> str:
-    return _HELP[lang].format(team=team, channel=channel)
-
-
-def line(key: str, lang: Lang) -> str:
-    return (_LINES.get(key) or LINES[key])[lang]  # its own, else what every robot says alike
+_WORDS = RobotWords(_HELP, _LINES)
+help_text, line = _WORDS.help_text, _WORDS.line  # its own, else what every robot says alike
 
 
 capture_fetch = fetch_words({Lang.ZH: "企业微信", Lang.EN: "WeCom"})  # why a capture sent here could not be fetched
