@@ -171,7 +171,7 @@ def pressed(
     team, channel, card = where
     chat = wing.chat
     plan = Schedules(deps.store, deps.settings.digest.default_schedule()).of(team, channel)
-    lang = Lang(plan.lang) if plan.lang else deps.settings.files.lang
+    lang = Lang.named_or(plan.lang, deps.settings.files.lang)
 
     def refused(refusal: Refusal) -> None:
         refuse(refusal.said(lang))

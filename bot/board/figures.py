@@ -77,7 +77,7 @@ def board(deps: Deps, team: str, channel: str | None, now: datetime, names: Name
     schedules = Schedules(deps.store, deps.settings.digest.default_schedule())
     plan = schedules.of(team, channel) if channel else schedules.default
     zone = ZoneInfo(plan.zone)
-    said = Lang(plan.lang) if plan.lang else deps.settings.files.lang
+    said = Lang.named_or(plan.lang, deps.settings.files.lang)
     made = Board(team, channel, said, zone, now)
     rentals = ReadOnce(deps.store)
     mine = [i for i in rentals.instances(team) if not i.hidden_by and (channel is None or i.channel == channel)]

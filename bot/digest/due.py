@@ -34,12 +34,7 @@ def _zones(plans: dict[str, RemindSchedule]) -> Callable[[str], ZoneInfo]:
 
 def _langs(plans: dict[str, RemindSchedule], default: Lang) -> Callable[[str], Lang]:
     """Each channel's language: the one its schedule names, else the team default."""
-
-    def of(channel: str) -> Lang:
-        code = plans[channel].lang
-        return Lang(code) if code else default
-
-    return of
+    return lambda channel: Lang.named_or(plans[channel].lang, default)
 
 
 def board_links(store: Any, settings: Any, team: str, now: datetime) -> Callable[[str], str | None]:
@@ -99,12 +94,7 @@ def run_due(deps: Deps, outlet_for: Callable[[str], Outlet]) -> list[Outcome]:
 def channel_langs(deps: Deps) -> Callable[[str, str], Lang]:
     """A channel's language: its schedule's, else GPU_ADVISOR_LANG."""
     schedules = Schedules(deps.store, deps.settings.digest.default_schedule())
-
-    def lang_of(team: str, channel: str) -> Lang:
-        chosen = schedules.of(team, channel).lang
-        return Lang(chosen) if chosen else deps.settings.files.lang
-
-    return lang_of
+    return lambda team, channel: Lang.named_or(schedules.of(team, channel).lang, deps.settings.files.lang)
 
 
 def budgets_due(deps: Deps, teller_of: Callable[[str], Teller]) -> list[Alert]:

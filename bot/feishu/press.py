@@ -37,7 +37,7 @@ def on_press(
         return None
     team, chat_id, message_id = where
     plan = Schedules(deps.store, deps.settings.digest.default_schedule()).of(team, chat_id)
-    lang = Lang(plan.lang) if plan.lang else deps.settings.files.lang  # the chat's language: Feishu tells no user's
+    lang = Lang.named_or(plan.lang, deps.settings.files.lang)  # the chat's language: Feishu tells no user's
     refused: list[Toast] = []
 
     def refuse(refusal: Refusal) -> None:

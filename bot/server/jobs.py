@@ -212,7 +212,7 @@ def weekly_reports(deps: Deps, tellers: Callable[[str], Teller]) -> list[str]:
         deps.now(),
         report_day=deps.settings.digest.report_day,
         schedules=schedules.of,
-        lang_of=lambda plan: Lang(plan.lang) if plan.lang else deps.settings.files.lang,
+        lang_of=lambda plan: Lang.named_or(plan.lang, deps.settings.files.lang),
         busy_above_pct=deps.policy.idle.utilisation_max_pct,
         channels=lambda team: channels_of(rentals, team),
     )
