@@ -56,7 +56,7 @@ def run_due(deps: Deps, outlet_for: Callable[[str], Outlet]) -> list[Outcome]:
     outcomes: list[Outcome] = []
     for team in rentals.teams():
         now = deps.now()
-        plans = {channel: schedules.of(team, channel) for channel in channels_of(rentals, team)}
+        plans = schedules.plans(team, channels_of(rentals, team))
         due = [
             channel
             for channel, plan in plans.items()  # a dead claim too: its sender was killed mid-post

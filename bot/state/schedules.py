@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from datetime import datetime
+from typing import Any
 from zoneinfo import ZoneInfo
 
 from sqlalchemy import delete, insert, select
@@ -11,6 +12,10 @@ from sqlalchemy import delete, insert, select
 from bot.state.schema import digest_schedules
 from bot.state.store import Store
 from rules.remind_schedule import RemindSchedule, days_text, parse_at, parse_days
+
+
+def _plan(row: Any) -> RemindSchedule:
+    return RemindSchedule(parse_at(row.at_time), row.zone, parse_days(row.days), bool(row.enabled), row.lang)
 
 
 class Schedules:
@@ -21,13 +26,18 @@ class Schedules:
         c = digest_schedules.c
         with self.store.reading() as conn:
             row = conn.execute(select(digest_schedules).where(c.team == team, c.channel == channel)).first()
-        if row is None:
-            return self.default
-        return RemindSchedule(parse_at(row.at_time), row.zone, parse_days(row.days), bool(row.enabled), row.lang)
+        return self.default if row is None else _plan(row)
+
+    def plans(self, team: str, channels: Iterable[str]) -> dict[str, RemindSchedule]:
+        """Each channel's schedule, in one read of the team's (a team's digests and boards ask of hundreds)."""
+        c = digest_schedules.c
+        with self.store.reading() as conn:
+            found = {row.channel: _plan(row) for row in conn.execute(select(digest_schedules).where(c.team == team))}
+        return {channel: found.get(channel, self.default) for channel in channels}
 
     def zones(self, team: str, channels: Iterable[str]) -> dict[str, ZoneInfo]:
         """Each channel's digest zone: where its items' months and days begin, in every surface."""
-        return {channel: ZoneInfo(self.of(team, channel).zone) for channel in set(channels)}
+        return {channel: ZoneInfo(plan.zone) for channel, plan in self.plans(team, set(channels)).items()}
 
     def set_by(self, team: str, channel: str) -> str | None:
         """Who set the channel's schedule, if anyone did."""
