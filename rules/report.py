@@ -20,6 +20,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
 from functools import lru_cache
+from typing import Protocol
 from zoneinfo import ZoneInfo
 
 from rules import metering
@@ -54,6 +55,41 @@ class Row:
     def idle_cost(self) -> float:
         worth = self.cost if self.accrued is None else self.accrued
         return worth * self.idle_gpu_hours / self.gpu_hours if self.gpu_hours else 0.0
+
+
+Sums = tuple[int, int, int, int, int, int]  # cost, idle cost, GPU-hours paid, busy, idle, unknown: in UNITs
+UNIT = 10_000  # a Row's figures are rounded to 4 places: added up in ten-thousandths, exactly, in any order (by the
+# database or here), so a sum on the edge of a cent (29.475) rounds the same wherever it is made
+
+
+def units(value: float) -> int:
+    """A Row's figure in ten-thousandths (its idle cost, a share of its cost, rounded to them)."""
+    return round(value * UNIT)
+
+
+def _of(amount: int) -> float:
+    """An amount of ten-thousandths, to the cent (or the hundredth of an hour)."""
+    return round(amount / UNIT, 2)
+
+
+class Summed(Protocol):
+    """What the database adds up over the kept days of a report's instances (bot/report/sums.py)."""
+
+    def sums(self, by: str | None, first: date, last: date, channel: str | None) -> dict[tuple[str, str], Sums] | None:
+        """Per owner or project (`by`; None: one group, "") and currency, the kept days' sums over [first, last], of
+        one channel's instances or all; None when they cannot be read as the report made them (its rows are added
+        up instead)."""
+
+
+class Ledger(Protocol):
+    """Days of an instance made once and kept (bot/report/ledger.py): a kept day still true is read, not made again."""
+
+    def row(self, inst: Rented, day: date, hi: datetime, activity: tuple[float, float]) -> Row | None:
+        """Its kept day, when one is kept and was made from what it would be made from now (`activity`: the day's
+        busy and idle GPU-hours as read)."""
+
+    def made(self, inst: Rented, day: date, hi: datetime, activity: tuple[float, float], row: Row) -> None:
+        """A day made (`hi`: its end, or the report's end): kept when it has ended."""
 
 
 @dataclass(frozen=True)
@@ -109,13 +145,19 @@ class Report:
     released: list[Released] = field(default_factory=list)
     unpriced: list[str] = field(default_factory=list)  # items in the period without a price: counted at nothing
 
+    kept: Summed | None = None  # the database's sums of the instances' rows of days up to kept_through (ledger.py)
+    kept_through: date | None = None
+    channel: str | None = None  # a channel's part of a team's report (by_channel): its kept sums are the channel's
+    _loose: list[Row] | None = field(default=None, init=False, repr=False, compare=False)
+
     def days_of(self, start: date, end: date) -> Report:
         """The report of [start, end], a stretch of this one's days: its rows of those days (each day's figures are
         the day's own, whatever the period), the unpriced items among them. Releases are left out: what a release
         saved runs to the end of the report it is in."""
         rows = [r for r in self.rows if start <= r.day <= end]
         named = {r.item for r in rows}
-        return Report(start, end, rows, [], [n for n in self.unpriced if n in named])
+        unpriced = [n for n in self.unpriced if n in named]
+        return Report(start, end, rows, [], unpriced, self.kept, self.kept_through, self.channel)
 
     def storage_costs(self, top: int = 5) -> list[tuple[str, str, float]]:
         """The storage that cost most over the period: (item, currency, cost), most first."""
@@ -128,57 +170,73 @@ class Report:
 
     def totals(self) -> Totals:
         """The rows' sums (so an export of the rows adds up to them)."""
-        cost: dict[str, float] = defaultdict(float)
-        paid = busy = idle = unknown = 0.0  # one pass, each sum in the rows' order
-        for r in self.rows:
-            cost[r.currency] += r.cost
-            paid += r.gpu_hours
-            busy += r.busy_gpu_hours
-            idle += r.idle_gpu_hours
-            unknown += r.unknown_gpu_hours
-        return Totals(
-            {c: round(a, 2) for c, a in sorted(cost.items())},
-            round(paid, 2),
-            round(busy, 2),
-            round(idle, 2),
-            round(unknown, 2),
-        )
+        cost: dict[str, int] = defaultdict(int)
+        paid = busy = idle = unknown = 0
+        for (_who, currency), sums in self._sums(None).items():
+            cost[currency] += sums[0]
+            paid += sums[2]
+            busy += sums[3]
+            idle += sums[4]
+            unknown += sums[5]
+        return Totals({c: _of(a) for c, a in sorted(cost.items())}, _of(paid), _of(busy), _of(idle), _of(unknown))
 
     def ranked(self, by: str) -> list[Rank]:
         """By owner or project, most idle cost first (the currencies' amounts added only for ordering)."""
         groups: dict[str, _Sums] = {}
-        for r in self.rows:  # one pass, each group's sums in the rows' order
-            who = r.owner if by == "owner" else r.project
-            sums = groups.get(who)
-            if sums is None:
-                sums = groups[who] = _Sums(defaultdict(float), defaultdict(float))
-            sums.cost[r.currency] += r.cost
-            sums.idle[r.currency] += r.idle_cost
-            sums.busy_hours += r.busy_gpu_hours
-            sums.idle_hours += r.idle_gpu_hours
-            sums.known_hours += r.busy_gpu_hours + r.idle_gpu_hours
+        for (who, currency), sums in self._sums(by).items():
+            group = groups.get(who)
+            if group is None:
+                group = groups[who] = _Sums(defaultdict(int), defaultdict(int))
+            group.cost[currency] += sums[0]
+            group.idle[currency] += sums[1]
+            group.busy_hours += sums[3]
+            group.idle_hours += sums[4]
+            group.known_hours += sums[3] + sums[4]
         out = [
             Rank(
                 who,
-                {c: round(a, 2) for c, a in sums.cost.items()},
-                round(sums.idle_hours, 2),
-                {c: round(a, 2) for c, a in sums.idle.items()},
+                {c: _of(a) for c, a in sums.cost.items()},
+                _of(sums.idle_hours),
+                {c: _of(a) for c, a in sums.idle.items()},
                 round(sums.busy_hours / sums.known_hours, 3) if sums.known_hours else None,
             )
             for who, sums in groups.items()
         ]
         return sorted(out, key=lambda r: (-sum(r.idle_cost.values()), r.who))
 
+    def _sums(self, by: str | None) -> dict[tuple[str, str], Sums]:
+        """Per owner or project (or none: "") and currency, the rows' sums: of the instances' days up to
+        kept_through as the database adds them up over the kept days (`kept`), of the rest here, in the rows' order."""
+        through = self.kept_through
+        found = None
+        if self.kept is not None and through is not None and self.start <= through:
+            found = self.kept.sums(by, self.start, min(self.end, through), self.channel)
+        out: dict[tuple[str, str], list[int]] = {k: list(v) for k, v in (found or {}).items()}
+        if found is not None and self._loose is None:  # the rows the database does not add up (today's, storage)
+            self._loose = [r for r in self.rows if r.kind != "instance" or r.day > through]  # type: ignore[operator]
+        for r in self.rows if found is None else self._loose or []:
+            key = ((r.owner if by == "owner" else r.project) if by else "", r.currency)
+            sums = out.get(key)
+            if sums is None:
+                sums = out[key] = [0] * 6
+            sums[0] += units(r.cost)
+            sums[1] += units(r.idle_cost)
+            sums[2] += units(r.gpu_hours)
+            sums[3] += units(r.busy_gpu_hours)
+            sums[4] += units(r.idle_gpu_hours)
+            sums[5] += units(r.unknown_gpu_hours)
+        return {k: (v[0], v[1], v[2], v[3], v[4], v[5]) for k, v in out.items()}
+
 
 @dataclass
 class _Sums:
     """One owner's or project's running sums, as `Report.ranked` adds them up."""
 
-    cost: dict[str, float]
-    idle: dict[str, float]
-    busy_hours: float = 0.0
-    idle_hours: float = 0.0
-    known_hours: float = 0.0
+    cost: dict[str, int]  # in UNITs, as the hours
+    idle: dict[str, int]
+    busy_hours: int = 0
+    idle_hours: int = 0
+    known_hours: int = 0
 
 
 def by_channel(report: Report) -> dict[str, Report]:
@@ -186,7 +244,11 @@ def by_channel(report: Report) -> dict[str, Report]:
     from one reading of the samples."""
     out: dict[str, Report] = {}
     for row in report.rows:
-        out.setdefault(row.channel, Report(report.start, report.end)).rows.append(row)
+        part = out.get(row.channel)
+        if part is None:
+            part = out[row.channel] = Report(report.start, report.end)
+            part.kept, part.kept_through, part.channel = report.kept, report.kept_through, row.channel
+        part.rows.append(row)
     channel_of = {r.item: r.channel for r in report.rows if r.kind == "instance"}
     for released in report.released:
         channel = channel_of.get(released.item)
@@ -210,16 +272,18 @@ def build(
     zone: ZoneInfo,
     now: datetime,
     timelines: Timelines | None = None,
+    ledger: Ledger | None = None,
 ) -> Report:
     """The report of [start, end] (local days, both included) up to `now`. `daily`: per instance and local day,
     its busy and idle GPU-hours (as the database adds them up: bot/state/usage.py); `timelines`: when each
-    instance was on and off (without one, on since its start)."""
+    instance was on and off (without one, on since its start); `ledger`: days made before and kept (a timeline need
+    not reach into them)."""
     first = datetime.combine(start, datetime.min.time(), zone)
     last = min(datetime.combine(end + timedelta(days=1), datetime.min.time(), zone), now)
     report = Report(start, end)
     for inst in instances:
         stretches = stretches_of(inst, timelines, last)
-        made = _instance_rows(inst, stretches, daily, first, last, zone)
+        made = _instance_rows(inst, stretches, daily, first, last, zone, ledger)
         report.rows += made
         if made and inst.price is None:
             report.unpriced.append(inst.name)
@@ -250,6 +314,20 @@ def _bounds(day: date, zone: ZoneInfo) -> tuple[datetime, datetime]:
     )
 
 
+def keepable(day: date, zone: ZoneInfo, until: datetime) -> bool:
+    """Whether a day of `zone` can be kept once made (bot/report/ledger.py): it has ended by `until`, and it begins
+    and ends on a whole UTC hour, so a power report's hour is in one day of it."""
+    lo, hi = _bounds(day, zone)
+    return hi <= until and lo.minute == lo.second == hi.minute == hi.second == 0
+
+
+def report_days(start: date, end: date, zone: ZoneInfo) -> list[tuple[date, datetime, datetime]]:
+    """Each day of [start, end] with its first moment and its end, in UTC."""
+    return [
+        (start + timedelta(days=n), *_bounds(start + timedelta(days=n), zone)) for n in range((end - start).days + 1)
+    ]
+
+
 def _days(begin: datetime, stop: datetime, zone: ZoneInfo) -> Iterable[tuple[date, datetime, datetime]]:
     """Each local day touched by [begin, stop), with the part of it inside (in UTC)."""
     day = begin.astimezone(zone).date()
@@ -271,6 +349,7 @@ def _instance_rows(
     first: datetime,
     last: datetime,
     zone: ZoneInfo,
+    ledger: Ledger | None = None,
 ) -> list[Row]:
     begin, stop = max(inst.started_at, first), min(inst.released_at or last, last)
     cards = _cards(inst)
@@ -282,28 +361,26 @@ def _instance_rows(
     periods = None if hourly else list(metering.period_starts(inst, begin, stop))  # read once, not once a day
     rows = []
     for day, lo, hi in _days(begin, stop, zone):
+        activity = daily.get((inst.id, day), (0.0, 0.0))
+        found = ledger.row(inst, day, hi, activity) if ledger is not None else None
+        if found is not None:
+            rows.append(found)
+            continue
         day_window = window[bisect_right(ends, lo) : bisect_left(starts, hi)]
         hours = hours_in(day_window, lo, hi, keeps)
         billed = hours.billed if hourly else hours.total
         # each hour at the price it had (a price changed mid-day too); the day's billed hours, counted above, reused
         cost = metering.cost(inst, day_window, lo, hi, billed=billed if hourly else None, starts=periods)
         paid = cards * billed
-        busy_hours, idle_hours = daily.get((inst.id, day), (0.0, 0.0))
-        busy_hours, idle_hours = busy_hours * slice_of, idle_hours * slice_of  # a slice's GPU-hours are its share's
+        busy_hours, idle_hours = activity[0] * slice_of, activity[1] * slice_of  # a slice's GPU-hours are its share's
         busy = min(busy_hours, paid)
         idle = min(idle_hours, paid - busy)
-        rows.append(
-            Row(
-                day,
-                inst.name,
-                "instance",
-                inst.owner,
-                inst.project or "",
-                getattr(inst, "channel", ""),
-                str(getattr(inst, "gpu", "")),
-                cards,
-                inst.currency,
-                round(cost, 4),
+        row = instance_row(
+            inst,
+            day,
+            round(cost, 4),
+            None if hourly else round(metering.accrued(inst, day_window, lo, hi, billed=billed), 4),
+            (
                 round(paid, 4),
                 round(busy, 4),
                 round(idle, 4),
@@ -312,10 +389,39 @@ def _instance_rows(
                 round(hours.on, 4),
                 round(hours.off + hours.off_billed, 4),
                 round(hours.unknown, 4),
-                None if hourly else round(metering.accrued(inst, day_window, lo, hi, billed=billed), 4),
-            )
+            ),
         )
+        rows.append(row)
+        if ledger is not None:
+            ledger.made(inst, day, hi, activity, row)
     return rows
+
+
+def instance_row(inst: Rented, day: date, cost: float, accrued: float | None, hours: Sequence[float]) -> Row:
+    """An instance's row of a day: its figures (`hours`: GPU-hours paid, busy, idle and unknown, then hours billed,
+    on, off and unknown), named and attributed as the instance is now."""
+    paid, busy, idle, unknown, billed, on, off, silent = hours
+    return Row(
+        day,
+        inst.name,
+        "instance",
+        inst.owner,
+        inst.project or "",
+        getattr(inst, "channel", ""),
+        str(getattr(inst, "gpu", "")),
+        _cards(inst),
+        inst.currency,
+        cost,
+        paid,
+        busy,
+        idle,
+        unknown,
+        billed,
+        on,
+        off,
+        silent,
+        accrued,
+    )
 
 
 def _storage_rows(disk: Stored, first: datetime, last: datetime, zone: ZoneInfo) -> list[Row]:

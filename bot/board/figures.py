@@ -21,6 +21,7 @@ from bot.deps import Deps
 from bot.report.chart import day_parts
 from bot.report.compose import compose, summary_json, timelines_since
 from bot.report.money import balance_rows, budget_rows, budget_standings, runways
+from bot.state.money_days import moves
 from bot.state.power import PowerLog, month_since
 from bot.state.rentals import Instance, Rentals, Storage
 from bot.state.schedules import Schedules
@@ -89,10 +90,12 @@ def board(deps: Deps, team: str, channel: str | None, now: datetime, names: Name
     # once for the report and the idle list, then the idle list itself while the report adds up.
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="board") as pool:
         sensed = pool.submit(seen, rentals, running, now, deps.policy.idle)
+        with deps.store.reading() as conn:
+            marker = moves(conn)  # before the timelines: days the report makes from them are kept unless it moves
         timelines = PowerLog(deps.store, deps.policy.metering).timelines(mine, now, since=since)
         idle = pool.submit(_idle_now, deps, rentals, team, channel, mine, now, zone, timelines, sensed)
         made.week, made.month, made.currency, made.days = _periods(
-            deps, rentals, team, channel, now, zone, shown, timelines
+            deps, rentals, team, channel, now, zone, shown, (timelines, marker)
         )
         made.idle = idle.result()
     projects = {i.project or "" for i in mine} | {s.project or "" for s in rentals.storage(team, channel=channel)}
@@ -159,13 +162,13 @@ def _periods(
     now: datetime,
     zone: ZoneInfo,
     shown: DaysShown,
-    timelines: Timelines,
+    read: tuple[Timelines, int],
 ) -> tuple[dict[str, Any], dict[str, Any], str, list[dict[str, Any]]]:
     """The seven days ending today and this month, from one report over both (a day's figures are its own), and
-    the chart's days."""
+    the chart's days. `read`: the timelines, and the kept days' marker as read before them."""
     busy = deps.policy.idle.utilisation_max_pct
     both = compose(rentals, team, shown.start, shown.last, zone=zone, now=now, busy_above_pct=busy,
-                   channel=channel, metering=deps.policy.metering, timelines=timelines)  # fmt: skip
+                   channel=channel, metering=deps.policy.metering, timelines=read[0], seen=read[1])  # fmt: skip
     week, month = both.days_of(shown.seven, shown.today), both.days_of(shown.first, shown.last)
     currency, days = _days(week)
     return _ranked(week), _ranked(month), currency, days

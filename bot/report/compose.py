@@ -9,12 +9,15 @@ from datetime import UTC, date, datetime, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from bot.state.power import PowerLog
+from bot.report.ledger import KeptDays
+from bot.report.sums import KeptSums
+from bot.state.money_days import Where
+from bot.state.power import PowerLog, silence
 from bot.state.rentals import Rentals
 from bot.state.usage import Daily, daily_activity
 from rules.metering import FORECAST_DAYS, Timelines
 from rules.policy import Metering
-from rules.report import Rank, Report, build
+from rules.report import Rank, Report, build, report_days
 
 
 def compose(
@@ -30,6 +33,7 @@ def compose(
     project: str | None = None,
     metering: Metering | None = None,
     timelines: Timelines | None = None,
+    seen: int | None = None,
 ) -> Report:
     return next(
         compose_parts(
@@ -45,6 +49,7 @@ def compose(
             part=None,
             metering=metering,
             timelines=timelines,
+            seen=seen,
         )
     )
 
@@ -72,18 +77,23 @@ def compose_parts(
     part: int | None = PART,
     metering: Metering | None = None,
     timelines: Timelines | None = None,
+    seen: int | None = None,
 ) -> Iterator[Report]:
     """The report in parts of `part` instances (storage in the last), each read and built on its own, so a
     month's CSV of thousands of instances is written without holding every row at once; `part=None`: one.
     `timelines`: the instances' power timelines read already from at least FORECAST_DAYS before `start` (the board
-    reads them once for its report and its idle list), else read here a part at a time."""
+    reads them once for its report and its idle list), else read here a part at a time, each instance's from its
+    first day not kept (bot/report/ledger.py). `seen`: the ledger's marker as read before `timelines` were (without
+    it, days made from timelines given are not kept)."""
     first, last = period(start, end, zone)
     instances = [i for i in rentals.instances(team, channel=channel) if wanted(i, project, first, last)]
     storage = [s for s in rentals.storage(team, channel=channel) if _kept(s, project, first, last)]
-    since = timelines_since(start, zone)
+    since, until, days = timelines_since(start, zone), min(last, now), report_days(start, end, zone)
+    log = PowerLog(rentals.store, metering)
     size = part or max(len(instances), 1)
     batches = [instances[k : k + size] for k in range(0, len(instances), size)] or [[]]
     for n, batch in enumerate(batches):
+        ledger = _ledger(rentals, batch, start, end, zone, until, busy_above_pct, log, seen, timelines is None)
         daily = activity(rentals, [i.id for i in batch], start, end, zone=zone, now=now, busy_above_pct=busy_above_pct)
         kept = storage if n == len(batches) - 1 else []
         whole = build([], kept, daily, start=start, end=end, zone=zone, now=now)
@@ -91,14 +101,45 @@ def compose_parts(
             chunk = batch[k : k + PART]
             read = timelines
             if read is None:
-                read = PowerLog(rentals.store, metering).timelines(chunk, min(last, now), since=since)
-            made = build(chunk, [], daily, start=start, end=end, zone=zone, now=now, timelines=read)
+                read = {}
+                for begin, group in ledger.since(chunk, days, daily).items():
+                    read |= log.timelines(group, until, since=since if begin is None else begin)
+            made = build(chunk, [], daily, start=start, end=end, zone=zone, now=now, timelines=read, ledger=ledger)
             whole.rows += made.rows
             whole.released += made.released
             whole.unpriced += made.unpriced
+        if ledger.keep() and ledger.through is not None:  # the kept days are the report's: the database adds them up
+            whole.kept = KeptSums(rentals.store, ledger.where, [i.id for i in batch], ledger.seen)
+            whole.kept_through = ledger.through
         whole.rows.sort(key=lambda r: (r.day, r.kind, r.item))
         whole.unpriced.sort()
         yield whole
+
+
+def _ledger(
+    rentals: Rentals,
+    batch: list[Any],
+    start: date,
+    end: date,
+    zone: ZoneInfo,
+    until: datetime,
+    busy_above_pct: float,
+    log: PowerLog,
+    seen: int | None,
+    reading: bool,
+) -> KeptDays:
+    """The kept days of a batch's instances, read before their timelines are (`reading`: read here; else read by
+    the caller after it read the marker `seen`, or days made are only used, never kept)."""
+    where = Where(zone.key, offset_of(zone, start), busy_above_pct)
+    silences = sorted(silence(log.rules).items())
+    if not reading and seen is None:
+        seen = -1  # never the marker: nothing made from timelines read before it is kept
+    return KeptDays(rentals.store, where, batch, start, end, until=until, silences=silences, seen=seen)
+
+
+def offset_of(zone: ZoneInfo, start: date) -> int:
+    """The zone's UTC offset on a report's first day, in seconds: its GPU-hours are counted in days of it."""
+    return int((zone.utcoffset(datetime.combine(start, datetime.min.time())) or timedelta(0)).total_seconds())
 
 
 def period(start: date, end: date, zone: ZoneInfo) -> tuple[datetime, datetime]:
@@ -120,9 +161,10 @@ def activity(
     """Per instance and local day of the report of [start, end] up to `now`, its busy and idle GPU-hours: the days
     counted from the zone's offset on the first day (bot/state/usage.py, whose whole days are kept by that offset)."""
     first, last = period(start, end, zone)
-    offset = int((zone.utcoffset(datetime.combine(start, datetime.min.time())) or timedelta(0)).total_seconds())
     until = min(last, now)
-    return daily_activity(rentals.store, instance_ids, first, until, offset_s=offset, busy_above_pct=busy_above_pct)
+    return daily_activity(
+        rentals.store, instance_ids, first, until, offset_s=offset_of(zone, start), busy_above_pct=busy_above_pct
+    )
 
 
 def wanted(inst: Any, project: str | None, first: datetime, last: datetime) -> bool:

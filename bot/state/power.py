@@ -19,6 +19,7 @@ from sqlalchemy import and_, bindparam, func, insert, or_, select, union_all, up
 from sqlalchemy.exc import IntegrityError
 
 from bot.state.conflicts import insert_for
+from bot.state.money_days import forget_from
 from bot.state.rentals import RentalError
 from bot.state.schema import power_reports
 from bot.state.store import Store
@@ -170,6 +171,7 @@ class PowerLog:
         gaps = silence(self.rules)
         extended: dict[tuple[int, datetime, str, str], datetime] = {}  # a kept report's key -> its new last_at
         added: dict[tuple[int, datetime, str, str], dict[str, Any]] = {}  # new reports, by the same key
+        changed: list[tuple[int, datetime]] = []  # each instance's timeline changes from then on (kept days: forgotten)
         for s in sorted(sightings, key=lambda s: s.at):
             mine = latest.setdefault(s.instance_id, [])
             prior = [r for r in mine if r.at <= s.at]
@@ -180,6 +182,7 @@ class PowerLog:
                 and s.at - last.last_at <= gaps.get(s.source, gaps["scan"])
             ):
                 if s.at > last.last_at:  # the same word again: it holds until now
+                    changed.append((s.instance_id, last.last_at))
                     key = (s.instance_id, last.at, last.state.value, last.source)
                     if key in added:
                         added[key]["last_at"] = s.at
@@ -197,13 +200,20 @@ class PowerLog:
                 source=s.source,
                 charging=s.charging,
             )
+            changed.append((s.instance_id, s.at))
             mine.append(PowerReport(s.state, s.at, s.at, s.source, s.charging))
             mine.sort(key=lambda r: r.at)
-        self._keep(extended, list(added.values()))
+        self._keep(extended, list(added.values()), changed)
         return len(added)
 
-    def _keep(self, extended: dict[tuple[int, datetime, str, str], datetime], added: list[dict[str, Any]]) -> None:
-        """The sightings' writes, alike ones together (executemany), in batches that give the write lock back."""
+    def _keep(
+        self,
+        extended: dict[tuple[int, datetime, str, str], datetime],
+        added: list[dict[str, Any]],
+        changed: list[tuple[int, datetime]],
+    ) -> None:
+        """The sightings' writes, alike ones together (executemany), in batches that give the write lock back; each
+        batch forgets the kept days of money they change (bot/state/money_days.py)."""
         c = power_reports.c
         stretch = (
             update(power_reports)
@@ -221,6 +231,7 @@ class PowerLog:
         ]
         for begin in range(0, max(len(rows), len(added)), BATCH):
             with self.store.writing() as conn:
+                forget_from(conn, changed, self.store.now())
                 if rows[begin : begin + BATCH]:
                     conn.execute(stretch, rows[begin : begin + BATCH])
                 if added[begin : begin + BATCH]:
@@ -239,6 +250,7 @@ class PowerLog:
         moment = min(moment, now + timedelta(minutes=1))  # a machine's clock ahead of ours is not followed further
         try:
             with self.store.writing() as conn:
+                forget_from(conn, [(instance_id, moment)], self.store.now())
                 conn.execute(
                     insert(power_reports).values(
                         instance_id=instance_id,
@@ -271,6 +283,7 @@ class PowerLog:
                 )
         try:
             with self.store.writing() as conn:
+                forget_from(conn, [(instance_id, at)], self.store.now())
                 conn.execute(
                     insert(power_reports).values(
                         instance_id=instance_id, state=state.value, at=at, last_at=at, source=source, by=by

@@ -26,6 +26,7 @@ from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 
 from bot.state.activity_days import forget_before, forget_folded
 from bot.state.conflicts import insert_for
+from bot.state.money_days import forget_before as forget_money_before
 from bot.state.schema import as_seconds, gpu_samples, gpu_samples_hourly, greater, lesser, sample_rollup
 from bot.state.store import Store
 
@@ -176,4 +177,5 @@ def compact(store: Store, now: datetime, *, raw_days: float, hourly_days: float)
         cutoff = now - timedelta(days=hourly_days)
         dropped = conn.execute(delete(gpu_samples_hourly).where(gpu_samples_hourly.c.hour < cutoff)).rowcount
         forget_before(conn, cutoff)  # the kept days those hours were in
+        forget_money_before(conn, cutoff)
     return Compacted(folded, hours, deleted, dropped)

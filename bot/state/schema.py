@@ -492,6 +492,41 @@ activity_days = Table(  # an instance's busy and idle GPU-hours of a whole local
     Column("idle_hours", Float, nullable=False),
 )
 
+money_days = Table(  # an instance's figures of a whole local day of a report's zone, as rules/report.py makes its Row,
+    # kept once the day has ended (0033; bot/state/money_days.py), so a month's report reads them, not makes them
+    "money_days",
+    metadata,
+    Column("instance_id", Integer, ForeignKey("rental_instances.id"), primary_key=True),
+    Column("zone", String(64), primary_key=True),  # the report's zone (its days)
+    Column("offset_s", Integer, primary_key=True),  # the UTC offset its GPU-hours were counted in (bot/state/usage.py)
+    Column("busy_above_pct", Float, primary_key=True),
+    Column("day", Integer, primary_key=True),  # local days since 1970
+    Column("inputs", String(32), nullable=False),  # a digest of the instance's money fields it was made from
+    Column("busy_in", Float, nullable=False),  # the day's busy and idle GPU-hours it was made from
+    Column("idle_in", Float, nullable=False),
+    Column("currency", String(3), nullable=False),
+    Column("accrued", Float),  # a period item's price spread over the day; None for an hourly one
+    Column("cost", BigInteger, nullable=False),  # each figure in ten-thousandths (a Row's are rounded to 4 places):
+    # added up exactly, by the database as here, in any order
+    Column("idle_cost", BigInteger, nullable=False),
+    Column("gpu_hours", BigInteger, nullable=False),
+    Column("busy_gpu_hours", BigInteger, nullable=False),
+    Column("idle_gpu_hours", BigInteger, nullable=False),
+    Column("unknown_gpu_hours", BigInteger, nullable=False),
+    Column("billed_hours", BigInteger, nullable=False),
+    Column("on_hours", BigInteger, nullable=False),
+    Column("off_hours", BigInteger, nullable=False),
+    Column("unknown_hours", BigInteger, nullable=False),
+)
+
+money_epoch = Table(  # moved by every power report that changes a day that may be kept (0033): a report keeps its days
+    # only if it has not moved since it read the timelines they were made from
+    "money_epoch",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=False),  # one row, id 1
+    Column("moves", BigInteger, nullable=False),
+)
+
 sample_rollup = Table(  # how far the raw samples are folded (0030): every sample of id <= through_id is, no other
     "sample_rollup",
     metadata,

@@ -1,5 +1,5 @@
-"""serve's hourly reports:keep-days job keeps each team's whole days of GPU-hours before the board asks: the board
-then adds up only today's part, and its figures are the same."""
+"""serve's hourly reports:keep-days job keeps each team's ended days (their GPU-hours, and each instance's figures
+of them) before the board asks: the board then makes only today's part, and its figures are the same."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from bot.board.figures import board
 from bot.server.jobs import jobs_of
 from bot.state.rentals import Rentals
 from bot.state.retention import roll_up
-from bot.state.schema import activity_days
+from bot.state.schema import activity_days, money_days
 from rules.samples import Sample
 from tests.support.slack_harness import running_app
 
@@ -21,9 +21,12 @@ FIELDS = {"gpu": "A100-80GB", "cards": 1, "share": None, "unit": "hour", "price"
           "owner": "U1", "project": "llm"}  # fmt: skip
 
 
-def _kept(h: object) -> int:
+def _kept(h: object) -> tuple[int, int]:
     with h.deps.store.reading() as conn:  # type: ignore[attr-defined]
-        return int(conn.execute(select(func.count()).select_from(activity_days)).scalar() or 0)
+        return tuple(  # type: ignore[return-value]
+            int(conn.execute(select(func.count()).select_from(table)).scalar() or 0)
+            for table in (activity_days, money_days)
+        )
 
 
 def test_the_job_keeps_the_boards_days_and_the_board_reads_them(tmp_path: Path) -> None:
@@ -44,10 +47,11 @@ def test_the_job_keeps_the_boards_days_and_the_board_reads_them(tmp_path: Path) 
         shown = _kept(h)
         with h.deps.store.writing() as conn:
             conn.execute(activity_days.delete())
+            conn.execute(money_days.delete())
         [job] = [j for j in jobs_of(h.settings, h.deps, h.doors()) if j.id == "reports:keep-days"]
         assert job.every == job.shared == timedelta(hours=1)
         assert job.work() == 1  # one team, in one zone (the default schedule's)
-        assert _kept(h) == shown > 0  # the days the board keeps, for both boxes
+        assert _kept(h) == shown and min(shown) > 0  # the days the board keeps, for both boxes
         again = board(h.deps, "T1", None, h.clock.now, lambda _t, ids: {})
         assert _kept(h) == shown  # read, nothing left to keep
         assert again.as_json() == before.as_json()
