@@ -12,11 +12,10 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from bot.state import money_days
-from bot.state.money_days import FIGURES, KeptRow, Where
+from bot.state.money_days import KeptRow, Where
 from bot.state.store import Store
-from rules.report import UNIT, Row, instance_row, keepable, report_days, units
+from rules.report import UNIT, Row, instance_row, keepable, report_days
 
-_HOURS = FIGURES[2:]  # a Row's figures after its cost and idle cost, as instance_row takes them
 Groups = dict[datetime | None, list[Any]]  # instances by the moment their timelines are read from (None: the report's)
 
 
@@ -58,8 +57,11 @@ class KeptDays:
     def made(self, inst: Any, day: date, hi: datetime, activity: tuple[float, float], row: Row) -> None:
         if not keepable(day, self.zone, self.until) or inst.id not in self.digests:
             return
-        figures = (units(row.cost), units(row.idle_cost), *(units(getattr(row, name)) for name in _HOURS))
-        self.fresh.append((inst.id, day, (self.digests[inst.id], *activity, row.currency, row.accrued, *figures)))
+        r = row
+        figures = (r.cost, r.idle_cost, r.gpu_hours, r.busy_gpu_hours, r.idle_gpu_hours, r.unknown_gpu_hours,
+                   r.billed_hours, r.on_hours, r.off_hours, r.unknown_hours)  # fmt: skip  # FIGURES' order
+        kept = (self.digests[inst.id], *activity, r.currency, r.accrued, *[round(v * UNIT) for v in figures])
+        self.fresh.append((inst.id, day, kept))
 
     def since(self, instances: Iterable[Any], days: Sequence[tuple[date, datetime, datetime]], daily: Any) -> Groups:
         """The instances by the moment their power timelines need reading from: the start of their first day of

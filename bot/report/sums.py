@@ -12,24 +12,40 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import date
-from typing import Any
 
 from bot.state import money_days
 from bot.state.money_days import Where
 from bot.state.store import Store
 from rules.report import Sums
 
+Part = list[tuple[str, str, str, Sums]]  # a channel's (or the whole report's) groups: owner, project, currency, sums
+
 
 class KeptSums:
     def __init__(self, store: Store, where: Where, instance_ids: Sequence[int], seen: int) -> None:
         self.store, self.where, self.ids, self.seen = store, where, sorted(instance_ids), seen
-        self._read: dict[tuple[Any, ...], dict[tuple[str, str], Sums] | None] = {}
+        self._read: dict[money_days.Asked, dict[str, Part] | None] = {}
 
     def sums(self, by: str | None, first: date, last: date, channel: str | None) -> dict[tuple[str, str], Sums] | None:
-        key = (by, first, last, channel)
-        if key not in self._read:
-            self._read[key] = self._sums(by, first, last, channel)
-        return self._read[key]
+        """Read once for the whole report, or once for all its channels (each channel's part asks in turn), per owner,
+        project and currency; then put together per owner, project or neither."""
+        asked = (first, last, channel is not None)
+        if asked not in self._read:
+            found = money_days.sums(self.store, self.where, self.ids, asked, self.seen)
+            self._read[asked] = None if found is None else _per_channel(found)
+        parts = self._read[asked]
+        if parts is None:
+            return None
+        out: dict[tuple[str, str], list[int]] = {}
+        for owner, project, currency, sums in parts.get(channel or "", []):
+            key = (owner if by == "owner" else project if by == "project" else "", currency)
+            kept = out.get(key)
+            out[key] = list(sums) if kept is None else [a + b for a, b in zip(kept, sums, strict=True)]
+        return {k: (v[0], v[1], v[2], v[3], v[4], v[5]) for k, v in out.items()}
 
-    def _sums(self, by: str | None, first: date, last: date, channel: str | None) -> dict[tuple[str, str], Sums] | None:
-        return money_days.sums(self.store, self.where, self.ids, (by, first, last, channel), self.seen)
+
+def _per_channel(found: dict[money_days.Group, Sums]) -> dict[str, Part]:
+    parts: dict[str, Part] = {}
+    for (channel, owner, project, currency), sums in found.items():
+        parts.setdefault(channel, []).append((owner, project, currency, sums))
+    return parts

@@ -199,23 +199,24 @@ def forget_before(conn: Connection, cutoff: datetime) -> int:
     return int(conn.execute(gone).rowcount or 0)
 
 
-Asked = tuple[str | None, date, date, str | None]  # by owner, project or none; the first and last day; a channel or all
+Asked = tuple[date, date, bool]  # the first and last day; per channel or not
+Group = tuple[str, str, str, str]  # channel ("" when not per channel), owner, project ("" for none), currency
 
 
-def sums(
-    store: Store, where: Where, instance_ids: Sequence[int], asked: Asked, seen: int
-) -> dict[tuple[str, str], Sums] | None:
-    """The kept days of these instances added up by the database (bot/report/sums.py), per owner or project (or one
-    group, "") and currency, in ten-thousandths; None once the marker has moved from `seen` (read after the sums: if
-    it has not moved, nothing they read was forgotten or made again since the report read its timelines)."""
-    by, first, last, channel = asked
+def sums(store: Store, where: Where, instance_ids: Sequence[int], asked: Asked, seen: int) -> dict[Group, Sums] | None:
+    """The kept days of these instances added up by the database (bot/report/sums.py), per channel (or all), owner,
+    project and currency, in ten-thousandths: one statement a few hundred instances at a time gives the totals and
+    both rankings. None once the marker has moved from `seen` (read after the sums: if it has not moved, nothing
+    they read was forgotten or made again since the report read its timelines). Per channel, every channel at once:
+    a weekly report is posted to each of 500 channels."""
+    first, last, per_channel = asked
     m, i = money_days.c, rental_instances.c
-    who = {"owner": func.coalesce(i.owner, ""), "project": func.coalesce(i.project, "")}.get(by or "")
     figures = [func.sum(c) for c in (m.cost, m.idle_cost, m.gpu_hours, m.busy_gpu_hours, m.idle_gpu_hours)]
     figures.append(func.sum(m.unknown_gpu_hours))
-    grouped = [who, m.currency] if who is not None else [m.currency]  # PostgreSQL groups by no constant
+    named = [func.coalesce(i.owner, ""), func.coalesce(i.project, ""), m.currency]
+    grouped = [i.channel, *named] if per_channel else named
     ids = sorted(instance_ids)
-    out: dict[tuple[str, str], list[int]] = {}
+    out: dict[Group, list[int]] = {}
     with store.reading() as conn:
         for start in range(0, len(ids), PART):
             query = (
@@ -228,12 +229,12 @@ def sums(
                     m.busy_above_pct == where.busy_above_pct,
                     m.day >= day_number(first),
                     m.day <= day_number(last),
-                    *([i.channel == channel] if channel is not None else []),
                 )
                 .group_by(*grouped)
             )
-            for row in conn.execute(query):
-                group = (str(row[0]), str(row[1])) if who is not None else ("", str(row[0]))
+            for row in conn.execute(query).all():
+                keys = [str(v) for v in row[: len(grouped)]]
+                group = (keys[0], keys[1], keys[2], keys[3]) if per_channel else ("", keys[0], keys[1], keys[2])
                 values = [int(v or 0) for v in row[len(grouped) :]]
                 kept = out.get(group)
                 out[group] = values if kept is None else [a + b for a, b in zip(kept, values, strict=True)]
