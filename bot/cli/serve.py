@@ -15,15 +15,23 @@ from bot.cli.common import DbOpt, fail, load_settings, terminal_lang
 def serve(
     port: Annotated[
         int,
-        typer.Option(help="HTTP port (Slack's events in HTTP mode; heartbeats, /healthz and /metrics in both modes)."),
+        typer.Option(
+            help="HTTP port: each chat's callbacks in HTTP mode, the board, the agents' heartbeats, /healthz and"
+            " /metrics."
+        ),
     ] = 3000,
     host: Annotated[str, typer.Option(help="Address to listen on.")] = "0.0.0.0",
     no_scheduler: Annotated[
-        bool, typer.Option("--no-scheduler", help="Do not refresh prices in this process.")
+        bool,
+        typer.Option(
+            "--no-scheduler",
+            help="Run no scheduled jobs here (digests, reports, budgets, idle stops, price refreshes, retention,"
+            " redos): another replica runs them.",
+        ),
     ] = False,
     db: DbOpt = None,
 ) -> None:
-    """Run the Slack bot: Socket Mode when SLACK_APP_TOKEN is set, else HTTP at /slack/events."""
+    """Run the bot in every chat configured (Slack, Feishu/Lark, DingTalk, WeCom), the board and the scheduled jobs."""
     from bot.server.run import StartFailed, run
 
     settings = load_settings(db=db, terminal=False)  # Slack's default language is GPU_ADVISOR_LANG, else zh
