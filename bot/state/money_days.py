@@ -86,6 +86,19 @@ KEY = ("instance_id", "zone", "offset_s", "busy_above_pct", "day")
 _KEPT = ("inputs", "busy_in", "idle_in", "currency", "accrued", *FIGURES)  # a KeptRow's columns
 
 
+def _days_of(instance_ids: Sequence[int], where: Where, first: date, last: date) -> list[Any]:
+    """The kept days of these instances in [first, last], counted as `where` says."""
+    m = money_days.c
+    return [
+        m.instance_id.in_(instance_ids),
+        m.zone == where.zone,
+        m.offset_s == where.offset_s,
+        m.busy_above_pct == where.busy_above_pct,
+        m.day >= day_number(first),
+        m.day <= day_number(last),
+    ]
+
+
 def kept(
     conn: Connection, instance_ids: list[int], where: Where, first: date, last: date
 ) -> dict[tuple[int, date], KeptRow]:
@@ -97,14 +110,7 @@ def kept(
     for start in range(0, len(instance_ids), PART):
         query = select(
             m.instance_id, m.day, m.inputs, m.busy_in, m.idle_in, m.currency, m.accrued, *(m[f] for f in FIGURES)
-        ).where(
-            m.instance_id.in_(instance_ids[start : start + PART]),
-            m.zone == where.zone,
-            m.offset_s == where.offset_s,
-            m.busy_above_pct == where.busy_above_pct,
-            m.day >= day_number(first),
-            m.day <= day_number(last),
-        )
+        ).where(*_days_of(instance_ids[start : start + PART], where, first, last))
         out.update({(row[0], dates[row[1]]): tuple(row[2:]) for row in conn.execute(query).all()})  # fetched at once
     return out
 
@@ -222,14 +228,7 @@ def sums(store: Store, where: Where, instance_ids: Sequence[int], asked: Asked, 
             query = (
                 select(*grouped, *figures)
                 .select_from(money_days.join(rental_instances, i.id == m.instance_id))
-                .where(
-                    m.instance_id.in_(ids[start : start + PART]),
-                    m.zone == where.zone,
-                    m.offset_s == where.offset_s,
-                    m.busy_above_pct == where.busy_above_pct,
-                    m.day >= day_number(first),
-                    m.day <= day_number(last),
-                )
+                .where(*_days_of(ids[start : start + PART], where, first, last))
                 .group_by(*grouped)
             )
             for row in conn.execute(query).all():
