@@ -207,13 +207,13 @@ class Report:
     def _sums(self, by: str | None) -> dict[tuple[str, str], Sums]:
         """Per owner or project (or none: "") and currency, the rows' sums: of the instances' days up to
         kept_through as the database adds them up over the kept days (`kept`), of the rest here, in the rows' order."""
-        through = self.kept_through
+        through = self.kept_through or date.min
         found = None
-        if self.kept is not None and through is not None and self.start <= through:
+        if self.kept is not None and self.start <= through:
             found = self.kept.sums(by, self.start, min(self.end, through), self.channel)
         out: dict[tuple[str, str], list[int]] = {k: list(v) for k, v in (found or {}).items()}
         if found is not None and self._loose is None:  # the rows the database does not add up (today's, storage)
-            self._loose = [r for r in self.rows if r.kind != "instance" or r.day > through]  # type: ignore[operator]
+            self._loose = [r for r in self.rows if r.kind != "instance" or r.day > through]
         for r in self.rows if found is None else self._loose or []:
             key = ((r.owner if by == "owner" else r.project) if by else "", r.currency)
             sums = out.get(key)
