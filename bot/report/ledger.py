@@ -46,8 +46,8 @@ class KeptDays:
 
     def row(self, inst: Any, day: date, hi: datetime, activity: tuple[float, float]) -> Row | None:
         found = self.kept.get((inst.id, day))
-        if found is None or not self._true(inst, found, activity):
-            return None
+        if found is None or not keepable(day, self.zone, self.until) or not self._true(inst, found, activity):
+            return None  # not kept, or not ended by this report's end (a report of an earlier moment), or not true
         self.used.add((inst.id, day))
         return instance_row(inst, day, found[5] / UNIT, found[4], [v / UNIT for v in found[7:]])
 
@@ -78,7 +78,8 @@ class KeptDays:
         mine = [(day, lo) for day, lo, hi in days if hi > inst.started_at]
         for n, (day, lo) in enumerate(mine):
             found = self.kept.get((inst.id, day))
-            if found is None or not self._true(inst, found, daily.get((inst.id, day), (0.0, 0.0))):
+            activity = daily.get((inst.id, day), (0.0, 0.0))
+            if found is None or not keepable(day, self.zone, self.until) or not self._true(inst, found, activity):
                 return None if n == 0 else lo
         return self.until if mine else None  # every day kept: no timeline to read
 
@@ -87,7 +88,11 @@ class KeptDays:
         (none of it once a power report has reached back since `seen`): whether the kept days are now exactly the
         report's days up to `through`, for the database to add up (bot/report/sums.py)."""
         made, self.fresh = self.fresh, []
-        stale = set(self.kept) - self.used - {(i, d) for i, d, _ in made}
+        stale = {
+            k
+            for k in set(self.kept) - self.used - {(i, d) for i, d, _ in made}
+            if keepable(k[1], self.zone, self.until)
+        }
         if not made and not stale:
             return self.through is not None
         return money_days.keep(self.store, self.where, made, stale, self.seen) and self.through is not None

@@ -263,3 +263,18 @@ def test_kept_days_an_instance_no_longer_has_are_forgotten_before_they_are_added
     assert min(r.day for r in report.rows if r.item == "box-0") == date(2026, 11, 27)
     assert _figures(report) == _figures(_added_up_here(report))
     assert _figures(report) == _figures(_made_again(store))
+
+
+def test_a_report_of_an_earlier_moment_makes_the_days_that_had_not_ended_then(db_target: str) -> None:
+    store = Store(db_target, now=lambda: NOW)
+    _world(store)
+    Rentals(store).track_instance("T1", "no-agent", BASE)  # no samples: its days' GPU-hours are 0 and 0
+    _report(store)  # keeps every day to the 29th
+    earlier = datetime(2026, 11, 29, 4, tzinfo=UTC)  # 12:00 on the 29th in Shanghai: the 29th half over
+    asked = compose(Rentals(store), "T1", START, END, zone=SHANGHAI, now=earlier, busy_above_pct=5.0)
+    mine = [r for r in asked.rows if r.item == "no-agent" and r.day == date(2026, 11, 29)]
+    assert [r.billed_hours for r in mine] == [12.0]  # not the whole day kept since
+    with store.writing() as conn:
+        conn.execute(delete(money_days))
+    again = compose(Rentals(store), "T1", START, END, zone=SHANGHAI, now=earlier, busy_above_pct=5.0)
+    assert _rows(asked) == _rows(again) and _figures(asked) == _figures(again)
