@@ -75,10 +75,12 @@ def _of(amount: int) -> float:
 class Summed(Protocol):
     """What the database adds up over the kept days of a report's instances (bot/report/sums.py)."""
 
-    def sums(self, by: str | None, first: date, last: date, channel: str | None) -> dict[tuple[str, str], Sums] | None:
+    def sums(
+        self, by: str | None, first: date, last: date, channel: str | None, rows: int
+    ) -> dict[tuple[str, str], Sums] | None:
         """Per owner or project (`by`; None: one group, "") and currency, the kept days' sums over [first, last], of
-        one channel's instances or all; None when they cannot be read as the report made them (its rows are added
-        up instead)."""
+        one channel's instances or all; None when they cannot be read as the report made them (not `rows` of them:
+        its rows are added up instead)."""
 
 
 class Ledger(Protocol):
@@ -210,10 +212,11 @@ class Report:
         through = self.kept_through or date.min
         found = None
         if self.kept is not None and self.start <= through:
-            found = self.kept.sums(by, self.start, min(self.end, through), self.channel)
+            if self._loose is None:  # the rows the database does not add up (today's, storage)
+                self._loose = [r for r in self.rows if r.kind != "instance" or r.day > through]
+            covered = len(self.rows) - len(self._loose)
+            found = self.kept.sums(by, self.start, min(self.end, through), self.channel, covered)
         out: dict[tuple[str, str], list[int]] = {k: list(v) for k, v in (found or {}).items()}
-        if found is not None and self._loose is None:  # the rows the database does not add up (today's, storage)
-            self._loose = [r for r in self.rows if r.kind != "instance" or r.day > through]
         for r in self.rows if found is None else self._loose or []:
             key = ((r.owner if by == "owner" else r.project) if by else "", r.currency)
             sums = out.get(key)

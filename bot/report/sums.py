@@ -18,7 +18,8 @@ from bot.state.money_days import Where
 from bot.state.store import Store
 from rules.report import Sums
 
-Part = list[tuple[str, str, str, Sums]]  # a channel's (or the whole report's) groups: owner, project, currency, sums
+Part = list[tuple[str, str, str, Sums, int]]  # a channel's (or the report's) groups: owner, project, currency, sums,
+# and how many days each holds
 
 
 class KeptSums:
@@ -26,9 +27,12 @@ class KeptSums:
         self.store, self.where, self.ids, self.seen = store, where, sorted(instance_ids), seen
         self._read: dict[money_days.Asked, dict[str, Part] | None] = {}
 
-    def sums(self, by: str | None, first: date, last: date, channel: str | None) -> dict[tuple[str, str], Sums] | None:
+    def sums(
+        self, by: str | None, first: date, last: date, channel: str | None, rows: int
+    ) -> dict[tuple[str, str], Sums] | None:
         """Read once for the whole report, or once for all its channels (each channel's part asks in turn), per owner,
-        project and currency; then put together per owner, project or neither."""
+        project and currency; then put together per owner, project or neither. None when the kept days are not the
+        report's `rows` days (another report forgot some since, keeping an instance's days after its start moved)."""
         asked = (first, last, channel is not None)
         if asked not in self._read:
             found = money_days.sums(self.store, self.where, self.ids, asked, self.seen)
@@ -36,16 +40,19 @@ class KeptSums:
         parts = self._read[asked]
         if parts is None:
             return None
+        mine = parts.get(channel or "", [])
+        if sum(days for *_, days in mine) != rows:
+            return None
         out: dict[tuple[str, str], list[int]] = {}
-        for owner, project, currency, sums in parts.get(channel or "", []):
+        for owner, project, currency, sums, _days in mine:
             key = (owner if by == "owner" else project if by == "project" else "", currency)
             kept = out.get(key)
             out[key] = list(sums) if kept is None else [a + b for a, b in zip(kept, sums, strict=True)]
         return {k: (v[0], v[1], v[2], v[3], v[4], v[5]) for k, v in out.items()}
 
 
-def _per_channel(found: dict[money_days.Group, Sums]) -> dict[str, Part]:
+def _per_channel(found: dict[money_days.Group, tuple[Sums, int]]) -> dict[str, Part]:
     parts: dict[str, Part] = {}
-    for (channel, owner, project, currency), sums in found.items():
-        parts.setdefault(channel, []).append((owner, project, currency, sums))
+    for (channel, owner, project, currency), (sums, days) in found.items():
+        parts.setdefault(channel, []).append((owner, project, currency, sums, days))
     return parts

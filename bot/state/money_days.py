@@ -209,16 +209,18 @@ Asked = tuple[date, date, bool]  # the first and last day; per channel or not
 Group = tuple[str, str, str, str]  # channel ("" when not per channel), owner, project ("" for none), currency
 
 
-def sums(store: Store, where: Where, instance_ids: Sequence[int], asked: Asked, seen: int) -> dict[Group, Sums] | None:
+def sums(
+    store: Store, where: Where, instance_ids: Sequence[int], asked: Asked, seen: int
+) -> dict[Group, tuple[Sums, int]] | None:
     """The kept days of these instances added up by the database (bot/report/sums.py), per channel (or all), owner,
-    project and currency, in ten-thousandths: one statement a few hundred instances at a time gives the totals and
-    both rankings. None once the marker has moved from `seen` (read after the sums: if it has not moved, nothing
-    they read was forgotten or made again since the report read its timelines). Per channel, every channel at once:
-    a weekly report is posted to each of 500 channels."""
+    project and currency, in ten-thousandths, with how many days each group holds: one statement a few hundred
+    instances at a time gives the totals and both rankings. None once the marker has moved from `seen` (read after
+    the sums: if it has not moved, nothing they read was forgotten or made again since the report read its
+    timelines). Per channel, every channel at once: a weekly report is posted to each of 500 channels."""
     first, last, per_channel = asked
     m, i = money_days.c, rental_instances.c
-    figures = [func.sum(c) for c in (m.cost, m.idle_cost, m.gpu_hours, m.busy_gpu_hours, m.idle_gpu_hours)]
-    figures.append(func.sum(m.unknown_gpu_hours))
+    summed = (m.cost, m.idle_cost, m.gpu_hours, m.busy_gpu_hours, m.idle_gpu_hours, m.unknown_gpu_hours)
+    figures: list[Any] = [*(func.sum(c) for c in summed), func.count()]  # each group's sums, and how many days
     named = [func.coalesce(i.owner, ""), func.coalesce(i.project, ""), m.currency]
     grouped = [i.channel, *named] if per_channel else named
     ids = sorted(instance_ids)
@@ -239,4 +241,4 @@ def sums(store: Store, where: Where, instance_ids: Sequence[int], asked: Asked, 
                 out[group] = values if kept is None else [a + b for a, b in zip(kept, values, strict=True)]
         if moves(conn) != seen:
             return None
-    return {k: (v[0], v[1], v[2], v[3], v[4], v[5]) for k, v in out.items()}
+    return {k: ((v[0], v[1], v[2], v[3], v[4], v[5]), v[6]) for k, v in out.items()}

@@ -3,7 +3,8 @@ same figures from them as it makes from the timelines: once kept; after a power 
 after one of this hour); after a price change; after a late sample, before and after its fold; a power report
 between reading and keeping keeps nothing; a zone off the whole hour keeps nothing. The database adds the kept days
 up (bot/report/sums.py) to the figures the rows add up to, for the report, a stretch of it and each channel's part;
-not after a power report has reached back since; not with days an instance no longer has. On SQLite and PostgreSQL."""
+not after a power report has reached back since; not with days an instance no longer has, nor once another report
+forgot some; a report of an earlier moment makes the days not ended then. On SQLite and PostgreSQL."""
 
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ from sqlalchemy import delete, func, select, update
 from bot.report.compose import compose, offset_of
 from bot.report.ledger import KeptDays
 from bot.state import Store
-from bot.state.money_days import Where, moves
+from bot.state.money_days import Where, day_number, moves
 from bot.state.power import PowerLog, Sighting, silence
 from bot.state.rentals import Rentals
 from bot.state.retention import compact, roll_up
@@ -227,7 +228,8 @@ def test_the_database_adds_up_the_kept_days_and_the_figures_are_the_rows(db_targ
         for part in parts.values():
             assert _figures(part) == _figures(_added_up_here(part)) != _figures(report)
     through = date(2026, 11, 29)
-    assert report.kept.sums("owner", START, through, None) == _python_sums(report, "owner", through)  # type: ignore[union-attr]
+    days = sum(1 for r in report.rows if r.kind == "instance" and r.day <= through)
+    assert report.kept.sums("owner", START, through, None, days) == _python_sums(report, "owner", through)  # type: ignore[union-attr]
 
 
 def _python_sums(report: Report, by: str, through: date) -> dict[tuple[str, str], tuple[int, ...]]:
@@ -248,7 +250,8 @@ def test_a_power_report_after_the_report_leaves_its_rows_to_be_added_up_here(db_
     report = _report(store)
     PowerLog(store).say(ids[0], Power.OFF, datetime(2026, 11, 27, 6, tzinfo=UTC), NOW, source="person", by="U1")
     assert report.kept is not None
-    assert report.kept.sums(None, START, date(2026, 11, 29), None) is None  # forgotten since: not what it made
+    days = sum(1 for r in report.rows if r.kind == "instance" and r.day <= date(2026, 11, 29))
+    assert report.kept.sums(None, START, date(2026, 11, 29), None, days) is None  # forgotten since: not what it made
     assert _figures(report) == _figures(_added_up_here(report))
 
 
@@ -278,3 +281,16 @@ def test_a_report_of_an_earlier_moment_makes_the_days_that_had_not_ended_then(db
         conn.execute(delete(money_days))
     again = compose(Rentals(store), "T1", START, END, zone=SHANGHAI, now=earlier, busy_above_pct=5.0)
     assert _rows(asked) == _rows(again) and _figures(asked) == _figures(again)
+
+
+def test_kept_days_another_report_forgot_since_are_not_added_up(db_target: str) -> None:
+    store = Store(db_target, now=lambda: NOW)
+    ids = _world(store)
+    report = _report(store)
+    with store.writing() as conn:  # as a report of the instance after its start moved later forgets its first days
+        first = delete(money_days).where(money_days.c.instance_id == ids[0], money_days.c.day == day_number(START))
+        conn.execute(first)
+    assert report.kept is not None
+    days = sum(1 for r in report.rows if r.kind == "instance" and r.day <= date(2026, 11, 29))
+    assert report.kept.sums(None, START, date(2026, 11, 29), None, days) is None
+    assert _figures(report) == _figures(_added_up_here(report))
