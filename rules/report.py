@@ -20,6 +20,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
 from functools import lru_cache
+from operator import attrgetter
 from typing import Protocol
 from zoneinfo import ZoneInfo
 
@@ -92,6 +93,9 @@ class Ledger(Protocol):
 
     def made(self, inst: Rented, day: date, hi: datetime, activity: tuple[float, float], row: Row) -> None:
         """A day made (`hi`: its end, or the report's end): kept when it has ended."""
+
+
+ROW_ORDER = attrgetter("day", "kind", "item")  # a report's rows: by day, instances before storage, by name
 
 
 @dataclass(frozen=True)
@@ -301,7 +305,7 @@ def build(
         report.rows += made
         if made and getattr(disk, "price_gb_month", 0) is None:
             report.unpriced.append(disk.name)
-    report.rows.sort(key=lambda r: (r.day, r.kind, r.item))
+    report.rows.sort(key=ROW_ORDER)
     report.unpriced.sort()
     return report
 

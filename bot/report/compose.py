@@ -17,7 +17,7 @@ from bot.state.rentals import Rentals
 from bot.state.usage import Daily, daily_activity
 from rules.metering import FORECAST_DAYS, Timelines
 from rules.policy import Metering
-from rules.report import Rank, Report, build, report_days
+from rules.report import ROW_ORDER, Rank, Report, build, report_days
 
 
 def compose(
@@ -111,7 +111,7 @@ def compose_parts(
         if ledger.keep() and ledger.through is not None:  # the kept days are the report's: the database adds them up
             whole.kept = KeptSums(rentals.store, ledger.where, [i.id for i in batch], ledger.seen)
             whole.kept_through = ledger.through
-        whole.rows.sort(key=lambda r: (r.day, r.kind, r.item))
+        whole.rows.sort(key=ROW_ORDER)
         whole.unpriced.sort()
         yield whole
 
