@@ -87,12 +87,12 @@ class Summed(Protocol):
 class Ledger(Protocol):
     """Days of an instance made once and kept (bot/report/ledger.py): a kept day still true is read, not made again."""
 
-    def row(self, inst: Rented, day: date, hi: datetime, activity: tuple[float, float]) -> Row | None:
+    def row(self, inst: Rented, day: date, activity: tuple[float, float]) -> Row | None:
         """Its kept day, when one is kept and was made from what it would be made from now (`activity`: the day's
         busy and idle GPU-hours as read)."""
 
-    def made(self, inst: Rented, day: date, hi: datetime, activity: tuple[float, float], row: Row) -> None:
-        """A day made (`hi`: its end, or the report's end): kept when it has ended."""
+    def made(self, inst: Rented, day: date, activity: tuple[float, float], row: Row) -> None:
+        """A day made: kept when it has ended."""
 
 
 ROW_ORDER = attrgetter("day", "kind", "item")  # a report's rows: by day, instances before storage, by name
@@ -369,7 +369,7 @@ def _instance_rows(
     rows = []
     for day, lo, hi in _days(begin, stop, zone):
         activity = daily.get((inst.id, day), (0.0, 0.0))
-        found = ledger.row(inst, day, hi, activity) if ledger is not None else None
+        found = ledger.row(inst, day, activity) if ledger is not None else None
         if found is not None:
             rows.append(found)
             continue
@@ -400,7 +400,7 @@ def _instance_rows(
         )
         rows.append(row)
         if ledger is not None:
-            ledger.made(inst, day, hi, activity, row)
+            ledger.made(inst, day, activity, row)
     return rows
 
 

@@ -44,7 +44,7 @@ class KeptDays:
         self.used: set[tuple[int, date]] = set()  # kept days read true
         self.through = _through(first, last, self.zone, until)
 
-    def row(self, inst: Any, day: date, hi: datetime, activity: tuple[float, float]) -> Row | None:
+    def row(self, inst: Any, day: date, activity: tuple[float, float]) -> Row | None:
         found = self.kept.get((inst.id, day))
         if found is None or not keepable(day, self.zone, self.until) or not self._true(inst, found, activity):
             return None  # not kept, or not ended by this report's end (a report of an earlier moment), or not true
@@ -54,8 +54,8 @@ class KeptDays:
     def _true(self, inst: Any, found: KeptRow, activity: tuple[float, float]) -> bool:
         return found[0] == self.digests.get(inst.id) and (found[1], found[2]) == activity
 
-    def made(self, inst: Any, day: date, hi: datetime, activity: tuple[float, float], row: Row) -> None:
-        if not keepable(day, self.zone, self.until) or inst.id not in self.digests:
+    def made(self, inst: Any, day: date, activity: tuple[float, float], row: Row) -> None:
+        if not keepable(day, self.zone, self.until):
             return
         r = row
         figures = (r.cost, r.idle_cost, r.gpu_hours, r.busy_gpu_hours, r.idle_gpu_hours, r.unknown_gpu_hours,

@@ -172,7 +172,7 @@ def test_a_power_report_between_reading_and_keeping_keeps_nothing(db_target: str
     instances = rentals.instances("T1")
     where = Where("Asia/Shanghai", offset_of(SHANGHAI, START), 5.0)
     ledger = KeptDays(store, where, instances, START, END, until=NOW, silences=())
-    ledger.made(instances[0], START, datetime(2026, 11, 24, 16, tzinfo=UTC), (0.0, 0.0), _report(store).rows[0])
+    ledger.made(instances[0], START, (0.0, 0.0), _report(store).rows[0])
     PowerLog(store).say(ids[1], Power.OFF, NOW - timedelta(days=1), NOW, source="person", by="U1")
     with store.writing() as conn:
         conn.execute(delete(money_days))
