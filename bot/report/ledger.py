@@ -49,10 +49,12 @@ class KeptDays:
         if found is None or not keepable(day, self.zone, self.until) or not self._true(inst, found, activity):
             return None  # not kept, or not ended by this report's end (a report of an earlier moment), or not true
         self.used.add((inst.id, day))
-        return instance_row(inst, day, found[5] / UNIT, found[4], [v / UNIT for v in found[7:]])
+        _inputs, _busy, _idle, _currency, accrued, cost, _idle_cost, *hours = found  # as money_days keeps it
+        return instance_row(inst, day, cost / UNIT, accrued, [v / UNIT for v in hours])
 
     def _true(self, inst: Any, found: KeptRow, activity: tuple[float, float]) -> bool:
-        return found[0] == self.digests.get(inst.id) and (found[1], found[2]) == activity
+        inputs, busy, idle, *_ = found
+        return inputs == self.digests.get(inst.id) and (busy, idle) == activity
 
     def made(self, inst: Any, day: date, activity: tuple[float, float], row: Row) -> None:
         if not keepable(day, self.zone, self.until):
