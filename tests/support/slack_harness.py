@@ -147,3 +147,6 @@ def running_app(tmp_path: Path, *, work: Handoff | None = None, **extra: Any) ->
             server.shutdown()
             server.server_close()
             deps.shutdown()  # captures still downloading end with the test
+            # the work after the last acknowledgements ends while the fake Slack still answers it: else it outlives
+            # the test, finds Slack gone and says so in whatever the process runs next
+            app.listener_runner.listener_executor.shutdown(wait=True)
