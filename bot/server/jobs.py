@@ -161,8 +161,9 @@ def jobs_of(settings: Settings, deps: Deps, doors: Sequence[FrontDoor] = ()) -> 
         Job("samples:compact", "fold new GPU samples into their hours, delete old ones", hour,
             lambda: compact(store, deps.now(), raw_days=settings.samples.samples_raw_days,
                             hourly_days=settings.samples.samples_hourly_days), shared=hour, at_start=True),
+        # also at start-up: the first hour after a deploy, a board would otherwise make (and keep) its days itself
         Job("reports:keep-days", "make and keep each team's ended days before its board or report asks", hour,
-            lambda: keep_days(deps), shared=hour),
+            lambda: keep_days(deps), shared=hour, at_start=True),
         Job("inbox:prune", "forget finished requests and job claims older than a week", 6 * hour,
             lambda: (deps.inbox.prune(KEPT), JobRuns(store).prune(KEPT)), shared=timedelta(days=1)),
     ]

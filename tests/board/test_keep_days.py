@@ -49,7 +49,7 @@ def test_the_job_keeps_the_boards_days_and_the_board_reads_them(tmp_path: Path) 
             conn.execute(activity_days.delete())
             conn.execute(money_days.delete())
         [job] = [j for j in jobs_of(h.settings, h.deps, h.doors()) if j.id == "reports:keep-days"]
-        assert job.every == job.shared == timedelta(hours=1)
+        assert job.every == job.shared == timedelta(hours=1) and job.at_start  # not an hour after a deploy
         assert job.work() == 1  # one team, in one zone (the default schedule's)
         assert _kept(h) == shown and min(shown) > 0  # the days the board keeps, for both boxes
         again = board(h.deps, "T1", None, h.clock.now, lambda _t, ids: {})
