@@ -9,9 +9,9 @@ from __future__ import annotations
 import functools
 import ssl
 
-import httpx
-
 
 @functools.cache
 def shared_context() -> ssl.SSLContext:
+    import httpx  # on first use: a command that makes no request does not load it (bot/price_book.py)
+
     return httpx.create_ssl_context()

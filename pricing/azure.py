@@ -11,10 +11,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
-import httpx
 from pydantic import ValidationError
 
 from pricing.errors import RecordError, SourceError
@@ -45,6 +44,9 @@ SKUS: dict[str, tuple[str, float, Sharing]] = {
 
 PROVIDER = "azure"
 
+if TYPE_CHECKING:
+    import httpx
+
 
 @dataclass(frozen=True)
 class AzureConfig:
@@ -64,6 +66,8 @@ def build_filter(config: AzureConfig) -> str:
 
 def pages(client: httpx.Client, config: AzureConfig) -> Iterator[list[dict[str, Any]]]:
     """Every page of items, following NextPageLink on the same host, at most `page_cap` pages."""
+    import httpx  # when a refresh asks: the terminal's quotes and lists never load it (bot/price_book.py)
+
     base = httpx.URL(config.base_url)
     # "$filter" spelled literally, as Azure documents it (httpx would send "%24filter")
     odata = quote(build_filter(config), safe="'()")

@@ -24,7 +24,6 @@ from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import IO, TYPE_CHECKING
 
-import httpx
 from pydantic import ValidationError
 
 from pricing.errors import SourceError
@@ -34,6 +33,7 @@ from rules.errors import UnknownGPU
 from rules.gpus import card_model, gpu_model
 
 if TYPE_CHECKING:
+    import httpx
     from gpuhunt import CatalogItem
 
 CATALOG_URL = "https://dstack-gpu-pricing.s3.eu-west-1.amazonaws.com/v3"  # gpuhunt's catalog.CATALOG_URL

@@ -1,10 +1,14 @@
-"""Fetching with an injected httpx.Client: status and transport errors become SourceErrors."""
+"""Fetching with an injected httpx.Client: status and transport errors become SourceErrors. httpx is imported when
+a fetch asks (its client exists by then): a command that only reads the cache never loads it (bot/price_book.py)."""
 
 from __future__ import annotations
 
-import httpx
+from typing import TYPE_CHECKING
 
 from pricing.errors import SourceError, TransientSourceError
+
+if TYPE_CHECKING:
+    import httpx
 
 
 def _retry_after(response: httpx.Response) -> float | None:
@@ -17,12 +21,16 @@ def _retry_after(response: httpx.Response) -> float | None:
 
 def short(url: str | httpx.URL) -> str:
     """The URL without its query, for messages: a price API's filter can run to a thousand characters."""
+    import httpx
+
     parsed = httpx.URL(str(url))
     return str(parsed.copy_with(query=None, fragment=None)) + ("?…" if parsed.query else "")
 
 
 def get(client: httpx.Client, url: str | httpx.URL, params: dict[str, str] | None = None) -> httpx.Response:
     """GET `url`; raise TransientSourceError for timeouts, connection errors, 429 and 5xx, SourceError otherwise."""
+    import httpx
+
     where = short(url)
     try:
         response = client.get(url, params=params)

@@ -12,8 +12,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from importlib import resources
 from pathlib import Path
-
-import httpx
+from typing import TYPE_CHECKING
 
 from pricing import aliyun, azure, fx
 from pricing import gpuhunt_source as gpuhunt_source_module
@@ -24,6 +23,9 @@ from pricing.records import PriceRecord
 
 BUNDLED_RATE_CARD = "data/ratecard.csv"
 REFERENCE = "reference"  # the flag of a bundled reference price: a team's own price for the same offer wins
+
+if TYPE_CHECKING:
+    import httpx
 
 
 @dataclass(frozen=True)

@@ -47,3 +47,23 @@ def test_every_client_the_bot_makes_takes_the_shared_context() -> None:
                 made.append((f"{path.relative_to(root)}:{node.lineno}", {k.arg for k in node.keywords}))
     assert made, "no httpx client found: the test looks in the wrong place"
     assert [where for where, keywords in made if "verify" not in keywords] == []
+
+
+def test_the_price_client_is_made_on_its_first_request_once_and_closed_with_its_block() -> None:
+    """The price sources' client (bot/price_book.py) is made when a source first asks, so a quote or a list never
+    loads httpx; it is the same client for every request, sends the bot's User-Agent, and is closed by `with`."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from bot.price_book import USER_AGENT, http_client
+    from bot.settings import Settings
+    from tests.support.servers import serve
+
+    with serve({"/p": (200, {"Content-Type": "application/json"}, b"{}")}) as server:
+        with http_client(Settings()) as client:
+            with ThreadPoolExecutor(4) as pool:  # four threads asking first at once still make one client
+                made = set(pool.map(lambda _: id(client.headers), range(8)))  # each client has its own headers
+                answers = list(pool.map(lambda _: client.get(f"{server.base_url}/p").status_code, range(8)))
+            assert len(made) == 1 and answers == [200] * 8
+            assert {r.headers["User-Agent"] for r in server.hits("/p")} == {USER_AGENT}
+        with pytest.raises(RuntimeError, match="closed"):
+            client.get(f"{server.base_url}/p")
