@@ -94,6 +94,19 @@ class Ledger(Protocol):
     def made(self, inst: Rented, day: date, activity: tuple[float, float], row: Row) -> None:
         """A day made: kept when it has ended."""
 
+    def whole_through(self, inst: Rented) -> date | None:
+        """The last day up to which every day of `inst` is kept and true, left to the database's sums: its rows of
+        those days are `kept_rows` (the days the report shows), the rest counted in the report's `omitted`; None when
+        its days are checked one by one (`row`)."""
+
+    def kept_rows(self, inst: Rented) -> list[Row]:
+        """A whole instance's kept rows of the days the report shows."""
+
+
+class Unsummed(Exception):
+    """A report that left kept days to the database's sums (`omitted`) found them not to be read as it made them (a
+    power report reached back, another report forgot days): the caller composes it again with every row."""
+
 
 ROW_ORDER = attrgetter("day", "kind", "item")  # a report's rows: by day, instances before storage, by name
 
@@ -154,6 +167,8 @@ class Report:
     kept: Summed | None = None  # the database's sums of the instances' rows of days up to kept_through (ledger.py)
     kept_through: date | None = None
     channel: str | None = None  # a channel's part of a team's report (by_channel): its kept sums are the channel's
+    # per day, the kept rows left to the database's sums and never read (the board's report: its rows are the week's)
+    omitted: dict[date, int] = field(default_factory=dict)
     _loose: list[Row] | None = field(default=None, init=False, repr=False, compare=False)
 
     def days_of(self, start: date, end: date) -> Report:
@@ -163,7 +178,8 @@ class Report:
         rows = [r for r in self.rows if start <= r.day <= end]
         named = {r.item for r in rows}
         unpriced = [n for n in self.unpriced if n in named]
-        return Report(start, end, rows, [], unpriced, self.kept, self.kept_through, self.channel)
+        omitted = {d: n for d, n in self.omitted.items() if start <= d <= end}
+        return Report(start, end, rows, [], unpriced, self.kept, self.kept_through, self.channel, omitted)
 
     def storage_costs(self, top: int = 5) -> list[tuple[str, str, float]]:
         """The storage that cost most over the period: (item, currency, cost), most first."""
@@ -218,8 +234,10 @@ class Report:
         if self.kept is not None and self.start <= through:
             if self._loose is None:  # the rows the database does not add up (today's, storage)
                 self._loose = [r for r in self.rows if r.kind != "instance" or r.day > through]
-            covered = len(self.rows) - len(self._loose)
+            covered = len(self.rows) - len(self._loose) + sum(self.omitted.values())
             found = self.kept.sums(by, self.start, min(self.end, through), self.channel, covered)
+        if found is None and self.omitted:
+            raise Unsummed(f"{sum(self.omitted.values())} kept days of {self.start}..{self.end} could not be summed")
         out: dict[tuple[str, str], list[int]] = {k: list(v) for k, v in (found or {}).items()}
         for r in self.rows if found is None else self._loose or []:
             key = ((r.owner if by == "owner" else r.project) if by else "", r.currency)
@@ -249,6 +267,8 @@ class _Sums:
 def by_channel(report: Report) -> dict[str, Report]:
     """One team's report split per channel (each channel's rows and releases): every channel's report
     from one reading of the samples."""
+    if report.omitted:
+        raise ValueError("a report with rows left to the database's sums cannot be split per channel")
     out: dict[str, Report] = {}
     for row in report.rows:
         part = out.get(row.channel)
@@ -359,6 +379,9 @@ def _instance_rows(
     ledger: Ledger | None = None,
 ) -> list[Row]:
     begin, stop = max(inst.started_at, first), min(inst.released_at or last, last)
+    whole = ledger.whole_through(inst) if ledger is not None else None
+    rows = [] if ledger is None or whole is None else ledger.kept_rows(inst)
+    days_from = begin if whole is None else max(begin, _bounds(whole + timedelta(days=1), zone)[0])
     cards = _cards(inst)
     slice_of = float(getattr(inst, "share", None) or 1.0)  # the card it sees reports whole hours: its share of them
     hourly, keeps = metering.basis(inst) is metering.Basis.HOURLY, metering.keeps(inst)
@@ -366,8 +389,7 @@ def _instance_rows(
     window = sorted((s for s in stretches if s.end > begin and s.start < stop), key=lambda s: s.start)
     starts, ends = [s.start for s in window], [s.end for s in window]
     periods = None if hourly else list(metering.period_starts(inst, begin, stop))  # read once, not once a day
-    rows = []
-    for day, lo, hi in _days(begin, stop, zone):
+    for day, lo, hi in _days(days_from, stop, zone):
         activity = daily.get((inst.id, day), (0.0, 0.0))
         found = ledger.row(inst, day, activity) if ledger is not None else None
         if found is not None:

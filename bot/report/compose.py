@@ -34,6 +34,7 @@ def compose(
     metering: Metering | None = None,
     timelines: Timelines | None = None,
     seen: int | None = None,
+    rows_from: date | None = None,
 ) -> Report:
     return next(
         compose_parts(
@@ -50,6 +51,7 @@ def compose(
             metering=metering,
             timelines=timelines,
             seen=seen,
+            rows_from=rows_from,
         )
     )
 
@@ -78,13 +80,19 @@ def compose_parts(
     metering: Metering | None = None,
     timelines: Timelines | None = None,
     seen: int | None = None,
+    rows_from: date | None = None,
 ) -> Iterator[Report]:
     """The report in parts of `part` instances (storage in the last), each read and built on its own, so a
     month's CSV of thousands of instances is written without holding every row at once; `part=None`: one.
     `timelines`: the instances' power timelines read already from at least FORECAST_DAYS before `start` (the board
     reads them once for its report and its idle list), else read here a part at a time, each instance's from its
     first day not kept (bot/report/ledger.py). `seen`: the ledger's marker as read before `timelines` were (without
-    it, days made from timelines given are not kept)."""
+    it, days made from timelines given are not kept). `rows_from` (the board's, in one part): rows only from that day
+    on for the instances whose every ended day is kept and true; their earlier days are left to the database's sums
+    (`Report.omitted`), so the report cannot be written out item by item, and raises Unsummed where those sums
+    cannot be read (compose it again without `rows_from`)."""
+    if rows_from is not None and part is not None:
+        raise ValueError("rows_from is for a report composed in one part")
     first, last = period(start, end, zone)
     instances = [i for i in rentals.instances(team, channel=channel) if wanted(i, project, first, last)]
     storage = [s for s in rentals.storage(team, channel=channel) if _kept(s, project, first, last)]
@@ -93,8 +101,14 @@ def compose_parts(
     size = part or max(len(instances), 1)
     batches = [instances[k : k + size] for k in range(0, len(instances), size)] or [[]]
     for n, batch in enumerate(batches):
-        ledger = _ledger(rentals, batch, start, end, zone, until, busy_above_pct, log, seen, timelines is None)
-        daily = activity(rentals, [i.id for i in batch], start, end, zone=zone, now=now, busy_above_pct=busy_above_pct)
+        ledger = _ledger(
+            rentals, batch, start, end, zone, until, busy_above_pct, log, seen, timelines is None, rows_from
+        )
+        rest = [i.id for i in batch if i.id not in ledger.whole]
+        daily = activity(rentals, rest, start, end, zone=zone, now=now, busy_above_pct=busy_above_pct)
+        if ledger.whole:  # whole instances: only the GPU-hours of the days after their kept ones
+            daily |= activity(rentals, sorted(ledger.whole), start, end, zone=zone, now=now,
+                              busy_above_pct=busy_above_pct, after=ledger.after_whole())  # fmt: skip
         kept = storage if n == len(batches) - 1 else []
         whole = build([], kept, daily, start=start, end=end, zone=zone, now=now)
         for k in range(0, len(batch), PART):  # power timelines a few hundred instances at a time: memory stays flat
@@ -111,6 +125,7 @@ def compose_parts(
         if ledger.keep() and ledger.through is not None:  # the kept days are the report's: the database adds them up
             whole.kept = KeptSums(rentals.store, ledger.where, [i.id for i in batch], ledger.seen)
             whole.kept_through = ledger.through
+        whole.omitted = {d: n for d, n in sorted(ledger.omitted.items())}
         whole.rows.sort(key=ROW_ORDER)
         whole.unpriced.sort()
         yield whole
@@ -127,6 +142,7 @@ def _ledger(
     log: PowerLog,
     seen: int | None,
     reading: bool,
+    rows_from: date | None = None,
 ) -> KeptDays:
     """The kept days of a batch's instances, read before their timelines are (`reading`: read here; else read by
     the caller after it read the marker `seen`, or days made are only used, never kept)."""
@@ -134,7 +150,9 @@ def _ledger(
     silences = sorted(silence(log.rules).items())
     if not reading and seen is None:
         seen = -1  # never the marker: nothing made from timelines read before it is kept
-    return KeptDays(rentals.store, where, batch, start, end, until=until, silences=silences, seen=seen)
+    return KeptDays(
+        rentals.store, where, batch, start, end, until=until, silences=silences, seen=seen, rows_from=rows_from
+    )
 
 
 def offset_of(zone: ZoneInfo, start: date) -> int:
@@ -157,13 +175,18 @@ def activity(
     zone: ZoneInfo,
     now: datetime,
     busy_above_pct: float,
+    after: datetime | None = None,
 ) -> Daily:
     """Per instance and local day of the report of [start, end] up to `now`, its busy and idle GPU-hours: the days
-    counted from the zone's offset on the first day (bot/state/usage.py, whose whole days are kept by that offset)."""
+    counted from the zone's offset on the first day (bot/state/usage.py, whose whole days are kept by that offset).
+    `after`: only from then on (the days before it are not needed)."""
     first, last = period(start, end, zone)
     until = min(last, now)
+    since = first if after is None else max(first, after)
+    if not instance_ids or since >= until:
+        return {}
     return daily_activity(
-        rentals.store, instance_ids, first, until, offset_s=offset_of(zone, start), busy_above_pct=busy_above_pct
+        rentals.store, instance_ids, since, until, offset_s=offset_of(zone, start), busy_above_pct=busy_above_pct
     )
 
 
@@ -198,6 +221,7 @@ def rank_json(rank: Rank, by: str) -> dict[str, Any]:
 
 def as_json(report: Report) -> dict[str, Any]:
     """`report --json`: the period, totals, rankings by owner and project (most idle cost first), items."""
+    _every_row(report)
     items: dict[tuple[str, str], dict[str, Any]] = {}
     for r in report.rows:
         item = items.setdefault(
@@ -243,6 +267,11 @@ def as_json(report: Report) -> dict[str, Any]:
         ],
         "unpriced": summary["unpriced"],
     }
+
+
+def _every_row(report: Report) -> None:
+    if report.omitted:
+        raise ValueError("a report with rows left to the database's sums (rows_from) cannot list its items")
 
 
 def summary_json(report: Report) -> dict[str, Any]:
@@ -291,6 +320,7 @@ def cell(value: Any) -> Any:
 
 def csv_rows(report: Report, team: str) -> list[list[Any]]:
     """One row per item per day; every text cell neutralised (an item's name, a tag, a GPU name may hold anything)."""
+    _every_row(report)
     return [
         [
             r.day.isoformat(),

@@ -26,11 +26,13 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
-from sqlalchemy import Connection, bindparam, delete, func, select, update
+from sqlalchemy import Connection, and_, bindparam, case, delete, func, select, update
 from sqlalchemy.exc import SQLAlchemyError
 
+from bot.state.activity_days import marker as activity_days_marker
+from bot.state.activity_days import unfolded
 from bot.state.conflicts import insert_for
-from bot.state.schema import money_days, money_epoch, rental_instances
+from bot.state.schema import activity_days, money_days, money_epoch, rental_instances
 from bot.state.store import Store, StoreBusy, StoreUnavailable
 from rules.report import Sums
 
@@ -113,6 +115,52 @@ def kept(
         ).where(*_days_of(instance_ids[start : start + PART], where, first, last))
         out.update({(row[0], dates[row[1]]): tuple(row[2:]) for row in conn.execute(query).all()})  # fetched at once
     return out
+
+
+Whole = tuple[str, int, int, int, int]  # inputs; days kept (one a row); of them, made from the GPU-hours kept for their
+# day now; the first and the last (days since 1970)
+
+
+def whole(conn: Connection, instance_ids: list[int], where: Where, first: date, last: date) -> dict[int, list[Whole]]:
+    """Per instance, its kept days of [first, last] grouped by the inputs they were made from: how many, and how many
+    were made from the busy and idle GPU-hours kept for their day now (bot/state/activity_days.py, the same threshold
+    and offset); the first and the last. The database compares each day with its GPU-hours, so a report whose instances
+    have every day kept and true reads a row an instance, not a row a day (bot/report/ledger.py)."""
+    m, a = money_days.c, activity_days.c
+    same = case((and_(a.busy_hours == m.busy_in, a.idle_hours == m.idle_in), 1), else_=0)
+    joined = money_days.outerjoin(
+        activity_days,
+        and_(
+            a.instance_id == m.instance_id,
+            a.offset_s == m.offset_s,
+            a.busy_above_pct == m.busy_above_pct,
+            a.day == m.day,
+        ),
+    )
+    out: dict[int, list[Whole]] = {}
+    for start in range(0, len(instance_ids), PART):
+        query = (
+            select(m.instance_id, m.inputs, func.count(), func.sum(same), func.min(m.day), func.max(m.day))
+            .select_from(joined)
+            .where(*_days_of(instance_ids[start : start + PART], where, first, last))
+            .group_by(m.instance_id, m.inputs)
+        )
+        for i, made_from, days, true, lo, hi in conn.execute(query).all():
+            out.setdefault(int(i), []).append((str(made_from), int(days), int(true or 0), int(lo), int(hi)))
+    return out
+
+
+def checked(
+    conn: Connection, instance_ids: list[int], where: Where, first: date, last: date
+) -> tuple[dict[int, list[Whole]], set[tuple[int, int]]] | None:
+    """`whole` of these instances' days of [first, last], and those of their days with samples waiting for the fold
+    (their GPU-hours are added up from the samples, not kept: bot/state/activity_days.py); None before the first fold,
+    when no day's GPU-hours are kept to compare with."""
+    fold = activity_days_marker(conn)
+    if fold is None:
+        return None
+    days = range(day_number(first), day_number(last) + 1)
+    return whole(conn, instance_ids, where, first, last), unfolded(conn, instance_ids, days, where.offset_s, fold)
 
 
 def keep(
