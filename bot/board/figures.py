@@ -28,6 +28,7 @@ from bot.state.rentals import Instance, Rentals, Storage
 from bot.state.schedules import Schedules
 from bot.state.store import Store
 from bot.text import Lang
+from rules.idle import Activity
 from rules.metering import Timelines
 from rules.report import Report, Unsummed, month_days
 
@@ -37,6 +38,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 Names = Callable[[str, set[str]], dict[str, str]]  # (team, user ids) -> how people read each
+QUIET = (Activity.IDLE, Activity.MEMORY_HELD)  # what the idle list shows
 
 
 @dataclass
@@ -89,16 +91,15 @@ def board(deps: Deps, team: str, channel: str | None, now: datetime, names: Name
     since = min(timelines_since(shown.start, zone), month_since(now))
     running = [i.id for i in mine if i.released_at is None]
     # On a thread of its own, the idle list: first what the database adds up from the samples (the GPUs' windows and
-    # quiet stretches; the database works without the interpreter's lock) while the power timelines are read here,
-    # once for the report and the idle list, then the idle list itself while the report adds up.
+    # quiet stretches; the database works without the interpreter's lock), then the list, reading the power timelines
+    # it needs; here meanwhile the report, reading those of the days it makes (today's, once the others are kept).
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="board") as pool:
         sensed = pool.submit(seen, rentals, running, now, deps.policy.idle)
         with deps.store.reading() as conn:
             marker = moves(conn)  # before the timelines: days the report makes from them are kept unless it moves
-        timelines = PowerLog(deps.store, deps.policy.metering).timelines(mine, now, since=since)
-        idle = pool.submit(_idle_now, deps, rentals, team, channel, mine, now, zone, timelines, sensed)
+        idle = pool.submit(_idle_now, deps, rentals, team, channel, mine, now, zone, since, sensed)
         made.week, made.month, made.currency, made.days = _periods(
-            deps, rentals, team, channel, now, zone, shown, (timelines, marker)
+            deps, rentals, team, channel, now, zone, shown, (None, marker)
         )
         made.idle = idle.result()
     projects = {i.project or "" for i in mine} | {s.project or "" for s in rentals.storage(team, channel=channel)}
@@ -165,10 +166,11 @@ def _periods(
     now: datetime,
     zone: ZoneInfo,
     shown: DaysShown,
-    read: tuple[Timelines, int],
+    read: tuple[Timelines | None, int],
 ) -> tuple[dict[str, Any], dict[str, Any], str, list[dict[str, Any]]]:
     """The seven days ending today and this month, from one report over both (a day's figures are its own), and
-    the chart's days. `read`: the timelines, and the kept days' marker as read before them. The report's rows are
+    the chart's days. `read`: the timelines (None: the report reads those of the days it makes), and the kept days'
+    marker as read before them. The report's rows are
     the week's (the chart's): the month's earlier days of the instances whose every day is kept and true are added
     up by the database alone; where those sums cannot be read as the report made them, it is made again whole."""
     busy = deps.policy.idle.utilisation_max_pct
@@ -193,47 +195,47 @@ def _idle_now(
     mine: list[Any],
     now: datetime,
     zone: ZoneInfo,
-    timelines: Timelines,
+    since: datetime,
     sensed: Future[Seen],
 ) -> list[dict[str, Any]]:
-    """The digest's idle and memory-held instances of these channels now: since when, and what they billed since."""
+    """The digest's idle and memory-held instances of these channels now: since when, and what they billed since.
+
+    Judged first from the power timelines of the last idle window and an hour only: a timeline says whether an
+    instance is on now, and when it was last started again (judged from then: too young within the window). A shorter
+    one can miss a start, never add one, so what it finds quiet includes all the month's timelines would (and, missing
+    a start within the window, perhaps one too young). Those are judged again from their timelines since `since`, as
+    the digest reads them, which also say what each billed since it went quiet: only their months are read."""
     from bot.digest.send import digests
-    from rules.idle import Activity
 
     channels = sorted({i.channel for i in mine if i.released_at is None})
     if not channels:
         return []
-    composed = digests(
-        rentals,
-        team,
-        channels,
-        now,
-        deps.policy.idle,
-        deps.policy.metering,
-        lambda _c: zone,
-        items_only=True,
-        timelines=timelines,
-        sensed=sensed.result(),
-    )
-    rows = []
-    for where, made in sorted(composed.items()):
-        for news in made.instances:
-            if news.activity not in (Activity.IDLE, Activity.MEMORY_HELD):
-                continue
-            rows.append(
-                {
-                    "item": news.name,
-                    "channel": where,
-                    "owner": news.owner or None,
-                    "activity": str(news.activity),
-                    "since": news.since.isoformat() if news.since else None,
-                    "billed_since": round(news.burned, 2),
-                    "per_day": round(news.per_day, 2),
-                    "currency": news.currency,
-                    "gpu": news.gpu,
-                    "cards": news.cards,
-                }
-            )
+    log, found = PowerLog(deps.store, deps.policy.metering), sensed.result()
+    window = timedelta(minutes=deps.policy.idle.window_minutes) + timedelta(hours=1)
+
+    def judged(timelines: Timelines) -> list[tuple[str, Any]]:
+        composed = digests(rentals, team, channels, now, deps.policy.idle, deps.policy.metering, lambda _c: zone,
+                           items_only=True, timelines=timelines, sensed=found)  # fmt: skip
+        return [(where, n) for where, made in sorted(composed.items()) for n in made.instances if n.activity in QUIET]
+
+    recent = log.timelines(mine, now, since=now - window)
+    quiet = {(where, news.name) for where, news in judged(recent)}
+    shown = judged(recent | log.timelines([i for i in mine if (i.channel, i.name) in quiet], now, since=since))
+    rows = [
+        {
+            "item": news.name,
+            "channel": where,
+            "owner": news.owner or None,
+            "activity": str(news.activity),
+            "since": news.since.isoformat() if news.since else None,
+            "billed_since": round(news.burned, 2),
+            "per_day": round(news.per_day, 2),
+            "currency": news.currency,
+            "gpu": news.gpu,
+            "cards": news.cards,
+        }
+        for where, news in shown
+    ]
     return sorted(rows, key=lambda r: (-r["billed_since"], r["item"]))
 
 
