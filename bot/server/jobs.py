@@ -120,6 +120,19 @@ class Job:
     work: Callable[[], object]
     shared: timedelta | None = None  # claimed per slot of this length: one replica runs it for all
     at_start: bool = False  # also once at start-up
+    past: timedelta | None = None  # run this far into each slot of `every` by the clock, not `every` from start-up
+
+
+def trigger_of(job: Job, now: datetime) -> tuple[IntervalTrigger, datetime | None]:
+    """The job's trigger, and its first run when that is not the trigger's (`at_start`: now). A job with `past`
+    runs that far into each of its slots (the slots of `every` since 1970 in UTC: each whole hour, for an hourly
+    one), whenever serve started."""
+    start = now + job.every  # as APScheduler's own default: an interval after start-up
+    if job.past is not None:
+        step = job.every.total_seconds()
+        start = datetime.fromtimestamp((now.timestamp() // step + 1) * step, UTC) + job.past
+    trigger = IntervalTrigger(seconds=job.every.total_seconds(), start_date=start, timezone=UTC)
+    return trigger, (now if job.at_start else None)
 
 
 def jobs_of(settings: Settings, deps: Deps, doors: Sequence[FrontDoor] = ()) -> list[Job]:
@@ -157,13 +170,16 @@ def jobs_of(settings: Settings, deps: Deps, doors: Sequence[FrontDoor] = ()) -> 
         Job("actions:due", "judge warnings past their deadline again, and stop what stayed idle", minute,
             lambda: run_actions(deps, tellers), shared=minute),
         # also at start-up: a serve restarted within the hour again and again would otherwise never fold, and the
-        # reports would read ever more raw samples (one replica an hour slot, as on the hour)
+        # reports would read ever more raw samples (one replica an hour slot, as on the hour). Just after each whole
+        # hour, which is midnight in some zone: the day that ended has its samples folded before its days are kept.
         Job("samples:compact", "fold new GPU samples into their hours, delete old ones", hour,
             lambda: compact(store, deps.now(), raw_days=settings.samples.samples_raw_days,
-                            hourly_days=settings.samples.samples_hourly_days), shared=hour, at_start=True),
-        # also at start-up: the first hour after a deploy, a board would otherwise make (and keep) its days itself
+                            hourly_days=settings.samples.samples_hourly_days), shared=hour, at_start=True,
+            past=timedelta(seconds=10)),
+        # also at start-up: the first hour after a deploy, a board would otherwise make (and keep) its days itself;
+        # just after the fold of each whole hour, so the first board after a zone's midnight finds its day kept
         Job("reports:keep-days", "make and keep each team's ended days before its board or report asks", hour,
-            lambda: keep_days(deps), shared=hour, at_start=True),
+            lambda: keep_days(deps), shared=hour, at_start=True, past=timedelta(seconds=40)),
         Job("inbox:prune", "forget finished requests and job claims older than a week", 6 * hour,
             lambda: (deps.inbox.prune(KEPT), JobRuns(store).prune(KEPT)), shared=timedelta(days=1)),
     ]
@@ -371,18 +387,11 @@ def start_jobs(settings: Settings, deps: Deps, doors: Sequence[FrontDoor] = ()) 
         lambda: cache.open_db(settings.files.db),
         on_refresh=lambda r: deps.metrics.refreshes.labels(r.source, "ok" if r.ok else "failed").inc(),
     )
+    now = datetime.now(UTC)
     for job in jobs_of(settings, deps, doors):
         work = once(deps.store, job.id, job.shared, job.work) if job.shared else job.work
-        start = {"next_run_time": datetime.now(UTC)} if job.at_start else {}
-        scheduler.add_job(
-            work,
-            "interval",
-            seconds=job.every.total_seconds(),
-            id=job.id,
-            name=job.name,
-            coalesce=True,
-            max_instances=1,
-            **start,
-        )
+        trigger, first = trigger_of(job, now)
+        start = {"next_run_time": first} if first is not None else {}
+        scheduler.add_job(work, trigger, id=job.id, name=job.name, coalesce=True, max_instances=1, **start)
     scheduler.start()
     return scheduler

@@ -55,3 +55,21 @@ def test_the_job_keeps_the_boards_days_and_the_board_reads_them(tmp_path: Path) 
         again = board(h.deps, "T1", None, h.clock.now, lambda _t, ids: {})
         assert _kept(h) == shown  # read, nothing left to keep
         assert again.as_json() == before.as_json()
+
+
+def test_the_fold_and_the_keeping_run_just_after_each_whole_hour_and_at_start_up(tmp_path: Path) -> None:
+    """Every whole hour is midnight in some zone: the day that ended is folded, then kept, within a minute of it, so
+    the first board after a zone's midnight finds it kept, whenever serve was started."""
+    from bot.server.jobs import trigger_of
+
+    started = datetime(2026, 12, 3, 1, 10, 5, tzinfo=UTC)
+    with running_app(tmp_path) as h:
+        jobs = {j.id: j for j in jobs_of(h.settings, h.deps, h.doors())}
+    for job_id, past in (("samples:compact", 10), ("reports:keep-days", 40)):
+        trigger, first = trigger_of(jobs[job_id], started)
+        assert first == started  # and once at start-up
+        fires = [trigger.get_next_fire_time(None, started)]
+        fires.append(trigger.get_next_fire_time(fires[0], fires[0] + timedelta(seconds=1)))
+        assert fires == [datetime(2026, 12, 3, h, 0, past, tzinfo=UTC) for h in (2, 3)]
+    trigger, first = trigger_of(jobs["inbox:prune"], started)  # the others run every so often from start-up
+    assert first is None and trigger.get_next_fire_time(None, started) == started + timedelta(hours=6)
