@@ -72,15 +72,19 @@ class ByLibrary(LoadScheduling):
                 anyones.append(index)
             elif self.owners.get(library) is node:
                 own.append(index)
-        chosen = (own + anyones)[:num]
-        if not chosen:
-            if not self.node2pending[node]:  # nothing left that it may run, now or later
-                node.shutdown()
-            return
-        taken = set(chosen)
-        self.pending[:] = [index for index in self.pending if index not in taken]
-        self.node2pending[node].extend(chosen)
-        node.send_runtest_some(chosen)
+        # At least two: a worker holds back the last test it was sent until it is sent another or told to stop (its
+        # fixtures' teardown needs to know the next test), and it is sent more only when it reports one done. xdist's
+        # own scheduling sends a small run's tests all at once; here a node may take only its libraries' and anyone's,
+        # and a single test sent to it, with more of its own still pending, would wait for ever (four tests of one
+        # library on four workers did).
+        chosen = (own + anyones)[: max(num, 2)]
+        if chosen:
+            taken = set(chosen)
+            self.pending[:] = [index for index in self.pending if index not in taken]
+            self.node2pending[node].extend(chosen)
+            node.send_runtest_some(chosen)
+        if len(chosen) == len(own) + len(anyones):  # nothing left that it may run: it runs what it holds, then stops
+            node.shutdown()
 
     def remove_node(self, node: Any) -> str | None:
         left = [n for n in self.nodes if n is not node and not n.shutting_down]
