@@ -170,9 +170,9 @@ def _periods(
 ) -> tuple[dict[str, Any], dict[str, Any], str, list[dict[str, Any]]]:
     """The seven days ending today and this month, from one report over both (a day's figures are its own), and
     the chart's days. `read`: the timelines (None: the report reads those of the days it makes), and the kept days'
-    marker as read before them. The report's rows are
-    the week's (the chart's): the month's earlier days of the instances whose every day is kept and true are added
-    up by the database alone; where those sums cannot be read as the report made them, it is made again whole."""
+    marker as read before them. The report's rows are the week's (the chart's): the month's earlier days of the
+    instances whose every day is kept and true are added up by the database alone; where those sums cannot be read
+    as the report made them, it is made again with every row."""
     busy = deps.policy.idle.utilisation_max_pct
     for rows_from in (shown.seven, None):
         try:
@@ -210,7 +210,7 @@ def _idle_now(
     channels = sorted({i.channel for i in mine if i.released_at is None})
     if not channels:
         return []
-    log, found = PowerLog(deps.store, deps.policy.metering), sensed.result()
+    power, found = PowerLog(deps.store, deps.policy.metering), sensed.result()
     window = timedelta(minutes=deps.policy.idle.window_minutes) + timedelta(hours=1)
 
     def judged(timelines: Timelines) -> list[tuple[str, Any]]:
@@ -218,9 +218,9 @@ def _idle_now(
                            items_only=True, timelines=timelines, sensed=found)  # fmt: skip
         return [(where, n) for where, made in sorted(composed.items()) for n in made.instances if n.activity in QUIET]
 
-    recent = log.timelines(mine, now, since=now - window)
+    recent = power.timelines(mine, now, since=now - window)
     quiet = {(where, news.name) for where, news in judged(recent)}
-    shown = judged(recent | log.timelines([i for i in mine if (i.channel, i.name) in quiet], now, since=since))
+    shown = judged(recent | power.timelines([i for i in mine if (i.channel, i.name) in quiet], now, since=since))
     rows = [
         {
             "item": news.name,
