@@ -43,6 +43,14 @@ def _night(store: Store, name: str = "night") -> int:
     return inst.id
 
 
+def _kept_world(db_target: str) -> tuple[Store, list[int]]:
+    """The boxes of tests/report/test_money_days.py, every ended day made and kept by a full report."""
+    store = Store(db_target, now=lambda: NOW)
+    ids = _world(store)
+    _report(store)
+    return store, ids
+
+
 def _lean(store: Store) -> Report:
     return compose(Rentals(store), "T1", START, END, zone=SHANGHAI, now=NOW, busy_above_pct=5.0, rows_from=FROM)
 
@@ -85,9 +93,7 @@ def test_the_whole_instances_earlier_days_are_summed_only_and_the_figures_are_th
 
 
 def test_an_instance_with_a_day_not_true_is_read_a_day_at_a_time(db_target: str) -> None:
-    store = Store(db_target, now=lambda: NOW)
-    ids = _world(store)
-    _report(store)
+    store, ids = _kept_world(db_target)
     Rentals(store).set_price("T1", "box-2", 600.0, "day", "U1", datetime(2026, 11, 26, 0, tzinfo=UTC))
     lean = _lean(store)  # box-2's kept days were made from its old price: its every row is read, and made again
     assert {r.day for r in lean.rows if r.item == "box-2"} == {START + timedelta(days=n) for n in range(7)}
@@ -121,10 +127,8 @@ def test_gpu_hours_changed_by_a_fold_no_report_saw_make_the_day_again(db_target:
     _same(lean, _made_again(store))
 
 
-def test_a_kept_day_missing_or_a_day_without_its_gpu_hours_kept_is_read_a_day_at_a_time(db_target: str) -> None:
-    store = Store(db_target, now=lambda: NOW)
-    ids = _world(store)
-    _report(store)
+def test_a_kept_day_missing_or_one_before_its_start_is_read_a_day_at_a_time(db_target: str) -> None:
+    store, ids = _kept_world(db_target)
     with store.writing() as conn:  # another report forgot box-1's 26th
         conn.execute(delete(money_days).where(money_days.c.instance_id == ids[1], money_days.c.day == 20783))
     lean = _lean(store)
@@ -145,9 +149,7 @@ def test_a_kept_day_missing_or_a_day_without_its_gpu_hours_kept_is_read_a_day_at
 
 def test_kept_days_from_before_a_start_moved_later_are_read_a_day_at_a_time(db_target: str) -> None:
     """Its days kept from two starts (the 24th from its old one, left by a report of a version before): not whole."""
-    store = Store(db_target, now=lambda: NOW)
-    ids = _world(store)
-    _report(store)
+    store, ids = _kept_world(db_target)
     m = money_days.c
     with store.reading() as conn:
         old = conn.execute(select(money_days).where(m.instance_id == ids[3], m.day == day_number(START))).one()
@@ -163,9 +165,7 @@ def test_kept_days_from_before_a_start_moved_later_are_read_a_day_at_a_time(db_t
 
 
 def test_sums_that_cannot_be_read_as_the_report_made_them_say_so(db_target: str) -> None:
-    store = Store(db_target, now=lambda: NOW)
-    ids = _world(store)
-    _report(store)
+    store, ids = _kept_world(db_target)
     lean = _lean(store)
     PowerLog(store).say(ids[0], Power.OFF, datetime(2026, 11, 25, 6, tzinfo=UTC), NOW, source="person", by="U1")
     with pytest.raises(Unsummed):
