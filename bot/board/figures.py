@@ -174,17 +174,20 @@ def _periods(
     instances whose every day is kept and true are added up by the database alone; where those sums cannot be read
     as the report made them, it is made again with every row."""
     busy = deps.policy.idle.utilisation_max_pct
-    for rows_from in (shown.seven, None):
-        try:
-            both = compose(rentals, team, shown.start, shown.last, zone=zone, now=now, busy_above_pct=busy,
-                           channel=channel, metering=deps.policy.metering, timelines=read[0], seen=read[1],
-                           rows_from=rows_from)  # fmt: skip
-            week, month = both.days_of(shown.seven, shown.today), both.days_of(shown.first, shown.last)
-            currency, days = _days(week)
-            return _ranked(week), _ranked(month), currency, days
-        except Unsummed as exc:
-            log.info("the board's report is made again with every row: %s", exc)
-    raise AssertionError("a report with every row is always summed")  # pragma: no cover
+
+    def figures(rows_from: date | None) -> tuple[dict[str, Any], dict[str, Any], str, list[dict[str, Any]]]:
+        both = compose(rentals, team, shown.start, shown.last, zone=zone, now=now, busy_above_pct=busy,
+                       channel=channel, metering=deps.policy.metering, timelines=read[0], seen=read[1],
+                       rows_from=rows_from)  # fmt: skip
+        week, month = both.days_of(shown.seven, shown.today), both.days_of(shown.first, shown.last)
+        currency, days = _days(week)
+        return _ranked(week), _ranked(month), currency, days
+
+    try:
+        return figures(shown.seven)
+    except Unsummed as exc:
+        log.info("the board's report is made again with every row: %s", exc)
+        return figures(None)
 
 
 def _idle_now(

@@ -125,7 +125,7 @@ def compose_parts(
         if ledger.keep() and ledger.through is not None:  # the kept days are the report's: the database adds them up
             whole.kept = KeptSums(rentals.store, ledger.where, [i.id for i in batch], ledger.seen)
             whole.kept_through = ledger.through
-        whole.omitted = {d: n for d, n in sorted(ledger.omitted.items())}
+        whole.omitted = dict(sorted(ledger.omitted.items()))
         whole.rows.sort(key=ROW_ORDER)
         whole.unpriced.sort()
         yield whole

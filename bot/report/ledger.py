@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
-from datetime import UTC, date, datetime, timedelta
+from datetime import date, datetime, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
 
@@ -116,7 +116,8 @@ class KeptDays:
         """The first moment after the whole instances' kept days (their timelines and GPU-hours are read from it)."""
         if self.through is None:
             return None
-        return datetime.combine(self.through + timedelta(days=1), datetime.min.time(), self.zone).astimezone(UTC)
+        after = self.through + timedelta(days=1)
+        return report_days(after, after, self.zone)[0][1]  # its first moment, in UTC
 
     def row(self, inst: Any, day: date, activity: tuple[float, float]) -> Row | None:
         found = self.kept.get((inst.id, day))

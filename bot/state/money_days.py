@@ -29,7 +29,7 @@ from typing import Any
 from sqlalchemy import Connection, and_, bindparam, case, delete, func, select, update
 from sqlalchemy.exc import SQLAlchemyError
 
-from bot.state.activity_days import marker as activity_days_marker
+from bot.state.activity_days import marker as fold_marker
 from bot.state.activity_days import unfolded
 from bot.state.conflicts import insert_for
 from bot.state.schema import activity_days, money_days, money_epoch, rental_instances
@@ -156,7 +156,7 @@ def checked(
     """`whole` of these instances' days of [first, last], and those of their days with samples waiting for the fold
     (their GPU-hours are added up from the samples, not kept: bot/state/activity_days.py); None before the first fold,
     when no day's GPU-hours are kept to compare with."""
-    fold = activity_days_marker(conn)
+    fold = fold_marker(conn)  # the fold's: GPU-hours are kept only once it ran
     if fold is None:
         return None
     days = range(day_number(first), day_number(last) + 1)
