@@ -18,6 +18,7 @@ import pytest
 sys.dont_write_bytecode = False
 
 from rules.policy import Policy, load_policy  # noqa: E402
+from tests.support import shared_sql  # noqa: E402, F401  (one compiled-SQL cache for the process's engines)
 from tests.support.postgres import fresh_schema, migrated_database  # noqa: E402
 from tests.support.state_template import migrated_state_db  # noqa: E402
 
