@@ -13,6 +13,7 @@ from rules.samples import Sample
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
+MARGINS = {"left": 0.075, "right": 0.845, "bottom": 0.09, "top": 0.95, "hspace": 0.07}  # of the figure
 BELOW_ZERO = 0.04  # of the axis: room under 0, so an idle card's line at 0 is seen above the x-axis
 
 
@@ -26,7 +27,11 @@ def chart(readings: Sequence[Sample], *, busy_pct: float, tight_fraction: float,
     """The figure: utilisation above, memory below; each legend beside its plot, never on the data."""
     from matplotlib.figure import Figure  # the Agg canvas: files only, no display on a GPU server
 
-    fig = Figure(figsize=(10, 6), layout="constrained")
+    # Fixed margins, not matplotlib's constrained layout: what sits outside the plots is known (three-digit ticks,
+    # a legend of "GPU n" and "80% of 141 GiB"), and the layout's solver measured every label again on each draw,
+    # about half of the chart's time (0.20 s -> 0.11 s a chart).
+    fig = Figure(figsize=(10, 6))
+    fig.subplots_adjust(**MARGINS)
     util_ax, mem_ax = fig.subplots(2, 1, sharex=True)
     for gpu in sorted({r.gpu for r in readings}):
         mine = sorted((r for r in readings if r.gpu == gpu), key=lambda r: r.at)

@@ -209,7 +209,8 @@ def test_an_idle_card_beside_a_busy_one_is_named_not_hidden(tmp_path: Path) -> N
 
 
 def test_the_chart_shows_an_idle_card_above_the_axis_and_keeps_the_legend_off_the_data() -> None:
-    """Issue 19.14: an idle GPU's line lay under the x-axis and the legend sat on the data."""
+    """Issue 19.14: an idle GPU's line lay under the x-axis and the legend sat on the data. Nothing is cut off at
+    the figure's edges (its margins are fixed)."""
     from datetime import UTC, datetime, timedelta
 
     from bot.capture.chart import chart
@@ -217,7 +218,7 @@ def test_the_chart_shows_an_idle_card_above_the_axis_and_keeps_the_legend_off_th
 
     t0 = datetime(2026, 11, 30, tzinfo=UTC)
     readings = [
-        Sample(t0 + timedelta(seconds=s), g, 95 if g == 0 else 0, 30000 if g == 0 else 0, 81920)
+        Sample(t0 + timedelta(seconds=s), g, 95 if g == 0 else 0, 30000 if g == 0 else 0, 143771)  # an H200's 140 GiB
         for s in range(20)
         for g in (0, 1)
     ]
@@ -232,6 +233,11 @@ def test_the_chart_shows_an_idle_card_above_the_axis_and_keeps_the_legend_off_th
         legend = ax.get_legend()
         assert legend is not None
         assert legend.get_window_extent(renderer).x0 >= ax.get_window_extent(renderer).x1  # beside the plot
+        # the fixed margins hold everything drawn: the legend, the ticks' and axes' labels, the title
+        inside = fig.bbox
+        drawn = ax.get_tightbbox(renderer)
+        assert drawn is not None
+        assert drawn.x0 >= inside.x0 and drawn.x1 <= inside.x1 and drawn.y0 >= inside.y0 and drawn.y1 <= inside.y1
 
 
 @pytest.mark.parametrize("reading", ["1e309", "inf", "nan", "-5"])
