@@ -18,7 +18,6 @@ import pytest
 sys.dont_write_bytecode = False
 
 from rules.policy import Policy, load_policy  # noqa: E402
-from tests.support import shared_sql  # noqa: E402, F401  (one compiled-SQL cache for the process's engines)
 from tests.support.postgres import fresh_schema, migrated_database  # noqa: E402
 from tests.support.state_template import migrated_state_db  # noqa: E402
 
@@ -157,6 +156,11 @@ _IN_A_WORKER = bool(os.environ.get("PYTEST_XDIST_WORKER"))  # an xdist worker, n
 
 def pytest_configure(config: pytest.Config) -> None:
     gc.set_threshold(*GC_THRESHOLDS)
+    if not getattr(config.option, "numprocesses", None) or hasattr(config, "workerinput"):
+        # where tests run (a worker, or a run without -n): one compiled-SQL cache for the process's engines. Not in
+        # xdist's controller, which runs no test and starts the workers only once configured (SQLAlchemy's import
+        # there was 0.1 s before any worker started)
+        from tests.support import shared_sql  # noqa: F401
 
 
 @pytest.hookimpl(trylast=True)
