@@ -34,7 +34,9 @@ def test_two_engines_compile_a_statement_once_and_each_reads_its_own_rows(tmp_pa
     with second.reading() as conn:
         assert conn.execute(query).scalars().all() == ["second"]
     assert len(_SHARED) == compiled  # found in the cache, not compiled for the second engine
-    assert first.engine._compiled_cache is second.engine._compiled_cache is _SHARED
+    for store in (first, second):
+        with store.reading() as conn:
+            assert conn.get_execution_options()["compiled_cache"] is _SHARED
 
 
 def test_dialects_that_write_different_sql_have_different_keys() -> None:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import Engine, event
+from sqlalchemy import Connection, Engine, event
 from sqlalchemy.util import LRUCache
 
 
@@ -38,6 +38,6 @@ _SHARED = SharedCompiled(5000)
 
 
 @event.listens_for(Engine, "engine_connect")
-def _share(connection: Any) -> None:
-    # a new engine's own cache is replaced before its first statement runs
-    connection.engine._compiled_cache = _SHARED
+def _share(connection: Connection) -> None:
+    # each connection's statements are looked up in the shared cache (SQLAlchemy's `compiled_cache` option)
+    connection.execution_options(compiled_cache=_SHARED)
