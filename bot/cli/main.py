@@ -42,6 +42,36 @@ COMMANDS: dict[str, tuple[str, str, bool]] = {
     "policy": ("bot.cli.main", "policy_app", True),
 }
 HELP = "GPU Advisor: dedicated card, shared slice or spot, and what each costs."
+# Each command's summary, as `gpu-advise --help` lists it: the first paragraph of its help (advise's in the terminal's
+# language, from the catalogue). The listing is built from these, importing no command's module (issue 50: --help
+# imported all twenty-three, the advisor's answer parsers and the policy among them); a test checks each against the
+# help its command has.
+SUMMARIES: dict[str, str] = {
+    "quote": "What dedicated, shared and spot cost for a schedule, from the price cache.",
+    "serve": "Run the bot in every chat configured (Slack, Feishu/Lark, DingTalk, WeCom), the board and the "
+    "scheduled jobs.",
+    "prices": "The price cache: refresh, list, status.",
+    "track": "Track what the team rents: an instance, or storage.",
+    "list": "List the team's tracked instances and storage.",
+    "release": "Mark an instance released (it stops costing); lists the storage it leaves behind.",
+    "delete-storage": "Mark storage deleted (it stops costing).",
+    "remind": "Send the daily digest: idle instances, storage left behind, spend this month.",
+    "agent": "Sample this machine's GPUs and post them to the bot, for the daily reminders' idle judgement.",
+    "enroll-token": "Print an enrollment token once, for `gpu-advise agent --enroll` on each GPU box.",
+    "discover": "Find GPU instances and unattached disks in the clouds, and keep them as items of the team.",
+    "act": "Set what a channel (or one project in it) does about idle instances.",
+    "budget": "Set, remove or list projects' monthly budgets.",
+    "power": "Say an instance went on or off (its hourly meter follows), or list when it was on, off and unknown.",
+    "billing": "Set how an instance is billed (by default, from its price's unit), or its price (--price).",
+    "balance": "Record a provider account's prepaid balance, or list each with how long it lasts at the current rate.",
+    "report": "Who and which project left cards idle over a period, and what it cost.",
+    "board": "Print a link to the board: what is idle, who billed idle money, budgets, balances, in a browser.",
+    "actions": "What was warned, stopped, cancelled or failed, newest first.",
+    "probe": "Sample this box's cards (NVML, nvidia-smi or a domestic card's tool) into a CSV for "
+    "`gpu-advise analyze`.",
+    "analyze": "Utilisation and memory figures of a capture, per GPU and overall, and the flags they imply.",
+    "policy": "Show or check the policy (every threshold the rules use).",
+}
 
 
 class _Terminal:
@@ -69,13 +99,30 @@ def _group() -> None:
         sys.stderr = _Terminal(sys.stderr)
 
 
-def build_app(only: str | None = None, lang: Lang | None = None) -> typer.Typer:
+def summary(name: str, lang: Lang) -> str:
+    """A command's summary in the listing of `gpu-advise --help`."""
+    return t("cli.help.advise", lang) if name == "advise" else SUMMARIES[name]
+
+
+def _listed() -> None:
+    """A command as the listing shows it: never run (a command named on the command line is built for real)."""
+
+
+def build_app(only: str | None = None, lang: Lang | None = None, *, listing: bool = False) -> typer.Typer:
     """The typer app with every command, or with only `only` when it names one (the rest are not imported).
-    `lang`: the language of the help typer lets us choose (default: the terminal's)."""
+    `lang`: the language of the help typer lets us choose (default: the terminal's). `listing`, where no command is
+    named: every command by its summary only, none imported (what `gpu-advise` and `gpu-advise --help` print)."""
     app = typer.Typer(add_completion=False, no_args_is_help=True, help=HELP)
     app.callback()(_group)
-    for name, (module, attribute, group) in COMMANDS.items():
+    lean = listing and only not in COMMANDS
+    # typer lists the groups of commands after the commands: so does the lean listing (a stable sort on `group`)
+    for name, (module, attribute, group) in (
+        sorted(COMMANDS.items(), key=lambda item: item[1][2]) if lean else COMMANDS.items()
+    ):
         if only in COMMANDS and name != only:
+            continue
+        if lean:
+            app.command(name, help=summary(name, lang or help_lang([])))(_listed)
             continue
         target = getattr(importlib.import_module(module), attribute)
         if attribute.endswith("_in"):  # a command built in a language
@@ -149,7 +196,7 @@ def main(argv: list[str] | None = None) -> None:
     args = sys.argv[1:] if argv is None else argv
     lang = help_lang(args)
     try:
-        code = build_app(invoked(args), lang)(args=args, prog_name="gpu-advise", standalone_mode=False)
+        code = build_app(invoked(args), lang, listing=True)(args=args, prog_name="gpu-advise", standalone_mode=False)
     except click.UsageError as exc:  # click says these in English only: said in the terminal's language
         sys.stderr.write(usage_said(exc, lang) + "\n")
         raise SystemExit(exc.exit_code) from None

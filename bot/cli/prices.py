@@ -251,8 +251,9 @@ def quote(
     as_json: Annotated[bool, typer.Option("--json", help="Print the quote as JSON.")] = False,
     db: DbOpt = None,
 ) -> None:
-    """What dedicated, shared and spot cost for a schedule, from the price cache; with storage and
-    traffic, the total cost of the run."""
+    """What dedicated, shared and spot cost for a schedule, from the price cache.
+
+    With storage and traffic: the total cost of the run."""
     settings = load_settings(db=db, lang=lang, policy=policy)
     if not cards.strip().isdigit():
         raise fail(t("cli.whole_cards", settings.files.lang, cards=cards))

@@ -98,7 +98,7 @@ def _app(only: str | None, lang: Any) -> typer.Typer:
     """The app main() builds for these arguments: it depends on the command named and the help's language only."""
     from bot.cli.main import build_app
 
-    return build_app(only, lang)
+    return build_app(only, lang, listing=True)
 
 
 _commands: dict[int, Any] = {}

@@ -1,0 +1,52 @@
+"""`gpu-advise --help` lists every command by its summary without importing any command's module (issue 50: the
+listing imported all of them, the advisor's parsers and the policy among them, for one line each)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from bot.cli.main import COMMANDS, SUMMARIES, build_app
+from bot.text import Lang
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.mark.parametrize("lang", list(Lang))
+def test_the_listing_is_what_every_command_built_lists(lang: Lang) -> None:
+    runner = CliRunner()
+    said = {
+        lean: runner.invoke(
+            build_app(None, lang, listing=lean), ["--help"], prog_name="gpu-advise", env={"COLUMNS": "120"}
+        )
+        for lean in (True, False)
+    }
+    assert said[True].exit_code == said[False].exit_code == 0
+    assert said[True].stdout == said[False].stdout
+    assert "analyze" in said[True].stdout and "policy" in said[True].stdout
+
+
+def test_every_command_has_a_summary() -> None:
+    assert set(SUMMARIES) | {"advise"} == set(COMMANDS)
+
+
+@pytest.mark.e2e  # starts a process
+def test_the_listing_imports_no_command_module() -> None:
+    probe = (
+        "import atexit, json, sys\n"
+        "atexit.register(lambda: print(json.dumps([m for m in sys.modules if m.startswith(('bot.cli.', 'rules.'))])))\n"
+        "from bot.cli.main import main\n"
+        "main(['--help'])\n"
+    )
+    result = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert "analyze" in result.stdout  # the listing was printed
+    loaded = json.loads(result.stdout.strip().splitlines()[-1])
+    commands = {module for module, _, _ in COMMANDS.values()} - {"bot.cli.main"}
+    assert "bot.cli.main" in loaded and not commands & set(loaded), loaded
+    assert not {"rules.policy", "rules.questions", "rules.parsing"} & set(loaded), loaded  # the advisor's
