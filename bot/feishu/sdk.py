@@ -1,7 +1,8 @@
 """The parts of lark-oapi this app uses, and only those: `import lark_oapi` loads every API of the SDK (about 3 s of
-CPU here), `lark_oapi.client.Client` as much again; the IM and contact services with the core take 0.4 s. So the
-SDK's top packages are entered without running their __init__ (which imports everything), and the services are
-built on the SDK's own Config, token manager and transport, as lark.Client.builder() would build them.
+CPU here), `lark_oapi.client.Client` as much again; the IM and contact services whole with the core take 0.4 s and
+17 MB. So the SDK's packages are entered without running their __init__ (which imports everything), and only the
+resources the app calls are built (RESOURCES), on the SDK's own Config, token manager and transport, as the SDK's
+service objects build each of theirs.
 
 Calls are retried with backoff on Feishu's frequency limit (HTTP 429, code 99991400) and on 5xx or a dropped
 connection; anything else is an answer (FeishuError carries its code)."""
@@ -50,20 +51,60 @@ def enter_without_init(name: str) -> None:
     sys.modules[name] = package
 
 
+# The Open API resources the app calls, by service: each is one module of the SDK (with the models of its own calls)
+RESOURCES = {
+    "lark_oapi.api.im.v1": {"message": "Message", "chat": "Chat", "image": "Image", "file": "File"},
+    "lark_oapi.api.contact.v3": {"user": "User"},
+}
+
+
+class Models:
+    """A service's request and body models by class name (`im.CreateMessageRequest`), each imported from its own
+    module when first asked for: the service's model package imports all of its models (IM's: about 900)."""
+
+    def __init__(self, package: str) -> None:
+        self._package = package
+
+    def __getattr__(self, name: str) -> Any:
+        import re
+
+        module = importlib.import_module(f"{self._package}.model.{re.sub(r'(?<!^)(?=[A-Z])', '_', name).lower()}")
+        found = getattr(module, name)
+        setattr(self, name, found)
+        return found
+
+
+def service(package: str, config: Any) -> types.SimpleNamespace:
+    """The service's resources the app calls (`im.message`, `contact.user`), built on `config` as the SDK's own
+    service object builds every one of its resources."""
+    return types.SimpleNamespace(
+        **{
+            attribute: getattr(importlib.import_module(f"{package}.resource.{attribute}"), cls)(config)
+            for attribute, cls in RESOURCES[package].items()
+        }
+    )
+
+
 def load() -> Any:
-    """The SDK's pieces: (Config, IM v1 service, contact v3 service, the im.v1 model module, AESCipher)."""
-    enter_without_init("lark_oapi")
-    enter_without_init("lark_oapi.api")
-    from lark_oapi.api.contact.v3 import model as contact_model
-    from lark_oapi.api.contact.v3.version import V3 as ContactV3
-    from lark_oapi.api.im.v1 import model as im_model
-    from lark_oapi.api.im.v1.version import V1 as ImV1
+    """The SDK's pieces: Config, the IM and contact services' models (`im`, `contact`), AESCipher. The services'
+    packages are entered without their __init__ too: with it, IM's and contact's resources and models were about
+    1,000 modules and 17 MB of each process that talks to Feishu (issue 50), for the five resources used."""
+    for service_package in RESOURCES:  # lark_oapi, lark_oapi.api, lark_oapi.api.im, ..., its resource and model
+        parts = service_package.split(".")
+        for package in [".".join(parts[:n]) for n in range(1, len(parts) + 1)] + [
+            f"{service_package}.resource",
+            f"{service_package}.model",
+        ]:
+            enter_without_init(package)
     from lark_oapi.core.model import Config
     from lark_oapi.core.utils.decryptor import AESCipher
 
     _pool_connections()
     return types.SimpleNamespace(
-        Config=Config, ImV1=ImV1, ContactV3=ContactV3, im=im_model, contact=contact_model, AESCipher=AESCipher
+        Config=Config,
+        im=Models("lark_oapi.api.im.v1"),
+        contact=Models("lark_oapi.api.contact.v3"),
+        AESCipher=AESCipher,
     )
 
 
@@ -120,8 +161,8 @@ class OpenApi:
         config = self.sdk.Config()
         config.app_id, config.app_secret, config.domain, config.timeout = app_id, app_secret, base_url, 10
         self.base_url = base_url.rstrip("/")
-        self.im = self.sdk.ImV1(config)
-        self.contact = self.sdk.ContactV3(config)
+        self.im = service("lark_oapi.api.im.v1", config)
+        self.contact = service("lark_oapi.api.contact.v3", config)
         self.backoff_s, self.sleep = backoff_s, sleep
         self.on_retry, self.on_failure = on_retry, on_failure
 
