@@ -18,6 +18,7 @@ from bot.state.rentals import Rentals
 from rules.idle import Activity
 from rules.power import Power
 from rules.samples import Sample
+from tests.support.state_template import with_migrated_state
 
 NOW = datetime(2026, 12, 4, 2, tzinfo=UTC)  # 10:00 in Shanghai
 SHANGHAI = ZoneInfo("Asia/Shanghai")
@@ -26,7 +27,9 @@ FIELDS = {"gpu": "A100-80GB", "cards": 1, "share": None, "unit": "hour", "price"
 
 
 def test_the_idle_list_is_the_digests_with_each_idle_items_month_read(tmp_path: Path) -> None:
-    deps = build_deps(Settings(state_db=tmp_path / "state.db", db=tmp_path / "prices.db", azure_enabled=False))
+    deps = build_deps(
+        with_migrated_state(Settings(state_db=tmp_path / "state.db", db=tmp_path / "prices.db", azure_enabled=False))
+    )
     rentals, log = Rentals(deps.store), PowerLog(deps.store)
     # name, channel, utilisation, power (off from, on again from; hours before now), or None
     boxes = [

@@ -30,6 +30,7 @@ from rules.power import Power
 from rules.report import Report, Unsummed, by_channel
 from rules.samples import Sample
 from tests.report.test_money_days import BASE, END, NOW, SHANGHAI, START, _figures, _made_again, _report, _world
+from tests.support.state_template import with_migrated_state
 
 FROM = date(2026, 11, 28)  # rows from the 28th: the 24th to the 27th of the whole instances are summed only
 
@@ -180,7 +181,7 @@ def test_the_boards_report_is_made_again_with_every_row_when_its_sums_cannot_be_
     """The board reads the marker before its timelines; one that moved since (a power report reached back) leaves the
     database's sums unread, and the board's figures are those of its report made with every row."""
     settings = Settings(state_db=tmp_path / "state.db", db=tmp_path / "prices.db", azure_enabled=False)
-    deps = build_deps(settings, now=lambda: NOW)
+    deps = build_deps(with_migrated_state(settings), now=lambda: NOW)
     _world(deps.store)
     rentals = Rentals(deps.store)
     shown = days_shown(NOW, SHANGHAI)
