@@ -35,10 +35,12 @@ def run(settings: Settings, *, host: str, port: int, jobs: bool, lang: Lang) -> 
     from bot.server.jobs import start_jobs
 
     configure_logs(settings.serve.log_level, settings.serve.log_format)
-    # The work after an acknowledgement runs on threads of this process; a thread waiting to acknowledge gets
-    # the interpreter back within a millisecond of asking instead of Python's default five.
-    sys.setswitchinterval(0.001)
     deps, doors = _build(settings, jobs, lang)
+    # The work after an acknowledgement runs on threads of this process; a thread waiting to acknowledge gets
+    # the interpreter back within a millisecond of asking instead of Python's default five. Set once serve will
+    # serve: a start that failed leaves the process as it was (a terminal test runs serve in its own process, and
+    # kept the shorter interval for every later test of that process: more switches, more CPU).
+    sys.setswitchinterval(0.001)
     settle_heap()
     work, scheduler, sweeping = deps.work, None, threading.Event()
     if work is not None:  # the work after each acknowledgement, the replay and the jobs: in a second process

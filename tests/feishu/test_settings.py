@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import pytest
@@ -32,8 +33,10 @@ def test_a_bad_feishu_setting_is_refused_naming_it(
 
 
 def test_http_mode_without_an_encrypt_key_or_a_token_says_what_to_set(tmp_path: Path) -> None:
+    switching = sys.getswitchinterval()
     result = run_cli("serve", "--no-scheduler", env=FEISHU | {"GPU_ADVISOR_FEISHU_MODE": "http"}, tmp=tmp_path)
     assert result.returncode != 0
+    assert sys.getswitchinterval() == switching  # a start that failed leaves the process as it was
     assert (
         "GPU_ADVISOR_FEISHU_ENCRYPT_KEY" in result.stderr and "GPU_ADVISOR_FEISHU_VERIFICATION_TOKEN" in result.stderr
     )
