@@ -44,11 +44,13 @@ def test_every_command_is_documented() -> None:
 
 
 def test_every_flag_is_documented() -> None:
+    # every whole --flag the docs write, found in one pass (a search of the docs for each flag was 0.6 s of CPU)
+    written = set(re.findall(r"(?<![\w-])(--\w[\w-]*)", all_docs()))
     for path, flags in _commands().items():
         for flag in flags:
             if flag in ("--no-interactive", "--help"):
                 continue
-            assert re.search(rf"(?<![\w-]){re.escape(flag)}(?![\w-])", all_docs()), (path, flag)
+            assert flag in written, (path, flag)
 
 
 def test_the_settings_table_is_made_from_the_settings_model() -> None:
