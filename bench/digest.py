@@ -8,7 +8,11 @@ most 1.1x); and the fold of that day into hourly maxima (the retention `serve` r
 batches) beside one set-based statement folding the same rows on a copy of the database (goal: at
 most 1.5x), and what it leaves.
 
-    python bench/digest.py [--instances 2000] [--channels 500] [--hours 24] [--pace 0.02]
+    python bench/digest.py [--instances 2000] [--channels 500] [--hours 24] [--pace 0.02] [--chat slack|feishu]
+
+`--chat feishu` sends the digests to the local fake Feishu through the bot's Open API client at Feishu's own pace
+(a message every 1/16 s) and says the most messages the fake received in any second and any minute, beside
+Feishu's limits for one app (50 and 1,000).
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ import tempfile
 import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 from zoneinfo import ZoneInfo
 
 from sqlalchemy import delete, select
@@ -141,6 +146,12 @@ def main() -> None:
     parser.add_argument("--channels", type=int, default=500)
     parser.add_argument("--hours", type=float, default=24)
     parser.add_argument("--pace", type=float, default=0.02, help="seconds between posts (serve's default is 1)")
+    parser.add_argument(
+        "--chat",
+        choices=("slack", "feishu"),
+        default="slack",
+        help="where the digests are sent: the fake Slack at --pace, or the fake Feishu at Feishu's own pace",
+    )
     args = parser.parse_args()
     now = datetime.now(UTC).replace(microsecond=0)
     rules = Idle()
@@ -179,24 +190,28 @@ def main() -> None:
             f"{items} items"
         )
 
-        with fake_slack() as fake:
-            settings = Settings(slack_bot_token="xoxb-bench", slack_api_url=fake.api_url)
-            started = time.perf_counter()
-            outcomes = send_digests(
-                rentals,
-                Sends(store),
-                SlackOutlet(web_client(settings), render),
-                team="T1",
-                channels=channels,
-                now=lambda: now,
-                rules=rules,
-                lang=Lang.ZH,
-                zone=ZoneInfo("Asia/Shanghai"),
-                pace_s=args.pace,
-            )
-            sent_s = time.perf_counter() - started
+        if args.chat == "feishu":
+            outcomes, sent_s, pace, said = send_in_feishu(rentals, Sends(store), channels, now, rules)
+        else:
+            with fake_slack() as fake:
+                settings = Settings(slack_bot_token="xoxb-bench", slack_api_url=fake.api_url)
+                started = time.perf_counter()
+                outcomes = send_digests(
+                    rentals,
+                    Sends(store),
+                    SlackOutlet(web_client(settings), render),
+                    team="T1",
+                    channels=channels,
+                    now=lambda: now,
+                    rules=rules,
+                    lang=Lang.ZH,
+                    zone=ZoneInfo("Asia/Shanghai"),
+                    pace_s=args.pace,
+                )
+                sent_s = time.perf_counter() - started
+            pace, said = args.pace, ""
         sent = sum(o.status == "sent" for o in outcomes)
-        floor = args.pace * (sent - 1)
+        floor = pace * (sent - 1)
         ratio = sent_s / floor if floor else float("nan")
         one_statement = fold_floor(db, now + timedelta(days=2))
         started = time.perf_counter()
@@ -210,7 +225,44 @@ def main() -> None:
             f"bound with the defaults (2 raw days, 90 hourly days): about "
             f"{(2 * size + 90 * used) * 24 / args.hours / 1e9:.2f} GB"
         )
-        print(f"send: {sent} digests in {sent_s:.2f} s; pacing floor {floor:.2f} s; {ratio:.2f}x (goal <= 1.1x)")
+        print(
+            f"send ({args.chat}): {sent} of {len(outcomes)} digests in {sent_s:.2f} s; pacing floor {floor:.2f} s; "
+            f"{ratio:.2f}x (goal <= 1.1x){said}"
+        )
+
+
+def send_in_feishu(
+    rentals: Rentals, sends: Sends, channels: list[str], now: datetime, rules: Idle
+) -> tuple[list[Any], float, float, str]:
+    """Every channel's digest sent to the fake Feishu through the bot's Open API client, at Feishu's own pace
+    (bot/feishu/digest_outlet.py): the outcomes, the seconds they took, the pace, and the most messages the fake
+    received within any second and any minute, beside Feishu's limits for one app (50 a second, 1,000 a minute)."""
+    from bot.feishu.chat import FeishuChat
+    from bot.feishu.digest_outlet import PACE_S, FeishuOutlet
+    from bot.feishu.sdk import OpenApi
+    from tests.support.fake_feishu import fake_feishu
+
+    with fake_feishu() as fake:
+        outlet = FeishuOutlet(FeishuChat(OpenApi("cli_bench", fake.app_secret, fake.base_url), Lang.ZH))
+        started = time.perf_counter()
+        outcomes = send_digests(
+            rentals,
+            sends,
+            outlet,
+            team="T1",
+            channels=channels,
+            now=lambda: now,
+            rules=rules,
+            lang=Lang.ZH,
+            zone=ZoneInfo("Asia/Shanghai"),
+        )
+        sent_s = time.perf_counter() - started
+        stamps = sorted(call.at for call in fake.of("messages.create"))
+    most = {
+        window: max((sum(1 for s in stamps if a <= s < a + window) for a in stamps), default=0) for window in (1, 60)
+    }
+    said = f"; at most {most[1]} messages in any second (Feishu: 50) and {most[60]} in any minute (Feishu: 1,000)"
+    return outcomes, sent_s, PACE_S, said
 
 
 if __name__ == "__main__":
