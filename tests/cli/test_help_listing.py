@@ -3,18 +3,12 @@ listing imported all of them, the advisor's parsers and the policy among them, f
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
-from pathlib import Path
-
 import pytest
 from typer.testing import CliRunner
 
 from bot.cli.main import COMMANDS, SUMMARIES, build_app
 from bot.text import Lang
-
-ROOT = Path(__file__).resolve().parents[2]
+from tests.support.imported import imported_by
 
 
 @pytest.mark.parametrize("lang", list(Lang))
@@ -37,16 +31,8 @@ def test_every_command_has_a_summary() -> None:
 
 @pytest.mark.e2e  # starts a process
 def test_the_listing_imports_no_command_module() -> None:
-    probe = (
-        "import atexit, json, sys\n"
-        "atexit.register(lambda: print(json.dumps([m for m in sys.modules if m.startswith(('bot.cli.', 'rules.'))])))\n"
-        "from bot.cli.main import main\n"
-        "main(['--help'])\n"
-    )
-    result = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True)
-    assert result.returncode == 0, result.stderr[-2000:]
-    assert "analyze" in result.stdout  # the listing was printed
-    loaded = json.loads(result.stdout.strip().splitlines()[-1])
+    loaded, said = imported_by("from bot.cli.main import main\nmain(['--help'])", "bot.cli.", "rules.")
+    assert "analyze" in said  # the listing was printed
     commands = {module for module, _, _ in COMMANDS.values()} - {"bot.cli.main"}
     assert "bot.cli.main" in loaded and not commands & set(loaded), loaded
     assert not {"rules.policy", "rules.questions", "rules.parsing"} & set(loaded), loaded  # the advisor's
