@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import importlib.util
 import logging
+import re
 import sys
 import time
 import types
@@ -58,6 +59,9 @@ RESOURCES = {
 }
 
 
+_WORD_STARTS = re.compile(r"(?<!^)(?=[A-Z])")  # CreateMessageRequest -> create_message_request, its module's name
+
+
 class Models:
     """A service's request and body models by class name (`im.CreateMessageRequest`), each imported from its own
     module when first asked for: the service's model package imports all of its models (IM's: about 900)."""
@@ -66,10 +70,13 @@ class Models:
         self._package = package
 
     def __getattr__(self, name: str) -> Any:
-        import re
-
-        module = importlib.import_module(f"{self._package}.model.{re.sub(r'(?<!^)(?=[A-Z])', '_', name).lower()}")
-        found = getattr(module, name)
+        if name.startswith("_"):  # a protocol's probe (copy, pickle, inspect): no model is named so
+            raise AttributeError(name)
+        try:
+            module = importlib.import_module(f"{self._package}.model.{_WORD_STARTS.sub('_', name).lower()}")
+            found = getattr(module, name)
+        except (ImportError, AttributeError):
+            raise AttributeError(f"lark-oapi has no model {name} in {self._package}") from None
         setattr(self, name, found)
         return found
 
