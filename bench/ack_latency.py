@@ -8,7 +8,7 @@ its work (a conversation started, questions posted) in lazy listeners after the 
 that work competes for the CPU as it would.
 
     python bench/ack_latency.py [--requests 300] [--concurrency 1 8] [--rounds 5] [--single-process]
-    python bench/ack_latency.py --chat feishu [...]
+    python bench/ack_latency.py --chat feishu [--press] [--agents 2000 [--beat-every 60]] [...]
     python bench/ack_latency.py --chat dingtalk|wecom [--requests 300] [--rounds 5]
     python bench/ack_latency.py --answers --busy 2 [--rounds 5] [--every 0.25] [--for 15]
 
@@ -26,6 +26,10 @@ its work after the acknowledgements to end, so the floors are measured without i
 
 Sequential requests show the acknowledgement path itself; a burst of concurrent ones shows it while
 the background work of earlier commands shares the CPU.
+
+--agents N: N instances tracked in serve's state, whose agents post a heartbeat of eight GPUs' samples every
+--beat-every seconds (60: the agent's default) to serve while every round runs, from a process of their own
+(bench/agents.py); the floors get none. Issue 50: a press answered within 1 s p99 under 2,000 agents.
 """
 
 from __future__ import annotations
@@ -274,7 +278,7 @@ def summary(latencies: list[float], seconds: float) -> dict[str, float]:
     }
 
 
-def start_slack(stack: contextlib.ExitStack, tmp: Path, single_process: bool) -> tuple[dict[str, Send], Any]:
+def start_slack(stack: contextlib.ExitStack, tmp: Path, single_process: bool) -> tuple[dict[str, Send], Any, int]:
     """The fake Slack, the two floors and serve talking to Slack; a sender for each app, and serve's process."""
     fake = stack.enter_context(process([sys.executable, "-c", FAKE_SLACK]))
     assert fake.stdout is not None
@@ -296,12 +300,12 @@ def start_slack(stack: contextlib.ExitStack, tmp: Path, single_process: bool) ->
     }
     port, app = serve(stack, tmp, env)
     senders["gpu-advisor"] = slack_send(SlackSender(f"http://127.0.0.1:{port}{EVENTS_PATH}", SECRET))
-    return senders, app
+    return senders, app, port
 
 
 def start_feishu(
     stack: contextlib.ExitStack, tmp: Path, _single: bool, press: bool = False
-) -> tuple[dict[str, Send], Any]:
+) -> tuple[dict[str, Send], Any, int]:
     """The fake Open API, the two floors and serve talking to Feishu only (HTTP mode); `press`: card presses
     instead of messages."""
     sending = feishu_press if press else feishu_send
@@ -329,7 +333,7 @@ def start_feishu(
     port, app = serve(stack, tmp, env, before=(lambda full: track_pressed_item(full, tenant)) if press else None)
     sender = FeishuSender(f"http://127.0.0.1:{port}{FEISHU_PATH}", ENCRYPT_KEY, VERIFICATION_TOKEN)
     senders["gpu-advisor"] = sending(sender)
-    return senders, app
+    return senders, app, port
 
 
 def serve(
@@ -372,6 +376,8 @@ def main() -> None:
         help="whose callback path (dingtalk, wecom: card presses over the long connection, bench/stream_presses.py)",
     )
     parser.add_argument("--press", action="store_true", help="with --chat feishu: card presses, not messages")
+    parser.add_argument("--agents", type=int, default=0, help="this many agents post heartbeats to serve meanwhile")
+    parser.add_argument("--beat-every", type=float, default=60, help="seconds between one agent's heartbeats")
     parser.add_argument(
         "--answers",
         action="store_true",
@@ -397,9 +403,16 @@ def main() -> None:
     names = [name for name, _ in floors] + ["gpu-advisor"]
     with tempfile.TemporaryDirectory() as tmp, contextlib.ExitStack() as stack, busy(args.busy):
         if args.chat == "feishu":
-            senders, app = start_feishu(stack, Path(tmp), args.single_process, press=args.press)
+            senders, app, port = start_feishu(stack, Path(tmp), args.single_process, press=args.press)
         else:
-            senders, app = start_slack(stack, Path(tmp), args.single_process)
+            senders, app, port = start_slack(stack, Path(tmp), args.single_process)
+        beats: dict[int, int] = {}
+        if args.agents:
+            from bench.agents import posting, tracked
+            from bot.settings.areas import state_db_beside
+
+            tokens = tracked(state_db_beside(Path(tmp) / "bench.db"), args.agents)
+            beats = stack.enter_context(posting(f"http://127.0.0.1:{port}/api/heartbeat", tokens, args.beat_every))
         for name in names:  # warm up
             measure(senders[name], 10, 1)
         taken: dict[tuple[str, int], tuple[list[float], float]] = {
@@ -414,6 +427,8 @@ def main() -> None:
                         settle(app.pid)  # its work after the acks ends before a floor is measured
                     kept, spent = taken[(name, level)]
                     taken[(name, level)] = (kept + latencies, spent + seconds)
+        if args.agents:
+            stack.close()  # the agents stop (their answers counted), then serve and the floors
     results = {key: summary(*value) for key, value in taken.items()}
     what = "/gpu-advise commands"
     if args.chat == "feishu":
@@ -423,6 +438,8 @@ def main() -> None:
         f" per app and level, in {args.rounds} alternating "
         "rounds; each app in its own process"
     )
+    if args.agents:
+        print(f"beside {args.agents} agents posting every {args.beat_every:g} s: heartbeats answered {beats}")
     print(f"{'app':<28}{'at once':>8}{'p50 ms':>9}{'p99 ms':>9}{'max ms':>9}{'req/s':>9}")
     for (name, level), r in sorted(results.items(), key=lambda kv: (names.index(kv[0][0]), kv[0][1])):
         print(f"{name:<28}{level:>8}{r['p50_ms']:>9.1f}{r['p99_ms']:>9.1f}{r['max_ms']:>9.1f}{r['rps']:>9.1f}")
