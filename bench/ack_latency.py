@@ -9,7 +9,7 @@ that work competes for the CPU as it would.
 
     python bench/ack_latency.py [--requests 300] [--concurrency 1 8] [--rounds 5] [--single-process]
     python bench/ack_latency.py --chat feishu [--press] [--agents 2000 [--beat-every 60]] [...]
-    python bench/ack_latency.py --chat dingtalk|wecom [--requests 300] [--rounds 5]
+    python bench/ack_latency.py --chat dingtalk|wecom [--requests 300] [--rounds 5] [--agents 2000]
     python bench/ack_latency.py --answers --busy 2 [--rounds 5] [--every 0.25] [--for 15]
 
 --chat feishu measures Feishu's callback path instead: serve talking to Feishu only (HTTP mode), sent
@@ -393,7 +393,7 @@ def main() -> None:
     if args.chat in ("dingtalk", "wecom"):
         from bench.stream_presses import run as run_presses
 
-        run_presses(args.chat, args.requests, args.rounds)
+        run_presses(args.chat, args.requests, args.rounds, args.agents, args.beat_every)
         return
     if args.answers:
         run(args.rounds, args.busy, args.every, args.during, args.startup)

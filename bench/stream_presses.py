@@ -97,12 +97,12 @@ def _spawn(args: list[str], env: dict[str, str]) -> subprocess.Popen[bytes]:
     return subprocess.Popen(args, cwd=ROOT, env=env, stdout=log, stderr=log)
 
 
-def _serve(env: dict[str, str]) -> subprocess.Popen[bytes]:
+def _serve(env: dict[str, str]) -> tuple[subprocess.Popen[bytes], int]:
     from bench.ack_latency import free_port
 
     port = free_port()
     args = [sys.executable, "-m", "bot", "serve", "--host", "127.0.0.1", "--port", str(port), "--no-scheduler"]
-    return _spawn(args, env | {"GPU_ADVISOR_WORK_PROCESS": "false"})
+    return _spawn(args, env | {"GPU_ADVISOR_WORK_PROCESS": "false"}), port
 
 
 def _summary(latencies: list[float]) -> dict[str, float]:
@@ -114,7 +114,9 @@ def _summary(latencies: list[float]) -> dict[str, float]:
     }
 
 
-def run(chat: str, presses: int, rounds: int) -> None:
+def run(chat: str, presses: int, rounds: int, agents: int = 0, every: float = 60.0) -> None:
+    """`agents`: this many agents post heartbeats to serve every `every` seconds through the rounds."""
+    beats: dict[int, int] = {}
     with tempfile.TemporaryDirectory() as folder, contextlib.ExitStack() as stack:
         tmp = Path(folder)
         setup = _dingtalk(stack, tmp) if chat == "dingtalk" else _wecom(stack, tmp)
@@ -123,9 +125,17 @@ def run(chat: str, presses: int, rounds: int) -> None:
         floor = _spawn([sys.executable, "-c", *setup.floor], setup.env)
         stack.callback(floor.terminate)
         setup.connected(1)
-        app = _serve(setup.env)
+        app, port = _serve(setup.env)
         stack.callback(app.terminate)
         setup.connected(2)
+        if agents:
+            from bench.ack_latency import wait_healthy
+            from bench.agents import posting, tracked
+            from bot.settings.areas import state_db_beside
+
+            wait_healthy(port)
+            tokens = tracked(state_db_beside(tmp / "bench.db"), agents)
+            beats = stack.enter_context(posting(f"http://127.0.0.1:{port}/api/heartbeat", tokens, every))
         names = {0: "SDK + one durable write", 1: "gpu-advisor"}
         for which in names:  # warm up
             for _ in range(5):
@@ -138,6 +148,8 @@ def run(chat: str, presses: int, rounds: int) -> None:
                 time.sleep(0.3)  # the last press's work after its answer ends before the other's turn
         results = {names[k]: _summary(v) for k, v in taken.items()}
     print(f"{per_round * rounds} presses of Snooze a week on {chat} per app, in {rounds} alternating rounds")
+    if agents:
+        print(f"beside {agents} agents posting every {every:g} s: heartbeats answered {beats}")
     print(f"{'app':<28}{'p50 ms':>9}{'p99 ms':>9}{'max ms':>9}")
     for name, r in results.items():
         print(f"{name:<28}{r['p50_ms']:>9.1f}{r['p99_ms']:>9.1f}{r['max_ms']:>9.1f}")
