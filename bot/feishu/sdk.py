@@ -96,13 +96,12 @@ def load() -> Any:
     """The SDK's pieces: Config, the IM and contact services' models (`im`, `contact`), AESCipher. The services'
     packages are entered without their __init__ too: with it, IM's and contact's resources and models were about
     1,000 modules and 17 MB of each process that talks to Feishu (issue 50), for the five resources used."""
-    for service_package in RESOURCES:  # lark_oapi, lark_oapi.api, lark_oapi.api.im, ..., its resource and model
+    for service_package in RESOURCES:
         parts = service_package.split(".")
-        for package in [".".join(parts[:n]) for n in range(1, len(parts) + 1)] + [
-            f"{service_package}.resource",
-            f"{service_package}.model",
-        ]:
-            enter_without_init(package)
+        for n in range(1, len(parts) + 1):  # lark_oapi, lark_oapi.api, lark_oapi.api.im, lark_oapi.api.im.v1
+            enter_without_init(".".join(parts[:n]))
+        for inside in ("resource", "model"):
+            enter_without_init(f"{service_package}.{inside}")
     from lark_oapi.core.model import Config
     from lark_oapi.core.utils.decryptor import AESCipher
 
