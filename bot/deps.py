@@ -6,7 +6,7 @@ Slack wing, serve's work process and spool) is handed to build_deps as a factory
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
@@ -43,8 +43,9 @@ class Handoff(Protocol):
     def metrics(self) -> bytes | None:
         """Its metrics exposition, added to this process's at /metrics; None when it does not answer."""
 
-    def start(self) -> None:
-        """Start taking work (serve calls it once the front door is built)."""
+    def start(self, holding: Sequence[Store] = ()) -> None:
+        """Start taking work (serve calls it once the front door is built); `holding`: the stores this process
+        has open."""
 
     def stop(self) -> None:
         """Stop, with serve."""

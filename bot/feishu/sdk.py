@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import importlib.util
 import logging
+import os
 import re
 import sys
 import time
@@ -139,7 +140,15 @@ def _pool_connections() -> None:
 
     if isinstance(transport.requests, _Pooled):
         return
+    _new_pool()
+    # serve's work process is forked from the front door (bot/server/work_process.py): two processes reading
+    # answers off one inherited connection would take each other's. The child starts with a pool of its own.
+    os.register_at_fork(after_in_child=_new_pool)
+
+
+def _new_pool() -> None:
     import requests
+    from lark_oapi.core.http import transport
     from requests.adapters import HTTPAdapter
 
     session = requests.Session()

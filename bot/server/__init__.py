@@ -4,4 +4,4 @@ the table of scheduled jobs (jobs.py). Nothing under bot/slack/ imports this pac
 
 from bot.web.lean_imports import skip_unused_clis
 
-skip_unused_clis()  # before anything of serve imports httpx, in the front door and in its spawned work process
+skip_unused_clis()  # before anything of serve imports httpx, in the front door and in its work process

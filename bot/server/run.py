@@ -46,7 +46,7 @@ def run(settings: Settings, *, host: str, port: int, jobs: bool, lang: Lang) -> 
     if work is not None:  # the work after each acknowledgement, the replay and the jobs: in a second process
         from bot.server.spool import Sweeper
 
-        work.start()
+        work.start(holding=[deps.store] + ([deps.spool.store] if deps.spool is not None else []))
         if deps.spool is not None:
             Sweeper(deps.spool, deps.inbox, work, timedelta(seconds=settings.serve.redo_after_s)).start(sweeping)
     # Finish the work of requests acknowledged before the last stop, beside the new requests (each front door

@@ -2,6 +2,8 @@
 jobs run in a second process, so that none of it shares an interpreter lock with the front door that
 acknowledges Slack.
 
+The work process is forked from the front door at serve's start, before any other thread runs, and shares
+its loaded modules; one started again after it died is a fresh interpreter (WorkProcess._context).
 The front door (this process) keeps each request in the inbox and answers Slack, then hands the request
 over a queue; the work process starts its route's handler, in the order requests came, as a redo of a
 kept request does (inbox.request_for): the front door checked it already, and bolt's dispatch would
@@ -26,13 +28,15 @@ import multiprocessing
 import os
 import queue
 import signal
+import stat
 import sys
 import threading
 import time
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from multiprocessing.connection import Connection
+from multiprocessing.connection import Connection, wait
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -51,6 +55,8 @@ RESTART_S, RESTART_MAX_S = 1.0, 30.0
 METRICS_WAIT_S = 2.0  # a scrape waits this long for the work process's counters, then goes without them
 STOP_WAIT_S = 10.0
 REPLAY_WAIT_S = 60.0  # new work waits at most this long for the replay at start (a long one still lets it on)
+PROCESS_NAME = "gpu-advise-work"  # as ps shows it (Linux keeps 15 characters)
+WORK_SWITCH_S = 0.005  # CPython's default: no acknowledgement waits on this process's threads (run.py: 1 ms there)
 WORK_THREADS = 4  # the work of kept requests at once (as many as bolt's lazy listeners in the front door)
 
 
@@ -70,6 +76,8 @@ class WorkProcess:
 
     def __init__(self, settings: Settings, *, jobs: bool, lang: Lang, spool: Inbox | None = None) -> None:
         self._ctx = multiprocessing.get_context("spawn")  # a fresh interpreter: no threads or locks copied
+        self._holding: tuple[Store, ...] = ()
+        self.started_by = ""  # how the running work process was started: "fork" or "spawn" (_context)
         self._settings, self._jobs, self._lang = settings, jobs, lang
         self._spool = spool.store.sqlite_path() if spool is not None else None
         self.acking: SharedCount = self._ctx.RawValue("i", 0)
@@ -82,15 +90,38 @@ class WorkProcess:
         self._metrics: Connection | None = None
         self.restarts = 0
 
-    def start(self) -> None:
+    def start(self, holding: Sequence[Store] = ()) -> None:
+        """`holding`: the stores this process has open. Before a fork their pooled connections are closed (each
+        opens another at its next use): a database connection carried across a fork is two processes' at once
+        (SQLite: https://www.sqlite.org/howtocorrupt.html, section 2.6; libpq's socket likewise)."""
+        self._holding = tuple(holding)
         self._spawn()
         threading.Thread(target=self._watch, name="work-watch", daemon=True).start()
 
+    def _context(self) -> Any:
+        """How a work process starts. Forked while this process runs no other thread (serve's start, before its
+        HTTP server, scheduler and chats' connections): the work process then shares the front door's loaded
+        modules, a page copied only once one of the two writes to it, and imports nothing again (idle, serve's two
+        processes held 150 MB of their own with a fresh interpreter, 107 MB forked: docs/benchmarks.md). Otherwise
+        (a restart, once the front door's threads run, whose locks a fork would copy held; a platform without
+        fork; a database file still open) a fresh interpreter. Either way the work process builds its own Deps
+        and chats from the Job and never uses what the front door had built."""
+        if threading.active_count() != 1 or not sys.platform.startswith("linux"):
+            return self._ctx
+        for store in self._holding:
+            store.release()
+        still_open = open_databases()
+        if still_open:
+            log.warning("the work process starts in a fresh interpreter: %s open here", ", ".join(still_open))
+            return self._ctx
+        return multiprocessing.get_context("fork")
+
     def _spawn(self) -> None:
-        work_queue, (front, back) = self._ctx.Queue(), self._ctx.Pipe()
+        ctx = self._context()
+        work_queue, (front, back) = ctx.Queue(), ctx.Pipe()
         job = Job(self._settings, self._jobs, self._lang, time.time(), self._spool)
         self.ready.value = 0
-        process = self._ctx.Process(
+        process = ctx.Process(
             target=work_main,
             args=(job, work_queue, back, self.acking, self.scheduler_up, self.ready),
             name="gpu-advisor-work",
@@ -98,6 +129,8 @@ class WorkProcess:
         )
         process.start()
         back.close()
+        self.started_by = ctx.get_start_method()
+        log.debug("the work process started (%s, pid %s)", self.started_by, process.pid)
         self._process, self._queue, self._metrics = process, work_queue, front  # new work goes to the new one
 
     def _watch(self) -> None:
@@ -121,7 +154,11 @@ class WorkProcess:
             self._spawn()
 
     def alive(self) -> bool:
-        return self._process is not None and self._process.is_alive()
+        """Whether the work process runs, read from its sentinel (closed when it ends). Not is_alive(): that asks
+        waitpid, and the watch thread's join, waiting in waitpid too, may reap the process first, when is_alive's
+        own waitpid fails and it answers "alive" for a process that has just died."""
+        process = self._process
+        return process is not None and not wait([process.sentinel], 0)
 
     def state(self) -> str:
         """For /healthz: running (taking work), starting, or restarting (it died; another is started soon)."""
@@ -181,6 +218,7 @@ def work_main(
     """The work process: build what the handlers need, redo what was kept before it started, then do what
     comes over the queue until told to stop or the front door is gone."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches the whole group: the front door says when
+    sys.setswitchinterval(WORK_SWITCH_S)  # forked, it had the front door's shorter interval
     _die_with_the_front_door()
     from bot.logs import configure as configure_logs
     from bot.server.jobs import start_jobs
@@ -225,6 +263,20 @@ def work_main(
         deps.shutdown()
 
 
+def open_databases() -> list[str]:
+    """The SQLite databases this process has a file open on (Linux's /proc/self/fd; none elsewhere)."""
+    found = []
+    fds = Path("/proc/self/fd")
+    for entry in fds.iterdir() if fds.is_dir() else ():
+        try:
+            fd = int(entry.name)
+            if stat.S_ISREG(os.fstat(fd).st_mode) and os.pread(fd, 16, 0) == b"SQLite format 3\x00":
+                found.append(os.readlink(entry))
+        except (OSError, ValueError):  # the listing's own descriptor, closed by now
+            continue
+    return found
+
+
 def lower_priority(niceness: int) -> None:
     """Where the CPUs are all busy, the front door's acknowledgements go first: every thread of this process takes
     `niceness`, once it is ready. Its start-up runs at the front door's priority, since acknowledged commands wait
@@ -256,7 +308,8 @@ def _build(job: Job, gate: AckGate) -> tuple[Deps, list[FrontDoor]]:
 def _die_with_the_front_door() -> None:
     """Linux: the kernel kills this process when the front door dies (PR_SET_PDEATHSIG), so a killed serve never
     leaves a work process finishing what it had begun while another replica, or the next serve, redoes it. Elsewhere
-    the work loop notices within a second that the front door is gone, once what it is doing ends."""
+    the work loop notices within a second that the front door is gone, once what it is doing ends. It is named
+    PROCESS_NAME too (PR_SET_NAME), for ps and top: forked, its command line is the front door's."""
     if not sys.platform.startswith("linux"):
         return
     import ctypes
@@ -264,6 +317,7 @@ def _die_with_the_front_door() -> None:
     try:
         libc = ctypes.CDLL(None, use_errno=True)
         libc.prctl(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG = 1
+        libc.prctl(15, PROCESS_NAME.encode(), 0, 0, 0)  # PR_SET_NAME = 15: this thread's, and its new threads'
     except (OSError, AttributeError) as exc:
         log.warning("the work process cannot ask to end with the front door: %s", exc)
         return

@@ -136,6 +136,10 @@ class Store:
         self.engine.dispose()
         self._write_lock.close()
 
+    def release(self) -> None:
+        """Close the connections the pool keeps (none may be in use); the next use opens another."""
+        self.engine.dispose()
+
     @contextmanager
     def lock(self, convo_id: str) -> Iterator[None]:
         """One conversation's answers taken one at a time: an in-process lock, and on PostgreSQL an

@@ -19,7 +19,9 @@ from typing import Any
 import pytest
 
 from bot.metrics import Metrics
+from bot.server.work_process import PROCESS_NAME, open_databases
 from bot.slack.inbox import replay_pending
+from bot.state import Inbox, Store
 from tests.support.cli import ROOT
 from tests.support.fake_slack import FakeSlack, SlackSender, fake_slack
 from tests.support.processes import bot_env, child_pids, serve_process
@@ -30,8 +32,16 @@ PROFILE = "10h mem=70/80 mp=no freq=daily resume=no"
 
 
 def children(pid: int) -> list[int]:
-    """The work processes `pid` started and that still run (Linux /proc); not multiprocessing's resource tracker."""
-    return [c for c in child_pids(pid) if running(c) and b"spawn_main" in cmdline(c)]
+    """The work processes `pid` started and that still run (Linux /proc), by the name each gives itself once it
+    runs (forked at serve's start, its command line is the front door's, as any child's is until its exec)."""
+    return [c for c in child_pids(pid) if running(c) and name(c) == PROCESS_NAME]
+
+
+def name(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/comm").read_text().strip()
+    except OSError:
+        return ""
 
 
 def cmdline(pid: int) -> bytes:
@@ -39,6 +49,12 @@ def cmdline(pid: int) -> bytes:
         return Path(f"/proc/{pid}/cmdline").read_bytes()
     except OSError:
         return b""
+
+
+def smaps(pid: int) -> dict[str, int]:
+    """A process's memory by kind, in kB (Linux's smaps_rollup)."""
+    lines = Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines()[1:]
+    return {name: int(rest.split()[0]) for name, rest in (line.split(":", 1) for line in lines)}
 
 
 def running(pid: int) -> bool:
@@ -109,13 +125,20 @@ def test_the_work_after_an_acknowledgement_is_done_by_the_work_process(tmp_path:
 def test_a_work_process_that_dies_is_started_again_and_loses_nothing(tmp_path: Path) -> None:
     with fake_slack() as fake, serving(tmp_path, fake) as (send, proc):
         [work] = fake.wait_for(lambda: children(proc.pid))
+        fake.wait_for(lambda: healthz(send)["checks"]["work_process"] == "running")
+        # serve's first work process is forked before any other thread runs: most of its memory is the front
+        # door's loaded modules, shared (a fresh interpreter shares none of its own: Shared_Dirty under 1 MB)
+        assert cmdline(work) == cmdline(proc.pid)
+        memory = smaps(work)
+        assert memory["Shared_Dirty"] > memory["Private_Dirty"], memory
         os.kill(work, signal.SIGKILL)
-        fake.wait_for(lambda: not running(work))
+        # gone for the front door too (a killed process whose threads are still ending reads "Z" here before that)
+        fake.wait_for(lambda: not running(work) and healthz(send)["checks"]["work_process"] == "restarting")
         status, _ = send.command(PROFILE, response_url=fake.response_url())  # kept while no work process runs
         assert status == 200
-        assert healthz(send)["checks"]["work_process"] == "restarting"
+        # the front door's threads run now: the next is a fresh interpreter, not a fork
         [again] = fake.wait_for(lambda: children(proc.pid))
-        assert again != work
+        assert again != work and b"spawn_main" in cmdline(again)
         fake.wait_for(lambda: recommendations(fake))  # the new work process did what was kept before it started
         fake.wait_for(lambda: healthz(send)["checks"]["work_process"] == "running")
         send.command(PROFILE, user="U2", response_url=fake.response_url())  # and takes new work as it comes
@@ -330,3 +353,21 @@ def test_the_work_process_lowers_every_thread_once_ready_not_before() -> None:
     done = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     assert done.stdout.split("\n")[:2] == ["late 5", "[5]"]
+
+
+@pytest.mark.skipif(not LINUX, reason="reads Linux's /proc/self/fd")
+def test_a_fork_waits_for_no_database_file_open_here_and_release_closes_the_stores_files(tmp_path: Path) -> None:
+    """Before serve forks its work process it closes its stores' pooled connections (Store.release), and forks only
+    once no SQLite file is open in it (open_databases); any other file it has open does not count."""
+    store = Store(tmp_path / "state.db")
+    other = tmp_path / "notes.txt"
+    other.write_text("SQLite format 2")
+    with other.open() as _kept, store.reading() as conn:
+        conn.exec_driver_sql("SELECT 1")
+        assert str(tmp_path / "state.db") in open_databases()
+        assert str(other) not in open_databases()
+    assert str(tmp_path / "state.db") in open_databases()  # the pool keeps it open between uses
+    store.release()
+    assert not [path for path in open_databases() if path.startswith(str(tmp_path))]
+    assert Inbox(store).enqueue("k1", "command", {"text": "help"})  # the next use opens another
+    store.close()

@@ -65,6 +65,7 @@ class FakeFeishu:
     users: dict[str, dict[str, Any]] = field(default_factory=dict)  # open_id -> contact user fields
     chats: dict[str, dict[str, Any]] = field(default_factory=dict)  # chat_id -> owner_id, user_manager_id_list
     delays: dict[str, float] = field(default_factory=dict)  # method -> seconds before it is answered
+    held: list[str] = field(default_factory=list)  # methods of the calls a delay held, from when they arrived
     ws_url: str = ""  # the long connection's server (ws_server()), handed out by /callback/ws/endpoint
     _ids: Iterator[int] = field(default_factory=lambda: itertools.count(1))
     _by_uuid: dict[str, dict[str, Any]] = field(default_factory=dict)  # a send's uuid -> the message it made
@@ -216,7 +217,9 @@ def fake_feishu(port: int = 0) -> Iterator[FakeFeishu]:
                 body,
                 self.headers.get("Authorization", ""),
             )
-            time.sleep(fake.delays.get(call.method, 0))
+            if fake.delays.get(call.method):
+                fake.held.append(call.method)
+                time.sleep(fake.delays[call.method])
             status, body = fake.answer(call)
             if status == 200 and call.method in fake.lose_answer_once:  # done, and the answer lost on its way back
                 fake.lose_answer_once.discard(call.method)
