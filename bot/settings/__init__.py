@@ -1,7 +1,7 @@
 """Configuration: one Settings object, built at start-up from the environment (and .env), passed down, its
 settings grouped by area (bot/settings/model.py). What this package exports is loaded when first asked for
 (PEP 562), so that a command that only reads the environment (bot/settings/environment.py: `--help`'s language,
-`advise`) never imports pydantic-settings and the models, about 0.1 s of its start."""
+`advise`) never imports pydantic and the settings' models, about 0.1 s of its start."""
 
 from __future__ import annotations
 

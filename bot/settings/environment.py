@@ -1,9 +1,9 @@
 """Where every setting comes from: the process environment over a `.env` file in the working folder, names in
 any case. One reader for all of them: `Settings` (bot/settings/model.py) reads through it, and so does the terminal's
-light start (the language of `--help`, and `advise` without prices, which must not pay for pydantic-settings'
-import: 0.1 s, as much as the rest of the command), so a value in `.env` means the same everywhere.
+light start (the language of `--help`, and `advise` without prices, which must not pay for the settings' models:
+0.1 s, as much as the rest of the command), so a value in `.env` means the same everywhere.
 
-Only the standard library and python-dotenv (the `.env` parser pydantic-settings itself uses) are imported."""
+Only the standard library and python-dotenv (the `.env` parser) are imported."""
 
 from __future__ import annotations
 

@@ -9,9 +9,8 @@ import importlib
 import importlib.util
 from typing import TYPE_CHECKING, Any
 
-from pydantic import AliasChoices, Field, create_model, model_validator
+from pydantic import AliasChoices, BaseModel, ConfigDict, Field, create_model, model_validator
 from pydantic.fields import FieldInfo
-from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
 from bot.settings.areas import (
     Digest,
@@ -188,28 +187,28 @@ def variable_of(where: tuple[int | str, ...]) -> str:
     return variables(flat, AREAS[area].model_fields[name])[0] if flat is not None else ".".join(map(str, where))
 
 
-class _Environment(PydanticBaseSettingsSource):
-    """The environment over `.env`, as bot/settings/environment.py reads it for every command, into the areas."""
-
-    def get_field_value(self, field: FieldInfo, field_name: str) -> tuple[Any, str, bool]:
-        return None, field_name, False  # __call__ reads every area at once
-
-    def __call__(self) -> dict[str, Any]:
-        values = environment()
-        found: dict[str, dict[str, str]] = {}
-        for flat, (area, name) in FLAT.items():
-            for variable in variables(flat, AREAS[area].model_fields[name]):
-                if variable.lower() in values:
-                    found.setdefault(area, {})[name] = values[variable.lower()]
-                    break
-        return found
+def from_environment() -> dict[str, dict[str, str]]:
+    """Every setting the environment over `.env` gives (bot/settings/environment.py), by area, as text."""
+    values = environment()
+    found: dict[str, dict[str, str]] = {}
+    for flat, (area, name) in FLAT.items():
+        for variable in variables(flat, AREAS[area].model_fields[name]):
+            if variable.lower() in values:
+                found.setdefault(area, {})[name] = values[variable.lower()]
+                break
+    return found
 
 
-class Settings(BaseSettings):
+class Settings(BaseModel):
     """Every setting, by area; read from the process environment over `.env` in the working folder
-    (bot/settings/environment.py)."""
+    (bot/settings/environment.py), under what is given (Settings(files={...}), Settings(azure_enabled=False)).
 
-    model_config = SettingsConfigDict(extra="ignore")
+    A pydantic model that reads the environment itself, not pydantic-settings' BaseSettings: the environment is
+    read by our own reader anyway (the terminal's light start shares it), and of BaseSettings only the merge of the
+    given values over it was left in use, while importing pydantic-settings cost 41 ms of every command that reads
+    the settings (`quote`, `list`, `report`: bench/cli_startup.py)."""
+
+    model_config = ConfigDict(extra="ignore")
 
     files: Files = Field(default_factory=Files)
     prices: Prices = Field(default_factory=Prices)
@@ -220,16 +219,12 @@ class Settings(BaseSettings):
     discovery: Discovery = Field(default_factory=Discovery)
     digest: Digest = Field(default_factory=Digest)
 
-    @classmethod
-    def settings_customise_sources(
-        cls,
-        settings_cls: type[BaseSettings],
-        init_settings: PydanticBaseSettingsSource,
-        env_settings: PydanticBaseSettingsSource,
-        dotenv_settings: PydanticBaseSettingsSource,
-        file_secret_settings: PydanticBaseSettingsSource,
-    ) -> tuple[PydanticBaseSettingsSource, ...]:
-        return init_settings, _Environment(settings_cls)
+    def __init__(self, **given: Any) -> None:
+        merged: dict[str, Any] = dict(from_environment())
+        for key, value in given.items():  # an area given as a mapping: over the environment's, one by one
+            below = merged.get(key)
+            merged[key] = below | value if isinstance(below, dict) and isinstance(value, dict) else value
+        super().__init__(**merged)
 
     @model_validator(mode="before")
     @classmethod
