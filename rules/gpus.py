@@ -15,6 +15,7 @@ prints their HBM total on such boxes (65536 and 32768 MB; listings that give the
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 
@@ -198,6 +199,7 @@ _EXTRA_ALIASES = {
 _NOISE = lazy(r"NVIDIA|TESLA|GEFORCE|SXM\d?|PCIE|NVL|HBM\d?E?|[^A-Z0-9]")
 
 
+@functools.lru_cache(maxsize=4096)  # the same few dozen spellings, asked for every offer of every price source
 def _key(name: str) -> str:
     key = _NOISE.sub("", name.upper())
     return re.sub(r"(\d+)GB?$", r"\1G", key)
