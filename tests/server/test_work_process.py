@@ -371,3 +371,39 @@ def test_a_fork_waits_for_no_database_file_open_here_and_release_closes_the_stor
     assert not [path for path in open_databases() if path.startswith(str(tmp_path))]
     assert Inbox(store).enqueue("k1", "command", {"text": "help"})  # the next use opens another
     store.close()
+
+
+FORK_OR_NOT = """
+import logging, sqlite3, sys
+logging.basicConfig(level=logging.WARNING, stream=sys.stdout, format="%(message)s")
+from bot.server.work_process import WorkProcess
+from bot.settings import Settings
+from bot.text import Lang
+work = WorkProcess(Settings(), jobs=False, lang=Lang.EN)
+print(work._context().get_start_method())
+held = sqlite3.connect(sys.argv[1])
+held.execute("CREATE TABLE t (x)")
+print(work._context().get_start_method())
+"""
+
+
+@pytest.mark.e2e  # starts a process
+@pytest.mark.skipif(not LINUX, reason="reads Linux's /proc/self/fd")
+def test_no_fork_while_a_sqlite_file_is_open_and_it_is_said_why(tmp_path: Path) -> None:
+    """In a process with no other thread, a work process is forked; with a SQLite file open (a connection not
+    released), a fresh interpreter, and the log says which file kept it from forking."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("GPU_ADVISOR_", "SLACK_"))}
+    held = tmp_path / "held.db"
+    ran = subprocess.run(
+        [sys.executable, "-c", FORK_OR_NOT, str(held)],
+        env=env | {"GPU_ADVISOR_DB": str(tmp_path / "prices.db")},
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert ran.stdout.splitlines() == [
+        "fork",
+        f"the work process starts in a fresh interpreter: {held} open here",
+        "spawn",
+    ], ran.stderr
