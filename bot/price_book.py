@@ -14,7 +14,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
 from bot.settings import Settings
-from bot.tls import shared_context
 from pricing import cache
 from pricing.azure import AzureConfig
 from pricing.book import compare_from_cache, quote_from_cache
@@ -63,6 +62,8 @@ class _OnFirstUse:
         with self._making:
             if self._client is None:
                 import httpx
+
+                from bot.tls import shared_context  # here: ssl's import is 5-10 ms of a quote that only reads
 
                 self._client = httpx.Client(
                     timeout=self._timeout_s,
