@@ -219,11 +219,18 @@ class FeishuGateway:
         """At start-up: the work of Feishu callbacks acknowledged before a stop (`received_before`: only those
         kept before then; `first`: whether this process has not started it yet). The front door redoes card
         actions, and messages when it has no work process; a work process redoes messages."""
-        kinds = {KIND} if received_before is not None else {CARD_KIND} | ({KIND} if self.deps.work is None else set())
+        from bot.feishu import card_refresh
+
+        worked_apart = {KIND, card_refresh.KIND}  # done by a work process where there is one
+        kinds = (
+            worked_apart
+            if received_before is not None
+            else {CARD_KIND} | (worked_apart if self.deps.work is None else set())
+        )
         redone = 0
         for spooled in self.deps.inbox.spooled(REPLAY_WINDOW, received_before):
             if spooled.kind in kinds and (first is None or first(spooled.key)):
-                self.work(spooled.key, spooled.body)
+                self.redo(spooled.key, spooled.kind, spooled.body)
                 redone += 1
         return redone
 
@@ -233,13 +240,30 @@ class FeishuGateway:
         failed is sent within a minute, not at the next start. Each is claimed first: one replica redoes it."""
         stalled = timedelta(seconds=self.deps.settings.serve.redo_after_s)
         redone = 0
+        from bot.feishu import card_refresh
+
         for key, kind, body in self.deps.inbox.pending(REPLAY_WINDOW, stalled):
-            if kind not in (KIND, CARD_KIND) or not self.deps.inbox.claim(key, stalled):
+            if kind not in (KIND, CARD_KIND, card_refresh.KIND) or not self.deps.inbox.claim(key, stalled):
                 continue
             log.info("redoing %s: acknowledged, its work not done (a stop, or Feishu unreachable)", key)
-            self.work(key, body)
+            self.redo(key, kind, body)
             redone += 1
         return redone
+
+    def redo(self, key: str, kind: str, body: dict[str, Any]) -> None:
+        """A kept request's work by its kind: a press's card sent again (bot/feishu/card_refresh.py), or a
+        callback's."""
+        from bot.feishu import card_refresh
+
+        if kind != card_refresh.KIND:
+            self.work(key, body)
+            return
+        try:
+            card_refresh.send(self.deps, self.chat, body)
+        except Exception:
+            log.exception("the card of %s was not sent again; it stays pending and is redone", key)
+            return
+        self.deps.inbox.done(key)
 
     # --- as one of serve's front doors (bot/server/doors.py) ---
 
@@ -255,10 +279,13 @@ class FeishuGateway:
         return FeishuWing(self.chat, self.deps.settings.files.lang)
 
     def take(self, key: str, kind: str, body: Any, workers: Any) -> bool:
-        """In the work process: a message callback the front door kept, done on this gateway's pool."""
-        if kind != KIND:
+        """In the work process: a message callback, or a pressed card to send again, that the front door kept;
+        done on this gateway's pool."""
+        from bot.feishu import card_refresh
+
+        if kind not in (KIND, card_refresh.KIND):
             return False
-        self.pool.submit(self.work, key, body)
+        self.pool.submit(self.redo, key, kind, body)
         return True
 
     def default_team(self) -> str | None:

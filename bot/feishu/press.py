@@ -12,7 +12,7 @@ from bot.app.buttons import Done, Press, Refusal, handler_for
 from bot.app.invocation import Form
 from bot.chat.port import Place
 from bot.deps import Deps
-from bot.feishu import ack, forms
+from bot.feishu import ack, card_refresh, forms
 from bot.feishu.chat import FeishuChat
 from bot.feishu.toast import Toast
 from bot.state import Conversation
@@ -47,7 +47,7 @@ def on_press(
 
     def show_done(_kind: str, _name_: str, done: Done) -> None:
         ack.writing()  # done and not refused: the presser is answered before the card is made and sent again
-        if message_id:
+        if message_id and not card_refresh.hand_over(deps, input_key, where, plan.zone, lang, done):
             rentals = Rentals(deps.store)
             digest_card.show(deps, chat, rentals, team, chat_id, message_id, ZoneInfo(plan.zone), lang, done)
 

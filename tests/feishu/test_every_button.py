@@ -165,3 +165,25 @@ def test_a_press_is_answered_before_its_card_is_sent_again(tmp_path: Path) -> No
         assert h.fake.of("messages.patch") == []  # answered while the card is still on its way
         settled(h.deps)
         assert len(h.fake.of("messages.patch")) == 1
+
+
+def test_a_pressed_card_kept_for_the_work_process_and_stalled_is_sent_by_the_redo_job(tmp_path: Path) -> None:
+    """A card kept to be sent again by serve's work process (bot/feishu/card_refresh.py) that nobody sent (the
+    work process busy or gone) is sent by the redo job once it has stalled, the answer's line at its top, and done."""
+    from bot.feishu import card_refresh
+    from bot.server.jobs import jobs_of
+
+    with running_feishu(tmp_path, lang="en") as h:
+        post = _digest(h)
+        h.fake.calls.clear()
+        line = {"en": "Snoozed: train-1", "zh": "已暂停提醒：train-1"}
+        body = {"team": "feishu:" + h.send.tenant, "chat": GROUP, "message": post["_message_id"],
+                "zone": "Asia/Shanghai", "lang": "en", "line": line}  # fmt: skip
+        assert h.deps.inbox.enqueue("feishu:ev_press:card", card_refresh.KIND, body)
+        [redo] = [job for job in jobs_of(h.deps.settings, h.deps, [h.gateway]) if job.id == "inbox:redo"]
+        assert redo.work() == 0  # not yet stalled
+        h.clock.advance(seconds=h.deps.settings.serve.redo_after_s + 1)
+        assert redo.work() == 1
+        [patched] = h.fake.of("messages.patch")
+        assert "Snoozed: train-1" in json.dumps(patched.body, ensure_ascii=False)
+        assert h.deps.inbox.pending(timedelta(days=1)) == []
