@@ -11,6 +11,8 @@ import sys
 import time
 import urllib.error
 import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager, suppress
 from pathlib import Path
 
 import pytest
@@ -122,11 +124,12 @@ GROUP, OWNER = "oc_5ad11d72b830411d72b836c20b1c0f4e", "ou_7d8a6e6df7621556ce0d21
 SNOOZE = {"behaviors": [{"type": "callback", "value": {"action": "rental_snooze_week", "value": "i:box-1"}}]}
 
 
-@pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="finds and freezes the work process through /proc")
-def test_a_pressed_digest_card_is_sent_again_by_the_work_process_after_the_toast(tmp_path: Path) -> None:
-    """Issue 50: the front door answers the press with its toast and hands the card's sending to serve's work
-    process (pressed quickly in a row, the cards' work in the front door slowed the next presses' answers). With the
-    work process frozen, the toast still comes and the card waits; thawed, it is patched once."""
+ON_LINUX = pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="finds the work process through /proc")
+
+
+@contextmanager
+def frozen_work_process(tmp_path: Path) -> Iterator[tuple[FakeFeishu, FeishuSender, int]]:
+    """serve on Feishu with a work process, an item of OWNER's tracked in GROUP, and the work process frozen."""
     from bot.server.work_process import PROCESS_NAME
     from tests.support.processes import child_pids
 
@@ -140,43 +143,42 @@ def test_a_pressed_digest_card_is_sent_again_by_the_work_process_after_the_toast
             [work] = [pid for pid in child_pids(proc.pid) if comm(pid) == PROCESS_NAME]
             os.kill(work, signal.SIGSTOP)
             try:
-                answer = send.press(SNOOZE, user=OWNER, chat=GROUP, message_id="om_digest")
-                assert answer.status_code == 200
-                assert answer.json()["toast"]["type"] == "success"
-                time.sleep(0.5)
-                assert fake.of("messages.patch") == []  # the front door did not send it
+                yield fake, send, work
             finally:
-                os.kill(work, signal.SIGCONT)
-            fake.wait_for(lambda: fake.of("messages.patch"))
-            time.sleep(0.5)
-        [patched] = fake.of("messages.patch")
-        assert "box-1" in json.dumps(patched.body)
+                with suppress(ProcessLookupError):
+                    os.kill(work, signal.SIGCONT)
 
 
-@pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="finds and kills the work process through /proc")
+@ON_LINUX
+def test_a_pressed_digest_card_is_sent_again_by_the_work_process_after_the_toast(tmp_path: Path) -> None:
+    """Issue 50: the front door answers the press with its toast and hands the card's sending to serve's work
+    process (pressed quickly in a row, the cards' work in the front door slowed the next presses' answers). With the
+    work process frozen, the toast still comes and the card waits; thawed, it is patched once."""
+    with frozen_work_process(tmp_path) as (fake, send, work):
+        answer = send.press(SNOOZE, user=OWNER, chat=GROUP, message_id="om_digest")
+        assert answer.status_code == 200
+        assert answer.json()["toast"]["type"] == "success"
+        time.sleep(0.5)
+        assert fake.of("messages.patch") == []  # the front door did not send it
+        os.kill(work, signal.SIGCONT)
+        fake.wait_for(lambda: fake.of("messages.patch"))
+        time.sleep(0.5)
+    [patched] = fake.of("messages.patch")
+    assert "box-1" in json.dumps(patched.body)
+
+
+@ON_LINUX
 def test_a_pressed_card_the_work_process_died_before_sending_is_sent_by_the_next_one(tmp_path: Path) -> None:
     """The card's sending is kept before it is handed over: a work process killed before it sent the card leaves it
     pending, and the one started after it sends it, once."""
-    from bot.server.work_process import PROCESS_NAME
-    from tests.support.processes import child_pids
-
-    with fake_feishu() as fake:
-        env = feishu_env(tmp_path, fake)
-        with serve_process(env, working=True) as (slack, proc):
-            send = FeishuSender(f"{base_of(slack.url)}/feishu/events", ENCRYPT_KEY, VERIFICATION_TOKEN)
-            track = ["track", "instance", "box-1", "--team", f"feishu:{send.tenant}", "--gpu", "A100-80GB",
-                     "--price", "10/h", "--channel", GROUP, "--owner", OWNER]  # fmt: skip
-            subprocess.run([sys.executable, "-m", "bot", *track], env=env, check=True, capture_output=True)
-            [work] = [pid for pid in child_pids(proc.pid) if comm(pid) == PROCESS_NAME]
-            os.kill(work, signal.SIGSTOP)
-            assert (
-                send.press(SNOOZE, user=OWNER, chat=GROUP, message_id="om_digest").json()["toast"]["type"] == "success"
-            )
-            time.sleep(0.3)  # handed over to the frozen process
-            os.kill(work, signal.SIGKILL)
-            fake.wait_for(lambda: fake.of("messages.patch"))  # by the next work process, from what was kept
-            time.sleep(1.0)
-        assert len(fake.of("messages.patch")) == 1
+    with frozen_work_process(tmp_path) as (fake, send, work):
+        answer = send.press(SNOOZE, user=OWNER, chat=GROUP, message_id="om_digest")
+        assert answer.json()["toast"]["type"] == "success"
+        time.sleep(0.3)  # handed over to the frozen process
+        os.kill(work, signal.SIGKILL)
+        fake.wait_for(lambda: fake.of("messages.patch"))  # by the next work process, from what was kept
+        time.sleep(1.0)
+    assert len(fake.of("messages.patch")) == 1
 
 
 def comm(pid: int) -> str:
