@@ -400,11 +400,21 @@ class Rentals:
         return found
 
     def _change_running(self, team: str, name: str, **values: Any) -> Instance:
-        """Set `values` on an instance not released yet; RentalError when there is none."""
-        found = self._running(team, name)
+        """Set `values` on an instance not released yet; RentalError when there is none. Checked and changed in one
+        write transaction: a release by another process in between cannot be written over."""
+        c = rental_instances.c
         with self.store.writing() as conn:
-            conn.execute(update(rental_instances).where(rental_instances.c.id == found.id).values(**values))
-        return self.instance(team, name) or found
+            query = select(c.id, c.released_at).where(c.team == team, c.name == name).with_for_update()
+            row = conn.execute(query).first()  # the row locked on PostgreSQL; SQLite's write lock is held already
+            if row is None:
+                raise RentalError("no_instance", name=name)
+            if row.released_at is not None:
+                raise RentalError("already_released", name=name)
+            conn.execute(update(rental_instances).where(c.id == row.id).values(**values))
+        changed = self.instance(team, name)
+        if changed is None:  # deleted since, by another process
+            raise RentalError("no_instance", name=name)
+        return changed
 
     def release(self, team: str, name: str, at: datetime, by: str | None = None) -> Instance:
         """Release a running instance; `by`: who (a Slack user, "terminal"), kept for the reports."""
