@@ -82,6 +82,19 @@ class Deps:
     def inbox(self) -> Inbox:
         return Inbox(self.store)
 
+    @property
+    def keeper(self) -> Inbox:
+        """Where this process keeps a request before answering it: the front door's spool (with a work process,
+        on SQLite), else the inbox."""
+        return self.spool if self.spool is not None else self.inbox
+
+    def keep_for_work(self, key: str, kind: str, body: dict[str, Any], budget_s: float | None = None) -> None:
+        """Keep a request (bounded by `budget_s`: StoreBusy past it), then hand it to serve's work process; one kept
+        before (a redelivery) is not handed over again."""
+        assert self.work is not None
+        if self.keeper.enqueue(key, kind, body, budget_s):
+            self.work.run(key, kind, body)
+
     @cached_property
     def conversations(self) -> Conversations:
         return Conversations(self.store)

@@ -38,10 +38,7 @@ def hand_over(deps: Deps, key: str | None, where: tuple[str, str, str], zone: st
         "lang": lang.value,
         "line": {each.value: done.line(each) for each in Lang},
     }
-    card_key = f"{key}:card"
-    box = deps.spool if deps.spool is not None else deps.inbox
-    if box.enqueue(card_key, KIND, body):
-        deps.work.run(card_key, KIND, body)
+    deps.keep_for_work(f"{key}:card", KIND, body)
     return True
 
 

@@ -149,9 +149,7 @@ class FeishuGateway:
             answer = PressAnswer()
             self.pool.submit(self.work, key, payload, answer)
             return answer
-        box = deps.spool if deps.spool is not None else deps.inbox
-        if box.enqueue(key, KIND, payload, budget):
-            deps.work.run(key, KIND, payload)
+        deps.keep_for_work(key, KIND, payload, budget)
         return None
 
     def teller(self) -> FeishuTeller:

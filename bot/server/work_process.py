@@ -77,7 +77,6 @@ class WorkProcess:
     def __init__(self, settings: Settings, *, jobs: bool, lang: Lang, spool: Inbox | None = None) -> None:
         self._ctx = multiprocessing.get_context("spawn")  # a fresh interpreter: no threads or locks copied
         self._holding: tuple[Store, ...] = ()
-        self.started_by = ""  # how the running work process was started: "fork" or "spawn" (_context)
         self._settings, self._jobs, self._lang = settings, jobs, lang
         self._spool = spool.store.sqlite_path() if spool is not None else None
         self.acking: SharedCount = self._ctx.RawValue("i", 0)
@@ -129,8 +128,7 @@ class WorkProcess:
         )
         process.start()
         back.close()
-        self.started_by = ctx.get_start_method()
-        log.debug("the work process started (%s, pid %s)", self.started_by, process.pid)
+        log.debug("the work process started (%s, pid %s)", ctx.get_start_method(), process.pid)
         self._process, self._queue, self._metrics = process, work_queue, front  # new work goes to the new one
 
     def _watch(self) -> None:
@@ -268,11 +266,11 @@ def open_databases() -> list[str]:
     found = []
     fds = Path("/proc/self/fd")
     for entry in fds.iterdir() if fds.is_dir() else ():
+        fd = int(entry.name)
         try:
-            fd = int(entry.name)
             if stat.S_ISREG(os.fstat(fd).st_mode) and os.pread(fd, 16, 0) == b"SQLite format 3\x00":
                 found.append(os.readlink(entry))
-        except (OSError, ValueError):  # the listing's own descriptor, closed by now
+        except OSError:  # the listing's own descriptor, closed by now
             continue
     return found
 

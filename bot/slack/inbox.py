@@ -98,8 +98,7 @@ def keep(deps: Deps, kind: str, body: dict[str, Any], signature: str | None) -> 
     deps.metrics.requests.labels(kind).inc()
     deps.metrics.chat_requests.labels("slack", kind).inc()
     try:
-        box = deps.spool if deps.spool is not None else deps.inbox
-        kept = box.enqueue(key, kind, body, budget_s=deps.settings.serve.ack_db_budget_s)
+        kept = deps.keeper.enqueue(key, kind, body, budget_s=deps.settings.serve.ack_db_budget_s)
     except StoreBusy:
         deps.metrics.refused.labels("busy").inc()
         log.warning(

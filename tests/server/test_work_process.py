@@ -388,10 +388,10 @@ print(work._context().get_start_method())
 
 
 @pytest.mark.e2e  # starts a process
-@pytest.mark.skipif(not LINUX, reason="reads Linux's /proc/self/fd")
 def test_no_fork_while_a_sqlite_file_is_open_and_it_is_said_why(tmp_path: Path) -> None:
-    """In a process with no other thread, a work process is forked; with a SQLite file open (a connection not
-    released), a fresh interpreter, and the log says which file kept it from forking."""
+    """In a process with no other thread, a work process is forked on Linux; with a SQLite file open (a connection
+    not released), a fresh interpreter, and the log says which file kept it from forking. Elsewhere it is always a
+    fresh interpreter, said nowhere (nothing is refused)."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("GPU_ADVISOR_", "SLACK_"))}
     held = tmp_path / "held.db"
     ran = subprocess.run(
@@ -402,8 +402,5 @@ def test_no_fork_while_a_sqlite_file_is_open_and_it_is_said_why(tmp_path: Path) 
         text=True,
         timeout=60,
     )
-    assert ran.stdout.splitlines() == [
-        "fork",
-        f"the work process starts in a fresh interpreter: {held} open here",
-        "spawn",
-    ], ran.stderr
+    said = ["fork", f"the work process starts in a fresh interpreter: {held} open here", "spawn"]
+    assert ran.stdout.splitlines() == (said if LINUX else ["spawn", "spawn"]), ran.stderr
