@@ -174,7 +174,8 @@ class Chat(Protocol):
         """Replace what a message the bot sent shows."""
 
     def tell(self, place: Place, user: str, text: str) -> None:
-        """A line only `user` sees (Slack: ephemeral; elsewhere: a direct message)."""
+        """A line only `user` sees (Slack: ephemeral; Feishu: a card only they see, in a group; elsewhere: a
+        direct message)."""
 
     def direct(self, actor: Actor, say: Say, lang: Lang, *, key: str | None = None) -> Posted:
         """A direct message to a user. `key`: as post's, where the chat keeps one message for a key (Slack keeps

@@ -52,6 +52,13 @@ def _buttons(rows: dict[Lang, tuple[Button, ...]], lang: Lang) -> list[dict[str,
     return out
 
 
+def one_language(text: str, lang: Lang) -> dict[str, Any]:
+    """A card of one line in one language: what Feishu's ephemeral card takes (it refuses texts translated per
+    element, the i18n_content card() gives each)."""
+    element = {"tag": "markdown", "content": markdown(said_in_feishu(text), lang)}
+    return {"schema": "2.0", "body": {"elements": [element]}}
+
+
 def card(say: Say, lang: Lang) -> dict[str, Any]:
     """The card for `say`, in `lang` first and in every other language the catalogue has; a message said in one
     language only (a command's answer, in the language it was typed in) is shown in that one to every reader."""

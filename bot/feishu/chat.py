@@ -12,7 +12,7 @@ from typing import Any
 from bot.chat.message import Message, plain
 from bot.chat.port import Actor, ChatError, Place, Platform, Posted, Say
 from bot.chat.send_keys import send_key
-from bot.feishu.cards import card
+from bot.feishu.cards import card, one_language
 from bot.feishu.sdk import FeishuError, OpenApi
 from bot.text import Lang, t
 from bot.text.spans import channel_ref, literal
@@ -21,6 +21,8 @@ log = logging.getLogger(__name__)
 
 # The bot may not post in that chat (not a member, the chat dissolved, no permission): go to a direct message.
 CANNOT_POST = {230002, 230006, 230013, 230017, 232009}
+# a card only one member of a group sees ("发送仅特定人可见的消息卡片"; groups only, not topic groups or direct chats)
+EPHEMERAL = "/open-apis/ephemeral/v1/send"
 
 
 class FeishuChat:
@@ -110,8 +112,20 @@ class FeishuChat:
         except FeishuError as exc:
             raise ChatError(str(exc.code)) from exc
 
-    def tell(self, place: Place, user: str, text: str) -> None:
-        self.direct(Actor(self.platform, place.team, user), lambda lang: plain(text, lang), self.default_lang)
+    def tell(self, place: Place, user: str, text: str, lang: Lang | None = None) -> None:
+        """A line only `user` sees: in a group, a card only they see there (Feishu's ephemeral card, as Slack's
+        ephemeral message); where Feishu will not send one (a direct chat, a topic group, the bot not in the
+        group), a direct message."""
+        lang = lang or self.default_lang
+        if place.channel.startswith("oc_"):
+            content = one_language(text, lang)
+            body = {"chat_id": place.channel, "open_id": user, "msg_type": "interactive", "card": content}
+            try:
+                self.api.post("ephemeral.send", EPHEMERAL, body)
+                return
+            except FeishuError as exc:
+                log.info("no card only %s sees in %s (code %s): a direct message", user, place.channel, exc.code)
+        self.direct(Actor(self.platform, place.team, user), lambda each: plain(text, each), lang)
 
     def direct(self, actor: Actor, say: Say, lang: Lang, *, key: str | None = None) -> Posted:
         try:

@@ -26,7 +26,6 @@ from bot.feishu import forms, press
 from bot.feishu.chat import FeishuChat
 from bot.feishu.files import fetch
 from bot.feishu.teller import FeishuTeller
-from bot.feishu.toast import Toast
 from bot.text import Lang, t
 from bot.text.spans import mention as person_span
 
@@ -97,12 +96,12 @@ def _lang_of(text: str, default: Lang) -> Lang:
     return Lang.EN if any("a" <= ch.lower() <= "z" for ch in text) else default
 
 
-def handle(deps: Deps, chat: FeishuChat, payload: dict[str, Any], input_key: str | None = None) -> Toast | None:
+def handle(deps: Deps, chat: FeishuChat, payload: dict[str, Any], input_key: str | None = None) -> None:
     kind = event_type(payload)
     if kind == MESSAGE:
         on_message(deps, chat, payload, input_key)
     elif kind == CARD_ACTION:
-        return on_card_action(deps, chat, payload, input_key)
+        on_card_action(deps, chat, payload, input_key)
     elif kind == MENU:
         on_menu(deps, chat, payload)
     elif kind == ADDED:
@@ -111,7 +110,6 @@ def handle(deps: Deps, chat: FeishuChat, payload: dict[str, Any], input_key: str
             place = Place(chat.platform, team_of(payload), chat_id)
             help_ = invocation(deps, chat, team_of(payload), chat_id, "", "", deps.settings.files.lang).help_text
             chat.post(place, lambda each: plain(help_(each), each), deps.settings.files.lang)
-    return None
 
 
 def on_menu(deps: Deps, chat: FeishuChat, payload: dict[str, Any]) -> None:
@@ -205,8 +203,8 @@ def on_message(deps: Deps, chat: FeishuChat, payload: dict[str, Any], input_key:
         inv.answer(plain(said, lang))
 
 
-def on_card_action(deps: Deps, chat: FeishuChat, payload: dict[str, Any], input_key: str | None) -> Toast | None:
-    """A form submitted, or a button of the core's table (bot/app/buttons.py): its toast."""
+def on_card_action(deps: Deps, chat: FeishuChat, payload: dict[str, Any], input_key: str | None) -> None:
+    """A form submitted, or a button of the core's table (bot/app/buttons.py), done after the press was answered."""
     event = payload.get("event") or {}
     operator = event.get("operator") or {}
     user = str(operator.get("open_id") or "")
@@ -218,8 +216,6 @@ def on_card_action(deps: Deps, chat: FeishuChat, payload: dict[str, Any], input_
     team = FEISHU_PREFIX + str(operator.get("tenant_key") or (payload.get("header") or {}).get("tenant_key") or "")
     form = forms.submitted(action_of)
     if user and form is not None:
-        refused = forms.on_submit(deps, chat, form, team, chat_id, message_id, user, input_key)
-        return Toast(refused, "error") if refused else None
-    if not user or not raw:
-        return None
-    return press.on_press(deps, chat, action, raw, (team, chat_id, message_id), user, input_key)
+        forms.on_submit(deps, chat, form, team, chat_id, message_id, user, input_key)
+    elif user and raw:
+        press.on_press(deps, chat, action, raw, (team, chat_id, message_id), user, input_key)

@@ -21,12 +21,10 @@ from bot.chat import conversation
 from bot.chat.message import plain
 from bot.chat.port import Actor, ChatError, Place, Posted
 from bot.deps import Deps
-from bot.feishu import ack
 from bot.feishu.cards import LOCALE
 from bot.feishu.chat import FeishuChat
 from bot.feishu.markup import markdown
 from bot.feishu.sdk import FeishuError
-from bot.feishu.toast import Toast
 from bot.fields.answers import FORM_FIELDS
 from bot.state.rentals import RentalError, Rentals
 from bot.text import Lang, t
@@ -114,9 +112,8 @@ def send(chat: FeishuChat, where: Place, kind: Form, initial: dict[str, str], la
 
 def on_submit(
     deps: Deps, chat: FeishuChat, form: Submitted, team: str, chat_id: str, message_id: str, user: str, key: str | None
-) -> str | None:
-    """A form submitted: its answers taken, or its card shown again with the errors under the fields. The toast's
-    catalogue key: None when it was taken, else why not."""
+) -> None:
+    """A form submitted: its answers taken, or its card shown again with the errors under the fields."""
     if form.kind is Form.TRACK:
         texts = typed(form.texts, tuple(k for k, _ in TRACK_FIELDS))
         fields, errors = read_track(texts, form.lang, deps.settings.files.currency, cached_price(deps))
@@ -126,18 +123,17 @@ def on_submit(
         texts = typed(form.texts, PROFILE_KEYS)
         values, errors = read_answers(texts, form.lang)
     if errors:
-        ack.tell(Toast("feishu.toast_form_errors", "error"))  # answered before the card is shown again
         again = card(form.kind, form.lang, texts, errors, form.convo or None)
         chat.update_card(Posted(Place(chat.platform, team, chat_id), message_id), again)
-        return "feishu.toast_form_errors"
+        return
     if form.kind is Form.TRACK:
-        return _track(deps, chat, form, team, chat_id, user, fields, key)
+        _track(deps, chat, form, team, chat_id, user, fields, key)
+        return
     convo = deps.conversations.get(form.convo, team) if form.convo else None
     if convo is None:
         convo = deps.conversations.create(team=team, channel=chat_id or user, user=user, lang=form.lang.value)
     conversation.set_answers(convo, texts, values)
     conversation.finish(deps, chat, convo)
-    return None
 
 
 def _track(
@@ -149,7 +145,7 @@ def _track(
     user: str,
     fields: dict[str, Any],
     key: str | None,
-) -> str | None:
+) -> None:
     source = fields.pop("price_source", None)
     name = fields.pop("name")
     fields |= {"owner": user, "started_at": deps.now(), "channel": chat_id or user}
@@ -159,4 +155,3 @@ def _track(
     except RentalError as exc:
         said = tw(f"error.rental.{exc.code}", form.lang, "chat", **exc.params)
     chat.direct(Actor(chat.platform, team, user), lambda each: plain(said, each), form.lang)  # the token: theirs
-    return None

@@ -3,8 +3,10 @@
 Checked first (bot/feishu/callback.py: signature, encryption, token; 401/400 and nothing done), then kept in the
 inbox under the event's id before it is answered, so Feishu's redelivery of an event it thinks unanswered is
 done once, and a crash after the answer loses nothing: `replay` does the work at the next start. A card action is
-answered at once with a toast (Feishu wants an answer within 3 s); its work, like a message's, runs on the
-gateway's threads, and the item is marked done when it ends."""
+answered at once with a toast saying it is being done (Feishu wants an answer within 3 s, and the presser waits
+for it); its work, like a message's, is done after the answer, by serve's work process where there is one, else
+on the gateway's threads (issue 50: a press answered as a message is, after one durable write). What it did
+follows as Slack's does: the card sent again with the answer, a form, or a refusal only the presser sees."""
 
 from __future__ import annotations
 
@@ -24,17 +26,14 @@ from bot.web.answer import DoorRefused, Route
 from bot.web.bodies import BodyTimeout, PendingBodies, TooManyPending, read_body, too_large
 
 if TYPE_CHECKING:
-    from bot.feishu.ack import PressAnswer
     from bot.feishu.digest_outlet import FeishuOutlet
     from bot.feishu.long_connection import LongConnection
     from bot.feishu.teller import FeishuTeller
-    from bot.feishu.toast import Toast
 
 PATH = "/feishu/events"
 KIND = "feishu"  # a message event: done by serve's work process when there is one
-CARD_KIND = "feishu_card"  # a card action: done here, at once, so its answer (a toast) is known within 3 s
+CARD_KIND = "feishu_card"  # a card action: the same, after its toast
 REPLAY_WINDOW = timedelta(hours=1)
-TOAST_WAIT_S = 2.0  # a press is answered within Feishu's 3 s with what it did, or with "got it" while it goes on
 log = logging.getLogger(__name__)
 
 StartResponse = Callable[..., Any]
@@ -119,38 +118,28 @@ class FeishuGateway:
         return self.accept(payload) or None
 
     def accept(self, payload: dict[str, Any]) -> dict[str, Any] | None:
-        """An authenticated callback kept and its work started (take): the answer's body, a card action's with
-        the toast of what it did when that is known in time (Feishu waits 3 s). None without header.event_id.
-        StoreBusy or StoreUnavailable when it could not be kept: nothing is done."""
+        """An authenticated callback kept and its work started (keep): the answer's body, a card action's with
+        its toast. None without header.event_id. StoreBusy or StoreUnavailable when it could not be kept:
+        nothing is done."""
         from bot.feishu.events import CARD_ACTION, event_type
 
         event_id = str((payload.get("header") or {}).get("event_id") or "")
         if not event_id:
             return None
-        self.deps.metrics.chat_requests.labels("feishu", event_type(payload)).inc()
-        answer = self.keep(f"feishu:{event_id}", payload)
-        if event_type(payload) != CARD_ACTION:
-            return {}
-        return {"toast": _toast(answer.wait(TOAST_WAIT_S) if answer is not None else None)}
+        kind = event_type(payload)
+        self.deps.metrics.chat_requests.labels("feishu", kind).inc()
+        self.keep(f"feishu:{event_id}", CARD_KIND if kind == CARD_ACTION else KIND, payload)
+        return {"toast": _working()} if kind == CARD_ACTION else {}
 
-    def keep(self, key: str, payload: dict[str, Any]) -> PressAnswer | None:
-        """Keep a callback before it is answered, then start its work: a card action's here (its answer, known
-        once the work refuses, shows errors or starts to send: bot/feishu/ack.py), a message's in serve's work
-        process when there is one (kept in the front door's spool on SQLite), else here. None when it was kept
-        before (Feishu redelivered it): nothing is done again."""
-        from bot.feishu.ack import PressAnswer
-        from bot.feishu.events import CARD_ACTION, event_type
-
+    def keep(self, key: str, kind: str, payload: dict[str, Any]) -> None:
+        """Keep a callback before it is answered, then start its work: in serve's work process when there is one
+        (kept in the front door's spool on SQLite), else on this gateway's threads. One kept before (Feishu
+        redelivered it) is not done again."""
         deps, budget = self.deps, self.deps.settings.serve.ack_db_budget_s
-        if event_type(payload) == CARD_ACTION or deps.work is None:
-            kind = CARD_KIND if event_type(payload) == CARD_ACTION else KIND
-            if not deps.inbox.enqueue(key, kind, payload, budget):
-                return None
-            answer = PressAnswer()
-            self.pool.submit(self.work, key, payload, answer)
-            return answer
-        deps.keep_for_work(key, KIND, payload, budget)
-        return None
+        if deps.work is not None:
+            deps.keep_for_work(key, kind, payload, budget)
+        elif deps.inbox.enqueue(key, kind, payload, budget):
+            self.pool.submit(self.work, key, payload)
 
     def teller(self) -> FeishuTeller:
         """What the clock's work (budget alerts, weekly reports, warn-then-act) says through, in Feishu."""
@@ -198,37 +187,27 @@ class FeishuGateway:
             return _answer(start_response, 400, "a callback without header.event_id (schema 2.0 is expected)")
         return _answer(start_response, 200, answer)
 
-    def work(self, key: str, payload: dict[str, Any], answer: PressAnswer | None = None) -> None:
-        """The callback's work, then the item done; an error is logged with the key and left to be redone. A
-        card press's `answer` is told its toast as soon as it is known (the press's acknowledgement waits for it)."""
-        from bot.feishu.ack import PressAnswer
+    def work(self, key: str, payload: dict[str, Any]) -> None:
+        """The callback's work, then the item done; an error is logged with the key and left to be redone."""
         from bot.feishu.events import handle
 
-        answer = answer or PressAnswer()  # a redo's: nobody waits for it
-        with answer.working():
-            try:
-                answer.tell(handle(self.deps, self.chat, payload, key))
-            except Exception:
-                log.exception("the work of %s failed; it stays pending and is redone", key)
-                return
+        try:
+            handle(self.deps, self.chat, payload, key)
+        except Exception:
+            log.exception("the work of %s failed; it stays pending and is redone", key)
+            return
         self.deps.inbox.done(key)
 
     def replay(self, received_before: datetime | None = None, first: Callable[[str], bool] | None = None) -> int:
         """At start-up: the work of Feishu callbacks acknowledged before a stop (`received_before`: only those
-        kept before then; `first`: whether this process has not started it yet). The front door redoes card
-        actions, and messages when it has no work process; a work process redoes messages."""
-        from bot.feishu import card_refresh
-
-        worked_apart = {KIND, card_refresh.KIND}  # done by a work process where there is one
-        kinds = (
-            worked_apart
-            if received_before is not None
-            else {CARD_KIND} | (worked_apart if self.deps.work is None else set())
-        )
+        kept before then; `first`: whether this process has not started it yet). A work process redoes them,
+        the front door only when it has none."""
+        if received_before is None and self.deps.work is not None:
+            return 0
         redone = 0
         for spooled in self.deps.inbox.spooled(REPLAY_WINDOW, received_before):
-            if spooled.kind in kinds and (first is None or first(spooled.key)):
-                self.redo(spooled.key, spooled.kind, spooled.body)
+            if spooled.kind in (KIND, CARD_KIND) and (first is None or first(spooled.key)):
+                self.work(spooled.key, spooled.body)
                 redone += 1
         return redone
 
@@ -238,30 +217,13 @@ class FeishuGateway:
         failed is sent within a minute, not at the next start. Each is claimed first: one replica redoes it."""
         stalled = timedelta(seconds=self.deps.settings.serve.redo_after_s)
         redone = 0
-        from bot.feishu import card_refresh
-
         for key, kind, body in self.deps.inbox.pending(REPLAY_WINDOW, stalled):
-            if kind not in (KIND, CARD_KIND, card_refresh.KIND) or not self.deps.inbox.claim(key, stalled):
+            if kind not in (KIND, CARD_KIND) or not self.deps.inbox.claim(key, stalled):
                 continue
             log.info("redoing %s: acknowledged, its work not done (a stop, or Feishu unreachable)", key)
-            self.redo(key, kind, body)
+            self.work(key, body)
             redone += 1
         return redone
-
-    def redo(self, key: str, kind: str, body: dict[str, Any]) -> None:
-        """A kept request's work by its kind: a press's card sent again (bot/feishu/card_refresh.py), or a
-        callback's."""
-        from bot.feishu import card_refresh
-
-        if kind != card_refresh.KIND:
-            self.work(key, body)
-            return
-        try:
-            card_refresh.send(self.deps, self.chat, body)
-        except Exception:
-            log.exception("the card of %s was not sent again; it stays pending and is redone", key)
-            return
-        self.deps.inbox.done(key)
 
     # --- as one of serve's front doors (bot/server/doors.py) ---
 
@@ -277,13 +239,10 @@ class FeishuGateway:
         return FeishuWing(self.chat, self.deps.settings.files.lang)
 
     def take(self, key: str, kind: str, body: Any, workers: Any) -> bool:
-        """In the work process: a message callback, or a pressed card to send again, that the front door kept;
-        done on this gateway's pool."""
-        from bot.feishu import card_refresh
-
-        if kind not in (KIND, card_refresh.KIND):
+        """In the work process: a message or a card press the front door kept, done on this gateway's pool."""
+        if kind not in (KIND, CARD_KIND):
             return False
-        self.pool.submit(self.redo, key, kind, body)
+        self.pool.submit(self.work, key, body)
         return True
 
     def default_team(self) -> str | None:
@@ -317,12 +276,9 @@ class FeishuGateway:
         self.pool.shutdown(wait=True, cancel_futures=False)
 
 
-def _toast(toast: Toast | None) -> dict[str, Any]:
+def _working() -> dict[str, Any]:
+    """The toast a press is answered with: it is being done (what it did follows in the chat)."""
     from bot.text import Lang, t
 
-    key, kind, params = (toast.key, toast.kind, dict(toast.params)) if toast else ("feishu.toast", "success", {})
-    from bot.feishu.markup import plain
-    from bot.feishu.words import said_in_feishu
-
-    zh, en = (plain(said_in_feishu(t(key, each, **params))) for each in (Lang.ZH, Lang.EN))
-    return {"type": kind, "content": zh, "i18n": {"zh_cn": zh, "en_us": en}}
+    zh, en = (t("feishu.toast_working", each) for each in (Lang.ZH, Lang.EN))
+    return {"type": "info", "content": zh, "i18n": {"zh_cn": zh, "en_us": en}}

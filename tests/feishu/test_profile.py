@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from bot.chat.conversation import current
+from bot.text import Lang, t
 from tests.support.fake_feishu import buttons
 from tests.support.feishu_harness import FeishuHarness, running_feishu
 from tests.support.pending import settled
@@ -117,6 +118,7 @@ def test_a_redelivered_event_is_done_once(tmp_path: Path) -> None:
 
 
 def test_a_press_from_another_tenant_changes_nothing(tmp_path: Path) -> None:
+    """It finds no profile of that tenant: the presser alone is told the button is gone, nothing else is sent."""
     with running_feishu(tmp_path) as h:
         h.send.message("advise")
         first = _question_cards(h, 1)[0]
@@ -124,7 +126,9 @@ def test_a_press_from_another_tenant_changes_nothing(tmp_path: Path) -> None:
         before = len(h.fake.calls)
         h.send.press(buttons(first)[0], tenant="other-tenant-key")
         _wait_done(h)
-        assert h.fake.of("messages.patch") == [] and len(h.fake.calls) == before
+        [told] = h.fake.calls[before:]
+        assert told.method == "ephemeral.send" and told.body["open_id"] == "ou_starter"
+        assert t("app.button_gone", Lang.ZH) in json.dumps(told.body["card"], ensure_ascii=False)
 
 
 def test_the_frequency_limit_is_retried(tmp_path: Path) -> None:

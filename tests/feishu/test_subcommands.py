@@ -249,8 +249,9 @@ def test_a_capture_too_large_or_gone_is_said_and_someone_elses_file_left_alone(t
         h.fake.wait_for(lambda: any("gone from Feishu" in shown(c) for c in h.fake.of("messages.reply")))
         before = len(h.fake.of("messages.resources.get"))
         h.send.file("file_big", "big.csv", root=root_id, user=BOB, chat=GROUP, message_id="om_big")
-        told = h.fake.wait_for(lambda: [c for c in h.fake.sent() if c.body.get("receive_id") == OWNER])
-        assert "replied in your profile thread" in shown(told[-1])  # the starter is told once
+        told = h.fake.wait_for(lambda: [c for c in h.fake.of("ephemeral.send") if c.body["open_id"] == OWNER])
+        said = json.dumps(told[-1].body["card"], ensure_ascii=False)  # a card only the starter sees in the group
+        assert told[-1].body["chat_id"] == GROUP and "replied in your profile thread" in said
         assert len(h.fake.of("messages.resources.get")) == before  # Bob's file is not fetched
 
 

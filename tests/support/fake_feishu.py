@@ -1,7 +1,7 @@
 """A fake Feishu/Lark Open API on 127.0.0.1 that records every call (the paths, bodies and answers of the real one:
-tenant_access_token/internal, im/v1/messages create, reply and patch, contact batch_get_id), and a sender of
-callbacks to /feishu/events encrypted and signed as Feishu does (AES-256-CBC under SHA-256 of the encrypt key,
-X-Lark-Signature = SHA-256 of timestamp + nonce + encrypt key + body)."""
+tenant_access_token/internal, im/v1/messages create, reply and patch, ephemeral/v1/send, contact batch_get_id),
+and a sender of callbacks to /feishu/events encrypted and signed as Feishu does (AES-256-CBC under SHA-256 of the
+encrypt key, X-Lark-Signature = SHA-256 of timestamp + nonce + encrypt key + body)."""
 
 from __future__ import annotations
 
@@ -65,6 +65,7 @@ class FakeFeishu:
     users: dict[str, dict[str, Any]] = field(default_factory=dict)  # open_id -> contact user fields
     chats: dict[str, dict[str, Any]] = field(default_factory=dict)  # chat_id -> owner_id, user_manager_id_list
     delays: dict[str, float] = field(default_factory=dict)  # method -> seconds before it is answered
+    topic_groups: set[str] = field(default_factory=set)  # chats that are topic groups (no ephemeral card there)
     held: list[str] = field(default_factory=list)  # methods of the calls a delay held, from when they arrived
     ws_url: str = ""  # the long connection's server (ws_server()), handed out by /callback/ws/endpoint
     _ids: Iterator[int] = field(default_factory=lambda: itertools.count(1))
@@ -119,6 +120,15 @@ class FakeFeishu:
             return 200, {"code": 0, "msg": "success", "data": data}
         if call.method == "messages.patch":
             return 200, {"code": 0, "msg": "success", "data": {}}
+        if call.method == "ephemeral.send":  # a card one member of a group sees: groups only, the card an object
+            body, chat = call.body, str(call.body.get("chat_id") or "")
+            if body.get("msg_type") != "interactive" or not isinstance(body.get("card"), dict):
+                return 400, {"code": 9499, "msg": "invalid param: msg_type interactive and a card object"}
+            if chat == self.direct_chat(str(body.get("open_id") or "")) or chat in self.topic_groups:
+                # Feishu sends no ephemeral card in a direct chat or a topic group (the bot falls back on any
+                # refusal, so the exact code is not relied on)
+                return 400, {"code": 11247, "msg": "chat type not supported"}
+            return 200, {"code": 0, "msg": "success", "data": {"message_id": f"om_{next(self._ids):032x}"}}
         if call.method == "files.create":
             return 200, {"code": 0, "msg": "success", "data": {"file_key": f"file_v3_{next(self._ids):08x}"}}
         if call.method == "images.create":
@@ -171,6 +181,8 @@ def _method(verb: str, path: str) -> str:
         return "auth.tenant_token"
     if path == "/open-apis/im/v1/messages" and verb == "POST":
         return "messages.create"
+    if path == "/open-apis/ephemeral/v1/send" and verb == "POST":
+        return "ephemeral.send"
     if path.startswith("/open-apis/im/v1/messages/") and path.endswith("/reply"):
         return "messages.reply"
     if path.startswith("/open-apis/im/v1/messages/") and verb == "PATCH":

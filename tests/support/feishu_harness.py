@@ -3,6 +3,7 @@ on a local port, and a sender of encrypted, signed callbacks."""
 
 from __future__ import annotations
 
+import json
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager, nullcontext
@@ -10,13 +11,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import httpx
+
 from bot.deps import Deps, build_deps
 from bot.digest.due import run_due
 from bot.digest.send import Outcome
 from bot.feishu.gateway import PATH, FeishuGateway
 from bot.server.http import build_server
 from bot.settings import Settings
+from bot.text import Lang, t
 from tests.support.fake_feishu import FakeFeishu, FeishuSender, fake_feishu, ws_server
+from tests.support.pending import settled
 from tests.support.servers import POLL_S
 from tests.support.slack_harness import Clock
 from tests.support.state_template import with_migrated_state
@@ -37,6 +42,22 @@ class FeishuHarness:
     def run_due(self) -> list[Outcome]:
         """serve's digest job, for Feishu's tenants."""
         return run_due(self.deps, lambda _team: self.gateway.outlet())
+
+    def told(self, user: str, chat: str) -> list[str]:
+        """Once the presses' work is done: what cards only `user` saw in `chat` said (Feishu's ephemeral cards)."""
+        settled(self.deps)
+        return [
+            json.dumps(call.body["card"], ensure_ascii=False)
+            for call in self.fake.of("ephemeral.send")
+            if call.status == 200 and (call.body["open_id"], call.body["chat_id"]) == (user, chat)
+        ]
+
+
+def answered_at_once(answer: httpx.Response) -> bool:
+    """A press answered as soon as it was kept: with the toast that says it is being done, in both languages."""
+    toast = answer.json().get("toast") or {}
+    said = {"zh_cn": t("feishu.toast_working", Lang.ZH), "en_us": t("feishu.toast_working", Lang.EN)}
+    return answer.status_code == 200 and toast.get("type") == "info" and toast.get("i18n") == said
 
 
 @contextmanager
