@@ -34,6 +34,8 @@ PATH = "/feishu/events"
 KIND = "feishu"  # a message event: done by serve's work process when there is one
 CARD_KIND = "feishu_card"  # a card action: the same, after its toast
 REPLAY_WINDOW = timedelta(hours=1)
+CARD_AGAIN_KIND = "feishu_card_again"  # a pressed digest card kept to be sent again (bot/feishu/card_again.py)
+_KINDS = (KIND, CARD_KIND, CARD_AGAIN_KIND)
 log = logging.getLogger(__name__)
 
 StartResponse = Callable[..., Any]
@@ -139,7 +141,7 @@ class FeishuGateway:
         if deps.work is not None:
             deps.keep_for_work(key, kind, payload, budget)
         elif deps.inbox.enqueue(key, kind, payload, budget):
-            self.pool.submit(self.work, key, payload)
+            self.pool.submit(self.work, key, payload, kind)
 
     def teller(self) -> FeishuTeller:
         """What the clock's work (budget alerts, weekly reports, warn-then-act) says through, in Feishu."""
@@ -187,12 +189,17 @@ class FeishuGateway:
             return _answer(start_response, 400, "a callback without header.event_id (schema 2.0 is expected)")
         return _answer(start_response, 200, answer)
 
-    def work(self, key: str, payload: dict[str, Any]) -> None:
-        """The callback's work, then the item done; an error is logged with the key and left to be redone."""
+    def work(self, key: str, payload: dict[str, Any], kind: str = KIND) -> None:
+        """The request's work, then the item done; an error is logged with the key and left to be redone. A
+        callback's, or a pressed digest card sent again (bot/feishu/card_again.py)."""
+        from bot.feishu import card_again
         from bot.feishu.events import handle
 
         try:
-            handle(self.deps, self.chat, payload, key)
+            if kind == CARD_AGAIN_KIND:
+                card_again.send(self.deps, self.chat, payload)
+            else:
+                handle(self.deps, self.chat, payload, key)
         except Exception:
             log.exception("the work of %s failed; it stays pending and is redone", key)
             return
@@ -206,8 +213,8 @@ class FeishuGateway:
             return 0
         redone = 0
         for spooled in self.deps.inbox.spooled(REPLAY_WINDOW, received_before):
-            if spooled.kind in (KIND, CARD_KIND) and (first is None or first(spooled.key)):
-                self.work(spooled.key, spooled.body)
+            if spooled.kind in _KINDS and (first is None or first(spooled.key)):
+                self.work(spooled.key, spooled.body, spooled.kind)
                 redone += 1
         return redone
 
@@ -218,10 +225,10 @@ class FeishuGateway:
         stalled = timedelta(seconds=self.deps.settings.serve.redo_after_s)
         redone = 0
         for key, kind, body in self.deps.inbox.pending(REPLAY_WINDOW, stalled):
-            if kind not in (KIND, CARD_KIND) or not self.deps.inbox.claim(key, stalled):
+            if kind not in _KINDS or not self.deps.inbox.claim(key, stalled):
                 continue
             log.info("redoing %s: acknowledged, its work not done (a stop, or Feishu unreachable)", key)
-            self.work(key, body)
+            self.work(key, body, kind)
             redone += 1
         return redone
 
@@ -242,7 +249,7 @@ class FeishuGateway:
         """In the work process: a message or a card press the front door kept, done on this gateway's pool."""
         if kind not in (KIND, CARD_KIND):
             return False
-        self.pool.submit(self.work, key, body)
+        self.pool.submit(self.work, key, body, kind)
         return True
 
     def default_team(self) -> str | None:

@@ -6,17 +6,14 @@ still listed, with the answer at the top (Feishu's press carries no card to edit
 from __future__ import annotations
 
 import logging
-from zoneinfo import ZoneInfo
 
-from bot.app import digest_card
 from bot.app.buttons import Done, Press, Refusal, handler_for
 from bot.app.invocation import Form
 from bot.chat.port import ChatError, Place
 from bot.deps import Deps
-from bot.feishu import forms
+from bot.feishu import card_again, forms
 from bot.feishu.chat import FeishuChat
 from bot.state import Conversation
-from bot.state.rentals import Rentals
 from bot.state.schedules import Schedules
 from bot.text import Lang
 
@@ -48,9 +45,8 @@ def on_press(
             log.warning("a refused press of %s was not told why (Feishu code %s)", user, exc.code)
 
     def show_done(_kind: str, _name_: str, done: Done) -> None:
-        if message_id:
-            rentals = Rentals(deps.store)
-            digest_card.show(deps, chat, rentals, team, chat_id, message_id, ZoneInfo(plan.zone), lang, done)
+        if message_id:  # a request of its own: a card Feishu did not take is sent again without the press redone
+            card_again.keep_and_send(deps, chat, input_key, where, plan.zone, lang, done)
 
     def open_form(kind: Form, initial: dict[str, str], convo: Conversation | None) -> None:
         if convo is not None:  # Change an answer: in the profile's thread and language, editing it

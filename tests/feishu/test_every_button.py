@@ -194,30 +194,71 @@ def test_a_refusal_where_feishu_has_no_card_for_one_person_is_a_direct_message(t
         assert Rentals(h.deps.store).instance("feishu:" + h.send.tenant, "train-1").snoozed_until is None  # type: ignore[union-attr]
 
 
-def test_a_press_kept_and_not_done_is_done_by_the_redo_job(tmp_path: Path) -> None:
-    """A press kept and answered whose work did not end (Feishu down for the card's patch, the work process
-    stopped) stays pending, and the redo job does it once it has stalled: the item snoozed, the card patched,
-    nothing left pending."""
+def _pressed(post: dict[str, Any], action: Action, item: str) -> dict[str, Any]:
+    [button] = [
+        b for b in buttons(post["card"]) if b["behaviors"][0]["value"] == {"action": action.value, "value": f"i:{item}"}
+    ]
+    return button
+
+
+def _redo_once_stalled(h: FeishuHarness) -> int:
+    """serve's redo job, run once what is pending has waited past GPU_ADVISOR_REDO_AFTER_S."""
     from bot.server.jobs import jobs_of
 
+    [redo] = [job for job in jobs_of(h.deps.settings, h.deps, [h.gateway]) if job.id == "inbox:redo"]
+    h.clock.advance(seconds=h.deps.settings.serve.redo_after_s + 1)
+    return int(redo.work())
+
+
+def test_a_card_feishu_did_not_take_is_sent_again_by_itself_not_the_press(tmp_path: Path) -> None:
+    """Released pressed while Feishu refuses the card's patch: the release is written and the press done; the card
+    is kept as a request of its own and the redo job sends it, with the answer's line. Redoing the press instead
+    would find the item released and tell the owner it is gone, the card never patched."""
     with running_feishu(tmp_path, lang="en") as h:
         post = _digest(h)
-        [snooze] = [
-            b
-            for b in buttons(post["card"])
-            if b["behaviors"][0]["value"] == {"action": Action.SNOOZE_WEEK.value, "value": "i:train-1"}
-        ]
         h.fake.down.add("messages.patch")
-        assert answered_at_once(h.send.press(snooze, user=OWNER, chat=GROUP, message_id=post["_message_id"]))
+        press = h.send.press(
+            _pressed(post, Action.RELEASED, "train-1"), user=OWNER, chat=GROUP, message_id=post["_message_id"]
+        )
+        assert answered_at_once(press)
         h.fake.wait_for(lambda: len(h.fake.of("messages.patch")) == 4)  # its attempts, each answered 503
-        [(key, kind, _)] = h.fake.wait_for(lambda: h.deps.inbox.pending(timedelta(days=1)))
-        assert kind == "feishu_card"
+
+        def the_card_alone() -> list[tuple[str, str, Any]]:
+            left = h.deps.inbox.pending(timedelta(days=1))
+            return left if len(left) == 1 and left[0][0].endswith(":card") else []  # the press done
+
+        [(_, kind, _)] = h.fake.wait_for(the_card_alone)
+        assert kind == "feishu_card_again"
+        team = "feishu:" + h.send.tenant
+        released = Rentals(h.deps.store).instance(team, "train-1").released_at  # type: ignore[union-attr]
+        assert released is not None
         h.fake.down.clear()
-        [redo] = [job for job in jobs_of(h.deps.settings, h.deps, [h.gateway]) if job.id == "inbox:redo"]
-        h.clock.advance(seconds=h.deps.settings.serve.redo_after_s + 1)
-        assert redo.work() == 1
+        assert _redo_once_stalled(h) == 1
         assert [c.status for c in h.fake.of("messages.patch")] == [503] * 4 + [200]
-        assert Rentals(h.deps.store).instance("feishu:" + h.send.tenant, "train-1").snoozed_until is not None  # type: ignore[union-attr]
+        assert "train-1" in json.dumps(h.fake.of("messages.patch")[-1].card["body"]["elements"][0], ensure_ascii=False)
+        assert h.told(OWNER, GROUP) == [] and h.deps.inbox.pending(timedelta(days=1)) == []
+        assert Rentals(h.deps.store).instance(team, "train-1").released_at == released  # type: ignore[union-attr]
+
+
+def test_a_press_kept_and_never_worked_is_done_by_the_redo_job(tmp_path: Path) -> None:
+    """A press kept and answered whose work never ran (the work process stopped before it) is done by the redo job
+    once it has stalled: the item snoozed, the card patched, nothing left pending."""
+    with running_feishu(tmp_path, lang="en") as h:
+        post = _digest(h)
+        value = _pressed(post, Action.SNOOZE_WEEK, "train-1")["behaviors"][0]["value"]
+        tenant = h.send.tenant
+        event = {
+            "operator": {"tenant_key": tenant, "open_id": OWNER},
+            "action": {"value": value, "tag": "button"},
+            "context": {"open_message_id": post["_message_id"], "open_chat_id": GROUP},
+        }
+        header = {"event_id": "ev_kept", "event_type": "card.action.trigger", "tenant_key": tenant}
+        assert h.deps.inbox.enqueue(
+            "feishu:ev_kept", "feishu_card", {"schema": "2.0", "header": header, "event": event}
+        )
+        assert _redo_once_stalled(h) == 1
+        assert len(h.fake.of("messages.patch")) == 1
+        assert Rentals(h.deps.store).instance("feishu:" + tenant, "train-1").snoozed_until is not None  # type: ignore[union-attr]
         assert h.deps.inbox.pending(timedelta(days=1)) == []
 
 
