@@ -6,21 +6,25 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from functools import cache
 from typing import Any
 
 from sqlalchemy import Connection, delete, select, update
-from sqlalchemy.dialects import postgresql, sqlite
 
+from bot.state.conflicts import dialect_insert
 from bot.state.group_commit import GroupCommit, Late
 from bot.state.schema import inbox
 from bot.state.store import Store, StoreBusy
 
-# built once: their compiled forms are cached, on the acknowledgement's path. A key seen before is left as it is;
-# a new one is told by the row count on SQLite (RETURNING needs SQLite 3.35), by the key returned on PostgreSQL
-ENQUEUE = {
-    "sqlite": sqlite.insert(inbox).on_conflict_do_nothing(index_elements=["key"]),
-    "postgresql": postgresql.insert(inbox).on_conflict_do_nothing(index_elements=["key"]).returning(inbox.c.key),
-}
+
+@cache
+def _enqueue(dialect: str) -> Any:
+    """Built once a dialect: its compiled form is cached, on the acknowledgement's path. A key seen before is left as
+    it is; a new one is told by the row count on SQLite (RETURNING needs SQLite 3.35), by the key returned on
+    PostgreSQL."""
+    statement = dialect_insert(dialect)(inbox).on_conflict_do_nothing(index_elements=["key"])
+    return statement.returning(inbox.c.key) if dialect == "postgresql" else statement
+
 
 Request = tuple[str, str, dict[str, Any]]  # key, kind, body
 KEPT = timedelta(days=7)  # finished requests are kept this long (against a chat's retries), then pruned
@@ -38,7 +42,7 @@ class Spooled:
 class Inbox:
     def __init__(self, store: Store) -> None:
         self.store = store
-        self._enqueue = ENQUEUE[store.engine.dialect.name]
+        self._enqueue = _enqueue(store.engine.dialect.name)
         self._batches: GroupCommit[Request, bool] = GroupCommit(self._write)
 
     def enqueue(self, key: str, kind: str, body: dict[str, Any], budget_s: float | None = None) -> bool:

@@ -21,11 +21,9 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from sqlalchemy import Connection, case, delete, func, select
-from sqlalchemy.dialects.postgresql import insert as pg_insert
-from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 
 from bot.state.activity_days import forget_before, forget_folded
-from bot.state.conflicts import insert_for
+from bot.state.conflicts import dialect_insert, insert_for
 from bot.state.money_days import forget_before as forget_money_before
 from bot.state.schema import as_seconds, gpu_samples, gpu_samples_hourly, greater, lesser, sample_rollup
 from bot.state.store import Store
@@ -63,8 +61,7 @@ def fold_statement(dialect: str, after_id: int, through_id: int) -> Any:
         .where(s.id > after_id, s.id <= through_id)
         .group_by(s.instance_id, s.gpu, hour)
     )
-    make = pg_insert if dialect == "postgresql" else sqlite_insert
-    statement = make(gpu_samples_hourly).from_select(
+    statement = dialect_insert(dialect)(gpu_samples_hourly).from_select(
         [
             "instance_id",
             "gpu",
