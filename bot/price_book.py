@@ -33,7 +33,7 @@ from pricing.sources import (
     rate_card_source,
     tencent_source,
 )
-from pricing.sqlite_db import Database
+from pricing.sqlite_db import PriceDb
 from pricing.status import SourceState, source_status
 from rules.policy import Policy
 
@@ -245,7 +245,7 @@ def configured_fx(settings: Settings) -> FxRate | None:
     )
 
 
-def open_cache(settings: Settings, sources: list[Source]) -> Database:
+def open_cache(settings: Settings, sources: list[Source]) -> PriceDb:
     """Open the database; on first use load the bundled rate card (local, no network) so quotes work at once, and
     load it again when what it is read from changed since its last run (a team's rate card edited, an upgrade's
     bundled one): the prices a command quotes are the files as they are now, not as `serve` last read them."""
@@ -278,7 +278,7 @@ class PriceBook:
         open_cache(settings, book.sources).close()
         return book
 
-    def db(self) -> Database:
+    def db(self) -> PriceDb:
         """A connection for this call (callers run on different threads)."""
         return cache.open_db(self.settings.files.db)
 

@@ -10,11 +10,11 @@ from pricing.compare import ProviderOffer, compare
 from pricing.fx import FALLBACK_DATE, FALLBACK_USD_CNY, FxRate
 from pricing.offers import Freshness, as_offers
 from pricing.quote import Quote, QuoteRequest, quote
-from pricing.sqlite_db import Database
+from pricing.sqlite_db import PriceDb
 from rules.policy import Policy
 
 
-def pick_fx(db: Database, configured: FxRate | None) -> FxRate:
+def pick_fx(db: PriceDb, configured: FxRate | None) -> FxRate:
     """The configured USD/CNY rate, else the newest fetched one, else the bundled fallback (dated, so quotes say
     so); with the ECB's rates of every currency where they were fetched (quotes in any other currency)."""
     fetched = cache.load_fx(db)
@@ -28,7 +28,7 @@ def pick_fx(db: Database, configured: FxRate | None) -> FxRate:
 
 
 def quote_from_cache(
-    db: Database,
+    db: PriceDb,
     req: QuoteRequest,
     policy: Policy,
     freshness: Mapping[str, Freshness],
@@ -42,7 +42,7 @@ def quote_from_cache(
 
 
 def compare_from_cache(
-    db: Database,
+    db: PriceDb,
     req: QuoteRequest,
     policy: Policy,
     freshness: Mapping[str, Freshness],

@@ -14,7 +14,7 @@ from typing import Any
 from pricing.errors import CacheUnavailable
 from pricing.fx import EuroRates, FxRate
 from pricing.records import ExtraPrice, PriceRecord
-from pricing.sqlite_db import Database
+from pricing.sqlite_db import PriceDb
 
 PRICES = "prices"
 EXTRAS = "extra_prices"  # storage by the GB-month, traffic out by the GB
@@ -49,18 +49,18 @@ _PRICE_COLUMNS = {
 }
 
 
-def open_db(path: Path | str) -> Database:
+def open_db(path: Path | str) -> PriceDb:
     """Open (creating if needed) the database at `path` (":memory:" for tests) with the schema in place.
 
     Raises CacheUnavailable, naming the file, when it cannot be created or is not an SQLite database."""
     if str(path) == ":memory:":
-        db = Database(memory=True)
+        db = PriceDb(sqlite3.connect(":memory:", check_same_thread=False))
         ensure_schema(db)
         return db
     try:
         Path(path).parent.mkdir(parents=True, exist_ok=True)
-        db = Database(sqlite3.connect(str(path), check_same_thread=False, timeout=30))
-        db.enable_wal()
+        db = PriceDb(sqlite3.connect(str(path), check_same_thread=False, timeout=30))
+        db.execute("PRAGMA journal_mode=WAL")
         # A cache, made again from its sources by any refresh: WAL's NORMAL keeps every commit across a crash of the
         # process and only the last ones at a power cut, and spares the fsync SQLite's default (FULL) made at each.
         db.execute("PRAGMA synchronous=NORMAL")
@@ -87,7 +87,7 @@ def readable(path: Path | str) -> Iterator[None]:
 SCHEMA_VERSION = 1
 
 
-def ensure_schema(db: Database) -> None:
+def ensure_schema(db: PriceDb) -> None:
     """Create missing tables, under the write lock so two processes or threads starting at once agree."""
     if db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION:
         return
@@ -96,7 +96,8 @@ def ensure_schema(db: Database) -> None:
         db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
 
 
-def _create_tables(db: Database) -> None:
+def _create_tables(price_db: PriceDb) -> None:
+    db = price_db.utils
     prices, runs, fx = db.table(PRICES), db.table(RUNS), db.table(FX)
     if not prices.exists():
         prices.create(_PRICE_COLUMNS, not_null={"source", "gpu", "amount"})
@@ -153,11 +154,11 @@ def _create_tables(db: Database) -> None:
 
 
 @contextmanager
-def writing(db: Database) -> Iterator[Database]:
+def writing(db: PriceDb) -> Iterator[PriceDb]:
     """A write transaction that takes the write lock up front (BEGIN IMMEDIATE), so concurrent writers wait
     for each other (busy timeout) instead of failing when a read snapshot cannot be upgraded."""
     if db.conn.in_transaction:
-        with db.atomic():
+        with db.utils.atomic():
             yield db
         return
     db.conn.execute("BEGIN IMMEDIATE")
@@ -179,7 +180,7 @@ def _row(record: PriceRecord) -> dict[str, Any]:
     return row
 
 
-def replace_source(db: Database, source: str, records: Iterable[PriceRecord | ExtraPrice]) -> int:
+def replace_source(db: PriceDb, source: str, records: Iterable[PriceRecord | ExtraPrice]) -> int:
     """Replace every cached price of `source` with `records`, all or nothing.
 
     Records are streamed into the table in chunks inside one transaction: if reading or validating
@@ -187,7 +188,7 @@ def replace_source(db: Database, source: str, records: Iterable[PriceRecord | Ex
     Returns the number of rows written.
     """
     count = 0
-    table = db.table(PRICES)
+    table = db.utils.table(PRICES)
     with writing(db):
         db.execute(f"DELETE FROM {PRICES} WHERE source = ?", [source])
         db.execute(f"DELETE FROM {EXTRAS} WHERE source = ?", [source])
@@ -199,22 +200,22 @@ def replace_source(db: Database, source: str, records: Iterable[PriceRecord | Ex
             table.insert_all((_row(r) for r in chunk if isinstance(r, PriceRecord)), batch_size=CHUNK)
             extras = [r.model_dump(mode="json") for r in chunk if isinstance(r, ExtraPrice)]
             if extras:
-                db.table(EXTRAS).insert_all(extras)
+                db.utils.table(EXTRAS).insert_all(extras)
             count += len(chunk)
         _flag_spot_above_on_demand(db, source)
     return count
 
 
-def load_extras(db: Database) -> list[ExtraPrice]:
+def load_extras(db: PriceDb) -> list[ExtraPrice]:
     """Every cached storage and egress price."""
     fields = set(ExtraPrice.model_fields)
     return [
         ExtraPrice.model_validate({k: v for k, v in row.items() if k in fields and v is not None})
-        for row in db.table(EXTRAS).rows_where(order_by="kind, amount")
+        for row in db.rows(f"SELECT * FROM {EXTRAS} ORDER BY kind, amount")
     ]
 
 
-def _flag_spot_above_on_demand(db: Database, source: str) -> None:
+def _flag_spot_above_on_demand(db: PriceDb, source: str) -> None:
     db.execute(
         f"""UPDATE {PRICES} SET flags = 'spot_above_on_demand'
             WHERE source = :s AND pricing_model = 'spot' AND EXISTS (
@@ -225,12 +226,13 @@ def _flag_spot_above_on_demand(db: Database, source: str) -> None:
     )
 
 
-def count_prices(db: Database, source: str | None = None) -> int:
-    where, args = ("source = ?", [source]) if source else (None, None)
-    return int(db.table(PRICES).count_where(where, args) if where else db.table(PRICES).count)
+def count_prices(db: PriceDb, source: str | None = None) -> int:
+    if source:
+        return int(db.execute(f"SELECT count(*) FROM {PRICES} WHERE source = ?", [source]).fetchone()[0])
+    return int(db.execute(f"SELECT count(*) FROM {PRICES}").fetchone()[0])
 
 
-def load_prices(db: Database, gpu: str | None = None, source: str | None = None) -> list[PriceRecord]:
+def load_prices(db: PriceDb, gpu: str | None = None, source: str | None = None) -> list[PriceRecord]:
     """Cached prices, of one GPU and one source if given (a family's name, e.g. "gpuhunt", takes all its
     sources: gpuhunt:aws, gpuhunt:runpod, ...)."""
     clauses, args = [], []
@@ -240,21 +242,20 @@ def load_prices(db: Database, gpu: str | None = None, source: str | None = None)
     if source:
         clauses.append("(source = ? OR source LIKE ? ESCAPE '\\')")
         args += [source, source.replace("%", "\\%").replace("_", "\\_") + ":%"]
-    rows = db.table(PRICES).rows_where(
-        " AND ".join(clauses) or None, args or None, order_by="gpu, sharing, pricing_model, per_gpu_hour"
-    )
+    where = f" WHERE {' AND '.join(clauses)}" if clauses else ""
+    rows = db.rows(f"SELECT * FROM {PRICES}{where} ORDER BY gpu, sharing, pricing_model, per_gpu_hour", args)
     fields = set(PriceRecord.model_fields)
     return [PriceRecord.model_validate({k: v for k, v in row.items() if k in fields and v is not None}) for row in rows]
 
 
-def start_run(db: Database, source: str, started: datetime) -> int:
+def start_run(db: PriceDb, source: str, started: datetime) -> int:
     with writing(db):
-        db.table(RUNS).insert({"source": source, "started_at": started.isoformat(), "status": "running"})
+        db.utils.table(RUNS).insert({"source": source, "started_at": started.isoformat(), "status": "running"})
     return int(db.execute("SELECT last_insert_rowid()").fetchone()[0])
 
 
 def finish_run(
-    db: Database,
+    db: PriceDb,
     run_id: int,
     finished: datetime,
     *,
@@ -266,7 +267,7 @@ def finish_run(
     """`note`: what a successful load left out (offers skipped), shown with the source's status; `inputs`: what a
     local source read (Source.inputs), so a change to them is seen."""
     with writing(db):
-        db.table(RUNS).update(
+        db.utils.table(RUNS).update(
             run_id,
             {
                 "finished_at": finished.isoformat(),
@@ -279,25 +280,25 @@ def finish_run(
         )
 
 
-def runs(db: Database, source: str | None = None, limit: int = 20) -> list[dict[str, Any]]:
-    where, args = ("source = ?", [source]) if source else (None, None)
-    return list(db.table(RUNS).rows_where(where, args, order_by="id desc", limit=limit))
+def runs(db: PriceDb, source: str | None = None, limit: int = 20) -> list[dict[str, Any]]:
+    where, args = (" WHERE source = ?", [source]) if source else ("", [])
+    return db.rows(f"SELECT * FROM {RUNS}{where} ORDER BY id DESC LIMIT ?", [*args, limit])
 
 
-def last_run(db: Database, source: str, status: str | None = None) -> dict[str, Any] | None:
+def last_run(db: PriceDb, source: str, status: str | None = None) -> dict[str, Any] | None:
     where = "source = ?" + (" AND status = ?" if status else "")
     args = [source, status] if status else [source]
-    found = list(db.table(RUNS).rows_where(where, args, order_by="id desc", limit=1))
+    found = db.rows(f"SELECT * FROM {RUNS} WHERE {where} ORDER BY id DESC LIMIT 1", args)
     return found[0] if found else None
 
 
-def save_fx(db: Database, rate: FxRate) -> None:
+def save_fx(db: PriceDb, rate: FxRate) -> None:
     """The USD/CNY rate, and the day's rates of every currency where the source gave them."""
     with writing(db):
-        db.table(FX).upsert(rate.model_dump(mode="json"), pk="source")
+        db.utils.table(FX).upsert(rate.model_dump(mode="json"), pk="source")
         if rate.euro is not None:
             row = rate.euro.model_dump(mode="json")
-            db.table(EURO).upsert(
+            db.utils.table(EURO).upsert(
                 {
                     "source": row["source"],
                     "rates": json.dumps(row["per_eur"], sort_keys=True),
@@ -308,9 +309,9 @@ def save_fx(db: Database, rate: FxRate) -> None:
             )
 
 
-def load_euro(db: Database) -> EuroRates | None:
+def load_euro(db: PriceDb) -> EuroRates | None:
     """The newest rates of every currency, per euro (None before the ECB was first fetched)."""
-    for row in db.table(EURO).rows_where(order_by="rate_date desc", limit=1):
+    for row in db.rows(f"SELECT * FROM {EURO} ORDER BY rate_date DESC LIMIT 1"):
         return EuroRates(
             per_eur=json.loads(row["rates"]),
             rate_date=row["rate_date"],
@@ -320,5 +321,5 @@ def load_euro(db: Database) -> EuroRates | None:
     return None
 
 
-def load_fx(db: Database) -> list[FxRate]:
-    return [FxRate.model_validate(row) for row in db.table(FX).rows_where(order_by="rate_date desc")]
+def load_fx(db: PriceDb) -> list[FxRate]:
+    return [FxRate.model_validate(row) for row in db.rows(f"SELECT * FROM {FX} ORDER BY rate_date DESC")]

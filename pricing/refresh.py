@@ -12,7 +12,7 @@ from datetime import datetime
 from pricing import cache
 from pricing.errors import PricingError, TransientSourceError
 from pricing.sources import Source
-from pricing.sqlite_db import Database
+from pricing.sqlite_db import PriceDb
 
 log = logging.getLogger(__name__)
 
@@ -29,7 +29,7 @@ class RefreshResult:
 
 
 def refresh(
-    db: Database,
+    db: PriceDb,
     source: Source,
     *,
     now: Callable[[], datetime] = cache.now_utc,
@@ -65,7 +65,7 @@ def refresh(
         return RefreshResult(source.name, True, rows, attempts)
 
 
-def _load(db: Database, source: Source, at: datetime) -> int:
+def _load(db: PriceDb, source: Source, at: datetime) -> int:
     if source.fetch_fx is not None:
         cache.save_fx(db, source.fetch_fx(at))
         return 1
@@ -74,7 +74,7 @@ def _load(db: Database, source: Source, at: datetime) -> int:
 
 
 def _failed(
-    db: Database,
+    db: PriceDb,
     run_id: int,
     source: Source,
     attempts: int,

@@ -10,7 +10,7 @@ from pydantic import BaseModel
 from pricing import cache
 from pricing.offers import Freshness, as_offers
 from pricing.sources import Source
-from pricing.sqlite_db import Database
+from pricing.sqlite_db import PriceDb
 
 
 class SourceState(BaseModel):
@@ -27,7 +27,7 @@ class SourceState(BaseModel):
     note: str | None = None  # what the last successful load left out (offers skipped)
 
 
-def source_status(db: Database, sources: Iterable[Source], now: datetime) -> list[SourceState]:
+def source_status(db: PriceDb, sources: Iterable[Source], now: datetime) -> list[SourceState]:
     states = []
     for source in sources:
         ok = cache.last_run(db, source.name, "ok")

@@ -19,7 +19,7 @@ from apscheduler.triggers.interval import IntervalTrigger
 from bot.state.job_runs import JobRuns
 from pricing.refresh import RefreshResult, refresh
 from pricing.sources import Source
-from pricing.sqlite_db import Database
+from pricing.sqlite_db import PriceDb
 
 if TYPE_CHECKING:
     from bot.chat.port import Teller
@@ -65,7 +65,7 @@ MAX_JITTER_S = 300
 
 
 def refresh_job(
-    open_db: Callable[[], Database], source: Source, on_refresh: Callable[[RefreshResult], None] | None = None
+    open_db: Callable[[], PriceDb], source: Source, on_refresh: Callable[[RefreshResult], None] | None = None
 ) -> RefreshResult:
     """One scheduled refresh, on its own connection (APScheduler runs jobs on worker threads)."""
     db = open_db()
@@ -84,7 +84,7 @@ def jitter_for(source: Source) -> int:
 
 def build_scheduler(
     sources: list[Source],
-    open_db: Callable[[], Database],
+    open_db: Callable[[], PriceDb],
     *,
     first_run_in: timedelta = timedelta(seconds=5),
     now: datetime | None = None,

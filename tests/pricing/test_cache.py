@@ -7,7 +7,7 @@ from pathlib import Path
 
 import httpx
 import pytest
-from sqlite_utils import Database
+from pricing.sqlite_db import PriceDb
 
 from pricing import cache
 from pricing.errors import RecordError, SourceError, TransientSourceError
@@ -23,7 +23,7 @@ DATA = Path(__file__).parents[1] / "data"
 
 
 @pytest.fixture
-def db() -> Iterator[Database]:
+def db() -> Iterator[PriceDb]:
     database = cache.open_db(":memory:")
     yield database
     database.close()
@@ -49,7 +49,7 @@ def feed(*records: PriceRecord) -> Source:
     return Source("feed", timedelta(hours=48), timedelta(hours=6), fetch=lambda now: list(records))
 
 
-def test_replace_source_swaps_only_that_source(db: Database) -> None:
+def test_replace_source_swaps_only_that_source(db: PriceDb) -> None:
     cache.replace_source(db, "ratecard", rate_card_records([], NOW))
     cache.replace_source(db, "feed", [record(12), record(13, instance="x2")])
     cache.replace_source(db, "feed", [record(11)])
@@ -57,7 +57,7 @@ def test_replace_source_swaps_only_that_source(db: Database) -> None:
     assert cache.count_prices(db, "ratecard") == BUNDLED_ROWS
 
 
-def test_refresh_failing_half_way_keeps_previous_prices(db: Database) -> None:
+def test_refresh_failing_half_way_keeps_previous_prices(db: PriceDb) -> None:
     cache.replace_source(db, "feed", [record(12), record(13, instance="x2")])
 
     def broken(now: datetime) -> Iterator[PriceRecord]:
@@ -71,7 +71,7 @@ def test_refresh_failing_half_way_keeps_previous_prices(db: Database) -> None:
     assert sorted(r.amount for r in cache.load_prices(db, source="feed")) == [12, 13]
 
 
-def test_failure_after_many_chunks_rolls_back_all_of_them(db: Database, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_failure_after_many_chunks_rolls_back_all_of_them(db: PriceDb, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(cache, "CHUNK", 2)
     cache.replace_source(db, "feed", [record(12)])
 
@@ -84,7 +84,7 @@ def test_failure_after_many_chunks_rolls_back_all_of_them(db: Database, monkeypa
     assert [r.amount for r in cache.load_prices(db, source="feed")] == [12]
 
 
-def test_spot_above_on_demand_is_flagged(db: Database) -> None:
+def test_spot_above_on_demand_is_flagged(db: PriceDb) -> None:
     cache.replace_source(
         db,
         "feed",
@@ -95,7 +95,7 @@ def test_spot_above_on_demand_is_flagged(db: Database) -> None:
     assert flags[("x2", "spot")] == ""
 
 
-def test_every_attempt_is_recorded(db: Database) -> None:
+def test_every_attempt_is_recorded(db: PriceDb) -> None:
     refresh(db, feed(record(12)), now=lambda: NOW)
     refresh(
         db,
@@ -113,7 +113,7 @@ def test_every_attempt_is_recorded(db: Database) -> None:
     assert all(r["started_at"] and r["finished_at"] for r in runs)
 
 
-def test_transient_failures_are_retried_with_backoff(db: Database) -> None:
+def test_transient_failures_are_retried_with_backoff(db: PriceDb) -> None:
     calls, sleeps = [], []
 
     def flaky(now: datetime) -> list[PriceRecord]:
@@ -131,7 +131,7 @@ def test_transient_failures_are_retried_with_backoff(db: Database) -> None:
     assert sleeps == [2, 5]  # back-off first, then the server's Retry-After
 
 
-def test_retries_give_up_and_keep_prices(db: Database) -> None:
+def test_retries_give_up_and_keep_prices(db: PriceDb) -> None:
     cache.replace_source(db, "feed", [record(12)])
 
     def down(now: datetime) -> list[PriceRecord]:
@@ -144,7 +144,7 @@ def test_retries_give_up_and_keep_prices(db: Database) -> None:
     assert cache.count_prices(db, "feed") == 1
 
 
-def test_a_bug_in_a_source_is_recorded_not_raised(db: Database) -> None:
+def test_a_bug_in_a_source_is_recorded_not_raised(db: PriceDb) -> None:
     def buggy(now: datetime) -> list[PriceRecord]:
         raise KeyError("oops")
 
@@ -153,7 +153,7 @@ def test_a_bug_in_a_source_is_recorded_not_raised(db: Database) -> None:
     assert "internal error" in (result.error or "") and "KeyError" in (result.error or "")
 
 
-def test_ecb_refresh_stores_the_rate(db: Database) -> None:
+def test_ecb_refresh_stores_the_rate(db: PriceDb) -> None:
     xml = (DATA / "ecb.xml").read_text()
     client = httpx.Client(transport=httpx.MockTransport(lambda r: httpx.Response(200, text=xml)))
     result = refresh(
@@ -165,7 +165,7 @@ def test_ecb_refresh_stores_the_rate(db: Database) -> None:
     assert rate.rate_date.isoformat() == "2026-11-27"
 
 
-def test_status_reports_age_rows_and_last_error(db: Database) -> None:
+def test_status_reports_age_rows_and_last_error(db: PriceDb) -> None:
     source = feed(record(12))
     refresh(db, source, now=lambda: NOW - timedelta(hours=50))
     failing = Source(
@@ -183,7 +183,7 @@ def test_status_reports_age_rows_and_last_error(db: Database) -> None:
     assert state.last_error == "HTTP 500 from feed"
 
 
-def test_save_fx_replaces_that_sources_rate(db: Database) -> None:
+def test_save_fx_replaces_that_sources_rate(db: PriceDb) -> None:
     cache.save_fx(db, FxRate(rate=7.1, rate_date=NOW.date(), source="ecb"))
     cache.save_fx(db, FxRate(rate=7.2, rate_date=NOW.date(), source="ecb"))
     assert [r.rate for r in cache.load_fx(db)] == [7.2]
@@ -207,7 +207,7 @@ def test_a_cache_at_this_schema_opens_while_a_refresh_holds_the_write_lock(tmp_p
     refreshing = sqlite3.connect(path)
     refreshing.execute("BEGIN IMMEDIATE")
     try:
-        opened = Database(sqlite3.connect(path, timeout=0.2))
+        opened = PriceDb(sqlite3.connect(path, timeout=0.2))
         cache.ensure_schema(opened)
         opened.close()
     finally:
@@ -226,8 +226,8 @@ def test_a_cache_an_older_release_made_is_brought_up_once(tmp_path: Path) -> Non
     old.commit()
     old.close()
     db = cache.open_db(path)
-    assert {"amount_after_96h", "amount_after_360h"} <= set(db.table(cache.PRICES).columns_dict)
-    assert {"note", "inputs"} <= set(db.table(cache.RUNS).columns_dict)
+    assert {"amount_after_96h", "amount_after_360h"} <= set(db.utils.table(cache.PRICES).columns_dict)
+    assert {"note", "inputs"} <= set(db.utils.table(cache.RUNS).columns_dict)
     assert cache.count_prices(db, "feed") == 1
     assert db.execute("PRAGMA user_version").fetchone()[0] == cache.SCHEMA_VERSION
     db.close()
