@@ -7,7 +7,6 @@ from pathlib import Path
 
 import httpx
 import pytest
-from pricing.sqlite_db import PriceDb
 
 from pricing import cache
 from pricing.errors import RecordError, SourceError, TransientSourceError
@@ -15,6 +14,7 @@ from pricing.fx import FxRate
 from pricing.records import PriceRecord
 from pricing.refresh import refresh
 from pricing.sources import Source, ecb_source, rate_card_records
+from pricing.sqlite_db import PriceDb
 from pricing.status import source_status
 from tests.support.bundled import BUNDLED_ROWS
 
