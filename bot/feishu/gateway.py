@@ -34,7 +34,7 @@ PATH = "/feishu/events"
 KIND = "feishu"  # a message event: done by serve's work process when there is one
 CARD_KIND = "feishu_card"  # a card action: the same, after its toast
 REPLAY_WINDOW = timedelta(hours=1)
-CARD_AGAIN_KIND = "feishu_card_again"  # a pressed digest card kept to be sent again (bot/feishu/card_again.py)
+CARD_AGAIN_KIND = "feishu_card_again"  # a pressed digest card kept to be sent again (bot/app/card_again.py)
 _KINDS = (KIND, CARD_KIND, CARD_AGAIN_KIND)
 log = logging.getLogger(__name__)
 
@@ -191,8 +191,8 @@ class FeishuGateway:
 
     def work(self, key: str, payload: dict[str, Any], kind: str = KIND) -> None:
         """The request's work, then the item done; an error is logged with the key and left to be redone. A
-        callback's, or a pressed digest card sent again (bot/feishu/card_again.py)."""
-        from bot.feishu import card_again
+        callback's, or a pressed digest card sent again (bot/app/card_again.py)."""
+        from bot.app import card_again
         from bot.feishu.events import handle
 
         try:

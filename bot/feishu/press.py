@@ -7,12 +7,14 @@ from __future__ import annotations
 
 import logging
 
+from bot.app import card_again
 from bot.app.buttons import Done, Press, Refusal, handler_for
 from bot.app.invocation import Form
 from bot.chat.port import ChatError, Place
 from bot.deps import Deps
-from bot.feishu import card_again, forms
+from bot.feishu import forms
 from bot.feishu.chat import FeishuChat
+from bot.feishu.gateway import CARD_AGAIN_KIND
 from bot.state import Conversation
 from bot.state.schedules import Schedules
 from bot.text import Lang
@@ -46,7 +48,7 @@ def on_press(
 
     def show_done(_kind: str, _name_: str, done: Done) -> None:
         if message_id:  # a request of its own: a card Feishu did not take is sent again without the press redone
-            card_again.keep_and_send(deps, chat, input_key, where, plan.zone, lang, done)
+            card_again.keep_and_send(deps, chat, input_key, CARD_AGAIN_KIND, where, plan.zone, lang, done)
 
     def open_form(kind: Form, initial: dict[str, str], convo: Conversation | None) -> None:
         if convo is not None:  # Change an answer: in the profile's thread and language, editing it

@@ -18,7 +18,9 @@ from slack_sdk import WebClient
 
 from bot.deps import Deps
 from bot.logs import request_id, team_id
+from bot.slack.press import CARD_AGAIN_KIND
 from bot.slack.request import SlackRequest, team_of
+from bot.slack.retries import unreachable
 from bot.slack.routes import SLACK_KINDS, Route, route_for, run, short_id
 from bot.state import StoreBusy, StoreUnavailable
 from bot.state.inbox import KEPT
@@ -167,12 +169,16 @@ def redo_stalled(
     stalled = timedelta(seconds=deps.settings.serve.redo_after_s)  # pending this long: Slack failed, or its taker died
     redone = 0
     for key, kind, body in deps.inbox.pending(REPLAY_WINDOW, stalled if min_age is None else min_age):
-        if kind not in SLACK_KINDS:
+        if kind not in SLACK_KINDS and kind != CARD_AGAIN_KIND:
             continue  # another chat's callbacks are redone by its own front door
         if first is not None and not first(key):
             continue  # this process started it already (`first`: whether it is the first time)
         if not deps.inbox.claim(key, stalled):
             continue  # another replica took it moments ago and is doing it
+        if kind == CARD_AGAIN_KIND:
+            update_again(deps, client, key, body)
+            redone += 1
+            continue
         found = request_for(deps, client, key, kind, body)
         if found is None:
             continue
@@ -180,6 +186,26 @@ def redo_stalled(
         run(found[0].handler, deps, found[1])
         redone += 1
     return redone
+
+
+def update_again(deps: Deps, client: WebClient, key: str, body: dict[str, Any]) -> None:
+    """A pressed digest message Slack could not be reached to update, updated now (bot/app/card_again.py); left
+    pending while Slack still cannot be reached, done once made or when it never can be (the message deleted,
+    the app uninstalled from its workspace)."""
+    from bot.app import card_again
+    from bot.slack.chat import SlackChat
+
+    try:
+        team_client = deps.client_of(str(body["team"]), client)
+        card_again.send(deps, SlackChat(team_client, deps), body)
+    except LookupError:
+        log.info("%s not updated: its workspace uninstalled the app", key)
+    except Exception as exc:
+        if unreachable(exc):
+            log.warning("Slack could not be reached to update %s; it is made again later", key)
+            return
+        log.exception("the update of %s failed for good", key)
+    deps.inbox.done(key)
 
 
 def replay_pending(

@@ -1,9 +1,11 @@
 """A Slack button press as the core's Press (bot/app/buttons.py): a refusal is an ephemeral line to the presser, a
 form is a modal (opened with the press's trigger_id), and a digest item's answer replaces its blocks in the message
-(in the message's own language)."""
+(in the message's own language). That update is a request of its own (bot/app/card_again.py): when Slack cannot be
+reached for it, the press is done all the same and the update is made again by itself, not the press redone."""
 
 from __future__ import annotations
 
+from bot.app import card_again
 from bot.app.buttons import Done, Press, Refusal, handler_for
 from bot.app.invocation import Form
 from bot.deps import Deps
@@ -12,12 +14,16 @@ from bot.slack.invocation import invocation
 from bot.slack.listeners.digest import ephemeral, is_admin, member_of, replace_item
 from bot.slack.replies import lang_for
 from bot.slack.request import SlackRequest
+from bot.slack.retries import unreachable
 from bot.slack.ui import blocks
 from bot.slack.ui.blocks import context
 from bot.slack.ui.digest import item_blocks, message_lang
 from bot.slack.ui.forms import FormMeta
 from bot.state import Conversation
+from bot.state.schedules import Schedules
 from bot.text import Lang
+
+CARD_AGAIN_KIND = "slack_card_again"  # a pressed digest message kept to be updated again (bot/app/card_again.py)
 
 
 def on_button(deps: Deps, request: SlackRequest) -> None:
@@ -50,7 +56,22 @@ def press_of(deps: Deps, request: SlackRequest, action: str) -> Press:
         for section in done.follow_ups(posted_in):
             if section.item is not None:
                 new += item_blocks(*section.item, section.text, posted_in)
-        replace_item(request, kind, name, new, posted_in)
+        ts = str(message.get("ts") or (request.body.get("container") or {}).get("message_ts") or "")
+        if not ts or not request.channel:
+            return
+        zone = Schedules(deps.store, deps.settings.digest.default_schedule()).of(team, request.channel).zone
+        card_again.keep_and_send(
+            deps,
+            SlackChat(client, deps),
+            request.inbox_key,
+            CARD_AGAIN_KIND,
+            (team, request.channel, ts),
+            zone,
+            posted_in,
+            done,
+            first=lambda: replace_item(request, kind, name, new, posted_in),  # in place: other items' lines stay
+            stays_pending=unreachable,
+        )
 
     def open_form(kind: Form, initial: dict[str, str], convo: Conversation | None) -> None:
         if kind is Form.PROFILE and convo is not None:  # Change an answer: the form edits that profile

@@ -1,5 +1,6 @@
 """How the Web API client rides out Slack's bad moments: 429 after Retry-After, 5xx and dropped
-connections with back-off (slack_sdk's retry handlers), each retry counted in the metrics."""
+connections with back-off (slack_sdk's retry handlers), each retry counted in the metrics; and what counts as
+Slack unreachable once they are spent (the work is then left to be redone)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import random
 from collections.abc import Callable
 from typing import Any
 
+from slack_sdk.errors import SlackApiError
 from slack_sdk.http_retry import RetryHandler
 from slack_sdk.http_retry.builtin_handlers import (
     ConnectionErrorRetryHandler,
@@ -81,3 +83,11 @@ def retry_handlers(metrics: Metrics | None = None, *, backoff_s: float = 0.5) ->
         for handler in handlers:
             handler.on_retry = count  # type: ignore[attr-defined]
     return handlers
+
+
+def unreachable(exc: BaseException) -> bool:
+    """Slack could not be reached, even after the client's retries (5xx, 429, a dropped connection)."""
+    if isinstance(exc, SlackApiError):
+        status = getattr(exc.response, "status_code", 200)
+        return status == 429 or status >= 500
+    return isinstance(exc, OSError)  # URLError, timeouts and resets are OSErrors

@@ -32,6 +32,7 @@ from bot.slack.ids import COMMAND, Action, Callback
 from bot.slack.listeners import commands, profile_form, thread, tracking
 from bot.slack.replies import lang_for, report
 from bot.slack.request import SlackRequest
+from bot.slack.retries import unreachable
 
 log = logging.getLogger(__name__)
 Handler = Callable[[Deps, SlackRequest], None]
@@ -113,14 +114,6 @@ def route_for(kind: str, body: dict[str, Any]) -> Route | None:
     else:
         return None
     return next((r for r in ROUTES if INBOX_KIND[r.kind] == kind and r.matches(value)), None)
-
-
-def unreachable(exc: BaseException) -> bool:
-    """Slack could not be reached, even after the client's retries (5xx, 429, a dropped connection)."""
-    if isinstance(exc, SlackApiError):
-        status = getattr(exc.response, "status_code", 200)
-        return status == 429 or status >= 500
-    return isinstance(exc, OSError)  # URLError, timeouts and resets are OSErrors
 
 
 def run(handler: Handler, deps: Deps, request: SlackRequest) -> None:

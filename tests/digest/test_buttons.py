@@ -13,6 +13,7 @@ import pytest
 
 from bot.digest.send import send_digests
 from bot.slack.digest_outlet import SlackOutlet
+from bot.slack.inbox import redo_stalled
 from bot.slack.ui.digest import render
 from bot.state.digest_sends import Sends
 from bot.state.rentals import RentalError, Rentals
@@ -122,6 +123,52 @@ def test_an_admin_may_answer_and_still_needed_snoozes_a_day(tmp_path: Path) -> N
 
 def again(h: Harness, rentals: Rentals) -> str:
     return str(h.send_digest(force=True).status)
+
+
+def test_a_message_slack_did_not_take_is_updated_again_by_itself_not_the_press(tmp_path: Path) -> None:
+    """Released pressed while Slack answers chat.update with 5xx past the client's retries: the release is written
+    and the press done; the message's update is kept as a request of its own, and the redo job makes it (the
+    digest composed again from what is still listed, the answer's line at the top). Redoing the press instead
+    would find the item released and tell the owner it is gone, the message never updated."""
+    with running_app(tmp_path, slack_retry_backoff_s=0.01) as h:
+        rentals, message = digest(h)
+        h.fake.server_errors["chat.update"] = 4  # the first try and the client's three retries
+        h.send.click(message, "rental_released", user="U1")
+        h.fake.wait_for(lambda: len(h.fake.of("chat.update")) == 4)
+
+        def the_update_alone() -> list[tuple[str, str, Any]]:
+            left = h.deps.inbox.pending(timedelta(days=1))
+            return left if len(left) == 1 and left[0][0].endswith(":card") else []  # the press done
+
+        [(_, kind, _)] = h.fake.wait_for(the_update_alone)
+        assert kind == "slack_card_again"
+        released = rentals.instance("T1", "train-1").released_at  # type: ignore[union-attr]
+        assert released == h.clock.now
+        h.fake.server_errors["chat.update"] = 4  # still down at the first redo: kept for the next
+        assert redo_stalled(h.deps, h.deps_client(), timedelta(0)) == 1
+        assert len(h.fake.of("chat.update")) == 8 and len(h.deps.inbox.pending(timedelta(days=1))) == 1
+        assert redo_stalled(h.deps, h.deps_client(), timedelta(0)) == 1
+        update = h.fake.of("chat.update")[-1]
+        assert update["ts"] == message["_ts"] and update["channel"] == "C1"
+        text = str(update["blocks"])
+        assert "released by <@U1>" in text and "rental_released" not in text  # its line, no button left for it
+        assert h.fake.of("chat.postEphemeral") == [] and h.deps.inbox.pending(timedelta(days=1)) == []
+        assert rentals.instance("T1", "train-1").released_at == released  # type: ignore[union-attr]
+        assert redo_stalled(h.deps, h.deps_client(), timedelta(0)) == 0
+
+
+def test_an_update_slack_refuses_for_good_is_said_and_not_kept(tmp_path: Path) -> None:
+    """chat.update refused (not unreachable: the message can no longer be edited): the presser is told, as any
+    request that fails on its own, and nothing stays pending to be redone."""
+    with running_app(tmp_path) as h:
+        rentals, message = digest(h)
+        h.fake.errors["chat.update"] = "cant_update_message"
+        h.send.click(message, "rental_released", user="U1")
+        [note] = h.fake.wait_for(lambda: h.fake.of("chat.postEphemeral"))
+        assert note["user"] == "U1"
+        h.fake.wait_for(lambda: h.deps.inbox.pending(timedelta(days=1)) == [])
+        assert rentals.instance("T1", "train-1").released_at == h.clock.now  # type: ignore[union-attr]
+        assert redo_stalled(h.deps, h.deps_client(), timedelta(0)) == 0
 
 
 def test_a_second_press_on_a_released_instance_says_it_is_gone(tmp_path: Path) -> None:
