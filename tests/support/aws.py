@@ -58,7 +58,10 @@ def _server() -> str:
 
     server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
     server.start()
-    atexit.register(server.stop)
+    if not os.environ.get("PYTEST_XDIST_WORKER"):
+        # an xdist worker leaves with os._exit (tests/conftest.py), its threads with it: stopping the server first
+        # waited for werkzeug's next poll (up to 0.5 s), at the very end of the run, with every other worker done
+        atexit.register(server.stop)
     host, port = server.get_host_and_port()
     return f"http://{host}:{port}"
 
