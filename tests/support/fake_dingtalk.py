@@ -8,6 +8,7 @@ it does not take, 429 with a QPS-limit code when throttled."""
 from __future__ import annotations
 
 import contextlib
+import functools
 import itertools
 import json
 import threading
@@ -223,46 +224,65 @@ class FakeDingTalk:
         return self.push(CARD_CALLBACK, data, message_id, to=to)
 
 
+_IN_USE: list[FakeDingTalk] = []  # the fake of the test running in this process (one at a time)
+
+
+class _Handler(BaseHTTPRequestHandler):
+    """The OpenAPI of the fake in use; 503 between tests (a call after its test ended)."""
+
+    def _serve(self, verb: str) -> None:
+        parts = urlsplit(self.path)
+        raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        try:
+            body = json.loads(raw or b"{}")
+        except ValueError:
+            body = {}
+        headers = {k.lower(): v for k, v in self.headers.items()}
+        if not _IN_USE:
+            status, answer = 503, {"code": "ServiceUnavailable", "message": "no fake DingTalk in use"}
+        else:
+            fake = _IN_USE[-1]
+            with fake._changed:
+                status, answer = fake.answer(verb, parts.path, headers, body)
+                fake._changed.notify_all()
+        raw_file = isinstance(answer, bytes)
+        payload = answer if raw_file else json.dumps(answer, ensure_ascii=False).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/octet-stream" if raw_file else "application/json;charset=utf-8")
+        self.send_header("Content-Length", str(len(payload)))
+        self.end_headers()
+        self.wfile.write(payload)
+
+    def do_POST(self) -> None:
+        self._serve("POST")
+
+    def do_PUT(self) -> None:
+        self._serve("PUT")
+
+    def do_GET(self) -> None:
+        self._serve("GET")
+
+    def log_message(self, *args: object) -> None:
+        return
+
+
+@functools.cache
+def _api_url() -> str:
+    """One OpenAPI server a test process, answering for the fake in use, as moto's is (tests/support/aws.py): the
+    SDK keeps a session for each host and port it calls, with a TLS context made for it (20 ms of CPU, even for
+    plain HTTP), so a server on a new port for each test cost each test one. Its thread ends with the process."""
+    return _SERVER.enter_context(running(_Handler))
+
+
+_SERVER = contextlib.ExitStack()
+
+
 @contextmanager
 def fake_dingtalk() -> Iterator[FakeDingTalk]:
     from websockets.exceptions import ConnectionClosed
     from websockets.sync.server import serve
 
     fake = FakeDingTalk()
-
-    class Handler(BaseHTTPRequestHandler):
-        def _serve(self, verb: str) -> None:
-            parts = urlsplit(self.path)
-            raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
-            try:
-                body = json.loads(raw or b"{}")
-            except ValueError:
-                body = {}
-            headers = {k.lower(): v for k, v in self.headers.items()}
-            with fake._changed:
-                status, answer = fake.answer(verb, parts.path, headers, body)
-                fake._changed.notify_all()
-            raw_file = isinstance(answer, bytes)
-            payload = answer if raw_file else json.dumps(answer, ensure_ascii=False).encode()
-            self.send_response(status)
-            self.send_header(
-                "Content-Type", "application/octet-stream" if raw_file else "application/json;charset=utf-8"
-            )
-            self.send_header("Content-Length", str(len(payload)))
-            self.end_headers()
-            self.wfile.write(payload)
-
-        def do_POST(self) -> None:
-            self._serve("POST")
-
-        def do_PUT(self) -> None:
-            self._serve("PUT")
-
-        def do_GET(self) -> None:
-            self._serve("GET")
-
-        def log_message(self, *args: object) -> None:
-            return
 
     def stream(connection: Any) -> None:
         ticket = (parse_qs(urlsplit(connection.request.path).query).get("ticket") or [""])[0]
@@ -279,13 +299,17 @@ def fake_dingtalk() -> Iterator[FakeDingTalk]:
                     fake.acks[str((ack.get("headers") or {}).get("messageId"))] = ack
                     fake._changed.notify_all()
 
-    with running(Handler, 0) as base_url, serve(stream, "127.0.0.1", 0) as ws:
-        fake.base_url = base_url
-        fake.ws_url = f"ws://127.0.0.1:{ws.socket.getsockname()[1]}/connect"
-        thread = threading.Thread(target=ws.serve_forever, daemon=True)
-        thread.start()
-        try:
-            yield fake
-        finally:
-            ws.shutdown()
-            thread.join(5)
+    fake.base_url = _api_url()
+    _IN_USE.append(fake)
+    try:
+        with serve(stream, "127.0.0.1", 0) as ws:
+            fake.ws_url = f"ws://127.0.0.1:{ws.socket.getsockname()[1]}/connect"
+            thread = threading.Thread(target=ws.serve_forever, daemon=True)
+            thread.start()
+            try:
+                yield fake
+            finally:
+                ws.shutdown()
+                thread.join(5)
+    finally:
+        _IN_USE.remove(fake)
