@@ -20,7 +20,7 @@ from http.server import BaseHTTPRequestHandler
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
-from tests.support.servers import running
+from tests.support.servers import running, running_websocket
 
 CLIENT_ID, CLIENT_SECRET = "dingabcdefghijklmno", "Xq7-secret-of-the-app-kL2mN9pQ4rS8tU1vW5yZ"
 TOKEN = "c1f5e2b8a7d94e3f8b6a0d2c4e6f8a1b"  # the shape of an access token
@@ -280,7 +280,6 @@ _SERVER = contextlib.ExitStack()
 @contextmanager
 def fake_dingtalk() -> Iterator[FakeDingTalk]:
     from websockets.exceptions import ConnectionClosed
-    from websockets.sync.server import serve
 
     fake = FakeDingTalk()
 
@@ -302,14 +301,8 @@ def fake_dingtalk() -> Iterator[FakeDingTalk]:
     fake.base_url = _api_url()
     _IN_USE.append(fake)
     try:
-        with serve(stream, "127.0.0.1", 0) as ws:
-            fake.ws_url = f"ws://127.0.0.1:{ws.socket.getsockname()[1]}/connect"
-            thread = threading.Thread(target=ws.serve_forever, daemon=True)
-            thread.start()
-            try:
-                yield fake
-            finally:
-                ws.shutdown()
-                thread.join(5)
+        with running_websocket(stream) as ws_url:
+            fake.ws_url = ws_url + "/connect"
+            yield fake
     finally:
         _IN_USE.remove(fake)

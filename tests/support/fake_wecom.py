@@ -22,7 +22,7 @@ from typing import Any
 
 from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
 
-from tests.support.servers import running
+from tests.support.servers import running, running_websocket
 
 BOT_ID, BOT_SECRET = "aibRk2xYpQ8mN4vL7tZc", "Wc-secret-of-the-robot-9fK3mPq7sT2vX6yB1"
 UPDATE_WINDOW_S = 5.0
@@ -203,7 +203,6 @@ class FakeWeCom:
 @contextmanager
 def fake_wecom() -> Iterator[FakeWeCom]:
     from websockets.exceptions import ConnectionClosed
-    from websockets.sync.server import serve
 
     fake = FakeWeCom()
 
@@ -241,13 +240,6 @@ def fake_wecom() -> Iterator[FakeWeCom]:
         def log_message(self, *args: object) -> None:
             return
 
-    with serve(handler, "127.0.0.1", 0) as ws, running(Files) as files_url:
-        fake.url = f"ws://127.0.0.1:{ws.socket.getsockname()[1]}"
-        fake.files_url = files_url
-        thread = threading.Thread(target=ws.serve_forever, daemon=True)
-        thread.start()
-        try:
-            yield fake
-        finally:
-            ws.shutdown()
-            thread.join(5)
+    with running_websocket(handler) as ws_url, running(Files) as files_url:
+        fake.url, fake.files_url = ws_url, files_url
+        yield fake

@@ -155,3 +155,19 @@ def serve(routes: dict[str, Route]) -> Iterator[Server]:
     with running(_handler(server)) as base_url:
         server.base_url = base_url
         yield server
+
+
+@contextmanager
+def running_websocket(handler: Callable[[Any], None]) -> Iterator[str]:
+    """A WebSocket server (websockets' own) for `handler` on 127.0.0.1 at a free port, served on a thread of its own
+    for the duration of the block; yields its ws:// URL."""
+    from websockets.sync.server import serve
+
+    with serve(handler, "127.0.0.1", 0) as ws:
+        thread = threading.Thread(target=ws.serve_forever, daemon=True)
+        thread.start()
+        try:
+            yield f"ws://127.0.0.1:{ws.socket.getsockname()[1]}"
+        finally:
+            ws.shutdown()
+            thread.join(5)
