@@ -19,6 +19,7 @@ from bot.state.digest_sends import Sends
 from bot.state.rentals import RentalError, Rentals
 from bot.text import Lang, t
 from rules.samples import Sample
+from tests.support.pending import until
 from tests.support.slack_harness import Harness, running_app
 
 FIELDS = {
@@ -140,7 +141,7 @@ def test_a_message_slack_did_not_take_is_updated_again_by_itself_not_the_press(t
             left = h.deps.inbox.pending(timedelta(days=1))
             return left if len(left) == 1 and left[0][0].endswith(":card") else []  # the press done
 
-        [(_, kind, _)] = h.fake.wait_for(the_update_alone)
+        [(_, kind, _)] = until(the_update_alone)  # the inbox, not Slack: polled (tests/support/pending.py)
         assert kind == "slack_card_again"
         released = rentals.instance("T1", "train-1").released_at  # type: ignore[union-attr]
         assert released == h.clock.now
@@ -166,7 +167,7 @@ def test_an_update_slack_refuses_for_good_is_said_and_not_kept(tmp_path: Path) -
         h.send.click(message, "rental_released", user="U1")
         [note] = h.fake.wait_for(lambda: h.fake.of("chat.postEphemeral"))
         assert note["user"] == "U1"
-        h.fake.wait_for(lambda: h.deps.inbox.pending(timedelta(days=1)) == [])
+        until(lambda: h.deps.inbox.pending(timedelta(days=1)) == [])
         assert rentals.instance("T1", "train-1").released_at == h.clock.now  # type: ignore[union-attr]
         assert redo_stalled(h.deps, h.deps_client(), timedelta(0)) == 0
 
