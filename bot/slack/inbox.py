@@ -197,9 +197,12 @@ def update_again(deps: Deps, client: WebClient, key: str, body: dict[str, Any]) 
 
     try:
         team_client = deps.client_of(str(body["team"]), client)
-        card_again.send(deps, SlackChat(team_client, deps), body)
     except LookupError:
         log.info("%s not updated: its workspace uninstalled the app", key)
+        deps.inbox.done(key)
+        return
+    try:
+        card_again.send(deps, SlackChat(team_client, deps), body)
     except Exception as exc:
         if unreachable(exc):
             log.warning("Slack could not be reached to update %s; it is made again later", key)

@@ -11,7 +11,7 @@ from bot.app.invocation import Form
 from bot.deps import Deps
 from bot.slack.chat import SlackChat
 from bot.slack.invocation import invocation
-from bot.slack.listeners.digest import ephemeral, is_admin, member_of, replace_item
+from bot.slack.listeners.digest import ephemeral, is_admin, member_of, message_ts, replace_item
 from bot.slack.replies import lang_for
 from bot.slack.request import SlackRequest
 from bot.slack.retries import unreachable
@@ -56,7 +56,7 @@ def press_of(deps: Deps, request: SlackRequest, action: str) -> Press:
         for section in done.follow_ups(posted_in):
             if section.item is not None:
                 new += item_blocks(*section.item, section.text, posted_in)
-        ts = str(message.get("ts") or (request.body.get("container") or {}).get("message_ts") or "")
+        ts = message_ts(request)
         if not ts or not request.channel:
             return
         zone = Schedules(deps.store, deps.settings.digest.default_schedule()).of(team, request.channel).zone

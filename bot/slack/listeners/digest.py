@@ -43,11 +43,17 @@ def ephemeral(request: SlackRequest, user: str, text: str) -> None:
     request.client.chat_postEphemeral(channel=request.channel or user, user=user, text=text)
 
 
+def message_ts(request: SlackRequest) -> str:
+    """The pressed message's ts (the message's own, else the container's), "" when the press names none."""
+    message = request.body.get("message") or {}
+    return str(message.get("ts") or (request.body.get("container") or {}).get("message_ts") or "")
+
+
 def replace_item(request: SlackRequest, kind: str, name: str, new: list[dict[str, Any]], lang: Lang) -> None:
     """Put `new` where the item's two blocks were in the digest message, and count what is left in the
     header (in the message's language, `lang`)."""
     message = request.body.get("message") or {}
-    ts = message.get("ts") or (request.body.get("container") or {}).get("message_ts")
+    ts = message_ts(request)
     if not ts or not request.channel or not message.get("blocks"):
         return
     out: list[dict[str, Any]] = []
