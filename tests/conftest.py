@@ -20,6 +20,7 @@ sys.dont_write_bytecode = False
 from rules.policy import Policy, load_policy  # noqa: E402
 from tests.support.postgres import fresh_schema, migrated_database  # noqa: E402
 from tests.support.state_template import migrated_state_db  # noqa: E402
+from tests.support.temp_root import use_memory_root  # noqa: E402
 
 
 @pytest.fixture(scope="session")
@@ -156,6 +157,7 @@ _IN_A_WORKER = bool(os.environ.get("PYTEST_XDIST_WORKER"))  # an xdist worker, n
 
 def pytest_configure(config: pytest.Config) -> None:
     gc.set_threshold(*GC_THRESHOLDS)
+    use_memory_root(os.environ)  # tmp_path on /dev/shm where it has room (tests/support/temp_root.py)
     if not getattr(config.option, "numprocesses", None) or hasattr(config, "workerinput"):
         # where tests run (a worker, or a run without -n): one compiled-SQL cache for the process's engines. Not in
         # xdist's controller, which runs no test and starts the workers only once configured (SQLAlchemy's import

@@ -1,0 +1,36 @@
+"""tmp_path on /dev/shm where the machine has room there (tests/support/temp_root.py), pytest's own choice else."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from tests.support.temp_root import VARIABLE, memory_root, use_memory_root
+
+
+def test_a_writable_folder_with_room_is_the_root(tmp_path: Path) -> None:
+    environ: dict[str, str] = {}
+    use_memory_root(environ, tmp_path, room=1)
+    assert environ == {VARIABLE: str(tmp_path)}
+
+
+def test_a_folder_without_room_or_missing_is_left_alone(tmp_path: Path) -> None:
+    free = os.statvfs(tmp_path).f_bavail * os.statvfs(tmp_path).f_frsize
+    assert memory_root(tmp_path, room=free + (1 << 40)) is None
+    assert memory_root(tmp_path / "absent", room=1) is None
+    file = tmp_path / "a-file"
+    file.write_text("")
+    assert memory_root(file, room=1) is None
+
+
+def test_a_root_already_set_wins(tmp_path: Path) -> None:
+    environ = {VARIABLE: "/elsewhere"}
+    use_memory_root(environ, tmp_path, room=1)
+    assert environ == {VARIABLE: "/elsewhere"}
+
+
+@pytest.mark.skipif(memory_root() is None or os.environ.get(VARIABLE) != str(memory_root()), reason="no room there")
+def test_this_runs_folders_are_on_memory(tmp_path: Path) -> None:
+    assert tmp_path.resolve().is_relative_to(Path(os.environ[VARIABLE]).resolve())
