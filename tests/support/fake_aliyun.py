@@ -19,13 +19,13 @@ import threading
 import time
 import uuid
 from collections.abc import Iterator
-from contextlib import ExitStack, contextmanager
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
 from urllib.parse import parse_qsl, quote
 
-from tests.support.servers import POLL_FOR_A_PROCESS_S, json_api, running
+from tests.support.servers import for_the_process, json_api
 
 KEY_ID, KEY_SECRET = "LTAI-test-key", "test-secret-of-the-fake"
 VERSIONS = {"2014-05-26": "ecs", "2019-01-01": "cms", "2017-12-14": "bss", "2022-01-01": "dsw"}
@@ -481,13 +481,8 @@ _SERVING = _Serving()
 def _server_url() -> str:
     """One server a test process: Alibaba Cloud's SDK keeps an HTTP session for each host and port it has called
     (darabonba's DaraCore, for the process), and makes a TLS context (about 36 ms of CPU) for each new one: a fake on
-    a new port a test cost every test that much again. It is never stopped: its daemon thread ends with the process,
-    whose end would otherwise wait for its next look (POLL_FOR_A_PROCESS_S)."""
-    handler = json_api(_SERVING.answer, "application/json;charset=utf-8")
-    return _KEPT.enter_context(running(handler, poll_s=POLL_FOR_A_PROCESS_S))
-
-
-_KEPT = ExitStack()  # the process's server, held open
+    a new port a test cost every test that much again. It is never stopped (tests/support/servers.for_the_process)."""
+    return for_the_process(json_api(_SERVING.answer, "application/json;charset=utf-8"))
 
 
 @contextmanager

@@ -20,7 +20,7 @@ from http.server import BaseHTTPRequestHandler
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
-from tests.support.servers import running, running_websocket
+from tests.support.servers import for_the_process, running_websocket
 
 CLIENT_ID, CLIENT_SECRET = "dingabcdefghijklmno", "Xq7-secret-of-the-app-kL2mN9pQ4rS8tU1vW5yZ"
 TOKEN = "c1f5e2b8a7d94e3f8b6a0d2c4e6f8a1b"  # the shape of an access token
@@ -270,11 +270,9 @@ class _Handler(BaseHTTPRequestHandler):
 def _api_url() -> str:
     """One OpenAPI server a test process, answering for the fake in use, as moto's is (tests/support/aws.py): the
     SDK keeps a session for each host and port it calls, with a TLS context made for it (20 ms of CPU, even for
-    plain HTTP), so a server on a new port for each test cost each test one. Its thread ends with the process."""
-    return _SERVER.enter_context(running(_Handler))
-
-
-_SERVER = contextlib.ExitStack()
+    plain HTTP), so a server on a new port for each test cost each test one. It is never stopped
+    (tests/support/servers.for_the_process)."""
+    return for_the_process(_Handler)
 
 
 @contextmanager

@@ -148,6 +148,21 @@ def running(handler: type[BaseHTTPRequestHandler], port: int = 0, poll_s: float 
         httpd.server_close()
 
 
+_FOR_THE_PROCESS: list[ThreadingHTTPServer] = []  # held, never shut down
+
+
+def for_the_process(handler: type[BaseHTTPRequestHandler]) -> str:
+    """Run `handler` on 127.0.0.1 at a free port for the rest of the test process; the base URL. Never stopped: its
+    daemon thread ends with the process. Not a `running` block held open: that block's generator was closed at the
+    interpreter's exit, after daemon threads stop running, and its shutdown then waited for ever for the server's
+    thread (a run without -n whose test failed hung at its end)."""
+    httpd = _QuietServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": POLL_FOR_A_PROCESS_S}, daemon=True)
+    thread.start()
+    _FOR_THE_PROCESS.append(httpd)
+    return f"http://127.0.0.1:{httpd.server_address[1]}"
+
+
 @contextmanager
 def serve(routes: dict[str, Route]) -> Iterator[Server]:
     """Serve `routes` for the duration of the block, recording every request."""
