@@ -93,14 +93,14 @@ def card_params(message: Message, name_of: Callable[[str], str]) -> dict[str, st
     tips = [md(text) for text in message.context]
     if isinstance(message.intent, Question) and message.intent.step.ask.key == steps({})[0].ask.key:
         tips.append(line("reply_mention", message.lang))  # how to answer in words, said once: on the first
-    params = {
+    # every key each time, none left out: a card is updated by key (updateCardDataByKey), so a key left out would
+    # keep its old value, the buttons of items already answered among them
+    return {
         "title": plain(message.title or "", name_of),
         "markdown": "\n\n".join(block for block in blocks if block) or md(message.text),
         "tips": "  \n".join(tips),
+        "sys_full_json_obj": json.dumps({"msgButtons": buttons[:MAX_BUTTONS]}, ensure_ascii=False),
     }
-    if buttons:
-        params["sys_full_json_obj"] = json.dumps({"msgButtons": buttons[:MAX_BUTTONS]}, ensure_ascii=False)
-    return params
 
 
 def card(say: Say, lang: Lang, name_of: Callable[[str], str]) -> dict[str, str]:
