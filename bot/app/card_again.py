@@ -8,8 +8,8 @@ in the inbox) before it is made, and the press is done once its answer is writte
 itself (by the chat's redo job, or at the next start): the digest composed again from what is still listed, with
 the answer's line at the top, in each language the message may be in.
 
-The first try is the chat's own (Slack edits the pressed message's blocks in place; Feishu sends the card composed
-again); a redo always composes it again, since what the chat sent with the press may be stale by then."""
+The first try is the chat's own (Slack edits the pressed message's blocks in place; Feishu and DingTalk send the
+card composed again); a redo always composes it again, since what the chat sent with the press may be stale by then."""
 
 from __future__ import annotations
 

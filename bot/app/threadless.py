@@ -11,7 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from zoneinfo import ZoneInfo
 
-from bot.app import digest_card, table
+from bot.app import card_again, digest_card, table
 from bot.app.buttons import Done, Press, Refusal, handler_for
 from bot.app.capture import SentFile
 from bot.app.invocation import CommandError, Form, Invocation
@@ -44,6 +44,9 @@ class Wing:
     help_text: Callable[[Lang, str, str], str]  # (lang, team, channel)
     line: Callable[[str, Lang], str]  # its lines: this_chat, see_help, form
     direct_prefix: str = ""  # a person's chat with the robot, as a channel: the prefix before their id
+    # the inbox kind a pressed digest card's update is kept under, made again by itself when the chat could not be
+    # reached (bot/app/card_again.py); None for a chat that changes a card only while answering its press (WeCom)
+    card_again: str | None = None
 
 
 def invocation(
@@ -177,9 +180,12 @@ def pressed(
         refuse(refusal.said(lang))
 
     def show_done(_kind: str, _name: str, answered: Done) -> None:
-        if card:
-            zone = ZoneInfo(plan.zone)
-            digest_card.show(deps, chat, Rentals(deps.store), team, channel, card, zone, lang, answered)
+        if not card:
+            return
+        if wing.card_again is not None:
+            card_again.keep_and_send(deps, chat, request_key, wing.card_again, where, plan.zone, lang, answered)
+            return
+        digest_card.show(deps, chat, Rentals(deps.store), team, channel, card, ZoneInfo(plan.zone), lang, answered)
 
     def open_form(kind: Form, initial: dict[str, str], convo: Conversation | None) -> None:
         where_, said_in = (convo.channel, Lang(convo.lang)) if convo is not None else (channel, lang)

@@ -27,6 +27,7 @@ MESSAGE_TOPIC = "/v1.0/im/bot/messages/get"
 CARD_TOPIC = "/v1.0/card/instances/callback"
 COMMAND = "/gpu-advise"
 GROUP = "2"  # conversationType: "1" a person's chat with the robot, "2" a group
+CARD_AGAIN_KIND = "dingtalk_card_again"  # a pressed digest card's update, kept to be made again (bot/app/card_again.py)
 
 
 def team_of(corp: str) -> str:
@@ -42,7 +43,14 @@ def command_text(data: dict[str, Any]) -> str:
 
 
 def wing_of(chat: DingTalkChat) -> threadless.Wing:
-    return threadless.Wing(chat, lambda lang: DingTalkTeller(chat, lang), help_text, line, direct_prefix=DIRECT)
+    return threadless.Wing(
+        chat,
+        lambda lang: DingTalkTeller(chat, lang),
+        help_text,
+        line,
+        direct_prefix=DIRECT,
+        card_again=CARD_AGAIN_KIND,
+    )
 
 
 def on_message(deps: Deps, chat: DingTalkChat, data: dict[str, Any], input_key: str | None) -> None:

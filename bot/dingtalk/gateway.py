@@ -12,6 +12,7 @@ from concurrent.futures import ThreadPoolExecutor
 from concurrent.futures import TimeoutError as WaitedTooLong
 from typing import TYPE_CHECKING, Any
 
+from bot.app import card_again
 from bot.deps import Deps
 from bot.dingtalk import PREFIX, events
 from bot.dingtalk.chat import DingTalkChat
@@ -49,7 +50,7 @@ def press_answer(pressed: events.Pressed | None, user: str) -> dict[str, Any]:
 
 
 class DingTalkGateway(OwnConnectionDoor):
-    kinds, prefix, chat_name = (KIND, CARD_KIND), PREFIX, "DingTalk"
+    kinds, prefix, chat_name = (KIND, CARD_KIND, events.CARD_AGAIN_KIND), PREFIX, "DingTalk"
     name = "dingtalk"
 
     def __init__(self, deps: Deps) -> None:
@@ -98,13 +99,16 @@ class DingTalkGateway(OwnConnectionDoor):
         return press_answer(pressed, str(data.get("userId") or ""))
 
     def work(self, key: str, kind: str, data: dict[str, Any]) -> events.Pressed | None:
-        """A frame's work, then its item done; an error is logged with the key and left to be redone."""
+        """A frame's work, or a pressed digest card's update kept to be made again (bot/app/card_again.py), then its
+        item done; an error is logged with the key and left to be redone."""
+        pressed: events.Pressed | None = None
         try:
             if kind == CARD_KIND:
-                pressed: events.Pressed | None = events.on_press(self.deps, self.chat, data, key)
+                pressed = events.on_press(self.deps, self.chat, data, key)
+            elif kind == events.CARD_AGAIN_KIND:
+                card_again.send(self.deps, self.chat, data)
             else:
                 events.on_message(self.deps, self.chat, data, key)
-                pressed = None
         except Exception:
             log.exception("the work of %s failed; it stays pending and is redone", key)
             return None

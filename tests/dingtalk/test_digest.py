@@ -7,13 +7,17 @@ from __future__ import annotations
 import json
 from datetime import timedelta
 from pathlib import Path
+from typing import Any
 
+from bot.app import card_again
 from bot.chat.ids import Action
+from bot.dingtalk import events
 from bot.state.rentals import Rentals
 from tests.digest.test_schedule import MONDAY_0910_SHANGHAI
 from tests.support.dingtalk_harness import DingTalkHarness, running_dingtalk
 from tests.support.fake_dingtalk import CORP, Card
 from tests.support.idle_item import idle_item
+from tests.support.pending import until
 
 ANA, BOB = "manager4521", "staff0917"
 GROUP = "cidGroupA1b2C3+d4/e5=="
@@ -76,3 +80,36 @@ def test_the_groups_owner_may_answer_for_someone_elses_item(tmp_path: Path) -> N
         released = rentals.instance(TEAM, "train-1")
         assert released is not None and released.released_at is not None
         assert h.gateway.health().get("last_failure") is None  # asking for a group's owner is no failure
+
+
+def test_a_card_dingtalk_did_not_take_is_updated_again_by_itself_not_the_press(tmp_path: Path) -> None:
+    """Released pressed while DingTalk answers the card's PUT with 503 past the client's retries: the release is
+    written and the press done; the card's update is kept as a request of its own and the redo job makes it (the
+    digest composed again, its answer's line at the top). Redoing the press instead would find the item released,
+    and the card would keep its Released button for ever."""
+    with running_dingtalk(tmp_path, lang="en", redo_after_s=1) as h:
+        rentals, digest = _idle_digest(h)
+        h.fake.unavailable["PUT /v1.0/card/instances"] = 4  # the first try and the client's three retries
+        assert h.fake.press(digest, _released(digest), ANA, message_id="frame-release-2") == {}
+
+        def the_update_alone() -> list[tuple[str, str, Any]]:
+            left = h.deps.inbox.pending(timedelta(days=1))
+            return left if len(left) == 1 and left[0][0].endswith(card_again.SUFFIX) else []  # the press done
+
+        [(key, kind, _)] = until(the_update_alone)
+        assert key == f"dingtalk-card:frame-release-2{card_again.SUFFIX}" and kind == events.CARD_AGAIN_KIND
+        released = rentals.instance(TEAM, "train-1")
+        assert released is not None and released.released_at == h.clock.now and digest.updates == 0
+        h.fake.unavailable["PUT /v1.0/card/instances"] = 4  # still down at the first redo: kept for the next
+        h.clock.now += timedelta(seconds=2)  # past GPU_ADVISOR_REDO_AFTER_S
+        assert h.gateway.redo_stalled() == 1
+        assert digest.updates == 0 and len(h.deps.inbox.pending(timedelta(days=1))) == 1
+        h.clock.now += timedelta(seconds=2)  # past the first redo's claim
+        assert h.gateway.redo_stalled() == 1
+        assert digest.updates == 1 and h.deps.inbox.pending(timedelta(days=1)) == []
+        shown = digest.params["markdown"]
+        assert "released" in shown.lower() and not any(
+            json.loads(b["value"])["action"] == Action.RELEASED for b in digest.buttons
+        )
+        assert (rentals.instance(TEAM, "train-1") or released).released_at == released.released_at
+        assert h.gateway.redo_stalled() == 0

@@ -3,7 +3,7 @@
 endpoint that pushes CALLBACK frames (headers.topic, headers.messageId, data as a JSON string) and reads the SDK's
 acknowledgements (code, headers.messageId, data {"response": …}), and the OpenAPI the bot calls (the access token,
 cards created and delivered, updated by key, the contacts searched), with DingTalk's error shapes: 401 for a token
-it does not take, 429 with a QPS-limit code when throttled."""
+it does not take, 429 with a QPS-limit code when throttled, 503 while a path is unavailable."""
 
 from __future__ import annotations
 
@@ -52,6 +52,7 @@ class FakeDingTalk:
     cards: dict[str, Card] = field(default_factory=dict)  # by outTrackId, in the order delivered
     calls: list[tuple[str, str]] = field(default_factory=list)  # (verb, path) of every OpenAPI call
     throttle: int = 0  # calls answered 429 (QPS limit) before the next one is taken
+    unavailable: dict[str, int] = field(default_factory=dict)  # "VERB /path" -> calls answered 503 before one is taken
     users: dict[str, str] = field(default_factory=dict)  # what a contact search finds (an address) -> userId
     group_owners: dict[str, str] = field(default_factory=dict)  # a group's openConversationId -> its owner
     files: dict[str, bytes] = field(default_factory=dict)  # a file message's downloadCode -> its bytes
@@ -96,6 +97,9 @@ class FakeDingTalk:
         if self.throttle > 0:
             self.throttle -= 1
             return 429, {"code": "Forbidden.AccessDenied.QpsLimitForApi", "message": "调用接口超过QPS限制"}
+        if self.unavailable.get(f"{verb} {path}", 0) > 0:
+            self.unavailable[f"{verb} {path}"] -= 1
+            return 503, {"code": "ServiceUnavailable", "message": "服务暂不可用"}
         if path == "/v1.0/card/instances/createAndDeliver" and verb == "POST":
             return self._deliver(body)
         if path == "/v1.0/card/instances" and verb == "PUT":
