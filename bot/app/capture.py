@@ -101,6 +101,25 @@ def _read(deps: Deps, chat: Chat, convo: Conversation, sent: SentFile) -> list[S
     return None
 
 
+def _upload_chart(
+    teller: Teller,
+    convo: Conversation,
+    readings: list[Sample],
+    name: str,
+    busy_pct: float,
+    tight: float,
+    lang: Lang,
+) -> None:
+    png = io.BytesIO()
+    draw(readings, png, busy_pct=busy_pct, tight_fraction=tight, title=name)
+    try:
+        teller.upload(
+            convo.channel, str(convo.thread_ts), "gpu-capture.png", png.getvalue(), t("slack.capture_chart_title", lang)
+        )
+    except ChatError as exc:  # the figures are said; the chart is a bonus (the upload scope may be missing)
+        log.warning("capture chart not uploaded in %s: %s", convo.channel, exc.code)
+
+
 def _answers_text(answers: dict[str, str]) -> str:
     return ", ".join(f"`{inline_key(k)}={v}`" for k, v in sorted(answers.items()))
 
@@ -150,14 +169,8 @@ def on_upload(
     convo.last_input = request_key
     deps.conversations.save(convo)  # the measured answers are kept before anything is said about them
     _say(chat, convo, "\n".join(lines))
-    png = io.BytesIO()
-    draw(readings, png, busy_pct=rules.busy_pct, tight_fraction=tight, title=sent.name)
-    try:
-        teller.upload(
-            convo.channel, str(convo.thread_ts), "gpu-capture.png", png.getvalue(), t("slack.capture_chart_title", lang)
-        )
-    except ChatError as exc:  # the figures are said; the chart is a bonus (the upload scope may be missing)
-        log.warning("capture chart not uploaded in %s: %s", convo.channel, exc.code)
+    if teller.takes_files:  # drawn only where it can be sent
+        _upload_chart(teller, convo, readings, sent.name, rules.busy_pct, tight, lang)
     if opened:
         key, text = next(iter(opened.items()))
         conversation.take_answer(deps, chat, convo, key, text, user, value=measured[key].value)

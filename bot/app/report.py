@@ -74,7 +74,10 @@ def report(inv: Invocation, args: list[str]) -> None:
 
 def _attach_csv(teller: Teller, channel: str, thread: str, made: Report, team: str, lang: Lang) -> None:
     """The report's rows as a CSV file in its thread (one row per item per day, as `gpu-advise report --csv`): for
-    chargeback without a terminal. The message and chart are out; a refused file is logged, not said."""
+    chargeback without a terminal. The message and chart are out; a refused file is logged, not said. None made
+    for a chat that takes no files."""
+    if not teller.takes_files:
+        return
     out = io.StringIO()
     writer = csv.writer(out)
     writer.writerow(CSV_COLUMNS)

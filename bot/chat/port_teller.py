@@ -1,11 +1,12 @@
 """The Teller (bot/chat/port.py) of a chat that sends every line through its port and takes no files (DingTalk,
 WeCom): a line is a message in the channel (a thread named is the conversation itself where the chat has none), a
-direct line a message to the person, a file refused (a report is posted as its text; its chart and CSV are logged
-as not sent), a note on a digest's item said in its thread."""
+direct line a message to the person, a file refused (`takes_files` is False: a report is posted as its text, and no
+chart or CSV is made for it), a note on a digest's item said in its thread."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import ClassVar
 
 from bot.chat.message import plain
 from bot.chat.port import Actor, Chat, ChatError, Place
@@ -16,6 +17,7 @@ from bot.text import Lang
 class PortTeller:
     chat: Chat
     lang: Lang
+    takes_files: ClassVar[bool] = False
 
     def say(self, channel: str, text: str, *, thread: str | None = None, link_previews: bool = True) -> str:
         place = Place(self.chat.platform, "", channel, thread)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import io
 import json
 from dataclasses import dataclass
+from typing import ClassVar
 
 from bot.chat.message import plain
 from bot.chat.port import Actor, ChatError, Place, Platform
@@ -19,6 +20,7 @@ from bot.text import Lang
 class FeishuTeller:
     chat: FeishuChat
     lang: Lang
+    takes_files: ClassVar[bool] = True  # a chart as an image, anything else as a file
 
     def say(self, channel: str, text: str, *, thread: str | None = None, link_previews: bool = True) -> str:
         place = Place(Platform.FEISHU, "", channel, thread)

@@ -96,6 +96,8 @@ def post(teller: Teller, channel: str, report: Report, lang: Lang, *, store: Sto
     """Post the report and its chart (in the thread), and keep the chart's file as the channel's last (for App
     Home); the message's id. ChatError when the message cannot be posted."""
     ts = teller.say(channel, report_text(report, lang), link_previews=False)
+    if not teller.takes_files:  # a chat that sends no files: its text alone, no chart drawn to be thrown away
+        return ts
     png = io.BytesIO()
     draw(report, png, lang)
     title = t("report.chart_title", lang, start=f"{report.start:%m-%d}", end=f"{report.end:%m-%d}")

@@ -25,6 +25,8 @@ def _failed(exc: Exception) -> ChatError:
 
 
 class SlackTeller:
+    takes_files = True  # files.upload (files_upload_v2)
+
     def __init__(self, client: WebClient, lang_of: Callable[[str], Lang]) -> None:
         self.client, self._lang_of = client, lang_of
 

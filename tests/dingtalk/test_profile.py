@@ -5,9 +5,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from bot.chat.ids import Action
 from tests.support.dingtalk_harness import running_dingtalk
 from tests.support.fake_dingtalk import CORP, Card
+from tests.support.logs import warnings
 
 ANA, BOB = "manager4521", "staff0917"
 
@@ -60,7 +63,9 @@ def test_a_press_by_someone_else_is_refused_to_them_alone(tmp_path: Path) -> Non
         assert len(fake.in_space(space)) == 2 and first.updates == 0  # nothing was answered for Ana
 
 
-def test_analyze_then_a_capture_sent_as_a_file_answers_duration_and_memory(tmp_path: Path) -> None:
+def test_analyze_then_a_capture_sent_as_a_file_answers_duration_and_memory(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
     from tests.slack.test_captures import whole_run
 
     with running_dingtalk(tmp_path, lang="en", capture_max_bytes=20_000) as h:
@@ -77,6 +82,7 @@ def test_analyze_then_a_capture_sent_as_a_file_answers_duration_and_memory(tmp_p
         assert convo is not None and convo.answers["duration"] == "2.5h" and convo.answers["memory"] == "40/80"
         fake.file_message("big.csv", whole_run(200) * 4, ANA)  # over the limit: said, nothing read
         fake.wait_for(lambda: any("larger than" in c.params["markdown"] for c in fake.in_space(dm)))
+    assert warnings(caplog) == []  # no chart drawn for a chat that takes no files, none said not sent
 
 
 def test_a_file_with_no_profile_open_says_how_to_send_one(tmp_path: Path) -> None:

@@ -6,8 +6,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from bot.chat.ids import Action
 from tests.support.fake_wecom import BOT_ID
+from tests.support.logs import warnings
 from tests.support.wecom_harness import running_wecom
 
 ANA, BOB = "ana.li", "bob.wang"
@@ -46,7 +49,9 @@ def test_a_direct_advise_asks_with_cards_answered_by_clicks_and_words(tmp_path: 
         assert fake.refused_updates == 0
 
 
-def test_analyze_then_a_capture_sent_as_a_file_answers_duration_and_memory(tmp_path: Path) -> None:
+def test_analyze_then_a_capture_sent_as_a_file_answers_duration_and_memory(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
     from tests.slack.test_captures import whole_run
 
     with running_wecom(tmp_path, lang="en", capture_max_bytes=20_000) as h:
@@ -60,6 +65,7 @@ def test_analyze_then_a_capture_sent_as_a_file_answers_duration_and_memory(tmp_p
         assert found is not None and found.answers["duration"] == "2.5h" and found.answers["memory"] == "40/80"
         h.settled(fake.file_message("big.csv", whole_run(200) * 4, ANA))
         assert any("larger than" in s.text for s in fake.to(ANA))
+    assert warnings(caplog) == []  # no chart drawn for a chat that takes no files, none said not sent
 
 
 def test_a_voice_message_is_answered_with_what_the_robot_reads(tmp_path: Path) -> None:
