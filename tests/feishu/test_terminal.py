@@ -82,6 +82,8 @@ def test_a_budget_report_and_act_from_the_terminal_reach_the_feishu_group(tmp_pa
         assert alerts, [json.dumps(c)[:300] for c in cards_to(fake, GROUP)]
         posted = run_cli("report", "--post", "--channel", GROUP, "--team", TEAM, env=env, tmp=tmp_path)
         assert posted.returncode == 0 and "Posted the report" in posted.stderr + posted.stdout
+        charts = [c for c in fake.of("messages.reply") if c.body.get("msg_type") == "image"]
+        assert charts  # the report's chart, as an image in its thread
         act = run_cli("act", GROUP, "notify", "--team", TEAM, env=env, tmp=tmp_path)
         assert act.returncode == 0 and "Told" in act.stderr + act.stdout
         told = json.dumps(cards_to(fake, GROUP)[-1], ensure_ascii=False)
