@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.temp_root import VARIABLE, memory_root, use_memory_root
+from tests.support.temp_root import VARIABLE, memory_root, suits, use_memory_root
 
 
 def test_a_writable_folder_with_room_is_the_root(tmp_path: Path) -> None:
@@ -23,6 +23,16 @@ def test_a_folder_without_room_or_missing_is_left_alone(tmp_path: Path) -> None:
     file = tmp_path / "a-file"
     file.write_text("")
     assert memory_root(file, room=1) is None
+
+
+@pytest.mark.skipif(not hasattr(os, "ST_NOEXEC"), reason="the mount flag is Linux's")
+def test_a_file_system_mounted_noexec_is_left_alone(tmp_path: Path) -> None:
+    """The agent's tests write fake nvidia-smi scripts in their folders and run them: not where nothing may run."""
+    found = list(os.statvfs(tmp_path))
+    may_run, noexec = found.copy(), found.copy()
+    may_run[8] &= ~os.ST_NOEXEC  # f_flag: as an ordinary tmpfs reports it
+    noexec[8] |= os.ST_NOEXEC  # as a hardened system's /dev/shm reports it
+    assert suits(os.statvfs_result(may_run), room=1) and not suits(os.statvfs_result(noexec), room=1)
 
 
 def test_a_root_already_set_wins(tmp_path: Path) -> None:
