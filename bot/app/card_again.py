@@ -35,7 +35,7 @@ def keep_and_send(
     deps: Deps,
     chat: Chat,
     key: str | None,
-    kind: str,
+    kind: str | None,
     where: tuple[str, str, str],
     zone: str,
     lang: Lang,
@@ -44,7 +44,8 @@ def keep_and_send(
     first: Callable[[], None] | None = None,
     stays_pending: Callable[[Exception], bool] = lambda _exc: True,
 ) -> None:
-    """The message updated, kept first under its own key and `kind` (the chat's, so that its redo job takes it).
+    """The message updated, kept first under its own key and `kind` (the chat's, so that its redo job takes it; None
+    for a chat that can change the message only while answering the press, WeCom: made then, never kept).
     `first`: the chat's own first try (else the digest composed again). An error for which `stays_pending` is
     true leaves the update to be redone by itself; any other is raised, the update done (it would fail again).
     Where it cannot be kept (a press with no key, an answer with questions of its own, which say more than a
@@ -53,7 +54,7 @@ def keep_and_send(
     make = first or partial(
         digest_card.show, deps, chat, Rentals(deps.store), team, chat_id, message_id, ZoneInfo(zone), lang, done
     )
-    if key is None or any(done.follow_ups(each) for each in Lang):
+    if kind is None or key is None or any(done.follow_ups(each) for each in Lang):
         make()
         return
     body: dict[str, Any] = {

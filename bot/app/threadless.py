@@ -9,9 +9,8 @@ from __future__ import annotations
 import itertools
 from collections.abc import Callable
 from dataclasses import dataclass
-from zoneinfo import ZoneInfo
 
-from bot.app import card_again, digest_card, table
+from bot.app import card_again, table
 from bot.app.buttons import Done, Press, Refusal, handler_for
 from bot.app.capture import SentFile
 from bot.app.invocation import CommandError, Form, Invocation
@@ -22,7 +21,6 @@ from bot.chat.send_keys import send_key
 from bot.deps import Deps
 from bot.fields.answers import BY_KEY, inline_key
 from bot.state import Conversation
-from bot.state.rentals import Rentals
 from bot.state.schedules import Schedules
 from bot.text import Lang
 
@@ -180,12 +178,8 @@ def pressed(
         refuse(refusal.said(lang))
 
     def show_done(_kind: str, _name: str, answered: Done) -> None:
-        if not card:
-            return
-        if wing.card_again is not None:
+        if card:
             card_again.keep_and_send(deps, chat, request_key, wing.card_again, where, plan.zone, lang, answered)
-            return
-        digest_card.show(deps, chat, Rentals(deps.store), team, channel, card, ZoneInfo(plan.zone), lang, answered)
 
     def open_form(kind: Form, initial: dict[str, str], convo: Conversation | None) -> None:
         where_, said_in = (convo.channel, Lang(convo.lang)) if convo is not None else (channel, lang)
