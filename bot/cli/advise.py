@@ -26,6 +26,7 @@ from bot.cli.common import (
     load_settings,
     say,
     terminal_settings,
+    text_console,
 )
 from bot.fields.answers import FIELDS, flag
 from bot.text import Lang, t
@@ -49,19 +50,21 @@ class InputEnded(Exception):
 
 
 def _ask(console: Console, step: Step, lang: Lang, *, service: bool = False) -> Any:
+    from rich.text import Text
+
     ask = step.ask
     number = t("ask.question", lang, n=step.number, total=step.total) if step.required else "+"
-    console.print(f"\n[bold]{number}[/bold] {t(f'question.{ask.key}', lang)}")
+    console.print(Text.assemble("\n", (number, "bold"), " ", t(f"question.{ask.key}", lang)))
     if ask.options:
         labels = [(value, t(f"answer.{ask.key}.{value}", lang)) for value in ask.options]
         usual = " · ".join(f"{value} ({label})" if value != label else value for value, label in labels)
-        console.print(f"  [dim]{t('ask.usual', lang)}: {usual}[/dim]")
-    console.print(f"  [dim]{t('ask.or_type', lang)} {', '.join(forms(ask.accepted(), lang)[:6])}[/dim]")
+        console.print(f"  {t('ask.usual', lang)}: {usual}", style="dim")
+    console.print(f"  {t('ask.or_type', lang)} {', '.join(forms(ask.accepted(), lang)[:6])}", style="dim")
     hint = f"question.{ask.key}.hint" + ("_service" if service and has(f"question.{ask.key}.hint_service") else "")
     if has(hint):
-        console.print(f"  [dim]{t(hint, lang)}[/dim]")
+        console.print(f"  {t(hint, lang)}", style="dim")
     if not step.required:
-        console.print(f"  [dim]({t('ask.optional', lang)})[/dim]")
+        console.print(f"  ({t('ask.optional', lang)})", style="dim")
     while True:
         try:
             text = console.input("> ")
@@ -72,7 +75,7 @@ def _ask(console: Console, step: Step, lang: Lang, *, service: bool = False) -> 
         try:
             return ask.parse(text), text
         except ParseError as exc:
-            console.print(f"  [red]{parse_error_text(exc, lang)}[/red]")
+            console.print(f"  {parse_error_text(exc, lang)}", style="red")  # it quotes what was typed, as typed
 
 
 def _interview(console: Console, parsed: dict[str, Any], lang: Lang) -> None:
@@ -92,7 +95,7 @@ def _interview(console: Console, parsed: dict[str, Any], lang: Lang) -> None:
         cards = parsed.get("model_parallel_cards") if step.ask.key == "model_parallel" else None
         read = echo(step.ask.key, text, value, lang, cards, parsed.get("gpu"))
         if read:
-            console.print("  " + t("cli.read_as_answer", lang, reading=read), style="dim", markup=False)
+            console.print("  " + t("cli.read_as_answer", lang, reading=read), style="dim")
 
 
 def _read_back(raw: dict[str, str | None], parsed: dict[str, Any], lang: Lang) -> None:
@@ -182,9 +185,7 @@ def run(
     ask = sys.stdin.isatty() if interactive is None else interactive
     console = None
     if ask:
-        from rich.console import Console
-
-        console = Console(stderr=as_json)  # questions go to stderr when stdout carries JSON
+        console = text_console(stderr=as_json)  # questions go to stderr when stdout carries JSON
     if not ask and not sys.stdin.isatty():  # piped: the five answers a line each, in the README's order
         answers = piped(answers, sys.stdin.read())
     parsed = read_answers(answers, settings.files.lang, console=console)

@@ -14,6 +14,8 @@ from bot.text import Lang, t
 from rules.errors import PolicyError
 
 if TYPE_CHECKING:
+    from rich.console import Console
+
     from bot.settings import Settings
     from rules.policy import Policy
 
@@ -25,13 +27,21 @@ LangOpt = Annotated[
 DbOpt = Annotated[Path | None, typer.Option("--db", help="SQLite database file (GPU_ADVISOR_DB).")]
 
 
-def say(message: str) -> None:
-    """Print `message` on stderr, as it is (no markup; a neutral text's spans as their words)."""
+def text_console(*, stderr: bool = False, soft_wrap: bool = False) -> Console:
+    """A rich Console that prints every string as it is: no markup, no emoji codes; styles are given as styles
+    (`style=`, Text). What the terminal prints holds words people typed and data from rate cards, feeds and
+    clouds: read as rich's markup, a typed "[/x]" crashed `advise`, a rate card's "[/x]" crashed `prices list`, and
+    a region "[cn-north]" vanished from a quote."""
     from rich.console import Console  # rich loads when there is something to print: not on the --json path
 
+    return Console(stderr=stderr, soft_wrap=soft_wrap, markup=False, emoji=False)
+
+
+def say(message: str) -> None:
+    """Print `message` on stderr, as it is (no markup; a neutral text's spans as their words)."""
     from bot.text.spans import plain_text
 
-    Console(stderr=True, soft_wrap=True).print(plain_text(message), markup=False, highlight=False)
+    text_console(stderr=True, soft_wrap=True).print(plain_text(message), highlight=False)
 
 
 def fail(message: str, code: int = 2) -> typer.Exit:

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 import typer
 
-from bot.cli.common import DbOpt, LangOpt, PolicyOpt, fail, load_effective_policy, load_settings
+from bot.cli.common import DbOpt, LangOpt, PolicyOpt, fail, load_effective_policy, load_settings, text_console
 from bot.text import t
 from bot.text.errors import error_text
 from bot.text.quote import age_text, stale_text
@@ -56,8 +56,8 @@ def prices_refresh(
     lang: LangOpt = None,
 ) -> None:
     """Fetch prices from each source into the cache (a failed source keeps its previous prices)."""
-    from rich.console import Console
     from rich.progress import Progress, SpinnerColumn, TextColumn
+    from rich.text import Text
 
     from pricing.refresh import refresh
 
@@ -73,7 +73,10 @@ def prices_refresh(
         database = book.db()
         try:
             with Progress(
-                SpinnerColumn(), TextColumn("{task.description}"), console=Console(stderr=True), transient=True
+                SpinnerColumn(),
+                TextColumn("{task.description}", markup=False),
+                console=text_console(stderr=True),
+                transient=True,
             ) as bar:
                 for item in chosen:
                     task = bar.add_task(t("cli.refreshing", lang, source=item.name, what=item.description))
@@ -84,14 +87,15 @@ def prices_refresh(
             kept = {r.source: cache.count_prices(database, r.source) for r in results if not r.ok}
         finally:
             database.close()
-    out = Console(soft_wrap=True)
+    out = text_console(soft_wrap=True)
     for result in results:
         if result.ok:
-            out.print("[green]✔[/green] " + t("cli.refreshed", lang, source=result.source, rows=result.rows))
+            done = t("cli.refreshed", lang, source=result.source, rows=result.rows)
+            out.print(Text.assemble(("✔", "green"), " ", done))
         else:
             key = "cli.refresh_failed" if kept.get(result.source) else "cli.refresh_failed_none"
             out.print(
-                "[red]✘[/red] "
+                Text.assemble(("✘", "red"), " ")
                 + t(
                     key,
                     lang,
@@ -117,8 +121,8 @@ def prices_list(
     lang: LangOpt = None,
 ) -> None:
     """List cached prices with their source and age."""
-    from rich.console import Console
     from rich.table import Table
+    from rich.text import Text
 
     settings = load_settings(db=db, lang=lang)
     lang = settings.files.lang
@@ -142,7 +146,7 @@ def prices_list(
         sys.stdout.write(json.dumps(data, ensure_ascii=False, indent=2) + "\n")
         return
     table = Table(*t("cli.prices_columns", lang).split("|"))
-    stale = f" [red]{t('stale', lang)}[/red]"
+    stale = (" " + t("stale", lang), "red")
     for o in offers:
         r = o.record
         table.add_row(
@@ -155,9 +159,9 @@ def prices_list(
             r.region,
             r.source,
             o.as_of.date().isoformat(),
-            age_text(o.age_days, lang) + (stale if o.stale else ""),
+            Text.assemble(age_text(o.age_days, lang), stale if o.stale else ""),
         )
-    Console().print(table if offers else t("cli.no_prices", lang))
+    text_console().print(table if offers else t("cli.no_prices", lang))
 
 
 @prices_app.command("status")
@@ -167,8 +171,8 @@ def prices_status(
     lang: LangOpt = None,
 ) -> None:
     """Each source: last success, rows, age, last error."""
-    from rich.console import Console
     from rich.table import Table
+    from rich.text import Text
 
     settings = load_settings(db=db, lang=lang)
     lang = settings.files.lang
@@ -179,9 +183,9 @@ def prices_status(
         return
     table = Table(*t("cli.status_columns", lang).split("|"))
     for s in states:
-        state = f"[red]{stale_text(s, lang)}[/red]" if s.stale else f"[green]{t('slack.fresh', lang)}[/green]"
+        state = Text(stale_text(s, lang), "red") if s.stale else Text(t("slack.fresh", lang), "green")
         if s.last_success is None:
-            state = f"[yellow]{t('cli.never_loaded', lang)}[/yellow]"
+            state = Text(t("cli.never_loaded", lang), "yellow")
         table.add_row(
             s.source,
             str(s.rows),
@@ -191,7 +195,7 @@ def prices_status(
             state,
             s.last_error or s.note or "",
         )
-    Console().print(table)
+    text_console().print(table)
 
 
 def _request(settings: Settings, fields: dict[str, Any], share: str | None) -> QuoteRequest:
@@ -280,11 +284,9 @@ def quote(
     if as_json:
         sys.stdout.write(result.model_dump_json(indent=2) + "\n")
         return
-    from rich.console import Console
+    from bot.cli.quote_print import print_quote
 
-    from bot.cli.terminal import print_quote
-
-    print_quote(result, effective, settings.files.lang, Console())
+    print_quote(result, effective, settings.files.lang, text_console())
 
 
 def _priced(settings: Settings, policy: Policy, ask: Callable[[PriceBook], T]) -> T:
@@ -303,11 +305,9 @@ def _compare(settings: Settings, policy: Policy, request: QuoteRequest, as_json:
             json.dumps({"offers": [r.model_dump(mode="json") for r in rows]}, ensure_ascii=False, indent=2) + "\n"
         )
         return
-    from rich.console import Console
+    from bot.cli.quote_print import print_compare
 
-    from bot.cli.terminal import print_compare
-
-    print_compare(rows, request, settings.files.lang, Console())
+    print_compare(rows, request, settings.files.lang, text_console())
 
 
 def quote_currency(given: str | None, settings: Settings) -> str:

@@ -4,25 +4,20 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from rich.cells import cell_len
 from rich.console import Console, Group, RenderableType
 from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
-from bot.advice import Advice
+from bot.cli.common import text_console
+from bot.cli.quote_print import print_quote
 from bot.text import Lang, t
-from bot.text.compare import cells, compare_title
-from bot.text.quote import notes, rows, title
 from bot.text.reasons import headline, render
 from rules.decision import Choice
-from rules.policy import Policy
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
-
-    from pricing.compare import ProviderOffer
-    from pricing.quote import Quote, QuoteRequest
+    from bot.advice import Advice
+    from rules.policy import Policy
 
 Bullet = tuple[str, str, str | None]
 
@@ -62,38 +57,10 @@ def print_decision(console: Console, advice: Advice, lang: Lang) -> None:
 
 def print_advice(advice: Advice, policy: Policy, lang: Lang) -> None:
     """The decision, then its quote when one was made, on stdout."""
-    console = Console()
+    console = text_console()
     print_decision(console, advice, lang)
     if advice.quote is not None:
         print_quote(advice.quote, policy, lang, console)
         if advice.schedule_assumed:
             key = "cli.assumed_service" if advice.quote.service else "cli.assumed_schedule"
             console.print(t(key, lang, hours=advice.quote.hours_per_day, days=advice.quote.days), markup=False)
-
-
-def print_quote(quote: Quote, policy: Policy, lang: Lang, console: Console) -> None:
-    table = Table(title=title(quote, lang), title_justify="left", show_lines=True)
-    lines = rows(quote, policy, lang)
-    # A figure is never folded: the cost column is at least as wide as its longest word (¥980–¥1,120).
-    widest = max((cell_len(word) for row in lines for word in row.cost.split()), default=8)
-    for key in ("col.option", "col.cost", "col.billing", "col.source"):
-        table.add_column(t(key, lang), overflow="fold", min_width=widest if key == "col.cost" else None)
-    for row in lines:
-        table.add_row(row.option, row.cost, row.billing, row.source, style="yellow" if row.stale else None)
-    console.print(table)
-    for line in notes(quote, lang):
-        console.print(f"• {line}", highlight=False)
-
-
-def print_compare(rows: Sequence[ProviderOffer], req: QuoteRequest, lang: Lang, console: Console) -> None:
-    """`quote --compare`: a row a provider, cheapest total first."""
-    if not rows:
-        console.print(t("compare.none", lang, gpu=req.gpu), highlight=False)
-        return
-    table = Table(*t("compare.columns", lang).split("|"), title=compare_title(rows, req, lang), title_justify="left")
-    for row in rows:
-        table.add_row(*cells(row, lang))
-    console.print(table)
-    included = sorted({kind for row in rows for kind in row.includes})
-    if included:
-        console.print("• " + t("compare.includes", lang, what=", ".join(included)), highlight=False)

@@ -91,6 +91,15 @@ def test_interactive_through_stdin_reasks_a_bad_answer(tmp_path: Path) -> None:
     assert "Long run: 10 h is more than 8 h" in out
 
 
+def test_interactive_answers_are_echoed_as_typed_never_read_as_markup(tmp_path: Path) -> None:
+    """A typed "[/x]" crashed the interview (rich read it as a closing tag); ":fire:" became an emoji."""
+    answers = "[/x] :fire: [bold]\nlora\nabout 10 hours\n70 GB of 80\nno\n每天\n不能\n\n\n\n"
+    result = run_cli("advise", "--interactive", "--lang", "en", stdin=answers, tmp=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert "Could not read '[/x] :fire: [bold]'" in result.stdout and "MarkupError" not in result.stderr
+    assert "Recommendation: Dedicated card: A100-80GB" in result.stdout
+
+
 def test_interactive_memory_question_offers_the_estimate_from_the_model(tmp_path: Path) -> None:
     answers = "lora\n3h\n13B 全参微调\nyes\ndaily\nyes\n\n\n\n"
     result = run_cli("advise", "--interactive", "--lang", "en", stdin=answers, tmp=tmp_path)

@@ -463,3 +463,23 @@ def test_a_team_rate_card_row_naming_an_unknown_gpu_is_left_out_not_the_file(tmp
     assert f"{ours} row 4 left out" in ratecard["note"] and "HAI 基础型" in ratecard["note"], ratecard
     shown = run_cli("prices", "list", "--gpu", "H800", "--json", env=env, tmp=tmp_path)
     assert "acme-cloud" in shown.stdout  # the file's other rows price
+
+
+def test_a_rate_cards_words_are_printed_as_written(tmp_path: Path) -> None:
+    """Printed through rich's markup, a rate card's "[/box]" crashed `prices list` and its region "[cn-north]"
+    vanished from the quote's source; ":fire:" became an emoji."""
+    card = tmp_path / "ours.csv"
+    card.write_text(
+        "provider,instance_type,gpu,gpu_count,pricing_model,amount,currency,unit,region\n"
+        "our-cloud,[/box] :fire:,A100-80GB,1,on-demand,10,CNY,hour,[cn-north]\n"
+    )
+    env = OFFLINE | {"GPU_ADVISOR_RATE_CARDS": str(card), "COLUMNS": "200"}
+    assert run_cli("prices", "refresh", "--source", "ratecard", env=env, tmp=tmp_path).returncode == 0
+    listed = run_cli("prices", "list", "--gpu", "A100-80GB", env=env, tmp=tmp_path)
+    assert listed.returncode == 0, listed.stderr
+    assert "[/box] :fire:" in listed.stdout and "[cn-north]" in listed.stdout
+    quoted = run_cli("quote", "--gpu", "A100-80GB", "--hours-per-day", "4", "--days", "3", env=env, tmp=tmp_path)
+    assert quoted.returncode == 0, quoted.stderr
+    assert "our-cloud, [cn-north]" in quoted.stdout
+    status = run_cli("prices", "status", env=env, tmp=tmp_path)
+    assert status.returncode == 0 and "ratecard" in status.stdout

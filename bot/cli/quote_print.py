@@ -1,0 +1,52 @@
+"""Printing quotes and provider comparisons in the terminal with rich: `quote`, and the quote under `advise --quote`.
+
+Apart from the advice's printing (bot/cli/terminal.py), so that `quote` imports neither the advisor nor its
+reasons' texts (issue 50: every command's start)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from rich.cells import cell_len
+from rich.table import Table
+
+from bot.text import Lang, t
+from bot.text.compare import cells, compare_title
+from bot.text.quote import notes, rows, title
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from rich.console import Console
+
+    from pricing.compare import ProviderOffer
+    from pricing.quote import Quote, QuoteRequest
+    from rules.policy import Policy
+
+
+def print_quote(quote: Quote, policy: Policy, lang: Lang, console: Console) -> None:
+    table = Table(title=title(quote, lang), title_justify="left", show_lines=True)
+    lines = rows(quote, policy, lang)
+    # A figure is never folded: the cost column is at least as wide as its longest word (¥980–¥1,120).
+    widest = max((cell_len(word) for row in lines for word in row.cost.split()), default=8)
+    for key in ("col.option", "col.cost", "col.billing", "col.source"):
+        table.add_column(t(key, lang), overflow="fold", min_width=widest if key == "col.cost" else None)
+    for row in lines:
+        table.add_row(row.option, row.cost, row.billing, row.source, style="yellow" if row.stale else None)
+    console.print(table)
+    for line in notes(quote, lang):
+        console.print(f"• {line}", highlight=False)
+
+
+def print_compare(rows: Sequence[ProviderOffer], req: QuoteRequest, lang: Lang, console: Console) -> None:
+    """`quote --compare`: a row a provider, cheapest total first."""
+    if not rows:
+        console.print(t("compare.none", lang, gpu=req.gpu), highlight=False)
+        return
+    table = Table(*t("compare.columns", lang).split("|"), title=compare_title(rows, req, lang), title_justify="left")
+    for row in rows:
+        table.add_row(*cells(row, lang))
+    console.print(table)
+    included = sorted({kind for row in rows for kind in row.includes})
+    if included:
+        console.print("• " + t("compare.includes", lang, what=", ".join(included)), highlight=False)
