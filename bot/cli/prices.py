@@ -15,7 +15,17 @@ from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 import typer
 
-from bot.cli.common import DbOpt, LangOpt, PolicyOpt, fail, load_effective_policy, load_settings, text_console
+from bot.cli.common import (
+    DbOpt,
+    LangOpt,
+    PolicyOpt,
+    fail,
+    folded_table,
+    load_effective_policy,
+    load_settings,
+    print_table,
+    text_console,
+)
 from bot.text import t
 from bot.text.errors import error_text
 from bot.text.quote import age_text, stale_text
@@ -121,7 +131,6 @@ def prices_list(
     lang: LangOpt = None,
 ) -> None:
     """List cached prices with their source and age."""
-    from rich.table import Table
     from rich.text import Text
 
     settings = load_settings(db=db, lang=lang)
@@ -145,7 +154,7 @@ def prices_list(
         ]
         sys.stdout.write(json.dumps(data, ensure_ascii=False, indent=2) + "\n")
         return
-    table = Table(*t("cli.prices_columns", lang).split("|"))
+    table = folded_table(t("cli.prices_columns", lang))
     stale = (" " + t("stale", lang), "red")
     for o in offers:
         r = o.record
@@ -161,7 +170,10 @@ def prices_list(
             o.as_of.date().isoformat(),
             Text.assemble(age_text(o.age_days, lang), stale if o.stale else ""),
         )
-    text_console().print(table if offers else t("cli.no_prices", lang))
+    if offers:
+        print_table(table)
+    else:
+        text_console().print(t("cli.no_prices", lang))
 
 
 @prices_app.command("status")
@@ -171,7 +183,6 @@ def prices_status(
     lang: LangOpt = None,
 ) -> None:
     """Each source: last success, rows, age, last error."""
-    from rich.table import Table
     from rich.text import Text
 
     settings = load_settings(db=db, lang=lang)
@@ -181,7 +192,7 @@ def prices_status(
     if as_json:
         sys.stdout.write(json.dumps([s.model_dump(mode="json") for s in states], indent=2) + "\n")
         return
-    table = Table(*t("cli.status_columns", lang).split("|"))
+    table = folded_table(t("cli.status_columns", lang))
     for s in states:
         state = Text(stale_text(s, lang), "red") if s.stale else Text(t("slack.fresh", lang), "green")
         if s.last_success is None:
@@ -195,7 +206,7 @@ def prices_status(
             state,
             s.last_error or s.note or "",
         )
-    text_console().print(table)
+    print_table(table)
 
 
 def _request(settings: Settings, fields: dict[str, Any], share: str | None) -> QuoteRequest:

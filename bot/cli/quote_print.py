@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 from rich.cells import cell_len
 from rich.table import Table
 
+from bot.cli.common import folded_table, print_table
 from bot.text import Lang, t
 from bot.text.compare import cells, compare_title
 from bot.text.quote import notes, rows, title
@@ -43,10 +44,10 @@ def print_compare(rows: Sequence[ProviderOffer], req: QuoteRequest, lang: Lang, 
     if not rows:
         console.print(t("compare.none", lang, gpu=req.gpu), highlight=False)
         return
-    table = Table(*t("compare.columns", lang).split("|"), title=compare_title(rows, req, lang), title_justify="left")
+    table = folded_table(t("compare.columns", lang), title=compare_title(rows, req, lang), title_justify="left")
     for row in rows:
         table.add_row(*cells(row, lang))
-    console.print(table)
+    print_table(table, console)
     included = sorted({kind for row in rows for kind in row.includes})
     if included:
         console.print("• " + t("compare.includes", lang, what=", ".join(included)), highlight=False)

@@ -483,3 +483,13 @@ def test_a_rate_cards_words_are_printed_as_written(tmp_path: Path) -> None:
     assert "our-cloud, [cn-north]" in quoted.stdout
     status = run_cli("prices", "status", env=env, tmp=tmp_path)
     assert status.returncode == 0 and "ratecard" in status.stdout
+
+
+def test_prices_list_through_a_pipe_keeps_each_row_whole(tmp_path: Path) -> None:
+    """Through a pipe rich assumed 80 columns and cut every cell ("RTX40…", "202…"); now a row is a line at the
+    table's own width, and in a narrow terminal (COLUMNS) cells wrap and are never cut."""
+    piped = run_cli("prices", "list", "--gpu", "RTX4090", env=OFFLINE | {"COLUMNS": None}, tmp=tmp_path).stdout
+    rows = [line for line in piped.splitlines() if "RTX4090-24GB" in line]
+    assert len(rows) == 2 and any("RTX 4090 24GB whole card (hourly)" in row and "2023-12-31" in row for row in rows)
+    narrow = run_cli("prices", "list", "--gpu", "RTX4090", env=OFFLINE | {"COLUMNS": "60"}, tmp=tmp_path).stdout
+    assert max(len(line) for line in narrow.splitlines()) <= 60 and "…" not in narrow

@@ -10,7 +10,7 @@ import functools
 import os
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 from unittest import mock
@@ -30,8 +30,10 @@ def _clean(name: str) -> bool:
     return name.startswith(("GPU_ADVISOR_", "SLACK_", "LC_")) or name == "LANG"
 
 
-def _env(env: dict[str, str] | None, tmp: Path | None) -> dict[str, str]:
-    base = {"LANG": "C.UTF-8"}
+def _env(env: Mapping[str, str | None] | None, tmp: Path | None) -> dict[str, str | None]:
+    """The command's environment: a clean language, files in `tmp`, rich's width; a variable given as None is
+    unset (`{"COLUMNS": None}`: no width given, as through a pipe)."""
+    base: dict[str, str | None] = {"LANG": "C.UTF-8"}
     if tmp is not None:
         base["GPU_ADVISOR_DB"] = str(tmp / "advisor.db")
     environment = base | {"COLUMNS": "200", "NO_COLOR": "1", "PYTHONIOENCODING": "utf-8"} | (env or {})
@@ -40,11 +42,11 @@ def _env(env: dict[str, str] | None, tmp: Path | None) -> dict[str, str]:
     return environment
 
 
-def _migrated_state_in(tmp: Path, environment: dict[str, str]) -> None:
+def _migrated_state_in(tmp: Path, environment: dict[str, str | None]) -> None:
     """The command's state file and price cache, when they lie in `tmp`'s folder and are not there yet, start as
     a user's are after a first command: a migrated copy (tests/support/state_template.py), the bundled rate card
     loaded (tests/support/price_template.py)."""
-    db = Path(environment["GPU_ADVISOR_DB"])
+    db = Path(environment["GPU_ADVISOR_DB"] or "")
     if db.parent == tmp and tmp.is_dir():
         filled_price_cache(db)
     if environment.get("GPU_ADVISOR_DATABASE_URL"):
@@ -55,10 +57,12 @@ def _migrated_state_in(tmp: Path, environment: dict[str, str]) -> None:
 
 
 def run_process(
-    *args: str, stdin: str = "", env: dict[str, str] | None = None, tmp: Path | None = None
+    *args: str, stdin: str = "", env: Mapping[str, str | None] | None = None, tmp: Path | None = None
 ) -> subprocess.CompletedProcess[str]:
     """Run `gpu-advise` in a subprocess, as a user would."""
-    base = {k: v for k, v in os.environ.items() if not _clean(k)} | _env(env, tmp)
+    given = _env(env, tmp)
+    base = {k: v for k, v in os.environ.items() if not _clean(k) and k not in given}
+    base |= {k: v for k, v in given.items() if v is not None}
     return subprocess.run(
         [sys.executable, "-m", "bot", *args],
         input=stdin,
@@ -119,7 +123,7 @@ def _built_once() -> Any:
 
 
 def run_cli(
-    *args: str, stdin: str = "", env: dict[str, str] | None = None, tmp: Path | None = None
+    *args: str, stdin: str = "", env: Mapping[str, str | None] | None = None, tmp: Path | None = None
 ) -> subprocess.CompletedProcess[str]:
     """Run `gpu-advise` in this process (the command line built as main() builds it). An exception the
     command does not handle is raised here: a traceback is a failure, not an output to compare."""
