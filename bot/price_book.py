@@ -16,12 +16,9 @@ from typing import TYPE_CHECKING, Any, cast
 from bot.settings import Settings
 from pricing import cache
 from pricing.azure import AzureConfig
-from pricing.book import compare_from_cache, quote_from_cache
-from pricing.compare import ProviderOffer
 from pricing.fx import FxRate
 from pricing.gpuhunt_source import Catalog
 from pricing.offers import Freshness, Offer, as_offers
-from pricing.quote import Quote, QuoteRequest
 from pricing.refresh import refresh
 from pricing.sources import (
     Source,
@@ -35,10 +32,13 @@ from pricing.sources import (
 )
 from pricing.sqlite_db import PriceDb
 from pricing.status import SourceState, source_status
-from rules.policy import Policy
 
 if TYPE_CHECKING:
     import httpx
+
+    from pricing.compare import ProviderOffer
+    from pricing.quote import Quote, QuoteRequest
+    from rules.policy import Policy
 
 USER_AGENT = "gpu-advisor/0.1"
 
@@ -261,16 +261,23 @@ def open_cache(settings: Settings, sources: list[Source]) -> PriceDb:
 
 @dataclass
 class PriceBook:
-    """Quotes, cached offers and source status for one set of settings and sources."""
+    """Quotes, cached offers and source status for one set of settings and sources. Its policy prices quotes and
+    comparisons; a book opened without one (`prices list`, `status`, `refresh`, which price nothing) reads the
+    settings' policy file when first asked for a quote, so listing imports no policy and no quote's models."""
 
     settings: Settings
-    policy: Policy
+    policy: Policy | None
     sources: list[Source]
     now: Callable[[], datetime] = lambda: datetime.now(UTC)
 
     @classmethod
     def open(
-        cls, settings: Settings, policy: Policy, client: httpx.Client, *, now: Callable[[], datetime] | None = None
+        cls,
+        settings: Settings,
+        policy: Policy | None,
+        client: httpx.Client,
+        *,
+        now: Callable[[], datetime] | None = None,
     ) -> PriceBook:
         """Build the sources and make sure the cache is usable (CacheUnavailable if not), loading the
         bundled rate card on first use."""
@@ -282,14 +289,24 @@ class PriceBook:
         """A connection for this call (callers run on different threads)."""
         return cache.open_db(self.settings.files.db)
 
+    def pricing_policy(self) -> Policy:
+        """The policy quotes are priced with: the book's, else the settings' policy file (the bundled one)."""
+        if self.policy is None:
+            from rules.policy import load_policy
+
+            self.policy = load_policy(self.settings.files.policy)
+        return self.policy
+
     def quote(self, request: QuoteRequest) -> Quote:
         """The quote for `request` from the price cache; raises QuoteError when none can be made."""
+        from pricing.book import quote_from_cache
+
         db = self.db()
         try:
             return quote_from_cache(
                 db,
                 request,
-                self.policy,
+                self.pricing_policy(),
                 freshness(self.sources),
                 configured_fx=configured_fx(self.settings),
                 now=self.now(),
@@ -299,12 +316,14 @@ class PriceBook:
 
     def compare(self, request: QuoteRequest) -> list[ProviderOffer]:
         """The schedule priced at each provider, cheapest total first (QuoteError for an unknown GPU)."""
+        from pricing.book import compare_from_cache
+
         db = self.db()
         try:
             return compare_from_cache(
                 db,
                 request,
-                self.policy,
+                self.pricing_policy(),
                 freshness(self.sources),
                 configured_fx=configured_fx(self.settings),
                 now=self.now(),

@@ -9,7 +9,6 @@ B per euro divided by A per euro.
 from __future__ import annotations
 
 import math
-import xml.etree.ElementTree as ET
 from datetime import date, datetime
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -107,6 +106,8 @@ SANE_PER_EUR = (1e-3, 1e6)
 
 
 def parse_ecb(xml_text: str, fetched_at: datetime, source: str = "ecb") -> FxRate:
+    import xml.etree.ElementTree as ET  # only where the ECB's rates are read: not in a quote from the cache
+
     try:
         root = ET.fromstring(xml_text)
     except ET.ParseError as exc:

@@ -32,13 +32,12 @@ from bot.text.quote import age_text, stale_text
 from pricing.errors import QuoteError
 from rules.errors import ParseError, UnknownGPU
 from rules.gpus import canonical_gpu
-from rules.parsing import parse_share
-from rules.policy import Policy, load_policy
 
 if TYPE_CHECKING:
     from bot.price_book import PriceBook
     from bot.settings import Settings
     from pricing.quote import QuoteRequest
+    from rules.policy import Policy
 
 T = TypeVar("T")
 prices_app = typer.Typer(no_args_is_help=True, help="The price cache: refresh, list, status.")
@@ -52,7 +51,7 @@ def price_book(settings: Settings, policy: Policy | None = None) -> Iterator[Pri
 
     with http_client(settings) as client:
         try:
-            yield PriceBook.open(settings, policy or load_policy(settings.files.policy), client)
+            yield PriceBook.open(settings, policy, client)  # without one, the settings' policy where a quote asks
         except CacheUnavailable as exc:
             raise fail(t("cli.cache_unavailable", settings.files.lang, path=exc.path, reason=exc.reason)) from None
 
@@ -217,6 +216,8 @@ def _request(settings: Settings, fields: dict[str, Any], share: str | None) -> Q
     lang = settings.files.lang
     if share is not None:
         try:
+            from rules.parsing import parse_share
+
             fields["share"] = parse_share(share, fields["gpu"])
         except ParseError as exc:
             raise fail(f"--share: {error_text(exc, lang)}") from None

@@ -125,13 +125,12 @@ def _when(text: str | None, lang: Lang, flag: str = "--started", zone: tzinfo = 
 
 def _cached(settings: Settings, gpu: str, cards: int, share: float | None) -> CachedPrice | None:
     """The price cache's price for an instance (the bundled rate card on a fresh machine; no network)."""
-    from bot.cli.common import load_effective_policy
     from bot.price_book import PriceBook, http_client
     from pricing.errors import CacheUnavailable
 
     try:
         with http_client(settings) as client:
-            book = PriceBook.open(settings, load_effective_policy(settings), client)
+            book = PriceBook.open(settings, None, client)  # offers only: no policy prices them
             return price_from_cache(book.offers(gpu=gpu), cards, share)
     except CacheUnavailable:
         return None
@@ -139,14 +138,13 @@ def _cached(settings: Settings, gpu: str, cards: int, share: float | None) -> Ca
 
 def cached_offers(settings: Settings) -> Any:
     """The price cache's offers of a GPU (none when the cache cannot be read), for items found or enrolled."""
-    from bot.cli.common import load_effective_policy
     from bot.price_book import PriceBook, http_client
     from pricing.errors import CacheUnavailable
 
     def offers(gpu: str) -> list[Any]:
         try:
             with http_client(settings) as client:
-                return PriceBook.open(settings, load_effective_policy(settings), client).offers(gpu=gpu)
+                return PriceBook.open(settings, None, client).offers(gpu=gpu)
         except CacheUnavailable:
             return []
 

@@ -8,11 +8,11 @@ from typing import TYPE_CHECKING
 from bot.text.catalogue import t
 from bot.text.format import money, share_text, show
 from bot.text.lang import Lang
-from rules.policy import Policy
 
 if TYPE_CHECKING:  # only read here: the quote models load with the quote
     from pricing.quote import Option, Quote
     from pricing.status import SourceState
+    from rules.policy import Policy
 
 
 @dataclass(frozen=True)

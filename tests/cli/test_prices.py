@@ -8,6 +8,7 @@ import pytest
 
 from tests.support.bundled import BUNDLED_ROWS
 from tests.support.cli import run_cli
+from tests.support.imported import imported_by
 from tests.support.servers import serve
 
 DATA = Path(__file__).parents[1] / "data"
@@ -493,3 +494,15 @@ def test_prices_list_through_a_pipe_keeps_each_row_whole(tmp_path: Path) -> None
     assert len(rows) == 2 and any("RTX 4090 24GB whole card (hourly)" in row and "2023-12-31" in row for row in rows)
     narrow = run_cli("prices", "list", "--gpu", "RTX4090", env=OFFLINE | {"COLUMNS": "60"}, tmp=tmp_path).stdout
     assert max(len(line) for line in narrow.splitlines()) <= 60 and "…" not in narrow
+
+
+@pytest.mark.e2e  # starts a process
+def test_listing_prices_imports_no_policy_and_no_quote(tmp_path: Path) -> None:
+    """Issue 50: `prices list` opened the price book with the policy and imported the quote's models and the ECB's
+    XML parser it never uses (0.03 s of a 0.27 s start)."""
+    code = (
+        f"import os\nos.environ['GPU_ADVISOR_DB'] = {str(tmp_path / 'p.db')!r}\nos.environ['GPU_ADVISOR_LANG'] = 'en'\n"
+        "from bot.cli.main import main\nmain(['prices', 'list', '--gpu', 'A100-80GB'])"
+    )
+    loaded, said = imported_by(code, "rules.policy", "pricing.quote", "pricing.book", "xml.etree")
+    assert "A100" in said and loaded == [], loaded
