@@ -2,106 +2,23 @@
 
 from __future__ import annotations
 
-import importlib
 import logging
-import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from datetime import timedelta
 from typing import Protocol
 
 from bot.chat.message import Message
+from bot.chat.platforms import FEISHU_PREFIX as FEISHU_PREFIX  # the chats and their teams' ids: said there
+from bot.chat.platforms import Platform as Platform
+from bot.chat.platforms import channel_of as channel_of
+from bot.chat.platforms import is_team as is_team
+from bot.chat.platforms import platform_of as platform_of
+from bot.chat.platforms import register_chat as register_chat
+from bot.chat.platforms import team_forms as team_forms
 from bot.text import Lang
 
 log = logging.getLogger(__name__)
-
-
-class Platform(str):
-    """A chat's name ("slack", "feishu", …): one object a chat, so `is` compares them. A chat not built in names
-    itself with `register_chat` (the one line a new chat's wing adds)."""
-
-    SLACK: Platform
-    FEISHU: Platform
-
-
-Platform.SLACK, Platform.FEISHU = Platform("slack"), Platform("feishu")
-
-# A tenant's id in the state tables (their `team` column): a Slack workspace's own id (T…, E…), any other chat's
-# tenant behind its chat's prefix (Feishu's tenant key behind feishu:), so no two chats' rows meet and each row says
-# whose it is.
-FEISHU_PREFIX = "feishu:"
-_PREFIXES: dict[str, Platform] = {FEISHU_PREFIX: Platform.FEISHU}
-_CHANNELS = {"slack": re.compile(r"[CG][A-Z0-9]{1,20}"), "feishu": re.compile(r"oc_[0-9A-Za-z]{1,64}")}
-
-
-def register_chat(name: str, prefix: str, channel: str | None = None, team_form: str | None = None) -> Platform:
-    """A chat beside Slack and Feishu: its name, the prefix its teams' ids carry in the state (e.g. "dingtalk",
-    "dingtalk:"), the shape of its channels' ids (a regular expression), so the terminal's --channel takes them,
-    and how the terminal's messages name a team of it ("dingtalk:<corpId>"). The same object on every call for
-    one name."""
-    if not prefix.endswith(":") or prefix in ("", ":"):
-        raise ValueError(f"a chat's prefix ends with ':' (got {prefix!r})")
-    known = _PREFIXES.get(prefix)
-    if known is not None:
-        return known
-    platform = Platform(name)
-    _PREFIXES[prefix] = platform
-    if channel is not None:
-        _CHANNELS[name] = re.compile(channel)
-    _FORMS[name] = team_form or f"{prefix}<id>"
-    return platform
-
-
-_SLACK_TEAM = re.compile(r"[TE][A-Z0-9]{1,20}")
-_TEAM_KEY = re.compile(r"[A-Za-z0-9_-]{1,64}")
-
-
-def _prefix(prefix: str) -> Platform | None:
-    """The chat a prefix names; the registered chats' folders are loaded once first, so a chat that registers
-    itself in its package (bot/server/chat_setups.py lists them) is known before any of its modules is used."""
-    global _loaded
-    if prefix not in _PREFIXES and not _loaded:
-        _loaded = True
-        from bot.settings.chats import chat_packages
-
-        for package in chat_packages():
-            importlib.import_module(package)
-    return _PREFIXES.get(prefix)
-
-
-_loaded = False
-_FORMS = {"feishu": "feishu:<tenant key>"}
-
-
-def team_forms() -> str:
-    """How the terminal's messages name a team of each chat that is not Slack ("feishu:<tenant key>, …")."""
-    _prefix("")  # the registered chats' packages loaded, so each has said its form
-    return ", ".join(_FORMS.values())
-
-
-def is_team(text: str) -> bool:
-    """A team as the terminal and the settings take it: a Slack workspace or Enterprise Grid id (T…, E…), or another
-    chat's key behind its registered prefix (a Feishu tenant's key behind feishu:, shown by the bot's `help` in
-    Feishu and in serve's log)."""
-    prefix, colon, key = text.partition(":")
-    if not colon:
-        return bool(_SLACK_TEAM.fullmatch(text))
-    return _prefix(prefix + colon) is not None and bool(_TEAM_KEY.fullmatch(key))
-
-
-def platform_of(team: str) -> Platform:
-    """The chat a tenant belongs to, by its id's prefix (none: a Slack workspace)."""
-    prefix, colon, _ = team.partition(":")
-    return (_prefix(prefix + colon) or Platform.SLACK) if colon else Platform.SLACK
-
-
-def channel_of(team: str, text: str) -> str | None:
-    """`text` as a channel of `team`'s chat (a Slack channel C…/G…; a Feishu group chat oc_…, with or without its
-    feishu: prefix or a leading #), or None when it names none: a mention, a user, a formula is no place to post."""
-    platform = platform_of(team)
-    found = text.strip().removeprefix(f"{platform}:").lstrip("#")
-    shape = _CHANNELS.get(platform)
-    return found if shape is not None and shape.fullmatch(found) else None
 
 
 @dataclass(frozen=True)

@@ -4,7 +4,7 @@
 runtime knows it by one line in bot/server/chat_setups.py. Only processes that talk to DingTalk import this
 package's SDKs."""
 
-from bot.chat.port import register_chat
+from bot.chat.platforms import register_chat
 
 PREFIX = "dingtalk:"  # an organisation in the state: dingtalk:<corpId>
 DIRECT = "dm-"  # a person's chat with the robot, as a channel: dm-<userId>

@@ -3,7 +3,7 @@
 template-card clicks come over it, cards and messages go back over it. Its settings are its own (settings.py); the
 runtime knows it by one line in bot/settings/chats.py."""
 
-from bot.chat.port import register_chat
+from bot.chat.platforms import register_chat
 
 PREFIX = "wecom:"  # a robot's organisation in the state: wecom:<the robot's aibotid, as its frames carry it>
 # a group chat's id or a person's userid (a person's chat with the robot is sent to by their userid)
