@@ -189,9 +189,10 @@ def _click() -> Any:
 
 
 def main(argv: list[str] | None = None) -> None:
-    from bot.web.lean_imports import skip_unused_clis
+    from bot.web.lean_imports import skip_pydantic_plugins, skip_unused_clis
 
     skip_unused_clis()
+    skip_pydantic_plugins()
     click = _click()
     args = sys.argv[1:] if argv is None else argv
     lang = help_lang(args)
