@@ -100,6 +100,10 @@ def actions_list(team: TeamOpt = None, lang: LangOpt = None, as_json: JsonOpt = 
     if as_json:
         sys.stdout.write(json.dumps(out, ensure_ascii=False, indent=2) + "\n")
         return
+    if not out:
+        from bot.text import t
+
+        sys.stdout.write(t("cli.actions_none", settings.files.lang, team=team) + "\n")
     for row in out:
         verified = row["verified"]
         said = verified["outcome"] if isinstance(verified, dict) else row["result"]

@@ -6,7 +6,7 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -15,7 +15,6 @@ from rules.errors import PolicyError
 
 if TYPE_CHECKING:
     from rich.console import Console
-    from rich.table import Table
 
     from bot.settings import Settings
     from rules.policy import Policy
@@ -36,31 +35,6 @@ def text_console(*, stderr: bool = False, soft_wrap: bool = False, width: int | 
     from rich.console import Console  # rich loads when there is something to print: not on the --json path
 
     return Console(stderr=stderr, soft_wrap=soft_wrap, width=width, markup=False, emoji=False)
-
-
-def folded_table(headers: str, **options: Any) -> Table:
-    """A rich Table with these columns ("GPU|offer|…", as the catalogue lists them) whose cells wrap inside their
-    column and are never cut: in a narrow terminal or through a pipe (80 columns), a cut cell lost its words
-    ("A10-…", "202…" for an instance type and a date in `prices list`)."""
-    from rich.table import Table
-
-    table = Table(**options)
-    for header in headers.split("|"):
-        table.add_column(header, overflow="fold")
-    return table
-
-
-def print_table(table: Table, console: Console | None = None) -> None:
-    """A table on stdout: in a terminal within its width, cells wrapping; through a pipe or into a file, where
-    rich would assume 80 columns and wrap every row, at the table's own width, a row a line (for grep), unless
-    COLUMNS says otherwise."""
-    console = console or text_console()
-    if not console.is_terminal and "COLUMNS" not in os.environ:
-        from rich.measure import Measurement
-
-        natural = Measurement.get(console, console.options.update_width(100_000), table).maximum
-        console = text_console(width=max(console.width, natural))
-    console.print(table)
 
 
 def say(message: str) -> None:

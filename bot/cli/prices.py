@@ -20,12 +20,11 @@ from bot.cli.common import (
     LangOpt,
     PolicyOpt,
     fail,
-    folded_table,
     load_effective_policy,
     load_settings,
-    print_table,
     text_console,
 )
+from bot.cli.tables import folded_table, print_table
 from bot.text import t
 from bot.text.errors import error_text
 from bot.text.quote import age_text, stale_text

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 from rich.cells import cell_len
 from rich.table import Table
 
-from bot.cli.common import folded_table, print_table
+from bot.cli.tables import folded_table, print_table
 from bot.text import Lang, t
 from bot.text.compare import cells, compare_title
 from bot.text.quote import notes, rows, title

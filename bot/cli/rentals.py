@@ -280,27 +280,48 @@ def list_rentals(
         }
         sys.stdout.write(json.dumps(out, ensure_ascii=False, indent=2) + "\n")
         return
+    lang = settings.files.lang
+    if not instances and not storage:
+        sys.stdout.write(t("cli.nothing_tracked", lang, team=team) + "\n")
+        return
     owners = {i.owner for i in instances if i.owner} | {s.owner for s in storage if s.owner}
     names = people(settings, rentals, team, owners)
-    names[""] = t("cli.no_owner", settings.files.lang)  # found in the cloud, not claimed yet
+    names[""] = t("cli.no_owner", lang)  # found in the cloud, not claimed yet
     metered = {m["name"]: m for m in _metered(rentals, instances, settings, team)}
+    rows: list[list[str]] = []
     for i in instances:
-        state = t("cli.released", settings.files.lang) if i.released_at else t("cli.running", settings.files.lang)
+        state = t("cli.released", lang) if i.released_at else t("cli.running", lang)
         bill = metered[i.name]
         power = bill["power"]
         if bill["schedule_hours_a_day"]:  # a slice on its daily pattern: said as such, not as off
-            power = t("cli.on_a_schedule", settings.files.lang, hours=bill["schedule_hours_a_day"], power=power)
-        sys.stdout.write(
-            f"{i.name}\t{i.gpu} × {i.share or i.cards}\t{_rate(i, settings.files.lang)}\t"
-            f"{names[i.owner]}\t{state}\t{i.source}\t{bill['billing']}\t{power}\t"
-            f"{bill['billed_hours_this_month']:g} h\t{money(bill['spent_this_month'], i.currency)}\n"
-        )
+            power = t("cli.on_a_schedule", lang, hours=bill["schedule_hours_a_day"], power=power)
+        hours, spent = f"{bill['billed_hours_this_month']:g} h", money(bill["spent_this_month"], i.currency)
+        gpus = f"{i.gpu} × {i.share or i.cards}"
+        rows.append([i.name, gpus, _rate(i, lang), names[i.owner], state, i.source, bill["billing"], power, hours])
+        rows[-1].append(spent)
+    kept = []
     for s in storage:
-        state = t("cli.deleted", settings.files.lang) if s.deleted_at else t("cli.kept", settings.files.lang)
-        sys.stdout.write(
-            f"{s.name}\t{s.size_gb:g} GB\t{s.price_gb_month:g} {s.currency}/GB-month\t"
-            f"{names[s.owner]}\t{state}\t{s.source}\n"
-        )
+        state = t("cli.deleted", lang) if s.deleted_at else t("cli.kept", lang)
+        price = f"{s.price_gb_month:g} {s.currency}/GB-month"
+        kept.append([s.name, f"{s.size_gb:g} GB", price, names[s.owner], state, s.source])
+    _print_rows([("cli.list_columns", rows), ("cli.storage_columns", kept)], lang)
+
+
+def _print_rows(tables: list[tuple[str, list[list[str]]]], lang: Lang) -> None:
+    """Each non-empty table: in a terminal with its columns named (cells wrap, never cut); elsewhere (a pipe, a
+    file) a row a line, its cells between tabs, no header, as scripts have read `list` from the start."""
+    from bot.cli.common import text_console
+    from bot.cli.tables import folded_table, print_table
+
+    console = text_console()
+    if not console.is_terminal:
+        sys.stdout.write("".join("\t".join(row) + "\n" for _, rows in tables for row in rows))
+        return
+    for key, rows in (table for table in tables if table[1]):
+        table = folded_table(t(key, lang))
+        for row in rows:
+            table.add_row(*row)
+        print_table(table, console)
 
 
 def _metered(rentals: Any, instances: list[Any], settings: Settings, team: str) -> list[dict[str, Any]]:

@@ -40,3 +40,11 @@ def test_report_budget_and_discover_name_what_was_wrong(tmp_path: Path) -> None:
     for args, said in cases:
         done = run_cli(*args, env=ENV, tmp=tmp_path)
         assert done.returncode == 2 and said in done.stderr, (args, done.stderr)
+
+
+def test_no_action_yet_is_said(tmp_path: Path) -> None:
+    """`actions` with none printed nothing at all."""
+    shown = run_cli("actions", "--team", "T1", env=ENV, tmp=tmp_path)
+    assert shown.returncode == 0 and "No action of T1 yet" in shown.stdout
+    zh = run_cli("actions", "--team", "T1", env={"GPU_ADVISOR_LANG": "zh"}, tmp=tmp_path)
+    assert "T1 还没有任何动作" in zh.stdout

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from urllib.parse import unquote
 
@@ -506,3 +507,16 @@ def test_listing_prices_imports_no_policy_and_no_quote(tmp_path: Path) -> None:
     )
     loaded, said = imported_by(code, "rules.policy", "pricing.quote", "pricing.book", "xml.etree")
     assert "A100" in said and loaded == [], loaded
+
+
+def test_prices_list_in_a_narrow_terminal_folds_and_never_cuts(tmp_path: Path) -> None:
+    """Ten columns in 80: every cell is there, folded inside its column where it is longer than the column."""
+    env = OFFLINE | {"TTY_COMPATIBLE": "1", "COLUMNS": "80"}
+    for lang, stale in (("en", "STALE"), ("zh", "已过期")):
+        shown = re.sub(r"\x1b\[[0-9;]*m", "", run_cli("prices", "list", "--gpu", "RTX4090", "--lang", lang, env=env,
+                                                        tmp=tmp_path).stdout)  # fmt: skip
+        lines = shown.splitlines()
+        assert max(len(line) for line in lines) <= 80 and "…" not in shown and "\t" not in shown
+        rule = next(i for i, line in enumerate(lines) if line.startswith("─"))
+        assert "".join(line.split()[0] for line in lines[rule + 1 : rule + 3]) == "RTX4090-24GB"  # folded in GPU
+        assert stale in "".join(line[-8:].strip() for line in lines), lines

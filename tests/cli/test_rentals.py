@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import sqlite3
 from pathlib import Path
 
@@ -287,3 +288,41 @@ def test_billing_price_sets_a_price_by_hand_and_a_bad_one_is_refused(tmp_path: P
     assert bad.returncode == 2 and "cheap" in bad.stderr
     needs = run_cli("billing", "box", *TEAM, "--lang", "en", env=env, tmp=tmp_path)
     assert needs.returncode == 2 and "or its price (--price 1.88/h)" in needs.stderr
+
+
+TERMINAL = {"TTY_COMPATIBLE": "1", "COLUMNS": "80", "GPU_ADVISOR_LANG": "en"}  # rich's own switch: a terminal
+
+
+def plain(text: str) -> str:
+    """What the terminal shows: its styles' escape codes left out."""
+    return re.sub(r"\x1b\[[0-9;]*m", "", text)
+
+
+def test_list_in_a_terminal_names_its_columns_and_keeps_every_word_whole(tmp_path: Path) -> None:
+    """In a terminal `list` printed ten unnamed tab-separated columns; now a table whose header names them, fitted
+    to the terminal (80 columns) without cutting or splitting a word. Through a pipe it stays a row a line."""
+    env = _state(tmp_path) | TERMINAL
+    for name, owner in (("train-a100-1", "U1"), ("infer-2", "U2")):
+        done = run_cli("track", "instance", name, *A100[:-1], owner, "--project", "llm", *TEAM, env=env, tmp=tmp_path)
+        assert done.returncode == 0, done.stderr
+    storage = ("--size-gb", "500", "--price-gb-month", "0.1", "--channel", "C1", "--owner", "U1")
+    assert run_cli("track", "storage", "ckpt", *storage, *TEAM, env=env, tmp=tmp_path).returncode == 0
+    shown = run_cli("list", *TEAM, env=env, tmp=tmp_path)
+    assert shown.returncode == 0, shown.stderr
+    out = plain(shown.stdout)
+    assert max(len(line) for line in out.splitlines()) <= 80 and "…" not in out and "\t" not in out
+    words = out.split()
+    assert {"name", "GPU", "owner", "billing", "storage", "size"} <= set(words)
+    assert {"train-a100-1", "infer-2", "A100-80GB", "CNY/day", "running", "ckpt", "kept"} <= set(words), words
+    zh = plain(run_cli("list", *TEAM, "--lang", "zh", env=env, tmp=tmp_path).stdout)
+    assert max(len(line) for line in zh.splitlines()) <= 80 and {"train-a100-1", "A100-80GB"} <= set(zh.split())
+    piped = run_cli("list", *TEAM, env=_state(tmp_path) | {"GPU_ADVISOR_LANG": "en"}, tmp=tmp_path).stdout
+    assert [line.split("\t")[0] for line in piped.splitlines()] == ["infer-2", "train-a100-1", "ckpt"]
+
+
+def test_list_of_nothing_says_how_to_track(tmp_path: Path) -> None:
+    """An empty `list` printed nothing at all."""
+    for env in (_state(tmp_path), _state(tmp_path) | TERMINAL):
+        shown = run_cli("list", "--team", "T9", "--lang", "en", env=env, tmp=tmp_path)
+        assert shown.returncode == 0 and "Nothing of T9 is tracked yet" in shown.stdout
+        assert "gpu-advise track instance" in shown.stdout and "gpu-advise discover" in shown.stdout

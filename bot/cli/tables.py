@@ -1,0 +1,95 @@
+"""The terminal's tables (`list`, `prices list`, `prices status`, `quote --compare`): every cell shown whole.
+
+rich cuts a cell that does not fit with "…" by default, and through a pipe it assumes 80 columns: `prices list |
+grep` lost the words it looked for ("RTX40…", "202…"). Here a cell wraps inside its column and is never cut; in a
+terminal narrower than the table the columns get their longest word first and share the rest by how much more each
+holds (rich's own shrinking takes from the widest columns first and so split "running" and "A100-80GB" in an
+80-column terminal); through a pipe or into a file the table is printed at its own width, a row a line."""
+
+from __future__ import annotations
+
+import os
+from typing import TYPE_CHECKING, Any
+
+from bot.cli.common import text_console
+
+if TYPE_CHECKING:
+    from rich.console import Console
+    from rich.table import Table
+
+
+def folded_table(headers: str, **options: Any) -> Table:
+    """A rich Table with these columns ("GPU|offer|…", as the catalogue lists them) whose cells wrap and are never
+    cut: a line under the header and two spaces between columns, no edges, so ten columns fit 80 columns with
+    room for their longest words."""
+    from rich import box
+    from rich.table import Table
+
+    given: dict[str, Any] = {"box": box.SIMPLE_HEAD, "show_edge": False, "collapse_padding": True, "pad_edge": False}
+    table = Table(**(given | options))
+    for header in headers.split("|"):
+        table.add_column(header, overflow="fold")
+    return table
+
+
+def print_table(table: Table, console: Console | None = None) -> None:
+    """`table` on `console` (stdout): in a terminal within its width (columns fitted, below); through a pipe or
+    into a file at the table's own width, unless COLUMNS gives one."""
+    console = console or text_console()
+    natural = _width(table, console)
+    if not console.is_terminal and "COLUMNS" not in os.environ:
+        console = text_console(width=max(console.width, natural))
+    elif natural > console.width:
+        _fit(table, console)
+    console.print(table)
+
+
+def _width(table: Table, console: Console) -> int:
+    from rich.measure import Measurement
+
+    return Measurement.get(console, console.options.update_width(100_000), table).maximum
+
+
+def _fit(table: Table, console: Console) -> None:
+    """Give each column a width within the console's: its longest unbreakable run first, then what is left shared in
+    proportion to how much wider its longest cell is. Runs are tried whole words first, then with the cells'
+    Chinese broken between characters (it wraps anywhere), then the headers' too; each with two spaces between
+    columns, then one. Where even the shortest runs do not fit, each column gets a share in proportion to its
+    run, and a long word folds inside it, never cut."""
+    from rich.cells import cell_len
+
+    cells = [[str(column.header), *(str(cell) for cell in column.cells)] for column in table.columns]
+    whole = [max((cell_len(line) for cell in column for line in cell.splitlines()), default=1) for column in cells]
+    inside = [max((_longest_run(cell) for cell in column), default=1) for column in cells]
+    head = [max((cell_len(word) for word in column[0].split()), default=1) for column in cells]
+    words = [max(cell_len(word) for cell in column for word in [*cell.split(), ""]) for column in cells]
+    headed = [max(run, word) for run, word in zip(inside, head, strict=True)]
+    gaps = {}
+    for padding in ((0, 1), (0, 0)):
+        table.padding = padding
+        gaps[padding] = _width(table, console) - sum(whole)
+    tries = [(runs, padding) for runs in (words, headed, inside) for padding in gaps]
+    runs, padding = next(((r, p) for r, p in tries if sum(r) <= console.width - gaps[p]), (inside, (0, 0)))
+    table.padding, left = padding, console.width - gaps[padding]  # the room for the text, less gaps and rules
+    if sum(runs) <= left:
+        spare, wanted = left - sum(runs), [w - r for w, r in zip(whole, runs, strict=True)]
+        widths = [run + spare * extra // max(sum(wanted), 1) for run, extra in zip(runs, wanted, strict=True)]
+    else:
+        widths = [max(1, run * left // sum(runs)) for run in runs]
+    for column, chosen in zip(table.columns, widths, strict=True):
+        column.width = chosen
+
+
+def _longest_run(text: str) -> int:
+    """The widest part of `text` that cannot be broken: a word, or a double-width character (Chinese wraps between
+    any two)."""
+    from rich.cells import cell_len
+
+    longest = run = 0
+    for char in text:
+        wide = cell_len(char)
+        if char.isspace() or wide > 1:
+            longest, run = max(longest, run, wide if wide > 1 else 0), 0
+        else:
+            run += wide
+    return max(longest, run, 1)
