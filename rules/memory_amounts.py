@@ -87,7 +87,8 @@ def _share(said: str) -> Amount | None:
 
 def _share_answer(question: str, text: str, share: Amount, accepted: list[str]) -> MemoryAnswer:
     if not 0 < share.planned <= 10:
-        raise ParseError(question, text, accepted, "percent_not_positive")
+        problem = "percent_not_positive" if share.planned <= 0 else "percent_too_large"
+        raise ParseError(question, text, accepted, problem)
     if share.exact is not None:
         return MemoryAnswer(fraction=share.exact)
     line = round(TIGHT_LINE * 100)
@@ -106,8 +107,8 @@ def _judged(question: str, text: str, amount: Amount, card: float | None, accept
         raise ParseError(question, text, accepted, "card_too_large")
     if amount.planned <= 0 or (card is not None and card <= 0):
         raise ParseError(question, text, accepted, "memory_not_positive" if card else "peak_not_positive")
-    if amount.planned > 4096:
-        raise ParseError(question, text, accepted, "peak_not_positive")
+    if amount.planned > 4096:  # per card: more than any card holds
+        raise ParseError(question, text, accepted, "peak_too_large")
     if amount.exact is not None:
         return MemoryAnswer(peak_gb=amount.exact, card_gb=card)
     gpu = f"{card:g} GB" if card else gpu_model(DEFAULT_GPU).name

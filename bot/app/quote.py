@@ -15,6 +15,7 @@ from bot.deps import Deps
 from bot.text import Lang, t
 from bot.text.compare import lines as compare_lines
 from bot.text.errors import error_text
+from bot.text.request_errors import request_problems
 from pricing.errors import QuoteError
 from pricing.fx import ECB_CURRENCIES
 from pricing.quote import Quote, QuoteRequest
@@ -54,8 +55,17 @@ def request_of(deps: Deps, raw: dict[str, str], lang: Lang) -> QuoteRequest:
     try:
         return QuoteRequest.model_validate(fields)
     except ValidationError as exc:
-        problems = "; ".join(f"{'.'.join(map(str, e['loc'])) or 'hours'}: {e['msg']}" for e in exc.errors())
+        problems = request_problems(exc, lang, _key_of, where="chat")
         raise CommandError(t("error.bad_quote_request", lang, problems=problems)) from None
+
+
+def _key_of(field: str, given: str) -> str:
+    """A request's field as it is typed (inline.QUOTE_KEYS in English): cards=2000; hours=HxD gives the
+    schedule's three, said as the key alone (the schedule's figures are not one value)."""
+    if field in ("schedule", "hours_per_day", "days", "gpu_hours"):
+        return "hours=HxD"
+    key = next((key for key, meant in inline.QUOTE_KEYS.items() if meant == field and key.isascii()), field)
+    return f"{key}={given}"
 
 
 def message(made: Quote, inv: Invocation) -> Message:

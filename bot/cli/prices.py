@@ -223,8 +223,12 @@ def _request(settings: Settings, fields: dict[str, Any], share: str | None) -> Q
     try:
         return QuoteRequest.model_validate(fields)
     except ValidationError as exc:
-        problems = "; ".join(f"{'.'.join(map(str, e['loc'])) or 'schedule'}: {e['msg']}" for e in exc.errors())
-        raise fail(t("cli.bad_quote_request", lang, problems=problems)) from None
+        from bot.text.request_errors import request_problems
+
+        def flag(field: str, given: str) -> str:  # each field is the flag of its name: hours_per_day, --hours-per-day
+            return t("cli.request_schedule", lang) if field == "schedule" else f"--{field.replace('_', '-')} {given}"
+
+        raise fail(t("cli.bad_quote_request", lang, problems=request_problems(exc, lang, flag))) from None
 
 
 def quote(

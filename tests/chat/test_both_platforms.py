@@ -408,6 +408,9 @@ def test_the_articles_quote_and_a_quote_missing_its_schedule(platform: str, tmp_
         said = chat.command("quote gpu=A100 hours=4x14 share=1/2")
         assert "5,600" in said and "784" in said
         assert "hours=4x14" in chat.command("quote gpu=A100")
+        refused = chat.command("quote gpu=A100 hours=4x14 cards=2000 storage=lots")
+        assert "cards=2,000: must be at most 1,024" in refused and "storage=lots: not a number" in refused
+        assert "Input should" not in refused
 
 
 @PLATFORMS

@@ -69,7 +69,7 @@ def test_fractional_cards_are_refused_with_the_way_out(tmp_path: Path) -> None:
 def test_zero_days_is_refused(tmp_path: Path) -> None:
     result = run_cli("quote", "--gpu", "A100", "--hours-per-day", "4", "--days", "0", env=OFFLINE, tmp=tmp_path)
     assert result.returncode == 2
-    assert "days: Input should be greater than 0" in result.stderr
+    assert "--days 0: must be above 0" in result.stderr
 
 
 def test_unknown_gpu_lists_known_models(tmp_path: Path) -> None:
@@ -520,3 +520,15 @@ def test_prices_list_in_a_narrow_terminal_folds_and_never_cuts(tmp_path: Path) -
         rule = next(i for i, line in enumerate(lines) if line.startswith("─"))
         assert "".join(line.split()[0] for line in lines[rule + 1 : rule + 3]) == "RTX4090-24GB"  # folded in GPU
         assert stale in "".join(line[-8:].strip() for line in lines), lines
+
+
+def test_a_quote_out_of_bounds_names_the_flag_and_the_bound_in_the_users_language(tmp_path: Path) -> None:
+    """pydantic's English was shown with our field names: "hours_per_day: Input should be less than or equal to 24"."""
+    en = run_cli("quote", "--gpu", "A100", "--hours-per-day", "30", "--days", "0", env=OFFLINE, tmp=tmp_path)
+    assert en.returncode == 2 and "--hours-per-day 30: must be at most 24; --days 0: must be above 0" in en.stderr
+    zh = run_cli(
+        "quote", "--gpu", "A100", "--cards", "2000", "--gpu-hours", "5", "--lang", "zh", env=OFFLINE, tmp=tmp_path
+    )
+    assert zh.returncode == 2 and "--cards 2,000：不能大于 1,024" in zh.stderr and "Input" not in zh.stderr
+    none = run_cli("quote", "--gpu", "A100", "--days", "3", env=OFFLINE, tmp=tmp_path)
+    assert none.returncode == 2 and "give --hours-per-day and --days, or --gpu-hours" in none.stderr

@@ -260,3 +260,19 @@ def test_one_set_of_bounds_where_answers_are_read() -> None:
         parse_duration("0.0000001h")
     assert caught.value.problem == "duration_under_a_minute"
     assert parsing.parse_schedule("1x3660").days == 3660
+
+
+@pytest.mark.parametrize(
+    ("said", "problem"),
+    [
+        ("5000GB", "peak_too_large"),
+        ("1500%", "percent_too_large"),
+        ("0GB", "peak_not_positive"),
+        ("0%", "percent_not_positive"),
+    ],
+)
+def test_a_memory_peak_out_of_range_says_which_end(said: str, problem: str) -> None:
+    """5000 GB and 1500% were refused as "must be above zero"."""
+    with pytest.raises(ParseError) as caught:
+        parse_memory(said)
+    assert caught.value.problem == problem
