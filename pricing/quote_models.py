@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from enum import StrEnum
 from typing import Literal
 
@@ -54,6 +55,10 @@ class QuoteRequest(BaseModel):
     def _schedule(self) -> QuoteRequest:
         if self.gpu_hours is None and (self.hours_per_day is None or self.days is None):
             raise ValueError("give hours per day and days, or total GPU-hours")
+        given = (self.hours_per_day or 0) * (self.days or 0) * self.cards
+        if self.gpu_hours is not None and given and not math.isclose(self.gpu_hours, given, rel_tol=1e-9):
+            # all three, disagreeing: "2 h/day × 3 days (5 GPU-hours)" was priced as 5
+            raise ValueError("give hours per day and days, or total GPU-hours, not both")
         return self
 
     @property

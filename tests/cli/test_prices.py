@@ -532,3 +532,8 @@ def test_a_quote_out_of_bounds_names_the_flag_and_the_bound_in_the_users_languag
     assert zh.returncode == 2 and "--cards 2,000：不能大于 1,024" in zh.stderr and "Input" not in zh.stderr
     none = run_cli("quote", "--gpu", "A100", "--days", "3", env=OFFLINE, tmp=tmp_path)
     assert none.returncode == 2 and "give --hours-per-day and --days, or --gpu-hours" in none.stderr
+    both = ("--hours-per-day", "2", "--days", "3")  # 6 GPU-hours: was priced as 5, titled "2 h/day × 3 days"
+    mixed = run_cli("quote", "--gpu", "A100", *both, "--gpu-hours", "5", env=OFFLINE, tmp=tmp_path)
+    assert mixed.returncode == 2 and "give --hours-per-day and --days, or --gpu-hours" in mixed.stderr
+    agreed = run_cli("quote", "--gpu", "A100", *both, "--gpu-hours", "6", "--json", env=OFFLINE, tmp=tmp_path)
+    assert agreed.returncode == 0 and json.loads(agreed.stdout)["gpu_hours"] == 6
