@@ -27,10 +27,18 @@ _PREFIXES: dict[str, Platform] = {FEISHU_PREFIX: Platform.FEISHU}
 _CHANNELS = {"slack": re.compile(r"[CG][A-Z0-9]{1,20}"), "feishu": re.compile(r"oc_[0-9A-Za-z]{1,64}")}
 
 
-def register_chat(name: str, prefix: str, channel: str | None = None, team_form: str | None = None) -> Platform:
+def register_chat(
+    name: str,
+    prefix: str,
+    channel: str | None = None,
+    team_form: str | None = None,
+    channel_form: str | None = None,
+) -> Platform:
     """A chat beside Slack and Feishu: its name, the prefix its teams' ids carry in the state (e.g. "dingtalk",
     "dingtalk:"), the shape of its channels' ids (a regular expression), so the terminal's --channel takes them,
-    and how the terminal's messages name a team of it ("dingtalk:<corpId>"). The same object on every call for
+    and how the terminal's messages name a team of it ("dingtalk:<corpId>") and a channel of it ("cid…,
+    dm-<userId>": forms, not prose, as both languages show them). The same object on every
+    call for
     one name."""
     if not prefix.endswith(":") or prefix in ("", ":"):
         raise ValueError(f"a chat's prefix ends with ':' (got {prefix!r})")
@@ -42,6 +50,8 @@ def register_chat(name: str, prefix: str, channel: str | None = None, team_form:
     if channel is not None:
         _CHANNELS[name] = re.compile(channel)
     _FORMS[name] = team_form or f"{prefix}<id>"
+    if channel_form is not None:
+        _CHANNEL_FORMS[name] = channel_form
     return platform
 
 
@@ -64,6 +74,13 @@ def _prefix(prefix: str) -> Platform | None:
 
 _loaded = False
 _FORMS = {"feishu": "feishu:<tenant key>"}
+_CHANNEL_FORMS: dict[str, str] = {}  # how the terminal's messages say a channel of a registered chat looks
+
+
+def channel_form(team: str) -> str | None:
+    """How a channel of `team`'s chat is given, for a chat that registered it; None for Slack and Feishu, whose
+    messages say it themselves."""
+    return _CHANNEL_FORMS.get(platform_of(team))
 
 
 def team_forms() -> str:

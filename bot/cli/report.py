@@ -93,6 +93,10 @@ def report(
         raise fail(t("cli.report_post_needs_channel", settings.files.lang))
     rentals = open_rentals(settings)
     team = chosen_team(settings, team, rentals)
+    if channel is not None:  # as its chat names it ("#C1", "feishu:oc_…"), or refused saying what a channel is
+        from bot.cli.rentals import checked_channel
+
+        channel = checked_channel(settings, team, channel)
     busy = load_effective_policy(settings).idle.utilisation_max_pct
     if csv_file is not None:
         rows = _write_csv(
@@ -123,9 +127,7 @@ def report(
             raise fail(said, code=1) from None
         say(t("cli.report_chart", settings.files.lang, path=str(chart_file)))
     if post_it and channel:
-        from bot.cli.rentals import checked_channel
-
-        _post(settings, rentals, team, checked_channel(settings, team, channel), made, now)
+        _post(settings, rentals, team, channel, made, now)
     if as_json:
         sys.stdout.write(json.dumps(report_json(made), ensure_ascii=False, indent=2) + "\n")
     elif csv_file is None and not made.rows:

@@ -10,5 +10,9 @@ PREFIX = "dingtalk:"  # an organisation in the state: dingtalk:<corpId>
 DIRECT = "dm-"  # a person's chat with the robot, as a channel: dm-<userId>
 # a group conversation's id (cid… in base64: letters, digits, +, / and =) or a person's chat with the robot
 DINGTALK = register_chat(
-    "dingtalk", PREFIX, r"(cid[0-9A-Za-z+/=]{1,120}|dm-[0-9A-Za-z_-]{1,64})", team_form="dingtalk:<corpId>"
+    "dingtalk",
+    PREFIX,
+    r"(cid[0-9A-Za-z+/=]{1,120}|dm-[0-9A-Za-z_-]{1,64})",
+    team_form="dingtalk:<corpId>",
+    channel_form="cid…, dm-<userId>",
 )

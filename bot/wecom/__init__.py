@@ -7,4 +7,10 @@ from bot.chat.platforms import register_chat
 
 PREFIX = "wecom:"  # a robot's organisation in the state: wecom:<the robot's aibotid, as its frames carry it>
 # a group chat's id or a person's userid (a person's chat with the robot is sent to by their userid)
-WECOM = register_chat("wecom", PREFIX, r"[0-9A-Za-z_@.-]{1,64}", team_form="wecom:<Bot ID>")
+WECOM = register_chat(
+    "wecom",
+    PREFIX,
+    r"[0-9A-Za-z_@.-]{1,64}",
+    team_form="wecom:<Bot ID>",
+    channel_form="<chatid>, <userid>",
+)

@@ -326,3 +326,14 @@ def test_list_of_nothing_says_how_to_track(tmp_path: Path) -> None:
         shown = run_cli("list", "--team", "T9", "--lang", "en", env=env, tmp=tmp_path)
         assert shown.returncode == 0 and "Nothing of T9 is tracked yet" in shown.stdout
         assert "gpu-advise track instance" in shown.stdout and "gpu-advise discover" in shown.stdout
+
+
+@pytest.mark.parametrize(
+    ("team", "form"), [("dingtalk:corp1", "cid…, dm-<userId>"), ("wecom:bot1", "<chatid>, <userid>")]
+)
+def test_a_bad_channel_of_a_dingtalk_or_wecom_team_says_that_chats_form(tmp_path: Path, team: str, form: str) -> None:
+    """They were told to give a Slack channel id (C… or G…)."""
+    done = run_cli("track", "instance", "x", *A100[:4], "--channel", "bad chan", "--owner", "U1", "--team", team,
+                   "--lang", "en", env=_state(tmp_path), tmp=tmp_path)  # fmt: skip
+    assert done.returncode == 2 and f"is not a chat of {team.split(':')[0]}: give {form}" in done.stderr
+    assert "Slack" not in done.stderr

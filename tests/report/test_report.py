@@ -112,6 +112,11 @@ def test_the_terminal_json_csv_and_chart_add_up(tmp_path: Path) -> None:
     assert bad.returncode == 2 and "must not be after" in bad.stderr
     both = run_cli("report", "--week", "--month", "2026-12", "--team", "T1", env=env, tmp=tmp_path)
     assert both.returncode == 2 and "one period" in both.stderr
+    # --channel as people paste it ("#C1") is the channel C1; one that names no channel is refused, not "nothing"
+    channel = json.loads(run_cli(*base, "--channel", "#C1", "--json", env=env, tmp=tmp_path).stdout)
+    assert channel["totals"]["cost"] == said["totals"]["cost"]
+    wrong = run_cli(*base, "--channel", "general chat", env=env, tmp=tmp_path)
+    assert wrong.returncode == 2 and "is not a channel" in wrong.stderr
 
 
 def test_what_releases_saved_and_the_storage_that_cost_most(tmp_path: Path) -> None:
