@@ -14,7 +14,7 @@ from typing import Annotated
 import typer
 
 from bot.cli.common import LangOpt, fail, load_settings
-from bot.cli.rentals import JsonOpt, TeamOpt, chosen_team, open_rentals
+from bot.cli.rentals import JsonOpt, TeamOpt, checked_channel, chosen_team, open_rentals
 from bot.fields.spans import SpanError, parse_span
 from bot.text import t
 
@@ -22,7 +22,7 @@ EXPIRES_MIN, EXPIRES_MAX = timedelta(minutes=1), timedelta(days=365)
 
 
 def enroll_token(
-    channel: Annotated[str, typer.Option("--channel", help="The Slack channel the boxes' reminders go to.")],
+    channel: Annotated[str, typer.Option("--channel", help="The channel the boxes' reminders go to.")],
     owner: Annotated[str, typer.Option("--owner", help="The Slack user who owns the boxes.")],
     project: Annotated[str | None, typer.Option("--project", help="The project they are billed to.")] = None,
     expires: Annotated[
@@ -45,6 +45,7 @@ def enroll_token(
     if project is not None and not NAME.fullmatch(project):
         raise fail(f"--project: {t('error.rental.bad_name', settings.files.lang, name=project)}")
     team = chosen_team(settings, team)
+    channel = checked_channel(settings, team, channel)  # its boxes' digests go there: one that is none never arrives
     store = open_rentals(settings).store
     now = store.now()
     grant = Grant(team, channel, owner, project, uses, now + span)

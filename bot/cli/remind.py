@@ -17,7 +17,7 @@ import typer
 
 from bot.cli.common import LangOpt, fail, load_effective_policy, load_settings, say
 from bot.cli.reach import reach
-from bot.cli.rentals import JsonOpt, TeamOpt, chosen_team, open_rentals
+from bot.cli.rentals import JsonOpt, TeamOpt, checked_channel, chosen_team, open_rentals
 from bot.text import Lang, t
 
 if TYPE_CHECKING:
@@ -45,6 +45,8 @@ def remind(
     policy = load_effective_policy(settings)
     rentals = open_rentals(settings)
     team = chosen_team(settings, team, rentals)
+    if channel:  # as its chat names them ("#C1" as pasted), or refused saying what a channel is
+        channel = [checked_channel(settings, team, each) for each in channel]
     outlet, teller = reach(settings, rentals.store, team)
     schedules = Schedules(rentals.store, settings.digest.default_schedule())
     langs = channel_lang(schedules, team, load_settings(terminal=False).files.lang)

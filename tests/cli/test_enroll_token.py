@@ -79,3 +79,6 @@ def test_bad_options_say_what_is_accepted(tmp_path: Path) -> None:
     assert project.returncode == 2 and "--project" in project.stderr
     zh = run_cli(*base, "--expires", "soon", env={"GPU_ADVISOR_LANG": "zh"}, tmp=tmp_path)
     assert zh.returncode == 2 and "不是时长" in zh.stderr
+    # the boxes' digests go to the channel: one that names none was kept, and no digest of theirs would arrive
+    nowhere = run_cli("enroll-token", "--channel", "general", "--owner", "U1", "--team", "T1", env=ENV, tmp=tmp_path)
+    assert nowhere.returncode == 2 and "--channel 'general' is not a channel" in nowhere.stderr

@@ -104,6 +104,16 @@ def test_nothing_to_say_posts_nothing_and_a_released_instance_stops_costing(tmp_
     assert posts(fake) == []
 
 
+def test_remind_reads_a_channel_as_pasted_and_refuses_one_that_is_none(tmp_path: Path, fake: FakeSlack) -> None:
+    """ "#C1" matched no channel, and "general" was taken: both said nothing was due."""
+    idle_box(tmp_path)
+    pasted = remind(tmp_path, fake, "--channel", "#C1")
+    assert pasted.returncode == 0, pasted.stderr
+    assert [p["channel"] for p in posts(fake)] == ["C1"]
+    nowhere = remind(tmp_path, fake, "--channel", "general")
+    assert nowhere.returncode == 2 and "--channel 'general' is not a channel" in nowhere.stderr
+
+
 @pytest.mark.e2e  # starts a process
 def test_two_processes_racing_post_one_digest(tmp_path: Path, fake: FakeSlack) -> None:
     idle_box(tmp_path)
