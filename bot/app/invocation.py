@@ -46,6 +46,9 @@ class Invocation:
     open_form: Callable[[Form, dict[str, str]], None]  # a form, pre-filled
     help_text: Callable[[Lang], str]  # the chat's own `help`: how its people type the sub-commands
     channel_name: str = ""  # the channel as a line names it (Slack: a link to it; Feishu: "this chat")
+    # the channel as a link any of the team can follow from elsewhere (Slack's); empty where the chat has none, and
+    # a line read outside the channel (a direct message) names no place rather than "this chat"
+    channel_link: str = ""
     request_key: str | None = None  # the inbox key of the request: a redo finishes what was started
     reply_to: str | None = None  # the person's message, where the chat threads answers under it (Feishu)
     direct: bool = False  # typed in the person's direct chat with the bot, not a channel of the team

@@ -7,7 +7,6 @@ direct message); a redo of the same request (its reply not delivered) issues a n
 from __future__ import annotations
 
 import logging
-import re
 from collections.abc import Callable
 from typing import Any
 
@@ -15,6 +14,7 @@ from bot.app.invocation import CommandError, Form, Invocation
 from bot.chat import inline
 from bot.chat.conversation import recommend
 from bot.chat.message import plain
+from bot.chat.platforms import person_form, person_of
 from bot.chat.port import Actor, ChatError
 from bot.deps import Deps
 from bot.fields.metering import billing_of, provider_of, stop_billing_of
@@ -34,18 +34,20 @@ INSTANCE_KEYS = {
 }
 INSTANCE_KEYS["stop-billing"] = "stop_billing"
 STORAGE_KEYS = {k: k for k in ("size", "price", "instance", "project", "owner", "currency")}
-# a person as the chats hand them over: a person's span (bot/text/spans.py: each wing turns its mentions into one),
-# or an id typed as it is (U…, W…, ou_…, with or without @)
-MENTION = re.compile(r"\ue000@([UW][A-Z0-9]+|ou_[a-z0-9]+)\ue001|@?([UW][A-Z0-9]{2,}|ou_[a-z0-9]{4,})")
 
 
-def owner_of(text: str | None, user: str, lang: Lang) -> str:
+def owner_of(text: str | None, user: str, lang: Lang, platform: str) -> str:
+    """The owner= given, as a person of the chat it was typed in (a mention as the chat hands it over, or an id:
+    U…, ou_…, a DingTalk userId); the person typing when none is given."""
     if text is None:
         return user
-    found = MENTION.fullmatch(text.strip())
-    if not found:
-        raise CommandError(t("digest.track_bad_owner", lang, text=text))
-    return found[1] or found[2]
+    found = person_of(platform, text)
+    if found is None:
+        form = person_form(platform)
+        if form is None:  # Slack says where its member ids are copied from
+            raise CommandError(t("digest.track_bad_owner", lang, text=text))
+        raise CommandError(t("digest.track_bad_owner_form", lang, text=text, form=form))
+    return found
 
 
 def _positive(raw: dict[str, str], key: str, lang: Lang) -> float:
@@ -71,7 +73,7 @@ def track(inv: Invocation, args: list[str]) -> None:
     raw = inline.parse_pairs(pairs, INSTANCE_KEYS if kind == "instance" else STORAGE_KEYS)[0]
     base: dict[str, Any] = {
         "channel": inv.channel,
-        "owner": owner_of(raw.get("owner"), inv.user, lang),
+        "owner": owner_of(raw.get("owner"), inv.user, lang, inv.chat.platform),
         "project": raw.get("project"),
     }
     rentals = Rentals(inv.deps.store)
@@ -181,7 +183,10 @@ def _tell_owner(inv: Invocation, owner: str, name: str) -> None:
         return
     actor = Actor(inv.chat.platform, inv.team, owner)
     lang = inv.chat.user_lang(actor)
-    said = t("digest.tracked_for_you", lang, user=mention(inv.user), name=name, channel=inv.channel_name)
+    if inv.channel_link:
+        said = t("digest.tracked_for_you", lang, user=mention(inv.user), name=name, channel=inv.channel_link)
+    else:  # told in a direct message, where "this chat" would be that chat, and in the owner's language
+        said = t("digest.tracked_for_you_unplaced", lang, user=mention(inv.user), name=name)
     try:
         inv.chat.direct(actor, lambda each: plain(said, each), lang)
     except ChatError as exc:  # tracked all the same; the owner still sees it in the digest

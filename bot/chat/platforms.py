@@ -33,13 +33,15 @@ def register_chat(
     channel: str | None = None,
     team_form: str | None = None,
     channel_form: str | None = None,
+    person: str | None = None,
+    person_form: str | None = None,
 ) -> Platform:
     """A chat beside Slack and Feishu: its name, the prefix its teams' ids carry in the state (e.g. "dingtalk",
     "dingtalk:"), the shape of its channels' ids (a regular expression), so the terminal's --channel takes them,
     and how the terminal's messages name a team of it ("dingtalk:<corpId>") and a channel of it ("cid…,
-    dm-<userId>": forms, not prose, as both languages show them). The same object on every
-    call for
-    one name."""
+    dm-<userId>": forms, not prose, as both languages show them); likewise a person's id (`person`, a regular
+    expression, and `person_form`), so an owner can be named in it. The same object on every call for one
+    name."""
     if not prefix.endswith(":") or prefix in ("", ":"):
         raise ValueError(f"a chat's prefix ends with ':' (got {prefix!r})")
     known = _PREFIXES.get(prefix)
@@ -52,6 +54,10 @@ def register_chat(
     _FORMS[name] = team_form or f"{prefix}<id>"
     if channel_form is not None:
         _CHANNEL_FORMS[name] = channel_form
+    if person is not None:
+        _PEOPLE[name] = re.compile(person)
+    if person_form is not None:
+        _PERSON_FORMS[name] = person_form
     return platform
 
 
@@ -75,6 +81,27 @@ def _prefix(prefix: str) -> Platform | None:
 _loaded = False
 _FORMS = {"feishu": "feishu:<tenant key>"}
 _CHANNEL_FORMS: dict[str, str] = {}  # how the terminal's messages say a channel of a registered chat looks
+
+
+# a person's id in each chat: Slack's member ids (U…, W…), Feishu's open_id (ou_…); a registered chat's its own
+_PEOPLE = {"slack": re.compile(r"[UW][A-Z0-9]{1,20}"), "feishu": re.compile(r"ou_[0-9a-z]{1,64}")}
+_PERSON_FORMS = {"feishu": "ou_…"}  # Slack's message says its own (where to copy a member ID)
+_SPAN = re.compile("\ue000@([^\ue000\ue001]*)\ue001")  # a person as the chats hand one over (bot/text/spans.py)
+
+
+def person_of(platform: str, text: str) -> str | None:
+    """The person `text` names in `platform`'s chat: a person's span as a chat hands a mention over, or the id
+    typed as it is, with or without a leading @; None when it names none (a name, an address, a formula)."""
+    said = text.strip()
+    spanned = _SPAN.fullmatch(said)
+    found = spanned[1] if spanned else said.removeprefix("@")
+    shape = _PEOPLE.get(platform)
+    return found if shape is not None and shape.fullmatch(found) else None
+
+
+def person_form(platform: str) -> str | None:
+    """How a person of `platform`'s chat is named, for the messages of every chat but Slack."""
+    return _PERSON_FORMS.get(platform)
 
 
 def channel_form(team: str) -> str | None:

@@ -15,4 +15,6 @@ DINGTALK = register_chat(
     r"(cid[0-9A-Za-z+/=]{1,120}|dm-[0-9A-Za-z_-]{1,64})",
     team_form="dingtalk:<corpId>",
     channel_form="cid…, dm-<userId>",
+    person=r"[0-9A-Za-z_-]{1,64}",  # a userId, as dm- chats carry it
+    person_form="<userId>",
 )

@@ -71,6 +71,7 @@ def invocation(deps: Deps, request: SlackRequest, lang: Lang) -> Invocation:
         open_form=open_form,
         help_text=usage_text,
         channel_name=f"<#{channel}>" if channel else "",
+        channel_link=f"<#{channel}>" if channel else "",
         request_key=request.inbox_key,
         direct=channel.startswith("D"),  # a direct message's channel id (Slack's "D…")
     )

@@ -13,4 +13,6 @@ WECOM = register_chat(
     r"[0-9A-Za-z_@.-]{1,64}",
     team_form="wecom:<Bot ID>",
     channel_form="<chatid>, <userid>",
+    person=r"[0-9A-Za-z_@.-]{1,64}",  # a userid
+    person_form="<userid>",
 )

@@ -423,3 +423,20 @@ def test_the_digests_released_is_the_owners_to_press(platform: str, tmp_path: Pa
         assert not chat.released()
         chat.press_released(STARTER)
         assert chat.released()
+
+
+@PLATFORMS
+def test_track_takes_an_owner_as_the_chat_names_people(platform: str, tmp_path: Path) -> None:
+    """owner= took only Slack's and Feishu's ids: in DingTalk and WeCom no one could track a box for someone else,
+    and each was told to give a Slack member ID. What names no person is refused with the chat's own form. The
+    owner is told in their own words, without "this chat" (their direct chat is not where it was tracked)."""
+    with driving(platform, tmp_path) as chat:
+        owner = chat.ids[STRANGER]  # type: ignore[attr-defined]
+        said = chat.command(f"track instance box-9 gpu=A100 price=14/h owner={owner}")
+        assert "box-9" in said and "this chat" not in said and "this conversation" not in said, said
+        rentals = Rentals(chat.deps.store)
+        owners = {i.name: i.owner for team in rentals.teams() for i in rentals.instances(team)}
+        assert owners == {"box-9": owner}
+        refused = chat.command("track instance box-8 gpu=A100 price=14/h owner=张三")
+        form = {"slack": "U0123ABCD", "feishu": "ou_…", "dingtalk": "<userId>", "wecom": "<userid>"}[platform]
+        assert "张三" in refused and form in refused and ("Slack" in refused) == (platform == "slack"), refused
