@@ -6,6 +6,7 @@ Slack or state module, and builds no other command's options."""
 from __future__ import annotations
 
 import importlib
+import re
 import sys
 from pathlib import Path
 from typing import Annotated, Any
@@ -221,6 +222,29 @@ def _quiet_stdout() -> None:
     os.dup2(devnull, sys.stdout.fileno())
 
 
+# click's own words for a value its types refuse ("'abc' is not a valid float.", "0 is not in the range
+# 1<=x<=1024."): the value is read back from them, and the reason said from the parameter's type, in the language
+_REFUSED = re.compile(r"'?(?P<given>.*?)'? is not (?:a valid|in the range)")
+
+
+def _value_said(exc: Any, lang: Lang) -> str:
+    """Why a value was refused by its option's type (a number, a whole number, a range), in `lang`; click's own
+    message for any other refusal (our callbacks' are ours already)."""
+    kind = getattr(getattr(exc, "param", None), "type", None)
+    found = _REFUSED.match(exc.message)
+    name = getattr(kind, "name", "")
+    if found is None or name not in ("float", "int", "float range", "int range"):
+        return str(exc.message)
+    given = found["given"]
+    if "is not in the range" not in exc.message:
+        return t("cli.usage.not_whole" if name.startswith("int") else "cli.usage.not_a_number", lang, given=given)
+    low, high = getattr(kind, "min", None), getattr(kind, "max", None)
+    if low is not None and high is not None:
+        return t("cli.usage.outside", lang, given=given, low=f"{low:,g}", high=f"{high:,g}")
+    key, bound = ("cli.usage.below", low) if low is not None else ("cli.usage.above", high)
+    return t(key, lang, given=given, bound=f"{bound:,g}")
+
+
 def usage_said(exc: Any, lang: Lang) -> str:
     """A usage error as the terminal's language says it: which option, argument or value was wrong (its own
     words where our code wrote them), and where the help is."""
@@ -239,7 +263,7 @@ def usage_said(exc: Any, lang: Lang) -> str:
         what = t("cli.usage.missing", lang, name=exc.param.get_error_hint(context) if exc.param and context else "?")
     elif isinstance(exc, click.BadParameter):
         name = exc.param.get_error_hint(context) if exc.param and context else "?"
-        what = t("cli.usage.bad_value", lang, name=name, why=exc.message)
+        what = t("cli.usage.bad_value", lang, name=name, why=_value_said(exc, lang))
     else:
         what = exc.format_message()
     return t("cli.usage.error", lang, what=what.rstrip(".。"), help=f"{where} --help")

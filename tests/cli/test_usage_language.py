@@ -24,6 +24,14 @@ def test_usage_errors_are_said_in_the_terminals_language(tmp_path: Path) -> None
     assert english.returncode == 0 and '"source": "ratecard"' in english.stdout
     said_en = run_process("prices", "status", "--bogus", env={"GPU_ADVISOR_LANG": "en"}, tmp=tmp_path)
     assert said_en.returncode == 2 and "no such option: --bogus" in said_en.stderr
+    # a value the option's type refuses: said from the type, not in click's English ("is not a valid float")
+    cards = ("track", "instance", "x", "--gpu", "A100", "--price", "1/h", "--channel", "C1", "--owner", "U1", "--cards")
+    zero = run_process(*cards, "0", "--team", "T1", env=ZH, tmp=tmp_path)
+    assert zero.returncode == 2 and "'--cards' 的值无效：0 超出范围：应在 1 到 1,024 之间" in zero.stderr
+    word = run_process("quote", "--gpu", "A100", "--hours-per-day", "abc", "--days", "3", env=ZH, tmp=tmp_path)
+    assert word.returncode == 2 and "abc 不是数字" in word.stderr and "valid" not in word.stderr
+    half = run_process(*cards, "2.5", "--team", "T1", env={"GPU_ADVISOR_LANG": "en"}, tmp=tmp_path)
+    assert half.returncode == 2 and "bad value for '--cards': 2.5 is not a whole number" in half.stderr
 
 
 @pytest.mark.e2e  # a real process, its stdout a pipe closed after the first line
