@@ -20,6 +20,9 @@ from bot.text import t
 from bot.text.format import money
 from bot.text.spans import plain_text
 
+# click reads "-5" as an option; for `budget llm -5` it is an amount, refused as no budget (bot/cli/main.py reads it)
+CONTEXT = {"budget": {"ignore_unknown_options": True}}
+
 
 def budget(
     project: Annotated[str | None, typer.Argument(help="The project (none: list every budget).")] = None,

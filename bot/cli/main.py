@@ -225,6 +225,7 @@ def _quiet_stdout() -> None:
 # click's own words for a value its types refuse ("'abc' is not a valid float.", "0 is not in the range
 # 1<=x<=1024."): the value is read back from them, and the reason said from the parameter's type, in the language
 _REFUSED = re.compile(r"'?(?P<given>.*?)'? is not (?:a valid|in the range)")
+_EXTRA = re.compile(r"Got unexpected extra argument(?:s|\(s\))? \((?P<args>.*)\)")
 
 
 def _value_said(exc: Any, lang: Lang) -> str:
@@ -264,6 +265,8 @@ def usage_said(exc: Any, lang: Lang) -> str:
     elif isinstance(exc, click.BadParameter):
         name = exc.param.get_error_hint(context) if exc.param and context else "?"
         what = t("cli.usage.bad_value", lang, name=name, why=_value_said(exc, lang))
+    elif (extra := _EXTRA.match(exc.message)) is not None:  # an unknown option where a command takes "-5" as a value
+        what = t("cli.usage.extra", lang, args=extra["args"])
     else:
         what = exc.format_message()
     return t("cli.usage.error", lang, what=what.rstrip(".。"), help=f"{where} --help")

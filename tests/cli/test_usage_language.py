@@ -32,6 +32,10 @@ def test_usage_errors_are_said_in_the_terminals_language(tmp_path: Path) -> None
     assert word.returncode == 2 and "abc 不是数字" in word.stderr and "valid" not in word.stderr
     half = run_process(*cards, "2.5", "--team", "T1", env={"GPU_ADVISOR_LANG": "en"}, tmp=tmp_path)
     assert half.returncode == 2 and "bad value for '--cards': 2.5 is not a whole number" in half.stderr
+    negative = run_process("budget", "llm", "-5", "--team", "T1", env={"GPU_ADVISOR_LANG": "en"}, tmp=tmp_path)
+    assert negative.returncode == 2 and "'-5 CNY' is not a budget" in negative.stderr  # an amount, not an option
+    extra = run_process("list", "--team", "T1", "one", "two", env=ZH, tmp=tmp_path)
+    assert extra.returncode == 2 and "多余的参数：one two" in extra.stderr and "Got" not in extra.stderr
 
 
 @pytest.mark.e2e  # a real process, its stdout a pipe closed after the first line
