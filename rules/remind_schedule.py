@@ -40,8 +40,10 @@ class RemindSchedule:
 def parse_at(text: str) -> time:
     """'09:30', '9:30' or '0930' -> 09:30."""
     found = re.fullmatch(r"(\d{1,2}):?(\d{2})", text.strip())
-    if not found or int(found[1]) > 23 or int(found[2]) > 59:
+    if not found:
         raise ParseError("remind_at", text, ACCEPTED["remind_at"])
+    if int(found[1]) > 23 or int(found[2]) > 59:  # 25:00, 9:75: a time, but not one of a day
+        raise ParseError("remind_at", text, ACCEPTED["remind_at"], "not_a_time_of_day")
     return time(int(found[1]), int(found[2]))
 
 

@@ -68,3 +68,14 @@ def test_bad_input_says_what_is_accepted(parse: object, text: str) -> None:
     with pytest.raises(ParseError) as err:
         parse(text)  # type: ignore[operator]
     assert err.value.accepted
+
+
+def test_an_hour_past_the_day_says_so() -> None:
+    """25:00 was refused as "not understood"."""
+    for said in ("25:00", "9:75", "2400"):
+        with pytest.raises(ParseError) as caught:
+            parse_at(said)
+        assert caught.value.problem == "not_a_time_of_day", said
+    with pytest.raises(ParseError) as caught:
+        parse_at("noon-ish")
+    assert caught.value.problem is None
