@@ -73,12 +73,14 @@ def checked_channel(settings: Settings, team: str, text: str, flag: str = "--cha
     """The channel a flag names, as the team's chat names it (a Feishu chat without its prefix); exit 2 saying
     what a channel looks like when it names none (a mention, a user id, a formula)."""
     from bot.chat.platforms import channel_form, channel_of, platform_of
+    from bot.text.catalogue import has
 
     found = channel_of(team, text)
     if found is None:
         lang, form = settings.files.lang, channel_form(team)
         if form is not None:  # a chat that registered how its channels look (DingTalk, WeCom)
-            raise fail(t("cli.bad_channel", lang, flag=flag, text=text[:80], chat=platform_of(team), form=form))
+            chat = t(key, lang) if has(key := f"cli.chat_name.{platform_of(team)}") else str(platform_of(team))
+            raise fail(t("cli.bad_channel", lang, flag=flag, text=text[:80], chat=chat, form=form))
         key = "cli.bad_channel_feishu" if platform_of(team) == "feishu" else "cli.bad_channel_slack"
         raise fail(t(key, lang, flag=flag, text=text[:80]))
     return found

@@ -329,11 +329,12 @@ def test_list_of_nothing_says_how_to_track(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(
-    ("team", "form"), [("dingtalk:corp1", "cid…, dm-<userId>"), ("wecom:bot1", "<chatid>, <userid>")]
+    ("team", "form"),
+    [("dingtalk:corp1", "DingTalk: give cid…, dm-<userId>"), ("wecom:bot1", "WeCom: give <chatid>, <userid>")],
 )
 def test_a_bad_channel_of_a_dingtalk_or_wecom_team_says_that_chats_form(tmp_path: Path, team: str, form: str) -> None:
     """They were told to give a Slack channel id (C… or G…)."""
     done = run_cli("track", "instance", "x", *A100[:4], "--channel", "bad chan", "--owner", "U1", "--team", team,
                    "--lang", "en", env=_state(tmp_path), tmp=tmp_path)  # fmt: skip
-    assert done.returncode == 2 and f"is not a chat of {team.split(':')[0]}: give {form}" in done.stderr
+    assert done.returncode == 2 and f"is not a chat of {form}" in done.stderr
     assert "Slack" not in done.stderr
