@@ -15,7 +15,6 @@ from __future__ import annotations
 from typing import Any
 
 from sqlalchemy import Connection, Engine, event
-from sqlalchemy.util import LRUCache
 
 
 def _same_sql(key: Any) -> Any:
@@ -24,14 +23,22 @@ def _same_sql(key: Any) -> Any:
     return (type(dialect), dialect.server_version_info, dialect.paramstyle, *key[1:])
 
 
-class SharedCompiled(LRUCache[Any, Any]):
-    """The compiled cache SQLAlchemy reads (`get`) and fills (`[key] = compiled`), shared across dialect objects."""
+class SharedCompiled(dict[Any, Any]):
+    """The compiled cache SQLAlchemy reads (`get`) and fills (`[key] = compiled`), shared across dialect objects.
+    A dict (SQLAlchemy's `compiled_cache` takes one), not its LRUCache: a test process's ~1,200 distinct statements
+    never fill it, and the LRU's bookkeeping on every look-up cost about 0.3 s of a fast loop's CPU. Past `limit`
+    entries, a statement is compiled and not kept."""
+
+    def __init__(self, limit: int) -> None:
+        super().__init__()
+        self.limit = limit
 
     def get(self, key: Any, default: Any = None) -> Any:
         return super().get(_same_sql(key), default)
 
     def __setitem__(self, key: Any, value: Any) -> None:
-        super().__setitem__(_same_sql(key), value)
+        if len(self) < self.limit:
+            super().__setitem__(_same_sql(key), value)
 
 
 _SHARED = SharedCompiled(5000)
