@@ -27,8 +27,8 @@ CONTEXT = {"balance": {"ignore_unknown_options": True}}
 
 
 def _moment(text: str | None, settings: Settings, now: datetime, flag: str = "--at") -> datetime:
-    """ISO 8601; a time without a zone is in GPU_ADVISOR_REMIND_TZ (the team's clock)."""
-    """`--at` as a time (no zone: the team's), `now` when not given; exit 2 naming the flag for a time to come."""
+    """`--at` as a time (ISO 8601; no zone: GPU_ADVISOR_REMIND_TZ, the team's clock), `now` when not given; exit 2
+    naming the flag for a time to come."""
     moment = _when(text, settings.files.lang, flag, ZoneInfo(settings.digest.remind_tz)) if text is not None else now
     if moment > now:
         said = t(
