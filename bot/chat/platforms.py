@@ -7,6 +7,9 @@ from __future__ import annotations
 
 import importlib
 import re
+from dataclasses import dataclass
+
+from bot.text.spans import mention, mentioned  # bot.text is loaded with the settings anyway
 
 
 class Platform(str):
@@ -24,7 +27,29 @@ Platform.SLACK, Platform.FEISHU = Platform("slack"), Platform("feishu")
 # whose it is.
 FEISHU_PREFIX = "feishu:"
 _PREFIXES: dict[str, Platform] = {FEISHU_PREFIX: Platform.FEISHU}
-_CHANNELS = {"slack": re.compile(r"[CG][A-Z0-9]{1,20}"), "feishu": re.compile(r"oc_[0-9A-Za-z]{1,64}")}
+
+
+@dataclass(frozen=True)
+class _Shapes:
+    """How a chat's ids look (regular expressions), and how the terminal's messages say them (forms, not prose, as
+    both languages show them)."""
+
+    team_form: str  # "dingtalk:<corpId>"; empty for Slack, whose workspaces carry no prefix
+    channel: re.Pattern[str] | None = None
+    channel_form: str | None = None  # None: the chat's own message says it (Slack's, Feishu's)
+    person: re.Pattern[str] | None = None  # Slack's member ids (U…, W…), Feishu's open_id (ou_…)
+    person_form: str | None = None  # None: Slack's message says where its member ids are copied from
+
+
+_CHATS: dict[str, _Shapes] = {
+    "slack": _Shapes("", re.compile(r"[CG][A-Z0-9]{1,20}"), person=re.compile(r"[UW][A-Z0-9]{1,20}")),
+    "feishu": _Shapes(
+        "feishu:<tenant key>",
+        re.compile(r"oc_[0-9A-Za-z]{1,64}"),
+        person=re.compile(r"ou_[0-9a-z]{1,64}"),
+        person_form="ou_…",
+    ),
+}
 
 
 def register_chat(
@@ -39,9 +64,8 @@ def register_chat(
     """A chat beside Slack and Feishu: its name, the prefix its teams' ids carry in the state (e.g. "dingtalk",
     "dingtalk:"), the shape of its channels' ids (a regular expression), so the terminal's --channel takes them,
     and how the terminal's messages name a team of it ("dingtalk:<corpId>") and a channel of it ("cid…,
-    dm-<userId>": forms, not prose, as both languages show them); likewise a person's id (`person`, a regular
-    expression, and `person_form`), so an owner can be named in it. The same object on every call for one
-    name."""
+    dm-<userId>"); likewise a person's id (`person` and `person_form`), so an owner can be named in it. The same
+    object on every call for one name."""
     if not prefix.endswith(":") or prefix in ("", ":"):
         raise ValueError(f"a chat's prefix ends with ':' (got {prefix!r})")
     known = _PREFIXES.get(prefix)
@@ -49,20 +73,19 @@ def register_chat(
         return known
     platform = Platform(name)
     _PREFIXES[prefix] = platform
-    if channel is not None:
-        _CHANNELS[name] = re.compile(channel)
-    _FORMS[name] = team_form or f"{prefix}<id>"
-    if channel_form is not None:
-        _CHANNEL_FORMS[name] = channel_form
-    if person is not None:
-        _PEOPLE[name] = re.compile(person)
-    if person_form is not None:
-        _PERSON_FORMS[name] = person_form
+    _CHATS[name] = _Shapes(
+        team_form or f"{prefix}<id>",
+        re.compile(channel) if channel is not None else None,
+        channel_form,
+        re.compile(person) if person is not None else None,
+        person_form,
+    )
     return platform
 
 
 _SLACK_TEAM = re.compile(r"[TE][A-Z0-9]{1,20}")
 _TEAM_KEY = re.compile(r"[A-Za-z0-9_-]{1,64}")
+_loaded = False
 
 
 def _prefix(prefix: str) -> Platform | None:
@@ -78,42 +101,36 @@ def _prefix(prefix: str) -> Platform | None:
     return _PREFIXES.get(prefix)
 
 
-_loaded = False
-_FORMS = {"feishu": "feishu:<tenant key>"}
-_CHANNEL_FORMS: dict[str, str] = {}  # how the terminal's messages say a channel of a registered chat looks
-
-
-# a person's id in each chat: Slack's member ids (U…, W…), Feishu's open_id (ou_…); a registered chat's its own
-_PEOPLE = {"slack": re.compile(r"[UW][A-Z0-9]{1,20}"), "feishu": re.compile(r"ou_[0-9a-z]{1,64}")}
-_PERSON_FORMS = {"feishu": "ou_…"}  # Slack's message says its own (where to copy a member ID)
-_SPAN = re.compile("\ue000@([^\ue000\ue001]*)\ue001")  # a person as the chats hand one over (bot/text/spans.py)
+def _shapes(platform: str) -> _Shapes:
+    return _CHATS.get(platform) or _Shapes("")
 
 
 def person_of(platform: str, text: str) -> str | None:
-    """The person `text` names in `platform`'s chat: a person's span as a chat hands a mention over, or the id
-    typed as it is, with or without a leading @; None when it names none (a name, an address, a formula)."""
+    """The person `text` names in `platform`'s chat: a person's span as a chat hands a mention over (one
+    bot/text/spans.py mark), or the id typed as it is, with or without a leading @; None when it names none (a
+    name, an address, a formula)."""
     said = text.strip()
-    spanned = _SPAN.fullmatch(said)
-    found = spanned[1] if spanned else said.removeprefix("@")
-    shape = _PEOPLE.get(platform)
+    spanned = mentioned(said)
+    found = spanned[0] if len(spanned) == 1 and said == mention(spanned[0]) else said.removeprefix("@")
+    shape = _shapes(platform).person
     return found if shape is not None and shape.fullmatch(found) else None
 
 
 def person_form(platform: str) -> str | None:
     """How a person of `platform`'s chat is named, for the messages of every chat but Slack."""
-    return _PERSON_FORMS.get(platform)
+    return _shapes(platform).person_form
 
 
 def channel_form(team: str) -> str | None:
     """How a channel of `team`'s chat is given, for a chat that registered it; None for Slack and Feishu, whose
     messages say it themselves."""
-    return _CHANNEL_FORMS.get(platform_of(team))
+    return _shapes(platform_of(team)).channel_form
 
 
 def team_forms() -> str:
     """How the terminal's messages name a team of each chat that is not Slack ("feishu:<tenant key>, …")."""
     _prefix("")  # the registered chats' packages loaded, so each has said its form
-    return ", ".join(_FORMS.values())
+    return ", ".join(shapes.team_form for shapes in _CHATS.values() if shapes.team_form)
 
 
 def is_team(text: str) -> bool:
@@ -137,5 +154,5 @@ def channel_of(team: str, text: str) -> str | None:
     feishu: prefix or a leading #), or None when it names none: a mention, a user, a formula is no place to post."""
     platform = platform_of(team)
     found = text.strip().removeprefix(f"{platform}:").lstrip("#")
-    shape = _CHANNELS.get(platform)
+    shape = _shapes(platform).channel
     return found if shape is not None and shape.fullmatch(found) else None

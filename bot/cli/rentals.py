@@ -77,11 +77,12 @@ def checked_channel(settings: Settings, team: str, text: str, flag: str = "--cha
 
     found = channel_of(team, text)
     if found is None:
-        lang, form = settings.files.lang, channel_form(team)
+        lang, platform, form = settings.files.lang, platform_of(team), channel_form(team)
         if form is not None:  # a chat that registered how its channels look (DingTalk, WeCom)
-            chat = t(key, lang) if has(key := f"cli.chat_name.{platform_of(team)}") else str(platform_of(team))
+            named = f"cli.chat_name.{platform}"
+            chat = t(named, lang) if has(named) else str(platform)
             raise fail(t("cli.bad_channel", lang, flag=flag, text=text[:80], chat=chat, form=form))
-        key = "cli.bad_channel_feishu" if platform_of(team) == "feishu" else "cli.bad_channel_slack"
+        key = "cli.bad_channel_feishu" if platform == "feishu" else "cli.bad_channel_slack"
         raise fail(t(key, lang, flag=flag, text=text[:80]))
     return found
 
@@ -300,10 +301,11 @@ def list_rentals(
         power = bill["power"]
         if bill["schedule_hours_a_day"]:  # a slice on its daily pattern: said as such, not as off
             power = t("cli.on_a_schedule", lang, hours=bill["schedule_hours_a_day"], power=power)
-        hours, spent = f"{bill['billed_hours_this_month']:g} h", money(bill["spent_this_month"], i.currency)
-        gpus = f"{i.gpu} × {i.share or i.cards}"
-        rows.append([i.name, gpus, _rate(i, lang), names[i.owner], state, i.source, bill["billing"], power, hours])
-        rows[-1].append(spent)
+        gpus, hours = f"{i.gpu} × {i.share or i.cards}", f"{bill['billed_hours_this_month']:g} h"
+        spent = money(bill["spent_this_month"], i.currency)
+        rows.append(
+            [i.name, gpus, _rate(i, lang), names[i.owner], state, i.source, bill["billing"], power, hours, spent]
+        )
     kept = []
     for s in storage:
         state = t("cli.deleted", lang) if s.deleted_at else t("cli.kept", lang)

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from bot.text.catalogue import has, t
+from bot.text.catalogue import t
 from bot.text.format import literal
 from bot.text.lang import Lang
 
@@ -39,7 +39,7 @@ def _problem(error: Any, lang: Lang, typed: Callable[[str, str], str], where: st
         return t(f"request.{kind}", lang, said=said, bound=_shown(context[BOUNDS[kind]]))
     if kind in NOT_A_NUMBER or kind == "finite_number":
         return t("request.not_finite" if kind == "finite_number" else "request.not_a_number", lang, said=said)
-    return t(f"request.{kind}", lang, said=said) if has(f"request.{kind}") else f"{said}: {error['msg']}"
+    return f"{said}: {error['msg']}"  # none other is reachable from the terminal's or the chats' checked fields
 
 
 def _shown(value: object) -> str:
