@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from enum import StrEnum
+from zoneinfo import ZoneInfo
 
 from bot.chat.message import Message
 from bot.chat.port import Chat, Teller
@@ -52,3 +53,16 @@ class Invocation:
     request_key: str | None = None  # the inbox key of the request: a redo finishes what was started
     reply_to: str | None = None  # the person's message, where the chat threads answers under it (Feishu)
     direct: bool = False  # typed in the person's direct chat with the bot, not a channel of the team
+
+    def channel_zone(self) -> ZoneInfo:
+        """The channel's clock: its digest's zone (`remind at … ZONE`), else GPU_ADVISOR_REMIND_TZ; the month of its
+        bills and budgets starts at midnight there."""
+        from bot.state.schedules import Schedules
+
+        default = self.deps.settings.digest.default_schedule()
+        return ZoneInfo(Schedules(self.deps.store, default).of(self.team, self.channel).zone)
+
+    def clock_zone(self) -> ZoneInfo:
+        """The clock a time this person types is read on: theirs where the chat knows it, else the channel's."""
+        mine = self.zone()
+        return ZoneInfo(mine) if mine else self.channel_zone()

@@ -1,5 +1,5 @@
-"""The sub-commands about the bill, the same on every chat: `power NAME on|off` (its owner or an admin: its hourly
-meter follows), `billing NAME hourly|day|month [stops|keeps]` or `billing NAME price=1.88/h`, and
+"""The sub-commands about the bill, the same on every chat: `power NAME on|off [at=TIME]` (its owner or an admin:
+its hourly meter follows from then), `billing NAME hourly|day|month [stops|keeps]` or `billing NAME price=1.88/h`, and
 `balance [PROVIDER AMOUNT [CNY|USD]]` (a provider's prepaid balance; without one, the list with each runway)."""
 
 from __future__ import annotations
@@ -9,6 +9,7 @@ from zoneinfo import ZoneInfo
 from bot.app.invocation import CommandError, Invocation
 from bot.chat.message import plain
 from bot.fields.metering import balance_of, billing_of, power_of, provider_of, stop_billing_of
+from bot.fields.moments import moment_of
 from bot.fields.rentals import FieldError, currency_of, price_typed
 from bot.state.balances import Balances
 from bot.state.power import PowerLog
@@ -16,7 +17,7 @@ from bot.state.rentals import Instance, RentalError, Rentals
 from bot.text import t
 from bot.text.catalogue import tw
 from bot.text.format import literal, mention
-from bot.text.runway import billing_said, runway_line
+from bot.text.runway import billing_said, runway_line, when_said
 from rules.runway import runway
 
 
@@ -31,24 +32,45 @@ def _instance(inv: Invocation, name: str) -> Instance:
     return found
 
 
+AT_WORDS = ("at", "时间", "于")
+
+
+def _at_text(rest: list[str]) -> str | None:
+    """`at=23:30`, `at 23:30` or `at=yesterday 23:30` after the state: the words of the time (None: now)."""
+    if not rest:
+        return None
+    key, eq, value = rest[0].partition("=")
+    if key.lower() not in AT_WORDS or not " ".join([value, *rest[1:]]).strip():
+        return ""
+    return " ".join([value, *rest[1:]] if eq else rest[1:]).strip()
+
+
 def power(inv: Invocation, args: list[str]) -> None:
-    """`power NAME on|off`: it went on or off now."""
+    """`power NAME on|off [at=TIME]`: it went on or off now, or at TIME (bot/fields/moments.py)."""
     lang = inv.lang
-    if len(args) != 2:
+    at = _at_text(args[2:])
+    if len(args) < 2 or at == "":
         raise CommandError(t("meter.power_usage", lang))
     found = _instance(inv, args[0])
+    zone = inv.clock_zone()
     try:
         state = power_of(args[1], lang)
         now = inv.deps.now()
+        moment = now if at is None else moment_of(at, lang, now, zone)
         kept = PowerLog(inv.deps.store, inv.deps.policy.metering).say(
-            found.id, state, now, now, source="person", by=inv.user
+            found.id, state, moment, now, source="person", by=inv.user
         )
     except FieldError as exc:
         raise CommandError(f"{exc.field}: {exc.message}") from None
     except RentalError as exc:
         raise CommandError(tw(f"error.rental.{exc.code}", lang, "chat", **exc.params)) from None
-    key = "meter.power_on" if state.value == "on" else "meter.power_off"
-    said = t(key, lang, name=literal(found.name), user=mention(inv.user)) if kept else t("meter.repeated", lang)
+    if not kept:
+        said = t("meter.repeated", lang)
+    elif at is None:
+        said = t(f"meter.power_{state.value}", lang, name=literal(found.name), user=mention(inv.user))
+    else:
+        when = when_said(moment, zone)
+        said = t(f"meter.power_{state.value}_at", lang, name=literal(found.name), user=mention(inv.user), at=when)
     inv.answer(plain(said, lang))
 
 

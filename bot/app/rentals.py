@@ -8,7 +8,6 @@ from contextlib import contextmanager
 from dataclasses import replace
 from datetime import datetime
 from typing import Protocol, overload
-from zoneinfo import ZoneInfo
 
 from bot.app.invocation import CommandError, Invocation
 from bot.chat.digest_messages import item_section
@@ -37,9 +36,7 @@ def list_items(inv: Invocation) -> None:
     lines = []
     instances = [i for i in rentals.instances(inv.team) if not i.hidden_by]  # "Not ours" left out
     now = deps.now()
-    local = now.astimezone(
-        ZoneInfo(Schedules(deps.store, deps.settings.digest.default_schedule()).of(inv.team, inv.channel).zone)
-    )
+    local = now.astimezone(inv.channel_zone())
     timelines = PowerLog(deps.store, deps.policy.metering).this_month(instances, now)
     for i in instances:
         power = "released" if i.released_at else state_at(timelines.get(i.id, []), now).value  # on, off, unknown
@@ -246,9 +243,7 @@ def _budgets_said(inv: Invocation) -> str:
     """Each project's budget with what it has spent this month and where it is heading, as the terminal says."""
     deps, lang, team = inv.deps, inv.lang, inv.team
     rentals, now = Rentals(deps.store), deps.now()
-    local = now.astimezone(
-        ZoneInfo(Schedules(deps.store, deps.settings.digest.default_schedule()).of(team, inv.channel).zone)
-    )
+    local = now.astimezone(inv.channel_zone())
     instances = rentals.instances(team)
     timelines = PowerLog(deps.store, deps.policy.metering).this_month(instances, now)
     found = standings(instances, rentals.storage(team), Budgets(deps.store).of(team), local, timelines=timelines)

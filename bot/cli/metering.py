@@ -12,9 +12,10 @@ from zoneinfo import ZoneInfo
 import typer
 
 from bot.cli.common import LangOpt, fail, load_settings, say
-from bot.cli.rentals import JsonOpt, TeamOpt, _fields, _run, _when, chosen_team, open_rentals
+from bot.cli.rentals import JsonOpt, TeamOpt, _fields, _run, chosen_team, open_rentals
 from bot.fields.metering import balance_of, billing_of, power_of, provider_of, stop_billing_of
-from bot.fields.rentals import currency_of, price_typed
+from bot.fields.moments import moment_of
+from bot.fields.rentals import FieldError, currency_of, price_typed
 from bot.text import t
 from bot.text.problem import said
 from bot.text.runway import billing_said, when_said
@@ -22,20 +23,21 @@ from bot.text.runway import billing_said, when_said
 if TYPE_CHECKING:
     from bot.settings import Settings
 
+AT_HELP = "When: 23:30 (the last 23:30), 'yesterday 23:30', '2h ago' or ISO 8601; default now; no zone: the team's."
 # click reads "-5" as an option; for `balance autodl -5` it is an amount, refused as a negative balance
 CONTEXT = {"balance": {"ignore_unknown_options": True}}
 
 
-def _moment(text: str | None, settings: Settings, now: datetime, flag: str = "--at") -> datetime:
-    """`--at` as a time (ISO 8601; no zone: GPU_ADVISOR_REMIND_TZ, the team's clock), `now` when not given; exit 2
-    naming the flag for a time to come."""
-    moment = _when(text, settings.files.lang, flag, ZoneInfo(settings.digest.remind_tz)) if text is not None else now
-    if moment > now:
-        said = t(
-            "error.metering.future", settings.files.lang, at=when_said(moment, ZoneInfo(settings.digest.remind_tz))
-        )
-        raise fail(f"{flag}: {said}")
-    return moment
+def _moment(text: str | None, settings: Settings, now: datetime) -> datetime:
+    """`--at` as people type a past time (bot/fields/moments.py: 23:30, yesterday 23:30, 2h ago, ISO 8601; no zone:
+    GPU_ADVISOR_REMIND_TZ, the team's clock), `now` when not given; exit 2 naming the flag otherwise."""
+    if text is None:
+        return now
+    zone = ZoneInfo(settings.digest.remind_tz)
+    try:
+        return moment_of(text, settings.files.lang, now, zone)
+    except FieldError as exc:
+        raise fail(f"--at: {exc.message}") from None
 
 
 def power(
@@ -43,7 +45,12 @@ def power(
     state: Annotated[
         str | None, typer.Argument(help="on or off: say it went on or off (else list its stretches).")
     ] = None,
-    at: Annotated[str | None, typer.Option("--at", help="When (ISO 8601; default now; no zone: the team's).")] = None,
+    at: Annotated[
+        str | None,
+        typer.Option(
+            "--at", help="When: 23:30, 'yesterday 23:30', '2h ago' or ISO 8601 (default now; no zone: the team's)."
+        ),
+    ] = None,
     team: TeamOpt = None,
     lang: LangOpt = None,
     as_json: JsonOpt = False,
@@ -146,7 +153,7 @@ def balance(
     provider: Annotated[str | None, typer.Argument(help="The provider account: autodl, aliyun, tencent...")] = None,
     amount: Annotated[str | None, typer.Argument(help="Its prepaid balance now (or --at), e.g. 320.")] = None,
     currency: Annotated[str, typer.Option(help="CNY or USD.")] = "CNY",
-    at: Annotated[str | None, typer.Option("--at", help="When it was so (ISO 8601; default now).")] = None,
+    at: Annotated[str | None, typer.Option("--at", help=AT_HELP)] = None,
     read: Annotated[
         bool, typer.Option("--read", help="Read the balances the providers' APIs give (Alibaba Cloud, AutoDL) first.")
     ] = False,

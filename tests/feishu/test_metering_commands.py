@@ -42,3 +42,20 @@ def test_balance_and_power_typed_in_a_group(tmp_path: Path) -> None:
         assert inst is not None
         [*_, last] = PowerLog(h.deps.store).reports([inst.id])[inst.id]
         assert (last.state, last.source, last.at) == (Power.OFF, "person", h.clock.now)
+
+
+def test_power_at_a_time_of_day_in_a_group_is_read_on_the_groups_clock(tmp_path: Path) -> None:
+    """Feishu does not tell the bot a person's time zone: `power NAME off at=2:00` is read on the group's clock (its
+    digest's zone, set with `remind at … ZONE`), not the server's."""
+    from datetime import timedelta
+
+    with running_feishu(tmp_path) as h:
+        h.clock.now = MONDAY_0910_SHANGHAI  # 02:10 in Berlin
+        idle_box(h)
+        say(h, "remind at 09:30 Europe/Berlin")
+        said = say(h, "power train-1 off at=2:00")
+        assert "2026-11-30 02:00 Europe/Berlin" in said, said
+        inst = Rentals(h.deps.store).instance("feishu:" + h.send.tenant, "train-1")
+        assert inst is not None
+        [*_, last] = PowerLog(h.deps.store).reports([inst.id])[inst.id]
+        assert (last.state, last.source, last.at) == (Power.OFF, "person", h.clock.now - timedelta(minutes=10))

@@ -97,3 +97,43 @@ def test_a_price_set_by_hand_in_chat_bills_from_then_and_is_refused_when_unreada
         [stretches] = PowerLog(h.deps.store).timelines([inst], h.clock.now).values()
         billed = metering.cost(inst, stretches, NOW, NOW + timedelta(hours=10))
         assert billed == 4 * 14 + 6 * 1.88  # the first 4 hours at the price they had
+
+
+def test_power_at_a_time_said_as_people_say_it_is_read_on_their_clock_and_bills_from_then(tmp_path: Path) -> None:
+    """`power NAME off at=…` in chat (the terminal had `--at`; chat had only "now"): a time of day is the last such
+    time on the person's own clock, `yesterday 23:30` and `30m ago` are read, and a time to come or one that is not
+    a time is refused saying what is taken, with nothing kept."""
+    from datetime import timedelta
+
+    from rules import metering
+
+    with running_app(tmp_path) as h:
+        h.clock.now = NOW  # 2026-11-30 21:00 in New York
+        h.fake.locales["U1"] = "en-US"
+        h.fake.zones["U1"] = "America/New_York"
+        say(h, 1, "track slice gpu=A100-80GB price=14/h")
+        h.clock.advance(hours=5)  # 02:00 on 12-01 in New York
+        said = say(h, 2, "power slice off at=yesterday 23:30")
+        assert "*slice* is off from 2026-11-30 23:30 America/New_York" in said, said
+        assert "is on from 2026-12-01 01:30 America/New_York" in say(h, 3, "power slice on at 30m ago")
+        assert "is off from 2026-12-01 01:59" in say(h, 4, "power slice off at=1:59")
+        refused = {
+            "power slice on at=tomorrow": "at: 'tomorrow' is not a time: give 23:30 (the last 23:30), yesterday",
+            'power slice on "at=today 23:00"': "at: the time 2026-12-01 23:00 America/New_York is in the future",
+            "power slice on at=400d ago": "at: 400d is outside what is accepted here: from 0s to 366d",
+            "power slice on at=": "add when, if not now: `power NAME off at=23:30`",
+            "power slice on soon": "add when, if not now",
+        }
+        for n, (text, words) in enumerate(refused.items(), start=5):
+            assert words in say(h, n, text), text
+        inst = Rentals(h.deps.store).instance("T1", "slice")
+        assert inst is not None
+        reports = PowerLog(h.deps.store).reports([inst.id])[inst.id]
+        assert [(r.state, r.source, r.at) for r in reports] == [
+            (Power.ON, "track", NOW),
+            (Power.OFF, "person", NOW + timedelta(hours=2, minutes=30)),
+            (Power.ON, "person", NOW + timedelta(hours=4, minutes=30)),
+            (Power.OFF, "person", NOW + timedelta(hours=4, minutes=59)),
+        ]
+        [stretches] = PowerLog(h.deps.store).timelines([inst], h.clock.now).values()
+        assert metering.cost(inst, stretches, NOW, h.clock.now) == (2.5 + 29 / 60) * 14

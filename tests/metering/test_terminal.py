@@ -79,6 +79,17 @@ def test_billing_and_a_balance_with_its_runway(tmp_path: Path) -> None:
     )
 
 
+def test_at_takes_the_times_the_chats_take(tmp_path: Path) -> None:
+    """`--at` reads what chat's `at=` reads (bot/fields/moments.py): `2h ago` was refused as not ISO 8601."""
+    now = datetime.now(UTC).replace(microsecond=0)
+    track(tmp_path, "slice", "14/h", now - timedelta(hours=5))
+    done = cli(tmp_path, "power", "slice", "off", "--at", "2h ago")
+    assert done.returncode == 0 and "slice: off from " in done.stdout, done.stderr
+    [_, off] = json.loads(cli(tmp_path, "power", "slice", "--json").stdout)
+    assert abs(datetime.fromisoformat(off["from"]) - (now - timedelta(hours=2))) < timedelta(minutes=1)
+    assert off["source"] == "person"
+
+
 def test_bad_values_name_the_field_in_the_users_language_and_write_nothing(tmp_path: Path) -> None:
     now = datetime.now(UTC).replace(microsecond=0)
     track(tmp_path, "slice", "14/h", now - timedelta(hours=3))
@@ -91,6 +102,7 @@ def test_bad_values_name_the_field_in_the_users_language_and_write_nothing(tmp_p
         (("billing", "slice", "hourly", "--stop-billing", "maybe"), "stops (stopping stops the meter) or keeps"),
         (("power", "slice", "sideways"), "is not a power state: give on or off"),
         (("power", "slice", "off", "--at", (now + timedelta(hours=1)).isoformat()), "is in the future"),
+        (("power", "slice", "off", "--at", "soon"), "--at: 'soon' is not a time: give 23:30 (the last 23:30)"),
         (("power", "nope", "off"), "no instance named 'nope'"),
     ]:
         done = cli(tmp_path, *args)
