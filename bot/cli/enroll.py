@@ -14,7 +14,7 @@ from typing import Annotated
 import typer
 
 from bot.cli.common import LangOpt, fail, load_settings
-from bot.cli.rentals import JsonOpt, TeamOpt, checked_channel, chosen_team, open_rentals
+from bot.cli.rentals import OWNER_HELP, JsonOpt, TeamOpt, checked_channel, checked_owner, chosen_team, open_rentals
 from bot.fields.spans import SpanError, parse_span
 from bot.text import t
 
@@ -23,7 +23,7 @@ EXPIRES_MIN, EXPIRES_MAX = timedelta(minutes=1), timedelta(days=365)
 
 def enroll_token(
     channel: Annotated[str, typer.Option("--channel", help="The channel the boxes' reminders go to.")],
-    owner: Annotated[str, typer.Option("--owner", help="The Slack user who owns the boxes.")],
+    owner: Annotated[str, typer.Option("--owner", help=OWNER_HELP)],
     project: Annotated[str | None, typer.Option("--project", help="The project they are billed to.")] = None,
     expires: Annotated[
         str, typer.Option("--expires", help="How long the token works: 30m, 12h, 7d (up to 365d).")
@@ -46,6 +46,7 @@ def enroll_token(
         raise fail(f"--project: {t('error.rental.bad_name', settings.files.lang, name=project)}")
     team = chosen_team(settings, team)
     channel = checked_channel(settings, team, channel)  # its boxes' digests go there: one that is none never arrives
+    owner = checked_owner(settings, team, owner)
     store = open_rentals(settings).store
     now = store.now()
     grant = Grant(team, channel, owner, project, uses, now + span)

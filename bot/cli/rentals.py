@@ -69,6 +69,9 @@ def chosen_team(settings: Settings, team: str | None, rentals: Rentals | None = 
     )
 
 
+OWNER_HELP = "Who owns it: a Slack member id (U…), a Feishu open_id (ou_…), a DingTalk or WeCom userid."
+
+
 def checked_channel(settings: Settings, team: str, text: str, flag: str = "--channel") -> str:
     """The channel a flag names, as the team's chat names it (a Feishu chat without its prefix); exit 2 saying
     what a channel looks like when it names none (a mention, a user id, a formula)."""
@@ -84,6 +87,25 @@ def checked_channel(settings: Settings, team: str, text: str, flag: str = "--cha
             raise fail(t("cli.bad_channel", lang, flag=flag, text=text[:80], chat=chat, form=form))
         key = "cli.bad_channel_feishu" if platform == "feishu" else "cli.bad_channel_slack"
         raise fail(t(key, lang, flag=flag, text=text[:80]))
+    return found
+
+
+def checked_owner(settings: Settings, team: str, text: str, flag: str = "--owner") -> str:
+    """The person a flag names, as the team's chat names its people (bot/chat/platforms.py's person_of, as chat's
+    `owner=` reads it); exit 2 saying how a person of that chat is given when it names none (a name, an email):
+    an owner the chat cannot reach is never told of their idle box."""
+    from bot.chat.platforms import person_form, person_of, platform_of
+    from bot.text.catalogue import has
+
+    platform = platform_of(team)
+    found = person_of(platform, text)
+    if found is None:
+        lang, form = settings.files.lang, person_form(platform)
+        if form is None:  # Slack: its message says where a member id is copied from
+            raise fail(t("cli.bad_owner_slack", lang, flag=flag, text=text[:80]))
+        named = f"cli.chat_name.{platform}"
+        chat = t(named, lang) if has(named) else str(platform)
+        raise fail(t("cli.bad_owner", lang, flag=flag, text=text[:80], chat=chat, form=form))
     return found
 
 
@@ -170,7 +192,7 @@ def track_instance(
     name: Annotated[str, typer.Argument(help="A name, unique in the team.")],
     gpu: Annotated[str, typer.Option(help="GPU model, e.g. A100-80GB.")],
     channel: Annotated[str, typer.Option(help="The channel its reminders go to: Slack's C…, or a Feishu oc_….")],
-    owner: Annotated[str, typer.Option(help="The Slack user who owns it.")],
+    owner: Annotated[str, typer.Option(help=OWNER_HELP)],
     price: Annotated[
         str | None, typer.Option(help="400/day, 14/h or 11500/month (default: a dedicated price from the price cache).")
     ] = None,
@@ -214,6 +236,7 @@ def track_instance(
         fields["provider"] = _fields(lambda: provider_of(provider, settings.files.lang))
     team = chosen_team(settings, team)
     fields["channel"] = checked_channel(settings, team, channel)
+    fields["owner"] = checked_owner(settings, team, owner)
     instance, token = _run(settings, lambda: open_rentals(settings).track_instance(team, name, fields))
     if as_json:
         sys.stdout.write(json.dumps({"name": instance.name, "token": token}) + "\n")
@@ -229,7 +252,7 @@ def track_storage(
     size_gb: Annotated[float, typer.Option(min=0.001, help="Size in GB.")],
     price_gb_month: Annotated[float, typer.Option(min=0.0001, help="Price per GB-month.")],
     channel: Annotated[str, typer.Option(help="The channel its reminders go to: Slack's C…, or a Feishu oc_….")],
-    owner: Annotated[str, typer.Option(help="The Slack user who owns it.")],
+    owner: Annotated[str, typer.Option(help=OWNER_HELP)],
     instance: Annotated[str | None, typer.Option(help="The tracked instance it belongs to.")] = None,
     project: Annotated[str | None, typer.Option(help="The project it is billed to.")] = None,
     currency: Annotated[str, typer.Option(help="CNY or USD.")] = "CNY",
@@ -255,6 +278,7 @@ def track_storage(
     }
     team = chosen_team(settings, team)
     fields["channel"] = checked_channel(settings, team, channel)
+    fields["owner"] = checked_owner(settings, team, owner)
     stored = _run(settings, lambda: open_rentals(settings).track_storage(team, name, fields, instance))
     sys.stdout.write(t("cli.tracked_storage", settings.files.lang, name=stored.name) + "\n")
 
