@@ -4,7 +4,8 @@ rich cuts a cell that does not fit with "…" by default, and through a pipe it 
 grep` lost the words it looked for ("RTX40…", "202…"). Here a cell wraps inside its column and is never cut; in a
 terminal narrower than the table the columns get their longest word first and share the rest by how much more each
 holds (rich's own shrinking takes from the widest columns first and so split "running" and "A100-80GB" in an
-80-column terminal); through a pipe or into a file the table is printed at its own width, a row a line."""
+80-column terminal), and where even that does not fit, each row is printed as a record of "column  value" lines;
+through a pipe or into a file the table is printed at its own width, a row a line."""
 
 from __future__ import annotations
 
@@ -39,9 +40,30 @@ def print_table(table: Table, console: Console | None = None) -> None:
     natural = _width(table, console)
     if not console.is_terminal and "COLUMNS" not in os.environ:
         console = text_console(width=max(console.width, natural))
-    elif natural > console.width:
-        _fit(table, console)
+    elif natural > console.width and not _fit(table, console):
+        _print_records(table, console)
+        return
     console.print(table)
+
+
+def _print_records(table: Table, console: Console) -> None:
+    """A table too wide for the terminal even with every word on a line of its own, as records: each row a block
+    of "column  value" lines, blocks apart by an empty line (psql's expanded display, `\\x auto`), so that no word
+    is split across lines ("dedica / ted", "2026-0 / 9-25") as ten narrow columns split them at 80 columns."""
+    from rich.table import Table
+
+    if table.title:
+        console.print(table.title, style="bold")
+    columns = table.columns
+    for n, row in enumerate(zip(*(list(column.cells) for column in columns), strict=True)):
+        if n:
+            console.print()
+        record = Table.grid(padding=(0, 2))
+        record.add_column(style="bold", no_wrap=True)
+        record.add_column(overflow="fold")
+        for column, cell in zip(columns, row, strict=True):
+            record.add_row(column.header, cell)
+        console.print(record)
 
 
 def _width(table: Table, console: Console) -> int:
@@ -50,12 +72,11 @@ def _width(table: Table, console: Console) -> int:
     return Measurement.get(console, console.options.update_width(100_000), table).maximum
 
 
-def _fit(table: Table, console: Console) -> None:
+def _fit(table: Table, console: Console) -> bool:
     """Give each column a width within the console's: its longest unbreakable run first, then what is left shared in
     proportion to how much wider its longest cell is. Runs are tried whole words first, then with the cells'
     Chinese broken between characters (it wraps anywhere), then the headers' too; each with two spaces between
-    columns, then one. Where even the shortest runs do not fit, each column gets a share in proportion to its
-    run, and a long word folds inside it, never cut."""
+    columns, then one. False where even the shortest runs do not fit: the table is printed as records instead."""
     from rich.cells import cell_len
 
     cells = [[str(column.header), *(str(cell) for cell in column.cells)] for column in table.columns]
@@ -69,15 +90,16 @@ def _fit(table: Table, console: Console) -> None:
         table.padding = padding
         gaps[padding] = _width(table, console) - sum(whole)
     tries = [(runs, padding) for runs in (words, headed, inside) for padding in gaps]
-    runs, padding = next(((r, p) for r, p in tries if sum(r) <= console.width - gaps[p]), (inside, (0, 0)))
+    fitting = next(((r, p) for r, p in tries if sum(r) <= console.width - gaps[p]), None)
+    if fitting is None:
+        return False
+    runs, padding = fitting
     table.padding, left = padding, console.width - gaps[padding]  # the room for the text, less gaps and rules
-    if sum(runs) <= left:
-        spare, wanted = left - sum(runs), [w - r for w, r in zip(whole, runs, strict=True)]
-        widths = [run + spare * extra // max(sum(wanted), 1) for run, extra in zip(runs, wanted, strict=True)]
-    else:
-        widths = [max(1, run * left // sum(runs)) for run in runs]
+    spare, wanted = left - sum(runs), [w - r for w, r in zip(whole, runs, strict=True)]
+    widths = [run + spare * extra // max(sum(wanted), 1) for run, extra in zip(runs, wanted, strict=True)]
     for column, chosen in zip(table.columns, widths, strict=True):
         column.width = chosen
+    return True
 
 
 def _longest_run(text: str) -> int:

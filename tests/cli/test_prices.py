@@ -509,17 +509,23 @@ def test_listing_prices_imports_no_policy_and_no_quote(tmp_path: Path) -> None:
     assert "A100" in said and loaded == [], loaded
 
 
-def test_prices_list_in_a_narrow_terminal_folds_and_never_cuts(tmp_path: Path) -> None:
-    """Ten columns in 80: every cell is there, folded inside its column where it is longer than the column."""
-    env = OFFLINE | {"TTY_COMPATIBLE": "1", "COLUMNS": "80"}
-    for lang, stale in (("en", "STALE"), ("zh", "已过期")):
+def test_prices_list_in_a_narrow_terminal_shows_records_with_every_word_whole(tmp_path: Path) -> None:
+    """Ten columns do not fit 80 even a word a line: they were folded inside their columns ("dedica / ted",
+    "2026-0 / 9-25"). Now each offer is a record of "column  value" lines (psql's expanded display), every word
+    whole; where the table fits (120 columns) it stays a table, a row a line."""
+    for lang, stale, head in (("en", "STALE", "per GPU-h"), ("zh", "已过期", "每 GPU 小时")):
+        env = OFFLINE | {"TTY_COMPATIBLE": "1", "COLUMNS": "80"}
         shown = re.sub(r"\x1b\[[0-9;]*m", "", run_cli("prices", "list", "--gpu", "RTX4090", "--lang", lang, env=env,
                                                         tmp=tmp_path).stdout)  # fmt: skip
         lines = shown.splitlines()
         assert max(len(line) for line in lines) <= 80 and "…" not in shown and "\t" not in shown
-        rule = next(i for i, line in enumerate(lines) if line.startswith("─"))
-        assert "".join(line.split()[0] for line in lines[rule + 1 : rule + 3]) == "RTX4090-24GB"  # folded in GPU
-        assert stale in "".join(line[-8:].strip() for line in lines), lines
+        records = [block.splitlines() for block in shown.strip("\n").split("\n\n")]
+        assert len(records) == 2 and all(len(record) == 10 for record in records), records
+        assert [record[0].split() for record in records] == [["GPU", "RTX4090-24GB"]] * 2
+        assert {"dedicated", "2023-12-31", stale} <= set(shown.split()) and head in shown
+        wide = run_cli("prices", "list", "--gpu", "RTX4090", "--lang", lang, env=env | {"COLUMNS": "160"}, tmp=tmp_path)
+        rows = [line for line in wide.stdout.splitlines() if "RTX4090-24GB" in line]
+        assert len(rows) == 2 and all(re.search(r"ratecard +\d{4}-\d\d-\d\d", row) for row in rows), rows
 
 
 def test_a_quote_out_of_bounds_names_the_flag_and_the_bound_in_the_users_language(tmp_path: Path) -> None:
