@@ -21,7 +21,7 @@ from sqlalchemy.exc import IntegrityError
 from bot.state.conflicts import insert_for
 from bot.state.money_days import forget_from
 from bot.state.rentals import RentalError
-from bot.state.schema import power_reports
+from bot.state.schema import power_reports, rental_instances
 from bot.state.store import Store
 from rules.digest import Rented
 from rules.metering import FORECAST_DAYS
@@ -267,9 +267,16 @@ class PowerLog:
 
     def say(self, instance_id: int, state: Power, at: datetime, now: datetime, *, source: str, by: str | None) -> bool:
         """A person's (or the bot's) word that the instance went on or off at `at`. False: already kept.
-        RentalError power_future (after `now`) or power_overlaps (a machine saw it otherwise then)."""
+        RentalError power_future (after `now`), power_before_start (before the instance started, where its bill
+        begins) or power_overlaps (a machine saw it otherwise then)."""
         if at > now + timedelta(minutes=1):
             raise RentalError("power_future", at=_utc(at))
+        with self.store.reading() as conn:
+            started = conn.execute(
+                select(rental_instances.c.started_at).where(rental_instances.c.id == instance_id)
+            ).scalar()
+        if started is not None and at < started:  # its bill begins there: a word before it would change nothing
+            raise RentalError("power_before_start", at=_utc(at), start=_utc(started))
         for r in self.reports([instance_id]).get(instance_id, []):
             if r.at == at and r.state is state and r.source == source:
                 return False

@@ -62,6 +62,9 @@ def test_sightings_a_persons_word_and_reports_from_a_time(db_target: str) -> Non
     with pytest.raises(RentalError) as future:
         log.say(inst.id, Power.OFF, now + timedelta(hours=1), now, source="person", by="U1")
     assert future.value.code == "power_future"
+    with pytest.raises(RentalError) as before:  # kept before, it changed nothing: the bill begins at the start
+        log.say(inst.id, Power.OFF, T0 - timedelta(minutes=1), now, source="person", by="U1")
+    assert before.value.code == "power_before_start" and before.value.params["start"] == f"{T0:%Y-%m-%d %H:%M} UTC"
     with pytest.raises(RentalError) as inside:
         log.say(inst.id, Power.OFF, T0 + timedelta(minutes=61), now, source="person", by="U1")
     assert inside.value.code == "power_overlaps" and inside.value.params["source"] == "agent"
