@@ -15,7 +15,12 @@ from bot.cli.rentals import JsonOpt, TeamOpt, checked_channel, chosen_team, open
 
 
 def act(
-    channel: Annotated[str, typer.Argument(help="The channel: a Slack channel id (C0123), or a Feishu chat (oc_…).")],
+    channel: Annotated[
+        str,
+        typer.Argument(
+            help="The channel: a Slack channel id (C0123), a Feishu group (oc_…), a DingTalk or WeCom chat."
+        ),
+    ],
     mode: Annotated[str, typer.Argument(help="off, notify or stop.")],
     grace: Annotated[
         str | None,

@@ -45,12 +45,7 @@ def power(
     state: Annotated[
         str | None, typer.Argument(help="on or off: say it went on or off (else list its stretches).")
     ] = None,
-    at: Annotated[
-        str | None,
-        typer.Option(
-            "--at", help="When: 23:30, 'yesterday 23:30', '2h ago' or ISO 8601 (default now; no zone: the team's)."
-        ),
-    ] = None,
+    at: Annotated[str | None, typer.Option("--at", help=AT_HELP)] = None,
     team: TeamOpt = None,
     lang: LangOpt = None,
     as_json: JsonOpt = False,

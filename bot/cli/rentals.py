@@ -69,6 +69,7 @@ def chosen_team(settings: Settings, team: str | None, rentals: Rentals | None = 
     )
 
 
+CHANNEL_HELP = "The chat its reminders go to: a Slack channel (C…), a Feishu group (oc_…), a DingTalk or WeCom chat."
 OWNER_HELP = "Who owns it: a Slack member id (U…), a Feishu open_id (ou_…), a DingTalk or WeCom userid."
 
 
@@ -191,7 +192,7 @@ def _fields(make: Any) -> Any:
 def track_instance(
     name: Annotated[str, typer.Argument(help="A name, unique in the team.")],
     gpu: Annotated[str, typer.Option(help="GPU model, e.g. A100-80GB.")],
-    channel: Annotated[str, typer.Option(help="The channel its reminders go to: Slack's C…, or a Feishu oc_….")],
+    channel: Annotated[str, typer.Option(help=CHANNEL_HELP)],
     owner: Annotated[str, typer.Option(help=OWNER_HELP)],
     price: Annotated[
         str | None, typer.Option(help="400/day, 14/h or 11500/month (default: a dedicated price from the price cache).")
@@ -251,7 +252,7 @@ def track_storage(
     name: Annotated[str, typer.Argument(help="A name, unique in the team.")],
     size_gb: Annotated[float, typer.Option(min=0.001, help="Size in GB.")],
     price_gb_month: Annotated[float, typer.Option(min=0.0001, help="Price per GB-month.")],
-    channel: Annotated[str, typer.Option(help="The channel its reminders go to: Slack's C…, or a Feishu oc_….")],
+    channel: Annotated[str, typer.Option(help=CHANNEL_HELP)],
     owner: Annotated[str, typer.Option(help=OWNER_HELP)],
     instance: Annotated[str | None, typer.Option(help="The tracked instance it belongs to.")] = None,
     project: Annotated[str | None, typer.Option(help="The project it is billed to.")] = None,
