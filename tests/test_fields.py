@@ -18,7 +18,8 @@ def test_advise_takes_exactly_the_tables_flags() -> None:
     command = typer.main.get_command(app).commands["advise"]  # type: ignore[attr-defined]
     options = {opt for param in command.params for opt in param.opts}
     assert {f.flag for f in FIELDS} <= options
-    assert len(options - {f.flag for f in FIELDS}) == 7  # --lang --policy --json --quote --currency --db --interactive
+    # --lang --policy --json --quote --currency --db --interactive --no-interactive
+    assert len(options - {f.flag for f in FIELDS}) == 8
 
 
 def test_inline_keys_are_unique_and_name_their_field() -> None:

@@ -213,11 +213,15 @@ def _options(
     ] = None,
     db: DbOpt = None,
     interactive: Annotated[
-        bool | None,
+        bool,
         typer.Option(
-            "--interactive/--no-interactive", help="Ask for missing answers (default: only when stdin is a terminal)."
+            "--interactive",
+            help="Ask for missing answers (default: only when stdin is a terminal; --no-interactive: never).",
         ),
-    ] = None,
+    ] = False,
+    # its own flag, not typer's --interactive/--no-interactive pair: the pair's second name took a column of its own in
+    # the help's table, 18 of 80, and left the help text so narrow that typer cut its Chinese
+    no_interactive: Annotated[bool, typer.Option("--no-interactive", hidden=True)] = False,
 ) -> None:
     """The options of `advise` beside the answer flags (a template: only its signature is used)."""
 
@@ -245,7 +249,8 @@ def advise_command_in(lang: Lang) -> Callable[..., None]:
 
     def advise_command(**options: Any) -> None:
         answers = {field.key: options.pop(field.option_name) for field in FIELDS}
-        run(answers, **options)
+        asked, never = options.pop("interactive"), options.pop("no_interactive")
+        run(answers, **options, interactive=False if never else (True if asked else None))
 
     advise_command.__doc__ = t("cli.help.advise", lang)
     advise_command.__signature__ = inspect.Signature(  # type: ignore[attr-defined]

@@ -68,7 +68,9 @@ StateFileOpt = Annotated[
         "$XDG_STATE_HOME/gpu-advisor/agent.json, else ~/.local/state/gpu-advisor/agent.json).",
     ),
 ]
-IntervalOpt = Annotated[float, typer.Option("--interval", min=5, max=3600, help="Seconds between samples.")]
+IntervalOpt = Annotated[
+    float, typer.Option("--interval", min=5, max=3600, metavar="SECONDS", help="Seconds between samples.")
+]
 WatchDirOpt = Annotated[
     list[Path] | None,
     typer.Option("--watch-dir", help="A folder whose size and newest file time are reported (repeatable)."),

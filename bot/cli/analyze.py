@@ -49,6 +49,7 @@ def analyze(
             "--card-gb",
             min=1,
             max=2048,
+            metavar="GB",
             help="The card's memory in GB, for nvidia-smi dmon output (which has no total).",
         ),
     ] = None,

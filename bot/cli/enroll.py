@@ -28,7 +28,9 @@ def enroll_token(
     expires: Annotated[
         str, typer.Option("--expires", help="How long the token works: 30m, 12h, 7d (up to 365d).")
     ] = "7d",
-    uses: Annotated[int, typer.Option("--uses", min=1, max=10_000, help="How many boxes may enroll with it.")] = 20,
+    uses: Annotated[
+        int, typer.Option("--uses", min=1, max=10_000, metavar="N", help="How many boxes may enroll with it.")
+    ] = 20,
     team: TeamOpt = None,
     lang: LangOpt = None,
     as_json: JsonOpt = False,

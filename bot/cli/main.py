@@ -6,6 +6,7 @@ Slack or state module, and builds no other command's options."""
 from __future__ import annotations
 
 import importlib
+import inspect
 import re
 import sys
 from pathlib import Path
@@ -100,21 +101,56 @@ def _group() -> None:
         sys.stderr = _Terminal(sys.stderr)
 
 
+def _group_explained_in(lang: Lang) -> Any:
+    """The callback where the command line asks for help in a language other than the code's: the invoked command
+    (and what is under it) is put in `lang` before click reads its --help (bot/cli/help_words.py)."""
+
+    def group(ctx: typer.Context) -> None:
+        from bot.cli.help_words import translate
+
+        _group()
+        root: Any = ctx.command  # the group of commands, as this callback is its own
+        translate(root.get_command(ctx, ctx.invoked_subcommand or ""), lang, ctx)
+
+    return group
+
+
 def summary(name: str, lang: Lang) -> str:
-    """A command's summary in the listing of `gpu-advise --help`."""
-    return t("cli.help.advise", lang) if name == "advise" else SUMMARIES[name]
+    """A command's summary in the listing of `gpu-advise --help`, in `lang`."""
+    if name == "advise":
+        return t("cli.help.advise", lang)
+    return _said(SUMMARIES[name], lang)
+
+
+def _help_of(target: Any, group: bool) -> str:
+    """A command's help as typer reads it: a group's given help, else a function's docstring."""
+    given = target.info.help if group else None
+    return given if isinstance(given, str) else inspect.getdoc(target) or ""
+
+
+def _said(text: str, lang: Lang) -> str:
+    if lang is Lang.EN:
+        return text
+    from bot.cli.help_words import said
+
+    return said(text, lang)
 
 
 def _listed() -> None:
     """A command as the listing shows it: never run (a command named on the command line is built for real)."""
 
 
-def build_app(only: str | None = None, lang: Lang | None = None, *, listing: bool = False) -> typer.Typer:
+def build_app(
+    only: str | None = None, lang: Lang | None = None, *, listing: bool = False, explain: bool = False
+) -> typer.Typer:
     """The typer app with every command, or with only `only` when it names one (the rest are not imported).
     `lang`: the language of the help typer lets us choose (default: the terminal's). `listing`, where no command is
-    named: every command by its summary only, none imported (what `gpu-advise` and `gpu-advise --help` print)."""
-    app = typer.Typer(add_completion=False, no_args_is_help=True, help=HELP)
-    app.callback()(_group)
+    named: every command by its summary only, none imported (what `gpu-advise` and `gpu-advise --help` print).
+    `explain`: the command line asks for help (explains()), so all of it is said in `lang`."""
+    said_in = lang or help_lang([])
+    translated = explain and said_in is not Lang.EN
+    app = typer.Typer(add_completion=False, no_args_is_help=True, help=_said(HELP, said_in if translated else Lang.EN))
+    app.callback()(_group_explained_in(said_in) if translated else _group)
     lean = listing and only not in COMMANDS
     # typer lists the groups of commands after the commands: so does the lean listing (a stable sort on `group`)
     for name, (module, attribute, group) in (
@@ -123,16 +159,17 @@ def build_app(only: str | None = None, lang: Lang | None = None, *, listing: boo
         if only in COMMANDS and name != only:
             continue
         if lean:
-            app.command(name, help=summary(name, lang or help_lang([])))(_listed)
+            app.command(name, help=summary(name, said_in))(_listed)
             continue
         target = getattr(importlib.import_module(module), attribute)
         if attribute.endswith("_in"):  # a command built in a language
-            target = target(lang or help_lang([]))
+            target = target(said_in)
+        said: dict[str, Any] = {"help": _said(_help_of(target, group), said_in)} if translated else {}
         if group:
-            app.add_typer(target, name=name)
+            app.add_typer(target, name=name, **said)
         else:  # a command may name its own click settings (balance: -5 is an amount, not an option)
             settings = getattr(importlib.import_module(module), "CONTEXT", {}).get(name)
-            app.command(name, context_settings=settings)(target)
+            app.command(name, context_settings=settings, **said)(target)
     return app
 
 
@@ -146,6 +183,13 @@ def help_lang(args: list[str]) -> Lang:
     given = given or next((a.split("=", 1)[1] for a in args if a.startswith("--lang=")), None)
     given = given or setting("GPU_ADVISOR_LANG")
     return Lang(given) if given in {str(code) for code in Lang} else locale_lang()
+
+
+def explains(args: list[str]) -> bool:
+    """Whether this command line prints help (so the help is put in the terminal's language first)."""
+    from bot.cli.help_words import asks_help
+
+    return asks_help(args, {name for name, (_, _, group) in COMMANDS.items() if group})
 
 
 def invoked(args: list[str]) -> str | None:
@@ -198,7 +242,8 @@ def main(argv: list[str] | None = None) -> None:
     args = sys.argv[1:] if argv is None else argv
     lang = help_lang(args)
     try:
-        code = build_app(invoked(args), lang, listing=True)(args=args, prog_name="gpu-advise", standalone_mode=False)
+        app = build_app(invoked(args), lang, listing=True, explain=explains(args))
+        code = app(args=args, prog_name="gpu-advise", standalone_mode=False)
     except click.UsageError as exc:  # click says these in English only: said in the terminal's language
         sys.stderr.write(usage_said(exc, lang) + "\n")
         raise SystemExit(exc.exit_code) from None

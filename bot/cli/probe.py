@@ -32,7 +32,9 @@ def parse_seconds(text: str) -> float | None:
 
 
 def probe(
-    interval: Annotated[float, typer.Option("--interval", min=0.1, max=3600, help="Seconds between samples.")] = 5,
+    interval: Annotated[
+        float, typer.Option("--interval", min=0.1, max=3600, metavar="SECONDS", help="Seconds between samples.")
+    ] = 5,
     duration: Annotated[str, typer.Option("--duration", help="How long: 30s, 20m, 1h.")] = "20m",
     output: Annotated[
         Path | None, typer.Option("--output", help="The CSV to write (default gpu-probe-<time>.csv).")

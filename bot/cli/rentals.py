@@ -197,7 +197,7 @@ def track_instance(
     price: Annotated[
         str | None, typer.Option(help="400/day, 14/h or 11500/month (default: a dedicated price from the price cache).")
     ] = None,
-    cards: Annotated[int, typer.Option(min=1, max=1024, help="Whole cards (or --share).")] = 1,
+    cards: Annotated[int, typer.Option(min=1, max=1024, metavar="N", help="Whole cards (or --share).")] = 1,
     share: Annotated[str | None, typer.Option(help="A slice of one card: 1/2, 3g.40gb.")] = None,
     project: Annotated[str | None, typer.Option(help="The project it is billed to.")] = None,
     currency: Annotated[str, typer.Option(help="CNY or USD.")] = "CNY",
@@ -250,8 +250,8 @@ def track_instance(
 @track_app.command("storage")
 def track_storage(
     name: Annotated[str, typer.Argument(help="A name, unique in the team.")],
-    size_gb: Annotated[float, typer.Option(min=0.001, help="Size in GB.")],
-    price_gb_month: Annotated[float, typer.Option(min=0.0001, help="Price per GB-month.")],
+    size_gb: Annotated[float, typer.Option(min=0.001, metavar="GB", help="Size in GB.")],
+    price_gb_month: Annotated[float, typer.Option(min=0.0001, metavar="PRICE", help="Price per GB-month.")],
     channel: Annotated[str, typer.Option(help=CHANNEL_HELP)],
     owner: Annotated[str, typer.Option(help=OWNER_HELP)],
     instance: Annotated[str | None, typer.Option(help="The tracked instance it belongs to.")] = None,

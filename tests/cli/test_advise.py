@@ -417,7 +417,7 @@ def test_a_memory_answer_that_agrees_with_the_model_estimate_is_advised_not_a_cr
 def test_advise_help_speaks_the_terminals_language_where_typer_allows(tmp_path: Path) -> None:
     """Issue 19.4: typer's option help was English for --lang zh users."""
     zh = run_cli("advise", "--help", "--lang", "zh", tmp=tmp_path).stdout
-    assert "为训练或推理任务推荐独占卡或共享切片" in zh and "显存峰值是否超过单卡显存的 80%？例如" in zh
+    assert "为训练或推理任务推荐独占卡或共享切片" in zh and "显存峰值是否超过单卡显存的 80%？ 例如" in zh
     en = run_cli("advise", "--help", env={"GPU_ADVISOR_LANG": "en"}, tmp=tmp_path).stdout
     assert "Recommend a dedicated card" in en and "What kind of workload is it? E.g." in en
 

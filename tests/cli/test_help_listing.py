@@ -16,7 +16,10 @@ def test_the_listing_is_what_every_command_built_lists(lang: Lang) -> None:
     runner = CliRunner()
     said = {
         lean: runner.invoke(
-            build_app(None, lang, listing=lean), ["--help"], prog_name="gpu-advise", env={"COLUMNS": "120"}
+            build_app(None, lang, listing=lean, explain=True),
+            ["--help"],
+            prog_name="gpu-advise",
+            env={"COLUMNS": "120"},
         )
         for lean in (True, False)
     }

@@ -98,11 +98,12 @@ def _logging_as_it_was() -> Iterator[None]:
 
 
 @functools.cache
-def _app(only: str | None, lang: Any) -> typer.Typer:
-    """The app main() builds for these arguments: it depends on the command named and the help's language only."""
+def _app(only: str | None, lang: Any, explain: bool) -> typer.Typer:
+    """The app main() builds for these arguments: it depends on the command named, the help's language and whether
+    the help is printed only."""
     from bot.cli.main import build_app
 
-    return build_app(only, lang, listing=True)
+    return build_app(only, lang, listing=True, explain=explain)
 
 
 _commands: dict[int, Any] = {}
@@ -127,14 +128,14 @@ def run_cli(
 ) -> subprocess.CompletedProcess[str]:
     """Run `gpu-advise` in this process (the command line built as main() builds it). An exception the
     command does not handle is raised here: a traceback is a failure, not an output to compare."""
-    from bot.cli.main import COMMANDS, help_lang, invoked
+    from bot.cli.main import COMMANDS, explains, help_lang, invoked
 
     unset: dict[str, str | None] = {k: None for k in os.environ if _clean(k)}
     environment = unset | _env(env, tmp)
     runner = CliRunner()
     with contextlib.chdir(tmp or ROOT), runner.isolation(env=environment):  # the app is built as main() builds it
         only = invoked(list(args))
-        app = _app(only if only in COMMANDS else None, help_lang(list(args)))
+        app = _app(only if only in COMMANDS else None, help_lang(list(args)), explains(list(args)))
     with contextlib.chdir(tmp or ROOT), _logging_as_it_was(), _built_once():
         result = runner.invoke(
             app, list(args), input=stdin, env=environment, prog_name="gpu-advise", catch_exceptions=True
