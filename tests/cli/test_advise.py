@@ -443,3 +443,12 @@ def test_the_five_answers_piped_in_the_readmes_order_give_the_decision(tmp_path:
     assert json.loads(flags_win.stdout)["profile"]["duration"]["hours"] == 2.0
     none = run_cli("advise", stdin="", env={"GPU_ADVISOR_LANG": "en"}, tmp=tmp_path)
     assert none.returncode == 2 and "--duration" in none.stderr  # nothing piped: the flags, as before
+
+
+def test_no_interactive_is_still_taken_and_never_asks(tmp_path: Path) -> None:
+    """--no-interactive became a flag of its own (the pair took a column of the help's table): it is still taken, and
+    with it the answers piped in are read a line each, never asked for."""
+    piped = run_cli("advise", "--no-interactive", "--lang", "en", stdin="10h\nno\nno\ndaily\nyes\n", tmp=tmp_path)
+    assert piped.returncode == 0 and "Dedicated card" not in piped.stdout and "?" not in piped.stderr, piped.stderr
+    short = run_cli("advise", "--no-interactive", "--duration", "3h", "--lang", "en", tmp=tmp_path)
+    assert short.returncode == 2 and "missing answers: --memory-peak" in short.stderr
