@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
+from datetime import datetime
 from typing import Any
 
 from bot.app.invocation import CommandError, Form, Invocation
@@ -18,6 +19,7 @@ from bot.chat.platforms import person_form, person_of
 from bot.chat.port import Actor, ChatError
 from bot.deps import Deps
 from bot.fields.metering import billing_of, provider_of, stop_billing_of
+from bot.fields.moments import moment_of
 from bot.fields.rentals import CachedPrice, FieldError, currency_of, instance_fields, price_from_cache
 from bot.state import Conversation
 from bot.state.rentals import Instance, RentalError, Rentals
@@ -25,15 +27,14 @@ from bot.text import Lang, t
 from bot.text.catalogue import tw
 from bot.text.format import mention, money
 from bot.text.quote import rate
+from bot.text.runway import when_said
 
 log = logging.getLogger(__name__)
 
-INSTANCE_KEYS = {
-    k: k
-    for k in ("gpu", "price", "cards", "share", "project", "owner", "currency", "billing", "stop_billing", "provider")
-}
+INSTANCE_KEYS = {k: k for k in ("gpu", "price", "cards", "share", "project", "owner", "currency", "started")}
+INSTANCE_KEYS |= {k: k for k in ("billing", "stop_billing", "provider")}
 INSTANCE_KEYS["stop-billing"] = "stop_billing"
-STORAGE_KEYS = {k: k for k in ("size", "price", "instance", "project", "owner", "currency")}
+STORAGE_KEYS = {k: k for k in ("size", "price", "instance", "project", "owner", "currency", "created")}
 
 
 def owner_of(text: str | None, user: str, lang: Lang, platform: str) -> str:
@@ -58,6 +59,20 @@ def _positive(raw: dict[str, str], key: str, lang: Lang) -> float:
     if not 0 < value < 1e9:
         raise CommandError(t("digest.track_bad_number", lang, key=key, text=raw[key]))
     return value
+
+
+def _since(inv: Invocation, raw: dict[str, str], key: str) -> dict[str, datetime]:
+    """`started=` (an instance) or `created=` (storage) as people say a past time (bot/fields/moments.py: 9:30,
+    yesterday 9:30, 2d ago, 2026-12-01T09:30), on their clock; now when not given. Hours before it are not billed:
+    a box rented before it was tracked says so here."""
+    now = inv.deps.now()
+    given = raw.get(key)
+    return {f"{key}_at": now if given is None else moment_of(given, inv.lang, now, inv.clock_zone(), field=key)}
+
+
+def _since_said(inv: Invocation, raw: dict[str, str], key: str, moment: datetime) -> str:
+    """The line saying from when it bills, where `started=` or `created=` was given (nothing otherwise)."""
+    return "\n" + t("digest.billed_since", inv.lang, at=when_said(moment, inv.clock_zone())) if key in raw else ""
 
 
 def track(inv: Invocation, args: list[str]) -> None:
@@ -119,12 +134,12 @@ def _instance(inv: Invocation, rentals: Rentals, name: str, raw: dict[str, str],
     )
     source = fields.pop("price_source", None)
     fields |= metering_fields(raw, lang)
-    made, token, again = track_or_reissue(
-        rentals, inv.team, inv.request_key, name, fields | base | {"started_at": deps.now()}
-    )
+    started = _since(inv, raw, "started")
+    made, token, again = track_or_reissue(rentals, inv.team, inv.request_key, name, fields | base | started)
     if not again:
         _tell_owner(inv, made.owner, made.name)
-    inv.privately(plain(tracked_text(made, token, again, source, lang), lang))
+    said = tracked_text(made, token, again, source, lang) + _since_said(inv, raw, "started", made.started_at)
+    inv.privately(plain(said, lang))
 
 
 def _storage(inv: Invocation, rentals: Rentals, name: str, raw: dict[str, str], base: dict[str, Any]) -> None:
@@ -134,7 +149,7 @@ def _storage(inv: Invocation, rentals: Rentals, name: str, raw: dict[str, str], 
     made = rentals.track_storage(
         inv.team,
         name,
-        base | {"size_gb": size, "price_gb_month": price, "currency": currency, "created_at": deps.now()},
+        base | {"size_gb": size, "price_gb_month": price, "currency": currency} | _since(inv, raw, "created"),
         raw.get("instance"),
     )
     _tell_owner(inv, made.owner, made.name)
@@ -145,7 +160,7 @@ def _storage(inv: Invocation, rentals: Rentals, name: str, raw: dict[str, str], 
         owner=mention(made.owner),
         per_month=money(size * price, currency),
     )
-    inv.answer(plain(text, lang))
+    inv.answer(plain(text + _since_said(inv, raw, "created", made.created_at), lang))
 
 
 def track_or_reissue(

@@ -138,3 +138,28 @@ def test_power_at_a_time_said_as_people_say_it_is_read_on_their_clock_and_bills_
         ]
         [stretches] = PowerLog(h.deps.store).timelines([inst], h.clock.now).values()
         assert metering.cost(inst, stretches, NOW, h.clock.now) == (2.5 + 29 / 60) * 14
+
+
+def test_a_box_rented_before_it_was_tracked_says_when_in_chat_and_bills_from_then(tmp_path: Path) -> None:
+    """The terminal had --started; chat tracked every box from the moment it was typed, so a box rented yesterday
+    could not be billed from then, and `power … at=` before it was refused with advice chat could not follow."""
+    from datetime import timedelta
+
+    from rules import metering
+
+    with running_app(tmp_path) as h:
+        h.clock.now = NOW  # 2026-11-30 21:00 in New York
+        h.fake.locales["U1"] = "en-US"
+        h.fake.zones["U1"] = "America/New_York"
+        said = say(h, 1, 'track box gpu=A100-80GB price=14/h started="yesterday 9:00"')
+        assert "Tracking *box* here" in said and "Billed from 2026-11-29 09:00 America/New_York" in said, said
+        inst = Rentals(h.deps.store).instance("T1", "box")
+        assert inst is not None and inst.started_at == datetime(2026, 11, 29, 14, tzinfo=UTC)  # 09:00 in New York
+        [stretches] = PowerLog(h.deps.store).timelines([inst], h.clock.now).values()
+        assert metering.cost(inst, stretches, inst.started_at, NOW) == 36 * 14  # billed from 09:00 yesterday, 36 h
+        refused = say(h, 2, "track box2 gpu=A100-80GB price=14/h started=tomorrow")
+        assert "`started`: 'tomorrow' is not a time" in refused and Rentals(h.deps.store).instance("T1", "box2") is None
+        stored = say(h, 3, "track storage ckpt size=100 price=0.5 created=2026-11-01")
+        assert "ckpt" in stored
+        [kept] = Rentals(h.deps.store).storage("T1")
+        assert kept.created_at == datetime(2026, 11, 1, 4, tzinfo=UTC) and kept.created_at < NOW - timedelta(days=20)
