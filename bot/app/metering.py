@@ -17,6 +17,7 @@ from bot.state.rentals import Instance, RentalError, Rentals
 from bot.text import t
 from bot.text.catalogue import tw
 from bot.text.format import literal, mention
+from bot.text.quote import rate
 from bot.text.runway import billing_said, runway_line, when_said
 from rules.runway import runway
 
@@ -87,7 +88,8 @@ def billing(inv: Invocation, args: list[str]) -> None:
         if prices:
             amount, unit = price_typed(prices[0], lang)
             priced = rentals.set_price(inv.team, found.name, amount, unit, inv.user, inv.deps.now())
-            lines.append(t("cli.price_set", lang, name=priced.name, price=amount, unit=unit, currency=priced.currency))
+            said = rate(amount, priced.currency, unit, "", lang)
+            lines.append(t("cli.price_set", lang, name=priced.name, rate=said))
         if len(rest) > 1:
             basis = billing_of(rest[1], lang)
             stop = stop_billing_of(rest[2], lang) if len(rest) == 3 else None

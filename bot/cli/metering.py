@@ -18,6 +18,7 @@ from bot.fields.moments import moment_of
 from bot.fields.rentals import FieldError, currency_of, price_typed
 from bot.text import t
 from bot.text.problem import said
+from bot.text.quote import rate
 from bot.text.runway import billing_said, when_said
 
 if TYPE_CHECKING:
@@ -120,9 +121,8 @@ def billing(
         amount, unit = _fields(lambda: price_typed(price, settings.files.lang))
         now = datetime.now(UTC)
         priced = _run(settings, lambda: rentals.set_price(team, name, amount, unit, "terminal", now))
-        said = t(
-            "cli.price_set", settings.files.lang, name=priced.name, price=amount, unit=unit, currency=priced.currency
-        )
+        said_in = settings.files.lang
+        said = t("cli.price_set", said_in, name=priced.name, rate=rate(amount, priced.currency, unit, "", said_in))
         sys.stdout.write(said + "\n")
         if basis is None:
             return

@@ -92,8 +92,17 @@ def t(key: str, lang: Lang, /, **params: object) -> str:
     """The text of `key` in `lang`, with `params` filled in. KeyError for an unknown key (a bug).
 
     In Chinese, a space left between two Chinese characters (a template's space beside a word put in,
-    such as 全参微调) is dropped; spaces beside Latin letters and digits stay."""
+    such as 全参微调) is dropped; spaces beside Latin letters and digits stay, and so does every space inside a
+    `code span`: a command to type (`balance 平台 金额`) needs its spaces."""
     table = entries()
     template, values = table[key][lang], {name: _param(value, lang, table) for name, value in params.items()}
     text = _FORMATTER.format(template, **values) if "!r}" in template else template.format(**values)
-    return _CJK_GAP.sub("", text) if lang is Lang.ZH else text
+    return _closed(text) if lang is Lang.ZH else text
+
+
+def _closed(text: str) -> str:
+    """`text` without the spaces between Chinese characters, outside its `code spans` (t() says why)."""
+    if "`" not in text:
+        return _CJK_GAP.sub("", text)
+    parts = text.split("`")  # even: prose, odd: inside a code span
+    return "`".join(_CJK_GAP.sub("", part) if i % 2 == 0 else part for i, part in enumerate(parts))

@@ -281,7 +281,7 @@ def test_billing_price_sets_a_price_by_hand_and_a_bad_one_is_refused(tmp_path: P
     assert run_cli("track", "instance", "box", *A100, *TEAM, env=env, tmp=tmp_path).returncode == 0
     done = run_cli("billing", "box", "--price", "1.88/h", *TEAM, "--lang", "en", env=env, tmp=tmp_path)
     assert done.returncode == 0, done.stderr
-    assert "box: 1.88 CNY/hour from now on, set by hand" in done.stdout
+    assert "box: ¥1.88/hour from now on, set by hand" in done.stdout
     listed = json.loads(run_cli("list", "--json", *TEAM, env=env, tmp=tmp_path).stdout)
     assert [(i["name"], i["price"]) for i in listed["instances"]] == [("box", 1.88)]
     bad = run_cli("billing", "box", "--price", "cheap", *TEAM, "--lang", "en", env=env, tmp=tmp_path)

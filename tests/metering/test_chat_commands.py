@@ -87,7 +87,7 @@ def test_a_price_set_by_hand_in_chat_bills_from_then_and_is_refused_when_unreada
         say(h, 1, "track box gpu=A100-80GB price=14/h")
         h.clock.advance(hours=4)
         said = say(h, 2, "billing box price=1.88/h")
-        assert "box: 1.88 CNY/hour from now on, set by hand" in said, said
+        assert "box: ¥1.88/hour from now on, set by hand" in said, said
         refused = say(h, 3, "billing box price=cheap")
         assert "price: Could not read 'cheap'" in refused and "Accepted: 400/day, 14/h" in refused
         assert "Only <@U1> (its owner) or a workspace admin" in say(h, 5, "billing box price=1/h", user="U7")
