@@ -269,8 +269,10 @@ def budget(inv: Invocation, args: list[str]) -> None:
     if setter not in (None, inv.user) and not inv.is_admin():
         raise CommandError(t("digest.budget_not_yours", lang, project=literal(project), setter=who(setter, lang)))
     if len(args) == 2 and args[1].lower() == "off":
-        budgets.remove(team, project)
-        inv.answer(plain(t("digest.budget_removed", lang, project=literal(project)), lang))
+        gone = budgets.remove(team, project)  # the terminal's words: "has no budget" where there was none
+        inv.answer(
+            plain(t("digest.budget_removed" if gone else "cli.budget_none_for", lang, project=literal(project)), lang)
+        )
         return
     asked = budget_money(args[1], args[2] if len(args) == 3 else None) if 2 <= len(args) <= 3 else None
     if asked is not None and len(args) == 2 and args[1][:1] not in SIGNS:  # no sign, no code: the bot's currency

@@ -230,3 +230,7 @@ def test_only_the_setter_or_an_admin_turns_a_digest_off_or_changes_a_budget(tmp_
         assert not Schedules(h.deps.store, h.deps.settings.digest.default_schedule()).of("T1", "C1").enabled
         h.send.command("budget new 10", user="U7", response_url=h.fake.response_url("8"))  # a new project: anyone
         assert "new: ¥10" in replies(h, 8)[7]["text"]
+        h.send.command("budget new off", user="U7", response_url=h.fake.response_url("9"))
+        assert "Budget of new removed" in replies(h, 9)[8]["text"]
+        h.send.command("budget new off", user="U7", response_url=h.fake.response_url("10"))  # said "removed" again
+        assert "new has no budget" in replies(h, 10)[9]["text"]
