@@ -20,6 +20,7 @@ from bot.state.report_channels import ReportChannels
 from bot.state.schedules import Schedules
 from bot.text import Lang, t
 from bot.text.format import who
+from rules.remind_schedule import DAYS
 from rules.report import FIRST_DAY, LAST_DAY, Report, month_days, reportable
 
 log = logging.getLogger(__name__)
@@ -50,7 +51,8 @@ def report(inv: Invocation, args: list[str]) -> None:
         if setter not in (None, inv.user) and not inv.is_admin():
             raise CommandError(t("report.not_yours", lang, setter=who(setter, lang)))
         reports.set(team, channel, word == "on", inv.user, now)
-        inv.announce(plain(t(f"report.{word}", lang, day=deps.settings.digest.report_day), lang))
+        day = t(f"word.weekday.{DAYS.index(deps.settings.digest.report_day)}", lang)  # "mon" is the setting's spelling
+        inv.announce(plain(t(f"report.{word}", lang, day=day), lang))
         return
     zone = ZoneInfo(Schedules(deps.store, deps.settings.digest.default_schedule()).of(team, channel).zone)
     start, end = period(word, now.astimezone(zone).date(), lang)

@@ -85,8 +85,9 @@ def test_on_demand_and_off(tmp_path: Path) -> None:
         assert "last set by <@U1>" in refused["text"] and weekly_reports(h.deps, h.tellers()) == []
         h.fake.admins.add("UADMIN")
         h.send.command("report on", user="UADMIN", response_url=h.fake.response_url("5"))
-        h.fake.wait_for(lambda: [c for c in h.fake.of("response_url") if c["_path"].endswith("/5")])
+        [on] = h.fake.wait_for(lambda: [c for c in h.fake.of("response_url") if c["_path"].endswith("/5")])
         assert ReportChannels(h.deps.store).enabled("T1", "C1")
+        assert "a weekly report each Mon at its digest time" in on["text"], on  # was "on mons"; zh "每周 mon"
 
 
 def test_app_home_shows_what_you_rent_your_spend_and_your_budgets(tmp_path: Path) -> None:
