@@ -15,6 +15,7 @@ from bot.deps import Deps
 from bot.text import Lang, t
 from bot.text.compare import lines as compare_lines
 from bot.text.errors import error_text
+from bot.text.quote import title
 from bot.text.request_errors import request_problems
 from pricing.errors import QuoteError
 from pricing.fx import ECB_CURRENCIES
@@ -26,9 +27,9 @@ YES, NO = ("yes", "y", "true", "1", "是", "要"), ("no", "n", "false", "0", "�
 
 
 def request_of(deps: Deps, raw: dict[str, str], lang: Lang) -> QuoteRequest:
-    if "schedule" not in raw:
+    if "schedule" not in raw and "gpu_hours" not in raw:
         raise CommandError(t("error.quote_needs_schedule", lang))
-    schedule = parse_schedule(raw["schedule"])
+    schedule = parse_schedule(raw["schedule"]) if "schedule" in raw else None
     gpu = raw.get("gpu", "A100-80GB")
     currency = raw.get("currency", deps.settings.files.currency).strip().upper()
     if currency not in ECB_CURRENCIES:
@@ -37,8 +38,9 @@ def request_of(deps: Deps, raw: dict[str, str], lang: Lang) -> QuoteRequest:
         )
     fields: dict[str, Any] = {
         "gpu": gpu,
-        "hours_per_day": schedule.hours_per_day,
-        "days": schedule.days,
+        "hours_per_day": schedule.hours_per_day if schedule else None,
+        "days": schedule.days if schedule else None,
+        "gpu_hours": raw.get("gpu_hours", "").removesuffix("h").strip() or None,
         "currency": currency,
         "region": raw.get("region"),
         "provider": None if raw.get("provider", "").lower() in ("", "cheapest") else raw["provider"],
@@ -61,8 +63,11 @@ def request_of(deps: Deps, raw: dict[str, str], lang: Lang) -> QuoteRequest:
 
 def _key_of(field: str, given: str) -> str:
     """A request's field as it is typed (inline.QUOTE_KEYS in English): cards=2000; hours=HxD gives the
-    schedule's three, said as the key alone (the schedule's figures are not one value)."""
-    if field in ("schedule", "hours_per_day", "days", "gpu_hours"):
+    schedule's figures, said as the key alone (they are not one value); the schedule as a whole, either way of
+    giving it."""
+    if field == "schedule":
+        return "hours=HxD, or gpu_hours=N"
+    if field in ("hours_per_day", "days"):
         return "hours=HxD"
     key = next((key for key, meant in inline.QUOTE_KEYS.items() if meant == field and key.isascii()), field)
     return f"{key}={given}"
@@ -72,17 +77,10 @@ def message(made: Quote, inv: Invocation) -> Message:
     """The quote as a neutral message: its title, a section per option, the notes under them."""
     lang = inv.lang
     priced = costs(made, None, inv.deps.policy, lang)
-    title = t(
-        "quote.title",
-        lang,
-        gpu=made.gpu,
-        cards=made.cards,
-        hours=made.hours_per_day,
-        days=made.days,
-        gpu_hours=made.gpu_hours,
-    )
     sections = (Section(priced["title"]), *(Section(row) for row in priced["rows"]))
-    return Message(text=title, lang=lang, sections=sections, context=(priced["notes"],) if priced["notes"] else ())
+    return Message(
+        text=title(made, lang), lang=lang, sections=sections, context=(priced["notes"],) if priced["notes"] else ()
+    )
 
 
 def quote(inv: Invocation, args: list[str]) -> None:

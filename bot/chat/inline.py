@@ -33,6 +33,9 @@ QUOTE_KEYS = {
     "供应商": "provider",
     "compare": "compare",
     "比较": "compare",
+    "gpu_hours": "gpu_hours",  # the terminal's --gpu-hours: a total instead of hours=HxD
+    "gpu-hours": "gpu_hours",
+    "卡时": "gpu_hours",
 }
 
 
