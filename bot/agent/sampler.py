@@ -171,8 +171,10 @@ def _read_any(moment: datetime, source: str | None = None) -> list[dict[str, Any
         return _nvidia(moment)
     except NoGPU as nvidia:
         tool = next((t for t in DOMESTIC if shutil.which(t) is not None), None)
-        if nvidia.code != "no_driver" or tool is None:
+        if nvidia.code != "no_driver":
             raise
+        if tool is None:  # nothing of any maker's: say every tool looked for, not only NVIDIA's
+            raise NoGPU("no_card_tool", tools=", ".join(("nvidia-smi", *DOMESTIC))) from None
         return READERS[tool](moment)
 
 

@@ -149,7 +149,7 @@ def agent(
     except NoGPU as exc:
         reason = t(f"gpu.{exc.code}", settings.files.lang, **exc.params)
         # the NVIDIA hint only where NVIDIA's driver or nvidia-smi was what failed; a domestic card's tool is named
-        key = "cli.agent_no_gpu" if exc.code.startswith(("smi_", "no_driver")) else "cli.no_card_read"
+        key = "cli.agent_no_gpu" if exc.code.startswith(("smi_", "no_driver", "no_card")) else "cli.no_card_read"
         raise fail(t(key, settings.files.lang, reason=reason)) from None
     except TokenRefused:
         raise fail(t("cli.agent_token_refused", settings.files.lang), code=3) from None

@@ -57,7 +57,7 @@ def probe(
     except NoGPU as exc:
         reason = t(f"gpu.{exc.code}", settings.files.lang, **exc.params)
         # the NVIDIA hint only where NVIDIA's driver or nvidia-smi was what failed; a domestic card's tool is named
-        key = "cli.probe_no_gpu" if exc.code.startswith(("smi_", "no_driver")) else "cli.no_card_read"
+        key = "cli.probe_no_gpu" if exc.code.startswith(("smi_", "no_driver", "no_card")) else "cli.no_card_read"
         raise fail(t(key, settings.files.lang, reason=reason)) from None
     rows = 0
     try:

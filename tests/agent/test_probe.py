@@ -60,6 +60,8 @@ def test_bad_duration_and_no_gpu_exit_2_with_the_reason(tmp_path: Path) -> None:
     )
     assert none.returncode == 2 and "no GPU could be read" in none.stderr
     assert "The probe runs on" in none.stderr and "agent" not in none.stderr  # issue 19.12: it said "the agent"
+    # it named only NVIDIA's tools, though an Ascend or Hygon box is read with its own
+    assert "no card tool on PATH (nvidia-smi, npu-smi, hy-smi, cnmon, mthreads-gmi, xpu-smi)" in none.stderr
     chinese = run_cli(
         "probe",
         "--duration",
@@ -68,8 +70,8 @@ def test_bad_duration_and_no_gpu_exit_2_with_the_reason(tmp_path: Path) -> None:
         tmp=tmp_path,
     )
     said = " ".join(chinese.stderr.split())
-    assert chinese.returncode == 2 and "没有 NVIDIA 驱动" in said and "probe 需要在装有" in said
-    assert "no NVIDIA driver" not in said and "PATH 中也没有 nvidia-smi" in said
+    assert chinese.returncode == 2 and "没有 NVIDIA 驱动" in said and "probe 需要在装有加速卡" in said
+    assert "no NVIDIA driver" not in said and "PATH 中也没有读卡工具（nvidia-smi, npu-smi, hy-smi" in said
     assert list(tmp_path.glob("gpu-probe-*.csv")) == []  # nothing written when there is nothing to sample
 
 
