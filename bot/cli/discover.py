@@ -12,7 +12,7 @@ from typing import Annotated, Any
 import typer
 
 from bot.cli.common import LangOpt, fail, load_settings, say
-from bot.cli.rentals import JsonOpt, chosen_team, open_rentals
+from bot.cli.rentals import JsonOpt, TeamOpt, chosen_team, open_rentals
 from bot.text import t
 from bot.text.format import show
 from bot.text.problem import said
@@ -31,6 +31,7 @@ def discover(
             "default: all on.",
         ),
     ] = None,
+    team: TeamOpt = None,
     lang: LangOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
@@ -49,7 +50,8 @@ def discover(
     if not on:
         raise fail(t("cli.discover_off", settings.files.lang))
     rentals = open_rentals(settings)
-    team, store = chosen_team(settings, settings.discovery.discover_team, rentals), rentals.store
+    # --team, as every command of the team's items takes it; else GPU_ADVISOR_DISCOVER_TEAM, as serve's scans use
+    team, store = chosen_team(settings, team or settings.discovery.discover_team, rentals), rentals.store
     offers, owner = cached_offers(settings), _owner_lookup(settings, store, team)
     reports: list[Report] = []
     for name, make in on.items():

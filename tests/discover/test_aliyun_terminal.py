@@ -105,3 +105,21 @@ def test_without_credentials_discovery_says_so_in_one_line(tmp_path: Path) -> No
         )
         assert done.stderr.strip().splitlines() == [f"cn-hangzhou: {none}", f"balance: {none}"]
         assert fake.calls == []  # nothing unsigned reached the cloud
+
+
+def test_team_chooses_whose_items_a_run_keeps(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`discover` took no --team (every other command about the team's items does): a terminal with two teams could
+    only keep found items under GPU_ADVISOR_DISCOVER_TEAM. --team chooses for the run; a bad one is refused."""
+    for key, value in ENV.items():
+        monkeypatch.setenv(key, value)
+    with fake_aliyun() as fake:
+        fake.add(name="gn7i-other")
+        done = run_cli("discover", "--source", "aliyun", "--team", "T2", "--json", env=env(fake.url), tmp=tmp_path)
+        assert done.returncode == 0, done.stderr
+        names = {
+            i["name"] for i in json.loads(run_cli("list", "--team", "T2", "--json", tmp=tmp_path).stdout)["instances"]
+        }
+        assert names == {"gn7i-other"}
+        assert json.loads(run_cli("list", "--team", "T1", "--json", tmp=tmp_path).stdout)["instances"] == []
+        bad = run_cli("discover", "--source", "aliyun", "--team", "#general", env=env(fake.url), tmp=tmp_path)
+        assert bad.returncode == 2 and "'#general' is not a team" in bad.stderr, bad.stderr
