@@ -39,8 +39,9 @@ _HELP = {
         "在单聊里直接发给我，或在群里 @我 后输入：\n"
         "`advise`（或什么都不输入）：回答五个问题，得到独享、共享或抢占式的建议和费用\n"
         "`10h mem=70/80 mp=no freq=daily resume=no`：一次答完\n"
-        "`quote …`、`prices …`、`track …`、`list`、`release 名称`、`budget`、`balance`、`report`、"
-        "`remind at 09:30 Asia/Shanghai`、`board`、`enroll`、`act …`、`analyze`（之后发来采样文件）、`form`\n"
+        "`quote …`、`prices …`、`track …`、`list`、`release 名称`、`delete-storage 名称`、`budget`、`balance`、"
+        "`power 名称 on|off [at=23:30]`、`billing 名称 …`、`report`、`remind at 09:30 Asia/Shanghai`、`board`、"
+        "`enroll`、`act …`、`analyze`（之后发来采样文件）、`form`、`help`（本说明）\n"
         "问题卡片上的按钮可以直接作答；也可以直接回复文字（群里请 @我）。\n"
         "本组织在终端里写作 `--team {team}`，本会话写作 `--channel {channel}`。"
     ),
@@ -48,8 +49,9 @@ _HELP = {
         "Write to me directly, or @mention me in a group, then type:\n"
         "`advise` (or nothing): five questions, then a dedicated, shared or spot recommendation with its costs\n"
         "`10h mem=70/80 mp=no freq=daily resume=no`: every answer at once\n"
-        "`quote …`, `prices …`, `track …`, `list`, `release NAME`, `budget`, `balance`, `report`, "
-        "`remind at 09:30 Asia/Shanghai`, `board`, `enroll`, `act …`, `analyze` (then send a capture file), `form`\n"
+        "`quote …`, `prices …`, `track …`, `list`, `release NAME`, `delete-storage NAME`, `budget`, `balance`, "
+        "`power NAME on|off [at=23:30]`, `billing NAME …`, `report`, `remind at 09:30 Asia/Shanghai`, `board`, "
+        "`enroll`, `act …`, `analyze` (then send a capture file), `form`, `help` (this)\n"
         "Press a question card's buttons, or reply in words (in a group, @mention me).\n"
         "In the terminal this organisation is `--team {team}` and this conversation `--channel {channel}`."
     ),

@@ -1,0 +1,26 @@
+"""Each chat's `help` names every sub-command the one table runs (bot/app/table.py): DingTalk's and WeCom's left out
+`power`, `billing` and `delete-storage`, so their people could not learn that a bill follows what they say."""
+
+from __future__ import annotations
+
+import pytest
+
+from bot.chat.ids import SubCommand
+from bot.dingtalk.words import help_text as dingtalk_help
+from bot.slack.invocation import usage_text
+from bot.text import Lang, t
+from bot.wecom.words import help_text as wecom_help
+
+HELPS = {
+    "slack": lambda lang: usage_text(lang),
+    "feishu": lambda lang: t("feishu.help", lang, tenant="feishu:x"),
+    "dingtalk": lambda lang: dingtalk_help(lang, "dingtalk:x", "cidx"),
+    "wecom": lambda lang: wecom_help(lang, "wecom:x", "x"),
+}
+
+
+@pytest.mark.parametrize("lang", list(Lang))
+@pytest.mark.parametrize("chat", sorted(HELPS))
+def test_every_subcommand_is_in_the_chats_help(chat: str, lang: Lang) -> None:
+    said = HELPS[chat](lang)
+    assert [word.value for word in SubCommand if f"`{word.value}" not in said] == []
