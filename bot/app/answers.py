@@ -12,7 +12,7 @@ from bot.state import Conversation
 from bot.text import Lang, t
 from bot.text.errors import error_text
 from bot.text.format import literal
-from bot.text.quote import age_text
+from bot.text.quote import offer_cells
 from rules.answers import AnswersError, dump_answers, parse_answers
 from rules.errors import ParseError, UnknownGPU
 from rules.gpus import canonical_gpu
@@ -80,13 +80,9 @@ def price_lines(deps: Deps, args: list[str], lang: Lang) -> list[str]:
     offers = deps.prices.offers(gpu=gpu)
     lines = [t("slack.prices_title", lang, gpu=f" — {gpu}" if gpu else "")]
     for o in offers[:40]:
-        r = o.record
+        gpu, sold, sharing, model, price, _per_gpu_hour, _region, source, day, age = offer_cells(o, lang)
         stale = f" *{t('stale', lang)}*" if o.stale else ""
-        lines.append(
-            f"• {r.gpu} · {r.instance_type} · {r.sharing} · {r.pricing_model} · "
-            f"{r.amount:g} {r.currency}/{r.unit} · `{r.source}` {o.as_of.date()} "
-            f"({age_text(o.age_days, lang)}){stale}"
-        )
+        lines.append(f"• {gpu} · {sold} · {sharing} · {model} · {price} · `{source}` {day} ({age}){stale}")
     if not offers:
         lines.append(t("slack.no_prices", lang))
     return lines

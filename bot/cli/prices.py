@@ -27,7 +27,7 @@ from bot.cli.common import (
 from bot.cli.tables import folded_table, print_table
 from bot.text import t
 from bot.text.errors import error_text
-from bot.text.quote import age_text, stale_text
+from bot.text.quote import age_text, offer_cells, stale_text
 from pricing.errors import QuoteError
 from rules.errors import ParseError, UnknownGPU
 from rules.gpus import canonical_gpu
@@ -155,19 +155,8 @@ def prices_list(
     table = folded_table(t("cli.prices_columns", lang))
     stale = (" " + t("stale", lang), "red")
     for o in offers:
-        r = o.record
-        table.add_row(
-            r.gpu,
-            r.instance_type,
-            r.sharing + (f" {r.mig_profile}" if r.mig_profile else ""),
-            r.pricing_model,
-            f"{r.amount:g} {r.currency}/{r.unit}",
-            f"{r.per_gpu_hour:.3g} {r.currency}",
-            r.region,
-            r.source,
-            o.as_of.date().isoformat(),
-            Text.assemble(age_text(o.age_days, lang), stale if o.stale else ""),
-        )
+        *cells, age = offer_cells(o, lang)
+        table.add_row(*cells, Text.assemble(age, stale if o.stale else ""))
     if offers:
         print_table(table)
     else:

@@ -17,6 +17,7 @@ from bot.cli.common import LangOpt, fail, load_settings, say
 from bot.fields.rentals import CachedPrice, FieldError, currency_of, instance_fields, price_from_cache
 from bot.text import Lang, t
 from bot.text.format import money
+from bot.text.quote import rate
 
 if TYPE_CHECKING:
     from bot.settings import Settings
@@ -319,24 +320,34 @@ def list_rentals(
     names = people(settings, rentals, team, owners)
     names[""] = t("cli.no_owner", lang)  # found in the cloud, not claimed yet
     metered = {m["name"]: m for m in _metered(rentals, instances, settings, team)}
+    # in a terminal the table says its words in the reader's language, its price as the chats' `list` does; through a
+    # pipe the cells stay what scripts have read from the start (hourly, on, 400 CNY/day)
+    human = _in_a_terminal()
     rows: list[list[str]] = []
     for i in instances:
         state = t("cli.released", lang) if i.released_at else t("cli.running", lang)
         bill = metered[i.name]
-        power = bill["power"]
+        power, basis = bill["power"], bill["billing"]
+        if human:
+            power, basis = t(f"cli.list_power.{power}", lang), t(f"cli.list_billing.{basis}", lang)
         if bill["schedule_hours_a_day"]:  # a slice on its daily pattern: said as such, not as off
             power = t("cli.on_a_schedule", lang, hours=bill["schedule_hours_a_day"], power=power)
         gpus, hours = f"{i.gpu} × {i.share or i.cards}", f"{bill['billed_hours_this_month']:g} h"
         spent = money(bill["spent_this_month"], i.currency)
-        rows.append(
-            [i.name, gpus, _rate(i, lang), names[i.owner], state, i.source, bill["billing"], power, hours, spent]
-        )
+        price = rate(i.price, i.currency, i.unit, t("digest.no_price", lang), lang) if human else _rate(i, lang)
+        rows.append([i.name, gpus, price, names[i.owner], state, i.source, basis, power, hours, spent])
     kept = []
     for s in storage:
         state = t("cli.deleted", lang) if s.deleted_at else t("cli.kept", lang)
         price = f"{s.price_gb_month:g} {s.currency}/GB-month"
         kept.append([s.name, f"{s.size_gb:g} GB", price, names[s.owner], state, s.source])
     _print_rows([("cli.list_columns", rows), ("cli.storage_columns", kept)], lang)
+
+
+def _in_a_terminal() -> bool:
+    from bot.cli.common import text_console
+
+    return bool(text_console().is_terminal)
 
 
 def _print_rows(tables: list[tuple[str, list[list[str]]]], lang: Lang) -> None:

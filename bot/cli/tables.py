@@ -73,45 +73,25 @@ def _width(table: Table, console: Console) -> int:
 
 
 def _fit(table: Table, console: Console) -> bool:
-    """Give each column a width within the console's: its longest unbreakable run first, then what is left shared in
-    proportion to how much wider its longest cell is. Runs are tried whole words first, then with the cells'
-    Chinese broken between characters (it wraps anywhere), then the headers' too; each with two spaces between
-    columns, then one. False where even the shortest runs do not fit: the table is printed as records instead."""
+    """Give each column a width within the console's: its longest word first, then what is left shared in proportion
+    to how much wider its longest cell is; two spaces between columns, else one. False where even a word a line does
+    not fit: the table is printed as records instead. A Chinese cell is a word here too: broken between any two
+    characters to fit a narrow column it read as 已过 / 期 and 每 / GPU / 小时, so it is never split."""
     from rich.cells import cell_len
 
     cells = [[str(column.header), *(str(cell) for cell in column.cells)] for column in table.columns]
     whole = [max((cell_len(line) for cell in column for line in cell.splitlines()), default=1) for column in cells]
-    inside = [max((_longest_run(cell) for cell in column), default=1) for column in cells]
-    head = [max((cell_len(word) for word in column[0].split()), default=1) for column in cells]
     words = [max(cell_len(word) for cell in column for word in [*cell.split(), ""]) for column in cells]
-    headed = [max(run, word) for run, word in zip(inside, head, strict=True)]
     gaps = {}
     for padding in ((0, 1), (0, 0)):
         table.padding = padding
         gaps[padding] = _width(table, console) - sum(whole)
-    tries = [(runs, padding) for runs in (words, headed, inside) for padding in gaps]
-    fitting = next(((r, p) for r, p in tries if sum(r) <= console.width - gaps[p]), None)
+    fitting = next((p for p in gaps if sum(words) <= console.width - gaps[p]), None)
     if fitting is None:
         return False
-    runs, padding = fitting
-    table.padding, left = padding, console.width - gaps[padding]  # the room for the text, less gaps and rules
-    spare, wanted = left - sum(runs), [w - r for w, r in zip(whole, runs, strict=True)]
-    widths = [run + spare * extra // max(sum(wanted), 1) for run, extra in zip(runs, wanted, strict=True)]
+    table.padding, left = fitting, console.width - gaps[fitting]  # the room for the text, less gaps and rules
+    spare, wanted = left - sum(words), [w - r for w, r in zip(whole, words, strict=True)]
+    widths = [run + spare * extra // max(sum(wanted), 1) for run, extra in zip(words, wanted, strict=True)]
     for column, chosen in zip(table.columns, widths, strict=True):
         column.width = chosen
     return True
-
-
-def _longest_run(text: str) -> int:
-    """The widest part of `text` that cannot be broken: a word, or a double-width character (Chinese wraps between
-    any two)."""
-    from rich.cells import cell_len
-
-    longest = run = 0
-    for char in text:
-        wide = cell_len(char)
-        if char.isspace() or wide > 1:
-            longest, run = max(longest, run, wide if wide > 1 else 0), 0
-        else:
-            run += wide
-    return max(longest, run, 1)

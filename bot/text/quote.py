@@ -10,6 +10,7 @@ from bot.text.format import money, share_text, show
 from bot.text.lang import Lang
 
 if TYPE_CHECKING:  # only read here: the quote models load with the quote
+    from pricing.offers import Offer
     from pricing.quote import Option, Quote
     from pricing.status import SourceState
     from rules.policy import Policy
@@ -30,6 +31,27 @@ def rate(price: float | None, currency: str, unit: str, unknown: str, lang: Lang
     if price is None:
         return unknown
     return f"{money(price, currency)}/{t(f'word.per.{unit}', lang) if unit in ('hour', 'day', 'month') else unit}"
+
+
+def offer_cells(offer: Offer, lang: Lang) -> list[str]:
+    """A cached offer as `prices list` and chat's `prices` say it: GPU, what is sold, sharing, pricing model, price,
+    per GPU-hour, region, source, the day of the price and its age. Sharing, pricing model and unit are words of
+    the reader's language (独占, 按量, 天); the rest is the source's own."""
+    r = offer.record
+    sharing = t(f"word.sharing.{r.sharing}", lang) + (f" {r.mig_profile}" if r.mig_profile else "")
+    unit = t(f"word.per.{r.unit}", lang)
+    return [
+        r.gpu,
+        r.instance_type,
+        sharing,
+        t(f"word.pricing.{r.pricing_model}", lang),
+        f"{r.amount:g} {r.currency}/{unit}",
+        f"{r.per_gpu_hour:.3g} {r.currency}",
+        r.region,
+        r.source,
+        offer.as_of.date().isoformat(),
+        age_text(offer.age_days, lang),
+    ]
 
 
 def stale_text(state: SourceState, lang: Lang) -> str:

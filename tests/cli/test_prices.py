@@ -513,7 +513,7 @@ def test_prices_list_in_a_narrow_terminal_shows_records_with_every_word_whole(tm
     """Ten columns do not fit 80 even a word a line: they were folded inside their columns ("dedica / ted",
     "2026-0 / 9-25"). Now each offer is a record of "column  value" lines (psql's expanded display), every word
     whole; where the table fits (120 columns) it stays a table, a row a line."""
-    for lang, stale, head in (("en", "STALE", "per GPU-h"), ("zh", "已过期", "每 GPU 小时")):
+    for lang, stale, head, kind in (("en", "STALE", "per GPU-h", "dedicated"), ("zh", "已过期", "每 GPU 小时", "独占")):
         env = OFFLINE | {"TTY_COMPATIBLE": "1", "COLUMNS": "80"}
         shown = re.sub(r"\x1b\[[0-9;]*m", "", run_cli("prices", "list", "--gpu", "RTX4090", "--lang", lang, env=env,
                                                         tmp=tmp_path).stdout)  # fmt: skip
@@ -522,7 +522,7 @@ def test_prices_list_in_a_narrow_terminal_shows_records_with_every_word_whole(tm
         records = [block.splitlines() for block in shown.strip("\n").split("\n\n")]
         assert len(records) == 2 and all(len(record) == 10 for record in records), records
         assert [record[0].split() for record in records] == [["GPU", "RTX4090-24GB"]] * 2
-        assert {"dedicated", "2023-12-31", stale} <= set(shown.split()) and head in shown
+        assert {kind, "2023-12-31", stale} <= set(shown.split()) and head in shown
         wide = run_cli("prices", "list", "--gpu", "RTX4090", "--lang", lang, env=env | {"COLUMNS": "160"}, tmp=tmp_path)
         rows = [line for line in wide.stdout.splitlines() if "RTX4090-24GB" in line]
         assert len(rows) == 2 and all(re.search(r"ratecard +\d{4}-\d\d-\d\d", row) for row in rows), rows
@@ -543,3 +543,14 @@ def test_a_quote_out_of_bounds_names_the_flag_and_the_bound_in_the_users_languag
     assert mixed.returncode == 2 and "give --hours-per-day and --days, or --gpu-hours" in mixed.stderr
     agreed = run_cli("quote", "--gpu", "A100", *both, "--gpu-hours", "6", "--json", env=OFFLINE, tmp=tmp_path)
     assert agreed.returncode == 0 and json.loads(agreed.stdout)["gpu_hours"] == 6
+
+
+def test_prices_say_sharing_pricing_and_unit_in_the_readers_words(tmp_path: Path) -> None:
+    """In Chinese `prices list` and chat's `prices` said "dedicated · on-demand · 4.5 CNY/hour" in English words; both
+    now say each offer from one function (bot/text/quote.py's offer_cells), in the reader's words."""
+    env = OFFLINE | {"COLUMNS": "200"}
+    zh = run_cli("prices", "list", "--gpu", "A100-80GB", "--lang", "zh", env=env, tmp=tmp_path).stdout
+    assert "独占" in zh and "包天" in zh and "400 CNY/天" in zh and "MIG 3g.40gb" in zh and "按量" in zh
+    assert "dedicated" not in zh and "on-demand" not in zh and "CNY/day" not in zh
+    en = run_cli("prices", "list", "--gpu", "A100-80GB", "--lang", "en", env=env, tmp=tmp_path).stdout
+    assert "dedicated" in en and "400 CNY/day" in en and "mig 3g.40gb" in en

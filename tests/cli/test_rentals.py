@@ -313,9 +313,11 @@ def test_list_in_a_terminal_names_its_columns_and_keeps_every_word_whole(tmp_pat
     assert max(len(line) for line in out.splitlines()) <= 80 and "…" not in out and "\t" not in out
     words = out.split()
     assert {"name", "GPU", "owner", "billing", "storage", "size"} <= set(words)
-    assert {"train-a100-1", "infer-2", "A100-80GB", "CNY/day", "running", "ckpt", "kept"} <= set(words), words
+    assert {"train-a100-1", "infer-2", "A100-80GB", "¥400/day", "running", "ckpt", "kept"} <= set(words), words
     zh = plain(run_cli("list", *TEAM, "--lang", "zh", env=env, tmp=tmp_path).stdout)
     assert max(len(line) for line in zh.splitlines()) <= 80 and {"train-a100-1", "A100-80GB"} <= set(zh.split())
+    # its words in the reader's language, its price as the chats' `list` says it (was "hourly", "on", "CNY/day")
+    assert {"¥400/天", "按天", "开机"} <= set(zh.split()) and "day" not in zh, zh
     piped = run_cli("list", *TEAM, env=_state(tmp_path) | {"GPU_ADVISOR_LANG": "en"}, tmp=tmp_path).stdout
     assert [line.split("\t")[0] for line in piped.splitlines()] == ["infer-2", "train-a100-1", "ckpt"]
 
