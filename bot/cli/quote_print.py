@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 from rich.cells import cell_len
 from rich.table import Table
 
-from bot.cli.tables import folded_table, print_table
+from bot.cli.tables import folded_table, print_records, print_table, words_fit
 from bot.text import Lang, t
 from bot.text.compare import cells, compare_title
 from bot.text.quote import notes, rows, title
@@ -34,7 +34,12 @@ def print_quote(quote: Quote, policy: Policy, lang: Lang, console: Console) -> N
         table.add_column(t(key, lang), overflow="fold", min_width=widest if key == "col.cost" else None)
     for row in lines:
         table.add_row(row.option, row.cost, row.billing, row.source, style="yellow" if row.stale else None)
-    console.print(table)
+    # rich measures a Chinese sentence as one word: it could not shrink the table to 80 columns and cut its right edge
+    # ("domest / c-reference"); where the words do not fit a word a line, the options are said as records
+    if words_fit(table, console):
+        console.print(table)
+    else:
+        print_records(table, console)
     for line in notes(quote, lang):
         console.print(f"• {line}", highlight=False)
 

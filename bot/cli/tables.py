@@ -41,12 +41,12 @@ def print_table(table: Table, console: Console | None = None) -> None:
     if not console.is_terminal and "COLUMNS" not in os.environ:
         console = text_console(width=max(console.width, natural))
     elif natural > console.width and not _fit(table, console):
-        _print_records(table, console)
+        print_records(table, console)
         return
     console.print(table)
 
 
-def _print_records(table: Table, console: Console) -> None:
+def print_records(table: Table, console: Console) -> None:
     """A table too wide for the terminal even with every word on a line of its own, as records: each row a block
     of "column  value" lines, blocks apart by an empty line (psql's expanded display, `\\x auto`), so that no word
     is split across lines ("dedica / ted", "2026-0 / 9-25") as ten narrow columns split them at 80 columns."""
@@ -77,21 +77,36 @@ def _fit(table: Table, console: Console) -> bool:
     to how much wider its longest cell is; two spaces between columns, else one. False where even a word a line does
     not fit: the table is printed as records instead. A Chinese cell is a word here too: broken between any two
     characters to fit a narrow column it read as 已过 / 期 and 每 / GPU / 小时, so it is never split."""
+    found = _layout(table, console)
+    if found is None:
+        return False
+    table.padding, widths = found
+    for column, chosen in zip(table.columns, widths, strict=True):
+        column.width = chosen
+    return True
+
+
+def words_fit(table: Table, console: Console) -> bool:
+    """Whether `table` fits the console with every word on a line of its own (else: print_records)."""
+    return _width(table, console) <= console.width or _layout(table, console) is not None
+
+
+def _layout(table: Table, console: Console) -> tuple[tuple[int, int], list[int]] | None:
+    """The padding and column widths _fit gives `table`, or None where its words do not fit (the table is left as
+    it was)."""
     from rich.cells import cell_len
 
     cells = [[str(column.header), *(str(cell) for cell in column.cells)] for column in table.columns]
     whole = [max((cell_len(line) for cell in column for line in cell.splitlines()), default=1) for column in cells]
     words = [max(cell_len(word) for cell in column for word in [*cell.split(), ""]) for column in cells]
-    gaps = {}
+    was, gaps = table.padding, {}
     for padding in ((0, 1), (0, 0)):
         table.padding = padding
         gaps[padding] = _width(table, console) - sum(whole)
+    table.padding = was
     fitting = next((p for p in gaps if sum(words) <= console.width - gaps[p]), None)
     if fitting is None:
-        return False
-    table.padding, left = fitting, console.width - gaps[fitting]  # the room for the text, less gaps and rules
+        return None
+    left = console.width - gaps[fitting]  # the room for the text, less gaps and rules
     spare, wanted = left - sum(words), [w - r for w, r in zip(whole, words, strict=True)]
-    widths = [run + spare * extra // max(sum(wanted), 1) for run, extra in zip(words, wanted, strict=True)]
-    for column, chosen in zip(table.columns, widths, strict=True):
-        column.width = chosen
-    return True
+    return fitting, [run + spare * extra // max(sum(wanted), 1) for run, extra in zip(words, wanted, strict=True)]

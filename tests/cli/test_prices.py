@@ -554,3 +554,17 @@ def test_prices_say_sharing_pricing_and_unit_in_the_readers_words(tmp_path: Path
     assert "dedicated" not in zh and "on-demand" not in zh and "CNY/day" not in zh
     en = run_cli("prices", "list", "--gpu", "A100-80GB", "--lang", "en", env=env, tmp=tmp_path).stdout
     assert "dedicated" in en and "400 CNY/day" in en and "mig 3g.40gb" in en
+
+
+def test_a_chinese_quote_in_80_columns_keeps_its_right_edge_and_every_word(tmp_path: Path) -> None:
+    """rich measured each Chinese sentence of the quote as one word, could not shrink the table to 80 columns and cut
+    its right edge off, a letter with it ("domest / c-reference"). Where the words do not fit, each option is said as
+    a record of "column  value" lines; in English the table stays."""
+    flags = ["quote", "--gpu", "A100", "--hours-per-day", "4", "--days", "14"]
+    env = OFFLINE | {"TTY_COMPATIBLE": "1", "COLUMNS": "80"}
+    zh = re.sub(r"\x1b\[[0-9;]*m", "", run_cli(*flags, "--lang", "zh", env=env, tmp=tmp_path).stdout)
+    assert max(len(line) for line in zh.splitlines()) <= 80
+    assert "ratecard：400 CNY/day（domestic-reference）" in zh and "¥980–¥1,120（17.5–20 天）" in zh
+    assert [line.split()[0] for line in zh.splitlines() if line.startswith("方案")] == ["方案"] * 3
+    en = re.sub(r"\x1b\[[0-9;]*m", "", run_cli(*flags, "--lang", "en", env=env, tmp=tmp_path).stdout)
+    assert en.splitlines()[1].startswith("┏") and all(len(line) <= 80 for line in en.splitlines())
