@@ -53,11 +53,11 @@ def power(inv: Invocation, args: list[str]) -> None:
     if len(args) < 2 or at == "":
         raise CommandError(t("meter.power_usage", lang))
     found = _instance(inv, args[0])
-    zone = inv.clock_zone()
+    zone = inv.clock_zone() if at is not None else None  # Slack asks users.info for a person's zone: only when needed
     try:
         state = power_of(args[1], lang)
         now = inv.deps.now()
-        moment = now if at is None else moment_of(at, lang, now, zone)
+        moment = now if zone is None or at is None else moment_of(at, lang, now, zone)
         kept = PowerLog(inv.deps.store, inv.deps.policy.metering).say(
             found.id, state, moment, now, source="person", by=inv.user
         )
@@ -67,7 +67,7 @@ def power(inv: Invocation, args: list[str]) -> None:
         raise CommandError(tw(f"error.rental.{exc.code}", lang, "chat", **exc.params)) from None
     if not kept:
         said = t("meter.repeated", lang)
-    elif at is None:
+    elif zone is None:
         said = t(f"meter.power_{state.value}", lang, name=literal(found.name), user=mention(inv.user))
     else:
         when = when_said(moment, zone)
