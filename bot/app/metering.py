@@ -105,19 +105,23 @@ def billing(inv: Invocation, args: list[str]) -> None:
 
 
 def balance(inv: Invocation, args: list[str]) -> None:
-    """`balance PROVIDER AMOUNT [CNY|USD]` records; `balance` lists with each runway."""
+    """`balance PROVIDER AMOUNT [CNY|USD] [at=TIME]` records (as read at TIME, the terminal's --at); `balance` lists
+    with each runway."""
     lang, deps = inv.lang, inv.deps
     balances, now = Balances(deps.store), deps.now()
     if args:
-        if len(args) not in (2, 3):
+        at_from = next((i for i, a in enumerate(args) if a.lower().partition("=")[0] in AT_WORDS), len(args))
+        args, at = args[:at_from], _at_text(args[at_from:])
+        if len(args) not in (2, 3) or at == "":
             raise CommandError(t("meter.balance_usage", lang))
         try:
             provider = provider_of(args[0], lang)
             amount = balance_of(args[1], lang)
             currency = currency_of(args[2], lang) if len(args) == 3 else deps.settings.files.currency
+            moment = now if at is None else moment_of(at, lang, now, inv.clock_zone())
         except FieldError as exc:
             raise CommandError(f"{exc.field}: {exc.message}") from None
-        balances.record(inv.team, provider, amount, currency, now, now, by=inv.user)
+        balances.record(inv.team, provider, amount, currency, moment, now, by=inv.user)
     instances = Rentals(deps.store).instances(inv.team)
     recorded = balances.latest(inv.team)
     timelines = PowerLog(deps.store, deps.policy.metering).this_month(instances, now, also=[b.at for b in recorded])

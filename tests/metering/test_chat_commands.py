@@ -163,3 +163,19 @@ def test_a_box_rented_before_it_was_tracked_says_when_in_chat_and_bills_from_the
         assert "ckpt" in stored
         [kept] = Rentals(h.deps.store).storage("T1")
         assert kept.created_at == datetime(2026, 11, 1, 4, tzinfo=UTC) and kept.created_at < NOW - timedelta(days=20)
+
+
+def test_a_balance_read_earlier_is_kept_as_of_then(tmp_path: Path) -> None:
+    """The terminal's `balance … --at` had no chat form: a balance read in the morning and typed at noon counted the
+    morning's spend twice. `balance autodl 320 at=9:00` keeps it as of then; a time to come is refused."""
+    from datetime import timedelta
+
+    with running_app(tmp_path) as h:
+        h.clock.now = NOW  # 2026-12-01 10:00 in Shanghai, the fake's zone for U1
+        h.fake.locales["U1"] = "en-US"
+        assert "autodl: about ¥320" in say(h, 1, "balance autodl 320 at=2h ago")
+        [kept] = Balances(h.deps.store).latest("T1")
+        assert (kept.amount, kept.at) == (320.0, NOW - timedelta(hours=2))
+        refused = say(h, 2, "balance autodl 300 at=tomorrow")
+        assert "at: 'tomorrow' is not a time" in refused and Balances(h.deps.store).latest("T1")[0].amount == 320.0
+        assert "`balance PROVIDER AMOUNT [CNY|USD] [at=TIME]`" in say(h, 3, "balance autodl 300 at=")
