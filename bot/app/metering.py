@@ -4,6 +4,7 @@ its hourly meter follows from then), `billing NAME hourly|day|month [stops|keeps
 
 from __future__ import annotations
 
+from datetime import datetime
 from zoneinfo import ZoneInfo
 
 from bot.app.invocation import CommandError, Invocation
@@ -36,28 +37,36 @@ def _instance(inv: Invocation, name: str) -> Instance:
 AT_WORDS = ("at", "时间", "于")
 
 
-def _at_text(rest: list[str]) -> str | None:
-    """`at=23:30`, `at 23:30` or `at=yesterday 23:30` after the state: the words of the time (None: now)."""
-    if not rest:
-        return None
-    key, eq, value = rest[0].partition("=")
-    if key.lower() not in AT_WORDS or not " ".join([value, *rest[1:]]).strip():
-        return ""
-    return " ".join([value, *rest[1:]] if eq else rest[1:]).strip()
+def _split_at(args: list[str]) -> tuple[list[str], str | None]:
+    """The words before `at=23:30` (or `at 23:30`, `at=yesterday 23:30`), and the time's words: None where none is
+    given, "" where `at` has no time after it."""
+    start = next((i for i, a in enumerate(args) if a.lower().partition("=")[0] in AT_WORDS), len(args))
+    if start == len(args):
+        return args, None
+    value = " ".join([args[start].partition("=")[2], *args[start + 1 :]]).strip()
+    return args[:start], value
+
+
+def _moment(inv: Invocation, at: str | None, now: datetime) -> tuple[datetime, ZoneInfo | None]:
+    """`now`, or the time `at` says on the person's clock with that clock (asked of the chat only when a time is
+    given: Slack answers it through users.info). FieldError for words that are not a past time up to `now`."""
+    if at is None:
+        return now, None
+    zone = inv.clock_zone()
+    return moment_of(at, inv.lang, now, zone), zone
 
 
 def power(inv: Invocation, args: list[str]) -> None:
     """`power NAME on|off [at=TIME]`: it went on or off now, or at TIME (bot/fields/moments.py)."""
     lang = inv.lang
-    at = _at_text(args[2:])
-    if len(args) < 2 or at == "":
+    args, at = _split_at(args)
+    if len(args) != 2 or at == "":
         raise CommandError(t("meter.power_usage", lang))
     found = _instance(inv, args[0])
-    zone = inv.clock_zone() if at is not None else None  # Slack asks users.info for a person's zone: only when needed
     try:
         state = power_of(args[1], lang)
         now = inv.deps.now()
-        moment = now if zone is None or at is None else moment_of(at, lang, now, zone)
+        moment, zone = _moment(inv, at, now)
         kept = PowerLog(inv.deps.store, inv.deps.policy.metering).say(
             found.id, state, moment, now, source="person", by=inv.user
         )
@@ -110,15 +119,14 @@ def balance(inv: Invocation, args: list[str]) -> None:
     lang, deps = inv.lang, inv.deps
     balances, now = Balances(deps.store), deps.now()
     if args:
-        at_from = next((i for i, a in enumerate(args) if a.lower().partition("=")[0] in AT_WORDS), len(args))
-        args, at = args[:at_from], _at_text(args[at_from:])
+        args, at = _split_at(args)
         if len(args) not in (2, 3) or at == "":
             raise CommandError(t("meter.balance_usage", lang))
         try:
             provider = provider_of(args[0], lang)
             amount = balance_of(args[1], lang)
             currency = currency_of(args[2], lang) if len(args) == 3 else deps.settings.files.currency
-            moment = now if at is None else moment_of(at, lang, now, inv.clock_zone())
+            moment = _moment(inv, at, now)[0]
         except FieldError as exc:
             raise CommandError(f"{exc.field}: {exc.message}") from None
         balances.record(inv.team, provider, amount, currency, moment, now, by=inv.user)

@@ -10,6 +10,7 @@ import logging
 from collections.abc import Callable
 from datetime import datetime
 from typing import Any
+from zoneinfo import ZoneInfo
 
 from bot.app.invocation import CommandError, Form, Invocation
 from bot.chat import inline
@@ -61,18 +62,20 @@ def _positive(raw: dict[str, str], key: str, lang: Lang) -> float:
     return value
 
 
-def _since(inv: Invocation, raw: dict[str, str], key: str) -> dict[str, datetime]:
+def _began(inv: Invocation, raw: dict[str, str], key: str) -> tuple[datetime, ZoneInfo | None]:
     """`started=` (an instance) or `created=` (storage) as people say a past time (bot/fields/moments.py: 9:30,
-    yesterday 9:30, 2d ago, 2026-12-01T09:30), on their clock; now when not given. Hours before it are not billed:
-    a box rented before it was tracked says so here."""
-    now = inv.deps.now()
-    given = raw.get(key)
-    return {f"{key}_at": now if given is None else moment_of(given, inv.lang, now, inv.clock_zone(), field=key)}
+    yesterday 9:30, 2d ago, 2026-12-01T09:30), with the person's clock it was read on; now (and no clock) when not
+    given. Hours before it are not billed: a box rented before it was tracked says so here."""
+    now, given = inv.deps.now(), raw.get(key)
+    if given is None:
+        return now, None
+    zone = inv.clock_zone()
+    return moment_of(given, inv.lang, now, zone, field=key), zone
 
 
-def _since_said(inv: Invocation, raw: dict[str, str], key: str, moment: datetime) -> str:
+def _billed_since(moment: datetime, zone: ZoneInfo | None, lang: Lang) -> str:
     """The line saying from when it bills, where `started=` or `created=` was given (nothing otherwise)."""
-    return "\n" + t("digest.billed_since", inv.lang, at=when_said(moment, inv.clock_zone())) if key in raw else ""
+    return "" if zone is None else "\n" + t("digest.billed_since", lang, at=when_said(moment, zone))
 
 
 def track(inv: Invocation, args: list[str]) -> None:
@@ -134,11 +137,13 @@ def _instance(inv: Invocation, rentals: Rentals, name: str, raw: dict[str, str],
     )
     source = fields.pop("price_source", None)
     fields |= metering_fields(raw, lang)
-    started = _since(inv, raw, "started")
-    made, token, again = track_or_reissue(rentals, inv.team, inv.request_key, name, fields | base | started)
+    started, zone = _began(inv, raw, "started")
+    made, token, again = track_or_reissue(
+        rentals, inv.team, inv.request_key, name, fields | base | {"started_at": started}
+    )
     if not again:
         _tell_owner(inv, made.owner, made.name)
-    said = tracked_text(made, token, again, source, lang) + _since_said(inv, raw, "started", made.started_at)
+    said = tracked_text(made, token, again, source, lang) + _billed_since(made.started_at, zone, lang)
     inv.privately(plain(said, lang))
 
 
@@ -146,10 +151,11 @@ def _storage(inv: Invocation, rentals: Rentals, name: str, raw: dict[str, str], 
     deps, lang = inv.deps, inv.lang
     size, price = _positive(raw, "size", lang), _positive(raw, "price", lang)
     currency = currency_of(raw.get("currency", deps.settings.files.currency), lang)
+    created, zone = _began(inv, raw, "created")
     made = rentals.track_storage(
         inv.team,
         name,
-        base | {"size_gb": size, "price_gb_month": price, "currency": currency} | _since(inv, raw, "created"),
+        base | {"size_gb": size, "price_gb_month": price, "currency": currency, "created_at": created},
         raw.get("instance"),
     )
     _tell_owner(inv, made.owner, made.name)
@@ -160,7 +166,7 @@ def _storage(inv: Invocation, rentals: Rentals, name: str, raw: dict[str, str], 
         owner=mention(made.owner),
         per_month=money(size * price, currency),
     )
-    inv.answer(plain(text + _since_said(inv, raw, "created", made.created_at), lang))
+    inv.answer(plain(text + _billed_since(made.created_at, zone, lang), lang))
 
 
 def track_or_reissue(

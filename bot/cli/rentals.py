@@ -20,6 +20,8 @@ from bot.text.format import money
 from bot.text.quote import rate
 
 if TYPE_CHECKING:
+    from rich.console import Console
+
     from bot.settings import Settings
     from bot.state.rentals import Rentals
 
@@ -322,7 +324,10 @@ def list_rentals(
     metered = {m["name"]: m for m in _metered(rentals, instances, settings, team)}
     # in a terminal the table says its words in the reader's language, its price as the chats' `list` does; through a
     # pipe the cells stay what scripts have read from the start (hourly, on, 400 CNY/day)
-    human = _in_a_terminal()
+    from bot.cli.common import text_console
+
+    console = text_console()
+    human = console.is_terminal
     rows: list[list[str]] = []
     for i in instances:
         state = t("cli.released", lang) if i.released_at else t("cli.running", lang)
@@ -341,22 +346,14 @@ def list_rentals(
         state = t("cli.deleted", lang) if s.deleted_at else t("cli.kept", lang)
         price = f"{s.price_gb_month:g} {s.currency}/GB-month"
         kept.append([s.name, f"{s.size_gb:g} GB", price, names[s.owner], state, s.source])
-    _print_rows([("cli.list_columns", rows), ("cli.storage_columns", kept)], lang)
+    _print_rows([("cli.list_columns", rows), ("cli.storage_columns", kept)], lang, console)
 
 
-def _in_a_terminal() -> bool:
-    from bot.cli.common import text_console
-
-    return bool(text_console().is_terminal)
-
-
-def _print_rows(tables: list[tuple[str, list[list[str]]]], lang: Lang) -> None:
+def _print_rows(tables: list[tuple[str, list[list[str]]]], lang: Lang, console: Console) -> None:
     """Each non-empty table: in a terminal with its columns named (cells wrap, never cut); elsewhere (a pipe, a
     file) a row a line, its cells between tabs, no header, as scripts have read `list` from the start."""
-    from bot.cli.common import text_console
     from bot.cli.tables import folded_table, print_table
 
-    console = text_console()
     if not console.is_terminal:
         sys.stdout.write("".join("\t".join(row) + "\n" for _, rows in tables for row in rows))
         return

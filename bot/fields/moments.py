@@ -23,7 +23,7 @@ from rules.remind_schedule import parse_at
 
 DAYS_BACK = {"today": 0, "今天": 0, "今日": 0, "yesterday": 1, "昨天": 1, "昨日": 1, "昨晚": 1}
 NOW_WORDS = ("now", "现在", "此刻", "刚才")
-AGO = re.compile(r"(?P<span>.+?)\s*(?:ago|前|之前|以前)", re.IGNORECASE)
+AGO = re.compile(r"(?P<span>.+?)\s*(?:ago|前|之前|以前)|-\s*(?P<minus>.+)", re.IGNORECASE)
 LONGEST_AGO = timedelta(days=366)  # a bill is read by the month; a year back covers any that is still argued over
 DAY_AND_TIME = re.compile(r"(?P<day>[a-z]+|[\u4e00-\u9fff]+)\s*(?P<time>\d.*)", re.IGNORECASE)
 
@@ -44,9 +44,10 @@ def moment_of(text: str, lang: Lang, now: datetime, zone: ZoneInfo, field: str =
 def _read(text: str, now: datetime, zone: ZoneInfo) -> datetime | None:
     if text.lower() in NOW_WORDS:
         return now
-    ago = AGO.fullmatch(text) or (re.fullmatch(r"-\s*(?P<span>.+)", text))
-    if ago is not None and SPAN.fullmatch(ago["span"].strip()):
-        return now - parse_span(ago["span"], timedelta(0), LONGEST_AGO)
+    ago = AGO.fullmatch(text)
+    span = ago and (ago["span"] or ago["minus"]).strip()
+    if span and SPAN.fullmatch(span):
+        return now - parse_span(span, timedelta(0), LONGEST_AGO)
     of_day = _time_of_day(text)
     if of_day is not None:  # the last such time: 23:30 said at 00:10 is last night's
         local = now.astimezone(zone)
