@@ -244,12 +244,14 @@ def test_a_quote_by_total_gpu_hours_as_the_terminal_takes_it(tmp_path: Path) -> 
         h.send.command("quote gpu=A100 gpu_hours=100", response_url=h.fake.response_url("total"))
         h.send.command("quote gpu=A100 卡时=100h share=1/2", response_url=h.fake.response_url("zh"))
         h.send.command("quote gpu=A100 gpu_hours=5 hours=2x3", response_url=h.fake.response_url("both"))
-        replies = {r["_path"]: r for r in h.fake.wait_for(lambda: len(responses(h)) == 3 and responses(h))}
+        h.send.command("quote gpu=A100 gpu_hours=lots", response_url=h.fake.response_url("bad"))
+        replies = {r["_path"]: r for r in h.fake.wait_for(lambda: len(responses(h)) == 4 and responses(h))}
         total = replies["/response/total"]
         assert total["text"] == "Cost for A100-80GB × 1, 24 h/day × 4.2 days (100 GPU-hours)", total["text"]
         assert "¥2,000" in h.texts(total)  # the daily card: 5 days started x ¥400, as `gpu-advise quote` says
         assert "(100 GPU-hours)" in replies["/response/zh"]["text"]
         assert "give hours=HxD, or gpu_hours=N" in replies["/response/both"]["text"]
+        assert "gpu_hours=lots: not a number" in replies["/response/bad"]["text"]
 
 
 def test_inline_with_chinese_keys_and_values_for_a_chinese_user(tmp_path: Path) -> None:
