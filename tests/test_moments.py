@@ -47,10 +47,42 @@ def test_a_time_of_day_is_the_last_such_time_up_to_now(now: datetime, hour: int,
         ("现在", "2026-03-08 03:30"),
         ("2026-03-01T12:00", "2026-03-01 12:00"),
         ("2026-03-01 12:00Z", "2026-03-01 07:00"),
+        # as people type a clock and a date, not as ISO 8601 has them
+        ("3am", "2026-03-08 03:00"),
+        ("3点", "2026-03-08 03:00"),
+        ("下午3点", "2026-03-07 15:00"),  # later than now today: yesterday's
+        ("昨晚11点", "2026-03-07 23:00"),
+        ("昨天下午3点半", "2026-03-07 15:30"),
+        ("yesterday at 11:30 pm", "2026-03-07 23:30"),
+        ("12am", "2026-03-08 00:00"),
+        ("中午1点", "2026-03-07 13:00"),
+        ("凌晨12点", "2026-03-08 00:00"),
+        ("14时30分", "2026-03-07 14:30"),
+        ("前天9:00", "2026-03-06 09:00"),
+        ("2026-03-01 9:00", "2026-03-01 09:00"),
+        ("2026/3/1 9:00", "2026-03-01 09:00"),
+        ("2026年3月1日 9点", "2026-03-01 09:00"),
+        ("3月1日", "2026-03-01 00:00"),
+        ("3月1日 下午2点", "2026-03-01 14:00"),
+        ("12-25", "2025-12-25 00:00"),  # a date without its year: the last such date
+        ("2026.03.01", "2026-03-01 00:00"),
     ],
 )
 def test_each_form_people_type(typed: str, local: str) -> None:
     assert f"{moment_of(typed, Lang.EN, NOW, NEW_YORK).astimezone(NEW_YORK):%Y-%m-%d %H:%M}" == local
+
+
+@settings(max_examples=200, deadline=None)
+@given(hour=st.integers(0, 23), minute=st.integers(0, 59), spaced=st.booleans())
+def test_a_clock_said_with_am_pm_or_a_part_of_the_day_is_the_clock_of_24_hours(
+    hour: int, minute: int, spaced: bool
+) -> None:
+    said = moment_of(f"{hour}:{minute:02d}", Lang.EN, NOW, NEW_YORK)
+    ampm = f"{(hour + 11) % 12 + 1}:{minute:02d}{' ' if spaced else ''}{'pm' if hour >= 12 else 'am'}"
+    part = "下午" if hour >= 12 else "上午"
+    zh = f"{part}{hour - 12 if hour > 12 else hour}点{minute}分"
+    assert moment_of(ampm, Lang.EN, NOW, NEW_YORK) == said, ampm
+    assert moment_of(zh, Lang.ZH, NOW, NEW_YORK) == said, zh
 
 
 @pytest.mark.parametrize(
@@ -63,6 +95,14 @@ def test_each_form_people_type(typed: str, local: str) -> None:
         ("2026-03-09T00:00", Lang.ZH, "时间 2026-03-09 00:00 America/New_York 在未来"),
         ("2 years ago", Lang.EN, "'2 years ago' is not a time"),
         ("400d ago", Lang.EN, "400d is outside what is accepted here: from 0s to 366d"),
+        ("13pm", Lang.EN, "'13pm' is not a time"),
+        ("9", Lang.EN, "'9' is not a time"),  # a bare number says no clock
+        ("9.30", Lang.EN, "'9.30' is not a time"),  # a time or the 30th of September: not guessed
+        ("2-30", Lang.EN, "'2-30' is not a time"),
+        ("3月8日 下午2点", Lang.EN, "the time 2026-03-08 14:00 America/New_York is in the future"),
+        ("今晚8点", Lang.ZH, "时间 2026-03-08 20:00 America/New_York 在未来"),
+        ("0001-01-01T00:00:00+14:00", Lang.EN, "'0001-01-01T00:00:00+14:00' is before 1970"),
+        ("9999-12-31T23:59:59-14:00", Lang.EN, "the time 9999-12-31T23:59:59-14:00 is in the future"),
     ],
 )
 def test_what_is_not_a_past_time_is_refused_saying_what_is(typed: str, lang: Lang, said: str) -> None:

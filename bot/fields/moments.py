@@ -2,16 +2,22 @@
 once, here, so that both take the same words. A time is in the past (up to now): what went on or off, or a balance
 read.
 
-Accepted: a time of day (`23:30`, `9:30`: the last such time, so `23:30` said at 00:10 is last night), today's
-or yesterday's (`yesterday 23:30`, `昨天23:30`, `今天 9:30`), a length of time ago (`2h ago`, `30m ago`,
-`2小时前`), `now` (`现在`), or ISO 8601 (`2026-12-05T23:30`, `2026-12-05 23:30`, with or without a zone). A
-time without a zone is in `zone`, the team's clock (GPU_ADVISOR_REMIND_TZ). Local times follow the zone's
-daylight-saving rules (zoneinfo)."""
+Accepted: a time of day (`23:30`, `9:30`, `9am`, `11:30 pm`, `9点`, `9点半`, `下午3点`, `晚上11点`: the last such
+time, so `23:30` said at 00:10 is last night), today's, yesterday's or the day before's (`yesterday 23:30`,
+`昨天23:30`, `昨晚11点`, `今天 9:30`, `前天9点`), a length of time ago (`2h ago`, `30m ago`, `2小时前`), `now`
+(`现在`), a date with or without its year and a time (`2026-12-01 9:00`, `2026/12/1`, `2026年12月1日 9点`,
+`12月1日 下午3点`, `12-01`: a date without its year is the last such day), or ISO 8601 (`2026-12-05T23:30`, with or
+without a zone). A date alone is its midnight. A time without a zone is in `zone`, the team's clock
+(GPU_ADVISOR_REMIND_TZ). Local times follow the zone's daylight-saving rules (zoneinfo). Before 1970 is refused.
+
+Why not dateparser: it reads far more (and guesses: `9.30` is both a time and the 30th of September), costs about
+0.2 s to import on a command that takes 0.2 s in all, and still needs these rules of its own (the last such time,
+never one to come, the team's clock)."""
 
 from __future__ import annotations
 
 import re
-from datetime import datetime, time, timedelta
+from datetime import UTC, date, datetime, time, timedelta
 from zoneinfo import ZoneInfo
 
 from bot.fields.rentals import FieldError
@@ -21,11 +27,38 @@ from bot.text.runway import when_said
 from rules.errors import ParseError
 from rules.remind_schedule import parse_at
 
-DAYS_BACK = {"today": 0, "今天": 0, "今日": 0, "yesterday": 1, "昨天": 1, "昨日": 1, "昨晚": 1}
+DAYS_BACK = {
+    "today": 0,
+    "今天": 0,
+    "今日": 0,
+    "今早": 0,
+    "今晚": 0,
+    "yesterday": 1,
+    "昨天": 1,
+    "昨日": 1,
+    "昨晚": 1,
+    "前天": 2,
+}
 NOW_WORDS = ("now", "现在", "此刻", "刚才")
 AGO = re.compile(r"(?P<span>.+?)\s*(?:ago|前|之前|以前)|-\s*(?P<minus>.+)", re.IGNORECASE)
+EARLIEST, LATEST = datetime(1970, 1, 1, tzinfo=UTC), datetime(9999, 12, 30, tzinfo=UTC)  # no bill is older
 LONGEST_AGO = timedelta(days=366)  # a bill is read by the month; a year back covers any that is still argued over
-DAY_AND_TIME = re.compile(r"(?P<day>[a-z]+|[\u4e00-\u9fff]+)\s*(?P<time>\d.*)", re.IGNORECASE)
+DAY_AND_TIME = re.compile(rf"(?P<day>{'|'.join(DAYS_BACK)})\s*(?:at\s+)?(?P<time>.+)", re.IGNORECASE)
+# a clock as people say it: 9:30, 9点, 9点半, 9点15分, 下午3点, 9am, 11:30 pm
+CLOCK = re.compile(
+    r"(?P<part>上午|早上|早晨|清晨|凌晨|中午|下午|傍晚|晚上|夜里)?\s*(?P<hour>\d{1,2})"
+    r"(?:\s*[:：]\s*(?P<minute>\d{2})|\s*(?P<dian>[点點时時])\s*(?:(?P<half>半)|(?P<zh_minute>\d{1,2})\s*分?)?)?"
+    r"\s*(?P<ampm>[ap]\.?\s*m\.?)?",
+    re.IGNORECASE,
+)
+AFTERNOON = ("下午", "傍晚", "晚上", "夜里", "今晚", "昨晚")
+NIGHT = ("晚上", "夜里", "今晚", "昨晚", "凌晨")
+# a date, with its year or without (the last such date): 2026-12-01, 2026/12/1, 2026年12月1日, 12月1日, 12-01
+DATE = re.compile(
+    r"(?:(?P<year>\d{4})\s*(?P<sep>[-/.年])\s*)?(?P<month>\d{1,2})\s*(?P<sep2>[-/.月])\s*(?P<day>\d{1,2})\s*[日号號]?"
+    r"(?:\s*(?:T|at\s)?\s*(?P<time>.+))?",
+    re.IGNORECASE,
+)
 
 
 def moment_of(text: str, lang: Lang, now: datetime, zone: ZoneInfo, field: str = "at") -> datetime:
@@ -36,8 +69,16 @@ def moment_of(text: str, lang: Lang, now: datetime, zone: ZoneInfo, field: str =
         raise FieldError(field, t(f"error.span.{exc.code}", lang, **exc.params)) from None
     if moment is None:
         raise FieldError(field, t("error.metering.bad_moment", lang, value=text[:60]))
-    if moment > now:
-        raise FieldError(field, t("error.metering.future", lang, at=when_said(moment, zone)))
+    try:
+        utc = moment.astimezone(UTC)
+    except OverflowError:  # year 1 east of Greenwich, or 9999 west of it: no UTC time says it
+        utc = EARLIEST - timedelta(days=1) if moment.year < 1970 else LATEST
+    if utc < EARLIEST:
+        raise FieldError(field, t("error.metering.too_early", lang, value=text[:60]))
+    if utc > now:
+        raise FieldError(
+            field, t("error.metering.future", lang, at=text[:60] if utc >= LATEST else when_said(utc, zone))
+        )
     return moment
 
 
@@ -48,27 +89,65 @@ def _read(text: str, now: datetime, zone: ZoneInfo) -> datetime | None:
     span = ago and (ago["span"] or ago["minus"]).strip()
     if span and SPAN.fullmatch(span):
         return now - parse_span(span, timedelta(0), LONGEST_AGO)
+    local = now.astimezone(zone)
     of_day = _time_of_day(text)
     if of_day is not None:  # the last such time: 23:30 said at 00:10 is last night's
-        local = now.astimezone(zone)
         today = datetime.combine(local.date(), of_day, tzinfo=zone)
         return today if today <= now else today - timedelta(days=1)
     named = DAY_AND_TIME.fullmatch(text)
-    if named is not None and named["day"].lower() in DAYS_BACK:
-        clock = _time_of_day(named["time"])
-        if clock is None:
-            return None
-        day = now.astimezone(zone).date() - timedelta(days=DAYS_BACK[named["day"].lower()])
-        return datetime.combine(day, clock, tzinfo=zone)
+    if named is not None:
+        word = named["day"].lower()
+        clock = _time_of_day(named["time"], word)
+        return None if clock is None else datetime.combine(local.date() - timedelta(DAYS_BACK[word]), clock, zone)
     try:
         moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
     except ValueError:
-        return None
+        return _dated(text, local, zone)
     return moment if moment.tzinfo else moment.replace(tzinfo=zone)
 
 
-def _time_of_day(text: str) -> time | None:
+def _dated(text: str, local: datetime, zone: ZoneInfo) -> datetime | None:
+    """A date as people write it, at a time of that day (its midnight when none is said); a date without its year
+    is the last such day up to today."""
+    found = DATE.fullmatch(text)
+    if found is None or (found["year"] is None and found["sep2"] == "."):  # 9.30 may be a time: not read as a date
+        return None
+    clock = time(0) if found["time"] is None else _time_of_day(found["time"])
+    if clock is None:
+        return None
+    years = [int(found["year"])] if found["year"] else [local.year, local.year - 1]
+    for year in years:
+        try:
+            moment = datetime.combine(date(year, int(found["month"]), int(found["day"])), clock, zone)
+        except ValueError:  # 2-30, or 2-29 of a year without it
+            continue
+        if found["year"] or moment.date() <= local.date():  # today's date is this year's, even at a later hour
+            return moment
+    return None
+
+
+def _time_of_day(text: str, day_word: str = "") -> time | None:
+    """09:30, 0930 (as settings take a time), or a clock said with 点, am/pm or a part of the day; None otherwise."""
     try:
         return parse_at(text)
     except ParseError:
+        pass
+    found = CLOCK.fullmatch(text.strip())
+    if found is None or not (found["minute"] or found["dian"] or found["ampm"]):
+        return None  # a bare number is not a time
+    hour = int(found["hour"])
+    minute = 30 if found["half"] else int(found["minute"] or found["zh_minute"] or 0)
+    part, ampm = found["part"] or day_word, (found["ampm"] or "").lower()[:1]
+    if ampm and not 1 <= hour <= 12:
+        return None  # 13pm, 0am
+    if ampm:
+        hour = hour % 12 + (12 if ampm == "p" else 0)  # 12am is midnight, 12pm noon
+    elif part == "中午" and hour < 6:
+        hour += 12  # 中午1点: 13:00
+    elif part in AFTERNOON and hour < 12:
+        hour += 12
+    elif part in NIGHT and hour == 12:
+        hour = 0  # 晚上12点, 凌晨12点: midnight
+    if hour > 23 or minute > 59:
         return None
+    return time(hour, minute)
