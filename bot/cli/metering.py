@@ -12,10 +12,9 @@ from zoneinfo import ZoneInfo
 import typer
 
 from bot.cli.common import LangOpt, fail, load_settings, say
-from bot.cli.rentals import JsonOpt, TeamOpt, _fields, _run, chosen_team, open_rentals
+from bot.cli.rentals import JsonOpt, TeamOpt, _fields, _run, chosen_team, open_rentals, past_moment
 from bot.fields.metering import balance_of, billing_of, power_of, provider_of, stop_billing_of
-from bot.fields.moments import moment_of
-from bot.fields.rentals import FieldError, currency_of, price_typed
+from bot.fields.rentals import currency_of, price_typed
 from bot.text import t
 from bot.text.problem import said
 from bot.text.quote import rate
@@ -27,18 +26,6 @@ if TYPE_CHECKING:
 AT_HELP = "When: 23:30 (the last 23:30), 'yesterday 23:30', '2h ago' or ISO 8601; default now; no zone: the team's."
 # click reads "-5" as an option; for `balance autodl -5` it is an amount, refused as a negative balance
 CONTEXT = {"balance": {"ignore_unknown_options": True}}
-
-
-def _moment(text: str | None, settings: Settings, now: datetime) -> datetime:
-    """`--at` as people type a past time (bot/fields/moments.py: 23:30, yesterday 23:30, 2h ago, ISO 8601; no zone:
-    GPU_ADVISOR_REMIND_TZ, the team's clock), `now` when not given; exit 2 naming the flag otherwise."""
-    if text is None:
-        return now
-    zone = ZoneInfo(settings.digest.remind_tz)
-    try:
-        return moment_of(text, settings.files.lang, now, zone)
-    except FieldError as exc:
-        raise fail(f"--at: {exc.message}") from None
 
 
 def power(
@@ -66,7 +53,7 @@ def power(
         if inst.released_at is not None:
             raise fail(t("error.rental.already_released", settings.files.lang, name=name))
         said = _fields(lambda: power_of(state, settings.files.lang))
-        moment = _moment(at, settings, now)
+        moment = past_moment(at, settings, now, "--at")
         kept = _run(settings, lambda: log.say(inst.id, said, moment, now, source="person", by="terminal"))
         key = "cli.power_said" if kept else "cli.power_repeated"
         zone = ZoneInfo(settings.digest.remind_tz)
@@ -169,7 +156,7 @@ def balance(
         name = _fields(lambda: provider_of(provider, settings.files.lang))
         value = _fields(lambda: balance_of(amount, settings.files.lang))
         money = _fields(lambda: currency_of(currency, settings.files.lang))
-        moment = _moment(at, settings, now)
+        moment = past_moment(at, settings, now, "--at")
         balances.record(team, name, value, money, moment, now, by="terminal")
     problems: dict[str, str] = {}
     if read:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import sys
-from datetime import UTC, datetime, tzinfo
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
@@ -144,15 +144,32 @@ def _run(settings: Settings, action: Any) -> Any:
         raise fail(t(f"error.rental.{exc.code}", settings.files.lang, **exc.params)) from None
 
 
-def _when(text: str | None, lang: Lang, flag: str = "--started", zone: tzinfo = UTC) -> datetime:
-    """ISO 8601 (default now); a time without a zone is in `zone`."""
+PAST_HELP = "'yesterday 9:00', 9:00 (the last 9:00), '2h ago' or ISO 8601; default now; no zone: the team's clock"
+
+
+def past_moment(text: str | None, settings: Settings, now: datetime, flag: str) -> datetime:
+    """A past time given to `flag` as people type it (bot/fields/moments.py: 23:30, yesterday 23:30, 2h ago, ISO
+    8601; no zone: GPU_ADVISOR_REMIND_TZ, the team's clock, as chat reads it), `now` when not given; exit 2 naming
+    the flag for words that are not a time or a time to come. `--at`, `--started` and `--created` read alike."""
+    from zoneinfo import ZoneInfo
+
+    from bot.fields.moments import moment_of
+
     if text is None:
-        return datetime.now(UTC)
+        return now
     try:
-        moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
-    except ValueError:
-        raise fail(t("cli.bad_time", lang, text=text).replace("--started", flag)) from None
-    return moment if moment.tzinfo else moment.replace(tzinfo=zone)
+        return moment_of(text, settings.files.lang, now, ZoneInfo(settings.digest.remind_tz))
+    except FieldError as exc:
+        raise fail(f"{flag}: {exc.message}") from None
+
+
+def billed_from(moment: datetime, settings: Settings) -> None:
+    """Say from when a box or storage given a start bills, on the team's clock (chat's track says the same)."""
+    from zoneinfo import ZoneInfo
+
+    from bot.text.runway import when_said
+
+    say(t("digest.billed_since", settings.files.lang, at=when_said(moment, ZoneInfo(settings.digest.remind_tz))))
 
 
 def _cached(settings: Settings, gpu: str, cards: int, share: float | None) -> CachedPrice | None:
@@ -204,7 +221,7 @@ def track_instance(
     share: Annotated[str | None, typer.Option(help="A slice of one card: 1/2, 3g.40gb.")] = None,
     project: Annotated[str | None, typer.Option(help="The project it is billed to.")] = None,
     currency: Annotated[str, typer.Option(help="CNY or USD.")] = "CNY",
-    started: Annotated[str | None, typer.Option(help="When it started (ISO 8601; default now).")] = None,
+    started: Annotated[str | None, typer.Option(help="When it started, billed from then: " + PAST_HELP + ".")] = None,
     billing: Annotated[
         str | None, typer.Option(help="hourly, day or month (default: from the price's unit, 14/h -> hourly).")
     ] = None,
@@ -230,7 +247,7 @@ def track_instance(
         "channel": channel,
         "owner": owner,
         "project": project,
-        "started_at": _when(started, settings.files.lang),
+        "started_at": past_moment(started, settings, datetime.now(UTC), "--started"),
     }
     if billing is not None:
         fields["billing"] = _fields(lambda: billing_of(billing, settings.files.lang))
@@ -246,6 +263,8 @@ def track_instance(
         sys.stdout.write(json.dumps({"name": instance.name, "token": token}) + "\n")
     else:
         sys.stdout.write(t("cli.tracked_instance", settings.files.lang, name=instance.name, token=token) + "\n")
+    if started is not None:
+        billed_from(instance.started_at, settings)
     if source:
         say(t("cli.price_from_cache", settings.files.lang, price=_rate(instance, settings.files.lang), source=source))
 
@@ -263,7 +282,7 @@ def track_storage(
     created: Annotated[
         str | None,
         typer.Option(
-            "--created", help="When it was made (a date or ISO 8601 time; default now): storage kept from before."
+            "--created", help="When it was made, billed from then (storage kept from before): " + PAST_HELP + "."
         ),
     ] = None,
     team: TeamOpt = None,
@@ -278,13 +297,15 @@ def track_storage(
         "size_gb": size_gb,
         "price_gb_month": price_gb_month,
         "currency": _fields(lambda: currency_of(currency, settings.files.lang)),
-        "created_at": _when(created, settings.files.lang, "--created"),
+        "created_at": past_moment(created, settings, datetime.now(UTC), "--created"),
     }
     team = chosen_team(settings, team)
     fields["channel"] = checked_channel(settings, team, channel)
     fields["owner"] = checked_owner(settings, team, owner)
     stored = _run(settings, lambda: open_rentals(settings).track_storage(team, name, fields, instance))
     sys.stdout.write(t("cli.tracked_storage", settings.files.lang, name=stored.name) + "\n")
+    if created is not None:
+        billed_from(stored.created_at, settings)
 
 
 def _plain(thing: object) -> dict[str, Any]:

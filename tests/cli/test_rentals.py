@@ -5,7 +5,9 @@ from __future__ import annotations
 import json
 import re
 import sqlite3
+from datetime import UTC, datetime, time, timedelta
 from pathlib import Path
+from zoneinfo import ZoneInfo
 
 import pytest
 
@@ -64,7 +66,10 @@ def test_bad_input_names_the_flag_and_the_accepted_form_and_writes_nothing(tmp_p
     cases = [
         (("--gpu", "A100-80GB", "--price", "cheap"), "--price"),
         (("--gpu", "Z9000", "--price", "400/day"), "--gpu"),
-        (("--gpu", "A100-80GB", "--price", "400/day", "--started", "yesterday"), "ISO 8601"),
+        (
+            ("--gpu", "A100-80GB", "--price", "400/day", "--started", "yesterday"),
+            "--started: 'yesterday' is not a time",
+        ),
         (("--gpu", "A100-80GB", "--price", "400/day", "--currency", "EUR"), "CNY or USD"),
         (("--gpu", "A100-80GB", "--price", "400/day", "--share", "7/5"), "--share"),
     ]
@@ -213,7 +218,8 @@ def test_list_shows_people_by_name_not_as_slack_mentions(tmp_path: Path) -> None
 @pytest.mark.parametrize(
     ("flags", "said"),
     [
-        (("--started", "9999-12-31T23:59:59-14:00"), "started_at 9999-12-31T23:59:59-14:00 is not a time this can be"),
+        (("--started", "9999-12-31T23:59:59-14:00"), "--started: the time 9999-12-31T23:59:59-14:00 is in the future"),
+        (("--started", "0001-01-01T00:00:00+14:00"), "--started: '0001-01-01T00:00:00+14:00' is before 1970"),
         (("--price", "1e309/day"), "Could not read '1e309/day'"),
     ],
 )
@@ -267,12 +273,52 @@ def test_storage_kept_from_before_is_entered_with_its_creation_date(tmp_path: Pa
         "--lang",
         "en",
     )
-    done = run_cli(*base, "--created", "2026-10-01", env=_state(tmp_path), tmp=tmp_path)
+    env = _state(tmp_path) | {"GPU_ADVISOR_REMIND_TZ": "Asia/Shanghai"}
+    done = run_cli(*base, "--created", "2026-10-01", env=env, tmp=tmp_path)
     assert done.returncode == 0, done.stderr
-    [kept] = json.loads(run_cli("list", "--json", *TEAM, env=_state(tmp_path), tmp=tmp_path).stdout)["storage"]
-    assert kept["created_at"].startswith("2026-10-01T00:00:00")
+    assert "Billed from 2026-10-01 00:00 Asia/Shanghai" in done.stderr
+    [kept] = json.loads(run_cli("list", "--json", *TEAM, env=env, tmp=tmp_path).stdout)["storage"]
+    # a date alone is its midnight on the team's clock
+    assert datetime.fromisoformat(kept["created_at"]) == datetime(2026, 10, 1, tzinfo=ZoneInfo("Asia/Shanghai"))
     bad = run_cli(*base[:2], "other", *base[3:], "--created", "last spring", env=_state(tmp_path), tmp=tmp_path)
     assert bad.returncode == 2 and "--created: 'last spring' is not a time" in bad.stderr
+
+
+def test_started_reads_a_past_time_as_chat_and_at_do_on_the_teams_clock(tmp_path: Path) -> None:
+    """`--started` took ISO 8601 only and read a time without a zone as UTC, eight hours off a Beijing team's clock,
+    while `--at` and chat's `started=` read `yesterday 9:00` on the team's clock."""
+    zone = ZoneInfo("America/New_York")
+    env = _state(tmp_path) | {"GPU_ADVISOR_REMIND_TZ": "America/New_York", "GPU_ADVISOR_LANG": "en"}
+
+    def started(name: str, said: str) -> tuple[datetime, str]:
+        done = run_cli("track", "instance", name, *A100, "--started", said, *TEAM, env=env, tmp=tmp_path)
+        assert done.returncode == 0, done.stderr
+        listed = json.loads(run_cli("list", "--json", *TEAM, env=env, tmp=tmp_path).stdout)["instances"]
+        return datetime.fromisoformat(next(i for i in listed if i["name"] == name)["started_at"]), done.stderr
+
+    def nine_yesterday(moment: datetime) -> datetime:
+        return datetime.combine(moment.astimezone(zone).date() - timedelta(days=1), time(9), zone)
+
+    before = datetime.now(UTC)
+    at, said = started("a", "yesterday 9:00")
+    assert at in (nine_yesterday(before), nine_yesterday(datetime.now(UTC)))  # either side of New York's midnight
+    assert "Billed from" in said and "9:00" in said
+    at, _ = started("b", "2026-11-30T01:00")  # no zone: the team's clock, not UTC
+    assert at == datetime(2026, 11, 30, 1, tzinfo=zone)
+    at, _ = started("c", "2026-11-30T01:00:00Z")  # a zone given is kept: scripts' times read as before
+    assert at == datetime(2026, 11, 30, 1, tzinfo=UTC)
+    at, _ = started("d", "90m ago")
+    assert timedelta(minutes=89) < before - at < timedelta(minutes=92)
+    future = run_cli("track", "instance", "e", *A100, "--started", "2999-01-01 9:00", *TEAM, env=env, tmp=tmp_path)
+    assert future.returncode == 2 and "--started: the time 2999-01-01 09:00 America/New_York is in the future" in (
+        future.stderr
+    )
+    zh = run_cli(
+        "track", "instance", "f", *A100, "--started", "明天", *TEAM, env=env | {"GPU_ADVISOR_LANG": "zh"}, tmp=tmp_path
+    )
+    assert zh.returncode == 2 and "--started: “明天”不是时间：请用 23:30" in zh.stderr
+    names = [i["name"] for i in json.loads(run_cli("list", "--json", *TEAM, env=env, tmp=tmp_path).stdout)["instances"]]
+    assert names == ["a", "b", "c", "d"]
 
 
 def test_billing_price_sets_a_price_by_hand_and_a_bad_one_is_refused(tmp_path: Path) -> None:
