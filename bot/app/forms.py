@@ -5,9 +5,12 @@ Feishu form card) and gets back what they mean, with an error for each field tha
 from __future__ import annotations
 
 from collections.abc import Callable
+from datetime import datetime
 from typing import Any
+from zoneinfo import ZoneInfo
 
 from bot.fields.answers import FORM_FIELDS
+from bot.fields.moments import moment_of
 from bot.fields.rentals import CachedPrice, FieldError, instance_fields
 from bot.state.rentals import RentalError, check_name
 from bot.text import Lang, t
@@ -17,7 +20,15 @@ from rules.answers import AnswersError, parse_answers
 from rules.questions import missing
 
 PROFILE_KEYS = tuple(field.key for field in FORM_FIELDS)
-TRACK_FIELDS = (("name", True), ("gpu", True), ("price", False), ("cards", False), ("share", False), ("project", False))
+TRACK_FIELDS = (
+    ("name", True),
+    ("gpu", True),
+    ("price", False),
+    ("cards", False),
+    ("share", False),
+    ("project", False),
+    ("started", False),  # a box rented before it was tracked bills from then
+)
 ERROR_MAX = 150  # a field's error, as short as a modal shows
 
 
@@ -50,10 +61,21 @@ def read_track(
     texts: dict[str, str],
     lang: Lang,
     currency: str,
-    cached: Callable[[str, int, float | None], CachedPrice | None] | None = None,
+    cached: Callable[[str, int, float | None], CachedPrice | None] | None,
+    now: datetime,
+    clock: Callable[[], ZoneInfo],
 ) -> tuple[dict[str, Any], dict[str, str]]:
-    """(the instance's columns, {field: error}) of the track form's texts."""
+    """(the instance's columns, {field: error}) of the track form's texts. `started` is read as chat's `started=`
+    (bot/fields/moments.py) on `clock`, the submitter's clock, asked only when it is given; `started_at` is now
+    when it is not. `started_zone` is that clock (None when not given), for saying back from when it bills."""
     errors: dict[str, str] = {}
+    started, zone = now, None
+    if "started" in texts:
+        zone = clock()
+        try:
+            started = moment_of(texts["started"], lang, now, zone, field="started")
+        except FieldError as exc:
+            errors["started"] = exc.message[:ERROR_MAX]
     try:
         check_name(texts.get("name", ""))
     except RentalError as exc:
@@ -77,4 +99,5 @@ def read_track(
     for key, required in TRACK_FIELDS:
         if required and key not in texts:
             errors[key] = t("slack.required", lang)
-    return fields | {"name": texts.get("name", ""), "project": texts.get("project")}, errors
+    said = {"name": texts.get("name", ""), "project": texts.get("project"), "started_at": started, "started_zone": zone}
+    return fields | said, errors

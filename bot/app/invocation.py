@@ -20,6 +20,14 @@ class CommandError(Exception):
     """Bad input to a sub-command: the sentence, in the user's language (what was wrong, what is accepted)."""
 
 
+def channel_zone(deps: Deps, team: str, channel: str) -> ZoneInfo:
+    """A channel's clock (Invocation.channel_zone), where no invocation is at hand (a submitted form)."""
+    from bot.state.schedules import Schedules
+
+    default = deps.settings.digest.default_schedule()
+    return ZoneInfo(Schedules(deps.store, default).of(team, channel).zone)
+
+
 class Form(StrEnum):
     """The forms a chat opens: the five questions at once, and tracking an instance (pre-filled)."""
 
@@ -57,10 +65,7 @@ class Invocation:
     def channel_zone(self) -> ZoneInfo:
         """The channel's clock: its digest's zone (`remind at … ZONE`), else GPU_ADVISOR_REMIND_TZ; the month of its
         bills and budgets starts at midnight there."""
-        from bot.state.schedules import Schedules
-
-        default = self.deps.settings.digest.default_schedule()
-        return ZoneInfo(Schedules(self.deps.store, default).of(self.team, self.channel).zone)
+        return channel_zone(self.deps, self.team, self.channel)
 
     def clock_zone(self) -> ZoneInfo:
         """The clock a time this person types is read on: theirs where the chat knows it, else the channel's."""

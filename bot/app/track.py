@@ -73,7 +73,7 @@ def _began(inv: Invocation, raw: dict[str, str], key: str) -> tuple[datetime, Zo
     return moment_of(given, inv.lang, now, zone, field=key), zone
 
 
-def _billed_since(moment: datetime, zone: ZoneInfo | None, lang: Lang) -> str:
+def billed_since(moment: datetime, zone: ZoneInfo | None, lang: Lang) -> str:
     """The line saying from when it bills, where `started=` or `created=` was given (nothing otherwise)."""
     return "" if zone is None else "\n" + t("digest.billed_since", lang, at=when_said(moment, zone))
 
@@ -143,7 +143,7 @@ def _instance(inv: Invocation, rentals: Rentals, name: str, raw: dict[str, str],
     )
     if not again:
         _tell_owner(inv, made.owner, made.name)
-    said = tracked_text(made, token, again, source, lang) + _billed_since(made.started_at, zone, lang)
+    said = tracked_text(made, token, again, source, lang) + billed_since(made.started_at, zone, lang)
     inv.privately(plain(said, lang))
 
 
@@ -166,7 +166,7 @@ def _storage(inv: Invocation, rentals: Rentals, name: str, raw: dict[str, str], 
         owner=mention(made.owner),
         per_month=money(size * price, currency),
     )
-    inv.answer(plain(text + _billed_since(made.created_at, zone, lang), lang))
+    inv.answer(plain(text + billed_since(made.created_at, zone, lang), lang))
 
 
 def track_or_reissue(

@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from bot.app.forms import PROFILE_KEYS, TRACK_FIELDS, read_answers, read_track, typed
-from bot.app.invocation import Form
-from bot.app.track import cached_price, track_or_reissue, tracked_text
+from bot.app.invocation import Form, channel_zone
+from bot.app.track import billed_since, cached_price, track_or_reissue, tracked_text
 from bot.chat import conversation
 from bot.chat.message import plain
 from bot.chat.port import Actor, ChatError, Place, Posted
@@ -116,7 +116,11 @@ def on_submit(
     """A form submitted: its answers taken, or its card shown again with the errors under the fields."""
     if form.kind is Form.TRACK:
         texts = typed(form.texts, tuple(k for k, _ in TRACK_FIELDS))
-        fields, errors = read_track(texts, form.lang, deps.settings.files.currency, cached_price(deps))
+        currency, now = deps.settings.files.currency, deps.now()
+        # Feishu's events say no one's time zone: a typed start is read on the chat's clock
+        fields, errors = read_track(
+            texts, form.lang, currency, cached_price(deps), now, lambda: channel_zone(deps, team, chat_id or user)
+        )
         if not errors and Rentals(deps.store).instance(team, fields["name"]) is not None:
             errors["name"] = tw("error.rental.instance_exists", form.lang, "chat", name=fields["name"])
     else:
@@ -147,11 +151,11 @@ def _track(
     key: str | None,
 ) -> None:
     source = fields.pop("price_source", None)
-    name = fields.pop("name")
-    fields |= {"owner": user, "started_at": deps.now(), "channel": chat_id or user}
+    name, zone = fields.pop("name"), fields.pop("started_zone")
+    fields |= {"owner": user, "channel": chat_id or user}
     try:
         made, token, again = track_or_reissue(Rentals(deps.store), team, key, name, fields)
-        said = tracked_text(made, token, again, source, form.lang)
+        said = tracked_text(made, token, again, source, form.lang) + billed_since(made.started_at, zone, form.lang)
     except RentalError as exc:
         said = tw(f"error.rental.{exc.code}", form.lang, "chat", **exc.params)
     chat.direct(Actor(chat.platform, team, user), lambda each: plain(said, each), form.lang)  # the token: theirs

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
+from zoneinfo import ZoneInfo
 
 from bot.state.rentals import Rentals
 from tests.slack.test_commands import header_posts, submit
@@ -47,4 +49,38 @@ def test_track_alone_opens_the_empty_form(tmp_path: Path) -> None:
         view = views(h, 1)[0]["view"]
         view = json.loads(view) if isinstance(view, str) else view
         assert view["callback_id"] == "track_form"
-        assert [b["block_id"] for b in view["blocks"]] == ["name", "gpu", "price", "cards", "share", "project"]
+        assert [b["block_id"] for b in view["blocks"]] == [
+            "name",
+            "gpu",
+            "price",
+            "cards",
+            "share",
+            "project",
+            "started",
+        ]
+
+
+def test_a_start_typed_in_the_form_is_read_on_the_submitters_clock_and_billed_from(tmp_path: Path) -> None:
+    """The form had no start: a box rented yesterday and tracked today was billed from the submission. Now it takes
+    `started` as chat's `started=` does, on the submitter's Slack time zone, and refuses what is not a past time
+    under the field, the modal still open."""
+    with running_app(tmp_path) as h:
+        h.clock.now = datetime(2026, 12, 6, 15, 30, tzinfo=UTC)  # 10:30 in New York, 23:30 in Shanghai
+        h.fake.zones["U1"] = "America/New_York"
+        h.send.command("track", response_url=h.fake.response_url())
+        view = views(h, 1)[0]["view"]
+        view = json.loads(view) if isinstance(view, str) else view
+        box = {"name": "late-1", "gpu": "A100-80GB", "price": "14/h"}
+        for said, error in (
+            ("soon", "'soon' is not a time"),
+            ("today 11am", "2026-12-06 11:00 America/New_York is in the future"),
+        ):
+            status, body = submit(h, view, box | {"started": said})
+            assert status == 200 and error in json.loads(body)["errors"]["started"], body
+        assert Rentals(h.deps.store).instances("T1") == []
+        status, body = submit(h, view, box | {"started": "yesterday 9pm"})
+        assert (status, body) == (200, "")
+        [note] = h.fake.wait_for(lambda: h.fake.of("chat.postEphemeral"))
+        [inst] = Rentals(h.deps.store).instances("T1")
+        assert inst.started_at == datetime(2026, 12, 5, 21, tzinfo=ZoneInfo("America/New_York"))
+        assert "2026-12-05 21:00 America/New_York" in note["text"]

@@ -6,9 +6,10 @@ shown on the card), I rented this (the track card), Estimate from the model, Cla
 from __future__ import annotations
 
 import json
-from datetime import timedelta
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
+from zoneinfo import ZoneInfo
 
 from bot.state.actions import Actions
 from bot.state.enrollment import Enrollments
@@ -134,6 +135,26 @@ def test_form_shows_a_bad_answer_on_the_card_then_recommends(tmp_path: Path) -> 
         h.fake.wait_for(lambda: len(h.fake.sent()) > before)
         settled(h.deps)
         assert any("Dedicated" in shown(c) or "dedicated" in shown(c) for c in h.fake.sent()[before:])
+
+
+def test_the_track_card_takes_a_start_on_the_chats_clock_and_shows_a_bad_one_under_it(tmp_path: Path) -> None:
+    """Feishu's events say no one's time zone: a start typed on the track card is read on the group's clock (its
+    digest's zone, GPU_ADVISOR_REMIND_TZ here: Asia/Shanghai), and the owner is told from when it bills."""
+    with running_feishu(tmp_path, lang="en") as h:
+        h.clock.now = MONDAY_0910_SHANGHAI
+        card = _form_card(h) if say(h, "track") else None
+        assert card is not None and '"name": "started"' in shown(card)
+        message_id, box = card.body["_message_id"], {"name": "late-1", "gpu": "A100", "price": "14/h"}
+        h.send.submit(card.card, box | {"started": "下周一"}, user=OWNER, chat=GROUP, message_id=message_id)
+        again = json.loads(h.fake.wait_for(lambda: h.fake.of("messages.patch"))[-1].body["content"])
+        assert "'下周一' is not a time" in json.dumps(again, ensure_ascii=False)  # under its field
+        assert Rentals(h.deps.store).instances(team(h)) == []
+        before = len(h.fake.sent())
+        h.send.submit(card.card, box | {"started": "昨晚11点"}, user=OWNER, chat=GROUP, message_id=message_id)
+        inst = h.fake.wait_for(lambda: Rentals(h.deps.store).instance(team(h), "late-1"))
+        assert inst.started_at == datetime(2026, 11, 29, 23, tzinfo=ZoneInfo("Asia/Shanghai"))  # Sunday night
+        told = h.fake.wait_for(lambda: next((c for c in h.fake.sent()[before:] if "Billed" in shown(c)), None))
+        assert "Billed from 2026-11-29 23:00 Asia/Shanghai, when it began." in shown(told)
 
 
 def _recommendation(h: FeishuHarness) -> Call:

@@ -4,7 +4,9 @@ reading it back, with an error under each field that is wrong."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from datetime import datetime
 from typing import Any
+from zoneinfo import ZoneInfo
 
 from pydantic import BaseModel, ConfigDict
 
@@ -51,9 +53,13 @@ def view(meta: TrackMeta, initial: dict[str, str]) -> dict[str, Any]:
 def read(
     payload_view: dict[str, Any],
     currency: str,
-    cached: Callable[[str, int, float | None], CachedPrice | None] | None = None,
+    cached: Callable[[str, int, float | None], CachedPrice | None] | None,
+    now: datetime,
+    clock: Callable[[str], ZoneInfo],
 ) -> tuple[dict[str, Any], dict[str, str]]:
-    """(the instance's columns, {field: error}) of a submitted track modal."""
+    """(the instance's columns, {field: error}) of a submitted track modal; `clock(channel)` is the submitter's
+    clock a typed start is read on (bot/app/forms.py)."""
     meta = TrackMeta.model_validate_json(payload_view.get("private_metadata") or "{}")
-    fields, errors = read_track(typed_texts(payload_view, dict(FIELDS)), Lang(meta.lang), currency, cached)
+    texts = typed_texts(payload_view, dict(FIELDS))
+    fields, errors = read_track(texts, Lang(meta.lang), currency, cached, now, lambda: clock(meta.ch))
     return fields | {"channel": meta.ch}, errors
