@@ -59,8 +59,10 @@ class ScaledJitter(Jitter):
     slack_sdk's own RandomJitter adds 0-1 s whatever the back-off, so a back-off of 10 ms still
     waited up to a second a retry, and `slack_retry_backoff_s` did not mean what it says."""
 
-    def __init__(self, draw: Callable[[], float] = random.random) -> None:
-        self.draw = draw
+    def __init__(self, draw: Callable[[], float] | None = None) -> None:
+        # its own generator: a retry on a listener's thread does not move the process's `random` under other code
+        # that seeds or replays it (hypothesis warns of exactly that when a draw moves it)
+        self.draw = draw or random.Random().random
 
     def recalculate(self, duration: float) -> float:
         return duration * (1.0 + self.draw())
