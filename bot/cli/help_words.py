@@ -6,13 +6,14 @@ without gettext's compiled .mo files and their build step, for one language and 
 own YAML and cache (bot/cache.py) already read fast. A changed English text has no Chinese until it is translated,
 and tests/cli/test_help_in_chinese.py fails until then.
 
-typer cuts a run of text wider than its help column with "…" (rich wraps only between words, and a Chinese sentence
-is one word to it; rich's answer is overflow="fold", which typer's help tables do not set): the advise help's Chinese
-lost words in an 80-column terminal. Every Chinese help text is said with a space after each full-width comma,
-colon, semicolon, question mark and enumeration mark, and before a full-width bracket, so it wraps there; the
-translations keep their clauses short and set Latin words and numbers apart with spaces, as Chinese technical writing
-does. (rich also cuts a line of Chinese that fills its column exactly: its rstrip_end counts characters, not cells.
-That is rich's to mend.)"""
+typer cut a run of text wider than its help column with "…" (rich wraps only between words, and a Chinese sentence
+is one word to it): the Chinese help lost words in an 80-column terminal, and so did long paths and addresses in
+English. rich's answer is overflow="fold", which typer's help texts do not set and offer no setting for: `folding()`
+sets it on each text typer makes for help (its `_make_rich_text`, typer<0.29 as pyproject pins it;
+tests/cli/test_help_in_chinese.py reads every command's help at 80 columns and fails on a word lost). Folding breaks
+between any two cells, so every Chinese help text is also said with a space after each full-width comma, colon,
+semicolon, question mark and enumeration mark, and before a full-width bracket: it wraps there first. The translations
+keep their clauses short and set Latin words and numbers apart with spaces, as Chinese technical writing does."""
 
 from __future__ import annotations
 
@@ -46,6 +47,25 @@ def _read() -> dict[str, str]:
 def breakable(text: str) -> str:
     """Chinese text that wraps after its full-width punctuation (the module's docstring says why)."""
     return _BREAK.sub(" ", text)
+
+
+def folding() -> None:
+    """Help texts fold a run wider than their column onto the next line instead of cutting it (the docstring)."""
+    import typer.rich_utils
+    from rich.text import Text
+
+    made = typer.rich_utils._make_rich_text
+    if getattr(made, "folds", False):
+        return
+
+    def folded(**parts: Any) -> Any:
+        text = made(**parts)
+        if isinstance(text, Text):
+            text.overflow = "fold"
+        return text
+
+    folded.folds = True  # type: ignore[attr-defined]
+    typer.rich_utils._make_rich_text = folded
 
 
 def said(text: str, lang: Lang) -> str:

@@ -149,6 +149,10 @@ def build_app(
     `explain`: the command line asks for help (explains()), so all of it is said in `lang`."""
     said_in = lang or help_lang([])
     translated = explain and said_in is not Lang.EN
+    if explain:
+        from bot.cli.help_words import folding
+
+        folding()
     app = typer.Typer(add_completion=False, no_args_is_help=True, help=_said(HELP, said_in if translated else Lang.EN))
     app.callback()(_group_explained_in(said_in) if translated else _group)
     lean = listing and only not in COMMANDS

@@ -5,6 +5,7 @@ writes, so a help text changed in the code without its Chinese fails here, as do
 from __future__ import annotations
 
 import inspect
+import re
 from pathlib import Path
 from typing import Any
 
@@ -54,6 +55,23 @@ def test_each_commands_help_is_said_in_chinese(tmp_path: Path, path: tuple[str, 
         assert english[:40] not in said.stdout, english  # no sentence of it left in English
         assert breakable(chinese()[english]).splitlines()[0][:20] in said.stdout, english
     assert "显示本帮助并退出" in said.stdout  # click's own --help line too
+
+
+def _unboxed(text: str) -> str:
+    """Help as read: no box, no spaces, no line breaks (a wrapped or folded line joins its next one)."""
+    return re.sub(r"[\s│╭╮╰╯─]", "", text)
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_no_help_text_loses_a_word_in_an_80_column_terminal(tmp_path: Path, lang: str) -> None:
+    """typer cut a run wider than its column with "…": Chinese clauses (a sentence is one word to rich) and long
+    English paths lost their ends. Each command's help, and each option's, is now read whole at 80 columns."""
+    for path, texts in ENGLISH.items():
+        said = _unboxed(run_cli(*path, "--help", env={"GPU_ADVISOR_LANG": lang, "COLUMNS": "80"}, tmp=tmp_path).stdout)
+        for english in texts:
+            text = english if lang == "en" else chinese()[english]
+            for paragraph in text.split("\n\n"):  # typer says a command's paragraphs apart
+                assert _unboxed(paragraph.replace("`", "")) in said.replace("`", ""), (path, paragraph)
 
 
 def test_the_listing_says_every_command_in_chinese(tmp_path: Path) -> None:
