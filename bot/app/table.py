@@ -16,7 +16,7 @@ from bot.chat.ids import SubCommand
 from bot.chat.message import plain
 from bot.chat.port import Place
 from bot.state import Conversation
-from bot.text import t
+from bot.text import Lang, t
 from bot.text.spans import mention
 
 MAX_TEXT = 4000  # longer than any set of answers; the text is not even split beyond it
@@ -46,8 +46,13 @@ def advise(inv: Invocation, _args: list[str]) -> None:
     start(inv)
 
 
-def help_(inv: Invocation, _args: list[str]) -> None:
-    inv.answer(plain(inv.help_text(inv.lang), inv.lang))
+HELP_IN = {"en": Lang.EN, "english": Lang.EN, "英文": Lang.EN, "zh": Lang.ZH, "chinese": Lang.ZH, "中文": Lang.ZH}
+
+
+def help_(inv: Invocation, args: list[str]) -> None:
+    """The chat's help, in the line's language, or in the one named (`help en`, `help 中文`)."""
+    lang = HELP_IN.get(args[0].lower(), inv.lang) if args else inv.lang
+    inv.answer(plain(inv.help_text(lang), lang))
 
 
 def form(inv: Invocation, _args: list[str]) -> None:
@@ -78,8 +83,24 @@ SUBCOMMANDS: dict[str, Handler] = {
     SubCommand.REPORT: report.report,
     SubCommand.BOARD: board.board,
     "看板": board.board,
+    "帮助": help_,
+    "?": help_,
+    "？": help_,
     **dict.fromkeys(START_WORDS, advise),
 }
+
+
+def typed_lang(text: str, default: Lang) -> Lang:
+    """The language to answer a typed line in, where the chat tells a bot no one's language (Feishu, DingTalk,
+    WeCom): Chinese when it has Chinese. A sub-command (`list`, `help`, `track box1 gpu=A100`) or answers typed at
+    once (`10h mem=70/80 …`) with no Chinese are the bot's own words, whoever types them: the team's language
+    (`default`, GPU_ADVISOR_LANG). Other Latin words are an answer written in English."""
+    if any("\u4e00" <= ch <= "\u9fff" for ch in text):
+        return Lang.ZH
+    tokens = text.split()
+    if not tokens or tokens[0].lower() in SUBCOMMANDS or answers.is_inline(tokens):
+        return default
+    return Lang.EN if any("a" <= ch.lower() <= "z" for ch in text) else default
 
 
 def run(inv: Invocation, text: str) -> None:

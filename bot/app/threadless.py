@@ -25,14 +25,6 @@ from bot.state.schedules import Schedules
 from bot.text import Lang
 
 
-def lang_of(text: str, default: Lang) -> Lang:
-    """The language the person wrote in: Chinese when the text has Chinese, English when it has Latin letters
-    and no Chinese; else the default (neither chat tells a robot a user's language)."""
-    if any("\u4e00" <= ch <= "\u9fff" for ch in text):
-        return Lang.ZH
-    return Lang.EN if any("a" <= ch.lower() <= "z" for ch in text) else default
-
-
 @dataclass(frozen=True)
 class Wing:
     """What a threadless chat's wing says its own way."""
@@ -127,7 +119,7 @@ def typed(
             reply = ThreadMessage(team, channel, convo.thread_ts, user, text, None, request_key)
             if on_thread_message(deps, wing.chat, wing.teller(Lang(convo.lang)), reply):
                 return
-    lang = lang_of(text, deps.settings.files.lang)
+    lang = table.typed_lang(text, deps.settings.files.lang)
     inv = invocation(wing, deps, team, channel, user, lang, request_key, is_admin)
     try:
         table.run(inv, text)

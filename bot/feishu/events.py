@@ -15,7 +15,6 @@ from typing import Any
 from bot.app import rentals, table
 from bot.app.capture import SentFile
 from bot.app.invocation import CommandError, Invocation
-from bot.app.table import START_WORDS
 from bot.app.thread import ThreadMessage, on_thread_message
 from bot.chat import conversation
 from bot.chat.message import plain
@@ -81,19 +80,6 @@ def sent_file(chat: FeishuChat, message: dict[str, Any]) -> SentFile | None:
     return SentFile(
         name, lambda max_bytes, deadline_s: fetch(chat.api, message_id, key, name, max_bytes, deadline_s), "feishu"
     )
-
-
-def _has_han(text: str) -> bool:
-    return any("\u4e00" <= ch <= "\u9fff" for ch in text)
-
-
-def _lang_of(text: str, default: Lang) -> Lang:
-    """The language the person wrote in: Chinese when the text has Chinese, English when it has Latin letters
-    and no Chinese (a command typed in English is answered in English); else the default (Feishu tells a bot
-    no user's language)."""
-    if _has_han(text):
-        return Lang.ZH
-    return Lang.EN if any("a" <= ch.lower() <= "z" for ch in text) else default
 
 
 def handle(deps: Deps, chat: FeishuChat, payload: dict[str, Any], input_key: str | None = None) -> None:
@@ -192,8 +178,7 @@ def on_message(deps: Deps, chat: FeishuChat, payload: dict[str, Any], input_key:
             return
     # a profile's cards carry both languages (each reader sees their own): the default leads; a command's answer
     # is said in one, the language it was typed in
-    starts = not text.strip() or text.split()[0].lower() in START_WORDS
-    lang = deps.settings.files.lang if starts and not _has_han(text) else _lang_of(text, deps.settings.files.lang)
+    lang = table.typed_lang(text, deps.settings.files.lang)
     here = str(message.get("message_id") or "")
     inv = invocation(deps, chat, team, chat_id, user, here, lang, input_key, message.get("chat_type") == "p2p")
     try:

@@ -15,11 +15,13 @@ from typing import Any, Protocol
 
 import pytest
 
+from bot.app.table import typed_lang
 from bot.chat.conversation import current
 from bot.deps import Deps
 from bot.digest.due import run_due
 from bot.state import Conversation
 from bot.state.rentals import Rentals
+from bot.text import Lang
 from tests.digest.test_schedule import MONDAY_0910_SHANGHAI
 from tests.feishu.test_digest import GROUP as FEISHU_GROUP
 from tests.support.dingtalk_harness import DingTalkHarness, running_dingtalk
@@ -409,7 +411,10 @@ def test_the_articles_quote_and_a_quote_missing_its_schedule(platform: str, tmp_
         assert "5,600" in said and "784" in said
         assert "hours=4x14" in chat.command("quote gpu=A100")
         refused = chat.command("quote gpu=A100 hours=4x14 cards=2000 storage=lots")
-        assert "cards=2,000: must be at most 1,024" in refused and "storage=lots: not a number" in refused
+        if platform == "slack":  # Slack says the person's locale (en here)
+            assert "cards=2,000: must be at most 1,024" in refused and "storage=lots: not a number" in refused
+        else:  # the others say no one's: a line of the bot's own words is said in the team's language (zh here)
+            assert "cards=2,000：不能大于 1,024" in refused and "storage=lots：不是数字" in refused
         assert "Input should" not in refused
 
 
@@ -440,3 +445,39 @@ def test_track_takes_an_owner_as_the_chat_names_people(platform: str, tmp_path: 
         refused = chat.command("track instance box-8 gpu=A100 price=14/h owner=张三")
         form = {"slack": "U0123ABCD", "feishu": "ou_…", "dingtalk": "<userId>", "wecom": "<userid>"}[platform]
         assert "张三" in refused and form in refused and ("Slack" in refused) == (platform == "slack"), refused
+
+
+@PLATFORMS
+def test_help_in_either_language_and_the_bots_own_words_in_the_teams(platform: str, tmp_path: Path) -> None:
+    """Every sub-command is an English word. Where a chat says no one's language (Feishu, DingTalk, WeCom), `help`
+    or `list` typed by a Chinese team was answered in English, and `帮助` was an unknown sub-command: Chinese help
+    could not be had at all. A line of the bot's own words is said in the team's language (zh here); `帮助`, `？`
+    and `help zh|en` ask for the help, the last in the language named. Slack says the person's locale (en here)."""
+    with driving(platform, tmp_path) as chat:
+        assert "`help` (or `帮助`" in chat.command("help en")
+        assert "`help`（或 `帮助`" in chat.command("help zh")
+        if platform == "slack":
+            assert "`help` (or `帮助`" in chat.command("帮助")
+            return
+        for said in ("帮助", "help", "？"):
+            assert "`help`（或 `帮助`" in chat.command(said), said
+        assert "本" in chat.command("list") and "Tracked" not in chat.command("list")
+        assert "unknown sub-command 'about'" in chat.command("about 10 hours")  # words of English: English
+
+
+@pytest.mark.parametrize(
+    ("typed", "default", "said"),
+    [
+        ("list", Lang.ZH, Lang.ZH),
+        ("track box1 gpu=A100 price=14/h started=yesterday", Lang.ZH, Lang.ZH),
+        ("10h mem=70/80 mp=no freq=daily resume=no", Lang.ZH, Lang.ZH),
+        ("", Lang.ZH, Lang.ZH),
+        ("list", Lang.EN, Lang.EN),
+        ("track box1 gpu=A100 started=昨天9点", Lang.EN, Lang.ZH),
+        ("about 10 hours", Lang.ZH, Lang.EN),
+        ("大约10小时", Lang.EN, Lang.ZH),
+        ("42", Lang.ZH, Lang.ZH),
+    ],
+)
+def test_the_language_a_typed_line_is_answered_in(typed: str, default: Lang, said: Lang) -> None:
+    assert typed_lang(typed, default) is said

@@ -145,7 +145,8 @@ def test_every_answer_at_once_gives_the_recommendation_card(tmp_path: Path) -> N
         settled(h.deps)
         [recommended] = h.fake.of("messages.reply")  # in a thread under the person's message
         assert recommended.path == "/open-apis/im/v1/messages/om_user_1/reply"
-        assert recommended.card["header"]["title"]["content"].startswith("Recommendation")  # typed in English
+        # answers typed at once are the bot's own words in any language: said in the team's (GPU_ADVISOR_LANG, zh)
+        assert recommended.card["header"]["title"]["content"].startswith("建议")
         h.send.message("10h mem=lots")  # unreadable: what was wrong and what is accepted, nothing started
         settled(h.deps)
         said = _texts(h.fake.sent()[-1].card)
