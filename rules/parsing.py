@@ -596,6 +596,8 @@ def parse_cards(text: str) -> int:
 
 _SCHEDULE_FORMS = [  # "4x14"; the forms said in words are colloquial.schedule_parts's
     lazy(rf"^(?P<h>{_NUM})\s*(?:h|hours?|小时)?\s*(?:x|\*|×)\s*(?P<d>{_NUM})\s*(?:d|days?|天)?$"),
+    # "4h 14d", "4小时 14天", "4小时/天，14天": both units said, nothing between but a space or a comma
+    lazy(rf"^(?P<h>{_NUM})\s*(?:h|hours?|小时)(?:\s*/\s*(?:d|day|天))?\s*[,，、]?\s*(?P<d>{_NUM})\s*(?:d|days?|天)$"),
 ]
 
 

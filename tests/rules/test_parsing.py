@@ -192,6 +192,11 @@ def test_context_parsers() -> None:
     assert parsing.parse_qps("300 qps") == 300
     schedule = parsing.parse_schedule("每天4小时，14天")
     assert (schedule.hours_per_day, schedule.days) == (4, 14)
+    for said in ("4h 14d", "4小时 14天", "4小时/天 14天", "4 hours, 14 days", "4h/d 14d"):  # units said, no "x"
+        schedule = parsing.parse_schedule(said)
+        assert (schedule.hours_per_day, schedule.days) == (4, 14), said
+    with pytest.raises(ParseError):
+        parsing.parse_schedule("4 14")  # without units, two figures say nothing of which is which
 
 
 def test_unknown_gpu_lists_known_models() -> None:
