@@ -20,7 +20,8 @@ from bot.text.request_errors import request_problems
 from pricing.errors import QuoteError
 from pricing.fx import ECB_CURRENCIES
 from pricing.quote import Quote, QuoteRequest
-from rules.errors import ParseError
+from rules.errors import ParseError, UnknownGPU
+from rules.gpus import canonical_gpu
 from rules.parsing import parse_schedule, parse_share
 
 YES, NO = ("yes", "y", "true", "1", "是", "要"), ("no", "n", "false", "0", "否", "不")
@@ -83,9 +84,36 @@ def message(made: Quote, inv: Invocation) -> Message:
     )
 
 
+def _bare(args: list[str]) -> tuple[list[str], dict[str, str]]:
+    """Words typed without a key, as people ask for a quote (`quote 4090 每天4小时14天`, `quote A100 4x14 share=1/2`):
+    a GPU the catalogue knows, then the rest as the schedule when it reads as one. The key=value tokens are left
+    as they are, and so is anything bare that is neither (its error names it and the keys)."""
+    pairs = [a for a in args if "=" in a]
+    bare = [a for a in args if "=" not in a]
+    found: dict[str, str] = {}
+    if bare:
+        try:
+            canonical_gpu(bare[0])
+            found["gpu"] = bare.pop(0)
+        except UnknownGPU:
+            pass
+    if bare:
+        try:
+            parse_schedule(" ".join(bare))
+            found["schedule"], bare = " ".join(bare), []
+        except ParseError:
+            pass
+    return pairs + bare, found
+
+
 def quote(inv: Invocation, args: list[str]) -> None:
     deps, lang = inv.deps, inv.lang
-    raw = inline.parse_pairs(args, inline.QUOTE_KEYS)[0]
+    keyed, bare = _bare(args)
+    raw = inline.parse_pairs(keyed, inline.QUOTE_KEYS)[0]
+    for field, text in bare.items():
+        if field in raw:
+            raise CommandError(t("error.inline.twice", lang, key=_key_of(field, text).split("=")[0]))
+        raw[field] = text
     wanted = raw.get("compare", "no").strip().lower()
     if wanted not in YES + NO:
         raise CommandError(t("error.bad_compare", lang, value=wanted[:20]))

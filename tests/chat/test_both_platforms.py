@@ -409,6 +409,11 @@ def test_the_articles_quote_and_a_quote_missing_its_schedule(platform: str, tmp_
     with driving(platform, tmp_path) as chat:
         said = chat.command("quote gpu=A100 hours=4x14 share=1/2")
         assert "5,600" in said and "784" in said
+        bare = chat.command("quote A100 4x14 share=1/2")  # a GPU and a schedule as people type them, no keys
+        assert "5,600" in bare and "784" in bare
+        assert "RTX4090-24GB × 1" in chat.command("quote 4090 每天4小时 14天") and "56" in bare
+        twice = chat.command("quote A100 gpu=H100 4x14")  # a bare GPU beside gpu=: which one is meant is asked
+        assert ("'gpu' given twice" if platform == "slack" else "“gpu”给出了两次") in twice
         assert "hours=4x14" in chat.command("quote gpu=A100")
         refused = chat.command("quote gpu=A100 hours=4x14 cards=2000 storage=lots")
         if platform == "slack":  # Slack says the person's locale (en here)
