@@ -14,7 +14,6 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from bot.cli.common import LangOpt, fail, load_settings, say
-from bot.fields.rentals import CachedPrice, FieldError, currency_of, instance_fields, price_from_cache
 from bot.text import Lang, t
 from bot.text.format import money
 from bot.text.quote import rate
@@ -22,6 +21,7 @@ from bot.text.quote import rate
 if TYPE_CHECKING:
     from rich.console import Console
 
+    from bot.fields.rentals import CachedPrice
     from bot.settings import Settings
     from bot.state.rentals import Rentals
 
@@ -154,6 +154,7 @@ def past_moment(text: str | None, settings: Settings, now: datetime, flag: str) 
     from zoneinfo import ZoneInfo
 
     from bot.fields.moments import moment_of
+    from bot.fields.rentals import FieldError
 
     if text is None:
         return now
@@ -174,6 +175,7 @@ def billed_from(moment: datetime, settings: Settings) -> None:
 
 def _cached(settings: Settings, gpu: str, cards: int, share: float | None) -> CachedPrice | None:
     """The price cache's price for an instance (the bundled rate card on a fresh machine; no network)."""
+    from bot.fields.rentals import price_from_cache
     from bot.price_book import PriceBook, http_client
     from pricing.errors import CacheUnavailable
 
@@ -202,6 +204,8 @@ def cached_offers(settings: Settings) -> Any:
 
 def _fields(make: Any) -> Any:
     """Read fields with bot/fields/rentals.py; a bad one exits 2 naming its flag."""
+    from bot.fields.rentals import FieldError
+
     try:
         return make()
     except FieldError as exc:
@@ -235,6 +239,7 @@ def track_instance(
 ) -> None:
     """Track a rented instance; prints its heartbeat token once (for `gpu-advise agent`)."""
     from bot.fields.metering import billing_of, provider_of, stop_billing_of
+    from bot.fields.rentals import instance_fields
 
     settings = load_settings(lang=lang)
     fields = _fields(
@@ -289,6 +294,8 @@ def track_storage(
     lang: LangOpt = None,
 ) -> None:
     """Track rented storage (images, data sets, checkpoints)."""
+    from bot.fields.rentals import currency_of
+
     settings = load_settings(lang=lang)
     fields = {
         "channel": channel,
