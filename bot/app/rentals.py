@@ -24,19 +24,24 @@ from bot.text.errors import error_text
 from bot.text.format import literal, mention, money, show, who
 from bot.text.quote import rate
 from rules.budget import standings
-from rules.digest import spent_this_month
+from rules.digest import spent_this_month, stored_this_month
 from rules.errors import ParseError
 from rules.power import state_at
 from rules.remind_schedule import RemindSchedule, next_send, parse_at, parse_days, parse_zone
 
 
 def list_items(inv: Invocation) -> None:
-    """`list`: what the team rents and keeps, with owner and state."""
+    """`list`: what the team rents and keeps, with owner, state and this month's money. Each item's month begins at
+    midnight in its own channel's digest zone, as the digest, its budget, App Home and the terminal's `list` count
+    it (not the zone of the channel `list` was typed in)."""
     rentals, lang, deps = Rentals(inv.deps.store), inv.lang, inv.deps
     lines = []
     instances = [i for i in rentals.instances(inv.team) if not i.hidden_by]  # "Not ours" left out
+    storage = [s for s in rentals.storage(inv.team) if not s.hidden_by]
     now = deps.now()
-    local = now.astimezone(inv.channel_zone())
+    zones = Schedules(deps.store, deps.settings.digest.default_schedule()).zones(
+        inv.team, {i.channel for i in instances} | {s.channel for s in storage}
+    )
     timelines = PowerLog(deps.store, deps.policy.metering).this_month(instances, now)
     for i in instances:
         power = "released" if i.released_at else state_at(timelines.get(i.id, []), now).value  # on, off, unknown
@@ -49,12 +54,10 @@ def list_items(inv: Invocation) -> None:
                 price=rate(i.price, i.currency, i.unit, t("digest.no_price", lang), lang),
                 owner=mention(i.owner) if i.owner else t("cli.no_owner", lang),
                 state=t(f"digest.state.{power}", lang),
-                spent=money(spent_this_month(i, local, timelines), i.currency),
+                spent=money(spent_this_month(i, now.astimezone(zones[i.channel]), timelines), i.currency),
             )
         )
-    for s in rentals.storage(inv.team):
-        if s.hidden_by:
-            continue
+    for s in storage:
         state = "deleted" if s.deleted_at else "kept"
         lines.append(
             t(
@@ -65,6 +68,7 @@ def list_items(inv: Invocation) -> None:
                 per_month=money(s.size_gb * s.price_gb_month, s.currency),
                 owner=mention(s.owner),
                 state=t(f"digest.state.{state}", lang),
+                spent=money(stored_this_month(s, now.astimezone(zones[s.channel])), s.currency),
             )
         )
     said = "\n".join([t("digest.list_title", lang), *lines]) if lines else t("digest.list_empty", lang)

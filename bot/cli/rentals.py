@@ -338,7 +338,7 @@ def list_rentals(
     if as_json:
         out = {
             "instances": _metered(rentals, instances, settings, team),
-            "storage": [_plain(s) for s in storage],
+            "storage": _stored(rentals, storage, settings, team),
         }
         sys.stdout.write(json.dumps(out, ensure_ascii=False, indent=2) + "\n")
         return
@@ -370,10 +370,11 @@ def list_rentals(
         price = rate(i.price, i.currency, i.unit, t("digest.no_price", lang), lang) if human else _rate(i, lang)
         rows.append([i.name, gpus, price, names[i.owner], state, i.source, basis, power, hours, spent])
     kept = []
-    for s in storage:
+    for s, bill in zip(storage, _stored(rentals, storage, settings, team), strict=True):
         state = t("cli.deleted", lang) if s.deleted_at else t("cli.kept", lang)
         price = f"{s.price_gb_month:g} {s.currency}/GB-month"
-        kept.append([s.name, f"{s.size_gb:g} GB", price, names[s.owner], state, s.source])
+        spent = money(bill["spent_this_month"], s.currency)
+        kept.append([s.name, f"{s.size_gb:g} GB", price, names[s.owner], state, s.source, spent])
     _print_rows([("cli.list_columns", rows), ("cli.storage_columns", kept)], lang, console)
 
 
@@ -424,6 +425,20 @@ def _metered(rentals: Any, instances: list[Any], settings: Settings, team: str) 
             }
         )
     return out
+
+
+def _stored(rentals: Any, storage: list[Any], settings: Settings, team: str) -> list[dict[str, Any]]:
+    """Each storage item as JSON with its money this month (by the GB-month, from midnight in its channel's digest
+    zone, as the chats' `list`, budgets and App Home count it)."""
+    from bot.state.schedules import Schedules
+    from rules.digest import stored_this_month
+
+    now = datetime.now(UTC)
+    zones = Schedules(rentals.store, settings.digest.default_schedule()).zones(team, (s.channel for s in storage))
+    return [
+        _plain(s) | {"spent_this_month": round(stored_this_month(s, now.astimezone(zones[s.channel])), 2)}
+        for s in storage
+    ]
 
 
 def _rate(instance: Any, lang: Lang) -> str:

@@ -18,7 +18,7 @@ from bot.state.balances import Balances
 from bot.state.budgets import Budgets
 from bot.state.rentals import Rentals
 from rules.samples import Sample
-from tests.metering.test_chat_commands import say
+from tests.metering.test_chat_commands import reply, say
 from tests.support.slack_harness import Harness, running_app
 
 SHANGHAI = ZoneInfo("Asia/Shanghai")  # the harness's digest zone (the default)
@@ -94,3 +94,30 @@ def test_a_channel_with_its_own_digest_zone_counts_its_items_month_there_everywh
         assert amounts(line)[-1] == expected, line
         assert expected in amounts(say(h, 3, "budget"))
         assert f"Your spend this month: ¥{expected:,.0f}" in app_home(h)
+
+
+def test_storage_reads_its_months_money_in_list_as_budgets_and_app_home_count_it(tmp_path: Path) -> None:
+    """Budgets, the digest and App Home counted storage by the GB-month since the month began; `list` said only its
+    price a month, so its lines did not add up to the budget's spend."""
+    with running_app(tmp_path) as h:
+        rented(h)
+        stored = {"channel": "C1", "owner": "U1", "project": "llm", "size_gb": 300.0, "price_gb_month": 0.3,
+                  "currency": "CNY", "created_at": START - timedelta(days=10)}  # fmt: skip
+        Rentals(h.deps.store).track_storage("T1", "ckpt", stored, None)
+        kept = 300 * 0.3 / 30 * 3  # three days of this month: ¥9
+        [line] = [ln for ln in say(h, 1, "list").splitlines() if "*ckpt*" in ln]
+        assert amounts(line)[-1] == kept and "this month" in line, line
+        assert EXPECTED + kept in amounts(say(h, 2, "budget"))
+        assert f"Your spend this month: ¥{EXPECTED + kept:,.0f}" in app_home(h)
+
+
+def test_list_typed_in_another_channel_counts_each_items_month_in_its_own(tmp_path: Path) -> None:
+    """`list` counted every item's month from the zone of the channel it was typed in: typed in a channel on the
+    default zone it said a UTC channel's item eight hours richer than that item's budget and digest."""
+    with running_app(tmp_path) as h:
+        rented(h)
+        assert "UTC" in say(h, 1, "remind at 09:30 UTC")  # C1, where the box is
+        expected = 28 * 10.0 + 36 * 20.0
+        h.send.command("list", channel="C2", response_url=h.fake.response_url("2"))
+        [line] = [ln for ln in reply(h, 2).splitlines() if "*box*" in ln]
+        assert amounts(line)[-1] == expected, line

@@ -186,3 +186,20 @@ def test_a_slice_on_its_daily_schedule_is_listed_as_such(tmp_path: Path) -> None
     [item] = json.loads(cli(tmp_path, "list", "--json").stdout)["instances"]
     assert item["power"] == "off" and item["schedule_hours_a_day"] == 4.0
     assert "off, on a schedule (about 4 h a day)" in cli(tmp_path, "list").stdout
+
+
+def test_storage_says_its_money_this_month_in_list_json_and_its_table(tmp_path: Path) -> None:
+    """Budgets and App Home count storage by the GB-month since the month began; `list` gave only its price."""
+    created = datetime.now(UTC) - timedelta(days=40)  # a month and more ago: this month counts from its start
+    stored = cli(
+        tmp_path, "track", "storage", "ckpt", "--size-gb", "300", "--price-gb-month", "0.3", "--channel", "C1",
+        "--owner", "U1", "--created", created.isoformat(),
+    )  # fmt: skip
+    assert stored.returncode == 0, stored.stderr
+    before = datetime.now(UTC)
+    [kept] = json.loads(cli(tmp_path, "list", "--json").stdout)["storage"]
+    month = before.astimezone(ZoneInfo("Asia/Shanghai")).replace(day=1, hour=0, minute=0, second=0, microsecond=0)
+    days = (datetime.now(UTC) - month).total_seconds() / 86400
+    assert abs(kept["spent_this_month"] - 300 * 0.3 / 30 * days) < 0.02, kept  # ¥3 a day since the 1st, Shanghai
+    row = cli(tmp_path, "list").stdout.splitlines()[-1].split("\t")  # piped: a row a line, the money last
+    assert row[0] == "ckpt" and row[-1] == money(kept["spent_this_month"], "CNY"), row
