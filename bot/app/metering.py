@@ -7,7 +7,7 @@ from __future__ import annotations
 from datetime import datetime
 from zoneinfo import ZoneInfo
 
-from bot.app.invocation import CommandError, Invocation
+from bot.app.invocation import CommandError, Invocation, channel_zone
 from bot.chat.message import plain
 from bot.fields.metering import balance_of, billing_of, power_of, provider_of, stop_billing_of
 from bot.fields.moments import moment_of
@@ -20,6 +20,7 @@ from bot.text.catalogue import tw
 from bot.text.format import literal, mention
 from bot.text.quote import rate
 from bot.text.runway import billing_said, runway_line, when_said
+from rules.power import state_at
 from rules.runway import runway
 
 
@@ -57,9 +58,13 @@ def _moment(inv: Invocation, at: str | None, now: datetime) -> tuple[datetime, Z
 
 
 def power(inv: Invocation, args: list[str]) -> None:
-    """`power NAME on|off [at=TIME]`: it went on or off now, or at TIME (bot/fields/moments.py)."""
+    """`power NAME on|off [at=TIME]`: it went on or off now, or at TIME (bot/fields/moments.py); `power NAME`: when
+    it was on and off this month (the terminal's `power NAME`)."""
     lang = inv.lang
     args, at = _split_at(args)
+    if len(args) == 1 and at is None:
+        _stretches(inv, _instance(inv, args[0]))
+        return
     if len(args) != 2 or at == "":
         raise CommandError(t("meter.power_usage", lang))
     found = _instance(inv, args[0])
@@ -82,6 +87,46 @@ def power(inv: Invocation, args: list[str]) -> None:
         when = when_said(moment, zone)
         said = t(f"meter.power_{state.value}_at", lang, name=literal(found.name), user=mention(inv.user), at=when)
     inv.answer(plain(said, lang))
+
+
+SHOWN_STRETCHES = 12  # a month of a box switched daily is sixty: the latest, and how many came before
+SOURCES = ("", "track", "person", "agent", "bot")  # who says a stretch, besides a cloud's scan (aws, aliyun, k8s)
+
+
+def _stretches(inv: Invocation, found: Instance) -> None:
+    """When the instance was on, off or unknown this month, on its channel's clock (where its month begins, as its
+    money counts it), each stretch with its hours and who said so; the latest SHOWN_STRETCHES."""
+    lang, now = inv.lang, inv.deps.now()
+    zone = channel_zone(inv.deps, inv.team, found.channel)
+    month = now.astimezone(zone).replace(day=1, hour=0, minute=0, second=0, microsecond=0)
+    log = PowerLog(inv.deps.store, inv.deps.policy.metering)
+    whole = log.timelines([found], now, since=month)[found.id]
+    stretches = [s for s in whole if s.end > month and s.end > s.start]
+    state = "released" if found.released_at else state_at(whole, now).value
+    said_now = t(f"digest.state.{state}", lang)
+    lines = [t("meter.power_list_title", lang, name=literal(found.name), zone=str(zone), state=said_now)]
+    if len(stretches) > SHOWN_STRETCHES:
+        lines.append(t("meter.power_list_earlier", lang, count=len(stretches) - SHOWN_STRETCHES))
+    for s in stretches[-SHOWN_STRETCHES:]:
+        start = max(s.start, month)
+        end = t("meter.now", lang) if s.end >= now else f"{s.end.astimezone(zone):%m-%d %H:%M}"
+        by = (
+            t(f"meter.source.{s.source or 'none'}", lang)
+            if s.source in SOURCES
+            else t("meter.source.scan", lang, cloud=s.source)
+        )
+        lines.append(
+            t(
+                "meter.power_stretch",
+                lang,
+                start=f"{start.astimezone(zone):%m-%d %H:%M}",
+                end=end,
+                state=t(f"word.power.{s.state.value}", lang),
+                hours=f"{(s.end - start).total_seconds() / 3600:.1f}",
+                source=by,
+            )
+        )
+    inv.answer(plain("\n".join(lines), lang))
 
 
 def billing(inv: Invocation, args: list[str]) -> None:

@@ -179,3 +179,29 @@ def test_a_balance_read_earlier_is_kept_as_of_then(tmp_path: Path) -> None:
         refused = say(h, 2, "balance autodl 300 at=tomorrow")
         assert "at: 'tomorrow' is not a time" in refused and Balances(h.deps.store).latest("T1")[0].amount == 320.0
         assert "`balance PROVIDER AMOUNT [CNY|USD] [at=TIME]`" in say(h, 3, "balance autodl 300 at=")
+
+
+def test_power_with_a_name_alone_says_its_stretches_this_month(tmp_path: Path) -> None:
+    """The terminal's `power NAME` listed when a box was on and off; chat answered the usage. Now chat says whether
+    it is on now and this month's stretches on the box's channel clock, with who said each (12 at most)."""
+    with running_app(tmp_path) as h:
+        h.clock.now = NOW  # 10:00 on 1 December in Shanghai, the channel's zone
+        h.fake.locales["U1"] = "en-US"
+        assert "slice" in say(h, 1, 'track slice gpu=A100-80GB share=1/2 price=14/h started="yesterday 20:00"')
+        h.clock.advance(hours=2)
+        say(h, 2, "power slice off at=1h ago")
+        h.clock.advance(minutes=30)
+        listed = say(h, 3, "power slice").splitlines()
+        assert listed[0] == "*slice* is off; this month (Asia/Shanghai):", listed
+        # its November hours are last month's: the month's first stretch starts at midnight
+        assert listed[1:] == [
+            "• 12-01 00:00 – 12-01 11:00 · on · 11.0 h · from tracking",
+            "• 12-01 11:00 – now · off · 1.5 h · said by someone",
+        ]
+        for n in range(4, 20):  # switched often: the latest twelve, and how many came before
+            h.clock.advance(minutes=10)
+            say(h, n, f"power slice {'on' if n % 2 == 0 else 'off'}")
+        h.clock.advance(minutes=10)
+        many = say(h, 20, "power slice").splitlines()
+        assert many[1] == "… 6 more before these" and len(many) == 14, many
+        assert "no instance named 'other'" in say(h, 21, "power other")
