@@ -38,6 +38,18 @@ INSTANCE_KEYS["stop-billing"] = "stop_billing"
 STORAGE_KEYS = {k: k for k in ("size", "price", "instance", "project", "owner", "currency", "created")}
 
 
+def _time_words(pairs: list[str]) -> list[str]:
+    """`started=yesterday 9:00` typed without quotes: the words after a time's key, up to the next key=value, are
+    the time's (as `power … at=yesterday 23:30` reads them); any other bare word stays where it is, refused."""
+    out: list[str] = []
+    for token in pairs:
+        if "=" not in token and out and out[-1].partition("=")[0].lower() in ("started", "created"):
+            out[-1] += " " + token
+        else:
+            out.append(token)
+    return out
+
+
 def owner_of(text: str | None, user: str, lang: Lang, platform: str) -> str:
     """The owner= given, as a person of the chat it was typed in (a mention as the chat hands it over, or an id:
     U…, ou_…, a DingTalk userId); the person typing when none is given."""
@@ -87,7 +99,7 @@ def track(inv: Invocation, args: list[str]) -> None:
         return
     if not args or "=" in args[0]:
         raise CommandError(t("digest.track_usage", lang))
-    name, pairs = args[0], args[1:]
+    name, pairs = args[0], _time_words(args[1:])
     raw = inline.parse_pairs(pairs, INSTANCE_KEYS if kind == "instance" else STORAGE_KEYS)[0]
     base: dict[str, Any] = {
         "channel": inv.channel,

@@ -161,6 +161,10 @@ def test_a_box_rented_before_it_was_tracked_says_when_in_chat_and_bills_from_the
         assert "`started`: 'tomorrow' is not a time" in refused and Rentals(h.deps.store).instance("T1", "box2") is None
         stored = say(h, 3, "track storage ckpt size=100 price=0.5 created=2026-11-01")
         assert "ckpt" in stored
+        # typed without quotes, as people type it: the words after started= up to the next key are its time
+        unquoted = say(h, 4, "track box3 gpu=A100-80GB started=yesterday 9:00 price=14/h")
+        assert "Billed from 2026-11-29 09:00 America/New_York" in unquoted, unquoted
+        assert "unexpected 'lots'" in say(h, 5, "track box4 gpu=A100-80GB lots price=14/h")  # a bare word elsewhere
         [kept] = Rentals(h.deps.store).storage("T1")
         assert kept.created_at == datetime(2026, 11, 1, 4, tzinfo=UTC) and kept.created_at < NOW - timedelta(days=20)
 
