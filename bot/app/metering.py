@@ -12,6 +12,7 @@ from bot.chat.message import plain
 from bot.fields.metering import balance_of, billing_of, power_of, provider_of, stop_billing_of
 from bot.fields.moments import moment_of
 from bot.fields.rentals import FieldError, currency_of, price_typed
+from bot.report.money import runways
 from bot.state.balances import Balances
 from bot.state.power import PowerLog
 from bot.state.rentals import Instance, RentalError, Rentals
@@ -19,9 +20,8 @@ from bot.text import t
 from bot.text.catalogue import tw
 from bot.text.format import literal, mention
 from bot.text.quote import rate
-from bot.text.runway import billing_said, runway_line, when_said
+from bot.text.runway import balance_kept, billing_said, runway_line, when_said
 from rules.power import state_at
-from rules.runway import runway
 
 
 def _instance(inv: Invocation, name: str) -> Instance:
@@ -162,7 +162,7 @@ def balance(inv: Invocation, args: list[str]) -> None:
     """`balance PROVIDER AMOUNT [CNY|USD] [at=TIME]` records (as read at TIME, the terminal's --at); `balance` lists
     with each runway."""
     lang, deps = inv.lang, inv.deps
-    balances, now = Balances(deps.store), deps.now()
+    balances, now, kept = Balances(deps.store), deps.now(), []
     if args:
         args, at = _split_at(args)
         if len(args) not in (2, 3) or at == "":
@@ -171,13 +171,13 @@ def balance(inv: Invocation, args: list[str]) -> None:
             provider = provider_of(args[0], lang)
             amount = balance_of(args[1], lang)
             currency = currency_of(args[2], lang) if len(args) == 3 else deps.settings.files.currency
-            moment = _moment(inv, at, now)[0]
+            moment, clock = _moment(inv, at, now)
         except FieldError as exc:
             raise CommandError(f"{exc.field}: {exc.message}") from None
         balances.record(inv.team, provider, amount, currency, moment, now, by=inv.user)
-    instances = Rentals(deps.store).instances(inv.team)
-    recorded = balances.latest(inv.team)
-    timelines = PowerLog(deps.store, deps.policy.metering).this_month(instances, now, also=[b.at for b in recorded])
+        if clock is not None:  # read earlier: the balance then, and below what is left of it now
+            kept.append(balance_kept(provider, amount, currency, moment, clock, lang))
     zone = ZoneInfo(deps.settings.digest.remind_tz)
-    lines = [runway_line(runway(b, instances, timelines, now), lang, zone) for b in recorded]
-    inv.answer(plain("\n".join(lines) if lines else t("meter.balance_none", lang), lang))
+    found = runways(Rentals(deps.store), inv.team, now, deps.policy.metering)
+    lines = kept + [runway_line(r, lang, zone) for r in found]
+    inv.answer(plain("\n".join(lines) if found else t("meter.balance_none", lang), lang))

@@ -158,6 +158,11 @@ def balance(
         money = _fields(lambda: currency_of(currency, settings.files.lang))
         moment = past_moment(at, settings, now, "--at")
         balances.record(team, name, value, money, moment, now, by="terminal")
+        if at is not None and not as_json:  # read earlier: the balance then, and below what is left of it now
+            from bot.text.runway import balance_kept
+
+            zone = ZoneInfo(settings.digest.remind_tz)
+            sys.stdout.write(balance_kept(name, value, money, moment, zone, settings.files.lang) + "\n")
     problems: dict[str, str] = {}
     if read:
         from bot.discover.registry import balance_readers, read_balances

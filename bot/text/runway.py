@@ -30,6 +30,12 @@ def runway_line(runway: Runway, lang: Lang, zone: ZoneInfo) -> str:
     ) + burning_said(runway, lang)
 
 
+def balance_kept(provider: str, amount: float, currency: str, at: datetime, zone: ZoneInfo, lang: Lang) -> str:
+    """A balance kept as read earlier (`at=`, `--at`): what it was then; the runway line after it says what is left
+    now, the hours billed to it since taken off."""
+    return t("runway.kept", lang, provider=provider, amount=money(amount, currency), at=when_said(at, zone))
+
+
 def burning_said(runway: Runway, lang: Lang, most: int = 5) -> str:
     """The items that burn the balance, most first (" — a10-box, nb-1 and 2 more")."""
     if not runway.burning:

@@ -177,7 +177,9 @@ def test_a_balance_read_earlier_is_kept_as_of_then(tmp_path: Path) -> None:
     with running_app(tmp_path) as h:
         h.clock.now = NOW  # 2026-12-01 10:00 in Shanghai, the fake's zone for U1
         h.fake.locales["U1"] = "en-US"
-        assert "autodl: about ¥320" in say(h, 1, "balance autodl 320 at=2h ago")
+        said = say(h, 1, "balance autodl 320 at=2h ago")
+        assert said.startswith("Kept: autodl had ¥320 at 2026-12-01 08:00 Asia/Shanghai.\n"), said  # what it was then
+        assert "autodl: about ¥320" in said
         [kept] = Balances(h.deps.store).latest("T1")
         assert (kept.amount, kept.at) == (320.0, NOW - timedelta(hours=2))
         refused = say(h, 2, "balance autodl 300 at=tomorrow")
