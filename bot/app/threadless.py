@@ -85,9 +85,9 @@ def invocation(
 def form_line(wing: Wing, kind: Form, initial: dict[str, str], lang: Lang) -> str:
     """What a form would have asked, as the words to type instead (these chats' cards take no input): the profile's
     answers at once, with those given so far; or `track` with the instance's fields the recommendation named."""
-    if kind is Form.TRACK:
-        given = " ".join(f"{k}={v}" for k, v in initial.items() if v)
-        return wing.line("track_form", lang) + f"\n`track NAME {given} price=…/day`".replace("  ", " ")
+    if kind is Form.TRACK:  # a line that runs once NAME and the price are put in: gpu= is required, so always there
+        given = " ".join(f"{k}={v}" for k, v in ({"gpu": "A100-80GB"} | initial).items() if v)
+        return wing.line("track_form", lang) + f"\n`track NAME {given} price=…/day`"
     answers = " ".join(_token(inline_key(k), v) for k, v in initial.items() if v and k in BY_KEY)
     return wing.line("form", lang) + (f"\n`{answers}`" if answers else "")
 

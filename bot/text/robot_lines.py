@@ -21,8 +21,8 @@ LINES = {
         "voice, or type `help`.",
     },
     "track_form": {
-        Lang.ZH: "卡片没有表单：请输入下面这行登记租用的实例（换上它的名称和价格）：",
-        Lang.EN: "Cards here take no form: type this line to track what you rented (with its name and price):",
+        Lang.ZH: "卡片没有表单：请输入下面这行登记租用的实例（换上它的名称、GPU 型号和价格）：",
+        Lang.EN: "Cards here take no form: type this line to track what you rented (with its name, GPU and price):",
     },
     "see_help": {Lang.ZH: "输入 `help` 查看用法。", Lang.EN: "Type `help` to see what I take."},
 }

@@ -5,6 +5,7 @@ each of a digest item's answers, pressed by the item's owner."""
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -15,6 +16,7 @@ import pytest
 
 from bot.chat.ids import Action
 from bot.state.power import PowerLog
+from bot.state.rentals import Rentals
 from rules.power import Power
 from tests.digest.test_schedule import MONDAY_0910_SHANGHAI
 from tests.support.dingtalk_harness import running_dingtalk
@@ -97,9 +99,25 @@ def test_the_recommendations_buttons_each_do_what_they_say(chat: str, tmp_path: 
         r.press(*_last_with(r, Action.RENTED))  # what to type to track it, with its card
         said = r.cards()[-1][0].replace("\\", "")
         assert "track NAME gpu=" in said and "price=" in said
+        _typed_as_given(r, said, "rented-1")
         count = len(r.cards())
         r.press(*_last_with(r, Action.RESTART))  # the questions again, from the first
         assert len(r.cards()) > count and any(a == Action.SKIP for a, _ in r.cards()[-1][1])
+
+
+def _typed_as_given(r: Robot, said: str, name: str) -> None:
+    """The line a form button or `track` alone gives, typed with its name and price put in, tracks the box."""
+    [line] = re.findall(r"`(track NAME [^`]*)`", said)
+    r.say(line.replace("NAME", name).replace("…", "400"))
+    assert Rentals(r.deps.store).instance(r.team, name) is not None, (line, r.cards()[-1][0])
+
+
+@CHATS
+def test_track_alone_gives_a_line_that_tracks_as_typed(chat: str, tmp_path: Path) -> None:
+    """`track` alone suggested `track NAME price=…/day`, which was refused for want of gpu=."""
+    with robot(chat, tmp_path) as r:
+        r.say("track")
+        _typed_as_given(r, r.cards()[-1][0].replace("\\", ""), "box-1")
 
 
 ITEM_BUTTONS = [a.value for a in (Action.RELEASED, Action.STILL_NEEDED, Action.SNOOZE_WEEK, Action.STOPPED)]
