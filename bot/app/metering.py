@@ -21,6 +21,7 @@ from bot.text.catalogue import tw
 from bot.text.format import literal, mention
 from bot.text.quote import rate
 from bot.text.runway import balance_kept, billing_said, runway_line, when_said
+from rules import metering
 from rules.power import state_at
 
 
@@ -130,10 +131,17 @@ def _stretches(inv: Invocation, found: Instance) -> None:
 
 
 def billing(inv: Invocation, args: list[str]) -> None:
-    """`billing NAME hourly|day|month [stops|keeps]`, or `billing NAME price=1.88/h` (a price set by hand, kept)."""
+    """`billing NAME hourly|day|month [stops|keeps]`, or `billing NAME price=1.88/h` (a price set by hand, kept);
+    `billing NAME`: how it bills now, and how to change it."""
     lang = inv.lang
     prices = [a.partition("=")[2] for a in args[1:] if a.lower().startswith("price=")]
     rest = [a for a in args if not a.lower().startswith("price=")]
+    if len(args) == 1:
+        found = _instance(inv, args[0])
+        price = rate(found.price, found.currency, found.unit, t("digest.no_price", lang), lang)
+        how = billing_said(metering.basis(found).value, found.stop_billing, lang)
+        inv.answer(plain(t("meter.billing_shown", lang, name=literal(found.name), rate=price, **how), lang))
+        return
     if not 1 <= len(rest) <= 3 or len(prices) > 1 or (len(rest) == 1 and not prices):
         raise CommandError(t("meter.billing_usage", lang))
     found = _instance(inv, rest[0])

@@ -46,11 +46,11 @@ def burning_said(runway: Runway, lang: Lang, most: int = 5) -> str:
 
 
 def billing_said(billing: str, stop_billing: str | None, lang: Lang) -> dict[str, str]:
-    """How an instance bills, as `cli.billing_set` says it."""
-    return {
-        "billing": t(f"word.billing.{billing}", lang),
-        "stop_billing": t(f"word.stop_billing.{stop_billing or 'stops'}", lang),
-    }
+    """How an instance bills, as `cli.billing_set` says it. A day or month item is billed each period started, on or
+    off: whether stopping it stops a meter is said only of an hourly one (its stop mode is kept for if it becomes
+    hourly again)."""
+    stops = "period" if billing in ("day", "month") else stop_billing or "stops"
+    return {"billing": t(f"word.billing.{billing}", lang), "stop_billing": t(f"word.stop_billing.{stops}", lang)}
 
 
 def when_said(moment: datetime, zone: ZoneInfo) -> str:

@@ -39,7 +39,14 @@ def test_track_power_billing_and_balance_from_slack(tmp_path: Path) -> None:
         assert "Only <@U1> (its owner) or a workspace admin" in say(h, 3, "power slice on", user="U7")
         reports = PowerLog(h.deps.store).reports([inst.id])[inst.id]
         assert [(r.state, r.source) for r in reports] == [(Power.ON, "track"), (Power.OFF, "person")]
-        assert "billed by the day (each day started)" in say(h, 4, "billing slice day")
+        shown = say(h, 41, "billing slice")  # how it bills now, and how to change it (it answered the usage)
+        assert shown.startswith("slice: billed hourly (while its meter runs); a stopped box is still billed; at ¥14/h")
+        by_day = say(h, 4, "billing slice day")
+        # a day item bills each day started, on or off: "a stopped box is still billed" (its hourly stop mode) is not
+        # what it does, nor "stopping it stops the meter"
+        assert by_day == "slice: billed by the day (each day started); " + (
+            "on or off, each period started is billed until it is released"
+        )
         assert "is not a billing basis" in say(h, 5, "billing slice weekly")
         listed = say(h, 6, "balance autodl 320")
         assert listed.startswith("autodl: about ¥")  # now a day card: its day's price spread over the day
