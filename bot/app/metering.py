@@ -20,8 +20,7 @@ from bot.text import t
 from bot.text.catalogue import tw
 from bot.text.format import literal, mention
 from bot.text.quote import rate
-from bot.text.runway import balance_kept, billing_said, runway_line, when_said
-from rules import metering
+from bot.text.runway import balance_kept, billing_said, billing_shown, runway_line, when_said
 from rules.power import state_at
 
 
@@ -138,9 +137,8 @@ def billing(inv: Invocation, args: list[str]) -> None:
     rest = [a for a in args if not a.lower().startswith("price=")]
     if len(args) == 1:
         found = _instance(inv, args[0])
-        price = rate(found.price, found.currency, found.unit, t("digest.no_price", lang), lang)
-        how = billing_said(metering.basis(found).value, found.stop_billing, lang)
-        inv.answer(plain(t("meter.billing_shown", lang, name=literal(found.name), rate=price, **how), lang))
+        change = t("meter.billing_change", lang, name=found.name)
+        inv.answer(plain(billing_shown(found, lang, change, literal(found.name)), lang))
         return
     if not 1 <= len(rest) <= 3 or len(prices) > 1 or (len(rest) == 1 and not prices):
         raise CommandError(t("meter.billing_usage", lang))

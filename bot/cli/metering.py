@@ -98,12 +98,21 @@ def billing(
     team: TeamOpt = None,
     lang: LangOpt = None,
 ) -> None:
-    """Set how an instance is billed (by default, from its price's unit), or its price (--price)."""
+    """Set how an instance is billed (by default, from its price's unit), or its price (--price); alone, say how."""
     settings = load_settings(lang=lang)
-    if basis is None and price is None:
+    if basis is None and price is None and (stop_billing or provider):
         raise fail(t("cli.billing_needs", settings.files.lang))
     rentals = open_rentals(settings)
     team = chosen_team(settings, team)
+    if basis is None and price is None:  # `billing NAME` alone: how it bills now
+        from bot.text.runway import billing_shown
+
+        found = rentals.instance(team, name)
+        if found is None:
+            raise fail(t("error.rental.no_instance", settings.files.lang, name=name))
+        change = t("cli.billing_change", settings.files.lang, name=name)
+        sys.stdout.write(billing_shown(found, settings.files.lang, change) + "\n")
+        return
     if price is not None:
         amount, unit = _fields(lambda: price_typed(price, settings.files.lang))
         now = datetime.now(UTC)

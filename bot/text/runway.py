@@ -4,6 +4,7 @@ bills, a time in its zone."""
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Any
 from zoneinfo import ZoneInfo
 
 from bot.text import Lang, t
@@ -51,6 +52,18 @@ def billing_said(billing: str, stop_billing: str | None, lang: Lang) -> dict[str
     hourly again)."""
     stops = "period" if billing in ("day", "month") else stop_billing or "stops"
     return {"billing": t(f"word.billing.{billing}", lang), "stop_billing": t(f"word.stop_billing.{stops}", lang)}
+
+
+def billing_shown(instance: Any, lang: Lang, change: str, name: str | None = None) -> str:
+    """How an instance bills now and its price (`billing NAME` alone, in chat and the terminal), then `change` (how
+    to change it, in that surface's words); `name` as the surface writes it (chat: a literal, never markup)."""
+    from bot.text.quote import rate
+    from rules import metering
+
+    price = rate(instance.price, instance.currency, instance.unit, t("digest.no_price", lang), lang)
+    how = billing_said(metering.basis(instance).value, instance.stop_billing, lang)
+    shown = t("meter.billing_shown", lang, name=name or instance.name, rate=price, **how)
+    return shown + ("" if lang is Lang.ZH else " ") + change
 
 
 def when_said(moment: datetime, zone: ZoneInfo) -> str:

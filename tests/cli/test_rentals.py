@@ -322,7 +322,8 @@ def test_started_reads_a_past_time_as_chat_and_at_do_on_the_teams_clock(tmp_path
 
 
 def test_billing_price_sets_a_price_by_hand_and_a_bad_one_is_refused(tmp_path: Path) -> None:
-    """Issue 52: `billing NAME --price 1.88/h` sets a price; with neither a basis nor a price it says what to give."""
+    """Issue 52: `billing NAME --price 1.88/h` sets a price; a stop mode with neither a basis nor a price says what to
+    give (`billing NAME` alone says how it bills: tests/metering/test_terminal.py)."""
     env = _state(tmp_path)
     assert run_cli("track", "instance", "box", *A100, *TEAM, env=env, tmp=tmp_path).returncode == 0
     done = run_cli("billing", "box", "--price", "1.88/h", *TEAM, "--lang", "en", env=env, tmp=tmp_path)
@@ -332,7 +333,7 @@ def test_billing_price_sets_a_price_by_hand_and_a_bad_one_is_refused(tmp_path: P
     assert [(i["name"], i["price"]) for i in listed["instances"]] == [("box", 1.88)]
     bad = run_cli("billing", "box", "--price", "cheap", *TEAM, "--lang", "en", env=env, tmp=tmp_path)
     assert bad.returncode == 2 and "cheap" in bad.stderr
-    needs = run_cli("billing", "box", *TEAM, "--lang", "en", env=env, tmp=tmp_path)
+    needs = run_cli("billing", "box", "--stop-billing", "keeps", *TEAM, "--lang", "en", env=env, tmp=tmp_path)
     assert needs.returncode == 2 and "or its price (--price 1.88/h)" in needs.stderr
 
 

@@ -41,6 +41,7 @@ def test_track_power_billing_and_balance_from_slack(tmp_path: Path) -> None:
         assert [(r.state, r.source) for r in reports] == [(Power.ON, "track"), (Power.OFF, "person")]
         shown = say(h, 41, "billing slice")  # how it bills now, and how to change it (it answered the usage)
         assert shown.startswith("slice: billed hourly (while its meter runs); a stopped box is still billed; at ¥14/h")
+        assert "Change it with `billing slice hourly|day|month [stops|keeps]`" in shown
         by_day = say(h, 4, "billing slice day")
         # a day item bills each day started, on or off: "a stopped box is still billed" (its hourly stop mode) is not
         # what it does, nor "stopping it stops the meter"

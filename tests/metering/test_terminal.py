@@ -63,8 +63,15 @@ def test_billing_and_a_balance_with_its_runway(tmp_path: Path) -> None:
     track(tmp_path, "card", "400/day", now - timedelta(hours=1), "--provider", "autodl")
     [item] = json.loads(cli(tmp_path, "list", "--json").stdout)["instances"]
     assert item["billing"] == "day"  # from the price's unit
+    shown = cli(tmp_path, "billing", "card")  # alone: how it bills now (it was refused for want of a basis)
+    assert shown.stdout.startswith(
+        "card: billed by the day (each day started); on or off, each period started is billed until it is released;"
+        " at ¥400/day. Change it with `gpu-advise billing card"
+    ), shown.stdout
     changed = cli(tmp_path, "billing", "card", "hourly", "--stop-billing", "keeps")
     assert changed.returncode == 0 and "billed hourly" in changed.stdout
+    assert "a stopped box is still billed" in cli(tmp_path, "billing", "card").stdout
+    assert "--price 1.88/h" in cli(tmp_path, "billing", "card", "--stop-billing", "keeps").stderr  # no basis to keep
     recorded = cli(tmp_path, "balance", "autodl", "320", "--at", now.isoformat())
     assert recorded.returncode == 0, recorded.stderr
     [row] = json.loads(cli(tmp_path, "balance", "--json").stdout)
