@@ -98,7 +98,7 @@ def billing(
     team: TeamOpt = None,
     lang: LangOpt = None,
 ) -> None:
-    """Set how an instance is billed (by default, from its price's unit), or its price (--price); alone, say how."""
+    """Set how an instance is billed (default: by its price's unit) or its price (--price); alone, say how."""
     settings = load_settings(lang=lang)
     if basis is None and price is None and (stop_billing or provider):
         raise fail(t("cli.billing_needs", settings.files.lang))
