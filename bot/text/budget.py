@@ -42,4 +42,4 @@ def standing_line(standing: Standing, lang: Lang, key: str = "cli.budget_line") 
         spent=money(standing.spent, standing.currency),
         budget=money(standing.budget, standing.currency),
     )
-    return said + " " + forecast_text(standing, lang)
+    return said + ("" if lang is Lang.ZH else " ") + forecast_text(standing, lang)  # no space after a full stop 。

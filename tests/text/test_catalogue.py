@@ -135,3 +135,23 @@ def test_no_slack_message_tells_people_to_run_a_terminal_command() -> None:
             continue  # terminal-only sentences, and those Slack says through their .chat variant
         offenders += [f"{key} ({lang.value})" for lang, text in texts.items() if TERMINAL_COMMAND.search(text)]
     assert offenders == []
+
+
+def test_a_chinese_sentence_joined_to_the_next_has_no_space_after_its_full_stop() -> None:
+    """`budget` said "已花 ¥0，预算 ¥20,000。 按当前速度…": an English join inside a Chinese line."""
+    from datetime import date
+
+    from bot.text.budget import standing_line
+    from rules.budget import Standing
+
+    standing = Standing("llm", "CNY", 20000.0, 812.0, 23400.0, date(2026, 12, 31), ())
+    zh, en = standing_line(standing, Lang.ZH), standing_line(standing, Lang.EN)
+    assert "。按当前速度" in zh and "。 " not in zh, zh
+    assert ". At this rate" in en, en
+
+
+def test_a_command_with_chinese_words_keeps_its_spaces() -> None:
+    """The Chinese text drops spaces between Chinese characters, except inside a code span: the terminal told zh
+    users to type `gpu-advise balance 平台金额` (one word where the command takes two)."""
+    said = t("cli.balance_empty", Lang.ZH)
+    assert "`gpu-advise balance 平台 金额`" in said, said
