@@ -12,7 +12,7 @@ from bot.chat.ids import Action
 from bot.chat.message import Button, Message, Section
 from bot.text import Lang, t
 from bot.text.budget import forecast_text
-from bot.text.format import card_label, literal, mention, money, show
+from bot.text.format import card_label, literal, mention, money, sentences, show
 from bot.text.runway import runway_line
 from rules.digest import Digest, FoundNews, InstanceNews, LifecycleNews, StorageNews
 from rules.idle import Activity
@@ -98,7 +98,7 @@ def found_line(news: FoundNews, lang: Lang) -> str:
         state=state,
         per_day=cost,
     )
-    return line + " " + idle_rule_said(news.idle_rule, lang) if news.idle_rule is not None else line
+    return sentences(lang, line, idle_rule_said(news.idle_rule, lang)) if news.idle_rule is not None else line
 
 
 def idle_rule_said(minutes: int, lang: Lang) -> str:
@@ -138,7 +138,8 @@ def runway_text(digest: Digest, lang: Lang, zone: ZoneInfo) -> str | None:
     """The prepaid balances of the channel's providers and how long each lasts."""
     if not digest.runways:
         return None
-    return t("digest.runway_head", lang) + " " + " · ".join(runway_line(r, lang, zone) for r in digest.runways)
+    lines = " · ".join(runway_line(r, lang, zone) for r in digest.runways)
+    return sentences(lang, t("digest.runway_head", lang), lines)
 
 
 INSTANCE_BUTTONS = (

@@ -18,7 +18,7 @@ from bot.state.power import PowerLog
 from bot.state.rentals import Rentals
 from bot.text import Lang, t
 from bot.text.budget import forecast_text
-from bot.text.format import literal, money, show
+from bot.text.format import literal, money, sentences, show
 from rules.budget import Standing, crossed, standings
 from rules.policy import Metering
 
@@ -82,4 +82,4 @@ def alert_text(standing: Standing, threshold: float, lang: Lang) -> str:
         share=show(round(standing.spent_pct)),
         top=top,
     )
-    return text + " " + forecast_text(standing, lang)
+    return sentences(lang, text, forecast_text(standing, lang))

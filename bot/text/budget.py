@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from bot.text.catalogue import t
-from bot.text.format import literal, money, show
+from bot.text.format import literal, money, sentences, show
 from bot.text.lang import Lang
 from rules.budget import Standing
 
@@ -42,4 +42,4 @@ def standing_line(standing: Standing, lang: Lang, key: str = "cli.budget_line") 
         spent=money(standing.spent, standing.currency),
         budget=money(standing.budget, standing.currency),
     )
-    return said + ("" if lang is Lang.ZH else " ") + forecast_text(standing, lang)  # no space after a full stop 。
+    return sentences(lang, said, forecast_text(standing, lang))

@@ -64,3 +64,16 @@ def card_label(gpu: str, cards: float = 1) -> str:
     words = gpu.replace("-", " ")
     named = words[: -len("GB")] + " GB" if words.endswith("GB") and words[-3:-2].isdigit() else words
     return named if cards == 1 else f"{named} ×{show(cards)}"
+
+
+FULL_WIDTH_STOPS = "。！？；：，、）」』"
+
+
+def sentences(lang: Lang, *texts: str) -> str:
+    """Sentences said one after another: a space between them in English; none after Chinese full-width
+    punctuation, which carries its own space ("预算 ¥20,000。按当前速度…", not "。 按")."""
+    out = ""
+    for text in (x for x in texts if x):
+        gap = "" if not out or (lang is Lang.ZH and out[-1] in FULL_WIDTH_STOPS) else " "
+        out += gap + text
+    return out

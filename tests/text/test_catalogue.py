@@ -155,3 +155,12 @@ def test_a_command_with_chinese_words_keeps_its_spaces() -> None:
     users to type `gpu-advise balance 平台金额` (one word where the command takes two)."""
     said = t("cli.balance_empty", Lang.ZH)
     assert "`gpu-advise balance 平台 金额`" in said, said
+
+
+def test_sentences_are_joined_as_each_language_writes_them() -> None:
+    from bot.text.format import sentences
+
+    assert sentences(Lang.ZH, "预算 ¥20,000。", "按当前速度。") == "预算 ¥20,000。按当前速度。"
+    assert sentences(Lang.ZH, "预付余额：", "autodl") == "预付余额：autodl"
+    assert sentences(Lang.ZH, "A100 80GB", "H100") == "A100 80GB H100"  # no full-width stop: a space
+    assert sentences(Lang.EN, "Budget ¥20,000.", "At this rate.", "") == "Budget ¥20,000. At this rate."
