@@ -1,7 +1,7 @@
 """A memory answer stated as a figure (rules/quantity.py): a peak, with its bound or approximation ("70GB", "七十多G",
 "不到64G", "more than 64GB", "30-40 GB"), on a card the answer names in either order ("70 GB of 80", "70/80",
-"80G的卡只用了40G", "峰值七十多G，卡是80G的", "seventy-something gigs on an 80G card"), or a part of the card
-("85%", "一半", "most of the card", "80G的卡用了六成", "超过80%", "差不多占满80G").
+"80G的卡只用了40G", "峰值七十多G，卡是80G的", "七十多G/80G", "70多G，卡80G", "seventy-something gigs on an 80G
+card"), or a part of the card ("85%", "一半", "most of the card", "80G的卡用了六成", "超过80%", "差不多占满80G").
 
 An interval is judged against the tight line (80% of the card named, else of the default card): wholly above it
 is tight, wholly at or below it is not, and one that straddles it is refused naming the line."""
@@ -17,7 +17,7 @@ TIGHT_LINE = 0.8  # the bundled policy's memory_tight_fraction: where a stated i
 GB = r"gb|gib|g|gigs?|gigabytes?"
 _CARD = lazy(
     rf"(?:^|[\s,;])(?:on|of|in|out of)?\s*(?:an?|the)?\s*(?P<a>{NUM})\s*(?:{GB})?\s*的?\s*(?:卡|card|gpu)(?:上|里|中)?"
-    rf"|[\s,;]*(?:卡是|卡有|显卡是|the card (?:is|has)|card is)\s*(?P<b>{NUM})\s*(?:{GB})?\s*的?(?:卡)?"
+    rf"|[\s,;]*(?:卡是|卡有|显卡是|卡|the card (?:is|has)|card is)\s*(?P<b>{NUM})\s*(?:{GB})?\s*的?(?:卡)?"
 )
 _LEAD = lazy(
     r"^(?:(?:显存|显存峰值|峰值显存|峰值|最高|高峰)\s*(?:能到|到|会到|用了?|占了?|是|有)?"
@@ -27,6 +27,8 @@ _LEAD = lazy(
 )
 _TAIL = lazy(r"\s*(?:显存|的显存|的样子|吧|of memory|of vram|vram|memory|at peak|used|用)$")
 _OF = lazy(rf"^(?P<peak>{NUM})\s*(?:{GB})?\s*(?:/|of|out of|of an?|in|共|中的|,)\s*(?P<card>{NUM})\s*(?:{GB})?$")
+# a peak said with its bound or approximation, then the card: "七十多G/80G", "70多G of 80", "不到64G/80G"
+_SAID_OF = lazy(rf"^(?P<peak>.+?)\s*(?:/|of|out of|of an?|共|中的)\s*(?P<card>{NUM})\s*(?:{GB})?$")
 _FILLS = lazy(
     rf"^(?:快|几乎|基本)?(?:占满|用满|吃满|fills?|filling)\s*(?:了|up)?\s*(?:an?|the)?\s*(?P<n>{NUM})\s*(?:{GB})?"
     r"\s*的?(?:卡|card)?$"
@@ -65,6 +67,8 @@ def read_memory_amount(question: str, text: str, norm: str, accepted: list[str])
     if of:  # "70 GB of 80", "70/80", "only 40 of 80"
         card = number(of["card"])
         said = of["peak"] + "gb"
+    elif (approx := _SAID_OF.match(said)) and read_amount(approx["peak"], GB) is not None:  # "七十多G/80G"
+        card, said = number(approx["card"]), approx["peak"]
     share = _share(said) or _share(said.replace(" ", ""))
     if share is not None:
         if card is not None and share.exact is not None:  # "80G的卡用了六成": the peak in GB of that card

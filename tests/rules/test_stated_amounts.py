@@ -26,10 +26,22 @@ def memory_fired(policy: Policy, memory: str) -> bool:
 @pytest.mark.parametrize(
     ("memory", "tight"),
     [("七十多G", True), ("more than 64GB", True), ("超过80%", True), ("a bit over 64GB", True), ("不到64G", False),
-     ("64GB", False), ("80G的卡只用了40G", False), ("80G的卡用了六成", False), ("差不多占满80G", True)],
+     ("64GB", False), ("80G的卡只用了40G", False), ("80G的卡用了六成", False), ("差不多占满80G", True),
+     # an approximate or bounded peak on a card said after it: refused before ("七十多G/80G" as the terminal asks)
+     ("七十多G/80G", True), ("70多G of 80", True), ("七十多G，卡80G", True), ("不到64G/80G", False),
+     ("七十多G/100G", False), ("30-40G/80G", False)],
 )  # fmt: skip
 def test_a_bound_decides_the_tight_rule_as_it_means(policy: Policy, memory: str, tight: bool) -> None:
     assert memory_fired(policy, memory) is tight
+
+
+def test_an_approximate_peak_straddling_the_line_of_the_card_after_it_is_asked_about() -> None:
+    from rules.errors import ParseError
+    from rules.parsing import parse_memory
+
+    with pytest.raises(ParseError) as refused:
+        parse_memory("六十多G/80G")  # 60-70 GB against the 64 GB line of an 80 GB card
+    assert refused.value.problem == "ambiguous_memory_bound"
 
 
 @pytest.mark.parametrize(
