@@ -57,17 +57,23 @@ def duration_words(norm: str) -> str:
 
 _FULL = lazy(
     r"^(?:(?:快|几乎|差不多|基本)?(?:满了?|占满了?|用满了?|吃满了?"
-    r"|爆了?|要爆了?)|爆显存|会爆显存|oom|会oom|out of memory"
-    r"|(?:almost|nearly|basically|practically)? ?(?:full|maxed out|at the limit)|the whole card|all of it)$"
+    r"|爆了?|要爆了?)|爆显存|会爆显存|(?:会|经常|老是|总是)?oom|out of memory|不够用?|不太够|很紧张|紧张|吃紧"
+    r"|(?:almost|nearly|basically|practically)? ?(?:full|maxed out|at the limit|tight|very tight)"
+    r"|the whole card|all of it)$"
 )
 _ROOMY = lazy(
-    r"^(?:很少|不多|一点点|够用|很宽裕|宽裕|绰绰有余|远没满|没满|不紧张|不会满|不会爆|用不满"
+    r"^(?:很少|不多|一点点|够用|够|足够|充足|很宽裕|宽裕|绰绰有余|远没满|没满|不紧张|不会满|不会爆|用不满|不会oom"
     r"|plenty of (?:room|headroom|space)|lots of room|not much|a little|well under|nowhere near full)$"
 )
 
 
+_MEMORY_WORD = lazy(r"^(?:显存|memory|vram)\s*(?:是|有点|比较|很|is)?\s*|\s*(?:了|啊|呢|的)$")
+
+
 def memory_full(norm: str) -> bool | None:
-    """True for "快满了"/"almost full", False for "够用"/"plenty of room"; None when neither."""
+    """True for "快满了"/"almost full"/"显存不够"/"OOM了", False for "够用"/"显存够用"/"plenty of room"; None when
+    neither."""
+    norm = _MEMORY_WORD.sub("", norm).strip()  # "显存不够", "显存够用了": the memory named, then what it does
     if _FULL.match(norm):
         return True
     if _ROOMY.match(norm):
@@ -174,7 +180,10 @@ def resume_words(norm: str) -> bool | None:
 
 # --- frequency ----------------------------------------------------------------------------------
 
-_FREQUENCY_LEAD = lazy(r"(?<=[周天月日])\s*(?:跑|训练|做|用|运行)\s*|^(?:跑|运行|runs?|we run it|it runs)\s+")
+_FREQUENCY_LEAD = lazy(
+    r"(?<=[周天月日])\s*(?:都|都要|都会|基本都)?(?:跑|训练|做|用|运行)(?:一次|一下)?\s*"
+    r"|^(?:跑|运行|runs?|we run it|it runs)\s+"
+)
 _WEEK_WORDS = (
     dict.fromkeys(("weekdays", "every weekday", "on weekdays", "工作日", "每个工作日", "工作日每天",
         "周一至周五", "周一到周五", "mon-fri"), 5.0)
@@ -207,9 +216,16 @@ _HOURS_EACH_DAY = lazy(
     rf"(?:(?:每天|每日|一天|1天|daily|a day|per day)\s*(?:跑|用|训练)?\s*(?P<a>{NUM})\s*(?:h|hrs?|hours?|个?小时))"
     rf"|(?:(?P<b>{NUM})\s*(?:h|hrs?|hours?|个?小时)\s*(?:a day|per day|/\s*day|/d|daily|每天|一天|each day|every day))"
 )
-_PERIOD = lazy(rf"(?P<n>{NUM})\s*(?P<unit>days?|d|天|weeks?|wks?|周|个?星期|个?礼拜|months?|个?月)(?![a-z])")
+_PERIOD = lazy(
+    rf"(?P<n>{NUM}|\ban?\b|\bone\b)\s*(?P<unit>days?|d|天|weeks?|wks?|周|个?星期|个?礼拜|months?|个?月)(?![a-z])"
+)
 _PERIOD_DAYS = {"d": 1, "day": 1, "天": 1, "week": 7, "wk": 7, "周": 7, "星期": 7, "礼拜": 7, "month": 30, "月": 30}
 _WEEKDAYS = lazy(r"weekdays|工作日|周一至周五|周一到周五|mon-fri")
+
+
+def _count(said: str) -> float:
+    """A period's count: a figure, or "a"/"an"/"one" ("for a month")."""
+    return 1.0 if said in ("a", "an", "one") else float(said)
 
 
 def _period_days(unit: str) -> float:
@@ -231,7 +247,7 @@ def schedule_parts(norm: str) -> tuple[float, float] | None:
     period = _PERIOD.search(rest)
     if period is None:
         return (per_day, 22.0) if weekdays else None
-    days = float(period.group("n")) * _period_days(period.group("unit"))
+    days = _count(period.group("n")) * _period_days(period.group("unit"))
     if weekdays:
         days = round(days * 5 / 7)
     return per_day, days

@@ -38,6 +38,9 @@ _PARTS = {"一半": 0.5, "半张卡": 0.5, "半卡": 0.5, "half": 0.5, "half the
           "most": 0.75, "a quarter": 0.25, "quarter": 0.25, "四分之一": 0.25, "一小半": 0.3}  # fmt: skip
 
 
+_PARTS_LONGEST = sorted(_PARTS, key=len, reverse=True)  # "大半" before "半"...: the longest part word a text ends with
+
+
 def _card(norm: str) -> tuple[float | None, str]:
     """The card's memory the answer names, and the answer without it."""
     match = _CARD.search(norm)
@@ -83,6 +86,9 @@ def read_memory_amount(question: str, text: str, norm: str, accepted: list[str])
 def _share(said: str) -> Amount | None:
     if said in _PARTS:
         return Amount(_PARTS[said], _PARTS[said])
+    part = next((word for word in _PARTS_LONGEST if said.endswith(word) and said != word), None)
+    if part is not None:  # "不到一半", "超过一半", "more than half": the part as its percentage, the bound kept
+        said = f"{said.removesuffix(part)} {_PARTS[part] * 100:g}%".strip()
     read = read_amount(said, r"成|%")
     if read is None or read[1] is None:
         return None

@@ -42,6 +42,7 @@ _EN_WORDS = {
     "twice": 2,
     "thrice": 3,
     "few": 3,
+    "several": 3,
     "几": 3,
 }
 

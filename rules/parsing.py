@@ -97,7 +97,7 @@ _UNIT_HOURS = [
     (r"minutes|minute|mins|min|分钟|分|m", 1 / 60),
     (r"hours|hour|hrs|hr|小时|钟头|h", 1.0),
     (r"days|day|天|日|d", 24.0),
-    (r"weeks|week|wks|wk|个星期|星期|周|w", 24.0 * 7),
+    (r"weeks|week|wks|wk|个星期|星期|个礼拜|礼拜|周|w", 24.0 * 7),
 ]
 _UNIT = "|".join(f"(?P<u{i}>{pattern})" for i, (pattern, _) in enumerate(_UNIT_HOURS))
 _PART = lazy(rf"(?P<num>{NUMBER})\s*(?:个)?(?P<half>半)?\s*(?:{_UNIT})(?![a-z])")
@@ -167,9 +167,11 @@ def parse_duration(text: str) -> DurationAnswer:
 # --- yes / no ----------------------------------------------------------------------------------
 
 _YES = {"yes", "y", "yeah", "yep", "yup", "true", "sure", "ok", "okay", "1", "是", "是的", "对", "对的", "能", "可以",
-        "需要", "要", "有", "会", "行", "嗯"}  # fmt: skip
+        "需要", "要", "有", "会", "行", "嗯", "没问题", "当然", "当然可以", "当然能", "应该可以", "应该能", "可以的",
+        "能的", "of course", "definitely"}  # fmt: skip
 _NO = {"no", "n", "nope", "nah", "false", "0", "not really", "否", "不", "不是", "不能", "不可以", "不需要", "不要",
-       "不用", "没有", "无", "不会", "不行", "没"}  # fmt: skip
+       "不用", "没有", "无", "不会", "不行", "没", "不太能", "不太行", "不太可以", "恐怕不行", "不太需要", "应该不能",
+       "应该不行", "probably not"}  # fmt: skip
 _EN_FIRST = lazy(r"^([a-z]+)\b")
 _CN_PREFIX_NO = ("不能", "不可以", "不需要", "不要", "不用", "不会", "不是", "不行", "没有", "否")
 _CN_PREFIX_YES = ("可以", "需要", "能", "是", "会", "要")
@@ -406,7 +408,7 @@ _WORKLOADS = (
     dict.fromkeys(("pretrain", "pre-train", "pretraining", "pre-training", "预训练", "继续预训练",
         "增量预训练", "大模型预训练"), Workload.PRETRAIN)
     | dict.fromkeys(("full-finetune", "full finetune", "full fine-tune", "full fine-tuning",
-        "finetune", "fine-tune", "全参微调", "全量微调", "全参数微调", "全量训练", "sft",
+        "finetune", "fine-tune", "全参微调", "全量微调", "全参数微调", "全量训练", "全参", "sft",
         "full sft"), Workload.FULL_FINETUNE)
     | dict.fromkeys(("lora", "lora微调", "lora fine-tune", "lora finetune"), Workload.LORA)
     | dict.fromkeys(("qlora", "qlora微调"), Workload.QLORA)

@@ -125,10 +125,11 @@ def _step(value: float) -> float:
 
 def _quantity_pattern(unit: str) -> str:
     unit_part = rf"(?:\s*(?:个\s*)?(?P<unit>{unit}))?" if unit else ""
+    low_unit = rf"(?:\s*(?:个\s*)?(?:{unit}))?" if unit else ""  # "70G到80G", "2天到3天": the unit said at both ends
     return (
         rf"^(?:(?P<above>{_ABOVE_BEFORE})|(?P<below>{_BELOW_BEFORE}))?\s*"
         rf"(?P<low>{NUM})(?:\s*(?P<thousand>k)(?![a-z]))?(?P<plus>\+)?"
-        rf"(?:\s*(?:-|–|~|to|or|到|至|或)\s*(?P<high>{NUM})(?:\s*(?P<thousand2>k)(?![a-z]))?)?"
+        rf"(?:{low_unit}\s*(?:-|–|~|to|or|到|至|或)\s*(?P<high>{NUM})(?:\s*(?P<thousand2>k)(?![a-z]))?)?"
         rf"(?:\s*(?:个\s*)?(?P<some>{_SOME_AFTER}))?"
         rf"{unit_part}"
         rf"(?:\s*(?P<some2>多|出头))?"
