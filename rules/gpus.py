@@ -95,6 +95,15 @@ _MIG_94 = _profiles(
     ("4g.47gb", 4, 47, 1),
     ("7g.94gb", 7, 94, 1),
 )
+# H20 (Hopper GH100, 96 GB, up to 7 instances: NVIDIA's MIG user guide, "Supported GPUs"); its profile names are
+# the 96 GB Hopper set that HAMi v2.10's MIG allowlist gives H20 and H100 on GH200 alike (charts/hami
+# device-configmap), at the counts of every Hopper board's geometry (the MIG guide's H100 tables)
+_MIG_96 = _profiles(
+    ("1g.12gb", 1, 12, 7),
+    ("2g.24gb", 2, 24, 3),
+    ("3g.48gb", 3, 48, 2),
+    ("7g.96gb", 7, 96, 1),
+)
 _MIG_141 = _profiles(
     ("1g.18gb", 1, 18, 7),
     ("1g.35gb", 1, 35, 4),
@@ -117,11 +126,13 @@ CATALOGUE: dict[str, GPUModel] = {
         GPUModel("H800-80GB", 80, _MIG_80),
         GPUModel("H100-94GB", 94, _MIG_94),  # H100 NVL
         GPUModel("H200-141GB", 141, _MIG_141),
+        GPUModel("H20-96GB", 96, _MIG_96),  # the Hopper card sold in China, rented there widely
         GPUModel("L40S-48GB", 48),
         GPUModel("L20-48GB", 48),
         GPUModel("L4-24GB", 24),
         GPUModel("A10-24GB", 24),
         GPUModel("RTX4090-24GB", 24),
+        GPUModel("RTX3090-24GB", 24),  # GeForce RTX 3090, 24 GB GDDR6X (NVIDIA's product page); marketplaces rent it
         GPUModel("V100-32GB", 32),
         GPUModel("T4-16GB", 16),
         GPUModel("Ascend-910B-64GB", 64, stack=ASCEND, vnpu=_VNPU_910B3, ai_cores=20),
@@ -150,6 +161,7 @@ _EXTRA_ALIASES = {
     "H100": "H100-80GB",
     "H800": "H800-80GB",
     "H200": "H200-141GB",
+    "H20": "H20-96GB",
     "L40S": "L40S-48GB",
     "L20": "L20-48GB",
     "L4": "L4-24GB",
@@ -157,6 +169,8 @@ _EXTRA_ALIASES = {
     "A10G": "A10-24GB",  # AWS's A10 (g5): the same GA102 with 24 GB (AWS's G5 instance page)
     "4090": "RTX4090-24GB",
     "RTX4090": "RTX4090-24GB",
+    "3090": "RTX3090-24GB",
+    "RTX3090": "RTX3090-24GB",
     "V100": "V100-32GB",
     "T4": "T4-16GB",
     "ASCEND910B": "Ascend-910B-64GB",

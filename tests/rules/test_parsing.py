@@ -281,3 +281,13 @@ def test_a_memory_peak_out_of_range_says_which_end(said: str, problem: str) -> N
     with pytest.raises(ParseError) as caught:
         parse_memory(said)
     assert caught.value.problem == problem
+
+
+def test_cards_rented_in_china_are_known() -> None:
+    """H20 (the Hopper card sold in China) and the RTX 3090 were unknown GPUs: their answers and quotes were refused."""
+    from rules.gpus import gpu_model, smallest_mig_profile
+
+    h20 = gpu_model(parsing.parse_gpu("H20"))
+    assert (h20.name, h20.memory_gb) == ("H20-96GB", 96)
+    assert getattr(smallest_mig_profile(h20, 40), "name", None) == "3g.48gb"  # a 40 GB peak: half an H20
+    assert parsing.parse_gpu("RTX 3090") == "RTX3090-24GB" and parsing.parse_gpu("H200") == "H200-141GB"
