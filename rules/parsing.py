@@ -409,22 +409,33 @@ _WORKLOADS = (
         "增量预训练", "大模型预训练"), Workload.PRETRAIN)
     | dict.fromkeys(("full-finetune", "full finetune", "full fine-tune", "full fine-tuning",
         "finetune", "fine-tune", "全参微调", "全量微调", "全参数微调", "全量训练", "全参", "sft",
-        "full sft"), Workload.FULL_FINETUNE)
+        "full sft", "fine tuning", "full fine tuning"), Workload.FULL_FINETUNE)
     | dict.fromkeys(("lora", "lora微调", "lora fine-tune", "lora finetune"), Workload.LORA)
     | dict.fromkeys(("qlora", "qlora微调"), Workload.QLORA)
     | dict.fromkeys(("hpo", "hyperparameter search", "hyper-parameter search", "超参搜索",
         "超参数搜索", "调参", "超参调优", "超参数调优", "hyperparameter tuning",
         "hyper-parameter tuning", "sweep", "grid search"), Workload.HPO)
     | dict.fromkeys(("inference", "serving", "推理", "推理服务", "在线推理", "模型服务",
-        "部署推理", "model serving", "online inference"), Workload.INFERENCE)
+        "部署推理", "model serving", "online inference", "部署", "模型部署", "推理部署", "inference serving",
+        "在线服务"), Workload.INFERENCE)
     | dict.fromkeys(("debug", "debugging", "调试", "调试代码", "跑通代码"), Workload.DEBUG)
     | dict.fromkeys(("other", "其他", "渲染", "3d渲染", "rendering", "3d rendering"), Workload.OTHER)
+    # post-training that is neither a plain fine-tune nor LoRA by its name alone, and evaluation: the general rules
+    | dict.fromkeys(("rlhf", "dpo", "ppo", "grpo", "强化学习", "对齐训练", "蒸馏", "模型蒸馏", "distillation",
+        "评测", "模型评测", "eval", "evaluation", "benchmark"), Workload.OTHER)
 )  # fmt: skip
 _PHASES = (
-    dict.fromkeys(("exploration", "explore", "探索", "早期探索期", "探索期"), Phase.EXPLORATION)
-    | dict.fromkeys(("stable", "稳定", "中期稳定期", "稳定期"), Phase.STABLE)
-    | dict.fromkeys(("deployment", "deploy", "部署", "后期部署期", "部署期"), Phase.DEPLOYMENT)
+    dict.fromkeys(("exploration", "explore", "探索", "早期探索期", "探索期", "研发", "实验", "实验阶段",
+        "试验", "poc", "prototype", "prototyping", "research"), Phase.EXPLORATION)
+    | dict.fromkeys(("stable", "稳定", "中期稳定期", "稳定期", "稳定迭代"), Phase.STABLE)
+    | dict.fromkeys(("deployment", "deploy", "部署", "后期部署期", "部署期", "上线", "已上线", "生产",
+        "生产环境", "production", "prod", "in production"), Phase.DEPLOYMENT)
 )  # fmt: skip
+
+
+_WHICH_TRAINING = dict.fromkeys(("微调", "finetuning", "tuning", "模型微调"), "which_finetune") | dict.fromkeys(
+    ("训练", "training", "train", "模型训练", "跑训练"), "which_training"
+)
 
 
 def parse_workload(text: str) -> Workload:
@@ -433,6 +444,8 @@ def parse_workload(text: str) -> Workload:
     for key in (norm, bare, bare.removesuffix("训练").strip(), norm.replace(" ", "")):
         if key in _WORKLOADS:
             return _WORKLOADS[key]
+    if bare in _WHICH_TRAINING:  # "微调", "训练": which kind decides the advice, so it is asked, not guessed
+        raise ParseError("workload", text, ACCEPTED["workload"], _WHICH_TRAINING[bare])
     raise ParseError("workload", text, ACCEPTED["workload"])
 
 

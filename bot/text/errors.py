@@ -17,7 +17,12 @@ def parse_error_text(exc: ParseError, lang: Lang, where: str = "cli") -> str:
     shown = literal(shown) if where == "chat" else shown
     params = {k: literal(v) if where == "chat" and isinstance(v, str) else v for k, v in exc.params.items()}
     problem = t(f"parse.problem.{exc.problem or 'not_understood'}", lang, **params)
+    if not problem.endswith(STOPS):  # a problem ends its own sentence ("…吗？", "…side."), else it is ended here
+        problem += "。" if lang is Lang.ZH else "."
     return t("ask.parse_error", lang, text=shown, problem=problem, accepted=", ".join(forms(exc.accepted, lang)))
+
+
+STOPS = ("。", "？", "！", ".", "?", "!")
 
 
 def error_text(exc: ParseError | UnknownGPU | QuoteError, lang: Lang, *, where: str = "cli") -> str:

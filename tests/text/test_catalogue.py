@@ -164,3 +164,19 @@ def test_sentences_are_joined_as_each_language_writes_them() -> None:
     assert sentences(Lang.ZH, "预付余额：", "autodl") == "预付余额：autodl"
     assert sentences(Lang.ZH, "A100 80GB", "H100") == "A100 80GB H100"  # no full-width stop: a space
     assert sentences(Lang.EN, "Budget ¥20,000.", "At this rate.", "") == "Budget ¥20,000. At this rate."
+
+
+def test_a_refused_answer_ends_each_sentence_once() -> None:
+    """The refusal added its own full stop after a problem that ended its sentence: "是指 10h 吗？。",
+    "请给出在一侧的数字。。", "did you mean 10h?."."""
+    from bot.text.errors import parse_error_text
+    from rules.errors import ParseError
+    from rules.parsing import parse_duration, parse_memory
+
+    for parse, said in ((parse_duration, "一晚上"), (parse_memory, "超过一半"), (parse_duration, "soon")):
+        with pytest.raises(ParseError) as refused:
+            parse(said)
+        for lang in Lang:
+            text = parse_error_text(refused.value, lang)
+            assert not re.search(r"[。？！.?!][。.]", text), text
+    assert "：无法理解。可接受的格式" in parse_error_text(refused.value, Lang.ZH)  # one without its own stop gets one
