@@ -84,14 +84,15 @@ def memory_full(norm: str) -> bool | None:
 # --- model parallelism --------------------------------------------------------------------------
 
 _DATA_PARALLEL = lazy(
-    r"(?:只是|只|就是|只用|只做|仅|纯)?\s*(?:数据并行|ddp)|data[- ]parallel(?:ism)?(?: only)?|just ddp|only ddp"
+    r"(?:只是|只|就是|只用|只做|仅|纯)?\s*(?:数据并行|ddp|(?<![a-z])dp(?![a-z]))"
+    r"|data[- ]parallel(?:ism)?(?: only)?|just ddp|only ddp"
 )
 _SINGLE_CARD = lazy(
     r"^(?:不用|不需要|不要)?\s*[,]?\s*(?:单卡|一张卡|1张卡|1卡|1 card|one card|a single card|single card|single gpu"
-    r"|1 gpu|one gpu)(?:就够了?|就行|足够|够了?|is enough|enough|fits| is fine)?$"
+    r"|1 gpu|one gpu)(?:就够了?|就行|足够|够了?|is enough|enough|fits| is fine)?$|^(?:不用|不需要|不要)多卡$"
 )
 _MODEL_PARALLEL = lazy(
-    r"张量并行|流水线并行|模型并行|tensor[- ]parallel|pipeline[- ]parallel"
+    r"张量并行|流水线并行|模型并行|tensor[- ]parallel|pipeline(?:[- ]parallel)?"
     r"|model[- ]parallel|\btp\s*=?\s*\d|\bpp\s*=?\s*\d"
     r"|megatron|deepspeed zero-?3|zero-?3|fsdp"
 )

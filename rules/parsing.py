@@ -230,9 +230,16 @@ def parse_model_parallel(text: str) -> bool:
     value = read_yes_no(norm)
     if value is None:
         value = words
+    if value is None and _SEVERAL_CARDS.match(norm):  # several cards, but splitting the model or copying it?
+        raise ParseError("model_parallel", text, accepted_for("model_parallel"), "which_parallel")
     if value is None:
         raise ParseError("model_parallel", text, accepted_for("model_parallel"))
     return value
+
+
+_SEVERAL_CARDS = lazy(
+    r"^(?:要|需要|用)?\s*(?:多卡|多张卡|几张卡|multi-?gpu|multiple (?:gpus|cards)|several (?:gpus|cards)|deepspeed)$"
+)
 
 
 def parse_yes_no(text: str, question: str = "yes_no") -> bool:
