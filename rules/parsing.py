@@ -570,14 +570,25 @@ def p99_bounded(text: str) -> bool:
     """A P99 target said as a bound ('<50ms', '小于50ms', 'under 50 ms', '50ms以内'): the target is below the number,
     as the article's rule puts it (「P99延迟要求小于50ms」)."""
     try:
-        return _figure("p99", text, _P99_WORDS, _P99_UNIT, seconds=True).below_only
+        return _figure("p99", _seconds_said(text), _P99_WORDS, _P99_UNIT, seconds=True).below_only
     except ParseError:
         return False
 
 
 def parse_p99(text: str) -> float:
     """P99 latency target in milliseconds: '40ms', '40', '0.04s', 'p99 under 30ms', '99分位要在20毫秒以内'."""
-    return _figure("p99", text, _P99_WORDS, _P99_UNIT, seconds=True).planned
+    try:
+        return _figure("p99", _seconds_said(text), _P99_WORDS, _P99_UNIT, seconds=True).planned
+    except ParseError as exc:  # what was typed is said back, not its rewording
+        raise ParseError(exc.question, text, exc.accepted, exc.problem, exc.params) from None
+
+
+def _seconds_said(text: str) -> str:
+    """Seconds as said ("半秒", half a second; "一秒钟"), in the unit the figure reader takes."""
+    return _HALF_SECOND.sub("0.5秒", text).replace("秒钟", "秒")
+
+
+_HALF_SECOND = lazy(r"半\s*秒")
 
 
 def parse_yearly_gpu_hours(text: str) -> float:
