@@ -18,6 +18,7 @@ from bot.chat.port import Place
 from bot.state import Conversation
 from bot.text import Lang, t
 from bot.text.spans import mention
+from rules.patterns import has_han
 
 MAX_TEXT = 4000  # longer than any set of answers; the text is not even split beyond it
 START_WORDS = ("advise", "start", "开始", "建议")  # a profile, as typing nothing starts one
@@ -95,7 +96,7 @@ def typed_lang(text: str, default: Lang) -> Lang:
     WeCom): Chinese when it has Chinese. A sub-command (`list`, `help`, `track box1 gpu=A100`) or answers typed at
     once (`10h mem=70/80 …`) with no Chinese are the bot's own words, whoever types them: the team's language
     (`default`, GPU_ADVISOR_LANG). Other Latin words are an answer written in English."""
-    if any("\u4e00" <= ch <= "\u9fff" for ch in text):
+    if has_han(text):
         return Lang.ZH
     tokens = text.split()
     if not tokens or tokens[0].lower() in SUBCOMMANDS or answers.is_inline(tokens):

@@ -10,9 +10,9 @@ time, so `23:30` said at 00:10 is last night), today's, yesterday's or the day b
 without a zone). A date alone is its midnight. A time without a zone is in `zone`, the team's clock
 (GPU_ADVISOR_REMIND_TZ). Local times follow the zone's daylight-saving rules (zoneinfo). Before 1970 is refused.
 
-Why not dateparser: it reads far more (and guesses: `9.30` is both a time and the 30th of September), costs about
-0.2 s to import on a command that takes 0.2 s in all, and still needs these rules of its own (the last such time,
-never one to come, the team's clock)."""
+Why not dateparser: it reads far more and guesses where this asks (`9.30` is both a time and the 30th of September),
+brings its own language data and a regex engine onto the start of every command that takes a time, and would still
+need these rules around it (the last such time, never one to come, the team's clock)."""
 
 from __future__ import annotations
 
