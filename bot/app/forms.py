@@ -75,7 +75,7 @@ def read_track(
         try:
             started = moment_of(texts["started"], lang, now, zone, field="started")
         except FieldError as exc:
-            errors["started"] = exc.message[:ERROR_MAX]
+            errors["started"] = exc.short[:ERROR_MAX]
     try:
         check_name(texts.get("name", ""))
     except RentalError as exc:

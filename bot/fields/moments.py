@@ -68,7 +68,8 @@ def moment_of(text: str, lang: Lang, now: datetime, zone: ZoneInfo, field: str =
     except SpanError as exc:  # 400d ago: a length of time, but further back than is kept
         raise FieldError(field, t(f"error.span.{exc.code}", lang, **exc.params)) from None
     if moment is None:
-        raise FieldError(field, t("error.metering.bad_moment", lang, value=text[:60]))
+        short = t("error.metering.bad_moment_short", lang, value=text[:30])
+        raise FieldError(field, t("error.metering.bad_moment", lang, value=text[:60]), short)
     try:
         utc = moment.astimezone(UTC)
     except OverflowError:  # year 1 east of Greenwich, or 9999 west of it: no UTC time says it

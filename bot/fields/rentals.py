@@ -20,10 +20,14 @@ CURRENCIES = ("CNY", "USD")
 
 
 class FieldError(ValueError):
-    def __init__(self, field: str, message: str) -> None:
+    """A field that cannot be read: `message` names what is accepted; `short`, where given, says it in the room a
+    form leaves under a field (a Slack modal's error, a Feishu card's line)."""
+
+    def __init__(self, field: str, message: str, short: str | None = None) -> None:
         super().__init__(f"{field}: {message}")
         self.field = field
         self.message = message
+        self.short = short or message
 
 
 def currency_of(text: str, lang: Lang) -> str:

@@ -72,7 +72,8 @@ def test_a_start_typed_in_the_form_is_read_on_the_submitters_clock_and_billed_fr
         view = json.loads(view) if isinstance(view, str) else view
         box = {"name": "late-1", "gpu": "A100-80GB", "price": "14/h"}
         for said, error in (
-            ("soon", "'soon' is not a time"),
+            # whole, in the room under a field (the long form of it, with ISO 8601, was cut mid-sentence there)
+            ("soon", "'soon' is not a time: e.g. yesterday 9:00, 9am, 2h ago, 12-01 9:00"),
             ("today 11am", "2026-12-06 11:00 America/New_York is in the future"),
         ):
             status, body = submit(h, view, box | {"started": said})
