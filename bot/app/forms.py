@@ -95,7 +95,7 @@ def read_track(
             cached=cached,
         )
     except FieldError as exc:
-        errors[exc.field if exc.field in dict(TRACK_FIELDS) else "price"] = exc.message[:ERROR_MAX]
+        errors[exc.field if exc.field in dict(TRACK_FIELDS) else "price"] = exc.short[:ERROR_MAX]
     for key, required in TRACK_FIELDS:
         if required and key not in texts:
             errors[key] = t("slack.required", lang)

@@ -52,7 +52,8 @@ def instance_fields(
     try:
         model = canonical_gpu(gpu)
     except UnknownGPU as exc:
-        raise FieldError("gpu", t("error.unknown_gpu", lang, gpu=exc.name, known=", ".join(exc.known))) from None
+        said = t("error.unknown_gpu", lang, gpu=exc.name, known=", ".join(exc.known))
+        raise FieldError("gpu", said, t("error.unknown_gpu_short", lang, gpu=exc.name[:30])) from None
     try:
         part = parse_share(share, model) if share is not None else None
     except ParseError as exc:

@@ -30,6 +30,8 @@ def test_i_rented_this_opens_the_form_prefilled_and_tracks_the_instance(tmp_path
         status, body = submit(h, view, {"name": "my box", "gpu": "A100-80GB", "price": "cheap"})
         errors = json.loads(body)["errors"]
         assert status == 200 and set(errors) == {"name", "price"}  # the modal stays open, each error in place
+        unknown = json.loads(submit(h, view, {"name": "box", "gpu": "Z9000"})[1])["errors"]["gpu"]
+        assert unknown.endswith("K100, S4000"), unknown  # whole: the list of every model was cut mid-name there
         assert Rentals(h.deps.store).instances("T1") == []
 
         status, body = submit(h, view, {"name": "train-1", "gpu": "A100-80GB", "price": "400/day", "cards": "1"})
