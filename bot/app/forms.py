@@ -49,7 +49,7 @@ def read_answers(answers: dict[str, str], lang: Lang) -> tuple[dict[str, Any], d
     try:
         values = parse_answers(answers)
     except AnswersError as exc:
-        errors = {key: parse_error_text(error, lang)[:ERROR_MAX] for key, error in exc.errors.items()}
+        errors = {key: parse_error_text(error, lang, fit=ERROR_MAX)[:ERROR_MAX] for key, error in exc.errors.items()}
         values = parse_answers({k: v for k, v in answers.items() if k not in exc.errors})
     for key in missing(values):
         if key not in answers:

@@ -10,16 +10,22 @@ from pricing.errors import QuoteError
 from rules.errors import ParseError, UnknownGPU
 
 
-def parse_error_text(exc: ParseError, lang: Lang, where: str = "cli") -> str:
+def parse_error_text(exc: ParseError, lang: Lang, where: str = "cli", fit: int | None = None) -> str:
     """'Could not read "x": why. Accepted: a, b, c' for an answer that did not parse. In Slack the text
-    echoed back is escaped: what someone typed is never posted as a mention or a link."""
+    echoed back is escaped: what someone typed is never posted as a mention or a link. `fit`: the room a form
+    leaves under a field; the accepted forms are named first to last while they fit, so none is cut mid-word."""
     shown = exc.text if len(exc.text) <= 60 else exc.text[:57] + "..."
     shown = literal(shown) if where == "chat" else shown
     params = {k: literal(v) if where == "chat" and isinstance(v, str) else v for k, v in exc.params.items()}
     problem = t(f"parse.problem.{exc.problem or 'not_understood'}", lang, **params)
     if not problem.endswith(STOPS):  # a problem ends its own sentence ("…吗？", "…side."), else it is ended here
         problem += "。" if lang is Lang.ZH else "."
-    return t("ask.parse_error", lang, text=shown, problem=problem, accepted=", ".join(forms(exc.accepted, lang)))
+    accepted = forms(exc.accepted, lang)
+    said = t("ask.parse_error", lang, text=shown, problem=problem, accepted=", ".join(accepted))
+    while fit is not None and len(said) > fit and len(accepted) > 1:
+        accepted = accepted[:-1]
+        said = t("ask.parse_error", lang, text=shown, problem=problem, accepted=", ".join(accepted) + ", …")
+    return said
 
 
 STOPS = ("。", "？", "！", ".", "?", "!")

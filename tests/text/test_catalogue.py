@@ -180,3 +180,14 @@ def test_a_refused_answer_ends_each_sentence_once() -> None:
             text = parse_error_text(refused.value, lang)
             assert not re.search(r"[。？！.?!][。.]", text), text
     assert "：无法理解。可接受的格式" in parse_error_text(refused.value, Lang.ZH)  # one without its own stop gets one
+
+
+def test_a_refusal_in_a_forms_room_names_the_forms_that_fit_and_cuts_none() -> None:
+    """A form shows 150 characters under a field: the memory question's refusal was cut mid-form
+    ("Llama-3.1-70B "). It now names the accepted forms that fit, then "…"."""
+    from bot.app.forms import ERROR_MAX, read_answers
+
+    for lang in Lang:
+        said = read_answers({"memory": "lots"}, lang)[1]["memory"]
+        assert len(said) <= ERROR_MAX and said.endswith(", …"), said
+        assert "70 GB of 80" in said and "Llama-3.1-70B" not in said
