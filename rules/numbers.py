@@ -64,15 +64,19 @@ def chinese_int(text: str) -> int:
         if low and len(low) == 1 and low in _CN_DIGITS:  # 一万二: the digit after 万 counts thousands
             rest *= 1000
         return (chinese_int(high) if high else 1) * 10000 + rest
-    total, current = 0, 0
+    total, current, unit = 0, 0, 0
     for char in text:
         if char in _CN_DIGITS:
             current = _CN_DIGITS[char]
+            unit = 0 if char in "零〇" else unit  # 一千零五: the 5 is ones
         elif char in _CN_UNITS:
-            total += (current or 1) * _CN_UNITS[char]
+            unit = _CN_UNITS[char]
+            total += (current or 1) * unit
             current = 0
         else:
             raise ValueError(f"not a Chinese numeral: {text!r}")
+    if current and unit >= 100 and text[-2] in _CN_UNITS:  # 一千五, 两百五: the last digit counts the next unit down
+        return total + current * unit // 10
     return total + current
 
 
@@ -101,3 +105,28 @@ def normalise(text: str) -> str:
     text = re.sub(r"^[~≈]\s*", "", text)
     text = _TRAILING.sub("", text)
     return re.sub(r"\s+", " ", text).strip()
+
+
+# --- money as typed -----------------------------------------------------------------------------
+
+_MONEY_WORDS = lazy(r"(?:块钱|块|元|人民币|rmb|cny)$")
+_MONEY_SCALE = {"万": 10_000.0, "w": 10_000.0, "千": 1_000.0, "k": 1_000.0}
+_KUAI = lazy(r"^(?P<whole>[\d.]+|[零〇一二两三四五六七八九十百千万]+)块(?P<tenth>\d|[零〇一二两三四五六七八九])$")
+
+
+def money_value(text: str) -> float | None:
+    """An amount of money as people type it: 20000, 20,000, 2万, 1.5万, 20k, 三百, 两万五, 20000元, 300块, 两块五
+    (2.5: 块 as the point before tenths); a ¥, ￥ or $ before it is the caller's to read. None when it is not one."""
+    said = unicodedata.normalize("NFKC", text).strip().lower().replace(",", "").replace("，", "").replace(" ", "")
+    kuai = _KUAI.match(said)
+    if kuai:  # "两块五": 2.5
+        whole, tenth = money_value(kuai["whole"]), number_value(kuai["tenth"]) if kuai["tenth"] else 0.0
+        return None if whole is None else whole + tenth / 10
+    said = _MONEY_WORDS.sub("", said)
+    scale = 1.0
+    if said[-1:] in _MONEY_SCALE and re.match(r"^[\d.]+[万wk千]$", said):  # "2万", "1.5万", "20k"
+        said, scale = said[:-1], _MONEY_SCALE[said[-1]]
+    try:
+        return number_value(said) * scale if said else None
+    except ValueError:
+        return None

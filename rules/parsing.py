@@ -12,7 +12,7 @@ from rules import colloquial as said
 from rules.errors import ParseError, UnknownGPU
 from rules.gpus import canonical_gpu
 from rules.memory_amounts import read_memory_amount, stripped
-from rules.numbers import NUMBER, normalise, number_value
+from rules.numbers import NUMBER, money_value, normalise, number_value
 from rules.patterns import Lazy, has_han, lazy
 from rules.profile import (
     DurationAnswer,
@@ -697,11 +697,11 @@ _PRICE_UNITS = (
 
 def parse_price(text: str) -> tuple[float, str]:
     """A rental price and what it is per: '400/day', '14/h', '11500/month', '400/天' -> (400.0, 'day')."""
-    norm = _prepare("price", text).replace(" ", "").replace("元", "").replace("¥", "").replace("$", "")
-    match = re.fullmatch(rf"(?P<n>{_NUM})/(?:a|an|per|每)?(?P<unit>[a-z]+|小时|时|天|日|月)", norm)
-    if not match or match.group("unit") not in _PRICE_UNITS:
+    norm = _prepare("price", text).replace(" ", "").replace("¥", "").replace("$", "")
+    match = re.fullmatch(r"(?P<n>.+?)(?:/|每)(?:a|an|per|每|一)?(?:个)?(?P<unit>[a-z]+|小时|时|天|日|月)", norm)
+    amount = money_value(match.group("n")) if match else None  # 400, 400元, 1.5万, 两块五
+    if match is None or amount is None or match.group("unit") not in _PRICE_UNITS:
         raise ParseError("price", text, ACCEPTED["price"])
-    amount = float(match.group("n"))
     if amount <= 0:
         raise ParseError("price", text, ACCEPTED["price"], "not_positive")
     return amount, _PRICE_UNITS[match.group("unit")]

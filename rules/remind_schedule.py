@@ -12,12 +12,13 @@ from dataclasses import dataclass
 from datetime import datetime, time, timedelta
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+from rules.clock import clock_of, hhmm
 from rules.errors import ParseError
 
 DAYS = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
 ZH_DAYS = {"一": 0, "二": 1, "三": 2, "四": 3, "五": 4, "六": 5, "日": 6, "天": 6}
 ACCEPTED = {
-    "remind_at": ["09:30", "9:30", "0930"],
+    "remind_at": ["09:30", "9:30", "0930", "9点半", "9am"],
     "remind_zone": ["Asia/Shanghai", "America/New_York", "UTC"],
     "remind_days": ["mon-fri", "mon,wed,fri", "daily", "工作日", "周一-周五"],
 }
@@ -38,13 +39,14 @@ class RemindSchedule:
 
 
 def parse_at(text: str) -> time:
-    """'09:30', '9:30' or '0930' -> 09:30."""
-    found = re.fullmatch(r"(\d{1,2}):?(\d{2})", text.strip())
-    if not found:
-        raise ParseError("remind_at", text, ACCEPTED["remind_at"])
-    if int(found[1]) > 23 or int(found[2]) > 59:  # 25:00, 9:75: a time, but not one of a day
+    """'09:30', '9:30', '0930', or a clock as people say it (rules/clock.py: '9点半', '上午9点', '9am') -> 09:30."""
+    plain = hhmm(text)
+    if plain is not None and (plain[0] > 23 or plain[1] > 59):  # 25:00, 9:75: a time, but not one of a day
         raise ParseError("remind_at", text, ACCEPTED["remind_at"], "not_a_time_of_day")
-    return time(int(found[1]), int(found[2]))
+    said = clock_of(text)
+    if said is None:
+        raise ParseError("remind_at", text, ACCEPTED["remind_at"])
+    return said
 
 
 def parse_zone(text: str) -> str:
@@ -66,8 +68,11 @@ def _day(token: str) -> int:
 
 
 def parse_days(text: str) -> frozenset[int]:
-    """'mon-fri', 'mon,wed,fri', 'daily', '工作日', '周一-周五' -> weekday numbers (0 = Monday)."""
-    spec = NAMED.get(text.strip().lower(), text.strip().lower())
+    """'mon-fri', 'mon,wed,fri', 'daily', '工作日', '周一-周五', '周一到周五', '周一至周五' -> weekday numbers
+    (0 = Monday)."""
+    # 周一到周五, mon to fri: a span as people write one
+    said = re.sub(r"\s*(?:到|至|~|～|–|\bto\b|\bthrough\b)\s*", "-", text.strip().lower())
+    spec = NAMED.get(text.strip().lower(), NAMED.get(said, said))
     days: set[int] = set()
     try:
         for part in re.split(r"[,，、]", spec):

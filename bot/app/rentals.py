@@ -190,12 +190,13 @@ def _language(value: str, lang: Lang) -> Lang: ...
 @overload
 def _language(value: None, lang: Lang) -> None: ...
 def _language(value: str | None, lang: Lang) -> Lang | None:
-    """A language named in the command (`lang=en`, `lang zh`); CommandError for anything else."""
+    """A language named in the command (`lang=en`, `lang zh`, `lang 中文`); CommandError for anything else."""
     if value is None:
         return None
-    if value.lower() not in {code.value for code in Lang}:
+    named = Lang.named(value)
+    if named is None:
         raise CommandError(t("digest.remind_lang_usage", lang, text=value))
-    return Lang(value.lower())
+    return named
 
 
 def days_said(schedule: RemindSchedule, lang: Lang) -> str:

@@ -47,12 +47,9 @@ def advise(inv: Invocation, _args: list[str]) -> None:
     start(inv)
 
 
-HELP_IN = {"en": Lang.EN, "english": Lang.EN, "英文": Lang.EN, "zh": Lang.ZH, "chinese": Lang.ZH, "中文": Lang.ZH}
-
-
 def help_(inv: Invocation, args: list[str]) -> None:
     """The chat's help, in the line's language, or in the one named (`help en`, `help 中文`)."""
-    lang = HELP_IN.get(args[0].lower(), inv.lang) if args else inv.lang
+    lang = (Lang.named(args[0]) or inv.lang) if args else inv.lang
     inv.answer(plain(inv.help_text(lang), lang))
 
 

@@ -10,6 +10,7 @@ import re
 from bot.fields.rentals import FieldError
 from bot.text import Lang, t
 from rules.metering import STOP_BILLING, Basis
+from rules.numbers import money_value
 from rules.power import Power
 
 PROVIDER = re.compile(r"[a-z][a-z0-9_.\-]{0,31}")
@@ -54,8 +55,9 @@ def balance_of(text: str, lang: Lang) -> float:
     cleaned = text.strip().replace(",", "").replace("，", "").lstrip("¥$￥")
     try:
         value = float(cleaned)
-    except ValueError:
-        value = math.nan
+    except ValueError:  # as people type money: 三百, 2万, 300元
+        said = money_value(cleaned)
+        value = math.nan if said is None else said
     if math.isfinite(value) and value < 0:  # owed money is read from a provider, never typed
         raise FieldError("amount", t("error.metering.negative_balance", lang, value=text))
     if not math.isfinite(value) or value > BALANCE_MAX:

@@ -24,8 +24,7 @@ from bot.fields.rentals import FieldError
 from bot.fields.spans import SPAN, SpanError, parse_span
 from bot.text import Lang, t
 from bot.text.runway import when_said
-from rules.errors import ParseError
-from rules.remind_schedule import parse_at
+from rules.clock import clock_of
 
 DAYS_BACK = {
     "today": 0,
@@ -44,15 +43,6 @@ AGO = re.compile(r"(?P<span>.+?)\s*(?:ago|前|之前|以前)|-\s*(?P<minus>.+)",
 EARLIEST, LATEST = datetime(1970, 1, 1, tzinfo=UTC), datetime(9999, 12, 30, tzinfo=UTC)  # no bill is older
 LONGEST_AGO = timedelta(days=366)  # a bill is read by the month; a year back covers any that is still argued over
 DAY_AND_TIME = re.compile(rf"(?P<day>{'|'.join(DAYS_BACK)})\s*(?:at\s+)?(?P<time>.+)", re.IGNORECASE)
-# a clock as people say it: 9:30, 9点, 9点半, 9点15分, 下午3点, 9am, 11:30 pm
-CLOCK = re.compile(
-    r"(?P<part>上午|早上|早晨|清晨|凌晨|中午|下午|傍晚|晚上|夜里)?\s*(?P<hour>\d{1,2})"
-    r"(?:\s*[:：]\s*(?P<minute>\d{2})|\s*(?P<dian>[点點时時])\s*(?:(?P<half>半)|(?P<zh_minute>\d{1,2})\s*分?)?)?"
-    r"\s*(?P<ampm>[ap]\.?\s*m\.?)?",
-    re.IGNORECASE,
-)
-AFTERNOON = ("下午", "傍晚", "晚上", "夜里", "今晚", "昨晚")
-NIGHT = ("晚上", "夜里", "今晚", "昨晚", "凌晨")
 # a date, with its year or without (the last such date): 2026-12-01, 2026/12/1, 2026年12月1日, 12月1日, 12-01
 DATE = re.compile(
     r"(?:(?P<year>\d{4})\s*(?P<sep>[-/.年])\s*)?(?P<month>\d{1,2})\s*(?P<sep2>[-/.月])\s*(?P<day>\d{1,2})\s*[日号號]?"
@@ -91,14 +81,14 @@ def _read(text: str, now: datetime, zone: ZoneInfo) -> datetime | None:
     if span and SPAN.fullmatch(span):
         return now - parse_span(span, timedelta(0), LONGEST_AGO)
     local = now.astimezone(zone)
-    of_day = _time_of_day(text)
+    of_day = clock_of(text)
     if of_day is not None:  # the last such time: 23:30 said at 00:10 is last night's
         today = datetime.combine(local.date(), of_day, tzinfo=zone)
         return today if today <= now else today - timedelta(days=1)
     named = DAY_AND_TIME.fullmatch(text)
     if named is not None:
         word = named["day"].lower()
-        clock = _time_of_day(named["time"], word)
+        clock = clock_of(named["time"], word)
         return None if clock is None else datetime.combine(local.date() - timedelta(DAYS_BACK[word]), clock, zone)
     try:
         moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
@@ -113,7 +103,7 @@ def _dated(text: str, local: datetime, zone: ZoneInfo) -> datetime | None:
     found = DATE.fullmatch(text)
     if found is None or (found["year"] is None and found["sep2"] == "."):  # 9.30 may be a time: not read as a date
         return None
-    clock = time(0) if found["time"] is None else _time_of_day(found["time"])
+    clock = time(0) if found["time"] is None else clock_of(found["time"])
     if clock is None:
         return None
     years = [int(found["year"])] if found["year"] else [local.year, local.year - 1]
@@ -125,30 +115,3 @@ def _dated(text: str, local: datetime, zone: ZoneInfo) -> datetime | None:
         if found["year"] or moment.date() <= local.date():  # today's date is this year's, even at a later hour
             return moment
     return None
-
-
-def _time_of_day(text: str, day_word: str = "") -> time | None:
-    """09:30, 0930 (as settings take a time), or a clock said with 点, am/pm or a part of the day; None otherwise."""
-    try:
-        return parse_at(text)
-    except ParseError:
-        pass
-    found = CLOCK.fullmatch(text.strip())
-    if found is None or not (found["minute"] or found["dian"] or found["ampm"]):
-        return None  # a bare number is not a time
-    hour = int(found["hour"])
-    minute = 30 if found["half"] else int(found["minute"] or found["zh_minute"] or 0)
-    part, ampm = found["part"] or day_word, (found["ampm"] or "").lower()[:1]
-    if ampm and not 1 <= hour <= 12:
-        return None  # 13pm, 0am
-    if ampm:
-        hour = hour % 12 + (12 if ampm == "p" else 0)  # 12am is midnight, 12pm noon
-    elif part == "中午" and hour < 6:
-        hour += 12  # 中午1点: 13:00
-    elif part in AFTERNOON and hour < 12:
-        hour += 12
-    elif part in NIGHT and hour == 12:
-        hour = 0  # 晚上12点, 凌晨12点: midnight
-    if hour > 23 or minute > 59:
-        return None
-    return time(hour, minute)

@@ -14,6 +14,7 @@ from bot.text import Lang, t
 from bot.text.errors import parse_error_text
 from rules.errors import ParseError, UnknownGPU
 from rules.gpus import canonical_gpu
+from rules.numbers import money_value
 from rules.parsing import parse_price, parse_share
 
 CURRENCIES = ("CNY", "USD")
@@ -138,8 +139,11 @@ def budget_money(text: str, currency: str | None) -> tuple[float, str] | None:
         return None
     try:
         value = float(text.replace(",", ""))
-    except ValueError:
-        return None
+    except ValueError:  # as people type money: 2万, 20k, 两万, 20000元
+        typed = money_value(text)
+        if typed is None:
+            return None
+        value = typed
     if not BUDGET_MIN <= value < BUDGET_MAX:  # also nan and inf
         return None
     return value, signed or said or "CNY"

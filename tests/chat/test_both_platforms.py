@@ -492,3 +492,16 @@ def test_help_in_either_language_and_the_bots_own_words_in_the_teams(platform: s
 )
 def test_the_language_a_typed_line_is_answered_in(typed: str, default: Lang, said: Lang) -> None:
     assert typed_lang(typed, default) is said
+
+
+def test_amounts_times_days_and_languages_typed_in_chinese(tmp_path: Path) -> None:
+    """A Chinese team typed `budget llm 2万`, `balance autodl 三百`, `remind at 9点半`, `周一到周五` and `remind lang
+    中文`: each was refused with the usage. The core reads them for every chat; one chat checks it here."""
+    with driving("wecom", tmp_path) as chat:
+        assert "¥20,000" in chat.command("budget llm 2万")
+        assert "¥300" in chat.command("balance autodl 三百")
+        said = chat.command("remind at 9点半 Asia/Shanghai 周一到周五")
+        assert "09:30" in said and "周一至周五" in said, said
+        assert "使用英文" in chat.command("remind lang 英文")
+        assert "box1" in chat.command("track box1 gpu=A100 price=两块五/小时")
+        assert "¥2.5/小时" in chat.command("list")

@@ -291,3 +291,31 @@ def test_cards_rented_in_china_are_known() -> None:
     assert (h20.name, h20.memory_gb) == ("H20-96GB", 96)
     assert getattr(smallest_mig_profile(h20, 40), "name", None) == "3g.48gb"  # a 40 GB peak: half an H20
     assert parsing.parse_gpu("RTX 3090") == "RTX3090-24GB" and parsing.parse_gpu("H200") == "H200-141GB"
+
+
+@pytest.mark.parametrize(
+    ("said", "amount"),
+    [("20000", 20000), ("20,000", 20000), ("2万", 20000), ("1.5万", 15000), ("20k", 20000), ("三百", 300),
+     ("两万五", 25000), ("一万一千五", 11500), ("20000元", 20000), ("300块", 300), ("两块五", 2.5), ("二十块钱", 20)],
+)  # fmt: skip
+def test_money_as_people_type_it(said: str, amount: float) -> None:
+    from rules.numbers import money_value
+
+    assert money_value(said) == amount
+
+
+@pytest.mark.parametrize(
+    ("said", "price"),
+    [("400元/天", (400, "day")), ("1.5万/月", (15000, "month")), ("一万一千五/月", (11500, "month")),
+     ("两块五/小时", (2.5, "hour")), ("2.5元每小时", (2.5, "hour")), ("¥400/day", (400, "day"))],
+)  # fmt: skip
+def test_a_price_as_people_type_it(said: str, price: tuple[float, str]) -> None:
+    assert parsing.parse_price(said) == price
+
+
+def test_colloquial_chinese_numerals_and_a_word_that_holds_one() -> None:
+    from rules.numbers import chinese_int
+
+    assert [chinese_int(x) for x in ("一千五", "两百五", "一千零五", "一百一")] == [1500, 250, 1005, 110]
+    with pytest.raises(ParseError):
+        parsing.parse_duration("万一跑不完呢")  # 万一 ("in case") is a word, not ten thousand and one
