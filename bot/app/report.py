@@ -1,5 +1,6 @@
-"""`report [last-week|this-week|YYYY-MM]`: this channel's report, posted in the channel with its chart in the
-thread; `report off|on`: this channel's weekly report (whoever set it, or an admin, may change it)."""
+"""`report [last-week|this-week|this-month|last-month|YYYY-MM|11月]`: this channel's report, posted in the channel
+with its chart in the thread; `report off|on`: this channel's weekly report (whoever set it, or an admin, may change
+it)."""
 
 from __future__ import annotations
 
@@ -24,14 +25,23 @@ from rules.remind_schedule import DAYS
 from rules.report import FIRST_DAY, LAST_DAY, Report, month_days, reportable
 
 log = logging.getLogger(__name__)
-MONTH = re.compile(r"(\d{4})-(\d{2})")
+MONTH = re.compile(r"(\d{4})\s*[-/.年]\s*(\d{1,2})\s*月?")  # 2026-11, 2026年11月
+MONTH_ALONE = re.compile(r"(\d{1,2})\s*月(?:份)?")  # 11月: the last such month up to now
 
 
 def period(text: str, today: date, lang: Lang) -> tuple[date, date]:
-    if text in ("", "last-week", "上周"):
+    if text in ("", "last-week", "上周", "上星期", "上个星期"):
         return week_before(today - timedelta(days=today.weekday()))  # last Monday to Sunday
-    if text in ("this-week", "本周"):
+    if text in ("this-week", "本周", "这周", "这星期", "这个星期"):
         return today - timedelta(days=today.weekday()), today
+    if text in ("this-month", "本月", "这个月"):
+        return today.replace(day=1), today  # so far, as this-week is
+    if text in ("last-month", "上月", "上个月"):
+        return month_days((today.replace(day=1) - timedelta(days=1)).replace(day=1))
+    alone = MONTH_ALONE.fullmatch(text)
+    if alone and 1 <= int(alone[1]) <= 12:  # a month without its year: this year's, else last year's
+        year = today.year if int(alone[1]) <= today.month else today.year - 1
+        text = f"{year}-{int(alone[1]):02d}"
     found = MONTH.fullmatch(text)
     if found and 1 <= int(found[2]) <= 12:
         first = date(max(int(found[1]), 1), int(found[2]), 1)
