@@ -70,8 +70,8 @@ def read_memory_amount(question: str, text: str, norm: str, accepted: list[str])
     if of:  # "70 GB of 80", "70/80", "only 40 of 80"
         card = number(of["card"])
         said = of["peak"] + "gb"
-    elif (approx := _SAID_OF.match(said)) and read_amount(approx["peak"], GB) is not None:  # "七十多G/80G"
-        card, said = number(approx["card"]), approx["peak"]
+    elif (approx := _SAID_OF.match(said)) and (read_amount(approx["peak"], GB) or _share(approx["peak"])):
+        card, said = number(approx["card"]), approx["peak"]  # "七十多G/80G", "6成/80G"
     share = _share(said) or _share(said.replace(" ", ""))
     if share is not None:
         if card is not None and share.exact is not None:  # "80G的卡用了六成": the peak in GB of that card

@@ -618,7 +618,17 @@ def parse_serving_hours(text: str) -> float:
     return hours
 
 
+_MACHINES = lazy(  # machines, then each one's cards: "两台8卡", "2x8", "2 nodes x 8 GPUs", "2台机器每台8卡"
+    rf"^(?P<machines>{_NUM})\s*(?:(?:台机器|台|nodes?|machines?)\s*(?:x|×|\*|每台|each)?|x|×|\*)\s*"
+    rf"(?P<each>{_NUM})\s*(?:卡|张卡|张|gpus?|cards?)?(?:\s*(?:each|per (?:node|machine)))?$"
+)
+
+
 def parse_cards(text: str) -> int:
+    """Whole cards: '8', '8卡', '八张', '16 GPUs'; machines times their cards: '两台8卡', '2x8', '2 nodes x 8 GPUs'."""
+    machines = _MACHINES.match(_prepare("cards", text))
+    if machines is not None:
+        text = f"{number(machines['machines']) * number(machines['each']):g}"
     cards = _figure("cards", text, _CARD_WORDS, _CARDS_UNIT)
     if cards.exact is None or cards.exact != int(cards.exact):
         raise ParseError("cards", text, ACCEPTED["cards"])
