@@ -14,6 +14,7 @@ item on one local day; totals are the rows' sums, so an export adds up to the re
 
 from __future__ import annotations
 
+import re
 from bisect import bisect_left, bisect_right
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
@@ -148,6 +149,30 @@ FIRST_DAY, LAST_DAY = date(2000, 1, 1), date(2099, 12, 31)
 
 def reportable(day: date) -> bool:
     return FIRST_DAY <= day <= LAST_DAY
+
+
+_MONTH = re.compile(r"(\d{4})\s*[-/.年]\s*(\d{1,2})\s*月?")  # 2026-11, 2026年11月
+_MONTH_ALONE = re.compile(r"(\d{1,2})\s*月(?:份)?")  # 11月: the last such month up to today
+THIS_MONTH = ("this-month", "本月", "这个月")
+LAST_MONTH = ("last-month", "上月", "上个月")
+
+
+def month_said(text: str, today: date) -> date | None:
+    """The first day of the month `text` names: YYYY-MM, 2026年11月, 11月 (the last such month up to today),
+    this-month, last-month (本月, 上个月); None when it names none (or a 13th month)."""
+    said = text.strip().lower()
+    if said in THIS_MONTH:
+        return today.replace(day=1)
+    if said in LAST_MONTH:
+        return (today.replace(day=1) - timedelta(days=1)).replace(day=1)
+    alone = _MONTH_ALONE.fullmatch(said)
+    if alone and 1 <= int(alone[1]) <= 12:
+        month = int(alone[1])
+        return date(today.year if month <= today.month else today.year - 1, month, 1)
+    found = _MONTH.fullmatch(said)
+    if found and 1 <= int(found[2]) <= 12:
+        return date(max(int(found[1]), 1), int(found[2]), 1)
+    return None
 
 
 def month_days(first: date) -> tuple[date, date]:

@@ -7,7 +7,6 @@ from __future__ import annotations
 import csv
 import io
 import logging
-import re
 from datetime import date, timedelta
 from zoneinfo import ZoneInfo
 
@@ -22,11 +21,9 @@ from bot.state.schedules import Schedules
 from bot.text import Lang, t
 from bot.text.format import who
 from rules.remind_schedule import DAYS
-from rules.report import FIRST_DAY, LAST_DAY, Report, month_days, reportable
+from rules.report import FIRST_DAY, LAST_DAY, THIS_MONTH, Report, month_days, month_said, reportable
 
 log = logging.getLogger(__name__)
-MONTH = re.compile(r"(\d{4})\s*[-/.年]\s*(\d{1,2})\s*月?")  # 2026-11, 2026年11月
-MONTH_ALONE = re.compile(r"(\d{1,2})\s*月(?:份)?")  # 11月: the last such month up to now
 
 
 def period(text: str, today: date, lang: Lang) -> tuple[date, date]:
@@ -34,17 +31,10 @@ def period(text: str, today: date, lang: Lang) -> tuple[date, date]:
         return week_before(today - timedelta(days=today.weekday()))  # last Monday to Sunday
     if text in ("this-week", "本周", "这周", "这星期", "这个星期"):
         return today - timedelta(days=today.weekday()), today
-    if text in ("this-month", "本月", "这个月"):
+    if text in THIS_MONTH:
         return today.replace(day=1), today  # so far, as this-week is
-    if text in ("last-month", "上月", "上个月"):
-        return month_days((today.replace(day=1) - timedelta(days=1)).replace(day=1))
-    alone = MONTH_ALONE.fullmatch(text)
-    if alone and 1 <= int(alone[1]) <= 12:  # a month without its year: this year's, else last year's
-        year = today.year if int(alone[1]) <= today.month else today.year - 1
-        text = f"{year}-{int(alone[1]):02d}"
-    found = MONTH.fullmatch(text)
-    if found and 1 <= int(found[2]) <= 12:
-        first = date(max(int(found[1]), 1), int(found[2]), 1)
+    first = month_said(text, today)  # 2026-11, 2026年11月, 11月, last-month
+    if first is not None:
         if not reportable(first):
             span = {"first": f"{FIRST_DAY:%Y-%m}", "last": f"{LAST_DAY:%Y-%m}"}
             raise CommandError(t("report.out_of_range", lang, text=text[:40], **span))

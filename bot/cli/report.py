@@ -49,12 +49,17 @@ def period(
     """The days asked for: --from/--to, --month, else the seven days ending today."""
     if sum(x for x in (since is not None or until is not None, week, month is not None)) > 1:
         raise fail(t("cli.report_one_period", lang))
-    if month is not None:
-        from rules.report import month_days
+    if month is not None:  # YYYY-MM, as chat's `report` takes a month: 2026年11月, 11月, this-month, last-month
+        from rules.report import THIS_MONTH, month_days, month_said
 
-        return month_days(
-            _day(f"{month}-01", "--month", lang, typed=month) if len(month) == 7 else _day(month, "--month", lang)
-        )
+        if month.strip().lower() in THIS_MONTH:
+            return today.replace(day=1), today  # so far
+        if len(month) == 7:  # YYYY-MM, read as a date (0000-01 is none)
+            return month_days(_day(f"{month}-01", "--month", lang, typed=month))
+        first = month_said(month, today)
+        if first is None:
+            return month_days(_day(month, "--month", lang))  # a day names its month; else says what is accepted
+        return month_days(_day(first.isoformat(), "--month", lang, typed=month))
     if since is not None or until is not None:
         if since is None or until is None:
             raise fail(t("cli.report_both_dates", lang))
@@ -69,7 +74,9 @@ def report(
     since: Annotated[str | None, typer.Option("--from", help="First day, YYYY-MM-DD (local, included).")] = None,
     until: Annotated[str | None, typer.Option("--to", help="Last day, YYYY-MM-DD (included).")] = None,
     week: Annotated[bool, typer.Option("--week", help="The seven days ending today (the default).")] = False,
-    month: Annotated[str | None, typer.Option("--month", help="A month, YYYY-MM.")] = None,
+    month: Annotated[
+        str | None, typer.Option("--month", help="A month: YYYY-MM, 2026年11月, 11月, this-month or last-month.")
+    ] = None,
     channel: Annotated[str | None, typer.Option("--channel", help="Only this channel's items.")] = None,
     project: Annotated[str | None, typer.Option("--project", help="Only this project's items.")] = None,
     csv_file: Annotated[Path | None, typer.Option("--csv", help="Write one row per item per day here.")] = None,

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import json
 from datetime import date
 from pathlib import Path
 
@@ -36,3 +37,16 @@ def test_chat_refuses_it_in_the_users_language(text: str) -> None:
         period(text, date(2026, 12, 2), Lang.ZH)
     assert "超出报告可查的月份：2000-01 至 2099-12" in str(caught.value)
     assert period("2026-11", date(2026, 12, 2), Lang.EN) == (date(2026, 11, 1), date(2026, 11, 30))
+
+
+def test_the_terminal_month_takes_what_chat_takes(tmp_path: Path) -> None:
+    """`--month` took YYYY-MM only, while chat's `report` reads 11月, 2026年11月, this-month and last-month."""
+    for said in ("2026年11月", "last-month", "this-month", "上个月"):
+        done = run_cli(
+            "report", "--month", said, "--json", "--team", "T1", env={"GPU_ADVISOR_LANG": "en"}, tmp=tmp_path
+        )
+        assert done.returncode == 0, (said, done.stderr)
+        if said == "2026年11月":
+            assert json.loads(done.stdout)["period"] == {"from": "2026-11-01", "to": "2026-11-30"}
+    bad = run_cli("report", "--month", "13月", "--team", "T1", env={"GPU_ADVISOR_LANG": "en"}, tmp=tmp_path)
+    assert bad.returncode == 2 and "11月, this-month or last-month" in bad.stderr
