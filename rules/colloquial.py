@@ -222,6 +222,7 @@ _PERIOD = lazy(
 )
 _PERIOD_DAYS = {"d": 1, "day": 1, "天": 1, "week": 7, "wk": 7, "周": 7, "星期": 7, "礼拜": 7, "month": 30, "月": 30}
 _WEEKDAYS = lazy(r"weekdays|工作日|周一至周五|周一到周五|mon-fri")
+_ALL_DAY = lazy(r"全天候|全天|不间断|24\s*/\s*7|(?:a?round )?the clock|nonstop|non-stop|all day")
 
 
 def _count(said: str) -> float:
@@ -238,6 +239,10 @@ def schedule_parts(norm: str) -> tuple[float, float] | None:
     "weekdays, 8 hours" (a month of weekdays: 22)."""
     hours = _HOURS_EACH_DAY.search(norm)
     rest = norm[: hours.start()] + " " + norm[hours.end() :] if hours else norm
+    nonstop = _ALL_DAY.search(norm) if hours is None else None
+    if nonstop is not None:  # "全天候一周", "24/7 for two weeks": every hour of each day
+        period = _PERIOD.search(norm[: nonstop.start()] + " " + norm[nonstop.end() :])
+        return (24.0, _count(period.group("n")) * _period_days(period.group("unit"))) if period else None
     weekdays = _WEEKDAYS.search(norm) is not None
     if hours is None and weekdays:
         hours = re.search(rf"(?P<a>{NUM})\s*(?:h|hrs?|hours?|个?小时)", norm)
