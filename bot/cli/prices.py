@@ -25,7 +25,7 @@ from bot.cli.common import (
     text_console,
 )
 from bot.cli.tables import folded_table, print_table
-from bot.text import t
+from bot.text import Lang, t
 from bot.text.errors import error_text
 from bot.text.quote import age_text, offer_cells, stale_text
 from pricing.errors import QuoteError
@@ -220,11 +220,31 @@ def _request(settings: Settings, fields: dict[str, Any], share: str | None) -> Q
         raise fail(t("cli.bad_quote_request", lang, problems=request_problems(exc, lang, flag))) from None
 
 
+def _schedule(said: str | None, hours_per_day: float | None, days: float | None, lang: Lang) -> dict[str, float]:
+    """--schedule read as chat's `hours=` and advise's schedule answer are (rules/parsing.py); with either of the
+    two flags it says the same twice, which is refused."""
+    if said is None:
+        return {}
+    if hours_per_day is not None or days is not None:
+        raise fail(t("cli.schedule_twice", lang))
+    from rules.parsing import parse_schedule
+
+    try:
+        read = parse_schedule(said)
+    except ParseError as exc:
+        raise fail(f"--schedule: {error_text(exc, lang)}") from None
+    return {"hours_per_day": read.hours_per_day, "days": read.days}
+
+
 def quote(
     gpu: Annotated[str, typer.Option(help="GPU model, e.g. A100-80GB, H100, 4090.")] = "A100-80GB",
     hours_per_day: Annotated[float | None, typer.Option(help="Hours of use a day.")] = None,
     days: Annotated[float | None, typer.Option(help="Days in the period.")] = None,
     gpu_hours: Annotated[float | None, typer.Option(help="Total GPU-hours, instead of hours a day x days.")] = None,
+    schedule: Annotated[
+        str | None,
+        typer.Option(help="Hours a day and days in words, instead of the two flags: 4x14, '4h x 14d', 每天4小时14天."),
+    ] = None,
     cards: Annotated[str, typer.Option(help="Whole cards (use --share for a slice).")] = "1",
     share: Annotated[str | None, typer.Option(help="Shared slice: 1/2, 0.25, 3g.40gb.")] = None,
     region: Annotated[str | None, typer.Option(help="Region name or class (tier1, inland, cloud).")] = None,
@@ -271,6 +291,7 @@ def quote(
         "cards": int(cards),
         "hours_per_day": hours_per_day,
         "days": days,
+        **_schedule(schedule, hours_per_day, days, settings.files.lang),
         "gpu_hours": gpu_hours,
         "region": region,
         "currency": quote_currency(currency, settings),

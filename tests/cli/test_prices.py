@@ -568,3 +568,17 @@ def test_a_chinese_quote_in_80_columns_keeps_its_right_edge_and_every_word(tmp_p
     assert [line.split()[0] for line in zh.splitlines() if line.startswith("方案")] == ["方案"] * 3
     en = re.sub(r"\x1b\[[0-9;]*m", "", run_cli(*flags, "--lang", "en", env=env, tmp=tmp_path).stdout)
     assert en.splitlines()[1].startswith("┏") and all(len(line) <= 80 for line in en.splitlines())
+
+
+def test_quote_takes_a_schedule_in_words_as_chat_and_advise_do(tmp_path: Path) -> None:
+    """`quote` took the schedule only as --hours-per-day and --days; chat's `hours=` and advise's schedule answer
+    read it in words (每天4小时14天)."""
+    flags = ["quote", "--gpu", "A100", "--share", "1/2", "--json"]
+    said = run_cli(*flags, "--schedule", "每天4小时14天", env=OFFLINE, tmp=tmp_path)
+    given = run_cli(*flags, "--hours-per-day", "4", "--days", "14", env=OFFLINE, tmp=tmp_path)
+    assert said.returncode == 0, said.stderr
+    assert json.loads(said.stdout) == json.loads(given.stdout)
+    twice = run_cli(*flags, "--schedule", "4x14", "--days", "3", env=OFFLINE | {"GPU_ADVISOR_LANG": "en"}, tmp=tmp_path)
+    assert twice.returncode == 2 and "not both" in twice.stderr
+    bad = run_cli(*flags, "--schedule", "soon", env=OFFLINE | {"GPU_ADVISOR_LANG": "en"}, tmp=tmp_path)
+    assert bad.returncode == 2 and bad.stderr.startswith("--schedule: Could not read 'soon'")
