@@ -174,7 +174,8 @@ def _quiet_since(samples: Sequence[Sample], rules: Idle) -> datetime | None:
     return since
 
 
-def _month_start(now: datetime) -> datetime:
+def month_start(now: datetime) -> datetime:
+    """Midnight on the first of `now`'s month, in `now`'s zone: where every figure's month begins."""
     return now.replace(day=1, hour=0, minute=0, second=0, microsecond=0)
 
 
@@ -227,7 +228,7 @@ def _found(instances: list[Rented], storage: list[Stored]) -> list[FoundNews]:
 
 def spent_this_month(thing: Rented, now: datetime, timelines: Timelines | None = None) -> float:
     """What it has billed this month up to `now` (rules/metering.py)."""
-    return metering.cost(thing, stretches_of(thing, timelines, now), _month_start(now), now)
+    return metering.cost(thing, stretches_of(thing, timelines, now), month_start(now), now)
 
 
 def stored_this_month(disk: Stored, now: datetime) -> float:
@@ -235,7 +236,7 @@ def stored_this_month(disk: Stored, now: datetime) -> float:
         disk.size_gb
         * disk.price_gb_month
         / 30
-        * _days(max(disk.created_at, _month_start(now)), min(disk.deleted_at or now, now))
+        * _days(max(disk.created_at, month_start(now)), min(disk.deleted_at or now, now))
     )
 
 
@@ -285,7 +286,7 @@ def _stopped_billed(inst: Rented, stretches: Sequence[Stretch], now: datetime) -
         priced=inst.price is not None,
         source=getattr(inst, "source", "track"),
         per_hour=metering.per_hour(inst),
-        month=metering.cost(inst, stretches, _month_start(now), now),
+        month=metering.cost(inst, stretches, month_start(now), now),
         **_card(inst),
     )
 
@@ -388,7 +389,7 @@ def compose(
     for inst in instances:
         stretches = stretches_of(inst, timelines, now)
         if inst.released_at is not None:
-            if inst.released_at >= _month_start(now):
+            if inst.released_at >= month_start(now):
                 saved[inst.currency] += metering.saved(inst, stretches, now)
             continue
         if unclaimed(inst):

@@ -57,7 +57,8 @@ NUMBER = (
 
 
 def chinese_int(text: str) -> int:
-    """Chinese numerals: 十二 -> 12, 二十四 -> 24, 三百 -> 300, 两千五百 -> 2500, 一万二 -> 12000."""
+    """Chinese numerals as people say them: 十二 -> 12, 三百 -> 300, 两千五百 -> 2500, 一千五 -> 1500 and 一百五 -> 150
+    (the digit after the unit counts the next unit down), 一千零五 -> 1005, 一万二 -> 12000."""
     if "万" in text:
         high, _, low = text.partition("万")
         rest = chinese_int(low) if low else 0

@@ -157,12 +157,17 @@ THIS_MONTH = ("this-month", "本月", "这个月")
 LAST_MONTH = ("last-month", "上月", "上个月")
 
 
-def month_said(text: str, today: date) -> date | None:
-    """The first day of the month `text` names: YYYY-MM, 2026年11月, 11月 (the last such month up to today),
-    this-month, last-month (本月, 上个月); None when it names none (or a 13th month)."""
+def month_span(text: str, today: date) -> tuple[date, date] | None:
+    """The days of the month `text` names: YYYY-MM, 2026年11月, 11月 (the last such month up to today), last-month
+    (上个月) whole; this-month (本月) so far, as this-week is. None when it names none (or a 13th month)."""
+    if text.strip().lower() in THIS_MONTH:
+        return today.replace(day=1), today
+    first = _month_said(text, today)
+    return None if first is None else month_days(first)
+
+
+def _month_said(text: str, today: date) -> date | None:
     said = text.strip().lower()
-    if said in THIS_MONTH:
-        return today.replace(day=1)
     if said in LAST_MONTH:
         return (today.replace(day=1) - timedelta(days=1)).replace(day=1)
     alone = _MONTH_ALONE.fullmatch(said)
@@ -178,7 +183,9 @@ def month_said(text: str, today: date) -> date | None:
 def month_days(first: date) -> tuple[date, date]:
     """The first and last day of `first`'s month."""
     start = first.replace(day=1)
-    return start, (start.replace(day=28) + timedelta(days=4)).replace(day=1) - timedelta(days=1)
+    if start.month == 12:  # December ends the year (9999-12 has no month after it to count back from)
+        return start, start.replace(day=31)
+    return start, start.replace(month=start.month + 1) - timedelta(days=1)
 
 
 @dataclass

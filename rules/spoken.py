@@ -57,17 +57,8 @@ _AND_A_HALF = lazy(r"(\d+(?:\.\d+)?)\s+and a half\b")
 _OR = lazy(r"\b(\d+(?:\.\d+)?)\s+or\s+(\d+(?:\.\d+)?)\b")  # "three or four times": a range
 
 
-def _cn(text: str) -> int:
-    """A Chinese numeral as people say it: 一百五 is 150 and 一千二 is 1200 (the digit after the unit counts
-    the next unit down), as 一万二 is 12000."""
-    if len(text) >= 3 and text[-1] in _VALUES and text[-2] in "百千" and "万" not in text:
-        scale = 10 if text[-2] == "百" else 100
-        return chinese_int(text[:-1]) + _VALUES[text[-1]] * scale
-    return chinese_int(text)
-
-
 def _number(token: str) -> float:
-    return float(token) if token[0].isdigit() else float(_cn(token))
+    return float(token) if token[0].isdigit() else float(chinese_int(token))
 
 
 def _show(value: float) -> str:
@@ -92,7 +83,7 @@ def _run(match: re.Match[str]) -> str:
     if run in _KEEP_ALONE:
         return run
     try:
-        return str(_cn(run))
+        return str(chinese_int(run))
     except ValueError:
         return run
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import datetime
 from enum import StrEnum
 from zoneinfo import ZoneInfo
 
@@ -66,6 +67,17 @@ class Invocation:
         """The channel's clock: its digest's zone (`remind at … ZONE`), else GPU_ADVISOR_REMIND_TZ; the month of its
         bills and budgets starts at midnight there."""
         return channel_zone(self.deps, self.team, self.channel)
+
+    def past(self, said: str | None, now: datetime, field: str = "at") -> tuple[datetime, ZoneInfo | None]:
+        """A past time this person typed (`at=`, `started=`, `created=`; bot/fields/moments.py), read on their clock,
+        with that clock; `now` and no clock when none is given (the chat is asked for the clock only then: Slack
+        answers it through users.info). FieldError naming `field` for words that are not a past time up to `now`."""
+        from bot.fields.moments import moment_of
+
+        if said is None:
+            return now, None
+        zone = self.clock_zone()
+        return moment_of(said, self.lang, now, zone, field=field), zone
 
     def clock_zone(self) -> ZoneInfo:
         """The clock a time this person types is read on: theirs where the chat knows it, else the channel's."""

@@ -4,13 +4,11 @@ its hourly meter follows from then), `billing NAME hourly|day|month [stops|keeps
 
 from __future__ import annotations
 
-from datetime import datetime
 from zoneinfo import ZoneInfo
 
 from bot.app.invocation import CommandError, Invocation, channel_zone
 from bot.chat.message import plain
 from bot.fields.metering import balance_of, billing_of, power_of, provider_of, stop_billing_of
-from bot.fields.moments import moment_of
 from bot.fields.rentals import FieldError, currency_of, price_typed
 from bot.report.money import runways
 from bot.state.balances import Balances
@@ -21,6 +19,7 @@ from bot.text.catalogue import tw
 from bot.text.format import literal, mention
 from bot.text.quote import rate
 from bot.text.runway import balance_kept, billing_said, billing_shown, runway_line, when_said
+from rules.digest import month_start
 from rules.power import state_at
 
 
@@ -48,15 +47,6 @@ def _split_at(args: list[str]) -> tuple[list[str], str | None]:
     return args[:start], value
 
 
-def _moment(inv: Invocation, at: str | None, now: datetime) -> tuple[datetime, ZoneInfo | None]:
-    """`now`, or the time `at` says on the person's clock with that clock (asked of the chat only when a time is
-    given: Slack answers it through users.info). FieldError for words that are not a past time up to `now`."""
-    if at is None:
-        return now, None
-    zone = inv.clock_zone()
-    return moment_of(at, inv.lang, now, zone), zone
-
-
 def power(inv: Invocation, args: list[str]) -> None:
     """`power NAME on|off [at=TIME]`: it went on or off now, or at TIME (bot/fields/moments.py); `power NAME`: when
     it was on and off this month (the terminal's `power NAME`)."""
@@ -71,7 +61,7 @@ def power(inv: Invocation, args: list[str]) -> None:
     try:
         state = power_of(args[1], lang)
         now = inv.deps.now()
-        moment, zone = _moment(inv, at, now)
+        moment, zone = inv.past(at, now)
         kept = PowerLog(inv.deps.store, inv.deps.policy.metering).say(
             found.id, state, moment, now, source="person", by=inv.user
         )
@@ -98,7 +88,7 @@ def _stretches(inv: Invocation, found: Instance) -> None:
     money counts it), each stretch with its hours and who said so; the latest SHOWN_STRETCHES."""
     lang, now = inv.lang, inv.deps.now()
     zone = channel_zone(inv.deps, inv.team, found.channel)
-    month = now.astimezone(zone).replace(day=1, hour=0, minute=0, second=0, microsecond=0)
+    month = month_start(now.astimezone(zone))
     log = PowerLog(inv.deps.store, inv.deps.policy.metering)
     whole = log.timelines([found], now, since=month)[found.id]
     stretches = [s for s in whole if s.end > month and s.end > s.start]
@@ -177,7 +167,7 @@ def balance(inv: Invocation, args: list[str]) -> None:
             provider = provider_of(args[0], lang)
             amount = balance_of(args[1], lang)
             currency = currency_of(args[2], lang) if len(args) == 3 else deps.settings.files.currency
-            moment, clock = _moment(inv, at, now)
+            moment, clock = inv.past(at, now)
         except FieldError as exc:
             raise CommandError(f"{exc.field}: {exc.message}") from None
         balances.record(inv.team, provider, amount, currency, moment, now, by=inv.user)

@@ -3,6 +3,7 @@ options cost for a schedule, the same on every chat, answered where it was typed
 
 from __future__ import annotations
 
+import contextlib
 from typing import Any
 
 from pydantic import ValidationError
@@ -84,6 +85,9 @@ def message(made: Quote, inv: Invocation) -> Message:
     )
 
 
+BARE_KEYS = {"gpu": "gpu", "schedule": "hours"}  # what a bare word stands for, as its key is typed
+
+
 def _bare(args: list[str]) -> tuple[list[str], dict[str, str]]:
     """Words typed without a key, as people ask for a quote (`quote 4090 每天4小时14天`, `quote A100 4x14 share=1/2`):
     a GPU the catalogue knows, then the rest as the schedule when it reads as one. The key=value tokens are left
@@ -91,18 +95,12 @@ def _bare(args: list[str]) -> tuple[list[str], dict[str, str]]:
     pairs = [a for a in args if "=" in a]
     bare = [a for a in args if "=" not in a]
     found: dict[str, str] = {}
-    if bare:
-        try:
-            canonical_gpu(bare[0])
+    with contextlib.suppress(UnknownGPU):  # not a GPU: left for the schedule, or to be refused naming the keys
+        if bare and canonical_gpu(bare[0]):
             found["gpu"] = bare.pop(0)
-        except UnknownGPU:
-            pass
-    if bare:
-        try:
-            parse_schedule(" ".join(bare))
+    with contextlib.suppress(ParseError):  # not a schedule: refused below naming the word and the keys
+        if bare and parse_schedule(" ".join(bare)):
             found["schedule"], bare = " ".join(bare), []
-        except ParseError:
-            pass
     return pairs + bare, found
 
 
@@ -111,8 +109,8 @@ def quote(inv: Invocation, args: list[str]) -> None:
     keyed, bare = _bare(args)
     raw = inline.parse_pairs(keyed, inline.QUOTE_KEYS)[0]
     for field, text in bare.items():
-        if field in raw:
-            raise CommandError(t("error.inline.twice", lang, key=_key_of(field, text).split("=")[0]))
+        if field in raw:  # a bare GPU beside gpu=, a bare schedule beside hours=
+            raise CommandError(t("error.inline.twice", lang, key=BARE_KEYS[field]))
         raw[field] = text
     wanted = raw.get("compare", "no").strip().lower()
     if wanted not in YES + NO:

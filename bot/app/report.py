@@ -21,7 +21,7 @@ from bot.state.schedules import Schedules
 from bot.text import Lang, t
 from bot.text.format import who
 from rules.remind_schedule import DAYS
-from rules.report import FIRST_DAY, LAST_DAY, THIS_MONTH, Report, month_days, month_said, reportable
+from rules.report import FIRST_DAY, LAST_DAY, Report, month_span, reportable
 
 log = logging.getLogger(__name__)
 
@@ -31,14 +31,12 @@ def period(text: str, today: date, lang: Lang) -> tuple[date, date]:
         return week_before(today - timedelta(days=today.weekday()))  # last Monday to Sunday
     if text in ("this-week", "本周", "这周", "这星期", "这个星期"):
         return today - timedelta(days=today.weekday()), today
-    if text in THIS_MONTH:
-        return today.replace(day=1), today  # so far, as this-week is
-    first = month_said(text, today)  # 2026-11, 2026年11月, 11月, last-month
-    if first is not None:
-        if not reportable(first):
-            span = {"first": f"{FIRST_DAY:%Y-%m}", "last": f"{LAST_DAY:%Y-%m}"}
-            raise CommandError(t("report.out_of_range", lang, text=text[:40], **span))
-        return month_days(first)
+    span = month_span(text, today)  # 2026-11, 2026年11月, 11月, this-month, last-month
+    if span is not None:
+        if not reportable(span[0]):
+            covered = {"first": f"{FIRST_DAY:%Y-%m}", "last": f"{LAST_DAY:%Y-%m}"}
+            raise CommandError(t("report.out_of_range", lang, text=text[:40], **covered))
+        return span
     raise CommandError(t("report.bad_period", lang, text=text[:40]))
 
 

@@ -20,7 +20,6 @@ from bot.chat.platforms import person_form, person_of
 from bot.chat.port import Actor, ChatError
 from bot.deps import Deps
 from bot.fields.metering import billing_of, provider_of, stop_billing_of
-from bot.fields.moments import moment_of
 from bot.fields.rentals import CachedPrice, FieldError, currency_of, instance_fields, price_from_cache
 from bot.state import Conversation
 from bot.state.rentals import Instance, RentalError, Rentals
@@ -72,17 +71,6 @@ def _positive(raw: dict[str, str], key: str, lang: Lang) -> float:
     if not 0 < value < 1e9:
         raise CommandError(t("digest.track_bad_number", lang, key=key, text=raw[key]))
     return value
-
-
-def _began(inv: Invocation, raw: dict[str, str], key: str) -> tuple[datetime, ZoneInfo | None]:
-    """`started=` (an instance) or `created=` (storage) as people say a past time (bot/fields/moments.py: 9:30,
-    yesterday 9:30, 2d ago, 2026-12-01T09:30), with the person's clock it was read on; now (and no clock) when not
-    given. Hours before it are not billed: a box rented before it was tracked says so here."""
-    now, given = inv.deps.now(), raw.get(key)
-    if given is None:
-        return now, None
-    zone = inv.clock_zone()
-    return moment_of(given, inv.lang, now, zone, field=key), zone
 
 
 def billed_since(moment: datetime, zone: ZoneInfo | None, lang: Lang) -> str:
@@ -149,7 +137,7 @@ def _instance(inv: Invocation, rentals: Rentals, name: str, raw: dict[str, str],
     )
     source = fields.pop("price_source", None)
     fields |= metering_fields(raw, lang)
-    started, zone = _began(inv, raw, "started")
+    started, zone = inv.past(raw.get("started"), inv.deps.now(), "started")  # a box rented before it was tracked
     made, token, again = track_or_reissue(
         rentals, inv.team, inv.request_key, name, fields | base | {"started_at": started}
     )
@@ -163,7 +151,7 @@ def _storage(inv: Invocation, rentals: Rentals, name: str, raw: dict[str, str], 
     deps, lang = inv.deps, inv.lang
     size, price = _positive(raw, "size", lang), _positive(raw, "price", lang)
     currency = currency_of(raw.get("currency", deps.settings.files.currency), lang)
-    created, zone = _began(inv, raw, "created")
+    created, zone = inv.past(raw.get("created"), inv.deps.now(), "created")
     made = rentals.track_storage(
         inv.team,
         name,

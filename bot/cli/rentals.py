@@ -335,12 +335,9 @@ def list_rentals(
     team = chosen_team(settings, team)
     instances = [i for i in rentals.instances(team) if everything or not i.hidden_by]
     storage = [s for s in rentals.storage(team) if everything or not s.hidden_by]
+    billed, stored = _billed(rentals, instances, storage, settings, team)
     if as_json:
-        out = {
-            "instances": _metered(rentals, instances, settings, team),
-            "storage": _stored(rentals, storage, settings, team),
-        }
-        sys.stdout.write(json.dumps(out, ensure_ascii=False, indent=2) + "\n")
+        sys.stdout.write(json.dumps({"instances": billed, "storage": stored}, ensure_ascii=False, indent=2) + "\n")
         return
     lang = settings.files.lang
     if not instances and not storage:
@@ -349,7 +346,7 @@ def list_rentals(
     owners = {i.owner for i in instances if i.owner} | {s.owner for s in storage if s.owner}
     names = people(settings, rentals, team, owners)
     names[""] = t("cli.no_owner", lang)  # found in the cloud, not claimed yet
-    metered = {m["name"]: m for m in _metered(rentals, instances, settings, team)}
+    metered = {m["name"]: m for m in billed}
     # in a terminal the table says its words in the reader's language, its price as the chats' `list` does; through a
     # pipe the cells stay what scripts have read from the start (hourly, on, 400 CNY/day)
     from bot.cli.common import text_console
@@ -370,7 +367,7 @@ def list_rentals(
         price = rate(i.price, i.currency, i.unit, t("digest.no_price", lang), lang) if human else _rate(i, lang)
         rows.append([i.name, gpus, price, names[i.owner], state, i.source, basis, power, hours, spent])
     kept = []
-    for s, bill in zip(storage, _stored(rentals, storage, settings, team), strict=True):
+    for s, bill in zip(storage, stored, strict=True):
         state = t("cli.deleted", lang) if s.deleted_at else t("cli.kept", lang)
         price = f"{s.price_gb_month:g} {s.currency}/GB-month"
         spent = money(bill["spent_this_month"], s.currency)
@@ -393,26 +390,38 @@ def _print_rows(tables: list[tuple[str, list[list[str]]]], lang: Lang, console: 
         print_table(table, console)
 
 
-def _metered(rentals: Any, instances: list[Any], settings: Settings, team: str) -> list[dict[str, Any]]:
-    """Each instance as JSON with how it bills: its basis, stop mode, power now, and its hours billed and money
-    spent this month (the month of its channel's digest zone, as the chats' `list`, App Home and the digest count
-    it)."""
-
-    from bot.state.power import PowerLog
+def _billed(
+    rentals: Any, instances: list[Any], storage: list[Any], settings: Settings, team: str
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """The instances and the storage as JSON with their money this month, at one moment, each item's month from
+    midnight in its channel's digest zone (as the chats' `list`, budgets, App Home and the digest count it)."""
     from bot.state.schedules import Schedules
-    from rules import metering
-    from rules.digest import spent_this_month
-    from rules.power import state_at
+    from rules.digest import stored_this_month
 
     now = datetime.now(UTC)
-    schedules = Schedules(rentals.store, settings.digest.default_schedule())
-    zones = schedules.zones(team, (i.channel for i in instances))
+    channels = {i.channel for i in instances} | {s.channel for s in storage}
+    zones = Schedules(rentals.store, settings.digest.default_schedule()).zones(team, channels)
+    stored = [
+        _plain(s) | {"spent_this_month": round(stored_this_month(s, now.astimezone(zones[s.channel])), 2)}
+        for s in storage
+    ]
+    return _metered(rentals, instances, zones, now), stored
+
+
+def _metered(rentals: Any, instances: list[Any], zones: dict[str, Any], now: datetime) -> list[dict[str, Any]]:
+    """Each instance as JSON with how it bills: its basis, stop mode, power now, and its hours billed and money
+    spent this month (from midnight in its channel's zone, `zones`)."""
+    from bot.state.power import PowerLog
+    from rules import metering
+    from rules.digest import month_start, spent_this_month
+    from rules.power import state_at
+
     timelines = PowerLog(rentals.store).this_month(instances, now)
     out = []
     for i in instances:
         stretches = timelines[i.id]
         local = now.astimezone(zones[i.channel])
-        month = local.replace(day=1, hour=0, minute=0, second=0, microsecond=0)
+        month = month_start(local)
         out.append(
             _plain(i)
             | {
@@ -425,20 +434,6 @@ def _metered(rentals: Any, instances: list[Any], settings: Settings, team: str) 
             }
         )
     return out
-
-
-def _stored(rentals: Any, storage: list[Any], settings: Settings, team: str) -> list[dict[str, Any]]:
-    """Each storage item as JSON with its money this month (by the GB-month, from midnight in its channel's digest
-    zone, as the chats' `list`, budgets and App Home count it)."""
-    from bot.state.schedules import Schedules
-    from rules.digest import stored_this_month
-
-    now = datetime.now(UTC)
-    zones = Schedules(rentals.store, settings.digest.default_schedule()).zones(team, (s.channel for s in storage))
-    return [
-        _plain(s) | {"spent_this_month": round(stored_this_month(s, now.astimezone(zones[s.channel])), 2)}
-        for s in storage
-    ]
 
 
 def _rate(instance: Any, lang: Lang) -> str:

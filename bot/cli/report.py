@@ -50,16 +50,15 @@ def period(
     if sum(x for x in (since is not None or until is not None, week, month is not None)) > 1:
         raise fail(t("cli.report_one_period", lang))
     if month is not None:  # YYYY-MM, as chat's `report` takes a month: 2026年11月, 11月, this-month, last-month
-        from rules.report import THIS_MONTH, month_days, month_said
+        from rules.report import month_days, month_span
 
-        if month.strip().lower() in THIS_MONTH:
-            return today.replace(day=1), today  # so far
         if len(month) == 7:  # YYYY-MM, read as a date (0000-01 is none)
             return month_days(_day(f"{month}-01", "--month", lang, typed=month))
-        first = month_said(month, today)
-        if first is None:
+        span = month_span(month, today)
+        if span is None:
             return month_days(_day(month, "--month", lang))  # a day names its month; else says what is accepted
-        return month_days(_day(first.isoformat(), "--month", lang, typed=month))
+        _day(span[0].isoformat(), "--month", lang, typed=month)  # within the months a report covers
+        return span
     if since is not None or until is not None:
         if since is None or until is None:
             raise fail(t("cli.report_both_dates", lang))

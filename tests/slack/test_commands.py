@@ -88,13 +88,20 @@ def test_unknown_subcommand_and_unknown_key(tmp_path: Path) -> None:
         assert "unknown key 'color'; keys:" in by_path["/response/b"]
 
 
+def replies_to(h: Harness, commands: dict[str, str]) -> dict[str, dict[str, Any]]:
+    """Each command sent with a response_url of its own, and the replies by that url's path."""
+    for label, text in commands.items():
+        h.send.command(text, response_url=h.fake.response_url(label))
+    return {r["_path"]: r for r in h.fake.wait_for(lambda: len(responses(h)) == len(commands) and responses(h))}
+
+
 def test_help_prices_and_quote(tmp_path: Path) -> None:
     with running_app(tmp_path) as h:
-        h.send.command("help", response_url=h.fake.response_url("help"))
-        h.send.command("prices A100", response_url=h.fake.response_url("prices"))
-        h.send.command("quote gpu=A100 hours=4x14 share=1/2", response_url=h.fake.response_url("quote"))
-        h.send.command("quote gpu=A100", response_url=h.fake.response_url("badquote"))
-        replies = {r["_path"]: r for r in h.fake.wait_for(lambda: len(responses(h)) == 4 and responses(h))}
+        replies = replies_to(
+            h,
+            {"help": "help", "prices": "prices A100", "quote": "quote gpu=A100 hours=4x14 share=1/2",
+             "badquote": "quote gpu=A100"},
+        )  # fmt: skip
         assert "`form`" in replies["/response/help"]["text"]
         prices = h.texts(replies["/response/prices"])
         assert "A100-80GB" in prices and "400 CNY/day" in prices and "ratecard" in prices
@@ -241,11 +248,11 @@ def test_a_quote_by_total_gpu_hours_as_the_terminal_takes_it(tmp_path: Path) -> 
     """The terminal had --gpu-hours; chat answered `gpu_hours=100` with an unknown key. Its title is the terminal's
     (rounded: 100 GPU-hours at 24 h a day is 4.2 days, not 4.166666666666667)."""
     with running_app(tmp_path) as h:
-        h.send.command("quote gpu=A100 gpu_hours=100", response_url=h.fake.response_url("total"))
-        h.send.command("quote gpu=A100 卡时=100h share=1/2", response_url=h.fake.response_url("zh"))
-        h.send.command("quote gpu=A100 gpu_hours=5 hours=2x3", response_url=h.fake.response_url("both"))
-        h.send.command("quote gpu=A100 gpu_hours=lots", response_url=h.fake.response_url("bad"))
-        replies = {r["_path"]: r for r in h.fake.wait_for(lambda: len(responses(h)) == 4 and responses(h))}
+        replies = replies_to(
+            h,
+            {"total": "quote gpu=A100 gpu_hours=100", "zh": "quote gpu=A100 卡时=100h share=1/2",
+             "both": "quote gpu=A100 gpu_hours=5 hours=2x3", "bad": "quote gpu=A100 gpu_hours=lots"},
+        )  # fmt: skip
         total = replies["/response/total"]
         assert total["text"] == "Cost for A100-80GB × 1, 24 h/day × 4.2 days (100 GPU-hours)", total["text"]
         assert "¥2,000" in h.texts(total)  # the daily card: 5 days started x ¥400, as `gpu-advise quote` says
