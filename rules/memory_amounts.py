@@ -126,8 +126,9 @@ def _judged(question: str, text: str, amount: Amount, card: float | None, accept
     if amount.side(line) is None:
         params: dict[str, str | float] = {"said": text.strip(), "line": f"{line:g} GB", "gpu": gpu}
         if amount.low is not None and amount.high is not None and not amount.low_open:  # "60-70 GB": a range
-            params |= {"low": amount.low, "high": amount.high, "line": line}
-            raise ParseError(question, text, accepted, "ambiguous_range", params)
+            params |= {"low": amount.low, "high": amount.high, "line": line, "card": f"{card:g}" if card else ""}
+            problem = "ambiguous_card_range" if card else "ambiguous_range"  # the card said, or the default assumed
+            raise ParseError(question, text, accepted, problem, params)
         params["pct"] = round(TIGHT_LINE * 100)
         raise ParseError(question, text, accepted, "ambiguous_memory_bound", params)
     if amount.above_only:

@@ -509,7 +509,7 @@ def parse_model_size(text: str) -> float:
 
 
 HIGH_QPS_LINE = 100.0  # the bundled policy's inference.high_qps: where a stated interval must not straddle
-_QPS_UNIT = r"qps|rps|req/s|reqs?|requests?|queries|calls?|请求|查询|调用|次"
+_QPS_UNIT = r"qps|rps|req/s|reqs?|requests?|queries|calls?|请求|查询|调用|次|个"  # 每秒150个: 个 alone counts them
 _QPS_WORDS = lazy(
     r"^(?:peak(?:s| is| of| at)?|峰值|高峰期?|最高|最大|qps峰值|峰值qps|qps|at peak|每秒)\s*(?:qps|每秒)?\s*"
     r"|\s*(?:at (?:the )?peak|at peak times|峰值|高峰期?|峰时|per second|a second|每秒|/秒|/\s*s(?:ec)?)$"

@@ -1,7 +1,7 @@
 """Numbers as people say them, written as digits before a question's parser reads the answer.
 
 Chinese numerals are read here (十来个小时 -> 10个小时, 六七个小时 -> 6-7个小时, 六十几个G -> 65个G,
-一百五 -> 150, 三分之一 -> 33.3333%): cn2an reads 六七 as 67 and 三四次 as 34次, the ranges people type
+几百 -> 200-900, 一百五 -> 150, 三分之一 -> 33.3333%): cn2an reads 六七 as 67 and 三四次 as 34次, the ranges people type
 most, so the reader is this project's own (rules/numbers.chinese_int). English number words go through
 text2num's `alpha2digit` ("three and a half" -> 3.5, "a hundred and fifty" -> 150), loaded only when
 an answer has one. A range comes out as "low-high": each parser reads its upper end and says so.
@@ -25,6 +25,10 @@ _PERCENT_OF = lazy(rf"百分之({_CN}+|\d+(?:\.\d+)?)")
 _FRACTION = lazy(rf"({_CN}+|\d+)分之({_CN}+|\d+)")
 # two neighbouring digits are a range: 六七个小时 (6-7), 三四次 (3-4), 两三百 (200-300), 三五天 (3-5)
 _PAIR = lazy(rf"(?<![{_DIGIT}十百千万零〇\d])([{_DIGIT}])([{_DIGIT}])([十百千万]?)(?![{_DIGIT}])")
+# 几十, 几百, 几千, 几万 ("a few tens, hundreds ..."): 2 to 9 of that place, a range as 两三百 is; a question whose
+# line falls inside it asks which side (几十G of an 80 GB card), one whose line does not reads it (几百 QPS is high)
+_SOME_PLACE = lazy(rf"(?<![{_DIGIT}十百千万零〇\d几])几(十万|百万|十|百|千|万)(?![{_DIGIT}十百千万几])")
+_PLACES = {"十": 10, "百": 100, "千": 1000, "万": 10000, "十万": 100000, "百万": 1000000}
 # 六十几 ("sixty-odd") reads as 65, 十几 as 15: an approximation reads as its number
 _TENS_AND_SOME = lazy(rf"(?<![{_DIGIT}十百千万])([{_DIGIT}]?)十几")
 _ABOUT = lazy(rf"({_CN}+|\d+)来(?=\s*(?:个|[小天周星次张卡块gG岁分秒]|$))")  # 十来个, 二十来天: about that
@@ -45,6 +49,8 @@ _EN_NUMBER = lazy(
     r"|hundred|thousand|dozen|couple)\b"
 )
 _EN_BEFORE = [
+    (lazy(r"\b(?:a few|several) hundred\b|\bhundreds(?: of)?\b"), "200-900"),  # as 几百
+    (lazy(r"\b(?:a few|several) thousand\b|\bthousands(?: of)?\b"), "2000-9000"),
     (lazy(r"\ba couple of\b|\bcouple of\b|\ba couple\b"), "two"),
     (lazy(r"\ba dozen\b|\bdozen\b"), "twelve"),
     (lazy(r"\ba (hundred|thousand)\b"), r"one \1"),
@@ -93,6 +99,7 @@ def _chinese(text: str) -> str:
     text = _PERCENT_OF.sub(lambda m: f"{_show(_number(m.group(1)))}%", text)
     text = _FRACTION.sub(lambda m: f"{_show(_number(m.group(2)) / _number(m.group(1)) * 100)}%", text)
     text = _PAIR.sub(_pair, text)
+    text = _SOME_PLACE.sub(lambda m: f"{2 * _PLACES[m.group(1)]}-{9 * _PLACES[m.group(1)]}", text)
     text = _TENS_AND_SOME.sub(_tens_and_some, text)
     text = _ABOUT.sub(lambda m: m.group(1), text)
     return _RUN.sub(_run, text).translate(_SHOW)
