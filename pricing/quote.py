@@ -27,7 +27,7 @@ from pricing.quote_models import Billing, ExtraCost, Option, PriceUsed, Quote, Q
 from pricing.records import ExtraPrice, RegionClass
 from pricing.regions import accepted, region_class, resolve
 from rules.errors import UnknownGPU
-from rules.gpus import CATALOGUE, VARIANTS, canonical_gpu, gpu_model
+from rules.gpus import VARIANTS, canonical_gpu, gpu_model
 from rules.policy import Policy
 
 __all__ = ["Billing", "ExtraCost", "Option", "PriceUsed", "Quote", "QuoteRequest", "prefer_own_prices", "quote"]
@@ -136,14 +136,14 @@ def _savings(dedicated: Option | None, others: dict[str, Option | None]) -> Savi
 
 
 def quoted_gpu(name: str) -> str:
-    """The canonical model a quote is for; QuoteError("unknown_gpu") naming the known ones."""
+    """The canonical model a quote is for; QuoteError("unknown_gpu") naming the known ones, or ("gpu_maker") the
+    cards of the maker named."""
     try:
         return canonical_gpu(name)
-    except UnknownGPU:
-        known = ", ".join(sorted(CATALOGUE))
-        raise QuoteError(
-            "unknown_gpu", f"unknown GPU model {name!r}. Known models: {known}", gpu=name, known=known
-        ) from None
+    except UnknownGPU as exc:
+        known = ", ".join(exc.known)
+        code = "gpu_maker" if exc.maker else "unknown_gpu"
+        raise QuoteError(code, f"unknown GPU model {name!r}. Known models: {known}", gpu=name, known=known) from None
 
 
 def _with_extras(

@@ -45,7 +45,8 @@ class PolicyError(RulesError):
 class UnknownGPU(RulesError, ValueError):
     """A GPU model name not in the catalogue; the message lists the known models."""
 
-    def __init__(self, name: str, known: list[str]) -> None:
+    def __init__(self, name: str, known: list[str], *, maker: bool = False) -> None:
         self.name = name
         self.known = known
+        self.maker = maker  # the name is a maker's ("海光", "Ascend"): `known` are that maker's models, one to pick
         super().__init__(f"unknown GPU model {name!r}. Known models: {', '.join(known)}")

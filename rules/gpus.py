@@ -132,6 +132,9 @@ CATALOGUE: dict[str, GPUModel] = {
         GPUModel("L4-24GB", 24),
         GPUModel("A10-24GB", 24),
         GPUModel("RTX4090-24GB", 24),
+        GPUModel(
+            "RTX4090D-24GB", 24
+        ),  # GeForce RTX 4090 D, 24 GB GDDR6X (NVIDIA's China product page): AutoDL rents it
         GPUModel("RTX3090-24GB", 24),  # GeForce RTX 3090, 24 GB GDDR6X (NVIDIA's product page); marketplaces rent it
         GPUModel("V100-32GB", 32),
         GPUModel("T4-16GB", 16),
@@ -169,6 +172,8 @@ _EXTRA_ALIASES = {
     "A10G": "A10-24GB",  # AWS's A10 (g5): the same GA102 with 24 GB (AWS's G5 instance page)
     "4090": "RTX4090-24GB",
     "RTX4090": "RTX4090-24GB",
+    "4090D": "RTX4090D-24GB",
+    "RTX4090D": "RTX4090D-24GB",
     "3090": "RTX3090-24GB",
     "RTX3090": "RTX3090-24GB",
     "V100": "V100-32GB",
@@ -210,6 +215,20 @@ _EXTRA_ALIASES = {
     "KUNLUNXINP800OAM": "P800-96GB",
 }
 
+# A maker's name alone ("海光", "昇腾", "Ascend"): which of its cards is asked, never guessed (their memory differs,
+# or the catalogue holds one of several the maker sells). Matched on the name before _key drops what is not Latin.
+MAKERS: dict[str, tuple[str, ...]] = {
+    "海光|hygon|dcu": ("DCU-Z100-32GB", "K100-AI-64GB"),
+    "昇腾|华为|huawei|ascend|npu": tuple(n for n in CATALOGUE if n.startswith("Ascend-")),
+    "寒武纪|cambricon|mlu": ("MLU370-X8-48GB",),
+    "摩尔线程|moore ?threads|mtt": ("MTT-S4000-48GB",),
+    "昆仑芯?|kunlun(?:xin)?": ("P800-96GB",),
+    "英伟达|nvidia|tesla|geforce|rtx": tuple(n for n in CATALOGUE if CATALOGUE[n].stack is None),
+}
+_MAKER = lazy(
+    rf"^\s*(?:{'|'.join(f'({m})' for m in MAKERS)})\s*(?:的?(?:卡|显卡|gpu|npu|芯片|cards?|gpus?))?\s*$", re.I
+)
+
 _NOISE = lazy(r"NVIDIA|TESLA|GEFORCE|SXM\d?|PCIE|NVL|HBM\d?E?|[^A-Z0-9]")
 
 
@@ -226,6 +245,10 @@ def canonical_gpu(name: str) -> str:
     """Map a vendor or user spelling ("A100 80GB PCIe", "h100-sxm5-80gb", "4090") to a canonical name."""
     found = ALIASES.get(_key(name))
     if found is None:
+        maker = _MAKER.match(name)
+        if maker is not None:
+            said = next(i for i, group in enumerate(maker.groups()) if group is not None)
+            raise UnknownGPU(name, list(MAKERS[list(MAKERS)[said]]), maker=True)
         raise UnknownGPU(name, sorted(CATALOGUE))
     return found
 

@@ -489,7 +489,7 @@ def parse_gpu(text: str) -> str:
     try:
         return canonical_gpu(norm)
     except UnknownGPU as exc:
-        raise ParseError("gpu", text, exc.known, "unknown_gpu") from None
+        raise ParseError("gpu", text, exc.known, "gpu_maker" if exc.maker else "unknown_gpu") from None
 
 
 ACCEPTED["gpu"] = ["A100-80GB", "H100", "H800", "4090", "L40S"]

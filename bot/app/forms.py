@@ -11,7 +11,7 @@ from zoneinfo import ZoneInfo
 
 from bot.fields.answers import FORM_FIELDS
 from bot.fields.moments import moment_of
-from bot.fields.rentals import CachedPrice, FieldError, instance_fields
+from bot.fields.rentals import FORM_ROOM, CachedPrice, FieldError, instance_fields
 from bot.state.rentals import RentalError, check_name
 from bot.text import Lang, t
 from bot.text.catalogue import tw
@@ -29,7 +29,7 @@ TRACK_FIELDS = (
     ("project", False),
     ("started", False),  # a box rented before it was tracked bills from then
 )
-ERROR_MAX = 150  # a field's error, as short as a modal shows
+ERROR_MAX = FORM_ROOM  # a field's error, as short as a modal shows
 
 
 def typed(texts: dict[str, Any], keys: tuple[str, ...]) -> dict[str, str]:

@@ -95,8 +95,11 @@ def _bare(args: list[str]) -> tuple[list[str], dict[str, str]]:
     pairs = [a for a in args if "=" in a]
     bare = [a for a in args if "=" not in a]
     found: dict[str, str] = {}
-    with contextlib.suppress(UnknownGPU):  # not a GPU: left for the schedule, or to be refused naming the keys
+    try:
         if bare and canonical_gpu(bare[0]):
+            found["gpu"] = bare.pop(0)
+    except UnknownGPU as exc:  # not a GPU: left for the schedule, or to be refused naming the keys
+        if exc.maker:  # `quote 海光 4x14`: a GPU meant, its maker named: refused asking which card
             found["gpu"] = bare.pop(0)
     with contextlib.suppress(ParseError):  # not a schedule: refused below naming the word and the keys
         if bare and parse_schedule(" ".join(bare)):

@@ -11,13 +11,16 @@ from dataclasses import dataclass
 from typing import Any
 
 from bot.text import Lang, t
-from bot.text.errors import parse_error_text
+from bot.text.errors import parse_error_text, unknown_gpu_text
 from rules.errors import ParseError, UnknownGPU
 from rules.gpus import canonical_gpu
 from rules.numbers import money_value
 from rules.parsing import parse_price, parse_share
 
 CURRENCIES = ("CNY", "USD")
+
+
+FORM_ROOM = 150  # the characters of a field's error a form shows (a Slack modal's, a Feishu card's line)
 
 
 class FieldError(ValueError):
@@ -53,8 +56,10 @@ def instance_fields(
     try:
         model = canonical_gpu(gpu)
     except UnknownGPU as exc:
-        said = t("error.unknown_gpu", lang, gpu=exc.name, known=", ".join(exc.known))
-        raise FieldError("gpu", said, t("error.unknown_gpu_short", lang, gpu=exc.name[:30])) from None
+        said = unknown_gpu_text(exc, lang)
+        fits = exc.maker and len(said) <= FORM_ROOM  # a maker's few cards are the answer; all of NVIDIA's are not
+        short = said if fits else t("error.unknown_gpu_short", lang, gpu=exc.name[:30])
+        raise FieldError("gpu", said, short) from None
     try:
         part = parse_share(share, model) if share is not None else None
     except ParseError as exc:

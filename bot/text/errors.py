@@ -39,9 +39,14 @@ def error_text(exc: ParseError | UnknownGPU | QuoteError, lang: Lang, *, where: 
     if isinstance(exc, ParseError):
         return parse_error_text(exc, lang, where)
     if isinstance(exc, UnknownGPU):
-        return t("error.unknown_gpu", lang, gpu=exc.name, known=", ".join(exc.known))
+        return unknown_gpu_text(exc, lang)
     key = f"error.quote.{exc.code}"
     return t(f"{key}.{where}" if has(f"{key}.{where}") else key, lang, **exc.params)
+
+
+def unknown_gpu_text(exc: UnknownGPU, lang: Lang) -> str:
+    """'unknown GPU model …, known: …', or for a maker's name, which of its cards."""
+    return t("error.gpu_maker" if exc.maker else "error.unknown_gpu", lang, gpu=exc.name, known=", ".join(exc.known))
 
 
 def capture_error_text(exc: CaptureError, lang: Lang, where: str = "cli") -> str:

@@ -11,8 +11,9 @@ from pricing.offers import Freshness, as_offers
 from pricing.quote import QuoteRequest, quote
 from pricing.records import PriceRecord
 from pricing.sources import rate_card_records
-from rules.answers import build_profile, parse_answers
+from rules.answers import AnswersError, build_profile, parse_answers
 from rules.engine import evaluate
+from rules.errors import UnknownGPU
 from rules.gpus import canonical_gpu, gpu_model
 from rules.policy import Policy
 
@@ -38,6 +39,41 @@ def test_a_domestic_card_as_people_write_it(typed: str, card: str, memory: float
     assert canonical_gpu(typed) == card
     model = gpu_model(typed)
     assert model.memory_gb == memory and model.domestic
+
+
+@pytest.mark.parametrize(
+    ("typed", "cards"),
+    [
+        ("海光", {"DCU-Z100-32GB", "K100-AI-64GB"}),
+        ("DCU", {"DCU-Z100-32GB", "K100-AI-64GB"}),
+        (
+            "昇腾",
+            {"Ascend-910B-64GB", "Ascend-910B1-64GB", "Ascend-910B2-64GB", "Ascend-910B3-64GB", "Ascend-910B4-32GB"},
+        ),
+        (
+            "华为的卡",
+            {"Ascend-910B-64GB", "Ascend-910B1-64GB", "Ascend-910B2-64GB", "Ascend-910B3-64GB", "Ascend-910B4-32GB"},
+        ),
+        ("寒武纪", {"MLU370-X8-48GB"}),
+        ("Moore Threads", {"MTT-S4000-48GB"}),
+        ("昆仑芯", {"P800-96GB"}),
+    ],
+)
+def test_a_makers_name_alone_is_asked_which_card_not_guessed(typed: str, cards: set[str]) -> None:
+    """ "海光" was refused as an unknown model with the whole catalogue listed; the maker's own cards are the question
+    (a Z100 has 32 GB, a K100-AI 64: the memory rule depends on which)."""
+    with pytest.raises(UnknownGPU) as caught:
+        canonical_gpu(typed)
+    assert caught.value.maker and set(caught.value.known) == cards
+    with pytest.raises(AnswersError) as parsed:
+        parse_answers({"gpu": typed})
+    assert parsed.value.errors["gpu"].problem == "gpu_maker"
+
+
+def test_a_name_that_is_no_maker_is_unknown_with_every_model_named() -> None:
+    with pytest.raises(UnknownGPU) as caught:
+        canonical_gpu("海光K999")
+    assert not caught.value.maker and "K100-AI-64GB" in caught.value.known and "A100-80GB" in caught.value.known
 
 
 @pytest.mark.parametrize(
@@ -73,3 +109,14 @@ def test_a_910b_quote_is_priced_from_the_dated_reference_of_the_variant_sold(pol
     k100 = quote(QuoteRequest(gpu="K100-AI-64GB", hours_per_day=4, days=14), offers, policy).dedicated
     assert s4000 is not None and k100 is not None and s4000.price is not None and k100.price is not None
     assert (s4000.price.unit_price, k100.price.unit_price) == (1.96, 2.53)
+
+
+@pytest.mark.parametrize(("typed", "whole"), [("海光", True), ("NVIDIA", False)])
+def test_a_form_says_a_makers_cards_where_they_fit_under_the_field(typed: str, whole: bool) -> None:
+    from bot.fields.rentals import FORM_ROOM, FieldError, instance_fields
+    from bot.text import Lang
+
+    with pytest.raises(FieldError) as caught:
+        instance_fields(typed, "14/h", 1, None, "CNY", Lang.ZH)
+    assert "是哪一款" in caught.value.message and len(caught.value.short) <= FORM_ROOM
+    assert ("是哪一款" in caught.value.short) is whole  # NVIDIA's 17 do not fit: the short form gives examples
