@@ -49,10 +49,22 @@ def _time_words(pairs: list[str]) -> list[str]:
     return out
 
 
+MYSELF = (
+    "me",
+    "myself",
+    "self",
+    "我",
+    "我自己",
+    "自己",
+    "本人",
+)  # owner=me: the person typing, never a user named "me"
+
+
 def owner_of(text: str | None, user: str, lang: Lang, platform: str) -> str:
     """The owner= given, as a person of the chat it was typed in (a mention as the chat hands it over, or an id:
-    U…, ou_…, a DingTalk userId); the person typing when none is given."""
-    if text is None:
+    U…, ou_…, a DingTalk userId); the person typing when none is given, or `owner=me`. A DingTalk or WeCom userId
+    is any word, so "me" was kept as one: an item nobody could then release."""
+    if text is None or text.strip().lower() in MYSELF:
         return user
     found = person_of(platform, text)
     if found is None:

@@ -458,6 +458,13 @@ def test_track_takes_an_owner_as_the_chat_names_people(platform: str, tmp_path: 
         refused = chat.command("track instance box-8 gpu=A100 price=14/h owner=张三")
         form = {"slack": "U0123ABCD", "feishu": "ou_…", "dingtalk": "<userId>", "wecom": "<userid>"}[platform]
         assert "张三" in refused and form in refused and ("Slack" in refused) == (platform == "slack"), refused
+        # owner=me is the person typing: in DingTalk and WeCom "me" was kept as a userId, an item no one could release
+        chat.command("track instance box-7 gpu=A100 price=14/h owner=me")
+        chat.command("track instance box-6 gpu=A100 price=14/h owner=我")
+        owners = {i.name: i.owner for team in rentals.teams() for i in rentals.instances(team)}
+        assert owners["box-7"] == owners["box-6"] == chat.ids[STARTER]  # type: ignore[attr-defined]
+        billing = chat.command("billing box-7")  # the owner's to manage: how it bills, not "only its owner @me"
+        assert "box-7" in billing and "@me" not in billing and "me>" not in billing, billing
 
 
 @PLATFORMS
