@@ -25,9 +25,12 @@ from bot.state import Conversation
 from bot.state.rentals import Instance, RentalError, Rentals
 from bot.text import Lang, t
 from bot.text.catalogue import tw
+from bot.text.errors import parse_error_text
 from bot.text.format import mention, money
 from bot.text.quote import rate
 from bot.text.runway import when_said
+from rules.errors import ParseError
+from rules.storage_amounts import parse_price_gb_month, parse_size_gb
 
 log = logging.getLogger(__name__)
 
@@ -75,14 +78,14 @@ def owner_of(text: str | None, user: str, lang: Lang, platform: str) -> str:
     return found
 
 
-def _positive(raw: dict[str, str], key: str, lang: Lang) -> float:
+def _storage_amount(raw: dict[str, str], key: str, lang: Lang) -> float:
+    """`size=` (500, 500G, 2T) or `price=` (0.35, 0.35元/GB/月) of storage; the usage when either is missing."""
+    if key not in raw:
+        raise CommandError(t("digest.track_usage", lang))
     try:
-        value = float(raw[key].replace(",", "").removesuffix("GB").removesuffix("gb"))
-    except (KeyError, ValueError):
-        raise CommandError(t("digest.track_bad_number", lang, key=key, text=raw.get(key, ""))) from None
-    if not 0 < value < 1e9:
-        raise CommandError(t("digest.track_bad_number", lang, key=key, text=raw[key]))
-    return value
+        return parse_size_gb(raw[key]) if key == "size" else parse_price_gb_month(raw[key])
+    except ParseError as exc:
+        raise CommandError(f"`{key}`: {parse_error_text(exc, lang, where='chat')}") from None
 
 
 def billed_since(moment: datetime, zone: ZoneInfo | None, lang: Lang) -> str:
@@ -161,7 +164,7 @@ def _instance(inv: Invocation, rentals: Rentals, name: str, raw: dict[str, str],
 
 def _storage(inv: Invocation, rentals: Rentals, name: str, raw: dict[str, str], base: dict[str, Any]) -> None:
     deps, lang = inv.deps, inv.lang
-    size, price = _positive(raw, "size", lang), _positive(raw, "price", lang)
+    size, price = _storage_amount(raw, "size", lang), _storage_amount(raw, "price", lang)
     currency = currency_of(raw.get("currency", deps.settings.files.currency), lang)
     created, zone = inv.past(raw.get("created"), inv.deps.now(), "created")
     made = rentals.track_storage(

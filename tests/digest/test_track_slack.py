@@ -48,7 +48,7 @@ def test_bad_track_input_names_the_key_and_the_accepted_form(tmp_path: Path) -> 
             ("track x gpu=A100 price=1/h owner=@bob", "member ID"),
             ("track x gpu=A100 price=1/h speed=9", "speed"),
             ("track x gpu=H800", "no dedicated price of H800-80GB"),
-            ("track storage s size=-3 price=0.3", "positive number"),
+            ("track storage s size=-3 price=0.3", "must be above zero"),
             ("track storage s size=3 price=0.3 instance=nope", "no instance named 'nope'"),
         ]
         for n, (text, said) in enumerate(cases, start=1):

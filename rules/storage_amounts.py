@@ -1,0 +1,58 @@
+"""Storage as people type it in chat: a size (`500`, `500G`, `2T`, `1.5 TiB`) and a price per GB-month (`0.35`,
+`0.35元/GB/月`, `¥0.35 per GB-month`, `100元/T/月`).
+
+A T is 1,024 GB: the clouds size and bill disks in GiB (a "2T" data disk is 2,048 GiB in Alibaba's, Tencent's and
+AutoDL's consoles), and this project counts storage in those units throughout (`size_gb`, `price_gb_month`).
+The terminal's flags name their unit (`--size-gb`, `--price-gb-month`) and take a plain number."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+from rules.errors import ParseError
+from rules.numbers import money_value
+
+SIZE_ACCEPTED = ["500", "500G", "500GB", "2T", "1.5TB"]
+PRICE_ACCEPTED = ["0.35", "0.35元/GB/月", "0.35/GB/month", "100元/T/月"]
+_PER_T = 1024.0
+_SIZE = re.compile(r"(?P<n>-?\d+(?:\.\d+)?)(?P<unit>g|gb|gib|t|tb|tib)?")
+_PRICE = re.compile(
+    r"(?P<n>[^/每]+?)"  # the money: 0.35, 0.35元, 三毛五 is not read (money_value says which are)
+    r"(?:(?:/|每|per|a|an)(?P<unit>g|gb|gib|t|tb|tib))?"
+    r"(?:(?:/|每|per|-|a|an|一个?)?(?:月|month|mo))?"
+)
+
+
+def _said(text: str) -> str:
+    said = unicodedata.normalize("NFKC", text).strip().lower()
+    return re.sub(r"\s+", "", said).replace(",", "")
+
+
+def parse_size_gb(text: str) -> float:
+    """A size in GB: a plain number is GB; G/GB/GiB and T/TB/TiB (1,024 GB) may follow."""
+    match = _SIZE.fullmatch(_said(text))
+    if match is None:
+        raise ParseError("size", text, SIZE_ACCEPTED)
+    value = float(match.group("n")) * (_PER_T if (match.group("unit") or "g").startswith("t") else 1.0)
+    if not 0 < value < 1e9:
+        raise ParseError("size", text, SIZE_ACCEPTED, "not_positive")
+    return value
+
+
+def parse_price_gb_month(text: str) -> float:
+    """A storage price per GB-month: a plain amount is per GB-month; 元/¥ and "/GB/月" may be said, and a price per T
+    is divided into GB. "350/月" is refused asking: a month of the whole disk, or of a GB, is not guessed (500 GB at
+    350 a GB is 175,000 a month)."""
+    said = _said(text).lstrip("¥$").replace("cny", "").replace("rmb", "").replace("usd", "")
+    match = _PRICE.fullmatch(said.removeprefix("-"))
+    amount = money_value(match.group("n")) if match else None
+    if amount is not None and said.startswith("-"):
+        amount = -amount
+    if match is None or amount is None:
+        raise ParseError("price", text, PRICE_ACCEPTED)
+    if match.group("unit") is None and match.group(0) != match.group("n"):  # "350/月": the disk's month, or a GB's?
+        raise ParseError("price", text, PRICE_ACCEPTED, "storage_price_per_gb")
+    if not 0 < amount < 1e9:
+        raise ParseError("price", text, PRICE_ACCEPTED, "not_positive")
+    return amount / (_PER_T if (match.group("unit") or "g").startswith("t") else 1.0)

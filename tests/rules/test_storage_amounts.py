@@ -1,0 +1,57 @@
+"""Storage sizes and prices as chat's `track storage` takes them (rules/storage_amounts.py)."""
+
+from __future__ import annotations
+
+import pytest
+
+from rules.errors import ParseError
+from rules.storage_amounts import parse_price_gb_month, parse_size_gb
+
+
+@pytest.mark.parametrize(
+    ("typed", "gb"),
+    [("500", 500), ("500G", 500), ("500 GB", 500), ("2T", 2048), ("1.5TB", 1536), ("2 TiB", 2048), ("1,000", 1000)],
+)
+def test_a_size_in_gb_or_t(typed: str, gb: float) -> None:
+    assert parse_size_gb(typed) == gb
+
+
+@pytest.mark.parametrize(
+    ("typed", "problem"), [("0", "not_positive"), ("-3", "not_positive"), ("500M", None), ("abc", None)]
+)
+def test_a_size_that_is_none_is_refused(typed: str, problem: str | None) -> None:
+    with pytest.raises(ParseError) as caught:
+        parse_size_gb(typed)
+    assert caught.value.problem == problem and "2T" in caught.value.accepted
+
+
+@pytest.mark.parametrize(
+    ("typed", "per_gb_month"),
+    [
+        ("0.35", 0.35),
+        ("0.35元", 0.35),
+        ("0.35元/GB/月", 0.35),
+        ("0.35/GB/month", 0.35),
+        ("¥0.35 per GB-month", 0.35),
+        ("0.7 元/G/月", 0.7),
+        ("102.4元/T/月", 0.1),
+    ],
+)
+def test_a_price_per_gb_month_or_per_t(typed: str, per_gb_month: float) -> None:
+    assert parse_price_gb_month(typed) == pytest.approx(per_gb_month)
+
+
+@pytest.mark.parametrize(
+    ("typed", "problem"),
+    [
+        ("350元/月", "storage_price_per_gb"),
+        ("0.35/月", "storage_price_per_gb"),
+        ("0", "not_positive"),
+        ("-0.35", "not_positive"),
+        ("0.35/h", None),
+    ],
+)
+def test_a_price_that_does_not_say_per_gb_is_asked_not_guessed(typed: str, problem: str | None) -> None:
+    with pytest.raises(ParseError) as caught:
+        parse_price_gb_month(typed)
+    assert caught.value.problem == problem
