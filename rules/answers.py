@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Mapping
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
 from rules.errors import ParseError
-from rules.profile import TaskProfile
+from rules.parsing import with_workload
+from rules.profile import TaskProfile, Workload
 from rules.questions import BY_KEY
 
 if TYPE_CHECKING:
@@ -34,9 +36,29 @@ def parse_answers(raw: Mapping[str, str | None]) -> dict[str, Any]:
             parsed |= derived(key, str(text))
         except ParseError as exc:
             errors[key] = exc
+    memory = errors.get("memory")
+    if memory is not None and memory.problem == "which_model_job":  # "7B" beside 推理: its serving memory
+        with contextlib.suppress(ParseError):  # no kind of work, or one with no model rule: asked as it was
+            parsed["memory"] = answer_in_context("memory", memory.text, parsed)
+            del errors["memory"]
     if errors:
         raise AnswersError(errors)
     return parsed
+
+
+def answer_in_context(key: str, text: str, values: Mapping[str, Any]) -> Any:
+    """`key`'s answer read with what was answered before it: a bare model size on the memory question ("7B")
+    takes the kind of work answered (`values`, as stored); asked which job it is when none was."""
+    try:
+        return BY_KEY[key].parse(text)
+    except ParseError as exc:
+        workload = values.get("workload")
+        if exc.problem != "which_model_job" or workload not in set(Workload):
+            raise
+        try:
+            return BY_KEY[key].parse(with_workload(text, Workload(workload)))
+        except ParseError:  # a kind of work with no model rule (调参): asked as typed, trained or served
+            raise exc from None
 
 
 # what one answer says besides its own value: the card count of a model-parallelism yes

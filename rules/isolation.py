@@ -187,7 +187,8 @@ def model_memory_advice(
         out = [_serving_advice(*serving)]
         option = shared if rented is True else (rented or None)
         holds = serving_room(serving, card, policy, option, cards)
-        if option is None and shared is not None:  # dedicated, though a slice would hold it: say each for what it is
+        smaller = shared is not None and shared.kind is not FitKind.WHOLE_CARD  # a slice holds it, not only a card
+        if option is None and smaller:  # dedicated, though a slice would hold it: say each for what it is
             said = _advice(
                 Topic.MEMORY,
                 "memory_serving_concurrency_dedicated",

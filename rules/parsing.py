@@ -268,13 +268,29 @@ def parse_memory(text: str) -> MemoryAnswer:
     figure = read_memory_amount("memory", text, norm, ACCEPTED["memory"])  # rules/memory_amounts.py
     if figure is not None:
         return figure
-    words = stripped(norm)
+    words = _MODEL_WORD.sub(r"\g<unit> ", stripped(norm)).replace(",", " ").strip()  # "7b的模型, int4" -> "7b int4"
+    words = re.sub(r"\s+", " ", words)
     model = _served(text, said.serving_words(words)) or _model_job(text, words)
     if model is not None:
         return model
     if re.fullmatch(_NUM, words.replace(" ", "")):
         raise ParseError("memory", text, ACCEPTED["memory"], "bare_number")
+    size = _BARE_SIZE.fullmatch(words)
+    if size is not None:  # "7B", "7B模型": trained or served? The answer decides the figure (120 GB or 16 GB)
+        said_size = f"{float(size.group('size')) / (10 if size.group('unit') == '亿' else 1):g}B"
+        raise ParseError("memory", text, MODEL_JOB_FORMS, "which_model_job", {"size": said_size})
     raise ParseError("memory", text, ACCEPTED["memory"])
+
+
+_MODEL_WORD = lazy(r"(?<=\d)\s*(?P<unit>b|亿)\s*(?:的)?\s*(?:模型|model|参数)(?:的)?")  # "7b的模型", "70亿参数"
+_BARE_SIZE = lazy(rf"(?:model\s*|模型\s*)?(?:[a-z][a-z0-9.]*[-_ ]?)?(?P<size>{_NUM})\s*(?P<unit>b|bn|billion|亿)")
+MODEL_JOB_FORMS = ["7B LoRA", "7B 全参微调", "7B 推理", "7B int4"]
+
+
+def with_workload(text: str, workload: Workload) -> str:
+    """A bare model size answered on the memory question, said with the kind of work already answered: "7B" after
+    "推理" is "7B inference" (its serving memory), after "LoRA" "7B lora" (its training estimate)."""
+    return f"{text.strip()} {workload.value}"
 
 
 _QUANTS = (
@@ -339,14 +355,17 @@ _NAME = r"(?:[a-z][a-z0-9.]*[-_ ]?)?"  # qwen2.5-, llama- ...
 _MODEL_JOBS = [
     lazy(rf"^(?:model\s*|模型\s*)?{_NAME}{_SIZE}\s*(?:model|模型|参数)?\s*的?\s*(?P<method>.+)$"),
     lazy(rf"^(?P<method>.+?)\s+{_NAME}{_SIZE}(?:\s*(?:model|模型|参数))?$"),
+    lazy(rf"^(?P<method>[^\x00-\x7f]+?)\s*{_SIZE}(?:\s*(?:model|模型|参数))?$"),  # "部署7B模型": Chinese, no space
 ]
 _TRAINING = (Workload.PRETRAIN, Workload.FULL_FINETUNE, Workload.LORA, Workload.QLORA)
 
 
 def _model_job(text: str, norm: str) -> MemoryAnswer | None:
     """'7B LoRA', '13B 全参微调', 'qwen2.5-72b qlora', 'LoRA 7B': the model to estimate the peak from."""
-    match = next((m for m in (p.match(norm) for p in _MODEL_JOBS) if m), None)
-    if match is None or match.group("method").strip() not in _WORKLOADS:
+    match = next(
+        (m for m in (p.match(norm) for p in _MODEL_JOBS) if m and m.group("method").strip() in _WORKLOADS), None
+    )
+    if match is None:
         return None
     method = _WORKLOADS[match.group("method").strip()]
     if method is Workload.INFERENCE:  # "7B inference": the served model, at the policy's defaults

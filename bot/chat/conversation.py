@@ -22,7 +22,7 @@ from bot.state import Conversation
 from bot.text import Lang, t
 from bot.text.errors import parse_error_text
 from bot.text.spans import mention
-from rules.answers import DERIVED, derived, dump_answers, load_answers, parse_answers
+from rules.answers import DERIVED, answer_in_context, derived, dump_answers, load_answers, parse_answers
 from rules.capture import Measured
 from rules.errors import ParseError
 from rules.questions import Step, steps
@@ -60,7 +60,7 @@ def record(convo: Conversation, step: Step, text: str | None, value: Any = None)
             raise ValueError(f"{key} cannot be skipped")
         convo.answers[key] = ""
         return
-    value = step.ask.parse(text) if value is None else value
+    value = answer_in_context(key, text, convo.values) if value is None else value
     convo.answers[key] = text.strip()
     kept = {k: v for k, v in convo.values.items() if k != DERIVED.get(key)}  # a new answer replaces what it said
     convo.values = {**kept, **dump_answers({key: value, **derived(key, text)})}

@@ -34,7 +34,7 @@ from bot.text.catalogue import has
 from bot.text.errors import parse_error_text
 from bot.text.format import forms
 from bot.text.readings import echo
-from rules.answers import AnswersError, derived, parse_answers
+from rules.answers import AnswersError, answer_in_context, derived, parse_answers
 from rules.errors import ParseError
 from rules.policy import Policy
 from rules.questions import Step, is_inference, missing, steps
@@ -49,7 +49,7 @@ class InputEnded(Exception):
     """Standard input closed before every required question was answered."""
 
 
-def _ask(console: Console, step: Step, lang: Lang, *, service: bool = False) -> Any:
+def _ask(console: Console, step: Step, lang: Lang, values: dict[str, Any]) -> Any:
     from rich.text import Text
 
     ask = step.ask
@@ -60,6 +60,7 @@ def _ask(console: Console, step: Step, lang: Lang, *, service: bool = False) -> 
         usual = " · ".join(f"{value} ({label})" if value != label else value for value, label in labels)
         console.print(f"  {t('ask.usual', lang)}: {usual}", style="dim")
     console.print(f"  {t('ask.or_type', lang)} {', '.join(forms(ask.accepted(), lang)[:6])}", style="dim")
+    service = is_inference(values)
     hint = f"question.{ask.key}.hint" + ("_service" if service and has(f"question.{ask.key}.hint_service") else "")
     if has(hint):
         console.print(f"  {t(hint, lang)}", style="dim")
@@ -73,7 +74,7 @@ def _ask(console: Console, step: Step, lang: Lang, *, service: bool = False) -> 
         if not text.strip() and not step.required:
             return None
         try:
-            return ask.parse(text), text
+            return answer_in_context(ask.key, text, values), text  # "7B" after the kind of work: that job's
         except ParseError as exc:
             console.print(f"  {parse_error_text(exc, lang)}", style="red")  # it quotes what was typed, as typed
 
@@ -85,7 +86,7 @@ def _interview(console: Console, parsed: dict[str, Any], lang: Lang) -> None:
         step = next((s for s in steps(parsed) if s.ask.key not in parsed and s.ask.key not in skipped), None)
         if step is None:
             return
-        answer = _ask(console, step, lang, service=is_inference(parsed))
+        answer = _ask(console, step, lang, parsed)
         if answer is None:
             skipped.add(step.ask.key)
             continue

@@ -380,6 +380,20 @@ def test_buttons_and_typed_answers_end_in_the_recommendation_with_its_costs(plat
         assert chat.convo().values["duration"]["hours"] == 10.0 and chat.convo().status == "done"
 
 
+def test_a_model_size_alone_takes_the_kind_of_work_answered_before_it(tmp_path: Path) -> None:
+    """ "7B" on the memory question was "not understood"; without the kind of work it is asked about (trained or
+    served: 120 GB or 16 GB), after "推理服务" it is that model served. The core reads it for every chat: one checks."""
+    with driving("wecom", tmp_path) as chat:
+        chat.start()
+        for said in ("推理服务", "几百", "50毫秒以内", "一直跑"):  # the kind of work, then the service's questions
+            chat.reply(said)
+        step = current(chat.convo())
+        assert step is not None and step.ask.key == "memory"
+        chat.reply("7B模型")
+        memory = chat.convo().values["memory"]
+        assert (memory["model_size_b"], memory["method"]) == (7.0, "inference"), memory
+
+
 @PLATFORMS
 def test_a_stranger_cannot_answer_someone_elses_profile(platform: str, tmp_path: Path) -> None:
     with driving(platform, tmp_path) as chat:

@@ -148,3 +148,14 @@ def test_a_dedicated_service_is_given_its_cards_capacity_not_the_slices(policy: 
     said = next(a for a in decision.advice if a.id == "memory_serving_concurrency_dedicated")
     assert said.params["requests"] == decision.max_concurrent_requests > 41  # the whole 80 GB card's
     assert (said.params["cards"], said.params["gpu"]) == (1, "A100-80GB")
+
+
+def test_a_dedicated_service_on_a_card_no_slice_of_which_holds_it_names_no_slice(policy: Policy) -> None:
+    """On a 24 GB card the smallest that holds a 7B served in bf16 is the whole card: the capacity line said "the
+    slice above would hold the model" where the line above named a whole card."""
+    answers = {"workload": "inference", "qps": "500", "p99_ms": "30", "memory": "7B 推理", "gpu": "4090D"}
+    decision = evaluate(build_profile(parse_answers(answers)), policy)
+    assert decision.choice is Choice.DEDICATED
+    ids = [a.id for a in decision.advice]
+    assert "memory_from_model_card" in ids and "memory_serving_concurrency_dedicated" not in ids
+    assert "memory_serving_concurrency" in ids

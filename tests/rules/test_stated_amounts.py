@@ -102,3 +102,15 @@ def test_a_stated_peak_is_tight_refused_or_not_as_its_interval_lies_against_the_
         return
     tight = memory_fired(POLICY, form.format(n=n))
     assert tight is above_line and (tight or below_line), (form.format(n=n), answer)
+
+
+def test_a_model_size_alone_is_asked_trained_or_served_unless_the_work_says() -> None:
+    with pytest.raises(AnswersError) as caught:
+        parse_answers({"memory": "7B"})
+    assert caught.value.errors["memory"].problem == "which_model_job"
+    served = parse_answers({"memory": "7B", "workload": "推理"})["memory"]  # the kind of work given beside it
+    assert (served.model_size_b, str(served.method), served.served_model is not None) == (7, "inference", True)
+    trained = parse_answers({"memory": "70亿模型", "workload": "LoRA"})["memory"]
+    assert (trained.model_size_b, str(trained.method)) == (7, "lora")
+    with pytest.raises(AnswersError):  # a kind of work with no model rule of thumb: refused, naming the forms
+        parse_answers({"memory": "7B", "workload": "调参"})
