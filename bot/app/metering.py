@@ -63,7 +63,7 @@ def power(inv: Invocation, args: list[str]) -> None:
         now = inv.deps.now()
         moment, zone = inv.past(at, now)
         kept = PowerLog(inv.deps.store, inv.deps.policy.metering).say(
-            found.id, state, moment, now, source="person", by=inv.user
+            found.id, state, moment, now, source="person", by=inv.user, zone=zone or inv.channel_zone()
         )
     except FieldError as exc:
         raise CommandError(f"{exc.field}: {exc.message}") from None

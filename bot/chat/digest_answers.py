@@ -63,7 +63,7 @@ def answer(deps: Deps, rentals: Rentals, action: Action, team: str, name: str, u
         if inst is None or inst.released_at is not None:
             raise RentalError("already_released", name=name)
         state = Power.OFF if action is Action.STOPPED else Power.ON
-        PowerLog(deps.store, deps.policy.metering).say(inst.id, state, now, now, source="person", by=user)
+        PowerLog(deps.store, deps.policy.metering).say(inst.id, state, now, now, source="person", by=user, zone=zone)
         if state is Power.ON:
             return Answered("digest.done.started", {"name": name, "user": who})
         key = "digest.done.stopped_billed" if metering.keeps(inst) else "digest.done.stopped"

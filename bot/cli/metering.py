@@ -54,9 +54,9 @@ def power(
             raise fail(t("error.rental.already_released", settings.files.lang, name=name))
         said = _fields(lambda: power_of(state, settings.files.lang))
         moment = past_moment(at, settings, now, "--at")
-        kept = _run(settings, lambda: log.say(inst.id, said, moment, now, source="person", by="terminal"))
-        key = "cli.power_said" if kept else "cli.power_repeated"
         zone = ZoneInfo(settings.digest.remind_tz)
+        kept = _run(settings, lambda: log.say(inst.id, said, moment, now, source="person", by="terminal", zone=zone))
+        key = "cli.power_said" if kept else "cli.power_repeated"
         state_word = t(f"word.power.{said.value}", settings.files.lang)
         sys.stdout.write(t(key, settings.files.lang, name=name, state=state_word, at=when_said(moment, zone)) + "\n")
         return

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime, timedelta, tzinfo
 from typing import Any
 
 from sqlalchemy import and_, bindparam, func, insert, or_, select, union_all, update
@@ -44,9 +44,9 @@ class Sighting:
     charging: bool | None = None
 
 
-def _utc(moment: datetime) -> str:
-    """A time as an error says it, in a named zone (the state layer knows no reader's)."""
-    return f"{moment.astimezone(UTC):%Y-%m-%d %H:%M} UTC"
+def _said(moment: datetime, zone: tzinfo | None) -> str:
+    """A time as an error says it, in the reader's zone where the caller knows it, else UTC, named either way."""
+    return f"{moment.astimezone(zone or UTC):%Y-%m-%d %H:%M} {getattr(zone, 'key', None) or 'UTC'}"
 
 
 _POWER = {p.value: p for p in Power}  # a dict lookup, not the enum's call: a month's report reads many thousands
@@ -265,28 +265,39 @@ class PowerLog:
             pass  # kept already (a redo of the same stop)
         return moment
 
-    def say(self, instance_id: int, state: Power, at: datetime, now: datetime, *, source: str, by: str | None) -> bool:
+    def say(
+        self,
+        instance_id: int,
+        state: Power,
+        at: datetime,
+        now: datetime,
+        *,
+        source: str,
+        by: str | None,
+        zone: tzinfo | None = None,
+    ) -> bool:
         """A person's (or the bot's) word that the instance went on or off at `at`. False: already kept.
         RentalError power_future (after `now`), power_before_start (before the instance started, where its bill
-        begins) or power_overlaps (a machine saw it otherwise then)."""
+        begins) or power_overlaps (a machine saw it otherwise then), its times said in `zone` (the reader's clock;
+        None: UTC)."""
         if at > now + timedelta(minutes=1):
-            raise RentalError("power_future", at=_utc(at))
+            raise RentalError("power_future", at=_said(at, zone))
         with self.store.reading() as conn:
             started = conn.execute(
                 select(rental_instances.c.started_at).where(rental_instances.c.id == instance_id)
             ).scalar()
         if started is not None and at < started:  # its bill begins there: a word before it would change nothing
-            raise RentalError("power_before_start", at=_utc(at), start=_utc(started))
+            raise RentalError("power_before_start", at=_said(at, zone), start=_said(started, zone))
         for r in self.reports([instance_id]).get(instance_id, []):
             if r.at == at and r.state is state and r.source == source:
                 return False
             if r.source not in HELD and r.state is not state and r.at < at < r.last_at:
                 raise RentalError(
                     "power_overlaps",
-                    at=_utc(at),
+                    at=_said(at, zone),
                     source=r.source,
-                    start=_utc(r.at),
-                    end=_utc(r.last_at),
+                    start=_said(r.at, zone),
+                    end=_said(r.last_at, zone),
                 )
         try:
             with self.store.writing() as conn:

@@ -129,7 +129,7 @@ def test_power_at_a_time_said_as_people_say_it_is_read_on_their_clock_and_bills_
             "power slice on at=tomorrow": "at: 'tomorrow' is not a time: give 23:30 (the last 23:30), yesterday",
             'power slice on "at=today 23:00"': "at: the time 2026-12-01 23:00 America/New_York is in the future",
             "power slice on at=400d ago": "at: 400d is outside what is accepted here: from 0s to 366d",
-            "power slice on at=6h ago": "is before it started (2026-12-01 02:00 UTC), where its bill begins",
+            "power slice on at=6h ago": "is before it started (2026-11-30 21:00 America/New_York), where its bill",
             "power slice on at=": "add when, if not now: `power NAME off at=23:30`",
             "power slice on soon": "add when, if not now",
         }

@@ -6,6 +6,7 @@ with the one before it; the latest balance per provider and its alert claimed on
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
+from zoneinfo import ZoneInfo
 
 import pytest
 from sqlalchemy import func, insert, select
@@ -65,6 +66,10 @@ def test_sightings_a_persons_word_and_reports_from_a_time(db_target: str) -> Non
     with pytest.raises(RentalError) as before:  # kept before, it changed nothing: the bill begins at the start
         log.say(inst.id, Power.OFF, T0 - timedelta(minutes=1), now, source="person", by="U1")
     assert before.value.code == "power_before_start" and before.value.params["start"] == f"{T0:%Y-%m-%d %H:%M} UTC"
+    shanghai = ZoneInfo("Asia/Shanghai")  # said on the reader's clock where the caller knows it (it was UTC always)
+    with pytest.raises(RentalError) as told:
+        log.say(inst.id, Power.OFF, T0 - timedelta(minutes=1), now, source="person", by="U1", zone=shanghai)
+    assert told.value.params["start"] == f"{T0.astimezone(shanghai):%Y-%m-%d %H:%M} Asia/Shanghai"
     with pytest.raises(RentalError) as inside:
         log.say(inst.id, Power.OFF, T0 + timedelta(minutes=61), now, source="person", by="U1")
     assert inside.value.code == "power_overlaps" and inside.value.params["source"] == "agent"
