@@ -69,17 +69,19 @@ def run(settings: Settings, *, host: str, port: int, jobs: bool, lang: Lang) -> 
 
 def _build(settings: Settings, jobs: bool, lang: Lang) -> tuple[Deps, list[FrontDoor]]:
     """The process (bot/deps.py) and the front door of every chat the settings turn on (bot/server/chat_setups.py;
-    none turned on: the first chat registered says what to set)."""
+    none turned on: what to set for each chat, the team's own first)."""
     from bot.deps import build_deps
-    from bot.server.chat_setups import chat_setups, installs_of, turned_on
+    from bot.server.chat_setups import installs_of, turned_on
     from bot.server.doors import DoorRefused, doors_of
     from bot.state import StoreUnavailable
     from pricing.errors import CacheUnavailable
     from rules.errors import PolicyError
 
     setups = turned_on(settings)
+    if not setups:  # Slack's own list of tokens was all it said, though a Chinese team chats in the other three
+        raise StartFailed(t("serve.no_chat", lang))
     try:
-        for setup in setups or chat_setups()[:1]:
+        for setup in setups:
             setup.check(settings, lang)
         making = _work_process(settings, jobs, lang) if settings.serve.work_process else None
         deps = build_deps(settings, work=making, installs=installs_of(settings, setups))
