@@ -185,7 +185,8 @@ def replace_source(db: PriceDb, source: str, records: Iterable[PriceRecord | Ext
 
     Records are streamed into the table in chunks inside one transaction: if reading or validating
     any of them raises, the transaction rolls back and the previous prices stay as they were.
-    Returns the number of rows written.
+    Returns the number of GPU price rows written, as `prices status` counts a source's rows (its storage and
+    traffic rows beside them are not: a refresh said 20 rows of the bundled card, its status 16).
     """
     count = 0
     table = db.utils.table(PRICES)
@@ -201,7 +202,7 @@ def replace_source(db: PriceDb, source: str, records: Iterable[PriceRecord | Ext
             extras = [r.model_dump(mode="json") for r in chunk if isinstance(r, ExtraPrice)]
             if extras:
                 db.utils.table(EXTRAS).insert_all(extras)
-            count += len(chunk)
+            count += sum(isinstance(r, PriceRecord) for r in chunk)
         _flag_spot_above_on_demand(db, source)
     return count
 

@@ -221,6 +221,10 @@ def test_discover_json_from_the_terminal(tmp_path: Path, monkeypatch: pytest.Mon
         assert [(i["source"], i["provider_id"]) for i in listed["instances"]] == [("aws", f"aws:{box}")]
         off = run_cli("discover", env={"GPU_ADVISOR_LANG": "en"}, tmp=tmp_path)
         assert off.returncode == 2 and "GPU_ADVISOR_AWS_REGIONS" in off.stderr
+        from bot.settings.areas import Discovery
+
+        clouds = [f"GPU_ADVISOR_{name.upper()}" for name in Discovery.model_fields if name.endswith("_regions")]
+        assert len(clouds) >= 5 and all(cloud in off.stderr for cloud in clouds), off.stderr  # Huawei was left out
 
 
 def test_a_stop_between_scans_stops_the_meter_from_the_scan_that_saw_it(

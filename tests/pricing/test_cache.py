@@ -250,3 +250,9 @@ def test_the_rate_card_template_reads_as_a_rate_card_with_storage_and_egress(tmp
     rows = list(read_price_file(path, str(path), "ratecard", datetime.now(UTC)))
     assert [str(r.unit) for r in rows] == ["hour", "day", "month", "hour", "hour", "hour", "gb-month", "gb"]
     assert {str(r.pricing_model) for r in rows[:6]} == {"on-demand", "daily", "monthly", "spot"}  # the GPU rows
+
+
+def test_a_refresh_counts_the_rows_status_counts(db: PriceDb) -> None:
+    """The bundled card's refresh said 20 rows and its status 16: its storage and traffic rows were counted in one."""
+    written = cache.replace_source(db, "ratecard", rate_card_records([], NOW))
+    assert written == cache.count_prices(db, "ratecard") and cache.load_extras(db)  # extras kept, not counted
