@@ -95,6 +95,8 @@ def _stretches(inv: Invocation, found: Instance) -> None:
     state = "released" if found.released_at else state_at(whole, now).value
     said_now = t(f"digest.state.{state}", lang)
     lines = [t("meter.power_list_title", lang, name=literal(found.name), zone=str(zone), state=said_now)]
+    if not stretches:  # tracked (or started) this very moment: a list under the title would be empty
+        lines.append(t("meter.power_list_none", lang))
     if len(stretches) > SHOWN_STRETCHES:
         lines.append(t("meter.power_list_earlier", lang, count=len(stretches) - SHOWN_STRETCHES))
     for s in stretches[-SHOWN_STRETCHES:]:

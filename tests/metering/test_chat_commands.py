@@ -219,3 +219,7 @@ def test_power_with_a_name_alone_says_its_stretches_this_month(tmp_path: Path) -
         many = say(h, 20, "power slice").splitlines()
         assert many[1] == "… 6 more before these" and len(many) == 14, many
         assert "no instance named 'other'" in say(h, 21, "power other")
+        say(h, 22, "track fresh gpu=A100-80GB price=14/h")  # tracked this moment: said so, not an empty list
+        assert say(h, 23, "power fresh").splitlines()[1:] == [
+            "(no time of it billed this month yet: it started just now)"
+        ]
