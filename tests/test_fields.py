@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 import typer.main
 
 from bot.chat.inline import KEYS
@@ -30,3 +31,17 @@ def test_inline_keys_are_unique_and_name_their_field() -> None:
 
 def test_the_modal_asks_what_a_conversation_asks() -> None:
     assert [f.key for f in FORM_FIELDS] == [a.key for a in ASKS if a.stage is not Stage.EXTRA]
+
+
+def test_a_bare_word_after_an_answer_is_more_of_it_and_a_run_length_after_them_is_the_run_length() -> None:
+    from bot.app.answers import _is_duration
+    from bot.chat import inline
+
+    def read(text: str) -> dict[str, str]:
+        return inline.parse_pairs(inline.split(text), inline.KEYS, positional="duration", fits=_is_duration)[0]
+
+    assert read("10h mem=7B LoRA freq=每周 两次") == {"duration": "10h", "memory": "7B LoRA", "frequency": "每周 两次"}
+    assert read("mem=70/80 10h") == {"memory": "70/80", "duration": "10h"}  # a run length, as before
+    assert read("dur=about 10 hours mp=no") == {"duration": "about 10 hours", "model_parallel": "no"}
+    with pytest.raises(inline.InlineError):  # the bare run length is one word: what follows it is no answer
+        read("10h extra words")

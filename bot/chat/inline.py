@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import shlex
 import unicodedata
+from collections.abc import Callable
 
 from bot.fields.answers import BY_INLINE_KEY
 
@@ -57,18 +58,29 @@ def split(text: str) -> list[str]:
 
 
 def parse_pairs(
-    tokens: list[str], keys: dict[str, str], *, positional: str | None = None
+    tokens: list[str],
+    keys: dict[str, str],
+    *,
+    positional: str | None = None,
+    fits: Callable[[str], bool] | None = None,
 ) -> tuple[dict[str, str], dict[str, str]]:
     """`key=value` tokens (and one bare token for `positional`) into ({field: text}, {field: the key as
-    typed}), so an error can name the key the user wrote."""
+    typed}), so an error can name the key the user wrote. With `fits` (answers in words: `mem=7B LoRA`, `dur=about
+    10 hours`, typed without quotes), a bare word after a pair is more of its value, unless it is the positional
+    answer (`fits` says it reads as one) and that is not given yet."""
     out: dict[str, str] = {}
     typed: dict[str, str] = {}
     known = ", ".join(sorted(set(keys)))
+    last: str | None = None
     for token in tokens:
         key, sep, value = token.partition("=")
         if not sep:
-            if positional and positional not in out:
+            if positional and positional not in out and (fits is None or last is None or fits(token)):
                 out[positional], typed[positional] = token, token
+                last = None  # a bare answer is one word: what follows it bare is not more of it
+                continue
+            if fits is not None and last is not None:
+                out[last] += " " + token
                 continue
             raise InlineError("not_a_pair", token=token, keys=known)
         field = keys.get(key.strip().lower())
@@ -77,4 +89,5 @@ def parse_pairs(
         if field in out:
             raise InlineError("twice", key=key)
         out[field], typed[field] = value.strip(), key.strip()
+        last = field
     return out, typed

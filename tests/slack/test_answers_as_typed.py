@@ -185,11 +185,17 @@ def test_an_ambiguous_answer_is_refused_with_the_nearest_answer(
             ' resume="we checkpoint every 30 min"',
             ["3.5 h", "60 GB of 80 GB"],
         ),
+        (  # the same without quotes: "not a key=value: and" before; a bare word after a value is more of it
+            "dur=three and a half hours mem=most of the card mp=data parallel freq=every other day"
+            " resume=we checkpoint every 30 min",
+            ["3.5 h", "60 GB of 80 GB"],
+        ),
+        ("10小时 显存=7B LoRA 并行=不用 频率=每周 两次 恢复=可以", ["单次 10 小时", "（7B，LoRA）"]),
     ],
 )
 def test_inline_answers_as_typed(command: str, said: list[str], tmp_path: Path) -> None:
     with running_app(tmp_path) as h:
-        h.fake.locales["U1"] = "zh-CN" if "时长" in command else "en-US"
+        h.fake.locales["U1"] = "zh-CN" if "显存" in command else "en-US"
         status, body = h.send.command(command, response_url=h.fake.response_url())
         assert (status, body) == (200, "")
         result = h.fake.wait_for(lambda: [p for p in h.posts() if is_header(p)] or h.fake.of("response_url"))
