@@ -22,7 +22,13 @@ ACCEPTED = {
     "remind_zone": ["Asia/Shanghai", "America/New_York", "UTC"],
     "remind_days": ["mon-fri", "mon,wed,fri", "daily", "工作日", "周一-周五"],
 }
-NAMED = {"daily": "mon-sun", "everyday": "mon-sun", "weekdays": "mon-fri", "工作日": "mon-fri", "每天": "mon-sun"}
+NAMED = {"daily": "mon-sun", "everyday": "mon-sun", "every day": "mon-sun", "weekdays": "mon-fri", "工作日": "mon-fri",
+         "每天": "mon-sun", "天天": "mon-sun", "每日": "mon-sun", "weekends": "sat-sun", "weekend": "sat-sun",
+         "周末": "sat-sun", "双休日": "sat-sun"}  # fmt: skip
+# Zones as Chinese teams name them (the clock of mainland China, Hong Kong, Taiwan and Singapore is UTC+8)
+ZONE_WORDS = {"北京时间": "Asia/Shanghai", "中国时间": "Asia/Shanghai", "东八区": "Asia/Shanghai",
+              "beijing": "Asia/Shanghai", "china": "Asia/Shanghai", "utc+8": "Asia/Shanghai",
+              "gmt+8": "Asia/Shanghai", "香港时间": "Asia/Hong_Kong", "新加坡时间": "Asia/Singapore"}  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -50,6 +56,8 @@ def parse_at(text: str) -> time:
 
 
 def parse_zone(text: str) -> str:
+    """An IANA zone ('Asia/Shanghai', 'UTC'), or one as people name it ('北京时间', '东八区', 'UTC+8')."""
+    text = ZONE_WORDS.get(text.strip().lower(), text)
     try:
         ZoneInfo(text)
     except (ZoneInfoNotFoundError, ValueError):

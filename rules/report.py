@@ -28,6 +28,7 @@ from zoneinfo import ZoneInfo
 from rules import metering
 from rules.digest import Rented, Stored, per_day
 from rules.metering import Timelines, stretches_of
+from rules.numbers import chinese_int
 from rules.power import Stretch, hours_in
 
 
@@ -166,8 +167,11 @@ def month_span(text: str, today: date) -> tuple[date, date] | None:
     return None if first is None else month_days(first)
 
 
+_CN_MONTH = re.compile(r"[一二三四五六七八九十]{1,3}(?=\s*月)")  # 十一月: a month in Chinese numerals
+
+
 def _month_said(text: str, today: date) -> date | None:
-    said = text.strip().lower()
+    said = _CN_MONTH.sub(lambda m: str(chinese_int(m[0])), text.strip().lower())  # 十一月 -> 11月
     if said in LAST_MONTH:
         return (today.replace(day=1) - timedelta(days=1)).replace(day=1)
     alone = _MONTH_ALONE.fullmatch(said)

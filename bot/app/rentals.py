@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import replace
 from datetime import datetime
 from typing import Protocol, overload
@@ -27,7 +27,7 @@ from rules.budget import standings
 from rules.digest import spent_this_month, stored_this_month
 from rules.errors import ParseError
 from rules.power import state_at
-from rules.remind_schedule import RemindSchedule, next_send, parse_at, parse_days, parse_zone
+from rules.remind_schedule import ZONE_WORDS, RemindSchedule, next_send, parse_at, parse_days, parse_zone
 
 
 def list_items(inv: Invocation) -> None:
@@ -169,7 +169,9 @@ def remind(inv: Invocation, args: list[str]) -> None:
     if len(words) == 2 and words[0] == "lang":
         current = replace(current, lang=_language(words[1], lang).value)
         schedules.put(team, channel, current, user, deps.now())
-    elif words and words[0] == "at" and 2 <= len(args) <= 4:
+    elif (words and words[0] == "at" and 2 <= len(args) <= 4) or (1 <= len(args) <= 3 and _a_time(args)):
+        if words[0] != "at":  # `remind 每天早上9点`, `remind 9:30 工作日`: the time without its `at`
+            args = ["at", *_time_first(args)]
         try:
             current = _schedule(args[1:], current, inv.zone() or current.zone)
         except ParseError as exc:
@@ -232,13 +234,36 @@ def schedule_text(schedule: RemindSchedule, now: datetime, lang: Lang, channel_l
     )
 
 
+def _a_time(args: list[str]) -> bool:
+    """Whether `args` say a digest's time without `at`: one of them reads as a time of day (`9:30`, `早上9点`,
+    `每天早上9点`: the days said before the time, in one word)."""
+    return any(_clock_in(a) is not None for a in args)
+
+
+def _clock_in(word: str) -> tuple[str, str] | None:
+    """(days, time) of a word that is a time of day, or days then a time run together (`每天早上9点`, `工作日9:30`)."""
+    for cut in range(len(word)):
+        with suppress(ParseError):
+            parse_at(word[cut:])
+            return word[:cut], word[cut:]
+    return None
+
+
+def _time_first(args: list[str]) -> list[str]:
+    """The words in the order `remind at` takes them, the time first; a word that runs days and a time together
+    (`每天早上9点`) is both: `早上9点 每天`."""
+    i = next(i for i, a in enumerate(args) if _clock_in(a) is not None)
+    days, clock = _clock_in(args[i]) or ("", args[i])
+    return [clock, *args[:i], *([days] if days else []), *args[i + 1 :]]
+
+
 def _schedule(args: list[str], current: RemindSchedule, zone: str) -> RemindSchedule:
     """`09:30 [zone] [days]`: a zone has a '/' or is UTC; anything else after the time is the days. Without
     a zone, `zone` (the caller's Slack time zone)."""
     at, days = parse_at(args[0]), current.days
     for arg in args[1:]:
-        if "/" in arg or arg.upper() in ("UTC", "GMT"):
-            zone = parse_zone(arg if "/" in arg else arg.upper())
+        if "/" in arg or arg.upper() in ("UTC", "GMT") or arg.lower() in ZONE_WORDS:
+            zone = parse_zone(arg if "/" in arg or arg.lower() in ZONE_WORDS else arg.upper())
         else:
             days = parse_days(arg)
     return RemindSchedule(at, zone, days, True, current.lang)
@@ -279,8 +304,10 @@ def budget(inv: Invocation, args: list[str]) -> None:
             plain(t("digest.budget_removed" if gone else "cli.budget_none_for", lang, project=literal(project)), lang)
         )
         return
-    asked = budget_money(args[1], args[2] if len(args) == 3 else None) if 2 <= len(args) <= 3 else None
-    if asked is not None and len(args) == 2 and args[1][:1] not in SIGNS:  # no sign, no code: the bot's currency
+    words = args[1:]  # the amount, in words as people say it ("每月 2万", "20k a month"), then perhaps its currency
+    code = words.pop() if len(words) > 1 and words[-1].upper() in ("CNY", "USD") else None
+    asked = budget_money(" ".join(words), code) if words else None
+    if asked is not None and code is None and words[0][:1] not in SIGNS:  # no sign, no code: the bot's currency
         asked = (asked[0], deps.settings.files.currency.upper())
     if asked is None or asked[1] not in ("CNY", "USD"):
         raise CommandError(t("digest.budget_usage", lang, text=" ".join(args[1:])))

@@ -35,8 +35,19 @@ def stop_billing_of(text: str, lang: Lang) -> str:
     return value
 
 
+# Providers as Chinese teams name them, to the ids discovery and the balance readers use (aliyun, tencent, huawei,
+# volcengine, autodl, aws) and the marketplaces' own Latin names
+PROVIDER_WORDS = {"阿里云": "aliyun", "阿里": "aliyun", "alibaba": "aliyun", "alibabacloud": "aliyun",
+                  "腾讯云": "tencent", "腾讯": "tencent", "华为云": "huawei", "华为": "huawei",
+                  "火山引擎": "volcengine", "火山云": "volcengine", "火山": "volcengine", "亚马逊云": "aws",
+                  "百度智能云": "baidu", "百度云": "baidu", "矩池云": "matpool", "恒源云": "gpushare",
+                  "优云智算": "compshare"}  # fmt: skip
+
+
 def provider_of(text: str, lang: Lang) -> str:
+    """A provider account's id: `autodl`, `aliyun`, or its Chinese name (阿里云, 腾讯云, 火山引擎 ...)."""
     value = text.strip().lower()
+    value = PROVIDER_WORDS.get(value, value)
     if not PROVIDER.fullmatch(value):
         raise FieldError("provider", t("error.metering.bad_provider", lang, value=text))
     return value

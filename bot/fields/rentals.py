@@ -6,6 +6,7 @@ and what is accepted; each front end puts its own spelling of the field in front
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -16,6 +17,7 @@ from rules.errors import ParseError, UnknownGPU
 from rules.gpus import canonical_gpu
 from rules.numbers import money_value
 from rules.parsing import parse_price, parse_share
+from rules.patterns import lazy
 
 CURRENCIES = ("CNY", "USD")
 
@@ -131,11 +133,16 @@ SIGNS = {"¥": "CNY", "￥": "CNY", "$": "USD"}
 BUDGET_MIN, BUDGET_MAX = 1.0, 1e12
 
 
+_A_MONTH = lazy(
+    r"^(?:每月|每个月|一个月|月|monthly)\s*|\s*(?:/\s*(?:月|month|mo)|每月|一个月|per month|a month|monthly)$", re.I
+)
+
+
 def budget_money(text: str, currency: str | None) -> tuple[float, str] | None:
     """(amount, currency) of a budget as typed: a ¥ or $ sign sets the currency, which a currency also given must
     agree with ("$500" with CNY is refused, never stored as ¥500); without either, CNY. None when unreadable, below
-    1 or above a trillion."""
-    text = text.strip()
+    1 or above a trillion. A budget is a month's: "每月2万", "2万/月", "20k a month" say so and read as 2万."""
+    text = _A_MONTH.sub("", text.strip()).strip()
     signed = SIGNS.get(text[:1])
     if signed is not None:
         text = text[1:]

@@ -528,3 +528,12 @@ def test_amounts_times_days_and_languages_typed_in_chinese(tmp_path: Path) -> No
         assert "使用英文" in chat.command("remind lang 英文")
         assert "box1" in chat.command("track box1 gpu=A100 price=两块五/小时")
         assert "¥2.5/小时" in chat.command("list")
+        # and the next round, each refused before: the time without `at`, the days run into it, 周末, 北京时间,
+        # a month's budget said as one, a cloud by its Chinese name, a month in Chinese numerals
+        said = chat.command("remind 每天早上9点")
+        assert "09:00" in said and "每天" in said, said
+        said = chat.command("remind at 9:30 周末 北京时间")
+        assert "09:30" in said and "周六、周日" in said and "Asia/Shanghai" in said, said
+        assert "¥30,000" in chat.command("budget llm 每月 3万")
+        assert "aliyun" in chat.command("balance 阿里云 3000")
+        assert "11-01 至 11-30" in chat.command("report 十一月")

@@ -43,10 +43,18 @@ def test_daylight_saving_moves_new_york_in_utc_and_not_shanghai() -> None:
         ("工作日", WEEKDAYS),
         ("周一-周五", WEEKDAYS),
         ("fri-mon", frozenset({4, 5, 6, 0})),
+        ("周末", frozenset({5, 6})),
+        ("weekends", frozenset({5, 6})),
+        ("天天", frozenset(range(7))),
     ],
 )
 def test_days(text: str, days: frozenset[int]) -> None:
     assert parse_days(text) == days
+
+
+@pytest.mark.parametrize("said", ["北京时间", "东八区", "UTC+8", "Beijing", "Asia/Shanghai"])
+def test_the_clock_of_china_as_people_name_it(said: str) -> None:
+    assert parse_zone(said) == "Asia/Shanghai"
 
 
 def test_days_text_and_times() -> None:
