@@ -269,6 +269,25 @@ def card_model(name: str, memory_mib: float | None = None) -> str | None:
     return closest.name if abs(closest.memory_gb - memory_mib / 1024) <= 0.1 * closest.memory_gb else named.name
 
 
+_COUNTED = (
+    lazy(r"^\s*(?P<n>\d{1,4})\s*(?:x|\*|×|卡|张|块)\s*(?P<name>\S.*?)\s*$", re.I),  # 8xA100, 8卡A100
+    lazy(r"^\s*(?P<name>\S.*?)\s*(?:x|\*|×)\s*(?P<n>\d{1,4})\s*(?:卡|张|块)?\s*$", re.I),  # A100*8, 4090 x2
+)
+
+
+def counted_gpu(name: str) -> tuple[str, int | None]:
+    """A GPU said with its count, as platforms list a machine ("A100*8", "8xA100", "8卡A100", "4090 x2"): the model's
+    name and the count; (name, None) for a name the catalogue knows whole ("MLU370-X8"), one with no count, or one
+    whose parts name no card (the caller's error then names what was typed)."""
+    if _key(name) in ALIASES:
+        return name, None
+    for pattern in _COUNTED:
+        said = pattern.match(name)
+        if said is not None and int(said["n"]) > 0 and _key(said["name"]) in ALIASES:
+            return said["name"], int(said["n"])
+    return name, None
+
+
 def gpu_model(name: str) -> GPUModel:
     return CATALOGUE[canonical_gpu(name)]
 

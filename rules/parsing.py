@@ -717,6 +717,13 @@ def parse_share(text: str, gpu: str | None = None) -> float:
     return value
 
 
+_PRICE_FORMS = [
+    re.compile(r"(?P<n>.+?)(?:/|每|一)(?:a|an|per|每|一)?(?:个)?(?P<unit>[a-z]+|小时|时|天|日|月)"),  # 400/天, 400一天
+    re.compile(r"(?:每|一)(?:个)?(?P<unit>小时|天|日|月)(?P<n>.+)"),  # 每小时20元, 一天400
+    re.compile(r"(?P<unit>时|日|月)租(?P<n>.+)"),  # 月租11500
+    re.compile(r"包(?P<unit>天|月)(?P<n>.+)"),  # 包月11500
+]
+_A_ONE = lazy(r"(?<![零〇一二两三四五六七八九十百千万])一(?:个)?(?=小时|天|日|月)")
 _PRICE_UNITS = (
     dict.fromkeys(("h", "hr", "hour", "小时", "时"), "hour")
     | dict.fromkeys(("d", "day", "天", "日"), "day")
@@ -725,9 +732,11 @@ _PRICE_UNITS = (
 
 
 def parse_price(text: str) -> tuple[float, str]:
-    """A rental price and what it is per: '400/day', '14/h', '11500/month', '400/天' -> (400.0, 'day')."""
-    norm = _prepare("price", text).replace(" ", "").replace("¥", "").replace("$", "")
-    match = re.fullmatch(r"(?P<n>.+?)(?:/|每)(?:a|an|per|每|一)?(?:个)?(?P<unit>[a-z]+|小时|时|天|日|月)", norm)
+    """A rental price and what it is per: '400/day', '14/h', '11500/month', '400/天' -> (400.0, 'day'); as Chinese
+    platforms and people say it too: '每小时20元', '20块一小时', '一天400', '月租11500', '包月11500'."""
+    per = _A_ONE.sub("每", text)  # "400一天": the 一 of a rate, before the numerals are read (it is no 1)
+    norm = _prepare("price", per).replace(" ", "").replace("¥", "").replace("$", "")
+    match = next((m for m in (p.fullmatch(norm) for p in _PRICE_FORMS) if m), None)
     amount = money_value(match.group("n")) if match else None  # 400, 400元, 1.5万, 两块五
     if match is None or amount is None or match.group("unit") not in _PRICE_UNITS:
         raise ParseError("price", text, ACCEPTED["price"])

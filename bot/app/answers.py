@@ -47,7 +47,7 @@ def inline_profile(
     """Every answer in the command text: the recommendation at once, through `chat` (in the thread under the
     person's message, where the chat has one: `thread`). CommandError (what was wrong with which answer) when
     one is unreadable or a required one is missing."""
-    raw, typed = inline.parse_pairs(tokens, inline.KEYS, positional="duration", fits=_is_duration)
+    raw, typed = inline.parse_pairs(tokens, inline.KEYS, positional="duration", fits=_is_duration, words=True)
     try:
         values = parse_answers(raw)
     except AnswersError as exc:

@@ -22,8 +22,8 @@ from pricing.errors import QuoteError
 from pricing.fx import ECB_CURRENCIES
 from pricing.quote import Quote, QuoteRequest
 from rules.errors import ParseError, UnknownGPU
-from rules.gpus import canonical_gpu
-from rules.parsing import parse_schedule, parse_share
+from rules.gpus import canonical_gpu, counted_gpu
+from rules.parsing import parse_cards, parse_schedule, parse_share
 
 YES, NO = ("yes", "y", "true", "1", "是", "要"), ("no", "n", "false", "0", "否", "不")
 
@@ -32,7 +32,7 @@ def request_of(deps: Deps, raw: dict[str, str], lang: Lang) -> QuoteRequest:
     if "schedule" not in raw and "gpu_hours" not in raw:
         raise CommandError(t("error.quote_needs_schedule", lang))
     schedule = parse_schedule(raw["schedule"]) if "schedule" in raw else None
-    gpu = raw.get("gpu", "A100-80GB")
+    gpu, counted = counted_gpu(raw.get("gpu", "A100-80GB"))  # "A100*8": eight cards of it
     currency = raw.get("currency", deps.settings.files.currency).strip().upper()
     if currency not in ECB_CURRENCIES:
         raise CommandError(
@@ -48,9 +48,15 @@ def request_of(deps: Deps, raw: dict[str, str], lang: Lang) -> QuoteRequest:
         "provider": None if raw.get("provider", "").lower() in ("", "cheapest") else raw["provider"],
     }
     if "cards" in raw:
-        if not raw["cards"].isdigit():
-            raise CommandError(t("error.whole_cards", lang, cards=raw["cards"]))
-        fields["cards"] = int(raw["cards"])
+        try:
+            said = raw["cards"]  # 8, 8卡, 八张, 两台8卡; a figure as typed, for the quote's own range check
+            fields["cards"] = int(said) if said.isdigit() else parse_cards(said)
+        except ParseError:
+            raise CommandError(t("error.whole_cards", lang, cards=raw["cards"])) from None
+    if counted is not None:
+        if fields.get("cards", counted) != counted:
+            raise CommandError(t("error.cards_twice", lang, gpu=raw["gpu"], counted=counted, cards=raw["cards"]))
+        fields["cards"] = counted
     if "share" in raw:
         fields["share"] = parse_share(raw["share"], gpu)
     for key in ("storage_gb", "storage_price", "egress_gb", "egress_price"):
@@ -96,7 +102,7 @@ def _bare(args: list[str]) -> tuple[list[str], dict[str, str]]:
     bare = [a for a in args if "=" not in a]
     found: dict[str, str] = {}
     try:
-        if bare and canonical_gpu(bare[0]):
+        if bare and canonical_gpu(counted_gpu(bare[0])[0]):  # "A100", "A100*8"
             found["gpu"] = bare.pop(0)
     except UnknownGPU as exc:  # not a GPU: left for the schedule, or to be refused naming the keys
         if exc.maker:  # `quote 海光 4x14`: a GPU meant, its maker named: refused asking which card

@@ -30,6 +30,8 @@ from bot.text.format import mention, money
 from bot.text.quote import rate
 from bot.text.runway import when_said
 from rules.errors import ParseError
+from rules.gpus import counted_gpu
+from rules.parsing import parse_cards
 from rules.storage_amounts import parse_price_gb_month, parse_size_gb
 
 log = logging.getLogger(__name__)
@@ -38,18 +40,6 @@ INSTANCE_KEYS = {k: k for k in ("gpu", "price", "cards", "share", "project", "ow
 INSTANCE_KEYS |= {k: k for k in ("billing", "stop_billing", "provider")}
 INSTANCE_KEYS["stop-billing"] = "stop_billing"
 STORAGE_KEYS = {k: k for k in ("size", "price", "instance", "project", "owner", "currency", "created")}
-
-
-def _time_words(pairs: list[str]) -> list[str]:
-    """`started=yesterday 9:00` typed without quotes: the words after a time's key, up to the next key=value, are
-    the time's (as `power … at=yesterday 23:30` reads them); any other bare word stays where it is, refused."""
-    out: list[str] = []
-    for token in pairs:
-        if "=" not in token and out and out[-1].partition("=")[0].lower() in ("started", "created"):
-            out[-1] += " " + token
-        else:
-            out.append(token)
-    return out
 
 
 MYSELF = (
@@ -102,8 +92,8 @@ def track(inv: Invocation, args: list[str]) -> None:
         return
     if not args or "=" in args[0]:
         raise CommandError(t("digest.track_usage", lang))
-    name, pairs = args[0], _time_words(args[1:])
-    raw = inline.parse_pairs(pairs, INSTANCE_KEYS if kind == "instance" else STORAGE_KEYS)[0]
+    name, pairs = args[0], args[1:]  # `started=yesterday 9:00`, `gpu=A100 80G`: a value's words, unquoted
+    raw = inline.parse_pairs(pairs, INSTANCE_KEYS if kind == "instance" else STORAGE_KEYS, words=True)[0]
     base: dict[str, Any] = {
         "channel": inv.channel,
         "owner": owner_of(raw.get("owner"), inv.user, lang, inv.chat.platform),
@@ -138,13 +128,19 @@ def _instance(inv: Invocation, rentals: Rentals, name: str, raw: dict[str, str],
     deps, lang = inv.deps, inv.lang
     if "gpu" not in raw:
         raise CommandError(t("digest.track_usage", lang))
-    cards = raw.get("cards", "1")
-    if not cards.isdigit() or not 1 <= int(cards) <= 1024:
-        raise CommandError(t("error.whole_cards", lang, cards=cards))
+    try:
+        cards = parse_cards(raw.get("cards", "1"))  # 8, 8卡, 八张, 两台8卡
+    except ParseError:
+        raise CommandError(t("error.whole_cards", lang, cards=raw["cards"])) from None
+    gpu, counted = counted_gpu(raw["gpu"])  # "A100*8", as platforms list a machine: eight cards of it
+    if counted is not None:
+        if "cards" in raw and cards != counted:
+            raise CommandError(t("error.cards_twice", lang, gpu=raw["gpu"], counted=counted, cards=raw["cards"]))
+        cards = counted
     fields = instance_fields(
-        raw["gpu"],
+        gpu,
         raw.get("price"),
-        int(cards),
+        cards,
         raw.get("share"),
         raw.get("currency", deps.settings.files.currency),
         lang,

@@ -63,11 +63,12 @@ def parse_pairs(
     *,
     positional: str | None = None,
     fits: Callable[[str], bool] | None = None,
+    words: bool = False,
 ) -> tuple[dict[str, str], dict[str, str]]:
     """`key=value` tokens (and one bare token for `positional`) into ({field: text}, {field: the key as
-    typed}), so an error can name the key the user wrote. With `fits` (answers in words: `mem=7B LoRA`, `dur=about
-    10 hours`, typed without quotes), a bare word after a pair is more of its value, unless it is the positional
-    answer (`fits` says it reads as one) and that is not given yet."""
+    typed}), so an error can name the key the user wrote. With `words` (values in words: `mem=7B LoRA`, `dur=about
+    10 hours`, `gpu=A100 80G`, typed without quotes), a bare word after a pair is more of its value, unless it is the
+    positional answer (`fits` says it reads as one) and that is not given yet."""
     out: dict[str, str] = {}
     typed: dict[str, str] = {}
     known = ", ".join(sorted(set(keys)))
@@ -79,7 +80,7 @@ def parse_pairs(
                 out[positional], typed[positional] = token, token
                 last = None  # a bare answer is one word: what follows it bare is not more of it
                 continue
-            if fits is not None and last is not None:
+            if words and last is not None:
                 out[last] += " " + token
                 continue
             raise InlineError("not_a_pair", token=token, keys=known)

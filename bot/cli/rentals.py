@@ -240,8 +240,16 @@ def track_instance(
     """Track a rented instance; prints its heartbeat token once (for `gpu-advise agent`)."""
     from bot.fields.metering import billing_of, provider_of, stop_billing_of
     from bot.fields.rentals import instance_fields
+    from rules.gpus import counted_gpu
 
     settings = load_settings(lang=lang)
+    gpu, counted = counted_gpu(gpu)  # --gpu 'A100*8', as platforms list a machine: eight cards of it
+    if counted is not None:
+        if cards not in (1, counted):
+            raise fail(
+                t("error.cards_twice", settings.files.lang, gpu=f"{gpu}*{counted}", counted=counted, cards=cards)
+            )
+        cards = counted
     fields = _fields(
         lambda: instance_fields(
             gpu, price, cards, share, currency, settings.files.lang, cached=lambda g, c, s: _cached(settings, g, c, s)

@@ -537,3 +537,12 @@ def test_amounts_times_days_and_languages_typed_in_chinese(tmp_path: Path) -> No
         assert "¥30,000" in chat.command("budget llm 每月 3万")
         assert "aliyun" in chat.command("balance 阿里云 3000")
         assert "11-01 至 11-30" in chat.command("report 十一月")
+        # a machine as platforms list it, cards and prices as people say them (each refused before)
+        for typed in ("track m1 gpu=A100*8 price=80/h", "track m2 gpu=A100 cards=8卡 price=每小时80元",
+                      "track m3 gpu=A100 80G cards=8张 price=80/h started=昨天 9:00"):  # fmt: skip
+            assert "m" in chat.command(typed)
+        rentals = Rentals(chat.deps.store)
+        kept = {i.name: (i.gpu, i.cards, i.price, str(i.unit)) for t in rentals.teams() for i in rentals.instances(t)}
+        assert kept["m1"] == kept["m2"] == kept["m3"] == ("A100-80GB", 8, 80, "hour"), kept
+        assert "8 张卡" in chat.command("track m4 gpu=A100*8 cards=4 price=80/h")  # the two counts differ: asked
+        assert "A100-80GB × 8" in chat.command("quote A100*8 每天4小时 14天")

@@ -307,10 +307,26 @@ def test_money_as_people_type_it(said: str, amount: float) -> None:
 @pytest.mark.parametrize(
     ("said", "price"),
     [("400元/天", (400, "day")), ("1.5万/月", (15000, "month")), ("一万一千五/月", (11500, "month")),
-     ("两块五/小时", (2.5, "hour")), ("2.5元每小时", (2.5, "hour")), ("¥400/day", (400, "day"))],
+     ("两块五/小时", (2.5, "hour")), ("2.5元每小时", (2.5, "hour")), ("¥400/day", (400, "day")),
+     # the unit first, or "一" for "a" (read before the numerals, where it would be a 1): refused before
+     ("每小时20元", (20, "hour")), ("20块一小时", (20, "hour")), ("一天400", (400, "day")), ("400一天", (400, "day")),
+     ("每天400元", (400, "day")), ("月租11500", (11500, "month")), ("包月11500", (11500, "month")),
+     ("11500一个月", (11500, "month"))],
 )  # fmt: skip
 def test_a_price_as_people_type_it(said: str, price: tuple[float, str]) -> None:
     assert parsing.parse_price(said) == price
+
+
+@pytest.mark.parametrize(
+    ("said", "read"),
+    [("A100*8", ("A100", 8)), ("8xA100", ("A100", 8)), ("8卡A100", ("A100", 8)), ("4090 x2", ("4090", 2)),
+     ("RTX 4090 × 2", ("RTX 4090", 2)), ("MLU370-X8", ("MLU370-X8", None)), ("A100", ("A100", None)),
+     ("Z9*8", ("Z9*8", None)), ("A100*0", ("A100*0", None))],
+)  # fmt: skip
+def test_a_gpu_said_with_its_count_as_platforms_list_a_machine(said: str, read: tuple[str, int | None]) -> None:
+    from rules.gpus import counted_gpu
+
+    assert counted_gpu(said) == read
 
 
 def test_colloquial_chinese_numerals_and_a_word_that_holds_one() -> None:
