@@ -4,6 +4,7 @@ options cost for a schedule, the same on every chat, answered where it was typed
 from __future__ import annotations
 
 import contextlib
+import re
 from typing import Any
 
 from pydantic import ValidationError
@@ -13,6 +14,7 @@ from bot.chat import inline
 from bot.chat.message import Message, Section, plain
 from bot.chat.profile_messages import costs
 from bot.deps import Deps
+from bot.fields.rentals import currency_code
 from bot.text import Lang, t
 from bot.text.compare import lines as compare_lines
 from bot.text.errors import error_text
@@ -33,7 +35,7 @@ def request_of(deps: Deps, raw: dict[str, str], lang: Lang) -> QuoteRequest:
         raise CommandError(t("error.quote_needs_schedule", lang))
     schedule = parse_schedule(raw["schedule"]) if "schedule" in raw else None
     gpu, counted = counted_gpu(raw.get("gpu", "A100-80GB"))  # "A100*8": eight cards of it
-    currency = raw.get("currency", deps.settings.files.currency).strip().upper()
+    currency = currency_code(raw.get("currency", deps.settings.files.currency))  # USD, 美元
     if currency not in ECB_CURRENCIES:
         raise CommandError(
             t("error.quote_currency", lang, currency=currency[:12], accepted=", ".join(sorted(ECB_CURRENCIES)))
@@ -91,7 +93,11 @@ def message(made: Quote, inv: Invocation) -> Message:
     )
 
 
-BARE_KEYS = {"gpu": "gpu", "schedule": "hours"}  # what a bare word stands for, as its key is typed
+BARE_KEYS = {
+    "gpu": "gpu",
+    "schedule": "hours",
+    "gpu_hours": "gpu_hours",
+}  # what a bare word stands for, as its key is typed
 
 
 def _bare(args: list[str]) -> tuple[list[str], dict[str, str]]:
@@ -110,7 +116,13 @@ def _bare(args: list[str]) -> tuple[list[str], dict[str, str]]:
     with contextlib.suppress(ParseError):  # not a schedule: refused below naming the word and the keys
         if bare and parse_schedule(" ".join(bare)):
             found["schedule"], bare = " ".join(bare), []
+    total = _GPU_HOURS.fullmatch(" ".join(bare).strip().lower())
+    if total is not None:  # `quote H100 100 gpu hours`, `100卡时`: the terminal's --gpu-hours
+        found["gpu_hours"], bare = total["n"], []
     return pairs + bare, found
+
+
+_GPU_HOURS = re.compile(r"(?P<n>\d+(?:\.\d+)?)\s*(?:gpu[- ]?hours?|gpu[- ]?hrs?|gpu[- ]?h|卡时|卡小时|gpu ?小时|机时)")
 
 
 def quote(inv: Invocation, args: list[str]) -> None:

@@ -12,7 +12,7 @@ from typing import Protocol, overload
 from bot.app.invocation import CommandError, Invocation
 from bot.chat.digest_messages import item_section
 from bot.chat.message import Message, Section, plain
-from bot.fields.rentals import SIGNS, budget_money
+from bot.fields.rentals import SIGNS, budget_money, currency_code
 from bot.state.budgets import Budgets
 from bot.state.power import PowerLog
 from bot.state.rentals import RentalError, Rentals, check_name
@@ -305,7 +305,8 @@ def budget(inv: Invocation, args: list[str]) -> None:
         )
         return
     words = args[1:]  # the amount, in words as people say it ("每月 2万", "20k a month"), then perhaps its currency
-    code = words.pop() if len(words) > 1 and words[-1].upper() in ("CNY", "USD") else None
+    code = words.pop() if len(words) > 1 and currency_code(words[-1]) in ("CNY", "USD") else None
+    code = currency_code(code) if code else None
     asked = budget_money(" ".join(words), code) if words else None
     if asked is not None and code is None and words[0][:1] not in SIGNS:  # no sign, no code: the bot's currency
         asked = (asked[0], deps.settings.files.currency.upper())

@@ -36,10 +36,23 @@ class FieldError(ValueError):
         self.short = short or message
 
 
+# Currencies by their Chinese names, to ISO codes (as the ECB lists them)
+CURRENCY_WORDS = {"人民币": "CNY", "元": "CNY", "rmb": "CNY", "美元": "USD", "美金": "USD", "刀": "USD",
+                  "欧元": "EUR", "日元": "JPY", "港币": "HKD", "港元": "HKD", "英镑": "GBP", "新加坡元": "SGD",
+                  "新币": "SGD", "韩元": "KRW"}  # fmt: skip
+
+
+def currency_code(text: str) -> str:
+    """A currency as typed, as its code: "usd" -> USD, "美元" -> USD, "人民币" -> CNY (unknown words upper-cased)."""
+    said = text.strip()
+    return CURRENCY_WORDS.get(said.lower(), said.upper())
+
+
 def currency_of(text: str, lang: Lang) -> str:
-    if text.upper() not in CURRENCIES:
+    code = currency_code(text)
+    if code not in CURRENCIES:
         raise FieldError("currency", t("error.rental.bad_currency", lang, currency=text))
-    return text.upper()
+    return code
 
 
 def instance_fields(

@@ -30,7 +30,7 @@ def cells(row: ProviderOffer, lang: Lang) -> list[str]:
     """Provider, region, dedicated, shared, spot, total, source, price date."""
     return [
         row.provider,
-        row.region,
+        t("compare.any_region", lang) if row.region == "any" else row.region,  # a price for no one region
         _amount(row.dedicated, row.currency, lang),
         _amount(row.shared, row.currency, lang),
         _amount(row.spot, row.currency, lang),

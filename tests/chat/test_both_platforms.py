@@ -546,3 +546,7 @@ def test_amounts_times_days_and_languages_typed_in_chinese(tmp_path: Path) -> No
         assert kept["m1"] == kept["m2"] == kept["m3"] == ("A100-80GB", 8, 80, "hour"), kept
         assert "8 张卡" in chat.command("track m4 gpu=A100*8 cards=4 price=80/h")  # the two counts differ: asked
         assert "A100-80GB × 8" in chat.command("quote A100*8 每天4小时 14天")
+        assert "共 200 GPU 小时" in chat.command("quote H100 200卡时")  # a total said bare, as --gpu-hours
+        assert "$778" in chat.command("quote A100 4x14 currency=美元")  # a currency by its Chinese name
+        assert "$500" in chat.command("budget llm 500 美元")
+        assert "（不限地区）" in chat.command("quote A100 4x14 compare=yes")  # not "(any)"
