@@ -17,6 +17,7 @@ from bot.chat.message import plain
 from bot.chat.port import Place
 from bot.state import Conversation
 from bot.text import Lang, t
+from bot.text.chinese_names import CHINESE_NAMES
 from bot.text.spans import mention
 from rules.patterns import has_han
 
@@ -80,12 +81,11 @@ SUBCOMMANDS: dict[str, Handler] = {
     SubCommand.ACT: act.act,
     SubCommand.REPORT: report.report,
     SubCommand.BOARD: board.board,
-    "看板": board.board,
-    "帮助": help_,
     "?": help_,
     "？": help_,
     **dict.fromkeys(START_WORDS, advise),
 }
+SUBCOMMANDS |= {name: SUBCOMMANDS[word] for name, word in CHINESE_NAMES.items()}  # `报价 A100 4x14`, `列表`
 
 
 def typed_lang(text: str, default: Lang) -> Lang:

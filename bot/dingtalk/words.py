@@ -42,6 +42,7 @@ _HELP = {
         "`quote …`、`prices …`、`track …`、`list`、`release 名称`、`delete-storage 名称`、`budget`、`balance`、"
         "`power 名称 on|off [at=23:30]`、`billing 名称 …`、`report`、`remind at 09:30 Asia/Shanghai`、`board`、"
         "`enroll`、`act …`、`analyze`（之后发来采样文件）、`form`、`help`（或 `帮助`：本说明；`help en` 为英文）\n"
+        "子命令也可以用中文：{chinese}\n"
         "问题卡片上的按钮可以直接作答；也可以直接回复文字（群里请 @我）。\n"
         "本组织在终端里写作 `--team {team}`，本会话写作 `--channel {channel}`。"
     ),
@@ -53,6 +54,7 @@ _HELP = {
         "`power NAME on|off [at=23:30]`, `billing NAME …`, `report`, `remind at 09:30 Asia/Shanghai`, `board`, "
         "`enroll`, `act …`, `analyze` (then send a capture file), `form`, "
         "`help` (or `帮助`: this; `help zh` in Chinese)\n"
+        "Each sub-command also takes its Chinese name: {chinese}\n"
         "Press a question card's buttons, or reply in words (in a group, @mention me).\n"
         "In the terminal this organisation is `--team {team}` and this conversation `--channel {channel}`."
     ),

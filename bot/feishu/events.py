@@ -26,6 +26,7 @@ from bot.feishu.chat import FeishuChat
 from bot.feishu.files import fetch
 from bot.feishu.teller import FeishuTeller
 from bot.text import Lang, t
+from bot.text.chinese_names import chinese_names
 from bot.text.spans import mention as person_span
 
 log = logging.getLogger(__name__)
@@ -153,7 +154,7 @@ def invocation(
         privately=lambda message: chat.direct(Actor(chat.platform, team, user), lambda _: message, lang, key=key()),
         teller=lambda: FeishuTeller(chat, lang),
         open_form=lambda kind, initial: forms.send(chat, here, kind, initial, lang),
-        help_text=lambda each: t("feishu.help", each, tenant=team.removeprefix(FEISHU_PREFIX)),
+        help_text=lambda each: t("feishu.help", each, tenant=team.removeprefix(FEISHU_PREFIX), chinese=chinese_names()),
         channel_name=t("feishu.this_chat", lang),
         request_key=request_key,
         reply_to=reply_to or None,

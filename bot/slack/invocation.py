@@ -18,6 +18,7 @@ from bot.slack.ui import blocks, track_form
 from bot.slack.ui.digest import item_blocks
 from bot.slack.ui.forms import FormMeta
 from bot.text import Lang, t
+from bot.text.chinese_names import chinese_names
 
 
 def command_blocks(message: Message) -> list[dict[str, Any]]:
@@ -84,4 +85,5 @@ def usage_text(lang: Lang) -> str:
         lang,
         keys=", ".join(f"`{'`/`'.join(f.keys)}`" for f in FIELDS),
         keys_zh=", ".join(f"`{k}`" for f in FIELDS for k in f.keys_zh),
+        chinese=chinese_names(),
     )

@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
+from bot.text.chinese_names import chinese_names
 from bot.text.lang import Lang
 
 LINES = {
@@ -69,7 +70,7 @@ class RobotWords:
     lines: Mapping[str, Mapping[Lang, str]]
 
     def help_text(self, lang: Lang, team: str, channel: str) -> str:
-        return self.help[lang].format(team=team, channel=channel)
+        return self.help[lang].format(team=team, channel=channel, chinese=chinese_names())
 
     def line(self, key: str, lang: Lang) -> str:
         return (self.lines.get(key) or LINES[key])[lang]

@@ -41,6 +41,7 @@ _HELP = {
         "`quote …`、`prices …`、`track …`、`list`、`release 名称`、`delete-storage 名称`、`budget`、`balance`、"
         "`power 名称 on|off [at=23:30]`、`billing 名称 …`、`report`、`remind at 09:30 Asia/Shanghai`、`board`、"
         "`enroll`、`act …`、`analyze`（之后发来采样文件）、`form`、`help`（或 `帮助`：本说明；`help en` 为英文）\n"
+        "子命令也可以用中文：{chinese}\n"
         "卡片上的按钮可以直接作答（企业微信一张卡片最多 6 个按钮，其余请输入文字）；群聊里回复请先 @我。\n"
         "在终端里，本机器人写作 `--team {team}`，本会话写作 `--channel {channel}`。"
     ),
@@ -52,6 +53,7 @@ _HELP = {
         "`power NAME on|off [at=23:30]`, `billing NAME …`, `report`, `remind at 09:30 Asia/Shanghai`, `board`, "
         "`enroll`, `act …`, `analyze` (then send a capture file), `form`, "
         "`help` (or `帮助`: this; `help zh` in Chinese)\n"
+        "Each sub-command also takes its Chinese name: {chinese}\n"
         "Press a card's buttons (WeCom shows at most 6 a card: type the others), or reply in words (in a group "
         "chat, @mention me).\n"
         "In the terminal this robot is `--team {team}` and this conversation `--channel {channel}`."

@@ -5,15 +5,17 @@ from __future__ import annotations
 
 import pytest
 
+from bot.app.table import SUBCOMMANDS
 from bot.chat.ids import SubCommand
 from bot.dingtalk.words import help_text as dingtalk_help
 from bot.slack.invocation import usage_text
 from bot.text import Lang, t
+from bot.text.chinese_names import CHINESE_NAMES, chinese_names
 from bot.wecom.words import help_text as wecom_help
 
 HELPS = {
     "slack": lambda lang: usage_text(lang),
-    "feishu": lambda lang: t("feishu.help", lang, tenant="feishu:x"),
+    "feishu": lambda lang: t("feishu.help", lang, tenant="feishu:x", chinese=chinese_names()),
     "dingtalk": lambda lang: dingtalk_help(lang, "dingtalk:x", "cidx"),
     "wecom": lambda lang: wecom_help(lang, "wecom:x", "x"),
 }
@@ -24,3 +26,7 @@ HELPS = {
 def test_every_subcommand_is_in_the_chats_help(chat: str, lang: Lang) -> None:
     said = HELPS[chat](lang)
     assert [word.value for word in SubCommand if f"`{word.value}" not in said] == []
+    if lang is Lang.ZH:  # the Chinese names too, each running its sub-command (`报价 A100 4x14`, `列表`)
+        assert [name for name in CHINESE_NAMES if f"`{name}`" not in said] == []
+        assert set(CHINESE_NAMES.values()) <= {word.value for word in SubCommand}
+        assert all(SUBCOMMANDS[name] is SUBCOMMANDS[word] for name, word in CHINESE_NAMES.items())

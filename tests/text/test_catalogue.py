@@ -94,7 +94,7 @@ def test_chinese_has_no_stray_space_around_a_word_put_in() -> None:
 def test_a_command_to_type_keeps_its_spaces_in_chinese() -> None:
     """The help said `balance 平台金额`: the space between two Chinese words was dropped inside the command to type,
     which then reads as one word. Spaces inside a code span stay; the prose around it still loses its stray ones."""
-    help_text = t("slack.usage", Lang.ZH, keys="", keys_zh="")
+    help_text = t("slack.usage", Lang.ZH, keys="", keys_zh="", chinese="")
     assert "`balance 平台 金额 [at=9:00]`" in help_text and "`budget 项目 off`" in help_text
     assert "请用 `power 名称 on` 或" in t("meter.power_usage", Lang.ZH)
     assert "现在或" in t("error.metering.bad_moment", Lang.ZH, value="x")  # the prose still closes its gaps

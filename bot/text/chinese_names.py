@@ -1,0 +1,28 @@
+"""Each sub-command's Chinese name, as a Chinese team types it (`报价 A100 4x14`, `列表`), to the sub-command's
+English word (bot/chat/ids.SubCommand's values): the one table runs both (bot/app/table.py), and every chat's help
+names them (tests/chat/test_help_names_every_subcommand.py). Here, below the chats, so a chat's words can say them."""
+
+from __future__ import annotations
+
+CHINESE_NAMES: dict[str, str] = {
+    "帮助": "help",
+    "报价": "quote",
+    "价格": "prices",
+    "登记": "track",
+    "列表": "list",
+    "释放": "release",
+    "预算": "budget",
+    "余额": "balance",
+    "报告": "report",
+    "提醒": "remind",
+    "开关机": "power",
+    "计费": "billing",
+    "分析": "analyze",
+    "表单": "form",
+    "看板": "board",
+}
+
+
+def chinese_names() -> str:
+    """The Chinese names as help says them: `报价`（quote）、`价格`（prices）…"""
+    return "、".join(f"`{name}`（{word}）" for name, word in CHINESE_NAMES.items())
