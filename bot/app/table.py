@@ -7,6 +7,7 @@ recommendation at once; anything else: a specific error naming the word, answere
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Callable
 
 from bot.app import act, answers, board, enroll, metering, quote, rentals, report, track
@@ -96,8 +97,8 @@ def typed_lang(text: str, default: Lang) -> Lang:
     if has_han(text):
         return Lang.ZH
     tokens = text.split()
-    if not tokens or tokens[0].lower() in SUBCOMMANDS or answers.is_inline(tokens):
-        return default
+    if not tokens or tokens[0].lower() in SUBCOMMANDS or answers.is_inline(tokens) or _near(tokens[0]):
+        return default  # a sub-command, misspelt or not ("lsit"), is the bot's own word
     return Lang.EN if any("a" <= ch.lower() <= "z" for ch in text) else default
 
 
@@ -133,4 +134,12 @@ def _run(inv: Invocation, tokens: list[str]) -> None:
         if convo.note:
             inv.answer(plain(t("slack.moved_to_dm", inv.lang), inv.lang))
     else:
-        raise CommandError(t("error.unknown_subcommand", inv.lang, name=tokens[0]))
+        said = t("error.unknown_subcommand", inv.lang, name=tokens[0])
+        near = _near(tokens[0])  # "lsit", "qoute", "报个价"
+        raise CommandError(said + (t("error.did_you_mean", inv.lang, name=near) if near else ""))
+
+
+def _near(word: str) -> str | None:
+    """The sub-command a misspelt word most likely meant, if one is close."""
+    found = difflib.get_close_matches(word.lower(), list(SUBCOMMANDS), n=1, cutoff=0.7)
+    return found[0] if found else None

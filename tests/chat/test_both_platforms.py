@@ -511,6 +511,8 @@ def test_help_in_either_language_and_the_bots_own_words_in_the_teams(platform: s
         ("about 10 hours", Lang.ZH, Lang.EN),
         ("大约10小时", Lang.EN, Lang.ZH),
         ("42", Lang.ZH, Lang.ZH),
+        ("lsit", Lang.ZH, Lang.ZH),  # a sub-command misspelt is still the bot's word: the team's language
+        ("lora", Lang.ZH, Lang.EN),  # an answer, near no sub-command
     ],
 )
 def test_the_language_a_typed_line_is_answered_in(typed: str, default: Lang, said: Lang) -> None:
@@ -551,3 +553,4 @@ def test_amounts_times_days_and_languages_typed_in_chinese(tmp_path: Path) -> No
         assert "$500" in chat.command("budget llm 500 美元")
         assert "（不限地区）" in chat.command("quote A100 4x14 compare=yes")  # not "(any)"
         assert "m1" in chat.command("列表") and "A100-80GB × 1" in chat.command("报价 A100 4x14")  # Chinese names
+        assert "是想输入 `list` 吗" in chat.command("lsit")  # a misspelt sub-command: the nearest is named
