@@ -10,7 +10,7 @@ from __future__ import annotations
 import difflib
 from collections.abc import Callable
 
-from bot.app import act, answers, board, enroll, metering, quote, rentals, report, track
+from bot.app import act, actions_said, answers, board, enroll, metering, quote, rentals, report, track
 from bot.app.invocation import CommandError, Form, Invocation
 from bot.chat import conversation, inline
 from bot.chat.ids import SubCommand
@@ -82,6 +82,7 @@ SUBCOMMANDS: dict[str, Handler] = {
     SubCommand.ACT: act.act,
     SubCommand.REPORT: report.report,
     SubCommand.BOARD: board.board,
+    SubCommand.ACTIONS: actions_said.actions,
     "?": help_,
     "？": help_,
     **dict.fromkeys(START_WORDS, advise),

@@ -56,3 +56,4 @@ class SubCommand(StrEnum):
     ACT = "act"
     REPORT = "report"
     BOARD = "board"
+    ACTIONS = "actions"

@@ -20,6 +20,7 @@ CHINESE_NAMES: dict[str, str] = {
     "分析": "analyze",
     "表单": "form",
     "看板": "board",
+    "停机记录": "actions",
 }
 
 
