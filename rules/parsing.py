@@ -168,7 +168,7 @@ def parse_duration(text: str) -> DurationAnswer:
 
 _YES = {"yes", "y", "yeah", "yep", "yup", "true", "sure", "ok", "okay", "1", "是", "是的", "对", "对的", "能", "可以",
         "需要", "要", "有", "会", "行", "嗯", "没问题", "当然", "当然可以", "当然能", "应该可以", "应该能", "可以的",
-        "能的", "of course", "definitely"}  # fmt: skip
+        "能的", "of course", "definitely", "no problem", "not a problem", "no worries", "no doubt"}  # fmt: skip
 _NO = {"no", "n", "nope", "nah", "false", "0", "not really", "否", "不", "不是", "不能", "不可以", "不需要", "不要",
        "不用", "没有", "无", "不会", "不行", "没", "不太能", "不太行", "不太可以", "恐怕不行", "不太需要", "应该不能",
        "应该不行", "probably not"}  # fmt: skip
@@ -182,6 +182,8 @@ def read_yes_no(norm: str) -> bool | None:
     if norm in _NO:
         return False
     if norm in _YES:
+        return True
+    if norm.startswith(("no problem", "not a problem", "no worries")):  # a yes that begins with "no"
         return True
     first = _EN_FIRST.match(norm)
     if first and first.group(1) in _NO - {"0"}:
@@ -230,6 +232,8 @@ def parse_model_parallel(text: str) -> bool:
     value = read_yes_no(norm)
     if value is None:
         value = words
+    if norm.strip() in _ABLE:  # "没问题" says it can, not that the model must be split: asked
+        raise ParseError("model_parallel", text, accepted_for("model_parallel"), "which_parallel")
     if value is None and _SEVERAL_CARDS.match(norm):  # several cards, but splitting the model or copying it?
         raise ParseError("model_parallel", text, accepted_for("model_parallel"), "which_parallel")
     if value is None:
@@ -237,6 +241,8 @@ def parse_model_parallel(text: str) -> bool:
     return value
 
 
+# a yes that says something can be done, not that it must: on "does the model need splitting?" it answers nothing
+_ABLE = frozenset(("没问题", "no problem", "可以", "当然可以", "可以的", "应该可以", "行", "没事"))
 _SEVERAL_CARDS = lazy(
     r"^(?:要|需要|用)?\s*(?:多卡|多张卡|几张卡|multi-?gpu|multiple (?:gpus|cards)|several (?:gpus|cards)|deepspeed)$"
 )
