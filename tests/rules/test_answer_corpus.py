@@ -76,3 +76,10 @@ def test_the_memory_range_line_is_the_bundled_policys() -> None:
     from rules.policy import load_policy
 
     assert load_policy().two_of_four.memory_tight_fraction == TIGHT_LINE
+
+
+def test_the_docs_say_how_many_answers_the_corpus_holds() -> None:
+    import re
+
+    said = re.search(r"A few of the (\d+)\s", (Path(__file__).parents[2] / "docs" / "terminal.md").read_text("utf-8"))
+    assert said is not None and int(said[1]) == len(CASES)  # docs/terminal.md counts tests/data/answers.yaml
