@@ -9,7 +9,10 @@ from rules.budget import Standing
 
 
 def forecast_text(standing: Standing, lang: Lang) -> str:
-    """ "At this rate ¥23,400 by 12-31, 17% over" (or under)."""
+    """ "At this rate ¥23,400 by 12-31, 17% over" (or under); "Nothing billed yet this month." where nothing is, nor
+    forecast ("At this rate ¥0 by 12-31, 100% under" said nothing)."""
+    if standing.spent == 0 and standing.forecast == 0:
+        return t("budget.forecast_nothing", lang) + not_counted_text(standing, lang)
     key = "budget.forecast_over" if standing.forecast > standing.budget else "budget.forecast_under"
     said = t(
         key,

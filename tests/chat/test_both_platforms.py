@@ -537,6 +537,7 @@ def test_amounts_times_days_and_languages_typed_in_chinese(tmp_path: Path) -> No
         said = chat.command("remind at 9:30 周末 北京时间")
         assert "09:30" in said and "周六、周日" in said and "Asia/Shanghai" in said, said
         assert "¥30,000" in chat.command("budget llm 每月 3万")
+        assert "本月还没有计入它的花费" in chat.command("budget")  # not "at this rate ¥0 by 12-31, 100% under"
         assert "aliyun" in chat.command("balance 阿里云 3000")
         assert "11-01 至 11-30" in chat.command("report 十一月")
         # a machine as platforms list it, cards and prices as people say them (each refused before)
