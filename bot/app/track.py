@@ -42,15 +42,7 @@ INSTANCE_KEYS["stop-billing"] = "stop_billing"
 STORAGE_KEYS = {k: k for k in ("size", "price", "instance", "project", "owner", "currency", "created")}
 
 
-MYSELF = (
-    "me",
-    "myself",
-    "self",
-    "我",
-    "我自己",
-    "自己",
-    "本人",
-)  # owner=me: the person typing, never a user named "me"
+MYSELF = frozenset(("me", "myself", "self", "我", "我自己", "自己", "本人"))  # owner=me: the person typing
 
 
 def owner_of(text: str | None, user: str, lang: Lang, platform: str) -> str:
