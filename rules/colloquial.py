@@ -30,7 +30,9 @@ def unsure(norm: str) -> bool:
 
 # --- duration -----------------------------------------------------------------------------------
 
-_OVERNIGHT = lazy(r"^(?:跑|要|需要|大概)?\s*(?:一晚上?|一夜|一个?通宵|通宵|overnight|all night|over ?night)$")
+_OVERNIGHT = lazy(r"^(?:跑|要|需要|大概)?\s*(?:[一1]晚上?|[一1]夜|[一1]个?通宵|通宵|overnight|all night|over ?night)$")
+# a morning's or an afternoon's work: about 4 hours, wholly below the long-run line whatever the morning is
+_HALF_DAY = lazy(r"^(?:[一1]个?)?(?:上午|下午|早上)$")
 _DURATION_LEAD = lazy(r"^(?:跑|要跑|需要|要|takes?|it takes|runs? for|lasts?|each run takes)\s*")
 _WHOLE = lazy(r"(?:一?整|whole |full |entire )(?=\s*(?:\d*\s*)?(?:天|day|周|week|个?小时|hour))|整(?=天|周)")
 _TRAILING_HALF = lazy(rf"({NUM})\s*(个)?\s*(小时|钟头|天|周|星期)半")
@@ -47,6 +49,8 @@ def duration_words(norm: str) -> str:
     """The duration with its words made plain: "一整天" -> 1天, "1天半" -> 1.5天, "a day and a half" -> 1.5 day,
     "1h30" -> 1h30m, a leading "跑"/"takes" dropped."""
     norm = _DURATION_LEAD.sub("", norm)
+    if _HALF_DAY.match(norm):  # "一上午": about 4 h (the reply says what it read)
+        return "4h"
     norm = _WHOLE.sub("", norm)
     norm = _TRAILING_HALF.sub(lambda m: f"{float(m.group(1)) + 0.5:g}{m.group(2) or ''}{m.group(3)}", norm)
     norm = _UNIT_AND_A_HALF.sub(lambda m: f"{float(m.group(1) or 1) + 0.5:g} {m.group(2)}", norm)
@@ -59,11 +63,13 @@ _FULL = lazy(
     r"^(?:(?:快|几乎|差不多|基本)?(?:满了?|占满了?|用满了?|吃满了?"
     r"|爆了?|要爆了?)|爆显存|会爆显存|(?:会|经常|老是|总是)?oom|out of memory|不够用?|不太够|很紧张|紧张|吃紧"
     r"|(?:almost|nearly|basically|practically)? ?(?:full|maxed out|at the limit|tight|very tight)"
-    r"|the whole card|all of it)$"
+    r"|the whole card|all of it"
+    r"|\S{0,16}?(?:跑|用|吃|占)满了?)$"  # "4090跑满了": whichever card it names, full
 )
 _ROOMY = lazy(
     r"^(?:很少|不多|一点点|够用|够|足够|充足|很宽裕|宽裕|绰绰有余|远没满|没满|不紧张|不会满|不会爆|用不满|不会oom"
-    r"|plenty of (?:room|headroom|space)|lots of room|not much|a little|well under|nowhere near full)$"
+    r"|plenty of (?:room|headroom|space)|lots of room|not much|a little|well under|nowhere near full"
+    r"|不是问题|没问题|不成问题|not a problem|no problem)$"  # "显存不是问题": the memory is no issue
 )
 
 
@@ -84,13 +90,18 @@ def memory_full(norm: str) -> bool | None:
 # --- model parallelism --------------------------------------------------------------------------
 
 _DATA_PARALLEL = lazy(
-    r"(?:只是|只|就是|只用|只做|仅|纯)?\s*(?:数据并行|ddp|(?<![a-z])dp(?![a-z]))"
+    r"(?:只是|只|就是|只用|只做|仅|纯)?\s*(?:数据并行|ddp|(?<![a-z])dp(?![a-z])|zero[- ]?[12](?!\d))"  # ZeRO-1/2
     r"|data[- ]parallel(?:ism)?(?: only)?|just ddp|only ddp"
 )
 _SINGLE_CARD = lazy(
     r"^(?:不用|不需要|不要)?\s*[,]?\s*(?:单卡|一张卡|1张卡|1卡|1 card|one card|a single card|single card|single gpu"
     r"|1 gpu|one gpu)(?:就够了?|就行|足够|够了?|is enough|enough|fits| is fine)?$|^(?:不用|不需要|不要)多卡$"
 )
+# whether the model fits on one card says it outright: "模型放不下一张卡" read as "one card" (a no) before
+_DOES_NOT_FIT = lazy(
+    r"放不下|装不下|塞不下|doesn'?t fit|does not fit|won'?t fit|can'?t fit|too (?:big|large) for (?:one|a)"
+)
+_FITS = lazy(r"放得下|装得下|能放下|fits (?:on|in(?:to)?) (?:one|a single)")
 _MODEL_PARALLEL = lazy(
     r"张量并行|流水线并行|模型并行|tensor[- ]parallel|pipeline(?:[- ]parallel)?"
     r"|model[- ]parallel|\btp\s*=?\s*\d|\bpp\s*=?\s*\d"
@@ -109,7 +120,9 @@ def model_parallel_words(norm: str) -> bool | None:
     """ "只是数据并行", "no, it's data parallel only", "单卡就够", "不需要模型并行，只是数据并行" -> False (data
     parallelism is not model parallelism: each card holds the whole model); "张量并行", "tensor parallel", "tp=4" ->
     True."""
-    if _SINGLE_CARD.match(norm) or _NOT_MODEL_PARALLEL.search(norm):
+    if _DOES_NOT_FIT.search(norm):
+        return True
+    if _FITS.search(norm) or _SINGLE_CARD.match(norm) or _NOT_MODEL_PARALLEL.search(norm):
         return False
     if _DATA_PARALLEL.search(norm) and not re.search(r"模型并行|model[- ]parallel|张量|tensor|pipeline|流水线", norm):
         return False
@@ -148,7 +161,8 @@ _NO_STOP = lazy(
     r"|must not (?:stop|be interrupted)|no interruptions?"
 )
 _MAY_STOP = lazy(
-    r"可以(?:被)?(?:中断|停)|断了也没事|停了也没关系|中断也没事|can be (?:interrupted"
+    r"丢(?:一点|一些|点)(?:进度)?(?:也)?(?:没关系|没事|无所谓)|^支持$"
+    r"|可以(?:被)?(?:中断|停)|断了也没事|停了也没关系|中断也没事|can be (?:interrupted"
     r"|stopped)|interruptions? (?:are|is) fine"
     r"|fine if (?:it|they) stops?"
 )
@@ -156,7 +170,8 @@ _MAY_STOP = lazy(
 
 # negation-aware: "没法恢复", "can't resume" is a no; "不用重来", "no need to start over" a yes
 _CANNOT_RESUME = lazy(
-    r"(?:没法|无法|不能|不可以|没办法|不可|can'?t|cannot|no way to|unable to|not able to)\s*"
+    r"^(?:没|没有|不)(?:存|保存)(?:过)?$|^不支持|(?:会|就)?丢(?:掉)?(?:全部|所有)?进度|进度(?:会|就)?(?:丢|没)"
+    r"|(?:没法|无法|不能|不可以|没办法|不可|can'?t|cannot|no way to|unable to|not able to)\s*"
     r"(?:恢复|续|接着|继续|resume|recover|continue|pick up)"
 )
 _NEED_NOT_RESTART = lazy(
@@ -198,7 +213,8 @@ _DAYS_A_WEEK = lazy(rf"^(?P<n>{NUM})\s*days?\s*(?:a|per|/)\s*week$|^每周\s*(?P
 
 
 def frequency_words(norm: str) -> str:
-    return _FREQUENCY_LEAD.sub("", norm).strip()
+    """The frequency with the words around it dropped; "几次" (several times) as 3, as 几 reads elsewhere."""
+    return _FREQUENCY_LEAD.sub("", norm).strip().replace("几次", "3次")
 
 
 def runs_a_week(norm: str) -> float | None:
@@ -208,7 +224,19 @@ def runs_a_week(norm: str) -> float | None:
     match = _DAYS_A_WEEK.match(norm)
     if match:
         return float(match.group("n") or match.group("cn"))
+    named = _NAMED_DAYS.match(norm)
+    if named:  # "每周五", "每周一三五", "every friday", "mondays and thursdays": those days, once each
+        english = {day[:3] for day in re.findall(_EN_DAY, named["en"] or "")}
+        days = set(re.findall(r"[一二三四五六日天]", named["cn"] or "")) | english
+        return float(len(days)) if days else None
     return None
+
+
+_EN_DAY = r"\b(?:mon|tues?|wed(?:nes)?|thu(?:rs?)?|fri|sat(?:ur)?|sun)(?:day)?s?\b"
+_NAMED_DAYS = lazy(
+    r"^(?:每|每个)?(?:周|星期|礼拜)(?P<cn>[一二三四五六日天](?:[、,，和及]?(?:周|星期)?[一二三四五六日天])*)$"
+    rf"|^(?:every |on )?(?P<en>(?:{_EN_DAY}(?:,? and |, | )?)+)$"
+)
 
 
 # --- schedules ----------------------------------------------------------------------------------

@@ -25,7 +25,10 @@ _LEAD = lazy(
     r"|(?:peak(?:s| is| of| at)?|peaks? at|it uses|uses|using|maybe|only|just|it peaks at|memory peak(?: is)?)"
     r")\s*"
 )
-_TAIL = lazy(r"\s*(?:显存|的显存|的样子|吧|of memory|of vram|vram|memory|at peak|used|用)$")
+_TAIL = lazy(
+    r"\s*(?:显存|的显存|的样子|吧|of memory|of vram|vram|memory|at peak|used|用"
+    r"|就够了?|就够用了?|就行|足够了?|is enough)$"  # "40G就够": 40 GB
+)
 _OF = lazy(rf"^(?P<peak>{NUM})\s*(?:{GB})?\s*(?:/|of|out of|of an?|in|共|中的|,)\s*(?P<card>{NUM})\s*(?:{GB})?$")
 # a peak said with its bound or approximation, then the card: "七十多G/80G", "70多G of 80", "不到64G/80G"
 _SAID_OF = lazy(rf"^(?P<peak>.+?)\s*(?:/|of|out of|of an?|共|中的)\s*(?P<card>{NUM})\s*(?:{GB})?$")

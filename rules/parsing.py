@@ -222,6 +222,8 @@ def parse_model_parallel(text: str) -> bool:
     words = said.model_parallel_words(norm)
     if words is False:
         return False
+    if words is True and (_cards_named(norm) or 0) < 2:  # "模型放不下一张卡": its "one card" is what it does not fit
+        return True
     count = _cards_named(norm)
     if count is not None and 2 <= count <= 1024:
         if read_yes_no(norm) is False:
@@ -244,7 +246,8 @@ def parse_model_parallel(text: str) -> bool:
 # a yes that says something can be done, not that it must: on "does the model need splitting?" it answers nothing
 _ABLE = frozenset(("没问题", "no problem", "可以", "当然可以", "可以的", "应该可以", "行", "没事"))
 _SEVERAL_CARDS = lazy(
-    r"^(?:要|需要|用)?\s*(?:多卡|多张卡|几张卡|multi-?gpu|multiple (?:gpus|cards)|several (?:gpus|cards)|deepspeed)$"
+    r"^(?:要|需要|用)?\s*(?:多卡|多张卡|几张卡|多机多卡|多机|多节点|multi-?gpu|multi-?node|multiple (?:gpus|cards)"
+    r"|several (?:gpus|cards)|deepspeed)$"
 )
 
 
@@ -271,6 +274,7 @@ def parse_memory(text: str) -> MemoryAnswer:
         yes_no = said.memory_full(norm)  # "快满了", "plenty of room"
     if yes_no is not None:
         return MemoryAnswer(tight=yes_no)
+    norm = _UNDER_HALF.sub("不到一半", norm)  # "一半都用不到": less than half, as 不到一半 reads
     figure = read_memory_amount("memory", text, norm, ACCEPTED["memory"])  # rules/memory_amounts.py
     if figure is not None:
         return figure
@@ -299,6 +303,7 @@ def with_workload(text: str, workload: Workload) -> str:
     return f"{text.strip()} {workload.value}"
 
 
+_UNDER_HALF = lazy(r"^(?:(?:一半|半)都?用不到|用不到一半|一半不到)$")
 _QUANTS = (
     dict.fromkeys(("bf16",), "bf16")
     | dict.fromkeys(("fp16",), "fp16")

@@ -36,7 +36,7 @@ _RUN = lazy(rf"({_CN}+)")
 # numerals that are part of a word, not a number: 一直, 一般, 一晚上, 万一, 第一, 周一至周五 (weekdays) ...
 _WORDS = lazy(
     r"一[直般下起样定些晚夜致旦点边半]|(?<![零〇一二两三四五六七八九十百千\d])万一|千万|[统唯单第]一"
-    r"|(?:周|星期|礼拜)[一二三四五六日天](?=\s*(?:至|到|-|~|、|,|和|及|$|\s))"
+    r"|(?:周|星期|礼拜)[一二三四五六日天](?:[、,，和及]?[一二三四五六日天])*(?=\s*(?:至|到|-|~|、|,|和|及|$|\s))"
 )
 _NUMERALS = "零〇一二两三四五六七八九十百千万"
 _HIDE = str.maketrans(_NUMERALS, "".join(chr(0xE000 + i) for i in range(len(_NUMERALS))))
@@ -122,10 +122,15 @@ def _english(text: str) -> str:
     return re.sub(r"\s?\x00(\d+)\x00\s?", lambda m: f" {words[int(m.group(1))]} ", done).strip()
 
 
+_LISTED_PAIR = lazy(r"(?<![\d.])(\d+)\s*[、/]\s*(\d+)(?=\s*个?\s*(?:小时|天|周|次|张|卡|g|月))")  # 5、6个小时
+
+
 def spoken(text: str) -> str:
     """`text` (normalised) with numbers said in words written as digits, ranges as "low-high"."""
+    text = text.replace("好几", "几")  # 好几天, 好几次: "quite a few" reads as 几 does
     if re.search(f"{_CN}", text):
         text = _chinese(text)
     text = _english(text)
     text = _AND_A_HALF.sub(lambda m: _show(float(m.group(1)) + 0.5), text)
+    text = _LISTED_PAIR.sub(lambda m: f"{m[1]}-{m[2]}" if int(m[1]) < int(m[2]) else m[0], text)
     return re.sub(r"\s+", " ", _OR.sub(r"\1-\2", text)).strip()
