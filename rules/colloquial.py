@@ -30,7 +30,9 @@ def unsure(norm: str) -> bool:
 
 # --- duration -----------------------------------------------------------------------------------
 
-_OVERNIGHT = lazy(r"^(?:跑|要|需要|大概)?\s*(?:[一1]晚上?|[一1]夜|[一1]个?通宵|通宵|overnight|all night|over ?night)$")
+_OVERNIGHT = lazy(
+    r"^(?:跑|要|需要|大概)?\s*(?:[一1]晚上?|[一1]夜|[一1]个?通宵|通宵|overnight|all night|over ?night)(?:[- ]?ish)?$"
+)
 # a morning's or an afternoon's work: about 4 hours, wholly below the long-run line whatever the morning is
 _HALF_DAY = lazy(r"^(?:[一1]个?)?(?:上午|下午|早上)$")
 _DURATION_LEAD = lazy(r"^(?:跑|要跑|需要|要|takes?|it takes|runs? for|lasts?|each run takes)\s*")
@@ -63,13 +65,15 @@ _FULL = lazy(
     r"^(?:(?:快|几乎|差不多|基本)?(?:满了?|占满了?|用满了?|吃满了?"
     r"|爆了?|要爆了?)|爆显存|会爆显存|(?:会|经常|老是|总是)?oom|out of memory|不够用?|不太够|很紧张|紧张|吃紧"
     r"|(?:almost|nearly|basically|practically)? ?(?:full|maxed out|at the limit|tight|very tight)"
-    r"|the whole card|all of it"
+    r"|the whole card|all of it|(?:it |we )?(?:ooms?|runs? out of memory)"
+    r"|barely fits|just fits|close to (?:full|the limit)"
     r"|\S{0,16}?(?:跑|用|吃|占)满了?)$"  # "4090跑满了": whichever card it names, full
 )
 _ROOMY = lazy(
     r"^(?:很少|不多|一点点|够用|够|足够|充足|很宽裕|宽裕|绰绰有余|远没满|没满|不紧张|不会满|不会爆|用不满|不会oom"
     r"|plenty of (?:room|headroom|space)|lots of room|not much|a little|well under|nowhere near full"
-    r"|不是问题|没问题|不成问题|not a problem|no problem)$"  # "显存不是问题": the memory is no issue
+    r"|不是问题|没问题|不成问题|not a problem|no problem"  # "显存不是问题": the memory is no issue
+    r"|fits easily|easily fits|way under|well within)$"
 )
 
 
@@ -162,6 +166,7 @@ _NO_STOP = lazy(
 )
 _MAY_STOP = lazy(
     r"丢(?:一点|一些|点)(?:进度)?(?:也)?(?:没关系|没事|无所谓)|^支持$"
+    r"|losing (?:a bit|a little|some)(?: (?:of )?(?:progress|work))? is (?:fine|ok|okay)"
     r"|可以(?:被)?(?:中断|停)|断了也没事|停了也没关系|中断也没事|can be (?:interrupted"
     r"|stopped)|interruptions? (?:are|is) fine"
     r"|fine if (?:it|they) stops?"

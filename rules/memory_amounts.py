@@ -27,7 +27,8 @@ _LEAD = lazy(
 )
 _TAIL = lazy(
     r"\s*(?:显存|的显存|的样子|吧|of memory|of vram|vram|memory|at peak|used|用"
-    r"|就够了?|就够用了?|就行|足够了?|is enough)$"  # "40G就够": 40 GB
+    r"|就够了?|就够用了?|就行|足够了?|is enough"  # "40G就够": 40 GB
+    r"|of (?:the|a|one|each) (?:card|gpu)|of it|的卡|of (?:the )?(?:card|gpu)'?s memory)$"  # "60% of the card": 60%
 )
 _OF = lazy(rf"^(?P<peak>{NUM})\s*(?:{GB})?\s*(?:/|of|out of|of an?|in|共|中的|,)\s*(?P<card>{NUM})\s*(?:{GB})?$")
 # a peak said with its bound or approximation, then the card: "七十多G/80G", "70多G of 80", "不到64G/80G"

@@ -399,6 +399,7 @@ _LEVELS = {"high": FrequencyLevel.HIGH, "高": FrequencyLevel.HIGH, "高频": Fr
            "偶尔": FrequencyLevel.LOW, "很少": FrequencyLevel.LOW}  # fmt: skip
 _A_WEEK = {"day": 7.0, "天": 7.0, "日": 7.0, "week": 1.0, "周": 1.0, "星期": 1.0, "礼拜": 1.0, "month": 12 / 52,
            "月": 12 / 52}  # fmt: skip
+_PERIOD_OF = {"daily": "day", "weekly": "week", "monthly": "month"}  # "twice daily": twice a day
 _PER_WORD = {"daily": "1 a day", "everyday": "1 a day", "天天": "1 a day", "weekly": "1 a week", "monthly": "1 a month",
              "once": "1", "twice": "2", "thrice": "3", "a few": "3", "few": "3", "several": "3"}  # fmt: skip
 _RUNS = r"times?|x|次|回"
@@ -424,6 +425,11 @@ def parse_frequency(text: str) -> FrequencyAnswer:
         if number(every["n"]) <= 0:
             raise ParseError("frequency", text, ACCEPTED["frequency"], "interval_not_positive")
         return FrequencyAnswer(runs_per_week=7 / number(every["n"]))
+    compact = re.sub(
+        r"\b(once|twice|thrice|\d+(?:\.\d+)? times?) (daily|weekly|monthly)$",
+        lambda m: f"{m[1]} a {_PERIOD_OF[m[2]]}",
+        compact,
+    )
     words = re.sub(r"\b(?:a few|few|several|once|twice|thrice)\b|^(?:daily|everyday|weekly|monthly|天天)$",
                    lambda m: _PER_WORD[m.group(0)], compact)  # fmt: skip
     for form in _FREQUENCY:
