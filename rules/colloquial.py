@@ -42,6 +42,22 @@ _UNIT_AND_A_HALF = lazy(rf"(?:({NUM})|\ban?)\s+(hour|day|week)s?\s+and a half\b"
 _HOURS_MINUTES = lazy(rf"^({NUM})\s*h\s*(\d{{1,2}})$")
 
 
+_MOST_OF_A_DAY = lazy(
+    r"^(?:跑|要|需要|大概)?\s*(?:大半天|一整个白天|白天|all day|most of (?:the|a) day|the whole day long)$"
+)
+_IRREGULAR = lazy(r"^(?:不定期|不固定|随时|看情况|按需|有需要就跑|on demand|irregularly|whenever|it varies|varies)$")
+
+
+def most_of_a_day(norm: str) -> bool:
+    """ "大半天", "all day": a working day or a whole one, either side of the long-run line; asked, not guessed."""
+    return _MOST_OF_A_DAY.match(norm) is not None
+
+
+def irregular(norm: str) -> bool:
+    """ "不定期", "on demand": how often has no figure; the reply asks for one (about how many a week?)."""
+    return _IRREGULAR.match(norm) is not None
+
+
 def overnight(norm: str) -> bool:
     """ "跑一晚上", "overnight": anywhere from 6 to 14 hours; the reply suggests 10 h."""
     return _OVERNIGHT.match(norm) is not None

@@ -136,6 +136,9 @@ def parse_duration(text: str) -> DurationAnswer:
     norm = _prepare("duration", text)
     if said.overnight(norm):
         raise ParseError("duration", text, ACCEPTED["duration"], "ambiguous_overnight", {"suggestion": "10h"})
+    if said.most_of_a_day(norm):  # "大半天", "all day": a working day or a whole one, either side of the 8 h line
+        day: dict[str, str | float] = {"said": text.strip(), "line": f"{LONG_RUN_LINE:g} h"}
+        raise ParseError("duration", text, ACCEPTED["duration"], "ambiguous_bound", day)
     norm = said.duration_words(norm)
     compact = norm.replace(" ", "")
     for key in (norm, compact, compact.removesuffix("ours").removesuffix("our")):
@@ -420,6 +423,8 @@ def parse_frequency(text: str) -> FrequencyAnswer:
     weekly = said.runs_a_week(compact) or said.runs_a_week(norm)
     if weekly is not None:
         return FrequencyAnswer(runs_per_week=weekly)
+    if said.irregular(compact):  # "不定期", "on demand": no figure to judge by, so asked for one
+        raise ParseError("frequency", text, ACCEPTED["frequency"], "irregular")
     every = _EVERY_N_DAYS.match(compact)
     if every:
         if number(every["n"]) <= 0:
