@@ -290,13 +290,11 @@ def parse_memory(text: str) -> MemoryAnswer:
         raise ParseError("memory", text, ACCEPTED["memory"], "bare_number")
     size = _BARE_SIZE.fullmatch(words)
     if size is not None:  # "7B", "7B模型": trained or served? The answer decides the figure (120 GB or 16 GB)
-        said_size = f"{float(size.group('size')) / (10 if size.group('unit') == '亿' else 1):g}B"
-        raise ParseError("memory", text, MODEL_JOB_FORMS, "which_model_job", {"size": said_size})
+        raise ParseError("memory", text, MODEL_JOB_FORMS, "which_model_job", {"size": f"{_billions(size):g}B"})
     raise ParseError("memory", text, ACCEPTED["memory"])
 
 
 _MODEL_WORD = lazy(r"(?<=\d)\s*(?P<unit>b|亿)\s*(?:的)?\s*(?:模型|model|参数)(?:的)?")  # "7b的模型", "70亿参数"
-_BARE_SIZE = lazy(rf"(?:model\s*|模型\s*)?(?:[a-z][a-z0-9.]*[-_ ]?)?(?P<size>{_NUM})\s*(?P<unit>b|bn|billion|亿)")
 MODEL_JOB_FORMS = ["7B LoRA", "7B 全参微调", "7B 推理", "7B int4"]
 
 
@@ -366,12 +364,18 @@ def _served(text: str, norm: str) -> MemoryAnswer | None:
 
 _SIZE = rf"(?P<size>{_NUM})\s*(?P<unit>b|bn|billion|亿)"
 _NAME = r"(?:[a-z][a-z0-9.]*[-_ ]?)?"  # qwen2.5-, llama- ...
+_BARE_SIZE = lazy(rf"(?:model\s*|模型\s*)?{_NAME}{_SIZE}")  # "7B", "qwen 7b", "70亿": a size said with no job
 _MODEL_JOBS = [
     lazy(rf"^(?:model\s*|模型\s*)?{_NAME}{_SIZE}\s*(?:model|模型|参数)?\s*的?\s*(?P<method>.+)$"),
     lazy(rf"^(?P<method>.+?)\s+{_NAME}{_SIZE}(?:\s*(?:model|模型|参数))?$"),
     lazy(rf"^(?P<method>[^\x00-\x7f]+?)\s*{_SIZE}(?:\s*(?:model|模型|参数))?$"),  # "部署7B模型": Chinese, no space
 ]
 _TRAINING = (Workload.PRETRAIN, Workload.FULL_FINETUNE, Workload.LORA, Workload.QLORA)
+
+
+def _billions(match: re.Match[str]) -> float:
+    """A model size matched by _SIZE, in billions of parameters (亿 is a tenth of one)."""
+    return float(match.group("size")) / (10 if match.group("unit") == "亿" else 1)
 
 
 def _model_job(text: str, norm: str) -> MemoryAnswer | None:
@@ -382,12 +386,11 @@ def _model_job(text: str, norm: str) -> MemoryAnswer | None:
     if match is None:
         return None
     method = _WORKLOADS[match.group("method").strip()]
+    size = _billions(match)
     if method is Workload.INFERENCE:  # "7B inference": the served model, at the policy's defaults
-        size = float(match.group("size")) / (10 if match.group("unit") == "亿" else 1)
         return _served(text, f"{size:g}b serve")
     if method not in _TRAINING:
         raise ParseError("memory", text, ACCEPTED["memory"], "model_method")
-    size = float(match.group("size")) / (10 if match.group("unit") == "亿" else 1)
     if not 0 < size <= 10_000:
         raise ParseError("memory", text, ACCEPTED["memory"], "size_not_positive")
     return MemoryAnswer(model_size_b=size, method=method)
@@ -740,10 +743,10 @@ def parse_share(text: str, gpu: str | None = None) -> float:
 
 
 _PRICE_FORMS = [
-    re.compile(r"(?P<n>.+?)(?:/|每|一)(?:a|an|per|每|一)?(?:个)?(?P<unit>[a-z]+|小时|时|天|日|月)"),  # 400/天, 400一天
-    re.compile(r"(?:每|一)(?:个)?(?P<unit>小时|天|日|月)(?P<n>.+)"),  # 每小时20元, 一天400
-    re.compile(r"(?P<unit>时|日|月)租(?P<n>.+)"),  # 月租11500
-    re.compile(r"包(?P<unit>天|月)(?P<n>.+)"),  # 包月11500
+    lazy(r"(?P<n>.+?)(?:/|每|一)(?:a|an|per|每|一)?(?:个)?(?P<unit>[a-z]+|小时|时|天|日|月)"),  # 400/天, 400一天
+    lazy(r"(?:每|一)(?:个)?(?P<unit>小时|天|日|月)(?P<n>.+)"),  # 每小时20元, 一天400
+    lazy(r"(?P<unit>时|日|月)租(?P<n>.+)"),  # 月租11500
+    lazy(r"包(?P<unit>天|月)(?P<n>.+)"),  # 包月11500
 ]
 _A_ONE = lazy(r"(?<![零〇一二两三四五六七八九十百千万])一(?:个)?(?=小时|天|日|月)")
 _PRICE_UNITS = (

@@ -56,13 +56,19 @@ def parse_at(text: str) -> time:
 
 
 def parse_zone(text: str) -> str:
-    """An IANA zone ('Asia/Shanghai', 'UTC'), or one as people name it ('北京时间', '东八区', 'UTC+8')."""
+    """An IANA zone ('Asia/Shanghai', 'UTC', 'utc'), or one as people name it ('北京时间', '东八区', 'UTC+8')."""
     text = ZONE_WORDS.get(text.strip().lower(), text)
+    text = text.upper() if text.upper() in ("UTC", "GMT") else text
     try:
         ZoneInfo(text)
     except (ZoneInfoNotFoundError, ValueError):
         raise ParseError("remind_zone", text, ACCEPTED["remind_zone"]) from None
     return text
+
+
+def zone_said(word: str) -> bool:
+    """Whether a word of `remind at 9:30 …` names the zone (else it says the days)."""
+    return "/" in word or word.upper() in ("UTC", "GMT") or word.strip().lower() in ZONE_WORDS
 
 
 def _day(token: str) -> int:

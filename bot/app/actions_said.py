@@ -4,6 +4,8 @@ away, nor the board. Times on the channel's clock; each line with the item's own
 
 from __future__ import annotations
 
+from zoneinfo import ZoneInfo
+
 from bot.actions.outcome import outcome
 from bot.app.invocation import Invocation
 from bot.chat.message import plain
@@ -33,13 +35,13 @@ def actions(inv: Invocation, _args: list[str]) -> None:
                 at=f"{at:%m-%d %H:%M}",
                 name=literal(name),
                 owner=mention(inst.owner) if inst is not None and inst.owner else "-",
-                what=_what(warning, inst, lang, zone_deadline=f"{warning.deadline.astimezone(zone):%m-%d %H:%M}"),
+                what=_what(warning, inst, lang, zone),
             )
         )
     inv.answer(plain("\n".join(lines), lang))
 
 
-def _what(warning: Warning, inst: Instance | None, lang: Lang, zone_deadline: str) -> str:
+def _what(warning: Warning, inst: Instance | None, lang: Lang, zone: ZoneInfo) -> str:
     """What became of the warning: its verified outcome where the stop was made or refused (outcome())."""
     found = outcome(warning, inst, lang)
     if found is not None:
@@ -49,7 +51,7 @@ def _what(warning: Warning, inst: Instance | None, lang: Lang, zone_deadline: st
     if warning.status == "cancelled":
         return t("actions.cancelled", lang, reason=_why(warning.detail, lang))
     if warning.status == "warned":
-        return t("actions.warned", lang, deadline=zone_deadline)
+        return t("actions.warned", lang, deadline=f"{warning.deadline.astimezone(zone):%m-%d %H:%M}")
     return t("actions.under_way", lang)  # requested, or the agent has answered and the bot not yet said it
 
 

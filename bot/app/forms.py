@@ -88,7 +88,7 @@ def read_track(
         fields = instance_fields(
             texts.get("gpu", ""),
             texts.get("price"),
-            int(cards) if cards.isdigit() else 1,
+            int(cards) if cards.isdigit() and "cards" in texts else None,
             texts.get("share"),
             currency,
             lang,

@@ -14,7 +14,7 @@ from bot.chat import inline
 from bot.chat.message import Message, Section, plain
 from bot.chat.profile_messages import costs
 from bot.deps import Deps
-from bot.fields.rentals import currency_code
+from bot.fields.rentals import FieldError, currency_code, machine
 from bot.text import Lang, t
 from bot.text.compare import lines as compare_lines
 from bot.text.errors import error_text
@@ -34,12 +34,22 @@ def request_of(deps: Deps, raw: dict[str, str], lang: Lang) -> QuoteRequest:
     if "schedule" not in raw and "gpu_hours" not in raw:
         raise CommandError(t("error.quote_needs_schedule", lang))
     schedule = parse_schedule(raw["schedule"]) if "schedule" in raw else None
-    gpu, counted = counted_gpu(raw.get("gpu", "A100-80GB"))  # "A100*8": eight cards of it
     currency = currency_code(raw.get("currency", deps.settings.files.currency))  # USD, 美元
     if currency not in ECB_CURRENCIES:
         raise CommandError(
             t("error.quote_currency", lang, currency=currency[:12], accepted=", ".join(sorted(ECB_CURRENCIES)))
         )
+    cards: int | None = None
+    if "cards" in raw:
+        try:
+            said = raw["cards"]  # 8, 8卡, 八张, 两台8卡; a figure as typed, for the quote's own range check
+            cards = int(said) if said.isdigit() else parse_cards(said)
+        except ParseError:
+            raise CommandError(t("error.whole_cards", lang, cards=raw["cards"])) from None
+    try:
+        gpu, cards = machine(raw.get("gpu", "A100-80GB"), cards, lang)  # "A100*8": eight cards of it
+    except FieldError as exc:
+        raise CommandError(exc.message) from None
     fields: dict[str, Any] = {
         "gpu": gpu,
         "hours_per_day": schedule.hours_per_day if schedule else None,
@@ -49,16 +59,8 @@ def request_of(deps: Deps, raw: dict[str, str], lang: Lang) -> QuoteRequest:
         "region": raw.get("region"),
         "provider": None if raw.get("provider", "").lower() in ("", "cheapest") else raw["provider"],
     }
-    if "cards" in raw:
-        try:
-            said = raw["cards"]  # 8, 8卡, 八张, 两台8卡; a figure as typed, for the quote's own range check
-            fields["cards"] = int(said) if said.isdigit() else parse_cards(said)
-        except ParseError:
-            raise CommandError(t("error.whole_cards", lang, cards=raw["cards"])) from None
-    if counted is not None:
-        if fields.get("cards", counted) != counted:
-            raise CommandError(t("error.cards_twice", lang, gpu=raw["gpu"], counted=counted, cards=raw["cards"]))
-        fields["cards"] = counted
+    if cards is not None:
+        fields["cards"] = cards
     if "share" in raw:
         fields["share"] = parse_share(raw["share"], gpu)
     for key in ("storage_gb", "storage_price", "egress_gb", "egress_price"):

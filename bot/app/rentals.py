@@ -27,7 +27,7 @@ from rules.budget import standings
 from rules.digest import spent_this_month, stored_this_month
 from rules.errors import ParseError
 from rules.power import state_at
-from rules.remind_schedule import ZONE_WORDS, RemindSchedule, next_send, parse_at, parse_days, parse_zone
+from rules.remind_schedule import RemindSchedule, next_send, parse_at, parse_days, parse_zone, zone_said
 
 
 def list_items(inv: Invocation) -> None:
@@ -262,8 +262,8 @@ def _schedule(args: list[str], current: RemindSchedule, zone: str) -> RemindSche
     a zone, `zone` (the caller's Slack time zone)."""
     at, days = parse_at(args[0]), current.days
     for arg in args[1:]:
-        if "/" in arg or arg.upper() in ("UTC", "GMT") or arg.lower() in ZONE_WORDS:
-            zone = parse_zone(arg if "/" in arg or arg.lower() in ZONE_WORDS else arg.upper())
+        if zone_said(arg):
+            zone = parse_zone(arg)
         else:
             days = parse_days(arg)
     return RemindSchedule(at, zone, days, True, current.lang)
@@ -305,8 +305,7 @@ def budget(inv: Invocation, args: list[str]) -> None:
         )
         return
     words = args[1:]  # the amount, in words as people say it ("每月 2万", "20k a month"), then perhaps its currency
-    code = words.pop() if len(words) > 1 and currency_code(words[-1]) in ("CNY", "USD") else None
-    code = currency_code(code) if code else None
+    code = currency_code(words.pop()) if len(words) > 1 and currency_code(words[-1]) in ("CNY", "USD") else None
     asked = budget_money(" ".join(words), code) if words else None
     if asked is not None and code is None and words[0][:1] not in SIGNS:  # no sign, no code: the bot's currency
         asked = (asked[0], deps.settings.files.currency.upper())

@@ -30,7 +30,6 @@ from bot.text.format import mention, money
 from bot.text.quote import rate
 from bot.text.runway import when_said
 from rules.errors import ParseError
-from rules.gpus import counted_gpu
 from rules.parsing import parse_cards
 from rules.storage_amounts import parse_price_gb_month, parse_size_gb
 
@@ -121,16 +120,11 @@ def _instance(inv: Invocation, rentals: Rentals, name: str, raw: dict[str, str],
     if "gpu" not in raw:
         raise CommandError(t("digest.track_usage", lang))
     try:
-        cards = parse_cards(raw.get("cards", "1"))  # 8, 8卡, 八张, 两台8卡
+        cards = parse_cards(raw["cards"]) if "cards" in raw else None  # 8, 8卡, 八张, 两台8卡
     except ParseError:
         raise CommandError(t("error.whole_cards", lang, cards=raw["cards"])) from None
-    gpu, counted = counted_gpu(raw["gpu"])  # "A100*8", as platforms list a machine: eight cards of it
-    if counted is not None:
-        if "cards" in raw and cards != counted:
-            raise CommandError(t("error.cards_twice", lang, gpu=raw["gpu"], counted=counted, cards=raw["cards"]))
-        cards = counted
     fields = instance_fields(
-        gpu,
+        raw["gpu"],
         raw.get("price"),
         cards,
         raw.get("share"),

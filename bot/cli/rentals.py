@@ -221,7 +221,7 @@ def track_instance(
     price: Annotated[
         str | None, typer.Option(help="400/day, 14/h or 11500/month (default: a dedicated price from the price cache).")
     ] = None,
-    cards: Annotated[int, typer.Option(min=1, max=1024, metavar="N", help="Whole cards (or --share).")] = 1,
+    cards: Annotated[int | None, typer.Option(min=1, max=1024, metavar="N", help="Whole cards (or --share).")] = None,
     share: Annotated[str | None, typer.Option(help="A slice of one card: 1/2, 3g.40gb.")] = None,
     project: Annotated[str | None, typer.Option(help="The project it is billed to.")] = None,
     currency: Annotated[str, typer.Option(help="CNY or USD.")] = "CNY",
@@ -240,16 +240,8 @@ def track_instance(
     """Track a rented instance; prints its heartbeat token once (for `gpu-advise agent`)."""
     from bot.fields.metering import billing_of, provider_of, stop_billing_of
     from bot.fields.rentals import instance_fields
-    from rules.gpus import counted_gpu
 
     settings = load_settings(lang=lang)
-    gpu, counted = counted_gpu(gpu)  # --gpu 'A100*8', as platforms list a machine: eight cards of it
-    if counted is not None:
-        if cards not in (1, counted):
-            raise fail(
-                t("error.cards_twice", settings.files.lang, gpu=f"{gpu}*{counted}", counted=counted, cards=cards)
-            )
-        cards = counted
     fields = _fields(
         lambda: instance_fields(
             gpu, price, cards, share, currency, settings.files.lang, cached=lambda g, c, s: _cached(settings, g, c, s)

@@ -14,7 +14,7 @@ from typing import Any
 from bot.text import Lang, t
 from bot.text.errors import parse_error_text, unknown_gpu_text
 from rules.errors import ParseError, UnknownGPU
-from rules.gpus import canonical_gpu
+from rules.gpus import canonical_gpu, counted_gpu
 from rules.numbers import money_value
 from rules.parsing import parse_price, parse_share
 from rules.patterns import lazy
@@ -55,19 +55,32 @@ def currency_of(text: str, lang: Lang) -> str:
     return code
 
 
+def machine(gpu: str, cards: int | None, lang: Lang) -> tuple[str, int | None]:
+    """A GPU said with its count, as platforms list a machine ("A100*8": eight cards of it), as the GPU's name and
+    the cards; `cards` (None: not given) as it is otherwise. FieldError("cards") when cards= gives another count."""
+    name, counted = counted_gpu(gpu)
+    if counted is None:
+        return name, cards
+    if cards not in (None, counted):
+        raise FieldError("cards", t("error.cards_twice", lang, gpu=gpu, counted=counted, cards=cards))
+    return name, counted
+
+
 def instance_fields(
     gpu: str,
     price: str | None,
-    cards: int,
+    cards: int | None,
     share: str | None,
     currency: str,
     lang: Lang,
     *,
     cached: Callable[[str, int, float | None], CachedPrice | None] | None = None,
 ) -> dict[str, Any]:
-    """GPU model, price and its billing unit, cards or a slice, currency: the columns of an instance.
-    Without a typed price, `cached(gpu, cards, share)` gives one from the price cache (its source in
-    `price_source`), else the price is asked for."""
+    """GPU model, price and its billing unit, cards (None: one, or the count the GPU is said with, "A100*8") or a
+    slice, currency: the columns of an instance. Without a typed price, `cached(gpu, cards, share)` gives one from
+    the price cache (its source in `price_source`), else the price is asked for."""
+    gpu, counted = machine(gpu, cards, lang)
+    cards = counted or 1
     try:
         model = canonical_gpu(gpu)
     except UnknownGPU as exc:

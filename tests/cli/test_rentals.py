@@ -72,6 +72,7 @@ def test_bad_input_names_the_flag_and_the_accepted_form_and_writes_nothing(tmp_p
         ),
         (("--gpu", "A100-80GB", "--price", "400/day", "--currency", "EUR"), "CNY or USD"),
         (("--gpu", "A100-80GB", "--price", "400/day", "--share", "7/5"), "--share"),
+        (("--gpu", "A100*8", "--price", "80/h", "--cards", "4"), "A100*8 says 8 cards and cards=4"),
     ]
     for flags, said in cases:
         done = run_cli(
@@ -84,6 +85,17 @@ def test_bad_input_names_the_flag_and_the_accepted_form_and_writes_nothing(tmp_p
     spaced = run_cli("track", "instance", "my box", *A100, *TEAM, env=env, tmp=tmp_path)
     assert spaced.returncode == 2 and "1 to 64 letters" in spaced.stderr
     assert json.loads(run_cli("list", "--json", *TEAM, env=env, tmp=tmp_path).stdout)["instances"] == []
+
+
+def test_a_machine_as_platforms_list_it_is_its_cards(tmp_path: Path) -> None:
+    """`--gpu 'A100*8'` was an unknown GPU; it is eight A100 cards (a typed price the machine's, as always)."""
+    env = _state(tmp_path)
+    for name, flags in (("m1", ("--gpu", "A100*8")), ("m2", ("--gpu", "8xA100", "--cards", "8"))):
+        done = run_cli("track", "instance", name, *flags, "--price", "80/h", "--channel", "C1", "--owner", "U1",
+                       *TEAM, env=env, tmp=tmp_path)  # fmt: skip
+        assert done.returncode == 0, done.stderr
+    listed = json.loads(run_cli("list", "--json", *TEAM, env=env, tmp=tmp_path).stdout)["instances"]
+    assert [(i["name"], i["gpu"], i["cards"]) for i in listed] == [("m1", "A100-80GB", 8), ("m2", "A100-80GB", 8)]
 
 
 def test_errors_speak_chinese(tmp_path: Path) -> None:
