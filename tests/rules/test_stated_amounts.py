@@ -114,3 +114,15 @@ def test_a_model_size_alone_is_asked_trained_or_served_unless_the_work_says() ->
     assert (trained.model_size_b, str(trained.method)) == (7, "lora")
     with pytest.raises(AnswersError):  # a kind of work with no model rule of thumb: refused, naming the forms
         parse_answers({"memory": "7B", "workload": "调参"})
+
+
+def test_an_answer_with_no_figure_to_judge_by_is_asked_for_one_in_the_terminal() -> None:
+    """大半天 lies either side of the 8 h line, 不定期 has no figure; 7B alone may be trained or served: each asked."""
+    done = run_cli(
+        "advise", "--duration", "大半天", "--frequency", "不定期", "--memory-peak", "7B", "--model-parallel", "no",
+        "--can-resume", "yes", "--lang", "zh", "--no-interactive",
+    )  # fmt: skip
+    assert done.returncode == 2
+    assert "“大半天”跨过了规则的判断线 8 h" in done.stderr
+    assert "平均每周大约跑几次" in done.stderr
+    assert "7B 是训练还是推理" in done.stderr
