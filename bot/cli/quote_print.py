@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 from rich.cells import cell_len
 from rich.table import Table
 
-from bot.cli.tables import folded_table, print_records, print_table, words_fit
+from bot.cli.tables import fitted, folded_table, print_records, print_table
 from bot.text import Lang, t
 from bot.text.compare import cells, compare_title
 from bot.text.quote import notes, rows, title
@@ -36,7 +36,7 @@ def print_quote(quote: Quote, policy: Policy, lang: Lang, console: Console) -> N
         table.add_row(row.option, row.cost, row.billing, row.source, style="yellow" if row.stale else None)
     # rich measures a Chinese sentence as one word: it could not shrink the table to 80 columns and cut its right edge
     # ("domest / c-reference"); where the words do not fit a word a line, the options are said as records
-    if words_fit(table, console):
+    if fitted(table, console):
         console.print(table)
     else:
         print_records(table, console)

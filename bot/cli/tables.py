@@ -86,9 +86,11 @@ def _fit(table: Table, console: Console) -> bool:
     return True
 
 
-def words_fit(table: Table, console: Console) -> bool:
-    """Whether `table` fits the console with every word on a line of its own (else: print_records)."""
-    return _width(table, console) <= console.width or _layout(table, console) is not None
+def fitted(table: Table, console: Console) -> bool:
+    """Whether `table` fits the console with every word on a line of its own, its columns then set so (else:
+    print_records). Fitting it, not only asking whether it could fit: rich's own shrinking of a table with boxes
+    folded the quote's words ("domestic-referen / ce")."""
+    return _width(table, console) <= console.width or _fit(table, console)
 
 
 def _layout(table: Table, console: Console) -> tuple[tuple[int, int], list[int]] | None:

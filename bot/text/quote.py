@@ -112,7 +112,21 @@ def _source(option: Option, lang: Lang) -> str:
     return text
 
 
-def _notes(option: Option, policy: Policy, lang: Lang) -> list[str]:
+SAID_ONCE = ("reference",)  # flags said once under the table when every option has them (note.flag.*.all)
+
+
+def _flags(option: Option) -> set[str]:
+    return set(filter(None, option.price.flags.split(","))) if option.price else set()
+
+
+def _common_flags(quote: Quote) -> list[str]:
+    """The flags every priced option has (a bundled reference price, on every row): said once under the table
+    rather than in each row, where they tripled the rows' height."""
+    priced = [_flags(o) for o in (quote.dedicated, quote.shared, quote.spot) if o is not None and o.price]
+    return [flag for flag in SAID_ONCE if len(priced) > 1 and all(flag in flags for flags in priced)]
+
+
+def _notes(option: Option, policy: Policy, lang: Lang, common: list[str]) -> list[str]:
     out = []
     for note in option.notes:
         if note == "billed_whole_period":
@@ -131,8 +145,7 @@ def _notes(option: Option, policy: Policy, lang: Lang) -> list[str]:
         )
     if option.billing_note:
         out.append(t(f"note.billing.{option.billing_note}", lang))
-    if option.price and option.price.flags:
-        out += [t(f"note.flag.{flag}", lang) for flag in option.price.flags.split(",") if flag]
+    out += [t(f"note.flag.{flag}", lang) for flag in sorted(_flags(option)) if flag not in common]
     return out
 
 
@@ -140,7 +153,7 @@ SHARINGS = ("vnpu", "qgpu", "hami", "time-slicing")  # named in the option (MIG 
 
 
 def rows(quote: Quote, policy: Policy, lang: Lang) -> list[Row]:
-    out = []
+    out, common = [], _common_flags(quote)
     for option in (quote.dedicated, quote.shared, quote.spot):
         if option is None:
             continue
@@ -155,7 +168,7 @@ def rows(quote: Quote, policy: Policy, lang: Lang) -> list[Row]:
         if option.memory_gb:
             name += " · " + t("option.memory", lang, memory_gb=option.memory_gb)
         billing = t(f"billing.{option.billing}", lang)
-        extra = _notes(option, policy, lang)
+        extra = _notes(option, policy, lang, common)
         if extra:
             sep = t("list.sep", lang)
             billing += sep + sep.join(extra)
@@ -282,6 +295,7 @@ def notes(quote: Quote, lang: Lang) -> list[str]:
                 date=quote.fx["date"],
             )
         )
+    out += [t(f"note.flag.{flag}.all", lang) for flag in _common_flags(quote)]
     if quote.stale:
         out.append(t("stale.warning", lang))
     return out

@@ -254,7 +254,7 @@ def test_money_reads_like_money_and_no_figure_is_folded(tmp_path: Path) -> None:
     spot = data["spot"]
     low, high = round(spot["amount_min"]), round(spot["amount_max"])
     assert f"¥{low}–¥{high}" in table  # ¥187–¥467, not ¥186.67–¥466.67, on one line
-    assert "¥980–¥1,120" in table and "17.5–20 days" in table
+    assert "¥980–¥1,120" in table and "(17.5–20" in table  # a figure whole; its words may wrap
     assert "costs 91.7–96.7% less than dedicated" in table
 
 
@@ -568,6 +568,11 @@ def test_a_chinese_quote_in_80_columns_keeps_its_right_edge_and_every_word(tmp_p
     assert [line.split()[0] for line in zh.splitlines() if line.startswith("方案")] == ["方案"] * 3
     en = re.sub(r"\x1b\[[0-9;]*m", "", run_cli(*flags, "--lang", "en", env=env, tmp=tmp_path).stdout)
     assert en.splitlines()[1].startswith("┏") and all(len(line) <= 80 for line in en.splitlines())
+    # rich shrank the English table itself and folded a word ("(domestic-referen / ce)"): its columns are set so that
+    # every word is whole; and the bundled price's caveat, the same on every row, is said once under the table
+    assert "(domestic-reference)," in en and "referen\n" not in en.replace(" ", "").replace("│", "")
+    assert en.count("rate card") == 1 and "• Every price above is a bundled reference price" in en
+    assert zh.count("价目表") == 1 and "• 以上均为内置参考价" in zh
 
 
 def test_quote_takes_a_schedule_in_words_as_chat_and_advise_do(tmp_path: Path) -> None:
