@@ -17,7 +17,7 @@ from bot.state.rentals import Instance, RentalError, Rentals
 from bot.text import t
 from bot.text.catalogue import tw
 from bot.text.format import literal, mention
-from bot.text.quote import rate
+from bot.text.quote import instance_rate
 from bot.text.runway import balance_kept, billing_said, billing_shown, runway_line, when_said
 from rules.digest import month_start
 from rules.power import state_at
@@ -140,7 +140,7 @@ def billing(inv: Invocation, args: list[str]) -> None:
         if prices:
             amount, unit = price_typed(prices[0], lang)
             priced = rentals.set_price(inv.team, found.name, amount, unit, inv.user, inv.deps.now())
-            said = rate(amount, priced.currency, unit, "", lang)
+            said = instance_rate(priced, lang, unknown="")
             lines.append(t("cli.price_set", lang, name=priced.name, rate=said))
         if len(rest) > 1:
             basis = billing_of(rest[1], lang)

@@ -22,7 +22,7 @@ from bot.text.budget import standing_line
 from bot.text.catalogue import tw
 from bot.text.errors import error_text
 from bot.text.format import literal, mention, money, show, who
-from bot.text.quote import rate
+from bot.text.quote import instance_rate
 from rules.budget import standings
 from rules.digest import spent_this_month, stored_this_month
 from rules.errors import ParseError
@@ -51,7 +51,7 @@ def list_items(inv: Invocation) -> None:
                 lang,
                 name=i.name,
                 gpu=f"{i.gpu} × {show(i.share or i.cards)}",
-                price=rate(i.price, i.currency, i.unit, t("digest.no_price", lang), lang),
+                price=instance_rate(i, lang),
                 owner=mention(i.owner) if i.owner else t("cli.no_owner", lang),
                 state=t(f"digest.state.{power}", lang),
                 spent=money(spent_this_month(i, now.astimezone(zones[i.channel]), timelines), i.currency),

@@ -27,7 +27,7 @@ from bot.text import Lang, t
 from bot.text.catalogue import tw
 from bot.text.errors import parse_error_text
 from bot.text.format import mention, money
-from bot.text.quote import rate
+from bot.text.quote import instance_rate
 from bot.text.runway import when_said
 from rules.errors import ParseError
 from rules.parsing import parse_cards
@@ -190,7 +190,7 @@ def tracked_text(made: Instance, token: str, again: bool, source: str | None, la
     if again:
         text += "\n" + t("digest.token_reissued", lang)
     if source:
-        price = rate(made.price, made.currency, made.unit, "", lang)
+        price = instance_rate(made, lang, unknown="")
         text += "\n" + t("digest.price_from_cache", lang, price=price, source=source)
     return text
 

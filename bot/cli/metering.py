@@ -17,7 +17,7 @@ from bot.fields.metering import balance_of, billing_of, power_of, provider_of, s
 from bot.fields.rentals import currency_of, price_typed
 from bot.text import t
 from bot.text.problem import said
-from bot.text.quote import rate
+from bot.text.quote import instance_rate
 from bot.text.runway import billing_said, when_said
 
 if TYPE_CHECKING:
@@ -118,7 +118,7 @@ def billing(
         now = datetime.now(UTC)
         priced = _run(settings, lambda: rentals.set_price(team, name, amount, unit, "terminal", now))
         said_in = settings.files.lang
-        said = t("cli.price_set", said_in, name=priced.name, rate=rate(amount, priced.currency, unit, "", said_in))
+        said = t("cli.price_set", said_in, name=priced.name, rate=instance_rate(priced, said_in, ""))
         sys.stdout.write(said + "\n")
         if basis is None:
             return

@@ -16,7 +16,7 @@ import typer
 from bot.cli.common import LangOpt, fail, load_settings, say
 from bot.text import Lang, t
 from bot.text.format import money
-from bot.text.quote import rate
+from bot.text.quote import instance_rate
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -271,7 +271,8 @@ def track_instance(
     if started is not None:
         billed_from(instance.started_at, settings)
     if source:
-        say(t("cli.price_from_cache", settings.files.lang, price=_rate(instance, settings.files.lang), source=source))
+        lang = settings.files.lang
+        say(t("cli.price_from_cache", lang, price=instance_rate(instance, lang), source=source))
 
 
 @track_app.command("storage")
@@ -364,7 +365,7 @@ def list_rentals(
             power = t("cli.on_a_schedule", lang, hours=bill["schedule_hours_a_day"], power=power)
         gpus, hours = f"{i.gpu} × {i.share or i.cards}", f"{bill['billed_hours_this_month']:g} h"
         spent = money(bill["spent_this_month"], i.currency)
-        price = rate(i.price, i.currency, i.unit, t("digest.no_price", lang), lang) if human else _rate(i, lang)
+        price = instance_rate(i, lang) if human else _rate(i, lang)
         rows.append([i.name, gpus, price, names[i.owner], state, i.source, basis, power, hours, spent])
     kept = []
     for s, bill in zip(storage, stored, strict=True):

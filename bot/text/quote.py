@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from bot.text.catalogue import t
 from bot.text.format import money, share_text, show
@@ -31,6 +31,18 @@ def rate(price: float | None, currency: str, unit: str, unknown: str, lang: Lang
     if price is None:
         return unknown
     return f"{money(price, currency)}/{t(f'word.per.{unit}', lang) if unit in ('hour', 'day', 'month') else unit}"
+
+
+def instance_rate(item: Any, lang: Lang, unknown: str | None = None) -> str:
+    """A tracked instance's price as people are told it: its own price, and where it is a machine of several cards,
+    that the price is the machine's ("¥80/hour for all 8 cards"); an instance's price is always its whole price (a
+    typed --price/price=, or the cache's price of a card times its cards), and "A100-80GB × 8 · ¥80/hour" read as a
+    card's. `unknown`: the words for no price (digest.no_price)."""
+    said = rate(item.price, item.currency, item.unit, t("digest.no_price", lang) if unknown is None else unknown, lang)
+    cards = item.cards or 1
+    if item.price is None or cards <= 1 or item.share:
+        return said
+    return said + t("rate.whole_machine", lang, cards=show(cards))
 
 
 def offer_cells(offer: Offer, lang: Lang) -> list[str]:

@@ -57,10 +57,10 @@ def billing_said(billing: str, stop_billing: str | None, lang: Lang) -> dict[str
 def billing_shown(instance: Any, lang: Lang, change: str, name: str | None = None) -> str:
     """How an instance bills now and its price (`billing NAME` alone, in chat and the terminal), then `change` (how
     to change it, in that surface's words); `name` as the surface writes it (chat: a literal, never markup)."""
-    from bot.text.quote import rate
+    from bot.text.quote import instance_rate
     from rules import metering
 
-    price = rate(instance.price, instance.currency, instance.unit, t("digest.no_price", lang), lang)
+    price = instance_rate(instance, lang)
     how = billing_said(metering.basis(instance).value, instance.stop_billing, lang)
     shown = t("meter.billing_shown", lang, name=name or instance.name, rate=price, **how)
     return shown + ("" if lang is Lang.ZH else " ") + change

@@ -553,5 +553,7 @@ def test_amounts_times_days_and_languages_typed_in_chinese(tmp_path: Path) -> No
         assert "$778" in chat.command("quote A100 4x14 currency=美元")  # a currency by its Chinese name
         assert "$500" in chat.command("budget llm 500 美元")
         assert "（不限地区）" in chat.command("quote A100 4x14 compare=yes")  # not "(any)"
-        assert "m1" in chat.command("列表") and "A100-80GB × 1" in chat.command("报价 A100 4x14")  # Chinese names
+        listed = chat.command("列表")  # a Chinese name; a machine's price said as the machine's, not a card's
+        assert "m1" in listed and listed.count("¥80/小时（8 卡合计）") == 3, listed
+        assert "A100-80GB × 1" in chat.command("报价 A100 4x14")
         assert "是想输入 `list` 吗" in chat.command("lsit")  # a misspelt sub-command: the nearest is named

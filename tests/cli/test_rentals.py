@@ -96,6 +96,14 @@ def test_a_machine_as_platforms_list_it_is_its_cards(tmp_path: Path) -> None:
         assert done.returncode == 0, done.stderr
     listed = json.loads(run_cli("list", "--json", *TEAM, env=env, tmp=tmp_path).stdout)["instances"]
     assert [(i["name"], i["gpu"], i["cards"]) for i in listed] == [("m1", "A100-80GB", 8), ("m2", "A100-80GB", 8)]
+    # "A100-80GB × 8 · ¥80/hour" read as a card's price: a person is told it is the machine's
+    wide = {"TTY_COMPATIBLE": "1", "COLUMNS": "200"}
+    shown = run_cli("list", *TEAM, env=env | wide | {"GPU_ADVISOR_LANG": "en"}, tmp=tmp_path).stdout
+    assert shown.count("¥80/hour for all 8 cards") == 2
+    shown = run_cli("list", *TEAM, env=env | wide | {"GPU_ADVISOR_LANG": "zh"}, tmp=tmp_path).stdout
+    assert shown.count("¥80/小时（8 卡合计）") == 2
+    priced = run_cli("billing", "m1", "--price", "96/h", *TEAM, env=env | {"GPU_ADVISOR_LANG": "en"}, tmp=tmp_path)
+    assert "¥96/hour for all 8 cards" in priced.stdout, priced.stderr
 
 
 def test_errors_speak_chinese(tmp_path: Path) -> None:
@@ -204,7 +212,7 @@ def test_without_price_the_price_cache_gives_one_and_says_where_from(tmp_path: P
         tmp=tmp_path,
     )
     assert done.returncode == 0, done.stderr
-    assert "800 CNY/day from the price cache (ratecard" in done.stderr
+    assert "¥800/day for all 2 cards from the price cache (ratecard" in done.stderr  # the machine's, not a card's
     [inst] = json.loads(run_cli("list", "--json", *TEAM, env=env, tmp=tmp_path).stdout)["instances"]
     assert (inst["price"], inst["unit"]) == (800.0, "day")
     none = run_cli(

@@ -18,7 +18,7 @@ from bot.state.schedules import Schedules
 from bot.text import Lang, t
 from bot.text.budget import standing_line
 from bot.text.format import money, show
-from bot.text.quote import rate
+from bot.text.quote import instance_rate
 from rules.budget import standings
 from rules.digest import spent_this_month, stored_this_month
 
@@ -49,7 +49,7 @@ def rentals_text(deps: Deps, team: str, user: str, lang: Lang, now: datetime) ->
                 lang,
                 name=escape(inst.name),
                 gpu=cards,
-                price=rate(inst.price, inst.currency, inst.unit, t("digest.no_price", lang), lang),
+                price=instance_rate(inst, lang),
             )
         )
     for disk in (s for s in storage if s.deleted_at is None):
