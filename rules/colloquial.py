@@ -45,7 +45,9 @@ _HOURS_MINUTES = lazy(rf"^({NUM})\s*h\s*(\d{{1,2}})$")
 _MOST_OF_A_DAY = lazy(
     r"^(?:跑|要|需要|大概)?\s*(?:大半天|一整个白天|白天|all day|most of (?:the|a) day|the whole day long)$"
 )
-_IRREGULAR = lazy(r"^(?:不定期|不固定|随时|看情况|按需|有需要就跑|on demand|irregularly|whenever|it varies|varies)$")
+_IRREGULAR = lazy(
+    r"^(?:不定期|不固定|随时|看情况|按需|有需要就跑|有时候?|on demand|irregularly|whenever|it varies|varies|sometimes)$"
+)
 
 
 def most_of_a_day(norm: str) -> bool:
@@ -218,7 +220,7 @@ def resume_words(norm: str) -> bool | None:
 # --- frequency ----------------------------------------------------------------------------------
 
 _FREQUENCY_LEAD = lazy(
-    r"(?<=[周天月日])\s*(?:都|都要|都会|基本都)?(?:跑|训练|做|用|运行)(?:一次|一下)?\s*"
+    r"(?<=[周天月日时])\s*(?:都|都要|都会|基本都)?(?:跑|训练|做|用|运行)(?:一次|一下)?\s*"
     r"|^(?:跑|运行|runs?|we run it|it runs)\s+"
 )
 _WEEK_WORDS = (
@@ -227,9 +229,25 @@ _WEEK_WORDS = (
     | dict.fromkeys(("weekends", "on weekends", "周末"), 2.0)
     | dict.fromkeys(("every weekend", "每个周末"), 1.0)
     | dict.fromkeys(("隔天", "隔一天"), 3.5)
+    | dict.fromkeys(("几乎每天", "基本每天", "基本天天", "几乎天天", "almost every day", "nearly every day",
+        "almost daily", "nearly daily", "most days"), 6.0)  # below every day, above the 5 a week of "high"
+    | dict.fromkeys(("hourly", "every hour", "每小时", "每个小时", "每小时1次", "1小时1次"), 7 * 24.0)
     | dict.fromkeys(("隔周", "every 2 weeks", "every two weeks", "biweekly", "fortnightly", "每两周", "每2周",
         "每半个月"), 0.5)
 )  # fmt: skip
+_SKIPPING = lazy(rf"^(?:每)?隔\s*(?P<n>{NUM})\s*天(?:一次|1次)?$")  # 隔2天: two days between runs, every third day
+_CONTINUOUS = lazy(
+    r"^(?:一直|不停|持续|长期|常驻|全天候|每时每刻|24/7|7\s*[x*×]\s*24|24\s*[x*×]\s*7)(?:地|的)?(?:在)?(?:跑|运行|训练|开着)?(?:着)?$"
+    r"|^(?:constantly|continuously|non-?stop|all the time|always(?: running| on)?|around the clock|24/7"
+    r"|it never stops)$"
+)  # it runs without a break: as often as can be, high
+
+
+def continuous(norm: str) -> bool:
+    """ "一直在跑", "24/7", "constantly": the job never stops, so it runs as often as anything runs (high)."""
+    return _CONTINUOUS.match(norm) is not None
+
+
 _DAYS_A_WEEK = lazy(rf"^(?P<n>{NUM})\s*days?\s*(?:a|per|/)\s*week$|^每周\s*(?P<cn>{NUM})\s*天$")
 
 
@@ -239,9 +257,13 @@ def frequency_words(norm: str) -> str:
 
 
 def runs_a_week(norm: str) -> float | None:
-    """ "weekdays" (5), "隔天" (3.5), "5 days a week", "每周5天": runs a week said without a count of runs."""
+    """ "weekdays" (5), "隔天" (3.5), "每隔2天" (7/3), "几乎每天" (6), "hourly" (168), "5 days a week", "每周5天": runs
+    a week said without a count of runs."""
     if norm in _WEEK_WORDS:
         return _WEEK_WORDS[norm]
+    skipping = _SKIPPING.match(norm)
+    if skipping and float(skipping["n"]) >= 0:  # "每隔2天": a run, two days without, a run
+        return 7 / (float(skipping["n"]) + 1)
     match = _DAYS_A_WEEK.match(norm)
     if match:
         return float(match.group("n") or match.group("cn"))

@@ -112,17 +112,23 @@ def normalise(text: str) -> str:
 
 _MONEY_WORDS = lazy(r"(?:块钱|块|元|人民币|rmb|cny)$")
 _MONEY_SCALE = {"万": 10_000.0, "w": 10_000.0, "千": 1_000.0, "k": 1_000.0}
-_KUAI = lazy(r"^(?P<whole>[\d.]+|[零〇一二两三四五六七八九十百千万]+)块(?P<tenth>\d|[零〇一二两三四五六七八九])$")
+_DIGIT = r"(?:\d|[零〇一二两三四五六七八九])"
+_KUAI = lazy(
+    rf"^(?:(?P<whole>[\d.]+|[零〇一二两三四五六七八九十百千万]+)块)?"
+    rf"(?:(?P<tenth>{_DIGIT})(?P<mao>[毛角])?(?:(?P<cent>{_DIGIT})分?)?)?钱?$"
+)  # 两块五, 两块五毛, 一块二毛五, 3毛, 八毛五, 5毛钱: 块 a yuan, 毛 or 角 a tenth, 分 a hundredth
 
 
 def money_value(text: str) -> float | None:
     """An amount of money as people type it: 20000, 20,000, 2万, 1.5万, 20k, 三百, 两万五, 20000元, 300块, 两块五
-    (2.5: 块 as the point before tenths); a ¥, ￥ or $ before it is the caller's to read. None when it is not one."""
+    (2.5: 块 as the point before tenths), 3毛, 八毛五 (0.85: 毛 or 角 a tenth); a ¥, ￥ or $ before it is the
+    caller's to read. None when it is not one."""
     said = unicodedata.normalize("NFKC", text).strip().lower().replace(",", "").replace("，", "").replace(" ", "")
     kuai = _KUAI.match(said)
-    if kuai:  # "两块五": 2.5
-        whole, tenth = money_value(kuai["whole"]), number_value(kuai["tenth"]) if kuai["tenth"] else 0.0
-        return None if whole is None else whole + tenth / 10
+    if kuai and kuai["tenth"] and (kuai["whole"] or kuai["mao"]) and (kuai["mao"] or not kuai["cent"]):
+        whole = money_value(kuai["whole"]) if kuai["whole"] else 0.0  # "两块五": 2.5; "八毛五": 0.85
+        cent = number_value(kuai["cent"]) if kuai["cent"] else 0.0
+        return None if whole is None else round(whole + number_value(kuai["tenth"]) / 10 + cent / 100, 2)
     said = _MONEY_WORDS.sub("", said)
     scale = 1.0
     if said[-1:] in _MONEY_SCALE and re.match(r"^[\d.]+[万wk千]$", said):  # "2万", "1.5万", "20k"

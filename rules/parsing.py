@@ -402,7 +402,9 @@ _LEVELS = {"high": FrequencyLevel.HIGH, "高": FrequencyLevel.HIGH, "高频": Fr
            "frequent": FrequencyLevel.HIGH, "often": FrequencyLevel.HIGH, "频繁": FrequencyLevel.HIGH,
            "经常": FrequencyLevel.HIGH, "low": FrequencyLevel.LOW, "低": FrequencyLevel.LOW, "低频": FrequencyLevel.LOW,
            "rare": FrequencyLevel.LOW, "rarely": FrequencyLevel.LOW, "occasionally": FrequencyLevel.LOW,
-           "偶尔": FrequencyLevel.LOW, "很少": FrequencyLevel.LOW}  # fmt: skip
+           "偶尔": FrequencyLevel.LOW, "很少": FrequencyLevel.LOW, "once in a while": FrequencyLevel.LOW,
+           "every now and then": FrequencyLevel.LOW, "now and then": FrequencyLevel.LOW,
+           "seldom": FrequencyLevel.LOW}  # fmt: skip
 _A_WEEK = {"day": 7.0, "天": 7.0, "日": 7.0, "week": 1.0, "周": 1.0, "星期": 1.0, "礼拜": 1.0, "month": 12 / 52,
            "月": 12 / 52}  # fmt: skip
 _PERIOD_OF = {"daily": "day", "weekly": "week", "monthly": "month"}  # "twice daily": twice a day
@@ -423,6 +425,8 @@ def parse_frequency(text: str) -> FrequencyAnswer:
     compact = norm.replace(" ", "") if has_han(norm) else norm
     if compact in _LEVELS:
         return FrequencyAnswer(level=_LEVELS[compact])
+    if said.continuous(compact) or said.continuous(norm):  # "一直在跑", "24/7", "constantly"
+        return FrequencyAnswer(level=FrequencyLevel.HIGH)
     weekly = said.runs_a_week(compact) or said.runs_a_week(norm)
     if weekly is not None:
         return FrequencyAnswer(runs_per_week=weekly)
@@ -748,7 +752,7 @@ _PRICE_FORMS = [
     lazy(r"(?P<unit>时|日|月)租(?P<n>.+)"),  # 月租11500
     lazy(r"包(?P<unit>天|月)(?P<n>.+)"),  # 包月11500
 ]
-_A_ONE = lazy(r"(?<![零〇一二两三四五六七八九十百千万])一(?:个)?(?=小时|天|日|月)")
+_A_ONE = lazy(r"(?<![零〇一二两三四五六七八九十百千万])一(?:个)?(?=小时|天|日|月)|一(?:个)?(?=(?:小时|天|日|月)$)")
 _PRICE_UNITS = (
     dict.fromkeys(("h", "hr", "hour", "小时", "时"), "hour")
     | dict.fromkeys(("d", "day", "天", "日"), "day")
@@ -759,7 +763,10 @@ _PRICE_UNITS = (
 def parse_price(text: str) -> tuple[float, str]:
     """A rental price and what it is per: '400/day', '14/h', '11500/month', '400/天' -> (400.0, 'day'); as Chinese
     platforms and people say it too: '每小时20元', '20块一小时', '一天400', '月租11500', '包月11500'."""
-    per = _A_ONE.sub("每", text)  # "400一天": the 一 of a rate, before the numerals are read (it is no 1)
+    # "400一天": the 一 of a rate, before the numerals are read (it is no 1); after a numeral too where the unit ends
+    # the price, since a price needs its "per": "两块五一小时" is 2.5 an hour, "一千一天" 1,000 a day (1,100 would
+    # leave it without one), "一千一一天" 1,100
+    per = _A_ONE.sub("每", text.strip())
     norm = _prepare("price", per).replace(" ", "").replace("¥", "").replace("$", "")
     match = next((m for m in (p.fullmatch(norm) for p in _PRICE_FORMS) if m), None)
     amount = money_value(match.group("n")) if match else None  # 400, 400元, 1.5万, 两块五

@@ -296,12 +296,21 @@ def test_cards_rented_in_china_are_known() -> None:
 @pytest.mark.parametrize(
     ("said", "amount"),
     [("20000", 20000), ("20,000", 20000), ("2万", 20000), ("1.5万", 15000), ("20k", 20000), ("三百", 300),
-     ("两万五", 25000), ("一万一千五", 11500), ("20000元", 20000), ("300块", 300), ("两块五", 2.5), ("二十块钱", 20)],
+     ("两万五", 25000), ("一万一千五", 11500), ("20000元", 20000), ("300块", 300), ("两块五", 2.5), ("二十块钱", 20),
+     # 毛 (or 角) a tenth and 分 a hundredth: None before
+     ("3毛", 0.3), ("八毛五", 0.85), ("5毛钱", 0.5), ("两块五毛", 2.5), ("一块二毛五", 1.25), ("1块5", 1.5)],
 )  # fmt: skip
 def test_money_as_people_type_it(said: str, amount: float) -> None:
     from rules.numbers import money_value
 
     assert money_value(said) == amount
+
+
+@pytest.mark.parametrize("said", ["块", "毛", "两块五三", "五毛五块"])
+def test_money_words_that_are_no_amount(said: str) -> None:
+    from rules.numbers import money_value
+
+    assert money_value(said) is None
 
 
 @pytest.mark.parametrize(
@@ -311,7 +320,11 @@ def test_money_as_people_type_it(said: str, amount: float) -> None:
      # the unit first, or "一" for "a" (read before the numerals, where it would be a 1): refused before
      ("每小时20元", (20, "hour")), ("20块一小时", (20, "hour")), ("一天400", (400, "day")), ("400一天", (400, "day")),
      ("每天400元", (400, "day")), ("月租11500", (11500, "month")), ("包月11500", (11500, "month")),
-     ("11500一个月", (11500, "month"))],
+     ("11500一个月", (11500, "month")),
+     # a rate's 一 after a Chinese numeral, where the unit ends the price (it was read as part of the number: refused)
+     ("两块五一小时", (2.5, "hour")), ("一千一天", (1000, "day")), ("一千一一天", (1100, "day")),
+     ("一百五一天", (150, "day")), ("两千五一天", (2500, "day")), ("一块二一小时", (1.2, "hour")),
+     ("3毛一小时", (0.3, "hour")), ("八毛五一小时", (0.85, "hour")), ("一千一个月", (1000, "month"))],
 )  # fmt: skip
 def test_a_price_as_people_type_it(said: str, price: tuple[float, str]) -> None:
     assert parsing.parse_price(said) == price
