@@ -4,6 +4,9 @@ end, and the thresholds crossed. Pure: the rented things, the budgets, the clock
 The forecast is the spend so far plus what each item will bill to the month's end as it runs
 (rules/metering.py): an hourly instance at its share of billed time over the last week, a period instance each
 renewal, storage not deleted at its price a month. Money is per currency, never converted.
+
+A budget of the whole team (`budget 20000`, `预算 每月 5000`: no project named) is kept under WHOLE_TEAM and counts
+every item, whatever its project, beside the item's own project's budget.
 """
 
 from __future__ import annotations
@@ -14,8 +17,15 @@ from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 
 from rules import metering
-from rules.digest import Rented, Stored, spent_this_month, stored_this_month
+from rules.digest import Rented, Stored, hidden, spent_this_month, stored_this_month
 from rules.metering import Timelines, stretches_of
+
+WHOLE_TEAM = "*"  # the project key of the whole team's budget: no rental NAME is "*"
+
+
+def budget_keys(project: str | None, currency: str) -> tuple[tuple[str, str], tuple[str, str]]:
+    """The budgets an item of `project` in `currency` counts towards: its project's, and the whole team's."""
+    return (project or "", currency), (WHOLE_TEAM, currency)
 
 
 @dataclass(frozen=True)
@@ -55,7 +65,8 @@ def standings(
     top: int = 3,
     timelines: Timelines | None = None,
 ) -> list[Standing]:
-    """Each budgeted (project, currency): spent this month, the forecast, and what costs most."""
+    """Each budgeted (project, currency): spent this month, the forecast, and what costs most. Items hidden by an
+    admin ("Not ours") count nothing, as in the digest's spend (rules/digest.py's spending)."""
     left = max((month_end(now) - now).total_seconds(), 0.0) / 86400
     spent: dict[tuple[str, str], float] = defaultdict(float)
     ahead: dict[tuple[str, str], float] = defaultdict(float)
@@ -63,28 +74,33 @@ def standings(
     projects = {project for project, _ in budgets}
     other: dict[tuple[str, str], float] = defaultdict(float)  # (project, currency without a budget) -> spent
     for inst in instances:
-        key = (inst.project or "", inst.currency)
-        if key not in budgets:
-            if key[0] in projects:
-                other[key] += spent_this_month(inst, now, timelines)
+        keys = budget_keys(inst.project, inst.currency)
+        if hidden(inst) or not any(key in budgets or key[0] in projects for key in keys):
             continue
         cost = spent_this_month(inst, now, timelines)
-        spent[key] += cost
-        items[key].append((inst.name, cost))
-        ahead[key] += metering.ahead(inst, stretches_of(inst, timelines, now), now, month_end(now))
+        coming = metering.ahead(inst, stretches_of(inst, timelines, now), now, month_end(now))
+        for key in keys:
+            if key in budgets:
+                spent[key] += cost
+                items[key].append((inst.name, cost))
+                ahead[key] += coming
+            elif key[0] in projects:
+                other[key] += cost
     for disk in storage:
-        key = (disk.project or "", disk.currency)
-        if key not in budgets:
-            if key[0] in projects:
-                other[key] += stored_this_month(disk, now)
+        keys = budget_keys(disk.project, disk.currency)
+        if hidden(disk) or not any(key in budgets or key[0] in projects for key in keys):
             continue
         cost = stored_this_month(disk, now)
-        spent[key] += cost
-        items[key].append((disk.name, cost))
-        if disk.deleted_at is None:
-            ahead[key] += disk.size_gb * disk.price_gb_month / 30 * left
+        for key in keys:
+            if key in budgets:
+                spent[key] += cost
+                items[key].append((disk.name, cost))
+                if disk.deleted_at is None:
+                    ahead[key] += disk.size_gb * disk.price_gb_month / 30 * left
+            elif key[0] in projects:
+                other[key] += cost
     out = []
-    for (project, currency), budget in sorted(budgets.items()):
+    for (project, currency), budget in sorted(budgets.items(), key=lambda b: (b[0][0] != WHOLE_TEAM, b[0])):
         key = (project, currency)
         ranked = tuple(sorted(((n, round(c, 2)) for n, c in items[key] if c > 0), key=lambda i: -i[1])[:top])
         others = tuple((c, round(a, 2)) for (p, c), a in sorted(other.items()) if p == project and a > 0)

@@ -247,8 +247,8 @@ def spending(
     budgets: Mapping[tuple[str, str], float] | None = None,
     timelines: Timelines | None = None,
 ) -> list[Spend]:
-    """This month's spend per (project, currency), with its budget: the projects that spent, or have one.
-    Items hidden by an admin ("Not ours") count nothing."""
+    """This month's spend per (project, currency), with its budget: the projects that spent, or have one, and the
+    whole team's (WHOLE_TEAM) where it has a budget. Items hidden by an admin ("Not ours") count nothing."""
     budgets = budgets or {}
     spend: dict[tuple[str, str], float] = defaultdict(float)
     for inst in instances:
@@ -257,11 +257,15 @@ def spending(
     for disk in storage:
         if not hidden(disk):
             spend[(disk.project or "", disk.currency)] += stored_this_month(disk, now)
+    from rules.budget import WHOLE_TEAM  # rules/budget.py builds on this module
+
+    for currency in {c for p, c in budgets if p == WHOLE_TEAM}:  # the whole team's: every project's spend
+        spend[(WHOLE_TEAM, currency)] = sum(a for (p, c), a in list(spend.items()) if c == currency)
     for key in budgets:
         spend.setdefault(key, 0.0)
     return [
         Spend(p, c, round(a, 2), budgets.get((p, c)))
-        for (p, c), a in sorted(spend.items())
+        for (p, c), a in sorted(spend.items(), key=lambda row: (row[0][0] != WHOLE_TEAM, row[0]))  # the team's first
         if a > 0 or (p, c) in budgets
     ]
 

@@ -12,18 +12,18 @@ from typing import Protocol, overload
 from bot.app.invocation import CommandError, Invocation
 from bot.chat.digest_messages import item_section
 from bot.chat.message import Message, Section, plain
-from bot.fields.rentals import SIGNS, budget_money, currency_code
+from bot.fields.rentals import SIGNS, budget_money, currency_code, whole_team_budget
 from bot.state.budgets import Budgets
 from bot.state.power import PowerLog
 from bot.state.rentals import RentalError, Rentals, check_name
 from bot.state.schedules import Schedules
 from bot.text import Lang, t
-from bot.text.budget import standing_line
+from bot.text.budget import project_said, standing_line
 from bot.text.catalogue import tw
 from bot.text.errors import error_text
 from bot.text.format import literal, mention, money, show, who
 from bot.text.quote import instance_rate
-from rules.budget import standings
+from rules.budget import WHOLE_TEAM, standings
 from rules.digest import spent_this_month, stored_this_month
 from rules.errors import ParseError
 from rules.power import state_at
@@ -284,33 +284,43 @@ def _budgets_said(inv: Invocation) -> str:
 
 
 def budget(inv: Invocation, args: list[str]) -> None:
-    """`budget PROJECT AMOUNT [CNY|USD]`, `budget PROJECT off`, or `budget` (the list)."""
+    """`budget PROJECT AMOUNT [CNY|USD]`, `budget PROJECT off`, or `budget` (the list); `budget AMOUNT` and
+    `budget off`, no project named: the whole team's ("预算 每月 5000" kept a budget of a project named 每月)."""
     deps, lang = inv.deps, inv.lang
     budgets, team = Budgets(deps.store), inv.team
     if not args:
         inv.answer(plain(_budgets_said(inv), lang))
         return
-    project = args[0]
-    try:
-        check_name(project)
-    except RentalError as exc:
-        raise CommandError(tw(f"error.rental.{exc.code}", lang, "chat", **exc.params)) from None
+    whole = args == ["off"] or whole_team_budget(args)
+    project = WHOLE_TEAM if whole else args[0]
+    if not whole:
+        try:
+            check_name(project)
+        except RentalError as exc:
+            raise CommandError(tw(f"error.rental.{exc.code}", lang, "chat", **exc.params)) from None
+    said = project_said(project, lang)
     setter = budgets.set_by(team, project)
     if setter not in (None, inv.user) and not inv.is_admin():
-        raise CommandError(t("digest.budget_not_yours", lang, project=literal(project), setter=who(setter, lang)))
-    if len(args) == 2 and args[1].lower() == "off":
+        raise CommandError(t("digest.budget_not_yours", lang, project=said, setter=who(setter, lang)))
+    if args[-1].lower() == "off" and len(args) == (1 if whole else 2):
         gone = budgets.remove(team, project)  # the terminal's words: "has no budget" where there was none
-        inv.answer(
-            plain(t("digest.budget_removed" if gone else "cli.budget_none_for", lang, project=literal(project)), lang)
-        )
+        key, start = ("digest.budget_removed", False) if gone else ("cli.budget_none_for", True)
+        inv.answer(plain(t(key, lang, project=project_said(project, lang, start)), lang))
         return
-    words = args[1:]  # the amount, in words as people say it ("每月 2万", "20k a month"), then perhaps its currency
-    code = currency_code(words.pop()) if len(words) > 1 and currency_code(words[-1]) in ("CNY", "USD") else None
-    asked = budget_money(" ".join(words), code) if words else None
-    if asked is not None and code is None and words[0][:1] not in SIGNS:  # no sign, no code: the bot's currency
-        asked = (asked[0], deps.settings.files.currency.upper())
-    if asked is None or asked[1] not in ("CNY", "USD"):
+    asked = _budget_amount(inv, args if whole else args[1:])
+    if asked is None:
         raise CommandError(t("digest.budget_usage", lang, text=" ".join(args[1:])))
     amount, currency = asked
     budgets.put(team, project, amount, currency, inv.user, deps.now())
-    inv.answer(plain(t("digest.budget_set", lang, project=literal(project), amount=money(amount, currency)), lang))
+    inv.answer(plain(t("digest.budget_set", lang, project=said, amount=money(amount, currency)), lang))
+
+
+def _budget_amount(inv: Invocation, words: list[str]) -> tuple[float, str] | None:
+    """A month's budget in words as people say it ("每月 2万", "20k a month", "$500"), then perhaps its currency
+    (USD, 美元); no sign and no code: the bot's currency. None when these words are no budget."""
+    words = list(words)
+    code = currency_code(words.pop()) if len(words) > 1 and currency_code(words[-1]) in ("CNY", "USD") else None
+    asked = budget_money(" ".join(words), code) if words else None
+    if asked is not None and code is None and words[0][:1] not in SIGNS:
+        asked = (asked[0], inv.deps.settings.files.currency.upper())
+    return asked if asked is not None and asked[1] in ("CNY", "USD") else None

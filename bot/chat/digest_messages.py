@@ -11,7 +11,7 @@ from zoneinfo import ZoneInfo
 from bot.chat.ids import Action
 from bot.chat.message import Button, Message, Section
 from bot.text import Lang, t
-from bot.text.budget import forecast_text
+from bot.text.budget import forecast_text, project_said
 from bot.text.format import card_label, literal, mention, money, sentences, show
 from bot.text.runway import runway_line
 from rules.digest import Digest, FoundNews, InstanceNews, LifecycleNews, StorageNews
@@ -121,7 +121,7 @@ def storage_line(news: StorageNews, lang: Lang) -> str:
 def spend_line(digest: Digest, lang: Lang) -> str | None:
     lines = []
     for spend in digest.spend:
-        project = literal(spend.project) if spend.project else t("digest.no_project", lang)
+        project = project_said(spend.project, lang)
         amount = money(spend.amount, spend.currency)
         if spend.budget is None:
             lines.append(t("digest.spend_line", lang, project=project, amount=amount))

@@ -15,7 +15,7 @@ import typer
 
 from bot.cli.common import LangOpt, fail, load_effective_policy, load_settings, say
 from bot.cli.rentals import JsonOpt, TeamOpt, chosen_team, open_rentals
-from bot.fields.rentals import budget_money
+from bot.fields.rentals import CURRENCIES, budget_money, currency_code, whole_team_budget
 from bot.text import t
 from bot.text.format import money
 from bot.text.spans import plain_text
@@ -37,6 +37,8 @@ def budget(
     """Set, remove or list projects' monthly budgets."""
     from bot.state.budgets import Budgets
     from bot.state.rentals import NAME
+    from bot.text.budget import project_said
+    from rules.budget import WHOLE_TEAM
 
     settings = load_settings(lang=lang)
     rentals = open_rentals(settings)
@@ -46,22 +48,27 @@ def budget(
     if project is None:
         _list(settings, rentals, team, now, as_json)
         return
-    if not NAME.fullmatch(project):
-        raise fail(t("error.rental.bad_name", settings.files.lang, name=project))
+    lang, words = settings.files.lang, [w for w in (project, amount) if w is not None]
+    if words == ["off"] or whole_team_budget(words):  # no project named: the whole team's budget
+        project, amount = WHOLE_TEAM, " ".join(words)
+        if len(words) == 2 and currency is None and currency_code(words[1]) in CURRENCIES:  # "5000 USD"
+            amount, currency = words[0], currency_code(words[1])
+    elif not NAME.fullmatch(project):
+        raise fail(t("error.rental.bad_name", lang, name=project))
+    said = plain_text(project_said(project, lang))
     if amount is None:
-        raise fail(t("cli.budget_usage", settings.files.lang))
+        raise fail(t("cli.budget_usage", lang))
     if amount.lower() == "off":
         gone = budgets.remove(team, project)
-        sys.stdout.write(
-            t("cli.budget_removed" if gone else "cli.budget_none_for", settings.files.lang, project=project) + "\n"
-        )
+        key, start = ("cli.budget_removed", False) if gone else ("cli.budget_none_for", True)
+        sys.stdout.write(t(key, lang, project=plain_text(project_said(project, lang, start))) + "\n")
         return
     found = budget_money(amount, currency)
     if found is None or found[1] not in ("CNY", "USD"):
         raise fail(t("cli.budget_bad", settings.files.lang, amount=amount[:40], currency=(currency or "CNY")[:8]))
     value, code = found
     budgets.put(team, project, value, code, "terminal", now)
-    sys.stdout.write(t("cli.budget_set", settings.files.lang, project=project, amount=money(value, code)) + "\n")
+    sys.stdout.write(t("cli.budget_set", lang, project=said, amount=money(value, code)) + "\n")
     _alert(settings, rentals, team)
 
 
@@ -89,6 +96,7 @@ def _alert(settings: Any, rentals: Any, team: str) -> None:
     from bot.cli.remind import channel_lang
     from bot.digest.budget_alerts import check_budgets
     from bot.state.schedules import Schedules
+    from bot.text.budget import project_said
 
     teller = teller_or_none(settings, rentals.store, team)
     if teller is None:
@@ -108,7 +116,7 @@ def _alert(settings: Any, rentals: Any, team: str) -> None:
             t(
                 "cli.budget_alerted",
                 settings.files.lang,
-                project=alert.project,
+                project=plain_text(project_said(alert.project, settings.files.lang)),
                 pct=f"{alert.threshold_pct:g}",
                 channels=", ".join(alert.channels),
             )

@@ -17,9 +17,9 @@ from bot.state.budgets import Budgets
 from bot.state.power import PowerLog
 from bot.state.rentals import Rentals
 from bot.text import Lang, t
-from bot.text.budget import forecast_text
+from bot.text.budget import forecast_text, project_said
 from bot.text.format import literal, money, sentences, show
-from rules.budget import Standing, crossed, standings
+from rules.budget import WHOLE_TEAM, Standing, crossed, standings
 from rules.policy import Metering
 
 log = logging.getLogger(__name__)
@@ -56,9 +56,10 @@ def check_budgets(
             )
             if highest is None:
                 continue
+            everyone = standing.project == WHOLE_TEAM  # the whole team's budget: every channel with its items
             channels = sorted(
-                {i.channel for i in instances if (i.project or "") == standing.project and i.channel}
-                | {s.channel for s in storage if (s.project or "") == standing.project and s.channel}
+                {i.channel for i in instances if (everyone or (i.project or "") == standing.project) and i.channel}
+                | {s.channel for s in storage if (everyone or (s.project or "") == standing.project) and s.channel}
             )
             texts = {channel: alert_text(standing, highest, lang_of(team, channel)) for channel in channels}
             told = tell_each(teller_of(team), texts, f"budget alert for {standing.project}")
@@ -70,7 +71,7 @@ def check_budgets(
 
 
 def alert_text(standing: Standing, threshold: float, lang: Lang) -> str:
-    project = literal(standing.project) if standing.project else t("digest.no_project", lang)
+    project = project_said(standing.project, lang)
     top = ", ".join(f"*{literal(name)}* {money(cost, standing.currency)}" for name, cost in standing.top) or "-"
     text = t(
         "budget.alert",

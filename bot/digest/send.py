@@ -30,7 +30,7 @@ from bot.state.power import PowerLog
 from bot.state.rentals import Instance, Rentals, Storage
 from bot.state.windows import gpu_windows
 from bot.text import Lang
-from rules.budget import standings
+from rules.budget import WHOLE_TEAM, standings
 from rules.digest import Digest, Spend, compose, spending
 from rules.idle import GpuWindow
 from rules.metering import Timelines
@@ -92,12 +92,8 @@ def digests(
     all_storage = [s for s in rentals.storage(team) if _shown(s, s.size_gb * s.price_gb_month)]
     instances = [i for i in everything if i.channel in wanted]
     storage = [s for s in all_storage if s.channel in wanted]
-    # spend and forecasts are said per project, runways per provider, and only these channels' own: only the items of
-    # their projects and providers are counted (one channel's card, sent again after a press, read the whole team's)
-    theirs = {i.project or "" for i in instances} | {s.project or "" for s in storage}
-    paying = {i.provider for i in instances if i.provider}
-    everything = [i for i in everything if (i.project or "") in theirs or i.provider in paying]
-    all_storage = [s for s in all_storage if (s.project or "") in theirs]
+    budgets = Budgets(rentals.store).of(team)
+    everything, all_storage = _counted(everything, all_storage, instances, storage, budgets)
     running = [i.id for i in instances if i.released_at is None]
     sensed = sensed or seen(rentals, running, now, rules)
     touched = _touched(rentals, storage)
@@ -108,7 +104,6 @@ def digests(
     for disk in storage:
         stored[disk.channel].append(disk)
     # Spend and budgets are the team's: a project's month counts every channel's things.
-    budgets = Budgets(rentals.store).of(team)
     recorded = Balances(rentals.store).latest(team)
     if timelines is None:  # the board's idle list (items_only): only the channels' items' timelines
         read = instances if items_only else everything
@@ -139,6 +134,7 @@ def digests(
             quiet_since=sensed.quiet, timelines=timelines, spend=not items_only,
         )  # fmt: skip
         projects = {(i.project or "", i.currency) for i in mine} | {(d.project or "", d.currency) for d in kept}
+        projects |= {(WHOLE_TEAM, currency) for _, currency in projects}  # and the whole team's, where it has one
         providers = {i.provider for i in mine if i.provider and i.released_at is None}
         out[channel] = replace(
             made,
@@ -146,6 +142,26 @@ def digests(
             runways=[r for r in runways if r.provider in providers],
         )
     return out
+
+
+def _counted(
+    everything: list[Instance],
+    all_storage: list[Storage],
+    instances: list[Instance],
+    storage: list[Storage],
+    budgets: dict[tuple[str, str], float],
+) -> tuple[list[Instance], list[Storage]]:
+    """The team's items these channels' month figures count. Spend and forecasts are said per project, runways per
+    provider, and only these channels' own: only the items of their projects and providers (one channel's card,
+    sent again after a press, read the whole team's); every item where the whole team has a budget, which counts
+    them all."""
+    if any(project == WHOLE_TEAM for project, _ in budgets):
+        return everything, all_storage
+    theirs = {i.project or "" for i in instances} | {s.project or "" for s in storage}
+    paying = {i.provider for i in instances if i.provider}
+    return [i for i in everything if (i.project or "") in theirs or i.provider in paying], [
+        s for s in all_storage if (s.project or "") in theirs
+    ]
 
 
 def _touched(rentals: Rentals, storage: list[Storage]) -> dict[str, datetime]:

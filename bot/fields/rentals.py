@@ -164,6 +164,20 @@ _A_MONTH = lazy(
 )
 
 
+def whole_team_budget(words: list[str]) -> bool:
+    """Whether a budget's words name no project, the whole team's: they begin with its amount or its month
+    ("20000", "$500", "每月 5000", "monthly 2万"), not a project's name ("llm 20000"). A project named as a
+    number keeps its name where an amount follows it ("2026 5000")."""
+    if not words:
+        return False
+    if not _A_MONTH.sub("", words[0]).strip():  # 每月, monthly: a month, not a project
+        return True
+    if budget_money(words[0], None) is None:  # a project's name first
+        return False
+    rest = [w for w in words[1:] if currency_code(w) not in CURRENCIES]  # "5000 USD", "5000 美元"
+    return not rest or budget_money(" ".join(rest), None) is None
+
+
 def budget_money(text: str, currency: str | None) -> tuple[float, str] | None:
     """(amount, currency) of a budget as typed: a ¥ or $ sign sets the currency, which a currency also given must
     agree with ("$500" with CNY is refused, never stored as ¥500); without either, CNY. None when unreadable, below

@@ -19,17 +19,20 @@ def budget_standings(
     projects: set[str] | None = None,
 ) -> list[Any]:
     """Each budgeted project's standing this month (the month of `zone`): spent, forecast, what costs most; of
-    `projects` only when given (their items alone are read: a project's standing counts only its own)."""
+    `projects` only when given, and the whole team's (their items alone are read: a project's standing counts only
+    its own; the whole team's, every item)."""
     from bot.state.budgets import Budgets
     from bot.state.power import PowerLog
-    from rules.budget import standings
+    from rules.budget import WHOLE_TEAM, standings
 
-    budgets = {k: v for k, v in Budgets(rentals.store).of(team).items() if projects is None or k[0] in projects}
+    wanted = None if projects is None else projects | {WHOLE_TEAM}
+    budgets = {k: v for k, v in Budgets(rentals.store).of(team).items() if wanted is None or k[0] in wanted}
     if not budgets:
         return []
     named = {project for project, _ in budgets}
-    instances = [i for i in rentals.instances(team) if projects is None or (i.project or "") in named]
-    storage = [s for s in rentals.storage(team) if projects is None or (s.project or "") in named]
+    every = wanted is None or WHOLE_TEAM in named
+    instances = [i for i in rentals.instances(team) if every or (i.project or "") in named]
+    storage = [s for s in rentals.storage(team) if every or (s.project or "") in named]
     timelines = PowerLog(rentals.store, metering).this_month(instances, now)
     return standings(instances, storage, budgets, now.astimezone(zone), timelines=timelines)
 

@@ -5,14 +5,24 @@ from __future__ import annotations
 from bot.text.catalogue import t
 from bot.text.format import literal, money, sentences, show
 from bot.text.lang import Lang
-from rules.budget import Standing
+from rules.budget import WHOLE_TEAM, Standing
+
+
+def project_said(project: str, lang: Lang, start: bool = False) -> str:
+    """A budget's project as people read it: its name, "(no project)", or the whole team's (`budget 20000`, no
+    project named; `start`: beginning a sentence, "The whole team"). A project's name is a rental NAME (no &, < or
+    >): escaped for the chats, the terminal's reads the same."""
+    if project == WHOLE_TEAM:
+        said = t("budget.whole_team", lang)
+        return said[:1].upper() + said[1:] if start else said
+    return literal(project) if project else t("digest.no_project", lang)
 
 
 def forecast_text(standing: Standing, lang: Lang) -> str:
     """ "At this rate ¥23,400 by 12-31, 17% over" (or under); "Nothing billed yet this month." where nothing is, nor
     forecast ("At this rate ¥0 by 12-31, 100% under" said nothing)."""
     if standing.spent == 0 and standing.forecast == 0:
-        return t("budget.forecast_nothing", lang) + not_counted_text(standing, lang)
+        return sentences(lang, t("budget.forecast_nothing", lang), not_counted_text(standing, lang))
     key = "budget.forecast_over" if standing.forecast > standing.budget else "budget.forecast_under"
     said = t(
         key,
@@ -21,16 +31,17 @@ def forecast_text(standing: Standing, lang: Lang) -> str:
         day=f"{standing.month_end:%m-%d}",
         pct=show(round(abs(standing.over_pct))),
     )
-    return said + not_counted_text(standing, lang)
+    return sentences(lang, said, not_counted_text(standing, lang))  # no space after 。
 
 
 def not_counted_text(standing: Standing, lang: Lang) -> str:
-    """ " Not counted: $12.50 of the project's USD items (no USD budget; money is not converted)." or ""."""
+    """ "Not counted: $12.50 of the project's USD items (no USD budget; money is not converted)." or ""."""
     if not standing.not_counted:
         return ""
     amounts = ", ".join(money(amount, currency) for currency, amount in standing.not_counted)
     currencies = "/".join(currency for currency, _ in standing.not_counted)
-    return " " + t("budget.not_counted", lang, amounts=amounts, currencies=currencies, currency=standing.currency)
+    key = "budget.not_counted.team" if standing.project == WHOLE_TEAM else "budget.not_counted"
+    return t(key, lang, amounts=amounts, currencies=currencies, currency=standing.currency)
 
 
 def standing_line(standing: Standing, lang: Lang, key: str = "cli.budget_line") -> str:
@@ -41,7 +52,7 @@ def standing_line(standing: Standing, lang: Lang, key: str = "cli.budget_line") 
     said = t(
         key,
         lang,
-        project=literal(standing.project),
+        project=project_said(standing.project, lang, start=key == "cli.budget_line"),
         spent=money(standing.spent, standing.currency),
         budget=money(standing.budget, standing.currency),
     )

@@ -116,6 +116,29 @@ def test_a_link_shows_its_team_only_and_a_channel_link_that_channel_only(tmp_pat
         assert [r["item"] for r in other["idle_now"]] == ["secret-box"]
 
 
+def test_the_whole_teams_budget_shows_on_every_board_and_digest_with_one_figure(tmp_path: Path) -> None:
+    """A budget with no project named counts every item of the team: a channel's board shows it beside its own
+    projects' budgets, and its figure is the team board's, `budget --json`'s and C2's digest's (C2 has no llm item:
+    its digest counted only its own project's items and would have said less)."""
+    from bot.digest.send import digests
+
+    with running_app(tmp_path, public_url=PUBLIC) as h:
+        rented(h)
+        Budgets(h.deps.store).put("T1", "*", 9000.0, "CNY", "U1", NOW)
+        rentals, metering = Rentals(h.deps.store), h.deps.policy.metering
+        team = get(h, f"/board/{token(h)}.json").json()["budgets"]
+        channel = get(h, f"/board/{token(h, channel='C2')}.json").json()["budgets"]
+        assert [b["project"] for b in team] == ["*", "llm"] and [b["project"] for b in channel] == ["*"]
+        assert team[0] == channel[0] == budget_rows(budget_standings(rentals, "T1", NOW, SHANGHAI, metering))[0]
+        week = sum(r["cost"].get("CNY", 0) for r in get(h, f"/board/{token(h)}.json").json()["month"]["by_project"])
+        assert team[0]["spent"] == pytest.approx(week, abs=0.05)  # both boxes, this month
+        [spend] = [s for s in digests(rentals, "T1", ["C2"], NOW, h.deps.policy.idle, metering, SHANGHAI)["C2"].spend
+                   if s.project == "*"]  # fmt: skip
+        assert (spend.amount, spend.budget) == (team[0]["spent"], 9000.0)
+        assert "<td>全队</td>" in get(h, f"/board/{token(h)}?lang=zh").text
+        assert "<td>the whole team</td>" in get(h, f"/board/{token(h, channel='C2')}?lang=en").text
+
+
 def test_names_are_escaped_and_owners_named_as_their_chat_names_them(tmp_path: Path) -> None:
     with running_app(tmp_path, public_url=PUBLIC) as h:
         rented(h)

@@ -159,3 +159,56 @@ def test_a_budget_in_one_currency_says_what_the_projects_other_currency_spent() 
     assert "未计入：本项目 USD 计价的资源本月 $96" in forecast_text(standing, Lang.ZH)
     both = standings([cny, usd], [], {("llm", "CNY"): 3000.0, ("llm", "USD"): 500.0}, NOW.astimezone(SHANGHAI))
     assert [s.not_counted for s in both] == [(), ()]  # each currency has its budget: nothing left out
+
+
+def test_the_whole_teams_budget_counts_every_project_and_comes_first() -> None:
+    """`预算 每月 5000` kept a budget of a project named 每月. A budget with no project named is the whole team's:
+    it counts every item, whatever its project (or none), beside each project's own; an item hidden as "Not ours"
+    counts in neither (it counted in the forecasts while the digest's spend left it out)."""
+    from rules.budget import WHOLE_TEAM
+    from rules.digest import spending
+
+    llm, cv, loose = box("a"), box("b", price=100.0, project="cv"), box("c", price=50.0, project="")
+    hidden = replace(box("d", price=999.0), hidden_by="U9")
+    budgets = {(WHOLE_TEAM, "CNY"): 5000.0, ("llm", "CNY"): 1000.0}
+    team, own = standings([llm, cv, loose, hidden], [], budgets, NOW.astimezone(SHANGHAI))
+    assert (team.project, team.spent, own.project, own.spent) == (WHOLE_TEAM, 1100.0, "llm", 800.0)
+    assert team.top == (("a", 800.0), ("b", 200.0), ("c", 100.0))
+    assert team.forecast == round(1100 + 550 * 21.5, 2)  # the three at 550 a day to the month's end
+    rows = spending([llm, cv, loose, hidden], [], NOW.astimezone(SHANGHAI), budgets)
+    assert [(r.project, r.amount, r.budget) for r in rows] == [
+        (WHOLE_TEAM, 1100.0, 5000.0), ("", 100.0, None), ("cv", 200.0, None), ("llm", 800.0, 1000.0)
+    ]  # fmt: skip
+
+
+def test_the_whole_teams_budget_alerts_every_channel_with_its_items(tmp_path: Path) -> None:
+    store = Store(migrated_state_db(tmp_path / "state.db"))
+    rentals = Rentals(store)
+    fields = {"gpu": "A100-80GB", "cards": 1, "share": None, "unit": "day", "price": 400.0, "currency": "CNY"}
+    fields |= {"owner": "U1", "billing": "hourly", "started_at": NOW - timedelta(days=2)}
+    rentals.track_instance("T1", "a", fields | {"channel": "C1", "project": "llm"})
+    rentals.track_instance("T1", "b", fields | {"channel": "C2", "project": "cv"})
+    Budgets(store).put("T1", "*", 2000.0, "CNY", "U1", NOW)
+    with fake_slack() as fake:
+        client = YieldingClient(token="xoxb-test", base_url=fake.api_url)
+        teller = SlackTeller(client, lambda _u: Lang.ZH)
+        [alert] = check_budgets(rentals, lambda _t: teller, NOW, SHANGHAI, THRESHOLDS, lambda _t, _c: Lang.ZH)
+        assert (alert.project, alert.threshold_pct, alert.channels) == ("*", 80.0, ["C1", "C2"])
+        text = fake.of("chat.postMessage")[-1]["text"]
+        assert "*预算提醒 —— 全队：* 本月已花费 ¥1,600，占预算 ¥2,000 的 80%" in text, text
+
+
+def test_the_terminal_sets_the_whole_teams_budget_with_no_project(tmp_path: Path) -> None:
+    env = {"GPU_ADVISOR_LANG": "en"}
+    for typed, said in ((["20000"], "¥20,000"), (["每月", "3万"], "¥30,000"), (["500", "USD"], "$500")):
+        done = run_cli("budget", *typed, "--team", "T1", env=env, tmp=tmp_path)
+        assert done.returncode == 0 and f"Budget of the whole team: {said} a month." in done.stdout, done.stderr
+    named = run_cli("budget", "2026", "100", "--team", "T1", env=env, tmp=tmp_path)  # a project named as a number
+    assert "Budget of 2026: ¥100 a month." in named.stdout
+    listed = json.loads(run_cli("budget", "--team", "T1", "--json", env=env, tmp=tmp_path).stdout)
+    assert [(b["project"], b["amount"], b["currency"]) for b in listed] == [("*", 500.0, "USD"), ("2026", 100.0, "CNY")]
+    shown = run_cli("budget", "--team", "T1", env=env, tmp=tmp_path).stdout
+    assert shown.startswith("The whole team: $0 of $500."), shown
+    assert "removed" in run_cli("budget", "off", "--team", "T1", env=env, tmp=tmp_path).stdout
+    again = run_cli("budget", "off", "--team", "T1", env=env, tmp=tmp_path)
+    assert "The whole team has no budget." in again.stdout

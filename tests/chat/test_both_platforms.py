@@ -538,6 +538,11 @@ def test_amounts_times_days_and_languages_typed_in_chinese(tmp_path: Path) -> No
         assert "09:30" in said and "周六、周日" in said and "Asia/Shanghai" in said, said
         assert "¥30,000" in chat.command("budget llm 每月 3万")
         assert "本月还没有计入它的花费" in chat.command("budget")  # not "at this rate ¥0 by 12-31, 100% under"
+        # no project named: the whole team's budget (it was a budget of a project named 每月)
+        assert "全队的预算：每月 ¥5,000" in chat.command("预算 每月 5000")
+        listed = chat.command("budget")
+        assert listed.index("全队") < listed.index("llm") and "每月" not in listed.replace("每月 ¥", ""), listed
+        assert "已删除全队的预算" in chat.command("budget off") and "全队" not in chat.command("budget")
         assert "aliyun" in chat.command("balance 阿里云 3000")
         assert "11-01 至 11-30" in chat.command("report 十一月")
         # a machine as platforms list it, cards and prices as people say them (each refused before)
