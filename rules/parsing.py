@@ -711,7 +711,13 @@ def parse_schedule(text: str) -> Schedule:
     parts = said.schedule_parts(norm)  # "3周每天6小时", "6h a day for 3 weeks", "weekdays, 8 hours"
     if parts is not None:
         return _schedule(text, *parts)
+    if norm.replace(" ", "") in _RENTED_WHOLE:  # "包月": rented by the month, every hour of it
+        return _schedule(text, 24.0, _RENTED_WHOLE[norm.replace(" ", "")])
     raise ParseError("schedule", text, ACCEPTED["schedule"])
+
+
+# a card rented for a whole period, as platforms sell it (包月: a month's rental, used or not): every hour of it
+_RENTED_WHOLE = {"包天": 1.0, "包周": 7.0, "包月": 30.0, "包年": 365.0}
 
 
 ACCEPTED["share"] = ["1/2", "0.5", "50%", "half", "quarter", "一半", "四分之一", "3g.40gb"]

@@ -14,12 +14,12 @@ from rules.errors import ParseError
 from rules.numbers import money_value
 
 SIZE_ACCEPTED = ["500", "500G", "500GB", "2T", "1.5TB"]
-PRICE_ACCEPTED = ["0.35", "0.35元/GB/月", "0.35/GB/month", "100元/T/月"]
+PRICE_ACCEPTED = ["0.35", "0.35元/GB/月", "0.35/GB/month", "100元/T/月", "三毛五一个G一个月"]
 _PER_T = 1024.0
 _SIZE = re.compile(r"(?P<n>-?\d+(?:\.\d+)?)(?P<unit>g|gb|gib|t|tb|tib)?")
 _PRICE = re.compile(
-    r"(?P<n>[^/每]+?)"  # the money: 0.35, 0.35元, 三毛五 is not read (money_value says which are)
-    r"(?:(?:/|每|per|a|an)(?P<unit>g|gb|gib|t|tb|tib))?"
+    r"(?P<n>[^/每]+?)"  # the money: 0.35, 0.35元, 三毛五 (money_value says which are)
+    r"(?:(?:/|每个?|per|a|an|一个?)(?P<unit>g|gb|gib|t|tb|tib))?"  # 三毛五一个G一个月, 0.35每个G每月
     r"(?:(?:/|每|per|-|a|an|一个?)?(?:月|month|mo))?"
 )
 

@@ -99,6 +99,7 @@ BARE_KEYS = {
     "gpu": "gpu",
     "schedule": "hours",
     "gpu_hours": "gpu_hours",
+    "cards": "cards",
 }  # what a bare word stands for, as its key is typed
 
 
@@ -115,6 +116,15 @@ def _bare(args: list[str]) -> tuple[list[str], dict[str, str]]:
     except UnknownGPU as exc:  # not a GPU: left for the schedule, or to be refused naming the keys
         if exc.maker:  # `quote 海光 4x14`: a GPU meant, its maker named: refused asking which card
             found["gpu"] = bare.pop(0)
+    for i in range(len(bare) - 1, 0, -1):  # "8 cards", "8 张": one word
+        if bare[i - 1].isdigit() and bare[i].lower() in _CARD_WORDS:
+            bare[i - 1 : i + 1] = [bare[i - 1] + bare[i]]
+    for word in [w for w in bare if _CARDS.search(w)]:  # `quote H800 8卡 包月`: the cards, said bare
+        with contextlib.suppress(ParseError):
+            parse_cards(word)
+            found["cards"] = word
+            bare.remove(word)
+            break
     with contextlib.suppress(ParseError):  # not a schedule: refused below naming the word and the keys
         if bare and parse_schedule(" ".join(bare)):
             found["schedule"], bare = " ".join(bare), []
@@ -124,6 +134,8 @@ def _bare(args: list[str]) -> tuple[list[str], dict[str, str]]:
     return pairs + bare, found
 
 
+_CARD_WORDS = ("cards", "card", "gpus", "卡", "张", "张卡")
+_CARDS = re.compile(r"(?:卡|张|cards?|gpus?)$", re.IGNORECASE)  # 8卡, 八张, 两台8卡, 8 cards (not 200卡时)
 _GPU_HOURS = re.compile(r"(?P<n>\d+(?:\.\d+)?)\s*(?:gpu[- ]?hours?|gpu[- ]?hrs?|gpu[- ]?h|卡时|卡小时|gpu ?小时|机时)")
 
 

@@ -25,6 +25,7 @@ from bot.state import Conversation
 from bot.state.rentals import Instance, RentalError, Rentals
 from bot.text import Lang, t
 from bot.text.catalogue import tw
+from bot.text.chinese_names import TRACK_KINDS
 from bot.text.errors import parse_error_text
 from bot.text.format import mention, money
 from bot.text.quote import instance_rate
@@ -76,8 +77,8 @@ def billed_since(moment: datetime, zone: ZoneInfo | None, lang: Lang) -> str:
 
 def track(inv: Invocation, args: list[str]) -> None:
     lang, kind = inv.lang, "instance"
-    if args and args[0].lower() in ("instance", "storage"):
-        kind, args = args[0].lower(), args[1:]
+    if args and args[0].lower() in TRACK_KINDS:  # `track storage`, `登记 存储`
+        kind, args = TRACK_KINDS[args[0].lower()], args[1:]
     if not args and kind == "instance":  # `track` alone: the form
         inv.open_form(Form.TRACK, {})
         return

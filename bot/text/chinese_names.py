@@ -11,6 +11,7 @@ CHINESE_NAMES: dict[str, str] = {
     "登记": "track",
     "列表": "list",
     "释放": "release",
+    "删除存储": "delete-storage",
     "预算": "budget",
     "余额": "balance",
     "报告": "report",
@@ -22,6 +23,10 @@ CHINESE_NAMES: dict[str, str] = {
     "看板": "board",
     "停机记录": "actions",
 }
+
+
+# what `track` keeps, by its word in either language (`登记 存储 数据盘 size=2T`: 存储 was read as a name)
+TRACK_KINDS = {"instance": "instance", "实例": "instance", "storage": "storage", "存储": "storage"}
 
 
 def chinese_names() -> str:

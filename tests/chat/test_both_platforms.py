@@ -554,6 +554,11 @@ def test_amounts_times_days_and_languages_typed_in_chinese(tmp_path: Path) -> No
         assert kept["m1"] == kept["m2"] == kept["m3"] == ("A100-80GB", 8, 80, "hour"), kept
         assert "8 张卡" in chat.command("track m4 gpu=A100*8 cards=4 price=80/h")  # the two counts differ: asked
         assert "A100-80GB × 8" in chat.command("quote A100*8 每天4小时 14天")
+        monthly = chat.command("报价 A100 8卡 包月")  # cards and a month's rental said bare: refused before
+        assert "A100-80GB × 8 的费用：每天 24 小时 × 30 天" in monthly and "按卡·月" in monthly, monthly
+        assert "A100-80GB × 8" in chat.command("quote A100 8 cards 4x14")
+        assert "每月 ¥717" in chat.command("登记 存储 数据盘 size=2T price=三毛五一个G一个月")  # 存储: storage
+        assert "已由" in chat.command("删除存储 数据盘")
         assert "共 200 GPU 小时" in chat.command("quote H100 200卡时")  # a total said bare, as --gpu-hours
         assert "$778" in chat.command("quote A100 4x14 currency=美元")  # a currency by its Chinese name
         assert "$500" in chat.command("budget llm 500 美元")

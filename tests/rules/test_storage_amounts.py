@@ -35,6 +35,9 @@ def test_a_size_that_is_none_is_refused(typed: str, problem: str | None) -> None
         ("¥0.35 per GB-month", 0.35),
         ("0.7 元/G/月", 0.7),
         ("102.4元/T/月", 0.1),
+        ("三毛五一个G一个月", 0.35),  # as said aloud: refused before
+        ("0.35每个G每月", 0.35),
+        ("一百零二块四一个T一个月", 0.1),
     ],
 )
 def test_a_price_per_gb_month_or_per_t(typed: str, per_gb_month: float) -> None:
