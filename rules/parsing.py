@@ -587,11 +587,23 @@ def _figure(question: str, text: str, words: Lazy, unit: str, seconds: bool = Fa
     return amount
 
 
+_PER_MINUTE = lazy(r"每分钟|一分钟|/\s*min(?:ute)?\b|per minute|a minute|\brpm\b|\bqpm\b")
+
+
+def _qps_figure(text: str) -> Amount:
+    """The requests a second an answer states; a count a minute ("每分钟600次", "600 per minute", "600 rpm") is
+    divided into seconds (it was refused)."""
+    norm = _prepare("qps", text)
+    if _PER_MINUTE.search(norm):
+        return _figure("qps", _PER_MINUTE.sub(" ", norm), _QPS_WORDS, _QPS_UNIT).scaled(1 / 60)
+    return _figure("qps", text, _QPS_WORDS, _QPS_UNIT)
+
+
 def stated_qps(text: str) -> Amount | None:
     """The interval a QPS answer states (for the echo and qps_below); None when it states none. "at most 300" and
     "up to 300" name the peak: 300."""
     try:
-        amount = _figure("qps", text, _QPS_WORDS, _QPS_UNIT)
+        amount = _qps_figure(text)
     except ParseError:
         return None
     return amount.at_most_is_the_peak()
@@ -599,9 +611,10 @@ def stated_qps(text: str) -> Amount | None:
 
 def parse_qps(text: str) -> float:
     """Peak requests a second: '300', '300 qps', 'peak around 150 qps', '峰值一百五十左右', '每秒150个请求', '1.5k',
-    'about 300 at peak', '150-200' (its upper end), '一百出头' (100-120), '不到100' (below 100: qps_below says so).
+    'about 300 at peak', '150-200' (its upper end), '一百出头' (100-120), '不到100' (below 100: qps_below says so),
+    '上千' (above 1,000), '每分钟600次' (10).
     An interval across the high line (不到200, 80-120) is refused naming it."""
-    amount = _figure("qps", text, _QPS_WORDS, _QPS_UNIT).at_most_is_the_peak()
+    amount = _qps_figure(text).at_most_is_the_peak()
     if amount.side(HIGH_QPS_LINE, at_line_is_above=True) is None:
         params: dict[str, str | float] = {"said": text.strip(), "line": f"{HIGH_QPS_LINE:g} QPS"}
         raise ParseError("qps", text, ACCEPTED["qps"], "ambiguous_bound", params)

@@ -126,9 +126,14 @@ def _english(text: str) -> str:
 _LISTED_PAIR = lazy(r"(?<![\d.])(\d+)\s*[、/]\s*(\d+)(?=\s*个?\s*(?:小时|天|周|次|张|卡|g|月))")  # 5、6个小时
 
 
+_STEPS = {"百": "100", "千": "1000", "万": "10000"}
+_UPWARDS_OF = re.compile(r"(?<![晚早马])上([百千万])(?![零〇一二两三四五六七八九十百千万\d])")
+
+
 def spoken(text: str) -> str:
     """`text` (normalised) with numbers said in words written as digits, ranges as "low-high"."""
     text = text.replace("好几", "几")  # 好几天, 好几次: "quite a few" reads as 几 does
+    text = _UPWARDS_OF.sub(lambda m: _STEPS[m[1]] + "+", text)  # 上千: a thousand or more, as 1000+ reads
     if re.search(f"{_CN}", text):
         text = _chinese(text)
     text = _english(text)
