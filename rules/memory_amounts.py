@@ -39,8 +39,13 @@ _FILLS = lazy(
 )
 _PARTS = {"一半": 0.5, "半张卡": 0.5, "半卡": 0.5, "half": 0.5, "half the card": 0.5, "half of the card": 0.5,
           "half of it": 0.5, "大半": 0.75, "大部分": 0.75, "most of the card": 0.75, "most of it": 0.75,
-          "most": 0.75, "a quarter": 0.25, "quarter": 0.25, "四分之一": 0.25, "一小半": 0.3}  # fmt: skip
+          "most": 0.75, "a quarter": 0.25, "quarter": 0.25, "四分之一": 0.25,
+          # the greater or lesser part, as said aloud (the text comes with its numerals as digits: 一小半 is 1小半,
+          # never matched before): most of it, a bit more than half, a bit under half, a smaller part
+          "1大半": 0.75, "多一半": 0.6, "1多半": 0.6, "小一半": 0.45, "1小半": 0.3, "3 quarters": 0.75}  # fmt: skip
 
+
+_SMALLEST_CARD_GB = 16  # the catalogue's smallest card: "3/4" of a 4 GB card is three quarters of one
 
 _PARTS_LONGEST = sorted(_PARTS, key=len, reverse=True)  # "大半" before "半"...: the longest part word a text ends with
 
@@ -71,7 +76,11 @@ def read_memory_amount(question: str, text: str, norm: str, accepted: list[str])
     card, rest = _card(norm)
     said = stripped(rest)
     of = _OF.match(said)
-    if of:  # "70 GB of 80", "70/80", "only 40 of 80"
+    # "3/4": no card holds 4 GB, so three quarters of the card (it was a 3 GB peak of a 4 GB card)
+    part = of is not None and number(of["peak"]) <= number(of["card"]) < _SMALLEST_CARD_GB
+    if of and part:
+        said = f"{number(of['peak']) / number(of['card']) * 100:g}%"
+    elif of:  # "70 GB of 80", "70/80", "only 40 of 80"
         card = number(of["card"])
         said = of["peak"] + "gb"
     elif (approx := _SAID_OF.match(said)) and (read_amount(approx["peak"], GB) or _share(approx["peak"])):
