@@ -77,7 +77,7 @@ def read_memory_amount(question: str, text: str, norm: str, accepted: list[str])
     said = stripped(rest)
     of = _OF.match(said)
     # "3/4": no card holds 4 GB, so three quarters of the card (it was a 3 GB peak of a 4 GB card)
-    part = of is not None and number(of["peak"]) <= number(of["card"]) < _SMALLEST_CARD_GB
+    part = of is not None and 0 < number(of["card"]) < _SMALLEST_CARD_GB and number(of["peak"]) <= number(of["card"])
     if of and part:
         said = f"{number(of['peak']) / number(of['card']) * 100:g}%"
     elif of:  # "70 GB of 80", "70/80", "only 40 of 80"

@@ -280,6 +280,8 @@ def test_one_set_of_bounds_where_answers_are_read() -> None:
         ("1500%", "percent_too_large"),
         ("0GB", "peak_not_positive"),
         ("0%", "percent_not_positive"),
+        ("0/4", "percent_not_positive"),  # a part of the card: none of it
+        ("0/0", "peak_not_positive"),  # a card of 0 GB is no part to take (hypothesis found it dividing by zero)
     ],
 )
 def test_a_memory_peak_out_of_range_says_which_end(said: str, problem: str) -> None:
