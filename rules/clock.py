@@ -1,4 +1,5 @@
-"""A time of day as people say it: `9:30`, `0930`, `9点`, `9点半`, `9点15分`, `下午3点`, `晚上11点`, `9am`,
+"""A time of day as people say it: `9:30`, `0930`, `9点`, `9点半`, `9点15分`, `下午3点`, `晚上11点`, `9am`, `早上九点`,
+`晚上十一点`, `三点一刻`,
 `11:30 pm`. Read once, here, for a remind time (`remind at 9点半`) and for a past moment (bot/fields/moments.py:
 `power … at=昨晚11点`). A bare number says no clock and is not read; `12am` is midnight, `12pm` noon, `中午1点`
 13:00, `晚上12点` midnight."""
@@ -21,6 +22,22 @@ AFTERNOON = ("下午", "傍晚", "晚上", "夜里", "今晚", "昨晚")  # an h
 NIGHT = ("晚上", "夜里", "今晚", "昨晚", "凌晨")  # 12 said with these is midnight
 
 
+_CN = "零〇一二两三四五六七八九十"
+_CN_HOUR = lazy(rf"[{_CN}]+(?=\s*[点點时時])")  # 九点, 十一点
+_CN_MINUTE = lazy(rf"(?<=[点點时時])\s*(?:(?P<quarter>[一三])刻|(?P<n>[{_CN}]+)\s*分?)$")  # 十五, 零五, 一刻
+
+
+def _in_digits(text: str) -> str:
+    """A clock's Chinese numerals as digits (九点半 -> 9点半, 十点十五 -> 10点15, 三点一刻 -> 3点15): read here, not by
+    rules/spoken.py, whose 一点 ("a little") took 十一点 apart."""
+    from rules.numbers import chinese_int
+
+    def minute(found: re.Match[str]) -> str:
+        return "15" if found["quarter"] == "一" else "45" if found["quarter"] else f"{chinese_int(found['n']):02d}"
+
+    return _CN_MINUTE.sub(minute, _CN_HOUR.sub(lambda found: str(chinese_int(found[0])), text))
+
+
 def hhmm(text: str) -> tuple[int, int] | None:
     """'09:30', '9:30' or '0930' as (hour, minute), unchecked; None for any other shape."""
     found = _HHMM.fullmatch(text.strip())
@@ -33,7 +50,7 @@ def clock_of(text: str, day_word: str = "") -> time | None:
     plain = hhmm(text)
     if plain is not None:
         return time(*plain) if plain[0] <= 23 and plain[1] <= 59 else None
-    found = _CLOCK.fullmatch(text.strip())
+    found = _CLOCK.fullmatch(_in_digits(text.strip()))
     if found is None or not (found["minute"] or found["dian"] or found["ampm"]):
         return None  # a bare number is not a time
     hour = int(found["hour"])

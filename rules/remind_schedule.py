@@ -24,7 +24,8 @@ ACCEPTED = {
 }
 NAMED = {"daily": "mon-sun", "everyday": "mon-sun", "every day": "mon-sun", "weekdays": "mon-fri", "工作日": "mon-fri",
          "每天": "mon-sun", "天天": "mon-sun", "每日": "mon-sun", "weekends": "sat-sun", "weekend": "sat-sun",
-         "周末": "sat-sun", "双休日": "sat-sun"}  # fmt: skip
+         "周末": "sat-sun", "双休日": "sat-sun", "每个工作日": "mon-fri", "工作日每天": "mon-fri",
+         "每个周末": "sat-sun", "每周末": "sat-sun", "every weekday": "mon-fri"}  # fmt: skip
 # Zones as Chinese teams name them (the clock of mainland China, Hong Kong, Taiwan and Singapore is UTC+8)
 ZONE_WORDS = {"北京时间": "Asia/Shanghai", "中国时间": "Asia/Shanghai", "东八区": "Asia/Shanghai",
               "beijing": "Asia/Shanghai", "china": "Asia/Shanghai", "utc+8": "Asia/Shanghai",

@@ -85,6 +85,35 @@ def test_a_clock_said_with_am_pm_or_a_part_of_the_day_is_the_clock_of_24_hours(
     assert moment_of(zh, Lang.ZH, NOW, NEW_YORK) == said, zh
 
 
+def _chinese(n: int) -> str:
+    """0-59 in Chinese numerals, as a clock is said: 五, 十, 十五, 二十三, 零五 (a minute below ten)."""
+    digits = "零一二三四五六七八九"
+    tens, ones = divmod(n, 10)
+    if n < 10:
+        return digits[n]
+    return ("" if tens == 1 else digits[tens]) + "十" + (digits[ones] if ones else "")
+
+
+@settings(max_examples=200, deadline=None)
+@given(hour=st.integers(0, 23), minute=st.integers(0, 59))
+def test_a_clock_said_in_chinese_numerals_is_the_clock_in_digits(hour: int, minute: int) -> None:
+    """早上九点, 晚上十一点, 十点十五 were not times (十一点 was read as 10 and "a little")."""
+    part = "下午" if hour >= 12 else "上午"
+    h12 = hour - 12 if hour > 12 else hour
+    said = f"{part}{_chinese(h12)}点" + (("零" if minute < 10 else "") + _chinese(minute) + "分" if minute else "")
+    digits = f"{part}{h12}点{minute}分"
+    assert moment_of(said, Lang.ZH, NOW, NEW_YORK) == moment_of(digits, Lang.ZH, NOW, NEW_YORK), said
+
+
+@pytest.mark.parametrize(
+    ("typed", "local"),
+    [("昨晚十一点", "2026-03-07 23:00"), ("早上九点半", "2026-03-07 09:30"), ("三点一刻", "2026-03-08 03:15"),
+     ("十点三刻", "2026-03-07 10:45"), ("凌晨十二点", "2026-03-08 00:00")],
+)  # fmt: skip
+def test_a_clock_in_chinese_numerals_with_its_day_and_quarters(typed: str, local: str) -> None:
+    assert f"{moment_of(typed, Lang.ZH, NOW, NEW_YORK).astimezone(NEW_YORK):%Y-%m-%d %H:%M}" == local
+
+
 @pytest.mark.parametrize(
     ("typed", "lang", "said"),
     [

@@ -48,10 +48,12 @@ def _split_at(args: list[str]) -> tuple[list[str], str | None]:
 
 
 def power(inv: Invocation, args: list[str]) -> None:
-    """`power NAME on|off [at=TIME]`: it went on or off now, or at TIME (bot/fields/moments.py); `power NAME`: when
+    """`power NAME on|off [[at=]TIME]`: it went on or off now, or at TIME (bot/fields/moments.py); `power NAME`: when
     it was on and off this month (the terminal's `power NAME`)."""
     lang = inv.lang
     args, at = _split_at(args)
+    if at is None and len(args) > 2:  # `power box1 off 昨晚11点`, `power box1 off 2h ago`: the time without at=
+        args, at = args[:2], " ".join(args[2:])
     if len(args) == 1 and at is None:
         _stretches(inv, _instance(inv, args[0]))
         return

@@ -131,7 +131,8 @@ def test_power_at_a_time_said_as_people_say_it_is_read_on_their_clock_and_bills_
             "power slice on at=400d ago": "at: 400d is outside what is accepted here: from 0s to 366d",
             "power slice on at=6h ago": "is before it started (2026-11-30 21:00 America/New_York), where its bill",
             "power slice on at=": "add when, if not now: `power NAME off at=23:30`",
-            "power slice on soon": "add when, if not now",
+            # the words after on/off are its time, with or without at= (`power slice off 昨晚十一点`): said as one
+            "power slice on soon": "at: 'soon' is not a time: give 23:30 (the last 23:30), yesterday",
         }
         for n, (text, words) in enumerate(refused.items(), start=5):
             assert words in say(h, n, text), text

@@ -46,6 +46,8 @@ def test_daylight_saving_moves_new_york_in_utc_and_not_shanghai() -> None:
         ("周末", frozenset({5, 6})),
         ("weekends", frozenset({5, 6})),
         ("天天", frozenset(range(7))),
+        ("每个工作日", WEEKDAYS),
+        ("每个周末", frozenset({5, 6})),
     ],
 )
 def test_days(text: str, days: frozenset[int]) -> None:
@@ -60,6 +62,7 @@ def test_the_clock_of_china_as_people_name_it(said: str) -> None:
 def test_days_text_and_times() -> None:
     assert days_text(WEEKDAYS) == "mon-fri" and days_text(frozenset({0, 2})) == "mon,wed"
     assert parse_at("9:30") == time(9, 30) and parse_at("0930") == time(9, 30)
+    assert parse_at("早上九点") == time(9) and parse_at("晚上八点半") == time(20, 30)  # not understood before
 
 
 @pytest.mark.parametrize(
