@@ -9,6 +9,7 @@ from datetime import timedelta
 from bot.fields.spans import SpanError, parse_span
 from bot.state.actions import MODES, Policy
 from bot.text import Lang, t
+from bot.text.chinese_names import ACT_MODES
 from bot.text.format import literal, show
 
 GRACE_MIN, GRACE_MAX = timedelta(minutes=1), timedelta(days=7)
@@ -20,6 +21,7 @@ class PolicyError(ValueError):
 
 def read_mode(text: str, lang: Lang) -> str:
     mode = text.strip().lower()
+    mode = ACT_MODES.get(mode, mode)  # 停机, 提醒, 关闭
     if mode not in MODES:
         raise PolicyError(t("action.bad_mode", lang, text=text[:40]))
     return mode

@@ -20,6 +20,7 @@ from bot.state.schedules import Schedules
 from bot.text import Lang, t
 from bot.text.budget import project_said, standing_line
 from bot.text.catalogue import tw
+from bot.text.chinese_names import SWITCH_WORDS
 from bot.text.errors import error_text
 from bot.text.format import literal, mention, money, show, who
 from bot.text.quote import instance_rate
@@ -158,7 +159,7 @@ def remind(inv: Invocation, args: list[str]) -> None:
     given = [a for a in args if a.lower().startswith("lang=")]
     args = [a for a in args if a not in given]
     chosen = _language(given[-1].split("=", 1)[1] if given else None, lang)
-    words = [a.lower() for a in args]
+    words = [SWITCH_WORDS.get(a.lower(), a.lower()) for a in args]  # `remind 关闭`
     if words == ["off"]:
         setter = schedules.set_by(team, channel)
         if setter not in (None, user) and not inv.is_admin():

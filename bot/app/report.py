@@ -19,6 +19,7 @@ from bot.state.rentals import Rentals
 from bot.state.report_channels import ReportChannels
 from bot.state.schedules import Schedules
 from bot.text import Lang, t
+from bot.text.chinese_names import SWITCH_WORDS
 from bot.text.format import who
 from rules.remind_schedule import DAYS
 from rules.report import FIRST_DAY, LAST_DAY, Report, month_span, reportable
@@ -42,7 +43,7 @@ def period(text: str, today: date, lang: Lang) -> tuple[date, date]:
 
 def report(inv: Invocation, args: list[str]) -> None:
     deps, channel, team, lang, now = inv.deps, inv.channel, inv.team, inv.lang, inv.deps.now()
-    word = args[0].lower() if args else ""
+    word = SWITCH_WORDS.get(args[0].lower(), args[0].lower()) if args else ""  # `report 关闭`, `report 开启`
     if word in ("off", "on"):
         reports = ReportChannels(deps.store)
         setter = reports.set_by(team, channel)  # the same rule as `remind off`: whoever set it, or an admin

@@ -25,6 +25,15 @@ CHINESE_NAMES: dict[str, str] = {
 }
 
 
+# a switch and `act`'s modes, by their words in either language (`remind 关闭`, `report 开启`, `act 停机`): each
+# was refused naming off, on, notify or stop
+SWITCH_WORDS = dict.fromkeys(("off", "关闭", "关掉", "停止"), "off") | dict.fromkeys(("on", "开启", "打开"), "on")
+ACT_MODES = (
+    dict.fromkeys(("关闭", "不处理"), "off")
+    | dict.fromkeys(("提醒", "通知", "只提醒"), "notify")
+    | dict.fromkeys(("停机", "自动停机", "关机"), "stop")
+)
+
 # what `track` keeps, by its word in either language (`登记 存储 数据盘 size=2T`: 存储 was read as a name)
 TRACK_KINDS = {"instance": "instance", "实例": "instance", "storage": "storage", "存储": "storage"}
 

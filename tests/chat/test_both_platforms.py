@@ -578,3 +578,7 @@ def test_machines_prices_times_and_quotes_typed_in_chinese(tmp_path: Path) -> No
         assert "m1" in listed and listed.count("¥80/小时（8 卡合计）") == 3, listed
         assert "A100-80GB × 1" in chat.command("报价 A100 4x14")
         assert "是想输入 `list` 吗" in chat.command("lsit")  # a misspelt sub-command: the nearest is named
+        # switches and act's modes by their Chinese words (each refused naming off, on, notify or stop)
+        assert "不再出现在每日提醒中" in chat.command("act 关闭") and "不会停机" in chat.command("act 提醒")
+        assert "提醒已关闭" in chat.command("remind 关闭")
+        assert "不再发送每周报告" in chat.command("report 关闭") and "将在每周" in chat.command("report 开启")
