@@ -14,7 +14,7 @@ from bot.chat import inline
 from bot.chat.message import Message, Section, plain
 from bot.chat.profile_messages import costs
 from bot.deps import Deps
-from bot.fields.rentals import FieldError, currency_code, machine
+from bot.fields.rentals import FieldError, cards_typed, currency_code, machine
 from bot.text import Lang, t
 from bot.text.compare import lines as compare_lines
 from bot.text.errors import error_text
@@ -25,7 +25,7 @@ from pricing.fx import ECB_CURRENCIES
 from pricing.quote import Quote, QuoteRequest
 from rules.errors import ParseError, UnknownGPU
 from rules.gpus import canonical_gpu, counted_gpu
-from rules.parsing import parse_cards, parse_schedule, parse_share
+from rules.parsing import parse_schedule, parse_share
 
 YES, NO = ("yes", "y", "true", "1", "是", "要"), ("no", "n", "false", "0", "否", "不")
 
@@ -43,9 +43,9 @@ def request_of(deps: Deps, raw: dict[str, str], lang: Lang) -> QuoteRequest:
     if "cards" in raw:
         try:
             said = raw["cards"]  # 8, 8卡, 八张, 两台8卡; a figure as typed, for the quote's own range check
-            cards = int(said) if said.isdigit() else parse_cards(said)
-        except ParseError:
-            raise CommandError(t("error.whole_cards", lang, cards=raw["cards"])) from None
+            cards = int(said) if said.isdigit() else cards_typed(said, lang)
+        except FieldError as exc:
+            raise CommandError(exc.message) from None
     try:
         gpu, cards = machine(raw.get("gpu", "A100-80GB"), cards, lang)  # "A100*8": eight cards of it
     except FieldError as exc:
@@ -119,12 +119,9 @@ def _bare(args: list[str]) -> tuple[list[str], dict[str, str]]:
     for i in range(len(bare) - 1, 0, -1):  # "8 cards", "8 张": one word
         if bare[i - 1].isdigit() and bare[i].lower() in _CARD_WORDS:
             bare[i - 1 : i + 1] = [bare[i - 1] + bare[i]]
-    for word in [w for w in bare if _CARDS.search(w)]:  # `quote H800 8卡 包月`: the cards, said bare
-        with contextlib.suppress(ParseError):
-            parse_cards(word)
-            found["cards"] = word
-            bare.remove(word)
-            break
+    for word in [w for w in bare if _CARDS.search(w)][:1]:  # `quote H800 8卡 包月`: the cards, said bare
+        found["cards"] = word  # 0卡 or 10万卡 too: refused as cards=, naming the range (request_of)
+        bare.remove(word)
     with contextlib.suppress(ParseError):  # not a schedule: refused below naming the word and the keys
         if bare and parse_schedule(" ".join(bare)):
             found["schedule"], bare = " ".join(bare), []

@@ -310,7 +310,7 @@ def budget(inv: Invocation, args: list[str]) -> None:
         return
     asked = _budget_amount(inv, args if whole else args[1:])
     if asked is None:
-        raise CommandError(t("digest.budget_usage", lang, text=" ".join(args[1:])))
+        raise CommandError(t("digest.budget_usage", lang, text=" ".join(args)))  # all it was given: "budget 0" said “”
     amount, currency = asked
     budgets.put(team, project, amount, currency, inv.user, deps.now())
     inv.answer(plain(t("digest.budget_set", lang, project=said, amount=money(amount, currency)), lang))

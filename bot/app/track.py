@@ -20,7 +20,7 @@ from bot.chat.platforms import person_form, person_of
 from bot.chat.port import Actor, ChatError
 from bot.deps import Deps
 from bot.fields.metering import billing_of, provider_of, stop_billing_of
-from bot.fields.rentals import CachedPrice, FieldError, currency_of, instance_fields, price_from_cache
+from bot.fields.rentals import CachedPrice, FieldError, cards_typed, currency_of, instance_fields, price_from_cache
 from bot.state import Conversation
 from bot.state.rentals import Instance, RentalError, Rentals
 from bot.text import Lang, t
@@ -31,7 +31,6 @@ from bot.text.format import mention, money
 from bot.text.quote import instance_rate
 from bot.text.runway import when_said
 from rules.errors import ParseError
-from rules.parsing import parse_cards
 from rules.storage_amounts import parse_price_gb_month, parse_size_gb
 
 log = logging.getLogger(__name__)
@@ -121,9 +120,9 @@ def _instance(inv: Invocation, rentals: Rentals, name: str, raw: dict[str, str],
     if "gpu" not in raw:
         raise CommandError(t("digest.track_usage", lang))
     try:
-        cards = parse_cards(raw["cards"]) if "cards" in raw else None  # 8, 8卡, 八张, 两台8卡
-    except ParseError:
-        raise CommandError(t("error.whole_cards", lang, cards=raw["cards"])) from None
+        cards = cards_typed(raw["cards"], lang) if "cards" in raw else None  # 8, 8卡, 八张, 两台8卡
+    except FieldError as exc:
+        raise CommandError(exc.message) from None
     fields = instance_fields(
         raw["gpu"],
         raw.get("price"),

@@ -16,7 +16,7 @@ from bot.text.errors import parse_error_text, unknown_gpu_text
 from rules.errors import ParseError, UnknownGPU
 from rules.gpus import canonical_gpu, counted_gpu
 from rules.numbers import money_value
-from rules.parsing import parse_price, parse_share
+from rules.parsing import parse_cards, parse_price, parse_share
 from rules.patterns import lazy
 
 CURRENCIES = ("CNY", "USD")
@@ -105,6 +105,17 @@ def instance_fields(
         }
     amount, unit = price_typed(price, lang)  # typed: the price of the whole instance, kept as it was said
     return out | {"unit": unit, "price": amount, "currency": currency_of(currency, lang), "price_by": "track"}
+
+
+def cards_typed(text: str, lang: Lang) -> int:
+    """Whole cards as typed (8, 8卡, 八张, 两台8卡). FieldError: none or more than 1,024 said as that range; else
+    that cards are whole (a slice is share=), which every other refusal said, 0卡 and 10万卡 too."""
+    try:
+        return parse_cards(text)
+    except ParseError as exc:
+        if exc.problem in ("not_positive", "too_many_cards"):
+            raise FieldError("cards", f"`cards`: {parse_error_text(exc, lang)}") from None
+        raise FieldError("cards", t("error.whole_cards", lang, cards=text)) from None
 
 
 def price_typed(price: str, lang: Lang) -> tuple[float, str]:

@@ -568,6 +568,11 @@ def test_machines_prices_times_and_quotes_typed_in_chinese(tmp_path: Path) -> No
         monthly = chat.command("报价 A100 8卡 包月")  # cards and a month's rental said bare: refused before
         assert "A100-80GB × 8 的费用：每天 24 小时 × 30 天" in monthly and "按卡·月" in monthly, monthly
         assert "A100-80GB × 8" in chat.command("quote A100 8 cards 4x14")
+        # no cards, or more than any machine: that range said, not "whole cards; a slice is share=" (as 1.5 is)
+        assert "`cards`: 无法识别“0卡”：必须大于零" in chat.command("quote A100 0卡 4x14")
+        assert "最多 1024 张卡" in chat.command("track m9 gpu=A100 price=2/h cards=十万张")
+        assert "需要整卡数量" in chat.command("quote A100 cards=1.5 4x14")
+        assert "（收到“0”）" in chat.command("budget 0")  # the whole team's words said back (it said “”)
         assert "每月 ¥717" in chat.command("登记 存储 数据盘 size=2T price=三毛五一个G一个月")  # 存储: storage
         assert "已由" in chat.command("删除存储 数据盘")
         assert "共 200 GPU 小时" in chat.command("quote H100 200卡时")  # a total said bare, as --gpu-hours
