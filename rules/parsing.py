@@ -724,13 +724,15 @@ def parse_schedule(text: str) -> Schedule:
     parts = said.schedule_parts(norm)  # "3周每天6小时", "6h a day for 3 weeks", "weekdays, 8 hours"
     if parts is not None:
         return _schedule(text, *parts)
-    if norm.replace(" ", "") in _RENTED_WHOLE:  # "包月": rented by the month, every hour of it
-        return _schedule(text, 24.0, _RENTED_WHOLE[norm.replace(" ", "")])
+    whole = _RENTED_WHOLE.get(norm) or _RENTED_WHOLE.get(norm.replace(" ", ""))
+    if whole is not None:  # "包月", "monthly": rented by the month, every hour of it
+        return _schedule(text, 24.0, whole)
     raise ParseError("schedule", text, ACCEPTED["schedule"])
 
 
 # a card rented for a whole period, as platforms sell it (包月: a month's rental, used or not): every hour of it
-_RENTED_WHOLE = {"包天": 1.0, "包周": 7.0, "包月": 30.0, "包年": 365.0}
+_RENTED_WHOLE = {"包天": 1.0, "包周": 7.0, "包月": 30.0, "包年": 365.0, "整月": 30.0, "monthly": 30.0,
+                 "by the month": 30.0, "a whole month": 30.0}  # fmt: skip
 
 
 ACCEPTED["share"] = ["1/2", "0.5", "50%", "half", "quarter", "一半", "四分之一", "3g.40gb"]

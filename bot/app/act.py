@@ -24,7 +24,7 @@ def act(inv: Invocation, args: list[str]) -> None:
         return
     try:
         mode = read_mode(args[0], lang)
-        raw = inline.parse_pairs(args[1:], KEYS)[0]
+        raw = inline.parse_pairs(args[1:], KEYS, words=True)[0]  # grace=two hours: its words unquoted
         grace = read_grace(raw.get("grace"), lang)
     except PolicyError as exc:
         raise CommandError(str(exc)) from None

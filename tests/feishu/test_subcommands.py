@@ -95,6 +95,10 @@ def test_act_stop_is_an_admins_and_notify_anyones(tmp_path: Path) -> None:
         h.fake.chats[GROUP] = {"owner_id": OWNER, "user_manager_id_list": []}
         said = shown(say(h, "act stop grace=2h"))
         assert "2" in said and Actions(h.deps.store).policy(team(h), GROUP).mode == "stop"
+        # a grace said aloud, its words unquoted; the mode by its Chinese word (each refused before)
+        shown(say(h, "act 停机 grace=two and a half hours"))
+        policy = Actions(h.deps.store).policy(team(h), GROUP)
+        assert (policy.mode, policy.grace.total_seconds()) == ("stop", 2.5 * 3600)
 
 
 def test_report_on_demand_and_off(tmp_path: Path) -> None:

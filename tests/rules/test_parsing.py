@@ -205,7 +205,9 @@ def test_unknown_gpu_lists_known_models() -> None:
     assert "A100-80GB" in caught.value.accepted
 
 
-@pytest.mark.parametrize(("said", "days"), [("包月", 30), ("包周", 7), ("包天", 1), ("包年", 365)])
+@pytest.mark.parametrize(
+    ("said", "days"), [("包月", 30), ("包周", 7), ("包天", 1), ("包年", 365), ("monthly", 30), ("by the month", 30)]
+)
 def test_a_card_rented_for_a_whole_period_is_every_hour_of_it(said: str, days: float) -> None:
     schedule = parsing.parse_schedule(said)  # 包月: a month's rental, as platforms sell it
     assert (schedule.hours_per_day, schedule.days) == (24, days)
