@@ -278,8 +278,10 @@ def track_instance(
 @track_app.command("storage")
 def track_storage(
     name: Annotated[str, typer.Argument(help="A name, unique in the team.")],
-    size_gb: Annotated[float, typer.Option(min=0.001, metavar="GB", help="Size in GB.")],
-    price_gb_month: Annotated[float, typer.Option(min=0.0001, metavar="PRICE", help="Price per GB-month.")],
+    size_gb: Annotated[str, typer.Option(metavar="GB", help="Size in GB (also 500G, 2T: a T is 1,024 GB).")],
+    price_gb_month: Annotated[
+        str, typer.Option(metavar="PRICE", help="Price per GB-month (also 0.35元/GB/月, 100元/T/月).")
+    ],
     channel: Annotated[str, typer.Option(help=CHANNEL_HELP)],
     owner: Annotated[str, typer.Option(help=OWNER_HELP)],
     instance: Annotated[str | None, typer.Option(help="The tracked instance it belongs to.")] = None,
@@ -296,14 +298,16 @@ def track_storage(
 ) -> None:
     """Track rented storage (images, data sets, checkpoints)."""
     from bot.fields.rentals import currency_of
+    from rules.storage_amounts import parse_price_gb_month, parse_size_gb
 
     settings = load_settings(lang=lang)
+    said_in = settings.files.lang
     fields = {
         "channel": channel,
         "owner": owner,
         "project": project,
-        "size_gb": size_gb,
-        "price_gb_month": price_gb_month,
+        "size_gb": _storage_amount(size_gb, parse_size_gb, "--size-gb", said_in),
+        "price_gb_month": _storage_amount(price_gb_month, parse_price_gb_month, "--price-gb-month", said_in),
         "currency": _fields(lambda: currency_of(currency, settings.files.lang)),
         "created_at": past_moment(created, settings, datetime.now(UTC), "--created"),
     }
@@ -314,6 +318,25 @@ def track_storage(
     sys.stdout.write(t("cli.tracked_storage", settings.files.lang, name=stored.name) + "\n")
     if created is not None:
         billed_from(stored.created_at, settings)
+
+
+def _storage_amount(text: str, parse: Any, flag: str, lang: Lang) -> float:
+    """A storage flag's figure: a plain number as it always was (in GB, per GB-month), or as chat's `size=` and
+    `price=` take it (500G, 2T; 0.35元/GB/月, 100元/T/月), so `--size-gb 2T` is 2,048 GB, not "not a number"."""
+    from bot.text.errors import parse_error_text
+    from rules.errors import ParseError
+
+    try:
+        value = float(text)
+    except ValueError:
+        value = None
+    if value is not None and not value <= 0:  # a plain figure (inf and nan are the state's bounds' to refuse)
+        return value
+    try:
+        amount: float = parse(text)
+    except ParseError as exc:
+        raise fail(f"{flag}: {parse_error_text(exc, lang)}") from None
+    return amount
 
 
 def _plain(thing: object) -> dict[str, Any]:

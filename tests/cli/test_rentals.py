@@ -276,6 +276,22 @@ def test_storage_of_infinite_size_is_refused_and_nothing_is_stored(tmp_path: Pat
     assert json.loads(run_cli("list", "--json", *TEAM, env=_state(tmp_path), tmp=tmp_path).stdout)["storage"] == []
 
 
+def test_storage_flags_take_sizes_and_prices_as_chat_does(tmp_path: Path) -> None:
+    """`--size-gb 2T` was "2T is not a number" where chat's size=2T is 2,048 GB; a price said aloud likewise."""
+    env = _state(tmp_path) | {"GPU_ADVISOR_LANG": "en"}
+    where = ("--channel", "C1", "--owner", "U1", *TEAM)
+    done = run_cli("track", "storage", "ds", "--size-gb", "2T", "--price-gb-month", "三毛五一个G一个月", *where,
+                   env=env, tmp=tmp_path)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    [kept] = json.loads(run_cli("list", "--json", *TEAM, env=env, tmp=tmp_path).stdout)["storage"]
+    assert (kept["size_gb"], kept["price_gb_month"]) == (2048, 0.35)
+    for flag, value, said in (("--size-gb", "0", "must be above zero"), ("--price-gb-month", "350/月", "per GB")):
+        flags = {"--size-gb": "10", "--price-gb-month": "0.3"} | {flag: value}
+        refused = run_cli("track", "storage", "x", *(a for kv in flags.items() for a in kv), *where, env=env,
+                          tmp=tmp_path)  # fmt: skip
+        assert refused.returncode == 2 and refused.stderr.startswith(f"{flag}: ") and said in refused.stderr
+
+
 def test_storage_kept_from_before_is_entered_with_its_creation_date(tmp_path: Path) -> None:
     base = (
         "track",
