@@ -25,7 +25,10 @@ CONTEXT = {"budget": {"ignore_unknown_options": True}}
 
 
 def budget(
-    project: Annotated[str | None, typer.Argument(help="The project (none: list every budget).")] = None,
+    project: Annotated[
+        str | None,
+        typer.Argument(help="The project (none: list every budget; an amount instead: the whole team's budget)."),
+    ] = None,
     amount: Annotated[str | None, typer.Argument(help="The monthly budget, e.g. 20000; or off.")] = None,
     currency: Annotated[
         str | None, typer.Option("--currency", help="CNY or USD (default: a ¥ or $ sign on the amount, else CNY).")
@@ -34,7 +37,7 @@ def budget(
     lang: LangOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
-    """Set, remove or list projects' monthly budgets."""
+    """Set, remove or list monthly budgets, a project's or the whole team's."""
     from bot.state.budgets import Budgets
     from bot.state.rentals import NAME
     from bot.text.budget import project_said

@@ -62,7 +62,7 @@ SUMMARIES: dict[str, str] = {
     "enroll-token": "Print an enrollment token once, for `gpu-advise agent --enroll` on each GPU box.",
     "discover": "Find GPU instances and unattached disks in the clouds, and keep them as items of the team.",
     "act": "Set what a channel (or one project in it) does about idle instances.",
-    "budget": "Set, remove or list projects' monthly budgets.",
+    "budget": "Set, remove or list monthly budgets, a project's or the whole team's.",
     "power": "Say an instance went on or off (its hourly meter follows), or list when it was on, off and unknown.",
     "billing": "Set how an instance is billed (default: by its price's unit) or its price (--price); alone, say how.",
     "balance": "Record a provider account's prepaid balance, or list each with how long it lasts at the current rate.",
