@@ -132,7 +132,8 @@ def _bare(args: list[str]) -> tuple[list[str], dict[str, str]]:
 
 
 _CARD_WORDS = ("cards", "card", "gpus", "卡", "张", "张卡")
-_CARDS = re.compile(r"(?:卡|张|cards?|gpus?)$", re.IGNORECASE)  # 8卡, 八张, 两台8卡, 8 cards (not 200卡时)
+# 8卡, 八张, 两台8卡, 8 cards: a count, then cards (not 200卡时, nor 共享卡)
+_CARDS = re.compile(r"^(?:\d|[零一二两三四五六七八九十百千万]).*(?:卡|张|cards?|gpus?)$", re.IGNORECASE)
 _GPU_HOURS = re.compile(r"(?P<n>\d+(?:\.\d+)?)\s*(?:gpu[- ]?hours?|gpu[- ]?hrs?|gpu[- ]?h|卡时|卡小时|gpu ?小时|机时)")
 
 
