@@ -122,9 +122,10 @@ def _bare(args: list[str]) -> tuple[list[str], dict[str, str]]:
     for word in [w for w in bare if _CARDS.search(w)][:1]:  # `quote H800 8卡 包月`: the cards, said bare
         found["cards"] = word  # 0卡 or 10万卡 too: refused as cards=, naming the range (request_of)
         bare.remove(word)
-    with contextlib.suppress(ParseError):  # not a schedule: refused below naming the word and the keys
-        if bare and parse_schedule(" ".join(bare)):
-            found["schedule"], bare = " ".join(bare), []
+    schedule = _schedule_within(bare)  # not a schedule: refused below naming the word and the keys
+    if schedule is not None:
+        start, end = schedule
+        found["schedule"], bare = " ".join(bare[start:end]), bare[:start] + bare[end:]
     total = _GPU_HOURS.fullmatch(" ".join(bare).strip().lower())
     if total is not None:  # `quote H100 100 gpu hours`, `100卡时`: the terminal's --gpu-hours
         found["gpu_hours"], bare = total["n"], []
@@ -132,6 +133,19 @@ def _bare(args: list[str]) -> tuple[list[str], dict[str, str]]:
 
 
 _CARD_WORDS = ("cards", "card", "gpus", "卡", "张", "张卡")
+
+
+def _schedule_within(words: list[str]) -> tuple[int, int] | None:
+    """The longest run of `words` that reads as a schedule (`每天4小时 14天`), as (start, end); what is left is
+    refused naming itself (`quote A100 4x14 共享卡` named 4x14, which was read)."""
+    for size in range(len(words), 0, -1):
+        for start in range(len(words) - size + 1):
+            with contextlib.suppress(ParseError):
+                parse_schedule(" ".join(words[start : start + size]))
+                return start, start + size
+    return None
+
+
 # 8卡, 八张, 两台8卡, 8 cards: a count, then cards (not 200卡时, nor 共享卡)
 _CARDS = re.compile(r"^(?:\d|[零一二两三四五六七八九十百千万]).*(?:卡|张|cards?|gpus?)$", re.IGNORECASE)
 _GPU_HOURS = re.compile(r"(?P<n>\d+(?:\.\d+)?)\s*(?:gpu[- ]?hours?|gpu[- ]?hrs?|gpu[- ]?h|卡时|卡小时|gpu ?小时|机时)")
