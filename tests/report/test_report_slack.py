@@ -99,6 +99,7 @@ def test_app_home_shows_what_you_rent_your_spend_and_your_budgets(tmp_path: Path
         rented(h)
         h.fake.locales["U1"] = "en-US"
         Budgets(h.deps.store).put("T1", "llm", 10000.0, "CNY", "U1", h.clock.now)
+        Budgets(h.deps.store).put("T1", "*", 50000.0, "CNY", "U1", h.clock.now)  # the whole team's (`budget 50000`)
         h.send.event({"type": "app_home_opened", "user": "U1", "channel": "D1", "tab": "home"}, event_id="EvHome2")
         (published,) = h.fake.wait_for(lambda: h.fake.of("views.publish"))
         text = json.dumps(published["view"], ensure_ascii=False)
@@ -106,6 +107,7 @@ def test_app_home_shows_what_you_rent_your_spend_and_your_budgets(tmp_path: Path
         # a: 480/day, billed for each day started: the six days' periods that began since 12-01 00:00 in Shanghai
         assert "Your spend this month: ¥2,880" in text
         assert "Budget of *llm* (you set it): ¥5,760 of ¥10,000. At this rate ¥29,760 by 12-31, 198% over." in text
+        assert text.index("Budget of *the whole team* (you set it): ¥") < text.index("Budget of *llm*")
 
 
 def test_app_home_shows_the_last_report_chart_of_your_channels(tmp_path: Path) -> None:
