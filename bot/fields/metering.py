@@ -28,8 +28,14 @@ def billing_of(text: str, lang: Lang) -> str:
     return value
 
 
+# whether stopping it stops the meter, as said in Chinese (`billing box 包月 关机也计费` was refused)
+STOP_WORDS = dict.fromkeys(("关机也计费", "关机仍计费", "关机继续计费", "关机照样计费", "停机也计费"), "keeps")
+STOP_WORDS |= dict.fromkeys(("关机不计费", "关机停止计费", "关机即停止计费", "关机就停", "停机不计费"), "stops")
+
+
 def stop_billing_of(text: str, lang: Lang) -> str:
     value = text.strip().lower()
+    value = STOP_WORDS.get(value, value)
     if value not in STOP_BILLING:
         raise FieldError("stop-billing", t("error.metering.bad_stop_billing", lang, value=text))
     return value

@@ -71,6 +71,11 @@ def test_billing_and_a_balance_with_its_runway(tmp_path: Path) -> None:
     changed = cli(tmp_path, "billing", "card", "hourly", "--stop-billing", "keeps")
     assert changed.returncode == 0 and "billed hourly" in changed.stdout
     assert "a stopped box is still billed" in cli(tmp_path, "billing", "card").stdout
+    # the stop mode said in Chinese, as chat's `billing card 包月 关机也计费` says it (refused before)
+    assert cli(tmp_path, "billing", "card", "hourly", "--stop-billing", "关机不计费").returncode == 0
+    assert "stopping it stops the meter" in cli(tmp_path, "billing", "card").stdout
+    assert cli(tmp_path, "billing", "card", "hourly", "--stop-billing", "关机也计费").returncode == 0
+    assert "a stopped box is still billed" in cli(tmp_path, "billing", "card").stdout
     assert "--price 1.88/h" in cli(tmp_path, "billing", "card", "--stop-billing", "keeps").stderr  # no basis to keep
     recorded = cli(tmp_path, "balance", "autodl", "320", "--at", now.isoformat())
     assert recorded.returncode == 0, recorded.stderr
