@@ -17,10 +17,9 @@ from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 
 from rules import metering
+from rules.digest import WHOLE_TEAM as WHOLE_TEAM  # kept beside spending, which this module builds on
 from rules.digest import Rented, Stored, hidden, spent_this_month, stored_this_month
 from rules.metering import Timelines, stretches_of
-
-WHOLE_TEAM = "*"  # the project key of the whole team's budget: no rental NAME is "*"
 
 
 def budget_keys(project: str | None, currency: str) -> tuple[tuple[str, str], tuple[str, str]]:

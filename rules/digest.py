@@ -240,6 +240,9 @@ def stored_this_month(disk: Stored, now: datetime) -> float:
     )
 
 
+WHOLE_TEAM = "*"  # the project key of the whole team's budget (rules/budget.py): no rental NAME is "*"
+
+
 def spending(
     instances: Iterable[Rented],
     storage: Iterable[Stored],
@@ -257,8 +260,6 @@ def spending(
     for disk in storage:
         if not hidden(disk):
             spend[(disk.project or "", disk.currency)] += stored_this_month(disk, now)
-    from rules.budget import WHOLE_TEAM  # rules/budget.py builds on this module
-
     for currency in {c for p, c in budgets if p == WHOLE_TEAM}:  # the whole team's: every project's spend
         spend[(WHOLE_TEAM, currency)] = sum(a for (p, c), a in list(spend.items()) if c == currency)
     for key in budgets:

@@ -12,7 +12,7 @@ from typing import Protocol, overload
 from bot.app.invocation import CommandError, Invocation
 from bot.chat.digest_messages import item_section
 from bot.chat.message import Message, Section, plain
-from bot.fields.rentals import SIGNS, budget_money, currency_code, whole_team_budget
+from bot.fields.rentals import budget_words, whole_team_budget
 from bot.state.budgets import Budgets
 from bot.state.power import PowerLog
 from bot.state.rentals import RentalError, Rentals, check_name
@@ -308,20 +308,9 @@ def budget(inv: Invocation, args: list[str]) -> None:
         key, start = ("digest.budget_removed", False) if gone else ("cli.budget_none_for", True)
         inv.answer(plain(t(key, lang, project=project_said(project, lang, start)), lang))
         return
-    asked = _budget_amount(inv, args if whole else args[1:])
+    asked = budget_words(args if whole else args[1:], None, deps.settings.files.currency.upper())
     if asked is None:
         raise CommandError(t("digest.budget_usage", lang, text=" ".join(args)))  # all it was given: "budget 0" said “”
     amount, currency = asked
     budgets.put(team, project, amount, currency, inv.user, deps.now())
     inv.answer(plain(t("digest.budget_set", lang, project=said, amount=money(amount, currency)), lang))
-
-
-def _budget_amount(inv: Invocation, words: list[str]) -> tuple[float, str] | None:
-    """A month's budget in words as people say it ("每月 2万", "20k a month", "$500"), then perhaps its currency
-    (USD, 美元); no sign and no code: the bot's currency. None when these words are no budget."""
-    words = list(words)
-    code = currency_code(words.pop()) if len(words) > 1 and currency_code(words[-1]) in ("CNY", "USD") else None
-    asked = budget_money(" ".join(words), code) if words else None
-    if asked is not None and code is None and words[0][:1] not in SIGNS:
-        asked = (asked[0], inv.deps.settings.files.currency.upper())
-    return asked if asked is not None and asked[1] in ("CNY", "USD") else None

@@ -15,7 +15,7 @@ import typer
 
 from bot.cli.common import LangOpt, fail, load_effective_policy, load_settings, say
 from bot.cli.rentals import JsonOpt, TeamOpt, chosen_team, open_rentals
-from bot.fields.rentals import CURRENCIES, budget_money, currency_code, whole_team_budget
+from bot.fields.rentals import budget_words, whole_team_budget
 from bot.text import t
 from bot.text.format import money
 from bot.text.spans import plain_text
@@ -52,10 +52,9 @@ def budget(
         _list(settings, rentals, team, now, as_json)
         return
     lang, words = settings.files.lang, [w for w in (project, amount) if w is not None]
-    if words == ["off"] or whole_team_budget(words):  # no project named: the whole team's budget
+    whole = words == ["off"] or whole_team_budget(words)  # no project named: the whole team's budget
+    if whole:
         project, amount = WHOLE_TEAM, " ".join(words)
-        if len(words) == 2 and currency is None and currency_code(words[1]) in CURRENCIES:  # "5000 USD"
-            amount, currency = words[0], currency_code(words[1])
     elif not NAME.fullmatch(project):
         raise fail(t("error.rental.bad_name", lang, name=project))
     said = plain_text(project_said(project, lang))
@@ -66,8 +65,8 @@ def budget(
         key, start = ("cli.budget_removed", False) if gone else ("cli.budget_none_for", True)
         sys.stdout.write(t(key, lang, project=plain_text(project_said(project, lang, start))) + "\n")
         return
-    found = budget_money(amount, currency)
-    if found is None or found[1] not in ("CNY", "USD"):
+    found = budget_words(words if whole else [amount], currency)  # "5000 USD": the code after the amount
+    if found is None:
         raise fail(t("cli.budget_bad", settings.files.lang, amount=amount[:40], currency=(currency or "CNY")[:8]))
     value, code = found
     budgets.put(team, project, value, code, "terminal", now)

@@ -189,6 +189,19 @@ def whole_team_budget(words: list[str]) -> bool:
     return not rest or budget_money(" ".join(rest), None) is None
 
 
+def budget_words(words: list[str], currency: str | None, default: str | None = None) -> tuple[float, str] | None:
+    """A month's budget in words as people say it ("每月 2万", "20k a month", "$500"), then perhaps its currency
+    (USD, 美元) where `currency` is not given; no sign and no code: `default` (else budget_money's). None when the
+    words are no budget in CNY or USD."""
+    words = list(words)
+    if currency is None and len(words) > 1 and currency_code(words[-1]) in CURRENCIES:  # "5000 USD", "5000 美元"
+        currency = currency_code(words.pop())
+    asked = budget_money(" ".join(words), currency) if words else None
+    if asked is not None and default is not None and currency is None and words[0][:1] not in SIGNS:
+        asked = (asked[0], default)
+    return asked if asked is not None and asked[1] in CURRENCIES else None
+
+
 def budget_money(text: str, currency: str | None) -> tuple[float, str] | None:
     """(amount, currency) of a budget as typed: a ¥ or $ sign sets the currency, which a currency also given must
     agree with ("$500" with CNY is refused, never stored as ¥500); without either, CNY. None when unreadable, below

@@ -24,16 +24,14 @@ class SpanError(ValueError):
 def parse_span(text: str, low: timedelta, high: timedelta) -> timedelta:
     """The length `text` says, between `low` and `high`; SpanError otherwise."""
     found = SPAN.fullmatch(text.strip())
-    try:
-        if found is not None:
-            unit = found[2].lower()
+    if found is None:
+        span = _said_aloud(text)  # within the duration answer's year: never overflows
+    else:
+        unit = found[2].lower()
+        try:
             span = float(found[1]) * UNITS[ZH.get(unit[0], unit[0])]
-        else:
-            span = _said_aloud(text)
-    except SpanError:
-        raise
-    except (OverflowError, ValueError):  # 400 nines: beyond any span
-        raise SpanError("range", text=text[:40], low=_said(low), high=_said(high)) from None
+        except (OverflowError, ValueError):  # 400 nines: beyond any span
+            raise SpanError("range", text=text[:40], low=_said(low), high=_said(high)) from None
     if not low <= span <= high:
         raise SpanError("range", text=text[:40], low=_said(low), high=_said(high))
     return span

@@ -1,6 +1,7 @@
-"""Each sub-command's Chinese name, as a Chinese team types it (`报价 A100 4x14`, `列表`), to the sub-command's
-English word (bot/chat/ids.SubCommand's values): the one table runs both (bot/app/table.py), and every chat's help
-names them (tests/chat/test_help_names_every_subcommand.py). Here, below the chats, so a chat's words can say them."""
+"""The Chinese words of the chats' commands, as a Chinese team types them: each sub-command's name (`报价 A100 4x14`,
+`列表`) to its English word (bot/chat/ids.SubCommand's values), which the one table runs both by (bot/app/table.py)
+and every chat's help names (tests/chat/test_help_names_every_subcommand.py); and the words of a switch, of `act`'s
+modes and of what `track` keeps. Here, below the chats, so a chat's words can say them."""
 
 from __future__ import annotations
 
