@@ -110,8 +110,10 @@ def normalise(text: str) -> str:
 
 # --- money as typed -----------------------------------------------------------------------------
 
+FIGURES_APART = lazy(r"\d\s+\d")  # two figures typed apart ("400 30/天"): never one number
 _MONEY_WORDS = lazy(r"(?:块钱|块|元|人民币|rmb|cny)$")
 _MONEY_SCALE = {"万": 10_000.0, "w": 10_000.0, "千": 1_000.0, "k": 1_000.0}
+_SCALE_AND_DIGIT = lazy(r"(?P<n>\d+)(?P<scale>[万千w])(?P<d>\d)")
 _DIGIT = r"(?:\d|[零〇一二两三四五六七八九])"
 _KUAI = lazy(
     rf"^(?:(?P<whole>[\d.]+|[零〇一二两三四五六七八九十百千万]+)块)?"
@@ -120,7 +122,7 @@ _KUAI = lazy(
 
 
 def money_value(text: str) -> float | None:
-    """An amount of money as people type it: 20000, 20,000, 2万, 1.5万, 20k, 三百, 两万五, 20000元, 300块, 两块五
+    """An amount of money as people type it: 20000, 20,000, 2万, 1.5万, 3千2, 20k, 三百, 两万五, 20000元, 300块, 两块五
     (2.5: 块 as the point before tenths), 3毛, 八毛五 (0.85: 毛 or 角 a tenth); a ¥, ￥ or $ before it is the
     caller's to read. None when it is not one."""
     said = unicodedata.normalize("NFKC", text).strip().lower().replace(",", "").replace("，", "").replace(" ", "")
@@ -130,6 +132,10 @@ def money_value(text: str) -> float | None:
         cent = number_value(kuai["cent"]) if kuai["cent"] else 0.0
         return None if whole is None else round(whole + number_value(kuai["tenth"]) / 10 + cent / 100, 2)
     said = _MONEY_WORDS.sub("", said)
+    tail = _SCALE_AND_DIGIT.fullmatch(said)
+    if tail is not None:  # 3千2 is 3,200 and 1万2 12,000, as 三千二 and 一万二 are
+        step = _MONEY_SCALE[tail["scale"]]
+        return float(tail["n"]) * step + int(tail["d"]) * step / 10
     scale = 1.0
     if said[-1:] in _MONEY_SCALE and re.match(r"^[\d.]+[万wk千]$", said):  # "2万", "1.5万", "20k"
         said, scale = said[:-1], _MONEY_SCALE[said[-1]]

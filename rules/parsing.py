@@ -12,7 +12,7 @@ from rules import colloquial as said
 from rules.errors import ParseError, UnknownGPU
 from rules.gpus import canonical_gpu
 from rules.memory_amounts import read_memory_amount, stripped
-from rules.numbers import NUMBER, money_value, normalise, number_value
+from rules.numbers import FIGURES_APART, NUMBER, money_value, normalise, number_value
 from rules.patterns import Lazy, has_han, lazy
 from rules.profile import (
     DurationAnswer,
@@ -788,7 +788,10 @@ def parse_price(text: str) -> tuple[float, str]:
     # the price, since a price needs its "per": "两块五一小时" is 2.5 an hour, "一千一天" 1,000 a day (1,100 would
     # leave it without one), "一千一一天" 1,100
     per = _A_ONE.sub("每", text.strip())
-    norm = _prepare("price", per).replace(" ", "").replace("¥", "").replace("$", "")
+    prepared = _prepare("price", per)
+    if FIGURES_APART.search(prepared):  # "400 30/天" was 40,030 a day
+        raise ParseError("price", text, ACCEPTED["price"])
+    norm = prepared.replace(" ", "").replace("¥", "").replace("$", "")
     match = next((m for m in (p.fullmatch(norm) for p in _PRICE_FORMS) if m), None)
     amount = money_value(match.group("n")) if match else None  # 400, 400元, 1.5万, 两块五
     if match is None or amount is None or match.group("unit") not in _PRICE_UNITS:

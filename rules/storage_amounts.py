@@ -11,7 +11,7 @@ import re
 import unicodedata
 
 from rules.errors import ParseError
-from rules.numbers import money_value
+from rules.numbers import FIGURES_APART, money_value
 
 SIZE_ACCEPTED = ["500", "500G", "500GB", "2T", "1.5TB"]
 PRICE_ACCEPTED = ["0.35", "0.35元/GB/月", "0.35/GB/month", "100元/T/月", "三毛五一个G一个月"]
@@ -24,14 +24,17 @@ _PRICE = re.compile(
 )
 
 
-def _said(text: str) -> str:
+def _said(text: str, field: str, accepted: list[str]) -> str:
+    """The text without spaces: refused where they part two figures ("500 0.35" is no 5000.35)."""
     said = unicodedata.normalize("NFKC", text).strip().lower()
+    if FIGURES_APART.search(said):
+        raise ParseError(field, text, accepted)
     return re.sub(r"\s+", "", said).replace(",", "")
 
 
 def parse_size_gb(text: str) -> float:
     """A size in GB: a plain number is GB; G/GB/GiB and T/TB/TiB (1,024 GB) may follow."""
-    match = _SIZE.fullmatch(_said(text))
+    match = _SIZE.fullmatch(_said(text, "size", SIZE_ACCEPTED))
     if match is None:
         raise ParseError("size", text, SIZE_ACCEPTED)
     value = float(match.group("n")) * (_PER_T if (match.group("unit") or "g").startswith("t") else 1.0)
@@ -44,7 +47,7 @@ def parse_price_gb_month(text: str) -> float:
     """A storage price per GB-month: a plain amount is per GB-month; 元/¥ and "/GB/月" may be said, and a price per T
     is divided into GB. "350/月" is refused asking: a month of the whole disk, or of a GB, is not guessed (500 GB at
     350 a GB is 175,000 a month)."""
-    said = _said(text).lstrip("¥$").replace("cny", "").replace("rmb", "").replace("usd", "")
+    said = _said(text, "price", PRICE_ACCEPTED).lstrip("¥$").replace("cny", "").replace("rmb", "").replace("usd", "")
     match = _PRICE.fullmatch(said.removeprefix("-"))
     amount = money_value(match.group("n")) if match else None
     if amount is not None and said.startswith("-"):

@@ -308,7 +308,9 @@ def test_cards_rented_in_china_are_known() -> None:
     [("20000", 20000), ("20,000", 20000), ("2万", 20000), ("1.5万", 15000), ("20k", 20000), ("三百", 300),
      ("两万五", 25000), ("一万一千五", 11500), ("20000元", 20000), ("300块", 300), ("两块五", 2.5), ("二十块钱", 20),
      # 毛 (or 角) a tenth and 分 a hundredth: None before
-     ("3毛", 0.3), ("八毛五", 0.85), ("5毛钱", 0.5), ("两块五毛", 2.5), ("一块二毛五", 1.25), ("1块5", 1.5)],
+     ("3毛", 0.3), ("八毛五", 0.85), ("5毛钱", 0.5), ("两块五毛", 2.5), ("一块二毛五", 1.25), ("1块5", 1.5),
+     # a digit after 千 or 万 is its next place, as 三千二 says: None before
+     ("3千2", 3200), ("1万2", 12000), ("2w5", 25000), ("三千二", 3200)],
 )  # fmt: skip
 def test_money_as_people_type_it(said: str, amount: float) -> None:
     from rules.numbers import money_value
@@ -338,6 +340,14 @@ def test_money_words_that_are_no_amount(said: str) -> None:
 )  # fmt: skip
 def test_a_price_as_people_type_it(said: str, price: tuple[float, str]) -> None:
     assert parsing.parse_price(said) == price
+
+
+@pytest.mark.parametrize("said", ["400 30/天", "1 400/day", "60 5/h"])
+def test_figures_typed_apart_are_no_one_price(said: str) -> None:
+    """Spaces were dropped before the price was read: "400 30/天" was 40,030 a day."""
+    with pytest.raises(ParseError):
+        parsing.parse_price(said)
+    assert parsing.parse_price("每小时 60 元") == (60.0, "hour")
 
 
 @pytest.mark.parametrize(

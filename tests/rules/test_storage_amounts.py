@@ -52,9 +52,18 @@ def test_a_price_per_gb_month_or_per_t(typed: str, per_gb_month: float) -> None:
         ("0", "not_positive"),
         ("-0.35", "not_positive"),
         ("0.35/h", None),
+        ("500 0.35", None),  # two figures typed apart: it was 5000.35 a GB-month
     ],
 )
 def test_a_price_that_does_not_say_per_gb_is_asked_not_guessed(typed: str, problem: str | None) -> None:
     with pytest.raises(ParseError) as caught:
         parse_price_gb_month(typed)
     assert caught.value.problem == problem
+
+
+def test_a_size_of_figures_typed_apart_is_no_one_size() -> None:
+    """ "1 024" was 1,024 GB and "500 2" 5,002: spaces were dropped between figures."""
+    for typed in ("1 024", "500 2"):
+        with pytest.raises(ParseError):
+            parse_size_gb(typed)
+    assert parse_size_gb("500 G") == 500.0
