@@ -8,8 +8,8 @@ from zoneinfo import ZoneInfo
 
 from bot.app.invocation import CommandError, Invocation, channel_zone
 from bot.chat.message import plain
-from bot.fields.metering import balance_of, billing_of, power_of, provider_of, stop_billing_of
-from bot.fields.rentals import FieldError, currency_of, price_typed
+from bot.fields.metering import balance_said, billing_of, power_of, provider_of, stop_billing_of
+from bot.fields.rentals import FieldError, price_typed
 from bot.report.money import runways
 from bot.state.balances import Balances
 from bot.state.power import PowerLog
@@ -165,12 +165,11 @@ def balance(inv: Invocation, args: list[str]) -> None:
     balances, now, kept = Balances(deps.store), deps.now(), []
     if args:
         args, at = _split_at(args)
-        if len(args) not in (2, 3) or at == "":
+        if len(args) < 2 or at == "":
             raise CommandError(t("meter.balance_usage", lang))
         try:
-            provider = provider_of(args[0], lang)
-            amount = balance_of(args[1], lang)
-            currency = currency_of(args[2], lang) if len(args) == 3 else deps.settings.files.currency
+            provider = provider_of(args[0], lang)  # then `320`, `还剩 三千二 元`, `$500`, `5000 USD`
+            amount, currency = balance_said(args[1:], None, deps.settings.files.currency, lang)
             moment, clock = inv.past(at, now)
         except FieldError as exc:
             raise CommandError(f"{exc.field}: {exc.message}") from None

@@ -13,8 +13,8 @@ import typer
 
 from bot.cli.common import LangOpt, fail, load_settings, say
 from bot.cli.rentals import JsonOpt, TeamOpt, _fields, _run, chosen_team, open_rentals, past_moment
-from bot.fields.metering import balance_of, billing_of, power_of, provider_of, stop_billing_of
-from bot.fields.rentals import currency_of, price_typed
+from bot.fields.metering import balance_said, billing_of, power_of, provider_of, stop_billing_of
+from bot.fields.rentals import price_typed
 from bot.text import t
 from bot.text.problem import said
 from bot.text.quote import instance_rate
@@ -142,8 +142,12 @@ def billing(
 
 def balance(
     provider: Annotated[str | None, typer.Argument(help="The provider account: autodl, aliyun, tencent...")] = None,
-    amount: Annotated[str | None, typer.Argument(help="Its prepaid balance now (or --at), e.g. 320.")] = None,
-    currency: Annotated[str, typer.Option(help="CNY or USD.")] = "CNY",
+    amount: Annotated[
+        str | None, typer.Argument(help="Its prepaid balance now (or --at), e.g. 320, 3200元, 还剩三千二, '$500'.")
+    ] = None,
+    currency: Annotated[
+        str | None, typer.Option(help="CNY or USD (default: a sign before the amount, else the team's currency).")
+    ] = None,
     at: Annotated[str | None, typer.Option("--at", help=AT_HELP)] = None,
     read: Annotated[
         bool, typer.Option("--read", help="Read the balances the providers' APIs give (Alibaba Cloud, AutoDL) first.")
@@ -163,8 +167,7 @@ def balance(
         if amount is None:
             raise fail(t("cli.balance_needs_amount", settings.files.lang, provider=provider))
         name = _fields(lambda: provider_of(provider, settings.files.lang))
-        value = _fields(lambda: balance_of(amount, settings.files.lang))
-        money = _fields(lambda: currency_of(currency, settings.files.lang))
+        value, money = _fields(lambda: balance_said([amount], currency, settings.files.currency, settings.files.lang))
         moment = past_moment(at, settings, now, "--at")
         balances.record(team, name, value, money, moment, now, by="terminal")
         if at is not None and not as_json:  # read earlier: the balance then, and below what is left of it now

@@ -6,11 +6,13 @@ from __future__ import annotations
 
 import math
 import re
+import unicodedata
 
-from bot.fields.rentals import FieldError
+from bot.fields.rentals import CURRENCIES, SIGNS, FieldError, currency_code, currency_of
 from bot.text import Lang, t
 from rules.metering import STOP_BILLING, Basis
 from rules.numbers import money_value
+from rules.patterns import lazy
 from rules.power import Power
 
 PROVIDER = re.compile(r"[a-z][a-z0-9_.\-]{0,31}")
@@ -67,8 +69,37 @@ def power_of(text: str, lang: Lang) -> Power:
     return Power(value)
 
 
-def balance_of(text: str, lang: Lang) -> float:
-    """A prepaid balance: a finite amount from 0 (¥ and thousands separators allowed)."""
+# what is said before a balance: what is left (还剩三千二), or about how much (约5000)
+_LEFT = lazy(r"^(?:还剩下?|剩下|剩余|还有|剩|余额|约|大约|大概|差不多|about|around|roughly|~|≈)\s*", re.IGNORECASE)
+
+
+def balance_said(words: list[str], currency: str | None, default: str, lang: Lang) -> tuple[float, str]:
+    """A prepaid balance as typed, in one word or several (`320`, `还剩 三千二`, `3200 块`, `$500`, `5000 USD`), and its
+    currency: a sign before it or a currency after it (or `currency`, the terminal's --currency), which must agree
+    (`$500 CNY` is refused, never kept as ¥500); neither: `default`, the team's currency where a balance may be in it
+    (CNY or USD), else CNY, as the terminal's --currency was."""
+    words = list(words)
+    if currency is None and len(words) > 1 and _currency_word(words[-1]):
+        currency = words.pop()
+    said = unicodedata.normalize("NFKC", "".join(words)).strip()
+    said = _LEFT.sub("", said)
+    signed = SIGNS.get(said[:1])
+    amount = balance_of(said[1:] if signed else said, lang, shown=" ".join(words))
+    code = currency_of(currency, lang) if currency is not None else None
+    if signed is not None and code is not None and signed != code:
+        raise FieldError("currency", t("error.metering.sign_and_currency", lang, value=" ".join(words), currency=code))
+    return amount, signed or code or (default if default in CURRENCIES else "CNY")
+
+
+def _currency_word(word: str) -> bool:
+    """Whether a word after an amount names its currency (元, USD; EUR too, to be refused as one)."""
+    return currency_code(word) in CURRENCIES or (len(word) == 3 and word.isascii() and word.isalpha())
+
+
+def balance_of(text: str, lang: Lang, shown: str | None = None) -> float:
+    """A prepaid balance: a finite amount from 0 (thousands separators allowed; 三千二, 3千2, 2万, 300元); the error
+    says `shown`, the words as typed, where given."""
+    shown = text if shown is None else shown
     cleaned = text.strip().replace(",", "").replace("，", "").lstrip("¥$￥")
     try:
         value = float(cleaned)
@@ -76,7 +107,7 @@ def balance_of(text: str, lang: Lang) -> float:
         said = money_value(cleaned)
         value = math.nan if said is None else said
     if math.isfinite(value) and value < 0:  # owed money is read from a provider, never typed
-        raise FieldError("amount", t("error.metering.negative_balance", lang, value=text))
+        raise FieldError("amount", t("error.metering.negative_balance", lang, value=shown))
     if not math.isfinite(value) or value > BALANCE_MAX:
-        raise FieldError("amount", t("error.metering.bad_balance", lang, value=text, high=f"{BALANCE_MAX:g}"))
+        raise FieldError("amount", t("error.metering.bad_balance", lang, value=shown, high=f"{BALANCE_MAX:g}"))
     return value

@@ -178,6 +178,28 @@ def test_a_box_rented_before_it_was_tracked_says_when_in_chat_and_bills_from_the
         assert kept.created_at == datetime(2026, 11, 1, 4, tzinfo=UTC) and kept.created_at < NOW - timedelta(days=20)
 
 
+def test_a_balance_is_kept_in_the_currency_its_sign_says_and_as_people_type_what_is_left(tmp_path: Path) -> None:
+    """`balance autodl $500` kept ¥500 (the sign was dropped, the team's CNY kept), and `$500 CNY` did too;
+    `余额 AutoDL 还剩三千二` and `还剩 3200 元` were refused as no balance, or as too many words."""
+    with running_app(tmp_path) as h:
+        h.clock.now = NOW
+        h.fake.locales["U1"] = "en-US"
+        assert "autodl: about $500" in say(h, 1, "balance autodl $500")
+        refused = say(h, 2, "balance aws $300 CNY")
+        assert "'$300' is in another currency than CNY: give the sign or the currency" in refused
+        assert "aliyun: about ¥3,200" in say(h, 3, "余额 阿里云 还剩三千二")
+        assert "tencent: about ¥3,200" in say(h, 4, "balance tencent 还剩 3200 元")
+        assert "huawei: about $1,200" in say(h, 5, "balance huawei 1.2k USD")
+        assert "'EUR' is not CNY or USD" in say(h, 6, "balance aws 300 EUR")
+        kept = {b.provider: (b.amount, b.currency) for b in Balances(h.deps.store).latest("T1")}
+        assert kept == {
+            "autodl": (500.0, "USD"),
+            "aliyun": (3200.0, "CNY"),
+            "tencent": (3200.0, "CNY"),
+            "huawei": (1200.0, "USD"),
+        }
+
+
 def test_a_balance_read_earlier_is_kept_as_of_then(tmp_path: Path) -> None:
     """The terminal's `balance … --at` had no chat form: a balance read in the morning and typed at noon counted the
     morning's spend twice. `balance autodl 320 at=9:00` keeps it as of then; a time to come is refused."""

@@ -102,6 +102,15 @@ def test_at_takes_the_times_the_chats_take(tmp_path: Path) -> None:
     assert off["source"] == "person"
 
 
+def test_a_balance_as_typed_keeps_the_currency_its_sign_says(tmp_path: Path) -> None:
+    """`balance autodl '$500'` kept ¥500 (the sign dropped, --currency's CNY kept); `还剩三千二` was no balance."""
+    assert cli(tmp_path, "balance", "autodl", "$500").returncode == 0
+    assert cli(tmp_path, "balance", "aliyun", "还剩三千二").returncode == 0
+    assert cli(tmp_path, "balance", "aws", "3千2", "--currency", "USD").returncode == 0
+    rows = {r["provider"]: (r["balance"], r["currency"]) for r in json.loads(cli(tmp_path, "balance", "--json").stdout)}
+    assert rows == {"autodl": (500.0, "USD"), "aliyun": (3200.0, "CNY"), "aws": (3200.0, "USD")}
+
+
 def test_bad_values_name_the_field_in_the_users_language_and_write_nothing(tmp_path: Path) -> None:
     now = datetime.now(UTC).replace(microsecond=0)
     track(tmp_path, "slice", "14/h", now - timedelta(hours=3))
@@ -110,6 +119,7 @@ def test_bad_values_name_the_field_in_the_users_language_and_write_nothing(tmp_p
         (("balance", "autodl", "inf"), "is not a balance"),
         (("balance", "AutoDL!", "5"), "is not a provider name"),
         (("balance", "autodl", "5", "--at", (now + timedelta(days=1)).isoformat()), "is in the future"),
+        (("balance", "autodl", "$500", "--currency", "CNY"), "'$500' is in another currency than CNY"),
         (("billing", "slice", "weekly"), "is not a billing basis: give hourly, day, month"),
         (("billing", "slice", "hourly", "--stop-billing", "maybe"), "stops (stopping stops the meter) or keeps"),
         (("power", "slice", "sideways"), "is not a power state: give on or off"),
