@@ -3,7 +3,6 @@ options cost for a schedule, the same on every chat, answered where it was typed
 
 from __future__ import annotations
 
-import contextlib
 import re
 from typing import Any
 
@@ -14,7 +13,7 @@ from bot.chat import inline
 from bot.chat.message import Message, Section, plain
 from bot.chat.profile_messages import costs
 from bot.deps import Deps
-from bot.fields.rentals import FieldError, cards_typed, currency_code, machine
+from bot.fields.rentals import CARDS_SAID, FieldError, cards_joined, cards_typed, currency_code, machine
 from bot.text import Lang, t
 from bot.text.compare import lines as compare_lines
 from bot.text.errors import error_text
@@ -116,13 +115,11 @@ def _bare(args: list[str]) -> tuple[list[str], dict[str, str]]:
     except UnknownGPU as exc:  # not a GPU: left for the schedule, or to be refused naming the keys
         if exc.maker:  # `quote 海光 4x14`: a GPU meant, its maker named: refused asking which card
             found["gpu"] = bare.pop(0)
-    for i in range(len(bare) - 1, 0, -1):  # "8 cards", "8 张": one word
-        if bare[i - 1].isdigit() and bare[i].lower() in _CARD_WORDS:
-            bare[i - 1 : i + 1] = [bare[i - 1] + bare[i]]
-    for word in [w for w in bare if _CARDS.search(w)][:1]:  # `quote H800 8卡 包月`: the cards, said bare
+    bare = cards_joined(bare)  # "8 cards", "8 张": one word
+    for word in [w for w in bare if CARDS_SAID.search(w)][:1]:  # `quote H800 8卡 包月`: the cards, said bare
         found["cards"] = word  # 0卡 or 10万卡 too: refused as cards=, naming the range (request_of)
         bare.remove(word)
-    schedule = _schedule_within(bare)  # not a schedule: refused below naming the word and the keys
+    schedule = inline.longest_reading(bare, parse_schedule)  # `每天4小时 14天`; else refused naming the word, the keys
     if schedule is not None:
         start, end = schedule
         found["schedule"], bare = " ".join(bare[start:end]), bare[:start] + bare[end:]
@@ -132,22 +129,6 @@ def _bare(args: list[str]) -> tuple[list[str], dict[str, str]]:
     return pairs + bare, found
 
 
-_CARD_WORDS = ("cards", "card", "gpus", "卡", "张", "张卡")
-
-
-def _schedule_within(words: list[str]) -> tuple[int, int] | None:
-    """The longest run of `words` that reads as a schedule (`每天4小时 14天`), as (start, end); what is left is
-    refused naming itself (`quote A100 4x14 共享卡` named 4x14, which was read)."""
-    for size in range(len(words), 0, -1):
-        for start in range(len(words) - size + 1):
-            with contextlib.suppress(ParseError):
-                parse_schedule(" ".join(words[start : start + size]))
-                return start, start + size
-    return None
-
-
-# 8卡, 八张, 两台8卡, 8 cards: a count, then cards (not 200卡时, nor 共享卡)
-_CARDS = re.compile(r"^(?:\d|[零一二两三四五六七八九十百千万]).*(?:卡|张|cards?|gpus?)$", re.IGNORECASE)
 _GPU_HOURS = re.compile(r"(?P<n>\d+(?:\.\d+)?)\s*(?:gpu[- ]?hours?|gpu[- ]?hrs?|gpu[- ]?h|卡时|卡小时|gpu ?小时|机时)")
 
 

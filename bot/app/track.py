@@ -13,6 +13,7 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from bot.app.invocation import CommandError, Form, Invocation
+from bot.app.track_words import INSTANCE_KEYS, STORAGE_KEYS, instance_words, storage_words
 from bot.chat import inline
 from bot.chat.conversation import recommend
 from bot.chat.message import plain
@@ -34,11 +35,6 @@ from rules.errors import ParseError
 from rules.storage_amounts import parse_price_gb_month, parse_size_gb
 
 log = logging.getLogger(__name__)
-
-INSTANCE_KEYS = {k: k for k in ("gpu", "price", "cards", "share", "project", "owner", "currency", "started")}
-INSTANCE_KEYS |= {k: k for k in ("billing", "stop_billing", "provider")}
-INSTANCE_KEYS["stop-billing"] = "stop_billing"
-STORAGE_KEYS = {k: k for k in ("size", "price", "instance", "project", "owner", "currency", "created")}
 
 
 MYSELF = frozenset(("me", "myself", "self", "我", "我自己", "自己", "本人"))  # owner=me: the person typing
@@ -83,8 +79,15 @@ def track(inv: Invocation, args: list[str]) -> None:
         return
     if not args or "=" in args[0]:
         raise CommandError(t("digest.track_usage", lang))
-    name, pairs = args[0], args[1:]  # `started=yesterday 9:00`, `gpu=A100 80G`: a value's words, unquoted
-    raw = inline.parse_pairs(pairs, INSTANCE_KEYS if kind == "instance" else STORAGE_KEYS, words=True)[0]
+    name, rest = args[0], args[1:]
+    keyed = next((i for i, word in enumerate(rest) if "=" in word), len(rest))  # `A800 8卡 每小时60元` before it
+    # `started=yesterday 9:00`, `gpu=A100 80G`: a value's words, unquoted
+    raw = inline.parse_pairs(rest[keyed:], INSTANCE_KEYS if kind == "instance" else STORAGE_KEYS, words=True)[0]
+    said = (instance_words if kind == "instance" else storage_words)(rest[:keyed], lang) if keyed else {}
+    for field, text in said.items():
+        if field in raw:  # `track box A100 gpu=H100`
+            raise CommandError(t("error.inline.twice", lang, key=field))
+        raw[field] = text
     base: dict[str, Any] = {
         "channel": inv.channel,
         "owner": owner_of(raw.get("owner"), inv.user, lang, inv.chat.platform),

@@ -118,6 +118,20 @@ def cards_typed(text: str, lang: Lang) -> int:
         raise FieldError("cards", t("error.whole_cards", lang, cards=text)) from None
 
 
+# 8卡, 八张, 两台8卡, 8cards: a count, then cards (not 200卡时, nor 共享卡), as quote and track take them without cards=
+CARDS_SAID = lazy(r"^(?:\d|[零一二两三四五六七八九十百千万]).*(?:卡|张|cards?|gpus?)$", re.IGNORECASE)
+CARD_WORDS = ("cards", "card", "gpus", "gpu", "卡", "张", "张卡")
+
+
+def cards_joined(words: list[str]) -> list[str]:
+    """`words` with a count and its cards typed apart ("8 cards", "8 张") made one word ("8cards")."""
+    out = list(words)
+    for i in range(len(out) - 1, 0, -1):
+        if out[i - 1].isdigit() and out[i].lower() in CARD_WORDS:
+            out[i - 1 : i + 1] = [out[i - 1] + out[i]]
+    return out
+
+
 def price_typed(price: str, lang: Lang) -> tuple[float, str]:
     """A price as typed ("1.88/h", "400/天"): its amount and what it is per (FieldError saying what is accepted)."""
     try:

@@ -1,0 +1,120 @@
+"""What `track` is told without keys, as people type it: `登记 训练机 A800 8卡 每小时60元 项目=llm` was refused
+asking for key=value at "A800". The words before the first key=value are read here, each as what it can only be:
+
+- an instance's GPU the catalogue knows (`A800`, `A100 80G`, `8卡A100`), its cards (`8卡`, `八张`, `8 cards`), a
+  slice (`半卡`, `1/2卡`), its provider (`autodl`, `阿里云`), how it is billed (`包月`, `按量`) and whether a stop
+  stops the meter (`关机不计费`); then the longest run of the words left that reads as its price (`每小时 60元`);
+- a storage item's size with its unit (`500G`, `2T`), then the longest run that reads as its price a GB-month.
+
+A word read as nothing is refused naming itself, what is read and the keys; nothing is kept. The keys have Chinese
+names as well (`卡型=`, `价格=`, `项目=`, `负责人=` ...), as quote's have."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from bot.app.invocation import CommandError
+from bot.chat.inline import longest_reading
+from bot.fields.metering import ALIASES, PROVIDER_WORDS, STOP_WORDS
+from bot.fields.rentals import CARDS_SAID, cards_joined
+from bot.text import Lang, t
+from rules.errors import UnknownGPU
+from rules.gpus import canonical_gpu, counted_gpu
+from rules.parsing import parse_price
+from rules.patterns import lazy
+from rules.storage_amounts import parse_price_gb_month
+
+INSTANCE_KEYS = {k: k for k in ("gpu", "price", "cards", "share", "project", "owner", "currency", "started")}
+INSTANCE_KEYS |= {k: k for k in ("billing", "stop_billing", "provider")}
+INSTANCE_KEYS["stop-billing"] = "stop_billing"
+STORAGE_KEYS = {k: k for k in ("size", "price", "instance", "project", "owner", "currency", "created")}
+_BOTH_ZH = {"项目": "project", "负责人": "owner", "所有者": "owner", "归属": "owner", "币种": "currency"}
+INSTANCE_KEYS |= _BOTH_ZH | {"卡型": "gpu", "显卡": "gpu", "型号": "gpu", "价格": "price", "单价": "price"}
+INSTANCE_KEYS |= {"租金": "price", "卡数": "cards", "份额": "share", "开始": "started", "起租": "started"}
+INSTANCE_KEYS |= {"计费": "billing", "计费方式": "billing", "关机计费": "stop_billing", "平台": "provider"}
+INSTANCE_KEYS |= {"供应商": "provider"}
+STORAGE_KEYS |= _BOTH_ZH | {"大小": "size", "容量": "size", "价格": "price", "单价": "price", "实例": "instance"}
+STORAGE_KEYS |= {"挂载": "instance", "创建": "created"}
+
+# the providers a bare word names: their ids and Chinese names (bot/fields/metering.py); any other id needs provider=
+_PROVIDERS = frozenset(PROVIDER_WORDS) | frozenset(PROVIDER_WORDS.values()) | {"autodl", "aws", "gcp", "azure"}
+_BILLING = frozenset(word for word in ALIASES if not word.isascii())  # 包月, 按量; "hourly" may be a price's word
+_SLICE = lazy(r"^(?:共享)?(?P<share>半|一半|\d+/\d+|\d+(?:\.\d+)?%|[一二三四]分之[一二三])(?:张卡|张|卡)$")
+_MODEL_LIKE = lazy(r"[a-z]{1,4}-?\d{2,4}[a-z0-9-]*", re.IGNORECASE)  # A900, RTX5090, MI300X: not 60/h
+_MEMORY = lazy(r"^\d+\s*(?:g|gb)$", re.IGNORECASE)  # "A100 80G": the card's memory, typed apart from its name
+
+
+def _gpu_at(words: list[str]) -> tuple[int, int] | None:
+    """Where the GPU is said, as (start, end): a name the catalogue knows, with its memory typed apart after it;
+    a maker's name alone too (`海光`: refused later asking which of its cards)."""
+    for i in range(len(words)):
+        ends = (i + 2, i + 1) if i + 1 < len(words) and _MEMORY.fullmatch(words[i + 1]) else (i + 1,)
+        for end in ends:
+            try:
+                canonical_gpu(counted_gpu(" ".join(words[i:end]))[0])
+                return i, end
+            except UnknownGPU as exc:
+                if exc.maker:
+                    return i, end
+    return None
+
+
+def _take(words: list[str], found: dict[str, str], field: str, test: Callable[[str], object]) -> None:
+    """The first of `words` that `test` passes, taken out of them as `field`."""
+    at = next((i for i, word in enumerate(words) if test(word)), None)
+    if at is not None:
+        found[field] = words.pop(at)
+
+
+def instance_words(words: list[str], lang: Lang) -> dict[str, str]:
+    """An instance's fields from `words` typed without keys, as its keys would give them."""
+    words, found = cards_joined(words), dict[str, str]()
+    at = _gpu_at(words)
+    if at is not None:
+        found["gpu"] = " ".join(words[at[0] : at[1]])
+        del words[at[0] : at[1]]
+    else:  # `A900`: a card's name not in the catalogue, refused as gpu= is (naming the known ones)
+        _take(words, found, "gpu", _MODEL_LIKE.fullmatch)
+    _take(words, found, "share", _SLICE.fullmatch)
+    if "share" in found:  # 半卡, 1/2卡: the slice as share= takes it
+        said = _SLICE.fullmatch(found["share"])["share"]  # type: ignore[index]
+        found["share"] = "一半" if said == "半" else said
+    _take(words, found, "cards", CARDS_SAID.search)
+    _take(words, found, "provider", lambda word: word.lower() in _PROVIDERS)
+    _take(words, found, "billing", lambda word: word in _BILLING)
+    _take(words, found, "stop_billing", lambda word: word in STOP_WORDS)
+    run = longest_reading(words, parse_price)
+    if run is not None:
+        found["price"] = " ".join(words[run[0] : run[1]])
+        del words[run[0] : run[1]]
+    if words:
+        raise CommandError(_unread("error.track.words_unread", words, found, INSTANCE_KEYS, lang))
+    return found
+
+
+_SIZE_SAID = lazy(r"^\d+(?:\.\d+)?\s*(?:g|gb|gib|t|tb|tib)$", re.IGNORECASE)
+
+
+def storage_words(words: list[str], lang: Lang) -> dict[str, str]:
+    """A storage item's size (with its unit: a bare figure could be either) and price from `words`."""
+    words, found = list(words), dict[str, str]()
+    _take(words, found, "size", _SIZE_SAID.fullmatch)
+    run = longest_reading(words, parse_price_gb_month)
+    if run is not None:
+        found["price"] = " ".join(words[run[0] : run[1]])
+        del words[run[0] : run[1]]
+    if words:
+        raise CommandError(_unread("error.track.storage_words_unread", words, found, STORAGE_KEYS, lang))
+    return found
+
+
+def _unread(message: str, words: list[str], found: dict[str, str], keys: dict[str, str], lang: Lang) -> str:
+    read = ", ".join(f"{field}={text}" for field, text in found.items())
+    return t(
+        message,
+        lang,
+        words=" ".join(words)[:60],
+        read=read or "—",
+        keys=", ".join(sorted(key for key in keys if key.isascii())),
+    )

@@ -1,0 +1,56 @@
+"""`track` typed as people type it, without keys: `登记 训练机 A800 8卡 每小时 60元 项目=llm` was refused asking for
+key=value at "A800", on every chat. What is read is kept as its key would keep it; a word read as nothing is refused
+naming itself, and nothing is kept."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from bot.state.rentals import Rentals
+from tests.chat.test_both_platforms import driving
+
+
+def test_an_instance_and_storage_tracked_in_words_keep_what_their_keys_would(tmp_path: Path) -> None:
+    with driving("dingtalk", tmp_path) as chat:
+        chat.command("登记 训练机 A800 8卡 每小时 60元 项目=llm 负责人=我")
+        chat.command("登记 半卡机 A100 80G 半卡 autodl 包月 3000/月")
+        chat.command("track x1 H800 8 cards 关机不计费 阿里云 60元/小时 project=p")
+        chat.command("登记 推理卡 4090 一天30 卡数=2")
+        said = chat.command("登记 存储 ckpt 2T 三毛五一个G一个月 实例=训练机")
+        assert "每月 ¥717" in said  # 2,048 GB at 0.35
+        rentals = Rentals(chat.deps.store)
+        team = next(iter(rentals.teams()))
+        kept = {
+            i.name: (i.gpu, i.cards, i.share, i.price, i.unit, i.project, i.provider, i.billing, i.stop_billing)
+            for i in rentals.instances(team)
+        }
+        assert kept == {
+            "训练机": ("A800-80GB", 8, None, 60.0, "hour", "llm", None, None, None),
+            "半卡机": ("A100-80GB", 1, 0.5, 3000.0, "month", None, "autodl", "month", None),
+            "x1": ("H800-80GB", 8, None, 60.0, "hour", "p", "aliyun", None, "stops"),
+            "推理卡": ("RTX4090-24GB", 2, None, 30.0, "day", None, None, None, None),
+        }
+        [disk] = rentals.storage(team)
+        assert (disk.name, disk.size_gb, disk.price_gb_month) == ("ckpt", 2048.0, 0.35)
+        assert disk.instance_id == rentals.instance(team, "训练机").id  # type: ignore[union-attr]
+
+
+def test_words_read_as_nothing_are_refused_naming_themselves_and_nothing_is_kept(tmp_path: Path) -> None:
+    with driving("dingtalk", tmp_path) as chat:
+        unread = chat.command("登记 x4 A100 8卡 60/h 哈哈")
+        assert "“哈哈”既不是卡型、卡数、价格、平台，也不是键=值（已读出：gpu=A100, cards=8卡, price=60/h）" in unread
+        assert "例如 `登记 训练机 A800 8卡 每小时60元 项目=llm`" in unread
+        assert "“gpu”给出了两次" in chat.command("登记 x3 A100 60/h gpu=H100")
+        unknown = chat.command("登记 x2 A900 60/h")  # a card's name the catalogue lacks: refused as gpu= is
+        assert "A900" in unknown and "A800-80GB" in unknown
+        disk = chat.command("登记 存储 ck2 500 0.35")  # which is the size? not guessed: a bare figure is a price
+        assert "“0.35”既不是带单位的容量（500G、2T）、每 GB 每月的价格" in disk and "已读出：price=500" in disk
+        rentals = Rentals(chat.deps.store)
+        assert not [i for team in rentals.teams() for i in rentals.instances(team)]
+        assert not [s for team in rentals.teams() for s in rentals.storage(team)]
+
+
+def test_the_refusal_is_in_english_for_an_english_speaker(tmp_path: Path) -> None:
+    with driving("slack", tmp_path) as chat:
+        said = chat.command("track box A100 8cards 60/h lol")
+        assert "'lol' is not a GPU, cards, a price, a provider or key=value (read: gpu=A100, cards=8cards" in said
