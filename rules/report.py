@@ -14,7 +14,6 @@ item on one local day; totals are the rows' sums, so an export adds up to the re
 
 from __future__ import annotations
 
-import re
 from bisect import bisect_left, bisect_right
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
@@ -28,7 +27,6 @@ from zoneinfo import ZoneInfo
 from rules import metering
 from rules.digest import Rented, Stored, per_day
 from rules.metering import Timelines, stretches_of
-from rules.numbers import chinese_int
 from rules.power import Stretch, hours_in
 
 
@@ -141,55 +139,6 @@ class Totals:
     busy_gpu_hours: float
     idle_gpu_hours: float
     unknown_gpu_hours: float
-
-
-# The days a report can be asked for: the data holds nothing older, and a day past it cannot be reached (9999-12
-# has no next month to end at)
-FIRST_DAY, LAST_DAY = date(2000, 1, 1), date(2099, 12, 31)
-
-
-def reportable(day: date) -> bool:
-    return FIRST_DAY <= day <= LAST_DAY
-
-
-_MONTH = re.compile(r"(\d{4})\s*[-/.年]\s*(\d{1,2})\s*月?")  # 2026-11, 2026年11月
-_MONTH_ALONE = re.compile(r"(\d{1,2})\s*月(?:份)?")  # 11月: the last such month up to today
-THIS_MONTH = ("this-month", "本月", "这个月")
-LAST_MONTH = ("last-month", "上月", "上个月")
-
-
-def month_span(text: str, today: date) -> tuple[date, date] | None:
-    """The days of the month `text` names: YYYY-MM, 2026年11月, 11月 (the last such month up to today), last-month
-    (上个月) whole; this-month (本月) so far, as this-week is. None when it names none (or a 13th month)."""
-    if text.strip().lower() in THIS_MONTH:
-        return today.replace(day=1), today
-    first = _month_said(text, today)
-    return None if first is None else month_days(first)
-
-
-_CN_MONTH = re.compile(r"[一二三四五六七八九十]{1,3}(?=\s*月)")  # 十一月: a month in Chinese numerals
-
-
-def _month_said(text: str, today: date) -> date | None:
-    said = _CN_MONTH.sub(lambda m: str(chinese_int(m[0])), text.strip().lower())  # 十一月 -> 11月
-    if said in LAST_MONTH:
-        return (today.replace(day=1) - timedelta(days=1)).replace(day=1)
-    alone = _MONTH_ALONE.fullmatch(said)
-    if alone and 1 <= int(alone[1]) <= 12:
-        month = int(alone[1])
-        return date(today.year if month <= today.month else today.year - 1, month, 1)
-    found = _MONTH.fullmatch(said)
-    if found and 1 <= int(found[2]) <= 12:
-        return date(max(int(found[1]), 1), int(found[2]), 1)
-    return None
-
-
-def month_days(first: date) -> tuple[date, date]:
-    """The first and last day of `first`'s month."""
-    start = first.replace(day=1)
-    if start.month == 12:  # December ends the year (9999-12 has no month after it to count back from)
-        return start, start.replace(day=31)
-    return start, start.replace(month=start.month + 1) - timedelta(days=1)
 
 
 @dataclass

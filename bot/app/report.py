@@ -21,18 +21,22 @@ from bot.state.schedules import Schedules
 from bot.text import Lang, t
 from bot.text.chinese_names import SWITCH_WORDS
 from bot.text.format import who
+from rules.periods import FIRST_DAY, LAST_DAY, WEEK_WORDS, month_span, reportable, rolling_span
 from rules.remind_schedule import DAYS
-from rules.report import FIRST_DAY, LAST_DAY, Report, month_span, reportable
+from rules.report import Report
 
 log = logging.getLogger(__name__)
 
 
 def period(text: str, today: date, lang: Lang) -> tuple[date, date]:
-    if text in ("", "last-week", "上周", "上星期", "上个星期"):
+    """The days the report covers (rules/periods.py), as typed: a week, a month, or the days up to today."""
+    week = WEEK_WORDS.get(" ".join(text.split()), "last-week" if not text else None)
+    if week == "last-week":
         return week_before(today - timedelta(days=today.weekday()))  # last Monday to Sunday
-    if text in ("this-week", "本周", "这周", "这星期", "这个星期"):
+    if week == "this-week":
         return today - timedelta(days=today.weekday()), today
-    span = month_span(text, today)  # 2026-11, 2026年11月, 11月, this-month, last-month
+    # 2026-11, 2026年11月, 11月, November, this-month, last-month; 最近7天, last 7 days
+    span = month_span(text, today) or rolling_span(text, today)
     if span is not None:
         if not reportable(span[0]):
             covered = {"first": f"{FIRST_DAY:%Y-%m}", "last": f"{LAST_DAY:%Y-%m}"}
@@ -43,7 +47,8 @@ def period(text: str, today: date, lang: Lang) -> tuple[date, date]:
 
 def report(inv: Invocation, args: list[str]) -> None:
     deps, channel, team, lang, now = inv.deps, inv.channel, inv.team, inv.lang, inv.deps.now()
-    word = SWITCH_WORDS.get(args[0].lower(), args[0].lower()) if args else ""  # `report 关闭`, `report 开启`
+    word = " ".join(args).lower()  # `report last 7 days`: a period in words
+    word = SWITCH_WORDS.get(word, word)  # `report 关闭`, `report 开启`
     if word in ("off", "on"):
         reports = ReportChannels(deps.store)
         setter = reports.set_by(team, channel)  # the same rule as `remind off`: whoever set it, or an admin

@@ -30,7 +30,8 @@ from bot.state.store import Store
 from bot.text import Lang
 from rules.idle import Activity
 from rules.metering import Timelines
-from rules.report import Report, Unsummed, month_days
+from rules.periods import month_days
+from rules.report import Report, Unsummed
 
 if TYPE_CHECKING:
     from bot.digest.send import Seen

@@ -30,7 +30,7 @@ TOP = 10
 
 def _day(text: str, flag: str, lang: Lang, typed: str | None = None) -> date:
     """`text` as a day the report can cover; `typed`: what the user wrote, as the error shows it."""
-    from rules.report import FIRST_DAY, LAST_DAY, reportable
+    from rules.periods import FIRST_DAY, LAST_DAY, reportable
 
     shown = (typed or text)[:40]
     try:
@@ -50,7 +50,7 @@ def period(
     if sum(x for x in (since is not None or until is not None, week, month is not None)) > 1:
         raise fail(t("cli.report_one_period", lang))
     if month is not None:  # YYYY-MM, as chat's `report` takes a month: 2026年11月, 11月, this-month, last-month
-        from rules.report import month_days, month_span
+        from rules.periods import month_days, month_span
 
         if len(month) == 7:  # YYYY-MM, read as a date (0000-01 is none)
             return month_days(_day(f"{month}-01", "--month", lang, typed=month))

@@ -75,7 +75,7 @@ def test_on_demand_and_off(tmp_path: Path) -> None:
         assert tuple(rows[0]) == CSV_COLUMNS and rows[1:] and all(row[1] == "T1" for row in rows[1:])
         h.send.command("report 2026-13", user="U1", response_url=h.fake.response_url("2"))
         bad = h.fake.wait_for(lambda: [c for c in h.fake.of("response_url") if c["_path"].endswith("/2")])[0]
-        assert "last-week, this-week, this-month, last-month or a month" in bad["text"]
+        assert "last-week, this-week, this-month, last-month, a month" in bad["text"]
         h.send.command("report off", user="U1", response_url=h.fake.response_url("3"))
         h.fake.wait_for(lambda: [c for c in h.fake.of("response_url") if c["_path"].endswith("/3")])
         assert weekly_reports(h.deps, h.tellers()) == []  # off here
