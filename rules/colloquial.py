@@ -285,15 +285,18 @@ _NAMED_DAYS = lazy(
 # --- schedules ----------------------------------------------------------------------------------
 
 _HOURS_EACH_DAY = lazy(
-    rf"(?:(?:每天|每日|一天|1天|daily|a day|per day)\s*(?:跑|用|训练)?\s*(?P<a>{NUM})\s*(?:h|hrs?|hours?|个?小时))"
-    rf"|(?:(?P<b>{NUM})\s*(?:h|hrs?|hours?|个?小时)\s*(?:a day|per day|/\s*day|/d|daily|每天|一天|each day|every day))"
+    rf"(?:(?:每天|每日|一天|1天|daily|a day|per day)\s*(?:跑|用|训练)?\s*(?P<a>{NUM})\s*(?:hours?|hrs?|h|个?小时))"
+    rf"|(?:(?P<b>{NUM})\s*(?:hours?|hrs?|h|个?小时)\s*(?:a day|per day|/\s*day|/d|daily|每天|一天|each day|every day))"
 )
 _PERIOD = lazy(
     rf"(?P<n>{NUM}|\ban?\b|\bone\b)\s*(?P<unit>days?|d|天|weeks?|wks?|周|个?星期|个?礼拜|months?|个?月)(?![a-z])"
 )
 _PERIOD_DAYS = {"d": 1, "day": 1, "天": 1, "week": 7, "wk": 7, "周": 7, "星期": 7, "礼拜": 7, "month": 30, "月": 30}
 _WEEKDAYS = lazy(r"weekdays|工作日|周一至周五|周一到周五|mon-fri")
-_ALL_DAY = lazy(r"全天候|全天|不间断|24\s*/\s*7|(?:a?round )?the clock|nonstop|non-stop|all day")
+_ALL_DAY = lazy(  # "跑3天", "连续跑两周", "3 days straight": a run of days, every hour of them
+    r"全天候|全天|不间断|不停|一直跑|连续跑|连续|跑(?=\s*\d)|24\s*/\s*7|(?:a?round )?the clock|nonstop|non-stop"
+    r"|all day|straight|continuously"
+)
 
 
 def _count(said: str) -> float:
@@ -308,26 +311,50 @@ def _period_days(unit: str) -> float:
 def schedule_parts(norm: str) -> tuple[float, float] | None:
     """Hours a day and days, said in pieces: "3周每天6小时", "6h a day for 3 weeks", "每天10小时，持续2周",
     "weekdays, 8 hours" (a month of weekdays: 22)."""
+    parts = _in_pieces(norm)
+    if parts is None or _FILLERS.sub("", parts[1]):  # "共享卡 每天4小时 14天": a word that is no schedule's
+        return None
+    return parts[0]
+
+
+# what may stand between a schedule's pieces ("每天跑4小时，连续两周", "4 hours a day for the next 2 weeks, roughly")
+_FILLERS = lazy(
+    r"\s|[,，、;；.。:：~～]|\b(?:for|over|during|lasting|the|next|of|and|each|every|run|running|training)\b"
+    r"|持续|连续|跑|用|训练|总共|一共|共|的|了|吧|啊|呢|左右"
+)
+
+
+def _in_pieces(norm: str) -> tuple[tuple[float, float], str] | None:
+    """The schedule `norm` says in pieces, and what is left of it once they are taken out."""
     hours = _HOURS_EACH_DAY.search(norm)
     rest = norm[: hours.start()] + " " + norm[hours.end() :] if hours else norm
     nonstop = _ALL_DAY.search(norm) if hours is None else None
     if nonstop is not None:  # "全天候一周", "24/7 for two weeks": every hour of each day
-        period = _PERIOD.search(norm[: nonstop.start()] + " " + norm[nonstop.end() :])
-        return (24.0, _count(period.group("n")) * _period_days(period.group("unit"))) if period else None
-    weekdays = _WEEKDAYS.search(norm) is not None
+        rest = norm[: nonstop.start()] + " " + norm[nonstop.end() :]
+        period = _PERIOD.search(rest)
+        if period is None:
+            return None
+        return (24.0, _count(period.group("n")) * _period_days(period.group("unit"))), _cut(rest, period)
+    weekdays = _WEEKDAYS.search(norm)
+    if weekdays is not None:
+        rest = _cut(rest, weekdays)
     if hours is None and weekdays:
-        hours = re.search(rf"(?P<a>{NUM})\s*(?:h|hrs?|hours?|个?小时)", norm)
-        rest = ""
+        hours = re.search(rf"(?P<a>{NUM})\s*(?:hours?|hrs?|h|个?小时)", rest)
+        rest = _cut(rest, hours) if hours else rest
     if hours is None:
         return None
     per_day = float(hours.group("a") or hours.group("b"))
     period = _PERIOD.search(rest)
     if period is None:
-        return (per_day, 22.0) if weekdays else None
+        return ((per_day, 22.0), rest) if weekdays else None
     days = _count(period.group("n")) * _period_days(period.group("unit"))
     if weekdays:
         days = round(days * 5 / 7)
-    return per_day, days
+    return (per_day, days), _cut(rest, period)
+
+
+def _cut(text: str, found: re.Match[str]) -> str:
+    return text[: found.start()] + " " + text[found.end() :]
 
 
 # --- served models ------------------------------------------------------------------------------

@@ -13,7 +13,16 @@ from bot.chat import inline
 from bot.chat.message import Message, Section, plain
 from bot.chat.profile_messages import costs
 from bot.deps import Deps
-from bot.fields.rentals import CARDS_SAID, FieldError, cards_joined, cards_typed, currency_code, machine
+from bot.fields.rentals import (
+    CARDS_SAID,
+    CURRENCY_WORDS,
+    FieldError,
+    cards_joined,
+    cards_typed,
+    currency_code,
+    machine,
+    slice_said,
+)
 from bot.text import Lang, t
 from bot.text.compare import lines as compare_lines
 from bot.text.errors import error_text
@@ -99,7 +108,13 @@ BARE_KEYS = {
     "schedule": "hours",
     "gpu_hours": "gpu_hours",
     "cards": "cards",
+    "share": "share",
+    "currency": "currency",
 }  # what a bare word stands for, as its key is typed
+# the options a quote prices, named as people ask for one (`报价 A100 共享卡 每天4小时 14天`): each quote says them all
+OPTION_WORDS = frozenset(
+    ("共享卡", "共享", "shared", "独享", "独享卡", "独占", "独占卡", "dedicated", "整卡", "抢占式", "竞价", "spot")
+)
 
 
 def _bare(args: list[str]) -> tuple[list[str], dict[str, str]]:
@@ -116,9 +131,16 @@ def _bare(args: list[str]) -> tuple[list[str], dict[str, str]]:
         if exc.maker:  # `quote 海光 4x14`: a GPU meant, its maker named: refused asking which card
             found["gpu"] = bare.pop(0)
     bare = cards_joined(bare)  # "8 cards", "8 张": one word
+    for word in [w for w in bare if slice_said(w)][:1]:  # `quote A100 半卡 4x14`: share=
+        found["share"] = slice_said(word) or ""
+        bare.remove(word)
     for word in [w for w in bare if CARDS_SAID.search(w)][:1]:  # `quote H800 8卡 包月`: the cards, said bare
         found["cards"] = word  # 0卡 or 10万卡 too: refused as cards=, naming the range (request_of)
         bare.remove(word)
+    for word in [w for w in bare if w.lower() in CURRENCY_WORDS or w.upper() in ECB_CURRENCIES][:1]:  # 美元, USD
+        found["currency"] = word
+        bare.remove(word)
+    bare = [w for w in bare if w.lower() not in OPTION_WORDS]  # every quote prices each option
     schedule = inline.longest_reading(bare, parse_schedule)  # `每天4小时 14天`; else refused naming the word, the keys
     if schedule is not None:
         start, end = schedule

@@ -17,7 +17,7 @@ from collections.abc import Callable
 from bot.app.invocation import CommandError
 from bot.chat.inline import longest_reading
 from bot.fields.metering import ALIASES, PROVIDER_WORDS, STOP_WORDS
-from bot.fields.rentals import CARDS_SAID, cards_joined
+from bot.fields.rentals import CARDS_SAID, cards_joined, slice_said
 from bot.text import Lang, t
 from rules.errors import UnknownGPU
 from rules.gpus import canonical_gpu, counted_gpu
@@ -40,7 +40,6 @@ STORAGE_KEYS |= {"挂载": "instance", "创建": "created"}
 # the providers a bare word names: their ids and Chinese names (bot/fields/metering.py); any other id needs provider=
 _PROVIDERS = frozenset(PROVIDER_WORDS) | frozenset(PROVIDER_WORDS.values()) | {"autodl", "aws", "gcp", "azure"}
 _BILLING = frozenset(word for word in ALIASES if not word.isascii())  # 包月, 按量; "hourly" may be a price's word
-_SLICE = lazy(r"^(?:共享)?(?P<share>半|一半|\d+/\d+|\d+(?:\.\d+)?%|[一二三四]分之[一二三])(?:张卡|张|卡)$")
 _MODEL_LIKE = lazy(r"[a-z]{1,4}-?\d{2,4}[a-z0-9-]*", re.IGNORECASE)  # A900, RTX5090, MI300X: not 60/h
 _MEMORY = lazy(r"^\d+\s*(?:g|gb)$", re.IGNORECASE)  # "A100 80G": the card's memory, typed apart from its name
 
@@ -76,10 +75,9 @@ def instance_words(words: list[str], lang: Lang) -> dict[str, str]:
         del words[at[0] : at[1]]
     else:  # `A900`: a card's name not in the catalogue, refused as gpu= is (naming the known ones)
         _take(words, found, "gpu", _MODEL_LIKE.fullmatch)
-    _take(words, found, "share", _SLICE.fullmatch)
+    _take(words, found, "share", slice_said)
     if "share" in found:  # 半卡, 1/2卡: the slice as share= takes it
-        said = _SLICE.fullmatch(found["share"])["share"]  # type: ignore[index]
-        found["share"] = "一半" if said == "半" else said
+        found["share"] = slice_said(found["share"]) or ""
     _take(words, found, "cards", CARDS_SAID.search)
     _take(words, found, "provider", lambda word: word.lower() in _PROVIDERS)
     _take(words, found, "billing", lambda word: word in _BILLING)

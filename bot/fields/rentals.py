@@ -120,7 +120,18 @@ def cards_typed(text: str, lang: Lang) -> int:
 
 # 8卡, 八张, 两台8卡, 8cards: a count, then cards (not 200卡时, nor 共享卡), as quote and track take them without cards=
 CARDS_SAID = lazy(r"^(?:\d|[零一二两三四五六七八九十百千万]).*(?:卡|张|cards?|gpus?)$", re.IGNORECASE)
-CARD_WORDS = ("cards", "card", "gpus", "gpu", "卡", "张", "张卡")
+CARD_WORDS = ("cards", "card", "gpus", "卡", "张", "张卡")  # not "gpu": "100 gpu hours" is a total
+
+
+_SLICE = lazy(r"^(?:共享)?(?P<share>半|一半|\d+/\d+|\d+(?:\.\d+)?%|[一二三四]分之[一二三])(?:张卡|张|卡)$")
+
+
+def slice_said(word: str) -> str | None:
+    """A slice of a card said bare (半卡, 1/2卡, 1/4张, 共享半卡) as share= takes it (一半, 1/2); None if it is none."""
+    found = _SLICE.fullmatch(word)
+    if found is None:
+        return None
+    return "一半" if found["share"] == "半" else found["share"]
 
 
 def cards_joined(words: list[str]) -> list[str]:

@@ -1,0 +1,47 @@
+"""`quote` typed as people type it: a word beside the schedule was swallowed by it (`报价 910B 每天10小时 20天 美元`
+answered in yuan, `… 哈哈` quoted as if it were not there), a run of days had no form (`跑3天`), and a slice or an
+option named bare was refused or ignored."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from rules.parsing import parse_schedule
+from tests.chat.test_both_platforms import driving
+
+
+def test_words_beside_the_schedule_are_read_or_named(tmp_path: Path) -> None:
+    with driving("dingtalk", tmp_path) as chat:
+        usd = chat.command("报价 910B 每天10小时 20天 美元")  # the currency said bare: it was ignored
+        assert "$108" in usd and "¥" not in usd.split("**独占卡")[1].split("\\n")[0], usd
+        stray = chat.command("报价 A100 每天4小时 14天 哈哈")  # quoted as if 哈哈 were not there
+        assert "无法识别“哈哈”" in stray and "费用" not in stray
+        quarter = chat.command("报价 A100 1/4卡 每天4小时 14天")  # a slice said bare: share=1/4
+        assert "共享 1/4 卡 · 20 GB" in quarter, quarter
+        shared = chat.command("报价 A100 共享卡 每天4小时 两周")  # the option asked for: every quote prices it
+        assert "共享 1/2 卡 · 40 GB" in shared and "¥784" in shared
+        run = chat.command("报价 A100 8卡 跑3天")  # a run of days, every hour of them
+        assert "A100-80GB × 8 的费用：每天 24 小时 × 3 天" in run, run
+        assert "“currency”给出了两次" in chat.command("quote A100 4x14 USD currency=CNY")
+
+
+def test_a_schedule_holds_only_its_own_words() -> None:
+    """The schedule's pieces were searched for anywhere in the words, and the rest dropped unread."""
+    for said in ("共享卡 每天4小时 14天", "每天10小时 20天 美元", "每天4小时 14天 哈哈", "3天", "跑4小时"):
+        try:
+            parse_schedule(said)
+        except ValueError:
+            continue
+        raise AssertionError(f"{said!r} was read as a schedule")
+    for said, hours, days in [
+        ("跑3天", 24, 3),
+        ("连续跑两周", 24, 14),
+        ("3 days straight", 24, 3),
+        ("每天跑4小时，连续两周吧", 4, 14),
+        ("4 hours a day for the next 2 weeks", 4, 14),
+        ("daily 8 hours for 3 days", 8, 3),
+        ("weekdays, 8 hours", 8, 22),
+        ("weekdays 8 hours for 4 weeks", 8, 20),
+    ]:
+        read = parse_schedule(said)
+        assert (read.hours_per_day, read.days) == (hours, days), said
