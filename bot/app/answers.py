@@ -8,6 +8,7 @@ from bot.chat import conversation, inline
 from bot.chat.port import Chat
 from bot.deps import Deps
 from bot.fields.answers import inline_key
+from bot.fields.metering import PROVIDER_WORDS
 from bot.state import Conversation
 from bot.text import Lang, t
 from bot.text.errors import error_text
@@ -69,20 +70,46 @@ def inline_profile(
     return convo
 
 
+SHOWN = 40  # offers a chat message lists; the rest are counted, with how to narrow them
+
+
 def price_lines(deps: Deps, args: list[str], lang: Lang) -> list[str]:
-    """`prices [gpu]`: a title, then each cached offer with its source and age (stale ones said)."""
+    """`prices [GPU] [PROVIDER]` (or provider=P): a title, then each cached offer with its source and age (stale ones
+    said); past SHOWN of them, how many more and how to narrow them."""
+    words = [w for w in args if w.partition("=")[0].lower() not in PROVIDER_KEYS]
+    keyed = [w.partition("=")[2] for w in args if w.partition("=")[0].lower() in PROVIDER_KEYS]
+    known = {o.record.provider.lower() for o in deps.prices.offers()}
+    provider = keyed[0].strip().lower() if keyed else None
+    named = set(PROVIDER_WORDS) | set(PROVIDER_WORDS.values()) | known
+    if provider is None and words and words[-1].lower() in named:  # `价格 4090 autodl`, `价格 4090 阿里云`
+        provider = words.pop()
+    provider = _provider_id(provider) if provider else None
+    if provider is not None and provider not in known:
+        raise CommandError(t("error.prices_provider", lang, provider=provider[:40], known=", ".join(sorted(known))))
     gpu = None
-    if args:
+    if words:
         try:
-            gpu = canonical_gpu(" ".join(args))
+            gpu = canonical_gpu(" ".join(words))
         except UnknownGPU as exc:
             raise CommandError(error_text(exc, lang, where="chat")) from None
-    offers = deps.prices.offers(gpu=gpu)
-    lines = [t("slack.prices_title", lang, gpu=f" — {gpu}" if gpu else "")]
-    for o in offers[:40]:
-        gpu, sold, sharing, model, price, _per_gpu_hour, _region, source, day, age = offer_cells(o, lang)
+    offers = [o for o in deps.prices.offers(gpu=gpu) if provider is None or o.record.provider.lower() == provider]
+    title = " · ".join(n for n in (gpu, provider) if n)
+    lines = [t("slack.prices_title", lang, gpu=f" — {title}" if title else "")]
+    for o in offers[:SHOWN]:
+        gpu_name, sold, sharing, model, price, _per_gpu_hour, _region, source, day, age = offer_cells(o, lang)
         stale = f" *{t('stale', lang)}*" if o.stale else ""
-        lines.append(f"• {gpu} · {sold} · {sharing} · {model} · {price} · `{source}` {day} ({age}){stale}")
+        lines.append(f"• {gpu_name} · {sold} · {sharing} · {model} · {price} · `{source}` {day} ({age}){stale}")
+    if len(offers) > SHOWN:
+        lines.append(t("slack.prices_more", lang, more=len(offers) - SHOWN))
     if not offers:
         lines.append(t("slack.no_prices", lang))
     return lines
+
+
+PROVIDER_KEYS = ("provider", "供应商", "平台")
+
+
+def _provider_id(word: str) -> str:
+    """A provider as typed (AutoDL, 阿里云) as the price records name it (autodl, aliyun)."""
+    said = word.strip().lower()
+    return PROVIDER_WORDS.get(said, said)
