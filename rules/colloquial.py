@@ -35,7 +35,10 @@ _OVERNIGHT = lazy(
 )
 # a morning's or an afternoon's work: about 4 hours, wholly below the long-run line whatever the morning is
 _HALF_DAY = lazy(r"^(?:[一1]个?)?(?:上午|下午|早上)$")
-_DURATION_LEAD = lazy(r"^(?:跑|要跑|需要|要|takes?|it takes|runs? for|lasts?|each run takes)\s*")
+_DURATION_LEAD = lazy(r"^(?:很快[,，]?\s*)?(?:跑|要跑|需要|要|takes?|it takes|runs? for|lasts?|each run takes)?\s*")
+_QUARTERS = lazy(r"(\d)\s*刻钟")
+_DAYS_AND_NIGHTS = lazy(r"(\d+)\s*天\s*(?:\d+|[一两二三四五六七八九])\s*夜")
+_FEW_MINUTES = lazy(r"^几分钟(?:就好|就够|而已)?$")
 _WHOLE = lazy(r"(?:一?整|whole |full |entire )(?=\s*(?:\d*\s*)?(?:天|day|周|week|个?小时|hour))|整(?=天|周)")
 _TRAILING_HALF = lazy(rf"({NUM})\s*(个)?\s*(小时|钟头|天|周|星期)半")
 _UNIT_AND_A_HALF = lazy(rf"(?:({NUM})|\ban?)\s+(hour|day|week)s?\s+and a half\b")
@@ -46,7 +49,8 @@ _MOST_OF_A_DAY = lazy(
     r"^(?:跑|要|需要|大概)?\s*(?:大半天|一整个白天|白天|all day|most of (?:the|a) day|the whole day long)$"
 )
 _IRREGULAR = lazy(
-    r"^(?:不定期|不固定|随时|看情况|按需|有需要就跑|有时候?|on demand|irregularly|whenever|it varies|varies|sometimes)$"
+    r"^(?:不定期|不固定|随时|看情况|按需|有需要就跑|有时候?|时不时|不时|on demand|irregularly|whenever|it varies|varies"
+    r"|sometimes|from time to time)$"
 )
 
 
@@ -69,6 +73,9 @@ def duration_words(norm: str) -> str:
     """The duration with its words made plain: "一整天" -> 1天, "1天半" -> 1.5天, "a day and a half" -> 1.5 day,
     "1h30" -> 1h30m, a leading "跑"/"takes" dropped."""
     norm = _DURATION_LEAD.sub("", norm)
+    norm = _QUARTERS.sub(lambda m: f"{int(m[1]) * 15}min", norm)  # 一刻钟: 15 min, 三刻钟 45
+    norm = _DAYS_AND_NIGHTS.sub(r"\1天", norm)  # 一天一夜: a day; 三天两夜: three days
+    norm = _FEW_MINUTES.sub("3min", norm)  # 几分钟: a few minutes, as "a few" reads
     if _HALF_DAY.match(norm):  # "一上午": about 4 h (the reply says what it read)
         return "4h"
     norm = _WHOLE.sub("", norm)
@@ -84,7 +91,8 @@ _FULL = lazy(
     r"|爆了?|要爆了?)|爆显存|会爆显存|(?:会|经常|老是|总是)?oom|out of memory|不够用?|不太够|很紧张|紧张|吃紧"
     r"|(?:almost|nearly|basically|practically)? ?(?:full|maxed out|at the limit|tight|very tight)"
     r"|the whole card|all of it|(?:it |we )?(?:ooms?|runs? out of memory)"
-    r"|barely fits|just fits|close to (?:full|the limit)"
+    r"|barely fits|just fits|close to (?:full|the limit)|刚好够用?|刚刚够用?|勉强够用?|勉强放得下|刚好放得下"
+    r"|超过显存|超出显存|放不下|装不下|单卡放不下"
     r"|\S{0,16}?(?:跑|用|吃|占)满了?)$"  # "4090跑满了": whichever card it names, full
 )
 _ROOMY = lazy(
@@ -180,14 +188,15 @@ _SAVES = lazy(
 _NO_STOP = lazy(
     r"不能(?:被)?(?:中断|断|停)|不可以(?:中断|停)|停不得|can'?t be (?:interrupted"
     r"|stopped)|cannot be (?:interrupted|stopped)"
-    r"|must not (?:stop|be interrupted)|no interruptions?"
+    r"|must not (?:stop|be interrupted)|no interruptions?|(?:最好)?(?:别|不要)(?:被)?(?:中断|断|停)"
+    r"|(?:rather|better) not (?:stop|be interrupted)"
 )
 _MAY_STOP = lazy(
     r"丢(?:一点|一些|点)(?:进度)?(?:也)?(?:没关系|没事|无所谓)|^支持$"
     r"|losing (?:a bit|a little|some)(?: (?:of )?(?:progress|work))? is (?:fine|ok|okay)"
     r"|可以(?:被)?(?:中断|停)|断了也没事|停了也没关系|中断也没事|can be (?:interrupted"
     r"|stopped)|interruptions? (?:are|is) fine"
-    r"|fine if (?:it|they) stops?"
+    r"|fine if (?:it|they) stops?|^无所谓$|^没关系$|^都行$|^随便$|^doesn'?t matter$|^don'?t care$"
 )
 
 
@@ -229,6 +238,7 @@ _WEEK_WORDS = (
     | dict.fromkeys(("weekends", "on weekends", "周末"), 2.0)
     | dict.fromkeys(("every weekend", "每个周末"), 1.0)
     | dict.fromkeys(("隔天", "隔一天"), 3.5)
+    | dict.fromkeys(("隔3差5", "3天2头"), 2.0)  # 隔三差五, 三天两头 (numerals read by then): every few days
     | dict.fromkeys(("几乎每天", "基本每天", "基本天天", "几乎天天", "almost every day", "nearly every day",
         "almost daily", "nearly daily", "most days"), 6.0)  # below every day, above the 5 a week of "high"
     | dict.fromkeys(("hourly", "every hour", "每小时", "每个小时", "每小时1次", "1小时1次"), 7 * 24.0)

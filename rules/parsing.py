@@ -404,7 +404,11 @@ _LEVELS = {"high": FrequencyLevel.HIGH, "高": FrequencyLevel.HIGH, "高频": Fr
            "rare": FrequencyLevel.LOW, "rarely": FrequencyLevel.LOW, "occasionally": FrequencyLevel.LOW,
            "偶尔": FrequencyLevel.LOW, "很少": FrequencyLevel.LOW, "once in a while": FrequencyLevel.LOW,
            "every now and then": FrequencyLevel.LOW, "now and then": FrequencyLevel.LOW,
-           "seldom": FrequencyLevel.LOW}  # fmt: skip
+           "seldom": FrequencyLevel.LOW, "只跑1次": FrequencyLevel.LOW, "就跑1次": FrequencyLevel.LOW,
+           "只1次": FrequencyLevel.LOW, "就1次": FrequencyLevel.LOW, "1次性": FrequencyLevel.LOW,
+           "1次性的": FrequencyLevel.LOW,  # 只跑一次, 一次性的: their numerals read by then
+           "once only": FrequencyLevel.LOW, "just once": FrequencyLevel.LOW, "only once": FrequencyLevel.LOW,
+           "one-off": FrequencyLevel.LOW, "one off": FrequencyLevel.LOW, "a one-off": FrequencyLevel.LOW}  # fmt: skip
 _A_WEEK = {"day": 7.0, "天": 7.0, "日": 7.0, "week": 1.0, "周": 1.0, "星期": 1.0, "礼拜": 1.0, "month": 12 / 52,
            "月": 12 / 52}  # fmt: skip
 _PERIOD_OF = {"daily": "day", "weekly": "week", "monthly": "month"}  # "twice daily": twice a day
