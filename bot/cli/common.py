@@ -139,3 +139,16 @@ def load_effective_policy(settings: Settings | TerminalSettings) -> Policy:
         return load_policy(settings.files.policy) if settings.files.policy is not None else bundled_policy()
     except PolicyError as exc:
         raise fail(t("cli.policy_error", settings.files.lang, error=str(exc))) from None
+
+
+def cards_flag(text: str, lang: Lang) -> int:
+    """--cards as chat's cards= takes it (8, 8卡, 八张, 两台8卡); exit 2 naming the flag, its range or that a slice is
+    --share."""
+    from bot.fields.rentals import FieldError, cards_typed
+
+    try:
+        return cards_typed(text, lang)
+    except FieldError as exc:
+        if exc.message.startswith("`cards`: "):  # none, or more than any machine: that range
+            raise fail("--cards: " + exc.message.removeprefix("`cards`: ")) from None
+        raise fail(t("cli.whole_cards", lang, cards=text)) from None

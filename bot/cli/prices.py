@@ -19,6 +19,7 @@ from bot.cli.common import (
     DbOpt,
     LangOpt,
     PolicyOpt,
+    cards_flag,
     fail,
     load_effective_policy,
     load_settings,
@@ -245,7 +246,7 @@ def quote(
         str | None,
         typer.Option(help="Hours a day and days in words, instead of the two flags: 4x14, '4h x 14d', 每天4小时14天."),
     ] = None,
-    cards: Annotated[str, typer.Option(help="Whole cards (use --share for a slice).")] = "1",
+    cards: Annotated[str, typer.Option(help="Whole cards: 8, 8卡, 八张 (use --share for a slice).")] = "1",
     share: Annotated[str | None, typer.Option(help="Shared slice: 1/2, 0.25, 3g.40gb.")] = None,
     region: Annotated[str | None, typer.Option(help="Region name or class (tier1, inland, cloud).")] = None,
     currency: Annotated[
@@ -283,12 +284,12 @@ def quote(
 
     With storage and traffic: the total cost of the run."""
     settings = load_settings(db=db, lang=lang, policy=policy)
-    if not cards.strip().isdigit():
-        raise fail(t("cli.whole_cards", settings.files.lang, cards=cards))
+    # a figure as typed, for the quote's own range check (as chat's cards=); 8卡, 八张 read as chat reads them
+    count = int(cards) if cards.strip().isdigit() else cards_flag(cards, settings.files.lang)
     effective = load_effective_policy(settings)
     fields: dict[str, Any] = {
         "gpu": gpu,
-        "cards": int(cards),
+        "cards": count,
         "hours_per_day": hours_per_day,
         "days": days,
         **_schedule(schedule, hours_per_day, days, settings.files.lang),
@@ -336,10 +337,12 @@ def _compare(settings: Settings, policy: Policy, request: QuoteRequest, as_json:
 
 
 def quote_currency(given: str | None, settings: Settings) -> str:
-    """--currency (else GPU_ADVISOR_CURRENCY), upper-cased; exit 2 naming the currencies quotes take."""
+    """--currency (else GPU_ADVISOR_CURRENCY) as its code (usd, 美元: USD); exit 2 naming the currencies quotes
+    take."""
+    from bot.fields.rentals import currency_code
     from pricing.fx import ECB_CURRENCIES
 
-    code = (given or settings.files.currency).strip().upper()
+    code = currency_code(given or settings.files.currency)  # USD, 美元
     if code not in ECB_CURRENCIES:
         raise fail(
             t("cli.bad_currency", settings.files.lang, currency=code, accepted=", ".join(sorted(ECB_CURRENCIES)))

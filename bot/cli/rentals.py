@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from bot.cli.common import LangOpt, fail, load_settings, say
+from bot.cli.common import LangOpt, cards_flag, fail, load_settings, say
 from bot.text import Lang, t
 from bot.text.format import money
 from bot.text.quote import instance_rate
@@ -221,7 +221,7 @@ def track_instance(
     price: Annotated[
         str | None, typer.Option(help="400/day, 14/h or 11500/month (default: a dedicated price from the price cache).")
     ] = None,
-    cards: Annotated[int | None, typer.Option(min=1, max=1024, metavar="N", help="Whole cards (or --share).")] = None,
+    cards: Annotated[str | None, typer.Option(metavar="N", help="Whole cards: 8, 8卡, 八张 (or --share).")] = None,
     share: Annotated[str | None, typer.Option(help="A slice of one card: 1/2, 3g.40gb.")] = None,
     project: Annotated[str | None, typer.Option(help="The project it is billed to.")] = None,
     currency: Annotated[str, typer.Option(help="CNY or USD.")] = "CNY",
@@ -242,9 +242,10 @@ def track_instance(
     from bot.fields.rentals import instance_fields
 
     settings = load_settings(lang=lang)
+    count = cards_flag(cards, settings.files.lang) if cards is not None else None
     fields = _fields(
         lambda: instance_fields(
-            gpu, price, cards, share, currency, settings.files.lang, cached=lambda g, c, s: _cached(settings, g, c, s)
+            gpu, price, count, share, currency, settings.files.lang, cached=lambda g, c, s: _cached(settings, g, c, s)
         )
     )
     source = fields.pop("price_source", None)

@@ -66,6 +66,18 @@ def test_fractional_cards_are_refused_with_the_way_out(tmp_path: Path) -> None:
     assert "not a whole number of cards; use --share 1/2" in result.stderr
 
 
+def test_cards_and_currency_as_chat_takes_them(tmp_path: Path) -> None:
+    """--cards 8卡 was "not a whole number" and --currency 美元 not a currency, where chat's cards= and currency=
+    read both."""
+    said = run_cli(
+        "quote", "--gpu", "A100", "--hours-per-day", "4", "--days", "14", "--cards", "2卡", "--currency", "美元",
+        "--json", env=OFFLINE, tmp=tmp_path,
+    )  # fmt: skip
+    assert said.returncode == 0, said.stderr
+    made = json.loads(said.stdout)
+    assert (made["cards"], made["currency"]) == (2, "USD")
+
+
 def test_zero_days_is_refused(tmp_path: Path) -> None:
     result = run_cli("quote", "--gpu", "A100", "--hours-per-day", "4", "--days", "0", env=OFFLINE, tmp=tmp_path)
     assert result.returncode == 2

@@ -90,7 +90,7 @@ def test_bad_input_names_the_flag_and_the_accepted_form_and_writes_nothing(tmp_p
 def test_a_machine_as_platforms_list_it_is_its_cards(tmp_path: Path) -> None:
     """`--gpu 'A100*8'` was an unknown GPU; it is eight A100 cards (a typed price the machine's, as always)."""
     env = _state(tmp_path)
-    for name, flags in (("m1", ("--gpu", "A100*8")), ("m2", ("--gpu", "8xA100", "--cards", "8"))):
+    for name, flags in (("m1", ("--gpu", "A100*8")), ("m2", ("--gpu", "8xA100", "--cards", "8卡"))):
         done = run_cli("track", "instance", name, *flags, "--price", "80/h", "--channel", "C1", "--owner", "U1",
                        *TEAM, env=env, tmp=tmp_path)  # fmt: skip
         assert done.returncode == 0, done.stderr

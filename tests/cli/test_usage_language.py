@@ -25,13 +25,19 @@ def test_usage_errors_are_said_in_the_terminals_language(tmp_path: Path) -> None
     said_en = run_process("prices", "status", "--bogus", env={"GPU_ADVISOR_LANG": "en"}, tmp=tmp_path)
     assert said_en.returncode == 2 and "no such option: --bogus" in said_en.stderr
     # a value the option's type refuses: said from the type, not in click's English ("is not a valid float")
-    cards = ("track", "instance", "x", "--gpu", "A100", "--price", "1/h", "--channel", "C1", "--owner", "U1", "--cards")
-    zero = run_process(*cards, "0", "--team", "T1", env=ZH, tmp=tmp_path)
-    assert zero.returncode == 2 and "'--cards' 的值无效：0 超出范围：应在 1 到 1,024 之间" in zero.stderr
+    uses = ("enroll-token", "--channel", "C1", "--owner", "U1", "--uses")
+    zero = run_process(*uses, "0", "--team", "T1", env=ZH, tmp=tmp_path)
+    assert zero.returncode == 2 and "'--uses' 的值无效：0 超出范围：应在 1 到 10,000 之间" in zero.stderr
     word = run_process("quote", "--gpu", "A100", "--hours-per-day", "abc", "--days", "3", env=ZH, tmp=tmp_path)
     assert word.returncode == 2 and "abc 不是数字" in word.stderr and "valid" not in word.stderr
-    half = run_process(*cards, "2.5", "--team", "T1", env={"GPU_ADVISOR_LANG": "en"}, tmp=tmp_path)
-    assert half.returncode == 2 and "bad value for '--cards': 2.5 is not a whole number" in half.stderr
+    half = run_process(*uses, "2.5", "--team", "T1", env={"GPU_ADVISOR_LANG": "en"}, tmp=tmp_path)
+    assert half.returncode == 2 and "bad value for '--uses': 2.5 is not a whole number" in half.stderr
+    # --cards reads what chat's cards= reads (8卡), its range and a slice said in the user's language
+    cards = ("track", "instance", "x", "--gpu", "A100", "--price", "1/h", "--channel", "C1", "--owner", "U1", "--cards")
+    none = run_process(*cards, "0", "--team", "T1", env=ZH, tmp=tmp_path)
+    assert none.returncode == 2 and "--cards: 无法识别“0”：必须大于零" in none.stderr
+    sliced = run_process(*cards, "2.5", "--team", "T1", env={"GPU_ADVISOR_LANG": "en"}, tmp=tmp_path)
+    assert sliced.returncode == 2 and "--cards: '2.5' is not a whole number of cards; use --share 1/2" in sliced.stderr
     negative = run_process("budget", "llm", "-5", "--team", "T1", env={"GPU_ADVISOR_LANG": "en"}, tmp=tmp_path)
     assert negative.returncode == 2 and "'-5 CNY' is not a budget" in negative.stderr  # an amount, not an option
     extra = run_process("list", "--team", "T1", "one", "two", env=ZH, tmp=tmp_path)
