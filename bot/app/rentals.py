@@ -12,7 +12,7 @@ from typing import Protocol, overload
 from bot.app.invocation import CommandError, Invocation
 from bot.chat.digest_messages import item_section
 from bot.chat.message import Message, Section, plain
-from bot.fields.rentals import budget_words, whole_team_budget
+from bot.fields.rentals import OFF_WORDS, budget_target, budget_words
 from bot.state.budgets import Budgets
 from bot.state.power import PowerLog
 from bot.state.rentals import RentalError, Rentals, check_name
@@ -292,7 +292,10 @@ def budget(inv: Invocation, args: list[str]) -> None:
     if not args:
         inv.answer(plain(_budgets_said(inv), lang))
         return
-    whole = args == ["off"] or whole_team_budget(args)
+    whole, args = budget_target(args)  # `预算 全队 5万`, `budget off`, `budget 5万`: the whole team's
+    if not args:  # `预算 全队`: its figure is in the list
+        inv.answer(plain(_budgets_said(inv), lang))
+        return
     project = WHOLE_TEAM if whole else args[0]
     if not whole:
         try:
@@ -303,7 +306,7 @@ def budget(inv: Invocation, args: list[str]) -> None:
     setter = budgets.set_by(team, project)
     if setter not in (None, inv.user) and not inv.is_admin():
         raise CommandError(t("digest.budget_not_yours", lang, project=said, setter=who(setter, lang)))
-    if args[-1].lower() == "off" and len(args) == (1 if whole else 2):
+    if args[-1].lower() in OFF_WORDS and len(args) == (1 if whole else 2):
         gone = budgets.remove(team, project)  # the terminal's words: "has no budget" where there was none
         key, start = ("digest.budget_removed", False) if gone else ("cli.budget_none_for", True)
         inv.answer(plain(t(key, lang, project=project_said(project, lang, start)), lang))

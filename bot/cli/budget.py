@@ -15,7 +15,7 @@ import typer
 
 from bot.cli.common import LangOpt, fail, load_effective_policy, load_settings, say
 from bot.cli.rentals import JsonOpt, TeamOpt, chosen_team, open_rentals
-from bot.fields.rentals import budget_words, whole_team_budget
+from bot.fields.rentals import OFF_WORDS, budget_target, budget_words
 from bot.text import t
 from bot.text.format import money
 from bot.text.spans import plain_text
@@ -52,15 +52,15 @@ def budget(
         _list(settings, rentals, team, now, as_json)
         return
     lang, words = settings.files.lang, [w for w in (project, amount) if w is not None]
-    whole = words == ["off"] or whole_team_budget(words)  # no project named: the whole team's budget
+    whole, words = budget_target(words)  # no project named, or 全队 / team: the whole team's budget
     if whole:
-        project, amount = WHOLE_TEAM, " ".join(words)
+        project, amount = WHOLE_TEAM, " ".join(words) or None
     elif not NAME.fullmatch(project):
         raise fail(t("error.rental.bad_name", lang, name=project))
     said = plain_text(project_said(project, lang))
     if amount is None:
         raise fail(t("cli.budget_usage", lang))
-    if amount.lower() == "off":
+    if amount.lower() in OFF_WORDS:
         gone = budgets.remove(team, project)
         key, start = ("cli.budget_removed", False) if gone else ("cli.budget_none_for", True)
         sys.stdout.write(t(key, lang, project=plain_text(project_said(project, lang, start))) + "\n")

@@ -200,6 +200,22 @@ _A_MONTH = lazy(
 )
 
 
+# the whole team, as a budget's first word names it (`预算 全队 5万` kept a project named 全队, which the list then
+# showed beside the whole team's own budget, also said 全队)
+TEAM_WORDS = frozenset(("全队", "全团队", "整个团队", "团队", "全组", "整组", "全部", "所有", "总", "总预算", "整体",
+                        "team", "the team", "whole-team", "all", "everyone", "total", "overall"))  # fmt: skip
+# a budget removed, in either language (`预算 llm 关闭` was refused with the usage)
+OFF_WORDS = frozenset(("off", "关闭", "关掉", "停止", "删除", "删掉", "取消", "清除", "remove", "delete", "none"))
+
+
+def budget_target(words: list[str]) -> tuple[bool, list[str]]:
+    """Whether a budget's words are the whole team's, and the words left once a word naming the team is taken
+    (`全队 5万`, `team off`); else whole_team_budget's reading of them (an amount first: the whole team's)."""
+    if words and words[0].lower() in TEAM_WORDS:
+        return True, words[1:]
+    return (len(words) == 1 and words[0].lower() in OFF_WORDS) or whole_team_budget(words), words
+
+
 def whole_team_budget(words: list[str]) -> bool:
     """Whether a budget's words name no project, the whole team's: they begin with its amount or its month
     ("20000", "$500", "每月 5000", "monthly 2万"), not a project's name ("llm 20000"). A project named as a

@@ -212,3 +212,21 @@ def test_the_terminal_sets_the_whole_teams_budget_with_no_project(tmp_path: Path
     assert "removed" in run_cli("budget", "off", "--team", "T1", env=env, tmp=tmp_path).stdout
     again = run_cli("budget", "off", "--team", "T1", env=env, tmp=tmp_path)
     assert "The whole team has no budget." in again.stdout
+
+
+def test_the_team_named_is_the_whole_teams_budget_and_off_said_in_chinese_removes(tmp_path: Path) -> None:
+    """`预算 全队 5万` kept a project named 全队, listed beside the whole team's own budget (also said 全队); `预算 llm
+    关闭` was refused with the usage."""
+    from tests.chat.test_both_platforms import driving
+
+    with driving("dingtalk", tmp_path) as chat:
+        assert "全队的预算：每月 ¥50,000" in chat.command("预算 全队 5万")
+        assert "全队的预算：每月 ¥30,000" in chat.command("budget team 30000")
+        chat.command("预算 llm 2万5")
+        assert "已删除 llm 的预算" in chat.command("预算 llm 关闭")
+        [team] = Budgets(chat.deps.store).teams()
+        assert Budgets(chat.deps.store).of(team) == {("*", "CNY"): 30000.0}
+    env = {"GPU_ADVISOR_LANG": "en"}
+    done = run_cli("budget", "全队", "5万", "--team", "T1", env=env, tmp=tmp_path)
+    assert "Budget of the whole team: ¥50,000 a month." in done.stdout, done.stderr
+    assert "removed" in run_cli("budget", "all", "删除", "--team", "T1", env=env, tmp=tmp_path).stdout
