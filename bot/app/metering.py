@@ -8,8 +8,8 @@ from zoneinfo import ZoneInfo
 
 from bot.app.invocation import CommandError, Invocation, channel_zone
 from bot.chat.message import plain
-from bot.fields.metering import balance_said, billing_of, power_of, provider_of, stop_billing_of
-from bot.fields.rentals import FieldError, price_typed
+from bot.fields.metering import balance_said, billing_words, power_of, provider_of
+from bot.fields.rentals import FieldError
 from bot.report.money import runways
 from bot.state.balances import Balances
 from bot.state.power import PowerLog
@@ -20,6 +20,7 @@ from bot.text.format import literal, mention
 from bot.text.quote import instance_rate
 from bot.text.runway import balance_kept, billing_said, billing_shown, runway_line, when_said
 from rules.digest import month_start
+from rules.metering import basis as metering_basis
 from rules.power import state_at
 
 
@@ -127,29 +128,29 @@ def billing(inv: Invocation, args: list[str]) -> None:
     """`billing NAME hourly|day|month [stops|keeps]`, or `billing NAME price=1.88/h` (a price set by hand, kept);
     `billing NAME`: how it bills now, and how to change it."""
     lang = inv.lang
-    prices = [a.partition("=")[2] for a in args[1:] if a.lower().startswith("price=")]
-    rest = [a for a in args if not a.lower().startswith("price=")]
     if len(args) == 1:
         found = _instance(inv, args[0])
         change = t("meter.billing_change", lang, name=found.name)
         inv.answer(plain(billing_shown(found, lang, change, literal(found.name)), lang))
         return
-    if not 1 <= len(rest) <= 3 or len(prices) > 1 or (len(rest) == 1 and not prices):
+    if not args:
         raise CommandError(t("meter.billing_usage", lang))
-    found = _instance(inv, rest[0])
+    try:
+        basis, stop, price = billing_words(args[1:], lang)  # `包月 一万二`, `每天1000`, `hourly stops`
+    except FieldError as exc:
+        raise CommandError(f"{exc.field}: {exc.message}") from None
+    found = _instance(inv, args[0])
     rentals, lines = Rentals(inv.deps.store), []
     try:
-        if prices:
-            amount, unit = price_typed(prices[0], lang)
-            priced = rentals.set_price(inv.team, found.name, amount, unit, inv.user, inv.deps.now())
+        if price is not None:
+            priced = rentals.set_price(inv.team, found.name, *price, inv.user, inv.deps.now())
             said = instance_rate(priced, lang, unknown="")
             lines.append(t("cli.price_set", lang, name=priced.name, rate=said))
-        if len(rest) > 1:
-            basis = billing_of(rest[1], lang)
-            stop = stop_billing_of(rest[2], lang) if len(rest) == 3 else None
+        if basis is not None or stop is not None:  # `计费 box 关机也计费`: the stop mode alone, its basis kept
             changed = rentals.set_billing(inv.team, found.name, billing=basis, stop_billing=stop)
+            now_basis = metering_basis(changed).value
             lines.append(
-                t("cli.billing_set", lang, name=changed.name, **billing_said(basis, changed.stop_billing, lang))
+                t("cli.billing_set", lang, name=changed.name, **billing_said(now_basis, changed.stop_billing, lang))
             )
     except FieldError as exc:
         raise CommandError(f"{exc.field}: {exc.message}") from None

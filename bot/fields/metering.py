@@ -7,8 +7,9 @@ from __future__ import annotations
 import math
 import re
 import unicodedata
+from collections.abc import Callable
 
-from bot.fields.rentals import CURRENCIES, SIGNS, FieldError, currency_code, currency_of
+from bot.fields.rentals import CURRENCIES, SIGNS, FieldError, currency_code, currency_of, price_typed
 from bot.text import Lang, t
 from rules.metering import STOP_BILLING, Basis
 from rules.numbers import money_value
@@ -67,6 +68,48 @@ def power_of(text: str, lang: Lang) -> Power:
     if value not in ("on", "off"):
         raise FieldError("state", t("error.metering.bad_power", lang, value=text))
     return Power(value)
+
+
+def billing_words(words: list[str], lang: Lang) -> tuple[str | None, str | None, tuple[float, str] | None]:
+    """What `billing NAME …` is told, in any order: how it bills (hourly, 包月), whether a stop stops the meter
+    (stops, 关机不计费), and a price, keyed (price=1.88/h) or not (`每天1000`; `一万二` after 包月
+    is a month's). FieldError: a word read as none of them, named."""
+    keyed = [w.partition("=")[2] for w in words if w.lower().startswith(("price=", "价格="))]
+    basis: str | None = None
+    stop: str | None = None
+    left = []
+    for word in (w for w in words if not w.lower().startswith(("price=", "价格="))):
+        if basis is None and _reads(billing_of, word, lang):
+            basis = billing_of(word, lang)
+        elif stop is None and _reads(stop_billing_of, word, lang):
+            stop = stop_billing_of(word, lang)
+        else:
+            left.append(word)
+    if len(keyed) > 1 or (keyed and left) or not (keyed or left or basis or stop):
+        raise FieldError("billing", t("meter.billing_usage", lang))
+    said = keyed[0] if keyed else " ".join(left) or None
+    if said is None:
+        return basis, stop, None
+    try:
+        return basis, stop, price_typed(said, lang)
+    except FieldError:
+        amount = money_value(said.replace(" ", "")) if basis is not None else None
+        if amount is not None and amount > 0 and basis is not None:  # `包月 一万二`: the basis says what it is per
+            return basis, stop, (amount, _UNIT_OF_BASIS[basis])
+        if keyed or basis is not None:
+            raise
+        raise FieldError("billing", t("meter.billing_words", lang, words=said[:40])) from None
+
+
+_UNIT_OF_BASIS = {"hourly": "hour", "day": "day", "month": "month"}
+
+
+def _reads(read: Callable[[str, Lang], str], word: str, lang: Lang) -> bool:
+    try:
+        read(word, lang)
+    except FieldError:
+        return False
+    return True
 
 
 # what is said before a balance: what is left (还剩三千二), or about how much (约5000)

@@ -178,6 +178,26 @@ def test_a_box_rented_before_it_was_tracked_says_when_in_chat_and_bills_from_the
         assert kept.created_at == datetime(2026, 11, 1, 4, tzinfo=UTC) and kept.created_at < NOW - timedelta(days=20)
 
 
+def test_billing_reads_a_price_a_basis_and_a_stop_mode_in_any_order_without_keys(tmp_path: Path) -> None:
+    """`billing box 每天1000` was refused as no billing basis, `billing box 包月 一万二` read 一万二 as a stop mode,
+    and a stop mode alone (`关机也计费`) was refused with the usage."""
+    with running_app(tmp_path) as h:
+        h.clock.now = NOW
+        h.fake.locales["U1"] = "en-US"
+        say(h, 1, "track box gpu=A100-80GB price=14/h")
+        assert "¥1,000/day" in say(h, 2, "billing box 每天1000")
+        monthly = say(h, 3, "计费 box 包月 一万二")  # the basis says what the bare amount is per
+        assert "¥12,000/month" in monthly and "billed by the month" in monthly, monthly
+        box = Rentals(h.deps.store).instance("T1", "box")
+        assert box is not None and (box.price, str(box.unit), box.billing) == (12000.0, "month", "month")
+        assert "billed hourly" in say(h, 4, "billing box hourly")
+        assert "a stopped box is still billed" in say(h, 5, "计费 box 关机也计费")  # the stop mode alone
+        refused = say(h, 6, "billing box lots")
+        assert "'lots' is not a billing basis, a stop mode or a price" in refused, refused
+        box = Rentals(h.deps.store).instance("T1", "box")
+        assert box is not None and (box.price, box.billing, box.stop_billing) == (12000.0, "hourly", "keeps")
+
+
 def test_a_balance_is_kept_in_the_currency_its_sign_says_and_as_people_type_what_is_left(tmp_path: Path) -> None:
     """`balance autodl $500` kept ¥500 (the sign was dropped, the team's CNY kept), and `$500 CNY` did too;
     `余额 AutoDL 还剩三千二` and `还剩 3200 元` were refused as no balance, or as too many words."""
