@@ -25,7 +25,9 @@ ACCEPTED = {
 NAMED = {"daily": "mon-sun", "everyday": "mon-sun", "every day": "mon-sun", "weekdays": "mon-fri", "工作日": "mon-fri",
          "每天": "mon-sun", "天天": "mon-sun", "每日": "mon-sun", "weekends": "sat-sun", "weekend": "sat-sun",
          "周末": "sat-sun", "双休日": "sat-sun", "每个工作日": "mon-fri", "工作日每天": "mon-fri",
-         "每个周末": "sat-sun", "每周末": "sat-sun", "every weekday": "mon-fri"}  # fmt: skip
+         "每个周末": "sat-sun", "每周末": "sat-sun", "every weekday": "mon-fri", "weekday": "mon-fri",
+         "every weekend": "sat-sun", "on weekdays": "mon-fri", "on weekends": "sat-sun"}  # fmt: skip
+_ZH_LIST = re.compile(r"(?:每)?(?:周|星期|礼拜)([一二三四五六日天](?:[、,，]?[一二三四五六日天])+)")  # 周一三五
 # Zones as Chinese teams name them (the clock of mainland China, Hong Kong, Taiwan and Singapore is UTC+8)
 ZONE_WORDS = {"北京时间": "Asia/Shanghai", "中国时间": "Asia/Shanghai", "东八区": "Asia/Shanghai",
               "beijing": "Asia/Shanghai", "china": "Asia/Shanghai", "utc+8": "Asia/Shanghai",
@@ -45,12 +47,17 @@ class RemindSchedule:
         return days_text(self.days)
 
 
+_DOTTED = re.compile(r"(\d{1,2})\.(\d{2})")
+
+
 def parse_at(text: str) -> time:
     """'09:30', '9:30', '0930', or a clock as people say it (rules/clock.py: '9点半', '上午9点', '9am') -> 09:30."""
-    plain = hhmm(text)
+    dotted = _DOTTED.fullmatch(text.strip())  # 9.30: the clock a dot apart, as people type it
+    clock = f"{dotted[1]}:{dotted[2]}" if dotted else text
+    plain = hhmm(clock)
     if plain is not None and (plain[0] > 23 or plain[1] > 59):  # 25:00, 9:75: a time, but not one of a day
         raise ParseError("remind_at", text, ACCEPTED["remind_at"], "not_a_time_of_day")
-    said = clock_of(text)
+    said = clock_of(clock)
     if said is None:
         raise ParseError("remind_at", text, ACCEPTED["remind_at"])
     return said
@@ -87,6 +94,10 @@ def parse_days(text: str) -> frozenset[int]:
     (0 = Monday)."""
     # 周一到周五, mon to fri: a span as people write one
     said = re.sub(r"\s*(?:到|至|~|～|–|\bto\b|\bthrough\b)\s*", "-", text.strip().lower())
+    said = re.sub(r"\s*(?:\band\b|&|和|及)\s*", ",", said)  # mondays and thursdays, 周一和周四
+    listed = _ZH_LIST.fullmatch(said)
+    if listed:  # 周一三五, 每周二、四: each day of the list
+        said = ",".join(c for c in listed[1] if c in ZH_DAYS)
     spec = NAMED.get(text.strip().lower(), NAMED.get(said, said))
     days: set[int] = set()
     try:

@@ -25,6 +25,7 @@ from bot.text.errors import error_text
 from bot.text.format import literal, mention, money, show, who
 from bot.text.quote import instance_rate
 from rules.budget import WHOLE_TEAM, standings
+from rules.clock import clock_of
 from rules.digest import spent_this_month, stored_this_month
 from rules.errors import ParseError
 from rules.power import state_at
@@ -156,9 +157,12 @@ def remind(inv: Invocation, args: list[str]) -> None:
     schedules = Schedules(deps.store, deps.settings.digest.default_schedule())
     team, channel, user = inv.team, inv.channel, inv.user
     current = schedules.of(team, channel)
-    given = [a for a in args if a.lower().startswith("lang=")]
-    args = [a for a in args if a not in given]
-    chosen = _language(given[-1].split("=", 1)[1] if given else None, lang)
+    given = [a.split("=", 1)[1] for a in args if a.lower().startswith("lang=")]
+    if [a.lower() for a in args[:1]] != ["lang"]:  # `提醒 9点 英文`, `in English` (`remind lang 英文` apart)
+        given += [a for a in args if Lang.named(a) and a.lower() not in ("en", "zh")]
+    args = [a for a in args if not a.lower().startswith("lang=") and a not in given]
+    args = _clock_words(args)  # `every weekday at 8`, `9:30 pm`, `at nine thirty`
+    chosen = _language(given[-1] if given else None, lang)
     words = [SWITCH_WORDS.get(a.lower(), a.lower()) for a in args]  # `remind 关闭`
     if words == ["off"]:
         setter = schedules.set_by(team, channel)
@@ -170,7 +174,7 @@ def remind(inv: Invocation, args: list[str]) -> None:
     if len(words) == 2 and words[0] == "lang":
         current = replace(current, lang=_language(words[1], lang).value)
         schedules.put(team, channel, current, user, deps.now())
-    elif (words and words[0] == "at" and 2 <= len(args) <= 4) or (1 <= len(args) <= 3 and _a_time(args)):
+    elif (words and words[0] == "at" and len(args) >= 2) or (args and _a_time(args)):
         if words[0] != "at":  # `remind 每天早上9点`, `remind 9:30 工作日`: the time without its `at`
             args = ["at", *_time_first(args)]
         try:
@@ -186,6 +190,26 @@ def remind(inv: Invocation, args: list[str]) -> None:
         inv.answer(plain(t("digest.schedule_off", lang), lang))
         return
     inv.answer(plain(schedule_text(current, deps.now(), lang, Lang(current.lang or deps.settings.files.lang)), lang))
+
+
+def _clock_words(args: list[str]) -> list[str]:
+    """`remind`'s words with its time one word, right after `at`: `at` wherever it was (`every weekday at 8`), a bare
+    hour after it (`at 8`), am/pm typed apart (`at 9:30 pm`), a clock in English words (`at nine thirty`)."""
+    words = [w for w in args if w.lower() != "in"]  # `in English`: its language is read apart
+    at = next((i for i, w in enumerate(words) if w.lower() in ("at", "在")), None)
+    if at is None:  # `remind 9:30 pm`: am/pm typed apart from the time
+        for i in range(len(words) - 1):
+            if words[i + 1].lower() in ("am", "pm", "a.m.", "p.m.") and clock_of(" ".join(words[i : i + 2])):
+                return [*words[:i], " ".join(words[i : i + 2]), *words[i + 2 :]]
+        return args
+    rest = words[:at] + words[at + 1 :]
+    if at < len(rest) and rest[at].isdigit() and int(rest[at]) <= 23:
+        rest[at] += ":00"  # at 8: a bare hour after `at` is that hour
+    for size in (4, 3, 2):  # "half past nine", "nine thirty", "9:30 pm": the longest run that reads as a clock
+        if at + size <= len(rest) and clock_of(" ".join(rest[at : at + size])) is not None:
+            rest[at : at + size] = [" ".join(rest[at : at + size])]
+            break
+    return ["at", *rest[at : at + 1], *rest[:at], *rest[at + 1 :]]
 
 
 @overload
@@ -265,8 +289,9 @@ def _schedule(args: list[str], current: RemindSchedule, zone: str) -> RemindSche
     for arg in args[1:]:
         if zone_said(arg):
             zone = parse_zone(arg)
-        else:
-            days = parse_days(arg)
+    said = " ".join(arg for arg in args[1:] if not zone_said(arg))  # `every weekday`, `mondays and thursdays`
+    if said:
+        days = parse_days(said)
     return RemindSchedule(at, zone, days, True, current.lang)
 
 

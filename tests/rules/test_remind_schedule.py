@@ -90,3 +90,32 @@ def test_an_hour_past_the_day_says_so() -> None:
     with pytest.raises(ParseError) as caught:
         parse_at("noon-ish")
     assert caught.value.problem is None
+
+
+@pytest.mark.parametrize(
+    ("said", "at"),
+    [("nine thirty", time(9, 30)), ("half past nine", time(9, 30)), ("quarter to eight", time(7, 45)),
+     ("nine pm", time(21, 0)), ("eleven forty-five pm", time(23, 45)), ("seven in the evening", time(19, 0)),
+     ("nine oh five", time(9, 5)), ("twenty past ten", time(10, 20)), ("nine o'clock", time(9, 0)),
+     ("noon", time(12, 0)), ("midnight", time(0, 0)), ("twelve am", time(0, 0)), ("9.30", time(9, 30)),
+     ("21.45", time(21, 45))],
+)  # fmt: skip
+def test_a_clock_in_english_words_or_a_dot_apart(said: str, at: time) -> None:
+    """`remind at nine thirty` and `remind 9.30` were refused: only figures and Chinese numerals were read."""
+    assert parse_at(said) == at
+
+
+@pytest.mark.parametrize("said", ["nine", "thirteen", "nine ninety", "9.75", "half past"])
+def test_what_says_no_clock_in_english_words_is_refused(said: str) -> None:
+    with pytest.raises(ParseError):
+        parse_at(said)
+
+
+@pytest.mark.parametrize(
+    ("said", "days"),
+    [("周一三五", {0, 2, 4}), ("每周二、四", {1, 3}), ("星期六日", {5, 6}), ("weekday", {0, 1, 2, 3, 4}),
+     ("every weekend", {5, 6}), ("mondays and thursdays", {0, 3}), ("周一和周四", {0, 3})],
+)  # fmt: skip
+def test_days_listed_as_people_list_them(said: str, days: set[int]) -> None:
+    """周一三五 (Monday, Wednesday and Friday) was refused, and so were days joined by "and"."""
+    assert parse_days(said) == frozenset(days)
