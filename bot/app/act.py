@@ -16,6 +16,27 @@ from bot.text.format import mention, who
 KEYS = {"grace": "grace", "project": "project", "宽限": "grace", "项目": "project"}
 
 
+def _keyed(words: list[str]) -> list[str]:
+    """`act`'s words with the grace given its key where it was said without: `宽限4小时`, `宽限 4小时`, `grace 4h`, or a
+    length alone (`act notify 4h`: the only length act takes)."""
+    out: list[str] = []
+    for word in words:
+        if out and out[-1].lower() in ("grace", "宽限"):
+            out[-1] += "=" + word
+        elif word.startswith("宽限") and len(word) > 2 and "=" not in word:
+            out.append("宽限=" + word.removeprefix("宽限"))
+        elif "=" not in word and not any("=" in w for w in out) and word[:1].isdigit() | _spoken(word):
+            out.append("grace=" + word)
+        else:
+            out.append(word)
+    return out
+
+
+def _spoken(word: str) -> bool:
+    """A length said in Chinese numerals (两小时, 半小时, 一个半小时)."""
+    return word[:1] in "一二两三四五六七八九十半" and word.endswith(("小时", "分钟", "天"))
+
+
 def act(inv: Invocation, args: list[str]) -> None:
     user, channel, team, lang = inv.user, inv.channel, inv.team, inv.lang
     actions = Actions(inv.deps.store)
@@ -24,7 +45,7 @@ def act(inv: Invocation, args: list[str]) -> None:
         return
     try:
         mode = read_mode(args[0], lang)
-        raw = inline.parse_pairs(args[1:], KEYS, words=True)[0]  # grace=two hours: its words unquoted
+        raw = inline.parse_pairs(_keyed(args[1:]), KEYS, words=True)[0]  # grace=two hours: its words unquoted
         grace = read_grace(raw.get("grace"), lang)
     except PolicyError as exc:
         raise CommandError(str(exc)) from None
