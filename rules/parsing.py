@@ -503,16 +503,64 @@ def parse_workload(text: str) -> Workload:
     for key in (norm, bare, bare.removesuffix("训练").strip(), norm.replace(" ", "")):
         if key in _WORKLOADS:
             return _WORKLOADS[key]
-    if bare in _WHICH_TRAINING:  # "微调", "训练": which kind decides the advice, so it is asked, not guessed
-        raise ParseError("workload", text, ACCEPTED["workload"], _WHICH_TRAINING[bare])
-    raise ParseError("workload", text, ACCEPTED["workload"])
+    plain = _WORK_AROUND.sub("", norm.replace(" ", "")) or norm.replace(" ", "")  # 做lora, 大模型推理服务
+    if plain in _WORKLOADS:
+        return _WORKLOADS[plain]
+    if plain in _WHICH_TRAINING or bare in _WHICH_TRAINING:  # "微调", "训练": which kind decides the advice: asked
+        raise ParseError("workload", text, ACCEPTED["workload"], _WHICH_TRAINING.get(plain) or _WHICH_TRAINING[bare])
+    found = next((kind for word, kind in _WORK_WORDS if word.search(plain)), None)
+    if found is None:
+        raise ParseError("workload", text, ACCEPTED["workload"])
+    return found
+
+
+# what is said around a workload's name ("我们在做大模型推理服务", "跑个lora", "debug一下")
+_WORK_AROUND = lazy(
+    r"^(?:我们|我)?(?:在|想|要|准备|主要是|主要|就是|是)?(?:做|跑|搞|用|训|跑个|做个|搞个|弄个|一个)?"
+    r"|(?:大模型|大语言模型|语言模型|模型|llm|的)(?=.)|(?:任务|一下|而已|吧|呢|啊|工作|这类|之类)$"
+)
+# a workload named inside other words, in this order: QLoRA before LoRA, offline or batch inference (a job, not a
+# service: the general rules) before serving, serving (推理, 部署, 服务, 上线) before what trains
+_WORK_WORDS = (
+    (lazy("qlora"), Workload.QLORA),
+    (lazy("lora"), Workload.LORA),
+    (lazy("预训练|pre-?train"), Workload.PRETRAIN),
+    (lazy("(?:全参|全量|全参数)(?:微调|训练)?|full[- ]?(?:fine[- ]?tun|sft)"), Workload.FULL_FINETUNE),
+    (lazy("(?:离线|批量|批处理)推理|batch inference|offline inference"), Workload.OTHER),
+    (lazy("推理|部署|上线|服务|serving|inference|serve"), Workload.INFERENCE),
+    (lazy("超参|调参|hpo|sweep"), Workload.HPO),
+    (lazy("调试|debug|测试|跑通|试跑|demo|冒烟"), Workload.DEBUG),
+    (lazy("渲染|render"), Workload.OTHER),
+)
 
 
 def parse_phase(text: str) -> Phase:
     norm = _prepare("phase", text)
     if norm in _PHASES:
         return _PHASES[norm]
-    raise ParseError("phase", text, ACCEPTED["phase"])
+    plain = _PHASE_AROUND.sub("", norm.replace(" ", "") if has_han(norm) else norm).strip()  # 已经上线了, 探索阶段
+    if plain in _PHASES:
+        return _PHASES[plain]
+    found = next((phase for word, phase in _PHASE_WORDS if word.search(plain)), None)
+    if found is None:
+        raise ParseError("phase", text, ACCEPTED["phase"])
+    return found
+
+
+_PHASE_AROUND = lazy(
+    r"^(?:我们|项目)?(?:还|已经|已|正|正在|目前|现在|处于|刚|都)*(?:在|是)?"
+    r"|(?:了|中|阶段|时期|的|吧|呢|啊|already|stage|phase|now)+$"
+)
+# a phase named inside other words, in this order: about to go live (not live yet: steady work) before live
+_PHASE_WORDS = (
+    (lazy(r"(?:快|准备|即将|马上|就要|about to|soon to)\s*要?\s*(?:上线|部署|go live|launch|deploy)"), Phase.STABLE),
+    (lazy(r"上线|部署|生产|线上|后期|production|prod\b|deploy|\blive\b"), Phase.DEPLOYMENT),
+    (
+        lazy(r"探索|开始|起步|早期|初期|研发|实验|试验|poc|原型|预研|调研|prototyp|research|explor|early"),
+        Phase.EXPLORATION,
+    ),
+    (lazy(r"稳定|迭代|成熟|中期|stable|steady|matur"), Phase.STABLE),
+)
 
 
 _SHARING = (
