@@ -245,12 +245,25 @@ def _break_even(quote: Quote, lang: Lang) -> list[str]:
         return []
     if even["adjusted_max"] is None:
         return [t("break_even.never", lang)]
+    return [_break_even_line(even, lang), *_past_break_even(quote, even, lang)]
+
+
+def _break_even_line(even: dict[str, float | None], lang: Lang) -> str:
     low, high = _hours(even["adjusted_min"]), _hours(even["adjusted_max"])
     if even["nominal"] is None:
-        return [t("break_even.adjusted", lang, low=low, high=high)]
+        return t("break_even.adjusted", lang, low=low, high=high)
     if low == high == _hours(even["nominal"]):  # no speed to count: a whole card, or a service
-        return [t("break_even.plain", lang, nominal=low)]
-    return [t("break_even", lang, nominal=_hours(even["nominal"]), low=low, high=high)]
+        return t("break_even.plain", lang, nominal=low)
+    return t("break_even", lang, nominal=_hours(even["nominal"]), low=low, high=high)
+
+
+def _past_break_even(quote: Quote, even: dict[str, float | None], lang: Lang) -> list[str]:
+    """The schedule quoted past the break-even (a service 24 h a day on a whole card by the hour): said outright,
+    since the cheaper row is then the dedicated one whatever the rules allowed."""
+    lines = [v for v in (even["nominal"], even["adjusted_min"], even["adjusted_max"]) if v is not None]
+    if not lines or quote.hours_per_day <= max(lines):  # within the range shared speed spans: not said outright
+        return []
+    return [t("break_even.past", lang, hours=_hours(quote.hours_per_day))]
 
 
 def _totals(quote: Quote, lang: Lang) -> list[str]:

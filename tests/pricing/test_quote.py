@@ -138,6 +138,21 @@ def test_break_even_hours(policy: Policy) -> None:
     assert q.break_even_hours_per_day == {"nominal": None, "adjusted_min": 20.0, "adjusted_max": 22.86}
 
 
+def test_a_schedule_past_the_break_even_is_said_to_cost_less_on_the_dedicated_card(policy: Policy) -> None:
+    """A 24 h service on a whole card by the hour cost 75% more than the card by the month, and the notes said only
+    "dedicated becomes cheaper above 13.7 h/day": that this schedule is past it is now said outright."""
+    from bot.text import Lang
+    from bot.text.quote import notes
+
+    def said(hours: float, days: float = 30) -> list[str]:
+        return notes(quote(QuoteRequest(gpu="A100", hours_per_day=hours, days=days, share=0.5), bundled(), policy),
+                     Lang.EN)  # fmt: skip
+
+    assert "This schedule (23 h/day) is past that: for it, the dedicated card costs less" in said(23)
+    assert not [n for n in said(21) if "past that" in n]  # within 20-22.86 h: it depends on the shared speed
+    assert not [n for n in said(4, 14) if "past that" in n]
+
+
 def test_rent_vs_buy_at_this_pace(policy: Policy) -> None:
     light = quote(QuoteRequest(gpu="A100", hours_per_day=4, days=14), bundled(), policy)
     heavy = quote(QuoteRequest(gpu="A100", hours_per_day=8, days=14), bundled(), policy)
