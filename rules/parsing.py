@@ -595,10 +595,19 @@ def parse_gpu(text: str) -> str:
 ACCEPTED["gpu"] = ["A100-80GB", "H100", "H800", "4090", "L40S"]
 
 
+_SIZE_WORDS = {"千亿": "1000亿", "百亿": "100亿", "万亿": "10000亿", "百亿级": "100亿", "千亿级": "1000亿"}
+_SIZE_INSIDE = lazy(rf"(?<![\d.])(?P<n>{_NUM})(?P<unit>b|bn|billion|亿)(?![a-z])")
+
+
 def parse_model_size(text: str) -> float:
     """Model size in billions of parameters: '7b', '13B', '72 billion', '70亿'."""
-    norm = _prepare("model_size", text).replace(" ", "")
+    spaced = _prepare("model_size", text)
+    norm = spaced.replace(" ", "")
+    norm = _SIZE_WORDS.get(norm.removesuffix("参数").removesuffix("的模型").removesuffix("模型"), norm)  # 千亿
     match = re.fullmatch(rf"(?P<n>{_NUM})(?P<unit>b|billion|bn|亿|m|million)?(?:params|parameters|参数)?", norm)
+    if match is None:  # "13B的模型", "qwen2-7b", "llama3 70B": the one size said among the words
+        sizes = list(_SIZE_INSIDE.finditer(spaced))
+        match = sizes[0] if len(sizes) == 1 else None
     if not match or not match.group("unit"):
         raise ParseError("model_size", text, ACCEPTED["model_size"])
     value = float(match.group("n"))
@@ -721,10 +730,33 @@ _CARDS_UNIT = r"cards?|gpus?|张卡|块卡|张|卡|块"
 _CARD_WORDS = lazy(r"^(?:需要|要|用)\s*|\s*(?:就够了?|就行)$")
 
 
+_SPAN_APART = lazy(r"\s*(?:到|至|~|～|–|-|\bto\b|\buntil\b|\btill\b)\s*")
+
+
+def _clock_span(text: str) -> float | None:
+    """The hours from one clock to another (9点到18点, 9:00-21:00, 早上9点到晚上9点, 9am to 6pm; past midnight too);
+    None when the text is no two clocks."""
+    from rules.clock import clock_of
+
+    parts = _SPAN_APART.compiled.split(text.strip().lower().removeprefix("每天").removeprefix("daily"), maxsplit=1)
+    if len(parts) != 2:
+        return None
+    start, end = clock_of(parts[0]), clock_of(parts[1])
+    if start is None or end is None:
+        return None
+    minutes = (end.hour * 60 + end.minute - start.hour * 60 - start.minute) % (24 * 60)
+    return minutes / 60 if minutes else None
+
+
 def parse_serving_hours(text: str) -> float:
     """Hours a day an inference service serves: '24/7', 'always', '一直运行' (24), '8h a day', '每天12小时'."""
     if _ALWAYS.match(_prepare("serving_hours", text)):
         return 24.0
+    if text.strip() in ("半天", "half a day", "half the day"):
+        return 12.0
+    span = _clock_span(text)  # 9点到18点, 9:00-21:00: the hours between
+    if span is not None:
+        return span
     hours = _figure("serving_hours", text, _A_DAY, r"h|hrs?|hours?|小时|钟头").planned
     if hours > 24:
         raise ParseError("serving_hours", text, ACCEPTED["serving_hours"], "day_over_24h")
@@ -737,11 +769,31 @@ _MACHINES = lazy(  # machines, then each one's cards: "两台8卡", "2x8", "2 no
 )
 
 
+_ONE_OR_TWO = {"单卡": 1, "一张卡": 1, "1张卡": 1, "双卡": 2, "两张卡": 2, "2张卡": 2, "single card": 1, "one card": 1}
+
+
+def _known_gpu(name: str) -> bool:
+    try:
+        canonical_gpu(name)
+    except UnknownGPU:
+        return False
+    return True
+
+
 def parse_cards(text: str) -> int:
     """Whole cards: '8', '8卡', '八张', '16 GPUs'; machines times their cards: '两台8卡', '2x8', '2 nodes x 8 GPUs'."""
-    machines = _MACHINES.match(_prepare("cards", text))
+    prepared = _prepare("cards", text)
+    machines = _MACHINES.match(prepared)
     if machines is not None:
         text = f"{number(machines['machines']) * number(machines['each']):g}"
+    elif prepared in _ONE_OR_TWO:  # 单卡, 双卡
+        return _ONE_OR_TWO[prepared]
+    else:
+        from rules.gpus import counted_gpu
+
+        named, counted = counted_gpu(prepared)  # 4张A100: the cards of a machine named with its GPU
+        if counted is not None and _known_gpu(named):
+            text = str(counted)
     cards = _figure("cards", text, _CARD_WORDS, _CARDS_UNIT)
     if cards.exact is None or cards.exact != int(cards.exact):
         raise ParseError("cards", text, ACCEPTED["cards"])
