@@ -394,6 +394,24 @@ def test_a_model_size_alone_takes_the_kind_of_work_answered_before_it(tmp_path: 
         assert (memory["model_size_b"], memory["method"]) == (7.0, "inference"), memory
 
 
+def test_an_optional_question_not_decided_yet_is_skipped_as_said(tmp_path: Path) -> None:
+    """`还没定` to the GPU question was refused naming every known GPU, `不知道` to the phase asked for the nearest:
+    an optional question not decided or not known is skipped, as its Skip button does; a required one is not."""
+    with driving("wecom", tmp_path) as chat:
+        chat.start()
+        for said in ("推理服务", "几百", "50毫秒以内", "一直跑", "七十G/80G"):
+            chat.reply(said)
+        chat.reply("不知道")  # the phase: optional
+        chat.reply("还没定")  # the GPU: optional
+        answers = chat.convo().answers
+        assert (answers["phase"], answers["gpu"]) == ("", ""), answers
+    with driving("wecom", tmp_path / "required") as chat:
+        chat.start()
+        chat.press(None)  # the kind of work skipped: the duration is asked, and is required
+        chat.reply("不知道")
+        assert "duration" not in chat.convo().answers
+
+
 @PLATFORMS
 def test_a_stranger_cannot_answer_someone_elses_profile(platform: str, tmp_path: Path) -> None:
     with driving(platform, tmp_path) as chat:
