@@ -71,6 +71,14 @@ ASKS: tuple[Ask, ...] = (
     Ask("yearly_gpu_hours", parsing.parse_yearly_gpu_hours, (), Stage.EXTRA),
 )
 
+# what skips an optional question, typed in chat or the terminal, as the Skip button (or Enter) does: skip, 跳过, or
+# one not decided yet or not known (`GPU: 还没定` was refused naming the known GPUs); not "none": no checkpoints is
+# an answer
+SKIP_WORDS = {"skip", "pass", "-", "跳过", "略过", "不填"}
+SKIP_WORDS |= {"没定", "还没定", "没想好", "还没想好", "未定", "待定", "不确定", "不知道", "不清楚", "随便",
+               "都行", "不限", "no idea", "don't know", "dont know", "not sure", "dunno", "undecided", "tbd",
+               "any", "whatever"}  # fmt: skip
+
 BY_KEY: dict[str, Ask] = {a.key: a for a in ASKS}
 FIVE: tuple[Ask, ...] = tuple(a for a in ASKS if a.stage is Stage.PROFILE)
 INFERENCE_KEYS = ("qps", "p99_ms")

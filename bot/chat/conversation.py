@@ -25,15 +25,9 @@ from bot.text.spans import mention
 from rules.answers import DERIVED, answer_in_context, derived, dump_answers, load_answers, parse_answers
 from rules.capture import Measured
 from rules.errors import ParseError
-from rules.questions import Step, steps
+from rules.questions import SKIP_WORDS, Step, steps
 
 SETTLE_POLL_S = 2.0  # conversations.replies is Slack's tier 3 (50+ a minute): one look every 2 s stays within it
-SKIP_WORDS = {"skip", "pass", "-", "跳过", "略过", "不填"}
-# an optional question not decided yet, or not known (`GPU: 还没定`): skipped, as the Skip button does (it was
-# refused, "没定" naming the known GPUs); "none" is not among them: no checkpoints is an answer
-SKIP_WORDS |= {"没定", "还没定", "没想好", "还没想好", "未定", "待定", "不确定", "不知道", "不清楚", "随便",
-               "都行", "不限", "no idea", "don't know", "dont know", "not sure", "dunno", "undecided", "tbd",
-               "any", "whatever"}  # fmt: skip
 
 
 def parsed(convo: Conversation) -> dict[str, Any]:

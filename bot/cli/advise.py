@@ -37,7 +37,7 @@ from bot.text.readings import echo
 from rules.answers import AnswersError, answer_in_context, derived, parse_answers
 from rules.errors import ParseError
 from rules.policy import Policy
-from rules.questions import Step, is_inference, missing, steps
+from rules.questions import SKIP_WORDS, Step, is_inference, missing, steps
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -71,7 +71,7 @@ def _ask(console: Console, step: Step, lang: Lang, values: dict[str, Any]) -> An
             text = console.input("> ")
         except EOFError:
             raise InputEnded(ask.key) from None
-        if not text.strip() and not step.required:
+        if not step.required and (not text.strip() or text.strip().lower() in SKIP_WORDS):  # Enter, 跳过, 还没定
             return None
         try:
             return answer_in_context(ask.key, text, values), text  # "7B" after the kind of work: that job's

@@ -142,3 +142,12 @@ def test_the_interview_reads_typed_answers_says_them_back_and_keeps_the_card_cou
     assert "理解为是，4 张卡（来自“yes, 4 cards”）" in done.stderr
     decision = json.loads(done.stdout)
     assert decision["cards"] == 4  # "yes, 4 cards" typed at the prompt counts as on the command line
+
+
+def test_the_interview_skips_an_optional_question_not_decided_yet(tmp_path: Path) -> None:
+    """Only an empty line skipped an optional question at the prompt: `还没定` and `跳过` were refused, asked again."""
+    typed = "lora\n10h\n70/80\nno\ndaily\nno\n还没定\n跳过\nnot sure\n\n\n\n"
+    done = run_cli("advise", "--interactive", "--json", "--lang", "zh", stdin=typed, tmp=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "无法识别" not in done.stderr, done.stderr
+    assert json.loads(done.stdout)["profile"].get("phase") is None
