@@ -106,10 +106,17 @@ _ROOMY = lazy(
 _MEMORY_WORD = lazy(r"^(?:显存|memory|vram)\s*(?:是|有点|比较|很|is)?\s*|\s*(?:了|啊|呢|的)$")
 
 
+# the card named before what its memory does ("80G的卡快满了", "A100快满了", "24G的卡不够用")
+_CARD_NAMED = lazy(
+    r"^(?:(?:\d+(?:\.\d+)?\s*gb?|[a-z]{1,6}\d{2,4}[a-z0-9-]*|\d{4}(?!\d))\s*)+(?:的)?\s*(?:卡|显卡)?\s*(?:的)?\s*"
+)
+
+
 def memory_full(norm: str) -> bool | None:
     """True for "快满了"/"almost full"/"显存不够"/"OOM了", False for "够用"/"显存够用"/"plenty of room"; None when
     neither."""
     norm = _MEMORY_WORD.sub("", norm).strip()  # "显存不够", "显存够用了": the memory named, then what it does
+    norm = _MEMORY_WORD.sub("", _CARD_NAMED.sub("", norm)).strip() or norm  # "80G的卡快满了", "A100快满了"
     if _FULL.match(norm):
         return True
     if _ROOMY.match(norm):
