@@ -229,6 +229,9 @@ def _savings(quote: Quote, lang: Lang) -> list[str]:
     names = {"shared": t("option.shared", lang, share=share_text(quote.share)), "spot": t("option.spot", lang)}
     for kind, pct in quote.savings_pct.items():
         low, high = quote.savings_range_pct[kind]
+        if round(pct, 1) == round(low, 1) == round(high, 1) == 0:  # "0% less" said nothing a reader could use
+            out.append(t("savings.same", lang, option=names[kind]))
+            continue
         if kind == "spot" and low != high:  # an estimate: the range is the figure
             out.append(t("savings", lang, option=names[kind], change=change(low, high, lang)))
             continue

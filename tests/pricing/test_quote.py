@@ -153,6 +153,18 @@ def test_a_schedule_past_the_break_even_is_said_to_cost_less_on_the_dedicated_ca
     assert not [n for n in said(4, 14) if "past that" in n]
 
 
+def test_a_shared_option_at_the_dedicated_price_says_so_not_zero_percent_less(policy: Policy) -> None:
+    """A whole card on a shared platform priced as the dedicated one was said "costs 0% less than dedicated"."""
+    from bot.text import Lang
+    from bot.text.quote import notes
+
+    made = quote(QuoteRequest(gpu="A800", cards=4, hours_per_day=20, days=30, share=1), bundled(), policy)
+    assert made.savings_pct["shared"] == 0
+    said = notes(made, Lang.EN)
+    assert "Shared 1 card costs the same as dedicated" in said and not [n for n in said if "costs 0% less" in n]
+    assert [n for n in notes(made, Lang.ZH) if "与独占卡价格相同" in n]
+
+
 def test_rent_vs_buy_at_this_pace(policy: Policy) -> None:
     light = quote(QuoteRequest(gpu="A100", hours_per_day=4, days=14), bundled(), policy)
     heavy = quote(QuoteRequest(gpu="A100", hours_per_day=8, days=14), bundled(), policy)
