@@ -112,11 +112,18 @@ _CARD_NAMED = lazy(
 )
 
 
+_ON_THE_CARD = lazy(
+    r"\s+(?:on|in|of|with(?:in)?)\s+(?:a|an|the|one|our|my)?\s*(?:\d+\s*gb?\s*)?(?:[a-z]{0,6}\d{2,4}[a-z0-9-]*\s*)?"
+    r"(?:card|gpu)?$"
+)
+
+
 def memory_full(norm: str) -> bool | None:
     """True for "快满了"/"almost full"/"显存不够"/"OOM了", False for "够用"/"显存够用"/"plenty of room"; None when
     neither."""
     norm = _MEMORY_WORD.sub("", norm).strip()  # "显存不够", "显存够用了": the memory named, then what it does
     norm = _MEMORY_WORD.sub("", _CARD_NAMED.sub("", norm)).strip() or norm  # "80G的卡快满了", "A100快满了"
+    norm = _ON_THE_CARD.sub("", norm).strip() or norm  # "fits easily on a 24GB card", "plenty of room on the A100"
     if _FULL.match(norm):
         return True
     if _ROOMY.match(norm):
@@ -132,7 +139,8 @@ _DATA_PARALLEL = lazy(
 )
 _SINGLE_CARD = lazy(
     r"^(?:不用|不需要|不要)?\s*[,]?\s*(?:单卡|一张卡|1张卡|1卡|1 card|one card|a single card|single card|single gpu"
-    r"|1 gpu|one gpu)(?:就够了?|就行|足够|够了?|is enough|enough|fits| is fine)?$|^(?:不用|不需要|不要)多卡$"
+    r"|1 gpu|one gpu)\s*(?:就够了?|就行|足够|够了?|is enough|enough|will do|suffices|fits|is fine)?$"
+    r"|^(?:不用|不需要|不要)多卡$"
 )
 # whether the model fits on one card says it outright: "模型放不下一张卡" read as "one card" (a no) before
 _DOES_NOT_FIT = lazy(

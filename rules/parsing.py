@@ -556,7 +556,7 @@ _PHASE_WORDS = (
     (lazy(r"(?:快|准备|即将|马上|就要|about to|soon to)\s*要?\s*(?:上线|部署|go live|launch|deploy)"), Phase.STABLE),
     (lazy(r"上线|部署|生产|线上|后期|production|prod\b|deploy|\blive\b"), Phase.DEPLOYMENT),
     (
-        lazy(r"探索|开始|起步|早期|初期|研发|实验|试验|poc|原型|预研|调研|prototyp|research|explor|early"),
+        lazy(r"探索|开始|起步|早期|初期|研发|实验|试验|poc|原型|预研|调研|prototyp|research|explor|early|experiment"),
         Phase.EXPLORATION,
     ),
     (lazy(r"稳定|迭代|成熟|中期|stable|steady|matur"), Phase.STABLE),

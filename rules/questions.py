@@ -77,7 +77,7 @@ ASKS: tuple[Ask, ...] = (
 SKIP_WORDS = {"skip", "pass", "-", "跳过", "略过", "不填"}
 SKIP_WORDS |= {"没定", "还没定", "没想好", "还没想好", "未定", "待定", "不确定", "不知道", "不清楚", "随便",
                "都行", "不限", "no idea", "don't know", "dont know", "not sure", "dunno", "undecided", "tbd",
-               "any", "whatever"}  # fmt: skip
+               "any", "whatever", "no preference", "anything", "either", "没有偏好", "无偏好", "都可以"}  # fmt: skip
 
 BY_KEY: dict[str, Ask] = {a.key: a for a in ASKS}
 FIVE: tuple[Ask, ...] = tuple(a for a in ASKS if a.stage is Stage.PROFILE)
