@@ -635,9 +635,12 @@ _A_YEAR = lazy(
 
 
 def _figure(question: str, text: str, words: Lazy, unit: str, seconds: bool = False) -> Amount:
-    """A figure stated with the quantity grammar (rules/quantity.py), the question's words around it removed."""
-    norm = _prepare(question, text)
-    read = read_amount(words.sub("", norm).strip(), unit)
+    """A figure stated with the quantity grammar (rules/quantity.py), the question's words around it removed (all
+    of them: "50 requests a second at peak" ends in two)."""
+    norm, bare = _prepare(question, text), ""
+    while bare != norm:
+        bare, norm = norm, words.sub("", norm).strip()
+    read = read_amount(norm, unit)
     if read is None:
         raise ParseError(question, text, accepted_for(question))
     amount, found = read
@@ -706,11 +709,20 @@ def parse_p99(text: str) -> float:
 
 
 def _seconds_said(text: str) -> str:
-    """Seconds as said ("半秒", half a second; "一秒钟"), in the unit the figure reader takes."""
-    return _HALF_SECOND.sub("0.5秒", text).replace("秒钟", "秒")
+    """Seconds as said ("半秒", half a second; "一秒钟", "under a second", "sub-second"), in the unit the figure reader
+    takes; what is said after the target ("is fine", "就行") left out."""
+    said = _FINE_AFTER.sub("", text.strip())
+    said = _SUB_SECOND.sub("under 1 s", _A_SECOND.sub(r"\g<1>1 s", said))
+    return _HALF_SECOND.sub("0.5秒", said).replace("秒钟", "秒")
 
 
 _HALF_SECOND = lazy(r"半\s*秒")
+_A_SECOND = lazy(r"(^|\s)an?\s+second\b", re.IGNORECASE)  # "under a second": 1 s
+_SUB_SECOND = lazy(r"^sub-?\s*second$|^below a second$", re.IGNORECASE)
+_FINE_AFTER = lazy(
+    r"\s*(?:is|would be|are)?\s*(?:fine|ok|okay|acceptable|enough|good)\.?$|\s*(?:就行|就可以|就好|即可|都行)了?$",
+    re.IGNORECASE,
+)
 
 
 def parse_yearly_gpu_hours(text: str) -> float:
@@ -730,6 +742,13 @@ _CARDS_UNIT = r"cards?|gpus?|张卡|块卡|张|卡|块"
 _CARD_WORDS = lazy(r"^(?:需要|要|用)\s*|\s*(?:就够了?|就行)$")
 
 
+_DAY_WORDS = (
+    dict.fromkeys(("半天", "half a day", "half the day"), 12.0)
+    | dict.fromkeys(
+        ("business hours", "office hours", "working hours", "work hours", "工作时间", "上班时间", "办公时间"), 9.0
+    )
+    | dict.fromkeys(("白天", "daytime", "during the day", "in the daytime", "daytime only"), 12.0)
+)  # 9-18, 8-20
 _SPAN_APART = lazy(r"\s*(?:到|至|~|～|–|-|\bto\b|\buntil\b|\btill\b)\s*")
 
 
@@ -752,8 +771,8 @@ def parse_serving_hours(text: str) -> float:
     """Hours a day an inference service serves: '24/7', 'always', '一直运行' (24), '8h a day', '每天12小时'."""
     if _ALWAYS.match(_prepare("serving_hours", text)):
         return 24.0
-    if text.strip() in ("半天", "half a day", "half the day"):
-        return 12.0
+    if text.strip().lower() in _DAY_WORDS:  # 半天, business hours, 白天: the hours they span (the echo says so)
+        return _DAY_WORDS[text.strip().lower()]
     span = _clock_span(text)  # 9点到18点, 9:00-21:00: the hours between
     if span is not None:
         return span
