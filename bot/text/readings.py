@@ -82,6 +82,8 @@ def reading(key: str, value: Any, lang: Lang, cards: int | None = None, gpu: str
         return t("read.yes" if value else "read.no", lang)
     if key in ("qps", "p99_ms", "serving_hours", "cards", "yearly_gpu_hours", "model_size_b"):
         return t(f"read.{key}", lang, n=value)
+    if key in ("workload", "phase"):  # "大模型推理服务": inference, "上线了": deployment, read among other words
+        return t(f"answer.{key}.{getattr(value, 'value', value)}", lang)
     return None
 
 

@@ -1,0 +1,31 @@
+"""What an answer read among other words is said back as: the kind of work and the phase were read from
+"大模型推理服务" and "上线了" with nothing said, so a misreading went unseen until the advice."""
+
+from __future__ import annotations
+
+import pytest
+
+from bot.text import Lang
+from bot.text.readings import echo
+from rules.questions import BY_KEY
+
+
+@pytest.mark.parametrize(
+    ("key", "said", "zh", "en"),
+    [
+        ("workload", "大模型推理服务", "推理（来自“大模型推理服务”）", "Inference (from “大模型推理服务”)"),
+        ("workload", "离线推理", "其他任务（按通用规则）（来自“离线推理”）",
+         "Other work (the general rules) (from “离线推理”)"),
+        ("phase", "上线了", "后期部署期（来自“上线了”）", "Deployment (from “上线了”)"),
+        ("serving_hours", "business hours", "每天 9 小时（来自“business hours”）", "9 h a day (from “business hours”)"),
+    ],
+)  # fmt: skip
+def test_an_answer_read_among_other_words_is_said_back(key: str, said: str, zh: str, en: str) -> None:
+    value = BY_KEY[key].parse(said)
+    assert echo(key, said, value, Lang.ZH) == zh
+    assert echo(key, said, value, Lang.EN) == en
+
+
+@pytest.mark.parametrize(("key", "said"), [("workload", "lora"), ("phase", "exploration"), ("workload", "inference")])
+def test_an_answer_in_its_own_form_is_not_said_back(key: str, said: str) -> None:
+    assert echo(key, said, BY_KEY[key].parse(said), Lang.EN) is None
