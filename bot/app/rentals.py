@@ -7,7 +7,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from dataclasses import replace
 from datetime import datetime
-from typing import Protocol, overload
+from typing import Any, Protocol, overload
 
 from bot.app.invocation import CommandError, Invocation
 from bot.chat.digest_messages import item_section
@@ -31,15 +31,18 @@ from rules.errors import ParseError
 from rules.power import state_at
 from rules.remind_schedule import RemindSchedule, next_send, parse_at, parse_days, parse_zone, zone_said
 
+MINE = frozenset(("mine", "my", "我的", "我自己的", "自己的"))
+EVERY = frozenset(("all", "全部", "所有", "everything"))
 
-def list_items(inv: Invocation) -> None:
-    """`list`: what the team rents and keeps, with owner, state and this month's money. Each item's month begins at
+
+def list_items(inv: Invocation, args: list[str] | None = None) -> None:
+    """`list [mine | all | PROJECT]`: what the team rents and keeps, with owner, state and this month's money (mine:
+    the asker's; all: "Not ours" too, as the terminal's --all; a project's alone). Each item's month begins at
     midnight in its own channel's digest zone, as the digest, its budget, App Home and the terminal's `list` count
     it (not the zone of the channel `list` was typed in)."""
     rentals, lang, deps = Rentals(inv.deps.store), inv.lang, inv.deps
     lines = []
-    instances = [i for i in rentals.instances(inv.team) if not i.hidden_by]  # "Not ours" left out
-    storage = [s for s in rentals.storage(inv.team) if not s.hidden_by]
+    instances, storage = _listed(inv, rentals, [a.lower() for a in args or []])
     now = deps.now()
     zones = Schedules(deps.store, deps.settings.digest.default_schedule()).zones(
         inv.team, {i.channel for i in instances} | {s.channel for s in storage}
@@ -55,7 +58,7 @@ def list_items(inv: Invocation) -> None:
                 gpu=f"{i.gpu} × {show(i.share or i.cards)}",
                 price=instance_rate(i, lang),
                 owner=mention(i.owner) if i.owner else t("cli.no_owner", lang),
-                state=t(f"digest.state.{power}", lang),
+                state=t(f"digest.state.{power}", lang) + _not_ours(i.hidden_by, lang),
                 spent=money(spent_this_month(i, now.astimezone(zones[i.channel]), timelines), i.currency),
             )
         )
@@ -69,12 +72,34 @@ def list_items(inv: Invocation) -> None:
                 size=show(s.size_gb),
                 per_month=money(s.size_gb * s.price_gb_month, s.currency),
                 owner=mention(s.owner),
-                state=t(f"digest.state.{state}", lang),
+                state=t(f"digest.state.{state}", lang) + _not_ours(s.hidden_by, lang),
                 spent=money(stored_this_month(s, now.astimezone(zones[s.channel])), s.currency),
             )
         )
     said = "\n".join([t("digest.list_title", lang), *lines]) if lines else t("digest.list_empty", lang)
     inv.answer(plain(said, lang))
+
+
+def _not_ours(hidden_by: str | None, lang: Lang) -> str:
+    """What `list all` says of an item an admin marked Not ours (every other list leaves it out)."""
+    return " · " + t("digest.button.not_ours", lang) if hidden_by else ""
+
+
+def _listed(inv: Invocation, rentals: Rentals, words: list[str]) -> tuple[list[Any], list[Any]]:
+    """The instances and storage `list`'s words ask for; a word naming none of them is refused saying what is."""
+    every = bool(words) and words[0] in EVERY
+    instances = [i for i in rentals.instances(inv.team) if every or not i.hidden_by]  # "Not ours" left out
+    storage = [s for s in rentals.storage(inv.team) if every or not s.hidden_by]
+    if not words or every:
+        return instances, storage
+    if len(words) == 1 and words[0] in MINE:
+        return [i for i in instances if i.owner == inv.user], [s for s in storage if s.owner == inv.user]
+    projects = sorted({p for p in [*(i.project for i in instances), *(s.project for s in storage)] if p})
+    wanted = next((p for p in projects if p.lower() == " ".join(words)), None)
+    if wanted is None:
+        said, known = " ".join(words)[:40], ", ".join(projects) or "—"
+        raise CommandError(t("digest.list_usage", inv.lang, said=said, projects=known))
+    return [i for i in instances if i.project == wanted], [s for s in storage if s.project == wanted]
 
 
 class _Owned(Protocol):
@@ -92,14 +117,23 @@ def _owner_or_admin(inv: Invocation, owner: str, name: str) -> None:
 
 def _named(inv: Invocation, args: list[str], usage: str, missing: str, lookup: Callable[[str], _Owned | None]) -> str:
     """The one NAME a `release` or `delete-storage` takes, once it is known and its owner or an admin asks."""
-    if len(args) != 1:
+    if len(args) != 1 or not args[0]:
         raise CommandError(t(usage, inv.lang))
     name = args[0]
     found = lookup(name)
     if found is None:
-        raise CommandError(tw(missing, inv.lang, "chat", name=literal(name)))
+        said = tw(missing, inv.lang, "chat", name=literal(name))
+        near = _named_alike(inv, name)  # `release A1` for a1: names are case-sensitive, so the one meant is asked
+        raise CommandError(said + (t("error.rental.did_you_mean", inv.lang, name=literal(near)) if near else ""))
     _owner_or_admin(inv, found.owner, name)
     return name
+
+
+def _named_alike(inv: Invocation, name: str) -> str | None:
+    """An item of the team whose name differs from `name` only in case."""
+    rentals = Rentals(inv.deps.store)
+    names = [i.name for i in rentals.instances(inv.team)] + [s.name for s in rentals.storage(inv.team)]
+    return next((n for n in names if n.lower() == name.lower() and n != name), None)
 
 
 @contextmanager
@@ -112,11 +146,22 @@ def _said(lang: Lang) -> Iterator[None]:
 
 
 def release(inv: Invocation, args: list[str]) -> None:
-    """`release NAME`: the instance was released (its owner or an admin); storage it leaves is asked about."""
-    lang, rentals, user = inv.lang, Rentals(inv.deps.store), inv.user
-    name = _named(
-        inv, args, "digest.release_usage", "error.rental.no_instance", lambda n: rentals.instance(inv.team, n)
-    )
+    """`release NAME [NAME…]`: each instance was released (its owner's or an admin's); storage each leaves is asked
+    about. Every name is checked before any is released: one unknown or not the asker's releases none."""
+    rentals = Rentals(inv.deps.store)
+    names = [
+        _named(inv, [a], "digest.release_usage", "error.rental.no_instance", lambda n: rentals.instance(inv.team, n))
+        for a in (args or [""])
+    ]
+    twice = [n for n in names if names.count(n) > 1]
+    if twice:
+        raise CommandError(t("error.inline.twice", inv.lang, key=twice[0]))
+    for name in names:
+        _release_one(inv, rentals, name)
+
+
+def _release_one(inv: Invocation, rentals: Rentals, name: str) -> None:
+    lang, user = inv.lang, inv.user
     with _said(lang):
         released = rentals.release(inv.team, name, inv.deps.now(), user)
     note = t("digest.done.released", lang, name=name, user=mention(user))

@@ -69,7 +69,7 @@ SUBCOMMANDS: dict[str, Handler] = {
     SubCommand.FORM: form,
     SubCommand.PRICES: prices,
     SubCommand.QUOTE: quote.quote,
-    SubCommand.LIST: lambda inv, _args: rentals.list_items(inv),
+    SubCommand.LIST: rentals.list_items,
     SubCommand.RELEASE: rentals.release,
     SubCommand.DELETE_STORAGE: rentals.delete_storage,
     SubCommand.BUDGET: rentals.budget,

@@ -1,0 +1,33 @@
+"""Chat's `list` took no words and ignored any (`list mine`, `列表 llm` listed everything), `release` one name
+only, and a name in other capitals was just "no instance"."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from bot.state.discovered import Discovered
+from bot.state.rentals import Rentals
+from tests.chat.test_both_platforms import driving
+
+
+def test_list_mine_a_project_or_all_and_release_several(tmp_path: Path) -> None:
+    with driving("dingtalk", tmp_path) as chat:
+        chat.command("track a1 gpu=A100 price=14/h project=llm")
+        chat.command("track a2 gpu=4090 price=2/h project=cv")
+        chat.command("track x9 gpu=4090 price=2/h")
+        rentals = Rentals(chat.deps.store)
+        team = rentals.teams()[0]
+        Discovered(chat.deps.store).hide(team, "i", "x9", "UADMIN")
+        llm = chat.command("list llm")
+        assert "a1" in llm and "a2" not in llm and "x9" not in llm
+        assert "a1" in chat.command("列表 我的") and "x9" not in chat.command("list mine")
+        every = chat.command("list all")
+        assert "x9" in every and "不是我们的" in every and "a2" in every
+        refused = chat.command("list nope")
+        assert "“nope”不是这里的项目" in refused and "项目有：cv, llm" in refused
+        said = chat.command("release A1")  # names tell capitals apart: the one meant is asked
+        assert "没有名为“A1”的实例" in said and "是指 a1 吗？" in said
+        assert "没有名为“zz”的实例" in chat.command("release a1 zz")  # one unknown: none released
+        assert rentals.instance(team, "a1").released_at is None  # type: ignore[union-attr]
+        chat.command("释放 a1 a2")
+        assert all(rentals.instance(team, n).released_at is not None for n in ("a1", "a2"))  # type: ignore[union-attr]
