@@ -90,6 +90,15 @@ SUBCOMMANDS: dict[str, Handler] = {
 SUBCOMMANDS |= {name: SUBCOMMANDS[word] for name, word in CHINESE_NAMES.items()}  # `报价 A100 4x14`, `列表`
 
 
+def _switched(state: str) -> Handler:
+    """`关机 box1 [昨晚11点]`, `开机 box1`: power said as the one word a Chinese team says it (it was an unknown
+    sub-command)."""
+    return lambda inv, args: metering.power(inv, [*args[:1], state, *args[1:]] if args else [])
+
+
+SUBCOMMANDS |= {"开机": _switched("on"), "关机": _switched("off")}
+
+
 def typed_lang(text: str, default: Lang) -> Lang:
     """The language to answer a typed line in, where the chat tells a bot no one's language (Feishu, DingTalk,
     WeCom): Chinese when it has Chinese. A sub-command (`list`, `help`, `track box1 gpu=A100`) or answers typed at

@@ -41,4 +41,5 @@ TRACK_KINDS = {"instance": "instance", "实例": "instance", "storage": "storage
 
 def chinese_names() -> str:
     """The Chinese names as help says them: `报价`（quote）、`价格`（prices）…"""
-    return "、".join(f"`{name}`（{word}）" for name, word in CHINESE_NAMES.items())
+    named = "、".join(f"`{name}`（{word}）" for name, word in CHINESE_NAMES.items())
+    return named + "；`开机 名称`、`关机 名称` 即 `power 名称 on|off`"

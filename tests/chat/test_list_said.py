@@ -31,3 +31,20 @@ def test_list_mine_a_project_or_all_and_release_several(tmp_path: Path) -> None:
         assert rentals.instance(team, "a1").released_at is None  # type: ignore[union-attr]
         chat.command("释放 a1 a2")
         assert all(rentals.instance(team, n).released_at is not None for n in ("a1", "a2"))  # type: ignore[union-attr]
+
+
+def test_power_said_as_one_chinese_word(tmp_path: Path) -> None:
+    """`关机 a1` and `开机 a1` were unknown sub-commands: a Chinese team says power as the one word."""
+    from bot.state.power import PowerLog
+    from rules.power import Power
+
+    with driving("wecom", tmp_path) as chat:
+        chat.command("登记 a1 A100 14/h")
+        assert "自此刻关机" in chat.command("关机 a1")
+        rentals = Rentals(chat.deps.store)
+        inst = rentals.instance(rentals.teams()[0], "a1")
+        assert inst is not None
+        assert [r.state for r in PowerLog(chat.deps.store).reports([inst.id])[inst.id]][-1] == Power.OFF
+        assert "自此刻开机" in chat.command("开机 a1")
+        assert "`power 名称 on`" in chat.command("关机")  # no name: the usage
+        assert "`开机 名称`、`关机 名称`" in chat.command("帮助")
