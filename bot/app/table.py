@@ -11,6 +11,7 @@ import difflib
 from collections.abc import Callable
 
 from bot.app import act, actions_said, answers, board, enroll, metering, quote, rentals, report, track
+from bot.app.free_words import free_words
 from bot.app.invocation import CommandError, Form, Invocation
 from bot.chat import conversation, inline
 from bot.chat.ids import SubCommand
@@ -143,6 +144,8 @@ def _run(inv: Invocation, tokens: list[str]) -> None:
         )
         if convo.note:
             inv.answer(plain(t("slack.moved_to_dm", inv.lang), inv.lang))
+    elif (meant := free_words(" ".join(tokens))) is not None:  # `你好`, `A100多少钱`, `我想租卡`
+        SUBCOMMANDS[meant[0]](inv, meant[1])
     else:
         said = t("error.unknown_subcommand", inv.lang, name=tokens[0])
         near = _near(tokens[0])  # "lsit", "qoute", "报个价"

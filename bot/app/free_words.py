@@ -1,0 +1,57 @@
+"""What a first message says when it names no sub-command (`你好`, `怎么用`, `A100多少钱`, `我想租卡`): each was
+"unknown sub-command", the bot's first answer to a person trying it out. A greeting or a how-to question is
+answered with the help, a price question with the cached prices of the GPU it names, a wish to rent with the
+profile that picks the card. Anything else stays unknown (with the nearest sub-command, bot/app/table.py)."""
+
+from __future__ import annotations
+
+import re
+
+from rules.errors import UnknownGPU
+from rules.gpus import canonical_gpu, counted_gpu
+from rules.patterns import lazy
+
+_HELLO = lazy(
+    r"^(?:你好|您好|嗨|哈喽|哈啰|在吗|在么|在不在|hi|hello|hey|hiya|yo|怎么用|如何使用|怎么使用|使用说明|用法|说明"
+    r"|你能做什么|能做什么|你会什么|有什么功能|what can you do|how (?:do i|to) use (?:this|it|you)|usage)"
+    r"[\s!！?？。.~～,，]*$",
+    re.IGNORECASE,
+)
+_RENT = lazy(
+    r"推荐|选卡|租卡|租什么卡|租哪种卡|用什么卡|选什么卡|该租|怎么租|帮我选"
+    r"|which gpu|what gpu|recommend|help me (?:pick|choose)",
+    re.IGNORECASE,
+)
+_PRICE = lazy(r"多少钱|什么价|价格|价钱|贵不贵|how much|price|cost", re.IGNORECASE)
+_PRICE_WORDS = lazy(
+    r"多少钱|什么价|价格|价钱|贵不贵|一天|一小时|每小时|每天|一个月|包月|的|呢|啊|吗|？|\?"
+    r"|(?<![a-z0-9])(?:how much|price|cost|is|an?|the|per|hour|day|month)(?![a-z0-9])",
+    re.IGNORECASE,
+)
+
+
+def free_words(text: str) -> tuple[str, list[str]] | None:
+    """The sub-command and its words a message without one means: ("help", []), ("prices", [GPU]), ("advise", []);
+    None when it means none of them."""
+    said = text.strip()
+    if _HELLO.match(said):
+        return "help", []
+    if _PRICE.search(said):
+        gpu = _gpu_in(said)
+        if gpu is not None:
+            return "prices", [gpu]
+    if _RENT.search(said):
+        return "advise", []
+    return None
+
+
+def _gpu_in(text: str) -> str | None:
+    """The one GPU a price question names (`A100多少钱`, `4090 价格`, `how much is an H100 per hour`)."""
+    words = [w for w in _PRICE_WORDS.compiled.sub(" ", text).split() if w]
+    found = set()
+    for word in words:
+        try:
+            found.add(canonical_gpu(counted_gpu(word)[0]))
+        except UnknownGPU:
+            continue
+    return found.pop() if len(found) == 1 else None

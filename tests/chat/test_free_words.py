@@ -1,0 +1,31 @@
+"""A first message naming no sub-command (`你好`, `A100多少钱`, `我想租卡`) was answered "unknown sub-command": the
+bot's first words to a person trying it out."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from bot.app.free_words import free_words
+from tests.chat.test_both_platforms import driving
+
+
+@pytest.mark.parametrize(
+    ("said", "meant"),
+    [("你好", ("help", [])), ("hi!", ("help", [])), ("怎么用？", ("help", [])), ("what can you do", ("help", [])),
+     ("A100多少钱", ("prices", ["A100-80GB"])), ("4090 价格", ("prices", ["RTX4090-24GB"])),
+     ("how much is an H100 per hour", ("prices", ["H100-80GB"])), ("我想租卡", ("advise", [])),
+     ("帮我选一下用什么卡", ("advise", [])), ("which GPU should we rent", ("advise", [])),
+     ("foo", None), ("A100 和 H100 多少钱", None), ("多少钱", None)],
+)  # fmt: skip
+def test_what_a_message_without_a_sub_command_means(said: str, meant: tuple[str, list[str]] | None) -> None:
+    assert free_words(said) == meant
+
+
+def test_the_chat_answers_a_greeting_a_price_question_and_a_wish_to_rent(tmp_path: Path) -> None:
+    with driving("feishu", tmp_path) as chat:
+        assert "advise" in chat.command("你好") and "未知的子命令" not in chat.command("你好")
+        assert "缓存的价格 — A100-80GB" in chat.command("A100多少钱")
+        assert "GPU 选型建议" in chat.command("我想租卡")
+        assert "unknown sub-command 'foo'" in chat.command("foo")
