@@ -7,8 +7,10 @@ from __future__ import annotations
 
 import re
 
+from bot.chat.inline import longest_reading
 from rules.errors import UnknownGPU
 from rules.gpus import canonical_gpu, counted_gpu
+from rules.parsing import parse_schedule
 from rules.patterns import lazy
 
 _HELLO = lazy(
@@ -23,6 +25,10 @@ _RENT = lazy(
     re.IGNORECASE,
 )
 _PRICE = lazy(r"多少钱|什么价|价格|价钱|贵不贵|how much|price|cost", re.IGNORECASE)
+_QUESTION = lazy(  # the question's words around what is priced
+    r"多少钱|什么价|贵不贵|要多少|大概|[?？吗呢啊]|(?<![a-z0-9])(?:how much|is|an|the|would|it|cost)(?![a-z0-9])",
+    re.IGNORECASE,
+)
 _PRICE_WORDS = lazy(
     r"多少钱|什么价|价格|价钱|贵不贵|一天|一小时|每小时|每天|一个月|包月|的|呢|啊|吗|？|\?"
     r"|(?<![a-z0-9])(?:how much|price|cost|is|an?|the|per|hour|day|month)(?![a-z0-9])",
@@ -31,13 +37,18 @@ _PRICE_WORDS = lazy(
 
 
 def free_words(text: str) -> tuple[str, list[str]] | None:
-    """The sub-command and its words a message without one means: ("help", []), ("prices", [GPU]), ("advise", []);
-    None when it means none of them."""
+    """The sub-command and its words a message without one means: ("help", []), ("prices", [GPU]), ("quote", words)
+    where a run is said with the GPU, ("advise", []); None when it means none of them."""
     said = text.strip()
     if _HELLO.match(said):
         return "help", []
     if _PRICE.search(said):
         gpu = _gpu_in(said)
+        asked = _QUESTION.compiled.sub(" ", said).split()  # `A100 每天4小时 两周 多少钱`: the run priced
+        while asked and asked[0].lower() in ("for", "of", "on"):  # "how much for an H100 4x14"
+            asked.pop(0)
+        if gpu is not None and len(asked) > 1 and longest_reading(asked, parse_schedule) is not None:
+            return "quote", asked
         if gpu is not None:
             return "prices", [gpu]
     if _RENT.search(said):

@@ -17,7 +17,11 @@ from tests.chat.test_both_platforms import driving
      ("A100多少钱", ("prices", ["A100-80GB"])), ("4090 价格", ("prices", ["RTX4090-24GB"])),
      ("how much is an H100 per hour", ("prices", ["H100-80GB"])), ("我想租卡", ("advise", [])),
      ("帮我选一下用什么卡", ("advise", [])), ("which GPU should we rent", ("advise", [])),
-     ("foo", None), ("A100 和 H100 多少钱", None), ("多少钱", None)],
+     ("foo", None), ("A100 和 H100 多少钱", None), ("多少钱", None),
+     # a run said with the GPU: its quote
+     ("A100 每天4小时 两周 多少钱", ("quote", ["A100", "每天4小时", "两周"])),
+     ("how much for an H100 4x14", ("quote", ["H100", "4x14"])),
+     ("4090 跑3天 大概多少钱", ("quote", ["4090", "跑3天"]))],
 )  # fmt: skip
 def test_what_a_message_without_a_sub_command_means(said: str, meant: tuple[str, list[str]] | None) -> None:
     assert free_words(said) == meant
@@ -28,4 +32,5 @@ def test_the_chat_answers_a_greeting_a_price_question_and_a_wish_to_rent(tmp_pat
         assert "advise" in chat.command("你好") and "未知的子命令" not in chat.command("你好")
         assert "缓存的价格 — A100-80GB" in chat.command("A100多少钱")
         assert "GPU 选型建议" in chat.command("我想租卡")
+        assert "A100-80GB × 1 的费用：每天 4 小时 × 14 天" in chat.command("A100 每天4小时 两周 多少钱")
         assert "unknown sub-command 'foo'" in chat.command("foo")
