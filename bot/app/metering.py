@@ -4,6 +4,7 @@ its hourly meter follows from then), `billing NAME hourly|day|month [stops|keeps
 
 from __future__ import annotations
 
+from datetime import datetime
 from zoneinfo import ZoneInfo
 
 from bot.app.invocation import CommandError, Invocation, channel_zone
@@ -159,6 +160,18 @@ def billing(inv: Invocation, args: list[str]) -> None:
     inv.answer(plain("\n".join(lines), lang))
 
 
+def _time_after(inv: Invocation, args: list[str], now: datetime) -> tuple[list[str], str | None]:
+    """The words after a balance's amount that read as a past time, taken as its at= (the longest such run)."""
+    for start in range(2, len(args)):
+        said = " ".join(args[start:])
+        try:
+            inv.past(said, now)
+        except FieldError:
+            continue
+        return args[:start], said
+    return args, None
+
+
 def balance(inv: Invocation, args: list[str]) -> None:
     """`balance PROVIDER AMOUNT [CNY|USD] [at=TIME]` records (as read at TIME, the terminal's --at); `balance` lists
     with each runway."""
@@ -166,6 +179,8 @@ def balance(inv: Invocation, args: list[str]) -> None:
     balances, now, kept = Balances(deps.store), deps.now(), []
     if args:
         args, at = _split_at(args)
+        if at is None:  # `余额 autodl 3200 昨晚9点`, `balance autodl 320 2h ago`: the time without at=
+            args, at = _time_after(inv, args, now)
         if len(args) < 2 or at == "":
             raise CommandError(t("meter.balance_usage", lang))
         try:

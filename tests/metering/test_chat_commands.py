@@ -236,6 +236,8 @@ def test_a_balance_read_earlier_is_kept_as_of_then(tmp_path: Path) -> None:
         refused = say(h, 2, "balance autodl 300 at=tomorrow")
         assert "at: 'tomorrow' is not a time" in refused and Balances(h.deps.store).latest("T1")[0].amount == 320.0
         assert "`balance PROVIDER AMOUNT [CNY|USD] [at=TIME]`" in say(h, 3, "balance autodl 300 at=")
+        unkeyed = say(h, 9, "余额 aliyun 还剩 800 元 1h ago")  # the time without at=, as power takes it
+        assert unkeyed.startswith("Kept: aliyun had ¥800 at 2026-12-01 09:00 Asia/Shanghai."), unkeyed
 
 
 def test_power_with_a_name_alone_says_its_stretches_this_month(tmp_path: Path) -> None:
