@@ -7,6 +7,8 @@ Every parser takes arbitrary text and either returns an answer or raises ParseEr
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
+from typing import TypeVar
 
 from rules import colloquial as said
 from rules.errors import ParseError, UnknownGPU
@@ -504,14 +506,22 @@ def parse_workload(text: str) -> Workload:
         if key in _WORKLOADS:
             return _WORKLOADS[key]
     plain = _WORK_AROUND.sub("", norm.replace(" ", "")) or norm.replace(" ", "")  # 做lora, 大模型推理服务
-    if plain in _WORKLOADS:
-        return _WORKLOADS[plain]
     if plain in _WHICH_TRAINING or bare in _WHICH_TRAINING:  # "微调", "训练": which kind decides the advice: asked
         raise ParseError("workload", text, ACCEPTED["workload"], _WHICH_TRAINING.get(plain) or _WHICH_TRAINING[bare])
-    found = next((kind for word, kind in _WORK_WORDS if word.search(plain)), None)
+    found = _named_among(plain, _WORKLOADS, _WORK_WORDS)
     if found is None:
         raise ParseError("workload", text, ACCEPTED["workload"])
     return found
+
+
+T = TypeVar("T")
+
+
+def _named_among(plain: str, table: Mapping[str, T], words: tuple[tuple[Lazy, T], ...]) -> T | None:
+    """What `plain` names: a name of `table` it is, else the first of `words` found in it (in their order)."""
+    if plain in table:
+        return table[plain]
+    return next((value for word, value in words if word.search(plain)), None)
 
 
 # what is said around a workload's name ("我们在做大模型推理服务", "跑个lora", "debug一下")
@@ -539,9 +549,7 @@ def parse_phase(text: str) -> Phase:
     if norm in _PHASES:
         return _PHASES[norm]
     plain = _PHASE_AROUND.sub("", norm.replace(" ", "") if has_han(norm) else norm).strip()  # 已经上线了, 探索阶段
-    if plain in _PHASES:
-        return _PHASES[plain]
-    found = next((phase for word, phase in _PHASE_WORDS if word.search(plain)), None)
+    found = _named_among(plain, _PHASES, _PHASE_WORDS)
     if found is None:
         raise ParseError("phase", text, ACCEPTED["phase"])
     return found

@@ -82,13 +82,7 @@ def instance_words(words: list[str], lang: Lang) -> dict[str, str]:
     _take(words, found, "provider", lambda word: word.lower() in _PROVIDERS)
     _take(words, found, "billing", lambda word: word in _BILLING)
     _take(words, found, "stop_billing", lambda word: word in STOP_WORDS)
-    run = longest_reading(words, parse_price)
-    if run is not None:
-        found["price"] = " ".join(words[run[0] : run[1]])
-        del words[run[0] : run[1]]
-    if words:
-        raise CommandError(_unread("error.track.words_unread", words, found, INSTANCE_KEYS, lang))
-    return found
+    return _priced(words, found, parse_price, "error.track.words_unread", INSTANCE_KEYS, lang)
 
 
 _SIZE_SAID = lazy(r"^\d+(?:\.\d+)?\s*(?:g|gb|gib|t|tb|tib)$", re.IGNORECASE)
@@ -98,12 +92,24 @@ def storage_words(words: list[str], lang: Lang) -> dict[str, str]:
     """A storage item's size (with its unit: a bare figure could be either) and price from `words`."""
     words, found = list(words), dict[str, str]()
     _take(words, found, "size", _SIZE_SAID.fullmatch)
-    run = longest_reading(words, parse_price_gb_month)
+    return _priced(words, found, parse_price_gb_month, "error.track.storage_words_unread", STORAGE_KEYS, lang)
+
+
+def _priced(
+    words: list[str],
+    found: dict[str, str],
+    read: Callable[[str], object],
+    unread: str,
+    keys: dict[str, str],
+    lang: Lang,
+) -> dict[str, str]:
+    """`found` with the price: the longest run of the words left that `read` reads; a word still left is refused."""
+    run = longest_reading(words, read)
     if run is not None:
         found["price"] = " ".join(words[run[0] : run[1]])
         del words[run[0] : run[1]]
     if words:
-        raise CommandError(_unread("error.track.storage_words_unread", words, found, STORAGE_KEYS, lang))
+        raise CommandError(_unread(unread, words, found, keys, lang))
     return found
 
 
