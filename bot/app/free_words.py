@@ -1,7 +1,9 @@
 """What a first message says when it names no sub-command (`你好`, `怎么用`, `A100多少钱`, `我想租卡`): each was
 "unknown sub-command", the bot's first answer to a person trying it out. A greeting or a how-to question is
-answered with the help, a price question with the cached prices of the GPU it names, a wish to rent with the
-profile that picks the card. Anything else stays unknown (with the nearest sub-command, bot/app/table.py)."""
+answered with the help, a price question with the cached prices of the GPU it names (or the quote of the run it
+says with it), a wish to rent with the profile that picks the card. Anything else stays unknown (with the nearest
+sub-command, bot/app/table.py). Patterns over a few words, not an intent classifier: each reading is said back by
+what it answers, and a word it misses is the unknown sub-command it was."""
 
 from __future__ import annotations
 
