@@ -15,7 +15,7 @@ from bot.chat.message import plain
 from bot.chat.port import ChatError, Teller
 from bot.report.compose import CSV_COLUMNS, compose, csv_rows
 from bot.report.post import post, week_before
-from bot.state.rentals import Rentals
+from bot.state.rentals import NAME, Rentals
 from bot.state.report_channels import ReportChannels
 from bot.state.schedules import Schedules
 from bot.text import Lang, t
@@ -47,6 +47,11 @@ def period(text: str, today: date, lang: Lang) -> tuple[date, date]:
 
 def report(inv: Invocation, args: list[str]) -> None:
     deps, channel, team, lang, now = inv.deps, inv.channel, inv.team, inv.lang, inv.deps.now()
+    keyed = [a.partition("=")[2] for a in args if a.partition("=")[0].lower() in ("project", "项目")]
+    args = [a for a in args if a.partition("=")[0].lower() not in ("project", "项目")]
+    project = keyed[-1] if keyed else None  # `report 上周 项目=llm`: one project's items
+    if project is not None and not NAME.fullmatch(project):  # a name, never markup said in the channel
+        raise CommandError(f"`project`: {t('error.rental.bad_name', lang, name=project[:40])}")
     word = " ".join(args).lower()  # `report last 7 days`: a period in words
     word = SWITCH_WORDS.get(word, word)  # `report 关闭`, `report 开启`
     if word in ("off", "on"):
@@ -68,13 +73,16 @@ def report(inv: Invocation, args: list[str]) -> None:
         zone=zone,
         now=now,
         channel=channel,
+        project=project,
         busy_above_pct=deps.policy.idle.utilisation_max_pct,
     )
     if not made.rows:
-        inv.answer(plain(t("report.nothing", lang, start=f"{start:%m-%d}", end=f"{end:%m-%d}"), lang))
+        nothing = t("report.nothing", lang, start=f"{start:%m-%d}", end=f"{end:%m-%d}")
+        named = t("report.of_project", lang, project=project) + "\n" if project else ""
+        inv.answer(plain(named + nothing, lang))
         return
     teller = inv.teller()
-    ts = post(teller, channel, made, lang, store=deps.store, team=team, now=now)
+    ts = post(teller, channel, made, lang, store=deps.store, team=team, now=now, project=project)
     _attach_csv(teller, channel, ts, made, team, lang)
 
 

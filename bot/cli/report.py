@@ -133,7 +133,7 @@ def report(
             raise fail(said, code=1) from None
         say(t("cli.report_chart", settings.files.lang, path=str(chart_file)))
     if post_it and channel:
-        _post(settings, rentals, team, channel, made, now)
+        _post(settings, rentals, team, channel, made, now, project)
     if as_json:
         sys.stdout.write(json.dumps(report_json(made), ensure_ascii=False, indent=2) + "\n")
     elif csv_file is None and not made.rows:
@@ -144,7 +144,7 @@ def report(
         sys.stdout.write(_text(made, settings.files.lang) + "\n")
 
 
-def _post(settings: Any, rentals: Any, team: str, channel: str, made: Any, now: datetime) -> None:
+def _post(settings: Any, rentals: Any, team: str, channel: str, made: Any, now: datetime, project: str | None) -> None:
     """`--post`: the report in the channel, through the team's chat (its own settings), in the channel's language."""
     from bot.chat.port import ChatError
     from bot.cli.reach import reach
@@ -155,7 +155,7 @@ def _post(settings: Any, rentals: Any, team: str, channel: str, made: Any, now: 
     teller = reach(settings, rentals.store, team)[1]
     lang = channel_lang(Schedules(rentals.store, settings.digest.default_schedule()), team)(channel)
     try:
-        post(teller, channel, made, lang, store=rentals.store, team=team, now=now)
+        post(teller, channel, made, lang, store=rentals.store, team=team, now=now, project=project)
     except ChatError as exc:
         raise fail(t("cli.report_not_posted", settings.files.lang, channel=channel, error=exc.code), code=1) from None
     say(t("cli.report_posted", settings.files.lang, channel=channel))

@@ -29,10 +29,12 @@ TOP = 10
 DAYS = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
 
 
-def report_text(report: Report, lang: Lang) -> str:
+def report_text(report: Report, lang: Lang, project: str | None = None) -> str:
+    """The report's message; `project` named in its title where the report is one project's."""
     totals = report.totals()
     cost = ", ".join(money(a, c) for c, a in totals.cost.items()) or money(0, "CNY")
-    lines = [
+    lines = [t("report.of_project", lang, project=project)] if project else []
+    lines += [
         t(
             "report.title",
             lang,
@@ -92,10 +94,20 @@ def extras(report: Report, lang: Lang) -> list[str]:
     return out
 
 
-def post(teller: Teller, channel: str, report: Report, lang: Lang, *, store: Store, team: str, now: datetime) -> str:
+def post(
+    teller: Teller,
+    channel: str,
+    report: Report,
+    lang: Lang,
+    *,
+    store: Store,
+    team: str,
+    now: datetime,
+    project: str | None = None,
+) -> str:
     """Post the report and its chart (in the thread), and keep the chart's file as the channel's last (for App
     Home); the message's id. ChatError when the message cannot be posted."""
-    ts = teller.say(channel, report_text(report, lang), link_previews=False)
+    ts = teller.say(channel, report_text(report, lang, project), link_previews=False)
     if not teller.takes_files:  # a chat that sends no files: its text alone, no chart drawn to be thrown away
         return ts
     png = io.BytesIO()

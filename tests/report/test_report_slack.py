@@ -141,3 +141,20 @@ def test_app_home_in_chinese_says_the_price_in_chinese(tmp_path: Path) -> None:
         (published,) = h.fake.wait_for(lambda: h.fake.of("views.publish"))
         text = json.dumps(published["view"], ensure_ascii=False)
         assert "¥480/天" in text and "/day" not in text
+
+
+def test_one_projects_report_in_chat_names_the_project(tmp_path: Path) -> None:
+    """The terminal's `--project` had no chat form: `report llm` was refused as no period."""
+    with running_app(tmp_path) as h:
+        rented(h)
+        Rentals(h.deps.store).track_instance(
+            "T1", "c", FIELDS | {"owner": "U3", "project": "cv", "started_at": MONDAY - timedelta(days=7)}
+        )  # a and b are llm's
+        h.fake.locales["U1"] = "en-US"
+        h.send.command("report last week project=cv", user="U1", response_url=h.fake.response_url("1"))
+        [message] = h.fake.wait_for(lambda: reports(h))
+        assert message["text"].startswith("*Project cv only*\n*GPU report 11-30 to 12-06:* ¥3,360 spent;"), message
+        assert "llm" not in message["text"] and "<@U1>" not in message["text"]  # only the project's items
+        h.send.command("report project=<!here>", user="U1", response_url=h.fake.response_url("2"))
+        bad = h.fake.wait_for(lambda: [c for c in h.fake.of("response_url") if c["_path"].endswith("/2")])[0]
+        assert "`project`:" in bad["text"] and len(reports(h)) == 1  # no markup said in the channel
