@@ -367,6 +367,8 @@ def budget(inv: Invocation, args: list[str]) -> None:
         inv.answer(plain(_budgets_said(inv), lang))
         return
     project = WHOLE_TEAM if whole else args[0]
+    if not whole and project.lower() in OFF_WORDS:  # `预算 off off`: off is no project's name
+        raise CommandError(t("digest.budget_usage", lang, text=" ".join(args)))
     if not whole:
         try:
             check_name(project)

@@ -55,6 +55,8 @@ def budget(
     whole, words = budget_target(words)  # no project named, or 全队 / team: the whole team's budget
     if whole:
         project, amount = WHOLE_TEAM, " ".join(words) or None
+    elif project.lower() in OFF_WORDS:  # `budget off off`: off is no project's name
+        raise fail(t("cli.budget_usage", lang))
     elif not NAME.fullmatch(project):
         raise fail(t("error.rental.bad_name", lang, name=project))
     said = plain_text(project_said(project, lang))

@@ -224,6 +224,7 @@ def test_the_team_named_is_the_whole_teams_budget_and_off_said_in_chinese_remove
         assert "全队的预算：每月 ¥30,000" in chat.command("budget team 30000")
         chat.command("预算 llm 2万5")
         assert "已删除 llm 的预算" in chat.command("预算 llm 关闭")
+        assert "用法：`budget 项目 20000" in chat.command("预算 off off")  # off is no project's name
         [team] = Budgets(chat.deps.store).teams()
         assert Budgets(chat.deps.store).of(team) == {("*", "CNY"): 30000.0}
     env = {"GPU_ADVISOR_LANG": "en"}
