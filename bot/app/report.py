@@ -45,6 +45,17 @@ def period(text: str, today: date, lang: Lang) -> tuple[date, date]:
     raise CommandError(t("report.bad_period", lang, text=text[:40]))
 
 
+def _project_named(rentals: Rentals, team: str, said: str, lang: Lang) -> str:
+    """The team's project `said` names, as it is spelt (`LLM` for llm); CommandError naming the projects when none
+    is (a report of no items said "nothing rented", as if the project had rented nothing)."""
+    projects = sorted({i.project for i in rentals.instances(team) if i.project})
+    projects += sorted({s.project for s in rentals.storage(team) if s.project} - set(projects))
+    found = next((p for p in projects if p.lower() == said.lower()), None)
+    if found is None:
+        raise CommandError(t("report.no_project", lang, project=said, projects=", ".join(projects) or "—"))
+    return found
+
+
 def report(inv: Invocation, args: list[str]) -> None:
     deps, channel, team, lang, now = inv.deps, inv.channel, inv.team, inv.lang, inv.deps.now()
     keyed = [a.partition("=")[2] for a in args if a.partition("=")[0].lower() in ("project", "项目")]
@@ -52,6 +63,8 @@ def report(inv: Invocation, args: list[str]) -> None:
     project = keyed[-1] if keyed else None  # `report 上周 项目=llm`: one project's items
     if project is not None and not NAME.fullmatch(project):  # a name, never markup said in the channel
         raise CommandError(f"`project`: {t('error.rental.bad_name', lang, name=project[:40])}")
+    if project is not None:
+        project = _project_named(Rentals(deps.store), team, project, lang)
     word = " ".join(args).lower()  # `report last 7 days`: a period in words
     word = SWITCH_WORDS.get(word, word)  # `report 关闭`, `report 开启`
     if word in ("off", "on"):

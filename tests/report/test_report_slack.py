@@ -155,6 +155,12 @@ def test_one_projects_report_in_chat_names_the_project(tmp_path: Path) -> None:
         [message] = h.fake.wait_for(lambda: reports(h))
         assert message["text"].startswith("*Project cv only*\n*GPU report 11-30 to 12-06:* ¥3,360 spent;"), message
         assert "llm" not in message["text"] and "<@U1>" not in message["text"]  # only the project's items
+        h.send.command("report project=nope", user="U1", response_url=h.fake.response_url("9"))
+        none = h.fake.wait_for(lambda: [c for c in h.fake.of("response_url") if c["_path"].endswith("/9")])[0]
+        assert "no item of this team has project 'nope': the projects are cv, llm" in none["text"]
+        h.send.command("report last week project=CV", user="U1", response_url=h.fake.response_url("8"))
+        h.fake.wait_for(lambda: reports(h)[1:])  # CV is cv, as it is spelt: a second report
+        assert reports(h)[1]["text"].startswith("*Project cv only*")
         h.send.command("report project=<!here>", user="U1", response_url=h.fake.response_url("2"))
         bad = h.fake.wait_for(lambda: [c for c in h.fake.of("response_url") if c["_path"].endswith("/2")])[0]
-        assert "`project`:" in bad["text"] and len(reports(h)) == 1  # no markup said in the channel
+        assert "`project`:" in bad["text"] and len(reports(h)) == 2  # no markup said in the channel
