@@ -8,7 +8,7 @@ from bot.chat import conversation, inline
 from bot.chat.port import Chat
 from bot.deps import Deps
 from bot.fields.answers import inline_key
-from bot.fields.metering import PROVIDER_WORDS
+from bot.fields.metering import PROVIDER_NAMES, provider_id
 from bot.state import Conversation
 from bot.text import Lang, t
 from bot.text.errors import error_text
@@ -78,20 +78,7 @@ def price_lines(deps: Deps, args: list[str], lang: Lang) -> list[str]:
     said); past SHOWN of them, how many more and how to narrow them."""
     words = [w for w in args if w.partition("=")[0].lower() not in PROVIDER_KEYS]
     keyed = [w.partition("=")[2] for w in args if w.partition("=")[0].lower() in PROVIDER_KEYS]
-    known = {o.record.provider.lower() for o in deps.prices.offers()}
-    provider = keyed[0].strip().lower() if keyed else None
-    named = set(PROVIDER_WORDS) | set(PROVIDER_WORDS.values()) | known
-    if provider is None and words and words[-1].lower() in named:  # `价格 4090 autodl`, `价格 4090 阿里云`
-        provider = words.pop()
-    provider = _provider_id(provider) if provider else None
-    if provider is not None and provider not in known:
-        raise CommandError(t("error.prices_provider", lang, provider=provider[:40], known=", ".join(sorted(known))))
-    gpu = None
-    if words:
-        try:
-            gpu = canonical_gpu(" ".join(words))
-        except UnknownGPU as exc:
-            raise CommandError(error_text(exc, lang, where="chat")) from None
+    gpu, provider = _gpu_and_provider(deps, words, keyed[0] if keyed else None, lang)
     offers = [o for o in deps.prices.offers(gpu=gpu) if provider is None or o.record.provider.lower() == provider]
     title = " · ".join(n for n in (gpu, provider) if n)
     lines = [t("slack.prices_title", lang, gpu=f" — {title}" if title else "")]
@@ -109,7 +96,28 @@ def price_lines(deps: Deps, args: list[str], lang: Lang) -> list[str]:
 PROVIDER_KEYS = ("provider", "供应商", "平台")
 
 
-def _provider_id(word: str) -> str:
-    """A provider as typed (AutoDL, 阿里云) as the price records name it (autodl, aliyun)."""
-    said = word.strip().lower()
-    return PROVIDER_WORDS.get(said, said)
+def _gpu_and_provider(deps: Deps, words: list[str], keyed: str | None, lang: Lang) -> tuple[str | None, str | None]:
+    """The GPU and the provider `prices`' words name: a provider by its key, by its name (`autodl`, `阿里云`), or as a
+    provider of the cache after the GPU (`价格 A100 lambda`). The cache's providers are read only where a provider
+    is asked for, or a word is no GPU: not on every `prices A100`."""
+    words, provider, known = list(words), keyed, None
+    if provider is None and words and words[-1].lower() in PROVIDER_NAMES:  # `价格 4090 autodl`, `价格 4090 阿里云`
+        provider = words.pop()
+    try:
+        gpu = canonical_gpu(" ".join(words)) if words else None
+    except UnknownGPU as exc:
+        known = _providers(deps)
+        if provider is not None or words[-1].lower() not in known:
+            raise CommandError(error_text(exc, lang, where="chat")) from None
+        provider = words.pop()
+        return _gpu_and_provider(deps, words, provider, lang)
+    if provider is None:
+        return gpu, None
+    provider, known = provider_id(provider), known or _providers(deps)
+    if provider not in known:
+        raise CommandError(t("error.prices_provider", lang, provider=provider[:40], known=", ".join(sorted(known))))
+    return gpu, provider
+
+
+def _providers(deps: Deps) -> set[str]:
+    return {o.record.provider.lower() for o in deps.prices.offers()}

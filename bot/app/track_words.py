@@ -16,7 +16,7 @@ from collections.abc import Callable
 
 from bot.app.invocation import CommandError
 from bot.chat.inline import longest_reading
-from bot.fields.metering import ALIASES, PROVIDER_WORDS, STOP_WORDS
+from bot.fields.metering import ALIASES, PROVIDER_NAMES, STOP_WORDS
 from bot.fields.rentals import CARDS_SAID, cards_joined, slice_said
 from bot.text import Lang, t
 from rules.errors import UnknownGPU
@@ -37,8 +37,6 @@ INSTANCE_KEYS |= {"供应商": "provider"}
 STORAGE_KEYS |= _BOTH_ZH | {"大小": "size", "容量": "size", "价格": "price", "单价": "price", "实例": "instance"}
 STORAGE_KEYS |= {"挂载": "instance", "创建": "created"}
 
-# the providers a bare word names: their ids and Chinese names (bot/fields/metering.py); any other id needs provider=
-_PROVIDERS = frozenset(PROVIDER_WORDS) | frozenset(PROVIDER_WORDS.values()) | {"autodl", "aws", "gcp", "azure"}
 _BILLING = frozenset(word for word in ALIASES if not word.isascii())  # 包月, 按量; "hourly" may be a price's word
 _MODEL_LIKE = lazy(r"[a-z]{1,4}-?\d{2,4}[a-z0-9-]*", re.IGNORECASE)  # A900, RTX5090, MI300X: not 60/h
 _MEMORY = lazy(r"^\d+\s*(?:g|gb)$", re.IGNORECASE)  # "A100 80G": the card's memory, typed apart from its name
@@ -79,7 +77,7 @@ def instance_words(words: list[str], lang: Lang) -> dict[str, str]:
     if "share" in found:  # 半卡, 1/2卡: the slice as share= takes it
         found["share"] = slice_said(found["share"]) or ""
     _take(words, found, "cards", CARDS_SAID.search)
-    _take(words, found, "provider", lambda word: word.lower() in _PROVIDERS)
+    _take(words, found, "provider", lambda word: word.lower() in PROVIDER_NAMES)
     _take(words, found, "billing", lambda word: word in _BILLING)
     _take(words, found, "stop_billing", lambda word: word in STOP_WORDS)
     return _priced(words, found, parse_price, "error.track.words_unread", INSTANCE_KEYS, lang)

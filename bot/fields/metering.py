@@ -53,10 +53,20 @@ PROVIDER_WORDS = {"阿里云": "aliyun", "阿里": "aliyun", "alibaba": "aliyun"
                   "优云智算": "compshare"}  # fmt: skip
 
 
+# the providers a bare word names (`track box A800 autodl`, `价格 4090 阿里云`): their ids and Chinese names; any
+# other id is said with its key
+PROVIDER_NAMES = frozenset(PROVIDER_WORDS) | frozenset(PROVIDER_WORDS.values()) | {"autodl", "aws", "gcp", "azure"}
+
+
+def provider_id(text: str) -> str:
+    """A provider as typed (AutoDL, 阿里云) as ids name it (autodl, aliyun), unchecked."""
+    said = text.strip().lower()
+    return PROVIDER_WORDS.get(said, said)
+
+
 def provider_of(text: str, lang: Lang) -> str:
     """A provider account's id: `autodl`, `aliyun`, or its Chinese name (阿里云, 腾讯云, 火山引擎 ...)."""
-    value = text.strip().lower()
-    value = PROVIDER_WORDS.get(value, value)
+    value = provider_id(text)
     if not PROVIDER.fullmatch(value):
         raise FieldError("provider", t("error.metering.bad_provider", lang, value=text))
     return value
