@@ -161,11 +161,17 @@ def billing(inv: Invocation, args: list[str]) -> None:
 
 
 def _time_after(inv: Invocation, args: list[str], now: datetime) -> tuple[list[str], str | None]:
-    """The words after a balance's amount that read as a past time, taken as its at= (the longest such run)."""
+    """The words after a balance's amount that read as a past time, taken as its at= (the longest such run); the
+    person's clock asked for once."""
+    from bot.fields.moments import moment_of
+
+    if len(args) <= 2:
+        return args, None
+    zone = inv.clock_zone()
     for start in range(2, len(args)):
         said = " ".join(args[start:])
         try:
-            inv.past(said, now)
+            moment_of(said, inv.lang, now, zone, field="at")
         except FieldError:
             continue
         return args[:start], said

@@ -12,7 +12,7 @@ from typing import Any, Protocol, overload
 from bot.app.invocation import CommandError, Invocation
 from bot.chat.digest_messages import item_section
 from bot.chat.message import Message, Section, plain
-from bot.fields.rentals import OFF_WORDS, budget_target, budget_words
+from bot.fields.rentals import OFF_WORDS, as_spelt, budget_target, budget_words
 from bot.state.budgets import Budgets
 from bot.state.power import PowerLog
 from bot.state.rentals import RentalError, Rentals, check_name
@@ -94,8 +94,8 @@ def _listed(inv: Invocation, rentals: Rentals, words: list[str]) -> tuple[list[A
         return instances, storage
     if len(words) == 1 and words[0] in MINE:
         return [i for i in instances if i.owner == inv.user], [s for s in storage if s.owner == inv.user]
-    projects = sorted({p for p in [*(i.project for i in instances), *(s.project for s in storage)] if p})
-    wanted = next((p for p in projects if p.lower() == " ".join(words)), None)
+    projects = rentals.projects(inv.team)
+    wanted = as_spelt(" ".join(words), projects)
     if wanted is None:
         said, known = " ".join(words)[:40], ", ".join(projects) or "—"
         raise CommandError(t("digest.list_usage", inv.lang, said=said, projects=known))
@@ -133,7 +133,7 @@ def _named_alike(inv: Invocation, name: str) -> str | None:
     """An item of the team whose name differs from `name` only in case."""
     rentals = Rentals(inv.deps.store)
     names = [i.name for i in rentals.instances(inv.team)] + [s.name for s in rentals.storage(inv.team)]
-    return next((n for n in names if n.lower() == name.lower() and n != name), None)
+    return as_spelt(name, [n for n in names if n != name])
 
 
 @contextmanager

@@ -13,6 +13,7 @@ from zoneinfo import ZoneInfo
 from bot.app.invocation import CommandError, Invocation
 from bot.chat.message import plain
 from bot.chat.port import ChatError, Teller
+from bot.fields.rentals import as_spelt
 from bot.report.compose import CSV_COLUMNS, compose, csv_rows
 from bot.report.post import post, week_before
 from bot.state.rentals import NAME, Rentals
@@ -48,9 +49,8 @@ def period(text: str, today: date, lang: Lang) -> tuple[date, date]:
 def _project_named(rentals: Rentals, team: str, said: str, lang: Lang) -> str:
     """The team's project `said` names, as it is spelt (`LLM` for llm); CommandError naming the projects when none
     is (a report of no items said "nothing rented", as if the project had rented nothing)."""
-    projects = sorted({i.project for i in rentals.instances(team) if i.project})
-    projects += sorted({s.project for s in rentals.storage(team) if s.project} - set(projects))
-    found = next((p for p in projects if p.lower() == said.lower()), None)
+    projects = rentals.projects(team)
+    found = as_spelt(said, projects)
     if found is None:
         raise CommandError(t("report.no_project", lang, project=said, projects=", ".join(projects) or "—"))
     return found

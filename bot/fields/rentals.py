@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from bot.text import Lang, t
+from bot.text.chinese_names import SWITCH_WORDS
 from bot.text.errors import parse_error_text, unknown_gpu_text
 from rules.errors import ParseError, UnknownGPU
 from rules.gpus import canonical_gpu, counted_gpu
@@ -204,8 +205,14 @@ _A_MONTH = lazy(
 # showed beside the whole team's own budget, also said 全队)
 TEAM_WORDS = frozenset(("全队", "全团队", "整个团队", "团队", "全组", "整组", "全部", "所有", "总", "总预算", "整体",
                         "team", "the team", "whole-team", "all", "everyone", "total", "overall"))  # fmt: skip
-# a budget removed, in either language (`预算 llm 关闭` was refused with the usage)
-OFF_WORDS = frozenset(("off", "关闭", "关掉", "停止", "删除", "删掉", "取消", "清除", "remove", "delete", "none"))
+# a budget removed, in either language (`预算 llm 关闭` was refused with the usage): a switch's off, and what removes
+OFF_WORDS = frozenset(w for w, said in SWITCH_WORDS.items() if said == "off") | {
+    "删除", "删掉", "取消", "清除", "remove", "delete", "none"}  # fmt: skip
+
+
+def as_spelt(said: str, names: Iterable[str]) -> str | None:
+    """The one of `names` that `said` names, capitals aside (`A1` for a1, `CV` for cv); None when none does."""
+    return next((n for n in names if n.lower() == said.lower()), None)
 
 
 def budget_target(words: list[str]) -> tuple[bool, list[str]]:

@@ -343,6 +343,14 @@ class Rentals:
             row = conn.execute(BY_TOKEN, {"b_hash": token_hash(token)}).first()
         return _instance(row) if row else None
 
+    def projects(self, team: str) -> list[str]:
+        """The projects the team's instances and storage are billed to, sorted."""
+        found: set[str] = set()
+        with self.store.reading() as conn:
+            for table in (rental_instances, rental_storage):
+                found |= {r[0] for r in conn.execute(select(table.c.project).where(table.c.team == team).distinct())}
+        return sorted(p for p in found if p)
+
     def teams(self) -> list[str]:
         """Installs with something running or kept."""
         with self.store.reading() as conn:
