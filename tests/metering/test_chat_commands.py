@@ -192,6 +192,8 @@ def test_billing_reads_a_price_a_basis_and_a_stop_mode_in_any_order_without_keys
         assert box is not None and (box.price, str(box.unit), box.billing) == (12000.0, "month", "month")
         assert "billed hourly" in say(h, 4, "billing box hourly")
         assert "a stopped box is still billed" in say(h, 5, "计费 box 关机也计费")  # the stop mode alone
+        priced = say(h, 7, "billing box 包月 lots")  # a basis, then no price: the price's own error
+        assert "price:" in priced and "'lots'" in priced, priced
         refused = say(h, 6, "billing box lots")
         assert "'lots' is not a billing basis, a stop mode or a price" in refused, refused
         box = Rentals(h.deps.store).instance("T1", "box")
