@@ -15,15 +15,14 @@ from bot.chat.profile_messages import costs
 from bot.deps import Deps
 from bot.fields.rentals import (
     CARDS_SAID,
-    CURRENCY_WORDS,
     FieldError,
     cards_joined,
     cards_typed,
-    currency_code,
     machine,
     slice_said,
 )
 from bot.text import Lang, t
+from bot.text.chinese_names import CURRENCY_WORDS, currency_code
 from bot.text.compare import lines as compare_lines
 from bot.text.errors import error_text
 from bot.text.quote import title

@@ -339,7 +339,7 @@ def _compare(settings: Settings, policy: Policy, request: QuoteRequest, as_json:
 def quote_currency(given: str | None, settings: Settings) -> str:
     """--currency (else GPU_ADVISOR_CURRENCY) as its code (usd, 美元: USD); exit 2 naming the currencies quotes
     take."""
-    from bot.fields.rentals import currency_code
+    from bot.text.chinese_names import currency_code
     from pricing.fx import ECB_CURRENCIES
 
     code = currency_code(given or settings.files.currency)  # USD, 美元

@@ -9,8 +9,9 @@ import re
 import unicodedata
 from collections.abc import Callable
 
-from bot.fields.rentals import CURRENCIES, SIGNS, FieldError, currency_code, currency_of, price_typed
+from bot.fields.rentals import CURRENCIES, SIGNS, FieldError, currency_of, price_typed
 from bot.text import Lang, t
+from bot.text.chinese_names import currency_code
 from rules.metering import STOP_BILLING, Basis
 from rules.numbers import money_value
 from rules.patterns import lazy

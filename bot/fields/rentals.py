@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from bot.text import Lang, t
-from bot.text.chinese_names import SWITCH_WORDS
+from bot.text.chinese_names import SWITCH_WORDS, currency_code
 from bot.text.errors import parse_error_text, unknown_gpu_text
 from rules.errors import ParseError, UnknownGPU
 from rules.gpus import canonical_gpu, counted_gpu
@@ -35,18 +35,6 @@ class FieldError(ValueError):
         self.field = field
         self.message = message
         self.short = short or message
-
-
-# Currencies by their Chinese names, to ISO codes (as the ECB lists them)
-CURRENCY_WORDS = {"人民币": "CNY", "元": "CNY", "rmb": "CNY", "美元": "USD", "美金": "USD", "刀": "USD",
-                  "欧元": "EUR", "日元": "JPY", "港币": "HKD", "港元": "HKD", "英镑": "GBP", "新加坡元": "SGD",
-                  "新币": "SGD", "韩元": "KRW"}  # fmt: skip
-
-
-def currency_code(text: str) -> str:
-    """A currency as typed, as its code: "usd" -> USD, "美元" -> USD, "人民币" -> CNY (unknown words upper-cased)."""
-    said = text.strip()
-    return CURRENCY_WORDS.get(said.lower(), said.upper())
 
 
 def currency_of(text: str, lang: Lang) -> str:

@@ -1,7 +1,7 @@
 """The Chinese words of the chats' commands, as a Chinese team types them: each sub-command's name (`报价 A100 4x14`,
 `列表`) to its English word (bot/chat/ids.SubCommand's values), which the one table runs both by (bot/app/table.py)
 and every chat's help names (tests/chat/test_help_names_every_subcommand.py); and the words of a switch, of `act`'s
-modes and of what `track` keeps. Here, below the chats, so a chat's words can say them."""
+modes, of what `track` keeps and of currencies. Here, below the chats, so a chat's words can say them."""
 
 from __future__ import annotations
 
@@ -43,3 +43,16 @@ def chinese_names() -> str:
     """The Chinese names as help says them: `报价`（quote）、`价格`（prices）…"""
     named = "、".join(f"`{name}`（{word}）" for name, word in CHINESE_NAMES.items())
     return named + "；`开机 名称`、`关机 名称` 即 `power 名称 on|off`"
+
+
+# currencies by their Chinese names (and rmb, 刀), to ISO codes as the ECB lists them; here, where the terminal's
+# quote reads --currency without loading the fields' readers (bot/cli/prices.py quote_currency)
+CURRENCY_WORDS = {"人民币": "CNY", "元": "CNY", "rmb": "CNY", "美元": "USD", "美金": "USD", "刀": "USD",
+                  "欧元": "EUR", "日元": "JPY", "港币": "HKD", "港元": "HKD", "英镑": "GBP", "新加坡元": "SGD",
+                  "新币": "SGD", "韩元": "KRW"}  # fmt: skip
+
+
+def currency_code(text: str) -> str:
+    """A currency as typed, as its code: "usd" -> USD, "美元" -> USD, "人民币" -> CNY (unknown words upper-cased)."""
+    said = text.strip()
+    return CURRENCY_WORDS.get(said.lower(), said.upper())
