@@ -170,10 +170,13 @@ def _with_extras(
 
 
 def _rent_vs_buy(req: QuoteRequest, policy: Policy) -> dict[str, Any]:
-    """The GPU-hours a year at this pace, per card (the threshold is the use of one card you would own)."""
+    """The GPU-hours a year at this pace, per card (the threshold is the use of one card you would own). Total
+    GPU-hours alone say no pace ("no_pace"): 100 GPU-hours run back to back are no year of 24 h days."""
+    threshold = policy.rent_vs_buy.gpu_hours_per_year
+    if req.yearly_gpu_hours is None and not req.paced:
+        return {"threshold": threshold, "advice": "no_pace"}
     yearly = req.yearly_gpu_hours if req.yearly_gpu_hours is not None else req.daily_hours * 365 * req.cards
     per_card = round(yearly / max(req.cards, 1), 1)
-    threshold = policy.rent_vs_buy.gpu_hours_per_year
     return {
         "yearly_gpu_hours_at_this_pace": yearly,
         "yearly_gpu_hours_per_card": per_card,
@@ -229,6 +232,7 @@ def quote(
         days=req.period_days,
         gpu_hours=round(req.used_hours_per_card * req.cards, 2),
         share=share,
+        paced=req.paced,
         dedicated=dedicated,
         shared=shared,
         spot=spot,

@@ -78,6 +78,12 @@ class QuoteRequest(BaseModel):
     def daily_hours(self) -> float:
         return self.hours_per_day or 24.0
 
+    @property
+    def paced(self) -> bool:
+        """Whether hours a day were said: total GPU-hours alone are priced as one run back to back (24 h a day),
+        which is how they are billed at the least, not how often the team runs."""
+        return self.hours_per_day is not None
+
 
 class PriceUsed(BaseModel):
     """Where an option's price came from, and how fresh it is."""
@@ -137,6 +143,7 @@ class Quote(BaseModel):
     days: float
     gpu_hours: float
     share: float
+    paced: bool = True  # False: total GPU-hours alone, priced back to back; hours_per_day (24) is no pace of theirs
     dedicated: Option | None
     shared: Option | None
     spot: Option | None

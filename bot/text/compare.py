@@ -13,12 +13,13 @@ from pricing.quote import QuoteRequest
 def compare_title(rows: Sequence[ProviderOffer], req: QuoteRequest, lang: Lang) -> str:
     gpu = rows[0].gpu if rows else req.gpu
     return t(
-        "compare.title",
+        "compare.title" if req.paced else "compare.title_total",
         lang,
         gpu=gpu,
         cards=req.cards,
         hours=show(round(req.daily_hours, 1)),
         days=show(round(req.period_days, 1)),
+        gpu_hours=show(round(req.used_hours_per_card * req.cards, 1)),
     )
 
 

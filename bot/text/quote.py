@@ -198,7 +198,7 @@ def rows(quote: Quote, policy: Policy, lang: Lang) -> list[Row]:
 
 def title(quote: Quote, lang: Lang) -> str:
     return t(
-        "quote.title",
+        "quote.title" if quote.paced else "quote.title_total",
         lang,
         gpu=quote.gpu,
         cards=quote.cards,
@@ -264,7 +264,8 @@ def _past_break_even(quote: Quote, even: dict[str, float | None], lang: Lang) ->
     """The schedule quoted past the break-even (a service 24 h a day on a whole card by the hour): said outright,
     since the cheaper row is then the dedicated one whatever the rules allowed."""
     lines = [v for v in (even["nominal"], even["adjusted_min"], even["adjusted_max"]) if v is not None]
-    if not lines or quote.hours_per_day <= max(lines):  # within the range shared speed spans: not said outright
+    # within the range shared speed spans, or total GPU-hours alone (their 24 h a day is no plan): not said outright
+    if not quote.paced or not lines or quote.hours_per_day <= max(lines):
         return []
     return [t("break_even.past", lang, hours=_hours(quote.hours_per_day))]
 
@@ -301,15 +302,10 @@ def notes(quote: Quote, lang: Lang) -> list[str]:
     out = [t(f"omitted.{kind}.{reason}", lang) for kind, reason in quote.omitted.items()]
     out += _savings(quote, lang) + _break_even(quote, lang) + _totals(quote, lang)
     rvb = quote.rent_vs_buy
-    per_card = rvb.get("yearly_gpu_hours_per_card", rvb["yearly_gpu_hours_at_this_pace"])
-    said = t(
-        str(rvb["advice"]),
-        lang,
-        hours=rvb["yearly_gpu_hours_at_this_pace"],
-        per_card=per_card,
-        threshold=rvb["threshold"],
-    )
-    out.append(said)
+    if rvb["advice"] != "no_pace":  # total GPU-hours alone: a one-off total, no year to weigh a card against
+        yearly = rvb["yearly_gpu_hours_at_this_pace"]
+        per_card = rvb.get("yearly_gpu_hours_per_card", yearly)
+        out.append(t(str(rvb["advice"]), lang, hours=yearly, per_card=per_card, threshold=rvb["threshold"]))
     if quote.fx:
         base, target = str(quote.fx["pair"]).split("/")
         out.append(

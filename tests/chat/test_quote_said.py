@@ -23,7 +23,8 @@ def test_words_beside_the_schedule_are_read_or_named(tmp_path: Path) -> None:
         run = chat.command("报价 A100 8卡 跑3天")  # a run of days, every hour of them
         assert "A100-80GB × 8 的费用：每天 24 小时 × 3 天" in run, run
         assert "“currency”给出了两次" in chat.command("quote A100 4x14 USD currency=CNY")
-        assert "共 100 GPU 小时" in chat.command("quote H100 100 gpu hours")  # "gpu" is no cards word here
+        total = chat.command("quote H100 100 gpu hours")  # "gpu" is no cards word here
+        assert "共 100 GPU 小时（按连续运行计价，约 4.2 天）" in total and "买卡" not in total, total
 
 
 def test_a_schedule_holds_only_its_own_words() -> None:

@@ -557,6 +557,13 @@ def test_a_quote_out_of_bounds_names_the_flag_and_the_bound_in_the_users_languag
     assert agreed.returncode == 0 and json.loads(agreed.stdout)["gpu_hours"] == 6
 
 
+def test_total_gpu_hours_compared_say_they_run_back_to_back(tmp_path: Path) -> None:
+    """--compare with --gpu-hours was titled "24 h/day × 12.5 days", a pace nobody said."""
+    made = run_cli("quote", "--gpu", "4090", "--gpu-hours", "300", "--compare", env=OFFLINE, tmp=tmp_path)
+    assert made.returncode == 0 and "300 GPU-hours back to back (12.5 days)" in " ".join(made.stdout.split())
+    assert "h/day" not in made.stdout
+
+
 def test_prices_say_sharing_pricing_and_unit_in_the_readers_words(tmp_path: Path) -> None:
     """In Chinese `prices list` and chat's `prices` said "dedicated · on-demand · 4.5 CNY/hour" in English words; both
     now say each offer from one function (bot/text/quote.py's offer_cells), in the reader's words."""

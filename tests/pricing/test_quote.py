@@ -185,6 +185,24 @@ def test_total_gpu_hours_instead_of_a_schedule(policy: Policy) -> None:
     assert q.dedicated is not None and q.dedicated.amount == 2 * 2 * 400
 
 
+def test_total_gpu_hours_alone_say_no_pace(policy: Policy) -> None:
+    """100 GPU-hours were titled "24 h/day × 4.2 days" and told "a year at this pace: 8,760 GPU-hours, price buying
+    too", and "this schedule (24 h/day) is past the break-even": a pace the team never said."""
+    from bot.text import Lang
+    from bot.text.quote import notes, title
+
+    alone = quote(QuoteRequest(gpu="A100", gpu_hours=100), bundled(), policy)
+    assert not alone.paced and alone.rent_vs_buy == {"threshold": 2000.0, "advice": "no_pace"}
+    assert title(alone, Lang.EN) == "Cost for A100-80GB × 1, 100 GPU-hours (priced as one run back to back, 4.2 days)"
+    assert title(alone, Lang.ZH) == "A100-80GB × 1 的费用：共 100 GPU 小时（按连续运行计价，约 4.2 天）"
+    said = notes(alone, Lang.EN)
+    assert not [n for n in said if "at this pace" in n or "past that" in n], said
+    assert [n for n in said if "dedicated becomes cheaper" in n], said  # the break-even itself still holds
+    paced = quote(QuoteRequest(gpu="A100", gpu_hours=100, hours_per_day=4), bundled(), policy)
+    assert paced.paced and paced.rent_vs_buy["advice"] == "rent"  # 4 h a day: 1,460 a year
+    assert title(paced, Lang.EN).startswith("Cost for A100-80GB × 1, 4 h/day × 25 days")
+
+
 def test_several_cards(policy: Policy) -> None:
     q = quote(QuoteRequest(gpu="A100", hours_per_day=4, days=14, cards=4, share=0.5), bundled(), policy)
     assert q.dedicated is not None and q.dedicated.amount == 4 * 5600
