@@ -164,19 +164,27 @@ def _notes(option: Option, policy: Policy, lang: Lang, common: list[str]) -> lis
 SHARINGS = ("vnpu", "qgpu", "hami", "time-slicing")  # named in the option (MIG is the slice)
 
 
+def option_name(option: Option, quote: Quote, lang: Lang) -> str:
+    """An option as its row and its saving name it: a whole card on a shared platform is no "shared 1 card", and
+    several cards' slices say how many ("Shared 1/2 card × 8": one half of each of the eight)."""
+    share = option.share or quote.share
+    whole = option.kind == "shared" and share >= 1
+    named = f"option.shared_{option.sharing}" if option.kind == "shared" and option.sharing in SHARINGS else None
+    name = t(
+        named or ("option.shared_whole" if whole else f"option.{option.kind}"),
+        lang,
+        share=share_text(share),
+        compute_pct=round(share * 100),
+    )
+    return f"{name} × {quote.cards}" if option.kind == "shared" and quote.cards > 1 else name
+
+
 def rows(quote: Quote, policy: Policy, lang: Lang) -> list[Row]:
     out, common = [], _common_flags(quote)
     for option in (quote.dedicated, quote.shared, quote.spot):
         if option is None:
             continue
-        whole = option.kind == "shared" and (option.share or quote.share) >= 1
-        named = f"option.shared_{option.sharing}" if option.kind == "shared" and option.sharing in SHARINGS else None
-        name = t(
-            named or ("option.shared_whole" if whole else f"option.{option.kind}"),
-            lang,
-            share=share_text(option.share or quote.share),
-            compute_pct=round((option.share or quote.share) * 100),
-        )
+        name = option_name(option, quote, lang)
         if option.memory_gb:
             name += " · " + t("option.memory", lang, memory_gb=option.memory_gb)
         billing = t(f"billing.{option.billing}", lang)
@@ -226,7 +234,7 @@ def _hours(value: float | None) -> str:
 
 def _savings(quote: Quote, lang: Lang) -> list[str]:
     out = []
-    names = {"shared": t("option.shared", lang, share=share_text(quote.share)), "spot": t("option.spot", lang)}
+    names = {o.kind: option_name(o, quote, lang) for o in (quote.shared, quote.spot) if o is not None}
     for kind, pct in quote.savings_pct.items():
         low, high = quote.savings_range_pct[kind]
         if round(pct, 1) == round(low, 1) == round(high, 1) == 0:  # "0% less" said nothing a reader could use

@@ -161,8 +161,23 @@ def test_a_shared_option_at_the_dedicated_price_says_so_not_zero_percent_less(po
     made = quote(QuoteRequest(gpu="A800", cards=4, hours_per_day=20, days=30, share=1), bundled(), policy)
     assert made.savings_pct["shared"] == 0
     said = notes(made, Lang.EN)
-    assert "Shared 1 card costs the same as dedicated" in said and not [n for n in said if "costs 0% less" in n]
-    assert [n for n in notes(made, Lang.ZH) if "与独占卡价格相同" in n]
+    # named as its row names it: a whole card on a shared platform, four of them (it was "Shared 1 card")
+    assert "Whole card by the hour (shared platform) × 4 costs the same as dedicated" in said
+    assert not [n for n in said if "costs 0% less" in n]
+    assert "共享平台整卡（按小时） × 4与独占卡价格相同" in notes(made, Lang.ZH)
+
+
+def test_several_cards_slices_say_how_many(policy: Policy) -> None:
+    """Eight 4090s' shared row read "Shared 1/2 card · 96 GB", as if one half card held 96 GB."""
+    from bot.text import Lang
+    from bot.text.quote import notes, rows
+
+    eight = quote(QuoteRequest(gpu="A800", cards=8, hours_per_day=10, days=20), bundled(), policy)
+    names = [row.option for row in rows(eight, policy, Lang.ZH)]
+    assert names[:2] == ["独占卡 · 640 GB", "共享 1/2 卡 × 8 · 320 GB"], names
+    assert [n for n in notes(eight, Lang.EN) if n.startswith("Shared 1/2 card × 8 costs ")], notes(eight, Lang.EN)
+    one = quote(QuoteRequest(gpu="A800", hours_per_day=10, days=20), bundled(), policy)
+    assert [row.option for row in rows(one, policy, Lang.EN)][1] == "Shared 1/2 card · 40 GB"
 
 
 def test_rent_vs_buy_at_this_pace(policy: Policy) -> None:

@@ -246,7 +246,7 @@ def test_quote_subcommand_errors_are_specific(tmp_path: Path) -> None:
 
 def test_a_quote_by_total_gpu_hours_as_the_terminal_takes_it(tmp_path: Path) -> None:
     """The terminal had --gpu-hours; chat answered `gpu_hours=100` with an unknown key. Its title is the terminal's
-    (rounded: 100 GPU-hours at 24 h a day is 4.2 days, not 4.166666666666667)."""
+    (rounded: 100 GPU-hours back to back are 4.2 days, not 4.166666666666667)."""
     with running_app(tmp_path) as h:
         replies = replies_to(
             h,
@@ -254,9 +254,10 @@ def test_a_quote_by_total_gpu_hours_as_the_terminal_takes_it(tmp_path: Path) -> 
              "both": "quote gpu=A100 gpu_hours=5 hours=2x3", "bad": "quote gpu=A100 gpu_hours=lots"},
         )  # fmt: skip
         total = replies["/response/total"]
-        assert total["text"] == "Cost for A100-80GB × 1, 24 h/day × 4.2 days (100 GPU-hours)", total["text"]
+        want = "Cost for A100-80GB × 1, 100 GPU-hours (priced as one run back to back, 4.2 days)"
+        assert total["text"] == want, total["text"]
         assert "¥2,000" in h.texts(total)  # the daily card: 5 days started x ¥400, as `gpu-advise quote` says
-        assert "(100 GPU-hours)" in replies["/response/zh"]["text"]
+        assert ", 100 GPU-hours (" in replies["/response/zh"]["text"]
         assert "give hours=HxD, or gpu_hours=N" in replies["/response/both"]["text"]
         assert "gpu_hours=lots: not a number" in replies["/response/bad"]["text"]
 

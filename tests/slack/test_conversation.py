@@ -92,7 +92,9 @@ def test_whole_conversation_by_buttons(tmp_path: Path) -> None:
         assert header == "Recommendation: Dedicated card: A100-80GB"  # en-US locale
         text = h.texts(recommendation)
         assert "Long run" in text and "Memory tight" in text and "Cannot tolerate interruption" in text
-        assert "Dedicated" in text and "Shared" in text and "No spot: the job cannot resume" in text  # the costs
+        assert "Dedicated" in text and "No spot: the job cannot resume" in text  # the costs
+        # the whole card on a shared platform, its row and its saving named alike (the saving said "Shared 1 card")
+        assert "Whole card by the hour (shared platform) costs 12.3% less than dedicated" in text
         assert "STALE" in text and "as of 2024-06-01" in text
         assert "Assumed from your answers" in text
         updates = h.fake.of("chat.update")
