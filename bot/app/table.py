@@ -20,6 +20,7 @@ from bot.chat.port import Place
 from bot.state import Conversation
 from bot.text import Lang, t
 from bot.text.chinese_names import CHINESE_NAMES
+from bot.text.format import literal
 from bot.text.spans import mention
 from rules.patterns import has_han
 
@@ -38,16 +39,26 @@ def start(inv: Invocation) -> Conversation:
     return convo
 
 
-def analyze(inv: Invocation, _args: list[str]) -> None:
-    """A profile whose thread waits for a capture upload (it answers questions 1 and 2 when it comes)."""
+def analyze(inv: Invocation, args: list[str]) -> None:
+    """A profile whose thread waits for a capture upload (it answers questions 1 and 2 when it comes). It takes no
+    words: `分析 训练机` (a tracked machine's use, which list and report give) was a profile that dropped them."""
+    if args:
+        raise CommandError(t("error.analyze_words", inv.lang, words=literal(" ".join(args)[:40])))
     convo = start(inv)
     prompt = t("slack.analyze_prompt", inv.lang, user=mention(inv.user))
     thread = Place(inv.chat.platform, inv.team, convo.channel, convo.thread_ts)
     inv.chat.post(thread, lambda each: plain(prompt, each), inv.lang)
 
 
-def advise(inv: Invocation, _args: list[str]) -> None:
-    start(inv)
+def advise(inv: Invocation, args: list[str]) -> None:
+    """A profile. Words after the word are answers (they were dropped): all of them at once as typed without it
+    (`advise 10h mem=70/80 …`), or else the first question's (`建议 做lora`: the kind of work), the rest then asked."""
+    if args and answers.is_inline(args):
+        _inline(inv, args)
+        return
+    convo = start(inv)
+    if args:
+        conversation.typed_answer(inv.deps, inv.chat, convo, " ".join(args), inv.user, inv.request_key)
 
 
 def help_(inv: Invocation, args: list[str]) -> None:
@@ -56,7 +67,9 @@ def help_(inv: Invocation, args: list[str]) -> None:
     inv.answer(plain(inv.help_text(lang), lang))
 
 
-def form(inv: Invocation, _args: list[str]) -> None:
+def form(inv: Invocation, args: list[str]) -> None:
+    if args:  # they were dropped; answers typed in one line are `advise ...`
+        raise CommandError(t("error.form_words", inv.lang, words=literal(" ".join(args)[:40])))
     inv.open_form(Form.PROFILE, {})
 
 
@@ -132,24 +145,29 @@ def _run(inv: Invocation, tokens: list[str]) -> None:
     if handler is not None:
         handler(inv, tokens[1:])
     elif answers.is_inline(tokens):
-        convo = answers.inline_profile(
-            inv.deps,
-            inv.chat,
-            team=inv.team,
-            channel=inv.channel,
-            user=inv.user,
-            tokens=tokens,
-            lang=inv.lang,
-            thread=inv.reply_to,
-        )
-        if convo.note:
-            inv.answer(plain(t("slack.moved_to_dm", inv.lang), inv.lang))
+        _inline(inv, tokens)
     elif (meant := free_words(" ".join(tokens))) is not None:  # `你好`, `A100多少钱`, `我想租卡`
         SUBCOMMANDS[meant[0]](inv, meant[1])
     else:
         said = t("error.unknown_subcommand", inv.lang, name=tokens[0])
         near = _near(tokens[0])  # "lsit", "qoute", "报个价"
         raise CommandError(said + (t("error.did_you_mean", inv.lang, name=near) if near else ""))
+
+
+def _inline(inv: Invocation, tokens: list[str]) -> None:
+    """Every answer typed in one line (`10h mem=70/80 …`): the recommendation at once."""
+    convo = answers.inline_profile(
+        inv.deps,
+        inv.chat,
+        team=inv.team,
+        channel=inv.channel,
+        user=inv.user,
+        tokens=tokens,
+        lang=inv.lang,
+        thread=inv.reply_to,
+    )
+    if convo.note:
+        inv.answer(plain(t("slack.moved_to_dm", inv.lang), inv.lang))
 
 
 def _near(word: str) -> str | None:

@@ -34,3 +34,23 @@ def test_the_chat_answers_a_greeting_a_price_question_and_a_wish_to_rent(tmp_pat
         assert "GPU 选型建议" in chat.command("我想租卡")
         assert "A100-80GB × 1 的费用：每天 4 小时 × 14 天" in chat.command("A100 每天4小时 两周 多少钱")
         assert "unknown sub-command 'foo'" in chat.command("foo")
+
+
+def test_words_after_advise_are_answers_and_after_analyze_or_form_are_refused(tmp_path: Path) -> None:
+    """`建议 做lora` dropped its words and asked the kind of work again; `advise 10h mem=70/80 …` asked all five
+    questions; `分析 训练机` and `表单 hello` dropped theirs without a word."""
+    from tests.chat.test_both_platforms import GROUP, DingTalkDriver
+    from tests.support.fake_dingtalk import CORP
+
+    with driving("dingtalk", tmp_path) as chat:
+        assert isinstance(chat, DingTalkDriver)
+        first = chat.command("建议 做lora")
+        assert "GPU 选型建议" in first
+        convo = chat.deps.conversations.open_for(f"dingtalk:{CORP}", GROUP, chat.ids["starter"])
+        assert convo is not None and convo.answers.get("workload") == "做lora", convo.answers
+        assert convo.step == 2  # the next question is asked
+        once = chat.command("advise 10h mem=70/80 mp=no freq=daily resume=no")  # as typed without the word
+        assert "独占卡：A100-80GB" in once and "4 项独占指标命中 3 项" in once, once
+        machine = chat.command("分析 训练机")
+        assert "`analyze` 后面不带参数（收到 训练机）" in machine and "`list` 和 `report`" in machine, machine
+        assert "`form` 后面不带参数（收到 hello）" in chat.command("表单 hello")
