@@ -7,24 +7,29 @@ from __future__ import annotations
 from zoneinfo import ZoneInfo
 
 from bot.actions.outcome import outcome
-from bot.app.invocation import Invocation
+from bot.app.invocation import CommandError, Invocation
 from bot.chat.message import plain
+from bot.fields.rentals import as_spelt
 from bot.state.actions import Actions, Warning
 from bot.state.rentals import Instance, Rentals
 from bot.text import Lang, t
-from bot.text.catalogue import has
+from bot.text.catalogue import has, tw
 from bot.text.format import literal, mention, money
 
 SHOWN = 10  # the latest; the terminal's `gpu-advise actions` lists them all
 
 
-def actions(inv: Invocation, _args: list[str]) -> None:
+def actions(inv: Invocation, args: list[str]) -> None:
+    """`actions [NAME]`: the team's latest, or one instance's (`停机记录 训练机` listed the whole team's)."""
     lang, zone, rentals = inv.lang, inv.channel_zone(), Rentals(inv.deps.store)
-    rows = Actions(inv.deps.store).history(inv.team, limit=SHOWN)
+    name = _instance_named(inv, rentals, args)
+    rows = Actions(inv.deps.store).history(inv.team, limit=SHOWN, name=name)
     if not rows:
-        inv.answer(plain(t("actions.none", lang), lang))
+        none = t("actions.none_for", lang, name=literal(name)) if name else t("actions.none", lang)
+        inv.answer(plain(none, lang))
         return
-    lines = [t("actions.title", lang, shown=len(rows))]
+    title = t("actions.title_for", lang, shown=len(rows), name=literal(name)) if name else None
+    lines = [title or t("actions.title", lang, shown=len(rows))]
     for warning, name in rows:
         inst = rentals.by_id(warning.instance_id)
         at = (warning.decided_at or warning.requested_at or warning.warned_at).astimezone(zone)
@@ -39,6 +44,20 @@ def actions(inv: Invocation, _args: list[str]) -> None:
             )
         )
     inv.answer(plain("\n".join(lines), lang))
+
+
+def _instance_named(inv: Invocation, rentals: Rentals, args: list[str]) -> str | None:
+    """The one instance `actions` is asked about, released or not; CommandError for more words or a name the team
+    has no instance of (with the name it has in other capitals)."""
+    if not args:
+        return None
+    if len(args) > 1:
+        raise CommandError(t("actions.usage", inv.lang))
+    if rentals.instance(inv.team, args[0]) is None:
+        said = tw("error.rental.no_instance", inv.lang, "chat", name=literal(args[0]))
+        near = as_spelt(args[0], [i.name for i in rentals.instances(inv.team)])
+        raise CommandError(said + (t("error.rental.did_you_mean", inv.lang, name=literal(near)) if near else ""))
+    return args[0]
 
 
 def _what(warning: Warning, inst: Instance | None, lang: Lang, zone: ZoneInfo) -> str:

@@ -1,6 +1,6 @@
 """`gpu-advise act CHANNEL off|notify|stop [--grace 4h] [--project P]`: a channel's policy for idle instances
 (the terminal is the operator's: no admin check); `gpu-advise actions [--json]`: what was warned, stopped,
-cancelled or failed, newest first (the audit)."""
+cancelled or failed, newest first (the audit); `gpu-advise actions NAME`: one instance's."""
 
 from __future__ import annotations
 
@@ -78,15 +78,23 @@ def _tell(settings: Any, rentals: Any, team: str, channel: str, policy: Any) -> 
     say(t("cli.act_told", settings.files.lang, channel=channel))
 
 
-def actions_list(team: TeamOpt = None, lang: LangOpt = None, as_json: JsonOpt = False) -> None:
+def actions_list(
+    name: Annotated[str | None, typer.Argument(help="Only this instance's (released or not).")] = None,
+    team: TeamOpt = None,
+    lang: LangOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
     """What was warned, stopped, cancelled or failed, newest first."""
     from bot.actions.outcome import outcome
     from bot.state.actions import Actions
+    from bot.text import t
 
     settings = load_settings(lang=lang)
     team = chosen_team(settings, team)
     rentals = open_rentals(settings)
-    rows = Actions(rentals.store).history(team)
+    if name is not None and rentals.instance(team, name) is None:
+        raise fail(t("error.rental.no_instance", settings.files.lang, name=name))
+    rows = Actions(rentals.store).history(team, name=name)
     out = [
         {
             "at": (w.decided_at or w.requested_at or w.warned_at).isoformat(),
@@ -106,9 +114,8 @@ def actions_list(team: TeamOpt = None, lang: LangOpt = None, as_json: JsonOpt = 
         sys.stdout.write(json.dumps(out, ensure_ascii=False, indent=2) + "\n")
         return
     if not out:
-        from bot.text import t
-
-        sys.stdout.write(t("cli.actions_none", settings.files.lang, team=team) + "\n")
+        none = t("cli.actions_none_for", settings.files.lang, name=name) if name else None
+        sys.stdout.write((none or t("cli.actions_none", settings.files.lang, team=team)) + "\n")
     for row in out:
         verified = row["verified"]
         said = verified["outcome"] if isinstance(verified, dict) else row["result"]

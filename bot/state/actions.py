@@ -248,12 +248,14 @@ class Actions:
             row = conn.execute(select(stop_actions).where(stop_actions.c.id == warning_id)).first()
         return _warning(row) if row else None
 
-    def history(self, team: str | None = None, limit: int = 200) -> list[tuple[Warning, str]]:
-        """The latest warnings and actions with their instance's name, newest first."""
+    def history(self, team: str | None = None, limit: int = 200, name: str | None = None) -> list[tuple[Warning, str]]:
+        """The latest warnings and actions with their instance's name, newest first; `name`: that instance's only."""
         a, i = stop_actions.c, rental_instances.c
         query = select(stop_actions, i.name).join(rental_instances, i.id == a.instance_id)
         if team is not None:
             query = query.where(a.team == team)
+        if name is not None:
+            query = query.where(i.name == name)
         query = query.order_by(a.warned_at.desc(), a.id.desc()).limit(limit)
         with self.store.reading() as conn:
             return [(_warning(r), str(r.name)) for r in conn.execute(query)]

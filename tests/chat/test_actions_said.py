@@ -44,3 +44,11 @@ def test_actions_says_each_warning_and_what_became_of_it_newest_first(tmp_path: 
             and "云平台拒绝停机：QuotaExceeded" in said
         )
         assert said.index("idle-d") < said.index("idle-a")  # newest first
+        one = chat.command("停机记录 idle-c")  # one instance's: the whole team's were listed
+        assert "对闲置的 idle-c 做过的处理，最近 1 条" in one and "已取消" in one, one
+        assert "idle-a" not in one and "idle-d" not in one
+        chat.command("track idle-e gpu=A100 price=14/h")
+        assert "还没有对 idle-e 发过警告或停过机" in chat.command("actions idle-e")
+        unknown = chat.command("actions IDLE-B")
+        assert "没有名为“IDLE-B”的实例" in unknown and "idle-b" in unknown, unknown  # did you mean
+        assert "`actions 名称`" in chat.command("actions idle-a idle-b")

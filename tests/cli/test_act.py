@@ -48,3 +48,15 @@ def test_no_action_yet_is_said(tmp_path: Path) -> None:
     assert shown.returncode == 0 and "No action of T1 yet" in shown.stdout
     zh = run_cli("actions", "--team", "T1", env={"GPU_ADVISOR_LANG": "zh"}, tmp=tmp_path)
     assert "T1 还没有任何动作" in zh.stdout
+
+
+def test_one_instances_actions(tmp_path: Path) -> None:
+    """`gpu-advise actions NAME`: one instance's, as chat's `actions NAME`; a name the team has no instance of is
+    refused."""
+    box = ("--gpu", "A100-80GB", "--price", "400/day", "--channel", "C1", "--owner", "U1", "--team", "T1")
+    assert run_cli("track", "instance", "box1", *box, env=ENV, tmp=tmp_path).returncode == 0
+    none = run_cli("actions", "box1", "--team", "T1", env=ENV, tmp=tmp_path)
+    assert none.returncode == 0 and "No action about box1 yet" in none.stdout, none.stderr
+    assert json.loads(run_cli("actions", "box1", "--team", "T1", "--json", env=ENV, tmp=tmp_path).stdout) == []
+    unknown = run_cli("actions", "box2", "--team", "T1", env=ENV, tmp=tmp_path)
+    assert unknown.returncode == 2 and "no instance named 'box2'" in unknown.stderr
