@@ -9,6 +9,7 @@ crash finish what was started instead of doing it twice."""
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, replace
 from functools import partial
 from typing import Any
@@ -21,7 +22,7 @@ from bot.dingtalk.cards import pressed
 from bot.dingtalk.chat import DingTalkChat
 from bot.dingtalk.teller import DingTalkTeller
 from bot.dingtalk.words import capture_fetch, help_text, line
-from bot.text.spans import PLAIN, render
+from bot.text.spans import PLAIN, mention, render
 
 MESSAGE_TOPIC = "/v1.0/im/bot/messages/get"
 CARD_TOPIC = "/v1.0/card/instances/callback"
@@ -35,11 +36,32 @@ def team_of(corp: str) -> str:
 
 
 def command_text(data: dict[str, Any]) -> str:
-    """The typed text, without a leading /gpu-advise (DingTalk leaves the robot's @mention out of the text)."""
-    text = str((data.get("text") or {}).get("content") or "").strip()
+    """The typed text, without a leading /gpu-advise (DingTalk leaves the robot's @mention out of the text), a
+    person @mentioned in it written as the neutral text writes one (`登记 … 负责人=@张三`: bot/text/spans.py)."""
+    text = _with_mention(str((data.get("text") or {}).get("content") or "").strip(), data)
     if text.lower().startswith(COMMAND):
         text = text[len(COMMAND) :]
     return text.strip()
+
+
+# "@张三" as the text shows a mention (after a space or a key's =): the person's name, not their userId
+_AT = re.compile(r"(?<![^\s=])@\S+")
+
+
+def _with_mention(text: str, data: dict[str, Any]) -> str:
+    """DingTalk says who was @mentioned (atUsers: each one's staffId, the userId) but not where in the text, which
+    shows their name: with one person and one @name, that name is that person; with more, the text stays as it is
+    (a name is then refused saying the userId form, bot/app/track.py)."""
+    robot = data.get("chatbotUserId")
+    people = [
+        str(u["staffId"])
+        for u in data.get("atUsers") or []
+        if isinstance(u, dict) and u.get("staffId") and u.get("dingtalkId") != robot
+    ]
+    named = _AT.findall(text)
+    if len(people) != 1 or len(named) != 1:
+        return text
+    return _AT.sub(lambda _: mention(people[0]), text)
 
 
 def wing_of(chat: DingTalkChat) -> threadless.Wing:

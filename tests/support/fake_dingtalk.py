@@ -176,8 +176,11 @@ class FakeDingTalk:
         admin: bool = False,
         nick: str | None = None,
         extra: dict[str, Any] | None = None,
+        at: tuple[str, ...] = (),
     ) -> Any:
-        """A robot message: in `group` (a conversationId, the robot @mentioned), else the person's chat with it."""
+        """A robot message: in `group` (a conversationId, the robot @mentioned), else the person's chat with it.
+        `at`: the userIds of the people @mentioned in it besides the robot (its text shows their names), listed in
+        atUsers as DingTalk lists them: each one's dingtalkId and staffId, the robot's with its dingtalkId alone."""
         data = {
             "conversationId": group or f"cid-single-{user}",
             "chatbotCorpId": CORP,
@@ -197,6 +200,9 @@ class FakeDingTalk:
             "msgtype": "text",
             "isInAtList": bool(group),
         }
+        robot = [{"dingtalkId": data["chatbotUserId"]}] if group else []
+        if robot or at:
+            data["atUsers"] = robot + [{"dingtalkId": f"$:LWCP_v1:${u}", "staffId": u} for u in at]
         if extra:  # another kind of message (a file): its msgtype and content instead of the text
             data = {k: v for k, v in data.items() if k != "text"} | extra
         return self.push(BOT_MESSAGE, data)
