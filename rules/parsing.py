@@ -760,15 +760,28 @@ _DAY_WORDS = (
 _SPAN_APART = lazy(r"\s*(?:到|至|~|～|–|-|\bto\b|\buntil\b|\btill\b)\s*")
 
 
+_HOUR_SAID = r"[\d一二三四五六七八九十]{1,3}"
+_EARLY_LATE = lazy(rf"[早朝](?:上)?(?P<start>{_HOUR_SAID})(?:点)?晚(?:上)?(?P<end>{_HOUR_SAID})(?:点)?")
+
+
 def _clock_span(text: str) -> float | None:
-    """The hours from one clock to another (9点到18点, 9:00-21:00, 早上9点到晚上9点, 9am to 6pm; past midnight too);
-    None when the text is no two clocks."""
+    """The hours from one clock to another (9点到18点, 9:00-21:00, 早上9点到晚上9点, 9am to 6pm; past midnight too;
+    the 点 said once, 9-18点; 早9晚6 and 朝九晚六, 9 to 6 in the evening); a bare 9-18 whose end is past noon, as
+    a team writes its service's hours (8-10 stays a range of hours); None when the text is no two clocks."""
     from rules.clock import clock_of
 
-    parts = _SPAN_APART.compiled.split(text.strip().lower().removeprefix("每天").removeprefix("daily"), maxsplit=1)
+    said = text.strip().lower().removeprefix("每天").removeprefix("daily")
+    if early_late := _EARLY_LATE.fullmatch(said):  # 早9晚6: nine in the morning to six in the evening
+        said = f"早上{early_late['start']}点到晚上{early_late['end']}点"
+    parts = _SPAN_APART.compiled.split(said, maxsplit=1)
     if len(parts) != 2:
         return None
+    if parts[0].isdigit() and parts[1].isdigit():  # 9-18: clocks where the end can only be a 24-hour clock's
+        start_h, end_h = int(parts[0]), int(parts[1])
+        return float(end_h - start_h) if start_h < end_h <= 24 and end_h > 12 else None
     start, end = clock_of(parts[0]), clock_of(parts[1])
+    if start is None and end is not None and parts[0].isdigit() and parts[1].endswith("点"):  # 9-18点
+        start = clock_of(parts[0] + "点")
     if start is None or end is None:
         return None
     minutes = (end.hour * 60 + end.minute - start.hour * 60 - start.minute) % (24 * 60)
