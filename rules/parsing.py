@@ -509,9 +509,17 @@ def parse_workload(text: str) -> Workload:
     if plain in _WHICH_TRAINING or bare in _WHICH_TRAINING:  # "微调", "训练": which kind decides the advice: asked
         raise ParseError("workload", text, ACCEPTED["workload"], _WHICH_TRAINING.get(plain) or _WHICH_TRAINING[bare])
     found = _named_among(plain, _WORKLOADS, _WORK_WORDS)
-    if found is None:
-        raise ParseError("workload", text, ACCEPTED["workload"])
+    if found is None:  # "微调 llama3-8b", "fine-tune qwen": which kind is asked, as of "微调" alone
+        which = next((problem for word, problem in _WHICH_AMONG if word.search(norm)), None)
+        raise ParseError("workload", text, ACCEPTED["workload"], which)
     return found
+
+
+# the words of training that say no kind, inside other words (a model's name around them): which kind is asked
+_WHICH_AMONG = (
+    (lazy(r"微调|fine-?tun|tuning"), "which_finetune"),
+    (lazy(r"训练|train"), "which_training"),
+)
 
 
 T = TypeVar("T")
