@@ -8,7 +8,7 @@ from functools import cache
 from typing import TYPE_CHECKING, Any
 
 from rules.errors import ParseError
-from rules.parsing import with_workload
+from rules.parsing import served_by_name_alone, with_workload
 from rules.profile import TaskProfile, Workload
 from rules.questions import BY_KEY
 
@@ -41,24 +41,34 @@ def parse_answers(raw: Mapping[str, str | None]) -> dict[str, Any]:
         with contextlib.suppress(ParseError):  # no kind of work, or one with no model rule: asked as it was
             parsed["memory"] = answer_in_context("memory", memory.text, parsed)
             del errors["memory"]
+    if "memory" in parsed and served_by_name_alone(str(raw["memory"]), parsed["memory"]):  # a LoRA's qwen2.5-72b
+        parsed["memory"] = answer_in_context("memory", str(raw["memory"]), parsed)
     if errors:
         raise AnswersError(errors)
     return parsed
 
 
+TRAINING = (Workload.PRETRAIN, Workload.FULL_FINETUNE, Workload.LORA, Workload.QLORA)  # each with a memory rule
+
+
 def answer_in_context(key: str, text: str, values: Mapping[str, Any]) -> Any:
     """`key`'s answer read with what was answered before it: a bare model size on the memory question ("7B")
-    takes the kind of work answered (`values`, as stored); asked which job it is when none was."""
+    takes the kind of work answered (`values`, as stored); asked which job it is when none was. A bundled model
+    named alone ("qwen2.5-72b") after a kind of training is that training's model, not one served (it was
+    estimated as a service, weights and KV cache, for a LoRA job)."""
+    workload = values.get("workload")
     try:
-        return BY_KEY[key].parse(text)
+        value = BY_KEY[key].parse(text)
     except ParseError as exc:
-        workload = values.get("workload")
         if exc.problem != "which_model_job" or workload not in set(Workload):
             raise
         try:
             return BY_KEY[key].parse(with_workload(text, Workload(workload)))
         except ParseError:  # a kind of work with no model rule (调参): asked as typed, trained or served
             raise exc from None
+    if key == "memory" and workload in set(TRAINING) and served_by_name_alone(text, value):
+        return BY_KEY[key].parse(with_workload(text, Workload(workload)))
+    return value
 
 
 # what one answer says besides its own value: the card count of a model-parallelism yes

@@ -300,6 +300,18 @@ _MODEL_WORD = lazy(r"(?<=\d)\s*(?P<unit>b|亿)\s*(?:的)?\s*(?:模型|model|参�
 MODEL_JOB_FORMS = ["7B LoRA", "7B 全参微调", "7B 推理", "7B int4"]
 
 
+def served_by_name_alone(text: str, value: object) -> bool:
+    """Whether a memory answer is a served model only because a bundled model was named (no serving word, no
+    quantisation, no context × requests): what the kind of work answered may say otherwise."""
+    return (
+        isinstance(value, MemoryAnswer)
+        and value.method is Workload.INFERENCE
+        and value.context is None
+        and value.quant is None
+        and re.search(_SERVE_WORDS, _prepare("memory", text)) is None
+    )
+
+
 def with_workload(text: str, workload: Workload) -> str:
     """A bare model size answered on the memory question, said with the kind of work already answered: "7B" after
     "推理" is "7B inference" (its serving memory), after "LoRA" "7B lora" (its training estimate)."""

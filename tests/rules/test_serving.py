@@ -17,6 +17,7 @@ from rules.engine import evaluate
 from rules.errors import ParseError
 from rules.parsing import parse_memory
 from rules.policy import Policy
+from rules.profile import Workload
 from rules.serving import MODELS, find_model, serving_breakdown
 from tests.support.cli import run_cli
 
@@ -159,3 +160,18 @@ def test_a_dedicated_service_on_a_card_no_slice_of_which_holds_it_names_no_slice
     ids = [a.id for a in decision.advice]
     assert "memory_from_model_card" in ids and "memory_serving_concurrency_dedicated" not in ids
     assert "memory_serving_concurrency" in ids
+
+
+def test_a_bundled_models_name_after_a_kind_of_training_is_that_trainings_model() -> None:
+    """ "qwen2.5-72b" on the memory question of a LoRA job was estimated as that model served (weights and KV cache):
+    after a kind of training, a model named alone is the trained one; a serving word or context × requests keeps it
+    served, and with no kind of work (or one with no model rule) it stays served."""
+    from rules.answers import answer_in_context
+
+    lora = parse_answers({"workload": "lora", "memory": "qwen2.5-72b"})["memory"]
+    assert (lora.method, lora.served_model, lora.model_size_b) == (Workload.LORA, None, 72.0)
+    chat = answer_in_context("memory", "Qwen2.5-7B", {"workload": "full-finetune"})  # as a conversation keeps it
+    assert (chat.method, chat.model_size_b) == (Workload.FULL_FINETUNE, 7.0)
+    for said, values in (("qwen2.5-72b serve", {"workload": "lora"}), ("qwen2.5-7b 8k x 16", {"workload": "lora"}),
+                         ("qwen2.5-72b", {"workload": "hpo"}), ("qwen2.5-72b", {})):  # fmt: skip
+        assert answer_in_context("memory", said, values).method is Workload.INFERENCE, said
