@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from rules.errors import ParseError
 from rules.parsing import served_by_name_alone, with_workload
+from rules.patterns import lazy
 from rules.profile import TaskProfile, Workload
 from rules.questions import BY_KEY
 
@@ -46,6 +47,22 @@ def parse_answers(raw: Mapping[str, str | None]) -> dict[str, Any]:
     if errors:
         raise AnswersError(errors)
     return parsed
+
+
+_ASCII_RUNS = lazy(r"[A-Za-z0-9][A-Za-z0-9.\-_ ]*")  # a model's name inside Chinese words: 部署一个qwen2.5-72b的服务
+
+
+def model_said(text: str, values: Mapping[str, Any]) -> str | None:
+    """The model an answer names among other words ("部署一个qwen2.5-72b的对话服务", "做lora微调 qwen2-7b"), as
+    typed, where the memory question reads it (with the kind of work in `values`); None when it names none."""
+    runs: list[str] = _ASCII_RUNS.compiled.findall(text)
+    for run in runs:
+        for said in dict.fromkeys((run.strip(), *run.split())):  # the run, then each of its words
+            with contextlib.suppress(ParseError):
+                read = answer_in_context("memory", said, values)
+                if getattr(read, "model_size_b", None) is not None:
+                    return said
+    return None
 
 
 TRAINING = (Workload.PRETRAIN, Workload.FULL_FINETUNE, Workload.LORA, Workload.QLORA)  # each with a memory rule

@@ -109,6 +109,7 @@ class Step:
     required: bool
     number: int  # 1-based among the required questions (0 for an optional one)
     total: int  # how many questions are required
+    model: str | None = None  # memory: a model the kind of work's answer named ("qwen2.5-72b"), offered as its answer
 
 
 def steps(parsed: Mapping[str, Any]) -> list[Step]:

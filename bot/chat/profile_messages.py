@@ -77,6 +77,11 @@ def question_buttons(convo_id: str, step: Step, lang: Lang) -> list[Button]:
         for label in [answer_label(step, value, lang)]
     ]
     empty = ButtonValue(c=convo_id, k=ask.key, v=None).model_dump_json()
+    if step.model:  # the model the kind of work named: its estimate is the answer, as if typed
+        said = ButtonValue(c=convo_id, k=ask.key, v=step.model).model_dump_json()
+        found.append(
+            Button(f"{Action.ANSWER}:{len(ask.options)}", said, t("slack.from_said_model", lang, model=step.model))
+        )
     if has(f"question.{ask.key}.hint"):
         found.append(Button(Action.FROM_MODEL.value, empty, t("slack.from_model", lang)))
     if not step.required:

@@ -394,6 +394,24 @@ def test_a_model_size_alone_takes_the_kind_of_work_answered_before_it(tmp_path: 
         assert (memory["model_size_b"], memory["method"]) == (7.0, "inference"), memory
 
 
+@PLATFORMS
+def test_a_model_named_with_the_kind_of_work_is_one_press_from_the_memorys_answer(
+    platform: str, tmp_path: Path
+) -> None:
+    """`做lora微调 qwen2-7b` named the model, and the memory question then asked as if it had not: it now offers
+    "Estimate from qwen2-7b", whose press answers it as typed, read as that LoRA (not the model served)."""
+    with driving(platform, tmp_path) as chat:
+        chat.start()
+        chat.reply("做lora微调 qwen2-7b")
+        chat.reply("3 hours")
+        step = current(chat.convo())
+        assert step is not None and step.ask.key == "memory"
+        chat.press("qwen2-7b")
+        memory = chat.convo().values["memory"]
+        assert (memory["model_size_b"], memory["method"], memory["served_model"]) == (7.0, "lora", None), memory
+        assert chat.convo().answers["memory"] == "qwen2-7b"
+
+
 def test_an_optional_question_not_decided_yet_is_skipped_as_said(tmp_path: Path) -> None:
     """`还没定` to the GPU question was refused naming every known GPU, `不知道` to the phase asked for the nearest:
     an optional question not decided or not known is skipped, as its Skip button does; a required one is not."""
