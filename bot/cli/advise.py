@@ -11,6 +11,7 @@ import inspect
 import json
 import sys
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -34,7 +35,7 @@ from bot.text.catalogue import has
 from bot.text.errors import parse_error_text
 from bot.text.format import forms
 from bot.text.readings import echo
-from rules.answers import AnswersError, answer_in_context, derived, parse_answers
+from rules.answers import AnswersError, answer_in_context, derived, model_said, parse_answers
 from rules.errors import ParseError
 from rules.policy import Policy
 from rules.questions import SKIP_WORDS, Step, is_inference, missing, steps
@@ -64,13 +65,17 @@ def _ask(console: Console, step: Step, lang: Lang, values: dict[str, Any]) -> An
     hint = f"question.{ask.key}.hint" + ("_service" if service and has(f"question.{ask.key}.hint_service") else "")
     if has(hint):
         console.print(f"  {t(hint, lang)}", style="dim")
-    if not step.required:
+    if step.model:  # the model the kind of work named (做lora微调 qwen2-7b): Enter takes it, as chat's button does
+        console.print(f"  ({t('ask.enter_model', lang, model=step.model)})", style="dim")
+    elif not step.required:
         console.print(f"  ({t('ask.optional', lang)})", style="dim")
     while True:
         try:
             text = console.input("> ")
         except EOFError:
             raise InputEnded(ask.key) from None
+        if step.model and not text.strip():
+            text = step.model
         if not step.required and (not text.strip() or text.strip().lower() in SKIP_WORDS):  # Enter, 跳过, 还没定
             return None
         try:
@@ -79,18 +84,22 @@ def _ask(console: Console, step: Step, lang: Lang, values: dict[str, Any]) -> An
             console.print(f"  {parse_error_text(exc, lang)}", style="red")  # it quotes what was typed, as typed
 
 
-def _interview(console: Console, parsed: dict[str, Any], lang: Lang) -> None:
-    """Ask, in the conversation's order (the kind of work first), every question the flags did not answer."""
+def _interview(console: Console, parsed: dict[str, Any], lang: Lang, said: dict[str, str | None]) -> None:
+    """Ask, in the conversation's order (the kind of work first), every question the flags did not answer (`said`:
+    the answers as typed, the flags' and then the interview's)."""
     skipped: set[str] = set()
     while True:
         step = next((s for s in steps(parsed) if s.ask.key not in parsed and s.ask.key not in skipped), None)
         if step is None:
             return
+        if step.ask.key == "memory" and (model := model_said(said.get("workload") or "", parsed)):
+            step = replace(step, model=model)
         answer = _ask(console, step, lang, parsed)
         if answer is None:
             skipped.add(step.ask.key)
             continue
         value, text = answer
+        said[step.ask.key] = text
         parsed[step.ask.key] = value
         parsed |= derived(step.ask.key, text)  # "yes, 4 cards": the 4, as parse_answers keeps it
         cards = parsed.get("model_parallel_cards") if step.ask.key == "model_parallel" else None
@@ -121,7 +130,7 @@ def read_answers(raw: dict[str, str | None], lang: Lang, *, console: Console | N
     _read_back(raw, parsed, lang)
     if console is not None:
         try:
-            _interview(console, parsed, lang)
+            _interview(console, parsed, lang, dict(raw))
         except InputEnded as exc:
             say(t("cli.input_ended", lang, flag=flag(str(exc))))
             return None

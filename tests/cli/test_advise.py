@@ -100,6 +100,20 @@ def test_interactive_answers_are_echoed_as_typed_never_read_as_markup(tmp_path: 
     assert "Recommendation: Dedicated card: A100-80GB" in result.stdout
 
 
+def test_interactive_memory_question_takes_the_model_the_kind_of_work_named_on_enter(tmp_path: Path) -> None:
+    """`做lora微调 qwen2-7b` named the model; the memory question then asked for it again. Enter now takes it, read
+    as that LoRA, as chat's "Estimate from qwen2-7b" button does; a typed answer still wins."""
+    answers = "做lora微调 qwen2-7b\n3h\n\nno\ndaily\nyes\n\n\n\n"
+    result = run_cli("advise", "--interactive", "--lang", "en", stdin=answers, tmp=tmp_path)
+    assert result.returncode == 0, result.stderr
+    out = " ".join(result.stdout.split())
+    assert "press Enter to estimate it from qwen2-7b" in out
+    assert "Memory estimated from the model (7B, LoRA)" in out, out
+    typed = "做lora微调 qwen2-7b\n3h\n70/80\nno\ndaily\nyes\n\n\n\n"
+    said = run_cli("advise", "--interactive", "--lang", "en", stdin=typed, tmp=tmp_path)
+    assert "peak 70 GB of 80 GB" in " ".join(said.stdout.split()), said.stdout
+
+
 def test_interactive_memory_question_offers_the_estimate_from_the_model(tmp_path: Path) -> None:
     answers = "lora\n3h\n13B 全参微调\nyes\ndaily\nyes\n\n\n\n"
     result = run_cli("advise", "--interactive", "--lang", "en", stdin=answers, tmp=tmp_path)
