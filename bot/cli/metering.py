@@ -164,9 +164,9 @@ def balance(
     team = chosen_team(settings, team)
     balances, now = Balances(rentals.store), datetime.now(UTC)
     if provider is not None:
+        name = _fields(lambda: provider_of(provider, settings.files.lang))  # a word that is no provider: said first
         if amount is None:
-            raise fail(t("cli.balance_needs_amount", settings.files.lang, provider=provider))
-        name = _fields(lambda: provider_of(provider, settings.files.lang))
+            raise fail(t("cli.balance_needs_amount", settings.files.lang, provider=name))
         value, money = _fields(lambda: balance_said([amount], currency, settings.files.currency, settings.files.lang))
         moment = past_moment(at, settings, now, "--at")
         balances.record(team, name, value, money, moment, now, by="terminal")

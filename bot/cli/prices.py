@@ -200,9 +200,13 @@ def prices_status(
 def _request(settings: Settings, fields: dict[str, Any], share: str | None) -> QuoteRequest:
     from pydantic import ValidationError
 
-    from pricing.quote import QuoteRequest
+    from pricing.quote import QuoteRequest, quoted_gpu
 
     lang = settings.files.lang
+    try:  # the GPU first: `--gpu 哈哈` without a schedule asked for the schedule, then refused the GPU
+        quoted_gpu(fields["gpu"])
+    except QuoteError as exc:
+        raise fail(t("cli.cannot_quote", lang, error=error_text(exc, lang))) from None
     if share is not None:
         try:
             from rules.parsing import parse_share

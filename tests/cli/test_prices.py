@@ -557,6 +557,12 @@ def test_a_quote_out_of_bounds_names_the_flag_and_the_bound_in_the_users_languag
     assert agreed.returncode == 0 and json.loads(agreed.stdout)["gpu_hours"] == 6
 
 
+def test_an_unknown_gpu_is_said_before_a_missing_schedule(tmp_path: Path) -> None:
+    """`quote --gpu 哈哈` asked for hours a day and days; given them, it then refused the GPU."""
+    done = run_cli("quote", "--gpu", "哈哈", "--lang", "zh", env=OFFLINE, tmp=tmp_path)
+    assert done.returncode == 2 and "未知的 GPU 型号“哈哈”" in done.stderr and "--hours-per-day" not in done.stderr
+
+
 def test_total_gpu_hours_compared_say_they_run_back_to_back(tmp_path: Path) -> None:
     """--compare with --gpu-hours was titled "24 h/day × 12.5 days", a pace nobody said."""
     made = run_cli("quote", "--gpu", "4090", "--gpu-hours", "300", "--compare", env=OFFLINE, tmp=tmp_path)

@@ -118,6 +118,8 @@ def test_bad_values_name_the_field_in_the_users_language_and_write_nothing(tmp_p
         (("balance", "--team", "T1", "--", "autodl", "-5"), "a prepaid balance cannot be negative"),
         (("balance", "autodl", "inf"), "is not a balance"),
         (("balance", "AutoDL!", "5"), "is not a provider name"),
+        (("balance", "AutoDL!"), "is not a provider name"),  # said first: it asked for the balance of AutoDL!
+        (("balance", "阿里云"), "give the balance of aliyun too"),  # named as it is kept
         (("balance", "autodl", "5", "--at", (now + timedelta(days=1)).isoformat()), "is in the future"),
         (("balance", "autodl", "$500", "--currency", "CNY"), "'$500' is in another currency than CNY"),
         (("billing", "slice", "weekly"), "is not a billing basis: give hourly, day, month"),
