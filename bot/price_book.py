@@ -349,6 +349,14 @@ class PriceBook:
         finally:
             db.close()
 
+    def priced_gpus(self) -> list[str]:
+        """The GPUs with a cached price (`prices H800` with none names them, as a quote of it does)."""
+        db = self.db()
+        try:
+            return cache.priced_gpus(db)
+        finally:
+            db.close()
+
     def status(self) -> list[SourceState]:
         """Each source's state. CacheUnavailable, naming the file, when the cache cannot be read."""
         db = self.db()

@@ -249,6 +249,11 @@ def load_prices(db: PriceDb, gpu: str | None = None, source: str | None = None) 
     return [PriceRecord.model_validate({k: v for k, v in row.items() if k in fields and v is not None}) for row in rows]
 
 
+def priced_gpus(db: PriceDb) -> list[str]:
+    """The GPUs the cache has a price for, by name: what a GPU without one is told to choose among."""
+    return [str(row["gpu"]) for row in db.rows(f"SELECT DISTINCT gpu FROM {PRICES} ORDER BY gpu")]
+
+
 def start_run(db: PriceDb, source: str, started: datetime) -> int:
     with writing(db):
         db.utils.table(RUNS).insert({"source": source, "started_at": started.isoformat(), "status": "running"})

@@ -11,6 +11,7 @@ from bot.fields.answers import inline_key
 from bot.fields.metering import PROVIDER_NAMES, provider_id
 from bot.state import Conversation
 from bot.text import Lang, t
+from bot.text.catalogue import tw
 from bot.text.errors import error_text
 from bot.text.format import literal
 from bot.text.quote import offer_cells
@@ -88,7 +89,10 @@ def price_lines(deps: Deps, args: list[str], lang: Lang) -> list[str]:
         lines.append(f"• {gpu_name} · {sold} · {sharing} · {model} · {price} · `{source}` {day} ({age}){stale}")
     if len(offers) > SHOWN:
         lines.append(t("slack.prices_more", lang, more=len(offers) - SHOWN))
-    if not offers:
+    if not offers and gpu is not None and provider is None:  # `价格 H800`: the GPUs that have one, as quote says
+        priced = ", ".join(deps.prices.priced_gpus()) or "-"
+        lines.append(tw("error.quote.no_price", lang, "chat", gpu=gpu, priced=priced))
+    elif not offers:
         lines.append(t("slack.no_prices", lang))
     return lines
 

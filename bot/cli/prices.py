@@ -160,6 +160,10 @@ def prices_list(
         table.add_row(*cells, Text.assemble(age, stale if o.stale else ""))
     if offers:
         print_table(table)
+    elif wanted is not None and source is None:  # --gpu H800: the GPUs that have a price, as quote says
+        with price_book(settings) as book:
+            priced = ", ".join(book.priced_gpus()) or "-"
+        text_console().print(t("error.quote.no_price.cli", lang, gpu=wanted, priced=priced))
     else:
         text_console().print(t("cli.no_prices", lang))
 

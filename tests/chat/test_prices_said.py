@@ -22,6 +22,8 @@ def test_a_provider_said_after_the_gpu_keeps_its_prices_alone(tmp_path: Path) ->
         assert "没有来自“aliyun”的缓存价格：有价格的平台为 autodl" in refused
         assert "1.99 USD/小时" in chat.command("价格 A100-40GB lambda")  # a provider of the cache, after the GPU
         assert "未知的 GPU 型号“B300”" in chat.command("prices B300")  # no GPU and no provider: the GPU's error
+        none = chat.command("价格 H800")  # a known GPU with no price: it said "no cached prices match" alone
+        assert "暂无 H800-80GB 的价格（有价格的 GPU：A10-24GB, A100-40GB" in none, none
 
 
 def test_past_forty_prices_how_many_more_is_said(tmp_path: Path) -> None:

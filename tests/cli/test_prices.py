@@ -509,6 +509,13 @@ def test_prices_list_through_a_pipe_keeps_each_row_whole(tmp_path: Path) -> None
     assert max(len(line) for line in narrow.splitlines()) <= 60 and "…" not in narrow
 
 
+def test_prices_of_a_gpu_without_one_name_the_gpus_with_prices(tmp_path: Path) -> None:
+    """`prices list --gpu H800` said "no cached prices match; run prices refresh", as if the cache were empty."""
+    done = run_cli("prices", "list", "--gpu", "H800", "--lang", "en", env=OFFLINE, tmp=tmp_path)
+    said = " ".join(done.stdout.split())
+    assert done.returncode == 0 and "no cached price for H800-80GB. GPUs with prices: A10-24GB, A100-40GB" in said
+
+
 @pytest.mark.e2e  # starts a process
 def test_listing_prices_imports_no_policy_and_no_quote(tmp_path: Path) -> None:
     """Issue 50: `prices list` opened the price book with the policy and imported the quote's models and the ECB's
