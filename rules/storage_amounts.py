@@ -1,5 +1,5 @@
 """Storage as people type it in chat: a size (`500`, `500G`, `2T`, `1.5 TiB`) and a price per GB-month (`0.35`,
-`0.35元/GB/月`, `¥0.35 per GB-month`, `100元/T/月`).
+`0.35元/GB/月`, `¥0.35 per GB-month`, `100元/T/月`, and what it is per said first: `每GB每月0.3元`).
 
 A T is 1,024 GB: the clouds size and bill disks in GiB (a "2T" data disk is 2,048 GiB in Alibaba's, Tencent's and
 AutoDL's consoles), and this project counts storage in those units throughout (`size_gb`, `price_gb_month`).
@@ -22,6 +22,9 @@ _PRICE = re.compile(
     r"(?:(?:/|每个?|per|a|an|一个?)(?P<unit>g|gb|gib|t|tb|tib))?"  # 三毛五一个G一个月, 0.35每个G每月
     r"(?:(?:/|每|per|-|a|an|一个?)?(?:月|month|mo))?"
 )
+
+_UNIT = r"gib|gb|g|tib|tb|t"  # the longest first: "gb0.3" is no g and "b0.3"
+_PER_FIRST = re.compile(rf"(?:每个?(?P<u1>{_UNIT})每个?月|每个?月每个?(?P<u2>{_UNIT}))(?P<n>.+)")
 
 
 def _said(text: str, field: str, accepted: list[str]) -> str:
@@ -48,6 +51,8 @@ def parse_price_gb_month(text: str) -> float:
     is divided into GB. "350/月" is refused asking: a month of the whole disk, or of a GB, is not guessed (500 GB at
     350 a GB is 175,000 a month)."""
     said = _said(text, "price", PRICE_ACCEPTED).lstrip("¥$").replace("cny", "").replace("rmb", "").replace("usd", "")
+    if leading := _PER_FIRST.fullmatch(said):  # 每GB每月0.3元, 每月每G 0.3: what it is per said first
+        said = f"{leading['n'].lstrip('¥$')}/{leading['u1'] or leading['u2']}/月"
     match = _PRICE.fullmatch(said.removeprefix("-"))
     amount = money_value(match.group("n")) if match else None
     if amount is not None and said.startswith("-"):

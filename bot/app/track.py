@@ -55,10 +55,11 @@ def owner_of(text: str | None, user: str, lang: Lang, platform: str) -> str:
     return found
 
 
-def _storage_amount(raw: dict[str, str], key: str, lang: Lang) -> float:
-    """`size=` (500, 500G, 2T) or `price=` (0.35, 0.35元/GB/月) of storage; the usage when either is missing."""
+def _storage_amount(raw: dict[str, str], key: str, name: str, lang: Lang) -> float:
+    """`size=` (500, 500G, 2T) or `price=` (0.35, 0.35元/GB/月) of storage; which is missing, with an example, when
+    one is (the whole usage was said)."""
     if key not in raw:
-        raise CommandError(t("digest.track_usage", lang))
+        raise CommandError(t(f"digest.track_missing.{key}", lang, name=name))
     try:
         return parse_size_gb(raw[key]) if key == "size" else parse_price_gb_month(raw[key])
     except ParseError as exc:
@@ -120,8 +121,8 @@ def metering_fields(raw: dict[str, str], lang: Lang) -> dict[str, str]:
 
 def _instance(inv: Invocation, rentals: Rentals, name: str, raw: dict[str, str], base: dict[str, Any]) -> None:
     deps, lang = inv.deps, inv.lang
-    if "gpu" not in raw:
-        raise CommandError(t("digest.track_usage", lang))
+    if "gpu" not in raw:  # the one thing an instance needs: the price may come from the cache
+        raise CommandError(t("digest.track_missing.gpu", lang, name=name))
     try:
         cards = cards_typed(raw["cards"], lang) if "cards" in raw else None  # 8, 8卡, 八张, 两台8卡
     except FieldError as exc:
@@ -149,7 +150,7 @@ def _instance(inv: Invocation, rentals: Rentals, name: str, raw: dict[str, str],
 
 def _storage(inv: Invocation, rentals: Rentals, name: str, raw: dict[str, str], base: dict[str, Any]) -> None:
     deps, lang = inv.deps, inv.lang
-    size, price = _storage_amount(raw, "size", lang), _storage_amount(raw, "price", lang)
+    size, price = _storage_amount(raw, "size", name, lang), _storage_amount(raw, "price", name, lang)
     currency = currency_of(raw.get("currency", deps.settings.files.currency), lang)
     created, zone = inv.past(raw.get("created"), inv.deps.now(), "created")
     made = rentals.track_storage(

@@ -54,3 +54,16 @@ def test_the_refusal_is_in_english_for_an_english_speaker(tmp_path: Path) -> Non
     with driving("slack", tmp_path) as chat:
         said = chat.command("track box A100 8cards 60/h lol")
         assert "'lol' is not a GPU, cards, a price, a provider or key=value (read: gpu=A100, cards=8cards" in said
+
+
+def test_what_is_missing_is_named_with_an_example_not_the_whole_usage(tmp_path: Path) -> None:
+    """`登记 存储 日志盘 100G` and `登记 训练机` answered with the whole usage of both kinds; `每GB每月0.3元` (what it
+    is per said first) was no storage price."""
+    with driving("dingtalk", tmp_path) as chat:
+        assert "训练机：是什么 GPU？例如 `track 训练机 A800 8卡 每小时60元`" in chat.command("登记 训练机")
+        assert "日志盘：每 GB 每月多少钱？" in chat.command("登记 存储 日志盘 100G")
+        assert "日志盘：多大？" in chat.command("登记 存储 日志盘 0.3元/GB/月")
+        assert "每月 ¥30" in chat.command("登记 存储 日志盘 100G 每GB每月0.3元")
+        rentals = Rentals(chat.deps.store)
+        [disk] = [s for team in rentals.teams() for s in rentals.storage(team)]
+        assert (disk.size_gb, disk.price_gb_month) == (100.0, 0.3)

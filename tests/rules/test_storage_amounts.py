@@ -38,6 +38,9 @@ def test_a_size_that_is_none_is_refused(typed: str, problem: str | None) -> None
         ("三毛五一个G一个月", 0.35),  # as said aloud: refused before
         ("0.35每个G每月", 0.35),
         ("一百零二块四一个T一个月", 0.1),
+        ("每GB每月0.3元", 0.3),  # what it is per said first: refused before
+        ("每月每GB 0.3元", 0.3),
+        ("每TB每月102.4元", 0.1),
     ],
 )
 def test_a_price_per_gb_month_or_per_t(typed: str, per_gb_month: float) -> None:
