@@ -42,7 +42,7 @@ def list_items(inv: Invocation, args: list[str] | None = None) -> None:
     it (not the zone of the channel `list` was typed in)."""
     rentals, lang, deps = Rentals(inv.deps.store), inv.lang, inv.deps
     lines = []
-    instances, storage = _listed(inv, rentals, [a.lower() for a in args or []])
+    instances, storage, (scope, project) = _listed(inv, rentals, [a.lower() for a in args or []])
     now = deps.now()
     zones = Schedules(deps.store, deps.settings.digest.default_schedule()).zones(
         inv.team, {i.channel for i in instances} | {s.channel for s in storage}
@@ -76,8 +76,9 @@ def list_items(inv: Invocation, args: list[str] | None = None) -> None:
                 spent=money(stored_this_month(s, now.astimezone(zones[s.channel])), s.currency),
             )
         )
-    said = "\n".join([t("digest.list_title", lang), *lines]) if lines else t("digest.list_empty", lang)
-    inv.answer(plain(said, lang))
+    title = t(f"digest.list_title{scope}", lang, project=project)  # whose: `list mine` said the whole team's
+    empty = t("digest.list_empty.mine" if scope == ".mine" else "digest.list_empty", lang)
+    inv.answer(plain("\n".join([title, *lines]) if lines else empty, lang))
 
 
 def _not_ours(hidden_by: str | None, lang: Lang) -> str:
@@ -85,21 +86,27 @@ def _not_ours(hidden_by: str | None, lang: Lang) -> str:
     return " · " + t("digest.button.not_ours", lang) if hidden_by else ""
 
 
-def _listed(inv: Invocation, rentals: Rentals, words: list[str]) -> tuple[list[Any], list[Any]]:
-    """The instances and storage `list`'s words ask for; a word naming none of them is refused saying what is."""
+Listed = tuple[list[Any], list[Any], tuple[str, str]]
+
+
+def _listed(inv: Invocation, rentals: Rentals, words: list[str]) -> Listed:
+    """The instances and storage `list`'s words ask for, and whose they are (its title's key: "", ".all", ".mine",
+    ".project", with the project); a word naming none of them is refused saying what is."""
     every = bool(words) and words[0] in EVERY
     instances = [i for i in rentals.instances(inv.team) if every or not i.hidden_by]  # "Not ours" left out
     storage = [s for s in rentals.storage(inv.team) if every or not s.hidden_by]
     if not words or every:
-        return instances, storage
+        return instances, storage, (".all" if every else "", "")
     if len(words) == 1 and words[0] in MINE:
-        return [i for i in instances if i.owner == inv.user], [s for s in storage if s.owner == inv.user]
+        mine = [i for i in instances if i.owner == inv.user], [s for s in storage if s.owner == inv.user]
+        return *mine, (".mine", "")
     projects = rentals.projects(inv.team)
     wanted = as_spelt(" ".join(words), projects)
     if wanted is None:
         said, known = " ".join(words)[:40], ", ".join(projects) or "—"
         raise CommandError(t("digest.list_usage", inv.lang, said=said, projects=known))
-    return [i for i in instances if i.project == wanted], [s for s in storage if s.project == wanted]
+    of_project = [i for i in instances if i.project == wanted], [s for s in storage if s.project == wanted]
+    return *of_project, (".project", wanted)
 
 
 class _Owned(Protocol):

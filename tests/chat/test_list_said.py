@@ -20,9 +20,11 @@ def test_list_mine_a_project_or_all_and_release_several(tmp_path: Path) -> None:
         Discovered(chat.deps.store).hide(team, "i", "x9", "UADMIN")
         llm = chat.command("list llm")
         assert "a1" in llm and "a2" not in llm and "x9" not in llm
-        assert "a1" in chat.command("列表 我的") and "x9" not in chat.command("list mine")
+        assert "项目 llm 在本组织登记的资源" in llm, llm  # whose they are: each said the whole team's title
+        mine = chat.command("列表 我的")
+        assert "a1" in mine and "x9" not in chat.command("list mine") and "你在本组织登记的资源" in mine, mine
         every = chat.command("list all")
-        assert "x9" in every and "不是我们的" in every and "a2" in every
+        assert "x9" in every and "不是我们的" in every and "a2" in every and "全部资源" in every
         refused = chat.command("list nope")
         assert "“nope”不是这里的项目" in refused and "项目有：cv, llm" in refused
         said = chat.command("release A1")  # names tell capitals apart: the one meant is asked
@@ -31,6 +33,9 @@ def test_list_mine_a_project_or_all_and_release_several(tmp_path: Path) -> None:
         assert rentals.instance(team, "a1").released_at is None  # type: ignore[union-attr]
         chat.command("释放 a1 a2")
         assert all(rentals.instance(team, n).released_at is not None for n in ("a1", "a2"))  # type: ignore[union-attr]
+    with driving("dingtalk", tmp_path / "none") as chat:
+        chat.command("track b1 gpu=A100 price=14/h owner=someone02")
+        assert "还没有你负责的资源" in chat.command("list mine")  # it said nothing is tracked here at all
 
 
 def test_power_said_as_one_chinese_word(tmp_path: Path) -> None:
