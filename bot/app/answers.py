@@ -91,7 +91,8 @@ def price_lines(deps: Deps, args: list[str], lang: Lang) -> list[str]:
         lines.append(t("slack.prices_more", lang, more=len(offers) - SHOWN))
     if not offers and gpu is not None and provider is None:  # `价格 H800`: the GPUs that have one, as quote says
         priced = ", ".join(deps.prices.priced_gpus()) or "-"
-        lines.append(tw("error.quote.no_price", lang, "chat", gpu=gpu, priced=priced))
+        said = tw("error.quote.no_price", lang, "chat", gpu=gpu, priced=priced)
+        lines.append(said[:1].upper() + said[1:])  # a line of its own: "No price for H800-80GB yet …"
     elif not offers:
         lines.append(t("slack.no_prices", lang))
     return lines
