@@ -52,9 +52,13 @@ def analyze(inv: Invocation, args: list[str]) -> None:
 
 def advise(inv: Invocation, args: list[str]) -> None:
     """A profile. Words after the word are answers (they were dropped): all of them at once as typed without it
-    (`advise 10h mem=70/80 …`), or else the first question's (`建议 做lora`: the kind of work), the rest then asked."""
+    (`advise 10h mem=70/80 …`, also with the kind of work first: `advise lora 10h …`), or else the first question's
+    (`建议 做lora`: the kind of work), the rest then asked."""
     if args and answers.is_inline(args):
         _inline(inv, args)
+        return
+    if len(args) > 1 and answers.is_inline(args[1:]):  # `advise lora 10h mem=70/80 …`: the kind of work first
+        _inline(inv, [f"workload={args[0]}", *args[1:]])
         return
     convo = start(inv)
     if args:

@@ -51,6 +51,8 @@ def test_words_after_advise_are_answers_and_after_analyze_or_form_are_refused(tm
         assert convo.step == 2  # the next question is asked
         once = chat.command("advise 10h mem=70/80 mp=no freq=daily resume=no")  # as typed without the word
         assert "独占卡：A100-80GB" in once and "4 项独占指标命中 3 项" in once, once
+        first = chat.command("advise lora 10h mem=70/80 mp=no freq=daily resume=no")  # the kind of work first
+        assert "独占卡：A100-80GB" in first and "LoRA：" in first, first
         machine = chat.command("分析 训练机")
         assert "`analyze` 后面不带参数（收到 训练机）" in machine and "`list` 和 `report`" in machine, machine
         assert "`form` 后面不带参数（收到 hello）" in chat.command("表单 hello")
