@@ -48,7 +48,8 @@ def inline_profile(
 ) -> Conversation:
     """Every answer in the command text: the recommendation at once, through `chat` (in the thread under the
     person's message, where the chat has one: `thread`). CommandError (what was wrong with which answer) when
-    one is unreadable or a required one is missing."""
+    one is unreadable. With a required one missing (`10h mem=70/80`), a profile that keeps those given and asks
+    the rest: it said which were missing, and they were all typed again."""
     raw, typed = inline.parse_pairs(tokens, inline.KEYS, positional="duration", fits=_is_duration, words=True)
     try:
         values = parse_answers(raw)
@@ -59,9 +60,21 @@ def inline_profile(
                 for key, error in exc.errors.items()
             )
         ) from None
-    absent = missing(values)
-    if absent:
-        raise CommandError(t("slack.missing", lang, keys=", ".join(f"`{inline_key(k)}`" for k in absent)))
+    if missing(values):
+        given = {key: str(text) for key, text in raw.items() if text is not None and str(text).strip()}
+        named = {key: typed.get(key, inline_key(key)) for key in given}  # as typed: `10h` first has no key
+        said = ", ".join(literal(text if named[key] == text else f"{named[key]}={text}") for key, text in given.items())
+        return conversation.start(
+            deps,
+            chat,
+            team=team,
+            channel=channel,
+            user=user,
+            lang=lang,
+            answers=given,
+            values=dump_answers(values),
+            note=t("slack.root_kept", lang, answers=said),
+        )
     convo = deps.conversations.create(
         team=team, channel=channel, user=user, lang=lang.value, answers=raw, values=dump_answers(values)
     )

@@ -84,13 +84,28 @@ def place_of(chat: Chat, convo: Conversation) -> Place:
     return Place(chat.platform, convo.team, convo.channel, convo.thread_ts)
 
 
-def start(deps: Deps, chat: Chat, *, team: str, channel: str, user: str, lang: Lang) -> Conversation:
-    """Post the root message (in a DM if the chat refuses) and ask question 1 in its thread."""
-    convo = deps.conversations.create(team=team, channel=channel, user=user, lang=lang.value)
+def start(
+    deps: Deps,
+    chat: Chat,
+    *,
+    team: str,
+    channel: str,
+    user: str,
+    lang: Lang,
+    answers: dict[str, str] | None = None,
+    values: dict[str, Any] | None = None,
+    note: str | None = None,
+) -> Conversation:
+    """Post the root message (in a DM if the chat refuses; `note` under it) and ask the first question not answered
+    yet in its thread (`answers` and their `values`: given before, as typed in one line with some missing)."""
+    convo = deps.conversations.create(
+        team=team, channel=channel, user=user, lang=lang.value, answers=answers, values=values
+    )
     # Held until question 1 and its message are saved: a click on it that comes at once (it is on screen as
     # soon as it is posted) waits, instead of reading the conversation before it knows its own question.
     with deps.store.lock(convo.id):
-        posted = chat.post(Place(chat.platform, team, channel), partial(says.root, user), lang, fallback_user=user)
+        say = partial(says.root, user, note=note)
+        posted = chat.post(Place(chat.platform, team, channel), say, lang, fallback_user=user)
         convo.channel, convo.thread_ts = posted.place.channel, posted.id
         convo.note = posted.moved_because
         deps.conversations.save(convo)

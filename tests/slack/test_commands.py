@@ -7,6 +7,7 @@ from typing import Any
 
 from slack_sdk.models.views import View
 
+from bot.chat.conversation import current
 from tests.support.bundled import BUNDLED_ROWS
 from tests.support.fake_slack import sign
 from tests.support.slack_harness import SECRET, Harness, running_app
@@ -71,11 +72,17 @@ def test_inline_with_a_bad_value_names_the_key_typed_and_points_to_help(tmp_path
         assert header_posts(h) == []
 
 
-def test_inline_with_missing_answers_names_them(tmp_path: Path) -> None:
+def test_inline_with_missing_answers_keeps_them_and_asks_the_rest(tmp_path: Path) -> None:
+    """It answered "Missing answers: `mp`, `freq`, `resume`", and every answer was typed again: the profile now
+    keeps those given, says so under its first message, and asks only the rest in its thread."""
     with running_app(tmp_path) as h:
         h.send.command("10h mem=70/80", response_url=h.fake.response_url())
-        (reply,) = h.fake.wait_for(lambda: responses(h))
-        assert "Missing answers: `mp`, `freq`, `resume`" in reply["text"]
+        (root,) = h.fake.wait_for(lambda: [p for p in h.posts() if "Kept from your line" in h.texts(p)])
+        assert "Kept from your line: 10h, mem=70/80." in h.texts(root), h.texts(root)
+        convo = h.fake.wait_for(lambda: h.deps.conversations.by_thread("T1", root["channel"], root["_ts"]))
+        assert convo.answers == {"duration": "10h", "memory": "70/80"}
+        step = current(convo)
+        assert convo.values["duration"]["hours"] == 10.0 and step is not None and step.ask.key == "workload"
 
 
 def test_unknown_subcommand_and_unknown_key(tmp_path: Path) -> None:
