@@ -1,9 +1,12 @@
 """What a first message says when it names no sub-command (`你好`, `怎么用`, `A100多少钱`, `我想租卡`): each was
 "unknown sub-command", the bot's first answer to a person trying it out. A greeting or a how-to question is
 answered with the help, a price question with the cached prices of the GPU it names (or the quote of the run it
-says with it), a wish to rent with the profile that picks the card. Anything else stays unknown (with the nearest
-sub-command, bot/app/table.py). Patterns over a few words, not an intent classifier: each reading is said back by
-what it answers, and a word it misses is the unknown sub-command it was."""
+says with it), a wish to rent with the profile that picks the card, a question of what is left with the balances
+(`查一下余额`), one of what was spent with that period's report (`本月花了多少钱`; this month's, when none is
+said). Anything else stays unknown (with the nearest sub-command, bot/app/table.py). Patterns over a few words,
+not an intent classifier: each reading is said back by what it answers, and a word it misses is the unknown
+sub-command it was. Where chats have no threads, these questions are answered even while a profile is open, if
+they are no answer to its question (bot/app/threadless.py)."""
 
 from __future__ import annotations
 
@@ -55,7 +58,21 @@ def free_words(text: str) -> tuple[str, list[str]] | None:
             return "prices", [gpu]
     if _RENT.search(said):
         return "advise", []
+    if _BALANCE.search(said):  # 查一下余额, 还剩多少钱: the balances and how long each lasts
+        return "balance", []
+    if _SPENT.search(said):  # 本月花了多少钱, 上周花了多少: that period's report (this month's, none said)
+        period = " ".join(_ASKED.compiled.sub(" ", _SPENT.compiled.sub(" ", said)).split())
+        return "report", [period or "this-month"]
     return None
+
+
+_BALANCE = lazy(r"余额|还剩多少钱|\bbalances?\b|how much (?:is )?left", re.IGNORECASE)
+_SPENT = lazy(
+    r"(?:一共|总共)?花了?多少(?:钱)?|花费|开销|花销|how much (?:did|have) we spen[dt]|spending|spent", re.IGNORECASE
+)
+_ASKED = lazy(  # the question's words around the period of a spend question
+    r"我们|咱们|大家|团队|一共|总共|了|的|呢|啊|吗|？|\?|(?<![a-z])(?:we|in|this|the|so far)(?![a-z])", re.IGNORECASE
+)
 
 
 def _gpu_in(text: str) -> str | None:

@@ -13,8 +13,10 @@ from dataclasses import dataclass
 from bot.app import card_again, table
 from bot.app.buttons import Done, Press, Refusal, handler_for
 from bot.app.capture import SentFile
+from bot.app.free_words import free_words
 from bot.app.invocation import CommandError, Form, Invocation
 from bot.app.thread import ThreadMessage, on_thread_message
+from bot.chat import conversation
 from bot.chat.message import Message, plain
 from bot.chat.port import Actor, Chat, Place, Teller
 from bot.chat.send_keys import send_key
@@ -23,6 +25,9 @@ from bot.fields.answers import BY_KEY, inline_key
 from bot.state import Conversation
 from bot.state.schedules import Schedules
 from bot.text import Lang
+from rules.answers import answer_in_context
+from rules.errors import ParseError
+from rules.questions import SKIP_WORDS
 
 
 @dataclass(frozen=True)
@@ -115,7 +120,7 @@ def typed(
     words = text.split()
     if words and words[0].lower() not in table.SUBCOMMANDS:  # words that are no command answer an open profile
         convo = deps.conversations.open_for(team, channel, user)
-        if convo is not None and convo.thread_ts:
+        if convo is not None and convo.thread_ts and not _asks_instead(convo, text):
             reply = ThreadMessage(team, channel, convo.thread_ts, user, text, None, request_key)
             if on_thread_message(deps, wing.chat, wing.teller(Lang(convo.lang)), reply):
                 return
@@ -125,6 +130,22 @@ def typed(
         table.run(inv, text)
     except CommandError as exc:
         inv.answer(plain(f"{exc}\n{wing.line('see_help', lang)}", lang))
+
+
+def _asks_instead(convo: Conversation, text: str) -> bool:
+    """Whether a message sent while a profile is open asks something else (`4090一天多少钱`, `查一下余额`): no answer
+    to its open question, but a question the table answers. Without threads every message went to the profile,
+    which refused it as an answer."""
+    if free_words(text) is None:
+        return False
+    step = conversation.current(convo)
+    if step is None or (not step.required and text.strip().lower() in SKIP_WORDS):
+        return False
+    try:
+        answer_in_context(step.ask.key, text, convo.values)
+    except ParseError:
+        return True
+    return False
 
 
 def unread(wing: Wing, deps: Deps, team: str, channel: str, text_lang: Lang | None = None) -> None:

@@ -21,7 +21,11 @@ from tests.chat.test_both_platforms import driving
      # a run said with the GPU: its quote
      ("A100 每天4小时 两周 多少钱", ("quote", ["A100", "每天4小时", "两周"])),
      ("how much for an H100 4x14", ("quote", ["H100", "4x14"])),
-     ("4090 跑3天 大概多少钱", ("quote", ["4090", "跑3天"]))],
+     ("4090 跑3天 大概多少钱", ("quote", ["4090", "跑3天"])),
+     # what is left, and what was spent (in a period, this month's when none is said)
+     ("查一下余额", ("balance", [])), ("还剩多少钱", ("balance", [])), ("本月花了多少钱", ("report", ["本月"])),
+     ("上周花了多少", ("report", ["上周"])), ("我们最近7天花了多少钱", ("report", ["最近7天"])),
+     ("花了多少钱", ("report", ["this-month"])), ("how much did we spend last week", ("report", ["last week"]))],
 )  # fmt: skip
 def test_what_a_message_without_a_sub_command_means(said: str, meant: tuple[str, list[str]] | None) -> None:
     assert free_words(said) == meant
@@ -56,3 +60,19 @@ def test_words_after_advise_are_answers_and_after_analyze_or_form_are_refused(tm
         machine = chat.command("分析 训练机")
         assert "`analyze` 后面不带参数（收到 训练机）" in machine and "`list` 和 `report`" in machine, machine
         assert "`form` 后面不带参数（收到 hello）" in chat.command("表单 hello")
+
+
+def test_a_question_asked_while_a_profile_is_open_is_answered_where_chats_have_no_threads(tmp_path: Path) -> None:
+    """In DingTalk and WeCom every message went to the open profile: `4090一天多少钱` was refused as the kind of
+    work. A question the table answers that is no answer to the open question is answered; the profile stays."""
+    with driving("dingtalk", tmp_path) as chat:
+        chat.start()
+        asked = chat.convo()
+        prices = chat.command("4090一天多少钱")
+        assert "缓存的价格 — RTX4090-24GB" in prices, prices
+        assert "尚未记录预付余额" in chat.command("查一下余额")
+        assert "本群没有租用记录" in chat.command("本月花了多少钱")
+        after = chat.convo()
+        assert (after.status, after.answers, after.question_ts) == ("active", asked.answers, asked.question_ts)
+        chat.reply("lora")  # an answer is still the profile's
+        assert chat.convo().answers.get("workload") == "lora"
