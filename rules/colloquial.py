@@ -318,6 +318,18 @@ _PERIOD = lazy(
 )
 _PERIOD_DAYS = {"d": 1, "day": 1, "天": 1, "week": 7, "wk": 7, "周": 7, "星期": 7, "礼拜": 7, "month": 30, "月": 30}
 _WEEKDAYS = lazy(r"weekdays|工作日|周一至周五|周一到周五|mon-fri")
+# so many days of each week (每周3天, 一周三天, 3 days a week): the period's days scaled to them, as weekdays are to 5
+_WEEK_DAYS_USED = lazy(
+    rf"(?:每周|一周|1\s*周|每星期|每个星期)\s*(?P<a>{NUM}|[一二两三四五六七])\s*天|(?P<b>{NUM})\s*days?\s*(?:a|per|each)\s*week"
+)  # 每周三天 keeps its 三: 周三 is a Wednesday to the numbers' reader, so the figure may be a numeral here
+_NUMERALS = {"一": 1.0, "二": 2.0, "两": 2.0, "三": 3.0, "四": 4.0, "五": 5.0, "六": 6.0, "七": 7.0}
+
+
+def _days_used(found: re.Match[str]) -> float:
+    said = found["a"] or found["b"]
+    return _NUMERALS.get(said) or float(said)
+
+
 _ALL_DAY = lazy(  # "跑3天", "连续跑两周", "3 days straight": a run of days, every hour of them
     r"全天候|全天|不间断|不停|一直跑|连续跑|连续|跑(?=\s*\d)|24\s*/\s*7|(?:a?round )?the clock|nonstop|non-stop"
     r"|all day|straight|continuously"
@@ -361,8 +373,11 @@ def _in_pieces(norm: str) -> tuple[tuple[float, float], str] | None:
             return None
         return (24.0, _count(period.group("n")) * _period_days(period.group("unit"))), _cut(rest, period)
     weekdays = _WEEKDAYS.search(norm)
+    a_week = 5.0 if weekdays is not None else None
     if weekdays is not None:
         rest = _cut(rest, weekdays)
+    elif (per_week := _WEEK_DAYS_USED.search(rest)) is not None and 0 < _days_used(per_week) <= 7:
+        rest, a_week = _cut(rest, per_week), _days_used(per_week)
     if hours is None and weekdays:
         hours = re.search(rf"(?P<a>{NUM})\s*(?:hours?|hrs?|h|个?小时)", rest)
         rest = _cut(rest, hours) if hours else rest
@@ -370,11 +385,11 @@ def _in_pieces(norm: str) -> tuple[tuple[float, float], str] | None:
         return None
     per_day = float(hours.group("a") or hours.group("b"))
     period = _PERIOD.search(rest)
-    if period is None:
-        return ((per_day, 22.0), rest) if weekdays else None
+    if period is None:  # weekdays: a month of them (22); so many days a week: a month's worth
+        return ((per_day, 22.0 if weekdays else round(30 * a_week / 7)), rest) if a_week else None
     days = _count(period.group("n")) * _period_days(period.group("unit"))
-    if weekdays:
-        days = round(days * 5 / 7)
+    if a_week:
+        days = round(days * a_week / 7)
     return (per_day, days), _cut(rest, period)
 
 

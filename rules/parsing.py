@@ -894,6 +894,21 @@ def parse_schedule(text: str) -> Schedule:
     raise ParseError("schedule", text, ACCEPTED["schedule"])
 
 
+_PERIOD_ALONE = lazy(r"(?:\d+(?:\.\d+)?|an?|one)\s*个?\s*(?:天|日|周|星期|礼拜|月|days?|weeks?|months?)")
+
+
+def parse_rental_schedule(text: str) -> Schedule:
+    """A quote's schedule: parse_schedule's, or a period said alone (`一个月`, `10天`, `两周`, `a month`): the card
+    rented for it, every hour of it, as 包月 and 跑3天 are. Only a quote reads it so: it prices renting, while the
+    profile's schedule question asks the hours of use (there "一个月" says no hours a day, and is asked)."""
+    try:
+        return parse_schedule(text)
+    except ParseError:
+        if _PERIOD_ALONE.fullmatch(_prepare("schedule", text)) is None:
+            raise
+        return parse_schedule(f"连续跑 {text}")
+
+
 # a card rented for a whole period, as platforms sell it (包月: a month's rental, used or not): every hour of it
 _RENTED_WHOLE = {"包天": 1.0, "包周": 7.0, "包月": 30.0, "包年": 365.0, "整月": 30.0, "monthly": 30.0,
                  "by the month": 30.0, "a whole month": 30.0}  # fmt: skip

@@ -32,7 +32,7 @@ from pricing.fx import ECB_CURRENCIES
 from pricing.quote import Quote, QuoteRequest
 from rules.errors import ParseError, UnknownGPU
 from rules.gpus import canonical_gpu, counted_gpu
-from rules.parsing import parse_schedule, parse_share
+from rules.parsing import parse_rental_schedule, parse_share
 
 YES, NO = ("yes", "y", "true", "1", "是", "要"), ("no", "n", "false", "0", "否", "不")
 
@@ -40,7 +40,7 @@ YES, NO = ("yes", "y", "true", "1", "是", "要"), ("no", "n", "false", "0", "�
 def request_of(deps: Deps, raw: dict[str, str], lang: Lang) -> QuoteRequest:
     if "schedule" not in raw and "gpu_hours" not in raw:
         raise CommandError(t("error.quote_needs_schedule", lang))
-    schedule = parse_schedule(raw["schedule"]) if "schedule" in raw else None
+    schedule = parse_rental_schedule(raw["schedule"]) if "schedule" in raw else None
     currency = currency_code(raw.get("currency", deps.settings.files.currency))  # USD, 美元
     if currency not in ECB_CURRENCIES:
         raise CommandError(
@@ -140,7 +140,8 @@ def _bare(args: list[str]) -> tuple[list[str], dict[str, str]]:
         found["currency"] = word
         bare.remove(word)
     bare = [w for w in bare if w.lower() not in OPTION_WORDS]  # every quote prices each option
-    schedule = inline.longest_reading(bare, parse_schedule)  # `每天4小时 14天`; else refused naming the word, the keys
+    # `每天4小时 14天`, `一个月` (rented for it); else refused naming the word, the keys
+    schedule = inline.longest_reading(bare, parse_rental_schedule)
     if schedule is not None:
         start, end = schedule
         found["schedule"], bare = " ".join(bare[start:end]), bare[:start] + bare[end:]

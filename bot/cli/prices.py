@@ -230,16 +230,16 @@ def _request(settings: Settings, fields: dict[str, Any], share: str | None) -> Q
 
 
 def _schedule(said: str | None, hours_per_day: float | None, days: float | None, lang: Lang) -> dict[str, float]:
-    """--schedule read as chat's `hours=` and advise's schedule answer are (rules/parsing.py); with either of the
-    two flags it says the same twice, which is refused."""
+    """--schedule read as chat's `hours=` is (rules/parsing.py; a period alone, `一个月`, is the card rented for it);
+    with either of the two flags it says the same twice, which is refused."""
     if said is None:
         return {}
     if hours_per_day is not None or days is not None:
         raise fail(t("cli.schedule_twice", lang))
-    from rules.parsing import parse_schedule
+    from rules.parsing import parse_rental_schedule
 
     try:
-        read = parse_schedule(said)
+        read = parse_rental_schedule(said)
     except ParseError as exc:
         raise fail(f"--schedule: {error_text(exc, lang)}") from None
     return {"hours_per_day": read.hours_per_day, "days": read.days}

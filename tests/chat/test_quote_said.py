@@ -23,6 +23,9 @@ def test_words_beside_the_schedule_are_read_or_named(tmp_path: Path) -> None:
         run = chat.command("报价 A100 8卡 跑3天")  # a run of days, every hour of them
         assert "A100-80GB × 8 的费用：每天 24 小时 × 3 天" in run, run
         assert "“currency”给出了两次" in chat.command("quote A100 4x14 USD currency=CNY")
+        month = chat.command("报价 A100 一个月")  # a period alone: the card rented for it (refused, naming it)
+        assert "每天 24 小时 × 30 天" in month and "¥11,500" in month, month
+        assert "A100-80GB × 2 的费用：每天 24 小时 × 10 天" in chat.command("报价 A100 两张 10天")
         total = chat.command("quote H100 100 gpu hours")  # "gpu" is no cards word here
         assert "共 100 GPU 小时（按连续运行计价，约 4.2 天）" in total and "买卡" not in total, total
 

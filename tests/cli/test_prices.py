@@ -564,6 +564,15 @@ def test_a_quote_out_of_bounds_names_the_flag_and_the_bound_in_the_users_languag
     assert agreed.returncode == 0 and json.loads(agreed.stdout)["gpu_hours"] == 6
 
 
+def test_a_period_alone_is_the_card_rented_for_it(tmp_path: Path) -> None:
+    """`--schedule 一个月` was refused: a quote prices renting, and a month alone is the card rented for it (24 h a
+    day), as chat's `报价 A100 一个月` and 包月 are."""
+    done = run_cli("quote", "--gpu", "A100", "--schedule", "一个月", "--json", env=OFFLINE, tmp=tmp_path)
+    assert done.returncode == 0, done.stderr
+    made = json.loads(done.stdout)
+    assert (made["hours_per_day"], made["days"], made["dedicated"]["amount"]) == (24, 30, 11500)
+
+
 def test_an_unknown_gpu_is_said_before_a_missing_schedule(tmp_path: Path) -> None:
     """`quote --gpu 哈哈` asked for hours a day and days; given them, it then refused the GPU."""
     done = run_cli("quote", "--gpu", "哈哈", "--lang", "zh", env=OFFLINE, tmp=tmp_path)
