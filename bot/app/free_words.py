@@ -15,7 +15,7 @@ import re
 from bot.chat.inline import longest_reading
 from rules.errors import UnknownGPU
 from rules.gpus import canonical_gpu, counted_gpu
-from rules.parsing import parse_schedule
+from rules.parsing import parse_rental_schedule
 from rules.patterns import lazy
 
 _HELLO = lazy(
@@ -52,7 +52,7 @@ def free_words(text: str) -> tuple[str, list[str]] | None:
         asked = _QUESTION.compiled.sub(" ", said).split()  # `A100 每天4小时 两周 多少钱`: the run priced
         while asked and asked[0].lower() in ("for", "of", "on"):  # "how much for an H100 4x14"
             asked.pop(0)
-        if gpu is not None and len(asked) > 1 and longest_reading(asked, parse_schedule) is not None:
+        if gpu is not None and len(asked) > 1 and longest_reading(asked, parse_rental_schedule) is not None:
             return "quote", asked
         if gpu is not None:
             return "prices", [gpu]

@@ -21,7 +21,7 @@ from tests.chat.test_both_platforms import driving
      # a run said with the GPU: its quote
      ("A100 每天4小时 两周 多少钱", ("quote", ["A100", "每天4小时", "两周"])),
      ("how much for an H100 4x14", ("quote", ["H100", "4x14"])),
-     ("4090 跑3天 大概多少钱", ("quote", ["4090", "跑3天"])),
+     ("4090 跑3天 大概多少钱", ("quote", ["4090", "跑3天"])), ("A100 一个月 多少钱", ("quote", ["A100", "一个月"])),
      # what is left, and what was spent (in a period, this month's when none is said)
      ("查一下余额", ("balance", [])), ("还剩多少钱", ("balance", [])), ("本月花了多少钱", ("report", ["本月"])),
      ("上周花了多少", ("report", ["上周"])), ("我们最近7天花了多少钱", ("report", ["最近7天"])),
