@@ -138,6 +138,9 @@ def read_answers(raw: dict[str, str | None], lang: Lang, *, console: Console | N
     if absent:
         names = ", ".join(f"{flag(k)} ({k.replace('_', ' ')})" for k in absent)
         say(t("cli.missing_answers", lang, names=names))
+        model = model_said(raw.get("workload") or "", parsed) if "memory" in absent else None
+        if model:  # `--workload "做lora微调 qwen2-7b"`: the memory's answer is one flag away
+            say(t("cli.memory_from_workload", lang, flag=flag("memory"), model=model))
         return None
     return parsed
 

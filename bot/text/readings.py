@@ -128,5 +128,7 @@ def echo(key: str, text: str, value: Any, lang: Lang, cards: int | None = None, 
     from rules.numbers import normalise
     from rules.spoken import spoken
 
-    ranged = key not in ("schedule", "memory") and _RANGE.search(spoken(normalise(text))) is not None
+    # a name read among words has no upper end: "做lora微调 qwen2-7b" is LoRA, not "the upper end" of its "2-7"
+    named = key in ("schedule", "memory", "workload", "phase", "gpu", "sharing")
+    ranged = not named and _RANGE.search(spoken(normalise(text))) is not None
     return t("read.echo.range" if ranged else "read.echo", lang, reading=read, text=text.strip())

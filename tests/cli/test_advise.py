@@ -114,6 +114,15 @@ def test_interactive_memory_question_takes_the_model_the_kind_of_work_named_on_e
     assert "peak 70 GB of 80 GB" in " ".join(said.stdout.split()), said.stdout
 
 
+def test_a_missing_memory_says_the_flag_that_estimates_it_from_the_model_named(tmp_path: Path) -> None:
+    """Without --memory-peak, the model the kind of work named is one flag away: said beside what is missing."""
+    flags = ("--workload", "做lora微调 qwen2-7b", "--duration", "3h", "--model-parallel", "no", "--frequency", "daily")
+    done = run_cli("advise", *flags, "--can-resume", "yes", "--no-interactive", "--lang", "en", tmp=tmp_path)
+    assert done.returncode == 2 and "missing answers: --memory-peak (memory)" in done.stderr
+    assert "the kind of work names a model: --memory-peak qwen2-7b estimates its memory" in done.stderr
+    assert "upper end" not in done.stderr  # the workload read back as LoRA, not "the upper end of" qwen2-7b's 2-7
+
+
 def test_interactive_memory_question_offers_the_estimate_from_the_model(tmp_path: Path) -> None:
     answers = "lora\n3h\n13B 全参微调\nyes\ndaily\nyes\n\n\n\n"
     result = run_cli("advise", "--interactive", "--lang", "en", stdin=answers, tmp=tmp_path)

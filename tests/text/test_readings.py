@@ -18,6 +18,9 @@ from rules.questions import BY_KEY
          "Other work (the general rules) (from “离线推理”)"),
         ("phase", "上线了", "后期部署期（来自“上线了”）", "Deployment (from “上线了”)"),
         ("serving_hours", "business hours", "每天 9 小时（来自“business hours”）", "9 h a day (from “business hours”)"),
+        # a model's name beside the kind of work: its "2-7" is no range (it said "the upper end of")
+        ("workload", "做lora微调 qwen2-7b", "LoRA（来自“做lora微调 qwen2-7b”）", "LoRA (from “做lora微调 qwen2-7b”)"),
+        ("serving_hours", "8-10", "每天 10 小时（取“8-10”的上限）", "10 h a day (the upper end of “8-10”)"),
     ],
 )  # fmt: skip
 def test_an_answer_read_among_other_words_is_said_back(key: str, said: str, zh: str, en: str) -> None:
