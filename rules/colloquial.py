@@ -104,6 +104,8 @@ _ROOMY = lazy(
 
 
 _MEMORY_WORD = lazy(r"^(?:显存|memory|vram)\s*(?:是|有点|比较|很|is)?\s*|\s*(?:了|啊|呢|的)$")
+# who is said to fit, before what its memory does ("it fits easily", "it's almost full", "our model barely fits")
+_SUBJECT = lazy(r"^(?:it is|it's|it|we are|we're|we|(?:the|our|my) (?:job|model|run|training))\s+")
 
 
 # the card named before what its memory does ("80G的卡快满了", "A100快满了", "24G的卡不够用")
@@ -121,6 +123,7 @@ _ON_THE_CARD = lazy(
 def memory_full(norm: str) -> bool | None:
     """True for "快满了"/"almost full"/"显存不够"/"OOM了", False for "够用"/"显存够用"/"plenty of room"; None when
     neither."""
+    norm = _SUBJECT.sub("", norm).strip() or norm  # "it fits easily on a 24GB card": what it does
     norm = _MEMORY_WORD.sub("", norm).strip()  # "显存不够", "显存够用了": the memory named, then what it does
     norm = _MEMORY_WORD.sub("", _CARD_NAMED.sub("", norm)).strip() or norm  # "80G的卡快满了", "A100快满了"
     norm = _ON_THE_CARD.sub("", norm).strip() or norm  # "fits easily on a 24GB card", "plenty of room on the A100"
