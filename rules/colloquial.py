@@ -88,7 +88,8 @@ def duration_words(norm: str) -> str:
 
 _FULL = lazy(
     r"^(?:(?:快|几乎|差不多|基本)?(?:满了?|占满了?|用满了?|吃满了?"
-    r"|爆了?|要爆了?)|爆显存|会爆显存|(?:会|经常|老是|总是)?oom|out of memory|不够用?|不太够|很紧张|紧张|吃紧"
+    r"|爆了?|要爆了?|会爆|容易爆)|爆显存|会爆显存|(?:会|经常|老是|总是)?oom|out of memory"
+    r"|不够用?|不太够|很紧张|紧张|吃紧"
     r"|(?:almost|nearly|basically|practically)? ?(?:full|maxed out|at the limit|tight|very tight)"
     r"|the whole card|all of it|(?:it |we )?(?:ooms?|runs? out of memory)"
     r"|barely fits|just fits|close to (?:full|the limit)|刚好够用?|刚刚够用?|勉强够用?|勉强放得下|刚好放得下"

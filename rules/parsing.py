@@ -421,6 +421,8 @@ _LEVELS = {"high": FrequencyLevel.HIGH, "高": FrequencyLevel.HIGH, "高频": Fr
            "seldom": FrequencyLevel.LOW, "只跑1次": FrequencyLevel.LOW, "就跑1次": FrequencyLevel.LOW,
            "只1次": FrequencyLevel.LOW, "就1次": FrequencyLevel.LOW, "1次性": FrequencyLevel.LOW,
            "1次性的": FrequencyLevel.LOW,  # 只跑一次, 一次性的: their numerals read by then
+           "就这1次": FrequencyLevel.LOW, "只这1次": FrequencyLevel.LOW, "就这么1次": FrequencyLevel.LOW,
+           "仅此1次": FrequencyLevel.LOW, "就1回": FrequencyLevel.LOW,
            "once only": FrequencyLevel.LOW, "just once": FrequencyLevel.LOW, "only once": FrequencyLevel.LOW,
            "one-off": FrequencyLevel.LOW, "one off": FrequencyLevel.LOW, "a one-off": FrequencyLevel.LOW}  # fmt: skip
 _A_WEEK = {"day": 7.0, "天": 7.0, "日": 7.0, "week": 1.0, "周": 1.0, "星期": 1.0, "礼拜": 1.0, "month": 12 / 52,
