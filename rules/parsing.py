@@ -525,10 +525,14 @@ def parse_workload(text: str) -> Workload:
     found = _named_among(plain, _WORKLOADS, _WORK_WORDS)
     if found is None:  # "微调 llama3-8b", "fine-tune qwen": which kind is asked, as of "微调" alone
         which = next((problem for word, problem in _WHICH_AMONG if word.search(norm)), None)
+        if which is None and _SERVED_FOR.search(norm):  # "给客服做个RAG问答": what a service is for
+            return Workload.INFERENCE
         raise ParseError("workload", text, ACCEPTED["workload"], which)
     return found
 
 
+# what a service is for, said without serving's own words: read only when no training is said ("问答模型微调" asks)
+_SERVED_FOR = lazy(r"\brag\b|rag(?=[\u4e00-\u9fff])|问答|客服|智能助手|聊天机器人|chatbot|copilot|知识库")
 # the words of training that say no kind, inside other words (a model's name around them): which kind is asked
 _WHICH_AMONG = (
     (lazy(r"微调|fine-?tun|tuning"), "which_finetune"),
@@ -586,7 +590,10 @@ _PHASE_WORDS = (
     (lazy(r"(?:快|准备|即将|马上|就要|about to|soon to)\s*要?\s*(?:上线|部署|go live|launch|deploy)"), Phase.STABLE),
     (lazy(r"上线|部署|生产|线上|后期|production|prod\b|deploy|\blive\b"), Phase.DEPLOYMENT),
     (
-        lazy(r"探索|开始|起步|早期|初期|研发|实验|试验|poc|原型|预研|调研|prototyp|research|explor|early|experiment"),
+        lazy(
+            r"探索|开始|起步|早期|初期|研发|实验|试验|poc|原型|预研|调研|prototyp|research|explor|early|experiment"
+            r"|^试试?$|在试|试水|尝试|trying|trial"
+        ),
         Phase.EXPLORATION,
     ),
     (lazy(r"稳定|迭代|成熟|中期|stable|steady|matur"), Phase.STABLE),
@@ -655,7 +662,9 @@ _QPS_WORDS = lazy(
 )
 _P99_UNIT = r"ms|毫秒|milliseconds?|millis|msecs?|s|秒|seconds?"
 _P99_WORDS = lazy(
-    r"^(?:p99|p99延迟|p99 latency|99分位(?:延迟)?|99线|尾延迟|tail latency|latency|延迟|目标)?\s*"
+    r"^(?:p99|p99延迟|p99 latency|99分位(?:延迟)?|99线|尾延迟|tail latency|latency|延迟|目标"
+    r"|首字延迟|首token延迟|首字|ttft|time to first token|响应时间|response time)?\s*"
+    r"(?:最好|希望|尽量|ideally|preferably)?\s*"
     r"(?:要|需要|必须|should be|must be|needs to be|target|is)?\s*(?:在|控制在)?\s*|\s*(?:at p99|p99)$"
 )
 _YEARLY_UNIT = r"h|hrs?|hours?|gpu[- ]?hours?|gpu[- ]?hrs?|card[- ]hours?|小时|卡时|gpu小时|机时"
@@ -780,6 +789,21 @@ _DAY_WORDS = (
     | dict.fromkeys(("白天", "daytime", "during the day", "in the daytime", "daytime only"), 12.0)
 )  # 9-18, 8-20
 _SPAN_APART = lazy(r"\s*(?:到|至|~|～|–|-|\bto\b|\buntil\b|\btill\b)\s*")
+_NIGHT_OFF = lazy(  # "晚上基本没人": the night, said to be unused
+    r"^(?:晚上|夜里|夜间|半夜|at night|nights?)\S*\s*(?:基本|几乎)?"
+    r"(?:没人|没有人|不用|没什么人|关掉|空着|nobody|unused|off)"
+)
+_DAY_VERBS = lazy(r"(?:在用|用|跑|开着|在线|上班)$")
+
+
+def _day_said(text: str) -> str:
+    """A service's day as named, without what is said around it: "白天用，晚上基本没人" is 白天 (the night's words
+    say the same), "白天用" is 白天."""
+    parts = re.split(r"[,，;；]\s*", text.strip().lower(), maxsplit=1)
+    first, rest = parts[0], parts[1] if len(parts) > 1 else ""
+    if rest and _NIGHT_OFF.match(rest) is None:
+        return text.strip().lower()
+    return _DAY_VERBS.sub("", first).strip()
 
 
 _HOUR_SAID = r"[\d一二三四五六七八九十]{1,3}"
@@ -814,8 +838,9 @@ def parse_serving_hours(text: str) -> float:
     """Hours a day an inference service serves: '24/7', 'always', '一直运行' (24), '8h a day', '每天12小时'."""
     if _ALWAYS.match(_prepare("serving_hours", text)):
         return 24.0
-    if text.strip().lower() in _DAY_WORDS:  # 半天, business hours, 白天: the hours they span (the echo says so)
-        return _DAY_WORDS[text.strip().lower()]
+    day = _day_said(text)
+    if day in _DAY_WORDS:  # 半天, business hours, 白天: the hours they span (the echo says so)
+        return _DAY_WORDS[day]
     span = _clock_span(text)  # 9点到18点, 9:00-21:00: the hours between
     if span is not None:
         return span

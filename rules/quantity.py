@@ -39,10 +39,10 @@ _BELOW_BEFORE = (
     r"|不到|少于|小于|低于|不超过|不高于|不足|最多"
 )
 _ABOVE_AFTER = r"以上|\+|or more|plus|and up|不止"
-_BELOW_AFTER = r"以内|以下|之内|不到|or less|or under|at most|max|tops"
+_BELOW_AFTER = r"以内|以下|之内|内|不到|or less|or under|at most|max|tops"  # 内: "一秒内", "500毫秒内"
 _SOME_AFTER = r"多|出头|something|odd|-odd"
 _CLOSED = {">=", "≥", "at least", "至少", "起码", "最少", "不少于", "不低于", "<=", "≤", "at most", "no more than",
-           "within", "not more than", "up to", "不超过", "不高于", "最多", "以内", "之内", "or less", "max",
+           "within", "not more than", "up to", "不超过", "不高于", "最多", "以内", "之内", "内", "or less", "max",
            "tops"}  # fmt: skip
 _APPROX = lazy(r"^\s*[~≈]|(?:^|\s)(?:or so|give or take|ish)(?:\s|$)|(?<=\d)-?ish\b|左右|上下(?!文)")
 
