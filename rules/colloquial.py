@@ -17,9 +17,11 @@ NUM = r"\d+(?:\.\d+)?"
 
 # --- any question -------------------------------------------------------------------------------
 
-_UNSURE = lazy(
-    r"^(?:not sure|unsure|no idea|i don'?t know|don'?t know|dunno|idk|depends|it depends|hard to say"
-    r"|不确定|不知道|不清楚|说不好|说不准|看情况|不好说|没概念)$"
+_UNSURE = lazy(  # with what people say around it: "no idea honestly" was read as a "no"
+    r"^(?:honestly,?\s*|说实话,?\s*|老实说,?\s*)?"
+    r"(?:not sure|unsure|no idea|no clue|not a clue|i don'?t know|don'?t know|i have no idea|dunno|idk|depends"
+    r"|it depends|hard to say|不确定|不知道|不清楚|说不好|说不准|看情况|不好说|没概念|也不知道|还不知道)"
+    r"(?:,?\s*(?:honestly|really|tbh|yet|at all|right now|atm|at the moment|to be honest|for now|说实话|呢|啊))?$"
 )
 
 

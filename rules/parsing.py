@@ -6,6 +6,7 @@ Every parser takes arbitrary text and either returns an answer or raises ParseEr
 
 from __future__ import annotations
 
+import contextlib
 import re
 from collections.abc import Mapping
 from typing import TypeVar
@@ -136,6 +137,10 @@ def _unit_hours(unit: str | None) -> float:
 def parse_duration(text: str) -> DurationAnswer:
     """A single run's length: '45 min', '3.5 hours', '两个半小时', 'long', '>8h', '8个多小时' (more than 8 h) ..."""
     norm = _prepare("duration", text)
+    clauses = re.split(r"[,，]\s*", norm, maxsplit=1)
+    if len(clauses) == 2 and (said.overnight(clauses[0]) or said.most_of_a_day(clauses[0])):
+        with contextlib.suppress(ParseError):  # "overnight, like 12 hours": the figure says how long
+            return parse_duration(clauses[1])
     if said.overnight(norm):
         raise ParseError("duration", text, ACCEPTED["duration"], "ambiguous_overnight", {"suggestion": "10h"})
     if said.most_of_a_day(norm):  # "大半天", "all day": a working day or a whole one, either side of the 8 h line

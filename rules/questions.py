@@ -79,6 +79,17 @@ SKIP_WORDS |= {"没定", "还没定", "没想好", "还没想好", "未定", "�
                "都行", "不限", "no idea", "don't know", "dont know", "not sure", "dunno", "undecided", "tbd",
                "any", "whatever", "no preference", "anything", "either", "没有偏好", "无偏好", "都可以"}  # fmt: skip
 
+
+def skips(text: str) -> bool:
+    """Whether an answer to an optional question skips it: a skip word, or not knowing said in any words ("no idea
+    honestly", "不知道呢"), as the Skip button does."""
+    from rules.colloquial import unsure
+    from rules.numbers import normalise
+
+    said = text.strip().lower()
+    return said in SKIP_WORDS or unsure(normalise(said))
+
+
 BY_KEY: dict[str, Ask] = {a.key: a for a in ASKS}
 FIVE: tuple[Ask, ...] = tuple(a for a in ASKS if a.stage is Stage.PROFILE)
 INFERENCE_KEYS = ("qps", "p99_ms")

@@ -27,7 +27,7 @@ from bot.state.schedules import Schedules
 from bot.text import Lang
 from rules.answers import answer_in_context
 from rules.errors import ParseError
-from rules.questions import SKIP_WORDS
+from rules.questions import skips
 
 
 @dataclass(frozen=True)
@@ -139,7 +139,7 @@ def _asks_instead(convo: Conversation, text: str) -> bool:
     if free_words(text) is None:
         return False
     step = conversation.current(convo)
-    if step is None or (not step.required and text.strip().lower() in SKIP_WORDS):
+    if step is None or (not step.required and skips(text)):
         return False
     try:
         answer_in_context(step.ask.key, text, convo.values)

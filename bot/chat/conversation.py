@@ -26,7 +26,7 @@ from bot.text.spans import mention
 from rules.answers import DERIVED, answer_in_context, derived, dump_answers, load_answers, model_said, parse_answers
 from rules.capture import Measured
 from rules.errors import ParseError
-from rules.questions import SKIP_WORDS, Step, steps
+from rules.questions import Step, skips, steps
 
 SETTLE_POLL_S = 2.0  # conversations.replies is Slack's tier 3 (50+ a minute): one look every 2 s stays within it
 
@@ -227,7 +227,7 @@ def typed_answer(
     if step is None:
         return
     answer: str | None = text.strip()
-    if not step.required and answer and answer.lower() in SKIP_WORDS:
+    if not step.required and answer and skips(answer):
         answer = None
     try:
         take_answer(deps, chat, convo, step.ask.key, answer, user, input_key)

@@ -38,7 +38,7 @@ from bot.text.readings import echo
 from rules.answers import AnswersError, answer_in_context, derived, model_said, parse_answers
 from rules.errors import ParseError
 from rules.policy import Policy
-from rules.questions import SKIP_WORDS, Step, is_inference, missing, steps
+from rules.questions import Step, is_inference, missing, skips, steps
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -76,7 +76,7 @@ def _ask(console: Console, step: Step, lang: Lang, values: dict[str, Any]) -> An
             raise InputEnded(ask.key) from None
         if step.model and not text.strip():
             text = step.model
-        if not step.required and (not text.strip() or text.strip().lower() in SKIP_WORDS):  # Enter, 跳过, 还没定
+        if not step.required and (not text.strip() or skips(text)):  # Enter, 跳过, 还没定, no idea honestly
             return None
         try:
             return answer_in_context(ask.key, text, values), text  # "7B" after the kind of work: that job's

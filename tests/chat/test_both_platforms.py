@@ -419,8 +419,8 @@ def test_an_optional_question_not_decided_yet_is_skipped_as_said(tmp_path: Path)
         chat.start()
         for said in ("推理服务", "几百", "50毫秒以内", "一直跑", "七十G/80G"):
             chat.reply(said)
-        chat.reply("不知道")  # the phase: optional
-        chat.reply("还没定")  # the GPU: optional
+        chat.reply("不知道呢")  # the phase: optional (not knowing in other words skips too: "no idea honestly")
+        chat.reply("no idea honestly")  # the GPU: optional
         answers = chat.convo().answers
         assert (answers["phase"], answers["gpu"]) == ("", ""), answers
     with driving("wecom", tmp_path / "required") as chat:
