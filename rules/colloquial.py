@@ -20,7 +20,9 @@ NUM = r"\d+(?:\.\d+)?"
 _UNSURE = lazy(  # with what people say around it: "no idea honestly" was read as a "no"
     r"^(?:honestly,?\s*|说实话,?\s*|老实说,?\s*)?"
     r"(?:not sure|unsure|no idea|no clue|not a clue|i don'?t know|don'?t know|i have no idea|dunno|idk|depends"
-    r"|it depends|hard to say|不确定|不知道|不清楚|说不好|说不准|看情况|不好说|没概念|也不知道|还不知道)"
+    r"|it depends|hard to say|不确定|不知道|不清楚|说不好|说不准|看情况|不好说|没概念|也不知道|还不知道"
+    # maybe, partly: neither answer ("yes and no" was a yes, "有可能" a yes); "有时候" is a frequency's (irregular)
+    r"|maybe|perhaps|possibly|partly|kind of|sort of|yes and no|也许|或许|有可能|可能吧|可能|不一定|说不定)"
     r"(?:,?\s*(?:honestly|really|tbh|yet|at all|right now|atm|at the moment|to be honest|for now|说实话|呢|啊))?$"
 )
 
@@ -90,7 +92,7 @@ def duration_words(norm: str) -> str:
 
 _FULL = lazy(
     r"^(?:(?:快|几乎|差不多|基本)?(?:满了?|占满了?|用满了?|吃满了?"
-    r"|爆了?|要爆了?|会爆|容易爆)|爆显存|会爆显存|(?:会|经常|老是|总是)?oom|out of memory"
+    r"|爆了?|要爆了?|(?:可能|也许)?会爆|容易爆)|爆显存|会爆显存|(?:会|经常|老是|总是)?oom|out of memory"
     r"|不够用?|不太够|很紧张|紧张|吃紧"
     r"|(?:almost|nearly|basically|practically)? ?(?:full|maxed out|at the limit|tight|very tight)"
     r"|the whole card|all of it|(?:it |we )?(?:ooms?|runs? out of memory)"
