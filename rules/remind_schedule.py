@@ -26,7 +26,11 @@ NAMED = {"daily": "mon-sun", "everyday": "mon-sun", "every day": "mon-sun", "wee
          "每天": "mon-sun", "天天": "mon-sun", "每日": "mon-sun", "weekends": "sat-sun", "weekend": "sat-sun",
          "周末": "sat-sun", "双休日": "sat-sun", "每个工作日": "mon-fri", "工作日每天": "mon-fri",
          "每个周末": "sat-sun", "每周末": "sat-sun", "every weekday": "mon-fri", "weekday": "mon-fri",
-         "every weekend": "sat-sun", "on weekdays": "mon-fri", "on weekends": "sat-sun"}  # fmt: skip
+         "every weekend": "sat-sun", "on weekdays": "mon-fri", "on weekends": "sat-sun",
+         # the weekend left out: the weekdays ("提醒 周末不要" was the usage)
+         "周末不要": "mon-fri", "周末不提醒": "mon-fri", "不要周末": "mon-fri", "周末不用": "mon-fri",
+         "除了周末": "mon-fri", "周末除外": "mon-fri", "no weekends": "mon-fri", "not on weekends": "mon-fri",
+         "except weekends": "mon-fri", "weekdays only": "mon-fri"}  # fmt: skip
 _ZH_LIST = re.compile(r"(?:每)?(?:周|星期|礼拜)([一二三四五六日天](?:[、,，]?[一二三四五六日天])+)")  # 周一三五
 # Zones as Chinese teams name them (the clock of mainland China, Hong Kong, Taiwan and Singapore is UTC+8)
 ZONE_WORDS = {"北京时间": "Asia/Shanghai", "中国时间": "Asia/Shanghai", "东八区": "Asia/Shanghai",

@@ -3,10 +3,11 @@
 answered with the help, a price question with the cached prices of the GPU it names (or the quote of the run it
 says with it), a wish to rent with the profile that picks the card, a question of what is left with the balances
 (`查一下余额`), one of what was spent with that period's report (`本月花了多少钱`; this month's, when none is
-said). Anything else stays unknown (with the nearest sub-command, bot/app/table.py). Patterns over a few words,
-not an intent classifier: each reading is said back by what it answers, and a word it misses is the unknown
-sub-command it was. Where chats have no threads, these questions are answered even while a profile is open, if
-they are no answer to its question (bot/app/threadless.py)."""
+said), a wish to be reminded with the digest's time (`每天早上9点提醒我`). Anything else stays unknown (with the
+nearest sub-command, bot/app/table.py). Patterns over a few words, not an intent classifier: each reading is said
+back by what it answers, and a word it misses is the unknown sub-command it was. Where chats have no threads,
+these questions are answered even while a profile is open, if they are no answer to its question
+(bot/app/threadless.py)."""
 
 from __future__ import annotations
 
@@ -58,6 +59,8 @@ def free_words(text: str) -> tuple[str, list[str]] | None:
             return "prices", [gpu]
     if _RENT.search(said):
         return "advise", []
+    if (asked_to := _REMIND_ME.search(said)) is not None and asked_to.group(0):  # 每天早上9点提醒我: the digest's time
+        return "remind", _REMIND_ME.compiled.sub(" ", said).split()
     if _BALANCE.search(said):  # 查一下余额, 还剩多少钱: the balances and how long each lasts
         return "balance", []
     if _SPENT.search(said):  # 本月花了多少钱, 上周花了多少: that period's report (this month's, none said)
@@ -66,6 +69,9 @@ def free_words(text: str) -> tuple[str, list[str]] | None:
     return None
 
 
+_REMIND_ME = lazy(
+    r"(?:请|每天都?)?提醒(?:我们?|大家|一下)|(?:please )?remind (?:me|us)(?: of idle boxes)?", re.IGNORECASE
+)
 _BALANCE = lazy(r"余额|还剩多少钱|\bbalances?\b|how much (?:is )?left", re.IGNORECASE)
 _SPENT = lazy(
     r"(?:一共|总共)?花了?多少(?:钱)?|花费|开销|花销|how much (?:did|have) we spen[dt]|spending|spent", re.IGNORECASE

@@ -236,6 +236,9 @@ def remind(inv: Invocation, args: list[str]) -> None:
         # the language set here, else the one it had, else the language of whoever sets it
         current = replace(current, lang=(chosen or (Lang(current.lang) if current.lang else lang)).value)
         schedules.put(team, channel, current, user, deps.now())
+    elif args and (days := _days_alone(args)) is not None:  # `提醒 工作日`, `remind no weekends`: the time kept
+        current = replace(current, days=days, enabled=True, lang=(chosen or Lang(current.lang or lang)).value)
+        schedules.put(team, channel, current, user, deps.now())
     elif args or given:
         raise CommandError(t("digest.remind_usage", lang))
     if not current.enabled:
@@ -247,13 +250,14 @@ def remind(inv: Invocation, args: list[str]) -> None:
 def _clock_words(args: list[str]) -> list[str]:
     """`remind`'s words with its time one word, right after `at`: `at` wherever it was (`every weekday at 8`), a bare
     hour after it (`at 8`), am/pm typed apart (`at 9:30 pm`), a clock in English words (`at nine thirty`)."""
-    words = [w for w in args if w.lower() != "in"]  # `in English`: its language is read apart
+    # `in English`: its language is read apart; `remind me at 6pm`: who is reminded is the channel
+    words = [w for w in args if w.lower() not in ("in", "me", "us", "我", "我们")]
     at = next((i for i, w in enumerate(words) if w.lower() in ("at", "在")), None)
     if at is None:  # `remind 9:30 pm`: am/pm typed apart from the time
         for i in range(len(words) - 1):
             if words[i + 1].lower() in ("am", "pm", "a.m.", "p.m.") and clock_of(" ".join(words[i : i + 2])):
                 return [*words[:i], " ".join(words[i : i + 2]), *words[i + 2 :]]
-        return args
+        return words
     rest = words[:at] + words[at + 1 :]
     if at < len(rest) and rest[at].isdigit() and int(rest[at]) <= 23:
         rest[at] += ":00"  # at 8: a bare hour after `at` is that hour
@@ -332,6 +336,14 @@ def _time_first(args: list[str]) -> list[str]:
     i = next(i for i, a in enumerate(args) if _clock_in(a) is not None)
     days, clock = _clock_in(args[i]) or ("", args[i])
     return [clock, *args[:i], *([days] if days else []), *args[i + 1 :]]
+
+
+def _days_alone(args: list[str]) -> frozenset[int] | None:
+    """The days `remind`'s words say with no time (`工作日`, `周末不要`, `mondays and thursdays`), if that is all."""
+    try:
+        return parse_days(" ".join(args))
+    except ParseError:
+        return None
 
 
 def _schedule(args: list[str], current: RemindSchedule, zone: str) -> RemindSchedule:

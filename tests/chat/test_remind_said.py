@@ -24,8 +24,12 @@ def test_a_schedule_said_in_words_is_kept_as_said(tmp_path: Path) -> None:
             ("提醒 周一三五 10:00 中文", ("10:00", "mon,wed,fri", "zh")),
             ("remind at half past six weekends in English", ("06:30", "sat,sun", "en")),
             ("提醒 9.30 工作日", ("09:30", "mon-fri", "en")),
+            ("提醒 每天", ("09:30", "mon-sun", "en")),  # days alone: the time kept (it was the usage)
+            ("提醒 周末不要", ("09:30", "mon-fri", "en")),  # the weekend left out
+            ("remind me at 6pm on weekends", ("18:00", "sat,sun", "en")),  # who is reminded: the channel
+            ("每天早上9点提醒我", ("09:00", "mon-sun", "en")),  # no sub-command: a wish to be reminded
         ]:
             said = chat.command(typed)
             assert kept() == schedule, (typed, said)
         refused = chat.command("remind at nine")  # a bare English number says no clock
-        assert "'nine'" in refused and kept() == ("09:30", "mon-fri", "en")
+        assert "'nine'" in refused and kept() == ("09:00", "mon-sun", "en")  # as it was
