@@ -61,6 +61,10 @@ def free_words(text: str) -> tuple[str, list[str]] | None:
         return "advise", []
     if (asked_to := _REMIND_ME.search(said)) is not None and asked_to.group(0):  # 每天早上9点提醒我: the digest's time
         return "remind", _REMIND_ME.compiled.sub(" ", said).split()
+    if said.startswith("预算"):  # 预算还剩多少, 预算5万: the budget's words glued to it
+        return "budget", said.removeprefix("预算").split()
+    if _BUDGET.search(said):  # how is our budget: each budget with what it has spent
+        return "budget", []
     if _BALANCE.search(said):  # 查一下余额, 还剩多少钱: the balances and how long each lasts
         return "balance", []
     if _SPENT.search(said):  # 本月花了多少钱, 上周花了多少: that period's report (this month's, none said)
@@ -72,6 +76,7 @@ def free_words(text: str) -> tuple[str, list[str]] | None:
 _REMIND_ME = lazy(
     r"(?:请|每天都?)?提醒(?:我们?|大家|一下)|(?:please )?remind (?:me|us)(?: of idle boxes)?", re.IGNORECASE
 )
+_BUDGET = lazy(r"预算|\bbudgets?\b", re.IGNORECASE)
 _BALANCE = lazy(r"余额|还剩多少钱|\bbalances?\b|how much (?:is )?left", re.IGNORECASE)
 _SPENT = lazy(
     r"(?:一共|总共)?花了?多少(?:钱)?|花费|开销|花销|how much (?:did|have) we spen[dt]|spending|spent", re.IGNORECASE

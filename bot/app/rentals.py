@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from dataclasses import replace
@@ -28,6 +29,7 @@ from rules.budget import WHOLE_TEAM, standings
 from rules.clock import clock_of
 from rules.digest import spent_this_month, stored_this_month
 from rules.errors import ParseError
+from rules.patterns import lazy
 from rules.power import state_at
 from rules.remind_schedule import RemindSchedule, next_send, parse_at, parse_days, parse_zone, zone_said
 
@@ -373,12 +375,20 @@ def _budgets_said(inv: Invocation) -> str:
     return "\n".join([t("digest.budget_title", lang), *lines])
 
 
+# a question of how the budgets stand, asked after the word (`预算 还剩多少`, `budget status`): the list
+_HOW_IS_IT = lazy(
+    r"(?:还剩|剩|用了|花了|超了|超没超|够不够|怎么样|情况|多少|吗|呢|了|[?？]|\s)+"
+    r"|(?:(?:how much )?(?:is )?(?:left|status|used|spent|how are we doing|so far)[?]?\s*)+",
+    re.IGNORECASE,
+)
+
+
 def budget(inv: Invocation, args: list[str]) -> None:
     """`budget PROJECT AMOUNT [CNY|USD]`, `budget PROJECT off`, or `budget` (the list); `budget AMOUNT` and
     `budget off`, no project named: the whole team's ("预算 每月 5000" kept a budget of a project named 每月)."""
     deps, lang = inv.deps, inv.lang
     budgets, team = Budgets(deps.store), inv.team
-    if not args:
+    if not args or _HOW_IS_IT.fullmatch(" ".join(args)):  # `预算 还剩多少`, `budget left?`: the list answers it
         inv.answer(plain(_budgets_said(inv), lang))
         return
     whole, args = budget_target(args)  # `预算 全队 5万`, `budget off`, `budget 5万`: the whole team's

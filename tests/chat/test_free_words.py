@@ -25,7 +25,10 @@ from tests.chat.test_both_platforms import driving
      # what is left, and what was spent (in a period, this month's when none is said)
      ("查一下余额", ("balance", [])), ("还剩多少钱", ("balance", [])), ("本月花了多少钱", ("report", ["本月"])),
      ("上周花了多少", ("report", ["上周"])), ("我们最近7天花了多少钱", ("report", ["最近7天"])),
-     ("花了多少钱", ("report", ["this-month"])), ("how much did we spend last week", ("report", ["last week"]))],
+     ("花了多少钱", ("report", ["this-month"])), ("how much did we spend last week", ("report", ["last week"])),
+     # the budgets: asked after, or glued to, its word
+     ("预算还剩多少", ("budget", ["还剩多少"])), ("预算5万", ("budget", ["5万"])),
+     ("how is our budget", ("budget", [])), ("每天早上9点提醒我", ("remind", ["每天早上9点"]))],
 )  # fmt: skip
 def test_what_a_message_without_a_sub_command_means(said: str, meant: tuple[str, list[str]] | None) -> None:
     assert free_words(said) == meant
@@ -76,3 +79,12 @@ def test_a_question_asked_while_a_profile_is_open_is_answered_where_chats_have_n
         assert (after.status, after.answers, after.question_ts) == ("active", asked.answers, asked.question_ts)
         chat.reply("lora")  # an answer is still the profile's
         assert chat.convo().answers.get("workload") == "lora"
+
+
+def test_how_the_budgets_stand_asked_in_words_is_the_list(tmp_path: Path) -> None:
+    """`预算 还剩多少` was refused as a budget named 还剩多少; `预算还剩多少` was an unknown sub-command."""
+    with driving("dingtalk", tmp_path) as chat:
+        chat.command("预算 llm 5万")
+        for asked in ("预算 还剩多少", "预算还剩多少", "budget status"):
+            said = chat.command(asked)
+            assert "**llm**" in said and "¥50,000" in said and "用法" not in said, (asked, said)
