@@ -93,6 +93,7 @@ def read_track(
             currency,
             lang,
             cached=cached,
+            currency_given=False,  # the team's: a price's own sign or currency says its own
         )
     except FieldError as exc:
         errors[exc.field if exc.field in dict(TRACK_FIELDS) else "price"] = exc.short[:ERROR_MAX]

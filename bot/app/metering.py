@@ -144,7 +144,8 @@ def billing(inv: Invocation, args: list[str]) -> None:
     rentals, lines = Rentals(inv.deps.store), []
     try:
         if price is not None:
-            priced = rentals.set_price(inv.team, found.name, *price, inv.user, inv.deps.now())
+            amount, unit, priced_in = price  # `billing box $8/h`: in dollars (the sign was dropped: ¥8)
+            priced = rentals.set_price(inv.team, found.name, amount, unit, inv.user, inv.deps.now(), priced_in)
             said = instance_rate(priced, lang, unknown="")
             lines.append(t("cli.price_set", lang, name=priced.name, rate=said))
         if basis is not None or stop is not None:  # `计费 box 关机也计费`: the stop mode alone, its basis kept

@@ -135,6 +135,7 @@ def _instance(inv: Invocation, rentals: Rentals, name: str, raw: dict[str, str],
         raw.get("currency", deps.settings.files.currency),
         lang,
         cached=cached_price(deps),
+        currency_given="currency" in raw,  # else the team's: a price's own sign or currency says its own
     )
     source = fields.pop("price_source", None)
     fields |= metering_fields(raw, lang)

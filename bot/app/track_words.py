@@ -17,11 +17,10 @@ from collections.abc import Callable
 from bot.app.invocation import CommandError
 from bot.chat.inline import longest_reading
 from bot.fields.metering import ALIASES, PROVIDER_NAMES, STOP_WORDS
-from bot.fields.rentals import CARDS_SAID, cards_joined, slice_said
+from bot.fields.rentals import CARDS_SAID, cards_joined, read_price, slice_said
 from bot.text import Lang, t
 from rules.errors import UnknownGPU
 from rules.gpus import canonical_gpu, counted_gpu
-from rules.parsing import parse_price
 from rules.patterns import lazy
 from rules.storage_amounts import parse_price_gb_month
 
@@ -80,7 +79,7 @@ def instance_words(words: list[str], lang: Lang) -> dict[str, str]:
     _take(words, found, "provider", lambda word: word.lower() in PROVIDER_NAMES)
     _take(words, found, "billing", lambda word: word in _BILLING)
     _take(words, found, "stop_billing", lambda word: word in STOP_WORDS)
-    return _priced(words, found, parse_price, "error.track.words_unread", INSTANCE_KEYS, lang)
+    return _priced(words, found, read_price, "error.track.words_unread", INSTANCE_KEYS, lang)
 
 
 _SIZE_SAID = lazy(r"^\d+(?:\.\d+)?\s*(?:g|gb|gib|t|tb|tib)$", re.IGNORECASE)

@@ -14,7 +14,7 @@ import typer
 from bot.cli.common import LangOpt, fail, load_settings, say
 from bot.cli.rentals import JsonOpt, TeamOpt, _fields, _run, chosen_team, open_rentals, past_moment
 from bot.fields.metering import balance_said, billing_of, power_of, provider_of, stop_billing_of
-from bot.fields.rentals import price_typed
+from bot.fields.rentals import price_currency, price_typed
 from bot.text import t
 from bot.text.problem import said
 from bot.text.quote import instance_rate
@@ -116,7 +116,8 @@ def billing(
     if price is not None:
         amount, unit = _fields(lambda: price_typed(price, settings.files.lang))
         now = datetime.now(UTC)
-        priced = _run(settings, lambda: rentals.set_price(team, name, amount, unit, "terminal", now))
+        money = price_currency(price)  # --price '$8/h': in dollars, whatever the instance's was
+        priced = _run(settings, lambda: rentals.set_price(team, name, amount, unit, "terminal", now, money))
         said_in = settings.files.lang
         said = t("cli.price_set", said_in, name=priced.name, rate=instance_rate(priced, said_in, ""))
         sys.stdout.write(said + "\n")

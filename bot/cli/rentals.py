@@ -224,7 +224,9 @@ def track_instance(
     cards: Annotated[str | None, typer.Option(metavar="N", help="Whole cards: 8, 8卡, 八张 (or --share).")] = None,
     share: Annotated[str | None, typer.Option(help="A slice of one card: 1/2, 3g.40gb.")] = None,
     project: Annotated[str | None, typer.Option(help="The project it is billed to.")] = None,
-    currency: Annotated[str, typer.Option(help="CNY or USD.")] = "CNY",
+    currency: Annotated[
+        str | None, typer.Option(help="CNY or USD (default: the price's own sign or currency, else CNY).")
+    ] = None,
     started: Annotated[str | None, typer.Option(help="When it started, billed from then: " + PAST_HELP + ".")] = None,
     billing: Annotated[
         str | None, typer.Option(help="hourly, day or month (default: from the price's unit, 14/h -> hourly).")
@@ -245,7 +247,14 @@ def track_instance(
     count = cards_flag(cards, settings.files.lang) if cards is not None else None
     fields = _fields(
         lambda: instance_fields(
-            gpu, price, count, share, currency, settings.files.lang, cached=lambda g, c, s: _cached(settings, g, c, s)
+            gpu,
+            price,
+            count,
+            share,
+            currency or "CNY",
+            settings.files.lang,
+            cached=lambda g, c, s: _cached(settings, g, c, s),
+            currency_given=currency is not None,  # --price '$2.5/h' says its own (it was kept as ¥2.5)
         )
     )
     source = fields.pop("price_source", None)

@@ -9,7 +9,15 @@ import re
 import unicodedata
 from collections.abc import Callable
 
-from bot.fields.rentals import CURRENCIES, SIGNS, FieldError, currency_of, price_typed
+from bot.fields.rentals import (
+    CURRENCIES,
+    SIGNS,
+    FieldError,
+    currency_of,
+    price_currency,
+    price_typed,
+    without_currency,
+)
 from bot.text import Lang, t
 from bot.text.chinese_names import currency_code
 from rules.metering import STOP_BILLING, Basis
@@ -81,10 +89,11 @@ def power_of(text: str, lang: Lang) -> Power:
     return Power(value)
 
 
-def billing_words(words: list[str], lang: Lang) -> tuple[str | None, str | None, tuple[float, str] | None]:
+def billing_words(words: list[str], lang: Lang) -> tuple[str | None, str | None, tuple[float, str, str | None] | None]:
     """What `billing NAME …` is told, in any order: how it bills (hourly, 包月), whether a stop stops the meter
     (stops, 关机不计费), and a price, keyed (price=1.88/h) or not (`每天1000`; `一万二` after 包月
-    is a month's). FieldError: a word read as none of them, named."""
+    is a month's), with the currency it says itself ($8/h, 3000美元/月; None: the instance's). FieldError: a word
+    read as none of them, named."""
     keyed = [w.partition("=")[2] for w in words if w.lower().startswith(("price=", "价格="))]
     basis: str | None = None
     stop: str | None = None
@@ -102,11 +111,11 @@ def billing_words(words: list[str], lang: Lang) -> tuple[str | None, str | None,
     if said is None:
         return basis, stop, None
     try:
-        return basis, stop, price_typed(said, lang)
+        return basis, stop, (*price_typed(said, lang), price_currency(said))
     except FieldError:
-        amount = money_value(said.replace(" ", "")) if basis is not None else None
+        amount = money_value(without_currency(said).replace(" ", "")) if basis is not None else None
         if amount is not None and amount > 0 and basis is not None:  # `包月 一万二`: the basis says what it is per
-            return basis, stop, (amount, _UNIT_OF_BASIS[basis])
+            return basis, stop, (amount, _UNIT_OF_BASIS[basis], price_currency(said))
         if keyed or basis is not None:
             raise
         raise FieldError("billing", t("meter.billing_words", lang, words=said[:40])) from None

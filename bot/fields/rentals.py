@@ -7,6 +7,7 @@ and what is accepted; each front end puts its own spelling of the field in front
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -64,10 +65,12 @@ def instance_fields(
     lang: Lang,
     *,
     cached: Callable[[str, int, float | None], CachedPrice | None] | None = None,
+    currency_given: bool = True,
 ) -> dict[str, Any]:
     """GPU model, price and its billing unit, cards (None: one, or the count the GPU is said with, "A100*8") or a
     slice, currency: the columns of an instance. Without a typed price, `cached(gpu, cards, share)` gives one from
-    the price cache (its source in `price_source`), else the price is asked for."""
+    the price cache (its source in `price_source`), else the price is asked for. A price that says its currency ($,
+    ¥, USD, 元) is in it; `currency` given as well (`currency_given`; not the team's default) must agree."""
     gpu, counted = machine(gpu, cards, lang)
     cards = counted or 1
     try:
@@ -93,7 +96,10 @@ def instance_fields(
             "price_source": f"{found.source} {found.as_of}",
         }
     amount, unit = price_typed(price, lang)  # typed: the price of the whole instance, kept as it was said
-    return out | {"unit": unit, "price": amount, "currency": currency_of(currency, lang), "price_by": "track"}
+    priced_in, code = price_currency(price), currency_of(currency, lang)
+    if priced_in is not None and currency_given and priced_in != code:  # "$2.5/h" with currency=CNY: never ¥2.5
+        raise FieldError("currency", t("error.metering.sign_and_currency", lang, value=price, currency=code))
+    return out | {"unit": unit, "price": amount, "currency": priced_in or code, "price_by": "track"}
 
 
 def cards_typed(text: str, lang: Lang) -> int:
@@ -133,11 +139,42 @@ def cards_joined(words: list[str]) -> list[str]:
 
 
 def price_typed(price: str, lang: Lang) -> tuple[float, str]:
-    """A price as typed ("1.88/h", "400/天"): its amount and what it is per (FieldError saying what is accepted)."""
+    """A price as typed ("1.88/h", "400/天", "1.5 USD/hour"): its amount and what it is per (FieldError saying what
+    is accepted)."""
     try:
-        return parse_price(price)
+        return read_price(price)
     except ParseError as exc:
         raise FieldError("price", parse_error_text(exc, lang)) from None
+
+
+_PRICE_CURRENCY = lazy(r"(?<![a-z])(?:usd|cny|rmb)(?![a-z])|美元|美金|人民币", re.IGNORECASE)
+
+
+def read_price(price: str) -> tuple[float, str]:
+    """parse_price's reading of a price with its currency said in it ("1.5 USD/hour", "2.5美元/小时"); its error
+    says the price as typed."""
+    try:
+        return parse_price(without_currency(price))
+    except ParseError as exc:
+        raise ParseError(exc.question, price, exc.accepted, exc.problem, exc.params) from None
+
+
+def without_currency(price: str) -> str:
+    """A price without the currency said in it ("3000美元" is 3000), for what reads the amount."""
+    return _PRICE_CURRENCY.sub(" ", price).strip()
+
+
+def price_currency(price: str) -> str | None:
+    """The currency a price says itself: a sign before it ($2.5/h, ¥400/天) or its currency in it (1.5 USD/hour,
+    60元/小时 is CNY); None when it says none. "$2.5/h" was kept as ¥2.5 an hour, the sign dropped."""
+    said = unicodedata.normalize("NFKC", price).strip()
+    signed = SIGNS.get(said[:1])
+    if signed is not None:
+        return signed
+    word = _PRICE_CURRENCY.search(said)
+    if word is not None:
+        return currency_code(word.group(0))
+    return "CNY" if re.search(r"元|块", said) else None
 
 
 @dataclass(frozen=True)

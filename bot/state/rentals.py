@@ -390,10 +390,15 @@ class Rentals:
             conn.execute(update(rental_instances).where(rental_instances.c.id == instance.id).values(cards=cards))
         return True
 
-    def set_price(self, team: str, name: str, price: float, unit: str, by: str, at: datetime) -> Instance:
+    def set_price(
+        self, team: str, name: str, price: float, unit: str, by: str, at: datetime, currency: str | None = None
+    ) -> Instance:
         """A price set by hand from `at` on (`billing NAME --price`): kept, the price before billed until then, and
-        never changed by a scan after."""
+        never changed by a scan after. A price in another currency than the instance's ($8/h for an item billed in
+        CNY) is refused: its month would add yuan and dollars as one (¥120 billed, then shown as $120)."""
         found = self._running(team, name)
+        if currency is not None and currency != found.currency:
+            raise RentalError("price_other_currency", name=name, currency=found.currency, said=currency)
         with self.store.writing() as conn:
             reprice(conn, found, price, unit, found.currency, at, by=by)
         return self.instance(team, name) or found

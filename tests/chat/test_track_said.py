@@ -67,3 +67,22 @@ def test_what_is_missing_is_named_with_an_example_not_the_whole_usage(tmp_path: 
         rentals = Rentals(chat.deps.store)
         [disk] = [s for team in rentals.teams() for s in rentals.storage(team)]
         assert (disk.size_gb, disk.price_gb_month) == (100.0, 0.3)
+
+
+def test_a_price_says_its_own_currency_and_a_price_in_another_is_refused(tmp_path: Path) -> None:
+    """`track mybox H100 8 GPUs $2.5/h` was kept as ¥2.5 an hour (the sign dropped), `1.5 USD/hour` was refused;
+    `billing box $8/h` on an item billed in yuan kept ¥8, and once a dollar price was kept the month added the
+    yuan already billed as dollars."""
+    with driving("dingtalk", tmp_path) as chat:
+        chat.command("track mybox H100 8 GPUs $2.5/h project=llm")
+        chat.command("track box3 4090 2 cards 1.5 USD/hour")
+        chat.command("track box5 A100 60元/小时")
+        assert "“$2/h”的币种与 CNY 不一致" in chat.command("track box4 A100 $2/h currency=CNY")
+        rentals = Rentals(chat.deps.store)
+        team = next(iter(rentals.teams()))
+        kept = {i.name: (i.price, i.currency) for i in rentals.instances(team)}
+        assert kept == {"mybox": (2.5, "USD"), "box3": (1.5, "USD"), "box5": (60.0, "CNY")}
+        refused = chat.command("billing box5 $8/h")
+        assert "“box5”按 CNY 计费，而这个价格是 USD" in refused, refused
+        assert "$3,000/月" in chat.command("billing mybox 包月 3000美元")  # its own currency: kept
+        assert rentals.instance(team, "box5").price == 60.0  # type: ignore[union-attr]

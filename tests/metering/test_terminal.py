@@ -119,6 +119,7 @@ def test_bad_values_name_the_field_in_the_users_language_and_write_nothing(tmp_p
         (("balance", "autodl", "inf"), "is not a balance"),
         (("balance", "AutoDL!", "5"), "is not a provider name"),
         (("balance", "AutoDL!"), "is not a provider name"),  # said first: it asked for the balance of AutoDL!
+        (("billing", "slice", "--price", "$8/h"), "'slice' is billed in CNY, and that price is in USD"),
         (("balance", "阿里云"), "give the balance of aliyun too"),  # named as it is kept
         (("balance", "autodl", "5", "--at", (now + timedelta(days=1)).isoformat()), "is in the future"),
         (("balance", "autodl", "$500", "--currency", "CNY"), "'$500' is in another currency than CNY"),
@@ -230,3 +231,14 @@ def test_storage_says_its_money_this_month_in_list_json_and_its_table(tmp_path: 
     assert abs(kept["spent_this_month"] - 300 * 0.3 / 30 * days) < 0.02, kept  # ¥3 a day since the 1st, Shanghai
     row = cli(tmp_path, "list").stdout.splitlines()[-1].split("\t")  # piped: a row a line, the money last
     assert row[0] == "ckpt" and row[-1] == money(kept["spent_this_month"], "CNY"), row
+
+
+def test_a_tracked_price_with_its_sign_is_in_that_currency(tmp_path: Path) -> None:
+    """`--price '$2.5/h'` was kept as 2.5 CNY an hour: --currency defaulted to CNY over the sign."""
+    now = datetime.now(UTC).replace(microsecond=0)
+    track(tmp_path, "usd-box", "$2.5/h", now - timedelta(hours=1))
+    [row] = json.loads(cli(tmp_path, "list", "--json").stdout)["instances"]
+    assert (row["price"], row["currency"]) == (2.5, "USD")
+    both = cli(tmp_path, "track", "instance", "b2", "--gpu", "A100", "--price", "$2/h", "--currency", "CNY",
+               "--channel", "C1", "--owner", "U1")  # fmt: skip
+    assert both.returncode == 2 and "'$2/h' is in another currency than CNY" in both.stderr
