@@ -21,7 +21,15 @@ from bot.chat.platforms import person_form, person_of
 from bot.chat.port import Actor, ChatError
 from bot.deps import Deps
 from bot.fields.metering import billing_of, provider_of, stop_billing_of
-from bot.fields.rentals import CachedPrice, FieldError, cards_typed, currency_of, instance_fields, price_from_cache
+from bot.fields.rentals import (
+    CachedPrice,
+    FieldError,
+    cards_typed,
+    instance_fields,
+    money_of,
+    price_from_cache,
+    without_currency,
+)
 from bot.state import Conversation
 from bot.state.rentals import Instance, RentalError, Rentals
 from bot.text import Lang, t
@@ -61,7 +69,7 @@ def _storage_amount(raw: dict[str, str], key: str, name: str, lang: Lang) -> flo
     if key not in raw:
         raise CommandError(t(f"digest.track_missing.{key}", lang, name=name))
     try:
-        return parse_size_gb(raw[key]) if key == "size" else parse_price_gb_month(raw[key])
+        return parse_size_gb(raw[key]) if key == "size" else parse_price_gb_month(without_currency(raw[key]))
     except ParseError as exc:
         raise CommandError(f"`{key}`: {parse_error_text(exc, lang, where='chat')}") from None
 
@@ -152,7 +160,10 @@ def _instance(inv: Invocation, rentals: Rentals, name: str, raw: dict[str, str],
 def _storage(inv: Invocation, rentals: Rentals, name: str, raw: dict[str, str], base: dict[str, Any]) -> None:
     deps, lang = inv.deps, inv.lang
     size, price = _storage_amount(raw, "size", name, lang), _storage_amount(raw, "price", name, lang)
-    currency = currency_of(raw.get("currency", deps.settings.files.currency), lang)
+    try:  # `$0.02/GB/月`: in dollars (the sign was dropped, and the team's currency kept)
+        currency = money_of(raw["price"], raw.get("currency"), deps.settings.files.currency, lang)
+    except FieldError as exc:
+        raise CommandError(f"`currency`: {exc.message}") from None
     created, zone = inv.past(raw.get("created"), inv.deps.now(), "created")
     made = rentals.track_storage(
         inv.team,

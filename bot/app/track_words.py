@@ -17,7 +17,7 @@ from collections.abc import Callable
 from bot.app.invocation import CommandError
 from bot.chat.inline import longest_reading
 from bot.fields.metering import ALIASES, PROVIDER_NAMES, STOP_WORDS
-from bot.fields.rentals import CARDS_SAID, cards_joined, read_price, slice_said
+from bot.fields.rentals import CARDS_SAID, cards_joined, read_price, slice_said, without_currency
 from bot.text import Lang, t
 from rules.errors import UnknownGPU
 from rules.gpus import canonical_gpu, counted_gpu
@@ -89,7 +89,11 @@ def storage_words(words: list[str], lang: Lang) -> dict[str, str]:
     """A storage item's size (with its unit: a bare figure could be either) and price from `words`."""
     words, found = list(words), dict[str, str]()
     _take(words, found, "size", _SIZE_SAID.fullmatch)
-    return _priced(words, found, parse_price_gb_month, "error.track.storage_words_unread", STORAGE_KEYS, lang)
+
+    def per_gb(said: str) -> float:  # `0.02美元/GB/月`: its currency read apart (bot/fields/rentals.py money_of)
+        return parse_price_gb_month(without_currency(said))
+
+    return _priced(words, found, per_gb, "error.track.storage_words_unread", STORAGE_KEYS, lang)
 
 
 def _priced(

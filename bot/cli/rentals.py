@@ -296,7 +296,9 @@ def track_storage(
     owner: Annotated[str, typer.Option(help=OWNER_HELP)],
     instance: Annotated[str | None, typer.Option(help="The tracked instance it belongs to.")] = None,
     project: Annotated[str | None, typer.Option(help="The project it is billed to.")] = None,
-    currency: Annotated[str, typer.Option(help="CNY or USD.")] = "CNY",
+    currency: Annotated[
+        str | None, typer.Option(help="CNY or USD (default: the price's own sign or currency, else CNY).")
+    ] = None,
     created: Annotated[
         str | None,
         typer.Option(
@@ -307,18 +309,19 @@ def track_storage(
     lang: LangOpt = None,
 ) -> None:
     """Track rented storage (images, data sets, checkpoints)."""
-    from bot.fields.rentals import currency_of
+    from bot.fields.rentals import money_of, without_currency
     from rules.storage_amounts import parse_price_gb_month, parse_size_gb
 
     settings = load_settings(lang=lang)
     said_in = settings.files.lang
+    per_gb = without_currency(price_gb_month)  # `--price-gb-month '0.02美元/GB/月'`: its currency is read apart
     fields = {
         "channel": channel,
         "owner": owner,
         "project": project,
         "size_gb": _storage_amount(size_gb, parse_size_gb, "--size-gb", said_in),
-        "price_gb_month": _storage_amount(price_gb_month, parse_price_gb_month, "--price-gb-month", said_in),
-        "currency": _fields(lambda: currency_of(currency, settings.files.lang)),
+        "price_gb_month": _storage_amount(per_gb, parse_price_gb_month, "--price-gb-month", said_in),
+        "currency": _fields(lambda: money_of(price_gb_month, currency, "CNY", settings.files.lang)),
         "created_at": past_moment(created, settings, datetime.now(UTC), "--created"),
     }
     team = chosen_team(settings, team)

@@ -96,10 +96,8 @@ def instance_fields(
             "price_source": f"{found.source} {found.as_of}",
         }
     amount, unit = price_typed(price, lang)  # typed: the price of the whole instance, kept as it was said
-    priced_in, code = price_currency(price), currency_of(currency, lang)
-    if priced_in is not None and currency_given and priced_in != code:  # "$2.5/h" with currency=CNY: never ¥2.5
-        raise FieldError("currency", t("error.metering.sign_and_currency", lang, value=price, currency=code))
-    return out | {"unit": unit, "price": amount, "currency": priced_in or code, "price_by": "track"}
+    code = money_of(price, currency if currency_given else None, currency, lang)  # "$2.5/h": never kept as ¥2.5
+    return out | {"unit": unit, "price": amount, "currency": code, "price_by": "track"}
 
 
 def cards_typed(text: str, lang: Lang) -> int:
@@ -162,6 +160,16 @@ def read_price(price: str) -> tuple[float, str]:
 def without_currency(price: str) -> str:
     """A price without the currency said in it ("3000美元" is 3000), for what reads the amount."""
     return _PRICE_CURRENCY.sub(" ", price).strip()
+
+
+def money_of(price: str, currency: str | None, default: str, lang: Lang) -> str:
+    """The currency a price is kept in: its own ($, ¥, USD, 元) where it says one, which `currency` given as well
+    must agree with (FieldError naming both); else `currency`, else `default` (the team's, or the terminal's CNY)."""
+    priced_in = price_currency(price)
+    given = currency_of(currency, lang) if currency is not None else None
+    if priced_in is not None and given is not None and priced_in != given:
+        raise FieldError("currency", t("error.metering.sign_and_currency", lang, value=price, currency=given))
+    return priced_in or given or currency_of(default, lang)
 
 
 def price_currency(price: str) -> str | None:

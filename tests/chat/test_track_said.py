@@ -86,3 +86,14 @@ def test_a_price_says_its_own_currency_and_a_price_in_another_is_refused(tmp_pat
         assert "“box5”按 CNY 计费，而这个价格是 USD" in refused, refused
         assert "$3,000/月" in chat.command("billing mybox 包月 3000美元")  # its own currency: kept
         assert rentals.instance(team, "box5").price == 60.0  # type: ignore[union-attr]
+
+
+def test_a_storage_price_says_its_own_currency(tmp_path: Path) -> None:
+    """`登记 存储 盘1 500G $0.02/GB/月` kept ¥0.02 a GB-month, the sign dropped; `0.02美元/GB/月` was refused."""
+    with driving("dingtalk", tmp_path) as chat:
+        assert "每月 $10" in chat.command("登记 存储 盘1 500G $0.02/GB/月")
+        assert "每月 $10" in chat.command("登记 存储 盘2 500G 0.02美元/GB/月")
+        assert "不一致" in chat.command("登记 存储 盘4 500G $0.02/GB/月 currency=CNY")
+        rentals = Rentals(chat.deps.store)
+        kept = {s.name: (s.price_gb_month, s.currency) for team in rentals.teams() for s in rentals.storage(team)}
+        assert kept == {"盘1": (0.02, "USD"), "盘2": (0.02, "USD")}

@@ -242,3 +242,8 @@ def test_a_tracked_price_with_its_sign_is_in_that_currency(tmp_path: Path) -> No
     both = cli(tmp_path, "track", "instance", "b2", "--gpu", "A100", "--price", "$2/h", "--currency", "CNY",
                "--channel", "C1", "--owner", "U1")  # fmt: skip
     assert both.returncode == 2 and "'$2/h' is in another currency than CNY" in both.stderr
+    disk = cli(tmp_path, "track", "storage", "d1", "--size-gb", "500", "--price-gb-month", "0.02美元/GB/月",
+               "--channel", "C1", "--owner", "U1")  # fmt: skip
+    assert disk.returncode == 0, disk.stderr
+    [kept] = json.loads(cli(tmp_path, "list", "--json").stdout)["storage"]
+    assert (kept["price_gb_month"], kept["currency"]) == (0.02, "USD")
