@@ -146,6 +146,9 @@ def _run(inv: Invocation, tokens: list[str]) -> None:
         start(inv)
         return
     handler = SUBCOMMANDS.get(tokens[0].lower())
+    if handler is None and (glued := glued_name(tokens[0])) is not None:  # `报价A100 4x14`: typed without a space
+        tokens = [*glued, *tokens[1:]]
+        handler = SUBCOMMANDS[glued[0]]
     if handler is not None:
         handler(inv, tokens[1:])
     elif answers.is_inline(tokens):
@@ -156,6 +159,22 @@ def _run(inv: Invocation, tokens: list[str]) -> None:
         said = t("error.unknown_subcommand", inv.lang, name=tokens[0])
         near = _near(tokens[0])  # "lsit", "qoute", "报个价"
         raise CommandError(said + (t("error.did_you_mean", inv.lang, name=near) if near else ""))
+
+
+_GLUED = sorted((n for n in SUBCOMMANDS if has_han(n)), key=len, reverse=True)  # 删除存储 before 删除
+
+
+def glued_name(word: str) -> list[str] | None:
+    """A Chinese sub-command's name typed with its first word and no space between (`报价A100`, `列表llm`,
+    `余额autodl`), as the name and that word; None for any other word. Chinese is typed without spaces: it was an
+    unknown sub-command."""
+    name = next((n for n in _GLUED if word.startswith(n) and len(word) > len(n)), None)
+    return [name, word[len(name) :]] if name is not None else None
+
+
+def is_command(word: str) -> bool:
+    """Whether a message's first word names a sub-command, said alone or glued to its first word."""
+    return word.lower() in SUBCOMMANDS or glued_name(word) is not None
 
 
 def _inline(inv: Invocation, tokens: list[str]) -> None:

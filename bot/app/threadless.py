@@ -118,7 +118,7 @@ def typed(
         _sent_file(wing, deps, (team, channel, user), file, request_key)
         return
     words = text.split()
-    if words and words[0].lower() not in table.SUBCOMMANDS:  # words that are no command answer an open profile
+    if words and not table.is_command(words[0]):  # words that are no command answer an open profile
         convo = deps.conversations.open_for(team, channel, user)
         if convo is not None and convo.thread_ts and not _asks_instead(convo, text):
             reply = ThreadMessage(team, channel, convo.thread_ts, user, text, None, request_key)

@@ -88,3 +88,20 @@ def test_how_the_budgets_stand_asked_in_words_is_the_list(tmp_path: Path) -> Non
         for asked in ("预算 还剩多少", "预算还剩多少", "budget status"):
             said = chat.command(asked)
             assert "**llm**" in said and "¥50,000" in said and "用法" not in said, (asked, said)
+
+
+def test_a_chinese_sub_command_glued_to_its_first_word_is_that_sub_command(tmp_path: Path) -> None:
+    """Chinese is typed without spaces: `报价A100 每天4小时 14天`, `登记训练机 …`, `关机训练机` were unknown
+    sub-commands (or, in a chat without threads, answers to the open profile)."""
+    with driving("dingtalk", tmp_path) as chat:
+        assert "已在本群登记 **训练机**" in chat.command("登记训练机 A800 8卡 每小时60元")
+        assert "A100-80GB × 1 的费用：每天 4 小时 × 14 天" in chat.command("报价A100 每天4小时 14天")
+        assert "**训练机** 自此刻关机" in chat.command("关机训练机")
+        assert "¥3,200" in chat.command("余额autodl 3200")
+        chat.command("advise")  # a profile open: a glued command is still a command, not its answer
+        assert "A100-80GB × 1 的费用" in chat.command("报价A100 4x14")
+        from tests.chat.test_both_platforms import GROUP
+        from tests.support.fake_dingtalk import CORP
+
+        convo = chat.deps.conversations.open_for(f"dingtalk:{CORP}", GROUP, chat.ids["starter"])
+        assert convo is not None and convo.status == "active" and "workload" not in convo.answers
