@@ -172,11 +172,6 @@ def glued_name(word: str) -> list[str] | None:
     return [name, word[len(name) :]] if name is not None else None
 
 
-def is_command(word: str) -> bool:
-    """Whether a message's first word names a sub-command, said alone or glued to its first word."""
-    return word.lower() in SUBCOMMANDS or glued_name(word) is not None
-
-
 def _inline(inv: Invocation, tokens: list[str]) -> None:
     """Every answer typed in one line (`10h mem=70/80 …`): the recommendation at once."""
     convo = answers.inline_profile(

@@ -118,7 +118,7 @@ def typed(
         _sent_file(wing, deps, (team, channel, user), file, request_key)
         return
     words = text.split()
-    if words and not table.is_command(words[0]):  # words that are no command answer an open profile
+    if words and words[0].lower() not in table.SUBCOMMANDS:  # words that are no command answer an open profile
         convo = deps.conversations.open_for(team, channel, user)
         if convo is not None and convo.thread_ts and not _asks_instead(convo, text):
             reply = ThreadMessage(team, channel, convo.thread_ts, user, text, None, request_key)
@@ -133,10 +133,12 @@ def typed(
 
 
 def _asks_instead(convo: Conversation, text: str) -> bool:
-    """Whether a message sent while a profile is open asks something else (`4090一天多少钱`, `查一下余额`): no answer
-    to its open question, but a question the table answers. Without threads every message went to the profile,
-    which refused it as an answer."""
-    if free_words(text) is None:
+    """Whether a message sent while a profile is open asks something else (`4090一天多少钱`, `查一下余额`, a Chinese
+    sub-command glued to its first word, `报价A100 4x14`): no answer to its open question, but one the table answers.
+    Without threads every message went to the profile, which refused it as an answer. An answer comes first:
+    `关机后能接着跑` begins with 关机 and is the resume question's yes."""
+    glued = table.glued_name(text.split()[0]) if text.split() else None
+    if free_words(text) is None and glued is None:
         return False
     step = conversation.current(convo)
     if step is None or (not step.required and skips(text)):

@@ -105,3 +105,10 @@ def test_a_chinese_sub_command_glued_to_its_first_word_is_that_sub_command(tmp_p
 
         convo = chat.deps.conversations.open_for(f"dingtalk:{CORP}", GROUP, chat.ids["starter"])
         assert convo is not None and convo.status == "active" and "workload" not in convo.answers
+        for said in ("lora", "3h", "no"):  # the kind of work, the run, the memory
+            chat.command(said)
+        chat.command("no")  # no model parallelism
+        chat.command("daily")
+        chat.command("关机后能接着跑")  # begins with 关机, and is an answer: the resume question's yes
+        kept = chat.deps.conversations.get(convo.id)
+        assert kept is not None and kept.values.get("can_resume") is True, kept.answers
