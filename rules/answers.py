@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Mapping
+from dataclasses import replace
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
@@ -11,7 +12,7 @@ from rules.errors import ParseError
 from rules.parsing import served_by_name_alone, with_workload
 from rules.patterns import lazy
 from rules.profile import TaskProfile, Workload
-from rules.questions import BY_KEY
+from rules.questions import BY_KEY, Step
 
 if TYPE_CHECKING:
     from pydantic import TypeAdapter
@@ -63,6 +64,13 @@ def model_said(text: str, values: Mapping[str, Any]) -> str | None:
                 if getattr(read, "model_size_b", None) is not None:
                     return said
     return None
+
+
+def with_model_offered(step: Step, workload_said: str, values: Mapping[str, Any]) -> Step:
+    """`step` with the model the kind of work's answer named offered (chat's "Estimate from qwen2-7b", the
+    terminal's Enter), where it is the memory question and one is named."""
+    model = model_said(workload_said, values) if step.ask.key == "memory" else None
+    return replace(step, model=model) if model else step
 
 
 TRAINING = (Workload.PRETRAIN, Workload.FULL_FINETUNE, Workload.LORA, Workload.QLORA)  # each with a memory rule

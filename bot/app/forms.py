@@ -90,10 +90,10 @@ def read_track(
             texts.get("price"),
             int(cards) if cards.isdigit() and "cards" in texts else None,
             texts.get("share"),
-            currency,
+            None,
             lang,
             cached=cached,
-            currency_given=False,  # the team's: a price's own sign or currency says its own
+            default_currency=currency,  # the team's: a price's own sign or currency comes first
         )
     except FieldError as exc:
         errors[exc.field if exc.field in dict(TRACK_FIELDS) else "price"] = exc.short[:ERROR_MAX]

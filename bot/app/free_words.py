@@ -59,11 +59,9 @@ def free_words(text: str) -> tuple[str, list[str]] | None:
             return "prices", [gpu]
     if _RENT.search(said):
         return "advise", []
-    if (asked_to := _REMIND_ME.search(said)) is not None and asked_to.group(0):  # 每天早上9点提醒我: the digest's time
+    if _REMIND_ME.search(said):  # 每天早上9点提醒我: the digest's time
         return "remind", _REMIND_ME.compiled.sub(" ", said).split()
-    if said.startswith("预算"):  # 预算还剩多少, 预算5万: the budget's words glued to it
-        return "budget", said.removeprefix("预算").split()
-    if _BUDGET.search(said):  # how is our budget: each budget with what it has spent
+    if _BUDGET.search(said):  # 我们的预算怎么样, how is our budget (预算还剩多少 is 预算 glued: bot/app/table.py)
         return "budget", []
     if _BALANCE.search(said):  # 查一下余额, 还剩多少钱: the balances and how long each lasts
         return "balance", []
@@ -73,9 +71,7 @@ def free_words(text: str) -> tuple[str, list[str]] | None:
     return None
 
 
-_REMIND_ME = lazy(
-    r"(?:请|每天都?)?提醒(?:我们?|大家|一下)|(?:please )?remind (?:me|us)(?: of idle boxes)?", re.IGNORECASE
-)
+_REMIND_ME = lazy(r"都?请?提醒(?:我们?|大家|一下)|(?:please )?remind (?:me|us)(?: of idle boxes)?", re.IGNORECASE)
 _BUDGET = lazy(r"预算|\bbudgets?\b", re.IGNORECASE)
 _BALANCE = lazy(r"余额|还剩多少钱|\bbalances?\b|how much (?:is )?left", re.IGNORECASE)
 _SPENT = lazy(

@@ -28,7 +28,7 @@ from bot.fields.rentals import (
     instance_fields,
     money_of,
     price_from_cache,
-    without_currency,
+    read_price_gb_month,
 )
 from bot.state import Conversation
 from bot.state.rentals import Instance, RentalError, Rentals
@@ -40,7 +40,7 @@ from bot.text.format import mention, money
 from bot.text.quote import instance_rate
 from bot.text.runway import when_said
 from rules.errors import ParseError
-from rules.storage_amounts import parse_price_gb_month, parse_size_gb
+from rules.storage_amounts import parse_size_gb
 
 log = logging.getLogger(__name__)
 
@@ -69,7 +69,7 @@ def _storage_amount(raw: dict[str, str], key: str, name: str, lang: Lang) -> flo
     if key not in raw:
         raise CommandError(t(f"digest.track_missing.{key}", lang, name=name))
     try:
-        return parse_size_gb(raw[key]) if key == "size" else parse_price_gb_month(without_currency(raw[key]))
+        return parse_size_gb(raw[key]) if key == "size" else read_price_gb_month(raw[key])
     except ParseError as exc:
         raise CommandError(f"`{key}`: {parse_error_text(exc, lang, where='chat')}") from None
 
@@ -140,10 +140,10 @@ def _instance(inv: Invocation, rentals: Rentals, name: str, raw: dict[str, str],
         raw.get("price"),
         cards,
         raw.get("share"),
-        raw.get("currency", deps.settings.files.currency),
+        raw.get("currency"),
         lang,
         cached=cached_price(deps),
-        currency_given="currency" in raw,  # else the team's: a price's own sign or currency says its own
+        default_currency=deps.settings.files.currency,  # a price's own sign or currency comes before the team's
     )
     source = fields.pop("price_source", None)
     fields |= metering_fields(raw, lang)

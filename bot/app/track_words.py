@@ -17,12 +17,11 @@ from collections.abc import Callable
 from bot.app.invocation import CommandError
 from bot.chat.inline import longest_reading
 from bot.fields.metering import ALIASES, PROVIDER_NAMES, STOP_WORDS
-from bot.fields.rentals import CARDS_SAID, cards_joined, read_price, slice_said, without_currency
+from bot.fields.rentals import CARDS_SAID, cards_joined, read_price, read_price_gb_month, slice_said
 from bot.text import Lang, t
 from rules.errors import UnknownGPU
 from rules.gpus import canonical_gpu, counted_gpu
 from rules.patterns import lazy
-from rules.storage_amounts import parse_price_gb_month
 
 INSTANCE_KEYS = {k: k for k in ("gpu", "price", "cards", "share", "project", "owner", "currency", "started")}
 INSTANCE_KEYS |= {k: k for k in ("billing", "stop_billing", "provider")}
@@ -89,11 +88,7 @@ def storage_words(words: list[str], lang: Lang) -> dict[str, str]:
     """A storage item's size (with its unit: a bare figure could be either) and price from `words`."""
     words, found = list(words), dict[str, str]()
     _take(words, found, "size", _SIZE_SAID.fullmatch)
-
-    def per_gb(said: str) -> float:  # `0.02美元/GB/月`: its currency read apart (bot/fields/rentals.py money_of)
-        return parse_price_gb_month(without_currency(said))
-
-    return _priced(words, found, per_gb, "error.track.storage_words_unread", STORAGE_KEYS, lang)
+    return _priced(words, found, read_price_gb_month, "error.track.storage_words_unread", STORAGE_KEYS, lang)
 
 
 def _priced(

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import hashlib
 import time
-from dataclasses import replace
 from datetime import datetime
 from functools import partial
 from typing import Any
@@ -23,7 +22,15 @@ from bot.state import Conversation
 from bot.text import Lang, t
 from bot.text.errors import parse_error_text
 from bot.text.spans import mention
-from rules.answers import DERIVED, answer_in_context, derived, dump_answers, load_answers, model_said, parse_answers
+from rules.answers import (
+    DERIVED,
+    answer_in_context,
+    derived,
+    dump_answers,
+    load_answers,
+    parse_answers,
+    with_model_offered,
+)
 from rules.capture import Measured
 from rules.errors import ParseError
 from rules.questions import Step, skips, steps
@@ -175,8 +182,7 @@ def ask_next(deps: Deps, chat: Chat, convo: Conversation) -> None:
         finish(deps, chat, convo)
         return
     asked = len(convo.answers) + 1
-    if step.ask.key == "memory" and (model := model_said(convo.answers.get("workload") or "", convo.values)):
-        step = replace(step, model=model)  # the model the kind of work named, one press from the memory's answer
+    step = with_model_offered(step, convo.answers.get("workload") or "", convo.values)
     reply = post_once(deps, chat, convo, str(asked), partial(says.question, convo.id, step))
     convo.question_ts, convo.step, convo.asking, convo.asking_at = reply.id, asked, None, None
     deps.conversations.save(convo)

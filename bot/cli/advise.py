@@ -11,7 +11,6 @@ import inspect
 import json
 import sys
 from collections.abc import Callable
-from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -35,7 +34,7 @@ from bot.text.catalogue import has
 from bot.text.errors import parse_error_text
 from bot.text.format import forms
 from bot.text.readings import echo
-from rules.answers import AnswersError, answer_in_context, derived, model_said, parse_answers
+from rules.answers import AnswersError, answer_in_context, derived, model_said, parse_answers, with_model_offered
 from rules.errors import ParseError
 from rules.policy import Policy
 from rules.questions import Step, is_inference, missing, skips, steps
@@ -92,8 +91,7 @@ def _interview(console: Console, parsed: dict[str, Any], lang: Lang, said: dict[
         step = next((s for s in steps(parsed) if s.ask.key not in parsed and s.ask.key not in skipped), None)
         if step is None:
             return
-        if step.ask.key == "memory" and (model := model_said(said.get("workload") or "", parsed)):
-            step = replace(step, model=model)
+        step = with_model_offered(step, said.get("workload") or "", parsed)
         answer = _ask(console, step, lang, parsed)
         if answer is None:
             skipped.add(step.ask.key)

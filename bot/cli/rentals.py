@@ -251,10 +251,9 @@ def track_instance(
             price,
             count,
             share,
-            currency or "CNY",
+            currency,  # None: --price '$2.5/h' says its own (it was kept as ¥2.5), else CNY
             settings.files.lang,
             cached=lambda g, c, s: _cached(settings, g, c, s),
-            currency_given=currency is not None,  # --price '$2.5/h' says its own (it was kept as ¥2.5)
         )
     )
     source = fields.pop("price_source", None)
@@ -309,18 +308,17 @@ def track_storage(
     lang: LangOpt = None,
 ) -> None:
     """Track rented storage (images, data sets, checkpoints)."""
-    from bot.fields.rentals import money_of, without_currency
-    from rules.storage_amounts import parse_price_gb_month, parse_size_gb
+    from bot.fields.rentals import money_of, read_price_gb_month
+    from rules.storage_amounts import parse_size_gb
 
     settings = load_settings(lang=lang)
     said_in = settings.files.lang
-    per_gb = without_currency(price_gb_month)  # `--price-gb-month '0.02美元/GB/月'`: its currency is read apart
     fields = {
         "channel": channel,
         "owner": owner,
         "project": project,
         "size_gb": _storage_amount(size_gb, parse_size_gb, "--size-gb", said_in),
-        "price_gb_month": _storage_amount(per_gb, parse_price_gb_month, "--price-gb-month", said_in),
+        "price_gb_month": _storage_amount(price_gb_month, read_price_gb_month, "--price-gb-month", said_in),
         "currency": _fields(lambda: money_of(price_gb_month, currency, "CNY", settings.files.lang)),
         "created_at": past_moment(created, settings, datetime.now(UTC), "--created"),
     }

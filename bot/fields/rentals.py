@@ -10,7 +10,7 @@ import re
 import unicodedata
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from bot.text import Lang, t
 from bot.text.chinese_names import SWITCH_WORDS, currency_code
@@ -20,7 +20,9 @@ from rules.gpus import canonical_gpu, counted_gpu
 from rules.numbers import money_value
 from rules.parsing import parse_cards, parse_price, parse_share
 from rules.patterns import lazy
+from rules.storage_amounts import parse_price_gb_month
 
+T = TypeVar("T")
 CURRENCIES = ("CNY", "USD")
 
 
@@ -61,16 +63,16 @@ def instance_fields(
     price: str | None,
     cards: int | None,
     share: str | None,
-    currency: str,
+    currency: str | None,
     lang: Lang,
     *,
     cached: Callable[[str, int, float | None], CachedPrice | None] | None = None,
-    currency_given: bool = True,
+    default_currency: str = "CNY",
 ) -> dict[str, Any]:
     """GPU model, price and its billing unit, cards (None: one, or the count the GPU is said with, "A100*8") or a
     slice, currency: the columns of an instance. Without a typed price, `cached(gpu, cards, share)` gives one from
     the price cache (its source in `price_source`), else the price is asked for. A price that says its currency ($,
-    ¥, USD, 元) is in it; `currency` given as well (`currency_given`; not the team's default) must agree."""
+    ¥, USD, 元) is in it, and `currency` (None: not given) must agree; else `currency`, else `default_currency`."""
     gpu, counted = machine(gpu, cards, lang)
     cards = counted or 1
     try:
@@ -96,7 +98,7 @@ def instance_fields(
             "price_source": f"{found.source} {found.as_of}",
         }
     amount, unit = price_typed(price, lang)  # typed: the price of the whole instance, kept as it was said
-    code = money_of(price, currency if currency_given else None, currency, lang)  # "$2.5/h": never kept as ¥2.5
+    code = money_of(price, currency, default_currency, lang)  # "$2.5/h": never kept as ¥2.5
     return out | {"unit": unit, "price": amount, "currency": code, "price_by": "track"}
 
 
@@ -149,10 +151,20 @@ _PRICE_CURRENCY = lazy(r"(?<![a-z])(?:usd|cny|rmb)(?![a-z])|美元|美金|人民
 
 
 def read_price(price: str) -> tuple[float, str]:
-    """parse_price's reading of a price with its currency said in it ("1.5 USD/hour", "2.5美元/小时"); its error
-    says the price as typed."""
+    """parse_price's reading of a price with its currency said in it ("1.5 USD/hour", "2.5美元/小时")."""
+    return _as_typed(parse_price, price)
+
+
+def read_price_gb_month(price: str) -> float:
+    """A storage price per GB-month with its currency said in it ("0.02美元/GB/月"), as parse_price_gb_month reads
+    the rest."""
+    return _as_typed(parse_price_gb_month, price)
+
+
+def _as_typed(read: Callable[[str], T], price: str) -> T:
+    """`read` of a price without its currency; its error says the price as typed."""
     try:
-        return parse_price(without_currency(price))
+        return read(without_currency(price))
     except ParseError as exc:
         raise ParseError(exc.question, price, exc.accepted, exc.problem, exc.params) from None
 

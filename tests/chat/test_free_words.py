@@ -27,8 +27,8 @@ from tests.chat.test_both_platforms import driving
      ("上周花了多少", ("report", ["上周"])), ("我们最近7天花了多少钱", ("report", ["最近7天"])),
      ("花了多少钱", ("report", ["this-month"])), ("how much did we spend last week", ("report", ["last week"])),
      # the budgets: asked after, or glued to, its word
-     ("预算还剩多少", ("budget", ["还剩多少"])), ("预算5万", ("budget", ["5万"])),
-     ("how is our budget", ("budget", [])), ("每天早上9点提醒我", ("remind", ["每天早上9点"]))],
+     ("我们的预算怎么样", ("budget", [])), ("how is our budget", ("budget", [])),
+     ("每天早上9点提醒我", ("remind", ["每天早上9点"])), ("每天都提醒我", ("remind", ["每天"]))],
 )  # fmt: skip
 def test_what_a_message_without_a_sub_command_means(said: str, meant: tuple[str, list[str]] | None) -> None:
     assert free_words(said) == meant
@@ -88,6 +88,17 @@ def test_how_the_budgets_stand_asked_in_words_is_the_list(tmp_path: Path) -> Non
         for asked in ("预算 还剩多少", "预算还剩多少", "budget status"):
             said = chat.command(asked)
             assert "**llm**" in said and "¥50,000" in said and "用法" not in said, (asked, said)
+
+
+@pytest.mark.parametrize(
+    ("word", "split"),
+    [("预算还剩多少", ["预算", "还剩多少"]), ("预算5万", ["预算", "5万"]), ("删除存储ckpt", ["删除存储", "ckpt"]),
+     ("报价A100", ["报价", "A100"]), ("预算", None), ("lora", None)],
+)  # fmt: skip
+def test_a_sub_commands_name_glued_to_its_first_word_is_split(word: str, split: list[str] | None) -> None:
+    from bot.app.table import glued_name
+
+    assert glued_name(word) == split
 
 
 def test_a_chinese_sub_command_glued_to_its_first_word_is_that_sub_command(tmp_path: Path) -> None:
