@@ -16,6 +16,7 @@ from bot.deps import Deps
 from bot.slack.keyed_posts import keyed, posted_in_thread
 from bot.slack.replies import lang_for, post_or_dm
 from bot.slack.ui import blocks, templating
+from bot.slack.ui.digest import message_blocks
 from bot.text import Lang
 
 
@@ -32,6 +33,8 @@ def render(message: Message) -> list[dict[str, Any]]:
         return blocks.recommendation(intent.advice, intent.convo_id, intent.policy, lang)
     if message.sections == (Section(message.text),) and not (message.title or message.buttons or message.context):
         return []  # a plain line: Slack shows the text itself
+    if any(section.item is not None for section in message.sections):  # a digest composed again: its buttons
+        return message_blocks(message)
     return generic(message)
 
 

@@ -10,6 +10,8 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
+from bot.chat.digest_messages import digest_message
+from bot.slack.chat import render as render_message
 from bot.slack.markup import mrkdwn
 from bot.slack.ui.digest import MAX_BLOCKS, render
 from bot.text import Lang
@@ -39,6 +41,20 @@ def test_eighty_items_fit_in_fifty_blocks_most_expensive_first(lang: Lang) -> No
     assert more and str(80 - shown) in more[0]["elements"][0]["text"]
     footer = " ".join(b["elements"][0]["text"] for b in blocks if b["type"] == "context")
     assert "¥5,000" in footer and "¥20,000" in footer and "¥120" in footer
+
+
+@pytest.mark.parametrize("lang", [Lang.EN, Lang.ZH])
+def test_a_digest_composed_again_as_a_message_has_the_digests_blocks_within_fifty(lang: Lang) -> None:
+    """A digest composed again after a press (and `idle`'s answer) reaches Slack as a neutral message: each item
+    keeps its line and buttons as the digest posted them, the header its language, within Slack's 50 blocks."""
+    digest = Digest([idle(i) for i in range(80)], spend=[Spend("llm", "CNY", 5000.0, 20000.0)])
+    blocks = render_message(digest_message(digest, lang, SHANGHAI))
+    assert len(blocks) <= MAX_BLOCKS and blocks[0]["block_id"] == f"digest:{lang.value}"
+    _, posted = render(digest, lang, SHANGHAI)
+    acts = [b for b in blocks if b["type"] == "actions"]
+    assert len(acts) >= 20 and acts == [b for b in posted if b["type"] == "actions"][: len(acts)]
+    notes = " ".join(b["elements"][0]["text"] for b in blocks if b["type"] == "context")
+    assert str(80 - len(acts)) in notes and "¥5,000" in notes
 
 
 def test_each_kind_of_item_has_its_sentence_with_local_time() -> None:

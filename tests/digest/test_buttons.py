@@ -158,6 +158,31 @@ def test_a_message_slack_did_not_take_is_updated_again_by_itself_not_the_press(t
         assert redo_stalled(h.deps, h.deps_client(), timedelta(0)) == 0
 
 
+def test_an_update_made_again_keeps_the_other_items_buttons_and_the_header(tmp_path: Path) -> None:
+    """The redo composes the digest again from what is still listed: an item not answered keeps its line and its
+    buttons, and the message keeps its header (its language), as the first try's in-place edit does. Composed
+    through the generic layout, it lost every button and the header."""
+    with running_app(tmp_path, slack_retry_backoff_s=0.01) as h:
+        rentals = Rentals(h.deps.store)
+        now = h.clock.now
+        other, _ = rentals.track_instance("T1", "train-2", FIELDS | {"started_at": now - timedelta(hours=3)})
+        quiet = [Sample(now - timedelta(minutes=m), 0, 0, 1200, 81920) for m in range(120, -1, -5)]
+        rentals.add_samples(other.id, quiet, [None] * len(quiet))
+        rentals, message = digest(h)
+        h.fake.server_errors["chat.update"] = 4
+        h.send.click(message, "rental_released", user="U1")
+        h.fake.wait_for(lambda: len(h.fake.of("chat.update")) == 4)
+        # the press done, its update alone kept (the inbox, not Slack: polled)
+        until(lambda: [k[-5:] for k, _, _ in h.deps.inbox.pending(timedelta(days=1))] == [":card"])
+        assert redo_stalled(h.deps, h.deps_client(), timedelta(0)) == 1
+        blocks = h.fake.of("chat.update")[-1]["blocks"]
+        assert blocks[0]["block_id"] == "digest:en" and "1 to look at" in str(blocks[0])
+        buttons = [e for b in blocks if b["type"] == "actions" for e in b["elements"]]
+        assert buttons and {b["block_id"] for b in blocks if b["type"] == "actions"} == {"act:i:train-2"}
+        assert {e["action_id"] for e in buttons} >= {"rental_released", "rental_still_needed"}
+        assert "released by <@U1>" in str(blocks)
+
+
 def test_an_update_slack_refuses_for_good_is_said_and_not_kept(tmp_path: Path) -> None:
     """chat.update refused (not unreachable: the message can no longer be edited): the presser is told, as any
     request that fails on its own, and nothing stays pending to be redone."""

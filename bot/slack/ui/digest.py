@@ -18,13 +18,24 @@ from bot.chat.digest_messages import (
     storage_line,
     when,
 )
+from bot.chat.message import Message, Section
 from bot.slack.ui import templating
 from bot.text import Lang, t
 from bot.text.format import money
 from rules.digest import Digest
 from rules.idle import Activity
 
-__all__ = ["BUTTONS", "found_line", "header_block", "instance_line", "item_blocks", "render", "storage_line", "when"]
+__all__ = [
+    "BUTTONS",
+    "found_line",
+    "header_block",
+    "instance_line",
+    "item_blocks",
+    "message_blocks",
+    "render",
+    "storage_line",
+    "when",
+]
 
 MAX_BLOCKS = 50  # Slack's limit for a message
 
@@ -107,3 +118,39 @@ def render(digest: Digest, lang: Lang, zone: ZoneInfo) -> tuple[str, list[dict[s
         cost = ", ".join(money(a, c) for c, a in kept_per.items())
         return t("digest.fallback_storage", lang, count=count, cost=cost), blocks
     return digest_header(count, lang), blocks
+
+
+def message_blocks(message: Message) -> list[dict[str, Any]]:
+    """A neutral message carrying digest items (the digest composed again after a press, `idle`'s answer) as the
+    digest's blocks: its header with its language (a press reads the message's language there), each item's line
+    and buttons, the other sections as text, its notes; within Slack's 50 blocks, the items left off counted.
+    Through the generic layout a digest composed again lost its header and every item's buttons."""
+    lang = message.lang
+    head = [_header(message.title, lang)] if message.title else []
+    room = MAX_BLOCKS - len(head) - len(message.context) - 1  # and a "+N more" line, should it be needed
+    body: list[dict[str, Any]] = []
+    items = sum(1 for s in message.sections if s.item is not None)
+    shown = 0
+    for section in message.sections:
+        made = _section_blocks(section, lang)
+        if len(body) + len(made) > room:
+            break
+        body += made
+        shown += section.item is not None
+    more = [t("digest.more", lang, count=items - shown)] if shown < items else []
+    notes = [*more, *message.context]
+    return head + body + (templating.message("context.json.j2", lines=notes) if notes else [])
+
+
+def _header(title: str, lang: Lang) -> dict[str, Any]:
+    return {"type": "header", "block_id": f"digest:{lang.value}", "text": {"type": "plain_text", "text": title[:150]}}
+
+
+def _section_blocks(section: Section, lang: Lang) -> list[dict[str, Any]]:
+    if section.item is None:
+        return templating.message("text.json.j2", parts=[section.text])
+    kind, name = section.item
+    buttons = [{"action": b.action, "label": b.label, "style": b.style} for b in section.buttons]
+    return templating.message(
+        "digest_items.json.j2", items=[{"kind": kind, "name": name, "text": section.text, "buttons": buttons}]
+    )
