@@ -39,8 +39,10 @@ class Warner:
             }
         return self._named[(team, channel)]
 
-    def annotate(self, team: str, channel: str, digest: Digest, moment: datetime) -> Digest:
-        """The digest with each idle instance's stop time (or that it is never stopped), by policy."""
+    def annotate(self, team: str, channel: str, digest: Digest, moment: datetime, *, promise: bool = True) -> Digest:
+        """The digest with each idle instance's stop time (or that it is never stopped), by policy. `promise`: False
+        where no warning is given with it (a digest composed again, `idle`'s answer): only a warning already given
+        has a stop time; the daily digest gives one, and `record` keeps it."""
         if not digest.instances:
             return digest
         named = self._instances(team, channel)
@@ -63,8 +65,8 @@ class Warner:
                 out.append(replace(news, stop_refused=True))
             elif inst.source not in STOPPABLE and inst.id not in agents:  # an agent's box is stopped through it
                 out.append(replace(news, never_stopped=True))
-            elif platform_stops_first(inst, policy.grace):  # listed with its own rule; no race with the platform
-                out.append(news)
+            elif platform_stops_first(inst, policy.grace) or (inst.id not in open_now and not promise):
+                out.append(news)  # listed with its own rule (no race with the platform), or no warning given yet
             else:
                 warned = open_now.get(inst.id)
                 deadline = warned.deadline if warned else moment + policy.grace

@@ -16,6 +16,16 @@ from bot.deps import Deps
 from bot.digest.send import digests
 from bot.state.rentals import Rentals
 from bot.text import Lang
+from rules.digest import Digest
+
+
+def digest_now(deps: Deps, rentals: Rentals, team: str, chat_id: str, zone: ZoneInfo) -> Digest:
+    """The channel's digest as it stands now, with the stop times of the warnings already given: no warning is
+    given with it (the daily digest gives them), so none is promised (a stop time said on an item no warning
+    stood behind was never kept)."""
+    now = deps.now()
+    composed = digests(rentals, team, [chat_id], now, deps.policy.idle, deps.policy.metering, zone)[chat_id]
+    return Warner(rentals).annotate(team, chat_id, composed, now, promise=False)
 
 
 def show(
@@ -30,13 +40,7 @@ def show(
     done: Done,
 ) -> None:
     """The digest card composed again from what is still listed, with the answer's line at the top."""
-    now = deps.now()
-    digest = Warner(rentals).annotate(
-        team,
-        chat_id,
-        digests(rentals, team, [chat_id], now, deps.policy.idle, deps.policy.metering, zone)[chat_id],
-        now,
-    )
+    digest = digest_now(deps, rentals, team, chat_id, zone)
 
     def say(each: Lang) -> Message:
         shown = digest_message(digest, each, zone, done=done.line(each))

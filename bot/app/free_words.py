@@ -48,6 +48,8 @@ def free_words(text: str) -> tuple[str, list[str]] | None:
     said = text.strip()
     if _HELLO.match(said):
         return "help", []
+    if _IDLE.search(said):  # 谁的机器闲着, what's idle: this chat's digest now
+        return "idle", []
     if _PRICE.search(said):
         gpu = _gpu_in(said)
         asked = _QUESTION.compiled.sub(" ", said).split()  # `A100 每天4小时 两周 多少钱`: the run priced
@@ -69,6 +71,20 @@ def free_words(text: str) -> tuple[str, list[str]] | None:
         period = " ".join(_ASKED.compiled.sub(" ", _SPENT.compiled.sub(" ", said)).split())
         return "report", [period or "this-month"]
     return None
+
+
+_IDLE = lazy(
+    r"(?:谁的|哪些|哪台|有没有|有哪些)(?:机器|卡|实例|gpu|服务器|资源)?(?:在|还)?(?:闲着|空着|闲置|空闲)"
+    r"|(?:闲置|空闲|闲着)的(?:机器|卡|实例|gpu|服务器|资源)|(?:机器|卡|实例|gpu|服务器)(?:在|还|都)?(?:闲着|空着)"
+    r"|what(?:'s| is) idle|anything idle|who(?:'s| is) idle|idle (?:boxes|machines|gpus|instances|cards)"
+    r"|(?:which|what) (?:boxes|machines|gpus|instances|cards) (?:are|is) idle",
+    re.IGNORECASE,
+)
+
+
+def idle_asked(text: str) -> bool:
+    """Whether `text` asks what is idle (`闲置的机器有哪些`, `idle boxes`): `idle`'s name with question words."""
+    return bool(_IDLE.search(text))
 
 
 _REMIND_ME = lazy(r"都?请?提醒(?:我们?|大家|一下)|(?:please )?remind (?:me|us)(?: of idle boxes)?", re.IGNORECASE)

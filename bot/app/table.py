@@ -10,7 +10,7 @@ from __future__ import annotations
 import difflib
 from collections.abc import Callable
 
-from bot.app import act, actions_said, answers, board, enroll, metering, quote, rentals, report, track
+from bot.app import act, actions_said, answers, board, enroll, idle, metering, quote, rentals, report, track
 from bot.app.free_words import free_words
 from bot.app.invocation import CommandError, Form, Invocation
 from bot.chat import conversation, inline
@@ -101,6 +101,7 @@ SUBCOMMANDS: dict[str, Handler] = {
     SubCommand.REPORT: report.report,
     SubCommand.BOARD: board.board,
     SubCommand.ACTIONS: actions_said.actions,
+    SubCommand.IDLE: idle.idle,
     "?": help_,
     "？": help_,
     **dict.fromkeys(START_WORDS, advise),

@@ -57,3 +57,4 @@ class SubCommand(StrEnum):
     REPORT = "report"
     BOARD = "board"
     ACTIONS = "actions"
+    IDLE = "idle"

@@ -15,7 +15,7 @@ from bot.slack.replies import zone_for
 from bot.slack.request import SlackRequest
 from bot.slack.teller import slack_tellers
 from bot.slack.ui import blocks, track_form
-from bot.slack.ui.digest import item_blocks
+from bot.slack.ui.digest import message_blocks
 from bot.slack.ui.forms import FormMeta
 from bot.text import Lang, t
 from bot.text.chinese_names import chinese_names
@@ -24,15 +24,11 @@ from bot.text.chinese_names import chinese_names
 def command_blocks(message: Message) -> list[dict[str, Any]]:
     """A sub-command's answer as blocks: a plain one as its lines (a digest item's with its buttons), anything
     with more to show (a title, notes, buttons) as the generic layout."""
+    if any(section.item is not None for section in message.sections):  # digest items: the digest's blocks
+        return message_blocks(message)
     if message.title or message.buttons or message.context:
         return generic(message)
-    out: list[dict[str, Any]] = []
-    for section in message.sections:
-        if section.item is not None:
-            out += item_blocks(*section.item, section.text, message.lang)
-        else:
-            out += blocks.text(section.text)
-    return out
+    return [block for section in message.sections for block in blocks.text(section.text)]
 
 
 def invocation(deps: Deps, request: SlackRequest, lang: Lang) -> Invocation:

@@ -23,6 +23,7 @@ CHINESE_NAMES: dict[str, str] = {
     "表单": "form",
     "看板": "board",
     "停机记录": "actions",
+    "闲置": "idle",
 }
 
 

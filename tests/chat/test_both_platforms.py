@@ -68,6 +68,10 @@ class Driver(Protocol):
         """Type a sub-command where the chat takes one (Slack: /gpu-advise; elsewhere: to the bot in a group, as
         its people do): the text of its answer."""
 
+    def in_group(self, text: str) -> str:
+        """Type `text` to the bot in the group the digest goes to: every message it sends in answer, as text; the
+        last one is then what `press_released` presses."""
+
 
 def _value(raw: str) -> dict[str, Any]:
     try:
@@ -150,6 +154,17 @@ class SlackDriver:
         )
         return self.h.texts(said[0])
 
+    def in_group(self, text: str) -> str:
+        self.team, before = "T1", len(self.h.fake.calls)
+        name = f"c{next(self._events)}"
+        assert self.h.send.command(text, response_url=self.h.fake.response_url(name))[0] == 200
+        settled(self.deps)
+        sent = [c.args for c in self.h.fake.calls[before:] if c.method in ("chat.postMessage", "response_url")]
+        posted = [m for m in sent if "_ts" in m]
+        if posted:
+            self.message = posted[-1]
+        return "\n".join(self.h.texts(m) for m in sent)
+
 
 class FeishuDriver:
     def __init__(self, h: FeishuHarness) -> None:
@@ -211,6 +226,19 @@ class FeishuDriver:
         settled(self.deps)
         return json.dumps(self.h.fake.sent()[before].card, ensure_ascii=False)
 
+    def in_group(self, text: str) -> str:
+        self.team, before = "feishu:" + self.h.send.tenant, len(self.h.fake.sent())
+        mention = [{"key": "@_user_1", "id": {"open_id": "ou_bot"}, "name": "GPU Advisor"}]
+        said = self.h.send.message(
+            f"@_user_1 {text}", chat=FEISHU_GROUP, chat_type="group", user=self.ids[STARTER], mentions=mention
+        )
+        assert said.status_code == 200
+        self.h.fake.wait_for(lambda: len(self.h.fake.sent()) > before)
+        settled(self.deps)
+        sent = self.h.fake.sent()[before:]
+        self.post = sent[-1]
+        return "\n".join(json.dumps(c.card, ensure_ascii=False) for c in sent)
+
 
 GROUP = "cidGroupA1b2C3+d4/e5=="  # DingTalk's shape of a group conversation; WeCom takes it too
 
@@ -271,6 +299,14 @@ class DingTalkDriver:
         settled(self.deps)
         return json.dumps(list(self.h.fake.cards.values())[before].params, ensure_ascii=False)
 
+    def in_group(self, text: str) -> str:
+        self.team, before = f"dingtalk:{DINGTALK_CORP}", len(self.h.fake.cards)
+        self.h.fake.message(text, self.ids[STARTER], group=GROUP)
+        settled(self.deps)
+        sent = list(self.h.fake.cards.values())[before:]
+        self.card = sent[-1]
+        return "\n".join(json.dumps(c.params, ensure_ascii=False) for c in sent)
+
 
 class WeComDriver:
     def __init__(self, h: WeComHarness) -> None:
@@ -319,6 +355,13 @@ class WeComDriver:
         before = len(self.h.fake.sent)
         self.h.settled(self.h.fake.message(text, self.ids[STARTER], group=GROUP))
         return self.h.fake.sent[before].text
+
+    def in_group(self, text: str) -> str:
+        self.team, before = f"wecom:{WECOM_BOT}", len(self.h.fake.sent)
+        self.h.settled(self.h.fake.message(text, self.ids[STARTER], group=GROUP))
+        sent = self.h.fake.sent[before:]
+        self.sent = sent[-1]
+        return "\n".join(json.dumps(s.card, ensure_ascii=False) + s.text for s in sent)
 
     def recommendation(self) -> str | None:
         done = [

@@ -28,7 +28,11 @@ from tests.chat.test_both_platforms import driving
      ("花了多少钱", ("report", ["this-month"])), ("how much did we spend last week", ("report", ["last week"])),
      # the budgets: asked after, or glued to, its word
      ("我们的预算怎么样", ("budget", [])), ("how is our budget", ("budget", [])),
-     ("每天早上9点提醒我", ("remind", ["每天早上9点"])), ("每天都提醒我", ("remind", ["每天"]))],
+     ("每天早上9点提醒我", ("remind", ["每天早上9点"])), ("每天都提醒我", ("remind", ["每天"])),
+     # what is idle: the channel's digest now
+     ("谁的机器闲着", ("idle", [])), ("哪些卡空着？", ("idle", [])), ("有没有闲置的机器", ("idle", [])),
+     ("机器都闲着吗", ("idle", [])), ("what's idle", ("idle", [])), ("which boxes are idle?", ("idle", [])),
+     ("闲着也是闲着", None), ("idle", None)],
 )  # fmt: skip
 def test_what_a_message_without_a_sub_command_means(said: str, meant: tuple[str, list[str]] | None) -> None:
     assert free_words(said) == meant

@@ -47,11 +47,11 @@ def message_lang(message: dict[str, Any]) -> Lang | None:
     return Lang(code) if code in {str(c) for c in Lang} else None
 
 
-def header_block(count: int, lang: Lang) -> dict[str, Any]:
-    """The digest's header for `count` items still listed."""
+def header_block(count: int, lang: Lang, title: str | None = None) -> dict[str, Any]:
+    """The digest's header for `count` items still listed (or the `title` a message has already)."""
     blocks: list[dict[str, Any]] = templating.message(
         "digest.json.j2",
-        header=digest_header(count, lang),
+        header=title if title is not None else digest_header(count, lang),
         lang=lang.value,
         items=[],
         notes=[],
@@ -126,7 +126,7 @@ def message_blocks(message: Message) -> list[dict[str, Any]]:
     and buttons, the other sections as text, its notes; within Slack's 50 blocks, the items left off counted.
     Through the generic layout a digest composed again lost its header and every item's buttons."""
     lang = message.lang
-    head = [_header(message.title, lang)] if message.title else []
+    head = [header_block(0, lang, message.title)] if message.title else []
     room = MAX_BLOCKS - len(head) - len(message.context) - 1  # and a "+N more" line, should it be needed
     body: list[dict[str, Any]] = []
     items = sum(1 for s in message.sections if s.item is not None)
@@ -140,10 +140,6 @@ def message_blocks(message: Message) -> list[dict[str, Any]]:
     more = [t("digest.more", lang, count=items - shown)] if shown < items else []
     notes = [*more, *message.context]
     return head + body + (templating.message("context.json.j2", lines=notes) if notes else [])
-
-
-def _header(title: str, lang: Lang) -> dict[str, Any]:
-    return {"type": "header", "block_id": f"digest:{lang.value}", "text": {"type": "plain_text", "text": title[:150]}}
 
 
 def _section_blocks(section: Section, lang: Lang) -> list[dict[str, Any]]:
