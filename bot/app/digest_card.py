@@ -7,25 +7,21 @@ from __future__ import annotations
 from dataclasses import replace
 from zoneinfo import ZoneInfo
 
-from bot.actions.warn import Warner
 from bot.app.buttons import Done
 from bot.chat.digest_messages import digest_message
 from bot.chat.message import Message
 from bot.chat.port import Chat, Place, Posted
 from bot.deps import Deps
-from bot.digest.send import digests
+from bot.digest.now import digests_now
 from bot.state.rentals import Rentals
 from bot.text import Lang
 from rules.digest import Digest
 
 
 def digest_now(deps: Deps, rentals: Rentals, team: str, chat_id: str, zone: ZoneInfo) -> Digest:
-    """The channel's digest as it stands now, with the stop times of the warnings already given: no warning is
-    given with it (the daily digest gives them), so none is promised (a stop time said on an item no warning
-    stood behind was never kept)."""
-    now = deps.now()
-    composed = digests(rentals, team, [chat_id], now, deps.policy.idle, deps.policy.metering, zone)[chat_id]
-    return Warner(rentals).annotate(team, chat_id, composed, now, promise=False)
+    """The channel's digest as it stands now (bot/digest/now.py): a stop time only where a warning was given."""
+    policy = deps.policy
+    return digests_now(rentals, team, [chat_id], deps.now(), policy.idle, policy.metering, zone)[chat_id]
 
 
 def show(

@@ -10,6 +10,7 @@ from bot.app.free_words import idle_asked
 from bot.app.invocation import CommandError, Invocation
 from bot.chat.digest_messages import digest_message
 from bot.chat.message import plain
+from bot.digest.now import has_news
 from bot.state.rentals import Rentals
 from bot.text import t
 from bot.text.format import literal
@@ -26,7 +27,7 @@ def idle(inv: Invocation, args: list[str]) -> None:
     if inv.direct or not (tracked or kept):  # items are told in the chat each was tracked in
         raise CommandError(t("idle.nothing_tracked", lang, channel=where))
     digest = digest_now(deps, rentals, inv.team, inv.channel, inv.channel_zone())
-    if not (digest.instances or digest.storage or digest.found or digest.lifecycle):
+    if not has_news(digest):
         rules = deps.policy.idle
         said = t(
             "idle.none", lang, channel=where, minutes=f"{rules.window_minutes:g}", pct=f"{rules.utilisation_max_pct:g}"

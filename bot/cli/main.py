@@ -39,6 +39,7 @@ COMMANDS: dict[str, tuple[str, str, bool]] = {
     "report": ("bot.cli.report", "report", False),
     "board": ("bot.cli.board", "board", False),
     "actions": ("bot.cli.act", "actions_list", False),
+    "idle": ("bot.cli.idle", "idle", False),
     "probe": ("bot.cli.probe", "probe", False),
     "analyze": ("bot.cli.analyze", "analyze", False),
     "policy": ("bot.cli.main", "policy_app", True),
@@ -69,6 +70,7 @@ SUMMARIES: dict[str, str] = {
     "report": "Who and which project left cards idle over a period, and what it cost.",
     "board": "Print a link to the board: what is idle, who billed idle money, budgets, balances, in a browser.",
     "actions": "What was warned, stopped, cancelled or failed, newest first.",
+    "idle": "What is idle now, each channel's as its digest would say it (nothing is sent).",
     "probe": "Sample this box's cards (NVML, nvidia-smi or a domestic card's tool) into a CSV for "
     "`gpu-advise analyze`.",
     "analyze": "Utilisation and memory figures of a capture, per GPU and overall, and the flags they imply.",
