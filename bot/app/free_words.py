@@ -3,7 +3,9 @@
 answered with the help, a price question with the cached prices of the GPU it names (or the quote of the run it
 says with it), a wish to rent with the profile that picks the card, a question of what is left with the balances
 (`查一下余额`), one of what was spent with that period's report (`本月花了多少钱`; this month's, when none is
-said), a wish to be reminded with the digest's time (`每天早上9点提醒我`). Anything else stays unknown (with the
+said), a wish to be reminded with the digest's time (`每天早上9点提醒我`), what is idle with the channel's digest now
+(`谁的机器闲着`), a report asked by another word or with its period around it with that report (`报表`, `周报`,
+`上个月的报表`). Anything else stays unknown (with the
 nearest sub-command, bot/app/table.py). Patterns over a few words, not an intent classifier: each reading is said
 back by what it answers, and a word it misses is the unknown sub-command it was. Where chats have no threads,
 these questions are answered even while a profile is open, if they are no answer to its question
@@ -70,6 +72,10 @@ def free_words(text: str) -> tuple[str, list[str]] | None:
     if _SPENT.search(said):  # 本月花了多少钱, 上周花了多少: that period's report (this month's, none said)
         period = " ".join(_ASKED.compiled.sub(" ", _SPENT.compiled.sub(" ", said)).split())
         return "report", [period or "this-month"]
+    if (report := _REPORT.search(said)) is not None:  # 上个月的报表, 周报, last month's report: that period's report
+        period = " ".join(_REPORT_ASKED.compiled.sub(" ", _REPORT.compiled.sub(" ", said)).split())
+        period = period or {"周报": "last-week", "月报": "this-month"}.get(report.group(0), "")
+        return "report", [period] if period else []
     return None
 
 
@@ -92,6 +98,12 @@ _BUDGET = lazy(r"预算|\bbudgets?\b", re.IGNORECASE)
 _BALANCE = lazy(r"余额|还剩多少钱|\bbalances?\b|how much (?:is )?left", re.IGNORECASE)
 _SPENT = lazy(
     r"(?:一共|总共)?花了?多少(?:钱)?|花费|开销|花销|how much (?:did|have) we spen[dt]|spending|spent", re.IGNORECASE
+)
+_REPORT = lazy(r"报表|报告|周报(?![表告])|月报(?![表告])|(?<![a-z])reports?(?![a-z])", re.IGNORECASE)
+_REPORT_ASKED = lazy(  # the words around a report's period (看一下上个月的报表, show me last month's report)
+    r"看一下|看看|查一下|发一下|发个|给我|一下|的|呢|吗|吧|？|\?|'s(?![a-z])"
+    r"|(?<![a-z])(?:the|show|me|please|send|get|our)(?![a-z])",
+    re.IGNORECASE,
 )
 _ASKED = lazy(  # the question's words around the period of a spend question
     r"我们|咱们|大家|团队|一共|总共|了|的|呢|啊|吗|？|\?|(?<![a-z])(?:we|in|this|the|so far)(?![a-z])", re.IGNORECASE

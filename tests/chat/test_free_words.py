@@ -32,7 +32,11 @@ from tests.chat.test_both_platforms import driving
      # what is idle: the channel's digest now
      ("谁的机器闲着", ("idle", [])), ("哪些卡空着？", ("idle", [])), ("有没有闲置的机器", ("idle", [])),
      ("机器都闲着吗", ("idle", [])), ("what's idle", ("idle", [])), ("which boxes are idle?", ("idle", [])),
-     ("闲着也是闲着", None), ("idle", None)],
+     ("闲着也是闲着", None), ("idle", None),
+     # a report by another word, or with its period around it
+     ("报表", ("report", [])), ("周报", ("report", ["last-week"])), ("月报", ("report", ["this-month"])),
+     ("上个月的报表", ("report", ["上个月"])), ("看一下本月报表", ("report", ["本月"])),
+     ("show me last month's report", ("report", ["last month"]))],
 )  # fmt: skip
 def test_what_a_message_without_a_sub_command_means(said: str, meant: tuple[str, list[str]] | None) -> None:
     assert free_words(said) == meant
