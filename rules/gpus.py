@@ -20,6 +20,7 @@ import re
 from dataclasses import dataclass
 
 from rules.errors import UnknownGPU
+from rules.numbers import chinese_int
 from rules.patterns import lazy
 
 
@@ -234,11 +235,17 @@ _NOISE = lazy(r"NVIDIA|TESLA|GEFORCE|SXM\d?|PCIE|NVL|HBM\d?E?|[^A-Z0-9]")
 
 @functools.lru_cache(maxsize=4096)  # the same few dozen spellings, asked for every offer of every price source
 def _key(name: str) -> str:
-    key = _NOISE.sub("", name.upper())
+    said = _CN_MEMORY.sub(lambda m: str(chinese_int(m.group(1))), name.upper())  # A100八十G, 4090二十四G
+    key = _NOISE.sub("", said)
     return re.sub(r"(\d+)GB?$", r"\1G", key)
 
 
+_CN_MEMORY = lazy(r"([零一二两三四五六七八九十百]+)\s*(?=G)")  # a memory said in Chinese numerals
+
+
 ALIASES: dict[str, str] = {_key(name): name for name in CATALOGUE} | _EXTRA_ALIASES
+# a short name with its card's memory after it (4090 24G, 910B 64G): the card the short name is
+ALIASES |= {f"{alias}{CATALOGUE[name].memory_gb:g}G": name for alias, name in _EXTRA_ALIASES.items()} | ALIASES
 
 
 def canonical_gpu(name: str) -> str:
@@ -273,6 +280,25 @@ _COUNTED = (
     lazy(r"^\s*(?P<n>\d{1,4})\s*(?:x|\*|×|卡|张|块)\s*(?P<name>\S.*?)\s*$", re.I),  # 8xA100, 8卡A100
     lazy(r"^\s*(?P<name>\S.*?)\s*(?:x|\*|×)\s*(?P<n>\d{1,4})\s*(?:卡|张|块)?\s*$", re.I),  # A100*8, 4090 x2
 )
+
+
+_MEMORY_APART = lazy(r"(?:\d+|[零一二两三四五六七八九十百]+)\s*(?:g|gb)", re.IGNORECASE)  # "A100 40G": typed apart
+
+
+def gpu_at(words: list[str], start: int = 0) -> tuple[int, int] | None:
+    """Where the first GPU is said in `words` from `start`, as (start, end): a name the catalogue knows (with its count:
+    `8卡A100`), with its memory typed apart after it (`A100 40G`, `A100 四十G`: the 40 GB card, not the name alone's
+    80 GB one, and not a word left over); a maker's name alone too (`海光`: the caller refuses it asking which card)."""
+    for i in range(start, len(words)):
+        apart = i + 1 < len(words) and _MEMORY_APART.fullmatch(words[i + 1])
+        for end in (i + 2, i + 1) if apart else (i + 1,):
+            try:
+                canonical_gpu(counted_gpu(" ".join(words[i:end]))[0])
+                return i, end
+            except UnknownGPU as exc:
+                if exc.maker:
+                    return i, end
+    return None
 
 
 def counted_gpu(name: str) -> tuple[str, int | None]:

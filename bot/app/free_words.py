@@ -17,7 +17,7 @@ import re
 
 from bot.chat.inline import longest_reading
 from rules.errors import UnknownGPU
-from rules.gpus import canonical_gpu, counted_gpu
+from rules.gpus import canonical_gpu, counted_gpu, gpu_at
 from rules.parsing import parse_rental_schedule
 from rules.patterns import lazy
 
@@ -113,10 +113,11 @@ _ASKED = lazy(  # the question's words around the period of a spend question
 def _gpu_in(text: str) -> str | None:
     """The one GPU a price question names (`A100多少钱`, `4090 价格`, `how much is an H100 per hour`)."""
     words = [w for w in _PRICE_WORDS.compiled.sub(" ", text).split() if w]
-    found = set()
-    for word in words:
+    found, start = set(), 0
+    while (at := gpu_at(words, start)) is not None:  # "A100 40G": the 40 GB card
+        start = at[1]
         try:
-            found.add(canonical_gpu(counted_gpu(word)[0]))
-        except UnknownGPU:
+            found.add(canonical_gpu(counted_gpu(" ".join(words[at[0] : at[1]]))[0]))
+        except UnknownGPU:  # a maker alone
             continue
     return found.pop() if len(found) == 1 else None

@@ -30,8 +30,8 @@ from bot.text.request_errors import request_problems
 from pricing.errors import QuoteError
 from pricing.fx import ECB_CURRENCIES
 from pricing.quote import Quote, QuoteRequest
-from rules.errors import ParseError, UnknownGPU
-from rules.gpus import canonical_gpu, counted_gpu
+from rules.errors import ParseError
+from rules.gpus import gpu_at
 from rules.parsing import parse_rental_schedule, parse_share
 
 YES, NO = ("yes", "y", "true", "1", "是", "要"), ("no", "n", "false", "0", "否", "不")
@@ -123,12 +123,9 @@ def _bare(args: list[str]) -> tuple[list[str], dict[str, str]]:
     pairs = [a for a in args if "=" in a]
     bare = [a for a in args if "=" not in a]
     found: dict[str, str] = {}
-    try:
-        if bare and canonical_gpu(counted_gpu(bare[0])[0]):  # "A100", "A100*8"
-            found["gpu"] = bare.pop(0)
-    except UnknownGPU as exc:  # not a GPU: left for the schedule, or to be refused naming the keys
-        if exc.maker:  # `quote 海光 4x14`: a GPU meant, its maker named: refused asking which card
-            found["gpu"] = bare.pop(0)
+    at = gpu_at(bare)  # "A100", "A100*8", "A100 40G"; a maker alone (`quote 海光 4x14`): refused asking which card
+    if at is not None and at[0] == 0:  # else not a GPU: left for the schedule, or refused naming the keys
+        found["gpu"], bare = " ".join(bare[: at[1]]), bare[at[1] :]
     bare = cards_joined(bare)  # "8 cards", "8 张": one word
     for word in [w for w in bare if slice_said(w)][:1]:  # `quote A100 半卡 4x14`: share=
         found["share"] = slice_said(word) or ""

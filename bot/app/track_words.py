@@ -19,8 +19,7 @@ from bot.chat.inline import longest_reading
 from bot.fields.metering import ALIASES, PROVIDER_NAMES, STOP_WORDS
 from bot.fields.rentals import CARDS_SAID, cards_joined, read_price, read_price_gb_month, slice_said
 from bot.text import Lang, t
-from rules.errors import UnknownGPU
-from rules.gpus import canonical_gpu, counted_gpu
+from rules.gpus import gpu_at
 from rules.patterns import lazy
 
 INSTANCE_KEYS = {k: k for k in ("gpu", "price", "cards", "share", "project", "owner", "currency", "started")}
@@ -37,22 +36,6 @@ STORAGE_KEYS |= {"挂载": "instance", "创建": "created"}
 
 _BILLING = frozenset(word for word in ALIASES if not word.isascii())  # 包月, 按量; "hourly" may be a price's word
 _MODEL_LIKE = lazy(r"[a-z]{1,4}-?\d{2,4}[a-z0-9-]*", re.IGNORECASE)  # A900, RTX5090, MI300X: not 60/h
-_MEMORY = lazy(r"^\d+\s*(?:g|gb)$", re.IGNORECASE)  # "A100 80G": the card's memory, typed apart from its name
-
-
-def _gpu_at(words: list[str]) -> tuple[int, int] | None:
-    """Where the GPU is said, as (start, end): a name the catalogue knows, with its memory typed apart after it;
-    a maker's name alone too (`海光`: refused later asking which of its cards)."""
-    for i in range(len(words)):
-        ends = (i + 2, i + 1) if i + 1 < len(words) and _MEMORY.fullmatch(words[i + 1]) else (i + 1,)
-        for end in ends:
-            try:
-                canonical_gpu(counted_gpu(" ".join(words[i:end]))[0])
-                return i, end
-            except UnknownGPU as exc:
-                if exc.maker:
-                    return i, end
-    return None
 
 
 def _take(words: list[str], found: dict[str, str], field: str, test: Callable[[str], object]) -> None:
@@ -65,7 +48,7 @@ def _take(words: list[str], found: dict[str, str], field: str, test: Callable[[s
 def instance_words(words: list[str], lang: Lang) -> dict[str, str]:
     """An instance's fields from `words` typed without keys, as its keys would give them."""
     words, found = cards_joined(words), dict[str, str]()
-    at = _gpu_at(words)
+    at = gpu_at(words)
     if at is not None:
         found["gpu"] = " ".join(words[at[0] : at[1]])
         del words[at[0] : at[1]]

@@ -518,6 +518,10 @@ def test_a_quote_typed_without_keys_as_people_ask(tmp_path: Path) -> None:
         bare = chat.command("quote A100 4x14 share=1/2")  # a GPU and a schedule as people type them, no keys
         assert "5,600" in bare and "784" in bare
         assert "RTX4090-24GB × 1" in chat.command("quote 4090 每天4小时 14天")
+        # the card's memory typed apart (refused as a word not read), in Chinese numerals too
+        assert "A100-40GB × 1" in chat.command("quote A100 40G 4x14")
+        assert "A100-40GB × 1" in chat.command("quote a100 四十G 4x14")
+        assert "RTX4090-24GB × 1" in chat.command("quote 4090 24G 4x14")
         maker = chat.command("quote 海光 每天4小时 14天")  # a maker for the card: which of its cards is asked
         assert "是哪一款" in maker and "DCU-Z100-32GB, K100-AI-64GB" in maker and "A100" not in maker
         twice = chat.command("quote A100 gpu=H100 4x14")  # a bare GPU beside gpu=: which one is meant is asked

@@ -15,6 +15,9 @@ from tests.chat.test_both_platforms import driving
     ("said", "meant"),
     [("你好", ("help", [])), ("hi!", ("help", [])), ("怎么用？", ("help", [])), ("what can you do", ("help", [])),
      ("A100多少钱", ("prices", ["A100-80GB"])), ("4090 价格", ("prices", ["RTX4090-24GB"])),
+     # the memory typed apart or in Chinese numerals: that card (A100 40G was the 80 GB card's prices)
+     ("A100 40G多少钱", ("prices", ["A100-40GB"])), ("a100八十G多少钱", ("prices", ["A100-80GB"])),
+     ("a100 四十g 价格", ("prices", ["A100-40GB"])),
      ("how much is an H100 per hour", ("prices", ["H100-80GB"])), ("我想租卡", ("advise", [])),
      ("帮我选一下用什么卡", ("advise", [])), ("which GPU should we rent", ("advise", [])),
      ("foo", None), ("A100 和 H100 多少钱", None), ("多少钱", None),
