@@ -3,6 +3,7 @@ mp=no freq=daily resume=no`: the recommendation at once) and `prices [gpu]`."""
 
 from __future__ import annotations
 
+from bot.app.gpu_compare import compare_lines, several_gpus
 from bot.app.invocation import CommandError
 from bot.chat import conversation, inline
 from bot.chat.port import Chat
@@ -92,6 +93,8 @@ def price_lines(deps: Deps, args: list[str], lang: Lang) -> list[str]:
     said); past SHOWN of them, how many more and how to narrow them."""
     words = [w for w in args if w.partition("=")[0].lower() not in PROVIDER_KEYS]
     keyed = [w.partition("=")[2] for w in args if w.partition("=")[0].lower() in PROVIDER_KEYS]
+    if not keyed and (several := several_gpus(words)) is not None:  # `价格 A100 H100`: side by side
+        return compare_lines(deps, several, lang)
     gpu, provider = _gpu_and_provider(deps, words, keyed[0] if keyed else None, lang)
     offers = [o for o in deps.prices.offers(gpu=gpu) if provider is None or o.record.provider.lower() == provider]
     title = " · ".join(n for n in (gpu, provider) if n)

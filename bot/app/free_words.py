@@ -52,6 +52,8 @@ def free_words(text: str) -> tuple[str, list[str]] | None:
         return "help", []
     if _IDLE.search(said):  # 谁的机器闲着, what's idle: this chat's digest now
         return "idle", []
+    if (_PRICE.search(said) or _WHICH.search(said)) and len(several := _gpus_in(said)) > 1:
+        return "prices", several  # A100和H100哪个划算, A100 vs H100: side by side
     if _PRICE.search(said):
         gpu = _gpu_in(said)
         asked = _QUESTION.compiled.sub(" ", said).split()  # `A100 每天4小时 两周 多少钱`: the run priced
@@ -112,12 +114,28 @@ _ASKED = lazy(  # the question's words around the period of a spend question
 
 def _gpu_in(text: str) -> str | None:
     """The one GPU a price question names (`A100多少钱`, `4090 价格`, `how much is an H100 per hour`)."""
-    words = [w for w in _PRICE_WORDS.compiled.sub(" ", text).split() if w]
-    found, start = set(), 0
+    found = _gpus_in(text)
+    return found[0] if len(found) == 1 else None
+
+
+def _gpus_in(text: str) -> list[str]:
+    """The GPUs a question names, in the order said (`A100和H100哪个划算`: A100-80GB, H100-80GB)."""
+    words = [w for w in _PRICE_WORDS.compiled.sub(" ", _WHICH.compiled.sub(" ", text)).split() if w]
+    found: list[str] = []
+    start = 0
     while (at := gpu_at(words, start)) is not None:  # "A100 40G": the 40 GB card
         start = at[1]
         try:
-            found.add(canonical_gpu(counted_gpu(" ".join(words[at[0] : at[1]]))[0]))
+            gpu = canonical_gpu(counted_gpu(" ".join(words[at[0] : at[1]]))[0])
         except UnknownGPU:  # a maker alone
             continue
-    return found.pop() if len(found) == 1 else None
+        found += [gpu] if gpu not in found else []
+    return found
+
+
+# two cards weighed against each other, and the words between them (A100和H100哪个划算, A100 vs H100, A100 or H100)
+_WHICH = lazy(
+    r"哪个|哪一个|哪款|哪张|哪种|更|划算|便宜|还是|对比|比较|相比|和|与|跟|或者?|[,，、]"
+    r"|(?<![a-z0-9])(?:vs\.?|versus|or|and|which|cheaper|better|compared?(?: to| with)?)(?![a-z0-9])",
+    re.IGNORECASE,
+)

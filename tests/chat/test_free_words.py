@@ -20,7 +20,13 @@ from tests.chat.test_both_platforms import driving
      ("a100 四十g 价格", ("prices", ["A100-40GB"])),
      ("how much is an H100 per hour", ("prices", ["H100-80GB"])), ("我想租卡", ("advise", [])),
      ("帮我选一下用什么卡", ("advise", [])), ("which GPU should we rent", ("advise", [])),
-     ("foo", None), ("A100 和 H100 多少钱", None), ("多少钱", None),
+     ("foo", None), ("多少钱", None), ("A100 H100", None),
+     # two cards weighed: side by side
+     ("A100 和 H100 多少钱", ("prices", ["A100-80GB", "H100-80GB"])),
+     ("A100和H100哪个划算", ("prices", ["A100-80GB", "H100-80GB"])),
+     ("A100 vs H100", ("prices", ["A100-80GB", "H100-80GB"])),
+     ("which is cheaper, A100 or H100?", ("prices", ["A100-80GB", "H100-80GB"])),
+     ("4090还是A100 40G便宜", ("prices", ["RTX4090-24GB", "A100-40GB"])),
      # a run said with the GPU: its quote
      ("A100 每天4小时 两周 多少钱", ("quote", ["A100", "每天4小时", "两周"])),
      ("how much for an H100 4x14", ("quote", ["H100", "4x14"])),
@@ -52,6 +58,20 @@ def test_the_chat_answers_a_greeting_a_price_question_and_a_wish_to_rent(tmp_pat
         assert "GPU 选型建议" in chat.command("我想租卡")
         assert "A100-80GB × 1 的费用：每天 4 小时 × 14 天" in chat.command("A100 每天4小时 两周 多少钱")
         assert "unknown sub-command 'foo'" in chat.command("foo")
+
+
+def test_two_cards_weighed_are_priced_side_by_side(tmp_path: Path) -> None:
+    """`A100和H100哪个划算` was an unknown sub-command and `prices A100 H100` refused the second card: each card now
+    has its line, each option at its own billing (the A100's reference price is by the day), and what an hour's
+    price does not say."""
+    with driving("feishu", tmp_path) as chat:
+        said = chat.command("A100和H100哪个划算")
+        assert "A100-80GB · H100-80GB 对比" in said and "独占 ¥400/天 (domestic-reference" in said, said
+        assert "**H100-80GB** (80 GB): 独占 ¥" in said and "/小时 (lambda" in said and "共享 1/2 卡 ¥14/小时" in said
+        assert "单价便宜不等于整体便宜" in said and "quote gpu=A100-80GB hours=4x14" in said
+        english = chat.command("prices A100 H100 4090 910B L40S")
+        assert "另有 1 款：一次最多对比 4 款" in english and "RTX4090-24GB" in english and "L40S" not in english
+        assert "A100-80GB · lambda" in chat.command("prices A100 lambda")  # a GPU and a provider: as before
 
 
 def test_words_after_advise_are_answers_and_after_analyze_or_form_are_refused(tmp_path: Path) -> None:
