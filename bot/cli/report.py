@@ -201,7 +201,10 @@ def _text(made: Report, lang: Lang) -> str:
         ranked = made.ranked(by)
         lines.append(t(f"cli.report_by_{by}", lang))
         for rank in ranked[:TOP]:
-            idle = ", ".join(money(a, c) for c, a in rank.idle_cost.items() if a) or "0"
+            # none idle: nothing in the currency it spent in ("idle 0" read as a count beside "spent ¥37.5")
+            idle = ", ".join(money(a, c) for c, a in rank.idle_cost.items() if a) or money(
+                0, next(iter(rank.cost), "CNY")
+            )
             spent = ", ".join(money(a, c) for c, a in rank.cost.items())
             share = f"{rank.busy_share:.0%}" if rank.busy_share is not None else "-"
             lines.append(

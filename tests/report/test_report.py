@@ -233,3 +233,15 @@ def test_idle_gpu_hours_follow_the_samples_own_time_not_whole_clock_hours(db_tar
     [row] = [r for r in made.rows if r.item == "box"]
     assert row.idle_gpu_hours == pytest.approx(0.95, abs=0.01) and row.gpu_hours == pytest.approx(1.45, abs=0.01)
     assert row.idle_cost == pytest.approx(480 / 24 * 0.95, abs=0.2)  # the idle hours' money, not the clock hours'
+
+
+def test_an_owner_with_nothing_idle_is_said_in_money_not_a_bare_zero(tmp_path: Path) -> None:
+    """`U2  idle 0 (0 GPU-h)  spent ¥37.5`: the idle figure read as a count beside the spend; it is money."""
+    env = {"GPU_ADVISOR_LANG": "en"}
+    box = ("--gpu", "A100-80GB", "--price", "12/h", "--channel", "C1", "--owner", "U2", "--team", "T1")
+    assert run_cli("track", "instance", "b", *box, "--started", "3h ago", env=env, tmp=tmp_path).returncode == 0
+    today = datetime.now(ZoneInfo("Asia/Shanghai")).date()
+    period = ("--from", (today - timedelta(days=3)).isoformat(), "--to", today.isoformat())
+    text = run_cli("report", *period, "--team", "T1", env=env, tmp=tmp_path).stdout
+    owner = next(line for line in text.splitlines() if line.startswith("  U2"))
+    assert "idle ¥0 (0 GPU-h)" in owner and "spent ¥" in owner, text
