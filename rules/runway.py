@@ -29,12 +29,17 @@ class Runway:
     hours: float | None  # None: nothing burns
     until: datetime | None
     burning: tuple[str, ...] = ()  # the items that billed to it over the last 7 days, most burn first
+    # the hours the average covers: the last 7 days, or since its oldest hourly item started when that is younger
+    # ("the average of the last 7 days" said of a box rented yesterday); None where no hourly item burns
+    measured_hours: float | None = None
 
 
 def runway(balance: Any, instances: Iterable[Any], timelines: Timelines | None, now: datetime) -> Runway:
     """`balance`: provider, amount, currency, at, source; `instances`: every instance of the team."""
     spent = burn = 0.0
     burners: list[tuple[float, str]] = []
+    measured: float | None = None
+    week_ago = now - timedelta(days=metering.FORECAST_DAYS)
     for inst in instances:
         if getattr(inst, "provider", None) != balance.provider or inst.currency != balance.currency:
             continue
@@ -46,6 +51,9 @@ def runway(balance: Any, instances: Iterable[Any], timelines: Timelines | None, 
         burn += rate
         if rate > 0 and getattr(inst, "name", None):
             burners.append((-rate, inst.name))
+        if rate > 0 and metering.basis(inst) is metering.Basis.HOURLY:
+            span = (now - max(inst.started_at, week_ago)).total_seconds() / 3600
+            measured = max(measured or 0.0, span)
     left = balance.amount - spent
     hours = max(left, 0.0) / burn if burn > 0 else None
     until = now + timedelta(hours=hours) if hours is not None else None
@@ -60,6 +68,7 @@ def runway(balance: Any, instances: Iterable[Any], timelines: Timelines | None, 
         hours,
         until,
         tuple(name for _, name in sorted(burners)),
+        measured,
     )
 
 

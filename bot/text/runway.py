@@ -9,6 +9,7 @@ from zoneinfo import ZoneInfo
 
 from bot.text import Lang, t
 from bot.text.format import money, show
+from bot.text.quote import age_text
 from rules.runway import Runway
 
 
@@ -19,9 +20,12 @@ def runway_line(runway: Runway, lang: Lang, zone: ZoneInfo) -> str:
     if runway.hours is None:
         return t("runway.idle", lang, provider=runway.provider, left=left)
     until = runway.until.astimezone(zone) if runway.until else None
+    measured = runway.measured_hours
+    over = "" if measured is None or measured >= 7 * 24 - 1 else "_now" if measured < 1 else "_since"
     return t(
-        "runway.line",
+        f"runway.line{over}",  # the last 7 days; since its items started (younger); the rate now (just started)
         lang,
+        span=age_text((runway.measured_hours or 0) / 24, lang),
         provider=runway.provider,
         left=left,
         hours=show(round(runway.hours)) if runway.hours >= 1 else show(round(runway.hours, 1)),

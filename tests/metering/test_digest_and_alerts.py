@@ -52,8 +52,9 @@ def test_the_digest_says_stopped_but_billed_and_the_runway(tmp_path: Path) -> No
         text = json.dumps(h.posts(channel="C1")[-1]["blocks"], ensure_ascii=False)
         # the channel speaks Chinese (GPU_ADVISOR_LANG=zh): kept (its card named) is off, its meter running at 5/h
         assert "*kept* · A100 80 GB（<@U1>）已关机，仍按 ¥5/小时计费（本月 ¥50）" in text
-        # since the balance: box 2 h x 10 and kept 2 h x 5 = 30; burning 15/h: 290 / 15 = about 19 h
-        assert "autodl：约剩 ¥290，按近 7 天的平均速度（¥15/小时）约可用 19 小时" in text
+        # since the balance: box 2 h x 10 and kept 2 h x 5 = 30; burning 15/h: 290 / 15 = about 19 h, the average
+        # of the 10 h since they started (not "of the last 7 days": they are younger)
+        assert "autodl：约剩 ¥290，按开始以来（10 小时）的平均速度（¥15/小时）约可用 19 小时" in text
 
 
 def test_a_runway_alert_once_per_threshold_and_balance(tmp_path: Path) -> None:

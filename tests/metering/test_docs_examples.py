@@ -54,9 +54,32 @@ def test_the_runway_sentence_of_the_page() -> None:
 
     until = datetime(2026, 12, 5, 14, 0, 30, tzinfo=SHANGHAI)
     now = until - timedelta(hours=320 / 14)
-    box = Box(14.0, "hour", started_at=now)  # on from now: nothing billed since the balance yet
-    left = runway(Balance(at=now), [box], {1: [Stretch(Power.ON, now, now, "track")]}, now)
+    started = now - timedelta(days=8)  # on for a week and more: the rate is the last 7 days' average
+    box = Box(14.0, "hour", started_at=started)  # nothing billed since the balance was read, now
+    left = runway(Balance(at=now), [box], {1: [Stretch(Power.ON, started, now, "track")]}, now)
     line = runway_line(left, Lang.EN, SHANGHAI)
     expected = "autodl: about ¥320 left, about 23 h at the average rate of the last 7 days (¥14/h), until 12-05 14:00"
     assert line == expected + " Asia/Shanghai"
     assert line in PAGE.replace("\n  ", " ")  # the page says it word for word (wrapped)
+
+
+def test_a_runway_says_what_its_average_covers() -> None:
+    """The rate was said to be "the average of the last 7 days" for a box rented minutes or hours ago."""
+
+    @dataclass(frozen=True)
+    class Balance:
+        provider: str = "autodl"
+        amount: float = 320.0
+        currency: str = "CNY"
+        at: datetime = DAY
+        source: str = "typed"
+
+    now = datetime(2026, 12, 5, 14, 0, tzinfo=SHANGHAI)
+    for started, said in [
+        (now, "at the rate billed now (¥14/h)"),
+        (now - timedelta(days=2), "at the average rate since its items started, 2 days ago (¥14/h)"),
+        (now - timedelta(days=30), "at the average rate of the last 7 days (¥14/h)"),
+    ]:
+        box = Box(14.0, "hour", started_at=started)
+        left = runway(Balance(at=now), [box], {1: [Stretch(Power.ON, started, now, "track")]}, now)
+        assert said in runway_line(left, Lang.EN, SHANGHAI), started

@@ -86,7 +86,7 @@ def test_billing_and_a_balance_with_its_runway(tmp_path: Path) -> None:
     text = cli(tmp_path, "balance").stdout
     assert (
         text.startswith("autodl: about ¥")
-        and "h at the average rate of the last 7 days" in text
+        and "h at the average rate since its items started, 1 h ago" in text  # rented an hour ago
         and "Asia/Shanghai" in text
     )
 
