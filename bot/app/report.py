@@ -78,19 +78,28 @@ def report(inv: Invocation, args: list[str]) -> None:
         return
     zone = ZoneInfo(Schedules(deps.store, deps.settings.digest.default_schedule()).of(team, channel).zone)
     start, end = period(word, now.astimezone(zone).date(), lang)
-    made = compose(
-        Rentals(deps.store),
-        team,
-        start,
-        end,
-        zone=zone,
-        now=now,
-        channel=channel,
-        project=project,
-        busy_above_pct=deps.policy.idle.utilisation_max_pct,
-    )
+
+    def made_over(first: date, last: date) -> Report:
+        return compose(
+            Rentals(deps.store),
+            team,
+            first,
+            last,
+            zone=zone,
+            now=now,
+            channel=channel,
+            project=project,
+            busy_above_pct=deps.policy.idle.utilisation_max_pct,
+        )
+
+    made = made_over(start, end)
+    nothing = t("report.nothing", lang, start=f"{start:%m-%d}", end=f"{end:%m-%d}")
+    if not made.rows and not word:  # `report` alone, nothing last week: this week so far, if it has anything
+        this_week = period("this-week", now.astimezone(zone).date(), lang)
+        made = made_over(*this_week)
+        if made.rows:
+            inv.answer(plain(nothing + ("" if lang is Lang.ZH else " ") + t("report.this_week_instead", lang), lang))
     if not made.rows:
-        nothing = t("report.nothing", lang, start=f"{start:%m-%d}", end=f"{end:%m-%d}")
         named = t("report.of_project", lang, project=project) + "\n" if project else ""
         inv.answer(plain(named + nothing, lang))
         return

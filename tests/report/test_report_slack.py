@@ -164,3 +164,21 @@ def test_one_projects_report_in_chat_names_the_project(tmp_path: Path) -> None:
         h.send.command("report project=<!here>", user="U1", response_url=h.fake.response_url("2"))
         bad = h.fake.wait_for(lambda: [c for c in h.fake.of("response_url") if c["_path"].endswith("/2")])[0]
         assert "`project`:" in bad["text"] and len(reports(h)) == 2  # no markup said in the channel
+
+
+def test_report_alone_with_nothing_last_week_gives_this_week_so_far(tmp_path: Path) -> None:
+    """`report` right after tracking said "Nothing was rented from 11-30 to 12-06": true of last week, and no help to
+    a team that rented today. It says so, and posts this week's so far; a period asked for stays that period."""
+    with running_app(tmp_path) as h:
+        h.clock.now = MONDAY + timedelta(hours=5)
+        Rentals(h.deps.store).track_instance("T1", "new", FIELDS | {"owner": "U1", "started_at": MONDAY})
+        h.fake.locales["U1"] = "en-US"
+        h.send.command("report", user="U1", response_url=h.fake.response_url("1"))
+        [told] = h.fake.wait_for(lambda: [c for c in h.fake.of("response_url") if c["_path"].endswith("/1")])
+        assert "Nothing was rented in this channel from 11-30 to 12-06. Here is this week so far" in told["text"]
+        [message] = h.fake.wait_for(lambda: reports(h))
+        assert message["text"].startswith("*GPU report 12-07 to 12-07:*")
+        h.send.command("report last-week", user="U1", response_url=h.fake.response_url("2"))
+        [asked] = h.fake.wait_for(lambda: [c for c in h.fake.of("response_url") if c["_path"].endswith("/2")])
+        assert "Nothing was rented" in asked["text"] and "this week so far" not in asked["text"]
+        assert len(reports(h)) == 1
