@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 
-from bot.chat.inline import longest_reading
+from bot.fields.word_runs import longest_reading
 from rules.errors import UnknownGPU
 from rules.gpus import canonical_gpu, counted_gpu, gpu_at
 from rules.parsing import parse_rental_schedule

@@ -15,9 +15,9 @@ import re
 from collections.abc import Callable
 
 from bot.app.invocation import CommandError
-from bot.chat.inline import longest_reading
 from bot.fields.metering import ALIASES, PROVIDER_NAMES, STOP_WORDS
 from bot.fields.rentals import CARDS_SAID, cards_joined, read_price, read_price_gb_month, slice_said
+from bot.fields.word_runs import longest_reading
 from bot.text import Lang, t
 from rules.gpus import gpu_at
 from rules.patterns import lazy

@@ -6,14 +6,11 @@ The answer keys come from the one table of fields (bot/fields/answers.py); error
 
 from __future__ import annotations
 
-import contextlib
 import shlex
 import unicodedata
 from collections.abc import Callable
-from typing import Any
 
 from bot.fields.answers import BY_INLINE_KEY
-from rules.errors import ParseError
 
 KEYS: dict[str, str] = {name: field.key for name, field in BY_INLINE_KEY.items()}
 QUOTE_KEYS = {
@@ -95,14 +92,3 @@ def parse_pairs(
         out[field], typed[field] = value.strip(), key.strip()
         last = field
     return out, typed
-
-
-def longest_reading(words: list[str], read: Callable[[str], Any]) -> tuple[int, int] | None:
-    """The longest run of `words` that `read` reads (raising ParseError where it cannot), as (start, end): what is
-    left is refused naming itself (`quote A100 4x14 共享卡` named 4x14, which was read)."""
-    for size in range(len(words), 0, -1):
-        for start in range(len(words) - size + 1):
-            with contextlib.suppress(ParseError):
-                read(" ".join(words[start : start + size]))
-                return start, start + size
-    return None

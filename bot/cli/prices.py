@@ -246,7 +246,15 @@ def _schedule(said: str | None, hours_per_day: float | None, days: float | None,
 
 
 def quote(
-    gpu: Annotated[str, typer.Option(help="GPU model, e.g. A100-80GB, H100, 4090.")] = "A100-80GB",
+    words: Annotated[
+        list[str] | None,
+        typer.Argument(
+            help="The GPU and the schedule as people say them, instead of the flags: H100 4x14, A100 8卡 包月, "
+            "4090 每天4小时 14天, H100 100 gpu hours.",
+            show_default=False,
+        ),
+    ] = None,
+    gpu: Annotated[str | None, typer.Option(help="GPU model, e.g. A100-80GB, H100, 4090 (default A100-80GB).")] = None,
     hours_per_day: Annotated[float | None, typer.Option(help="Hours of use a day.")] = None,
     days: Annotated[float | None, typer.Option(help="Days in the period.")] = None,
     gpu_hours: Annotated[float | None, typer.Option(help="Total GPU-hours, instead of hours a day x days.")] = None,
@@ -292,25 +300,21 @@ def quote(
 
     With storage and traffic: the total cost of the run."""
     settings = load_settings(db=db, lang=lang, policy=policy)
-    # a figure as typed, for the quote's own range check (as chat's cards=); 8卡, 八张 read as chat reads them
-    count = int(cards) if cards.strip().isdigit() else cards_flag(cards, settings.files.lang)
+    given: dict[str, Any] = {"gpu": gpu, "cards": cards, "share": share, "currency": currency, "schedule": schedule}
+    given |= {"gpu_hours": gpu_hours, "hours_per_day": hours_per_day, "days": days}
+    if words:  # `gpu-advise quote H100 4x14`: read as chat's quote reads its words, each a flag of its own
+        given |= _words(words, settings.files.lang, given)
     effective = load_effective_policy(settings)
     fields: dict[str, Any] = {
-        "gpu": gpu,
-        "cards": count,
-        "hours_per_day": hours_per_day,
-        "days": days,
-        **_schedule(schedule, hours_per_day, days, settings.files.lang),
-        "gpu_hours": gpu_hours,
+        **_run_fields(settings, given),
         "region": region,
-        "currency": quote_currency(currency, settings),
         "storage_gb": storage_gb,
         "storage_price": storage_price,
         "egress_gb": egress_gb,
         "egress_price": egress_price,
         "provider": None if (provider or "").strip().lower() in ("", "cheapest") else provider,
     }
-    request = _request(settings, fields, share)
+    request = _request(settings, fields, given["share"])
     if compare:
         _compare(settings, effective, request, as_json)
         return
@@ -321,6 +325,52 @@ def quote(
     from bot.cli.quote_print import print_quote
 
     print_quote(result, effective, settings.files.lang, text_console())
+
+
+def _run_fields(settings: Settings, given: dict[str, Any]) -> dict[str, Any]:
+    """The request's GPU, cards, schedule and currency from the flags (or the words standing for them)."""
+    lang = settings.files.lang
+    cards, hours_per_day, days = given["cards"], given["hours_per_day"], given["days"]
+    return {
+        "gpu": given["gpu"] or "A100-80GB",
+        # a figure as typed, for the quote's own range check (as chat's cards=); 8卡, 八张 read as chat reads them
+        "cards": int(cards) if cards.strip().isdigit() else cards_flag(cards, lang),
+        "hours_per_day": hours_per_day,
+        "days": days,
+        **_schedule(given["schedule"], hours_per_day, days, lang),
+        "gpu_hours": given["gpu_hours"],
+        "currency": quote_currency(given["currency"], settings),
+    }
+
+
+def _words(words: list[str], lang: Lang, flags: dict[str, Any]) -> dict[str, Any]:
+    """quote's words (bot/fields/quote_words.py) as the flags they stand for; exit 2 naming a word read as nothing
+    (or a key=value, which the terminal gives as a flag), or a flag given as well (a schedule among the words
+    beside --schedule, --gpu-hours, --hours-per-day or --days)."""
+    from bot.fields.quote_words import bare_words
+    from bot.fields.rentals import FieldError, machine
+
+    left, found = bare_words(words)
+    if left:
+        raise fail(t("cli.quote_words_left", lang, words=" ".join(left)))
+    given = flags | {"cards": None if flags["cards"] == "1" else flags["cards"]}
+    for field in ("gpu", "cards", "share", "currency"):
+        if field in found and given[field] is not None:
+            raise fail(t("cli.quote_words_twice", lang, flag=f"--{field}"))
+    when = ("schedule", "gpu_hours", "hours_per_day", "days")
+    if any(k in found for k in when) and any(given[k] is not None for k in when):
+        raise fail(t("cli.quote_words_twice", lang, flag="--schedule"))
+    if "gpu" in found:  # "A100*8", "8卡A100": the cards with it
+        try:
+            name, counted = machine(found["gpu"], None, lang)
+        except FieldError as exc:
+            raise fail(exc.message) from None
+        found["gpu"] = name
+        if counted is not None:
+            if "cards" in found or given["cards"] is not None:
+                raise fail(t("cli.quote_words_twice", lang, flag="--cards"))
+            found["cards"] = str(counted)
+    return found | ({"gpu_hours": float(found["gpu_hours"])} if "gpu_hours" in found else {})
 
 
 def _priced(settings: Settings, policy: Policy, ask: Callable[[PriceBook], T]) -> T:

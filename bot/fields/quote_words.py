@@ -1,0 +1,62 @@
+"""A quote's words typed without their keys, as people ask for one (`quote 4090 每天4小时14天`, `报价 A100 8卡 包月`,
+`gpu-advise quote H100 4x14`): the GPU, its cards or slice, the currency, the schedule or the GPU-hours, each as its
+key would give it. Here, apart from the chat's quote, so the terminal reads them the same without the chats."""
+
+from __future__ import annotations
+
+import re
+
+from bot.fields.rentals import CARDS_SAID, cards_joined, slice_said
+from bot.fields.word_runs import longest_reading
+from bot.text.chinese_names import CURRENCY_WORDS
+from pricing.fx import ECB_CURRENCIES
+from rules.gpus import gpu_at
+from rules.parsing import parse_rental_schedule
+
+BARE_KEYS = {
+    "gpu": "gpu",
+    "schedule": "hours",
+    "gpu_hours": "gpu_hours",
+    "cards": "cards",
+    "share": "share",
+    "currency": "currency",
+}  # what a bare word stands for, as its key is typed
+# the options a quote prices, named as people ask for one (`报价 A100 共享卡 每天4小时 14天`): each quote says them all
+OPTION_WORDS = frozenset(
+    ("共享卡", "共享", "shared", "独享", "独享卡", "独占", "独占卡", "dedicated", "整卡", "抢占式", "竞价", "spot")
+)
+
+
+def bare_words(args: list[str]) -> tuple[list[str], dict[str, str]]:
+    """Words typed without a key, as people ask for a quote (`quote 4090 每天4小时14天`, `quote A100 4x14 share=1/2`):
+    a GPU the catalogue knows, then the rest as the schedule when it reads as one. The key=value tokens are left
+    as they are, and so is anything bare that is neither (its error names it and the keys)."""
+    pairs = [a for a in args if "=" in a]
+    bare = [a for a in args if "=" not in a]
+    found: dict[str, str] = {}
+    at = gpu_at(bare)  # "A100", "A100*8", "A100 40G"; a maker alone (`quote 海光 4x14`): refused asking which card
+    if at is not None and at[0] == 0:  # else not a GPU: left for the schedule, or refused naming the keys
+        found["gpu"], bare = " ".join(bare[: at[1]]), bare[at[1] :]
+    bare = cards_joined(bare)  # "8 cards", "8 张": one word
+    for word in [w for w in bare if slice_said(w)][:1]:  # `quote A100 半卡 4x14`: share=
+        found["share"] = slice_said(word) or ""
+        bare.remove(word)
+    for word in [w for w in bare if CARDS_SAID.search(w)][:1]:  # `quote H800 8卡 包月`: the cards, said bare
+        found["cards"] = word  # 0卡 or 10万卡 too: refused as cards=, naming the range (request_of)
+        bare.remove(word)
+    for word in [w for w in bare if w.lower() in CURRENCY_WORDS or w.upper() in ECB_CURRENCIES][:1]:  # 美元, USD
+        found["currency"] = word
+        bare.remove(word)
+    bare = [w for w in bare if w.lower() not in OPTION_WORDS]  # every quote prices each option
+    # `每天4小时 14天`, `一个月` (rented for it); else refused naming the word, the keys
+    schedule = longest_reading(bare, parse_rental_schedule)
+    if schedule is not None:
+        start, end = schedule
+        found["schedule"], bare = " ".join(bare[start:end]), bare[:start] + bare[end:]
+    total = _GPU_HOURS.fullmatch(" ".join(bare).strip().lower())
+    if total is not None:  # `quote H100 100 gpu hours`, `100卡时`: the terminal's --gpu-hours
+        found["gpu_hours"], bare = total["n"], []
+    return pairs + bare, found
+
+
+_GPU_HOURS = re.compile(r"(?P<n>\d+(?:\.\d+)?)\s*(?:gpu[- ]?hours?|gpu[- ]?hrs?|gpu[- ]?h|卡时|卡小时|gpu ?小时|机时)")

@@ -1,0 +1,41 @@
+"""`gpu-advise quote H100 4x14`: the words after quote read as chat's quote reads them (it was "more than the
+command takes: H100"), each standing for its flag; what is read as nothing, or given twice, is refused."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.support.cli import run_cli
+
+EN = {"GPU_ADVISOR_LANG": "en"}
+
+
+@pytest.mark.parametrize(
+    ("words", "flags"),
+    [(["H100", "4x14"], ["--gpu", "H100", "--hours-per-day", "4", "--days", "14"]),
+     (["A100", "8卡", "包月"], ["--gpu", "A100", "--cards", "8", "--schedule", "包月"]),
+     (["A100*8", "4x14"], ["--gpu", "A100", "--cards", "8", "--schedule", "4x14"]),
+     (["A100", "40G", "半卡", "每天4小时", "14天"], ["--gpu", "A100-40GB", "--share", "1/2", "--schedule", "4x14"]),
+     (["H100", "100", "gpu", "hours"], ["--gpu", "H100", "--gpu-hours", "100"]),
+     (["910B", "4x14", "美元"], ["--gpu", "910B", "--schedule", "4x14", "--currency", "USD"])],
+)  # fmt: skip
+def test_the_words_are_the_flags_they_stand_for(words: list[str], flags: list[str], tmp_path: Path) -> None:
+    said = run_cli("quote", *words, "--json", env=EN, tmp=tmp_path)
+    flagged = run_cli("quote", *flags, "--json", env=EN, tmp=tmp_path)
+    assert said.returncode == 0 == flagged.returncode, said.stderr + flagged.stderr
+    assert json.loads(said.stdout) == json.loads(flagged.stdout)
+
+
+def test_words_read_as_nothing_or_given_twice_are_refused(tmp_path: Path) -> None:
+    stray = run_cli("quote", "H100", "4x14", "哈哈", env=EN, tmp=tmp_path)
+    assert stray.returncode == 2 and "`哈哈` is not read" in stray.stderr and "--flag" in stray.stderr
+    keyed = run_cli("quote", "H100", "4x14", "share=1/2", env=EN, tmp=tmp_path)
+    assert keyed.returncode == 2 and "`share=1/2` is not read" in keyed.stderr
+    for extra in (["--gpu", "A100"], ["--schedule", "2x3"], ["--gpu-hours", "5"]):
+        twice = run_cli("quote", "H100", "4x14", *extra, env=EN, tmp=tmp_path)
+        assert twice.returncode == 2 and "given twice" in twice.stderr, (extra, twice.stderr)
+    zh = run_cli("quote", "H100", "哈哈", env={"GPU_ADVISOR_LANG": "zh"}, tmp=tmp_path)
+    assert zh.returncode == 2 and "无法识别 `哈哈`" in zh.stderr
