@@ -17,10 +17,11 @@ def test_every_answer_has_a_field() -> None:
 
 def test_advise_takes_exactly_the_tables_flags() -> None:
     command = typer.main.get_command(app).commands["advise"]  # type: ignore[attr-defined]
-    options = {opt for param in command.params for opt in param.opts}
+    options = {opt for param in command.params for opt in param.opts if opt.startswith("--")}
     assert {f.flag for f in FIELDS} <= options
     # --lang --policy --json --quote --currency --db --interactive --no-interactive
     assert len(options - {f.flag for f in FIELDS}) == 8
+    assert [p.name for p in command.params if not p.opts[0].startswith("--")] == ["words"]  # answers as typed
 
 
 def test_inline_keys_are_unique_and_name_their_field() -> None:

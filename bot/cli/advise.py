@@ -180,9 +180,48 @@ def _priced(
     return advice
 
 
+def typed_words(answers: dict[str, str | None], words: list[str], lang: Lang) -> dict[str, str | None]:
+    """Answers typed after `advise` as chat takes them (`gpu-advise advise 10h mem=70/80 mp=no freq=daily resume=no`,
+    the kind of work first: `advise lora 10h …`), each as its flag; exit 2 naming words that are no answers, a key
+    not known, or an answer given by its flag as well."""
+    from bot.chat import inline
+
+    tokens = list(words)
+    if not _inline(tokens) and _inline(tokens[1:]):  # `advise lora 10h …`: the kind of work first
+        tokens = [f"workload={tokens[0]}", *tokens[1:]]
+    if not _inline(tokens):
+        raise fail(t("cli.advise_words", lang, words=" ".join(words)[:60]))
+    try:
+        raw, _typed = inline.parse_pairs(tokens, inline.KEYS, positional="duration", fits=_is_duration, words=True)
+    except inline.InlineError as exc:
+        raise fail(t(f"error.inline.{exc.code}", lang, **exc.params)) from None
+    out = dict(answers)
+    for key, value in raw.items():
+        if out.get(key):
+            raise fail(t("cli.advise_words_twice", lang, flag=flag(key)))
+        out[key] = value
+    return out
+
+
+def _is_duration(token: str) -> bool:
+    from rules.parsing import parse_duration
+
+    try:
+        parse_duration(token)
+    except ParseError:
+        return False
+    return True
+
+
+def _inline(tokens: list[str]) -> bool:
+    """Answers as chat takes them in one line: a key=value, or a run's length first."""
+    return bool(tokens) and ("=" in tokens[0] or _is_duration(tokens[0]))
+
+
 def run(
     answers: dict[str, str | None],
     *,
+    words: list[str] | None = None,
     lang: Lang | None,
     policy: Path | None,
     as_json: bool,
@@ -192,6 +231,8 @@ def run(
     interactive: bool | None,
 ) -> None:
     settings = terminal_settings(lang=lang, policy=policy)
+    if words:
+        answers = typed_words(answers, words, settings.files.lang)
     effective = load_effective_policy(settings)
     ask = sys.stdin.isatty() if interactive is None else interactive
     console = None
@@ -215,6 +256,14 @@ def run(
 
 
 def _options(
+    words: Annotated[
+        list[str] | None,
+        typer.Argument(
+            help="Answers typed as in chat, instead of the flags: 10h mem=70/80 mp=no freq=daily resume=no "
+            "(the kind of work may come first: lora 10h mem=70/80 ...).",
+            show_default=False,
+        ),
+    ] = None,
     lang: LangOpt = None,
     policy: PolicyOpt = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the decision as one JSON object.")] = False,
