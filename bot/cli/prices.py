@@ -121,6 +121,10 @@ def prices_refresh(
 
 @prices_app.command("list")
 def prices_list(
+    named: Annotated[
+        list[str] | None,
+        typer.Argument(help="Only this GPU, as said: A100, 'A100 40G', 4090 (or --gpu).", show_default=False),
+    ] = None,
     gpu: Annotated[str | None, typer.Option("--gpu", help="Only this GPU model, e.g. A100-80GB.")] = None,
     source: Annotated[
         str | None, typer.Option("--source", help="Only this source (gpuhunt: every gpuhunt:PROVIDER).")
@@ -134,10 +138,13 @@ def prices_list(
 
     settings = load_settings(db=db, lang=lang)
     lang = settings.files.lang
+    if named and gpu:
+        raise fail(t("cli.words_twice", lang, command="prices list", flag="--gpu"))
+    gpu = " ".join(named) if named else gpu  # `prices list A100 40G`: one GPU, its memory typed apart
     try:
         wanted = canonical_gpu(gpu) if gpu else None
     except UnknownGPU as exc:
-        raise fail(f"--gpu: {error_text(exc, lang)}") from None
+        raise fail(f"--gpu: {error_text(exc, lang)}" if not named else error_text(exc, lang)) from None
     with price_book(settings) as book:
         offers = book.offers(gpu=wanted, source=source)
     if as_json:
@@ -356,10 +363,10 @@ def _words(words: list[str], lang: Lang, flags: dict[str, Any]) -> dict[str, Any
     given = flags | {"cards": None if flags["cards"] == "1" else flags["cards"]}
     for field in ("gpu", "cards", "share", "currency"):
         if field in found and given[field] is not None:
-            raise fail(t("cli.quote_words_twice", lang, flag=f"--{field}"))
+            raise fail(t("cli.words_twice", lang, command="quote", flag=f"--{field}"))
     when = ("schedule", "gpu_hours", "hours_per_day", "days")
     if any(k in found for k in when) and any(given[k] is not None for k in when):
-        raise fail(t("cli.quote_words_twice", lang, flag="--schedule"))
+        raise fail(t("cli.words_twice", lang, command="quote", flag="--schedule"))
     if "gpu" in found:  # "A100*8", "8卡A100": the cards with it
         try:
             name, counted = machine(found["gpu"], None, lang)
@@ -368,7 +375,7 @@ def _words(words: list[str], lang: Lang, flags: dict[str, Any]) -> dict[str, Any
         found["gpu"] = name
         if counted is not None:
             if "cards" in found or given["cards"] is not None:
-                raise fail(t("cli.quote_words_twice", lang, flag="--cards"))
+                raise fail(t("cli.words_twice", lang, command="quote", flag="--cards"))
             found["cards"] = str(counted)
     return found | ({"gpu_hours": float(found["gpu_hours"])} if "gpu_hours" in found else {})
 

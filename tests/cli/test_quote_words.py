@@ -39,3 +39,14 @@ def test_words_read_as_nothing_or_given_twice_are_refused(tmp_path: Path) -> Non
         assert twice.returncode == 2 and "given twice" in twice.stderr, (extra, twice.stderr)
     zh = run_cli("quote", "H100", "哈哈", env={"GPU_ADVISOR_LANG": "zh"}, tmp=tmp_path)
     assert zh.returncode == 2 and "无法识别 `哈哈`" in zh.stderr
+
+
+def test_prices_list_takes_the_gpu_as_said(tmp_path: Path) -> None:
+    """`gpu-advise prices list H100` answered "more than the command takes: H100"."""
+    said = run_cli("prices", "list", "A100", "40G", "--json", env=EN, tmp=tmp_path)
+    flagged = run_cli("prices", "list", "--gpu", "A100-40GB", "--json", env=EN, tmp=tmp_path)
+    assert said.returncode == 0 and json.loads(said.stdout) == json.loads(flagged.stdout) != []
+    twice = run_cli("prices", "list", "H100", "--gpu", "A100", env=EN, tmp=tmp_path)
+    assert twice.returncode == 2 and "prices list: --gpu is given twice" in twice.stderr
+    unknown = run_cli("prices", "list", "哈哈", env=EN, tmp=tmp_path)
+    assert unknown.returncode == 2 and "unknown GPU model '哈哈'" in unknown.stderr
