@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 
+from bot.fields.metering import PROVIDER_NAMES
 from bot.fields.word_runs import longest_reading
 from rules.errors import UnknownGPU
 from rules.gpus import canonical_gpu, counted_gpu, gpu_at
@@ -65,6 +66,10 @@ def free_words(text: str) -> tuple[str, list[str]] | None:
             return "prices", [gpu]
     if _RENT.search(said):
         return "advise", []
+    if _REMIND_OFF.search(said):  # 取消提醒, 不要提醒了, stop the reminders: the digest off
+        return "remind", ["off"]
+    if (left := _LEFT.match(said)) is not None and left["provider"].lower() in PROVIDER_NAMES:
+        return "balance", [left["provider"], left["amount"]]  # autodl 还剩300元: that balance, recorded
     if _REMIND_ME.search(said):  # 每天早上9点提醒我: the digest's time
         return "remind", _REMIND_ME.compiled.sub(" ", said).split()
     if _BUDGET.search(said):  # 我们的预算怎么样, how is our budget (预算还剩多少 is 预算 glued: bot/app/table.py)
@@ -95,6 +100,17 @@ def idle_asked(text: str) -> bool:
     return bool(_IDLE.search(text))
 
 
+_REMIND_OFF = lazy(
+    r"(?:取消|关闭|关掉|停止|停掉|暂停|不要|别|不用)(?:再)?(?:每天|每日)?的?(?:闲置)?提醒(?:了|吧)?"
+    r"|(?:stop|turn off|cancel|pause|no more)(?: the| daily| idle)* remind(?:ers?|ing)",
+    re.IGNORECASE,
+)
+# a provider's balance said as people say it: autodl 还剩300元, 阿里云余额 5000, autodl balance 320
+_LEFT = lazy(
+    r"^(?P<provider>[^\s\d]+?)\s*(?:的)?(?:账户)?(?:余额|balance)?\s*(?:还剩|剩余|剩下|还有|是|为|:|：)?\s*"
+    r"(?P<amount>[$¥￥]?\s*\d[\d,.]*\s*(?:万|千)?\s*(?:元|块|美元|刀|usd|cny)?)$",
+    re.IGNORECASE,
+)
 _REMIND_ME = lazy(r"都?请?提醒(?:我们?|大家|一下)|(?:please )?remind (?:me|us)(?: of idle boxes)?", re.IGNORECASE)
 _BUDGET = lazy(r"预算|\bbudgets?\b", re.IGNORECASE)
 _BALANCE = lazy(r"余额|还剩多少钱|\bbalances?\b|how much (?:is )?left", re.IGNORECASE)

@@ -10,7 +10,20 @@ from __future__ import annotations
 import difflib
 from collections.abc import Callable
 
-from bot.app import act, actions_said, answers, board, enroll, idle, metering, quote, rentals, report, track
+from bot.app import (
+    act,
+    actions_said,
+    answers,
+    board,
+    enroll,
+    idle,
+    item_words,
+    metering,
+    quote,
+    rentals,
+    report,
+    track,
+)
 from bot.app.free_words import free_words
 from bot.app.invocation import CommandError, Form, Invocation
 from bot.chat import conversation, inline
@@ -156,6 +169,8 @@ def _run(inv: Invocation, tokens: list[str]) -> None:
         _inline(inv, tokens)
     elif (meant := free_words(" ".join(tokens))) is not None:  # `你好`, `A100多少钱`, `我想租卡`
         SUBCOMMANDS[meant[0]](inv, meant[1])
+    elif item_words.said_of_item(inv, " ".join(tokens)):  # `训练机 关机了`: power, or the release asked back
+        return
     else:
         said = t("error.unknown_subcommand", inv.lang, name=tokens[0])
         near = _near(tokens[0])  # "lsit", "qoute", "报个价"

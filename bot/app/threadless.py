@@ -10,7 +10,7 @@ import itertools
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from bot.app import card_again, table
+from bot.app import card_again, item_words, table
 from bot.app.buttons import Done, Press, Refusal, handler_for
 from bot.app.capture import SentFile
 from bot.app.free_words import free_words
@@ -120,7 +120,7 @@ def typed(
     words = text.split()
     if words and words[0].lower() not in table.SUBCOMMANDS:  # words that are no command answer an open profile
         convo = deps.conversations.open_for(team, channel, user)
-        if convo is not None and convo.thread_ts and not _asks_instead(convo, text):
+        if convo is not None and convo.thread_ts and not _asks_instead(convo, text, deps):
             reply = ThreadMessage(team, channel, convo.thread_ts, user, text, None, request_key)
             if on_thread_message(deps, wing.chat, wing.teller(Lang(convo.lang)), reply):
                 return
@@ -132,13 +132,13 @@ def typed(
         inv.answer(plain(f"{exc}\n{wing.line('see_help', lang)}", lang))
 
 
-def _asks_instead(convo: Conversation, text: str) -> bool:
+def _asks_instead(convo: Conversation, text: str, deps: Deps) -> bool:
     """Whether a message sent while a profile is open asks something else (`4090一天多少钱`, `查一下余额`, a Chinese
     sub-command glued to its first word, `报价A100 4x14`): no answer to its open question, but one the table answers.
     Without threads every message went to the profile, which refused it as an answer. An answer comes first:
     `关机后能接着跑` begins with 关机 and is the resume question's yes."""
     glued = table.glued_name(text.split()[0]) if text.split() else None
-    if free_words(text) is None and glued is None:
+    if free_words(text) is None and glued is None and item_words.reading(deps.store, convo.team, text) is None:
         return False
     step = conversation.current(convo)
     if step is None or (not step.required and skips(text)):

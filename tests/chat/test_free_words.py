@@ -38,6 +38,11 @@ from tests.chat.test_both_platforms import driving
      # the budgets: asked after, or glued to, its word
      ("我们的预算怎么样", ("budget", [])), ("how is our budget", ("budget", [])),
      ("每天早上9点提醒我", ("remind", ["每天早上9点"])), ("每天都提醒我", ("remind", ["每天"])),
+     # the reminders off, and a provider's balance, said as people say them
+     ("取消提醒", ("remind", ["off"])), ("不要提醒了", ("remind", ["off"])),
+     ("stop the reminders", ("remind", ["off"])),
+     ("autodl 还剩300元", ("balance", ["autodl", "300元"])), ("阿里云余额 5000", ("balance", ["阿里云", "5000"])),
+     ("AutoDL balance 320", ("balance", ["AutoDL", "320"])), ("训练机 300", None),
      # what is idle: the channel's digest now
      ("谁的机器闲着", ("idle", [])), ("哪些卡空着？", ("idle", [])), ("有没有闲置的机器", ("idle", [])),
      ("机器都闲着吗", ("idle", [])), ("what's idle", ("idle", [])), ("which boxes are idle?", ("idle", [])),

@@ -1,0 +1,50 @@
+"""A message that starts with a tracked instance's name, as people say what happened to it (`训练机 关机了`,
+`训练机已开机`, `box1 is off`, `训练机 用完了`): each was an unknown sub-command naming the instance. Off and on are
+`power NAME off|on` (the owner's or an admin's, as that is); done with it is asked back with the release to send,
+since a release stops its bill and is said in the channel: a word misread must not do it."""
+
+from __future__ import annotations
+
+import re
+
+from bot.app import metering
+from bot.app.invocation import Invocation
+from bot.chat.message import plain
+from bot.state.rentals import Rentals
+from bot.state.store import Store
+from bot.text import t
+from rules.patterns import lazy
+
+_OFF = lazy(r"(?:已经?|刚刚?)?(?:关机|关了|关掉了|停机|停了|停掉了)(?:了|啦)?|(?:is |was )?(?:off|stopped|shut down)")
+_ON = lazy(r"(?:已经?|刚刚?)?(?:开机|开了|启动了?|重启了?)(?:了|啦)?|(?:is |was )?(?:on|started|back on)")
+_DONE = lazy(
+    r"(?:已经?|可以|能)?(?:用完|不用|跑完|结束|释放|退租|退掉)(?:了|啦|吧)?(?:[,，]?可以释放了?)?"
+    r"|(?:is )?(?:done|finished|not needed)"
+)
+
+
+def reading(store: Store, team: str, text: str) -> tuple[str, str] | None:
+    """The running instance `text` names first and what it says of it ("off", "on", "done"); None otherwise."""
+    said = text.strip()
+    names = sorted((i.name for i in Rentals(store).instances(team, active_only=True)), key=len, reverse=True)
+    name = next((n for n in names if said.lower().startswith(n.lower())), None)
+    if name is None:
+        return None
+    rest = re.sub(r"^[\s,，:：]+|[\s。.!！~～]+$", "", said[len(name) :]).lower()
+    return next(
+        ((name, what) for pattern, what in ((_OFF, "off"), (_ON, "on"), (_DONE, "done")) if pattern.fullmatch(rest)),
+        None,
+    )
+
+
+def said_of_item(inv: Invocation, text: str) -> bool:
+    """Whether `text` says what happened to one of the team's running instances (and so was answered)."""
+    found = reading(inv.deps.store, inv.team, text)
+    if found is None:
+        return False
+    name, what = found
+    if what == "done":
+        inv.answer(plain(t("item.release_asked", inv.lang, name=name), inv.lang))
+    else:
+        metering.power(inv, [name, what])
+    return True

@@ -1,0 +1,50 @@
+"""A message that starts with a tracked instance's name says what happened to it (`训练机 关机了`): each was an
+unknown sub-command naming the instance. Off and on are its power; done with it asks back the release to send."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from bot.state.power import PowerLog
+from bot.state.rentals import Rentals
+from rules.power import Power
+from tests.chat.test_both_platforms import driving
+from tests.support.fake_dingtalk import CORP
+
+TEAM = f"dingtalk:{CORP}"
+
+
+def power_now(chat: object, name: str) -> Power:
+    """What was said last of its power."""
+    store = chat.deps.store  # type: ignore[attr-defined]
+    inst = Rentals(store).instance(TEAM, name)
+    assert inst is not None
+    return PowerLog(store).reports([inst.id])[inst.id][-1].state
+
+
+def test_off_on_and_done_said_after_its_name(tmp_path: Path) -> None:
+    with driving("dingtalk", tmp_path) as chat:
+        chat.command("登记 训练机 A800 8卡 每小时60元")
+        clock = chat.h.clock  # type: ignore[attr-defined]
+        clock.advance(minutes=5)
+        assert "自此刻关机" in chat.command("训练机 关机了") and power_now(chat, "训练机") is Power.OFF
+        clock.advance(minutes=5)
+        assert "自此刻开机" in chat.command("训练机已开机") and power_now(chat, "训练机") is Power.ON
+        asked = chat.command("训练机，用完了")
+        assert "发送 `释放 训练机`" in asked, asked
+        assert Rentals(chat.deps.store).instance(TEAM, "训练机").released_at is None  # type: ignore[union-attr]
+        clock.advance(minutes=5)
+        chat.command("训练机 is off")
+        assert power_now(chat, "训练机") is Power.OFF
+        assert "未知的子命令" in chat.command("训练机 哈哈")  # a name and anything else: as before
+
+
+def test_said_while_a_profile_is_open_where_chats_have_no_threads(tmp_path: Path) -> None:
+    """DingTalk has no threads: every message went to the open profile, which refused `训练机 关机了` as an answer."""
+    with driving("dingtalk", tmp_path) as chat:
+        chat.start()
+        chat.command("登记 训练机 A800 8卡 每小时60元")
+        asked = chat.convo()
+        assert "自此刻关机" in chat.command("训练机 关机了")
+        after = chat.convo()
+        assert (after.status, after.answers, after.question_ts) == ("active", asked.answers, asked.question_ts)
