@@ -285,6 +285,53 @@ _COUNTED = (
 _MEMORY_APART = lazy(r"(?:\d+|[零一二两三四五六七八九十百]+)\s*(?:g|gb)", re.IGNORECASE)  # "A100 40G": typed apart
 
 
+def _is_gpu(said: str) -> bool:
+    try:
+        canonical_gpu(counted_gpu(said)[0])
+    except UnknownGPU:
+        return False
+    return True
+
+
+_OTHER_HAN = lazy(r"[^\x00-\x7f卡张块台零一二两三四五六七八九十百]")  # more than a count or a memory in Chinese
+_ASCII_RUN = lazy(r"[A-Za-z0-9]+(?:-[A-Za-z0-9]+)*")
+_COUNT_BEFORE = lazy(r"\d{1,4}\s*[x*×卡张块台]\s*$", re.IGNORECASE)  # 8张H100, 8xH100
+_MEMORY_AFTER = lazy(r"^\s*(?:\d+|[零一二两三四五六七八九十百]+)\s*(?:gb|g)(?![a-z])", re.IGNORECASE)
+_COUNT_AFTER = lazy(r"^\s*[x*×]\s*\d{1,4}\s*[卡张块]?", re.IGNORECASE)  # H100*8
+
+
+def gpu_words(words: list[str]) -> list[str]:
+    """Words with the GPU in them made words of their own, as people type them: glued to Chinese (`8张H100跑一周`:
+    `8张H100`, `跑一周`), plural (`H100s`), or after their count (`8 H100s`: `8xH100`). The readers after it find a
+    GPU only as a word of its own."""
+    out: list[str] = []
+    for word in words:
+        if not _is_gpu(word) and word[-1:] in "sS" and _is_gpu(word[:-1]):
+            word = word[:-1]  # H100s, 4090s (L40S is a card of its own: kept)
+        counts = out and out[-1].isdigit() and len(out[-1]) <= 4 and not _is_gpu(out[-1])  # 4090 is a card
+        if counts and _is_gpu(word) and counted_gpu(word)[1] is None:
+            out[-1] = f"{out[-1]}x{word}"  # 8 H100s
+            continue
+        out += _unglued(word)
+    return out
+
+
+def _unglued(word: str) -> list[str]:
+    """A word with a GPU glued to other (Chinese) words in it, as its parts; the word itself otherwise."""
+    if word.isascii() or (_is_gpu(word) and not _OTHER_HAN.search(word)):
+        return [word]
+    for run in _ASCII_RUN.finditer(word):
+        if not _is_gpu(run.group(0)) or (run.group(0).isdigit() and len(run.group(0)) < 3):
+            continue
+        before, after = word[: run.start()], word[run.end() :]
+        count = _COUNT_BEFORE.search(before)
+        start = run.start() - (len(count.group(0)) if count else 0)
+        tail = _COUNT_AFTER.match(after) or _MEMORY_AFTER.match(after)  # H100*8跑3天, a100八十G多少钱
+        end = run.end() + (len(tail.group(0)) if tail else 0)
+        return [part for part in (word[:start], word[start:end], *_unglued(word[end:])) if part.strip()]
+    return [word]
+
+
 def gpu_at(words: list[str], start: int = 0) -> tuple[int, int] | None:
     """Where the first GPU is said in `words` from `start`, as (start, end): a name the catalogue knows (with its count:
     `8卡A100`), with its memory typed apart after it (`A100 40G`, `A100 四十G`: the 40 GB card, not the name alone's

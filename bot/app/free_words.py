@@ -18,7 +18,7 @@ import re
 from bot.fields.metering import PROVIDER_NAMES
 from bot.fields.word_runs import longest_reading
 from rules.errors import UnknownGPU
-from rules.gpus import canonical_gpu, counted_gpu, gpu_at
+from rules.gpus import canonical_gpu, counted_gpu, gpu_at, gpu_words
 from rules.parsing import parse_rental_schedule
 from rules.patterns import lazy
 
@@ -57,7 +57,7 @@ def free_words(text: str) -> tuple[str, list[str]] | None:
         return "prices", several  # A100和H100哪个划算, A100 vs H100: side by side
     if _PRICE.search(said):
         gpu = _gpu_in(said)
-        asked = _QUESTION.compiled.sub(" ", said).split()  # `A100 每天4小时 两周 多少钱`: the run priced
+        asked = gpu_words(_QUESTION.compiled.sub(" ", said).split())  # `A100 每天4小时 两周 多少钱`: the run priced
         while asked and asked[0].lower() in ("for", "of", "on"):  # "how much for an H100 4x14"
             asked.pop(0)
         if gpu is not None and len(asked) > 1 and longest_reading(asked, parse_rental_schedule) is not None:
@@ -136,7 +136,7 @@ def _gpu_in(text: str) -> str | None:
 
 def _gpus_in(text: str) -> list[str]:
     """The GPUs a question names, in the order said (`A100和H100哪个划算`: A100-80GB, H100-80GB)."""
-    words = [w for w in _PRICE_WORDS.compiled.sub(" ", _WHICH.compiled.sub(" ", text)).split() if w]
+    words = gpu_words(_PRICE_WORDS.compiled.sub(" ", _WHICH.compiled.sub(" ", text)).split())
     found: list[str] = []
     start = 0
     while (at := gpu_at(words, start)) is not None:  # "A100 40G": the 40 GB card

@@ -10,7 +10,7 @@ from bot.fields.rentals import CARDS_SAID, cards_joined, slice_said
 from bot.fields.word_runs import longest_reading
 from bot.text.chinese_names import CURRENCY_WORDS
 from pricing.fx import ECB_CURRENCIES
-from rules.gpus import gpu_at
+from rules.gpus import gpu_at, gpu_words
 from rules.parsing import parse_rental_schedule
 
 BARE_KEYS = {
@@ -27,16 +27,20 @@ OPTION_WORDS = frozenset(
 )
 
 
+# words around what is priced that price nothing: `how much would 8 H100s cost for a week`, `租 A100 一个月`
+FILLERS = frozenset(("for", "over", "during", "about", "around", "roughly", "租", "租用", "用", "跑", "要", "想租"))
+
+
 def bare_words(args: list[str]) -> tuple[list[str], dict[str, str]]:
     """Words typed without a key, as people ask for a quote (`quote 4090 每天4小时14天`, `quote A100 4x14 share=1/2`):
     a GPU the catalogue knows, then the rest as the schedule when it reads as one. The key=value tokens are left
     as they are, and so is anything bare that is neither (its error names it and the keys)."""
     pairs = [a for a in args if "=" in a]
-    bare = [a for a in args if "=" not in a]
+    bare = gpu_words([a for a in args if "=" not in a])  # `8张H100跑一周`, `8 H100s`: the GPU a word of its own
     found: dict[str, str] = {}
     at = gpu_at(bare)  # "A100", "A100*8", "A100 40G"; a maker alone (`quote 海光 4x14`): refused asking which card
-    if at is not None and at[0] == 0:  # else not a GPU: left for the schedule, or refused naming the keys
-        found["gpu"], bare = " ".join(bare[: at[1]]), bare[at[1] :]
+    if at is not None:  # else no GPU: the rest left for the schedule, or refused naming the keys
+        found["gpu"], bare = " ".join(bare[at[0] : at[1]]), bare[: at[0]] + bare[at[1] :]
     bare = cards_joined(bare)  # "8 cards", "8 张": one word
     for word in [w for w in bare if slice_said(w)][:1]:  # `quote A100 半卡 4x14`: share=
         found["share"] = slice_said(word) or ""
@@ -47,7 +51,7 @@ def bare_words(args: list[str]) -> tuple[list[str], dict[str, str]]:
     for word in [w for w in bare if w.lower() in CURRENCY_WORDS or w.upper() in ECB_CURRENCIES][:1]:  # 美元, USD
         found["currency"] = word
         bare.remove(word)
-    bare = [w for w in bare if w.lower() not in OPTION_WORDS]  # every quote prices each option
+    bare = [w for w in bare if w.lower() not in OPTION_WORDS | FILLERS]  # every quote prices each option
     # `每天4小时 14天`, `一个月` (rented for it); else refused naming the word, the keys
     schedule = longest_reading(bare, parse_rental_schedule)
     if schedule is not None:

@@ -31,6 +31,9 @@ from tests.chat.test_both_platforms import driving
      ("A100 每天4小时 两周 多少钱", ("quote", ["A100", "每天4小时", "两周"])),
      ("how much for an H100 4x14", ("quote", ["H100", "4x14"])),
      ("4090 跑3天 大概多少钱", ("quote", ["4090", "跑3天"])), ("A100 一个月 多少钱", ("quote", ["A100", "一个月"])),
+     # the GPU glued to Chinese words, plural, after its count
+     ("8张H100跑一周多少钱", ("quote", ["8张H100", "跑一周"])), ("4090一天多少钱", ("quote", ["4090", "一天"])),
+     ("how much would 8 H100s cost for a week", ("quote", ["8xH100", "for", "a", "week"])),
      # what is left, and what was spent (in a period, this month's when none is said)
      ("查一下余额", ("balance", [])), ("还剩多少钱", ("balance", [])), ("本月花了多少钱", ("report", ["本月"])),
      ("上周花了多少", ("report", ["上周"])), ("我们最近7天花了多少钱", ("report", ["最近7天"])),
@@ -107,8 +110,8 @@ def test_a_question_asked_while_a_profile_is_open_is_answered_where_chats_have_n
     with driving("dingtalk", tmp_path) as chat:
         chat.start()
         asked = chat.convo()
-        prices = chat.command("4090一天多少钱")
-        assert "缓存的价格 — RTX4090-24GB" in prices, prices
+        prices = chat.command("4090一天多少钱")  # a day of it: its quote
+        assert "RTX4090-24GB × 1 的费用：每天 24 小时 × 1 天" in prices, prices
         assert "尚未记录预付余额" in chat.command("查一下余额")
         assert "本群没有租用记录" in chat.command("本月花了多少钱")
         after = chat.convo()

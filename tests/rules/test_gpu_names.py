@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from rules.errors import UnknownGPU
-from rules.gpus import canonical_gpu, gpu_at
+from rules.gpus import canonical_gpu, gpu_at, gpu_words
 
 
 @pytest.mark.parametrize(
@@ -31,3 +31,14 @@ def test_a_memory_no_such_card_has_is_no_card() -> None:
 )  # fmt: skip
 def test_where_a_gpu_is_said_among_words(words: list[str], at: tuple[int, int] | None) -> None:
     assert gpu_at(words) == at
+
+
+@pytest.mark.parametrize(
+    ("words", "made"),
+    [(["8张H100跑一周"], ["8张H100", "跑一周"]), (["8", "H100s", "for", "a", "week"], ["8xH100", "for", "a", "week"]),
+     (["a100八十G多少钱"], ["a100八十G", "多少钱"]), (["A100和H100哪个划算"], ["A100", "和", "H100", "哪个划算"]),
+     (["H100*8跑3天"], ["H100*8", "跑3天"]), (["4090", "A100"], ["4090", "A100"]), (["L40S"], ["L40S"]),
+     (["每天4小时14天"], ["每天4小时14天"]), (["训练机"], ["训练机"])],
+)  # fmt: skip
+def test_a_gpu_typed_into_other_words_is_a_word_of_its_own(words: list[str], made: list[str]) -> None:
+    assert gpu_words(words) == made
