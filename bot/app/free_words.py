@@ -72,13 +72,24 @@ def free_words(text: str) -> tuple[str, list[str]] | None:
         return "balance", [left["provider"], left["amount"]]  # autodl 还剩300元: that balance, recorded
     if _REMIND_ME.search(said):  # 每天早上9点提醒我: the digest's time
         return "remind", _REMIND_ME.compiled.sub(" ", said).split()
+    if _MINE.search(said):  # 我的机器, my boxes: the list of the asker's
+        return "list", ["mine"]
+    if _OURS.search(said):  # 我们租了哪些机器, what do we rent: the team's list
+        return "list", []
+    if (setting := _BUDGET_SET.match(said) or _BUDGET_FOR.match(said)) is not None:  # llm的预算是2万: set it
+        return "budget", [setting["project"], setting["amount"]]
     if _BUDGET.search(said):  # 我们的预算怎么样, how is our budget (预算还剩多少 is 预算 glued: bot/app/table.py)
         return "budget", []
     if _BALANCE.search(said):  # 查一下余额, 还剩多少钱: the balances and how long each lasts
         return "balance", []
     if _SPENT.search(said):  # 本月花了多少钱, 上周花了多少: that period's report (this month's, none said)
-        period = " ".join(_ASKED.compiled.sub(" ", _SPENT.compiled.sub(" ", said)).split())
-        return "report", [period or "this-month"]
+        rest = _SPENT.compiled.sub(" ", said)
+        project = _PROJECT.search(rest)  # llm项目这个月花了多少, what did we spend on llm: that project's
+        if project is not None:
+            rest = rest[: project.start()] + " " + rest[project.end() :]
+        period = " ".join(_ASKED.compiled.sub(" ", rest).split())
+        named = [f"project={next(g for g in project.groups() if g)}"] if project is not None else []
+        return "report", [period or "this-month", *named]
     if (report := _REPORT.search(said)) is not None:  # 上个月的报表, 周报, last month's report: that period's report
         period = " ".join(_REPORT_ASKED.compiled.sub(" ", _REPORT.compiled.sub(" ", said)).split())
         period = period or {"周报": "last-week", "月报": "this-month"}.get(report.group(0), "")
@@ -112,10 +123,42 @@ _LEFT = lazy(
     re.IGNORECASE,
 )
 _REMIND_ME = lazy(r"都?请?提醒(?:我们?|大家|一下)|(?:please )?remind (?:me|us)(?: of idle boxes)?", re.IGNORECASE)
+_THINGS = r"(?:机器|卡|显卡|gpu|实例|资源|服务器)"
+_MINE = lazy(
+    rf"^(?:我的|我租的|我名下的|我登记的){_THINGS}(?:有哪些|都有什么|呢|吗)?[?？]?$"
+    r"|^(?:show |list )?my (?:boxes|machines|gpus|instances|rentals|cards)\??$|what (?:am i renting|do i rent)",
+    re.IGNORECASE,
+)
+_OURS = lazy(
+    rf"(?:我们|团队|大家|咱们)?(?:租了|在租|登记了)(?:哪些|什么|几台){_THINGS}?|^(?:所有|全部)的?{_THINGS}$"
+    r"|what (?:do|are) we rent(?:ing)?|^(?:show |list )?(?:our|all) (?:boxes|machines|gpus|rentals)\??$",
+    re.IGNORECASE,
+)
+_AMOUNT = r"(?P<amount>[$¥￥]?\s*\d[\d,.]*\s*(?:万|千|k)?\s*(?:元|块|美元|usd|cny)?)"
+# a project's (or the team's) monthly budget said as a sentence: llm的预算是2万, 把llm预算设为5万,
+# set llm budget to 20000, budget for llm is 20000
+_BUDGET_SET = lazy(
+    r"^(?:set\s+|把\s*)?(?:the\s+)?(?P<project>[^\s的]+?)\s*(?:项目)?\s*的?\s*(?:monthly\s+)?(?:budget|预算)\s*"
+    r"(?:is|to|=|at|:|：|是|为|设为|设成|改成|改为|定为|定成|每月|一个月)*\s*"
+    rf"{_AMOUNT}\s*(?:a month|per month|/month)?$",
+    re.IGNORECASE,
+)
+_BUDGET_FOR = lazy(
+    rf"^(?:set\s+)?(?:the\s+)?(?:monthly\s+)?budget\s+(?:for|of)\s+(?P<project>\S+)\s+(?:is|to|=|at)?\s*{_AMOUNT}"
+    r"\s*(?:a month|per month|/month)?$",
+    re.IGNORECASE,
+)
 _BUDGET = lazy(r"预算|\bbudgets?\b", re.IGNORECASE)
 _BALANCE = lazy(r"余额|还剩多少钱|\bbalances?\b|how much (?:is )?left", re.IGNORECASE)
 _SPENT = lazy(
-    r"(?:一共|总共)?花了?多少(?:钱)?|花费|开销|花销|how much (?:did|have) we spen[dt]|spending|spent", re.IGNORECASE
+    r"(?:一共|总共)?花了?多少(?:钱)?|花费|开销|花销|how much (?:did|have) we spen[dt]|what (?:did|have) we spen[dt]"
+    r"|spending|spent",
+    re.IGNORECASE,
+)
+_PROJECT = lazy(  # a project named in a spend question: llm项目, 项目llm, on llm, on project llm
+    r"(?P<a>[A-Za-z0-9][A-Za-z0-9_\-]*)\s*项目|项目\s*(?P<b>[A-Za-z0-9][A-Za-z0-9_\-]*)"
+    r"|(?<![a-z])(?:on|for)\s+(?:the\s+)?(?:project\s+)?(?P<c>(?!this\b|last\b|the\b)[A-Za-z0-9][A-Za-z0-9_\-]*)",
+    re.IGNORECASE,
 )
 _REPORT = lazy(r"报表|报告|周报(?![表告])|月报(?![表告])|(?<![a-z])reports?(?![a-z])", re.IGNORECASE)
 _REPORT_ASKED = lazy(  # the words around a report's period (看一下上个月的报表, show me last month's report)
@@ -124,7 +167,9 @@ _REPORT_ASKED = lazy(  # the words around a report's period (看一下上个月�
     re.IGNORECASE,
 )
 _ASKED = lazy(  # the question's words around the period of a spend question
-    r"我们|咱们|大家|团队|一共|总共|了|的|呢|啊|吗|？|\?|(?<![a-z])(?:we|in|this|the|so far)(?![a-z])", re.IGNORECASE
+    r"我们|咱们|大家|团队|一共|总共|了|的|呢|啊|吗|？|\?"
+    r"|(?<![a-z])(?:we|in|this(?! week| month)|the|so far)(?![a-z])",  # `this month` is the period
+    re.IGNORECASE,
 )
 
 

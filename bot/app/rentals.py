@@ -376,6 +376,7 @@ def _budgets_said(inv: Invocation) -> str:
 
 
 # a question of how the budgets stand, asked after the word (`预算 还剩多少`, `budget status`): the list
+_SAID_AROUND = frozenset(("for", "of", "is", "to", "=", "at", "set", "the", "是", "为", "设为", "改成", "的"))
 _HOW_IS_IT = lazy(
     r"(?:还剩|剩|用了|花了|超了|超没超|够不够|怎么样|情况|多少|吗|呢|了|[?？]|\s)+"
     r"|(?:(?:how much )?(?:is )?(?:left|status|used|spent|how are we doing|so far)[?]?\s*)+",
@@ -391,6 +392,8 @@ def budget(inv: Invocation, args: list[str]) -> None:
     if not args or _HOW_IS_IT.fullmatch(" ".join(args)):  # `预算 还剩多少`, `budget left?`: the list answers it
         inv.answer(plain(_budgets_said(inv), lang))
         return
+    if len(args) > 2:  # `budget for llm is 20000`, `预算 llm 是 2万`: the words around the project and amount
+        args = [a for a in args if a.lower() not in _SAID_AROUND] or args
     whole, args = budget_target(args)  # `预算 全队 5万`, `budget off`, `budget 5万`: the whole team's
     if not args:  # `预算 全队`: its figure is in the list
         inv.answer(plain(_budgets_said(inv), lang))

@@ -38,6 +38,20 @@ from tests.chat.test_both_platforms import driving
      ("查一下余额", ("balance", [])), ("还剩多少钱", ("balance", [])), ("本月花了多少钱", ("report", ["本月"])),
      ("上周花了多少", ("report", ["上周"])), ("我们最近7天花了多少钱", ("report", ["最近7天"])),
      ("花了多少钱", ("report", ["this-month"])), ("how much did we spend last week", ("report", ["last week"])),
+     ("how much did we spend this month", ("report", ["this month"])),  # was "month": not a period
+     # one project's spend
+     ("llm项目这个月花了多少", ("report", ["这个月", "project=llm"])),
+     ("项目llm上周花了多少", ("report", ["上周", "project=llm"])),
+     ("what did we spend on llm this month", ("report", ["this month", "project=llm"])),
+     # a budget set in a sentence
+     ("llm的预算是2万", ("budget", ["llm", "2万"])), ("把llm预算设为5万", ("budget", ["llm", "5万"])),
+     ("set llm budget to 20000", ("budget", ["llm", "20000"])),
+     ("budget for llm is 20000", ("budget", ["llm", "20000"])),
+     ("全队预算5万", ("budget", ["全队", "5万"])),
+     # what is rented: the asker's, the team's
+     ("我的机器", ("list", ["mine"])), ("my boxes", ("list", ["mine"])), ("what am I renting", ("list", ["mine"])),
+     ("我们租了哪些机器", ("list", [])), ("what do we rent", ("list", [])), ("所有机器", ("list", [])),
+     ("我的机器闲着吗", ("idle", [])),
      # the budgets: asked after, or glued to, its word
      ("我们的预算怎么样", ("budget", [])), ("how is our budget", ("budget", [])),
      ("每天早上9点提醒我", ("remind", ["每天早上9点"])), ("每天都提醒我", ("remind", ["每天"])),
