@@ -35,11 +35,13 @@ def unsure(norm: str) -> bool:
 # --- duration -----------------------------------------------------------------------------------
 
 _OVERNIGHT = lazy(
-    r"^(?:跑|要|需要|大概)?\s*(?:[一1]晚上?|[一1]夜|[一1]个?通宵|通宵|overnight|all night|over ?night)(?:[- ]?ish)?$"
+    r"^(?:跑个?|要|需要|大概)?\s*(?:[一1]晚上?|[一1]夜|[一1]个?通宵|通宵|overnight|all night|over ?night)(?:[- ]?ish)?$"
 )
 # a morning's or an afternoon's work: about 4 hours, wholly below the long-run line whatever the morning is
 _HALF_DAY = lazy(r"^(?:[一1]个?)?(?:上午|下午|早上)$")
-_DURATION_LEAD = lazy(r"^(?:很快[,，]?\s*)?(?:跑|要跑|需要|要|takes?|it takes|runs? for|lasts?|each run takes)?\s*")
+_DURATION_LEAD = lazy(  # 跑个两三天, 得跑上十来个小时: the verb and its measure word
+    r"^(?:很快[,，]?\s*)?(?:(?:要|得|会|需要)?跑(?:个|上)?|需要|要|takes?|it takes|runs? for|lasts?|each run takes)?\s*"
+)
 _QUARTERS = lazy(r"(\d)\s*刻钟")
 _DAYS_AND_NIGHTS = lazy(r"(\d+)\s*天\s*(?:\d+|[一两二三四五六七八九])\s*夜")
 _FEW_MINUTES = lazy(r"^几分钟(?:就好|就够|而已)?$")
@@ -93,7 +95,7 @@ def duration_words(norm: str) -> str:
 _FULL = lazy(
     r"^(?:(?:快|几乎|差不多|基本)?(?:满了?|占满了?|用满了?|吃满了?"
     r"|爆了?|要爆了?|(?:可能|也许)?会爆|容易爆)|爆显存|会爆显存|(?:会|经常|老是|总是)?oom|out of memory"
-    r"|不够用?|不太够|很紧张|紧张|吃紧"
+    r"|不够用?|不太够|(?:挺|有点|有些|比较|很|非常|特别|太|蛮|相当)?(?:紧张?|吃紧)(?:的|了)?"  # 挺紧的, 有点紧
     r"|(?:almost|nearly|basically|practically)? ?(?:full|maxed out|at the limit|tight|very tight)"
     r"|the whole card|all of it|(?:it |we )?(?:ooms?|runs? out of memory)"
     r"|barely fits|just fits|close to (?:full|the limit)|刚好够用?|刚刚够用?|勉强够用?|勉强放得下|刚好放得下"
@@ -101,13 +103,14 @@ _FULL = lazy(
     r"|\S{0,16}?(?:跑|用|吃|占)满了?)$"  # "4090跑满了": whichever card it names, full
 )
 _ROOMY = lazy(
-    r"^(?:很少|不多|一点点|够用|够|足够|充足|很宽裕|宽裕|绰绰有余|远没满|没满|不紧张|不会满|不会爆|用不满|不会oom"
+    r"^(?:很少|不多|一点点|(?:挺|很|完全|肯定|绝对)?够用?|足够|充足|很宽裕|宽裕|绰绰有余|远没满|没满|不紧张|不会满|不会爆|用不满|不会oom"
     r"|plenty of (?:room|headroom|space)|lots of room|not much|a little|well under|nowhere near full"
-    r"|不是问题|没问题|不成问题|not a problem|no problem"  # "显存不是问题": the memory is no issue
+    r"|不是问题|没问题|不成问题|不要紧|not a problem|no problem"  # "显存不是问题": the memory is no issue
     r"|fits easily|easily fits|way under|well within)$"
 )
 
 
+_GUESSED = lazy(r"^(?:显存)?\s*(?:应该|估计|感觉|好像|预计)\s*")
 _MEMORY_WORD = lazy(r"^(?:显存|memory|vram)\s*(?:是|有点|比较|很|is)?\s*|\s*(?:了|啊|呢|的)$")
 # who is said to fit, before what its memory does ("it fits easily", "it's almost full", "our model barely fits")
 _SUBJECT = lazy(r"^(?:it is|it's|it|we are|we're|we|(?:the|our|my) (?:job|model|run|training))\s+")
@@ -129,6 +132,7 @@ def memory_full(norm: str) -> bool | None:
     """True for "快满了"/"almost full"/"显存不够"/"OOM了", False for "够用"/"显存够用"/"plenty of room"; None when
     neither."""
     norm = _SUBJECT.sub("", norm).strip() or norm  # "it fits easily on a 24GB card": what it does
+    norm = _GUESSED.sub("", norm).strip() or norm  # "显存应该挺紧的", "应该够": what it does, guessed
     norm = _MEMORY_WORD.sub("", norm).strip()  # "显存不够", "显存够用了": the memory named, then what it does
     norm = _MEMORY_WORD.sub("", _CARD_NAMED.sub("", norm)).strip() or norm  # "80G的卡快满了", "A100快满了"
     norm = _ON_THE_CARD.sub("", norm).strip() or norm  # "fits easily on a 24GB card", "plenty of room on the A100"
@@ -155,6 +159,7 @@ _DOES_NOT_FIT = lazy(
     r"放不下|装不下|塞不下|doesn'?t fit|does not fit|won'?t fit|can'?t fit|too (?:big|large) for (?:one|a)"
 )
 _FITS = lazy(r"放得下|装得下|能放下|fits (?:on|in(?:to)?) (?:one|a single)")
+_SPLIT = lazy(r"(?:切分|拆分|切|拆)(?:模型|到多(?:张)?卡)|模型(?:要|得|需要)?(?:切分|拆分|切开|拆开|拆到多(?:张)?卡)")
 _MODEL_PARALLEL = lazy(
     r"张量并行|流水线并行|模型并行|tensor[- ]parallel|pipeline(?:[- ]parallel)?"
     r"|model[- ]parallel|\btp\s*=?\s*\d|\bpp\s*=?\s*\d"
@@ -174,7 +179,9 @@ def model_parallel_words(norm: str) -> bool | None:
     parallelism is not model parallelism: each card holds the whole model); "张量并行", "tensor parallel", "tp=4" ->
     True."""
     if _DOES_NOT_FIT.search(norm):
-        return True
+        return True  # 模型放不下一张卡
+    if _SPLIT.search(norm):  # 需要切分模型; 不用切分模型
+        return not re.match(r"^(?:不|没|无)", norm)
     if _FITS.search(norm) or _SINGLE_CARD.match(norm) or _NOT_MODEL_PARALLEL.search(norm):
         return False
     if _DATA_PARALLEL.search(norm) and not re.search(r"模型并行|model[- ]parallel|张量|tensor|pipeline|流水线", norm):
@@ -202,7 +209,7 @@ _NO_CKPT = lazy(
     rf"|不存|没存)\s*(?:any\s+|save\s+|saves\s+|存|保存|做|有|use\s+)?{_CKPT}"
 )
 _SAVES = lazy(
-    rf"{_CKPT}|断点续训|断点续跑|续训|续跑|接着跑|resum(?:e|es|able)"
+    rf"{_CKPT}|断点续训|断点续跑|续训|续跑|接着跑|^(?:可以|能)续$|resum(?:e|es|able)"
     rf"|pick(?:s)? up where|save(?:s)? (?:every|each|state)"
     r"|每.{0,6}(?:存|保存)(?:[一1]次)?$|存[一1]次|保存[一1]次|^(?:会|有|都会|定期)(?:存|保存)$"
 )
@@ -253,6 +260,7 @@ def resume_words(norm: str) -> bool | None:
 
 _FREQUENCY_LEAD = lazy(
     r"(?<=[周天月日时])\s*(?:都|都要|都会|基本都)?(?:跑|训练|做|用|运行)(?:一次|一下)?\s*"
+    r"|(?<=偶尔|很少)\s*(?:跑|用|训练)(?:一下|跑|一次)?$"  # 偶尔跑一下: 偶尔
     r"|^(?:跑|运行|runs?|we run it|it runs)\s+"
 )
 _WEEK_WORDS = (

@@ -22,6 +22,7 @@ _CARD = lazy(
 _LEAD = lazy(
     r"^(?:(?:显存|显存峰值|峰值显存|峰值|最高|高峰)\s*(?:能到|到|会到|用了?|占了?|是|有)?"
     r"|(?:只|就|才)?(?:用了?|占了?|吃了?)"
+    r"|(?:应该|估计|感觉|好像|预计)|(?:需要|要用|要|得|会用到|会到)"  # "应该要70G", "估计要用70多G": a guess
     r"|(?:peak(?:s| is| of| at)?|peaks? at|it uses|uses|using|maybe|only|just|it peaks at|memory peak(?: is)?)"
     r")\s*"
 )

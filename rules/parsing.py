@@ -277,7 +277,28 @@ _NUM = r"\d+(?:\.\d+)?"
 
 
 def parse_memory(text: str) -> MemoryAnswer:
-    """Memory peak against one card: 'yes', '70GB', '70 GB of 80', '70/80', '85%', '七十多G', '7B LoRA' ..."""
+    """Memory peak against one card: 'yes', '70GB', '70 GB of 80', '70/80', '85%', '七十多G', '7B LoRA' ...; said in
+    clauses (`显存应该挺紧的，估计要70G左右`), the one with a figure, else the verdict they agree on."""
+    try:
+        return _memory(text)
+    except ParseError:
+        clauses = [c for c in re.split(r"[,，;；]", text) if c.strip()] if isinstance(text, str) else []
+        if len(clauses) < 2:
+            raise
+        read = []
+        for clause in clauses:
+            with contextlib.suppress(ParseError):
+                read.append(_memory(clause))
+        figures = [r for r in read if r.tight is None]
+        verdicts = {r.tight for r in read if r.tight is not None}
+        if len(figures) == 1 and len(read) == len(clauses):
+            return figures[0]
+        if not figures and len(verdicts) == 1 and len(read) == len(clauses):
+            return read[0]
+        raise
+
+
+def _memory(text: str) -> MemoryAnswer:
     norm = _prepare("memory", text)
     yes_no = read_yes_no(norm)
     if yes_no is None:
