@@ -78,6 +78,10 @@ SKIP_WORDS = {"skip", "pass", "-", "跳过", "略过", "不填"}
 SKIP_WORDS |= {"没定", "还没定", "没想好", "还没想好", "未定", "待定", "不确定", "不知道", "不清楚", "随便",
                "都行", "不限", "no idea", "don't know", "dont know", "not sure", "dunno", "undecided", "tbd",
                "any", "whatever", "no preference", "anything", "either", "没有偏好", "无偏好", "都可以"}  # fmt: skip
+# no preference, said as leaving it to the advice ("whatever's cheapest" on the GPU question)
+SKIP_WORDS |= {"无所谓", "没要求", "没什么要求", "你定", "你来定", "你推荐", "看着办", "最便宜的", "便宜的就行",
+               "up to you", "you pick", "you choose", "your call", "whatever's cheapest", "whatever is cheapest",
+               "cheapest", "the cheapest", "the cheapest one"}  # fmt: skip
 
 
 def skips(text: str) -> bool:
