@@ -55,6 +55,8 @@ def free_words(text: str) -> tuple[str, list[str]] | None:
         return "idle", []
     if (_PRICE.search(said) or _WHICH.search(said)) and len(several := _gpus_in(said)) > 1:
         return "prices", several  # A100和H100哪个划算, A100 vs H100: side by side
+    if not _PRICE.search(said) and (first := _gpu_first(said)) is not None:  # `A100`, `H100 跑一周`
+        return first
     if _PRICE.search(said):
         gpu = _gpu_in(said)
         asked = gpu_words(_QUESTION.compiled.sub(" ", said).split())  # `A100 每天4小时 两周 多少钱`: the run priced
@@ -171,6 +173,20 @@ _ASKED = lazy(  # the question's words around the period of a spend question
     r"|(?<![a-z])(?:we|in|this(?! week| month)|the|so far)(?![a-z])",  # `this month` is the period
     re.IGNORECASE,
 )
+
+
+def _gpu_first(said: str) -> tuple[str, list[str]] | None:
+    """A message that starts with a GPU: alone, its prices (`A100`, `A100 40G`); with a run after it, that run's
+    quote (`H100 跑一周`, `8卡A100 包月`); None otherwise (`A100 哈哈` stays unknown)."""
+    words = gpu_words(said.split())
+    at = gpu_at(words)
+    gpu = _gpu_in(said)
+    if at is None or at[0] != 0 or gpu is None:
+        return None
+    after = words[at[1] :]
+    if not after:
+        return "prices", [gpu]
+    return ("quote", words) if longest_reading(after, parse_rental_schedule) is not None else None
 
 
 def _gpu_in(text: str) -> str | None:

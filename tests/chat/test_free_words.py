@@ -31,6 +31,10 @@ from tests.chat.test_both_platforms import driving
      ("A100 每天4小时 两周 多少钱", ("quote", ["A100", "每天4小时", "两周"])),
      ("how much for an H100 4x14", ("quote", ["H100", "4x14"])),
      ("4090 跑3天 大概多少钱", ("quote", ["4090", "跑3天"])), ("A100 一个月 多少钱", ("quote", ["A100", "一个月"])),
+     # a GPU alone, or first with a run: its prices, its quote
+     ("A100", ("prices", ["A100-80GB"])), ("A100 40G", ("prices", ["A100-40GB"])),
+     ("H100 跑一周", ("quote", ["H100", "跑一周"])), ("8卡A100 包月", ("quote", ["8卡A100", "包月"])),
+     ("A100 哈哈", None),
      # the GPU glued to Chinese words, plural, after its count
      ("8张H100跑一周多少钱", ("quote", ["8张H100", "跑一周"])), ("4090一天多少钱", ("quote", ["4090", "一天"])),
      ("how much would 8 H100s cost for a week", ("quote", ["8xH100", "for", "a", "week"])),
