@@ -44,6 +44,8 @@ _HELP = {
         "`enroll`、`act …`、`actions [名称]`（停机记录）、`idle`（当前闲置）、`analyze`（之后发来采样文件）、`form`、"
         "`help`（或 `帮助`：本说明；`help en` 为英文）\n"
         "子命令也可以用中文：{chinese}\n"
+        "也可以直接问：`谁的机器闲着`、`A100和H100哪个划算`、`8张H100跑一周多少钱`、`llm的预算是2万`、`训练机 关机了`、"
+        "`本月花了多少钱`\n"
         "问题卡片上的按钮可以直接作答；也可以直接回复文字（群里请 @我）。\n"
         "本组织在终端里写作 `--team {team}`，本会话写作 `--channel {channel}`。"
     ),
@@ -57,6 +59,8 @@ _HELP = {
         "`analyze` (then send a capture file), `form`, "
         "`help` (or `帮助`: this; `help zh` in Chinese)\n"
         "Each sub-command also takes its Chinese name: {chinese}\n"
+        "Or ask in words: `what's idle`, `A100 vs H100`, `how much would 8 H100s cost for a week`, "
+        "`budget for llm is 20000`, `box1 is off`, `how much did we spend this month`\n"
         "Press a question card's buttons, or reply in words (in a group, @mention me).\n"
         "In the terminal this organisation is `--team {team}` and this conversation `--channel {channel}`."
     ),

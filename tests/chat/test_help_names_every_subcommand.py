@@ -3,6 +3,9 @@
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
 import pytest
 
 from bot.app.table import SUBCOMMANDS
@@ -30,3 +33,23 @@ def test_every_subcommand_is_in_the_chats_help(chat: str, lang: Lang) -> None:
         assert [name for name in CHINESE_NAMES if f"`{name}`" not in said] == []
         assert set(CHINESE_NAMES.values()) <= {word.value for word in SubCommand}
         assert all(SUBCOMMANDS[name] is SUBCOMMANDS[word] for name, word in CHINESE_NAMES.items())
+
+
+@pytest.mark.parametrize("lang", list(Lang))
+def test_every_question_the_help_suggests_in_words_is_answered(lang: Lang, tmp_path: Path) -> None:
+    """The help's "ask in words" examples, typed as each chat's help says them, are each answered: none is an
+    unknown sub-command (a suggested command that does nothing is a defect)."""
+    from tests.chat.test_both_platforms import driving
+
+    examples = set()
+    for said in HELPS.values():
+        line = next(line for line in said(lang).splitlines() if "`谁的机器闲着`" in line or "`what's idle`" in line)
+        examples |= set(re.findall(r"`([^`]+)`", line)) - {"/gpu-advise"}
+    assert len(examples) == 6, examples
+    with driving("feishu", tmp_path) as chat:
+        chat.command("track box1 gpu=A100 price=14/h")
+        chat.command("登记 训练机 A800 8卡 每小时60元")
+        for example in sorted(examples):
+            answer = chat.command(example)
+            assert "unknown sub-command" not in answer and "未知的子命令" not in answer, (example, answer)
+            assert "无法识别" not in answer and "not read" not in answer, (example, answer)
