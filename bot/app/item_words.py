@@ -23,11 +23,17 @@ _DONE = lazy(
 )
 
 
+def named_first(store: Store, team: str, text: str) -> str | None:
+    """The running instance `text` begins with, if any (the longest name that fits)."""
+    said = text.strip().lower()
+    names = sorted((i.name for i in Rentals(store).instances(team, active_only=True)), key=len, reverse=True)
+    return next((n for n in names if said.startswith(n.lower())), None)
+
+
 def reading(store: Store, team: str, text: str) -> tuple[str, str] | None:
     """The running instance `text` names first and what it says of it ("off", "on", "done"); None otherwise."""
     said = text.strip()
-    names = sorted((i.name for i in Rentals(store).instances(team, active_only=True)), key=len, reverse=True)
-    name = next((n for n in names if said.lower().startswith(n.lower())), None)
+    name = named_first(store, team, said)
     if name is None:
         return None
     rest = re.sub(r"^[\s,，:：]+|[\s。.!！~～]+$", "", said[len(name) :]).lower()

@@ -98,7 +98,8 @@ def _stretches(inv: Invocation, found: Instance) -> None:
     stretches = [s for s in whole if s.end > month and s.end > s.start]
     state = "released" if found.released_at else state_at(whole, now).value
     said_now = t(f"digest.state.{state}", lang)
-    lines = [t("meter.power_list_title", lang, name=literal(found.name), zone=str(zone), state=said_now)]
+    key = "meter.power_list_title_unknown" if state == "unknown" else "meter.power_list_title"  # "is on or off unknown"
+    lines = [t(key, lang, name=literal(found.name), zone=str(zone), state=said_now)]
     if not stretches:  # tracked (or started) this very moment: a list under the title would be empty
         lines.append(t("meter.power_list_none", lang))
     if len(stretches) > SHOWN_STRETCHES:

@@ -171,6 +171,11 @@ def _run(inv: Invocation, tokens: list[str]) -> None:
         SUBCOMMANDS[meant[0]](inv, meant[1])
     elif item_words.said_of_item(inv, " ".join(tokens)):  # `训练机 关机了`: power, or the release asked back
         return
+    elif (name := item_words.named_first(inv.deps.store, inv.team, tokens[0])) == tokens[0]:
+        if len(tokens) == 1:  # `训练机`: how it is, as `power 训练机` says (on or off, this month's stretches)
+            metering.power(inv, [name])
+            return
+        raise CommandError(t("item.words_not_read", inv.lang, name=name, words=literal(" ".join(tokens[1:])[:40])))
     else:
         said = t("error.unknown_subcommand", inv.lang, name=tokens[0])
         near = _near(tokens[0])  # "lsit", "qoute", "报个价"

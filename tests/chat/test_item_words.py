@@ -36,7 +36,9 @@ def test_off_on_and_done_said_after_its_name(tmp_path: Path) -> None:
         clock.advance(minutes=5)
         chat.command("训练机 is off")
         assert power_now(chat, "训练机") is Power.OFF
-        assert "未知的子命令" in chat.command("训练机 哈哈")  # a name and anything else: as before
+        other = chat.command("训练机 哈哈")  # a name and anything else: what it takes, named
+        assert "**训练机** 是已登记的资源，但无法识别“哈哈”" in other and "`训练机 关机了`" in other, other
+        assert "训练机" in chat.command("训练机") and "未知" not in chat.command("训练机")  # alone: how it is
 
 
 def test_said_while_a_profile_is_open_where_chats_have_no_threads(tmp_path: Path) -> None:
