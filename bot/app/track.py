@@ -13,7 +13,6 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from bot.app.invocation import CommandError, Form, Invocation
-from bot.app.track_words import INSTANCE_KEYS, STORAGE_KEYS, instance_words, storage_words
 from bot.chat import inline
 from bot.chat.conversation import recommend
 from bot.chat.message import plain
@@ -30,6 +29,7 @@ from bot.fields.rentals import (
     price_from_cache,
     read_price_gb_month,
 )
+from bot.fields.track_words import INSTANCE_KEYS, STORAGE_KEYS, instance_words, storage_words
 from bot.state import Conversation
 from bot.state.rentals import Instance, RentalError, Rentals
 from bot.text import Lang, t
@@ -92,7 +92,10 @@ def track(inv: Invocation, args: list[str]) -> None:
     keyed = next((i for i, word in enumerate(rest) if "=" in word), len(rest))  # `A800 8卡 每小时60元` before it
     # `started=yesterday 9:00`, `gpu=A100 80G`: a value's words, unquoted
     raw = inline.parse_pairs(rest[keyed:], INSTANCE_KEYS if kind == "instance" else STORAGE_KEYS, words=True)[0]
-    said = (instance_words if kind == "instance" else storage_words)(rest[:keyed], lang) if keyed else {}
+    try:
+        said = (instance_words if kind == "instance" else storage_words)(rest[:keyed], lang) if keyed else {}
+    except FieldError as exc:  # a word read as nothing: named, with what was read and the keys
+        raise CommandError(exc.message) from None
     for field, text in said.items():
         if field in raw:  # `track box A100 gpu=H100`
             raise CommandError(t("error.inline.twice", lang, key=field))

@@ -215,9 +215,17 @@ def _fields(make: Any) -> Any:
 @track_app.command("instance")
 def track_instance(
     name: Annotated[str, typer.Argument(help="A name, unique in the team.")],
-    gpu: Annotated[str, typer.Option(help="GPU model, e.g. A100-80GB.")],
     channel: Annotated[str, typer.Option(help=CHANNEL_HELP)],
     owner: Annotated[str, typer.Option(help=OWNER_HELP)],
+    words: Annotated[
+        list[str] | None,
+        typer.Argument(
+            help="The GPU, its cards, price, provider and billing as said, instead of their flags: "
+            "A800 8卡 每小时60元, H100 '$2.5/h' autodl 包月.",
+            show_default=False,
+        ),
+    ] = None,
+    gpu: Annotated[str | None, typer.Option(help="GPU model, e.g. A100-80GB (or among the words).")] = None,
     price: Annotated[
         str | None, typer.Option(help="400/day, 14/h or 11500/month (default: a dedicated price from the price cache).")
     ] = None,
@@ -244,6 +252,9 @@ def track_instance(
     from bot.fields.rentals import instance_fields
 
     settings = load_settings(lang=lang)
+    given = {"gpu": gpu, "price": price, "cards": cards, "share": share, "billing": billing}
+    given |= {"stop_billing": stop_billing, "provider": provider}
+    gpu, price, cards, share, billing, stop_billing, provider = _worded(words or [], settings.files.lang, given)
     count = cards_flag(cards, settings.files.lang) if cards is not None else None
     fields = _fields(
         lambda: instance_fields(
@@ -282,6 +293,28 @@ def track_instance(
     if source:
         lang = settings.files.lang
         say(t("cli.price_from_cache", lang, price=instance_rate(instance, lang), source=source))
+
+
+def _worded(words: list[str], lang: Lang, given: dict[str, str | None]) -> tuple[Any, ...]:
+    """track instance's flags with the words after its name read as chat's track reads them (bot/fields/track_words.py),
+    each standing for its flag; exit 2 naming a word read as nothing, a flag given twice, or a required one missing
+    (--gpu, unless among the words)."""
+    from bot.fields.rentals import FieldError
+    from bot.fields.track_words import instance_words
+
+    try:
+        said = instance_words(list(words), lang, "cli.track_words_unread") if words else {}
+    except FieldError as exc:
+        raise fail(exc.message) from None
+    for field, value in said.items():
+        if given.get(field) is not None:
+            raise fail(t("cli.words_twice", lang, command="track instance", flag=f"--{field.replace('_', '-')}"))
+        given[field] = value
+    if not given.get("gpu"):
+        missing = t("cli.usage.missing", lang, name="'--gpu'")  # as click says a missing option
+        raise fail(t("cli.usage.error", lang, what=missing, help="gpu-advise track instance --help"))
+    keys = ("gpu", "price", "cards", "share", "billing", "stop_billing", "provider")
+    return tuple(given[k] for k in keys)
 
 
 @track_app.command("storage")

@@ -14,9 +14,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from bot.app.invocation import CommandError
 from bot.fields.metering import ALIASES, PROVIDER_NAMES, STOP_WORDS
-from bot.fields.rentals import CARDS_SAID, cards_joined, read_price, read_price_gb_month, slice_said
+from bot.fields.rentals import CARDS_SAID, FieldError, cards_joined, read_price, read_price_gb_month, slice_said
 from bot.fields.word_runs import longest_reading
 from bot.text import Lang, t
 from rules.gpus import gpu_at
@@ -45,8 +44,9 @@ def _take(words: list[str], found: dict[str, str], field: str, test: Callable[[s
         found[field] = words.pop(at)
 
 
-def instance_words(words: list[str], lang: Lang) -> dict[str, str]:
-    """An instance's fields from `words` typed without keys, as its keys would give them."""
+def instance_words(words: list[str], lang: Lang, unread: str = "error.track.words_unread") -> dict[str, str]:
+    """An instance's fields from `words` typed without keys, as its keys would give them; FieldError with `unread`
+    (the chat's message, or the terminal's) naming a word read as nothing."""
     words, found = cards_joined(words), dict[str, str]()
     at = gpu_at(words)
     if at is not None:
@@ -61,7 +61,7 @@ def instance_words(words: list[str], lang: Lang) -> dict[str, str]:
     _take(words, found, "provider", lambda word: word.lower() in PROVIDER_NAMES)
     _take(words, found, "billing", lambda word: word in _BILLING)
     _take(words, found, "stop_billing", lambda word: word in STOP_WORDS)
-    return _priced(words, found, read_price, "error.track.words_unread", INSTANCE_KEYS, lang)
+    return _priced(words, found, read_price, unread, INSTANCE_KEYS, lang)
 
 
 _SIZE_SAID = lazy(r"^\d+(?:\.\d+)?\s*(?:g|gb|gib|t|tb|tib)$", re.IGNORECASE)
@@ -88,7 +88,7 @@ def _priced(
         found["price"] = " ".join(words[run[0] : run[1]])
         del words[run[0] : run[1]]
     if words:
-        raise CommandError(_unread(unread, words, found, keys, lang))
+        raise FieldError("words", _unread(unread, words, found, keys, lang))
     return found
 
 

@@ -1,0 +1,42 @@
+"""`gpu-advise track instance 训练机 A800 8卡 每小时60元 --channel C1 --owner U1`: the words after the name read as
+chat's track reads them (it was "missing '--gpu'", then "more than the command takes"), each standing for its flag."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from tests.support.cli import run_cli
+
+EN = {"GPU_ADVISOR_LANG": "en"}
+WHERE = ("--channel", "C1", "--owner", "U1", "--team", "T1")
+
+
+def listed(tmp_path: Path) -> dict[str, dict[str, object]]:
+    shown = json.loads(run_cli("list", "--team", "T1", "--json", env=EN, tmp=tmp_path).stdout)["instances"]
+    return {row["name"]: row for row in shown}
+
+
+def test_the_words_are_the_flags_they_stand_for(tmp_path: Path) -> None:
+    said = run_cli("track", "instance", "a", "A800", "8卡", "每小时60元", *WHERE, env=EN, tmp=tmp_path)
+    flagged = run_cli(
+        "track", "instance", "b", "--gpu", "A800", "--cards", "8", "--price", "60元/小时", *WHERE, env=EN, tmp=tmp_path
+    )
+    assert said.returncode == 0 == flagged.returncode, said.stderr + flagged.stderr
+    dollars = run_cli("track", "instance", "c", "H100", "$2.5/h", "autodl", "包月", *WHERE, env=EN, tmp=tmp_path)
+    assert dollars.returncode == 0, dollars.stderr
+    rows = listed(tmp_path)
+    keys = ("gpu", "cards", "price", "currency", "unit", "billing")
+    assert {k: rows["a"][k] for k in keys} == {k: rows["b"][k] for k in keys}
+    assert (rows["a"]["gpu"], rows["a"]["cards"], rows["a"]["price"]) == ("A800-80GB", 8, 60.0)
+    assert (rows["c"]["currency"], rows["c"]["provider"], rows["c"]["billing"]) == ("USD", "autodl", "month")
+
+
+def test_words_read_as_nothing_twice_or_no_gpu_are_refused(tmp_path: Path) -> None:
+    stray = run_cli("track", "instance", "x", "H100", "哈哈", *WHERE, env=EN, tmp=tmp_path)
+    assert stray.returncode == 2 and "`哈哈` is not a GPU" in stray.stderr and "read: gpu=H100" in stray.stderr
+    twice = run_cli("track", "instance", "x", "H100", "--gpu", "A100", *WHERE, env=EN, tmp=tmp_path)
+    assert twice.returncode == 2 and "--gpu is given twice" in twice.stderr
+    none = run_cli("track", "instance", "x", *WHERE, env=EN, tmp=tmp_path)
+    assert none.returncode == 2 and "missing '--gpu'" in none.stderr
+    assert listed(tmp_path) == {}
