@@ -1,7 +1,8 @@
 """A message that starts with a tracked instance's name, as people say what happened to it (`训练机 关机了`,
 `训练机已开机`, `box1 is off`, `训练机 用完了`): each was an unknown sub-command naming the instance. Off and on are
 `power NAME off|on` (the owner's or an admin's, as that is); done with it is asked back with the release to send,
-since a release stops its bill and is said in the channel: a word misread must not do it."""
+since a release stops its bill and is said in the channel: a word misread must not do it. A kept storage item said
+deleted or done with (`数据盘 删了`, `ckpt is deleted`) is asked back the same way, with `delete-storage` to send."""
 
 from __future__ import annotations
 
@@ -23,24 +24,35 @@ _DONE = lazy(
 )
 
 
+_DELETED = lazy(
+    r"(?:已经?)?(?:删了|删掉|删除|清掉|清理|不用|不要)(?:了|啦|吧)?|(?:is |was )?(?:deleted|gone|not needed|done)"
+)
+
+
 def named_first(store: Store, team: str, text: str) -> str | None:
     """The running instance `text` begins with, if any (the longest name that fits)."""
+    return _first(text, [i.name for i in Rentals(store).instances(team, active_only=True)])
+
+
+def _first(text: str, names: list[str]) -> str | None:
     said = text.strip().lower()
-    names = sorted((i.name for i in Rentals(store).instances(team, active_only=True)), key=len, reverse=True)
-    return next((n for n in names if said.startswith(n.lower())), None)
+    return next((n for n in sorted(names, key=len, reverse=True) if said.startswith(n.lower())), None)
+
+
+def _rest(text: str, name: str) -> str:
+    return re.sub(r"^[\s,，:：]+|[\s。.!！~～]+$", "", text.strip()[len(name) :]).lower()
 
 
 def reading(store: Store, team: str, text: str) -> tuple[str, str] | None:
-    """The running instance `text` names first and what it says of it ("off", "on", "done"); None otherwise."""
-    said = text.strip()
-    name = named_first(store, team, said)
-    if name is None:
-        return None
-    rest = re.sub(r"^[\s,，:：]+|[\s。.!！~～]+$", "", said[len(name) :]).lower()
-    return next(
-        ((name, what) for pattern, what in ((_OFF, "off"), (_ON, "on"), (_DONE, "done")) if pattern.fullmatch(rest)),
-        None,
-    )
+    """The running instance `text` names first and what it says of it ("off", "on", "done"), or the kept storage it
+    names and that it is deleted ("deleted"); None otherwise."""
+    name = named_first(store, team, text)
+    if name is not None:
+        rest = _rest(text, name)
+        readings = ((_OFF, "off"), (_ON, "on"), (_DONE, "done"))
+        return next(((name, what) for pattern, what in readings if pattern.fullmatch(rest)), None)
+    kept = _first(text, [s.name for s in Rentals(store).storage(team, kept_only=True)])
+    return (kept, "deleted") if kept is not None and _DELETED.fullmatch(_rest(text, kept)) else None
 
 
 def said_of_item(inv: Invocation, text: str) -> bool:
@@ -49,8 +61,9 @@ def said_of_item(inv: Invocation, text: str) -> bool:
     if found is None:
         return False
     name, what = found
-    if what == "done":
-        inv.answer(plain(t("item.release_asked", inv.lang, name=name), inv.lang))
+    if what in ("done", "deleted"):
+        key = "item.release_asked" if what == "done" else "item.delete_asked"
+        inv.answer(plain(t(key, inv.lang, name=name), inv.lang))
     else:
         metering.power(inv, [name, what])
     return True

@@ -50,3 +50,14 @@ def test_said_while_a_profile_is_open_where_chats_have_no_threads(tmp_path: Path
         assert "自此刻关机" in chat.command("训练机 关机了")
         after = chat.convo()
         assert (after.status, after.answers, after.question_ts) == ("active", asked.answers, asked.question_ts)
+
+
+def test_kept_storage_said_deleted_asks_back_the_delete(tmp_path: Path) -> None:
+    """`数据盘 删了` was an unknown sub-command: it asks back with `删除存储 数据盘` to send; nothing is marked."""
+    with driving("dingtalk", tmp_path) as chat:
+        chat.command("登记 存储 数据盘 500G 0.3元/GB/月")
+        for said in ("数据盘 删了", "数据盘，不用了", "数据盘 is deleted"):
+            answer = chat.command(said)
+            assert "`删除存储 数据盘`" in answer or "`delete-storage 数据盘`" in answer, (said, answer)
+        kept = Rentals(chat.deps.store).storage_named(TEAM, "数据盘")
+        assert kept is not None and kept.deleted_at is None
