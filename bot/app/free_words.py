@@ -33,7 +33,7 @@ _RENT = lazy(
     r"|which gpu|what gpu|recommend|help me (?:pick|choose)",
     re.IGNORECASE,
 )
-_PRICE = lazy(r"多少钱|什么价|价格|价钱|贵不贵|how much|price|cost", re.IGNORECASE)
+_PRICE = lazy(r"多少钱|什么价|价格|价钱|贵不贵|最便宜|how much|price|cost|cheapest", re.IGNORECASE)
 _QUESTION = lazy(  # the question's words around what is priced
     r"多少钱|什么价|贵不贵|要多少|大概|[?？吗呢啊]|(?<![a-z0-9])(?:how much|is|an|the|would|it|cost)(?![a-z0-9])",
     re.IGNORECASE,
@@ -51,6 +51,8 @@ def free_words(text: str) -> tuple[str, list[str]] | None:
     said = text.strip()
     if _HELLO.match(said):
         return "help", []
+    if (how := _HOW_TO.match(said)) is not None and (topic := _topic(how["what"])) is not None:
+        return "help", [topic]  # 怎么登记机器, how do I track a box: the help's lines of that sub-command
     if _IDLE.search(said):  # 谁的机器闲着, what's idle: this chat's digest now
         return "idle", []
     if (_PRICE.search(said) or _WHICH.search(said)) and len(several := _gpus_in(said)) > 1:
@@ -97,6 +99,28 @@ def free_words(text: str) -> tuple[str, list[str]] | None:
         period = period or {"周报": "last-week", "月报": "this-month"}.get(report.group(0), "")
         return "report", [period] if period else []
     return None
+
+
+_HOW_TO = lazy(r"^(?:how (?:do|can|should) (?:i|we|you)|how to|怎么|如何|怎样|咋)\s*(?P<what>.+?)[?？。.]?$", re.I)
+_TOPICS = (  # a how-to question's words, to the sub-command whose help answers it
+    (r"预算|budget", "budget"),
+    (r"提醒|remind|digest|日报", "remind"),
+    (r"余额|充值|balance", "balance"),
+    (r"报告|报表|report", "report"),
+    (r"释放|退租|release", "release"),
+    (r"自动停机|停机策略|auto.?stop|act\b", "act"),
+    (r"开机|关机|power|turn (?:it )?(?:on|off)", "power"),
+    (r"计费方式|billing|包月|按量", "billing"),
+    (r"agent|enroll|接入|自动上报|安装", "enroll"),
+    (r"看板|board|dashboard", "board"),
+    (r"闲置|idle", "idle"),
+    (r"报价|算钱|quote|cost|price", "quote"),
+    (r"登记|记录|添加|track|add|register", "track"),
+)
+
+
+def _topic(what: str) -> str | None:
+    return next((word for words, word in _TOPICS if re.search(words, what, re.IGNORECASE)), None)
 
 
 _IDLE = lazy(

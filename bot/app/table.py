@@ -79,8 +79,16 @@ def advise(inv: Invocation, args: list[str]) -> None:
 
 
 def help_(inv: Invocation, args: list[str]) -> None:
-    """The chat's help, in the line's language, or in the one named (`help en`, `help 中文`)."""
-    lang = (Lang.named(args[0]) or inv.lang) if args else inv.lang
+    """The chat's help, in the line's language, or in the one named (`help en`, `help 中文`); `help budget`
+    (`帮助 预算`, and a how-to question: `怎么设置预算`) the lines of it that name that sub-command, and where the rest
+    is."""
+    named = Lang.named(args[0]) if args else None
+    lang = named or inv.lang
+    word = CHINESE_NAMES.get(args[0], args[0].lower()) if args and named is None else ""
+    lines = [line for line in inv.help_text(lang).splitlines() if f"`{word}" in line] if word in SUBCOMMANDS else []
+    if lines:
+        inv.answer(plain("\n".join([*lines, t("help.rest", lang)]), lang))
+        return
     inv.answer(plain(inv.help_text(lang), lang))
 
 

@@ -31,6 +31,10 @@ from tests.chat.test_both_platforms import driving
      ("A100 每天4小时 两周 多少钱", ("quote", ["A100", "每天4小时", "两周"])),
      ("how much for an H100 4x14", ("quote", ["H100", "4x14"])),
      ("4090 跑3天 大概多少钱", ("quote", ["4090", "跑3天"])), ("A100 一个月 多少钱", ("quote", ["A100", "一个月"])),
+     # a how-to question: the help's lines of that sub-command; the cheapest of a card: its prices
+     ("怎么登记机器", ("help", ["track"])), ("how do I set a budget", ("help", ["budget"])),
+     ("怎么设置提醒", ("help", ["remind"])), ("how to release a box?", ("help", ["release"])), ("怎么办", None),
+     ("最便宜的4090在哪", ("prices", ["RTX4090-24GB"])), ("what is the cheapest A100", ("prices", ["A100-80GB"])),
      # a GPU alone, or first with a run: its prices, its quote
      ("A100", ("prices", ["A100-80GB"])), ("A100 40G", ("prices", ["A100-40GB"])),
      ("H100 跑一周", ("quote", ["H100", "跑一周"])), ("8卡A100 包月", ("quote", ["8卡A100", "包月"])),
@@ -84,6 +88,16 @@ def test_the_chat_answers_a_greeting_a_price_question_and_a_wish_to_rent(tmp_pat
         assert "GPU 选型建议" in chat.command("我想租卡")
         assert "A100-80GB × 1 的费用：每天 4 小时 × 14 天" in chat.command("A100 每天4小时 两周 多少钱")
         assert "unknown sub-command 'foo'" in chat.command("foo")
+
+
+def test_help_of_one_sub_command_and_a_how_to_question(tmp_path: Path) -> None:
+    """`怎么登记机器` was an unknown sub-command: a how-to question answers with the help's lines of it, as `help
+    track` (`帮助 登记`) does, and says where the rest is."""
+    with driving("feishu", tmp_path) as chat:
+        for asked in ("怎么登记机器", "帮助 登记", "help track"):
+            said = chat.command(asked)
+            assert "`track " in said and "`remind at" not in said and "help" in said, (asked, said)
+        assert "`remind at" in chat.command("help")  # alone: everything
 
 
 def test_two_cards_weighed_are_priced_side_by_side(tmp_path: Path) -> None:
