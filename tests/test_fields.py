@@ -35,13 +35,10 @@ def test_the_modal_asks_what_a_conversation_asks() -> None:
 
 
 def test_a_bare_word_after_an_answer_is_more_of_it_and_a_run_length_after_them_is_the_run_length() -> None:
-    from bot.app.answers import _is_duration
     from bot.chat import inline
 
     def read(text: str) -> dict[str, str]:
-        return inline.parse_pairs(
-            inline.split(text), inline.KEYS, positional="duration", fits=_is_duration, words=True
-        )[0]
+        return inline.answers_of(inline.split(text))[0]
 
     assert read("10h mem=7B LoRA freq=每周 两次") == {"duration": "10h", "memory": "7B LoRA", "frequency": "每周 两次"}
     assert read("mem=70/80 10h") == {"memory": "70/80", "duration": "10h"}  # a run length, as before

@@ -17,23 +17,9 @@ from bot.text.errors import error_text
 from bot.text.format import literal
 from bot.text.quote import offer_cells
 from rules.answers import AnswersError, dump_answers, parse_answers
-from rules.errors import ParseError, UnknownGPU
+from rules.errors import UnknownGPU
 from rules.gpus import canonical_gpu
-from rules.parsing import parse_duration
 from rules.questions import missing
-
-
-def _is_duration(token: str) -> bool:
-    try:
-        parse_duration(token)
-    except ParseError:
-        return False
-    return True
-
-
-def is_inline(tokens: list[str]) -> bool:
-    """Answers given in the command's text (`10h mem=70/80 …`): a key=value, or a run's length first."""
-    return bool(tokens) and ("=" in tokens[0] or _is_duration(tokens[0]))
 
 
 def inline_profile(
@@ -51,7 +37,7 @@ def inline_profile(
     person's message, where the chat has one: `thread`). CommandError (what was wrong with which answer) when
     one is unreadable. With a required one missing (`10h mem=70/80`), a profile that keeps those given and asks
     the rest: it said which were missing, and they were all typed again."""
-    raw, typed = inline.parse_pairs(tokens, inline.KEYS, positional="duration", fits=_is_duration, words=True)
+    raw, typed = inline.answers_of(tokens)
     try:
         values = parse_answers(raw)
     except AnswersError as exc:

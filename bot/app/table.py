@@ -67,10 +67,10 @@ def advise(inv: Invocation, args: list[str]) -> None:
     """A profile. Words after the word are answers (they were dropped): all of them at once as typed without it
     (`advise 10h mem=70/80 …`, also with the kind of work first: `advise lora 10h …`), or else the first question's
     (`建议 做lora`: the kind of work), the rest then asked."""
-    if args and answers.is_inline(args):
+    if args and inline.is_inline(args):
         _inline(inv, args)
         return
-    if len(args) > 1 and answers.is_inline(args[1:]):  # `advise lora 10h mem=70/80 …`: the kind of work first
+    if len(args) > 1 and inline.is_inline(args[1:]):  # `advise lora 10h mem=70/80 …`: the kind of work first
         _inline(inv, [f"workload={args[0]}", *args[1:]])
         return
     convo = start(inv)
@@ -147,7 +147,7 @@ def typed_lang(text: str, default: Lang) -> Lang:
     if has_han(text):
         return Lang.ZH
     tokens = text.split()
-    if not tokens or tokens[0].lower() in SUBCOMMANDS or answers.is_inline(tokens) or _near(tokens[0]):
+    if not tokens or tokens[0].lower() in SUBCOMMANDS or inline.is_inline(tokens) or _near(tokens[0]):
         return default  # a sub-command, misspelt or not ("lsit"), is the bot's own word
     return Lang.EN if any("a" <= ch.lower() <= "z" for ch in text) else default
 
@@ -173,7 +173,7 @@ def _run(inv: Invocation, tokens: list[str]) -> None:
         handler = SUBCOMMANDS[glued[0]]
     if handler is not None:
         handler(inv, tokens[1:])
-    elif answers.is_inline(tokens):
+    elif inline.is_inline(tokens):
         _inline(inv, tokens)
     elif (meant := free_words(" ".join(tokens))) is not None:  # `你好`, `A100多少钱`, `我想租卡`
         SUBCOMMANDS[meant[0]](inv, meant[1])

@@ -92,3 +92,26 @@ def parse_pairs(
         out[field], typed[field] = value.strip(), key.strip()
         last = field
     return out, typed
+
+
+def is_duration(token: str) -> bool:
+    """Whether a word is a run's length (`10h`, `两小时`): the first answer, which needs no key."""
+    from rules.errors import ParseError
+    from rules.parsing import parse_duration
+
+    try:
+        parse_duration(token)
+    except ParseError:
+        return False
+    return True
+
+
+def is_inline(tokens: list[str]) -> bool:
+    """Answers given in one line (`10h mem=70/80 …`): a key=value, or a run's length first."""
+    return bool(tokens) and ("=" in tokens[0] or is_duration(tokens[0]))
+
+
+def answers_of(tokens: list[str]) -> tuple[dict[str, str], dict[str, str]]:
+    """Answers typed in one line, by field (the run's length first needs no key), and the key each was typed with;
+    InlineError for what is no answer (an unknown key, one given twice)."""
+    return parse_pairs(tokens, KEYS, positional="duration", fits=is_duration, words=True)

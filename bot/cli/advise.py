@@ -187,12 +187,12 @@ def typed_words(answers: dict[str, str | None], words: list[str], lang: Lang) ->
     from bot.chat import inline
 
     tokens = list(words)
-    if not _inline(tokens) and _inline(tokens[1:]):  # `advise lora 10h …`: the kind of work first
+    if not inline.is_inline(tokens) and inline.is_inline(tokens[1:]):  # `advise lora 10h …`: the kind of work first
         tokens = [f"workload={tokens[0]}", *tokens[1:]]
-    if not _inline(tokens):
+    if not inline.is_inline(tokens):
         raise fail(t("cli.advise_words", lang, words=" ".join(words)[:60]))
     try:
-        raw, _typed = inline.parse_pairs(tokens, inline.KEYS, positional="duration", fits=_is_duration, words=True)
+        raw, _typed = inline.answers_of(tokens)
     except inline.InlineError as exc:
         raise fail(t(f"error.inline.{exc.code}", lang, **exc.params)) from None
     out = dict(answers)
@@ -201,21 +201,6 @@ def typed_words(answers: dict[str, str | None], words: list[str], lang: Lang) ->
             raise fail(t("cli.advise_words_twice", lang, flag=flag(key)))
         out[key] = value
     return out
-
-
-def _is_duration(token: str) -> bool:
-    from rules.parsing import parse_duration
-
-    try:
-        parse_duration(token)
-    except ParseError:
-        return False
-    return True
-
-
-def _inline(tokens: list[str]) -> bool:
-    """Answers as chat takes them in one line: a key=value, or a run's length first."""
-    return bool(tokens) and ("=" in tokens[0] or _is_duration(tokens[0]))
 
 
 def run(

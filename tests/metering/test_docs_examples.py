@@ -43,15 +43,16 @@ def test_a_half_slice_on_four_hours_costs_56_not_336_and_a_day_card_its_day() ->
     assert metering.cost(Box(400.0, "day"), on, DAY, end) == 400.0 and "a ¥400/day card\n  ¥400 a day on or off" in PAGE
 
 
-def test_the_runway_sentence_of_the_page() -> None:
-    @dataclass(frozen=True)
-    class Balance:
-        provider: str = "autodl"
-        amount: float = 320.0
-        currency: str = "CNY"
-        at: datetime = DAY
-        source: str = "typed"
+@dataclass(frozen=True)
+class Balance:
+    provider: str = "autodl"
+    amount: float = 320.0
+    currency: str = "CNY"
+    at: datetime = DAY
+    source: str = "typed"
 
+
+def test_the_runway_sentence_of_the_page() -> None:
     until = datetime(2026, 12, 5, 14, 0, 30, tzinfo=SHANGHAI)
     now = until - timedelta(hours=320 / 14)
     started = now - timedelta(days=8)  # on for a week and more: the rate is the last 7 days' average
@@ -65,14 +66,6 @@ def test_the_runway_sentence_of_the_page() -> None:
 
 def test_a_runway_says_what_its_average_covers() -> None:
     """The rate was said to be "the average of the last 7 days" for a box rented minutes or hours ago."""
-
-    @dataclass(frozen=True)
-    class Balance:
-        provider: str = "autodl"
-        amount: float = 320.0
-        currency: str = "CNY"
-        at: datetime = DAY
-        source: str = "typed"
 
     now = datetime(2026, 12, 5, 14, 0, tzinfo=SHANGHAI)
     for started, said in [
