@@ -127,7 +127,11 @@ _IDLE = lazy(
     r"(?:谁的|哪些|哪台|有没有|有哪些)(?:机器|卡|实例|gpu|服务器|资源)?(?:在|还)?(?:闲着|空着|闲置|空闲)"
     r"|(?:闲置|空闲|闲着)的(?:机器|卡|实例|gpu|服务器|资源)|(?:机器|卡|实例|gpu|服务器)(?:在|还|都)?(?:闲着|空着)"
     r"|what(?:'s| is) idle|anything idle|who(?:'s| is) idle|idle (?:boxes|machines|gpus|instances|cards)"
-    r"|(?:which|what) (?:boxes|machines|gpus|instances|cards) (?:are|is) idle",
+    r"|(?:which|what) (?:boxes|machines|gpus|instances|cards) (?:are|is) idle"
+    # what could be stopped: what is idle is the answer (哪些机器可以关掉, what should we shut down)
+    r"|哪些(?:机器|卡|实例|资源)?(?:可以|该|应该|能)(?:关|释放|停|退)"
+    r"|what (?:should|can|could) (?:i|we) (?:stop|shut down|turn off|release)"
+    r"|anything (?:to|i should|we should) (?:stop|shut down|turn off|release)",
     re.IGNORECASE,
 )
 

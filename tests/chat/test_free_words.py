@@ -59,7 +59,7 @@ from tests.chat.test_both_platforms import driving
      # what is rented: the asker's, the team's
      ("我的机器", ("list", ["mine"])), ("my boxes", ("list", ["mine"])), ("what am I renting", ("list", ["mine"])),
      ("我们租了哪些机器", ("list", [])), ("what do we rent", ("list", [])), ("所有机器", ("list", [])),
-     ("我的机器闲着吗", ("idle", [])),
+     ("我的机器闲着吗", ("idle", [])), ("哪些机器可以关掉", ("idle", [])), ("what should we shut down?", ("idle", [])),
      # the budgets: asked after, or glued to, its word
      ("我们的预算怎么样", ("budget", [])), ("how is our budget", ("budget", [])),
      ("每天早上9点提醒我", ("remind", ["每天早上9点"])), ("每天都提醒我", ("remind", ["每天"])),
