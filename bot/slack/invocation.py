@@ -5,13 +5,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from bot.app.invocation import Form, Invocation
+from slack_sdk.errors import SlackApiError
+
+from bot.app.invocation import CommandError, Form, Invocation
 from bot.chat.message import Message
 from bot.deps import Deps
 from bot.fields.answers import FIELDS
 from bot.slack.chat import SlackChat, generic
 from bot.slack.listeners.digest import is_admin
-from bot.slack.replies import zone_for
+from bot.slack.replies import CANNOT_POST, zone_for
 from bot.slack.request import SlackRequest
 from bot.slack.teller import slack_tellers
 from bot.slack.ui import blocks, track_form
@@ -41,7 +43,13 @@ def invocation(deps: Deps, request: SlackRequest, lang: Lang) -> Invocation:
         request.respond(response_type="in_channel", text=message.text, blocks=command_blocks(message))
 
     def post(message: Message) -> None:
-        client.chat_postMessage(channel=channel or user, text=message.text, blocks=command_blocks(message))
+        try:
+            client.chat_postMessage(channel=channel or user, text=message.text, blocks=command_blocks(message))
+        except SlackApiError as exc:  # not in the channel: said to the person, with what to do (was "Slack refused")
+            error = str(exc.response.get("error"))
+            if error not in CANNOT_POST:
+                raise
+            raise CommandError(t("slack.cannot_post", lang, channel=f"<#{channel}>", error=error)) from None
 
     def open_form(kind: Form, initial: dict[str, str]) -> None:
         if kind is Form.TRACK:

@@ -76,3 +76,16 @@ def test_in_a_stop_channel_idle_warns_nobody_and_the_days_digest_still_does(tmp_
         assert h.send.command("idle", response_url=h.fake.response_url("b"))[0] == 200
         again = h.wait_posts(3, channel="C1")[-1]
         assert "will be stopped at" in h.texts(again)
+
+
+def test_a_channel_the_bot_is_not_in_is_said_with_what_to_do(tmp_path: Path) -> None:
+    """Slack refuses a post where the bot is not a member: "Slack refused a request (`not_in_channel`)" became the
+    invitation to make, said to the person alone (idle and release post in the channel)."""
+    with running_app(tmp_path) as h:
+        idle_item(h.deps.store, h.clock.now, "T1", "C1", "U1")
+        h.fake.refuse_channels["C1"] = "not_in_channel"
+        assert h.send.command("idle", response_url=h.fake.response_url("n"))[0] == 200
+        [said] = h.fake.wait_for(lambda: [r for r in h.fake.of("response_url") if r.get("_path") == "/response/n"])
+        text = json.dumps(said, ensure_ascii=False)
+        assert "invite me there (`/invite @GPU Advisor`)" in text and "not_in_channel" in text, text
+        assert h.fake.of("chat.postEphemeral") == []  # no error id: nothing went wrong
