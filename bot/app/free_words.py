@@ -70,6 +70,8 @@ def free_words(text: str) -> tuple[str, list[str]] | None:
             return "prices", [gpu]
     if _RENT.search(said):
         return "advise", []
+    if _WHEN_DIGEST.search(said):  # 提醒什么时候发, when does the digest come: its schedule
+        return "remind", []
     if _REMIND_OFF.search(said):  # 取消提醒, 不要提醒了, stop the reminders: the digest off
         return "remind", ["off"]
     if (left := _LEFT.match(said)) is not None and left["provider"].lower() in PROVIDER_NAMES:
@@ -141,6 +143,11 @@ def idle_asked(text: str) -> bool:
     return bool(_IDLE.search(text))
 
 
+_WHEN_DIGEST = lazy(
+    r"(?:提醒|日报|摘要)(?:什么时候|几点)|什么时候(?:发)?(?:提醒|日报)"
+    r"|when (?:does|will|is) the (?:digest|reminder|daily digest)|what time (?:is|does) the (?:digest|reminder)",
+    re.IGNORECASE,
+)
 _REMIND_OFF = lazy(
     r"(?:取消|关闭|关掉|停止|停掉|暂停|不要|别|不用)(?:再)?(?:每天|每日)?的?(?:闲置)?提醒(?:了|吧)?"
     r"|(?:stop|turn off|cancel|pause|no more)(?: the| daily| idle)* remind(?:ers?|ing)",
@@ -179,7 +186,7 @@ _BUDGET_FOR = lazy(
     re.IGNORECASE,
 )
 _BUDGET = lazy(r"预算|\bbudgets?\b", re.IGNORECASE)
-_BALANCE = lazy(r"余额|还剩多少钱|\bbalances?\b|how much (?:is )?left", re.IGNORECASE)
+_BALANCE = lazy(r"余额|还剩多少钱|\bbalances?\b|how much (?:is )?left|how long will", re.IGNORECASE)
 _SPENT = lazy(
     r"(?:一共|总共)?花了?多少(?:钱)?|花费|开销|花销|how much (?:did|have) we spen[dt]|what (?:did|have) we spen[dt]"
     r"|spending|spent",

@@ -4,6 +4,7 @@ its hourly meter follows from then), `billing NAME hourly|day|month [stops|keeps
 
 from __future__ import annotations
 
+import re
 from datetime import datetime
 from zoneinfo import ZoneInfo
 
@@ -22,6 +23,7 @@ from bot.text.quote import instance_rate
 from bot.text.runway import balance_kept, billing_said, billing_shown, runway_line, when_said
 from rules.digest import month_start
 from rules.metering import basis as metering_basis
+from rules.patterns import lazy
 from rules.power import state_at
 
 
@@ -185,6 +187,8 @@ def balance(inv: Invocation, args: list[str]) -> None:
     with each runway."""
     lang, deps = inv.lang, inv.deps
     balances, now, kept = Balances(deps.store), deps.now(), []
+    if args and _HOW_LONG.fullmatch(" ".join(args)):  # `余额 还能用多久`, `balance left?`: the list says it
+        args = []
     if args:
         args, at = _split_at(args)
         if at is None:  # `余额 autodl 3200 昨晚9点`, `balance autodl 320 2h ago`: the time without at=
@@ -204,3 +208,10 @@ def balance(inv: Invocation, args: list[str]) -> None:
     found = runways(Rentals(deps.store), inv.team, now, deps.policy.metering)
     lines = kept + [runway_line(r, lang, zone) for r in found]
     inv.answer(plain("\n".join(lines) if found else t("meter.balance_none", lang), lang))
+
+
+_HOW_LONG = lazy(  # a question of how long the balances last, after `balance`'s word
+    r"(?:还)?(?:能|可以|够)?(?:用|撑)?(?:多久|几天|多长时间)(?:呢|啊|吗)?[?？]?|还剩多少(?:钱)?[?？]?|怎么样[?？]?"
+    r"|(?:how long(?: will it| does it)? last|left|how much (?:is )?left|status)\??",
+    re.IGNORECASE,
+)

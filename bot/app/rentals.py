@@ -216,6 +216,8 @@ def remind(inv: Invocation, args: list[str]) -> None:
         given += [a for a in args if Lang.named(a) and a.lower() not in ("en", "zh")]
     args = [a for a in args if not a.lower().startswith("lang=") and a not in given]
     args = _clock_words(args)  # `every weekday at 8`, `9:30 pm`, `at nine thirty`
+    if args and _WHEN_IS_IT.fullmatch(" ".join(args)):  # `提醒 什么时候发`, `remind when?`: when it comes, said
+        args = []
     chosen = _language(given[-1] if given else None, lang)
     words = [SWITCH_WORDS.get(a.lower(), a.lower()) for a in args]  # `remind 关闭`
     if words == ["off"]:
@@ -375,8 +377,13 @@ def _budgets_said(inv: Invocation) -> str:
     return "\n".join([t("digest.budget_title", lang), *lines])
 
 
-# a question of how the budgets stand, asked after the word (`预算 还剩多少`, `budget status`): the list
+_WHEN_IS_IT = lazy(  # a question of when the digest comes, after `remind`'s word
+    r"(?:什么时候|几点|哪天|时间)(?:发|到|来|发送|提醒)?(?:呢|吗|啊)?[?？]?"
+    r"|(?:when|what time)(?: is it| does it come)?\??",
+    re.IGNORECASE,
+)
 _SAID_AROUND = frozenset(("for", "of", "is", "to", "=", "at", "set", "the", "是", "为", "设为", "改成", "的"))
+# a question of how the budgets stand, asked after the word (`预算 还剩多少`, `budget status`): the list
 _HOW_IS_IT = lazy(
     r"(?:还剩|剩|用了|花了|超了|超没超|够不够|怎么样|情况|多少|吗|呢|了|[?？]|\s)+"
     r"|(?:(?:how much )?(?:is )?(?:left|status|used|spent|how are we doing|so far)[?]?\s*)+",

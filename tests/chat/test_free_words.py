@@ -63,6 +63,8 @@ from tests.chat.test_both_platforms import driving
      # the budgets: asked after, or glued to, its word
      ("我们的预算怎么样", ("budget", [])), ("how is our budget", ("budget", [])),
      ("每天早上9点提醒我", ("remind", ["每天早上9点"])), ("每天都提醒我", ("remind", ["每天"])),
+     # when the digest comes: its schedule
+     ("when does the digest come", ("remind", [])), ("提醒什么时候发", ("remind", [])),
      # the reminders off, and a provider's balance, said as people say them
      ("取消提醒", ("remind", ["off"])), ("不要提醒了", ("remind", ["off"])),
      ("stop the reminders", ("remind", ["off"])),
@@ -150,6 +152,18 @@ def test_a_question_asked_while_a_profile_is_open_is_answered_where_chats_have_n
         assert (after.status, after.answers, after.question_ts) == ("active", asked.answers, asked.question_ts)
         chat.reply("lora")  # an answer is still the profile's
         assert chat.convo().answers.get("workload") == "lora"
+
+
+def test_how_long_the_balances_last_and_when_the_digest_comes_asked_after_the_word(tmp_path: Path) -> None:
+    """`余额还能用多久` and `提醒 什么时候发` were refused with the usage: a question after the word is its answer."""
+    with driving("dingtalk", tmp_path) as chat:
+        chat.command("余额 autodl 500")
+        for asked in ("余额还能用多久", "余额 还能用多久", "balance how long will it last"):
+            said = chat.command(asked)
+            assert "autodl：约剩 ¥500" in said or "autodl: about ¥500" in said, (asked, said)
+        for asked in ("提醒 什么时候发", "提醒什么时候发"):
+            said = chat.command(asked)
+            assert "09:30" in said and "用法" not in said, (asked, said)
 
 
 def test_how_the_budgets_stand_asked_in_words_is_the_list(tmp_path: Path) -> None:
