@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from bot.app import metering
+from bot.app import metering, rentals
 from bot.app.invocation import Invocation
 from bot.chat.message import plain
 from bot.state.rentals import Rentals
@@ -24,6 +24,10 @@ _DONE = lazy(
 )
 
 
+_WHOSE = lazy(r"(?:是)?谁的|谁在用|谁租的|(?:的)?负责人(?:是谁)?|(?:'s )?owner|who owns it")
+_WHO_OWNS = lazy(
+    r"^(?:who(?:'s| is)? (?:owns|using|renting|the owner of)|谁(?:在用|租的|负责))\s*(?P<name>.+?)\??$", re.I
+)
 _DELETED = lazy(
     r"(?:已经?)?(?:删了|删掉|删除|清掉|清理|不用|不要)(?:了|啦|吧)?|(?:is |was )?(?:deleted|gone|not needed|done)"
 )
@@ -46,10 +50,13 @@ def _rest(text: str, name: str) -> str:
 def reading(store: Store, team: str, text: str) -> tuple[str, str] | None:
     """The running instance `text` names first and what it says of it ("off", "on", "done"), or the kept storage it
     names and that it is deleted ("deleted"); None otherwise."""
+    asked = _WHO_OWNS.match(text.strip())
+    if asked is not None and named_first(store, team, asked["name"]) == asked["name"]:
+        return asked["name"], "whose"  # who owns box1
     name = named_first(store, team, text)
     if name is not None:
         rest = _rest(text, name)
-        readings = ((_OFF, "off"), (_ON, "on"), (_DONE, "done"))
+        readings = ((_OFF, "off"), (_ON, "on"), (_DONE, "done"), (_WHOSE, "whose"))
         return next(((name, what) for pattern, what in readings if pattern.fullmatch(rest)), None)
     kept = _first(text, [s.name for s in Rentals(store).storage(team, kept_only=True)])
     return (kept, "deleted") if kept is not None and _DELETED.fullmatch(_rest(text, kept)) else None
@@ -61,7 +68,9 @@ def said_of_item(inv: Invocation, text: str) -> bool:
     if found is None:
         return False
     name, what = found
-    if what in ("done", "deleted"):
+    if what == "whose":  # box1是谁的, who owns box1: its line of the list, its owner in it
+        rentals.list_items(inv, [name])
+    elif what in ("done", "deleted"):
         key = "item.release_asked" if what == "done" else "item.delete_asked"
         inv.answer(plain(t(key, inv.lang, name=name), inv.lang))
     else:

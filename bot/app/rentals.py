@@ -104,6 +104,10 @@ def _listed(inv: Invocation, rentals: Rentals, words: list[str]) -> Listed:
         return *mine, (".mine", "")
     projects = rentals.projects(inv.team)
     wanted = as_spelt(" ".join(words), projects)
+    named = " ".join(words).lower()  # `list 训练机`, `who owns box1`: that item alone, with its owner and month
+    one = [i for i in instances if i.name.lower() == named], [s for s in storage if s.name.lower() == named]
+    if wanted is None and (one[0] or one[1]):
+        return *one, (".item", (one[0] or one[1])[0].name)
     if wanted is None:
         said, known = " ".join(words)[:40], ", ".join(projects) or "—"
         raise CommandError(t("digest.list_usage", inv.lang, said=said, projects=known))

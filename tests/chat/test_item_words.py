@@ -61,3 +61,13 @@ def test_kept_storage_said_deleted_asks_back_the_delete(tmp_path: Path) -> None:
             assert "`删除存储 数据盘`" in answer or "`delete-storage 数据盘`" in answer, (said, answer)
         kept = Rentals(chat.deps.store).storage_named(TEAM, "数据盘")
         assert kept is not None and kept.deleted_at is None
+
+
+def test_whose_an_item_is_is_its_line_of_the_list(tmp_path: Path) -> None:
+    """`训练机是谁的`, `who owns 训练机` were unknown sub-commands, and `list 训练机` refused as no project."""
+    with driving("dingtalk", tmp_path) as chat:
+        chat.command("登记 训练机 A800 8卡 每小时60元 项目=llm")
+        for asked in ("训练机是谁的", "训练机 的负责人", "who owns 训练机", "list 训练机", "列表 训练机"):
+            said = chat.command(asked)
+            assert "训练机" in said and "@Starter01" in said and "A800-80GB × 8" in said, (asked, said)
+        assert "不是这里的项目或资源" in chat.command("列表 哈哈")
