@@ -233,6 +233,8 @@ _MAY_STOP = lazy(
 # negation-aware: "没法恢复", "can't resume" is a no; "不用重来", "no need to start over" a yes
 _CANNOT_RESUME = lazy(
     r"^(?:没|没有|不)(?:存|保存)(?:过)?$|^不支持|(?:会|就)?丢(?:掉)?(?:全部|所有)?进度|进度(?:会|就)?(?:丢|没)"
+    r"|(?:we |it )?lose (?:a|the|one|\d+|half a) (?:day|days|hour|hours|week|run)(?!.*(?:fine|ok|okay))"
+    r"|(?:会|就)?(?:白跑|丢)(?:一天|半天|几个小时|一晚上)"
     r"|(?:没法|无法|不能|不可以|没办法|不可|can'?t|cannot|no way to|unable to|not able to)\s*"
     r"(?:恢复|续|接着|继续|resume|recover|continue|pick up)"
 )

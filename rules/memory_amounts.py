@@ -31,7 +31,10 @@ _TAIL = lazy(
     r"|就够了?|就够用了?|就行|足够了?|is enough"  # "40G就够": 40 GB
     r"|of (?:the|a|one|each) (?:card|gpu)|of it|的卡|of (?:the )?(?:card|gpu)'?s memory)$"  # "60% of the card": 60%
 )
-_OF = lazy(rf"^(?P<peak>{NUM})\s*(?:{GB})?\s*(?:/|of|out of|of an?|in|共|中的|,)\s*(?P<card>{NUM})\s*(?:{GB})?$")
+_OF = lazy(
+    rf"^(?P<peak>{NUM})\s*(?:{GB})?\s*(?:/|of(?: the)?|out of(?: the)?|of an?|in|共|中的|,)"
+    rf"\s*(?P<card>{NUM})\s*(?:{GB})?$"
+)
 # a peak said with its bound or approximation, then the card: "七十多G/80G", "70多G of 80", "不到64G/80G"
 _SAID_OF = lazy(rf"^(?P<peak>.+?)\s*(?:/|of|out of|of an?|共|中的)\s*(?P<card>{NUM})\s*(?:{GB})?$")
 _FILLS = lazy(

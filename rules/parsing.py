@@ -141,6 +141,11 @@ def parse_duration(text: str) -> DurationAnswer:
     if len(clauses) == 2 and (said.overnight(clauses[0]) or said.most_of_a_day(clauses[0])):
         with contextlib.suppress(ParseError):  # "overnight, like 12 hours": the figure says how long
             return parse_duration(clauses[1])
+    if len(clauses) == 2:  # "about a week, maybe 10 days", "一周，可能10天": a second guess, not more of it
+        with contextlib.suppress(ParseError):
+            both = [parse_duration(clause) for clause in clauses]
+            if all(b.hours is not None for b in both):
+                return max(both, key=lambda b: b.hours or 0.0)  # the upper end, as a range reads
     if said.overnight(norm):
         raise ParseError("duration", text, ACCEPTED["duration"], "ambiguous_overnight", {"suggestion": "10h"})
     if said.most_of_a_day(norm):  # "大半天", "all day": a working day or a whole one, either side of the 8 h line
@@ -254,6 +259,7 @@ def parse_model_parallel(text: str) -> bool:
 
 
 # a yes that says something can be done, not that it must: on "does the model need splitting?" it answers nothing
+_SO = lazy(r"^(?:so|then|hence|therefore|所以|那就|那|因此|总之)\s*")
 _ABLE = frozenset(("没问题", "no problem", "可以", "当然可以", "可以的", "应该可以", "行", "没事"))
 _SEVERAL_CARDS = lazy(
     r"^(?:要|需要|用)?\s*(?:多卡|多张卡|几张卡|多机多卡|多机|多节点|multi-?gpu|multi-?node|multiple (?:gpus|cards)"
@@ -266,6 +272,8 @@ def parse_yes_no(text: str, question: str = "yes_no") -> bool:
     value = read_yes_no(norm)
     if value is None and question in ("can_resume", "checkpointing"):
         value = said.resume_words(norm)  # "每小时存一次checkpoint", "挂了要从头跑"
+    if value is None and len(clauses := re.split(r"[,，;；]\s*", norm)) > 1:  # "if it dies we lose a day, so no"
+        value = read_yes_no(_SO.sub("", clauses[-1]).strip())  # the verdict said last
     if value is None:
         raise ParseError(question, text, accepted_for(question) if question in ACCEPTED else ACCEPTED["yes_no"])
     return value
