@@ -124,7 +124,7 @@ _CARD_NAMED = lazy(
 
 _ON_THE_CARD = lazy(
     r"\s+(?:on|in|of|with(?:in)?)\s+(?:a|an|the|one|our|my)?\s*(?:\d+\s*gb?\s*)?(?:[a-z]{0,6}\d{2,4}[a-z0-9-]*\s*)?"
-    r"(?:card|gpu)?$"
+    r"(?:\d+\s*gb?\s*)?(?:card|gpu)?$"  # "we OOM on the A100 40G": the card's memory after its name too
 )
 
 
@@ -261,7 +261,7 @@ def resume_words(norm: str) -> bool | None:
 # --- frequency ----------------------------------------------------------------------------------
 
 _FREQUENCY_LEAD = lazy(
-    r"(?<=[周天月日时])\s*(?:都|都要|都会|基本都)?(?:跑|训练|做|用|运行)(?:一次|一下)?\s*"
+    r"(?<=[周天月日时上])\s*(?:都|都要|都会|基本都)?(?:跑|训练|做|用|运行)(?:一次|一下)?\s*"  # 每天晚上跑一次
     r"|(?<=偶尔|很少)\s*(?:跑|用|训练)(?:一下|跑|一次)?$"  # 偶尔跑一下: 偶尔
     r"|^(?:跑|运行|runs?|we run it|it runs)\s+"
 )
@@ -272,6 +272,8 @@ _WEEK_WORDS = (
     | dict.fromkeys(("every weekend", "每个周末"), 1.0)
     | dict.fromkeys(("隔天", "隔一天"), 3.5)
     | dict.fromkeys(("隔3差5", "3天2头"), 2.0)  # 隔三差五, 三天两头 (numerals read by then): every few days
+    | dict.fromkeys(("every few days", "隔几天", "每隔几天", "every 3 days or so"), 7 / 3)  # a few: 3, as 几 reads
+    | dict.fromkeys(("nightly", "every night", "each night", "每晚", "每天晚上", "每晚1次", "每天晚上1次"), 7.0)
     | dict.fromkeys(("几乎每天", "基本每天", "基本天天", "几乎天天", "almost every day", "nearly every day",
         "almost daily", "nearly daily", "most days"), 6.0)  # below every day, above the 5 a week of "high"
     | dict.fromkeys(("hourly", "every hour", "每小时", "每个小时", "每小时1次", "1小时1次"), 7 * 24.0)

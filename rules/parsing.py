@@ -135,17 +135,31 @@ def _unit_hours(unit: str | None) -> float:
 
 
 def parse_duration(text: str) -> DurationAnswer:
-    """A single run's length: '45 min', '3.5 hours', '两个半小时', 'long', '>8h', '8个多小时' (more than 8 h) ..."""
+    """A single run's length: '45 min', '3.5 hours', '两个半小时', 'long', '>8h', '8个多小时' (more than 8 h) ...;
+    said in two clauses, a guess and its second ("about a week, maybe 10 days") is the upper end, and where one
+    clause alone is a length ("until it converges, usually 2 days", "等收敛，一般两天") it is the answer."""
+    clauses = re.split(r"[,，]\s*", text.strip(), maxsplit=1) if isinstance(text, str) else []
+    read: list[DurationAnswer] = []
+    if len(clauses) == 2 and all(c.strip() for c in clauses):
+        for clause in clauses:
+            with contextlib.suppress(ParseError):
+                read.append(_duration(clause))
+        if len(read) == 2 and all(r.hours is not None for r in read):  # a second guess, not more of the run
+            return max(read, key=lambda r: r.hours or 0.0)  # the upper end, as a range reads
+    try:
+        return _duration(text)
+    except ParseError:
+        if len(read) == 1:
+            return read[0]
+        raise
+
+
+def _duration(text: str) -> DurationAnswer:
     norm = _prepare("duration", text)
     clauses = re.split(r"[,，]\s*", norm, maxsplit=1)
     if len(clauses) == 2 and (said.overnight(clauses[0]) or said.most_of_a_day(clauses[0])):
         with contextlib.suppress(ParseError):  # "overnight, like 12 hours": the figure says how long
-            return parse_duration(clauses[1])
-    if len(clauses) == 2:  # "about a week, maybe 10 days", "一周，可能10天": a second guess, not more of it
-        with contextlib.suppress(ParseError):
-            both = [parse_duration(clause) for clause in clauses]
-            if all(b.hours is not None for b in both):
-                return max(both, key=lambda b: b.hours or 0.0)  # the upper end, as a range reads
+            return _duration(clauses[1])
     if said.overnight(norm):
         raise ParseError("duration", text, ACCEPTED["duration"], "ambiguous_overnight", {"suggestion": "10h"})
     if said.most_of_a_day(norm):  # "大半天", "all day": a working day or a whole one, either side of the 8 h line

@@ -52,7 +52,7 @@ _EN_BEFORE = [
     (lazy(r"\b(?:a few|several) hundred\b|\bhundreds(?: of)?\b"), "200-900"),  # as 几百
     (lazy(r"\b(?:a few|several) thousand\b|\bthousands(?: of)?\b"), "2000-9000"),
     (lazy(r"\ban? (hour|day|week) or two\b"), r"1-2 \1s"),  # "a day or two": one to two days
-    (lazy(r"\ba couple of\b|\bcouple of\b|\ba couple\b|\bcouple(?= times?\b)"), "two"),
+    (lazy(r"\ba couple of\b|\bcouple of\b|\ba couple\b|\bcouple(?= times?\b| hours?\b| days?\b| weeks?\b)"), "two"),
     (lazy(r"\ba dozen\b|\bdozen\b"), "twelve"),
     (lazy(r"\ba (hundred|thousand)\b"), r"one \1"),
     (lazy(r"\bevery other\b"), "every two"),
