@@ -705,7 +705,9 @@ def parse_model_size(text: str) -> float:
 HIGH_QPS_LINE = 100.0  # the bundled policy's inference.high_qps: where a stated interval must not straddle
 _QPS_UNIT = r"qps|rps|req/s|reqs?|requests?|queries|calls?|请求|查询|调用|次|个"  # 每秒150个: 个 alone counts them
 _QPS_WORDS = lazy(
-    r"^(?:peak(?:s| is| of| at)?|峰值|高峰期?|最高|最大|qps峰值|峰值qps|qps|at peak|每秒)\s*(?:qps|每秒)?\s*"
+    r"^(?:peak(?:s| is| of| at)?|峰值|高峰期?|最高|最大|qps峰值|峰值qps|qps|at peak|每秒|[一1]秒)\s*"
+    r"(?:qps|每秒|[一1]秒)?\s*"
+    r"|^(?:也就|就|才|大概|能到|会到|可以到|可达|最多能到)\s*"  # 峰值也就几十, 高峰一秒一两百, 能到上千
     r"|\s*(?:at (?:the )?peak|at peak times|峰值|高峰期?|峰时|per second|a second|每秒|/秒|/\s*s(?:ec)?)$"
 )
 _P99_UNIT = r"ms|毫秒|milliseconds?|millis|msecs?|s|秒|seconds?"
@@ -847,11 +849,17 @@ _DAY_VERBS = lazy(r"(?:在用|用|跑|开着|在线|上班)$")
 def _day_said(text: str) -> str:
     """A service's day as named, without what is said around it: "白天用，晚上基本没人" is 白天 (the night's words
     say the same), "白天用" is 白天."""
-    parts = re.split(r"[,，;；]\s*", text.strip().lower(), maxsplit=1)
+    said = _ONLY.sub("", text.strip().lower())  # 就白天用, only during the day
+    if _NIGHT_OFF.match(said) and not re.search(r"[,，;；]", said):
+        return "白天"  # "晚上不用", "晚上关掉": the night unused, so the day
+    parts = re.split(r"[,，;；]\s*", said, maxsplit=1)
     first, rest = parts[0], parts[1] if len(parts) > 1 else ""
     if rest and _NIGHT_OFF.match(rest) is None:
-        return text.strip().lower()
+        return said
     return _DAY_VERBS.sub("", first).strip()
+
+
+_ONLY = lazy(r"^(?:就|只|只在|仅|only)\s*")
 
 
 _HOUR_SAID = r"[\d一二三四五六七八九十]{1,3}"
