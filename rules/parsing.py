@@ -580,7 +580,9 @@ def parse_workload(text: str) -> Workload:
 
 
 # what a service is for, said without serving's own words: read only when no training is said ("问答模型微调" asks)
-_SERVED_FOR = lazy(r"\brag\b|rag(?=[\u4e00-\u9fff])|问答|客服|智能助手|聊天机器人|chatbot|copilot|知识库")
+_SERVED_FOR = lazy(
+    r"(?<![a-z])rag(?![a-z])|问答|客服|智能助手|聊天机器人|chatbot|copilot|知识库|文生图|图生图|出图|生图"
+)
 # the words of training that say no kind, inside other words (a model's name around them): which kind is asked
 _WHICH_AMONG = (
     (lazy(r"微调|fine-?tun|tuning"), "which_finetune"),
@@ -609,8 +611,8 @@ _WORK_WORDS = (
     (lazy("qlora"), Workload.QLORA),
     (lazy("lora"), Workload.LORA),
     (lazy("预训练|pre-?train"), Workload.PRETRAIN),
-    (lazy("(?:全参|全量|全参数)(?:微调|训练)?|full[- ]?(?:fine[- ]?tun|sft)"), Workload.FULL_FINETUNE),
-    (lazy("(?:离线|批量|批处理)推理|batch inference|offline inference"), Workload.OTHER),
+    (lazy("(?:全参|全量|全参数)(?:微调|训练)?|full[- ]?(?:fine[- ]?tun|sft)|sft"), Workload.FULL_FINETUNE),  # sft微调
+    (lazy("(?:离线|批量|批处理)推理|batch ?inference|offline ?inference"), Workload.OTHER),  # spaces gone by then
     (lazy("推理|部署|上线|服务|serving|inference|serve"), Workload.INFERENCE),
     (lazy("超参|调参|hpo|sweep"), Workload.HPO),
     (lazy("调试|debug|测试|跑通|试跑|demo|冒烟"), Workload.DEBUG),
