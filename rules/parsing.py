@@ -638,11 +638,11 @@ _PHASE_AROUND = lazy(
 # a phase named inside other words, in this order: about to go live (not live yet: steady work) before live
 _PHASE_WORDS = (
     (lazy(r"(?:快|准备|即将|马上|就要|about to|soon to)\s*要?\s*(?:上线|部署|go live|launch|deploy)"), Phase.STABLE),
-    (lazy(r"上线|部署|生产|线上|后期|production|prod\b|deploy|\blive\b"), Phase.DEPLOYMENT),
+    (lazy(r"上线|部署|生产|线上|后期|量产|production|prod\b|deploy|\blive\b"), Phase.DEPLOYMENT),
     (
         lazy(
             r"探索|开始|起步|早期|初期|研发|实验|试验|poc|原型|预研|调研|prototyp|research|explor|early|experiment"
-            r"|^试试?$|在试|试水|尝试|trying|trial"
+            r"|^试试?$|在试|试水|尝试|trying|trial|摸索|验证|demo|just start"
         ),
         Phase.EXPLORATION,
     ),
@@ -676,7 +676,19 @@ def parse_gpu(text: str) -> str:
     try:
         return canonical_gpu(norm)
     except UnknownGPU as exc:
+        either = _two_gpus(norm)
+        if either is not None:  # "H800或者A800", "A100 or H100": the advice names one, so which is asked
+            raise ParseError("gpu", text, list(either), "which_gpu", {"gpus": " / ".join(either)}) from None
         raise ParseError("gpu", text, exc.known, "gpu_maker" if exc.maker else "unknown_gpu") from None
+
+
+def _two_gpus(norm: str) -> tuple[str, ...] | None:
+    """The cards an answer names as alternatives ("H800或者A800", "A100 or H100"); None unless two or more."""
+    named = []
+    for part in re.split(r"\s*(?:或者|或是|或|还是|和|与|跟|/|,|，|、|\bor\b|\band\b)\s*", norm):
+        with contextlib.suppress(UnknownGPU):
+            named.append(canonical_gpu(part))
+    return tuple(dict.fromkeys(named)) if len(set(named)) > 1 else None
 
 
 ACCEPTED["gpu"] = ["A100-80GB", "H100", "H800", "4090", "L40S"]

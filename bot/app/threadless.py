@@ -138,16 +138,25 @@ def _asks_instead(convo: Conversation, text: str, deps: Deps) -> bool:
     Without threads every message went to the profile, which refused it as an answer. An answer comes first:
     `关机后能接着跑` begins with 关机 and is the resume question's yes."""
     glued = table.glued_name(text.split()[0]) if text.split() else None
-    if free_words(text) is None and glued is None and item_words.reading(deps.store, convo.team, text) is None:
+    item = item_words.reading(deps.store, convo.team, text)  # `训练机 关机了`: a tracked item's news
+    if free_words(text) is None and glued is None and item is None:
         return False
     step = conversation.current(convo)
     if step is None or (not step.required and skips(text)):
         return False
     try:
         answer_in_context(step.ask.key, text, convo.values)
-    except ParseError:
-        return True
+    except ParseError as exc:  # no answer to it; but one that needs saying which is its answer, asked back
+        return item is not None or exc.problem not in _ANSWERED_UNCLEAR
     return False
+
+
+# an answer to the open question that needs one more word (`H800或者A800` on the GPU question: which one?): the
+# profile asks it, rather than the table answering it as a question of its own (both cards' prices)
+_ANSWERED_UNCLEAR = frozenset(
+    ("which_gpu", "which_finetune", "which_training", "which_model_job", "which_parallel", "ambiguous_bound",
+     "ambiguous_overnight", "irregular")
+)  # fmt: skip
 
 
 def unread(wing: Wing, deps: Deps, team: str, channel: str, text_lang: Lang | None = None) -> None:

@@ -208,3 +208,14 @@ def test_a_chinese_sub_command_glued_to_its_first_word_is_that_sub_command(tmp_p
         chat.command("关机后能接着跑")  # begins with 关机, and is an answer: the resume question's yes
         kept = chat.deps.conversations.get(convo.id)
         assert kept is not None and kept.values.get("can_resume") is True, kept.answers
+
+
+def test_two_cards_answered_on_the_gpu_question_are_asked_which_where_chats_have_no_threads(tmp_path: Path) -> None:
+    """At the GPU question, `H800或者A800` was answered as a question of its own (both cards' prices) and the
+    question stayed open without a word: it is its answer, asked back which one."""
+    with driving("dingtalk", tmp_path) as chat:
+        chat.start()
+        for said in ("lora", "3h", "70/80", "no", "daily", "yes", "跳过"):
+            chat.reply(said)
+        asked = chat.command("H800或者A800")
+        assert "建议里用哪一款（H800-80GB / A800-80GB）" in asked and "对比" not in asked, asked
