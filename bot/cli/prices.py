@@ -123,7 +123,10 @@ def prices_refresh(
 def prices_list(
     named: Annotated[
         list[str] | None,
-        typer.Argument(help="Only this GPU, as said: A100, 'A100 40G', 4090 (or --gpu).", show_default=False),
+        typer.Argument(
+            help="Only these GPUs, as said: A100, 'A100 40G', 4090, or several: A100 H100 (or --gpu).",
+            show_default=False,
+        ),
     ] = None,
     gpu: Annotated[str | None, typer.Option("--gpu", help="Only this GPU model, e.g. A100-80GB.")] = None,
     source: Annotated[
@@ -140,13 +143,12 @@ def prices_list(
     lang = settings.files.lang
     if named and gpu:
         raise fail(t("cli.words_twice", lang, command="prices list", flag="--gpu"))
-    gpu = " ".join(named) if named else gpu  # `prices list A100 40G`: one GPU, its memory typed apart
-    try:
-        wanted = canonical_gpu(gpu) if gpu else None
+    try:  # `prices list A100 40G`: one GPU, its memory typed apart; `prices list A100 H100`: each one's
+        wanted = _named_gpus(named, lang) if named else [canonical_gpu(gpu)] if gpu else [None]
     except UnknownGPU as exc:
         raise fail(f"--gpu: {error_text(exc, lang)}" if not named else error_text(exc, lang)) from None
     with price_book(settings) as book:
-        offers = book.offers(gpu=wanted, source=source)
+        offers = [offer for each in wanted for offer in book.offers(gpu=each, source=source)]
     if as_json:
         data = [
             o.record.model_dump(mode="json")
@@ -167,10 +169,11 @@ def prices_list(
         table.add_row(*cells, Text.assemble(age, stale if o.stale else ""))
     if offers:
         print_table(table)
-    elif wanted is not None and source is None:  # --gpu H800: the GPUs that have a price, as quote says
+    elif wanted != [None] and source is None:  # --gpu H800: the GPUs that have a price, as quote says
         with price_book(settings) as book:
             priced = ", ".join(book.priced_gpus()) or "-"
-        text_console().print(t("error.quote.no_price.cli", lang, gpu=wanted, priced=priced))
+        asked = ", ".join(str(each) for each in wanted)
+        text_console().print(t("error.quote.no_price.cli", lang, gpu=asked, priced=priced))
     else:
         text_console().print(t("cli.no_prices", lang))
 
@@ -399,6 +402,22 @@ def _compare(settings: Settings, policy: Policy, request: QuoteRequest, as_json:
     from bot.cli.quote_print import print_compare
 
     print_compare(rows, request, settings.files.lang, text_console())
+
+
+def _named_gpus(words: list[str], lang: Lang) -> list[str | None]:
+    """The GPUs `prices list`'s words name, in the order said (`A100 H100`, `A100 40G`); UnknownGPU for a word
+    that names none."""
+    from rules.gpus import gpu_at, gpu_words
+
+    words, found, start = gpu_words(words), list[str | None](), 0
+    while start < len(words):
+        at = gpu_at(words, start)
+        if at is None or at[0] != start:  # a word that is no GPU: refused naming it, as --gpu is
+            canonical_gpu(" ".join(words[start:]))
+            break
+        found.append(canonical_gpu(" ".join(words[at[0] : at[1]])))
+        start = at[1]
+    return list(dict.fromkeys(found))
 
 
 def quote_currency(given: str | None, settings: Settings) -> str:

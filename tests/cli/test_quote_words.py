@@ -50,3 +50,10 @@ def test_prices_list_takes_the_gpu_as_said(tmp_path: Path) -> None:
     assert twice.returncode == 2 and "prices list: --gpu is given twice" in twice.stderr
     unknown = run_cli("prices", "list", "哈哈", env=EN, tmp=tmp_path)
     assert unknown.returncode == 2 and "unknown GPU model '哈哈'" in unknown.stderr
+
+
+def test_prices_list_takes_several_gpus(tmp_path: Path) -> None:
+    """`prices list A100 H100`: each one's rows (it was refused as one unknown GPU 'A100 H100')."""
+    both = json.loads(run_cli("prices", "list", "A100", "H100", "--json", env=EN, tmp=tmp_path).stdout)
+    assert {row["gpu"] for row in both} == {"A100-80GB", "H100-80GB"}
+    assert [row["gpu"] for row in both] == sorted((row["gpu"] for row in both), key=["A100-80GB", "H100-80GB"].index)
