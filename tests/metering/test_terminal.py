@@ -168,8 +168,9 @@ def test_a_balance_without_at_is_now_and_a_negative_or_future_one_is_refused_nam
     kept = cli(tmp_path, "balance", "autodl", "100")
     assert kept.returncode == 0, kept.stderr
     assert not kept.stdout.startswith("Kept:")  # read now: the runway line says it
-    earlier = cli(tmp_path, "balance", "autodl", "100", "--at", "2026-12-01T09:00")
-    assert earlier.stdout.startswith("Kept: autodl had ¥100 at 2026-12-01 09:00 Asia/Shanghai.\n"), earlier.stdout
+    read = (datetime.now(ZoneInfo("Asia/Shanghai")) - timedelta(days=1)).replace(hour=9, minute=0, second=0)
+    earlier = cli(tmp_path, "balance", "autodl", "100", "--at", f"{read:%Y-%m-%dT%H:%M}")  # yesterday 9:00, any day
+    assert earlier.stdout.startswith(f"Kept: autodl had ¥100 at {read:%Y-%m-%d} 09:00 Asia/Shanghai.\n"), earlier.stdout
     [row] = json.loads(cli(tmp_path, "balance", "--json").stdout)
     assert (row["provider"], row["balance"]) == ("autodl", 100.0)
     negative = cli(tmp_path, "balance", "autodl", "-5")
