@@ -2,7 +2,8 @@
 `训练机已开机`, `box1 is off`, `训练机 用完了`): each was an unknown sub-command naming the instance. Off and on are
 `power NAME off|on` (the owner's or an admin's, as that is); done with it is asked back with the release to send,
 since a release stops its bill and is said in the channel: a word misread must not do it. A kept storage item said
-deleted or done with (`数据盘 删了`, `ckpt is deleted`) is asked back the same way, with `delete-storage` to send."""
+deleted or done with (`数据盘 删了`, `ckpt is deleted`) is asked back the same way, with `delete-storage` to send;
+whose an item is (`训练机是谁的`, `who owns box1`) is its line of `list`."""
 
 from __future__ import annotations
 
@@ -48,8 +49,8 @@ def _rest(text: str, name: str) -> str:
 
 
 def reading(store: Store, team: str, text: str) -> tuple[str, str] | None:
-    """The running instance `text` names first and what it says of it ("off", "on", "done"), or the kept storage it
-    names and that it is deleted ("deleted"); None otherwise."""
+    """The running instance `text` names first and what it says of it ("off", "on", "done", or asks "whose"), or the
+    kept storage it names and that it is deleted ("deleted"); None otherwise."""
     asked = _WHO_OWNS.match(text.strip())
     if asked is not None and named_first(store, team, asked["name"]) == asked["name"]:
         return asked["name"], "whose"  # who owns box1
@@ -63,7 +64,7 @@ def reading(store: Store, team: str, text: str) -> tuple[str, str] | None:
 
 
 def said_of_item(inv: Invocation, text: str) -> bool:
-    """Whether `text` says what happened to one of the team's running instances (and so was answered)."""
+    """Whether `text` says what happened to one of the team's items, or asks whose it is (and so was answered)."""
     found = reading(inv.deps.store, inv.team, text)
     if found is None:
         return False
