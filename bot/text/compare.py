@@ -6,6 +6,7 @@ from collections.abc import Sequence
 
 from bot.text import Lang, t
 from bot.text.format import money, show
+from bot.text.quote import span_text
 from pricing.compare import ProviderOffer
 from pricing.quote import QuoteRequest
 
@@ -19,6 +20,7 @@ def compare_title(rows: Sequence[ProviderOffer], req: QuoteRequest, lang: Lang) 
         cards=req.cards,
         hours=show(round(req.daily_hours, 1)),
         days=show(round(req.period_days, 1)),
+        span=span_text(req.period_days, lang),
         gpu_hours=show(round(req.used_hours_per_card * req.cards, 1)),
     )
 

@@ -212,8 +212,16 @@ def title(quote: Quote, lang: Lang) -> str:
         cards=quote.cards,
         hours=round(quote.hours_per_day, 1),
         days=round(quote.days, 1),
+        span=span_text(quote.days, lang),
         gpu_hours=round(quote.gpu_hours, 1),
     )
+
+
+def span_text(days: float, lang: Lang) -> str:
+    """How long a run back to back lasts: "4.2 days", or within a day its hours ("1 h": it said "0 days")."""
+    if days >= 1:
+        return t("age.days", lang, n=show(round(days, 1)))
+    return t("age.hours", lang, n=show(round(days * 24, 1)))
 
 
 def change(low: float, high: float, lang: Lang) -> str:

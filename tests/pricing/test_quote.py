@@ -210,6 +210,9 @@ def test_total_gpu_hours_alone_say_no_pace(policy: Policy) -> None:
     assert not alone.paced and alone.rent_vs_buy == {"threshold": 2000.0, "advice": "no_pace"}
     assert title(alone, Lang.EN) == "Cost for A100-80GB × 1, 100 GPU-hours (priced as one run back to back, 4.2 days)"
     assert title(alone, Lang.ZH) == "A100-80GB × 1 的费用：共 100 GPU 小时（按连续运行计价，约 4.2 天）"
+    hour = quote(QuoteRequest(gpu="A100", gpu_hours=6), bundled(), policy)  # within a day: its hours ("0.2 days")
+    assert title(hour, Lang.EN).endswith("6 GPU-hours (priced as one run back to back, 6 h)")
+    assert title(hour, Lang.ZH).endswith("共 6 GPU 小时（按连续运行计价，约 6 小时）")
     said = notes(alone, Lang.EN)
     assert not [n for n in said if "at this pace" in n or "past that" in n], said
     assert [n for n in said if "dedicated becomes cheaper" in n], said  # the break-even itself still holds
