@@ -348,6 +348,28 @@ def gpu_at(words: list[str], start: int = 0) -> tuple[int, int] | None:
     return None
 
 
+def gpus_in(words: list[str], *, whole: bool = False) -> list[str]:
+    """The GPUs `words` name, in the order said, once each (`A100 和 H100`, `A100 40G 4090`, `8张H100跑一周`), a maker
+    alone left out. `whole`: the words are GPUs and nothing else; UnknownGPU names the first that is none (or the
+    maker said alone)."""
+    words, found, start = gpu_words(words), list[str](), 0
+    while start < len(words):
+        at = gpu_at(words, start)
+        if at is None or (whole and at[0] != start):
+            if whole:  # `prices list A100 哈哈`: 哈哈 named
+                unread = " ".join(words[start : at[0] if at else None])
+                canonical_gpu(unread)
+                raise UnknownGPU(unread, sorted(CATALOGUE))
+            break
+        try:
+            found.append(canonical_gpu(counted_gpu(" ".join(words[at[0] : at[1]]))[0]))
+        except UnknownGPU:  # a maker alone: which card is its own question
+            if whole:
+                raise
+        start = at[1]
+    return list(dict.fromkeys(found))
+
+
 def counted_gpu(name: str) -> tuple[str, int | None]:
     """A GPU said with its count, as platforms list a machine ("A100*8", "8xA100", "8卡A100", "4090 x2"): the model's
     name and the count; (name, None) for a name the catalogue knows whole ("MLU370-X8"), one with no count, or one

@@ -13,7 +13,7 @@ from typing import TypeVar
 
 from rules import colloquial as said
 from rules.errors import ParseError, UnknownGPU
-from rules.gpus import canonical_gpu
+from rules.gpus import canonical_gpu, gpus_in
 from rules.memory_amounts import read_memory_amount, stripped
 from rules.numbers import FIGURES_APART, NUMBER, money_value, normalise, number_value
 from rules.patterns import Lazy, has_han, lazy
@@ -684,11 +684,8 @@ def parse_gpu(text: str) -> str:
 
 def _two_gpus(norm: str) -> tuple[str, ...] | None:
     """The cards an answer names as alternatives ("H800或者A800", "A100 or H100"); None unless two or more."""
-    named = []
-    for part in re.split(r"\s*(?:或者|或是|或|还是|和|与|跟|/|,|，|、|\bor\b|\band\b)\s*", norm):
-        with contextlib.suppress(UnknownGPU):
-            named.append(canonical_gpu(part))
-    return tuple(dict.fromkeys(named)) if len(set(named)) > 1 else None
+    named = gpus_in(re.split(r"\s*(?:或者|或是|或|还是|和|与|跟|/|,|，|、|\bor\b|\band\b)\s*", norm))
+    return tuple(named) if len(named) > 1 else None
 
 
 ACCEPTED["gpu"] = ["A100-80GB", "H100", "H800", "4090", "L40S"]

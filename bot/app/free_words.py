@@ -17,8 +17,7 @@ import re
 
 from bot.fields.metering import PROVIDER_NAMES
 from bot.fields.word_runs import longest_reading
-from rules.errors import UnknownGPU
-from rules.gpus import canonical_gpu, counted_gpu, gpu_at, gpu_words
+from rules.gpus import gpu_at, gpu_words, gpus_in
 from rules.parsing import parse_rental_schedule
 from rules.patterns import lazy
 
@@ -232,17 +231,7 @@ def _gpu_in(text: str) -> str | None:
 
 def _gpus_in(text: str) -> list[str]:
     """The GPUs a question names, in the order said (`A100和H100哪个划算`: A100-80GB, H100-80GB)."""
-    words = gpu_words(_PRICE_WORDS.compiled.sub(" ", _WHICH.compiled.sub(" ", text)).split())
-    found: list[str] = []
-    start = 0
-    while (at := gpu_at(words, start)) is not None:  # "A100 40G": the 40 GB card
-        start = at[1]
-        try:
-            gpu = canonical_gpu(counted_gpu(" ".join(words[at[0] : at[1]]))[0])
-        except UnknownGPU:  # a maker alone
-            continue
-        found += [gpu] if gpu not in found else []
-    return found
+    return gpus_in(_PRICE_WORDS.compiled.sub(" ", _WHICH.compiled.sub(" ", text)).split())  # "A100 40G": 40 GB
 
 
 # two cards weighed against each other, and the words between them (A100和H100哪个划算, A100 vs H100, A100 or H100)

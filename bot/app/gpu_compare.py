@@ -14,7 +14,7 @@ from bot.text.quote import age_text, rate
 from pricing.errors import QuoteError
 from pricing.quote import QuoteRequest
 from rules.errors import UnknownGPU
-from rules.gpus import canonical_gpu, counted_gpu, gpu_at, gpu_model
+from rules.gpus import gpu_model, gpus_in
 
 MOST = 4  # GPUs side by side in one answer
 
@@ -22,18 +22,10 @@ MOST = 4  # GPUs side by side in one answer
 def several_gpus(words: list[str]) -> list[str] | None:
     """The GPUs `words` name when they are two or more GPUs and nothing else (`A100 H100`, `A100 40G 4090`), in the
     order typed; None otherwise (one GPU, a GPU and a provider, a word no GPU)."""
-    found: list[str] = []
-    start = 0
-    while start < len(words):
-        at = gpu_at(words, start)
-        if at is None or at[0] != start:
-            return None
-        try:
-            gpu = canonical_gpu(counted_gpu(" ".join(words[at[0] : at[1]]))[0])
-        except UnknownGPU:  # a maker alone: its own question (which card?), not a comparison
-            return None
-        found += [gpu] if gpu not in found else []
-        start = at[1]
+    try:
+        found = gpus_in(words, whole=True)
+    except UnknownGPU:  # a word no GPU, or a maker alone: its own question (which card?), not a comparison
+        return None
     return found if len(found) > 1 else None
 
 

@@ -407,17 +407,9 @@ def _compare(settings: Settings, policy: Policy, request: QuoteRequest, as_json:
 def _named_gpus(words: list[str], lang: Lang) -> list[str | None]:
     """The GPUs `prices list`'s words name, in the order said (`A100 H100`, `A100 40G`); UnknownGPU for a word
     that names none."""
-    from rules.gpus import gpu_at, gpu_words
+    from rules.gpus import gpus_in
 
-    words, found, start = gpu_words(words), list[str | None](), 0
-    while start < len(words):
-        at = gpu_at(words, start)
-        if at is None or at[0] != start:  # a word that is no GPU: refused naming it, as --gpu is
-            canonical_gpu(" ".join(words[start:]))
-            break
-        found.append(canonical_gpu(" ".join(words[at[0] : at[1]])))
-        start = at[1]
-    return list(dict.fromkeys(found))
+    return list(gpus_in(words, whole=True))  # a word that is no GPU: refused naming it, as --gpu is
 
 
 def quote_currency(given: str | None, settings: Settings) -> str:

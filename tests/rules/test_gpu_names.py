@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from rules.errors import UnknownGPU
-from rules.gpus import canonical_gpu, gpu_at, gpu_words
+from rules.gpus import canonical_gpu, gpu_at, gpu_words, gpus_in
 
 
 @pytest.mark.parametrize(
@@ -42,3 +42,14 @@ def test_where_a_gpu_is_said_among_words(words: list[str], at: tuple[int, int] |
 )  # fmt: skip
 def test_a_gpu_typed_into_other_words_is_a_word_of_its_own(words: list[str], made: list[str]) -> None:
     assert gpu_words(words) == made
+
+
+def test_the_gpus_words_name_in_order_and_whole() -> None:
+    assert gpus_in(["A100和H100哪个划算"]) == ["A100-80GB", "H100-80GB"]
+    assert gpus_in(["A100", "40G", "4090", "A100", "40G"], whole=True) == ["A100-40GB", "RTX4090-24GB"]
+    assert gpus_in(["海光", "A100"]) == ["A100-80GB"]  # a maker alone is left out
+    with pytest.raises(UnknownGPU) as named:
+        gpus_in(["A100", "哈哈"], whole=True)
+    assert named.value.name == "哈哈"
+    with pytest.raises(UnknownGPU):
+        gpus_in(["海光"], whole=True)
