@@ -137,17 +137,16 @@ def _asks_instead(convo: Conversation, text: str, deps: Deps) -> bool:
     sub-command glued to its first word, `报价A100 4x14`): no answer to its open question, but one the table answers.
     Without threads every message went to the profile, which refused it as an answer. An answer comes first:
     `关机后能接着跑` begins with 关机 and is the resume question's yes."""
-    glued = table.glued_name(text.split()[0]) if text.split() else None
-    item = item_words.reading(deps.store, convo.team, text)  # `训练机 关机了`: a tracked item's news
-    if free_words(text) is None and glued is None and item is None:
-        return False
     step = conversation.current(convo)
     if step is None or (not step.required and skips(text)):
         return False
     try:
         answer_in_context(step.ask.key, text, convo.values)
-    except ParseError as exc:  # no answer to it; but one that needs saying which is its answer, asked back
-        return item is not None or exc.problem not in _ANSWERED_UNCLEAR
+    except ParseError as exc:  # no answer to it: a tracked item's news (`训练机 关机了`, read only now), or a
+        if item_words.reading(deps.store, convo.team, text) is not None:  # question the table answers, unless
+            return True  # it is an answer that needs saying which, asked back
+        glued = table.glued_name(text.split()[0]) if text.split() else None
+        return (free_words(text) is not None or glued is not None) and exc.problem not in _ANSWERED_UNCLEAR
     return False
 
 
