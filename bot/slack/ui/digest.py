@@ -1,5 +1,6 @@
-"""A channel's digest as Slack blocks (templates/digest.json.j2): the most expensive items first, at most 50
-blocks. The lines and the buttons are the core's (bot/chat/digest_messages.py), the same on every chat."""
+"""A channel's digest as Slack blocks (its header: templates/digest.json.j2; each item: digest_item.json.j2): the
+most expensive items first, at most 50 blocks. The lines and the buttons are the core's
+(bot/chat/digest_messages.py), the same on every chat."""
 
 from __future__ import annotations
 
@@ -8,13 +9,11 @@ from zoneinfo import ZoneInfo
 
 from bot.chat.digest_messages import (
     BUTTONS,
-    buttons_of,
     digest_header,
-    digest_notes,
+    digest_message,
     found_line,
     instance_line,
     item_kind,
-    lifecycle_line,
     storage_line,
     when,
 )
@@ -53,10 +52,6 @@ def header_block(count: int, lang: Lang, title: str | None = None) -> dict[str, 
         "digest.json.j2",
         header=title if title is not None else digest_header(count, lang),
         lang=lang.value,
-        items=[],
-        notes=[],
-        found=[],
-        found_title="",
     )
     return blocks[0]
 
@@ -80,29 +75,11 @@ def item_blocks(kind: str, name: str, text: str, lang: Lang) -> list[dict[str, A
 
 
 def render(digest: Digest, lang: Lang, zone: ZoneInfo) -> tuple[str, list[dict[str, Any]]]:
-    """The fallback text and the blocks. Items beyond what fits are counted in a last "+N more" line."""
-    items = [(n.per_day, buttons_of(n), n.name, instance_line(n, lang, zone)) for n in digest.instances]
-    items += [(s.per_month / 30, "s", s.name, storage_line(s, lang)) for s in digest.storage]
-    items.sort(key=lambda item: -item[0])
-    # left off where the platform releases what stays off: after them, each with its answers
-    items += [(0.0, "il", e.name, lifecycle_line(e, lang, zone)) for e in digest.lifecycle]
-    count = len(items)
-    footer = [*digest_notes(digest, lang, zone), t("digest.how_to_act", lang)]
-    found = [(f.per_day, f"f{f.kind}", f.name, found_line(f, lang)) for f in digest.found]
-    count += len(found)
-    # the header, the footer, the found title; each item takes two blocks: its line and buttons
-    room = MAX_BLOCKS - 1 - len(footer) - (1 if found else 0)
-    shown = (items + found) if 2 * (len(items) + len(found)) <= room else (items + found)[: (room - 1) // 2]
-    more = [t("digest.more", lang, count=count - len(shown))] if len(shown) < count else []
-    blocks = templating.message(
-        "digest.json.j2",
-        header=digest_header(count, lang),
-        lang=lang.value,
-        items=[_item(kind, name, text, lang) for _, kind, name, text in shown if not kind.startswith("f")],
-        found=[_item(kind, name, text, lang) for _, kind, name, text in shown if kind.startswith("f")],
-        found_title=t("digest.found_title", lang),
-        notes=more + footer,
-    )
+    """The fallback text and the blocks: the digest's message (bot/chat/digest_messages.py) as every digest message
+    is laid out in Slack, composed again after a press or not (message_blocks): items beyond what fits are counted
+    in a last "+N more" line."""
+    blocks = message_blocks(digest_message(digest, lang, zone))
+    count = len(digest.instances) + len(digest.storage) + len(digest.lifecycle) + len(digest.found)
     # the money line counts what its words say: instances idle or holding memory without work ("may not be
     # working"), not those without data, not found items nobody has claimed, not storage (its own line)
     per: dict[str, float] = {}
