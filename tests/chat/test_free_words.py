@@ -175,6 +175,16 @@ def test_how_the_budgets_stand_asked_in_words_is_the_list(tmp_path: Path) -> Non
             assert "**llm**" in said and "¥50,000" in said and "用法" not in said, (asked, said)
 
 
+def test_a_budget_set_in_a_sentence_is_set(tmp_path: Path) -> None:
+    """`budget for llm is 20000` was refused with the usage (a project named "for"), `llm的预算是2万` listed the
+    budgets: each sets llm's, as `budget llm 20000` does."""
+    with driving("dingtalk", tmp_path) as chat:
+        for said, amount in (("budget for llm is 20000", "¥20,000"), ("llm的预算是3万", "¥30,000")):
+            answer = chat.command(said)
+            assert "llm" in answer and amount in answer and "用法" not in answer, (said, answer)
+        assert "¥30,000" in chat.command("预算")
+
+
 @pytest.mark.parametrize(
     ("word", "split"),
     [("预算还剩多少", ["预算", "还剩多少"]), ("预算5万", ["预算", "5万"]), ("删除存储ckpt", ["删除存储", "ckpt"]),
