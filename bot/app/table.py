@@ -8,6 +8,7 @@ recommendation at once; anything else: a specific error naming the word, answere
 from __future__ import annotations
 
 import difflib
+import re
 from collections.abc import Callable
 
 from bot.app import (
@@ -30,12 +31,15 @@ from bot.chat import conversation, inline
 from bot.chat.ids import SubCommand
 from bot.chat.message import plain
 from bot.chat.port import Place
+from bot.fields.metering import PROVIDER_NAMES
 from bot.state import Conversation
 from bot.text import Lang, t
 from bot.text.chinese_names import CHINESE_NAMES
 from bot.text.format import literal
 from bot.text.spans import mention
-from rules.patterns import has_han
+from rules.errors import UnknownGPU
+from rules.gpus import gpus_in
+from rules.patterns import has_han, lazy
 
 MAX_TEXT = 4000  # longer than any set of answers; the text is not even split beyond it
 START_WORDS = ("advise", "start", "开始", "建议")  # a profile, as typing nothing starts one
@@ -149,7 +153,22 @@ def typed_lang(text: str, default: Lang) -> Lang:
     tokens = text.split()
     if not tokens or tokens[0].lower() in SUBCOMMANDS or inline.is_inline(tokens) or _near(tokens[0]):
         return default  # a sub-command, misspelt or not ("lsit"), is the bot's own word
-    return Lang.EN if any("a" <= ch.lower() <= "z" for ch in text) else default
+    return Lang.EN if any(not _named(token) for token in tokens) else default
+
+
+# a figure and its unit, or a sign: 500, 40G, 1TB, 14/h, x8, 2k, vs
+_NEUTRAL = lazy(r"[\d.,/¥$€%+*:=()-]*(?:g|gb|gib|t|tb|tib|m|mb|h|x|k|w|vs)?[\d.,/%*()-]*", re.IGNORECASE)
+
+
+def _named(token: str) -> bool:
+    """Whether a word is written in no language: a figure (with a unit's letter or two), a provider (`autodl 500`,
+    a balance) or a GPU (`A100 H100`): a line of those is answered in the team's language, as a sub-command is."""
+    if _NEUTRAL.fullmatch(token) or token.lower() in PROVIDER_NAMES:
+        return True
+    try:
+        return bool(gpus_in([token], whole=True))
+    except UnknownGPU:
+        return False
 
 
 def run(inv: Invocation, text: str) -> None:

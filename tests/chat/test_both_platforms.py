@@ -598,6 +598,12 @@ def test_help_in_either_language_and_the_bots_own_words_in_the_teams(platform: s
         ("42", Lang.ZH, Lang.ZH),
         ("lsit", Lang.ZH, Lang.ZH),  # a sub-command misspelt is still the bot's word: the team's language
         ("lora", Lang.ZH, Lang.EN),  # an answer, near no sub-command
+        ("autodl 500", Lang.ZH, Lang.ZH),  # a provider and a figure are in no language: a Chinese team's balance
+        ("A100 vs H100", Lang.ZH, Lang.ZH),
+        ("4090 x2 40G", Lang.ZH, Lang.ZH),
+        ("autodl 500", Lang.EN, Lang.EN),
+        ("cheapest H100", Lang.ZH, Lang.EN),  # a word of English among the names
+        ("box1 is off", Lang.ZH, Lang.EN),
     ],
 )
 def test_the_language_a_typed_line_is_answered_in(typed: str, default: Lang, said: Lang) -> None:
