@@ -25,6 +25,15 @@ _PRICE = re.compile(
 
 _UNIT = r"gib|gb|g|tib|tb|t"  # the longest first: "gb0.3" is no g and "b0.3"
 _PER_FIRST = re.compile(rf"(?:每个?(?P<u1>{_UNIT})每个?月|每个?月每个?(?P<u2>{_UNIT}))(?P<n>.+)")
+_MONTH_FIRST = re.compile(r"(?:每个?月|一个?月|月租|包月)(?P<n>[^/每]+)")  # 每月500元: a month, said first
+_WHOLE = re.compile(r"^(?:整盘|整块盘?|总价|总共|一共|合计|total|whole(?:disk)?)|(?:整盘|整块盘?|total)$")
+
+# What a disk costs a GB-month, at the extremes of the clouds' list prices this project keeps (bot/discover/
+# catalog.py: AWS sc1 0.015 USD; bot/discover/tencent.py: Tencent's enhanced SSD 1.50 CNY). A month's price said
+# without "a GB" (`1T 每月500元`) is the whole disk's where a GB could not cost that much (more than twice the
+# dearest) and the disk's GB-month is not below the cheapest; otherwise it is asked, not guessed.
+_DEAREST_GB_MONTH = 1.5
+_CHEAPEST_GB_MONTH = 0.01
 
 
 def _said(text: str, field: str, accepted: list[str]) -> str:
@@ -46,21 +55,30 @@ def parse_size_gb(text: str) -> float:
     return value
 
 
-def parse_price_gb_month(text: str) -> float:
+def parse_price_gb_month(text: str, size_gb: float | None = None) -> float:
     """A storage price per GB-month: a plain amount is per GB-month; 元/¥ and "/GB/月" may be said, and a price per T
-    is divided into GB. "350/月" is refused asking: a month of the whole disk, or of a GB, is not guessed (500 GB at
-    350 a GB is 175,000 a month)."""
+    is divided into GB. A month's price without "a GB" ("500/月", "每月500元") is the whole disk's, given its size
+    (`size_gb`), where said so (整盘每月2元, total 2/month) or no GB costs that much (above); else it is refused
+    asking, not guessed (500 GB at 350 a GB is 175,000 a month; 2 a month is a GB's dear disk or a 100 GB disk's
+    cheap one)."""
     said = _said(text, "price", PRICE_ACCEPTED).lstrip("¥$").replace("cny", "").replace("rmb", "").replace("usd", "")
+    said, whole = _WHOLE.sub("", said).lstrip("¥$"), bool(_WHOLE.search(said))  # 整盘每月2元: the disk's, said so
     if leading := _PER_FIRST.fullmatch(said):  # 每GB每月0.3元, 每月每G 0.3: what it is per said first
         said = f"{leading['n'].lstrip('¥$')}/{leading['u1'] or leading['u2']}/月"
+    elif leading := _MONTH_FIRST.fullmatch(said):
+        said = f"{leading['n'].lstrip('¥$')}/月"
     match = _PRICE.fullmatch(said.removeprefix("-"))
     amount = money_value(match.group("n")) if match else None
     if amount is not None and said.startswith("-"):
         amount = -amount
     if match is None or amount is None:
         raise ParseError("price", text, PRICE_ACCEPTED)
-    if match.group("unit") is None and match.group(0) != match.group("n"):  # "350/月": the disk's month, or a GB's?
-        raise ParseError("price", text, PRICE_ACCEPTED, "storage_price_per_gb")
     if not 0 < amount < 1e9:
         raise ParseError("price", text, PRICE_ACCEPTED, "not_positive")
+    if whole and size_gb and match.group("unit") is None:
+        return amount / size_gb
+    if (match.group("unit") is None and match.group(0) != match.group("n")) or whole:  # "350/月": whose month?
+        if size_gb and amount > 2 * _DEAREST_GB_MONTH and amount / size_gb >= _CHEAPEST_GB_MONTH:
+            return amount / size_gb
+        raise ParseError("price", text, PRICE_ACCEPTED, "storage_price_per_gb")
     return amount / (_PER_T if (match.group("unit") or "g").startswith("t") else 1.0)

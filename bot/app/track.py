@@ -63,13 +63,13 @@ def owner_of(text: str | None, user: str, lang: Lang, platform: str) -> str:
     return found
 
 
-def _storage_amount(raw: dict[str, str], key: str, name: str, lang: Lang) -> float:
-    """`size=` (500, 500G, 2T) or `price=` (0.35, 0.35元/GB/月) of storage; which is missing, with an example, when
-    one is (the whole usage was said)."""
+def _storage_amount(raw: dict[str, str], key: str, name: str, lang: Lang, size: float | None = None) -> float:
+    """`size=` (500, 500G, 2T) or `price=` (0.35, 0.35元/GB/月, or the disk's month given its `size`: 每月500元) of
+    storage; which is missing, with an example, when one is (the whole usage was said)."""
     if key not in raw:
         raise CommandError(t(f"digest.track_missing.{key}", lang, name=name))
     try:
-        return parse_size_gb(raw[key]) if key == "size" else read_price_gb_month(raw[key])
+        return parse_size_gb(raw[key]) if key == "size" else read_price_gb_month(raw[key], size)
     except ParseError as exc:
         raise CommandError(f"`{key}`: {parse_error_text(exc, lang, where='chat')}") from None
 
@@ -162,7 +162,8 @@ def _instance(inv: Invocation, rentals: Rentals, name: str, raw: dict[str, str],
 
 def _storage(inv: Invocation, rentals: Rentals, name: str, raw: dict[str, str], base: dict[str, Any]) -> None:
     deps, lang = inv.deps, inv.lang
-    size, price = _storage_amount(raw, "size", name, lang), _storage_amount(raw, "price", name, lang)
+    size = _storage_amount(raw, "size", name, lang)
+    price = _storage_amount(raw, "price", name, lang, size)
     try:  # `$0.02/GB/月`: in dollars (the sign was dropped, and the team's currency kept)
         currency = money_of(raw["price"], raw.get("currency"), deps.settings.files.currency, lang)
     except FieldError as exc:

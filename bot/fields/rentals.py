@@ -155,10 +155,10 @@ def read_price(price: str) -> tuple[float, str]:
     return _as_typed(parse_price, price)
 
 
-def read_price_gb_month(price: str) -> float:
+def read_price_gb_month(price: str, size_gb: float | None = None) -> float:
     """A storage price per GB-month with its currency said in it ("0.02美元/GB/月"), as parse_price_gb_month reads
-    the rest."""
-    return _as_typed(parse_price_gb_month, price)
+    the rest (a whole disk's month, "每月500元", given its size)."""
+    return _as_typed(lambda said: parse_price_gb_month(said, size_gb), price)
 
 
 def _as_typed(read: Callable[[str], T], price: str) -> T:

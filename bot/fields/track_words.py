@@ -13,13 +13,17 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from functools import partial
 
 from bot.fields.metering import ALIASES, PROVIDER_NAMES, STOP_WORDS
 from bot.fields.rentals import CARDS_SAID, FieldError, cards_joined, read_price, read_price_gb_month, slice_said
 from bot.fields.word_runs import longest_reading
 from bot.text import Lang, t
+from bot.text.errors import parse_error_text
+from rules.errors import ParseError
 from rules.gpus import gpu_at
 from rules.patterns import lazy
+from rules.storage_amounts import parse_size_gb
 
 INSTANCE_KEYS = {k: k for k in ("gpu", "price", "cards", "share", "project", "owner", "currency", "started")}
 INSTANCE_KEYS |= {k: k for k in ("billing", "stop_billing", "provider")}
@@ -71,7 +75,17 @@ def storage_words(words: list[str], lang: Lang) -> dict[str, str]:
     """A storage item's size (with its unit: a bare figure could be either) and price from `words`."""
     words, found = list(words), dict[str, str]()
     _take(words, found, "size", _SIZE_SAID.fullmatch)
-    return _priced(words, found, read_price_gb_month, "error.track.storage_words_unread", STORAGE_KEYS, lang)
+    size = parse_size_gb(found["size"]) if "size" in found else None  # `1T 每月500元`: the disk's month
+    read = partial(read_price_gb_month, size_gb=size)
+    try:
+        return _priced(words, found, read, "error.track.storage_words_unread", STORAGE_KEYS, lang)
+    except FieldError:
+        try:  # `100G 每月2元`: a GB's dear month or the disk's cheap one, asked which, not "read as nothing"
+            read(" ".join(words))
+        except ParseError as exc:
+            if exc.problem == "storage_price_per_gb":
+                raise FieldError("price", f"`price`: {parse_error_text(exc, lang, where='chat')}") from None
+        raise
 
 
 def _priced(

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from bot.state.rentals import Rentals
 from tests.chat.test_both_platforms import driving
 
@@ -67,6 +69,20 @@ def test_what_is_missing_is_named_with_an_example_not_the_whole_usage(tmp_path: 
         rentals = Rentals(chat.deps.store)
         [disk] = [s for team in rentals.teams() for s in rentals.storage(team)]
         assert (disk.size_gb, disk.price_gb_month) == (100.0, 0.3)
+
+
+def test_a_whole_disks_month_is_kept_and_a_month_that_could_be_a_gbs_is_asked(tmp_path: Path) -> None:
+    """`登记存储 数据盘 1TB 每月500元` (a disk's month, as its console shows it) was refused as words read as nothing;
+    `100G 每月2元`, which may be a GB's month or the disk's, was too, not asked which."""
+    with driving("feishu", tmp_path) as chat:
+        assert "每月 ¥500" in chat.command("登记存储 数据盘 1TB 每月500元")
+        asked = chat.command("登记存储 日志盘 100G 每月2元")
+        assert "每月的什么价格？" in asked and "整盘每月500元" in asked
+        assert "每月 ¥2" in chat.command("登记存储 日志盘 100G 整盘 每月2元")
+        assert "每月 ¥300" in chat.command("登记存储 ckpt size=2T price=300元/月")
+        rentals = Rentals(chat.deps.store)
+        kept = {s.name: s.size_gb * s.price_gb_month for team in rentals.teams() for s in rentals.storage(team)}
+        assert kept == pytest.approx({"数据盘": 500.0, "日志盘": 2.0, "ckpt": 300.0})
 
 
 def test_a_price_says_its_own_currency_and_a_price_in_another_is_refused(tmp_path: Path) -> None:

@@ -67,8 +67,8 @@ def test_track_sends_the_token_to_the_typer_alone_and_tells_the_owner(tmp_path: 
         say(h, "track storage ds size=2T price=0.35元/GB/月")
         kept = Rentals(h.deps.store).storage_named(team(h), "ds")
         assert kept is not None and (kept.size_gb, kept.price_gb_month) == (2048, 0.35)
-        asked = shown(say(h, "track storage ds2 size=500G price=350元/月"))
-        assert "按每 GB 每月计" in asked and Rentals(h.deps.store).storage_named(team(h), "ds2") is None
+        asked = shown(say(h, "track storage ds2 size=100G price=2元/月"))  # a GB's dear month, or the disk's?
+        assert "请按每 GB 写" in asked and Rentals(h.deps.store).storage_named(team(h), "ds2") is None
         bad = shown(say(h, "track train-2 gpu=A100 cards=1.5"))
         assert "1.5" in bad and Rentals(h.deps.store).instance(team(h), "train-2") is None
 

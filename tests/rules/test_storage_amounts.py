@@ -64,6 +64,43 @@ def test_a_price_that_does_not_say_per_gb_is_asked_not_guessed(typed: str, probl
     assert caught.value.problem == problem
 
 
+@pytest.mark.parametrize(
+    ("typed", "size_gb", "per_gb_month"),
+    [
+        ("每月500元", 1024.0, 500 / 1024),  # a 1T disk's month, as a console or a bill says it
+        ("500元/月", 1024.0, 500 / 1024),
+        ("月租300", 300.0, 1.0),
+        ("$40/month", 500.0, 0.08),
+        ("500 a month", 1000.0, 0.5),
+        ("整盘每月2元", 100.0, 0.02),  # said to be the disk's: taken however small
+        ("total 2/month", 100.0, 0.02),
+        ("0.35元/GB/月", 1024.0, 0.35),  # a GB's, said so: the size changes nothing
+    ],
+)
+def test_a_month_said_without_a_gb_is_the_whole_disks_where_no_gb_costs_that(
+    typed: str, size_gb: float, per_gb_month: float
+) -> None:
+    """`登记存储 数据盘 1TB 每月500元` was refused: 500 a GB-month is no disk's price (the dearest the project lists is
+    1.5), so a month's price above twice that, with the disk's size, is the disk's."""
+    assert parse_price_gb_month(typed, size_gb) == pytest.approx(per_gb_month)
+
+
+@pytest.mark.parametrize(
+    ("typed", "size_gb"),
+    [
+        ("每月2元", 100.0),  # a GB's dear month, or a cheap disk's: asked
+        ("0.3/月", 500.0),
+        ("每月3元", 500.0),  # above a GB's dearest, but 0.006 a GB-month is below any disk's
+        ("每月500元", None),  # no size to divide by
+        ("整盘每月2元", None),
+    ],
+)
+def test_a_month_that_could_be_either_is_still_asked(typed: str, size_gb: float | None) -> None:
+    with pytest.raises(ParseError) as caught:
+        parse_price_gb_month(typed, size_gb)
+    assert caught.value.problem == "storage_price_per_gb"
+
+
 def test_a_size_of_figures_typed_apart_is_no_one_size() -> None:
     """ "1 024" was 1,024 GB and "500 2" 5,002: spaces were dropped between figures."""
     for typed in ("1 024", "500 2"):
