@@ -37,6 +37,7 @@ if TYPE_CHECKING:
     import httpx
 
     from pricing.compare import ProviderOffer
+    from pricing.options import Money
     from pricing.quote import Quote, QuoteRequest
     from rules.policy import Policy
 
@@ -348,6 +349,19 @@ class PriceBook:
             return as_offers(rows, freshness(self.sources), self.now())
         finally:
             db.close()
+
+    def money(self, currency: str) -> Money:
+        """Amounts in `currency` at the rate a quote would take (configured, fetched, or the bundled fallback):
+        `prices A100 cheapest` ranks offers in dollars and yuan alike. QuoteError for a pair with no rate."""
+        from pricing.book import pick_fx
+        from pricing.options import Money
+
+        db = self.db()
+        try:
+            fx = pick_fx(db, configured_fx(self.settings))
+        finally:
+            db.close()
+        return Money(currency, fx, fx.euro)
 
     def priced_gpus(self) -> list[str]:
         """The GPUs with a cached price (`prices H800` with none names them, as a quote of it does)."""

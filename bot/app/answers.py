@@ -3,6 +3,7 @@ mp=no freq=daily resume=no`: the recommendation at once) and `prices [gpu]`."""
 
 from __future__ import annotations
 
+from bot.app.cheapest import CHEAPEST_WORDS, cheapest_lines
 from bot.app.gpu_compare import compare_lines, several_gpus
 from bot.app.invocation import CommandError
 from bot.chat import conversation, inline
@@ -77,6 +78,8 @@ SHOWN = 40  # offers a chat message lists; the rest are counted, with how to nar
 def price_lines(deps: Deps, args: list[str], lang: Lang) -> list[str]:
     """`prices [GPU] [PROVIDER]` (or provider=P): a title, then each cached offer with its source and age (stale ones
     said); past SHOWN of them, how many more and how to narrow them."""
+    cheapest = any(w.lower() in CHEAPEST_WORDS for w in args)  # 最便宜的A100: the cheapest named first
+    args = [w for w in args if w.lower() not in CHEAPEST_WORDS]
     words = [w for w in args if w.partition("=")[0].lower() not in PROVIDER_KEYS]
     keyed = [w.partition("=")[2] for w in args if w.partition("=")[0].lower() in PROVIDER_KEYS]
     if not keyed and (several := several_gpus(words)) is not None:  # `价格 A100 H100`: side by side
@@ -85,6 +88,7 @@ def price_lines(deps: Deps, args: list[str], lang: Lang) -> list[str]:
     offers = [o for o in deps.prices.offers(gpu=gpu) if provider is None or o.record.provider.lower() == provider]
     title = " · ".join(n for n in (gpu, provider) if n)
     lines = [t("slack.prices_title", lang, gpu=f" — {title}" if title else "")]
+    lines += cheapest_lines(deps, offers, lang) if cheapest and gpu is not None else []
     for o in offers[:SHOWN]:
         gpu_name, sold, sharing, model, price, _per_gpu_hour, _region, source, day, age = offer_cells(o, lang)
         stale = f" *{t('stale', lang)}*" if o.stale else ""

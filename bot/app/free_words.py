@@ -32,7 +32,8 @@ _RENT = lazy(
     r"|which gpu|what gpu|recommend|help me (?:pick|choose)",
     re.IGNORECASE,
 )
-_PRICE = lazy(r"多少钱|什么价|价格|价钱|贵不贵|最便宜|how much|price|cost|cheapest", re.IGNORECASE)
+_PRICE = lazy(r"多少钱|什么价|价格|价钱|贵不贵|最便宜|最实惠|how much|price|cost|cheapest", re.IGNORECASE)
+_CHEAPEST = lazy(r"最便宜|最实惠|cheapest", re.IGNORECASE)
 _QUESTION = lazy(  # the question's words around what is priced
     r"多少钱|什么价|贵不贵|要多少|大概|[?？吗呢啊]|(?<![a-z0-9])(?:how much|is|an|the|would|it|cost)(?![a-z0-9])",
     re.IGNORECASE,
@@ -65,8 +66,8 @@ def free_words(text: str) -> tuple[str, list[str]] | None:
             asked.pop(0)
         if gpu is not None and len(asked) > 1 and longest_reading(asked, parse_rental_schedule) is not None:
             return "quote", asked
-        if gpu is not None:
-            return "prices", [gpu]
+        if gpu is not None:  # 最便宜的4090在哪: the cheapest first
+            return "prices", [gpu, "cheapest"] if _CHEAPEST.search(said) else [gpu]
     if _RENT.search(said):
         return "advise", []
     if _WHEN_DIGEST.search(said):  # 提醒什么时候发, when does the digest come: its schedule

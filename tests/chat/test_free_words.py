@@ -34,7 +34,9 @@ from tests.chat.test_both_platforms import driving
      # a how-to question: the help's lines of that sub-command; the cheapest of a card: its prices
      ("怎么登记机器", ("help", ["track"])), ("how do I set a budget", ("help", ["budget"])),
      ("怎么设置提醒", ("help", ["remind"])), ("how to release a box?", ("help", ["release"])), ("怎么办", None),
-     ("最便宜的4090在哪", ("prices", ["RTX4090-24GB"])), ("what is the cheapest A100", ("prices", ["A100-80GB"])),
+     ("最便宜的4090在哪", ("prices", ["RTX4090-24GB", "cheapest"])),
+     ("what is the cheapest A100", ("prices", ["A100-80GB", "cheapest"])),
+     ("最实惠的A100", ("prices", ["A100-80GB", "cheapest"])),
      # a GPU alone, or first with a run: its prices, its quote
      ("A100", ("prices", ["A100-80GB"])), ("A100 40G", ("prices", ["A100-40GB"])),
      ("H100 跑一周", ("quote", ["H100", "跑一周"])), ("8卡A100 包月", ("quote", ["8卡A100", "包月"])),

@@ -42,3 +42,36 @@ def test_past_forty_prices_how_many_more_is_said(tmp_path: Path) -> None:
         said = chat.command("prices A100 acme")
         assert "x39 ·" in said and "x40 ·" not in said and "…and 5 more: name a GPU or a provider" in said
         assert shown > 45  # the bundled card's A100 prices too, which `acme` left out
+
+
+def test_the_cheapest_is_named_first_in_the_teams_currency_a_whole_card_and_a_slice_apart(tmp_path: Path) -> None:
+    """`最便宜的H100` listed every H100 price in the cache's order, dollars and yuan unranked: $3.5 an hour read
+    below ¥24. Now the cheapest whole card (by the GPU-hour, in yuan at the quote's rate) and the cheapest slice
+    (by its own hour) lead the list."""
+    with driving("feishu", tmp_path) as chat:
+        fetched = chat.deps.now()
+        offered = [
+            PriceRecord(source="feed", provider=provider, instance_type=what, gpu="H100-80GB", gpu_count=count,
+                        sharing=sharing, pricing_model="on-demand", amount=amount, currency=currency, unit=unit,
+                        fetched_at=fetched, provenance="test")
+            for provider, what, count, sharing, amount, currency, unit in (
+                ("acme", "h100-usd", 1, "dedicated", 3.5, "USD", "hour"),  # ¥25 an hour at about 7.2
+                ("bazaar", "h100-cny", 1, "dedicated", 24, "CNY", "hour"),
+                ("bazaar", "h100-month", 1, "dedicated", 20000, "CNY", "month"),  # ¥27.8 an hour, used all month
+                ("bazaar", "h100-half", 0.5, "mig", 13, "CNY", "hour"),
+            )
+        ]  # fmt: skip
+        db = cache.open_db(chat.deps.settings.files.db)
+        with cache.writing(db):
+            cache.replace_source(db, "feed", offered)
+        said = chat.command("最便宜的H100在哪")
+        assert "最便宜的整卡：bazaar 的 h100-cny，24 CNY/小时（约 ¥24/卡时）" in said, said
+        assert "最便宜的切分：bazaar 的 h100-half（1/2 卡），13 CNY/小时" in said
+        assert "3.5 USD/小时" in said and "20000 CNY/月" in said  # the list follows, whole
+        english = chat.command("cheapest H100")
+        assert "Cheapest whole card: h100-cny at bazaar, 24 CNY/hour (about ¥24 a GPU-hour)" in english
+        assert "Cheapest" not in chat.command("prices H100")  # asked for the list alone: the list alone
+        with cache.writing(db):
+            cache.replace_source(db, "feed", offered[2:3])
+        monthly = chat.command("prices H100 cheapest")
+        assert "最便宜的整卡：bazaar 的 h100-month，20000 CNY/月（包月：整月都用时约 ¥27.78/卡时）" in monthly

@@ -1,0 +1,52 @@
+"""`最便宜的A100`, `cheapest H100`, `prices 4090 cheapest`: which cached offer of a GPU costs least, in the team's
+currency (a dollar price and a yuan price ranked alike, at the rate a quote takes), a whole card and a slice
+apart (a quarter card's hour is not an A100's), and what its billing asks (a card billed by the day or the
+month is that cheap an hour only when used the whole day or month). The list of every offer follows, as `prices`
+gives it; before, the question gave that list alone, in the cache's order, yuan and dollars unranked."""
+
+from __future__ import annotations
+
+from bot.deps import Deps
+from bot.text import Lang, t
+from bot.text.chinese_names import currency_code
+from bot.text.format import money, share_text
+from pricing.errors import QuoteError
+from pricing.offers import Offer
+from pricing.records import Sharing
+
+CHEAPEST_WORDS = frozenset({"cheapest", "最便宜", "最便宜的"})  # `prices A100 cheapest`, `价格 A100 最便宜`
+
+
+def cheapest_lines(deps: Deps, offers: list[Offer], lang: Lang) -> list[str]:
+    """The cheapest whole card (by the GPU-hour) and the cheapest slice (by its hour) among `offers`, a line each;
+    none where no offer converts to the team's currency."""
+    currency = currency_code(deps.settings.files.currency)
+    to_team = deps.prices.money(currency)
+    lines = []
+    for whole in (True, False):
+        ranked = []
+        for offer in offers:
+            r = offer.record
+            if (r.sharing is Sharing.DEDICATED) != whole:
+                continue
+            try:  # a whole card by its GPU-hour; a slice by the hour of the slice, what is paid for it
+                ranked.append((to_team(r.per_gpu_hour if whole else r.per_hour, r.currency), offer))
+            except QuoteError:  # a currency with no rate to the team's: not ranked
+                continue
+        if not ranked:
+            continue
+        hourly, best = min(ranked, key=lambda pair: pair[0])
+        lines.append(_line(best, money(hourly, currency), whole, lang))
+    return lines
+
+
+def _line(offer: Offer, hourly: str, whole: bool, lang: Lang) -> str:
+    r = offer.record
+    sold = f"{r.amount:g} {r.currency}/{t(f'word.per.{r.unit}', lang)}"
+    stale = f" *{t('stale', lang)}*" if offer.stale else ""
+    if not whole:
+        share = share_text(r.gpu_count)
+        said = t("prices.cheapest_slice", lang, provider=r.provider, what=r.instance_type, share=share, sold=sold)
+        return said + stale
+    key = "prices.cheapest_whole" if r.unit == "hour" else f"prices.cheapest_whole_per_{r.unit}"
+    return t(key, lang, provider=r.provider, what=r.instance_type, sold=sold, hourly=hourly) + stale
