@@ -8,9 +8,10 @@ from __future__ import annotations
 from bot.app.digest_card import digest_now
 from bot.app.free_words import idle_asked
 from bot.app.invocation import CommandError, Invocation
-from bot.chat.digest_messages import digest_message
+from bot.app.rentals import MINE
+from bot.chat.digest_messages import digest_message, instance_line, lifecycle_line, storage_line
 from bot.chat.message import plain
-from bot.digest.now import has_news
+from bot.digest.now import digests_now, has_news
 from bot.state.rentals import Rentals
 from bot.text import t
 from bot.text.format import literal
@@ -18,9 +19,14 @@ from bot.text.format import literal
 
 def idle(inv: Invocation, args: list[str]) -> None:
     deps, lang = inv.deps, inv.lang
+    mine = [word for word in args if word.lower() in MINE]
+    args = [word for word in args if word.lower() not in MINE]
     if args and not (idle_asked("闲置" + "".join(args)) or idle_asked("idle " + " ".join(args))):  # 闲置的机器有哪些
         raise CommandError(t("idle.words", lang, words=literal(" ".join(args)[:40])))
     rentals = Rentals(deps.store)
+    if mine or inv.direct:  # a direct chat, or `idle mine`: the asker's own, wherever each was tracked
+        inv.answer(plain(yours(inv, rentals), lang))
+        return
     where = inv.channel_name or t("idle.this_chat", lang)
     tracked = [i for i in rentals.instances(inv.team, active_only=True) if i.channel == inv.channel]
     kept = [s for s in rentals.storage(inv.team, kept_only=True) if s.channel == inv.channel]
@@ -35,3 +41,27 @@ def idle(inv: Invocation, args: list[str]) -> None:
         inv.answer(plain(said, lang))
         return
     inv.post(digest_message(digest, lang, inv.channel_zone()))  # a message of its own: its buttons update it
+
+
+def yours(inv: Invocation, rentals: Rentals) -> str:
+    """The asker's idle instances and storage left behind in every chat of the team, as the digests say them now,
+    without buttons (each item's are in its chat's digest, where a press updates that chat's card)."""
+    lang, zone = inv.lang, inv.channel_zone()
+    owned = [i for i in rentals.instances(inv.team, active_only=True) if i.owner == inv.user]
+    kept = [s for s in rentals.storage(inv.team, kept_only=True) if s.owner == inv.user]
+    if not (owned or kept):
+        return t("idle.yours_nothing", lang)
+    policy = inv.deps.policy
+    channels = sorted({i.channel for i in owned} | {s.channel for s in kept})
+    made = digests_now(rentals, inv.team, channels, inv.deps.now(), policy.idle, policy.metering, zone)
+    lines = [
+        *(instance_line(n, lang, zone) for d in made.values() for n in d.instances if n.owner == inv.user),
+        *(lifecycle_line(n, lang, zone) for d in made.values() for n in d.lifecycle if n.owner == inv.user),
+        *(storage_line(n, lang) for d in made.values() for n in d.storage if n.owner == inv.user),
+    ]
+    if not lines:
+        rules = policy.idle
+        pct, minutes = f"{rules.utilisation_max_pct:g}", f"{rules.window_minutes:g}"
+        return t("idle.yours_none", lang, count=len(owned) + len(kept), pct=pct, minutes=minutes)
+    head = t("idle.yours", lang, count=len(lines))
+    return "\n".join([head, *(f"• {line}" for line in lines), t("idle.yours_after", lang)])

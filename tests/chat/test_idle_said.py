@@ -89,3 +89,29 @@ def test_a_channel_the_bot_is_not_in_is_said_with_what_to_do(tmp_path: Path) -> 
         text = json.dumps(said, ensure_ascii=False)
         assert "invite me there (`/invite @GPU Advisor`)" in text and "not_in_channel" in text, text
         assert h.fake.of("chat.postEphemeral") == []  # no error id: nothing went wrong
+
+
+@PLATFORMS
+def test_idle_mine_lists_the_askers_own_idle_items_of_every_chat(platform: str, tmp_path: Path) -> None:
+    """`idle mine` (`闲置 我的`) gives the asker's idle items wherever each was tracked, and not someone else's;
+    in a direct chat `idle` is that (it said "nothing is tracked in this group" to a person with idle boxes)."""
+    with driving(platform, tmp_path) as chat:
+        chat.h.clock.now = MONDAY_0910_SHANGHAI
+        chat.in_group("闲置")
+        team, owner = chat.team, chat.ids[STARTER]  # type: ignore[attr-defined]
+        idle_item(chat.deps.store, chat.h.clock.now, team, CHANNELS[platform], owner)
+        idle_item(chat.deps.store, chat.h.clock.now, team, "elsewhere", owner, name="train-2")
+        idle_item(chat.deps.store, chat.h.clock.now, team, CHANNELS[platform], "someone", name="theirs")
+        said = chat.in_group("闲置 我的")
+        assert "train-1" in said and "train-2" in said and "theirs" not in said, said
+        assert ("2 项" in said or "(2)" in said) and "release" in said and "rental_released" not in said
+        if platform == "feishu":  # typed in the person's direct chat with the bot
+            direct = chat.command("闲置")
+            assert "train-1" in direct and "train-2" in direct and "theirs" not in direct, direct
+
+
+def test_idle_in_a_direct_chat_with_nothing_idle_or_nothing_owned_says_which(tmp_path: Path) -> None:
+    with driving("feishu", tmp_path) as chat:
+        assert "还没有登记在你名下的资源" in chat.command("idle")
+        chat.command("登记 训练机 A800 8卡 每小时60元")  # just tracked: not idle yet
+        assert "你负责的 1 项资源目前都没有闲置" in chat.command("idle")
