@@ -78,8 +78,13 @@ def age_text(days: float, lang: Lang) -> str:
     if days < 1:
         return t("age.hours", lang, n=max(round(days * 24), 0))
     if days < 365:
-        return t("age.days", lang, n=round(days))
-    return t("age.years", lang, n=round(days / 365, 1))
+        return counted("age.days", round(days), lang)
+    return counted("age.years", round(days / 365, 1), lang)
+
+
+def counted(key: str, n: float, lang: Lang) -> str:
+    """A figure with its unit, one or many: `age.days` of 1 is `age.day`'s "1 day" ("1 days" before)."""
+    return t(key.removesuffix("s") if n == 1 else key, lang, n=show(n))
 
 
 def _cost(option: Option, quote: Quote, policy: Policy, lang: Lang) -> str:
@@ -211,16 +216,16 @@ def title(quote: Quote, lang: Lang) -> str:
         gpu=quote.gpu,
         cards=quote.cards,
         hours=round(quote.hours_per_day, 1),
-        days=round(quote.days, 1),
+        days=counted("age.days", round(quote.days, 1), lang),
         span=span_text(quote.days, lang),
-        gpu_hours=round(quote.gpu_hours, 1),
+        gpu_hours=counted("count.gpu_hours", round(quote.gpu_hours, 1), lang),
     )
 
 
 def span_text(days: float, lang: Lang) -> str:
     """How long a run back to back lasts: "4.2 days", or within a day its hours ("1 h": it said "0 days")."""
     if days >= 1:
-        return t("age.days", lang, n=show(round(days, 1)))
+        return counted("age.days", round(days, 1), lang)
     return t("age.hours", lang, n=show(round(days * 24, 1)))
 
 

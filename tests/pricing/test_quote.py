@@ -219,6 +219,10 @@ def test_total_gpu_hours_alone_say_no_pace(policy: Policy) -> None:
     paced = quote(QuoteRequest(gpu="A100", gpu_hours=100, hours_per_day=4), bundled(), policy)
     assert paced.paced and paced.rent_vs_buy["advice"] == "rent"  # 4 h a day: 1,460 a year
     assert title(paced, Lang.EN).startswith("Cost for A100-80GB × 1, 4 h/day × 25 days")
+    one = quote(QuoteRequest(gpu="A100", hours_per_day=1, days=1), bundled(), policy)  # "1 days (1 GPU-hours)"
+    assert title(one, Lang.EN) == "Cost for A100-80GB × 1, 1 h/day × 1 day (1 GPU-hour)"
+    day = quote(QuoteRequest(gpu="A100", gpu_hours=24), bundled(), policy)
+    assert title(day, Lang.EN).endswith("24 GPU-hours (priced as one run back to back, 1 day)")
 
 
 def test_several_cards(policy: Policy) -> None:
