@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 
 from bot.fields.metering import PROVIDER_NAMES
+from bot.fields.quote_words import bare_words
 from bot.fields.word_runs import longest_reading
 from rules.gpus import gpu_at, gpu_words, gpus_in
 from rules.parsing import parse_rental_schedule
@@ -45,6 +46,11 @@ _PRICE_WORDS = lazy(
 )
 
 
+def _run_said(words: list[str]) -> bool:
+    """Whether `words` say a run to price with their GPU (`每天4小时 两周`, `跑10个小时`), as the quote reads them."""
+    return longest_reading(words, parse_rental_schedule) is not None or "gpu_hours" in bare_words(words)[1]
+
+
 def free_words(text: str) -> tuple[str, list[str]] | None:
     """The sub-command and its words a message without one means: ("help", []), ("prices", [GPU]), ("quote", words)
     where a run is said with the GPU, ("advise", []); None when it means none of them."""
@@ -64,7 +70,7 @@ def free_words(text: str) -> tuple[str, list[str]] | None:
         asked = gpu_words(_QUESTION.compiled.sub(" ", said).split())  # `A100 每天4小时 两周 多少钱`: the run priced
         while asked and asked[0].lower() in ("for", "of", "on"):  # "how much for an H100 4x14"
             asked.pop(0)
-        if gpu is not None and len(asked) > 1 and longest_reading(asked, parse_rental_schedule) is not None:
+        if gpu is not None and len(asked) > 1 and _run_said(asked):
             return "quote", asked
         if gpu is not None:  # 最便宜的4090在哪: the cheapest first
             return "prices", [gpu, "cheapest"] if _CHEAPEST.search(said) else [gpu]
@@ -221,7 +227,7 @@ def _gpu_first(said: str) -> tuple[str, list[str]] | None:
     after = words[at[1] :]
     if not after:
         return "prices", [gpu]
-    return ("quote", words) if longest_reading(after, parse_rental_schedule) is not None else None
+    return ("quote", words) if _run_said(after) else None
 
 
 def _gpu_in(text: str) -> str | None:

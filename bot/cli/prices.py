@@ -260,7 +260,7 @@ def quote(
         list[str] | None,
         typer.Argument(
             help="The GPU and the schedule as people say them, instead of the flags: H100 4x14, A100 8卡 包月, "
-            "4090 每天4小时 14天, H100 100 gpu hours.",
+            "4090 每天4小时 14天, H100 100 gpu hours, H100 10h (one run).",
             show_default=False,
         ),
     ] = None,

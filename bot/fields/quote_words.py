@@ -10,8 +10,10 @@ from bot.fields.rentals import CARDS_SAID, cards_joined, slice_said
 from bot.fields.word_runs import longest_reading
 from bot.text.chinese_names import CURRENCY_WORDS
 from pricing.fx import ECB_CURRENCIES
+from rules.errors import ParseError
 from rules.gpus import gpu_at, gpu_words
-from rules.parsing import parse_rental_schedule
+from rules.numbers import number_value
+from rules.parsing import parse_cards, parse_rental_schedule
 
 BARE_KEYS = {
     "gpu": "gpu",
@@ -60,7 +62,29 @@ def bare_words(args: list[str]) -> tuple[list[str], dict[str, str]]:
     total = _GPU_HOURS.fullmatch(" ".join(bare).strip().lower())
     if total is not None:  # `quote H100 100 gpu hours`, `100卡时`: the terminal's --gpu-hours
         found["gpu_hours"], bare = total["n"], []
+    elif (run := _run_gpu_hours(" ".join(bare).strip().lower(), found.get("cards"))) is not None:
+        found["gpu_hours"], bare = run, []
     return pairs + bare, found
 
 
 _GPU_HOURS = re.compile(r"(?P<n>\d+(?:\.\d+)?)\s*(?:gpu[- ]?hours?|gpu[- ]?hrs?|gpu[- ]?h|卡时|卡小时|gpu ?小时|机时)")
+# one run of so many hours (`quote H100 10h`, `跑10个小时`, `ten hours`: refused before), on every card asked for
+_RUN_HOURS = re.compile(
+    r"(?:连续)?(?:跑|用|租)?\s*(?P<n>\d+(?:\.\d+)?|[一二两三四五六七八九十百]+|[a-z]+)\s*(?:个)?\s*"
+    r"(?:h|hrs?|hours?|小时|钟头)"
+)
+
+
+def _run_gpu_hours(said: str, cards: str | None) -> str | None:
+    """The GPU-hours of one run of so many hours (`said`) on the cards asked for (`quote A100 8卡 10h`: 80), as
+    gpu_hours= takes them; None where `said` is no run of hours (cards not read are refused as cards= after)."""
+    run = _RUN_HOURS.fullmatch(said)
+    try:
+        hours = number_value(run["n"]) if run is not None else None
+    except ValueError:  # `abc hours`: left to be refused, named
+        return None
+    try:
+        count = parse_cards(cards) if cards is not None else 1
+    except ParseError:
+        count = 1
+    return f"{hours * count:g}" if hours is not None else None

@@ -30,6 +30,21 @@ def test_words_beside_the_schedule_are_read_or_named(tmp_path: Path) -> None:
         assert "共 100 GPU 小时（按连续运行计价，约 4.2 天）" in total and "买卡" not in total, total
 
 
+def test_a_run_of_hours_is_priced_on_every_card_asked_for(tmp_path: Path) -> None:
+    """`quote H100 10h`, `报价 A100 8卡 跑10个小时` and `H100 跑10个小时多少钱` were refused ("unexpected '10h'") or
+    answered with the price list: one run of so many hours is that many GPU-hours on each card."""
+    with driving("slack", tmp_path) as chat:
+        assert "Cost for H100-80GB × 1, 10 GPU-hours (priced as one run back to back, 10 h)" in chat.command(
+            "quote H100 10h"
+        )
+        eight = chat.command("报价 A100 8卡 跑十个小时")
+        assert "A100-80GB × 8, 80 GPU-hours (priced as one run back to back, 10 h)" in eight, eight
+        asked = chat.command("H100 跑10个小时多少钱")  # in words: the quote, not the list of prices
+        assert "10 GPU-hours" in asked and "Cached prices" not in asked, asked
+        assert "10 GPU-hours" in chat.command("how much is an H100 for 10 hours")
+        assert "unknown sub-command" in chat.command("A100 abc hours")  # no figure: not a run
+
+
 def test_a_schedule_holds_only_its_own_words() -> None:
     """The schedule's pieces were searched for anywhere in the words, and the rest dropped unread."""
     for said in ("共享卡 每天4小时 14天", "每天10小时 20天 美元", "每天4小时 14天 哈哈", "3天", "跑4小时"):
