@@ -714,7 +714,8 @@ def parse_model_size(text: str) -> float:
 
 
 HIGH_QPS_LINE = 100.0  # the bundled policy's inference.high_qps: where a stated interval must not straddle
-_QPS_UNIT = r"qps|rps|req/s|reqs?|requests?|queries|calls?|请求|查询|调用|次|个"  # 每秒150个: 个 alone counts them
+# 每秒150个: 个 alone counts them; 100万次调用: 次 and what is counted
+_QPS_UNIT = r"qps|rps|req/s|reqs?|requests?|queries|calls?|请求|查询|调用|次(?:调用|请求|查询)?|个"
 _QPS_WORDS = lazy(
     r"^(?:peak(?:s| is| of| at)?|峰值|高峰期?|最高|最大|qps峰值|峰值qps|qps|at peak|每秒|[一1]秒)\s*"
     r"(?:qps|每秒|[一1]秒)?\s*"
@@ -751,7 +752,10 @@ def _figure(question: str, text: str, words: Lazy, unit: str, seconds: bool = Fa
     return amount
 
 
-_PER_MINUTE = lazy(r"每分钟|一分钟|/\s*min(?:ute)?\b|per minute|a minute|\brpm\b|\bqpm\b")
+# a count said over a minute, an hour or a day ("一" before it is a figure to _prepare: 1分钟)
+_PER_MINUTE = lazy(r"每分钟|(?<![\d.])[一1]分钟|/\s*min(?:ute)?\b|per minute|a minute|\brpm\b|\bqpm\b")
+_PER_HOUR = lazy(r"每个?小时|(?<![\d.])[一1]个?小时|/\s*h(?:our|r)?\b|per hour|an hour|hourly")
+_PER_DAY = lazy(r"每天|(?<![\d.])[一1]天|每日|日均|/\s*day\b|per day|a day|daily")
 
 
 def _qps_figure(text: str) -> Amount:
@@ -760,6 +764,17 @@ def _qps_figure(text: str) -> Amount:
     norm = _prepare("qps", text)
     if _PER_MINUTE.search(norm):
         return _figure("qps", _PER_MINUTE.sub(" ", norm), _QPS_WORDS, _QPS_UNIT).scaled(1 / 60)
+    if _PER_HOUR.search(norm):  # 每小时3万次: an hour's count, a second's average over it
+        return _figure("qps", _PER_HOUR.sub(" ", norm), _QPS_WORDS, _QPS_UNIT).scaled(1 / 3600)
+    if _PER_DAY.search(norm):  # 每天100万次调用: a day's average says nothing of its peak, which is asked
+        try:
+            daily = _figure("qps", _PER_DAY.sub(" ", norm), _QPS_WORDS, _QPS_UNIT)
+        except ParseError:
+            daily = None
+        if daily is not None:
+            each = daily.planned / 86400
+            average: dict[str, str | float] = {"average": f"{each:,.0f}" if each >= 10 else f"{each:.2g}"}
+            raise ParseError("qps", text, ACCEPTED["qps"], "qps_a_day", average)
     return _figure("qps", text, _QPS_WORDS, _QPS_UNIT)
 
 
@@ -800,8 +815,35 @@ def p99_bounded(text: str) -> bool:
         return False
 
 
+P99_LINE_MS = 50.0  # the bundled policy's inference.p99_ms_below: the line "as fast as possible" is asked against
+P99_LAX_MS = 1000.0  # a service with no latency target (不敏感): read as a second or more, far past any strict line
+_P99_LAX = lazy(
+    r"^(?:延迟|latency|p99)?\s*(?:不敏感|不太敏感|不在乎|不太在乎|不在意|不太在意|无所谓|没要求|没有要求|没什么要求|宽松|要求不高"
+    r"|not (?:latency[- ])?sensitive|no (?:latency )?(?:requirement|target)s?|(?:doesn'?t|does not) matter"
+    r"|(?:i )?don'?t care|relaxed|not critical|慢点也行|慢一点也没关系|几秒也行)\s*(?:延迟)?[。.!！]?$",
+    re.IGNORECASE,
+)
+_P99_ASAP = lazy(
+    r"^(?:p99\s*|latency\s*|p99\s*延迟|延迟)?\s*(?:要|需要)?\s*"
+    r"(?:越快越好|越低越好|越小越好|尽量快|尽量低|越短越好|as (?:fast|low) as possible|the (?:faster|lower) the better"
+    r"|asap|fast as possible)[。.!！]?$",
+    re.IGNORECASE,
+)
+
+
+def p99_lax(text: str) -> bool:
+    """A service said to have no latency target ("不敏感", "没要求", "not latency sensitive"): read as P99_LAX_MS."""
+    return _P99_LAX.fullmatch(text.strip()) is not None
+
+
 def parse_p99(text: str) -> float:
-    """P99 latency target in milliseconds: '40ms', '40', '0.04s', 'p99 under 30ms', '99分位要在20毫秒以内'."""
+    """P99 latency target in milliseconds: '40ms', '40', '0.04s', 'p99 under 30ms', '99分位要在20毫秒以内'; none at
+    all ('不敏感', 'no requirement') is a second or more (P99_LAX_MS); 'as fast as possible' is asked which side of
+    the line it means (it names none)."""
+    if p99_lax(text):
+        return P99_LAX_MS
+    if _P99_ASAP.fullmatch(text.strip()) is not None:
+        raise ParseError("p99", text, ACCEPTED["p99"], "p99_asap", {"line": f"{P99_LINE_MS:g} ms"})
     try:
         return _figure("p99", _seconds_said(text), _P99_WORDS, _P99_UNIT, seconds=True).planned
     except ParseError as exc:  # what was typed is said back, not its rewording

@@ -144,6 +144,7 @@ class TaskProfile:
     p99_ms: Positive | None = None
     qps_below: bool = False  # the peak was said as a bound ("不到100", "under 100"): below qps, not at it
     p99_bounded: bool = False  # the target was said as a bound ("<50ms", "50ms以内"): below p99_ms, not at it
+    p99_lax: bool = False  # no target was said ("不敏感", "没要求"): p99_ms is a second or more, said as such
     checkpointing: bool | None = None
     model_size_b: Annotated[float, Gt(0), Le(10_000)] | None = None
     schedule: Schedule | None = None

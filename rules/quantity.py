@@ -128,8 +128,8 @@ def _quantity_pattern(unit: str) -> str:
     low_unit = rf"(?:\s*(?:个\s*)?(?:{unit}))?" if unit else ""  # "70G到80G", "2天到3天": the unit said at both ends
     return (
         rf"^(?:(?P<above>{_ABOVE_BEFORE})|(?P<below>{_BELOW_BEFORE}))?\s*"
-        rf"(?P<low>{NUM})(?:\s*(?P<thousand>k)(?![a-z]))?(?P<plus>\+)?"
-        rf"(?:{low_unit}\s*(?:-|–|~|to|or|到|至|或)\s*(?P<high>{NUM})(?:\s*(?P<thousand2>k)(?![a-z]))?)?"
+        rf"(?P<low>{NUM})(?:\s*(?P<thousand>{_TIMES})(?![a-z]))?(?P<plus>\+)?"
+        rf"(?:{low_unit}\s*(?:-|–|~|to|or|到|至|或)\s*(?P<high>{NUM})(?:\s*(?P<thousand2>{_TIMES})(?![a-z]))?)?"
         rf"(?:\s*(?:个\s*)?(?P<some>{_SOME_AFTER}))?"
         rf"{unit_part}"
         rf"(?:\s*(?P<some2>多|出头))?"
@@ -138,6 +138,8 @@ def _quantity_pattern(unit: str) -> str:
 
 
 _PATTERNS: dict[str, re.Pattern[str]] = {}
+_MULTIPLIERS = {"k": 1e3, "万": 1e4, "million": 1e6}  # 1.5k, 100万 (a day's calls), 5 million
+_TIMES = "|".join(_MULTIPLIERS)
 
 
 def read_amount(text: str, unit: str = "") -> tuple[Amount, str | None] | None:
@@ -152,8 +154,10 @@ def read_amount(text: str, unit: str = "") -> tuple[Amount, str | None] | None:
     if match is None:
         return None
     g = match.groupdict()
-    low = number(g["low"]) * (1000 if g["thousand"] else 1)
-    high = None if g["high"] is None else number(g["high"]) * (1000 if g["thousand2"] or g["thousand"] else 1)
+    low = number(g["low"]) * _MULTIPLIERS.get(g["thousand"] or "", 1.0)
+    high = (
+        None if g["high"] is None else number(g["high"]) * _MULTIPLIERS.get(g["thousand2"] or g["thousand"] or "", 1.0)
+    )
     if high is not None and high < low:
         return None
     some = g["some"] or g["some2"]

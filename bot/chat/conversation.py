@@ -42,7 +42,7 @@ def parsed(convo: Conversation) -> dict[str, Any]:
     """The answers given so far, as parsed values (skipped ones left out)."""
     given = {k: v for k, v in convo.answers.items() if v}
     if set(given) <= set(convo.values):
-        extra = [DERIVED[k] for k in given if k in DERIVED and DERIVED[k] in convo.values]  # "yes, 4 cards"'s 4
+        extra = [d for k in given for d in DERIVED.get(k, ()) if d in convo.values]  # "yes, 4 cards"'s 4
         return load_answers({k: convo.values[k] for k in [*given, *extra]})
     return parse_answers(given)  # a conversation kept before parsed values were stored
 
@@ -69,7 +69,7 @@ def record(convo: Conversation, step: Step, text: str | None, value: Any = None)
         return
     value = answer_in_context(key, text, convo.values) if value is None else value
     convo.answers[key] = text.strip()
-    kept = {k: v for k, v in convo.values.items() if k != DERIVED.get(key)}  # a new answer replaces what it said
+    kept = {k: v for k, v in convo.values.items() if k not in DERIVED.get(key, ())}  # a new answer replaces them
     convo.values = {**kept, **dump_answers({key: value, **derived(key, text)})}
 
 

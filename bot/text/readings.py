@@ -122,9 +122,10 @@ def echo(key: str, text: str, value: Any, lang: Lang, cards: int | None = None, 
     if read is None:
         return None
     if key == "p99_ms":
-        from rules.parsing import p99_bounded
+        from rules.parsing import p99_bounded, p99_lax
 
         read = t("read.p99_ms_below", lang, n=value) if p99_bounded(text) else read
+        read = t("read.p99_lax", lang, n=value) if p99_lax(text) else read
     from rules.numbers import normalise
     from rules.spoken import spoken
 

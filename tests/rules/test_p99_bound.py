@@ -40,3 +40,17 @@ def test_the_terminal_says_how_it_read_the_bound_and_advises_dedicated() -> None
     advice = json.loads(done.stdout)
     assert advice["choice"] == "dedicated" and "P99 target of <50 ms" in advice["reasons"][0]
     assert "P99 below 50 ms" in done.stderr
+
+
+@pytest.mark.parametrize("p99", ["不敏感", "没要求", "not latency sensitive", "doesn't matter"])
+def test_no_latency_target_is_shared_and_said_as_a_second_or_more(policy: Policy, p99: str) -> None:
+    """`不敏感` was refused ("40ms, 40, 0.04s"): a service with no latency target has no strict one."""
+    profile = build_profile(parse_answers({"workload": "inference", "qps": "300", "p99_ms": p99}))
+    made = evaluate(profile, policy)
+    assert profile.p99_lax and made.choice.value == "shared"
+    assert any("≥1000" in str(a.params.get("p99_ms")) for a in made.advice), made.advice
+
+
+def test_as_fast_as_possible_is_asked_what_would_be_too_slow() -> None:
+    done = run_cli("advise", "--workload", "inference", "--qps", "300", "--p99-ms", "越快越好", "--lang", "zh")
+    assert done.returncode != 0 and "多慢就不能接受了" in done.stderr and "不敏感" in done.stderr, done.stderr
