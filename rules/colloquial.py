@@ -351,7 +351,8 @@ def _days_used(found: re.Match[str]) -> float:
 
 
 _ALL_DAY = lazy(  # "跑3天", "连续跑两周", "3 days straight": a run of days, every hour of them
-    r"全天候|全天|不间断|不停|一直跑|连续跑|连续|跑(?=\s*\d)|24\s*/\s*7|(?:a?round )?the clock|nonstop|non-stop"
+    r"全天候|全天|不间断|不停|一直跑|连续跑|连续|跑(?=\s*\d)|24\s*/\s*7|7\s*[x×*]\s*24\s*(?:小时|h)"  # 7×24小时: 24/7
+    r"|(?:a?round )?the clock|nonstop|non-stop"
     r"|all day|straight|continuously"
 )
 

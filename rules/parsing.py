@@ -7,6 +7,7 @@ Every parser takes arbitrary text and either returns an answer or raises ParseEr
 from __future__ import annotations
 
 import contextlib
+import math
 import re
 from collections.abc import Mapping
 from typing import TypeVar
@@ -114,16 +115,28 @@ _ONE = lazy(r"\b(?:an?|one)\s+(?=(?:minute|hour|day|week)s?\b)")  # "just over a
 _HALF = lazy(r"^半(?=\s*个?(?:小时|钟头|天|日|周|星期))")  # "半小时以内": 0.5 h
 
 
+# every hour of the days said beside it ("7天24小时不停", "一周七天每天24小时"): how they are run, not more of them
+_AROUND_THE_CLOCK = lazy(r"(?:每天|每日|一天|1天)?\s*24\s*个?\s*(?:小时|h)\s*(?:不停|不间断|连续|都在跑)?")
+
+
 def _sum_parts(text: str) -> float | None:
-    """A length said in parts ("1h30m", "2 days 3 hours", "a week"): their sum in hours."""
-    total, end = 0.0, 0
+    """A length said in parts ("1h30m", "2 days 3 hours", "a week"): their sum in hours. A part that is no rest of
+    the one before ("一周7天", "3天72小时") says the length again, not more of it ("一周7天" was two weeks); one that
+    is neither is no one length (None). 24 hours beside days is every hour of them ("7天24小时不停": a week)."""
+    bare = _AROUND_THE_CLOCK.sub(" ", text)
+    text = bare if bare.strip() and _PART.search(bare) else text
+    total, end, before = 0.0, 0, None
     leftovers = []
     for match in _PART.finditer(text):
         leftovers.append(text[end : match.start()])
         end = match.end()
-        unit = next(i for i in range(len(_UNIT_HOURS)) if match.group(f"u{i}"))
-        value = number_value(match.group("num")) + (0.5 if match.group("half") else 0.0)
-        total += value * _UNIT_HOURS[unit][1]
+        unit = _UNIT_HOURS[next(i for i in range(len(_UNIT_HOURS)) if match.group(f"u{i}"))][1]
+        part = (number_value(match.group("num")) + (0.5 if match.group("half") else 0.0)) * unit
+        if before is not None and unit <= before and part >= before:  # not what is left of the part before
+            if not math.isclose(part, total):
+                return None
+            continue
+        total, before = total + part, unit
     leftovers.append(text[end:])
     if end == 0 or _JOINERS.sub("", "".join(leftovers)):
         return None
@@ -1005,6 +1018,9 @@ _SCHEDULE_FORMS = [  # "4x14"; the forms said in words are colloquial.schedule_p
 ]
 
 
+_SEVEN_BY_24 = lazy(r"7\s*[x×*]\s*24")
+
+
 def _schedule(text: str, hours: float, days: float) -> Schedule:
     if hours > 24:
         raise ParseError("schedule", text, ACCEPTED["schedule"], "day_over_24h")
@@ -1018,6 +1034,8 @@ def _schedule(text: str, hours: float, days: float) -> Schedule:
 def parse_schedule(text: str) -> Schedule:
     """Hours a day and days: '4x14', '4h x 14d', '4 hours a day for 14 days', '每天4小时，14天'."""
     norm = _prepare("schedule", text)
+    if _SEVEN_BY_24.fullmatch(norm):  # 24/7 as Chinese says it, or 7 h a day for 24 days as 4x14 reads: asked
+        raise ParseError("schedule", text, ACCEPTED["schedule"], "seven_by_24")
     found = next((m for m in (form.match(norm) for form in _SCHEDULE_FORMS) if m), None)
     if found is not None:
         return _schedule(text, float(found.group("h")), float(found.group("d")))
