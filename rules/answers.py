@@ -73,6 +73,15 @@ def with_model_offered(step: Step, workload_said: str, values: Mapping[str, Any]
     return replace(step, model=model) if model else step
 
 
+def offered_for(step: Step, typed: str) -> str:
+    """What an answer to `step` is taken as: the model the kind of work named (`13B 全参微调`), where the memory
+    question is answered with not knowing ("不知道", "not sure") and one is offered, as its button would; the
+    answer as typed otherwise (it was refused, the estimate at hand unused)."""
+    from rules.questions import skips
+
+    return step.model if step.model and typed.strip() and skips(typed) else typed
+
+
 TRAINING = (Workload.PRETRAIN, Workload.FULL_FINETUNE, Workload.LORA, Workload.QLORA)  # each with a memory rule
 
 

@@ -28,6 +28,7 @@ from rules.answers import (
     derived,
     dump_answers,
     load_answers,
+    offered_for,
     parse_answers,
     with_model_offered,
 )
@@ -232,7 +233,8 @@ def typed_answer(
     step = current(convo)
     if step is None:
         return
-    answer: str | None = text.strip()
+    step = with_model_offered(step, convo.answers.get("workload") or "", convo.values)
+    answer: str | None = offered_for(step, text.strip())  # 不知道, with `13B 全参微调` said: its estimate
     if not step.required and answer and skips(answer):
         answer = None
     try:

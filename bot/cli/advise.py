@@ -34,7 +34,15 @@ from bot.text.catalogue import has
 from bot.text.errors import parse_error_text
 from bot.text.format import forms
 from bot.text.readings import echo
-from rules.answers import AnswersError, answer_in_context, derived, model_said, parse_answers, with_model_offered
+from rules.answers import (
+    AnswersError,
+    answer_in_context,
+    derived,
+    model_said,
+    offered_for,
+    parse_answers,
+    with_model_offered,
+)
 from rules.errors import ParseError
 from rules.policy import Policy
 from rules.questions import Step, is_inference, missing, skips, steps
@@ -75,6 +83,7 @@ def _ask(console: Console, step: Step, lang: Lang, values: dict[str, Any]) -> An
             raise InputEnded(ask.key) from None
         if step.model and not text.strip():
             text = step.model
+        text = offered_for(step, text)  # "不知道": the model the kind of work named, estimated
         if not step.required and (not text.strip() or skips(text)):  # Enter, 跳过, 还没定, no idea honestly
             return None
         try:

@@ -455,6 +455,20 @@ def test_a_model_named_with_the_kind_of_work_is_one_press_from_the_memorys_answe
         assert chat.convo().answers["memory"] == "qwen2-7b"
 
 
+@PLATFORMS
+def test_not_knowing_the_memory_takes_the_model_the_kind_of_work_named(platform: str, tmp_path: Path) -> None:
+    """`13B 全参微调`, then `不知道` on the memory question: refused asking for yes or no, the 13B said one question
+    before unused; it is now that model's estimate, as the "Estimate from 13B" button gives it."""
+    with driving(platform, tmp_path) as chat:
+        chat.start()
+        chat.reply("13B 全参微调")
+        chat.reply("两天")
+        chat.reply("不知道")
+        memory = chat.convo().values["memory"]
+        assert (memory["model_size_b"], memory["method"]) == (13.0, "full-finetune"), memory
+        assert chat.convo().answers["memory"] == "13B"
+
+
 def test_an_optional_question_not_decided_yet_is_skipped_as_said(tmp_path: Path) -> None:
     """`还没定` to the GPU question was refused naming every known GPU, `不知道` to the phase asked for the nearest:
     an optional question not decided or not known is skipped, as its Skip button does; a required one is not."""

@@ -112,6 +112,9 @@ def test_interactive_memory_question_takes_the_model_the_kind_of_work_named_on_e
     typed = "做lora微调 qwen2-7b\n3h\n70/80\nno\ndaily\nyes\n\n\n\n"
     said = run_cli("advise", "--interactive", "--lang", "en", stdin=typed, tmp=tmp_path)
     assert "peak 70 GB of 80 GB" in " ".join(said.stdout.split()), said.stdout
+    unsure = "做lora微调 qwen2-7b\n3h\nnot sure\nno\ndaily\nyes\n\n\n\n"  # not knowing: the model's estimate too
+    done = run_cli("advise", "--interactive", "--lang", "en", stdin=unsure, tmp=tmp_path)
+    assert "Memory estimated from the model (7B, LoRA)" in " ".join(done.stdout.split()), done.stdout
 
 
 def test_a_missing_memory_says_the_flag_that_estimates_it_from_the_model_named(tmp_path: Path) -> None:
