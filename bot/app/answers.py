@@ -3,7 +3,6 @@ mp=no freq=daily resume=no`: the recommendation at once) and `prices [gpu]`."""
 
 from __future__ import annotations
 
-from bot.app.cheapest import CHEAPEST_WORDS, cheapest_lines
 from bot.app.gpu_compare import compare_lines, several_gpus
 from bot.app.invocation import CommandError
 from bot.chat import conversation, inline
@@ -14,6 +13,8 @@ from bot.fields.metering import PROVIDER_NAMES, provider_id
 from bot.state import Conversation
 from bot.text import Lang, t
 from bot.text.catalogue import tw
+from bot.text.cheapest import cheapest_lines
+from bot.text.chinese_names import CHEAPEST_WORDS, currency_code
 from bot.text.errors import error_text
 from bot.text.format import literal
 from bot.text.quote import offer_cells
@@ -88,7 +89,8 @@ def price_lines(deps: Deps, args: list[str], lang: Lang) -> list[str]:
     offers = [o for o in deps.prices.offers(gpu=gpu) if provider is None or o.record.provider.lower() == provider]
     title = " · ".join(n for n in (gpu, provider) if n)
     lines = [t("slack.prices_title", lang, gpu=f" — {title}" if title else "")]
-    lines += cheapest_lines(deps, offers, lang) if cheapest and gpu is not None else []
+    if cheapest and gpu is not None:
+        lines += cheapest_lines(offers, deps.prices.money(currency_code(deps.settings.files.currency)), lang)
     for o in offers[:SHOWN]:
         gpu_name, sold, sharing, model, price, _per_gpu_hour, _region, source, day, age = offer_cells(o, lang)
         stale = f" *{t('stale', lang)}*" if o.stale else ""

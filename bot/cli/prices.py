@@ -27,6 +27,7 @@ from bot.cli.common import (
 )
 from bot.cli.tables import folded_table, print_table
 from bot.text import Lang, t
+from bot.text.chinese_names import CHEAPEST_WORDS, currency_code
 from bot.text.errors import error_text
 from bot.text.quote import age_text, offer_cells, stale_text
 from pricing.errors import QuoteError
@@ -132,6 +133,13 @@ def prices_list(
     source: Annotated[
         str | None, typer.Option("--source", help="Only this source (gpuhunt: every gpuhunt:PROVIDER).")
     ] = None,
+    cheapest: Annotated[
+        bool,
+        typer.Option(
+            "--cheapest",
+            help="First the cheapest whole card (a GPU-hour) and slice (its hour), in GPU_ADVISOR_CURRENCY.",
+        ),
+    ] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
     db: DbOpt = None,
     lang: LangOpt = None,
@@ -141,6 +149,8 @@ def prices_list(
 
     settings = load_settings(db=db, lang=lang)
     lang = settings.files.lang
+    said = [word for word in named or [] if word.lower() not in CHEAPEST_WORDS]
+    cheapest, named = cheapest or len(said) < len(named or []), said  # `prices list 4090 最便宜`, as chat says it
     if named and gpu:
         raise fail(t("cli.words_twice", lang, command="prices list", flag="--gpu"))
     try:  # `prices list A100 40G`: one GPU, its memory typed apart; `prices list A100 H100`: each one's
@@ -162,6 +172,14 @@ def prices_list(
         ]
         sys.stdout.write(json.dumps(data, ensure_ascii=False, indent=2) + "\n")
         return
+    if cheapest and offers:
+        from bot.text.cheapest import cheapest_lines
+
+        with price_book(settings) as book:
+            to_team = book.money(currency_code(settings.files.currency))
+        for gpu_name in dict.fromkeys(o.record.gpu for o in offers):  # each GPU's own, `prices list A100 H100`
+            lines = cheapest_lines([o for o in offers if o.record.gpu == gpu_name], to_team, lang)
+            text_console().print("\n".join(f"{gpu_name}: {line}" for line in lines).replace("*", ""))
     table = folded_table(t("cli.prices_columns", lang))
     stale = (" " + t("stale", lang), "red")
     for o in offers:
@@ -415,7 +433,6 @@ def _named_gpus(words: list[str], lang: Lang) -> list[str | None]:
 def quote_currency(given: str | None, settings: Settings) -> str:
     """--currency (else GPU_ADVISOR_CURRENCY) as its code (usd, 美元: USD); exit 2 naming the currencies quotes
     take."""
-    from bot.text.chinese_names import currency_code
     from pricing.fx import ECB_CURRENCIES
 
     code = currency_code(given or settings.files.currency)  # USD, 美元

@@ -1,7 +1,8 @@
 """The Chinese words of the chats' commands, as a Chinese team types them: each sub-command's name (`报价 A100 4x14`,
 `列表`) to its English word (bot/chat/ids.SubCommand's values), which the one table runs both by (bot/app/table.py)
 and every chat's help names (tests/chat/test_help_names_every_subcommand.py); and the words of a switch, of `act`'s
-modes, of what `track` keeps and of currencies. Here, below the chats, so a chat's words can say them."""
+modes, of what `track` keeps, of currencies and of `prices`' cheapest first. Here, below the chats, so a chat's
+words can say them."""
 
 from __future__ import annotations
 
@@ -48,6 +49,7 @@ def chinese_names() -> str:
 
 # currencies by their Chinese names (and rmb, 刀), to ISO codes as the ECB lists them; here, where the terminal's
 # quote reads --currency without loading the fields' readers (bot/cli/prices.py quote_currency)
+CHEAPEST_WORDS = frozenset({"cheapest", "最便宜", "最便宜的"})  # `价格 A100 最便宜`, `prices list 4090 cheapest`
 CURRENCY_WORDS = {"人民币": "CNY", "元": "CNY", "rmb": "CNY", "美元": "USD", "美金": "USD", "刀": "USD",
                   "欧元": "EUR", "日元": "JPY", "港币": "HKD", "港元": "HKD", "英镑": "GBP", "新加坡元": "SGD",
                   "新币": "SGD", "韩元": "KRW"}  # fmt: skip

@@ -434,6 +434,20 @@ def test_prices_list_names_the_currency_of_each_per_gpu_hour_price(tmp_path: Pat
     assert "4.5 CNY" in listed and "0.29 USD" in listed
 
 
+def test_prices_list_cheapest_names_the_cheapest_of_each_gpu_first_in_the_teams_currency(tmp_path: Path) -> None:
+    """As chat's `最便宜的4090`: the dollar offer at $0.29 is ¥2.09 a GPU-hour, below the yuan one's ¥4.5."""
+    env = OFFLINE | {"GPU_ADVISOR_CURRENCY": "CNY"}
+    listed = " ".join(run_cli("prices", "list", "4090", "A100", "--cheapest", "--lang", "en", env=env, tmp=tmp_path)
+                      .stdout.split())  # fmt: skip
+    assert (
+        "RTX4090-24GB: Cheapest whole card: RTX 4090 24GB (per GPU-hour) at openrelay, 0.29 USD/hour (about" in listed
+    )
+    assert "A100-80GB: Cheapest slice: A100 80GB quarter-card instance (20GB) at domestic-reference" in listed
+    said = " ".join(run_cli("prices", "list", "4090", "最便宜", "--lang", "zh", env=env, tmp=tmp_path).stdout.split())
+    assert "最便宜的整卡：openrelay 的" in said
+    assert "Cheapest" not in run_cli("prices", "list", "4090", "--lang", "en", env=env, tmp=tmp_path).stdout
+
+
 @pytest.mark.parametrize(
     "command",
     [

@@ -1,27 +1,25 @@
-"""`最便宜的A100`, `cheapest H100`, `prices 4090 cheapest`: which cached offer of a GPU costs least, in the team's
-currency (a dollar price and a yuan price ranked alike, at the rate a quote takes), a whole card and a slice
-apart (a quarter card's hour is not an A100's), and what its billing asks (a card billed by the day or the
-month is that cheap an hour only when used the whole day or month). The list of every offer follows, as `prices`
-gives it; before, the question gave that list alone, in the cache's order, yuan and dollars unranked."""
+"""`最便宜的A100`, `cheapest H100`, `prices 4090 cheapest`, `gpu-advise prices list 4090 --cheapest`: which cached
+offer of a GPU costs least, in the team's currency (a dollar price and a yuan price ranked alike, at the rate a
+quote takes), a whole card and a slice apart (a quarter card's hour is not an A100's), and what its billing asks
+(a card billed by the day or the month is that cheap an hour only when used the whole day or month). The list of
+every offer follows, as `prices` gives it; before, the question gave that list alone, in the cache's order, yuan
+and dollars unranked."""
 
 from __future__ import annotations
 
-from bot.deps import Deps
 from bot.text import Lang, t
-from bot.text.chinese_names import currency_code
 from bot.text.format import money, share_text
 from pricing.errors import QuoteError
 from pricing.offers import Offer
+from pricing.options import Money
 from pricing.records import Sharing
 
-CHEAPEST_WORDS = frozenset({"cheapest", "最便宜", "最便宜的"})  # `prices A100 cheapest`, `价格 A100 最便宜`
 
-
-def cheapest_lines(deps: Deps, offers: list[Offer], lang: Lang) -> list[str]:
-    """The cheapest whole card (by the GPU-hour) and the cheapest slice (by its hour) among `offers`, a line each;
-    none where no offer converts to the team's currency."""
-    currency = currency_code(deps.settings.files.currency)
-    to_team = deps.prices.money(currency)
+def cheapest_lines(offers: list[Offer], to_team: Money, lang: Lang) -> list[str]:
+    """The cheapest whole card (by the GPU-hour) and the cheapest slice (by its hour) among `offers`, a line each,
+    in `to_team`'s currency (chat's `prices A100 cheapest`, the terminal's `prices list A100 --cheapest`); none
+    where no offer converts to it."""
+    currency = to_team.currency
     lines = []
     for whole in (True, False):
         ranked = []
