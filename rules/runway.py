@@ -32,6 +32,8 @@ class Runway:
     # the hours the average covers: the last 7 days, or since its oldest hourly item started when that is younger
     # ("the average of the last 7 days" said of a box rented yesterday); None where no hourly item burns
     measured_hours: float | None = None
+    # whether any item of the team is on this provider at all: none says how a balance's items are named
+    named: bool = True
 
 
 def runway(balance: Any, instances: Iterable[Any], timelines: Timelines | None, now: datetime) -> Runway:
@@ -40,8 +42,12 @@ def runway(balance: Any, instances: Iterable[Any], timelines: Timelines | None, 
     burners: list[tuple[float, str]] = []
     measured: float | None = None
     week_ago = now - timedelta(days=metering.FORECAST_DAYS)
+    named = False
     for inst in instances:
-        if getattr(inst, "provider", None) != balance.provider or inst.currency != balance.currency:
+        if getattr(inst, "provider", None) != balance.provider:
+            continue
+        named = True
+        if inst.currency != balance.currency:
             continue
         if getattr(inst, "hidden_by", None):
             continue
@@ -69,6 +75,7 @@ def runway(balance: Any, instances: Iterable[Any], timelines: Timelines | None, 
         until,
         tuple(name for _, name in sorted(burners)),
         measured,
+        named,
     )
 
 

@@ -140,7 +140,7 @@ def billing(inv: Invocation, args: list[str]) -> None:
     if not args:
         raise CommandError(t("meter.billing_usage", lang))
     try:
-        basis, stop, price = billing_words(args[1:], lang)  # `包月 一万二`, `每天1000`, `hourly stops`
+        basis, stop, price, provider = billing_words(args[1:], lang)  # `包月 一万二`, `hourly stops`, `平台=autodl`
     except FieldError as exc:
         raise CommandError(f"{exc.field}: {exc.message}") from None
     found = _instance(inv, args[0])
@@ -157,6 +157,9 @@ def billing(inv: Invocation, args: list[str]) -> None:
             lines.append(
                 t("cli.billing_set", lang, name=changed.name, **billing_said(now_basis, changed.stop_billing, lang))
             )
+        if provider is not None:  # the balance it bills to, which `balance` then counts down
+            changed = rentals.set_billing(inv.team, found.name, provider=provider)
+            lines.append(t("meter.provider_set", lang, name=changed.name, provider=provider))
     except FieldError as exc:
         raise CommandError(f"{exc.field}: {exc.message}") from None
     except RentalError as exc:

@@ -100,10 +100,16 @@ def billing(
 ) -> None:
     """Set how an instance is billed (default: by its price's unit) or its price (--price); alone, say how."""
     settings = load_settings(lang=lang)
-    if basis is None and price is None and (stop_billing or provider):
+    if basis is None and price is None and stop_billing:
         raise fail(t("cli.billing_needs", settings.files.lang))
     rentals = open_rentals(settings)
     team = chosen_team(settings, team)
+    if basis is None and price is None and provider:  # the balance it bills to, alone
+        said_in = settings.files.lang
+        account = _fields(lambda: provider_of(provider, said_in))
+        changed = _run(settings, lambda: rentals.set_billing(team, name, provider=account))
+        sys.stdout.write(t("meter.provider_set", said_in, name=changed.name, provider=account) + "\n")
+        return
     if basis is None and price is None:  # `billing NAME` alone: how it bills now
         from bot.text.runway import billing_shown
 

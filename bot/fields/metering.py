@@ -89,11 +89,28 @@ def power_of(text: str, lang: Lang) -> Power:
     return Power(value)
 
 
-def billing_words(words: list[str], lang: Lang) -> tuple[str | None, str | None, tuple[float, str, str | None] | None]:
+Billed = tuple[str | None, str | None, tuple[float, str, str | None] | None, str | None]
+_PROVIDER_KEYS = ("provider=", "平台=", "供应商=")
+
+
+def billing_words(words: list[str], lang: Lang) -> Billed:
     """What `billing NAME …` is told, in any order: how it bills (hourly, 包月), whether a stop stops the meter
-    (stops, 关机不计费), and a price, keyed (price=1.88/h) or not (`每天1000`; `一万二` after 包月
-    is a month's), with the currency it says itself ($8/h, 3000美元/月; None: the instance's). FieldError: a word
-    read as none of them, named."""
+    (stops, 关机不计费), a price, keyed (price=1.88/h) or not (`每天1000`; `一万二` after 包月
+    is a month's), with the currency it says itself ($8/h, 3000美元/月; None: the instance's), and the provider
+    whose balance it bills to (`provider=autodl`, `平台=阿里云`, or its name alone). FieldError: a word read as
+    none of them, named."""
+    providers = [w for w in words if w.lower().startswith(_PROVIDER_KEYS) or w.lower() in PROVIDER_NAMES]
+    words = [w for w in words if w not in providers]
+    if len(providers) > 1:
+        raise FieldError("provider", t("error.inline.twice", lang, key="provider"))
+    provider = provider_of(providers[0].partition("=")[2] or providers[0], lang) if providers else None
+    if provider is not None and not words:  # `billing box provider=autodl`: the provider alone
+        return None, None, None, provider
+    basis, stop, price = _billed(words, lang)
+    return basis, stop, price, provider
+
+
+def _billed(words: list[str], lang: Lang) -> tuple[str | None, str | None, tuple[float, str, str | None] | None]:
     keyed = [w.partition("=")[2] for w in words if w.lower().startswith(("price=", "价格="))]
     basis: str | None = None
     stop: str | None = None

@@ -17,6 +17,8 @@ def runway_line(runway: Runway, lang: Lang, zone: ZoneInfo) -> str:
     left = money(max(runway.left, 0.0), runway.currency)
     if runway.left < 0 or (runway.left == 0 and runway.hours is not None):  # owed, or used up: never "¥0 left"
         return t("runway.spent", lang, provider=runway.provider, over=money(-runway.left, runway.currency))
+    if runway.hours is None and not runway.named:  # `balance autodl 5000` with no item on autodl: how to name one
+        return t("runway.unnamed", lang, provider=runway.provider, left=left)
     if runway.hours is None:
         return t("runway.idle", lang, provider=runway.provider, left=left)
     until = runway.until.astimezone(zone) if runway.until else None

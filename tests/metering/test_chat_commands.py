@@ -200,6 +200,25 @@ def test_billing_reads_a_price_a_basis_and_a_stop_mode_in_any_order_without_keys
         assert box is not None and (box.price, box.billing, box.stop_billing) == (12000.0, "hourly", "keeps")
 
 
+def test_a_balance_with_nothing_on_its_provider_says_how_to_name_it_and_billing_names_it(tmp_path: Path) -> None:
+    """`balance autodl 5000` beside a box tracked without its provider said "nothing of it has been billing", and
+    the provider could not be named after tracking (`billing box provider=autodl` was "not a billing basis")."""
+    with running_app(tmp_path) as h:
+        h.clock.now = NOW
+        h.fake.locales["U1"] = "en-US"
+        say(h, 1, "track box gpu=A100-80GB price=14/h")
+        unnamed = say(h, 2, "balance autodl 5000")
+        assert "no tracked item is on autodl" in unnamed and "billing NAME provider=autodl" in unnamed, unnamed
+        assert "bills to the autodl balance" in say(h, 3, "billing box provider=autodl")
+        box = Rentals(h.deps.store).instance("T1", "box")
+        assert box is not None and box.provider == "autodl" and box.billing is None  # its basis untouched
+        assert "autodl: about ¥5,000 left" in say(h, 4, "balance") and "burning it: box" in say(h, 5, "balance")
+        assert "bills to the aliyun balance" in say(h, 6, "计费 box 平台=阿里云")
+        assert "bills to the autodl balance" in say(h, 7, "billing box autodl")  # its name alone
+        twice = say(h, 8, "billing box autodl provider=aliyun")
+        assert "twice" in twice, twice
+
+
 def test_a_balance_is_kept_in_the_currency_its_sign_says_and_as_people_type_what_is_left(tmp_path: Path) -> None:
     """`balance autodl $500` kept ¥500 (the sign was dropped, the team's CNY kept), and `$500 CNY` did too;
     `余额 AutoDL 还剩三千二` and `还剩 3200 元` were refused as no balance, or as too many words."""

@@ -77,6 +77,9 @@ def test_billing_and_a_balance_with_its_runway(tmp_path: Path) -> None:
     assert cli(tmp_path, "billing", "card", "hourly", "--stop-billing", "关机也计费").returncode == 0
     assert "a stopped box is still billed" in cli(tmp_path, "billing", "card").stdout
     assert "--price 1.88/h" in cli(tmp_path, "billing", "card", "--stop-billing", "keeps").stderr  # no basis to keep
+    moved = cli(tmp_path, "billing", "card", "--provider", "阿里云")  # the provider alone (it asked for a basis)
+    assert moved.returncode == 0 and "bills to the aliyun balance" in moved.stdout, moved.stderr
+    assert cli(tmp_path, "billing", "card", "--provider", "autodl").returncode == 0
     recorded = cli(tmp_path, "balance", "autodl", "320", "--at", now.isoformat())
     assert recorded.returncode == 0, recorded.stderr
     [row] = json.loads(cli(tmp_path, "balance", "--json").stdout)
