@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import sys
 from datetime import UTC, datetime
+from functools import partial
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
@@ -320,12 +321,22 @@ def _worded(words: list[str], lang: Lang, given: dict[str, str | None]) -> tuple
 @track_app.command("storage")
 def track_storage(
     name: Annotated[str, typer.Argument(help="A name, unique in the team.")],
-    size_gb: Annotated[str, typer.Option(metavar="GB", help="Size in GB (also 500G, 2T: a T is 1,024 GB).")],
-    price_gb_month: Annotated[
-        str, typer.Option(metavar="PRICE", help="Price per GB-month (also 0.35元/GB/月, 100元/T/月).")
-    ],
     channel: Annotated[str, typer.Option(help=CHANNEL_HELP)],
     owner: Annotated[str, typer.Option(help=OWNER_HELP)],
+    words: Annotated[
+        list[str] | None,
+        typer.Argument(
+            help="The size and price as said, instead of their flags: 2T 0.35元/GB/月, "
+            "1T 每月500元 (the disk's month).",
+            show_default=False,
+        ),
+    ] = None,
+    size_gb: Annotated[
+        str | None, typer.Option(metavar="GB", help="Size in GB (also 500G, 2T: a T is 1,024 GB).")
+    ] = None,
+    price_gb_month: Annotated[
+        str | None, typer.Option(metavar="PRICE", help="Price per GB-month (also 0.35元/GB/月, 100元/T/月).")
+    ] = None,
     instance: Annotated[str | None, typer.Option(help="The tracked instance it belongs to.")] = None,
     project: Annotated[str | None, typer.Option(help="The project it is billed to.")] = None,
     currency: Annotated[
@@ -346,22 +357,49 @@ def track_storage(
 
     settings = load_settings(lang=lang)
     said_in = settings.files.lang
+    size_said, price_said, whole = _storage_worded(words or [], said_in, size_gb, price_gb_month)
+    size = _storage_amount(size_said, parse_size_gb, "--size-gb", said_in)
+    read_price = partial(read_price_gb_month, size_gb=size if whole else None)  # `1T 每月500元`: the disk's month
     fields = {
         "channel": channel,
         "owner": owner,
         "project": project,
-        "size_gb": _storage_amount(size_gb, parse_size_gb, "--size-gb", said_in),
-        "price_gb_month": _storage_amount(price_gb_month, read_price_gb_month, "--price-gb-month", said_in),
-        "currency": _fields(lambda: money_of(price_gb_month, currency, "CNY", settings.files.lang)),
+        "size_gb": size,
+        "price_gb_month": _storage_amount(price_said, read_price, "--price-gb-month", said_in),
+        "currency": _fields(lambda: money_of(price_said, currency, "CNY", settings.files.lang)),
         "created_at": past_moment(created, settings, datetime.now(UTC), "--created"),
     }
     team = chosen_team(settings, team)
     fields["channel"] = checked_channel(settings, team, channel)
     fields["owner"] = checked_owner(settings, team, owner)
     stored = _run(settings, lambda: open_rentals(settings).track_storage(team, name, fields, instance))
-    sys.stdout.write(t("cli.tracked_storage", settings.files.lang, name=stored.name) + "\n")
+    per_month = money(stored.size_gb * stored.price_gb_month, stored.currency)  # as read: `1T 每月500元` is ¥500
+    sys.stdout.write(t("cli.tracked_storage", settings.files.lang, name=stored.name, per_month=per_month) + "\n")
     if created is not None:
         billed_from(stored.created_at, settings)
+
+
+def _storage_worded(words: list[str], lang: Lang, size: str | None, price: str | None) -> tuple[str, str, bool]:
+    """track storage's --size-gb and --price-gb-month with the words after its name read as chat's track reads them,
+    and whether the price was said among the words (where a month without "a GB" may be the disk's: the flag names
+    its unit); exit 2 naming a word read as nothing, a flag given twice, or one missing."""
+    from bot.fields.rentals import FieldError
+    from bot.fields.track_words import storage_words
+
+    try:
+        said = storage_words(list(words), lang, "cli.track_storage_words_unread") if words else {}
+    except FieldError as exc:
+        raise fail(exc.message) from None
+    for field, flag, given in (("size", "--size-gb", size), ("price", "--price-gb-month", price)):
+        if field in said and given is not None:
+            raise fail(t("cli.words_twice", lang, command="track storage", flag=flag))
+    size, price = said.get("size", size), said.get("price", price)
+    for flag, value in (("--size-gb", size), ("--price-gb-month", price)):
+        if value is None:  # as click says a missing option
+            missing = t("cli.usage.missing", lang, name=f"'{flag}'")
+            raise fail(t("cli.usage.error", lang, what=missing, help="gpu-advise track storage --help"))
+    assert size is not None and price is not None
+    return size, price, "price" in said
 
 
 def _storage_amount(text: str, parse: Any, flag: str, lang: Lang) -> float:

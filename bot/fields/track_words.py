@@ -71,14 +71,15 @@ def instance_words(words: list[str], lang: Lang, unread: str = "error.track.word
 _SIZE_SAID = lazy(r"^\d+(?:\.\d+)?\s*(?:g|gb|gib|t|tb|tib)$", re.IGNORECASE)
 
 
-def storage_words(words: list[str], lang: Lang) -> dict[str, str]:
-    """A storage item's size (with its unit: a bare figure could be either) and price from `words`."""
+def storage_words(words: list[str], lang: Lang, unread: str = "error.track.storage_words_unread") -> dict[str, str]:
+    """A storage item's size (with its unit: a bare figure could be either) and price from `words`; FieldError with
+    `unread` (the chat's message, or the terminal's) naming a word read as nothing."""
     words, found = list(words), dict[str, str]()
     _take(words, found, "size", _SIZE_SAID.fullmatch)
     size = parse_size_gb(found["size"]) if "size" in found else None  # `1T 每月500元`: the disk's month
     read = partial(read_price_gb_month, size_gb=size)
     try:
-        return _priced(words, found, read, "error.track.storage_words_unread", STORAGE_KEYS, lang)
+        return _priced(words, found, read, unread, STORAGE_KEYS, lang)
     except FieldError:
         try:  # `100G 每月2元`: a GB's dear month or the disk's cheap one, asked which, not "read as nothing"
             read(" ".join(words))

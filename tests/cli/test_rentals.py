@@ -292,6 +292,30 @@ def test_storage_flags_take_sizes_and_prices_as_chat_does(tmp_path: Path) -> Non
         assert refused.returncode == 2 and refused.stderr.startswith(f"{flag}: ") and said in refused.stderr
 
 
+def test_track_storage_reads_its_size_and_price_as_chat_does(tmp_path: Path) -> None:
+    """`gpu-advise track storage 数据盘 1T 每月500元` was "missing --size-gb": the words now stand for the flags (a
+    month without "a GB" said among them is the disk's, as chat reads it; the flag names its unit)."""
+    env = _state(tmp_path) | {"GPU_ADVISOR_LANG": "en"}
+    where = ("--channel", "C1", "--owner", "U1", *TEAM)
+    done = run_cli("track", "storage", "disk", "1T", "每月500元", *where, env=env, tmp=tmp_path)
+    assert done.returncode == 0 and "Tracking storage disk: ¥500 a month." in done.stdout, done.stderr
+    assert (
+        "¥150 a month" in run_cli("track", "storage", "d2", "500G", "0.3元/GB/月", *where, env=env, tmp=tmp_path).stdout
+    )
+    kept = {s["name"]: s for s in json.loads(run_cli("list", "--json", *TEAM, env=env, tmp=tmp_path).stdout)["storage"]}
+    assert kept["disk"]["size_gb"] * kept["disk"]["price_gb_month"] == pytest.approx(500.0)
+    asked = run_cli("track", "storage", "d3", "100G", "每月2元", *where, env=env, tmp=tmp_path)  # a GB's or the disk's
+    assert asked.returncode == 2 and "a month of what?" in asked.stderr, asked.stderr
+    twice = run_cli("track", "storage", "d4", "100G", "0.3", "--size-gb", "100", *where, env=env, tmp=tmp_path)
+    assert twice.returncode == 2 and "--size-gb" in twice.stderr
+    unread = run_cli("track", "storage", "d5", "100G", "lol", "0.3", *where, env=env, tmp=tmp_path)
+    assert unread.returncode == 2 and "`lol` is not a size with its unit" in unread.stderr, unread.stderr
+    missing = run_cli("track", "storage", "d6", "100G", *where, env=env, tmp=tmp_path)
+    assert missing.returncode == 2 and "--price-gb-month" in missing.stderr
+    after = json.loads(run_cli("list", "--json", *TEAM, env=env, tmp=tmp_path).stdout)["storage"]
+    assert {s["name"] for s in after} == {"disk", "d2"}  # nothing refused was kept
+
+
 def test_storage_kept_from_before_is_entered_with_its_creation_date(tmp_path: Path) -> None:
     base = (
         "track",
