@@ -956,8 +956,29 @@ def _clock_span(text: str) -> float | None:
     return minutes / 60 if minutes else None
 
 
+_WEEKDAYS_ONLY = lazy(
+    r"^(?:只有|只在|仅|就)?\s*(?:工作日|周一到周五|周一至周五|weekdays|on weekdays|workdays|business days)"
+    r"\s*(?:的|,|，)?\s*"
+    r"|\s*(?:,|，)?\s*(?:on weekdays|weekdays only|工作日)$",
+    re.IGNORECASE,
+)
+WEEKDAYS_A_WEEK = 5 / 7  # a service up on weekdays only serves its day's hours five days in seven
+
+
+def weekdays_only(text: str) -> bool:
+    """A service said to serve on weekdays only ("工作日白天", "weekdays 9am to 6pm")."""
+    return _WEEKDAYS_ONLY.search(text.strip()) is not None
+
+
 def parse_serving_hours(text: str) -> float:
-    """Hours a day an inference service serves: '24/7', 'always', '一直运行' (24), '8h a day', '每天12小时'."""
+    """Hours a day an inference service serves: '24/7', 'always', '一直运行' (24), '8h a day', '每天12小时'; on
+    weekdays only ('工作日白天', 'weekdays 9am to 6pm') its day's hours over the whole week (12 h five days in seven:
+    8.6 a day), since a service is priced by the day."""
+    if weekdays_only(text):
+        rest = _WEEKDAYS_ONLY.sub("", text.strip()).strip()
+        if not rest:  # "工作日": which hours of them?
+            raise ParseError("serving_hours", text, ACCEPTED["serving_hours"], "weekdays_hours")
+        return parse_serving_hours(rest) * WEEKDAYS_A_WEEK
     if _ALWAYS.match(_prepare("serving_hours", text)):
         return 24.0
     day = _day_said(text)

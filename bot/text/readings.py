@@ -121,6 +121,12 @@ def echo(key: str, text: str, value: Any, lang: Lang, cards: int | None = None, 
     read = _stated(key, text, value, lang) or reading(key, value, lang, cards, gpu)
     if read is None:
         return None
+    if key == "serving_hours":
+        from rules.parsing import WEEKDAYS_A_WEEK, weekdays_only
+
+        if weekdays_only(text):  # 工作日白天: 12 h on weekdays, 8.6 a day over the week
+            day = round(value / WEEKDAYS_A_WEEK, 1)
+            read = t("read.serving_hours_weekdays", lang, day=f"{day:g}", n=f"{round(value, 1):g}")
     if key == "p99_ms":
         from rules.parsing import p99_bounded, p99_lax
 

@@ -21,6 +21,10 @@ from rules.questions import BY_KEY
         # a model's name beside the kind of work: its "2-7" is no range (it said "the upper end of")
         ("workload", "做lora微调 qwen2-7b", "LoRA（来自“做lora微调 qwen2-7b”）", "LoRA (from “做lora微调 qwen2-7b”)"),
         ("serving_hours", "8-10", "每天 10 小时（取“8-10”的上限）", "10 h a day (the upper end of “8-10”)"),
+        ("serving_hours", "工作日白天", "工作日每天 12 小时，折合一周平均每天 8.6 小时（来自“工作日白天”）",
+         "12 h on weekdays, 8.6 h a day over the week (from “工作日白天”)"),
+        ("p99_ms", "不敏感", "延迟没有严格要求（按 1,000 毫秒及以上计）（来自“不敏感”）",
+         "no strict P99 target (read as 1,000 ms or more) (from “不敏感”)"),
     ],
 )  # fmt: skip
 def test_an_answer_read_among_other_words_is_said_back(key: str, said: str, zh: str, en: str) -> None:
