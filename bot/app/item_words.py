@@ -3,7 +3,9 @@
 `power NAME off|on` (the owner's or an admin's, as that is); done with it is asked back with the release to send,
 since a release stops its bill and is said in the channel: a word misread must not do it. A kept storage item said
 deleted or done with (`数据盘 删了`, `ckpt is deleted`) is asked back the same way, with `delete-storage` to send;
-whose an item is (`训练机是谁的`, `who owns box1`) is its line of `list`."""
+whose an item is or what it costs (`训练机是谁的`, `who owns box1`, `训练机 多少钱`, `数据盘 一个月多少钱`) is its line
+of `list`; how it is (`训练机 停了吗`, `is box1 on?`) is `power NAME`; asked to be released or deleted with the name
+inside (`把训练机释放掉`) is asked back as said after it."""
 
 from __future__ import annotations
 
@@ -26,6 +28,21 @@ _DONE = lazy(
 
 
 _WHOSE = lazy(r"(?:是)?谁的|谁在用|谁租的|(?:的)?负责人(?:是谁)?|(?:'s )?owner|who owns it")
+# how it is, asked (训练机 停了吗, 还在跑吗, is box1 on?): `power NAME`'s answer
+_STATE = lazy(
+    r"(?:现在)?(?:停了|关了|关机了|开着|开机了|还开着|在跑|还在跑|在运行|还在运行|开着没|关了没)(?:吗|么|没有?)[?？]?"
+    r"|(?:现在)?(?:什么|啥)状态[?？]?|(?:的)?状态|(?:is it |still )?(?:on|off|running)\?|status\??"
+)
+# what it costs, asked (训练机 多少钱, 花了多少, 数据盘 一个月多少钱, how much is box1): its line of `list`
+_COST = lazy(
+    r"(?:的)?(?:多少钱|价格|费用|花费|花了多少钱?|用了多少钱|一个月多少钱|多少钱一个月|每月多少钱|一天多少钱|"
+    r"一小时多少钱|这个月花了多少钱?|本月花了多少钱?)[?？]?|(?:how much(?: is it| does it cost| did it cost)?|cost|"
+    r"price|spent)\??"
+)
+# asked to be released or deleted, the name inside (把训练机释放掉, 帮我把数据盘删了): asked back as said after it
+_ASKED_TO = lazy(
+    r"^(?:帮我|请|麻烦)?\s*把\s*(?P<name>.+?)\s*(?P<verb>释放|退租|退掉|删掉|删除|删)(?:掉|了|吧|一下)*[。.!！]?$"
+)
 _WHO_OWNS = lazy(
     r"^(?:who(?:'s| is)? (?:owns|using|renting|the owner of)|谁(?:在用|租的|负责))\s*(?P<name>.+?)\??$", re.I
 )
@@ -54,13 +71,20 @@ def reading(store: Store, team: str, text: str) -> tuple[str, str] | None:
     asked = _WHO_OWNS.match(text.strip())
     if asked is not None and named_first(store, team, asked["name"]) == asked["name"]:
         return asked["name"], "whose"  # who owns box1
+    if (told := _ASKED_TO.match(text.strip())) is not None:  # 把训练机释放掉: as 训练机 释放了 is read
+        text = f"{told['name']} {'删了' if told['verb'].startswith('删') else '释放'}"
     name = named_first(store, team, text)
     if name is not None:
         rest = _rest(text, name)
-        readings = ((_OFF, "off"), (_ON, "on"), (_DONE, "done"), (_WHOSE, "whose"))
+        readings = ((_OFF, "off"), (_ON, "on"), (_DONE, "done"), (_WHOSE, "whose"), (_STATE, "state"), (_COST, "whose"))
         return next(((name, what) for pattern, what in readings if pattern.fullmatch(rest)), None)
     kept = _first(text, [s.name for s in Rentals(store).storage(team, kept_only=True)])
-    return (kept, "deleted") if kept is not None and _DELETED.fullmatch(_rest(text, kept)) else None
+    if kept is None:
+        return None
+    rest = _rest(text, kept)
+    if _DELETED.fullmatch(rest):
+        return kept, "deleted"
+    return (kept, "whose") if _COST.fullmatch(rest) or _WHOSE.fullmatch(rest) else None
 
 
 def said_of_item(inv: Invocation, text: str) -> bool:
@@ -69,8 +93,10 @@ def said_of_item(inv: Invocation, text: str) -> bool:
     if found is None:
         return False
     name, what = found
-    if what == "whose":  # box1是谁的, who owns box1: its line of the list, its owner in it
+    if what == "whose":  # box1是谁的, 训练机 多少钱: its line of the list, its owner, price and month in it
         rentals.list_items(inv, [name])
+    elif what == "state":  # 训练机 停了吗: how it is, as `power 训练机` says
+        metering.power(inv, [name])
     elif what in ("done", "deleted"):
         key = "item.release_asked" if what == "done" else "item.delete_asked"
         inv.answer(plain(t(key, inv.lang, name=name), inv.lang))

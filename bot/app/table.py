@@ -194,10 +194,10 @@ def _run(inv: Invocation, tokens: list[str]) -> None:
         handler(inv, tokens[1:])
     elif inline.is_inline(tokens):
         _inline(inv, tokens)
+    elif item_words.said_of_item(inv, " ".join(tokens)):  # `训练机 关机了`: power, or the release asked back
+        return  # before the free words: `训练机 花了多少` is that item's month, not a period named 训练机
     elif (meant := free_words(" ".join(tokens))) is not None:  # `你好`, `A100多少钱`, `我想租卡`
         SUBCOMMANDS[meant[0]](inv, meant[1])
-    elif item_words.said_of_item(inv, " ".join(tokens)):  # `训练机 关机了`: power, or the release asked back
-        return
     elif (name := item_words.named_first(inv.deps.store, inv.team, tokens[0])) == tokens[0]:
         if len(tokens) == 1:  # `训练机`: how it is, as `power 训练机` says (on or off, this month's stretches)
             metering.power(inv, [name])

@@ -71,3 +71,28 @@ def test_whose_an_item_is_is_its_line_of_the_list(tmp_path: Path) -> None:
             said = chat.command(asked)
             assert "训练机" in said and "@Starter01" in said and "A800-80GB × 8" in said, (asked, said)
         assert "不是这里的项目或资源" in chat.command("列表 哈哈")
+
+
+def test_how_it_is_what_it_costs_and_a_release_asked_with_the_name_inside(tmp_path: Path) -> None:
+    """`训练机 停了吗` and `训练机 多少钱` were "not read", `训练机 花了多少` was refused as a report period named
+    训练机, `数据盘 多少钱一个月` and `把训练机释放掉` were unknown sub-commands."""
+    with driving("dingtalk", tmp_path) as chat:
+        chat.command("登记 训练机 A800 8卡 每小时60元")
+        chat.command("登记存储 数据盘 1TB 每月500元")
+        clock = chat.h.clock  # type: ignore[attr-defined]
+        clock.advance(minutes=5)
+        chat.command("训练机 关机了")
+        clock.advance(minutes=5)
+        for asked in ("训练机 停了吗", "训练机 还在跑吗", "训练机的状态", "训练机 is it on?"):
+            said = chat.command(asked)
+            assert "**训练机** 现在关机" in said or "**训练机** is off" in said, (asked, said)
+        for asked in ("训练机 多少钱", "训练机 花了多少", "训练机 how much"):
+            said = chat.command(asked)
+            assert "¥60/小时" in said or "¥60/hour" in said, (asked, said)
+        assert "每月 ¥500" in chat.command("数据盘 多少钱一个月")
+        assert "发送 `释放 训练机`" in chat.command("把训练机释放掉")
+        assert "`删除存储 数据盘`" in chat.command("帮我把数据盘删了")
+        rentals = Rentals(chat.deps.store)
+        assert rentals.instance(TEAM, "训练机").released_at is None  # type: ignore[union-attr]
+        assert [s.deleted_at for s in rentals.storage(TEAM)] == [None]  # words never release nor delete
+        assert "缓存的价格" in chat.command("A100多少钱")  # a GPU's price question is still that
