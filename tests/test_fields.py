@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 import typer.main
 
+from bot.chat import inline
 from bot.chat.inline import KEYS
 from bot.cli import app
 from bot.fields.answers import BY_INLINE_KEY, FIELDS, FORM_FIELDS
@@ -45,3 +46,22 @@ def test_a_bare_word_after_an_answer_is_more_of_it_and_a_run_length_after_them_i
     assert read("dur=about 10 hours mp=no") == {"duration": "about 10 hours", "model_parallel": "no"}
     with pytest.raises(inline.InlineError):  # the bare run length is one word: what follows it is no answer
         read("10h extra words")
+
+
+@pytest.mark.parametrize(
+    ("typed", "words"),
+    [
+        ("what's idle", ["what's", "idle"]),  # refused as an unclosed quote
+        ("what's idle, it's late", ["what's", "idle,", "it's", "late"]),  # read as one quoted span
+        ('dur="about 10 hours"', ["dur=about 10 hours"]),
+        ('note="it\'s fine"', ["note=it's fine"]),
+        ("track box 'A100 80G'", ["track", "box", "A100 80G"]),
+    ],
+)
+def test_an_apostrophe_inside_a_word_is_a_letter_and_quotes_still_group(typed: str, words: list[str]) -> None:
+    assert inline.split(typed) == words
+
+
+def test_an_unclosed_quote_is_still_refused() -> None:
+    with pytest.raises(inline.InlineError):
+        inline.split("track box 'A100 80G")

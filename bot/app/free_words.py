@@ -30,7 +30,8 @@ _HELLO = lazy(
 )
 _RENT = lazy(
     r"推荐|选卡|租卡|租什么卡|租哪种卡|用什么卡|选什么卡|该租|怎么租|帮我选"
-    r"|which gpu|what gpu|recommend|help me (?:pick|choose)",
+    r"|which gpu|what gpu|recommend|help me (?:pick|choose)|(?:like|want|need|plan|going) to rent"
+    r"|rent (?:a |some )?gpus?|need (?:a |some )?gpus?",
     re.IGNORECASE,
 )
 _PRICE = lazy(r"多少钱|什么价|价格|价钱|贵不贵|最便宜|最实惠|how much|price|cost|cheapest", re.IGNORECASE)

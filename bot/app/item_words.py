@@ -56,6 +56,14 @@ def named_first(store: Store, team: str, text: str) -> str | None:
     return _first(text, [i.name for i in Rentals(store).instances(team, active_only=True)])
 
 
+def _names(store: Store, team: str) -> list[str]:
+    """The names of the team's running instances and kept storage."""
+    rentals = Rentals(store)
+    return [i.name for i in rentals.instances(team, active_only=True)] + [
+        s.name for s in rentals.storage(team, kept_only=True)
+    ]
+
+
 def _first(text: str, names: list[str]) -> str | None:
     said = text.strip().lower()
     return next((n for n in sorted(names, key=len, reverse=True) if said.startswith(n.lower())), None)
@@ -65,12 +73,30 @@ def _rest(text: str, name: str) -> str:
     return re.sub(r"^[\s,，:：]+|[\s。.!！~～]+$", "", text.strip()[len(name) :]).lower()
 
 
+# the name inside an English question: `is box1 still running?`, `how much has box1 cost`, `what's box1 costing us`
+_ASKED_OF = (
+    (lazy(r"^is\s+(?P<name>\S+?)\s+(?:still\s+)?(?:running|on|off|up|stopped|idle)\??$", re.I), "state"),
+    (
+        lazy(
+            r"^(?:how much (?:has|did|does|is)|what(?:'s| is| does| did| has))\s+(?P<name>\S+?)"
+            r"(?:\s+(?:cost(?:ing)?|spent|billed)(?:\s+us)?(?:\s+(?:so far|this month))?)?\??$",
+            re.I,
+        ),
+        "whose",
+    ),
+)
+
+
 def reading(store: Store, team: str, text: str) -> tuple[str, str] | None:
     """The running instance `text` names first and what it says of it ("off", "on", "done", or asks "whose"), or the
     kept storage it names and that it is deleted ("deleted"); None otherwise."""
     asked = _WHO_OWNS.match(text.strip())
     if asked is not None and named_first(store, team, asked["name"]) == asked["name"]:
         return asked["name"], "whose"  # who owns box1
+    for pattern, what in _ASKED_OF:
+        of = pattern.match(text.strip())
+        if of is not None and _first(of["name"], _names(store, team)) == of["name"]:
+            return of["name"], what
     if (told := _ASKED_TO.match(text.strip())) is not None:  # 把训练机释放掉: as 训练机 释放了 is read
         text = f"{told['name']} {'删了' if told['verb'].startswith('删') else '释放'}"
     name = named_first(store, team, text)

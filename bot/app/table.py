@@ -182,7 +182,22 @@ def run(inv: Invocation, text: str) -> None:
         raise CommandError(t(f"error.inline.{exc.code}", inv.lang, **exc.params)) from None
 
 
+_POLITE_BEFORE = frozenset(("please", "pls", "plz", "kindly", "请", "麻烦", "帮我", "帮忙"))
+_POLITE_AFTER = frozenset(("please", "pls", "plz", "thanks", "thx", "ty", "谢谢", "谢谢啦", "多谢"))
+
+
+def _courteous(tokens: list[str]) -> list[str]:
+    """The words without the courtesy around them: `please release box1`, `release box1 please` (which looked for
+    an instance named "please"), `请 list`, `list 谢谢`."""
+    while len(tokens) > 1 and tokens[0].lower().rstrip(",，") in _POLITE_BEFORE:
+        tokens = tokens[1:]
+    while len(tokens) > 1 and tokens[-1].lower().strip(",，.。!！") in _POLITE_AFTER:
+        tokens = tokens[:-1]
+    return tokens
+
+
 def _run(inv: Invocation, tokens: list[str]) -> None:
+    tokens = _courteous(tokens)
     if not tokens:
         start(inv)
         return

@@ -6,6 +6,7 @@ The answer keys come from the one table of fields (bot/fields/answers.py); error
 
 from __future__ import annotations
 
+import re
 import shlex
 import unicodedata
 from collections.abc import Callable
@@ -49,10 +50,18 @@ class InlineError(ValueError):
         self.params = params
 
 
+_APOSTROPHE = re.compile(r"(?<=[A-Za-z])'(?=[A-Za-z])")  # what's, I'd, who's: a letter on either side
+
+
 def split(text: str) -> list[str]:
+    """The words of a line, quotes grouping (`dur="about 10 hours"`). An apostrophe inside a word is a letter of
+    it, not a quote: `what's idle` was refused as an unclosed quote, and `what's idle, it's late` read as one
+    quoted span. Inside double quotes it is left as it is."""
     norm = unicodedata.normalize("NFKC", text).replace("“", '"').replace("”", '"')
+    parts = re.split(r'("[^"]*")', norm)  # the double-quoted spans, kept apart
+    kept = "".join(part if part.startswith('"') else _APOSTROPHE.sub("\\'", part) for part in parts)
     try:
-        return shlex.split(norm)
+        return shlex.split(kept)
     except ValueError:
         raise InlineError("unclosed_quote") from None
 

@@ -37,6 +37,7 @@ from tests.chat.test_both_platforms import driving
      ("最便宜的4090在哪", ("prices", ["RTX4090-24GB", "cheapest"])),
      ("what is the cheapest A100", ("prices", ["A100-80GB", "cheapest"])),
      ("最实惠的A100", ("prices", ["A100-80GB", "cheapest"])),
+     ("I'd like to rent a GPU", ("advise", [])), ("we need some GPUs", ("advise", [])),
      # a GPU alone, or first with a run: its prices, its quote
      ("A100", ("prices", ["A100-80GB"])), ("A100 40G", ("prices", ["A100-40GB"])),
      ("H100 跑一周", ("quote", ["H100", "跑一周"])), ("8卡A100 包月", ("quote", ["8卡A100", "包月"])),

@@ -96,3 +96,19 @@ def test_how_it_is_what_it_costs_and_a_release_asked_with_the_name_inside(tmp_pa
         assert rentals.instance(TEAM, "训练机").released_at is None  # type: ignore[union-attr]
         assert [s.deleted_at for s in rentals.storage(TEAM)] == [None]  # words never release nor delete
         assert "缓存的价格" in chat.command("A100多少钱")  # a GPU's price question is still that
+
+
+def test_english_questions_with_an_apostrophe_or_the_name_inside_and_courtesy(tmp_path: Path) -> None:
+    """`what's idle` (the help's own example) was "could not split the text into answers; close every quote": the
+    apostrophe read as a quote. `is box1 still running?` and `how much has box1 cost` were unknown sub-commands, and
+    `release box1 please` looked for an instance named "please"."""
+    with driving("slack", tmp_path) as chat:
+        chat.command("track box1 A100 8 cards 14/h")
+        assert "Nothing to look at in" in chat.command("what's idle")  # the digest's answer, not a quote error
+        assert "whether it is on or off now is not known" in chat.command("is box1 still running?")
+        assert "¥14/hour for all 8 cards" in chat.command("how much has box1 cost")
+        assert "¥14/hour for all 8 cards" in chat.command("what's box1 costing us")
+        assert "¥14/hour" in chat.command("list thanks")
+        assert "was already released" not in chat.command("please power box1")  # its stretches, the courtesy dropped
+        chat.in_group("release box1 please")
+        assert Rentals(chat.deps.store).instance("T1", "box1").released_at is not None  # type: ignore[union-attr]
