@@ -40,7 +40,8 @@ _OVERNIGHT = lazy(
 # a morning's or an afternoon's work: about 4 hours, wholly below the long-run line whatever the morning is
 _HALF_DAY = lazy(r"^(?:[一1]个?)?(?:上午|下午|早上)$")
 _DURATION_LEAD = lazy(  # 跑个两三天, 得跑上十来个小时: the verb and its measure word
-    r"^(?:很快[,，]?\s*)?(?:(?:要|得|会|需要)?跑(?:个|上)?|需要|要|takes?|it takes|runs? for|lasts?|each run takes)?\s*"
+    r"^(?:很快[,，]?\s*)?(?:(?:要|得|会|需要)?跑(?:个|上)?|需要|要|takes?|it takes|(?:it )?runs? for|(?:it )?lasts?"
+    r"|each run takes)?\s*"
 )
 _QUARTERS = lazy(r"(\d)\s*刻钟")
 _DAYS_AND_NIGHTS = lazy(r"(\d+)\s*天\s*(?:\d+|[一两二三四五六七八九])\s*夜")

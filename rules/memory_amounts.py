@@ -23,7 +23,8 @@ _LEAD = lazy(
     r"^(?:(?:显存|显存峰值|峰值显存|峰值|最高|高峰)\s*(?:能到|到|会到|用了?|占了?|是|有)?"
     r"|(?:只|就|才)?(?:用了?|占了?|吃了?|占用(?:了|在|是)?)|(?:在|是)(?=\s*\d)"  # 显存占用在60%
     r"|(?:应该|估计|感觉|好像|预计)|(?:需要|要用|要|得|会用到|会到)"  # "应该要70G", "估计要用70多G": a guess
-    r"|(?:peak(?:s| is| of| at)?|peaks? at|it uses|uses|using|maybe|only|just|it peaks at|memory peak(?: is)?)"
+    r"|(?:peak(?:s| is| of| at)?|peaks? at|it uses|uses|(?:we |i )?use|(?:we're |we are )?using|maybe|only|just"
+    r"|it peaks at|memory peak(?: is)?)"
     r")\s*"
 )
 _TAIL = lazy(

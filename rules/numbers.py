@@ -96,16 +96,25 @@ _TRAILING = lazy(r"(?:[\s.。!！?？~～,，;；]|(?<=\S)[吧呗嘛啦呀哦哈
 _FILLERS = lazy(
     r"\b(?:about|around|approx\.?|approximately|roughly|usually|typically|each run|per run)\b"
     r"|\b(?:or so|or thereabouts|give or take|more or less)\b|(?<=\d)ish\b"  # "once a month or so", "10ish hours"
-    r"|\b(?:something like|like|kinda|kind of|sort of|maybe|perhaps|probably|likely)\b(?=\s*\d)"  # "like 12 hours"
+    r"|\b(?:something like|like|kinda|kind of|sort of|maybe|perhaps|probably|likely)\b"
+    r"(?=\s*(?:about |around |roughly )?\d)"  # "like 12 hours", "probably around 10h"
     r"|(?:可能|也许|或许)(?=\s*(?:要|会|得|需要|是|有)?\s*(?:\d|[一二两三四五六七八九十几每]))"  # 可能要10小时: a hedge
     r"|大约|大概|约莫|约|左右|差不多|上下(?!文)|一般|通常|单次|每次"
     r"|估计|预计|预估|估摸着?"  # "估计要跑一个多星期", "预计3天": a guess, as 大概 is (也许, 可能: not sure, below)
 )
 
 
+_SUBJECT = lazy(
+    r"^(?:i think|i guess|i'd say|we think|honestly|well)?[,\s]*"
+    r"(?:it's|it is|it'll be|it will be|that's|that is|we're|we are|we'll be|it'll|it will)\s+(?:at\s+)?"
+    r"(?=(?:about|around|roughly|like|maybe|probably|approximately|usually|typically|take|takes|\d))"
+)
+
+
 def normalise(text: str) -> str:
     """NFKC (full-width to ASCII), lower case, fillers and trailing punctuation removed."""
     text = unicodedata.normalize("NFKC", text).lower().strip()
+    text = _SUBJECT.sub("", text)  # "it's about 10 hours", "we're at like 70 of 80 gigs": the answer after
     text = _FILLERS.sub(" ", text)
     text = re.sub(r"^[~≈]\s*", "", text)
     text = _TRAILING.sub("", text)
