@@ -228,6 +228,7 @@ _MAY_STOP = lazy(
     r"|可以(?:被)?(?:中断|停)|断了也没事|停了也没关系|中断也没事|can be (?:interrupted"
     r"|stopped)|interruptions? (?:are|is) fine"
     r"|fine if (?:it|they) stops?|^无所谓$|^没关系$|^都行$|^随便$|^doesn'?t matter$|^don'?t care$"
+    r"|^(?:that'?s|it'?s|that is|it is|that would be|it'?d be)\s+(?:fine|ok|okay|no problem|not a problem)$"
 )
 
 
@@ -238,6 +239,8 @@ _CANNOT_RESUME = lazy(
     r"|(?:会|就)?(?:白跑|丢)(?:一天|半天|几个小时|一晚上)"
     r"|(?:没法|无法|不能|不可以|没办法|不可|can'?t|cannot|no way to|unable to|not able to)\s*"
     r"(?:恢复|续|接着|继续|resume|recover|continue|pick up)"
+    r"|^(?:we|it) (?:can'?t|cannot)$|can'?t afford to (?:lose|stop|restart)|(?:would|'d) be (?:bad|a disaster|painful)"
+    r"|(?:we'?d|we would) lose (?:everything|it all|all)"
 )
 _NEED_NOT_RESTART = lazy(
     r"(?:不用|不需要|不必|无需|no need to|don'?t (?:have|need) to|needn'?t)\s*"

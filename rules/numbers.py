@@ -107,7 +107,8 @@ _FILLERS = lazy(
 _SUBJECT = lazy(
     r"^(?:i think|i guess|i'd say|we think|honestly|well)?[,\s]*"
     r"(?:it's|it is|it'll be|it will be|that's|that is|we're|we are|we'll be|it'll|it will)\s+(?:at\s+)?"
-    r"(?=(?:about|around|roughly|like|maybe|probably|approximately|usually|typically|take|takes|\d))"
+    r"(?=(?:about|around|roughly|like|maybe|probably|approximately|usually|typically|take|takes|\d"
+    r"|daily|weekly|monthly|hourly|nightly|every|once|twice))"
 )
 
 
