@@ -232,3 +232,15 @@ def test_two_cards_answered_on_the_gpu_question_are_asked_which_where_chats_have
             chat.reply(said)
         asked = chat.command("H800或者A800")
         assert "建议里用哪一款（H800-80GB / A800-80GB）" in asked and "对比" not in asked, asked
+
+
+def test_a_projects_spend_named_bare_or_glued_to_its_period(tmp_path: Path) -> None:
+    """`报告 llm` was refused as no period, and `llm这周花了多少` read `llm这周` as one; a project's name is looked
+    for among the team's projects."""
+    with driving("feishu", tmp_path) as chat:
+        chat.command("登记 训练机 A800 8卡 每小时60元 项目=llm 起租=3天前")
+        chat.command("登记 推理机 4090 2卡 每小时4元 项目=serve 起租=2天前")
+        for asked in ("报告 llm", "llm这周花了多少", "报告 上周 llm"):
+            said = chat.command(asked)
+            assert "仅项目 llm" in said and "不是可用的时间段" not in said, (asked, said)
+        assert "不是可用的时间段" in chat.command("报告 哈哈")  # neither a period nor a project: still said so

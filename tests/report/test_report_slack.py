@@ -164,6 +164,12 @@ def test_one_projects_report_in_chat_names_the_project(tmp_path: Path) -> None:
         h.send.command("report project=<!here>", user="U1", response_url=h.fake.response_url("2"))
         bad = h.fake.wait_for(lambda: [c for c in h.fake.of("response_url") if c["_path"].endswith("/2")])[0]
         assert "`project`:" in bad["text"] and len(reports(h)) == 2  # no markup said in the channel
+        h.send.command("report cv last week", user="U1", response_url=h.fake.response_url("3"))  # named bare
+        h.fake.wait_for(lambda: reports(h)[2:])
+        assert reports(h)[2]["text"].startswith("*Project cv only*\n*GPU report 11-30 to 12-06:*"), reports(h)[2]
+        h.send.command("report cvlast-week", user="U1", response_url=h.fake.response_url("4"))  # glued: 上周 typed so
+        h.fake.wait_for(lambda: reports(h)[3:])
+        assert reports(h)[3]["text"].startswith("*Project cv only*\n*GPU report 11-30 to 12-06:*"), reports(h)[3]
 
 
 def test_report_alone_with_nothing_last_week_gives_this_week_so_far(tmp_path: Path) -> None:
