@@ -193,7 +193,11 @@ _BUDGET_FOR = lazy(
     re.IGNORECASE,
 )
 _BUDGET = lazy(r"预算|\bbudgets?\b", re.IGNORECASE)
-_BALANCE = lazy(r"余额|还剩多少钱|\bbalances?\b|how much (?:is )?left|how long will", re.IGNORECASE)
+_BALANCE = lazy(
+    r"余额|还剩多少钱|还能用多久|还够用多久|还能撑多久|能撑多久|还够用吗"  # autodl还能用多久: how long it lasts
+    r"|\bbalances?\b|how much (?:is )?left|how long will|how long (?:does|do) (?:it|we) last|runway",
+    re.IGNORECASE,
+)
 _SPENT = lazy(
     r"(?:一共|总共)?花了?多少(?:钱)?|花费|开销|花销|how much (?:did|have) we spen[dt]|what (?:did|have) we spen[dt]"
     r"|spending|spent",

@@ -47,6 +47,8 @@ from tests.chat.test_both_platforms import driving
      ("how much would 8 H100s cost for a week", ("quote", ["8xH100", "for", "a", "week"])),
      # what is left, and what was spent (in a period, this month's when none is said)
      ("查一下余额", ("balance", [])), ("还剩多少钱", ("balance", [])), ("本月花了多少钱", ("report", ["本月"])),
+     ("autodl还能用多久", ("balance", [])), ("钱还能撑多久", ("balance", [])), ("what is our runway", ("balance", [])),
+     ("训练要用多久", None), ("我们用多久了", None),  # how long a run takes, or has run: no balance
      ("上周花了多少", ("report", ["上周"])), ("我们最近7天花了多少钱", ("report", ["最近7天"])),
      ("花了多少钱", ("report", ["this-month"])), ("how much did we spend last week", ("report", ["last week"])),
      ("how much did we spend this month", ("report", ["this month"])),  # was "month": not a period
