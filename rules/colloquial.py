@@ -76,10 +76,17 @@ def overnight(norm: str) -> bool:
     return _OVERNIGHT.match(norm) is not None
 
 
+_WEEKEND = lazy(r"^(?:[一1]个|整个)?周末$")  # 跑一个周末: Saturday and Sunday
+_EITHER = lazy(r"(?<=\S)\s*(?:也可能|或者|或是|还是|要么|也许)\s*(?=\d)")  # 1天也可能3天: a range, its upper end
+
+
 def duration_words(norm: str) -> str:
     """The duration with its words made plain: "一整天" -> 1天, "1天半" -> 1.5天, "a day and a half" -> 1.5 day,
-    "1h30" -> 1h30m, a leading "跑"/"takes" dropped."""
+    "1h30" -> 1h30m, a leading "跑"/"takes" dropped, "一个周末" two days, "1天也可能3天" 1天到3天."""
     norm = _DURATION_LEAD.sub("", norm)
+    if _WEEKEND.match(norm):
+        return "2天"
+    norm = _EITHER.sub("到", norm).replace("也 ", "到").replace("也到", "到")
     norm = _QUARTERS.sub(lambda m: f"{int(m[1]) * 15}min", norm)  # 一刻钟: 15 min, 三刻钟 45
     norm = _DAYS_AND_NIGHTS.sub(r"\1天", norm)  # 一天一夜: a day; 三天两夜: three days
     norm = _FEW_MINUTES.sub("3min", norm)  # 几分钟: a few minutes, as "a few" reads
@@ -105,6 +112,7 @@ _FULL = lazy(
 )
 _ROOMY = lazy(
     r"^(?:很少|不多|一点点|(?:挺|很|完全|肯定|绝对)?够用?|足够|充足|很宽裕|宽裕|绰绰有余|远没满|没满|不紧张|不会满|不会爆|用不满|不会oom"
+    r"|还有(?:很多|不少|挺多|大量|好多)?(?:余量|空间|富余)|余量(?:很|挺)?(?:大|足|充足|多)"  # 还有很多余量: roomy
     r"|plenty of (?:room|headroom|space)|lots of room|not much|a little|well under|nowhere near full"
     r"|不是问题|没问题|不成问题|不要紧|not a problem|no problem"  # "显存不是问题": the memory is no issue
     r"|fits easily|easily fits|way under|well within)$"
@@ -240,6 +248,7 @@ _CANNOT_RESUME = lazy(
     r"|(?:没法|无法|不能|不可以|没办法|不可|can'?t|cannot|no way to|unable to|not able to)\s*"
     r"(?:恢复|续|接着|继续|resume|recover|continue|pick up)"
     r"|^(?:we|it) (?:can'?t|cannot)$|can'?t afford to (?:lose|stop|restart)|(?:would|'d) be (?:bad|a disaster|painful)"
+    r"|(?:损失|代价)(?:很|太|会很|非常|特别)?大|(?:会)?很麻烦|白干|前功尽弃"  # 中断了损失很大: it cannot be stopped
     r"|(?:we'?d|we would) lose (?:everything|it all|all)"
 )
 _NEED_NOT_RESTART = lazy(
@@ -300,8 +309,16 @@ def continuous(norm: str) -> bool:
 _DAYS_A_WEEK = lazy(rf"^(?P<n>{NUM})\s*days?\s*(?:a|per|/)\s*week$|^每周\s*(?P<cn>{NUM})\s*天$")
 
 
+# when, said before how often ("项目期间每天都跑", "最近每天跑"), and how much before the level ("很频繁")
+_FREQUENCY_WHEN = lazy(
+    r"^(?:项目期间|训练期间|这段时间|最近|平时|目前|现在|一般来说|during the project|these days|lately)\s*"
+)
+_FREQUENCY_DEGREE = lazy(r"^(?:很|挺|非常|特别|比较|相当|very|quite|pretty|fairly)\s*(?=频繁|经常|often|frequent)")
+
+
 def frequency_words(norm: str) -> str:
     """The frequency with the words around it dropped; "几次" (several times) as 3, as 几 reads elsewhere."""
+    norm = _FREQUENCY_DEGREE.sub("", _FREQUENCY_WHEN.sub("", norm))
     return _FREQUENCY_LEAD.sub("", norm).strip().replace("几次", "3次")
 
 

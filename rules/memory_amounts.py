@@ -64,6 +64,11 @@ def _card(norm: str) -> tuple[float | None, str]:
     return card, (norm[: match.start()] + " " + norm[match.end() :]).strip(" ,;")
 
 
+_PER_CARD = lazy(
+    r"^(?:每张卡|每张|每卡|单卡|each card|per card|per gpu)\s*(?:都|大概|大约)?\s*(?:用了?|占了?|要|是)?\s*"
+)
+
+
 def stripped(norm: str) -> str:
     """The answer without the words around its figure: "显存用了65个g" -> "65个g", "peak 70 gigs" -> "70 gigs"."""
     previous = None
@@ -75,6 +80,7 @@ def stripped(norm: str) -> str:
 
 def read_memory_amount(question: str, text: str, norm: str, accepted: list[str]) -> MemoryAnswer | None:
     """The memory answer `norm` states as a figure; None when it is not one (a model, a yes or no)."""
+    norm = _PER_CARD.sub("", norm)  # 每张卡72G左右: a card's peak, not a card of 72 GB
     fills = _FILLS.match(norm)
     if fills:  # "差不多占满80G": the whole of that card
         return MemoryAnswer(peak_gb=number(fills["n"]), card_gb=number(fills["n"]))

@@ -92,7 +92,8 @@ def number_value(token: str) -> float:
     return float(chinese_int(token))
 
 
-_TRAILING = lazy(r"(?:[\s.。!！?？~～,，;；]|(?<=\S)[吧呗嘛啦呀哦哈])+$")  # "每秒二三十个请求吧": the particle too
+# "每秒二三十个请求吧": the particle too, and after a space a filler left ("大概一周左右吧"); "哈哈" apart is a word
+_TRAILING = lazy(r"(?:[\s.。!！?？~～,，;；]|(?<=\S)[吧呗嘛啦呀哦哈]|(?<=\s)[吧呗嘛啦呀哦])+$")
 _FILLERS = lazy(
     r"\b(?:about|around|approx\.?|approximately|roughly|usually|typically|each run|per run)\b"
     r"|\b(?:or so|or thereabouts|give or take|more or less)\b|(?<=\d)ish\b"  # "once a month or so", "10ish hours"

@@ -102,6 +102,7 @@ _UNIT_HOURS = [
     (r"hours|hour|hrs|hr|小时|钟头|h", 1.0),
     (r"days|day|天|日|d", 24.0),
     (r"weeks|week|wks|wk|个星期|星期|个礼拜|礼拜|周|w", 24.0 * 7),
+    (r"months|month|个月|月|mo", 24.0 * 30),  # a month is 30 days, as a quote counts it
 ]
 _UNIT = "|".join(f"(?P<u{i}>{pattern})" for i, (pattern, _) in enumerate(_UNIT_HOURS))
 _PART = lazy(rf"(?P<num>{NUMBER})\s*(?:个)?(?P<half>半)?\s*(?:{_UNIT})(?![a-z])")
@@ -478,6 +479,9 @@ _LEVELS = {"high": FrequencyLevel.HIGH, "高": FrequencyLevel.HIGH, "高频": Fr
            "经常": FrequencyLevel.HIGH, "low": FrequencyLevel.LOW, "低": FrequencyLevel.LOW, "低频": FrequencyLevel.LOW,
            "rare": FrequencyLevel.LOW, "rarely": FrequencyLevel.LOW, "occasionally": FrequencyLevel.LOW,
            "偶尔": FrequencyLevel.LOW, "很少": FrequencyLevel.LOW, "once in a while": FrequencyLevel.LOW,
+           "挺少": FrequencyLevel.LOW, "挺少的": FrequencyLevel.LOW, "比较少": FrequencyLevel.LOW,
+           "不多": FrequencyLevel.LOW, "不常": FrequencyLevel.LOW, "不经常": FrequencyLevel.LOW,
+           "不频繁": FrequencyLevel.LOW, "不太频繁": FrequencyLevel.LOW, "not often": FrequencyLevel.LOW,
            "every now and then": FrequencyLevel.LOW, "now and then": FrequencyLevel.LOW,
            "seldom": FrequencyLevel.LOW, "只跑1次": FrequencyLevel.LOW, "就跑1次": FrequencyLevel.LOW,
            "只1次": FrequencyLevel.LOW, "就1次": FrequencyLevel.LOW, "1次性": FrequencyLevel.LOW,
