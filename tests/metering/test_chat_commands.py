@@ -195,7 +195,7 @@ def test_billing_reads_a_price_a_basis_and_a_stop_mode_in_any_order_without_keys
         priced = say(h, 7, "billing box 包月 lots")  # a basis, then no price: the price's own error
         assert "price:" in priced and "'lots'" in priced, priced
         refused = say(h, 6, "billing box lots")
-        assert "'lots' is not a billing basis, a stop mode or a price" in refused, refused
+        assert "'lots' is not a billing basis, a stop mode, a price or a provider" in refused, refused
         box = Rentals(h.deps.store).instance("T1", "box")
         assert box is not None and (box.price, box.billing, box.stop_billing) == (12000.0, "hourly", "keeps")
 
