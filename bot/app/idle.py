@@ -8,7 +8,7 @@ from __future__ import annotations
 from bot.app.digest_card import digest_now
 from bot.app.free_words import idle_asked
 from bot.app.invocation import CommandError, Invocation
-from bot.app.rentals import MINE
+from bot.app.rentals import EVERY, MINE
 from bot.chat.digest_messages import digest_message, instance_line, lifecycle_line, storage_line
 from bot.chat.message import plain
 from bot.digest.now import digests_now, has_news
@@ -20,12 +20,16 @@ from bot.text.format import literal
 def idle(inv: Invocation, args: list[str]) -> None:
     deps, lang = inv.deps, inv.lang
     mine = [word for word in args if word.lower() in MINE]
-    args = [word for word in args if word.lower() not in MINE]
+    every = [word for word in args if word.lower() in EVERY]
+    args = [word for word in args if word.lower() not in MINE | EVERY]
     if args and not (idle_asked("闲置" + "".join(args)) or idle_asked("idle " + " ".join(args))):  # 闲置的机器有哪些
         raise CommandError(t("idle.words", lang, words=literal(" ".join(args)[:40])))
     rentals = Rentals(deps.store)
+    if every:  # `idle all`: the whole team's, wherever each was tracked
+        inv.answer(plain(across(inv, rentals, None), lang))
+        return
     if mine or inv.direct:  # a direct chat, or `idle mine`: the asker's own, wherever each was tracked
-        inv.answer(plain(yours(inv, rentals), lang))
+        inv.answer(plain(across(inv, rentals, inv.user), lang))
         return
     where = inv.channel_name or t("idle.this_chat", lang)
     tracked = [i for i in rentals.instances(inv.team, active_only=True) if i.channel == inv.channel]
@@ -43,25 +47,25 @@ def idle(inv: Invocation, args: list[str]) -> None:
     inv.post(digest_message(digest, lang, inv.channel_zone()))  # a message of its own: its buttons update it
 
 
-def yours(inv: Invocation, rentals: Rentals) -> str:
-    """The asker's idle instances and storage left behind in every chat of the team, as the digests say them now,
-    without buttons (each item's are in its chat's digest, where a press updates that chat's card)."""
-    lang, zone = inv.lang, inv.channel_zone()
-    owned = [i for i in rentals.instances(inv.team, active_only=True) if i.owner == inv.user]
-    kept = [s for s in rentals.storage(inv.team, kept_only=True) if s.owner == inv.user]
+def across(inv: Invocation, rentals: Rentals, owner: str | None) -> str:
+    """`owner`'s idle instances and storage left behind in every chat of the team (None: everyone's), as the digests
+    say them now, without buttons (each item's are in its chat's digest, where a press updates that chat's card)."""
+    lang, zone, whose = inv.lang, inv.channel_zone(), "yours" if owner else "team"
+    owned = [i for i in rentals.instances(inv.team, active_only=True) if owner in (None, i.owner)]
+    kept = [s for s in rentals.storage(inv.team, kept_only=True) if owner in (None, s.owner)]
     if not (owned or kept):
-        return t("idle.yours_nothing", lang)
+        return t(f"idle.{whose}_nothing", lang)
     policy = inv.deps.policy
     channels = sorted({i.channel for i in owned} | {s.channel for s in kept})
     made = digests_now(rentals, inv.team, channels, inv.deps.now(), policy.idle, policy.metering, zone)
     lines = [
-        *(instance_line(n, lang, zone) for d in made.values() for n in d.instances if n.owner == inv.user),
-        *(lifecycle_line(n, lang, zone) for d in made.values() for n in d.lifecycle if n.owner == inv.user),
-        *(storage_line(n, lang) for d in made.values() for n in d.storage if n.owner == inv.user),
+        *(instance_line(n, lang, zone) for d in made.values() for n in d.instances if owner in (None, n.owner)),
+        *(lifecycle_line(n, lang, zone) for d in made.values() for n in d.lifecycle if owner in (None, n.owner)),
+        *(storage_line(n, lang) for d in made.values() for n in d.storage if owner in (None, n.owner)),
     ]
     if not lines:
         rules = policy.idle
         pct, minutes = f"{rules.utilisation_max_pct:g}", f"{rules.window_minutes:g}"
-        return t("idle.yours_none", lang, count=len(owned) + len(kept), pct=pct, minutes=minutes)
-    head = t("idle.yours", lang, count=len(lines))
+        return t(f"idle.{whose}_none", lang, count=len(owned) + len(kept), pct=pct, minutes=minutes)
+    head = t(f"idle.{whose}", lang, count=len(lines))
     return "\n".join([head, *(f"• {line}" for line in lines), t("idle.yours_after", lang)])

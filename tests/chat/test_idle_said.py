@@ -115,3 +115,16 @@ def test_idle_in_a_direct_chat_with_nothing_idle_or_nothing_owned_says_which(tmp
         assert "还没有登记在你名下的资源" in chat.command("idle")
         chat.command("登记 训练机 A800 8卡 每小时60元")  # just tracked: not idle yet
         assert "你负责的 1 项资源目前都没有闲置" in chat.command("idle")
+
+
+def test_idle_all_lists_the_teams_idle_items_of_every_chat(tmp_path: Path) -> None:
+    """`idle all` (`闲置 全部`): everyone's idle items wherever each was tracked, without buttons."""
+    with driving("feishu", tmp_path) as chat:
+        chat.h.clock.now = MONDAY_0910_SHANGHAI
+        assert "团队还没有登记任何资源" in chat.in_group("闲置 全部")
+        team, owner = chat.team, chat.ids[STARTER]  # type: ignore[attr-defined]
+        idle_item(chat.deps.store, chat.h.clock.now, team, FEISHU_GROUP, owner)
+        idle_item(chat.deps.store, chat.h.clock.now, team, "elsewhere", "someone", name="theirs")
+        said = chat.in_group("闲置 全部")
+        assert "全团队现在需要处理的（2 项" in said and "train-1" in said and "theirs" in said, said
+        assert "rental_released" not in said
