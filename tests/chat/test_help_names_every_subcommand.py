@@ -53,3 +53,19 @@ def test_every_question_the_help_suggests_in_words_is_answered(lang: Lang, tmp_p
             answer = chat.command(example)
             assert "unknown sub-command" not in answer and "未知的子命令" not in answer, (example, answer)
             assert "无法识别" not in answer and "not read" not in answer, (example, answer)
+            assert "could not split" not in answer and "无法拆分" not in answer, (example, answer)  # what's: a quote
+
+
+def test_the_slack_help_is_shown_whole_in_both_languages(tmp_path: Path) -> None:
+    """In English the help is about 3,200 characters and a Slack section takes 3,000: its last lines (power,
+    billing, balance, the Chinese names and the questions in words) were cut to "…". Long text is now parted
+    between its lines into sections."""
+    from tests.chat.test_both_platforms import driving
+
+    with driving("slack", tmp_path) as chat:
+        for typed, last in (("help", "`how much did we spend this month`"), ("help zh", "`本月花了多少钱`")):
+            chat.command(typed)
+            blocks = chat.h.fake.of("response_url")[-1]["blocks"]  # type: ignore[attr-defined]
+            texts = [b["text"]["text"] for b in blocks if b.get("type") == "section"]
+            assert any(text.endswith(last) for text in texts), texts[-1][-200:]
+            assert all(len(text) <= 3000 and not text.endswith("…") for text in texts)

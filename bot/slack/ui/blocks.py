@@ -71,7 +71,8 @@ def context(*lines: str) -> list[dict[str, Any]]:
 
 
 def text(*parts: str) -> list[dict[str, Any]]:
-    return templating.message("text.json.j2", parts=[p for p in parts if p])
+    """Sections of text, each part parted between its lines where it is longer than a section takes."""
+    return templating.message("text.json.j2", parts=[piece for p in parts if p for piece in templating.pieces(p)])
 
 
 def form(answers: dict[str, str], metadata: str, lang: Lang) -> dict[str, Any]:

@@ -121,7 +121,7 @@ def message_blocks(message: Message) -> list[dict[str, Any]]:
 
 def _section_blocks(section: Section, lang: Lang) -> list[dict[str, Any]]:
     if section.item is None:
-        return templating.message("text.json.j2", parts=[section.text])
+        return templating.message("text.json.j2", parts=templating.pieces(section.text))
     kind, name = section.item
     buttons = [{"action": b.action, "label": b.label, "style": b.style} for b in section.buttons]
     return templating.message(

@@ -28,6 +28,20 @@ def cut(text: object, limit: int = SECTION_TEXT) -> str:
     return value if len(value) <= limit else value[: limit - 1] + "…"
 
 
+def pieces(text: str, limit: int = SECTION_TEXT) -> list[str]:
+    """A text as sections Slack takes (each at most `limit` characters once in Slack's markup), parted between its
+    lines: the help, 3,200 characters in English, lost its last lines to the cut ("…"). A line longer than that
+    alone is still cut."""
+    out: list[str] = []
+    for line in text.split("\n"):
+        joined = f"{out[-1]}\n{line}" if out else line
+        if out and len(in_slack(joined)) <= limit:
+            out[-1] = joined
+        else:
+            out.append(line)
+    return out
+
+
 def _j(text: object, limit: int = SECTION_TEXT) -> str:
     """A text into a template: the neutral text's spans in Slack's markup (markup.py), then cut to its limit."""
     return json.dumps(cut(in_slack(str(text)), limit), ensure_ascii=False)
