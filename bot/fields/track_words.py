@@ -16,12 +16,21 @@ from collections.abc import Callable
 from functools import partial
 
 from bot.fields.metering import ALIASES, PROVIDER_NAMES, STOP_WORDS
-from bot.fields.rentals import CARDS_SAID, FieldError, cards_joined, read_price, read_price_gb_month, slice_said
+from bot.fields.rentals import (
+    CARDS_SAID,
+    FieldError,
+    cards_joined,
+    price_currency,
+    read_price,
+    read_price_gb_month,
+    slice_said,
+)
 from bot.fields.word_runs import longest_reading
 from bot.text import Lang, t
 from bot.text.errors import parse_error_text
 from rules.errors import ParseError
-from rules.gpus import gpu_at
+from rules.gpus import counted_gpu, gpu_at
+from rules.parsing import parse_cards
 from rules.patterns import lazy
 from rules.storage_amounts import parse_size_gb
 
@@ -65,7 +74,32 @@ def instance_words(words: list[str], lang: Lang, unread: str = "error.track.word
     _take(words, found, "provider", lambda word: word.lower() in PROVIDER_NAMES)
     _take(words, found, "billing", lambda word: word in _BILLING)
     _take(words, found, "stop_billing", lambda word: word in STOP_WORDS)
-    return _priced(words, found, read_price, unread, INSTANCE_KEYS, lang)
+    joined = " ".join(words)  # `$2 per GPU`: the words of a card's price together
+    each = _CARD_HOUR.sub("/小时", _PER_CARD.sub("", joined))  # 每卡每小时7.5元: a card's price, 8 of it the machine's
+    said = _priced(each.split() if each != joined else words, found, read_price, unread, INSTANCE_KEYS, lang)
+    if each != joined and "price" in said:
+        count = said.get("cards") or str(counted_gpu(said.get("gpu") or "")[1] or "")  # A800*8
+        said["price"] = _whole_machine(said["price"], count or None)
+    return said
+
+
+# a price said for one card of the machine (每卡每小时7.5元, 单卡7.5元/小时, 7.5元/卡/时, $2 per GPU, $2.5/h each)
+_PER_CARD = lazy(
+    r"每张卡|每张|每卡|单卡|一张卡|每块卡|/\s*卡(?=\s*/)|\s*\bper (?:card|gpu)s?\b|/\s*gpu\b|\s*\beach\b", re.IGNORECASE
+)
+_CARD_HOUR = lazy(r"/?\s*卡(?:小)?时")  # 7.5元/卡时, 7.5/卡小时: a card-hour
+
+
+def _whole_machine(price: str, cards: str | None) -> str:
+    """A card's price as the whole machine's (an instance's price is always its whole price), in the currency it
+    said; as typed where it does not read (its own refusal says why)."""
+    try:
+        amount, unit = read_price(price)
+        count = parse_cards(cards) if cards else 1
+    except (ParseError, ValueError):
+        return price
+    currency = price_currency(price)
+    return f"{amount * count:g}{f' {currency}' if currency else ''}/{unit}"
 
 
 _SIZE_SAID = lazy(r"^\d+(?:\.\d+)?\s*(?:g|gb|gib|t|tb|tib)$", re.IGNORECASE)

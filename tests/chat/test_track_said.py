@@ -113,3 +113,16 @@ def test_a_storage_price_says_its_own_currency(tmp_path: Path) -> None:
         rentals = Rentals(chat.deps.store)
         kept = {s.name: (s.price_gb_month, s.currency) for team in rentals.teams() for s in rentals.storage(team)}
         assert kept == {"盘1": (0.02, "USD"), "盘2": (0.02, "USD")}
+
+
+def test_a_price_said_for_one_card_is_kept_as_the_whole_machines(tmp_path: Path) -> None:
+    """`登记 m3 A800*8 每卡每小时7.5元` and `单卡7.5元/小时` were refused as words read as nothing: a price said per
+    card is the machine's price over its cards (an instance's price is always its whole price)."""
+    with driving("feishu", tmp_path) as chat:
+        for name, said in (("m1", "A800*8 每卡每小时7.5元"), ("m2", "A800 8卡 单卡7.5元/小时"),
+                           ("m3", "A800 8卡 7.5元/卡时"), ("m4", "A800 8卡 7.5元/卡/时")):  # fmt: skip
+            assert "心跳令牌" in chat.command(f"登记 {name} {said}"), said
+        chat.command("track m5 H100 8 cards $2.5/h each")
+        rentals = Rentals(chat.deps.store)
+        kept = {i.name: (i.price, i.unit, i.currency) for team in rentals.teams() for i in rentals.instances(team)}
+        assert kept == {f"m{n}": (60.0, "hour", "CNY") for n in range(1, 5)} | {"m5": (20.0, "hour", "USD")}, kept
