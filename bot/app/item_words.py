@@ -87,6 +87,24 @@ _ASKED_OF = (
 )
 
 
+# on or off at a time said with it (训练机 昨晚11点关的, 训练机 关机 昨天23:00, box1 went off 2h ago): power then
+_STATE_THEN = (
+    (lazy(r"^(?P<at>.+?)\s*(?:就)?(?:关机了?|关的|关了|关掉的|关掉了|停机了?|停的|停了)$"), "off"),
+    (lazy(r"^(?P<at>.+?)\s*(?:就)?(?:开机了?|开的|开了|启动的|启动了)$"), "on"),
+    (lazy(r"^(?:关机|关了|停机|(?:went |was |is )?(?:off|stopped))\s+(?:at=|at |since )?(?P<at>.+)$", re.I), "off"),
+    (lazy(r"^(?:开机|开了|启动|(?:went |was |is )?(?:on|started))\s+(?:at=|at |since )?(?P<at>.+)$", re.I), "on"),
+)
+
+
+def _state_then(rest: str) -> tuple[str, str] | None:
+    """On or off and the time said with it, as `power` takes them; None where the rest says no such thing."""
+    for pattern, state in _STATE_THEN:
+        said = pattern.match(rest)
+        if said is not None and said["at"].strip():
+            return state, said["at"].strip()
+    return None
+
+
 def reading(store: Store, team: str, text: str) -> tuple[str, str] | None:
     """The running instance `text` names first and what it says of it ("off", "on", "done", or asks "whose"), or the
     kept storage it names and that it is deleted ("deleted"); None otherwise."""
@@ -103,7 +121,9 @@ def reading(store: Store, team: str, text: str) -> tuple[str, str] | None:
     if name is not None:
         rest = _rest(text, name)
         readings = ((_OFF, "off"), (_ON, "on"), (_DONE, "done"), (_WHOSE, "whose"), (_STATE, "state"), (_COST, "whose"))
-        return next(((name, what) for pattern, what in readings if pattern.fullmatch(rest)), None)
+        found = next(((name, what) for pattern, what in readings if pattern.fullmatch(rest)), None)
+        then = _state_then(_rest(text, name).replace("at=", "")) if found is None else None
+        return (name, f"{then[0]} {then[1]}") if then is not None else found
     kept = _first(text, [s.name for s in Rentals(store).storage(team, kept_only=True)])
     if kept is None:
         return None
@@ -126,6 +146,7 @@ def said_of_item(inv: Invocation, text: str) -> bool:
     elif what in ("done", "deleted"):
         key = "item.release_asked" if what == "done" else "item.delete_asked"
         inv.answer(plain(t(key, inv.lang, name=name), inv.lang))
-    else:
-        metering.power(inv, [name, what])
+    else:  # off, on, or either with the time it happened (`off 昨晚11点`): `power NAME off 昨晚11点`
+        state, _, at = what.partition(" ")
+        metering.power(inv, [name, state, f"at={at}"] if at else [name, state])
     return True

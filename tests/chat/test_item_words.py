@@ -3,6 +3,7 @@ unknown sub-command naming the instance. Off and on are its power; done with it 
 
 from __future__ import annotations
 
+from datetime import timedelta
 from pathlib import Path
 
 from bot.state.power import PowerLog
@@ -112,3 +113,21 @@ def test_english_questions_with_an_apostrophe_or_the_name_inside_and_courtesy(tm
         assert "was already released" not in chat.command("please power box1")  # its stretches, the courtesy dropped
         chat.in_group("release box1 please")
         assert Rentals(chat.deps.store).instance("T1", "box1").released_at is not None  # type: ignore[union-attr]
+
+
+def test_off_or_on_said_with_when_it_happened_bills_from_then(tmp_path: Path) -> None:
+    """`训练机 昨晚11点关的`, `训练机 2小时前开机了` (what a person reports the morning after) were "not read": the time
+    said with it is `power`'s at=, so the bill follows when it happened, not when it was said."""
+    with driving("dingtalk", tmp_path) as chat:
+        clock = chat.h.clock  # type: ignore[attr-defined]
+        chat.command("登记 训练机 A800 8卡 每小时60元 起租=3天前")
+        said = chat.command("训练机 昨晚11点关的")
+        assert "起关机" in said and "23:00" in said, said
+        store = chat.deps.store
+        inst = Rentals(store).instance(TEAM, "训练机")
+        assert inst is not None
+        off = PowerLog(store).reports([inst.id])[inst.id][-1]
+        assert off.state is Power.OFF and off.at < clock.now - timedelta(hours=1)  # then, not now
+        assert "起开机" in chat.command("训练机 2小时前开机了")
+        assert power_now(chat, "训练机") is Power.ON
+        assert "起关机" in chat.command("训练机 关机 at=1小时前")
