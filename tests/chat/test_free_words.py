@@ -205,7 +205,7 @@ def test_a_chinese_sub_command_glued_to_its_first_word_is_that_sub_command(tmp_p
     """Chinese is typed without spaces: `报价A100 每天4小时 14天`, `登记训练机 …`, `关机训练机` were unknown
     sub-commands (or, in a chat without threads, answers to the open profile)."""
     with driving("dingtalk", tmp_path) as chat:
-        assert "已在本群登记 **训练机**" in chat.command("登记训练机 A800 8卡 每小时60元")
+        assert "已在这里登记 **训练机**" in chat.command("登记训练机 A800 8卡 每小时60元")
         assert "A100-80GB × 1 的费用：每天 4 小时 × 14 天" in chat.command("报价A100 每天4小时 14天")
         assert "**训练机** 自此刻关机" in chat.command("关机训练机")
         assert "¥3,200" in chat.command("余额autodl 3200")
