@@ -275,6 +275,7 @@ def _prices(deps: Deps) -> list[dict[str, Any]]:
             "last_success": s.last_success.isoformat() if s.last_success else None,
             "age_days": s.age_days,
             "stale": s.stale,
+            "stale_rows": s.stale_rows,  # the rows past their TTL: "loaded 0 h ago" beside STALE said no more
         }
         for s in states
     ]
