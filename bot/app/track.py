@@ -92,8 +92,10 @@ def track(inv: Invocation, args: list[str]) -> None:
     keyed = next((i for i, word in enumerate(rest) if "=" in word), len(rest))  # `A800 8卡 每小时60元` before it
     # `started=yesterday 9:00`, `gpu=A100 80G`: a value's words, unquoted
     raw = inline.parse_pairs(rest[keyed:], INSTANCE_KEYS if kind == "instance" else STORAGE_KEYS, words=True)[0]
+    spilled = _spilled(raw)  # `项目=llm 每小时60元`: the price after a one-word key's value, read as bare words are
+    bare = rest[:keyed] + spilled
     try:
-        said = (instance_words if kind == "instance" else storage_words)(rest[:keyed], lang) if keyed else {}
+        said = (instance_words if kind == "instance" else storage_words)(bare, lang) if bare else {}
     except FieldError as exc:  # a word read as nothing: named, with what was read and the keys
         raise CommandError(exc.message) from None
     for field, text in said.items():
@@ -115,6 +117,28 @@ def track(inv: Invocation, args: list[str]) -> None:
         raise CommandError(f"`{exc.field}`: {exc.message}") from None
     except RentalError as exc:
         raise CommandError(tw(f"error.rental.{exc.code}", lang, "chat", **exc.params)) from None
+
+
+ONE_WORD = (
+    "project",
+    "provider",
+    "currency",
+    "billing",
+    "stop_billing",
+    "instance",
+)  # names (an owner may be "@Li Lei")
+
+
+def _spilled(raw: dict[str, str]) -> list[str]:
+    """The words after a one-word key's value (`项目=llm 每小时60元`), taken out of it: they are read as the words
+    before the first key are. The price after `项目=llm` was kept in the project's value and dropped, and the price
+    cache's used in its place without a word."""
+    spilled: list[str] = []
+    for field in ONE_WORD:
+        first, *more = raw.get(field, "").split() or [""]
+        if more:
+            raw[field], spilled = first, [*spilled, *more]
+    return spilled
 
 
 def metering_fields(raw: dict[str, str], lang: Lang) -> dict[str, str]:

@@ -9,6 +9,7 @@ import pytest
 
 from bot.app.free_words import free_words
 from tests.chat.test_both_platforms import driving
+from tests.digest.test_schedule import MONDAY_0910_SHANGHAI
 
 
 @pytest.mark.parametrize(
@@ -240,7 +241,8 @@ def test_a_projects_spend_named_bare_or_glued_to_its_period(tmp_path: Path) -> N
     """`报告 llm` was refused as no period, and `llm这周花了多少` read `llm这周` as one; a project's name is looked
     for among the team's projects."""
     with driving("feishu", tmp_path) as chat:
-        chat.command("登记 训练机 A800 8卡 每小时60元 项目=llm 起租=3天前")
+        chat.h.clock.now = MONDAY_0910_SHANGHAI  # type: ignore[attr-defined]  # this week has hours, whenever it runs
+        chat.command("登记 训练机 A800 8卡 项目=llm 每小时60元 起租=3天前")
         chat.command("登记 推理机 4090 2卡 每小时4元 项目=serve 起租=2天前")
         for asked in ("报告 llm", "llm这周花了多少", "报告 上周 llm"):
             said = chat.command(asked)

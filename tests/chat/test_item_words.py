@@ -10,6 +10,7 @@ from bot.state.power import PowerLog
 from bot.state.rentals import Rentals
 from rules.power import Power
 from tests.chat.test_both_platforms import driving
+from tests.digest.test_schedule import MONDAY_0910_SHANGHAI
 from tests.support.fake_dingtalk import CORP
 
 TEAM = f"dingtalk:{CORP}"
@@ -120,6 +121,7 @@ def test_off_or_on_said_with_when_it_happened_bills_from_then(tmp_path: Path) ->
     said with it is `power`'s at=, so the bill follows when it happened, not when it was said."""
     with driving("dingtalk", tmp_path) as chat:
         clock = chat.h.clock  # type: ignore[attr-defined]
+        clock.now = MONDAY_0910_SHANGHAI  # 2 h ago is after last night's 23:00, whatever the hour the test runs
         chat.command("登记 训练机 A800 8卡 每小时60元 起租=3天前")
         said = chat.command("训练机 昨晚11点关的")
         assert "起关机" in said and "23:00" in said, said

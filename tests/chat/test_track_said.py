@@ -126,3 +126,16 @@ def test_a_price_said_for_one_card_is_kept_as_the_whole_machines(tmp_path: Path)
         rentals = Rentals(chat.deps.store)
         kept = {i.name: (i.price, i.unit, i.currency) for team in rentals.teams() for i in rentals.instances(team)}
         assert kept == {f"m{n}": (60.0, "hour", "CNY") for n in range(1, 5)} | {"m5": (20.0, "hour", "USD")}, kept
+
+
+def test_words_after_a_one_word_key_are_read_as_the_words_before_it(tmp_path: Path) -> None:
+    """`登记 训练机 A800 8卡 项目=llm 每小时60元` kept "llm 每小时60元" as the project's value and tracked the box
+    at the price cache's ¥80 an hour without a word: the price said was lost."""
+    with driving("feishu", tmp_path) as chat:
+        chat.command("登记 训练机 A800 8卡 项目=llm 每小时60元")
+        chat.command("登记 t2 A800 项目=llm 8卡 每小时60元 平台=autodl")
+        refused = chat.command("登记 t3 A800 项目=llm 哈哈")
+        assert "“哈哈”既不是卡型" in refused, refused
+        rentals = Rentals(chat.deps.store)
+        kept = {i.name: (i.price, i.project, i.cards) for team in rentals.teams() for i in rentals.instances(team)}
+        assert kept == {"训练机": (60.0, "llm", 8), "t2": (60.0, "llm", 8)}, kept
