@@ -15,6 +15,8 @@ def render(reason: Reason, lang: Lang, where: str = "cli") -> str:
     if isinstance(reason, Check):
         return t(f"check.{reason.id}.{'hit' if reason.fired else 'miss'}", lang, **reason.params)
     key = f"advice.{reason.id}"
+    if reason.params.get("cards") == 1 and has(f"{key}.one_card"):  # not "3,640 for each of 1 cards"
+        key = f"{key}.one_card"
     return t(f"{key}.{where}" if has(f"{key}.{where}") else key, lang, **reason.params)
 
 
