@@ -836,7 +836,8 @@ P99_LINE_MS = 50.0  # the bundled policy's inference.p99_ms_below: the line "as 
 P99_LAX_MS = 1000.0  # a service with no latency target (不敏感): read as a second or more, far past any strict line
 _P99_LAX = lazy(
     r"^(?:延迟|latency|p99)?\s*(?:不敏感|不太敏感|不在乎|不太在乎|不在意|不太在意|无所谓|没要求|没有要求|没什么要求|宽松|要求不高"
-    r"|not (?:latency[- ])?sensitive|no (?:latency )?(?:requirement|target)s?|(?:doesn'?t|does not) matter"
+    r"|not (?:latency[- ])?sensitive|no (?:latency )?(?:requirement|target)s?|(?:doesn'?t|does not) (?:really )?matter"
+    r"(?: much)?|not (?:very |that )?important"
     r"|(?:i )?don'?t care|relaxed|not critical|慢点也行|慢一点也没关系|几秒也行)\s*(?:延迟)?[。.!！]?$",
     re.IGNORECASE,
 )
@@ -936,6 +937,13 @@ _HOUR_SAID = r"[\d一二三四五六七八九十]{1,3}"
 _EARLY_LATE = lazy(rf"[早朝](?:上)?(?P<start>{_HOUR_SAID})(?:点)?晚(?:上)?(?P<end>{_HOUR_SAID})(?:点)?")
 
 
+def clock_span_said(text: str) -> bool:
+    """Whether a serving-hours answer is one clock to another (9-18, 9 to 5, 工作日 9点到18点): no range of hours, so
+    no "upper end" of it is said back."""
+    said = _WEEKDAYS_ONLY.sub("", _SERVING_LEAD.sub("", text.strip())).strip()
+    return _clock_span(said) is not None
+
+
 def _clock_span(text: str) -> float | None:
     """The hours from one clock to another (9点到18点, 9:00-21:00, 早上9点到晚上9点, 9am to 6pm; past midnight too;
     the 点 said once, 9-18点; 早9晚6 and 朝九晚六, 9 to 6 in the evening); a bare 9-18 whose end is past noon, as
@@ -950,6 +958,8 @@ def _clock_span(text: str) -> float | None:
         return None
     if parts[0].isdigit() and parts[1].isdigit():  # 9-18: clocks where the end can only be a 24-hour clock's
         start_h, end_h = int(parts[0]), int(parts[1])
+        if 6 <= start_h <= 11 and 1 <= end_h < start_h:  # 9 to 5, 9-6: a morning to an afternoon, as said in English
+            return float(end_h + 12 - start_h)
         return float(end_h - start_h) if start_h < end_h <= 24 and end_h > 12 else None
     start, end = clock_of(parts[0]), clock_of(parts[1])
     if start is None and end is not None and parts[0].isdigit() and parts[1].endswith("点"):  # 9-18点
@@ -974,10 +984,19 @@ def weekdays_only(text: str) -> bool:
     return _WEEKDAYS_ONLY.search(text.strip()) is not None
 
 
+# who needs it up, before how long (we need it up 24/7, it has to run around the clock), and "only" after it
+_SERVING_LEAD = lazy(
+    r"^(?:we need it|it needs to be|needs to be|it has to be|it must be|it's|it is|it'll be|keep it|we keep it)"
+    r"\s+(?:up|running|on|online|available|served)?\s*|\s+only$",
+    re.IGNORECASE,
+)
+
+
 def parse_serving_hours(text: str) -> float:
     """Hours a day an inference service serves: '24/7', 'always', '一直运行' (24), '8h a day', '每天12小时'; on
     weekdays only ('工作日白天', 'weekdays 9am to 6pm') its day's hours over the whole week (12 h five days in seven:
     8.6 a day), since a service is priced by the day."""
+    text = _SERVING_LEAD.sub("", text.strip()) or text
     if weekdays_only(text):
         rest = _WEEKDAYS_ONLY.sub("", text.strip()).strip()
         if not rest:  # "工作日": which hours of them?

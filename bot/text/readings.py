@@ -138,4 +138,8 @@ def echo(key: str, text: str, value: Any, lang: Lang, cards: int | None = None, 
     # a name read among words has no upper end: "做lora微调 qwen2-7b" is LoRA, not "the upper end" of its "2-7"
     named = key in ("schedule", "memory", "workload", "phase", "gpu", "sharing")
     ranged = not named and _RANGE.search(spoken(normalise(text))) is not None
+    if ranged and key == "serving_hours":  # 9-18, 9 to 5: from one clock to another, not a range of hours
+        from rules.parsing import clock_span_said
+
+        ranged = not clock_span_said(text)
     return t("read.echo.range" if ranged else "read.echo", lang, reading=read, text=text.strip())

@@ -21,6 +21,8 @@ from rules.questions import BY_KEY
         # a model's name beside the kind of work: its "2-7" is no range (it said "the upper end of")
         ("workload", "做lora微调 qwen2-7b", "LoRA（来自“做lora微调 qwen2-7b”）", "LoRA (from “做lora微调 qwen2-7b”)"),
         ("serving_hours", "8-10", "每天 10 小时（取“8-10”的上限）", "10 h a day (the upper end of “8-10”)"),
+        ("serving_hours", "9-18", "每天 9 小时（来自“9-18”）", "9 h a day (from “9-18”)"),  # clocks: no upper end
+        ("serving_hours", "9 to 5", "每天 8 小时（来自“9 to 5”）", "8 h a day (from “9 to 5”)"),
         ("serving_hours", "工作日白天", "工作日每天 12 小时，折合一周平均每天 8.6 小时（来自“工作日白天”）",
          "12 h on weekdays, 8.6 h a day over the week (from “工作日白天”)"),
         ("p99_ms", "不敏感", "延迟没有严格要求（按 1,000 毫秒及以上计）（来自“不敏感”）",
