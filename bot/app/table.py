@@ -163,6 +163,8 @@ _NEUTRAL = lazy(r"[\d.,/¥$€%+*:=()-]*(?:g|gb|gib|t|tb|tib|m|mb|h|x|k|w|vs)?[\
 def _named(token: str) -> bool:
     """Whether a word is written in no language: a figure (with a unit's letter or two), a provider (`autodl 500`,
     a balance) or a GPU (`A100 H100`): a line of those is answered in the team's language, as a sub-command is."""
+    if not any("a" <= ch.lower() <= "z" for ch in token):  # no Latin letter: 👍, ？, 42
+        return True
     if _NEUTRAL.fullmatch(token) or token.lower() in PROVIDER_NAMES:
         return True
     try:
@@ -184,6 +186,14 @@ def run(inv: Invocation, text: str) -> None:
 
 _POLITE_BEFORE = frozenset(("please", "pls", "plz", "kindly", "请", "麻烦", "帮我", "帮忙"))
 _POLITE_AFTER = frozenset(("please", "pls", "plz", "thanks", "thx", "ty", "谢谢", "谢谢啦", "多谢"))
+
+
+# thanks or an acknowledgement said to the bot on its own (谢谢, thanks, 好的, ok, 👍): "unknown sub-command" before
+_ACK = lazy(
+    r"(?:(?P<thanks>谢谢(?:啦|了|你|您)?|多谢|感谢|thanks?(?: you)?|thx|ty|cheers)"
+    r"|好的|好|行|收到|了解|明白了?|知道了|嗯+|ok(?:ay)?|got it|cool|great|nice|👍|🙏|👌)[\s!！。.~～]*",
+    re.IGNORECASE,
+)
 
 
 def _courteous(tokens: list[str]) -> list[str]:
@@ -209,6 +219,8 @@ def _run(inv: Invocation, tokens: list[str]) -> None:
         handler(inv, tokens[1:])
     elif inline.is_inline(tokens):
         _inline(inv, tokens)
+    elif (ack := _ACK.fullmatch(" ".join(tokens).strip())) is not None:  # 谢谢, ok: answered, not refused
+        inv.answer(plain(t("chat.thanks" if ack["thanks"] else "chat.ack", inv.lang), inv.lang))
     elif item_words.said_of_item(inv, " ".join(tokens)):  # `训练机 关机了`: power, or the release asked back
         return  # before the free words: `训练机 花了多少` is that item's month, not a period named 训练机
     elif (meant := free_words(" ".join(tokens))) is not None:  # `你好`, `A100多少钱`, `我想租卡`

@@ -618,6 +618,7 @@ def test_help_in_either_language_and_the_bots_own_words_in_the_teams(platform: s
         ("autodl 500", Lang.EN, Lang.EN),
         ("cheapest H100", Lang.ZH, Lang.EN),  # a word of English among the names
         ("box1 is off", Lang.ZH, Lang.EN),
+        ("👍", Lang.ZH, Lang.ZH),  # no word at all: the team's
     ],
 )
 def test_the_language_a_typed_line_is_answered_in(typed: str, default: Lang, said: Lang) -> None:

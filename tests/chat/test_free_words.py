@@ -248,3 +248,14 @@ def test_a_projects_spend_named_bare_or_glued_to_its_period(tmp_path: Path) -> N
             said = chat.command(asked)
             assert "仅项目 llm" in said and "不是可用的时间段" not in said, (asked, said)
         assert "不是可用的时间段" in chat.command("报告 哈哈")  # neither a period nor a project: still said so
+
+
+def test_thanks_and_an_acknowledgement_are_answered_not_refused(tmp_path: Path) -> None:
+    """`谢谢`, `thanks`, `好的`, `ok` and `👍` said to the bot were each "unknown sub-command"."""
+    with driving("feishu", tmp_path) as chat:
+        assert "不客气" in chat.command("谢谢") and "You're welcome" in chat.command("thanks!")
+        for said in ("好的", "收到", "👍"):
+            answer = chat.command(said)
+            assert "好的。还有需要可以直接问" in answer and "未知的子命令" not in answer, (said, answer)
+        assert "OK. Ask me anything else" in chat.command("ok")
+        assert "未知的子命令“好的吧哈哈”" in chat.command("好的吧哈哈")  # more than an acknowledgement: as before
