@@ -122,7 +122,10 @@ _ROOMY = lazy(
 _GUESSED = lazy(r"^(?:显存)?\s*(?:应该|估计|感觉|好像|预计)\s*")
 _MEMORY_WORD = lazy(r"^(?:显存|memory|vram)\s*(?:是|有点|比较|很|is)?\s*|\s*(?:了|啊|呢|的)$")
 # who is said to fit, before what its memory does ("it fits easily", "it's almost full", "our model barely fits")
-_SUBJECT = lazy(r"^(?:it is|it's|it|we are|we're|we|(?:the|our|my) (?:job|model|run|training))\s+")
+_SUBJECT = lazy(
+    r"^(?:(?:i think|i guess|i believe|probably|honestly|pretty sure)[,\s]+)?"  # "I think it fits easily"
+    r"(?:it is|it's|it|we are|we're|we|(?:the|our|my) (?:job|model|run|training))\s+"
+)
 
 
 # the card named before what its memory does ("80G的卡快满了", "A100快满了", "24G的卡不够用")
