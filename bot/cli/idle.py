@@ -1,25 +1,30 @@
-"""`gpu-advise idle [--channel C] [--team T] [--json]`: each channel's digest as it stands now (bot/digest/now.py),
-read in the terminal rather than sent: what is idle, holding memory without work or without data, the storage left
-behind, and where a stop channel's warning was given, its stop time. It warns nobody and is not the day's digest
-(`gpu-advise remind --now` sends that)."""
+"""`gpu-advise idle [--channel C] [--owner U] [--team T] [--json]`: each channel's digest as it stands now
+(bot/digest/now.py), read in the terminal rather than sent: what is idle, holding memory without work or without
+data, the storage left behind, and where a stop channel's warning was given, its stop time (`--owner`: one person's
+items, in every channel, as chat's `idle mine`). It warns nobody and is not the day's digest (`gpu-advise remind
+--now` sends that)."""
 
 from __future__ import annotations
 
 import json
 import sys
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from datetime import datetime
 from typing import Annotated, Any
 
 import typer
 
 from bot.cli.common import LangOpt, load_effective_policy, load_settings
-from bot.cli.rentals import JsonOpt, TeamOpt, checked_channel, chosen_team, open_rentals
+from bot.cli.rentals import JsonOpt, TeamOpt, checked_channel, checked_owner, chosen_team, open_rentals
+from rules.digest import Digest
 
 
 def idle(
     channel: Annotated[
         list[str] | None, typer.Option("--channel", help="Only this channel's items (repeatable).")
+    ] = None,
+    owner: Annotated[
+        str | None, typer.Option("--owner", help="Only this person's items, in every channel (chat's `idle mine`).")
     ] = None,
     team: TeamOpt = None,
     lang: LangOpt = None,
@@ -47,6 +52,9 @@ def idle(
     wanted = [checked_channel(settings, team, each) for each in channel] if channel else channels_of(rentals, team)
     zones = Schedules(rentals.store, settings.digest.default_schedule()).zones(team, wanted)
     found = digests_now(rentals, team, wanted, rentals.store.now(), policy.idle, policy.metering, zones.__getitem__)
+    if owner is not None:  # one person's, as chat's `idle mine` (found items are nobody's yet)
+        whose = checked_owner(settings, team, owner)
+        found = {c: _owned(d, whose) for c, d in found.items()}
     shown = {c: d for c, d in found.items() if has_news(d)}
     if as_json:
         out = [{"channel": c, **asdict(d)} for c, d in shown.items()]
@@ -68,6 +76,17 @@ def idle(
         said = [f"{name}: {digest_header(count, lang_)}", *(f"  {line}" for line in lines)]
         said += [f"  {note}" for note in digest_notes(digest, lang_, zone)]
         sys.stdout.write(plain_text("\n".join(said)).replace("*", "") + "\n")
+
+
+def _owned(digest: Digest, owner: str) -> Digest:
+    """The digest with `owner`'s items alone."""
+    return replace(
+        digest,
+        instances=[n for n in digest.instances if n.owner == owner],
+        storage=[n for n in digest.storage if n.owner == owner],
+        lifecycle=[n for n in digest.lifecycle if n.owner == owner],
+        found=[],
+    )
 
 
 def _iso(value: Any) -> Any:

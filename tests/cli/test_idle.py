@@ -35,6 +35,12 @@ def test_idle_says_each_channels_idle_items_and_warns_nobody(tmp_path: Path) -> 
     assert only[0]["instances"][0]["activity"] == "idle" and only[0]["instances"][0]["stop_at"] is None
     zh = run_cli("idle", "--team", "T1", "--channel", "C2", env={"GPU_ADVISOR_LANG": "zh"}, tmp=tmp_path)
     assert "C2: GPU 租用提醒：1 项需要处理" in zh.stdout
+    mine = run_cli("idle", "--team", "T1", "--owner", "U2", env=EN, tmp=tmp_path)  # chat's `idle mine`
+    assert "ckpt" in mine.stdout and "train-1" not in mine.stdout and "C1:" not in mine.stdout, mine.stdout
+    nobody = run_cli("idle", "--team", "T1", "--owner", "U9", env=EN, tmp=tmp_path)
+    assert "Nothing to look at now" in nobody.stdout
+    refused = run_cli("idle", "--team", "T1", "--owner", "someone@example.com", env=EN, tmp=tmp_path)
+    assert refused.returncode == 2 and "--owner" in refused.stderr
 
 
 def test_nothing_idle_says_the_rule(tmp_path: Path) -> None:
