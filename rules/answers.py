@@ -12,7 +12,7 @@ from rules.errors import ParseError
 from rules.parsing import served_by_name_alone, with_workload
 from rules.patterns import lazy
 from rules.profile import TaskProfile, Workload
-from rules.questions import BY_KEY, Step
+from rules.questions import BY_KEY, Step, skips
 
 if TYPE_CHECKING:
     from pydantic import TypeAdapter
@@ -77,8 +77,6 @@ def offered_for(step: Step, typed: str) -> str:
     """What an answer to `step` is taken as: the model the kind of work named (`13B 全参微调`), where the memory
     question is answered with not knowing ("不知道", "not sure") and one is offered, as its button would; the
     answer as typed otherwise (it was refused, the estimate at hand unused)."""
-    from rules.questions import skips
-
     return step.model if step.model and typed.strip() and skips(typed) else typed
 
 

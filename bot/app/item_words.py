@@ -122,7 +122,7 @@ def reading(store: Store, team: str, text: str) -> tuple[str, str] | None:
         rest = _rest(text, name)
         readings = ((_OFF, "off"), (_ON, "on"), (_DONE, "done"), (_WHOSE, "whose"), (_STATE, "state"), (_COST, "whose"))
         found = next(((name, what) for pattern, what in readings if pattern.fullmatch(rest)), None)
-        then = _state_then(_rest(text, name).replace("at=", "")) if found is None else None
+        then = _state_then(rest.replace("at=", "")) if found is None else None
         return (name, f"{then[0]} {then[1]}") if then is not None else found
     kept = _first(text, [s.name for s in Rentals(store).storage(team, kept_only=True)])
     if kept is None:

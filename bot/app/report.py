@@ -56,19 +56,25 @@ def _project_named(rentals: Rentals, team: str, said: str, lang: Lang) -> str:
     return found
 
 
-def _project_said(rentals: Rentals, team: str, words: list[str]) -> tuple[str, list[str]] | None:
+def _project_said(rentals: Rentals, team: str, words: list[str], today: date) -> tuple[str, list[str]] | None:
     """The team's project one of `words` names, without `project=` (`report llm`, `report 上周 llm`), or begins with
-    before a period (`llm这周`, from `llm这周花了多少`), and the words left; None where none does (a period stays
-    a period: a project named `11月` is not looked for)."""
+    before a period (`llm这周`, from `llm这周花了多少`), and the words left; None where none does. A name glued to
+    the rest of a word is split off only where that rest is a period: a project `l` leaves `last-week` whole."""
     projects = rentals.projects(team)
     for at, word in enumerate(words):
         found = as_spelt(word, projects)
         if found is not None:
             return found, words[:at] + words[at + 1 :]
         for name in sorted(projects, key=len, reverse=True):  # llm这周: the name, then the period glued to it
-            if word.lower().startswith(name.lower()) and len(word) > len(name):
-                return name, [*words[:at], word[len(name) :], *words[at + 1 :]]
+            rest = word[len(name) :]
+            if word.lower().startswith(name.lower()) and rest and _a_period(rest.lower(), today):
+                return name, [*words[:at], rest, *words[at + 1 :]]
     return None
+
+
+def _a_period(text: str, today: date) -> bool:
+    """Whether `text` names a report's period, as period() reads it."""
+    return text in WEEK_WORDS or (month_span(text, today) or rolling_span(text, today)) is not None
 
 
 def report(inv: Invocation, args: list[str]) -> None:
@@ -80,7 +86,7 @@ def report(inv: Invocation, args: list[str]) -> None:
         raise CommandError(f"`project`: {t('error.rental.bad_name', lang, name=project[:40])}")
     if project is not None:
         project = _project_named(Rentals(deps.store), team, project, lang)
-    elif args and (bare := _project_said(Rentals(deps.store), team, args)) is not None:
+    elif args and (bare := _project_said(Rentals(deps.store), team, args, now.date())) is not None:
         project, args = bare  # `报告 llm`, `llm这周花了多少`: a project's name said without project=
     word = " ".join(args).lower()  # `report last 7 days`: a period in words
     word = SWITCH_WORDS.get(word, word)  # `report 关闭`, `report 开启`

@@ -159,6 +159,7 @@ def prices_list(
         raise fail(f"--gpu: {error_text(exc, lang)}" if not named else error_text(exc, lang)) from None
     with price_book(settings) as book:
         offers = [offer for each in wanted for offer in book.offers(gpu=each, source=source)]
+        to_team = book.money(currency_code(settings.files.currency)) if cheapest and offers else None
     if as_json:
         data = [
             o.record.model_dump(mode="json")
@@ -172,11 +173,9 @@ def prices_list(
         ]
         sys.stdout.write(json.dumps(data, ensure_ascii=False, indent=2) + "\n")
         return
-    if cheapest and offers:
+    if to_team is not None:
         from bot.text.cheapest import cheapest_lines
 
-        with price_book(settings) as book:
-            to_team = book.money(currency_code(settings.files.currency))
         for gpu_name in dict.fromkeys(o.record.gpu for o in offers):  # each GPU's own, `prices list A100 H100`
             lines = cheapest_lines([o for o in offers if o.record.gpu == gpu_name], to_team, lang)
             text_console().print("\n".join(f"{gpu_name}: {line}" for line in lines).replace("*", ""))

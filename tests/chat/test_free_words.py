@@ -248,6 +248,9 @@ def test_a_projects_spend_named_bare_or_glued_to_its_period(tmp_path: Path) -> N
             said = chat.command(asked)
             assert "仅项目 llm" in said and "不是可用的时间段" not in said, (asked, said)
         assert "不是可用的时间段" in chat.command("报告 哈哈")  # neither a period nor a project: still said so
+        chat.command("登记 小机 4090 每小时2元 项目=l 起租=3天前")  # a project's name that begins a period's word
+        whole = chat.command("报告 last-week")
+        assert "仅项目" not in whole and "不是可用的时间段" not in whole, whole
 
 
 def test_thanks_and_an_acknowledgement_are_answered_not_refused(tmp_path: Path) -> None:
