@@ -20,3 +20,9 @@ def digest_send_key(chat: str, day: date) -> str:
     """A digest's key (at most 50 characters): the same for every sender of this chat's digest of `day`, so a sender
     that takes over a claim left by a kill sends the same message."""
     return "digest-" + hashlib.sha256(f"{chat}|{day.isoformat()}".encode()).hexdigest()[:32]
+
+
+def part_key(key: str, number: int) -> str:
+    """The key of a long message's part (bot/chat/parting.py): the first keeps the message's own, the others add
+    their number, so a redo sends each part once (a digest's key, 39 characters, stays within Feishu's 50)."""
+    return key if number == 0 else f"{key}.{number}"

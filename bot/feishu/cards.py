@@ -7,9 +7,11 @@ written as Feishu markdown by markup.py."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from bot.chat.message import Button, Message
+from bot.chat.parting import parted
 from bot.chat.port import Say
 from bot.chat.profile_messages import Question
 from bot.feishu.markup import markdown, plain
@@ -18,6 +20,9 @@ from bot.text import Lang, t
 from rules.questions import steps
 
 LOCALE = {Lang.ZH: "zh_cn", Lang.EN: "en_us"}
+# Feishu takes a card of at most 30 KB ("卡片及富文本消息请求体最大不能超过30KB", im/v1/messages create; code 230025
+# past it); a kilobyte is left for the rest of the request (receive_id, uuid, msg_type)
+CARD_BYTES = 29 * 1024
 
 
 def _texts(versions: dict[Lang, str], first: Lang, md: bool = True) -> dict[str, Any]:
@@ -87,3 +92,21 @@ def card(say: Say, lang: Lang) -> dict[str, Any]:
         titles = {k: m.title or first.title for k, m in messages.items()}
         body["header"] = {"title": {"tag": "plain_text", **_texts(titles, lang, md=False)}, "template": "blue"}
     return body
+
+
+def size(content: dict[str, Any]) -> int:
+    """A card's bytes in the request that sends it: its JSON as a string inside the body's JSON."""
+    return len(json.dumps(json.dumps(content, ensure_ascii=False), ensure_ascii=False).encode())
+
+
+def cards(say: Say, lang: Lang) -> list[dict[str, Any]]:
+    """The card for `say`; where that is more than Feishu takes, the message in `lang` alone, in cards that each
+    fit (bot/chat/parting.py), sent one after another."""
+    whole = card(say, lang)
+    if size(whole) <= CARD_BYTES:
+        return [whole]
+
+    def alone(message: Message) -> dict[str, Any]:
+        return card(lambda _each: message, lang)
+
+    return [alone(part) for part in parted(say(lang), lambda message: size(alone(message)) <= CARD_BYTES)]

@@ -11,8 +11,8 @@ from typing import Any
 
 from bot.chat.message import Message, plain
 from bot.chat.port import Actor, ChatError, Place, Platform, Posted, Say
-from bot.chat.send_keys import send_key
-from bot.feishu.cards import card, one_language
+from bot.chat.send_keys import part_key, send_key
+from bot.feishu.cards import cards, one_language
 from bot.feishu.sdk import FeishuError, OpenApi
 from bot.text import Lang, t
 from bot.text.spans import channel_ref, literal
@@ -72,15 +72,18 @@ class FeishuChat:
     def post(
         self, place: Place, say: Say, lang: Lang, *, fallback_user: str | None = None, key: str | None = None
     ) -> Posted:
-        content = card(say, lang)
+        contents = cards(say, lang)  # one, or a long message's parts in turn
         key = key or send_key()  # a send retried after an answer lost (a 502) is one message, not two
         try:
             if place.thread:
-                return Posted(place, self.reply(place.thread, content, key))
+                sent = [self.reply(place.thread, content, part_key(key, n)) for n, content in enumerate(contents)]
+                return Posted(place, sent[0])
             # a chat (oc_…), or a person (ou_…): then their direct chat with the bot, which the answer names
             kind = "open_id" if place.channel.startswith("ou_") else "chat_id"
-            sent, chat_id = self.send_into(kind, place.channel, content, key)
-            return Posted(Place(place.platform, place.team, chat_id, sent), sent)
+            made = [
+                self.send_into(kind, place.channel, content, part_key(key, n)) for n, content in enumerate(contents)
+            ]
+            return Posted(Place(place.platform, place.team, made[0][1], made[0][0]), made[0][0])
         except FeishuError as exc:
             if fallback_user is None or exc.code not in CANNOT_POST:
                 raise ChatError(str(exc.code), cannot_post=exc.code in CANNOT_POST) from exc
@@ -91,8 +94,12 @@ class FeishuChat:
                 message = say(each)
                 return replace(message, context=(*message.context, note))
 
-            sent = self.send("open_id", fallback_user, card(moved, lang))
-            return Posted(Place(self.platform, place.team, fallback_user, sent), sent, str(exc.code))
+            moved_key = send_key()
+            sent = [
+                self.send("open_id", fallback_user, content, part_key(moved_key, n))
+                for n, content in enumerate(cards(moved, lang))
+            ]
+            return Posted(Place(self.platform, place.team, fallback_user, sent[0]), sent[0], str(exc.code))
 
     def find(self, place: Place, key: str) -> Posted | None:
         """None: Feishu is not asked; a post with the same key is its uuid, and Feishu sends one message for the
@@ -100,7 +107,10 @@ class FeishuChat:
         return None
 
     def update(self, posted: Posted, say: Say, lang: Lang) -> None:
-        self.update_card(posted, card(say, lang))
+        """The card replaced with what `say` says now; where that is more than one card takes (a long digest
+        answered), its first part: the answer's line and the dearest items (the rest are on the digest's other
+        cards)."""
+        self.update_card(posted, cards(say, lang)[0])
 
     def update_card(self, posted: Posted, content: dict[str, object]) -> None:
         """Replace a card the bot sent with `content`."""
@@ -128,11 +138,15 @@ class FeishuChat:
         self.direct(Actor(self.platform, place.team, user), lambda each: plain(text, each), lang)
 
     def direct(self, actor: Actor, say: Say, lang: Lang, *, key: str | None = None) -> Posted:
+        key = key or send_key()
         try:
-            sent = self.send("open_id", actor.user, card(say, lang), key or send_key())
+            sent = [
+                self.send("open_id", actor.user, content, part_key(key, n))
+                for n, content in enumerate(cards(say, lang))
+            ]
         except FeishuError as exc:
             raise ChatError(str(exc.code)) from exc
-        return Posted(Place(self.platform, actor.team, actor.user, sent), sent)
+        return Posted(Place(self.platform, actor.team, actor.user, sent[0]), sent[0])
 
     def user(self, open_id: str) -> Any:
         """A user as the contact API has them (email, time_zone, is_tenant_manager); None when it will not say

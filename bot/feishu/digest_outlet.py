@@ -11,9 +11,9 @@ from zoneinfo import ZoneInfo
 
 from bot.chat.digest_messages import digest_message
 from bot.chat.message import plain
-from bot.chat.send_keys import digest_send_key
+from bot.chat.send_keys import digest_send_key, part_key
 from bot.digest.outlet import Undelivered
-from bot.feishu.cards import card
+from bot.feishu.cards import cards
 from bot.feishu.chat import FeishuChat
 from bot.feishu.sdk import FeishuError
 from bot.text import Lang, t
@@ -31,16 +31,22 @@ class FeishuOutlet:
     def __init__(self, chat: FeishuChat) -> None:
         self.chat = chat
 
-    def compose(self, digest: Digest | None, lang: Lang, zone: ZoneInfo) -> dict[str, Any]:
+    def compose(self, digest: Digest | None, lang: Lang, zone: ZoneInfo) -> list[dict[str, Any]]:
+        """The digest's card; a digest longer than one card takes (about 17 items) in cards that each fit, every
+        item whole with its answers (bot/chat/parting.py)."""
         if digest is None:
-            return card(lambda each: plain(t("digest.all_clear", each), each), lang)
-        return card(partial(digest_message, digest, zone=zone), lang)
+            return cards(lambda each: plain(t("digest.all_clear", each), each), lang)
+        return cards(partial(digest_message, digest, zone=zone), lang)
 
     def post(self, channel: str, composed: object, day: date) -> str:
+        """Each card in turn, each with its own key of the day: a sender taking over sends none of them twice."""
+        key = digest_send_key(channel, day)
         try:
-            return self.chat.send(
-                "chat_id", channel, cast(dict[str, Any], composed), uuid=digest_send_key(channel, day)
-            )
+            sent = [
+                self.chat.send("chat_id", channel, content, uuid=part_key(key, number))
+                for number, content in enumerate(cast(list[dict[str, Any]], composed))
+            ]
+            return sent[0]
         except FeishuError as exc:
             unknown = exc.status is None or exc.status >= 500
             raise Undelivered(str(exc.code or exc.msg), unknown=unknown) from exc

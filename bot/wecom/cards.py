@@ -20,6 +20,8 @@ from bot.wecom.words import line, said_in_wecom
 from rules.questions import steps
 
 MAX_BUTTONS = 6  # WeCom's button_interaction card holds 1 to 6 buttons
+# WeCom's markdown content: "最长不超过4096个字节，必须是utf8编码" (its robot message docs; errcode 40058 past it)
+MARKDOWN_BYTES = 4096
 STYLE = {"primary": 1, "danger": 3}  # WeCom's button styles: 1 blue, 2 grey (the rest), 3 red
 _BOLD = re.compile(r"(?<![\w*])\*(?=\S)([^*\n]+?)(?<=\S)\*(?![\w*])")
 _MARKS = re.compile(r"(?<![\w_])_(?=\S)([^_\n]+?)(?<=\S)_(?![\w_])")
@@ -97,3 +99,9 @@ def body_of(message: Message, task_id: str, link: str) -> dict[str, Any]:
     texts += [markdown(t) for s in message.sections for t in (s.text, *s.fields)] or [markdown(message.text)]
     texts += [markdown(t) for t in message.context]
     return {"msgtype": "markdown", "markdown": {"content": "\n".join(texts)}}
+
+
+def fits(message: Message) -> bool:
+    """Whether WeCom takes `message` as one message: a card (WeCom wraps its text), or markdown within 4,096 bytes."""
+    body = body_of(message, "", "")
+    return body["msgtype"] != "markdown" or len(body["markdown"]["content"].encode()) <= MARKDOWN_BYTES

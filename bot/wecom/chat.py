@@ -21,11 +21,12 @@ from typing import Any
 
 from bot.chat.message import Message, plain
 from bot.chat.pacer import Pacer
+from bot.chat.parting import parted
 from bot.chat.port import Actor, ChatError, Place, Posted, Say
-from bot.chat.send_keys import send_key
+from bot.chat.send_keys import part_key, send_key
 from bot.text import Lang
 from bot.wecom import WECOM
-from bot.wecom.cards import body_of, template_card
+from bot.wecom.cards import body_of, fits, template_card
 from bot.wecom.connection import WeComConnection, WeComRefused
 
 log = logging.getLogger(__name__)
@@ -44,7 +45,14 @@ class WeComChat:
         self.shown: dict[str, Message] = {}  # a card's task_id -> what it shows (a refusal is shown on it)
 
     def send(self, chat: str, message: Message, key: str | None = None) -> str:
+        """`message` into `chat` (a reply to the message this thread answers, if any); markdown longer than WeCom
+        takes goes in parts (bot/chat/parting.py), each a message of its own. Its key: the first part's."""
         made = key or send_key()
+        for number, part in enumerate(parted(message, fits)):
+            self._send_one(chat, part, part_key(made, number))
+        return made
+
+    def _send_one(self, chat: str, message: Message, made: str) -> None:
         self.pacer.take(chat)
         body = body_of(message, made, self.link)
         asked = self._answering.__dict__.pop("message", None)  # the message this thread answers, if unanswered yet
@@ -52,7 +60,7 @@ class WeComChat:
             try:
                 self.connection.reply(asked[1], body)  # the answer's first message replies to it (the SDK's reply)
                 self.keep_shown(made, message)
-                return made
+                return
             except WeComRefused as exc:  # past the reply's window, or refused: sent unasked instead
                 log.info("the reply to a message was refused (%s): sent unasked", exc.code)
         try:
@@ -60,7 +68,6 @@ class WeComChat:
         except WeComRefused as exc:
             raise ChatError(exc.code, cannot_post=exc.code in ("60011", "600040", "93006")) from exc
         self.keep_shown(made, message)
-        return made
 
     @contextmanager
     def answering(self, card: str, frame: dict[str, Any]) -> Iterator[None]:

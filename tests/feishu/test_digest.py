@@ -156,3 +156,32 @@ def test_digests_to_many_groups_go_out_at_feishus_pace_not_slacks(tmp_path: Path
         stamps = sorted(c.at for c in h.fake.of("messages.create"))
         assert max(sum(1 for s in stamps if a <= s < a + 1.0) for a in stamps) <= 17  # paced, not a burst
         assert took < 10, took  # not 24 s at one a second
+
+
+def test_a_long_digest_comes_in_cards_within_30_kb_and_each_item_answers(tmp_path: Path) -> None:
+    """Past about 17 items the digest was more than a card takes (30 KB: Feishu answers 230025) and the group got
+    no digest at all. It comes in cards that each fit now, every item once with its buttons; an item pressed on
+    the last card is answered, and that card is replaced within the limit."""
+    with running_feishu(tmp_path) as h:
+        h.clock.now = MONDAY_0910_SHANGHAI
+        remind(h)
+        names = [f"train-{n:02d}" for n in range(40)]
+        for name in names:
+            idle_box(h, name)
+        h.clock.now = MONDAY_0910_SHANGHAI + timedelta(minutes=21)
+        [sent] = h.run_due()
+        assert sent.status == "sent"
+        posts = h.fake.of("messages.create")[-4:]
+        posts = [p for p in posts if p.body.get("uuid", "").startswith("digest-")]
+        assert len(posts) > 1 and all(p.status == 200 and p.size <= 30 * 1024 for p in posts)
+        items = [b["behaviors"][0]["value"]["value"] for p in posts for b in buttons(p.card)]
+        assert sorted({v for v in items if v.startswith("i:")}) == [f"i:{n}" for n in names]
+        last = posts[-1]
+        button = next(b for b in buttons(last.card) if b["text"]["content"] == "已释放")  # in the chat's language
+        released = button["behaviors"][0]["value"]["value"].removeprefix("i:")
+        assert answered_at_once(h.send.press(button, user=OWNER, chat=GROUP, message_id=last.body["_message_id"]))
+        settled(h.deps)
+        found = Rentals(h.deps.store).instance("feishu:" + h.send.tenant, released)
+        assert found is not None and found.released_at is not None
+        [patched] = h.fake.of("messages.patch")
+        assert patched.status == 200 and patched.size <= 30 * 1024

@@ -27,6 +27,8 @@ from bot.tls import shared_context
 from tests.support.servers import running
 
 TOKEN = "t-g1044ghJRUIJJ5ELPFZ5ZUOHFR6QUCMYPQEFLEUD"  # the shape of a tenant access token
+# a card's request body: "卡片及富文本消息请求体最大不能超过30KB" (im/v1/messages create and reply), 230025 past it
+CARD_LIMIT = 30 * 1024
 
 
 @dataclass
@@ -37,6 +39,7 @@ class Call:
     body: dict[str, Any]
     auth: str
     status: int = 0  # how the fake answered it
+    size: int = 0  # the request body's bytes
     at: float = field(default_factory=time.monotonic)  # when it came (the clock of pace and rate limits)
 
     @property
@@ -105,6 +108,8 @@ class FakeFeishu:
             return 429, {"code": 99991400, "msg": "request trigger frequency limit"}
         if call.method == "messages.create" and call.body.get("receive_id") in self.not_member:
             return 400, {"code": 230002, "msg": "Bot/User can NOT be out of the chat."}
+        if call.method in ("messages.create", "messages.reply", "messages.patch") and call.size > CARD_LIMIT:
+            return 400, {"code": 230025, "msg": "The length of the message content reaches its limit"}
         if call.method in ("messages.create", "messages.reply"):
             uuid = str(call.body.get("uuid") or "")
             if uuid and uuid in self._by_uuid:  # one message for every send of one uuid (within the hour)
@@ -228,6 +233,7 @@ def fake_feishu(port: int = 0) -> Iterator[FakeFeishu]:
                 dict(parse_qsl(parts.query)),
                 body,
                 self.headers.get("Authorization", ""),
+                size=len(raw),
             )
             if fake.delays.get(call.method):
                 fake.held.append(call.method)

@@ -26,6 +26,8 @@ from tests.support.servers import running, running_websocket
 
 BOT_ID, BOT_SECRET = "aibRk2xYpQ8mN4vL7tZc", "Wc-secret-of-the-robot-9fK3mPq7sT2vX6yB1"
 UPDATE_WINDOW_S = 5.0
+# a markdown message's content: "最长不超过4096个字节，必须是utf8编码"; WeCom answers 40058 past it
+MARKDOWN_LIMIT = 4096
 
 
 @dataclass
@@ -171,6 +173,9 @@ class FakeWeCom:
         receipt = {"headers": {"req_id": req_id}, "errcode": 0, "errmsg": "ok"}
         if cmd == "ping":
             return receipt
+        markdown = str((body.get("markdown") or {}).get("content") or "")
+        if cmd in ("aibot_send_msg", "aibot_respond_msg") and len(markdown.encode()) > MARKDOWN_LIMIT:
+            return receipt | {"errcode": 40058, "errmsg": f"markdown.content exceed max length {MARKDOWN_LIMIT}"}
         if cmd == "aibot_send_msg":
             chat, now = str(body.get("chatid") or ""), time.monotonic()
             recent = [s for s in self.sent if s.chat == chat and s.at > now - 60]

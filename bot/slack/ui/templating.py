@@ -13,6 +13,7 @@ from jinja2 import Environment, PackageLoader, StrictUndefined
 from slack_sdk.models.blocks import Block
 from slack_sdk.models.views import View
 
+from bot.chat.parting import parted_text
 from bot.slack.markup import escape, in_slack
 
 __all__ = ["escape", "message", "render", "view"]
@@ -30,16 +31,8 @@ def cut(text: object, limit: int = SECTION_TEXT) -> str:
 
 def pieces(text: str, limit: int = SECTION_TEXT) -> list[str]:
     """A text as sections Slack takes (each at most `limit` characters once in Slack's markup), parted between its
-    lines: the help, 3,200 characters in English, lost its last lines to the cut ("…"). A line longer than that
-    alone is still cut."""
-    out: list[str] = []
-    for line in text.split("\n"):
-        joined = f"{out[-1]}\n{line}" if out else line
-        if out and len(in_slack(joined)) <= limit:
-            out[-1] = joined
-        else:
-            out.append(line)
-    return out
+    lines (bot/chat/parting.py): the help, 3,200 characters in English, lost its last lines to the cut ("…")."""
+    return parted_text(text, lambda part: len(in_slack(part)) <= limit)
 
 
 def _j(text: object, limit: int = SECTION_TEXT) -> str:
