@@ -12,6 +12,7 @@ names as well (`卡型=`, `价格=`, `项目=`, `负责人=` ...), as quote's ha
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Callable
 from functools import partial
 
@@ -76,7 +77,14 @@ def instance_words(words: list[str], lang: Lang, unread: str = "error.track.word
     _take(words, found, "stop_billing", lambda word: word in STOP_WORDS)
     joined = " ".join(words)  # `$2 per GPU`: the words of a card's price together
     each = _CARD_HOUR.sub("/小时", _PER_CARD.sub("", joined))  # 每卡每小时7.5元: a card's price, 8 of it the machine's
-    said = _priced(each.split() if each != joined else words, found, read_price, unread, INSTANCE_KEYS, lang)
+    left = each.split() if each != joined else words
+    try:
+        said = _priced(left, found, read_price, unread, INSTANCE_KEYS, lang)
+    except FieldError:
+        amount = next((word for word in left if _money_alone(word)), None)
+        if amount is not None:  # `$2`, `7.5元`: money without its period, asked for it rather than "read as nothing"
+            raise FieldError("price", t("error.track.price_period", lang, price=amount)) from None
+        raise
     if each != joined and "price" in said:
         count = said.get("cards") or str(counted_gpu(said.get("gpu") or "")[1] or "")  # A800*8
         said["price"] = _whole_machine(said["price"], count or None)
@@ -88,6 +96,14 @@ _PER_CARD = lazy(
     r"每张卡|每张|每卡|单卡|一张卡|每块卡|/\s*卡(?=\s*/)|\s*\bper (?:card|gpu)s?\b|/\s*gpu\b|\s*\beach\b", re.IGNORECASE
 )
 _CARD_HOUR = lazy(r"/?\s*卡(?:小)?时")  # 7.5元/卡时, 7.5/卡小时: a card-hour
+
+
+_MONEY = lazy(r"[$¥€£]?\d+(?:\.\d+)?(?:元|块|块钱|美元|美金|人民币|usd|cny|rmb)?", re.IGNORECASE)
+
+
+def _money_alone(word: str) -> bool:
+    """An amount with its currency and nothing else (`$2`, `7.5元`, `¥400`): a price whose period is missing."""
+    return price_currency(word) is not None and bool(_MONEY.fullmatch(unicodedata.normalize("NFKC", word)))
 
 
 def _whole_machine(price: str, cards: str | None) -> str:

@@ -128,6 +128,23 @@ def test_a_price_said_for_one_card_is_kept_as_the_whole_machines(tmp_path: Path)
         assert kept == {f"m{n}": (60.0, "hour", "CNY") for n in range(1, 5)} | {"m5": (20.0, "hour", "USD")}, kept
 
 
+def test_money_without_its_period_is_asked_for_the_period(tmp_path: Path) -> None:
+    """`$2 per GPU` and `每卡7.5元` were "read as nothing", as if no price had been typed: the amount is named and
+    asked what it pays for, with the forms that take it; nothing is kept."""
+    with driving("slack", tmp_path) as chat:
+        said = chat.command("track box A100 4 cards $2 per GPU")
+        assert "'$2' does not say what it pays for: an hour, a day or a month" in said, said
+        assert "`$2/h per GPU`" in said and "not a GPU" not in said
+        assert "'lol' is not a GPU" in chat.command("track box A100 4 cards $2/h lol")  # a price and a stray word
+    with driving("feishu", tmp_path / "zh") as chat:
+        said = chat.command("登记 训练机 A800 8卡 每卡7.5元")
+        assert "“7.5元”没说是多长时间的价" in said and "`每卡7.5元/小时`" in said, said
+        assert "心跳令牌" in chat.command("登记 训练机 A800 8卡 每卡7.5元/小时")  # as the answer says, it is kept
+        rentals = Rentals(chat.deps.store)
+        kept = [(i.price, i.unit) for team in rentals.teams() for i in rentals.instances(team)]
+        assert kept == [(60.0, "hour")]
+
+
 def test_words_after_a_one_word_key_are_read_as_the_words_before_it(tmp_path: Path) -> None:
     """`登记 训练机 A800 8卡 项目=llm 每小时60元` kept "llm 每小时60元" as the project's value and tracked the box
     at the price cache's ¥80 an hour without a word: the price said was lost."""
