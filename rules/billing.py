@@ -63,8 +63,7 @@ def _service_billing(profile: TaskProfile, policy: Policy, choice: Choice) -> li
         return [_advice(Topic.BILLING, "billing_service_dedicated")]
     busy = profile.qps is not None and not profile.qps_below and profile.qps >= policy.inference.low_qps
     if busy:  # busy, but its latency target is loose
-        p99 = f"≥{profile.p99_ms:g}" if profile.p99_lax and profile.p99_ms is not None else profile.p99_ms
-        return [_advice(Topic.BILLING, "billing_service_shared_busy", qps=profile.qps, p99_ms=p99)]
+        return [_advice(Topic.BILLING, "billing_service_shared_busy", qps=profile.qps, p99_ms=profile.p99_said())]
     return [_advice(Topic.BILLING, "billing_service_shared")]
 
 

@@ -143,21 +143,12 @@ def _inference_choice(profile: TaskProfile, policy: Policy) -> tuple[Choice, Adv
         Topic.DECISION,
         f"inference_{choice.value}",
         qps=f"<{profile.qps:g}" if profile.qps_below else profile.qps,
-        p99_ms=_p99_said(profile),
+        p99_ms=profile.p99_said(),
         high_qps=rule.high_qps,
         p99_below=rule.p99_ms_below,
         qps_high=high,
         p99_strict=strict,
     )
-
-
-def _p99_said(profile: TaskProfile) -> float | str | None:
-    """The P99 target as the advice says it: "<50" for a bound, "≥1000" where none was said (不敏感)."""
-    if profile.p99_ms is not None and profile.p99_bounded:
-        return f"<{profile.p99_ms:g}"
-    if profile.p99_ms is not None and profile.p99_lax:
-        return f"≥{profile.p99_ms:g}"
-    return profile.p99_ms
 
 
 def _scenario(profile: TaskProfile, policy: Policy, choice: Choice, card: GPUModel) -> list[Advice]:

@@ -161,3 +161,11 @@ class TaskProfile:
     def missing(self) -> list[Question]:
         """The five questions still unanswered, in asking order."""
         return [q for q in Question if getattr(self, q.value) is None]
+
+    def p99_said(self) -> float | str | None:
+        """The P99 target as the advice says it: "<50" for a bound, "≥1000" where none was said (不敏感)."""
+        if self.p99_ms is not None and self.p99_bounded:
+            return f"<{self.p99_ms:g}"
+        if self.p99_ms is not None and self.p99_lax:
+            return f"≥{self.p99_ms:g}"
+        return self.p99_ms
