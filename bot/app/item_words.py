@@ -96,6 +96,32 @@ _STATE_THEN = (
 )
 
 
+# whose money it is, said (训练机 项目改成 cv, 训练机 负责人改成 @李雷, 训练机 交给 @李雷, box1 project=cv,
+# box1 owner to @li): `billing NAME project=…|owner=…`, as typed (an id keeps its capitals)
+_WHOSE_SET = (
+    (
+        lazy(
+            r"^(?:的)?(?P<key>项目|负责人|所有者|project|owner)\s*"
+            r"(?:改成|改为|换成|设为|设成|改到|转到|=|is now|to|:|：)\s*(?P<value>\S+)$",
+            re.I,
+        ),
+        None,
+    ),
+    (lazy(r"^(?:交给|转给|移交给|hand(?:ed)? (?:it )?to|give (?:it )?to)\s*(?P<value>\S+?)(?:负责)?$", re.I), "owner"),
+)
+
+
+def whose_set(text: str, name: str) -> str | None:
+    """`project=…` or `owner=…` where the words after `name` set whose money it is; None otherwise."""
+    rest = re.sub(r"^[\s,，:：]+|[\s。.!！~～]+$", "", text.strip()[len(name) :])
+    for pattern, key in _WHOSE_SET:
+        said = pattern.match(rest)
+        if said is not None:
+            field = key or ("project" if said["key"].lower() in ("项目", "project") else "owner")
+            return f"{field}={said['value']}"
+    return None
+
+
 def _state_then(rest: str) -> tuple[str, str] | None:
     """On or off and the time said with it, as `power` takes them; None where the rest says no such thing."""
     for pattern, state in _STATE_THEN:
@@ -122,6 +148,8 @@ def reading(store: Store, team: str, text: str) -> tuple[str, str] | None:
         rest = _rest(text, name)
         readings = ((_OFF, "off"), (_ON, "on"), (_DONE, "done"), (_WHOSE, "whose"), (_STATE, "state"), (_COST, "whose"))
         found = next(((name, what) for pattern, what in readings if pattern.fullmatch(rest)), None)
+        if found is None and (whose := whose_set(text, name)) is not None:
+            return name, f"set {whose}"
         then = _state_then(rest.replace("at=", "")) if found is None else None
         return (name, f"{then[0]} {then[1]}") if then is not None else found
     kept = _first(text, [s.name for s in Rentals(store).storage(team, kept_only=True)])
@@ -143,6 +171,8 @@ def said_of_item(inv: Invocation, text: str) -> bool:
         rentals.list_items(inv, [name])
     elif what == "state":  # 训练机 停了吗: how it is, as `power 训练机` says
         metering.power(inv, [name])
+    elif what.startswith("set "):  # 训练机 项目改成 cv: `billing 训练机 project=cv`
+        metering.billing(inv, [name, what.removeprefix("set ")])
     elif what in ("done", "deleted"):
         key = "item.release_asked" if what == "done" else "item.delete_asked"
         inv.answer(plain(t(key, inv.lang, name=name), inv.lang))

@@ -10,7 +10,7 @@ from zoneinfo import ZoneInfo
 
 from bot.app.invocation import CommandError, Invocation, channel_zone
 from bot.chat.message import plain
-from bot.fields.metering import balance_said, billing_words, power_of, provider_of
+from bot.fields.metering import balance_said, billing_words, power_of, provider_of, whose_words
 from bot.fields.rentals import FieldError
 from bot.report.money import runways
 from bot.state.balances import Balances
@@ -140,11 +140,14 @@ def billing(inv: Invocation, args: list[str]) -> None:
     if not args:
         raise CommandError(t("meter.billing_usage", lang))
     try:
-        basis, stop, price, provider = billing_words(args[1:], lang)  # `包月 一万二`, `hourly stops`, `平台=autodl`
+        words, whose = whose_words(args[1:], lang)  # `项目=llm`, `owner=@someone`: whose money it is
+        # `包月 一万二`, `hourly stops`, `平台=autodl`
+        basis, stop, price, provider = billing_words(words, lang) if words or not whose else (None, None, None, None)
     except FieldError as exc:
         raise CommandError(f"{exc.field}: {exc.message}") from None
     found = _instance(inv, args[0])
-    rentals, lines = Rentals(inv.deps.store), []
+    rentals = Rentals(inv.deps.store)
+    lines, given = _whose_set(inv, rentals, found, whose) if whose else ([], None)
     try:
         if price is not None:
             amount, unit, priced_in = price  # `billing box $8/h`: in dollars (the sign was dropped: ¥8)
@@ -165,6 +168,30 @@ def billing(inv: Invocation, args: list[str]) -> None:
     except RentalError as exc:
         raise CommandError(tw(f"error.rental.{exc.code}", lang, "chat", **exc.params)) from None
     inv.answer(plain("\n".join(lines), lang))
+    if given is not None:  # the new owner, told once the answer is given
+        from bot.app.track import tell_owner
+
+        tell_owner(inv, given, found.name, given=True)
+
+
+def _whose_set(
+    inv: Invocation, rentals: Rentals, found: Instance, whose: dict[str, str]
+) -> tuple[list[str], str | None]:
+    """`billing NAME project=… owner=…` (the owner's or an admin's, as `_instance` checked): the lines saying it,
+    and the new owner to tell in a direct message (None: the owner is as it was)."""
+    from bot.app.track import owner_of
+
+    lang = inv.lang
+    owner = owner_of(whose["owner"], inv.user, lang, inv.chat.platform) if "owner" in whose else None
+    changed = rentals.set_whose(inv.team, found.name, project=whose.get("project"), owner=owner)
+    name, lines = literal(changed.name), []
+    if "project" in whose:
+        project = changed.project
+        said = t("meter.project_set", lang, name=name, project=literal(project)) if project else None
+        lines.append(said or t("meter.project_cleared", lang, name=name))
+    if owner is not None:
+        lines.append(t("meter.owner_set", lang, name=name, owner=mention(owner)))
+    return lines, owner if owner is not None and owner != found.owner else None
 
 
 def _time_after(inv: Invocation, args: list[str], now: datetime) -> tuple[list[str], str | None]:

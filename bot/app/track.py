@@ -179,7 +179,7 @@ def _instance(inv: Invocation, rentals: Rentals, name: str, raw: dict[str, str],
         rentals, inv.team, inv.request_key, name, fields | base | {"started_at": started}
     )
     if not again:
-        _tell_owner(inv, made.owner, made.name)
+        tell_owner(inv, made.owner, made.name)
     said = tracked_text(made, token, again, source, lang) + billed_since(made.started_at, zone, lang)
     inv.privately(plain(said, lang))
 
@@ -199,7 +199,7 @@ def _storage(inv: Invocation, rentals: Rentals, name: str, raw: dict[str, str], 
         base | {"size_gb": size, "price_gb_month": price, "currency": currency, "created_at": created},
         raw.get("instance"),
     )
-    _tell_owner(inv, made.owner, made.name)
+    tell_owner(inv, made.owner, made.name)
     text = t(
         "digest.tracked_storage",
         lang,
@@ -239,13 +239,16 @@ def tracked_text(made: Instance, token: str, again: bool, source: str | None, la
     return text
 
 
-def _tell_owner(inv: Invocation, owner: str, name: str) -> None:
-    """Tracking something for someone else is allowed, and they are told (in their language, directly)."""
+def tell_owner(inv: Invocation, owner: str, name: str, given: bool = False) -> None:
+    """Tracking something for someone else is allowed, and so is handing it to them (`billing NAME owner=…`, the
+    owner's or an admin's): they are told (in their language, directly)."""
     if not owner or owner == inv.user:
         return
     actor = Actor(inv.chat.platform, inv.team, owner)
     lang = inv.chat.user_lang(actor)
-    if inv.channel_link:
+    if given:
+        said = t("meter.owner_given", lang, user=mention(inv.user), name=name)
+    elif inv.channel_link:
         said = t("digest.tracked_for_you", lang, user=mention(inv.user), name=name, channel=inv.channel_link)
     else:  # told in a direct message, where "this chat" would be that chat, and in the owner's language
         said = t("digest.tracked_for_you_unplaced", lang, user=mention(inv.user), name=name)

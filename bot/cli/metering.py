@@ -12,7 +12,17 @@ from zoneinfo import ZoneInfo
 import typer
 
 from bot.cli.common import LangOpt, fail, load_settings, say
-from bot.cli.rentals import JsonOpt, TeamOpt, _fields, _run, chosen_team, open_rentals, past_moment
+from bot.cli.rentals import (
+    OWNER_HELP,
+    JsonOpt,
+    TeamOpt,
+    _fields,
+    _run,
+    checked_owner,
+    chosen_team,
+    open_rentals,
+    past_moment,
+)
 from bot.fields.metering import balance_said, billing_of, power_of, provider_of, stop_billing_of
 from bot.fields.rentals import price_currency, price_typed
 from bot.text import t
@@ -22,6 +32,7 @@ from bot.text.runway import billing_said, when_said
 
 if TYPE_CHECKING:
     from bot.settings import Settings
+    from bot.state.rentals import Rentals
 
 AT_HELP = "When: 23:30 (the last 23:30), 'yesterday 23:30', '2h ago' or ISO 8601; default now; no zone: the team's."
 # click reads "-5" as an option; for `balance autodl -5` it is an amount, refused as a negative balance
@@ -95,15 +106,23 @@ def billing(
         str | None, typer.Option("--stop-billing", help="stops (stopping stops the meter) or keeps.")
     ] = None,
     provider: Annotated[str | None, typer.Option(help="The provider account it bills to: autodl, aliyun...")] = None,
+    project: Annotated[
+        str | None, typer.Option(help="The project its spend counts for, this month's included (none: no project).")
+    ] = None,
+    owner: Annotated[str | None, typer.Option(help="Its owner from now on. " + OWNER_HELP)] = None,
     team: TeamOpt = None,
     lang: LangOpt = None,
 ) -> None:
-    """Set how an instance is billed (default: by its price's unit) or its price (--price); alone, say how."""
+    """Set how an instance bills, its price (--price) or whose it is (--project, --owner); alone, say how."""
     settings = load_settings(lang=lang)
     if basis is None and price is None and stop_billing:
         raise fail(t("cli.billing_needs", settings.files.lang))
     rentals = open_rentals(settings)
     team = chosen_team(settings, team)
+    if project is not None or owner is not None:
+        _whose(settings, rentals, team, name, project, owner)
+        if basis is None and price is None and provider is None:
+            return
     if basis is None and price is None and provider:  # the balance it bills to, alone
         said_in = settings.files.lang
         account = _fields(lambda: provider_of(provider, said_in))
@@ -145,6 +164,24 @@ def billing(
         )
         + "\n"
     )
+
+
+def _whose(settings: Settings, rentals: Rentals, team: str, name: str, project: str | None, owner: str | None) -> None:
+    """--project and --owner: set, and said as chat says them."""
+    from bot.fields.metering import whose_words
+
+    lang = settings.files.lang
+    given = [f"project={project}"] if project is not None else []
+    given += [f"owner={checked_owner(settings, team, owner)}"] if owner is not None else []
+    whose = _fields(lambda: whose_words(given, lang)[1])
+    changed = _run(
+        settings, lambda: rentals.set_whose(team, name, project=whose.get("project"), owner=whose.get("owner"))
+    )
+    if project is not None:
+        said = t("meter.project_set", lang, name=changed.name, project=changed.project) if changed.project else None
+        sys.stdout.write((said or t("meter.project_cleared", lang, name=changed.name)) + "\n")
+    if owner is not None:
+        sys.stdout.write(t("meter.owner_set", lang, name=changed.name, owner=changed.owner) + "\n")
 
 
 def balance(

@@ -191,3 +191,28 @@ def balance_of(text: str, lang: Lang, shown: str | None = None) -> float:
     if not math.isfinite(value) or value > BALANCE_MAX:
         raise FieldError("amount", t("error.metering.bad_balance", lang, value=shown, high=f"{BALANCE_MAX:g}"))
     return value
+
+
+_WHOSE_KEYS = {"project": "project", "项目": "project", "owner": "owner", "负责人": "owner", "所有者": "owner"}
+_WHOSE_KEYS |= {"归属": "owner"}
+NO_PROJECT = frozenset(("none", "-", "无", "没有", "不属于任何项目"))  # `project=none`: in no project
+
+
+def whose_words(words: list[str], lang: Lang) -> tuple[list[str], dict[str, str]]:
+    """Whose money an instance is, out of `billing NAME …`'s words: `project=llm` (`项目=`; `none` for no project)
+    and `owner=@someone` (`负责人=`), each once; the other words as they were. FieldError: one given twice, or a
+    project's name longer than a project's 80 characters."""
+    found: dict[str, str] = {}
+    rest: list[str] = []
+    for word in words:
+        key, sep, value = word.partition("=")
+        field = _WHOSE_KEYS.get(key.lower()) if sep else None
+        if field is None:
+            rest.append(word)
+            continue
+        if field in found:
+            raise FieldError(field, t("error.inline.twice", lang, key=key))
+        if not value.strip() or (field == "project" and len(value) > 80):
+            raise FieldError(field, t("meter.billing_usage", lang))
+        found[field] = "" if field == "project" and value.lower() in NO_PROJECT else value
+    return rest, found

@@ -437,6 +437,11 @@ class Rentals:
         """Set how a running instance is billed: `billing` (hourly, day, month), `stop_billing`, `provider`."""
         return self._change_running(team, name, **{k: v for k, v in values.items() if v is not None})
 
+    def set_whose(self, team: str, name: str, *, project: str | None = None, owner: str | None = None) -> Instance:
+        """Whose money a running instance is: its `project` ("" for none) and its `owner`, where given."""
+        values: dict[str, Any] = {} if project is None else {"project": project or None}
+        return self._change_running(team, name, **values, **({} if owner is None else {"owner": owner}))
+
     def snooze(self, team: str, name: str, until: datetime) -> Instance:
         """ "Still needed": the instance is not news until `until`."""
         return self._change_running(team, name, snoozed_until=until)

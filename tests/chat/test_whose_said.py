@@ -1,0 +1,60 @@
+"""Whose money an instance is could not change once it was tracked (or found in a cloud): a box tracked under the
+wrong project counted there in every report and budget, and one handed to a colleague stayed its first owner's.
+`billing NAME project=… owner=…`, said in words too (`训练机 项目改成 cv`), and the terminal's --project, --owner."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from bot.state.rentals import Rentals
+from tests.chat.test_both_platforms import driving
+from tests.support.cli import run_cli
+
+
+def _item(chat, name: str):  # type: ignore[no-untyped-def]
+    rentals = Rentals(chat.deps.store)
+    return rentals.instance(rentals.teams()[0], name)
+
+
+def test_a_project_and_an_owner_said_in_words_change_and_the_new_owner_is_told(tmp_path: Path) -> None:
+    with driving("wecom", tmp_path) as chat:
+        chat.command("登记 训练机 A800 8卡 每小时60元 项目=llm")
+        said = chat.command("训练机 项目改成 cv")
+        assert "训练机 现在计入项目 cv" in said and "本月已花的" in said, said
+        assert _item(chat, "训练机").project == "cv"
+        assert "训练机" in chat.command("list cv") and "“llm”不是这里的项目" in chat.command("list llm")
+        before = len(chat.h.fake.sent)
+        said = chat.in_group("训练机 负责人改成 @stranger02")
+        assert "训练机 的负责人现在是 <@stranger02>" in said, said
+        told = [s for s in chat.h.fake.sent[before:] if s.chat == "stranger02"]
+        assert told and "把 **训练机** 交给了你负责" in told[0].text, [s.chat for s in chat.h.fake.sent[before:]]
+        assert _item(chat, "训练机").owner == "stranger02"
+        refused = chat.command("billing 训练机 项目=llm")  # no longer the starter's, who is no admin
+        assert "只有负责人 <@stranger02>" in refused and _item(chat, "训练机").project == "cv"
+
+
+def test_no_project_twice_given_and_english_words(tmp_path: Path) -> None:
+    with driving("slack", tmp_path) as chat:
+        chat.command("track box1 gpu=A100 price=14/h project=llm")
+        assert "'project' given twice" in chat.command("billing box1 project=a project=b")
+        assert _item(chat, "box1").project == "llm"
+        said = chat.command("billing box1 project=none hourly")
+        assert "box1 is in no project now" in said and "hourly" in said.lower(), said
+        assert _item(chat, "box1").project is None
+        assert "box1 counts for project cv now" in chat.command("box1 project=cv")
+        assert _item(chat, "box1").project == "cv"
+
+
+def test_the_terminal_sets_whose_it_is_and_refuses_an_owner_it_cannot_reach(tmp_path: Path) -> None:
+    env = {"GPU_ADVISOR_STATE_DB": str(tmp_path / "state.db")}
+    team = ("--team", "T1", "--lang", "en")
+    made = ("--gpu", "A100-80GB", "--price", "14/h", "--channel", "C1", "--owner", "U1", "--project", "llm")
+    assert run_cli("track", "instance", "box", *made, *team, env=env, tmp=tmp_path).returncode == 0
+    done = run_cli("billing", "box", "--project", "cv", "--owner", "U2ABCDEF", *team, env=env, tmp=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "box counts for project cv now" in done.stdout and "box is U2ABCDEF's now" in done.stdout
+    bad = run_cli("billing", "box", "--owner", "Li Lei", "--project", "x", *team, env=env, tmp=tmp_path)
+    assert bad.returncode == 2 and "Li Lei" in bad.stderr
+    listed = json.loads(run_cli("list", "--json", "--team", "T1", env=env, tmp=tmp_path).stdout)
+    assert [(i["project"], i["owner"]) for i in listed["instances"]] == [("cv", "U2ABCDEF")]
