@@ -96,7 +96,8 @@ def free_words(text: str) -> tuple[str, list[str]] | None:
     if _BALANCE.search(said):  # 查一下余额, 还剩多少钱: the balances and how long each lasts
         return "balance", []
     if _SPENT.search(said):  # 本月花了多少钱, 上周花了多少: that period's report (this month's, none said)
-        rest = _SPENT.compiled.sub(" ", said)
+        # 各项目花了多少, which project spends the most: the report, which says each project's spend
+        rest = _EACH_PROJECT.compiled.sub(" ", _SPENT.compiled.sub(" ", said))
         project = _PROJECT.search(rest)  # llm项目这个月花了多少, what did we spend on llm: that project's
         if project is not None:
             rest = rest[: project.start()] + " " + rest[project.end() :]
@@ -199,8 +200,13 @@ _BALANCE = lazy(
     re.IGNORECASE,
 )
 _SPENT = lazy(
-    r"(?:一共|总共)?花了?多少(?:钱)?|花费|开销|花销|how much (?:did|have) we spen[dt]|what (?:did|have) we spen[dt]"
-    r"|spending|spent",
+    r"(?:一共|总共)?花了?多少(?:钱)?|花费|开销|花销|花钱最多|花得最多|最花钱|花的钱最多"
+    r"|how much (?:did|have) we spen[dt]|what (?:did|have) we spen[dt]|spending|spent|spends?(?: the)? most"
+    r"|(?<![a-z])spend(?= by\b)",
+    re.IGNORECASE,
+)
+_EACH_PROJECT = lazy(  # spend asked of every project (各项目花了多少, spend by project): the report says each's
+    r"(?:哪个|哪些|每个|各个?|所有)项目(?:的|都|分别|各)*|(?<![a-z])(?:which|each|every|per|by)\s+projects?(?![a-z])",
     re.IGNORECASE,
 )
 _PROJECT = lazy(  # a project named in a spend question: llm项目, 项目llm, on llm, on project llm
@@ -215,7 +221,7 @@ _REPORT_ASKED = lazy(  # the words around a report's period (看一下上个月�
     re.IGNORECASE,
 )
 _ASKED = lazy(  # the question's words around the period of a spend question
-    r"我们|咱们|大家|团队|一共|总共|了|的|呢|啊|吗|？|\?"
+    r"我们|咱们|大家|团队|一共|总共|了|的|呢|啊|吗|？|\?|'s(?![a-z])"  # last week's spend: last week
     r"|(?<![a-z])(?:we|in|this(?! week| month)|the|so far)(?![a-z])",  # `this month` is the period
     re.IGNORECASE,
 )

@@ -47,6 +47,7 @@ def report_text(report: Report, lang: Lang, project: str | None = None) -> str:
             unknown=show(totals.unknown_gpu_hours),
         )
     ]
+    lines += [] if project else spend_by_project(report, lang)
     for by in ("owner", "project"):
         ranked = [r for r in report.ranked(by) if any(r.idle_cost.values())]
         if not ranked:
@@ -64,6 +65,23 @@ def report_text(report: Report, lang: Lang, project: str | None = None) -> str:
         if len(ranked) > TOP:
             lines.append(t("report.more", lang, count=len(ranked) - TOP))
     return "\n".join(lines + extras(report, lang))
+
+
+def spend_by_project(report: Report, lang: Lang) -> list[str]:
+    """What each project spent over the period, most first (the items in no project as one of them), where any
+    project is named: "which project spends most" was not in the report, only each one's idle share."""
+    ranked = [r for r in report.ranked("project") if any(r.cost.values())]
+    if not any(rank.who for rank in ranked):  # no project named: the total says it all
+        return []
+    ranked.sort(key=lambda r: (-sum(r.cost.values()), r.who))  # currencies added only for the order, as ranked()
+    lines = [t("report.spend_by_project", lang)]
+    for rank in ranked[:TOP]:
+        who = literal(rank.who) if rank.who else t("digest.no_project", lang)
+        cost = ", ".join(money(a, c) for c, a in rank.cost.items() if a)
+        lines.append(t("report.spend_line", lang, who=who, cost=cost))
+    if len(ranked) > TOP:
+        lines.append(t("report.more", lang, count=len(ranked) - TOP))
+    return lines
 
 
 def extras(report: Report, lang: Lang) -> list[str]:

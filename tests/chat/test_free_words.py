@@ -57,6 +57,10 @@ from tests.digest.test_schedule import MONDAY_0910_SHANGHAI
      ("llm项目这个月花了多少", ("report", ["这个月", "project=llm"])),
      ("项目llm上周花了多少", ("report", ["上周", "project=llm"])),
      ("what did we spend on llm this month", ("report", ["this month", "project=llm"])),
+     # each project's spend: the report, which says it
+     ("哪个项目花钱最多", ("report", ["this-month"])), ("各项目花了多少", ("report", ["this-month"])),
+     ("上个月各个项目的花费", ("report", ["上个月"])), ("which project spends the most", ("report", ["this-month"])),
+     ("spend by project", ("report", ["this-month"])), ("last week's spend by project", ("report", ["last week"])),
      # a budget set in a sentence
      ("llm的预算是2万", ("budget", ["llm", "2万"])), ("把llm预算设为5万", ("budget", ["llm", "5万"])),
      ("set llm budget to 20000", ("budget", ["llm", "20000"])),

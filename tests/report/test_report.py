@@ -245,3 +245,20 @@ def test_an_owner_with_nothing_idle_is_said_in_money_not_a_bare_zero(tmp_path: P
     text = run_cli("report", *period, "--team", "T1", env=env, tmp=tmp_path).stdout
     owner = next(line for line in text.splitlines() if line.startswith("  U2"))
     assert "idle ¥0 (0 GPU-h)" in owner and "spent ¥" in owner, text
+
+
+def test_the_report_says_each_projects_spend_most_first(tmp_path: Path) -> None:
+    """ "Which project spends most" (哪个项目花钱最多) had no answer: the report ranked projects by idle cost only."""
+    from bot.report.post import report_text
+    from bot.text import Lang
+    from bot.text.spans import plain_text
+
+    rentals = world(tmp_path)
+    made = compose(rentals, "T1", date(2026, 12, 3), date(2026, 12, 3), zone=SHANGHAI, now=NOW, busy_above_pct=5)
+    costs = {r.who: r.cost for r in made.ranked("project")}
+    text = plain_text(report_text(made, Lang.EN))
+    spend = text.split("*Spend by project:*\n", 1)[1].splitlines()
+    dearest = sorted(costs, key=lambda who: -sum(costs[who].values()))
+    assert [line.split(":")[0] for line in spend[: len(costs)]] == [f"• {who}" for who in dearest], text
+    assert spend[0].startswith("• llm: ¥") and spend[1].startswith("• cv: ¥")  # two cards of 480 a day, one of 240
+    assert "*Spend by project:*" not in plain_text(report_text(made, Lang.EN, project="llm"))  # one project's own
