@@ -85,6 +85,8 @@ def free_words(text: str) -> tuple[str, list[str]] | None:
         return "balance", [left["provider"], left["amount"]]  # autodl 还剩300元: that balance, recorded
     if _REMIND_ME.search(said):  # 每天早上9点提醒我: the digest's time
         return "remind", _REMIND_ME.compiled.sub(" ", said).split()
+    if _DEAREST.search(said):  # 哪台机器最贵, which box costs the most: the list, most spent this month first
+        return "list", ["dearest"]
     if _MINE.search(said):  # 我的机器, my boxes: the list of the asker's
         return "list", ["mine"]
     if _OURS.search(said):  # 我们租了哪些机器, what do we rent: the team's list
@@ -172,6 +174,12 @@ _THINGS = r"(?:机器|卡|显卡|gpu|实例|资源|服务器)"
 _MINE = lazy(
     rf"^(?:我的|我租的|我名下的|我登记的){_THINGS}(?:有哪些|都有什么|呢|吗)?[?？]?$"
     r"|^(?:show |list )?my (?:boxes|machines|gpus|instances|rentals|cards)\??$|what (?:am i renting|do i rent)",
+    re.IGNORECASE,
+)
+_DEAREST = lazy(
+    rf"(?:哪台|哪个|哪些)(?:{_THINGS})?(?:最贵|最花钱|花钱最多|花得最多)|最(?:贵|花钱)的{_THINGS}"
+    r"|which (?:box|machine|instance|gpu|server)s? (?:costs?|spen[dt]s?|is) (?:the )?(?:most|dearest|most expensive)"
+    r"|(?:most expensive|costliest|dearest) (?:box|machine|instance|gpu|server)s?",
     re.IGNORECASE,
 )
 _OURS = lazy(

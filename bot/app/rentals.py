@@ -35,6 +35,7 @@ from rules.remind_schedule import RemindSchedule, next_send, parse_at, parse_day
 
 MINE = frozenset(("mine", "my", "我的", "我自己的", "自己的"))
 EVERY = frozenset(("all", "全部", "所有", "everything"))
+DEAREST = frozenset(("dearest", "costliest", "最贵", "最花钱"))
 
 
 def list_items(inv: Invocation, args: list[str] | None = None) -> None:
@@ -43,8 +44,10 @@ def list_items(inv: Invocation, args: list[str] | None = None) -> None:
     midnight in its own channel's digest zone, as the digest, its budget, App Home and the terminal's `list` count
     it (not the zone of the channel `list` was typed in)."""
     rentals, lang, deps = Rentals(inv.deps.store), inv.lang, inv.deps
-    lines = []
-    instances, storage, (scope, project) = _listed(inv, rentals, [a.lower() for a in args or []])
+    lines: list[tuple[float, str]] = []  # this month's spend, and the line
+    words = [a.lower() for a in args or []]
+    dearest = any(word in DEAREST for word in words)  # `list dearest`, 哪台机器最贵: most spent this month first
+    instances, storage, (scope, project) = _listed(inv, rentals, [w for w in words if w not in DEAREST])
     now = deps.now()
     zones = Schedules(deps.store, deps.settings.digest.default_schedule()).zones(
         inv.team, {i.channel for i in instances} | {s.channel for s in storage}
@@ -52,35 +55,47 @@ def list_items(inv: Invocation, args: list[str] | None = None) -> None:
     timelines = PowerLog(deps.store, deps.policy.metering).this_month(instances, now)
     for i in instances:
         power = "released" if i.released_at else state_at(timelines.get(i.id, []), now).value  # on, off, unknown
+        spent = spent_this_month(i, now.astimezone(zones[i.channel]), timelines)
         lines.append(
-            t(
-                "digest.list_instance",
-                lang,
-                name=i.name,
-                gpu=f"{i.gpu} × {show(i.share or i.cards)}",
-                price=instance_rate(i, lang),
-                owner=mention(i.owner) if i.owner else t("cli.no_owner", lang),
-                state=t(f"digest.state.{power}", lang) + _not_ours(i.hidden_by, lang),
-                spent=money(spent_this_month(i, now.astimezone(zones[i.channel]), timelines), i.currency),
+            (
+                spent,
+                t(
+                    "digest.list_instance",
+                    lang,
+                    name=i.name,
+                    gpu=f"{i.gpu} × {show(i.share or i.cards)}",
+                    price=instance_rate(i, lang),
+                    owner=mention(i.owner) if i.owner else t("cli.no_owner", lang),
+                    state=t(f"digest.state.{power}", lang) + _not_ours(i.hidden_by, lang),
+                    spent=money(spent, i.currency),
+                ),
             )
         )
     for s in storage:
         state = "deleted" if s.deleted_at else "kept"
+        kept = stored_this_month(s, now.astimezone(zones[s.channel]))
         lines.append(
-            t(
-                "digest.list_storage",
-                lang,
-                name=s.name,
-                size=show(s.size_gb),
-                per_month=money(s.size_gb * s.price_gb_month, s.currency),
-                owner=mention(s.owner),
-                state=t(f"digest.state.{state}", lang) + _not_ours(s.hidden_by, lang),
-                spent=money(stored_this_month(s, now.astimezone(zones[s.channel])), s.currency),
+            (
+                kept,
+                t(
+                    "digest.list_storage",
+                    lang,
+                    name=s.name,
+                    size=show(s.size_gb),
+                    per_month=money(s.size_gb * s.price_gb_month, s.currency),
+                    owner=mention(s.owner),
+                    state=t(f"digest.state.{state}", lang) + _not_ours(s.hidden_by, lang),
+                    spent=money(kept, s.currency),
+                ),
             )
         )
     title = t(f"digest.list_title{scope}", lang, project=project)  # whose: `list mine` said the whole team's
+    if dearest:  # the currencies' amounts compared as they are, only for the order (as the report's rankings)
+        lines.sort(key=lambda line: -line[0])
+        colon = title[-1] if title.endswith((":", "：")) else ""
+        title = title.removesuffix(colon) + t("digest.list_dearest", lang) + colon
     empty = t("digest.list_empty.mine" if scope == ".mine" else "digest.list_empty", lang)
-    inv.answer(plain("\n".join([title, *lines]) if lines else empty, lang))
+    inv.answer(plain("\n".join([title, *(text for _, text in lines)]) if lines else empty, lang))
 
 
 def _not_ours(hidden_by: str | None, lang: Lang) -> str:

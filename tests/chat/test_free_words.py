@@ -66,6 +66,9 @@ from tests.digest.test_schedule import MONDAY_0910_SHANGHAI
      ("set llm budget to 20000", ("budget", ["llm", "20000"])),
      ("budget for llm is 20000", ("budget", ["llm", "20000"])),
      ("全队预算5万", ("budget", ["全队", "5万"])),
+     # the dearest first
+     ("哪台机器最贵", ("list", ["dearest"])), ("最花钱的机器", ("list", ["dearest"])),
+     ("which box costs the most", ("list", ["dearest"])), ("most expensive machines", ("list", ["dearest"])),
      # what is rented: the asker's, the team's
      ("我的机器", ("list", ["mine"])), ("my boxes", ("list", ["mine"])), ("what am I renting", ("list", ["mine"])),
      ("我们租了哪些机器", ("list", [])), ("what do we rent", ("list", [])), ("所有机器", ("list", [])),

@@ -3,6 +3,7 @@ only, and a name in other capitals was just "no instance"."""
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from pathlib import Path
 
 from bot.state.discovered import Discovered
@@ -53,3 +54,20 @@ def test_power_said_as_one_chinese_word(tmp_path: Path) -> None:
         assert "自此刻开机" in chat.command("开机 a1")
         assert "`power 名称 on`" in chat.command("关机")  # no name: the usage
         assert "`开机 名称`、`关机 名称`" in chat.command("帮助")
+
+
+def test_the_dearest_first_when_asked(tmp_path: Path) -> None:
+    """`哪台机器最贵` was an unknown sub-command: the list, most spent this month first (`list dearest`, a project's
+    too), says which."""
+    with driving("wecom", tmp_path) as chat:
+        chat.h.clock.now = datetime(2026, 12, 7, 2, tzinfo=UTC)  # type: ignore[attr-defined]  # the days said are past
+        chat.command("登记 a1 A800 8卡 每小时60元 项目=llm started=12月3日9点")
+        chat.command("登记 a2 4090 每小时2元 项目=cv started=12月1日9点")
+        chat.command("登记 a3 H100 8卡 每小时200元 项目=cv started=12月6日9点")
+        said = chat.command("哪台机器最贵")
+        assert said.startswith("本企业登记的资源（本月花费最多的在前）："), said
+        assert [line.split("**")[1] for line in said.splitlines()[1:]] == ["a1", "a3", "a2"], said
+        plain = chat.command("list")
+        assert [line.split("**")[1] for line in plain.splitlines()[1:]] == ["a1", "a2", "a3"]  # as tracked
+        cv = chat.command("列表 cv 最贵")
+        assert [line.split("**")[1] for line in cv.splitlines()[1:]] == ["a3", "a2"], cv
