@@ -34,6 +34,17 @@ _RENT = lazy(
     r"|rent (?:a |some )?gpus?|need (?:a |some )?gpus?",
     re.IGNORECASE,
 )
+# a box said rented, or to be tracked, with its GPU and no name (帮我登记一台A100, I just rented an H100)
+_RENTED = lazy(
+    r"(?:^(?:帮我|请|麻烦)?(?:登记|记一下|记录)|^(?:我|我们)?(?:刚|刚刚|新)?租了)(?!.*(?:哪些|什么|几台|多少))"
+    r"|^(?:i|we)(?: just| have)? (?:rented|got|took)\b",
+    re.IGNORECASE,
+)
+_WASTE = lazy(  # money left idle, asked (本周闲置浪费了多少钱, 谁浪费最多, how much did we waste last week)
+    r"(?:闲置)?(?:浪费|白花)(?:了|掉)?(?:多少钱?|最多|的钱)?|闲置(?:的)?(?:花费|成本|费用|花了多少钱?)|谁(?=浪费)"
+    r"|(?:how much )?(?:did|do|have) we waste(?:d)?|who wastes?(?: the)? most|(?<![a-z])wasted?(?![a-z])",
+    re.IGNORECASE,
+)
 _PRICE = lazy(r"多少钱|什么价|价格|价钱|贵不贵|最便宜|最实惠|how much|price|cost|cheapest", re.IGNORECASE)
 _CHEAPEST = lazy(r"最便宜|最实惠|cheapest", re.IGNORECASE)
 _QUESTION = lazy(  # the question's words around what is priced
@@ -60,6 +71,9 @@ def free_words(text: str) -> tuple[str, list[str]] | None:
         return "help", []
     if (how := _HOW_TO.match(said)) is not None and (topic := _topic(how["what"])) is not None:
         return "help", [topic]  # 怎么登记机器, how do I track a box: the help's lines of that sub-command
+    if _WASTE.search(said):  # 浪费了多少, 谁浪费最多, how much did we waste last week: that period's report, idle cost
+        period = " ".join(_ASKED.compiled.sub(" ", _WASTE.compiled.sub(" ", said)).split())  # (this month's)
+        return "report", [period or "this-month"]
     if _IDLE.search(said):  # 谁的机器闲着, what's idle: this chat's digest now
         return "idle", []
     if (_PRICE.search(said) or _WHICH.search(said)) and len(several := _gpus_in(said)) > 1:
@@ -75,6 +89,8 @@ def free_words(text: str) -> tuple[str, list[str]] | None:
             return "quote", asked
         if gpu is not None:  # 最便宜的4090在哪: the cheapest first
             return "prices", [gpu, "cheapest"] if _CHEAPEST.search(said) else [gpu]
+    if _RENTED.search(said) and (gpu := _gpu_in(said)) is not None:  # 我租了一台4090: track's own "name it first"
+        return "track", [gpu]
     if _RENT.search(said):
         return "advise", []
     if _WHEN_DIGEST.search(said):  # 提醒什么时候发, when does the digest come: its schedule

@@ -22,7 +22,7 @@ from rules.patterns import lazy
 _OFF = lazy(r"(?:已经?|刚刚?)?(?:关机|关了|关掉了|停机|停了|停掉了)(?:了|啦)?|(?:is |was )?(?:off|stopped|shut down)")
 _ON = lazy(r"(?:已经?|刚刚?)?(?:开机|开了|启动了?|重启了?)(?:了|啦)?|(?:is |was )?(?:on|started|back on)")
 _DONE = lazy(
-    r"(?:已经?|可以|能)?(?:用完|不用|跑完|结束|释放|退租|退掉)(?:了|啦|吧)?(?:[,，]?可以释放了?)?"
+    r"(?:已经?|可以|能)?(?:用完|不用|跑完|结束|释放|退租|退掉)(?:了|啦|吧|吗|么)?(?:[,，]?可以释放了?吗?)?[?？]?"
     r"|(?:is )?(?:done|finished|not needed)"
 )
 
@@ -31,6 +31,7 @@ _WHOSE = lazy(r"(?:是)?谁的|谁在用|谁租的|(?:的)?负责人(?:是谁)?|
 # how it is, asked (训练机 停了吗, 还在跑吗, is box1 on?): `power NAME`'s answer
 _STATE = lazy(
     r"(?:现在)?(?:停了|关了|关机了|开着|开机了|还开着|在跑|还在跑|在运行|还在运行|开着没|关了没)(?:吗|么|没有?)[?？]?"
+    r"|(?:这个月|本月)?(?:用了|开了|跑了|闲了|开机)(?:多久|多长时间|多少小时|几个小时)(?:了)?[?？]?"
     r"|(?:现在)?(?:什么|啥)状态[?？]?|(?:的)?状态|(?:is it |still )?(?:on|off|running)\?|status\??"
 )
 # what it costs, asked (训练机 多少钱, 花了多少, 数据盘 一个月多少钱, how much is box1): its line of `list`
@@ -42,6 +43,12 @@ _COST = lazy(
 # asked to be released or deleted, the name inside (把训练机释放掉, 帮我把数据盘删了): asked back as said after it
 _ASKED_TO = lazy(
     r"^(?:帮我|请|麻烦)?\s*把\s*(?P<name>.+?)\s*(?P<verb>释放|退租|退掉|删掉|删除|删)(?:掉|了|吧|一下)*[。.!！]?$"
+)
+# asked to be switched off (关掉训练机, 把训练机关了, stop box1, shut down box1): what the bot can do about it said
+_STOP_ASKED = (
+    lazy(r"^(?:帮我|请|麻烦)?\s*(?:关掉|停掉|关闭|停止|关一下|停一下)\s*(?P<name>\S+?)[。.!！]?$"),
+    lazy(r"^(?:帮我|请|麻烦)?\s*把\s*(?P<name>.+?)\s*(?:关掉|停掉|关了|停了|关机|停机|关闭)(?:吧|一下)?[。.!！]?$"),
+    lazy(r"^(?:please\s+)?(?:stop|shut down|shutdown|turn off|switch off)\s+(?P<name>\S+?)[.!]?$", re.I),
 )
 _WHO_OWNS = lazy(
     r"^(?:who(?:'s| is)? (?:owns|using|renting|the owner of)|谁(?:在用|租的|负责))\s*(?P<name>.+?)\??$", re.I
@@ -141,6 +148,9 @@ def reading(store: Store, team: str, text: str) -> tuple[str, str] | None:
         of = pattern.match(text.strip())
         if of is not None and _first(of["name"], _names(store, team)) == of["name"]:
             return of["name"], what
+    for pattern in _STOP_ASKED:  # 关掉训练机: switching it off asked of the bot, which says what it can do
+        if (stop := pattern.match(text.strip())) is not None and _first(stop["name"], _names(store, team)):
+            return stop["name"], "stop"
     if (told := _ASKED_TO.match(text.strip())) is not None:  # 把训练机释放掉: as 训练机 释放了 is read
         text = f"{told['name']} {'删了' if told['verb'].startswith('删') else '释放'}"
     name = named_first(store, team, text)
@@ -173,6 +183,8 @@ def said_of_item(inv: Invocation, text: str) -> bool:
         metering.power(inv, [name])
     elif what.startswith("set "):  # 训练机 项目改成 cv: `billing 训练机 project=cv`
         metering.billing(inv, [name, what.removeprefix("set ")])
+    elif what == "stop":  # 关掉训练机: the bot switches nothing off when asked; what it does instead
+        inv.answer(plain(t("item.stop_asked", inv.lang, name=name), inv.lang))
     elif what in ("done", "deleted"):
         key = "item.release_asked" if what == "done" else "item.delete_asked"
         inv.answer(plain(t(key, inv.lang, name=name), inv.lang))

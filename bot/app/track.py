@@ -36,10 +36,11 @@ from bot.text import Lang, t
 from bot.text.catalogue import tw
 from bot.text.chinese_names import TRACK_KINDS
 from bot.text.errors import parse_error_text
-from bot.text.format import mention, money
+from bot.text.format import literal, mention, money
 from bot.text.quote import instance_rate
 from bot.text.runway import when_said
 from rules.errors import ParseError
+from rules.gpus import gpu_at
 from rules.storage_amounts import parse_size_gb
 
 log = logging.getLogger(__name__)
@@ -157,6 +158,8 @@ def metering_fields(raw: dict[str, str], lang: Lang) -> dict[str, str]:
 def _instance(inv: Invocation, rentals: Rentals, name: str, raw: dict[str, str], base: dict[str, Any]) -> None:
     deps, lang = inv.deps, inv.lang
     if "gpu" not in raw:  # the one thing an instance needs: the price may come from the cache
+        if gpu_at([name]) is not None:  # `登记 A100`, `track A100 14/h`: the GPU where the name goes
+            raise CommandError(t("digest.track_name_is_gpu", lang, gpu=literal(name)))
         raise CommandError(t("digest.track_missing.gpu", lang, name=name))
     try:
         cards = cards_typed(raw["cards"], lang) if "cards" in raw else None  # 8, 8卡, 八张, 两台8卡

@@ -133,3 +133,23 @@ def test_off_or_on_said_with_when_it_happened_bills_from_then(tmp_path: Path) ->
         assert "起开机" in chat.command("训练机 2小时前开机了")
         assert power_now(chat, "训练机") is Power.ON
         assert "起关机" in chat.command("训练机 关机 at=1小时前")
+
+
+def test_switching_off_asked_whether_to_release_and_how_long_it_ran(tmp_path: Path) -> None:
+    """`关掉训练机`, `stop 训练机` and `训练机可以释放吗` were unknown sub-commands, `训练机用了多久` too: the bot says
+    it switches nothing off when asked and what it does instead (nothing changes), asks back the release, and says
+    how it has been this month."""
+    with driving("dingtalk", tmp_path) as chat:
+        chat.command("登记 训练机 A800 8卡 每小时60元")
+        for asked in ("关掉训练机", "停掉 训练机", "帮我把训练机关了", "stop 训练机", "please shut down 训练机"):
+            said = chat.command(asked)
+            assert "我不会应要求直接关机" in said or "I switch nothing off when asked" in said, (asked, said)
+            assert "`训练机 关机了`" in said or "`训练机 is off`" in said, said
+        assert power_now(chat, "训练机") is Power.ON  # asked, not said: nothing recorded
+        assert "发送 `释放 训练机`" in chat.command("训练机可以释放吗")
+        chat.h.clock.advance(minutes=5)  # type: ignore[attr-defined]
+        for asked in ("训练机用了多久", "训练机 这个月开了多少小时", "训练机闲了多久"):
+            assert "**训练机** 现在开机" in chat.command(asked), asked
+        assert "未知的子命令" in chat.command("关掉哈哈")  # no item named: not read as one
+        assert "A100 是卡型：请先给机器起个名字" in chat.command("登记 A100")
+        assert "RTX4090-24GB 是卡型" in chat.command("我租了一台4090")  # said without a name: asked for one
