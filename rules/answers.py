@@ -39,7 +39,7 @@ def parse_answers(raw: Mapping[str, str | None]) -> dict[str, Any]:
         except ParseError as exc:
             errors[key] = exc
     memory = errors.get("memory")
-    if memory is not None and memory.problem == "which_model_job":  # "7B" beside 推理: its serving memory
+    if memory is not None and memory.problem in ("which_model_job", *WHICH_TRAINING):  # "7B" beside 推理: served
         with contextlib.suppress(ParseError):  # no kind of work, or one with no model rule: asked as it was
             parsed["memory"] = answer_in_context("memory", memory.text, parsed)
             del errors["memory"]
@@ -81,6 +81,7 @@ def offered_for(step: Step, typed: str) -> str:
 
 
 TRAINING = (Workload.PRETRAIN, Workload.FULL_FINETUNE, Workload.LORA, Workload.QLORA)  # each with a memory rule
+WHICH_TRAINING = ("which_finetune", "which_training")  # "7B 微调", "7B 训练": the kind of training asked
 
 
 def answer_in_context(key: str, text: str, values: Mapping[str, Any]) -> Any:
@@ -92,6 +93,8 @@ def answer_in_context(key: str, text: str, values: Mapping[str, Any]) -> Any:
     try:
         value = BY_KEY[key].parse(text)
     except ParseError as exc:
+        if exc.problem in WHICH_TRAINING and workload in set(TRAINING):  # "7B 微调" after "LoRA": 7B LoRA
+            return BY_KEY[key].parse(with_workload(str(exc.params["size"]), Workload(workload)))
         if exc.problem != "which_model_job" or workload not in set(Workload):
             raise
         try:

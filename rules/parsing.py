@@ -456,9 +456,14 @@ def _billions(match: re.Match[str]) -> float:
 
 def _model_job(text: str, norm: str) -> MemoryAnswer | None:
     """'7B LoRA', '13B 全参微调', 'qwen2.5-72b qlora', 'LoRA 7B': the model to estimate the peak from."""
-    match = next(
-        (m for m in (p.match(norm) for p in _MODEL_JOBS) if m and m.group("method").strip() in _WORKLOADS), None
-    )
+    found = [m for m in (p.match(norm) for p in _MODEL_JOBS) if m]
+    match = next((m for m in found if m.group("method").strip() in _WORKLOADS), None)
+    which = next((m for m in found if m.group("method").strip().replace(" ", "") in _WHICH_TRAINING), None)
+    if match is None and which is not None:  # "7B 微调": LoRA or full? The estimate is 16 GB or 120: asked
+        said, problem = f"{_billions(which):g}B", _WHICH_TRAINING[which.group("method").strip().replace(" ", "")]
+        forms = [f"{said} LoRA", f"{said} QLoRA", f"{said} 全参微调"]
+        forms += [f"{said} 预训练"] if problem == "which_training" else []
+        raise ParseError("memory", text, forms, problem, {"size": said})
     if match is None:
         return None
     method = _WORKLOADS[match.group("method").strip()]
