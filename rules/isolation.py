@@ -14,6 +14,7 @@ from rules.policy import Policy
 from rules.profile import TaskProfile
 
 if TYPE_CHECKING:  # loaded by the answers that name a model (rules/memory.py)
+    from rules.profile import MemoryAnswer
     from rules.serving import Architecture, ServingBreakdown
 
 
@@ -199,27 +200,39 @@ def model_memory_advice(
             )
         else:
             said = _advice(Topic.MEMORY, "memory_serving_concurrency", requests=holds, context=serving[1].context)
-        return out + _smallest(card, shared, needed or cards) + [said]
+        return out + smallest(card, shared, needed or cards) + [said]
+    estimate = model_estimate(answer, policy)
+    if estimate is None:
+        return []
+    return [estimate[0], *smallest(card, shared, needed or cards)]
+
+
+def model_estimate(answer: MemoryAnswer, policy: Policy) -> tuple[Advice, float] | None:
+    """The peak an answer naming a model estimates ("7B LoRA": its training parts; "qwen2.5-72b", "70B 推理": its
+    serving memory), with the advice saying how it adds up; None where no rule estimates it."""
+    serving = served(answer, policy)
+    if serving is not None:
+        return _serving_advice(*serving), serving[1].total_gb
     from rules.memory_model import breakdown
 
+    if answer.model_size_b is None:
+        return None
     parts = breakdown(answer.model_size_b, answer.method, policy.memory_estimates)
     if parts is None:
-        return []
-    out = [
-        _advice(
-            Topic.MEMORY,
-            "memory_from_model",
-            model_size_b=answer.model_size_b,
-            method=str(answer.method),
-            total_gb=parts.total_gb,
-            weights_gb=parts.weights_gb,
-            gradients_gb=parts.gradients_gb,
-            optimizer_gb=parts.optimizer_gb,
-            activations_gb=parts.activations_gb,
-            overhead_gb=parts.overhead_gb,
-        )
-    ]
-    return out + _smallest(card, shared, needed or cards)
+        return None
+    said = _advice(
+        Topic.MEMORY,
+        "memory_from_model",
+        model_size_b=answer.model_size_b,
+        method=str(answer.method),
+        total_gb=parts.total_gb,
+        weights_gb=parts.weights_gb,
+        gradients_gb=parts.gradients_gb,
+        optimizer_gb=parts.optimizer_gb,
+        activations_gb=parts.activations_gb,
+        overhead_gb=parts.overhead_gb,
+    )
+    return said, parts.total_gb
 
 
 def _serving_advice(model: Architecture, parts: ServingBreakdown) -> Advice:
@@ -256,7 +269,7 @@ def serving_room(
     return max_concurrency(serving[1], serving[0], memory, policy.serving)
 
 
-def _smallest(card: GPUModel, shared: SharedOption | None, cards: int) -> list[Advice]:
+def smallest(card: GPUModel, shared: SharedOption | None, cards: int) -> list[Advice]:
     """What holds the estimate: the same shared option or card count the header shows."""
     out: list[Advice] = []
     if shared is None:

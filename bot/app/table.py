@@ -19,6 +19,7 @@ from bot.app import (
     enroll,
     idle,
     item_words,
+    memory_asked,
     metering,
     quote,
     rentals,
@@ -223,6 +224,8 @@ def _run(inv: Invocation, tokens: list[str]) -> None:
         inv.answer(plain(t("chat.thanks" if ack["thanks"] else "chat.ack", inv.lang), inv.lang))
     elif item_words.said_of_item(inv, " ".join(tokens)):  # `训练机 关机了`: power, or the release asked back
         return  # before the free words: `训练机 花了多少` is that item's month, not a period named 训练机
+    elif memory_asked.said_of_memory(inv, " ".join(tokens)):  # `7B LoRA 需要什么卡`: the estimate, what holds it
+        return
     elif (meant := free_words(" ".join(tokens))) is not None:  # `你好`, `A100多少钱`, `我想租卡`
         SUBCOMMANDS[meant[0]](inv, meant[1])
     elif (name := item_words.named_first(inv.deps.store, inv.team, tokens[0])) == tokens[0]:

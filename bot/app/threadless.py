@@ -10,7 +10,7 @@ import itertools
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from bot.app import card_again, item_words, table
+from bot.app import card_again, item_words, memory_asked, table
 from bot.app.buttons import Done, Press, Refusal, handler_for
 from bot.app.capture import SentFile
 from bot.app.free_words import free_words
@@ -146,7 +146,8 @@ def _asks_instead(convo: Conversation, text: str, deps: Deps) -> bool:
         if item_words.reading(deps.store, convo.team, text) is not None:  # question the table answers, unless
             return True  # it is an answer that needs saying which, asked back
         glued = table.glued_name(text.split()[0]) if text.split() else None
-        return (free_words(text) is not None or glued is not None) and exc.problem not in _ANSWERED_UNCLEAR
+        other = free_words(text) is not None or glued is not None or memory_asked.asked(text) is not None
+        return other and exc.problem not in _ANSWERED_UNCLEAR
     return False
 
 
