@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 
 from bot.fields.metering import PROVIDER_NAMES
-from bot.fields.quote_words import bare_words
+from bot.fields.quote_words import bare_words, gpus_said
 from bot.fields.word_runs import longest_reading
 from rules.gpus import gpu_at, gpu_words, gpus_in
 from rules.parsing import parse_rental_schedule
@@ -48,7 +48,8 @@ _WASTE = lazy(  # money left idle, asked (本周闲置浪费了多少钱, 谁浪
 _PRICE = lazy(r"多少钱|什么价|价格|价钱|贵不贵|最便宜|最实惠|how much|price|cost|cheapest", re.IGNORECASE)
 _CHEAPEST = lazy(r"最便宜|最实惠|cheapest", re.IGNORECASE)
 _QUESTION = lazy(  # the question's words around what is priced
-    r"多少钱|什么价|贵不贵|要多少|大概|[?？吗呢啊]|(?<![a-z0-9])(?:how much|is|an|the|would|it|cost)(?![a-z0-9])",
+    r"多少钱|什么价|贵不贵|要多少|大概|分别|各自|[?？吗呢啊]"
+    r"|(?<![a-z0-9])(?:how much|is|an|the|would|it|cost|each|respectively)(?![a-z0-9])",
     re.IGNORECASE,
 )
 _PRICE_WORDS = lazy(
@@ -77,6 +78,9 @@ def free_words(text: str) -> tuple[str, list[str]] | None:
     if _IDLE.search(said):  # 谁的机器闲着, what's idle: this chat's digest now
         return "idle", []
     if (_PRICE.search(said) or _WHICH.search(said)) and len(several := _gpus_in(said)) > 1:
+        asked = gpu_words(_QUESTION.compiled.sub(" ", _WHICH.compiled.sub(" ", said)).split())
+        if _run_said(gpus_said(asked)[1]):  # A100和H100跑一周分别多少钱: the run quoted on each
+            return "quote", asked
         return "prices", several  # A100和H100哪个划算, A100 vs H100: side by side
     if not _PRICE.search(said) and (first := _gpu_first(said)) is not None:  # `A100`, `H100 跑一周`
         return first

@@ -10,9 +10,9 @@ from bot.text import Lang, t
 from bot.text.chinese_names import currency_code
 from bot.text.errors import error_text
 from bot.text.format import money, share_text
-from bot.text.quote import age_text, rate
+from bot.text.quote import age_text, rate, run_said
 from pricing.errors import QuoteError
-from pricing.quote import QuoteRequest
+from pricing.quote import Quote, QuoteRequest
 from rules.errors import UnknownGPU
 from rules.gpus import gpu_model, gpus_in
 
@@ -70,3 +70,30 @@ def _options(deps: Deps, gpu: str, currency: str, lang: Lang) -> tuple[str, bool
             label = t("prices.side_by_side_slice", lang, share=share_text(option.share))
         parts.append(f"{label} {said}")
     return " · ".join(parts) or t("slack.no_prices", lang), estimated
+
+
+def run_lines(quotes: list[tuple[str, Quote | str]], lang: Lang) -> list[str]:
+    """One run quoted on each GPU (`A100和H100跑一周分别多少钱`, `quote A100 H100 4x14`): a title naming the run, a
+    line per GPU with each option's total (a range where it is one: an estimate, or shared efficiency), or why it
+    could not be quoted; then the note on what a total does not say."""
+    first = next(quote for _, quote in quotes if not isinstance(quote, str))  # one at least was quoted
+    gpus = " · ".join(gpu for gpu, _ in quotes)
+    lines = [t("prices.run_side_by_side", lang, gpus=gpus, run=run_said(first, lang), currency=first.currency)]
+    colon = "：" if lang is Lang.ZH else ": "
+    for gpu, quote in quotes:
+        if isinstance(quote, str):
+            lines.append(f"• **{gpu}**{colon}{quote}")
+            continue
+        parts = []
+        for kind, option in (("dedicated", quote.dedicated), ("shared", quote.shared), ("spot", quote.spot)):
+            if option is None:
+                continue
+            label = t(f"option.{kind}.short", lang)
+            if kind == "shared" and option.share:
+                label = t("prices.side_by_side_slice", lang, share=share_text(option.share))
+            low, high = money(option.amount_min, quote.currency), money(option.amount_max, quote.currency)
+            total = low if low == high else f"{low}–{high}"
+            parts.append(f"{label} {total}" + (t("prices.run_estimate", lang) if option.estimate else ""))
+        lines.append(f"• **{gpu}** × {quote.cards}{colon}" + (" · ".join(parts) or t("slack.no_prices", lang)))
+    lines.append(t("prices.run_side_by_side_note", lang, gpu=first.gpu))
+    return lines

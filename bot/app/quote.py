@@ -7,12 +7,13 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from bot.app.gpu_compare import MOST, run_lines
 from bot.app.invocation import CommandError, Invocation
 from bot.chat import inline
 from bot.chat.message import Message, Section, plain
 from bot.chat.profile_messages import costs
 from bot.deps import Deps
-from bot.fields.quote_words import BARE_KEYS, bare_words
+from bot.fields.quote_words import BARE_KEYS, bare_words, gpus_said
 from bot.fields.rentals import FieldError, cards_typed, machine
 from bot.text import Lang, t
 from bot.text.chinese_names import currency_code
@@ -95,6 +96,33 @@ def message(made: Quote, inv: Invocation) -> Message:
 
 
 def quote(inv: Invocation, args: list[str]) -> None:
+    gpus, rest = gpus_said(args)
+    if len(gpus) > 1:  # `quote A100 H100 4x14`, A100和H100跑一周分别多少钱: the run on each, side by side
+        quotes: list[tuple[str, Quote | str]] = []
+        for gpu in gpus[:MOST]:
+            try:
+                quotes.append((gpu, inv.deps.prices.quote(_request(inv, [gpu, *rest])[0])))
+            except CommandError as exc:
+                quotes.append((gpu, str(exc)))
+            except (ParseError, QuoteError) as exc:
+                quotes.append((gpu, error_text(exc, inv.lang, where="chat")))
+        if all(isinstance(made, str) for _, made in quotes):  # the words are wrong for every card: said once
+            raise CommandError(str(quotes[0][1]))
+        inv.announce(plain("\n".join(run_lines(quotes, inv.lang)), inv.lang))
+        return
+    asked, wanted = _request(inv, args)
+    try:
+        if wanted in YES:
+            inv.announce(plain("\n".join(compare_lines(inv.deps.prices.compare(asked), asked, inv.lang)), inv.lang))
+            return
+        made = inv.deps.prices.quote(asked)
+    except (ParseError, QuoteError) as exc:
+        raise CommandError(error_text(exc, inv.lang, where="chat")) from None
+    inv.announce(message(made, inv))
+
+
+def _request(inv: Invocation, args: list[str]) -> tuple[QuoteRequest, str]:
+    """The request `args` make, and whether a comparison across providers was asked."""
     deps, lang = inv.deps, inv.lang
     keyed, bare = bare_words(args)
     raw = inline.parse_pairs(keyed, inline.QUOTE_KEYS)[0]
@@ -106,11 +134,6 @@ def quote(inv: Invocation, args: list[str]) -> None:
     if wanted not in YES + NO:
         raise CommandError(t("error.bad_compare", lang, value=wanted[:20]))
     try:
-        asked = request_of(deps, raw, lang)
-        if wanted in YES:
-            inv.announce(plain("\n".join(compare_lines(deps.prices.compare(asked), asked, lang)), lang))
-            return
-        made = deps.prices.quote(asked)
+        return request_of(deps, raw, lang), wanted
     except (ParseError, QuoteError) as exc:
         raise CommandError(error_text(exc, lang, where="chat")) from None
-    inv.announce(message(made, inv))

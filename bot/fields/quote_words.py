@@ -11,7 +11,7 @@ from bot.fields.word_runs import longest_reading
 from bot.text.chinese_names import CURRENCY_WORDS
 from pricing.fx import ECB_CURRENCIES
 from rules.errors import ParseError
-from rules.gpus import gpu_at, gpu_words
+from rules.gpus import gpu_at, gpu_words, gpus_in
 from rules.numbers import number_value
 from rules.parsing import parse_cards, parse_rental_schedule
 
@@ -31,6 +31,16 @@ OPTION_WORDS = frozenset(
 
 # words around what is priced that price nothing: `how much would 8 H100s cost for a week`, `租 A100 一个月`
 FILLERS = frozenset(("for", "over", "during", "about", "around", "roughly", "租", "租用", "用", "跑", "要", "想租"))
+
+
+def gpus_said(args: list[str]) -> tuple[list[str], list[str]]:
+    """The GPUs words without a key name, in order, and the words without them (`A100 H100 跑一周`: both, and the
+    run); a run quoted on each where two or more are named."""
+    words, gpus = gpu_words([a for a in args if "=" not in a]), []
+    while (at := gpu_at(words)) is not None:
+        gpus += gpus_in(words[at[0] : at[1]])
+        words = words[: at[0]] + words[at[1] :]
+    return gpus, [a for a in args if "=" in a] + words
 
 
 def bare_words(args: list[str]) -> tuple[list[str], dict[str, str]]:

@@ -222,6 +222,18 @@ def title(quote: Quote, lang: Lang) -> str:
     )
 
 
+def run_said(quote: Quote, lang: Lang) -> str:
+    """The run a quote prices, in words: "24 h a day × 7 days (168 GPU-hours)", or its GPU-hours back to back."""
+    return t(
+        "quote.run" if quote.paced else "quote.run_total",
+        lang,
+        hours=round(quote.hours_per_day, 1),
+        days=counted("age.days", round(quote.days, 1), lang),
+        span=span_text(quote.days, lang),
+        gpu_hours=counted("count.gpu_hours", round(quote.gpu_hours / max(quote.cards, 1), 1), lang),
+    )
+
+
 def span_text(days: float, lang: Lang) -> str:
     """How long a run back to back lasts: "4.2 days", or within a day its hours ("1 h": it said "0 days")."""
     if days >= 1:

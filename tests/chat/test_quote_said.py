@@ -65,3 +65,23 @@ def test_a_schedule_holds_only_its_own_words() -> None:
     ]:
         read = parse_schedule(said)
         assert (read.hours_per_day, read.days) == (hours, days), said
+
+
+def test_one_run_on_several_gpus_is_quoted_on_each(tmp_path: Path) -> None:
+    """`A100和H100跑一周分别多少钱` listed each card's hourly price (the run dropped), and `quote A100 H100 4x14`
+    refused the second GPU: the run is now quoted on each, side by side, each total the card's own quote."""
+    from bot.text.format import money
+    from pricing.quote import QuoteRequest
+
+    with driving("wecom", tmp_path) as chat:
+        said = chat.command("A100和H100跑一周分别多少钱")
+        assert "**A100-80GB · H100-80GB：每天 24 小时 × 7 天的费用**" in said, said
+        for gpu in ("A100-80GB", "H100-80GB"):
+            alone = chat.deps.prices.quote(QuoteRequest(gpu=gpu, hours_per_day=24, days=7, currency="CNY"))
+            assert alone.dedicated is not None
+            assert f"• **{gpu}** × 1：独占 {money(alone.dedicated.amount, 'CNY')}" in said, said
+        eight = chat.command("quote A100 4090 8卡 4x14")
+        assert "**A100-80GB** × 8：" in eight and "**RTX4090-24GB** × 8：" in eight, eight
+        unknown = chat.command("quote A100 H100 哈哈")  # a word no quote reads: named once, as for one card
+        assert unknown.startswith("无法识别“哈哈”") and unknown.count("哈哈") == 1, unknown
+        assert "对比" in chat.command("A100和H100哪个划算")  # no run said: their hourly prices, as before
