@@ -94,13 +94,17 @@ def price_lines(deps: Deps, args: list[str], lang: Lang) -> list[str]:
     for o in offers[:SHOWN]:
         gpu_name, sold, sharing, model, price, _per_gpu_hour, _region, source, day, age = offer_cells(o, lang)
         stale = f" *{t('stale', lang)}*" if o.stale else ""
-        lines.append(f"• {gpu_name} · {sold} · {sharing} · {model} · {price} · `{source}` {day} ({age}){stale}")
+        where = f"{o.record.provider} · " if provider is None else ""  # whose price: `最便宜的4090在哪` asks it
+        lines.append(f"• {gpu_name} · {sold} · {sharing} · {model} · {price} · {where}`{source}` {day} ({age}){stale}")
     if len(offers) > SHOWN:
         lines.append(t("slack.prices_more", lang, more=len(offers) - SHOWN))
     if not offers and gpu is not None and provider is None:  # `价格 H800`: the GPUs that have one, as quote says
         priced = ", ".join(deps.prices.priced_gpus()) or "-"
         said = tw("error.quote.no_price", lang, "chat", gpu=gpu, priced=priced)
         lines.append(said[:1].upper() + said[1:])  # a line of its own: "No price for H800-80GB yet …"
+    elif not offers and gpu is not None and provider is not None:  # `价格 4090 autodl`: what autodl has instead
+        theirs = sorted({o.record.gpu for o in deps.prices.offers() if o.record.provider.lower() == provider})
+        lines.append(t("prices.provider_lacks", lang, provider=provider, gpu=gpu, gpus=", ".join(theirs) or "-"))
     elif not offers:
         lines.append(t("slack.no_prices", lang))
     return lines

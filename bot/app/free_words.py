@@ -46,6 +46,13 @@ _WASTE = lazy(  # money left idle, asked (本周闲置浪费了多少钱, 谁浪
     re.IGNORECASE,
 )
 _PRICE = lazy(r"多少钱|什么价|价格|价钱|贵不贵|最便宜|最实惠|how much|price|cost|cheapest", re.IGNORECASE)
+_PROVIDER = lazy(  # a provider named in a price question (AutoDL上4090多少钱, 阿里云A100多少钱一小时)
+    "|".join(
+        rf"(?<![a-z]){re.escape(name)}(?![a-z])" if name.isascii() else re.escape(name)  # 阿里云A100: glued
+        for name in sorted(PROVIDER_NAMES, key=len, reverse=True)
+    ),
+    re.IGNORECASE,
+)
 _CHEAPEST = lazy(r"最便宜|最实惠|cheapest", re.IGNORECASE)
 _QUESTION = lazy(  # the question's words around what is priced
     r"多少钱|什么价|贵不贵|要多少|大概|分别|各自|[?？吗呢啊]"
@@ -91,8 +98,9 @@ def free_words(text: str) -> tuple[str, list[str]] | None:
             asked.pop(0)
         if gpu is not None and len(asked) > 1 and _run_said(asked):
             return "quote", asked
-        if gpu is not None:  # 最便宜的4090在哪: the cheapest first
-            return "prices", [gpu, "cheapest"] if _CHEAPEST.search(said) else [gpu]
+        if gpu is not None:  # 最便宜的4090在哪: the cheapest first; AutoDL上4090多少钱: that provider's
+            named = [m.group(0) for m in [_PROVIDER.search(said)] if m is not None]
+            return "prices", [gpu, *named, *(["cheapest"] if _CHEAPEST.search(said) else [])]
     if _RENTED.search(said) and (gpu := _gpu_in(said)) is not None:  # 我租了一台4090: track's own "name it first"
         return "track", [gpu]
     if _RENT.search(said):

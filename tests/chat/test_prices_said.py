@@ -24,6 +24,12 @@ def test_a_provider_said_after_the_gpu_keeps_its_prices_alone(tmp_path: Path) ->
         assert "未知的 GPU 型号“B300”" in chat.command("prices B300")  # no GPU and no provider: the GPU's error
         none = chat.command("价格 H800")  # a known GPU with no price: it said "no cached prices match" alone
         assert "暂无 H800-80GB 的价格（有价格的 GPU：A10-24GB, A100-40GB" in none, none
+        lacks = chat.command("价格 4090 autodl")  # the provider has prices, none of this GPU: what it has
+        assert "没有 autodl 的 RTX4090-24GB 缓存价格；它有缓存价格的卡：" in lacks and "Ascend-910B2-64GB" in lacks
+        every = chat.command("价格 4090")  # each price says whose it is (最便宜的4090在哪 asks where)
+        assert "· openrelay · `ratecard`" in every and "· domestic-market-range · `ratecard`" in every, every
+        asked = chat.command("AutoDL上4090多少钱")  # asked in words with the provider: that provider's
+        assert "缓存的价格 — RTX4090-24GB · autodl" in asked, asked
 
 
 def test_past_forty_prices_how_many_more_is_said(tmp_path: Path) -> None:
