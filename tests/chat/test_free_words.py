@@ -74,7 +74,8 @@ from tests.digest.test_schedule import MONDAY_0910_SHANGHAI
      ("帮我登记一台A100", ("track", ["A100-80GB"])), ("我租了一台4090", ("track", ["RTX4090-24GB"])),
      ("I just rented an H100", ("track", ["H100-80GB"])), ("我们租了哪些A100", ("list", [])),
      # a provider named in a price question: that provider's prices
-     ("AutoDL上4090多少钱", ("prices", ["RTX4090-24GB", "AutoDL"])), ("阿里云A100多少钱", ("prices", ["A100-80GB", "阿里云"])),
+     ("AutoDL上4090多少钱", ("prices", ["RTX4090-24GB", "AutoDL"])),
+     ("阿里云A100多少钱", ("prices", ["A100-80GB", "阿里云"])),
      # the dearest first
      ("哪台机器最贵", ("list", ["dearest"])), ("最花钱的机器", ("list", ["dearest"])),
      ("which box costs the most", ("list", ["dearest"])), ("most expensive machines", ("list", ["dearest"])),
