@@ -40,6 +40,12 @@ _RENTED = lazy(
     r"|^(?:i|we)(?: just| have)? (?:rented|got|took)\b",
     re.IGNORECASE,
 )
+_NEED = lazy(  # a GPU and a run wanted (I need 4 H100s for two weeks, 我们需要8张A100跑一个月): its quote
+    r"^(?:i|we)(?:'d| would)? (?:need|want|like|would like|am looking for|are looking for)\s+(?:to rent\s+)?"
+    r"(?P<rest>.+)$"
+    r"|^(?:我|我们)?(?:需要|想要|要|想租|需要租|打算租)\s*(?P<rest_zh>.+)$",
+    re.IGNORECASE,
+)
 _WASTE = lazy(  # money left idle, asked (本周闲置浪费了多少钱, 谁浪费最多, how much did we waste last week)
     r"(?:闲置)?(?:浪费|白花)(?:了|掉)?(?:多少钱?|最多|的钱)?|闲置(?:的)?(?:花费|成本|费用|花了多少钱?)|谁(?=浪费)"
     r"|(?:how much )?(?:did|do|have) we waste(?:d)?|who wastes?(?: the)? most|(?<![a-z])wasted?(?![a-z])",
@@ -101,6 +107,10 @@ def free_words(text: str) -> tuple[str, list[str]] | None:
         if gpu is not None:  # 最便宜的4090在哪: the cheapest first; AutoDL上4090多少钱: that provider's
             named = [m.group(0) for m in [_PROVIDER.search(said)] if m is not None]
             return "prices", [gpu, *named, *(["cheapest"] if _CHEAPEST.search(said) else [])]
+    if (need := _NEED.match(said)) is not None and _gpu_in(said) is not None:  # I need 4 H100s for two weeks
+        asked = gpu_words((need["rest"] or need["rest_zh"]).split())
+        if _run_said(gpus_said(asked)[1]):
+            return "quote", asked
     if _RENTED.search(said) and (gpu := _gpu_in(said)) is not None:  # 我租了一台4090: track's own "name it first"
         return "track", [gpu]
     if _RENT.search(said):
@@ -119,12 +129,15 @@ def free_words(text: str) -> tuple[str, list[str]] | None:
         return "list", ["mine"]
     if _OURS.search(said):  # 我们租了哪些机器, what do we rent: the team's list
         return "list", []
-    if (setting := _BUDGET_SET.match(said) or _BUDGET_FOR.match(said)) is not None:  # llm的预算是2万: set it
+    if (setting := _BUDGET_SET.match(said) or _BUDGET_FOR.match(said) or _BUDGET_OF.match(said)) is not None:
         return "budget", [setting["project"], setting["amount"]]
     if _BUDGET.search(said):  # 我们的预算怎么样, how is our budget (预算还剩多少 is 预算 glued: bot/app/table.py)
         return "budget", []
     if _BALANCE.search(said):  # 查一下余额, 还剩多少钱: the balances and how long each lasts
         return "balance", []
+    if (cost := _WHAT_COST.match(said)) is not None:  # what did llm cost last month: that project's report
+        period = " ".join(_ASKED.compiled.sub(" ", cost["rest"]).split())
+        return "report", [period or "this-month", f"project={cost['project']}"]
     if _SPENT.search(said):  # 本月花了多少钱, 上周花了多少: that period's report (this month's, none said)
         # 各项目花了多少, which project spends the most: the report, which says each project's spend
         rest = _EACH_PROJECT.compiled.sub(" ", _SPENT.compiled.sub(" ", said))
@@ -137,6 +150,7 @@ def free_words(text: str) -> tuple[str, list[str]] | None:
     if (report := _REPORT.search(said)) is not None:  # 上个月的报表, 周报, last month's report: that period's report
         period = " ".join(_REPORT_ASKED.compiled.sub(" ", _REPORT.compiled.sub(" ", said)).split())
         period = period or {"周报": "last-week", "月报": "this-month"}.get(report.group(0), "")
+        period = _PERIODIC.get(period.lower(), period)  # give me a weekly report: last week's, as 周报
         return "report", [period] if period else []
     return None
 
@@ -212,7 +226,8 @@ _DEAREST = lazy(
 )
 _OURS = lazy(
     rf"(?:我们|团队|大家|咱们)?(?:租了|在租|登记了)(?:哪些|什么|几台){_THINGS}?|^(?:所有|全部)的?{_THINGS}$"
-    r"|what (?:do|are) we rent(?:ing)?|^(?:show |list )?(?:our|all) (?:boxes|machines|gpus|rentals)\??$",
+    r"|what (?:do|are) we rent(?:ing)?|^(?:show |list )?(?:our|all) (?:boxes|machines|gpus|rentals)\??$"
+    r"|what (?:are|do) we pay(?:ing)? for|我们(?:在)?(?:为|给)?(?:哪些|什么)(?:东西)?(?:付钱|花钱|付费)",
     re.IGNORECASE,
 )
 _AMOUNT = r"(?P<amount>[$¥￥]?\s*\d[\d,.]*\s*(?:万|千|k)?\s*(?:元|块|美元|usd|cny)?)"
@@ -229,10 +244,18 @@ _BUDGET_FOR = lazy(
     r"\s*(?:a month|per month|/month)?$",
     re.IGNORECASE,
 )
+_BUDGET_OF = lazy(  # the amount first: set a budget of $5000 for llm, a $5000 budget for llm
+    rf"^(?=.*\bbudget\b)(?:set\s+|give\s+)?(?:a|the)?\s*(?:monthly\s+)?(?:budget\s+(?:of\s+)?)?{_AMOUNT}"
+    r"(?:\s+budget)?"
+    r"\s+(?:for|to)\s+(?:project\s+)?(?P<project>\S+?)\s*(?:a month|per month|/month)?$",
+    re.IGNORECASE,
+)
 _BUDGET = lazy(r"预算|\bbudgets?\b", re.IGNORECASE)
 _BALANCE = lazy(
     r"余额|还剩多少钱|还能用多久|还够用多久|还能撑多久|能撑多久|还够用吗"  # autodl还能用多久: how long it lasts
-    r"|\bbalances?\b|how much (?:is )?left|how long will|how long (?:does|do) (?:it|we) last|runway",
+    r"|\bbalances?\b|how much (?:is )?left|how long will|how long (?:does|do) (?:it|we) last|runway"
+    r"|(?:money|credits?|balance) (?:will )?runs? out|run out of (?:money|credits?)"
+    r"|(?:钱|余额|额度)(?:什么时候|啥时候|多久|几天)?(?:会|能)?(?:用完|花光)",
     re.IGNORECASE,
 )
 _SPENT = lazy(
@@ -250,10 +273,16 @@ _PROJECT = lazy(  # a project named in a spend question: llm项目, 项目llm, o
     r"|(?<![a-z])(?:on|for)\s+(?:the\s+)?(?:project\s+)?(?P<c>(?!this\b|last\b|the\b)[A-Za-z0-9][A-Za-z0-9_\-]*)",
     re.IGNORECASE,
 )
+_WHAT_COST = lazy(
+    r"^(?:what|how much) did (?:project )?(?P<project>(?!we\b|it\b|that\b|this\b)[A-Za-z0-9][\w-]*) cost(?:\s+us)?"
+    r"(?P<rest>.*?)\??$",
+    re.IGNORECASE,
+)
 _REPORT = lazy(r"报表|报告|周报(?![表告])|月报(?![表告])|(?<![a-z])reports?(?![a-z])", re.IGNORECASE)
+_PERIODIC = {"weekly": "last-week", "monthly": "this-month"}
 _REPORT_ASKED = lazy(  # the words around a report's period (看一下上个月的报表, show me last month's report)
     r"看一下|看看|查一下|发一下|发个|给我|一下|的|呢|吗|吧|？|\?|'s(?![a-z])"
-    r"|(?<![a-z])(?:the|show|me|please|send|get|our)(?![a-z])",
+    r"|(?<![a-z])(?:the|show|me|please|send|get|our|give|a|can|you|i|want)(?![a-z])",
     re.IGNORECASE,
 )
 _ASKED = lazy(  # the question's words around the period of a spend question

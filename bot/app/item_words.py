@@ -86,7 +86,8 @@ _ASKED_OF = (
     (
         lazy(
             r"^(?:how much (?:has|did|does|is)|what(?:'s| is| does| did| has))\s+(?P<name>\S+?)"
-            r"(?:\s+(?:cost(?:ing)?|spent|billed)(?:\s+us)?(?:\s+(?:so far|this month))?)?\??$",
+            r"(?:\s+(?:cost(?:ing)?|spent|billed)(?:\s+us)?"
+            r"(?:\s+(?:so far|this month|(?:per|a|an|each) (?:hour|day|week|month)))?)?\??$",
             re.I,
         ),
         "whose",

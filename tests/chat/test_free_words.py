@@ -76,6 +76,15 @@ from tests.digest.test_schedule import MONDAY_0910_SHANGHAI
      # a provider named in a price question: that provider's prices
      ("AutoDL上4090多少钱", ("prices", ["RTX4090-24GB", "AutoDL"])),
      ("阿里云A100多少钱", ("prices", ["A100-80GB", "阿里云"])),
+     # said as English-speaking teams say them
+     ("set a budget of $5000 for llm", ("budget", ["llm", "$5000"])),
+     ("a $5000 budget for llm", ("budget", ["llm", "$5000"])), ("set 5000 for llm", None),
+     ("when will the money run out", ("balance", [])), ("余额什么时候用完", ("balance", [])),
+     ("显存用完了", None), ("give me a weekly report", ("report", ["last-week"])),
+     ("what are we paying for", ("list", [])),
+     ("what did llm cost last month", ("report", ["last month", "project=llm"])),
+     ("I need 4 H100s for two weeks", ("quote", ["4xH100", "for", "two", "weeks"])),
+     ("我们需要8张A100跑一个月", ("quote", ["8张A100", "跑一个月"])), ("I need a GPU", ("advise", [])),
      # the dearest first
      ("哪台机器最贵", ("list", ["dearest"])), ("最花钱的机器", ("list", ["dearest"])),
      ("which box costs the most", ("list", ["dearest"])), ("most expensive machines", ("list", ["dearest"])),

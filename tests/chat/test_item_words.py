@@ -141,6 +141,7 @@ def test_switching_off_asked_whether_to_release_and_how_long_it_ran(tmp_path: Pa
     how it has been this month."""
     with driving("dingtalk", tmp_path) as chat:
         chat.command("登记 训练机 A800 8卡 每小时60元")
+        assert "¥60/" in chat.command("how much is 训练机 costing per day")  # its line of the list
         for asked in ("关掉训练机", "停掉 训练机", "帮我把训练机关了", "stop 训练机", "please shut down 训练机"):
             said = chat.command(asked)
             assert "我不会应要求直接关机" in said or "I switch nothing off when asked" in said, (asked, said)
