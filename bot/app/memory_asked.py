@@ -45,7 +45,8 @@ def asked(text: str) -> tuple[MemoryAnswer | ParseError, str | None] | None:
         return None
     words = gpu_words(_ASKED.compiled.sub(" ", text).split())
     at = gpu_at(words)
-    gpu = gpus_in(words[at[0] : at[1]])[0] if at is not None else None
+    named = gpus_in(words[at[0] : at[1]]) if at is not None else []
+    gpu = named[0] if named else None  # a maker alone (`ascend`) names no card: the sizes, as with none
     rest = words[: at[0]] + words[at[1] :] if at is not None else words
     model = " ".join(_AROUND.compiled.sub(" ", " ".join(rest)).split())
     if not model:

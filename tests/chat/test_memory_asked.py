@@ -46,3 +46,5 @@ def test_only_a_model_asked_about_is_read_as_one() -> None:
     assert found is not None and found[1] is None and getattr(found[0], "served_model", None) == "Qwen2.5-72B"
     card = asked("13B 全参微调 A100 放得下吗")
     assert card is not None and card[1] == "A100-80GB"
+    maker = asked("7B LoRA ascend 放得下吗")  # a maker alone names no card (it raised IndexError)
+    assert maker is not None and maker[1] is None
