@@ -10,7 +10,7 @@ from bot.text import Lang, t
 from bot.text.chinese_names import currency_code
 from bot.text.errors import error_text
 from bot.text.format import money, share_text
-from bot.text.quote import age_text, rate, run_said
+from bot.text.quote import age_text, rate, run_said, run_totals
 from pricing.errors import QuoteError
 from pricing.quote import Quote, QuoteRequest
 from rules.errors import UnknownGPU
@@ -84,16 +84,7 @@ def run_lines(quotes: list[tuple[str, Quote | str]], lang: Lang) -> list[str]:
         if isinstance(quote, str):
             lines.append(f"• **{gpu}**{colon}{quote}")
             continue
-        parts = []
-        for kind, option in (("dedicated", quote.dedicated), ("shared", quote.shared), ("spot", quote.spot)):
-            if option is None:
-                continue
-            label = t(f"option.{kind}.short", lang)
-            if kind == "shared" and option.share:
-                label = t("prices.side_by_side_slice", lang, share=share_text(option.share))
-            low, high = money(option.amount_min, quote.currency), money(option.amount_max, quote.currency)
-            total = low if low == high else f"{low}–{high}"
-            parts.append(f"{label} {total}" + (t("prices.run_estimate", lang) if option.estimate else ""))
+        parts = [f"{label} {total}" for _, label, total in run_totals(quote, lang)]
         lines.append(f"• **{gpu}** × {quote.cards}{colon}" + (" · ".join(parts) or t("slack.no_prices", lang)))
     lines.append(t("prices.run_side_by_side_note", lang, gpu=first.gpu))
     return lines

@@ -13,7 +13,7 @@ from rich.table import Table
 from bot.cli.tables import fitted, folded_table, print_records, print_table
 from bot.text import Lang, t
 from bot.text.compare import cells, compare_title
-from bot.text.quote import notes, rows, title
+from bot.text.quote import notes, rows, run_said, run_totals, title
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -56,3 +56,24 @@ def print_compare(rows: Sequence[ProviderOffer], req: QuoteRequest, lang: Lang, 
     included = sorted({kind for row in rows for kind in row.includes})
     if included:
         console.print("• " + t("compare.includes", lang, what=", ".join(included)), highlight=False)
+
+
+def print_side_by_side(quotes: Sequence[Quote], lang: Lang, console: Console) -> None:
+    """`quote A100 H100 4x14`: the run, then a row a GPU with each option's total (chat says the same lines)."""
+    first = quotes[0]
+    gpus = " · ".join(q.gpu for q in quotes)
+    heading = t("prices.run_side_by_side", lang, gpus=gpus, run=run_said(first, lang), currency=first.currency)
+    table = folded_table(t("quote.side_by_side_columns", lang), title=heading.replace("*", ""), title_justify="left")
+    for quote in quotes:
+        totals = {kind: (label, total) for kind, label, total in run_totals(quote, lang)}
+        shared = totals.get("shared")
+        table.add_row(
+            quote.gpu,
+            str(quote.cards),
+            totals.get("dedicated", ("", "-"))[1],
+            f"{shared[0]} {shared[1]}" if shared else "-",
+            totals.get("spot", ("", "-"))[1],
+        )
+    print_table(table, console)
+    note = t("prices.run_side_by_side_note", lang, gpu=first.gpu).replace("`", "")
+    console.print(f"• {note}", highlight=False, soft_wrap=True)  # Chinese has no spaces to wrap at

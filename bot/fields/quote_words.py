@@ -40,7 +40,14 @@ def gpus_said(args: list[str]) -> tuple[list[str], list[str]]:
     while (at := gpu_at(words)) is not None:
         gpus += gpus_in(words[at[0] : at[1]])
         words = words[: at[0]] + words[at[1] :]
+    if len(gpus) > 1:  # `A100 和 H100`, `A100 vs H100`: the words between them join them
+        words = [w for w in words if w.lower() not in JOINING]
     return gpus, [a for a in args if "=" in a] + words
+
+
+JOINING = frozenset(
+    ("和", "与", "跟", "还是", "或", "或者", "对比", "比较", "vs", "vs.", "versus", "or", "and", "、", ",")
+)
 
 
 def bare_words(args: list[str]) -> tuple[list[str], dict[str, str]]:

@@ -222,6 +222,23 @@ def title(quote: Quote, lang: Lang) -> str:
     )
 
 
+def run_totals(quote: Quote, lang: Lang) -> list[tuple[str, str, str]]:
+    """Each option of a quote as its kind, its label and its total for the run (a range where it is one: shared
+    efficiency, or an estimate, said), dedicated first: a run quoted on several GPUs side by side, in chat and the
+    terminal."""
+    out = []
+    for kind, option in (("dedicated", quote.dedicated), ("shared", quote.shared), ("spot", quote.spot)):
+        if option is None:
+            continue
+        label = t(f"option.{kind}.short", lang)
+        if kind == "shared" and option.share:
+            label = t("prices.side_by_side_slice", lang, share=share_text(option.share))
+        low, high = money(option.amount_min, quote.currency), money(option.amount_max, quote.currency)
+        total = low if low == high else f"{low}–{high}"
+        out.append((kind, label, total + (t("prices.run_estimate", lang) if option.estimate else "")))
+    return out
+
+
 def run_said(quote: Quote, lang: Lang) -> str:
     """The run a quote prices, in words: "24 h a day × 7 days (168 GPU-hours)", or its GPU-hours back to back."""
     return t(

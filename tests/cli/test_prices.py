@@ -642,3 +642,20 @@ def test_quote_takes_a_schedule_in_words_as_chat_and_advise_do(tmp_path: Path) -
     assert twice.returncode == 2 and "not both" in twice.stderr
     bad = run_cli(*flags, "--schedule", "soon", env=OFFLINE | {"GPU_ADVISOR_LANG": "en"}, tmp=tmp_path)
     assert bad.returncode == 2 and bad.stderr.startswith("--schedule: Could not read 'soon'")
+
+
+def test_one_run_on_several_gpus_side_by_side(tmp_path: Path) -> None:
+    """`gpu-advise quote A100 H100 4x14` refused H100 as a word not read: the run is quoted on each, a row a GPU,
+    each the GPU's own quote (`A100和H100`, `A100 vs H100` too)."""
+    both = run_cli("quote", "A100", "vs", "H100", "4x14", "--json", env=OFFLINE, tmp=tmp_path)
+    assert both.returncode == 0, both.stderr
+    quotes = json.loads(both.stdout)["quotes"]
+    assert [q["gpu"] for q in quotes] == ["A100-80GB", "H100-80GB"]
+    for made in quotes:
+        alone = run_cli("quote", made["gpu"], "4x14", "--json", env=OFFLINE, tmp=tmp_path)
+        assert json.loads(alone.stdout)["dedicated"]["amount"] == made["dedicated"]["amount"]
+    text = run_cli("quote", "A100和H100", "跑一周", "--lang", "zh", env=OFFLINE, tmp=tmp_path)
+    assert text.returncode == 0, text.stderr
+    assert "A100-80GB · H100-80GB：每天 24 小时 × 7 天的费用" in text.stdout and "独占" in text.stdout
+    rows = [line.split()[0] for line in text.stdout.splitlines() if line.startswith(("A100-80GB  ", "H100-80GB  "))]
+    assert rows == ["A100-80GB", "H100-80GB"], text.stdout  # a row a GPU
