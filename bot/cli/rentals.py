@@ -434,6 +434,9 @@ def list_rentals(
     lang: LangOpt = None,
     as_json: JsonOpt = False,
     everything: Annotated[bool, typer.Option("--all", help="Also what an admin marked Not ours.")] = False,
+    dearest: Annotated[
+        bool, typer.Option("--dearest", help="The most spent this month first (chat: `list dearest`, 哪台机器最贵).")
+    ] = False,
 ) -> None:
     """List the team's tracked instances and storage."""
     settings = load_settings(lang=lang)
@@ -442,6 +445,9 @@ def list_rentals(
     instances = [i for i in rentals.instances(team) if everything or not i.hidden_by]
     storage = [s for s in rentals.storage(team) if everything or not s.hidden_by]
     billed, stored = _billed(rentals, instances, storage, settings, team)
+    if dearest:  # the currencies' amounts compared as they are, only for the order (as chat's `list dearest`)
+        instances, billed = _by_spend(instances, billed)
+        storage, stored = _by_spend(storage, stored)
     if as_json:
         sys.stdout.write(json.dumps({"instances": billed, "storage": stored}, ensure_ascii=False, indent=2) + "\n")
         return
@@ -479,6 +485,12 @@ def list_rentals(
         spent = money(bill["spent_this_month"], s.currency)
         kept.append([s.name, f"{s.size_gb:g} GB", price, names[s.owner], state, s.source, spent])
     _print_rows([("cli.list_columns", rows), ("cli.storage_columns", kept)], lang, console)
+
+
+def _by_spend(items: list[Any], bills: list[dict[str, Any]]) -> tuple[list[Any], list[dict[str, Any]]]:
+    """Items and their bills, the most spent this month first."""
+    pairs = sorted(zip(items, bills, strict=True), key=lambda pair: -pair[1]["spent_this_month"])
+    return [item for item, _ in pairs], [bill for _, bill in pairs]
 
 
 def _print_rows(tables: list[tuple[str, list[list[str]]]], lang: Lang, console: Console) -> None:

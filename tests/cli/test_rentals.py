@@ -447,3 +447,17 @@ def test_a_bad_channel_of_a_dingtalk_or_wecom_team_says_that_chats_form(tmp_path
                    "--lang", "en", env=_state(tmp_path), tmp=tmp_path)  # fmt: skip
     assert done.returncode == 2 and f"is not a chat of {form}" in done.stderr
     assert "Slack" not in done.stderr
+
+
+def test_list_dearest_puts_the_most_spent_this_month_first(tmp_path: Path) -> None:
+    """`gpu-advise list --dearest`, as chat's `list dearest` (哪台机器最贵): the tracked order otherwise."""
+    env = _state(tmp_path)
+    for name, price in (("a", "1/h"), ("b", "100/h"), ("c", "5/h")):
+        made = ("--gpu", "A100-80GB", "--price", price, "--channel", "C1", "--owner", "U1", "--started", "2020-01-01")
+        assert run_cli("track", "instance", name, *made, *TEAM, env=env, tmp=tmp_path).returncode == 0
+    plain = json.loads(run_cli("list", "--json", *TEAM, env=env, tmp=tmp_path).stdout)["instances"]
+    assert [i["name"] for i in plain] == ["a", "b", "c"]
+    dear = json.loads(run_cli("list", "--json", "--dearest", *TEAM, env=env, tmp=tmp_path).stdout)["instances"]
+    spent = [i["spent_this_month"] for i in dear]
+    assert spent == sorted(spent, reverse=True) and {i["name"] for i in dear} == {"a", "b", "c"}
+    assert [i["name"] for i in dear] == ["b", "c", "a"] or spent[0] == 0  # the month's first instant: all at 0
