@@ -147,8 +147,8 @@ def billing(inv: Invocation, args: list[str]) -> None:
         raise CommandError(f"{exc.field}: {exc.message}") from None
     found = _instance(inv, args[0])
     rentals = Rentals(inv.deps.store)
-    lines, given = _whose_set(inv, rentals, found, whose) if whose else ([], None)
     try:
+        lines, given = _whose_set(inv, rentals, found, whose) if whose else ([], None)
         if price is not None:
             amount, unit, priced_in = price  # `billing box $8/h`: in dollars (the sign was dropped: ¥8)
             priced = rentals.set_price(inv.team, found.name, amount, unit, inv.user, inv.deps.now(), priced_in)
