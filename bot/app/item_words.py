@@ -169,7 +169,10 @@ def reading(store: Store, team: str, text: str) -> tuple[str, str] | None:
     rest = _rest(text, kept)
     if _DELETED.fullmatch(rest):
         return kept, "deleted"
-    return (kept, "whose") if _COST.fullmatch(rest) or _WHOSE.fullmatch(rest) else None
+    if _COST.fullmatch(rest) or _WHOSE.fullmatch(rest):
+        return kept, "whose"
+    whose = whose_set(text, kept)  # 数据盘 项目改成 cv: whose storage it is
+    return (kept, f"set-kept {whose}") if whose is not None else None
 
 
 def said_of_item(inv: Invocation, text: str) -> bool:
@@ -184,6 +187,8 @@ def said_of_item(inv: Invocation, text: str) -> bool:
         metering.power(inv, [name])
     elif what.startswith("set "):  # 训练机 项目改成 cv: `billing 训练机 project=cv`
         metering.billing(inv, [name, what.removeprefix("set ")])
+    elif what.startswith("set-kept "):  # 数据盘 负责人改成 @李雷: the storage item's
+        rentals.storage_whose(inv, name, what.removeprefix("set-kept "))
     elif what == "stop":  # 关掉训练机: the bot switches nothing off when asked; what it does instead
         inv.answer(plain(t("item.stop_asked", inv.lang, name=name), inv.lang))
     elif what in ("done", "deleted"):

@@ -223,6 +223,36 @@ def delete_storage(inv: Invocation, args: list[str]) -> None:
     inv.post(plain(note, lang))
 
 
+def storage_whose(inv: Invocation, name: str, said: str) -> None:
+    """`数据盘 项目改成 cv`, `ckpt owner=@li` (`project=…` or `owner=…`): whose money a kept storage item is, its
+    owner's or an admin's to change, as an instance's is (`billing NAME project=…`); a new owner is told."""
+    from bot.app.track import owner_of, tell_owner
+    from bot.fields.metering import whose_words
+    from bot.fields.rentals import FieldError
+
+    lang, rentals = inv.lang, Rentals(inv.deps.store)
+    found = rentals.storage_named(inv.team, name)
+    if found is None:
+        raise CommandError(tw("error.rental.no_storage", lang, "chat", name=literal(name)))
+    _owner_or_admin(inv, found.owner, name)
+    try:
+        whose = whose_words([said], lang)[1]
+    except FieldError as exc:
+        raise CommandError(f"{exc.field}: {exc.message}") from None
+    owner = owner_of(whose["owner"], inv.user, lang, inv.chat.platform) if "owner" in whose else None
+    with _said(lang):
+        changed = rentals.set_storage_whose(inv.team, name, project=whose.get("project"), owner=owner)
+    key = "meter.project_set" if changed.project else "meter.project_cleared"
+    said = (
+        t(key, lang, name=literal(name), project=literal(changed.project or ""))
+        if "project" in whose
+        else t("meter.owner_set", lang, name=literal(name), owner=mention(owner or changed.owner))
+    )
+    inv.answer(plain(said, lang))  # one said: `project=` or `owner=`, as words give one
+    if owner is not None and owner != found.owner:
+        tell_owner(inv, owner, name, given=True)
+
+
 def remind(inv: Invocation, args: list[str]) -> None:
     """`remind at 09:30 [zone] [days] [lang=en|zh]`, `remind lang en|zh`, `remind off`, `remind`. The
     channel's language: one set here wins; else the language of whoever set the schedule."""

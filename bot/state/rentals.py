@@ -463,6 +463,13 @@ class Rentals:
             conn.execute(update(rental_storage).where(rental_storage.c.id == found.id).values(**values))
         return self.storage_named(team, name) or found
 
+    def set_storage_whose(
+        self, team: str, name: str, *, project: str | None = None, owner: str | None = None
+    ) -> Storage:
+        """Whose money kept storage is: its `project` ("" for none) and its `owner`, where given."""
+        values: dict[str, Any] = {} if project is None else {"project": project or None}
+        return self._change_kept(team, name, **values, **({} if owner is None else {"owner": owner}))
+
     def keep_storage(self, team: str, name: str, until: datetime) -> Storage:
         """ "Keep": the storage is not news until `until`."""
         return self._change_kept(team, name, kept_until=until)

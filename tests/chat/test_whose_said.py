@@ -58,3 +58,15 @@ def test_the_terminal_sets_whose_it_is_and_refuses_an_owner_it_cannot_reach(tmp_
     assert bad.returncode == 2 and "Li Lei" in bad.stderr
     listed = json.loads(run_cli("list", "--json", "--team", "T1", env=env, tmp=tmp_path).stdout)
     assert [(i["project"], i["owner"]) for i in listed["instances"]] == [("cv", "U2ABCDEF")]
+
+
+def test_whose_a_kept_storage_item_is_said_in_words(tmp_path: Path) -> None:
+    """`数据盘 项目改成 cv` was "not read": storage counts for a project and an owner as an instance does."""
+    with driving("wecom", tmp_path) as chat:
+        chat.command("登记存储 数据盘 1TB 每月500元 项目=llm")
+        assert "数据盘 现在计入项目 cv" in chat.command("数据盘 项目改成 cv")
+        assert "数据盘 的负责人现在是 <@stranger02>" in chat.command("数据盘 负责人改成 @stranger02")
+        rentals = Rentals(chat.deps.store)
+        kept = rentals.storage_named(rentals.teams()[0], "数据盘")
+        assert kept is not None and (kept.project, kept.owner) == ("cv", "stranger02")
+        assert "只有负责人 <@stranger02>" in chat.command("数据盘 项目改成 llm")  # the starter's no longer
