@@ -46,7 +46,7 @@ _HELP = {
         "`help`（或 `帮助`：本说明；`help en` 为英文）\n"
         "子命令也可以用中文：{chinese}\n"
         "也可以直接问：`谁的机器闲着`、`A100和H100哪个划算`、`8张H100跑一周多少钱`、`llm的预算是2万`、`训练机 关机了`、"
-        "`本月花了多少钱`\n"
+        "`7B LoRA 需要什么卡`、`哪个项目花钱最多`、`本月花了多少钱`\n"
         "问题卡片上的按钮可以直接作答；也可以直接回复文字（群里请 @我）。\n"
         "本组织在终端里写作 `--team {team}`，本会话写作 `--channel {channel}`。"
     ),
@@ -62,7 +62,8 @@ _HELP = {
         "`help` (or `帮助`: this; `help zh` in Chinese)\n"
         "Each sub-command also takes its Chinese name: {chinese}\n"
         "Or ask in words: `what's idle`, `A100 vs H100`, `how much would 8 H100s cost for a week`, "
-        "`budget for llm is 20000`, `box1 is off`, `how much did we spend this month`\n"
+        "`budget for llm is 20000`, `box1 is off`, `how much memory for a 7B LoRA`, `which project spends the most`, "
+        "`how much did we spend this month`\n"
         "Press a question card's buttons, or reply in words (in a group, @mention me).\n"
         "In the terminal this organisation is `--team {team}` and this conversation `--channel {channel}`."
     ),

@@ -45,7 +45,7 @@ _HELP = {
         "`help`（或 `帮助`：本说明；`help en` 为英文）\n"
         "子命令也可以用中文：{chinese}\n"
         "也可以直接问：`谁的机器闲着`、`A100和H100哪个划算`、`8张H100跑一周多少钱`、`llm的预算是2万`、`训练机 关机了`、"
-        "`本月花了多少钱`\n"
+        "`7B LoRA 需要什么卡`、`哪个项目花钱最多`、`本月花了多少钱`\n"
         "卡片上的按钮可以直接作答（企业微信一张卡片最多 6 个按钮，其余请输入文字）；群聊里回复请先 @我。\n"
         "在终端里，本机器人写作 `--team {team}`，本会话写作 `--channel {channel}`。"
     ),
@@ -61,7 +61,8 @@ _HELP = {
         "`help` (or `帮助`: this; `help zh` in Chinese)\n"
         "Each sub-command also takes its Chinese name: {chinese}\n"
         "Or ask in words: `what's idle`, `A100 vs H100`, `how much would 8 H100s cost for a week`, "
-        "`budget for llm is 20000`, `box1 is off`, `how much did we spend this month`\n"
+        "`budget for llm is 20000`, `box1 is off`, `how much memory for a 7B LoRA`, `which project spends the most`, "
+        "`how much did we spend this month`\n"
         "Press a card's buttons (WeCom shows at most 6 a card: type the others), or reply in words (in a group "
         "chat, @mention me).\n"
         "In the terminal this robot is `--team {team}` and this conversation `--channel {channel}`."

@@ -45,7 +45,7 @@ def test_every_question_the_help_suggests_in_words_is_answered(lang: Lang, tmp_p
     for said in HELPS.values():
         line = next(line for line in said(lang).splitlines() if "`谁的机器闲着`" in line or "`what's idle`" in line)
         examples |= set(re.findall(r"`([^`]+)`", line)) - {"/gpu-advise"}
-    assert len(examples) == 6, examples
+    assert len(examples) == 8, examples
     with driving("feishu", tmp_path) as chat:
         chat.command("track box1 gpu=A100 price=14/h")
         chat.command("登记 训练机 A800 8卡 每小时60元")
