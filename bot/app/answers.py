@@ -13,7 +13,7 @@ from bot.fields.metering import PROVIDER_NAMES, provider_id
 from bot.state import Conversation
 from bot.text import Lang, t
 from bot.text.catalogue import tw
-from bot.text.cheapest import cheapest_lines
+from bot.text.cheapest import cheapest_by_card, cheapest_lines
 from bot.text.chinese_names import CHEAPEST_WORDS, currency_code
 from bot.text.errors import error_text
 from bot.text.format import literal
@@ -85,6 +85,9 @@ def price_lines(deps: Deps, args: list[str], lang: Lang) -> list[str]:
     keyed = [w.partition("=")[2] for w in args if w.partition("=")[0].lower() in PROVIDER_KEYS]
     if not keyed and (several := several_gpus(words)) is not None:  # `价格 A100 H100`: side by side
         return compare_lines(deps, several, lang)
+    if cheapest and not words and not keyed:  # 最便宜的卡, prices cheapest: each card's cheapest, cheapest first
+        money_in = deps.prices.money(currency_code(deps.settings.files.currency))
+        return cheapest_by_card(deps.prices.offers(), money_in, lang) or [t("slack.no_prices", lang)]
     gpu, provider = _gpu_and_provider(deps, words, keyed[0] if keyed else None, lang)
     offers = [o for o in deps.prices.offers(gpu=gpu) if provider is None or o.record.provider.lower() == provider]
     title = " · ".join(n for n in (gpu, provider) if n)

@@ -60,6 +60,11 @@ _PROVIDER = lazy(  # a provider named in a price question (AutoDL上4090多少�
     re.IGNORECASE,
 )
 _CHEAPEST = lazy(r"最便宜|最实惠|cheapest", re.IGNORECASE)
+_ANY_CHEAP = lazy(  # the cheapest of any card, none named (a GPU named is its own prices: checked before)
+    r"^(?:有没有|哪(?:款|种|个|张))?(?:最)?(?:便宜|实惠)(?:点|一点|一些)?的(?:卡|显卡|gpu)(?:是哪(?:款|个|种))?[?？吗呢]?$"
+    r"|^(?:what(?:'s| is|are)? )?(?:the )?cheapest (?:gpus?|cards?)\??$|^(?:any )?cheap(?:er)? (?:gpus?|cards?)\??$",
+    re.IGNORECASE,
+)
 _QUESTION = lazy(  # the question's words around what is priced
     r"多少钱|什么价|贵不贵|要多少|大概|分别|各自|[?？吗呢啊]"
     r"|(?<![a-z0-9])(?:how much|is|an|the|would|it|cost|each|respectively)(?![a-z0-9])",
@@ -113,6 +118,8 @@ def free_words(text: str) -> tuple[str, list[str]] | None:
             return "quote", asked
     if _RENTED.search(said) and (gpu := _gpu_in(said)) is not None:  # 我租了一台4090: track's own "name it first"
         return "track", [gpu]
+    if _ANY_CHEAP.search(said):  # 最便宜的卡, 有没有便宜点的卡, cheapest gpu: each card's cheapest, cheapest first
+        return "prices", ["cheapest"]
     if _RENT.search(said):
         return "advise", []
     if _WHEN_DIGEST.search(said):  # 提醒什么时候发, when does the digest come: its schedule

@@ -48,3 +48,32 @@ def _line(offer: Offer, hourly: str, whole: bool, lang: Lang) -> str:
         return said + stale
     key = "prices.cheapest_whole" if r.unit == "hour" else f"prices.cheapest_whole_per_{r.unit}"
     return t(key, lang, provider=r.provider, what=r.instance_type, sold=sold, hourly=hourly) + stale
+
+
+MOST_CARDS = 12  # cards a "cheapest card" answer names
+
+
+def cheapest_by_card(offers: list[Offer], to_team: Money, lang: Lang) -> list[str]:
+    """`最便宜的卡`, `有没有便宜点的卡`, `prices cheapest`: each card's cheapest whole-card GPU-hour in the team's
+    currency, cheapest first (at most MOST_CARDS), with whose price it is and its billing said where not hourly."""
+    best: dict[str, tuple[float, Offer]] = {}
+    for offer in offers:
+        r = offer.record
+        if r.sharing is not Sharing.DEDICATED:
+            continue
+        try:
+            hourly = to_team(r.per_gpu_hour, r.currency)
+        except QuoteError:  # a currency with no rate to the team's: not ranked
+            continue
+        if r.gpu not in best or hourly < best[r.gpu][0]:
+            best[r.gpu] = (hourly, offer)
+    ranked = sorted(best.items(), key=lambda item: (item[1][0], item[0]))
+    lines = [t("prices.cheapest_by_card", lang, currency=to_team.currency)] if ranked else []
+    for gpu, (hourly, offer) in ranked[:MOST_CARDS]:
+        r = offer.record
+        billed = "" if r.unit == "hour" else t(f"prices.cheapest_by_card_per_{r.unit}", lang)
+        said = t("prices.cheapest_by_card_line", lang, gpu=gpu, hourly=money(hourly, to_team.currency))
+        lines.append(f"{said} · {r.provider}{billed}" + (f" *{t('stale', lang)}*" if offer.stale else ""))
+    if len(ranked) > MOST_CARDS:
+        lines.append(t("report.more", lang, count=len(ranked) - MOST_CARDS))
+    return lines

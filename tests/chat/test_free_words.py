@@ -85,6 +85,9 @@ from tests.digest.test_schedule import MONDAY_0910_SHANGHAI
      ("what did llm cost last month", ("report", ["last month", "project=llm"])),
      ("I need 4 H100s for two weeks", ("quote", ["4xH100", "for", "two", "weeks"])),
      ("我们需要8张A100跑一个月", ("quote", ["8张A100", "跑一个月"])), ("I need a GPU", ("advise", [])),
+     # the cheapest of any card: each card's cheapest
+     ("有没有便宜点的卡", ("prices", ["cheapest"])), ("最便宜的卡", ("prices", ["cheapest"])),
+     ("what is the cheapest gpu", ("prices", ["cheapest"])), ("最便宜的4090", ("prices", ["RTX4090-24GB", "cheapest"])),
      # the dearest first
      ("哪台机器最贵", ("list", ["dearest"])), ("最花钱的机器", ("list", ["dearest"])),
      ("which box costs the most", ("list", ["dearest"])), ("most expensive machines", ("list", ["dearest"])),

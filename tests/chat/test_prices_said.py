@@ -81,3 +81,18 @@ def test_the_cheapest_is_named_first_in_the_teams_currency_a_whole_card_and_a_sl
             cache.replace_source(db, "feed", offered[2:3])
         monthly = chat.command("prices H100 cheapest")
         assert "最便宜的整卡：bazaar 的 h100-month，20000 CNY/月（包月：整月都用时约 ¥27.78/卡时）" in monthly
+
+
+def test_the_cheapest_of_every_card_cheapest_first(tmp_path: Path) -> None:
+    """`有没有便宜点的卡` and `最便宜的卡` were unknown sub-commands, and `prices cheapest` listed every offer unranked:
+    each card's cheapest whole-card GPU-hour, in the team's currency, cheapest first."""
+    import re
+
+    with driving("wecom", tmp_path) as chat:
+        said = chat.command("有没有便宜点的卡")
+        assert said.startswith("**各款卡整卡每卡时的最低价**（以 CNY 计"), said
+        rows = [line for line in said.splitlines() if line.startswith("• ")]
+        hourly = [float(re.search(r"¥([\d,.]+)/卡时", row)[1].replace(",", "")) for row in rows]  # type: ignore[index]
+        assert len(rows) >= 5 and hourly == sorted(hourly), said
+        assert "A100-80GB：¥15.97/卡时 · domestic-reference（按月计费" in said  # ¥11,500 a month of 720 hours
+        assert chat.command("prices cheapest") == said
