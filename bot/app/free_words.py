@@ -124,6 +124,8 @@ def free_words(text: str) -> tuple[str, list[str]] | None:
         return "advise", []
     if _WHEN_DIGEST.search(said):  # 提醒什么时候发, when does the digest come: its schedule
         return "remind", []
+    if _WEEKDAYS_ONLY.search(said):  # 周末不要提醒, no reminders on weekends: weekdays (it turned the digest off)
+        return "remind", ["工作日"]
     if _REMIND_OFF.search(said):  # 取消提醒, 不要提醒了, stop the reminders: the digest off
         return "remind", ["off"]
     if (left := _LEFT.match(said)) is not None and left["provider"].lower() in PROVIDER_NAMES:
@@ -205,6 +207,11 @@ def idle_asked(text: str) -> bool:
 _WHEN_DIGEST = lazy(
     r"(?:提醒|日报|摘要)(?:什么时候|几点)|什么时候(?:发)?(?:提醒|日报)"
     r"|when (?:does|will|is) the (?:digest|reminder|daily digest)|what time (?:is|does) the (?:digest|reminder)",
+    re.IGNORECASE,
+)
+_WEEKDAYS_ONLY = lazy(
+    r"(?:周末|週末|星期六日|周六日)(?:就)?(?:不要|别|不用|不)(?:再)?(?:发)?提醒|周末除外|(?:只在|只|仅)?工作日(?:才)?提醒"
+    r"|not on (?:the )?weekends?|no (?:reminders? on |digests? on )?weekends?|weekdays only|only on weekdays",
     re.IGNORECASE,
 )
 _REMIND_OFF = lazy(

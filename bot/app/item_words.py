@@ -12,11 +12,14 @@ from __future__ import annotations
 import re
 
 from bot.app import metering, rentals
-from bot.app.invocation import Invocation
+from bot.app.invocation import CommandError, Invocation
+from bot.chat.digest_answers import answer
+from bot.chat.ids import Action
 from bot.chat.message import plain
 from bot.state.rentals import Rentals
 from bot.state.store import Store
 from bot.text import t
+from bot.text.format import literal, mention
 from rules.patterns import lazy
 
 _OFF = lazy(r"(?:已经?|刚刚?)?(?:关机|关了|关掉了|停机|停了|停掉了)(?:了|啦)?|(?:is |was )?(?:off|stopped|shut down)")
@@ -43,6 +46,16 @@ _COST = lazy(
 # asked to be released or deleted, the name inside (把训练机释放掉, 帮我把数据盘删了): asked back as said after it
 _ASKED_TO = lazy(
     r"^(?:帮我|请|麻烦)?\s*把\s*(?P<name>.+?)\s*(?P<verb>释放|退租|退掉|删掉|删除|删)(?:掉|了|吧|一下)*[。.!！]?$"
+)
+# still needed, said (训练机 先别提醒了, 训练机明天还要用, box1 is still needed): the digest's Still needed, a day;
+# said of the week (训练机 这周都还要用, box1 still needed this week): its week
+_SNOOZE = lazy(
+    r"(?:先|暂时)?(?:别|不要|不用)(?:再)?提醒(?:我|了|它)*|(?:明天|这两天|最近)?(?:还要用|还在用|还需要|还得用)(?:的|呢)?"
+    r"|先留着|(?:is )?still (?:needed|in use)|don't remind(?: me| us)?(?: about it)?"
+)
+_SNOOZE_WEEK = lazy(
+    r"(?:这周|本周|这个星期|一周)(?:都|内)?(?:还要用|还在用|还需要|别提醒了?|不要提醒了?)"
+    r"|(?:is )?still (?:needed|in use) (?:this|for a) week"
 )
 # asked to be switched off (关掉训练机, 把训练机关了, stop box1, shut down box1): what the bot can do about it said
 _STOP_ASKED = (
@@ -157,7 +170,10 @@ def reading(store: Store, team: str, text: str) -> tuple[str, str] | None:
     name = named_first(store, team, text)
     if name is not None:
         rest = _rest(text, name)
-        readings = ((_OFF, "off"), (_ON, "on"), (_DONE, "done"), (_WHOSE, "whose"), (_STATE, "state"), (_COST, "whose"))
+        readings = (
+            *((_OFF, "off"), (_ON, "on"), (_DONE, "done"), (_WHOSE, "whose"), (_STATE, "state"), (_COST, "whose")),
+            *((_SNOOZE_WEEK, "snooze-week"), (_SNOOZE, "snooze")),
+        )
         found = next(((name, what) for pattern, what in readings if pattern.fullmatch(rest)), None)
         if found is None and (whose := whose_set(text, name)) is not None:
             return name, f"set {whose}"
@@ -189,6 +205,8 @@ def said_of_item(inv: Invocation, text: str) -> bool:
         metering.billing(inv, [name, what.removeprefix("set ")])
     elif what.startswith("set-kept "):  # 数据盘 负责人改成 @李雷: the storage item's
         rentals.storage_whose(inv, name, what.removeprefix("set-kept "))
+    elif what in ("snooze", "snooze-week"):  # 训练机 先别提醒了: the digest's Still needed (a day, or its week)
+        _snoozed(inv, name, Action.SNOOZE_WEEK if what == "snooze-week" else Action.STILL_NEEDED)
     elif what == "stop":  # 关掉训练机: the bot switches nothing off when asked; what it does instead
         inv.answer(plain(t("item.stop_asked", inv.lang, name=name), inv.lang))
     elif what in ("done", "deleted"):
@@ -198,3 +216,15 @@ def said_of_item(inv: Invocation, text: str) -> bool:
         state, _, at = what.partition(" ")
         metering.power(inv, [name, state, f"at={at}"] if at else [name, state])
     return True
+
+
+def _snoozed(inv: Invocation, name: str, action: Action) -> None:
+    """Still needed, said in words: as the digest's button answers it (a stop not taken yet called off), by the
+    item's owner or an admin. `训练机 先别提醒了` turned the whole channel's digest off before."""
+    found = Rentals(inv.deps.store).instance(inv.team, name)
+    if found is None:
+        return
+    if inv.user != found.owner and not inv.is_admin():
+        raise CommandError(t("digest.not_yours", inv.lang, owner=mention(found.owner), name=literal(name)))
+    done = answer(inv.deps, Rentals(inv.deps.store), action, inv.team, name, inv.user, inv.channel_zone())
+    inv.answer(plain(t(done.key, inv.lang, **done.params), inv.lang))

@@ -300,11 +300,15 @@ def remind(inv: Invocation, args: list[str]) -> None:
     inv.answer(plain(schedule_text(current, deps.now(), lang, Lang(current.lang or deps.settings.files.lang)), lang))
 
 
+_MOVED_TO = re.compile(r"^(?:改到|改成|改为|换到|换成|调到|调成|挪到|定在|设在|设为|设成)")
+
+
 def _clock_words(args: list[str]) -> list[str]:
     """`remind`'s words with its time one word, right after `at`: `at` wherever it was (`every weekday at 8`), a bare
     hour after it (`at 8`), am/pm typed apart (`at 9:30 pm`), a clock in English words (`at nine thirty`)."""
     # `in English`: its language is read apart; `remind me at 6pm`: who is reminded is the channel
     words = [w for w in args if w.lower() not in ("in", "me", "us", "我", "我们")]
+    words = [w for w in (_MOVED_TO.sub("", w) for w in words) if w]  # 提醒改到晚上8点: the time it moves to
     at = next((i for i, w in enumerate(words) if w.lower() in ("at", "在")), None)
     if at is None:  # `remind 9:30 pm`: am/pm typed apart from the time
         for i in range(len(words) - 1):

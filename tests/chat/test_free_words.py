@@ -94,6 +94,7 @@ from tests.digest.test_schedule import MONDAY_0910_SHANGHAI
      # what is rented: the asker's, the team's
      ("我的机器", ("list", ["mine"])), ("my boxes", ("list", ["mine"])), ("what am I renting", ("list", ["mine"])),
      ("我们租了哪些机器", ("list", [])), ("what do we rent", ("list", [])), ("所有机器", ("list", [])),
+     ("周末不要提醒", ("remind", ["工作日"])), ("no reminders on weekends", ("remind", ["工作日"])),
      ("我的机器闲着吗", ("idle", [])), ("哪些机器可以关掉", ("idle", [])), ("what should we shut down?", ("idle", [])),
      # the budgets: asked after, or glued to, its word
      ("我们的预算怎么样", ("budget", [])), ("how is our budget", ("budget", [])),
@@ -291,3 +292,16 @@ def test_thanks_and_an_acknowledgement_are_answered_not_refused(tmp_path: Path) 
             assert "好的。还有需要可以直接问" in answer and "未知的子命令" not in answer, (said, answer)
         assert "OK. Ask me anything else" in chat.command("ok")
         assert "未知的子命令“好的吧哈哈”" in chat.command("好的吧哈哈")  # more than an acknowledgement: as before
+
+
+def test_weekends_off_keeps_the_digest_and_a_time_moved_to_is_its_time(tmp_path: Path) -> None:
+    """`周末不要提醒` turned the digest off altogether (read as 不要提醒), and `提醒改到晚上8点` was "not read": the
+    first keeps the time and leaves out the weekends, the second moves the time."""
+    with driving("wecom", tmp_path) as chat:
+        chat.h.clock.now = MONDAY_0910_SHANGHAI  # type: ignore[attr-defined]
+        chat.command("每天早上10点提醒我")
+        moved = chat.command("提醒改到晚上8点")
+        assert "Asia/Shanghai 20:00，每天" in moved, moved
+        weekdays = chat.command("周末不要提醒")
+        assert "20:00，周一至周五" in weekdays, weekdays
+        assert "20:00，周一至周五" in chat.command("提醒")  # as it stands: on, weekdays (not "已关闭")

@@ -9,7 +9,7 @@ from pathlib import Path
 from bot.state.power import PowerLog
 from bot.state.rentals import Rentals
 from rules.power import Power
-from tests.chat.test_both_platforms import driving
+from tests.chat.test_both_platforms import GROUP, driving
 from tests.digest.test_schedule import MONDAY_0910_SHANGHAI
 from tests.support.fake_dingtalk import CORP
 
@@ -154,3 +154,25 @@ def test_switching_off_asked_whether_to_release_and_how_long_it_ran(tmp_path: Pa
         assert "未知的子命令" in chat.command("关掉哈哈")  # no item named: not read as one
         assert "A100 是卡型：请先给机器起个名字" in chat.command("登记 A100")
         assert "RTX4090-24GB 是卡型" in chat.command("我租了一台4090")  # said without a name: asked for one
+
+
+def test_still_needed_said_in_words_snoozes_the_item_not_the_channel(tmp_path: Path) -> None:
+    """`训练机 先别提醒了` turned the whole channel's digest off (read as 不要提醒了), and `训练机明天还要用` was an
+    unknown sub-command: either is the digest's Still needed for that item (a day; `这周都还要用` a week), its owner's
+    or an admin's; the channel's digest stays on."""
+    from bot.state.schedules import Schedules
+
+    with driving("dingtalk", tmp_path) as chat:
+        chat.command("提醒 9:30")
+        chat.command("登记 训练机 A800 8卡 每小时60元")
+        now = chat.h.clock.now  # type: ignore[attr-defined]
+        said = chat.command("训练机 先别提醒了")
+        assert "训练机：@Starter01 表示还在用" in said and "前不再提醒" in said, said
+        inst = Rentals(chat.deps.store).instance(TEAM, "训练机")
+        assert inst is not None and inst.snoozed_until == now + timedelta(days=1)
+        plan = Schedules(chat.deps.store, chat.deps.settings.digest.default_schedule()).of(TEAM, GROUP)
+        assert plan.enabled  # the channel's digest is as it was
+        chat.command("训练机 这周都还要用")
+        inst = Rentals(chat.deps.store).instance(TEAM, "训练机")
+        assert inst is not None and inst.snoozed_until == now + timedelta(days=7)
+        assert "前不再提醒" in chat.command("训练机明天还要用")
