@@ -126,7 +126,7 @@ def free_words(text: str) -> tuple[str, list[str]] | None:
         return "remind", []
     if _WEEKDAYS_ONLY.search(said):  # 周末不要提醒, no reminders on weekends: weekdays (it turned the digest off)
         return "remind", ["工作日"]
-    if _REMIND_OFF.search(said):  # 取消提醒, 不要提醒了, stop the reminders: the digest off
+    if _REMIND_OFF_SAID.fullmatch(said):  # 取消提醒, 不要提醒了, stop the reminders: the digest off (said alone)
         return "remind", ["off"]
     if (left := _LEFT.match(said)) is not None and left["provider"].lower() in PROVIDER_NAMES:
         return "balance", [left["provider"], left["amount"]]  # autodl 还剩300元: that balance, recorded
@@ -217,6 +217,14 @@ _WEEKDAYS_ONLY = lazy(
 _REMIND_OFF = lazy(
     r"(?:取消|关闭|关掉|停止|停掉|暂停|不要|别|不用)(?:再)?(?:每天|每日)?的?(?:闲置)?提醒(?:了|吧)?"
     r"|(?:stop|turn off|cancel|pause|no more)(?: the| daily| idle)* remind(?:ers?|ing)",
+    re.IGNORECASE,
+)
+# the digest off said alone, with courtesy around it: `llm 项目不用提醒` or `不要提醒张三` turn nothing off (a line
+# naming something else was read as the channel's digest off: `训练机 先别提醒了`, `周末不要提醒`)
+_REMIND_OFF_SAID = lazy(
+    r"(?:请|麻烦|帮我|以后|今天|本群|这个群|群里|我们|都|就)*\s*(?:"
+    + _REMIND_OFF.pattern
+    + r")\s*(?:了|吧|啊|哦|哈|谢谢|,?\s*please|,?\s*thanks)*[。.!！]?",
     re.IGNORECASE,
 )
 # a provider's balance said as people say it: autodl 还剩300元, 阿里云余额 5000, autodl balance 320

@@ -187,6 +187,8 @@ def reading(store: Store, team: str, text: str) -> tuple[str, str] | None:
         return kept, "deleted"
     if _COST.fullmatch(rest) or _WHOSE.fullmatch(rest):
         return kept, "whose"
+    if _SNOOZE.fullmatch(rest) or _SNOOZE_WEEK.fullmatch(rest):  # 数据盘 先别提醒了: kept, as its Keep button keeps it
+        return kept, "keep"
     whose = whose_set(text, kept)  # 数据盘 项目改成 cv: whose storage it is
     return (kept, f"set-kept {whose}") if whose is not None else None
 
@@ -205,8 +207,9 @@ def said_of_item(inv: Invocation, text: str) -> bool:
         metering.billing(inv, [name, what.removeprefix("set ")])
     elif what.startswith("set-kept "):  # 数据盘 负责人改成 @李雷: the storage item's
         rentals.storage_whose(inv, name, what.removeprefix("set-kept "))
-    elif what in ("snooze", "snooze-week"):  # 训练机 先别提醒了: the digest's Still needed (a day, or its week)
-        _snoozed(inv, name, Action.SNOOZE_WEEK if what == "snooze-week" else Action.STILL_NEEDED)
+    elif what in ("snooze", "snooze-week", "keep"):  # 训练机 先别提醒了: the digest's Still needed (a day, a week)
+        action = {"snooze-week": Action.SNOOZE_WEEK, "keep": Action.STORAGE_KEEP}.get(what, Action.STILL_NEEDED)
+        _snoozed(inv, name, action)
     elif what == "stop":  # 关掉训练机: the bot switches nothing off when asked; what it does instead
         inv.answer(plain(t("item.stop_asked", inv.lang, name=name), inv.lang))
     elif what in ("done", "deleted"):
@@ -219,12 +222,13 @@ def said_of_item(inv: Invocation, text: str) -> bool:
 
 
 def _snoozed(inv: Invocation, name: str, action: Action) -> None:
-    """Still needed, said in words: as the digest's button answers it (a stop not taken yet called off), by the
-    item's owner or an admin. `训练机 先别提醒了` turned the whole channel's digest off before."""
-    found = Rentals(inv.deps.store).instance(inv.team, name)
+    """Still needed, said in words: as the digest's button answers it (a stop not taken yet called off; kept
+    storage kept), by the item's owner or an admin. `训练机 先别提醒了` turned the whole channel's digest off before."""
+    rentals = Rentals(inv.deps.store)
+    found = rentals.storage_named(inv.team, name) if action is Action.STORAGE_KEEP else rentals.instance(inv.team, name)
     if found is None:
         return
     if inv.user != found.owner and not inv.is_admin():
         raise CommandError(t("digest.not_yours", inv.lang, owner=mention(found.owner), name=literal(name)))
-    done = answer(inv.deps, Rentals(inv.deps.store), action, inv.team, name, inv.user, inv.channel_zone())
+    done = answer(inv.deps, rentals, action, inv.team, name, inv.user, inv.channel_zone())
     inv.answer(plain(t(done.key, inv.lang, **done.params), inv.lang))

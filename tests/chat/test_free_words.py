@@ -95,6 +95,8 @@ from tests.digest.test_schedule import MONDAY_0910_SHANGHAI
      ("我的机器", ("list", ["mine"])), ("my boxes", ("list", ["mine"])), ("what am I renting", ("list", ["mine"])),
      ("我们租了哪些机器", ("list", [])), ("what do we rent", ("list", [])), ("所有机器", ("list", [])),
      ("周末不要提醒", ("remind", ["工作日"])), ("no reminders on weekends", ("remind", ["工作日"])),
+     ("以后不要提醒了", ("remind", ["off"])), ("stop the reminders please", ("remind", ["off"])),
+     ("llm 项目不用提醒", None), ("不要提醒张三", None),  # naming something else: the digest not turned off
      ("我的机器闲着吗", ("idle", [])), ("哪些机器可以关掉", ("idle", [])), ("what should we shut down?", ("idle", [])),
      # the budgets: asked after, or glued to, its word
      ("我们的预算怎么样", ("budget", [])), ("how is our budget", ("budget", [])),

@@ -176,3 +176,6 @@ def test_still_needed_said_in_words_snoozes_the_item_not_the_channel(tmp_path: P
         inst = Rentals(chat.deps.store).instance(TEAM, "训练机")
         assert inst is not None and inst.snoozed_until == now + timedelta(days=7)
         assert "前不再提醒" in chat.command("训练机明天还要用")
+        chat.command("登记存储 数据盘 1TB 每月500元")
+        assert "选择保留" in chat.command("数据盘 先别提醒了")  # kept storage: its Keep
+        assert Schedules(chat.deps.store, chat.deps.settings.digest.default_schedule()).of(TEAM, GROUP).enabled
