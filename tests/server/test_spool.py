@@ -3,6 +3,7 @@ the inbox by the work process; swept, handed over again when not taken, taken by
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import time
@@ -106,7 +107,8 @@ def test_a_request_acknowledged_just_before_serve_is_killed_is_done_on_the_next_
             assert [row.key for row in spool.spooled(timedelta(hours=1))] != []
             proc.kill()
             proc.wait(timeout=10)
-            os.kill(work, signal.SIGKILL)
+            with contextlib.suppress(ProcessLookupError):  # gone already with serve (it dies with its parent)
+                os.kill(work, signal.SIGKILL)
         assert recommendations(fake) == []
         with serving(tmp_path, fake, GPU_ADVISOR_WORK_PROCESS=next_start):
             fake.wait_for(lambda: recommendations(fake))
