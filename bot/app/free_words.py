@@ -48,7 +48,8 @@ _NEED = lazy(  # a GPU and a run wanted (I need 4 H100s for two weeks, 我们需
 )
 _WASTE = lazy(  # money left idle, asked (本周闲置浪费了多少钱, 谁浪费最多, how much did we waste last week)
     r"(?:闲置)?(?:浪费|白花)(?:了|掉)?(?:多少钱?|最多|的钱)?|闲置(?:的)?(?:花费|成本|费用|花了多少钱?)|谁(?=浪费)"
-    r"|(?:how much )?(?:did|do|have) we waste(?:d)?|who wastes?(?: the)? most|(?<![a-z])wasted?(?![a-z])",
+    r"|(?:how much )?(?:did|do|have) we waste(?:d)?|who wastes?(?: the)? most"
+    r"|(?:who(?:'s| is| are)? )?wasting(?: the most)?(?: money)?|(?<![a-z])wasted?(?![a-z])",
     re.IGNORECASE,
 )
 _PRICE = lazy(r"多少钱|什么价|价格|价钱|贵不贵|最便宜|最实惠|how much|price|cost|cheapest", re.IGNORECASE)
@@ -283,6 +284,7 @@ _BALANCE = lazy(
 _SPENT = lazy(
     r"(?:一共|总共)?花了?多少(?:钱)?|花费|开销|花销|花钱最多|花得最多|最花钱|花的钱最多"
     r"|how much (?:did|have) we spen[dt]|what (?:did|have) we spen[dt]|spending|spent|spends?(?: the)? most"
+    r"|(?:what(?:'s| is) )?(?:our|the|total|the team'?s) spend(?![a-z])"
     r"|(?<![a-z])spend(?= by\b)",
     re.IGNORECASE,
 )

@@ -47,6 +47,13 @@ _COST = lazy(
 _ASKED_TO = lazy(
     r"^(?:帮我|请|麻烦)?\s*把\s*(?P<name>.+?)\s*(?P<verb>释放|退租|退掉|删掉|删除|删)(?:掉|了|吧|一下)*[。.!！]?$"
 )
+# a price changed in words (把训练机的价格改成每小时50元, change box1 price to $2/h): `billing NAME price=…`
+_PRICE_SET = (
+    lazy(
+        r"^(?:帮我|请)?\s*把?\s*(?P<name>.+?)\s*的?(?:价格|单价|租金|价钱)\s*(?:改成|改为|调成|调到|设为|设成|变成)\s*(?P<price>.+)$"
+    ),
+    lazy(r"^(?:please\s+)?(?:change|set|update)\s+(?P<name>\S+?)(?:'s)?\s+price\s+to\s+(?P<price>.+)$", re.I),
+)
 # still needed, said (训练机 先别提醒了, 训练机明天还要用, box1 is still needed): the digest's Still needed, a day;
 # said of the week (训练机 这周都还要用, box1 still needed this week): its week
 _SNOOZE = lazy(
@@ -96,6 +103,8 @@ def _rest(text: str, name: str) -> str:
 # the name inside an English question: `is box1 still running?`, `how much has box1 cost`, `what's box1 costing us`
 _ASKED_OF = (
     (lazy(r"^is\s+(?P<name>\S+?)\s+(?:still\s+)?(?:running|on|off|up|stopped|idle)\??$", re.I), "state"),
+    (lazy(r"^how long (?:has|have)\s+(?P<name>\S+?)\s+been\s+(?:running|on|up|idle|off)\??$", re.I), "state"),
+    (lazy(r"^(?:please\s+)?(?:delete|remove|terminate|drop)\s+(?P<name>\S+?)[.!]?$", re.I), "gone"),
     (
         lazy(
             r"^(?:how much (?:has|did|does|is)|what(?:'s| is| does| did| has))\s+(?P<name>\S+?)"
@@ -161,7 +170,15 @@ def reading(store: Store, team: str, text: str) -> tuple[str, str] | None:
     for pattern, what in _ASKED_OF:
         of = pattern.match(text.strip())
         if of is not None and _first(of["name"], _names(store, team)) == of["name"]:
+            if what == "gone":  # delete box1: its release asked back, or a kept storage item's delete
+                running = named_first(store, team, of["name"]) == of["name"]
+                return of["name"], "done" if running else "deleted"
             return of["name"], what
+    for pattern in _PRICE_SET:  # 把训练机的价格改成每小时50元: its price from now on, as `billing NAME price=` sets it
+        if (priced := pattern.match(text.strip())) is not None and named_first(store, team, priced["name"]) == priced[
+            "name"
+        ]:
+            return priced["name"], f"set price={priced['price'].strip()}"
     for pattern in _STOP_ASKED:  # 关掉训练机: switching it off asked of the bot, which says what it can do
         if (stop := pattern.match(text.strip())) is not None and _first(stop["name"], _names(store, team)):
             return stop["name"], "stop"

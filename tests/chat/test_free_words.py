@@ -69,7 +69,8 @@ from tests.digest.test_schedule import MONDAY_0910_SHANGHAI
      # money left idle: that period's report, which ranks it
      ("浪费了多少", ("report", ["this-month"])), ("本周闲置浪费了多少钱", ("report", ["本周"])),
      ("谁浪费最多", ("report", ["this-month"])), ("how much did we waste last week", ("report", ["last week"])),
-     ("who wastes the most", ("report", ["this-month"])),
+     ("who wastes the most", ("report", ["this-month"])), ("who is wasting money", ("report", ["this-month"])),
+     ("what's our spend this week", ("report", ["this week"])), ("total spend last month", ("report", ["last month"])),
      # a box said rented with its GPU and no name: track, which asks for the name
      ("帮我登记一台A100", ("track", ["A100-80GB"])), ("我租了一台4090", ("track", ["RTX4090-24GB"])),
      ("I just rented an H100", ("track", ["H100-80GB"])), ("我们租了哪些A100", ("list", [])),

@@ -179,3 +179,21 @@ def test_still_needed_said_in_words_snoozes_the_item_not_the_channel(tmp_path: P
         chat.command("登记存储 数据盘 1TB 每月500元")
         assert "选择保留" in chat.command("数据盘 先别提醒了")  # kept storage: its Keep
         assert Schedules(chat.deps.store, chat.deps.settings.digest.default_schedule()).of(TEAM, GROUP).enabled
+
+
+def test_a_price_changed_deleting_asked_and_how_long_it_ran_in_words(tmp_path: Path) -> None:
+    """`把训练机的价格改成每小时50元`, `change box1 price to 55/h`, `delete 训练机` and `how long has 训练机 been
+    running` were unknown sub-commands: the price set as `billing NAME price=` sets it, the release (never made
+    from words) asked back, and how it has been this month."""
+    with driving("dingtalk", tmp_path) as chat:
+        chat.command("登记 训练机 A800 8卡 每小时60元")
+        chat.command("登记存储 数据盘 1TB 每月500元")
+        assert "¥50/小时" in chat.command("把训练机的价格改成每小时50元")
+        inst = Rentals(chat.deps.store).instance(TEAM, "训练机")
+        assert inst is not None and (inst.price, inst.unit) == (50.0, "hour")
+        assert "¥55/" in chat.command("change 训练机 price to 55/h")
+        assert "`释放 训练机`" in chat.command("delete 训练机")  # asked back: never released from words
+        assert "`删除存储 数据盘`" in chat.command("delete 数据盘")
+        assert Rentals(chat.deps.store).instance(TEAM, "训练机").released_at is None  # type: ignore[union-attr]
+        chat.h.clock.advance(minutes=5)  # type: ignore[attr-defined]
+        assert "**训练机** 现在开机" in chat.command("how long has 训练机 been running")
