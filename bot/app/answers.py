@@ -85,15 +85,15 @@ def price_lines(deps: Deps, args: list[str], lang: Lang) -> list[str]:
     keyed = [w.partition("=")[2] for w in args if w.partition("=")[0].lower() in PROVIDER_KEYS]
     if not keyed and (several := several_gpus(words)) is not None:  # `价格 A100 H100`: side by side
         return compare_lines(deps, several, lang)
-    if cheapest and not words and not keyed:  # 最便宜的卡, prices cheapest: each card's cheapest, cheapest first
-        money_in = deps.prices.money(currency_code(deps.settings.files.currency))
-        return cheapest_by_card(deps.prices.offers(), money_in, lang) or [t("slack.no_prices", lang)]
+    to_team = deps.prices.money(currency_code(deps.settings.files.currency)) if cheapest else None
+    if to_team is not None and not words and not keyed:  # 最便宜的卡, prices cheapest: each card's cheapest first
+        return cheapest_by_card(deps.prices.offers(), to_team, lang) or [t("slack.no_prices", lang)]
     gpu, provider = _gpu_and_provider(deps, words, keyed[0] if keyed else None, lang)
     offers = [o for o in deps.prices.offers(gpu=gpu) if provider is None or o.record.provider.lower() == provider]
     title = " · ".join(n for n in (gpu, provider) if n)
     lines = [t("slack.prices_title", lang, gpu=f" — {title}" if title else "")]
-    if cheapest and gpu is not None:
-        lines += cheapest_lines(offers, deps.prices.money(currency_code(deps.settings.files.currency)), lang)
+    if to_team is not None and gpu is not None:
+        lines += cheapest_lines(offers, to_team, lang)
     for o in offers[:SHOWN]:
         gpu_name, sold, sharing, model, price, _per_gpu_hour, _region, source, day, age = offer_cells(o, lang)
         stale = f" *{t('stale', lang)}*" if o.stale else ""

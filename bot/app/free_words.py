@@ -83,6 +83,11 @@ def _run_said(words: list[str]) -> bool:
     return longest_reading(words, parse_rental_schedule) is not None or "gpu_hours" in bare_words(words)[1]
 
 
+def _period(rest: str) -> str:
+    """The period a spend or waste question names once its own words are taken out; this month's where none."""
+    return " ".join(_ASKED.compiled.sub(" ", rest).split()) or "this-month"
+
+
 def free_words(text: str) -> tuple[str, list[str]] | None:
     """The sub-command and its words a message without one means: ("help", []), ("prices", [GPU]), ("quote", words)
     where a run is said with the GPU, ("advise", []); None when it means none of them."""
@@ -92,8 +97,7 @@ def free_words(text: str) -> tuple[str, list[str]] | None:
     if (how := _HOW_TO.match(said)) is not None and (topic := _topic(how["what"])) is not None:
         return "help", [topic]  # 怎么登记机器, how do I track a box: the help's lines of that sub-command
     if _WASTE.search(said):  # 浪费了多少, 谁浪费最多, how much did we waste last week: that period's report, idle cost
-        period = " ".join(_ASKED.compiled.sub(" ", _WASTE.compiled.sub(" ", said)).split())  # (this month's)
-        return "report", [period or "this-month"]
+        return "report", [_period(_WASTE.compiled.sub(" ", said))]
     if _IDLE.search(said):  # 谁的机器闲着, what's idle: this chat's digest now
         return "idle", []
     if (_PRICE.search(said) or _WHICH.search(said)) and len(several := _gpus_in(said)) > 1:
@@ -146,17 +150,15 @@ def free_words(text: str) -> tuple[str, list[str]] | None:
     if _BALANCE.search(said):  # 查一下余额, 还剩多少钱: the balances and how long each lasts
         return "balance", []
     if (cost := _WHAT_COST.match(said)) is not None:  # what did llm cost last month: that project's report
-        period = " ".join(_ASKED.compiled.sub(" ", cost["rest"]).split())
-        return "report", [period or "this-month", f"project={cost['project']}"]
+        return "report", [_period(cost["rest"]), f"project={cost['project']}"]
     if _SPENT.search(said):  # 本月花了多少钱, 上周花了多少: that period's report (this month's, none said)
         # 各项目花了多少, which project spends the most: the report, which says each project's spend
         rest = _EACH_PROJECT.compiled.sub(" ", _SPENT.compiled.sub(" ", said))
         project = _PROJECT.search(rest)  # llm项目这个月花了多少, what did we spend on llm: that project's
         if project is not None:
             rest = rest[: project.start()] + " " + rest[project.end() :]
-        period = " ".join(_ASKED.compiled.sub(" ", rest).split())
         named = [f"project={next(g for g in project.groups() if g)}"] if project is not None else []
-        return "report", [period or "this-month", *named]
+        return "report", [_period(rest), *named]
     if (report := _REPORT.search(said)) is not None:  # 上个月的报表, 周报, last month's report: that period's report
         period = " ".join(_REPORT_ASKED.compiled.sub(" ", _REPORT.compiled.sub(" ", said)).split())
         period = period or {"周报": "last-week", "月报": "this-month"}.get(report.group(0), "")

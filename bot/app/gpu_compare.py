@@ -6,6 +6,7 @@ cheaper run. `A100和H100多少钱` was "unknown sub-command", and `prices A100 
 from __future__ import annotations
 
 from bot.deps import Deps
+from bot.fields.quote_words import MOST_GPUS
 from bot.text import Lang, t
 from bot.text.chinese_names import currency_code
 from bot.text.errors import error_text
@@ -15,8 +16,6 @@ from pricing.errors import QuoteError
 from pricing.quote import Quote, QuoteRequest
 from rules.errors import UnknownGPU
 from rules.gpus import gpu_model, gpus_in
-
-MOST = 4  # GPUs side by side in one answer
 
 
 def several_gpus(words: list[str]) -> list[str] | None:
@@ -30,16 +29,16 @@ def several_gpus(words: list[str]) -> list[str] | None:
 
 
 def compare_lines(deps: Deps, gpus: list[str], lang: Lang) -> list[str]:
-    """A title, a line per GPU (at most MOST), and the note on what an hour's price does not say."""
+    """A title, a line per GPU (at most MOST_GPUS), and the note on what an hour's price does not say."""
     currency = currency_code(deps.settings.files.currency)
-    lines = [t("prices.side_by_side", lang, gpus=" · ".join(gpus[:MOST]), currency=currency)]
+    lines = [t("prices.side_by_side", lang, gpus=" · ".join(gpus[:MOST_GPUS]), currency=currency)]
     estimated = False
-    for gpu in gpus[:MOST]:
+    for gpu in gpus[:MOST_GPUS]:
         said, guessed = _options(deps, gpu, currency, lang)
         estimated |= guessed
         lines.append(f"• **{gpu}** ({gpu_model(gpu).memory_gb:g} GB): {said}")
-    if len(gpus) > MOST:
-        lines.append(t("prices.side_by_side_more", lang, count=len(gpus) - MOST, most=MOST))
+    if len(gpus) > MOST_GPUS:
+        lines.append(t("prices.side_by_side_more", lang, count=len(gpus) - MOST_GPUS, most=MOST_GPUS))
     lines += [t("prices.side_by_side_estimated", lang)] if estimated else []
     lines.append(t("prices.side_by_side_note", lang, gpu=gpus[0]))
     return lines

@@ -19,7 +19,8 @@ from bot.chat.message import plain
 from bot.state.rentals import Rentals
 from bot.state.store import Store
 from bot.text import t
-from bot.text.format import literal, mention
+from bot.text.catalogue import tw
+from bot.text.format import literal
 from rules.patterns import lazy
 
 _OFF = lazy(r"(?:已经?|刚刚?)?(?:关机|关了|关掉了|停机|停了|停掉了)(?:了|啦)?|(?:is |was )?(?:off|stopped|shut down)")
@@ -96,8 +97,13 @@ def _first(text: str, names: list[str]) -> str | None:
     return next((n for n in sorted(names, key=len, reverse=True) if said.startswith(n.lower())), None)
 
 
+def _after(text: str, name: str) -> str:
+    """The words after `name`, as typed (an id keeps its capitals), without the punctuation around them."""
+    return re.sub(r"^[\s,，:：]+|[\s。.!！~～]+$", "", text.strip()[len(name) :])
+
+
 def _rest(text: str, name: str) -> str:
-    return re.sub(r"^[\s,，:：]+|[\s。.!！~～]+$", "", text.strip()[len(name) :]).lower()
+    return _after(text, name).lower()
 
 
 # the name inside an English question: `is box1 still running?`, `how much has box1 cost`, `what's box1 costing us`
@@ -143,7 +149,7 @@ _WHOSE_SET = (
 
 def whose_set(text: str, name: str) -> str | None:
     """`project=…` or `owner=…` where the words after `name` set whose money it is; None otherwise."""
-    rest = re.sub(r"^[\s,，:：]+|[\s。.!！~～]+$", "", text.strip()[len(name) :])
+    rest = _after(text, name)
     for pattern, key in _WHOSE_SET:
         said = pattern.match(rest)
         if said is not None:
@@ -164,25 +170,25 @@ def _state_then(rest: str) -> tuple[str, str] | None:
 def reading(store: Store, team: str, text: str) -> tuple[str, str] | None:
     """The running instance `text` names first and what it says of it ("off", "on", "done", or asks "whose"), or the
     kept storage it names and that it is deleted ("deleted"); None otherwise."""
-    asked = _WHO_OWNS.match(text.strip())
+    said = text.strip()
+    asked = _WHO_OWNS.match(said)
     if asked is not None and named_first(store, team, asked["name"]) == asked["name"]:
         return asked["name"], "whose"  # who owns box1
     for pattern, what in _ASKED_OF:
-        of = pattern.match(text.strip())
+        of = pattern.match(said)
         if of is not None and _first(of["name"], _names(store, team)) == of["name"]:
             if what == "gone":  # delete box1: its release asked back, or a kept storage item's delete
                 running = named_first(store, team, of["name"]) == of["name"]
                 return of["name"], "done" if running else "deleted"
             return of["name"], what
     for pattern in _PRICE_SET:  # 把训练机的价格改成每小时50元: its price from now on, as `billing NAME price=` sets it
-        if (priced := pattern.match(text.strip())) is not None and named_first(store, team, priced["name"]) == priced[
-            "name"
-        ]:
+        priced = pattern.match(said)
+        if priced is not None and named_first(store, team, priced["name"]) == priced["name"]:
             return priced["name"], f"set price={priced['price'].strip()}"
     for pattern in _STOP_ASKED:  # 关掉训练机: switching it off asked of the bot, which says what it can do
-        if (stop := pattern.match(text.strip())) is not None and _first(stop["name"], _names(store, team)):
+        if (stop := pattern.match(said)) is not None and _first(stop["name"], _names(store, team)):
             return stop["name"], "stop"
-    if (told := _ASKED_TO.match(text.strip())) is not None:  # 把训练机释放掉: as 训练机 释放了 is read
+    if (told := _ASKED_TO.match(said)) is not None:  # 把训练机释放掉: as 训练机 释放了 is read
         text = f"{told['name']} {'删了' if told['verb'].startswith('删') else '释放'}"
     name = named_first(store, team, text)
     if name is not None:
@@ -241,11 +247,11 @@ def said_of_item(inv: Invocation, text: str) -> bool:
 def _snoozed(inv: Invocation, name: str, action: Action) -> None:
     """Still needed, said in words: as the digest's button answers it (a stop not taken yet called off; kept
     storage kept), by the item's owner or an admin. `训练机 先别提醒了` turned the whole channel's digest off before."""
-    rentals = Rentals(inv.deps.store)
-    found = rentals.storage_named(inv.team, name) if action is Action.STORAGE_KEEP else rentals.instance(inv.team, name)
-    if found is None:
-        return
-    if inv.user != found.owner and not inv.is_admin():
-        raise CommandError(t("digest.not_yours", inv.lang, owner=mention(found.owner), name=literal(name)))
-    done = answer(inv.deps, rentals, action, inv.team, name, inv.user, inv.channel_zone())
+    store = Rentals(inv.deps.store)
+    found = store.storage_named(inv.team, name) if action is Action.STORAGE_KEEP else store.instance(inv.team, name)
+    if found is None:  # gone since it was read: as its button says it
+        missing = "error.rental.no_storage" if action is Action.STORAGE_KEEP else "error.rental.no_instance"
+        raise CommandError(tw(missing, inv.lang, "chat", name=literal(name)))
+    rentals.owner_or_admin(inv, found.owner, name)
+    done = answer(inv.deps, store, action, inv.team, name, inv.user, inv.channel_zone())
     inv.answer(plain(t(done.key, inv.lang, **done.params), inv.lang))

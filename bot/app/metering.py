@@ -20,7 +20,7 @@ from bot.text import t
 from bot.text.catalogue import tw
 from bot.text.format import literal, mention
 from bot.text.quote import instance_rate
-from bot.text.runway import balance_kept, billing_said, billing_shown, runway_line, when_said
+from bot.text.runway import balance_kept, billing_said, billing_shown, runway_line, when_said, whose_said
 from rules.digest import month_start
 from rules.metering import basis as metering_basis
 from rules.patterns import lazy
@@ -184,13 +184,9 @@ def _whose_set(
     lang = inv.lang
     owner = owner_of(whose["owner"], inv.user, lang, inv.chat.platform) if "owner" in whose else None
     changed = rentals.set_whose(inv.team, found.name, project=whose.get("project"), owner=owner)
-    name, lines = literal(changed.name), []
-    if "project" in whose:
-        project = changed.project
-        said = t("meter.project_set", lang, name=name, project=literal(project)) if project else None
-        lines.append(said or t("meter.project_cleared", lang, name=name))
-    if owner is not None:
-        lines.append(t("meter.owner_set", lang, name=name, owner=mention(owner)))
+    project = literal(changed.project) if changed.project else None  # a span is never empty: none said as none
+    shown = mention(owner) if owner is not None else None
+    lines = whose_said(literal(changed.name), whose, project, shown, lang)
     return lines, owner if owner is not None and owner != found.owner else None
 
 

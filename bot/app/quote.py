@@ -7,13 +7,13 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from bot.app.gpu_compare import MOST, run_lines
+from bot.app.gpu_compare import run_lines
 from bot.app.invocation import CommandError, Invocation
 from bot.chat import inline
 from bot.chat.message import Message, Section, plain
 from bot.chat.profile_messages import costs
 from bot.deps import Deps
-from bot.fields.quote_words import BARE_KEYS, bare_words, gpus_said
+from bot.fields.quote_words import BARE_KEYS, MOST_GPUS, bare_words, gpus_said
 from bot.fields.rentals import FieldError, cards_typed, machine
 from bot.text import Lang, t
 from bot.text.chinese_names import currency_code
@@ -99,7 +99,7 @@ def quote(inv: Invocation, args: list[str]) -> None:
     gpus, rest = gpus_said(args)
     if len(gpus) > 1:  # `quote A100 H100 4x14`, A100和H100跑一周分别多少钱: the run on each, side by side
         quotes: list[tuple[str, Quote | str]] = []
-        for gpu in gpus[:MOST]:
+        for gpu in gpus[:MOST_GPUS]:
             try:
                 quotes.append((gpu, inv.deps.prices.quote(_request(inv, [gpu, *rest])[0])))
             except CommandError as exc:

@@ -25,6 +25,7 @@ from bot.text.chinese_names import SWITCH_WORDS
 from bot.text.errors import error_text
 from bot.text.format import literal, mention, money, show, who
 from bot.text.quote import instance_rate
+from bot.text.runway import whose_said
 from rules.budget import WHOLE_TEAM, standings
 from rules.clock import clock_of
 from rules.digest import spent_this_month, stored_this_month
@@ -137,8 +138,9 @@ class _Owned(Protocol):
     def owner(self) -> str: ...
 
 
-def _owner_or_admin(inv: Invocation, owner: str, name: str) -> None:
-    """Releasing or deleting an item is for its owner or an admin of this team; anyone else is told who."""
+def owner_or_admin(inv: Invocation, owner: str, name: str) -> None:
+    """Releasing or deleting an item (or changing whose it is, or snoozing it) is for its owner or an admin of this
+    team; anyone else is told who."""
     if inv.user != owner and not inv.is_admin():
         raise CommandError(t("digest.not_yours", inv.lang, owner=mention(owner), name=name))
 
@@ -153,7 +155,7 @@ def _named(inv: Invocation, args: list[str], usage: str, missing: str, lookup: C
         said = tw(missing, inv.lang, "chat", name=literal(name))
         near = _named_alike(inv, name)  # `release A1` for a1: names are case-sensitive, so the one meant is asked
         raise CommandError(said + (t("error.rental.did_you_mean", inv.lang, name=literal(near)) if near else ""))
-    _owner_or_admin(inv, found.owner, name)
+    owner_or_admin(inv, found.owner, name)
     return name
 
 
@@ -234,7 +236,7 @@ def storage_whose(inv: Invocation, name: str, said: str) -> None:
     found = rentals.storage_named(inv.team, name)
     if found is None:
         raise CommandError(tw("error.rental.no_storage", lang, "chat", name=literal(name)))
-    _owner_or_admin(inv, found.owner, name)
+    owner_or_admin(inv, found.owner, name)
     try:
         whose = whose_words([said], lang)[1]
     except FieldError as exc:
@@ -242,13 +244,8 @@ def storage_whose(inv: Invocation, name: str, said: str) -> None:
     owner = owner_of(whose["owner"], inv.user, lang, inv.chat.platform) if "owner" in whose else None
     with _said(lang):
         changed = rentals.set_storage_whose(inv.team, name, project=whose.get("project"), owner=owner)
-    key = "meter.project_set" if changed.project else "meter.project_cleared"
-    said = (
-        t(key, lang, name=literal(name), project=literal(changed.project or ""))
-        if "project" in whose
-        else t("meter.owner_set", lang, name=literal(name), owner=mention(owner or changed.owner))
-    )
-    inv.answer(plain(said, lang))  # one said: `project=` or `owner=`, as words give one
+    project, shown = (literal(changed.project) if changed.project else None), (mention(owner) if owner else None)
+    inv.answer(plain("\n".join(whose_said(literal(name), whose, project, shown, lang)), lang))
     if owner is not None and owner != found.owner:
         tell_owner(inv, owner, name, given=True)
 

@@ -28,7 +28,7 @@ from bot.fields.rentals import price_currency, price_typed
 from bot.text import t
 from bot.text.problem import said
 from bot.text.quote import instance_rate
-from bot.text.runway import billing_said, when_said
+from bot.text.runway import billing_said, when_said, whose_said
 
 if TYPE_CHECKING:
     from bot.settings import Settings
@@ -177,11 +177,8 @@ def _whose(settings: Settings, rentals: Rentals, team: str, name: str, project: 
     changed = _run(
         settings, lambda: rentals.set_whose(team, name, project=whose.get("project"), owner=whose.get("owner"))
     )
-    if project is not None:
-        said = t("meter.project_set", lang, name=changed.name, project=changed.project) if changed.project else None
-        sys.stdout.write((said or t("meter.project_cleared", lang, name=changed.name)) + "\n")
-    if owner is not None:
-        sys.stdout.write(t("meter.owner_set", lang, name=changed.name, owner=changed.owner) + "\n")
+    shown = changed.owner if owner is not None else None
+    sys.stdout.write("".join(line + "\n" for line in whose_said(changed.name, whose, changed.project, shown, lang)))
 
 
 def balance(

@@ -11,7 +11,6 @@ import json
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from functools import partial
 from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 import typer
@@ -38,7 +37,7 @@ from rules.gpus import canonical_gpu
 if TYPE_CHECKING:
     from bot.price_book import PriceBook
     from bot.settings import Settings
-    from pricing.quote import Quote, QuoteRequest
+    from pricing.quote import QuoteRequest
     from rules.policy import Policy
 
 T = TypeVar("T")
@@ -334,8 +333,8 @@ def quote(
     extras: dict[str, Any] = {"region": region, "storage_gb": storage_gb, "storage_price": storage_price}
     extras |= {"egress_gb": egress_gb, "egress_price": egress_price}
     extras["provider"] = None if (provider or "").strip().lower() in ("", "cheapest") else provider
-    if words and gpu is None and len(_gpus_of(words)) > 1:  # `quote A100 H100 4x14`: the run on each, side by side
-        return _side_by_side(settings, effective, given, words, extras, as_json)
+    if words and gpu is None and len((named := _gpus_said(words))[0]) > 1:  # `quote A100 H100 4x14`: each's run
+        return _side_by_side(settings, effective, given, named, extras, as_json)
     if words:  # `gpu-advise quote H100 4x14`: read as chat's quote reads its words, each a flag of its own
         given |= _words(words, settings.files.lang, given)
     request = _request(settings, _run_fields(settings, given) | extras, given["share"])
@@ -351,31 +350,31 @@ def quote(
     print_quote(result, effective, settings.files.lang, text_console())
 
 
-def _gpus_of(words: list[str]) -> list[str]:
+def _gpus_said(words: list[str]) -> tuple[list[str], list[str]]:
     from bot.fields.quote_words import gpus_said
 
-    return gpus_said(words)[0]
+    return gpus_said(words)
 
 
 def _side_by_side(
     settings: Settings,
     policy: Policy,
     given: dict[str, Any],
-    words: list[str],
+    named: tuple[list[str], list[str]],
     extras: dict[str, Any],
     as_json: bool,
 ) -> None:
-    """One run quoted on each GPU the words name (at most 4, as chat's), a row each: every option's total; `extras`:
-    the region, provider, storage and traffic flags, the same for each."""
-    from bot.app.gpu_compare import MOST
-    from bot.fields.quote_words import gpus_said
+    """One run quoted on each GPU the words name (`named`: the GPUs and the other words; at most 4, as chat's), a
+    row each: every option's total, from one opening of the price book; `extras`: the region, provider, storage and
+    traffic flags, the same for each."""
+    from bot.fields.quote_words import MOST_GPUS
 
-    gpus, rest = gpus_said(words)
-    quotes = []
-    for gpu in gpus[:MOST]:
+    gpus, rest = named
+    requests = []
+    for gpu in gpus[:MOST_GPUS]:
         fields = _run_fields(settings, given | _words([gpu, *rest], settings.files.lang, given)) | extras
-        request = _request(settings, fields, given["share"])
-        quotes.append(_priced(settings, policy, partial(_quoted, request=request)))
+        requests.append(_request(settings, fields, given["share"]))
+    quotes = _priced(settings, policy, lambda book: [book.quote(request) for request in requests])
     if as_json:
         dumped = [q.model_dump(mode="json") for q in quotes]
         sys.stdout.write(json.dumps({"quotes": dumped}, ensure_ascii=False, indent=2) + "\n")
@@ -383,10 +382,6 @@ def _side_by_side(
     from bot.cli.quote_print import print_side_by_side
 
     print_side_by_side(quotes, settings.files.lang, text_console())
-
-
-def _quoted(book: PriceBook, request: QuoteRequest) -> Quote:
-    return book.quote(request)
 
 
 def _run_fields(settings: Settings, given: dict[str, Any]) -> dict[str, Any]:

@@ -33,6 +33,9 @@ OPTION_WORDS = frozenset(
 FILLERS = frozenset(("for", "over", "during", "about", "around", "roughly", "租", "租用", "用", "跑", "要", "想租"))
 
 
+MOST_GPUS = 4  # GPUs side by side in one answer: `prices A100 H100`, `quote A100 H100 4x14`
+
+
 def gpus_said(args: list[str]) -> tuple[list[str], list[str]]:
     """The GPUs words without a key name, in order, and the words without them (`A100 H100 跑一周`: both, and the
     run); a run quoted on each where two or more are named."""

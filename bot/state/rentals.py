@@ -175,6 +175,12 @@ def check_name(name: str) -> None:
         raise RentalError("bad_name", name=name)
 
 
+def _whose_values(project: str | None, owner: str | None) -> dict[str, Any]:
+    """The columns a change of whose money an item is sets: its project ("" for none) and owner, where given."""
+    values: dict[str, Any] = {} if project is None else {"project": project or None}
+    return values | ({} if owner is None else {"owner": owner})
+
+
 @dataclass(frozen=True)
 class DiskReport:
     path: str
@@ -439,8 +445,7 @@ class Rentals:
 
     def set_whose(self, team: str, name: str, *, project: str | None = None, owner: str | None = None) -> Instance:
         """Whose money a running instance is: its `project` ("" for none) and its `owner`, where given."""
-        values: dict[str, Any] = {} if project is None else {"project": project or None}
-        return self._change_running(team, name, **values, **({} if owner is None else {"owner": owner}))
+        return self._change_running(team, name, **_whose_values(project, owner))
 
     def snooze(self, team: str, name: str, until: datetime) -> Instance:
         """ "Still needed": the instance is not news until `until`."""
@@ -467,8 +472,7 @@ class Rentals:
         self, team: str, name: str, *, project: str | None = None, owner: str | None = None
     ) -> Storage:
         """Whose money kept storage is: its `project` ("" for none) and its `owner`, where given."""
-        values: dict[str, Any] = {} if project is None else {"project": project or None}
-        return self._change_kept(team, name, **values, **({} if owner is None else {"owner": owner}))
+        return self._change_kept(team, name, **_whose_values(project, owner))
 
     def keep_storage(self, team: str, name: str, until: datetime) -> Storage:
         """ "Keep": the storage is not news until `until`."""

@@ -19,23 +19,28 @@ def cheapest_lines(offers: list[Offer], to_team: Money, lang: Lang) -> list[str]
     """The cheapest whole card (by the GPU-hour) and the cheapest slice (by its hour) among `offers`, a line each,
     in `to_team`'s currency (chat's `prices A100 cheapest`, the terminal's `prices list A100 --cheapest`); none
     where no offer converts to it."""
-    currency = to_team.currency
     lines = []
     for whole in (True, False):
-        ranked = []
-        for offer in offers:
-            r = offer.record
-            if (r.sharing is Sharing.DEDICATED) != whole:
-                continue
-            try:  # a whole card by its GPU-hour; a slice by the hour of the slice, what is paid for it
-                ranked.append((to_team(r.per_gpu_hour if whole else r.per_hour, r.currency), offer))
-            except QuoteError:  # a currency with no rate to the team's: not ranked
-                continue
-        if not ranked:
-            continue
-        hourly, best = min(ranked, key=lambda pair: pair[0])
-        lines.append(_line(best, money(hourly, currency), whole, lang))
+        ranked = _hourly(offers, to_team, whole)
+        if ranked:
+            hourly, best = min(ranked, key=lambda pair: pair[0])
+            lines.append(_line(best, money(hourly, to_team.currency), whole, lang))
     return lines
+
+
+def _hourly(offers: list[Offer], to_team: Money, whole: bool) -> list[tuple[float, Offer]]:
+    """Whole cards by their GPU-hour (`whole`), else slices by the hour of the slice (what is paid for it), each in
+    the team's currency beside its offer; an offer in a currency with no rate to the team's is not ranked."""
+    ranked = []
+    for offer in offers:
+        r = offer.record
+        if (r.sharing is Sharing.DEDICATED) != whole:
+            continue
+        try:
+            ranked.append((to_team(r.per_gpu_hour if whole else r.per_hour, r.currency), offer))
+        except QuoteError:
+            continue
+    return ranked
 
 
 def _line(offer: Offer, hourly: str, whole: bool, lang: Lang) -> str:
@@ -57,16 +62,10 @@ def cheapest_by_card(offers: list[Offer], to_team: Money, lang: Lang) -> list[st
     """`最便宜的卡`, `有没有便宜点的卡`, `prices cheapest`: each card's cheapest whole-card GPU-hour in the team's
     currency, cheapest first (at most MOST_CARDS), with whose price it is and its billing said where not hourly."""
     best: dict[str, tuple[float, Offer]] = {}
-    for offer in offers:
-        r = offer.record
-        if r.sharing is not Sharing.DEDICATED:
-            continue
-        try:
-            hourly = to_team(r.per_gpu_hour, r.currency)
-        except QuoteError:  # a currency with no rate to the team's: not ranked
-            continue
-        if r.gpu not in best or hourly < best[r.gpu][0]:
-            best[r.gpu] = (hourly, offer)
+    for hourly, offer in _hourly(offers, to_team, whole=True):
+        gpu = offer.record.gpu
+        if gpu not in best or hourly < best[gpu][0]:
+            best[gpu] = (hourly, offer)
     ranked = sorted(best.items(), key=lambda item: (item[1][0], item[0]))
     lines = [t("prices.cheapest_by_card", lang, currency=to_team.currency)] if ranked else []
     for gpu, (hourly, offer) in ranked[:MOST_CARDS]:

@@ -75,3 +75,16 @@ def billing_shown(instance: Any, lang: Lang, change: str, name: str | None = Non
 def when_said(moment: datetime, zone: ZoneInfo) -> str:
     """A time in a named zone: 12-05 14:00 Asia/Shanghai."""
     return f"{moment.astimezone(zone):%Y-%m-%d %H:%M} {zone.key}"
+
+
+def whose_said(name: str, whose: dict[str, str], project: str | None, owner: str | None, lang: Lang) -> list[str]:
+    """What a change of whose money an item is says (`billing NAME project=… owner=…`, `训练机 项目改成 cv`, the
+    terminal's --project, --owner): a line for its project (or none) where one was given, one for its owner (as
+    the front end shows a person) where one was given."""
+    lines = []
+    if "project" in whose:
+        said = t("meter.project_set", lang, name=name, project=project) if project else None
+        lines.append(said or t("meter.project_cleared", lang, name=name))
+    if owner is not None:
+        lines.append(t("meter.owner_set", lang, name=name, owner=owner))
+    return lines
