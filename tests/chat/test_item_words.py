@@ -197,3 +197,20 @@ def test_a_price_changed_deleting_asked_and_how_long_it_ran_in_words(tmp_path: P
         assert Rentals(chat.deps.store).instance(TEAM, "训练机").released_at is None  # type: ignore[union-attr]
         chat.h.clock.advance(minutes=5)  # type: ignore[attr-defined]
         assert "**训练机** 现在开机" in chat.command("how long has 训练机 been running")
+
+
+def test_still_needed_said_by_someone_else_is_refused_naming_the_owner(tmp_path: Path) -> None:
+    import json
+
+    from tests.chat.test_both_platforms import STRANGER
+    from tests.support.pending import settled
+
+    with driving("dingtalk", tmp_path) as chat:
+        chat.command("登记 训练机 A800 8卡 每小时60元")
+        before = len(chat.h.fake.cards)  # type: ignore[attr-defined]
+        chat.h.fake.message("训练机 先别提醒了", chat.ids[STRANGER], group=GROUP)  # type: ignore[attr-defined]
+        settled(chat.deps)
+        said = json.dumps(list(chat.h.fake.cards.values())[before].params, ensure_ascii=False)  # type: ignore[attr-defined]
+        assert "只有负责人" in said and "训练机" in said, said
+        inst = Rentals(chat.deps.store).instance(TEAM, "训练机")
+        assert inst is not None and inst.snoozed_until is None

@@ -70,3 +70,12 @@ def test_whose_a_kept_storage_item_is_said_in_words(tmp_path: Path) -> None:
         kept = rentals.storage_named(rentals.teams()[0], "数据盘")
         assert kept is not None and (kept.project, kept.owner) == ("cv", "stranger02")
         assert "只有负责人 <@stranger02>" in chat.command("数据盘 项目改成 llm")  # the starter's no longer
+
+
+def test_a_project_or_owner_given_empty_or_too_long_is_refused_and_nothing_changes(tmp_path: Path) -> None:
+    with driving("slack", tmp_path) as chat:
+        chat.command("track box1 gpu=A100 price=14/h project=llm")
+        for said in ("billing box1 project=", "billing box1 owner=", f"billing box1 project={'x' * 81}"):
+            refused = chat.command(said)
+            assert "billing NAME project=llm" in refused, (said, refused)  # the usage, naming the forms
+        assert (_item(chat, "box1").project, _item(chat, "box1").owner) == ("llm", "U1")

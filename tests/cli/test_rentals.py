@@ -460,4 +460,6 @@ def test_list_dearest_puts_the_most_spent_this_month_first(tmp_path: Path) -> No
     dear = json.loads(run_cli("list", "--json", "--dearest", *TEAM, env=env, tmp=tmp_path).stdout)["instances"]
     spent = [i["spent_this_month"] for i in dear]
     assert spent == sorted(spent, reverse=True) and {i["name"] for i in dear} == {"a", "b", "c"}
-    assert [i["name"] for i in dear] == ["b", "c", "a"] or spent[0] == 0  # the month's first instant: all at 0
+    # hourly items: their order by price, except in a month's first seconds, when some have spent nothing yet (the
+    # terminal's clock is the machine's: ties keep the tracked order there, which the line above still checks)
+    assert [i["name"] for i in dear] == ["b", "c", "a"] or len(set(spent)) < len(spent)
