@@ -18,8 +18,11 @@ def test_a_provider_said_after_the_gpu_keeps_its_prices_alone(tmp_path: Path) ->
         assert "lambda" not in said and "400 CNY/天" not in said
         assert "1.99 USD/小时" in chat.command("prices A100-40GB provider=lambda")
         assert "1.99 USD/小时" not in chat.command("prices A100-40GB provider=autodl")
-        refused = chat.command("价格 4090 阿里云")  # a provider without prices: named, with those that have them
-        assert "没有来自“aliyun”的缓存价格：有价格的平台为 autodl" in refused
+        refused = chat.command("价格 4090 腾讯云")  # a provider without prices: named, with those that have them
+        assert "没有来自“tencent”的缓存价格：有价格的平台为 aliyun, autodl" in refused, refused
+        alibaba = chat.command("阿里云A10多少钱")  # the bundled card's Alibaba row (domain.md's 2026-09/10 snapshot)
+        assert "缓存的价格 — A10-24GB · aliyun" in alibaba and "9.74 CNY/小时" in alibaba, alibaba
+        assert "没有 aliyun 的 A100-80GB 缓存价格；它有缓存价格的卡：A10-24GB" in chat.command("阿里云A100多少钱")
         assert "1.99 USD/小时" in chat.command("价格 A100-40GB lambda")  # a provider of the cache, after the GPU
         assert "未知的 GPU 型号“B300”" in chat.command("prices B300")  # no GPU and no provider: the GPU's error
         none = chat.command("价格 H800")  # a known GPU with no price: it said "no cached prices match" alone
