@@ -19,6 +19,11 @@ class Offer:
     stale: bool
 
     @property
+    def reference(self) -> bool:
+        """A bundled reference price (pricing/sources.py), not a team's, a feed's or a cloud's own."""
+        return "reference" in self.record.flags.split(",")
+
+    @property
     def age_days(self) -> float:
         return round(self.age.total_seconds() / 86400, 2)
 

@@ -33,17 +33,13 @@ from rules.policy import Policy
 __all__ = ["Billing", "ExtraCost", "Option", "PriceUsed", "Quote", "QuoteRequest", "prefer_own_prices", "quote"]
 
 
-def _is_reference(offer: Offer) -> bool:
-    return "reference" in offer.record.flags.split(",")
-
-
 def prefer_own_prices(offers: Sequence[Offer]) -> list[Offer]:
     """A team's rate card (or any live source) replaces the bundled reference prices for every GPU it
     prices, whatever the billing: a team's own price is the truth for that team. A sharing kind or spot
     its card lacks is then estimated from its own price with the policy's fractions (labelled so).
     Reference rows stay only for GPUs that nothing else prices."""
-    own = {o.record.gpu for o in offers if not _is_reference(o)}
-    return [o for o in offers if not (_is_reference(o) and o.record.gpu in own)]
+    own = {o.record.gpu for o in offers if not o.reference}
+    return [o for o in offers if not (o.reference and o.record.gpu in own)]
 
 
 def _filter(offers: Sequence[Offer], req: QuoteRequest) -> list[Offer]:

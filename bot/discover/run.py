@@ -72,7 +72,9 @@ def pricer(offers: Callable[[str], list[Any]]) -> Callable[[Found], tuple[float 
     provider's price for the same GPU is not what this instance costs, so it is not used. It is the price of how
     the instance is billed: a spot instance's spot price, a prepaid one's monthly price (the cache's, else its
     cloud's own quote, before any hourly price), where they are known;
-    a vGPU slice (a share of a card) priced from a whole card of another type pays its share."""
+    a vGPU slice (a share of a card) priced from a whole card of another type pays its share. A bundled reference
+    price of the cloud's (Alibaba Cloud's A10) is for an item its cloud quoted nothing for: the cloud's own quote of
+    this very type is nearer what it costs."""
 
     read: dict[str, list[Any]] = {}  # each GPU's offers read once a run, not once an item
 
@@ -82,7 +84,11 @@ def pricer(offers: Callable[[str], list[Any]]) -> Callable[[Found], tuple[float 
         quoted = read.get(item.gpu or "", [])
         exact = [o for o in quoted if o.record.instance_type == item.instance_type and o.record.region == item.region]
         same = [o for o in quoted if o.record.instance_type == item.instance_type]
-        ours = [o for o in quoted if o.record.provider.lower() == item.source]
+        ours = [
+            o
+            for o in quoted
+            if o.record.provider.lower() == item.source and not (o.reference and item.per_hour is not None)
+        ]
         tiers = ((exact, None), (same, None), (ours, item.share))  # a type's own price: its slice's
         billed_as = ("spot",) if item.spot else ("monthly",) if item.billing == "month" else ()
         for models in (billed_as, BILLING_ORDER) if billed_as else (BILLING_ORDER,):

@@ -190,7 +190,7 @@ def test_the_page_speaks_the_channels_language_and_switches_with_lang(tmp_path: 
         assert "当前空闲" in zh and "Idle now" not in zh and 'lang="zh-CN"' in zh
         assert "Idle now" in en and "当前空闲" not in en and 'href="?lang=zh"' in en
         # the bundled card was loaded a moment ago and its reference prices are old: how many, not a bare STALE
-        assert re.search(r"STALE: \d+ of 16 rows", en) and re.search(r"已过期：16 条中 \d+ 条", zh), en[-1500:]
+        assert re.search(r"STALE: \d+ of 17 rows", en) and re.search(r"已过期：17 条中 \d+ 条", zh), en[-1500:]
         assert "Asia/Shanghai" in say(h, 1, "remind at 09:30 Asia/Shanghai lang=en")  # C1's digest in English
         assert "Idle now" in get(h, f"/board/{token(h, channel='C1')}").text  # so is C1's board
 
