@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, cast
 from bot.settings import Settings
 from pricing import cache
 from pricing.azure import AzureConfig
-from pricing.fx import FxRate
+from pricing.fx import FxRate, configured
 from pricing.gpuhunt_source import Catalog
 from pricing.offers import Freshness, Offer, as_offers
 from pricing.refresh import refresh
@@ -32,6 +32,7 @@ from pricing.sources import (
 )
 from pricing.sqlite_db import PriceDb
 from pricing.status import SourceState, source_status
+from rules.worth import Worth
 
 if TYPE_CHECKING:
     import httpx
@@ -236,14 +237,7 @@ def freshness(sources: list[Source]) -> dict[str, Freshness]:
 
 
 def configured_fx(settings: Settings) -> FxRate | None:
-    if settings.prices.usd_cny is None:
-        return None
-    when = settings.prices.usd_cny_date
-    return FxRate(
-        rate=settings.prices.usd_cny,
-        rate_date=when or cache.now_utc().date(),
-        source="configured (GPU_ADVISOR_USD_CNY)" + ("" if when else ", undated"),
-    )
+    return configured(settings.prices.usd_cny, settings.prices.usd_cny_date)
 
 
 def open_cache(settings: Settings, sources: list[Source]) -> PriceDb:
@@ -258,6 +252,14 @@ def open_cache(settings: Settings, sources: list[Source]) -> PriceDb:
     if first_use or changed:
         refresh(db, ratecard)
     return db
+
+
+def team_worth(settings: Settings) -> Worth:
+    """The team's amounts on its currency (GPU_ADVISOR_CURRENCY) at the rate a quote takes, for ordering only."""
+    from pricing.worth import cache_worth
+
+    prices = settings.prices
+    return cache_worth(settings.files.db, settings.files.currency, prices.usd_cny, prices.usd_cny_date)
 
 
 @dataclass
@@ -362,6 +364,10 @@ class PriceBook:
         finally:
             db.close()
         return Money(currency, fx, fx.euro)
+
+    def worth(self) -> Worth:
+        """The team's amounts on one scale (GPU_ADVISOR_CURRENCY), for ordering (pricing/worth.py)."""
+        return team_worth(self.settings)
 
     def priced_gpus(self) -> list[str]:
         """The GPUs with a cached price (`prices H800` with none names them, as a quote of it does)."""

@@ -9,7 +9,7 @@ B per euro divided by A per euro.
 from __future__ import annotations
 
 import math
-from datetime import date, datetime
+from datetime import UTC, date, datetime
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -140,6 +140,18 @@ def parse_ecb(xml_text: str, fetched_at: datetime, source: str = "ecb") -> FxRat
         source=source,
         fetched_at=fetched_at,
         euro=EuroRates(per_eur=euro, rate_date=when, source=source, fetched_at=fetched_at),
+    )
+
+
+def configured(rate: float | None, when: date | None) -> FxRate | None:
+    """The USD/CNY rate a team set (GPU_ADVISOR_USD_CNY, dated by GPU_ADVISOR_USD_CNY_DATE, else today and said
+    undated); None when it set none."""
+    if rate is None:
+        return None
+    return FxRate(
+        rate=rate,
+        rate_date=when or datetime.now(UTC).date(),
+        source="configured (GPU_ADVISOR_USD_CNY)" + ("" if when else ", undated"),
     )
 
 

@@ -25,6 +25,7 @@ from rules.power import Power, Stretch, restarted_at, state_at
 from rules.runway import Runway
 from rules.samples import Sample
 from rules.sources import FOUND_SOURCES
+from rules.worth import RAW, Worth
 
 if TYPE_CHECKING:
     from rules.budget import Standing  # rules/budget.py builds on this module
@@ -147,6 +148,8 @@ class Digest:
     runways: list[Runway] = field(default_factory=list)  # the prepaid balances of this channel's providers
     lifecycle: list[LifecycleNews] = field(default_factory=list)  # powered off where the platform releases it
     board_url: str | None = None  # a link to the channel's board (bot/board/), when the bot has a public address
+    # the amounts of several currencies on the team's one, for the items' order only (rules/worth.py)
+    worth: Worth = field(default=RAW, compare=False, repr=False)
 
     @property
     def count(self) -> int:
@@ -195,7 +198,7 @@ def hidden(thing: Owned) -> bool:
     return bool(getattr(thing, "hidden_by", None))
 
 
-def _found(instances: list[Rented], storage: list[Stored]) -> list[FoundNews]:
+def _found(instances: list[Rented], storage: list[Stored], worth: Worth) -> list[FoundNews]:
     out = [
         FoundNews(
             "i",
@@ -223,7 +226,7 @@ def _found(instances: list[Rented], storage: list[Stored]) -> list[FoundNews]:
         for s in storage
         if unclaimed(s) and s.deleted_at is None and getattr(s, "cloud_state", None) != "in-use"
     ]
-    return sorted(out, key=lambda f: (-f.per_day, f.name))
+    return sorted(out, key=lambda f: (-worth.one(f.per_day, f.currency), f.name))
 
 
 def spent_this_month(thing: Rented, now: datetime, timelines: Timelines | None = None) -> float:
@@ -376,6 +379,7 @@ def compose(
     windows: Mapping[int, Sequence[GpuWindow]] | None = None,
     timelines: Timelines | None = None,
     spend: bool = True,
+    worth: Worth = RAW,
 ) -> Digest:
     """The digest of one channel at `now` (see the module's rules). `samples` by instance id; `snoozes`:
     instance id -> "still needed" until; `last_touched`: storage name -> newest file time an agent saw;
@@ -384,7 +388,8 @@ def compose(
     passing a day of samples (else it is found in `samples`); `windows`: instance id -> its GPUs' summaries of
     the window, when the caller had the database add them up (then `samples` may be empty); `timelines`: instance
     id -> when it was on and off (rules/power.py; without one, on since its start); `spend`: False leaves out
-    this month's spend per project (the board's idle list, which says the items alone)."""
+    this month's spend per project (the board's idle list, which says the items alone); `worth`: the team's currencies
+    on one scale, for the items' order (dearest first)."""
     snoozes, budgets, last_touched, kept_until = snoozes or {}, budgets or {}, last_touched or {}, kept or {}
     instances, storage = [i for i in instances if not hidden(i)], [s for s in storage if not hidden(s)]
     news: list[InstanceNews] = []
@@ -411,14 +416,15 @@ def compose(
         if judged is not None:
             news.append(judged)
     left = _storage_news(storage, released_ids, now, rules, last_touched, kept_until)
-    news.sort(key=lambda n: (-n.per_day, n.name))
-    left.sort(key=lambda s: (-s.per_month, s.name))
+    news.sort(key=lambda n: (-worth.one(n.per_day, n.currency), n.name))
+    left.sort(key=lambda s: (-worth.one(s.per_month, s.currency), s.name))
     projects = spending(instances, storage, now, budgets, timelines) if spend else []
     return Digest(
         news,
         left,
         projects,
         {c: round(a, 2) for c, a in sorted(saved.items()) if a > 0},
-        _found(instances, storage),
+        _found(instances, storage, worth),
         lifecycle=sorted(ends, key=lambda e: (e.release_at, e.name)),
+        worth=worth,
     )

@@ -28,6 +28,7 @@ from rules import metering
 from rules.digest import Rented, Stored, per_day
 from rules.metering import Timelines, stretches_of
 from rules.power import Stretch, hours_in
+from rules.worth import RAW, Worth
 
 
 @dataclass(frozen=True)
@@ -154,6 +155,8 @@ class Report:
     channel: str | None = None  # a channel's part of a team's report (by_channel): its kept sums are the channel's
     # per day, the kept rows left to the database's sums and never read (the board's report: its rows are the week's)
     omitted: dict[date, int] = field(default_factory=dict)
+    # the amounts of several currencies on the team's one, for the rankings' order only (rules/worth.py)
+    worth: Worth = field(default=RAW, compare=False, repr=False)
     _loose: list[Row] | None = field(default=None, init=False, repr=False, compare=False)
 
     def days_of(self, start: date, end: date) -> Report:
@@ -164,7 +167,7 @@ class Report:
         named = {r.item for r in rows}
         unpriced = [n for n in self.unpriced if n in named]
         omitted = {d: n for d, n in self.omitted.items() if start <= d <= end}
-        return Report(start, end, rows, [], unpriced, self.kept, self.kept_through, self.channel, omitted)
+        return Report(start, end, rows, [], unpriced, self.kept, self.kept_through, self.channel, omitted, self.worth)
 
     def storage_costs(self, top: int = 5) -> list[tuple[str, str, float]]:
         """The storage that cost most over the period: (item, currency, cost), most first."""
@@ -172,7 +175,7 @@ class Report:
         for r in self.rows:
             if r.kind == "storage":
                 costs[(r.item, r.currency)] += r.cost
-        ranked = sorted(costs.items(), key=lambda kv: -kv[1])[:top]
+        ranked = sorted(costs.items(), key=lambda kv: -self.worth.one(kv[1], kv[0][1]))[:top]
         return [(item, currency, round(cost, 2)) for (item, currency), cost in ranked]
 
     def totals(self) -> Totals:
@@ -188,7 +191,7 @@ class Report:
         return Totals({c: _of(a) for c, a in sorted(cost.items())}, _of(paid), _of(busy), _of(idle), _of(unknown))
 
     def ranked(self, by: str) -> list[Rank]:
-        """By owner or project, most idle cost first (the currencies' amounts added only for ordering)."""
+        """By owner or project, most idle cost first (the currencies' amounts on the team's, only for the order)."""
         groups: dict[str, _Sums] = {}
         for (who, currency), sums in self._sums(by).items():
             group = groups.get(who)
@@ -209,7 +212,7 @@ class Report:
             )
             for who, sums in groups.items()
         ]
-        return sorted(out, key=lambda r: (-sum(r.idle_cost.values()), r.who))
+        return sorted(out, key=lambda r: (-self.worth.of(r.idle_cost), r.who))
 
     def _sums(self, by: str | None) -> dict[tuple[str, str], Sums]:
         """Per owner or project (or none: "") and currency, the rows' sums: of the instances' days up to
@@ -258,7 +261,7 @@ def by_channel(report: Report) -> dict[str, Report]:
     for row in report.rows:
         part = out.get(row.channel)
         if part is None:
-            part = out[row.channel] = Report(report.start, report.end)
+            part = out[row.channel] = Report(report.start, report.end, worth=report.worth)
             part.kept, part.kept_through, part.channel = report.kept, report.kept_through, row.channel
         part.rows.append(row)
     channel_of = {r.item: r.channel for r in report.rows if r.kind == "instance"}

@@ -21,7 +21,9 @@ from rules.digest import Digest
 def digest_now(deps: Deps, rentals: Rentals, team: str, chat_id: str, zone: ZoneInfo) -> Digest:
     """The channel's digest as it stands now (bot/digest/now.py): a stop time only where a warning was given."""
     policy = deps.policy
-    return digests_now(rentals, team, [chat_id], deps.now(), policy.idle, policy.metering, zone)[chat_id]
+    return digests_now(rentals, team, [chat_id], deps.now(), policy.idle, policy.metering, zone, deps.prices.worth())[
+        chat_id
+    ]
 
 
 def show(

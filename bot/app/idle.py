@@ -57,7 +57,9 @@ def across(inv: Invocation, rentals: Rentals, owner: str | None) -> str:
         return t(f"idle.{whose}_nothing", lang)
     policy = inv.deps.policy
     channels = sorted({i.channel for i in owned} | {s.channel for s in kept})
-    made = digests_now(rentals, inv.team, channels, inv.deps.now(), policy.idle, policy.metering, zone)
+    made = digests_now(
+        rentals, inv.team, channels, inv.deps.now(), policy.idle, policy.metering, zone, inv.deps.prices.worth()
+    )
     lines = [
         *(instance_line(n, lang, zone) for d in made.values() for n in d.instances if owner in (None, n.owner)),
         *(lifecycle_line(n, lang, zone) for d in made.values() for n in d.lifecycle if owner in (None, n.owner)),

@@ -45,7 +45,7 @@ def list_items(inv: Invocation, args: list[str] | None = None) -> None:
     midnight in its own channel's digest zone, as the digest, its budget, App Home and the terminal's `list` count
     it (not the zone of the channel `list` was typed in)."""
     rentals, lang, deps = Rentals(inv.deps.store), inv.lang, inv.deps
-    lines: list[tuple[float, str]] = []  # this month's spend, and the line
+    lines: list[tuple[tuple[float, str], str]] = []  # this month's spend and its currency, and the line
     words = [a.lower() for a in args or []]
     dearest = any(word in DEAREST for word in words)  # `list dearest`, 哪台机器最贵: most spent this month first
     instances, storage, (scope, project) = _listed(inv, rentals, [w for w in words if w not in DEAREST])
@@ -59,7 +59,7 @@ def list_items(inv: Invocation, args: list[str] | None = None) -> None:
         spent = spent_this_month(i, now.astimezone(zones[i.channel]), timelines)
         lines.append(
             (
-                spent,
+                (spent, i.currency),
                 t(
                     "digest.list_instance",
                     lang,
@@ -77,7 +77,7 @@ def list_items(inv: Invocation, args: list[str] | None = None) -> None:
         kept = stored_this_month(s, now.astimezone(zones[s.channel]))
         lines.append(
             (
-                kept,
+                (kept, s.currency),
                 t(
                     "digest.list_storage",
                     lang,
@@ -91,8 +91,9 @@ def list_items(inv: Invocation, args: list[str] | None = None) -> None:
             )
         )
     title = t(f"digest.list_title{scope}", lang, project=project)  # whose: `list mine` said the whole team's
-    if dearest:  # the currencies' amounts compared as they are, only for the order (as the report's rankings)
-        lines.sort(key=lambda line: -line[0])
+    if dearest:  # dollars and yuan on the team's currency, only for the order (as the report's rankings)
+        worth = deps.prices.worth()
+        lines.sort(key=lambda line: -worth.one(*line[0]))
         colon = title[-1] if title.endswith((":", "：")) else ""
         title = title.removesuffix(colon) + t("digest.list_dearest", lang) + colon
     empty = t("digest.list_empty.mine" if scope == ".mine" else "digest.list_empty", lang)

@@ -113,6 +113,7 @@ def report(inv: Invocation, args: list[str]) -> None:
             channel=channel,
             project=project,
             busy_above_pct=deps.policy.idle.utilisation_max_pct,
+            worth=deps.prices.worth(),
         )
 
     made = made_over(start, end)

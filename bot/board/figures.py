@@ -174,12 +174,12 @@ def _periods(
     marker as read before them. The report's rows are the week's (the chart's): the month's earlier days of the
     instances whose every day is kept and true are added up by the database alone; where those sums cannot be read
     as the report made them, it is made again with every row."""
-    busy = deps.policy.idle.utilisation_max_pct
+    busy, worth = deps.policy.idle.utilisation_max_pct, deps.prices.worth()
 
     def figures(rows_from: date | None) -> tuple[dict[str, Any], dict[str, Any], str, list[dict[str, Any]]]:
         both = compose(rentals, team, shown.start, shown.last, zone=zone, now=now, busy_above_pct=busy,
                        channel=channel, metering=deps.policy.metering, timelines=read[0], seen=read[1],
-                       rows_from=rows_from)  # fmt: skip
+                       rows_from=rows_from, worth=worth)  # fmt: skip
         week, month = both.days_of(shown.seven, shown.today), both.days_of(shown.first, shown.last)
         currency, days = _days(week)
         return _ranked(week), _ranked(month), currency, days
@@ -240,7 +240,8 @@ def _idle_now(
         }
         for where, news in shown
     ]
-    return sorted(rows, key=lambda r: (-r["billed_since"], r["item"]))
+    worth = deps.prices.worth()  # dollars and yuan on the team's currency, for the order only
+    return sorted(rows, key=lambda r: (-worth.one(r["billed_since"], r["currency"]), r["item"]))
 
 
 def _ranked(report: Report) -> dict[str, Any]:
@@ -250,7 +251,7 @@ def _ranked(report: Report) -> dict[str, Any]:
 
 def _days(report: Report) -> tuple[str, list[dict[str, Any]]]:
     costs = report.totals().cost
-    currency = max(costs, key=lambda c: costs[c]) if costs else "CNY"
+    currency = report.worth.most(costs, "CNY")  # the currency most money is in, dollars and yuan on one scale
     parts = day_parts(report, currency)
     days: list[date] = [report.start + timedelta(days=n) for n in range((report.end - report.start).days + 1)]
     return currency, [

@@ -202,8 +202,11 @@ def digest_notes(digest: Digest, lang: Lang, zone: ZoneInfo) -> list[str]:
 def digest_message(digest: Digest, lang: Lang, zone: ZoneInfo, done: str | None = None) -> Message:
     """The whole digest: a title with the count, each item (dearest first) with its answers, then what was found
     and nobody claimed, then the spend and how to act. `done`: the line of an answer just given, shown first."""
-    items = [(n.per_day, buttons_of(n), n.name, instance_line(n, lang, zone)) for n in digest.instances]
-    items += [(s.per_month / 30, "s", s.name, storage_line(s, lang)) for s in digest.storage]
+    worth = digest.worth.one  # dollars and yuan on the team's currency, for the order only
+    items = [
+        (worth(n.per_day, n.currency), buttons_of(n), n.name, instance_line(n, lang, zone)) for n in digest.instances
+    ]
+    items += [(worth(s.per_month / 30, s.currency), "s", s.name, storage_line(s, lang)) for s in digest.storage]
     items.sort(key=lambda item: -item[0])
     found = [(f.per_day, f"f{f.kind}", f.name, found_line(f, lang)) for f in digest.found]
     sections = [Section(done)] if done else []

@@ -39,6 +39,7 @@ def idle(
         lifecycle_line,
         storage_line,
     )
+    from bot.cli.common import team_worth
     from bot.digest.now import digests_now, has_news
     from bot.digest.send import channels_of
     from bot.state.schedules import Schedules
@@ -51,7 +52,16 @@ def idle(
     team = chosen_team(settings, team, rentals)
     wanted = [checked_channel(settings, team, each) for each in channel] if channel else channels_of(rentals, team)
     zones = Schedules(rentals.store, settings.digest.default_schedule()).zones(team, wanted)
-    found = digests_now(rentals, team, wanted, rentals.store.now(), policy.idle, policy.metering, zones.__getitem__)
+    found = digests_now(
+        rentals,
+        team,
+        wanted,
+        rentals.store.now(),
+        policy.idle,
+        policy.metering,
+        zones.__getitem__,
+        team_worth(settings),
+    )
     if owner is not None:  # one person's, as chat's `idle mine` (found items are nobody's yet)
         whose = checked_owner(settings, team, owner)
         found = {c: _owned(d, whose) for c, d in found.items()}

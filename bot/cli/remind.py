@@ -36,6 +36,7 @@ def remind(
     settings = load_settings(lang=lang)
     if not now:
         raise fail(t("cli.remind_needs_now", settings.files.lang))
+    from bot.cli.common import team_worth
     from bot.digest.budget_alerts import check_budgets
     from bot.digest.due import board_links
     from bot.digest.send import send_digests
@@ -65,6 +66,7 @@ def remind(
         all_clear=settings.digest.remind_all_clear,
         pace_s=settings.digest.remind_pace_s,
         board=board_links(rentals.store, settings, team, datetime.now(UTC)),
+        worth=team_worth(settings),
     )
     alerts = check_budgets(
         rentals,

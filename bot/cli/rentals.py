@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from bot.fields.rentals import CachedPrice
     from bot.settings import Settings
     from bot.state.rentals import Rentals
+    from rules.worth import Worth
 
 track_app = typer.Typer(no_args_is_help=True, help="Track what the team rents: an instance, or storage.")
 TeamOpt = Annotated[
@@ -445,9 +446,12 @@ def list_rentals(
     instances = [i for i in rentals.instances(team) if everything or not i.hidden_by]
     storage = [s for s in rentals.storage(team) if everything or not s.hidden_by]
     billed, stored = _billed(rentals, instances, storage, settings, team)
-    if dearest:  # the currencies' amounts compared as they are, only for the order (as chat's `list dearest`)
-        instances, billed = _by_spend(instances, billed)
-        storage, stored = _by_spend(storage, stored)
+    if dearest:  # dollars and yuan on the team's currency, only for the order (as chat's `list dearest`)
+        from bot.cli.common import team_worth
+
+        worth = team_worth(settings)
+        instances, billed = _by_spend(instances, billed, worth)
+        storage, stored = _by_spend(storage, stored, worth)
     if as_json:
         sys.stdout.write(json.dumps({"instances": billed, "storage": stored}, ensure_ascii=False, indent=2) + "\n")
         return
@@ -487,9 +491,11 @@ def list_rentals(
     _print_rows([("cli.list_columns", rows), ("cli.storage_columns", kept)], lang, console)
 
 
-def _by_spend(items: list[Any], bills: list[dict[str, Any]]) -> tuple[list[Any], list[dict[str, Any]]]:
-    """Items and their bills, the most spent this month first."""
-    pairs = sorted(zip(items, bills, strict=True), key=lambda pair: -pair[1]["spent_this_month"])
+def _by_spend(items: list[Any], bills: list[dict[str, Any]], worth: Worth) -> tuple[list[Any], list[dict[str, Any]]]:
+    """Items and their bills, the most spent this month first (on the team's currency: rules/worth.py)."""
+    pairs = sorted(
+        zip(items, bills, strict=True), key=lambda pair: -worth.one(pair[1]["spent_this_month"], pair[1]["currency"])
+    )
     return [item for item, _ in pairs], [bill for _, bill in pairs]
 
 

@@ -88,6 +88,7 @@ def report(
     as_json: JsonOpt = False,
 ) -> None:
     """Who and which project left cards idle over a period, and what it cost."""
+    from bot.cli.common import team_worth
     from bot.report.compose import as_json as report_json
     from bot.report.compose import compose
 
@@ -121,7 +122,8 @@ def report(
         say(t("cli.report_csv", settings.files.lang, rows=rows, path=str(csv_file)))
         if not (as_json or chart_file):
             return  # the CSV alone: written part by part, never the whole report at once
-    made = compose(rentals, team, start, end, zone=zone, now=now, channel=channel, project=project, busy_above_pct=busy)
+    made = compose(rentals, team, start, end, zone=zone, now=now, channel=channel, project=project,
+                   busy_above_pct=busy, worth=team_worth(settings))  # fmt: skip
     if chart_file is not None:
         from bot.report.chart import draw
 

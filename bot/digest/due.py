@@ -84,6 +84,7 @@ def run_due(deps: Deps, outlet_for: Callable[[str], Outlet]) -> list[Outcome]:
             all_clear=deps.settings.digest.remind_all_clear,
             pace_s=deps.settings.digest.remind_pace_s,
             board=board_links(deps.store, deps.settings, team, now),
+            worth=deps.prices.worth(),
         )
     for outcome in outcomes:
         if outcome.status == "failed":

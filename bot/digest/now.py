@@ -13,6 +13,7 @@ from bot.digest.send import digests
 from bot.state.rentals import Rentals
 from rules.digest import Digest
 from rules.policy import Idle, Metering
+from rules.worth import RAW, Worth
 
 
 def digests_now(
@@ -23,8 +24,9 @@ def digests_now(
     rules: Idle,
     metering: Metering,
     zone: ZoneInfo | Callable[[str], ZoneInfo],
+    worth: Worth = RAW,
 ) -> dict[str, Digest]:
-    composed = digests(rentals, team, channels, now, rules, metering, zone)
+    composed = digests(rentals, team, channels, now, rules, metering, zone, worth=worth)
     warner = Warner(rentals)
     return {channel: warner.annotate(team, channel, made, now, promise=False) for channel, made in composed.items()}
 

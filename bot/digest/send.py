@@ -36,6 +36,7 @@ from rules.idle import GpuWindow
 from rules.metering import Timelines
 from rules.policy import Idle, Metering
 from rules.runway import runway
+from rules.worth import RAW, Worth
 
 SAMPLE_HORIZON = timedelta(days=1)  # how far back the quiet stretch of an idle instance is traced
 log = logging.getLogger(__name__)
@@ -78,6 +79,7 @@ def digests(
     items_only: bool = False,
     timelines: Timelines | None = None,
     sensed: Seen | None = None,
+    worth: Worth = RAW,
 ) -> dict[str, Digest]:
     """Compose the digests of `channels` in a few queries: the rented things, each GPU's summary of the window's
     samples and when each quiet stretch began (both added up by the database), and disk reports. Month figures
@@ -85,7 +87,8 @@ def digests(
     providers, and count the month from 00:00 in each channel's digest zone (`zone`; None: UTC), as budgets do.
     `items_only`: the items' news alone, without the team's spend and runways. `timelines`: read already from this
     month's first day less FORECAST_DAYS + 1 (the board reads them once for its report and idle list); `sensed`:
-    `seen` of the channels' running items, likewise."""
+    `seen` of the channels' running items, likewise. `worth`: the team's currencies on one scale, for the items'
+    order."""
     wanted = set(channels)
     # an item with a figure no digest can show is left out (said in the log), never stopping the others' digest
     everything = [i for i in rentals.instances(team) if _shown(i, i.price or 0.0)]
@@ -131,7 +134,7 @@ def digests(
             mine, kept, {}, now=local, rules=rules, last_touched=touched, windows=sensed.windows,
             snoozes={i.id: i.snoozed_until for i in mine if i.snoozed_until},
             kept={s.name: s.kept_until for s in kept if s.kept_until},
-            quiet_since=sensed.quiet, timelines=timelines, spend=not items_only,
+            quiet_since=sensed.quiet, timelines=timelines, spend=not items_only, worth=worth,
         )  # fmt: skip
         projects = {(i.project or "", i.currency) for i in mine} | {(d.project or "", d.currency) for d in kept}
         projects |= {(WHOLE_TEAM, currency) for _, currency in projects}  # and the whole team's, where it has one
@@ -207,6 +210,7 @@ def send_digests(
     sleep: Callable[[float], None] = time.sleep,
     metering: Metering | None = None,
     board: Callable[[str], str | None] | None = None,
+    worth: Worth = RAW,
 ) -> list[Outcome]:
     """Each channel's digest (`channels`, else every channel with something running or kept), in the
     channel's zone (`zone`, or a function of the channel). `scheduled`: a day with nothing to say is
@@ -214,11 +218,10 @@ def send_digests(
     to a channel's board each digest carries (None: no link)."""
     outcomes: list[Outcome] = []
     last_post: float | None = None
-    own = getattr(outlet, "pace_s", None)  # the chat's own pace, where it has one, else the setting's
-    pace_s = own if own is not None else pace_s
+    pace_s = own if (own := getattr(outlet, "pace_s", None)) is not None else pace_s  # the chat's own, else the setting
     wanted = channels if channels is not None else channels_of(rentals, team)
     # at the start (a long paced send reads no more), each channel's month in its digest zone
-    composed = digests(rentals, team, wanted, now(), rules, metering, zone)
+    composed = digests(rentals, team, wanted, now(), rules, metering, zone, worth=worth)
     warner = Warner(rentals)
     for channel in wanted:
         moment = now()

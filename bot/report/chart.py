@@ -59,7 +59,7 @@ def chart(report: Report, lang: Lang) -> Figure:
     from matplotlib.figure import Figure
 
     costs = report.totals().cost
-    currency = max(costs, key=lambda c: costs[c]) if costs else "CNY"
+    currency = report.worth.most(costs, "CNY")  # the currency most money is in, dollars and yuan on one scale
     days = [report.start + timedelta(days=n) for n in range((report.end - report.start).days + 1)]  # empty days too
     parts = day_parts(report, currency)
     b, i, u = ([parts.get(d, (0.0, 0.0, 0.0))[k] for d in days] for k in range(3))

@@ -18,6 +18,7 @@ from bot.state.usage import Daily, daily_activity
 from rules.metering import FORECAST_DAYS, Timelines
 from rules.policy import Metering
 from rules.report import ROW_ORDER, Rank, Report, build, report_days
+from rules.worth import RAW, Worth
 
 
 def compose(
@@ -35,6 +36,7 @@ def compose(
     timelines: Timelines | None = None,
     seen: int | None = None,
     rows_from: date | None = None,
+    worth: Worth = RAW,
 ) -> Report:
     return next(
         compose_parts(
@@ -52,6 +54,7 @@ def compose(
             timelines=timelines,
             seen=seen,
             rows_from=rows_from,
+            worth=worth,
         )
     )
 
@@ -81,6 +84,7 @@ def compose_parts(
     timelines: Timelines | None = None,
     seen: int | None = None,
     rows_from: date | None = None,
+    worth: Worth = RAW,
 ) -> Iterator[Report]:
     """The report in parts of `part` instances (storage in the last), each read and built on its own, so a
     month's CSV of thousands of instances is written without holding every row at once; `part=None`: one.
@@ -90,7 +94,8 @@ def compose_parts(
     it, days made from timelines given are not kept). `rows_from` (the board's, in one part): rows only from that day
     on for the instances whose every ended day is kept and true; their earlier days are left to the database's sums
     (`Report.omitted`), so the report cannot be written out item by item, and raises Unsummed where those sums
-    cannot be read (compose it again without `rows_from`)."""
+    cannot be read (compose it again without `rows_from`). `worth`: the team's currencies on one scale, for the
+    rankings' order (rules/worth.py)."""
     if rows_from is not None and part is not None:
         raise ValueError("rows_from is for a report composed in one part")
     first, last = period(start, end, zone)
@@ -111,6 +116,7 @@ def compose_parts(
                               busy_above_pct=busy_above_pct, after=ledger.after_whole())  # fmt: skip
         kept = storage if n == len(batches) - 1 else []
         whole = build([], kept, daily, start=start, end=end, zone=zone, now=now)
+        whole.worth = worth
         for k in range(0, len(batch), PART):  # power timelines a few hundred instances at a time: memory stays flat
             chunk = batch[k : k + PART]
             read = timelines
@@ -250,7 +256,7 @@ def as_json(report: Report) -> dict[str, Any]:
         "totals": summary["totals"],
         "by_owner": summary["by_owner"],
         "by_project": summary["by_project"],
-        "items": sorted(items.values(), key=lambda i: -i["cost"]),
+        "items": sorted(items.values(), key=lambda i: -report.worth.one(i["cost"], i["currency"])),
         "released": [
             {
                 "item": r.item,

@@ -23,6 +23,7 @@ from bot.text import Lang, t
 from bot.text.format import literal, mention, money, show
 from rules.remind_schedule import RemindSchedule
 from rules.report import Report, by_channel
+from rules.worth import RAW, Worth
 
 log = logging.getLogger(__name__)
 TOP = 10
@@ -73,7 +74,7 @@ def spend_by_project(report: Report, lang: Lang) -> list[str]:
     ranked = [r for r in report.ranked("project") if any(r.cost.values())]
     if not any(rank.who for rank in ranked):  # no project named: the total says it all
         return []
-    ranked.sort(key=lambda r: (-sum(r.cost.values()), r.who))  # currencies added only for the order, as ranked()
+    ranked.sort(key=lambda r: (-report.worth.of(r.cost), r.who))  # on the team's currency, only for the order
     lines = [t("report.spend_by_project", lang)]
     for rank in ranked[:TOP]:
         who = literal(rank.who) if rank.who else t("digest.no_project", lang)
@@ -156,8 +157,10 @@ def weekly_due(
     lang_of: Callable[[RemindSchedule], Lang],
     busy_above_pct: float,
     channels: Callable[[str], list[str]],
+    worth: Worth = RAW,
 ) -> list[str]:
-    """Post each channel's weekly report that is due; returns the channels told."""
+    """Post each channel's weekly report that is due; returns the channels told. `worth`: the team's currencies on
+    one scale, for the rankings' order."""
     told = []
     sends = Sends(rentals.store, "weekly")
     for team in rentals.teams():
@@ -177,7 +180,16 @@ def weekly_due(
             start, end = week_before(local.date())
             if (start, plan.zone) not in composed:
                 composed[(start, plan.zone)] = by_channel(
-                    compose(rentals, team, start, end, zone=ZoneInfo(plan.zone), now=now, busy_above_pct=busy_above_pct)
+                    compose(
+                        rentals,
+                        team,
+                        start,
+                        end,
+                        zone=ZoneInfo(plan.zone),
+                        now=now,
+                        busy_above_pct=busy_above_pct,
+                        worth=worth,
+                    )
                 )
             made = composed[(start, plan.zone)].get(channel, Report(start, end))
             if not made.rows:

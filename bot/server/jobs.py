@@ -232,6 +232,7 @@ def weekly_reports(deps: Deps, tellers: Callable[[str], Teller]) -> list[str]:
         lang_of=lambda plan: Lang.named_or(plan.lang, deps.settings.files.lang),
         busy_above_pct=deps.policy.idle.utilisation_max_pct,
         channels=lambda team: channels_of(rentals, team),
+        worth=deps.prices.worth(),
     )
 
 

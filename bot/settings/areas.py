@@ -57,7 +57,9 @@ class Files(_Area):
         default=None, description="a policy YAML file (only what it changes); default: the bundled one"
     )
     currency: str = Field(
-        default="CNY", description="currency of quotes: CNY, USD, EUR or any other the ECB publishes rates for"
+        default="CNY",
+        description="currency of quotes: CNY, USD, EUR or any other the ECB publishes rates for; dollars and yuan "
+        "are ordered on it (the dearest first, rankings)",
     )
 
     @field_validator("currency")

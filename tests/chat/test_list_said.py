@@ -71,3 +71,16 @@ def test_the_dearest_first_when_asked(tmp_path: Path) -> None:
         assert [line.split("**")[1] for line in plain.splitlines()[1:]] == ["a1", "a2", "a3"]  # as tracked
         cv = chat.command("列表 cv 最贵")
         assert [line.split("**")[1] for line in cv.splitlines()[1:]] == ["a3", "a2"], cv
+
+
+def test_the_dearest_first_in_dollars_and_yuan_alike(tmp_path: Path) -> None:
+    """A team renting in dollars and yuan had them compared as bare numbers: ¥10 an hour listed above $3 (about ¥21.6
+    at the rate a quote takes, the bundled fallback here). The amounts are still said in their own currencies."""
+    with driving("wecom", tmp_path) as chat:
+        chat.h.clock.now = datetime(2026, 12, 7, 2, tzinfo=UTC)  # type: ignore[attr-defined]
+        chat.command("track c1 gpu=A100 price=10/h started=12月6日9点")
+        chat.command("track u1 gpu=A100 price=$3/h started=12月6日9点")
+        chat.command("track c2 gpu=4090 price=25/h started=12月6日9点")  # ¥25 an hour: above $3 still
+        said = chat.command("list dearest")
+        assert [line.split("**")[1] for line in said.splitlines()[1:]] == ["c2", "u1", "c1"], said
+        assert "$3/小时" in said and "¥10/小时" in said

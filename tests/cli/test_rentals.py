@@ -463,3 +463,15 @@ def test_list_dearest_puts_the_most_spent_this_month_first(tmp_path: Path) -> No
     # hourly items: their order by price, except in a month's first seconds, when some have spent nothing yet (the
     # terminal's clock is the machine's: ties keep the tracked order there, which the line above still checks)
     assert [i["name"] for i in dear] == ["b", "c", "a"] or len(set(spent)) < len(spent)
+
+
+def test_list_dearest_sets_dollars_and_yuan_on_one_scale(tmp_path: Path) -> None:
+    """$3 an hour (about ¥21.6 at the price cache's rate) was listed below ¥10: the bare numbers were compared."""
+    env = _state(tmp_path)
+    for name, price in (("yuan", "10/h"), ("dollars", "$3/h")):
+        made = ("--gpu", "A100-80GB", "--price", price, "--channel", "C1", "--owner", "U1", "--started", "2020-01-01")
+        assert run_cli("track", "instance", name, *made, *TEAM, env=env, tmp=tmp_path).returncode == 0
+    dear = json.loads(run_cli("list", "--json", "--dearest", *TEAM, env=env, tmp=tmp_path).stdout)["instances"]
+    assert [(i["name"], i["currency"]) for i in dear] == [("dollars", "USD"), ("yuan", "CNY")] or not any(
+        i["spent_this_month"] for i in dear
+    )  # a month's first seconds: nothing spent yet, the tracked order
