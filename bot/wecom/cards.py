@@ -56,10 +56,21 @@ def pressed(key: str) -> tuple[str, str]:
 
 
 def _buttons(message: Message) -> list[tuple[Button, str | None]]:
-    """The buttons a card shows: all, or the first five and the last (a question's Skip) past WeCom's six."""
-    found = [(b, s.item[1] if s.item else None) for s in message.sections for b in s.buttons]
-    found += [(b, None) for b in message.buttons]
-    return found if len(found) <= MAX_BUTTONS else [*found[: MAX_BUTTONS - 1], found[-1]]
+    """The buttons a card shows: all, or past WeCom's six, on a card of several items (a digest) each item's first
+    answers before any item's second, dearest first (three idle boxes: Released for each, then the first box's
+    Still needed, ...), and on any other card the first five and the last (a question's Skip). A digest's card
+    showed the first box's four answers, one of the second's and the last box's Stopped: the other boxes had no
+    Released. Any item is still answered in words (`release NAME`), as the card's note says."""
+    groups = [[(b, s.item[1] if s.item else None) for b in s.buttons] for s in message.sections if s.buttons]
+    groups += [[(b, None) for b in message.buttons]] if message.buttons else []
+    found = [pair for group in groups for pair in group]
+    if len(found) <= MAX_BUTTONS:
+        return found
+    if sum(1 for s in message.sections if s.item and s.buttons) < 2:
+        return [*found[: MAX_BUTTONS - 1], found[-1]]
+    ranked = sorted(((depth, n) for n, group in enumerate(groups) for depth in range(len(group))))
+    kept = set(ranked[:MAX_BUTTONS])
+    return [pair for n, group in enumerate(groups) for depth, pair in enumerate(group) if (depth, n) in kept]
 
 
 def _text(message: Message) -> str:

@@ -64,3 +64,31 @@ def test_a_message_delivered_twice_is_answered_once(tmp_path: Path) -> None:
         h.fake.wait_for(lambda: h.fake.to(GROUP))
         h.settled()
         assert len(h.fake.to(GROUP)) == 1
+
+
+def test_a_digest_of_several_items_gives_each_its_released_button(tmp_path: Path) -> None:
+    """Past WeCom's six buttons a digest card showed the first box's four answers, one of the second's and the last
+    box's Stopped: a third box had no Released. Each item's first answer now comes before any item's second."""
+    with running_wecom(tmp_path, lang="en") as h:
+        h.clock.now = MONDAY_0910_SHANGHAI
+        h.fake.message("remind at 09:30 Asia/Shanghai daily", ANA, group=GROUP)
+        h.fake.wait_for(lambda: h.fake.to(GROUP))
+        h.settled()
+        for name in ("box-a", "box-b", "box-c"):
+            rentals = idle_item(h.deps.store, h.clock.now, TEAM, GROUP, ANA, name=name)
+        h.clock.now += timedelta(minutes=21)
+        h.run_due()
+        digest = h.fake.to(GROUP)[-1]
+        pressed = [(json.loads(b["key"])["a"], json.loads(b["key"])["v"]) for b in digest.buttons]
+        assert len(pressed) == 6 and {v for a, v in pressed if a == Action.RELEASED} == {
+            "i:box-a",
+            "i:box-b",
+            "i:box-c",
+        }
+        assert [a for a, _ in pressed].count(Action.STILL_NEEDED) == 3  # then each one's second answer
+        last = next(b for b in digest.buttons if json.loads(b["key"]) == {"a": Action.RELEASED, "v": "i:box-c"})
+        h.fake.click(digest, last, ANA)
+        h.fake.wait_for(lambda: digest.updates)
+        h.settled()
+        assert (rentals.instance(TEAM, "box-c") or digest).released_at is not None
+        assert (rentals.instance(TEAM, "box-a") or digest).released_at is None
