@@ -66,8 +66,9 @@ _ANY_CHEAP = lazy(  # the cheapest of any card, none named (a GPU named is its o
     r"|^(?:what(?:'s| is|are)? )?(?:the )?cheapest (?:gpus?|cards?)\??$|^(?:any )?cheap(?:er)? (?:gpus?|cards?)\??$",
     re.IGNORECASE,
 )
+_RENT_FIRST = lazy(r"^(?:我|我们)?(?:想|要|打算)?租(?:用)?")  # 租一张A100一个月大概多少钱: the card and the run
 _QUESTION = lazy(  # the question's words around what is priced
-    r"多少钱|什么价|贵不贵|要多少|大概|分别|各自|[?？吗呢啊]"
+    r"要多少钱|多少钱|什么价|贵不贵|要多少|大概|分别|各自|[?？吗呢啊]"
     r"|(?<![a-z0-9])(?:how much|is|an|the|would|it|cost|each|respectively)(?![a-z0-9])",
     re.IGNORECASE,
 )
@@ -109,7 +110,8 @@ def free_words(text: str) -> tuple[str, list[str]] | None:
         return first
     if _PRICE.search(said):
         gpu = _gpu_in(said)
-        asked = gpu_words(_QUESTION.compiled.sub(" ", said).split())  # `A100 每天4小时 两周 多少钱`: the run priced
+        # `A100 每天4小时 两周 多少钱`, `租一张A100一个月多少钱`: the run priced
+        asked = gpu_words(_QUESTION.compiled.sub(" ", _RENT_FIRST.compiled.sub("", said)).split())
         while asked and asked[0].lower() in ("for", "of", "on"):  # "how much for an H100 4x14"
             asked.pop(0)
         if gpu is not None and len(asked) > 1 and _run_said(asked):
@@ -143,8 +145,8 @@ def free_words(text: str) -> tuple[str, list[str]] | None:
         return "list", ["mine"]
     if _OURS.search(said):  # 我们租了哪些机器, what do we rent: the team's list
         return "list", []
-    if (setting := _BUDGET_SET.match(said) or _BUDGET_FOR.match(said) or _BUDGET_OF.match(said)) is not None:
-        return "budget", [setting["project"], setting["amount"]]
+    if (setting := _budget_set(said)) is not None:  # 设置预算5万, no project named: the whole team's
+        return "budget", [word for word in (setting["project"], setting["amount"]) if word]
     if _BUDGET.search(said):  # 我们的预算怎么样, how is our budget (预算还剩多少 is 预算 glued: bot/app/table.py)
         return "budget", []
     if _BALANCE.search(said):  # 查一下余额, 还剩多少钱: the balances and how long each lasts
@@ -161,7 +163,7 @@ def free_words(text: str) -> tuple[str, list[str]] | None:
         return "report", [_period(rest), *named]
     if (report := _REPORT.search(said)) is not None:  # 上个月的报表, 周报, last month's report: that period's report
         period = " ".join(_REPORT_ASKED.compiled.sub(" ", _REPORT.compiled.sub(" ", said)).split())
-        period = period or {"周报": "last-week", "月报": "this-month"}.get(report.group(0), "")
+        period = period or ({"周报": "last-week"} | _THIS_MONTHS).get(report.group(0).lower().rstrip("s"), "")
         period = _PERIODIC.get(period.lower(), period)  # give me a weekly report: last week's, as 周报
         return "report", [period] if period else []
     return None
@@ -259,7 +261,9 @@ _AMOUNT = r"(?P<amount>[$¥￥]?\s*\d[\d,.]*\s*(?:万|千|k)?\s*(?:元|块|美�
 # a project's (or the team's) monthly budget said as a sentence: llm的预算是2万, 把llm预算设为5万,
 # set llm budget to 20000, budget for llm is 20000
 _BUDGET_SET = lazy(
-    r"^(?:set\s+|把\s*)?(?:the\s+)?(?P<project>[^\s的]+?)\s*(?:项目)?\s*的?\s*(?:monthly\s+)?(?:budget|预算)\s*"
+    r"^(?:请|帮我|麻烦)?\s*(?:set\s+|把\s*|给\s*|为\s*|设置\s*|设定\s*)?(?:the\s+)?"
+    r"(?P<project>(?:(?!项目|预算|设置|设定|请|帮我|麻烦)[^\s的])+?)\s*(?:项目)?\s*的?\s*"
+    r"(?:设置|设定|设|定|加)?(?:一个|个)?(?:月度|每月的?)?\s*(?:monthly\s+)?(?:budget|预算)\s*"
     r"(?:is|to|=|at|:|：|是|为|设为|设成|改成|改为|定为|定成|每月|一个月)*\s*"
     rf"{_AMOUNT}\s*(?:a month|per month|/month)?$",
     re.IGNORECASE,
@@ -267,6 +271,11 @@ _BUDGET_SET = lazy(
 _BUDGET_FOR = lazy(
     rf"^(?:set\s+)?(?:the\s+)?(?:monthly\s+)?budget\s+(?:for|of)\s+(?P<project>\S+)\s+(?:is|to|=|at)?\s*{_AMOUNT}"
     r"\s*(?:a month|per month|/month)?$",
+    re.IGNORECASE,
+)
+_BUDGET_VERB = lazy(  # the verb and the word first: 设置预算 llm 50000, 设定预算 给 llm 5万; none named: the team's
+    r"^(?:请|帮我)?(?:设置|设定|设|定)(?:一个|一下)?(?:月度|每月的?)?预算\s*(?:给|为)?\s*"
+    rf"(?:(?P<project>[^\s\d$¥￥]\S*?)\s*(?:项目)?\s+)?(?:为|是|=)?\s*{_AMOUNT}$",
     re.IGNORECASE,
 )
 _BUDGET_OF = lazy(  # the amount first: set a budget of $5000 for llm, a $5000 budget for llm
@@ -304,11 +313,17 @@ _WHAT_COST = lazy(
     r"(?P<rest>.*?)\??$",
     re.IGNORECASE,
 )
-_REPORT = lazy(r"报表|报告|周报(?![表告])|月报(?![表告])|(?<![a-z])reports?(?![a-z])", re.IGNORECASE)
+# a bill asked for (导出账单, 上个月的账单, export the bill): the report, whose CSV is its rows, this month's when no
+# period is said
+_REPORT = lazy(
+    r"报表|报告|账单|费用明细|周报(?![表告])|月报(?![表告])|(?<![a-z])(?:reports?|bills?|invoices?)(?![a-z])",
+    re.IGNORECASE,
+)
+_THIS_MONTHS = dict.fromkeys(("月报", "账单", "费用明细", "bill", "invoice"), "this-month")
 _PERIODIC = {"weekly": "last-week", "monthly": "this-month"}
 _REPORT_ASKED = lazy(  # the words around a report's period (看一下上个月的报表, show me last month's report)
-    r"看一下|看看|查一下|发一下|发个|给我|一下|的|呢|吗|吧|？|\?|'s(?![a-z])"
-    r"|(?<![a-z])(?:the|show|me|please|send|get|our|give|a|can|you|i|want)(?![a-z])",
+    r"看一下|看看|查一下|发一下|发个|给我|导出|下载|打印|一下|的|呢|吗|吧|？|\?|'s(?![a-z])"
+    r"|(?<![a-z])(?:the|show|me|please|send|get|our|give|a|can|you|i|want|export|download)(?![a-z])",
     re.IGNORECASE,
 )
 _ASKED = lazy(  # the question's words around the period of a spend question
@@ -316,6 +331,15 @@ _ASKED = lazy(  # the question's words around the period of a spend question
     r"|(?<![a-z])(?:we|in|this(?! week| month)|the|so far)(?![a-z])",  # `this month` is the period
     re.IGNORECASE,
 )
+
+
+def _budget_set(said: str) -> re.Match[str] | None:
+    """A budget set in a sentence: its project and amount (llm的预算是2万, 给llm项目设置预算5万, 设置预算 llm 50000,
+    set a budget of $5000 for llm)."""
+    for pattern in (_BUDGET_SET, _BUDGET_VERB, _BUDGET_FOR, _BUDGET_OF):
+        if (found := pattern.match(said)) is not None:
+            return found
+    return None
 
 
 def _gpu_first(said: str) -> tuple[str, list[str]] | None:

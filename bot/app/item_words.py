@@ -37,12 +37,13 @@ _STATE = lazy(
     r"(?:现在)?(?:停了|关了|关机了|开着|开机了|还开着|在跑|还在跑|在运行|还在运行|开着没|关了没)(?:吗|么|没有?)[?？]?"
     r"|(?:这个月|本月)?(?:用了|开了|跑了|闲了|开机)(?:多久|多长时间|多少小时|几个小时)(?:了)?[?？]?"
     r"|(?:现在)?(?:什么|啥)状态[?？]?|(?:的)?状态|(?:is it |still )?(?:on|off|running)\?|status\??"
+    r"|(?:是)?(?:什么时候|啥时候|几点|哪天)(?:开始|开机|开|启动|租)的?(?:呢|啊)?[?？]?"  # 训练机什么时候开始的
 )
 # what it costs, asked (训练机 多少钱, 花了多少, 数据盘 一个月多少钱, how much is box1): its line of `list`
 _COST = lazy(
-    r"(?:的)?(?:多少钱|价格|费用|花费|花了多少钱?|用了多少钱|一个月多少钱|多少钱一个月|每月多少钱|一天多少钱|"
-    r"一小时多少钱|这个月花了多少钱?|本月花了多少钱?)[?？]?|(?:how much(?: is it| does it cost| did it cost)?|cost|"
-    r"price|spent)\??"
+    r"(?:的)?(?:多少钱|价格|费用|花费|花了多少钱?|用了多少钱|(?:一|每)(?:个月|月|天|小时|周)(?:要)?多少钱|"
+    r"多少钱一(?:个月|天|小时|周)|这个月花了多少钱?|本月花了多少钱?)[?？]?"
+    r"|(?:how much(?: is it| does it cost| did it cost)?|cost|price|spent)\??"
 )
 # asked to be released or deleted, the name inside (把训练机释放掉, 帮我把数据盘删了): asked back as said after it
 _ASKED_TO = lazy(
@@ -111,6 +112,10 @@ _ASKED_OF = (
     (lazy(r"^is\s+(?P<name>\S+?)\s+(?:still\s+)?(?:running|on|off|up|stopped|idle)\??$", re.I), "state"),
     (lazy(r"^how long (?:has|have)\s+(?P<name>\S+?)\s+been\s+(?:running|on|up|idle|off)\??$", re.I), "state"),
     (lazy(r"^(?:please\s+)?(?:delete|remove|terminate|drop)\s+(?P<name>\S+?)[.!]?$", re.I), "gone"),
+    (
+        lazy(r"^(?:帮我|请|麻烦)?\s*(?:删除|删掉|删了|干掉|去掉|退租|退掉)\s*(?P<name>\S+?)(?:吧|一下)?[。.!！]?$"),
+        "gone",
+    ),
     (
         lazy(
             r"^(?:how much (?:has|did|does|is)|what(?:'s| is| does| did| has))\s+(?P<name>\S+?)"

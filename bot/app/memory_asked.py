@@ -29,7 +29,7 @@ _ASKED = lazy(
     re.IGNORECASE,
 )
 _AROUND = lazy(  # the question's own words around the model
-    r"请问|我想|我们|打算|需要|要|的|一个|一下|大概|呢|吗|？|\?|,|，"
+    r"请问|我想|我们|我|打算|需要|要|跑|运行|用来|大模型|模型|的|一个|一下|大概|呢|吗|？|\?|,|，"
     r"|(?<![a-z])(?:a|an|the|i|we|to|for|do|does|on|in|if|with|model)(?![a-z])",
     re.IGNORECASE,
 )

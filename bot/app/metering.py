@@ -237,7 +237,8 @@ def balance(inv: Invocation, args: list[str]) -> None:
 
 
 _HOW_LONG = lazy(  # a question of how long the balances last, after `balance`'s word
-    r"(?:还)?(?:能|可以|够)?(?:用|撑)?(?:多久|几天|多长时间)(?:呢|啊|吗)?[?？]?|还剩多少(?:钱)?[?？]?|怎么样[?？]?"
+    r"(?:还)?(?:能|可以|够)?(?:用|撑)?(?:多久|几天|多长时间)(?:呢|啊|吗)?[?？]?|(?:还剩|还有|剩|有)多少(?:钱)?(?:呢|啊)?[?？]?"
+    r"|怎么样[?？]?|(?:情况|是多少)(?:呢)?[?？]?"
     r"|(?:how long(?: will it| does it)? last|left|how much (?:is )?left|status)\??",
     re.IGNORECASE,
 )

@@ -199,12 +199,23 @@ _ACK = lazy(
 
 def _courteous(tokens: list[str]) -> list[str]:
     """The words without the courtesy around them: `please release box1`, `release box1 please` (which looked for
-    an instance named "please"), `请 list`, `list 谢谢`."""
+    an instance named "please"), `请 list`, `list 谢谢`; typed glued to a Chinese sub-command's name, too
+    (`帮我登记一台机器 …`, `把提醒改到每天早上10点`: unknown sub-commands before)."""
     while len(tokens) > 1 and tokens[0].lower().rstrip(",，") in _POLITE_BEFORE:
         tokens = tokens[1:]
+    glued = next((p for p in _GLUED_BEFORE if tokens and tokens[0].startswith(p) and len(tokens[0]) > len(p)), None)
+    if glued is not None and _names_a_subcommand(tokens[0][len(glued) :]):
+        tokens = [tokens[0][len(glued) :], *tokens[1:]]
     while len(tokens) > 1 and tokens[-1].lower().strip(",，.。!！") in _POLITE_AFTER:
         tokens = tokens[:-1]
     return tokens
+
+
+_GLUED_BEFORE = ("帮我把", "请帮我", "帮我", "帮忙", "麻烦", "请", "把")
+
+
+def _names_a_subcommand(word: str) -> bool:
+    return word.lower() in SUBCOMMANDS or glued_name(word) is not None
 
 
 def _run(inv: Invocation, tokens: list[str]) -> None:

@@ -7,6 +7,7 @@ direct message); a redo of the same request (its reply not delivered) issues a n
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Callable
 from datetime import datetime
 from typing import Any
@@ -41,6 +42,7 @@ from bot.text.quote import instance_rate
 from bot.text.runway import when_said
 from rules.errors import ParseError
 from rules.gpus import gpu_at
+from rules.patterns import lazy
 from rules.storage_amounts import parse_size_gb
 
 log = logging.getLogger(__name__)
@@ -80,6 +82,12 @@ def billed_since(moment: datetime, zone: ZoneInfo | None, lang: Lang) -> str:
     return "" if zone is None else "\n" + t("digest.billed_since", lang, at=when_said(moment, zone))
 
 
+# what is tracked said before its name (登记一台机器 训练机 A100, 登记 一台新服务器 box1): the name follows
+_FILLER = lazy(
+    r"(?:一|1)?(?:台|个)(?:新的?)?(?:gpu)?(?:机器|服务器|实例|主机)?|(?:新的?)?(?:gpu)?(?:机器|服务器|主机)", re.I
+)
+
+
 def track(inv: Invocation, args: list[str]) -> None:
     lang, kind = inv.lang, "instance"
     if args and args[0].lower() in TRACK_KINDS:  # `track storage`, `登记 存储`
@@ -87,6 +95,8 @@ def track(inv: Invocation, args: list[str]) -> None:
     if not args and kind == "instance":  # `track` alone: the form
         inv.open_form(Form.TRACK, {})
         return
+    if len(args) > 1 and _FILLER.fullmatch(args[0]):  # `登记一台机器 训练机 A100`: the name is the next word
+        args = args[1:]
     if not args or "=" in args[0]:
         raise CommandError(t("digest.track_usage", lang))
     name, rest = args[0], args[1:]

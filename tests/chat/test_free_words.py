@@ -66,6 +66,16 @@ from tests.digest.test_schedule import MONDAY_0910_SHANGHAI
      ("set llm budget to 20000", ("budget", ["llm", "20000"])),
      ("budget for llm is 20000", ("budget", ["llm", "20000"])),
      ("全队预算5万", ("budget", ["全队", "5万"])),
+     # with the verb said (it kept a budget of a project named 给llm项目设置, or listed the budgets)
+     ("给llm项目设置预算5万", ("budget", ["llm", "5万"])), ("为llm设置每月预算5万", ("budget", ["llm", "5万"])),
+     ("帮我给cv项目设一个预算3万", ("budget", ["cv", "3万"])), ("设置预算 llm 50000", ("budget", ["llm", "50000"])),
+     ("设置llm的预算为5万", ("budget", ["llm", "5万"])), ("设置预算5万", ("budget", ["5万"])),
+     ("请设置预算为5万元", ("budget", ["5万元"])),
+     # a rent verb before the card, a bill asked for
+     ("租一张A100一个月大概多少钱", ("quote", ["一张", "A100", "一个月"])),
+     ("我想租8张H100跑一周要多少钱", ("quote", ["8张H100", "跑一周"])),
+     ("导出账单", ("report", ["this-month"])), ("上个月的账单", ("report", ["上个月"])),
+     ("export the bill", ("report", ["this-month"])), ("billing", None),
      # money left idle: that period's report, which ranks it
      ("浪费了多少", ("report", ["this-month"])), ("本周闲置浪费了多少钱", ("report", ["本周"])),
      ("谁浪费最多", ("report", ["this-month"])), ("how much did we waste last week", ("report", ["last week"])),

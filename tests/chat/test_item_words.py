@@ -214,3 +214,29 @@ def test_still_needed_said_by_someone_else_is_refused_naming_the_owner(tmp_path:
         assert "只有负责人" in said and "训练机" in said, said
         inst = Rentals(chat.deps.store).instance(TEAM, "训练机")
         assert inst is not None and inst.snoozed_until is None
+
+
+def test_said_as_chinese_teams_say_it_with_a_verb_or_a_courtesy_glued(tmp_path: Path) -> None:
+    """Each of these was refused or misread: `给llm项目设置预算5万` kept a budget of a project named 给llm项目设置;
+    `帮我登记一台机器 训练机 …` asked for a name, `把提醒改到每天早上10点` and `删除训练机` were unknown, `余额还有多少`
+    was answered with the usage, `训练机 每天多少钱` and `训练机什么时候开始的` were not read."""
+    from bot.state.budgets import Budgets
+
+    with driving("dingtalk", tmp_path) as chat:
+        chat.h.clock.now = MONDAY_0910_SHANGHAI  # type: ignore[attr-defined]
+        assert "已在这里登记 **训练机**" in chat.command("帮我登记一台机器 训练机 A800 8卡 每小时60元")
+        inst = Rentals(chat.deps.store).instance(TEAM, "训练机")
+        assert inst is not None and (inst.gpu, inst.cards, inst.price) == ("A800-80GB", 8, 60.0)
+        chat.command("给llm项目设置预算5万")
+        chat.command("设置预算 cv 30000")
+        assert sorted(Budgets(chat.deps.store).of(TEAM)) == [("cv", "CNY"), ("llm", "CNY")]
+        assert "10:00" in chat.command("把提醒改到每天早上10点")
+        assert "预付余额" in chat.command("余额还有多少") and "balance 平台 金额" in chat.command("余额还有多少")
+        assert "¥60/小时" in chat.command("训练机 每天多少钱")
+        chat.h.clock.advance(minutes=5)  # type: ignore[attr-defined]
+        assert "**训练机** 现在" in chat.command("训练机什么时候开始的")
+        asked = chat.command("删除训练机")
+        assert "`释放 训练机`" in asked and Rentals(chat.deps.store).instance(TEAM, "训练机").released_at is None  # type: ignore[union-attr]
+        needs = chat.command("我要跑一个72B的模型推理需要几张卡")
+        assert "A100-80GB × 2" in needs, needs
+        assert "A100-80GB × 1 的费用" in chat.command("租一张A100一个月大概多少钱")
