@@ -37,6 +37,14 @@ def _spoken(word: str) -> bool:
     return word[:1] in "一二两三四五六七八九十半" and word.endswith(("小时", "分钟", "天"))
 
 
+def asked(inv: Invocation) -> None:
+    """Idle boxes stopped by themselves, asked for in words (开启自动关机, 闲置超过2小时自动关机): this channel's policy
+    as `act` says it, and how `act stop` works and who chooses it. Never a policy set from words: it stops boxes."""
+    policy = said(Actions(inv.deps.store).policy(inv.team, inv.channel), inv.channel_name, inv.lang)
+    minutes = f"{inv.deps.policy.idle.window_minutes:g}"
+    inv.answer(plain("\n".join([policy, t("act.how", inv.lang, minutes=minutes)]), inv.lang))
+
+
 def act(inv: Invocation, args: list[str]) -> None:
     user, channel, team, lang = inv.user, inv.channel, inv.team, inv.lang
     actions = Actions(inv.deps.store)

@@ -3,6 +3,8 @@ mp=no freq=daily resume=no`: the recommendation at once) and `prices [gpu]`."""
 
 from __future__ import annotations
 
+import re
+
 from bot.app.gpu_compare import compare_lines, several_gpus
 from bot.app.invocation import CommandError
 from bot.chat import conversation, inline
@@ -17,10 +19,11 @@ from bot.text.cheapest import cheapest_by_card, cheapest_lines
 from bot.text.chinese_names import CHEAPEST_WORDS, currency_code
 from bot.text.errors import error_text
 from bot.text.format import literal
-from bot.text.quote import offer_cells
+from bot.text.quote import offer_cells, source_line
 from rules.answers import AnswersError, dump_answers, parse_answers
 from rules.errors import UnknownGPU
 from rules.gpus import canonical_gpu
+from rules.patterns import lazy
 from rules.questions import missing
 
 
@@ -76,9 +79,33 @@ def inline_profile(
 SHOWN = 40  # offers a chat message lists; the rest are counted, with how to narrow them
 
 
+# what the prices' sources say, asked after the word (`prices status`, `价格 多久更新一次`, `价格 汇率`)
+_STATUS = lazy(
+    r"(?:status|sources?|状态|来源|(?:多久|什么时候|啥时候|何时)?(?:更新|刷新)(?:一次|了吗|过吗|了没有?)?|refresh(?:ed)?"
+    r"|(?:up to date|updated)|(?:美元|usd)?汇率(?:是多少)?|fx|exchange rates?)[?？]?",
+    re.IGNORECASE,
+)
+
+
+def status_lines(deps: Deps, lang: Lang) -> list[str]:
+    """`prices status` in a chat: each source as App Home says it, the exchange rate a quote in the team's currency
+    takes, and who refreshes them (the schedule; an operator at once, in the terminal)."""
+    lines = [t("slack.home_sources", lang), *(source_line(s, lang) for s in deps.prices.status())]
+    home = currency_code(deps.settings.files.currency)
+    fx = deps.prices.money(home).fx
+    if fx is not None:
+        lines.append(
+            t("fx", lang, base=fx.base, quote=fx.quote, rate=fx.rate, source=fx.source, date=fx.rate_date.isoformat())
+        )
+    lines.append(t("prices.status_refresh", lang))
+    return lines
+
+
 def price_lines(deps: Deps, args: list[str], lang: Lang) -> list[str]:
     """`prices [GPU] [PROVIDER]` (or provider=P): a title, then each cached offer with its source and age (stale ones
-    said); past SHOWN of them, how many more and how to narrow them."""
+    said); past SHOWN of them, how many more and how to narrow them. `prices status`: the sources (status_lines)."""
+    if args and _STATUS.fullmatch(" ".join(args)):  # `价格 多久更新一次` was an unknown GPU named 多久更新一次
+        return status_lines(deps, lang)
     cheapest = any(w.lower() in CHEAPEST_WORDS for w in args)  # 最便宜的A100: the cheapest named first
     args = [w for w in args if w.lower() not in CHEAPEST_WORDS]
     words = [w for w in args if w.partition("=")[0].lower() not in PROVIDER_KEYS]

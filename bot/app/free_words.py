@@ -47,7 +47,9 @@ _NEED = lazy(  # a GPU and a run wanted (I need 4 H100s for two weeks, 我们需
     re.IGNORECASE,
 )
 _WASTE = lazy(  # money left idle, asked (本周闲置浪费了多少钱, 谁浪费最多, how much did we waste last week)
-    r"(?:闲置)?(?:浪费|白花)(?:了|掉)?(?:多少钱?|最多|的钱)?|闲置(?:的)?(?:花费|成本|费用|花了多少钱?)|谁(?=浪费)"
+    # who left most idle (上周谁的机器闲置最多: it was "nothing of yours is idle now")
+    r"(?:谁的|哪个项目的?)?(?:机器|卡|实例)?(?:闲置|闲着|空闲|空着)(?:得|的)?最(?:多|久)(?:的)?(?:是谁|是哪个)?"
+    r"|(?:闲置)?(?:浪费|白花)(?:了|掉)?(?:多少钱?|最多|的钱)?|闲置(?:的)?(?:花费|成本|费用|花了多少钱?)|谁(?=浪费)"
     r"|(?:how much )?(?:did|do|have) we waste(?:d)?|who wastes?(?: the)? most"
     r"|(?:who(?:'s| is| are)? )?wasting(?: the most)?(?: money)?|(?<![a-z])wasted?(?![a-z])",
     re.IGNORECASE,
@@ -58,6 +60,11 @@ _PROVIDER = lazy(  # a provider named in a price question (AutoDL上4090多少�
         rf"(?<![a-z]){re.escape(name)}(?![a-z])" if name.isascii() else re.escape(name)  # 阿里云A100: glued
         for name in sorted(PROVIDER_NAMES, key=len, reverse=True)
     ),
+    re.IGNORECASE,
+)
+_SOURCES = lazy(
+    r"汇率|exchange rate|fx rate|(?:价格|报价|prices?)\s*(?:多久|什么时候|啥时候|何时)?(?:更新|刷新)"
+    r"|(?:更新|刷新)(?:一下)?价格|(?:refresh|update) (?:the )?prices|prices? (?:up to date|updated|refreshed)",
     re.IGNORECASE,
 )
 _CHEAPEST = lazy(r"最便宜|最实惠|cheapest", re.IGNORECASE)
@@ -89,42 +96,33 @@ def _period(rest: str) -> str:
     return " ".join(_ASKED.compiled.sub(" ", rest).split()) or "this-month"
 
 
+# idle boxes stopped by themselves, asked for (开启自动关机, 闲置超过2小时自动关机, stop idle boxes automatically):
+# `act`'s help, whose `act stop` is an admin's choice for a channel; never a policy set from words
+AUTO_STOP = lazy(
+    r"自动(?:关机|停机|关掉|停掉)|auto(?:matically)?[ -]?(?:stop|shut ?down)"
+    r"|(?:stop|shut down) (?:idle )?(?:boxes|machines|instances|gpus) automatically",
+    re.IGNORECASE,
+)
+
+
 def free_words(text: str) -> tuple[str, list[str]] | None:
     """The sub-command and its words a message without one means: ("help", []), ("prices", [GPU]), ("quote", words)
     where a run is said with the GPU, ("advise", []); None when it means none of them."""
     said = text.strip()
     if _HELLO.match(said):
         return "help", []
-    if (how := _HOW_TO.match(said)) is not None and (topic := _topic(how["what"])) is not None:
+    if (how := _HOW_TO.match(said)) is not None and (topic := _topic(how["what"] or how["thing"])) is not None:
         return "help", [topic]  # 怎么登记机器, how do I track a box: the help's lines of that sub-command
     if _WASTE.search(said):  # 浪费了多少, 谁浪费最多, how much did we waste last week: that period's report, idle cost
         return "report", [_period(_WASTE.compiled.sub(" ", said))]
     if _IDLE.search(said):  # 谁的机器闲着, what's idle: this chat's digest now
         return "idle", []
-    if (_PRICE.search(said) or _WHICH.search(said)) and len(several := _gpus_in(said)) > 1:
-        asked = gpu_words(_QUESTION.compiled.sub(" ", _WHICH.compiled.sub(" ", said)).split())
-        if _run_said(gpus_said(asked)[1]):  # A100和H100跑一周分别多少钱: the run quoted on each
-            return "quote", asked
-        return "prices", several  # A100和H100哪个划算, A100 vs H100: side by side
-    if not _PRICE.search(said) and (first := _gpu_first(said)) is not None:  # `A100`, `H100 跑一周`
-        return first
-    if _PRICE.search(said):
-        gpu = _gpu_in(said)
-        # `A100 每天4小时 两周 多少钱`, `租一张A100一个月多少钱`: the run priced
-        asked = gpu_words(_QUESTION.compiled.sub(" ", _RENT_FIRST.compiled.sub("", said)).split())
-        while asked and asked[0].lower() in ("for", "of", "on"):  # "how much for an H100 4x14"
-            asked.pop(0)
-        if gpu is not None and len(asked) > 1 and _run_said(asked):
-            return "quote", asked
-        if gpu is not None:  # 最便宜的4090在哪: the cheapest first; AutoDL上4090多少钱: that provider's
-            named = [m.group(0) for m in [_PROVIDER.search(said)] if m is not None]
-            return "prices", [gpu, *named, *(["cheapest"] if _CHEAPEST.search(said) else [])]
-    if (need := _NEED.match(said)) is not None and _gpu_in(said) is not None:  # I need 4 H100s for two weeks
-        asked = gpu_words((need["rest"] or need["rest_zh"]).split())
-        if _run_said(gpus_said(asked)[1]):
-            return "quote", asked
+    if (priced := _price_asked(said)) is not None:  # A100多少钱, A100 vs H100, H100 跑一周, I need 4 H100s …
+        return priced
     if _RENTED.search(said) and (gpu := _gpu_in(said)) is not None:  # 我租了一台4090: track's own "name it first"
         return "track", [gpu]
+    if _SOURCES.search(said):  # 汇率是多少, 价格多久更新一次, 刷新价格: the sources' status and the exchange rate
+        return "prices", ["status"]
     if _ANY_CHEAP.search(said):  # 最便宜的卡, 有没有便宜点的卡, cheapest gpu: each card's cheapest, cheapest first
         return "prices", ["cheapest"]
     if _RENT.search(said):
@@ -147,10 +145,48 @@ def free_words(text: str) -> tuple[str, list[str]] | None:
         return "list", []
     if (setting := _budget_set(said)) is not None:  # 设置预算5万, no project named: the whole team's
         return "budget", [word for word in (setting["project"], setting["amount"]) if word]
+    if _STORAGE_LIST.fullmatch(said):  # 存储列表, 有哪些存储: the list, which has the storage
+        return "list", []
+    if _WEEKLY_ON.fullmatch(said):  # 每周一发报告, 开启周报: this channel's weekly report on (its day is the setting's)
+        return "report", ["on"]
+    if _BOARD.search(said):  # 给我看板链接, board link: this channel's board
+        return "board", []
     if _BUDGET.search(said):  # 我们的预算怎么样, how is our budget (预算还剩多少 is 预算 glued: bot/app/table.py)
         return "budget", []
     if _BALANCE.search(said):  # 查一下余额, 还剩多少钱: the balances and how long each lasts
         return "balance", []
+    return _spent_asked(said)
+
+
+def _price_asked(said: str) -> tuple[str, list[str]] | None:
+    """A question of a GPU's price, or of a run on it: its prices, its quote, or several side by side."""
+    if (_PRICE.search(said) or _WHICH.search(said)) and len(several := _gpus_in(said)) > 1:
+        asked = gpu_words(_QUESTION.compiled.sub(" ", _WHICH.compiled.sub(" ", said)).split())
+        if _run_said(gpus_said(asked)[1]):  # A100和H100跑一周分别多少钱: the run quoted on each
+            return "quote", asked
+        return "prices", several  # A100和H100哪个划算, A100 vs H100: side by side
+    if not _PRICE.search(said) and (first := _gpu_first(said)) is not None:  # `A100`, `H100 跑一周`
+        return first
+    if _PRICE.search(said):
+        gpu = _gpu_in(said)
+        # `A100 每天4小时 两周 多少钱`, `租一张A100一个月多少钱`: the run priced
+        asked = gpu_words(_QUESTION.compiled.sub(" ", _RENT_FIRST.compiled.sub("", said)).split())
+        while asked and asked[0].lower() in ("for", "of", "on"):  # "how much for an H100 4x14"
+            asked.pop(0)
+        if gpu is not None and len(asked) > 1 and _run_said(asked):
+            return "quote", asked
+        if gpu is not None:  # 最便宜的4090在哪: the cheapest first; AutoDL上4090多少钱: that provider's
+            named = [m.group(0) for m in [_PROVIDER.search(said)] if m is not None]
+            return "prices", [gpu, *named, *(["cheapest"] if _CHEAPEST.search(said) else [])]
+    if (need := _NEED.match(said)) is not None and _gpu_in(said) is not None:  # I need 4 H100s for two weeks
+        asked = gpu_words((need["rest"] or need["rest_zh"]).split())
+        if _run_said(gpus_said(asked)[1]):
+            return "quote", asked
+    return None
+
+
+def _spent_asked(said: str) -> tuple[str, list[str]] | None:
+    """A question of what was spent, by a project or in a period, or a report asked by another word: that report."""
     if (cost := _WHAT_COST.match(said)) is not None:  # what did llm cost last month: that project's report
         return "report", [_period(cost["rest"]), f"project={cost['project']}"]
     if _SPENT.search(said):  # 本月花了多少钱, 上周花了多少: that period's report (this month's, none said)
@@ -169,14 +205,19 @@ def free_words(text: str) -> tuple[str, list[str]] | None:
     return None
 
 
-_HOW_TO = lazy(r"^(?:how (?:do|can|should) (?:i|we|you)|how to|怎么|如何|怎样|咋)\s*(?P<what>.+?)[?？。.]?$", re.I)
+_HOW_TO = lazy(
+    r"^(?:how (?:do|can|should) (?:i|we|you)|how to|怎么|如何|怎样|咋)\s*(?P<what>.+?)[?？。.]?$"
+    # the thing first (agent怎么装, 预算怎么设置, 看板在哪里看)
+    r"|^(?P<thing>.+?)\s*(?:要|该|应该)?(?:怎么|如何|怎样|咋)(?:装|安装|用|使用|接入|设置|设|配置|开|开启|弄|看)(?:呢|啊)?[?？。.]?$",
+    re.I,
+)
 _TOPICS = (  # a how-to question's words, to the sub-command whose help answers it
     (r"预算|budget", "budget"),
     (r"提醒|remind|digest|日报", "remind"),
     (r"余额|充值|balance", "balance"),
     (r"报告|报表|report", "report"),
     (r"释放|退租|release", "release"),
-    (r"自动停机|停机策略|auto.?stop|act\b", "act"),
+    (r"自动停机|自动关机|停机策略|auto.?stop|act\b", "act"),
     (r"开机|关机|power|turn (?:it )?(?:on|off)", "power"),
     (r"计费方式|billing|包月|按量", "billing"),
     (r"agent|enroll|接入|自动上报|安装", "enroll"),
@@ -285,6 +326,17 @@ _BUDGET_OF = lazy(  # the amount first: set a budget of $5000 for llm, a $5000 b
     re.IGNORECASE,
 )
 _BUDGET = lazy(r"预算|\bbudgets?\b", re.IGNORECASE)
+_STORAGE_LIST = lazy(
+    r"(?:我们|团队)?(?:有哪些|有什么|哪些|所有的?|全部的?)?(?:存储|磁盘|云盘|硬盘)(?:列表|清单|有哪些|都有哪些)?[?？]?"
+    r"|(?:list|show)?\s*(?:our |all )?(?:storage|disks|volumes)(?: list)?\??",
+    re.IGNORECASE,
+)
+_WEEKLY_ON = lazy(
+    r"(?:每周[一二三四五六日天]?|每个?星期[一二三四五六日天]?)(?:都)?(?:发|发送|给我)(?:一下|一份)?(?:周报|报告|报表)"
+    r"|(?:开启|打开|恢复|重新开启)(?:每周)?(?:周报|报告)|(?:send|turn on) (?:the )?weekly reports?(?: again)?",
+    re.IGNORECASE,
+)
+_BOARD = lazy(r"看板(?:链接|地址|网址|在哪)|(?<![a-z])(?:dashboard|board link)(?![a-z])", re.IGNORECASE)
 _BALANCE = lazy(
     r"余额|还剩多少钱|还能用多久|还够用多久|还能撑多久|能撑多久|还够用吗"  # autodl还能用多久: how long it lasts
     r"|\bbalances?\b|how much (?:is )?left|how long will|how long (?:does|do) (?:it|we) last|runway"
@@ -303,8 +355,10 @@ _EACH_PROJECT = lazy(  # spend asked of every project (各项目花了多少, sp
     r"(?:哪个|哪些|每个|各个?|所有)项目(?:的|都|分别|各)*|(?<![a-z])(?:which|each|every|per|by)\s+projects?(?![a-z])",
     re.IGNORECASE,
 )
-_PROJECT = lazy(  # a project named in a spend question: llm项目, 项目llm, on llm, on project llm
+_PROJECT = lazy(  # a project named in a spend question: llm项目, 项目llm, on llm, on project llm; a name glued to the
+    # Chinese words around it (这个月llm花了多少, llm上周花了多少): a Latin name is no Chinese period's word
     r"(?P<a>[A-Za-z0-9][A-Za-z0-9_\-]*)\s*项目|项目\s*(?P<b>[A-Za-z0-9][A-Za-z0-9_\-]*)"
+    r"|(?<=[\u4e00-\u9fff])(?P<d>[A-Za-z][A-Za-z0-9_\-]*)(?![A-Za-z0-9_\-])|^(?P<e>[A-Za-z][A-Za-z0-9_\-]*)(?=[\u4e00-\u9fff])"
     r"|(?<![a-z])(?:on|for)\s+(?:the\s+)?(?:project\s+)?(?P<c>(?!this\b|last\b|the\b)[A-Za-z0-9][A-Za-z0-9_\-]*)",
     re.IGNORECASE,
 )

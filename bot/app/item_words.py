@@ -152,6 +152,23 @@ _WHOSE_SET = (
 )
 
 
+# how it bills, said (训练机 包月了, 训练机改成包月 每月2万, 训练机 按量计费, box1 is now monthly): `billing NAME 包月`
+_BILLED_AS = lazy(
+    r"^(?:已经?)?(?:改成|改为|换成|转成|变成|现在是|现在|是)?(?P<basis>包月|包天|按量|按小时|按天|按月)(?:计费|付费)?(?:了|啦)?"
+    r"(?:[,，]?\s*(?P<rest>\S.*))?$"
+    r"|^(?:is now|is|switched to|now|went|goes)\s+(?P<en>monthly|hourly|daily)(?:\s+(?P<en_rest>\S.*))?$",
+    re.I,
+)
+
+
+def billed_as(text: str, name: str) -> list[str] | None:
+    """`billing`'s words where the words after `name` say how it bills (包月, 按量) and perhaps its new price."""
+    said = _BILLED_AS.match(_after(text, name))
+    if said is None:
+        return None
+    return [said["basis"] or said["en"], *(said["rest"] or said["en_rest"] or "").split()]
+
+
 def whose_set(text: str, name: str) -> str | None:
     """`project=…` or `owner=…` where the words after `name` set whose money it is; None otherwise."""
     rest = _after(text, name)
@@ -205,6 +222,8 @@ def reading(store: Store, team: str, text: str) -> tuple[str, str] | None:
         found = next(((name, what) for pattern, what in readings if pattern.fullmatch(rest)), None)
         if found is None and (whose := whose_set(text, name)) is not None:
             return name, f"set {whose}"
+        if found is None and (basis := billed_as(text, name)) is not None:
+            return name, "bill " + " ".join(basis)
         then = _state_then(rest.replace("at=", "")) if found is None else None
         return (name, f"{then[0]} {then[1]}") if then is not None else found
     kept = _first(text, [s.name for s in Rentals(store).storage(team, kept_only=True)])
@@ -233,6 +252,8 @@ def said_of_item(inv: Invocation, text: str) -> bool:
         metering.power(inv, [name])
     elif what.startswith("set "):  # 训练机 项目改成 cv: `billing 训练机 project=cv`
         metering.billing(inv, [name, what.removeprefix("set ")])
+    elif what.startswith("bill "):  # 训练机 包月了, 训练机改成包月 每月2万: `billing 训练机 包月 每月2万`
+        metering.billing(inv, [name, *what.removeprefix("bill ").split()])
     elif what.startswith("set-kept "):  # 数据盘 负责人改成 @李雷: the storage item's
         rentals.storage_whose(inv, name, what.removeprefix("set-kept "))
     elif what in ("snooze", "snooze-week", "keep"):  # 训练机 先别提醒了: the digest's Still needed (a day, a week)

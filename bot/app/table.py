@@ -26,7 +26,7 @@ from bot.app import (
     report,
     track,
 )
-from bot.app.free_words import free_words
+from bot.app.free_words import AUTO_STOP, free_words
 from bot.app.invocation import CommandError, Form, Invocation
 from bot.chat import conversation, inline
 from bot.chat.ids import SubCommand
@@ -224,6 +224,9 @@ def _run(inv: Invocation, tokens: list[str]) -> None:
         start(inv)
         return
     handler = SUBCOMMANDS.get(tokens[0].lower())
+    if handler not in (act.act, help_) and AUTO_STOP.search(" ".join(tokens)):  # 闲置超过2小时自动关机
+        act.asked(inv)  # the policy and how `act stop` works: a stop policy is never set from words
+        return
     if handler is None and (glued := glued_name(tokens[0])) is not None:  # `报价A100 4x14`: typed without a space
         tokens = [*glued, *tokens[1:]]
         handler = SUBCOMMANDS[glued[0]]

@@ -66,6 +66,14 @@ def offer_cells(offer: Offer, lang: Lang) -> list[str]:
     ]
 
 
+def source_line(state: SourceState, lang: Lang) -> str:
+    """One price source as App Home and chat's `prices status` say it: its state, rows, last success, last error."""
+    said = stale_text(state, lang) if state.stale else t("slack.fresh", lang)
+    when = age_text(state.age_days, lang) if state.age_days is not None else t("slack.never", lang)
+    error = f" · ⚠️ {state.last_error}" if state.last_error else ""
+    return t("slack.source_line", lang, source=state.source, state=said, rows=show(state.rows), when=when, error=error)
+
+
 def stale_text(state: SourceState, lang: Lang) -> str:
     """STALE, and how many rows are, when a source holds rows past their TTL (as `prices list` marks them)."""
     if state.stale_rows and state.last_success is not None:

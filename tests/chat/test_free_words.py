@@ -76,6 +76,16 @@ from tests.digest.test_schedule import MONDAY_0910_SHANGHAI
      ("我想租8张H100跑一周要多少钱", ("quote", ["8张H100", "跑一周"])),
      ("导出账单", ("report", ["this-month"])), ("上个月的账单", ("report", ["上个月"])),
      ("export the bill", ("report", ["this-month"])), ("billing", None),
+     # who left most idle: the report's ranking (it was "nothing of yours is idle now"); a project glued
+     ("上周谁的机器闲置最多", ("report", ["上周"])), ("哪个项目闲置最多", ("report", ["this-month"])),
+     ("这个月llm花了多少", ("report", ["这个月", "project=llm"])),
+     ("llm上周花了多少", ("report", ["上周", "project=llm"])),
+     # the thing before the how-to, the sources and the rate, the board, the storage, the weekly report on
+     ("agent怎么装", ("help", ["enroll"])), ("预算怎么设置", ("help", ["budget"])), ("idle怎么看", ("help", ["idle"])),
+     ("汇率是多少", ("prices", ["status"])), ("价格多久更新一次", ("prices", ["status"])),
+     ("刷新价格", ("prices", ["status"])), ("are prices up to date", ("prices", ["status"])),
+     ("给我看板链接", ("board", [])), ("the dashboard", ("board", [])), ("存储列表", ("list", [])),
+     ("有哪些存储", ("list", [])), ("每周一发报告", ("report", ["on"])), ("开启周报", ("report", ["on"])),
      # money left idle: that period's report, which ranks it
      ("浪费了多少", ("report", ["this-month"])), ("本周闲置浪费了多少钱", ("report", ["本周"])),
      ("谁浪费最多", ("report", ["this-month"])), ("how much did we waste last week", ("report", ["last week"])),

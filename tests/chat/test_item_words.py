@@ -240,3 +240,22 @@ def test_said_as_chinese_teams_say_it_with_a_verb_or_a_courtesy_glued(tmp_path: 
         needs = chat.command("我要跑一个72B的模型推理需要几张卡")
         assert "A100-80GB × 2" in needs, needs
         assert "A100-80GB × 1 的费用" in chat.command("租一张A100一个月大概多少钱")
+
+
+def test_how_it_bills_said_and_the_sources_and_auto_stop_asked(tmp_path: Path) -> None:
+    """`训练机 包月了`, `训练机改成包月 每月2万`, `训练机 按量计费` were not read (they mean `billing NAME
+    包月 …`); `价格多久更新一次` was refused as an unknown GPU named 多久更新一次, `汇率是多少` unknown;
+    `闲置超过2小时自动关机` was refused as `idle`'s words: now the policy and how `act stop` works (an admin's
+    choice, never set from words)."""
+    with driving("dingtalk", tmp_path) as chat:
+        chat.command("登记 训练机 A800 8卡 每小时60元")
+        chat.command("训练机改成包月 每月2万")
+        inst = Rentals(chat.deps.store).instance(TEAM, "训练机")
+        assert inst is not None and (inst.billing, inst.price, inst.unit) == ("month", 20000.0, "month")
+        chat.command("训练机 按量计费")
+        assert Rentals(chat.deps.store).instance(TEAM, "训练机").billing == "hourly"  # type: ignore[union-attr]
+        status = chat.command("价格多久更新一次")
+        assert "价格来源" in status and "`ratecard`" in status and "汇率 1 USD = 7.2 CNY" in status, status
+        assert "gpu-advise prices refresh" in status and status == chat.command("汇率是多少")
+        asked = chat.command("闲置超过2小时自动关机")
+        assert "`act stop [grace=4h]`" in asked and "闲置 60 分钟" in asked, asked

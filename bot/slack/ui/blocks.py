@@ -11,8 +11,8 @@ from bot.fields.answers import FORM_FIELDS
 from bot.slack.ids import Action, ButtonValue, Callback
 from bot.slack.ui import templating
 from bot.text import Lang, t
-from bot.text.format import forms, show
-from bot.text.quote import age_text, stale_text
+from bot.text.format import forms
+from bot.text.quote import source_line
 from bot.text.reasons import headline
 from bot.text.spans import mention
 from pricing.quote import Quote
@@ -123,14 +123,7 @@ def home(
         recent_text = t("slack.home_recent", lang) + "\n" + "\n".join(lines)
     else:
         recent_text = t("slack.home_recent", lang) + "\n" + t("slack.home_none", lang)
-    source_lines = []
-    for s in sources:
-        state = stale_text(s, lang) if s.stale else t("slack.fresh", lang)
-        when = age_text(s.age_days, lang) if s.age_days is not None else t("slack.never", lang)
-        error = f" · ⚠️ {s.last_error}" if s.last_error else ""
-        source_lines.append(
-            t("slack.source_line", lang, source=s.source, state=state, rows=show(s.rows), when=when, error=error)
-        )
+    source_lines = [source_line(s, lang) for s in sources]
     return templating.view(
         "home.json.j2",
         title=t("slack.home_title", lang),
