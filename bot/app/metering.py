@@ -20,7 +20,15 @@ from bot.text import t
 from bot.text.catalogue import tw
 from bot.text.format import literal, mention
 from bot.text.quote import instance_rate
-from bot.text.runway import balance_kept, billing_said, billing_shown, runway_line, when_said, whose_said
+from bot.text.runway import (
+    balance_kept,
+    billing_said,
+    billing_shown,
+    period_from_rate,
+    runway_line,
+    when_said,
+    whose_said,
+)
 from rules.digest import month_start
 from rules.metering import basis as metering_basis
 from rules.patterns import lazy
@@ -160,6 +168,7 @@ def billing(inv: Invocation, args: list[str]) -> None:
             lines.append(
                 t("cli.billing_set", lang, name=changed.name, **billing_said(now_basis, changed.stop_billing, lang))
             )
+            lines += [said for said in [period_from_rate(changed, lang, literal(changed.name))] if said]
         if provider is not None:  # the balance it bills to, which `balance` then counts down
             changed = rentals.set_billing(inv.team, found.name, provider=provider)
             lines.append(t("meter.provider_set", lang, name=changed.name, provider=provider))

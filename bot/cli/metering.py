@@ -28,7 +28,7 @@ from bot.fields.rentals import price_currency, price_typed
 from bot.text import t
 from bot.text.problem import said
 from bot.text.quote import instance_rate
-from bot.text.runway import billing_said, when_said, whose_said
+from bot.text.runway import billing_said, period_from_rate, when_said, whose_said
 
 if TYPE_CHECKING:
     from bot.settings import Settings
@@ -164,6 +164,8 @@ def billing(
         )
         + "\n"
     )
+    if (rated := period_from_rate(changed, settings.files.lang)) is not None:  # a month at an hourly price: said
+        sys.stdout.write(rated + "\n")
 
 
 def _whose(settings: Settings, rentals: Rentals, team: str, name: str, project: str | None, owner: str | None) -> None:

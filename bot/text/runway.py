@@ -60,6 +60,21 @@ def billing_said(billing: str, stop_billing: str | None, lang: Lang) -> dict[str
     return {"billing": t(f"word.billing.{billing}", lang), "stop_billing": t(f"word.stop_billing.{stops}", lang)}
 
 
+def period_from_rate(instance: Any, lang: Lang, name: str | None = None) -> str | None:
+    """Where a day or month item's price is of another unit (`训练机 包月了` at ¥60 an hour), what one period is billed
+    at (¥43,200 a month: the rate times the period's hours) and how to give its own period price; None where its
+    price is that period's. A box said monthly at an hourly price was billed a month's hours at it, unsaid."""
+    from rules import metering
+
+    chosen = metering.basis(instance)
+    if chosen is metering.Basis.HOURLY or instance.price is None or instance.unit == chosen.value:
+        return None
+    from bot.text.quote import instance_rate
+
+    billed, rate = money(metering.period_price(instance), instance.currency), instance_rate(instance, lang)
+    return t(f"meter.period_from_rate.{chosen.value}", lang, name=name or instance.name, rate=rate, billed=billed)
+
+
 def billing_shown(instance: Any, lang: Lang, change: str, name: str | None = None) -> str:
     """How an instance bills now and its price (`billing NAME` alone, in chat and the terminal), then `change` (how
     to change it, in that surface's words); `name` as the surface writes it (chat: a literal, never markup)."""

@@ -249,7 +249,9 @@ def test_how_it_bills_said_and_the_sources_and_auto_stop_asked(tmp_path: Path) -
     choice, never set from words)."""
     with driving("dingtalk", tmp_path) as chat:
         chat.command("登记 训练机 A800 8卡 每小时60元")
-        chat.command("训练机改成包月 每月2万")
+        said = chat.command("训练机 包月了")  # a month at ¥60 an hour: what a month is billed, said
+        assert "每月按此折算计 ¥43,200" in said and "`billing 训练机 price=每月2万`" in said, said
+        assert "折算" not in chat.command("训练机改成包月 每月2万")  # its own monthly price
         inst = Rentals(chat.deps.store).instance(TEAM, "训练机")
         assert inst is not None and (inst.billing, inst.price, inst.unit) == ("month", 20000.0, "month")
         chat.command("训练机 按量计费")

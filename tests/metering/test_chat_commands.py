@@ -46,7 +46,9 @@ def test_track_power_billing_and_balance_from_slack(tmp_path: Path) -> None:
         # a day item bills each day started, on or off: "a stopped box is still billed" (its hourly stop mode) is not
         # what it does, nor "stopping it stops the meter"
         assert by_day == "slice: billed by the day (each day started); " + (
-            "on or off, each period started is billed until it is released"
+            "on or off, each period started is billed until it is released\n"
+            "slice is priced ¥14/hour: a day is billed at ¥336 (its hours at that rate); a daily price of its own: "
+            "`billing slice price=400/day`"
         )
         assert "is not a billing basis" in say(h, 5, "billing slice weekly")
         listed = say(h, 6, "balance autodl 320")

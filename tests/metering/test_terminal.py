@@ -70,6 +70,11 @@ def test_billing_and_a_balance_with_its_runway(tmp_path: Path) -> None:
     ), shown.stdout
     changed = cli(tmp_path, "billing", "card", "hourly", "--stop-billing", "keeps")
     assert changed.returncode == 0 and "billed hourly" in changed.stdout
+    assert "a month is billed" not in changed.stdout  # by the hour: its day price spread over the hours
+    monthly = cli(tmp_path, "billing", "card", "month")  # a month at a day's price: what a month is billed, said
+    assert "card is priced ¥400/day: a month is billed at ¥12,000" in monthly.stdout, monthly.stdout
+    assert "`billing card price=20000/month`" in monthly.stdout
+    assert cli(tmp_path, "billing", "card", "hourly", "--stop-billing", "keeps").returncode == 0
     assert "a stopped box is still billed" in cli(tmp_path, "billing", "card").stdout
     # the stop mode said in Chinese, as chat's `billing card 包月 关机也计费` says it (refused before)
     assert cli(tmp_path, "billing", "card", "hourly", "--stop-billing", "关机不计费").returncode == 0
