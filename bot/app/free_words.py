@@ -31,6 +31,7 @@ _HELLO = lazy(
 _RENT = lazy(
     r"推荐|选卡|租卡|租什么卡|租哪种卡|用什么卡|选什么卡|该租|怎么租|帮我选"
     r"|which gpu|what gpu|recommend|help me (?:pick|choose)|(?:like|want|need|plan|going) to rent"
+    r"|what (?:should|would) (?:i|we) (?:rent|use)|what do (?:i|we) need to rent|which (?:card|instance) should"
     r"|rent (?:a |some )?gpus?|need (?:a |some )?gpus?",
     re.IGNORECASE,
 )
@@ -100,7 +101,7 @@ def _period(rest: str) -> str:
 # `act`'s help, whose `act stop` is an admin's choice for a channel; never a policy set from words
 AUTO_STOP = lazy(
     r"自动(?:关机|停机|关掉|停掉)|auto(?:matically)?[ -]?(?:stop|shut ?down)"
-    r"|(?:stop|shut down) (?:idle )?(?:boxes|machines|instances|gpus) automatically",
+    r"|(?:stop|shut down|turn off) (?:idle )?\S+ automatically|automatically (?:stop|shut down|turn off)",
     re.IGNORECASE,
 )
 
@@ -127,14 +128,16 @@ def free_words(text: str) -> tuple[str, list[str]] | None:
         return "prices", ["cheapest"]
     if _RENT.search(said):
         return "advise", []
+    if _DIGEST_NOW.match(said):  # send the digest now, 现在发一下提醒: the digest as it stands (`idle`)
+        return "idle", []
     if _WHEN_DIGEST.search(said):  # 提醒什么时候发, when does the digest come: its schedule
         return "remind", []
     if _WEEKDAYS_ONLY.search(said):  # 周末不要提醒, no reminders on weekends: weekdays (it turned the digest off)
         return "remind", ["工作日"]
     if _REMIND_OFF_SAID.fullmatch(said):  # 取消提醒, 不要提醒了, stop the reminders: the digest off (said alone)
         return "remind", ["off"]
-    if (left := _LEFT.match(said)) is not None and left["provider"].lower() in PROVIDER_NAMES:
-        return "balance", [left["provider"], left["amount"]]  # autodl 还剩300元: that balance, recorded
+    if (left := _balance_said(said)) is not None:  # autodl 还剩300元, runpod balance is 500 dollars: recorded
+        return "balance", left
     if _REMIND_ME.search(said):  # 每天早上9点提醒我: the digest's time
         return "remind", _REMIND_ME.compiled.sub(" ", said).split()
     if _DEAREST.search(said):  # 哪台机器最贵, which box costs the most: the list, most spent this month first
@@ -250,6 +253,11 @@ def idle_asked(text: str) -> bool:
     return bool(_IDLE.search(text))
 
 
+_DIGEST_NOW = lazy(  # the digest asked for now (send the digest now, 现在发一下提醒): this chat's digest as it stands
+    r"^(?:please\s+)?(?:send|show|post)\s+(?:me\s+)?(?:the\s+)?(?:daily\s+)?digest(?:\s+now)?(?:\s+please)?[.!]?$"
+    r"|^(?:现在|马上)?(?:发|发一下|发个)(?:今天的)?(?:提醒|日报)(?:吧)?$",
+    re.IGNORECASE,
+)
 _WHEN_DIGEST = lazy(
     r"(?:提醒|日报|摘要)(?:什么时候|几点)|什么时候(?:发)?(?:提醒|日报)"
     r"|when (?:does|will|is) the (?:digest|reminder|daily digest)|what time (?:is|does) the (?:digest|reminder)",
@@ -262,7 +270,7 @@ _WEEKDAYS_ONLY = lazy(
 )
 _REMIND_OFF = lazy(
     r"(?:取消|关闭|关掉|停止|停掉|暂停|不要|别|不用)(?:再)?(?:每天|每日)?的?(?:闲置)?提醒(?:了|吧)?"
-    r"|(?:stop|turn off|cancel|pause|no more)(?: the| daily| idle)* remind(?:ers?|ing)",
+    r"|(?:stop|turn off|switch off|cancel|pause|no more)(?: the| daily| idle)* (?:remind(?:ers?|ing)|digests?)",
     re.IGNORECASE,
 )
 # the digest off said alone, with courtesy around it: `llm 项目不用提醒` or `不要提醒张三` turn nothing off (a line
@@ -275,8 +283,12 @@ _REMIND_OFF_SAID = lazy(
 )
 # a provider's balance said as people say it: autodl 还剩300元, 阿里云余额 5000, autodl balance 320
 _LEFT = lazy(
-    r"^(?P<provider>[^\s\d]+?)\s*(?:的)?(?:账户)?(?:余额|balance)?\s*(?:还剩|剩余|剩下|还有|是|为|:|：)?\s*"
-    r"(?P<amount>[$¥￥]?\s*\d[\d,.]*\s*(?:万|千)?\s*(?:元|块|美元|刀|usd|cny)?)$",
+    r"^(?P<provider>[^\s\d]+?)\s*(?:的)?(?:账户)?(?:余额|balance)?\s*(?:还剩|剩余|剩下|还有|是|为|:|：|is|of|=)?\s*"
+    r"(?P<amount>[$¥￥]?\s*\d[\d,.]*\s*(?:万|千|k)?\s*(?:元|块|美元|刀|usd|cny|dollars?|yuan|rmb)?)(?:\s+left)?$"
+    # the amount first: add a balance of 500 for runpod, record 320 on autodl, set the autodl balance to 300
+    r"|^(?:add|record|set|put)\s+(?:a\s+|the\s+)?(?:balance\s+(?:of\s+)?)?"
+    r"(?P<amount_first>[$¥￥]?\s*\d[\d,.]*\s*(?:k)?\s*(?:usd|cny|dollars?|yuan|rmb)?)\s+(?:for|on|to|at)\s+"
+    r"(?P<provider_after>[^\s\d]+)$",
     re.IGNORECASE,
 )
 _REMIND_ME = lazy(r"都?请?提醒(?:我们?|大家|一下)|(?:please )?remind (?:me|us)(?: of idle boxes)?", re.IGNORECASE)
@@ -295,7 +307,9 @@ _DEAREST = lazy(
 _OURS = lazy(
     rf"(?:我们|团队|大家|咱们)?(?:租了|在租|登记了)(?:哪些|什么|几台){_THINGS}?|^(?:所有|全部)的?{_THINGS}$"
     r"|what (?:do|are) we rent(?:ing)?|^(?:show |list )?(?:our|all) (?:boxes|machines|gpus|rentals)\??$"
-    r"|what (?:are|do) we pay(?:ing)? for|我们(?:在)?(?:为|给)?(?:哪些|什么)(?:东西)?(?:付钱|花钱|付费)",
+    r"|what (?:are|do) we pay(?:ing)? for|我们(?:在)?(?:为|给)?(?:哪些|什么)(?:东西)?(?:付钱|花钱|付费)"
+    r"|^what(?:'s| is) running(?: (?:right )?now)?\??$|^show (?:me )?(?:everything|all)$"
+    r"|^(?:现在)?哪些(?:机器)?在跑[?？]?$",
     re.IGNORECASE,
 )
 _AMOUNT = r"(?P<amount>[$¥￥]?\s*\d[\d,.]*\s*(?:万|千|k)?\s*(?:元|块|美元|usd|cny)?)"
@@ -377,7 +391,8 @@ _THIS_MONTHS = dict.fromkeys(("月报", "账单", "费用明细", "bill", "invoi
 _PERIODIC = {"weekly": "last-week", "monthly": "this-month"}
 _REPORT_ASKED = lazy(  # the words around a report's period (看一下上个月的报表, show me last month's report)
     r"看一下|看看|查一下|发一下|发个|给我|导出|下载|打印|一下|的|呢|吗|吧|？|\?|'s(?![a-z])"
-    r"|(?<![a-z])(?:the|show|me|please|send|get|our|give|a|can|you|i|want|export|download)(?![a-z])",
+    r"|(?<![a-z])(?:the|show|me|please|send|get|our|give|a|can|you|i|want|export|download|what|does|do|say|says"
+    r"|as|in|csv|excel|file)(?![a-z])|导出为|csv|excel|表格|文件",
     re.IGNORECASE,
 )
 _ASKED = lazy(  # the question's words around the period of a spend question
@@ -385,6 +400,15 @@ _ASKED = lazy(  # the question's words around the period of a spend question
     r"|(?<![a-z])(?:we|in|this(?! week| month)|the|so far)(?![a-z])",  # `this month` is the period
     re.IGNORECASE,
 )
+
+
+def _balance_said(said: str) -> list[str] | None:
+    """A provider's balance said (autodl 还剩300元, runpod balance is 500 dollars, add a balance of 500 for runpod): its
+    provider and amount, as `balance` takes them; None where it names no provider the bot knows."""
+    left = _LEFT.match(said)
+    if left is None or (left["provider"] or left["provider_after"]).lower() not in PROVIDER_NAMES:
+        return None
+    return [left["provider"] or left["provider_after"], *(left["amount"] or left["amount_first"]).split()]
 
 
 def _budget_set(said: str) -> re.Match[str] | None:

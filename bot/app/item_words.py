@@ -120,7 +120,8 @@ _ASKED_OF = (
         lazy(
             r"^(?:how much (?:has|did|does|is)|what(?:'s| is| does| did| has))\s+(?P<name>\S+?)"
             r"(?:\s+(?:cost(?:ing)?|spent|billed)(?:\s+us)?"
-            r"(?:\s+(?:so far|this month|(?:per|a|an|each) (?:hour|day|week|month)))?)?\??$",
+            r"(?:\s+(?:so far|this month|last month|yesterday|today|this week|last week"
+            r"|(?:per|a|an|each) (?:hour|day|week|month)))?)?\??$",
             re.I,
         ),
         "whose",
@@ -148,7 +149,14 @@ _WHOSE_SET = (
         ),
         None,
     ),
-    (lazy(r"^(?:交给|转给|移交给|hand(?:ed)? (?:it )?to|give (?:it )?to)\s*(?P<value>\S+?)(?:负责)?$", re.I), "owner"),
+    (
+        lazy(
+            r"^(?:交给|转给|移交给|归|是|hand(?:ed)? (?:it )?to|give (?:it )?to|belongs to|is owned by|is now owned by)"
+            r"\s*(?P<value>@\S+?|\S+?)(?:负责|的)?$",
+            re.I,
+        ),
+        "owner",
+    ),
 )
 
 

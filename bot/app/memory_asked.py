@@ -25,12 +25,13 @@ _ASKED = lazy(
     r"|(?:需要|要)?几张(?:卡)?|(?:放|装|跑)得下(?:吗|么)?|能(?:放|装|跑)(?:得)?下(?:吗|么)?|显存够(?:不够|吗|用吗)"
     r"|how much (?:gpu )?(?:memory|vram)(?: (?:do|does|would|will) (?:i|we|it) need)?"
     r"|what (?:gpus?|cards?) (?:do|would|should|will) (?:i|we) need|which (?:gpus?|cards?) (?:for|to)"
-    r"|how many gpus|(?:does|will|would|can) it fit(?: on| in)?|fits? on",
+    r"|how many gpus|(?:does|will|would|can) it fit(?: on| in)?|fits? on"
+    r"|what (?:should|would) (?:i|we) (?:rent|use)|what do (?:i|we) need to rent|该租什么(?:卡)?|租什么卡",
     re.IGNORECASE,
 )
 _AROUND = lazy(  # the question's own words around the model
     r"请问|我想|我们|我|打算|需要|要|跑|运行|用来|大模型|模型|的|一个|一下|大概|呢|吗|？|\?|,|，"
-    r"|(?<![a-z])(?:a|an|the|i|we|to|for|do|does|on|in|if|with|model)(?![a-z])",
+    r"|(?<![a-z])(?:a|an|the|i|we|to|for|do|does|on|in|if|with|model|want|wants|would|like|need|plan|going)(?![a-z])",
     re.IGNORECASE,
 )
 # a few cards of each size, from a gaming card to the largest (an Ascend for the domestic teams)

@@ -10,7 +10,7 @@ from zoneinfo import ZoneInfo
 
 from bot.app.invocation import CommandError, Invocation, channel_zone
 from bot.chat.message import plain
-from bot.fields.metering import balance_said, billing_words, power_of, provider_of, whose_words
+from bot.fields.metering import PROVIDER_CURRENCY, balance_said, billing_words, power_of, provider_of, whose_words
 from bot.fields.rentals import FieldError
 from bot.report.money import runways
 from bot.state.balances import Balances
@@ -232,7 +232,8 @@ def balance(inv: Invocation, args: list[str]) -> None:
             raise CommandError(t("meter.balance_usage", lang))
         try:
             provider = provider_of(args[0], lang)  # then `320`, `还剩 三千二 元`, `$500`, `5000 USD`
-            amount, currency = balance_said(args[1:], None, deps.settings.files.currency, lang)
+            default = PROVIDER_CURRENCY.get(provider, deps.settings.files.currency)  # runpod 500: dollars
+            amount, currency = balance_said(args[1:], None, default, lang)
             moment, clock = inv.past(at, now)
         except FieldError as exc:
             raise CommandError(f"{exc.field}: {exc.message}") from None

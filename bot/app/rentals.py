@@ -176,14 +176,19 @@ def _said(lang: Lang) -> Iterator[None]:
         raise CommandError(tw(f"error.rental.{exc.code}", lang, "chat", **exc.params)) from None
 
 
+_AND = frozenset(("and", "&", "和", "与", "跟", "还有", ""))
+
+
 def release(inv: Invocation, args: list[str]) -> None:
     """`release NAME [NAME…]`: each instance was released (its owner's or an admin's); storage each leaves is asked
     about. Every name is checked before any is released: one unknown or not the asker's releases none."""
     rentals = Rentals(inv.deps.store)
+    args = [a for a in args if a.lower().strip(",，、") not in _AND] or args  # release box1 and box2, 释放 a1 和 a2
     names = [
-        _named(inv, [a], "digest.release_usage", "error.rental.no_instance", lambda n: rentals.instance(inv.team, n))
+        _named(inv, [a.strip(",，、")], "digest.release_usage", "error.rental.no_instance",
+               lambda n: rentals.instance(inv.team, n))
         for a in (args or [""])
-    ]
+    ]  # fmt: skip
     twice = [n for n in names if names.count(n) > 1]
     if twice:
         raise CommandError(t("error.inline.twice", inv.lang, key=twice[0]))

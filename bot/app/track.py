@@ -20,7 +20,7 @@ from bot.chat.message import plain
 from bot.chat.platforms import person_form, person_of
 from bot.chat.port import Actor, ChatError
 from bot.deps import Deps
-from bot.fields.metering import billing_of, provider_of, stop_billing_of
+from bot.fields.metering import PROVIDER_CURRENCY, billing_of, provider_id, provider_of, stop_billing_of
 from bot.fields.rentals import (
     CachedPrice,
     FieldError,
@@ -183,7 +183,8 @@ def _instance(inv: Invocation, rentals: Rentals, name: str, raw: dict[str, str],
         raw.get("currency"),
         lang,
         cached=cached_price(deps),
-        default_currency=deps.settings.files.currency,  # a price's own sign or currency comes before the team's
+        # a price's own sign or currency comes first, then the provider's (runpod: dollars), then the team's
+        default_currency=PROVIDER_CURRENCY.get(provider_id(raw.get("provider") or ""), deps.settings.files.currency),
     )
     source = fields.pop("price_source", None)
     fields |= metering_fields(raw, lang)

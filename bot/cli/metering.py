@@ -23,7 +23,7 @@ from bot.cli.rentals import (
     open_rentals,
     past_moment,
 )
-from bot.fields.metering import balance_said, billing_of, power_of, provider_of, stop_billing_of
+from bot.fields.metering import PROVIDER_CURRENCY, balance_said, billing_of, power_of, provider_of, stop_billing_of
 from bot.fields.rentals import price_currency, price_typed
 from bot.text import t
 from bot.text.problem import said
@@ -189,7 +189,11 @@ def balance(
         str | None, typer.Argument(help="Its prepaid balance now (or --at), e.g. 320, 3200元, 还剩三千二, '$500'.")
     ] = None,
     currency: Annotated[
-        str | None, typer.Option(help="CNY or USD (default: a sign before the amount, else the team's currency).")
+        str | None,
+        typer.Option(
+            help="CNY or USD (default: a sign before the amount, else the provider's: USD on runpod, lambda, vastai, "
+            "aws, gcp, azure; else the team's currency)."
+        ),
     ] = None,
     at: Annotated[str | None, typer.Option("--at", help=AT_HELP)] = None,
     read: Annotated[
@@ -210,7 +214,8 @@ def balance(
         name = _fields(lambda: provider_of(provider, settings.files.lang))  # a word that is no provider: said first
         if amount is None:
             raise fail(t("cli.balance_needs_amount", settings.files.lang, provider=name))
-        value, money = _fields(lambda: balance_said([amount], currency, settings.files.currency, settings.files.lang))
+        default = PROVIDER_CURRENCY.get(name, settings.files.currency)  # runpod 500: dollars, as chat's
+        value, money = _fields(lambda: balance_said([amount], currency, default, settings.files.lang))
         moment = past_moment(at, settings, now, "--at")
         balances.record(team, name, value, money, moment, now, by="terminal")
         if at is not None and not as_json:  # read earlier: the balance then, and below what is left of it now

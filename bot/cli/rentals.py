@@ -235,7 +235,11 @@ def track_instance(
     share: Annotated[str | None, typer.Option(help="A slice of one card: 1/2, 3g.40gb.")] = None,
     project: Annotated[str | None, typer.Option(help="The project it is billed to.")] = None,
     currency: Annotated[
-        str | None, typer.Option(help="CNY or USD (default: the price's own sign or currency, else CNY).")
+        str | None,
+        typer.Option(
+            help="CNY or USD (default: the price's own sign or currency, else the provider's: USD on runpod, lambda, "
+            "vastai, aws, gcp, azure; else CNY)."
+        ),
     ] = None,
     started: Annotated[str | None, typer.Option(help="When it started, billed from then: " + PAST_HELP + ".")] = None,
     billing: Annotated[
@@ -250,7 +254,7 @@ def track_instance(
     as_json: JsonOpt = False,
 ) -> None:
     """Track a rented instance; prints its heartbeat token once (for `gpu-advise agent`)."""
-    from bot.fields.metering import billing_of, provider_of, stop_billing_of
+    from bot.fields.metering import PROVIDER_CURRENCY, billing_of, provider_id, provider_of, stop_billing_of
     from bot.fields.rentals import instance_fields
 
     settings = load_settings(lang=lang)
@@ -258,17 +262,12 @@ def track_instance(
     given |= {"stop_billing": stop_billing, "provider": provider}
     gpu, price, cards, share, billing, stop_billing, provider = _worded(words or [], settings.files.lang, given)
     count = cards_flag(cards, settings.files.lang) if cards is not None else None
+    # --currency; None: --price '$2.5/h' says its own (it was kept as ¥2.5), else the provider's (runpod: dollars)
+    default = PROVIDER_CURRENCY.get(provider_id(provider or ""), "CNY")
     fields = _fields(
-        lambda: instance_fields(
-            gpu,
-            price,
-            count,
-            share,
-            currency,  # None: --price '$2.5/h' says its own (it was kept as ¥2.5), else CNY
-            settings.files.lang,
-            cached=lambda g, c, s: _cached(settings, g, c, s),
-        )
-    )
+        lambda: instance_fields(gpu, price, count, share, currency, settings.files.lang,
+                                cached=lambda g, c, s: _cached(settings, g, c, s), default_currency=default)
+    )  # fmt: skip
     source = fields.pop("price_source", None)
     fields |= {
         "channel": channel,

@@ -65,6 +65,11 @@ PROVIDER_WORDS = {"阿里云": "aliyun", "阿里": "aliyun", "alibaba": "aliyun"
 # the providers a bare word names (`track box A800 autodl`, `价格 4090 阿里云`): their ids and Chinese names; any
 # other id is said with its key
 PROVIDER_NAMES = frozenset(PROVIDER_WORDS) | frozenset(PROVIDER_WORDS.values()) | {"autodl", "aws", "gcp", "azure"}
+# the marketplaces teams prepay and the bundled rate card's (runpod balance is 500 dollars was listed, not recorded)
+PROVIDER_NAMES |= {"runpod", "lambda", "vastai", "featurize", "scnet"}
+# the currency a provider's prepaid balance is kept in, where a balance is said without one (`runpod 500` was ¥500:
+# RunPod, Lambda and vast.ai bill in dollars, as the big clouds' international sites do)
+PROVIDER_CURRENCY = dict.fromkeys(("runpod", "lambda", "vastai", "aws", "gcp", "azure"), "USD")
 
 
 def provider_id(text: str) -> str:

@@ -52,7 +52,8 @@ def chinese_names() -> str:
 CHEAPEST_WORDS = frozenset({"cheapest", "最便宜", "最便宜的"})  # `价格 A100 最便宜`, `prices list 4090 cheapest`
 CURRENCY_WORDS = {"人民币": "CNY", "元": "CNY", "rmb": "CNY", "美元": "USD", "美金": "USD", "刀": "USD",
                   "欧元": "EUR", "日元": "JPY", "港币": "HKD", "港元": "HKD", "英镑": "GBP", "新加坡元": "SGD",
-                  "新币": "SGD", "韩元": "KRW"}  # fmt: skip
+                  "新币": "SGD", "韩元": "KRW", "dollar": "USD", "dollars": "USD", "bucks": "USD", "yuan": "CNY",
+                  "rmb元": "CNY"}  # fmt: skip
 
 
 def currency_code(text: str) -> str:

@@ -86,6 +86,13 @@ from tests.digest.test_schedule import MONDAY_0910_SHANGHAI
      ("刷新价格", ("prices", ["status"])), ("are prices up to date", ("prices", ["status"])),
      ("给我看板链接", ("board", [])), ("the dashboard", ("board", [])), ("存储列表", ("list", [])),
      ("有哪些存储", ("list", [])), ("每周一发报告", ("report", ["on"])), ("开启周报", ("report", ["on"])),
+     # as English-speaking teams say them (each was an unknown sub-command, a bad period, or a balance listed)
+     ("what's running right now", ("list", [])), ("show me everything", ("list", [])),
+     ("turn off the daily digest", ("remind", ["off"])), ("send the digest now", ("idle", [])),
+     ("what does the report say", ("report", [])), ("give me last month's report as csv", ("report", ["last month"])),
+     ("add a balance of 500 for runpod", ("balance", ["runpod", "500"])),
+     ("runpod balance is 500 dollars", ("balance", ["runpod", "500", "dollars"])),
+     ("what should we rent", ("advise", [])),
      # money left idle: that period's report, which ranks it
      ("浪费了多少", ("report", ["this-month"])), ("本周闲置浪费了多少钱", ("report", ["本周"])),
      ("谁浪费最多", ("report", ["this-month"])), ("how much did we waste last week", ("report", ["last week"])),

@@ -261,3 +261,30 @@ def test_how_it_bills_said_and_the_sources_and_auto_stop_asked(tmp_path: Path) -
         assert "gpu-advise prices refresh" in status and status == chat.command("汇率是多少")
         asked = chat.command("闲置超过2小时自动关机")
         assert "`act stop [grace=4h]`" in asked and "闲置 60 分钟" in asked, asked
+
+
+def test_said_as_english_speaking_teams_say_it(tmp_path: Path) -> None:
+    """Each was refused or misread: `how much did box1 cost yesterday` (a project named box1), `box2 belongs to
+    @someone` (not read), `release box1 and box2` (an instance named "and"), `runpod balance is 500 dollars` (listed,
+    not recorded), and `runpod 500` kept ¥500 where RunPod bills in dollars."""
+    from bot.state.balances import Balances
+
+    with driving("dingtalk", tmp_path) as chat:
+        chat.command("track box1 A100 2/h provider=runpod")
+        chat.command("track box2 H100 3.5/h")
+        chat.command("track box3 H100 3.5/h")
+        box1 = Rentals(chat.deps.store).instance(TEAM, "box1")
+        assert box1 is not None and (box1.price, box1.currency) == (2.0, "USD")  # RunPod's dollars
+        assert "**box1**" in chat.command("how much did box1 cost yesterday")
+        assert "**box1**" in chat.command("what's running right now")
+        before = Rentals(chat.deps.store).instance(TEAM, "box2")
+        assert "box2" in chat.command("box2 belongs to @someone02")
+        after = Rentals(chat.deps.store).instance(TEAM, "box2")
+        assert before is not None and after is not None and after.owner != before.owner
+        chat.command("runpod balance is 500 dollars")
+        [kept] = Balances(chat.deps.store).latest(TEAM)
+        assert (kept.provider, kept.amount, kept.currency) == ("runpod", 500.0, "USD")
+        assert "off" in chat.command("turn off the daily digest")
+        chat.command("release box1 and box3")
+        rentals = Rentals(chat.deps.store)
+        assert all(rentals.instance(TEAM, n).released_at is not None for n in ("box1", "box3"))  # type: ignore[union-attr]

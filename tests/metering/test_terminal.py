@@ -99,6 +99,20 @@ def test_billing_and_a_balance_with_its_runway(tmp_path: Path) -> None:
     )
 
 
+def test_a_runpod_box_and_balance_said_without_a_currency_are_in_dollars(tmp_path: Path) -> None:
+    """`--provider runpod --price 2/h` kept ¥2 an hour and `balance runpod 500` ¥500: RunPod bills in dollars."""
+    now = datetime.now(UTC).replace(microsecond=0)
+    track(tmp_path, "pod", "2/h", now - timedelta(hours=1), "--provider", "runpod")
+    [item] = json.loads(cli(tmp_path, "list", "--json").stdout)["instances"]
+    assert (item["price"], item["currency"]) == (2.0, "USD")
+    assert cli(tmp_path, "balance", "runpod", "500").returncode == 0
+    [row] = json.loads(cli(tmp_path, "balance", "--json").stdout)
+    assert (row["provider"], row["balance"], row["currency"]) == ("runpod", 500.0, "USD")
+    track(tmp_path, "home", "2/h", now - timedelta(hours=1), "--provider", "autodl")  # a Chinese platform: yuan
+    listed = {i["name"]: i["currency"] for i in json.loads(cli(tmp_path, "list", "--json").stdout)["instances"]}
+    assert listed == {"pod": "USD", "home": "CNY"}
+
+
 def test_at_takes_the_times_the_chats_take(tmp_path: Path) -> None:
     """`--at` reads what chat's `at=` reads (bot/fields/moments.py): `2h ago` was refused as not ISO 8601."""
     now = datetime.now(UTC).replace(microsecond=0)
