@@ -77,7 +77,7 @@ _ANY_CHEAP = lazy(  # the cheapest of any card, none named (a GPU named is its o
 _RENT_FIRST = lazy(r"^(?:我|我们)?(?:想|要|打算)?租(?:用)?")  # 租一张A100一个月大概多少钱: the card and the run
 _QUESTION = lazy(  # the question's words around what is priced
     r"要多少钱|多少钱|什么价|贵不贵|要多少|大概|分别|各自|[?？吗呢啊]"
-    r"|(?<![a-z0-9])(?:how much|is|an|the|would|it|cost|each|respectively)(?![a-z0-9])",
+    r"|(?<![a-z0-9])(?:how much|what's|what|is|an|the|would|it|cost|each|respectively)(?![a-z0-9])",
     re.IGNORECASE,
 )
 _PRICE_WORDS = lazy(

@@ -93,6 +93,7 @@ from tests.digest.test_schedule import MONDAY_0910_SHANGHAI
      ("add a balance of 500 for runpod", ("balance", ["runpod", "500"])),
      ("runpod balance is 500 dollars", ("balance", ["runpod", "500", "dollars"])),
      ("what should we rent", ("advise", [])),
+     ("what's cheaper, 4090 or A100 for 100 hours", ("quote", ["4090", "A100", "for", "100", "hours"])),
      # money left idle: that period's report, which ranks it
      ("浪费了多少", ("report", ["this-month"])), ("本周闲置浪费了多少钱", ("report", ["本周"])),
      ("谁浪费最多", ("report", ["this-month"])), ("how much did we waste last week", ("report", ["last week"])),
