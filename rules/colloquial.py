@@ -38,7 +38,7 @@ _OVERNIGHT = lazy(
     r"^(?:跑个?|要|需要|大概)?\s*(?:[一1]晚上?|[一1]夜|[一1]个?通宵|通宵|overnight|all night|over ?night)(?:[- ]?ish)?$"
 )
 # a morning's or an afternoon's work: about 4 hours, wholly below the long-run line whatever the morning is
-_HALF_DAY = lazy(r"^(?:[一1]个?)?(?:上午|下午|早上)$")
+_HALF_DAY = lazy(r"^(?:[一1]个?)?(?:上午|下午|早上)$|^小半天$")  # 小半天: less than half a day, a few hours
 _DURATION_LEAD = lazy(  # 跑个两三天, 得跑上十来个小时: the verb and its measure word
     r"^(?:很快[,，]?\s*)?(?:(?:要|得|会|需要)?跑(?:个|上)?|需要|要|takes?|it takes|(?:it )?runs? for|(?:it )?lasts?"
     r"|each run takes)?\s*"
@@ -247,7 +247,8 @@ _MAY_STOP = lazy(
 _CANNOT_RESUME = lazy(
     r"^(?:没|没有|不)(?:存|保存)(?:过)?$|^不支持|(?:会|就)?丢(?:掉)?(?:全部|所有)?进度|进度(?:会|就)?(?:丢|没)"
     r"|(?:we |it )?lose (?:a|the|one|\d+|half a) (?:day|days|hour|hours|week|run)(?!.*(?:fine|ok|okay))"
-    r"|(?:会|就)?(?:白跑|丢)(?:一天|半天|几个小时|一晚上)"
+    r"|(?:会|就)?(?:白跑|丢|损失|浪费)(?:掉)?(?:了)?(?:[一1]|半|几|好几|\d+)\s*(?:天|周|个?小时|h|晚上)"  # 断了损失一天
+    r"(?!.*(?:也?没事|没关系|无所谓|也行|可以接受|能接受|不要紧|不碍事))"
     r"|(?:没法|无法|不能|不可以|没办法|不可|can'?t|cannot|no way to|unable to|not able to)\s*"
     r"(?:恢复|续|接着|继续|resume|recover|continue|pick up)"
     r"|^(?:we|it) (?:can'?t|cannot)$|can'?t afford to (?:lose|stop|restart)|(?:would|'d) be (?:bad|a disaster|painful)"
@@ -260,10 +261,17 @@ _NEED_NOT_RESTART = lazy(
 )
 
 
+# a loss said to be fine (白跑几个小时没关系, 丢了几个小时也没事, 重跑也行): it may be stopped, whatever is lost
+_LOSS_FINE = lazy(
+    r"(?:丢|白跑|损失|浪费|重跑|重来|从头跑)(?:了|掉)?[^,，;；]{0,8}?(?:也|都)?"
+    r"(?:没关系|没事|无所谓|不要紧|不碍事|能接受|可以接受|也行|没问题)[了吧啊]?$"
+)
+
+
 def resume_words(norm: str) -> bool | None:
     """ "每小时存一次checkpoint", "we checkpoint every 30 min", "不用重来" -> True (it resumes from the last one);
     "挂了要从头跑", "断了就得重来", "没法恢复", "no checkpoints" -> False; None when the answer says neither."""
-    if _NEED_NOT_RESTART.search(norm):
+    if _NEED_NOT_RESTART.search(norm) or _LOSS_FINE.search(norm):
         return True
     if _CANNOT_RESUME.search(norm):
         return False
