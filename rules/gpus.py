@@ -300,6 +300,24 @@ _MEMORY_AFTER = lazy(r"^\s*(?:\d+|[零一二两三四五六七八九十百]+)\s*
 _COUNT_AFTER = lazy(r"^\s*[x*×]\s*\d{1,4}\s*[卡张块]?", re.IGNORECASE)  # H100*8
 
 
+# a word shaped as an accelerator's model code (MI300X, B200, GB200, RTX5090, A6000, Gaudi3): letters then digits,
+# perhaps a letter or two after; a count with a unit (4x14, 8卡) or a price is no such word
+_MODEL_CODE = lazy(r"^(?:rtx|tesla|instinct|gaudi)?[a-z]{1,3}-?\d{2,4}[a-z]{0,2}$|^gaudi\s*\d$", re.I)
+
+
+def unknown_model(word: str) -> bool:
+    """Whether `word` looks like a GPU's model code the catalogue does not know (`MI300X`, `B200`): read as an unknown
+    GPU, named with the known ones, not as "a word not read" (`quote A100 MI300X 4x14`), nor left out unsaid
+    (`A100和MI300X跑一周分别多少钱` priced the A100 alone)."""
+    if not _MODEL_CODE.match(word.strip()) or (word[-1:] in "sS" and _is_gpu(word[:-1])):  # H100s: H100's plural
+        return False
+    try:
+        canonical_gpu(word)
+    except UnknownGPU:
+        return True
+    return False
+
+
 def gpu_words(words: list[str]) -> list[str]:
     """Words with the GPU in them made words of their own, as people type them: glued to Chinese (`8张H100跑一周`:
     `8张H100`, `跑一周`), plural (`H100s`), or after their count (`8 H100s`: `8xH100`). The readers after it find a

@@ -18,7 +18,7 @@ import re
 from bot.fields.metering import PROVIDER_NAMES
 from bot.fields.quote_words import bare_words, gpus_said
 from bot.fields.word_runs import longest_reading
-from rules.gpus import gpu_at, gpu_words, gpus_in
+from rules.gpus import gpu_at, gpu_words, gpus_in, unknown_model
 from rules.parsing import parse_rental_schedule
 from rules.patterns import lazy
 
@@ -74,6 +74,7 @@ _ANY_CHEAP = lazy(  # the cheapest of any card, none named (a GPU named is its o
     r"|^(?:what(?:'s| is|are)? )?(?:the )?cheapest (?:gpus?|cards?)\??$|^(?:any )?cheap(?:er)? (?:gpus?|cards?)\??$",
     re.IGNORECASE,
 )
+_CODE_FIRST = lazy(r"[A-Za-z][A-Za-z0-9-]*\d[A-Za-z0-9]*")  # a model code at a word's start, glued to Chinese
 _RENT_FIRST = lazy(r"^(?:我|我们)?(?:想|要|打算)?租(?:用)?")  # 租一张A100一个月大概多少钱: the card and the run
 _QUESTION = lazy(  # the question's words around what is priced
     r"要多少钱|多少钱|什么价|贵不贵|要多少|大概|分别|各自|[?？吗呢啊]"
@@ -162,7 +163,15 @@ def free_words(text: str) -> tuple[str, list[str]] | None:
 
 
 def _price_asked(said: str) -> tuple[str, list[str]] | None:
-    """A question of a GPU's price, or of a run on it: its prices, its quote, or several side by side."""
+    """A question of a GPU's price, or of a run on it: its prices, its quote, or several side by side. A model code the
+    catalogue does not know (`MI300X多少钱`, `A100和MI300X跑一周分别多少钱`) is its prices, refused naming the known
+    ones: it was left out unsaid, or the question unknown."""
+    named = _PRICE_WORDS.compiled.sub(" ", _QUESTION.compiled.sub(" ", _WHICH.compiled.sub(" ", said))).split()
+    codes = [m.group(0) for word in gpu_words(named) for m in [_CODE_FIRST.match(word)] if m]  # MI300X跑一周: MI300X
+    unknown = next((code for code in codes if unknown_model(code)), None)
+    alone = unknown is not None and codes[0] == unknown and _run_said(gpu_words(named)[1:])  # B200 跑一周
+    if unknown is not None and (_PRICE.search(said) or _WHICH.search(said) or alone):
+        return "prices", [unknown]
     if (_PRICE.search(said) or _WHICH.search(said)) and len(several := _gpus_in(said)) > 1:
         asked = gpu_words(_QUESTION.compiled.sub(" ", _WHICH.compiled.sub(" ", said)).split())
         if _run_said(gpus_said(asked)[1]):  # A100和H100跑一周分别多少钱: the run quoted on each

@@ -14,7 +14,7 @@ from bot.app import card_again, item_words, memory_asked, table
 from bot.app.buttons import Done, Press, Refusal, handler_for
 from bot.app.capture import SentFile
 from bot.app.free_words import free_words
-from bot.app.invocation import CommandError, Form, Invocation
+from bot.app.invocation import Form, Invocation
 from bot.app.thread import ThreadMessage, on_thread_message
 from bot.chat import conversation
 from bot.chat.message import Message, plain
@@ -126,10 +126,7 @@ def typed(
                 return
     lang = table.typed_lang(text, deps.settings.files.lang)
     inv = invocation(wing, deps, team, channel, user, lang, request_key, is_admin)
-    try:
-        table.run(inv, text)
-    except CommandError as exc:
-        inv.answer(plain(f"{exc}\n{wing.line('see_help', lang)}", lang))
+    table.run_answered(inv, text, wing.line("see_help", lang))
 
 
 def _asks_instead(convo: Conversation, text: str, deps: Deps) -> bool:

@@ -14,7 +14,7 @@ from typing import Any
 
 from bot.app import rentals, table
 from bot.app.capture import SentFile
-from bot.app.invocation import CommandError, Invocation
+from bot.app.invocation import Invocation
 from bot.app.thread import ThreadMessage, on_thread_message
 from bot.chat import conversation
 from bot.chat.message import plain
@@ -182,11 +182,7 @@ def on_message(deps: Deps, chat: FeishuChat, payload: dict[str, Any], input_key:
     lang = table.typed_lang(text, deps.settings.files.lang)
     here = str(message.get("message_id") or "")
     inv = invocation(deps, chat, team, chat_id, user, here, lang, input_key, message.get("chat_type") == "p2p")
-    try:
-        table.run(inv, text)
-    except CommandError as exc:
-        said = f"{exc}\n{t('feishu.see_help', lang)}"
-        inv.answer(plain(said, lang))
+    table.run_answered(inv, text, t("feishu.see_help", lang))
 
 
 def on_card_action(deps: Deps, chat: FeishuChat, payload: dict[str, Any], input_key: str | None) -> None:

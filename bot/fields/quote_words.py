@@ -11,7 +11,7 @@ from bot.fields.word_runs import longest_reading
 from bot.text.chinese_names import CURRENCY_WORDS
 from pricing.fx import ECB_CURRENCIES
 from rules.errors import ParseError
-from rules.gpus import gpu_at, gpu_words, gpus_in
+from rules.gpus import gpu_at, gpu_words, gpus_in, unknown_model
 from rules.numbers import number_value
 from rules.parsing import parse_cards, parse_rental_schedule
 
@@ -45,6 +45,9 @@ def gpus_said(args: list[str]) -> tuple[list[str], list[str]]:
         words = words[: at[0]] + words[at[1] :]
     if len(gpus) > 1:  # `A100 和 H100`, `A100 vs H100`: the words between them join them
         words = [w for w in words if w.lower() not in JOINING]
+    if gpus:  # `A100 MI300X 4x14`: MI300X one of them, refused as an unknown GPU where it is read
+        gpus += [w for w in words if unknown_model(w)]
+        words = [w for w in words if not unknown_model(w)]
     return gpus, [a for a in args if "=" in a] + words
 
 
@@ -63,6 +66,8 @@ def bare_words(args: list[str]) -> tuple[list[str], dict[str, str]]:
     at = gpu_at(bare)  # "A100", "A100*8", "A100 40G"; a maker alone (`quote 海光 4x14`): refused asking which card
     if at is not None:  # else no GPU: the rest left for the schedule, or refused naming the keys
         found["gpu"], bare = " ".join(bare[at[0] : at[1]]), bare[: at[0]] + bare[at[1] :]
+    elif (unknown := next((w for w in bare if unknown_model(w)), None)) is not None:  # `quote MI300X 4x14`
+        found["gpu"], bare = unknown, [w for w in bare if w != unknown]  # refused as an unknown GPU, naming the known
     bare = cards_joined(bare)  # "8 cards", "8 张": one word
     for word in [w for w in bare if slice_said(w)][:1]:  # `quote A100 半卡 4x14`: share=
         found["share"] = slice_said(word) or ""

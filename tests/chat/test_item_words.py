@@ -6,6 +6,8 @@ from __future__ import annotations
 from datetime import timedelta
 from pathlib import Path
 
+import pytest
+
 from bot.state.power import PowerLog
 from bot.state.rentals import Rentals
 from rules.power import Power
@@ -288,3 +290,22 @@ def test_said_as_english_speaking_teams_say_it(tmp_path: Path) -> None:
         chat.command("release box1 and box3")
         rentals = Rentals(chat.deps.store)
         assert all(rentals.instance(TEAM, n).released_at is not None for n in ("box1", "box3"))  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize("platform", ["feishu", "dingtalk", "wecom"])
+def test_an_unexpected_error_is_said_with_its_id_and_the_work_is_done(
+    platform: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A bug in a sub-command (here injected into `list`) went up to the chat's gateway: a chat without threads said
+    nothing and kept the work to be redone, failing again each time. It is said with an error id the log has."""
+    from bot.app import table
+
+    def broken(inv: object, args: list[str]) -> None:
+        raise ValueError("a bug")
+
+    monkeypatch.setitem(table.SUBCOMMANDS, "list", broken)
+    with driving(platform, tmp_path) as chat:
+        said = chat.command("list")  # the harness waits for the work to be done: pending, it would fail
+        ref = said.split("错误编号 `")[1].split("`")[0]
+        assert "出错了" in said and len(ref) == 8, said
+        assert any(ref in r.getMessage() and r.exc_info for r in caplog.records)

@@ -85,3 +85,14 @@ def test_one_run_on_several_gpus_is_quoted_on_each(tmp_path: Path) -> None:
         unknown = chat.command("quote A100 H100 哈哈")  # a word no quote reads: named once, as for one card
         assert unknown.startswith("无法识别“哈哈”") and unknown.count("哈哈") == 1, unknown
         assert "对比" in chat.command("A100和H100哪个划算")  # no run said: their hourly prices, as before
+
+
+def test_a_model_the_catalogue_does_not_know_is_named_with_those_it_does(tmp_path: Path) -> None:
+    """`quote A100 MI300X 4x14` refused MI300X as a word not read (and the work failed where the words came with a known
+    GPU, redone and never answered), `A100和MI300X跑一周分别多少钱` priced the A100 alone, `B200多少钱` was unknown."""
+    with driving("wecom", tmp_path) as chat:
+        both = chat.command("quote A100 MI300X 4x14")
+        assert "**A100-80GB** × 1：独占 ¥5,600" in both and "**MI300X**：未知的 GPU 型号“MI300X”" in both, both
+        assert "未知的 GPU 型号“MI300X”。已知型号：A10-24GB" in chat.command("quote MI300X 4x14")
+        assert "未知的 GPU 型号“MI300X”" in chat.command("A100和MI300X跑一周分别多少钱")
+        assert "未知的 GPU 型号“B200”" in chat.command("B200多少钱")

@@ -659,3 +659,5 @@ def test_one_run_on_several_gpus_side_by_side(tmp_path: Path) -> None:
     assert "A100-80GB · H100-80GB：每天 24 小时 × 7 天的费用" in text.stdout and "独占" in text.stdout
     rows = [line.split()[0] for line in text.stdout.splitlines() if line.startswith(("A100-80GB  ", "H100-80GB  "))]
     assert rows == ["A100-80GB", "H100-80GB"], text.stdout  # a row a GPU
+    unknown = run_cli("quote", "A100", "MI300X", "4x14", "--lang", "en", env=OFFLINE, tmp=tmp_path)  # "not read" before
+    assert unknown.returncode == 2 and "unknown GPU model 'MI300X'" in unknown.stderr, unknown.stderr
