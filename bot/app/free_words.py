@@ -15,11 +15,9 @@ from __future__ import annotations
 
 import re
 
+from bot.app.price_asked import gpu_in, price_asked
+from bot.app.spend_asked import budget_set, period, spent_asked
 from bot.fields.metering import PROVIDER_NAMES
-from bot.fields.quote_words import bare_words, gpus_said
-from bot.fields.word_runs import longest_reading
-from rules.gpus import gpu_at, gpu_words, gpus_in, unknown_model
-from rules.parsing import parse_rental_schedule
 from rules.patterns import lazy
 
 _HELLO = lazy(
@@ -41,12 +39,6 @@ _RENTED = lazy(
     r"|^(?:i|we)(?: just| have)? (?:rented|got|took)\b",
     re.IGNORECASE,
 )
-_NEED = lazy(  # a GPU and a run wanted (I need 4 H100s for two weeks, 我们需要8张A100跑一个月): its quote
-    r"^(?:i|we)(?:'d| would)? (?:need|want|like|would like|am looking for|are looking for)\s+(?:to rent\s+)?"
-    r"(?P<rest>.+)$"
-    r"|^(?:我|我们)?(?:需要|想要|要|想租|需要租|打算租)\s*(?P<rest_zh>.+)$",
-    re.IGNORECASE,
-)
 _WASTE = lazy(  # money left idle, asked (本周闲置浪费了多少钱, 谁浪费最多, how much did we waste last week)
     # who left most idle (上周谁的机器闲置最多: it was "nothing of yours is idle now")
     r"(?:谁的|哪个项目的?)?(?:机器|卡|实例)?(?:闲置|闲着|空闲|空着)(?:得|的)?最(?:多|久)(?:的)?(?:是谁|是哪个)?"
@@ -55,47 +47,16 @@ _WASTE = lazy(  # money left idle, asked (本周闲置浪费了多少钱, 谁浪
     r"|(?:who(?:'s| is| are)? )?wasting(?: the most)?(?: money)?|(?<![a-z])wasted?(?![a-z])",
     re.IGNORECASE,
 )
-_PRICE = lazy(r"多少钱|什么价|价格|价钱|贵不贵|最便宜|最实惠|how much|price|cost|cheapest", re.IGNORECASE)
-_PROVIDER = lazy(  # a provider named in a price question (AutoDL上4090多少钱, 阿里云A100多少钱一小时)
-    "|".join(
-        rf"(?<![a-z]){re.escape(name)}(?![a-z])" if name.isascii() else re.escape(name)  # 阿里云A100: glued
-        for name in sorted(PROVIDER_NAMES, key=len, reverse=True)
-    ),
-    re.IGNORECASE,
-)
 _SOURCES = lazy(
     r"汇率|exchange rate|fx rate|(?:价格|报价|prices?)\s*(?:多久|什么时候|啥时候|何时)?(?:更新|刷新)"
     r"|(?:更新|刷新)(?:一下)?价格|(?:refresh|update) (?:the )?prices|prices? (?:up to date|updated|refreshed)",
     re.IGNORECASE,
 )
-_CHEAPEST = lazy(r"最便宜|最实惠|cheapest", re.IGNORECASE)
 _ANY_CHEAP = lazy(  # the cheapest of any card, none named (a GPU named is its own prices: checked before)
     r"^(?:有没有|哪(?:款|种|个|张))?(?:最)?(?:便宜|实惠)(?:点|一点|一些)?的(?:卡|显卡|gpu)(?:是哪(?:款|个|种))?[?？吗呢]?$"
     r"|^(?:what(?:'s| is|are)? )?(?:the )?cheapest (?:gpus?|cards?)\??$|^(?:any )?cheap(?:er)? (?:gpus?|cards?)\??$",
     re.IGNORECASE,
 )
-_CODE_FIRST = lazy(r"[A-Za-z][A-Za-z0-9-]*\d[A-Za-z0-9]*")  # a model code at a word's start, glued to Chinese
-_RENT_FIRST = lazy(r"^(?:我|我们)?(?:想|要|打算)?租(?:用)?")  # 租一张A100一个月大概多少钱: the card and the run
-_QUESTION = lazy(  # the question's words around what is priced
-    r"要多少钱|多少钱|什么价|贵不贵|要多少|大概|分别|各自|[?？吗呢啊]"
-    r"|(?<![a-z0-9])(?:how much|what's|what|is|an|the|would|it|cost|each|respectively)(?![a-z0-9])",
-    re.IGNORECASE,
-)
-_PRICE_WORDS = lazy(
-    r"多少钱|什么价|价格|价钱|贵不贵|一天|一小时|每小时|每天|一个月|包月|的|呢|啊|吗|？|\?"
-    r"|(?<![a-z0-9])(?:how much|price|cost|is|an?|the|per|hour|day|month)(?![a-z0-9])",
-    re.IGNORECASE,
-)
-
-
-def _run_said(words: list[str]) -> bool:
-    """Whether `words` say a run to price with their GPU (`每天4小时 两周`, `跑10个小时`), as the quote reads them."""
-    return longest_reading(words, parse_rental_schedule) is not None or "gpu_hours" in bare_words(words)[1]
-
-
-def _period(rest: str) -> str:
-    """The period a spend or waste question names once its own words are taken out; this month's where none."""
-    return " ".join(_ASKED.compiled.sub(" ", rest).split()) or "this-month"
 
 
 # idle boxes stopped by themselves, asked for (开启自动关机, 闲置超过2小时自动关机, stop idle boxes automatically):
@@ -116,12 +77,12 @@ def free_words(text: str) -> tuple[str, list[str]] | None:
     if (how := _HOW_TO.match(said)) is not None and (topic := _topic(how["what"] or how["thing"])) is not None:
         return "help", [topic]  # 怎么登记机器, how do I track a box: the help's lines of that sub-command
     if _WASTE.search(said):  # 浪费了多少, 谁浪费最多, how much did we waste last week: that period's report, idle cost
-        return "report", [_period(_WASTE.compiled.sub(" ", said))]
+        return "report", [period(_WASTE.compiled.sub(" ", said))]
     if _IDLE.search(said):  # 谁的机器闲着, what's idle: this chat's digest now
         return "idle", []
-    if (priced := _price_asked(said)) is not None:  # A100多少钱, A100 vs H100, H100 跑一周, I need 4 H100s …
+    if (priced := price_asked(said)) is not None:  # A100多少钱, A100 vs H100, H100 跑一周, I need 4 H100s …
         return priced
-    if _RENTED.search(said) and (gpu := _gpu_in(said)) is not None:  # 我租了一台4090: track's own "name it first"
+    if _RENTED.search(said) and (gpu := gpu_in(said)) is not None:  # 我租了一台4090: track's own "name it first"
         return "track", [gpu]
     if _SOURCES.search(said):  # 汇率是多少, 价格多久更新一次, 刷新价格: the sources' status and the exchange rate
         return "prices", ["status"]
@@ -147,7 +108,7 @@ def free_words(text: str) -> tuple[str, list[str]] | None:
         return "list", ["mine"]
     if _OURS.search(said):  # 我们租了哪些机器, what do we rent: the team's list
         return "list", []
-    if (setting := _budget_set(said)) is not None:  # 设置预算5万, no project named: the whole team's
+    if (setting := budget_set(said)) is not None:  # 设置预算5万, no project named: the whole team's
         return "budget", [word for word in (setting["project"], setting["amount"]) if word]
     if _STORAGE_LIST.fullmatch(said):  # 存储列表, 有哪些存储: the list, which has the storage
         return "list", []
@@ -159,62 +120,7 @@ def free_words(text: str) -> tuple[str, list[str]] | None:
         return "budget", []
     if _BALANCE.search(said):  # 查一下余额, 还剩多少钱: the balances and how long each lasts
         return "balance", []
-    return _spent_asked(said)
-
-
-def _price_asked(said: str) -> tuple[str, list[str]] | None:
-    """A question of a GPU's price, or of a run on it: its prices, its quote, or several side by side. A model code the
-    catalogue does not know (`MI300X多少钱`, `A100和MI300X跑一周分别多少钱`) is its prices, refused naming the known
-    ones: it was left out unsaid, or the question unknown."""
-    named = _PRICE_WORDS.compiled.sub(" ", _QUESTION.compiled.sub(" ", _WHICH.compiled.sub(" ", said))).split()
-    codes = [m.group(0) for word in gpu_words(named) for m in [_CODE_FIRST.match(word)] if m]  # MI300X跑一周: MI300X
-    unknown = next((code for code in codes if unknown_model(code)), None)
-    alone = unknown is not None and codes[0] == unknown and _run_said(gpu_words(named)[1:])  # B200 跑一周
-    if unknown is not None and (_PRICE.search(said) or _WHICH.search(said) or alone):
-        return "prices", [unknown]
-    if (_PRICE.search(said) or _WHICH.search(said)) and len(several := _gpus_in(said)) > 1:
-        asked = gpu_words(_QUESTION.compiled.sub(" ", _WHICH.compiled.sub(" ", said)).split())
-        if _run_said(gpus_said(asked)[1]):  # A100和H100跑一周分别多少钱: the run quoted on each
-            return "quote", asked
-        return "prices", several  # A100和H100哪个划算, A100 vs H100: side by side
-    if not _PRICE.search(said) and (first := _gpu_first(said)) is not None:  # `A100`, `H100 跑一周`
-        return first
-    if _PRICE.search(said):
-        gpu = _gpu_in(said)
-        # `A100 每天4小时 两周 多少钱`, `租一张A100一个月多少钱`: the run priced
-        asked = gpu_words(_QUESTION.compiled.sub(" ", _RENT_FIRST.compiled.sub("", said)).split())
-        while asked and asked[0].lower() in ("for", "of", "on"):  # "how much for an H100 4x14"
-            asked.pop(0)
-        if gpu is not None and len(asked) > 1 and _run_said(asked):
-            return "quote", asked
-        if gpu is not None:  # 最便宜的4090在哪: the cheapest first; AutoDL上4090多少钱: that provider's
-            named = [m.group(0) for m in [_PROVIDER.search(said)] if m is not None]
-            return "prices", [gpu, *named, *(["cheapest"] if _CHEAPEST.search(said) else [])]
-    if (need := _NEED.match(said)) is not None and _gpu_in(said) is not None:  # I need 4 H100s for two weeks
-        asked = gpu_words((need["rest"] or need["rest_zh"]).split())
-        if _run_said(gpus_said(asked)[1]):
-            return "quote", asked
-    return None
-
-
-def _spent_asked(said: str) -> tuple[str, list[str]] | None:
-    """A question of what was spent, by a project or in a period, or a report asked by another word: that report."""
-    if (cost := _WHAT_COST.match(said)) is not None:  # what did llm cost last month: that project's report
-        return "report", [_period(cost["rest"]), f"project={cost['project']}"]
-    if _SPENT.search(said):  # 本月花了多少钱, 上周花了多少: that period's report (this month's, none said)
-        # 各项目花了多少, which project spends the most: the report, which says each project's spend
-        rest = _EACH_PROJECT.compiled.sub(" ", _SPENT.compiled.sub(" ", said))
-        project = _PROJECT.search(rest)  # llm项目这个月花了多少, what did we spend on llm: that project's
-        if project is not None:
-            rest = rest[: project.start()] + " " + rest[project.end() :]
-        named = [f"project={next(g for g in project.groups() if g)}"] if project is not None else []
-        return "report", [_period(rest), *named]
-    if (report := _REPORT.search(said)) is not None:  # 上个月的报表, 周报, last month's report: that period's report
-        period = " ".join(_REPORT_ASKED.compiled.sub(" ", _REPORT.compiled.sub(" ", said)).split())
-        period = period or ({"周报": "last-week"} | _THIS_MONTHS).get(report.group(0).lower().rstrip("s"), "")
-        period = _PERIODIC.get(period.lower(), period)  # give me a weekly report: last week's, as 周报
-        return "report", [period] if period else []
-    return None
+    return spent_asked(said)
 
 
 _HOW_TO = lazy(
@@ -321,33 +227,6 @@ _OURS = lazy(
     r"|^(?:现在)?哪些(?:机器)?在跑[?？]?$",
     re.IGNORECASE,
 )
-_AMOUNT = r"(?P<amount>[$¥￥]?\s*\d[\d,.]*\s*(?:万|千|k)?\s*(?:元|块|美元|usd|cny)?)"
-# a project's (or the team's) monthly budget said as a sentence: llm的预算是2万, 把llm预算设为5万,
-# set llm budget to 20000, budget for llm is 20000
-_BUDGET_SET = lazy(
-    r"^(?:请|帮我|麻烦)?\s*(?:set\s+|把\s*|给\s*|为\s*|设置\s*|设定\s*)?(?:the\s+)?"
-    r"(?P<project>(?:(?!项目|预算|设置|设定|请|帮我|麻烦)[^\s的])+?)\s*(?:项目)?\s*的?\s*"
-    r"(?:设置|设定|设|定|加)?(?:一个|个)?(?:月度|每月的?)?\s*(?:monthly\s+)?(?:budget|预算)\s*"
-    r"(?:is|to|=|at|:|：|是|为|设为|设成|改成|改为|定为|定成|每月|一个月)*\s*"
-    rf"{_AMOUNT}\s*(?:a month|per month|/month)?$",
-    re.IGNORECASE,
-)
-_BUDGET_FOR = lazy(
-    rf"^(?:set\s+)?(?:the\s+)?(?:monthly\s+)?budget\s+(?:for|of)\s+(?P<project>\S+)\s+(?:is|to|=|at)?\s*{_AMOUNT}"
-    r"\s*(?:a month|per month|/month)?$",
-    re.IGNORECASE,
-)
-_BUDGET_VERB = lazy(  # the verb and the word first: 设置预算 llm 50000, 设定预算 给 llm 5万; none named: the team's
-    r"^(?:请|帮我)?(?:设置|设定|设|定)(?:一个|一下)?(?:月度|每月的?)?预算\s*(?:给|为)?\s*"
-    rf"(?:(?P<project>[^\s\d$¥￥]\S*?)\s*(?:项目)?\s+)?(?:为|是|=)?\s*{_AMOUNT}$",
-    re.IGNORECASE,
-)
-_BUDGET_OF = lazy(  # the amount first: set a budget of $5000 for llm, a $5000 budget for llm
-    rf"^(?=.*\bbudget\b)(?:set\s+|give\s+)?(?:a|the)?\s*(?:monthly\s+)?(?:budget\s+(?:of\s+)?)?{_AMOUNT}"
-    r"(?:\s+budget)?"
-    r"\s+(?:for|to)\s+(?:project\s+)?(?P<project>\S+?)\s*(?:a month|per month|/month)?$",
-    re.IGNORECASE,
-)
 _BUDGET = lazy(r"预算|\bbudgets?\b", re.IGNORECASE)
 _STORAGE_LIST = lazy(
     r"(?:我们|团队)?(?:有哪些|有什么|哪些|所有的?|全部的?)?(?:存储|磁盘|云盘|硬盘)(?:列表|清单|有哪些|都有哪些)?[?？]?"
@@ -367,48 +246,6 @@ _BALANCE = lazy(
     r"|(?:钱|余额|额度)(?:什么时候|啥时候|多久|几天)?(?:会|能)?(?:用完|花光)",
     re.IGNORECASE,
 )
-_SPENT = lazy(
-    r"(?:一共|总共)?花了?多少(?:钱)?|花费|开销|花销|花钱最多|花得最多|最花钱|花的钱最多"
-    r"|how much (?:did|have) we spen[dt]|what (?:did|have) we spen[dt]|spending|spent|spends?(?: the)? most"
-    r"|(?:what(?:'s| is) )?(?:our|the|total|the team'?s) spend(?![a-z])"
-    r"|(?<![a-z])spend(?= by\b)",
-    re.IGNORECASE,
-)
-_EACH_PROJECT = lazy(  # spend asked of every project (各项目花了多少, spend by project): the report says each's
-    r"(?:哪个|哪些|每个|各个?|所有)项目(?:的|都|分别|各)*|(?<![a-z])(?:which|each|every|per|by)\s+projects?(?![a-z])",
-    re.IGNORECASE,
-)
-_PROJECT = lazy(  # a project named in a spend question: llm项目, 项目llm, on llm, on project llm; a name glued to the
-    # Chinese words around it (这个月llm花了多少, llm上周花了多少): a Latin name is no Chinese period's word
-    r"(?P<a>[A-Za-z0-9][A-Za-z0-9_\-]*)\s*项目|项目\s*(?P<b>[A-Za-z0-9][A-Za-z0-9_\-]*)"
-    r"|(?<=[\u4e00-\u9fff])(?P<d>[A-Za-z][A-Za-z0-9_\-]*)(?![A-Za-z0-9_\-])|^(?P<e>[A-Za-z][A-Za-z0-9_\-]*)(?=[\u4e00-\u9fff])"
-    r"|(?<![a-z])(?:on|for)\s+(?:the\s+)?(?:project\s+)?(?P<c>(?!this\b|last\b|the\b)[A-Za-z0-9][A-Za-z0-9_\-]*)",
-    re.IGNORECASE,
-)
-_WHAT_COST = lazy(
-    r"^(?:what|how much) did (?:project )?(?P<project>(?!we\b|it\b|that\b|this\b)[A-Za-z0-9][\w-]*) cost(?:\s+us)?"
-    r"(?P<rest>.*?)\??$",
-    re.IGNORECASE,
-)
-# a bill asked for (导出账单, 上个月的账单, export the bill): the report, whose CSV is its rows, this month's when no
-# period is said
-_REPORT = lazy(
-    r"报表|报告|账单|费用明细|周报(?![表告])|月报(?![表告])|(?<![a-z])(?:reports?|bills?|invoices?)(?![a-z])",
-    re.IGNORECASE,
-)
-_THIS_MONTHS = dict.fromkeys(("月报", "账单", "费用明细", "bill", "invoice"), "this-month")
-_PERIODIC = {"weekly": "last-week", "monthly": "this-month"}
-_REPORT_ASKED = lazy(  # the words around a report's period (看一下上个月的报表, show me last month's report)
-    r"看一下|看看|查一下|发一下|发个|给我|导出|下载|打印|一下|的|呢|吗|吧|？|\?|'s(?![a-z])"
-    r"|(?<![a-z])(?:the|show|me|please|send|get|our|give|a|can|you|i|want|export|download|what|does|do|say|says"
-    r"|as|in|csv|excel|file)(?![a-z])|导出为|csv|excel|表格|文件",
-    re.IGNORECASE,
-)
-_ASKED = lazy(  # the question's words around the period of a spend question
-    r"我们|咱们|大家|团队|一共|总共|了|的|呢|啊|吗|？|\?|'s(?![a-z])"  # last week's spend: last week
-    r"|(?<![a-z])(?:we|in|this(?! week| month)|the|so far)(?![a-z])",  # `this month` is the period
-    re.IGNORECASE,
-)
 
 
 def _balance_said(said: str) -> list[str] | None:
@@ -418,45 +255,3 @@ def _balance_said(said: str) -> list[str] | None:
     if left is None or (left["provider"] or left["provider_after"]).lower() not in PROVIDER_NAMES:
         return None
     return [left["provider"] or left["provider_after"], *(left["amount"] or left["amount_first"]).split()]
-
-
-def _budget_set(said: str) -> re.Match[str] | None:
-    """A budget set in a sentence: its project and amount (llm的预算是2万, 给llm项目设置预算5万, 设置预算 llm 50000,
-    set a budget of $5000 for llm)."""
-    for pattern in (_BUDGET_SET, _BUDGET_VERB, _BUDGET_FOR, _BUDGET_OF):
-        if (found := pattern.match(said)) is not None:
-            return found
-    return None
-
-
-def _gpu_first(said: str) -> tuple[str, list[str]] | None:
-    """A message that starts with a GPU: alone, its prices (`A100`, `A100 40G`); with a run after it, that run's
-    quote (`H100 跑一周`, `8卡A100 包月`); None otherwise (`A100 哈哈` stays unknown)."""
-    words = gpu_words(said.split())
-    at = gpu_at(words)
-    gpu = _gpu_in(said)
-    if at is None or at[0] != 0 or gpu is None:
-        return None
-    after = words[at[1] :]
-    if not after:
-        return "prices", [gpu]
-    return ("quote", words) if _run_said(after) else None
-
-
-def _gpu_in(text: str) -> str | None:
-    """The one GPU a price question names (`A100多少钱`, `4090 价格`, `how much is an H100 per hour`)."""
-    found = _gpus_in(text)
-    return found[0] if len(found) == 1 else None
-
-
-def _gpus_in(text: str) -> list[str]:
-    """The GPUs a question names, in the order said (`A100和H100哪个划算`: A100-80GB, H100-80GB)."""
-    return gpus_in(_PRICE_WORDS.compiled.sub(" ", _WHICH.compiled.sub(" ", text)).split())  # "A100 40G": 40 GB
-
-
-# two cards weighed against each other, and the words between them (A100和H100哪个划算, A100 vs H100, A100 or H100)
-_WHICH = lazy(
-    r"哪个|哪一个|哪款|哪张|哪种|更|划算|便宜|还是|对比|比较|相比|和|与|跟|或者?|[,，、]"
-    r"|(?<![a-z0-9])(?:vs\.?|versus|or|and|which|cheaper|better|compared?(?: to| with)?)(?![a-z0-9])",
-    re.IGNORECASE,
-)

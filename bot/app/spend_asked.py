@@ -1,0 +1,118 @@
+"""A question of money spent or set aside, said in words: what was spent in a period or on a project
+(`本月花了多少钱`, `这个月llm花了多少`, `what did llm cost last month`), a report by another word (`报表`, `周报`,
+`导出账单`), a budget set in a sentence (`给llm项目设置预算5万`, `set a budget of $5000 for llm`). Part of free_words
+(bot/app/free_words.py)."""
+
+from __future__ import annotations
+
+import re
+
+from rules.patterns import lazy
+
+_AMOUNT = r"(?P<amount>[$¥￥]?\s*\d[\d,.]*\s*(?:万|千|k)?\s*(?:元|块|美元|usd|cny)?)"
+
+
+# a project's (or the team's) monthly budget said as a sentence: llm的预算是2万, 把llm预算设为5万,
+# set llm budget to 20000, budget for llm is 20000
+_BUDGET_SET = lazy(
+    r"^(?:请|帮我|麻烦)?\s*(?:set\s+|把\s*|给\s*|为\s*|设置\s*|设定\s*)?(?:the\s+)?"
+    r"(?P<project>(?:(?!项目|预算|设置|设定|请|帮我|麻烦)[^\s的])+?)\s*(?:项目)?\s*的?\s*"
+    r"(?:设置|设定|设|定|加)?(?:一个|个)?(?:月度|每月的?)?\s*(?:monthly\s+)?(?:budget|预算)\s*"
+    r"(?:is|to|=|at|:|：|是|为|设为|设成|改成|改为|定为|定成|每月|一个月)*\s*"
+    rf"{_AMOUNT}\s*(?:a month|per month|/month)?$",
+    re.IGNORECASE,
+)
+_BUDGET_FOR = lazy(
+    rf"^(?:set\s+)?(?:the\s+)?(?:monthly\s+)?budget\s+(?:for|of)\s+(?P<project>\S+)\s+(?:is|to|=|at)?\s*{_AMOUNT}"
+    r"\s*(?:a month|per month|/month)?$",
+    re.IGNORECASE,
+)
+_BUDGET_VERB = lazy(  # the verb and the word first: 设置预算 llm 50000, 设定预算 给 llm 5万; none named: the team's
+    r"^(?:请|帮我)?(?:设置|设定|设|定)(?:一个|一下)?(?:月度|每月的?)?预算\s*(?:给|为)?\s*"
+    rf"(?:(?P<project>[^\s\d$¥￥]\S*?)\s*(?:项目)?\s+)?(?:为|是|=)?\s*{_AMOUNT}$",
+    re.IGNORECASE,
+)
+_BUDGET_OF = lazy(  # the amount first: set a budget of $5000 for llm, a $5000 budget for llm
+    rf"^(?=.*\bbudget\b)(?:set\s+|give\s+)?(?:a|the)?\s*(?:monthly\s+)?(?:budget\s+(?:of\s+)?)?{_AMOUNT}"
+    r"(?:\s+budget)?"
+    r"\s+(?:for|to)\s+(?:project\s+)?(?P<project>\S+?)\s*(?:a month|per month|/month)?$",
+    re.IGNORECASE,
+)
+_SPENT = lazy(
+    r"(?:一共|总共)?花了?多少(?:钱)?|花费|开销|花销|花钱最多|花得最多|最花钱|花的钱最多"
+    r"|how much (?:did|have) we spen[dt]|what (?:did|have) we spen[dt]|spending|spent|spends?(?: the)? most"
+    r"|(?:what(?:'s| is) )?(?:our|the|total|the team'?s) spend(?![a-z])"
+    r"|(?<![a-z])spend(?= by\b)",
+    re.IGNORECASE,
+)
+_EACH_PROJECT = lazy(  # spend asked of every project (各项目花了多少, spend by project): the report says each's
+    r"(?:哪个|哪些|每个|各个?|所有)项目(?:的|都|分别|各)*|(?<![a-z])(?:which|each|every|per|by)\s+projects?(?![a-z])",
+    re.IGNORECASE,
+)
+_PROJECT = lazy(  # a project named in a spend question: llm项目, 项目llm, on llm, on project llm; a name glued to the
+    # Chinese words around it (这个月llm花了多少, llm上周花了多少): a Latin name is no Chinese period's word
+    r"(?P<a>[A-Za-z0-9][A-Za-z0-9_\-]*)\s*项目|项目\s*(?P<b>[A-Za-z0-9][A-Za-z0-9_\-]*)"
+    r"|(?<=[\u4e00-\u9fff])(?P<d>[A-Za-z][A-Za-z0-9_\-]*)(?![A-Za-z0-9_\-])|^(?P<e>[A-Za-z][A-Za-z0-9_\-]*)(?=[\u4e00-\u9fff])"
+    r"|(?<![a-z])(?:on|for)\s+(?:the\s+)?(?:project\s+)?(?P<c>(?!this\b|last\b|the\b)[A-Za-z0-9][A-Za-z0-9_\-]*)",
+    re.IGNORECASE,
+)
+_WHAT_COST = lazy(
+    r"^(?:what|how much) did (?:project )?(?P<project>(?!we\b|it\b|that\b|this\b)[A-Za-z0-9][\w-]*) cost(?:\s+us)?"
+    r"(?P<rest>.*?)\??$",
+    re.IGNORECASE,
+)
+
+
+# a bill asked for (导出账单, 上个月的账单, export the bill): the report, whose CSV is its rows, this month's when no
+# period is said
+_REPORT = lazy(
+    r"报表|报告|账单|费用明细|周报(?![表告])|月报(?![表告])|(?<![a-z])(?:reports?|bills?|invoices?)(?![a-z])",
+    re.IGNORECASE,
+)
+_THIS_MONTHS = dict.fromkeys(("月报", "账单", "费用明细", "bill", "invoice"), "this-month")
+_PERIODIC = {"weekly": "last-week", "monthly": "this-month"}
+_REPORT_ASKED = lazy(  # the words around a report's period (看一下上个月的报表, show me last month's report)
+    r"看一下|看看|查一下|发一下|发个|给我|导出|下载|打印|一下|的|呢|吗|吧|？|\?|'s(?![a-z])"
+    r"|(?<![a-z])(?:the|show|me|please|send|get|our|give|a|can|you|i|want|export|download|what|does|do|say|says"
+    r"|as|in|csv|excel|file)(?![a-z])|导出为|csv|excel|表格|文件",
+    re.IGNORECASE,
+)
+_ASKED = lazy(  # the question's words around the period of a spend question
+    r"我们|咱们|大家|团队|一共|总共|了|的|呢|啊|吗|？|\?|'s(?![a-z])"  # last week's spend: last week
+    r"|(?<![a-z])(?:we|in|this(?! week| month)|the|so far)(?![a-z])",  # `this month` is the period
+    re.IGNORECASE,
+)
+
+
+def period(rest: str) -> str:
+    """The period a spend or waste question names once its own words are taken out; this month's where none."""
+    return " ".join(_ASKED.compiled.sub(" ", rest).split()) or "this-month"
+
+
+def spent_asked(said: str) -> tuple[str, list[str]] | None:
+    """A question of what was spent, by a project or in a period, or a report asked by another word: that report."""
+    if (cost := _WHAT_COST.match(said)) is not None:  # what did llm cost last month: that project's report
+        return "report", [period(cost["rest"]), f"project={cost['project']}"]
+    if _SPENT.search(said):  # 本月花了多少钱, 上周花了多少: that period's report (this month's, none said)
+        # 各项目花了多少, which project spends the most: the report, which says each project's spend
+        rest = _EACH_PROJECT.compiled.sub(" ", _SPENT.compiled.sub(" ", said))
+        project = _PROJECT.search(rest)  # llm项目这个月花了多少, what did we spend on llm: that project's
+        if project is not None:
+            rest = rest[: project.start()] + " " + rest[project.end() :]
+        named = [f"project={next(g for g in project.groups() if g)}"] if project is not None else []
+        return "report", [period(rest), *named]
+    if (report := _REPORT.search(said)) is not None:  # 上个月的报表, 周报, last month's report: that period's report
+        when = " ".join(_REPORT_ASKED.compiled.sub(" ", _REPORT.compiled.sub(" ", said)).split())
+        when = when or ({"周报": "last-week"} | _THIS_MONTHS).get(report.group(0).lower().rstrip("s"), "")
+        when = _PERIODIC.get(when.lower(), when)  # give me a weekly report: last week's, as 周报
+        return "report", [when] if when else []
+    return None
+
+
+def budget_set(said: str) -> re.Match[str] | None:
+    """A budget set in a sentence: its project and amount (llm的预算是2万, 给llm项目设置预算5万, 设置预算 llm 50000,
+    set a budget of $5000 for llm)."""
+    for pattern in (_BUDGET_SET, _BUDGET_VERB, _BUDGET_FOR, _BUDGET_OF):
+        if (found := pattern.match(said)) is not None:
+            return found
+    return None
