@@ -290,6 +290,8 @@ def test_said_as_english_speaking_teams_say_it(tmp_path: Path) -> None:
         chat.command("release box1 and box3")
         rentals = Rentals(chat.deps.store)
         assert all(rentals.instance(TEAM, n).released_at is not None for n in ("box1", "box3"))  # type: ignore[union-attr]
+        gone = chat.command("box1花了多少钱")  # released: still its line of the list (a period named box1 before)
+        assert "**box1**" in gone and "已释放" in gone, gone
 
 
 @pytest.mark.parametrize("platform", ["feishu", "dingtalk", "wecom"])
