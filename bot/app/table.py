@@ -246,7 +246,7 @@ def _run(inv: Invocation, tokens: list[str]) -> None:
         start(inv)
         return
     handler = SUBCOMMANDS.get(tokens[0].lower())
-    if handler not in (act.act, help_) and AUTO_STOP.search(" ".join(tokens)):  # 闲置超过2小时自动关机
+    if handler is None and AUTO_STOP.search(" ".join(tokens)):  # 闲置超过2小时自动关机 (not `idle`'s words)
         act.asked(inv)  # the policy and how `act stop` works: a stop policy is never set from words
         return
     if handler is None and (glued := glued_name(tokens[0])) is not None:  # `报价A100 4x14`: typed without a space
