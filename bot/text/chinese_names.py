@@ -30,7 +30,9 @@ CHINESE_NAMES: dict[str, str] = {
 
 # a switch and `act`'s modes, by their words in either language (`remind 关闭`, `report 开启`, `act 停机`): each
 # was refused naming off, on, notify or stop
-SWITCH_WORDS = dict.fromkeys(("off", "关闭", "关掉", "停止"), "off") | dict.fromkeys(("on", "开启", "打开"), "on")
+SWITCH_WORDS = dict.fromkeys(("off", "关闭", "关掉", "停止", "关了", "关掉吧"), "off") | dict.fromkeys(
+    ("on", "开启", "打开", "开了", "恢复", "重新开启"), "on"
+)  # 把提醒关了, 提醒恢复: as people say a switch
 ACT_MODES = (
     dict.fromkeys(("关闭", "不处理"), "off")
     | dict.fromkeys(("提醒", "通知", "只提醒"), "notify")

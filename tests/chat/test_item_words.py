@@ -233,6 +233,7 @@ def test_said_as_chinese_teams_say_it_with_a_verb_or_a_courtesy_glued(tmp_path: 
         chat.command("设置预算 cv 30000")
         assert sorted(Budgets(chat.deps.store).of(TEAM)) == [("cv", "CNY"), ("llm", "CNY")]
         assert "10:00" in chat.command("把提醒改到每天早上10点")
+        assert "提醒已关闭" in chat.command("把提醒关了")  # 关了 is a switch's off, as 关闭 is
         assert "预付余额" in chat.command("余额还有多少") and "balance 平台 金额" in chat.command("余额还有多少")
         assert "¥60/小时" in chat.command("训练机 每天多少钱")
         chat.h.clock.advance(minutes=5)  # type: ignore[attr-defined]
