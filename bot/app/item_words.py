@@ -151,8 +151,9 @@ _WHOSE_SET = (
     ),
     (
         lazy(
-            r"^(?:交给|转给|移交给|归|是|hand(?:ed)? (?:it )?to|give (?:it )?to|belongs to|is owned by|is now owned by)"
-            r"\s*(?P<value>@\S+?|\S+?)(?:负责|的)?$",
+            r"^(?:交给|转给|移交给|hand(?:ed)? (?:it )?to|give (?:it )?to|belongs to|is owned by|is now owned by)"
+            r"\s*(?P<value>\S+?)(?:负责|的)?$"
+            r"|^归\s*(?P<mention>@\S+?)(?:负责|的|管)?$",  # 训练机 归 @李雷: a person named with @ only
             re.I,
         ),
         "owner",
@@ -184,7 +185,7 @@ def whose_set(text: str, name: str) -> str | None:
         said = pattern.match(rest)
         if said is not None:
             field = key or ("project" if said["key"].lower() in ("项目", "project") else "owner")
-            return f"{field}={said['value']}"
+            return f"{field}={said['value'] or said['mention']}"
     return None
 
 

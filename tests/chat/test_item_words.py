@@ -281,6 +281,9 @@ def test_said_as_english_speaking_teams_say_it(tmp_path: Path) -> None:
         assert "**box1**" in chat.command("how much did box1 cost yesterday")
         assert "**box1**" in chat.command("what's running right now")
         before = Rentals(chat.deps.store).instance(TEAM, "box2")
+        chat.command("box2是A100")  # no owner named A100: 是 sets nobody
+        same = Rentals(chat.deps.store).instance(TEAM, "box2")
+        assert before is not None and same is not None and same.owner == before.owner
         assert "box2" in chat.command("box2 belongs to @someone02")
         after = Rentals(chat.deps.store).instance(TEAM, "box2")
         assert before is not None and after is not None and after.owner != before.owner
