@@ -254,14 +254,6 @@ def open_cache(settings: Settings, sources: list[Source]) -> PriceDb:
     return db
 
 
-def team_worth(settings: Settings) -> Worth:
-    """The team's amounts on its currency (GPU_ADVISOR_CURRENCY) at the rate a quote takes, for ordering only."""
-    from pricing.worth import cache_worth
-
-    prices = settings.prices
-    return cache_worth(settings.files.db, settings.files.currency, prices.usd_cny, prices.usd_cny_date)
-
-
 @dataclass
 class PriceBook:
     """Quotes, cached offers and source status for one set of settings and sources. Its policy prices quotes and
@@ -366,7 +358,9 @@ class PriceBook:
         return Money(currency, fx, fx.euro)
 
     def worth(self) -> Worth:
-        """The team's amounts on one scale (GPU_ADVISOR_CURRENCY), for ordering (pricing/worth.py)."""
+        """The team's amounts on one scale (GPU_ADVISOR_CURRENCY), for ordering (bot/settings/worth.py)."""
+        from bot.settings.worth import team_worth
+
         return team_worth(self.settings)
 
     def priced_gpus(self) -> list[str]:

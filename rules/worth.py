@@ -20,7 +20,8 @@ Convert = Callable[[float, str], float | None]
 class Worth:
     """Amounts on the scale of `home` (the team's currency): `one(amount, currency)`, `of({currency: amount})`.
     `converter` makes the conversion when first needed (it may read a file); without one every amount is its bare
-    number (RAW: the order before there were rates)."""
+    number (RAW: the order before there were rates). Two threads asking at once may each make the conversion: the
+    same rate, read twice."""
 
     def __init__(self, home: str | None = None, converter: Callable[[], Convert] | None = None) -> None:
         self.home = home

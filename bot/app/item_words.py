@@ -235,7 +235,8 @@ def reading(store: Store, team: str, text: str) -> tuple[str, str] | None:
             return name, "bill " + " ".join(basis)
         then = _state_then(rest.replace("at=", "")) if found is None else None
         return (name, f"{then[0]} {then[1]}") if then is not None else found
-    gone = _first(text, [i.name for i in Rentals(store).instances(team) if i.released_at is not None])
+    asks = _COST.search(text) or _WHOSE.search(text)  # only then are the released read (every instance ever)
+    gone = _first(text, [i.name for i in Rentals(store).instances(team) if i.released_at is not None]) if asks else None
     if gone is not None and (_COST.fullmatch(rest := _rest(text, gone)) or _WHOSE.fullmatch(rest)):
         return gone, "whose"  # 训练机花了多少钱 once released: its line of the list (a period named 训练机 before)
     kept = _first(text, [s.name for s in Rentals(store).storage(team, kept_only=True)])

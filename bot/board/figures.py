@@ -32,6 +32,7 @@ from rules.idle import Activity
 from rules.metering import Timelines
 from rules.periods import month_days
 from rules.report import Report, Unsummed
+from rules.worth import RAW, Worth
 
 if TYPE_CHECKING:
     from bot.digest.send import Seen
@@ -98,9 +99,10 @@ def board(deps: Deps, team: str, channel: str | None, now: datetime, names: Name
         sensed = pool.submit(seen, rentals, running, now, deps.policy.idle)
         with deps.store.reading() as conn:
             marker = moves(conn)  # before the timelines: days the report makes from them are kept unless it moves
-        idle = pool.submit(_idle_now, deps, rentals, team, channel, mine, now, zone, since, sensed)
+        worth = deps.prices.worth()  # one scale for both: the cache's rate read once, where a foreign amount asks
+        idle = pool.submit(_idle_now, deps, rentals, team, channel, mine, now, zone, since, sensed, worth)
         made.week, made.month, made.currency, made.days = _periods(
-            deps, rentals, team, channel, now, zone, shown, (None, marker)
+            deps, rentals, team, channel, now, zone, shown, (None, marker), worth
         )
         made.idle = idle.result()
     projects = {i.project or "" for i in mine} | {s.project or "" for s in rentals.storage(team, channel=channel)}
@@ -168,13 +170,14 @@ def _periods(
     zone: ZoneInfo,
     shown: DaysShown,
     read: tuple[Timelines | None, int],
+    worth: Worth = RAW,
 ) -> tuple[dict[str, Any], dict[str, Any], str, list[dict[str, Any]]]:
     """The seven days ending today and this month, from one report over both (a day's figures are its own), and
     the chart's days. `read`: the timelines (None: the report reads those of the days it makes), and the kept days'
     marker as read before them. The report's rows are the week's (the chart's): the month's earlier days of the
     instances whose every day is kept and true are added up by the database alone; where those sums cannot be read
     as the report made them, it is made again with every row."""
-    busy, worth = deps.policy.idle.utilisation_max_pct, deps.prices.worth()
+    busy = deps.policy.idle.utilisation_max_pct
 
     def figures(rows_from: date | None) -> tuple[dict[str, Any], dict[str, Any], str, list[dict[str, Any]]]:
         both = compose(rentals, team, shown.start, shown.last, zone=zone, now=now, busy_above_pct=busy,
@@ -201,6 +204,7 @@ def _idle_now(
     zone: ZoneInfo,
     since: datetime,
     sensed: Future[Seen],
+    worth: Worth,
 ) -> list[dict[str, Any]]:
     """The digest's idle and memory-held instances of these channels now: since when, and what they billed since.
 
@@ -240,7 +244,7 @@ def _idle_now(
         }
         for where, news in shown
     ]
-    worth = deps.prices.worth()  # dollars and yuan on the team's currency, for the order only
+    # dollars and yuan on the team's currency, for the order only
     return sorted(rows, key=lambda r: (-worth.one(r["billed_since"], r["currency"]), r["item"]))
 
 

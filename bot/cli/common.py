@@ -18,7 +18,6 @@ if TYPE_CHECKING:
 
     from bot.settings import Settings
     from rules.policy import Policy
-    from rules.worth import Worth
 
 PolicyOpt = Annotated[Path | None, typer.Option("--policy", help="Policy YAML file (default: bundled).")]
 LangOpt = Annotated[
@@ -91,15 +90,6 @@ def load_settings(*, terminal: bool = True, **overrides: object) -> Settings:
     if terminal and lang is None:
         given["lang"] = terminal_lang(settings)
     return settings.with_flat(**given) if given else settings
-
-
-def team_worth(settings: Settings) -> Worth:
-    """The team's amounts on its currency at the rate a quote takes, to order rows only (rules/worth.py); the price
-    cache is read when an amount in another currency first asks, and the price book is not built."""
-    from pricing.worth import cache_worth
-
-    prices = settings.prices
-    return cache_worth(settings.files.db, settings.files.currency, prices.usd_cny, prices.usd_cny_date)
 
 
 @dataclass(frozen=True)

@@ -39,9 +39,9 @@ def idle(
         lifecycle_line,
         storage_line,
     )
-    from bot.cli.common import team_worth
     from bot.digest.now import digests_now, has_news
     from bot.digest.send import channels_of
+    from bot.settings.worth import team_worth
     from bot.state.schedules import Schedules
     from bot.text import t
     from bot.text.spans import plain_text

@@ -36,10 +36,10 @@ def remind(
     settings = load_settings(lang=lang)
     if not now:
         raise fail(t("cli.remind_needs_now", settings.files.lang))
-    from bot.cli.common import team_worth
     from bot.digest.budget_alerts import check_budgets
     from bot.digest.due import board_links
     from bot.digest.send import send_digests
+    from bot.settings.worth import team_worth
     from bot.state.digest_sends import Sends
     from bot.state.schedules import Schedules
 

@@ -446,7 +446,7 @@ def list_rentals(
     storage = [s for s in rentals.storage(team) if everything or not s.hidden_by]
     billed, stored = _billed(rentals, instances, storage, settings, team)
     if dearest:  # dollars and yuan on the team's currency, only for the order (as chat's `list dearest`)
-        from bot.cli.common import team_worth
+        from bot.settings.worth import team_worth
 
         worth = team_worth(settings)
         instances, billed = _by_spend(instances, billed, worth)

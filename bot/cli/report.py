@@ -88,9 +88,9 @@ def report(
     as_json: JsonOpt = False,
 ) -> None:
     """Who and which project left cards idle over a period, and what it cost."""
-    from bot.cli.common import team_worth
     from bot.report.compose import as_json as report_json
     from bot.report.compose import compose
+    from bot.settings.worth import team_worth
 
     settings = load_settings(lang=lang)
     zone = ZoneInfo(settings.digest.remind_tz)
