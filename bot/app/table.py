@@ -8,9 +8,7 @@ recommendation at once; anything else: a specific error naming the word, answere
 from __future__ import annotations
 
 import difflib
-import logging
 import re
-import uuid
 from collections.abc import Callable
 
 from bot.app import (
@@ -28,15 +26,15 @@ from bot.app import (
     report,
     track,
 )
+from bot.app.bug_said import bug_said
 from bot.app.free_words import AUTO_STOP, free_words
 from bot.app.invocation import CommandError, Form, Invocation
 from bot.chat import conversation, inline
 from bot.chat.ids import SubCommand
 from bot.chat.message import plain
-from bot.chat.port import ChatError, Place
+from bot.chat.port import Place
 from bot.fields.metering import PROVIDER_NAMES
 from bot.state import Conversation
-from bot.state.store import StoreUnavailable
 from bot.text import Lang, t
 from bot.text.chinese_names import CHINESE_NAMES
 from bot.text.format import literal
@@ -44,8 +42,6 @@ from bot.text.spans import mention
 from rules.errors import UnknownGPU
 from rules.gpus import gpus_in
 from rules.patterns import has_han, lazy
-
-log = logging.getLogger(__name__)
 
 MAX_TEXT = 4000  # longer than any set of answers; the text is not even split beyond it
 START_WORDS = ("advise", "start", "开始", "建议")  # a profile, as typing nothing starts one
@@ -192,19 +188,13 @@ def run(inv: Invocation, text: str) -> None:
 
 def run_answered(inv: Invocation, text: str, see_help: str) -> None:
     """`run` for a chat whose work is redone when it fails (Feishu, DingTalk, WeCom; Slack's errors go to bolt's
-    handler): bad input is said with `see_help`, where the help is; an unexpected error (a bug) is said with an id the
-    log has, and the work is done, since redone it would fail again: uncaught, it was left to be redone and never
-    answered (an unknown GPU among quote's words). A chat or the state that cannot be reached is left to be redone."""
-    try:
-        run(inv, text)
-    except CommandError as exc:
-        inv.answer(plain(f"{exc}\n{see_help}", inv.lang))
-    except (ChatError, StoreUnavailable, OSError):
-        raise
-    except Exception:
-        ref = uuid.uuid4().hex[:8]
-        log.exception("unexpected error (error id %s) in a sub-command", ref)
-        inv.answer(plain(t("slack.error", inv.lang, ref=ref), inv.lang))
+    handler): bad input is said with `see_help`, where the help is; a bug with an id the log has (bot/app/bug_said.py:
+    an unknown GPU among quote's words was left to be redone and never answered)."""
+    with bug_said(lambda said: inv.answer(plain(said, inv.lang)), inv.lang, "a sub-command"):
+        try:
+            run(inv, text)
+        except CommandError as exc:
+            inv.answer(plain(f"{exc}\n{see_help}", inv.lang))
 
 
 _POLITE_BEFORE = frozenset(("please", "pls", "plz", "kindly", "请", "麻烦", "帮我", "帮忙"))

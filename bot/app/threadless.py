@@ -11,6 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from bot.app import card_again, item_words, memory_asked, table
+from bot.app.bug_said import bug_said
 from bot.app.buttons import Done, Press, Refusal, handler_for
 from bot.app.capture import SentFile
 from bot.app.free_words import free_words
@@ -114,19 +115,31 @@ def typed(
 ) -> None:
     """A message to the robot: an answer to the person's open profile here (a file: its capture), or a
     sub-command."""
-    if file is not None:
-        _sent_file(wing, deps, (team, channel, user), file, request_key)
+    lang, here = table.typed_lang(text, deps.settings.files.lang), Place(wing.chat.platform, team, channel)
+    taken = True  # by the profile; a bug there is said, and the message read no further
+    with bug_said(lambda said: wing.chat.post(here, lambda each: plain(said, each), lang), lang, "a message"):
+        taken = _profile_took(wing, deps, (team, channel, user), text, request_key, file)
+    if taken:
         return
+    inv = invocation(wing, deps, team, channel, user, lang, request_key, is_admin)
+    table.run_answered(inv, text, wing.line("see_help", lang))
+
+
+def _profile_took(
+    wing: Wing, deps: Deps, where: tuple[str, str, str], text: str, request_key: str | None, file: SentFile | None
+) -> bool:
+    """Whether the message was the person's open profile's (an answer, a file), or a file said where it goes."""
+    team, channel, user = where
+    if file is not None:
+        _sent_file(wing, deps, where, file, request_key)
+        return True
     words = text.split()
     if words and words[0].lower() not in table.SUBCOMMANDS:  # words that are no command answer an open profile
         convo = deps.conversations.open_for(team, channel, user)
         if convo is not None and convo.thread_ts and not _asks_instead(convo, text, deps):
             reply = ThreadMessage(team, channel, convo.thread_ts, user, text, None, request_key)
-            if on_thread_message(deps, wing.chat, wing.teller(Lang(convo.lang)), reply):
-                return
-    lang = table.typed_lang(text, deps.settings.files.lang)
-    inv = invocation(wing, deps, team, channel, user, lang, request_key, is_admin)
-    table.run_answered(inv, text, wing.line("see_help", lang))
+            return on_thread_message(deps, wing.chat, wing.teller(Lang(convo.lang)), reply)
+    return False
 
 
 def _asks_instead(convo: Conversation, text: str, deps: Deps) -> bool:
@@ -207,24 +220,25 @@ def pressed(
         text = form_line(wing, kind, initial, said_in)
         chat.post(Place(chat.platform, team, where_), lambda each: plain(text, each), said_in)
 
-    handler(
-        Press(
-            deps,
-            chat,
-            team=team,
-            channel=channel,
-            user=user,
-            action=action,
-            value=value,
-            lang=lang,
-            posted_in=lang,
-            message_id=card or None,
-            is_admin=is_admin,
-            is_member=lambda: True,  # a press comes from someone of the organisation it names
-            open_form=open_form,
-            refuse=refused,
-            show_done=show_done,
-            request_key=request_key,
+    with bug_said(refuse, lang, "a button press"):
+        handler(
+            Press(
+                deps,
+                chat,
+                team=team,
+                channel=channel,
+                user=user,
+                action=action,
+                value=value,
+                lang=lang,
+                posted_in=lang,
+                message_id=card or None,
+                is_admin=is_admin,
+                is_member=lambda: True,  # a press comes from someone of the organisation it names
+                open_form=open_form,
+                refuse=refused,
+                show_done=show_done,
+                request_key=request_key,
+            )
         )
-    )
     return True

@@ -13,6 +13,7 @@ import logging
 from typing import Any
 
 from bot.app import rentals, table
+from bot.app.bug_said import bug_said
 from bot.app.capture import SentFile
 from bot.app.invocation import Invocation
 from bot.app.thread import ThreadMessage, on_thread_message
@@ -106,6 +107,12 @@ def on_menu(deps: Deps, chat: FeishuChat, payload: dict[str, Any]) -> None:
     key, team, lang = str(event.get("event_key") or ""), team_of(payload), deps.settings.files.lang
     if not user:
         return
+    mine = Place(chat.platform, team, user)  # the person's chat with the bot
+    with bug_said(lambda said: chat.post(mine, lambda each: plain(said, each), lang), lang, "a menu entry"):
+        _menu_entry(deps, chat, key, team, user, lang)
+
+
+def _menu_entry(deps: Deps, chat: FeishuChat, key: str, team: str, user: str, lang: Lang) -> None:
     if key == MENU_NEW_PROFILE:
         conversation.start(deps, chat, team=team, channel=user, user=user, lang=lang)
     elif key == MENU_HELP:
@@ -175,7 +182,11 @@ def on_message(deps: Deps, chat: FeishuChat, payload: dict[str, Any], input_key:
     root = message.get("root_id")
     if root:  # a reply in a thread: an answer (or a capture) when the thread is a profile's
         reply = ThreadMessage(team, chat_id, str(root), user, text, sent_file(chat, message), input_key)
-        if on_thread_message(deps, chat, FeishuTeller(chat, deps.settings.files.lang), reply):
+        lang, thread = table.typed_lang(text, deps.settings.files.lang), Place(chat.platform, team, chat_id, str(root))
+        taken = True  # by the profile; a bug there is said, and the reply read no further
+        with bug_said(lambda said: chat.post(thread, lambda each: plain(said, each), lang), lang, "a reply"):
+            taken = on_thread_message(deps, chat, FeishuTeller(chat, deps.settings.files.lang), reply)
+        if taken:
             return
     # a profile's cards carry both languages (each reader sees their own): the default leads; a command's answer
     # is said in one, the language it was typed in
@@ -196,8 +207,9 @@ def on_card_action(deps: Deps, chat: FeishuChat, payload: dict[str, Any], input_
     context = event.get("context") or {}
     chat_id, message_id = str(context.get("open_chat_id") or ""), str(context.get("open_message_id") or "")
     team = FEISHU_PREFIX + str(operator.get("tenant_key") or (payload.get("header") or {}).get("tenant_key") or "")
-    form = forms.submitted(action_of)
+    form, lang = forms.submitted(action_of), deps.settings.files.lang
     if user and form is not None:
-        forms.on_submit(deps, chat, form, team, chat_id, message_id, user, input_key)
+        with bug_said(lambda said: chat.tell(Place(chat.platform, team, chat_id), user, said, lang), lang, "a form"):
+            forms.on_submit(deps, chat, form, team, chat_id, message_id, user, input_key)
     elif user and raw:
         press.on_press(deps, chat, action, raw, (team, chat_id, message_id), user, input_key)

@@ -8,6 +8,7 @@ from __future__ import annotations
 import logging
 
 from bot.app import card_again
+from bot.app.bug_said import bug_said
 from bot.app.buttons import Done, Press, Refusal, handler_for
 from bot.app.invocation import Form
 from bot.chat.port import ChatError, Place
@@ -40,9 +41,12 @@ def on_press(
     lang = Lang.named_or(plan.lang, deps.settings.files.lang)  # the chat's language: Feishu tells no user's
 
     def refuse(refusal: Refusal) -> None:
+        tell(refusal.said(lang))
+
+    def tell(said: str) -> None:
         # its owner named as an <at>, which Feishu shows by name (without notifying them in a card only one sees)
         try:
-            chat.tell(Place(chat.platform, team, chat_id), user, refusal.said(lang), lang)
+            chat.tell(Place(chat.platform, team, chat_id), user, said, lang)
         except ChatError as exc:  # nothing was done, so nothing is left to redo: said in the log instead
             log.warning("a refused press of %s was not told why (Feishu code %s)", user, exc.code)
 
@@ -57,23 +61,24 @@ def on_press(
         else:  # under the pressed card
             forms.send(chat, Place(chat.platform, team, chat_id, message_id or None), kind, initial, lang)
 
-    handler(
-        Press(
-            deps,
-            chat,
-            team=team,
-            channel=chat_id,
-            user=user,
-            action=action,
-            value=value,
-            lang=lang,
-            posted_in=lang,
-            message_id=message_id or None,
-            is_admin=lambda: chat.is_admin(user, chat_id),
-            is_member=lambda: True,  # a press comes from someone of the tenant it names
-            open_form=open_form,
-            refuse=refuse,
-            show_done=show_done,
-            request_key=input_key,
+    with bug_said(tell, lang, "a button press"):
+        handler(
+            Press(
+                deps,
+                chat,
+                team=team,
+                channel=chat_id,
+                user=user,
+                action=action,
+                value=value,
+                lang=lang,
+                posted_in=lang,
+                message_id=message_id or None,
+                is_admin=lambda: chat.is_admin(user, chat_id),
+                is_member=lambda: True,  # a press comes from someone of the tenant it names
+                open_form=open_form,
+                refuse=refuse,
+                show_done=show_done,
+                request_key=input_key,
+            )
         )
-    )
