@@ -38,6 +38,14 @@ class ParseError(RulesError, ValueError):
         super().__init__(f"{question}: {shown!r}: {why}. Accepted: {', '.join(accepted)}")
 
 
+# the problems of an answer to a question that needs one more word (`H800或者A800` on the GPU question: which one?):
+# the question asks it back, rather than the words being read as another question's answer or a question of their own
+NEEDS_ONE_MORE_WORD = frozenset(
+    ("which_gpu", "which_finetune", "which_training", "which_model_job", "which_parallel", "ambiguous_bound",
+     "ambiguous_overnight", "irregular")
+)  # fmt: skip
+
+
 class PolicyError(RulesError):
     """A policy file could not be used. The message names the file, the field and the problem."""
 

@@ -27,7 +27,7 @@ from bot.state import Conversation
 from bot.state.schedules import Schedules
 from bot.text import Lang
 from rules.answers import answer_in_context
-from rules.errors import ParseError
+from rules.errors import NEEDS_ONE_MORE_WORD, ParseError
 from rules.questions import skips
 
 
@@ -157,16 +157,8 @@ def _asks_instead(convo: Conversation, text: str, deps: Deps) -> bool:
             return True  # it is an answer that needs saying which, asked back
         glued = table.glued_name(text.split()[0]) if text.split() else None
         other = free_words(text) is not None or glued is not None or memory_asked.asked(text) is not None
-        return other and exc.problem not in _ANSWERED_UNCLEAR
+        return other and exc.problem not in NEEDS_ONE_MORE_WORD
     return False
-
-
-# an answer to the open question that needs one more word (`H800或者A800` on the GPU question: which one?): the
-# profile asks it, rather than the table answering it as a question of its own (both cards' prices)
-_ANSWERED_UNCLEAR = frozenset(
-    ("which_gpu", "which_finetune", "which_training", "which_model_job", "which_parallel", "ambiguous_bound",
-     "ambiguous_overnight", "irregular")
-)  # fmt: skip
 
 
 def unread(wing: Wing, deps: Deps, team: str, channel: str, text_lang: Lang | None = None) -> None:

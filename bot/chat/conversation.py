@@ -33,7 +33,7 @@ from rules.answers import (
     with_model_offered,
 )
 from rules.capture import Measured
-from rules.errors import ParseError
+from rules.errors import NEEDS_ONE_MORE_WORD, ParseError
 from rules.questions import Step, skips, steps
 
 SETTLE_POLL_S = 2.0  # conversations.replies is Slack's tier 3 (50+ a minute): one look every 2 s stays within it
@@ -240,7 +240,37 @@ def typed_answer(
     try:
         take_answer(deps, chat, convo, step.ask.key, answer, user, input_key)
     except ParseError as exc:
-        chat.post(place_of(chat, convo), partial(_parse_error, exc), Lang(convo.lang))
+        ahead, unclear = _the_next_answered(convo, step, answer, exc)
+        if ahead is None:
+            chat.post(place_of(chat, convo), partial(_parse_error, exc), Lang(convo.lang))
+        elif unclear is None:
+            record(convo, step, None)  # skipped, as the person did by answering the next question
+            take_answer(deps, chat, convo, ahead.ask.key, answer, user, input_key)
+        else:  # the next question's answer, needing one more word: skipped, the next asked, and asked back
+            take_answer(deps, chat, convo, step.ask.key, None, user, input_key)
+            chat.post(place_of(chat, convo), partial(_parse_error, unclear), Lang(convo.lang))
+
+
+def _the_next_answered(
+    convo: Conversation, step: Step, text: str | None, refused: ParseError
+) -> tuple[Step | None, ParseError | None]:
+    """The question after an optional one, when the words answer it instead (`10小时` on the kind of work, `A100`
+    on the phase: refused as the optional one's answer, they had to be typed again), with the next one's problem
+    when they need one more word there (`跑一晚上`: 10 h?). None when they answer neither, or are this question's
+    answer that needs one more word (asked back)."""
+    if step.required or text is None or refused.problem in NEEDS_ONE_MORE_WORD:
+        return None, None
+    answers = convo.answers
+    convo.answers = {**answers, step.ask.key: ""}
+    try:
+        ahead = current(convo)
+        if ahead is not None:
+            answer_in_context(ahead.ask.key, text, convo.values)
+        return ahead, None
+    except ParseError as exc:
+        return (ahead, exc) if exc.problem in NEEDS_ONE_MORE_WORD else (None, None)
+    finally:
+        convo.answers = answers
 
 
 def recommend(deps: Deps, convo: Conversation) -> Advice:

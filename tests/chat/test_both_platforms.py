@@ -402,6 +402,18 @@ def driving(platform: str, tmp_path: Path) -> Iterator[Driver]:
             yield WeComDriver(w)
 
 
+def told(chat: Driver) -> str:
+    """Everything a threadless chat's or Feishu's fake was given to show anyone: calls' bodies, cards, press
+    acknowledgements (what a test looks for in what was said, wherever it was said)."""
+    fake = chat.h.fake  # type: ignore[attr-defined]
+    if hasattr(fake, "acks"):  # DingTalk: cards (a message is a card) and what each press was answered
+        answered = [json.loads(ack.get("data") or "{}") for ack in fake.acks.values()]  # the SDK's ack: JSON text
+        return json.dumps([c.params for c in fake.cards.values()] + answered, ensure_ascii=False)
+    if hasattr(fake, "calls"):  # Feishu
+        return json.dumps([c.body for c in fake.calls], ensure_ascii=False)
+    return json.dumps([[s.card, s.text, s.updates] for s in fake.sent], ensure_ascii=False)  # WeCom
+
+
 PLATFORMS = pytest.mark.parametrize("platform", ["slack", "feishu", "dingtalk", "wecom"])
 
 
@@ -485,6 +497,31 @@ def test_an_optional_question_not_decided_yet_is_skipped_as_said(tmp_path: Path)
         chat.press(None)  # the kind of work skipped: the duration is asked, and is required
         chat.reply("不知道")
         assert "duration" not in chat.convo().answers
+
+
+@PLATFORMS
+def test_the_next_questions_answer_typed_at_an_optional_one_skips_it(platform: str, tmp_path: Path) -> None:
+    """`10小时` typed while the kind of work (optional) was asked was refused as no kind of work, though it answers the
+    next question: the optional one is skipped, as its Skip button does, and the words are the next one's answer.
+    `跑一晚上` (10 h?) skips it too and is asked back as the duration's; `no` answers neither and is refused."""
+    with driving(platform, tmp_path) as chat:
+        chat.start()
+        chat.reply("no")
+        assert "workload" not in chat.convo().answers
+        chat.reply("10小时")
+        answers = chat.convo().answers
+        assert (answers["workload"], answers["duration"]) == ("", "10小时"), answers
+        step = current(chat.convo())
+        assert step is not None and step.ask.key == "memory" and chat.convo().question_ts
+    with driving(platform, tmp_path / "unclear") as chat:
+        chat.start()
+        chat.reply("跑一晚上")
+        answers = chat.convo().answers
+        assert answers["workload"] == "" and "duration" not in answers, answers
+        step = current(chat.convo())
+        assert step is not None and step.ask.key == "duration" and chat.convo().question_ts
+        if platform != "slack":
+            assert "10h" in told(chat).split("跑一晚上")[-1], told(chat)  # asked back: is it 10 h?
 
 
 @PLATFORMS

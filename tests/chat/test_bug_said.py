@@ -5,7 +5,6 @@ pending, it fails). Injected here into the Released button and the typed answer.
 
 from __future__ import annotations
 
-import json
 import re
 from datetime import timedelta
 from pathlib import Path
@@ -14,26 +13,15 @@ import pytest
 
 from bot.app import buttons
 from bot.chat import conversation
-from tests.chat.test_both_platforms import STARTER, Driver, driving
+from tests.chat.test_both_platforms import STARTER, Driver, driving, told
 
 CHATS = pytest.mark.parametrize("platform", ["feishu", "dingtalk", "wecom"])
 
 
-def _told(chat: Driver) -> str:
-    """Everything the chat's fake was given to show anyone: calls' bodies, cards, press acknowledgements."""
-    fake = chat.h.fake  # type: ignore[attr-defined]
-    if hasattr(fake, "acks"):  # DingTalk: cards (a message is a card) and what each press was answered
-        answered = [json.loads(ack.get("data") or "{}") for ack in fake.acks.values()]  # the SDK's ack: JSON text
-        return json.dumps([c.params for c in fake.cards.values()] + answered, ensure_ascii=False)
-    if hasattr(fake, "calls"):  # Feishu
-        return json.dumps([c.body for c in fake.calls], ensure_ascii=False)
-    return json.dumps([[s.card, s.text, s.updates] for s in fake.sent], ensure_ascii=False)  # WeCom
-
-
 def _said_with_an_id(chat: Driver, before: str, caplog: pytest.LogCaptureFixture) -> None:
-    told, error_id = _told(chat), r"(?:错误编号|error id) `?([0-9a-f]{8})"  # a WeCom card shows no code spans
-    assert len(re.findall(error_id, told)) > len(re.findall(error_id, before)), told
-    ref = re.findall(error_id, told)[-1]
+    now, error_id = told(chat), r"(?:错误编号|error id) `?([0-9a-f]{8})"  # a WeCom card shows no code spans
+    assert len(re.findall(error_id, now)) > len(re.findall(error_id, before)), now
+    ref = re.findall(error_id, now)[-1]
     assert any(ref in r.getMessage() and r.exc_info for r in caplog.records)
     assert not chat.deps.inbox.pending(timedelta(days=1))  # type: ignore[attr-defined]
 
@@ -49,7 +37,7 @@ def test_a_bug_behind_a_button_is_said_to_the_presser(
     monkeypatch.setitem(buttons.BUTTONS, "rental_released", _bug)
     with driving(platform, tmp_path) as chat:
         chat.digest()
-        before = _told(chat)
+        before = told(chat)
         chat.press_released(STARTER)  # waits for the work to be done
         _said_with_an_id(chat, before, caplog)
         assert not chat.released()
@@ -62,7 +50,7 @@ def test_a_bug_taking_an_answer_is_said_where_it_was_typed(
     with driving(platform, tmp_path) as chat:
         chat.start()
         monkeypatch.setattr(conversation, "typed_answer", _bug)
-        before = _told(chat)
+        before = told(chat)
         chat.reply("about 10 hours")
         _said_with_an_id(chat, before, caplog)
-        assert "unknown sub-command" not in _told(chat)  # nor read as one after the bug ('about')
+        assert "unknown sub-command" not in told(chat)  # nor read as one after the bug ('about')
