@@ -43,16 +43,18 @@ def keep_and_send(
     *,
     first: Callable[[], None] | None = None,
     stays_pending: Callable[[Exception], bool] = lambda _exc: True,
+    part: int = 0,
 ) -> None:
     """The message updated, kept first under its own key and `kind` (the chat's, so that its redo job takes it; None
     for a chat that can change the message only while answering the press, WeCom: made then, never kept).
     `first`: the chat's own first try (else the digest composed again). An error for which `stays_pending` is
     true leaves the update to be redone by itself; any other is raised, the update done (it would fail again).
     Where it cannot be kept (a press with no key, an answer with questions of its own, which say more than a
-    line), it is made as part of the press."""
+    line), it is made as part of the press. `part`: which of a message's parts the pressed one is (Feishu's long
+    digest in several cards)."""
     team, chat_id, message_id = where
     make = first or partial(
-        digest_card.show, deps, chat, Rentals(deps.store), team, chat_id, message_id, ZoneInfo(zone), lang, done
+        digest_card.show, deps, chat, Rentals(deps.store), team, chat_id, message_id, ZoneInfo(zone), lang, done, part
     )
     if kind is None or key is None or any(done.follow_ups(each) for each in Lang):
         make()
@@ -64,6 +66,7 @@ def keep_and_send(
         "zone": zone,
         "lang": lang.value,
         "line": {each.value: done.line(each) for each in Lang},
+        "part": part,
     }
     update_key = key + SUFFIX
     if not deps.inbox.enqueue(update_key, kind, body):
@@ -85,4 +88,5 @@ def send(deps: Deps, chat: Chat, body: dict[str, Any]) -> None:
     done = Done(lambda each: line[each.value])
     where = (body["team"], body["chat"], body["message"])
     rentals = Rentals(deps.store)
-    digest_card.show(deps, chat, rentals, *where, ZoneInfo(body["zone"]), Lang(body["lang"]), done)
+    part = int(body.get("part") or 0)  # kept before parts were: the first
+    digest_card.show(deps, chat, rentals, *where, ZoneInfo(body["zone"]), Lang(body["lang"]), done, part)

@@ -36,12 +36,14 @@ def show(
     zone: ZoneInfo,
     lang: Lang,
     done: Done,
+    part: int = 0,
 ) -> None:
-    """The digest card composed again from what is still listed, with the answer's line at the top."""
+    """The digest card composed again from what is still listed, with the answer's line at the top; `part`: which
+    of the digest's parts the card is, where the chat sent it in several."""
     digest = digest_now(deps, rentals, team, chat_id, zone)
 
     def say(each: Lang) -> Message:
         shown = digest_message(digest, each, zone, done=done.line(each))
         return replace(shown, sections=(shown.sections[0], *done.follow_ups(each), *shown.sections[1:]))
 
-    chat.update(Posted(Place(chat.platform, team, chat_id), message_id), say, lang)
+    chat.update(Posted(Place(chat.platform, team, chat_id), message_id, part=part), say, lang)

@@ -51,6 +51,7 @@ class Posted:
     place: Place
     id: str
     moved_because: str | None = None
+    part: int = 0  # of a message a chat sent in parts (bot/chat/parting.py), which one this is: 0 the first
 
 
 # A message in any language: a card shown to several readers can carry each reader's language.

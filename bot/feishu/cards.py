@@ -8,6 +8,7 @@ written as Feishu markdown by markup.py."""
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from typing import Any
 
 from bot.chat.message import Button, Message
@@ -109,4 +110,37 @@ def cards(say: Say, lang: Lang) -> list[dict[str, Any]]:
     def alone(message: Message) -> dict[str, Any]:
         return card(lambda _each: message, lang)
 
-    return [alone(part) for part in parted(say(lang), lambda message: size(alone(message)) <= CARD_BYTES)]
+    parts = parted(say(lang), lambda message: size(alone(message)) <= CARD_BYTES)
+    return [_numbered(alone(part), number) for number, part in enumerate(parts)]
+
+
+def updated(say: Say, lang: Lang, part: int) -> dict[str, Any]:
+    """The card that part `part` of a message sent in cards becomes when the message is updated (a digest's item
+    answered): the whole where it fits, else the first card for the first part (the title, the answer's line, the
+    dearest items); for a later one what the message says before its items (the answer's line) and the items that
+    part now holds, the last part where fewer are left. It was the first card's for every part: the pressed
+    card's own items vanished, the dearest were shown twice."""
+    contents = cards(say, lang)
+    if part == 0 or len(contents) == 1:
+        return contents[0]
+    message = say(lang)
+    lead = next((n for n, s in enumerate(message.sections) if s.item is not None or s.buttons), 0)
+    items = replace(message, title=None, sections=message.sections[lead:], intent=None)
+
+    def alone(part_of: Message) -> dict[str, Any]:
+        shown = replace(part_of, sections=(*message.sections[:lead], *part_of.sections))
+        return card(lambda _each: shown, lang)
+
+    parts = parted(items, lambda each: size(alone(each)) <= CARD_BYTES)
+    number = min(part, len(parts) - 1)
+    return _numbered(alone(parts[number]), number)
+
+
+def _numbered(content: dict[str, Any], part: int) -> dict[str, Any]:
+    """A card of a message sent in parts: each button's callback value says which part it is on (from the second
+    on), so that a press updates that part (`updated`)."""
+    if part:
+        for element in content["body"]["elements"]:
+            for behavior in element.get("behaviors", ()):
+                behavior["value"]["part"] = part
+    return content

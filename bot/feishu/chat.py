@@ -12,7 +12,7 @@ from typing import Any
 from bot.chat.message import Message, plain
 from bot.chat.port import Actor, ChatError, Place, Platform, Posted, Say
 from bot.chat.send_keys import part_key, send_key
-from bot.feishu.cards import cards, one_language
+from bot.feishu.cards import cards, one_language, updated
 from bot.feishu.sdk import FeishuError, OpenApi
 from bot.text import Lang, t
 from bot.text.spans import channel_ref, literal
@@ -108,9 +108,9 @@ class FeishuChat:
 
     def update(self, posted: Posted, say: Say, lang: Lang) -> None:
         """The card replaced with what `say` says now; where that is more than one card takes (a long digest
-        answered), its first part: the answer's line and the dearest items (the rest are on the digest's other
-        cards)."""
-        self.update_card(posted, cards(say, lang)[0])
+        answered), the part this card is: the first's title, answer's line and dearest items, or the answer's line
+        and the items of a later part (cards.updated)."""
+        self.update_card(posted, updated(say, lang, posted.part))
 
     def update_card(self, posted: Posted, content: dict[str, object]) -> None:
         """Replace a card the bot sent with `content`."""

@@ -212,4 +212,6 @@ def on_card_action(deps: Deps, chat: FeishuChat, payload: dict[str, Any], input_
         with bug_said(lambda said: chat.tell(Place(chat.platform, team, chat_id), user, said, lang), lang, "a form"):
             forms.on_submit(deps, chat, form, team, chat_id, message_id, user, input_key)
     elif user and raw:
-        press.on_press(deps, chat, action, raw, (team, chat_id, message_id), user, input_key)
+        part = pressed.get("part")  # the card's place among a message's cards (bot/feishu/cards.py)
+        part = part if isinstance(part, int) and 0 <= part < 1000 else 0
+        press.on_press(deps, chat, action, raw, (team, chat_id, message_id), user, input_key, part)

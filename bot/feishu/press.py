@@ -31,8 +31,10 @@ def on_press(
     where: tuple[str, str, str],
     user: str,
     input_key: str | None,
+    part: int = 0,
 ) -> None:
-    """Any button of the core's table, done. `where`: tenant, chat, message."""
+    """Any button of the core's table, done. `where`: tenant, chat, message; `part`: which of a message's cards the
+    pressed one is."""
     handler = handler_for(action)
     if handler is None:
         return
@@ -52,7 +54,7 @@ def on_press(
 
     def show_done(_kind: str, _name_: str, done: Done) -> None:
         if message_id:  # a request of its own: a card Feishu did not take is sent again without the press redone
-            card_again.keep_and_send(deps, chat, input_key, CARD_AGAIN_KIND, where, plan.zone, lang, done)
+            card_again.keep_and_send(deps, chat, input_key, CARD_AGAIN_KIND, where, plan.zone, lang, done, part=part)
 
     def open_form(kind: Form, initial: dict[str, str], convo: Conversation | None) -> None:
         if convo is not None:  # Change an answer: in the profile's thread and language, editing it

@@ -185,3 +185,16 @@ def test_a_long_digest_comes_in_cards_within_30_kb_and_each_item_answers(tmp_pat
         assert found is not None and found.released_at is not None
         [patched] = h.fake.of("messages.patch")
         assert patched.status == 200 and patched.size <= 30 * 1024
+
+        # the pressed card shows its own items still listed, the answer's line first; it showed the first card's
+        def items_on(card: dict) -> set[str]:
+            return {v for b in buttons(card) if (v := b["behaviors"][0]["value"]["value"]).startswith("i:")}
+
+        on_last = items_on(last.card) - {f"i:{released}"}
+        assert on_last <= items_on(patched.card) and not items_on(posts[0].card) & items_on(patched.card)
+        assert f"~{released}~ 已由" in patched.card["body"]["elements"][0]["content"]  # the answer's line on top
+        again = next(b for b in buttons(patched.card) if b["text"]["content"] == "已释放")  # pressed again there
+        assert answered_at_once(h.send.press(again, user=OWNER, chat=GROUP, message_id=last.body["_message_id"]))
+        settled(h.deps)
+        second = h.fake.of("messages.patch")[-1]
+        assert not items_on(posts[0].card) & items_on(second.card) and items_on(second.card)
