@@ -159,6 +159,7 @@ def billing(inv: Invocation, args: list[str]) -> None:
         lines, given = _whose_set(inv, rentals, found, whose) if whose else ([], None)
         if price is not None:
             amount, unit, priced_in = price  # `billing box $8/h`: in dollars (the sign was dropped: ¥8)
+            unit = unit or found.unit  # a bare amount (`price=50`): per what it is priced by now
             priced = rentals.set_price(inv.team, found.name, amount, unit, inv.user, inv.deps.now(), priced_in)
             said = instance_rate(priced, lang, unknown="")
             lines.append(t("cli.price_set", lang, name=priced.name, rate=said))

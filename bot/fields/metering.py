@@ -135,9 +135,11 @@ def _billed(words: list[str], lang: Lang) -> tuple[str | None, str | None, tuple
     try:
         return basis, stop, (*price_typed(said, lang), price_currency(said))
     except FieldError:
-        amount = money_value(without_currency(said).replace(" ", "")) if basis is not None else None
+        amount = money_value(without_currency(said).replace(" ", ""))
         if amount is not None and amount > 0 and basis is not None:  # `包月 一万二`: the basis says what it is per
             return basis, stop, (amount, _UNIT_OF_BASIS[basis], price_currency(said))
+        if amount is not None and amount > 0 and not stop:  # `训练机 单价改成50`: per what it is priced by now ("")
+            return basis, stop, (amount, "", price_currency(said))
         if keyed or basis is not None:
             raise
         raise FieldError("billing", t("meter.billing_words", lang, words=said[:40])) from None

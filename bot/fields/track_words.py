@@ -61,7 +61,7 @@ def _take(words: list[str], found: dict[str, str], field: str, test: Callable[[s
 def instance_words(words: list[str], lang: Lang, unread: str = "error.track.words_unread") -> dict[str, str]:
     """An instance's fields from `words` typed without keys, as its keys would give them; FieldError with `unread`
     (the chat's message, or the terminal's) naming a word read as nothing."""
-    words, found = cards_joined(words), dict[str, str]()
+    words, found = cards_joined([w for w in map(_unlabelled, words) if w]), dict[str, str]()
     at = gpu_at(words)
     if at is not None:
         found["gpu"] = " ".join(words[at[0] : at[1]])
@@ -89,6 +89,14 @@ def instance_words(words: list[str], lang: Lang, unread: str = "error.track.word
         count = said.get("cards") or str(counted_gpu(said.get("gpu") or "")[1] or "")  # A800*8
         said["price"] = _whole_machine(said["price"], count or None)
     return said
+
+
+# a price's label said before it (`单价 12元每小时`, `价格：每小时60元`, `rate $2/h`): read as a word of its own before
+_PRICE_LABEL = lazy(r"^(?:单价|价格|租金|价钱|费用|price|rate)\s*(?:[:：]|是|为)?", re.IGNORECASE)
+
+
+def _unlabelled(word: str) -> str:
+    return _PRICE_LABEL.sub("", word)
 
 
 # a price said for one card of the machine (每卡每小时7.5元, 单卡7.5元/小时, 7.5元/卡/时, $2 per GPU, $2.5/h each)

@@ -194,6 +194,15 @@ def test_a_price_changed_deleting_asked_and_how_long_it_ran_in_words(tmp_path: P
         inst = Rentals(chat.deps.store).instance(TEAM, "训练机")
         assert inst is not None and (inst.price, inst.unit) == (50.0, "hour")
         assert "¥55/" in chat.command("change 训练机 price to 55/h")
+        # a bare amount is per what it is priced by now (`price: 50 not understood` before), and asked of it
+        assert "¥45/小时" in chat.command("训练机 单价改成45")
+        assert "¥45/小时" in chat.command("训练机 现在多少钱一小时")  # its line of the list (an unread word before)
+        assert "¥40/小时" in chat.command("billing 训练机 price=40")
+        chat.command("训练机 价格改成每天900")
+        assert "¥800/天" in chat.command("训练机 单价改成800")  # a day's now
+        assert "无法识别“关机不计费”" in chat.command("训练机 单价改成 关机不计费")  # no amount: refused, named
+        inst = Rentals(chat.deps.store).instance(TEAM, "训练机")
+        assert inst is not None and (inst.price, inst.unit) == (800.0, "day")
         assert "`释放 训练机`" in chat.command("delete 训练机")  # asked back: never released from words
         assert "`删除存储 数据盘`" in chat.command("delete 数据盘")
         assert Rentals(chat.deps.store).instance(TEAM, "训练机").released_at is None  # type: ignore[union-attr]

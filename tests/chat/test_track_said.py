@@ -128,6 +128,21 @@ def test_a_price_said_for_one_card_is_kept_as_the_whole_machines(tmp_path: Path)
         assert kept == {f"m{n}": (60.0, "hour", "CNY") for n in range(1, 5)} | {"m5": (20.0, "hour", "USD")}, kept
 
 
+def test_a_price_said_with_its_label_is_the_price(tmp_path: Path) -> None:
+    """`登记 训练机 A800 单价 12元每小时` was refused: "单价" read as no card, count, price or provider. A label before
+    the price (单价, 价格：, rate) is read as what it is, glued to the price or not."""
+    with driving("feishu", tmp_path) as chat:
+        for name, said in (("m1", "A800 单价 12元每小时"), ("m2", "A800 8卡 价格：每小时60元"),
+                           ("m3", "A800 租金为12/h")):  # fmt: skip
+            assert "心跳令牌" in chat.command(f"登记 {name} {said}"), said
+        chat.command("track m4 A100 rate $2/h")
+        rentals = Rentals(chat.deps.store)
+        kept = {i.name: (i.price, i.unit, i.currency) for team in rentals.teams() for i in rentals.instances(team)}
+        assert kept == {"m1": (12.0, "hour", "CNY"), "m2": (60.0, "hour", "CNY"), "m3": (12.0, "hour", "CNY"),
+                        "m4": (2.0, "hour", "USD")}, kept  # fmt: skip
+        assert "未给出价格" in chat.command("登记 m5 A800 单价")  # a label and no price: the cache's, said so
+
+
 def test_money_without_its_period_is_asked_for_the_period(tmp_path: Path) -> None:
     """`$2 per GPU` and `每卡7.5元` were "read as nothing", as if no price had been typed: the amount is named and
     asked what it pays for, with the forms that take it; nothing is kept."""
