@@ -10,6 +10,7 @@ inside (`把训练机释放掉`) is asked back as said after it."""
 from __future__ import annotations
 
 import re
+from datetime import datetime, time, timedelta
 
 from bot.app import metering, rentals
 from bot.app.invocation import CommandError, Invocation
@@ -21,6 +22,7 @@ from bot.state.store import Store
 from bot.text import t
 from bot.text.catalogue import tw
 from bot.text.format import literal
+from rules.days import DAY_WORDS, day_named
 from rules.patterns import lazy
 
 _OFF = lazy(r"(?:已经?|刚刚?)?(?:关机|关了|关掉了|停机|停了|停掉了)(?:了|啦)?|(?:is |was )?(?:off|stopped|shut down)")
@@ -65,6 +67,16 @@ _SNOOZE = lazy(
 _SNOOZE_WEEK = lazy(
     r"(?:这周|本周|这个星期|一周)(?:都|内)?(?:还要用|还在用|还需要|别提醒了?|不要提醒了?)"
     r"|(?:is )?still (?:needed|in use) (?:this|for a) week"
+)
+# still needed until a day (训练机 周五之前还要用, 训练机 用到下周一, box1 is still needed until friday): Still
+# needed until that day's end
+_SNOOZE_UNTIL = (
+    lazy(
+        rf"^(?P<day>{DAY_WORDS})\s*(?:之前|以前|前|为止)?(?:都|也)?(?:还要用|还在用|还需要|还得用|要用|在用|用|别提醒了?|不要提醒了?)"
+        r"(?:的|呢|哈)?$"
+    ),
+    lazy(rf"^(?:还要|还得|要|会)?用到\s*(?P<day>{DAY_WORDS})(?:为止|结束)?(?:的|呢|哈)?$"),
+    lazy(rf"^(?:is )?(?:still )?(?:needed|in use|used)\s+(?:until|till|through|thru)\s+(?P<day>{DAY_WORDS})$", re.I),
 )
 # asked to be switched off (关掉训练机, 把训练机关了, stop box1, shut down box1): what the bot can do about it said
 _STOP_ASKED = (
@@ -229,6 +241,9 @@ def reading(store: Store, team: str, text: str) -> tuple[str, str] | None:
             *((_SNOOZE_WEEK, "snooze-week"), (_SNOOZE, "snooze")),
         )
         found = next(((name, what) for pattern, what in readings if pattern.fullmatch(rest)), None)
+        until = next((m for pattern in _SNOOZE_UNTIL if (m := pattern.match(rest)) is not None), None)
+        if found is None and until is not None:
+            return name, f"snooze-until {until['day']}"
         if found is None and (whose := whose_set(text, name)) is not None:
             return name, f"set {whose}"
         if found is None and (basis := billed_as(text, name)) is not None:
@@ -272,6 +287,8 @@ def said_of_item(inv: Invocation, text: str) -> bool:
     elif what in ("snooze", "snooze-week", "keep"):  # 训练机 先别提醒了: the digest's Still needed (a day, a week)
         action = {"snooze-week": Action.SNOOZE_WEEK, "keep": Action.STORAGE_KEEP}.get(what, Action.STILL_NEEDED)
         _snoozed(inv, name, action)
+    elif what.startswith("snooze-until "):  # 训练机 周五之前还要用: Still needed until that day ends
+        _snoozed(inv, name, Action.STILL_NEEDED, _until(inv, name, what.removeprefix("snooze-until ")))
     elif what == "stop":  # 关掉训练机: the bot switches nothing off when asked; what it does instead
         inv.answer(plain(t("item.stop_asked", inv.lang, name=name), inv.lang))
     elif what in ("done", "deleted"):
@@ -283,7 +300,21 @@ def said_of_item(inv: Invocation, text: str) -> bool:
     return True
 
 
-def _snoozed(inv: Invocation, name: str, action: Action) -> None:
+UNTIL_AT_MOST = timedelta(days=31)  # a day said further off is refused: a box forgotten that long costs its month
+
+
+def _until(inv: Invocation, name: str, said: str) -> datetime:
+    """The end of the day `said` names, in the channel's zone (its next day's midnight); CommandError for a day
+    past or further than UNTIL_AT_MOST."""
+    zone, now = inv.channel_zone(), inv.deps.now()
+    day = day_named(said, now.astimezone(zone).date())
+    until = datetime.combine(day + timedelta(days=1), time(0), zone) if day is not None else None
+    if until is None or not now < until <= now + UNTIL_AT_MOST:
+        raise CommandError(t("item.until_not_read", inv.lang, name=name, day=literal(said), days=UNTIL_AT_MOST.days))
+    return until
+
+
+def _snoozed(inv: Invocation, name: str, action: Action, until: datetime | None = None) -> None:
     """Still needed, said in words: as the digest's button answers it (a stop not taken yet called off; kept
     storage kept), by the item's owner or an admin. `训练机 先别提醒了` turned the whole channel's digest off before."""
     store = Rentals(inv.deps.store)
@@ -292,5 +323,5 @@ def _snoozed(inv: Invocation, name: str, action: Action) -> None:
         missing = "error.rental.no_storage" if action is Action.STORAGE_KEEP else "error.rental.no_instance"
         raise CommandError(tw(missing, inv.lang, "chat", name=literal(name)))
     rentals.owner_or_admin(inv, found.owner, name)
-    done = answer(inv.deps, store, action, inv.team, name, inv.user, inv.channel_zone())
+    done = answer(inv.deps, store, action, inv.team, name, inv.user, inv.channel_zone(), until=until)
     inv.answer(plain(t(done.key, inv.lang, **done.params), inv.lang))

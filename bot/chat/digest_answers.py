@@ -4,7 +4,7 @@ Deleted, Keep. The chat checks who pressed (the owner or an admin) and shows the
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import timedelta
+from datetime import datetime, timedelta
 from zoneinfo import ZoneInfo
 
 from bot.chat.digest_messages import item_section, when
@@ -42,9 +42,19 @@ class Answered:
         ]
 
 
-def answer(deps: Deps, rentals: Rentals, action: Action, team: str, name: str, user: str, zone: ZoneInfo) -> Answered:
+def answer(
+    deps: Deps,
+    rentals: Rentals,
+    action: Action,
+    team: str,
+    name: str,
+    user: str,
+    zone: ZoneInfo,
+    until: datetime | None = None,
+) -> Answered:
     """Do what the button says, as `user` (the presser's id); what takes the item's place (times in `zone`).
-    RentalError when the item is gone (released or deleted meanwhile)."""
+    `until`: Still needed until then, said in words (`训练机 周五之前还要用`), not for the button's day. RentalError
+    when the item is gone (released or deleted meanwhile)."""
     now, who = deps.now(), mention(user)
     if action is Action.RELEASED:
         released = rentals.release(team, name, now, user)
@@ -69,7 +79,7 @@ def answer(deps: Deps, rentals: Rentals, action: Action, team: str, name: str, u
         key = "digest.done.stopped_billed" if metering.keeps(inst) else "digest.done.stopped"
         return Answered(key, {"name": name, "user": who})
     if action in SNOOZE:
-        until = now + SNOOZE[action]
+        until = until or now + SNOOZE[action]
         snoozed = rentals.snooze(team, name, until)
         said = {"name": name, "user": who, "until": when(until, zone)}
         objection = Actions(deps.store).still_needed(snoozed.id, now)  # a stop not taken yet is called off

@@ -3,7 +3,7 @@ unknown sub-command naming the instance. Off and on are its power; done with it 
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -324,3 +324,32 @@ def test_an_unexpected_error_is_said_with_its_id_and_the_work_is_done(
         ref = said.split("错误编号 `")[1].split("`")[0]
         assert "出错了" in said and len(ref) == 8, said
         assert any(ref in r.getMessage() and r.exc_info for r in caplog.records)
+
+
+def test_still_needed_until_a_day_is_still_needed_until_that_day_ends(tmp_path: Path) -> None:
+    """`训练机 周五之前还要用` (until Friday), `训练机 用到下周一`, `box1 is still needed until friday` were words not
+    read: Still needed until the end of the day named, in the channel's zone; a day past or more than 31 days off
+    is refused, saying how to say it, and nothing changes."""
+    from zoneinfo import ZoneInfo
+
+    shanghai = ZoneInfo("Asia/Shanghai")
+    with driving("dingtalk", tmp_path) as chat:
+        chat.h.clock.now = MONDAY_0910_SHANGHAI  # type: ignore[attr-defined]
+        chat.command("登记 训练机 A800 8卡 每小时60元")
+
+        def until() -> datetime:
+            inst = Rentals(chat.deps.store).instance(TEAM, "训练机")
+            assert inst is not None and inst.snoozed_until is not None
+            return inst.snoozed_until.astimezone(shanghai)
+
+        assert "12-05 00:00" in chat.command("训练机 周五之前还要用")  # Monday 30 November: Friday's end
+        assert until() == datetime(2026, 12, 5, tzinfo=shanghai)
+        chat.command("训练机 用到下周一")
+        assert until() == datetime(2026, 12, 8, tzinfo=shanghai)
+        chat.command("训练机 is still needed until friday")
+        assert until() == datetime(2026, 12, 5, tzinfo=shanghai)
+        refused = chat.command("训练机 40号之前还要用")
+        assert "不是今后 31 天内" in refused and "`训练机 周五之前还要用`" in refused, refused
+        assert until() == datetime(2026, 12, 5, tzinfo=shanghai)  # unchanged
+        assert "还在用" in chat.command("训练机 明天还要用")  # a day, as before (the button's)
+        assert until() == MONDAY_0910_SHANGHAI.astimezone(shanghai) + timedelta(days=1)
