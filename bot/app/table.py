@@ -260,8 +260,11 @@ def _run(inv: Invocation, tokens: list[str]) -> None:
             return
         raise CommandError(t("item.words_not_read", inv.lang, name=name, words=literal(" ".join(tokens[1:])[:40])))
     else:
-        said = t("error.unknown_subcommand", inv.lang, name=tokens[0])
         near = _near(tokens[0])  # "lsit", "qoute", "报个价"
+        if near is None and _sentence(tokens):  # `how long does it take to train…`: not the name of a sub-command
+            said = " ".join(tokens)
+            raise CommandError(t("error.not_understood", inv.lang, said=said if len(said) <= 40 else said[:39] + "…"))
+        said = t("error.unknown_subcommand", inv.lang, name=tokens[0])
         raise CommandError(said + (t("error.did_you_mean", inv.lang, name=near) if near else ""))
 
 
@@ -290,6 +293,12 @@ def _inline(inv: Invocation, tokens: list[str]) -> None:
     )
     if convo.note:
         inv.answer(plain(t("slack.moved_to_dm", inv.lang), inv.lang))
+
+
+def _sentence(tokens: list[str]) -> bool:
+    """Words that say something rather than name a sub-command: three words or more, or four Chinese characters
+    and more in one (`帮我看看`, `用昇腾910B训练一个7B模型要多久`). They were "unknown sub-command 'how'"."""
+    return len(tokens) >= 3 or (has_han(tokens[0]) and len(tokens[0]) >= 4)
 
 
 def _near(word: str) -> str | None:

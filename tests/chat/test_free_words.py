@@ -322,7 +322,7 @@ def test_thanks_and_an_acknowledgement_are_answered_not_refused(tmp_path: Path) 
             answer = chat.command(said)
             assert "好的。还有需要可以直接问" in answer and "未知的子命令" not in answer, (said, answer)
         assert "OK. Ask me anything else" in chat.command("ok")
-        assert "未知的子命令“好的吧哈哈”" in chat.command("好的吧哈哈")  # more than an acknowledgement: as before
+        assert "没读懂“好的吧哈哈”" in chat.command("好的吧哈哈")  # more than an acknowledgement: as before
 
 
 def test_weekends_off_keeps_the_digest_and_a_time_moved_to_is_its_time(tmp_path: Path) -> None:
@@ -336,3 +336,30 @@ def test_weekends_off_keeps_the_digest_and_a_time_moved_to_is_its_time(tmp_path:
         weekdays = chat.command("周末不要提醒")
         assert "20:00，周一至周五" in weekdays, weekdays
         assert "20:00，周一至周五" in chat.command("提醒")  # as it stands: on, weekdays (not "已关闭")
+
+
+@pytest.mark.parametrize(
+    ("said", "lang"),
+    [("用昇腾910B训练一个7B模型要多久", "zh"), ("帮我看看", "zh"), ("how long does it take to train a 7B model", "en")],
+)
+def test_a_sentence_not_understood_says_so_and_each_example_it_gives_works(
+    said: str, lang: str, tmp_path: Path
+) -> None:
+    """A sentence read as nothing was "unknown sub-command 'how'" (or the whole sentence named a sub-command): it
+    is said not understood, with questions that are, each of which is answered (none refused or not understood)."""
+    import re
+
+    with driving("wecom", tmp_path) as chat:
+        answer = chat.command(said)
+        assert ("没读懂" if lang == "zh" else "I did not understand") in answer, answer
+        assert "sub-command" not in answer and "子命令" not in answer
+        examples = re.findall(r"`([^`]+)`", answer.split("help")[0])
+        assert len(examples) >= 4, answer
+        for example in examples:
+            got = chat.command(example)
+            assert not any(w in got for w in ("没读懂", "not understand", "未知的子命令", "unknown sub")), (
+                example,
+                got,
+            )
+    with driving("wecom", tmp_path / "lsit") as chat:
+        assert "`list`" in chat.command("lsit")  # a word near a sub-command's name: still the one it meant

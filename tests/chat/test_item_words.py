@@ -153,7 +153,7 @@ def test_switching_off_asked_whether_to_release_and_how_long_it_ran(tmp_path: Pa
         chat.h.clock.advance(minutes=5)  # type: ignore[attr-defined]
         for asked in ("训练机用了多久", "训练机 这个月开了多少小时", "训练机闲了多久"):
             assert "**训练机** 现在开机" in chat.command(asked), asked
-        assert "未知的子命令" in chat.command("关掉哈哈")  # no item named: not read as one
+        assert "没读懂“关掉哈哈”" in chat.command("关掉哈哈")  # no item named: not read as one
         assert "A100 是卡型：请先给机器起个名字" in chat.command("登记 A100")
         assert "RTX4090-24GB 是卡型" in chat.command("我租了一台4090")  # said without a name: asked for one
 

@@ -42,7 +42,7 @@ def test_a_run_of_hours_is_priced_on_every_card_asked_for(tmp_path: Path) -> Non
         asked = chat.command("H100 跑10个小时多少钱")  # in words: the quote, not the list of prices
         assert "10 GPU-hours" in asked and "Cached prices" not in asked, asked
         assert "10 GPU-hours" in chat.command("how much is an H100 for 10 hours")
-        assert "unknown sub-command" in chat.command("A100 abc hours")  # no figure: not a run
+        assert 'not understand "A100 abc hours"' in chat.command("A100 abc hours")  # no figure: not a run
 
 
 def test_a_schedule_holds_only_its_own_words() -> None:
