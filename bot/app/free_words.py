@@ -206,6 +206,19 @@ _LEFT = lazy(
     r"(?P<provider_after>[^\s\d]+)$",
     re.IGNORECASE,
 )
+_AMOUNT = r"[$¥￥]?\s*\d[\d,.]*\s*(?:万|千|k)?\s*(?:元|块|块钱|美元|刀|usd|cny|dollars?|yuan|rmb)?"
+# a provider's balance topped up (autodl充值了2000, 给autodl充值2000, autodl 余额加2000, topped up autodl with 500,
+# added $500 to runpod): `balance PROVIDER +AMOUNT`, added to what is left
+_TOPPED = lazy(
+    rf"^(?:刚|刚刚|又)?(?:给|往|向)?\s*(?P<provider>[^\s\d+]+?)\s*(?:账户|账号)?(?:余额)?(?:里|上)?\s*(?:刚|又)?"
+    rf"(?:充值了?|充了|续费了?|加了?)\s*(?P<amount>{_AMOUNT})$"
+    rf"|^(?:刚|又)?(?:充值了?|充了)\s*(?P<provider_then>[^\s\d+]+?)\s*(?P<amount_then>{_AMOUNT})$"
+    rf"|^(?:i |we )?(?:topped up|top up|topup)\s+(?P<provider_en>[^\s\d]+?)\s+(?:with\s+|by\s+)?"
+    rf"(?P<amount_en>{_AMOUNT})$"
+    rf"|^(?:i |we )?(?:topped up|added|add|put)\s+(?P<amount_to>{_AMOUNT})\s+(?:to|on|into)\s+"
+    r"(?P<provider_to>[^\s\d]+?)(?:\s+(?:balance|account))?$",
+    re.IGNORECASE,
+)
 _REMIND_ME = lazy(r"都?请?提醒(?:我们?|大家|一下)|(?:please )?remind (?:me|us)(?: of idle boxes)?", re.IGNORECASE)
 _THINGS = r"(?:机器|卡|显卡|gpu|实例|资源|服务器)"
 _MINE = lazy(
@@ -250,7 +263,13 @@ _BALANCE = lazy(
 
 def _balance_said(said: str) -> list[str] | None:
     """A provider's balance said (autodl 还剩300元, runpod balance is 500 dollars, add a balance of 500 for runpod): its
-    provider and amount, as `balance` takes them; None where it names no provider the bot knows."""
+    provider and amount, as `balance` takes them (topped up: the amount after +); None where it names no provider
+    the bot knows."""
+    topped = _TOPPED.match(said)
+    if topped is not None:
+        named = next(topped[k] for k in ("provider", "provider_then", "provider_en", "provider_to") if topped[k])
+        amount = next(topped[k] for k in ("amount", "amount_then", "amount_en", "amount_to") if topped[k])
+        return [named, "+" + amount.replace(" ", "")] if named.lower() in PROVIDER_NAMES else None
     left = _LEFT.match(said)
     if left is None or (left["provider"] or left["provider_after"]).lower() not in PROVIDER_NAMES:
         return None

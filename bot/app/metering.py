@@ -10,9 +10,18 @@ from zoneinfo import ZoneInfo
 
 from bot.app.invocation import CommandError, Invocation, channel_zone
 from bot.chat.message import plain
-from bot.fields.metering import PROVIDER_CURRENCY, balance_said, billing_words, power_of, provider_of, whose_words
-from bot.fields.rentals import FieldError
+from bot.fields.metering import (
+    PROVIDER_CURRENCY,
+    balance_said,
+    billing_words,
+    power_of,
+    provider_of,
+    top_up_said,
+    whose_words,
+)
+from bot.fields.rentals import FieldError, price_currency
 from bot.report.money import runways
+from bot.report.top_up import TopUp, top_up
 from bot.state.balances import Balances
 from bot.state.power import PowerLog
 from bot.state.rentals import Instance, RentalError, Rentals
@@ -227,24 +236,39 @@ def balance(inv: Invocation, args: list[str]) -> None:
         args = []
     if args:
         args, at = _split_at(args)
-        if at is None:  # `余额 autodl 3200 昨晚9点`, `balance autodl 320 2h ago`: the time without at=
+        if at is None and top_up_said(args[1:]) is None:  # `余额 autodl 3200 昨晚9点`: the time without at=
             args, at = _time_after(inv, args, now)
         if len(args) < 2 or at == "":
             raise CommandError(t("meter.balance_usage", lang))
         try:
             provider = provider_of(args[0], lang)  # then `320`, `还剩 三千二 元`, `$500`, `5000 USD`
-            default = PROVIDER_CURRENCY.get(provider, deps.settings.files.currency)  # runpod 500: dollars
-            amount, currency = balance_said(args[1:], None, default, lang)
-            moment, clock = inv.past(at, now)
+            if (paid := top_up_said(args[1:])) is not None:  # `+2000`, `充值2000`: added to what is left now
+                kept.append(_topped_up(inv, provider, paid, at).said(lang))
+            else:
+                default = PROVIDER_CURRENCY.get(provider, deps.settings.files.currency)  # runpod 500: dollars
+                amount, currency = balance_said(args[1:], None, default, lang)
+                moment, clock = inv.past(at, now)
+                balances.record(inv.team, provider, amount, currency, moment, now, by=inv.user)
+                if clock is not None:  # read earlier: the balance then, and below what is left of it now
+                    kept.append(balance_kept(provider, amount, currency, moment, clock, lang))
         except FieldError as exc:
             raise CommandError(f"{exc.field}: {exc.message}") from None
-        balances.record(inv.team, provider, amount, currency, moment, now, by=inv.user)
-        if clock is not None:  # read earlier: the balance then, and below what is left of it now
-            kept.append(balance_kept(provider, amount, currency, moment, clock, lang))
     zone = ZoneInfo(deps.settings.digest.remind_tz)
     found = runways(Rentals(deps.store), inv.team, now, deps.policy.metering)
     lines = kept + [runway_line(r, lang, zone) for r in found]
     inv.answer(plain("\n".join(lines) if found else t("meter.balance_none", lang), lang))
+
+
+def _topped_up(inv: Invocation, provider: str, paid: list[str], at: str | None) -> TopUp:
+    """`paid` (an amount's words) added to what is left of `provider`'s balance now; a time is refused (what was
+    left then is not known the way a balance read then is)."""
+    if at is not None:
+        raise FieldError("at", t("meter.top_up_at", inv.lang, provider=provider))
+    amount, _ = balance_said(paid, None, "CNY", inv.lang)
+    said_in = price_currency(" ".join(paid))
+    deps = inv.deps
+    return top_up(Rentals(deps.store), inv.team, provider, amount, said_in, deps.now(), deps.policy.metering,
+                  inv.user, inv.lang, inv.request_key)  # fmt: skip
 
 
 _HOW_LONG = lazy(  # a question of how long the balances last, after `balance`'s word

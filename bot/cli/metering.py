@@ -23,7 +23,15 @@ from bot.cli.rentals import (
     open_rentals,
     past_moment,
 )
-from bot.fields.metering import PROVIDER_CURRENCY, balance_said, billing_of, power_of, provider_of, stop_billing_of
+from bot.fields.metering import (
+    PROVIDER_CURRENCY,
+    balance_said,
+    billing_of,
+    power_of,
+    provider_of,
+    stop_billing_of,
+    top_up_said,
+)
 from bot.fields.rentals import price_currency, price_typed
 from bot.text import t
 from bot.text.problem import said
@@ -183,10 +191,38 @@ def _whose(settings: Settings, rentals: Rentals, team: str, name: str, project: 
     sys.stdout.write("".join(line + "\n" for line in whose_said(changed.name, whose, changed.project, shown, lang)))
 
 
+def _top_up(
+    settings: Settings,
+    rentals: Any,
+    team: str,
+    name: str,
+    paid: list[str],
+    currency: str | None,
+    at: str | None,
+    now: datetime,
+    as_json: bool,
+) -> None:
+    """`balance PROVIDER +AMOUNT`: added to what is left of its balance now (bot/report/top_up.py)."""
+    from bot.report.top_up import top_up
+
+    lang = settings.files.lang
+    if at is not None:
+        raise fail(t("meter.top_up_at", lang, provider=name))
+    amount, said_in = _fields(lambda: balance_said(paid, currency, "CNY", lang))
+    given = said_in if currency is not None or price_currency(" ".join(paid)) is not None else None
+    done = _fields(lambda: top_up(rentals, team, name, amount, given, now, _metering(settings), "terminal", lang))
+    if not as_json:
+        sys.stdout.write(done.said(lang) + "\n")
+
+
 def balance(
     provider: Annotated[str | None, typer.Argument(help="The provider account: autodl, aliyun, tencent...")] = None,
     amount: Annotated[
-        str | None, typer.Argument(help="Its prepaid balance now (or --at), e.g. 320, 3200元, 还剩三千二, '$500'.")
+        str | None,
+        typer.Argument(
+            help="Its prepaid balance now (or --at), e.g. 320, 3200元, 还剩三千二, '$500'; or a top-up added to "
+            "what is left now: +2000, 充值2000."
+        ),
     ] = None,
     currency: Annotated[
         str | None,
@@ -214,11 +250,15 @@ def balance(
         name = _fields(lambda: provider_of(provider, settings.files.lang))  # a word that is no provider: said first
         if amount is None:
             raise fail(t("cli.balance_needs_amount", settings.files.lang, provider=name))
-        default = PROVIDER_CURRENCY.get(name, settings.files.currency)  # runpod 500: dollars, as chat's
-        value, money = _fields(lambda: balance_said([amount], currency, default, settings.files.lang))
-        moment = past_moment(at, settings, now, "--at")
-        balances.record(team, name, value, money, moment, now, by="terminal")
-        if at is not None and not as_json:  # read earlier: the balance then, and below what is left of it now
+        paid = top_up_said([amount])
+        if paid is not None:  # `+2000`: added to what is left now
+            _top_up(settings, rentals, team, name, paid, currency, at, now, as_json)
+        else:
+            default = PROVIDER_CURRENCY.get(name, settings.files.currency)  # runpod 500: dollars, as chat's
+            value, money = _fields(lambda: balance_said([amount], currency, default, settings.files.lang))
+            moment = past_moment(at, settings, now, "--at")
+            balances.record(team, name, value, money, moment, now, by="terminal")
+        if at is not None and not as_json and paid is None:  # read earlier: the balance then, below what is left
             from bot.text.runway import balance_kept
 
             zone = ZoneInfo(settings.digest.remind_tz)

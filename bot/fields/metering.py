@@ -178,6 +178,20 @@ def balance_said(words: list[str], currency: str | None, default: str, lang: Lan
     return amount, signed or code or (default if default in CURRENCIES else "CNY")
 
 
+# a top-up said before its amount (`+2000`, `充值2000`, `加 2000`, `topped up 500`): added to what is left
+_TOP_UP = lazy(r"^(?:\+|充值了?|充了|续费了?|加了?|top(?:ped)?[- ]?up(?:\s+by|\s+with)?|add(?:ed)?)\s*", re.IGNORECASE)
+
+
+def top_up_said(words: list[str]) -> list[str] | None:
+    """The amount's words of a balance topped up (`+2000`, `充值 2000`, `topped up $500`); None where the words say
+    a balance, not an amount paid in."""
+    said = unicodedata.normalize("NFKC", " ".join(words)).strip()
+    found = _TOP_UP.match(said)
+    if found is None or not said[found.end() :].strip():
+        return None
+    return said[found.end() :].split()
+
+
 def _currency_word(word: str) -> bool:
     """Whether a word after an amount names its currency (元, USD; EUR too, to be refused as one)."""
     return currency_code(word) in CURRENCIES or (len(word) == 3 and word.isascii() and word.isalpha())

@@ -24,6 +24,7 @@ class Balance:
     source: str  # typed, or the API that read it
     recorded_by: str | None
     alerted_below_h: float | None
+    request_key: str | None = None  # the chat request that recorded it, where one did (a top-up)
 
 
 COLUMNS = [prepaid_balances.c[name] for name in Balance.__dataclass_fields__]
@@ -44,6 +45,7 @@ class Balances:
         *,
         source: str = "typed",
         by: str | None = None,
+        request_key: str | None = None,
     ) -> Balance:
         """Keep a balance. A reading from the provider's API that is no higher than the balance before it keeps
         the runway alerts already told (read every discovery run, it would otherwise tell them again each run);
@@ -78,6 +80,7 @@ class Balances:
                     recorded_by=by,
                     recorded_at=now,
                     alerted_below_h=told,
+                    request_key=request_key,
                 )
             ).inserted_primary_key
         assert made is not None
@@ -88,6 +91,13 @@ class Balances:
     def get(self, balance_id: int) -> Balance | None:
         with self.store.reading() as conn:
             row = conn.execute(select(*COLUMNS).where(prepaid_balances.c.id == balance_id)).first()
+        return Balance(*row) if row else None
+
+    def by_request(self, team: str, request_key: str) -> Balance | None:
+        """The balance this chat request recorded, if it did (a top-up redone finds it made)."""
+        c = prepaid_balances.c
+        with self.store.reading() as conn:
+            row = conn.execute(select(*COLUMNS).where(c.team == team, c.request_key == request_key)).first()
         return Balance(*row) if row else None
 
     def latest(self, team: str | None = None) -> list[Balance]:

@@ -334,6 +334,7 @@ prepaid_balances = Table(  # a provider account's prepaid balance, as typed or r
     Column("recorded_by", String(ID)),
     Column("recorded_at", UtcDateTime, nullable=False),
     Column("alerted_below_h", Float),  # the lowest runway threshold already told for this balance
+    Column("request_key", String(200)),  # the chat request that recorded it (a top-up's redo finds it made: 0034)
     Index(None, "team", "provider", "at"),
 )
 

@@ -270,3 +270,27 @@ def test_a_tracked_price_with_its_sign_is_in_that_currency(tmp_path: Path) -> No
     assert disk.returncode == 0, disk.stderr
     [kept] = json.loads(cli(tmp_path, "list", "--json").stdout)["storage"]
     assert (kept["price_gb_month"], kept["currency"]) == (0.02, "USD")
+
+
+def test_a_top_up_is_added_to_what_is_left_now(tmp_path: Path) -> None:
+    """`balance autodl +2000` (or 充值2000): a person who tops up knows what they paid in, rarely the new total; the
+    amount typed as a balance replaced ¥3,000 with ¥2,000. It is added to what is left now and kept as the balance
+    now; with no balance known, in another currency, or at another time, it is refused and nothing is kept."""
+    now = datetime.now(UTC).replace(microsecond=0)
+    track(tmp_path, "box", "14/h", now - timedelta(hours=3), "--provider", "autodl")
+    refused = cli(tmp_path, "balance", "autodl", "+2000")
+    assert refused.returncode == 2 and "no balance of autodl is known to add 2000 to" in refused.stderr
+    assert json.loads(cli(tmp_path, "balance", "--json").stdout) == []
+    assert cli(tmp_path, "balance", "autodl", "3000", "--at", "2h ago").returncode == 0  # ¥28 billed since
+    done = cli(tmp_path, "balance", "autodl", "+2000")
+    assert done.returncode == 0 and "autodl: topped up ¥2,000; ¥2,972 was left, ¥4,972 now" in done.stdout, done.stdout
+    assert cli(tmp_path, "balance", "autodl", "充值500").returncode == 0
+    [row] = json.loads(cli(tmp_path, "balance", "--json").stdout)
+    assert abs(row["balance"] - 5472) < 0.1 and row["currency"] == "CNY"
+    for said, problem in (("+$5", "a top-up in USD is not added"), ("+abc", "abc")):
+        refused = cli(tmp_path, "balance", "autodl", said)
+        assert refused.returncode == 2 and problem in refused.stderr, refused.stderr
+    refused = cli(tmp_path, "balance", "autodl", "+5", "--at", "1h ago")
+    assert refused.returncode == 2 and "added to what is left now" in refused.stderr
+    [same] = json.loads(cli(tmp_path, "balance", "--json").stdout)
+    assert same["balance"] == row["balance"]
