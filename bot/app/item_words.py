@@ -182,6 +182,43 @@ _BILLED_AS = lazy(
 )
 
 
+# its card or count said wrong when tracked (训练机 8卡改成4卡, 训练机 卡数改成4, 训练机 换成H800, 训练机 其实是4卡,
+# 训练机 应该是8张A800): `billing NAME cards=… gpu=…`
+_MACHINE_SET = (
+    lazy(
+        r"^(?:的)?(?:(?P<count>卡数|cards)|卡型|显卡型号|显卡|gpu型号|gpu)\s*(?:改成|改为|换成|应该是|其实是|=)\s*"
+        r"(?P<value>\S+?)(?:了)?$",
+        re.I,
+    ),
+    lazy(r"^(?:\d+|[一二两三四五六七八九十]+)\s*(?:卡|张)\s*(?:改成|改为|换成)\s*(?P<value>\S+?)(?:了)?$"),
+    lazy(r"^(?:改成|改为|换成|其实是|应该是|实际是|实际上是)\s*(?P<value>\S+?)(?:了)?$"),
+)
+
+
+def machine_set(text: str, name: str) -> list[str] | None:
+    """`cards=…` and `gpu=…` where the words after `name` correct its card or count; None otherwise (a price, a
+    basis: their own readings)."""
+    from bot.fields.rentals import FieldError, machine
+    from bot.fields.track_words import instance_words
+    from bot.text import Lang
+
+    rest = _after(text, name)
+    said = next((m for pattern in _MACHINE_SET if (m := pattern.match(rest)) is not None), None)
+    if said is None:
+        return None
+    if said.groupdict().get("count"):  # 卡数改成2: a count, whatever it is said as
+        return [f"cards={said['value']}"]
+    try:
+        read = instance_words([said["value"]], Lang.ZH)
+        gpu, counted = machine(read["gpu"], None, Lang.ZH) if "gpu" in read else (None, None)
+    except FieldError:
+        return None
+    if not read or set(read) - {"gpu", "cards"}:
+        return None
+    cards = read.get("cards") or (str(counted) if counted else None)
+    return [f"{key}={value}" for key, value in (("gpu", gpu), ("cards", cards)) if value]
+
+
 def billed_as(text: str, name: str) -> list[str] | None:
     """`billing`'s words where the words after `name` say how it bills (包月, 按量) and perhaps its new price."""
     said = _BILLED_AS.match(_after(text, name))
@@ -248,6 +285,8 @@ def reading(store: Store, team: str, text: str) -> tuple[str, str] | None:
             return name, f"set {whose}"
         if found is None and (basis := billed_as(text, name)) is not None:
             return name, "bill " + " ".join(basis)
+        if found is None and (fixed := machine_set(text, name)) is not None:
+            return name, "bill " + " ".join(fixed)
         then = _state_then(rest.replace("at=", "")) if found is None else None
         return (name, f"{then[0]} {then[1]}") if then is not None else found
     asks = _COST.search(text) or _WHOSE.search(text)  # only then are the released read (every instance ever)

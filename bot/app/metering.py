@@ -14,6 +14,7 @@ from bot.fields.metering import (
     PROVIDER_CURRENCY,
     balance_said,
     billing_words,
+    machine_words,
     power_of,
     provider_of,
     top_up_said,
@@ -158,14 +159,21 @@ def billing(inv: Invocation, args: list[str]) -> None:
         raise CommandError(t("meter.billing_usage", lang))
     try:
         words, whose = whose_words(args[1:], lang)  # `项目=llm`, `owner=@someone`: whose money it is
+        words, machine = machine_words(words, lang)  # `cards=4`, `gpu=H800`: tracked with the wrong ones
         # `包月 一万二`, `hourly stops`, `平台=autodl`
-        basis, stop, price, provider = billing_words(words, lang) if words or not whose else (None, None, None, None)
+        told = whose or machine
+        basis, stop, price, provider = billing_words(words, lang) if words or not told else (None, None, None, None)
     except FieldError as exc:
         raise CommandError(f"{exc.field}: {exc.message}") from None
     found = _instance(inv, args[0])
     rentals = Rentals(inv.deps.store)
     try:
         lines, given = _whose_set(inv, rentals, found, whose) if whose else ([], None)
+        if machine:  # before a price given with it, which then says the cards it is for
+            fixed = rentals.set_machine(inv.team, found.name, gpu=machine.get("gpu"), cards=machine.get("cards"))
+            rate = instance_rate(fixed, lang, unknown="")
+            key = "meter.machine_set" if price is None else "meter.machine_set_priced"
+            lines.append(t(key, lang, name=fixed.name, gpu=fixed.gpu, cards=fixed.cards, rate=rate))
         if price is not None:
             amount, unit, priced_in = price  # `billing box $8/h`: in dollars (the sign was dropped: ¥8)
             unit = unit or found.unit  # a bare amount (`price=50`): per what it is priced by now

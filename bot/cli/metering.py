@@ -118,19 +118,27 @@ def billing(
         str | None, typer.Option(help="The project its spend counts for, this month's included (none: no project).")
     ] = None,
     owner: Annotated[str | None, typer.Option(help="Its owner from now on. " + OWNER_HELP)] = None,
+    gpu: Annotated[
+        str | None, typer.Option(help="Its GPU, where it was tracked with the wrong one: H800, 910B...")
+    ] = None,
+    cards: Annotated[
+        str | None, typer.Option(help="Its count of cards, where it was tracked with the wrong one.")
+    ] = None,
     team: TeamOpt = None,
     lang: LangOpt = None,
 ) -> None:
-    """Set how an instance bills, its price (--price) or whose it is (--project, --owner); alone, say how."""
+    """Set how an instance bills, its price, whose it is, or its card (--gpu, --cards); alone, say how."""
     settings = load_settings(lang=lang)
     if basis is None and price is None and stop_billing:
         raise fail(t("cli.billing_needs", settings.files.lang))
     rentals = open_rentals(settings)
     team = chosen_team(settings, team)
+    if gpu is not None or cards is not None:
+        _machine(settings, rentals, team, name, gpu, cards, priced=price is not None)
     if project is not None or owner is not None:
         _whose(settings, rentals, team, name, project, owner)
-        if basis is None and price is None and provider is None:
-            return
+    if (gpu, cards, project, owner) != (None,) * 4 and basis is None and price is None and provider is None:
+        return
     if basis is None and price is None and provider:  # the balance it bills to, alone
         said_in = settings.files.lang
         account = _fields(lambda: provider_of(provider, said_in))
@@ -157,6 +165,18 @@ def billing(
         if basis is None:
             return
     assert basis is not None  # refused above when neither was given
+    _basis_set(settings, rentals, team, name, basis, stop_billing, provider)
+
+
+def _basis_set(
+    settings: Settings,
+    rentals: Rentals,
+    team: str,
+    name: str,
+    basis: str,
+    stop_billing: str | None,
+    provider: str | None,
+) -> None:
     values = {
         "billing": _fields(lambda: billing_of(basis, settings.files.lang)),
         "stop_billing": _fields(lambda: stop_billing_of(stop_billing, settings.files.lang)) if stop_billing else None,
@@ -174,6 +194,21 @@ def billing(
     )
     if (rated := period_from_rate(changed, settings.files.lang)) is not None:  # a month at an hourly price: said
         sys.stdout.write(rated + "\n")
+
+
+def _machine(
+    settings: Settings, rentals: Rentals, team: str, name: str, gpu: str | None, cards: str | None, *, priced: bool
+) -> None:
+    """--gpu, --cards: its card or count corrected (its price, the whole machine's, as it was unless --price)."""
+    from bot.fields.rentals import cards_typed, gpu_typed
+
+    said_in = settings.files.lang
+    model = _fields(lambda: gpu_typed(gpu, said_in)) if gpu is not None else None
+    count = _fields(lambda: cards_typed(cards, said_in)) if cards is not None else None
+    fixed = _run(settings, lambda: rentals.set_machine(team, name, gpu=model, cards=count))
+    key = "meter.machine_set_priced" if priced else "meter.machine_set_terminal"
+    rate = instance_rate(fixed, said_in, "")
+    sys.stdout.write(t(key, said_in, name=fixed.name, gpu=fixed.gpu, cards=fixed.cards, rate=rate) + "\n")
 
 
 def _whose(settings: Settings, rentals: Rentals, team: str, name: str, project: str | None, owner: str | None) -> None:

@@ -8,12 +8,15 @@ import math
 import re
 import unicodedata
 from collections.abc import Callable
+from typing import Any
 
 from bot.fields.rentals import (
     CURRENCIES,
     SIGNS,
     FieldError,
+    cards_typed,
     currency_of,
+    gpu_typed,
     price_currency,
     price_typed,
     without_currency,
@@ -217,6 +220,27 @@ def balance_of(text: str, lang: Lang, shown: str | None = None) -> float:
 _WHOSE_KEYS = {"project": "project", "项目": "project", "owner": "owner", "负责人": "owner", "所有者": "owner"}
 _WHOSE_KEYS |= {"归属": "owner"}
 NO_PROJECT = frozenset(("none", "-", "无", "没有", "不属于任何项目"))  # `project=none`: in no project
+
+
+_MACHINE_KEYS = {"gpu": "gpu", "卡型": "gpu", "显卡": "gpu", "cards": "cards", "卡数": "cards"}
+
+
+def machine_words(words: list[str], lang: Lang) -> tuple[list[str], dict[str, Any]]:
+    """An instance's card and count corrected, out of `billing NAME …`'s words (`gpu=H800`, `cards=4`, `卡型=`,
+    `卡数=`), read as tracking reads them; the other words as they were. FieldError: one given twice, or a value
+    read as no GPU or no count of whole cards."""
+    found: dict[str, Any] = {}
+    rest: list[str] = []
+    for word in words:
+        key, sep, value = word.partition("=")
+        field = _MACHINE_KEYS.get(key.lower()) if sep else None
+        if field is None:
+            rest.append(word)
+            continue
+        if field in found:
+            raise FieldError(field, t("error.inline.twice", lang, key=key))
+        found[field] = cards_typed(value, lang) if field == "cards" else gpu_typed(value, lang)
+    return rest, found
 
 
 def whose_words(words: list[str], lang: Lang) -> tuple[list[str], dict[str, str]]:

@@ -75,13 +75,7 @@ def instance_fields(
     ¥, USD, 元) is in it, and `currency` (None: not given) must agree; else `currency`, else `default_currency`."""
     gpu, counted = machine(gpu, cards, lang)
     cards = counted or 1
-    try:
-        model = canonical_gpu(gpu)
-    except UnknownGPU as exc:
-        said = unknown_gpu_text(exc, lang)
-        fits = exc.maker and len(said) <= FORM_ROOM  # a maker's few cards are the answer; all of NVIDIA's are not
-        short = said if fits else t("error.unknown_gpu_short", lang, gpu=exc.name[:30])
-        raise FieldError("gpu", said, short) from None
+    model = gpu_typed(gpu, lang)
     try:
         part = parse_share(share, model) if share is not None else None
     except ParseError as exc:
@@ -100,6 +94,18 @@ def instance_fields(
     amount, unit = price_typed(price, lang)  # typed: the price of the whole instance, kept as it was said
     code = money_of(price, currency, default_currency, lang)  # "$2.5/h": never kept as ¥2.5
     return out | {"unit": unit, "price": amount, "currency": code, "price_by": "track"}
+
+
+def gpu_typed(gpu: str, lang: Lang) -> str:
+    """The catalogue's name of a GPU as typed (A800, 4090, 910B). FieldError naming the known ones (a maker's few
+    where a maker was named)."""
+    try:
+        return canonical_gpu(gpu)
+    except UnknownGPU as exc:
+        said = unknown_gpu_text(exc, lang)
+        fits = exc.maker and len(said) <= FORM_ROOM  # a maker's few cards are the answer; all of NVIDIA's are not
+        short = said if fits else t("error.unknown_gpu_short", lang, gpu=exc.name[:30])
+        raise FieldError("gpu", said, short) from None
 
 
 def cards_typed(text: str, lang: Lang) -> int:

@@ -447,6 +447,12 @@ class Rentals:
         """Whose money a running instance is: its `project` ("" for none) and its `owner`, where given."""
         return self._change_running(team, name, **_whose_values(project, owner))
 
+    def set_machine(self, team: str, name: str, *, gpu: str | None = None, cards: int | None = None) -> Instance:
+        """A running instance's card and its count corrected (tracked as 8 cards, it has 4), where given; its price,
+        the whole machine's, is as it was."""
+        values = {k: v for k, v in (("gpu", gpu), ("cards", cards)) if v is not None}
+        return self._change_running(team, name, **values)
+
     def snooze(self, team: str, name: str, until: datetime) -> Instance:
         """ "Still needed": the instance is not news until `until`."""
         return self._change_running(team, name, snoozed_until=until)

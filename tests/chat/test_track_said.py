@@ -10,6 +10,7 @@ import pytest
 
 from bot.state.rentals import Rentals
 from tests.chat.test_both_platforms import driving
+from tests.support.fake_dingtalk import CORP
 
 
 def test_an_instance_and_storage_tracked_in_words_keep_what_their_keys_would(tmp_path: Path) -> None:
@@ -171,3 +172,31 @@ def test_words_after_a_one_word_key_are_read_as_the_words_before_it(tmp_path: Pa
         rentals = Rentals(chat.deps.store)
         kept = {i.name: (i.price, i.project, i.cards) for team in rentals.teams() for i in rentals.instances(team)}
         assert kept == {"训练机": (60.0, "llm", 8), "t2": (60.0, "llm", 8)}, kept
+
+
+def test_a_name_tracked_again_says_how_to_change_it_and_each_way_works(tmp_path: Path) -> None:
+    """`登记 训练机 A800 4卡 …` over a 训练机 tracked with 8 cards said only that the name was taken, and a card or
+    count tracked wrong could not be corrected (a name, released, is not tracked again): how to change its price
+    and its card are said, the commands it names work, and so do the words people say it with."""
+    with driving("dingtalk", tmp_path) as chat:
+        chat.command("登记 训练机 A800 8卡 每小时60元")
+        said = chat.command("登记 训练机 A800 4卡 每小时30元")
+        assert "`billing 训练机 price=30/h`" in said and "`billing 训练机 cards=4`" in said, said
+        assert "¥30/小时" in chat.command("billing 训练机 price=30/h")
+        assert "A800-80GB × 4" in chat.command("billing 训练机 cards=4")
+        rentals = Rentals(chat.deps.store)
+
+        def machine() -> tuple[str, int, float | None]:
+            found = rentals.instance(f"dingtalk:{CORP}", "训练机")
+            assert found is not None
+            return found.gpu, found.cards, found.price
+
+        assert machine() == ("A800-80GB", 4, 30.0)  # the price, the whole machine's, as it was
+        for words, then in (("训练机 8卡改成2卡", ("A800-80GB", 2)), ("训练机 换成H800", ("H800-80GB", 2)),
+                            ("训练机 其实是8张A800", ("A800-80GB", 8)), ("训练机 卡数改成4", ("A800-80GB", 4)),
+                            ("billing 训练机 gpu=910B cards=8 price=80/h", ("Ascend-910B-64GB", 8))):  # fmt: skip
+            assert "× " in chat.command(words), words
+            assert machine()[:2] == then, words
+        assert machine()[2] == 80.0
+        assert "X9" in chat.command("billing 训练机 gpu=X9") and machine()[:2] == ("Ascend-910B-64GB", 8)
+        assert "无法识别“换成xyz”" in chat.command("训练机 换成xyz")  # no card: not read as one

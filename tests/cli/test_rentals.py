@@ -134,7 +134,22 @@ def test_a_name_is_unique_per_workspace(tmp_path: Path) -> None:
     assert run_cli("track", "instance", "a", *A100, *TEAM, env=env, tmp=tmp_path).returncode == 0
     again = run_cli("track", "instance", "a", *A100, *TEAM, env=env, tmp=tmp_path)
     assert again.returncode == 2 and "already tracked" in again.stderr
+    assert "`gpu-advise billing a --cards 4`" in again.stderr  # how a card or count tracked wrong is corrected
     assert run_cli("track", "instance", "a", *A100, "--team", "T2", env=env, tmp=tmp_path).returncode == 0
+
+
+def test_a_card_or_count_tracked_wrong_is_corrected_with_billing(tmp_path: Path) -> None:
+    """Tracked as one A100 when it is 4 H800s: `billing a --gpu H800 --cards 4` corrects it, its price (the whole
+    machine's) as it was; a GPU or count not read is refused naming it, and nothing changes."""
+    env = _state(tmp_path)
+    assert run_cli("track", "instance", "a", *A100, *TEAM, env=env, tmp=tmp_path).returncode == 0
+    done = run_cli("billing", "a", "--gpu", "H800", "--cards", "4", *TEAM, env=env, tmp=tmp_path)
+    assert done.returncode == 0 and "a: H800-80GB × 4 from now on, at ¥400/day" in done.stdout, done.stdout
+    for flag, value in (("--gpu", "X9"), ("--cards", "0")):
+        refused = run_cli("billing", "a", flag, value, *TEAM, env=env, tmp=tmp_path)
+        assert refused.returncode == 2 and value in refused.stderr, refused.stderr
+    [item] = json.loads(run_cli("list", "--json", *TEAM, env=env, tmp=tmp_path).stdout)["instances"]
+    assert (item["gpu"], item["cards"], item["price"], item["unit"]) == ("H800-80GB", 4, 400.0, "day")
 
 
 def test_release_lists_the_storage_left_behind_and_delete_storage_stops_it(tmp_path: Path) -> None:
