@@ -84,6 +84,9 @@ _STOP_ASKED = (
     lazy(r"^(?:帮我|请|麻烦)?\s*把\s*(?P<name>.+?)\s*(?:关掉|停掉|关了|停了|关机|停机|关闭)(?:吧|一下)?[。.!！]?$"),
     lazy(r"^(?:please\s+)?(?:stop|shut down|shutdown|turn off|switch off)\s+(?P<name>\S+?)[.!]?$", re.I),
 )
+_HANDED = lazy(
+    r"^(?:帮我|请|麻烦)?\s*把\s*(?P<name>.+?)\s*(?:转给|交给|移交给|转交给)\s*(?P<value>\S+?)(?:负责|吧)?[。.!！]?$"
+)
 _WHO_OWNS = lazy(
     r"^(?:who(?:'s| is)? (?:owns|using|renting|the owner of)|谁(?:在用|租的|负责))\s*(?P<name>.+?)\??$", re.I
 )
@@ -191,7 +194,7 @@ _MACHINE_SET = (
         re.I,
     ),
     lazy(r"^(?:\d+|[一二两三四五六七八九十]+)\s*(?:卡|张)\s*(?:改成|改为|换成)\s*(?P<value>\S+?)(?:了)?$"),
-    lazy(r"^(?:改成|改为|换成|其实是|应该是|实际是|实际上是)\s*(?P<value>\S+?)(?:了)?$"),
+    lazy(r"^(?:改成|改为|换成|其实是|应该是|实际是|实际上是|是)\s*(?P<value>\S+?)(?:了|的)?$"),
 )
 
 
@@ -217,6 +220,24 @@ def machine_set(text: str, name: str) -> list[str] | None:
         return None
     cards = read.get("cards") or (str(counted) if counted else None)
     return [f"{key}={value}" for key, value in (("gpu", gpu), ("cards", cards)) if value]
+
+
+# the provider it bills to, said (训练机 平台是autodl, 训练机 改到autodl上, 训练机 在阿里云上, box1 provider=autodl):
+# `billing NAME provider=…`, where the word is a provider the bot knows
+_PROVIDER_SET = lazy(
+    r"^(?:的)?(?:平台|云平台|provider|platform)\s*(?:是|改成|改为|换成|=|:|：|is)\s*(?P<value>\S+?)$"
+    r"|^(?:改到|换到|迁到|搬到|放在|在|是|is on|on)\s*(?P<at>\S+?)\s*(?:上|平台上?)?(?:的|租的)?$",
+    re.IGNORECASE,
+)
+
+
+def provider_set(text: str, name: str) -> str | None:
+    """`provider=…` where the words after `name` say a provider the bot knows it bills to; None otherwise."""
+    from bot.fields.metering import PROVIDER_NAMES
+
+    said = _PROVIDER_SET.match(_after(text, name))
+    value = (said["value"] or said["at"]) if said is not None else None
+    return f"provider={value}" if value is not None and value.lower() in PROVIDER_NAMES else None
 
 
 def billed_as(text: str, name: str) -> list[str] | None:
@@ -265,6 +286,9 @@ def reading(store: Store, team: str, text: str) -> tuple[str, str] | None:
         priced = pattern.match(said)
         if priced is not None and named_first(store, team, priced["name"]) == priced["name"]:
             return priced["name"], f"set price={priced['price'].strip()}"
+    handed = _HANDED.match(said)  # 把训练机转给 @李雷: its owner, as `billing NAME owner=…` sets it
+    if handed is not None and named_first(store, team, handed["name"]) == handed["name"]:
+        return handed["name"], f"set owner={handed['value']}"
     for pattern in _STOP_ASKED:  # 关掉训练机: switching it off asked of the bot, which says what it can do
         if (stop := pattern.match(said)) is not None and _first(stop["name"], _names(store, team)):
             return stop["name"], "stop"
@@ -287,6 +311,8 @@ def reading(store: Store, team: str, text: str) -> tuple[str, str] | None:
             return name, "bill " + " ".join(basis)
         if found is None and (fixed := machine_set(text, name)) is not None:
             return name, "bill " + " ".join(fixed)
+        if found is None and (account := provider_set(text, name)) is not None:
+            return name, "bill " + account
         then = _state_then(rest.replace("at=", "")) if found is None else None
         return (name, f"{then[0]} {then[1]}") if then is not None else found
     asks = _COST.search(text) or _WHOSE.search(text)  # only then are the released read (every instance ever)

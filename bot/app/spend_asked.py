@@ -49,6 +49,15 @@ _EACH_PROJECT = lazy(  # spend asked of every project (各项目花了多少, sp
     r"(?:哪个|哪些|每个|各个?|所有)项目(?:的|都|分别|各)*|(?<![a-z])(?:which|each|every|per|by)\s+projects?(?![a-z])",
     re.IGNORECASE,
 )
+# spend asked by project or by person (按项目统计费用, 按人汇总开销, 各成员的花费, spend by owner): the report,
+# which ranks each project's and each owner's
+_BY_WHOM = lazy(
+    r"(?:按|分)(?:项目|人|负责人|成员|用户|人头)(?:统计|汇总|看|算|列出|分摊|拆分)?(?:一下)?(?:的)?"
+    r"(?:费用|花费|开销|花销|支出|成本|账单|钱)?(?:情况)?"
+    r"|(?:每个人|各成员|每个成员|每人|各人)(?:的|都|分别)*(?:费用|花费|开销|花了多少钱?)"
+    r"|(?<![a-z])(?:spend|spending|costs?) (?:by|per) (?:owner|person|people|member|user)s?(?![a-z])",
+    re.IGNORECASE,
+)
 _PROJECT = lazy(  # a project named in a spend question: llm项目, 项目llm, on llm, on project llm; a name glued to the
     # Chinese words around it (这个月llm花了多少, llm上周花了多少): a Latin name is no Chinese period's word
     r"(?P<a>[A-Za-z0-9][A-Za-z0-9_\-]*)\s*项目|项目\s*(?P<b>[A-Za-z0-9][A-Za-z0-9_\-]*)"
@@ -93,6 +102,8 @@ def spent_asked(said: str) -> tuple[str, list[str]] | None:
     """A question of what was spent, by a project or in a period, or a report asked by another word: that report."""
     if (cost := _WHAT_COST.match(said)) is not None:  # what did llm cost last month: that project's report
         return "report", [period(cost["rest"]), f"project={cost['project']}"]
+    if (by := _BY_WHOM.search(said)) is not None:  # 按项目统计费用: the report, each project's and owner's spend
+        return "report", [period(said[: by.start()] + " " + said[by.end() :])]
     if _SPENT.search(said):  # 本月花了多少钱, 上周花了多少: that period's report (this month's, none said)
         # 各项目花了多少, which project spends the most: the report, which says each project's spend
         rest = _EACH_PROJECT.compiled.sub(" ", _SPENT.compiled.sub(" ", said))

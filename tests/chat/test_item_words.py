@@ -353,3 +353,32 @@ def test_still_needed_until_a_day_is_still_needed_until_that_day_ends(tmp_path: 
         assert until() == datetime(2026, 12, 5, tzinfo=shanghai)  # unchanged
         assert "还在用" in chat.command("训练机 明天还要用")  # a day, as before (the button's)
         assert until() == MONDAY_0910_SHANGHAI.astimezone(shanghai) + timedelta(days=1)
+
+
+def test_the_provider_and_the_owner_said_in_words_and_spend_asked_by_whom(tmp_path: Path) -> None:
+    """`训练机 平台是autodl`, `训练机 改到阿里云上`, `把训练机转给 @…` were words not read or not understood, and
+    `按项目统计费用` a sentence: the provider it bills to and its owner are set as `billing` sets them (a word that is
+    no provider is not read as one), and spend by project or person is the report that ranks both."""
+    with driving("dingtalk", tmp_path) as chat:
+        chat.h.clock.now = MONDAY_0910_SHANGHAI  # type: ignore[attr-defined]
+        chat.command("登记 训练机 A800 8卡 每小时60元 项目=llm")
+        rentals = Rentals(chat.deps.store)
+
+        def provider() -> str | None:
+            found = rentals.instance(TEAM, "训练机")
+            assert found is not None
+            return found.provider
+
+        for words, account in (("训练机 平台是autodl", "autodl"), ("训练机 改到阿里云上", "aliyun"),
+                               ("训练机 在autodl上", "autodl"), ("训练机 是阿里云的", "aliyun")):  # fmt: skip
+            assert "余额" in chat.command(words), words
+            assert provider() == account, words
+        assert "无法识别“在家里”" in chat.command("训练机 在家里") and provider() == "aliyun"
+        before = rentals.instance(TEAM, "训练机")
+        assert "训练机" in chat.command("把训练机转给 @someone02")
+        after = rentals.instance(TEAM, "训练机")
+        assert before is not None and after is not None and after.owner != before.owner
+        chat.h.clock.advance(hours=2)  # type: ignore[attr-defined]
+        for words in ("按项目统计费用", "按人汇总开销", "上个月按项目统计费用"):
+            said = chat.command(words)
+            assert "没读懂" not in said and ("llm" in said or "10-01 至 10-31" in said), (words, said)
