@@ -125,11 +125,22 @@ def report(inv: Invocation, args: list[str]) -> None:
             inv.answer(plain(nothing + ("" if lang is Lang.ZH else " ") + t("report.this_week_instead", lang), lang))
     if not made.rows:
         named = t("report.of_project", lang, project=project) + "\n" if project else ""
-        inv.answer(plain(named + nothing, lang))
+        yet = _not_billed_yet(Rentals(deps.store), team, channel, project, end >= now.astimezone(zone).date())
+        said = t("report.nothing_yet", lang, start=f"{start:%m-%d}", end=f"{end:%m-%d}", count=yet) if yet else nothing
+        inv.answer(plain(named + said, lang))
         return
     teller = inv.teller()
     ts = post(teller, channel, made, lang, store=deps.store, team=team, now=now, project=project)
     _attach_csv(teller, channel, ts, made, team, lang)
+
+
+def _not_billed_yet(rentals: Rentals, team: str, channel: str, project: str | None, to_today: bool) -> int:
+    """How many items running in the channel (of the project, where one is asked) have billed nothing yet, in a
+    period up to today: "nothing was rented" was said of boxes tracked a minute before."""
+    if not to_today:
+        return 0
+    running = rentals.instances(team, active_only=True, channel=channel)
+    return sum(1 for i in running if project is None or i.project == project)
 
 
 def _attach_csv(teller: Teller, channel: str, thread: str, made: Report, team: str, lang: Lang) -> None:

@@ -188,3 +188,21 @@ def test_report_alone_with_nothing_last_week_gives_this_week_so_far(tmp_path: Pa
         [asked] = h.fake.wait_for(lambda: [c for c in h.fake.of("response_url") if c["_path"].endswith("/2")])
         assert "Nothing was rented" in asked["text"] and "this week so far" not in asked["text"]
         assert len(reports(h)) == 1
+
+
+def test_items_that_billed_nothing_yet_are_not_said_never_rented(tmp_path: Path) -> None:
+    """`report this-month` a minute after tracking said "Nothing was rented in this channel": its items are running
+    and have billed nothing yet, which is what is said; a period that ended before today stays "nothing rented"."""
+    with running_app(tmp_path) as h:
+        h.clock.now = MONDAY + timedelta(hours=5)
+        h.fake.locales["U1"] = "en-US"
+        h.send.command("report this-month", user="U1", response_url=h.fake.response_url("0"))
+        [none] = h.fake.wait_for(lambda: [c for c in h.fake.of("response_url") if c["_path"].endswith("/0")])
+        assert "Nothing was rented in this channel" in none["text"]  # nothing tracked: as before
+        Rentals(h.deps.store).track_instance("T1", "new", FIELDS | {"owner": "U1", "started_at": h.clock.now})
+        h.send.command("report this-month", user="U1", response_url=h.fake.response_url("1"))
+        [told] = h.fake.wait_for(lambda: [c for c in h.fake.of("response_url") if c["_path"].endswith("/1")])
+        assert "Nothing billed in this channel from 12-01 to 12-07 yet: its 1 running item" in told["text"], told
+        h.send.command("report last-month", user="U1", response_url=h.fake.response_url("2"))
+        [before] = h.fake.wait_for(lambda: [c for c in h.fake.of("response_url") if c["_path"].endswith("/2")])
+        assert "Nothing was rented in this channel from 11-01 to 11-30" in before["text"], before
