@@ -100,6 +100,8 @@ def free_words(text: str) -> tuple[str, list[str]] | None:
         return "remind", ["off"]
     if (left := _balance_said(said)) is not None:  # autodl 还剩300元, runpod balance is 500 dollars: recorded
         return "balance", left
+    if (at := _REMIND_AT_SAID.match(said)) is not None:  # 每天晚上8点提醒: the digest's time
+        return "remind", at["when"].split()
     if _REMIND_ME.search(said):  # 每天早上9点提醒我: the digest's time
         return "remind", _REMIND_ME.compiled.sub(" ", said).split()
     if _DEAREST.search(said):  # 哪台机器最贵, which box costs the most: the list, most spent this month first
@@ -174,7 +176,7 @@ _DIGEST_NOW = lazy(  # the digest asked for now (send the digest now, 现在发�
     re.IGNORECASE,
 )
 _WHEN_DIGEST = lazy(
-    r"(?:提醒|日报|摘要)(?:什么时候|几点)|什么时候(?:发)?(?:提醒|日报)"
+    r"(?:提醒|日报|摘要)(?:什么时候|几点)|(?:什么时候|几点)(?:发)?(?:提醒|日报)"
     r"|when (?:does|will|is) the (?:digest|reminder|daily digest)|what time (?:is|does) the (?:digest|reminder)",
     re.IGNORECASE,
 )
@@ -218,6 +220,11 @@ _TOPPED = lazy(
     rf"|^(?:i |we )?(?:topped up|added|add|put)\s+(?P<amount_to>{_AMOUNT})\s+(?:to|on|into)\s+"
     r"(?P<provider_to>[^\s\d]+?)(?:\s+(?:balance|account))?$",
     re.IGNORECASE,
+)
+# a time said before 提醒 (每天晚上8点提醒, 工作日早上9点半发提醒): the digest's time, as `remind` reads it
+_REMIND_AT_SAID = lazy(
+    r"^(?P<when>(?:每天|每日|工作日|每个工作日)?\s*(?:早上|上午|中午|下午|晚上|傍晚|凌晨)?\s*\d{1,2}"
+    r"(?:[:：]\d{2}|点半?|点\d{1,2}分?)?)\s*(?:的时候)?(?:发|发送|推送)?(?:提醒|日报|摘要)(?:吧|一下)?[。.!！]?$"
 )
 _REMIND_ME = lazy(r"都?请?提醒(?:我们?|大家|一下)|(?:please )?remind (?:me|us)(?: of idle boxes)?", re.IGNORECASE)
 _THINGS = r"(?:机器|卡|显卡|gpu|实例|资源|服务器)"

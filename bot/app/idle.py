@@ -5,6 +5,8 @@ and it is not the day's digest: that is still sent at its time."""
 
 from __future__ import annotations
 
+import re
+
 from bot.app.digest_card import digest_now
 from bot.app.free_words import idle_asked
 from bot.app.invocation import CommandError, Invocation
@@ -15,6 +17,14 @@ from bot.digest.now import digests_now, has_news
 from bot.state.rentals import Rentals
 from bot.text import t
 from bot.text.format import literal
+from rules.patterns import lazy
+
+# a time a box must be idle before it is news, asked for (闲置超过3小时提醒我, 闲置2小时就通知, idle for 3h): the
+# rule is the team's policy, not the channel's words
+_THRESHOLD = lazy(
+    r"(?:超过|满|了|达到)?\s*(?:\d+(?:\.\d+)?|[一二两三四五六七八九十半]+)\s*(?:个)?(?:小时|钟头|分钟|h|hours?|min(?:ute)?s?)",
+    re.IGNORECASE,
+)
 
 
 def idle(inv: Invocation, args: list[str]) -> None:
@@ -22,6 +32,11 @@ def idle(inv: Invocation, args: list[str]) -> None:
     mine = [word for word in args if word.lower() in MINE]
     every = [word for word in args if word.lower() in EVERY]
     args = [word for word in args if word.lower() not in MINE | EVERY]
+    if args and _THRESHOLD.search(" ".join(args)):  # 闲置超过3小时提醒我: when a box counts idle, and who sets it
+        rule = deps.policy.idle
+        said = t("idle.rule", lang, minutes=f"{rule.window_minutes:g}", pct=f"{rule.utilisation_max_pct:g}")
+        inv.answer(plain(said, lang))
+        return
     if args and not (idle_asked("闲置" + "".join(args)) or idle_asked("idle " + " ".join(args))):  # 闲置的机器有哪些
         raise CommandError(t("idle.words", lang, words=literal(" ".join(args)[:40])))
     rentals = Rentals(deps.store)

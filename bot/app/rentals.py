@@ -303,7 +303,7 @@ def remind(inv: Invocation, args: list[str]) -> None:
     inv.answer(plain(schedule_text(current, deps.now(), lang, Lang(current.lang or deps.settings.files.lang)), lang))
 
 
-_MOVED_TO = re.compile(r"^(?:改到|改成|改为|换到|换成|调到|调成|挪到|定在|设在|设为|设成)")
+_MOVED_TO = re.compile(r"^(?:的?时间)?(?:改到|改成|改为|换到|换成|调到|调成|挪到|定在|设在|设为|设成)")
 
 
 def _clock_words(args: list[str]) -> list[str]:

@@ -363,3 +363,34 @@ def test_a_sentence_not_understood_says_so_and_each_example_it_gives_works(
             )
     with driving("wecom", tmp_path / "lsit") as chat:
         assert "`list`" in chat.command("lsit")  # a word near a sub-command's name: still the one it meant
+
+
+def test_the_digests_time_said_before_remind_and_the_idle_rule_asked(tmp_path: Path) -> None:
+    """`每天晚上8点提醒` was not understood, `提醒时间改成早上9点` refused "时间改成" as no days, `现在几点提醒` not
+    understood, and `闲置超过3小时提醒我` told `idle` takes no words: the time is set as `remind at` sets it, asked
+    is the schedule, and the idle rule is said with who may change it (the team's policy, not the channel's words)."""
+    from bot.state.schedules import Schedules
+    from tests.chat.test_both_platforms import GROUP
+    from tests.support.fake_dingtalk import CORP
+
+    with driving("dingtalk", tmp_path) as chat:
+        chat.h.clock.now = MONDAY_0910_SHANGHAI  # type: ignore[attr-defined]
+        chat.command("登记 训练机 A800 8卡 每小时60元")
+        schedules = Schedules(chat.deps.store, chat.deps.settings.digest.default_schedule())
+
+        def at() -> str:
+            plan = schedules.of(f"dingtalk:{CORP}", GROUP)
+            return f"{plan.at:%H:%M} {'-'.join(map(str, sorted(plan.days)))}"
+
+        for said, then in (
+            ("每天晚上8点提醒", "20:00"),
+            ("提醒时间改成早上9点", "09:00"),
+            ("工作日早上9点半发提醒", "09:30"),
+        ):
+            assert "本群的提醒" in chat.command(said), said
+            assert at().startswith(then), (said, at())
+        assert at().endswith("0-1-2-3-4")  # weekdays
+        assert "09:30" in chat.command("现在几点提醒")
+        rule = chat.command("闲置超过3小时提醒我")
+        assert "最近 60 分钟" in rule and "idle.window_minutes" in rule and "`act stop grace=3h`" in rule, rule
+        assert "`idle`（闲置）后面不带参数" in chat.command("闲置 随便什么")  # other words: as before
