@@ -14,6 +14,7 @@ from datetime import datetime, time, timedelta
 
 from bot.app import metering, rentals
 from bot.app.invocation import CommandError, Invocation
+from bot.app.item_spent import PERIOD_WORDS, item_spent
 from bot.chat.digest_answers import answer
 from bot.chat.ids import Action
 from bot.chat.message import plain
@@ -46,6 +47,17 @@ _COST = lazy(
     r"(?:现在|目前|一共|总共)?(?:的)?(?:多少钱|价格|费用|花费|花了多少钱?|用了多少钱|(?:一|每)(?:个月|月|天|小时|周)(?:要)?多少钱|"
     r"多少钱一(?:个月|天|小时|周)|这个月花了多少钱?|本月花了多少钱?)[?？]?"
     r"|(?:how much(?: is it| does it cost| did it cost)?|cost|price|spent)\??"
+)
+# what it cost over a period, asked (训练机 昨天花了多少, 训练机 上个月花了多少钱, 训练机 这周的费用): that period's
+_COST_THEN = lazy(
+    rf"^(?P<when>{PERIOD_WORDS})\s*(?:一共|总共)?(?:花了|用了|花费了?|消耗了?|烧了)?(?:多少钱?|多少|几块钱)(?:呢|啊)?[?？]?$"
+    rf"|^(?P<when_of>{PERIOD_WORDS})\s*的?(?:花费|费用|账单|开销|成本)(?:是多少|多少)?[?？]?$",
+    re.IGNORECASE,
+)
+_COST_THEN_EN = lazy(
+    r"^how much (?:has|did|does|is) (?P<name>\S+?) (?:cost|spen[dt]|billed)(?: us)? "
+    rf"(?P<when>{PERIOD_WORDS})\??$",
+    re.IGNORECASE,
 )
 # asked to be released or deleted, the name inside (把训练机释放掉, 帮我把数据盘删了): asked back as said after it
 _ASKED_TO = lazy(
@@ -275,6 +287,9 @@ def reading(store: Store, team: str, text: str) -> tuple[str, str] | None:
     asked = _WHO_OWNS.match(said)
     if asked is not None and named_first(store, team, asked["name"]) == asked["name"]:
         return asked["name"], "whose"  # who owns box1
+    cost_then = _COST_THEN_EN.match(said)  # how much did box1 cost yesterday: that day's, not this month's line
+    if cost_then is not None and _first(cost_then["name"], _names(store, team)) == cost_then["name"]:
+        return cost_then["name"], f"spent {cost_then['when']}"
     for pattern, what in _ASKED_OF:
         of = pattern.match(said)
         if of is not None and _first(of["name"], _names(store, team)) == of["name"]:
@@ -302,6 +317,8 @@ def reading(store: Store, team: str, text: str) -> tuple[str, str] | None:
             *((_SNOOZE_WEEK, "snooze-week"), (_SNOOZE, "snooze")),
         )
         found = next(((name, what) for pattern, what in readings if pattern.fullmatch(rest)), None)
+        if found is None and (asked := _COST_THEN.match(rest)) is not None:  # 训练机 昨天花了多少: that day's
+            return name, f"spent {asked['when'] or asked['when_of']}"
         until = next((m for pattern in _SNOOZE_UNTIL if (m := pattern.match(rest)) is not None), None)
         if found is None and until is not None:
             return name, f"snooze-until {until['day']}"
@@ -341,6 +358,8 @@ def said_of_item(inv: Invocation, text: str) -> bool:
     name, what = found
     if what == "whose":  # box1是谁的, 训练机 多少钱: its line of the list, its owner, price and month in it
         rentals.list_items(inv, [name])
+    elif what.startswith("spent "):  # 训练机 昨天花了多少: what it cost then
+        item_spent(inv, name, what.removeprefix("spent "))
     elif what == "state":  # 训练机 停了吗: how it is, as `power 训练机` says
         metering.power(inv, [name])
     elif what.startswith("set "):  # 训练机 项目改成 cv: `billing 训练机 project=cv`

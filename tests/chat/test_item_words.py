@@ -382,3 +382,20 @@ def test_the_provider_and_the_owner_said_in_words_and_spend_asked_by_whom(tmp_pa
         for words in ("按项目统计费用", "按人汇总开销", "上个月按项目统计费用"):
             said = chat.command(words)
             assert "没读懂" not in said and ("llm" in said or "10-01 至 10-31" in said), (words, said)
+
+
+def test_an_items_cost_over_a_period_asked_is_that_periods(tmp_path: Path) -> None:
+    """`训练机 昨天花了多少` was refused as a period named "训练机昨天", and `how much did box1 cost yesterday` answered
+    with this month's line: the item's cost over the days asked, as the report and `list` reckon it (one figure)."""
+    with driving("dingtalk", tmp_path) as chat:
+        chat.h.clock.now = MONDAY_0910_SHANGHAI  # type: ignore[attr-defined]  # Monday 30 November, 09:10 Shanghai
+        chat.command("登记 训练机 A800 8卡 每小时60元 started=yesterday 9:00")  # Sunday 09:00: 15 h of it by midnight
+        for asked, said in (("训练机 昨天花了多少", "**训练机** 在 11-29 花费 ¥900。"),
+                            ("训练机 今天花了多少钱", "**训练机** 在 11-30 花费 ¥550。"),
+                            ("训练机 这周花了多少", "**训练机** 在 11-30 花费 ¥550。"),
+                            ("训练机 上周花了多少", "**训练机** 在 11-23 – 11-29 花费 ¥900。"),
+                            ("训练机 这个月的费用", "**训练机** 在 11-01 – 11-30 花费 ¥1,450。"),
+                            ("how much did 训练机 cost yesterday", "**训练机** 在 11-29 花费 ¥900。")):  # fmt: skip
+            assert said in chat.command(asked), asked
+        assert "没有产生费用" in chat.command("训练机 上个月花了多少")  # October: not tracked yet
+        assert "本月 ¥1,450" in chat.command("训练机 花了多少钱")  # the month's line says the same figure

@@ -1,0 +1,59 @@
+"""What one item cost over a period, asked of it (`训练机 昨天花了多少`, `训练机 上个月花了多少`, `训练机 这周的费用`,
+`how much did box1 cost last week`): the report's days of that item alone, summed, as the report and `list` reckon
+them (bot/report/compose.py: one figure everywhere). Each was refused as a period named "训练机昨天", or answered
+with this month's line whatever period was asked."""
+
+from __future__ import annotations
+
+from datetime import date, timedelta
+
+from bot.app.invocation import Invocation
+from bot.app.report import period
+from bot.chat.message import plain
+from bot.report.compose import compose
+from bot.state.rentals import Rentals
+from bot.text import t
+from bot.text.format import literal, money
+
+# the days said in words a report has no word for: a day
+_DAYS_BACK = {"今天": 0, "今日": 0, "today": 0, "昨天": 1, "昨日": 1, "yesterday": 1, "前天": 2}
+_SAID = {"这周": "this-week", "本周": "this-week", "这个星期": "this-week", "this week": "this-week"}
+_SAID |= {"上周": "last-week", "上个星期": "last-week", "last week": "last-week", "这个月": "this-month"}
+_SAID |= {"本月": "this-month", "this month": "this-month", "上个月": "last-month", "上月": "last-month"}
+_SAID |= {"last month": "last-month", "so far": "this-month"}
+# the words of a period an item's cost is asked over, for the patterns that find them
+PERIOD_WORDS = "|".join(sorted(map(lambda w: w.replace(" ", r"\s+"), [*_DAYS_BACK, *_SAID]), key=len, reverse=True))
+
+
+def days_of(said: str, today: date, inv: Invocation) -> tuple[date, date]:
+    """The days `said` names, from `today`: a day back (今天, 昨天), else the report's periods."""
+    word = " ".join(said.lower().split())
+    if word in _DAYS_BACK:
+        day = today - timedelta(days=_DAYS_BACK[word])
+        return day, day
+    return period(_SAID.get(word, word), today, inv.lang)
+
+
+def item_spent(inv: Invocation, name: str, said: str) -> None:
+    """`name`'s cost over the period `said`, in each currency it billed in, with its idle GPU-hours; said to be
+    nothing where it billed nothing then (not yet tracked, released, or off)."""
+    deps, lang = inv.deps, inv.lang
+    zone, now = inv.channel_zone(), deps.now()
+    first, last = days_of(said, now.astimezone(zone).date(), inv)
+    rentals = Rentals(deps.store)
+    made = compose(
+        rentals, inv.team, first, last, zone=zone, now=now, busy_above_pct=deps.policy.idle.utilisation_max_pct,
+        worth=deps.prices.worth(),
+    )  # fmt: skip
+    rows = [r for r in made.rows if r.item == name and r.kind == "instance"]
+    cost: dict[str, float] = {}
+    for row in rows:
+        cost[row.currency] = cost.get(row.currency, 0.0) + row.cost
+    days = f"{first:%m-%d}" if first == last else f"{first:%m-%d} – {last:%m-%d}"
+    if not any(round(amount, 2) for amount in cost.values()):
+        inv.answer(plain(t("item.spent_nothing", lang, name=literal(name), days=days), lang))
+        return
+    spent = " + ".join(money(amount, currency) for currency, amount in sorted(cost.items()))
+    idle = sum(r.idle_gpu_hours for r in rows)
+    said_idle = t("item.spent_idle", lang, hours=f"{idle:.1f}") if idle >= 0.05 else ""
+    inv.answer(plain(t("item.spent", lang, name=literal(name), days=days, cost=spent, idle=said_idle), lang))
