@@ -29,6 +29,13 @@ _ASKED = lazy(
     r"|what (?:should|would) (?:i|we) (?:rent|use)|what do (?:i|we) need to rent|该租什么(?:卡)?|租什么卡",
     re.IGNORECASE,
 )
+# a model one means to run, said without a question (我要部署一个70B的模型, we want to train a 7B model): its
+# estimate, as asked; the job's word (部署, 微调) stays for the model's reading
+_MEANS_TO = lazy(
+    r"^(?:我|我们)?(?:要|想|打算|准备|计划)(?=\s*(?:部署|上线|跑|训练|微调|推理))"
+    r"|^(?:we|i) (?:want|plan|need|are going) to(?= (?:run|train|fine-tune))",
+    re.IGNORECASE,
+)
 _AROUND = lazy(  # the question's own words around the model
     r"请问|我想|我们|我|打算|需要|要|跑|运行|用来|大模型|模型|的|一个|一下|大概|呢|吗|？|\?|,|，"
     r"|(?<![a-z])(?:a|an|the|i|we|to|for|do|does|on|in|if|with|model|want|wants|would|like|need|plan|going)(?![a-z])",
@@ -42,9 +49,9 @@ MOST_CARDS = 8  # one node: more are not offered
 def asked(text: str) -> tuple[MemoryAnswer | ParseError, str | None] | None:
     """The model a memory question names and the card it names, if any; the answer's error where it names a
     model but not which training (`7B 微调`); None where `text` asks no such thing."""
-    if _ASKED.search(text) is None:
+    if _ASKED.search(text) is None and _MEANS_TO.match(text) is None:
         return None
-    words = gpu_words(_ASKED.compiled.sub(" ", text).split())
+    words = gpu_words(_MEANS_TO.compiled.sub(" ", _ASKED.compiled.sub(" ", text)).split())
     at = gpu_at(words)
     named = gpus_in(words[at[0] : at[1]]) if at is not None else []
     gpu = named[0] if named else None  # a maker alone (`ascend`) names no card: the sizes, as with none

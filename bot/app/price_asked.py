@@ -19,7 +19,11 @@ _NEED = lazy(  # a GPU and a run wanted (I need 4 H100s for two weeks, 我们需
     r"|^(?:我|我们)?(?:需要|想要|要|想租|需要租|打算租)\s*(?P<rest_zh>.+)$",
     re.IGNORECASE,
 )
-_PRICE = lazy(r"多少钱|什么价|价格|价钱|贵不贵|最便宜|最实惠|how much|price|cost|cheapest", re.IGNORECASE)
+_PRICE = lazy(
+    r"多少钱|什么价|价格|价钱|贵不贵|最便宜|最实惠|(?:大概|大约|差不多|一共|总共)(?:要|得)?多少(?!显存|张|卡|GB?\b)"
+    r"|how much|price|cost|cheapest",
+    re.IGNORECASE,
+)
 _PROVIDER = lazy(  # a provider named in a price question (AutoDL上4090多少钱, 阿里云A100多少钱一小时)
     "|".join(
         rf"(?<![a-z]){re.escape(name)}(?![a-z])" if name.isascii() else re.escape(name)  # 阿里云A100: glued
@@ -31,7 +35,7 @@ _CHEAPEST = lazy(r"最便宜|最实惠|cheapest", re.IGNORECASE)
 _CODE_FIRST = lazy(r"[A-Za-z][A-Za-z0-9-]*\d[A-Za-z0-9]*")  # a model code at a word's start, glued to Chinese
 _RENT_FIRST = lazy(r"^(?:我|我们)?(?:想|要|打算)?租(?:用)?")  # 租一张A100一个月大概多少钱: the card and the run
 _QUESTION = lazy(  # the question's words around what is priced
-    r"要多少钱|多少钱|什么价|贵不贵|要多少|大概|分别|各自|[?？吗呢啊]"
+    r"要多少钱|多少钱|什么价|贵不贵|要多少|得多少|大概|大约|差不多|一共|总共|多少|分别|各自|[?？吗呢啊]"
     r"|(?<![a-z0-9])(?:how much|what's|what|is|an|the|would|it|cost|each|respectively)(?![a-z0-9])",
     re.IGNORECASE,
 )

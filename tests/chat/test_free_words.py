@@ -74,6 +74,9 @@ from tests.digest.test_schedule import MONDAY_0910_SHANGHAI
      # a rent verb before the card, a bill asked for
      ("租一张A100一个月大概多少钱", ("quote", ["一张", "A100", "一个月"])),
      ("我想租8张H100跑一周要多少钱", ("quote", ["8张H100", "跑一周"])),
+     # how much without 钱 (大概多少): a price question all the same; the spend's words by project or person
+     ("租4张4090跑一个月大概多少", ("quote", ["4张4090", "跑一个月"])), ("4090一共多少", ("prices", ["RTX4090-24GB"])),
+     ("按项目统计费用", ("report", ["this-month"])), ("上个月按人汇总开销", ("report", ["上个月"])),
      ("导出账单", ("report", ["this-month"])), ("上个月的账单", ("report", ["上个月"])),
      ("export the bill", ("report", ["this-month"])), ("billing", None),
      # who left most idle: the report's ranking (it was "nothing of yours is idle now"); a project glued

@@ -48,3 +48,7 @@ def test_only_a_model_asked_about_is_read_as_one() -> None:
     assert card is not None and card[1] == "A100-80GB"
     maker = asked("7B LoRA ascend 放得下吗")  # a maker alone names no card (it raised IndexError)
     assert maker is not None and maker[1] is None
+    meant = asked("我要部署一个70B的模型")  # said as a plan, no question: was not understood
+    assert meant is not None and getattr(meant[0], "served_model", None) == "Llama-3.1-70B"
+    assert asked("我想微调一个7B模型") is not None and asked("我要跑一下") is None  # LoRA or full, asked back
+    assert asked("我要租卡") is None and asked("4090大概多少显存") is None
