@@ -14,6 +14,7 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 import typer
+from typer.core import TyperGroup
 
 from bot.cli.common import (
     DbOpt,
@@ -41,7 +42,27 @@ if TYPE_CHECKING:
     from rules.policy import Policy
 
 T = TypeVar("T")
-prices_app = typer.Typer(no_args_is_help=True, help="The price cache: refresh, list, status.")
+
+
+class _PricesGroup(TyperGroup):
+    """`prices A100` is `prices list A100`, as chat's `prices A100` is: a GPU where a sub-command goes is the list's
+    first GPU (click answered "No such command 'A100'"); any other word is still no such command."""
+
+    def resolve_command(self, ctx: Any, args: list[str]) -> Any:  # typer's own click: its types are private
+        if args and args[0] not in self.commands and not args[0].startswith("-") and _is_gpu(args[0]):
+            args = ["list", *args]
+        return super().resolve_command(ctx, args)
+
+
+def _is_gpu(word: str) -> bool:
+    try:
+        canonical_gpu(word)
+    except UnknownGPU:
+        return False
+    return True
+
+
+prices_app = typer.Typer(cls=_PricesGroup, no_args_is_help=True, help="The price cache: refresh, list, status.")
 
 
 @contextmanager

@@ -661,3 +661,14 @@ def test_one_run_on_several_gpus_side_by_side(tmp_path: Path) -> None:
     assert rows == ["A100-80GB", "H100-80GB"], text.stdout  # a row a GPU
     unknown = run_cli("quote", "A100", "MI300X", "4x14", "--lang", "en", env=OFFLINE, tmp=tmp_path)  # "not read" before
     assert unknown.returncode == 2 and "unknown GPU model 'MI300X'" in unknown.stderr, unknown.stderr
+
+
+def test_prices_with_a_gpu_where_a_sub_command_goes_is_its_list(tmp_path: Path) -> None:
+    """`gpu-advise prices 910B` answered "No such command '910B'" (chat's `prices 910B` lists its prices): a GPU where
+    a sub-command goes is `prices list` of it; another word is still no such command, with the nearest named."""
+    listed = run_cli("prices", "list", "910B", "A100", "--json", env=OFFLINE, tmp=tmp_path)
+    asked = run_cli("prices", "910B", "A100", "--json", env=OFFLINE, tmp=tmp_path)
+    assert asked.returncode == 0 and json.loads(asked.stdout) == json.loads(listed.stdout), asked.stderr
+    assert {row["gpu"] for row in json.loads(asked.stdout)} >= {"Ascend-910B2-64GB", "A100-80GB"}
+    typo = run_cli("prices", "lsit", env=OFFLINE, tmp=tmp_path)
+    assert typo.returncode == 2 and "No such command 'lsit'" in typo.stderr and "'list'" in typo.stderr
