@@ -78,6 +78,8 @@ def free_words(text: str) -> tuple[str, list[str]] | None:
         return "help", [topic]  # 怎么登记机器, how do I track a box: the help's lines of that sub-command
     if _WASTE.search(said):  # 浪费了多少, 谁浪费最多, how much did we waste last week: that period's report, idle cost
         return "report", [period(_WASTE.compiled.sub(" ", said))]
+    if _IDLE_RULE.search(said):  # 什么算闲置, what's the idle rule: when a box counts idle, and who sets it
+        return "idle", ["rule"]
     if _IDLE.search(said):  # 谁的机器闲着, what's idle: this chat's digest now
         return "idle", []
     if (priced := price_asked(said)) is not None:  # A100多少钱, A100 vs H100, H100 跑一周, I need 4 H100s …
@@ -152,6 +154,12 @@ def _topic(what: str) -> str | None:
     return next((word for words, word in _TOPICS if re.search(words, what, re.IGNORECASE)), None)
 
 
+_IDLE_RULE = lazy(
+    r"(?:什么|怎样|怎么|多久)(?:才|就)?算(?:是)?闲置|闲置(?:的)?(?:标准|规则|定义|判定|阈值)(?:是什么|是啥)?"
+    r"|idle (?:rule|threshold|definition)s?|what counts as idle"
+    r"|when (?:is|does) a (?:box|machine|gpu|card) (?:count as )?idle",
+    re.IGNORECASE,
+)
 _IDLE = lazy(
     r"(?:谁的|哪些|哪台|有没有|有哪些)(?:机器|卡|实例|gpu|服务器|资源)?(?:在|还)?(?:闲着|空着|闲置|空闲)"
     r"|(?:闲置|空闲|闲着)的(?:机器|卡|实例|gpu|服务器|资源)|(?:机器|卡|实例|gpu|服务器)(?:在|还|都)?(?:闲着|空着)"

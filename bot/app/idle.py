@@ -32,7 +32,8 @@ def idle(inv: Invocation, args: list[str]) -> None:
     mine = [word for word in args if word.lower() in MINE]
     every = [word for word in args if word.lower() in EVERY]
     args = [word for word in args if word.lower() not in MINE | EVERY]
-    if args and _THRESHOLD.search(" ".join(args)):  # 闲置超过3小时提醒我: when a box counts idle, and who sets it
+    rule_asked = " ".join(args).lower() in ("rule", "规则")  # 什么算闲置, what's the idle rule (bot/app/free_words.py)
+    if args and (rule_asked or _THRESHOLD.search(" ".join(args))):  # 闲置超过3小时提醒我: the rule, and who sets it
         rule = deps.policy.idle
         said = t("idle.rule", lang, minutes=f"{rule.window_minutes:g}", pct=f"{rule.utilisation_max_pct:g}")
         inv.answer(plain(said, lang))

@@ -98,6 +98,8 @@ _STOP_ASKED = (
 )
 _HANDED = lazy(
     r"^(?:帮我|请|麻烦)?\s*把\s*(?P<name>.+?)\s*(?:转给|交给|移交给|转交给)\s*(?P<value>\S+?)(?:负责|吧)?[。.!！]?$"
+    r"|^(?:please\s+)?(?:give|hand|transfer|assign|reassign)\s+(?P<name_en>\S+?)\s+(?:over\s+)?to\s+(?P<value_en>\S+?)[.!]?$",
+    re.IGNORECASE,
 )
 _WHO_OWNS = lazy(
     r"^(?:who(?:'s| is)? (?:owns|using|renting|the owner of)|谁(?:在用|租的|负责))\s*(?P<name>.+?)\??$", re.I
@@ -207,6 +209,9 @@ _MACHINE_SET = (
     ),
     lazy(r"^(?:\d+|[一二两三四五六七八九十]+)\s*(?:卡|张)\s*(?:改成|改为|换成)\s*(?P<value>\S+?)(?:了)?$"),
     lazy(r"^(?:改成|改为|换成|其实是|应该是|实际是|实际上是|是)\s*(?P<value>\S+?)(?:了|的)?$"),
+    lazy(
+        r"^(?:actually\s+)?(?:has|is actually|is really|is|should be|has only)\s+(?:an?\s+)?(?P<value>.+?)[.!]?$", re.I
+    ),
 )
 
 
@@ -224,7 +229,7 @@ def machine_set(text: str, name: str) -> list[str] | None:
     if said.groupdict().get("count"):  # 卡数改成2: a count, whatever it is said as
         return [f"cards={said['value']}"]
     try:
-        read = instance_words([said["value"]], Lang.ZH)
+        read = instance_words(said["value"].split(), Lang.ZH)
         gpu, counted = machine(read["gpu"], None, Lang.ZH) if "gpu" in read else (None, None)
     except FieldError:
         return None
@@ -301,9 +306,10 @@ def reading(store: Store, team: str, text: str) -> tuple[str, str] | None:
         priced = pattern.match(said)
         if priced is not None and named_first(store, team, priced["name"]) == priced["name"]:
             return priced["name"], f"set price={priced['price'].strip()}"
-    handed = _HANDED.match(said)  # 把训练机转给 @李雷: its owner, as `billing NAME owner=…` sets it
-    if handed is not None and named_first(store, team, handed["name"]) == handed["name"]:
-        return handed["name"], f"set owner={handed['value']}"
+    handed = _HANDED.match(said)  # 把训练机转给 @李雷, give box1 to @li: its owner, as `billing NAME owner=…` sets it
+    named, to = (handed["name"] or handed["name_en"], handed["value"] or handed["value_en"]) if handed else ("", "")
+    if handed is not None and named_first(store, team, named) == named:
+        return named, f"set owner={to}"
     for pattern in _STOP_ASKED:  # 关掉训练机: switching it off asked of the bot, which says what it can do
         if (stop := pattern.match(said)) is not None and _first(stop["name"], _names(store, team)):
             return stop["name"], "stop"

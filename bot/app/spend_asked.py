@@ -55,7 +55,10 @@ _BY_WHOM = lazy(
     r"(?:按|分)(?:项目|人|负责人|成员|用户|人头)(?:统计|汇总|看|算|列出|分摊|拆分)?(?:一下)?(?:的)?"
     r"(?:费用|花费|开销|花销|支出|成本|账单|钱)?(?:情况)?"
     r"|(?:每个人|各成员|每个成员|每人|各人)(?:的|都|分别)*(?:费用|花费|开销|花了多少钱?)"
-    r"|(?<![a-z])(?:spend|spending|costs?) (?:by|per) (?:owner|person|people|member|user)s?(?![a-z])",
+    r"|(?<![a-z])(?:spend|spending|costs?) (?:by|per) (?:owner|person|people|member|user)s?(?![a-z])"
+    # who spends most (谁花钱最多, who is spending the most): the report's ranking by owner
+    r"|谁(?:的机器)?(?:花钱|花的钱|花得|花费|开销|用钱)(?:最多|最大)"
+    r"|who(?:'s| is)? spending (?:the )?most|who spends (?:the )?most",
     re.IGNORECASE,
 )
 _PROJECT = lazy(  # a project named in a spend question: llm项目, 项目llm, on llm, on project llm; a name glued to the

@@ -77,6 +77,10 @@ from tests.digest.test_schedule import MONDAY_0910_SHANGHAI
      # how much without 钱 (大概多少): a price question all the same; the spend's words by project or person
      ("租4张4090跑一个月大概多少", ("quote", ["4张4090", "跑一个月"])), ("4090一共多少", ("prices", ["RTX4090-24GB"])),
      ("按项目统计费用", ("report", ["this-month"])), ("上个月按人汇总开销", ("report", ["上个月"])),
+     # who spends most: the ranking (谁花钱最多 was a period named 谁); the idle rule asked
+     ("谁花钱最多", ("report", ["this-month"])), ("上周谁花钱最多", ("report", ["上周"])),
+     ("who is spending the most", ("report", ["this-month"])), ("什么算闲置", ("idle", ["rule"])),
+     ("what's the idle rule", ("idle", ["rule"])), ("闲置的标准是什么", ("idle", ["rule"])),
      ("导出账单", ("report", ["this-month"])), ("上个月的账单", ("report", ["上个月"])),
      ("export the bill", ("report", ["this-month"])), ("billing", None),
      # who left most idle: the report's ranking (it was "nothing of yours is idle now"); a project glued

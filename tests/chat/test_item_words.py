@@ -399,3 +399,25 @@ def test_an_items_cost_over_a_period_asked_is_that_periods(tmp_path: Path) -> No
             assert said in chat.command(asked), asked
         assert "没有产生费用" in chat.command("训练机 上个月花了多少")  # October: not tracked yet
         assert "本月 ¥1,450" in chat.command("训练机 花了多少钱")  # the month's line says the same figure
+
+
+def test_in_english_a_card_corrected_and_a_box_given_to_someone(tmp_path: Path) -> None:
+    """`box1 has 4 cards`, `box1 is actually an H100` were words not read, `give box1 to @…` not understood: its
+    card and count corrected, and its owner set, as `billing` sets them; `box1 is on runpod` its provider."""
+    with driving("dingtalk", tmp_path) as chat:
+        chat.command("track box1 A100 8 cards $2/h each")
+        rentals = Rentals(chat.deps.store)
+
+        def box() -> tuple[str, int, str | None, str]:
+            found = rentals.instance(TEAM, "box1")
+            assert found is not None
+            return found.gpu, found.cards, found.provider, found.owner
+
+        assert "A100-80GB × 4" in chat.command("box1 has 4 cards")
+        assert "H100-80GB × 4" in chat.command("box1 is actually an H100")
+        assert "runpod" in chat.command("box1 is on runpod")
+        said = chat.command("box1 is off")  # its power, not a card
+        assert "off" in said and box()[:2] == ("H100-80GB", 4), said
+        owner = box()[3]
+        chat.command("give box1 to @someone02")
+        assert box()[:3] == ("H100-80GB", 4, "runpod") and box()[3] != owner
