@@ -122,7 +122,7 @@ def on_submit(
             texts, form.lang, currency, cached_price(deps), now, lambda: channel_zone(deps, team, chat_id or user)
         )
         if not errors and Rentals(deps.store).instance(team, fields["name"]) is not None:
-            errors["name"] = tw("error.rental.instance_exists", form.lang, "chat", name=fields["name"])
+            errors["name"] = tw("error.rental.instance_exists", form.lang, "form", name=fields["name"])
     else:
         texts = typed(form.texts, PROFILE_KEYS)
         values, errors = read_answers(texts, form.lang)

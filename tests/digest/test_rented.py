@@ -42,7 +42,8 @@ def test_i_rented_this_opens_the_form_prefilled_and_tracks_the_instance(tmp_path
         assert (inst.name, inst.owner, inst.channel, inst.price, inst.unit) == ("train-1", "U1", "C1", 400.0, "day")
 
         status, body = submit(h, view, {"name": "train-1", "gpu": "A100-80GB", "price": "400/day"})
-        assert "train-1" in json.loads(body)["errors"]["name"]  # a taken name, under its field
+        taken = json.loads(body)["errors"]["name"]  # a taken name, under its field, within what a modal shows
+        assert "train-1" in taken and "`billing train-1 …`" in taken and len(taken) <= 150, taken
 
 
 def test_track_alone_opens_the_empty_form(tmp_path: Path) -> None:

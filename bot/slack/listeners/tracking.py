@@ -38,7 +38,7 @@ def check_track_form(deps: Deps, ack: Ack, request: SlackRequest) -> None:
     fields, errors = _read(deps, request)
     if not errors and Rentals(deps.store).instance(request.team, fields["name"]) is not None:
         meta = track_form.TrackMeta.model_validate_json(request.body["view"].get("private_metadata") or "{}")
-        errors["name"] = tw("error.rental.instance_exists", Lang(meta.lang), "chat", name=fields["name"])
+        errors["name"] = tw("error.rental.instance_exists", Lang(meta.lang), "form", name=fields["name"])
     if errors:
         if request.inbox_key:
             deps.inbox.done(request.inbox_key)
