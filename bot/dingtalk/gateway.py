@@ -8,11 +8,13 @@ the card as it now is for everyone (cardData), when known within PRESS_WAIT_S; t
 from __future__ import annotations
 
 import logging
+import threading
 from concurrent.futures import ThreadPoolExecutor
 from concurrent.futures import TimeoutError as WaitedTooLong
 from typing import TYPE_CHECKING, Any
 
 from bot.app import card_again
+from bot.chat.port import Place
 from bot.deps import Deps
 from bot.dingtalk import PREFIX, events
 from bot.dingtalk.chat import DingTalkChat
@@ -75,6 +77,10 @@ class DingTalkGateway(OwnConnectionDoor):
         self.deps = deps
         self.pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="dingtalk")
         self.connection: StreamConnection | None = None
+        # a press's answer goes in its acknowledgement when known within PRESS_WAIT_S; past it (or redone after a
+        # stop), a refusal is told to the presser in their chat with the robot instead: it was lost
+        self._press_lock = threading.Lock()
+        self._awaited: set[str] = set()  # presses whose acknowledgement still waits for their answer
 
     def receive(self, topic: str, frame_id: str, data: dict[str, Any]) -> dict[str, Any] | None:
         """A frame from the Stream connection (authenticated by it): kept, then done on the pool; a press waits a
@@ -89,13 +95,22 @@ class DingTalkGateway(OwnConnectionDoor):
         self.deps.metrics.chat_requests.labels("dingtalk", kind).inc()
         if not self.deps.inbox.enqueue(key, kind, data, self.deps.settings.serve.ack_db_budget_s):
             return {}  # delivered before: done once
+        if kind == CARD_KIND:
+            with self._press_lock:
+                self._awaited.add(key)
         future = self.pool.submit(self.work, key, kind, data)
         if kind != CARD_KIND:
             return {}
         try:
             pressed = future.result(PRESS_WAIT_S)
         except WaitedTooLong:
-            return {}  # still working: the card is updated by PUT when it is done
+            with self._press_lock:
+                if key in self._awaited:  # still working: the card by PUT, a refusal by direct message
+                    self._awaited.discard(key)
+                    return {}
+            pressed = future.result()  # decided a moment ago: in the acknowledgement after all
+        with self._press_lock:
+            self._awaited.discard(key)  # a press that failed before it was decided
         return press_answer(pressed, str(data.get("userId") or ""))
 
     def work(self, key: str, kind: str, data: dict[str, Any]) -> events.Pressed | None:
@@ -104,7 +119,7 @@ class DingTalkGateway(OwnConnectionDoor):
         pressed: events.Pressed | None = None
         try:
             if kind == CARD_KIND:
-                pressed = events.on_press(self.deps, self.chat, data, key)
+                pressed = self._press(key, data)
             elif kind == events.CARD_AGAIN_KIND:
                 card_again.send(self.deps, self.chat, data)
             else:
@@ -113,6 +128,17 @@ class DingTalkGateway(OwnConnectionDoor):
             log.exception("the work of %s failed; it stays pending and is redone", key)
             return None
         self.deps.inbox.done(key)
+        return pressed
+
+    def _press(self, key: str, data: dict[str, Any]) -> events.Pressed:
+        """A press's work; its refusal told by direct message where the acknowledgement went without it."""
+        pressed = events.on_press(self.deps, self.chat, data, key)
+        with self._press_lock:
+            in_ack = key in self._awaited
+            self._awaited.discard(key)
+        user, corp = str(data.get("userId") or ""), str(data.get("corpId") or "")
+        if not in_ack and pressed.refusal and user and corp:
+            self.chat.tell(Place(self.chat.platform, events.team_of(corp), ""), user, pressed.refusal)
         return pressed
 
     # --- as one of serve's front doors (bot/server/doors.py) ---

@@ -133,3 +133,28 @@ def test_report_on_demand_is_its_text_with_no_chart_drawn_for_a_chat_that_takes_
         assert "¥2,800 spent" in said[0].params["markdown"]  # seven days at ¥400 a day
         h.settled()
     assert warnings(caplog) == []
+
+
+def test_a_refusal_decided_after_the_acknowledgement_is_told_in_a_direct_message(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A press's refusal went only in its acknowledgement, which waits PRESS_WAIT_S for it: a press decided later
+    (a slow moment, or a redo after a stop) was refused to nobody. It is told in the presser's chat with the robot;
+    one decided in time is still said on the card alone."""
+    from bot.dingtalk import gateway
+
+    monkeypatch.setattr(gateway, "PRESS_WAIT_S", 0.0)  # every press decided after its acknowledgement
+    with running_dingtalk(tmp_path, lang="en") as h:
+        rentals, digest = _idle_digest(h)
+        assert h.fake.press(digest, _released(digest), BOB) == {}  # acknowledged before it was decided
+        h.settled()
+        told = h.fake.wait_for(lambda: h.fake.in_space(f"dtv1.card//IM_ROBOT.{BOB}"))
+        assert "train-1" in told[-1].params["markdown"], told[-1].params  # why, to Bob alone
+        assert (rentals.instance(TEAM, "train-1") or digest).released_at is None and digest.updates == 0
+    monkeypatch.setattr(gateway, "PRESS_WAIT_S", 5.0)
+    with running_dingtalk(tmp_path / "in-time", lang="en") as h:
+        rentals, digest = _idle_digest(h)
+        refused = h.fake.press(digest, _released(digest), BOB)
+        assert "train-1" in refused["privateData"][BOB]["cardParamMap"]["tips"]
+        h.settled()
+        assert h.fake.in_space(f"dtv1.card//IM_ROBOT.{BOB}") == []  # said once, on the card
