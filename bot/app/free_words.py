@@ -112,6 +112,8 @@ def free_words(text: str) -> tuple[str, list[str]] | None:
         return "list", ["mine"]
     if _OURS.search(said):  # 我们租了哪些机器, what do we rent: the team's list
         return "list", []
+    if _FORECAST.search(said):  # 这个月大概要花多少, what's our burn rate: where the month is heading
+        return "budget", ["forecast"]
     if (setting := budget_set(said)) is not None:  # 设置预算5万, no project named: the whole team's
         return "budget", [word for word in (setting["project"], setting["amount"]) if word]
     if _STORAGE_LIST.fullmatch(said):  # 存储列表, 有哪些存储: the list, which has the storage
@@ -256,6 +258,15 @@ _OURS = lazy(
     re.IGNORECASE,
 )
 _BUDGET = lazy(r"预算|\bbudgets?\b", re.IGNORECASE)
+# where the month's spend is heading, asked (这个月大概要花多少, 月底会花多少, 每天大概花多少钱, what's our burn rate,
+# how much will we spend this month): the team's forecast, budgeted or not
+_FORECAST = lazy(
+    r"(?:这个月|本月|月底|到月底)(?:大概|预计|估计|总共|一共)?(?:会|要|得)?花(?:多少|掉多少)|预计(?:花费|开销|支出)"
+    r"|(?:每天|一天|日均)(?:大概|平均)?(?:要|会)?花(?:多少|掉多少)|烧钱速度|花钱速度"
+    r"|burn rate|(?:spend(?:ing)?|cost) (?:forecast|per day|a day)|forecast(?: (?:this|the) month)?"
+    r"|how much (?:will|are) we (?:going to )?spend(?:ing)?(?: this month| per day| a day)?",
+    re.IGNORECASE,
+)
 _STORAGE_LIST = lazy(
     r"(?:我们|团队)?(?:有哪些|有什么|哪些|所有的?|全部的?)?(?:存储|磁盘|云盘|硬盘)(?:列表|清单|有哪些|都有哪些)?[?？]?"
     r"|(?:list|show)?\s*(?:our |all )?(?:storage|disks|volumes)(?: list)?\??",

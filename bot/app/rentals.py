@@ -433,6 +433,20 @@ def _budgets_said(inv: Invocation) -> str:
     return "\n".join([t("digest.budget_title", lang), *lines])
 
 
+def _forecast_said(inv: Invocation) -> str:
+    """`budget forecast` (`这个月大概要花多少`, `what's our burn rate`): the whole team's month in each currency,
+    spent so far and where it is heading, with what that is a day, as a budget's forecast is reckoned."""
+    from bot.report.money import team_forecast
+    from bot.text.budget import forecast_lines
+
+    deps, lang = inv.deps, inv.lang
+    now = deps.now()
+    found = team_forecast(Rentals(deps.store), inv.team, now, inv.channel_zone(), deps.policy.metering)
+    if not found:
+        return t("budget.forecast_none", lang)
+    return "\n".join(forecast_lines(found, now.astimezone(inv.channel_zone()), lang))
+
+
 _WHEN_IS_IT = lazy(  # a question of when the digest comes, after `remind`'s word
     r"(?:什么时候|几点|哪天|时间)(?:发|到|来|发送|提醒)?(?:呢|吗|啊)?[?？]?"
     r"|(?:when|what time)(?: is it| does it come)?\??",
@@ -454,6 +468,9 @@ def budget(inv: Invocation, args: list[str]) -> None:
     budgets, team = Budgets(deps.store), inv.team
     if not args or _HOW_IS_IT.fullmatch(" ".join(args)):  # `预算 还剩多少`, `budget left?`: the list answers it
         inv.answer(plain(_budgets_said(inv), lang))
+        return
+    if " ".join(args).lower() in ("forecast", "预测", "预计"):  # the team's month, heading where: budgeted or not
+        inv.answer(plain(_forecast_said(inv), lang))
         return
     if len(args) > 2:  # `budget for llm is 20000`, `预算 llm 是 2万`: the words around the project and amount
         args = [a for a in args if a.lower() not in _SAID_AROUND] or args

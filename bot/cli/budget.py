@@ -17,6 +17,7 @@ from bot.cli.common import LangOpt, fail, load_effective_policy, load_settings, 
 from bot.cli.rentals import JsonOpt, TeamOpt, chosen_team, open_rentals
 from bot.fields.rentals import OFF_WORDS, budget_target, budget_words
 from bot.text import t
+from bot.text.catalogue import tw
 from bot.text.format import money
 from bot.text.spans import plain_text
 
@@ -51,6 +52,9 @@ def budget(
     if project is None:
         _list(settings, rentals, team, now, as_json)
         return
+    if project.lower() in ("forecast", "预测", "预计") and amount is None:  # the team's month, budgeted or not
+        _forecast(settings, rentals, team, now, as_json)
+        return
     lang, words = settings.files.lang, [w for w in (project, amount) if w is not None]
     whole, words = budget_target(words)  # no project named, or 全队 / team: the whole team's budget
     if whole:
@@ -74,6 +78,23 @@ def budget(
     budgets.put(team, project, value, code, "terminal", now)
     sys.stdout.write(t("cli.budget_set", lang, project=said, amount=money(value, code)) + "\n")
     _alert(settings, rentals, team)
+
+
+def _forecast(settings: Any, rentals: Any, team: str, now: datetime, as_json: bool) -> None:
+    """`budget forecast`: the whole team's month in each currency, as chat's `budget forecast` says it."""
+    from bot.report.money import team_forecast
+    from bot.text.budget import forecast_lines
+
+    zone = ZoneInfo(settings.digest.remind_tz)
+    found = team_forecast(rentals, team, now, zone, load_effective_policy(settings).metering)
+    if as_json:
+        rows = [{"currency": s.currency, "spent": s.spent, "forecast": s.forecast, "month_end": s.month_end.isoformat()}
+                for s in found]  # fmt: skip
+        sys.stdout.write(json.dumps(rows, indent=2) + "\n")
+        return
+    lang = settings.files.lang
+    said = forecast_lines(found, now.astimezone(zone), lang) if found else [tw("budget.forecast_none", lang, "cli")]
+    sys.stdout.write("\n".join(plain_text(line) for line in said) + "\n")
 
 
 def _list(settings: Any, rentals: Any, team: str, now: datetime, as_json: bool) -> None:

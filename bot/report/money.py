@@ -37,6 +37,21 @@ def budget_standings(
     return standings(instances, storage, budgets, now.astimezone(zone), timelines=timelines)
 
 
+def team_forecast(rentals: Rentals, team: str, now: datetime, zone: tzinfo, metering: Metering | None) -> list[Any]:
+    """The whole team's month in each currency its items bill in, budgeted or not: spent so far and where it is
+    heading by the month's end, reckoned as a budget's forecast is (rules/budget.py: one forecast everywhere)."""
+    from bot.state.power import PowerLog
+    from rules.budget import WHOLE_TEAM, standings
+
+    instances, storage = rentals.instances(team), rentals.storage(team)
+    currencies = {i.currency for i in instances} | {s.currency for s in storage}
+    if not currencies:
+        return []
+    timelines = PowerLog(rentals.store, metering).this_month(instances, now)
+    every = {(WHOLE_TEAM, currency): 0.0 for currency in sorted(currencies)}  # no budget: the forecast alone
+    return standings(instances, storage, every, now.astimezone(zone), timelines=timelines)
+
+
 def budget_rows(standings: list[Any]) -> list[dict[str, Any]]:
     return [
         {

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from datetime import datetime
+
 from bot.text.catalogue import t
 from bot.text.format import literal, money, sentences, show
 from bot.text.lang import Lang
-from rules.budget import WHOLE_TEAM, Standing
+from rules.budget import WHOLE_TEAM, Standing, month_end
 
 
 def project_said(project: str, lang: Lang, start: bool = False) -> str:
@@ -57,3 +59,21 @@ def standing_line(standing: Standing, lang: Lang, key: str = "cli.budget_line") 
         budget=money(standing.budget, standing.currency),
     )
     return sentences(lang, said, forecast_text(standing, lang))
+
+
+def forecast_lines(found: list[Standing], local: datetime, lang: Lang) -> list[str]:
+    """The whole team's month (`budget forecast`, chat and the terminal): a title, then each currency's spend so far,
+    its forecast for the month's end and what that is a day from `local` (the reader's clock) on."""
+    left = max((month_end(local) - local).total_seconds() / 86400, 1 / 24)  # days to the month's end
+    lines = [
+        t(
+            "budget.forecast_team",
+            lang,
+            spent=money(s.spent, s.currency),
+            forecast=money(s.forecast, s.currency),
+            day=f"{s.month_end:%m-%d}",
+            per_day=money((s.forecast - s.spent) / left, s.currency),
+        )
+        for s in found
+    ]
+    return [t("budget.forecast_title", lang), *lines]

@@ -421,3 +421,18 @@ def test_in_english_a_card_corrected_and_a_box_given_to_someone(tmp_path: Path) 
         owner = box()[3]
         chat.command("give box1 to @someone02")
         assert box()[:3] == ("H100-80GB", 4, "runpod") and box()[3] != owner
+
+
+def test_where_the_month_is_heading_asked_is_the_teams_forecast(tmp_path: Path) -> None:
+    """`这个月大概要花多少`, `what's our burn rate`, `每天大概花多少钱` were not understood: the whole team's month in
+    each currency, spent so far and where it is heading, reckoned as a budget's forecast is, budgeted or not."""
+    with driving("dingtalk", tmp_path) as chat:
+        chat.h.clock.now = MONDAY_0910_SHANGHAI  # type: ignore[attr-defined]  # 30 November, 09:10 Shanghai
+        assert "还没有登记任何资源" in chat.command("这个月大概要花多少")
+        chat.command("登记 训练机 A800 8卡 每小时60元 started=yesterday 9:00")  # ¥1,450 so far, 14 h 50 min to go
+        said = chat.command("这个月大概要花多少")
+        assert "至今 ¥1,450；按当前速度，到 11-30 约 ¥2,340，此后每天约 ¥1,440" in said, said
+        for words in ("what's our burn rate", "每天大概花多少钱", "budget forecast", "月底会花多少"):
+            assert "¥2,340" in chat.command(words), words
+        spent = chat.command("这个月花了多少")  # spent, said in the past: the report, as before
+        assert "花费 ¥1,450" in spent and "预计" not in spent, spent

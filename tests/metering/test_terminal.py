@@ -294,3 +294,18 @@ def test_a_top_up_is_added_to_what_is_left_now(tmp_path: Path) -> None:
     assert refused.returncode == 2 and "added to what is left now" in refused.stderr
     [same] = json.loads(cli(tmp_path, "balance", "--json").stdout)
     assert same["balance"] == row["balance"]
+
+
+def test_budget_forecast_is_the_teams_month_budgeted_or_not(tmp_path: Path) -> None:
+    """`gpu-advise budget forecast` (chat's `这个月大概要花多少`): the team's month in each currency, with no budget."""
+    refused = cli(tmp_path, "budget", "forecast")
+    assert refused.returncode == 0 and "`gpu-advise track instance NAME" in refused.stdout, refused.stdout
+    now = datetime.now(UTC).replace(microsecond=0)
+    track(tmp_path, "slice", "14/h", now - timedelta(hours=2))
+    [row] = json.loads(cli(tmp_path, "budget", "forecast", "--json").stdout)
+    [item] = json.loads(cli(tmp_path, "list", "--json").stdout)["instances"]
+    assert row["currency"] == "CNY" and row["forecast"] > row["spent"] > 0, row
+    assert abs(row["spent"] - item["spent_this_month"]) < 0.02  # one figure: list's month (the hour may move on)
+    said = cli(tmp_path, "budget", "forecast").stdout
+    assert "The whole team this month" in said and f"{money(row['spent'], 'CNY')} so far" in said, said
+    assert json.loads(cli(tmp_path, "budget", "--json").stdout) == []  # no budget was set by asking
