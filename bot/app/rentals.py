@@ -28,6 +28,7 @@ from bot.text.quote import instance_rate
 from bot.text.runway import whose_said
 from rules.budget import WHOLE_TEAM, standings
 from rules.clock import clock_of
+from rules.days import DAY_WORDS
 from rules.digest import spent_this_month, stored_this_month
 from rules.errors import ParseError
 from rules.patterns import lazy
@@ -184,6 +185,12 @@ def release(inv: Invocation, args: list[str]) -> None:
     about. Every name is checked before any is released: one unknown or not the asker's releases none."""
     rentals = Rentals(inv.deps.store)
     args = [a for a in args if a.lower().strip(",，、") not in _AND] or args  # release box1 and box2, 释放 a1 和 a2
+    later = _later(args)  # `release box1 tomorrow`: a release is now; said then, it was "no instance named tomorrow"
+    if later is not None and rentals.instance(inv.team, later[0]) is not None:
+        name, when = later
+        day = when.removeprefix("on ").removeprefix("at ")  # `box1 用到 friday` takes the day alone
+        key = "digest.release_later" if _DAY.fullmatch(day) else "digest.release_later_vague"
+        raise CommandError(t(key, inv.lang, name=name, when=when, day=day))
     names = [
         _named(inv, [a.strip(",，、")], "digest.release_usage", "error.rental.no_instance",
                lambda n: rentals.instance(inv.team, n))
@@ -194,6 +201,20 @@ def release(inv: Invocation, args: list[str]) -> None:
         raise CommandError(t("error.inline.twice", inv.lang, key=twice[0]))
     for name in names:
         _release_one(inv, rentals, name)
+
+
+_DAY = lazy(DAY_WORDS, re.IGNORECASE)
+_LATER = lazy(rf"^(?:{DAY_WORDS}|later|soon|after\s+\S+|稍后|晚点|等会儿?|一会儿|跑完(?:再|后)?)$", re.IGNORECASE)
+
+
+def _later(args: list[str]) -> tuple[str, str] | None:
+    """A name and the time after it (`box1 tomorrow`, `训练机 明天`, `box1 on friday`), where a release is asked for
+    later; None otherwise."""
+    if len(args) < 2:
+        return None
+    when = " ".join(args[1:])
+    said = when.removeprefix("on ").removeprefix("at ")
+    return (args[0], when) if _LATER.match(said) else None
 
 
 def _release_one(inv: Invocation, rentals: Rentals, name: str) -> None:

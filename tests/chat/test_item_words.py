@@ -144,7 +144,15 @@ def test_switching_off_asked_whether_to_release_and_how_long_it_ran(tmp_path: Pa
     with driving("dingtalk", tmp_path) as chat:
         chat.command("登记 训练机 A800 8卡 每小时60元")
         assert "¥60/" in chat.command("how much is 训练机 costing per day")  # its line of the list
-        for asked in ("关掉训练机", "停掉 训练机", "帮我把训练机关了", "stop 训练机", "please shut down 训练机"):
+        for asked in (
+            "关掉训练机",
+            "停掉 训练机",
+            "帮我把训练机关了",
+            "stop 训练机",
+            "please shut down 训练机",
+            "stop 训练机 at 11pm",
+            "shut down 训练机 tonight",
+        ):  # a time: still nothing switched off
             said = chat.command(asked)
             assert "我不会应要求直接关机" in said or "I switch nothing off when asked" in said, (asked, said)
             assert "`训练机 关机了`" in said or "`训练机 is off`" in said, said
@@ -436,3 +444,21 @@ def test_where_the_month_is_heading_asked_is_the_teams_forecast(tmp_path: Path) 
             assert "¥2,340" in chat.command(words), words
         spent = chat.command("这个月花了多少")  # spent, said in the past: the report, as before
         assert "花费 ¥1,450" in spent and "预计" not in spent, spent
+
+
+def test_a_release_asked_for_later_says_it_is_now_and_how_to_keep_it_quiet_till_then(tmp_path: Path) -> None:
+    """`release box1 tomorrow` answered "no instance named tomorrow", and `释放 训练机 明天` the same: a release is now,
+    said so, nothing released, with the words that keep it out of the digest till then, which work."""
+    import re
+
+    with driving("dingtalk", tmp_path) as chat:
+        chat.h.clock.now = MONDAY_0910_SHANGHAI  # type: ignore[attr-defined]
+        chat.command("登记 训练机 A800 8卡 每小时60元")
+        for asked in ("释放 训练机 明天", "release 训练机 on friday", "release 训练机 later"):
+            said = chat.command(asked)
+            assert "释放即刻生效" in said and "`释放 训练机`" in said, said
+            found = Rentals(chat.deps.store).instance(TEAM, "训练机")
+            assert found is not None and found.released_at is None
+            quiet = [c for c in re.findall(r"`([^`]+)`", said) if not c.startswith("释放")]
+            assert quiet and "还在用" in chat.command(quiet[0]), quiet  # the words it gave work
+        assert "没有名为“box2”" in chat.command("release 训练机 box2")  # two names: as before
