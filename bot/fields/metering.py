@@ -229,17 +229,30 @@ def machine_words(words: list[str], lang: Lang) -> tuple[list[str], dict[str, An
     """An instance's card and count corrected, out of `billing NAME …`'s words (`gpu=H800`, `cards=4`, `卡型=`,
     `卡数=`), read as tracking reads them; the other words as they were. FieldError: one given twice, or a value
     read as no GPU or no count of whole cards."""
+    return _keyed(
+        words,
+        _MACHINE_KEYS,
+        lang,
+        lambda field, value: cards_typed(value, lang) if field == "cards" else gpu_typed(value, lang),
+    )
+
+
+def _keyed(
+    words: list[str], keys: dict[str, str], lang: Lang, read: Callable[[str, str], Any]
+) -> tuple[list[str], dict[str, Any]]:
+    """The words `key=value` whose key is one of `keys` (by its field, each once), each value read by `read(field,
+    value)`; the other words as they were. FieldError: a field given twice, or what `read` raises."""
     found: dict[str, Any] = {}
     rest: list[str] = []
     for word in words:
         key, sep, value = word.partition("=")
-        field = _MACHINE_KEYS.get(key.lower()) if sep else None
+        field = keys.get(key.lower()) if sep else None
         if field is None:
             rest.append(word)
             continue
         if field in found:
             raise FieldError(field, t("error.inline.twice", lang, key=key))
-        found[field] = cards_typed(value, lang) if field == "cards" else gpu_typed(value, lang)
+        found[field] = read(field, value)
     return rest, found
 
 
@@ -247,17 +260,10 @@ def whose_words(words: list[str], lang: Lang) -> tuple[list[str], dict[str, str]
     """Whose money an instance is, out of `billing NAME …`'s words: `project=llm` (`项目=`; `none` for no project)
     and `owner=@someone` (`负责人=`), each once; the other words as they were. FieldError: one given twice, or a
     project's name longer than a project's 80 characters."""
-    found: dict[str, str] = {}
-    rest: list[str] = []
-    for word in words:
-        key, sep, value = word.partition("=")
-        field = _WHOSE_KEYS.get(key.lower()) if sep else None
-        if field is None:
-            rest.append(word)
-            continue
-        if field in found:
-            raise FieldError(field, t("error.inline.twice", lang, key=key))
+
+    def read(field: str, value: str) -> str:
         if not value.strip() or (field == "project" and len(value) > 80):
             raise FieldError(field, t("meter.billing_usage", lang))
-        found[field] = "" if field == "project" and value.lower() in NO_PROJECT else value
-    return rest, found
+        return "" if field == "project" and value.lower() in NO_PROJECT else value
+
+    return _keyed(words, _WHOSE_KEYS, lang, read)
