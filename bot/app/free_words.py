@@ -210,7 +210,7 @@ _REMIND_OFF_SAID = lazy(
 )
 # a provider's balance said as people say it: autodl 还剩300元, 阿里云余额 5000, autodl balance 320
 _LEFT = lazy(
-    r"^(?P<provider>[^\s\d]+?)\s*(?:的)?(?:账户)?(?:余额|balance)?\s*(?:还剩|剩余|剩下|还有|是|为|:|：|is|of|=)?\s*"
+    r"^(?P<provider>[^\s\d]+?)\s*(?:的)?(?:账户)?(?:余额|balance)?\s*(?:还剩|剩余|剩下|还有|剩|是|为|:|：|is|of|=)?\s*"
     r"(?P<amount>[$¥￥]?\s*\d[\d,.]*\s*(?:万|千|k)?\s*(?:元|块|美元|刀|usd|cny|dollars?|yuan|rmb)?)(?:\s+left)?$"
     # the amount first: add a balance of 500 for runpod, record 320 on autodl, set the autodl balance to 300
     r"|^(?:add|record|set|put)\s+(?:a\s+|the\s+)?(?:balance\s+(?:of\s+)?)?"

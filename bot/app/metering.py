@@ -26,7 +26,7 @@ from bot.report.top_up import TopUp, top_up
 from bot.state.balances import Balances
 from bot.state.power import PowerLog
 from bot.state.rentals import Instance, RentalError, Rentals
-from bot.text import t
+from bot.text import Lang, t
 from bot.text.catalogue import tw
 from bot.text.format import literal, mention
 from bot.text.quote import instance_rate
@@ -240,6 +240,10 @@ def balance(inv: Invocation, args: list[str]) -> None:
     with each runway."""
     lang, deps = inv.lang, inv.deps
     balances, now, kept = Balances(deps.store), deps.now(), []
+    if args and _ALERTS_ASKED.search(" ".join(args)):  # `余额低于500提醒我`: when runways are told, then the list
+        hours = ("、" if lang is Lang.ZH else ", ").join(f"{h:g}" for h in deps.policy.metering.runway_alert_hours)
+        kept.append(t("meter.runway_alerts", lang, hours=hours))
+        args = []
     if args and _HOW_LONG.fullmatch(" ".join(args)):  # `余额 还能用多久`, `balance left?`: the list says it
         args = []
     if args:
@@ -279,8 +283,16 @@ def _topped_up(inv: Invocation, provider: str, paid: list[str], at: str | None) 
                   inv.user, inv.lang, inv.request_key)  # fmt: skip
 
 
+# when the balances are told, asked after `balance`'s word (余额低于500提醒我, 余额多少的时候提醒, 余额不足会提醒吗,
+# alert me when the balance is low): the runway alerts' rule, which is the policy's (hours left, not an amount)
+_ALERTS_ASKED = lazy(
+    r"(?:低于|少于|不足|小于|不到|快用完|用完前|多少的?时候|什么时候)\S*提醒|提醒\S*(?:低于|不足|快用完)"
+    r"|(?:alert|remind|tell|warn)\S* (?:me|us)? ?(?:when|if|before)|(?:low|runs? out)\S* alert",
+    re.IGNORECASE,
+)
 _HOW_LONG = lazy(  # a question of how long the balances last, after `balance`'s word
     r"(?:还)?(?:能|可以|够)?(?:用|撑)?(?:多久|几天|多长时间)(?:呢|啊|吗)?[?？]?|(?:还剩|还有|剩|有)多少(?:钱)?(?:呢|啊)?[?？]?"
+    r"|(?:是不是|是否)?(?:快用完了?|快没了|不足了?|不够了?|够不够|够用吗|还够吗)(?:吗|呢|怎么办)?[?？]?"
     r"|怎么样[?？]?|(?:情况|是多少)(?:呢)?[?？]?"
     r"|(?:how long(?: will it| does it)? last|left|how much (?:is )?left|status)\??",
     re.IGNORECASE,

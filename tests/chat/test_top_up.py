@@ -65,3 +65,20 @@ def test_a_top_up_redone_after_its_answer_was_not_delivered_is_added_once(tmp_pa
         assert h.deps.inbox.pending(timedelta(days=1)) == [] and _left(h.deps.store) == 5000  # not 7000
         answered = list(h.fake.cards.values())[-1].params["markdown"]
         assert "充值 ¥2,000；此前约剩 ¥3,000，现在约 ¥5,000" in answered, answered
+
+
+def test_a_balance_asked_after_and_when_it_is_told(tmp_path: Path) -> None:
+    """`余额快用完了吗`, `余额不足了怎么办`, `余额低于500提醒我` got balance's usage line, `autodl 剩2000` was an
+    unknown sub-command: the balances (with when they are told: by the hours left, the policy's), the balance kept."""
+    with driving("dingtalk", tmp_path) as chat:
+        chat.h.clock.now = MONDAY_0910_SHANGHAI  # type: ignore[attr-defined]
+        chat.command("登记 训练机 A800 8卡 每小时60元 平台=autodl")
+        chat.command("autodl 剩2000")
+        assert _left(chat.deps.store) == 2000
+        for asked in ("余额快用完了吗", "余额不足了怎么办"):
+            said = chat.command(asked)
+            assert "autodl：约剩 ¥2,000" in said and "请用" not in said, said
+        for asked in ("余额低于500提醒我", "余额多少的时候提醒"):
+            said = chat.command(asked)
+            assert "低于 48、12 小时" in said and "autodl：约剩 ¥2,000" in said, said
+        assert _left(chat.deps.store) == 2000  # asking kept nothing
