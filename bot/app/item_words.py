@@ -32,7 +32,7 @@ _OFF = lazy(r"(?:已经?|刚刚?)?(?:关机|关了|关掉了|停机|停了|停�
 _ON = lazy(r"(?:已经?|刚刚?)?(?:开机|开了|启动了?|重启了?)(?:了|啦)?|(?:is |was )?(?:on|started|back on)")
 _DONE = lazy(
     r"(?:已经?|可以|能)?(?:用完|不用|跑完|结束|释放|退租|退掉)(?:了|啦|吧|吗|么)?(?:[,，]?可以释放了?吗?)?[?？]?"
-    r"|(?:is )?(?:done|finished|not needed)"
+    r"|(?:is |was )?(?:done|finished|not needed|released|terminated)"
 )
 
 
@@ -76,10 +76,11 @@ _PRICE_SET = (
 # said of the week (训练机 这周都还要用, box1 still needed this week): its week
 _SNOOZE = lazy(
     r"(?:先|暂时)?(?:别|不要|不用)(?:再)?提醒(?:我|了|它)*|(?:明天|这两天|最近)?(?:还要用|还在用|还需要|还得用)(?:的|呢)?"
-    r"|先留着|(?:is )?still (?:needed|in use)|don't remind(?: me| us)?(?: about it)?"
+    r"|先留着|保留|留着|(?:is )?still (?:needed|in use)(?: \(1 day\))?|keep|don't remind(?: me| us)?(?: about it)?"
 )
 _SNOOZE_WEEK = lazy(
-    r"(?:这周|本周|这个星期|一周)(?:都|内)?(?:还要用|还在用|还需要|别提醒了?|不要提醒了?)"
+    r"(?:这周|本周|这个星期|一周)(?:都|内)?(?:还要用|还在用|还需要|别提醒了?|不要提醒了?)|(?:1|一)\s*周后再提醒"
+    r"|snooze (?:1|one|a) week"
     r"|(?:is )?still (?:needed|in use) (?:this|for a) week"
 )
 # still needed until a day (训练机 周五之前还要用, 训练机 用到下周一, box1 is still needed until friday): Still
@@ -105,6 +106,14 @@ _STOP_ASKED = (
 _HANDED = lazy(
     r"^(?:帮我|请|麻烦)?\s*把\s*(?P<name>.+?)\s*(?:转给|交给|移交给|转交给)\s*(?P<value>\S+?)(?:负责|吧)?[。.!！]?$"
     r"|^(?:please\s+)?(?:give|hand|transfer|assign|reassign)\s+(?P<name_en>\S+?)\s+(?:over\s+)?to\s+(?P<value_en>\S+?)[.!]?$",
+    re.IGNORECASE,
+)
+# a digest button's label typed before the item's name, as the card shows it (已释放 · 训练机, 还在用（1 天） 训练机,
+# Stopped box1): read as said after the name
+_LABEL_FIRST = lazy(
+    r"^(?P<label>已释放|已经释放了?|还在用|还要用|(?:1|一)\s*周后再提醒|已关机|已开机|已删除|保留"
+    r"|released|still needed|snooze 1 week|stopped|started|deleted|keep)"
+    r"\s*(?:[（(]\s*(?:1|一)\s*(?:天|day)\s*[)）])?\s*[·:：]?\s*(?P<name>\S+)$",
     re.IGNORECASE,
 )
 _WHO_OWNS = lazy(
@@ -181,6 +190,8 @@ def reading(store: Store, team: str, text: str) -> tuple[str, str] | None:
     """The running instance `text` names first and what it says of it ("off", "on", "done", or asks "whose"), or the
     kept storage it names and that it is deleted ("deleted"); None otherwise."""
     said = text.strip()
+    if (label := _LABEL_FIRST.match(said)) is not None:  # 已释放 训练机: a digest button's label typed before the name
+        said = text = f"{label['name']} {label['label']}"
     asked = _WHO_OWNS.match(said)
     if asked is not None and named_first(store, team, asked["name"]) == asked["name"]:
         return asked["name"], "whose"  # who owns box1

@@ -462,3 +462,26 @@ def test_a_release_asked_for_later_says_it_is_now_and_how_to_keep_it_quiet_till_
             quiet = [c for c in re.findall(r"`([^`]+)`", said) if not c.startswith("释放")]
             assert quiet and "还在用" in chat.command(quiet[0]), quiet  # the words it gave work
         assert "没有名为“box2”" in chat.command("release 训练机 box2")  # two names: as before
+
+
+def test_a_digest_buttons_label_typed_before_the_name_is_read_as_said_after_it(tmp_path: Path) -> None:
+    """Where a card's buttons are not pressed, people type the label: `已释放 训练机`, `还在用（1 天） 训练机`,
+    `已关机 · 训练机`, `保留 数据盘` were unknown sub-commands ("did you mean 释放?"). Each is read as said after the
+    name: the release or delete asked back (never made from words), still needed, off, kept."""
+    with driving("dingtalk", tmp_path) as chat:
+        chat.h.clock.now = MONDAY_0910_SHANGHAI  # type: ignore[attr-defined]
+        chat.command("登记 训练机 A800 8卡 每小时60元")
+        chat.command("登记存储 数据盘 1TB 每月300元")
+        assert "`释放 训练机`" in chat.command("已释放 训练机")
+        assert "`释放 训练机`" in chat.command("released 训练机")
+        rentals = Rentals(chat.deps.store)
+        found = rentals.instance(TEAM, "训练机")
+        assert found is not None and found.released_at is None  # asked back, not released
+        assert "还在用" in chat.command("还在用（1 天） 训练机")
+        week = chat.command("1 周后再提醒 训练机")
+        assert "12-07 09:10" in week, week  # a week
+        chat.h.clock.advance(minutes=1)  # type: ignore[attr-defined]
+        assert "关机" in chat.command("已关机 · 训练机")
+        assert "`删除存储 数据盘`" in chat.command("已删除 数据盘")
+        assert "保留" in chat.command("保留 数据盘")
+        assert "未知的子命令“已释放”" in chat.command("已释放 不存在的机器")  # no such item: as before
