@@ -562,7 +562,7 @@ _WORKLOADS = (
         "hyper-parameter tuning", "sweep", "grid search"), Workload.HPO)
     | dict.fromkeys(("inference", "serving", "推理", "推理服务", "在线推理", "模型服务",
         "部署推理", "model serving", "online inference", "部署", "模型部署", "推理部署", "inference serving",
-        "在线服务"), Workload.INFERENCE)
+        "在线服务", "serve", "served", "deploy", "deploying"), Workload.INFERENCE)
     | dict.fromkeys(("debug", "debugging", "调试", "调试代码", "跑通代码"), Workload.DEBUG)
     | dict.fromkeys(("other", "其他", "渲染", "3d渲染", "rendering", "3d rendering"), Workload.OTHER)
     # post-training that is neither a plain fine-tune nor LoRA by its name alone, and evaluation: the general rules

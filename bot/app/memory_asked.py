@@ -33,7 +33,7 @@ _ASKED = lazy(
 # estimate, as asked; the job's word (部署, 微调) stays for the model's reading
 _MEANS_TO = lazy(
     r"^(?:我|我们)?(?:要|想|打算|准备|计划)(?=\s*(?:部署|上线|跑|训练|微调|推理))"
-    r"|^(?:we|i) (?:want|plan|need|are going) to(?= (?:run|train|fine-tune))",
+    r"|^(?:we|i) (?:want|plan|need|are going) to(?= (?:serve|deploy|run|train|fine-tune))",
     re.IGNORECASE,
 )
 _AROUND = lazy(  # the question's own words around the model

@@ -52,3 +52,7 @@ def test_only_a_model_asked_about_is_read_as_one() -> None:
     assert meant is not None and getattr(meant[0], "served_model", None) == "Llama-3.1-70B"
     assert asked("我想微调一个7B模型") is not None and asked("我要跑一下") is None  # LoRA or full, asked back
     assert asked("我要租卡") is None and asked("4090大概多少显存") is None
+    served = asked("we want to serve a 70B model")  # serve, deploy before a size: serving (asked back which job)
+    assert served is not None and getattr(served[0], "served_model", None) == "Llama-3.1-70B"
+    deployed = asked("I need to deploy a 13B model")
+    assert deployed is not None and getattr(deployed[0], "method", None) is not None
