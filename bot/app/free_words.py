@@ -98,6 +98,8 @@ def free_words(text: str) -> tuple[str, list[str]] | None:
         return "remind", []
     if _WEEKDAYS_ONLY.search(said):  # 周末不要提醒, no reminders on weekends: weekdays (it turned the digest off)
         return "remind", ["工作日"]
+    if _PAUSE.search(said):  # 明天不要提醒, 春节期间不要提醒, skip tomorrow's digest: no pause is kept; what instead
+        return "remind", ["pause"]
     if _REMIND_OFF_SAID.fullmatch(said):  # 取消提醒, 不要提醒了, stop the reminders: the digest off (said alone)
         return "remind", ["off"]
     if (left := _balance_said(said)) is not None:  # autodl 还剩300元, runpod balance is 500 dollars: recorded
@@ -235,6 +237,14 @@ _TOPPED = lazy(
 _REMIND_AT_SAID = lazy(
     r"^(?P<when>(?:每天|每日|工作日|每个工作日)?\s*(?:早上|上午|中午|下午|晚上|傍晚|凌晨)?\s*\d{1,2}"
     r"(?:[:：]\d{2}|点半?|点\d{1,2}分?)?)\s*(?:的时候)?(?:发|发送|推送)?(?:提醒|日报|摘要)(?:吧|一下)?[。.!！]?$"
+)
+# the digest paused for a while, asked (明天不要提醒, 这周别提醒了, 春节期间不要发提醒, skip tomorrow's digest, pause
+# the reminders): the digest has no pause kept; the answer says what does the same
+_PAUSE = lazy(
+    r"(?:今天|明天|后天|这几天|这周|本周|下周|国庆|春节|过年|假期|放假|休假)\S*?(?:都|就|先)?(?:不要|别|不用|暂停)(?:再)?(?:发)?"
+    r"(?:提醒|日报|摘要)|暂停(?:一下)?(?:每日)?(?:提醒|日报)"
+    r"|(?:pause|skip) (?:the |tomorrow's |today's |this week's )?(?:daily )?(?:digest|reminders?)",
+    re.IGNORECASE,
 )
 _REMIND_ME = lazy(r"都?请?提醒(?:我们?|大家|一下)|(?:please )?remind (?:me|us)(?: of idle boxes)?", re.IGNORECASE)
 _THINGS = r"(?:机器|卡|显卡|gpu|实例|资源|服务器)"

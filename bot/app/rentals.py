@@ -290,6 +290,16 @@ def remind(inv: Invocation, args: list[str]) -> None:
         args = []
     chosen = _language(given[-1] if given else None, lang)
     words = [SWITCH_WORDS.get(a.lower(), a.lower()) for a in args]  # `remind 关闭`
+    if words[:1] in (["pause"], ["暂停"]):  # 明天不要提醒, pause the digest: no pause is kept; what can be done instead
+        inv.answer(plain(t("digest.remind_pause", lang), lang))
+        return
+    if words == ["on"]:  # `remind on`, `提醒 恢复`: on again at the time and days it had (a usage error before)
+        setter = schedules.set_by(team, channel)  # as `remind off`: whoever set it, or an admin
+        if setter not in (None, user) and not inv.is_admin():
+            raise CommandError(t("digest.remind_not_yours", lang, setter=who(setter, lang)))
+        current = replace(current, enabled=True)
+        schedules.put(team, channel, current, user, deps.now())
+        words = args = []
     if words == ["off"]:
         setter = schedules.set_by(team, channel)
         if setter not in (None, user) and not inv.is_admin():

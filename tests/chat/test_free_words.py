@@ -401,3 +401,26 @@ def test_the_digests_time_said_before_remind_and_the_idle_rule_asked(tmp_path: P
         rule = chat.command("闲置超过3小时提醒我")
         assert "最近 60 分钟" in rule and "idle.window_minutes" in rule and "`act stop grace=3h`" in rule, rule
         assert "`idle`（闲置）后面不带参数" in chat.command("闲置 随便什么")  # other words: as before
+
+
+def test_a_pause_asked_says_what_does_the_same_and_remind_on_turns_it_back_on(tmp_path: Path) -> None:
+    """`明天不要提醒` and `春节期间不要发提醒` were not understood, and `remind on` (what `remind off` undoes) was a
+    usage error: a pause is said not kept, with `remind off` / `remind on` and a box's own quiet days; `remind on`
+    turns the digest back on at its time and days."""
+    from bot.state.schedules import Schedules
+    from tests.chat.test_both_platforms import GROUP
+    from tests.support.fake_dingtalk import CORP
+
+    with driving("dingtalk", tmp_path) as chat:
+        chat.h.clock.now = MONDAY_0910_SHANGHAI  # type: ignore[attr-defined]
+        chat.command("remind at 20:00 mon-fri")
+        schedules = Schedules(chat.deps.store, chat.deps.settings.digest.default_schedule())
+        for asked in ("明天不要提醒", "春节期间不要发提醒", "skip tomorrow's digest"):
+            said = chat.command(asked)
+            assert "`remind off`" in said and "`remind on`" in said, said
+            assert schedules.of(f"dingtalk:{CORP}", GROUP).enabled  # nothing changed by asking
+        assert "remind on" in chat.command("remind off")  # how to undo it, said
+        assert not schedules.of(f"dingtalk:{CORP}", GROUP).enabled
+        assert "20:00" in chat.command("remind on")
+        plan = schedules.of(f"dingtalk:{CORP}", GROUP)
+        assert plan.enabled and f"{plan.at:%H:%M}" == "20:00" and sorted(plan.days) == [0, 1, 2, 3, 4]
