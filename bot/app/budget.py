@@ -9,25 +9,21 @@ import re
 from bot.app.invocation import CommandError, Invocation
 from bot.chat.message import plain
 from bot.fields.rentals import OFF_WORDS, budget_target, budget_words
+from bot.report.money import budget_standings, team_forecast
 from bot.state.budgets import Budgets
-from bot.state.power import PowerLog
 from bot.state.rentals import RentalError, Rentals, check_name
 from bot.text import t
-from bot.text.budget import project_said, standing_line
+from bot.text.budget import forecast_lines, project_said, standing_line
 from bot.text.catalogue import tw
 from bot.text.format import money, who
-from rules.budget import WHOLE_TEAM, standings
+from rules.budget import WHOLE_TEAM
 from rules.patterns import lazy
 
 
 def _budgets_said(inv: Invocation) -> str:
     """Each project's budget with what it has spent this month and where it is heading, as the terminal says."""
-    deps, lang, team = inv.deps, inv.lang, inv.team
-    rentals, now = Rentals(deps.store), deps.now()
-    local = now.astimezone(inv.channel_zone())
-    instances = rentals.instances(team)
-    timelines = PowerLog(deps.store, deps.policy.metering).this_month(instances, now)
-    found = standings(instances, rentals.storage(team), Budgets(deps.store).of(team), local, timelines=timelines)
+    deps, lang = inv.deps, inv.lang
+    found = budget_standings(Rentals(deps.store), inv.team, deps.now(), inv.channel_zone(), deps.policy.metering)
     if not found:
         return t("digest.budget_none", lang)
     lines = [standing_line(s, lang, "digest.budget_standing") for s in found]
@@ -37,9 +33,6 @@ def _budgets_said(inv: Invocation) -> str:
 def _forecast_said(inv: Invocation) -> str:
     """`budget forecast` (`这个月大概要花多少`, `what's our burn rate`): the whole team's month in each currency,
     spent so far and where it is heading, with what that is a day, as a budget's forecast is reckoned."""
-    from bot.report.money import team_forecast
-    from bot.text.budget import forecast_lines
-
     deps, lang = inv.deps, inv.lang
     now = deps.now()
     found = team_forecast(Rentals(deps.store), inv.team, now, inv.channel_zone(), deps.policy.metering)

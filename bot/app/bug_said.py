@@ -20,6 +20,14 @@ REDONE: tuple[type[Exception], ...] = (ChatError, StoreUnavailable, OSError)
 log = logging.getLogger(__name__)
 
 
+def taken_or_bug(take: Callable[[], bool], say: Callable[[str], object], lang: Lang, what: str) -> bool:
+    """`take()`'s answer (whether a message was taken, as a profile's answer); True where a bug met in it was said:
+    the message is read no further (it was read on as a sub-command after the bug)."""
+    with bug_said(say, lang, what):
+        return take()
+    return True
+
+
 @contextmanager
 def bug_said(say: Callable[[str], object], lang: Lang, what: str) -> Iterator[None]:
     """Run the block; a bug in it is logged with an id and said through `say` (to the person, in `lang`). `what`

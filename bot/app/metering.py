@@ -17,10 +17,11 @@ from bot.fields.metering import (
     machine_words,
     power_of,
     provider_of,
+    top_up_amount,
     top_up_said,
     whose_words,
 )
-from bot.fields.rentals import FieldError, price_currency
+from bot.fields.rentals import FieldError
 from bot.report.money import runways
 from bot.report.top_up import TopUp, top_up
 from bot.state.balances import Balances
@@ -248,13 +249,14 @@ def balance(inv: Invocation, args: list[str]) -> None:
         args = []
     if args:
         args, at = _split_at(args)
-        if at is None and top_up_said(args[1:]) is None:  # `余额 autodl 3200 昨晚9点`: the time without at=
+        paid = top_up_said(args[1:])  # `+2000`, `充值2000`: added to what is left now
+        if at is None and paid is None:  # `余额 autodl 3200 昨晚9点`: the time without at=
             args, at = _time_after(inv, args, now)
         if len(args) < 2 or at == "":
             raise CommandError(t("meter.balance_usage", lang))
         try:
             provider = provider_of(args[0], lang)  # then `320`, `还剩 三千二 元`, `$500`, `5000 USD`
-            if (paid := top_up_said(args[1:])) is not None:  # `+2000`, `充值2000`: added to what is left now
+            if paid is not None:
                 kept.append(_topped_up(inv, provider, paid, at).said(lang))
             else:
                 default = PROVIDER_CURRENCY.get(provider, deps.settings.files.currency)  # runpod 500: dollars
@@ -276,8 +278,7 @@ def _topped_up(inv: Invocation, provider: str, paid: list[str], at: str | None) 
     left then is not known the way a balance read then is)."""
     if at is not None:
         raise FieldError("at", t("meter.top_up_at", inv.lang, provider=provider))
-    amount, _ = balance_said(paid, None, "CNY", inv.lang)
-    said_in = price_currency(" ".join(paid))
+    amount, said_in = top_up_amount(paid, None, inv.lang)
     deps = inv.deps
     return top_up(Rentals(deps.store), inv.team, provider, amount, said_in, deps.now(), deps.policy.metering,
                   inv.user, inv.lang, inv.request_key)  # fmt: skip

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from bot.app import card_again, item_words, memory_asked, table
-from bot.app.bug_said import bug_said
+from bot.app.bug_said import bug_said, taken_or_bug
 from bot.app.buttons import Done, Press, Refusal, handler_for
 from bot.app.capture import SentFile
 from bot.app.free_words import free_words
@@ -116,10 +116,13 @@ def typed(
     """A message to the robot: an answer to the person's open profile here (a file: its capture), or a
     sub-command."""
     lang, here = table.typed_lang(text, deps.settings.files.lang), Place(wing.chat.platform, team, channel)
-    taken = True  # by the profile; a bug there is said, and the message read no further
-    with bug_said(lambda said: wing.chat.post(here, lambda each: plain(said, each), lang), lang, "a message"):
-        taken = _profile_took(wing, deps, (team, channel, user), text, request_key, file)
-    if taken:
+
+    def say(line: str) -> None:
+        wing.chat.post(here, lambda each: plain(line, each), lang)
+
+    if taken_or_bug(
+        lambda: _profile_took(wing, deps, (team, channel, user), text, request_key, file), say, lang, "a message"
+    ):
         return
     inv = invocation(wing, deps, team, channel, user, lang, request_key, is_admin)
     table.run_answered(inv, text, wing.line("see_help", lang))

@@ -30,6 +30,7 @@ from bot.fields.metering import (
     power_of,
     provider_of,
     stop_billing_of,
+    top_up_amount,
     top_up_said,
 )
 from bot.fields.rentals import price_currency, price_typed
@@ -243,8 +244,7 @@ def _top_up(
     lang = settings.files.lang
     if at is not None:
         raise fail(t("meter.top_up_at", lang, provider=name))
-    amount, said_in = _fields(lambda: balance_said(paid, currency, "CNY", lang))
-    given = said_in if currency is not None or price_currency(" ".join(paid)) is not None else None
+    amount, given = _fields(lambda: top_up_amount(paid, currency, lang))
     done = _fields(lambda: top_up(rentals, team, name, amount, given, now, _metering(settings), "terminal", lang))
     if not as_json:
         sys.stdout.write(done.said(lang) + "\n")

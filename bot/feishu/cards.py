@@ -120,9 +120,11 @@ def updated(say: Say, lang: Lang, part: int) -> dict[str, Any]:
     dearest items); for a later one what the message says before its items (the answer's line) and the items that
     part now holds, the last part where fewer are left. It was the first card's for every part: the pressed
     card's own items vanished, the dearest were shown twice."""
-    contents = cards(say, lang)
-    if part == 0 or len(contents) == 1:
-        return contents[0]
+    if part == 0:
+        return cards(say, lang)[0]
+    whole = card(say, lang)
+    if size(whole) <= CARD_BYTES:
+        return whole
     message = say(lang)
     lead = next((n for n, s in enumerate(message.sections) if s.item is not None or s.buttons), 0)
     items = replace(message, title=None, sections=message.sections[lead:], intent=None)

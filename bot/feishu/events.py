@@ -13,7 +13,7 @@ import logging
 from typing import Any
 
 from bot.app import rentals, table
-from bot.app.bug_said import bug_said
+from bot.app.bug_said import bug_said, taken_or_bug
 from bot.app.capture import SentFile
 from bot.app.invocation import Invocation
 from bot.app.thread import ThreadMessage, on_thread_message
@@ -180,17 +180,19 @@ def on_message(deps: Deps, chat: FeishuChat, payload: dict[str, Any], input_key:
         return
     text = command_text(message)
     root = message.get("root_id")
-    if root:  # a reply in a thread: an answer (or a capture) when the thread is a profile's
-        reply = ThreadMessage(team, chat_id, str(root), user, text, sent_file(chat, message), input_key)
-        lang, thread = table.typed_lang(text, deps.settings.files.lang), Place(chat.platform, team, chat_id, str(root))
-        taken = True  # by the profile; a bug there is said, and the reply read no further
-        with bug_said(lambda said: chat.post(thread, lambda each: plain(said, each), lang), lang, "a reply"):
-            taken = on_thread_message(deps, chat, FeishuTeller(chat, deps.settings.files.lang), reply)
-        if taken:
-            return
     # a profile's cards carry both languages (each reader sees their own): the default leads; a command's answer
     # is said in one, the language it was typed in
     lang = table.typed_lang(text, deps.settings.files.lang)
+    if root:  # a reply in a thread: an answer (or a capture) when the thread is a profile's
+        reply = ThreadMessage(team, chat_id, str(root), user, text, sent_file(chat, message), input_key)
+        thread = Place(chat.platform, team, chat_id, str(root))
+        teller = FeishuTeller(chat, deps.settings.files.lang)
+
+        def say(line: str) -> None:
+            chat.post(thread, lambda each: plain(line, each), lang)
+
+        if taken_or_bug(lambda: on_thread_message(deps, chat, teller, reply), say, lang, "a reply"):
+            return
     here = str(message.get("message_id") or "")
     inv = invocation(deps, chat, team, chat_id, user, here, lang, input_key, message.get("chat_type") == "p2p")
     table.run_answered(inv, text, t("feishu.see_help", lang))

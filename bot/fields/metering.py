@@ -195,6 +195,13 @@ def top_up_said(words: list[str]) -> list[str] | None:
     return said[found.end() :].split()
 
 
+def top_up_amount(words: list[str], currency: str | None, lang: Lang) -> tuple[float, str | None]:
+    """A top-up's amount (`2000`, `$500`, `三千`) and the currency it says by a sign or a word, or `currency` (the
+    terminal's --currency); None where it says none (the balance's own)."""
+    amount, code = balance_said(words, currency, "CNY", lang)
+    return amount, code if currency is not None or price_currency(" ".join(words)) is not None else None
+
+
 def _currency_word(word: str) -> bool:
     """Whether a word after an amount names its currency (元, USD; EUR too, to be refused as one)."""
     return currency_code(word) in CURRENCIES or (len(word) == 3 and word.isascii() and word.isalpha())
