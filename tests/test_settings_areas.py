@@ -3,11 +3,14 @@ setting given by its flat name (Settings(azure_enabled=False), the terminal's fl
 
 from __future__ import annotations
 
+import pickle
 from pathlib import Path
 
 import pytest
+from pydantic import ValidationError
 
 from bot.settings import AREAS, FLAT, Settings, variable_of
+from bot.settings.areas import Slack
 
 
 def test_every_setting_is_in_one_area_and_named_once() -> None:
@@ -34,3 +37,49 @@ def test_the_variables_keep_their_names(monkeypatch: pytest.MonkeyPatch, tmp_pat
 def test_a_bad_value_names_its_variable() -> None:
     assert variable_of(("feishu", "domain")) == "GPU_ADVISOR_FEISHU_DOMAIN"
     assert variable_of(("slack", "bot_token")) == "SLACK_BOT_TOKEN"
+
+
+def test_every_bad_value_is_refused_when_made_each_named_by_its_area(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """Settings checks what it is given and what the environment sets when it is made, all areas at once (an
+    area nothing was given for is made later, from its defaults only)."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("GPU_ADVISOR_REMIND_AT", "99:99")
+    with pytest.raises(ValidationError) as caught:
+        Settings(feishu_domain="ftp://example.com", http_timeout_s="soon", dingtalk_api_url="http://example.com")
+    places = sorted(variable_of(error["loc"]) for error in caught.value.errors())
+    assert places == [
+        "GPU_ADVISOR_DINGTALK_API_URL",
+        "GPU_ADVISOR_FEISHU_DOMAIN",
+        "GPU_ADVISOR_HTTP_TIMEOUT_S",
+        "GPU_ADVISOR_REMIND_AT",
+    ]
+    assert "9点半" in str(caught.value)  # each area's own message, as its model says it
+
+
+def test_an_area_nobody_reads_is_made_when_first_read(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """A command reading two areas builds two models, not ten (bench/cli_startup.py: quote's start); an area nothing
+    was given for is made from its defaults when first read, once."""
+    monkeypatch.chdir(tmp_path)
+    made: list[str] = []
+
+    class Counted(Slack):
+        def model_post_init(self, context: object) -> None:
+            made.append("slack")
+
+    monkeypatch.setitem(AREAS, "slack", Counted)
+    settings = Settings(lang="en")
+    assert made == [] and settings.files.lang == "en"
+    assert settings.slack.api_url == "https://slack.com/api/" and settings.slack is settings.slack
+    assert made == ["slack"]
+    monkeypatch.setenv("SLACK_API_URL", "http://127.0.0.1:1/api/")  # a value set: made, and checked, at once
+    assert Settings().slack.api_url == "http://127.0.0.1:1/api/" and made == ["slack", "slack"]
+
+
+def test_settings_travel_to_another_process_as_they_are() -> None:
+    """serve hands its settings to the work process (pickled): the areas read and the ones not yet read."""
+    settings = Settings(lang="en", azure_enabled=False).with_flat(remind_tz="Asia/Tokyo")
+    again = pickle.loads(pickle.dumps(settings))
+    assert (again.files.lang, again.prices.azure_enabled, again.digest.remind_tz) == ("en", False, "Asia/Tokyo")
+    assert again.serve == Settings().serve

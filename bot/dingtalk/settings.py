@@ -14,7 +14,7 @@ DEFAULT_API_URL = "https://api.dingtalk.com"
 class DingTalk(BaseModel):
     """DingTalk (钉钉)"""
 
-    model_config = ConfigDict(populate_by_name=True, extra="ignore")
+    model_config = ConfigDict(populate_by_name=True, extra="ignore", defer_build=True)
 
     client_id: str | None = Field(
         default=None,

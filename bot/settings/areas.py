@@ -34,7 +34,7 @@ def _backoff(description: str) -> Any:
 class _Area(BaseModel):
     """One area's settings; given by name or by the variable's other names (Slack's own)."""
 
-    model_config = ConfigDict(populate_by_name=True, extra="ignore")
+    model_config = ConfigDict(populate_by_name=True, extra="ignore", defer_build=True)
 
 
 class Files(_Area):

@@ -9,7 +9,7 @@ import importlib
 import importlib.util
 from typing import TYPE_CHECKING, Any
 
-from pydantic import AliasChoices, BaseModel, ConfigDict, Field, create_model, model_validator
+from pydantic import AliasChoices, ValidationError
 from pydantic.fields import FieldInfo
 
 from bot.settings.areas import (
@@ -199,47 +199,55 @@ def from_environment() -> dict[str, dict[str, str]]:
     return found
 
 
-class Settings(BaseModel):
+class Settings:
     """Every setting, by area; read from the process environment over `.env` in the working folder
     (bot/settings/environment.py), under what is given (Settings(files={...}), Settings(azure_enabled=False)).
 
-    A pydantic model that reads the environment itself, not pydantic-settings' BaseSettings: the environment is
-    read by our own reader anyway (the terminal's light start shares it), and of BaseSettings only the merge of the
-    given values over it was left in use, while importing pydantic-settings cost 41 ms of every command that reads
-    the settings (`quote`, `list`, `report`: bench/cli_startup.py)."""
+    Every value given or found in the environment is checked when Settings is made, each area by its own model, and
+    every problem is raised at once as one ValidationError whose locations name the area (("feishu", "domain")). An
+    area nothing was given for holds its defaults only, so it is made when first read: a command reading two areas
+    does not build the other eight models' schemas (about 20 ms of `quote`'s start: bench/cli_startup.py).
 
-    model_config = ConfigDict(extra="ignore")
+    A plain class over the areas' pydantic models, not a model itself nor pydantic-settings' BaseSettings: the
+    environment is read by our own reader anyway (the terminal's light start shares it), and a model's fields are
+    all built when it is made."""
 
-    files: Files = Field(default_factory=Files)
-    prices: Prices = Field(default_factory=Prices)
-    slack: Slack = Field(default_factory=Slack)
-    feishu: Feishu = Field(default_factory=Feishu)
-    serve: Serve = Field(default_factory=Serve)
-    samples: Samples = Field(default_factory=Samples)
-    discovery: Discovery = Field(default_factory=Discovery)
-    digest: Digest = Field(default_factory=Digest)
+    if TYPE_CHECKING:  # the areas, made when first read (__getattr__); the chats' own too (settings.dingtalk)
+        files: Files
+        prices: Prices
+        slack: Slack
+        feishu: Feishu
+        serve: Serve
+        samples: Samples
+        discovery: Discovery
+        digest: Digest
 
     def __init__(self, **given: Any) -> None:
         merged: dict[str, Any] = dict(from_environment())
         for key, value in given.items():  # an area given as a mapping: over the environment's, one by one
             below = merged.get(key)
             merged[key] = below | value if isinstance(below, dict) and isinstance(value, dict) else value
-        super().__init__(**merged)
+        problems: list[Any] = []
+        for area, value in _by_flat_name(merged).items():
+            if area not in AREAS:
+                continue  # as a model with extra="ignore": a name that is no setting is left out
+            try:
+                self.__dict__[area] = AREAS[area].model_validate(value)
+            except ValidationError as exc:
+                problems += [_placed(area, error) for error in exc.errors()]
+        if problems:
+            raise ValidationError.from_exception_data("Settings", problems)
 
-    @model_validator(mode="before")
-    @classmethod
-    def _by_flat_name(cls, data: Any) -> Any:
-        """A setting given by its flat name (Settings(azure_enabled=False)) goes to its area, over the environment."""
-        if not isinstance(data, dict):
-            return data
-        out: dict[str, Any] = {key: dict(value) if isinstance(value, dict) else value for key, value in data.items()}
-        for key, value in data.items():
-            if key in FLAT:
-                area, name = FLAT[key]
-                placed = out.get(area)
-                out[area] = (dict(placed) if isinstance(placed, dict) else {}) | {name: value}
-                del out[key]
-        return out
+    def __getattr__(self, name: str) -> Any:
+        """An area nothing was given for: its defaults, made once, when first read."""
+        model = AREAS.get(name)
+        if model is None:
+            raise AttributeError(f"'Settings' object has no attribute {name!r}")
+        made = self.__dict__[name] = model()
+        return made
+
+    def __repr__(self) -> str:
+        return f"Settings({', '.join(sorted(k for k in self.__dict__ if k in AREAS))} read; the rest defaults)"
 
     def with_flat(self, **values: object) -> Settings:
         """These settings with some given by their flat names (the terminal's flags over the environment)."""
@@ -247,15 +255,26 @@ class Settings(BaseModel):
         for key, value in values.items():
             area, name = FLAT[key]
             areas.setdefault(area, {})[name] = value
-        return self.model_copy(
-            update={area: getattr(self, area).model_copy(update=given) for area, given in areas.items()}
-        )
+        copy = object.__new__(Settings)
+        copy.__dict__.update(self.__dict__)
+        for area, update in areas.items():
+            copy.__dict__[area] = getattr(self, area).model_copy(update=update)
+        return copy
 
 
-if not TYPE_CHECKING:  # the registered chats' own areas, each a field under its chat's name (settings.dingtalk)
-    Settings = create_model(
-        "Settings",
-        __base__=Settings,
-        __module__=__name__,
-        **{chat: (area, Field(default_factory=area)) for chat, area in CHAT_AREAS.items()},
-    )
+def _by_flat_name(data: dict[str, Any]) -> dict[str, Any]:
+    """A setting given by its flat name (Settings(azure_enabled=False)) goes to its area, over the environment."""
+    out: dict[str, Any] = {key: dict(value) if isinstance(value, dict) else value for key, value in data.items()}
+    for key, value in data.items():
+        if key in FLAT:
+            area, name = FLAT[key]
+            placed = out.get(area)
+            out[area] = (dict(placed) if isinstance(placed, dict) else {}) | {name: value}
+            del out[key]
+    return out
+
+
+def _placed(area: str, error: Any) -> Any:
+    """One area's validation error as Settings' own: its location starts with the area."""
+    found = {"type": error["type"], "loc": (area, *error["loc"]), "input": error["input"]}
+    return found | ({"ctx": error["ctx"]} if "ctx" in error else {})

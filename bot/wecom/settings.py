@@ -15,7 +15,7 @@ DEFAULT_API_URL = "https://qyapi.weixin.qq.com"
 class WeCom(BaseModel):
     """WeCom (企业微信)"""
 
-    model_config = ConfigDict(populate_by_name=True, extra="ignore")
+    model_config = ConfigDict(populate_by_name=True, extra="ignore", defer_build=True)
 
     bot_id: str | None = Field(
         default=None, description="WeCom: the intelligent robot's Bot ID; with the secret, serve talks to WeCom"
