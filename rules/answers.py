@@ -93,7 +93,7 @@ def answer_in_context(key: str, text: str, values: Mapping[str, Any]) -> Any:
     try:
         value = BY_KEY[key].parse(text)
     except ParseError as exc:
-        if exc.problem in WHICH_TRAINING and workload in set(TRAINING):  # "7B 微调" after "LoRA": 7B LoRA
+        if exc.problem in WHICH_TRAINING and workload in set(TRAINING) and "size" in exc.params:  # "7B 微调": LoRA
             return BY_KEY[key].parse(with_workload(str(exc.params["size"]), Workload(workload)))
         if exc.problem != "which_model_job" or workload not in set(Workload):
             raise

@@ -228,7 +228,7 @@ _SAVES = lazy(
 
 
 _NO_STOP = lazy(
-    r"不能(?:被)?(?:中断|断|停)|不可以(?:中断|停)|停不得|can'?t be (?:interrupted"
+    r"不能(?:被)?(?:中断|断|停)|不可以(?:中断|停)|不(?:可|允许)(?:被)?中断|停不得|can'?t be (?:interrupted"
     r"|stopped)|cannot be (?:interrupted|stopped)"
     r"|must not (?:stop|be interrupted)|no interruptions?|(?:最好)?(?:别|不要)(?:被)?(?:中断|断|停)"
     r"|(?:rather|better) not (?:stop|be interrupted)"
@@ -236,7 +236,8 @@ _NO_STOP = lazy(
 _MAY_STOP = lazy(
     r"丢(?:一点|一些|点)(?:进度)?(?:也)?(?:没关系|没事|无所谓)|^支持$"
     r"|losing (?:a bit|a little|some)(?: (?:of )?(?:progress|work))? is (?:fine|ok|okay)"
-    r"|可以(?:被)?(?:中断|停)|断了也没事|停了也没关系|中断也没事|can be (?:interrupted"
+    r"|可以(?:被)?(?:中断|停)|(?<![不])(?:能|可|允许)(?:被)?中断|断了也没事|停了也没关系|中断也没事"
+    r"|can be (?:interrupted"
     r"|stopped)|interruptions? (?:are|is) fine"
     r"|fine if (?:it|they) stops?|^无所谓$|^没关系$|^都行$|^随便$|^doesn'?t matter$|^don'?t care$"
     r"|^(?:that'?s|it'?s|that is|it is|that would be|it'?d be)\s+(?:fine|ok|okay|no problem|not a problem)$"

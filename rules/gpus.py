@@ -302,6 +302,7 @@ _COUNT_AFTER = lazy(r"^\s*[x*×]\s*\d{1,4}\s*[卡张块]?", re.IGNORECASE)  # H1
 
 # a word shaped as an accelerator's model code (MI300X, B200, GB200, RTX5090, A6000, Gaudi3): letters then digits,
 # perhaps a letter or two after; a count with a unit (4x14, 8卡) or a price is no such word
+_PERCENTILE = lazy(r"^p(?:50|75|90|95|99|999|9999)$", re.I)
 _MODEL_CODE = lazy(r"^(?:rtx|tesla|instinct|gaudi)?[a-z]{1,3}-?\d{2,4}[a-z]{0,2}$|^gaudi\s*\d$", re.I)
 
 
@@ -310,6 +311,8 @@ def unknown_model(word: str) -> bool:
     GPU, named with the known ones, not as "a word not read" (`quote A100 MI300X 4x14`), nor left out unsaid
     (`A100和MI300X跑一周分别多少钱` priced the A100 alone)."""
     if not _MODEL_CODE.match(word.strip()) or (word[-1:] in "sS" and _is_gpu(word[:-1])):  # H100s: H100's plural
+        return False
+    if _PERCENTILE.match(word.strip()):  # `P99 要小于50ms`: a latency, not a card (the Tesla P100 is one)
         return False
     try:
         canonical_gpu(word)

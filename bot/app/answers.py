@@ -4,9 +4,12 @@ mp=no freq=daily resume=no`: the recommendation at once) and `prices [gpu]`."""
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
 
 from bot.app.gpu_compare import compare_lines, several_gpus
-from bot.app.invocation import CommandError
+from bot.app.invocation import CommandError, Invocation
 from bot.chat import conversation, inline
 from bot.chat.port import Chat
 from bot.deps import Deps
@@ -52,26 +55,67 @@ def inline_profile(
                 for key, error in exc.errors.items()
             )
         ) from None
+    named = {key: typed.get(key, inline_key(key)) for key in raw}  # as typed: `10h` first has no key
+    said = {key: text if named[key] == text else f"{named[key]}={text}" for key, text in raw.items() if text}
+    where = _Where(team, channel, user, lang, thread)
+    return profile_of(deps, chat, where, raw, values, said)
+
+
+@dataclass(frozen=True)
+class _Where:
+    team: str
+    channel: str
+    user: str
+    lang: Lang
+    thread: str | None
+
+
+def sentence_profile(inv: Invocation, raw: dict[str, str]) -> Conversation:
+    """A job described in a sentence, its answers a clause each (rules/clauses.py): the profile with those kept and
+    the rest asked, or the recommendation at once when they are all there. A clause the questions read alone but
+    not beside the others (parse_answers) is left to be asked."""
+    while True:
+        try:
+            values = parse_answers(raw)
+            break
+        except AnswersError as exc:
+            raw = {key: text for key, text in raw.items() if key not in exc.errors}
+    where = _Where(inv.team, inv.channel, inv.user, inv.lang, inv.reply_to)
+    return profile_of(inv.deps, inv.chat, where, raw, values, raw)
+
+
+def profile_of(
+    deps: Deps, chat: Chat, where: _Where, raw: Mapping[str, str], values: dict[str, Any], said: Mapping[str, str]
+) -> Conversation:
+    """The answers given at once (`raw`, parsed as `values`; `said`: each as the person typed it): the
+    recommendation when none is missing, else a profile that keeps them and asks the rest."""
     if missing(values):
-        given = {key: str(text) for key, text in raw.items() if text is not None and str(text).strip()}
-        named = {key: typed.get(key, inline_key(key)) for key in given}  # as typed: `10h` first has no key
-        said = ", ".join(literal(text if named[key] == text else f"{named[key]}={text}") for key, text in given.items())
+        given = {key: text for key, text in raw.items() if text.strip()}
+        texts = list(dict.fromkeys(said[key] for key in given if key in said))
+        shown = ", ".join(
+            literal(text) for text in texts if not any(text in other and text != other for other in texts)
+        )
         return conversation.start(
             deps,
             chat,
-            team=team,
-            channel=channel,
-            user=user,
-            lang=lang,
+            team=where.team,
+            channel=where.channel,
+            user=where.user,
+            lang=where.lang,
             answers=given,
             values=dump_answers(values),
-            note=t("slack.root_kept", lang, answers=said),
+            note=t("slack.root_kept", where.lang, answers=shown),
         )
     convo = deps.conversations.create(
-        team=team, channel=channel, user=user, lang=lang.value, answers=raw, values=dump_answers(values)
+        team=where.team,
+        channel=where.channel,
+        user=where.user,
+        lang=where.lang.value,
+        answers=dict(raw),
+        values=dump_answers(values),
     )
-    if thread:
-        convo.thread_ts = thread
+    if where.thread:
+        convo.thread_ts = where.thread
     conversation.finish(deps, chat, convo)
     return convo
 

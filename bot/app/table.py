@@ -25,6 +25,7 @@ from bot.app import (
     quote,
     rentals,
     report,
+    task_said,
     track,
 )
 from bot.app.bug_said import bug_said
@@ -253,7 +254,11 @@ def _run(inv: Invocation, tokens: list[str]) -> None:
         return  # before the free words: `训练机 花了多少` is that item's month, not a period named 训练机
     elif memory_asked.said_of_memory(inv, " ".join(tokens)):  # `7B LoRA 需要什么卡`: the estimate, what holds it
         return
-    elif (meant := free_words(" ".join(tokens))) is not None:  # `你好`, `A100多少钱`, `我想租卡`
+    elif (meant := free_words(" ".join(tokens))) not in (None, ("advise", [])):  # `你好`, `A100多少钱`
+        SUBCOMMANDS[meant[0]](inv, meant[1])
+    elif task_said.said_of_task(inv, " ".join(tokens)):  # `7B LoRA, 3小时, 能中断`: a profile with those kept
+        return
+    elif meant is not None:  # `我想租卡`, `帮我选卡`: the profile
         SUBCOMMANDS[meant[0]](inv, meant[1])
     elif (name := item_words.named_first(inv.deps.store, inv.team, tokens[0])) == tokens[0]:
         if len(tokens) == 1:  # `训练机`: how it is, as `power 训练机` says (on or off, this month's stretches)

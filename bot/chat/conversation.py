@@ -6,6 +6,7 @@ the chat port (bot/chat/port.py); bot/slack/ and bot/feishu/ call these with the
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import time
 from datetime import datetime
@@ -33,6 +34,7 @@ from rules.answers import (
     with_model_offered,
 )
 from rules.capture import Measured
+from rules.clauses import answers_in, clauses
 from rules.errors import NEEDS_ONE_MORE_WORD, ParseError
 from rules.questions import Step, skips, steps
 
@@ -198,12 +200,14 @@ def take_answer(
     user: str,
     input_key: str | None = None,
     value: Any = None,
+    also: dict[str, str] | None = None,
 ) -> None:
     """Record an answer to the open question `key` (None skips it), mark it answered, go on.
 
     `input_key` names the request that carried the answer: when it was already applied (the work is
     redone after a crash), only the steps after recording are finished. Raises ParseError (nothing
-    recorded) when the text does not parse."""
+    recorded) when the text does not parse. `also`: later questions the same reply answers, each with its clause
+    (rules/clauses.py), kept with it where they are still asked after it."""
     if input_key is not None and convo.last_input == input_key:
         if convo.question_ts is None and convo.status == "active":
             ask_next(deps, chat, convo)  # crashed between recording the answer and asking on
@@ -212,6 +216,8 @@ def take_answer(
     if step is None or step.ask.key != key:
         return  # a second click on an old button: nothing to do
     record(convo, step, text, value)
+    for later, clause in (also or {}).items():
+        _record_later(convo, later, clause)
     convo.last_input = input_key
     answered_id = convo.question_ts
     convo.question_ts = None
@@ -223,10 +229,37 @@ def take_answer(
     ask_next(deps, chat, convo)
 
 
+def _record_later(convo: Conversation, key: str, clause: str) -> None:
+    """A later question's answer given beside the open one's: kept where the profile still asks it, read with the
+    answers before it (the kind of work just given, for a model's memory)."""
+    later = next((s for s in steps(parsed(convo)) if s.ask.key == key and key not in convo.answers), None)
+    if later is not None:
+        with contextlib.suppress(ParseError):
+            record(convo, later, clause)
+
+
+def _also_answered(convo: Conversation, step: Step, text: str) -> tuple[str, dict[str, str]]:
+    """A reply answering more than the open question, a clause each (`用lora，大概跑3个小时` on the kind of work):
+    the open question's answer (the reply whole where it reads it, else its own clause) and the later questions'
+    clauses; (text, {}) for a reply of one clause, or one whose open answer is unreadable either way."""
+    if len(clauses(text)) < 2:
+        return text, {}
+    asked = {s.ask.key for s in steps(parsed(convo))}
+    found = answers_in(text, convo.values, skip=frozenset(k for k in convo.answers if k != step.ask.key))
+    later = {key: clause for key, clause in found.items() if key in asked and key != step.ask.key}
+    for answer in (text, found.get(step.ask.key)):
+        with contextlib.suppress(ParseError):
+            if answer is not None and later:
+                answer_in_context(step.ask.key, answer, convo.values)
+                return answer, later
+    return text, {}
+
+
 def typed_answer(
     deps: Deps, chat: Chat, convo: Conversation, text: str, user: str, input_key: str | None = None
 ) -> None:
-    """A reply typed in the thread: parse it for the open question; on failure say what is accepted."""
+    """A reply typed in the thread: parse it for the open question (with the later questions its other clauses
+    answer); on failure say what is accepted."""
     if input_key is not None and convo.last_input == input_key:
         take_answer(deps, chat, convo, "", None, user, input_key)  # a redo: finish what was started
         return
@@ -237,8 +270,11 @@ def typed_answer(
     answer: str | None = offered_for(step, text.strip())  # 不知道, with `13B 全参微调` said: its estimate
     if not step.required and answer and skips(answer):
         answer = None
+    also: dict[str, str] = {}
+    if answer is not None:
+        answer, also = _also_answered(convo, step, answer)
     try:
-        take_answer(deps, chat, convo, step.ask.key, answer, user, input_key)
+        take_answer(deps, chat, convo, step.ask.key, answer, user, input_key, also=also)
     except ParseError as exc:
         ahead, unclear = _the_next_answered(convo, step, answer, exc)
         if ahead is None:

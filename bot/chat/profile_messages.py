@@ -51,7 +51,7 @@ class Recommendation:
 
 
 def root(user: str, lang: Lang, note: str | None = None) -> Message:
-    text = t("slack.root", lang, user=mention(user))
+    text = t("slack.root_rest" if note else "slack.root", lang, user=mention(user))  # note: the answers kept
     return Message(
         text=text, lang=lang, sections=(Section(text),), context=(note,) if note else (), intent=Root(user, note)
     )

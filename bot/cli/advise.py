@@ -199,17 +199,30 @@ def typed_words(answers: dict[str, str | None], words: list[str], lang: Lang) ->
     if not inline.is_inline(tokens) and inline.is_inline(tokens[1:]):  # `advise lora 10h …`: the kind of work first
         tokens = [f"workload={tokens[0]}", *tokens[1:]]
     if not inline.is_inline(tokens):
-        raise fail(t("cli.advise_words", lang, words=" ".join(words)[:60]))
-    try:
-        raw, _typed = inline.answers_of(tokens)
-    except inline.InlineError as exc:
-        raise fail(t(f"error.inline.{exc.code}", lang, **exc.params)) from None
+        raw = _described(" ".join(words), lang)
+    else:
+        try:
+            raw, _typed = inline.answers_of(tokens)
+        except inline.InlineError as exc:
+            raise fail(t(f"error.inline.{exc.code}", lang, **exc.params)) from None
     out = dict(answers)
     for key, value in raw.items():
         if out.get(key):
             raise fail(t("cli.advise_words_twice", lang, flag=flag(key)))
         out[key] = value
     return out
+
+
+def _described(text: str, lang: Lang) -> dict[str, str]:
+    """The job described, a clause each answer, as chat reads it (`advise "7B LoRA，3小时，能中断"`: rules/clauses.py);
+    exit 2 naming the clauses no question reads (a bare yes or no among them)."""
+    from rules.clauses import answers_in, clauses
+
+    found = answers_in(text)
+    unread = [part for part in clauses(text) if part not in found.values()]
+    if not found or unread:
+        raise fail(t("cli.advise_words", lang, words=("，".join(unread) or text)[:60]))
+    return found
 
 
 def run(

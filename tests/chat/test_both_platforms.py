@@ -40,8 +40,8 @@ STARTER, STRANGER = "starter", "stranger"
 class Driver(Protocol):
     deps: Deps
 
-    def start(self) -> None:
-        """The starter asks for a profile."""
+    def start(self, said: str | None = None) -> None:
+        """The starter asks for a profile (with `said`: by describing the job)."""
 
     def press(self, value: str | None, user: str = STARTER) -> None:
         """Press the open question's button for answer `value` (None: Skip)."""
@@ -87,8 +87,8 @@ class SlackDriver:
         self.ids = {STARTER: "U1", STRANGER: "U2"}
         self._events = itertools.count(1)
 
-    def start(self) -> None:
-        assert self.h.send.command("", response_url=self.h.fake.response_url())[0] == 200
+    def start(self, said: str | None = None) -> None:
+        assert self.h.send.command(said or "", response_url=self.h.fake.response_url())[0] == 200
         self.root = self.h.wait_posts(1)[0]["_ts"]
         self.h.fake.wait_for(lambda: (found := self._find()) is not None and found.question_ts)
         settled(self.deps)
@@ -171,8 +171,8 @@ class FeishuDriver:
         self.h, self.deps, self.root = h, h.deps, ""
         self.ids = {STARTER: "ou_starter", STRANGER: "ou_stranger"}
 
-    def start(self) -> None:
-        assert self.h.send.message("advise", user=self.ids[STARTER]).status_code == 200
+    def start(self, said: str | None = None) -> None:
+        assert self.h.send.message(said or "advise", user=self.ids[STARTER]).status_code == 200
         settled(self.deps)
         self.root = self.h.fake.of("messages.create")[0].body["_message_id"]
 
@@ -252,8 +252,8 @@ class DingTalkDriver:
         self.h, self.deps, self.root = h, h.deps, ""
         self.ids = {STARTER: "starter01", STRANGER: "stranger02"}
 
-    def start(self) -> None:
-        self.h.fake.message("advise", self.ids[STARTER], group=GROUP)
+    def start(self, said: str | None = None) -> None:
+        self.h.fake.message(said or "advise", self.ids[STARTER], group=GROUP)
         settled(self.deps)
         self.root = next(iter(self.h.fake.cards))
 
@@ -313,8 +313,8 @@ class WeComDriver:
         self.h, self.deps, self.root = h, h.deps, ""
         self.ids = {STARTER: "starter01", STRANGER: "stranger02"}
 
-    def start(self) -> None:
-        self.h.settled(self.h.fake.message("advise", self.ids[STARTER], group=GROUP))
+    def start(self, said: str | None = None) -> None:
+        self.h.settled(self.h.fake.message(said or "advise", self.ids[STARTER], group=GROUP))
         self.root = str(self.h.fake.to(GROUP)[0].card.get("task_id") or "")
         if not self.root:  # the root has no buttons: a markdown message, named by the profile's thread
             self.root = str(self.convo_of_starter().thread_ts)
@@ -522,6 +522,32 @@ def test_the_next_questions_answer_typed_at_an_optional_one_skips_it(platform: s
         assert step is not None and step.ask.key == "duration" and chat.convo().question_ts
         if platform != "slack":
             assert "10h" in told(chat).split("跑一晚上")[-1], told(chat)  # asked back: is it 10 h?
+
+
+@PLATFORMS
+def test_a_job_described_in_one_message_is_a_profile_with_those_answers(platform: str, tmp_path: Path) -> None:
+    """`我想微调一个qwen2.5 7b，用lora，大概跑3个小时` was "not understood": it starts the profile with the kind of
+    work, the run's length and the model's estimate kept (said back), asking the first question left; a reply
+    answering several questions, a clause each, keeps them all (only the open question's was kept)."""
+    with driving(platform, tmp_path) as chat:
+        chat.start("我想微调一个qwen2.5 7b，用lora，大概跑3个小时")
+        convo = chat.convo()
+        assert (convo.values["workload"], convo.values["duration"]["hours"]) == ("lora", 3.0), convo.values
+        memory = convo.values["memory"]
+        assert (memory["model_size_b"], memory["method"], memory["served_model"]) == (7.0, "lora", None), memory
+        step = current(convo)
+        assert step is not None and step.ask.key == "model_parallel" and convo.question_ts
+        fake = chat.h.fake  # type: ignore[attr-defined]
+        posted = json.dumps(fake.of("chat.postMessage"), ensure_ascii=False) if platform == "slack" else told(chat)
+        assert "大概跑3个小时" in posted and "用lora" in posted, posted  # said back, under the profile's first words
+        chat.reply("不需要多卡，每天跑，能中断")
+        values = chat.convo().values
+        assert (values["model_parallel"], values["can_resume"]) == (False, True), values
+        assert values["frequency"]["runs_per_week"] == 7.0, values
+        while (step := current(chat.convo())) is not None:
+            chat.reply("skip")
+        said = chat.recommendation()
+        assert said is not None and ("共享" in said or "Shared" in said), said
 
 
 @PLATFORMS

@@ -22,6 +22,8 @@ from tests.digest.test_schedule import MONDAY_0910_SHANGHAI
      ("how much is an H100 per hour", ("prices", ["H100-80GB"])), ("我想租卡", ("advise", [])),
      ("帮我选一下用什么卡", ("advise", [])), ("which GPU should we rent", ("advise", [])),
      ("foo", None), ("多少钱", None), ("A100 H100", None),
+     # a latency's percentile is no card (`P99` was refused as an unknown GPU); a job described is none of these
+     ("部署一个70B的模型做推理, QPS 200, P99 要小于50ms", None),
      # two cards weighed: side by side
      ("A100 和 H100 多少钱", ("prices", ["A100-80GB", "H100-80GB"])),
      ("A100和H100哪个划算", ("prices", ["A100-80GB", "H100-80GB"])),
@@ -424,3 +426,12 @@ def test_a_pause_asked_says_what_does_the_same_and_remind_on_turns_it_back_on(tm
         assert "20:00" in chat.command("remind on")
         plan = schedules.of(f"dingtalk:{CORP}", GROUP)
         assert plan.enabled and f"{plan.at:%H:%M}" == "20:00" and sorted(plan.days) == [0, 1, 2, 3, 4]
+
+
+def test_a_service_described_with_its_load_is_advised_at_once(tmp_path: Path) -> None:
+    """Every answer a decision needs said in one message (`部署一个70B的模型做推理, QPS 200, P99 要小于50ms`: a
+    service's load and latency): the recommendation at once, nothing asked. `P99` was refused as an unknown GPU."""
+    with driving("feishu", tmp_path) as chat:
+        said = chat.command("部署一个70B的模型做推理, QPS 200, P99 要小于50ms")
+        assert "200 QPS" in said and "<50 ms" in said and "独占" in said, said
+        assert "未知的 GPU" not in said and "问题 1/" not in said, said

@@ -34,3 +34,19 @@ def test_words_that_are_no_answers_or_answer_twice_are_refused(tmp_path: Path) -
     assert key.returncode == 2 and "unknown key 'foo'" in key.stderr
     zh = run_cli("advise", "你好", "--no-interactive", env={"GPU_ADVISOR_LANG": "zh"}, tmp=tmp_path)
     assert zh.returncode == 2 and "不是答案" in zh.stderr
+
+
+def test_a_job_described_a_clause_each_is_its_answers(tmp_path: Path) -> None:
+    """`gpu-advise advise "7B LoRA, 3小时, 能中断, 不需要多卡, 每天跑"`: the description chat reads (rules/clauses.py),
+    each clause said back as its flag; a clause no question reads (a bare yes or no) is refused, naming it."""
+    said = "7B LoRA, 3小时, 能中断, 不需要多卡, 每天跑"
+    typed = run_cli("advise", said, "--json", env=EN, tmp=tmp_path)
+    flagged = run_cli(
+        "advise", "--workload", "lora", "--duration", "3h", "--memory-peak", "7B LoRA", "--model-parallel", "no",
+        "--frequency", "daily", "--can-resume", "yes", "--json", env=EN, tmp=tmp_path,
+    )  # fmt: skip
+    assert typed.returncode == 0 == flagged.returncode, typed.stderr
+    assert json.loads(typed.stdout)["choice"] == json.loads(flagged.stdout)["choice"] == "shared"
+    assert "--duration read as 3 h (from “3小时”)" in typed.stderr, typed.stderr
+    unread = run_cli("advise", "7B LoRA, 3小时, 需要", "--no-interactive", env=EN, tmp=tmp_path)
+    assert unread.returncode == 2 and "`需要` are no answers" in unread.stderr, unread.stderr

@@ -22,7 +22,8 @@ from rules.questions import INFERENCE_KEYS, Step
 
 
 def root(user: str, lang: Lang, note: str | None = None) -> list[dict[str, Any]]:
-    return templating.message("root.json.j2", text=t("slack.root", lang, user=mention(user)), note=note)
+    text = t("slack.root_rest" if note else "slack.root", lang, user=mention(user))  # note: the answers kept
+    return templating.message("root.json.j2", text=text, note=note)
 
 
 def question(convo_id: str, step: Step, lang: Lang) -> list[dict[str, Any]]:
