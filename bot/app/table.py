@@ -200,6 +200,11 @@ def run_answered(inv: Invocation, text: str, see_help: str) -> None:
 
 
 _POLITE_BEFORE = frozenset(("please", "pls", "plz", "kindly", "请", "麻烦", "帮我", "帮忙"))
+# asking for an answer before the question (帮我算一下, 请问, 想问一下): the question is what follows it
+_ASKING = lazy(
+    r"(?:请|麻烦|能不能|可以)?(?:帮我|帮忙|给我|你)?(?:算一下|算算|估算一下|估一下|查一下|查查|看一下|看看)"
+    r"|(?:我)?想(?:问一下|问问|知道)|请问(?:一下)?|问一下"
+)
 _POLITE_AFTER = frozenset(("please", "pls", "plz", "thanks", "thx", "ty", "谢谢", "谢谢啦", "多谢"))
 
 
@@ -217,6 +222,9 @@ def _courteous(tokens: list[str]) -> list[str]:
     (`帮我登记一台机器 …`, `把提醒改到每天早上10点`: unknown sub-commands before)."""
     while len(tokens) > 1 and tokens[0].lower().rstrip(",，") in _POLITE_BEFORE:
         tokens = tokens[1:]
+    if tokens and (asked := _ASKING.match(tokens[0])) is not None:  # `帮我算一下4张4090跑一周多少钱`
+        rest = tokens[0][asked.end() :].lstrip(",，:：")
+        tokens = [rest, *tokens[1:]] if rest else tokens[1:] or tokens
     glued = next((p for p in _GLUED_BEFORE if tokens and tokens[0].startswith(p) and len(tokens[0]) > len(p)), None)
     if glued is not None and _names_a_subcommand(tokens[0][len(glued) :]):
         tokens = [tokens[0][len(glued) :], *tokens[1:]]

@@ -435,3 +435,14 @@ def test_a_service_described_with_its_load_is_advised_at_once(tmp_path: Path) ->
         said = chat.command("部署一个70B的模型做推理, QPS 200, P99 要小于50ms")
         assert "200 QPS" in said and "<50 ms" in said and "独占" in said, said
         assert "未知的 GPU" not in said and "问题 1/" not in said, said
+
+
+def test_asking_for_an_answer_before_the_question_is_left_out(tmp_path: Path) -> None:
+    """`帮我算一下4张4090跑一周多少钱` was refused as a quote whose word `帮我算一下` means nothing: the asking before a
+    question (帮我算一下, 请问, 想问一下, 帮我查一下) is left out, glued to it or not, and the question answered."""
+    with driving("feishu", tmp_path) as chat:
+        assert "RTX4090-24GB × 4 的费用：每天 24 小时 × 7 天" in chat.command("帮我算一下4张4090跑一周多少钱")
+        assert "缓存的价格 — A100-80GB" in chat.command("请问 A100多少钱")
+        assert "H100-80GB × 1 的费用" in chat.command("想问一下H100一天多少钱")
+        assert "尚未记录预付余额" in chat.command("帮我查一下余额")
+        assert "未知的子命令“请问”" in chat.command("请问")  # asking, and no question
