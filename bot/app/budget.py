@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 
 from bot.app.invocation import CommandError, Invocation
+from bot.app.spend_asked import SET_TO
 from bot.chat.message import plain
 from bot.fields.rentals import OFF_WORDS, budget_target, budget_words
 from bot.report.money import budget_standings, team_forecast
@@ -41,6 +42,8 @@ def _forecast_said(inv: Invocation) -> str:
     return "\n".join(forecast_lines(found, now.astimezone(inv.channel_zone()), lang))
 
 
+# a budget's verb said first, after 预算 (预算设为每月5万: refused with the usage, 设为每月5万 read as no amount)
+_SET_TO = lazy(SET_TO)
 _SAID_AROUND = frozenset(("for", "of", "is", "to", "=", "at", "set", "the", "是", "为", "设为", "改成", "的"))
 # a question of how the budgets stand, asked after the word (`预算 还剩多少`, `budget status`): the list
 _HOW_IS_IT = lazy(
@@ -61,6 +64,8 @@ def budget(inv: Invocation, args: list[str]) -> None:
     if " ".join(args).lower() in ("forecast", "预测", "预计"):  # the team's month, heading where: budgeted or not
         inv.answer(plain(_forecast_said(inv), lang))
         return
+    if (verb := _SET_TO.match(args[0])) is not None:  # `预算设为每月5万`, `把预算改成5万`: the team's, set
+        args = [args[0][verb.end() :], *args[1:]] if args[0][verb.end() :] else args[1:] or args
     if len(args) > 2:  # `budget for llm is 20000`, `预算 llm 是 2万`: the words around the project and amount
         args = [a for a in args if a.lower() not in _SAID_AROUND] or args
     whole, args = budget_target(args)  # `预算 全队 5万`, `budget off`, `budget 5万`: the whole team's

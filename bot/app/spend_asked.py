@@ -22,6 +22,20 @@ _BUDGET_SET = lazy(
     rf"{_AMOUNT}\s*(?:a month|per month|/month)?$",
     re.IGNORECASE,
 )
+# a budget's verb, said after 预算 (预算设为每月5万, 把预算改成5万)
+SET_TO = r"(?:设为|设成|改成|改为|定为|定成|调到|调成|调整为|设置为|设置成|设定为|提高到|降到|降低到|加到)"
+# the team's, said with the verb after 预算 and no project (预算设为每月5万, 把预算改成5万, set our budget to 50000)
+_BUDGET_TEAM = lazy(
+    r"^(?P<project>)(?:请|帮我|麻烦)?\s*(?:把|将)?\s*(?:团队|全队|我们|本群)?的?\s*(?:每月|月度|每个月)?的?\s*预算\s*"
+    rf"(?:{SET_TO}|是|为)?\s*"
+    rf"(?:每月|每个月|一个月)?\s*{_AMOUNT}\s*(?:一个月|每月)?$",
+    re.IGNORECASE,
+)
+_BUDGET_TEAM_EN = lazy(
+    r"^(?P<project>)(?:set|change|make|raise|lower)\s+(?:the|our)\s+(?:monthly\s+|team\s+)*budget\s+(?:to|at)\s+"
+    rf"{_AMOUNT}\s*(?:a month|per month|/month)?$",
+    re.IGNORECASE,
+)
 _BUDGET_FOR = lazy(
     rf"^(?:set\s+)?(?:the\s+)?(?:monthly\s+)?budget\s+(?:for|of)\s+(?P<project>\S+)\s+(?:is|to|=|at)?\s*{_AMOUNT}"
     r"\s*(?:a month|per month|/month)?$",
@@ -125,8 +139,8 @@ def spent_asked(said: str) -> tuple[str, list[str]] | None:
 
 def budget_set(said: str) -> re.Match[str] | None:
     """A budget set in a sentence: its project and amount (llm的预算是2万, 给llm项目设置预算5万, 设置预算 llm 50000,
-    set a budget of $5000 for llm)."""
-    for pattern in (_BUDGET_SET, _BUDGET_VERB, _BUDGET_FOR, _BUDGET_OF):
+    set a budget of $5000 for llm); the project empty for the team's (预算设为每月5万, set our budget to 50000)."""
+    for pattern in (_BUDGET_TEAM, _BUDGET_TEAM_EN, _BUDGET_SET, _BUDGET_VERB, _BUDGET_FOR, _BUDGET_OF):
         if (found := pattern.match(said)) is not None:
             return found
     return None

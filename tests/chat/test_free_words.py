@@ -67,7 +67,11 @@ from tests.digest.test_schedule import MONDAY_0910_SHANGHAI
      ("llm的预算是2万", ("budget", ["llm", "2万"])), ("把llm预算设为5万", ("budget", ["llm", "5万"])),
      ("set llm budget to 20000", ("budget", ["llm", "20000"])),
      ("budget for llm is 20000", ("budget", ["llm", "20000"])),
-     ("全队预算5万", ("budget", ["全队", "5万"])),
+     ("全队预算5万", ("budget", ["5万"])),  # the whole team's
+     # the team's, the verb after 预算 (they were refused as no amount: `预算设为每月5万`, `把预算设成5万`)
+     ("预算设为每月5万", ("budget", ["5万"])), ("把预算设成5万", ("budget", ["5万"])),
+     ("团队预算改成每月8万", ("budget", ["8万"])), ("每月预算5万", ("budget", ["5万"])),
+     ("set our budget to 50000", ("budget", ["50000"])),
      # with the verb said (it kept a budget of a project named 给llm项目设置, or listed the budgets)
      ("给llm项目设置预算5万", ("budget", ["llm", "5万"])), ("为llm设置每月预算5万", ("budget", ["llm", "5万"])),
      ("帮我给cv项目设一个预算3万", ("budget", ["cv", "3万"])), ("设置预算 llm 50000", ("budget", ["llm", "50000"])),
@@ -259,6 +263,14 @@ def test_a_budget_set_in_a_sentence_is_set(tmp_path: Path) -> None:
             answer = chat.command(said)
             assert "llm" in answer and amount in answer and "用法" not in answer, (said, answer)
         assert "¥30,000" in chat.command("预算")
+        # the team's, the verb after 预算 (refused with the usage: `设为每月5万` was read as no amount)
+        for said, amount in (
+            ("预算设为每月5万", "¥50,000"),
+            ("把预算改成6万", "¥60,000"),
+            ("预算 调到 7万", "¥70,000"),
+        ):
+            answer = chat.command(said)
+            assert "全队" in answer and amount in answer and "用法" not in answer, (said, answer)
 
 
 @pytest.mark.parametrize(
