@@ -22,7 +22,7 @@ _WHOSE_SET = (
     (
         lazy(
             r"^(?:的)?(?P<key>项目|负责人|所有者|project|owner)\s*"
-            r"(?:改成|改为|换成|设为|设成|改到|转到|=|is now|to|:|：)\s*(?P<value>\S+)$",
+            r"(?:改成|改为|换成|设为|设成|改到|转到|是|=|is now|is|to|:|：)\s*(?P<value>\S+)$",
             re.I,
         ),
         None,
@@ -31,7 +31,8 @@ _WHOSE_SET = (
         lazy(
             r"^(?:交给|转给|移交给|hand(?:ed)? (?:it )?to|give (?:it )?to|belongs to|is owned by|is now owned by)"
             r"\s*(?P<value>\S+?)(?:负责|的)?$"
-            r"|^归\s*(?P<mention>@\S+?)(?:负责|的|管)?$",  # 训练机 归 @李雷: a person named with @ only
+            r"|^归\s*(?P<mention>@\S+?)(?:负责|的|管)?$"  # 训练机 归 @李雷: a person named with @ only
+            r"|^(?:是|属于)\s*(?P<mention_of>@\S+?)\s*(?:的|负责的|在用)?$",  # 训练机 是 @李雷 的
             re.I,
         ),
         "owner",
@@ -121,5 +122,5 @@ def whose_set(text: str, name: str) -> str | None:
         said = pattern.match(rest)
         if said is not None:
             field = key or ("project" if said["key"].lower() in ("项目", "project") else "owner")
-            return f"{field}={said['value'] or said['mention']}"
+            return f"{field}={said['value'] or said['mention'] or said.groupdict().get('mention_of')}"
     return None

@@ -32,6 +32,8 @@ _OFF = lazy(r"(?:已经?|刚刚?)?(?:关机|关了|关掉了|停机|停了|停�
 _ON = lazy(r"(?:已经?|刚刚?)?(?:开机|开了|启动了?|重启了?)(?:了|啦)?|(?:is |was )?(?:on|started|back on)")
 _DONE = lazy(
     r"(?:已经?|可以|能)?(?:用完|不用|跑完|结束|释放|退租|退掉)(?:了|啦|吧|吗|么)?(?:[,，]?可以释放了?吗?)?[?？]?"
+    # done, and asked to be switched off or let go (训练机 跑完了，关掉吧): the release to send, as done says it
+    r"|(?:已经?)?(?:用完|跑完|结束)(?:了|啦)?\s*[,，]?\s*(?:帮我|请)?(?:关掉|关了|关机|停掉|释放|退掉)(?:吧|它|掉)*[。.!！]?"
     r"|(?:is |was )?(?:done|finished|not needed|released|terminated)"
 )
 
@@ -46,8 +48,9 @@ _STATE = lazy(
 )
 # what it costs, asked (训练机 多少钱, 花了多少, 数据盘 一个月多少钱, how much is box1): its line of `list`
 _COST = lazy(
-    r"(?:现在|目前|一共|总共)?(?:的)?(?:多少钱|价格|费用|花费|花了多少钱?|用了多少钱|(?:一|每)(?:个月|月|天|小时|周)(?:要)?多少钱|"
-    r"多少钱一(?:个月|天|小时|周)|这个月花了多少钱?|本月花了多少钱?)[?？]?"
+    r"(?:现在|目前|到现在|到目前为止|至今)?(?:一共|总共)?(?:的)?(?:多少钱|价格|费用|花费|花了多少钱?|用了多少钱|"
+    r"(?:一|每)(?:个月|月|天|小时|周)(?:要)?多少钱|多少钱一(?:个月|天|小时|周)|这个月花了多少钱?|本月花了多少钱?)"
+    r"(?:了|啦|呢|啊|呀)?[?？]?"  # 训练机 花了多少钱了 (it was read as a period named 训练机)
     r"|(?:how much(?: is it| does it cost| did it cost)?|cost|price|spent)\??"
 )
 # what it cost over a period, asked (训练机 昨天花了多少, 训练机 上个月花了多少钱, 训练机 这周的费用): that period's
@@ -92,6 +95,10 @@ _SNOOZE_UNTIL = (
     ),
     lazy(rf"^(?:还要|还得|要|会)?用到\s*(?P<day>{DAY_WORDS})(?:为止|结束)?(?:的|呢|哈)?$"),
     lazy(rf"^(?:is )?(?:still )?(?:needed|in use|used)\s+(?:until|till|through|thru)\s+(?P<day>{DAY_WORDS})$", re.I),
+)
+# asked to be switched off after its name (训练机 关掉吧, 训练机 关一下): what the bot can do about it said
+_STOP_SAID = lazy(
+    r"(?:帮我|请|麻烦)?(?:关掉|关一下|关机|停掉|停机|停一下)(?:吧|它|一下)*[。.!！]?|(?:关了|停了)吧[。.!！]?"
 )
 # asked to be switched off (关掉训练机, 把训练机关了, stop box1, shut down box1): what the bot can do about it said
 _STOP_ASKED = (
@@ -172,6 +179,8 @@ _ASKED_OF = (
 _STATE_THEN = (
     (lazy(r"^(?P<at>.+?)\s*(?:就)?(?:关机了?|关的|关了|关掉的|关掉了|停机了?|停的|停了)$"), "off"),
     (lazy(r"^(?P<at>.+?)\s*(?:就)?(?:开机了?|开的|开了|启动的|启动了)$"), "on"),
+    # started running then (训练机 昨天9点开始跑的, 训练机 从昨晚开始跑): on from then, as its `power` takes it
+    (lazy(r"^(?:从|自)?\s*(?P<at>.+?)\s*(?:就)?(?:开始跑|开始训练|开始用|开跑|开始)(?:的|了)?$"), "on"),
     (lazy(r"^(?:关机|关了|停机|(?:went |was |is )?(?:off|stopped))\s+(?:at=|at |since )?(?P<at>.+)$", re.I), "off"),
     (lazy(r"^(?:开机|开了|启动|(?:went |was |is )?(?:on|started))\s+(?:at=|at |since )?(?P<at>.+)$", re.I), "on"),
 )
@@ -223,6 +232,7 @@ def reading(store: Store, team: str, text: str) -> tuple[str, str] | None:
         rest = _rest(text, name)
         readings = (
             *((_OFF, "off"), (_ON, "on"), (_DONE, "done"), (_WHOSE, "whose"), (_STATE, "state"), (_COST, "whose")),
+            (_STOP_SAID, "stop"),
             *((_SNOOZE_WEEK, "snooze-week"), (_SNOOZE, "snooze")),
         )
         found = next(((name, what) for pattern, what in readings if pattern.fullmatch(rest)), None)

@@ -485,3 +485,22 @@ def test_a_digest_buttons_label_typed_before_the_name_is_read_as_said_after_it(t
         assert "`删除存储 数据盘`" in chat.command("已删除 数据盘")
         assert "保留" in chat.command("保留 数据盘")
         assert "未知的子命令“已释放”" in chat.command("已释放 不存在的机器")  # no such item: as before
+
+
+def test_done_and_asked_off_in_one_breath_its_cost_so_far_and_a_start_said_later(tmp_path: Path) -> None:
+    """`训练机 跑完了，关掉吧` and `训练机 关掉吧` were "not read", `训练机 花了多少钱了` a period named 训练机, and
+    `训练机 9点开始跑的` not read: the release asked back, what the bot does instead of switching off, its line of the
+    list, and its power on from then."""
+    with driving("dingtalk", tmp_path) as chat:
+        clock = chat.h.clock  # type: ignore[attr-defined]
+        clock.now = MONDAY_0910_SHANGHAI
+        chat.command("登记 训练机 A800 8卡 每小时60元 起租=3天前")
+        assert "发送 `释放 训练机`" in chat.command("训练机 跑完了，关掉吧")
+        for asked in ("训练机 关掉吧", "训练机 关了吧"):
+            assert "我不会应要求直接关机" in chat.command(asked), asked
+        assert power_now(chat, "训练机") is Power.ON and "起关机" in chat.command("训练机 2小时前关机了")
+        for asked in ("训练机 花了多少钱了", "训练机 到现在一共花了多少"):
+            said = chat.command(asked)
+            assert "¥60/小时" in said and "时间段" not in said, (asked, said)
+        said = chat.command("训练机 从1小时前开始跑")
+        assert "起开机" in said and power_now(chat, "训练机") is Power.ON, said

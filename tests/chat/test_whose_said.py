@@ -79,3 +79,17 @@ def test_a_project_or_owner_given_empty_or_too_long_is_refused_and_nothing_chang
             refused = chat.command(said)
             assert "billing NAME project=llm" in refused, (said, refused)  # the usage, naming the forms
         assert (_item(chat, "box1").project, _item(chat, "box1").owner) == ("llm", "U1")
+
+
+def test_an_owner_said_as_belonging_or_with_is_is_set(tmp_path: Path) -> None:
+    """`训练机 的负责人是 @李雷` and `训练机 是 @李雷 的` were "not read"; a name typed without @ is refused saying to
+    mention the person."""
+    with driving("wecom", tmp_path) as chat:
+        chat.command("登记 训练机 A800 8卡 每小时60元")
+        assert "训练机 的负责人现在是 <@stranger02>" in chat.command("训练机 的负责人是 @stranger02")
+        assert _item(chat, "训练机").owner == "stranger02"
+    with driving("wecom", tmp_path / "of") as chat:
+        chat.command("登记 训练机 A800 8卡 每小时60元")
+        assert "训练机 的负责人现在是 <@stranger02>" in chat.command("训练机 是 @stranger02 的")
+        refused = chat.command("登记 数据机 A800 8卡 每小时60元 负责人=张三")
+        assert "请 @ 提及这个人" in refused, refused
