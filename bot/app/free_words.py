@@ -82,6 +82,8 @@ def free_words(text: str) -> tuple[str, list[str]] | None:
         return "idle", ["rule"]
     if _IDLE.search(said):  # 谁的机器闲着, what's idle: this chat's digest now
         return "idle", []
+    if (named := _named_box(said)) is not None:  # 有台机器叫训练机，A800 8卡，每小时60块，帮我记上: tracked
+        return "track", named
     if (priced := price_asked(said)) is not None:  # A100多少钱, A100 vs H100, H100 跑一周, I need 4 H100s …
         return priced
     if _RENTED.search(said) and (gpu := gpu_in(said)) is not None:  # 我租了一台4090: track's own "name it first"
@@ -129,6 +131,45 @@ def free_words(text: str) -> tuple[str, list[str]] | None:
     if _BALANCE.search(said):  # 查一下余额, 还剩多少钱: the balances and how long each lasts
         return "balance", []
     return spent_asked(said)
+
+
+# a box said with its name, to be kept track of (我们有台机器叫训练机，A800 8卡，每小时60块，帮我记上; 新租了一台A100，
+# 名字叫box1，每小时14元): `track NAME …` with the rest of its words
+_CALLED = lazy(
+    r"(?:^|[,，\s])(?:[^,，\s]*?(?:机器|服务器|实例|机子|卡|台|一台|box|instance|server))?"
+    r"\s*(?:名字叫|名叫|叫做|叫|命名为|名字是|名为|called\s|named\s)\s*(?P<name>[^,，\s]+)",
+    re.IGNORECASE,
+)
+_KEEP_TRACK = lazy(
+    r"(?:帮我|请|麻烦)?(?:记上|记一下|记下来|记下|登记一下|登记下|登记|记录一下|记录|加上|加进去|添加)(?:吧|一下)?"
+    r"|(?:please\s+)?(?:track|register|add|record)\s+(?:it|this|that)(?:\s+please)?|(?:please\s+)?keep track of it",
+    re.IGNORECASE,
+)
+_BEFORE_NAME = lazy(r"^(?:我们|我)?(?:有|新租了|租了|刚租了|新开了|开了)?(?:一)?(?:台|个)(?:机器|服务器|实例|机子)?")
+
+
+def _named_box(said: str) -> list[str] | None:
+    """`track`'s words when a message names a box and asks to keep track of it (`我们有台机器叫训练机，A800 8卡，每小时
+    60块，帮我记上`); None otherwise."""
+    return box_called(said) if _KEEP_TRACK.search(said) is not None else None
+
+
+def box_called(said: str) -> list[str] | None:
+    """A box's words with its name said by 叫 or "called" (`一台机器，叫训练机，A800 8卡 每小时60元`): the name first,
+    then the other clauses' words as `track` reads them; None where no name is said so."""
+    called = _CALLED.search(said)
+    if called is None:
+        return None
+    rest = said[: called.start()] + " " + said[called.end() :]
+    words = [_BEFORE_NAME.sub("", w) for w in re.split(r"[,，、。;；\s]+", _KEEP_TRACK.compiled.sub(" ", rest))]
+    return [called["name"], *(w for w in words if w and w.lower() not in _SAID_AROUND_BOX)]
+
+
+# the words of a sentence around a box's own (we have a box called b1, I rented an H100 named h1 at $3/h)
+_SAID_AROUND_BOX = frozenset(
+    ("we", "i", "have", "has", "rented", "got", "just", "a", "an", "the", "at", "for", "new", "box", "machine",
+     "server", "instance", "please", "also")
+)  # fmt: skip
 
 
 _HOW_TO = lazy(

@@ -13,6 +13,7 @@ from datetime import datetime
 from typing import Any
 from zoneinfo import ZoneInfo
 
+from bot.app.free_words import box_called
 from bot.app.invocation import CommandError, Form, Invocation
 from bot.chat import inline
 from bot.chat.conversation import recommend
@@ -97,6 +98,8 @@ def track(inv: Invocation, args: list[str]) -> None:
         return
     if len(args) > 1 and _FILLER.fullmatch(args[0]):  # `登记一台机器 训练机 A100`: the name is the next word
         args = args[1:]
+    if args and "=" not in args[0] and (called := box_called(" ".join(args))) is not None:  # `一台机器，叫训练机，A800`
+        args = called
     if not args or "=" in args[0]:
         raise CommandError(t("digest.track_usage", lang))
     name, rest = args[0], args[1:]

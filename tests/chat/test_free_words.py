@@ -22,6 +22,11 @@ from tests.digest.test_schedule import MONDAY_0910_SHANGHAI
      ("how much is an H100 per hour", ("prices", ["H100-80GB"])), ("我想租卡", ("advise", [])),
      ("帮我选一下用什么卡", ("advise", [])), ("which GPU should we rent", ("advise", [])),
      ("foo", None), ("多少钱", None), ("A100 H100", None),
+     # a box named with 叫 or "called" and asked to be kept track of: `track NAME …` (not understood before)
+     ("我们有台机器叫train-01，A800 8卡，每小时60块，帮我记上", ("track", ["train-01", "A800", "8卡", "每小时60块"])),
+     ("新租了一台A100，名字叫box1，每小时14元，登记一下", ("track", ["box1", "A100", "每小时14元"])),
+     ("we have a box called b1, A100, 14/h, please track it", ("track", ["b1", "A100", "14/h"])),
+     ("我叫张三", None), ("这台机器叫什么", None),
      # a latency's percentile is no card (`P99` was refused as an unknown GPU); a job described is none of these
      ("部署一个70B的模型做推理, QPS 200, P99 要小于50ms", None),
      # two cards weighed: side by side
@@ -458,3 +463,13 @@ def test_asking_for_an_answer_before_the_question_is_left_out(tmp_path: Path) ->
         assert "H100-80GB × 1 的费用" in chat.command("想问一下H100一天多少钱")
         assert "尚未记录预付余额" in chat.command("帮我查一下余额")
         assert "未知的子命令“请问”" in chat.command("请问")  # asking, and no question
+
+
+def test_a_box_named_in_a_sentence_is_tracked(tmp_path: Path) -> None:
+    """`我们有台机器叫train-01，A800 8卡，每小时60块，帮我记上` was not understood, and `帮我登记一台机器，叫训练机，…`
+    refused as a GPU given where the name goes: each is tracked under the name said with 叫."""
+    with driving("feishu", tmp_path) as chat:
+        assert "已在这里登记 **train-01**" in chat.command("我们有台机器叫train-01，A800 8卡，每小时60块，帮我记上")
+        assert "已在这里登记 **训练机**" in chat.command("帮我登记一台机器，叫训练机，A800 8卡 每小时60元")
+        listed = chat.command("list")
+        assert "**train-01** A800-80GB × 8 · ¥60/小时" in listed and "**训练机** A800-80GB × 8 · ¥60/小时" in listed
