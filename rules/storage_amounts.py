@@ -26,6 +26,7 @@ _PRICE = re.compile(
 _UNIT = r"gib|gb|g|tib|tb|t"  # the longest first: "gb0.3" is no g and "b0.3"
 _PER_FIRST = re.compile(rf"(?:每个?(?P<u1>{_UNIT})每个?月|每个?月每个?(?P<u2>{_UNIT}))(?P<n>.+)")
 _MONTH_FIRST = re.compile(r"(?:每个?月|一个?月|月租|包月)(?P<n>[^/每]+)")  # 每月500元: a month, said first
+_MONTH_FIRST_PER = re.compile(rf"(?:每个?月|一个?月)(?P<n>[^/每]+?)(?:/|每个?)(?P<u>{_UNIT})")  # 每月0.7元/G
 _WHOLE = re.compile(r"^(?:整盘|整块盘?|总价|总共|一共|合计|total|whole(?:disk)?)|(?:整盘|整块盘?|total)$")
 
 # What a disk costs a GB-month, at the extremes of the clouds' list prices this project keeps (bot/discover/
@@ -62,9 +63,12 @@ def parse_price_gb_month(text: str, size_gb: float | None = None) -> float:
     asking, not guessed (500 GB at 350 a GB is 175,000 a month; 2 a month is a GB's dear disk or a 100 GB disk's
     cheap one)."""
     said = _said(text, "price", PRICE_ACCEPTED).lstrip("¥$").replace("cny", "").replace("rmb", "").replace("usd", "")
+    said = said.replace("·", "/").replace("・", "/")  # 0.7元/GB·月, as consoles write it
     said, whole = _WHOLE.sub("", said).lstrip("¥$"), bool(_WHOLE.search(said))  # 整盘每月2元: the disk's, said so
     if leading := _PER_FIRST.fullmatch(said):  # 每GB每月0.3元, 每月每G 0.3: what it is per said first
         said = f"{leading['n'].lstrip('¥$')}/{leading['u1'] or leading['u2']}/月"
+    elif leading := _MONTH_FIRST_PER.fullmatch(said):  # 每月0.7元/G: the month first, a GB after the amount
+        said = f"{leading['n'].lstrip('¥$')}/{leading['u']}/月"
     elif leading := _MONTH_FIRST.fullmatch(said):
         said = f"{leading['n'].lstrip('¥$')}/月"
     match = _PRICE.fullmatch(said.removeprefix("-"))

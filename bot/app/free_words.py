@@ -295,7 +295,7 @@ _MINE = lazy(
     re.IGNORECASE,
 )
 _DEAREST = lazy(
-    rf"(?:哪台|哪个|哪些)(?:{_THINGS})?(?:最贵|最花钱|花钱最多|花得最多)|最(?:贵|花钱)的{_THINGS}"
+    rf"(?:哪台|哪个|哪些|谁的)(?:{_THINGS})?(?:最贵|最花钱|花钱最多|花得最多)|最(?:贵|花钱)的{_THINGS}"
     r"|which (?:box|machine|instance|gpu|server)s? (?:costs?|spen[dt]s?|is) (?:the )?(?:most|dearest|most expensive)"
     r"|(?:most expensive|costliest|dearest) (?:box|machine|instance|gpu|server)s?",
     re.IGNORECASE,

@@ -46,6 +46,12 @@ _STATE = lazy(
     r"|(?:现在)?(?:什么|啥)状态[?？]?|(?:的)?状态|(?:is it |still )?(?:on|off|running)\?|status\??"
     r"|(?:是)?(?:什么时候|啥时候|几点|哪天)(?:开始|开机|开|启动|租)的?(?:呢|啊)?[?？]?"  # 训练机什么时候开始的
 )
+# whether it was released, asked (训练机 释放了吗, is box1 released?): its line of the list, which says so
+_RELEASED_ASKED = lazy(
+    r"(?:已经?|是不是|是否)?(?:被)?(?:释放|退租|退掉|删掉|删除)(?:了)?(?:吗|么|没|没有|了没|了没有)[?？]?"
+    r"|(?:is it |was it |has it been )(?:released|gone)\??|(?:released|gone)\?",  # `released` alone: the button's
+    re.IGNORECASE,
+)
 # what it costs, asked (训练机 多少钱, 花了多少, 数据盘 一个月多少钱, how much is box1): its line of `list`
 _COST = lazy(
     r"(?:现在|目前|到现在|到目前为止|至今)?(?:一共|总共)?(?:的)?(?:多少钱|价格|费用|花费|花了多少钱?|用了多少钱|"
@@ -231,7 +237,8 @@ def reading(store: Store, team: str, text: str) -> tuple[str, str] | None:
     if name is not None:
         rest = _rest(text, name)
         readings = (
-            *((_OFF, "off"), (_ON, "on"), (_DONE, "done"), (_WHOSE, "whose"), (_STATE, "state"), (_COST, "whose")),
+            *((_OFF, "off"), (_ON, "on"), (_RELEASED_ASKED, "whose"), (_DONE, "done"), (_WHOSE, "whose")),
+            *((_STATE, "state"), (_COST, "whose")),
             (_STOP_SAID, "stop"),
             *((_SNOOZE_WEEK, "snooze-week"), (_SNOOZE, "snooze")),
         )
@@ -251,10 +258,8 @@ def reading(store: Store, team: str, text: str) -> tuple[str, str] | None:
             return name, "bill " + account
         then = _state_then(rest.replace("at=", "")) if found is None else None
         return (name, f"{then[0]} {then[1]}") if then is not None else found
-    asks = _COST.search(text) or _WHOSE.search(text)  # only then are the released read (every instance ever)
-    gone = _first(text, [i.name for i in Rentals(store).instances(team) if i.released_at is not None]) if asks else None
-    if gone is not None and (_COST.fullmatch(rest := _rest(text, gone)) or _WHOSE.fullmatch(rest)):
-        return gone, "whose"  # 训练机花了多少钱 once released: its line of the list (a period named 训练机 before)
+    if (gone := _released_asked(store, team, text)) is not None:
+        return gone, "whose"
     kept = _first(text, [s.name for s in Rentals(store).storage(team, kept_only=True)])
     if kept is None:
         return None
@@ -267,6 +272,21 @@ def reading(store: Store, team: str, text: str) -> tuple[str, str] | None:
         return kept, "keep"
     whose = whose_set(text, kept)  # 数据盘 项目改成 cv: whose storage it is
     return (kept, f"set-kept {whose}") if whose is not None else None
+
+
+_ASKED_OF_RELEASED = (_COST, _WHOSE, _STATE, _RELEASED_ASKED)
+
+
+def _released_asked(store: Store, team: str, text: str) -> str | None:
+    """The released instance a question names first (训练机花了多少钱, 训练机 释放了吗, 训练机 还在跑吗), whose
+    answer is its line of the list, which says it is released; None otherwise. Only a question reads them: every
+    instance ever tracked."""
+    if not any(pattern.search(text) for pattern in _ASKED_OF_RELEASED):
+        return None
+    gone = _first(text, [i.name for i in Rentals(store).instances(team) if i.released_at is not None])
+    if gone is not None and any(pattern.fullmatch(_rest(text, gone)) for pattern in _ASKED_OF_RELEASED):
+        return gone
+    return None
 
 
 def said_of_item(inv: Invocation, text: str) -> bool:

@@ -49,11 +49,22 @@ def period(text: str, today: date, lang: Lang) -> tuple[date, date]:
 def _project_named(rentals: Rentals, team: str, said: str, lang: Lang) -> str:
     """The team's project `said` names, as it is spelt (`LLM` for llm); CommandError naming the projects when none
     is (a report of no items said "nothing rented", as if the project had rented nothing)."""
+    found, unknown = project_named(rentals, team, said, lang)
+    if unknown is not None:
+        raise CommandError(unknown)
+    return found
+
+
+def project_named(rentals: Rentals, team: str, said: str, lang: Lang) -> tuple[str, str | None]:
+    """The team's project `said` names, as it is spelt, and None; or `said` and why it names none (the projects
+    there are, or how to give one where none is yet): chat's report and the terminal's say the same."""
     projects = rentals.projects(team)
     found = as_spelt(said, projects)
-    if found is None:
-        raise CommandError(t("report.no_project", lang, project=said, projects=", ".join(projects) or "—"))
-    return found
+    if found is not None:
+        return found, None
+    if not projects:  # `llm项目花了多少` before any item has a project: how to give one
+        return said, t("report.no_projects_yet", lang, project=said)
+    return said, t("report.no_project", lang, project=said, projects=", ".join(projects))
 
 
 def _project_said(rentals: Rentals, team: str, words: list[str], today: date) -> tuple[str, list[str]] | None:

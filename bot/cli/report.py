@@ -104,6 +104,7 @@ def report(
         from bot.cli.rentals import checked_channel
 
         channel = checked_channel(settings, team, channel)
+    project = _project(rentals, team, project, settings.files.lang)
     busy = load_effective_policy(settings).idle.utilisation_max_pct
     if csv_file is not None:
         rows = _write_csv(
@@ -144,6 +145,19 @@ def report(
         )
     elif csv_file is None:
         sys.stdout.write(_text(made, settings.files.lang) + "\n")
+
+
+def _project(rentals: Any, team: str, said: str | None, lang: Lang) -> str | None:
+    """--project as the team spells it; exit 2 for one no item has, naming those there are, as chat's report does
+    (it printed "nothing was rented")."""
+    if said is None:
+        return None
+    from bot.app.report import project_named
+
+    found, unknown = project_named(rentals, team, said, lang)
+    if unknown is not None:
+        raise fail(unknown)
+    return found
 
 
 def _post(settings: Any, rentals: Any, team: str, channel: str, made: Any, now: datetime, project: str | None) -> None:

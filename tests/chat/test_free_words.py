@@ -27,6 +27,7 @@ from tests.digest.test_schedule import MONDAY_0910_SHANGHAI
      ("新租了一台A100，名字叫box1，每小时14元，登记一下", ("track", ["box1", "A100", "每小时14元"])),
      ("we have a box called b1, A100, 14/h, please track it", ("track", ["b1", "A100", "14/h"])),
      ("我叫张三", None), ("这台机器叫什么", None),
+     ("谁的机器最贵", ("list", ["dearest"])),  # not understood before
      # a latency's percentile is no card (`P99` was refused as an unknown GPU); a job described is none of these
      ("部署一个70B的模型做推理, QPS 200, P99 要小于50ms", None),
      # two cards weighed: side by side

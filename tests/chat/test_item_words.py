@@ -504,3 +504,16 @@ def test_done_and_asked_off_in_one_breath_its_cost_so_far_and_a_start_said_later
             assert "¥60/小时" in said and "时间段" not in said, (asked, said)
         said = chat.command("训练机 从1小时前开始跑")
         assert "起开机" in said and power_now(chat, "训练机") is Power.ON, said
+
+
+def test_whether_it_was_released_asked_is_its_line_of_the_list(tmp_path: Path) -> None:
+    """`训练机 释放了吗` was read as done with it (the release asked back), and once released `训练机 释放了吗` and
+    `训练机 还在跑吗` were unknown sub-commands naming it: its line of the list, which says whether it is released."""
+    with driving("dingtalk", tmp_path) as chat:
+        chat.command("登记 训练机 A800 8卡 每小时60元")
+        running = chat.command("训练机 释放了吗")
+        assert "**训练机** A800-80GB × 8" in running and "已释放" not in running, running
+        chat.command("释放 训练机")
+        for asked in ("训练机 释放了吗", "训练机 还在跑吗", "训练机 退租了没有"):
+            said = chat.command(asked)
+            assert "**训练机** A800-80GB × 8" in said and "已释放" in said, (asked, said)

@@ -262,3 +262,19 @@ def test_the_report_says_each_projects_spend_most_first(tmp_path: Path) -> None:
     assert [line.split(":")[0] for line in spend[: len(costs)]] == [f"• {who}" for who in dearest], text
     assert spend[0].startswith("• llm: ¥") and spend[1].startswith("• cv: ¥")  # two cards of 480 a day, one of 240
     assert "*Spend by project:*" not in plain_text(report_text(made, Lang.EN, project="llm"))  # one project's own
+
+
+def test_the_terminal_refuses_a_project_no_item_has_as_chat_does(tmp_path: Path) -> None:
+    """`gpu-advise report --project nope` printed "nothing was rented", as if the project had rented nothing, where
+    chat's report refuses it naming the projects; where no item has a project yet, both say how to give one."""
+    env = {"GPU_ADVISOR_LANG": "en", "GPU_ADVISOR_STATE_DB": str(tmp_path / "state.db")}
+    Rentals(Store(migrated_state_db(tmp_path / "state.db"))).track_instance(
+        "T1", "z", FIELDS | {"cards": 1, "price": 240.0, "owner": "U2", "started_at": datetime(2026, 12, 2, tzinfo=UTC)}
+    )
+    none = run_cli("report", "--team", "T1", "--project", "llm", env=env, tmp=tmp_path)
+    assert none.returncode == 2 and "no item of this team has a project yet, 'llm'" in none.stderr, none.stderr
+    world(tmp_path)
+    other = run_cli("report", "--team", "T1", "--project", "nope", env=env, tmp=tmp_path)
+    assert other.returncode == 2 and "has project 'nope': the projects are cv, llm" in other.stderr, other.stderr
+    spelt = run_cli("report", "--team", "T1", "--project", "LLM", "--json", env=env, tmp=tmp_path)
+    assert spelt.returncode == 0 and {r["project"] for r in json.loads(spelt.stdout)["by_project"]} <= {"llm"}

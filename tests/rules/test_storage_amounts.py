@@ -41,6 +41,9 @@ def test_a_size_that_is_none_is_refused(typed: str, problem: str | None) -> None
         ("每GB每月0.3元", 0.3),  # what it is per said first: refused before
         ("每月每GB 0.3元", 0.3),
         ("每TB每月102.4元", 0.1),
+        ("每月0.7元/G", 0.7),  # the month first, the GB after the amount: refused before
+        ("每个月102.4元/T", 0.1),
+        ("0.7 元/GB·月", 0.7),  # as consoles write it
     ],
 )
 def test_a_price_per_gb_month_or_per_t(typed: str, per_gb_month: float) -> None:
