@@ -119,7 +119,7 @@ def free_words(text: str) -> tuple[str, list[str]] | None:
     if _FORECAST.search(said):  # 这个月大概要花多少, what's our burn rate: where the month is heading
         return "budget", ["forecast"]
     if (setting := budget_set(said)) is not None:  # 设置预算5万, no project named: the whole team's
-        return "budget", [word for word in (setting["project"], setting["amount"]) if word]
+        return "budget", [setting["project"]] * bool(setting["project"]) + setting["amount"].split()  # 5000 usd
     if _STORAGE_LIST.fullmatch(said):  # 存储列表, 有哪些存储: the list, which has the storage
         return "list", []
     if _WEEKLY_ON.fullmatch(said):  # 每周一发报告, 开启周报: this channel's weekly report on (its day is the setting's)
@@ -331,7 +331,8 @@ _WEEKLY_ON = lazy(
 _BOARD = lazy(r"看板(?:链接|地址|网址|在哪)|(?<![a-z])(?:dashboard|board link)(?![a-z])", re.IGNORECASE)
 _BALANCE = lazy(
     r"余额|还剩多少钱|还能用多久|还够用多久|还能撑多久|能撑多久|还够用吗"  # autodl还能用多久: how long it lasts
-    r"|\bbalances?\b|how much (?:is )?left|how long will|how long (?:does|do) (?:it|we) last|runway"
+    r"|\bbalances?\b|how much (?:is )?left|what(?:'s| is) left (?:on|in|at)\b"
+    r"|how long will|how long (?:does|do) (?:it|we) last|runway"
     r"|(?:money|credits?|balance) (?:will )?runs? out|run out of (?:money|credits?)"
     r"|(?:钱|余额|额度)(?:什么时候|啥时候|多久|几天)?(?:会|能)?(?:用完|花光)",
     re.IGNORECASE,

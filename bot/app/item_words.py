@@ -189,6 +189,8 @@ _STATE_THEN = (
     (lazy(r"^(?:从|自)?\s*(?P<at>.+?)\s*(?:就)?(?:开始跑|开始训练|开始用|开跑|开始)(?:的|了)?$"), "on"),
     (lazy(r"^(?:关机|关了|停机|(?:went |was |is )?(?:off|stopped))\s+(?:at=|at |since )?(?P<at>.+)$", re.I), "off"),
     (lazy(r"^(?:开机|开了|启动|(?:went |was |is )?(?:on|started))\s+(?:at=|at |since )?(?P<at>.+)$", re.I), "on"),
+    # running since then (box1 has been running since 9am, box1 is up since yesterday 9:00): on from then
+    (lazy(r"^(?:has been |is |was |'s been )?(?:running|up|on)\s+since\s+(?P<at>.+)$", re.I), "on"),
 )
 
 

@@ -36,6 +36,11 @@ _BUDGET_TEAM_EN = lazy(
     rf"{_AMOUNT}\s*(?:a month|per month|/month)?$",
     re.IGNORECASE,
 )
+_BUDGET_OF_TEAM = lazy(  # a budget of an amount and no project (set a budget of 5000 usd): the team's
+    rf"^(?P<project>)(?:set|give us|make)\s+(?:a|an|the|our)\s+(?:monthly\s+|team\s+)*budget\s+of\s+{_AMOUNT}"
+    r"\s*(?:a month|per month|/month)?$",
+    re.IGNORECASE,
+)
 _BUDGET_FOR = lazy(
     rf"^(?:set\s+)?(?:the\s+)?(?:monthly\s+)?budget\s+(?:for|of)\s+(?P<project>\S+)\s+(?:is|to|=|at)?\s*{_AMOUNT}"
     r"\s*(?:a month|per month|/month)?$",
@@ -140,7 +145,7 @@ def spent_asked(said: str) -> tuple[str, list[str]] | None:
 def budget_set(said: str) -> re.Match[str] | None:
     """A budget set in a sentence: its project and amount (llm的预算是2万, 给llm项目设置预算5万, 设置预算 llm 50000,
     set a budget of $5000 for llm); the project empty for the team's (预算设为每月5万, set our budget to 50000)."""
-    for pattern in (_BUDGET_TEAM, _BUDGET_TEAM_EN, _BUDGET_SET, _BUDGET_VERB, _BUDGET_FOR, _BUDGET_OF):
+    for pattern in (_BUDGET_TEAM, _BUDGET_TEAM_EN, _BUDGET_OF_TEAM, _BUDGET_SET, _BUDGET_VERB, _BUDGET_FOR, _BUDGET_OF):
         if (found := pattern.match(said)) is not None:
             return found
     return None

@@ -205,6 +205,12 @@ _ASKING = lazy(
     r"(?:请|麻烦|能不能|可以)?(?:帮我|帮忙|给我|你)?(?:算一下|算算|估算一下|估一下|查一下|查查|看一下|看看)"
     r"|(?:我)?想(?:问一下|问问|知道)|请问(?:一下)?|问一下"
 )
+_ASKING_EN = lazy(
+    r"(?:please\s+)?(?:(?:can|could|would)\s+you\s+(?:please\s+)?|please\s+)"
+    r"(?:work\s+out|calculate|figure\s+out|check|tell\s+me|estimate|show\s+me|let\s+me\s+know)\s+"
+    r"(?:(?:the\s+)?(?:cost|price)\s+(?:of|for)\s+(?:an?\s+|the\s+)?)?",
+    re.IGNORECASE,
+)
 _POLITE_AFTER = frozenset(("please", "pls", "plz", "thanks", "thx", "ty", "谢谢", "谢谢啦", "多谢"))
 
 
@@ -225,6 +231,8 @@ def _courteous(tokens: list[str]) -> list[str]:
     if tokens and (asked := _ASKING.match(tokens[0])) is not None:  # `帮我算一下4张4090跑一周多少钱`
         rest = tokens[0][asked.end() :].lstrip(",，:：")
         tokens = [rest, *tokens[1:]] if rest else tokens[1:] or tokens
+    if (asked := _ASKING_EN.match(" ".join(tokens))) is not None and " ".join(tokens)[asked.end() :].strip():
+        tokens = " ".join(tokens)[asked.end() :].split()  # `can you work out the cost of an A100 for 3 days`
     glued = next((p for p in _GLUED_BEFORE if tokens and tokens[0].startswith(p) and len(tokens[0]) > len(p)), None)
     if glued is not None and _names_a_subcommand(tokens[0][len(glued) :]):
         tokens = [tokens[0][len(glued) :], *tokens[1:]]

@@ -28,6 +28,8 @@ from tests.digest.test_schedule import MONDAY_0910_SHANGHAI
      ("we have a box called b1, A100, 14/h, please track it", ("track", ["b1", "A100", "14/h"])),
      ("我叫张三", None), ("这台机器叫什么", None),
      ("谁的机器最贵", ("list", ["dearest"])),  # not understood before
+     ("set a budget of 5000 usd", ("budget", ["5000", "usd"])),  # no project: the team's (the list, before)
+     ("what's left on runpod", ("balance", [])),
      # a latency's percentile is no card (`P99` was refused as an unknown GPU); a job described is none of these
      ("部署一个70B的模型做推理, QPS 200, P99 要小于50ms", None),
      # two cards weighed: side by side
@@ -464,6 +466,10 @@ def test_asking_for_an_answer_before_the_question_is_left_out(tmp_path: Path) ->
         assert "H100-80GB × 1 的费用" in chat.command("想问一下H100一天多少钱")
         assert "尚未记录预付余额" in chat.command("帮我查一下余额")
         assert "未知的子命令“请问”" in chat.command("请问")  # asking, and no question
+    with driving("slack", tmp_path / "en") as chat:
+        said = chat.command("can you work out the cost of an A100 for 3 days")
+        assert "Cost for A100-80GB × 1, 24 h/day × 3 days" in said, said  # unexpected 'can', before
+        assert "Cached prices — H100-80GB" in chat.command("could you please tell me how much an H100 costs")
 
 
 def test_a_box_named_in_a_sentence_is_tracked(tmp_path: Path) -> None:

@@ -504,6 +504,10 @@ def test_done_and_asked_off_in_one_breath_its_cost_so_far_and_a_start_said_later
             assert "¥60/小时" in said and "时间段" not in said, (asked, said)
         said = chat.command("训练机 从1小时前开始跑")
         assert "起开机" in said and power_now(chat, "训练机") is Power.ON, said
+        chat.command("训练机 关机了")
+        clock.advance(minutes=10)
+        said = chat.command("训练机 has been running since 5 minutes ago")
+        assert power_now(chat, "训练机") is Power.ON, said  # "not read", before
 
 
 def test_whether_it_was_released_asked_is_its_line_of_the_list(tmp_path: Path) -> None:
