@@ -276,7 +276,8 @@ def evaluate(profile: TaskProfile, policy: Policy) -> Decision:
         advice += isolation_advice(shared, card, need, policy)
     advice += _communication(profile, policy, cards, peak_cards if need.hold_gb is not None else None)
     advice += cost_advice(profile, policy, cards)
-    missing = [] if basis is Basis.INFERENCE else profile.missing()
+    # a service is decided by its load (QPS, P99), even where its memory then rules: the five are not asked of it
+    missing = [] if basis is Basis.INFERENCE or _inference_choice(profile, policy) is not None else profile.missing()
     serving = served(profile.memory, policy)
     holds = serving_room(serving, card, policy, rented, cards) if serving is not None else None
     return Decision(

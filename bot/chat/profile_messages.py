@@ -16,7 +16,7 @@ from bot.text.errors import error_text
 from bot.text.format import forms
 from bot.text.quote import notes, rows, title
 from bot.text.readings import echo
-from bot.text.reasons import headline, render
+from bot.text.reasons import headline, render, unanswered
 from bot.text.spans import literal, mention
 from pricing.errors import QuoteError
 from pricing.quote import Quote
@@ -175,7 +175,7 @@ def why(advice: Advice, lang: Lang) -> str:
     lines += [f"→ {render(reason, lang, 'slack')}" for reason in decision.verdict]
     lines += [f"⚠️ {render(warning, lang, 'slack')}" for warning in decision.warnings]
     if decision.missing:
-        lines.append(f"_{t('missing', lang)}: {', '.join(q.value for q in decision.missing)}_")
+        lines.append(f"_{unanswered(decision.missing, lang)}_")
     return "\n".join(lines)
 
 

@@ -143,7 +143,7 @@ def read_answers(raw: dict[str, str | None], lang: Lang, *, console: Console | N
             return None
     absent = missing(parsed)
     if absent:
-        names = ", ".join(f"{flag(k)} ({k.replace('_', ' ')})" for k in absent)
+        names = ", ".join(f"{flag(k)} ({t(f'unanswered.{k}', lang)})" for k in absent)  # as people name them
         say(t("cli.missing_answers", lang, names=names))
         model = model_said(raw.get("workload") or "", parsed) if "memory" in absent else None
         if model:  # `--workload "做lora微调 qwen2-7b"`: the memory's answer is one flag away

@@ -12,7 +12,7 @@ from rich.text import Text
 from bot.cli.common import text_console
 from bot.cli.quote_print import print_quote
 from bot.text import Lang, t
-from bot.text.reasons import headline, render
+from bot.text.reasons import headline, render, unanswered
 from rules.decision import Choice
 
 if TYPE_CHECKING:
@@ -42,7 +42,7 @@ def print_decision(console: Console, advice: Advice, lang: Lang) -> None:
     why += [("→", render(reason, lang), "bold") for reason in decision.verdict]
     why += [("!", render(warning, lang), "yellow") for warning in decision.warnings]
     if decision.missing:
-        why.append(("?", f"{t('missing', lang)}: {', '.join(q.value for q in decision.missing)}", "yellow"))
+        why.append(("?", unanswered(decision.missing, lang), "yellow"))
     parts: list[RenderableType] = [Text(t("why", lang), style="bold"), _bullets(why)]
     topics: dict[str, list[Bullet]] = {}
     for item in decision.guidance:

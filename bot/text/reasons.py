@@ -7,6 +7,7 @@ from bot.text.format import show
 from bot.text.lang import Lang
 from rules.decision import Check, Choice, Decision, Reason
 from rules.fit import FitKind
+from rules.profile import Question
 
 
 def render(reason: Reason, lang: Lang, where: str = "cli") -> str:
@@ -55,3 +56,9 @@ def headline(decision: Decision, lang: Lang) -> str:
         return t("headline.shared.fraction", lang, **params)
     kind = "slice" if option.kind is FitKind.ASSUMED else option.kind.value
     return t(f"headline.shared.{kind}", lang, **params)
+
+
+def unanswered(questions: list[Question], lang: Lang) -> str:
+    """The questions a decision counted as no hit, as people name them (`duration, can_resume` was shown as the
+    keys): "Not answered (counted as no hit): run length, resuming after an interruption"."""
+    return f"{t('missing', lang)}: {', '.join(t(f'unanswered.{q.value}', lang) for q in questions)}"

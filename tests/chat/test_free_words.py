@@ -455,6 +455,7 @@ def test_a_service_described_with_its_load_is_advised_at_once(tmp_path: Path) ->
         said = chat.command("部署一个70B的模型做推理, QPS 200, P99 要小于50ms")
         assert "200 QPS" in said and "<50 ms" in said and "独占" in said, said
         assert "未知的 GPU" not in said and "问题 1/" not in said, said
+        assert "未回答" not in said, said  # a service is not asked the run length, frequency, resuming
 
 
 def test_asking_for_an_answer_before_the_question_is_left_out(tmp_path: Path) -> None:

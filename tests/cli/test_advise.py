@@ -69,8 +69,8 @@ def test_bad_flag_names_the_flag_and_the_accepted_forms(tmp_path: Path) -> None:
 def test_missing_answers_without_a_terminal_exit_2_and_are_named(tmp_path: Path) -> None:
     result = run_cli("advise", "--duration", "3h", tmp=tmp_path)
     assert result.returncode == 2
-    assert "--memory-peak (memory)" in result.stderr
-    assert "--can-resume (can resume)" in result.stderr
+    assert "--memory-peak (memory peak)" in result.stderr
+    assert "--can-resume (resuming after an interruption)" in result.stderr
     assert result.stdout == ""
 
 
@@ -121,7 +121,7 @@ def test_a_missing_memory_says_the_flag_that_estimates_it_from_the_model_named(t
     """Without --memory-peak, the model the kind of work named is one flag away: said beside what is missing."""
     flags = ("--workload", "做lora微调 qwen2-7b", "--duration", "3h", "--model-parallel", "no", "--frequency", "daily")
     done = run_cli("advise", *flags, "--can-resume", "yes", "--no-interactive", "--lang", "en", tmp=tmp_path)
-    assert done.returncode == 2 and "missing answers: --memory-peak (memory)" in done.stderr
+    assert done.returncode == 2 and "missing answers: --memory-peak (memory peak)" in done.stderr
     assert "the kind of work names a model: --memory-peak qwen2-7b estimates its memory" in done.stderr
     assert "upper end" not in done.stderr  # the workload read back as LoRA, not "the upper end of" qwen2-7b's 2-7
 

@@ -6,7 +6,7 @@ from typing import Any
 import pytest
 
 from bot.text import Lang
-from bot.text.reasons import render
+from bot.text.reasons import render, unanswered
 from rules.answers import build_profile, parse_answers
 from rules.decision import Choice, HitRule
 from rules.engine import evaluate
@@ -104,6 +104,17 @@ def test_missing_questions_are_reported(policy: Policy) -> None:
     decision = evaluate(profile, policy)
     assert decision.choice is Choice.DEDICATED
     assert [q.value for q in decision.missing] == ["memory", "model_parallel", "frequency"]
+    said = unanswered(decision.missing, Lang.ZH)  # as people name them: `memory, model_parallel` were the keys
+    assert said == "未回答（按未命中计）: 显存峰值, 模型并行, 训练频率", said
+
+
+def test_a_service_is_not_said_to_miss_the_training_questions(policy: Policy) -> None:
+    """A service decided by its load, then by its memory (a 70B model needs two cards): it listed the run length,
+    model parallelism, frequency and resuming as "not answered (counted as no hit)", none of which a service is
+    asked."""
+    profile = build_profile(parse_answers({"workload": "inference", "qps": "300", "p99_ms": "<50ms", "memory": "70B"}))
+    decision = evaluate(profile, policy)
+    assert decision.choice is Choice.DEDICATED and decision.missing == []
 
 
 # --- scenarios (domain.md) ---------------------------------------------------------------------
