@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from datetime import datetime, time, timedelta
+from datetime import date, datetime, time, timedelta
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from rules.clock import clock_of, hhmm
@@ -45,6 +45,7 @@ class RemindSchedule:
     days: frozenset[int]  # 0 = Monday
     enabled: bool = True
     lang: str | None = None  # the channel's language (zh or en); None: the team default
+    resume_on: date | None = None  # paused: the first local day it is sent again; None: not paused
 
     @property
     def days_text(self) -> str:
@@ -127,7 +128,8 @@ def days_text(days: frozenset[int]) -> str:
 def is_due(schedule: RemindSchedule, now: datetime) -> bool:
     """Is today's digest due at `now` (a working day, past the time, the local day not over)?"""
     local = now.astimezone(ZoneInfo(schedule.zone))
-    return schedule.enabled and local.weekday() in schedule.days and local.time() >= schedule.at
+    paused = schedule.resume_on is not None and local.date() < schedule.resume_on
+    return schedule.enabled and not paused and local.weekday() in schedule.days and local.time() >= schedule.at
 
 
 def next_send(schedule: RemindSchedule, now: datetime) -> datetime | None:
@@ -136,8 +138,9 @@ def next_send(schedule: RemindSchedule, now: datetime) -> datetime | None:
         return None
     zone = ZoneInfo(schedule.zone)
     local = now.astimezone(zone)
+    first = max(local.date(), schedule.resume_on or local.date())  # paused: not before the day it resumes
     for ahead in range(8):
-        day = local.date() + timedelta(days=ahead)
+        day = first + timedelta(days=ahead)
         moment = datetime.combine(day, schedule.at, tzinfo=zone)
         if day.weekday() in schedule.days and moment > local:
             return moment

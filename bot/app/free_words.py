@@ -18,6 +18,7 @@ import re
 from bot.app.price_asked import gpu_in, price_asked
 from bot.app.spend_asked import budget_set, period, spent_asked
 from bot.fields.metering import PROVIDER_NAMES
+from rules.days import DAY_WORDS
 from rules.patterns import lazy
 
 _HELLO = lazy(
@@ -100,8 +101,8 @@ def free_words(text: str) -> tuple[str, list[str]] | None:
         return "remind", []
     if _WEEKDAYS_ONLY.search(said):  # 周末不要提醒, no reminders on weekends: weekdays (it turned the digest off)
         return "remind", ["工作日"]
-    if _PAUSE.search(said):  # 明天不要提醒, 春节期间不要提醒, skip tomorrow's digest: no pause is kept; what instead
-        return "remind", ["pause"]
+    if _PAUSE.search(said):  # 明天不要提醒, 周五之前不要提醒, skip tomorrow's digest: paused till then (春节: asked)
+        return "remind", ["pause", *_paused_for(said)]
     if _REMIND_OFF_SAID.fullmatch(said):  # 取消提醒, 不要提醒了, stop the reminders: the digest off (said alone)
         return "remind", ["off"]
     if (left := _balance_said(said)) is not None:  # autodl 还剩300元, runpod balance is 500 dollars: recorded
@@ -282,11 +283,36 @@ _REMIND_AT_SAID = lazy(
 # the digest paused for a while, asked (明天不要提醒, 这周别提醒了, 春节期间不要发提醒, skip tomorrow's digest, pause
 # the reminders): the digest has no pause kept; the answer says what does the same
 _PAUSE = lazy(
-    r"(?:今天|明天|后天|这几天|这周|本周|下周|国庆|春节|过年|假期|放假|休假)\S*?(?:都|就|先)?(?:不要|别|不用|暂停)(?:再)?(?:发)?"
+    rf"(?:今天|明天|后天|这几天|这周|本周|下周|国庆|春节|过年|假期|放假|休假|{DAY_WORDS}\s*(?:之前|以前))\S*?(?:都|就|先)?"
+    r"(?:不要|别|不用|暂停)(?:再)?(?:发)?"
     r"(?:提醒|日报|摘要)|暂停(?:一下)?(?:每日)?(?:提醒|日报)"
     r"|(?:pause|skip) (?:the |tomorrow's |today's |this week's )?(?:daily )?(?:digest|reminders?)",
     re.IGNORECASE,
 )
+# how long a pause asked in words is: until a day (周五之前, 暂停提醒到周五, until monday), a day or week skipped
+# (明天, 这周, tomorrow's, this week's); `remind pause`'s words for it (bot/app/remind_pause.py)
+_PAUSED_UNTIL = lazy(
+    rf"(?:until|till|到|直到)\s*(?P<until>{DAY_WORDS})|(?P<before>{DAY_WORDS})\s*(?:之前|以前)", re.IGNORECASE
+)
+_PAUSED_FOR = lazy(
+    rf"(?P<day>{DAY_WORDS}|这周|本周|下周|this week|next week)(?:'s)?"
+    r"(?=\s*(?:都|就|先)?(?:不要|别|不用|暂停|的?提醒|的?日报|(?:daily )?(?:digest|reminders?)))"
+    r"|(?:pause|skip)\s+(?:the\s+)?(?P<en>tomorrow|today|this week|next week)(?:'s)?"
+    r"|(?:digest|reminders?)\s+(?:for\s+)?(?P<after>tomorrow|today|this week|next week)",
+    re.IGNORECASE,
+)
+
+
+def _paused_for(said: str) -> list[str]:
+    """A pause's length as `remind pause` takes it: ["until", DAY], [DAY] (the last without a digest), or [] where it
+    says none (春节期间: which days are asked)."""
+    if (until := _PAUSED_UNTIL.search(said)) is not None:
+        return ["until", until["until"] or until["before"]]
+    if (skipped := _PAUSED_FOR.search(said)) is not None:
+        return [skipped["day"] or skipped["en"] or skipped["after"]]
+    return []
+
+
 _REMIND_ME = lazy(r"都?请?提醒(?:我们?|大家|一下)|(?:please )?remind (?:me|us)(?: of idle boxes)?", re.IGNORECASE)
 _THINGS = r"(?:机器|卡|显卡|gpu|实例|资源|服务器)"
 _MINE = lazy(

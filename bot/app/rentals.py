@@ -9,7 +9,9 @@ from contextlib import contextmanager, suppress
 from dataclasses import replace
 from datetime import datetime
 from typing import Any, Protocol, overload
+from zoneinfo import ZoneInfo
 
+from bot.app import remind_pause
 from bot.app.invocation import CommandError, Invocation
 from bot.chat.digest_messages import item_section
 from bot.chat.message import Message, Section, plain
@@ -21,7 +23,7 @@ from bot.text import Lang, t
 from bot.text.catalogue import tw
 from bot.text.chinese_names import SWITCH_WORDS
 from bot.text.errors import error_text
-from bot.text.format import literal, mention, money, show, who
+from bot.text.format import literal, mention, money, show
 from bot.text.quote import instance_rate
 from bot.text.runway import whose_said
 from rules.clock import clock_of
@@ -290,20 +292,16 @@ def remind(inv: Invocation, args: list[str]) -> None:
         args = []
     chosen = _language(given[-1] if given else None, lang)
     words = [SWITCH_WORDS.get(a.lower(), a.lower()) for a in args]  # `remind 关闭`
-    if words[:1] in (["pause"], ["暂停"]):  # 明天不要提醒, pause the digest: no pause is kept; what can be done instead
-        inv.answer(plain(t("digest.remind_pause", lang), lang))
+    if words[:1] in (["pause"], ["暂停"]):  # 明天不要提醒, remind pause until monday: off till then
+        remind_pause.pause(inv, schedules, current, args[1:])
         return
-    if words == ["on"]:  # `remind on`, `提醒 恢复`: on again at the time and days it had (a usage error before)
-        setter = schedules.set_by(team, channel)  # as `remind off`: whoever set it, or an admin
-        if setter not in (None, user) and not inv.is_admin():
-            raise CommandError(t("digest.remind_not_yours", lang, setter=who(setter, lang)))
-        current = replace(current, enabled=True)
+    if words == ["on"]:  # `remind on`, `提醒 恢复`: on again at the time and days it had, a pause ended
+        remind_pause.check_setter(inv, schedules)  # as `remind off`: whoever set it, or an admin
+        current = replace(current, enabled=True, resume_on=None)
         schedules.put(team, channel, current, user, deps.now())
         words = args = []
     if words == ["off"]:
-        setter = schedules.set_by(team, channel)
-        if setter not in (None, user) and not inv.is_admin():
-            raise CommandError(t("digest.remind_not_yours", lang, setter=who(setter, lang)))
+        remind_pause.check_setter(inv, schedules)
         schedules.put(team, channel, replace(current, enabled=False), user, deps.now())
         inv.answer(plain(t("digest.schedule_off", lang), lang))
         return
@@ -392,7 +390,7 @@ def schedule_text(schedule: RemindSchedule, now: datetime, lang: Lang, channel_l
         if upcoming
         else "-"
     )
-    return t(
+    said = t(
         "digest.schedule",
         lang,
         at=schedule.at.strftime("%H:%M"),
@@ -401,6 +399,10 @@ def schedule_text(schedule: RemindSchedule, now: datetime, lang: Lang, channel_l
         next=nxt,
         language=t(f"word.lang.{channel_lang.value}", lang),
     )
+    paused = schedule.resume_on is not None and now.astimezone(ZoneInfo(schedule.zone)).date() < schedule.resume_on
+    if paused and schedule.resume_on is not None:  # paused: from when it comes again
+        said += "\n" + t("digest.schedule_paused", lang, **remind_pause.day_said(schedule.resume_on, lang))
+    return said
 
 
 def _a_time(args: list[str]) -> bool:
@@ -444,7 +446,7 @@ def _schedule(args: list[str], current: RemindSchedule, zone: str) -> RemindSche
     said = " ".join(arg for arg in args[1:] if not zone_said(arg))  # `every weekday`, `mondays and thursdays`
     if said:
         days = parse_days(said)
-    return RemindSchedule(at, zone, days, True, current.lang)
+    return RemindSchedule(at, zone, days, True, current.lang, current.resume_on)  # a pause kept
 
 
 _WHEN_IS_IT = lazy(  # a question of when the digest comes, after `remind`'s word

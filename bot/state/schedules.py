@@ -15,7 +15,8 @@ from rules.remind_schedule import RemindSchedule, days_text, parse_at, parse_day
 
 
 def _plan(row: Any) -> RemindSchedule:
-    return RemindSchedule(parse_at(row.at_time), row.zone, parse_days(row.days), bool(row.enabled), row.lang)
+    days = parse_days(row.days)
+    return RemindSchedule(parse_at(row.at_time), row.zone, days, bool(row.enabled), row.lang, row.resume_on)
 
 
 class Schedules:
@@ -60,5 +61,6 @@ class Schedules:
                     set_by=user,
                     updated_at=now,
                     lang=schedule.lang,
+                    resume_on=schedule.resume_on,
                 )
             )

@@ -373,6 +373,7 @@ digest_schedules = Table(  # a channel's digest time; channels without a row use
     Column("set_by", String(ID), nullable=False),
     Column("updated_at", UtcDateTime, nullable=False),
     Column("lang", String(2)),  # zh or en: the channel's language (migration 0012); NULL: the default
+    Column("resume_on", Date),  # paused until this local day, the first it is sent again (0035); NULL: not paused
 )
 
 project_budgets = Table(  # a project's monthly budget, per team

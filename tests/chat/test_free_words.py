@@ -3,6 +3,7 @@ bot's first words to a person trying it out."""
 
 from __future__ import annotations
 
+from datetime import date, timedelta
 from pathlib import Path
 
 import pytest
@@ -425,11 +426,13 @@ def test_the_digests_time_said_before_remind_and_the_idle_rule_asked(tmp_path: P
         assert "`idle`（闲置）后面不带参数" in chat.command("闲置 随便什么")  # other words: as before
 
 
-def test_a_pause_asked_says_what_does_the_same_and_remind_on_turns_it_back_on(tmp_path: Path) -> None:
-    """`明天不要提醒` and `春节期间不要发提醒` were not understood, and `remind on` (what `remind off` undoes) was a
-    usage error: a pause is said not kept, with `remind off` / `remind on` and a box's own quiet days; `remind on`
-    turns the digest back on at its time and days."""
+def test_a_pause_asked_pauses_the_digest_till_then_and_remind_on_ends_it(tmp_path: Path) -> None:
+    """`明天不要提醒` was not understood, then answered that no pause is kept (turn it off, remember to turn it on):
+    the channel's digest is paused till the day said (a day alone is the last without it; `until`, `之前`: the
+    first with it), said with the schedule, and comes again by itself; a pause with no day (`春节期间`) asks which;
+    `remind on` ends a pause, and turns an off digest back on at its time and days."""
     from bot.state.schedules import Schedules
+    from rules.remind_schedule import is_due
     from tests.chat.test_both_platforms import GROUP
     from tests.support.fake_dingtalk import CORP
 
@@ -437,15 +440,23 @@ def test_a_pause_asked_says_what_does_the_same_and_remind_on_turns_it_back_on(tm
         chat.h.clock.now = MONDAY_0910_SHANGHAI  # type: ignore[attr-defined]
         chat.command("remind at 20:00 mon-fri")
         schedules = Schedules(chat.deps.store, chat.deps.settings.digest.default_schedule())
-        for asked in ("明天不要提醒", "春节期间不要发提醒", "skip tomorrow's digest"):
-            said = chat.command(asked)
-            assert "`remind off`" in said and "`remind on`" in said, said
-            assert schedules.of(f"dingtalk:{CORP}", GROUP).enabled  # nothing changed by asking
+        plan = lambda: schedules.of(f"dingtalk:{CORP}", GROUP)  # noqa: E731
+        said = chat.command("明天不要提醒")  # Tuesday's skipped: back on Wednesday
+        assert "12-02（周三）起" in said and plan().resume_on == date(2026, 12, 2), said
+        tuesday_evening = MONDAY_0910_SHANGHAI + timedelta(days=1, hours=11)
+        assert not is_due(plan(), tuesday_evening) and is_due(plan(), tuesday_evening + timedelta(days=1))
+        assert "已暂停：12-02（周三）起恢复" in chat.command("remind")
+        for asked, resumes in (("周五之前不要提醒", date(2026, 12, 4)), ("这周别提醒了", date(2026, 12, 7)),
+                               ("pause the reminders until monday", date(2026, 12, 7))):  # fmt: skip
+            chat.command(asked)
+            assert plan().resume_on == resumes, asked
+        assert "暂停到哪天" in chat.command("春节期间不要发提醒") and plan().resume_on == date(2026, 12, 7)
+        assert "31 天之内" in chat.command("暂停提醒到今天") and plan().resume_on == date(2026, 12, 7)
+        assert "20:00" in chat.command("remind on") and plan().resume_on is None and plan().enabled
         assert "remind on" in chat.command("remind off")  # how to undo it, said
-        assert not schedules.of(f"dingtalk:{CORP}", GROUP).enabled
+        assert not plan().enabled and "已关闭" in chat.command("明天不要提醒")  # off: nothing to pause
         assert "20:00" in chat.command("remind on")
-        plan = schedules.of(f"dingtalk:{CORP}", GROUP)
-        assert plan.enabled and f"{plan.at:%H:%M}" == "20:00" and sorted(plan.days) == [0, 1, 2, 3, 4]
+        assert plan().enabled and f"{plan().at:%H:%M}" == "20:00" and sorted(plan().days) == [0, 1, 2, 3, 4]
 
 
 def test_a_service_described_with_its_load_is_advised_at_once(tmp_path: Path) -> None:

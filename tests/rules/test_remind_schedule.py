@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, time
+from dataclasses import replace
+from datetime import UTC, date, datetime, time
+from zoneinfo import ZoneInfo
 
 import pytest
 
@@ -23,6 +25,19 @@ def test_due_from_the_local_time_until_the_local_day_ends() -> None:
     assert not is_due(
         RemindSchedule(time(9, 30), "Asia/Shanghai", WEEKDAYS, enabled=False), datetime(2026, 11, 30, 3, 0, tzinfo=UTC)
     )
+
+
+def test_a_paused_digest_comes_again_on_the_day_it_resumes() -> None:
+    """Paused until Thursday 12-03 (local): not due Monday to Wednesday, due Thursday; the next send is Thursday's,
+    and past a weekend the Monday after it."""
+    paused = replace(SHANGHAI, resume_on=date(2026, 12, 3))
+    monday = datetime(2026, 11, 30, 3, 0, tzinfo=UTC)  # 11:00 in Shanghai
+    assert is_due(SHANGHAI, monday) and not is_due(paused, monday)
+    assert not is_due(paused, datetime(2026, 12, 2, 15, 59, tzinfo=UTC))  # Wednesday 23:59 local
+    assert is_due(paused, datetime(2026, 12, 3, 1, 30, tzinfo=UTC))  # Thursday 09:30 local
+    assert next_send(paused, monday) == datetime(2026, 12, 3, 9, 30, tzinfo=ZoneInfo("Asia/Shanghai"))
+    weekend = replace(SHANGHAI, resume_on=date(2026, 12, 5))  # a Saturday: the Monday after it
+    assert next_send(weekend, monday) == datetime(2026, 12, 7, 9, 30, tzinfo=ZoneInfo("Asia/Shanghai"))
 
 
 def test_daylight_saving_moves_new_york_in_utc_and_not_shanghai() -> None:
