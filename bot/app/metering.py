@@ -9,6 +9,7 @@ from datetime import datetime
 from zoneinfo import ZoneInfo
 
 from bot.app.invocation import CommandError, Invocation, channel_zone
+from bot.app.item_started import started_words
 from bot.chat.message import plain
 from bot.fields.metering import (
     PROVIDER_CURRENCY,
@@ -159,10 +160,11 @@ def billing(inv: Invocation, args: list[str]) -> None:
     if not args:
         raise CommandError(t("meter.billing_usage", lang))
     try:
-        words, whose = whose_words(args[1:], lang)  # `项目=llm`, `owner=@someone`: whose money it is
+        words, started = started_words(inv, args[1:])  # `started=昨天9:00`: it began before it was tracked
+        words, whose = whose_words(words, lang)  # `项目=llm`, `owner=@someone`: whose money it is
         words, machine = machine_words(words, lang)  # `cards=4`, `gpu=H800`: tracked with the wrong ones
         # `包月 一万二`, `hourly stops`, `平台=autodl`
-        told = whose or machine
+        told = whose or machine or started
         basis, stop, price, provider = billing_words(words, lang) if words or not told else (None, None, None, None)
     except FieldError as exc:
         raise CommandError(f"{exc.field}: {exc.message}") from None
@@ -170,6 +172,10 @@ def billing(inv: Invocation, args: list[str]) -> None:
     rentals = Rentals(inv.deps.store)
     try:
         lines, given = _whose_set(inv, rentals, found, whose) if whose else ([], None)
+        if started is not None:  # its bill from then: the month's money, reports, budgets and balances follow
+            at, clock = started[0], started[1] or inv.clock_zone()
+            PowerLog(inv.deps.store).move_start(inv.team, found.name, at, clock)
+            lines.append(t("meter.started_set", lang, name=literal(found.name), at=when_said(at, clock)))
         if machine:  # before a price given with it, which then says the cards it is for
             fixed = rentals.set_machine(inv.team, found.name, gpu=machine.get("gpu"), cards=machine.get("cards"))
             rate = instance_rate(fixed, lang, unknown="")

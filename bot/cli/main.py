@@ -65,7 +65,7 @@ SUMMARIES: dict[str, str] = {
     "act": "Set what a channel (or one project in it) does about idle instances.",
     "budget": "Set, remove or list monthly budgets, a project's or the whole team's.",
     "power": "Say an instance went on or off (its hourly meter follows), or list when it was on, off and unknown.",
-    "billing": "Set how an instance bills, its price, whose it is, or its card (--gpu, --cards); alone, say how.",
+    "billing": "Set how an instance bills, its price, whose it is, its card or when it began; alone, say how.",
     "balance": "Record a provider account's prepaid balance, or list each with how long it lasts at the current rate.",
     "report": "Who and which project left cards idle over a period, and what it cost.",
     "board": "Print a link to the board: what is idle, who billed idle money, budgets, balances, in a browser.",

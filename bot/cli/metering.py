@@ -125,15 +125,23 @@ def billing(
     cards: Annotated[
         str | None, typer.Option(help="Its count of cards, where it was tracked with the wrong one.")
     ] = None,
+    started: Annotated[
+        str | None,
+        typer.Option(help="When it began, where it was tracked later: 'yesterday 9:00', 昨天9点; its bill from then."),
+    ] = None,
     team: TeamOpt = None,
     lang: LangOpt = None,
 ) -> None:
-    """Set how an instance bills, its price, whose it is, or its card (--gpu, --cards); alone, say how."""
+    """Set how an instance bills, its price, whose it is, its card or when it began; alone, say how."""
     settings = load_settings(lang=lang)
     if basis is None and price is None and stop_billing:
         raise fail(t("cli.billing_needs", settings.files.lang))
     rentals = open_rentals(settings)
     team = chosen_team(settings, team)
+    if started is not None:
+        _started(settings, rentals, team, name, started)
+        if (gpu, cards, project, owner, basis, price, provider) == (None,) * 7:
+            return
     if gpu is not None or cards is not None:
         _machine(settings, rentals, team, name, gpu, cards, priced=price is not None)
     if project is not None or owner is not None:
@@ -167,6 +175,17 @@ def billing(
             return
     assert basis is not None  # refused above when neither was given
     _basis_set(settings, rentals, team, name, basis, stop_billing, provider)
+
+
+def _started(settings: Settings, rentals: Rentals, team: str, name: str, said: str) -> None:
+    """--started: the instance began then (tracked later), its bill from then; exit 2 as chat refuses it."""
+    from bot.state.power import PowerLog
+
+    now = datetime.now(UTC)
+    moment = past_moment(said, settings, now, "--started")
+    zone = ZoneInfo(settings.digest.remind_tz)
+    _run(settings, lambda: PowerLog(rentals.store, _metering(settings)).move_start(team, name, moment, zone))
+    sys.stdout.write(t("meter.started_set", settings.files.lang, name=name, at=when_said(moment, zone)) + "\n")
 
 
 def _basis_set(

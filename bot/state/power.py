@@ -111,6 +111,20 @@ class PowerLog:
     def __init__(self, store: Store, rules: Metering | None = None) -> None:
         self.store, self.rules = store, rules or Metering()
 
+    def move_start(self, team: str, name: str, at: datetime, zone: tzinfo | None = None) -> Any:
+        """When a running instance began, corrected (tracked after it was rented, or with the wrong `started=`): its
+        bill begins at `at` (every figure follows: the month's money is signed by its start, bot/state/money_days).
+        RentalError started_after_power where a word of its power came before `at` (it was there by then), its
+        times said in `zone`; no_instance, already_released as any change of a running instance."""
+        from bot.state.rentals import Rentals
+
+        rentals = Rentals(self.store)
+        found = rentals.instance(team, name)
+        first = self.reports([found.id]).get(found.id) if found is not None else None
+        if first and at > first[0].at:
+            raise RentalError("started_after_power", name=name, at=_said(at, zone), first=_said(first[0].at, zone))
+        return rentals.set_started(team, name, at)
+
     def reports(
         self, instance_ids: Iterable[int], before: datetime | None = None, since: datetime | None = None
     ) -> dict[int, list[PowerReport]]:

@@ -453,6 +453,10 @@ class Rentals:
         values = {k: v for k, v in (("gpu", gpu), ("cards", cards)) if v is not None}
         return self._change_running(team, name, **values)
 
+    def set_started(self, team: str, name: str, at: datetime) -> Instance:
+        """A running instance's start moved to `at` (PowerLog.move_start checks it against its power first)."""
+        return self._change_running(team, name, started_at=at)
+
     def snooze(self, team: str, name: str, until: datetime) -> Instance:
         """ "Still needed": the instance is not news until `until`."""
         return self._change_running(team, name, snoozed_until=until)

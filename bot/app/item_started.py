@@ -1,0 +1,37 @@
+"""When a tracked box began, corrected: `billing 训练机 started=昨天9:00` (also `开始=`, `起租=`), the terminal's
+`gpu-advise billing 训练机 --started …`. A box tracked after it was rented billed only from when it was tracked, and
+a power report before that was refused ("before it started") telling people to track it again with `started=`,
+which a tracked name refuses; its start now moves, and every figure follows it."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from zoneinfo import ZoneInfo
+
+from bot.app.invocation import Invocation
+from bot.fields.rentals import FieldError
+
+STARTED_KEYS = frozenset(("started", "start", "开始", "起租", "开始时间"))
+
+
+def started_words(inv: Invocation, words: list[str]) -> tuple[list[str], tuple[datetime, ZoneInfo | None] | None]:
+    """`billing NAME …`'s words without `started=…` (with the words after it that make its time: `started=昨天
+    9:00`), and that time on the person's clock; None where it is not given. FieldError where it is no past time."""
+    at = next((i for i, w in enumerate(words) if "=" in w and w.partition("=")[0].lower() in STARTED_KEYS), None)
+    if at is None:
+        return words, None
+    first = words[at].partition("=")[2]
+    after = [w for w in words[at + 1 :]]
+    now = inv.deps.now()
+    for taken in range(len(after), -1, -1):  # the longest run after it that still reads as one time
+        said = " ".join([first, *after[:taken]]).strip()
+        if "=" in " ".join(after[:taken]):
+            continue
+        try:
+            moment = inv.past(said, now, "started")
+        except FieldError:
+            if taken == 0:
+                raise
+            continue
+        return [*words[:at], *after[taken:]], moment
+    raise FieldError("started", first)  # pragma: no cover - the loop ends with taken == 0, which raises or returns
