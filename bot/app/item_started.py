@@ -35,3 +35,20 @@ def started_words(inv: Invocation, words: list[str]) -> tuple[list[str], tuple[d
             continue
         return [*words[:at], *after[taken:]], moment
     raise FieldError("started", first)  # pragma: no cover - the loop ends with taken == 0, which raises or returns
+
+
+def began(inv: Invocation, name: str, said: str) -> None:
+    """`训练机 昨天9点开始跑的`: when it began, said after its name. Before its tracked start, the start moves there
+    (`billing NAME started=…`: it was tracked later); from then on, it was on from then (`power NAME on at=…`)."""
+    from bot.app import metering
+    from bot.state.rentals import Rentals
+
+    found = Rentals(inv.deps.store).instance(inv.team, name)
+    try:
+        at, _zone = inv.past(said, inv.deps.now(), "at")
+    except FieldError:
+        at = None  # not a time: `power` says what it takes
+    if found is not None and at is not None and at < found.started_at:
+        metering.billing(inv, [name, f"started={said}"])
+        return
+    metering.power(inv, [name, "on", f"at={said}"])

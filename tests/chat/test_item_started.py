@@ -46,3 +46,21 @@ def test_the_terminal_moves_a_start_with_started(tmp_path: Path) -> None:
     assert ago is not None and timedelta(hours=2) <= ago < timedelta(hours=2, minutes=2), ago
     bad = run_cli("billing", "box", "--started", "tomorrow", "--team", "T1", env=env, tmp=tmp_path)
     assert bad.returncode == 2 and "--started" in bad.stderr, bad.stderr
+
+
+def test_when_it_began_said_after_its_name(tmp_path: Path) -> None:
+    """`训练机 昨天9点开始跑的` before it was tracked was refused as a power report before its start: its start moves
+    there; said as a correction (`训练机 其实是从昨晚8点开始的`) it moves either way; after its start, it was on
+    from then."""
+    with driving("dingtalk", tmp_path) as chat:
+        chat.h.clock.now = MONDAY_0910_SHANGHAI  # type: ignore[attr-defined]
+        chat.command("登记 训练机 A800 8卡 每小时60元")
+        rentals = Rentals(chat.deps.store)
+        assert "开始计费" in chat.command("训练机 昨天9点开始跑的")
+        found = rentals.instance(TEAM, "训练机")
+        assert found is not None and found.started_at == MONDAY_0910_SHANGHAI - timedelta(days=1, minutes=10)
+        assert "开始计费" in chat.command("训练机 其实是从昨晚8点开始的")  # later: a correction says so
+        found = rentals.instance(TEAM, "训练机")
+        assert found is not None and found.started_at == MONDAY_0910_SHANGHAI - timedelta(hours=13, minutes=10)
+        said = chat.command("训练机 从1小时前开始跑")  # after its start: on from then
+        assert "起开机" in said and "开始计费" not in said, said
