@@ -146,12 +146,14 @@ def report(inv: Invocation, args: list[str]) -> None:
 
 
 def _not_billed_yet(rentals: Rentals, team: str, channel: str, project: str | None, to_today: bool) -> int:
-    """How many items running in the channel (of the project, where one is asked) have billed nothing yet, in a
+    """How many items running or kept in the channel (of the project, where one is asked) have billed nothing yet, in a
     period up to today: "nothing was rented" was said of boxes tracked a minute before."""
     if not to_today:
         return 0
     running = rentals.instances(team, active_only=True, channel=channel)
-    return sum(1 for i in running if project is None or i.project == project)
+    kept = rentals.storage(team, kept_only=True, channel=channel)  # a disk tracked a minute before: "nothing rented"
+    projects = [i.project for i in running] + [k.project for k in kept]
+    return sum(1 for each in projects if project is None or each == project)
 
 
 def _attach_csv(teller: Teller, channel: str, thread: str, made: Report, team: str, lang: Lang) -> None:

@@ -87,6 +87,9 @@ _PROJECT = lazy(  # a project named in a spend question: llm项目, 项目llm, o
     r"|(?<![a-z])(?:on|for)\s+(?:the\s+)?(?:project\s+)?(?P<c>(?!this\b|last\b|the\b)[A-Za-z0-9][A-Za-z0-9_\-]*)",
     re.IGNORECASE,
 )
+# what the money went on, said first (存储花了多少, 机器这个月花了多少, GPU上个月花了多少钱): the report, which says
+# both the boxes and the storage; it was a period named 存储, or a project named GPU
+_WHAT_OF = lazy(r"^(?:gpu|显卡|机器|卡|存储|硬盘|磁盘|云盘|实例|服务器|算力)(?:们)?(?:的)?(?:费用)?", re.IGNORECASE)
 _WHAT_COST = lazy(
     r"^(?:what|how much) did (?:project )?(?P<project>(?!we\b|it\b|that\b|this\b)[A-Za-z0-9][\w-]*) cost(?:\s+us)?"
     r"(?P<rest>.*?)\??$",
@@ -129,6 +132,7 @@ def spent_asked(said: str) -> tuple[str, list[str]] | None:
     if _SPENT.search(said):  # 本月花了多少钱, 上周花了多少: that period's report (this month's, none said)
         # 各项目花了多少, which project spends the most: the report, which says each project's spend
         rest = _EACH_PROJECT.compiled.sub(" ", _SPENT.compiled.sub(" ", said))
+        rest = _WHAT_OF.compiled.sub(" ", rest.strip())  # 存储花了多少, GPU这个月花了多少: the report has each
         project = _PROJECT.search(rest)  # llm项目这个月花了多少, what did we spend on llm: that project's
         if project is not None:
             rest = rest[: project.start()] + " " + rest[project.end() :]

@@ -521,3 +521,15 @@ def test_whether_it_was_released_asked_is_its_line_of_the_list(tmp_path: Path) -
         for asked in ("训练机 释放了吗", "训练机 还在跑吗", "训练机 退租了没有"):
             said = chat.command(asked)
             assert "**训练机** A800-80GB × 8" in said and "已释放" in said, (asked, said)
+
+
+def test_kept_storage_asked_how_it_is_and_a_disk_just_kept_in_the_report(tmp_path: Path) -> None:
+    """`数据盘 还在吗` and `数据盘 挂在哪台机器上` were unknown sub-commands naming it: its line of the list; and the
+    report of a period up to today said "nothing was rented" of a disk kept a minute before: it says it billed
+    nothing yet, as of a box."""
+    with driving("dingtalk", tmp_path) as chat:
+        chat.command("登记存储 数据盘 500G 每月0.7元/G")
+        for asked in ("数据盘 还在吗", "数据盘 挂在哪台机器上"):
+            said = chat.command(asked)
+            assert "存储 **数据盘** 500 GB · 每月 ¥350" in said, (asked, said)
+        assert "到目前为止花费为 0" in chat.command("存储花了多少")
