@@ -48,7 +48,11 @@ _STATE = lazy(
     r"|(?:是)?(?:什么时候|啥时候|几点|哪天)(?:开始|开机|开|启动|租)的?(?:呢|啊)?[?？]?"  # 训练机什么时候开始的
 )
 # where kept storage is, asked (数据盘 挂在哪台机器上, 数据盘 在哪): its line of the list, which names its instance
-_KEPT_WHERE = lazy(r"(?:挂|挂载)?(?:在)?(?:哪台|哪个|哪)(?:机器|实例|服务器)?(?:上)?(?:呢|啊)?[?？]?|还在吗[?？]?")
+_KEPT_WHERE = lazy(
+    r"(?:挂|挂载)?(?:在)?(?:哪台|哪个|哪)(?:机器|实例|服务器)?(?:上)?(?:呢|啊)?[?？]?|还在吗[?？]?"
+    r"|(?:is )?still (?:there|kept|here)\??",
+    re.IGNORECASE,
+)
 # whether it was released, asked (训练机 释放了吗, is box1 released?): its line of the list, which says so
 _RELEASED_ASKED = lazy(
     r"(?:已经?|是不是|是否)?(?:被)?(?:释放|退租|退掉|删掉|删除)(?:了)?(?:吗|么|没|没有|了没|了没有)[?？]?"

@@ -84,12 +84,23 @@ _PROJECT = lazy(  # a project named in a spend question: llm项目, 项目llm, o
     # Chinese words around it (这个月llm花了多少, llm上周花了多少): a Latin name is no Chinese period's word
     r"(?P<a>[A-Za-z0-9][A-Za-z0-9_\-]*)\s*项目|项目\s*(?P<b>[A-Za-z0-9][A-Za-z0-9_\-]*)"
     r"|(?<=[\u4e00-\u9fff])(?P<d>[A-Za-z][A-Za-z0-9_\-]*)(?![A-Za-z0-9_\-])|^(?P<e>[A-Za-z][A-Za-z0-9_\-]*)(?=[\u4e00-\u9fff])"
-    r"|(?<![a-z])(?:on|for)\s+(?:the\s+)?(?:project\s+)?(?P<c>(?!this\b|last\b|the\b)[A-Za-z0-9][A-Za-z0-9_\-]*)",
+    r"|(?<![a-z])(?:on|for)\s+(?:the\s+)?(?:project\s+)?"
+    r"(?P<c>(?!this\b|last\b|the\b|gpus?\b|storage\b|boxes\b|machines\b|instances\b|disks?\b)[A-Za-z0-9][A-Za-z0-9_\-]*)",
     re.IGNORECASE,
 )
 # what the money went on, said first (存储花了多少, 机器这个月花了多少, GPU上个月花了多少钱): the report, which says
 # both the boxes and the storage; it was a period named 存储, or a project named GPU
-_WHAT_OF = lazy(r"^(?:gpu|显卡|机器|卡|存储|硬盘|磁盘|云盘|实例|服务器|算力)(?:们)?(?:的)?(?:费用)?", re.IGNORECASE)
+_WHAT_OF = lazy(
+    r"^(?:gpu|显卡|机器|卡|存储|硬盘|磁盘|云盘|实例|服务器|算力)(?:们)?(?:的)?(?:费用)?"
+    r"|(?<![a-z])(?:on\s+)?(?:the\s+)?(?:gpus|storage|boxes|machines|instances|disks)(?![a-z])",
+    re.IGNORECASE,
+)
+# the same in English (how much did storage cost this month): that period's report
+_WHAT_OF_COST = lazy(
+    r"^(?:how much|what) (?:did|does|has) (?:the )?(?:gpus?|storage|boxes|machines|instances|disks?) (?:cost|spen[dt])"
+    r"(?: us)?(?P<rest>.*?)\??$",
+    re.IGNORECASE,
+)
 _WHAT_COST = lazy(
     r"^(?:what|how much) did (?:project )?(?P<project>(?!we\b|it\b|that\b|this\b)[A-Za-z0-9][\w-]*) cost(?:\s+us)?"
     r"(?P<rest>.*?)\??$",
@@ -125,6 +136,8 @@ def period(rest: str) -> str:
 
 def spent_asked(said: str) -> tuple[str, list[str]] | None:
     """A question of what was spent, by a project or in a period, or a report asked by another word: that report."""
+    if (of := _WHAT_OF_COST.match(said)) is not None:  # how much did storage cost this month: that period's report
+        return "report", [period(of["rest"])]
     if (cost := _WHAT_COST.match(said)) is not None:  # what did llm cost last month: that project's report
         return "report", [period(cost["rest"]), f"project={cost['project']}"]
     if (by := _BY_WHOM.search(said)) is not None:  # 按项目统计费用: the report, each project's and owner's spend

@@ -93,6 +93,8 @@ def track(inv: Invocation, args: list[str]) -> None:
     lang, kind = inv.lang, "instance"
     if args and args[0].lower() in TRACK_KINDS:  # `track storage`, `登记 存储`
         kind, args = TRACK_KINDS[args[0].lower()], args[1:]
+    elif len(args) > 1 and args[1].lower() in TRACK_KINDS:  # `track disk1 storage 2T …`: its kind after its name
+        kind, args = TRACK_KINDS[args[1].lower()], [args[0], *args[2:]]
     if not args and kind == "instance":  # `track` alone: the form
         inv.open_form(Form.TRACK, {})
         return

@@ -33,6 +33,8 @@ from tests.digest.test_schedule import MONDAY_0910_SHANGHAI
      # what the money went on, said first: the report (a period named 存储, a project named GPU, before)
      ("存储花了多少", ("report", ["this-month"])), ("GPU这个月花了多少", ("report", ["这个月"])),
      ("卡上个月花了多少钱", ("report", ["上个月"])), ("llm这个月花了多少", ("report", ["这个月", "project=llm"])),
+     ("how much did storage cost this month", ("report", ["this month"])),  # a project named storage, before
+     ("what did we spend on gpus last week", ("report", ["last week"])),
      ("what's left on runpod", ("balance", [])),
      # a latency's percentile is no card (`P99` was refused as an unknown GPU); a job described is none of these
      ("部署一个70B的模型做推理, QPS 200, P99 要小于50ms", None),

@@ -533,3 +533,12 @@ def test_kept_storage_asked_how_it_is_and_a_disk_just_kept_in_the_report(tmp_pat
             said = chat.command(asked)
             assert "存储 **数据盘** 500 GB · 每月 ¥350" in said, (asked, said)
         assert "到目前为止花费为 0" in chat.command("存储花了多少")
+
+
+def test_storage_tracked_with_its_kind_after_its_name_and_asked_in_english(tmp_path: Path) -> None:
+    """`track disk1 storage 2T $0.05/GB/month` was refused as no GPU (the kind goes first): its kind after its
+    name is read as before it; `disk1 still there?` was not understood: its line of the list."""
+    with driving("slack", tmp_path) as chat:
+        assert "Tracking storage *disk1* here" in chat.command("track disk1 storage 2T $0.05/GB/month")
+        said = chat.command("disk1 still there?")
+        assert "storage *disk1* 2,048 GB · $102 a month" in said, said
