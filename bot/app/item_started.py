@@ -5,6 +5,7 @@ which a tracked name refuses; its start now moves, and every figure follows it."
 
 from __future__ import annotations
 
+from contextlib import suppress
 from datetime import datetime
 from zoneinfo import ZoneInfo
 
@@ -20,21 +21,13 @@ def started_words(inv: Invocation, words: list[str]) -> tuple[list[str], tuple[d
     at = next((i for i, w in enumerate(words) if "=" in w and w.partition("=")[0].lower() in STARTED_KEYS), None)
     if at is None:
         return words, None
-    first = words[at].partition("=")[2]
-    after = [w for w in words[at + 1 :]]
-    now = inv.deps.now()
-    for taken in range(len(after), -1, -1):  # the longest run after it that still reads as one time
-        said = " ".join([first, *after[:taken]]).strip()
-        if "=" in " ".join(after[:taken]):
-            continue
-        try:
-            moment = inv.past(said, now, "started")
-        except FieldError:
-            if taken == 0:
-                raise
-            continue
-        return [*words[:at], *after[taken:]], moment
-    raise FieldError("started", first)  # pragma: no cover - the loop ends with taken == 0, which raises or returns
+    first, after, now = words[at].partition("=")[2], words[at + 1 :], inv.deps.now()
+    keyed = next((i for i, w in enumerate(after) if "=" in w), len(after))  # the next key=value ends its time
+    for taken in range(keyed, 0, -1):  # the longest run after it that still reads as one time: `昨天 9:00`
+        with suppress(FieldError):
+            moment = inv.past(" ".join([first, *after[:taken]]).strip(), now, "started")
+            return [*words[:at], *after[taken:]], moment
+    return [*words[:at], *after], inv.past(first, now, "started")  # alone, or FieldError saying what it takes
 
 
 def began(inv: Invocation, name: str, said: str) -> None:
