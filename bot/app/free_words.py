@@ -107,6 +107,8 @@ def free_words(text: str) -> tuple[str, list[str]] | None:
         return "remind", ["off"]
     if (left := _balance_said(said)) is not None:  # autodl 还剩300元, runpod balance is 500 dollars: recorded
         return "balance", left
+    if _BALANCE_ALERT.search(said):  # autodl 余额低于200时提醒我: when runways are told (it was read as a time)
+        return "balance", ["提醒", said]
     if (at := _REMIND_AT_SAID.match(said)) is not None:  # 每天晚上8点提醒: the digest's time
         return "remind", at["when"].split()
     if _REMIND_ME.search(said):  # 每天早上9点提醒我: the digest's time
@@ -355,8 +357,15 @@ _WEEKLY_ON = lazy(
     re.IGNORECASE,
 )
 _BOARD = lazy(r"看板(?:链接|地址|网址|在哪)|(?<![a-z])(?:dashboard|board link)(?![a-z])", re.IGNORECASE)
+# a balance's alert asked (autodl 余额低于200时提醒我, 余额不足时提醒, alert me when the balance is low): the rule
+_BALANCE_ALERT = lazy(
+    r"(?:余额|balance|credits?).*(?:低于|少于|不足|小于|不到|快用完|用完前).*提醒|提醒.*(?:余额|balance).*(?:低于|不足|快用完)"
+    r"|(?:alert|remind|tell|warn)\w* (?:me|us)? ?(?:when|if|before) (?:the |our )?(?:balance|credits?)",
+    re.IGNORECASE,
+)
 _BALANCE = lazy(
     r"余额|还剩多少钱|还能用多久|还够用多久|还能撑多久|能撑多久|还够用吗"  # autodl还能用多久: how long it lasts
+    r"|(?:还)?(?:能|够)(?:用|撑)几天"
     r"|\bbalances?\b|how much (?:is )?left|what(?:'s| is) left (?:on|in|at)\b"
     r"|how long will|how long (?:does|do) (?:it|we) last|runway"
     r"|(?:money|credits?|balance) (?:will )?runs? out|run out of (?:money|credits?)"

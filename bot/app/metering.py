@@ -253,6 +253,9 @@ def balance(inv: Invocation, args: list[str]) -> None:
         args = []
     if args and _HOW_LONG.fullmatch(" ".join(args)):  # `余额 还能用多久`, `balance left?`: the list says it
         args = []
+    one = _provider_alone(args, lang)  # `balance autodl`, `autodl 还能用多久`: that one's (a usage error before)
+    if one is not None:
+        args = []
     if args:
         args, at = _split_at(args)
         paid = top_up_said(args[1:])  # `+2000`, `充值2000`: added to what is left now
@@ -274,9 +277,22 @@ def balance(inv: Invocation, args: list[str]) -> None:
         except FieldError as exc:
             raise CommandError(f"{exc.field}: {exc.message}") from None
     zone = ZoneInfo(deps.settings.digest.remind_tz)
-    found = runways(Rentals(deps.store), inv.team, now, deps.policy.metering)
+    found = runways(Rentals(deps.store), inv.team, now, deps.policy.metering, {one} if one is not None else None)
     lines = kept + [runway_line(r, lang, zone) for r in found]
-    inv.answer(plain("\n".join(lines) if found else t("meter.balance_none", lang), lang))
+    if one is not None and not found:  # that provider has none: said of it, with how to record one
+        lines = [t("meter.balance_none_of", lang, provider=one)]
+    inv.answer(plain("\n".join(lines) if lines else t("meter.balance_none", lang), lang))
+
+
+def _provider_alone(args: list[str], lang: Lang) -> str | None:
+    """The provider `balance`'s words name and nothing else but how long it lasts (`autodl`, `autodl 还能用多久`); None
+    otherwise."""
+    if not args or (len(args) > 1 and not _HOW_LONG.fullmatch(" ".join(args[1:]))):
+        return None
+    try:
+        return provider_of(args[0], lang)
+    except FieldError:
+        return None
 
 
 def _topped_up(inv: Invocation, provider: str, paid: list[str], at: str | None) -> TopUp:

@@ -36,6 +36,8 @@ from tests.digest.test_schedule import MONDAY_0910_SHANGHAI
      ("how much did storage cost this month", ("report", ["this month"])),  # a project named storage, before
      ("what did we spend on gpus last week", ("report", ["last week"])),
      ("what's left on runpod", ("balance", [])),
+     ("autodl还能用几天", ("balance", [])),  # not understood before
+     ("autodl 余额低于200时提醒我", ("balance", ["提醒", "autodl 余额低于200时提醒我"])),  # a digest time, before
      # a latency's percentile is no card (`P99` was refused as an unknown GPU); a job described is none of these
      ("部署一个70B的模型做推理, QPS 200, P99 要小于50ms", None),
      # two cards weighed: side by side
@@ -497,3 +499,17 @@ def test_a_box_named_in_a_sentence_is_tracked(tmp_path: Path) -> None:
         assert "已在这里登记 **训练机**" in chat.command("帮我登记一台机器，叫训练机，A800 8卡 每小时60元")
         listed = chat.command("list")
         assert "**train-01** A800-80GB × 8 · ¥60/小时" in listed and "**训练机** A800-80GB × 8 · ¥60/小时" in listed
+
+
+def test_one_providers_balance_asked_and_a_balance_alert_asked_with_an_amount(tmp_path: Path) -> None:
+    """`balance autodl` was the usage and `autodl 余额低于200时提醒我` a digest time refused: that provider's balance
+    and runway (or that it has none), and the runway alerts' rule with the balances."""
+    with driving("feishu", tmp_path) as chat:
+        assert "尚未记录 runpod 的余额：用 `balance runpod 金额` 记录" in chat.command("balance runpod")
+        chat.command("balance autodl 500")
+        chat.command("balance runpod 300 USD")
+        one = chat.command("balance autodl")
+        assert "autodl：约剩 ¥500" in one and "runpod" not in one, one
+        assert "autodl：约剩 ¥500" in chat.command("balance autodl 还能用多久")
+        said = chat.command("autodl 余额低于200时提醒我")
+        assert "余额按还能用多久提醒" in said and "runpod" in said, said
