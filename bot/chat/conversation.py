@@ -244,9 +244,9 @@ def _also_answered(convo: Conversation, step: Step, text: str) -> tuple[str, dic
     clauses; (text, {}) for a reply of one clause, or one whose open answer is unreadable either way."""
     if len(clauses(text)) < 2:
         return text, {}
-    asked = {s.ask.key for s in steps(parsed(convo))}
     found = answers_in(text, convo.values, skip=frozenset(k for k in convo.answers if k != step.ask.key))
-    later = {key: clause for key, clause in found.items() if key in asked and key != step.ask.key}
+    # which of them the profile asks is known once the open one is kept (`推理`: then QPS and P99): _record_later
+    later = {key: clause for key, clause in found.items() if key != step.ask.key}
     for answer in (text, found.get(step.ask.key)):
         with contextlib.suppress(ParseError):
             if answer is not None and later:

@@ -550,6 +550,18 @@ def test_a_job_described_in_one_message_is_a_profile_with_those_answers(platform
         assert said is not None and ("共享" in said or "Shared" in said), said
 
 
+def test_a_service_described_at_the_kind_of_work_keeps_its_load(tmp_path: Path) -> None:
+    """`部署推理服务，QPS 200，P99<50ms` typed at the kind of work: the questions a service is asked (QPS, P99) are
+    known only once it is kept, and were left out; they are kept with it."""
+    with driving("feishu", tmp_path) as chat:
+        chat.start()
+        chat.reply("部署推理服务，QPS 200，P99<50ms")
+        values = chat.convo().values
+        assert (values["workload"], values["qps"], values["p99_ms"]) == ("inference", 200.0, 50.0), values
+        step = current(chat.convo())
+        assert step is not None and step.ask.key not in ("qps", "p99_ms"), step
+
+
 @PLATFORMS
 def test_a_stranger_cannot_answer_someone_elses_profile(platform: str, tmp_path: Path) -> None:
     with driving(platform, tmp_path) as chat:
