@@ -285,6 +285,15 @@ _COUNTED = (
 _MEMORY_APART = lazy(r"(?:\d+|[零一二两三四五六七八九十百]+)\s*(?:g|gb)", re.IGNORECASE)  # "A100 40G": typed apart
 
 
+def known_gpu(name: str) -> bool:
+    """Whether the catalogue knows `name` as a GPU (`A100`, `4090`, `910B`), said alone."""
+    try:
+        canonical_gpu(name)
+    except UnknownGPU:
+        return False
+    return True
+
+
 def _is_gpu(said: str) -> bool:
     try:
         canonical_gpu(counted_gpu(said)[0])

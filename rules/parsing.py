@@ -14,7 +14,7 @@ from typing import TypeVar
 
 from rules import colloquial as said
 from rules.errors import ParseError, UnknownGPU
-from rules.gpus import canonical_gpu, gpus_in
+from rules.gpus import canonical_gpu, gpus_in, known_gpu
 from rules.memory_amounts import read_memory_amount, stripped
 from rules.numbers import FIGURES_APART, NUMBER, money_value, normalise, number_value
 from rules.patterns import Lazy, has_han, lazy
@@ -1030,14 +1030,6 @@ _MACHINES = lazy(  # machines, then each one's cards: "两台8卡", "2x8", "2 no
 _ONE_OR_TWO = {"单卡": 1, "一张卡": 1, "1张卡": 1, "双卡": 2, "两张卡": 2, "2张卡": 2, "single card": 1, "one card": 1}
 
 
-def _known_gpu(name: str) -> bool:
-    try:
-        canonical_gpu(name)
-    except UnknownGPU:
-        return False
-    return True
-
-
 def parse_cards(text: str) -> int:
     """Whole cards: '8', '8卡', '八张', '16 GPUs'; machines times their cards: '两台8卡', '2x8', '2 nodes x 8 GPUs'."""
     prepared = _prepare("cards", text)
@@ -1050,7 +1042,7 @@ def parse_cards(text: str) -> int:
         from rules.gpus import counted_gpu
 
         named, counted = counted_gpu(prepared)  # 4张A100: the cards of a machine named with its GPU
-        if counted is not None and _known_gpu(named):
+        if counted is not None and known_gpu(named):
             text = str(counted)
     cards = _figure("cards", text, _CARD_WORDS, _CARDS_UNIT)
     if cards.exact is None or cards.exact != int(cards.exact):

@@ -50,7 +50,7 @@ def pause(inv: Invocation, schedules: Schedules, current: RemindSchedule, words:
     if not current.enabled:  # off already: nothing comes to pause (`remind on` turns it back on)
         inv.answer(plain(t("digest.schedule_off", lang), lang))
         return
-    today = inv.deps.now().astimezone(_zone(current)).date()
+    today = inv.deps.now().astimezone(ZoneInfo(current.zone)).date()
     resume = resume_day(words, today)
     if resume is None:
         raise CommandError(t("digest.remind_pause_usage", lang))
@@ -71,7 +71,3 @@ def check_setter(inv: Invocation, schedules: Schedules) -> None:
 def day_said(day: date, lang: Lang) -> dict[str, str]:
     """A day as the answers say it: 12-10 and its weekday."""
     return {"day": f"{day:%m-%d}", "weekday": t(f"word.weekday.{day.weekday()}", lang)}
-
-
-def _zone(schedule: RemindSchedule) -> ZoneInfo:
-    return ZoneInfo(schedule.zone)

@@ -399,9 +399,9 @@ def schedule_text(schedule: RemindSchedule, now: datetime, lang: Lang, channel_l
         next=nxt,
         language=t(f"word.lang.{channel_lang.value}", lang),
     )
-    paused = schedule.resume_on is not None and now.astimezone(ZoneInfo(schedule.zone)).date() < schedule.resume_on
-    if paused and schedule.resume_on is not None:  # paused: from when it comes again
-        said += "\n" + t("digest.schedule_paused", lang, **remind_pause.day_said(schedule.resume_on, lang))
+    resume = schedule.resume_on
+    if resume is not None and now.astimezone(ZoneInfo(schedule.zone)).date() < resume:  # paused: when it comes again
+        said += "\n" + t("digest.schedule_paused", lang, **remind_pause.day_said(resume, lang))
     return said
 
 

@@ -231,8 +231,9 @@ def _courteous(tokens: list[str]) -> list[str]:
     if tokens and (asked := _ASKING.match(tokens[0])) is not None:  # `帮我算一下4张4090跑一周多少钱`
         rest = tokens[0][asked.end() :].lstrip(",，:：")
         tokens = [rest, *tokens[1:]] if rest else tokens[1:] or tokens
-    if (asked := _ASKING_EN.match(" ".join(tokens))) is not None and " ".join(tokens)[asked.end() :].strip():
-        tokens = " ".join(tokens)[asked.end() :].split()  # `can you work out the cost of an A100 for 3 days`
+    said = " ".join(tokens)
+    if (asked := _ASKING_EN.match(said)) is not None and said[asked.end() :].strip():
+        tokens = said[asked.end() :].split()  # `can you work out the cost of an A100 for 3 days`
     glued = next((p for p in _GLUED_BEFORE if tokens and tokens[0].startswith(p) and len(tokens[0]) > len(p)), None)
     if glued is not None and _names_a_subcommand(tokens[0][len(glued) :]):
         tokens = [tokens[0][len(glued) :], *tokens[1:]]

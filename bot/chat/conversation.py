@@ -247,9 +247,9 @@ def _also_answered(convo: Conversation, step: Step, text: str) -> tuple[str, dic
     found = answers_in(text, convo.values, skip=frozenset(k for k in convo.answers if k != step.ask.key))
     # which of them the profile asks is known once the open one is kept (`推理`: then QPS and P99): _record_later
     later = {key: clause for key, clause in found.items() if key != step.ask.key}
-    for answer in (text, found.get(step.ask.key)):
+    for answer in (text, found.get(step.ask.key)) if later else ():
         with contextlib.suppress(ParseError):
-            if answer is not None and later:
+            if answer is not None:
                 answer_in_context(step.ask.key, answer, convo.values)
                 return answer, later
     return text, {}

@@ -33,7 +33,7 @@ from bot.text.errors import error_text
 from bot.text.quote import age_text, offer_cells, stale_text
 from pricing.errors import QuoteError
 from rules.errors import ParseError, UnknownGPU
-from rules.gpus import canonical_gpu
+from rules.gpus import canonical_gpu, known_gpu
 
 if TYPE_CHECKING:
     from bot.price_book import PriceBook
@@ -49,17 +49,9 @@ class _PricesGroup(TyperGroup):
     first GPU (click answered "No such command 'A100'"); any other word is still no such command."""
 
     def resolve_command(self, ctx: Any, args: list[str]) -> Any:  # typer's own click: its types are private
-        if args and args[0] not in self.commands and not args[0].startswith("-") and _is_gpu(args[0]):
+        if args and args[0] not in self.commands and not args[0].startswith("-") and known_gpu(args[0]):
             args = ["list", *args]
         return super().resolve_command(ctx, args)
-
-
-def _is_gpu(word: str) -> bool:
-    try:
-        canonical_gpu(word)
-    except UnknownGPU:
-        return False
-    return True
 
 
 prices_app = typer.Typer(cls=_PricesGroup, no_args_is_help=True, help="The price cache: refresh, list, status.")

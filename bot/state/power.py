@@ -20,7 +20,7 @@ from sqlalchemy.exc import IntegrityError
 
 from bot.state.conflicts import insert_for
 from bot.state.money_days import forget_from
-from bot.state.rentals import RentalError
+from bot.state.rentals import Instance, RentalError, Rentals
 from bot.state.schema import power_reports, rental_instances
 from bot.state.store import Store
 from rules.digest import Rented
@@ -111,13 +111,11 @@ class PowerLog:
     def __init__(self, store: Store, rules: Metering | None = None) -> None:
         self.store, self.rules = store, rules or Metering()
 
-    def move_start(self, team: str, name: str, at: datetime, zone: tzinfo | None = None) -> Any:
+    def move_start(self, team: str, name: str, at: datetime, zone: tzinfo | None = None) -> Instance:
         """When a running instance began, corrected (tracked after it was rented, or with the wrong `started=`): its
         bill begins at `at` (every figure follows: the month's money is signed by its start, bot/state/money_days).
         RentalError started_after_power where a word of its power came before `at` (it was there by then), its
         times said in `zone`; no_instance, already_released as any change of a running instance."""
-        from bot.state.rentals import Rentals
-
         rentals = Rentals(self.store)
         found = rentals.instance(team, name)
         first = self.reports([found.id]).get(found.id) if found is not None else None

@@ -29,6 +29,8 @@ def test_a_start_moved_earlier_bills_from_then(tmp_path: Path) -> None:
         assert "本月 ¥180" in chat.command("list")  # 3 h at ¥60 an hour: the list, as the report and budgets
         assert "起关机" in chat.command("训练机 2小时前关机了")  # within its bill now
         assert "本月 ¥60" in chat.command("list")  # on from 06:10 until 07:10
+        refused = chat.command("billing 训练机 started=明天")  # no past time: said what is taken, nothing moved
+        assert "started: “明天”不是时间" in refused and "2小时前" in refused, refused
         refused = chat.command("billing 训练机 started=现在")  # after a word of its power: it was there by then
         assert "不可能在" in refused and "已有它的开关机记录" in refused, refused
         found = Rentals(chat.deps.store).instance(TEAM, "训练机")
