@@ -149,7 +149,7 @@ def named_first(store: Store, team: str, text: str) -> str | None:
     return _first(text, [i.name for i in Rentals(store).instances(team, active_only=True)])
 
 
-def _names(store: Store, team: str) -> list[str]:
+def tracked_names(store: Store, team: str) -> list[str]:
     """The names of the team's running instances and kept storage."""
     rentals = Rentals(store)
     return [i.name for i in rentals.instances(team, active_only=True)] + [
@@ -228,11 +228,11 @@ def reading(store: Store, team: str, text: str) -> tuple[str, str] | None:
     if asked is not None and named_first(store, team, asked["name"]) == asked["name"]:
         return asked["name"], "whose"  # who owns box1
     cost_then = _COST_THEN_EN.match(said)  # how much did box1 cost yesterday: that day's, not this month's line
-    if cost_then is not None and _first(cost_then["name"], _names(store, team)) == cost_then["name"]:
+    if cost_then is not None and _first(cost_then["name"], tracked_names(store, team)) == cost_then["name"]:
         return cost_then["name"], f"spent {cost_then['when']}"
     for pattern, what in _ASKED_OF:
         of = pattern.match(said)
-        if of is not None and _first(of["name"], _names(store, team)) == of["name"]:
+        if of is not None and _first(of["name"], tracked_names(store, team)) == of["name"]:
             if what == "gone":  # delete box1: its release asked back, or a kept storage item's delete
                 running = named_first(store, team, of["name"]) == of["name"]
                 return of["name"], "done" if running else "deleted"
@@ -246,7 +246,7 @@ def reading(store: Store, team: str, text: str) -> tuple[str, str] | None:
     if handed is not None and named_first(store, team, named) == named:
         return named, f"set owner={to}"
     for pattern in _STOP_ASKED:  # 关掉训练机: switching it off asked of the bot, which says what it can do
-        if (stop := pattern.match(said)) is not None and _first(stop["name"], _names(store, team)):
+        if (stop := pattern.match(said)) is not None and _first(stop["name"], tracked_names(store, team)):
             return stop["name"], "stop"
     if (told := _ASKED_TO.match(said)) is not None:  # 把训练机释放掉: as 训练机 释放了 is read
         text = f"{told['name']} {'删了' if told['verb'].startswith('删') else '释放'}"
@@ -292,6 +292,8 @@ def reading(store: Store, team: str, text: str) -> tuple[str, str] | None:
 
 
 _ASKED_OF_RELEASED = (_COST, _WHOSE, _STATE, _RELEASED_ASKED)
+# what is said of an item after its name, asked or told (bot/app/item_unknown.py reads a name none has by them)
+ASKED_OR_SAID = (_OFF, _ON, _DONE, _DELETED, _WHOSE, _STATE, _COST, _KEPT_WHERE, _RELEASED_ASKED, _STOP_SAID)
 
 
 def _released_asked(store: Store, team: str, text: str) -> str | None:

@@ -542,3 +542,38 @@ def test_storage_tracked_with_its_kind_after_its_name_and_asked_in_english(tmp_p
         assert "Tracking storage *disk1* here" in chat.command("track disk1 storage 2T $0.05/GB/month")
         said = chat.command("disk1 still there?")
         assert "storage *disk1* 2,048 GB · $102 a month" in said, said
+
+
+def test_a_name_nothing_is_tracked_under_is_said_so_with_the_name_meant(tmp_path: Path) -> None:
+    """`disk9 还在吗` was refused as an unknown sub-command named disk9, as if a command were mistyped: no item goes
+    by that name, said with the tracked name most like it; a misspelt sub-command keeps its own error."""
+    with driving("dingtalk", tmp_path) as chat:
+        chat.command("登记 训练机 A800 8卡 每小时60元")
+        chat.command("登记存储 数据盘 500G 每月0.7元/G")
+        for asked, meant in (("数据盒 还在吗", "数据盘"), ("训练鸡还在跑吗", "训练机"), ("disk9 删了", None)):
+            said = chat.command(asked)
+            name = asked.split()[0] if " " in asked else asked[:3]
+            assert f"这里没有叫 **{name}** 的实例或保留中的存储" in said and "未知的子命令" not in said, (asked, said)
+            assert (f"你是说 **{meant}** 吗" in said) is (meant is not None), (asked, said)
+        assert "是想输入 `list` 吗" in chat.command("lsit 还在吗")  # a sub-command misspelt stays one
+        assert "unknown sub-command 'foo'" in chat.command("foo bar")  # no news of an item: as before (English words)
+
+
+@pytest.mark.parametrize(
+    ("said", "name"),
+    [
+        ("disk9 还在吗", "disk9"),
+        ("disk9还在吗？", "disk9"),
+        ("gpu-box is off", "gpu-box"),
+        ("box7 who owns it", "box7"),
+        ("机器A 花了多少钱", "机器A"),
+        ("digest off", None),  # an English word alone after an unknown one: a sub-command's argument as often
+        ("foo bar", None),
+        ("hello there friend 还在吗", None),  # the name is the first word or nothing
+        ("还在吗", None),
+    ],
+)
+def test_the_unknown_name_is_the_start_before_what_is_said_of_an_item(said: str, name: str | None) -> None:
+    from bot.app.item_unknown import unknown_name
+
+    assert unknown_name(said) == name

@@ -1,0 +1,50 @@
+"""A message that asks after an item, or says what happened to it, by a name nothing here is tracked under
+(`disk9 还在吗`, `训练机2 关机了`, `gpu-box is off`): it was refused as an unknown sub-command named disk9, as if
+the person had mistyped a command. It is told that no instance or kept storage goes by that name, with the tracked
+name it most likely meant (a misspelt name is the usual cause) and `list`. Read only when nothing else reads the
+message, so it changes which error is given, never what a message does."""
+
+from __future__ import annotations
+
+import difflib
+
+from bot.app.invocation import CommandError, Invocation
+from bot.app.item_words import ASKED_OR_SAID, tracked_names
+from bot.text import t
+from bot.text.format import literal
+from rules.patterns import has_han
+
+_LONGEST_NAME = 40  # a name is a short label (track refuses longer ones); a longer start is a sentence
+# English words that are sub-commands' arguments as often as an item's news (`digest off`, `act on`): alone after an
+# unknown word they say nothing of an item
+_AMBIGUOUS = frozenset({"on", "off", "status", "done", "gone", "deleted", "started", "stopped", "owner"})
+
+
+def unknown_name(text: str) -> str | None:
+    """The name a message asks after or gives news of, when it is none of the team's items' (the caller has found no
+    item by it); None when the rest is no question or news of an item."""
+    said = text.strip()
+    for cut in range(1, min(len(said), _LONGEST_NAME + 1)):
+        name, rest = said[:cut].strip(), said[cut:].strip()
+        if not name or not rest or any(c.isspace() for c in name):
+            continue
+        if not has_han(rest) and rest.lower().rstrip("?") in _AMBIGUOUS:
+            continue
+        if any(pattern.fullmatch(rest) for pattern in ASKED_OR_SAID):
+            return name
+        if " " in said and cut > said.index(" "):  # past the first word: the name is that word, or none
+            return None
+    return None
+
+
+def refuse_unknown(inv: Invocation, text: str) -> bool:
+    """Raise the error that says no item here is called what `text` names, if it asks after or tells of one;
+    False (nothing raised) otherwise."""
+    name = unknown_name(text)
+    if name is None:
+        return False
+    names = tracked_names(inv.deps.store, inv.team)
+    near = difflib.get_close_matches(name.lower(), [n.lower() for n in names], n=1, cutoff=0.6)
+    meant = next((n for n in names if near and n.lower() == near[0]), None)
+    said = t("item.unknown_name", inv.lang, name=literal(name))
+    raise CommandError(said + (t("item.unknown_name_near", inv.lang, name=meant) if meant else ""))
