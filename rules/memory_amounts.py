@@ -18,10 +18,12 @@ GB = r"gb|gib|g|gigs?|gigabytes?"
 _CARD = lazy(
     rf"(?:^|[\s,;])(?:on|of|in|out of)?\s*(?:an?|the)?\s*(?P<a>{NUM})\s*(?:{GB})?\s*的?\s*(?:卡|card|gpu)(?:上|里|中)?"
     rf"|[\s,;]*(?:卡是|卡有|显卡是|卡|the card (?:is|has)|card is)\s*(?P<b>{NUM})\s*(?:{GB})?\s*的?(?:卡)?"
+    # the card's memory first, then what was used of it, no card word: "80G用了70G", "80G显存只用了40G"
+    rf"|^(?P<c>{NUM})\s*(?:{GB})\s*的?\s*(?:显存|显卡)?(?=\s*(?:只|就|才)?(?:用了|占了|吃了|用到|跑到|跑了))"
 )
 _LEAD = lazy(
     r"^(?:(?:显存|显存峰值|峰值显存|峰值|最高|高峰)\s*(?:能到|到|会到|用了?|占了?|是|有)?"
-    r"|(?:只|就|才)?(?:用了?|占了?|吃了?|占用(?:了|在|是)?)|(?:在|是)(?=\s*\d)"  # 显存占用在60%
+    r"|(?:只|就|才)?(?:用到了?|跑到了?|用了?|占了?|吃了?|占用(?:了|在|是)?)|(?:在|是)(?=\s*\d)"  # 显存占用在60%
     r"|(?:应该|估计|感觉|好像|预计)|(?:需要|要用|要|得|会用到|会到)"  # "应该要70G", "估计要用70多G": a guess
     r"|(?:peak(?:s| is| of| at)?|peaks? at|it uses|uses|(?:we |i )?use|(?:we're |we are )?using|maybe|only|just"
     r"|it peaks at|memory peak(?: is)?)"
@@ -60,7 +62,7 @@ def _card(norm: str) -> tuple[float | None, str]:
     match = _CARD.search(norm)
     if match is None:
         return None, norm
-    card = number(match.group("a") or match.group("b"))
+    card = number(match.group("a") or match.group("b") or match.group("c"))
     return card, (norm[: match.start()] + " " + norm[match.end() :]).strip(" ,;")
 
 
