@@ -23,6 +23,7 @@ from bot.app import (
     item_words,
     memory_asked,
     metering,
+    profile_outside,
     quote,
     rentals,
     report,
@@ -264,14 +265,17 @@ def _run(inv: Invocation, tokens: list[str]) -> None:
         handler = SUBCOMMANDS[glued[0]]
     if handler is not None:
         handler(inv, tokens[1:])
-    elif inline.is_inline(tokens):
-        _inline(inv, tokens)
+    elif inline.is_inline(tokens):  # `十来个小时` alone, with a profile open here: its answer, not a new profile's
+        if len(tokens) > 1 or not profile_outside.took_outside(inv, tokens[0]):
+            _inline(inv, tokens)
     elif (ack := _ACK.fullmatch(" ".join(tokens).strip())) is not None:  # 谢谢, ok: answered, not refused
         inv.answer(plain(t("chat.thanks" if ack["thanks"] else "chat.ack", inv.lang), inv.lang))
     elif item_words.said_of_item(inv, " ".join(tokens)):  # `训练机 关机了`: power, or the release asked back
         return  # before the free words: `训练机 花了多少` is that item's month, not a period named 训练机
     elif memory_asked.said_of_memory(inv, " ".join(tokens)):  # `7B LoRA 需要什么卡`: the estimate, what holds it
         return
+    elif profile_outside.took_outside(inv, " ".join(tokens)):  # `每天都跑` below the profile's thread, not in it
+        return  # (before the free words: `A100` at its GPU question is that answer, not the price asked)
     elif (meant := free_words(" ".join(tokens))) not in (None, ("advise", [])):  # `你好`, `A100多少钱`
         SUBCOMMANDS[meant[0]](inv, meant[1])
     elif task_said.said_of_task(inv, " ".join(tokens)):  # `7B LoRA, 3小时, 能中断`: a profile with those kept

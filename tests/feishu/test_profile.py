@@ -182,3 +182,32 @@ def test_the_menu_starts_a_profile_in_the_direct_chat_and_being_added_says_what_
         h.send.post({"schema": "2.0", "header": h.send.header("im.chat.member.bot.added_v1"), "event": added})
         settled(h.deps)
         assert h.fake.of("messages.create")[-1].body["receive_id"] == "oc_newgroup"
+
+
+def test_answers_typed_below_the_thread_go_on_with_the_open_profile(tmp_path: Path) -> None:
+    """In a direct chat people type below the last message, not in the profile's thread: `每天都跑` was "not
+    understood" while its question waited there. An answer to the open question (or to questions not yet answered)
+    is taken as typed in the thread; what answers none stays the table's."""
+    with running_feishu(tmp_path) as h:
+        h.send.message("我要训练一个13B的模型，全参微调，大概要跑两天，不能中断")
+        root_id = h.fake.wait_for(lambda: h.fake.of("messages.create"))[0].body["_message_id"]
+        _wait_done(h)
+
+        def step() -> str | None:
+            convo = h.deps.conversations.by_thread("feishu:" + h.send.tenant, "oc_dm1", root_id)
+            found = current(convo)
+            return found.ask.key if found is not None else None
+
+        assert step() == "model_parallel"
+        for typed, then in (("要4卡并行", "frequency"), ("每天都跑", "phase"), ("跳过", "gpu")):
+            before = len(h.fake.of("messages.reply"))
+            h.send.message(typed)  # no root: below the thread, in the chat itself
+            _wait_done(h)
+            assert step() == then, typed
+            asked = h.fake.of("messages.reply")[before:]
+            assert asked and all(c.path.endswith(f"/{root_id}/reply") for c in asked), "asked on in its thread"
+        convo = h.deps.conversations.by_thread("feishu:" + h.send.tenant, "oc_dm1", root_id)
+        assert convo.answers["frequency"] == "每天都跑" and convo.answers["model_parallel"] == "要4卡并行"
+        h.send.message("周末去爬山")  # answers nothing: the table's, the profile untouched
+        _wait_done(h)
+        assert step() == "gpu" and "没读懂" in _texts(h.fake.of("messages.reply")[-1].body)
