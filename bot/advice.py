@@ -161,13 +161,13 @@ def advise(
 
 def with_quoted_ratio(decision: Decision, quote: Quote) -> Decision:
     """One figure for a slice's price: with a quote, the advice states the ratio of the prices quoted
-    rather than the market's range from the policy."""
+    rather than the market's range from the policy (a whole card by the hour said as that, not "a 100% slice")."""
     if quote.shared_price_pct is None:
         return decision
     advice = [
         replace(
             a,
-            id="scenario_lora_quoted",
+            id="scenario_lora_quoted" if quote.share < 1 else "scenario_lora_quoted_whole",
             params={**a.params, "price_pct": quote.shared_price_pct, "share_pct": round(quote.share * 100)},
         )
         if a.id == "scenario_lora"

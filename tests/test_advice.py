@@ -175,3 +175,14 @@ def test_the_billing_advised_is_the_billing_quoted(policy: Policy) -> None:
     assert priced is not None and priced.billing == "hourly" and priced.billing_note == "no_period_price"
     shown = hourly_only.to_json(Lang.EN)["quote"]["dedicated"]
     assert shown["billing"] == "hourly" and shown["billing_note"] == "no_period_price"
+
+
+def test_a_whole_card_by_the_hour_is_not_called_a_100_percent_slice(policy: Policy) -> None:
+    """A LoRA whose peak fills the card is quoted a whole card by the hour: the advice said "a 100% slice costs
+    168% of a dedicated card-hour"; it says a whole card by the hour on a shared platform, the same figure."""
+    quoted = advise(parse_answers(SHARED | {"memory": "70/80", "schedule": "10x30"}), policy, quoter=Quoter(policy))
+    assert quoted.quote is not None and quoted.quote.share == 1
+    [said] = [a for a in quoted.decision.advice if a.id.startswith("scenario_lora")]
+    assert said.id == "scenario_lora_quoted_whole" and said.params["price_pct"] == quoted.quote.shared_price_pct
+    assert f"a whole card by the hour on a shared platform costs {said.params['price_pct']:g}%" in render(said, Lang.EN)
+    assert "100% slice" not in render(said, Lang.EN) and "整卡" in render(said, Lang.ZH)
