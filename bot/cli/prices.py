@@ -346,7 +346,11 @@ def quote(
     extras: dict[str, Any] = {"region": region, "storage_gb": storage_gb, "storage_price": storage_price}
     extras |= {"egress_gb": egress_gb, "egress_price": egress_price}
     extras["provider"] = None if (provider or "").strip().lower() in ("", "cheapest") else provider
-    if words and gpu is None and len((named := _gpus_said(words))[0]) > 1:  # `quote A100 H100 4x14`: each's run
+    if words and any("=" in word for word in words):  # `quote gpu=A100 hours=4x14`: chat's keys, as their flags
+        from bot.cli.quote_keys import keyed
+
+        words, compare = keyed(words, settings.files.lang, given, extras, compare)
+    if words and given["gpu"] is None and len((named := _gpus_said(words))[0]) > 1:  # `quote A100 H100 4x14`
         return _side_by_side(settings, effective, given, named, extras, as_json)
     if words:  # `gpu-advise quote H100 4x14`: read as chat's quote reads its words, each a flag of its own
         given |= _words(words, settings.files.lang, given)
@@ -415,7 +419,7 @@ def _run_fields(settings: Settings, given: dict[str, Any]) -> dict[str, Any]:
 
 def _words(words: list[str], lang: Lang, flags: dict[str, Any]) -> dict[str, Any]:
     """quote's words (bot/fields/quote_words.py) as the flags they stand for; exit 2 naming a word read as nothing
-    (or a key=value, which the terminal gives as a flag), or a flag given as well (a schedule among the words
+    (chat's key=value pairs are read before, bot/cli/quote_keys.py), or a flag given as well (a schedule among the words
     beside --schedule, --gpu-hours, --hours-per-day or --days)."""
     from bot.fields.quote_words import bare_words
     from bot.fields.rentals import FieldError, machine

@@ -20,7 +20,13 @@ EN = {"GPU_ADVISOR_LANG": "en"}
      (["A100*8", "4x14"], ["--gpu", "A100", "--cards", "8", "--schedule", "4x14"]),
      (["A100", "40G", "半卡", "每天4小时", "14天"], ["--gpu", "A100-40GB", "--share", "1/2", "--schedule", "4x14"]),
      (["H100", "100", "gpu", "hours"], ["--gpu", "H100", "--gpu-hours", "100"]),
-     (["910B", "4x14", "美元"], ["--gpu", "910B", "--schedule", "4x14", "--currency", "USD"])],
+     (["910B", "4x14", "美元"], ["--gpu", "910B", "--schedule", "4x14", "--currency", "USD"]),
+     # chat's keys, as its help shows them (they were "not read")
+     (["gpu=H100", "hours=4x14", "cards=8"], ["--gpu", "H100", "--schedule", "4x14", "--cards", "8"]),
+     (["H100", "4x14", "share=1/2"], ["--gpu", "H100", "--schedule", "4x14", "--share", "1/2"]),
+     (["卡型=4090", "计划=4x14", "currency=USD", "存储=500"],
+      ["--gpu", "4090", "--schedule", "4x14", "--currency", "USD", "--storage-gb", "500"]),
+     (["gpu=A100", "gpu_hours=100", "region=inland"], ["--gpu", "A100", "--gpu-hours", "100", "--region", "inland"])],
 )  # fmt: skip
 def test_the_words_are_the_flags_they_stand_for(words: list[str], flags: list[str], tmp_path: Path) -> None:
     said = run_cli("quote", *words, "--json", env=EN, tmp=tmp_path)
@@ -32,8 +38,15 @@ def test_the_words_are_the_flags_they_stand_for(words: list[str], flags: list[st
 def test_words_read_as_nothing_or_given_twice_are_refused(tmp_path: Path) -> None:
     stray = run_cli("quote", "H100", "4x14", "哈哈", env=EN, tmp=tmp_path)
     assert stray.returncode == 2 and "`哈哈` is not read" in stray.stderr and "--flag" in stray.stderr
-    keyed = run_cli("quote", "H100", "4x14", "share=1/2", env=EN, tmp=tmp_path)
-    assert keyed.returncode == 2 and "`share=1/2` is not read" in keyed.stderr
+    unknown = run_cli("quote", "H100", "4x14", "foo=1", env=EN, tmp=tmp_path)
+    assert unknown.returncode == 2 and "unknown key 'foo'; keys: cards, compare" in unknown.stderr
+    bad = run_cli("quote", "gpu=H100", "hours=4x14", "storage=lots", env=EN, tmp=tmp_path)
+    assert bad.returncode == 2 and "storage=lots is not read: give a number of 0 or more" in bad.stderr
+    for keyed, flag in ((["gpu=A100", "--gpu", "H100"], "--gpu"), (["cards=2", "--cards", "4"], "--cards")):
+        twice = run_cli("quote", *keyed, env=EN, tmp=tmp_path)
+        assert twice.returncode == 2 and f"{flag} is given twice" in twice.stderr, (keyed, twice.stderr)
+    compared = run_cli("quote", "gpu=H100", "hours=4x14", "compare=yes", "--json", env=EN, tmp=tmp_path)
+    assert compared.returncode == 0 and "offers" in json.loads(compared.stdout), compared.stderr
     for extra in (["--gpu", "A100"], ["--schedule", "2x3"], ["--gpu-hours", "5"]):
         twice = run_cli("quote", "H100", "4x14", *extra, env=EN, tmp=tmp_path)
         assert twice.returncode == 2 and "given twice" in twice.stderr, (extra, twice.stderr)
