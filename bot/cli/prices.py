@@ -350,6 +350,7 @@ def quote(
         from bot.cli.quote_keys import keyed
 
         words, compare = keyed(words, settings.files.lang, given, extras, compare)
+    words = _as_asked(words) if words else words
     if words and given["gpu"] is None and len((named := _gpus_said(words))[0]) > 1:  # `quote A100 H100 4x14`
         return _side_by_side(settings, effective, given, named, extras, as_json)
     if words:  # `gpu-advise quote H100 4x14`: read as chat's quote reads its words, each a flag of its own
@@ -365,6 +366,20 @@ def quote(
     from bot.cli.quote_print import print_quote
 
     print_quote(result, effective, settings.files.lang, text_console())
+
+
+def _as_asked(words: list[str]) -> list[str]:
+    """The words, or where they do not read as they are, the run a question asks the price of as chat reads it
+    (`quote 8张H100跑一周多少钱`, `quote how much is an H100 for a week`: the question's words around it); a question
+    of anything else keeps its words (refused naming what is not read)."""
+    from bot.fields.quote_words import bare_words
+
+    if not bare_words(words)[0]:
+        return words
+    from bot.app.price_asked import price_asked
+
+    asked = price_asked(" ".join(words))
+    return asked[1] if asked is not None and asked[0] == "quote" else words
 
 
 def _gpus_said(words: list[str]) -> tuple[list[str], list[str]]:

@@ -26,7 +26,11 @@ EN = {"GPU_ADVISOR_LANG": "en"}
      (["H100", "4x14", "share=1/2"], ["--gpu", "H100", "--schedule", "4x14", "--share", "1/2"]),
      (["卡型=4090", "计划=4x14", "currency=USD", "存储=500"],
       ["--gpu", "4090", "--schedule", "4x14", "--currency", "USD", "--storage-gb", "500"]),
-     (["gpu=A100", "gpu_hours=100", "region=inland"], ["--gpu", "A100", "--gpu-hours", "100", "--region", "inland"])],
+     (["gpu=A100", "gpu_hours=100", "region=inland"], ["--gpu", "A100", "--gpu-hours", "100", "--region", "inland"]),
+     # asked as in chat, the question's words around the run (they were "not read")
+     (["8张H100跑一周多少钱"], ["--gpu", "H100", "--cards", "8", "--hours-per-day", "24", "--days", "7"]),
+     (["how", "much", "is", "an", "H100", "for", "a", "week"],
+      ["--gpu", "H100", "--hours-per-day", "24", "--days", "7"])],
 )  # fmt: skip
 def test_the_words_are_the_flags_they_stand_for(words: list[str], flags: list[str], tmp_path: Path) -> None:
     said = run_cli("quote", *words, "--json", env=EN, tmp=tmp_path)
