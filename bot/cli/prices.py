@@ -347,9 +347,7 @@ def quote(
     extras |= {"egress_gb": egress_gb, "egress_price": egress_price}
     extras["provider"] = None if (provider or "").strip().lower() in ("", "cheapest") else provider
     if words and any("=" in word for word in words):  # `quote gpu=A100 hours=4x14`: chat's keys, as their flags
-        from bot.cli.quote_keys import keyed
-
-        words, compare = keyed(words, settings.files.lang, given, extras, compare)
+        words, compare = _keyed(words, settings.files.lang, given, extras, compare)
     words = _as_asked(words) if words else words
     if words and given["gpu"] is None and len((named := _gpus_said(words))[0]) > 1:  # `quote A100 H100 4x14`
         return _side_by_side(settings, effective, given, named, extras, as_json)
@@ -366,6 +364,14 @@ def quote(
     from bot.cli.quote_print import print_quote
 
     print_quote(result, effective, settings.files.lang, text_console())
+
+
+def _keyed(
+    words: list[str], lang: Lang, given: dict[str, Any], extras: dict[str, Any], compare: bool
+) -> tuple[list[str], bool]:
+    from bot.cli.quote_keys import keyed
+
+    return keyed(words, lang, given, extras, compare)
 
 
 def _as_asked(words: list[str]) -> list[str]:
