@@ -9,7 +9,7 @@ from __future__ import annotations
 import difflib
 
 from bot.app.invocation import CommandError, Invocation
-from bot.app.item_words import ASKED_OR_SAID, tracked_names
+from bot.app.item_words import ASKED_OR_SAID, named_inside, tracked_names
 from bot.text import t
 from bot.text.format import literal
 from rules.patterns import has_han
@@ -24,6 +24,8 @@ def unknown_name(text: str) -> str | None:
     """The name a message asks after or gives news of, when it is none of the team's items' (the caller has found no
     item by it); None when the rest is no question or news of an item."""
     said = text.strip()
+    if (inside := named_inside(said)) is not None:  # is disk9 still there?, who owns box9
+        return inside
     for cut in range(1, min(len(said), _LONGEST_NAME + 1)):
         name, rest = said[:cut].strip(), said[cut:].strip()
         if not name or not rest or any(c.isspace() for c in name):

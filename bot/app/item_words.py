@@ -170,6 +170,8 @@ def _rest(text: str, name: str) -> str:
 _ASKED_OF = (
     (lazy(r"^is\s+(?P<name>\S+?)\s+(?:still\s+)?(?:running|on|off|up|stopped|idle)\??$", re.I), "state"),
     (lazy(r"^how long (?:has|have)\s+(?P<name>\S+?)\s+been\s+(?:running|on|up|idle|off)\??$", re.I), "state"),
+    # a kept disk asked after (is disk1 still there?): its line of the list, as 数据盘 还在吗
+    (lazy(r"^is\s+(?P<name>\S+?)\s+still\s+(?:there|kept|here|around|alive)\??$", re.I), "whose"),
     (lazy(r"^(?:please\s+)?(?:delete|remove|terminate|drop)\s+(?P<name>\S+?)[.!]?$", re.I), "gone"),
     (
         lazy(r"^(?:帮我|请|麻烦)?\s*(?:删除|删掉|删了|干掉|去掉|退租|退掉)\s*(?P<name>\S+?)(?:吧|一下)?[。.!！]?$"),
@@ -225,18 +227,18 @@ def reading(store: Store, team: str, text: str) -> tuple[str, str] | None:
     if (label := _LABEL_FIRST.match(said)) is not None:  # 已释放 训练机: a digest button's label typed before the name
         said = text = f"{label['name']} {label['label']}"
     asked = _WHO_OWNS.match(said)
-    if asked is not None and named_first(store, team, asked["name"]) == asked["name"]:
-        return asked["name"], "whose"  # who owns box1
+    if asked is not None and _first(asked["name"], tracked_names(store, team)) == asked["name"]:
+        return asked["name"], "whose"  # who owns box1, who owns disk1
     cost_then = _COST_THEN_EN.match(said)  # how much did box1 cost yesterday: that day's, not this month's line
     if cost_then is not None and _first(cost_then["name"], tracked_names(store, team)) == cost_then["name"]:
         return cost_then["name"], f"spent {cost_then['when']}"
     for pattern, what in _ASKED_OF:
         of = pattern.match(said)
         if of is not None and _first(of["name"], tracked_names(store, team)) == of["name"]:
+            running = named_first(store, team, of["name"]) == of["name"]
             if what == "gone":  # delete box1: its release asked back, or a kept storage item's delete
-                running = named_first(store, team, of["name"]) == of["name"]
                 return of["name"], "done" if running else "deleted"
-            return of["name"], what
+            return of["name"], "whose" if what == "state" and not running else what  # is disk1 idle?: its line
     for pattern in _PRICE_SET:  # 把训练机的价格改成每小时50元: its price from now on, as `billing NAME price=` sets it
         priced = pattern.match(said)
         if priced is not None and named_first(store, team, priced["name"]) == priced["name"]:
@@ -294,6 +296,15 @@ def reading(store: Store, team: str, text: str) -> tuple[str, str] | None:
 _ASKED_OF_RELEASED = (_COST, _WHOSE, _STATE, _RELEASED_ASKED)
 # what is said of an item after its name, asked or told (bot/app/item_unknown.py reads a name none has by them)
 ASKED_OR_SAID = (_OFF, _ON, _DONE, _DELETED, _WHOSE, _STATE, _COST, _KEPT_WHERE, _RELEASED_ASKED, _STOP_SAID)
+# and the questions that hold the name inside (who owns box1, is box1 still running?, delete ckpt)
+
+
+def named_inside(text: str) -> str | None:
+    """The name an English question (or a delete asked) holds inside, whether or not anything goes by it."""
+    for pattern in (_WHO_OWNS, _COST_THEN_EN, *(p for p, _ in _ASKED_OF)):
+        if (asked := pattern.match(text.strip())) is not None:
+            return str(asked["name"])
+    return None
 
 
 def _released_asked(store: Store, team: str, text: str) -> str | None:

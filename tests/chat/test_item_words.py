@@ -571,9 +571,24 @@ def test_a_name_nothing_is_tracked_under_is_said_so_with_the_name_meant(tmp_path
         ("foo bar", None),
         ("hello there friend 还在吗", None),  # the name is the first word or nothing
         ("还在吗", None),
+        ("is disk9 still there?", "disk9"),  # the name inside an English question
+        ("who owns box9", "box9"),
+        ("delete ckpt9", "ckpt9"),
     ],
 )
 def test_the_unknown_name_is_the_start_before_what_is_said_of_an_item(said: str, name: str | None) -> None:
     from bot.app.item_unknown import unknown_name
 
     assert unknown_name(said) == name
+
+
+def test_kept_storage_asked_after_in_english_with_the_name_inside(tmp_path: Path) -> None:
+    """`is disk1 still kept?`, `is disk1 still there` and `who owns disk1` were not understood (only a running box was
+    read with its name inside): the disk's line of the list; asked of a box, its line too."""
+    with driving("dingtalk", tmp_path) as chat:
+        chat.command("track storage disk1 size=500 price=0.7")
+        chat.command("track box1 gpu=A100 price=14/h")
+        for asked in ("is disk1 still kept?", "is disk1 still there", "who owns disk1", "is disk1 idle?"):
+            said = chat.command(asked)
+            assert "storage **disk1** 500 GB" in said, (asked, said)
+        assert "**box1** A100-80GB" in chat.command("is box1 still around?")
