@@ -108,6 +108,7 @@ _FULL = lazy(
     r"|the whole card|all of it|(?:it |we )?(?:ooms?|runs? out of memory)"
     r"|barely fits|just fits|close to (?:full|the limit)|刚好够用?|刚刚够用?|勉强够用?|勉强放得下|刚好放得下"
     r"|超过显存|超出显存|放不下|装不下|单卡放不下"
+    r"|差(?:一)?点(?:就)?(?:满|爆|oom)了?|(?:2|多)张(?:卡)?才(?:放得下|装得下|够用?)"  # 差一点就满了, 两张卡才放得下
     r"|\S{0,16}?(?:跑|用|吃|占)满了?)$"  # "4090跑满了": whichever card it names, full
 )
 _ROOMY = lazy(
@@ -169,6 +170,8 @@ _SINGLE_CARD = lazy(
 # whether the model fits on one card says it outright: "模型放不下一张卡" read as "one card" (a no) before
 _DOES_NOT_FIT = lazy(
     r"放不下|装不下|塞不下|doesn'?t fit|does not fit|won'?t fit|can'?t fit|too (?:big|large) for (?:one|a)"
+    r"|(?:[2-9]|多)\s*张(?:卡)?才(?:放得下|装得下|能放下|够)"  # 两张卡才放得下: one card cannot hold it
+    r"|(?:needs?|takes?) (?:[2-9]|two|several) (?:cards|gpus) to fit"
 )
 _FITS = lazy(r"放得下|装得下|能放下|fits (?:on|in(?:to)?) (?:one|a single)")
 _SPLIT = lazy(r"(?:切分|拆分|切|拆)(?:模型|到多(?:张)?卡)|模型(?:要|得|需要)?(?:切分|拆分|切开|拆开|拆到多(?:张)?卡)")
@@ -222,6 +225,7 @@ _NO_CKPT = lazy(
 )
 _SAVES = lazy(
     rf"{_CKPT}|断点续训|断点续跑|续训|续跑|接着跑|^(?:可以|能)续$|resum(?:e|es|able)"
+    r"|(?<![不没])(?:能|可以|可)(?:自动)?(?:从断点)?恢复"  # 能恢复 (没法恢复, 不能恢复: a no, read before)
     rf"|pick(?:s)? up where|save(?:s)? (?:every|each|state)"
     r"|每.{0,6}(?:存|保存)(?:[一1]次)?$|存[一1]次|保存[一1]次|^(?:会|有|都会|定期)(?:存|保存)$"
 )
