@@ -13,6 +13,7 @@ from functools import partial
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
+from typer.core import TyperGroup
 
 from bot.cli.common import LangOpt, cards_flag, fail, load_settings, say
 from bot.text import Lang, t
@@ -27,7 +28,20 @@ if TYPE_CHECKING:
     from bot.state.rentals import Rentals
     from rules.worth import Worth
 
-track_app = typer.Typer(no_args_is_help=True, help="Track what the team rents: an instance, or storage.")
+
+class _TrackGroup(TyperGroup):
+    """`track 训练机 A800 8卡 每小时60元` is `track instance 训练机 …`, as chat's `track NAME …` is: a word where a
+    sub-command goes, and no sub-command's name, is the instance's name (click answered "No such command '训练机'")."""
+
+    def resolve_command(self, ctx: Any, args: list[str]) -> Any:  # typer's own click: its types are private
+        if args and args[0] not in self.commands and not args[0].startswith("-"):
+            args = ["instance", *args]
+        return super().resolve_command(ctx, args)
+
+
+track_app = typer.Typer(
+    cls=_TrackGroup, no_args_is_help=True, help="Track what the team rents: an instance, or storage."
+)
 TeamOpt = Annotated[
     str | None,
     typer.Option(

@@ -40,3 +40,16 @@ def test_words_read_as_nothing_twice_or_no_gpu_are_refused(tmp_path: Path) -> No
     none = run_cli("track", "instance", "x", *WHERE, env=EN, tmp=tmp_path)
     assert none.returncode == 2 and "missing '--gpu'" in none.stderr
     assert listed(tmp_path) == {}
+
+
+def test_track_with_the_name_first_is_an_instance_as_in_chat(tmp_path: Path) -> None:
+    """`gpu-advise track 训练机 A800 8卡 每小时60元`, as chat's `track NAME …`, answered "No such command '训练机'"."""
+    said = run_cli("track", "训练机", "A800", "8卡", "每小时60元", *WHERE, env=EN, tmp=tmp_path)
+    assert said.returncode == 0, said.stderr
+    flagged = run_cli("track", "instance", "b", "A800", "8卡", "每小时60元", *WHERE, env=EN, tmp=tmp_path)
+    rows = listed(tmp_path)
+    keys = ("gpu", "cards", "price", "currency", "unit")
+    assert flagged.returncode == 0 and {k: rows["训练机"][k] for k in keys} == {k: rows["b"][k] for k in keys}
+    kept = run_cli("track", "storage", "d1", "500G", "每月0.7元/G", *WHERE, env=EN, tmp=tmp_path)
+    assert kept.returncode == 0, kept.stderr  # the sub-commands are still theirs
+    assert run_cli("track", "--bogus", env=EN, tmp=tmp_path).returncode == 2  # an option is no name
