@@ -10,9 +10,8 @@ from datetime import datetime
 from zoneinfo import ZoneInfo
 
 from bot.app.invocation import Invocation
+from bot.fields.metering import STARTED_KEYS
 from bot.fields.rentals import FieldError
-
-STARTED_KEYS = frozenset(("started", "start", "开始", "起租", "开始时间"))
 
 
 def started_words(inv: Invocation, words: list[str]) -> tuple[list[str], tuple[datetime, ZoneInfo | None] | None]:

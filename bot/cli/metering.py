@@ -34,7 +34,7 @@ from bot.fields.metering import (
     top_up_said,
 )
 from bot.fields.rentals import price_currency, price_typed
-from bot.text import t
+from bot.text import Lang, t
 from bot.text.problem import said
 from bot.text.quote import instance_rate
 from bot.text.runway import billing_said, period_from_rate, when_said, whose_said
@@ -104,8 +104,13 @@ def _metering(settings: Settings) -> Any:
 
 def billing(
     name: Annotated[str, typer.Argument(help="The instance.")],
-    basis: Annotated[
-        str | None, typer.Argument(help="hourly (billed while running), day or month (each period started).")
+    words: Annotated[
+        list[str] | None,
+        typer.Argument(
+            help="How it bills: hourly (billed while running), day or month (each period started), stops or keeps; "
+            "chat's keys too: provider=autodl, price=每月2万, project=llm.",
+            show_default=False,
+        ),
     ] = None,
     price: Annotated[
         str | None,
@@ -134,6 +139,13 @@ def billing(
 ) -> None:
     """Set how an instance bills, its price, whose it is, its card or when it began; alone, say how."""
     settings = load_settings(lang=lang)
+    flags = {"price": price, "stop_billing": stop_billing, "provider": provider, "project": project, "owner": owner}
+    flags |= {"gpu": gpu, "cards": cards, "started": started}
+    basis = _billing_words(words or [], settings.files.lang, flags)  # `包月 provider=autodl`: as chat says them
+    price, stop_billing, provider, project, owner = (
+        flags[k] for k in ("price", "stop_billing", "provider", "project", "owner")
+    )
+    gpu, cards, started = flags["gpu"], flags["cards"], flags["started"]
     if basis is None and price is None and stop_billing:
         raise fail(t("cli.billing_needs", settings.files.lang))
     rentals = open_rentals(settings)
@@ -149,32 +161,47 @@ def billing(
     if (gpu, cards, project, owner) != (None,) * 4 and basis is None and price is None and provider is None:
         return
     if basis is None and price is None and provider:  # the balance it bills to, alone
-        said_in = settings.files.lang
-        account = _fields(lambda: provider_of(provider, said_in))
-        changed = _run(settings, lambda: rentals.set_billing(team, name, provider=account))
-        sys.stdout.write(t("meter.provider_set", said_in, name=changed.name, provider=account) + "\n")
-        return
-    if basis is None and price is None:  # `billing NAME` alone: how it bills now
-        from bot.text.runway import billing_shown
-
-        found = rentals.instance(team, name)
-        if found is None:
-            raise fail(t("error.rental.no_instance", settings.files.lang, name=name))
-        change = t("cli.billing_change", settings.files.lang, name=name)
-        sys.stdout.write(billing_shown(found, settings.files.lang, change) + "\n")
+        _provider_set(settings, rentals, team, name, provider)
+    elif basis is None and price is None:  # `billing NAME` alone: how it bills now
+        _billing_shown(settings, rentals, team, name)
+    if basis is None and price is None:
         return
     if price is not None:
-        amount, unit = _fields(lambda: price_typed(price, settings.files.lang))
-        now = datetime.now(UTC)
-        money = price_currency(price)  # --price '$8/h': in dollars, whatever the instance's was
-        priced = _run(settings, lambda: rentals.set_price(team, name, amount, unit, "terminal", now, money))
-        said_in = settings.files.lang
-        said = t("cli.price_set", said_in, name=priced.name, rate=instance_rate(priced, said_in, ""))
-        sys.stdout.write(said + "\n")
-        if basis is None:
-            return
-    assert basis is not None  # refused above when neither was given
-    _basis_set(settings, rentals, team, name, basis, stop_billing, provider)
+        _price_set(settings, rentals, team, name, price)
+    if basis is not None:  # refused above when neither was given
+        _basis_set(settings, rentals, team, name, basis, stop_billing, provider)
+
+
+def _provider_set(settings: Settings, rentals: Rentals, team: str, name: str, provider: str) -> None:
+    said_in = settings.files.lang
+    account = _fields(lambda: provider_of(provider, said_in))
+    changed = _run(settings, lambda: rentals.set_billing(team, name, provider=account))
+    sys.stdout.write(t("meter.provider_set", said_in, name=changed.name, provider=account) + "\n")
+
+
+def _billing_shown(settings: Settings, rentals: Rentals, team: str, name: str) -> None:
+    from bot.text.runway import billing_shown
+
+    found = rentals.instance(team, name)
+    if found is None:
+        raise fail(t("error.rental.no_instance", settings.files.lang, name=name))
+    change = t("cli.billing_change", settings.files.lang, name=name)
+    sys.stdout.write(billing_shown(found, settings.files.lang, change) + "\n")
+
+
+def _price_set(settings: Settings, rentals: Rentals, team: str, name: str, price: str) -> None:
+    amount, unit = _fields(lambda: price_typed(price, settings.files.lang))
+    now = datetime.now(UTC)
+    money = price_currency(price)  # --price '$8/h': in dollars, whatever the instance's was
+    priced = _run(settings, lambda: rentals.set_price(team, name, amount, unit, "terminal", now, money))
+    said_in = settings.files.lang
+    sys.stdout.write(t("cli.price_set", said_in, name=priced.name, rate=instance_rate(priced, said_in, "")) + "\n")
+
+
+def _billing_words(words: list[str], lang: Lang, flags: dict[str, str | None]) -> str | None:
+    from bot.cli.billing_words import billing_flags
+
+    return billing_flags(words, lang, flags)
 
 
 def _started(settings: Settings, rentals: Rentals, team: str, name: str, said: str) -> None:

@@ -124,9 +124,9 @@ def _billed(words: list[str], lang: Lang) -> tuple[str | None, str | None, tuple
     stop: str | None = None
     left = []
     for word in (w for w in words if not w.lower().startswith(("price=", "价格="))):
-        if basis is None and _reads(billing_of, word, lang):
+        if basis is None and reads(billing_of, word, lang):
             basis = billing_of(word, lang)
-        elif stop is None and _reads(stop_billing_of, word, lang):
+        elif stop is None and reads(stop_billing_of, word, lang):
             stop = stop_billing_of(word, lang)
         else:
             left.append(word)
@@ -151,7 +151,7 @@ def _billed(words: list[str], lang: Lang) -> tuple[str | None, str | None, tuple
 _UNIT_OF_BASIS = {"hourly": "hour", "day": "day", "month": "month"}
 
 
-def _reads(read: Callable[[str, Lang], str], word: str, lang: Lang) -> bool:
+def reads(read: Callable[[str, Lang], str], word: str, lang: Lang) -> bool:
     try:
         read(word, lang)
     except FieldError:
@@ -227,6 +227,7 @@ def balance_of(text: str, lang: Lang, shown: str | None = None) -> float:
 _WHOSE_KEYS = {"project": "project", "项目": "project", "owner": "owner", "负责人": "owner", "所有者": "owner"}
 _WHOSE_KEYS |= {"归属": "owner"}
 NO_PROJECT = frozenset(("none", "-", "无", "没有", "不属于任何项目"))  # `project=none`: in no project
+STARTED_KEYS = frozenset(("started", "start", "开始", "起租", "开始时间"))  # `started=昨天9:00`: when it began
 
 
 _MACHINE_KEYS = {"gpu": "gpu", "卡型": "gpu", "显卡": "gpu", "cards": "cards", "卡数": "cards"}
@@ -274,3 +275,13 @@ def whose_words(words: list[str], lang: Lang) -> tuple[list[str], dict[str, str]
         return "" if field == "project" and value.lower() in NO_PROJECT else value
 
     return _keyed(words, _WHOSE_KEYS, lang, read)
+
+
+# every key `billing NAME …` takes, by the field (the terminal's flag) it sets
+BILLING_KEYS = (
+    {key.rstrip("="): "provider" for key in _PROVIDER_KEYS}
+    | {"price": "price", "价格": "price"}
+    | _MACHINE_KEYS
+    | _WHOSE_KEYS
+    | dict.fromkeys(STARTED_KEYS, "started")
+)

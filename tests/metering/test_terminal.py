@@ -309,3 +309,29 @@ def test_budget_forecast_is_the_teams_month_budgeted_or_not(tmp_path: Path) -> N
     said = cli(tmp_path, "budget", "forecast").stdout
     assert "The whole team this month" in said and f"{money(row['spent'], 'CNY')} so far" in said, said
     assert json.loads(cli(tmp_path, "budget", "--json").stdout) == []  # no budget was set by asking
+
+
+def test_billing_takes_chats_words_as_the_flags_they_stand_for(tmp_path: Path) -> None:
+    """`billing card provider=autodl`, which the balance's own hint says, was refused as "not a billing basis"; chat's
+    keys and words are the flags they stand for, a key given as its flag too is refused, and nothing is written."""
+    now = datetime.now(UTC).replace(microsecond=0)
+    track(tmp_path, "card", "400/day", now - timedelta(hours=1))
+    assert "bills to the autodl balance" in cli(tmp_path, "billing", "card", "provider=autodl").stdout
+    said = cli(tmp_path, "billing", "card", "包月", "price=12000/month", "项目=llm", "owner=U2", "关机也计费")
+    assert said.returncode == 0, said.stderr
+    [item] = json.loads(cli(tmp_path, "list", "--json").stdout)["instances"]
+    kept = ("billing", "stop_billing", "provider", "project", "owner", "price", "unit")
+    assert {k: item[k] for k in kept} == {
+        "billing": "month", "stop_billing": "keeps", "provider": "autodl", "project": "llm", "owner": "U2",
+        "price": 12000, "unit": "month",
+    }  # fmt: skip
+    for words, error in (
+        (["foo=1"], "unknown key 'foo'; keys: cards, gpu, owner"),
+        (["哈哈"], "'哈哈' is not a billing basis"),
+        (["hourly", "哈哈"], "`哈哈` is not read: give how it bills"),
+        (["provider=aliyun", "--provider", "autodl"], "--provider is given twice"),
+    ):
+        refused = cli(tmp_path, "billing", "card", *words)
+        assert refused.returncode == 2 and error in refused.stderr, (words, refused.stderr)
+    [after] = json.loads(cli(tmp_path, "list", "--json").stdout)["instances"]
+    assert after == item
