@@ -272,9 +272,10 @@ def track_instance(
     from bot.fields.rentals import instance_fields
 
     settings = load_settings(lang=lang)
-    given = {"gpu": gpu, "price": price, "cards": cards, "share": share, "billing": billing}
-    given |= {"stop_billing": stop_billing, "provider": provider}
+    given = {"gpu": gpu, "price": price, "cards": cards, "share": share, "billing": billing, "project": project}
+    given |= {"stop_billing": stop_billing, "provider": provider, "currency": currency, "started": started}
     gpu, price, cards, share, billing, stop_billing, provider = _worded(words or [], settings.files.lang, given)
+    project, currency, started = given["project"], given["currency"], given["started"]  # or keyed among the words
     count = cards_flag(cards, settings.files.lang) if cards is not None else None
     # --currency; None: --price '$2.5/h' says its own (it was kept as ¥2.5), else the provider's (runpod: dollars)
     default = PROVIDER_CURRENCY.get(provider_id(provider or ""), "CNY")
@@ -283,12 +284,8 @@ def track_instance(
                                 cached=lambda g, c, s: _cached(settings, g, c, s), default_currency=default)
     )  # fmt: skip
     source = fields.pop("price_source", None)
-    fields |= {
-        "channel": channel,
-        "owner": owner,
-        "project": project,
-        "started_at": past_moment(started, settings, datetime.now(UTC), "--started"),
-    }
+    fields |= {"channel": channel, "owner": owner, "project": project}
+    fields["started_at"] = past_moment(started, settings, datetime.now(UTC), "--started")
     if billing is not None:
         fields["billing"] = _fields(lambda: billing_of(billing, settings.files.lang))
     if stop_billing is not None:
@@ -315,8 +312,9 @@ def _worded(words: list[str], lang: Lang, given: dict[str, str | None]) -> tuple
     each standing for its flag; exit 2 naming a word read as nothing, a flag given twice, or a required one missing
     (--gpu, unless among the words)."""
     from bot.fields.rentals import FieldError
-    from bot.fields.track_words import instance_words
+    from bot.fields.track_words import INSTANCE_KEYS, instance_words
 
+    words = _keyed_words(words, lang, given, INSTANCE_KEYS)  # `provider=autodl`, `项目=llm`: chat's keys
     try:
         said = instance_words(list(words), lang, "cli.track_words_unread") if words else {}
     except FieldError as exc:
@@ -330,6 +328,35 @@ def _worded(words: list[str], lang: Lang, given: dict[str, str | None]) -> tuple
         raise fail(t("cli.usage.error", lang, what=missing, help="gpu-advise track instance --help"))
     keys = ("gpu", "price", "cards", "share", "billing", "stop_billing", "provider")
     return tuple(given[k] for k in keys)
+
+
+_STORAGE_FLAGS = {"size": "--size-gb", "price": "--price-gb-month"}  # the flags not named as their fields
+
+
+def _keyed_words(
+    words: list[str],
+    lang: Lang,
+    given: dict[str, str | None],
+    keys: dict[str, str],
+    flags: dict[str, str] | None = None,
+) -> list[str]:
+    """The words without chat's `key=value` pairs, each set in `given` (in place) as its flag (`flags`: a field's flag
+    where it is not --FIELD); exit 2 for a key not known or not a flag here, and for one given as its flag too."""
+    rest = []
+    for word in words:
+        key, sep, value = word.partition("=")
+        if not sep:
+            rest.append(word)
+            continue
+        field = keys.get(key.strip().lower())
+        if field not in given:
+            known = ", ".join(sorted(k for k, f in keys.items() if f in given))
+            raise fail("track: " + t("error.inline.unknown_key", lang, key=key, keys=known))
+        if given[field] is not None:
+            flag = (flags or {}).get(field) or f"--{field.replace('_', '-')}"
+            raise fail(t("cli.words_twice", lang, command="track", flag=flag))
+        given[field] = value
+    return rest
 
 
 @track_app.command("storage")
@@ -367,11 +394,16 @@ def track_storage(
 ) -> None:
     """Track rented storage (images, data sets, checkpoints)."""
     from bot.fields.rentals import money_of, read_price_gb_month
+    from bot.fields.track_words import STORAGE_KEYS
     from rules.storage_amounts import parse_size_gb
 
     settings = load_settings(lang=lang)
     said_in = settings.files.lang
-    size_said, price_said, whole = _storage_worded(words or [], said_in, size_gb, price_gb_month)
+    keyed = {"size": size_gb, "price": price_gb_month, "instance": instance, "project": project}
+    keyed |= {"currency": currency, "created": created}  # `size=500 price=0.7`: chat's keys, as their flags
+    words = _keyed_words(words or [], said_in, keyed, STORAGE_KEYS, _STORAGE_FLAGS)
+    size_gb, price_gb_month, instance, project, currency, created = keyed.values()
+    size_said, price_said, whole = _storage_worded(words, said_in, size_gb, price_gb_month)
     size = _storage_amount(size_said, parse_size_gb, "--size-gb", said_in)
     read_price = partial(read_price_gb_month, size_gb=size if whole else None)  # `1T 每月500元`: the disk's month
     fields = {

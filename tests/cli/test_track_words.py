@@ -53,3 +53,24 @@ def test_track_with_the_name_first_is_an_instance_as_in_chat(tmp_path: Path) -> 
     kept = run_cli("track", "storage", "d1", "500G", "每月0.7元/G", *WHERE, env=EN, tmp=tmp_path)
     assert kept.returncode == 0, kept.stderr  # the sub-commands are still theirs
     assert run_cli("track", "--bogus", env=EN, tmp=tmp_path).returncode == 2  # an option is no name
+
+
+def test_chats_keys_are_the_flags_they_stand_for(tmp_path: Path) -> None:
+    """`track box H100 60/h provider=autodl` (the balance's own hint) and `track storage d1 size=500 price=0.7` (chat's
+    help) were "not read": chat's keys are their flags; an unknown key is refused listing the keys, one given as its
+    flag too as given twice."""
+    keyed = run_cli("track", "a", "A800", "8卡", "60/h", "provider=autodl", "项目=llm", *WHERE, env=EN, tmp=tmp_path)
+    flagged = run_cli(
+        "track", "b", "A800", "8卡", "60/h", "--provider", "autodl", "--project", "llm", *WHERE, env=EN, tmp=tmp_path
+    )
+    assert keyed.returncode == 0 == flagged.returncode, keyed.stderr + flagged.stderr
+    rows = listed(tmp_path)
+    keys = ("gpu", "cards", "price", "provider", "project")
+    assert {k: rows["a"][k] for k in keys} == {k: rows["b"][k] for k in keys} and rows["a"]["provider"] == "autodl"
+    disk = run_cli("track", "storage", "d1", "size=500", "price=0.7", *WHERE, env=EN, tmp=tmp_path)
+    assert disk.returncode == 0 and "Tracking storage d1: ¥350 a month" in disk.stdout, disk.stderr
+    unknown = run_cli("track", "c", "H100", "foo=1", *WHERE, env=EN, tmp=tmp_path)
+    assert unknown.returncode == 2 and "unknown key 'foo'; keys: billing, cards" in unknown.stderr
+    twice = run_cli("track", "storage", "d2", "size=1T", "--size-gb", "500", "0.7", *WHERE, env=EN, tmp=tmp_path)
+    assert twice.returncode == 2 and "--size-gb is given twice" in twice.stderr
+    assert set(listed(tmp_path)) == {"a", "b"}  # nothing written by what was refused
