@@ -50,8 +50,13 @@ CONTEXT = {"balance": {"ignore_unknown_options": True}}
 
 def power(
     name: Annotated[str, typer.Argument(help="The instance.")],
-    state: Annotated[
-        str | None, typer.Argument(help="on or off: say it went on or off (else list its stretches).")
+    words: Annotated[
+        list[str] | None,
+        typer.Argument(
+            metavar="[on|off] [at=TIME]",
+            help="on or off: say it went on or off (else list its stretches); at=23:30 as chat says it (--at).",
+            show_default=False,
+        ),
     ] = None,
     at: Annotated[str | None, typer.Option("--at", help=AT_HELP)] = None,
     team: TeamOpt = None,
@@ -62,6 +67,7 @@ def power(
     from bot.state.power import PowerLog
 
     settings = load_settings(lang=lang)
+    state, at = _power_words(words or [], at, settings.files.lang)  # `off at=23:30`, as chat's power takes it
     rentals = open_rentals(settings)
     team = chosen_team(settings, team)
     inst = rentals.instance(team, name)
@@ -196,6 +202,27 @@ def _price_set(settings: Settings, rentals: Rentals, team: str, name: str, price
     priced = _run(settings, lambda: rentals.set_price(team, name, amount, unit, "terminal", now, money))
     said_in = settings.files.lang
     sys.stdout.write(t("cli.price_set", said_in, name=priced.name, rate=instance_rate(priced, said_in, "")) + "\n")
+
+
+def _power_words(words: list[str], at: str | None, lang: Lang) -> tuple[str | None, str | None]:
+    """`power NAME`'s on or off, and its time: --at, or chat's `at=23:30` among the words (with the words after it
+    that make the time: `at=昨天 23:30`); exit 2 for a time given twice or a word more than it takes."""
+    keyed = next((i for i, w in enumerate(words) if w.lower().startswith("at=")), None)
+    if keyed is not None:
+        if at is not None:
+            raise fail(t("cli.words_twice", lang, command="power", flag="--at"))
+        at = " ".join([words[keyed][3:], *words[keyed + 1 :]]).strip()
+        words = words[:keyed]
+    if len(words) > 1:
+        raise fail(
+            t(
+                "cli.usage.error",
+                lang,
+                what=t("cli.usage.extra", lang, args=" ".join(words[1:])),
+                help="gpu-advise power --help",
+            )
+        )
+    return (words[0] if words else None), at
 
 
 def _billing_words(words: list[str], lang: Lang, flags: dict[str, str | None]) -> str | None:

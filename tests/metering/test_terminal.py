@@ -335,3 +335,20 @@ def test_billing_takes_chats_words_as_the_flags_they_stand_for(tmp_path: Path) -
         assert refused.returncode == 2 and error in refused.stderr, (words, refused.stderr)
     [after] = json.loads(cli(tmp_path, "list", "--json").stdout)["instances"]
     assert after == item
+
+
+def test_power_takes_chats_at_among_its_words(tmp_path: Path) -> None:
+    """`power NAME off at=23:30`, as chat's power and its own usage say it, was "more than the command takes"."""
+    now = datetime.now(UTC).replace(microsecond=0)
+    track(tmp_path, "slice", "14/h", now - timedelta(hours=10))
+    off = now - timedelta(hours=8)
+    said = cli(tmp_path, "power", "slice", "off", f"at={off.isoformat()}")
+    assert said.returncode == 0, said.stderr
+    stretches = json.loads(cli(tmp_path, "power", "slice", "--json").stdout)
+    assert [(s["state"], s["from"]) for s in stretches][-1] == ("off", off.isoformat())
+    twice = cli(tmp_path, "power", "slice", "on", f"at={now.isoformat()}", "--at", now.isoformat())
+    assert twice.returncode == 2 and "--at is given twice" in twice.stderr
+    extra = cli(tmp_path, "power", "slice", "on", "soon")
+    assert extra.returncode == 2 and "more than the command takes: soon" in extra.stderr
+    after = json.loads(cli(tmp_path, "power", "slice", "--json").stdout)
+    assert [(s["state"], s["from"]) for s in after] == [(s["state"], s["from"]) for s in stretches]  # nothing kept
