@@ -22,6 +22,12 @@ def act(
         ),
     ],
     mode: Annotated[str, typer.Argument(help="off, notify or stop.")],
+    keyed: Annotated[
+        list[str] | None,
+        typer.Argument(
+            metavar="[grace=4h] [project=NAME]", help="chat's keys, as --grace and --project.", show_default=False
+        ),
+    ] = None,
     grace: Annotated[
         str | None,
         typer.Option("--grace", help="How long after the warning an idle instance is stopped: 1m to 7d (default 4h)."),
@@ -39,6 +45,7 @@ def act(
     from bot.text import t
 
     settings = load_settings(lang=lang)
+    grace, project = _keyed(keyed or [], grace, project, settings.files.lang)  # `stop grace=2h`, as chat says it
     try:
         chosen, span = read_mode(mode, settings.files.lang), read_grace(grace, settings.files.lang)
     except PolicyError as exc:
@@ -53,6 +60,27 @@ def act(
     policy = actions.policy(team, channel, project)
     sys.stdout.write(said(policy, channel, settings.files.lang).replace("*", "") + "\n")
     _tell(settings, rentals, team, channel, policy)
+
+
+def _keyed(words: list[str], grace: str | None, project: str | None, lang: Any) -> tuple[str | None, str | None]:
+    """--grace and --project, or chat's `grace=2h` and `project=llm` (`宽限=`, `项目=`) among the words; exit 2 for one
+    given twice or a word that is neither."""
+    from bot.text import t
+
+    given = {"grace": grace, "project": project}
+    for word in words:
+        key, _, value = word.partition("=")
+        field = {"grace": "grace", "宽限": "grace", "宽限期": "grace", "project": "project", "项目": "project"}.get(
+            key.strip().lower()
+        )
+        if field is None:
+            raise fail(
+                t("cli.usage.error", lang, what=t("cli.usage.extra", lang, args=word), help="gpu-advise act --help")
+            )
+        if given[field] is not None:
+            raise fail(t("cli.words_twice", lang, command="act", flag=f"--{field}"))
+        given[field] = value
+    return given["grace"], given["project"]
 
 
 def _tell(settings: Any, rentals: Any, team: str, channel: str, policy: Any) -> None:

@@ -19,6 +19,19 @@ def test_act_sets_and_says_the_policy(tmp_path: Path) -> None:
     assert json.loads(run_cli("actions", "--team", "T1", "--json", env=ENV, tmp=tmp_path).stdout) == []
 
 
+def test_act_takes_chats_keys_as_its_flags(tmp_path: Path) -> None:
+    """`act C0123 stop grace=90m`, as chat's `act stop grace=4h` (which its own refusal cites), was "more than the
+    command takes"."""
+    keyed = run_cli("act", "C0123", "stop", "grace=90m", "--team", "T1", env=ENV, tmp=tmp_path)
+    assert keyed.returncode == 0 and "90m later" in keyed.stdout, keyed.stderr
+    project = run_cli("act", "C0123", "notify", "项目=llm", "--team", "T1", env=ENV, tmp=tmp_path)
+    assert project.returncode == 0 and "project llm in C0123" in project.stdout, project.stderr
+    twice = run_cli("act", "C0123", "stop", "grace=2h", "--grace", "3h", "--team", "T1", env=ENV, tmp=tmp_path)
+    assert twice.returncode == 2 and "--grace is given twice" in twice.stderr
+    extra = run_cli("act", "C0123", "stop", "now", "--team", "T1", env=ENV, tmp=tmp_path)
+    assert extra.returncode == 2 and "more than the command takes: now" in extra.stderr
+
+
 def test_bad_act_input_names_what_is_accepted(tmp_path: Path) -> None:
     mode = run_cli("act", "C0123", "halt", "--team", "T1", env=ENV, tmp=tmp_path)
     assert mode.returncode == 2 and "say off, notify or stop" in mode.stderr
