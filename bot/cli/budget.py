@@ -30,7 +30,14 @@ def budget(
         str | None,
         typer.Argument(help="The project (none: list every budget; an amount instead: the whole team's budget)."),
     ] = None,
-    amount: Annotated[str | None, typer.Argument(help="The monthly budget, e.g. 20000; or off.")] = None,
+    amount_said: Annotated[
+        list[str] | None,
+        typer.Argument(
+            metavar="[amount [CNY|USD]]",
+            help="The monthly budget, e.g. 20000, 2万 or 3000 USD (as chat says it); or off.",
+            show_default=False,
+        ),
+    ] = None,
     currency: Annotated[
         str | None, typer.Option("--currency", help="CNY or USD (default: a ¥ or $ sign on the amount, else CNY).")
     ] = None,
@@ -45,6 +52,7 @@ def budget(
     from rules.budget import WHOLE_TEAM
 
     settings = load_settings(lang=lang)
+    amount = " ".join(amount_said) if amount_said else None  # `llm 3000 USD`: the code after the amount
     rentals = open_rentals(settings)
     team = chosen_team(settings, team)
     budgets = Budgets(rentals.store)
@@ -71,9 +79,10 @@ def budget(
         key, start = ("cli.budget_removed", False) if gone else ("cli.budget_none_for", True)
         sys.stdout.write(t(key, lang, project=plain_text(project_said(project, lang, start))) + "\n")
         return
-    found = budget_words(words if whole else [amount], currency)  # "5000 USD": the code after the amount
+    found = budget_words(words if whole else amount.split(), currency)  # "5000 USD": the code after the amount
     if found is None:
-        raise fail(t("cli.budget_bad", settings.files.lang, amount=amount[:40], currency=(currency or "CNY")[:8]))
+        typed = " ".join(words if whole else [amount])[:40] + (f" --currency {currency[:8]}" if currency else "")
+        raise fail(t("cli.budget_bad", settings.files.lang, said=typed))
     value, code = found
     budgets.put(team, project, value, code, "terminal", now)
     sys.stdout.write(t("cli.budget_set", lang, project=said, amount=money(value, code)) + "\n")

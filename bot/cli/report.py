@@ -69,7 +69,42 @@ def period(
     return today - timedelta(days=6), today
 
 
+PeriodArg = Annotated[
+    list[str] | None,
+    typer.Argument(
+        metavar="[PERIOD]",
+        help="The period as chat's report takes it: last-week, this-week, this-month, last-month, 2026-11, 上周, "
+        "本月, 最近7天 (instead of the flags).",
+        show_default=False,
+    ),
+]
+
+
+def _days(
+    said: list[str] | None, since: str | None, until: str | None, week: bool, month: str | None, today: date, lang: Lang
+) -> tuple[date, date]:
+    """The days asked for: the period said as chat says it (`report last-week`, `report 本月`), else the flags."""
+    if said:
+        return _said_period(" ".join(said), (since, until, month), week, today, lang)
+    return period(since, until, week, month, today, lang)
+
+
+def _said_period(text: str, flags: tuple[str | None, ...], week: bool, today: date, lang: Lang) -> tuple[date, date]:
+    """The days a period said as chat says it covers; exit 2 where a period flag is given too, or the words are none."""
+    from bot.app.invocation import CommandError
+    from bot.app.report import period as said_period
+
+    if week or any(flag is not None for flag in flags):
+        raise fail(t("cli.report_one_period", lang))
+    try:
+        return said_period(text, today, lang)
+    except CommandError as exc:
+        unread = str(exc) == t("report.bad_period", lang, text=text[:40])  # chat's says `report off`, not the flags
+        raise fail(t("cli.report_bad_period", lang, text=text[:40]) if unread else str(exc)) from None
+
+
 def report(
+    period_said: PeriodArg = None,
     since: Annotated[str | None, typer.Option("--from", help="First day, YYYY-MM-DD (local, included).")] = None,
     until: Annotated[str | None, typer.Option("--to", help="Last day, YYYY-MM-DD (included).")] = None,
     week: Annotated[bool, typer.Option("--week", help="The seven days ending today (the default).")] = False,
@@ -95,7 +130,8 @@ def report(
     settings = load_settings(lang=lang)
     zone = ZoneInfo(settings.digest.remind_tz)
     now = datetime.now(UTC)
-    start, end = period(since, until, week, month, now.astimezone(zone).date(), settings.files.lang)
+    today = now.astimezone(zone).date()
+    start, end = _days(period_said, since, until, week, month, today, settings.files.lang)
     if post_it and not channel:
         raise fail(t("cli.report_post_needs_channel", settings.files.lang))
     rentals = open_rentals(settings)

@@ -115,6 +115,13 @@ def test_the_terminal_sets_lists_and_removes_budgets(tmp_path: Path) -> None:
     assert bad.returncode == 2 and "is not a budget" in bad.stderr
     usd = run_cli("budget", "llm", "100", "--currency", "EUR", "--team", "T1", env=env, tmp=tmp_path)
     assert usd.returncode == 2 and "CNY or USD" in usd.stderr
+    # the amount as chat's `budget llm 3000 USD` says it (the currency was "more than the command takes")
+    dollars = run_cli("budget", "llm", "3000", "USD", "--team", "T1", env=env, tmp=tmp_path)
+    assert dollars.returncode == 0 and "Budget of llm: $3,000 a month." in dollars.stdout, dollars.stderr
+    wan = run_cli("budget", "llm", "2万", "--team", "T1", env=env, tmp=tmp_path)
+    assert wan.returncode == 0 and "Budget of llm: ¥20,000 a month." in wan.stdout, wan.stderr
+    euros = run_cli("budget", "llm", "3000", "EUR", "--team", "T1", env=env, tmp=tmp_path)
+    assert euros.returncode == 2 and "'3000 EUR' is not a budget" in euros.stderr
     off = run_cli("budget", "llm", "off", "--team", "T1", env=env, tmp=tmp_path)
     assert "removed" in off.stdout
     assert json.loads(run_cli("budget", "--team", "T1", "--json", env=env, tmp=tmp_path).stdout) == []

@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 import json
-from datetime import date
+from datetime import UTC, date, datetime
 from pathlib import Path
 
 import pytest
@@ -50,3 +50,22 @@ def test_the_terminal_month_takes_what_chat_takes(tmp_path: Path) -> None:
             assert json.loads(done.stdout)["period"] == {"from": "2026-11-01", "to": "2026-11-30"}
     bad = run_cli("report", "--month", "13月", "--team", "T1", env={"GPU_ADVISOR_LANG": "en"}, tmp=tmp_path)
     assert bad.returncode == 2 and "11月, this-month or last-month" in bad.stderr
+
+
+def test_the_terminal_takes_the_period_as_chat_says_it(tmp_path: Path) -> None:
+    """`gpu-advise report last-week` (chat's `report [last-week|this-month|…]`) was "more than the command takes":
+    the period said is the days chat's report covers, as the same function reads them."""
+    env = {"GPU_ADVISOR_LANG": "en", "GPU_ADVISOR_REMIND_TZ": "UTC"}
+    said = run_cli("report", "2026-11", "--json", "--team", "T1", env=env, tmp=tmp_path)
+    assert said.returncode == 0 and json.loads(said.stdout)["period"] == {"from": "2026-11-01", "to": "2026-11-30"}
+    for words in (["last-week"], ["this-month"], ["上周"], ["last", "7", "days"]):
+        done = run_cli("report", *words, "--json", "--team", "T1", env=env, tmp=tmp_path)
+        today = datetime.now(UTC).date()  # the command's today, on the clock it was given
+        assert done.returncode == 0, (words, done.stderr)
+        start, end = period(" ".join(words), today, Lang.EN)
+        assert json.loads(done.stdout)["period"] == {"from": start.isoformat(), "to": end.isoformat()}, words
+    both = run_cli("report", "last-week", "--month", "2026-11", "--team", "T1", env=env, tmp=tmp_path)
+    assert both.returncode == 2 and "give one period" in both.stderr
+    bad = run_cli("report", "哈哈", "--team", "T1", env=env, tmp=tmp_path)
+    assert bad.returncode == 2 and "'哈哈' is not a period" in bad.stderr and "--month YYYY-MM" in bad.stderr
+    assert "report off" not in bad.stderr  # chat's switch, not the terminal's
