@@ -211,6 +211,7 @@ _IDLE_RULE = lazy(
 _IDLE = lazy(
     r"(?:谁的|哪些|哪台|有没有|有哪些)(?:机器|卡|实例|gpu|服务器|资源)?(?:在|还)?(?:闲着|空着|闲置|空闲)"
     r"|(?:闲置|空闲|闲着)的(?:机器|卡|实例|gpu|服务器|资源)|(?:机器|卡|实例|gpu|服务器)(?:在|还|都)?(?:闲着|空着)"
+    r"|^(?:查看|看看|看一下|列出|显示|查一下)(?:一下)?(?:闲置|空闲)(?:的)?(?:机器|卡|实例|gpu|服务器|资源)?$"
     r"|what(?:'s| is) idle|anything idle|who(?:'s| is) idle|idle (?:boxes|machines|gpus|instances|cards)"
     r"|(?:which|what) (?:boxes|machines|gpus|instances|cards) (?:are|is) idle"
     # what could be stopped: what is idle is the answer (哪些机器可以关掉, what should we shut down)
@@ -333,7 +334,8 @@ _OURS = lazy(
     r"|what (?:do|are) we rent(?:ing)?|^(?:show |list )?(?:our|all) (?:boxes|machines|gpus|rentals)\??$"
     r"|what (?:are|do) we pay(?:ing)? for|我们(?:在)?(?:为|给)?(?:哪些|什么)(?:东西)?(?:付钱|花钱|付费)"
     r"|^what(?:'s| is) running(?: (?:right )?now)?\??$|^show (?:me )?(?:everything|all)$"
-    r"|^(?:现在)?哪些(?:机器)?在跑[?？]?$",
+    r"|^(?:现在)?哪些(?:机器)?在跑[?？]?$"
+    rf"|^(?:现在|目前)?(?:我们)?(?:有|一共有|总共有)?(?:几台|多少台|哪些|几个|多少个){_THINGS}?(?:在跑|在运行|开着|在用)(?:吗|呢)?[?？]?$",
     re.IGNORECASE,
 )
 _BUDGET = lazy(r"预算|\bbudgets?\b", re.IGNORECASE)

@@ -47,6 +47,10 @@ _STATE = lazy(
     r"|(?:现在)?(?:什么|啥)状态[?？]?|(?:的)?状态|(?:is it |still )?(?:on|off|running)\?|status\??"
     r"|(?:是)?(?:什么时候|啥时候|几点|哪天)(?:开始|开机|开|启动|租)的?(?:呢|啊)?[?？]?"  # 训练机什么时候开始的
 )
+# how big a kept disk is (数据盘多大, 数据盘容量是多少): its line of the list, which says its size
+_SIZE = lazy(
+    r"(?:有)?多大(?:了|呢|啊)?[?？]?|(?:的)?(?:容量|大小)(?:是|有)?多少(?:g|gb|t)?[?？]?|size\??", re.IGNORECASE
+)
 # where kept storage is, asked (数据盘 挂在哪台机器上, 数据盘 在哪): its line of the list, which names its instance
 _KEPT_WHERE = lazy(
     r"(?:挂|挂载)?(?:在)?(?:哪台|哪个|哪)(?:机器|实例|服务器)?(?:上)?(?:呢|啊)?[?？]?|还在吗[?？]?"
@@ -285,8 +289,8 @@ def reading(store: Store, team: str, text: str) -> tuple[str, str] | None:
     rest = _rest(text, kept)
     if _DELETED.fullmatch(rest):
         return kept, "deleted"
-    if any(pattern.fullmatch(rest) for pattern in (_COST, _WHOSE, _STATE, _RELEASED_ASKED, _KEPT_WHERE)):
-        return kept, "whose"  # 数据盘 还在吗, 数据盘 挂在哪台机器上: its line of the list
+    if any(pattern.fullmatch(rest) for pattern in (_COST, _WHOSE, _STATE, _RELEASED_ASKED, _KEPT_WHERE, _SIZE)):
+        return kept, "whose"  # 数据盘 还在吗, 数据盘 挂在哪台机器上, 数据盘多大: its line of the list
     if _SNOOZE.fullmatch(rest) or _SNOOZE_WEEK.fullmatch(rest):  # 数据盘 先别提醒了: kept, as its Keep button keeps it
         return kept, "keep"
     whose = whose_set(text, kept)  # 数据盘 项目改成 cv: whose storage it is

@@ -170,6 +170,10 @@ from tests.digest.test_schedule import MONDAY_0910_SHANGHAI
      ("谁的机器闲着", ("idle", [])), ("哪些卡空着？", ("idle", [])), ("有没有闲置的机器", ("idle", [])),
      ("机器都闲着吗", ("idle", [])), ("what's idle", ("idle", [])), ("which boxes are idle?", ("idle", [])),
      ("闲着也是闲着", None), ("idle", None),
+     # asked to be shown (not understood before); the stop policy's words stay the table's
+     ("查看闲置机器", ("idle", [])), ("看看闲置的卡", ("idle", [])), ("闲置机器自动关机", None),
+     # what runs now: the list (现在有几台机器在跑 was not understood)
+     ("现在有几台机器在跑", ("list", [])), ("有多少台在运行？", ("list", [])), ("几台机器在跑", ("list", [])),
      # a report by another word, or with its period around it
      ("报表", ("report", [])), ("周报", ("report", ["last-week"])), ("月报", ("report", ["this-month"])),
      ("上个月的报表", ("report", ["上个月"])), ("看一下本月报表", ("report", ["本月"])),

@@ -529,7 +529,7 @@ def test_kept_storage_asked_how_it_is_and_a_disk_just_kept_in_the_report(tmp_pat
     nothing yet, as of a box."""
     with driving("dingtalk", tmp_path) as chat:
         chat.command("登记存储 数据盘 500G 每月0.7元/G")
-        for asked in ("数据盘 还在吗", "数据盘 挂在哪台机器上"):
+        for asked in ("数据盘 还在吗", "数据盘 挂在哪台机器上", "数据盘多大", "数据盘的容量是多少"):
             said = chat.command(asked)
             assert "存储 **数据盘** 500 GB · 每月 ¥350" in said, (asked, said)
         assert "到目前为止花费为 0" in chat.command("存储花了多少")
