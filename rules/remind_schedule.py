@@ -114,8 +114,12 @@ def parse_days(text: str) -> frozenset[int]:
             else:
                 days.add(_day(part))
     except ValueError:
-        raise ParseError("remind_days", text, ACCEPTED["remind_days"]) from None
+        one_day = text.strip().lower() in _ONE_DAY  # 明天早上9点提醒我: a day, not the digest's days of the week
+        raise ParseError("remind_days", text, ACCEPTED["remind_days"], "one_day" if one_day else None) from None
     return frozenset(days)
+
+
+_ONE_DAY = frozenset(("明天", "今天", "后天", "明早", "明晚", "今晚", "今早", "tomorrow", "today", "tonight"))
 
 
 def days_text(days: frozenset[int]) -> str:

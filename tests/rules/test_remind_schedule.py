@@ -134,3 +134,19 @@ def test_what_says_no_clock_in_english_words_is_refused(said: str) -> None:
 def test_days_listed_as_people_list_them(said: str, days: set[int]) -> None:
     """周一三五 (Monday, Wednesday and Friday) was refused, and so were days joined by "and"."""
     assert parse_days(said) == frozenset(days)
+
+
+@pytest.mark.parametrize("said", ["明天", "today", "今晚"])
+def test_one_day_is_told_the_digest_comes_on_days_of_the_week(said: str) -> None:
+    """`明天早上9点提醒我` was refused as "not understood": the digest has days of the week, and its time alone is
+    `remind at`, which the refusal now says."""
+    with pytest.raises(ParseError) as caught:
+        parse_days(said)
+    assert caught.value.problem == "one_day"
+    from bot.text import Lang
+    from bot.text.errors import parse_error_text
+
+    assert "`remind at 09:00`" in parse_error_text(caught.value, Lang.ZH)
+    with pytest.raises(ParseError) as other:
+        parse_days("someday")
+    assert other.value.problem is None
