@@ -355,7 +355,10 @@ _STORAGE_LIST = lazy(
 )
 _WEEKLY_ON = lazy(
     r"(?:每周[一二三四五六日天]?|每个?星期[一二三四五六日天]?)(?:都)?(?:发|发送|给我)(?:一下|一份)?(?:周报|报告|报表)"
-    r"|(?:开启|打开|恢复|重新开启)(?:每周)?(?:周报|报告)|(?:send|turn on) (?:the )?weekly reports?(?: again)?",
+    r"|(?:开启|打开|恢复|重新开启)(?:每周)?(?:周报|报告)|(?:send|turn on) (?:the )?weekly reports?(?: again)?"
+    # 周报发到这个群: the weekly report here (it was read as a report of a period named 发到这个群)
+    r"|(?:每周的?)?(?:周报|报告|报表)(?:就|也|都)?(?:发到|发在|发给|发送到|发)(?:这个|本|我们)?(?:群|频道|会话|这里|这儿)(?:里|吧|吧。)?"
+    r"|send (?:the )?weekly reports? (?:here|to this (?:channel|group|chat))",
     re.IGNORECASE,
 )
 _BOARD = lazy(r"看板(?:链接|地址|网址|在哪)|(?<![a-z])(?:dashboard|board link)(?![a-z])", re.IGNORECASE)

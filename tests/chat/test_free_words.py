@@ -177,7 +177,9 @@ from tests.digest.test_schedule import MONDAY_0910_SHANGHAI
      # a report by another word, or with its period around it
      ("报表", ("report", [])), ("周报", ("report", ["last-week"])), ("月报", ("report", ["this-month"])),
      ("上个月的报表", ("report", ["上个月"])), ("看一下本月报表", ("report", ["本月"])),
-     ("show me last month's report", ("report", ["last month"]))],
+     ("show me last month's report", ("report", ["last month"])),
+     # the weekly report sent here (read as a report of a period named 发到这个群 before)
+     ("周报发到这个群", ("report", ["on"])), ("send weekly reports here", ("report", ["on"]))],
 )  # fmt: skip
 def test_what_a_message_without_a_sub_command_means(said: str, meant: tuple[str, list[str]] | None) -> None:
     assert free_words(said) == meant
