@@ -47,6 +47,14 @@ _STATE = lazy(
     r"|(?:现在)?(?:什么|啥)状态[?？]?|(?:的)?状态|(?:is it |still )?(?:on|off|running)\?|status\??"
     r"|(?:是)?(?:什么时候|啥时候|几点|哪天)(?:开始|开机|开|启动|租)的?(?:呢|啊)?[?？]?"  # 训练机什么时候开始的
 )
+# kept storage attached to a box, or taken off it (数据盘挂到训练机上, 数据盘 挂载到 训练机, ckpt attached to box1;
+# 数据盘 卸载了, 数据盘不挂了, ckpt detached): the box it is on, as `track storage … instance=` gives it
+_ATTACH = lazy(
+    r"^(?:已经?|现在)?(?:挂到|挂载到|挂在|挂上|挂载在|接到|移到|换到|attach(?:ed)?\s+to|mounted\s+on|is\s+on)\s*"
+    r"(?P<box>[^\s上了]+?)\s*(?:上面|上|上了|了)?[。.!！]?$",
+    re.IGNORECASE,
+)
+_DETACH = lazy(r"^(?:已经?)?(?:卸载了?|取消挂载了?|不挂了|没挂了|拔下来了|detached|unmounted)[。.!！]?$", re.IGNORECASE)
 # how big a kept disk is (数据盘多大, 数据盘容量是多少): its line of the list, which says its size
 _SIZE = lazy(
     r"(?:有)?多大(?:了|呢|啊)?[?？]?|(?:的)?(?:容量|大小)(?:是|有)?多少(?:g|gb|t)?[?？]?|size\??", re.IGNORECASE
@@ -291,6 +299,10 @@ def reading(store: Store, team: str, text: str) -> tuple[str, str] | None:
         return kept, "deleted"
     if any(pattern.fullmatch(rest) for pattern in (_COST, _WHOSE, _STATE, _RELEASED_ASKED, _KEPT_WHERE, _SIZE)):
         return kept, "whose"  # 数据盘 还在吗, 数据盘 挂在哪台机器上, 数据盘多大: its line of the list
+    if (attached := _ATTACH.match(rest)) is not None:  # 数据盘挂到训练机上: the box it is on
+        return kept, f"attach {attached['box']}"
+    if _DETACH.match(rest):
+        return kept, "attach -"
     if _SNOOZE.fullmatch(rest) or _SNOOZE_WEEK.fullmatch(rest):  # 数据盘 先别提醒了: kept, as its Keep button keeps it
         return kept, "keep"
     whose = whose_set(text, kept)  # 数据盘 项目改成 cv: whose storage it is
@@ -339,6 +351,8 @@ def said_of_item(inv: Invocation, text: str) -> bool:
         metering.billing(inv, [name, what.removeprefix("set ")])
     elif what.startswith("bill "):  # 训练机 包月了, 训练机改成包月 每月2万: `billing 训练机 包月 每月2万`
         metering.billing(inv, [name, *what.removeprefix("bill ").split()])
+    elif what.startswith("attach "):  # 数据盘挂到训练机上: the box it is on (-: none)
+        rentals.storage_attached(inv, name, what.removeprefix("attach "))
     elif what.startswith("set-kept "):  # 数据盘 负责人改成 @李雷: the storage item's
         rentals.storage_whose(inv, name, what.removeprefix("set-kept "))
     elif what in ("snooze", "snooze-week", "keep"):  # 训练机 先别提醒了: the digest's Still needed (a day, a week)

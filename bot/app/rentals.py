@@ -83,6 +83,7 @@ def list_items(inv: Invocation, args: list[str] | None = None) -> None:
                     lang,
                     name=s.name,
                     size=show(s.size_gb),
+                    on=_mounted_on(rentals, s.instance_id, lang),  # 数据盘 挂在哪台机器上: the list names the box
                     per_month=money(s.size_gb * s.price_gb_month, s.currency),
                     owner=mention(s.owner),
                     state=t(f"digest.state.{state}", lang) + _not_ours(s.hidden_by, lang),
@@ -249,6 +250,27 @@ def delete_storage(inv: Invocation, args: list[str]) -> None:
         rentals.delete_storage(inv.team, name, inv.deps.now())
     note = t("digest.done.deleted", lang, name=name, user=mention(user))
     inv.post(plain(note, lang))
+
+
+def storage_attached(inv: Invocation, name: str, box: str) -> None:
+    """`数据盘挂到训练机上` (`-`: taken off, `数据盘 卸载了`): the tracked box kept storage is on, its owner's or an
+    admin's to change, as whose it is; the box named as it is tracked (any case)."""
+    lang, rentals = inv.lang, Rentals(inv.deps.store)
+    found = rentals.storage_named(inv.team, name)
+    if found is None:
+        raise CommandError(tw("error.rental.no_storage", lang, "chat", name=literal(name)))
+    owner_or_admin(inv, found.owner, name)
+    boxes = {i.name.lower(): i.name for i in rentals.instances(inv.team, active_only=True)}
+    named = None if box == "-" else boxes.get(box.lower(), box)
+    with _said(lang):
+        rentals.set_storage_instance(inv.team, name, named)
+    key = "item.storage_attached" if named is not None else "item.storage_detached"
+    inv.answer(plain(t(key, lang, name=literal(name), box=literal(named or "")), lang))
+
+
+def _mounted_on(rentals: Rentals, instance_id: int | None, lang: Lang) -> str:
+    box = rentals.by_id(instance_id) if instance_id is not None else None
+    return t("digest.list_storage_on", lang, instance=literal(box.name)) if box is not None else ""
 
 
 def storage_whose(inv: Invocation, name: str, said: str) -> None:

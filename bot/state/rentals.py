@@ -484,6 +484,13 @@ class Rentals:
         """Whose money kept storage is: its `project` ("" for none) and its `owner`, where given."""
         return self._change_kept(team, name, **_whose_values(project, owner))
 
+    def set_storage_instance(self, team: str, name: str, instance: str | None) -> Storage:
+        """The tracked instance (not released) kept storage is attached to, by its name; None: to none."""
+        box = self.instance(team, instance) if instance is not None else None
+        if instance is not None and (box is None or box.released_at is not None):
+            raise RentalError("no_instance", name=instance)
+        return self._change_kept(team, name, instance_id=box.id if box is not None else None)
+
     def keep_storage(self, team: str, name: str, until: datetime) -> Storage:
         """ "Keep": the storage is not news until `until`."""
         return self._change_kept(team, name, kept_until=until)

@@ -592,3 +592,21 @@ def test_kept_storage_asked_after_in_english_with_the_name_inside(tmp_path: Path
             said = chat.command(asked)
             assert "storage **disk1** 500 GB" in said, (asked, said)
         assert "**box1** A100-80GB" in chat.command("is box1 still around?")
+
+
+def test_kept_storage_attached_to_a_box_and_taken_off_it(tmp_path: Path) -> None:
+    """`数据盘挂到训练机上` was not understood, and `数据盘 挂在哪台机器上` answered with a line that named no box: the
+    box is set (or taken off, `数据盘 卸载了`), the list's line names it, and the box's release asks about the disk."""
+    with driving("dingtalk", tmp_path) as chat:
+        chat.command("登记 训练机 A800 8卡 每小时60元")
+        chat.command("登记存储 数据盘 500G 每月0.7元/G")
+        said = chat.command("数据盘挂到训练机上")
+        assert "**数据盘** 现在挂在 **训练机** 上" in said, said
+        assert "500 GB（挂在 **训练机** 上）" in chat.command("数据盘 挂在哪台机器上")
+        assert "没有名为“推理机”的实例" in chat.command("数据盘挂到推理机上")
+        box = Rentals(chat.deps.store).instance(TEAM, "训练机")  # type: ignore[attr-defined]
+        assert box is not None and Rentals(chat.deps.store).storage_named(TEAM, "数据盘").instance_id == box.id  # type: ignore[attr-defined,union-attr]
+        assert "没有挂在任何机器上" in chat.command("数据盘 卸载了")
+        assert "挂在" not in chat.command("数据盘 还在吗")
+        chat.command("数据盘 attached to 训练机")
+        assert "训练机留下了存储 **数据盘**" in chat.command("释放 训练机")
