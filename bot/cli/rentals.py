@@ -532,8 +532,15 @@ def list_rentals(
         state = t("cli.deleted", lang) if s.deleted_at else t("cli.kept", lang)
         price = f"{s.price_gb_month:g} {s.currency}/GB-month"
         spent = money(bill["spent_this_month"], s.currency)
-        kept.append([s.name, f"{s.size_gb:g} GB", price, names[s.owner], state, s.source, spent])
+        size = f"{s.size_gb:g} GB" + _on_box(rentals, s.instance_id, lang) * human  # a pipe's cells stay as they were
+        kept.append([s.name, size, price, names[s.owner], state, s.source, spent])
     _print_rows([("cli.list_columns", rows), ("cli.storage_columns", kept)], lang, console)
+
+
+def _on_box(rentals: Rentals, instance_id: int | None, lang: Lang) -> str:
+    """The box kept storage is on, said after its size (as chat's `list` says it); "" for none."""
+    box = rentals.by_id(instance_id) if instance_id is not None else None
+    return t("cli.storage_on", lang, box=box.name) if box is not None else ""
 
 
 def _by_spend(items: list[Any], bills: list[dict[str, Any]], worth: Worth) -> tuple[list[Any], list[dict[str, Any]]]:

@@ -428,7 +428,8 @@ def test_list_in_a_terminal_names_its_columns_and_keeps_every_word_whole(tmp_pat
         done = run_cli("track", "instance", name, *A100[:-1], owner, "--project", "llm", *TEAM, env=env, tmp=tmp_path)
         assert done.returncode == 0, done.stderr
     storage = ("--size-gb", "500", "--price-gb-month", "0.1", "--channel", "C1", "--owner", "U1")
-    assert run_cli("track", "storage", "ckpt", *storage, *TEAM, env=env, tmp=tmp_path).returncode == 0
+    on_box = ("--instance", "infer-2")  # the box it is on, said after its size (a pipe's cells stay as they were)
+    assert run_cli("track", "storage", "ckpt", *storage, *on_box, *TEAM, env=env, tmp=tmp_path).returncode == 0
     shown = run_cli("list", *TEAM, env=env, tmp=tmp_path)
     assert shown.returncode == 0, shown.stderr
     out = plain(shown.stdout)
@@ -436,12 +437,14 @@ def test_list_in_a_terminal_names_its_columns_and_keeps_every_word_whole(tmp_pat
     words = out.split()
     assert {"name", "GPU", "owner", "billing", "storage", "size"} <= set(words)
     assert {"train-a100-1", "infer-2", "A100-80GB", "¥400/day", "running", "ckpt", "kept"} <= set(words), words
+    assert "500 GB on" in out and words.count("infer-2") == 2, out  # its own row, and the disk's (wrapped at 80)
     zh = plain(run_cli("list", *TEAM, "--lang", "zh", env=env, tmp=tmp_path).stdout)
     assert max(len(line) for line in zh.splitlines()) <= 80 and {"train-a100-1", "A100-80GB"} <= set(zh.split())
     # its words in the reader's language, its price as the chats' `list` says it (was "hourly", "on", "CNY/day")
     assert {"¥400/天", "按天", "开机"} <= set(zh.split()) and "day" not in zh, zh
     piped = run_cli("list", *TEAM, env=_state(tmp_path) | {"GPU_ADVISOR_LANG": "en"}, tmp=tmp_path).stdout
     assert [line.split("\t")[0] for line in piped.splitlines()] == ["infer-2", "train-a100-1", "ckpt"]
+    assert piped.splitlines()[-1].split("\t")[1] == "500 GB"
 
 
 def test_list_of_nothing_says_how_to_track(tmp_path: Path) -> None:
