@@ -34,7 +34,8 @@ def test_a_top_up_said_in_words_or_with_a_plus_is_added_to_what_is_left(tmp_path
         assert _left(chat.deps.store) == 4880
         for words, total in (("给autodl充值2000", 6880), ("autodl 余额加2000", 8880), ("充值 autodl 500", 9380),
                              ("balance autodl +500", 9880), ("余额 autodl 充值 100", 9980),
-                             ("topped up autodl with 10", 9990), ("added 10 to autodl", 10000)):  # fmt: skip
+                             ("topped up autodl with 10", 9990), ("added 10 to autodl", 10000),
+                             ("余额 +1000 autodl", 11000)):  # fmt: skip  # the provider last: "no provider +1000"
             said = chat.command(words)
             assert "充值 ¥" in said or "topped up ¥" in said, (words, said)
             assert _left(chat.deps.store) == total, words
@@ -82,3 +83,11 @@ def test_a_balance_asked_after_and_when_it_is_told(tmp_path: Path) -> None:
             said = chat.command(asked)
             assert "低于 48、12 小时" in said and "autodl：约剩 ¥2,000" in said, said
         assert _left(chat.deps.store) == 2000  # asking kept nothing
+
+
+def test_a_balance_with_its_provider_named_last_is_that_providers(tmp_path: Path) -> None:
+    """`余额 3200 aliyun` was refused as no provider named "3200"."""
+    with driving("dingtalk", tmp_path) as chat:
+        assert "aliyun：约剩 ¥3,200" in chat.command("余额 3200 aliyun")
+        assert _left(chat.deps.store, "aliyun") == 3200
+        assert "aliyun：约剩 ¥5,000" in chat.command("余额 5000 阿里云")
