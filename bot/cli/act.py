@@ -64,23 +64,25 @@ def act(
 
 def _keyed(words: list[str], grace: str | None, project: str | None, lang: Any) -> tuple[str | None, str | None]:
     """--grace and --project, or chat's `grace=2h` and `project=llm` (`宽限=`, `项目=`) among the words; exit 2 for one
-    given twice or a word that is neither."""
+    given twice, a key that is neither, or a word without a key."""
+    from bot.cli.keyed_words import keyed_words
     from bot.text import t
 
-    given = {"grace": grace, "project": project}
-    for word in words:
-        key, _, value = word.partition("=")
-        field = {"grace": "grace", "宽限": "grace", "宽限期": "grace", "project": "project", "项目": "project"}.get(
-            key.strip().lower()
-        )
-        if field is None:
-            raise fail(
-                t("cli.usage.error", lang, what=t("cli.usage.extra", lang, args=word), help="gpu-advise act --help")
+    given: dict[str, Any] = {"grace": grace, "project": project}
+    left = keyed_words(words, lang, given, _KEYS, "act")
+    if left:
+        raise fail(
+            t(
+                "cli.usage.error",
+                lang,
+                what=t("cli.usage.extra", lang, args=" ".join(left)),
+                help="gpu-advise act --help",
             )
-        if given[field] is not None:
-            raise fail(t("cli.words_twice", lang, command="act", flag=f"--{field}"))
-        given[field] = value
+        )
     return given["grace"], given["project"]
+
+
+_KEYS = {"grace": "grace", "宽限": "grace", "宽限期": "grace", "project": "project", "项目": "project"}
 
 
 def _tell(settings: Any, rentals: Any, team: str, channel: str, policy: Any) -> None:

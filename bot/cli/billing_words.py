@@ -8,25 +8,14 @@ Chinese names) is the flag it stands for, a bare word the basis (hourly, 包月�
 from __future__ import annotations
 
 from bot.cli.common import fail
+from bot.cli.keyed_words import keyed_words
 from bot.fields.metering import BILLING_KEYS, billing_of, reads, stop_billing_of
 from bot.text import Lang, t
 
 
 def billing_flags(words: list[str], lang: Lang, flags: dict[str, str | None]) -> str | None:
     """The basis among `words` (None where none is said); each key=value set in `flags` (in place, by field)."""
-    bare = []
-    for word in words:
-        key, sep, value = word.partition("=")
-        field = BILLING_KEYS.get(key.strip().lower()) if sep else None
-        if sep and field is None:
-            known = ", ".join(sorted(BILLING_KEYS))
-            raise fail("billing: " + t("error.inline.unknown_key", lang, key=key, keys=known))
-        if field is None:
-            bare.append(word)
-        elif flags[field] is not None:
-            raise fail(t("cli.words_twice", lang, command="billing", flag="--" + field))
-        else:
-            flags[field] = value
+    bare = keyed_words(words, lang, flags, BILLING_KEYS, "billing", flags={"stop_billing": "--stop-billing"})
     stop = next((w for w in bare if not reads(billing_of, w, lang) and reads(stop_billing_of, w, lang)), None)
     if stop is not None and flags["stop_billing"] is None:  # `hourly stops`, `关机也计费`
         flags["stop_billing"] = stop

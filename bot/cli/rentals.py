@@ -16,6 +16,7 @@ import typer
 from typer.core import TyperGroup
 
 from bot.cli.common import LangOpt, cards_flag, fail, load_settings, say
+from bot.cli.keyed_words import keyed_words
 from bot.text import Lang, t
 from bot.text.format import money
 from bot.text.quote import instance_rate
@@ -314,7 +315,7 @@ def _worded(words: list[str], lang: Lang, given: dict[str, str | None]) -> tuple
     from bot.fields.rentals import FieldError
     from bot.fields.track_words import INSTANCE_KEYS, instance_words
 
-    words = _keyed_words(words, lang, given, INSTANCE_KEYS)  # `provider=autodl`, `项目=llm`: chat's keys
+    words = keyed_words(words, lang, given, INSTANCE_KEYS, "track")  # `provider=autodl`, `项目=llm`: chat's keys
     try:
         said = instance_words(list(words), lang, "cli.track_words_unread") if words else {}
     except FieldError as exc:
@@ -331,32 +332,6 @@ def _worded(words: list[str], lang: Lang, given: dict[str, str | None]) -> tuple
 
 
 _STORAGE_FLAGS = {"size": "--size-gb", "price": "--price-gb-month"}  # the flags not named as their fields
-
-
-def _keyed_words(
-    words: list[str],
-    lang: Lang,
-    given: dict[str, str | None],
-    keys: dict[str, str],
-    flags: dict[str, str] | None = None,
-) -> list[str]:
-    """The words without chat's `key=value` pairs, each set in `given` (in place) as its flag (`flags`: a field's flag
-    where it is not --FIELD); exit 2 for a key not known or not a flag here, and for one given as its flag too."""
-    rest = []
-    for word in words:
-        key, sep, value = word.partition("=")
-        if not sep:
-            rest.append(word)
-            continue
-        field = keys.get(key.strip().lower())
-        if field not in given:
-            known = ", ".join(sorted(k for k, f in keys.items() if f in given))
-            raise fail("track: " + t("error.inline.unknown_key", lang, key=key, keys=known))
-        if given[field] is not None:
-            flag = (flags or {}).get(field) or f"--{field.replace('_', '-')}"
-            raise fail(t("cli.words_twice", lang, command="track", flag=flag))
-        given[field] = value
-    return rest
 
 
 @track_app.command("storage")
@@ -401,7 +376,7 @@ def track_storage(
     said_in = settings.files.lang
     keyed = {"size": size_gb, "price": price_gb_month, "instance": instance, "project": project}
     keyed |= {"currency": currency, "created": created}  # `size=500 price=0.7`: chat's keys, as their flags
-    words = _keyed_words(words or [], said_in, keyed, STORAGE_KEYS, _STORAGE_FLAGS)
+    words = keyed_words(words or [], said_in, keyed, STORAGE_KEYS, "track", flags=_STORAGE_FLAGS)
     size_gb, price_gb_month, instance, project, currency, created = keyed.values()
     size_said, price_said, whole = _storage_worded(words, said_in, size_gb, price_gb_month)
     size = _storage_amount(size_said, parse_size_gb, "--size-gb", said_in)
