@@ -13,11 +13,11 @@ from bot.app.item_started import started_words
 from bot.chat.message import plain
 from bot.fields.metering import (
     PROVIDER_CURRENCY,
-    PROVIDER_NAMES,
     balance_said,
     billing_words,
     machine_words,
     power_of,
+    provider_first,
     provider_of,
     top_up_amount,
     top_up_said,
@@ -243,17 +243,6 @@ def _time_after(inv: Invocation, args: list[str], now: datetime) -> tuple[list[s
     return args, None
 
 
-_AMOUNT_FIRST = lazy(r"^(?:[+＋$¥￥]|充值|还剩|剩)?\s*\d")
-
-
-def _provider_first(args: list[str]) -> list[str]:
-    """`balance`'s words with the provider first, where it was named last after an amount (`余额 +1000 autodl`,
-    `balance 3200 aliyun`): it was refused as no provider named "+1000"."""
-    if len(args) > 1 and _AMOUNT_FIRST.match(args[0]) and args[-1].lower() in PROVIDER_NAMES:
-        return [args[-1], *args[:-1]]
-    return args
-
-
 def balance(inv: Invocation, args: list[str]) -> None:
     """`balance PROVIDER AMOUNT [CNY|USD] [at=TIME]` records (as read at TIME, the terminal's --at); `balance` lists
     with each runway."""
@@ -269,7 +258,7 @@ def balance(inv: Invocation, args: list[str]) -> None:
     if one is not None:
         args = []
     if args:
-        args, at = _split_at(_provider_first(args))  # `余额 +1000 autodl`: the provider named last
+        args, at = _split_at(provider_first(args))  # `余额 +1000 autodl`: the provider named last
         paid = top_up_said(args[1:])  # `+2000`, `充值2000`: added to what is left now
         if at is None and paid is None:  # `余额 autodl 3200 昨晚9点`: the time without at=
             args, at = _time_after(inv, args, now)

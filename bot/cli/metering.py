@@ -28,6 +28,7 @@ from bot.fields.metering import (
     balance_said,
     billing_of,
     power_of,
+    provider_first,
     provider_of,
     stop_billing_of,
     top_up_amount,
@@ -325,11 +326,13 @@ def _top_up(
 
 def balance(
     provider: Annotated[str | None, typer.Argument(help="The provider account: autodl, aliyun, tencent...")] = None,
-    amount: Annotated[
-        str | None,
+    amount_said: Annotated[
+        list[str] | None,
         typer.Argument(
+            metavar="[amount]",
             help="Its prepaid balance now (or --at), e.g. 320, 3200元, 还剩三千二, '$500'; or a top-up added to "
-            "what is left now: +2000, 充值2000."
+            "what is left now: +2000, 充值2000.",
+            show_default=False,
         ),
     ] = None,
     currency: Annotated[
@@ -354,16 +357,18 @@ def balance(
     rentals = open_rentals(settings)
     team = chosen_team(settings, team)
     balances, now = Balances(rentals.store), datetime.now(UTC)
-    if provider is not None:
+    if provider is not None:  # `balance 3200 aliyun`: the provider named last, as chat reads it
+        provider, *words = provider_first([provider, *(amount_said or [])])
+        amount = words or None  # `3200 元`, `还剩 三千二`: the amount in words of its own
         name = _fields(lambda: provider_of(provider, settings.files.lang))  # a word that is no provider: said first
         if amount is None:
             raise fail(t("cli.balance_needs_amount", settings.files.lang, provider=name))
-        paid = top_up_said([amount])
+        paid = top_up_said(amount)
         if paid is not None:  # `+2000`: added to what is left now
             _top_up(settings, rentals, team, name, paid, currency, at, now, as_json)
         else:
             default = PROVIDER_CURRENCY.get(name, settings.files.currency)  # runpod 500: dollars, as chat's
-            value, money = _fields(lambda: balance_said([amount], currency, default, settings.files.lang))
+            value, money = _fields(lambda: balance_said(amount, currency, default, settings.files.lang))
             moment = past_moment(at, settings, now, "--at")
             balances.record(team, name, value, money, moment, now, by="terminal")
         if at is not None and not as_json and paid is None:  # read earlier: the balance then, below what is left

@@ -285,3 +285,14 @@ BILLING_KEYS = (
     | _WHOSE_KEYS
     | dict.fromkeys(STARTED_KEYS, "started")
 )
+
+
+_AMOUNT_FIRST = lazy(r"^(?:[+＋$¥￥]|充值|还剩|剩)?\s*\d")
+
+
+def provider_first(words: list[str]) -> list[str]:
+    """`balance`'s words with the provider first, where it was named last after an amount (`余额 +1000 autodl`,
+    `balance 3200 aliyun`): it was refused as no provider named "+1000"."""
+    if len(words) > 1 and _AMOUNT_FIRST.match(words[0]) and words[-1].lower() in PROVIDER_NAMES:
+        return [words[-1], *words[:-1]]
+    return words

@@ -352,3 +352,14 @@ def test_power_takes_chats_at_among_its_words(tmp_path: Path) -> None:
     assert extra.returncode == 2 and "more than the command takes: soon" in extra.stderr
     after = json.loads(cli(tmp_path, "power", "slice", "--json").stdout)
     assert [(s["state"], s["from"]) for s in after] == [(s["state"], s["from"]) for s in stretches]  # nothing kept
+
+
+def test_balance_takes_its_amount_in_words_and_its_provider_last(tmp_path: Path) -> None:
+    """`balance 3200 aliyun` was refused as no provider named "3200", `balance aliyun 3300 元` as "more than the command
+    takes": as chat reads them."""
+    said_so = ((["3200", "aliyun"], 3200), (["aliyun", "3300", "元"], 3300), (["aliyun", "还剩", "三千二"], 3200))
+    for words, left in said_so:
+        said = cli(tmp_path, "balance", *words)
+        assert said.returncode == 0 and f"¥{left:,} left" in said.stdout, (words, said.stderr)
+    listed = json.loads(cli(tmp_path, "balance", "--json").stdout)
+    assert [(b["provider"], b["balance"]) for b in listed] == [("aliyun", 3200)], listed
