@@ -47,3 +47,41 @@ def test_httpx_comes_without_its_command_line_client() -> None:
         "httpx",
     )
     assert "httpx" in loaded and "httpx._main" not in loaded, loaded
+
+
+@pytest.mark.e2e  # starts a process
+def test_no_plugin_searcher_is_imported_where_none_is_searched(tmp_path: Path) -> None:
+    """pydantic's plugin loader imported `importlib.metadata` (email, zipfile, csv: 18 ms of a quote's start) to find
+    plugins it would then not load: with plugins disabled a command imports none of it, and its models still build."""
+    code = (
+        f"import os\nos.environ['GPU_ADVISOR_DB'] = {str(tmp_path / 'q.db')!r}\n"
+        "from bot.cli.main import main\nmain(['quote', '--gpu', 'A100-80GB', '--hours-per-day', '4', '--days', '14'])"
+    )
+    loaded, said = imported_by(code, "importlib.metadata", "email", "pydantic.plugin")
+    assert "Cost for A100-80GB" in said
+    assert [name for name in loaded if not name.startswith("pydantic.plugin")] == [], loaded
+    assert "pydantic.plugin._schema_validator" in loaded  # pydantic asked its loader, and was answered
+
+
+@pytest.mark.parametrize("disabled", ["__all__", "1", "true"])
+def test_the_stand_in_answers_as_pydantics_own_loader(disabled: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The stand-in has the name pydantic imports (`from ._loader import get_plugins`, its one user) and answers as
+    pydantic's own `get_plugins` does with plugins disabled: a new pydantic that loads plugins otherwise fails here."""
+    import importlib.util
+    import inspect
+
+    import pydantic.plugin
+    import pydantic.plugin._schema_validator as validator
+
+    from bot.web import lean_imports
+
+    assert "from ._loader import get_plugins" in inspect.getsource(validator)
+    path = Path(pydantic.plugin.__file__).parent / "_loader.py"
+    spec = importlib.util.spec_from_file_location("pydantic_own_loader", path)
+    assert spec is not None and spec.loader is not None
+    own = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(own)
+    monkeypatch.setenv("PYDANTIC_DISABLE_PLUGINS", disabled)
+    assert disabled in lean_imports._DISABLED
+    assert tuple(own.get_plugins()) == lean_imports._no_plugins() == ()
+    assert own.PYDANTIC_ENTRY_POINT_GROUP == "pydantic"
