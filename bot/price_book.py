@@ -17,7 +17,6 @@ from bot.settings import Settings
 from pricing import cache
 from pricing.azure import AzureConfig
 from pricing.fx import FxRate, configured
-from pricing.gpuhunt_source import Catalog
 from pricing.offers import Freshness, Offer, as_offers
 from pricing.refresh import refresh
 from pricing.sources import (
@@ -178,6 +177,8 @@ def build_sources(settings: Settings, client: httpx.Client) -> list[Source]:
             )
         )
     for provider in settings.prices.gpuhunt_provider_list():
+        from pricing.gpuhunt_source import Catalog  # only where a gpuhunt catalog is a source
+
         catalog = Catalog(
             provider,
             Path(settings.prices.gpuhunt_catalog_dir) if settings.prices.gpuhunt_catalog_dir else None,
