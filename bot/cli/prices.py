@@ -348,7 +348,7 @@ def quote(
     extras["provider"] = None if (provider or "").strip().lower() in ("", "cheapest") else provider
     if words and any("=" in word for word in words):  # `quote gpu=A100 hours=4x14`: chat's keys, as their flags
         words, compare = _keyed(words, settings.files.lang, given, extras, compare)
-    words = _as_asked(words) if words else words
+    words = _as_asked(words, settings.files.lang) if words else words
     if words and given["gpu"] is None and len((named := _gpus_said(words))[0]) > 1:  # `quote A100 H100 4x14`
         return _side_by_side(settings, effective, given, named, extras, as_json)
     if words:  # `gpu-advise quote H100 4x14`: read as chat's quote reads its words, each a flag of its own
@@ -374,10 +374,11 @@ def _keyed(
     return keyed(words, lang, given, extras, compare)
 
 
-def _as_asked(words: list[str]) -> list[str]:
+def _as_asked(words: list[str], lang: Lang) -> list[str]:
     """The words, or where they do not read as they are, the run a question asks the price of as chat reads it
     (`quote 8张H100跑一周多少钱`, `quote how much is an H100 for a week`: the question's words around it); a question
-    of anything else keeps its words (refused naming what is not read)."""
+    of a GPU's prices alone (`quote A100多少钱`) is refused with `prices` to send; of anything else keeps its words
+    (refused naming what is not read)."""
     from bot.fields.quote_words import bare_words
 
     if not bare_words(words)[0]:
@@ -385,6 +386,9 @@ def _as_asked(words: list[str]) -> list[str]:
     from bot.app.price_asked import price_asked
 
     asked = price_asked(" ".join(words))
+    gpus = " ".join(w for w in asked[1] if known_gpu(w)) if asked is not None else ""  # no `cheapest`, no provider
+    if asked is not None and asked[0] == "prices" and gpus:  # `quote A100多少钱`: its prices, asked with no run
+        raise fail(t("cli.quote_prices_asked", lang, said=" ".join(words)[:40], gpus=gpus))
     return asked[1] if asked is not None and asked[0] == "quote" else words
 
 

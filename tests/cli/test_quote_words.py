@@ -74,3 +74,15 @@ def test_prices_list_takes_several_gpus(tmp_path: Path) -> None:
     both = json.loads(run_cli("prices", "list", "A100", "H100", "--json", env=EN, tmp=tmp_path).stdout)
     assert {row["gpu"] for row in both} == {"A100-80GB", "H100-80GB"}
     assert [row["gpu"] for row in both] == sorted((row["gpu"] for row in both), key=["A100-80GB", "H100-80GB"].index)
+
+
+def test_a_question_of_prices_alone_says_the_commands_that_answer_it(tmp_path: Path) -> None:
+    """`quote A100多少钱` asks a GPU's prices, with no run to quote: it was "`多少钱` is not read"; it says the two
+    commands to send, each of which works as said."""
+    asked = run_cli("quote", "AutoDL上4090多少钱", env=EN, tmp=tmp_path)
+    assert asked.returncode == 2 and "asks for prices, and a quote needs a run" in asked.stderr, asked.stderr
+    assert "`gpu-advise prices RTX4090-24GB`" in asked.stderr and "`gpu-advise quote RTX4090-24GB 4x14`" in asked.stderr
+    assert run_cli("prices", "RTX4090-24GB", env=EN, tmp=tmp_path).returncode == 0
+    assert run_cli("quote", "RTX4090-24GB", "4x14", env=EN, tmp=tmp_path).returncode == 0
+    unknown = run_cli("quote", "MI300X多少钱", env=EN, tmp=tmp_path)
+    assert unknown.returncode == 2 and "is not read" in unknown.stderr  # no known GPU: nothing to suggest
