@@ -12,6 +12,7 @@ from typing import Any, Protocol, overload
 from zoneinfo import ZoneInfo
 
 from bot.app import remind_pause
+from bot.app.dearest_over import dearest_over, period_asked
 from bot.app.invocation import CommandError, Invocation
 from bot.chat.digest_messages import item_section
 from bot.chat.message import Message, Section, plain
@@ -48,7 +49,11 @@ def list_items(inv: Invocation, args: list[str] | None = None) -> None:
     lines: list[tuple[tuple[float, str], str]] = []  # this month's spend and its currency, and the line
     words = [a.lower() for a in args or []]
     dearest = any(word in DEAREST for word in words)  # `list dearest`, 哪台机器最贵: most spent this month first
-    instances, storage, (scope, project) = _listed(inv, rentals, [w for w in words if w not in DEAREST])
+    rest = [w for w in words if w not in DEAREST]
+    if dearest and rest and period_asked(rest, inv):  # `list dearest last-week`, 上周哪台机器最贵: that period's
+        dearest_over(inv, " ".join(rest))
+        return
+    instances, storage, (scope, project) = _listed(inv, rentals, rest)
     now = deps.now()
     zones = Schedules(deps.store, deps.settings.digest.default_schedule()).zones(
         inv.team, {i.channel for i in instances} | {s.channel for s in storage}

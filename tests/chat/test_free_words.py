@@ -148,6 +148,9 @@ from tests.digest.test_schedule import MONDAY_0910_SHANGHAI
      ("what is the cheapest gpu", ("prices", ["cheapest"])), ("最便宜的4090", ("prices", ["RTX4090-24GB", "cheapest"])),
      # the dearest first
      ("哪台机器最贵", ("list", ["dearest"])), ("最花钱的机器", ("list", ["dearest"])),
+     # with a period other than this month: that period's costs (this month's list before)
+     ("这周谁的机器最贵", ("list", ["dearest", "这周"])),
+     ("which box costs the most last week", ("list", ["dearest", "last week"])),
      ("which box costs the most", ("list", ["dearest"])), ("most expensive machines", ("list", ["dearest"])),
      # what is rented: the asker's, the team's
      ("我的机器", ("list", ["mine"])), ("my boxes", ("list", ["mine"])), ("what am I renting", ("list", ["mine"])),

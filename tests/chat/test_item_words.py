@@ -610,3 +610,19 @@ def test_kept_storage_attached_to_a_box_and_taken_off_it(tmp_path: Path) -> None
         assert "挂在" not in chat.command("数据盘 还在吗")
         chat.command("数据盘 attached to 训练机")
         assert "训练机留下了存储 **数据盘**" in chat.command("释放 训练机")
+
+
+def test_the_dearest_over_a_period_asked_is_that_periods(tmp_path: Path) -> None:
+    """`这周谁的机器最贵` answered with this month's list, whatever period was asked: each item's cost over those days,
+    the report's figures, the most first."""
+    with driving("dingtalk", tmp_path) as chat:
+        chat.h.clock.now = MONDAY_0910_SHANGHAI  # type: ignore[attr-defined]
+        chat.command("登记 训练机 A800 8卡 每小时60元")
+        chat.command("登记 推理机 4090 每小时3元")
+        chat.h.clock.now += timedelta(hours=3)  # type: ignore[attr-defined]
+        said = chat.command("这周谁的机器最贵")
+        assert "11-30 花费最多的" in said, said  # a Monday: the week so far is that day
+        assert "• **训练机** ¥180" in said and "• **推理机** ¥9" in said, said
+        assert said.index("训练机") < said.index("推理机") and "本月" not in said
+        assert "登记的资源都没有产生费用" in chat.command("上个月哪台机器最花钱")
+        assert "本月花费最多的在前" in chat.command("哪台机器最贵")  # this month's: the list, as before
