@@ -27,6 +27,24 @@ _WHOSE_SET = (
         ),
         None,
     ),
+    # its project said (box1 belongs to project llm, box1 is for the llm project, 训练机 属于 llm 项目, 算在llm项目上)
+    (
+        lazy(
+            r"^(?:belongs to|is for|is in|is part of|goes to|counts (?:for|towards?)|is billed to)\s+(?:the\s+)?"
+            r"project\s+(?P<value>\S+?)[.!]?$",
+            re.I,
+        ),
+        "project",
+    ),
+    (
+        lazy(
+            r"^(?:belongs to|is for|is in|is part of|goes to|counts (?:for|towards?)|is billed to)\s+(?:the\s+)?"
+            r"(?P<value>\S+?)\s+project[.!]?$"
+            r"|^(?:属于|算在|算到|记在|记到|计入|归到|归入|放到|放在)\s*(?P<value_zh>[^\s项]+?)\s*项目(?:的|上|里|下|中)?(?:了)?[。！]?$",
+            re.I,
+        ),
+        "project",
+    ),
     (
         lazy(
             r"^(?:交给|转给|移交给|hand(?:ed)? (?:it )?to|give (?:it )?to|belongs to|is owned by|is now owned by)"
@@ -122,5 +140,7 @@ def whose_set(text: str, name: str) -> str | None:
         said = pattern.match(rest)
         if said is not None:
             field = key or ("project" if said["key"].lower() in ("项目", "project") else "owner")
-            return f"{field}={said['value'] or said['mention'] or said.groupdict().get('mention_of')}"
+            found = said.groupdict()
+            value = found.get("value") or found.get("value_zh") or found.get("mention") or found.get("mention_of")
+            return f"{field}={value}"
     return None

@@ -5,32 +5,27 @@ with this month's line whatever period was asked."""
 
 from __future__ import annotations
 
-from datetime import date, timedelta
+from datetime import date
 
 from bot.app.invocation import Invocation
-from bot.app.report import period
+from bot.app.report import DAYS_BACK, period
 from bot.chat.message import plain
 from bot.report.compose import compose
 from bot.state.rentals import Rentals
 from bot.text import t
 from bot.text.format import literal, money
 
-# the days said in words a report has no word for: a day
-_DAYS_BACK = {"今天": 0, "今日": 0, "today": 0, "昨天": 1, "昨日": 1, "yesterday": 1, "前天": 2}
 _SAID = {"这周": "this-week", "本周": "this-week", "这个星期": "this-week", "this week": "this-week"}
 _SAID |= {"上周": "last-week", "上个星期": "last-week", "last week": "last-week", "这个月": "this-month"}
 _SAID |= {"本月": "this-month", "this month": "this-month", "上个月": "last-month", "上月": "last-month"}
 _SAID |= {"last month": "last-month", "so far": "this-month"}
 # the words of a period an item's cost is asked over, for the patterns that find them
-PERIOD_WORDS = "|".join(sorted(map(lambda w: w.replace(" ", r"\s+"), [*_DAYS_BACK, *_SAID]), key=len, reverse=True))
+PERIOD_WORDS = "|".join(sorted(map(lambda w: w.replace(" ", r"\s+"), [*DAYS_BACK, *_SAID]), key=len, reverse=True))
 
 
 def days_of(said: str, today: date, inv: Invocation) -> tuple[date, date]:
-    """The days `said` names, from `today`: a day back (今天, 昨天), else the report's periods."""
+    """The days `said` names, from `today`: the report's periods (a day back, 今天, 昨天, among them)."""
     word = " ".join(said.lower().split())
-    if word in _DAYS_BACK:
-        day = today - timedelta(days=_DAYS_BACK[word])
-        return day, day
     return period(_SAID.get(word, word), today, inv.lang)
 
 

@@ -85,7 +85,7 @@ _COST_THEN = lazy(
     re.IGNORECASE,
 )
 _COST_THEN_EN = lazy(
-    r"^how much (?:has|did|does|is) (?P<name>\S+?) (?:cost|spen[dt]|billed)(?: us)? "
+    r"^(?:how much|what) (?:has|did|does|is) (?P<name>\S+?) (?:cost|spen[dt]|billed)(?: us)? "
     rf"(?P<when>{PERIOD_WORDS})\??$",
     re.IGNORECASE,
 )
@@ -183,6 +183,7 @@ _ASKED_OF = (
     (lazy(r"^is\s+(?P<name>\S+?)\s+(?:still\s+)?(?:running|on|off|up|stopped|idle)\??$", re.I), "state"),
     (lazy(r"^how long (?:has|have)\s+(?P<name>\S+?)\s+been\s+(?:running|on|up|idle|off)\??$", re.I), "state"),
     # a kept disk asked after (is disk1 still there?): its line of the list, as 数据盘 还在吗
+    (lazy(r"^(?:how big is|what size is|what(?:'s| is) the size of)\s+(?P<name>\S+?)\??$", re.I), "whose"),
     (lazy(r"^is\s+(?P<name>\S+?)\s+still\s+(?:there|kept|here|around|alive)\??$", re.I), "whose"),
     (lazy(r"^(?:please\s+)?(?:delete|remove|terminate|drop)\s+(?P<name>\S+?)[.!]?$", re.I), "gone"),
     (

@@ -29,8 +29,15 @@ from rules.report import Report
 log = logging.getLogger(__name__)
 
 
+# a day said back from today (how much did we spend today, 昨天花了多少): that day alone
+DAYS_BACK = {"今天": 0, "今日": 0, "today": 0, "昨天": 1, "昨日": 1, "yesterday": 1, "前天": 2}
+
+
 def period(text: str, today: date, lang: Lang) -> tuple[date, date]:
-    """The days the report covers (rules/periods.py), as typed: a week, a month, or the days up to today."""
+    """The days the report covers (rules/periods.py), as typed: a day back, a week, a month, or the days up to
+    today."""
+    if (back := DAYS_BACK.get(" ".join(text.lower().split()))) is not None:  # 今天, yesterday: that day
+        return today - timedelta(days=back), today - timedelta(days=back)
     week = WEEK_WORDS.get(" ".join(text.split()), "last-week" if not text else None)
     if week == "last-week":
         return week_before(today - timedelta(days=today.weekday()))  # last Monday to Sunday

@@ -626,3 +626,19 @@ def test_the_dearest_over_a_period_asked_is_that_periods(tmp_path: Path) -> None
         assert said.index("训练机") < said.index("推理机") and "本月" not in said
         assert "登记的资源都没有产生费用" in chat.command("上个月哪台机器最花钱")
         assert "本月花费最多的在前" in chat.command("哪台机器最贵")  # this month's: the list, as before
+
+
+def test_an_items_cost_then_its_project_and_a_disks_size_asked_in_english(tmp_path: Path) -> None:
+    """`what did box1 cost yesterday` answered with this month's line, `box1 belongs to project llm` and `how big is
+    ckpt` were not read (nor `训练机 属于 llm 项目`)."""
+    with driving("slack", tmp_path) as chat:
+        chat.command("track box1 H100 8 GPUs $2.5/h")
+        chat.command("track storage ckpt 2T $0.05/GB/month")
+        said = chat.command("what did box1 cost yesterday")
+        assert "*box1* billed nothing over" in said and "this month" not in said, said
+        assert "counts for project llm now" in chat.command("box1 belongs to project llm")
+        assert Rentals(chat.deps.store).instance("T1", "box1").project == "llm"  # type: ignore[attr-defined,union-attr]
+        assert "storage *ckpt* 2,048 GB" in chat.command("how big is ckpt")
+    with driving("dingtalk", tmp_path / "zh") as chat:
+        chat.command("登记 训练机 A800 8卡 每小时60元")
+        assert "训练机 现在计入项目 llm" in chat.command("训练机 属于 llm 项目")

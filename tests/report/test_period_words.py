@@ -31,6 +31,11 @@ TODAY = date(2026, 3, 15)  # a Sunday
         ("2026年1月", (date(2026, 1, 1), date(2026, 1, 31))),
         ("2026-01", (date(2026, 1, 1), date(2026, 1, 31))),
         # in words with spaces, a month by its English name, and the days up to today: refused before
+        # a day back from today (how much did we spend today: "'today' is not a period" before)
+        ("today", (TODAY, TODAY)),
+        ("今天", (TODAY, TODAY)),
+        ("Yesterday", (date(2026, 3, 14), date(2026, 3, 14))),
+        ("前天", (date(2026, 3, 13), date(2026, 3, 13))),
         ("last week", (date(2026, 3, 2), date(2026, 3, 8))),
         ("this  week", (date(2026, 3, 9), TODAY)),
         ("this month", (date(2026, 3, 1), TODAY)),
