@@ -341,6 +341,8 @@ _OURS = lazy(
     r"|what (?:are|do) we pay(?:ing)? for|我们(?:在)?(?:为|给)?(?:哪些|什么)(?:东西)?(?:付钱|花钱|付费)"
     r"|^what(?:'s| is) running(?: (?:right )?now)?\??$|^show (?:me )?(?:everything|all)$"
     r"|^(?:现在)?哪些(?:机器)?在跑[?？]?$"
+    r"|^how many (?:gpus|boxes|machines|instances|cards|servers) (?:do we have |are |have we got )?(?:running|on|up)"
+    r"(?: (?:right )?now)?\??$"
     rf"|^(?:现在|目前)?(?:我们)?(?:有|一共有|总共有)?(?:几台|多少台|哪些|几个|多少个){_THINGS}?(?:在跑|在运行|开着|在用)(?:吗|呢)?[?？]?$",
     re.IGNORECASE,
 )

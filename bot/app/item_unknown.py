@@ -39,12 +39,27 @@ def unknown_name(text: str) -> str | None:
     return None
 
 
+def _gone(inv: Invocation, name: str) -> bool:
+    """Whether `name` is an instance released, or storage deleted, here (not a name nothing ever had)."""
+    from bot.state.rentals import Rentals
+
+    rentals, named = Rentals(inv.deps.store), name.lower()
+    return any(i.name.lower() == named for i in rentals.instances(inv.team)) or any(
+        s.name.lower() == named for s in rentals.storage(inv.team)
+    )
+
+
 def refuse_unknown(inv: Invocation, text: str) -> bool:
-    """Raise the error that says no item here is called what `text` names, if it asks after or tells of one;
-    False (nothing raised) otherwise."""
+    """Raise the error that says no item here is called what `text` names, if it asks after or tells of one (one
+    released or deleted is answered with its line of the list, which says so: True); False otherwise."""
     name = unknown_name(text)
     if name is None:
         return False
+    if _gone(inv, name):  # who is using box2, released an hour ago: its line, which says it was released
+        from bot.app.rentals import list_items
+
+        list_items(inv, [name])
+        return True
     names = tracked_names(inv.deps.store, inv.team)
     near = difflib.get_close_matches(name.lower(), [n.lower() for n in names], n=1, cutoff=0.6)
     meant = next((n for n in names if near and n.lower() == near[0]), None)

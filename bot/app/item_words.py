@@ -124,6 +124,10 @@ _SNOOZE_UNTIL = (
 # asked to be switched off after its name (训练机 关掉吧, 训练机 关一下): what the bot can do about it said
 _STOP_SAID = lazy(
     r"(?:帮我|请|麻烦)?(?:关掉|关一下|关机|停掉|停机|停一下)(?:吧|它|一下)*[。.!！]?|(?:关了|停了)吧[。.!！]?"
+    # box1 is idle, can you stop it: the same, asked in English after what it does
+    r"|(?:(?:is|'s) (?:idle|done|finished)[,.]?\s*)?(?:can|could|would|will) you (?:please )?"
+    r"(?:stop|shut down|turn off|switch off)(?: it| it down| it off)?(?: please)?\??",
+    re.IGNORECASE,
 )
 # asked to be switched off (关掉训练机, 把训练机关了, stop box1, shut down box1): what the bot can do about it said
 _STOP_ASKED = (

@@ -61,7 +61,8 @@ _SPENT = lazy(
     r"(?:一共|总共)?花了?多少(?:钱)?|花费|开销|花销|花钱最多|花得最多|最花钱|花的钱最多"
     r"|how much (?:did|have) we spen[dt]|what (?:did|have) we spen[dt]|spending|spent|spends?(?: the)? most"
     r"|(?:what(?:'s| is) )?(?:our|the|total|the team'?s) spend(?![a-z])"
-    r"|(?<![a-z])spend(?= by\b)",
+    r"|(?<![a-z])spend(?= by\b)"
+    r"|(?<=project )costs? (?:us )?the most|(?:most expensive|costliest|dearest) projects?",  # which project costs most
     re.IGNORECASE,
 )
 _EACH_PROJECT = lazy(  # spend asked of every project (各项目花了多少, spend by project): the report says each's

@@ -289,8 +289,9 @@ def _run(inv: Invocation, tokens: list[str]) -> None:
         raise CommandError(t("item.words_not_read", inv.lang, name=name, words=literal(" ".join(tokens[1:])[:40])))
     else:
         near = _near(tokens[0])  # "lsit", "qoute", "报个价"
-        if near is None:  # `disk9 还在吗`: no item goes by that name (it read as a sub-command named disk9)
-            item_unknown.refuse_unknown(inv, " ".join(tokens))
+        # `disk9 还在吗`: no item goes by that name (it read as a sub-command named disk9); one released: its line
+        if near is None and item_unknown.refuse_unknown(inv, " ".join(tokens)):
+            return
         if near is None and _sentence(tokens):  # `how long does it take to train…`: not the name of a sub-command
             said = " ".join(tokens)
             raise CommandError(t("error.not_understood", inv.lang, said=said if len(said) <= 40 else said[:39] + "…"))

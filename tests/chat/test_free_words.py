@@ -177,6 +177,9 @@ from tests.digest.test_schedule import MONDAY_0910_SHANGHAI
      ("查看闲置机器", ("idle", [])), ("看看闲置的卡", ("idle", [])), ("闲置机器自动关机", None),
      # what runs now: the list (现在有几台机器在跑 was not understood)
      ("现在有几台机器在跑", ("list", [])), ("有多少台在运行？", ("list", [])), ("几台机器在跑", ("list", [])),
+     ("how many GPUs do we have running", ("list", [])), ("how many boxes are up right now?", ("list", [])),
+     ("which project costs the most", ("report", ["this-month"])),
+     ("most expensive project", ("report", ["this-month"])),
      # a report by another word, or with its period around it
      ("报表", ("report", [])), ("周报", ("report", ["last-week"])), ("月报", ("report", ["this-month"])),
      ("上个月的报表", ("report", ["上个月"])), ("看一下本月报表", ("report", ["本月"])),

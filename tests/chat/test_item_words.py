@@ -642,3 +642,18 @@ def test_an_items_cost_then_its_project_and_a_disks_size_asked_in_english(tmp_pa
     with driving("dingtalk", tmp_path / "zh") as chat:
         chat.command("登记 训练机 A800 8卡 每小时60元")
         assert "训练机 现在计入项目 llm" in chat.command("训练机 属于 llm 项目")
+
+
+def test_a_box_asked_to_be_stopped_in_english_and_one_released_asked_after(tmp_path: Path) -> None:
+    """`box1 is idle, can you stop it` was not read (what the bot does instead is said, as to `stop box1`), and a box
+    released an hour before, asked after (`who is using box2`), was said to be no item here at all: its line, which
+    says it was released."""
+    with driving("dingtalk", tmp_path) as chat:
+        chat.command("track box1 A100 14/h")
+        chat.command("track box2 H100 $2.5/h")
+        assert "I switch nothing off when asked" in chat.command("box1 is idle, can you stop it")
+        chat.command("release box2")
+        for asked in ("who is using box2", "is box2 still running?"):
+            said = chat.command(asked)
+            assert "**box2** H100-80GB × 1" in said and "released" in said and "No instance" not in said, said
+        assert "No instance or kept storage here is called **box9**" in chat.command("box9 is off")
