@@ -14,6 +14,7 @@ from bot.text import t
 from bot.text.format import literal
 from rules.patterns import has_han
 
+_NOT_IN_A_NAME = frozenset(",，。.!！?？:：;；、")  # `训练机闲着呢，帮我关掉`: a clause, not a name
 _LONGEST_NAME = 40  # a name is a short label (track refuses longer ones); a longer start is a sentence
 # English words that are sub-commands' arguments as often as an item's news (`digest off`, `act on`): alone after an
 # unknown word they say nothing of an item
@@ -28,7 +29,7 @@ def unknown_name(text: str) -> str | None:
         return inside
     for cut in range(1, min(len(said), _LONGEST_NAME + 1)):
         name, rest = said[:cut].strip(), said[cut:].strip()
-        if not name or not rest or any(c.isspace() for c in name):
+        if not name or not rest or any(c.isspace() or c in _NOT_IN_A_NAME for c in name):
             continue
         if not has_han(rest) and rest.lower().rstrip("?") in _AMBIGUOUS:
             continue
@@ -61,6 +62,8 @@ def refuse_unknown(inv: Invocation, text: str) -> bool:
         list_items(inv, [name])
         return True
     names = tracked_names(inv.deps.store, inv.team)
+    if any(name.lower().startswith(n.lower()) for n in names):  # `训练机闲着呢 …`: a tracked name with words glued on
+        return False
     near = difflib.get_close_matches(name.lower(), [n.lower() for n in names], n=1, cutoff=0.6)
     meant = next((n for n in names if near and n.lower() == near[0]), None)
     said = t("item.unknown_name", inv.lang, name=literal(name))

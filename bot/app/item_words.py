@@ -123,7 +123,10 @@ _SNOOZE_UNTIL = (
 )
 # asked to be switched off after its name (训练机 关掉吧, 训练机 关一下): what the bot can do about it said
 _STOP_SAID = lazy(
-    r"(?:帮我|请|麻烦)?(?:关掉|关一下|关机|停掉|停机|停一下)(?:吧|它|一下)*[。.!！]?|(?:关了|停了)吧[。.!！]?"
+    # after what it does, if said (训练机闲着呢，帮我关掉, 训练机空着，能停掉吗)
+    r"(?:(?:闲着|空着|闲置|没在用|没人用|不用了|跑完了|空闲)(?:呢|了|啊)?\s*[,，]?\s*)?"
+    r"(?:(?:帮我|请|麻烦)?(?:关掉|关一下|关机|停掉|停机|停一下)(?:吧|它|一下)*[。.!！]?|(?:关了|停了)吧[。.!！]?"
+    r"|(?:能|可以)(?:帮我)?(?:关掉|停掉|关机|停机|关了|停了)(?:它)?(?:吗|么|不)[?？]?)"
     # box1 is idle, can you stop it: the same, asked in English after what it does
     r"|(?:(?:is|'s) (?:idle|done|finished)[,.]?\s*)?(?:can|could|would|will) you (?:please )?"
     r"(?:stop|shut down|turn off|switch off)(?: it| it down| it off)?(?: please)?\??",

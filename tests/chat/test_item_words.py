@@ -571,6 +571,7 @@ def test_a_name_nothing_is_tracked_under_is_said_so_with_the_name_meant(tmp_path
         ("foo bar", None),
         ("hello there friend 还在吗", None),  # the name is the first word or nothing
         ("还在吗", None),
+        ("训练机闲着呢，帮我关掉", "训练机"),  # what it does, then the stop asked; never the clause before the comma
         ("is disk9 still there?", "disk9"),  # the name inside an English question
         ("who owns box9", "box9"),
         ("delete ckpt9", "ckpt9"),
@@ -657,3 +658,14 @@ def test_a_box_asked_to_be_stopped_in_english_and_one_released_asked_after(tmp_p
             said = chat.command(asked)
             assert "**box2** H100-80GB × 1" in said and "released" in said and "No instance" not in said, said
         assert "No instance or kept storage here is called **box9**" in chat.command("box9 is off")
+
+
+def test_a_stop_asked_after_what_the_box_does_in_chinese(tmp_path: Path) -> None:
+    """`训练机闲着呢，帮我关掉` was said to be no item called "训练机闲着呢,", `训练机空着，能停掉吗` not understood:
+    each asks the box to be stopped, answered with what the bot does instead."""
+    with driving("dingtalk", tmp_path) as chat:
+        chat.command("登记 训练机 A800 8卡 每小时60元")
+        for asked in ("训练机闲着呢，帮我关掉", "训练机没在用，关了吧", "训练机空着，能停掉吗"):
+            said = chat.command(asked)
+            assert "我不会应要求直接关机" in said and "这里没有叫" not in said, (asked, said)
+        assert "这里没有叫" not in chat.command("训练机闲着呢，哈哈")  # the tracked name glued to words: not "none"
