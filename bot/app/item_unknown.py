@@ -1,8 +1,9 @@
 """A message that asks after an item, or says what happened to it, by a name nothing here is tracked under
 (`disk9 还在吗`, `训练机2 关机了`, `gpu-box is off`): it was refused as an unknown sub-command named disk9, as if
 the person had mistyped a command. It is told that no instance or kept storage goes by that name, with the tracked
-name it most likely meant (a misspelt name is the usual cause) and `list`. Read only when nothing else reads the
-message, so it changes which error is given, never what a message does."""
+name it most likely meant (a misspelt name is the usual cause) and `list`; a box released (or a disk deleted) asked
+after is answered with its line of the list, which says so. Read only when nothing else reads the message, so it
+changes which answer a question gets, never what a message does to an item."""
 
 from __future__ import annotations
 
@@ -45,9 +46,9 @@ def _gone(inv: Invocation, name: str) -> bool:
     from bot.state.rentals import Rentals
 
     rentals, named = Rentals(inv.deps.store), name.lower()
-    return any(i.name.lower() == named for i in rentals.instances(inv.team)) or any(
-        s.name.lower() == named for s in rentals.storage(inv.team)
-    )
+    gone = [i.name for i in rentals.instances(inv.team) if i.released_at is not None]
+    gone += [s.name for s in rentals.storage(inv.team) if s.deleted_at is not None]
+    return any(n.lower() == named for n in gone)
 
 
 def refuse_unknown(inv: Invocation, text: str) -> bool:
