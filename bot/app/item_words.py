@@ -14,6 +14,7 @@ from datetime import datetime, time, timedelta
 
 from bot.app import metering, rentals
 from bot.app.invocation import CommandError, Invocation
+from bot.app.item_due import item_due
 from bot.app.item_settings import after as _after
 from bot.app.item_settings import billed_as, machine_set, provider_set, whose_set
 from bot.app.item_spent import PERIOD_WORDS, item_spent
@@ -55,6 +56,12 @@ _ATTACH = lazy(
     re.IGNORECASE,
 )
 _DETACH = lazy(r"^(?:已经?)?(?:卸载了?|取消挂载了?|不挂了|没挂了|拔下来了|detached|unmounted)[。.!！]?$", re.IGNORECASE)
+# when its billing period ends (训练机什么时候到期, 训练机 几号续费, 训练机的到期时间): bot/app/item_due.py
+_DUE = lazy(
+    r"(?:是)?(?:什么时候|啥时候|哪天|几号|何时)(?:到期|续费|结束计费|扣费|扣下个月的钱)(?:呢|啊|了)?[?？]?"
+    r"|(?:的)?(?:到期时间|到期日|续费时间|下次扣费)(?:是)?(?:什么时候|哪天|几号)?[?？]?"
+    r"|(?:还有)?(?:几天|多久)(?:到期|续费)[?？]?",
+)
 # how big a kept disk is (数据盘多大, 数据盘容量是多少): its line of the list, which says its size
 _SIZE = lazy(
     r"(?:有)?多大(?:了|呢|啊)?[?？]?|(?:的)?(?:容量|大小)(?:是|有)?多少(?:g|gb|t)?[?？]?|size\??", re.IGNORECASE
@@ -192,6 +199,8 @@ _ASKED_OF = (
     # a kept disk asked after (is disk1 still there?): its line of the list, as 数据盘 还在吗
     (lazy(r"^(?:how big is|what size is|what(?:'s| is) the size of)\s+(?P<name>\S+?)\??$", re.I), "whose"),
     (lazy(r"^is\s+(?P<name>\S+?)\s+still\s+(?:there|kept|here|around|alive)\??$", re.I), "whose"),
+    # when its period ends (when does box1 renew?, when is box1 due): bot/app/item_due.py
+    (lazy(r"^when (?:does|is|will)\s+(?P<name>\S+?)\s+(?:renew|be renewed|due|expire|billed next)\??$", re.I), "due"),
     (lazy(r"^(?:please\s+)?(?:delete|remove|terminate|drop)\s+(?P<name>\S+?)[.!]?$", re.I), "gone"),
     (
         lazy(r"^(?:帮我|请|麻烦)?\s*(?:删除|删掉|删了|干掉|去掉|退租|退掉)\s*(?P<name>\S+?)(?:吧|一下)?[。.!！]?$"),
@@ -277,6 +286,7 @@ def reading(store: Store, team: str, text: str) -> tuple[str, str] | None:
         rest = _rest(text, name)
         readings = (
             *((_OFF, "off"), (_ON, "on"), (_RELEASED_ASKED, "whose"), (_DONE, "done"), (_WHOSE, "whose")),
+            (_DUE, "due"),
             *((_STATE, "state"), (_COST, "whose")),
             (_STOP_SAID, "stop"),
             *((_SNOOZE_WEEK, "snooze-week"), (_SNOOZE, "snooze")),
@@ -359,6 +369,8 @@ def said_of_item(inv: Invocation, text: str) -> bool:
         metering.billing(inv, [name, what.removeprefix("set ")])
     elif what.startswith("bill "):  # 训练机 包月了, 训练机改成包月 每月2万: `billing 训练机 包月 每月2万`
         metering.billing(inv, [name, *what.removeprefix("bill ").split()])
+    elif what == "due":  # 训练机什么时候到期: when its billing period ends
+        item_due(inv, name)
     elif what.startswith("attach "):  # 数据盘挂到训练机上: the box it is on (-: none)
         rentals.storage_attached(inv, name, what.removeprefix("attach "))
     elif what.startswith("set-kept "):  # 数据盘 负责人改成 @李雷: the storage item's

@@ -669,3 +669,21 @@ def test_a_stop_asked_after_what_the_box_does_in_chinese(tmp_path: Path) -> None
             said = chat.command(asked)
             assert "我不会应要求直接关机" in said and "这里没有叫" not in said, (asked, said)
         assert "这里没有叫" not in chat.command("训练机闲着呢，哈哈")  # the tracked name glued to words: not "none"
+
+
+def test_when_a_boxs_period_ends_asked(tmp_path: Path) -> None:
+    """`训练机什么时候到期` was not understood: a monthly or daily box says when its period ends and what the next
+    costs (the metering rules' own periods); an hourly box that it has none."""
+    with driving("dingtalk", tmp_path) as chat:
+        chat.h.clock.now = MONDAY_0910_SHANGHAI  # type: ignore[attr-defined]
+        chat.command("登记 训练机 A800 8卡 包月 每月3万")
+        chat.command("登记 推理机 4090 每天100元 按天")
+        chat.command("登记 小机 4090 每小时3元")
+        chat.h.clock.now += timedelta(hours=1)  # type: ignore[attr-defined]
+        month = chat.command("训练机什么时候到期")
+        assert "**训练机** 按月计费：本期到 2026-12-30 09:10 Asia/Shanghai 结束" in month, month
+        assert "每开始一个月计 ¥30,000" in month
+        day = chat.command("推理机 几号续费")
+        assert "本期到 2026-12-01 09:10 Asia/Shanghai 结束" in day and "每开始一天计 ¥100" in day, day
+        assert "按小时计费，没有到期日" in chat.command("小机什么时候到期")
+        assert "本期到 2026-12-30 09:10" in chat.command("when does 训练机 renew?")
