@@ -27,8 +27,6 @@ from pricing.quote import Quote, QuoteRequest
 from rules.errors import ParseError
 from rules.parsing import parse_rental_schedule, parse_share
 
-YES, NO = ("yes", "y", "true", "1", "是", "要"), ("no", "n", "false", "0", "否", "不")
-
 
 def request_of(deps: Deps, raw: dict[str, str], lang: Lang) -> QuoteRequest:
     if "schedule" not in raw and "gpu_hours" not in raw:
@@ -112,7 +110,7 @@ def quote(inv: Invocation, args: list[str]) -> None:
         return
     asked, wanted = _request(inv, args)
     try:
-        if wanted in YES:
+        if wanted in inline.COMPARE_YES:
             inv.announce(plain("\n".join(compare_lines(inv.deps.prices.compare(asked), asked, inv.lang)), inv.lang))
             return
         made = inv.deps.prices.quote(asked)
@@ -131,7 +129,7 @@ def _request(inv: Invocation, args: list[str]) -> tuple[QuoteRequest, str]:
             raise CommandError(t("error.inline.twice", lang, key=BARE_KEYS[field]))
         raw[field] = text
     wanted = raw.get("compare", "no").strip().lower()
-    if wanted not in YES + NO:
+    if wanted not in inline.COMPARE_YES + inline.COMPARE_NO:
         raise CommandError(t("error.bad_compare", lang, value=wanted[:20]))
     try:
         return request_of(deps, raw, lang), wanted

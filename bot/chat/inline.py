@@ -39,6 +39,8 @@ QUOTE_KEYS = {
     "gpu-hours": "gpu_hours",
     "卡时": "gpu_hours",
 }
+# compare= in a quote: yes for every provider's price, no (or left out) for the cheapest (chat's and the terminal's)
+COMPARE_YES, COMPARE_NO = ("yes", "y", "true", "1", "是", "要"), ("no", "n", "false", "0", "否", "不")
 
 
 class InlineError(ValueError):

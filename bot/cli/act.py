@@ -10,7 +10,7 @@ from typing import Annotated, Any
 
 import typer
 
-from bot.cli.common import LangOpt, fail, load_settings, say
+from bot.cli.common import LangOpt, fail, load_settings, more_than_taken, say
 from bot.cli.rentals import JsonOpt, TeamOpt, checked_channel, chosen_team, open_rentals
 
 
@@ -66,19 +66,11 @@ def _keyed(words: list[str], grace: str | None, project: str | None, lang: Any) 
     """--grace and --project, or chat's `grace=2h` and `project=llm` (`宽限=`, `项目=`) among the words; exit 2 for one
     given twice, a key that is neither, or a word without a key."""
     from bot.cli.keyed_words import keyed_words
-    from bot.text import t
 
     given: dict[str, Any] = {"grace": grace, "project": project}
     left = keyed_words(words, lang, given, _KEYS, "act")
     if left:
-        raise fail(
-            t(
-                "cli.usage.error",
-                lang,
-                what=t("cli.usage.extra", lang, args=" ".join(left)),
-                help="gpu-advise act --help",
-            )
-        )
+        raise more_than_taken(left, lang, "act")
     return given["grace"], given["project"]
 
 

@@ -50,6 +50,13 @@ def fail(message: str, code: int = 2) -> typer.Exit:
     return typer.Exit(code)
 
 
+def more_than_taken(words: list[str], lang: Lang, command: str) -> typer.Exit:
+    """The Exit for words a command's own reading left over, said as click's "more than the command takes" is
+    (bot/cli/main.py's usage_said)."""
+    what = t("cli.usage.extra", lang, args=" ".join(words))
+    return fail(t("cli.usage.error", lang, what=what, help=f"gpu-advise {command} --help"))
+
+
 def locale_lang(environ: Mapping[str, str] | None = None) -> Lang:
     """The terminal's language from its locale (LC_ALL, then LC_MESSAGES, then LANG): zh_* is Chinese,
     anything else English."""

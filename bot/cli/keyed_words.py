@@ -20,11 +20,10 @@ def keyed_words(
     command: str,
     *,
     flags: dict[str, str] | None = None,
-    unset: dict[str, Any] | None = None,
 ) -> list[str]:
     """`words` without their `key=value` pairs, each value set in `given` (in place) under the field its key names in
-    `keys`; exit 2 for a key naming no field of `given`, and for a field given already (a value other than None or
-    its flag's default in `unset`). `flags`: a field's flag where it is not --FIELD, as errors name it."""
+    `keys`; exit 2 for a key naming no field of `given`, and for a field given already (not None). `flags`: a field's
+    flag where it is not --FIELD, as errors name it."""
     rest = []
     for word in words:
         key, sep, value = word.partition("=")
@@ -35,7 +34,7 @@ def keyed_words(
         if field is None or field not in given:
             known = ", ".join(sorted(k for k, f in keys.items() if f in given))
             raise fail(f"{command}: " + t("error.inline.unknown_key", lang, key=key, keys=known))
-        if given[field] not in (None, (unset or {}).get(field)):
+        if given[field] is not None:
             flag = (flags or {}).get(field) or "--" + field.replace("_", "-")
             raise fail(t("cli.words_twice", lang, command=command, flag=flag))
         given[field] = value

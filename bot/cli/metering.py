@@ -11,7 +11,7 @@ from zoneinfo import ZoneInfo
 
 import typer
 
-from bot.cli.common import LangOpt, fail, load_settings, say
+from bot.cli.common import LangOpt, fail, load_settings, more_than_taken, say
 from bot.cli.rentals import (
     OWNER_HELP,
     JsonOpt,
@@ -215,14 +215,7 @@ def _power_words(words: list[str], at: str | None, lang: Lang) -> tuple[str | No
         at = " ".join([words[keyed][3:], *words[keyed + 1 :]]).strip()
         words = words[:keyed]
     if len(words) > 1:
-        raise fail(
-            t(
-                "cli.usage.error",
-                lang,
-                what=t("cli.usage.extra", lang, args=" ".join(words[1:])),
-                help="gpu-advise power --help",
-            )
-        )
+        raise more_than_taken(words[1:], lang, "power")
     return (words[0] if words else None), at
 
 

@@ -13,7 +13,6 @@ from bot.text import Lang, t
 # the fields the flags `quote` reads its GPU, schedule, slice and currency from (the words' own fields)
 _GIVEN = ("gpu", "schedule", "share", "cards", "currency", "gpu_hours")
 _NUMBERS = frozenset(("storage_gb", "storage_price", "egress_gb", "egress_price", "gpu_hours"))
-_YES, _NO = ("yes", "y", "true", "1", "是", "要"), ("no", "n", "false", "0", "否", "不")
 _UNSET: dict[str, Any] = {"cards": "1", "storage_gb": 0, "egress_gb": 0}  # the flags' defaults: not given
 
 
@@ -31,18 +30,18 @@ def keyed(
         raise fail("quote: " + t(f"error.inline.{exc.code}", lang, **exc.params)) from None
     for field, value in fields.items():
         if field == "compare":
-            if value.strip().lower() not in _YES + _NO:
+            if value.strip().lower() not in inline.COMPARE_YES + inline.COMPARE_NO:
                 raise fail("quote: " + t("error.bad_compare", lang, value=value[:20]))
-            compare = compare or value.strip().lower() in _YES
+            compare = compare or value.strip().lower() in inline.COMPARE_YES
             continue
         into = given if field in _GIVEN else extras
         if into.get(field) not in (None, _UNSET.get(field)):
             raise fail(t("cli.words_twice", lang, command="quote", flag="--" + field.replace("_", "-")))
-        into[field] = _number(field, typed[field], value, lang) if field in _NUMBERS else value
+        into[field] = _number(typed[field], value, lang) if field in _NUMBERS else value
     return [w for w in words if "=" not in w], compare
 
 
-def _number(field: str, key: str, value: str, lang: Lang) -> float:
+def _number(key: str, value: str, lang: Lang) -> float:
     try:
         number = float(value)
     except ValueError:
