@@ -17,20 +17,15 @@ from bot.text.format import literal, money
 _SHOWN = 10  # as many lines as the list's dearest shows before it gets long
 
 
-def period_asked(words: list[str], inv: Invocation) -> bool:
-    """Whether `words` name a period (`this-week`, `上周`, `昨天`) rather than a project or an item."""
-    try:
-        days_of(" ".join(words), inv.deps.now().date(), inv)
-    except CommandError:
-        return False
-    return True
-
-
-def dearest_over(inv: Invocation, said: str) -> None:
-    """The items that cost most over the days `said` names, with what each cost then; none said as such."""
+def dearest_over(inv: Invocation, said: str) -> bool:
+    """The items that cost most over the days `said` names, with what each cost then (none said as such); False,
+    answering nothing, where `said` names no period (a project's or an item's name: the list's)."""
     deps, lang = inv.deps, inv.lang
     zone, now = inv.channel_zone(), deps.now()
-    first, last = days_of(said, now.astimezone(zone).date(), inv)
+    try:
+        first, last = days_of(said, now.astimezone(zone).date(), inv)
+    except CommandError:
+        return False
     worth = deps.prices.worth()
     made = compose(
         Rentals(deps.store), inv.team, first, last, zone=zone, now=now,
@@ -46,7 +41,7 @@ def dearest_over(inv: Invocation, said: str) -> None:
     days = f"{first:%m-%d}" if first == last else f"{first:%m-%d} – {last:%m-%d}"
     if not spent:
         inv.answer(plain(t("list.dearest_over_none", lang, days=days), lang))
-        return
+        return True
     lines = [t("list.dearest_over", lang, days=days)]
     for kind, item, amounts in spent[:_SHOWN]:
         said_cost = " + ".join(money(a, c) for c, a in sorted(amounts.items()) if round(a, 2))
@@ -54,3 +49,4 @@ def dearest_over(inv: Invocation, said: str) -> None:
     if len(spent) > _SHOWN:
         lines.append(t("report.more", lang, count=len(spent) - _SHOWN))
     inv.answer(plain("\n".join(lines), lang))
+    return True

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 
+from bot.app.item_spent import other_period_in
 from bot.app.price_asked import gpu_in, price_asked
 from bot.app.spend_asked import budget_set, period, spent_asked
 from bot.fields.metering import PROVIDER_NAMES
@@ -114,8 +115,8 @@ def free_words(text: str) -> tuple[str, list[str]] | None:
     if _REMIND_ME.search(said):  # 每天早上9点提醒我: the digest's time
         return "remind", _REMIND_ME.compiled.sub(" ", said).split()
     if _DEAREST.search(said):  # 哪台机器最贵, which box costs the most: the list, most spent this month first
-        when = _PERIOD_SAID.search(said)  # 这周谁的机器最贵: the week's costs, not this month's list
-        return "list", ["dearest", *([when.group(0).lower()] if when is not None else [])]
+        when = other_period_in(said)  # 这周谁的机器最贵: the week's costs, not this month's list
+        return "list", ["dearest", *([when] if when is not None else [])]
     if _MINE.search(said):  # 我的机器, my boxes: the list of the asker's
         return "list", ["mine"]
     if _OURS.search(said):  # 我们租了哪些机器, what do we rent: the team's list
@@ -322,11 +323,6 @@ _THINGS = r"(?:机器|卡|显卡|gpu|实例|资源|服务器)"
 _MINE = lazy(
     rf"^(?:我的|我租的|我名下的|我登记的){_THINGS}(?:有哪些|都有什么|呢|吗)?[?？]?$"
     r"|^(?:show |list )?my (?:boxes|machines|gpus|instances|rentals|cards)\??$|what (?:am i renting|do i rent)",
-    re.IGNORECASE,
-)
-# a period named beside a question of the dearest box, other than this month (the list's own)
-_PERIOD_SAID = lazy(
-    r"这周|本周|这个星期|上周|上个星期|上个月|上月|今天|昨天|前天|this week|last week|last month|today|yesterday",
     re.IGNORECASE,
 )
 _DEAREST = lazy(

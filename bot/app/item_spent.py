@@ -5,6 +5,7 @@ with this month's line whatever period was asked."""
 
 from __future__ import annotations
 
+import re
 from datetime import date
 
 from bot.app.invocation import Invocation
@@ -14,6 +15,7 @@ from bot.report.compose import compose
 from bot.state.rentals import Rentals
 from bot.text import t
 from bot.text.format import literal, money
+from rules.patterns import lazy
 
 _SAID = {"这周": "this-week", "本周": "this-week", "这个星期": "this-week", "this week": "this-week"}
 _SAID |= {"上周": "last-week", "上个星期": "last-week", "last week": "last-week", "这个月": "this-month"}
@@ -21,6 +23,17 @@ _SAID |= {"本月": "this-month", "this month": "this-month", "上个月": "last
 _SAID |= {"last month": "last-month", "so far": "this-month"}
 # the words of a period an item's cost is asked over, for the patterns that find them
 PERIOD_WORDS = "|".join(sorted(map(lambda w: w.replace(" ", r"\s+"), [*DAYS_BACK, *_SAID]), key=len, reverse=True))
+
+
+_PERIOD_IN = lazy(PERIOD_WORDS, re.IGNORECASE)
+
+
+def other_period_in(said: str) -> str | None:
+    """The period a question names among its words (上周, this week, 昨天), as item costs read them, unless it is this
+    month (the list's own); None for none."""
+    found = _PERIOD_IN.search(said)
+    word = " ".join(found.group(0).lower().split()) if found is not None else ""
+    return word if word and _SAID.get(word) != "this-month" else None
 
 
 def days_of(said: str, today: date, inv: Invocation) -> tuple[date, date]:

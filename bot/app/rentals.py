@@ -12,7 +12,7 @@ from typing import Any, Protocol, overload
 from zoneinfo import ZoneInfo
 
 from bot.app import remind_pause
-from bot.app.dearest_over import dearest_over, period_asked
+from bot.app.dearest_over import dearest_over
 from bot.app.invocation import CommandError, Invocation
 from bot.chat.digest_messages import item_section
 from bot.chat.message import Message, Section, plain
@@ -50,8 +50,7 @@ def list_items(inv: Invocation, args: list[str] | None = None) -> None:
     words = [a.lower() for a in args or []]
     dearest = any(word in DEAREST for word in words)  # `list dearest`, 哪台机器最贵: most spent this month first
     rest = [w for w in words if w not in DEAREST]
-    if dearest and rest and period_asked(rest, inv):  # `list dearest last-week`, 上周哪台机器最贵: that period's
-        dearest_over(inv, " ".join(rest))
+    if dearest and rest and dearest_over(inv, " ".join(rest)):  # `list dearest last-week`, 上周哪台机器最贵
         return
     instances, storage, (scope, project) = _listed(inv, rentals, rest)
     now = deps.now()
@@ -77,6 +76,7 @@ def list_items(inv: Invocation, args: list[str] | None = None) -> None:
                 ),
             )
         )
+    boxes = rentals.box_names(inv.team, storage)
     for s in storage:
         state = "deleted" if s.deleted_at else "kept"
         kept = stored_this_month(s, now.astimezone(zones[s.channel]))
@@ -88,7 +88,7 @@ def list_items(inv: Invocation, args: list[str] | None = None) -> None:
                     lang,
                     name=s.name,
                     size=show(s.size_gb),
-                    on=_mounted_on(rentals, s.instance_id, lang),  # 数据盘 挂在哪台机器上: the list names the box
+                    on=_mounted_on(boxes.get(s.instance_id), lang),  # 数据盘 挂在哪台机器上: the list names the box
                     per_month=money(s.size_gb * s.price_gb_month, s.currency),
                     owner=mention(s.owner),
                     state=t(f"digest.state.{state}", lang) + _not_ours(s.hidden_by, lang),
@@ -273,9 +273,8 @@ def storage_attached(inv: Invocation, name: str, box: str) -> None:
     inv.answer(plain(t(key, lang, name=literal(name), box=literal(named or "")), lang))
 
 
-def _mounted_on(rentals: Rentals, instance_id: int | None, lang: Lang) -> str:
-    box = rentals.by_id(instance_id) if instance_id is not None else None
-    return t("digest.list_storage_on", lang, instance=literal(box.name)) if box is not None else ""
+def _mounted_on(box: str | None, lang: Lang) -> str:
+    return t("digest.list_storage_on", lang, instance=literal(box)) if box is not None else ""
 
 
 def storage_whose(inv: Invocation, name: str, said: str) -> None:

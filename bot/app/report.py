@@ -29,6 +29,10 @@ from rules.report import Report
 log = logging.getLogger(__name__)
 
 
+class NotAPeriod(CommandError):
+    """Words that name no period (chat's sentence says `report off|on` too; the terminal says its flags instead)."""
+
+
 # a day said back from today (how much did we spend today, 昨天花了多少): that day alone
 DAYS_BACK = {"今天": 0, "今日": 0, "today": 0, "昨天": 1, "昨日": 1, "yesterday": 1, "前天": 2}
 
@@ -50,7 +54,7 @@ def period(text: str, today: date, lang: Lang) -> tuple[date, date]:
             covered = {"first": f"{FIRST_DAY:%Y-%m}", "last": f"{LAST_DAY:%Y-%m}"}
             raise CommandError(t("report.out_of_range", lang, text=text[:40], **covered))
         return span
-    raise CommandError(t("report.bad_period", lang, text=text[:40]))
+    raise NotAPeriod(t("report.bad_period", lang, text=text[:40]))
 
 
 def _project_named(rentals: Rentals, team: str, said: str, lang: Lang) -> str:

@@ -503,19 +503,15 @@ def list_rentals(
         price = instance_rate(i, lang) if human else _rate(i, lang)
         rows.append([i.name, gpus, price, names[i.owner], state, i.source, basis, power, hours, spent])
     kept = []
+    boxes = rentals.box_names(team, storage) if human else {}
     for s, bill in zip(storage, stored, strict=True):
         state = t("cli.deleted", lang) if s.deleted_at else t("cli.kept", lang)
         price = f"{s.price_gb_month:g} {s.currency}/GB-month"
         spent = money(bill["spent_this_month"], s.currency)
-        size = f"{s.size_gb:g} GB" + _on_box(rentals, s.instance_id, lang) * human  # a pipe's cells stay as they were
+        on = t("cli.storage_on", lang, box=boxes[s.instance_id]) if human and s.instance_id in boxes else ""
+        size = f"{s.size_gb:g} GB" + on  # the box it is on, as chat's `list` says it; a pipe's cells stay as they were
         kept.append([s.name, size, price, names[s.owner], state, s.source, spent])
     _print_rows([("cli.list_columns", rows), ("cli.storage_columns", kept)], lang, console)
-
-
-def _on_box(rentals: Rentals, instance_id: int | None, lang: Lang) -> str:
-    """The box kept storage is on, said after its size (as chat's `list` says it); "" for none."""
-    box = rentals.by_id(instance_id) if instance_id is not None else None
-    return t("cli.storage_on", lang, box=box.name) if box is not None else ""
 
 
 def _by_spend(items: list[Any], bills: list[dict[str, Any]], worth: Worth) -> tuple[list[Any], list[dict[str, Any]]]:

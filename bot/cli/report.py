@@ -83,24 +83,23 @@ PeriodArg = Annotated[
 def _days(
     said: list[str] | None, since: str | None, until: str | None, week: bool, month: str | None, today: date, lang: Lang
 ) -> tuple[date, date]:
-    """The days asked for: the period said as chat says it (`report last-week`, `report 本月`), else the flags."""
-    if said:
-        return _said_period(" ".join(said), (since, until, month), week, today, lang)
-    return period(since, until, week, month, today, lang)
-
-
-def _said_period(text: str, flags: tuple[str | None, ...], week: bool, today: date, lang: Lang) -> tuple[date, date]:
-    """The days a period said as chat says it covers; exit 2 where a period flag is given too, or the words are none."""
+    """The days asked for: the period said as chat's report reads it (`report last-week`, `report 本月`), else the
+    flags; exit 2 for a period said beside a period flag, or words that name none (with the terminal's forms)."""
+    if not said:
+        return period(since, until, week, month, today, lang)
     from bot.app.invocation import CommandError
+    from bot.app.report import NotAPeriod
     from bot.app.report import period as said_period
 
-    if week or any(flag is not None for flag in flags):
+    if week or any(flag is not None for flag in (since, until, month)):
         raise fail(t("cli.report_one_period", lang))
+    text = " ".join(said)
     try:
         return said_period(text, today, lang)
+    except NotAPeriod:  # chat's sentence says `report off|on`; the terminal's, its flags
+        raise fail(t("cli.report_bad_period", lang, text=text[:40])) from None
     except CommandError as exc:
-        unread = str(exc) == t("report.bad_period", lang, text=text[:40])  # chat's says `report off`, not the flags
-        raise fail(t("cli.report_bad_period", lang, text=text[:40]) if unread else str(exc)) from None
+        raise fail(str(exc)) from None
 
 
 def report(

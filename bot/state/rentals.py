@@ -484,6 +484,13 @@ class Rentals:
         """Whose money kept storage is: its `project` ("" for none) and its `owner`, where given."""
         return self._change_kept(team, name, **_whose_values(project, owner))
 
+    def box_names(self, team: str, storage: list[Storage]) -> dict[int, str]:
+        """The name of each box the `storage` is on, by its id: one read of the team's boxes, where any disk is on
+        one (none otherwise)."""
+        if not any(s.instance_id is not None for s in storage):
+            return {}
+        return {i.id: i.name for i in self.instances(team)}
+
     def set_storage_instance(self, team: str, name: str, instance: str | None) -> Storage:
         """The tracked instance (not released) kept storage is attached to, by its name; None: to none."""
         box = self.instance(team, instance) if instance is not None else None
