@@ -10,7 +10,7 @@ from __future__ import annotations
 import difflib
 
 from bot.app.invocation import CommandError, Invocation
-from bot.app.item_words import ASKED_OR_SAID, named_inside, tracked_names
+from bot.app.item_words import ASKED_OR_SAID, named_inside, starts_with_name, tracked_names
 from bot.text import t
 from bot.text.format import literal
 from rules.patterns import has_han
@@ -22,9 +22,10 @@ _LONGEST_NAME = 40  # a name is a short label (track refuses longer ones); a lon
 _AMBIGUOUS = frozenset({"on", "off", "status", "done", "gone", "deleted", "started", "stopped", "owner"})
 
 
-def unknown_name(text: str) -> str | None:
+def unknown_name(text: str, known: list[str] | None = None) -> str | None:
     """The name a message asks after or gives news of, when it is none of the team's items' (the caller has found no
-    item by it); None when the rest is no question or news of an item."""
+    item by it); None when the rest is no question or news of an item. A word of `_AMBIGUOUS` after it counts only
+    where the name is like one of `known` (`box12 off` beside a tracked box1)."""
     said = text.strip()
     if (inside := named_inside(said)) is not None:  # is disk9 still there?, who owns box9
         return inside
@@ -32,7 +33,7 @@ def unknown_name(text: str) -> str | None:
         name, rest = said[:cut].strip(), said[cut:].strip()
         if not name or not rest or any(c.isspace() or c in _NOT_IN_A_NAME for c in name):
             continue
-        if not has_han(rest) and rest.lower().rstrip("?") in _AMBIGUOUS:
+        if not has_han(rest) and rest.lower().rstrip("?") in _AMBIGUOUS and _near(name, known or []) is None:
             continue
         if any(pattern.fullmatch(rest) for pattern in ASKED_OR_SAID):
             return name
@@ -54,7 +55,8 @@ def _gone(inv: Invocation, name: str) -> bool:
 def refuse_unknown(inv: Invocation, text: str) -> bool:
     """Raise the error that says no item here is called what `text` names, if it asks after or tells of one (one
     released or deleted is answered with its line of the list, which says so: True); False otherwise."""
-    name = unknown_name(text)
+    names = tracked_names(inv.deps.store, inv.team)
+    name = unknown_name(text, names)
     if name is None:
         return False
     if _gone(inv, name):  # who is using box2, released an hour ago: its line, which says it was released
@@ -62,10 +64,14 @@ def refuse_unknown(inv: Invocation, text: str) -> bool:
 
         list_items(inv, [name])
         return True
-    names = tracked_names(inv.deps.store, inv.team)
-    if any(name.lower().startswith(n.lower()) for n in names):  # `训练机闲着呢 …`: a tracked name with words glued on
+    if any(starts_with_name(name, n) for n in names):  # `训练机闲着呢 …`: a tracked name with words glued on
         return False
-    near = difflib.get_close_matches(name.lower(), [n.lower() for n in names], n=1, cutoff=0.6)
-    meant = next((n for n in names if near and n.lower() == near[0]), None)
+    meant = _near(name, names)
     said = t("item.unknown_name", inv.lang, name=literal(name))
     raise CommandError(said + (t("item.unknown_name_near", inv.lang, name=meant) if meant else ""))
+
+
+def _near(name: str, names: list[str]) -> str | None:
+    """The tracked name most like `name` (a misspelling: 训练鸡 for 训练机, box12 for box1); None when none is."""
+    near = difflib.get_close_matches(name.lower(), [n.lower() for n in names], n=1, cutoff=0.6)
+    return next((n for n in names if near and n.lower() == near[0]), None)

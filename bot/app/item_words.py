@@ -183,9 +183,25 @@ def tracked_names(store: Store, team: str) -> list[str]:
     ]
 
 
+# a name's characters going on past a tracked name make another name (训练机2 beside 训练机, box12 beside box1), unless
+# what follows a name ending in Chinese is a time said glued to it (训练机3点关机了, 训练机9:30关的)
+_GOES_ON = lazy(r"[A-Za-z0-9_-]")
+_TIME_GLUED = lazy(r"\d{1,2}(?:[:：]\d|\s*(?:点|時|时|号|號|日|月|个?小时|分钟?|天|周|个月|[ap]\.?m\b|h\b))", re.I)
+
+
+def starts_with_name(text: str, name: str) -> bool:
+    """Whether `text` begins with the item name `name` (any case), not with a longer name that begins the same."""
+    if not text.lower().startswith(name.lower()):
+        return False
+    after = text[len(name) :]
+    if not after or _GOES_ON.match(after) is None:
+        return True
+    return not (name[-1].isascii() and name[-1].isalnum()) and _TIME_GLUED.match(after) is not None
+
+
 def _first(text: str, names: list[str]) -> str | None:
-    said = text.strip().lower()
-    return next((n for n in sorted(names, key=len, reverse=True) if said.startswith(n.lower())), None)
+    said = text.strip()
+    return next((n for n in sorted(names, key=len, reverse=True) if starts_with_name(said, n)), None)
 
 
 def _rest(text: str, name: str) -> str:

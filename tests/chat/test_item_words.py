@@ -559,6 +559,59 @@ def test_a_name_nothing_is_tracked_under_is_said_so_with_the_name_meant(tmp_path
         assert "unknown sub-command 'foo'" in chat.command("foo bar")  # no news of an item: as before (English words)
 
 
+def test_a_numbered_name_beside_a_tracked_one_is_not_the_tracked_one(tmp_path: Path) -> None:
+    """`训练机2关机了` with only 训练机 tracked was read as 训练机 off at "2" and refused as no time, `box12 off` an
+    unknown sub-command: a name that goes on in letters or digits is another name, said to be none here with the one
+    meant; a time glued to a Chinese name (`训练机3点关机了`) is still its time, and both boxes once tracked are each
+    their own."""
+    with driving("wecom", tmp_path) as chat:
+        chat.h.clock.now = MONDAY_0910_SHANGHAI  # type: ignore[attr-defined]
+        chat.command("登记 训练机 A800 8卡 每小时60元 起租=3天前")
+        chat.command("track box1 gpu=A100 price=14/h started=昨天9点")
+        for said, name, meant in (("训练机2关机了", "训练机2", "训练机"), ("训练机2 还在跑吗", "训练机2", "训练机")):
+            answer = chat.command(said)
+            assert f"这里没有叫 **{name}** 的实例" in answer and f"你是说 **{meant}** 吗" in answer, (said, answer)
+        answer = chat.command("box12 off")
+        assert "No instance or kept storage here is called **box12**" in answer and "**box1**?" in answer, answer
+        assert "2026-11-30 03:00" in chat.command("训练机3点关机了")  # the last 3 o'clock: this morning's
+        chat.command("登记 训练机2 4090 2卡 每小时4元 起租=2天前")
+        assert "**训练机2** 自此刻关机" in chat.command("训练机2关机了")
+        assert "**训练机** 现在关机" in chat.command("训练机 还在跑吗")  # off since 3, as said: not touched by 训练机2
+
+
+@pytest.mark.parametrize(
+    ("text", "name", "starts"),
+    [
+        ("训练机 关机了", "训练机", True),
+        ("训练机关机了", "训练机", True),
+        ("训练机2关机了", "训练机", False),
+        ("训练机A 还在吗", "训练机", False),
+        ("训练机3点关机了", "训练机", True),
+        ("训练机 9:30关的", "训练机", True),
+        ("训练机9:30关的", "训练机", True),
+        ("训练机2小时前关的", "训练机", True),
+        ("box12 off", "box1", False),
+        ("box1 off", "box1", True),
+        ("BOX1 off", "box1", True),
+        ("box1-old off", "box1", False),
+        ("box1", "box1", True),
+        ("box", "box1", False),
+    ],
+)
+def test_a_name_begins_a_message_only_where_it_ends_there(text: str, name: str, starts: bool) -> None:
+    from bot.app.item_words import starts_with_name
+
+    assert starts_with_name(text, name) is starts
+
+
+def test_an_english_word_after_a_name_like_a_tracked_one_is_news_of_it() -> None:
+    from bot.app.item_unknown import unknown_name
+
+    assert unknown_name("box12 off", ["box1"]) == "box12"
+    assert unknown_name("box12 off", ["训练机"]) is None  # like none tracked: a sub-command's argument as often
+    assert unknown_name("digest off", ["box1"]) is None
+
+
 @pytest.mark.parametrize(
     ("said", "name"),
     [
