@@ -21,7 +21,7 @@ from bot.state.report_channels import ReportChannels
 from bot.state.schedules import Schedules
 from bot.text import Lang, t
 from bot.text.chinese_names import SWITCH_WORDS
-from bot.text.format import who
+from bot.text.format import literal, who
 from rules.periods import FIRST_DAY, LAST_DAY, WEEK_WORDS, month_span, reportable, rolling_span
 from rules.remind_schedule import DAYS
 from rules.report import Report
@@ -103,6 +103,8 @@ def report(inv: Invocation, args: list[str]) -> None:
     deps, channel, team, lang, now = inv.deps, inv.channel, inv.team, inv.lang, inv.deps.now()
     keyed = [a.partition("=")[2] for a in args if a.partition("=")[0].lower() in ("project", "项目")]
     args = [a for a in args if a.partition("=")[0].lower() not in ("project", "项目")]
+    by_project = _by_project(args, lang)  # `哪个项目花钱最多`: said where no item has a project to rank
+    args = [a for a in args if a.partition("=")[0].lower() != "by"]
     project = keyed[-1] if keyed else None  # `report 上周 项目=llm`: one project's items
     if project is not None and not NAME.fullmatch(project):  # a name, never markup said in the channel
         raise CommandError(f"`project`: {t('error.rental.bad_name', lang, name=project[:40])}")
@@ -154,6 +156,17 @@ def report(inv: Invocation, args: list[str]) -> None:
     teller = inv.teller()
     ts = post(teller, channel, made, lang, store=deps.store, team=team, now=now, project=project)
     _attach_csv(teller, channel, ts, made, team, lang)
+    if by_project and not Rentals(deps.store).projects(team):  # the report has no project's spend to say
+        inv.answer(plain(t("report.no_projects_to_rank", lang), lang))
+
+
+def _by_project(args: list[str], lang: Lang) -> bool:
+    """Whether `by=project` is given (each project's spend asked: 哪个项目花钱最多, spend by project); CommandError for
+    a `by=` that is not `project`."""
+    by = [a.partition("=")[2].lower() for a in args if a.partition("=")[0].lower() == "by"]
+    if any(b not in ("project", "项目") for b in by):
+        raise CommandError(t("report.bad_by", lang, by=literal(by[0][:40])))
+    return bool(by)
 
 
 def _not_billed_yet(rentals: Rentals, team: str, channel: str, project: str | None, to_today: bool) -> int:

@@ -65,6 +65,7 @@ _SPENT = lazy(
     r"|(?<=project )costs? (?:us )?the most|(?:most expensive|costliest|dearest) projects?",  # which project costs most
     re.IGNORECASE,
 )
+_OF_PROJECTS = lazy(r"项目|(?<![a-z])projects?(?![a-z])", re.IGNORECASE)  # asked of projects, none named
 _EACH_PROJECT = lazy(  # spend asked of every project (各项目花了多少, spend by project): the report says each's
     r"(?:哪个|哪些|每个|各个?|所有)项目(?:的|都|分别|各)*|(?<![a-z])(?:which|each|every|per|by)\s+projects?(?![a-z])",
     re.IGNORECASE,
@@ -142,7 +143,8 @@ def spent_asked(said: str) -> tuple[str, list[str]] | None:
     if (cost := _WHAT_COST.match(said)) is not None:  # what did llm cost last month: that project's report
         return "report", [period(cost["rest"]), f"project={cost['project']}"]
     if (by := _BY_WHOM.search(said)) is not None:  # 按项目统计费用: the report, each project's and owner's spend
-        return "report", [period(said[: by.start()] + " " + said[by.end() :])]
+        projects = ["by=project"] if "项目" in by.group(0) else []  # said where no item has one: how to give one
+        return "report", [period(said[: by.start()] + " " + said[by.end() :]), *projects]
     if _SPENT.search(said):  # 本月花了多少钱, 上周花了多少: that period's report (this month's, none said)
         # 各项目花了多少, which project spends the most: the report, which says each project's spend
         rest = _EACH_PROJECT.compiled.sub(" ", _SPENT.compiled.sub(" ", said))
@@ -151,7 +153,8 @@ def spent_asked(said: str) -> tuple[str, list[str]] | None:
         if project is not None:
             rest = rest[: project.start()] + " " + rest[project.end() :]
         named = [f"project={next(g for g in project.groups() if g)}"] if project is not None else []
-        return "report", [period(rest), *named]
+        each = ["by=project"] if not named and _OF_PROJECTS.search(said) else []  # 哪个项目花钱最多, dearest project
+        return "report", [period(rest), *named, *each]
     if (report := _REPORT.search(said)) is not None:  # 上个月的报表, 周报, last month's report: that period's report
         when = " ".join(_REPORT_ASKED.compiled.sub(" ", _REPORT.compiled.sub(" ", said)).split())
         when = when or ({"周报": "last-week"} | _THIS_MONTHS).get(report.group(0).lower().rstrip("s"), "")

@@ -76,9 +76,12 @@ from tests.digest.test_schedule import MONDAY_0910_SHANGHAI
      ("项目llm上周花了多少", ("report", ["上周", "project=llm"])),
      ("what did we spend on llm this month", ("report", ["this month", "project=llm"])),
      # each project's spend: the report, which says it
-     ("哪个项目花钱最多", ("report", ["this-month"])), ("各项目花了多少", ("report", ["this-month"])),
-     ("上个月各个项目的花费", ("report", ["上个月"])), ("which project spends the most", ("report", ["this-month"])),
-     ("spend by project", ("report", ["this-month"])), ("last week's spend by project", ("report", ["last week"])),
+     ("哪个项目花钱最多", ("report", ["this-month", "by=project"])),
+     ("各项目花了多少", ("report", ["this-month", "by=project"])),
+     ("上个月各个项目的花费", ("report", ["上个月", "by=project"])),
+     ("which project spends the most", ("report", ["this-month", "by=project"])),
+     ("spend by project", ("report", ["this-month", "by=project"])),
+     ("last week's spend by project", ("report", ["last week", "by=project"])),
      # a budget set in a sentence
      ("llm的预算是2万", ("budget", ["llm", "2万"])), ("把llm预算设为5万", ("budget", ["llm", "5万"])),
      ("set llm budget to 20000", ("budget", ["llm", "20000"])),
@@ -98,7 +101,7 @@ from tests.digest.test_schedule import MONDAY_0910_SHANGHAI
      ("我想租8张H100跑一周要多少钱", ("quote", ["8张H100", "跑一周"])),
      # how much without 钱 (大概多少): a price question all the same; the spend's words by project or person
      ("租4张4090跑一个月大概多少", ("quote", ["4张4090", "跑一个月"])), ("4090一共多少", ("prices", ["RTX4090-24GB"])),
-     ("按项目统计费用", ("report", ["this-month"])), ("上个月按人汇总开销", ("report", ["上个月"])),
+     ("按项目统计费用", ("report", ["this-month", "by=project"])), ("上个月按人汇总开销", ("report", ["上个月"])),
      # who spends most: the ranking (谁花钱最多 was a period named 谁); the idle rule asked
      ("谁花钱最多", ("report", ["this-month"])), ("上周谁花钱最多", ("report", ["上周"])),
      ("who is spending the most", ("report", ["this-month"])), ("什么算闲置", ("idle", ["rule"])),
@@ -178,8 +181,8 @@ from tests.digest.test_schedule import MONDAY_0910_SHANGHAI
      # what runs now: the list (现在有几台机器在跑 was not understood)
      ("现在有几台机器在跑", ("list", [])), ("有多少台在运行？", ("list", [])), ("几台机器在跑", ("list", [])),
      ("how many GPUs do we have running", ("list", [])), ("how many boxes are up right now?", ("list", [])),
-     ("which project costs the most", ("report", ["this-month"])),
-     ("most expensive project", ("report", ["this-month"])),
+     ("which project costs the most", ("report", ["this-month", "by=project"])),
+     ("most expensive project", ("report", ["this-month", "by=project"])),
      # a report by another word, or with its period around it
      ("报表", ("report", [])), ("周报", ("report", ["last-week"])), ("月报", ("report", ["this-month"])),
      ("上个月的报表", ("report", ["上个月"])), ("看一下本月报表", ("report", ["本月"])),
@@ -361,6 +364,22 @@ def test_a_projects_spend_named_bare_or_glued_to_its_period(tmp_path: Path) -> N
         chat.command("登记 小机 4090 每小时2元 项目=l 起租=3天前")  # a project's name that begins a period's word
         whole = chat.command("报告 last-week")
         assert "仅项目" not in whole and "不是可用的时间段" not in whole, whole
+
+
+def test_each_projects_spend_asked_where_no_item_has_a_project_says_how_to_give_one(tmp_path: Path) -> None:
+    """`哪个项目花钱最多` with no item under a project gave the totals alone, as if it had answered: the report, then
+    how to give items a project; once one has, the report's spend by project, and no such note."""
+    with driving("dingtalk", tmp_path) as chat:
+        chat.h.clock.now = MONDAY_0910_SHANGHAI  # type: ignore[attr-defined]
+        chat.command("登记 训练机 A800 8卡 每小时60元 起租=3天前")
+        for asked in ("哪个项目花钱最多", "按项目统计费用", "which project costs the most"):
+            said = chat.in_group(asked)
+            assert "还没有设置项目" in said or "has a project yet" in said, (asked, said)
+        assert "还没有设置项目" not in chat.in_group("本月花了多少钱")  # not asked by project: the report alone
+        assert "报告不能按 owner 拆分；可用 `by=project`" in chat.command("report by=owner")
+        chat.command("登记 推理机 4090 2卡 每小时4元 项目=serve 起租=2天前")
+        said = chat.in_group("哪个项目花钱最多")
+        assert "按项目的花费" in said and "serve：¥" in said and "还没有设置项目" not in said, said
 
 
 def test_thanks_and_an_acknowledgement_are_answered_not_refused(tmp_path: Path) -> None:
