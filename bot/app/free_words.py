@@ -106,6 +106,8 @@ def free_words(text: str) -> tuple[str, list[str]] | None:
         return "remind", ["pause", *_paused_for(said)]
     if _REMIND_OFF_SAID.fullmatch(said):  # 取消提醒, 不要提醒了, stop the reminders: the digest off (said alone)
         return "remind", ["off"]
+    if (gone := _BALANCE_FORGET.fullmatch(said)) is not None:  # 删除 autdl 的余额, forget the autdl balance
+        return "balance", [next(p for p in gone.groups() if p), "forget"]
     if (left := _balance_said(said)) is not None:  # autodl 还剩300元, runpod balance is 500 dollars: recorded
         return "balance", left
     if _BALANCE_ALERT.search(said):  # autodl 余额低于200时提醒我: when runways are told (it was read as a time)
@@ -379,6 +381,16 @@ _BALANCE = lazy(
     r"|how long will|how long (?:does|do) (?:it|we) last|runway"
     r"|(?:money|credits?|balance) (?:will )?runs? out|run out of (?:money|credits?)"
     r"|(?:钱|余额|额度)(?:什么时候|啥时候|多久|几天)?(?:会|能)?(?:用完|花光)",
+    re.IGNORECASE,
+)
+
+
+# a provider's balance taken back (typed under a wrong name): 删除 autdl 的余额, autdl 的余额删掉, forget the
+# autdl balance
+_BALANCE_FORGET = lazy(
+    r"(?:帮我|请)?(?:删除|删掉|去掉|清除|移除|撤回)\s*(\S+?)\s*(?:的|这条)?余额(?:吧|一下)?[。.!！]?"
+    r"|(\S+?)\s*(?:的|这条)?余额\s*(?:删除|删掉|删了|不要了|去掉|清除|撤回)(?:吧|了|一下)?[。.!！]?"
+    r"|(?:please\s+)?(?:forget|delete|remove)\s+(?:the\s+)?(\S+?)(?:'s)?\s+balance[.!]?",
     re.IGNORECASE,
 )
 

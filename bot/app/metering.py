@@ -24,6 +24,7 @@ from bot.fields.metering import (
     whose_words,
 )
 from bot.fields.rentals import FieldError
+from bot.report.balance_kept import forget, forget_asked, likely_meant, new_provider
 from bot.report.money import runways
 from bot.report.top_up import TopUp, top_up
 from bot.state.balances import Balances
@@ -257,6 +258,9 @@ def balance(inv: Invocation, args: list[str]) -> None:
     one = _provider_alone(args, lang)  # `balance autodl`, `autodl 还能用多久`: that one's (a usage error before)
     if one is not None:
         args = []
+    if (named := forget_asked(args)) is not None:  # `balance autdl forget`: one typed under a wrong name, taken back
+        kept.append(_forgotten(inv, named))
+        args = []
     if args:
         args, at = _split_at(provider_first(args))  # `余额 +1000 autodl`: the provider named last
         paid = top_up_said(args[1:])  # `+2000`, `充值2000`: added to what is left now
@@ -272,9 +276,12 @@ def balance(inv: Invocation, args: list[str]) -> None:
                 default = PROVIDER_CURRENCY.get(provider, deps.settings.files.currency)  # runpod 500: dollars
                 amount, currency = balance_said(args[1:], None, default, lang)
                 moment, clock = inv.past(at, now)
+                new = new_provider(Rentals(deps.store), balances, inv.team, provider)
                 balances.record(inv.team, provider, amount, currency, moment, now, by=inv.user)
                 if clock is not None:  # read earlier: the balance then, and below what is left of it now
                     kept.append(balance_kept(provider, amount, currency, moment, clock, lang))
+                if new and (meant := likely_meant(Rentals(deps.store), balances, inv.team, provider, lang)):
+                    kept.append(meant)  # `balance autdl 300`: autodl meant?
         except FieldError as exc:
             raise CommandError(f"{exc.field}: {exc.message}") from None
     zone = ZoneInfo(deps.settings.digest.remind_tz)
@@ -283,6 +290,15 @@ def balance(inv: Invocation, args: list[str]) -> None:
     if one is not None and not found:  # that provider has none: said of it, with how to record one
         lines = [t("meter.balance_none_of", lang, provider=one)]
     inv.answer(plain("\n".join(lines) if lines else t("meter.balance_none", lang), lang))
+
+
+def _forgotten(inv: Invocation, named: str) -> str:
+    """`balance PROVIDER forget`: its balances taken back (by whoever recorded its latest, or an admin)."""
+    try:
+        provider = provider_of(named, inv.lang)
+        return forget(Balances(inv.deps.store), inv.team, provider, inv.lang, by=inv.user, admin=inv.is_admin())
+    except FieldError as exc:
+        raise CommandError(f"{exc.field}: {exc.message}") from None
 
 
 def _provider_alone(args: list[str], lang: Lang) -> str | None:

@@ -317,6 +317,63 @@ def _top_up(
         sys.stdout.write(done.said(lang) + "\n")
 
 
+def _forget(
+    settings: Settings, rentals: Rentals, team: str, provider: str | None, more: list[str] | None, as_json: bool
+) -> None:
+    """--forget: PROVIDER's balances taken back (the terminal is the operator's: no one else's to refuse)."""
+    from bot.report.balance_kept import forget
+    from bot.state.balances import Balances
+
+    lang = settings.files.lang
+    if provider is None or more:
+        raise fail(t("cli.balance_forget_usage", lang))
+    name = _fields(lambda: provider_of(provider, lang))
+    said = _fields(lambda: forget(Balances(rentals.store), team, name, lang, by="terminal", admin=True))
+    if not as_json:
+        sys.stdout.write(said + "\n")
+
+
+def _record(
+    settings: Settings,
+    rentals: Rentals,
+    team: str,
+    given: list[str],
+    currency: str | None,
+    at: str | None,
+    now: datetime,
+    as_json: bool,
+) -> None:
+    """A balance (or a top-up) said as PROVIDER AMOUNT, or AMOUNT PROVIDER, kept; said what was kept where it was
+    read earlier, and which provider was likely meant where the name looks mistyped."""
+    from bot.report.balance_kept import likely_meant, new_provider
+    from bot.state.balances import Balances
+
+    lang, balances = settings.files.lang, Balances(rentals.store)
+    provider, *words = provider_first(given)
+    amount = words or None  # `3200 元`, `还剩 三千二`: the amount in words of its own
+    name = _fields(lambda: provider_of(provider, lang))  # a word that is no provider: said first
+    if amount is None:
+        raise fail(t("cli.balance_needs_amount", lang, provider=name))
+    paid = top_up_said(amount)
+    if paid is not None:  # `+2000`: added to what is left now
+        _top_up(settings, rentals, team, name, paid, currency, at, now, as_json)
+        return
+    default = PROVIDER_CURRENCY.get(name, settings.files.currency)  # runpod 500: dollars, as chat's
+    value, money = _fields(lambda: balance_said(amount, currency, default, lang))
+    moment = past_moment(at, settings, now, "--at")
+    new = new_provider(rentals, balances, team, name)
+    balances.record(team, name, value, money, moment, now, by="terminal")
+    if as_json:
+        return
+    if at is not None:  # read earlier: the balance then, below what is left
+        from bot.text.runway import balance_kept
+
+        zone = ZoneInfo(settings.digest.remind_tz)
+        sys.stdout.write(balance_kept(name, value, money, moment, zone, lang) + "\n")
+    if new and (meant := likely_meant(rentals, balances, team, name, lang, terminal=True)) is not None:
+        sys.stdout.write(meant + "\n")  # `balance autdl 300`: autodl meant?
+
+
 def balance(
     provider: Annotated[str | None, typer.Argument(help="The provider account: autodl, aliyun, tencent...")] = None,
     amount_said: Annotated[
@@ -339,36 +396,23 @@ def balance(
     read: Annotated[
         bool, typer.Option("--read", help="Read the balances the providers' APIs give (Alibaba Cloud, AutoDL) first.")
     ] = False,
+    forget: Annotated[
+        bool,
+        typer.Option("--forget", help="Take back every balance kept of PROVIDER (one typed under a wrong name)."),
+    ] = False,
     team: TeamOpt = None,
     lang: LangOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Record a provider account's prepaid balance, or list each with how long it lasts at the current rate."""
-    from bot.state.balances import Balances
-
     settings = load_settings(lang=lang)
     rentals = open_rentals(settings)
     team = chosen_team(settings, team)
-    balances, now = Balances(rentals.store), datetime.now(UTC)
-    if provider is not None:  # `balance 3200 aliyun`: the provider named last, as chat reads it
-        provider, *words = provider_first([provider, *(amount_said or [])])
-        amount = words or None  # `3200 元`, `还剩 三千二`: the amount in words of its own
-        name = _fields(lambda: provider_of(provider, settings.files.lang))  # a word that is no provider: said first
-        if amount is None:
-            raise fail(t("cli.balance_needs_amount", settings.files.lang, provider=name))
-        paid = top_up_said(amount)
-        if paid is not None:  # `+2000`: added to what is left now
-            _top_up(settings, rentals, team, name, paid, currency, at, now, as_json)
-        else:
-            default = PROVIDER_CURRENCY.get(name, settings.files.currency)  # runpod 500: dollars, as chat's
-            value, money = _fields(lambda: balance_said(amount, currency, default, settings.files.lang))
-            moment = past_moment(at, settings, now, "--at")
-            balances.record(team, name, value, money, moment, now, by="terminal")
-        if at is not None and not as_json and paid is None:  # read earlier: the balance then, below what is left
-            from bot.text.runway import balance_kept
-
-            zone = ZoneInfo(settings.digest.remind_tz)
-            sys.stdout.write(balance_kept(name, value, money, moment, zone, settings.files.lang) + "\n")
+    now = datetime.now(UTC)
+    if forget:
+        _forget(settings, rentals, team, provider, amount_said, as_json)
+    elif provider is not None:  # `balance 3200 aliyun`: the provider named last, as chat reads it
+        _record(settings, rentals, team, [provider, *(amount_said or [])], currency, at, now, as_json)
     problems: dict[str, str] = {}
     if read:
         from bot.discover.registry import balance_readers, read_balances

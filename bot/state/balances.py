@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import func, insert, or_, select, update
+from sqlalchemy import delete, func, insert, or_, select, update
 
 from bot.state.schema import prepaid_balances
 from bot.state.store import Store
@@ -87,6 +87,12 @@ class Balances:
         found = self.get(int(made[0]))
         assert found is not None
         return found
+
+    def forget(self, team: str, provider: str) -> int:
+        """Take back every balance kept of `provider` (one typed under a wrong name); how many rows went."""
+        c = prepaid_balances.c
+        with self.store.writing() as conn:
+            return conn.execute(delete(prepaid_balances).where(c.team == team, c.provider == provider)).rowcount
 
     def get(self, balance_id: int) -> Balance | None:
         with self.store.reading() as conn:

@@ -291,3 +291,41 @@ def test_power_with_a_name_alone_says_its_stretches_this_month(tmp_path: Path) -
         assert say(h, 23, "power fresh").splitlines()[1:] == [
             "(no time of it billed this month yet: it started just now)"
         ]
+
+
+def test_a_balance_typed_under_a_wrong_name_says_the_one_meant_and_can_be_forgotten(tmp_path: Path) -> None:
+    """`balance autdl 300` (for autodl) stayed in every list, runway and digest with no way to take it back: it says
+    which provider was likely meant and how to forget it; `balance autdl forget` (or `删除 autdl 的余额`) takes back
+    every row of it, by whoever recorded its latest or an admin; a provider we know by name is never called a typo."""
+    with running_app(tmp_path) as h:
+        h.clock.now = NOW
+        h.fake.locales["U1"] = h.fake.locales["U2"] = "en-US"
+        typo = say(h, 1, "balance autdl 300")
+        assert "did you mean autodl? If so, `balance autdl forget` takes this one back" in typo, typo
+        assert "did you mean" not in say(h, 2, "balance autodl 300")  # known by name: no typo, whatever is like it
+        assert "did you mean" not in say(h, 3, "balance autdl 250")  # kept before: said twice on purpose
+        refused = say(h, 4, "balance autdl forget", user="U2")
+        assert "recorded by <@U1>: only they or an admin can forget it" in refused, refused
+        forgot = say(h, 5, "balance autdl forget")
+        assert "Forgot the balance of autdl (2 kept)" in forgot and "autodl: about ¥300 left" in forgot, forgot
+        assert [b.provider for b in Balances(h.deps.store).latest("T1")] == ["autodl"]
+        assert "No balance of autdl is kept, so there is none to forget; kept: autodl." in say(
+            h, 6, "balance autdl forget"
+        )
+        h.fake.admins.add("U2")
+        assert "Forgot the balance of autodl (1 kept)" in say(h, 7, "删除 autodl 的余额", user="U2")  # an admin's
+        assert Balances(h.deps.store).latest("T1") == []
+
+
+def test_a_balance_forgotten_said_in_words() -> None:
+    from bot.app.free_words import free_words
+
+    said_so = (
+        ("删除 autdl 的余额", "autdl"),
+        ("autdl的余额删掉", "autdl"),
+        ("帮我删掉阿里云余额", "阿里云"),
+        ("forget the autdl balance", "autdl"),
+        ("delete runpod's balance", "runpod"),
+    )
+    for said, provider in said_so:
+        assert free_words(said) == ("balance", [provider, "forget"]), said

@@ -363,3 +363,23 @@ def test_balance_takes_its_amount_in_words_and_its_provider_last(tmp_path: Path)
         assert said.returncode == 0 and f"¥{left:,} left" in said.stdout, (words, said.stderr)
     listed = json.loads(cli(tmp_path, "balance", "--json").stdout)
     assert [(b["provider"], b["balance"]) for b in listed] == [("aliyun", 3200)], listed
+
+
+def test_a_balance_typed_under_a_wrong_name_is_forgotten_with_forget(tmp_path: Path) -> None:
+    """The terminal's `balance autdl 300` says the provider likely meant and the terminal's way to take it back;
+    `--forget` takes back every row of it (the operator's: no one else's to refuse), exit 2 for none kept or more
+    words, as chat's `balance autdl forget`."""
+    typo = cli(tmp_path, "balance", "autdl", "300")
+    assert typo.returncode == 0 and "did you mean autodl? If so, `gpu-advise balance autdl --forget`" in typo.stdout
+    assert cli(tmp_path, "balance", "aliyun", "500").returncode == 0
+    forgot = cli(tmp_path, "balance", "autdl", "--forget")
+    assert forgot.returncode == 0 and "Forgot the balance of autdl (1 kept)" in forgot.stdout, forgot.stderr
+    assert "aliyun: about ¥500 left" in forgot.stdout and "autdl:" not in forgot.stdout
+    again = cli(tmp_path, "balance", "autdl", "--forget")
+    assert (
+        again.returncode == 2
+        and "No balance of autdl is kept, so there is none to forget; kept: aliyun" in again.stderr
+    )
+    more = cli(tmp_path, "balance", "aliyun", "300", "--forget")
+    assert more.returncode == 2 and "--forget takes the provider alone" in more.stderr
+    assert [b["provider"] for b in json.loads(cli(tmp_path, "balance", "--json").stdout)] == ["aliyun"]

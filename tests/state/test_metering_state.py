@@ -92,6 +92,17 @@ def test_the_latest_balance_counts_and_its_alert_is_claimed_once(db_target: str)
     assert balances.claim_alert(newer.id, 12) and not balances.claim_alert(newer.id, 48)
 
 
+def test_forgetting_a_providers_balance_takes_every_row_of_it_and_no_other(db_target: str) -> None:
+    balances = Balances(Store(db_target))
+    balances.record("T1", "autdl", 500.0, "CNY", T0, T0)
+    balances.record("T1", "autdl", 320.0, "CNY", T0 + timedelta(hours=1), T0)
+    balances.record("T1", "aliyun", 90.0, "CNY", T0, T0)
+    balances.record("T2", "autdl", 1.0, "CNY", T0, T0)
+    assert balances.forget("T1", "autdl") == 2 and balances.forget("T1", "autdl") == 0
+    assert [b.provider for b in balances.latest("T1")] == ["aliyun"]
+    assert [(b.provider, b.amount) for b in balances.latest("T2")] == [("autdl", 1.0)]  # another team's stays
+
+
 def test_an_unchanged_reading_moves_the_time_of_the_one_before_it(db_target: str) -> None:
     """Read every half hour, an idle wallet adds no row; a change (spent, topped up, typed) does."""
     store = Store(db_target)
