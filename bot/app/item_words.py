@@ -24,7 +24,7 @@ from bot.chat.ids import Action
 from bot.chat.message import plain
 from bot.state.rentals import Rentals
 from bot.state.store import Store
-from bot.text import t
+from bot.text import Lang, t
 from bot.text.catalogue import tw
 from bot.text.format import literal
 from rules.days import DAY_WORDS, day_named
@@ -369,8 +369,44 @@ def _released_asked(store: Store, team: str, text: str) -> str | None:
     return None
 
 
+# several items named in one message (训练机1 和 训练机2 都关机了, 训练机1、训练机2 停了, box1 and box2 are both off)
+_JOINED = lazy(r"\s*(?:和|跟|与|、|以及|还有|[,，&]|\band\b)\s*", re.I)
+_BOTH = lazy(r"\s*(?:也都|全都|都|\bboth\b|\ball\b)\s*", re.I)
+_NEXT = lazy(r"[^\s,，、]+?(?=\s|都|也|全|$)")
+
+
+def several(store: Store, team: str, text: str, lang: Lang) -> tuple[list[str], str] | None:
+    """The tracked names `text` begins with, joined (two or more), and what is said of them all; None for fewer.
+    CommandError where a name joined to a tracked one is none here (训练机1 和 训练机9 都关机了)."""
+    names, said, found = tracked_names(store, team), text.strip(), []
+    while (name := _first(said, names)) is not None:
+        found.append(name)
+        said = said[len(name) :]
+        if (joined := _JOINED.match(said)) is None:
+            break
+        said, comma = said[joined.end() :], joined.group(0).strip() in ",，"
+        if comma and _first(said, names) is None:  # 数据盘，不用了: a clause after it, not another name
+            break
+        if _first(said, names) is None and (nothing := _NEXT.match(said)) is not None:
+            from bot.app.item_unknown import unknown_name
+
+            missing = min(filter(None, (unknown_name(said), nothing.group(0))), key=len)  # 训练机9 of 训练机9都关机了
+            raise CommandError(t("item.unknown_name", lang, name=literal(missing)))
+    if len(found) < 2:
+        return None
+    rest = _BOTH.sub(" ", said).strip()
+    return found, re.sub(r"^are\b", "is", rest, flags=re.I)  # box1 and box2 are off: as box1 is off
+
+
 def said_of_item(inv: Invocation, text: str) -> bool:
     """Whether `text` says what happened to one of the team's items, or asks whose it is (and so was answered)."""
+    if (joined := several(inv.deps.store, inv.team, text, inv.lang)) is not None:  # 训练机1 和 训练机2 都关机了: each
+        names, rest = joined
+        each = [reading(inv.deps.store, inv.team, f"{name} {rest}") for name in names]
+        if all(found is not None and found[0] == name for found, name in zip(each, names, strict=True)):
+            for name in names:
+                said_of_item(inv, f"{name} {rest}")
+            return True
     found = reading(inv.deps.store, inv.team, text)
     if found is None:
         return False

@@ -579,6 +579,29 @@ def test_a_numbered_name_beside_a_tracked_one_is_not_the_tracked_one(tmp_path: P
         assert "**训练机** 现在关机" in chat.command("训练机 还在跑吗")  # off since 3, as said: not touched by 训练机2
 
 
+def test_several_boxes_named_in_one_message_are_each_told(tmp_path: Path) -> None:
+    """`训练机1 和 训练机2 都关机了` was refused as 训练机1 off at "和训练机2 都", not a time: each box named, joined by
+    和, 、, a comma or `and`, is told what is said of them all; a name joined that is none here is said so."""
+    with driving("dingtalk", tmp_path) as chat:
+        chat.h.clock.now = MONDAY_0910_SHANGHAI  # type: ignore[attr-defined]
+        chat.command("登记 训练机1 A800 8卡 每小时60元 起租=3天前")
+        chat.command("登记 训练机2 A800 8卡 每小时60元 起租=2天前")
+        chat.command("track box3 gpu=4090 price=4/h started=昨天9点")
+        both = chat.in_group("训练机1 和 训练机2 都关机了")
+        assert "**训练机1** 自此刻关机" in both and "**训练机2** 自此刻关机" in both, both
+        then = chat.in_group("训练机1、训练机2 昨晚11点关的")
+        assert then.count("自 2026-11-29 23:00 Asia/Shanghai 起关机") == 2, then
+        missing = chat.in_group("训练机1和训练机9都关机了")
+        assert "这里没有叫 **训练机9** 的实例" in missing, missing
+        english = chat.in_group("box3 and 训练机2 are both off")
+        assert "**box3** 自此刻关机" in english and "已经记录过了" in english, english  # 训练机2 was off already
+        lines = chat.in_group("训练机1 和 训练机2 是谁的")
+        assert "**训练机1** A800-80GB × 8" in lines and "**训练机2** A800-80GB × 8" in lines, lines
+        powered = PowerLog(chat.deps.store).reports([i.id for i in Rentals(chat.deps.store).instances(chat.team)])
+        offs = sum(r.state is Power.OFF for reports in powered.values() for r in reports)
+        assert offs == 5, offs  # 1 and 2 now, both at 23:00, box3 now
+
+
 @pytest.mark.parametrize(
     ("text", "name", "starts"),
     [
