@@ -339,6 +339,10 @@ _OURS = lazy(
     r"|what (?:are|do) we pay(?:ing)? for|我们(?:在)?(?:为|给)?(?:哪些|什么)(?:东西)?(?:付钱|花钱|付费)"
     r"|^what(?:'s| is) running(?: (?:right )?now)?\??$|^show (?:me )?(?:everything|all)$"
     r"|^(?:现在)?哪些(?:机器)?在跑[?？]?$"
+    # the list asked for by name (列出所有机器, 看一下我们的机器, 机器列表, list all machines, show me the boxes)
+    rf"|^(?:请|帮我|麻烦)?(?:列出|列一下|列举|看看|看一下|查看|查一下|显示|给我看看?)(?:一下)?(?:所有|全部|我们|团队)?的?"
+    rf"{_THINGS}(?:列表|清单)?[?？]?$|^(?:所有|全部)?的?{_THINGS}(?:列表|清单)$"
+    r"|^(?:list|show)(?: me)?(?: all)?(?: (?:the|our))? (?:boxes|machines|gpus|instances|servers|rentals)\??$"
     r"|^how many (?:gpus|boxes|machines|instances|cards|servers) (?:do we have |are |have we got )?(?:running|on|up)"
     r"(?: (?:right )?now)?\??$"
     rf"|^(?:现在|目前)?(?:我们)?(?:有|一共有|总共有)?(?:几台|多少台|哪些|几个|多少个){_THINGS}?(?:在跑|在运行|开着|在用)(?:吗|呢)?[?？]?$",

@@ -118,6 +118,9 @@ from tests.digest.test_schedule import MONDAY_0910_SHANGHAI
      ("刷新价格", ("prices", ["status"])), ("are prices up to date", ("prices", ["status"])),
      ("给我看板链接", ("board", [])), ("the dashboard", ("board", [])), ("存储列表", ("list", [])),
      ("有哪些存储", ("list", [])), ("每周一发报告", ("report", ["on"])), ("开启周报", ("report", ["on"])),
+     # the list asked for by name (列出所有机器 was not understood)
+     ("列出所有机器", ("list", [])), ("看一下我们的机器", ("list", [])), ("机器列表", ("list", [])),
+     ("list all machines", ("list", [])), ("show me the boxes", ("list", [])), ("查看实例", ("list", [])),
      # as English-speaking teams say them (each was an unknown sub-command, a bad period, or a balance listed)
      ("what's running right now", ("list", [])), ("show me everything", ("list", [])),
      ("turn off the daily digest", ("remind", ["off"])), ("send the digest now", ("idle", [])),
