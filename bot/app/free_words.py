@@ -343,6 +343,7 @@ _OURS = lazy(
     rf"|^(?:请|帮我|麻烦)?(?:列出|列一下|列举|看看|看一下|查看|查一下|显示|给我看看?)(?:一下)?(?:所有|全部|我们|团队)?的?"
     rf"{_THINGS}(?:列表|清单)?[?？]?$|^(?:所有|全部)?的?{_THINGS}(?:列表|清单)$"
     r"|^(?:list|show)(?: me)?(?: all)?(?: (?:the|our))? (?:boxes|machines|gpus|instances|servers|rentals)\??$"
+    r"|^what (?:cards|gpus|boxes|machines|instances|servers) (?:do we have|have we got|are we using)\??$"
     r"|^how many (?:gpus|boxes|machines|instances|cards|servers) (?:do we have |are |have we got )?(?:running|on|up)"
     r"(?: (?:right )?now)?\??$"
     rf"|^(?:现在|目前)?(?:我们)?(?:有|一共有|总共有)?(?:几台|多少台|哪些|几个|多少个){_THINGS}?(?:在跑|在运行|开着|在用)(?:吗|呢)?[?？]?$",
@@ -355,6 +356,7 @@ _FORECAST = lazy(
     r"(?:这个月|本月|月底|到月底)(?:大概|预计|估计|总共|一共)?(?:会|要|得)?花(?:多少|掉多少)|预计(?:花费|开销|支出)"
     r"|(?:每天|一天|日均)(?:大概|平均)?(?:要|会)?花(?:多少|掉多少)|烧钱速度|花钱速度"
     r"|burn rate|(?:spend(?:ing)?|cost) (?:forecast|per day|a day)|forecast(?: (?:this|the) month)?"
+    r"|(?:daily|monthly) (?:burn|spend)|burn (?:per|a) (?:day|month)|how much do we (?:spend|burn) (?:a|per) day"
     r"|how much (?:will|are) we (?:going to )?spend(?:ing)?(?: this month| per day| a day)?",
     re.IGNORECASE,
 )

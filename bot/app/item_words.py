@@ -30,8 +30,14 @@ from bot.text.format import literal
 from rules.days import DAY_WORDS, day_named
 from rules.patterns import lazy
 
-_OFF = lazy(r"(?:已经?|刚刚?)?(?:关机|关了|关掉了|停机|停了|停掉了)(?:了|啦)?|(?:is |was )?(?:off|stopped|shut down)")
-_ON = lazy(r"(?:已经?|刚刚?)?(?:开机|开了|启动了?|重启了?)(?:了|啦)?|(?:is |was )?(?:on|started|back on)")
+_OFF = lazy(
+    r"(?:已经?|刚刚?)?(?:关机|关了|关掉了|停机|停了|停掉了)(?:了|啦)?"
+    r"|(?:is |was |has been |got |went )?(?:off|stopped|shut down|turned off|switched off|powered off|shut off)"
+)
+_ON = lazy(
+    r"(?:已经?|刚刚?)?(?:开机|开了|启动了?|重启了?)(?:了|啦)?"
+    r"|(?:is |was |has been |got |went )?(?:on|started|back on|turned on|switched on|powered on|back up|restarted)"
+)
 _DONE = lazy(
     r"(?:已经?|可以|能)?(?:用完|不用|跑完|结束|释放|退租|退掉)(?:了|啦|吧|吗|么)?(?:[,，]?可以释放了?吗?)?[?？]?"
     # done, and asked to be switched off or let go (训练机 跑完了，关掉吧): the release to send, as done says it
@@ -136,7 +142,10 @@ _STOP_SAID = lazy(
     r"|(?:能|可以)(?:帮我)?(?:关掉|停掉|关机|停机|关了|停了)(?:它)?(?:吗|么|不)[?？]?)"
     # box1 is idle, can you stop it: the same, asked in English after what it does
     r"|(?:(?:is|'s) (?:idle|done|finished)[,.]?\s*)?(?:can|could|would|will) you (?:please )?"
-    r"(?:stop|shut down|turn off|switch off)(?: it| it down| it off)?(?: please)?\??",
+    r"(?:stop|shut down|turn off|switch off)(?: it| it down| it off)?(?: please)?\??"
+    # box1 is idle, stop it (please): told, not asked
+    r"|(?:(?:is|'s) (?:idle|done|finished|not (?:used|in use)|unused)[,.]?\s*(?:so |and )?)?(?:please )?"
+    r"(?:stop|shut down|shut|turn off|switch off|kill)(?: it| it down| it off)?(?: please)?[.!]?",
     re.IGNORECASE,
 )
 # asked to be switched off (关掉训练机, 把训练机关了, stop box1, shut down box1): what the bot can do about it said
@@ -225,7 +234,7 @@ _ASKED_OF = (
     (
         lazy(
             r"^(?:how much (?:has|did|does|is)|what(?:'s| is| does| did| has))\s+(?P<name>\S+?)"
-            r"(?:\s+(?:cost(?:ing)?|spent|billed)(?:\s+us)?"
+            r"(?:\s+(?:cost(?:ing)?|spent|spend|billed)(?:\s+us)?"
             r"(?:\s+(?:so far|this month|last month|yesterday|today|this week|last week"
             r"|(?:per|a|an|each) (?:hour|day|week|month)))?)?\??$",
             re.I,
@@ -249,8 +258,22 @@ _STATE_THEN = (
         "started",
     ),
     (lazy(r"^(?:从|自)?\s*(?P<at>.+?)\s*(?:就)?(?:开始跑|开始训练|开始用|开跑|开始)(?:的|了)?$"), "began"),
-    (lazy(r"^(?:关机|关了|停机|(?:went |was |is )?(?:off|stopped))\s+(?:at=|at |since )?(?P<at>.+)$", re.I), "off"),
-    (lazy(r"^(?:开机|开了|启动|(?:went |was |is )?(?:on|started))\s+(?:at=|at |since )?(?P<at>.+)$", re.I), "on"),
+    (
+        lazy(
+            r"^(?:关机|关了|停机|(?:went |was |is |got |has been )?(?:off|stopped|shut down|turned off|switched off"
+            r"|powered off|shut off))\s+(?:at=|at |since )?(?P<at>.+)$",
+            re.I,
+        ),
+        "off",
+    ),
+    (
+        lazy(
+            r"^(?:开机|开了|启动|(?:went |was |is |got |has been )?(?:on|started|turned on|switched on|powered on"
+            r"|restarted))\s+(?:at=|at |since )?(?P<at>.+)$",
+            re.I,
+        ),
+        "on",
+    ),
     # running since then (box1 has been running since 9am, box1 is up since yesterday 9:00): on from then
     (lazy(r"^(?:has been |is |was |'s been )?(?:running|up|on)\s+since\s+(?P<at>.+)$", re.I), "on"),
 )
@@ -314,7 +337,7 @@ def reading(store: Store, team: str, text: str) -> tuple[str, str] | None:
         if found is None and until is not None:
             return name, f"snooze-until {until['day']}"
         if found is None and (whose := whose_set(text, name)) is not None:
-            return name, f"set {whose}"
+            return name, f"set {_as_project(store, team, whose)}"
         if found is None and (basis := billed_as(text, name)) is not None:
             return name, "bill " + " ".join(basis)
         if found is None and (fixed := machine_set(text, name)) is not None:
@@ -340,7 +363,20 @@ def reading(store: Store, team: str, text: str) -> tuple[str, str] | None:
     if _SNOOZE.fullmatch(rest) or _SNOOZE_WEEK.fullmatch(rest):  # 数据盘 先别提醒了: kept, as its Keep button keeps it
         return kept, "keep"
     whose = whose_set(text, kept)  # 数据盘 项目改成 cv: whose storage it is
-    return (kept, f"set-kept {whose}") if whose is not None else None
+    return (kept, f"set-kept {_as_project(store, team, whose)}") if whose is not None else None
+
+
+def _as_project(store: Store, team: str, whose: str) -> str:
+    """`owner=llm` read from `box1 belongs to llm` as `project=llm` where llm is no one named with @ but one of the
+    team's projects (its items' or its budgets'); `whose` otherwise. The owner was set to a user called llm."""
+    key, _, value = whose.partition("=")
+    if key != "owner" or value.startswith(("@", "<")):
+        return whose
+    from bot.state.budgets import Budgets
+
+    projects = set(Rentals(store).projects(team)) | {project for project, _ in Budgets(store).of(team) if project}
+    spelt = next((p for p in sorted(projects) if p.lower() == value.lower()), None)
+    return f"project={spelt}" if spelt is not None else whose
 
 
 _ASKED_OF_RELEASED = (_COST, _WHOSE, _STATE, _RELEASED_ASKED)

@@ -104,7 +104,8 @@ _WHAT_OF_COST = lazy(
     re.IGNORECASE,
 )
 _WHAT_COST = lazy(
-    r"^(?:what|how much) did (?:project )?(?P<project>(?!we\b|it\b|that\b|this\b)[A-Za-z0-9][\w-]*) cost(?:\s+us)?"
+    r"^(?:what|how much) (?:did|has) (?:the )?(?:project )?(?P<project>(?!we\b|it\b|that\b|this\b|you\b|i\b|they\b)"
+    r"[A-Za-z0-9][\w-]*)(?: project)? (?:cost|spen[dt])(?:\s+us)?"
     r"(?P<rest>.*?)\??$",
     re.IGNORECASE,
 )

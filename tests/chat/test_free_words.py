@@ -121,6 +121,11 @@ from tests.digest.test_schedule import MONDAY_0910_SHANGHAI
      # the list asked for by name (列出所有机器 was not understood)
      ("列出所有机器", ("list", [])), ("看一下我们的机器", ("list", [])), ("机器列表", ("list", [])),
      ("list all machines", ("list", [])), ("show me the boxes", ("list", [])), ("查看实例", ("list", [])),
+     ("what cards do we have", ("list", [])), ("what's our daily burn", ("budget", ["forecast"])),
+     ("how much do we spend per day", ("budget", ["forecast"])),
+     ("how much did llm spend this month", ("report", ["this month", "project=llm"])),
+     ("how much has llm spent", ("report", ["this-month", "project=llm"])),
+     ("how much did the llm project spend last month", ("report", ["last month", "project=llm"])),
      # as English-speaking teams say them (each was an unknown sub-command, a bad period, or a balance listed)
      ("what's running right now", ("list", [])), ("show me everything", ("list", [])),
      ("turn off the daily digest", ("remind", ["off"])), ("send the digest now", ("idle", [])),

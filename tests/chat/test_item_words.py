@@ -14,6 +14,7 @@ from rules.power import Power
 from tests.chat.test_both_platforms import GROUP, driving
 from tests.digest.test_schedule import MONDAY_0910_SHANGHAI
 from tests.support.fake_dingtalk import CORP
+from tests.support.fake_wecom import BOT_ID as WECOM_BOT
 
 TEAM = f"dingtalk:{CORP}"
 
@@ -600,6 +601,27 @@ def test_several_boxes_named_in_one_message_are_each_told(tmp_path: Path) -> Non
         powered = PowerLog(chat.deps.store).reports([i.id for i in Rentals(chat.deps.store).instances(chat.team)])
         offs = sum(r.state is Power.OFF for reports in powered.values() for r in reports)
         assert offs == 5, offs  # 1 and 2 now, both at 23:00, box3 now
+
+
+def test_a_box_told_of_in_english_as_people_say_it(tmp_path: Path) -> None:
+    """`gpu-box-2 was turned off 3 hours ago` and `gpu-box-1 is idle, stop it` were "not read", `gpu-box-1 belongs to
+    llm` made a user called llm its owner where llm is the team's project, and `how much did gpu-box-1 spend` was no
+    item's question: each as its Chinese twin is read."""
+    with driving("wecom", tmp_path) as chat:
+        chat.h.clock.now = MONDAY_0910_SHANGHAI  # type: ignore[attr-defined]
+        chat.command("track gpu-box-1 gpu=H100 cards=8 price=2.5/h started=2 days ago")
+        chat.command("track gpu-box-2 gpu=H100 cards=8 price=2.5/h started=2 days ago")
+        assert "**gpu-box-2** is off from 2026-11-30 06:10" in chat.command("gpu-box-2 was turned off 3 hours ago")
+        assert "**gpu-box-2** is on from now" in chat.command("gpu-box-2 got switched on")
+        assert "**gpu-box-2** is off from now" in chat.command("gpu-box-2 has been shut down")
+        assert "I switch nothing off when asked" in chat.command("gpu-box-1 is idle, stop it")
+        chat.command("set a budget of 20000 usd for project llm")
+        assert "counts for project llm now" in chat.command("gpu-box-1 belongs to llm")
+        box = Rentals(chat.deps.store).instance(f"wecom:{WECOM_BOT}", "gpu-box-1")
+        assert box is not None and box.project == "llm" and box.owner == "starter01", box
+        assert "is <@zhangsan>'s now" in chat.command("gpu-box-2 belongs to zhangsan")  # no project of that name
+        assert "**gpu-box-1** H100-80GB × 8" in chat.command("how much did gpu-box-1 spend")
+        assert "**Project llm only**" in chat.command("how much did llm spend this month")
 
 
 @pytest.mark.parametrize(
