@@ -482,7 +482,6 @@ def list_rentals(
     owners = {i.owner for i in instances if i.owner} | {s.owner for s in storage if s.owner}
     names = people(settings, rentals, team, owners)
     names[""] = t("cli.no_owner", lang)  # found in the cloud, not claimed yet
-    metered = {m["name"]: m for m in billed}
     # in a terminal the table says its words in the reader's language, its price as the chats' `list` does; through a
     # pipe the cells stay what scripts have read from the start (hourly, on, 400 CNY/day)
     from bot.cli.common import text_console
@@ -490,9 +489,8 @@ def list_rentals(
     console = text_console()
     human = console.is_terminal
     rows: list[list[str]] = []
-    for i in instances:
+    for i, bill in zip(instances, billed, strict=True):  # in order: a name released may be a new box's too
         state = t("cli.released", lang) if i.released_at else t("cli.running", lang)
-        bill = metered[i.name]
         power, basis = bill["power"], bill["billing"]
         if human:
             power, basis = t(f"cli.list_power.{power}", lang), t(f"cli.list_billing.{basis}", lang)

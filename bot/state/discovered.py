@@ -15,7 +15,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import bindparam, func, insert, select, update
+from sqlalchemy import Table, bindparam, case, func, insert, select, update
+from sqlalchemy.sql.selectable import ScalarSelect
 
 from bot.state.power import PowerLog, Sighting
 from bot.state.rentals import NAME, Rentals, price_change, token_hash
@@ -316,7 +317,7 @@ class Discovered:
         table = rental_instances if kind == "i" else rental_storage
         c = table.c
         with self.store.writing() as conn:
-            row = conn.execute(select(c.id, c.owner, c.hidden_by).where(c.team == team, c.name == name)).first()
+            row = conn.execute(select(c.id, c.owner, c.hidden_by).where(c.id == _named(table, team, name))).first()
             if row is None or row.hidden_by:
                 return ""
             if row.owner:
@@ -329,7 +330,7 @@ class Discovered:
         table = rental_instances if kind == "i" else rental_storage
         with self.store.writing() as conn:
             changed = conn.execute(
-                update(table).where(table.c.team == team, table.c.name == name).values(hidden_by=user)
+                update(table).where(table.c.id == _named(table, team, name)).values(hidden_by=user)
             ).rowcount
         return bool(changed)
 
@@ -461,3 +462,12 @@ def _free_name(item: Found, names: set[str]) -> str:
     wanted = item.name if NAME.fullmatch(item.name) and item.name not in names else item.key.split(":", 1)[1]
     names.add(wanted)
     return wanted
+
+
+def _named(table: Table, team: str, name: str) -> ScalarSelect[Any]:
+    """The id of the team's item of that name: the one not released (or deleted), else the one gone last (a name is
+    free again once its item is gone)."""
+    c = table.c
+    gone = c.released_at if table is rental_instances else c.deleted_at
+    ranked = select(c.id).where(c.team == team, c.name == name)
+    return ranked.order_by(case((gone.is_(None), 0), else_=1), gone.desc(), c.id.desc()).limit(1).scalar_subquery()

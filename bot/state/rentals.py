@@ -14,7 +14,7 @@ from dataclasses import dataclass, fields, replace
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import bindparam, func, insert, or_, select, update
+from sqlalchemy import bindparam, case, func, insert, or_, select, update
 from sqlalchemy.exc import IntegrityError
 
 from bot.logs import keep_secret
@@ -266,6 +266,14 @@ LATER_BUSY = (
 )
 
 
+# of the rows of one name: the one not released first, then the one released last
+_LATEST_FIRST = (
+    case((rental_instances.c.released_at.is_(None), 0), else_=1),
+    rental_instances.c.released_at.desc(),
+    rental_instances.c.id.desc(),
+)
+
+
 class Rentals:
     def __init__(self, store: Store) -> None:
         self.store = store
@@ -309,7 +317,9 @@ class Rentals:
         return (found, token) if found is not None else None
 
     def instance(self, team: str, name: str) -> Instance | None:
-        query = select(*INSTANCE_COLUMNS).where(rental_instances.c.team == team, rental_instances.c.name == name)
+        """The instance of that name not released, else the one released last (a name is free once released)."""
+        c = rental_instances.c
+        query = select(*INSTANCE_COLUMNS).where(c.team == team, c.name == name).order_by(*_LATEST_FIRST)
         with self.store.reading() as conn:
             row = conn.execute(query).first()
             return _with_history(conn, [_instance(row)])[0] if row else None
@@ -335,9 +345,13 @@ class Rentals:
         """A box the bot stopped reports again: it is an item again (its owner, channel and price unchanged)."""
         c = rental_instances.c
         with self.store.writing() as conn:
+            again = rental_instances.alias("again")  # its name taken since by a box tracked anew: it stays released
+            taken = select(again.c.id).where(
+                again.c.team == c.team, again.c.name == c.name, again.c.released_at.is_(None), again.c.id != c.id
+            )
             done = conn.execute(
                 update(rental_instances)
-                .where(c.id == instance_id, c.released_by == "bot")
+                .where(c.id == instance_id, c.released_by == "bot", ~taken.exists())
                 .values(released_at=None, released_by=None)
             )
             return bool(done.rowcount)
@@ -423,7 +437,8 @@ class Rentals:
         write transaction: a release by another process in between cannot be written over."""
         c = rental_instances.c
         with self.store.writing() as conn:
-            query = select(c.id, c.released_at).where(c.team == team, c.name == name).with_for_update()
+            query = select(c.id, c.released_at).where(c.team == team, c.name == name).order_by(*_LATEST_FIRST)
+            query = query.limit(1).with_for_update()
             row = conn.execute(query).first()  # the row locked on PostgreSQL; SQLite's write lock is held already
             if row is None:
                 raise RentalError("no_instance", name=name)
@@ -462,7 +477,10 @@ class Rentals:
         return self._change_running(team, name, snoozed_until=until)
 
     def storage_named(self, team: str, name: str) -> Storage | None:
-        query = select(rental_storage).where(rental_storage.c.team == team, rental_storage.c.name == name)
+        """The storage of that name not deleted, else the one deleted last (a name is free once deleted)."""
+        c = rental_storage.c
+        query = select(rental_storage).where(c.team == team, c.name == name)
+        query = query.order_by(case((c.deleted_at.is_(None), 0), else_=1), c.deleted_at.desc(), c.id.desc())
         with self.store.reading() as conn:
             row = conn.execute(query).first()
         return Storage(**dict(row._mapping)) if row else None

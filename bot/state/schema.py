@@ -29,10 +29,10 @@ from sqlalchemy import (
     String,
     Table,
     Text,
-    UniqueConstraint,
     cast,
     false,
     func,
+    text,
     type_coerce,
 )
 from sqlalchemy.types import TypeDecorator, TypeEngine
@@ -192,6 +192,17 @@ recommendations = Table(
     Index(None, "user", "created_at"),
 )
 
+# where a name must be unique: among the instances not released, the storage not deleted (partial unique indexes,
+# which SQLite and PostgreSQL both have)
+_WHERE_RUNNING: dict[str, Any] = {
+    "sqlite_where": text("released_at IS NULL"),
+    "postgresql_where": text("released_at IS NULL"),
+}
+_WHERE_KEPT: dict[str, Any] = {
+    "sqlite_where": text("deleted_at IS NULL"),
+    "postgresql_where": text("deleted_at IS NULL"),
+}
+
 rental_instances = Table(
     "rental_instances",
     metadata,
@@ -234,7 +245,8 @@ rental_instances = Table(
     # who set its price by hand (0027; NULL: its source's, which each scan prices again) and since when it holds
     Column("price_by", String(ID)),
     Column("price_since", UtcDateTime),
-    UniqueConstraint("team", "name", name="uq_rental_instances_team_name"),
+    # one instance not released per name (0036): a box released, its name is free for the next one rented
+    Index("uq_rental_instances_team_name", "team", "name", unique=True, **_WHERE_RUNNING),
     Index(None, "token_hash"),
     Index(None, "team", "machine_id"),
     Index(None, "team", "provider_id"),
@@ -288,7 +300,7 @@ rental_storage = Table(
     Column("cloud_state", String(16)),  # available (attached to nothing), in-use (0016)
     Column("provider_region", String(32)),
     Column("hidden_by", String(ID)),  # "Not ours": the admin who hid it from digests and lists
-    UniqueConstraint("team", "name", name="uq_rental_storage_team_name"),
+    Index("uq_rental_storage_team_name", "team", "name", unique=True, **_WHERE_KEPT),  # as instances' (0036)
     Index(None, "team", "provider_id"),
 )
 

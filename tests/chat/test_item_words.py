@@ -624,6 +624,28 @@ def test_a_box_told_of_in_english_as_people_say_it(tmp_path: Path) -> None:
         assert "**Project llm only**" in chat.command("how much did llm spend this month")
 
 
+def test_a_box_released_is_tracked_again_under_its_name(tmp_path: Path) -> None:
+    """`登记 训练机 …` after `释放 训练机` was refused as already tracked (`billing 训练机 …` offered, which a released
+    box refuses): the box rented again is tracked, what is said of 训练机 is of it, and the list keeps the released
+    one's month; the same for storage deleted."""
+    with driving("dingtalk", tmp_path) as chat:
+        chat.h.clock.now = MONDAY_0910_SHANGHAI  # type: ignore[attr-defined]
+        chat.command("登记 训练机 A800 8卡 每小时60元 起租=3天前")
+        chat.command("释放 训练机")
+        assert "已在这里登记 **训练机**" in chat.command("登记 训练机 A800 8卡 每小时50元")
+        chat.h.clock.advance(hours=2)  # type: ignore[attr-defined]
+        assert "**训练机** 自此刻关机" in chat.command("训练机 关机了")  # the new one's: the released one refuses
+        chat.h.clock.advance(minutes=1)  # type: ignore[attr-defined]
+        listed = chat.command("list")
+        assert "¥60/小时（8 卡合计） · @Starter01 · 已释放 · 本月 ¥4,320" in listed, listed
+        assert "¥50/小时（8 卡合计） · @Starter01 · 关机 · 本月 ¥100" in listed, listed
+        assert "已登记名为“训练机”的实例" in chat.command("登记 训练机 4090 每小时3元")  # running: refused as before
+        chat.command("登记存储 数据盘 500G 每月0.7元/G")
+        chat.command("删除存储 数据盘")
+        assert "已在这里登记存储 **数据盘**" in chat.command("登记存储 数据盘 200G 每月0.7元/G")
+        assert "存储 **数据盘** 200 GB · 每月 ¥140" in chat.command("数据盘 还在吗")
+
+
 @pytest.mark.parametrize(
     ("text", "name", "starts"),
     [

@@ -494,3 +494,31 @@ def test_list_dearest_sets_dollars_and_yuan_on_one_scale(tmp_path: Path) -> None
     # from the first yuan on)
     early = max(i["spent_this_month"] for i in dear) < 1
     assert [(i["name"], i["currency"]) for i in dear] == [("dollars", "USD"), ("yuan", "CNY")] or early
+
+
+def test_a_box_released_is_tracked_again_under_its_name_and_both_are_listed(tmp_path: Path) -> None:
+    """`track instance train-1` after `release train-1` was refused as already tracked, as if the box rented again
+    had to take another name; and the list's rows read each instance's bill by its name, so two rows of one name
+    would have shown one bill twice."""
+    env, started = _state(tmp_path), (datetime.now(UTC) - timedelta(days=2)).isoformat()
+    first = run_cli("track", "instance", "train-1", *A100, "--started", started, *TEAM, env=env, tmp=tmp_path)
+    assert first.returncode == 0, first.stderr
+    assert run_cli("release", "train-1", *TEAM, env=env, tmp=tmp_path).returncode == 0
+    again = run_cli("track", "instance", "train-1", "--gpu", "H100", "--price", "20/h", "--channel", "C1",
+                    "--owner", "U1", *TEAM, env=env, tmp=tmp_path)  # fmt: skip
+    assert again.returncode == 0, again.stderr
+    listed = json.loads(run_cli("list", "--json", *TEAM, env=env, tmp=tmp_path).stdout)["instances"]
+    assert [(i["name"], i["gpu"], i["released_at"] is None) for i in listed] == [
+        ("train-1", "A100-80GB", False),
+        ("train-1", "H100-80GB", True),
+    ]
+    assert listed[0]["spent_this_month"] > 0 and listed[1]["spent_this_month"] == 0
+    rows = [line.split("\t") for line in run_cli("list", *TEAM, env=env, tmp=tmp_path).stdout.splitlines()]
+    assert [r[:2] + r[4:5] for r in rows] == [
+        ["train-1", "A100-80GB × 1", "released"],
+        ["train-1", "H100-80GB × 1", "running"],
+    ], rows
+    assert [r[7] for r in rows] == ["off", "on"], rows  # each row its own bill: both read the newer one's before
+    assert rows[0][-1] == f"¥{listed[0]['spent_this_month']:,.0f}" and rows[1][-1] != rows[0][-1], rows
+    twice = run_cli("track", "instance", "train-1", *A100, *TEAM, env=env, tmp=tmp_path)
+    assert twice.returncode == 2 and "already tracked" in twice.stderr  # the running one's name: refused as before
