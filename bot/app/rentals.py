@@ -7,7 +7,7 @@ import re
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from dataclasses import replace
-from datetime import datetime
+from datetime import datetime, tzinfo
 from typing import Any, Protocol, overload
 from zoneinfo import ZoneInfo
 
@@ -38,6 +38,13 @@ from rules.remind_schedule import RemindSchedule, next_send, parse_at, parse_day
 MINE = frozenset(("mine", "my", "我的", "我自己的", "自己的"))
 EVERY = frozenset(("all", "全部", "所有", "everything"))
 DEAREST = frozenset(("dearest", "costliest", "最贵", "最花钱"))
+
+
+def _gone_on(state: str, gone: datetime | None, zone: tzinfo, lang: Lang) -> str:
+    """An item's state in its list line, with the day it was released or deleted on its channel's clock (released
+    12-08): a box rented again under its name has a line of its own beside it."""
+    said = t(f"digest.state.{state}", lang)
+    return said if gone is None else t("digest.gone_on", lang, state=said, day=f"{gone.astimezone(zone):%m-%d}")
 
 
 def list_items(inv: Invocation, args: list[str] | None = None) -> None:
@@ -71,7 +78,7 @@ def list_items(inv: Invocation, args: list[str] | None = None) -> None:
                     gpu=f"{i.gpu} × {show(i.share or i.cards)}",
                     price=instance_rate(i, lang),
                     owner=mention(i.owner) if i.owner else t("cli.no_owner", lang),
-                    state=t(f"digest.state.{power}", lang) + _not_ours(i.hidden_by, lang),
+                    state=_gone_on(power, i.released_at, zones[i.channel], lang) + _not_ours(i.hidden_by, lang),
                     spent=money(spent, i.currency),
                 ),
             )
@@ -91,7 +98,7 @@ def list_items(inv: Invocation, args: list[str] | None = None) -> None:
                     on=_mounted_on(boxes.get(s.instance_id), lang),  # 数据盘 挂在哪台机器上: the list names the box
                     per_month=money(s.size_gb * s.price_gb_month, s.currency),
                     owner=mention(s.owner),
-                    state=t(f"digest.state.{state}", lang) + _not_ours(s.hidden_by, lang),
+                    state=_gone_on(state, s.deleted_at, zones[s.channel], lang) + _not_ours(s.hidden_by, lang),
                     spent=money(kept, s.currency),
                 ),
             )

@@ -637,7 +637,7 @@ def test_a_box_released_is_tracked_again_under_its_name(tmp_path: Path) -> None:
         assert "**训练机** 自此刻关机" in chat.command("训练机 关机了")  # the new one's: the released one refuses
         chat.h.clock.advance(minutes=1)  # type: ignore[attr-defined]
         listed = chat.command("list")
-        assert "¥60/小时（8 卡合计） · @Starter01 · 已释放 · 本月 ¥4,320" in listed, listed
+        assert "¥60/小时（8 卡合计） · @Starter01 · 11-30 已释放 · 本月 ¥4,320" in listed, listed  # the day: apart
         assert "¥50/小时（8 卡合计） · @Starter01 · 关机 · 本月 ¥100" in listed, listed
         assert "已登记名为“训练机”的实例" in chat.command("登记 训练机 4090 每小时3元")  # running: refused as before
         chat.command("登记存储 数据盘 500G 每月0.7元/G")
