@@ -73,7 +73,8 @@ def reading(key: str, value: Any, lang: Lang, cards: int | None = None, gpu: str
     if isinstance(value, FrequencyAnswer):
         if value.runs_per_week is None:
             return None
-        return t("read.frequency", lang, runs=round(value.runs_per_week, 2))
+        runs = round(value.runs_per_week, 2)
+        return t("read.frequency_once" if runs == 1 else "read.frequency", lang, runs=runs)  # 1 run, not 1 runs
     if isinstance(value, Schedule):
         return t("read.schedule", lang, hours=value.hours_per_day, days=value.days)
     if isinstance(value, bool):

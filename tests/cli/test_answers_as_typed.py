@@ -151,3 +151,12 @@ def test_the_interview_skips_an_optional_question_not_decided_yet(tmp_path: Path
     assert done.returncode == 0, done.stderr
     assert "无法识别" not in done.stderr, done.stderr
     assert json.loads(done.stdout)["profile"].get("phase") is None
+
+
+def test_one_run_a_week_is_said_once_a_week(tmp_path: Path) -> None:
+    """`--frequency 'once a week'` was said back as "1 runs a week"."""
+    flags = ["--duration", "10h", "--memory-peak", "no", "--model-parallel", "no", "--can-resume", "yes"]
+    done = run_cli("advise", *flags, "--frequency", "once a week", "--json", "--lang", "en", tmp=tmp_path)
+    assert done.returncode == 0 and "--frequency read as once a week (from “once a week”)" in done.stderr, done.stderr
+    twice = run_cli("advise", *flags, "--frequency", "twice a week", "--json", "--lang", "en", tmp=tmp_path)
+    assert "--frequency read as 2 runs a week" in twice.stderr, twice.stderr
