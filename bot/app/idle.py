@@ -27,12 +27,22 @@ _THRESHOLD = lazy(
 )
 
 
+# the rule asked after `idle`'s word (闲置多久算闲置, 闲置的标准是什么, 闲置怎么算, idle means what?)
+_RULE_AFTER = lazy(
+    r"(?:的)?(?:多久|多长时间|多少分钟|怎么|怎样|如何)(?:才|就)?(?:算|判断|判定|计算)(?:是)?(?:闲置)?(?:呢|啊|吗)?[?？]?"
+    r"|(?:的)?(?:标准|规则|定义|判定|阈值)(?:是什么|是啥|是多少)?[?？]?"
+    r"|(?:rule|threshold|definition|means what|meaning)\??",
+    re.IGNORECASE,
+)
+
+
 def idle(inv: Invocation, args: list[str]) -> None:
     deps, lang = inv.deps, inv.lang
     mine = [word for word in args if word.lower() in MINE]
     every = [word for word in args if word.lower() in EVERY]
     args = [word for word in args if word.lower() not in MINE | EVERY]
-    rule_asked = " ".join(args).lower() in ("rule", "规则")  # 什么算闲置, what's the idle rule (bot/app/free_words.py)
+    said = " ".join(args).lower()  # 什么算闲置, what's the idle rule (bot/app/free_words.py); 闲置多久算闲置
+    rule_asked = said in ("rule", "规则") or _RULE_AFTER.fullmatch(said) is not None
     if args and (rule_asked or _THRESHOLD.search(" ".join(args))):  # 闲置超过3小时提醒我: the rule, and who sets it
         rule = deps.policy.idle
         said = t("idle.rule", lang, minutes=f"{rule.window_minutes:g}", pct=f"{rule.utilisation_max_pct:g}")
