@@ -17,6 +17,7 @@ from bot.app import (
     answers,
     board,
     budget,
+    cloud_asked,
     enroll,
     idle,
     item_unknown,
@@ -272,8 +273,8 @@ def _run(inv: Invocation, tokens: list[str]) -> None:
         inv.answer(plain(t("chat.thanks" if ack["thanks"] else "chat.ack", inv.lang), inv.lang))
     elif item_words.said_of_item(inv, " ".join(tokens)):  # `训练机 关机了`: power, or the release asked back
         return  # before the free words: `训练机 花了多少` is that item's month, not a period named 训练机
-    elif memory_asked.said_of_memory(inv, " ".join(tokens)):  # `7B LoRA 需要什么卡`: the estimate, what holds it
-        return
+    elif memory_asked.said_of_memory(inv, " ".join(tokens)) or cloud_asked.said_of_cloud(inv, " ".join(tokens)):
+        return  # `7B LoRA 需要什么卡`: the estimate; `怎么接入阿里云`: discovery's settings for that cloud
     elif profile_outside.took_outside(inv, " ".join(tokens)):  # `每天都跑` below the profile's thread, not in it
         return  # (before the free words: `A100` at its GPU question is that answer, not the price asked)
     elif (meant := free_words(" ".join(tokens))) not in (None, ("advise", [])):  # `你好`, `A100多少钱`
