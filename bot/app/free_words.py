@@ -18,6 +18,7 @@ import re
 from bot.app.item_spent import other_period_in
 from bot.app.price_asked import gpu_in, price_asked
 from bot.app.spend_asked import budget_set, period, spent_asked
+from bot.app.switches_said import switch_said
 from bot.fields.metering import PROVIDER_NAMES
 from rules.days import DAY_WORDS
 from rules.patterns import lazy
@@ -76,6 +77,8 @@ def free_words(text: str) -> tuple[str, list[str]] | None:
     said = text.strip()
     if _HELLO.match(said):
         return "help", []
+    if (switched := switch_said(said)) is not None:  # 删除llm的预算, resume the digest, 停机记录
+        return switched
     if (how := _HOW_TO.match(said)) is not None and (topic := _topic(how["what"] or how["thing"])) is not None:
         return "help", [topic]  # 怎么登记机器, how do I track a box: the help's lines of that sub-command
     if _WASTE.search(said):  # 浪费了多少, 谁浪费最多, how much did we waste last week: that period's report, idle cost
@@ -370,7 +373,8 @@ _WEEKLY_ON = lazy(
     r"|(?:开启|打开|恢复|重新开启)(?:每周)?(?:周报|报告)|(?:send|turn on) (?:the )?weekly reports?(?: again)?"
     # 周报发到这个群: the weekly report here (it was read as a report of a period named 发到这个群)
     r"|(?:每周的?)?(?:周报|报告|报表)(?:就|也|都)?(?:发到|发在|发给|发送到|发)(?:这个|本|我们)?(?:群|频道|会话|这里|这儿)(?:里|吧|吧。)?"
-    r"|send (?:the )?weekly reports? (?:here|to this (?:channel|group|chat))",
+    r"|send (?:the )?weekly reports? (?:here|to this (?:channel|group|chat))"
+    r"(?: (?:every|each|on) (?:week|monday|tuesday|wednesday|thursday|friday|saturday|sunday)s?)?",
     re.IGNORECASE,
 )
 _BOARD = lazy(r"看板(?:链接|地址|网址|在哪)|(?<![a-z])(?:dashboard|board link)(?![a-z])", re.IGNORECASE)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import csv
 import io
 import logging
+import re
 from datetime import date, timedelta
 from zoneinfo import ZoneInfo
 
@@ -22,6 +23,7 @@ from bot.state.schedules import Schedules
 from bot.text import Lang, t
 from bot.text.chinese_names import SWITCH_WORDS
 from bot.text.format import literal, who
+from rules.patterns import lazy
 from rules.periods import FIRST_DAY, LAST_DAY, WEEK_WORDS, month_span, reportable, rolling_span
 from rules.remind_schedule import DAYS
 from rules.report import Report
@@ -105,6 +107,7 @@ def report(inv: Invocation, args: list[str]) -> None:
     args = [a for a in args if a.partition("=")[0].lower() not in ("project", "项目")]
     by_project = _by_project(args, lang)  # `哪个项目花钱最多`: said where no item has a project to rank
     args = [a for a in args if a.partition("=")[0].lower() != "by"]
+    args = _CSV_SAID.compiled.sub(" ", " ".join(args)).split()  # `report last week as csv`: the CSV comes with it
     project = keyed[-1] if keyed else None  # `report 上周 项目=llm`: one project's items
     if project is not None and not NAME.fullmatch(project):  # a name, never markup said in the channel
         raise CommandError(f"`project`: {t('error.rental.bad_name', lang, name=project[:40])}")
@@ -158,6 +161,10 @@ def report(inv: Invocation, args: list[str]) -> None:
     _attach_csv(teller, channel, ts, made, team, lang)
     if by_project and not Rentals(deps.store).projects(team):  # the report has no project's spend to say
         inv.answer(plain(t("report.no_projects_to_rank", lang), lang))
+
+
+# the CSV asked for with the period (report last week as csv, 上周的报告 导出csv): every report posts its CSV
+_CSV_SAID = lazy(r"(?:(?:as|in)\s+(?:a\s+)?)?\bcsv\b(?:\s+file)?|(?:导出|的)?csv(?:格式|文件)?|导出", re.IGNORECASE)
 
 
 def _by_project(args: list[str], lang: Lang) -> bool:

@@ -122,6 +122,14 @@ from tests.digest.test_schedule import MONDAY_0910_SHANGHAI
      ("列出所有机器", ("list", [])), ("看一下我们的机器", ("list", [])), ("机器列表", ("list", [])),
      ("list all machines", ("list", [])), ("show me the boxes", ("list", [])), ("查看实例", ("list", [])),
      ("what cards do we have", ("list", [])), ("what's our daily burn", ("budget", ["forecast"])),
+     # a budget taken off, the digest brought back or moved, the stop history (listed, or not understood, before)
+     ("删除llm的预算", ("budget", ["llm", "off"])), ("llm的预算删掉", ("budget", ["llm", "off"])),
+     ("取消预算", ("budget", ["off"])), ("remove the llm budget", ("budget", ["llm", "off"])),
+     ("remove the team budget", ("budget", ["off"])), ("delete budget for llm", ("budget", ["llm", "off"])),
+     ("resume the digest", ("remind", ["on"])), ("turn the digest back on", ("remind", ["on"])),
+     ("恢复提醒", ("remind", ["on"])), ("change the digest to 10am", ("remind", ["at", "10am"])),
+     ("show the actions", ("actions", [])), ("停机记录", ("actions", [])), ("哪些机器被停了", ("actions", [])),
+     ("send the weekly report here every monday", ("report", ["on"])),
      ("how much do we spend per day", ("budget", ["forecast"])),
      ("how much did llm spend this month", ("report", ["this month", "project=llm"])),
      ("how much has llm spent", ("report", ["this-month", "project=llm"])),
@@ -388,6 +396,20 @@ def test_each_projects_spend_asked_where_no_item_has_a_project_says_how_to_give_
         chat.command("登记 推理机 4090 2卡 每小时4元 项目=serve 起租=2天前")
         said = chat.in_group("哪个项目花钱最多")
         assert "按项目的花费" in said and "serve：¥" in said and "还没有设置项目" not in said, said
+
+
+def test_a_budget_taken_off_and_a_report_asked_as_csv_in_words(tmp_path: Path) -> None:
+    """`remove the llm budget` listed the budgets and removed nothing; `report last week as csv` was "not a period":
+    the budget is taken off as `budget llm off` takes it, and the report is last week's (its CSV comes with it)."""
+    with driving("dingtalk", tmp_path) as chat:
+        chat.h.clock.now = MONDAY_0910_SHANGHAI  # type: ignore[attr-defined]
+        chat.command("登记 训练机 A800 8卡 每小时60元 项目=llm 起租=10天前")
+        chat.command("budget llm 5000")
+        assert "Budget of llm removed" in chat.command("remove the llm budget")
+        assert "llm" not in chat.command("预算")
+        for asked in ("report last week as csv", "report 上周 导出csv"):
+            said = chat.in_group(asked)
+            assert "GPU 报告 11-23 至 11-29" in said and "不是可用的时间段" not in said, (asked, said)
 
 
 def test_thanks_and_an_acknowledgement_are_answered_not_refused(tmp_path: Path) -> None:
