@@ -7,10 +7,12 @@ from __future__ import annotations
 
 import re
 
+from bot.app.act import asked
 from bot.app.digest_card import digest_now
 from bot.app.free_words import idle_asked
 from bot.app.invocation import CommandError, Invocation
 from bot.app.rentals import EVERY, MINE
+from bot.app.switches_said import policy_asked
 from bot.chat.digest_messages import digest_message, instance_line, lifecycle_line, storage_line
 from bot.chat.message import plain
 from bot.digest.now import digests_now, has_news
@@ -42,6 +44,9 @@ def idle(inv: Invocation, args: list[str]) -> None:
     every = [word for word in args if word.lower() in EVERY]
     args = [word for word in args if word.lower() not in MINE | EVERY]
     said = " ".join(args).lower()  # 什么算闲置, what's the idle rule (bot/app/free_words.py); 闲置多久算闲置
+    if args and policy_asked("闲置" + "".join(args)):  # 闲置的机器会怎么处理: what this chat does about them
+        asked(inv)
+        return
     rule_asked = said in ("rule", "规则") or _RULE_AFTER.fullmatch(said) is not None
     if args and (rule_asked or _THRESHOLD.search(" ".join(args))):  # 闲置超过3小时提醒我: the rule, and who sets it
         rule = deps.policy.idle

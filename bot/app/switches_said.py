@@ -40,6 +40,17 @@ _ACTIONS = lazy(
 )
 
 
+# what the bot does about idle boxes here, asked (闲置的机器会怎么处理, what happens to idle boxes here): this chat's
+# policy and how `act stop` works, as a stop asked for in words is answered (it listed what is idle now)
+_POLICY = lazy(
+    r"^(?:请问)?(?:这里|本群|这个群)?(?:的)?(?:闲置|空闲|闲着)(?:的)?(?:机器|卡|实例|gpu|资源)?(?:会|要)?(?:被)?"
+    r"(?:怎么处理|如何处理|怎么办|会怎样|怎么样|会被关掉吗|会被停掉吗|会被关吗)[?？]?$"
+    r"|^what (?:happens|do you do|does the bot do) (?:to|with|about) idle (?:boxes|machines|gpus|instances|cards)"
+    r"(?: here| in this (?:channel|chat|group))?\??$",
+    re.IGNORECASE,
+)
+
+
 def switch_said(said: str) -> tuple[str, list[str]] | None:
     """The sub-command and its words that `said` means, where it takes a budget off, brings the digest back or moves
     it, or asks for the stop history; None otherwise."""
@@ -54,3 +65,8 @@ def switch_said(said: str) -> tuple[str, list[str]] | None:
     if _ACTIONS.match(said):  # 停机记录, show the actions: `actions`
         return "actions", []
     return None
+
+
+def policy_asked(said: str) -> bool:
+    """Whether `said` asks what the bot does about idle boxes here (闲置的机器会怎么处理)."""
+    return _POLICY.match(said.strip()) is not None

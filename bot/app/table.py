@@ -34,6 +34,7 @@ from bot.app import (
 from bot.app.bug_said import bug_said
 from bot.app.free_words import AUTO_STOP, free_words
 from bot.app.invocation import CommandError, Form, Invocation
+from bot.app.switches_said import policy_asked
 from bot.chat import conversation, inline
 from bot.chat.ids import SubCommand
 from bot.chat.message import plain
@@ -258,7 +259,8 @@ def _run(inv: Invocation, tokens: list[str]) -> None:
         start(inv)
         return
     handler = SUBCOMMANDS.get(tokens[0].lower())
-    if handler is None and AUTO_STOP.search(" ".join(tokens)):  # 闲置超过2小时自动关机 (not `idle`'s words)
+    if handler is None and (AUTO_STOP.search(" ".join(tokens)) or policy_asked(" ".join(tokens))):
+        # 闲置超过2小时自动关机 (not `idle`'s words), what happens to idle boxes here
         act.asked(inv)  # the policy and how `act stop` works: a stop policy is never set from words
         return
     if handler is None and (glued := glued_name(tokens[0])) is not None:  # `报价A100 4x14`: typed without a space

@@ -46,3 +46,6 @@ def test_connecting_a_cloud_asked_says_what_the_admin_sets_and_the_idle_rule_ask
             rule = chat.command(asked)
             assert "判定闲置：最近 60 分钟里每块 GPU 的利用率都不超过 5%" in rule, (asked, rule)
         assert "后面不带参数" in chat.command("闲置 哈哈")  # other words after it: refused as before
+        for asked in ("闲置的机器会怎么处理", "what happens to idle boxes here"):  # what is done here, not what is idle
+            policy = chat.command(asked)
+            assert "`act stop [grace=4h]`" in policy and "60" in policy, (asked, policy)
