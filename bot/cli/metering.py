@@ -55,7 +55,8 @@ def power(
         list[str] | None,
         typer.Argument(
             metavar="[on|off] [at=TIME]",
-            help="on or off: say it went on or off (else list its stretches); at=23:30 as chat says it (--at).",
+            help="on or off: say it went on or off (else list its stretches); then when, as chat says it: at=23:30, "
+            "昨晚11点, 2h ago (--at).",
             show_default=False,
         ),
     ] = None,
@@ -207,15 +208,21 @@ def _price_set(settings: Settings, rentals: Rentals, team: str, name: str, price
 
 def _power_words(words: list[str], at: str | None, lang: Lang) -> tuple[str | None, str | None]:
     """`power NAME`'s on or off, and its time: --at, or chat's `at=23:30` among the words (with the words after it
-    that make the time: `at=昨天 23:30`); exit 2 for a time given twice or a word more than it takes."""
+    that make the time: `at=昨天 23:30`), or the words after on or off (`off 昨晚11点`, `off at 23:30`); exit 2 for a
+    time given twice."""
     keyed = next((i for i, w in enumerate(words) if w.lower().startswith("at=")), None)
     if keyed is not None:
         if at is not None:
             raise fail(t("cli.words_twice", lang, command="power", flag="--at"))
         at = " ".join([words[keyed][3:], *words[keyed + 1 :]]).strip()
         words = words[:keyed]
-    if len(words) > 1:
-        raise more_than_taken(words[1:], lang, "power")
+    if len(words) > 1:  # `off 昨晚11点`, `off at 23:30`, `off 2h ago`: the time after it, as chat takes it
+        if at is not None:
+            raise fail(t("cli.words_twice", lang, command="power", flag="--at"))
+        rest = words[2:] if words[1].lower() in ("at", "since", "从", "于", "在") else words[1:]
+        at = " ".join(rest) or None
+        if at is None:
+            raise more_than_taken(words[1:], lang, "power")
     return (words[0] if words else None), at
 
 

@@ -348,8 +348,10 @@ def test_power_takes_chats_at_among_its_words(tmp_path: Path) -> None:
     assert [(s["state"], s["from"]) for s in stretches][-1] == ("off", off.isoformat())
     twice = cli(tmp_path, "power", "slice", "on", f"at={now.isoformat()}", "--at", now.isoformat())
     assert twice.returncode == 2 and "--at is given twice" in twice.stderr
-    extra = cli(tmp_path, "power", "slice", "on", "soon")
-    assert extra.returncode == 2 and "more than the command takes: soon" in extra.stderr
+    extra = cli(tmp_path, "power", "slice", "on", "soon")  # read as its time, which it is not: refused naming it
+    assert extra.returncode == 2 and "--at: 'soon' is not a time" in extra.stderr, extra.stderr
+    again = cli(tmp_path, "power", "slice", "on", "2h", "ago", "--at", now.isoformat())
+    assert again.returncode == 2 and "--at is given twice" in again.stderr
     after = json.loads(cli(tmp_path, "power", "slice", "--json").stdout)
     assert [(s["state"], s["from"]) for s in after] == [(s["state"], s["from"]) for s in stretches]  # nothing kept
 
@@ -383,3 +385,15 @@ def test_a_balance_typed_under_a_wrong_name_is_forgotten_with_forget(tmp_path: P
     more = cli(tmp_path, "balance", "aliyun", "300", "--forget")
     assert more.returncode == 2 and "--forget takes the provider alone" in more.stderr
     assert [b["provider"] for b in json.loads(cli(tmp_path, "balance", "--json").stdout)] == ["aliyun"]
+
+
+def test_power_takes_the_time_after_on_or_off_without_at(tmp_path: Path) -> None:
+    """`power NAME off 昨晚11点` and `power NAME on at 2h ago` were "more than the command takes": the words after on
+    or off are its time, as chat's `训练机 关机 昨晚11点` takes them."""
+    now = datetime.now(UTC).replace(microsecond=0)
+    track(tmp_path, "slice", "14/h", now - timedelta(hours=10))
+    assert cli(tmp_path, "power", "slice", "off", "3h", "ago").returncode == 0
+    assert cli(tmp_path, "power", "slice", "on", "at", "2h", "ago").returncode == 0
+    stretches = json.loads(cli(tmp_path, "power", "slice", "--json").stdout)
+    states = [(s["state"], round((now - datetime.fromisoformat(s["from"])).total_seconds() / 3600)) for s in stretches]
+    assert states[-2:] == [("off", 3), ("on", 2)], states
