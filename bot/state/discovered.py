@@ -177,6 +177,13 @@ class Discovered:
         with self.store.reading() as conn:
             return {r.provider_id: r for r in conn.execute(query)}
 
+    def _name_running(self, team: str, row: Any) -> bool:
+        """Whether another instance not released holds `row`'s name (a name is free once its box is released)."""
+        c = rental_instances.c
+        query = select(c.id).where(c.team == team, c.name == row.name, c.released_at.is_(None), c.id != row.id)
+        with self.store.reading() as conn:
+            return conn.execute(query).first() is not None
+
     def _names(self, table: Any, team: str) -> set[str]:
         with self.store.reading() as conn:
             return {r[0] for r in conn.execute(select(table.c.name).where(table.c.team == team))}
@@ -202,8 +209,10 @@ class Discovered:
                 out.released.append(row.name)
             elif item.state in RUNNING and row.released_at is not None:  # released here, started again there:
                 values |= {"released_at": None, "released_by": None}  # it bills again, so it is an item again
-                log.info("%s runs again in the cloud after its release: tracked again", row.name)
-                out.back.append(row.name)
+                if self._name_running(filing.team, row):  # a box tracked since under its name: it keeps that one
+                    values["name"] = _free_name(item, names)  # this one comes back under its cloud id
+                log.info("%s runs again in the cloud after its release: tracked again", values.get("name", row.name))
+                out.back.append(values.get("name", row.name))
             else:
                 out.updated += 1
             return [_set(rental_instances, row, **values), *self._repriced(item, row, filing, now, out)]
@@ -458,8 +467,13 @@ def _who(item: Found, filing: Filing) -> dict[str, Any]:
 
 
 def _free_name(item: Found, names: set[str]) -> str:
-    """The Name tag when it is a usable name not taken in the team, else the cloud's id."""
+    """The Name tag when it is a usable name not taken in the team, else the cloud's id (with -2, -3 … where that is
+    taken too: a box tracked by hand under it)."""
     wanted = item.name if NAME.fullmatch(item.name) and item.name not in names else item.key.split(":", 1)[1]
+    base, n = wanted, 1
+    while wanted in names:
+        n += 1
+        wanted = f"{base}-{n}"
     names.add(wanted)
     return wanted
 

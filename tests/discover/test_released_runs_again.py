@@ -40,3 +40,28 @@ def test_an_instance_released_then_started_again_comes_back(tmp_path: Path, monk
         assert (again.id, again.owner, again.released_at, again.released_by) == (inst.id, "U0456", None, None)
         [stretches] = PowerLog(store).timelines([again], t0 + timedelta(hours=4)).values()
         assert stretches[-1].state is Power.ON and stretches[-1].start == t0 + timedelta(hours=3)
+
+
+def test_an_instance_back_after_its_name_was_tracked_anew_comes_back_under_another(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A name is free once its box is released (migration 0036): where a person tracked another box under it, the
+    cloud's box started again comes back under its cloud id (then with -2), not over the new box's name, and the
+    scan is not lost to the unique index."""
+    with moto_server(monkeypatch) as url:
+        client = ec2(url)
+        box = launch(client, "g5.xlarge", {"Owner": "U0456", "SlackChannel": "C1"})
+        store = Store(f"sqlite:///{migrated_state_db(tmp_path / 'state.db')}")
+        t0 = datetime.now(UTC).replace(microsecond=0) + timedelta(hours=1)
+        discover(settings(tmp_path, url), store, "T1", t0, offers=no_offers)
+        rentals = Rentals(store)
+        [inst] = rentals.instances("T1")
+        client.stop_instances(InstanceIds=[box])
+        rentals.release("T1", inst.name, t0 + timedelta(hours=1))
+        fields = {"channel": "C1", "owner": "U1", "gpu": "A10G-24GB", "unit": "hour", "price": 1.0, "currency": "USD"}
+        newer, _ = rentals.track_instance("T1", inst.name, fields | {"started_at": t0 + timedelta(hours=1)})
+        client.start_instances(InstanceIds=[box])
+        report = discover(settings(tmp_path, url), store, "T1", t0 + timedelta(hours=3), offers=no_offers)
+        [back_name] = report.applied.back
+        running = {i.id: i.name for i in rentals.instances("T1", active_only=True)}
+        assert running[newer.id] == inst.name and running[inst.id] == back_name != inst.name, running
