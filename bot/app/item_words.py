@@ -279,6 +279,15 @@ _STATE_THEN = (
 )
 
 
+_RENAMED = lazy(
+    r"^(?:帮我|请|麻烦)?\s*(?:把)?\s*(?P<name>\S+?)\s*"  # 改成 alone is its price or basis (训练机改成包月)
+    r"(?:(?:的)?(?:名字|名称)\s*(?:改成|改为|改叫|换成)|改名为|改名成|改名叫|改名|重命名为|重命名成|重命名)"
+    r"\s*(?P<new>\S+?)(?:吧|了)?[。.!！]?$"
+    r"|^(?:please\s+)?(?:call|name)\s+(?P<name_en>\S+?)\s+(?P<new_en>\S+?)(?:\s+from now on)?[.!]?$",
+    re.IGNORECASE,
+)
+
+
 def _state_then(rest: str) -> tuple[str, str] | None:
     """On or off and the time said with it, as `power` takes them; None where the rest says no such thing."""
     for pattern, state in _STATE_THEN:
@@ -318,6 +327,10 @@ def reading(store: Store, team: str, text: str) -> tuple[str, str] | None:
     for pattern in _STOP_ASKED:  # 关掉训练机: switching it off asked of the bot, which says what it can do
         if (stop := pattern.match(said)) is not None and _first(stop["name"], tracked_names(store, team)):
             return stop["name"], "stop"
+    renamed = _RENAMED.match(said)  # 训练机 改名为 训练机A, 把训练机改名为训练机A, call box1 trainer: `rename`
+    named, new = (renamed["name"] or renamed["name_en"], renamed["new"] or renamed["new_en"]) if renamed else ("", "")
+    if renamed is not None and _first(named, tracked_names(store, team)) == named:
+        return named, f"rename {new}"
     if (told := _ASKED_TO.match(said)) is not None:  # 把训练机释放掉: as 训练机 释放了 is read
         text = f"{told['name']} {'删了' if told['verb'].startswith('删') else '释放'}"
     name = named_first(store, team, text)
@@ -457,6 +470,10 @@ def said_of_item(inv: Invocation, text: str) -> bool:
         metering.billing(inv, [name, what.removeprefix("set ")])
     elif what.startswith("bill "):  # 训练机 包月了, 训练机改成包月 每月2万: `billing 训练机 包月 每月2万`
         metering.billing(inv, [name, *what.removeprefix("bill ").split()])
+    elif what.startswith("rename "):  # 训练机 改名为 训练机A: `rename 训练机 训练机A`
+        from bot.app.rename import rename
+
+        rename(inv, [name, what.removeprefix("rename ")])
     elif what == "due":  # 训练机什么时候到期: when its billing period ends
         item_due(inv, name)
     elif what.startswith("attach "):  # 数据盘挂到训练机上: the box it is on (-: none)

@@ -47,6 +47,7 @@ class SubCommand(StrEnum):
     LIST = "list"
     RELEASE = "release"
     DELETE_STORAGE = "delete-storage"
+    RENAME = "rename"
     BUDGET = "budget"
     POWER = "power"
     BILLING = "billing"

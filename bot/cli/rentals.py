@@ -609,3 +609,16 @@ def delete_storage(
     team = chosen_team(settings, team)
     gone = _run(settings, lambda: open_rentals(settings).delete_storage(team, name, datetime.now(UTC)))
     sys.stdout.write(t("cli.deleted_storage", settings.files.lang, name=gone.name) + "\n")
+
+
+def rename(
+    name: Annotated[str, typer.Argument(help="The running instance or kept storage to rename.")],
+    new: Annotated[str, typer.Argument(help="Its name from now on (a cloud scan keeps it).")],
+    team: TeamOpt = None,
+    lang: LangOpt = None,
+) -> None:
+    """Rename a running instance or kept storage (its spend, power history and agent token stay its own)."""
+    settings = load_settings(lang=lang)
+    team = chosen_team(settings, team)
+    _run(settings, lambda: open_rentals(settings).rename(team, name, new))
+    sys.stdout.write(t("cli.renamed", settings.files.lang, old=name, new=new) + "\n")

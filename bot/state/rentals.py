@@ -509,6 +509,36 @@ class Rentals:
             return {}
         return {i.id: i.name for i in self.instances(team)}
 
+    def rename(self, team: str, name: str, new: str) -> Instance | Storage:
+        """The running instance (else the kept storage) called `name` is called `new` from now on; its spend, power
+        and token are its own still. RentalError: `new` is no name, or a running instance's or kept storage's here;
+        `name` is none of them (or was released, or deleted)."""
+        check_name(new)
+        box, disk = self.instance(team, name), self.storage_named(team, name)
+        table = rental_instances if box is not None and box.released_at is None else rental_storage
+        row = box if table is rental_instances else disk
+        if row is None or (table is rental_storage and disk is not None and disk.deleted_at is not None):
+            gone = "already_released" if box is not None else "already_deleted" if disk is not None else "no_item"
+            raise RentalError(gone, name=name)
+        if new != name and self._name_used(team, new):
+            raise RentalError("name_taken", name=new)
+        try:
+            with self.store.writing() as conn:
+                conn.execute(update(table).where(table.c.id == row.id).values(name=new))
+        except IntegrityError:  # taken between the look and the write
+            raise RentalError("name_taken", name=new) from None
+        renamed = self.by_id(row.id) if table is rental_instances else self.storage_named(team, new)
+        assert renamed is not None
+        return renamed
+
+    def _name_used(self, team: str, name: str) -> bool:
+        """Whether a running instance or kept storage of the team is called `name`."""
+        i, s = rental_instances.c, rental_storage.c
+        with self.store.reading() as conn:
+            running = conn.execute(select(i.id).where(i.team == team, i.name == name, i.released_at.is_(None))).first()
+            kept = conn.execute(select(s.id).where(s.team == team, s.name == name, s.deleted_at.is_(None))).first()
+        return running is not None or kept is not None
+
     def set_storage_instance(self, team: str, name: str, instance: str | None) -> Storage:
         """The tracked instance (not released) kept storage is attached to, by its name; None: to none."""
         box = self.instance(team, instance) if instance is not None else None

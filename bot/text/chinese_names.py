@@ -14,6 +14,8 @@ CHINESE_NAMES: dict[str, str] = {
     "列表": "list",
     "释放": "release",
     "删除存储": "delete-storage",
+    "改名": "rename",
+    "重命名": "rename",
     "预算": "budget",
     "余额": "balance",
     "报告": "report",

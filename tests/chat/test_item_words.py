@@ -646,6 +646,25 @@ def test_a_box_released_is_tracked_again_under_its_name(tmp_path: Path) -> None:
         assert "存储 **数据盘** 200 GB · 每月 ¥140" in chat.command("数据盘 还在吗")
 
 
+def test_a_box_renamed_by_its_owner_in_a_sub_command_or_in_words(tmp_path: Path) -> None:
+    """There was no way to rename an item: a box found in the cloud kept its cloud id as its name. `rename OLD NEW`
+    (改名, 重命名) and `训练机 改名为 训练机A`, `把训练机改名为训练机A`, `call trainer box1` rename it, its owner's
+    or an admin's to do; `训练机 改成包月` is still its billing."""
+    with driving("dingtalk", tmp_path) as chat:
+        chat.command("track i-0abc123 gpu=A100 price=14/h")
+        assert "**i-0abc123** 已改名为 **训练机**" in chat.command("rename i-0abc123 训练机")
+        assert "**训练机** 已改名为 **训练机A**" in chat.command("把训练机改名为训练机A")
+        assert "**训练机A** 已改名为 **trainer**" in chat.command("训练机A 重命名为 trainer")
+        assert "**trainer** is **box1** now" in chat.command("call trainer box1")
+        assert "按月计费" in chat.command("box1 改成包月 12000")  # 改成 alone: its billing, never a rename
+        assert "请用 `rename 旧名 新名`" in chat.command("改名 box1")
+        assert "没有名为“nothing”的实例或保留中的存储" in chat.command("rename nothing x")
+        chat.command("track box2 gpu=A100 price=14/h")
+        assert "“box2”已是这里登记的实例或存储的名字" in chat.command("rename box1 box2")
+        names = sorted(i.name for i in Rentals(chat.deps.store).instances(f"dingtalk:{CORP}"))
+        assert names == ["box1", "box2"], names
+
+
 @pytest.mark.parametrize(
     ("text", "name", "starts"),
     [

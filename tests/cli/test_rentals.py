@@ -522,3 +522,20 @@ def test_a_box_released_is_tracked_again_under_its_name_and_both_are_listed(tmp_
     assert rows[0][-1] == f"¥{listed[0]['spent_this_month']:,.0f}" and rows[1][-1] != rows[0][-1], rows
     twice = run_cli("track", "instance", "train-1", *A100, *TEAM, env=env, tmp=tmp_path)
     assert twice.returncode == 2 and "already tracked" in twice.stderr  # the running one's name: refused as before
+
+
+def test_rename_from_the_terminal(tmp_path: Path) -> None:
+    """`gpu-advise rename OLD NEW`: a box discovered under its cloud id called what the team calls it; refused, exit
+    2 and nothing changed, for no such item, a name in use or no name."""
+    env = _state(tmp_path)
+    assert run_cli("track", "instance", "i-0abc", *A100, *TEAM, env=env, tmp=tmp_path).returncode == 0
+    assert run_cli("track", "instance", "box2", *A100, *TEAM, env=env, tmp=tmp_path).returncode == 0
+    done = run_cli("rename", "i-0abc", "trainer", *TEAM, env=env, tmp=tmp_path)
+    assert done.returncode == 0 and "i-0abc is trainer now" in done.stdout, done.stderr
+    for old, new, said in (("nothing", "x", "no instance or kept storage named 'nothing'"),
+                           ("trainer", "box2", "'box2' is already the name of an instance or storage"),
+                           ("trainer", "a b", "'a b' is not a usable name")):  # fmt: skip
+        refused = run_cli("rename", old, new, *TEAM, env=env, tmp=tmp_path)
+        assert refused.returncode == 2 and said in refused.stderr, (old, new, refused.stderr)
+    listed = json.loads(run_cli("list", "--json", *TEAM, env=env, tmp=tmp_path).stdout)["instances"]
+    assert sorted(i["name"] for i in listed) == ["box2", "trainer"]

@@ -75,3 +75,25 @@ def test_down_to_0035_renames_the_released_rows_that_share_a_name_and_up_again(d
         upgrade(conn)
     found = Rentals(Store(db_target)).instance("T1", "训练机")
     assert found is not None and found.id == running
+
+
+def test_rename_changes_the_running_one_or_the_kept_disk_and_refuses_a_name_in_use(db_target: str) -> None:
+    rentals = Rentals(Store(db_target))
+    first = _box(rentals, T0)
+    rentals.release("T1", "训练机", T0 + timedelta(days=1), "U1")
+    second = _box(rentals, T0 + timedelta(days=2))
+    rentals.track_storage("T1", "数据盘", DISK | {"created_at": T0}, None)
+    renamed = rentals.rename("T1", "训练机", "训练机A")  # the running one; the released keeps its name
+    assert renamed.id == second and {i.id: i.name for i in rentals.instances("T1")} == {
+        first: "训练机",
+        second: "训练机A",
+    }
+    with pytest.raises(RentalError, match="name_taken"):  # a kept disk's name: either kind is refused
+        rentals.rename("T1", "训练机A", "数据盘")
+    assert rentals.rename("T1", "数据盘", "ckpt").name == "ckpt" and rentals.storage_named("T1", "数据盘") is None
+    with pytest.raises(RentalError, match="already_released"):
+        rentals.rename("T1", "训练机", "旧机器")
+    with pytest.raises(RentalError, match="no_item"):
+        rentals.rename("T1", "没有", "x")
+    with pytest.raises(RentalError, match="bad_name"):
+        rentals.rename("T1", "训练机A", "a b")
