@@ -65,3 +65,25 @@ def test_an_apostrophe_inside_a_word_is_a_letter_and_quotes_still_group(typed: s
 def test_an_unclosed_quote_is_still_refused() -> None:
     with pytest.raises(inline.InlineError):
         inline.split("track box 'A100 80G")
+
+
+def test_the_longest_reading_tries_runs_of_a_few_words_not_every_run_of_a_long_message() -> None:
+    """Every run of every length was read, longest first: a message of 700 words (a log pasted with a question, or
+    4,000 characters of noise) was about 250,000 reads, minutes of the work thread before the answer. Runs are at most
+    MOST_WORDS long: a value said in words is still found in a long message, and the reads grow with its length."""
+    from bot.fields.word_runs import MOST_WORDS, longest_reading
+    from rules.parsing import parse_rental_schedule
+
+    reads: list[str] = []
+
+    def read(said: str) -> object:
+        reads.append(said)
+        return parse_rental_schedule(said)
+
+    noise = ["A100", "x", "的", "7"] * 40
+    words = [*noise, "每天", "4", "小时", "14", "天", *noise]
+    found = longest_reading(words, read)
+    assert found is not None and words[found[0] : found[1]] == ["每天", "4", "小时", "14", "天"]
+    assert len(reads) <= MOST_WORDS * len(words), len(reads)
+    reads.clear()
+    assert longest_reading(noise, read) is None and len(reads) <= MOST_WORDS * len(noise)
