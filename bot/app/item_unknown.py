@@ -10,7 +10,8 @@ from __future__ import annotations
 import difflib
 
 from bot.app.invocation import CommandError, Invocation
-from bot.app.item_words import ASKED_OR_SAID, named_inside, starts_with_name, tracked_names
+from bot.app.item_names import starts_with_name, tracked_names
+from bot.app.item_words import ASKED_OR_SAID, named_inside
 from bot.text import t
 from bot.text.format import literal
 from rules.patterns import has_han

@@ -5,29 +5,19 @@ since a release stops its bill and is said in the channel: a word misread must n
 deleted or done with (`数据盘 删了`, `ckpt is deleted`) is asked back the same way, with `delete-storage` to send;
 whose an item is or what it costs (`训练机是谁的`, `who owns box1`, `训练机 多少钱`, `数据盘 一个月多少钱`) is its line
 of `list`; how it is (`训练机 停了吗`, `is box1 on?`) is `power NAME`; asked to be released or deleted with the name
-inside (`把训练机释放掉`) is asked back as said after it."""
+inside (`把训练机释放掉`) is asked back as said after it. This reads what is said (`reading`); bot/app/item_said.py does
+it, and bot/app/item_names.py finds the names."""
 
 from __future__ import annotations
 
 import re
-from datetime import datetime, time, timedelta
 
-from bot.app import metering, rentals
-from bot.app.invocation import CommandError, Invocation
-from bot.app.item_due import item_due
-from bot.app.item_settings import after as _after
+from bot.app.item_names import first_named, named_first, rest_of, tracked_names
 from bot.app.item_settings import billed_as, machine_set, provider_set, whose_set
-from bot.app.item_spent import PERIOD_WORDS, item_spent
-from bot.app.item_started import began
-from bot.chat.digest_answers import answer
-from bot.chat.ids import Action
-from bot.chat.message import plain
+from bot.app.item_spent import PERIOD_WORDS
 from bot.state.rentals import Rentals
 from bot.state.store import Store
-from bot.text import Lang, t
-from bot.text.catalogue import tw
-from bot.text.format import literal
-from rules.days import DAY_WORDS, day_named
+from rules.days import DAY_WORDS
 from rules.patterns import lazy
 
 _OFF = lazy(
@@ -179,44 +169,6 @@ _DELETED = lazy(
 )
 
 
-def named_first(store: Store, team: str, text: str) -> str | None:
-    """The running instance `text` begins with, if any (the longest name that fits)."""
-    return _first(text, [i.name for i in Rentals(store).instances(team, active_only=True)])
-
-
-def tracked_names(store: Store, team: str) -> list[str]:
-    """The names of the team's running instances and kept storage."""
-    rentals = Rentals(store)
-    return [i.name for i in rentals.instances(team, active_only=True)] + [
-        s.name for s in rentals.storage(team, kept_only=True)
-    ]
-
-
-# a name's characters going on past a tracked name make another name (训练机2 beside 训练机, box12 beside box1), unless
-# what follows a name ending in Chinese is a time said glued to it (训练机3点关机了, 训练机9:30关的)
-_GOES_ON = lazy(r"[A-Za-z0-9_-]")
-_TIME_GLUED = lazy(r"\d{1,2}(?:[:：]\d|\s*(?:点|時|时|号|號|日|月|个?小时|分钟?|天|周|个月|[ap]\.?m\b|h\b))", re.I)
-
-
-def starts_with_name(text: str, name: str) -> bool:
-    """Whether `text` begins with the item name `name` (any case), not with a longer name that begins the same."""
-    if not text.lower().startswith(name.lower()):
-        return False
-    after = text[len(name) :]
-    if not after or _GOES_ON.match(after) is None:
-        return True
-    return not (name[-1].isascii() and name[-1].isalnum()) and _TIME_GLUED.match(after) is not None
-
-
-def _first(text: str, names: list[str]) -> str | None:
-    said = text.strip()
-    return next((n for n in sorted(names, key=len, reverse=True) if starts_with_name(said, n)), None)
-
-
-def _rest(text: str, name: str) -> str:
-    return _after(text, name).lower()
-
-
 # the name inside an English question: `is box1 still running?`, `how much has box1 cost`, `what's box1 costing us`
 _ASKED_OF = (
     (lazy(r"^is\s+(?P<name>\S+?)\s+(?:still\s+)?(?:running|on|off|up|stopped|idle)\??$", re.I), "state"),
@@ -304,14 +256,14 @@ def reading(store: Store, team: str, text: str) -> tuple[str, str] | None:
     if (label := _LABEL_FIRST.match(said)) is not None:  # 已释放 训练机: a digest button's label typed before the name
         said = text = f"{label['name']} {label['label']}"
     asked = _WHO_OWNS.match(said)
-    if asked is not None and _first(asked["name"], tracked_names(store, team)) == asked["name"]:
+    if asked is not None and first_named(asked["name"], tracked_names(store, team)) == asked["name"]:
         return asked["name"], "whose"  # who owns box1, who owns disk1
     cost_then = _COST_THEN_EN.match(said)  # how much did box1 cost yesterday: that day's, not this month's line
-    if cost_then is not None and _first(cost_then["name"], tracked_names(store, team)) == cost_then["name"]:
+    if cost_then is not None and first_named(cost_then["name"], tracked_names(store, team)) == cost_then["name"]:
         return cost_then["name"], f"spent {cost_then['when']}"
     for pattern, what in _ASKED_OF:
         of = pattern.match(said)
-        if of is not None and _first(of["name"], tracked_names(store, team)) == of["name"]:
+        if of is not None and first_named(of["name"], tracked_names(store, team)) == of["name"]:
             running = named_first(store, team, of["name"]) == of["name"]
             if what == "gone":  # delete box1: its release asked back, or a kept storage item's delete
                 return of["name"], "done" if running else "deleted"
@@ -325,17 +277,17 @@ def reading(store: Store, team: str, text: str) -> tuple[str, str] | None:
     if handed is not None and named_first(store, team, named) == named:
         return named, f"set owner={to}"
     for pattern in _STOP_ASKED:  # 关掉训练机: switching it off asked of the bot, which says what it can do
-        if (stop := pattern.match(said)) is not None and _first(stop["name"], tracked_names(store, team)):
+        if (stop := pattern.match(said)) is not None and first_named(stop["name"], tracked_names(store, team)):
             return stop["name"], "stop"
     renamed = _RENAMED.match(said)  # 训练机 改名为 训练机A, 把训练机改名为训练机A, call box1 trainer: `rename`
     named, new = (renamed["name"] or renamed["name_en"], renamed["new"] or renamed["new_en"]) if renamed else ("", "")
-    if renamed is not None and _first(named, tracked_names(store, team)) == named:
+    if renamed is not None and first_named(named, tracked_names(store, team)) == named:
         return named, f"rename {new}"
     if (told := _ASKED_TO.match(said)) is not None:  # 把训练机释放掉: as 训练机 释放了 is read
         text = f"{told['name']} {'删了' if told['verb'].startswith('删') else '释放'}"
     name = named_first(store, team, text)
     if name is not None:
-        rest = _rest(text, name)
+        rest = rest_of(text, name)
         readings = (
             *((_OFF, "off"), (_ON, "on"), (_RELEASED_ASKED, "whose"), (_DONE, "done"), (_WHOSE, "whose")),
             (_DUE, "due"),
@@ -361,10 +313,10 @@ def reading(store: Store, team: str, text: str) -> tuple[str, str] | None:
         return (name, f"{then[0]} {then[1]}") if then is not None else found
     if (gone := _released_asked(store, team, text)) is not None:
         return gone, "whose"
-    kept = _first(text, [s.name for s in Rentals(store).storage(team, kept_only=True)])
+    kept = first_named(text, [s.name for s in Rentals(store).storage(team, kept_only=True)])
     if kept is None:
         return None
-    rest = _rest(text, kept)
+    rest = rest_of(text, kept)
     if _DELETED.fullmatch(rest):
         return kept, "deleted"
     if any(pattern.fullmatch(rest) for pattern in (_COST, _WHOSE, _STATE, _RELEASED_ASKED, _KEPT_WHERE, _SIZE)):
@@ -412,116 +364,7 @@ def _released_asked(store: Store, team: str, text: str) -> str | None:
     instance ever tracked."""
     if not any(pattern.search(text) for pattern in _ASKED_OF_RELEASED):
         return None
-    gone = _first(text, [i.name for i in Rentals(store).instances(team) if i.released_at is not None])
-    if gone is not None and any(pattern.fullmatch(_rest(text, gone)) for pattern in _ASKED_OF_RELEASED):
+    gone = first_named(text, [i.name for i in Rentals(store).instances(team) if i.released_at is not None])
+    if gone is not None and any(pattern.fullmatch(rest_of(text, gone)) for pattern in _ASKED_OF_RELEASED):
         return gone
     return None
-
-
-# several items named in one message (训练机1 和 训练机2 都关机了, 训练机1、训练机2 停了, box1 and box2 are both off)
-_JOINED = lazy(r"\s*(?:和|跟|与|、|以及|还有|[,，&]|\band\b)\s*", re.I)
-_BOTH = lazy(r"\s*(?:也都|全都|都|\bboth\b|\ball\b)\s*", re.I)
-_NEXT = lazy(r"[^\s,，、]+?(?=\s|都|也|全|$)")
-
-
-def several(store: Store, team: str, text: str, lang: Lang) -> tuple[list[str], str] | None:
-    """The tracked names `text` begins with, joined (two or more), and what is said of them all; None for fewer.
-    CommandError where a name joined to a tracked one is none here (训练机1 和 训练机9 都关机了)."""
-    names, said, found = tracked_names(store, team), text.strip(), []
-    while (name := _first(said, names)) is not None:
-        found.append(name)
-        said = said[len(name) :]
-        if (joined := _JOINED.match(said)) is None:
-            break
-        said, comma = said[joined.end() :], joined.group(0).strip() in ",，"
-        if comma and _first(said, names) is None:  # 数据盘，不用了: a clause after it, not another name
-            break
-        if _first(said, names) is None and (nothing := _NEXT.match(said)) is not None:
-            from bot.app.item_unknown import unknown_name
-
-            missing = min(filter(None, (unknown_name(said), nothing.group(0))), key=len)  # 训练机9 of 训练机9都关机了
-            raise CommandError(t("item.unknown_name", lang, name=literal(missing)))
-    if len(found) < 2:
-        return None
-    rest = _BOTH.sub(" ", said).strip()
-    return found, re.sub(r"^are\b", "is", rest, flags=re.I)  # box1 and box2 are off: as box1 is off
-
-
-def said_of_item(inv: Invocation, text: str) -> bool:
-    """Whether `text` says what happened to one of the team's items, or asks whose it is (and so was answered)."""
-    if (joined := several(inv.deps.store, inv.team, text, inv.lang)) is not None:  # 训练机1 和 训练机2 都关机了: each
-        names, rest = joined
-        each = [reading(inv.deps.store, inv.team, f"{name} {rest}") for name in names]
-        if all(found is not None and found[0] == name for found, name in zip(each, names, strict=True)):
-            for name in names:
-                said_of_item(inv, f"{name} {rest}")
-            return True
-    found = reading(inv.deps.store, inv.team, text)
-    if found is None:
-        return False
-    name, what = found
-    if what == "whose":  # box1是谁的, 训练机 多少钱: its line of the list, its owner, price and month in it
-        rentals.list_items(inv, [name])
-    elif what.startswith("spent "):  # 训练机 昨天花了多少: what it cost then
-        item_spent(inv, name, what.removeprefix("spent "))
-    elif what == "state":  # 训练机 停了吗: how it is, as `power 训练机` says
-        metering.power(inv, [name])
-    elif what.startswith("set "):  # 训练机 项目改成 cv: `billing 训练机 project=cv`
-        metering.billing(inv, [name, what.removeprefix("set ")])
-    elif what.startswith("bill "):  # 训练机 包月了, 训练机改成包月 每月2万: `billing 训练机 包月 每月2万`
-        metering.billing(inv, [name, *what.removeprefix("bill ").split()])
-    elif what.startswith("rename "):  # 训练机 改名为 训练机A: `rename 训练机 训练机A`
-        from bot.app.rename import rename
-
-        rename(inv, [name, what.removeprefix("rename ")])
-    elif what == "due":  # 训练机什么时候到期: when its billing period ends
-        item_due(inv, name)
-    elif what.startswith("attach "):  # 数据盘挂到训练机上: the box it is on (-: none)
-        rentals.storage_attached(inv, name, what.removeprefix("attach "))
-    elif what.startswith("set-kept "):  # 数据盘 负责人改成 @李雷: the storage item's
-        rentals.storage_whose(inv, name, what.removeprefix("set-kept "))
-    elif what in ("snooze", "snooze-week", "keep"):  # 训练机 先别提醒了: the digest's Still needed (a day, a week)
-        action = {"snooze-week": Action.SNOOZE_WEEK, "keep": Action.STORAGE_KEEP}.get(what, Action.STILL_NEEDED)
-        _snoozed(inv, name, action)
-    elif what.startswith("snooze-until "):  # 训练机 周五之前还要用: Still needed until that day ends
-        _snoozed(inv, name, Action.STILL_NEEDED, _until(inv, name, what.removeprefix("snooze-until ")))
-    elif what == "stop":  # 关掉训练机: the bot switches nothing off when asked; what it does instead
-        inv.answer(plain(t("item.stop_asked", inv.lang, name=name), inv.lang))
-    elif what in ("done", "deleted"):
-        key = "item.release_asked" if what == "done" else "item.delete_asked"
-        inv.answer(plain(t(key, inv.lang, name=name), inv.lang))
-    elif what.startswith("began "):  # 训练机 昨天9点开始跑的: on from then, or its start moved back to then
-        began(inv, name, what.removeprefix("began "))
-    elif what.startswith("started "):  # 训练机 其实是从昨晚8点开始的: its start, corrected
-        metering.billing(inv, [name, f"started={what.removeprefix('started ')}"])
-    else:  # off, on, or either with the time it happened (`off 昨晚11点`): `power NAME off 昨晚11点`
-        state, _, at = what.partition(" ")
-        metering.power(inv, [name, state, f"at={at}"] if at else [name, state])
-    return True
-
-
-UNTIL_AT_MOST = timedelta(days=31)  # a day said further off is refused: a box forgotten that long costs its month
-
-
-def _until(inv: Invocation, name: str, said: str) -> datetime:
-    """The end of the day `said` names, in the channel's zone (its next day's midnight); CommandError for a day
-    past or further than UNTIL_AT_MOST."""
-    zone, now = inv.channel_zone(), inv.deps.now()
-    day = day_named(said, now.astimezone(zone).date())
-    until = datetime.combine(day + timedelta(days=1), time(0), zone) if day is not None else None
-    if until is None or not now < until <= now + UNTIL_AT_MOST:
-        raise CommandError(t("item.until_not_read", inv.lang, name=name, day=literal(said), days=UNTIL_AT_MOST.days))
-    return until
-
-
-def _snoozed(inv: Invocation, name: str, action: Action, until: datetime | None = None) -> None:
-    """Still needed, said in words: as the digest's button answers it (a stop not taken yet called off; kept
-    storage kept), by the item's owner or an admin. `训练机 先别提醒了` turned the whole channel's digest off before."""
-    store = Rentals(inv.deps.store)
-    found = store.storage_named(inv.team, name) if action is Action.STORAGE_KEEP else store.instance(inv.team, name)
-    if found is None:  # gone since it was read: as its button says it
-        missing = "error.rental.no_storage" if action is Action.STORAGE_KEEP else "error.rental.no_instance"
-        raise CommandError(tw(missing, inv.lang, "chat", name=literal(name)))
-    rentals.owner_or_admin(inv, found.owner, name)
-    done = answer(inv.deps, store, action, inv.team, name, inv.user, inv.channel_zone(), until=until)
-    inv.answer(plain(t(done.key, inv.lang, **done.params), inv.lang))

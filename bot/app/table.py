@@ -20,8 +20,9 @@ from bot.app import (
     cloud_asked,
     enroll,
     idle,
+    item_names,
+    item_said,
     item_unknown,
-    item_words,
     memory_asked,
     metering,
     profile_outside,
@@ -275,7 +276,7 @@ def _run(inv: Invocation, tokens: list[str]) -> None:
             _inline(inv, tokens)
     elif (ack := _ACK.fullmatch(" ".join(tokens).strip())) is not None:  # 谢谢, ok: answered, not refused
         inv.answer(plain(t("chat.thanks" if ack["thanks"] else "chat.ack", inv.lang), inv.lang))
-    elif item_words.said_of_item(inv, " ".join(tokens)):  # `训练机 关机了`: power, or the release asked back
+    elif item_said.said_of_item(inv, " ".join(tokens)):  # `训练机 关机了`: power, or the release asked back
         return  # before the free words: `训练机 花了多少` is that item's month, not a period named 训练机
     elif memory_asked.said_of_memory(inv, " ".join(tokens)) or cloud_asked.said_of_cloud(inv, " ".join(tokens)):
         return  # `7B LoRA 需要什么卡`: the estimate; `怎么接入阿里云`: discovery's settings for that cloud
@@ -287,7 +288,7 @@ def _run(inv: Invocation, tokens: list[str]) -> None:
         return
     elif meant is not None:  # `我想租卡`, `帮我选卡`: the profile
         SUBCOMMANDS[meant[0]](inv, meant[1])
-    elif (name := item_words.named_first(inv.deps.store, inv.team, tokens[0])) == tokens[0]:
+    elif (name := item_names.named_first(inv.deps.store, inv.team, tokens[0])) == tokens[0]:
         if len(tokens) == 1:  # `训练机`: how it is, as `power 训练机` says (on or off, this month's stretches)
             metering.power(inv, [name])
             return

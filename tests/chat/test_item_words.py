@@ -685,7 +685,7 @@ def test_a_box_renamed_by_its_owner_in_a_sub_command_or_in_words(tmp_path: Path)
     ],
 )
 def test_a_name_begins_a_message_only_where_it_ends_there(text: str, name: str, starts: bool) -> None:
-    from bot.app.item_words import starts_with_name
+    from bot.app.item_names import starts_with_name
 
     assert starts_with_name(text, name) is starts
 
