@@ -346,7 +346,7 @@ def _as_project(store: Store, team: str, whose: str) -> str:
 
 _ASKED_OF_RELEASED = (_COST, _WHOSE, _STATE, _RELEASED_ASKED)
 # what is said of an item after its name, asked or told (bot/app/item_unknown.py reads a name none has by them)
-ASKED_OR_SAID = (_OFF, _ON, _DONE, _DELETED, _WHOSE, _STATE, _COST, _KEPT_WHERE, _RELEASED_ASKED, _STOP_SAID)
+ASKED_OR_SAID = (_OFF, _ON, _DONE, _DELETED, _WHOSE, _STATE, _COST, _KEPT_WHERE, _RELEASED_ASKED, _STOP_SAID, _DUE)
 # and the questions that hold the name inside (who owns box1, is box1 still running?, delete ckpt)
 
 

@@ -75,6 +75,7 @@ def instance_words(words: list[str], lang: Lang, unread: str = "error.track.word
     _take(words, found, "provider", lambda word: word.lower() in PROVIDER_NAMES)
     _take(words, found, "billing", lambda word: word in _BILLING)
     _take(words, found, "stop_billing", lambda word: word in STOP_WORDS)
+    words = _per_billed(words, found)  # `包月 12000`: the month's price, as `billing NAME 包月 12000` reads it
     joined = " ".join(words)  # `$2 per GPU`: the words of a card's price together
     each = _CARD_HOUR.sub("/小时", _PER_CARD.sub("", joined))  # 每卡每小时7.5元: a card's price, 8 of it the machine's
     left = each.split() if each != joined else words
@@ -91,6 +92,19 @@ def instance_words(words: list[str], lang: Lang, unread: str = "error.track.word
     return said
 
 
+_PERIOD_OF = {"month": "/月", "day": "/天"}  # how a billing basis says its price's period
+
+
+def _per_billed(words: list[str], found: dict[str, str]) -> list[str]:
+    """An amount alone after 包月 or 包天 (`登记 训练机 A800 8卡 包月 12000`, `包月 1.2万`) as that period's price; the
+    words as they are otherwise. It was refused as a word read as nothing."""
+    period = _PERIOD_OF.get(ALIASES.get(found.get("billing", ""), ""))
+    if period is None or len(words) != 1 or not _AMOUNT_ALONE.fullmatch(words[0]):
+        return words
+    return [words[0] + period]
+
+
+_AMOUNT_ALONE = lazy(r"[$¥]?\d+(?:\.\d+)?(?:万|千|k)?(?:元|块|块钱|美元|usd|cny|rmb)?", re.IGNORECASE)
 # a price's label said before it (`单价 12元每小时`, `价格：每小时60元`, `rate $2/h`): read as a word of its own before
 _PRICE_LABEL = lazy(r"^(?:单价|价格|租金|价钱|费用|price|rate)\s*(?:[:：]|是|为)?", re.IGNORECASE)
 

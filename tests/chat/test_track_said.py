@@ -200,3 +200,22 @@ def test_a_name_tracked_again_says_how_to_change_it_and_each_way_works(tmp_path:
         assert machine()[2] == 80.0
         assert "X9" in chat.command("billing 训练机 gpu=X9") and machine()[:2] == ("Ascend-910B-64GB", 8)
         assert "无法识别“换成xyz”" in chat.command("训练机 换成xyz")  # no card: not read as one
+
+
+def test_an_amount_alone_after_a_month_or_a_day_basis_is_that_periods_price(tmp_path: Path) -> None:
+    """`登记 训练机 A800 8卡 包月 12000` was refused as "12000" read as nothing, though billing reads `包月 12000` as a
+    month's price; an amount alone after 按量 stays refused (an hour's price said without its hour is not guessed), and
+    a name nothing is tracked under asked when it is due is said to be none."""
+    with driving("dingtalk", tmp_path) as chat:
+        assert "已在这里登记 **训练机**" in chat.command("登记 训练机 A800 8卡 包月 12000 平台=autodl")
+        chat.command("登记 训练机2 A800 包天 400")
+        chat.command("登记 训练机3 A800 包月 1.2万元")
+        assert "“12000”既不是卡型" in chat.command("登记 训练机4 A800 按量 12000")
+        rentals = Rentals(chat.deps.store)
+        kept = {i.name: (i.price, i.unit, i.billing) for i in rentals.instances(f"dingtalk:{CORP}")}
+        assert kept == {
+            "训练机": (12000.0, "month", "month"),
+            "训练机2": (400.0, "day", "day"),
+            "训练机3": (12000.0, "month", "month"),
+        }
+        assert "这里没有叫 **推理机** 的实例" in chat.command("推理机 什么时候到期")

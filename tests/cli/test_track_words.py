@@ -30,6 +30,9 @@ def test_the_words_are_the_flags_they_stand_for(tmp_path: Path) -> None:
     assert {k: rows["a"][k] for k in keys} == {k: rows["b"][k] for k in keys}
     assert (rows["a"]["gpu"], rows["a"]["cards"], rows["a"]["price"]) == ("A800-80GB", 8, 60.0)
     assert (rows["c"]["currency"], rows["c"]["provider"], rows["c"]["billing"]) == ("USD", "autodl", "month")
+    monthly = run_cli("track", "instance", "d", "A800", "8卡", "包月", "12000", *WHERE, env=EN, tmp=tmp_path)
+    assert monthly.returncode == 0, monthly.stderr  # an amount alone after 包月: the month's, as chat reads it
+    assert (listed(tmp_path)["d"]["price"], listed(tmp_path)["d"]["unit"]) == (12000.0, "month")
 
 
 def test_words_read_as_nothing_twice_or_no_gpu_are_refused(tmp_path: Path) -> None:
