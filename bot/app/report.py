@@ -127,7 +127,7 @@ def report(inv: Invocation, args: list[str]) -> None:
         inv.announce(plain(t(f"report.{word}", lang, day=day), lang))
         return
     zone = ZoneInfo(Schedules(deps.store, deps.settings.digest.default_schedule()).of(team, channel).zone)
-    start, end = period(word, now.astimezone(zone).date(), lang)
+    start, end = _period_named(word, now.astimezone(zone).date(), lang, Rentals(deps.store), team)
 
     def made_over(first: date, last: date) -> Report:
         return compose(
@@ -174,6 +174,21 @@ def _by_project(args: list[str], lang: Lang) -> bool:
     if any(b not in ("project", "项目") for b in by):
         raise CommandError(t("report.bad_by", lang, by=literal(by[0][:40])))
     return bool(by)
+
+
+def _period_named(word: str, today: date, lang: Lang, rentals: Rentals, team: str) -> tuple[date, date]:
+    """period(), where a name glued before a period (`训练机这个月`, from `训练机这个月花了多少`) that is no project of
+    the team's and no item's is said to be neither, with the projects there are: it was "训练机这个月 is not a
+    period"."""
+    try:
+        return period(word, today, lang)
+    except NotAPeriod:
+        cut = next((at for at in range(1, len(word)) if _a_period(word[at:].strip(), today)), None)
+        if cut is None:
+            raise
+        name = word[:cut].strip()
+        projects = ", ".join(rentals.projects(team)) or "-"
+        raise NotAPeriod(t("report.no_such_name", lang, name=literal(name[:40]), projects=projects)) from None
 
 
 def _not_billed_yet(rentals: Rentals, team: str, channel: str, project: str | None, to_today: bool) -> int:

@@ -412,6 +412,18 @@ def test_a_budget_taken_off_and_a_report_asked_as_csv_in_words(tmp_path: Path) -
             assert "GPU 报告 11-23 至 11-29" in said and "不是可用的时间段" not in said, (asked, said)
 
 
+def test_a_spend_asked_of_a_name_neither_a_project_nor_an_item_says_so(tmp_path: Path) -> None:
+    """`训练机这个月花了多少` with no 训练机 tracked was "“训练机这个月”不是可用的时间段", as if the period were
+    mistyped: the name is said to be neither a project nor an item, with the projects there are."""
+    with driving("dingtalk", tmp_path) as chat:
+        chat.command("登记 推理机 4090 每小时3元 项目=serve")
+        for asked in ("训练机这个月花了多少", "训练机 上周花了多少"):
+            said = chat.command(asked)
+            neither = "训练机 既不是本团队的项目（serve），也不是登记的资源"
+            assert neither in said and "时间段" not in said, (asked, said)
+        assert "“哈哈”不是可用的时间段" in chat.command("report 哈哈")  # no period in it at all: as before
+
+
 def test_thanks_and_an_acknowledgement_are_answered_not_refused(tmp_path: Path) -> None:
     """`谢谢`, `thanks`, `好的`, `ok` and `👍` said to the bot were each "unknown sub-command"."""
     with driving("feishu", tmp_path) as chat:
