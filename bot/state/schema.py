@@ -192,17 +192,6 @@ recommendations = Table(
     Index(None, "user", "created_at"),
 )
 
-# where a name must be unique: among the instances not released, the storage not deleted (partial unique indexes,
-# which SQLite and PostgreSQL both have)
-_WHERE_RUNNING: dict[str, Any] = {
-    "sqlite_where": text("released_at IS NULL"),
-    "postgresql_where": text("released_at IS NULL"),
-}
-_WHERE_KEPT: dict[str, Any] = {
-    "sqlite_where": text("deleted_at IS NULL"),
-    "postgresql_where": text("deleted_at IS NULL"),
-}
-
 rental_instances = Table(
     "rental_instances",
     metadata,
@@ -245,8 +234,8 @@ rental_instances = Table(
     # who set its price by hand (0027; NULL: its source's, which each scan prices again) and since when it holds
     Column("price_by", String(ID)),
     Column("price_since", UtcDateTime),
-    # one instance not released per name (0036): a box released, its name is free for the next one rented
-    Index("uq_rental_instances_team_name", "team", "name", unique=True, **_WHERE_RUNNING),
+    # one instance not released per name (0036): a box released, its name is free for the next one rented; the
+    # partial unique index is declared in name_indexes(), not here
     Index(None, "token_hash"),
     Index(None, "team", "machine_id"),
     Index(None, "team", "provider_id"),
@@ -300,7 +289,7 @@ rental_storage = Table(
     Column("cloud_state", String(16)),  # available (attached to nothing), in-use (0016)
     Column("provider_region", String(32)),
     Column("hidden_by", String(ID)),  # "Not ours": the admin who hid it from digests and lists
-    Index("uq_rental_storage_team_name", "team", "name", unique=True, **_WHERE_KEPT),  # as instances' (0036)
+    # one kept storage per name, as instances' (0036): name_indexes()
     Index(None, "team", "provider_id"),
 )
 
@@ -573,10 +562,23 @@ def slack_tables(target: MetaData | None = None) -> list[Table]:
     ]
 
 
+def name_indexes(into: MetaData) -> None:
+    """The partial unique indexes that keep a name one item's while it runs or is kept (0036: `released_at IS NULL`,
+    `deleted_at IS NULL`), added to `into`'s two tables. Not declared with the tables: an index's `postgresql_where`
+    makes SQLAlchemy import its PostgreSQL dialect (19 modules) in every process that imports this schema, SQLite's
+    included (issue 50: a command's start); nothing queries by them, the database enforces them."""
+    for table, gone in (("rental_instances", "released_at"), ("rental_storage", "deleted_at")):
+        where = text(f"{gone} IS NULL")
+        Index(f"uq_{table}_team_name", into.tables[table].c.team, into.tables[table].c.name, unique=True,
+              sqlite_where=where, postgresql_where=where)  # fmt: skip
+
+
 def migrated_metadata() -> MetaData:
-    """Every table the migrations make: the bot's own (`metadata`, what the code queries) and slack_sdk's."""
+    """Every table the migrations make: the bot's own (`metadata`, what the code queries, with its name indexes) and
+    slack_sdk's."""
     full = MetaData(naming_convention=metadata.naming_convention)
     for table in metadata.tables.values():
         table.to_metadata(full)
+    name_indexes(full)
     slack_tables(full)
     return full

@@ -141,6 +141,24 @@ def test_a_current_store_opens_without_importing_alembic(db_target: str) -> None
     assert opened.returncode == 0 and opened.stdout.strip() == "[]", opened.stderr
 
 
+SQLITE_OPENS = """
+import sys
+from bot.state import Store
+from bot.state.rentals import Rentals
+Rentals(Store(sys.argv[1])).instances("T1")
+print(sorted(m for m in sys.modules if m.startswith("sqlalchemy.dialects.postgresql")))
+"""
+
+
+@pytest.mark.e2e  # starts a process
+def test_a_sqlite_store_never_imports_postgresqls_dialect(tmp_path: Path) -> None:
+    """The partial unique name indexes (0036) declared with the tables made SQLAlchemy import its PostgreSQL dialect,
+    19 modules, in every command reading a SQLite state: they are declared apart (bot/state/schema.py)."""
+    path = str(migrated_state_db(tmp_path / "state.db"))
+    opened = subprocess.run([sys.executable, "-c", SQLITE_OPENS, path], cwd=ROOT, capture_output=True, text=True)
+    assert opened.returncode == 0 and opened.stdout.strip() == "[]", opened.stdout + opened.stderr
+
+
 def test_a_database_url_and_a_path_name_the_same_store(tmp_path: Path) -> None:
     by_path = Store(migrated_state_db(tmp_path / "s.db"))  # the migrations are tested above
     Inbox(by_path).enqueue("k", "command", {})
