@@ -15,11 +15,11 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Table, bindparam, case, func, insert, select, update
+from sqlalchemy import Table, bindparam, func, insert, select, update
 from sqlalchemy.sql.selectable import ScalarSelect
 
 from bot.state.power import PowerLog, Sighting
-from bot.state.rentals import NAME, Rentals, price_change, token_hash
+from bot.state.rentals import NAME, Rentals, latest_first, price_change, token_hash
 from bot.state.schema import discovery_runs, price_history, rental_instances, rental_storage
 from bot.state.store import Store
 from rules.power import Power
@@ -177,13 +177,6 @@ class Discovered:
         with self.store.reading() as conn:
             return {r.provider_id: r for r in conn.execute(query)}
 
-    def _name_running(self, team: str, row: Any) -> bool:
-        """Whether another instance not released holds `row`'s name (a name is free once its box is released)."""
-        c = rental_instances.c
-        query = select(c.id).where(c.team == team, c.name == row.name, c.released_at.is_(None), c.id != row.id)
-        with self.store.reading() as conn:
-            return conn.execute(query).first() is not None
-
     def _names(self, table: Any, team: str) -> set[str]:
         with self.store.reading() as conn:
             return {r[0] for r in conn.execute(select(table.c.name).where(table.c.team == team))}
@@ -209,7 +202,8 @@ class Discovered:
                 out.released.append(row.name)
             elif item.state in RUNNING and row.released_at is not None:  # released here, started again there:
                 values |= {"released_at": None, "released_by": None}  # it bills again, so it is an item again
-                if self._name_running(filing.team, row):  # a box tracked since under its name: it keeps that one
+                holder = Rentals(self.store).instance(filing.team, row.name)  # the running one of its name, if any
+                if holder is not None and holder.released_at is None:  # a box tracked since under it: that one's
                     values["name"] = _free_name(item, names)  # this one comes back under its cloud id
                 log.info("%s runs again in the cloud after its release: tracked again", values.get("name", row.name))
                 out.back.append(values.get("name", row.name))
@@ -481,7 +475,5 @@ def _free_name(item: Found, names: set[str]) -> str:
 def _named(table: Table, team: str, name: str) -> ScalarSelect[Any]:
     """The id of the team's item of that name: the one not released (or deleted), else the one gone last (a name is
     free again once its item is gone)."""
-    c = table.c
-    gone = c.released_at if table is rental_instances else c.deleted_at
-    ranked = select(c.id).where(c.team == team, c.name == name)
-    return ranked.order_by(case((gone.is_(None), 0), else_=1), gone.desc(), c.id.desc()).limit(1).scalar_subquery()
+    ranked = select(table.c.id).where(table.c.team == team, table.c.name == name)
+    return ranked.order_by(*latest_first(table)).limit(1).scalar_subquery()

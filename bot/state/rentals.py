@@ -14,7 +14,7 @@ from dataclasses import dataclass, fields, replace
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import bindparam, case, func, insert, or_, select, update
+from sqlalchemy import Table, bindparam, case, func, insert, or_, select, update
 from sqlalchemy.exc import IntegrityError
 
 from bot.logs import keep_secret
@@ -266,12 +266,11 @@ LATER_BUSY = (
 )
 
 
-# of the rows of one name: the one not released first, then the one released last
-_LATEST_FIRST = (
-    case((rental_instances.c.released_at.is_(None), 0), else_=1),
-    rental_instances.c.released_at.desc(),
-    rental_instances.c.id.desc(),
-)
+def latest_first(table: Table) -> tuple[Any, ...]:
+    """The order of one name's rows (a name is free once its item is gone): the one not released (or deleted) first,
+    then the one gone last."""
+    gone = table.c.released_at if table is rental_instances else table.c.deleted_at
+    return case((gone.is_(None), 0), else_=1), gone.desc(), table.c.id.desc()
 
 
 class Rentals:
@@ -319,7 +318,9 @@ class Rentals:
     def instance(self, team: str, name: str) -> Instance | None:
         """The instance of that name not released, else the one released last (a name is free once released)."""
         c = rental_instances.c
-        query = select(*INSTANCE_COLUMNS).where(c.team == team, c.name == name).order_by(*_LATEST_FIRST)
+        query = (
+            select(*INSTANCE_COLUMNS).where(c.team == team, c.name == name).order_by(*latest_first(rental_instances))
+        )
         with self.store.reading() as conn:
             row = conn.execute(query).first()
             return _with_history(conn, [_instance(row)])[0] if row else None
@@ -437,7 +438,11 @@ class Rentals:
         write transaction: a release by another process in between cannot be written over."""
         c = rental_instances.c
         with self.store.writing() as conn:
-            query = select(c.id, c.released_at).where(c.team == team, c.name == name).order_by(*_LATEST_FIRST)
+            query = (
+                select(c.id, c.released_at)
+                .where(c.team == team, c.name == name)
+                .order_by(*latest_first(rental_instances))
+            )
             query = query.limit(1).with_for_update()
             row = conn.execute(query).first()  # the row locked on PostgreSQL; SQLite's write lock is held already
             if row is None:
@@ -480,7 +485,7 @@ class Rentals:
         """The storage of that name not deleted, else the one deleted last (a name is free once deleted)."""
         c = rental_storage.c
         query = select(rental_storage).where(c.team == team, c.name == name)
-        query = query.order_by(case((c.deleted_at.is_(None), 0), else_=1), c.deleted_at.desc(), c.id.desc())
+        query = query.order_by(*latest_first(rental_storage))
         with self.store.reading() as conn:
             row = conn.execute(query).first()
         return Storage(**dict(row._mapping)) if row else None
@@ -509,35 +514,34 @@ class Rentals:
             return {}
         return {i.id: i.name for i in self.instances(team)}
 
+    def named(self, team: str, name: str) -> Instance | Storage | None:
+        """The running instance called `name`, else the kept storage; None where neither runs or is kept."""
+        box = self.instance(team, name)
+        if box is not None and box.released_at is None:
+            return box
+        disk = self.storage_named(team, name)
+        return disk if disk is not None and disk.deleted_at is None else None
+
     def rename(self, team: str, name: str, new: str) -> Instance | Storage:
         """The running instance (else the kept storage) called `name` is called `new` from now on; its spend, power
         and token are its own still. RentalError: `new` is no name, or a running instance's or kept storage's here;
         `name` is none of them (or was released, or deleted)."""
         check_name(new)
-        box, disk = self.instance(team, name), self.storage_named(team, name)
-        table = rental_instances if box is not None and box.released_at is None else rental_storage
-        row = box if table is rental_instances else disk
-        if row is None or (table is rental_storage and disk is not None and disk.deleted_at is not None):
-            gone = "already_released" if box is not None else "already_deleted" if disk is not None else "no_item"
-            raise RentalError(gone, name=name)
-        if new != name and self._name_used(team, new):
+        row = self.named(team, name)
+        if row is None:
+            gone = "already_deleted" if self.storage_named(team, name) is not None else "no_item"
+            raise RentalError("already_released" if self.instance(team, name) is not None else gone, name=name)
+        if new != name and self.named(team, new) is not None:
             raise RentalError("name_taken", name=new)
+        table = rental_instances if isinstance(row, Instance) else rental_storage
         try:
             with self.store.writing() as conn:
                 conn.execute(update(table).where(table.c.id == row.id).values(name=new))
         except IntegrityError:  # taken between the look and the write
             raise RentalError("name_taken", name=new) from None
-        renamed = self.by_id(row.id) if table is rental_instances else self.storage_named(team, new)
+        renamed = self.named(team, new)
         assert renamed is not None
         return renamed
-
-    def _name_used(self, team: str, name: str) -> bool:
-        """Whether a running instance or kept storage of the team is called `name`."""
-        i, s = rental_instances.c, rental_storage.c
-        with self.store.reading() as conn:
-            running = conn.execute(select(i.id).where(i.team == team, i.name == name, i.released_at.is_(None))).first()
-            kept = conn.execute(select(s.id).where(s.team == team, s.name == name, s.deleted_at.is_(None))).first()
-        return running is not None or kept is not None
 
     def set_storage_instance(self, team: str, name: str, instance: str | None) -> Storage:
         """The tracked instance (not released) kept storage is attached to, by its name; None: to none."""
