@@ -5,13 +5,11 @@ bot/app/item_said.py and bot/app/item_unknown.py."""
 from __future__ import annotations
 
 import re
+from typing import NamedTuple
 
-from bot.app.invocation import CommandError
 from bot.app.item_settings import after as _after
 from bot.state.rentals import Rentals
 from bot.state.store import Store
-from bot.text import Lang, t
-from bot.text.format import literal
 from rules.patterns import lazy
 
 
@@ -61,9 +59,15 @@ _BOTH = lazy(r"\s*(?:也都|全都|都|\bboth\b|\ball\b)\s*", re.I)
 _NEXT = lazy(r"[^\s,，、]+?(?=\s|都|也|全|$)")
 
 
-def several(store: Store, team: str, text: str, lang: Lang) -> tuple[list[str], str] | None:
-    """The tracked names `text` begins with, joined (two or more), and what is said of them all; None for fewer.
-    CommandError where a name joined to a tracked one is none here (训练机1 和 训练机9 都关机了)."""
+class Joined(NamedTuple):
+    names: list[str]  # the tracked names, in the order said
+    rest: str  # what is said of them all
+    missing: str | None = None  # a name joined to them that is none here (训练机9 of 训练机1 和 训练机9 都关机了)
+
+
+def several(store: Store, team: str, text: str) -> Joined | None:
+    """The tracked names `text` begins with, joined (two or more), and what is said of them all, or the name joined
+    to one that is none here; None for fewer and none missing."""
     names, said, found = tracked_names(store, team), text.strip(), []
     while (name := first_named(said, names)) is not None:
         found.append(name)
@@ -77,8 +81,8 @@ def several(store: Store, team: str, text: str, lang: Lang) -> tuple[list[str], 
             from bot.app.item_unknown import unknown_name
 
             missing = min(filter(None, (unknown_name(said), nothing.group(0))), key=len)  # 训练机9 of 训练机9都关机了
-            raise CommandError(t("item.unknown_name", lang, name=literal(missing)))
+            return Joined(found, said, missing)
     if len(found) < 2:
         return None
     rest = _BOTH.sub(" ", said).strip()
-    return found, re.sub(r"^are\b", "is", rest, flags=re.I)  # box1 and box2 are off: as box1 is off
+    return Joined(found, re.sub(r"^are\b", "is", rest, flags=re.I))  # box1 and box2 are off: as box1 is off

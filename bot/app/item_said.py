@@ -9,9 +9,10 @@ from datetime import datetime, time, timedelta
 from bot.app import metering, rentals
 from bot.app.invocation import CommandError, Invocation
 from bot.app.item_due import item_due
-from bot.app.item_names import several
+from bot.app.item_names import several, tracked_names
 from bot.app.item_spent import item_spent
 from bot.app.item_started import began
+from bot.app.item_unknown import none_called
 from bot.app.item_words import reading
 from bot.chat.digest_answers import answer
 from bot.chat.ids import Action
@@ -25,8 +26,10 @@ from rules.days import day_named
 
 def said_of_item(inv: Invocation, text: str) -> bool:
     """Whether `text` says what happened to one of the team's items, or asks whose it is (and so was answered)."""
-    if (joined := several(inv.deps.store, inv.team, text, inv.lang)) is not None:  # 训练机1 和 训练机2 都关机了: each
-        names, rest = joined
+    if (joined := several(inv.deps.store, inv.team, text)) is not None:  # 训练机1 和 训练机2 都关机了: each
+        names, rest, missing = joined
+        if missing is not None:  # 训练机1 和 训练机9 都关机了: no 训练机9 here, as a name alone is answered
+            return none_called(inv, missing, tracked_names(inv.deps.store, inv.team))
         each = [reading(inv.deps.store, inv.team, f"{name} {rest}") for name in names]
         if all(found is not None and found[0] == name for found, name in zip(each, names, strict=True)):
             for name in names:

@@ -60,13 +60,19 @@ def refuse_unknown(inv: Invocation, text: str) -> bool:
     name = unknown_name(text, names)
     if name is None:
         return False
+    if not _gone(inv, name) and any(starts_with_name(name, n) for n in names):  # `训练机闲着呢 …`: words glued on
+        return False
+    return none_called(inv, name, names)
+
+
+def none_called(inv: Invocation, name: str, names: list[str]) -> bool:
+    """Answer a name no running instance or kept storage goes by: one released (or deleted) with its line of the
+    list, which says so (True); else the error saying there is none, with the tracked name of `names` most like it."""
     if _gone(inv, name):  # who is using box2, released an hour ago: its line, which says it was released
         from bot.app.rentals import list_items
 
         list_items(inv, [name])
         return True
-    if any(starts_with_name(name, n) for n in names):  # `训练机闲着呢 …`: a tracked name with words glued on
-        return False
     meant = _near(name, names)
     said = t("item.unknown_name", inv.lang, name=literal(name))
     raise CommandError(said + (t("item.unknown_name_near", inv.lang, name=meant) if meant else ""))

@@ -21,9 +21,7 @@ def rename(inv: Invocation, args: list[str]) -> None:
         raise CommandError(t("rename.usage", lang))
     old, new = words
     rentals = Rentals(inv.deps.store)
-    box, disk = rentals.instance(inv.team, old), rentals.storage_named(inv.team, old)
-    found = box if box is not None and box.released_at is None else disk if disk and disk.deleted_at is None else None
-    if found is not None:
+    if (found := rentals.named(inv.team, old)) is not None:  # none: refused below, saying why
         owner_or_admin(inv, found.owner, old)
     try:
         rentals.rename(inv.team, old, new)
