@@ -68,6 +68,8 @@ class Joined(NamedTuple):
 def several(store: Store, team: str, text: str) -> Joined | None:
     """The tracked names `text` begins with, joined (two or more), and what is said of them all, or the name joined
     to one that is none here; None for fewer and none missing."""
+    if _JOINED.search(text) is None:  # most messages: no joining word, no read of the team's names
+        return None
     names, said, found = tracked_names(store, team), text.strip(), []
     while (name := first_named(said, names)) is not None:
         found.append(name)
