@@ -211,19 +211,17 @@ def _power_words(words: list[str], at: str | None, lang: Lang) -> tuple[str | No
     that make the time: `at=昨天 23:30`), or the words after on or off (`off 昨晚11点`, `off at 23:30`); exit 2 for a
     time given twice."""
     keyed = next((i for i, w in enumerate(words) if w.lower().startswith("at=")), None)
+    said: str | None = None
     if keyed is not None:
-        if at is not None:
-            raise fail(t("cli.words_twice", lang, command="power", flag="--at"))
-        at = " ".join([words[keyed][3:], *words[keyed + 1 :]]).strip()
-        words = words[:keyed]
-    if len(words) > 1:  # `off 昨晚11点`, `off at 23:30`, `off 2h ago`: the time after it, as chat takes it
-        if at is not None:
-            raise fail(t("cli.words_twice", lang, command="power", flag="--at"))
+        said, words = " ".join([words[keyed][3:], *words[keyed + 1 :]]).strip(), words[:keyed]
+    elif len(words) > 1:  # `off 昨晚11点`, `off at 23:30`, `off 2h ago`: the time after it, as chat takes it
         rest = words[2:] if words[1].lower() in ("at", "since", "从", "于", "在") else words[1:]
-        at = " ".join(rest) or None
-        if at is None:
-            raise more_than_taken(words[1:], lang, "power")
-    return (words[0] if words else None), at
+        said, words = (" ".join(rest), words[:1]) if rest else (None, words)
+    if len(words) > 1:  # `on foo at=23:30`, `off at`: a word it does not take
+        raise more_than_taken(words[1:], lang, "power")
+    if said is not None and at is not None:
+        raise fail(t("cli.words_twice", lang, command="power", flag="--at"))
+    return (words[0] if words else None), (said if said is not None else at)
 
 
 def _billing_words(words: list[str], lang: Lang, flags: dict[str, str | None]) -> str | None:

@@ -352,6 +352,8 @@ def test_power_takes_chats_at_among_its_words(tmp_path: Path) -> None:
     assert extra.returncode == 2 and "--at: 'soon' is not a time" in extra.stderr, extra.stderr
     again = cli(tmp_path, "power", "slice", "on", "2h", "ago", "--at", now.isoformat())
     assert again.returncode == 2 and "--at is given twice" in again.stderr
+    more = cli(tmp_path, "power", "slice", "on", "soon", f"at={now.isoformat()}")  # a word more, then the time
+    assert more.returncode == 2 and "more than the command takes: soon" in more.stderr, more.stderr
     after = json.loads(cli(tmp_path, "power", "slice", "--json").stdout)
     assert [(s["state"], s["from"]) for s in after] == [(s["state"], s["from"]) for s in stretches]  # nothing kept
 
