@@ -24,7 +24,7 @@ from bot.fields.metering import (
     whose_words,
 )
 from bot.fields.rentals import FieldError
-from bot.report.balance_kept import forget, forget_asked, likely_meant, new_provider
+from bot.report.balance_kept import forget, forget_asked, likely_meant
 from bot.report.money import runways
 from bot.report.top_up import TopUp, top_up
 from bot.state.balances import Balances
@@ -276,12 +276,11 @@ def balance(inv: Invocation, args: list[str]) -> None:
                 default = PROVIDER_CURRENCY.get(provider, deps.settings.files.currency)  # runpod 500: dollars
                 amount, currency = balance_said(args[1:], None, default, lang)
                 moment, clock = inv.past(at, now)
-                new = new_provider(Rentals(deps.store), balances, inv.team, provider)
+                meant = likely_meant(Rentals(deps.store), balances, inv.team, provider, lang)  # autdl: autodl?
                 balances.record(inv.team, provider, amount, currency, moment, now, by=inv.user)
                 if clock is not None:  # read earlier: the balance then, and below what is left of it now
                     kept.append(balance_kept(provider, amount, currency, moment, clock, lang))
-                if new and (meant := likely_meant(Rentals(deps.store), balances, inv.team, provider, lang)):
-                    kept.append(meant)  # `balance autdl 300`: autodl meant?
+                kept += [meant] if meant else []
         except FieldError as exc:
             raise CommandError(f"{exc.field}: {exc.message}") from None
     zone = ZoneInfo(deps.settings.digest.remind_tz)

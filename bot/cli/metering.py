@@ -350,7 +350,7 @@ def _record(
 ) -> None:
     """A balance (or a top-up) said as PROVIDER AMOUNT, or AMOUNT PROVIDER, kept; said what was kept where it was
     read earlier, and which provider was likely meant where the name looks mistyped."""
-    from bot.report.balance_kept import likely_meant, new_provider
+    from bot.report.balance_kept import likely_meant
     from bot.state.balances import Balances
 
     lang, balances = settings.files.lang, Balances(rentals.store)
@@ -366,7 +366,7 @@ def _record(
     default = PROVIDER_CURRENCY.get(name, settings.files.currency)  # runpod 500: dollars, as chat's
     value, money = _fields(lambda: balance_said(amount, currency, default, lang))
     moment = past_moment(at, settings, now, "--at")
-    new = new_provider(rentals, balances, team, name)
+    meant = likely_meant(rentals, balances, team, name, lang, terminal=True)  # autdl: autodl?
     balances.record(team, name, value, money, moment, now, by="terminal")
     if as_json:
         return
@@ -375,8 +375,8 @@ def _record(
 
         zone = ZoneInfo(settings.digest.remind_tz)
         sys.stdout.write(balance_kept(name, value, money, moment, zone, lang) + "\n")
-    if new and (meant := likely_meant(rentals, balances, team, name, lang, terminal=True)) is not None:
-        sys.stdout.write(meant + "\n")  # `balance autdl 300`: autodl meant?
+    if meant is not None:
+        sys.stdout.write(meant + "\n")
 
 
 def balance(

@@ -49,24 +49,17 @@ def forget(balances: Balances, team: str, provider: str, lang: Lang, *, by: str,
     return t("meter.balance_forgotten", lang, provider=provider, rows=rows)
 
 
-def new_provider(rentals: Rentals, balances: Balances, team: str, provider: str) -> bool:
-    """Whether no item bills to `provider` and no balance of it is kept (asked before one is recorded)."""
-    if any(b.provider == provider for b in balances.latest(team)):
-        return False
-    return not any(i.provider == provider for i in rentals.instances(team, active_only=True))
-
-
 def likely_meant(
     rentals: Rentals, balances: Balances, team: str, provider: str, lang: Lang, *, terminal: bool = False
 ) -> str | None:
-    """Where `provider` (just recorded, new) looks like a mistyped provider that items bill to, a balance is kept
-    of, or that is known (autdl: autodl), which one and how to forget this one (in the terminal's words, or chat's);
-    None otherwise."""
-    if provider in _KNOWN:  # a provider we know by name is no typo, whatever is like it
-        return None
+    """Asked before a balance of `provider` is kept: where no item bills to it and no balance of it is kept, and it
+    looks like a provider that items bill to, a balance is kept of, or that is known (autdl: autodl), which one and
+    how to forget it (in the terminal's words, or chat's); None otherwise."""
     ours = {i.provider for i in rentals.instances(team, active_only=True) if i.provider}
     ours |= {b.provider for b in balances.latest(team)}
-    near = difflib.get_close_matches(provider, sorted((ours | _KNOWN) - {provider}), n=1, cutoff=0.75)
+    if provider in ours or provider in _KNOWN:  # in use, or a provider known by name: no typo, whatever is like it
+        return None
+    near = difflib.get_close_matches(provider, sorted(ours | _KNOWN), n=1, cutoff=0.75)
     if not near:
         return None
     undo = f"gpu-advise balance {provider} --forget" if terminal else t("meter.forget_said", lang, provider=provider)
