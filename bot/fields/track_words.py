@@ -99,12 +99,11 @@ def _per_billed(words: list[str], found: dict[str, str]) -> list[str]:
     """An amount alone after 包月 or 包天 (`登记 训练机 A800 8卡 包月 12000`, `包月 1.2万`) as that period's price; the
     words as they are otherwise. It was refused as a word read as nothing."""
     period = _PERIOD_OF.get(ALIASES.get(found.get("billing", ""), ""))
-    if period is None or len(words) != 1 or not _AMOUNT_ALONE.fullmatch(words[0]):
+    if period is None or len(words) != 1 or not _MONEY.fullmatch(unicodedata.normalize("NFKC", words[0])):
         return words
     return [words[0] + period]
 
 
-_AMOUNT_ALONE = lazy(r"[$¥]?\d+(?:\.\d+)?(?:万|千|k)?(?:元|块|块钱|美元|usd|cny|rmb)?", re.IGNORECASE)
 # a price's label said before it (`单价 12元每小时`, `价格：每小时60元`, `rate $2/h`): read as a word of its own before
 _PRICE_LABEL = lazy(r"^(?:单价|价格|租金|价钱|费用|price|rate)\s*(?:[:：]|是|为)?", re.IGNORECASE)
 
@@ -120,7 +119,7 @@ _PER_CARD = lazy(
 _CARD_HOUR = lazy(r"/?\s*卡(?:小)?时")  # 7.5元/卡时, 7.5/卡小时: a card-hour
 
 
-_MONEY = lazy(r"[$¥€£]?\d+(?:\.\d+)?(?:元|块|块钱|美元|美金|人民币|usd|cny|rmb)?", re.IGNORECASE)
+_MONEY = lazy(r"[$¥€£]?\d+(?:\.\d+)?(?:万|千|k)?(?:元|块|块钱|美元|美金|人民币|usd|cny|rmb)?", re.IGNORECASE)
 
 
 def _money_alone(word: str) -> bool:
