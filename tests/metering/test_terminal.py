@@ -386,6 +386,8 @@ def test_a_balance_typed_under_a_wrong_name_is_forgotten_with_forget(tmp_path: P
     )
     more = cli(tmp_path, "balance", "aliyun", "300", "--forget")
     assert more.returncode == 2 and "--forget takes the provider alone" in more.stderr
+    alone = cli(tmp_path, "balance", "--forget")  # no provider named
+    assert alone.returncode == 2 and "--forget takes the provider alone" in alone.stderr
     assert [b["provider"] for b in json.loads(cli(tmp_path, "balance", "--json").stdout)] == ["aliyun"]
 
 
