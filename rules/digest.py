@@ -90,6 +90,7 @@ class InstanceNews:
     gpu: str = ""  # its card, as the catalogue names it (Ascend-910B2-64GB), when known
     cards: float = 1.0
     idle_rule: int | None = None  # the platform stops it by itself after this many minutes idle (a DSW notebook)
+    id: int = 0  # its row's id, which its buttons carry (a name is used again once its box is released); 0: unknown
 
 
 @dataclass(frozen=True)
@@ -101,6 +102,7 @@ class StorageNews:
     per_month: float
     currency: str
     untouched_days: float
+    id: int = 0  # as InstanceNews.id
 
 
 @dataclass(frozen=True)
@@ -127,6 +129,7 @@ class LifecycleNews:
     provider: str
     off_since: datetime
     release_at: datetime
+    id: int = 0  # as InstanceNews.id
 
 
 @dataclass(frozen=True)
@@ -281,6 +284,7 @@ def _card(inst: Rented) -> dict[str, Any]:
         "gpu": str(getattr(inst, "gpu", "") or ""),
         "cards": float(getattr(inst, "cards", 1) or 1),
         "idle_rule": getattr(inst, "idle_rule_minutes", None),
+        "id": int(getattr(inst, "id", 0) or 0),
     }
 
 
@@ -325,7 +329,10 @@ def _storage_news(
             reason = "stale"
         else:
             continue
-        left.append(StorageNews(disk.name, disk.owner, reason, disk.size_gb, per_month, disk.currency, untouched))
+        ident = int(getattr(disk, "id", 0) or 0)
+        left.append(
+            StorageNews(disk.name, disk.owner, reason, disk.size_gb, per_month, disk.currency, untouched, ident)
+        )
     return left
 
 
@@ -410,7 +417,7 @@ def compose(
             elif (going := release_at(getattr(inst, "provider", None), stretches, now)) is not None and not (
                 inst.id in snoozes and snoozes[inst.id] > now  # "Snooze a week" on its line: known, not news
             ):
-                ends.append(LifecycleNews(inst.name, inst.owner, str(getattr(inst, "provider", "")), *going))
+                ends.append(LifecycleNews(inst.name, inst.owner, str(getattr(inst, "provider", "")), *going, inst.id))
             continue  # not running
         judged = _judged(inst, stretches, samples, windows, now, rules, snoozes.get(inst.id), quiet_since)
         if judged is not None:

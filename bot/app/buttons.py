@@ -14,6 +14,7 @@ from bot.app.invocation import Form
 from bot.app.track import rented
 from bot.chat import conversation, digest_answers
 from bot.chat.digest_answers import ITEM_ACTIONS, STORAGE_ACTIONS, Answered
+from bot.chat.digest_messages import pressed_item
 from bot.chat.ids import Action, ButtonValue
 from bot.chat.message import Section, plain
 from bot.chat.port import Actor, Chat
@@ -133,12 +134,15 @@ def digest_item(press: Press) -> None:
     """A digest item's answer (Released, Still needed, Snooze, Stopped, Started, Deleted, Keep): its owner's or an
     admin's; done, then said where the item was, in the digest's language and the channel's zone."""
     deps, action, team = press.deps, Action(press.action), press.team
-    kind, _, name = press.value.rpartition(":") if ":" in press.value else ("", "", press.value)
+    kind, name, ident = pressed_item(press.value)
     rentals = Rentals(deps.store)
     is_storage = action in STORAGE_ACTIONS
     item = rentals.storage_named(team, name) if is_storage else rentals.instance(team, name)
     if item is None or kind not in ("", "i", "s"):
         press.refuse(Refusal("digest.gone", {"name": name}, gone=True))
+        return
+    if ident is not None and item.id != ident:  # the card's item went, and its name is another's now
+        press.refuse(Refusal("digest.name_taken_since", {"name": name}, gone=True))
         return
     if press.user != item.owner and not press.is_admin():
         press.refuse(Refusal("digest.not_yours", {"owner": mention(item.owner), "name": name}))

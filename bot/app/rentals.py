@@ -14,7 +14,7 @@ from zoneinfo import ZoneInfo
 from bot.app import remind_pause
 from bot.app.dearest_over import dearest_over
 from bot.app.invocation import CommandError, Invocation
-from bot.chat.digest_messages import item_section
+from bot.chat.digest_answers import storage_left, storage_questions
 from bot.chat.message import Message, Section, plain
 from bot.fields.rentals import as_spelt
 from bot.state.power import PowerLog
@@ -234,17 +234,7 @@ def _release_one(inv: Invocation, rentals: Rentals, name: str) -> None:
     with _said(lang):
         released = rentals.release(inv.team, name, inv.deps.now(), user)
     note = t("digest.done.released", lang, name=name, user=mention(user))
-    out = [Section(note)]
-    for left in rentals.storage(inv.team, instance_id=released.id, kept_only=True):
-        question = t(
-            "digest.storage_question",
-            lang,
-            name=name,
-            storage=left.name,
-            size=show(left.size_gb),
-            per_month=money(left.size_gb * left.price_gb_month, left.currency),
-        )
-        out.append(item_section("s", left.name, question, lang))
+    out = [Section(note), *storage_questions(storage_left(rentals, inv.team, released.id, name), lang)]
     inv.post(Message(text=note, lang=lang, sections=tuple(out)))
 
 

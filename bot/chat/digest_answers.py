@@ -31,15 +31,36 @@ class Answered:
 
     key: str
     params: dict[str, str]
-    left: list[tuple[str, dict[str, str]]] = field(default_factory=list)  # storage name, its question's figures
+    left: list[tuple[str, dict[str, str], int]] = field(default_factory=list)  # storage: name, figures, row id
 
     def line(self, lang: Lang) -> str:
         return t(self.key, lang, **self.params)
 
     def follow_ups(self, lang: Lang) -> list[Section]:
-        return [
-            item_section("s", name, t("digest.storage_question", lang, **figures), lang) for name, figures in self.left
-        ]
+        return storage_questions(self.left, lang)
+
+
+def storage_left(rentals: Rentals, team: str, instance_id: int, name: str) -> list[tuple[str, dict[str, str], int]]:
+    """The storage a released instance (`name`) left behind and is still kept: each one's name, the figures of its
+    question (Deleted / Keep) and its row id."""
+    left = []
+    for kept in rentals.storage(team, instance_id=instance_id, kept_only=True):
+        figures = {
+            "name": name,
+            "storage": kept.name,
+            "size": show(kept.size_gb),
+            "per_month": money(kept.size_gb * kept.price_gb_month, kept.currency),
+        }
+        left.append((kept.name, figures, kept.id))
+    return left
+
+
+def storage_questions(left: list[tuple[str, dict[str, str], int]], lang: Lang) -> list[Section]:
+    """storage_left's questions, each with its buttons."""
+    return [
+        item_section("s", name, t("digest.storage_question", lang, **figures), lang, ident)
+        for name, figures, ident in left
+    ]
 
 
 def answer(
@@ -58,16 +79,9 @@ def answer(
     now, who = deps.now(), mention(user)
     if action is Action.RELEASED:
         released = rentals.release(team, name, now, user)
-        out = Answered("digest.done.released", {"name": name, "user": who})
-        for left in rentals.storage(team, instance_id=released.id, kept_only=True):
-            figures = {
-                "name": name,
-                "storage": left.name,
-                "size": show(left.size_gb),
-                "per_month": money(left.size_gb * left.price_gb_month, left.currency),
-            }
-            out.left.append((left.name, figures))
-        return out
+        return Answered(
+            "digest.done.released", {"name": name, "user": who}, storage_left(rentals, team, released.id, name)
+        )
     if action in (Action.STOPPED, Action.STARTED):  # off or on from now: an hourly meter follows
         inst = rentals.instance(team, name)
         if inst is None or inst.released_at is not None:

@@ -176,14 +176,23 @@ def item_kind(buttons: str) -> str:
     return "i" if buttons in ("io", "il") else buttons
 
 
-def item_buttons(kind: str, name: str, lang: Lang) -> tuple[Button, ...]:
-    """An item's answers; each button's value is the item's kind and name (`i:gpu-box-1`)."""
-    value = f"{item_kind(kind)}:{name}"
+def item_buttons(kind: str, name: str, lang: Lang, ident: int = 0) -> tuple[Button, ...]:
+    """An item's answers; each button's value is the item's kind, name and row id (`i:gpu-box-1#42`): a name is
+    free again once its box is released, and a press on an old card must not act on the new box of that name."""
+    value = f"{item_kind(kind)}:{name}" + (f"#{ident}" if ident else "")
     return tuple(Button(str(action), value, t(key, lang), style) for action, key, style in BUTTONS[kind])
 
 
-def item_section(kind: str, name: str, text: str, lang: Lang) -> Section:
-    return Section(text, buttons=item_buttons(kind, name, lang), item=(item_kind(kind), name))
+def pressed_item(value: str) -> tuple[str, str, int | None]:
+    """A digest button's kind, name and row id (None: a button from before buttons carried it); names never hold
+    `:` or `#` (bot/state/rentals.py NAME)."""
+    kind, _, rest = value.rpartition(":")
+    name, _, ident = rest.partition("#")
+    return kind, name, int(ident) if ident.isdigit() else None
+
+
+def item_section(kind: str, name: str, text: str, lang: Lang, ident: int = 0) -> Section:
+    return Section(text, buttons=item_buttons(kind, name, lang, ident), item=(item_kind(kind), name))
 
 
 def digest_notes(digest: Digest, lang: Lang, zone: ZoneInfo) -> list[str]:
@@ -204,14 +213,15 @@ def digest_message(digest: Digest, lang: Lang, zone: ZoneInfo, done: str | None 
     and nobody claimed, then the spend and how to act. `done`: the line of an answer just given, shown first."""
     worth = digest.worth.one  # dollars and yuan on the team's currency, for the order only
     items = [
-        (worth(n.per_day, n.currency), buttons_of(n), n.name, instance_line(n, lang, zone)) for n in digest.instances
+        (worth(n.per_day, n.currency), buttons_of(n), n.name, instance_line(n, lang, zone), n.id)
+        for n in digest.instances
     ]
-    items += [(worth(s.per_month / 30, s.currency), "s", s.name, storage_line(s, lang)) for s in digest.storage]
+    items += [(worth(s.per_month / 30, s.currency), "s", s.name, storage_line(s, lang), s.id) for s in digest.storage]
     items.sort(key=lambda item: -item[0])
     found = [(f.per_day, f"f{f.kind}", f.name, found_line(f, lang)) for f in digest.found]
     sections = [Section(done)] if done else []
-    sections += [item_section(kind, name, text, lang) for _, kind, name, text in items]
-    sections += [item_section("il", e.name, lifecycle_line(e, lang, zone), lang) for e in digest.lifecycle]
+    sections += [item_section(kind, name, text, lang, ident) for _, kind, name, text, ident in items]
+    sections += [item_section("il", e.name, lifecycle_line(e, lang, zone), lang, e.id) for e in digest.lifecycle]
     if found:
         sections.append(Section(t("digest.found_title", lang)))
         sections += [item_section(kind, name, text, lang) for _, kind, name, text in found]

@@ -17,7 +17,7 @@ from bot.slack.request import SlackRequest
 from bot.slack.retries import unreachable
 from bot.slack.ui import blocks
 from bot.slack.ui.blocks import context
-from bot.slack.ui.digest import item_blocks, message_lang
+from bot.slack.ui.digest import message_lang, section_blocks
 from bot.slack.ui.forms import FormMeta
 from bot.state import Conversation
 from bot.state.schedules import Schedules
@@ -55,7 +55,7 @@ def press_of(deps: Deps, request: SlackRequest, action: str) -> Press:
         new = context(done.line(posted_in))
         for section in done.follow_ups(posted_in):
             if section.item is not None:
-                new += item_blocks(*section.item, section.text, posted_in)
+                new += section_blocks(section)
         ts = message_ts(request)
         if not ts or not request.channel:
             return

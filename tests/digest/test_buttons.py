@@ -16,6 +16,7 @@ from bot.slack.digest_outlet import SlackOutlet
 from bot.slack.inbox import redo_stalled
 from bot.slack.ui.digest import render
 from bot.state.digest_sends import Sends
+from bot.state.power import PowerLog
 from bot.state.rentals import RentalError, Rentals
 from bot.text import Lang, t
 from rules.samples import Sample
@@ -362,3 +363,21 @@ def test_one_impossible_figure_stops_only_its_own_channels_digest_and_gives_the_
                 None,
             )
         assert refused.value.code == "out_of_range" and refused.value.params["field"] == "size_gb"
+
+
+def test_an_old_digests_button_does_nothing_to_a_new_box_of_the_same_name(tmp_path: Path) -> None:
+    """A name is free again once its box is released; a button on a digest from before pressed Released on the
+    new box of that name. The button carries its box's row id: the new box is left as it is, and the presser told."""
+    with running_app(tmp_path) as h:
+        rentals, message = digest(h)
+        old = rentals.instance("T1", "train-1")
+        assert old is not None
+        rentals.release("T1", "train-1", h.clock.now, "U1")
+        new, _ = rentals.track_instance("T1", "train-1", FIELDS | {"started_at": h.clock.now})
+        for action in ("rental_released", "rental_stopped", "rental_still_needed"):
+            h.send.click(message, action, user="U1", value="train-1")
+        refusals = h.fake.wait_for(lambda: (e := h.fake.of("chat.postEphemeral")) and len(e) == 3 and e)
+        assert all("now names another item: nothing was done to it" in r["text"] for r in refusals), refusals
+        now = rentals.instance("T1", "train-1")
+        assert now is not None and now.id == new.id and now.released_at is None and now.snoozed_until is None
+        assert [r.source for r in PowerLog(h.deps.store).reports([new.id])[new.id]] == ["track"]  # not said off

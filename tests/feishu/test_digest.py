@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from bot.chat.digest_messages import pressed_item
 from bot.state.rentals import Rentals
 from bot.state.schedules import Schedules
 from rules.samples import Sample
@@ -97,7 +98,7 @@ def test_released_pressed_by_the_owner_releases_it_and_updates_the_card(tmp_path
         assert not [
             b
             for b in buttons(patched.card)
-            if json.loads(json.dumps(b)).get("behaviors")[0]["value"]["value"] == "i:train-1"
+            if pressed_item(b["behaviors"][0]["value"]["value"])[:2] == ("i", "train-1")
         ]
 
 
@@ -175,10 +176,10 @@ def test_a_long_digest_comes_in_cards_within_30_kb_and_each_item_answers(tmp_pat
         posts = [p for p in posts if p.body.get("uuid", "").startswith("digest-")]
         assert len(posts) > 1 and all(p.status == 200 and p.size <= 30 * 1024 for p in posts)
         items = [b["behaviors"][0]["value"]["value"] for p in posts for b in buttons(p.card)]
-        assert sorted({v for v in items if v.startswith("i:")}) == [f"i:{n}" for n in names]
+        assert sorted({pressed_item(v)[1] for v in items if v.startswith("i:")}) == names
         last = posts[-1]
         button = next(b for b in buttons(last.card) if b["text"]["content"] == "已释放")  # in the chat's language
-        released = button["behaviors"][0]["value"]["value"].removeprefix("i:")
+        released = pressed_item(button["behaviors"][0]["value"]["value"])[1]
         assert answered_at_once(h.send.press(button, user=OWNER, chat=GROUP, message_id=last.body["_message_id"]))
         settled(h.deps)
         found = Rentals(h.deps.store).instance("feishu:" + h.send.tenant, released)
@@ -188,9 +189,11 @@ def test_a_long_digest_comes_in_cards_within_30_kb_and_each_item_answers(tmp_pat
 
         # the pressed card shows its own items still listed, the answer's line first; it showed the first card's
         def items_on(card: dict) -> set[str]:
-            return {v for b in buttons(card) if (v := b["behaviors"][0]["value"]["value"]).startswith("i:")}
+            return {
+                pressed_item(v)[1] for b in buttons(card) if (v := b["behaviors"][0]["value"]["value"]).startswith("i:")
+            }
 
-        on_last = items_on(last.card) - {f"i:{released}"}
+        on_last = items_on(last.card) - {released}
         assert on_last <= items_on(patched.card) and not items_on(posts[0].card) & items_on(patched.card)
         assert f"~{released}~ 已由" in patched.card["body"]["elements"][0]["content"]  # the answer's line on top
         again = next(b for b in buttons(patched.card) if b["text"]["content"] == "已释放")  # pressed again there

@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from bot.chat.digest_messages import pressed_item
 from bot.chat.ids import Action
 from bot.state.power import PowerLog
 from bot.state.rentals import Rentals
@@ -49,6 +50,12 @@ def _digest(h: FeishuHarness) -> dict[str, Any]:
     return h.fake.of("messages.create")[-1].body | {"card": h.fake.of("messages.create")[-1].card}
 
 
+def _is(button: dict[str, Any], action: str, name: str) -> bool:
+    """The button is `action` on the instance `name`."""
+    value = button["behaviors"][0]["value"]
+    return bool(value["action"] == action and pressed_item(value["value"])[:2] == ("i", name))
+
+
 ITEM_BUTTONS = [a.value for a in (Action.RELEASED, Action.STILL_NEEDED, Action.SNOOZE_WEEK, Action.STOPPED)]
 
 
@@ -60,7 +67,7 @@ def test_each_digest_button_answers_for_its_item(tmp_path: Path, action: str) ->
         pressed = [b for b in buttons(post["card"]) if b["behaviors"][0]["value"]["action"] == action]
         assert pressed, f"the digest renders {action}"
         button = pressed[0]
-        item = button["behaviors"][0]["value"]["value"].split(":", 1)[1]
+        item = pressed_item(button["behaviors"][0]["value"]["value"])[1]
         answer = h.send.press(button, user=OWNER, chat=GROUP, message_id=post["_message_id"])
         assert answered_at_once(answer)
         settled(h.deps)
@@ -129,7 +136,7 @@ def test_the_left_off_lines_buttons_each_do_what_they_say_in_feishu(tmp_path: Pa
                 b
                 for b in buttons(post.card)
                 if b["behaviors"][0]["value"]["action"] == action.value
-                and b["behaviors"][0]["value"]["value"].split(":", 1)[1] == name
+                and pressed_item(b["behaviors"][0]["value"]["value"])[1] == name
             ]
             answer = h.send.press(button, user=OWNER, chat=GROUP, message_id=post.body["_message_id"])
             assert answered_at_once(answer), answer.json()
@@ -154,11 +161,7 @@ def test_a_press_is_answered_at_once_and_what_it_did_follows(tmp_path: Path) -> 
     with running_feishu(tmp_path, lang="en") as h:
         post = _digest(h)
         h.fake.delays["messages.patch"] = 0.6
-        [released] = [
-            b
-            for b in buttons(post["card"])
-            if b["behaviors"][0]["value"] == {"action": Action.RELEASED.value, "value": "i:train-1"}
-        ]
+        [released] = [b for b in buttons(post["card"]) if _is(b, Action.RELEASED, "train-1")]
         refused = h.send.press(released, user="ou_somebody_else", chat=GROUP, message_id=post["_message_id"])
         assert answered_at_once(refused)
         [told] = h.told("ou_somebody_else", GROUP)
@@ -178,11 +181,7 @@ def test_a_refusal_where_feishu_has_no_card_for_one_person_is_a_direct_message(t
     with running_feishu(tmp_path, lang="en") as h:
         post = _digest(h)
         h.fake.topic_groups.add(GROUP)
-        [snooze] = [
-            b
-            for b in buttons(post["card"])
-            if b["behaviors"][0]["value"] == {"action": Action.SNOOZE_WEEK.value, "value": "i:train-1"}
-        ]
+        [snooze] = [b for b in buttons(post["card"]) if _is(b, Action.SNOOZE_WEEK, "train-1")]
         before = len(h.fake.of("messages.create"))
         assert answered_at_once(
             h.send.press(snooze, user="ou_somebody_else", chat=GROUP, message_id=post["_message_id"])
@@ -195,9 +194,7 @@ def test_a_refusal_where_feishu_has_no_card_for_one_person_is_a_direct_message(t
 
 
 def _pressed(post: dict[str, Any], action: Action, item: str) -> dict[str, Any]:
-    [button] = [
-        b for b in buttons(post["card"]) if b["behaviors"][0]["value"] == {"action": action.value, "value": f"i:{item}"}
-    ]
+    [button] = [b for b in buttons(post["card"]) if _is(b, action, item)]
     return button
 
 
@@ -267,13 +264,27 @@ def test_a_refusal_feishu_will_not_deliver_is_logged_and_the_press_is_done(tmp_p
     the direct message, the press is still marked done (not redone every minute for an hour) and the item stays."""
     with running_feishu(tmp_path, lang="en") as h:
         post = _digest(h)
-        [snooze] = [
-            b
-            for b in buttons(post["card"])
-            if b["behaviors"][0]["value"] == {"action": Action.SNOOZE_WEEK.value, "value": "i:train-1"}
-        ]
+        [snooze] = [b for b in buttons(post["card"]) if _is(b, Action.SNOOZE_WEEK, "train-1")]
         h.fake.down |= {"ephemeral.send", "messages.create"}
         h.send.press(snooze, user="ou_somebody_else", chat=GROUP, message_id=post["_message_id"])
         assert h.told("ou_somebody_else", GROUP) == []  # settled: nothing left pending
         assert {c.method for c in h.fake.calls if c.status == 503} == {"ephemeral.send", "messages.create"}
         assert Rentals(h.deps.store).instance("feishu:" + h.send.tenant, "train-1").snoozed_until is None  # type: ignore[union-attr]
+
+
+def test_an_old_cards_storage_button_leaves_new_storage_of_its_name_alone(tmp_path: Path) -> None:
+    """Storage deleted, then new storage kept under its name: the old card's Keep was for the deleted one (its row
+    id rides on the button), so the new one is not kept out of the digest, and the presser is told why."""
+    with running_feishu(tmp_path, lang="en") as h:
+        post = _digest(h)
+        team, rentals = "feishu:" + h.send.tenant, Rentals(h.deps.store)
+        keep = next(b for b in buttons(post["card"]) if b["behaviors"][0]["value"]["action"] == Action.STORAGE_KEEP)
+        rentals.delete_storage(team, "ckpt-1", h.clock.now)
+        fields = {"size_gb": 100.0, "price_gb_month": 0.7, "currency": "CNY", "owner": OWNER, "channel": GROUP,
+                  "created_at": h.clock.now}  # fmt: skip
+        new = rentals.track_storage(team, "ckpt-1", fields, None)
+        assert answered_at_once(h.send.press(keep, user=OWNER, chat=GROUP, message_id=post["_message_id"]))
+        [told] = h.told(OWNER, GROUP)
+        assert "ckpt-1 now names another item: nothing was done to it" in told, told
+        kept = rentals.storage_named(team, "ckpt-1")
+        assert kept is not None and kept.id == new.id and kept.kept_until is None and kept.deleted_at is None

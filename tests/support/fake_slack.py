@@ -423,13 +423,14 @@ class SlackSender:
         response_url: str = "",
         value: str | None = None,
     ) -> tuple[int, str]:
-        """Press the button `action_id` of a message the bot posted (as recorded by the fake)."""
+        """Press the button `action_id` of a message the bot posted (as recorded by the fake); `value`: the button's
+        value, or a digest item's name without its row id (`train-1` for `train-1#4`)."""
         block, button = next(
             (b, e)
             for b in message["blocks"]
             if b["type"] == "actions"
             for e in b["elements"]
-            if e["action_id"] == action_id and (value is None or e["value"] == value)
+            if e["action_id"] == action_id and (value is None or value in (e["value"], e["value"].partition("#")[0]))
         )
         return self.interaction(
             {

@@ -7,34 +7,13 @@ from __future__ import annotations
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from bot.chat.digest_messages import (
-    BUTTONS,
-    digest_header,
-    digest_message,
-    found_line,
-    instance_line,
-    item_kind,
-    storage_line,
-    when,
-)
+from bot.chat.digest_messages import digest_header, digest_message
 from bot.chat.message import Message, Section
 from bot.slack.ui import templating
 from bot.text import Lang, t
 from bot.text.format import money
 from rules.digest import Digest
 from rules.idle import Activity
-
-__all__ = [
-    "BUTTONS",
-    "found_line",
-    "header_block",
-    "instance_line",
-    "item_blocks",
-    "message_blocks",
-    "render",
-    "storage_line",
-    "when",
-]
 
 MAX_BLOCKS = 50  # Slack's limit for a message
 
@@ -54,24 +33,6 @@ def header_block(count: int, lang: Lang, title: str | None = None) -> dict[str, 
         lang=lang.value,
     )
     return blocks[0]
-
-
-def _item(kind: str, name: str, text: str, lang: Lang) -> dict[str, Any]:
-    """One item's context for digest_item.json.j2: its line and its answers (`i` instance, `s` storage; `fi`,
-    `fs` the same found in the cloud and nobody's yet)."""
-    return {
-        "kind": item_kind(kind),
-        "name": name,
-        "text": text,
-        "buttons": [
-            {"action": str(action), "label": t(key, lang), "style": style} for action, key, style in BUTTONS[kind]
-        ],
-    }
-
-
-def item_blocks(kind: str, name: str, text: str, lang: Lang) -> list[dict[str, Any]]:
-    """One item's two blocks (its line and its buttons), as a digest shows them."""
-    return templating.message("digest_items.json.j2", items=[_item(kind, name, text, lang)])
 
 
 def render(digest: Digest, lang: Lang, zone: ZoneInfo) -> tuple[str, list[dict[str, Any]]]:
@@ -109,7 +70,7 @@ def message_blocks(message: Message) -> list[dict[str, Any]]:
     items = sum(1 for s in message.sections if s.item is not None)
     shown = 0
     for section in message.sections:
-        made = _section_blocks(section, lang)
+        made = section_blocks(section)
         if len(body) + len(made) > room:
             break
         body += made
@@ -119,11 +80,16 @@ def message_blocks(message: Message) -> list[dict[str, Any]]:
     return head + body + (templating.message("context.json.j2", lines=notes) if notes else [])
 
 
-def _section_blocks(section: Section, lang: Lang) -> list[dict[str, Any]]:
+def section_blocks(section: Section) -> list[dict[str, Any]]:
+    """A section as Slack blocks: text, or a digest item's line and its buttons; a button's value is the item's name
+    and row id (`gpu-box-1#42`), its block id the kind and name (`act:i:gpu-box-1`: the press reads the two as one)."""
     if section.item is None:
         return templating.message("text.json.j2", parts=templating.pieces(section.text))
     kind, name = section.item
-    buttons = [{"action": b.action, "label": b.label, "style": b.style} for b in section.buttons]
+    buttons = [
+        {"action": b.action, "label": b.label, "style": b.style, "value": b.value.partition(":")[2] or name}
+        for b in section.buttons
+    ]
     return templating.message(
         "digest_items.json.j2", items=[{"kind": kind, "name": name, "text": section.text, "buttons": buttons}]
     )
