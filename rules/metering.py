@@ -75,9 +75,26 @@ def add_months(moment: datetime, months: int) -> datetime:
     return moment.replace(year=year, month=month, day=min(moment.day, calendar.monthrange(year, month)[1]))
 
 
+def _was_billed(earlier: Any, now_billed: Basis) -> Basis:
+    """How an earlier price was billed: as kept with it, else (kept before it was: 0037) as the item is now."""
+    said: str | None = getattr(earlier, "billing", None)
+    return _BASIS.get(said or "") or now_billed
+
+
+def period_anchor(thing: Any) -> datetime:
+    """Where its periods count from: its start, or when it was last switched to its basis (a box billed by the hour,
+    switched to 包月 on the 7th, bills a month from the 7th, not from its start two days before)."""
+    chosen = basis(thing)
+    anchor: datetime = thing.started_at
+    for earlier in getattr(thing, "earlier_prices", ()):
+        if _was_billed(earlier, chosen) is not chosen:
+            anchor = max(anchor, earlier.until)
+    return anchor
+
+
 def _starts(thing: Any, lo: datetime, hi: datetime) -> Iterator[datetime]:
     """The starts of its periods in [lo, hi), released or not, first first (each found from its index)."""
-    chosen, begin = basis(thing), thing.started_at
+    chosen, begin = basis(thing), period_anchor(thing)
     if lo <= begin:
         step = 0
     elif chosen is Basis.DAY:
@@ -131,13 +148,18 @@ def billed_hours(thing: Any, stretches: Sequence[Stretch], start: datetime, end:
 
 
 def priced_stretches(thing: Any, start: datetime, end: datetime) -> Iterator[tuple[Any, datetime, datetime]]:
-    """[start, end) cut where its price changed, each piece with the thing as it was priced then (`earlier_prices`:
-    each price until the next began; the current one from its `price_since`). Money billed stays at its price."""
-    lo = start
+    """[start, end) cut where its price changed, each piece with the thing as it was priced and billed then
+    (`earlier_prices`: each price until the next began; the current one from its `price_since`), its periods
+    counted from when it was switched to that basis. Money billed stays at its price."""
+    lo, now_billed = start, basis(thing)
+    anchor, before, since = thing.started_at, None, thing.started_at
     for earlier in getattr(thing, "earlier_prices", ()):
+        billed = _was_billed(earlier, now_billed)
+        anchor = since if before is not None and billed is not before else anchor
         if earlier.until > lo and lo < end:
-            yield replace(thing, price=earlier.price, unit=earlier.unit, earlier_prices=()), lo, min(earlier.until, end)
-        lo = max(lo, earlier.until)
+            then = {"price": earlier.price, "unit": earlier.unit, "billing": billed.value, "started_at": anchor}
+            yield replace(thing, **then, earlier_prices=()), lo, min(earlier.until, end)
+        lo, before, since = max(lo, earlier.until), billed, earlier.until
     if lo < end:
         yield thing, lo, end
 

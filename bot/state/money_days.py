@@ -73,7 +73,7 @@ def day_number(day: date) -> int:
 def inputs(inst: Any, silences: Sequence[Any]) -> str:
     """A digest of what a day of `inst` is made from on the instance itself, and the metering's silences."""
     signed = [repr(getattr(inst, name, None)) for name in _SIGNED]
-    signed += [repr((p.until, p.price, p.unit, p.currency)) for p in getattr(inst, "earlier_prices", ())]
+    signed += [repr((p.until, p.price, p.unit, p.currency, p.billing)) for p in getattr(inst, "earlier_prices", ())]
     signed += [repr(s) for s in silences]
     return hashlib.blake2b("\x1f".join(signed).encode(), digest_size=16).hexdigest()
 

@@ -30,6 +30,7 @@ from bot.state.schema import (
     seconds_of,
 )
 from bot.state.store import Store
+from rules import metering
 from rules.policy import Idle
 from rules.samples import Sample
 
@@ -89,6 +90,7 @@ class EarlierPrice:
     price: float | None
     unit: str
     currency: str
+    billing: str | None = None  # hourly, day, month as it was billed then; None: as the instance is billed now
 
 
 @dataclass(frozen=True)
@@ -212,24 +214,25 @@ def _with_history(conn: Any, found: list[Instance]) -> list[Instance]:
     if not changed:
         return found
     h = price_history.c
-    query = select(h.instance_id, h.until, h.price, h.unit, h.currency).where(h.instance_id.in_(changed))
+    query = select(h.instance_id, h.until, h.price, h.unit, h.currency, h.billing).where(h.instance_id.in_(changed))
     earlier: dict[int, list[EarlierPrice]] = {}
     for row in conn.execute(query.order_by(h.until)):
-        earlier.setdefault(row.instance_id, []).append(EarlierPrice(row.until, row.price, row.unit, row.currency))
+        earlier.setdefault(row.instance_id, []).append(EarlierPrice(*row[1:]))
     return [replace(i, earlier_prices=tuple(earlier.get(i.id, ()))) if i.id in earlier else i for i in found]
 
 
 def price_change(
     found: Any, price: float | None, unit: str, currency: str, at: datetime, by: str | None = None
 ) -> tuple[dict[str, Any], dict[str, Any]]:
-    """What a new price of `found` (an instance or its row) from `at` writes: the price before, kept until `at` (a
-    price_history row), and the instance's new price columns."""
+    """What a new price of `found` (an instance or its row) from `at` writes: the price before, kept until `at` with
+    how it was billed (a price_history row), and the instance's new price columns."""
     earlier = {
         "instance_id": found.id,
         "until": at,
         "price": found.price,
         "unit": found.unit,
         "currency": found.currency,
+        "billing": metering.basis(found).value,
     }
     return earlier, {"price": price, "unit": unit, "currency": currency, "price_since": at, "price_by": by}
 

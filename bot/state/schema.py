@@ -250,6 +250,7 @@ price_history = Table(  # an instance's earlier prices (0027), each until the ne
     Column("price", Float),
     Column("unit", String(8), nullable=False),
     Column("currency", String(3), nullable=False),
+    Column("billing", String(8)),  # hourly, day, month as it was billed then (0037); NULL: as the item is now
     Index("ix_price_history_instance_id", "instance_id"),
 )
 

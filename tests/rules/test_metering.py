@@ -4,7 +4,7 @@ keep-charging stops, releases mid-period, month boundaries in a zone with DST, f
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 from zoneinfo import ZoneInfo
 
@@ -209,3 +209,39 @@ def test_a_runway_reads_the_same_whether_a_scheduled_slice_is_on_or_off() -> Non
     assert reads[0].hours is not None and reads[1].hours is not None
     assert abs(reads[0].hours - reads[1].hours) / reads[0].hours < 0.01  # about the same, by billed time
     assert reads[0].burn_per_hour == pytest.approx(14 * 4 / 24, rel=0.05)  # 4 billed hours of 24, at 14/h
+
+
+@dataclass(frozen=True)
+class Earlier:
+    until: datetime
+    price: float
+    unit: str
+    currency: str = "CNY"
+    billing: str | None = None
+
+
+@dataclass(frozen=True)
+class Repriced(Box):
+    share: float | None = None
+    earlier_prices: tuple[Earlier, ...] = ()
+
+
+def test_a_months_price_changed_keeps_its_months_and_a_switch_of_basis_starts_them_again() -> None:
+    """A month item repriced on the 10th still bills its months from its start (its next on 01-01, at the new
+    price); one switched from hourly on the 10th bills the hours before and its months from the 10th; one switched
+    back to hourly bills the month it began and its hours after."""
+    tenth, now = DEC1 + timedelta(days=9), DEC1 + timedelta(days=41)
+    on = [Stretch(Power.ON, DEC1, now, "track")]
+    repriced = Repriced(price=9000.0, unit="month", earlier_prices=(Earlier(tenth, 10000.0, "month", billing="month"),))
+    assert metering.period_anchor(repriced) == DEC1
+    assert metering.cost(repriced, on, DEC1, now) == pytest.approx(10000.0 + 9000.0)  # 12-01 and 01-01
+    switched = replace(repriced, earlier_prices=(Earlier(tenth, 14.0, "hour", billing="hourly"),))
+    assert metering.period_anchor(switched) == tenth
+    assert metering.cost(switched, on, DEC1, now) == pytest.approx(9 * 24 * 14.0 + 2 * 9000.0)  # 12-10 and 01-10
+    back = Repriced(
+        price=14.0,
+        earlier_prices=(Earlier(tenth, 10.0, "hour", billing="hourly"), Earlier(tenth + timedelta(days=5), 9000.0,
+                        "month", billing="month")),
+    )  # fmt: skip
+    hours_after = (now - tenth - timedelta(days=5)) / timedelta(hours=1)
+    assert metering.cost(back, on, DEC1, now) == pytest.approx(9 * 24 * 10.0 + 9000.0 + hours_after * 14.0)

@@ -118,3 +118,20 @@ def test_an_unchanged_reading_moves_the_time_of_the_one_before_it(db_target: str
     assert len({first.id, spent.id, typed.id}) == 3
     with store.reading() as conn:
         assert conn.execute(select(func.count()).select_from(prepaid_balances)).scalar() == 3
+
+
+def test_an_earlier_price_kept_before_0037_is_billed_as_the_instance_is_now_and_0037_goes_down_and_up(
+    db_target: str,
+) -> None:
+    """0037 keeps how an earlier price was billed; one kept before it has none and reads as before (the instance's
+    basis now), and going down and up again keeps every earlier price."""
+    rentals = Rentals(Store(db_target))
+    rentals.track_instance("T1", "box", FIELDS | {"started_at": T0})
+    rentals.set_price("T1", "box", 9000.0, "month", "U1", T0 + timedelta(hours=10))
+    [new] = rentals.instance("T1", "box").earlier_prices  # type: ignore[union-attr]
+    assert (new.price, new.unit, new.billing) == (14.0, "hour", "hourly")
+    with Store(db_target).engine.begin() as conn:
+        downgrade(conn, "0036")
+        upgrade(conn)
+    [old] = Rentals(Store(db_target)).instance("T1", "box").earlier_prices  # type: ignore[union-attr]
+    assert (old.until, old.price, old.unit, old.billing) == (T0 + timedelta(hours=10), 14.0, "hour", None)
