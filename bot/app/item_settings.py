@@ -40,7 +40,7 @@ _WHOSE_SET = (
         lazy(
             r"^(?:belongs to|is for|is in|is part of|goes to|counts (?:for|towards?)|is billed to)\s+(?:the\s+)?"
             r"(?P<value>\S+?)\s+project[.!]?$"
-            r"|^(?:属于|算在|算到|记在|记到|计入|归到|归入|放到|放在)\s*(?P<value_zh>[^\s项]+?)\s*项目(?:的|上|里|下|中)?(?:了)?[。！]?$",
+            r"|^(?:属于|算在|算到|记在|记到|计入|归到|归入|归|放到|放在)\s*(?P<value_zh>[^\s项]+?)\s*项目(?:的|上|里|下|中)?(?:了)?[。！]?$",
             re.I,
         ),
         "project",

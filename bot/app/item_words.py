@@ -36,11 +36,14 @@ _DONE = lazy(
 )
 
 
-_WHOSE = lazy(r"(?:是)?谁的|谁在用|谁租的|(?:的)?负责人(?:是谁)?|(?:'s )?owner|who owns it")
+_WHOSE = lazy(
+    r"(?:现在|目前)?(?:是)?谁的(?:呢|啊)?[?？]?|谁在用|谁租的|谁负责(?:的)?[?？]?|(?:的)?负责人(?:是谁)?[?？]?"
+    r"|(?:'s )?owner|who owns it"
+)
 # how it is, asked (训练机 停了吗, 还在跑吗, is box1 on?): `power NAME`'s answer
 _STATE = lazy(
     r"(?:现在)?(?:停了|关了|关机了|开着|开机了|还开着|在跑|还在跑|在运行|还在运行|开着没|关了没)(?:吗|么|没有?)[?？]?"
-    r"|(?:这个月|本月)?(?:用了|开了|跑了|闲了|开机)(?:多久|多长时间|多少小时|几个小时)(?:了)?[?？]?"
+    r"|(?:这个月|本月)?(?:用了|开了|跑了|闲了|开机)(?:多久|多长时间|多少小时|几个小时|几天|多少天)(?:了)?[?？]?"
     r"|(?:现在)?(?:什么|啥)状态[?？]?|(?:的)?状态|(?:is it |still )?(?:on|off|running)\?|status\??"
     r"|(?:是)?(?:什么时候|啥时候|几点|哪天)(?:开始|开机|开|启动|租)的?(?:呢|啊)?[?？]?"  # 训练机什么时候开始的
 )
@@ -160,6 +163,10 @@ _LABEL_FIRST = lazy(
     r"|released|still needed|snooze 1 week|stopped|started|deleted|keep)"
     r"\s*(?:[（(]\s*(?:1|一)\s*(?:天|day)\s*[)）])?\s*[·:：]?\s*(?P<name>\S+)$",
     re.IGNORECASE,
+)
+# a setting of an item asked with 把 (把训练机的项目改成 cv, 把训练机的负责人改为 @李雷, 把训练机的卡数改成4)
+_SET_OF = lazy(
+    r"^(?:帮我|请|麻烦)?\s*把\s*(?P<name>[^\s的]+?)\s*(?P<rest>的\s*\S+?\s*(?:改成|改为|换成|设为|设成)\s*\S.*)$"
 )
 _WHO_OWNS = lazy(
     r"^(?:who(?:'s| is)? (?:owns|using|renting|the owner of)|谁(?:在用|租的|负责))\s*(?P<name>.+?)\??$", re.I
@@ -283,8 +290,7 @@ def reading(store: Store, team: str, text: str) -> tuple[str, str] | None:
     named, new = (renamed["name"] or renamed["name_en"], renamed["new"] or renamed["new_en"]) if renamed else ("", "")
     if renamed is not None and first_named(named, tracked_names(store, team)) == named:
         return named, f"rename {new}"
-    if (told := _ASKED_TO.match(said)) is not None:  # 把训练机释放掉: as 训练机 释放了 is read
-        text = f"{told['name']} {'删了' if told['verb'].startswith('删') else '释放'}"
+    text = _with_ba(said) or text
     name = named_first(store, team, text)
     if name is not None:
         rest = rest_of(text, name)
@@ -329,6 +335,16 @@ def reading(store: Store, team: str, text: str) -> tuple[str, str] | None:
         return kept, "keep"
     whose = whose_set(text, kept)  # 数据盘 项目改成 cv: whose storage it is
     return (kept, f"set-kept {_as_project(store, team, whose)}") if whose is not None else None
+
+
+def _with_ba(said: str) -> str | None:
+    """What is asked with 把 said as it is after the name: 把训练机释放掉 as 训练机 释放了, 把训练机的项目改成 cv as
+    训练机的项目改成 cv; None where nothing is."""
+    if (told := _ASKED_TO.match(said)) is not None:
+        return f"{told['name']} {'删了' if told['verb'].startswith('删') else '释放'}"
+    if (set_of := _SET_OF.match(said)) is not None:
+        return f"{set_of['name']} {set_of['rest']}"
+    return None
 
 
 def _as_project(store: Store, team: str, whose: str) -> str:

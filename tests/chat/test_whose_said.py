@@ -93,3 +93,17 @@ def test_an_owner_said_as_belonging_or_with_is_is_set(tmp_path: Path) -> None:
         assert "训练机 的负责人现在是 <@stranger02>" in chat.command("训练机 是 @stranger02 的")
         refused = chat.command("登记 数据机 A800 8卡 每小时60元 负责人=张三")
         assert "请 @ 提及这个人" in refused, refused
+
+
+def test_whose_it_is_set_with_ba_or_gui_and_asked_who_owns_it(tmp_path: Path) -> None:
+    """`把训练机的负责人改成 @…`, `把训练机的项目改成 cv` and `训练机 归 cv 项目` were "not read" (`训练机的项目改成 cv`
+    was); `训练机 现在是谁的` and `训练机 跑了几天了` too: its line of the list, and its power this month."""
+    with driving("wecom", tmp_path) as chat:
+        chat.command("登记 训练机 A800 8卡 每小时60元 项目=llm 起租=3天前")
+        assert "训练机 现在计入项目 cv" in chat.command("把训练机的项目改成 cv")
+        assert "训练机 现在计入项目 serve" in chat.command("训练机 归 serve 项目")
+        assert _item(chat, "训练机").project == "serve"
+        assert "· <@starter01> ·" in chat.command("训练机 现在是谁的")  # its line, its owner in it
+        assert "72.0 小时" in chat.command("训练机 跑了几天了")
+        assert "训练机 的负责人现在是 <@stranger02>" in chat.in_group("把训练机的负责人改成 @stranger02")
+        assert _item(chat, "训练机").owner == "stranger02"
