@@ -9,6 +9,7 @@ not split by punctuation is one clause, read by one question."""
 from __future__ import annotations
 
 import contextlib
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -80,3 +81,17 @@ def answers_in(
         if model is not None:  # as the memory question's button offers it
             found["memory"] = model
     return found
+
+
+# a message that asks rather than answers (4090一天多少钱, 能中断吗, 7B LoRA 需要什么卡, how much is an A100?): read
+# for a question it names, it is that question asked, not its answer
+_ASKS = lazy(
+    r"[?？]\s*$|(?:吗|么|嘛)\s*[?？。]?\s*$|多少|什么|怎么|为什么|哪(?:个|些|款|种|张|家|里)|是否|要不要|能不能|可不可以"
+    r"|\b(?:how|what|which|why|whether)\b",
+    re.IGNORECASE,
+)
+
+
+def asks(text: str) -> bool:
+    """Whether `text` asks something (a question's words or mark) rather than answering it."""
+    return _ASKS.search(text) is not None

@@ -1,8 +1,9 @@
 """A reply to a profile's question typed outside its thread. Feishu and Slack thread a profile under its first
 message, and a person in a direct chat often types below the last message instead: `每天都跑` was "not understood"
 while the question it answers waited in the thread. When nothing else reads a message and it answers the open
-question of the profile its person has open in that chat (in its first clause, the rest answering later ones), it
-is taken as if typed in the thread, where the profile goes on. Chats without threads (DingTalk, WeCom) give such a
+question of the profile its person has open in that chat (in its first clause, the rest answering later ones), or
+questions it still asks further on (kept for them, bot/chat/conversation.py), it is taken as if typed in the thread,
+where the profile goes on. Chats without threads (DingTalk, WeCom) give such a
 message to the open profile before anything else (bot/app/threadless.py)."""
 
 from __future__ import annotations
@@ -14,9 +15,9 @@ from bot.app.thread import ThreadMessage, on_thread_message
 from bot.chat import conversation
 from bot.state import Conversation
 from rules.answers import answer_in_context
-from rules.clauses import clauses
+from rules.clauses import answers_in, asks, clauses
 from rules.errors import ParseError
-from rules.questions import skips
+from rules.questions import skips, steps
 
 
 def took_outside(inv: Invocation, text: str) -> bool:
@@ -39,4 +40,7 @@ def _answers(convo: Conversation, text: str) -> bool:
         with contextlib.suppress(ParseError):
             answer_in_context(step.ask.key, said, convo.values)
             return True
-    return False
+    if asks(text):  # `4090一天多少钱`: a question the table answers, not a later question's answer
+        return False
+    asked = {s.ask.key for s in steps(conversation.parsed(convo))} - set(convo.answers) - {step.ask.key}
+    return bool(asked & set(answers_in(text, convo.values, skip=frozenset(convo.answers))))

@@ -34,7 +34,7 @@ from rules.answers import (
     with_model_offered,
 )
 from rules.capture import Measured
-from rules.clauses import answers_in, clauses
+from rules.clauses import answers_in, asks, clauses
 from rules.errors import NEEDS_ONE_MORE_WORD, ParseError
 from rules.questions import Step, skips, steps
 
@@ -277,7 +277,11 @@ def typed_answer(
         take_answer(deps, chat, convo, step.ask.key, answer, user, input_key, also=also)
     except ParseError as exc:
         ahead, unclear = _the_next_answered(convo, step, answer, exc)
-        if ahead is None:
+        if ahead is None and exc.problem not in NEEDS_ONE_MORE_WORD and _kept_for_later(convo, step, text):
+            convo.last_input = input_key  # a redo after a crash says it once
+            deps.conversations.save(convo)
+            chat.post(place_of(chat, convo), partial(_kept_said, text.strip(), step), Lang(convo.lang))
+        elif ahead is None:
             chat.post(place_of(chat, convo), partial(_parse_error, exc), Lang(convo.lang))
         elif unclear is None:
             record(convo, step, None)  # skipped, as the person did by answering the next question
@@ -285,6 +289,22 @@ def typed_answer(
         else:  # the next question's answer, needing one more word: skipped, the next asked, and asked back
             take_answer(deps, chat, convo, step.ask.key, None, user, input_key)
             chat.post(place_of(chat, convo), partial(_parse_error, unclear), Lang(convo.lang))
+
+
+def _kept_for_later(convo: Conversation, step: Step, text: str) -> bool:
+    """A reply that answers questions further on and not the open one (`显存峰值大概七十多G吧`, `单卡就够` asked the run
+    length: refused with the run length's formats, to be typed again when asked): those kept, as a clause beside the
+    open one's answer is; False where it answers none the profile still asks."""
+    if asks(text):  # `4090一天多少钱`, `能中断吗`: a question, not its answer
+        return False
+    before = set(convo.answers)
+    for later, clause in answers_in(text, convo.values, skip=frozenset(before | {step.ask.key})).items():
+        _record_later(convo, later, clause)
+    return bool(set(convo.answers) - before)
+
+
+def _kept_said(said: str, step: Step, lang: Lang) -> Message:
+    return plain(t("profile.kept_for_later", lang, said=said[:80], question=t(f"question.{step.ask.key}", lang)), lang)
 
 
 def _the_next_answered(

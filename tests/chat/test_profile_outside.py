@@ -3,7 +3,10 @@ while its profile waits there (Feishu's, typed below the thread: tests/feishu/te
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
+
+import pytest
 
 from bot.chat.conversation import current
 from tests.chat.test_both_platforms import driving
@@ -38,3 +41,36 @@ def test_slash_commands_that_answer_the_open_profile_go_on_with_it(tmp_path: Pat
         said = chat.command("周末去爬山")  # answers nothing: the table's, as before
         assert "did not understand" in said, said
         assert current(chat.convo()).ask.key == "schedule"  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize("platform", ["feishu", "dingtalk"])
+def test_answers_to_questions_further_on_are_kept_and_the_open_one_asked_again(platform: str, tmp_path: Path) -> None:
+    """`显存峰值大概七十多G吧`, `单卡就够`, `一周跑两三次`, `最好别中断` typed while the run length was asked were each
+    refused with the run length's formats, to be typed again in their turn: each is kept for its question (not asked
+    then), the open one asked again; in Feishu below the thread too (a direct chat's plain message)."""
+    with driving(platform, tmp_path) as chat:
+        chat.start("advise")
+        chat.reply("LoRA")
+        assert current(chat.convo()).ask.key == "duration"  # type: ignore[union-attr]
+        chat.reply("显存峰值大概七十多G吧")
+        if platform == "feishu":  # the note, in the thread
+            note = json.dumps(chat.h.fake.of("messages.reply")[-1].card, ensure_ascii=False)  # type: ignore[attr-defined]
+            assert "已记下“显存峰值大概七十多G吧”" in note and "单次训练时长大约多久" in note, note
+            h = chat.h  # type: ignore[attr-defined]
+            assert h.send.message("单卡就够", user="ou_starter").status_code == 200  # below the thread, not in it
+            settled(chat.deps)  # type: ignore[attr-defined]
+        else:
+            chat.reply("单卡就够")
+        for said in ("一周跑两三次", "最好别中断", "4090一天多少钱"):  # the last a question: not the GPU's answer
+            chat.reply(said)
+        answers = chat.convo().answers
+        assert "gpu" not in answers, answers
+        assert current(chat.convo()).ask.key == "duration"  # type: ignore[union-attr]
+        assert {k: answers.get(k) for k in ("memory", "model_parallel", "frequency", "can_resume")} == {
+            "memory": "显存峰值大概七十多G吧", "model_parallel": "单卡就够", "frequency": "一周跑两三次",
+            "can_resume": "最好别中断",
+        }  # fmt: skip
+        chat.reply("大概要跑20个小时左右")
+        assert current(chat.convo()).ask.key == "phase"  # type: ignore[union-attr]  # the five asked, none again
+        chat.reply("周末去爬山")  # answers nothing: still refused, with the open question's formats
+        assert current(chat.convo()).ask.key == "phase"  # type: ignore[union-attr]

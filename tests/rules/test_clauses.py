@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from rules.answers import answer_in_context
-from rules.clauses import CORE, answers_in
+from rules.clauses import CORE, answers_in, asks
 
 
 @pytest.mark.parametrize(
@@ -70,3 +70,21 @@ def test_questions_answered_already_are_left_to_their_answers() -> None:
         "can_resume": "能中断",
         "checkpointing": "能中断",
     }
+
+
+@pytest.mark.parametrize(
+    ("text", "asking"),
+    [
+        ("4090一天多少钱", True),
+        ("能中断吗", True),
+        ("7B LoRA 需要什么卡", True),
+        ("how much is an A100", True),
+        ("要不要多卡？", True),
+        ("显存峰值大概七十多G吧", False),  # 多 of 七十多 is a figure's, not 多少
+        ("十几个小时", False),  # 几 of 十几 too
+        ("最好别中断", False),
+        ("about 10 hours", False),
+    ],
+)
+def test_a_question_is_told_from_an_answer(text: str, asking: bool) -> None:
+    assert asks(text) is asking
