@@ -381,7 +381,9 @@ _BOARD = lazy(r"看板(?:链接|地址|网址|在哪)|(?<![a-z])(?:dashboard|boa
 # a balance's alert asked (autodl 余额低于200时提醒我, 余额不足时提醒, alert me when the balance is low): the rule
 _BALANCE_ALERT = lazy(
     r"(?:余额|balance|credits?).*(?:低于|少于|不足|小于|不到|快用完|用完前).*提醒|提醒.*(?:余额|balance).*(?:低于|不足|快用完)"
-    r"|(?:alert|remind|tell|warn)\w* (?:me|us)? ?(?:when|if|before) (?:the |our )?(?:balance|credits?)",
+    r"|(?:alert|remind|tell|warn)\w* (?:me|us)? ?(?:when|if|before) (?:the |our )?(?:balance|credits?)"
+    r"|(?:alert|remind|tell|warn|notify)\w* (?:me|us) (?:when|if|once) \S+(?:'s)?(?: (?:balance|credits?))?"
+    r" (?:is |goes |drops |falls )?(?:below|under|less than)\b",
     re.IGNORECASE,
 )
 _BALANCE = lazy(

@@ -8,6 +8,7 @@ import re
 from datetime import datetime
 from zoneinfo import ZoneInfo
 
+from bot.app.balance_floor import floor_asked, floors_line, set_floor
 from bot.app.invocation import CommandError, Invocation, channel_zone
 from bot.app.item_started import started_words
 from bot.chat.message import plain
@@ -27,6 +28,7 @@ from bot.fields.rentals import FieldError
 from bot.report.balance_kept import forget, forget_asked, likely_meant
 from bot.report.money import runways
 from bot.report.top_up import TopUp, top_up
+from bot.state.balance_floors import Floors
 from bot.state.balances import Balances
 from bot.state.power import PowerLog
 from bot.state.rentals import Instance, RentalError, Rentals
@@ -249,7 +251,10 @@ def balance(inv: Invocation, args: list[str]) -> None:
     with each runway."""
     lang, deps = inv.lang, inv.deps
     balances, now, kept = Balances(deps.store), deps.now(), []
-    if args and _ALERTS_ASKED.search(" ".join(args)):  # `余额低于500提醒我`: when runways are told, then the list
+    if args and (floor := floor_asked(args)) is not None:  # `余额低于500提醒我`, `balance autodl alert 500`
+        kept.append(set_floor(inv, floor))
+        args = []
+    if args and _ALERTS_ASKED.search(" ".join(args)):  # `余额不足会提醒吗`: when balances are told, then the list
         hours = ("、" if lang is Lang.ZH else ", ").join(f"{h:g}" for h in deps.policy.metering.runway_alert_hours)
         kept.append(t("meter.runway_alerts", lang, hours=hours))
         args = []
@@ -286,6 +291,7 @@ def balance(inv: Invocation, args: list[str]) -> None:
     zone = ZoneInfo(deps.settings.digest.remind_tz)
     found = runways(Rentals(deps.store), inv.team, now, deps.policy.metering, {one} if one is not None else None)
     lines = kept + [runway_line(r, lang, zone) for r in found]
+    lines += [line] if (line := floors_line(Floors(deps.store).of(inv.team), lang)) else []
     if one is not None and not found:  # that provider has none: said of it, with how to record one
         lines = [t("meter.balance_none_of", lang, provider=one)]
     inv.answer(plain("\n".join(lines) if lines else t("meter.balance_none", lang), lang))

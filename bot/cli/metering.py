@@ -322,6 +322,20 @@ def _top_up(
         sys.stdout.write(done.said(lang) + "\n")
 
 
+def _floor(
+    settings: Settings, rentals: Rentals, team: str, provider: str | None, said: list[str], as_json: bool
+) -> None:
+    """--alert: the amount PROVIDER's balance (every provider's without one) is told below, or `off`."""
+    from bot.app.balance_floor import FloorAsked, keep_floor
+    from bot.state.balance_floors import Floors
+
+    lang, off = settings.files.lang, said[0].lower() in ("off", "none", "关", "取消")
+    asked = FloorAsked(provider, None if off else said)
+    line = _fields(lambda: keep_floor(Floors(rentals.store), team, asked, (None, "terminal"), datetime.now(UTC), lang))
+    if not as_json:
+        sys.stdout.write(line + "\n")
+
+
 def _forget(
     settings: Settings, rentals: Rentals, team: str, provider: str | None, more: list[str] | None, as_json: bool
 ) -> None:
@@ -405,6 +419,14 @@ def balance(
         bool,
         typer.Option("--forget", help="Take back every balance kept of PROVIDER (one typed under a wrong name)."),
     ] = False,
+    alert: Annotated[
+        str | None,
+        typer.Option(
+            "--alert",
+            help="Tell the chats of PROVIDER's items when its balance falls below this amount (every provider's "
+            "without PROVIDER): 500, ¥500, '$50' (no sign: each balance's own currency); off to stop.",
+        ),
+    ] = None,
     team: TeamOpt = None,
     lang: LangOpt = None,
     as_json: JsonOpt = False,
@@ -416,6 +438,8 @@ def balance(
     now = datetime.now(UTC)
     if forget:
         _forget(settings, rentals, team, provider, amount_said, as_json)
+    elif alert is not None:
+        _floor(settings, rentals, team, provider, [alert, *(amount_said or [])], as_json)
     elif provider is not None:  # `balance 3200 aliyun`: the provider named last, as chat reads it
         _record(settings, rentals, team, [provider, *(amount_said or [])], currency, at, now, as_json)
     problems: dict[str, str] = {}
@@ -427,18 +451,30 @@ def balance(
         problems = read_balances(settings, rentals.store, team, now)
         for where, problem in problems.items():
             say(t("cli.discover_problem", settings.files.lang, where=where, problem=said(problem, settings.files.lang)))
-    from bot.report.money import balance_rows, runways
-
-    found = runways(rentals, team, now, _metering(settings))
-    rows = balance_rows(found)
-    if as_json:
-        sys.stdout.write(json.dumps(rows, ensure_ascii=False, indent=2) + "\n")
-    else:
-        from bot.text.runway import runway_line
-
-        if not found:
-            sys.stdout.write(t("cli.balance_empty", settings.files.lang) + "\n")
-        for r in found:
-            sys.stdout.write(runway_line(r, settings.files.lang, ZoneInfo(settings.digest.remind_tz)) + "\n")
+    _list_balances(settings, rentals, team, now, as_json)
     if problems:
         raise typer.Exit(1)
+
+
+def _list_balances(settings: Settings, rentals: Rentals, team: str, now: datetime, as_json: bool) -> None:
+    """Each balance with its runway and the amount it is told below (`--alert`), as chat's `balance` lists them."""
+    from bot.report.money import balance_rows, runways
+    from bot.state.balance_floors import Floors, floor_for
+
+    found, floors = runways(rentals, team, now, _metering(settings)), Floors(rentals.store).of(team)
+    rows = balance_rows(found)
+    for row in rows:
+        floor = floor_for(floors, team, row["provider"], row["currency"])
+        row["alert_below"] = floor.amount if floor is not None else None
+    if as_json:
+        sys.stdout.write(json.dumps(rows, ensure_ascii=False, indent=2) + "\n")
+        return
+    from bot.app.balance_floor import floors_line
+    from bot.text.runway import runway_line
+
+    if not found:
+        sys.stdout.write(t("cli.balance_empty", settings.files.lang) + "\n")
+    for r in found:
+        sys.stdout.write(runway_line(r, settings.files.lang, ZoneInfo(settings.digest.remind_tz)) + "\n")
+    if line := floors_line(floors, settings.files.lang):
+        sys.stdout.write(line + "\n")

@@ -127,5 +127,6 @@ def runways_due(deps: Deps, teller_of: Callable[[str], Teller]) -> list[RunwayAl
         deps.policy.metering,
     )
     for alert in sent:
-        log.info("runway alert: %s below %s h in %s", alert.provider, alert.below_h, ", ".join(alert.channels))
+        below = f"{alert.below_h} h" if alert.below_h is not None else f"{alert.below_amount} left"
+        log.info("runway alert: %s below %s in %s", alert.provider, below, ", ".join(alert.channels))
     return sent

@@ -25,6 +25,7 @@ class Balance:
     recorded_by: str | None
     alerted_below_h: float | None
     request_key: str | None = None  # the chat request that recorded it, where one did (a top-up)
+    alerted_floor: float | None = None  # the amount alert (bot/state/balance_floors.py) already told for it
 
 
 COLUMNS = [prepaid_balances.c[name] for name in Balance.__dataclass_fields__]
@@ -52,11 +53,11 @@ class Balances:
         a top-up, or a balance typed by a person, starts them afresh. A reading the same as the one before it (the
         same API, amount and currency) moves that row's time instead of adding one: read every half hour, an idle
         account's unchanged wallet made a row each time, 48 a day for nothing."""
-        told = None
+        told = floor_told = None
         if source != "typed":
             before = next((b for b in self.latest(team) if b.provider == provider), None)
             if before is not None and before.currency == currency and amount <= before.amount:
-                told = before.alerted_below_h
+                told, floor_told = before.alerted_below_h, before.alerted_floor
             if before is not None and (before.source, before.amount, before.currency) == (source, amount, currency):
                 if at >= before.at:
                     with self.store.writing() as conn:
@@ -81,6 +82,7 @@ class Balances:
                     recorded_at=now,
                     alerted_below_h=told,
                     request_key=request_key,
+                    alerted_floor=floor_told,
                 )
             ).inserted_primary_key
         assert made is not None
@@ -131,6 +133,24 @@ class Balances:
                 .values(alerted_below_h=below_h)
             ).rowcount
         return bool(changed)
+
+    def claim_floor(self, balance_id: int, floor: float) -> bool:
+        """Claim telling that this balance is below the amount `floor`; False when told already (at that amount or a
+        higher one: a floor raised after it was told is told once more)."""
+        c = prepaid_balances.c
+        with self.store.writing() as conn:
+            changed = conn.execute(
+                update(prepaid_balances)
+                .where(c.id == balance_id, or_(c.alerted_floor.is_(None), c.alerted_floor < floor))
+                .values(alerted_floor=floor)
+            ).rowcount
+        return bool(changed)
+
+    def give_back_floor(self, balance_id: int, previous: float | None) -> None:
+        with self.store.writing() as conn:
+            conn.execute(
+                update(prepaid_balances).where(prepaid_balances.c.id == balance_id).values(alerted_floor=previous)
+            )
 
     def give_back_alert(self, balance_id: int, previous: float | None) -> None:
         with self.store.writing() as conn:

@@ -337,7 +337,20 @@ prepaid_balances = Table(  # a provider account's prepaid balance, as typed or r
     Column("recorded_at", UtcDateTime, nullable=False),
     Column("alerted_below_h", Float),  # the lowest runway threshold already told for this balance
     Column("request_key", String(200)),  # the chat request that recorded it (a top-up's redo finds it made: 0034)
+    Column("alerted_floor", Float),  # the amount alert already told for this balance (0038)
     Index(None, "team", "provider", "at"),
+)
+
+balance_floors = Table(  # an amount below which a provider's balance is told (0038); provider "*": every provider's
+    "balance_floors",
+    metadata,
+    Column("team", String(ID), primary_key=True),
+    Column("provider", String(32), primary_key=True),
+    Column("amount", Float, nullable=False),
+    Column("currency", String(3)),  # NULL: in each balance's own currency
+    Column("channel", String(ID)),  # where it was set: told there too (a provider with no item has no channel)
+    Column("set_by", String(ID)),
+    Column("set_at", UtcDateTime, nullable=False),
 )
 
 disk_reports = Table(

@@ -576,7 +576,8 @@ def test_a_box_named_in_a_sentence_is_tracked(tmp_path: Path) -> None:
 
 def test_one_providers_balance_asked_and_a_balance_alert_asked_with_an_amount(tmp_path: Path) -> None:
     """`balance autodl` was the usage and `autodl 余额低于200时提醒我` a digest time refused: that provider's balance
-    and runway (or that it has none), and the runway alerts' rule with the balances."""
+    and runway (or that it has none), and that amount to be told below (tests/metering/test_balance_floor.py), with
+    the balances."""
     with driving("feishu", tmp_path) as chat:
         assert "尚未记录 runpod 的余额：用 `balance runpod 金额` 记录" in chat.command("balance runpod")
         chat.command("balance autodl 500")
@@ -585,4 +586,4 @@ def test_one_providers_balance_asked_and_a_balance_alert_asked_with_an_amount(tm
         assert "autodl：约剩 ¥500" in one and "runpod" not in one, one
         assert "autodl：约剩 ¥500" in chat.command("balance autodl 还能用多久")
         said = chat.command("autodl 余额低于200时提醒我")
-        assert "余额按还能用多久提醒" in said and "runpod" in said, said
+        assert "autodl 的余额低于 200 时会在这里提醒" in said and "runpod" in said, said

@@ -12,6 +12,7 @@ import pytest
 from sqlalchemy import func, insert, select
 
 from bot.state import Store
+from bot.state.balance_floors import Floors
 from bot.state.balances import Balances
 from bot.state.migrate import downgrade, upgrade
 from bot.state.power import PowerLog, Sighting
@@ -135,3 +136,22 @@ def test_an_earlier_price_kept_before_0037_is_billed_as_the_instance_is_now_and_
         upgrade(conn)
     [old] = Rentals(Store(db_target)).instance("T1", "box").earlier_prices  # type: ignore[union-attr]
     assert (old.until, old.price, old.unit, old.billing) == (T0 + timedelta(hours=10), 14.0, "hour", None)
+
+
+def test_an_amount_told_stays_told_through_lower_readings_and_0038_goes_down_and_up(db_target: str) -> None:
+    """A reading from the provider's API no higher than the one before keeps the amount alert told (read every half
+    hour, it would be told again each time); a typed balance starts afresh. 0038 goes down and up keeping balances."""
+    store = Store(db_target)
+    balances = Balances(store)
+    first = balances.record("T1", "aliyun", 400.0, "CNY", T0, T0, source="aliyun")
+    assert balances.claim_floor(first.id, 500.0) and not balances.claim_floor(first.id, 500.0)
+    lower = balances.record("T1", "aliyun", 350.0, "CNY", T0 + timedelta(hours=1), T0, source="aliyun")
+    assert lower.id != first.id and lower.alerted_floor == 500.0
+    typed = balances.record("T1", "aliyun", 300.0, "CNY", T0 + timedelta(hours=2), T0)
+    assert typed.alerted_floor is None
+    Floors(store).set("T1", "aliyun", 500.0, None, "C1", "U1", T0)
+    with store.engine.begin() as conn:
+        downgrade(conn, "0037")
+        upgrade(conn)
+    assert [b.amount for b in Balances(Store(db_target)).latest("T1")] == [300.0]
+    assert Floors(Store(db_target)).of("T1") == {}  # the floors went with the table
