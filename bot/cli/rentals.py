@@ -93,6 +93,37 @@ CHANNEL_HELP = "The chat its reminders go to: a Slack channel (C…), a Feishu g
 OWNER_HELP = "Who owns it: a Slack member id (U…), a Feishu open_id (ou_…), a DingTalk or WeCom userid."
 
 
+ONE_KNOWN_HELP = "Default: the one this team's items have, where they have one."
+
+
+def whose_place(settings: Settings, team: str, channel: str | None, owner: str | None) -> tuple[str, str]:
+    """--channel and --owner, or where one is left out the one the team's items have (said on stderr); exit 2 where
+    they have none or several, naming those they have (click said only "missing '--channel'")."""
+    from collections import Counter
+
+    if channel is not None and owner is not None:
+        return channel, owner
+    rentals = open_rentals(settings)
+    running, kept = rentals.instances(team, active_only=True), rentals.storage(team, kept_only=True)
+    channels = Counter([i.channel for i in running if i.channel] + [s.channel for s in kept if s.channel])
+    owners = Counter([i.owner for i in running if i.owner] + [s.owner for s in kept if s.owner])
+    chosen = []
+    for flag, given, seen in (("--channel", channel, channels), ("--owner", owner, owners)):
+        if given is not None:
+            chosen.append(given)
+            continue
+        lang = settings.files.lang
+        if not seen:
+            raise fail(t("cli.flag_needed_first", lang, flag=flag, what=t(f"cli.flag_what.{flag}", lang)))
+        if len(seen) > 1:
+            known = ", ".join(f"{value} ({count})" for value, count in seen.most_common(8))
+            raise fail(t("cli.flag_needed_several", lang, flag=flag, known=known))
+        [(value, _)] = seen.items()
+        say(t("cli.flag_defaulted", lang, flag=flag, value=value))
+        chosen.append(value)
+    return chosen[0], chosen[1]
+
+
 def checked_channel(settings: Settings, team: str, text: str, flag: str = "--channel") -> str:
     """The channel a flag names, as the team's chat names it (a Feishu chat without its prefix); exit 2 saying
     what a channel looks like when it names none (a mention, a user id, a formula)."""
@@ -232,8 +263,8 @@ def _fields(make: Any) -> Any:
 @track_app.command("instance")
 def track_instance(
     name: Annotated[str, typer.Argument(help="A name, unique in the team.")],
-    channel: Annotated[str, typer.Option(help=CHANNEL_HELP)],
-    owner: Annotated[str, typer.Option(help=OWNER_HELP)],
+    channel: Annotated[str | None, typer.Option(help=CHANNEL_HELP + " " + ONE_KNOWN_HELP)] = None,
+    owner: Annotated[str | None, typer.Option(help=OWNER_HELP + " " + ONE_KNOWN_HELP)] = None,
     words: Annotated[
         list[str] | None,
         typer.Argument(
@@ -294,8 +325,8 @@ def track_instance(
     if provider is not None:
         fields["provider"] = _fields(lambda: provider_of(provider, settings.files.lang))
     team = chosen_team(settings, team)
-    fields["channel"] = checked_channel(settings, team, channel)
-    fields["owner"] = checked_owner(settings, team, owner)
+    channel, owner = whose_place(settings, team, channel, owner)
+    fields["channel"], fields["owner"] = checked_channel(settings, team, channel), checked_owner(settings, team, owner)
     instance, token = _run(settings, lambda: open_rentals(settings).track_instance(team, name, fields))
     if as_json:
         sys.stdout.write(json.dumps({"name": instance.name, "token": token}) + "\n")
@@ -337,8 +368,8 @@ _STORAGE_FLAGS = {"size": "--size-gb", "price": "--price-gb-month"}  # the flags
 @track_app.command("storage")
 def track_storage(
     name: Annotated[str, typer.Argument(help="A name, unique in the team.")],
-    channel: Annotated[str, typer.Option(help=CHANNEL_HELP)],
-    owner: Annotated[str, typer.Option(help=OWNER_HELP)],
+    channel: Annotated[str | None, typer.Option(help=CHANNEL_HELP + " " + ONE_KNOWN_HELP)] = None,
+    owner: Annotated[str | None, typer.Option(help=OWNER_HELP + " " + ONE_KNOWN_HELP)] = None,
     words: Annotated[
         list[str] | None,
         typer.Argument(
@@ -391,8 +422,8 @@ def track_storage(
         "created_at": past_moment(created, settings, datetime.now(UTC), "--created"),
     }
     team = chosen_team(settings, team)
-    fields["channel"] = checked_channel(settings, team, channel)
-    fields["owner"] = checked_owner(settings, team, owner)
+    channel, owner = whose_place(settings, team, channel, owner)
+    fields["channel"], fields["owner"] = checked_channel(settings, team, channel), checked_owner(settings, team, owner)
     stored = _run(settings, lambda: open_rentals(settings).track_storage(team, name, fields, instance))
     per_month = money(stored.size_gb * stored.price_gb_month, stored.currency)  # as read: `1T 每月500元` is ¥500
     sys.stdout.write(t("cli.tracked_storage", settings.files.lang, name=stored.name, per_month=per_month) + "\n")

@@ -107,3 +107,26 @@ def test_whose_it_is_set_with_ba_or_gui_and_asked_who_owns_it(tmp_path: Path) ->
         assert "72.0 小时" in chat.command("训练机 跑了几天了")
         assert "训练机 的负责人现在是 <@stranger02>" in chat.in_group("把训练机的负责人改成 @stranger02")
         assert _item(chat, "训练机").owner == "stranger02"
+
+
+def test_the_terminals_track_takes_the_one_channel_and_owner_the_teams_items_have(tmp_path: Path) -> None:
+    """`gpu-advise track NAME …` without --channel and --owner was click's "missing '--channel'": the one the team's
+    items have is taken (said on stderr); none yet, or several, is refused naming what is needed or those there are."""
+    env = {"GPU_ADVISOR_STATE_DB": str(tmp_path / "state.db")}
+    team = ("--team", "T1", "--lang", "en")
+    first = run_cli("track", "box", "A100", "14/h", *team, env=env, tmp=tmp_path)
+    assert first.returncode == 2 and "--channel is needed: this team has no item yet" in first.stderr, first.stderr
+    made = ("--channel", "C1", "--owner", "U1ABC")
+    assert run_cli("track", "box", "A100", "14/h", *made, *team, env=env, tmp=tmp_path).returncode == 0
+    second = run_cli("track", "box2", "4090", "4/h", *team, env=env, tmp=tmp_path)
+    assert second.returncode == 0 and "--channel C1: the one this team's items have" in second.stderr, second.stderr
+    disk = run_cli("track", "storage", "ckpt", "--size-gb", "100", "--price-gb-month", "0.5", *team, env=env,
+                   tmp=tmp_path)  # fmt: skip
+    assert disk.returncode == 0, disk.stderr
+    elsewhere = ("--channel", "C2", "--owner", "U2XYZ")
+    assert run_cli("track", "box3", "4090", "4/h", *elsewhere, *team, env=env, tmp=tmp_path).returncode == 0
+    several = run_cli("track", "box4", "4090", "4/h", "--owner", "U1ABC", *team, env=env, tmp=tmp_path)
+    assert several.returncode == 2 and "C1 (3), C2 (1)" in several.stderr, several.stderr
+    listed = json.loads(run_cli("list", "--json", "--team", "T1", env=env, tmp=tmp_path).stdout)
+    assert {i["name"]: (i["channel"], i["owner"]) for i in listed["instances"]} == {
+        "box": ("C1", "U1ABC"), "box2": ("C1", "U1ABC"), "box3": ("C2", "U2XYZ")}  # fmt: skip
