@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 
 from bot.fields.metering import PROVIDER_NAMES
-from bot.fields.quote_words import bare_words, gpus_said
+from bot.fields.quote_words import bare_words, gpus_said, provider_in
 from bot.fields.word_runs import longest_reading
 from rules.gpus import gpu_at, gpu_words, gpus_in, unknown_model
 from rules.parsing import parse_rental_schedule
@@ -48,6 +48,7 @@ _PRICE_WORDS = lazy(
 
 def _run_said(words: list[str]) -> bool:
     """Whether `words` say a run to price with their GPU (`每天4小时 两周`, `跑10个小时`), as the quote reads them."""
+    words = provider_in(words)[1]  # `H100 在 runpod 上跑三天`: the run beside the provider
     return longest_reading(words, parse_rental_schedule) is not None or "gpu_hours" in bare_words(words)[1]
 
 

@@ -353,6 +353,7 @@ def quote(
         return _side_by_side(settings, effective, given, named, extras, as_json)
     if words:  # `gpu-advise quote H100 4x14`: read as chat's quote reads its words, each a flag of its own
         given |= _words(words, settings.files.lang, given)
+        _provider_among(given, extras, settings.files.lang)
     request = _request(settings, _run_fields(settings, given) | extras, given["share"])
     if compare:
         _compare(settings, effective, request, as_json)
@@ -364,6 +365,14 @@ def quote(
     from bot.cli.quote_print import print_quote
 
     print_quote(result, effective, settings.files.lang, text_console())
+
+
+def _provider_among(given: dict[str, Any], extras: dict[str, Any], lang: Lang) -> None:
+    """A provider among the words (`quote H100 4x14 on runpod`, `在autodl上`) as --provider; exit 2 beside the flag."""
+    said_on = given.pop("provider", None)
+    if said_on is not None and extras["provider"] is not None:
+        raise fail(t("cli.words_twice", lang, command="quote", flag="--provider"))
+    extras["provider"] = extras["provider"] or said_on
 
 
 def _keyed(

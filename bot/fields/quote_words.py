@@ -22,6 +22,7 @@ BARE_KEYS = {
     "cards": "cards",
     "share": "share",
     "currency": "currency",
+    "provider": "provider",
 }  # what a bare word stands for, as its key is typed
 # the options a quote prices, named as people ask for one (`报价 A100 共享卡 每天4小时 14天`): each quote says them all
 OPTION_WORDS = frozenset(
@@ -78,6 +79,9 @@ def bare_words(args: list[str]) -> tuple[list[str], dict[str, str]]:
     for word in [w for w in bare if w.lower() in CURRENCY_WORDS or w.upper() in ECB_CURRENCIES][:1]:  # 美元, USD
         found["currency"] = word
         bare.remove(word)
+    provider, bare = provider_in(bare)  # `runpod`, `on lambda`, `在autodl上`: provider=, refused as a word before
+    if provider is not None:
+        found["provider"] = provider
     bare = [w for w in bare if w.lower() not in OPTION_WORDS | FILLERS]  # every quote prices each option
     # `每天4小时 14天`, `一个月` (rented for it); else refused naming the word, the keys
     schedule = longest_reading(bare, parse_rental_schedule)
@@ -98,6 +102,41 @@ _RUN_HOURS = re.compile(
     r"(?:连续)?(?:跑|用|租)?\s*(?P<n>\d+(?:\.\d+)?|[一二两三四五六七八九十百]+|[a-z]+)\s*(?:个)?\s*"
     r"(?:h|hrs?|hours?|小时|钟头)"
 )
+
+
+_ON = frozenset(("on", "at", "from", "via", "在", "用"))  # before a provider: `on runpod`, `在 autodl 上`
+_AFTER = ("平台上", "平台", "上")  # after one: `在 autodl 上`, `在autodl平台上跑一周`
+
+
+def _provider_glued() -> re.Pattern[str]:
+    from bot.fields.metering import PROVIDER_NAMES
+
+    names = "|".join(
+        rf"(?<![a-z0-9]){re.escape(name)}(?![a-z0-9])" if name.isascii() else re.escape(name)
+        for name in sorted(PROVIDER_NAMES, key=len, reverse=True)
+    )
+    return re.compile(rf"在?(?P<name>{names})(?:平台)?上?")
+
+
+def provider_in(bare: list[str]) -> tuple[str | None, list[str]]:
+    """The provider the words name (one the bot knows by name: bot/fields/metering.py PROVIDER_NAMES), even glued
+    (`在阿里云上跑一周`), and the words without it and the little words around it (`on`, `在 … 上`); None and the words
+    where none is named."""
+    from bot.fields.metering import provider_id
+
+    glued = _provider_glued()
+    for n, word in enumerate(bare):
+        found = glued.search(word.lower())
+        if found is None:
+            continue
+        start = n - 1 if n and bare[n - 1].lower() in _ON and found.start() == 0 else n
+        after = bare[n + 1 :]
+        if after and found.end() == len(word) and after[0].startswith(_AFTER):  # `上`, `上跑三天`
+            rest = next(after[0][len(a) :] for a in _AFTER if after[0].startswith(a))
+            after = [rest, *after[1:]] if rest else after[1:]
+        kept = [piece for piece in (word[: found.start()], word[found.end() :]) if piece]
+        return provider_id(found["name"]), bare[:start] + kept + after
+    return None, bare
 
 
 def _run_gpu_hours(said: str, cards: str | None) -> str | None:

@@ -99,3 +99,13 @@ def test_the_cheapest_of_every_card_cheapest_first(tmp_path: Path) -> None:
         assert len(rows) >= 5 and hourly == sorted(hourly), said
         assert "A100-80GB：¥15.97/卡时 · domestic-reference（按月计费" in said  # ¥11,500 a month of 720 hours
         assert chat.command("prices cheapest") == said
+
+
+def test_a_run_asked_on_a_provider_is_quoted_there(tmp_path: Path) -> None:
+    """`A100 在阿里云上跑一周多少钱` gave the Alibaba prices without the run, `报价 A10 4x14 在阿里云上` refused its
+    last word: the run quoted at that provider (`provider=`), in chat as in the terminal."""
+    with driving("dingtalk", tmp_path) as chat:
+        for asked in ("A10 在阿里云上跑一周多少钱", "报价 A10 每天24小时 7天 在阿里云上", "quote A10 24x7 on aliyun"):
+            said = chat.command(asked)
+            assert "A10-24GB × 1" in said and "¥1,636" in said, (asked, said)  # 168 h at Alibaba's ¥9.74
+        assert "¥1,636" not in chat.command("A10 跑一周多少钱")  # the cheapest provider's: Lambda's

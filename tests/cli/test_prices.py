@@ -672,3 +672,19 @@ def test_prices_with_a_gpu_where_a_sub_command_goes_is_its_list(tmp_path: Path) 
     assert {row["gpu"] for row in json.loads(asked.stdout)} >= {"Ascend-910B2-64GB", "A100-80GB"}
     typo = run_cli("prices", "lsit", env=OFFLINE, tmp=tmp_path)
     assert typo.returncode == 2 and "No such command 'lsit'" in typo.stderr and "'list'" in typo.stderr
+
+
+def test_a_provider_said_among_a_quotes_words_is_its_provider(tmp_path: Path) -> None:
+    """`quote 8 H100 for 3 days on runpod`, `报价 A100 4x14 在阿里云上`, `A100 在阿里云上跑一周多少钱` were refused as
+    words not read ("unexpected 'on'"), or priced every provider: the provider named is --provider (provider=)."""
+    en = OFFLINE | {"GPU_ADVISOR_LANG": "en"}
+    on = run_cli("quote", "H100", "4x14", "on", "lambda", "--json", env=en, tmp=tmp_path)
+    flag = run_cli("quote", "H100", "4x14", "--provider", "lambda", "--json", env=en, tmp=tmp_path)
+    assert on.returncode == 0, on.stderr
+    assert json.loads(on.stdout) == json.loads(flag.stdout)
+    elsewhere = run_cli("quote", "8", "H100", "for", "3", "days", "on", "runpod", env=en, tmp=tmp_path)
+    assert elsewhere.returncode == 2 and "from provider 'runpod'" in elsewhere.stderr, elsewhere.stderr
+    glued = run_cli("quote", "A100", "4x14", "在阿里云上", env=en, tmp=tmp_path)
+    assert glued.returncode == 2 and "from provider 'aliyun'" in glued.stderr, glued.stderr
+    twice = run_cli("quote", "H100", "4x14", "on", "runpod", "--provider", "lambda", env=en, tmp=tmp_path)
+    assert twice.returncode == 2 and "--provider is given twice" in twice.stderr
