@@ -32,11 +32,11 @@ from rules.patterns import lazy
 NUM = r"\d+(?:,\d{3})*(?:\.\d+)?"
 _ABOVE_BEFORE = (
     r">=?|≥|more than|greater than|longer than|over|above|at least|just over|a bit over|a little over|slightly over"
-    r"|well over|超过|多于|大于|高于|不止|至少|起码|最少|不少于|不低于"
+    r"|well over|超过|多于|大于|高于|不止|至少|起码|最少|不少于|不低于|(?:不能|不要|不得|不可以?|别)(?:少于|低于)"
 )
 _BELOW_BEFORE = (
     r"<=?|≤|less than|fewer than|shorter than|under|below|within|at most|no more than|not more than|up to"
-    r"|不到|少于|小于|低于|不超过|不高于|不足|最多"
+    r"|不到|少于|小于|低于|不超过|不高于|不足|最多|(?:不能|不要|不得|不可以?|别)(?:超过|高于|大于)"
 )
 _ABOVE_AFTER = r"以上|\+|or more|plus|and up|不止"
 _BELOW_AFTER = r"以内|以下|之内|内|不到|or less|or under|at most|max|tops"  # 内: "一秒内", "500毫秒内"
@@ -44,6 +44,9 @@ _SOME_AFTER = r"多|出头|something|odd|-odd"
 _CLOSED = {">=", "≥", "at least", "至少", "起码", "最少", "不少于", "不低于", "<=", "≤", "at most", "no more than",
            "within", "not more than", "up to", "不超过", "不高于", "最多", "以内", "之内", "内", "or less", "max",
            "tops"}  # fmt: skip
+# 不能超过 80ms, 不要低于 100: a bound that may be reached, as 不超过 and 不低于 are
+_CLOSED |= {f"{no}{than}" for no in ("不能", "不要", "不得", "不可", "不可以", "别")
+            for than in ("超过", "高于", "大于", "少于", "低于")}  # fmt: skip
 _APPROX = lazy(r"^\s*[~≈]|(?:^|\s)(?:or so|give or take|ish)(?:\s|$)|(?<=\d)-?ish\b|左右|上下(?!文)")
 
 

@@ -16,10 +16,11 @@ UNIT = r"gb|g|qps|h|小时"
 numbers = st.integers(min_value=1, max_value=5000)
 units = st.sampled_from(["", "gb", "g", "qps", "h", "小时", " gb", " qps"])
 ABOVE = ["more than {n}{u}", "over {n}{u}", "above {n}{u}", "超过{n}{u}", "{n}{u}以上", "> {n}{u}", "a bit over {n}{u}"]
-AT_LEAST = ["at least {n}{u}", "至少{n}{u}", "≥{n}{u}", "不少于{n}{u}"]
+AT_LEAST = ["at least {n}{u}", "至少{n}{u}", "≥{n}{u}", "不少于{n}{u}", "不能少于{n}{u}", "不要低于{n}{u}"]
 BELOW = ["less than {n}{u}", "under {n}{u}", "below {n}{u}", "不到{n}{u}", "{n}{u}不到", "小于{n}{u}", "低于{n}{u}",
          "< {n}{u}"]  # fmt: skip
-AT_MOST = ["at most {n}{u}", "{n}{u}以内", "不超过{n}{u}", "最多{n}{u}", "up to {n}{u}", "{n}{u} or less"]
+AT_MOST = ["at most {n}{u}", "{n}{u}以内", "不超过{n}{u}", "最多{n}{u}", "up to {n}{u}", "{n}{u} or less",
+           "不能超过{n}{u}", "不要超过{n}{u}", "别超过{n}{u}", "不得高于{n}{u}"]  # fmt: skip
 APPROX = ["~{n}{u}", "{n}{u}左右", "{n}{u}上下", "{n}{u} or so", "{n}-ish{u}"]
 
 
