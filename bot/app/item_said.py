@@ -10,7 +10,7 @@ from bot.app import metering, rentals
 from bot.app.invocation import CommandError, Invocation
 from bot.app.item_due import item_due
 from bot.app.item_names import several, tracked_names
-from bot.app.item_spent import item_spent
+from bot.app.item_spent import item_idle, item_spent
 from bot.app.item_started import began
 from bot.app.item_unknown import none_called
 from bot.app.item_words import reading
@@ -43,6 +43,8 @@ def said_of_item(inv: Invocation, text: str) -> bool:
         rentals.list_items(inv, [name])
     elif what.startswith("spent "):  # 训练机 昨天花了多少: what it cost then
         item_spent(inv, name, what.removeprefix("spent "))
+    elif what == "idle" or what.startswith("idle "):  # 训练机 闲置了多久: its idle hours this month (or as said)
+        item_idle(inv, name, what.removeprefix("idle").strip() or "本月")
     elif what == "state":  # 训练机 停了吗: how it is, as `power 训练机` says
         metering.power(inv, [name])
     elif what.startswith("set "):  # 训练机 项目改成 cv: `billing 训练机 project=cv`

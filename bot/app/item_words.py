@@ -43,7 +43,7 @@ _WHOSE = lazy(
 # how it is, asked (训练机 停了吗, 还在跑吗, is box1 on?): `power NAME`'s answer
 _STATE = lazy(
     r"(?:现在)?(?:停了|关了|关机了|开着|开机了|还开着|在跑|还在跑|在运行|还在运行|开着没|关了没)(?:吗|么|没有?)[?？]?"
-    r"|(?:这个月|本月)?(?:用了|开了|跑了|闲了|开机)(?:多久|多长时间|多少小时|几个小时|几天|多少天)(?:了)?[?？]?"
+    r"|(?:这个月|本月)?(?:用了|开了|跑了|开机)(?:多久|多长时间|多少小时|几个小时|几天|多少天)(?:了)?[?？]?"
     r"|(?:现在)?(?:什么|啥)状态[?？]?|(?:的)?状态|(?:is it |still )?(?:on|off|running)\?|status\??"
     r"|(?:是)?(?:什么时候|啥时候|几点|哪天)(?:开始|开机|开|启动|租)的?(?:呢|啊)?[?？]?"  # 训练机什么时候开始的
 )
@@ -88,6 +88,12 @@ _COST = lazy(
 _COST_THEN = lazy(
     rf"^(?P<when>{PERIOD_WORDS})\s*(?:一共|总共)?(?:花了|用了|花费了?|消耗了?|烧了)?(?:多少钱?|多少|几块钱)(?:呢|啊)?[?？]?$"
     rf"|^(?P<when_of>{PERIOD_WORDS})\s*的?(?:花费|费用|账单|开销|成本)(?:是多少|多少)?[?？]?$",
+    re.IGNORECASE,
+)
+# how long it sat idle, asked (训练机 闲置了多久, 训练机 这周闲了多久, 训练机 闲置了多少小时): the report's idle hours
+_IDLE_HOW_LONG = lazy(
+    rf"^(?P<when>{PERIOD_WORDS})?\s*(?:一共|总共)?(?:闲置|闲|空闲|空转|空跑)(?:了|着)?"
+    r"(?:多久|多长时间|多少小时|几个小时|多少个小时|几天|多少天)(?:了)?(?:呢|啊)?[?？]?$",
     re.IGNORECASE,
 )
 _COST_THEN_EN = lazy(
@@ -179,7 +185,8 @@ _DELETED = lazy(
 # the name inside an English question: `is box1 still running?`, `how much has box1 cost`, `what's box1 costing us`
 _ASKED_OF = (
     (lazy(r"^is\s+(?P<name>\S+?)\s+(?:still\s+)?(?:running|on|off|up|stopped|idle)\??$", re.I), "state"),
-    (lazy(r"^how long (?:has|have)\s+(?P<name>\S+?)\s+been\s+(?:running|on|up|idle|off)\??$", re.I), "state"),
+    (lazy(r"^how long (?:has|have)\s+(?P<name>\S+?)\s+been\s+(?:running|on|up|off)\??$", re.I), "state"),
+    (lazy(r"^how long (?:has|have|was)\s+(?P<name>\S+?)\s+(?:been\s+)?idle\??$", re.I), "idle"),
     # a kept disk asked after (is disk1 still there?): its line of the list, as 数据盘 还在吗
     (lazy(r"^(?:how big is|what size is|what(?:'s| is) the size of)\s+(?P<name>\S+?)\??$", re.I), "whose"),
     (lazy(r"^is\s+(?P<name>\S+?)\s+still\s+(?:there|kept|here|around|alive)\??$", re.I), "whose"),
@@ -247,6 +254,16 @@ _RENAMED = lazy(
 )
 
 
+def _asked_then(rest: str) -> str | None:
+    """What it cost over a period (`昨天花了多少`: "spent 昨天"), or how long it sat idle (`这周闲置了多久`:
+    "idle 这周", this month's where none is said), asked; None otherwise."""
+    if (asked := _COST_THEN.match(rest)) is not None:
+        return f"spent {asked['when'] or asked['when_of']}"
+    if (idle := _IDLE_HOW_LONG.match(rest)) is not None:
+        return f"idle {idle['when'] or '本月'}"
+    return None
+
+
 def _state_then(rest: str) -> tuple[str, str] | None:
     """On or off and the time said with it, as `power` takes them; None where the rest says no such thing."""
     for pattern, state in _STATE_THEN:
@@ -302,8 +319,8 @@ def reading(store: Store, team: str, text: str) -> tuple[str, str] | None:
             *((_SNOOZE_WEEK, "snooze-week"), (_SNOOZE, "snooze")),
         )
         found = next(((name, what) for pattern, what in readings if pattern.fullmatch(rest)), None)
-        if found is None and (asked := _COST_THEN.match(rest)) is not None:  # 训练机 昨天花了多少: that day's
-            return name, f"spent {asked['when'] or asked['when_of']}"
+        if found is None and (over := _asked_then(rest)) is not None:  # 训练机 昨天花了多少, 这周闲置了多久
+            return name, over
         until = next((m for pattern in _SNOOZE_UNTIL if (m := pattern.match(rest)) is not None), None)
         if found is None and until is not None:
             return name, f"snooze-until {until['day']}"

@@ -160,7 +160,7 @@ def test_switching_off_asked_whether_to_release_and_how_long_it_ran(tmp_path: Pa
         assert power_now(chat, "训练机") is Power.ON  # asked, not said: nothing recorded
         assert "发送 `释放 训练机`" in chat.command("训练机可以释放吗")
         chat.h.clock.advance(minutes=5)  # type: ignore[attr-defined]
-        for asked in ("训练机用了多久", "训练机 这个月开了多少小时", "训练机闲了多久"):
+        for asked in ("训练机用了多久", "训练机 这个月开了多少小时"):  # 闲了多久: its idle hours (below)
             assert "**训练机** 现在开机" in chat.command(asked), asked
         assert "没读懂“关掉哈哈”" in chat.command("关掉哈哈")  # no item named: not read as one
         assert "A100 是卡型：请先给机器起个名字" in chat.command("登记 A100")
@@ -826,3 +826,19 @@ def test_when_a_boxs_period_ends_asked(tmp_path: Path) -> None:
         assert "本期到 2026-12-01 09:10 Asia/Shanghai 结束" in day and "每开始一天计 ¥100" in day, day
         assert "按小时计费，没有到期日" in chat.command("小机什么时候到期")
         assert "本期到 2026-12-30 09:10" in chat.command("when does 训练机 renew?")
+
+
+def test_how_long_an_item_sat_idle_is_its_idle_hours_not_its_power(tmp_path: Path) -> None:
+    """`训练机 这周闲置了多久` was not read and `训练机闲了多久` gave its on and off stretches, which say nothing of
+    idle: the report's billed, busy, idle (with what it burned) and no-data GPU-hours of it, over the period said."""
+    from tests.support.idle_item import idle_item
+
+    with driving("dingtalk", tmp_path) as chat:
+        chat.h.clock.now = MONDAY_0910_SHANGHAI  # type: ignore[attr-defined]
+        team = f"dingtalk:{CORP}"
+        idle_item(chat.deps.store, chat.h.clock.now, team, GROUP, "starter01", name="训练机")  # type: ignore[attr-defined]
+        said = chat.command("训练机 这周闲置了多久")
+        assert "**训练机** 在 11-30：付费 GPU 小时 9.0，在算 0.0，闲置 8.0（约 ¥133），无数据 1.0" in said, said
+        assert "闲置" in chat.command("训练机闲了多久") and "开机 ·" not in chat.command("训练机闲了多久")
+        chat.command("登记 推理机 4090 每小时4元 起租=2小时前")
+        assert "都没有使用数据，无法判断是否闲置" in chat.command("推理机 闲置了多少小时")
