@@ -69,6 +69,8 @@ def price_asked(said: str) -> tuple[str, list[str]] | None:
         return "prices", several  # A100和H100哪个划算, A100 vs H100: side by side
     if not _PRICE.search(said) and (first := _gpu_first(said)) is not None:  # `A100`, `H100 跑一周`
         return first
+    if (gpu := gpu_in(said)) is not None and _WHICH.search(said) and len(set(_providers_in(said))) > 1:
+        return "prices", [gpu, "cheapest"]  # is H100 cheaper on runpod or lambda, H100 阿里云和autodl哪家便宜
     if _PRICE.search(said):
         gpu = gpu_in(said)
         # `A100 每天4小时 两周 多少钱`, `租一张A100一个月多少钱`: the run priced
@@ -99,6 +101,13 @@ def _gpu_first(said: str) -> tuple[str, list[str]] | None:
     if not after:
         return "prices", [gpu]
     return ("quote", words) if _run_said(after) else None
+
+
+def _providers_in(text: str) -> list[str]:
+    """The providers a question names, as their ids (阿里云: aliyun), in the order said."""
+    from bot.fields.metering import provider_id
+
+    return [provider_id(m.group(0)) for m in _PROVIDER.finditer(text)]
 
 
 def gpu_in(text: str) -> str | None:

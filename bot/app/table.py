@@ -48,7 +48,7 @@ from bot.text.chinese_names import CHINESE_NAMES
 from bot.text.format import literal
 from bot.text.spans import mention
 from rules.errors import UnknownGPU
-from rules.gpus import gpus_in
+from rules.gpus import gpus_in, known_gpu
 from rules.patterns import has_han, lazy
 
 MAX_TEXT = 4000  # longer than any set of answers; the text is not even split beyond it
@@ -301,6 +301,8 @@ def _run(inv: Invocation, tokens: list[str]) -> None:
         if near is None and _sentence(tokens):  # `how long does it take to train…`: not the name of a sub-command
             said = " ".join(tokens)
             raise CommandError(t("error.not_understood", inv.lang, said=said if len(said) <= 40 else said[:39] + "…"))
+        if near is None and known_gpu(tokens[0]):  # `4090 在autodl和openrelay哪个划算`: a card, then words not read
+            raise CommandError(t("error.gpu_then_unread", inv.lang, gpu=tokens[0], words=" ".join(tokens[1:])[:40]))
         said = t("error.unknown_subcommand", inv.lang, name=tokens[0])
         raise CommandError(said + (t("error.did_you_mean", inv.lang, name=near) if near else ""))
 

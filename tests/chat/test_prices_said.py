@@ -4,6 +4,7 @@ prices the rest were left out without a word."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from pricing import cache
@@ -109,3 +110,20 @@ def test_a_run_asked_on_a_provider_is_quoted_there(tmp_path: Path) -> None:
             said = chat.command(asked)
             assert "A10-24GB × 1" in said and "¥1,636" in said, (asked, said)  # 168 h at Alibaba's ¥9.74
         assert "¥1,636" not in chat.command("A10 跑一周多少钱")  # the cheapest provider's: Lambda's
+
+
+def test_a_card_then_words_not_read_says_what_a_card_takes_and_each_of_them_works(tmp_path: Path) -> None:
+    """`4090 在autodl和openrelay哪个划算` was "unknown sub-command '4090'"; a card asked against two providers
+    (`is H100 cheaper on runpod or lambda`) was not understood: its prices, the cheapest first."""
+    with driving("dingtalk", tmp_path) as chat:
+        said = chat.command("A100 哈哈")
+        assert "A100 是卡型，但后面的“哈哈”没读懂" in said, said
+        for suggested in re.findall(r"`([^`]+)`", said.split("没读懂")[1]):  # every command it suggests answers
+            answered = chat.command(suggested)
+            assert "没读懂" not in answered and "未知的子命令" not in answered and "无法" not in answered, suggested
+        english = chat.command("A100 lol")
+        for suggested in re.findall(r"`([^`]+)`", english.split("not read after it")[1]):
+            answered = chat.command(suggested)
+            assert "did not understand" not in answered and "unknown sub-command" not in answered, suggested
+        weighed = chat.command("is H100 cheaper on runpod or lambda")
+        assert "Cheapest whole card: 1x H100 SXM 80GB (on-demand) at lambda" in weighed, weighed
