@@ -35,6 +35,7 @@ from bot.state.rentals import Instance, RentalError, Rentals
 from bot.text import Lang, t
 from bot.text.catalogue import tw
 from bot.text.format import literal, mention
+from bot.text.power_said import source_said
 from bot.text.quote import instance_rate
 from bot.text.runway import (
     balance_kept,
@@ -110,7 +111,6 @@ def power(inv: Invocation, args: list[str]) -> None:
 
 
 SHOWN_STRETCHES = 12  # a month of a box switched daily is sixty: the latest, and how many came before
-SOURCES = ("", "track", "person", "agent", "bot")  # who says a stretch, besides a cloud's scan (aws, aliyun, k8s)
 
 
 def _stretches(inv: Invocation, found: Instance) -> None:
@@ -133,11 +133,7 @@ def _stretches(inv: Invocation, found: Instance) -> None:
     for s in stretches[-SHOWN_STRETCHES:]:
         start = max(s.start, month)
         end = t("meter.now", lang) if s.end >= now else f"{s.end.astimezone(zone):%m-%d %H:%M}"
-        by = (
-            t(f"meter.source.{s.source or 'none'}", lang)
-            if s.source in SOURCES
-            else t("meter.source.scan", lang, cloud=s.source)
-        )
+        by = source_said(s.source, lang)
         lines.append(
             t(
                 "meter.power_stretch",

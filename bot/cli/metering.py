@@ -96,12 +96,30 @@ def power(
     if as_json:
         sys.stdout.write(json.dumps(rows, ensure_ascii=False, indent=2) + "\n")
         return
-    zone = ZoneInfo(settings.digest.remind_tz)
+    _print_stretches(stretches, settings)
+
+
+def _print_stretches(stretches: list[Any], settings: Settings) -> None:
+    """In a terminal, a table in the reader's words (`开机`, `登记时`); through a pipe, a stretch a line between tabs,
+    as scripts have read it (`on`, `track`)."""
+    from bot.cli.common import text_console
+    from bot.cli.tables import folded_table, print_table
+    from bot.text.power_said import source_said
+
+    zone, lang, console = ZoneInfo(settings.digest.remind_tz), settings.files.lang, text_console()
+    if not console.is_terminal:
+        for s in stretches:
+            sys.stdout.write(
+                f"{s.start.astimezone(zone):%Y-%m-%d %H:%M}\t{s.end.astimezone(zone):%Y-%m-%d %H:%M}\t"
+                f"{s.state.value}\t{s.hours:.2f} h\t{s.source or '-'}\n"
+            )
+        return
+    table = folded_table(t("cli.power_columns", lang, zone=zone.key))
     for s in stretches:
-        sys.stdout.write(
-            f"{s.start.astimezone(zone):%Y-%m-%d %H:%M}\t{s.end.astimezone(zone):%Y-%m-%d %H:%M}\t"
-            f"{s.state.value}\t{s.hours:.2f} h\t{s.source or '-'}\n"
-        )
+        start, end = f"{s.start.astimezone(zone):%Y-%m-%d %H:%M}", f"{s.end.astimezone(zone):%Y-%m-%d %H:%M}"
+        said = t(f"word.power.{s.state.value}", lang)
+        table.add_row(start, end, said, f"{s.hours:.2f} h", source_said(s.source, lang))
+    print_table(table, console)
 
 
 def _metering(settings: Settings) -> Any:

@@ -401,3 +401,19 @@ def test_power_takes_the_time_after_on_or_off_without_at(tmp_path: Path) -> None
     stretches = json.loads(cli(tmp_path, "power", "slice", "--json").stdout)
     states = [(s["state"], round((now - datetime.fromisoformat(s["from"])).total_seconds() / 3600)) for s in stretches]
     assert states[-2:] == [("off", 3), ("on", 2)], states
+
+
+def test_power_in_a_terminal_is_a_table_in_the_readers_words_and_through_a_pipe_as_scripts_read_it(
+    tmp_path: Path,
+) -> None:
+    """`gpu-advise power NAME` printed `on` and `track` between tabs in a terminal too, in a Chinese team's terminal."""
+    track(tmp_path, "slice", "14/h", datetime.now(UTC) - timedelta(hours=5))
+    assert cli(tmp_path, "power", "slice", "off", "--at", "2h ago").returncode == 0
+    piped = [line.split("\t") for line in cli(tmp_path, "power", "slice").stdout.splitlines()]
+    assert [(row[2], row[4]) for row in piped] == [("on", "track"), ("off", "person")], piped
+    env = ENV | {"GPU_ADVISOR_LANG": "zh", "TTY_COMPATIBLE": "1", "COLUMNS": "100"}
+    shown = run_cli("power", "slice", "--team", "T1", env=env, tmp=tmp_path).stdout
+    assert "开始（" in shown and "开机" in shown and "关机" in shown and "登记时" in shown and "有人报告" in shown, (
+        shown
+    )
+    assert "\ton\t" not in shown
