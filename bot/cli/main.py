@@ -279,6 +279,10 @@ def _quiet_stdout() -> None:
 # 1<=x<=1024."): the value is read back from them, and the reason said from the parameter's type, in the language
 _REFUSED = re.compile(r"'?(?P<given>.*?)'? is not (?:a valid|in the range)")
 _EXTRA = re.compile(r"Got unexpected extra argument(?:s|\(s\))? \((?P<args>.*)\)")
+_NO_COMMAND = re.compile(r"No such command '(?P<name>[^']*)'")
+# the sub-commands of the groups, for a name typed without its group (`gpu-advise status`: `prices status`); checked
+# against the groups themselves by tests/cli/test_help_listing.py
+NESTED = {"prices": ("list", "refresh", "status"), "track": ("instance", "storage")}
 
 
 def _value_said(exc: Any, lang: Lang) -> str:
@@ -297,6 +301,18 @@ def _value_said(exc: Any, lang: Lang) -> str:
         return t("cli.usage.outside", lang, given=given, low=f"{low:,g}", high=f"{high:,g}")
     key, bound = ("cli.usage.below", low) if low is not None else ("cli.usage.above", high)
     return t(key, lang, given=given, bound=f"{bound:,g}")
+
+
+def _nearest_command(name: str, lang: Lang) -> str:
+    """` did you mean …` for a command typed wrong or without its group (`statsu`, `status`: prices status)."""
+    import difflib
+
+    nested = {sub: f"{group} {sub}" for group, subs in NESTED.items() for sub in subs}
+    if name in nested:
+        return " " + t("cli.usage.did_you_mean", lang, names=nested[name])
+    close = difflib.get_close_matches(name, list(dict.fromkeys([*COMMANDS, *nested])), n=2, cutoff=0.7)
+    names = ", ".join(found if found in COMMANDS else nested[found] for found in close)  # `lsit`: list
+    return " " + t("cli.usage.did_you_mean", lang, names=names) if names else ""
 
 
 def usage_said(exc: Any, lang: Lang) -> str:
@@ -320,6 +336,8 @@ def usage_said(exc: Any, lang: Lang) -> str:
         what = t("cli.usage.bad_value", lang, name=name, why=_value_said(exc, lang))
     elif (extra := _EXTRA.match(exc.message)) is not None:  # an unknown option where a command takes "-5" as a value
         what = t("cli.usage.extra", lang, args=extra["args"])
+    elif (unknown := _NO_COMMAND.match(exc.message)) is not None:  # click said it in English alone
+        what = t("cli.usage.no_such_command", lang, name=unknown["name"]) + _nearest_command(unknown["name"], lang)
     else:
         what = exc.format_message()
     return t("cli.usage.error", lang, what=what.rstrip(".。"), help=f"{where} --help")
