@@ -179,7 +179,7 @@ def report(
             t("cli.report_nothing", settings.files.lang, start=start.isoformat(), end=end.isoformat()) + "\n"
         )
     elif csv_file is None:
-        sys.stdout.write(_text(made, settings.files.lang) + "\n")
+        _print_text(made, settings.files.lang)
 
 
 def _project(rentals: Any, team: str, said: str | None, lang: Lang) -> str | None:
@@ -230,6 +230,43 @@ def _write_csv(path: Path, rentals: Any, team: str, start: date, end: date, *, l
     return written
 
 
+def _print_text(made: Report, lang: Lang) -> None:
+    """In a terminal, the totals and a table a ranking in the reader's words (`（无项目）`, `GPU 小时`); through a
+    pipe, the lines scripts have read (a rank a line, its cells between tabs)."""
+    from bot.cli.common import text_console
+
+    console = text_console()
+    if not console.is_terminal:
+        sys.stdout.write(_text(made, lang) + "\n")
+        return
+    from bot.cli.tables import folded_table, print_table
+    from bot.report.post import extras
+
+    lines = _text(made, lang).splitlines()
+    sys.stdout.write(lines[0] + "\n")
+    for by in ("owner", "project"):
+        ranked = made.ranked(by)
+        sys.stdout.write(t(f"cli.report_by_{by}", lang) + "\n")
+        table = folded_table(t(f"cli.report_columns_{by}", lang))
+        for rank in ranked[:TOP]:
+            who = rank.who or t(f"cli.report_no_{by}", lang)
+            table.add_row(who, *_cells(rank)[1:])
+        print_table(table, console)
+        if len(ranked) > TOP:
+            sys.stdout.write("  " + t("cli.report_more", lang, count=len(ranked) - TOP) + "\n")
+    for line in extras(made, lang):
+        sys.stdout.write(line.replace("*", "") + "\n")
+
+
+def _cells(rank: Any) -> tuple[str, str, str, str, str]:
+    """A rank's who, idle cost, idle GPU-hours, spend and busy share, as both the lines and the table say them."""
+    # none idle: nothing in the currency it spent in ("idle 0" read as a count beside "spent ¥37.5")
+    idle = ", ".join(money(a, c) for c, a in rank.idle_cost.items() if a) or money(0, next(iter(rank.cost), "CNY"))
+    spent = ", ".join(money(a, c) for c, a in rank.cost.items())
+    share = f"{rank.busy_share:.0%}" if rank.busy_share is not None else "-"
+    return rank.who or "-", idle, show(rank.idle_gpu_hours), spent, share
+
+
 def _text(made: Report, lang: Lang) -> str:
     from bot.report.post import extras
 
@@ -252,14 +289,9 @@ def _text(made: Report, lang: Lang) -> str:
         ranked = made.ranked(by)
         lines.append(t(f"cli.report_by_{by}", lang))
         for rank in ranked[:TOP]:
-            # none idle: nothing in the currency it spent in ("idle 0" read as a count beside "spent ¥37.5")
-            idle = ", ".join(money(a, c) for c, a in rank.idle_cost.items() if a) or money(
-                0, next(iter(rank.cost), "CNY")
-            )
-            spent = ", ".join(money(a, c) for c, a in rank.cost.items())
-            share = f"{rank.busy_share:.0%}" if rank.busy_share is not None else "-"
+            who, idle, hours, spent, share = _cells(rank)
             lines.append(
-                f"  {rank.who or '-'}\t{t('cli.report_idle', lang)} {idle} ({show(rank.idle_gpu_hours)} "
+                f"  {who}\t{t('cli.report_idle', lang)} {idle} ({hours} "
                 f"GPU-h)\t{t('cli.report_spent', lang)} {spent}\t{t('cli.report_busy', lang)} {share}"
             )
         if len(ranked) > TOP:

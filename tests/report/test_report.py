@@ -245,6 +245,10 @@ def test_an_owner_with_nothing_idle_is_said_in_money_not_a_bare_zero(tmp_path: P
     text = run_cli("report", *period, "--team", "T1", env=env, tmp=tmp_path).stdout
     owner = next(line for line in text.splitlines() if line.startswith("  U2"))
     assert "idle ¥0 (0 GPU-h)" in owner and "spent ¥" in owner, text
+    # in a terminal a table a ranking, in the reader's words: its columns named, no project said as such
+    terminal = {"GPU_ADVISOR_LANG": "zh", "TTY_COMPATIBLE": "1", "COLUMNS": "100"}
+    shown = run_cli("report", *period, "--team", "T1", env=terminal, tmp=tmp_path).stdout
+    assert "闲置 GPU 小时" in shown and "（无项目）" in shown and "GPU-h" not in shown and "\t" not in shown, shown
 
 
 def test_the_report_says_each_projects_spend_most_first(tmp_path: Path) -> None:
