@@ -121,3 +121,23 @@ def standings(
 def crossed(standing: Standing, thresholds: Iterable[float]) -> list[float]:
     """The thresholds (percent of the budget) this month's spend has reached, lowest first."""
     return [t for t in sorted(thresholds) if standing.spent >= standing.budget * t / 100]
+
+
+def next_month(
+    instances: Iterable[Rented], storage: Iterable[Stored], now: datetime, timelines: Timelines | None = None
+) -> dict[str, float]:
+    """What the whole team will bill next month if it goes on as it runs, in each currency: each instance from this
+    month's end to the next's as `metering.ahead` reckons its coming money (an hourly item at its share of the last
+    week, a period item each renewal), each kept disk a month of it. Items hidden by an admin count nothing."""
+    start = month_end(now)
+    end = month_end(start)
+    coming: dict[str, float] = defaultdict(float)
+    for inst in instances:
+        if hidden(inst):
+            continue
+        stretches = stretches_of(inst, timelines, now)
+        coming[inst.currency] += metering.ahead(inst, stretches, now, end) - metering.ahead(inst, stretches, now, start)
+    for disk in storage:
+        if not hidden(disk) and disk.deleted_at is None:
+            coming[disk.currency] += disk.size_gb * disk.price_gb_month
+    return dict(coming)

@@ -10,7 +10,7 @@ from bot.app.invocation import CommandError, Invocation
 from bot.app.spend_asked import SET_TO
 from bot.chat.message import plain
 from bot.fields.rentals import OFF_WORDS, budget_target, budget_words
-from bot.report.money import budget_standings, team_forecast
+from bot.report.money import budget_standings, team_forecast, team_next_month
 from bot.state.budgets import Budgets
 from bot.state.rentals import RentalError, Rentals, check_name
 from bot.text import t
@@ -36,10 +36,12 @@ def _forecast_said(inv: Invocation) -> str:
     spent so far and where it is heading, with what that is a day, as a budget's forecast is reckoned."""
     deps, lang = inv.deps, inv.lang
     now = deps.now()
-    found = team_forecast(Rentals(deps.store), inv.team, now, inv.channel_zone(), deps.policy.metering)
+    rentals, zone = Rentals(deps.store), inv.channel_zone()
+    found = team_forecast(rentals, inv.team, now, zone, deps.policy.metering)
     if not found:
         return t("budget.forecast_none", lang)
-    return "\n".join(forecast_lines(found, now.astimezone(inv.channel_zone()), lang))
+    coming = team_next_month(rentals, inv.team, now, zone, deps.policy.metering)  # 下个月大概要花多少
+    return "\n".join(forecast_lines(found, now.astimezone(zone), lang, coming))
 
 
 # a budget's verb said first, after 预算 (预算设为每月5万: refused with the usage, 设为每月5万 read as no amount)

@@ -356,7 +356,8 @@ _BUDGET = lazy(r"预算|\bbudgets?\b", re.IGNORECASE)
 # where the month's spend is heading, asked (这个月大概要花多少, 月底会花多少, 每天大概花多少钱, what's our burn rate,
 # how much will we spend this month): the team's forecast, budgeted or not
 _FORECAST = lazy(
-    r"(?:这个月|本月|月底|到月底)(?:大概|预计|估计|总共|一共)?(?:会|要|得)?花(?:多少|掉多少)|预计(?:花费|开销|支出)"
+    r"(?:这个月|本月|月底|到月底|下个?月)(?:大概|预计|估计|总共|一共)?(?:会|要|得)?花(?:多少|掉多少)|预计(?:花费|开销|支出)"
+    r"|(?:how much|what) will (?:we|it) (?:spend|cost|burn) next month|next month'?s? (?:spend|cost|forecast)"
     r"|(?:每天|一天|日均)(?:大概|平均)?(?:要|会)?花(?:多少|掉多少)|烧钱速度|花钱速度"
     r"|burn rate|(?:spend(?:ing)?|cost) (?:forecast|per day|a day)|forecast(?: (?:this|the) month)?"
     r"|(?:daily|monthly) (?:burn|spend)|burn (?:per|a) (?:day|month)|how much do we (?:spend|burn) (?:a|per) day"

@@ -91,18 +91,19 @@ def budget(
 
 def _forecast(settings: Any, rentals: Any, team: str, now: datetime, as_json: bool) -> None:
     """`budget forecast`: the whole team's month in each currency, as chat's `budget forecast` says it."""
-    from bot.report.money import team_forecast
+    from bot.report.money import team_forecast, team_next_month
     from bot.text.budget import forecast_lines
 
-    zone = ZoneInfo(settings.digest.remind_tz)
-    found = team_forecast(rentals, team, now, zone, load_effective_policy(settings).metering)
+    zone, metering = ZoneInfo(settings.digest.remind_tz), load_effective_policy(settings).metering
+    found = team_forecast(rentals, team, now, zone, metering)
+    coming = team_next_month(rentals, team, now, zone, metering) if found else {}
     if as_json:
-        rows = [{"currency": s.currency, "spent": s.spent, "forecast": s.forecast, "month_end": s.month_end.isoformat()}
-                for s in found]  # fmt: skip
+        rows = [{"currency": s.currency, "spent": s.spent, "forecast": s.forecast, "month_end": s.month_end.isoformat(),
+                 "next_month": round(coming.get(s.currency, 0.0), 2)} for s in found]  # fmt: skip
         sys.stdout.write(json.dumps(rows, indent=2) + "\n")
         return
-    lang = settings.files.lang
-    said = forecast_lines(found, now.astimezone(zone), lang) if found else [tw("budget.forecast_none", lang, "cli")]
+    lang, local = settings.files.lang, now.astimezone(zone)
+    said = forecast_lines(found, local, lang, coming) if found else [tw("budget.forecast_none", lang, "cli")]
     sys.stdout.write("\n".join(plain_text(line) for line in said) + "\n")
 
 

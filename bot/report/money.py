@@ -52,6 +52,18 @@ def team_forecast(rentals: Rentals, team: str, now: datetime, zone: tzinfo, mete
     return standings(instances, storage, every, now.astimezone(zone), timelines=timelines)
 
 
+def team_next_month(
+    rentals: Rentals, team: str, now: datetime, zone: tzinfo, metering: Metering | None
+) -> dict[str, float]:
+    """The whole team's next month at the rate it runs, in each currency (rules/budget.py next_month)."""
+    from bot.state.power import PowerLog
+    from rules.budget import next_month
+
+    instances, storage = rentals.instances(team), rentals.storage(team)
+    timelines = PowerLog(rentals.store, metering).this_month(instances, now)
+    return next_month(instances, storage, now.astimezone(zone), timelines)
+
+
 def budget_rows(standings: list[Any]) -> list[dict[str, Any]]:
     return [
         {

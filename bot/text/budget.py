@@ -61,9 +61,12 @@ def standing_line(standing: Standing, lang: Lang, key: str = "cli.budget_line") 
     return sentences(lang, said, forecast_text(standing, lang))
 
 
-def forecast_lines(found: list[Standing], local: datetime, lang: Lang) -> list[str]:
+def forecast_lines(
+    found: list[Standing], local: datetime, lang: Lang, coming: dict[str, float] | None = None
+) -> list[str]:
     """The whole team's month (`budget forecast`, chat and the terminal): a title, then each currency's spend so far,
-    its forecast for the month's end and what that is a day from `local` (the reader's clock) on."""
+    its forecast for the month's end and what that is a day from `local` (the reader's clock) on; then `coming`, next
+    month at that rate in each currency (`下个月大概要花多少`)."""
     left = max((month_end(local) - local).total_seconds() / 86400, 1 / 24)  # days to the month's end
     lines = [
         t(
@@ -76,4 +79,10 @@ def forecast_lines(found: list[Standing], local: datetime, lang: Lang) -> list[s
         )
         for s in found
     ]
+    if coming:
+        start = month_end(local)
+        days = (month_end(start) - start).days
+        month = f"{start.year} 年 {start.month} 月" if lang is Lang.ZH else f"{start:%Y-%m}"
+        amounts = ", ".join(money(amount, currency) for currency, amount in sorted(coming.items()))
+        lines.append(t("budget.forecast_next", lang, month=month, days=days, amount=amounts))
     return [t("budget.forecast_title", lang), *lines]

@@ -238,3 +238,18 @@ def test_the_team_named_is_the_whole_teams_budget_and_off_said_in_chinese_remove
     done = run_cli("budget", "全队", "5万", "--team", "T1", env=env, tmp=tmp_path)
     assert "Budget of the whole team: ¥50,000 a month." in done.stdout, done.stderr
     assert "removed" in run_cli("budget", "all", "删除", "--team", "T1", env=env, tmp=tmp_path).stdout
+
+
+def test_next_month_is_each_item_going_on_as_it_runs() -> None:
+    """`下个月大概要花多少` was "not a period": next month at the rate the team runs, an hourly card every hour of
+    January's 31 days, a day card each of its renewals, a month card its one renewal, a kept disk its month."""
+    from rules.budget import next_month
+
+    hourly = box("a")  # 400 a day, billed by the hour, on all the time
+    daily = box("b", billing=None, started=NOW - timedelta(days=2, hours=1))
+    monthly = replace(box("c", price=9000.0, billing=None), unit="month")
+    gone = box("d", released=NOW - timedelta(hours=1))
+    disk = type("Disk", (), {"project": "llm", "currency": "CNY", "size_gb": 100.0, "price_gb_month": 0.5,
+                             "deleted_at": None, "owner": "U1", "name": "ckpt", "hidden_by": None})()  # fmt: skip
+    coming = next_month([hourly, daily, monthly, gone], [disk], NOW.astimezone(SHANGHAI))
+    assert coming == {"CNY": pytest.approx(400 * 31 + 400 * 31 + 9000 + 100 * 0.5)}

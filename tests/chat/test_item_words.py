@@ -443,6 +443,10 @@ def test_where_the_month_is_heading_asked_is_the_teams_forecast(tmp_path: Path) 
         assert "至今 ¥1,450；按当前速度，到 11-30 约 ¥2,340，此后每天约 ¥1,440" in said, said
         for words in ("what's our burn rate", "每天大概花多少钱", "budget forecast", "月底会花多少"):
             assert "¥2,340" in chat.command(words), words
+        said = chat.command("下个月大概要花多少钱")  # "not a period" before: next month at this rate, every hour
+        assert "下个月（2026 年 12 月，31 天）按当前速度约 ¥44,640" in said, said
+        said = chat.command("how much will we spend next month")
+        assert "next month (2026-12, 31 days) at this rate: about ¥44,640" in said, said
         spent = chat.command("这个月花了多少")  # spent, said in the past: the report, as before
         assert "花费 ¥1,450" in spent and "预计" not in spent, spent
 

@@ -305,6 +305,7 @@ def test_budget_forecast_is_the_teams_month_budgeted_or_not(tmp_path: Path) -> N
     [row] = json.loads(cli(tmp_path, "budget", "forecast", "--json").stdout)
     [item] = json.loads(cli(tmp_path, "list", "--json").stdout)["instances"]
     assert row["currency"] == "CNY" and row["forecast"] > row["spent"] > 0, row
+    assert row["next_month"] > 14 * 24 * 27, row  # every hour of next month (at least 28 days) at its rate
     assert abs(row["spent"] - item["spent_this_month"]) < 0.02  # one figure: list's month (the hour may move on)
     said = cli(tmp_path, "budget", "forecast").stdout
     assert "The whole team this month" in said and f"{money(row['spent'], 'CNY')} so far" in said, said
