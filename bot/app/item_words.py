@@ -82,7 +82,8 @@ _COST = lazy(
     r"(?:现在|目前|到现在|到目前为止|至今)?(?:一共|总共)?(?:的)?(?:多少钱|价格|费用|花费|花了多少钱?|用了多少钱|"
     r"(?:一|每)(?:个月|月|天|小时|周)(?:要)?多少钱|多少钱一(?:个月|天|小时|周)|这个月花了多少钱?|本月花了多少钱?)"
     r"(?:了|啦|呢|啊|呀)?[?？]?"  # 训练机 花了多少钱了 (it was read as a period named 训练机)
-    r"|(?:how much(?: is it| does it cost| did it cost)?|cost|price|spent)\??"
+    r"|(?:how much(?: is it| does it cost| did it cost)?|costs?(?: how much)?|price|spent)"  # box1 costs how much
+    r"(?:\s+(?:per|a|an|each)\s+(?:hour|day|week|month))?\??"
 )
 # what it cost over a period, asked (训练机 昨天花了多少, 训练机 上个月花了多少钱, 训练机 这周的费用): that period's
 _COST_THEN = lazy(
@@ -175,7 +176,9 @@ _SET_OF = lazy(
     r"^(?:帮我|请|麻烦)?\s*把\s*(?P<name>[^\s的]+?)\s*(?P<rest>的\s*\S+?\s*(?:改成|改为|换成|设为|设成)\s*\S.*)$"
 )
 _WHO_OWNS = lazy(
-    r"^(?:who(?:'s| is)? (?:owns|using|renting|the owner of)|谁(?:在用|租的|负责))\s*(?P<name>.+?)\??$", re.I
+    r"^(?:who(?:'s| is)? (?:owns|using|renting|the owner of|paying for)|who pays for|谁(?:在用|租的|负责))\s*"
+    r"(?P<name>.+?)\??$",
+    re.I,
 )
 _DELETED = lazy(
     r"(?:已经?)?(?:删了|删掉|删除|清掉|清理|不用|不要)(?:了|啦|吧)?|(?:is |was )?(?:deleted|gone|not needed|done)"
@@ -200,9 +203,9 @@ _ASKED_OF = (
     (
         lazy(
             r"^(?:how much (?:has|did|does|is)|what(?:'s| is| does| did| has))\s+(?P<name>\S+?)"
-            r"(?:\s+(?:cost(?:ing)?|spent|spend|billed)(?:\s+us)?"
+            r"(?:\s+(?:cost(?:ing)?|spent|spend|billed)(?:\s+us)?)?"  # how much is box1 per day: no verb
             r"(?:\s+(?:so far|this month|last month|yesterday|today|this week|last week"
-            r"|(?:per|a|an|each) (?:hour|day|week|month)))?)?\??$",
+            r"|(?:per|a|an|each) (?:hour|day|week|month)))?\??$",
             re.I,
         ),
         "whose",

@@ -30,7 +30,7 @@ from bot.fields.word_runs import longest_reading
 from bot.text import Lang, t
 from bot.text.errors import parse_error_text
 from rules.errors import ParseError
-from rules.gpus import counted_gpu, gpu_at
+from rules.gpus import counted_gpu, gpu_at, gpu_words
 from rules.parsing import parse_cards
 from rules.patterns import lazy
 from rules.storage_amounts import parse_size_gb
@@ -61,7 +61,8 @@ def _take(words: list[str], found: dict[str, str], field: str, test: Callable[[s
 def instance_words(words: list[str], lang: Lang, unread: str = "error.track.words_unread") -> dict[str, str]:
     """An instance's fields from `words` typed without keys, as its keys would give them; FieldError with `unread`
     (the chat's message, or the terminal's) naming a word read as nothing."""
-    words, found = cards_joined([w for w in map(_unlabelled, words) if w]), dict[str, str]()
+    # `2 H100s`, `8张H100`: the card a word of its own, its count with it (`2 H100` was "'2' is not a GPU")
+    words, found = cards_joined(gpu_words([w for w in map(_unlabelled, words) if w])), dict[str, str]()
     at = gpu_at(words)
     if at is not None:
         found["gpu"] = " ".join(words[at[0] : at[1]])

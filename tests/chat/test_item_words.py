@@ -846,3 +846,16 @@ def test_how_long_an_item_sat_idle_is_its_idle_hours_not_its_power(tmp_path: Pat
         assert "闲置" in chat.command("训练机闲了多久") and "开机 ·" not in chat.command("训练机闲了多久")
         chat.command("登记 推理机 4090 每小时4元 起租=2小时前")
         assert "都没有使用数据，无法判断是否闲置" in chat.command("推理机 闲置了多少小时")
+
+
+def test_a_count_before_the_card_and_english_questions_of_an_items_cost_and_payer(tmp_path: Path) -> None:
+    """`track trainer 2 H100 2.49/h each` was "'2' is not a GPU"; `trainer costs how much per day`, `how much is
+    trainer per day` and `who is paying for trainer` were not understood: two cards at 2.49 each, and its line."""
+    with driving("dingtalk", tmp_path) as chat:
+        chat.command("track trainer 2 H100 2.49/h each provider=lambda")
+        listed = chat.command("list")
+        assert "**trainer** H100-80GB × 2 · $4.98/小时（2 卡合计）" in listed, listed
+        for asked in ("trainer costs how much per day", "how much is trainer per day", "who is paying for trainer",
+                      "who pays for trainer"):  # fmt: skip
+            said = chat.command(asked)
+            assert "**trainer** H100-80GB × 2 · $4.98/hour for all 2 cards" in said, (asked, said)
