@@ -18,6 +18,11 @@ def named_first(store: Store, team: str, text: str) -> str | None:
     return first_named(text, [i.name for i in Rentals(store).instances(team, active_only=True)])
 
 
+def kept_names(store: Store, team: str) -> list[str]:
+    """The names of the team's kept storage."""
+    return [s.name for s in Rentals(store).storage(team, kept_only=True)]
+
+
 def tracked_names(store: Store, team: str) -> list[str]:
     """The names of the team's running instances and kept storage."""
     rentals = Rentals(store)

@@ -293,6 +293,9 @@ def _run(inv: Invocation, tokens: list[str]) -> None:
             metering.power(inv, [name])
             return
         raise CommandError(t("item.words_not_read", inv.lang, name=name, words=literal(" ".join(tokens[1:])[:40])))
+    elif len(tokens) > 1 and tokens[0] in item_names.kept_names(inv.deps.store, inv.team):  # `数据盘 还要用吗`
+        words = literal(" ".join(tokens[1:])[:40])
+        raise CommandError(t("item.storage_words_not_read", inv.lang, name=tokens[0], words=words))
     else:
         near = _near(tokens[0])  # "lsit", "qoute", "报个价"
         # `disk9 还在吗`: no item goes by that name (it read as a sub-command named disk9); one released: its line

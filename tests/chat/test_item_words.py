@@ -859,3 +859,18 @@ def test_a_count_before_the_card_and_english_questions_of_an_items_cost_and_paye
                       "who pays for trainer"):  # fmt: skip
             said = chat.command(asked)
             assert "**trainer** H100-80GB × 2 · $4.98/hour for all 2 cards" in said, (asked, said)
+
+
+def test_storage_named_with_words_not_read_says_what_storage_takes_and_each_works(tmp_path: Path) -> None:
+    """`数据盘 还要用吗` was "unknown sub-command '数据盘'" where an instance's name gets what it takes."""
+    import re
+
+    with driving("dingtalk", tmp_path) as chat:
+        chat.command("登记存储 数据盘 500G 每月0.5元每G")
+        said = chat.command("数据盘 还要用吗")
+        assert "**数据盘** 是已登记的存储，但无法识别“还要用吗”" in said, said
+        english = chat.command("数据盘 lol")
+        suggested = re.findall(r"`([^`]+)`", said.split("无法识别")[1]) + re.findall(r"`([^`]+)`", english)
+        for words in sorted(suggested, key=lambda w: w.startswith("delete-storage")):  # the delete last
+            answered = chat.command(words)
+            assert "无法识别" not in answered and "not read" not in answered and "未知" not in answered, words
