@@ -81,15 +81,24 @@ def _was_billed(earlier: Any, now_billed: Basis) -> Basis:
     return _BASIS.get(said or "") or now_billed
 
 
-def period_anchor(thing: Any) -> datetime:
-    """Where its periods count from: its start, or when it was last switched to its basis (a box billed by the hour,
-    switched to 包月 on the 7th, bills a month from the 7th, not from its start two days before)."""
-    chosen = basis(thing)
+def _billed_runs(thing: Any) -> tuple[list[tuple[Any, Basis, datetime]], datetime]:
+    """Each earlier price with how it was billed and where its periods count from (the start of the run of prices
+    billed alike that holds it), and where the current price's count from: its start, or when it was last switched
+    to its basis (a box billed by the hour, switched to 包月 on the 7th, bills a month from the 7th)."""
+    now_billed, runs = basis(thing), []
     anchor: datetime = thing.started_at
+    before, since = None, thing.started_at
     for earlier in getattr(thing, "earlier_prices", ()):
-        if _was_billed(earlier, chosen) is not chosen:
-            anchor = max(anchor, earlier.until)
-    return anchor
+        billed = _was_billed(earlier, now_billed)
+        anchor = since if before is not None and billed is not before else anchor
+        runs.append((earlier, billed, anchor))
+        before, since = billed, earlier.until
+    return runs, since if before is not None and before is not now_billed else anchor
+
+
+def period_anchor(thing: Any) -> datetime:
+    """Where its periods count from: its start, or when it was last switched to its basis (_billed_runs)."""
+    return _billed_runs(thing)[1]
 
 
 def _starts(thing: Any, lo: datetime, hi: datetime) -> Iterator[datetime]:
@@ -151,15 +160,12 @@ def priced_stretches(thing: Any, start: datetime, end: datetime) -> Iterator[tup
     """[start, end) cut where its price changed, each piece with the thing as it was priced and billed then
     (`earlier_prices`: each price until the next began; the current one from its `price_since`), its periods
     counted from when it was switched to that basis. Money billed stays at its price."""
-    lo, now_billed = start, basis(thing)
-    anchor, before, since = thing.started_at, None, thing.started_at
-    for earlier in getattr(thing, "earlier_prices", ()):
-        billed = _was_billed(earlier, now_billed)
-        anchor = since if before is not None and billed is not before else anchor
+    lo = start
+    for earlier, billed, anchor in _billed_runs(thing)[0]:
         if earlier.until > lo and lo < end:
             then = {"price": earlier.price, "unit": earlier.unit, "billing": billed.value, "started_at": anchor}
             yield replace(thing, **then, earlier_prices=()), lo, min(earlier.until, end)
-        lo, before, since = max(lo, earlier.until), billed, earlier.until
+        lo = max(lo, earlier.until)
     if lo < end:
         yield thing, lo, end
 

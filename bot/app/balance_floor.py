@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 from bot.fields.metering import provider_of, top_up_amount
 from bot.fields.rentals import FieldError
+from bot.report.balance_kept import providers_in_use
 from bot.state.balance_floors import EVERY, Floor, Floors
 from bot.state.balances import Balances
 from bot.state.rentals import Rentals
@@ -59,8 +60,13 @@ def floor_asked(args: list[str]) -> FloorAsked | None:
     where = next((n for n, word in enumerate(args) if word.lower() in _ALERT_WORDS), None)
     if where is None or where > 1 or len(args) == where + 1:
         return None
-    provider, rest = (args[0] if where == 1 else None), args[where + 1 :]
-    return FloorAsked(provider, None if rest[0].lower() in _OFF else rest)
+    return floor_of(args[0] if where == 1 else None, args[where + 1 :])
+
+
+def floor_of(provider: str | None, words: list[str]) -> FloorAsked:
+    """The floor an amount's words set for `provider` (None: every provider), or take away (`off`, `取消`): `alert`'s
+    words in chat, `--alert` in the terminal."""
+    return FloorAsked(provider, None if words[0].lower() in _OFF else words)
 
 
 def set_floor(inv: Invocation, asked: FloorAsked) -> str:
@@ -87,9 +93,8 @@ def keep_floor(
         raise FieldError("provider", unknown)
     floor = floors.set(team, provider, amount, currency, where[0], where[1], now)
     arg = "" if provider == EVERY else f"{provider} "
-    said = (
-        "meter.floor_set" if where[0] is not None else "meter.floor_set_terminal"
-    )  # the terminal tells no chat of its own
+    # the terminal's floor is told in the provider's items' chats alone: it has no chat of its own
+    said = "meter.floor_set" if where[0] is not None else "meter.floor_set_terminal"
     return t(said, lang, provider=_whose(provider, lang), floor=floor_said(floor), arg=arg)
 
 
@@ -109,8 +114,7 @@ def floor_said(floor: Floor) -> str:
 def _unknown(floors: Floors, team: str, provider: str, lang: Lang) -> str | None:
     """Why a floor of `provider` would never be told (no balance of it kept, no item billing to it: `autdl`), with
     the one likely meant; None where it would."""
-    ours = {b.provider for b in Balances(floors.store).latest(team)}
-    ours |= {i.provider for i in Rentals(floors.store).instances(team, active_only=True) if i.provider}
+    ours = providers_in_use(Rentals(floors.store), Balances(floors.store), team)
     if provider in ours:
         return None
     near = difflib.get_close_matches(provider, sorted(ours), n=1, cutoff=0.6)

@@ -86,9 +86,8 @@ def item_idle(inv: Invocation, name: str, said: str) -> None:
     for row in rows:
         burned[row.currency] = burned.get(row.currency, 0.0) + row.idle_cost
     cost = " + ".join(money(amount, currency) for currency, amount in sorted(burned.items()) if amount >= 0.005)
-    hours = {k: f"{sum(getattr(r, f'{k}_gpu_hours') for r in rows):.1f}" for k in ("busy", "idle", "unknown")}
+    hours = {k: sum(getattr(r, f"{k}_gpu_hours") for r in rows) for k in ("busy", "idle", "unknown")}
     said_cost = t("item.idle_cost", lang, cost=cost) if cost else ""
-    key = "item.idle_no_data" if float(hours["unknown"]) >= billed - 0.05 else "item.idle"
-    inv.answer(
-        plain(t(key, lang, name=literal(name), days=days, billed=f"{billed:.1f}", cost=said_cost, **hours), lang)
-    )
+    key = "item.idle_no_data" if hours["unknown"] >= billed - 0.05 else "item.idle"
+    figures = {k: f"{v:.1f}" for k, v in hours.items()} | {"billed": f"{billed:.1f}", "cost": said_cost}
+    inv.answer(plain(t(key, lang, name=literal(name), days=days, **figures), lang))

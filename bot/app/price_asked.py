@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-from bot.fields.metering import PROVIDER_NAMES
+from bot.fields.metering import provider_id, provider_names_pattern
 from bot.fields.quote_words import bare_words, gpus_said, provider_in
 from bot.fields.word_runs import longest_reading
 from rules.gpus import gpu_at, gpu_words, gpus_in, unknown_model
@@ -24,13 +24,8 @@ _PRICE = lazy(
     r"|how much|price|cost|cheapest",
     re.IGNORECASE,
 )
-_PROVIDER = lazy(  # a provider named in a price question (AutoDL上4090多少钱, 阿里云A100多少钱一小时)
-    "|".join(
-        rf"(?<![a-z]){re.escape(name)}(?![a-z])" if name.isascii() else re.escape(name)  # 阿里云A100: glued
-        for name in sorted(PROVIDER_NAMES, key=len, reverse=True)
-    ),
-    re.IGNORECASE,
-)
+# a provider named in a price question (AutoDL上4090多少钱, 阿里云A100多少钱一小时)
+_PROVIDER = lazy(provider_names_pattern(), re.IGNORECASE)
 _CHEAPEST = lazy(r"最便宜|最实惠|cheapest", re.IGNORECASE)
 _CODE_FIRST = lazy(r"[A-Za-z][A-Za-z0-9-]*\d[A-Za-z0-9]*")  # a model code at a word's start, glued to Chinese
 _RENT_FIRST = lazy(r"^(?:我|我们)?(?:想|要|打算)?租(?:用)?")  # 租一张A100一个月大概多少钱: the card and the run
@@ -105,8 +100,6 @@ def _gpu_first(said: str) -> tuple[str, list[str]] | None:
 
 def _providers_in(text: str) -> list[str]:
     """The providers a question names, as their ids (阿里云: aliyun), in the order said."""
-    from bot.fields.metering import provider_id
-
     return [provider_id(m.group(0)) for m in _PROVIDER.finditer(text)]
 
 

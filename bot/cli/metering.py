@@ -107,18 +107,17 @@ def _print_stretches(stretches: list[Any], settings: Settings) -> None:
     from bot.text.power_said import source_said
 
     zone, lang, console = ZoneInfo(settings.digest.remind_tz), settings.files.lang, text_console()
+    at = "%Y-%m-%d %H:%M"
+    rows = [
+        (f"{s.start.astimezone(zone):{at}}", f"{s.end.astimezone(zone):{at}}", f"{s.hours:.2f} h", s) for s in stretches
+    ]
     if not console.is_terminal:
-        for s in stretches:
-            sys.stdout.write(
-                f"{s.start.astimezone(zone):%Y-%m-%d %H:%M}\t{s.end.astimezone(zone):%Y-%m-%d %H:%M}\t"
-                f"{s.state.value}\t{s.hours:.2f} h\t{s.source or '-'}\n"
-            )
+        for start, end, hours, s in rows:
+            sys.stdout.write(f"{start}\t{end}\t{s.state.value}\t{hours}\t{s.source or '-'}\n")
         return
     table = folded_table(t("cli.power_columns", lang, zone=zone.key))
-    for s in stretches:
-        start, end = f"{s.start.astimezone(zone):%Y-%m-%d %H:%M}", f"{s.end.astimezone(zone):%Y-%m-%d %H:%M}"
-        said = t(f"word.power.{s.state.value}", lang)
-        table.add_row(start, end, said, f"{s.hours:.2f} h", source_said(s.source, lang))
+    for start, end, hours, s in rows:
+        table.add_row(start, end, t(f"word.power.{s.state.value}", lang), hours, source_said(s.source, lang))
     print_table(table, console)
 
 
@@ -344,11 +343,10 @@ def _floor(
     settings: Settings, rentals: Rentals, team: str, provider: str | None, said: list[str], as_json: bool
 ) -> None:
     """--alert: the amount PROVIDER's balance (every provider's without one) is told below, or `off`."""
-    from bot.app.balance_floor import FloorAsked, keep_floor
+    from bot.app.balance_floor import floor_of, keep_floor
     from bot.state.balance_floors import Floors
 
-    lang, off = settings.files.lang, said[0].lower() in ("off", "none", "关", "取消")
-    asked = FloorAsked(provider, None if off else said)
+    lang, asked = settings.files.lang, floor_of(provider, said)
     line = _fields(lambda: keep_floor(Floors(rentals.store), team, asked, (None, "terminal"), datetime.now(UTC), lang))
     if not as_json:
         sys.stdout.write(line + "\n")

@@ -242,8 +242,7 @@ def _print_text(made: Report, lang: Lang) -> None:
     from bot.cli.tables import folded_table, print_table
     from bot.report.post import extras
 
-    lines = _text(made, lang).splitlines()
-    sys.stdout.write(lines[0] + "\n")
+    sys.stdout.write(_title(made, lang) + "\n")
     for by in ("owner", "project"):
         ranked = made.ranked(by)
         sys.stdout.write(t(f"cli.report_by_{by}", lang) + "\n")
@@ -267,24 +266,27 @@ def _cells(rank: Any) -> tuple[str, str, str, str, str]:
     return rank.who or "-", idle, show(rank.idle_gpu_hours), spent, share
 
 
+def _title(made: Report, lang: Lang) -> str:
+    """The period, its spend and its GPU-hours: paid, busy, idle and without data."""
+    totals = made.totals()
+    cost = ", ".join(money(a, c) for c, a in totals.cost.items()) or "0"
+    return t(
+        "cli.report_title",
+        lang,
+        start=made.start.isoformat(),
+        end=made.end.isoformat(),
+        cost=cost,
+        paid=show(totals.gpu_hours),
+        busy=show(totals.busy_gpu_hours),
+        idle=show(totals.idle_gpu_hours),
+        unknown=show(totals.unknown_gpu_hours),
+    )
+
+
 def _text(made: Report, lang: Lang) -> str:
     from bot.report.post import extras
 
-    totals = made.totals()
-    cost = ", ".join(money(a, c) for c, a in totals.cost.items()) or "0"
-    lines = [
-        t(
-            "cli.report_title",
-            lang,
-            start=made.start.isoformat(),
-            end=made.end.isoformat(),
-            cost=cost,
-            paid=show(totals.gpu_hours),
-            busy=show(totals.busy_gpu_hours),
-            idle=show(totals.idle_gpu_hours),
-            unknown=show(totals.unknown_gpu_hours),
-        )
-    ]
+    lines = [_title(made, lang)]
     for by in ("owner", "project"):
         ranked = made.ranked(by)
         lines.append(t(f"cli.report_by_{by}", lang))

@@ -70,6 +70,17 @@ PROVIDER_WORDS = {"阿里云": "aliyun", "阿里": "aliyun", "alibaba": "aliyun"
 PROVIDER_NAMES = frozenset(PROVIDER_WORDS) | frozenset(PROVIDER_WORDS.values()) | {"autodl", "aws", "gcp", "azure"}
 # the marketplaces teams prepay and the bundled rate card's (runpod balance is 500 dollars was listed, not recorded)
 PROVIDER_NAMES |= {"runpod", "lambda", "vastai", "featurize", "scnet"}
+
+
+def provider_names_pattern(edge: str = "a-z") -> str:
+    """PROVIDER_NAMES as one alternation, the longest first, for finding one inside a sentence: an ASCII name not
+    within a longer run of `edge` characters, a Chinese one even glued (阿里云A100)."""
+    return "|".join(
+        rf"(?<![{edge}]){re.escape(name)}(?![{edge}])" if name.isascii() else re.escape(name)
+        for name in sorted(PROVIDER_NAMES, key=len, reverse=True)
+    )
+
+
 # the currency a provider's prepaid balance is kept in, where a balance is said without one (`runpod 500` was ¥500:
 # RunPod, Lambda and vast.ai bill in dollars, as the big clouds' international sites do)
 PROVIDER_CURRENCY = dict.fromkeys(("runpod", "lambda", "vastai", "aws", "gcp", "azure"), "USD")

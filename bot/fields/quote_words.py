@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 
+from bot.fields.metering import provider_id, provider_names_pattern
 from bot.fields.rentals import CARDS_SAID, cards_joined, slice_said
 from bot.fields.word_runs import longest_reading
 from bot.text.chinese_names import CURRENCY_WORDS
@@ -14,6 +15,7 @@ from rules.errors import ParseError
 from rules.gpus import gpu_at, gpu_words, gpus_in, unknown_model
 from rules.numbers import number_value
 from rules.parsing import parse_cards, parse_rental_schedule
+from rules.patterns import lazy
 
 BARE_KEYS = {
     "gpu": "gpu",
@@ -108,25 +110,15 @@ _ON = frozenset(("on", "at", "from", "via", "在", "用"))  # before a provider:
 _AFTER = ("平台上", "平台", "上")  # after one: `在 autodl 上`, `在autodl平台上跑一周`
 
 
-def _provider_glued() -> re.Pattern[str]:
-    from bot.fields.metering import PROVIDER_NAMES
-
-    names = "|".join(
-        rf"(?<![a-z0-9]){re.escape(name)}(?![a-z0-9])" if name.isascii() else re.escape(name)
-        for name in sorted(PROVIDER_NAMES, key=len, reverse=True)
-    )
-    return re.compile(rf"在?(?P<name>{names})(?:平台)?上?")
+_PROVIDER_GLUED = lazy(rf"在?(?P<name>{provider_names_pattern('a-z0-9')})(?:平台)?上?")  # compiled once, when asked
 
 
 def provider_in(bare: list[str]) -> tuple[str | None, list[str]]:
     """The provider the words name (one the bot knows by name: bot/fields/metering.py PROVIDER_NAMES), even glued
     (`在阿里云上跑一周`), and the words without it and the little words around it (`on`, `在 … 上`); None and the words
     where none is named."""
-    from bot.fields.metering import provider_id
-
-    glued = _provider_glued()
     for n, word in enumerate(bare):
-        found = glued.search(word.lower())
+        found = _PROVIDER_GLUED.search(word.lower())
         if found is None:
             continue
         start = n - 1 if n and bare[n - 1].lower() in _ON and found.start() == 0 else n

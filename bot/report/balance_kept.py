@@ -49,14 +49,19 @@ def forget(balances: Balances, team: str, provider: str, lang: Lang, *, by: str,
     return t("meter.balance_forgotten", lang, provider=provider, rows=rows)
 
 
+def providers_in_use(rentals: Rentals, balances: Balances, team: str) -> set[str]:
+    """The providers the team's running items bill to or a balance is kept of."""
+    ours = {i.provider for i in rentals.instances(team, active_only=True) if i.provider}
+    return ours | {b.provider for b in balances.latest(team)}
+
+
 def likely_meant(
     rentals: Rentals, balances: Balances, team: str, provider: str, lang: Lang, *, terminal: bool = False
 ) -> str | None:
     """Asked before a balance of `provider` is kept: where no item bills to it and no balance of it is kept, and it
     looks like a provider that items bill to, a balance is kept of, or that is known (autdl: autodl), which one and
     how to forget it (in the terminal's words, or chat's); None otherwise."""
-    ours = {i.provider for i in rentals.instances(team, active_only=True) if i.provider}
-    ours |= {b.provider for b in balances.latest(team)}
+    ours = providers_in_use(rentals, balances, team)
     if provider in ours or provider in _KNOWN:  # in use, or a provider known by name: no typo, whatever is like it
         return None
     near = difflib.get_close_matches(provider, sorted(ours | _KNOWN), n=1, cutoff=0.75)

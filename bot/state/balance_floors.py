@@ -8,8 +8,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import delete, insert, select
+from sqlalchemy import delete, select
 
+from bot.state.conflicts import insert_for
 from bot.state.schema import balance_floors
 from bot.state.store import Store
 
@@ -38,11 +39,11 @@ class Floors:
         self, team: str, provider: str, amount: float, currency: str | None, channel: str | None, by: str, at: datetime
     ) -> Floor:
         """Keep `provider`'s floor (EVERY: every provider's without one of its own), in place of the one before."""
-        c = balance_floors.c
         floor = Floor(team, provider, amount, currency, channel, by, at)
         with self.store.writing() as conn:
-            conn.execute(delete(balance_floors).where(c.team == team, c.provider == provider))
-            conn.execute(insert(balance_floors).values(**floor.__dict__))
+            upsert = insert_for(conn, balance_floors).values(**floor.__dict__)
+            kept = {k: v for k, v in floor.__dict__.items() if k not in ("team", "provider")}
+            conn.execute(upsert.on_conflict_do_update(index_elements=["team", "provider"], set_=kept))
         return floor
 
     def off(self, team: str, provider: str) -> bool:

@@ -149,7 +149,9 @@ def test_an_amount_told_stays_told_through_lower_readings_and_0038_goes_down_and
     assert lower.id != first.id and lower.alerted_floor == 500.0
     typed = balances.record("T1", "aliyun", 300.0, "CNY", T0 + timedelta(hours=2), T0)
     assert typed.alerted_floor is None
-    Floors(store).set("T1", "aliyun", 500.0, None, "C1", "U1", T0)
+    Floors(store).set("T1", "aliyun", 400.0, "CNY", "C2", "U2", T0)
+    Floors(store).set("T1", "aliyun", 500.0, None, "C1", "U1", T0)  # in place of the one before
+    assert [(f.amount, f.currency, f.channel) for f in Floors(store).of("T1").values()] == [(500.0, None, "C1")]
     with store.engine.begin() as conn:
         downgrade(conn, "0037")
         upgrade(conn)
