@@ -74,9 +74,11 @@ def test_every_providers_amount_in_each_balances_currency_and_words_in_english(t
         }
         refused = chat.command("autdl余额低于500提醒我")  # no balance of it, no item on it: a typo, said
         assert "这里没有记录 autdl 的余额" in refused, refused
-        assert "余额按还能用多久提醒" in chat.command(
-            "余额不足会提醒吗"
-        )  # asked, not set: the rule, and how to set one
+        asked = chat.command("余额不足会提醒吗")  # asked, not set: the rule, and how to set one
+        assert "余额按还能用多久提醒" in asked, asked
+        before = Floors(chat.deps.store).of()  # type: ignore[attr-defined]
+        assert "“lots”不是余额" in chat.command("balance runpod alert lots")  # an amount that is none: said, kept none
+        assert Floors(chat.deps.store).of() == before  # type: ignore[attr-defined]
 
 
 def test_the_terminal_sets_lists_and_takes_away_an_amount(tmp_path: Path) -> None:
