@@ -330,8 +330,9 @@ _MINE = lazy(
     r"|^(?:show |list )?my (?:boxes|machines|gpus|instances|rentals|cards)\??$|what (?:am i renting|do i rent)",
     re.IGNORECASE,
 )
+_DEAR = "最贵|最花钱|花钱最多|花得最多|最烧钱|烧钱最多|最费钱|费钱最多|开销最大|花费最高|花费最多"  # 哪台机器最烧钱
 _DEAREST = lazy(
-    rf"(?:哪台|哪个|哪些|谁的)(?:{_THINGS})?(?:最贵|最花钱|花钱最多|花得最多)|最(?:贵|花钱)的{_THINGS}"
+    rf"(?:哪台|哪个|哪些|谁的)(?:{_THINGS})?(?:{_DEAR})|最(?:贵|花钱|烧钱|费钱)的{_THINGS}"
     r"|which (?:box|machine|instance|gpu|server)s? (?:costs?|spen[dt]s?|is) (?:the )?(?:most|dearest|most expensive)"
     r"|(?:most expensive|costliest|dearest) (?:box|machine|instance|gpu|server)s?",
     re.IGNORECASE,

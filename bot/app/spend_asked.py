@@ -92,8 +92,9 @@ _PROJECT = lazy(  # a project named in a spend question: llm项目, 项目llm, o
 )
 # what the money went on, said first (存储花了多少, 机器这个月花了多少, GPU上个月花了多少钱): the report, which says
 # both the boxes and the storage; it was a period named 存储, or a project named GPU
-_WHAT_OF = lazy(
-    r"^(?:gpu|显卡|机器|卡|存储|硬盘|磁盘|云盘|实例|服务器|算力)(?:们)?(?:的)?(?:费用)?"
+_WHAT_OF = lazy(  # said anywhere in Chinese (这个月GPU花了多少钱: the period, then GPU glued to it)
+    r"(?<![A-Za-z0-9_\-])(?:gpus?|显卡|机器|卡|存储|硬盘|磁盘|云盘|实例|服务器|算力)(?:们)?(?:的)?(?:费用)?"
+    r"(?![A-Za-z0-9_\-])"
     r"|(?<![a-z])(?:on\s+)?(?:the\s+)?(?:gpus|storage|boxes|machines|instances|disks)(?![a-z])",
     re.IGNORECASE,
 )
@@ -127,6 +128,8 @@ _REPORT_ASKED = lazy(  # the words around a report's period (看一下上个月�
 )
 _ASKED = lazy(  # the question's words around the period of a spend question
     r"我们|咱们|大家|团队|一共|总共|了|的|呢|啊|吗|？|\?|'s(?![a-z])"  # last week's spend: last week
+    # asked politely (帮我看看这个月花了多少, 请问上周花了多少, 我想知道本月花了多少钱)
+    r"|帮我|帮忙|请问|请|看看|看一下|查一下|查查|查看|算一下|算算|统计一下|我想知道|想知道|告诉我|一下"
     r"|(?<![a-z])(?:we|in|this(?! week| month)|the|so far)(?![a-z])",  # `this month` is the period
     re.IGNORECASE,
 )

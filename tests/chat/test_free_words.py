@@ -34,6 +34,11 @@ from tests.digest.test_schedule import MONDAY_0910_SHANGHAI
      ("存储花了多少", ("report", ["this-month"])), ("GPU这个月花了多少", ("report", ["这个月"])),
      ("卡上个月花了多少钱", ("report", ["上个月"])), ("llm这个月花了多少", ("report", ["这个月", "project=llm"])),
      ("how much did storage cost this month", ("report", ["this month"])),  # a project named storage, before
+     # GPU said after the period, and asked politely: the month's report (a project named GPU, and a period named
+     # 帮我查一下上周, before)
+     ("帮我看看这个月GPU花了多少钱", ("report", ["这个月"])), ("这个月显卡花了多少钱", ("report", ["这个月"])),
+     ("帮我查一下上周花了多少", ("report", ["上周"])), ("请问这个月一共花了多少钱", ("report", ["这个月"])),
+     ("我想知道这个月llm花了多少", ("report", ["这个月", "project=llm"])),
      ("what did we spend on gpus last week", ("report", ["last week"])),
      ("what's left on runpod", ("balance", [])),
      ("autodl还能用几天", ("balance", [])),  # not understood before
@@ -167,6 +172,7 @@ from tests.digest.test_schedule import MONDAY_0910_SHANGHAI
      ("what is the cheapest gpu", ("prices", ["cheapest"])), ("最便宜的4090", ("prices", ["RTX4090-24GB", "cheapest"])),
      # the dearest first
      ("哪台机器最贵", ("list", ["dearest"])), ("最花钱的机器", ("list", ["dearest"])),
+     ("哪台机器最烧钱", ("list", ["dearest"])), ("哪个实例开销最大", ("list", ["dearest"])),  # not understood before
      # with a period other than this month: that period's costs (this month's list before)
      ("这周谁的机器最贵", ("list", ["dearest", "这周"])),
      ("which box costs the most last week", ("list", ["dearest", "last week"])),

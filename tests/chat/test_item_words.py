@@ -256,6 +256,8 @@ def test_said_as_chinese_teams_say_it_with_a_verb_or_a_courtesy_glued(tmp_path: 
         assert "¥60/小时" in chat.command("训练机 每天多少钱")
         chat.h.clock.advance(minutes=5)  # type: ignore[attr-defined]
         assert "**训练机** 现在" in chat.command("训练机什么时候开始的")
+        for asked in ("训练机什么时候开始租的", "训练机 是哪天开始租的", "训练机几号起租的"):  # not read before
+            assert "**训练机** 现在" in chat.command(asked), asked
         asked = chat.command("删除训练机")
         assert "`释放 训练机`" in asked and Rentals(chat.deps.store).instance(TEAM, "训练机").released_at is None  # type: ignore[union-attr]
         needs = chat.command("我要跑一个72B的模型推理需要几张卡")
