@@ -283,7 +283,7 @@ def balance(inv: Invocation, args: list[str]) -> None:
                     kept.append(balance_kept(provider, amount, currency, moment, clock, lang))
                 kept += [meant] if meant else []
         except FieldError as exc:
-            raise CommandError(f"{exc.field}: {exc.message}") from None
+            raise _refused(exc) from None
     zone = ZoneInfo(deps.settings.digest.remind_tz)
     found = runways(Rentals(deps.store), inv.team, now, deps.policy.metering, {one} if one is not None else None)
     lines = kept + [runway_line(r, lang, zone) for r in found]
@@ -299,7 +299,13 @@ def _forgotten(inv: Invocation, named: str) -> str:
         provider = provider_of(named, inv.lang)
         return forget(Balances(inv.deps.store), inv.team, provider, inv.lang, by=inv.user, admin=inv.is_admin())
     except FieldError as exc:
-        raise CommandError(f"{exc.field}: {exc.message}") from None
+        raise _refused(exc) from None
+
+
+def _refused(exc: FieldError) -> CommandError:
+    """A balance's word refused: `at=` named, as the key typed; the provider and the amount are typed bare (or in
+    words, `autodl充值了1000`), so their field's name said before the message was only noise (`amount: …`)."""
+    return CommandError(exc.message if exc.field in ("amount", "provider") else f"{exc.field}: {exc.message}")
 
 
 def _provider_alone(args: list[str], lang: Lang) -> str | None:

@@ -27,6 +27,7 @@ def test_a_top_up_said_in_words_or_with_a_plus_is_added_to_what_is_left(tmp_path
         chat.command("登记 训练机 A800 8卡 每小时60元 平台=autodl")
         refused = chat.command("autodl充值了2000")
         assert "还没有记录 autodl 的余额" in refused and not Balances(chat.deps.store).latest(TEAM), refused
+        assert "amount" not in refused  # the field's name said first was noise to whoever typed words
         chat.command("余额 autodl 3000")
         chat.h.clock.now += timedelta(hours=2)  # type: ignore[attr-defined]  # ¥120 billed
         said = chat.command("autodl充值了2000")
