@@ -28,6 +28,7 @@ from bot.state.actions import BOOTED_AFTER_STOP, Actions, Warning
 from bot.state.power import PowerLog, Sighting
 from bot.state.rentals import Instance, Rentals
 from bot.state.schedules import Schedules
+from bot.state.store import Store
 from bot.text import Lang, t
 from bot.text.catalogue import has
 from bot.text.format import literal, mention, money, show
@@ -74,6 +75,8 @@ def judge_again(deps: Deps, rentals: Rentals, inst: Instance | None, warning: Wa
         return Verdict(False, "released", {})
     if inst.snoozed_until is not None and inst.snoozed_until > warning.warned_at:
         return Verdict(False, "still_needed", {})
+    if warning.asked_by:  # a person asked for the stop at this time (`stop NAME at=…`): not judged on idleness
+        return Verdict(True, "asked", {"asked_by": warning.asked_by})
     if platform_stops_first(inst, warning.deadline - warning.warned_at):  # its own rule appeared since the warning
         return Verdict(False, "platform_stops_it", {"idle_rule_minutes": inst.idle_rule_minutes})
     rules = deps.policy.idle
@@ -119,17 +122,47 @@ def _step(ctx: Ctx, warning: Warning, inst: Instance | None) -> int:
             _say(ctx, warning, inst, "action.cancelled", reason=verdict.why)
             return 1
         return 0
-    by_agent = inst.source == "agent" or (inst.source not in CLOUD_SOURCES and inst.machine_id is not None)
-    if by_agent or (inst.source not in CLOUD_SOURCES and PowerLog(ctx.rentals.store).with_agents([inst.id])):
+    how = stopped_by(ctx.rentals.store, inst)
+    if warning.asked_by and (how is None or (warning.figures or {}).get("remind")):
+        return _remind(ctx, warning, inst, verdict, can_stop=how is not None)
+    if how == "agent":
         if ctx.actions.move(warning.id, "warned", "requested", ctx.now, figures=verdict.figures, attempt=True):
             log.info("asked the agent of %s to stop it (action %s)", inst.name, warning.id)
             return 1
         return 0
-    if inst.source in CLOUD_SOURCES and inst.provider_id and inst.provider_region:
+    if how == "cloud":
         return _stop_in_cloud(ctx, warning, inst, verdict)
     if ctx.actions.move(warning.id, "warned", "cancelled", ctx.now, detail="not_stoppable", figures=verdict.figures):
         _say(ctx, warning, inst, "action.cancelled", reason="not_stoppable")
     return 1
+
+
+def _remind(ctx: Ctx, warning: Warning, inst: Instance, verdict: Verdict, *, can_stop: bool) -> int:
+    """The time a person asked for has come, and the bot is not to stop it (it cannot, or they asked to be reminded
+    only): its owner is told here, with what to do (and, where the bot could, how to have it stopped)."""
+    detail = "remind" if can_stop else "not_stoppable"
+    if ctx.actions.move(warning.id, "warned", "reminded", ctx.now, detail=detail, figures=verdict.figures):
+        key = "action.asked_remind" if can_stop else "action.asked_reminder"
+        _say(ctx, warning, inst, key, asker=warning.asked_by, item=inst.name)
+    return 1
+
+
+def asker_said(asked_by: str | None, lang: Lang) -> str:
+    """Who asked for a stop, as a message says them: a person mentioned, or the terminal (bot/cli/stop.py)."""
+    return t("action.asker_terminal", lang) if asked_by in (None, "terminal") else mention(str(asked_by))
+
+
+def stopped_by(store: Store, inst: Instance) -> str | None:
+    """How the bot can stop an instance: "agent" (an enrolled box, or one kept with `track` whose agent reports:
+    the stop rides on its next heartbeat's answer), "cloud" (a cloud's instance, through its API), or None (tracked
+    by hand, Kubernetes: never stopped by the bot)."""
+    if inst.source == "agent" or (inst.source not in CLOUD_SOURCES and inst.machine_id is not None):
+        return "agent"
+    if inst.source not in CLOUD_SOURCES and PowerLog(store).with_agents([inst.id]):
+        return "agent"
+    if inst.source in CLOUD_SOURCES and inst.provider_id and inst.provider_region:
+        return "cloud"
+    return None
 
 
 def _stop_in_cloud(ctx: Ctx, warning: Warning, inst: Instance, verdict: Verdict) -> int:
@@ -249,9 +282,12 @@ def _stopped(ctx: Ctx, warning: Warning, inst: Instance, *, late: bool = False) 
     since = ctx.rentals.quiet_since([inst.id], ctx.now - timedelta(days=1)).get(inst.id)
     idle = f"{show(round((ctx.now - since).total_seconds() / 3600, 1))} h" if since else "?"
     key = "action.stopped_still_billed" if still_billed else "action.stopped"
+    if warning.asked_by:  # at the time someone asked for: said as theirs, not as idleness judged
+        key = key.replace("action.stopped", "action.asked_stopped")
     if late:  # Still needed came while the stop was on its way: it was stopped all the same, said truthfully
         key = "action.stopped_despite_still_needed"
-    _say(ctx, warning, inst, key, saved=priced, idle=idle)
+    asker = {"asker": warning.asked_by} if warning.asked_by else {}
+    _say(ctx, warning, inst, key, saved=priced, idle=idle, **asker)
     try:
         owner_lang = ctx.teller.lang_of(inst.owner)  # the owner's own
         saved = priced or t("digest.price_unknown", owner_lang)  # an unknown amount, said in the DM's language
@@ -272,6 +308,8 @@ def _say(ctx: Ctx, warning: Warning, inst: Instance | None, key: str, **params: 
     zone = ZoneInfo(schedule.zone)
     if "saved" in params and params["saved"] is None:
         params["saved"] = t("digest.price_unknown", lang)
+    if "asker" in params:  # who asked for the stop, said in the message's language
+        params["asker"] = asker_said(params["asker"], lang)
     reason = params.pop("reason", None)  # why nothing was done: one of action.why.*
     why = t(f"action.why.{reason}", lang) if reason else str(said(params.pop("problem", "") or "", lang))
     text = t(

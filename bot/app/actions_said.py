@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from zoneinfo import ZoneInfo
 
+from bot.actions.due import asker_said
 from bot.actions.outcome import outcome
 from bot.app.invocation import CommandError, Invocation
 from bot.chat.message import plain
@@ -69,6 +70,11 @@ def _what(warning: Warning, inst: Instance | None, lang: Lang, zone: ZoneInfo) -
         return t(f"actions.{found['outcome']}", lang, reason=_why(found.get("reason"), lang))
     if warning.status == "cancelled":
         return t("actions.cancelled", lang, reason=_why(warning.detail, lang))
+    if warning.status == "reminded":  # asked for at a time, and not the bot's to stop: its owner was told
+        return t("actions.reminded", lang, asker=asker_said(warning.asked_by, lang))
+    if warning.status == "warned" and warning.asked_by:
+        deadline = f"{warning.deadline.astimezone(zone):%m-%d %H:%M}"
+        return t("actions.asked", lang, deadline=deadline, asker=asker_said(warning.asked_by, lang))
     if warning.status == "warned":
         return t("actions.warned", lang, deadline=f"{warning.deadline.astimezone(zone):%m-%d %H:%M}")
     return t("actions.under_way", lang)  # requested, or the agent has answered and the bot not yet said it

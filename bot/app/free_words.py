@@ -18,6 +18,7 @@ import re
 from bot.app.item_spent import other_period_in
 from bot.app.price_asked import gpu_in, price_asked
 from bot.app.spend_asked import budget_set, period, spent_asked
+from bot.app.stop_words import time_first
 from bot.app.switches_said import switch_said
 from bot.fields.metering import PROVIDER_NAMES
 from rules.days import DAY_WORDS
@@ -115,6 +116,8 @@ def free_words(text: str) -> tuple[str, list[str]] | None:
         return "balance", left
     if _BALANCE_ALERT.search(said):  # autodl 余额低于200时提醒我: when runways are told (it was read as a time)
         return "balance", ["提醒", said]
+    if (stop := time_first(said)) is not None:  # 明天早上9点(提醒我)关训练机, shut down box1 at 9pm: `stop`
+        return stop
     if (at := _REMIND_AT_SAID.match(said)) is not None:  # 每天晚上8点提醒: the digest's time
         return "remind", at["when"].split()
     if _REMIND_ME.search(said):  # 每天早上9点提醒我: the digest's time
@@ -251,7 +254,8 @@ _WEEKDAYS_ONLY = lazy(
 )
 _REMIND_OFF = lazy(
     r"(?:取消|关闭|关掉|停止|停掉|暂停|不要|别|不用)(?:再)?(?:每天|每日)?的?(?:闲置)?提醒(?:了|吧)?"
-    r"|(?:stop|turn off|switch off|cancel|pause|no more)(?: the| daily| idle)* (?:remind(?:ers?|ing)|digests?)",
+    r"|(?:stop|turn off|switch off|cancel|pause|no more)(?: the| daily| idle)* (?:remind(?:ers?|ing)|digests?)"
+    r"(?: (?:me|us))?",  # stop reminding me: it was a stop of an instance named "reminding"
     re.IGNORECASE,
 )
 # the digest off said alone, with courtesy around it: `llm 项目不用提醒` or `不要提醒张三` turn nothing off (a line

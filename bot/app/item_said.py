@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from datetime import datetime, time, timedelta
 
-from bot.app import metering, rentals
+from bot.app import metering, rentals, stop_asked
 from bot.app.invocation import CommandError, Invocation
 from bot.app.item_due import item_due
 from bot.app.item_names import several, tracked_names
@@ -14,6 +14,7 @@ from bot.app.item_spent import item_idle, item_spent
 from bot.app.item_started import began
 from bot.app.item_unknown import none_called
 from bot.app.item_words import reading
+from bot.app.metering import owned_instance
 from bot.chat.digest_answers import answer
 from bot.chat.ids import Action
 from bot.chat.message import plain
@@ -66,7 +67,12 @@ def said_of_item(inv: Invocation, text: str) -> bool:
         _snoozed(inv, name, action)
     elif what.startswith("snooze-until "):  # 训练机 周五之前还要用: Still needed until that day ends
         _snoozed(inv, name, Action.STILL_NEEDED, _until(inv, name, what.removeprefix("snooze-until ")))
-    elif what == "stop":  # 关掉训练机: the bot switches nothing off when asked; what it does instead
+    elif what.startswith(("stop-at ", "remind-at ")):  # 训练机 明天早上9点关: a stop (or a reminder) then
+        kind, _, when = what.partition(" ")
+        stop_asked.asked(inv, owned_instance(inv, name), when, remind=kind == "remind-at")
+    elif what == "call-off":  # 训练机 不用关了: the stop asked for, called off
+        stop_asked.stop(inv, [name, "cancel"])
+    elif what == "stop":  # 关掉训练机: asked back with `stop NAME` to send, as a release is
         inv.answer(plain(t("item.stop_asked", inv.lang, name=name), inv.lang))
     elif what in ("done", "deleted"):
         key = "item.release_asked" if what == "done" else "item.delete_asked"

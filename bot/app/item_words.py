@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 
+from bot.app import stop_words
 from bot.app.item_names import first_named, named_first, rest_of, tracked_names
 from bot.app.item_settings import billed_as, machine_set, provider_set, whose_set
 from bot.app.item_spent import PERIOD_WORDS
@@ -260,7 +261,10 @@ _RENAMED = lazy(
 
 def _asked_then(rest: str) -> str | None:
     """What it cost over a period (`昨天花了多少`: "spent 昨天"), or how long it sat idle (`这周闲置了多久`:
-    "idle 这周", this month's where none is said), asked; None otherwise."""
+    "idle 这周", this month's where none is said), asked; a stop asked then or called off (`明天早上9点关`: "stop-at
+    明天早上9点", `不用关了`: "call-off"; bot/app/stop_words.py); None otherwise."""
+    if (stop := stop_words.after_name(rest)) is not None:
+        return stop
     if (asked := _COST_THEN.match(rest)) is not None:
         return f"spent {asked['when'] or asked['when_of']}"
     if (idle := _IDLE_HOW_LONG.match(rest)) is not None:

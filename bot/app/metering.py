@@ -52,7 +52,8 @@ from rules.patterns import lazy
 from rules.power import state_at
 
 
-def _instance(inv: Invocation, name: str) -> Instance:
+def owned_instance(inv: Invocation, name: str) -> Instance:
+    """The team's instance NAME, not released, if the person owns it or is an admin; CommandError saying which not."""
     found = Rentals(inv.deps.store).instance(inv.team, name)
     if found is None:
         raise CommandError(tw("error.rental.no_instance", inv.lang, "chat", name=literal(name)))
@@ -66,7 +67,7 @@ def _instance(inv: Invocation, name: str) -> Instance:
 AT_WORDS = ("at", "时间", "于")
 
 
-def _split_at(args: list[str]) -> tuple[list[str], str | None]:
+def split_at(args: list[str]) -> tuple[list[str], str | None]:
     """The words before `at=23:30` (or `at 23:30`, `at=yesterday 23:30`), and the time's words: None where none is
     given, "" where `at` has no time after it."""
     start = next((i for i, a in enumerate(args) if a.lower().partition("=")[0] in AT_WORDS), len(args))
@@ -80,15 +81,15 @@ def power(inv: Invocation, args: list[str]) -> None:
     """`power NAME on|off [[at=]TIME]`: it went on or off now, or at TIME (bot/fields/moments.py); `power NAME`: when
     it was on and off this month (the terminal's `power NAME`)."""
     lang = inv.lang
-    args, at = _split_at(args)
+    args, at = split_at(args)
     if at is None and len(args) > 2:  # `power box1 off 昨晚11点`, `power box1 off 2h ago`: the time without at=
         args, at = args[:2], " ".join(args[2:])
     if len(args) == 1 and at is None:
-        _stretches(inv, _instance(inv, args[0]))
+        _stretches(inv, owned_instance(inv, args[0]))
         return
     if len(args) != 2 or at == "":
         raise CommandError(t("meter.power_usage", lang))
-    found = _instance(inv, args[0])
+    found = owned_instance(inv, args[0])
     try:
         state = power_of(args[1], lang)
         now = inv.deps.now()
@@ -128,6 +129,7 @@ def _stretches(inv: Invocation, found: Instance) -> None:
     lines = [t(key, lang, name=literal(found.name), zone=str(zone), state=said_now)]
     if not stretches:  # tracked (or started) this very moment: a list under the title would be empty
         lines.append(t("meter.power_list_none", lang))
+    lines += _stop_waiting(inv, found)
     if len(stretches) > SHOWN_STRETCHES:
         lines.append(t("meter.power_list_earlier", lang, count=len(stretches) - SHOWN_STRETCHES))
     for s in stretches[-SHOWN_STRETCHES:]:
@@ -148,12 +150,24 @@ def _stretches(inv: Invocation, found: Instance) -> None:
     inv.answer(plain("\n".join(lines), lang))
 
 
+def _stop_waiting(inv: Invocation, found: Instance) -> list[str]:
+    """The stop asked for it at a time (`stop NAME at=…`), if one waits: when, who asked, how to call it off."""
+    from bot.actions.due import asker_said
+    from bot.state.actions import Actions
+
+    waiting = Actions(inv.deps.store).asked_for([found.id]).get(found.id)
+    if waiting is None:
+        return []
+    at, asker = when_said(waiting.deadline, inv.clock_zone()), asker_said(waiting.asked_by, inv.lang)
+    return [t("meter.stop_waiting", inv.lang, at=at, asker=asker, item=found.name)]
+
+
 def billing(inv: Invocation, args: list[str]) -> None:
     """`billing NAME hourly|day|month [stops|keeps]`, or `billing NAME price=1.88/h` (a price set by hand, kept);
     `billing NAME`: how it bills now, and how to change it."""
     lang = inv.lang
     if len(args) == 1:
-        found = _instance(inv, args[0])
+        found = owned_instance(inv, args[0])
         change = t("meter.billing_change", lang, name=found.name)
         inv.answer(plain(billing_shown(found, lang, change, literal(found.name)), lang))
         return
@@ -168,7 +182,7 @@ def billing(inv: Invocation, args: list[str]) -> None:
         basis, stop, price, provider = billing_words(words, lang) if words or not told else (None, None, None, None)
     except FieldError as exc:
         raise CommandError(f"{exc.field}: {exc.message}") from None
-    found = _instance(inv, args[0])
+    found = owned_instance(inv, args[0])
     rentals = Rentals(inv.deps.store)
     try:
         lines, given = _whose_set(inv, rentals, found, whose) if whose else ([], None)
@@ -263,7 +277,7 @@ def balance(inv: Invocation, args: list[str]) -> None:
         kept.append(_forgotten(inv, named))
         args = []
     if args:
-        args, at = _split_at(provider_first(args))  # `余额 +1000 autodl`: the provider named last
+        args, at = split_at(provider_first(args))  # `余额 +1000 autodl`: the provider named last
         paid = top_up_said(args[1:])  # `+2000`, `充值2000`: added to what is left now
         if at is None and paid is None:  # `余额 autodl 3200 昨晚9点`: the time without at=
             args, at = _time_after(inv, args, now)

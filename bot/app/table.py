@@ -30,6 +30,7 @@ from bot.app import (
     rename,
     rentals,
     report,
+    stop_asked,
     task_said,
     track,
 )
@@ -138,6 +139,7 @@ SUBCOMMANDS: dict[str, Handler] = {
     SubCommand.BOARD: board.board,
     SubCommand.ACTIONS: actions_said.actions,
     SubCommand.IDLE: idle.idle,
+    SubCommand.STOP: stop_asked.stop,
     "?": help_,
     "？": help_,
     **dict.fromkeys(START_WORDS, advise),
@@ -262,6 +264,8 @@ def _run(inv: Invocation, tokens: list[str]) -> None:
         start(inv)
         return
     handler = SUBCOMMANDS.get(tokens[0].lower())
+    if handler is stop_asked.stop and _stop_in_words(inv, tokens):  # `stop the reminders please`: no box's name
+        handler = None
     if handler is None and (AUTO_STOP.search(" ".join(tokens)) or policy_asked(" ".join(tokens))):
         # 闲置超过2小时自动关机 (not `idle`'s words), what happens to idle boxes here
         act.asked(inv)  # the policy and how `act stop` works: a stop policy is never set from words
@@ -335,6 +339,16 @@ def _inline(inv: Invocation, tokens: list[str]) -> None:
     )
     if convo.note:
         inv.answer(plain(t("slack.moved_to_dm", inv.lang), inv.lang))
+
+
+def _stop_in_words(inv: Invocation, tokens: list[str]) -> bool:
+    """`stop` followed by words the free words read (`stop the reminders please`, `stop reminding me`) rather than a
+    tracked instance's name: those words, not a stop of an instance named "the"."""
+    from bot.state.rentals import Rentals
+
+    if len(tokens) < 2 or free_words(" ".join(tokens)) is None:
+        return False
+    return Rentals(inv.deps.store).instance(inv.team, tokens[1]) is None
 
 
 def _sentence(tokens: list[str]) -> bool:

@@ -59,3 +59,4 @@ class SubCommand(StrEnum):
     BOARD = "board"
     ACTIONS = "actions"
     IDLE = "idle"
+    STOP = "stop"

@@ -52,6 +52,7 @@ class Warning:
     detail: str | None
     figures: dict[str, Any] | None
     handed_at: datetime | None = None  # when a heartbeat's answer first carried it to the agent
+    asked_by: str | None = None  # who asked for a stop at the deadline (0039); None: the idle policy's warning
 
 
 def _warning(row: Any) -> Warning:
@@ -140,6 +141,70 @@ class Actions:
                 .returning(a.id)
             ).scalar_one()
             row = conn.execute(select(stop_actions).where(a.id == made)).one()
+        return _warning(row)
+
+    def ask(
+        self,
+        team: str,
+        instance_id: int,
+        channel: str,
+        now: datetime,
+        at: datetime,
+        by: str,
+        lang: str | None,
+        *,
+        remind: bool = False,
+    ) -> tuple[Warning | None, Warning | None]:
+        """A stop asked for at `at` by `by` (`remind`: its owner only reminded then, the bot stops nothing): kept as
+        a warning due then, which replaces the one open and not yet due to act (the idle policy's, or a time asked
+        before: cancelled, detail `asked_again`). Returns (the new one, the one it replaced); (None, the open one)
+        where a stop is already under way (asked of an agent, or its answer not yet said): nothing is kept."""
+        a = stop_actions.c
+        with self.store.writing() as conn:
+            row = conn.execute(select(stop_actions).where(a.instance_id == instance_id, a.status.in_(OPEN))).first()
+            before = _warning(row) if row is not None else None
+            if before is not None and before.status != "warned":
+                return None, before
+            if before is not None:
+                conn.execute(
+                    update(stop_actions)
+                    .where(a.id == before.id, a.status == "warned")
+                    .values(status="cancelled", detail="asked_again", decided_at=now)
+                )
+            made = conn.execute(
+                insert(stop_actions)
+                .values(
+                    team=team,
+                    instance_id=instance_id,
+                    channel=channel,
+                    lang=lang,
+                    warned_at=now,
+                    deadline=at,
+                    status="warned",
+                    attempts=0,
+                    asked_by=by,
+                    figures={"remind": True} if remind else None,
+                )
+                .returning(a.id)
+            ).scalar_one()
+            new = _warning(conn.execute(select(stop_actions).where(a.id == made)).one())
+        return new, before
+
+    def asked_for(self, instance_ids: list[int]) -> dict[int, Warning]:
+        """The stops asked for at a time that have not come yet, by instance."""
+        return {i: w for i, w in self.open_for(instance_ids).items() if w.asked_by and w.status == "warned"}
+
+    def call_off(self, instance_id: int, now: datetime, by: str) -> Warning | None:
+        """The stop asked for at a time, called off before it came (`训练机 不用关了`): the one cancelled, None where
+        none was waiting."""
+        a = stop_actions.c
+        waiting = (a.instance_id == instance_id, a.status == "warned", a.asked_by.is_not(None))
+        with self.store.writing() as conn:
+            row = conn.execute(select(stop_actions).where(*waiting)).first()
+            if row is None:
+                return None
+            called_off = {"status": "cancelled", "detail": "called_off", "decided_at": now, "figures": {"by": by}}
+            conn.execute(update(stop_actions).where(*waiting).values(**called_off))
         return _warning(row)
 
     def due(self, now: datetime, agent_wait: timedelta) -> list[Warning]:

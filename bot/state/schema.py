@@ -443,6 +443,7 @@ stop_actions = Table(  # a warning that an idle instance will be stopped, and wh
     Column("decided_at", UtcDateTime),
     Column("detail", Text),  # why, in words: the window judged, the cloud's answer, the agent's
     Column("figures", JSON),  # the window judged: samples, max utilisation, from, to
+    Column("asked_by", String(ID)),  # who asked for a stop at the deadline; NULL: the idle policy's warning (0039)
     Index(None, "status", "deadline"),
     Index(None, "instance_id"),
 )

@@ -27,6 +27,7 @@ CHINESE_NAMES: dict[str, str] = {
     "看板": "board",
     "停机记录": "actions",
     "闲置": "idle",
+    "停机": "stop",
 }
 
 

@@ -45,7 +45,7 @@ def test_actions_says_each_warning_and_what_became_of_it_newest_first(tmp_path: 
         )
         assert said.index("idle-d") < said.index("idle-a")  # newest first
         one = chat.command("停机记录 idle-c")  # one instance's: the whole team's were listed
-        assert "对闲置的 idle-c 做过的处理，最近 1 条" in one and "已取消" in one, one
+        assert "idle-c 的停机警告、安排、执行与取消，最近 1 条" in one and "已取消" in one, one
         assert "idle-a" not in one and "idle-d" not in one
         chat.command("track idle-e gpu=A100 price=14/h")
         assert "还没有对 idle-e 发过警告或停过机" in chat.command("actions idle-e")

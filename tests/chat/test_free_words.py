@@ -172,6 +172,15 @@ from tests.digest.test_schedule import MONDAY_0910_SHANGHAI
      ("what is the cheapest gpu", ("prices", ["cheapest"])), ("最便宜的4090", ("prices", ["RTX4090-24GB", "cheapest"])),
      # the dearest first
      ("哪台机器最贵", ("list", ["dearest"])), ("最花钱的机器", ("list", ["dearest"])),
+     # a stop asked for with its time first, or in English: `stop` (a digest time, "not understood" before)
+     ("明天早上9点关训练机", ("stop", ["训练机", "at=明天早上9点"])),
+     ("明天早上9点提醒我关训练机", ("stop", ["训练机", "at=明天早上9点", "remind"])),
+     ("今晚12点帮我把训练机停掉", ("stop", ["训练机", "at=今晚12点"])),
+     ("shut down box1 at 9pm", ("stop", ["box1", "at=9pm"])),
+     ("turn off box1 in 2 hours", ("stop", ["box1", "at=in 2 hours"])),
+     ("remind me to stop box1 at 6pm", ("stop", ["box1", "at=6pm", "remind"])),
+     ("don't stop box1", ("stop", ["box1", "cancel"])), ("stop reminding me", ("remind", ["off"])),
+     ("训练机2关机了", None),  # a box's report with a digit in its name: no stop at "训练机2"
      ("哪台机器最烧钱", ("list", ["dearest"])), ("哪个实例开销最大", ("list", ["dearest"])),  # not understood before
      # with a period other than this month: that period's costs (this month's list before)
      ("这周谁的机器最贵", ("list", ["dearest", "这周"])),

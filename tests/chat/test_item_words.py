@@ -149,14 +149,15 @@ def test_switching_off_asked_whether_to_release_and_how_long_it_ran(tmp_path: Pa
             "关掉训练机",
             "停掉 训练机",
             "帮我把训练机关了",
-            "stop 训练机",
             "please shut down 训练机",
-            "stop 训练机 at 11pm",
             "shut down 训练机 tonight",
-        ):  # a time: still nothing switched off
+        ):  # in words, or with no time read: asked back with `stop 训练机` to send (a word misread stops nothing)
             said = chat.command(asked)
-            assert "我不会应要求直接关机" in said or "I switch nothing off when asked" in said, (asked, said)
+            assert "要我现在停掉" in said or "To have me stop" in said, (asked, said)
             assert "`训练机 关机了`" in said or "`训练机 is off`" in said, said
+        # the command itself: a box tracked by hand is none the bot can stop, said with what to do instead
+        assert "机器人无法替你停掉 **训练机**" in chat.command("stop 训练机")
+        assert "会在这里提醒负责人" in chat.command("stop 训练机 at 11pm")  # at a time: its owner told then
         assert power_now(chat, "训练机") is Power.ON  # asked, not said: nothing recorded
         assert "发送 `释放 训练机`" in chat.command("训练机可以释放吗")
         chat.h.clock.advance(minutes=5)  # type: ignore[attr-defined]
@@ -504,7 +505,7 @@ def test_done_and_asked_off_in_one_breath_its_cost_so_far_and_a_start_said_later
         chat.command("登记 训练机 A800 8卡 每小时60元 起租=3天前")
         assert "发送 `释放 训练机`" in chat.command("训练机 跑完了，关掉吧")
         for asked in ("训练机 关掉吧", "训练机 关了吧"):
-            assert "我不会应要求直接关机" in chat.command(asked), asked
+            assert "要我现在停掉" in chat.command(asked), asked
         assert power_now(chat, "训练机") is Power.ON and "起关机" in chat.command("训练机 2小时前关机了")
         for asked in ("训练机 花了多少钱了", "训练机 到现在一共花了多少"):
             said = chat.command(asked)
@@ -620,7 +621,7 @@ def test_a_box_told_of_in_english_as_people_say_it(tmp_path: Path) -> None:
         assert "**gpu-box-2** is off from 2026-11-30 06:10" in chat.command("gpu-box-2 was turned off 3 hours ago")
         assert "**gpu-box-2** is on from now" in chat.command("gpu-box-2 got switched on")
         assert "**gpu-box-2** is off from now" in chat.command("gpu-box-2 has been shut down")
-        assert "I switch nothing off when asked" in chat.command("gpu-box-1 is idle, stop it")
+        assert "To have me stop" in chat.command("gpu-box-1 is idle, stop it")
         chat.command("set a budget of 20000 usd for project llm")
         assert "counts for project llm now" in chat.command("gpu-box-1 belongs to llm")
         box = Rentals(chat.deps.store).instance(f"wecom:{WECOM_BOT}", "gpu-box-1")
@@ -797,7 +798,7 @@ def test_a_box_asked_to_be_stopped_in_english_and_one_released_asked_after(tmp_p
     with driving("dingtalk", tmp_path) as chat:
         chat.command("track box1 A100 14/h")
         chat.command("track box2 H100 $2.5/h")
-        assert "I switch nothing off when asked" in chat.command("box1 is idle, can you stop it")
+        assert "To have me stop" in chat.command("box1 is idle, can you stop it")
         chat.command("release box2")
         for asked in ("who is using box2", "is box2 still running?"):
             said = chat.command(asked)
@@ -812,7 +813,7 @@ def test_a_stop_asked_after_what_the_box_does_in_chinese(tmp_path: Path) -> None
         chat.command("登记 训练机 A800 8卡 每小时60元")
         for asked in ("训练机闲着呢，帮我关掉", "训练机没在用，关了吧", "训练机空着，能停掉吗"):
             said = chat.command(asked)
-            assert "我不会应要求直接关机" in said and "这里没有叫" not in said, (asked, said)
+            assert "要我现在停掉" in said and "这里没有叫" not in said, (asked, said)
         assert "这里没有叫" not in chat.command("训练机闲着呢，哈哈")  # the tracked name glued to words: not "none"
 
 

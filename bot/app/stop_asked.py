@@ -1,0 +1,101 @@
+"""`stop NAME [at=TIME]` (`停机 训练机 明天9点`, and in words `训练机 明天早上9点关`): a box stopped now or at a time
+a person asks for. The bot stopped boxes only when its idle policy said so (`act stop`), so a team that knew its job
+ends at nine had it run, billed, until someone woke up. Kept as a warning due then (bot/state/actions.py `ask`), which
+`actions:due` carries out as it does the idle policy's, without judging idleness: through its agent or its cloud
+(bot/actions/due.py); a box the bot cannot stop (tracked by hand, with no agent) has its owner told here then.
+`stop NAME cancel` calls it off; `stop` lists the ones waiting. The owner's or an admin's, as `power` is."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from zoneinfo import ZoneInfo
+
+from bot.actions.due import asker_said, stopped_by
+from bot.app.invocation import CommandError, Invocation
+from bot.app.metering import owned_instance, split_at
+from bot.chat.message import plain
+from bot.fields.coming import coming_moment
+from bot.fields.rentals import FieldError
+from bot.state.actions import Actions
+from bot.state.rentals import Instance, Rentals
+from bot.text import Lang, t
+from bot.text.format import literal, mention
+from bot.text.runway import when_said
+from rules import metering
+
+CANCEL_WORDS = frozenset({"cancel", "off", "取消", "不用了", "不关了"})
+REMIND_WORDS = frozenset({"remind", "提醒", "只提醒"})  # `stop 训练机 at=9:00 remind`: its owner told, nothing stopped
+
+
+def stop(inv: Invocation, args: list[str]) -> None:
+    """`stop NAME [[at=]TIME] [remind]`, `stop NAME cancel`, `stop` (the stops waiting)."""
+    remind = any(a.lower() in REMIND_WORDS for a in args)
+    args, at = split_at([a for a in args if a.lower() not in REMIND_WORDS])
+    if not args and at is None:
+        _waiting(inv)
+        return
+    if not args or at == "":
+        raise CommandError(t("stop.usage", inv.lang))
+    name, rest = args[0], args[1:]
+    if len(rest) == 1 and rest[0].lower() in CANCEL_WORDS and at is None:
+        _call_off(inv, owned_instance(inv, name))
+        return
+    if rest and at is not None:
+        raise CommandError(t("stop.usage", inv.lang))
+    asked(inv, owned_instance(inv, name), at if at is not None else (" ".join(rest) or None), remind=remind)
+
+
+def asked(inv: Invocation, found: Instance, at: str | None, *, remind: bool = False) -> None:
+    """A stop of `found` asked for at `at` (words of a time to come; None: now), kept and said; `remind`: its owner
+    is told then, and nothing is stopped."""
+    lang, now, zone = inv.lang, inv.deps.now(), inv.clock_zone()
+    try:
+        when = now if at is None else coming_moment(at, lang, now, zone)
+    except FieldError as exc:
+        raise CommandError(f"{exc.field}: {exc.message}") from None
+    how = None if remind else stopped_by(inv.deps.store, found)
+    item = {"name": literal(found.name), "item": found.name}
+    if at is None and remind:  # a reminder needs its time
+        raise CommandError(t("stop.usage", lang))
+    if at is None and how is None:  # now, and the bot cannot: said at once, with what it can do
+        raise CommandError(t("stop.cannot", lang, **item))
+    keep = Actions(inv.deps.store).ask
+    new, before = keep(inv.team, found.id, inv.channel, now, when, inv.user, lang, remind=remind)
+    if new is None:
+        raise CommandError(t("stop.under_way", lang, **item))
+    said = t("stop.now", lang) if at is None else t("stop.at", lang, at=when_said(when, zone))
+    kind = how or ("remind" if remind else "reminder")  # reminded as asked, or since the bot cannot stop it
+    again = f"{when.astimezone(zone):%m-%d %H:%M}"  # the same time, as `stop NAME at=` takes it
+    lines = [t(f"stop.asked_{kind}", lang, when=said, owner=mention(found.owner), again=again, **item)]
+    if how is not None and metering.keeps(found):  # billed while stopped: the stop saves nothing, said before it
+        lines.append(t("stop.saves_nothing", lang))
+    if before is not None:
+        lines.append(t("stop.replaces", lang, at=when_said(before.deadline, zone)))
+    lines.append(t("stop.call_off", lang, item=found.name))
+    inv.answer(plain("\n".join(lines), lang))
+
+
+def _call_off(inv: Invocation, found: Instance) -> None:
+    gone = Actions(inv.deps.store).call_off(found.id, inv.deps.now(), inv.user)
+    if gone is None:
+        raise CommandError(t("stop.none_for", inv.lang, name=literal(found.name), item=found.name))
+    at = when_said(gone.deadline, inv.clock_zone())
+    inv.answer(plain(t("stop.called_off", inv.lang, name=literal(found.name), at=at), inv.lang))
+
+
+def _waiting(inv: Invocation) -> None:
+    """The team's stops asked for and not come yet, soonest first."""
+    rentals = Rentals(inv.deps.store)
+    named = {i.id: i for i in rentals.instances(inv.team, active_only=True)}
+    waiting = sorted(Actions(inv.deps.store).asked_for(list(named)).values(), key=lambda w: w.deadline)
+    if not waiting:
+        inv.answer(plain(t("stop.none", inv.lang), inv.lang))
+        return
+    zone = inv.clock_zone()
+    lines = [t("stop.title", inv.lang)]
+    lines += [_line(named[w.instance_id], w.deadline, w.asked_by, zone, inv.lang) for w in waiting]
+    inv.answer(plain("\n".join(lines), inv.lang))
+
+
+def _line(inst: Instance, at: datetime, asker: str | None, zone: ZoneInfo, lang: Lang) -> str:
+    return t("stop.line", lang, name=literal(inst.name), at=when_said(at, zone), asker=asker_said(asker, lang))

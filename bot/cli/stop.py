@@ -1,0 +1,83 @@
+"""`gpu-advise stop`: an instance stopped now or at a time asked for, called off, or the ones waiting listed (chat's
+`stop NAME [at=TIME]`, bot/app/stop_asked.py). The terminal keeps the request in the state; `serve`'s
+`actions:due` job carries it out, through the instance's agent or its cloud, and tells its channel."""
+
+from __future__ import annotations
+
+import json
+import sys
+from datetime import UTC, datetime
+from typing import Annotated
+from zoneinfo import ZoneInfo
+
+import typer
+
+from bot.cli.common import LangOpt, fail, load_settings
+from bot.cli.rentals import JsonOpt, TeamOpt, chosen_team, open_rentals
+from bot.text import t
+from bot.text.runway import when_said
+
+AT_HELP = "When, a time to come: 21:00 (the next 21:00), 'tomorrow 9am', 'in 2h', '12-08 09:00'; default now."
+BY = "terminal"  # who asked, as the state keeps it: the terminal is the operator's
+
+
+def stop(
+    name: Annotated[str | None, typer.Argument(help="The instance; none: the stops asked for.")] = None,
+    at: Annotated[str | None, typer.Option("--at", help=AT_HELP)] = None,
+    cancel: Annotated[bool, typer.Option("--cancel", help="Call off the stop asked for.")] = False,
+    remind: Annotated[bool, typer.Option("--remind", help="Only tell its owner in its channel then.")] = False,
+    team: TeamOpt = None,
+    lang: LangOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Have an instance stopped now or at a time (by serve, through its agent or cloud), or call it off."""
+    from bot.actions.due import stopped_by
+    from bot.fields.coming import coming_moment
+    from bot.fields.rentals import FieldError
+    from bot.state.actions import Actions
+
+    settings = load_settings(lang=lang)
+    said_in, zone, now = settings.files.lang, ZoneInfo(settings.digest.remind_tz), datetime.now(UTC)
+    rentals = open_rentals(settings)
+    team = chosen_team(settings, team)
+    actions = Actions(rentals.store)
+    if name is None:
+        named = {i.id: i.name for i in rentals.instances(team, active_only=True)}
+        waiting = sorted(actions.asked_for(list(named)).values(), key=lambda w: w.deadline)
+        rows = [{"item": named[w.instance_id], "at": w.deadline.isoformat(), "asked_by": w.asked_by} for w in waiting]
+        lines = [f"{named[w.instance_id]}\t{when_said(w.deadline, zone)}\t{w.asked_by}" for w in waiting]
+        _out(rows, as_json, lines or [t("cli.stop_none", said_in)])
+        return
+    inst = rentals.instance(team, name)
+    if inst is None or inst.released_at is not None:
+        raise fail(
+            t("error.rental.no_instance" if inst is None else "error.rental.already_released", said_in, name=name)
+        )
+    if cancel:
+        gone = actions.call_off(inst.id, now, BY)
+        if gone is None:
+            raise fail(t("cli.stop_none_for", said_in, name=name))
+        _out(
+            {"item": name, "called_off": gone.deadline.isoformat()},
+            as_json,
+            [t("cli.stop_called_off", said_in, name=name, at=when_said(gone.deadline, zone))],
+        )
+        return
+    try:
+        when = now if at is None else coming_moment(at, said_in, now, zone)
+    except FieldError as exc:
+        raise fail(f"--at: {exc.message}") from None
+    how = None if remind else stopped_by(rentals.store, inst)
+    if at is None and (how is None or remind):
+        raise fail(t("cli.stop_cannot", said_in, name=name))
+    new, before = actions.ask(team, inst.id, inst.channel, now, when, BY, said_in, remind=remind)
+    if new is None:
+        raise fail(t("cli.stop_under_way", said_in, name=name))
+    kind = how or ("remind" if remind else "reminder")
+    line = t(f"cli.stop_asked_{kind}", said_in, name=name, at=when_said(when, zone))
+    replaced = before.deadline.isoformat() if before is not None else None
+    _out({"item": name, "at": when.isoformat(), "how": kind, "replaced": replaced}, as_json, [line])
+
+
+def _out(data: object, as_json: bool, lines: list[str]) -> None:
+    sys.stdout.write((json.dumps(data, ensure_ascii=False, indent=2) if as_json else "\n".join(lines)) + "\n")
