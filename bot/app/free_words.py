@@ -72,6 +72,46 @@ AUTO_STOP = lazy(
 )
 
 
+# what a kind of rental is, asked (共享卡和独占卡有什么区别, 什么是抢占式实例, MIG是什么, what is time-slicing):
+# `help`'s explanation of it (bot/app/table.py CONCEPTS); it was "not understood"
+_CONCEPTS = (
+    (
+        "shared",
+        lazy(
+            r"(?:共享|独占|独享|整卡|切片).{0,6}(?:和|与|跟|还是|vs\.?|对比).{0,6}(?:共享|独占|独享|整卡|切片)"
+            r".{0,8}(?:区别|不同|差别|差异|哪个好|怎么选|选哪个)|(?:什么是|啥是|什么叫)(?:共享卡|独占卡|独享卡|共享gpu)"
+            r"|(?:共享卡|独占卡|独享卡)(?:是什么|是啥|什么意思)"
+            r"|difference between (?:an? )?(?:shared|dedicated)\b.*\b(?:shared|dedicated)"
+            r"|(?:shared|dedicated) (?:vs\.?|or|versus) (?:shared|dedicated)(?: (?:gpus?|cards?))?\??$"
+            r"|what(?:'s| is| are) (?:an? )?(?:shared|dedicated) (?:gpus?|cards?)",
+            re.IGNORECASE,
+        ),
+    ),
+    (
+        "spot",
+        lazy(
+            r"(?:什么是|啥是|什么叫)(?:抢占式|竞价)(?:实例|卡)?|(?:抢占式|竞价)(?:实例|卡)?(?:是什么|是啥|什么意思|靠谱吗)"
+            r"|what(?:'s| is| are) (?:an? )?(?:spot|preemptible) (?:instances?|gpus?|capacity)",
+            re.IGNORECASE,
+        ),
+    ),
+    (
+        "slicing",
+        lazy(
+            r"(?:时间片|显存切片|mig|vgpu|qgpu|cgpu|vnpu|hami).{0,10}(?:区别|不同|是什么|是啥|什么意思)"
+            r"|(?:什么是|啥是|什么叫)(?:mig|vgpu|qgpu|时间片|显存切片)"
+            r"|what(?:'s| is) (?:mig|vgpu|qgpu|time-?slicing)|difference between (?:mig|time-?slicing|vgpu)",
+            re.IGNORECASE,
+        ),
+    ),
+)
+
+
+def concept_asked(said: str) -> str | None:
+    """The kind of rental a question asks to have explained (`shared`, `spot`, `slicing`); None where none."""
+    return next((name for name, pattern in _CONCEPTS if pattern.search(said)), None)
+
+
 def free_words(text: str) -> tuple[str, list[str]] | None:
     """The sub-command and its words a message without one means: ("help", []), ("prices", [GPU]), ("quote", words)
     where a run is said with the GPU, ("advise", []); None when it means none of them."""
@@ -82,6 +122,8 @@ def free_words(text: str) -> tuple[str, list[str]] | None:
         return switched
     if (how := _HOW_TO.match(said)) is not None and (topic := _topic(how["what"] or how["thing"])) is not None:
         return "help", [topic]  # 怎么登记机器, how do I track a box: the help's lines of that sub-command
+    if (concept := concept_asked(said)) is not None:  # 共享卡和独占卡有什么区别, what is a spot instance: explained
+        return "help", [concept]
     if _WASTE.search(said):  # 浪费了多少, 谁浪费最多, how much did we waste last week: that period's report, idle cost
         return "report", [period(_WASTE.compiled.sub(" ", said))]
     if _IDLE_RULE.search(said):  # 什么算闲置, what's the idle rule: when a box counts idle, and who sets it

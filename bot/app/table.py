@@ -93,6 +93,14 @@ def advise(inv: Invocation, args: list[str]) -> None:
         conversation.typed_answer(inv.deps, inv.chat, convo, " ".join(args), inv.user, inv.request_key)
 
 
+# the kinds of rental `help` explains, by their words in either language (`help spot`, `帮助 抢占式`)
+CONCEPTS = (
+    dict.fromkeys(("shared", "dedicated", "共享", "共享卡", "独占", "独占卡"), "shared")
+    | dict.fromkeys(("spot", "preemptible", "抢占式", "竞价"), "spot")
+    | dict.fromkeys(("slicing", "mig", "vgpu", "qgpu", "时间片", "显存切片", "切片"), "slicing")
+)
+
+
 def help_(inv: Invocation, args: list[str]) -> None:
     """The chat's help, in the line's language, or in the one named (`help en`, `help 中文`); `help budget`
     (`帮助 预算`, and a how-to question: `怎么设置预算`) the lines of it that name that sub-command, and where the rest
@@ -100,6 +108,9 @@ def help_(inv: Invocation, args: list[str]) -> None:
     named = Lang.named(args[0]) if args else None
     lang = named or inv.lang
     word = CHINESE_NAMES.get(args[0], args[0].lower()) if args and named is None else ""
+    if (topic := CONCEPTS.get(word)) is not None:  # `help shared`, 共享卡和独占卡有什么区别: what it is, explained
+        inv.answer(plain("\n".join([t(f"concept.{topic}", lang), t("help.rest", lang)]), lang))
+        return
     lines = [line for line in inv.help_text(lang).splitlines() if f"`{word}" in line] if word in SUBCOMMANDS else []
     if lines:
         inv.answer(plain("\n".join([*lines, t("help.rest", lang)]), lang))

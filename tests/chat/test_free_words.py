@@ -602,3 +602,27 @@ def test_one_providers_balance_asked_and_a_balance_alert_asked_with_an_amount(tm
         assert "autodl：约剩 ¥500" in chat.command("balance autodl 还能用多久")
         said = chat.command("autodl 余额低于200时提醒我")
         assert "autodl 的余额低于 200 时会在这里提醒" in said and "runpod" in said, said
+
+
+@pytest.mark.parametrize(
+    ("said", "topic"),
+    [("共享卡和独占卡有什么区别", "shared"), ("独占和共享哪个好", "shared"), ("what is a dedicated GPU", "shared"),
+     ("difference between shared and dedicated GPUs", "shared"), ("什么是抢占式实例", "spot"),
+     ("抢占式实例靠谱吗", "spot"), ("what is a spot instance", "spot"), ("MIG是什么", "slicing"),
+     ("时间片和显存切片有什么区别", "slicing"), ("what is time-slicing", "slicing")],
+)  # fmt: skip
+def test_a_kind_of_rental_asked_about_is_explained(said: str, topic: str) -> None:
+    """Each was "not understood": `help`'s explanation of that kind."""
+    assert free_words(said) == ("help", [topic])
+
+
+def test_the_explanations_answer_in_the_askers_words_and_what_they_suggest_works(tmp_path: Path) -> None:
+    with driving("feishu", tmp_path) as chat:
+        said = chat.command("共享卡和独占卡有什么区别")
+        assert "**独占卡**" in said and "时间片轮转" in said and "`advise`" in said, said
+        assert "抢占式（竞价）实例" in chat.command("什么是抢占式实例")
+        slicing = chat.command("MIG是什么")
+        assert "qGPU" in slicing and "`help shared`" in slicing
+        assert "**独占卡**" in chat.command("help shared")  # what it suggests (a sub-command: the team's language)
+        assert "Spot (preemptible)" in chat.command("what is a spot instance")
+        assert "**独占卡**" in chat.command("帮助 共享")
