@@ -45,7 +45,9 @@ _RENTED = lazy(
 )
 _WASTE = lazy(  # money left idle, asked (本周闲置浪费了多少钱, 谁浪费最多, how much did we waste last week)
     # who left most idle (上周谁的机器闲置最多: it was "nothing of yours is idle now")
-    r"(?:谁的|哪个项目的?)?(?:机器|卡|实例)?(?:闲置|闲着|空闲|空着)(?:得|的)?最(?:多|久)(?:的)?(?:是谁|是哪个)?"
+    # 哪台机器闲置最多 (its period was "哪台")
+    r"(?:谁的|哪个项目的?|哪台|哪个|哪些)?(?:机器|卡|实例|服务器)?(?:闲置|闲着|空闲|空着)(?:得|的)?最(?:多|久)(?:的)?"
+    r"(?:是谁|是哪个|是哪台)?"
     r"|(?:闲置)?(?:浪费|白花)(?:了|掉)?(?:多少钱?|最多|的钱)?|闲置(?:的)?(?:花费|成本|费用|花了多少钱?)|谁(?=浪费)"
     r"|(?:how much )?(?:did|do|have) we waste(?:d)?|who wastes?(?: the)? most"
     r"|(?:who(?:'s| is| are)? )?wasting(?: the most)?(?: money)?|(?<![a-z])wasted?(?![a-z])",

@@ -43,7 +43,7 @@ _WHOSE = lazy(
 )
 # how it is, asked (训练机 停了吗, 还在跑吗, is box1 on?): `power NAME`'s answer
 _STATE = lazy(
-    r"(?:现在)?(?:停了|关了|关机了|开着|开机了|还开着|在跑|还在跑|在运行|还在运行|开着没|关了没)(?:吗|么|没有?)[?？]?"
+    r"(?:现在|最近|这几天)?(?:停了|关了|关机了|开着|开机了|还开着|在跑|还在跑|在运行|还在运行|开着没|关了没)(?:吗|么|没有?)[?？]?"
     r"|(?:这个月|本月)?(?:用了|开了|跑了|开机)(?:多久|多长时间|多少小时|几个小时|几天|多少天)(?:了)?[?？]?"
     r"|(?:现在)?(?:什么|啥)状态[?？]?|(?:的)?状态|(?:is it |still )?(?:on|off|running)\?|status\??"
     # 训练机什么时候开始的, 训练机是哪天开始租的, 训练机几号起租的
@@ -97,6 +97,12 @@ _COST_THEN = lazy(
 _IDLE_HOW_LONG = lazy(
     rf"^(?P<when>{PERIOD_WORDS})?\s*(?:一共|总共)?(?:闲置|闲|空闲|空转|空跑)(?:了|着)?"
     r"(?:多久|多长时间|多少小时|几个小时|多少个小时|几天|多少天)(?:了)?(?:呢|啊)?[?？]?$",
+    re.IGNORECASE,
+)
+# how much it is used, asked (训练机的显卡利用率怎么样, 训练机 利用率多少, 训练机 最近忙不忙): it was not read
+_USE_ASKED = lazy(
+    r"(?:的)?(?:显卡|gpu|卡)?(?:的)?(?:利用率|使用率|占用率|负载)(?:怎么样|如何|多少|高吗|高不高|咋样)?(?:呢|啊)?[?？]?"
+    r"|(?:最近|这几天|这周)?(?:忙不忙|闲不闲|用得多吗|用的多吗|用得怎么样)(?:呢|啊)?[?？]?",
     re.IGNORECASE,
 )
 _COST_THEN_EN = lazy(
@@ -265,6 +271,8 @@ def _asked_then(rest: str) -> str | None:
     明天早上9点", `不用关了`: "call-off"; bot/app/stop_words.py); None otherwise."""
     if (stop := stop_words.after_name(rest)) is not None:
         return stop
+    if _USE_ASKED.fullmatch(rest):  # 训练机的显卡利用率怎么样, 训练机 忙不忙: its last seven days' busy and idle hours
+        return "idle 最近7天"
     if (asked := _COST_THEN.match(rest)) is not None:
         return f"spent {asked['when'] or asked['when_of']}"
     if (idle := _IDLE_HOW_LONG.match(rest)) is not None:

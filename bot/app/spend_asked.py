@@ -122,6 +122,7 @@ _THIS_MONTHS = dict.fromkeys(("月报", "账单", "费用明细", "bill", "invoi
 _PERIODIC = {"weekly": "last-week", "monthly": "this-month"}
 _REPORT_ASKED = lazy(  # the words around a report's period (看一下上个月的报表, show me last month's report)
     r"看一下|看看|查一下|发一下|发个|给我|导出|下载|打印|一下|的|呢|吗|吧|？|\?|'s(?![a-z])"
+    r"|帮我|帮忙|麻烦|请"  # 帮我导出上个月的账单: a period named 帮我, before
     r"|(?<![a-z])(?:the|show|me|please|send|get|our|give|a|can|you|i|want|export|download|what|does|do|say|says"
     r"|as|in|csv|excel|file)(?![a-z])|导出为|csv|excel|表格|文件",
     re.IGNORECASE,

@@ -39,6 +39,9 @@ from tests.digest.test_schedule import MONDAY_0910_SHANGHAI
      ("帮我看看这个月GPU花了多少钱", ("report", ["这个月"])), ("这个月显卡花了多少钱", ("report", ["这个月"])),
      ("帮我查一下上周花了多少", ("report", ["上周"])), ("请问这个月一共花了多少钱", ("report", ["这个月"])),
      ("我想知道这个月llm花了多少", ("report", ["这个月", "project=llm"])),
+     # asked politely for a bill, and which box sat idle most: the period's report (periods named 帮我, 哪台 before)
+     ("帮我导出上个月的账单", ("report", ["上个月"])), ("麻烦发一下上周的报告", ("report", ["上周"])),
+     ("最近一周哪台机器闲置最多", ("report", ["最近一周"])), ("哪台机器闲置最多", ("report", ["this-month"])),
      ("what did we spend on gpus last week", ("report", ["last week"])),
      ("what's left on runpod", ("balance", [])),
      ("autodl还能用几天", ("balance", [])),  # not understood before
@@ -619,10 +622,10 @@ def test_a_kind_of_rental_asked_about_is_explained(said: str, topic: str) -> Non
 def test_the_explanations_answer_in_the_askers_words_and_what_they_suggest_works(tmp_path: Path) -> None:
     with driving("feishu", tmp_path) as chat:
         said = chat.command("共享卡和独占卡有什么区别")
-        assert "**独占卡**" in said and "时间片轮转" in said and "`advise`" in said, said
+        assert "*独占卡*" in said and "时间片轮转" in said and "`advise`" in said, said
         assert "抢占式（竞价）实例" in chat.command("什么是抢占式实例")
         slicing = chat.command("MIG是什么")
         assert "qGPU" in slicing and "`help shared`" in slicing
-        assert "**独占卡**" in chat.command("help shared")  # what it suggests (a sub-command: the team's language)
+        assert "*独占卡*" in chat.command("help shared")  # what it suggests (a sub-command: the team's language)
         assert "Spot (preemptible)" in chat.command("what is a spot instance")
-        assert "**独占卡**" in chat.command("帮助 共享")
+        assert "*独占卡*" in chat.command("帮助 共享")

@@ -877,3 +877,15 @@ def test_storage_named_with_words_not_read_says_what_storage_takes_and_each_work
         for words in sorted(suggested, key=lambda w: w.startswith("delete-storage")):  # the delete last
             answered = chat.command(words)
             assert "无法识别" not in answered and "not read" not in answered and "未知" not in answered, words
+
+
+def test_a_boxs_use_asked_is_its_last_weeks_busy_and_idle_hours(tmp_path: Path) -> None:
+    """`训练机的显卡利用率怎么样` and `训练机 最近忙不忙` were not read, `训练机 最近在跑吗` was a word not read: its
+    last seven days' billed, busy and idle GPU-hours (here none with data, said so), and how it is now."""
+    with driving("dingtalk", tmp_path) as chat:
+        chat.h.clock.now = MONDAY_0910_SHANGHAI  # type: ignore[attr-defined]
+        chat.command("登记 训练机 A800 8卡 每小时60元 起租=5天前")
+        for asked in ("训练机的显卡利用率怎么样", "训练机 利用率多少", "训练机 最近忙不忙"):
+            said = chat.command(asked)
+            assert "**训练机** 在 11-24 – 11-30" in said and "付费 GPU 小时 960.0" in said, (asked, said)
+        assert "**训练机** 现在开机" in chat.command("训练机 最近在跑吗")
