@@ -16,6 +16,7 @@ multi_query_group_num) and the parameter count the card states.
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass
 
 from rules.policy import Serving
@@ -69,9 +70,27 @@ def _key(name: str) -> str:
 BY_KEY = {_key(m.name): m for m in MODELS} | {_key("Mistral-7B-v0.3"): MODELS[6], _key("glm-4-9b-chat"): MODELS[9]}
 
 
+# a model said by its family and size, as people say it ("llama 70B", "qwen 72b", "llama3-8b")
+_FAMILY_SIZE = re.compile(r"(?P<family>[a-z]+)[a-z0-9.\-_ ]*?[\s\-_]?(?P<size>\d+(?:\.\d+)?)\s*b")
+
+
 def find_model(name: str) -> Architecture | None:
-    """A bundled architecture by its name, in any case and spacing ("qwen2.5-7b", "Llama 3.1 70B")."""
-    return BY_KEY.get(_key(name))
+    """A bundled architecture by its name, in any case and spacing ("qwen2.5-7b", "Llama 3.1 70B"), or by its family
+    and size where one bundled model alone has both ("llama 70B": Llama-3.1-70B; it was an unknown model). The answer
+    names the architecture it used, so the reading is said."""
+    found = BY_KEY.get(_key(name))
+    said = _FAMILY_SIZE.fullmatch(name.strip().lower()) if found is None else None
+    if said is None:
+        return found
+    family, size = said["family"], said["size"]
+    named = [
+        m
+        for m in MODELS  # a distill is another family's architecture under this one's name: never guessed
+        if m.name.lower().startswith(family)
+        and m.name.lower().endswith(f"-{size}b")
+        and "distill" not in m.name.lower()
+    ]
+    return named[0] if len(named) == 1 else None
 
 
 def nearest_model(params_b: float) -> Architecture:

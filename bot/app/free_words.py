@@ -93,7 +93,10 @@ _CONCEPTS = (
         "spot",
         lazy(
             r"(?:什么是|啥是|什么叫)(?:抢占式|竞价)(?:实例|卡)?|(?:抢占式|竞价)(?:实例|卡)?(?:是什么|是啥|什么意思|靠谱吗)"
-            r"|what(?:'s| is| are) (?:an? )?(?:spot|preemptible) (?:instances?|gpus?|capacity)",
+            r"|what(?:'s| is| are) (?:an? )?(?:spot|preemptible) (?:instances?|gpus?|capacity)"
+            # whether spot suits a job (能用抢占式吗, can I use spot for a 3 day run): what it suits
+            r"|(?:能|可以|适合|能不能|可不可以)(?:用)?(?:抢占式|竞价)|(?:can|should) (?:i|we) use (?:spot|preemptible)"
+            r"|is (?:spot|preemptible) (?:ok|safe|good|fine|a good idea)",
             re.IGNORECASE,
         ),
     ),
@@ -410,7 +413,8 @@ _FORECAST = lazy(
     r"|(?:每天|一天|日均)(?:大概|平均)?(?:要|会)?花(?:多少|掉多少)|烧钱速度|花钱速度"
     r"|burn rate|(?:spend(?:ing)?|cost) (?:forecast|per day|a day)|forecast(?: (?:this|the) month)?"
     r"|(?:daily|monthly) (?:burn|spend)|burn (?:per|a) (?:day|month)|how much do we (?:spend|burn) (?:a|per) day"
-    r"|how much (?:will|are) we (?:going to )?spend(?:ing)?(?: this month| per day| a day)?",
+    r"|how much (?:will|are) we (?:going to )?spend(?:ing)?(?: this month| per day| a day)?"
+    r"|what will (?:we|it) (?:spend|cost|burn)(?: this month| by (?:the )?month'?s? end)?",  # not understood before
     re.IGNORECASE,
 )
 _STORAGE_LIST = lazy(

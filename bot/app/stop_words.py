@@ -40,7 +40,13 @@ _ENGLISH = lazy(
     r"(?P<name>\S+?)(?:\s+down|\s+off)?\s+(?:at\s+)?(?P<when>(?:in\s+|tomorrow|tonight|\d).*?)(?:,?\s*please)?[.!]?$",
     re.IGNORECASE,
 )
-_DONT = lazy(r"^(?:please\s+)?(?:don'?t|do not) (?:stop|shut down|turn off) (?P<name>\S+?)(?: please)?[.!]?$", re.I)
+_DONT = lazy(
+    r"^(?:please\s+)?(?:don'?t|do not) (?:stop|shut down|turn off) (?P<name>\S+?)(?: please)?[.!]?$"
+    # cancel the stop of box1, 取消训练机的定时关机
+    r"|^(?:please\s+)?(?:cancel|call off)(?: the)?(?: scheduled)? (?:stop|shutdown) (?:of|for) (?P<of>\S+?)[.!]?$"
+    r"|^(?:帮我|请)?取消\s*(?P<zh>\S+?)\s*的?(?:定时)?(?:关机|停机)(?:吧)?$",
+    re.IGNORECASE,
+)
 
 
 def after_name(rest: str) -> str | None:
@@ -64,7 +70,7 @@ def time_first(said: str) -> tuple[str, list[str]] | None:
     a reminder is asked; `[NAME, cancel]` for one called off); None otherwise."""
     text = said.strip()
     if (dont := _DONT.match(text)) is not None:
-        return "stop", [dont["name"], "cancel"]
+        return "stop", [dont["name"] or dont["of"] or dont["zh"], "cancel"]
     found = _TIME_FIRST.match(text) or _ENGLISH.match(text)
     if found is None:
         return None

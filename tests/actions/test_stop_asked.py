@@ -114,7 +114,7 @@ def test_a_reminder_only_never_stops_a_box_the_bot_could_stop(tmp_path: Path) ->
         inst, token = enrolled(h)
         quiet(h, inst)
         said = reply(h, "stop box-1 at=in 1h remind")
-        assert "will be told here to stop *box-1*" in said and "the bot stops nothing" in said
+        assert "Its owner <@U1> will be told here at " in said and "to stop *box-1*; the bot stops nothing" in said
         h.clock.advance(hours=1, minutes=1)
         quiet(h, inst, minutes=60)
         assert run_actions(h.deps, h.tellers()) == 1

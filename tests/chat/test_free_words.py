@@ -183,6 +183,9 @@ from tests.digest.test_schedule import MONDAY_0910_SHANGHAI
      ("turn off box1 in 2 hours", ("stop", ["box1", "at=in 2 hours"])),
      ("remind me to stop box1 at 6pm", ("stop", ["box1", "at=6pm", "remind"])),
      ("don't stop box1", ("stop", ["box1", "cancel"])), ("stop reminding me", ("remind", ["off"])),
+     ("cancel the stop of box1", ("stop", ["box1", "cancel"])),
+     ("取消训练机的定时关机", ("stop", ["训练机", "cancel"])),
+     ("what will we spend this month", ("budget", ["forecast"])),  # not understood before
      ("训练机2关机了", None),  # a box's report with a digit in its name: no stop at "训练机2"
      ("哪台机器最烧钱", ("list", ["dearest"])), ("哪个实例开销最大", ("list", ["dearest"])),  # not understood before
      # with a period other than this month: that period's costs (this month's list before)
@@ -612,7 +615,8 @@ def test_one_providers_balance_asked_and_a_balance_alert_asked_with_an_amount(tm
     [("共享卡和独占卡有什么区别", "shared"), ("独占和共享哪个好", "shared"), ("what is a dedicated GPU", "shared"),
      ("difference between shared and dedicated GPUs", "shared"), ("什么是抢占式实例", "spot"),
      ("抢占式实例靠谱吗", "spot"), ("what is a spot instance", "spot"), ("MIG是什么", "slicing"),
-     ("时间片和显存切片有什么区别", "slicing"), ("what is time-slicing", "slicing")],
+     ("时间片和显存切片有什么区别", "slicing"), ("what is time-slicing", "slicing"),
+     ("能用抢占式吗", "spot"), ("can I use spot for a 3 day training run", "spot")],
 )  # fmt: skip
 def test_a_kind_of_rental_asked_about_is_explained(said: str, topic: str) -> None:
     """Each was "not understood": `help`'s explanation of that kind."""

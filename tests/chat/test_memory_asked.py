@@ -38,6 +38,9 @@ def test_a_models_memory_asked_is_its_estimate_and_the_cards_that_hold_it(tmp_pa
     with driving("slack", tmp_path / "en") as chat:
         said = chat.command("how much memory for qwen2.5-7b")
         assert "Serving memory of Qwen2.5-7B (bf16)" in said and "One card holds it: RTX4090-24GB" in said, said
+        # a family and size (it opened a profile: `llama 70B` was no model known)
+        said = chat.command("how much memory does llama 70B need for inference")
+        assert "Serving memory of Llama-3.1-70B (bf16)" in said, said
 
 
 def test_only_a_model_asked_about_is_read_as_one() -> None:

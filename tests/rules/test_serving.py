@@ -175,3 +175,17 @@ def test_a_bundled_models_name_after_a_kind_of_training_is_that_trainings_model(
     for said, values in (("qwen2.5-72b serve", {"workload": "lora"}), ("qwen2.5-7b 8k x 16", {"workload": "lora"}),
                          ("qwen2.5-72b", {"workload": "hpo"}), ("qwen2.5-72b", {})):  # fmt: skip
         assert answer_in_context("memory", said, values).method is Workload.INFERENCE, said
+
+
+@pytest.mark.parametrize(
+    ("said", "model"),
+    [("llama 70B", "Llama-3.1-70B"), ("llama-70b", "Llama-3.1-70B"), ("llama3 8b", "Llama-3.1-8B"),
+     ("qwen 72b", "Qwen2.5-72B"), ("Qwen-14B", "Qwen2.5-14B"), ("glm 9b", "GLM-4-9B"),
+     ("llama 7b", None),  # no bundled Llama of that size: not guessed from another
+     ("deepseek 7b", None),  # the bundled DeepSeeks are Qwen distills: another architecture, never guessed
+     ("foo 7b", None)],
+)  # fmt: skip
+def test_a_model_said_by_its_family_and_size_is_the_one_bundled_model_of_both(said: str, model: str | None) -> None:
+    """`how much memory does llama 70B need for inference` was an unknown model: only `Llama-3.1-70B` was read."""
+    found = find_model(said)
+    assert (found.name if found else None) == model
