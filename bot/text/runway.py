@@ -30,11 +30,22 @@ def runway_line(runway: Runway, lang: Lang, zone: ZoneInfo) -> str:
         span=age_text((runway.measured_hours or 0) / 24, lang),
         provider=runway.provider,
         left=left,
-        hours=show(round(runway.hours)) if runway.hours >= 1 else show(round(runway.hours, 1)),
+        lasts=lasts_said(runway.hours, lang),
         until=f"{until:%m-%d %H:%M}" if until else "-",
         zone=zone.key,
         rate=money(runway.burn_per_hour, runway.currency),
     ) + burning_said(runway, lang)
+
+
+DAYS_FROM = 48  # hours from which a balance's runway is said in days too: `autodl 还能用几天` got "133 小时"
+
+
+def lasts_said(hours: float, lang: Lang) -> str:
+    """How long a balance lasts: its hours (a tenth under one), and from two days on its days with them."""
+    said = show(round(hours)) if hours >= 1 else show(round(hours, 1))
+    if hours < DAYS_FROM:
+        return t("runway.lasts_hours", lang, hours=said)
+    return t("runway.lasts_days", lang, days=show(round(hours / 24, 1)), hours=said)
 
 
 def balance_kept(provider: str, amount: float, currency: str, at: datetime, zone: ZoneInfo, lang: Lang) -> str:

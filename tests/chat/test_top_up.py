@@ -28,7 +28,8 @@ def test_a_top_up_said_in_words_or_with_a_plus_is_added_to_what_is_left(tmp_path
         refused = chat.command("autodl充值了2000")
         assert "还没有记录 autodl 的余额" in refused and not Balances(chat.deps.store).latest(TEAM), refused
         assert "amount" not in refused  # the field's name said first was noise to whoever typed words
-        chat.command("余额 autodl 3000")
+        kept = chat.command("余额 autodl 3000")  # two days and more: said in days too (it was "50 小时" alone)
+        assert "约可用 2.1 天（50 小时）" in kept, kept
         chat.h.clock.now += timedelta(hours=2)  # type: ignore[attr-defined]  # ¥120 billed
         said = chat.command("autodl充值了2000")
         assert "充值 ¥2,000；此前约剩 ¥2,880，现在约 ¥4,880" in said, said
