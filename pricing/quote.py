@@ -59,12 +59,18 @@ def _filter(offers: Sequence[Offer], req: QuoteRequest) -> list[Offer]:
         sold = [o for o in gpu if o.record.provider.lower() == req.provider.lower()]
         if not sold:
             sellers = ", ".join(sorted({o.record.provider for o in gpu}))
+            # what the provider does price, so `A100在lambda上多少钱` is told lambda has the A100-40GB
+            theirs = ", ".join(
+                sorted({o.record.gpu for o in offers if o.record.provider.lower() == req.provider.lower()})
+            )
             raise QuoteError(
                 "no_provider_price",
-                f"no price for {req.gpu} from provider {req.provider!r}. Providers with prices: {sellers}",
+                f"no price for {req.gpu} from provider {req.provider!r}. Providers with prices: {sellers}; "
+                f"{req.provider} prices: {theirs or '-'}",
                 gpu=req.gpu,
                 provider=req.provider,
                 known=sellers,
+                theirs=theirs or "-",
             )
         gpu = sold
     if req.region is None:

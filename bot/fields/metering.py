@@ -69,7 +69,7 @@ PROVIDER_WORDS = {"阿里云": "aliyun", "阿里": "aliyun", "alibaba": "aliyun"
 # other id is said with its key
 PROVIDER_NAMES = frozenset(PROVIDER_WORDS) | frozenset(PROVIDER_WORDS.values()) | {"autodl", "aws", "gcp", "azure"}
 # the marketplaces teams prepay and the bundled rate card's (runpod balance is 500 dollars was listed, not recorded)
-PROVIDER_NAMES |= {"runpod", "lambda", "vastai", "featurize", "scnet"}
+PROVIDER_NAMES |= {"runpod", "lambda", "vastai", "featurize", "scnet", "openrelay"}
 
 
 def provider_names_pattern(edge: str = "a-z") -> str:

@@ -25,6 +25,10 @@ def test_a_provider_said_after_the_gpu_keeps_its_prices_alone(tmp_path: Path) ->
         assert "缓存的价格 — A10-24GB · aliyun" in alibaba and "9.74 CNY/小时" in alibaba, alibaba
         assert "没有 aliyun 的 A100-80GB 缓存价格；它有缓存价格的卡：A10-24GB" in chat.command("阿里云A100多少钱")
         assert "1.99 USD/小时" in chat.command("价格 A100-40GB lambda")  # a provider of the cache, after the GPU
+        relay = chat.command("4090 在openrelay上多少钱")  # the bundled card's provider among the words: its alone
+        assert "RTX4090-24GB · openrelay" in relay and "domestic-market-range" not in relay, relay
+        hour = chat.command("A100在lambda上一小时多少钱")  # none of that card there: what lambda does price, said
+        assert "lambda 有价格的卡：A10-24GB, A100-40GB, H100-80GB" in hour, hour
         assert "未知的 GPU 型号“B300”" in chat.command("prices B300")  # no GPU and no provider: the GPU's error
         none = chat.command("价格 H800")  # a known GPU with no price: it said "no cached prices match" alone
         assert "暂无 H800-80GB 的价格（有价格的 GPU：A10-24GB, A100-40GB" in none, none
