@@ -15,6 +15,7 @@ from bot.app.invocation import CommandError, Invocation
 from bot.app.metering import owned_instance, split_at
 from bot.chat.message import plain
 from bot.fields.coming import coming_moment
+from bot.fields.moments import NOW_WORDS
 from bot.fields.rentals import FieldError
 from bot.state.actions import Actions
 from bot.state.rentals import Instance, Rentals
@@ -42,7 +43,10 @@ def stop(inv: Invocation, args: list[str]) -> None:
         return
     if rest and at is not None:
         raise CommandError(t("stop.usage", inv.lang))
-    asked(inv, owned_instance(inv, name), at if at is not None else (" ".join(rest) or None), remind=remind)
+    when = at if at is not None else (" ".join(rest) or None)
+    if when is not None and when.strip().lower() in NOW_WORDS:  # `stop box1 now`, `停机 训练机 现在`: now
+        when = None
+    asked(inv, owned_instance(inv, name), when, remind=remind)
 
 
 def asked(inv: Invocation, found: Instance, at: str | None, *, remind: bool = False) -> None:

@@ -160,7 +160,7 @@ def test_an_aws_instance_asked_to_stop_now_is_stopped_in_the_cloud(
             job.work()
             [inst] = Rentals(h.deps.store).instances("T1")
             h.fake.admins.add("UADMIN")
-            said = reply(h, f"stop {box}", user="UADMIN")  # an admin's, as `power` is
+            said = reply(h, f"stop {box} now", user="UADMIN")  # an admin's, as `power` is; now said or not
             assert "within a minute" in said and "through its cloud" in said
             assert run_actions(h.deps, h.tellers()) == 1
             state = client.describe_instances(InstanceIds=[box])["Reservations"][0]["Instances"][0]["State"]["Name"]
