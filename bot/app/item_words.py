@@ -73,6 +73,13 @@ _KEPT_WHERE = lazy(
     r"|(?:is )?still (?:there|kept|here)\??",
     re.IGNORECASE,
 )
+# whether kept storage is still wanted, asked (数据盘还要吗, 数据盘 还要用吗, is disk1 still needed?): its line of the
+# list (what it costs, what it is on), for whoever decides; it was not read
+_STILL_WANTED = lazy(
+    r"(?:是否|是不是)?还(?:要|需要|有用|在用|用)(?:用)?(?:吗|么|不|没)?[?？]?"
+    r"|(?:is it |is this )?still (?:needed|wanted|used)\??",
+    re.IGNORECASE,
+)
 # whether it was released, asked (训练机 释放了吗, is box1 released?): its line of the list, which says so
 _RELEASED_ASKED = lazy(
     r"(?:已经?|是不是|是否)?(?:被)?(?:释放|退租|退掉|删掉|删除)(?:了)?(?:吗|么|没|没有|了没|了没有)[?？]?"
@@ -358,8 +365,8 @@ def reading(store: Store, team: str, text: str) -> tuple[str, str] | None:
     rest = rest_of(text, kept)
     if _DELETED.fullmatch(rest):
         return kept, "deleted"
-    if any(pattern.fullmatch(rest) for pattern in (_COST, _WHOSE, _STATE, _RELEASED_ASKED, _KEPT_WHERE, _SIZE)):
-        return kept, "whose"  # 数据盘 还在吗, 数据盘 挂在哪台机器上, 数据盘多大: its line of the list
+    if any(p.fullmatch(rest) for p in (_COST, _WHOSE, _STATE, _RELEASED_ASKED, _KEPT_WHERE, _SIZE, _STILL_WANTED)):
+        return kept, "whose"  # 数据盘 还在吗, 数据盘 挂在哪台机器上, 数据盘多大, 数据盘还要吗: its line of the list
     if (attached := _ATTACH.match(rest)) is not None:  # 数据盘挂到训练机上: the box it is on
         return kept, f"attach {attached['box']}"
     if _DETACH.match(rest):

@@ -865,13 +865,21 @@ def test_a_count_before_the_card_and_english_questions_of_an_items_cost_and_paye
 
 
 def test_storage_named_with_words_not_read_says_what_storage_takes_and_each_works(tmp_path: Path) -> None:
-    """`数据盘 还要用吗` was "unknown sub-command '数据盘'" where an instance's name gets what it takes."""
+    """`数据盘 哈哈哈` was "unknown sub-command '数据盘'" where an instance's name gets what it takes;
+    `数据盘 还要用吗`, asked of a teammate, was not read: its line of the list, which says what it costs."""
     import re
 
     with driving("dingtalk", tmp_path) as chat:
         chat.command("登记存储 数据盘 500G 每月0.5元每G")
-        said = chat.command("数据盘 还要用吗")
-        assert "**数据盘** 是已登记的存储，但无法识别“还要用吗”" in said, said
+        for asked in (
+            "数据盘 还要用吗",
+            "数据盘还要吗",
+            "数据盘 still needed?",
+        ):  # its line: what it costs, for who decides
+            line = chat.command(asked)
+            assert "存储 **数据盘** 500 GB" in line and "每月 ¥250" in line, (asked, line)
+        said = chat.command("数据盘 哈哈哈")
+        assert "**数据盘** 是已登记的存储，但无法识别“哈哈哈”" in said, said
         english = chat.command("数据盘 lol")
         suggested = re.findall(r"`([^`]+)`", said.split("无法识别")[1]) + re.findall(r"`([^`]+)`", english)
         for words in sorted(suggested, key=lambda w: w.startswith("delete-storage")):  # the delete last
