@@ -17,6 +17,7 @@ from bot.app.invocation import CommandError, Invocation
 from bot.chat.digest_answers import storage_left, storage_questions
 from bot.chat.message import Message, Section, plain
 from bot.fields.rentals import as_spelt
+from bot.state.actions import Actions, Warning
 from bot.state.power import PowerLog
 from bot.state.rentals import RentalError, Rentals
 from bot.state.schedules import Schedules
@@ -65,6 +66,7 @@ def list_items(inv: Invocation, args: list[str] | None = None) -> None:
         inv.team, {i.channel for i in instances} | {s.channel for s in storage}
     )
     timelines = PowerLog(deps.store, deps.policy.metering).this_month(instances, now)
+    stops = Actions(deps.store).asked_for([i.id for i in instances if i.released_at is None])  # `stop NAME at=…`
     for i in instances:
         power = "released" if i.released_at else state_at(timelines.get(i.id, []), now).value  # on, off, unknown
         spent = spent_this_month(i, now.astimezone(zones[i.channel]), timelines)
@@ -78,7 +80,9 @@ def list_items(inv: Invocation, args: list[str] | None = None) -> None:
                     gpu=f"{i.gpu} × {show(i.share or i.cards)}",
                     price=instance_rate(i, lang),
                     owner=mention(i.owner) if i.owner else t("cli.no_owner", lang),
-                    state=_gone_on(power, i.released_at, zones[i.channel], lang) + _not_ours(i.hidden_by, lang),
+                    state=_gone_on(power, i.released_at, zones[i.channel], lang)
+                    + _not_ours(i.hidden_by, lang)
+                    + _stop_asked(stops.get(i.id), zones[i.channel], lang),
                     spent=money(spent, i.currency),
                 ),
             )
@@ -111,6 +115,13 @@ def list_items(inv: Invocation, args: list[str] | None = None) -> None:
         title = title.removesuffix(colon) + t("digest.list_dearest", lang) + colon
     empty = t("digest.list_empty.mine" if scope == ".mine" else "digest.list_empty", lang)
     inv.answer(plain("\n".join([title, *(text for _, text in lines)]) if lines else empty, lang))
+
+
+def _stop_asked(asked: Warning | None, zone: ZoneInfo, lang: Lang) -> str:
+    """What the list says of a stop asked for at a time (`stop NAME at=…`) that has not come yet."""
+    return (
+        " · " + t("digest.list_stop_asked", lang, at=f"{asked.deadline.astimezone(zone):%m-%d %H:%M}") if asked else ""
+    )
 
 
 def _not_ours(hidden_by: str | None, lang: Lang) -> str:

@@ -587,15 +587,18 @@ def _billed(
 def _metered(rentals: Any, instances: list[Any], zones: dict[str, Any], now: datetime) -> list[dict[str, Any]]:
     """Each instance as JSON with how it bills: its basis, stop mode, power now, and its hours billed and money
     spent this month (from midnight in its channel's zone, `zones`)."""
+    from bot.state.actions import Actions
     from bot.state.power import PowerLog
     from rules import metering
     from rules.digest import month_start, spent_this_month
     from rules.power import state_at
 
     timelines = PowerLog(rentals.store).this_month(instances, now)
+    stops = Actions(rentals.store).asked_for([i.id for i in instances if i.released_at is None])
     out = []
     for i in instances:
         stretches = timelines[i.id]
+        stop = stops.get(i.id)
         local = now.astimezone(zones[i.channel])
         month = month_start(local)
         out.append(
@@ -607,6 +610,7 @@ def _metered(rentals: Any, instances: list[Any], zones: dict[str, Any], now: dat
                 "billed_hours_this_month": round(metering.billed_hours(i, stretches, month, now), 2),
                 "spent_this_month": round(spent_this_month(i, local, timelines), 2),
                 "schedule_hours_a_day": metering.on_a_schedule(i, stretches, now) if i.released_at is None else None,
+                "stop_asked_for": stop.deadline.isoformat() if stop is not None else None,  # `stop NAME --at`
             }
         )
     return out

@@ -30,6 +30,8 @@ def test_a_stop_asked_from_the_terminal_is_kept_listed_and_called_off(tmp_path: 
     assert said["item"] == "box1" and said["how"] == "reminder" and timedelta(hours=1) < at - datetime.now(UTC)
     listed = cli(tmp_path, "stop", "--json")
     assert [row["item"] for row in json.loads(listed.stdout)] == ["box1"]
+    [row] = json.loads(cli(tmp_path, "list", "--json").stdout)["instances"]
+    assert row["stop_asked_for"] == said["at"]  # `list --json` says it too
     assert "box1\t" in cli(tmp_path, "stop").stdout and _asked(tmp_path) == [("terminal", "warned")]
     again = cli(tmp_path, "stop", "box1", "--at", "tomorrow 9am", "--remind", "--json")
     assert json.loads(again.stdout)["replaced"] == said["at"]
