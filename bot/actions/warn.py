@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import replace
 from datetime import datetime, timedelta
 
-from bot.state.actions import Actions, Policy
+from bot.state.actions import Actions, Policy, Warning
 from bot.state.power import PowerLog
 from bot.state.rentals import Instance, Rentals
 from rules import metering
@@ -25,6 +25,14 @@ def platform_stops_first(inst: Instance, grace: timedelta) -> bool:
     the bot neither warns nor stops it, so that it never races or contradicts the platform."""
     rule = inst.idle_rule_minutes
     return rule is not None and rule > 0 and timedelta(minutes=rule) <= grace
+
+
+def _asked_to_stop(warning: Warning, inst: Instance, agents: set[int]) -> bool:
+    """Whether an open warning is a stop a person asked for that the bot will make (not a reminder, not yet under
+    way), of an instance it can stop."""
+    if not warning.asked_by or warning.status != "warned" or (warning.figures or {}).get("remind"):
+        return False
+    return inst.source in STOPPABLE or inst.id in agents
 
 
 class Warner:
@@ -59,7 +67,11 @@ class Warner:
             policy = policies[project]
             if policy.mode == "off":
                 continue
-            if inst is None or policy.mode != "stop" or news.activity is not Activity.IDLE:
+            asked = open_now.get(inst.id) if inst is not None else None
+            if inst is not None and asked is not None and _asked_to_stop(asked, inst, agents):
+                # a stop a person asked for (`stop NAME at=…`): its time, in any channel, busy or idle
+                out.append(replace(news, stop_at=asked.deadline, stop_keeps_billing=metering.keeps(inst)))
+            elif inst is None or policy.mode != "stop" or news.activity is not Activity.IDLE:
                 out.append(news)
             elif inst.id in refused and inst.id not in open_now:  # its cloud refused the stop: not promised again
                 out.append(replace(news, stop_refused=True))

@@ -169,3 +169,21 @@ def test_an_aws_instance_asked_to_stop_now_is_stopped_in_the_cloud(
             assert warning.status == "stopped" and warning.asked_by == "UADMIN"
             assert Rentals(h.deps.store).by_id(inst.id).released_by == "bot"  # type: ignore[union-attr]
             assert any("as <@UADMIN> asked" in p.get("text", "") for p in h.posts(channel="C1"))
+
+
+def test_the_digest_says_a_stop_asked_for_in_a_notify_channel_and_not_a_reminder(tmp_path: Path) -> None:
+    import json
+
+    with running_app(tmp_path) as h:
+        inst, _ = enrolled(h)
+        quiet(h, inst)  # idle, in a `notify` channel: listed, with no stop time of the idle policy's
+        reply(h, "stop box-1 at=in 3h")
+        outcome = h.send_digest()
+        assert outcome.status == "sent", outcome
+        text = json.dumps(h.posts(channel="C1")[-1]["blocks"], ensure_ascii=False)
+        assert "It will be stopped at" in text  # the time asked for, where people read what is idle
+        reply(h, "stop box-1 at=in 3h remind")  # a reminder alone stops nothing: no stop time said
+        h.clock.advance(days=1)
+        quiet(h, inst)
+        assert h.send_digest().status == "sent"
+        assert "will be stopped" not in json.dumps(h.posts(channel="C1")[-1]["blocks"], ensure_ascii=False)
