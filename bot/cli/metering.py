@@ -451,11 +451,15 @@ def balance(
     settings = load_settings(lang=lang)
     rentals = open_rentals(settings)
     team = chosen_team(settings, team)
-    now = datetime.now(UTC)
+    now, lang_of = datetime.now(UTC), settings.files.lang
     if forget:
         _forget(settings, rentals, team, provider, amount_said, as_json)
     elif alert is not None:
         _floor(settings, rentals, team, provider, [alert, *(amount_said or [])], as_json)
+    elif provider is not None and not amount_said and at is None and currency is None and not read:
+        # `balance autodl`: that provider's alone, as chat's `balance PROVIDER` (it was "give the balance too")
+        _list_balances(settings, rentals, team, now, as_json, only=_fields(lambda: provider_of(provider, lang_of)))
+        return
     elif provider is not None:  # `balance 3200 aliyun`: the provider named last, as chat reads it
         _record(settings, rentals, team, [provider, *(amount_said or [])], currency, at, now, as_json)
     problems: dict[str, str] = {}
@@ -472,12 +476,19 @@ def balance(
         raise typer.Exit(1)
 
 
-def _list_balances(settings: Settings, rentals: Rentals, team: str, now: datetime, as_json: bool) -> None:
-    """Each balance with its runway and the amount it is told below (`--alert`), as chat's `balance` lists them."""
+def _list_balances(
+    settings: Settings, rentals: Rentals, team: str, now: datetime, as_json: bool, only: str | None = None
+) -> None:
+    """Each balance with its runway and the amount it is told below (`--alert`), as chat's `balance` lists them;
+    `only`: that provider's (said to have none where it has none)."""
     from bot.report.money import balance_rows, runways
     from bot.state.balance_floors import Floors, floor_for
 
-    found, floors = runways(rentals, team, now, _metering(settings)), Floors(rentals.store).of(team)
+    chosen = {only} if only is not None else None
+    found, floors = runways(rentals, team, now, _metering(settings), chosen), Floors(rentals.store).of(team)
+    if only is not None and not found and not as_json:
+        sys.stdout.write(t("meter.balance_none_of.terminal", settings.files.lang, provider=only) + "\n")
+        return
     rows = balance_rows(found)
     for row in rows:
         floor = floor_for(floors, team, row["provider"], row["currency"])
@@ -491,6 +502,6 @@ def _list_balances(settings: Settings, rentals: Rentals, team: str, now: datetim
     if not found:
         sys.stdout.write(t("cli.balance_empty", settings.files.lang) + "\n")
     for r in found:
-        sys.stdout.write(runway_line(r, settings.files.lang, ZoneInfo(settings.digest.remind_tz)) + "\n")
+        sys.stdout.write(runway_line(r, settings.files.lang, ZoneInfo(settings.digest.remind_tz), "terminal") + "\n")
     if line := floors_line(floors, settings.files.lang):
         sys.stdout.write(line + "\n")

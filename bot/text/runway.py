@@ -8,17 +8,20 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from bot.text import Lang, t
+from bot.text.catalogue import tw
 from bot.text.format import money, show
 from bot.text.quote import age_text
 from rules.runway import Runway
 
 
-def runway_line(runway: Runway, lang: Lang, zone: ZoneInfo) -> str:
+def runway_line(runway: Runway, lang: Lang, zone: ZoneInfo, where: str = "chat") -> str:
+    """A provider's balance and how long it lasts; `where`: "terminal" for the terminal's commands in what it
+    suggests (a chat's otherwise)."""
     left = money(max(runway.left, 0.0), runway.currency)
     if runway.left < 0 or (runway.left == 0 and runway.hours is not None):  # owed, or used up: never "¥0 left"
         return t("runway.spent", lang, provider=runway.provider, over=money(-runway.left, runway.currency))
     if runway.hours is None and not runway.named:  # `balance autodl 5000` with no item on autodl: how to name one
-        return t("runway.unnamed", lang, provider=runway.provider, left=left)
+        return tw("runway.unnamed", lang, where, provider=runway.provider, left=left)
     if runway.hours is None:
         return t("runway.idle", lang, provider=runway.provider, left=left)
     until = runway.until.astimezone(zone) if runway.until else None

@@ -142,7 +142,6 @@ def test_bad_values_name_the_field_in_the_users_language_and_write_nothing(tmp_p
         (("balance", "AutoDL!", "5"), "is not a provider name"),
         (("balance", "AutoDL!"), "is not a provider name"),  # said first: it asked for the balance of AutoDL!
         (("billing", "slice", "--price", "$8/h"), "'slice' is billed in CNY, and that price is in USD"),
-        (("balance", "阿里云"), "give the balance of aliyun too"),  # named as it is kept
         (("balance", "autodl", "5", "--at", (now + timedelta(days=1)).isoformat()), "is in the future"),
         (("balance", "autodl", "$500", "--currency", "CNY"), "'$500' is in another currency than CNY"),
         (("billing", "slice", "weekly"), "is not a billing basis: give hourly, day, month"),
@@ -418,3 +417,16 @@ def test_power_in_a_terminal_is_a_table_in_the_readers_words_and_through_a_pipe_
         shown
     )
     assert "\ton\t" not in shown
+
+
+def test_a_balance_no_item_burns_says_the_terminals_commands_and_they_work(tmp_path: Path) -> None:
+    """It suggested chat's `billing NAME provider=autodl` in the terminal."""
+    kept = cli(tmp_path, "balance", "autodl", "3000")
+    assert kept.returncode == 0 and "(gpu-advise billing NAME --provider autodl)" in kept.stdout, kept.stdout
+    assert "`billing" not in kept.stdout and "provider=autodl" not in kept.stdout
+    track(tmp_path, "box1", "14/h", datetime.now(UTC) - timedelta(hours=2))
+    assert cli(tmp_path, "billing", "box1", "--provider", "autodl").returncode == 0  # what it suggests works
+    burned = cli(tmp_path, "balance", "autodl")  # the provider alone: its own, as chat's (it was "give the balance")
+    assert burned.returncode == 0 and "burning it: box1" in burned.stdout, burned.stderr
+    none = cli(tmp_path, "balance", "阿里云")  # named as people name it, kept as aliyun
+    assert none.returncode == 0 and "No balance of aliyun recorded: gpu-advise balance aliyun" in none.stdout
