@@ -47,6 +47,10 @@ TRIES = 2  # a stop is tried twice, then left to people
 # slack for samples taken before the command ran) by CONFIRM_AFTER; a box still reporting then is not stopped.
 CONFIRM_AFTER = timedelta(minutes=5)
 CONFIRM_SLACK = timedelta(minutes=2)
+# A stop asked for once the box is idle waits this long for it (busy, or no fresh data, meanwhile), then is called off
+# and said: a job that runs a week past what was said is not stopped days later by a word forgotten.
+IDLE_WAIT = timedelta(days=3)
+WAITED_ON = ("busy", "memory_held", "unknown", "young")  # what keeps such a stop waiting, rather than called off
 
 
 @dataclass(frozen=True)
@@ -75,7 +79,7 @@ def judge_again(deps: Deps, rentals: Rentals, inst: Instance | None, warning: Wa
         return Verdict(False, "released", {})
     if inst.snoozed_until is not None and inst.snoozed_until > warning.warned_at:
         return Verdict(False, "still_needed", {})
-    if warning.asked_by:  # a person asked for the stop at this time (`stop NAME at=…`): not judged on idleness
+    if warning.asked_by and not warning.once_idle:  # a person asked for it at this time: idleness not judged
         return Verdict(True, "asked", {"asked_by": warning.asked_by})
     if platform_stops_first(inst, warning.deadline - warning.warned_at):  # its own rule appeared since the warning
         return Verdict(False, "platform_stops_it", {"idle_rule_minutes": inst.idle_rule_minutes})
@@ -116,6 +120,10 @@ def _step(ctx: Ctx, warning: Warning, inst: Instance | None) -> int:
     if warning.status in ("done", "agent_failed", "requested"):
         return _agent_answer(ctx, warning, inst)
     verdict = judge_again(ctx.deps, ctx.rentals, inst, warning, ctx.now)
+    if not verdict.stop and warning.once_idle and verdict.why in WAITED_ON:
+        if ctx.now < warning.deadline + IDLE_WAIT:
+            return 0  # `stop NAME once idle`: not idle yet (or no fresh data): judged again at the next run
+        verdict = Verdict(False, "never_idle", verdict.figures)  # waited long enough: called off, and said
     if not verdict.stop or inst is None:
         if ctx.actions.move(warning.id, "warned", "cancelled", ctx.now, detail=verdict.why, figures=verdict.figures):
             _count(ctx, "cancelled")

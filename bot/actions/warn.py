@@ -31,7 +31,7 @@ def _asked_to_stop(warning: Warning, inst: Instance, agents: set[int]) -> bool:
     """Whether an open warning is a stop a person asked for that the bot will make (not a reminder, not yet under
     way), of an instance it can stop."""
     if not warning.asked_by or warning.status != "warned" or (warning.figures or {}).get("remind"):
-        return False
+        return False  # a reminder stops nothing
     return inst.source in STOPPABLE or inst.id in agents
 
 
@@ -68,7 +68,9 @@ class Warner:
             if policy.mode == "off":
                 continue
             asked = open_now.get(inst.id) if inst is not None else None
-            if inst is not None and asked is not None and _asked_to_stop(asked, inst, agents):
+            if asked is not None and asked.once_idle:
+                out.append(news)  # stopped as soon as it is idle, by the idle rule: no time to say
+            elif inst is not None and asked is not None and _asked_to_stop(asked, inst, agents):
                 # a stop a person asked for (`stop NAME at=…`): its time, in any channel, busy or idle
                 out.append(replace(news, stop_at=asked.deadline, stop_keeps_billing=metering.keeps(inst)))
             elif inst is None or policy.mode != "stop" or news.activity is not Activity.IDLE:

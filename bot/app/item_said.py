@@ -70,6 +70,8 @@ def said_of_item(inv: Invocation, text: str) -> bool:
     elif what.startswith(("stop-at ", "remind-at ")):  # 训练机 明天早上9点关: a stop (or a reminder) then
         kind, _, when = what.partition(" ")
         stop_asked.asked(inv, owned_instance(inv, name), when, remind=kind == "remind-at")
+    elif what == "stop-idle":  # 训练机 跑完就关: a stop once it is idle
+        stop_asked.asked(inv, owned_instance(inv, name), None, once_idle=True)
     elif what == "call-off":  # 训练机 不用关了: the stop asked for, called off
         stop_asked.stop(inv, [name, "cancel"])
     elif what == "stop":  # 关掉训练机: asked back with `stop NAME` to send, as a release is

@@ -159,7 +159,8 @@ def _stop_waiting(inv: Invocation, found: Instance) -> list[str]:
     if waiting is None:
         return []
     at, asker = when_said(waiting.deadline, inv.clock_zone()), asker_said(waiting.asked_by, inv.lang)
-    return [t("meter.stop_waiting", inv.lang, at=at, asker=asker, item=found.name)]
+    key = "meter.stop_waiting_idle" if waiting.once_idle else "meter.stop_waiting"
+    return [t(key, inv.lang, at=at, asker=asker, item=found.name)]
 
 
 def billing(inv: Invocation, args: list[str]) -> None:

@@ -119,9 +119,11 @@ def list_items(inv: Invocation, args: list[str] | None = None) -> None:
 
 def _stop_asked(asked: Warning | None, zone: ZoneInfo, lang: Lang) -> str:
     """What the list says of a stop asked for at a time (`stop NAME at=…`) that has not come yet."""
-    return (
-        " · " + t("digest.list_stop_asked", lang, at=f"{asked.deadline.astimezone(zone):%m-%d %H:%M}") if asked else ""
-    )
+    if asked is None:
+        return ""
+    if asked.once_idle:
+        return " · " + t("digest.list_stop_once_idle", lang)
+    return " · " + t("digest.list_stop_asked", lang, at=f"{asked.deadline.astimezone(zone):%m-%d %H:%M}")
 
 
 def _not_ours(hidden_by: str | None, lang: Lang) -> str:

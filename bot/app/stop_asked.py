@@ -7,7 +7,7 @@ ends at nine had it run, billed, until someone woke up. Kept as a warning due th
 
 from __future__ import annotations
 
-from datetime import datetime
+import re
 from zoneinfo import ZoneInfo
 
 from bot.actions.due import asker_said, stopped_by
@@ -17,14 +17,21 @@ from bot.chat.message import plain
 from bot.fields.coming import coming_moment
 from bot.fields.moments import NOW_WORDS
 from bot.fields.rentals import FieldError
-from bot.state.actions import Actions
+from bot.state.actions import Actions, Warning
 from bot.state.rentals import Instance, Rentals
 from bot.text import Lang, t
 from bot.text.format import literal, mention
 from bot.text.runway import when_said
 from rules import metering
+from rules.patterns import lazy
 
 CANCEL_WORDS = frozenset({"cancel", "off", "取消", "不用了", "不关了"})
+# a stop once the box is idle, said after its name (`stop box1 once idle`, `停机 训练机 闲下来`, `stop box1 when=idle`)
+_ONCE_IDLE = lazy(
+    r"(?:once|when|after)[\s=-]*(?:it'?s\s+|it\s+is\s+)?(?:idle|done|finished)|once-idle|when=idle|idle"
+    r"|(?:闲置|空闲|闲下来|跑完|用完)(?:了|后|时|以后|之后)?(?:就停|再停)?",
+    re.IGNORECASE,
+)
 REMIND_WORDS = frozenset({"remind", "提醒", "只提醒"})  # `stop 训练机 at=9:00 remind`: its owner told, nothing stopped
 
 
@@ -41,6 +48,9 @@ def stop(inv: Invocation, args: list[str]) -> None:
     if len(rest) == 1 and rest[0].lower() in CANCEL_WORDS and at is None:
         _call_off(inv, owned_instance(inv, name))
         return
+    if rest and at is None and not remind and _ONCE_IDLE.fullmatch(" ".join(rest)):  # as soon as it is idle
+        asked(inv, owned_instance(inv, name), None, once_idle=True)
+        return
     if rest and at is not None:
         raise CommandError(t("stop.usage", inv.lang))
     when = at if at is not None else (" ".join(rest) or None)
@@ -49,9 +59,9 @@ def stop(inv: Invocation, args: list[str]) -> None:
     asked(inv, owned_instance(inv, name), when, remind=remind)
 
 
-def asked(inv: Invocation, found: Instance, at: str | None, *, remind: bool = False) -> None:
+def asked(inv: Invocation, found: Instance, at: str | None, *, remind: bool = False, once_idle: bool = False) -> None:
     """A stop of `found` asked for at `at` (words of a time to come; None: now), kept and said; `remind`: its owner
-    is told then, and nothing is stopped."""
+    is told then, and nothing is stopped; `once_idle`: from now, as soon as the idle rule calls it idle."""
     lang, now, zone = inv.lang, inv.deps.now(), inv.clock_zone()
     try:
         when = now if at is None else coming_moment(at, lang, now, zone)
@@ -61,13 +71,15 @@ def asked(inv: Invocation, found: Instance, at: str | None, *, remind: bool = Fa
     item = {"name": literal(found.name), "item": found.name}
     if at is None and remind:  # a reminder needs its time
         raise CommandError(t("stop.usage", lang))
-    if at is None and how is None:  # now, and the bot cannot: said at once, with what it can do
+    if at is None and how is None:  # now (or once idle), and the bot cannot: said at once, with what it can do
         raise CommandError(t("stop.cannot", lang, **item))
     keep = Actions(inv.deps.store).ask
-    new, before = keep(inv.team, found.id, inv.channel, now, when, inv.user, lang, remind=remind)
+    new, before = keep(inv.team, found.id, inv.channel, now, when, inv.user, lang, remind=remind, once_idle=once_idle)
     if new is None:
         raise CommandError(t("stop.under_way", lang, **item))
     said = t("stop.now", lang) if at is None else t("stop.at", lang, at=when_said(when, zone))
+    if once_idle:  # the idle rule's window: how long it must be quiet first
+        said = t("stop.once_idle", lang, minutes=inv.deps.policy.idle.window_minutes)
     kind = how or ("remind" if remind else "reminder")  # reminded as asked, or since the bot cannot stop it
     again = f"{when.astimezone(zone):%m-%d %H:%M}"  # the same time, as `stop NAME at=` takes it
     lines = [t(f"stop.asked_{kind}", lang, when=said, owner=mention(found.owner), again=again, **item)]
@@ -97,9 +109,10 @@ def _waiting(inv: Invocation) -> None:
         return
     zone = inv.clock_zone()
     lines = [t("stop.title", inv.lang)]
-    lines += [_line(named[w.instance_id], w.deadline, w.asked_by, zone, inv.lang) for w in waiting]
+    lines += [_line(named[w.instance_id], w, zone, inv.lang) for w in waiting]
     inv.answer(plain("\n".join(lines), inv.lang))
 
 
-def _line(inst: Instance, at: datetime, asker: str | None, zone: ZoneInfo, lang: Lang) -> str:
-    return t("stop.line", lang, name=literal(inst.name), at=when_said(at, zone), asker=asker_said(asker, lang))
+def _line(inst: Instance, asked: Warning, zone: ZoneInfo, lang: Lang) -> str:
+    at = t("stop.once_idle_short", lang) if asked.once_idle else when_said(asked.deadline, zone)
+    return t("stop.line", lang, name=literal(inst.name), at=at, asker=asker_said(asked.asked_by, lang))

@@ -1,9 +1,11 @@
 """A stop asked for in words, as teams say it (`stop` is its sub-command: bot/app/stop_asked.py).
 
 After a box's name: `训练机 明天早上9点关`, `训练机 跑到晚上10点就关`, `训练机 2小时后停掉`,
-`训练机 明天9点提醒我关` (its owner told then, nothing stopped), `训练机 不用关了` (called off).
+`训练机 明天9点提醒我关` (its owner told then, nothing stopped), `训练机 不用关了` (called off),
+`训练机 跑完就关` (once it is idle, by the idle rule).
 With the time first: `明天早上9点关训练机`, `今晚12点帮我把训练机停掉`, `明天早上9点提醒我关训练机`.
-In English: `shut down box1 at 9pm`, `turn off box1 in 2 hours`, `remind me to stop box1 at 6pm`, `don't stop box1`.
+In English: `shut down box1 at 9pm`, `turn off box1 in 2 hours`, `remind me to stop box1 at 6pm`, `don't stop box1`,
+`shut down box1 when it's done`.
 
 A stop now said in words (`关掉训练机`) is not one: bot/app/item_words.py asks it back with `stop NAME`
 to send, as a release is, since a word misread must not stop a box at once. What was said of the past is
@@ -24,6 +26,16 @@ _VERB = r"(?P<verb>关掉|关机|关|停掉|停机|停)"
 _AFTER_NAME = lazy(
     rf"^(?:跑到|用到|等到|到)?\s*(?P<when>{_TIMEISH}.+?)\s*(?:的时候)?\s*(?:就|再|帮我|给我|请|自动|记得)*\s*"
     rf"(?P<remind>提醒(?:我|一下)?(?:去)?)?\s*(?:把它)?\s*{_VERB}(?:吧|它|掉|一下)*[。.!！]?$"
+)
+# a stop once the box is idle: its job's end said (训练机 跑完就关, 训练机 闲下来就关掉, 训练机 跑完自动关机)
+_ONCE_IDLE = lazy(
+    r"^(?:等它?|等)?(?:跑完|训练完|用完|闲下来|空闲|闲置)(?:了|以后|之后|后)?\s*[,，]?\s*(?:就|再|帮我|自动|请)*"
+    r"(?:关掉|关机|关|停掉|停机|停)(?:吧|它|掉|一下)*[。.!！]?$"
+)
+_ONCE_IDLE_EN = lazy(
+    r"^(?:please\s+)?(?:stop|shut down|shut|turn off|switch off|power off)\s+(?P<name>\S+?)(?:\s+down|\s+off)?\s+"
+    r"(?:once|when|after)\s+(?:it'?s\s+|it\s+is\s+|it\s+)?(?:idle|done|finished|finishes)(?:,?\s*please)?[.!]?$",
+    re.IGNORECASE,
 )
 _CALL_OFF = lazy(
     r"^(?:先|暂时)?(?:不用|别|不要)(?:再)?(?:关|停)(?:了|啦|吧|机)*[。.!！]?$|^取消(?:定时)?(?:关机|停机)(?:吧|了)?$"
@@ -54,6 +66,8 @@ def after_name(rest: str) -> str | None:
     they ask none (or say what happened: `9点关机`, with no word of a time to come)."""
     if _CALL_OFF.fullmatch(rest.strip()):
         return "call-off"
+    if _ONCE_IDLE.match(rest.strip()):  # 训练机 跑完就关: once it is idle
+        return "stop-idle"
     found = _AFTER_NAME.match(rest.strip())
     if found is None:
         return None
@@ -71,6 +85,8 @@ def time_first(said: str) -> tuple[str, list[str]] | None:
     text = said.strip()
     if (dont := _DONT.match(text)) is not None:
         return "stop", [dont["name"] or dont["of"] or dont["zh"], "cancel"]
+    if (done := _ONCE_IDLE_EN.match(text)) is not None:  # shut down box1 when it's done: once it is idle
+        return "stop", [done["name"], "once-idle"]
     found = _TIME_FIRST.match(text) or _ENGLISH.match(text)
     if found is None:
         return None

@@ -7,14 +7,14 @@ from __future__ import annotations
 import json
 import sys
 from datetime import UTC, datetime
-from typing import Annotated
+from typing import Annotated, Any
 from zoneinfo import ZoneInfo
 
 import typer
 
 from bot.cli.common import LangOpt, fail, load_settings
 from bot.cli.rentals import JsonOpt, TeamOpt, chosen_team, open_rentals
-from bot.text import t
+from bot.text import Lang, t
 from bot.text.runway import when_said
 
 AT_HELP = "When, a time to come: 21:00 (the next 21:00), 'tomorrow 9am', 'in 2h', '12-08 09:00'; default now."
@@ -26,6 +26,9 @@ def stop(
     at: Annotated[str | None, typer.Option("--at", help=AT_HELP)] = None,
     cancel: Annotated[bool, typer.Option("--cancel", help="Call off the stop asked for.")] = False,
     remind: Annotated[bool, typer.Option("--remind", help="Only tell its owner in its channel then.")] = False,
+    once_idle: Annotated[
+        bool, typer.Option("--once-idle", help="As soon as the idle rule calls it idle (its job done), 3 days at most.")
+    ] = False,
     team: TeamOpt = None,
     lang: LangOpt = None,
     as_json: JsonOpt = False,
@@ -42,11 +45,7 @@ def stop(
     team = chosen_team(settings, team)
     actions = Actions(rentals.store)
     if name is None:
-        named = {i.id: i.name for i in rentals.instances(team, active_only=True)}
-        waiting = sorted(actions.asked_for(list(named)).values(), key=lambda w: w.deadline)
-        rows = [{"item": named[w.instance_id], "at": w.deadline.isoformat(), "asked_by": w.asked_by} for w in waiting]
-        lines = [f"{named[w.instance_id]}\t{when_said(w.deadline, zone)}\t{w.asked_by}" for w in waiting]
-        _out(rows, as_json, lines or [t("cli.stop_none", said_in)])
+        _waiting(actions, rentals, team, zone, said_in, as_json)
         return
     inst = rentals.instance(team, name)
     if inst is None or inst.released_at is not None:
@@ -63,6 +62,8 @@ def stop(
             [t("cli.stop_called_off", said_in, name=name, at=when_said(gone.deadline, zone))],
         )
         return
+    if once_idle and (at is not None or remind):
+        raise fail(t("cli.stop_once_idle_alone", said_in))
     try:
         when = now if at is None else coming_moment(at, said_in, now, zone)
     except FieldError as exc:
@@ -70,13 +71,32 @@ def stop(
     how = None if remind else stopped_by(rentals.store, inst)
     if at is None and (how is None or remind):
         raise fail(t("cli.stop_cannot", said_in, name=name))
-    new, before = actions.ask(team, inst.id, inst.channel, now, when, BY, said_in, remind=remind)
+    keep = actions.ask
+    new, before = keep(team, inst.id, inst.channel, now, when, BY, said_in, remind=remind, once_idle=once_idle)
     if new is None:
         raise fail(t("cli.stop_under_way", said_in, name=name))
     kind = how or ("remind" if remind else "reminder")
-    line = t(f"cli.stop_asked_{kind}", said_in, name=name, at=when_said(when, zone))
+    at_said = t("cli.stop_once_idle", said_in) if once_idle else when_said(when, zone)
+    line = t(f"cli.stop_asked_{kind}", said_in, name=name, at=at_said)
     replaced = before.deadline.isoformat() if before is not None else None
-    _out({"item": name, "at": when.isoformat(), "how": kind, "replaced": replaced}, as_json, [line])
+    said = {"item": name, "at": when.isoformat(), "how": kind, "once_idle": once_idle, "replaced": replaced}
+    _out(said, as_json, [line])
+
+
+def _waiting(actions: Any, rentals: Any, team: str, zone: ZoneInfo, said_in: Lang, as_json: bool) -> None:
+    """The team's stops asked for and not come yet, soonest first (chat's `stop` alone)."""
+    named = {i.id: i.name for i in rentals.instances(team, active_only=True)}
+    waiting = sorted(actions.asked_for(list(named)).values(), key=lambda w: w.deadline)
+    rows = [
+        {"item": named[w.instance_id], "at": w.deadline.isoformat(), "once_idle": w.once_idle, "asked_by": w.asked_by}
+        for w in waiting
+    ]
+    idle = t("cli.stop_once_idle", said_in)
+    lines = [
+        f"{r['item']}\t{idle if r['once_idle'] else when_said(w.deadline, zone)}\t{r['asked_by']}"
+        for r, w in zip(rows, waiting, strict=True)
+    ]
+    _out(rows, as_json, lines or [t("cli.stop_none", said_in)])
 
 
 def _out(data: object, as_json: bool, lines: list[str]) -> None:

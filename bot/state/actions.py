@@ -54,6 +54,12 @@ class Warning:
     handed_at: datetime | None = None  # when a heartbeat's answer first carried it to the agent
     asked_by: str | None = None  # who asked for a stop at the deadline (0039); None: the idle policy's warning
 
+    @property
+    def once_idle(self) -> bool:
+        """A stop a person asked for once the box is idle (`stop NAME once idle`, `训练机 跑完就关`), from the
+        deadline on."""
+        return bool(self.asked_by and (self.figures or {}).get("once_idle"))
+
 
 def _warning(row: Any) -> Warning:
     return Warning(**{column.name: row._mapping[column.name] for column in stop_actions.columns})
@@ -154,11 +160,13 @@ class Actions:
         lang: str | None,
         *,
         remind: bool = False,
+        once_idle: bool = False,
     ) -> tuple[Warning | None, Warning | None]:
-        """A stop asked for at `at` by `by` (`remind`: its owner only reminded then, the bot stops nothing): kept as
-        a warning due then, which replaces the one open and not yet due to act (the idle policy's, or a time asked
-        before: cancelled, detail `asked_again`). Returns (the new one, the one it replaced); (None, the open one)
-        where a stop is already under way (asked of an agent, or its answer not yet said): nothing is kept."""
+        """A stop asked for at `at` by `by` (`remind`: its owner only reminded then, the bot stops nothing;
+        `once_idle`: from `at` on, as soon as it is idle by the idle rule, bot/actions/due.py IDLE_WAIT at most):
+        kept as a warning due then, which replaces the one open and not yet due to act (the idle policy's, or a time
+        asked before: cancelled, detail `asked_again`). Returns (the new one, the one it replaced); (None, the open
+        one) where a stop is already under way (asked of an agent, or its answer not yet said): nothing is kept."""
         a = stop_actions.c
         with self.store.writing() as conn:
             row = conn.execute(select(stop_actions).where(a.instance_id == instance_id, a.status.in_(OPEN))).first()
@@ -183,7 +191,7 @@ class Actions:
                     status="warned",
                     attempts=0,
                     asked_by=by,
-                    figures={"remind": True} if remind else None,
+                    figures={"remind": True} if remind else {"once_idle": True} if once_idle else None,
                 )
                 .returning(a.id)
             ).scalar_one()

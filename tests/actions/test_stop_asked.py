@@ -187,3 +187,39 @@ def test_the_digest_says_a_stop_asked_for_in_a_notify_channel_and_not_a_reminder
         quiet(h, inst)
         assert h.send_digest().status == "sent"
         assert "will be stopped" not in json.dumps(h.posts(channel="C1")[-1]["blocks"], ensure_ascii=False)
+
+
+def test_a_stop_once_idle_waits_while_busy_then_stops_as_soon_as_the_idle_rule_says_idle(tmp_path: Path) -> None:
+    """`训练机 跑完就关`, `stop box1 once idle`: the job's end is not known to the minute, its idleness is."""
+    import json
+
+    with running_app(tmp_path) as h:
+        inst, _ = enrolled(h)
+        quiet(h, inst, util=95)  # its job runs
+        said = reply(h, "stop box-1 once idle")
+        assert "will be stopped once it has been idle for 60 minutes" in said and "through its agent" in said, said
+        assert "stop asked for once idle" in reply(h, "list") and "once it is idle" in reply(h, "power box-1")
+        for _ in range(3):  # busy: it waits, every run, saying nothing
+            h.clock.advance(minutes=30)
+            quiet(h, inst, minutes=60, util=95)
+            assert run_actions(h.deps, h.tellers()) == 0
+        h.clock.advance(minutes=61)
+        quiet(h, inst, minutes=60, util=0)  # the job ended an hour ago: idle by the rule
+        assert h.send_digest().status == "sent"  # listed idle, with no stop time (there is none to say)
+        assert "will be stopped" not in json.dumps(h.posts(channel="C1")[-1]["blocks"], ensure_ascii=False)
+        assert run_actions(h.deps, h.tellers()) == 1
+        [warning] = Actions(h.deps.store).open_for([inst.id]).values()
+        assert warning.status == "requested" and warning.figures and warning.figures["samples"] >= 12
+
+
+def test_a_stop_once_idle_that_never_comes_is_called_off_after_three_days(tmp_path: Path) -> None:
+    with running_app(tmp_path) as h:
+        inst, _ = enrolled(h)
+        reply(h, "stop box-1 when it's done")  # no data at all meanwhile: it waits, then gives up, and says so
+        assert run_actions(h.deps, h.tellers()) == 0
+        h.clock.advance(days=3, minutes=1)
+        quiet(h, inst, minutes=60, util=95)
+        assert run_actions(h.deps, h.tellers()) == 1
+        [warning] = [w for w, _ in Actions(h.deps.store).history("T1")]
+        assert (warning.status, warning.detail) == ("cancelled", "never_idle")
+        assert any("was not idle within 3 days" in p.get("text", "") for p in h.posts(channel="C1"))

@@ -183,6 +183,7 @@ from tests.digest.test_schedule import MONDAY_0910_SHANGHAI
      ("turn off box1 in 2 hours", ("stop", ["box1", "at=in 2 hours"])),
      ("remind me to stop box1 at 6pm", ("stop", ["box1", "at=6pm", "remind"])),
      ("don't stop box1", ("stop", ["box1", "cancel"])), ("stop reminding me", ("remind", ["off"])),
+     ("shut down box1 when it's done", ("stop", ["box1", "once-idle"])),
      ("cancel the stop of box1", ("stop", ["box1", "cancel"])),
      ("取消训练机的定时关机", ("stop", ["训练机", "cancel"])),
      ("what will we spend this month", ("budget", ["forecast"])),  # not understood before

@@ -41,6 +41,8 @@ def test_a_stop_said_after_the_name_is_kept_replaced_and_called_off(tmp_path: Pa
         assert "已取消" in chat.command("stop 训练机 cancel")
         chat.command("明天早上9点提醒我关训练机")  # the time first: a reminder, not the digest's time
         assert _waiting(chat) == ["训练机 12-01 01:00"]
+        assert "机器人无法替你停掉 **训练机**" in chat.command("训练机 跑完就关")  # once idle: none it can stop
+        assert _waiting(chat) == ["训练机 12-01 01:00"]  # refused: what waited stays
 
 
 def test_a_past_report_of_a_box_stays_a_power_report(tmp_path: Path) -> None:

@@ -50,3 +50,6 @@ def test_a_time_not_to_come_is_refused_naming_the_flag_in_the_terminals_language
     assert zh.returncode == 2 and "不是将来的时间" in zh.stderr
     assert cli(tmp_path, "stop", "nobox", "--at", "in 1h").returncode == 2
     assert _asked(tmp_path) == []
+    both = cli(tmp_path, "stop", "box1", "--once-idle", "--at", "in 1h")
+    assert both.returncode == 2 and "--once-idle takes neither --at nor --remind" in both.stderr
+    assert "cannot stop box1" in cli(tmp_path, "stop", "box1", "--once-idle").stderr  # by hand: none to stop
