@@ -12,10 +12,10 @@ A time without a zone is on `zone`, the person's clock. It must be to come, and 
 from __future__ import annotations
 
 import re
-from datetime import date, datetime, time, timedelta
+from datetime import datetime, timedelta
 from zoneinfo import ZoneInfo
 
-from bot.fields.moments import DATE
+from bot.fields.moments import written
 from bot.fields.rentals import FieldError
 from bot.fields.spans import SpanError, parse_span
 from bot.text import Lang, t
@@ -83,11 +83,7 @@ def _read(text: str, now: datetime, zone: ZoneInfo) -> datetime | None:
     later = _later(text)
     if later is not None:
         return now + later
-    try:
-        moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
-    except ValueError:
-        return _dated(text, local, zone)
-    return moment if moment.tzinfo else moment.replace(tzinfo=zone)
+    return written(text, local, zone, 1)
 
 
 def _later(text: str) -> timedelta | None:
@@ -99,23 +95,3 @@ def _later(text: str) -> timedelta | None:
         return parse_span(found["span"], timedelta(minutes=1), timedelta(days=3660))  # too far: said as such
     except SpanError:
         return None
-
-
-def _dated(text: str, local: datetime, zone: ZoneInfo) -> datetime | None:
-    """A date as people write it, at a time of that day (its midnight when none is said); a date without its year is
-    the next such day from today."""
-    found = DATE.fullmatch(text)
-    if found is None or (found["year"] is None and found["sep2"] == "."):  # 9.30 may be a time: not read as a date
-        return None
-    clock = time(0) if found["time"] is None else clock_of(found["time"])
-    if clock is None:
-        return None
-    years = [int(found["year"])] if found["year"] else [local.year, local.year + 1]
-    for year in years:
-        try:
-            moment = datetime.combine(date(year, int(found["month"]), int(found["day"])), clock, zone)
-        except ValueError:  # 2-30, or 2-29 of a year without it
-            continue
-        if found["year"] or moment.date() >= local.date():  # today's date is this year's, even at an earlier hour
-            return moment
-    return None

@@ -90,28 +90,34 @@ def _read(text: str, now: datetime, zone: ZoneInfo) -> datetime | None:
         word = named["day"].lower()
         clock = clock_of(named["time"], word)
         return None if clock is None else datetime.combine(local.date() - timedelta(DAYS_BACK[word]), clock, zone)
+    return written(text, local, zone, -1)
+
+
+def written(text: str, local: datetime, zone: ZoneInfo, way: int) -> datetime | None:
+    """A moment written out: ISO 8601 (no zone: `zone`), or a date as people write it, at a time of that day (its
+    midnight when none is said); a date without its year is the last such day up to today (`way` -1), or the next
+    from today (`way` 1: bot/fields/coming.py's times to come). None where the words are neither."""
     try:
         moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
     except ValueError:
-        return _dated(text, local, zone)
+        return _dated(text, local, zone, way)
     return moment if moment.tzinfo else moment.replace(tzinfo=zone)
 
 
-def _dated(text: str, local: datetime, zone: ZoneInfo) -> datetime | None:
-    """A date as people write it, at a time of that day (its midnight when none is said); a date without its year
-    is the last such day up to today."""
+def _dated(text: str, local: datetime, zone: ZoneInfo, way: int) -> datetime | None:
     found = DATE.fullmatch(text)
     if found is None or (found["year"] is None and found["sep2"] == "."):  # 9.30 may be a time: not read as a date
         return None
     clock = time(0) if found["time"] is None else clock_of(found["time"])
     if clock is None:
         return None
-    years = [int(found["year"])] if found["year"] else [local.year, local.year - 1]
+    years = [int(found["year"])] if found["year"] else [local.year, local.year + way]
     for year in years:
         try:
             moment = datetime.combine(date(year, int(found["month"]), int(found["day"])), clock, zone)
         except ValueError:  # 2-30, or 2-29 of a year without it
             continue
-        if found["year"] or moment.date() <= local.date():  # today's date is this year's, even at a later hour
+        # today's date is this year's, at any hour
+        if found["year"] or (moment.date() - local.date()).days * way >= 0:
             return moment
     return None

@@ -65,6 +65,28 @@ def _warning(row: Any) -> Warning:
     return Warning(**{column.name: row._mapping[column.name] for column in stop_actions.columns})
 
 
+def _made(
+    conn: Any, team: str, instance_id: int, channel: str, warned_at: datetime, deadline: datetime, **values: Any
+) -> Warning:
+    """A new warning, due at `deadline` (the idle policy's, or a stop asked for: `asked_by`), as kept."""
+    a = stop_actions.c
+    made = conn.execute(
+        insert(stop_actions)
+        .values(
+            team=team,
+            instance_id=instance_id,
+            channel=channel,
+            warned_at=warned_at,
+            deadline=deadline,
+            status="warned",
+            attempts=0,
+            **values,
+        )
+        .returning(a.id)
+    ).scalar_one()
+    return _warning(conn.execute(select(stop_actions).where(a.id == made)).one())
+
+
 # asked at every heartbeat: made once, its value bound at each call
 REQUESTED_FOR = select(stop_actions).where(
     stop_actions.c.instance_id == bindparam("b_id"), stop_actions.c.status == "requested"
@@ -131,23 +153,7 @@ class Actions:
         with self.store.writing() as conn:
             if conn.execute(select(a.id).where(a.instance_id == instance_id, a.status.in_(OPEN))).first():
                 return None
-            made = conn.execute(
-                insert(stop_actions)
-                .values(
-                    team=team,
-                    instance_id=instance_id,
-                    channel=channel,
-                    message_ts=message_ts,
-                    lang=lang,
-                    warned_at=warned_at,
-                    deadline=deadline,
-                    status="warned",
-                    attempts=0,
-                )
-                .returning(a.id)
-            ).scalar_one()
-            row = conn.execute(select(stop_actions).where(a.id == made)).one()
-        return _warning(row)
+            return _made(conn, team, instance_id, channel, warned_at, deadline, message_ts=message_ts, lang=lang)
 
     def ask(
         self,
@@ -179,23 +185,8 @@ class Actions:
                     .where(a.id == before.id, a.status == "warned")
                     .values(status="cancelled", detail="asked_again", decided_at=now)
                 )
-            made = conn.execute(
-                insert(stop_actions)
-                .values(
-                    team=team,
-                    instance_id=instance_id,
-                    channel=channel,
-                    lang=lang,
-                    warned_at=now,
-                    deadline=at,
-                    status="warned",
-                    attempts=0,
-                    asked_by=by,
-                    figures={"remind": True} if remind else {"once_idle": True} if once_idle else None,
-                )
-                .returning(a.id)
-            ).scalar_one()
-            new = _warning(conn.execute(select(stop_actions).where(a.id == made)).one())
+            figures = {"remind": True} if remind else {"once_idle": True} if once_idle else None
+            new = _made(conn, team, instance_id, channel, now, at, lang=lang, asked_by=by, figures=figures)
         return new, before
 
     def asked_for(self, instance_ids: list[int]) -> dict[int, Warning]:

@@ -5,8 +5,10 @@ moto. Unknown data never acts; Still needed cancels; two replicas act once."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import threading
+from collections.abc import Iterator
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
@@ -219,9 +221,10 @@ def test_a_notify_channel_warns_nobody_and_a_hand_tracked_box_is_never_stopped(t
         assert list(Actions(h.deps.store).open_for([inst.id, typed.id])) == [inst.id]
 
 
-def test_an_idle_aws_instance_is_stopped_in_the_cloud_never_terminated(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+@contextlib.contextmanager
+def aws_instance(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[Harness, Any, str, Instance]]:
+    """A g5.xlarge launched in moto, found by the bot's AWS scan in a running app: the app, the EC2 client, the
+    instance's id and the item it is."""
     from bot.server.jobs import jobs_of
     from tests.support.aws import ec2, launch, moto_server
 
@@ -232,26 +235,33 @@ def test_an_idle_aws_instance_is_stopped_in_the_cloud_never_terminated(
             [job] = [j for j in jobs_of(h.settings, h.deps, h.doors()) if j.id == "discover:aws"]
             job.work()
             [inst] = Rentals(h.deps.store).instances("T1")
-            Actions(h.deps.store).set_policy("T1", "C1", "stop", GRACE, by="UADMIN", now=h.clock.now)
-            h.clock.advance(hours=3)
-            quiet(h, inst)  # activity as CloudWatch's metrics would give it
-            message = digest(h)
-            assert "It will be stopped at" in json.dumps(message["blocks"])
-            h.clock.advance(minutes=31)
-            quiet(h, inst, minutes=60)
-            assert run_actions(h.deps, h.tellers()) == 1
-            state = client.describe_instances(InstanceIds=[box])["Reservations"][0]["Instances"][0]["State"]["Name"]
-            assert state in ("stopping", "stopped")
-            [warning] = [w for w, _ in Actions(h.deps.store).history("T1")]
-            assert warning.status == "stopped" and "stop_instances" in (warning.detail or "")
-            assert Rentals(h.deps.store).by_id(inst.id).released_by == "bot"  # type: ignore[union-attr]
-            said = told(h, message)
-            assert f"Stopped *{box}*" in said and "$24.14 a day saved" in said
-            [dm] = h.posts(channel="U0456")
-            assert "InsufficientInstanceCapacity" in dm["text"]  # a start needs a free card of its type
-            assert run_actions(h.deps, h.tellers()) == 0  # never twice
-            metrics = fetch(h.base_url + "/metrics")
-            assert b'gpu_advisor_actions_total{kind="stop",result="stopped"} 1.0' in metrics
+            yield h, client, box, inst
+
+
+def test_an_idle_aws_instance_is_stopped_in_the_cloud_never_terminated(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with aws_instance(tmp_path, monkeypatch) as (h, client, box, inst):
+        Actions(h.deps.store).set_policy("T1", "C1", "stop", GRACE, by="UADMIN", now=h.clock.now)
+        h.clock.advance(hours=3)
+        quiet(h, inst)  # activity as CloudWatch's metrics would give it
+        message = digest(h)
+        assert "It will be stopped at" in json.dumps(message["blocks"])
+        h.clock.advance(minutes=31)
+        quiet(h, inst, minutes=60)
+        assert run_actions(h.deps, h.tellers()) == 1
+        state = client.describe_instances(InstanceIds=[box])["Reservations"][0]["Instances"][0]["State"]["Name"]
+        assert state in ("stopping", "stopped")
+        [warning] = [w for w, _ in Actions(h.deps.store).history("T1")]
+        assert warning.status == "stopped" and "stop_instances" in (warning.detail or "")
+        assert Rentals(h.deps.store).by_id(inst.id).released_by == "bot"  # type: ignore[union-attr]
+        said = told(h, message)
+        assert f"Stopped *{box}*" in said and "$24.14 a day saved" in said
+        [dm] = h.posts(channel="U0456")
+        assert "InsufficientInstanceCapacity" in dm["text"]  # a start needs a free card of its type
+        assert run_actions(h.deps, h.tellers()) == 0  # never twice
+        metrics = fetch(h.base_url + "/metrics")
+        assert b'gpu_advisor_actions_total{kind="stop",result="stopped"} 1.0' in metrics
 
 
 def test_act_in_slack_stop_is_an_admins_choice_and_the_channel_is_told(tmp_path: Path) -> None:

@@ -15,7 +15,7 @@ import pytest
 from bot.actions.due import run_actions
 from bot.state.actions import Actions
 from bot.state.rentals import Rentals
-from tests.actions.test_stop import GRACE, PRICE, enrolled, quiet
+from tests.actions.test_stop import GRACE, PRICE, aws_instance, enrolled, quiet
 from tests.actions.test_stop_confirmed import beat
 from tests.support.slack_harness import Harness, running_app
 
@@ -149,26 +149,17 @@ def test_a_time_not_to_come_or_a_box_not_there_is_refused_and_nothing_kept(
 def test_an_aws_instance_asked_to_stop_now_is_stopped_in_the_cloud(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from bot.server.jobs import jobs_of
-    from tests.support.aws import ec2, launch, moto_server
-
-    with moto_server(monkeypatch) as url:
-        client = ec2(url)
-        box = launch(client, "g5.xlarge", {"Owner": "U0456", "SlackChannel": "C1"})
-        with running_app(tmp_path, aws_regions="us-east-1", aws_endpoint_url=url) as h:
-            [job] = [j for j in jobs_of(h.settings, h.deps, h.doors()) if j.id == "discover:aws"]
-            job.work()
-            [inst] = Rentals(h.deps.store).instances("T1")
-            h.fake.admins.add("UADMIN")
-            said = reply(h, f"stop {box} now", user="UADMIN")  # an admin's, as `power` is; now said or not
-            assert "within a minute" in said and "through its cloud" in said
-            assert run_actions(h.deps, h.tellers()) == 1
-            state = client.describe_instances(InstanceIds=[box])["Reservations"][0]["Instances"][0]["State"]["Name"]
-            assert state in ("stopping", "stopped")
-            [warning] = [w for w, _ in Actions(h.deps.store).history("T1")]
-            assert warning.status == "stopped" and warning.asked_by == "UADMIN"
-            assert Rentals(h.deps.store).by_id(inst.id).released_by == "bot"  # type: ignore[union-attr]
-            assert any("as <@UADMIN> asked" in p.get("text", "") for p in h.posts(channel="C1"))
+    with aws_instance(tmp_path, monkeypatch) as (h, client, box, inst):
+        h.fake.admins.add("UADMIN")
+        said = reply(h, f"stop {box} now", user="UADMIN")  # an admin's, as `power` is; now said or not
+        assert "within a minute" in said and "through its cloud" in said
+        assert run_actions(h.deps, h.tellers()) == 1
+        state = client.describe_instances(InstanceIds=[box])["Reservations"][0]["Instances"][0]["State"]["Name"]
+        assert state in ("stopping", "stopped")
+        [warning] = [w for w, _ in Actions(h.deps.store).history("T1")]
+        assert warning.status == "stopped" and warning.asked_by == "UADMIN"
+        assert Rentals(h.deps.store).by_id(inst.id).released_by == "bot"  # type: ignore[union-attr]
+        assert any("as <@UADMIN> asked" in p.get("text", "") for p in h.posts(channel="C1"))
 
 
 def test_the_digest_says_a_stop_asked_for_in_a_notify_channel_and_not_a_reminder(tmp_path: Path) -> None:
