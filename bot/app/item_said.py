@@ -9,12 +9,13 @@ from datetime import datetime, time, timedelta
 from bot.app import metering, rentals, stop_asked
 from bot.app.invocation import CommandError, Invocation
 from bot.app.item_due import item_due
-from bot.app.item_names import several, tracked_names
+from bot.app.item_names import rest_of, several, tracked_names
 from bot.app.item_spent import item_idle, item_spent
 from bot.app.item_started import began
 from bot.app.item_unknown import none_called
 from bot.app.item_words import reading
 from bot.app.metering import owned_instance
+from bot.app.stop_words import after_name
 from bot.chat.digest_answers import answer
 from bot.chat.ids import Action
 from bot.chat.message import plain
@@ -29,7 +30,9 @@ def said_of_item(inv: Invocation, text: str) -> bool:
     """Whether `text` says what happened to one of the team's items, or asks whose it is (and so was answered)."""
     if (joined := several(inv.deps.store, inv.team, text)) is not None:  # 训练机1 和 训练机2 都关机了: each
         names, rest, missing = joined
-        if missing is not None:  # 训练机1 和 训练机9 都关机了: no 训练机9 here, as a name alone is answered
+        # 训练机1 和 训练机9 都关机了: no 训练机9 here, as a name alone is answered; unless what follows the first
+        # asks of its stop (训练机 还有多久停: 还有 joined no second name)
+        if missing is not None and after_name(rest_of(text, names[0])) is None:
             return none_called(inv, missing, tracked_names(inv.deps.store, inv.team))
         each = [reading(inv.deps.store, inv.team, f"{name} {rest}") for name in names]
         if all(found is not None and found[0] == name for found, name in zip(each, names, strict=True)):
@@ -72,6 +75,8 @@ def said_of_item(inv: Invocation, text: str) -> bool:
         stop_asked.asked(inv, owned_instance(inv, name), when, remind=kind == "remind-at")
     elif what == "stop-idle":  # 训练机 跑完就关: a stop once it is idle
         stop_asked.asked(inv, owned_instance(inv, name), None, once_idle=True)
+    elif what == "stop-when":  # 训练机 什么时候停: the stop asked for it, or that none is
+        stop_asked.when(inv, owned_instance(inv, name))
     elif what == "call-off":  # 训练机 不用关了: the stop asked for, called off
         stop_asked.stop(inv, [name, "cancel"])
     elif what == "stop":  # 关掉训练机: asked back with `stop NAME` to send, as a release is

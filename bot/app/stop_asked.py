@@ -91,6 +91,15 @@ def asked(inv: Invocation, found: Instance, at: str | None, *, remind: bool = Fa
     inv.answer(plain("\n".join(lines), lang))
 
 
+def when(inv: Invocation, found: Instance) -> None:
+    """When the stop asked for `found` comes (`训练机 什么时候停`), or that none is asked, with how to ask one."""
+    waiting = Actions(inv.deps.store).asked_for([found.id]).get(found.id)
+    if waiting is None:  # asked, not refused: an answer, not an error
+        inv.answer(plain(t("stop.none_for", inv.lang, name=literal(found.name), item=found.name), inv.lang))
+        return
+    inv.answer(plain(_line(found, waiting, inv.clock_zone(), inv.lang).removeprefix("• "), inv.lang))
+
+
 def _call_off(inv: Invocation, found: Instance) -> None:
     gone = Actions(inv.deps.store).call_off(found.id, inv.deps.now(), inv.user)
     if gone is None:

@@ -29,12 +29,18 @@ _AFTER_NAME = lazy(
 )
 # a stop once the box is idle: its job's end said (训练机 跑完就关, 训练机 闲下来就关掉, 训练机 跑完自动关机)
 _ONCE_IDLE = lazy(
-    r"^(?:等它?|等)?(?:跑完|训练完|用完|闲下来|空闲|闲置)(?:了|以后|之后|后)?\s*[,，]?\s*(?:就|再|帮我|自动|请)*"
+    r"^(?:今晚|今天|晚上|等会儿?|待会儿?)?\s*(?:等它?|等)?(?:跑完|训练完|用完|闲下来|空闲|闲置)(?:了|以后|之后|后)?\s*[,，]?\s*"
+    r"(?:就|再|帮我|自动|请)*"
     r"(?:关掉|关机|关|停掉|停机|停)(?:吧|它|掉|一下)*[。.!！]?$"
 )
 _ONCE_IDLE_EN = lazy(
     r"^(?:please\s+)?(?:stop|shut down|shut|turn off|switch off|power off)\s+(?P<name>\S+?)(?:\s+down|\s+off)?\s+"
     r"(?:once|when|after)\s+(?:it'?s\s+|it\s+is\s+|it\s+)?(?:idle|done|finished|finishes)(?:,?\s*please)?[.!]?$",
+    re.IGNORECASE,
+)
+_WHEN_STOP = lazy(
+    r"^(?:还有多久|多久|什么时候|啥时候|几点|哪天)(?:会|才|就)?(?:停|关|停机|关机|被停|被关)(?:掉|呢|啊|吗)*[?？]?$"
+    r"|^when (?:will|does) it (?:stop|shut down|be stopped)\??$",
     re.IGNORECASE,
 )
 _CALL_OFF = lazy(
@@ -56,7 +62,8 @@ _DONT = lazy(
     r"^(?:please\s+)?(?:don'?t|do not) (?:stop|shut down|turn off) (?P<name>\S+?)(?: please)?[.!]?$"
     # cancel the stop of box1, 取消训练机的定时关机
     r"|^(?:please\s+)?(?:cancel|call off)(?: the)?(?: scheduled)? (?:stop|shutdown) (?:of|for) (?P<of>\S+?)[.!]?$"
-    r"|^(?:帮我|请)?取消\s*(?P<zh>\S+?)\s*的?(?:定时)?(?:关机|停机)(?:吧)?$",
+    r"|^(?:帮我|请)?取消\s*(?P<zh>\S+?)\s*的?(?:定时)?(?:关机|停机)(?:吧)?$"
+    r"|^(?:帮我|请)?把\s*(?P<ba>\S+?)\s*的?(?:定时)?(?:关机|停机)取消(?:掉|了|吧)*$",  # 把训练机的停机取消
     re.IGNORECASE,
 )
 
@@ -68,6 +75,8 @@ def after_name(rest: str) -> str | None:
         return "call-off"
     if _ONCE_IDLE.match(rest.strip()):  # 训练机 跑完就关: once it is idle
         return "stop-idle"
+    if _WHEN_STOP.match(rest.strip()):  # 训练机 什么时候停: the stop asked for it, if one waits
+        return "stop-when"
     found = _AFTER_NAME.match(rest.strip())
     if found is None:
         return None
@@ -84,7 +93,7 @@ def time_first(said: str) -> tuple[str, list[str]] | None:
     a reminder is asked; `[NAME, cancel]` for one called off); None otherwise."""
     text = said.strip()
     if (dont := _DONT.match(text)) is not None:
-        return "stop", [dont["name"] or dont["of"] or dont["zh"], "cancel"]
+        return "stop", [dont["name"] or dont["of"] or dont["zh"] or dont["ba"], "cancel"]
     if (done := _ONCE_IDLE_EN.match(text)) is not None:  # shut down box1 when it's done: once it is idle
         return "stop", [done["name"], "once-idle"]
     found = _TIME_FIRST.match(text) or _ENGLISH.match(text)

@@ -42,7 +42,13 @@ def test_a_stop_said_after_the_name_is_kept_replaced_and_called_off(tmp_path: Pa
         chat.command("明天早上9点提醒我关训练机")  # the time first: a reminder, not the digest's time
         assert _waiting(chat) == ["训练机 12-01 01:00"]
         assert "机器人无法替你停掉 **训练机**" in chat.command("训练机 跑完就关")  # once idle: none it can stop
+        assert "机器人无法替你停掉" in chat.command("训练机 今晚跑完就关")
         assert _waiting(chat) == ["训练机 12-01 01:00"]  # refused: what waited stays
+        for asked in ("训练机 什么时候停", "训练机 还有多久停"):  # 还有 joined no second name: when, not "no 多久停"
+            said = chat.command(asked)
+            assert "**训练机**：2026-12-01 09:00 Asia/Shanghai" in said and "没有叫" not in said, (asked, said)
+        assert "已取消" in chat.command("把训练机的停机取消") and _waiting(chat) == []
+        assert "**训练机** 没有安排停机" in chat.command("训练机 什么时候停")
 
 
 def test_a_past_report_of_a_box_stays_a_power_report(tmp_path: Path) -> None:
