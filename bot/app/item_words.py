@@ -109,7 +109,8 @@ _IDLE_HOW_LONG = lazy(
 # how much it is used, asked (训练机的显卡利用率怎么样, 训练机 利用率多少, 训练机 最近忙不忙): it was not read
 _USE_ASKED = lazy(
     r"(?:的)?(?:显卡|gpu|卡)?(?:的)?(?:利用率|使用率|占用率|负载)(?:怎么样|如何|多少|高吗|高不高|咋样)?(?:呢|啊)?[?？]?"
-    r"|(?:最近|这几天|这周)?(?:忙不忙|闲不闲|用得多吗|用的多吗|用得怎么样)(?:呢|啊)?[?？]?",
+    r"|(?:最近|这几天|这周)?(?:忙不忙|闲不闲|用得多吗|用的多吗|用得怎么样)(?:呢|啊)?[?？]?"
+    r"|(?:gpu\s+)?(?:utili[sz]ation|usage|load)\??|how busy is it\??",  # box1 utilization
     re.IGNORECASE,
 )
 _COST_THEN_EN = lazy(
@@ -205,6 +206,16 @@ _ASKED_OF = (
     (lazy(r"^is\s+(?P<name>\S+?)\s+(?:still\s+)?(?:running|on|off|up|stopped|idle)\??$", re.I), "state"),
     (lazy(r"^how long (?:has|have)\s+(?P<name>\S+?)\s+been\s+(?:running|on|up|off)\??$", re.I), "state"),
     (lazy(r"^how long (?:has|have|was)\s+(?P<name>\S+?)\s+(?:been\s+)?idle\??$", re.I), "idle"),
+    # how much it is used (how busy is box1?): its last seven days' busy and idle hours, as 训练机 利用率怎么样
+    (
+        lazy(r"^how (?:busy|much used|utili[sz]ed) is\s+(?P<name>\S+?)(?: lately| these days)?\??$", re.I),
+        "idle 最近7天",
+    ),
+    # when its stop comes (when will box1 stop?): the stop asked for it, as 训练机 什么时候停
+    (
+        lazy(r"^when (?:will|does|is)\s+(?P<name>\S+?)\s+(?:stop|shut down|be stopped|going to stop)\??$", re.I),
+        "stop-when",
+    ),
     # a kept disk asked after (is disk1 still there?): its line of the list, as 数据盘 还在吗
     (lazy(r"^(?:how big is|what size is|what(?:'s| is) the size of)\s+(?P<name>\S+?)\??$", re.I), "whose"),
     (lazy(r"^is\s+(?P<name>\S+?)\s+still\s+(?:there|kept|here|around|alive)\??$", re.I), "whose"),

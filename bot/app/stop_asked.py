@@ -51,9 +51,8 @@ def stop(inv: Invocation, args: list[str]) -> None:
     if rest and at is None and not remind and _ONCE_IDLE.fullmatch(" ".join(rest)):  # as soon as it is idle
         asked(inv, owned_instance(inv, name), None, once_idle=True)
         return
-    if rest and at is not None:
-        raise CommandError(t("stop.usage", inv.lang))
-    when = at if at is not None else (" ".join(rest) or None)
+    # the day before `at` (`stop box1 tomorrow at 9am`), or the time bare (`stop box1 明天9点`)
+    when = " ".join([*rest, *([at] if at is not None else [])]) or None
     if when is not None and when.strip().lower() in NOW_WORDS:  # `stop box1 now`, `停机 训练机 现在`: now
         when = None
     asked(inv, owned_instance(inv, name), when, remind=remind)

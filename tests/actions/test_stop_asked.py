@@ -214,3 +214,18 @@ def test_a_stop_once_idle_that_never_comes_is_called_off_after_three_days(tmp_pa
         [warning] = [w for w, _ in Actions(h.deps.store).history("T1")]
         assert (warning.status, warning.detail) == ("cancelled", "never_idle")
         assert any("was not idle within 3 days" in p.get("text", "") for p in h.posts(channel="C1"))
+
+
+def test_a_stop_asked_in_english_with_its_day_before_at_and_asked_after(tmp_path: Path) -> None:
+    """`stop trainer tomorrow at 9am` gave the usage, `when will trainer stop` and `how busy is trainer` were not
+    understood, `trainer utilization` was a word not read."""
+    with running_app(tmp_path) as h:
+        inst, _ = enrolled(h)
+        quiet(h, inst)  # three idle hours of its five
+        assert "No stop is asked for *box-1*" in reply(h, "when will box-1 stop")
+        said = reply(h, "stop box-1 tomorrow at 9am")
+        assert "will be stopped at " in said and "09:00 Asia/Shanghai" in said, said
+        for asked in ("when will box-1 stop", "box-1 when will it stop"):
+            assert "*box-1* at " in reply(h, asked) and "09:00 Asia/Shanghai" in reply(h, asked), asked
+        for asked in ("how busy is box-1", "box-1 utilization"):  # its last seven days' busy and idle hours
+            assert "GPU-hours billed, 0.0 busy, 3.0 idle (¥50)" in reply(h, asked), asked
