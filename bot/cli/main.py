@@ -73,7 +73,8 @@ SUMMARIES: dict[str, str] = {
     "report": "Who and which project left cards idle over a period, and what it cost.",
     "board": "Print a link to the board: what is idle, who billed idle money, budgets, balances, in a browser.",
     "actions": "What was warned, stopped, cancelled or failed, newest first.",
-    "stop": "Have an instance stopped now or at a time (by serve, through its agent or cloud), or call it off.",
+    "stop": "Have an instance stopped now, at a time or once idle (by serve, through its agent or cloud), "
+    "or call it off.",
     "idle": "What is idle now, each channel's as its digest would say it (nothing is sent).",
     "probe": "Sample this box's cards (NVML, nvidia-smi or a domestic card's tool) into a CSV for "
     "`gpu-advise analyze`.",

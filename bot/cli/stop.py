@@ -33,7 +33,7 @@ def stop(
     lang: LangOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
-    """Have an instance stopped now or at a time (by serve, through its agent or cloud), or call it off."""
+    """Have an instance stopped now, at a time or once idle (by serve, through its agent or cloud), or call it off."""
     from bot.actions.due import stopped_by
     from bot.fields.coming import coming_moment
     from bot.fields.rentals import FieldError
