@@ -8,7 +8,7 @@ from datetime import UTC, datetime, timedelta
 from zoneinfo import ZoneInfo
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from bot.fields.coming import MOST_AHEAD, coming_moment, says_a_time
@@ -77,6 +77,8 @@ def test_each_way_of_saying_a_time_to_come(typed: str, local: str) -> None:
         ("2h", "is not a time to come"),  # a length alone is no time: it may be a run's
         ("soon", "is not a time to come"),
         ("明天", "is not a time to come"),  # a day without its time
+        ("0001-01-01T00:00+14:00", "has passed"),  # no local time says it: said as typed (an OverflowError)
+        ("9999-12-31T23:59-12:00", "more than 31 days off"),
     ],
 )
 def test_a_time_not_to_come_is_refused_saying_what_is_taken(typed: str, said: str) -> None:
@@ -90,3 +92,20 @@ def test_a_time_not_to_come_is_refused_saying_what_is_taken(typed: str, said: st
 def test_the_furthest_is_a_month_and_words_are_told_from_times() -> None:
     assert coming_moment("in 31d", Lang.EN, NOW, SHANGHAI) == NOW + MOST_AHEAD
     assert says_a_time("明天早上9点") and says_a_time("in 2 hours") and not says_a_time("训练机2")
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    moment=st.datetimes(min_value=datetime(1, 1, 1), max_value=datetime(9999, 12, 31, 23, 59)),
+    offset=st.integers(-14 * 60, 14 * 60),
+)
+@example(moment=datetime(1, 1, 1), offset=14 * 60)  # no local time says these: they were an OverflowError
+@example(moment=datetime(9999, 12, 31, 23, 59), offset=-12 * 60)
+def test_any_iso_time_with_any_offset_is_taken_or_refused_never_a_crash(moment: datetime, offset: int) -> None:
+    text = f"{moment:%Y-%m-%dT%H:%M}{'+' if offset >= 0 else '-'}{abs(offset) // 60:02d}:{abs(offset) % 60:02d}"
+    try:
+        taken = coming_moment(text, Lang.EN, NOW, SHANGHAI)
+    except FieldError as refused:
+        assert refused.field == "at" and refused.message
+        return
+    assert NOW < taken <= NOW + MOST_AHEAD

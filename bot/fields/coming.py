@@ -50,10 +50,19 @@ def coming_moment(text: str, lang: Lang, now: datetime, zone: ZoneInfo, field: s
     if moment is None:
         raise FieldError(field, t("error.coming.bad", lang, value=text[:60]), t("error.coming.bad_short", lang))
     if moment <= now:
-        raise FieldError(field, t("error.coming.past", lang, at=when_said(moment, zone)))
+        raise FieldError(field, t("error.coming.past", lang, at=_said(moment, zone, text)))
     if moment - now > MOST_AHEAD:
-        raise FieldError(field, t("error.coming.too_far", lang, at=when_said(moment, zone), days=MOST_AHEAD.days))
+        raise FieldError(field, t("error.coming.too_far", lang, at=_said(moment, zone, text), days=MOST_AHEAD.days))
     return moment
+
+
+def _said(moment: datetime, zone: ZoneInfo, text: str) -> str:
+    """The moment on the person's clock, or as typed where no such local time exists (year 1 east of UTC, 9999
+    west of it: `0001-01-01T00:00+14:00` was an OverflowError)."""
+    try:
+        return when_said(moment, zone)
+    except OverflowError:
+        return text[:60]
 
 
 def says_a_time(text: str) -> bool:
