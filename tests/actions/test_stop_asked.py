@@ -17,6 +17,7 @@ from bot.state.actions import Actions
 from bot.state.rentals import Rentals
 from tests.actions.test_stop import GRACE, PRICE, aws_instance, enrolled, quiet
 from tests.actions.test_stop_confirmed import beat
+from tests.digest.test_schedule import MONDAY_0910_SHANGHAI
 from tests.support.slack_harness import Harness, running_app
 
 
@@ -220,6 +221,7 @@ def test_a_stop_asked_in_english_with_its_day_before_at_and_asked_after(tmp_path
     """`stop trainer tomorrow at 9am` gave the usage, `when will trainer stop` and `how busy is trainer` were not
     understood, `trainer utilization` was a word not read."""
     with running_app(tmp_path) as h:
+        h.clock.now = MONDAY_0910_SHANGHAI  # the hours' parts its samples cover do not move with the hour it runs
         inst, _ = enrolled(h)
         quiet(h, inst)  # three idle hours of its five
         assert "No stop is asked for *box-1*" in reply(h, "when will box-1 stop")
