@@ -19,6 +19,7 @@ from datetime import datetime, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
 
+from bot.actions.asked import asker_said, stopped_by
 from bot.actions.warn import platform_stops_first
 from bot.chat.port import ChatError, Teller
 from bot.deps import Deps
@@ -28,7 +29,6 @@ from bot.state.actions import BOOTED_AFTER_STOP, Actions, Warning
 from bot.state.power import PowerLog, Sighting
 from bot.state.rentals import Instance, Rentals
 from bot.state.schedules import Schedules
-from bot.state.store import Store
 from bot.text import Lang, t
 from bot.text.catalogue import has
 from bot.text.format import literal, mention, money, show
@@ -38,7 +38,6 @@ from rules import metering
 from rules.digest import per_day
 from rules.idle import Activity, judge
 from rules.power import Power, restarted_at
-from rules.sources import CLOUD_SOURCES
 
 log = logging.getLogger(__name__)
 AGENT_WAIT = timedelta(minutes=15)  # an agent that has not taken its stop by then is asked once more
@@ -131,7 +130,7 @@ def _step(ctx: Ctx, warning: Warning, inst: Instance | None) -> int:
             return 1
         return 0
     how = stopped_by(ctx.rentals.store, inst)
-    if warning.asked_by and (how is None or (warning.figures or {}).get("remind")):
+    if warning.asked_by and (how is None or warning.remind_only):
         return _remind(ctx, warning, inst, verdict, can_stop=how is not None)
     if how == "agent":
         if ctx.actions.move(warning.id, "warned", "requested", ctx.now, figures=verdict.figures, attempt=True):
@@ -153,24 +152,6 @@ def _remind(ctx: Ctx, warning: Warning, inst: Instance, verdict: Verdict, *, can
         key = "action.asked_remind" if can_stop else "action.asked_reminder"
         _say(ctx, warning, inst, key, asker=warning.asked_by, item=inst.name)
     return 1
-
-
-def asker_said(asked_by: str | None, lang: Lang) -> str:
-    """Who asked for a stop, as a message says them: a person mentioned, or the terminal (bot/cli/stop.py)."""
-    return t("action.asker_terminal", lang) if asked_by in (None, "terminal") else mention(str(asked_by))
-
-
-def stopped_by(store: Store, inst: Instance) -> str | None:
-    """How the bot can stop an instance: "agent" (an enrolled box, or one kept with `track` whose agent reports:
-    the stop rides on its next heartbeat's answer), "cloud" (a cloud's instance, through its API), or None (tracked
-    by hand, Kubernetes: never stopped by the bot)."""
-    if inst.source == "agent" or (inst.source not in CLOUD_SOURCES and inst.machine_id is not None):
-        return "agent"
-    if inst.source not in CLOUD_SOURCES and PowerLog(store).with_agents([inst.id]):
-        return "agent"
-    if inst.source in CLOUD_SOURCES and inst.provider_id and inst.provider_region:
-        return "cloud"
-    return None
 
 
 def _stop_in_cloud(ctx: Ctx, warning: Warning, inst: Instance, verdict: Verdict) -> int:

@@ -30,7 +30,7 @@ def platform_stops_first(inst: Instance, grace: timedelta) -> bool:
 def _asked_to_stop(warning: Warning, inst: Instance, agents: set[int]) -> bool:
     """Whether an open warning is a stop a person asked for that the bot will make (not a reminder, not yet under
     way), of an instance it can stop."""
-    if not warning.asked_by or warning.status != "warned" or (warning.figures or {}).get("remind"):
+    if not warning.asked_by or warning.status != "warned" or warning.remind_only:
         return False  # a reminder stops nothing
     return inst.source in STOPPABLE or inst.id in agents
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from zoneinfo import ZoneInfo
 
-from bot.actions.due import asker_said
+from bot.actions.asked import asker_said
 from bot.actions.outcome import outcome
 from bot.app.invocation import CommandError, Invocation
 from bot.chat.message import plain

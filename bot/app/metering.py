@@ -152,7 +152,7 @@ def _stretches(inv: Invocation, found: Instance) -> None:
 
 def _stop_waiting(inv: Invocation, found: Instance) -> list[str]:
     """The stop asked for it at a time (`stop NAME at=…`), if one waits: when, who asked, how to call it off."""
-    from bot.actions.due import asker_said
+    from bot.actions.asked import asker_said
     from bot.state.actions import Actions
 
     waiting = Actions(inv.deps.store).asked_for([found.id]).get(found.id)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from zoneinfo import ZoneInfo
 
-from bot.actions.due import asker_said, stopped_by
+from bot.actions.asked import NotAsked, ask_stop, asker_said
 from bot.app.invocation import CommandError, Invocation
 from bot.app.metering import owned_instance, split_at
 from bot.chat.message import plain
@@ -63,29 +63,26 @@ def asked(inv: Invocation, found: Instance, at: str | None, *, remind: bool = Fa
     is told then, and nothing is stopped; `once_idle`: from now, as soon as the idle rule calls it idle."""
     lang, now, zone = inv.lang, inv.deps.now(), inv.clock_zone()
     try:
-        when = now if at is None else coming_moment(at, lang, now, zone)
+        when = None if at is None else coming_moment(at, lang, now, zone)
     except FieldError as exc:
         raise CommandError(f"{exc.field}: {exc.message}") from None
-    how = None if remind else stopped_by(inv.deps.store, found)
     item = {"name": literal(found.name), "item": found.name}
-    if at is None and remind:  # a reminder needs its time
-        raise CommandError(t("stop.usage", lang))
-    if at is None and how is None:  # now (or once idle), and the bot cannot: said at once, with what it can do
-        raise CommandError(t("stop.cannot", lang, **item))
-    keep = Actions(inv.deps.store).ask
-    new, before = keep(inv.team, found.id, inv.channel, now, when, inv.user, lang, remind=remind, once_idle=once_idle)
-    if new is None:
-        raise CommandError(t("stop.under_way", lang, **item))
-    said = t("stop.now", lang) if at is None else t("stop.at", lang, at=when_said(when, zone))
+    try:
+        kept = ask_stop(
+            inv.deps.store, found, inv.channel, now, when, inv.user, lang, remind=remind, once_idle=once_idle
+        )
+    except NotAsked as refused:  # a reminder needs its time; now or once idle, one the bot cannot stop; under way
+        key = {"needs_time": "stop.usage", "cannot": "stop.cannot", "under_way": "stop.under_way"}[refused.code]
+        raise CommandError(t(key, lang, **item)) from None
+    said = t("stop.now", lang) if when is None else t("stop.at", lang, at=when_said(when, zone))
     if once_idle:  # the idle rule's window: how long it must be quiet first
         said = t("stop.once_idle", lang, minutes=inv.deps.policy.idle.window_minutes)
-    kind = how or ("remind" if remind else "reminder")  # reminded as asked, or since the bot cannot stop it
-    again = f"{when.astimezone(zone):%m-%d %H:%M}"  # the same time, as `stop NAME at=` takes it
-    lines = [t(f"stop.asked_{kind}", lang, when=said, owner=mention(found.owner), again=again, **item)]
-    if how is not None and metering.keeps(found):  # billed while stopped: the stop saves nothing, said before it
+    again = f"{kept.new.deadline.astimezone(zone):%m-%d %H:%M}"  # the same time, as `stop NAME at=` takes it
+    lines = [t(f"stop.asked_{kept.kind}", lang, when=said, owner=mention(found.owner), again=again, **item)]
+    if kept.kind in ("agent", "cloud") and metering.keeps(found):  # billed while stopped: said before the stop
         lines.append(t("stop.saves_nothing", lang))
-    if before is not None:
-        lines.append(t("stop.replaces", lang, at=when_said(before.deadline, zone)))
+    if kept.before is not None:
+        lines.append(t("stop.replaces", lang, at=when_said(kept.before.deadline, zone)))
     lines.append(t("stop.call_off", lang, item=found.name))
     inv.answer(plain("\n".join(lines), lang))
 

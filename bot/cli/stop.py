@@ -34,7 +34,7 @@ def stop(
     as_json: JsonOpt = False,
 ) -> None:
     """Have an instance stopped now, at a time or once idle (by serve, through its agent or cloud), or call it off."""
-    from bot.actions.due import stopped_by
+    from bot.actions.asked import NotAsked, ask_stop
     from bot.fields.coming import coming_moment
     from bot.fields.rentals import FieldError
     from bot.state.actions import Actions
@@ -65,21 +65,24 @@ def stop(
     if once_idle and (at is not None or remind):
         raise fail(t("cli.stop_once_idle_alone", said_in))
     try:
-        when = now if at is None else coming_moment(at, said_in, now, zone)
+        when = None if at is None else coming_moment(at, said_in, now, zone)
     except FieldError as exc:
         raise fail(f"--at: {exc.message}") from None
-    how = None if remind else stopped_by(rentals.store, inst)
-    if at is None and (how is None or remind):
-        raise fail(t("cli.stop_cannot", said_in, name=name))
-    keep = actions.ask
-    new, before = keep(team, inst.id, inst.channel, now, when, BY, said_in, remind=remind, once_idle=once_idle)
-    if new is None:
-        raise fail(t("cli.stop_under_way", said_in, name=name))
-    kind = how or ("remind" if remind else "reminder")
-    at_said = t("cli.stop_once_idle", said_in) if once_idle else when_said(when, zone)
-    line = t(f"cli.stop_asked_{kind}", said_in, name=name, at=at_said)
-    replaced = before.deadline.isoformat() if before is not None else None
-    said = {"item": name, "at": when.isoformat(), "how": kind, "once_idle": once_idle, "replaced": replaced}
+    try:
+        kept = ask_stop(rentals.store, inst, inst.channel, now, when, BY, said_in, remind=remind, once_idle=once_idle)
+    except NotAsked as refused:  # --remind without --at, or one the bot cannot stop: its owner reminded at a time
+        key = "cli.stop_under_way" if refused.code == "under_way" else "cli.stop_cannot"
+        raise fail(t(key, said_in, name=name)) from None
+    at_said = t("cli.stop_once_idle", said_in) if once_idle else when_said(kept.new.deadline, zone)
+    line = t(f"cli.stop_asked_{kept.kind}", said_in, name=name, at=at_said)
+    replaced = kept.before.deadline.isoformat() if kept.before is not None else None
+    said = {
+        "item": name,
+        "at": kept.new.deadline.isoformat(),
+        "how": kept.kind,
+        "once_idle": once_idle,
+        "replaced": replaced,
+    }
     _out(said, as_json, [line])
 
 

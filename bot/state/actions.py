@@ -60,6 +60,11 @@ class Warning:
         deadline on."""
         return bool(self.asked_by and (self.figures or {}).get("once_idle"))
 
+    @property
+    def remind_only(self) -> bool:
+        """A stop a person asked for as a reminder alone (`stop NAME at=… remind`): its owner told, nothing stopped."""
+        return bool(self.asked_by and (self.figures or {}).get("remind"))
+
 
 def _warning(row: Any) -> Warning:
     return Warning(**{column.name: row._mapping[column.name] for column in stop_actions.columns})
