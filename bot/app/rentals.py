@@ -27,7 +27,7 @@ from bot.text.chinese_names import SWITCH_WORDS
 from bot.text.errors import error_text
 from bot.text.format import literal, mention, money, show
 from bot.text.quote import instance_rate
-from bot.text.runway import whose_said
+from bot.text.runway import when_said, whose_said
 from rules.clock import clock_of
 from rules.days import DAY_WORDS
 from rules.digest import spent_this_month, stored_this_month
@@ -123,7 +123,7 @@ def _stop_asked(asked: Warning | None, zone: ZoneInfo, lang: Lang) -> str:
         return ""
     if asked.once_idle:
         return " · " + t("digest.list_stop_once_idle", lang)
-    return " · " + t("digest.list_stop_asked", lang, at=f"{asked.deadline.astimezone(zone):%m-%d %H:%M}")
+    return " · " + t("digest.list_stop_asked", lang, at=when_said(asked.deadline, zone))  # in its named zone
 
 
 def _not_ours(hidden_by: str | None, lang: Lang) -> str:

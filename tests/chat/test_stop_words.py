@@ -32,7 +32,7 @@ def test_a_stop_said_after_the_name_is_kept_replaced_and_called_off(tmp_path: Pa
         assert "取代了原定" in chat.command("训练机 跑到晚上10点就关")
         assert _waiting(chat) == ["训练机 11-30 14:00"]
         assert "已安排在 2026-11-30 22:00 Asia/Shanghai 停机" in chat.command("训练机")  # its power says it
-        assert "· 定时 11-30 22:00 停机 · 本月" in chat.command("list")  # and its line of the list
+        assert "· 定时 2026-11-30 22:00 Asia/Shanghai 停机 · 本月" in chat.command("list")  # and its line of the list
         assert "已取消 **训练机** 原定" in chat.command("训练机 不用关了")
         assert _waiting(chat) == [] and "没有安排" in chat.command("训练机 先别关")
         chat.command("停机 训练机 2小时后")  # the sub-command's Chinese name
